@@ -1,0 +1,51 @@
+"""perfeval: exact, fast evaluation of predictions, the successor of Rich Caruana's PERF 5.12.
+
+The package is imported by the classic ``perf`` command on every run, so this module stays light:
+numpy and everything that needs it are imported on first use (``perfeval.ScoreHistogram``).
+"""
+
+from __future__ import annotations
+
+from perfeval._version import __version__
+
+__all__ = [
+    "__version__",
+    "PerfError",
+    "InputFormatError",
+    "InvalidParameterError",
+    "UnknownMeasureError",
+    "Measure",
+    "Param",
+    "get_measure",
+    "list_measures",
+    "ScoreHistogram",
+    "Moments",
+]
+
+_LAZY = {
+    "PerfError": "perfeval.exceptions",
+    "InputFormatError": "perfeval.exceptions",
+    "InvalidParameterError": "perfeval.exceptions",
+    "UnknownMeasureError": "perfeval.exceptions",
+    "Measure": "perfeval.measures",
+    "Param": "perfeval.measures",
+    "get_measure": "perfeval.measures",
+    "list_measures": "perfeval.measures",
+    "ScoreHistogram": "perfeval.summaries",
+    "Moments": "perfeval.summaries",
+}
+
+
+def __getattr__(name: str):  # PEP 562: import on first use
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'perfeval' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(mod), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,1662 @@
+/*
+ * perfeval._x87 -- the compiled kernels of the classic dialect.
+ *
+ * Why C and not numpy: the classic `perf` command must print what PERF 5.12 printed, and PERF 5.12
+ * computed in x87 80-bit extended precision, rounding to 64-bit doubles only at particular points
+ * (see ../shared/perf-golden/SPEC.md, section 11.2).  Reproducing that needs a running recurrence per
+ * case (for example `area = dbl(area + ext_expr)`), which numpy cannot vectorise and a Python loop
+ * runs at a few million steps a second.  On x86-64 Linux `long double` *is* the x87 format, so each
+ * kernel below states its arithmetic with `ext` (long double) where the original kept a value in an
+ * 80-bit register and with `double` where it stored it.  The kernels also hold the two hot paths of
+ * the command: reading numbers (correctly rounded straight to float32, as C's strtof does) and the
+ * original's Hoare quicksort, whose arrangement inside ties decides several printed values.
+ *
+ * Every function works on buffers handed in by the Python layer (bytearray / array / memoryview of
+ * float32 or int32); nothing here keeps state between calls except the log-factorial table.
+ *
+ * This file is perfeval's own code, written from the behaviour spec; it contains no code of PERF.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef long double ext; /* x87 80-bit extended on x86-64 Linux */
+
+#define EPS 1e-10
+#define MAX_TIES 50000
+
+/* ------------------------------------------------------------------------------------------------ */
+/* small helpers                                                                                     */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} outbuf;
+
+static int ob_reserve(outbuf *o, size_t extra)
+{
+    if (o->len + extra <= o->cap)
+        return 0;
+    size_t cap = o->cap ? o->cap : 4096;
+    while (cap < o->len + extra)
+        cap *= 2;
+    char *nb = realloc(o->buf, cap);
+    if (!nb)
+        return -1;
+    o->buf = nb;
+    o->cap = cap;
+    return 0;
+}
+
+/* Append one plot line.  glibc's printf is used on purpose: it prints a NaN with the sign bit set as
+ * "-nan", exactly as the original did. */
+static int ob_line2(outbuf *o, const char *fmt, double x, double y)
+{
+    if (ob_reserve(o, 700) < 0)
+        return -1;
+    int k = snprintf(o->buf + o->len, o->cap - o->len, fmt, x, y);
+    if (k < 0)
+        return -1;
+    if ((size_t)k >= o->cap - o->len) { /* huge numbers ("%lf" of 1e300): grow and retry */
+        if (ob_reserve(o, (size_t)k + 1) < 0)
+            return -1;
+        k = snprintf(o->buf + o->len, o->cap - o->len, fmt, x, y);
+    }
+    o->len += (size_t)k;
+    return 0;
+}
+
+static PyObject *ob_finish(outbuf *o)
+{
+    PyObject *r = PyBytes_FromStringAndSize(o->buf ? o->buf : "", (Py_ssize_t)o->len);
+    free(o->buf);
+    o->buf = NULL;
+    return r;
+}
+
+static int get_f32(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t *n)
+{
+    if (PyObject_GetBuffer(obj, view, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) < 0)
+        return -1;
+    if (view->len % 4) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_ValueError, "buffer is not a whole number of float32 values");
+        return -1;
+    }
+    *n = view->len / 4;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* reading numbers                                                                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+static const double POW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static inline int is_sep(unsigned char c)
+{
+    /* white space as C's isspace in the "C" locale, plus the comma (a documented deviation) */
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == ',';
+}
+
+/* 0: ok; 1: not a number; 2: NaN */
+static int parse_f32(const char *s, Py_ssize_t len, float *out)
+{
+    /* Fast path: [+-]digits[.digits][e[+-]digits] with at most 19 significant digits.  The value
+     * m * 10^e is computed as a correctly rounded double (exact operands, one IEEE operation), and a
+     * correctly rounded double rounds to the correctly rounded float unless it sits exactly on a
+     * float32 midpoint; those rare tokens, and everything else, go to glibc's strtof, which rounds
+     * the decimal once, as the original's scanf("%f") did. */
+    Py_ssize_t i = 0;
+    int neg = 0;
+    if (i < len && (s[i] == '+' || s[i] == '-')) {
+        neg = s[i] == '-';
+        i++;
+    }
+    uint64_t m = 0;
+    int sig = 0, digits = 0, dexp = 0, ok = 1;
+    while (i < len && s[i] >= '0' && s[i] <= '9') {
+        if (m || s[i] != '0') {
+            if (sig < 19) {
+                m = m * 10 + (uint64_t)(s[i] - '0');
+                sig++;
+            } else
+                ok = 0;
+        }
+        digits++;
+        i++;
+    }
+    if (i < len && s[i] == '.') {
+        i++;
+        while (i < len && s[i] >= '0' && s[i] <= '9') {
+            if (m || s[i] != '0') {
+                if (sig < 19) {
+                    m = m * 10 + (uint64_t)(s[i] - '0');
+                    sig++;
+                } else
+                    ok = 0;
+            }
+            dexp--;
+            digits++;
+            i++;
+        }
+    }
+    if (digits && i < len && (s[i] == 'e' || s[i] == 'E')) {
+        Py_ssize_t j = i + 1;
+        int eneg = 0, ev = 0, ed = 0;
+        if (j < len && (s[j] == '+' || s[j] == '-')) {
+            eneg = s[j] == '-';
+            j++;
+        }
+        while (j < len && s[j] >= '0' && s[j] <= '9') {
+            if (ev < 100000)
+                ev = ev * 10 + (s[j] - '0');
+            ed++;
+            j++;
+        }
+        if (ed) {
+            dexp += eneg ? -ev : ev;
+            i = j;
+        }
+    }
+    if (ok && digits && i == len) {
+        if (m == 0) {
+            *out = neg ? -0.0f : 0.0f;
+            return 0;
+        }
+        if (m < (1ULL << 53) && dexp >= -22 && dexp <= 22) {
+            double d = (double)m;
+            d = dexp < 0 ? d / POW10[-dexp] : d * POW10[dexp];
+            float f = (float)d;
+            int safe = 1;
+            if ((double)f != d && isfinite(f)) {
+                float g = nextafterf(f, d > (double)f ? INFINITY : -INFINITY);
+                if (isfinite(g) && (double)f + ((double)g - (double)f) / 2 == d)
+                    safe = 0; /* on a float32 midpoint: let strtof decide */
+            }
+            if (safe) {
+                *out = neg ? -f : f;
+                return 0;
+            }
+        }
+    }
+    /* general path */
+    char small[128];
+    char *tmp = small;
+    if (len >= (Py_ssize_t)sizeof small) {
+        tmp = malloc((size_t)len + 1);
+        if (!tmp)
+            return 1;
+    }
+    memcpy(tmp, s, (size_t)len);
+    tmp[len] = 0;
+    char *end = NULL;
+    float v = strtof(tmp, &end);
+    int status = (len > 0 && end == tmp + len) ? 0 : 1;
+    if (tmp != small)
+        free(tmp);
+    if (status)
+        return 1;
+    if (isnan(v))
+        return 2;
+    *out = v;
+    return 0;
+}
+
+/* 0 ok, 1 not an integer, 3 out of range */
+static int parse_i32(const char *s, Py_ssize_t len, int32_t *out)
+{
+    Py_ssize_t i = 0;
+    int neg = 0;
+    if (i < len && (s[i] == '+' || s[i] == '-')) {
+        neg = s[i] == '-';
+        i++;
+    }
+    if (i == len)
+        return 1;
+    int64_t v = 0;
+    for (; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 1;
+        if (v < 10000000000LL)
+            v = v * 10 + (s[i] - '0');
+    }
+    if (neg)
+        v = -v;
+    if (v < INT32_MIN || v > INT32_MAX)
+        return 3;
+    *out = (int32_t)v;
+    return 0;
+}
+
+/* parse(data, pattern) -> ("ok", [column bytearrays], ntokens)
+ *                       | ("error", reason, line, field, token_bytes)
+ * pattern: one letter a column, 'f' (float32) or 'i' (int32); tokens fill the columns in turn, as a
+ * stream (line ends do not matter), like the original's scanf loop.  A line whose first non-blank
+ * character is '#' is skipped.  Missing fields of a last, incomplete record are 0. */
+static PyObject *k_parse(PyObject *self, PyObject *args)
+{
+    Py_buffer data;
+    const char *pattern;
+    if (!PyArg_ParseTuple(args, "y*s", &data, &pattern))
+        return NULL;
+    int ncol = (int)strlen(pattern);
+    if (ncol < 1 || ncol > 4) {
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_ValueError, "bad pattern");
+        return NULL;
+    }
+    const char *s = data.buf;
+    Py_ssize_t len = data.len, pos = 0;
+    size_t cap = 1024, nrec = 0;
+    void *cols[4] = {0};
+    for (int c = 0; c < ncol; c++) {
+        cols[c] = malloc(cap * 4);
+        if (!cols[c])
+            goto nomem;
+    }
+    Py_ssize_t ntok = 0, line = 1, field = 0;
+    int col = 0, at_line_start = 1;
+    int reason = 0;
+    Py_ssize_t err_start = 0, err_len = 0, err_line = 0, err_field = 0;
+    while (pos < len) {
+        unsigned char ch = (unsigned char)s[pos];
+        if (at_line_start) {
+            Py_ssize_t q = pos;
+            while (q < len && (s[q] == ' ' || s[q] == '\t' || s[q] == '\r' || s[q] == '\v' || s[q] == '\f'))
+                q++;
+            at_line_start = 0;
+            if (q < len && s[q] == '#') {
+                while (q < len && s[q] != '\n')
+                    q++;
+                pos = q; /* the '\n' (if any) is handled below */
+                continue;
+            }
+        }
+        if (ch == '\n') {
+            line++;
+            field = 0;
+            at_line_start = 1;
+            pos++;
+            continue;
+        }
+        if (is_sep(ch)) {
+            pos++;
+            continue;
+        }
+        Py_ssize_t start = pos;
+        while (pos < len && !is_sep((unsigned char)s[pos]))
+            pos++;
+        Py_ssize_t tl = pos - start;
+        field++;
+        if (col == 0 && nrec == cap) {
+            size_t ncap = cap * 2;
+            for (int c = 0; c < ncol; c++) {
+                void *nb = realloc(cols[c], ncap * 4);
+                if (!nb)
+                    goto nomem;
+                cols[c] = nb;
+            }
+            cap = ncap;
+        }
+        int r;
+        if (pattern[col] == 'i')
+            r = parse_i32(s + start, tl, (int32_t *)cols[col] + nrec);
+        else
+            r = parse_f32(s + start, tl, (float *)cols[col] + nrec);
+        if (r) {
+            reason = r;
+            err_start = start;
+            err_len = tl;
+            err_line = line;
+            err_field = field;
+            break;
+        }
+        ntok++;
+        col++;
+        if (col == ncol) {
+            col = 0;
+            nrec++;
+        }
+    }
+    if (reason) {
+        for (int c = 0; c < ncol; c++)
+            free(cols[c]);
+        const char *why = reason == 2 ? "nan" : reason == 3 ? "range" : (pattern[col] == 'i' ? "integer" : "number");
+        Py_ssize_t shown = err_len > 60 ? 60 : err_len;
+        PyObject *res = Py_BuildValue("(ssnny#)", "error", why, err_line, err_field, s + err_start, shown);
+        PyBuffer_Release(&data);
+        return res;
+    }
+    if (col) { /* incomplete last record: the missing fields are 0 */
+        for (int c = col; c < ncol; c++) {
+            if (pattern[c] == 'i')
+                ((int32_t *)cols[c])[nrec] = 0;
+            else
+                ((float *)cols[c])[nrec] = 0.0f;
+        }
+        nrec++;
+    }
+    PyBuffer_Release(&data);
+    PyObject *lst = PyList_New(ncol);
+    if (!lst)
+        goto nomem2;
+    for (int c = 0; c < ncol; c++) {
+        PyObject *b = PyByteArray_FromStringAndSize((const char *)cols[c], (Py_ssize_t)(nrec * 4));
+        free(cols[c]);
+        cols[c] = NULL;
+        if (!b) {
+            Py_DECREF(lst);
+            goto nomem2;
+        }
+        PyList_SET_ITEM(lst, c, b);
+    }
+    return Py_BuildValue("(sNn)", "ok", lst, ntok);
+nomem:
+    PyBuffer_Release(&data);
+nomem2:
+    for (int c = 0; c < ncol; c++)
+        free(cols[c]);
+    return PyErr_NoMemory();
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* preprocessing: binarise the targets                                                              */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* binarise(targets) -> (status, mean_true, min_true, T0, T1, all_same, assumed_class)
+ * status 1: a target lies strictly between the smallest and the largest (nothing is changed). */
+static PyObject *k_binarise(PyObject *self, PyObject *args)
+{
+    PyObject *o;
+    if (!PyArg_ParseTuple(args, "O", &o))
+        return NULL;
+    Py_buffer tb;
+    Py_ssize_t n;
+    if (get_f32(o, &tb, 1, &n) < 0)
+        return NULL;
+    float *t = tb.buf;
+    ext sum = 0;
+    double mn = 9e99, mx = -9e99;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        sum += t[i];
+        if (t[i] < mn)
+            mn = t[i];
+        if (t[i] > mx)
+            mx = t[i];
+    }
+    double mean = (double)(sum / (ext)(double)n);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (t[i] > mn && t[i] < mx) {
+            PyBuffer_Release(&tb);
+            return Py_BuildValue("(idddnnii)", 1, mean, mn, mx, (Py_ssize_t)0, (Py_ssize_t)0, 0, 0);
+        }
+    int all_same = mn == mx, assumed = 0;
+    Py_ssize_t t0 = 0, t1 = 0;
+    if (all_same)
+        assumed = mn <= 0.0 ? 0 : 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (all_same)
+            t[i] = (float)assumed;
+        else
+            t[i] = t[i] < mean ? 0.0f : 1.0f;
+        if (t[i] == 1.0f)
+            t1++;
+        else
+            t0++;
+    }
+    PyBuffer_Release(&tb);
+    return Py_BuildValue("(idddnnii)", 0, mean, mn, mx, t0, t1, all_same, assumed);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* the original's sort, step for step                                                               */
+/* ------------------------------------------------------------------------------------------------ */
+/*
+ * PERF sorts with a textbook Hoare-partition quicksort, first element as pivot, swapping target and
+ * prediction together.  It is not stable: the order it leaves inside a run of equal predictions
+ * decides max_acc_thresh, the "Caution" count, the acc/cost plots, CA2 and the last bits of RMS.  So
+ * we run the very same sequence of partitions and swaps.  What we change is how a scan finds where it
+ * stops: on sorted, reverse-sorted or otherwise degenerate input the plain scans make the algorithm
+ * quadratic (the original needs about 50 s for 400,000 sorted cases).  Once a range sits deeper in
+ * the recursion than any reasonable input reaches, its partitions find their stopping points with a
+ * min/max segment tree in O(log n) instead of walking there.  Same pivots, same stops, same swaps,
+ * hence the same arrangement; only the cost changes (O((swaps + partitions) log n) for the range).
+ */
+typedef struct {
+    float p, t;
+} pt_t;
+
+static inline void swap_pt(pt_t *a, Py_ssize_t i, Py_ssize_t j)
+{
+    pt_t x = a[i];
+    a[i] = a[j];
+    a[j] = x;
+}
+
+static Py_ssize_t partition_plain(pt_t *a, Py_ssize_t p, Py_ssize_t r)
+{
+    float x = a[p].p;
+    Py_ssize_t i = p - 1, j = r + 1;
+    for (;;) {
+        do
+            j--;
+        while (!(a[j].p <= x));
+        do
+            i++;
+        while (!(a[i].p >= x));
+        if (i < j)
+            swap_pt(a, i, j);
+        else
+            return j;
+    }
+}
+
+typedef struct {
+    Py_ssize_t lo, hi;
+    int depth;
+} range_t;
+
+typedef struct {
+    range_t *v;
+    size_t n, cap;
+} rstack;
+
+static int rs_push(rstack *s, Py_ssize_t lo, Py_ssize_t hi, int depth)
+{
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 256;
+        range_t *nv = realloc(s->v, nc * sizeof(range_t));
+        if (!nv)
+            return -1;
+        s->v = nv;
+        s->cap = nc;
+    }
+    s->v[s->n].lo = lo;
+    s->v[s->n].hi = hi;
+    s->v[s->n].depth = depth;
+    s->n++;
+    return 0;
+}
+
+/* Segment trees over a[base .. base+m-1]: tmin/tmax with P leaves (P a power of two). */
+typedef struct {
+    float *tmin, *tmax;
+    Py_ssize_t P, base;
+} segtree;
+
+static int st_build(segtree *st, pt_t *a, Py_ssize_t base, Py_ssize_t m)
+{
+    Py_ssize_t P = 1;
+    while (P < m)
+        P <<= 1;
+    st->P = P;
+    st->base = base;
+    st->tmin = malloc(sizeof(float) * 2 * (size_t)P);
+    st->tmax = malloc(sizeof(float) * 2 * (size_t)P);
+    if (!st->tmin || !st->tmax) {
+        free(st->tmin);
+        free(st->tmax);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < P; k++) {
+        float v = k < m ? a[base + k].p : 0.0f;
+        st->tmin[P + k] = k < m ? v : INFINITY;
+        st->tmax[P + k] = k < m ? v : -INFINITY;
+    }
+    for (Py_ssize_t v = P - 1; v >= 1; v--) {
+        st->tmin[v] = fminf(st->tmin[2 * v], st->tmin[2 * v + 1]);
+        st->tmax[v] = fmaxf(st->tmax[2 * v], st->tmax[2 * v + 1]);
+    }
+    return 0;
+}
+
+static inline void st_set(segtree *st, Py_ssize_t idx, float val)
+{
+    Py_ssize_t v = idx - st->base + st->P;
+    st->tmin[v] = st->tmax[v] = val;
+    for (v >>= 1; v >= 1; v >>= 1) {
+        float a = st->tmin[2 * v], b = st->tmin[2 * v + 1];
+        float c = st->tmax[2 * v], d = st->tmax[2 * v + 1];
+        st->tmin[v] = a < b ? a : b;
+        st->tmax[v] = c > d ? c : d;
+    }
+}
+
+/* largest index k <= R with value <= x (one is known to exist inside the current range) */
+static Py_ssize_t st_last_le(segtree *st, Py_ssize_t R, float x)
+{
+    Py_ssize_t v = R - st->base + st->P;
+    for (;;) {
+        if (st->tmin[v] <= x) {
+            while (v < st->P) {
+                v = 2 * v + 1;
+                if (!(st->tmin[v] <= x))
+                    v--;
+            }
+            return v - st->P + st->base;
+        }
+        while ((v & 1) == 0)
+            v >>= 1;
+        v--;
+    }
+}
+
+/* smallest index k >= L with value >= x (one is known to exist inside the current range) */
+static Py_ssize_t st_first_ge(segtree *st, Py_ssize_t L, float x)
+{
+    Py_ssize_t v = L - st->base + st->P;
+    for (;;) {
+        if (st->tmax[v] >= x) {
+            while (v < st->P) {
+                v = 2 * v;
+                if (!(st->tmax[v] >= x))
+                    v++;
+            }
+            return v - st->P + st->base;
+        }
+        while ((v & 1) == 1)
+            v >>= 1;
+        v++;
+    }
+}
+
+static Py_ssize_t partition_tree(pt_t *a, segtree *st, Py_ssize_t p, Py_ssize_t r)
+{
+    float x = a[p].p;
+    Py_ssize_t i = p - 1, j = r + 1;
+    for (;;) {
+        j = st_last_le(st, j - 1, x);
+        i = st_first_ge(st, i + 1, x);
+        if (i < j) {
+            swap_pt(a, i, j);
+            st_set(st, i, a[i].p);
+            st_set(st, j, a[j].p);
+        } else
+            return j;
+    }
+}
+
+#define SMALL_RANGE 48
+
+/* the plain algorithm on a range no later query will look into */
+static int qs_plain(pt_t *a, Py_ssize_t lo, Py_ssize_t hi, rstack *tmp)
+{
+    size_t base = tmp->n;
+    if (rs_push(tmp, lo, hi, 0) < 0)
+        return -1;
+    while (tmp->n > base) {
+        range_t R = tmp->v[--tmp->n];
+        if (R.lo >= R.hi)
+            continue;
+        Py_ssize_t q = partition_plain(a, R.lo, R.hi);
+        if (rs_push(tmp, R.lo, q, 0) < 0 || rs_push(tmp, q + 1, R.hi, 0) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int qs_tree(pt_t *a, Py_ssize_t lo, Py_ssize_t hi, rstack *tmp)
+{
+    segtree st;
+    if (st_build(&st, a, lo, hi - lo + 1) < 0)
+        return -1;
+    size_t base = tmp->n;
+    int rc = 0;
+    if (rs_push(tmp, lo, hi, 0) < 0)
+        rc = -1;
+    while (!rc && tmp->n > base) {
+        range_t R = tmp->v[--tmp->n];
+        if (R.lo >= R.hi)
+            continue;
+        if (R.hi - R.lo < SMALL_RANGE) {
+            rc = qs_plain(a, R.lo, R.hi, tmp);
+            continue;
+        }
+        Py_ssize_t q = partition_tree(a, &st, R.lo, R.hi);
+        if (rs_push(tmp, R.lo, q, 0) < 0 || rs_push(tmp, q + 1, R.hi, 0) < 0)
+            rc = -1;
+    }
+    free(st.tmin);
+    free(st.tmax);
+    return rc;
+}
+
+static int hoare_sort(pt_t *a, Py_ssize_t n)
+{
+    if (n < 2)
+        return 0;
+    int lg = 0;
+    while (((Py_ssize_t)1 << lg) < n)
+        lg++;
+    int limit = 4 * lg + 32;
+    rstack s = {0}, tmp = {0};
+    int rc = rs_push(&s, 0, n - 1, 0);
+    while (!rc && s.n) {
+        range_t R = s.v[--s.n];
+        if (R.lo >= R.hi)
+            continue;
+        if (R.depth > limit && R.hi - R.lo >= SMALL_RANGE) {
+            rc = qs_tree(a, R.lo, R.hi, &tmp);
+            continue;
+        }
+        Py_ssize_t q = partition_plain(a, R.lo, R.hi);
+        if (rs_push(&s, R.lo, q, R.depth + 1) < 0 || rs_push(&s, q + 1, R.hi, R.depth + 1) < 0)
+            rc = -1;
+    }
+    free(s.v);
+    free(tmp.v);
+    return rc;
+}
+
+/* sort(targets, preds): in place, the original's arrangement */
+static PyObject *k_sort(PyObject *self, PyObject *args)
+{
+    PyObject *to, *po;
+    if (!PyArg_ParseTuple(args, "OO", &to, &po))
+        return NULL;
+    Py_buffer tb, pb;
+    Py_ssize_t n, n2;
+    if (get_f32(to, &tb, 1, &n) < 0)
+        return NULL;
+    if (get_f32(po, &pb, 1, &n2) < 0) {
+        PyBuffer_Release(&tb);
+        return NULL;
+    }
+    float *t = tb.buf, *p = pb.buf;
+    pt_t *a = malloc(sizeof(pt_t) * (size_t)(n ? n : 1));
+    int rc = -1;
+    if (a && n == n2) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            a[i].p = p[i];
+            a[i].t = t[i];
+        }
+        Py_BEGIN_ALLOW_THREADS rc = hoare_sort(a, n);
+        Py_END_ALLOW_THREADS if (!rc)
+        {
+            for (Py_ssize_t i = 0; i < n; i++) {
+                p[i] = a[i].p;
+                t[i] = a[i].t;
+            }
+        }
+    }
+    free(a);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&pb);
+    if (rc)
+        return n == n2 ? PyErr_NoMemory() : (PyErr_SetString(PyExc_ValueError, "length mismatch"), NULL);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* tie fractions                                                                                     */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* fractions(targets, preds, out): chains of neighbours closer than 1e-15 form a tie group; every
+ * member gets float32(positives / size). */
+static PyObject *k_fractions(PyObject *self, PyObject *args)
+{
+    PyObject *to, *po, *fo;
+    if (!PyArg_ParseTuple(args, "OOO", &to, &po, &fo))
+        return NULL;
+    Py_buffer tb, pb, fb;
+    Py_ssize_t n, n2, n3;
+    if (get_f32(to, &tb, 0, &n) < 0)
+        return NULL;
+    if (get_f32(po, &pb, 0, &n2) < 0) {
+        PyBuffer_Release(&tb);
+        return NULL;
+    }
+    if (get_f32(fo, &fb, 1, &n3) < 0) {
+        PyBuffer_Release(&tb);
+        PyBuffer_Release(&pb);
+        return NULL;
+    }
+    const float *t = tb.buf, *p = pb.buf;
+    float *f = fb.buf;
+    Py_ssize_t item = 0;
+    while (item < n) {
+        Py_ssize_t begin = item, count = 1, pos = t[item] == 1.0f;
+        while (item < n - 1 && fabsl((ext)p[item] - (ext)p[item + 1]) < 1e-15) {
+            item++;
+            count++;
+            if (t[item] == 1.0f)
+                pos++;
+        }
+        float fr = (float)((ext)pos / (ext)count);
+        for (Py_ssize_t i = begin; i <= item; i++)
+            f[i] = fr;
+        item++;
+    }
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&fb);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* accuracy / cost sweep                                                                             */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Reads beyond the data (index -1, -2 or n) return what the original found there: 0.0 before the
+ * array, and at index n whatever an earlier, longer block left (pn). */
+static inline double P_at(const float *p, Py_ssize_t n, Py_ssize_t i, double pn)
+{
+    if (i < 0)
+        return 0.0;
+    if (i >= n)
+        return pn;
+    return p[i];
+}
+
+/* acc_sweep(t, p, pn, T0, T1, ca, cb, cc, cd, plot, max_thr, last_thr, count)
+ *   -> (max_acc_thresh, last_acc_thresh, max_acc_count, plot_bytes)
+ * plot: 0 none, 1 accuracy, 2 cost. */
+static PyObject *k_acc_sweep(PyObject *self, PyObject *args)
+{
+    PyObject *to, *po;
+    double pn, ca, cb, cc, cd, max_thr, last_thr;
+    Py_ssize_t T0, T1;
+    int plot, count;
+    if (!PyArg_ParseTuple(args, "OOdnnddddiddi", &to, &po, &pn, &T0, &T1, &ca, &cb, &cc, &cd, &plot, &max_thr,
+                          &last_thr, &count))
+        return NULL;
+    Py_buffer tb, pb;
+    Py_ssize_t n, n2;
+    if (get_f32(to, &tb, 0, &n) < 0)
+        return NULL;
+    if (get_f32(po, &pb, 0, &n2) < 0) {
+        PyBuffer_Release(&tb);
+        return NULL;
+    }
+    const float *t = tb.buf, *p = pb.buf;
+    outbuf ob = {0};
+    int err = 0;
+    double tt = 0, tf = (double)T1, ft = 0, ff = (double)T0;
+    double top = P_at(p, n, n - 1, pn), second = P_at(p, n, n - 2, pn);
+    double threshold = (double)((ext)top + ((ext)top - (ext)second) / 2.0L);
+    double acc = (double)(((ext)tt + ff) / ((ext)(double)n + EPS));
+    double max_acc = acc;
+    double cost = (double)((ext)ca * tt + (ext)cb * tf + (ext)cc * ft + (ext)cd * ff);
+    if (plot == 1)
+        err |= ob_line2(&ob, "%lf %lf\n", threshold, acc);
+    else if (plot == 2)
+        err |= ob_line2(&ob, "%lf %lf\n", threshold, cost);
+    for (Py_ssize_t item = n - 1; item > -1 && !err; item--) {
+        double tv = t[item];
+        tt += tv;
+        tf -= tv;
+        ft += 1 - tv;
+        ff -= 1 - tv;
+        if (item > 0)
+            threshold = (double)(((ext)p[item] + (ext)p[item - 1]) / 2.0L);
+        else {
+            ext p0 = p[0], p1 = P_at(p, n, 1, pn);
+            threshold = (double)(p0 - (p1 - p0) / 2.0L);
+        }
+        acc = (double)(((ext)tt + ff) / ((ext)(double)n + EPS));
+        if (plot == 1)
+            err |= ob_line2(&ob, "%lf %lf\n", threshold, acc);
+        else if (plot == 2) {
+            cost = (double)((ext)ca * tt + (ext)cb * tf + (ext)cc * ft + (ext)cd * ff);
+            err |= ob_line2(&ob, "%lf %lf\n", threshold, cost);
+        }
+        if (acc > max_acc) {
+            max_acc = acc;
+            max_thr = threshold;
+            last_thr = threshold;
+            count = 1;
+        }
+        if (acc == max_acc && threshold != last_thr) {
+            count++;
+            last_thr = threshold;
+        }
+        /* the original also tracks a minimum cost here, but never prints it */
+    }
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&pb);
+    if (err) {
+        free(ob.buf);
+        return PyErr_NoMemory();
+    }
+    PyObject *plotb = ob_finish(&ob);
+    return Py_BuildValue("(ddiN)", max_thr, last_thr, count, plotb);
+}
+
+/* confusion(t, p, threshold) -> (A, B, C, D): prediction >= threshold is predicted positive */
+static PyObject *k_confusion(PyObject *self, PyObject *args)
+{
+    PyObject *to, *po;
+    double thr;
+    if (!PyArg_ParseTuple(args, "OOd", &to, &po, &thr))
+        return NULL;
+    Py_buffer tb, pb;
+    Py_ssize_t n, n2;
+    if (get_f32(to, &tb, 0, &n) < 0)
+        return NULL;
+    if (get_f32(po, &pb, 0, &n2) < 0) {
+        PyBuffer_Release(&tb);
+        return NULL;
+    }
+    const float *t = tb.buf, *p = pb.buf;
+    Py_ssize_t A = 0, B = 0, C = 0, D = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int pos = (double)p[i] >= thr;
+        if (t[i] == 1.0f) {
+            if (pos)
+                A++;
+            else
+                B++;
+        } else {
+            if (pos)
+                C++;
+            else
+                D++;
+        }
+    }
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&pb);
+    return Py_BuildValue("(dddd)", (double)A, (double)B, (double)C, (double)D);
+}
+
+/* percent_counts(frac, percent, T0, T1) -> (A, B, C, D) of percent mode */
+static PyObject *k_percent_counts(PyObject *self, PyObject *args)
+{
+    PyObject *fo;
+    double prc;
+    Py_ssize_t T0, T1;
+    if (!PyArg_ParseTuple(args, "Odnn", &fo, &prc, &T0, &T1))
+        return NULL;
+    Py_buffer fb;
+    Py_ssize_t n;
+    if (get_f32(fo, &fb, 0, &n) < 0)
+        return NULL;
+    const float *f = fb.buf;
+    /* n * P in 80-bit, then / 100, then truncated, as the binary does (double arithmetic differs,
+     * e.g. n = 1000, P = 14.1) */
+    long long k = (long long)(((ext)n * (ext)prc) / 100.0L);
+    long long split = (long long)n - k;
+    if (split < 0)
+        split = 0;
+    else if (split >= n)
+        split = n;
+    double a = 0, c = 0;
+    for (Py_ssize_t item = n - 1; item >= split; --item) {
+        a = (double)(a + (ext)f[item]);
+        c = (double)(c + (1.0L - (ext)f[item]));
+    }
+    PyBuffer_Release(&fb);
+    return Py_BuildValue("(dddd)", a, (double)((ext)T1 - a), c, (double)((ext)T0 - c));
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* ROC area, R50, lift plot                                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* roc(frac, T0, T1, plot) -> (area, 1 - area, plot_bytes) */
+static PyObject *k_roc(PyObject *self, PyObject *args)
+{
+    PyObject *fo;
+    Py_ssize_t T0, T1;
+    int plot;
+    if (!PyArg_ParseTuple(args, "Onni", &fo, &T0, &T1, &plot))
+        return NULL;
+    Py_buffer fb;
+    Py_ssize_t n;
+    if (get_f32(fo, &fb, 0, &n) < 0)
+        return NULL;
+    const float *fr = fb.buf;
+    outbuf ob = {0};
+    int err = 0;
+    double tt = 0, tf = (double)T1, ft = 0, ff = (double)T0;
+    double tpf = (double)((ext)tt / ((ext)tt + tf));
+    double fpf = (double)(1.0L - (ext)ff / ((ext)ft + ff));
+    if (plot)
+        err |= ob_line2(&ob, "%6.4lf %6.4lf\n", fpf, tpf);
+    double area = 0, tpf_prev = tpf, fpf_prev = fpf;
+    for (Py_ssize_t item = n - 1; item > -1 && !err; item--) {
+        ext f = fr[item], om = 1.0L - f;
+        ext tt2 = tt + f, ft2 = ft + om;
+        tf = (double)(tf - f);
+        ff = (double)(ff - om);
+        tpf = (double)(tt2 / (tt2 + tf));
+        fpf = (double)(1.0L - ff / (ft2 + ff));
+        if (plot)
+            err |= ob_line2(&ob, "%6.4lf %6.4lf\n", fpf, tpf);
+        area = (double)(area + 0.5L * ((ext)tpf + tpf_prev) * ((ext)fpf - fpf_prev));
+        tpf_prev = tpf;
+        fpf_prev = fpf;
+        tt = (double)tt2;
+        ft = (double)ft2;
+    }
+    PyBuffer_Release(&fb);
+    if (err) {
+        free(ob.buf);
+        return PyErr_NoMemory();
+    }
+    return Py_BuildValue("(ddN)", area, (double)(1.0L - area), ob_finish(&ob));
+}
+
+/* r50(frac, T0, T1, negs) -> (value, 1 - value) */
+static PyObject *k_r50(PyObject *self, PyObject *args)
+{
+    PyObject *fo;
+    Py_ssize_t T0, T1;
+    int negs;
+    if (!PyArg_ParseTuple(args, "Onni", &fo, &T0, &T1, &negs))
+        return NULL;
+    Py_buffer fb;
+    Py_ssize_t n;
+    if (get_f32(fo, &fb, 0, &n) < 0)
+        return NULL;
+    const float *fr = fb.buf;
+    ext tt = 0, tf = (ext)T1, ft = 0, ff = (ext)T0;
+    ext tpf = tt / (tt + tf), fpf = 1.0L - ff / (ft + ff);
+    ext tpf_prev = tpf;
+    double fpf_prev = (double)fpf, area = 0;
+    int factor = (int)(T0 / negs); /* integer division, as the original */
+    for (Py_ssize_t item = n - 1; item > -1; item--) {
+        ext f = fr[item];
+        tt += f;
+        tf -= f;
+        ft += 1.0L - f;
+        ff -= 1.0L - f;
+        tpf = tt / (tt + tf);
+        fpf = 1.0L - ff / (ft + ff);
+        if (ft <= negs)
+            area = (double)(area + 0.5L * (tpf + tpf_prev) * (fpf - (ext)fpf_prev) * (ext)factor);
+        tpf_prev = tpf;
+        fpf_prev = (double)fpf;
+    }
+    PyBuffer_Release(&fb);
+    return Py_BuildValue("(dd)", area, (double)(1.0L - area));
+}
+
+/* lift_plot(frac, T1) -> bytes */
+static PyObject *k_lift_plot(PyObject *self, PyObject *args)
+{
+    PyObject *fo;
+    Py_ssize_t T1;
+    if (!PyArg_ParseTuple(args, "On", &fo, &T1))
+        return NULL;
+    Py_buffer fb;
+    Py_ssize_t n;
+    if (get_f32(fo, &fb, 0, &n) < 0)
+        return NULL;
+    const float *fr = fb.buf;
+    outbuf ob = {0};
+    int err = 0;
+    double tt = 0, ft = 0;
+    for (Py_ssize_t item = n - 1; item > -1 && !err; item--) {
+        tt = (double)(tt + (ext)fr[item]);
+        ft = (double)(ft + (1.0L - (ext)fr[item]));
+        ext frac = ((ext)tt + ft) / (ext)(double)n;
+        ext lift = ((ext)tt / ((ext)(double)T1 + EPS)) / (frac + EPS);
+        err |= ob_line2(&ob, "%6.4lf %6.4lf\n", (double)frac, (double)lift);
+    }
+    PyBuffer_Release(&fb);
+    if (err) {
+        free(ob.buf);
+        return PyErr_NoMemory();
+    }
+    return ob_finish(&ob);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* APR: expected precision under a random order inside each tie                                     */
+/* ------------------------------------------------------------------------------------------------ */
+
+static double LF[MAX_TIES];
+static int LF_ready = 0;
+
+static void lf_init(void)
+{
+    if (LF_ready)
+        return;
+    LF[0] = 0;
+    for (int i = 1; i < MAX_TIES; i++)
+        LF[i] = (double)((ext)LF[i - 1] + logl((ext)i));
+    LF_ready = 1;
+}
+
+static inline ext choose_log(int N, int M)
+{
+    if (M < 0 || M > N)
+        return -1.0e300L;
+    return ((ext)LF[N] - LF[M]) - LF[N - M];
+}
+
+/* log of the probability that position j (1-based) of a tie group of g holding m positives is
+ * positive with exactly k positives before it */
+static inline ext apr_logprob(int j, int k, int g, int m)
+{
+    return ((0.0L + choose_log(j - 1, k)) + choose_log(g - j, m - k - 1)) - choose_log(g, m);
+}
+
+static inline double apr_term(double acc, int j, int k, int g, int m, int a, int b)
+{
+    if (g - j < m - k - 1)
+        return acc;
+    ext lp = apr_logprob(j, k, g, m);
+    double lpd = (double)lp;
+    if (!(lp > -50))
+        return acc;
+    ext pr = expl((ext)lpd);
+    ext contrib = (((ext)(double)b + k) + 1) / (ext)(a + j);
+    return (double)(acc + pr * contrib);
+}
+
+/* Expected sum of precision-at-k over the positives of one tie group (the original's definition).
+ * Terms whose log-probability is <= -50 add exactly nothing, so for each j only the k near the mode
+ * of the (log-concave) hypergeometric law are visited; the sum, in the same order, is unchanged. */
+static double apr_ties(int a, int b, int g, int m, int *big_warn)
+{
+    double ret = 0;
+    if (m == 0)
+        return 0;
+    if (g == 1)
+        return (double)(((ext)b + 1.0L) / ((ext)a + 1.0L));
+    if (g >= MAX_TIES) {
+        (*big_warn)++;
+        for (int j = 1; j <= m; j++)
+            ret = (double)(ret + ((ext)(double)b + j) / (ext)(a + g - m + j));
+        return ret;
+    }
+    for (int j = 1; j <= g; j++) {
+        int khi = j - 1 < m ? j - 1 : m;
+        int klo = m - 1 - (g - j);
+        if (klo < 0)
+            klo = 0;
+        if (klo > khi)
+            continue;
+        if ((long)(khi - klo) < 64) {
+            for (int k = klo; k <= khi; k++)
+                ret = apr_term(ret, j, k, g, m, a, b);
+            continue;
+        }
+        long mode = ((long)j * (long)m) / (long)(g + 1);
+        if (mode < klo)
+            mode = klo;
+        if (mode > khi)
+            mode = khi;
+        int lo = (int)mode, hi = (int)mode;
+        while (lo > klo && apr_logprob(j, lo - 1, g, m) > -60)
+            lo--;
+        while (hi < khi && apr_logprob(j, hi + 1, g, m) > -60)
+            hi++;
+        for (int k = lo; k <= hi; k++)
+            ret = apr_term(ret, j, k, g, m, a, b);
+    }
+    return ret;
+}
+
+/* apr(p, frac, T1, plot, acc) -> (apr, 1 - apr, acc + apr, n_big_tie_warnings, plot_bytes) */
+static PyObject *k_apr(PyObject *self, PyObject *args)
+{
+    PyObject *po, *fo;
+    Py_ssize_t T1;
+    int plot;
+    double accin;
+    if (!PyArg_ParseTuple(args, "OOnid", &po, &fo, &T1, &plot, &accin))
+        return NULL;
+    Py_buffer pb, fb;
+    Py_ssize_t n, n2;
+    if (get_f32(po, &pb, 0, &n) < 0)
+        return NULL;
+    if (get_f32(fo, &fb, 0, &n2) < 0) {
+        PyBuffer_Release(&pb);
+        return NULL;
+    }
+    const float *p = pb.buf, *fr = fb.buf;
+    lf_init();
+    outbuf ob = {0};
+    int err = 0, big = 0;
+    ext tt = 0, tin = 0, fin = 0;
+    double ft = 0, apr = 0;
+    for (Py_ssize_t item = n - 1; item > -1 && !err; item--) {
+        ext f = fr[item];
+        tt += f;
+        ft = (double)(ft + (1.0L - f));
+        tin += f;
+        fin += 1.0L - f;
+        if (item == 0 || p[item] != p[item - 1]) {
+            ext nn = (tt + ft - fin) - tin;
+            ext mm = tt - tin;
+            int ia = (int)(double)(nn + 0.5L), ib = (int)(double)(mm + 0.5L);
+            int ig = (int)(double)(tin + fin + 0.5L), im = (int)(double)(tin + 0.5L);
+            double E = apr_ties(ia, ib, ig, im, &big);
+            apr = (double)((ext)apr + E);
+            tt = (double)tt;
+            tin = 0;
+            fin = 0;
+        }
+        if (plot) {
+            ext precision = tt / (ext)(double)(tt + ft);
+            ext recall = tt / (ext)(double)T1;
+            err |= ob_line2(&ob, "%6.4lf %6.4lf\n", (double)recall, (double)precision);
+        }
+    }
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&fb);
+    if (err) {
+        free(ob.buf);
+        return PyErr_NoMemory();
+    }
+    ext v = (ext)apr / (ext)(double)T1;
+    return Py_BuildValue("(dddiN)", (double)v, (double)(1.0L - v), (double)((ext)accin + v), big, ob_finish(&ob));
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* rank measures                                                                                     */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* ranks(frac, T0, T1, all_same, ntop_k, ntop_raw) ->
+ *   (prb, 1-prb, top1, top10, rkl, rkl_loss, ntop, 1-ntop) */
+static PyObject *k_ranks(PyObject *self, PyObject *args)
+{
+    PyObject *fo;
+    Py_ssize_t T0, T1;
+    int all_same;
+    long ntop_k;
+    double ntop_raw;
+    if (!PyArg_ParseTuple(args, "Onnild", &fo, &T0, &T1, &all_same, &ntop_k, &ntop_raw))
+        return NULL;
+    Py_buffer fb;
+    Py_ssize_t n;
+    if (get_f32(fo, &fb, 0, &n) < 0)
+        return NULL;
+    const float *fr = fb.buf;
+    /* PRB: fractional positives in the top T1 positions, over T1 */
+    ext s = 0;
+    for (Py_ssize_t item = n - 1; item >= T0; --item)
+        s += fr[item];
+    ext prb = s / (ext)(double)T1;
+    /* TOP1 reads the top slot, which is the zero before the array when n = 0 */
+    double top1 = (n > 0 ? fr[n - 1] : 0.0f) >= (1.0 - EPS) ? 1.0 : 0.0;
+    double top10 = 0.0;
+    for (Py_ssize_t item = n - 1; item > -1 && n - item <= 10; item--)
+        if (fr[item] >= (1.0 - EPS)) {
+            top10 = 1.0;
+            break;
+        }
+    double rkl;
+    if (all_same)
+        rkl = (double)n;
+    else {
+        Py_ssize_t r = n - 1;
+        for (Py_ssize_t item = 0; item < n; item++)
+            if (fr[item] > 0) {
+                r = n - item;
+                break;
+            }
+        rkl = (double)r;
+    }
+    ext rkl_loss = ((ext)rkl - 1) / ((ext)(double)(n - 1) + EPS);
+    ext ts = 0;
+    for (Py_ssize_t item = n - 1; item > -1 && n - item <= ntop_k; item--)
+        ts += fr[item];
+    ext ntop = ts / ((ext)ntop_raw + EPS);
+    PyBuffer_Release(&fb);
+    return Py_BuildValue("(dddddddd)", (double)prb, (double)(1.0L - prb), top1, top10, rkl, (double)rkl_loss,
+                         (double)ntop, (double)(1.0L - ntop));
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* SLQ                                                                                               */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* slq(t, p, width, nbins) -> (slq, 1 - slq); predictions in bins >= nbins are left out */
+static PyObject *k_slq(PyObject *self, PyObject *args)
+{
+    PyObject *to, *po;
+    double width;
+    int nb;
+    if (!PyArg_ParseTuple(args, "OOdi", &to, &po, &width, &nb))
+        return NULL;
+    Py_buffer tb, pb;
+    Py_ssize_t n, n2;
+    if (get_f32(to, &tb, 0, &n) < 0)
+        return NULL;
+    if (get_f32(po, &pb, 0, &n2) < 0) {
+        PyBuffer_Release(&tb);
+        return NULL;
+    }
+    const float *t = tb.buf, *p = pb.buf;
+    long long *pos = calloc((size_t)(nb > 0 ? nb : 1), sizeof(long long));
+    long long *neg = calloc((size_t)(nb > 0 ? nb : 1), sizeof(long long));
+    if (!pos || !neg) {
+        free(pos);
+        free(neg);
+        PyBuffer_Release(&tb);
+        PyBuffer_Release(&pb);
+        return PyErr_NoMemory();
+    }
+    ext div = (ext)width + EPS;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double fb = (double)floorl((ext)p[i] / div);
+        if (!(fb >= 0 && fb < nb))
+            continue;
+        int bin = (int)fb;
+        if (t[i] > 0.5f)
+            pos[bin]++;
+        else
+            neg[bin]++;
+    }
+    ext q = 0;
+    long long qn = 0;
+    for (int bin = 0; bin < nb; bin++) {
+        ext tot = (ext)(double)(pos[bin] + neg[bin]);
+        ext w;
+        if (pos[bin] > neg[bin])
+            w = 1.0L - ((ext)(double)pos[bin] / (tot + EPS));
+        else
+            w = 1.0L - ((ext)(double)neg[bin] / (tot + EPS));
+        q += tot * (1.0L - 2.0L * w) * (1.0L - 2.0L * w);
+        qn += pos[bin] + neg[bin];
+    }
+    free(pos);
+    free(neg);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&pb);
+    ext v = q / (ext)(double)qn;
+    return Py_BuildValue("(dd)", (double)v, (double)(1.0L - v));
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* RMS, CXE, NRM                                                                                     */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* rms(t, p, warn_min, warn_max, acc) -> (rms, acc + rms, warn_min, warn_max, [(kind, value), ...])
+ * kind 1: a prediction above 1, kind 0: below 0 -- the range warnings, once per data set. */
+static PyObject *k_rms(PyObject *self, PyObject *args)
+{
+    PyObject *to, *po;
+    int wmin, wmax;
+    double accin;
+    if (!PyArg_ParseTuple(args, "OOiid", &to, &po, &wmin, &wmax, &accin))
+        return NULL;
+    Py_buffer tb, pb;
+    Py_ssize_t n, n2;
+    if (get_f32(to, &tb, 0, &n) < 0)
+        return NULL;
+    if (get_f32(po, &pb, 0, &n2) < 0) {
+        PyBuffer_Release(&tb);
+        return NULL;
+    }
+    const float *t = tb.buf, *p = pb.buf;
+    PyObject *warns = PyList_New(0);
+    ext sse = 0;
+    for (Py_ssize_t i = 0; i < n && warns; i++) {
+        ext d = (ext)t[i] - (ext)p[i];
+        sse += d * d;
+        if (p[i] > 1.0 && wmax) {
+            sse = (double)sse; /* spilled around the warning's fprintf */
+            wmax = 0;
+            PyObject *w = Py_BuildValue("(id)", 1, (double)p[i]);
+            if (!w || PyList_Append(warns, w) < 0)
+                Py_CLEAR(warns);
+            Py_XDECREF(w);
+        }
+        if (p[i] < 0.0 && wmin && warns) {
+            sse = (double)sse;
+            wmin = 0;
+            PyObject *w = Py_BuildValue("(id)", 0, (double)p[i]);
+            if (!w || PyList_Append(warns, w) < 0)
+                Py_CLEAR(warns);
+            Py_XDECREF(w);
+        }
+    }
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&pb);
+    if (!warns)
+        return NULL;
+    ext v = sqrtl(sse / (ext)(double)n);
+    return Py_BuildValue("(ddiiN)", (double)v, (double)((ext)accin + v), wmin, wmax, warns);
+}
+
+/* cxe(t, p, mean_true, warn_min, warn_max) -> (cxe, warn_min, warn_max, warnings)
+ * Rewrites the targets in place, as the original does (quirk Q6). */
+static PyObject *k_cxe(PyObject *self, PyObject *args)
+{
+    PyObject *to, *po;
+    double mean_true;
+    int wmin, wmax;
+    if (!PyArg_ParseTuple(args, "OOdii", &to, &po, &mean_true, &wmin, &wmax))
+        return NULL;
+    Py_buffer tb, pb;
+    Py_ssize_t n, n2;
+    if (get_f32(to, &tb, 1, &n) < 0)
+        return NULL;
+    if (get_f32(po, &pb, 0, &n2) < 0) {
+        PyBuffer_Release(&tb);
+        return NULL;
+    }
+    float *t = tb.buf;
+    const float *p = pb.buf;
+    PyObject *warns = PyList_New(0);
+    double log2d = (double)logl(2.0L);
+    double acc = 0;
+    for (Py_ssize_t i = 0; i < n && warns; i++) {
+        if (t[i] < mean_true) {
+            t[i] = 0.0f;
+            ext x = 1.0L - (ext)p[i];
+            if (x <= 0.0L)
+                acc = (double)((ext)acc + 9e99);
+            else
+                acc = (double)((ext)acc + (-logl((ext)(double)x)) / (ext)log2d);
+        } else {
+            t[i] = 1.0f;
+            if (p[i] <= 0.0f)
+                acc = (double)((ext)acc + 9e99);
+            else
+                acc = (double)((ext)acc + (-logl((ext)p[i])) / (ext)log2d);
+        }
+        if (p[i] > 1.0 && wmax) {
+            wmax = 0;
+            PyObject *w = Py_BuildValue("(id)", 1, (double)p[i]);
+            if (!w || PyList_Append(warns, w) < 0)
+                Py_CLEAR(warns);
+            Py_XDECREF(w);
+        }
+        if (p[i] < 0.0 && wmin && warns) {
+            wmin = 0;
+            PyObject *w = Py_BuildValue("(id)", 0, (double)p[i]);
+            if (!w || PyList_Append(warns, w) < 0)
+                Py_CLEAR(warns);
+            Py_XDECREF(w);
+        }
+    }
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&pb);
+    if (!warns)
+        return NULL;
+    return Py_BuildValue("(diiN)", (double)((ext)acc / (ext)(double)n), wmin, wmax, warns);
+}
+
+/* nrm(t, p, P) -> (sum |t - p|^P / n)^(1/P) */
+static PyObject *k_nrm(PyObject *self, PyObject *args)
+{
+    PyObject *to, *po;
+    double P;
+    if (!PyArg_ParseTuple(args, "OOd", &to, &po, &P))
+        return NULL;
+    Py_buffer tb, pb;
+    Py_ssize_t n, n2;
+    if (get_f32(to, &tb, 0, &n) < 0)
+        return NULL;
+    if (get_f32(po, &pb, 0, &n2) < 0) {
+        PyBuffer_Release(&tb);
+        return NULL;
+    }
+    const float *t = tb.buf, *p = pb.buf;
+    ext acc = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double accd = (double)acc; /* spilled before every pow call */
+        double d = (double)fabsl((ext)t[i] - (ext)p[i]);
+        acc = (ext)accd + powl((ext)d, (ext)P);
+    }
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&pb);
+    double base = (double)(acc / (ext)(double)n);
+    double expo = (double)(1.0L / (ext)P);
+    return PyFloat_FromDouble((double)powl((ext)base, (ext)expo));
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* calibration                                                                                       */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* ca1(t, p): 19 overlapping bins [i*0.05, i*0.05 + 0.1], edges in 80-bit (p must be sorted) */
+static PyObject *k_ca1(PyObject *self, PyObject *args)
+{
+    PyObject *to, *po;
+    if (!PyArg_ParseTuple(args, "OO", &to, &po))
+        return NULL;
+    Py_buffer tb, pb;
+    Py_ssize_t n, n2;
+    if (get_f32(to, &tb, 0, &n) < 0)
+        return NULL;
+    if (get_f32(po, &pb, 0, &n2) < 0) {
+        PyBuffer_Release(&tb);
+        return NULL;
+    }
+    const float *t = tb.buf, *p = pb.buf;
+    ext cal_sum = 0;
+    for (int i = 0; i < 19; i++) {
+        ext lo = (ext)i * 0.05, hi = lo + 0.1;
+        /* the data are sorted ascending: the bin is one contiguous run */
+        Py_ssize_t a = 0, b = n;
+        while (a < b) {
+            Py_ssize_t mid = a + (b - a) / 2;
+            if ((ext)p[mid] >= lo)
+                b = mid;
+            else
+                a = mid + 1;
+        }
+        long long ct = 0, cf = 0;
+        ext sp = 0;
+        for (Py_ssize_t item = a; item < n && (ext)p[item] <= hi; item++) {
+            if (t[item] == 1.0f)
+                ct++;
+            else
+                cf++;
+            sp += p[item];
+        }
+        ext k = (ext)(double)(ct + cf) + EPS;
+        ext obs = (ext)(double)ct / k;
+        cal_sum += fabsl(obs - sp / k);
+    }
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&pb);
+    return PyFloat_FromDouble((double)(cal_sum / 19.0L));
+}
+
+/* ca2(t, p, S): mean calibration error over windows of S consecutive sorted cases */
+static PyObject *k_ca2(PyObject *self, PyObject *args)
+{
+    PyObject *to, *po;
+    long S;
+    if (!PyArg_ParseTuple(args, "OOl", &to, &po, &S))
+        return NULL;
+    Py_buffer tb, pb;
+    Py_ssize_t n, n2;
+    if (get_f32(to, &tb, 0, &n) < 0)
+        return NULL;
+    if (get_f32(po, &pb, 0, &n2) < 0) {
+        PyBuffer_Release(&tb);
+        return NULL;
+    }
+    const float *t = tb.buf, *p = pb.buf;
+    long long ct = 0, cf = 0, csn = 0;
+    ext sp = 0, cs = 0;
+    for (Py_ssize_t item = 0; item < n; item++) {
+        if (t[item] == 1.0f)
+            ct++;
+        else
+            cf++;
+        sp += p[item];
+        if (item >= S - 1) {
+            ext k = (ext)(double)(ct + cf) + EPS;
+            ext obs = (ext)(double)ct / k;
+            cs += fabsl(obs - sp / k);
+            csn++;
+            if (t[item - S + 1] == 1.0f)
+                ct--;
+            else
+                cf--;
+            sp -= p[item - S + 1];
+        }
+    }
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&pb);
+    return PyFloat_FromDouble((double)(cs / (ext)(double)csn));
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* threshold statistics                                                                              */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* stats(A, B, C, D, T0, T1, loss, max_lift, wacc, wroc, wrms, roc, rmse, ca, cb, cc, cd)
+ *   -> (ACC, PPV, NPV, SEN, SPC, PRE, REC, PRF, LFT, SAR, CST) */
+static PyObject *k_stats(PyObject *self, PyObject *args)
+{
+    double A, B, C, D, max_lift, wacc, wroc, wrms, roc, rmse, ca, cb, cc, cd;
+    Py_ssize_t T0, T1;
+    int loss;
+    if (!PyArg_ParseTuple(args, "ddddnnidddddddddd", &A, &B, &C, &D, &T0, &T1, &loss, &max_lift, &wacc, &wroc,
+                          &wrms, &roc, &rmse, &ca, &cb, &cc, &cd))
+        return NULL;
+    ext a = A, b = B, c = C, d = D;
+    double prec = (double)(a / (a + c + EPS));
+    double rec = (double)(a / (a + b + EPS));
+    ext acc = (a + d) / ((((a + b) + c) + d) + EPS);
+    ext ppv = a / ((a + c) + EPS);
+    ext npv = d / ((b + d) + EPS);
+    ext sen = a / ((a + b) + EPS);
+    ext spc = d / ((c + d) + EPS);
+    ext prf = (2.0L * prec * rec) / ((ext)prec + rec + EPS);
+    double share = (double)((a + c) / (ext)(double)(T1 + T0));
+    ext lft = (a / (ext)(double)T1) / ((ext)share + EPS);
+    ext sar = (((ext)wacc * (a + d) / ((((a + b) + c) + d) + EPS) + (ext)wroc * roc + (ext)wrms * (1.0L - rmse))) /
+              ((ext)wacc + wroc + wrms + EPS);
+    ext cst = (ext)ca * a + (ext)cb * b + (ext)cc * c + (ext)cd * d;
+    if (loss) {
+        acc = 1.0L - acc;
+        ppv = 1.0L - ppv;
+        npv = 1.0L - npv;
+        sen = 1.0L - sen;
+        spc = 1.0L - spc;
+        prf = 1.0L - prf;
+        lft = ((ext)max_lift - lft) / ((ext)max_lift - 0.0L + EPS);
+        sar = 1.0L - sar;
+        return Py_BuildValue("(ddddddddddd)", (double)acc, (double)ppv, (double)npv, (double)sen, (double)spc,
+                             (double)(1.0L - prec), (double)(1.0L - rec), (double)prf, (double)lft, (double)sar,
+                             (double)cst);
+    }
+    return Py_BuildValue("(ddddddddddd)", (double)acc, (double)ppv, (double)npv, (double)sen, (double)spc, prec, rec,
+                         (double)prf, (double)lft, (double)sar, (double)cst);
+}
+
+/* div_ext(a, b) -> double(a / b) computed in 80-bit (block means) */
+static PyObject *k_div_ext(PyObject *self, PyObject *args)
+{
+    double a, b;
+    if (!PyArg_ParseTuple(args, "dd", &a, &b))
+        return NULL;
+    return PyFloat_FromDouble((double)((ext)a / (ext)b));
+}
+
+/* add_ext(a, b) -> double(a + b) computed in 80-bit */
+static PyObject *k_add_ext(PyObject *self, PyObject *args)
+{
+    double a, b;
+    if (!PyArg_ParseTuple(args, "dd", &a, &b))
+        return NULL;
+    return PyFloat_FromDouble((double)((ext)a + (ext)b));
+}
+
+/* midpoint(a, b) -> double((a + b) / 2) computed in 80-bit (freq_thresh) */
+static PyObject *k_midpoint(PyObject *self, PyObject *args)
+{
+    double a, b;
+    if (!PyArg_ParseTuple(args, "dd", &a, &b))
+        return NULL;
+    return PyFloat_FromDouble((double)(((ext)a + (ext)b) / 2.0L));
+}
+
+/* c_int_sum(a, b) -> C's (int)(a + b) with the sum in 80-bit; NaN or out of range gives INT_MIN, as
+ * the x87 conversion does (the NTOP label) */
+static PyObject *k_c_int_sum(PyObject *self, PyObject *args)
+{
+    double a, b;
+    if (!PyArg_ParseTuple(args, "dd", &a, &b))
+        return NULL;
+    ext v = (ext)a + (ext)b;
+    long r;
+    if (!(v > -2147483649.0L && v < 2147483648.0L))
+        r = -2147483647L - 1;
+    else
+        r = (long)v;
+    return PyLong_FromLong(r);
+}
+
+/* range_scan(p, limit) -> (first index with p < 0 or p > 1, first index with p < 0), -1 for none */
+static PyObject *k_range_scan(PyObject *self, PyObject *args)
+{
+    PyObject *po;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "On", &po, &limit))
+        return NULL;
+    Py_buffer pb;
+    Py_ssize_t n;
+    if (get_f32(po, &pb, 0, &n) < 0)
+        return NULL;
+    const float *p = pb.buf;
+    if (limit < n)
+        n = limit;
+    Py_ssize_t out = -1, neg = -1;
+    for (Py_ssize_t i = 0; i < n && (out < 0 || neg < 0); i++) {
+        if (out < 0 && (p[i] < 0.0f || p[i] > 1.0f))
+            out = i;
+        if (neg < 0 && p[i] < 0.0f)
+            neg = i;
+    }
+    PyBuffer_Release(&pb);
+    return Py_BuildValue("(nn)", out, neg);
+}
+
+static PyObject *k_max_lift(PyObject *self, PyObject *args)
+{
+    Py_ssize_t n, T1;
+    if (!PyArg_ParseTuple(args, "nn", &n, &T1))
+        return NULL;
+    return PyFloat_FromDouble((double)((ext)(double)n * 1.0L / ((ext)(double)T1 + EPS)));
+}
+
+static PyObject *k_mantissa_bits(PyObject *self, PyObject *noargs)
+{
+    return PyLong_FromLong(LDBL_MANT_DIG);
+}
+
+static PyMethodDef methods[] = {
+    {"parse", k_parse, METH_VARARGS, "Read whitespace/comma separated numbers into float32/int32 columns."},
+    {"binarise", k_binarise, METH_VARARGS, "Binarise the targets in place around their mean."},
+    {"sort", k_sort, METH_VARARGS, "Sort (targets, predictions) in place exactly as PERF's quicksort does."},
+    {"fractions", k_fractions, METH_VARARGS, "Tie fractions (positives / size of each 1e-15 tie chain)."},
+    {"acc_sweep", k_acc_sweep, METH_VARARGS, "Accuracy/cost sweep: max_acc_thresh, count, plot."},
+    {"confusion", k_confusion, METH_VARARGS, "Confusion counts at a threshold."},
+    {"percent_counts", k_percent_counts, METH_VARARGS, "Confusion counts of -percent mode."},
+    {"roc", k_roc, METH_VARARGS, "ROC area (and plot)."},
+    {"r50", k_r50, METH_VARARGS, "ROC area up to N negatives, PERF's R50."},
+    {"lift_plot", k_lift_plot, METH_VARARGS, "Lift plot lines."},
+    {"apr", k_apr, METH_VARARGS, "PERF's average precision (and PR plot)."},
+    {"ranks", k_ranks, METH_VARARGS, "PRB, TOP1, TOP10, RKL, NTOP."},
+    {"slq", k_slq, METH_VARARGS, "SLAC Q-score."},
+    {"rms", k_rms, METH_VARARGS, "Root mean squared error."},
+    {"cxe", k_cxe, METH_VARARGS, "Mean cross-entropy in bits (rewrites targets, as PERF)."},
+    {"nrm", k_nrm, METH_VARARGS, "L_P norm error."},
+    {"ca1", k_ca1, METH_VARARGS, "Calibration over 19 overlapping bins."},
+    {"ca2", k_ca2, METH_VARARGS, "Sliding-window calibration."},
+    {"stats", k_stats, METH_VARARGS, "Threshold statistics of one section."},
+    {"add_ext", k_add_ext, METH_VARARGS, "a + b in 80-bit, rounded to double."},
+    {"midpoint", k_midpoint, METH_VARARGS, "(a + b) / 2 in 80-bit, rounded to double."},
+    {"c_int_sum", k_c_int_sum, METH_VARARGS, "C's (int)(a + b), x86 semantics."},
+    {"range_scan", k_range_scan, METH_VARARGS, "First out-of-range and first negative prediction."},
+    {"div_ext", k_div_ext, METH_VARARGS, "a / b in 80-bit, rounded to double."},
+    {"max_lift", k_max_lift, METH_VARARGS, "n / (T1 + eps) in 80-bit."},
+    {"mantissa_bits", k_mantissa_bits, METH_NOARGS, "Significand bits of long double (64 for x87)."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_x87", "Compiled kernels of perfeval's classic dialect.",
+                                    -1, methods};
+
+PyMODINIT_FUNC PyInit__x87(void)
+{
+    return PyModule_Create(&moddef);
+}

@@ -1,0 +1,54 @@
+"""The classic command's help text, generated from the measure registry (perfeval's own words)."""
+
+from __future__ import annotations
+
+from perfeval._version import __version__
+
+VERSION_LINE = f"perf (perfeval {__version__}): PERF 5.12 [KDDCUP-2004 July 12, 2004] compatible"
+
+
+def help_text() -> str:
+    from perfeval.measures import list_measures
+
+    rows = []
+    for m in list_measures():
+        opts = ", ".join(o for o in m.perf_options)
+        if m.name == "CA2":
+            continue
+        label = "CA1, CA2" if m.name == "CA1" else m.name
+        rows.append(f"  {opts:<30} {label:<9} {m.title}")
+    return "\n".join([
+        VERSION_LINE,
+        "",
+        "usage: perf [options] < data",
+        "       perf [options] -file data",
+        "       perf [options] -files targets predictions",
+        "       perf -blocks [-apr] [-rkl] [-rms] [-top1] < data      (data lines: block target prediction)",
+        "",
+        "Reads `target prediction` pairs (white space or commas between numbers; lines starting with # are",
+        "skipped) and prints the selected measures exactly as PERF 5.12 does.  Options are case-insensitive.",
+        "",
+        "measures:",
+        *rows,
+        "  option values: -ntop N, -nrm P (or -norm P), -sar wacc wroc wrms, -cost tp fn fp tn,",
+        "                 -slq W (bin width below 1, or a whole number of bins), -cal S (CA2 window)",
+        "",
+        "groups:",
+        "  -all        every measure above except CST, NRM and NTOP (the default when none is chosen)",
+        "  -stats      ACC PPV NPV SEN SPC PRE REC PRF LFT, with the freq_thresh and max_acc_thresh sections",
+        "  -easy       ROC ACC RMS",
+        "  -confusion  confusion tables (also -conf, -table)",
+        "",
+        "other options:",
+        "  -t V        threshold (also -thresh, -threshold; default 0.5): score >= V is predicted positive",
+        "  -percent P  predict the top P percent of the cases positive instead",
+        "  -plot X     print a curve before the report: roc, pr, lift, cost or acc",
+        "  -loss       print losses (1 - score) instead of scores",
+        "  -blocks     block mode: means over blocks of APR, RKL, RMS, TOP1",
+        "  -file F     read the pairs from F instead of standard input",
+        "  -files T P  read targets from T and predictions from P",
+        "  -h, --help  this text;  --version  the version",
+        "",
+        "Differences from the original program: docs/compatibility.md of the perfeval project.",
+        "",
+    ])

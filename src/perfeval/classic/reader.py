@@ -1,0 +1,111 @@
+"""Reading PERF's input formats: ``target prediction`` pairs, ``block target prediction`` triples,
+or targets and predictions from two files (``-files``).
+
+PERF reads with ``scanf``: a stream of numbers taken two (or three) at a time, line ends irrelevant,
+each stored as a 32-bit float rounded once from its decimal text.  The tokenising and the rounding
+happen in the compiled kernel (:func:`perfeval._x87.parse`).  Deviations from the original, each
+deliberate (docs/compatibility.md): a comma separates like white space, a line whose first non-blank
+character is ``#`` is skipped, and a token that is not a number, a NaN, or a block id that is not an
+integer is an error naming the source, line and field instead of a crash or an endless loop.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from perfeval import _x87
+from perfeval.exceptions import InputFormatError
+
+STDIN = "standard input"
+
+_ROLES = {
+    "ff": ("target", "prediction"),
+    "iff": ("block id", "target", "prediction"),
+    "f": ("value",),
+    "if": ("block id", "target"),
+}
+
+
+def read_bytes(path: str | None) -> bytes:
+    """The whole input: a file, or standard input when ``path`` is None."""
+    if path is None:
+        return sys.stdin.buffer.read()
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except IsADirectoryError:
+        raise InputFormatError("is a directory, not a data file", source=path) from None
+    except OSError as e:
+        raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
+
+
+def parse_columns(data: bytes, pattern: str, source: str, role: str | None = None) -> list[bytearray]:
+    """Split ``data`` into columns: float32 for each ``f`` of ``pattern``, int32 for each ``i``.
+
+    Raises
+    ------
+    InputFormatError
+        With the source, line and field of the first token that cannot be read.
+    """
+    res = _x87.parse(data, pattern)
+    if res[0] == "ok":
+        return res[1]
+    _, why, line, field, token = res
+    roles = _ROLES.get(pattern, ())
+    tok = token.decode("utf-8", errors="replace")
+    what = role or "value"
+    # which column the bad token was meant for: count tokens before it is not available, so name the
+    # kind of value expected
+    if why == "nan":
+        msg = f"{tok!r} is NaN; a {role or 'target or prediction'} must be a number (NaN cannot be ranked)"
+    elif why == "integer":
+        msg = f"expected an integer block id, found {tok!r}"
+    elif why == "range":
+        msg = f"block id {tok} does not fit in a 32-bit integer"
+    else:
+        expected = " or ".join(dict.fromkeys(r for r in roles if r != "block id")) if not role else what
+        msg = f"expected a number ({expected}), found {tok!r}"
+    raise InputFormatError(msg, source=source, line=line, field=field)
+
+
+@dataclass
+class Cases:
+    """The cases as read, in input order (float32 columns; block ids as int32)."""
+
+    targets: bytearray
+    preds: bytearray
+    blocks: bytearray | None
+    longer: str | None = None  # "true" / "predicted": which -files input had more values
+
+    @property
+    def n(self) -> int:
+        return len(self.preds) // 4
+
+
+def read_cases(infile: str | None, predfile: str | None, blocks: bool) -> Cases:
+    """Read the cases from standard input, ``-file`` or ``-files`` (in block mode or not)."""
+    if predfile is None:
+        source = infile if infile is not None else STDIN
+        data = read_bytes(infile)
+        if blocks:
+            ids, t, p = parse_columns(data, "iff", source)
+            return Cases(t, p, ids)
+        t, p = parse_columns(data, "ff", source)
+        return Cases(t, p, None)
+    assert infile is not None
+    tdata = read_bytes(infile)
+    pdata = read_bytes(predfile)
+    if blocks:
+        ids, t = parse_columns(tdata, "if", infile)
+    else:
+        ids = None
+        (t,) = parse_columns(tdata, "f", infile, role="target")
+    (p,) = parse_columns(pdata, "f", predfile, role="prediction")
+    nt, np_ = len(t) // 4, len(p) // 4
+    n = min(nt, np_)
+    longer = "true" if nt > n else "predicted" if np_ > n else None
+    del t[4 * n:], p[4 * n:]
+    if ids is not None:
+        del ids[4 * n:]
+    return Cases(t, p, ids, longer)

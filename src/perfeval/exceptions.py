@@ -1,0 +1,76 @@
+"""The one exception hierarchy of perfeval.
+
+Every error a user can cause is one of these, and its message says what was wrong, where (file,
+line, field or option), what was expected and what was found.  The command-line front ends print
+``Error: <message>`` on one line and exit with a non-zero status; they never show a traceback.
+"""
+
+from __future__ import annotations
+
+
+class PerfError(Exception):
+    """Base class of every error perfeval raises on purpose.
+
+    Examples
+    --------
+    >>> str(PerfError("something is wrong"))
+    'something is wrong'
+    """
+
+
+class InvalidParameterError(PerfError, ValueError, TypeError):
+    """A parameter or command-line option has a value that cannot be used.
+
+    Examples
+    --------
+    >>> str(InvalidParameterError("option -t needs a value (a threshold), but nothing follows it"))
+    'option -t needs a value (a threshold), but nothing follows it'
+    """
+
+
+class InputFormatError(PerfError, ValueError):
+    """The input data could not be read: names the source, the line and the field.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, without the position.
+    source : str
+        The file name, or ``"standard input"``.
+    line, field : int or None
+        1-based position of the offending token; ``field`` counts the tokens of its line.
+
+    Examples
+    --------
+    >>> str(InputFormatError("expected a number, found 'foo'", source="data.txt", line=4, field=1))
+    "data.txt, line 4, field 1: expected a number, found 'foo'"
+    """
+
+    def __init__(self, message: str, *, source: str = "", line: int | None = None, field: int | None = None):
+        self.message = message
+        self.source = source
+        self.line = line
+        self.field = field
+        where = source
+        if line is not None:
+            where += f", line {line}" if where else f"line {line}"
+        if field is not None:
+            where += f", field {field}"
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class UnknownMeasureError(PerfError, KeyError):
+    """A measure name that is not in the registry; the message lists close matches.
+
+    Examples
+    --------
+    >>> str(UnknownMeasureError("unknown measure 'rco'; did you mean 'roc'?"))
+    "unknown measure 'rco'; did you mean 'roc'?"
+    """
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class MissingDependencyError(PerfError, ImportError):
+    """An optional dependency is needed; the message gives the pip command that installs it."""

@@ -1,0 +1,210 @@
+"""Measure definitions and the registry.
+
+A :class:`Measure` is defined once: its canonical name (PERF's spelling), aliases (PERF's option
+names among them), parameters, direction, the summary it is computed from, its definition with tie
+rule and edge cases, and one ``compute`` function (float64, modern semantics) found by dotted path so
+that importing the registry stays cheap.  Help text, ``perfeval list-measures`` and the lists of
+valid names in error messages are generated from here.  The classic ``perf`` dialect reads the same
+entries for its option names and output labels and supplies its own x87-faithful arithmetic.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Literal
+
+from perfeval.exceptions import InvalidParameterError, UnknownMeasureError
+
+Direction = Literal["higher", "lower"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter of a measure.
+
+    Parameters
+    ----------
+    name : str
+        Keyword name, e.g. ``"threshold"``.
+    default : float or int
+        Value used when none is given (PERF's default).
+    doc : str
+        One line: meaning and valid range.
+    """
+
+    name: str
+    default: float | int
+    doc: str
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure: metadata plus one compute function.
+
+    Attributes
+    ----------
+    name : str
+        Canonical name, PERF's spelling (``"ROC"``).
+    title : str
+        A few words for tables and help.
+    aliases : tuple of str
+        Other accepted names, case-insensitive (``"auc"``, ``"roc_auc"``).
+    perf_options : tuple of str
+        PERF 5.12 command-line options that select it (``"-roc"``, ``"-auc"``).
+    params : tuple of Param
+    direction : {"higher", "lower"}
+        Which way is better.
+    summary : str
+        What it is computed from: ``"histogram"`` (distinct scores with positive/negative weight)
+        for every PERF measure.
+    compute : str
+        ``"module:function"`` of the float64 implementation, imported on first use.
+    blocks : bool
+        Allowed in PERF's ``-blocks`` mode (APR, RMS, RKL, TOP1).
+    definition, ties, edge_cases, perf : str
+        The documentation: formula; tie rule; what happens with one class, all scores equal or no
+        data; how the classic ``perf`` command prints and differs.
+    """
+
+    name: str
+    title: str
+    aliases: tuple[str, ...]
+    perf_options: tuple[str, ...]
+    params: tuple[Param, ...]
+    direction: Direction
+    summary: str
+    compute: str
+    definition: str
+    ties: str
+    edge_cases: str
+    perf: str
+    blocks: bool = False
+    _fn: list = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.direction == "higher"
+
+    def function(self) -> Callable[..., Any]:
+        """The compute function (imported on first use)."""
+        if not self._fn:
+            mod, _, attr = self.compute.partition(":")
+            self._fn.append(getattr(importlib.import_module(mod), attr))
+        return self._fn[0]
+
+    def defaults(self) -> dict[str, float | int]:
+        return {p.name: p.default for p in self.params}
+
+    def __call__(self, summary: Any, **params: Any) -> float:
+        """Finish the measure from a summary, with ``params`` overriding the defaults."""
+        unknown = set(params) - {p.name for p in self.params}
+        if unknown:
+            raise InvalidParameterError(
+                f"measure {self.name} has no parameter {sorted(unknown)[0]!r}; "
+                f"expected one of {[p.name for p in self.params] or 'none'}"
+            )
+        return self.function()(summary, **{**self.defaults(), **params})
+
+    @property
+    def doc(self) -> str:
+        """The full reference text, as shown by ``perfeval list-measures --long``."""
+        lines = [f"{self.name}: {self.title}", "", self.definition, "", "Ties: " + self.ties,
+                 "Edge cases: " + self.edge_cases, "perf compatibility: " + self.perf]
+        if self.params:
+            lines.append("Parameters: " + "; ".join(f"{p.name} (default {p.default}): {p.doc}" for p in self.params))
+        return "\n".join(lines)
+
+
+class Registry:
+    """Measures by canonical name; names, aliases and PERF options resolve case-insensitively."""
+
+    def __init__(self) -> None:
+        self._measures: dict[str, Measure] = {}
+        self._names: dict[str, str] = {}
+
+    def register(self, m: Measure) -> Measure:
+        keys = [m.name, *m.aliases]
+        for k in keys:
+            low = k.lower()
+            if low in self._names:
+                raise ValueError(f"measure name {k!r} of {m.name} is already used by {self._names[low]}")
+        self._measures[m.name] = m
+        for k in keys:
+            self._names[k.lower()] = m.name
+        return m
+
+    def __iter__(self) -> Iterator[Measure]:
+        return iter(self._measures.values())
+
+    def __len__(self) -> int:
+        return len(self._measures)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._names
+
+    def get(self, name: str) -> Measure:
+        key = name.lower()
+        if key.startswith("-") and key not in self._names:
+            hits = self.perf_option_measures(key)
+            if len(hits) == 1:
+                return hits[0]
+            if hits:
+                raise UnknownMeasureError(
+                    f"PERF option {name!r} selects {len(hits)} measures ({', '.join(m.name for m in hits)}); "
+                    "name one of them"
+                )
+        if key not in self._names:
+            close = difflib.get_close_matches(key, list(self._names), n=3)
+            hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+            raise UnknownMeasureError(
+                f"unknown measure {name!r}{hint} (`perfeval list-measures` lists all {len(self)})"
+            )
+        return self._measures[self._names[key]]
+
+    def perf_option_measures(self, option: str) -> list[Measure]:
+        """The measures a PERF option selects (``-break...`` style prefixes included)."""
+        opt = option.lower()
+        out = []
+        for m in self:
+            for o in m.perf_options:
+                o = o.lower()
+                if o == opt or (o.endswith("*") and opt.startswith(o[:-1])):
+                    out.append(m)
+                    break
+        return out
+
+    def by_perf_option(self) -> dict[str, list[Measure]]:
+        """PERF option name (lower case) -> the measures it selects."""
+        out: dict[str, list[Measure]] = {}
+        for m in self:
+            for opt in m.perf_options:
+                out.setdefault(opt.lower(), []).append(m)
+        return out
+
+
+REGISTRY = Registry()
+
+
+def get_measure(name: str) -> Measure:
+    """Look a measure up by name, alias or PERF option, case-insensitively.
+
+    Raises
+    ------
+    UnknownMeasureError
+        With up to three close matches.
+
+    Examples
+    --------
+    >>> get_measure("-auc").name
+    'ROC'
+    >>> get_measure("Average_Precision").name
+    'APR'
+    """
+    return REGISTRY.get(name)
+
+
+def list_measures() -> list[Measure]:
+    """All registered measures, in PERF's print order."""
+    return list(REGISTRY)
