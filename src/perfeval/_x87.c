@@ -23,6 +23,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <malloc.h>
+#include <sys/mman.h>
 
 typedef long double ext; /* x87 80-bit extended on x86-64 Linux */
 
@@ -77,6 +80,122 @@ static PyObject *ob_finish(outbuf *o)
     free(o->buf);
     o->buf = NULL;
     return r;
+}
+
+/* Large scratch buffers: anonymous mappings advised to use transparent huge pages, which cuts the
+ * page faults of first touch by a factor of 512 where the kernel allows it. */
+static void *big_alloc(size_t bytes)
+{
+    if (bytes < (8u << 20))
+        return malloc(bytes);
+    size_t sz = (bytes + 4095) & ~(size_t)4095;
+    void *p = mmap(NULL, sz + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, sz + 4096, MADV_HUGEPAGE);
+#endif
+    *(size_t *)p = sz + 4096; /* header page keeps the mapping's size */
+    return (char *)p + 4096;
+}
+
+static void big_free(void *q, size_t bytes)
+{
+    if (!q)
+        return;
+    if (bytes < (8u << 20)) {
+        free(q);
+        return;
+    }
+    char *p = (char *)q - 4096;
+    munmap(p, *(size_t *)p);
+}
+
+
+/* Buf: a writable byte buffer in big_alloc memory, exported with the buffer protocol (the kernels
+ * and memoryview(...).cast("f") read it like a bytearray). */
+typedef struct {
+    PyObject_HEAD char *data;
+    Py_ssize_t len;
+    Py_ssize_t exports;
+} BufObject;
+
+static void Buf_dealloc(BufObject *self)
+{
+    big_free(self->data, (size_t)(self->len ? self->len : 1));
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int Buf_getbuffer(BufObject *self, Py_buffer *view, int flags)
+{
+    int rc = PyBuffer_FillInfo(view, (PyObject *)self, self->data, self->len, 0, flags);
+    if (rc == 0)
+        self->exports++;
+    return rc;
+}
+
+static void Buf_releasebuffer(BufObject *self, Py_buffer *view)
+{
+    self->exports--;
+}
+
+static Py_ssize_t Buf_length(BufObject *self)
+{
+    return self->len;
+}
+
+static PyBufferProcs Buf_as_buffer = {(getbufferproc)Buf_getbuffer, (releasebufferproc)Buf_releasebuffer};
+static PySequenceMethods Buf_as_seq = {(lenfunc)Buf_length};
+
+static PyTypeObject BufType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "perfeval._x87.Buf",
+    .tp_basicsize = sizeof(BufObject),
+    .tp_dealloc = (destructor)Buf_dealloc,
+    .tp_as_buffer = &Buf_as_buffer,
+    .tp_as_sequence = &Buf_as_seq,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A writable buffer of raw bytes (float32 or int32 columns).",
+};
+
+static PyObject *buf_new(Py_ssize_t len)
+{
+    BufObject *b = PyObject_New(BufObject, &BufType);
+    if (!b)
+        return NULL;
+    b->len = len;
+    b->exports = 0;
+    b->data = big_alloc((size_t)(len ? len : 1));
+    if (!b->data) {
+        b->len = 0;
+        Py_DECREF(b);
+        return PyErr_NoMemory();
+    }
+    return (PyObject *)b;
+}
+
+/* zeros(nbytes) -> Buf filled with zero bytes */
+static PyObject *k_zeros(PyObject *self, PyObject *args)
+{
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "n", &n))
+        return NULL;
+    PyObject *b = buf_new(n);
+    if (b)
+        memset(((BufObject *)b)->data, 0, (size_t)n);
+    return b;
+}
+
+/* copy(buffer) -> Buf with the same bytes */
+static PyObject *k_copy(PyObject *self, PyObject *args)
+{
+    Py_buffer v;
+    if (!PyArg_ParseTuple(args, "y*", &v))
+        return NULL;
+    PyObject *b = buf_new(v.len);
+    if (b)
+        memcpy(((BufObject *)b)->data, v.buf, (size_t)v.len);
+    PyBuffer_Release(&v);
+    return b;
 }
 
 static int get_f32(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t *n)
@@ -174,12 +293,12 @@ static int parse_f32(const char *s, Py_ssize_t len, float *out)
             double d = (double)m;
             d = dexp < 0 ? d / POW10[-dexp] : d * POW10[dexp];
             float f = (float)d;
-            int safe = 1;
-            if ((double)f != d && isfinite(f)) {
-                float g = nextafterf(f, d > (double)f ? INFINITY : -INFINITY);
-                if (isfinite(g) && (double)f + ((double)g - (double)f) / 2 == d)
-                    safe = 0; /* on a float32 midpoint: let strtof decide */
-            }
+            /* a double on a float32 midpoint has its 29 low significand bits equal to 1 << 28; tiny
+             * values (float32 subnormals) and values past FLT_MAX are left to strtof */
+            uint64_t bits;
+            memcpy(&bits, &d, 8);
+            int bexp = (int)((bits >> 52) & 0x7ff);
+            int safe = bexp > 1023 - 126 && bexp < 1023 + 128 && (bits & 0x1FFFFFFFULL) != 0x10000000ULL;
             if (safe) {
                 *out = neg ? -f : f;
                 return 0;
@@ -235,6 +354,167 @@ static int parse_i32(const char *s, Py_ssize_t len, int32_t *out)
     return 0;
 }
 
+/* One thread's share of a float-only parse: every token of s[0:len) into vals. */
+typedef struct {
+    const char *s;
+    Py_ssize_t len;
+    float *vals;
+    size_t n, cap;
+    Py_ssize_t lines; /* newlines seen */
+    int reason;       /* 0 ok, 1 not a number, 2 NaN, -1 out of memory */
+    Py_ssize_t err_start, err_len, err_line, err_field;
+} fjob;
+
+static void *fjob_run(void *arg)
+{
+    fjob *j = arg;
+    const char *s = j->s;
+    Py_ssize_t len = j->len, pos = 0, line = 1, field = 0;
+    int at_line_start = 1;
+    while (pos < len) {
+        unsigned char ch = (unsigned char)s[pos];
+        if (at_line_start) {
+            Py_ssize_t q = pos;
+            while (q < len && (s[q] == ' ' || s[q] == '\t' || s[q] == '\r' || s[q] == '\v' || s[q] == '\f'))
+                q++;
+            at_line_start = 0;
+            if (q < len && s[q] == '#') {
+                while (q < len && s[q] != '\n')
+                    q++;
+                pos = q;
+                continue;
+            }
+        }
+        if (ch == '\n') {
+            line++;
+            field = 0;
+            at_line_start = 1;
+            pos++;
+            continue;
+        }
+        if (is_sep(ch)) {
+            pos++;
+            continue;
+        }
+        Py_ssize_t start = pos;
+        while (pos < len && !is_sep((unsigned char)s[pos]))
+            pos++;
+        field++;
+        if (j->n == j->cap) { /* cannot happen: cap >= len / 2 + 2 */
+            j->reason = -1;
+            return NULL;
+        }
+        int r = parse_f32(s + start, pos - start, j->vals + j->n);
+        if (r) {
+            j->reason = r;
+            j->err_start = start;
+            j->err_len = pos - start;
+            j->err_line = line;
+            j->err_field = field;
+            break;
+        }
+        j->n++;
+    }
+    j->lines = line - 1;
+    return NULL;
+}
+
+static PyObject *parse_error(const char *s, const char *why, Py_ssize_t line, Py_ssize_t field, Py_ssize_t start,
+                             Py_ssize_t len)
+{
+    Py_ssize_t shown = len > 60 ? 60 : len;
+    return Py_BuildValue("(ssnny#)", "error", why, line, field, s + start, shown);
+}
+
+/* Float-only patterns: the input is cut at a line end near its middle and both halves are read at
+ * once (two cores), then the tokens are dealt out to the columns in order. */
+static PyObject *parse_floats(Py_buffer *data, int ncol)
+{
+    const char *s = data->buf;
+    Py_ssize_t len = data->len;
+    fjob jobs[2];
+    memset(jobs, 0, sizeof jobs);
+    int nj = 1;
+    Py_ssize_t cut = len;
+    if (len > (1 << 22)) {
+        cut = len / 2;
+        while (cut < len && s[cut - 1] != '\n')
+            cut++;
+        if (cut < len)
+            nj = 2;
+        else
+            cut = len;
+    }
+    jobs[0].s = s;
+    jobs[0].len = cut;
+    jobs[1].s = s + cut;
+    jobs[1].len = len - cut;
+    /* a token takes at least two bytes with its separator: reserve that much once (untouched pages
+     * cost nothing), so the buffers never move */
+    for (int k = 0; k < nj; k++) {
+        jobs[k].cap = (size_t)(jobs[k].len / 2 + 2);
+        jobs[k].vals = big_alloc(jobs[k].cap * sizeof(float));
+        if (!jobs[k].vals) {
+            big_free(jobs[0].vals, jobs[0].cap * sizeof(float));
+            return PyErr_NoMemory();
+        }
+    }
+    int threaded = 0;
+    Py_BEGIN_ALLOW_THREADS pthread_t th;
+    if (nj == 2 && pthread_create(&th, NULL, fjob_run, &jobs[1]) == 0)
+        threaded = 1;
+    fjob_run(&jobs[0]);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (nj == 2)
+        fjob_run(&jobs[1]);
+    Py_END_ALLOW_THREADS;
+    PyObject *res = NULL;
+    if (jobs[0].reason < 0 || (nj == 2 && jobs[1].reason < 0)) {
+        res = PyErr_NoMemory();
+        goto done;
+    }
+    for (int k = 0; k < nj; k++) {
+        if (jobs[k].reason > 0) {
+            fjob *j = &jobs[k];
+            Py_ssize_t line0 = k ? jobs[0].lines : 0;
+            /* in the second half, the field number of a token on the first line is still right: the
+             * cut is at a line start */
+            res = parse_error(j->s, j->reason == 2 ? "nan" : "number", j->err_line + line0, j->err_field,
+                              j->err_start, j->err_len);
+            goto done;
+        }
+    }
+    size_t total = jobs[0].n + (nj == 2 ? jobs[1].n : 0);
+    size_t nrec = (total + (size_t)ncol - 1) / (size_t)ncol;
+    PyObject *lst = PyList_New(ncol);
+    if (!lst)
+        goto done;
+    float *dsts[4];
+    for (int c = 0; c < ncol; c++) {
+        PyObject *b = buf_new((Py_ssize_t)(nrec * 4));
+        if (!b) {
+            Py_DECREF(lst);
+            goto done;
+        }
+        dsts[c] = (float *)((BufObject *)b)->data;
+        PyList_SET_ITEM(lst, c, b);
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    for (size_t tix = 0; tix < jobs[0].n; tix++)
+        dsts[tix % (size_t)ncol][tix / (size_t)ncol] = jobs[0].vals[tix];
+    for (size_t tix = jobs[0].n; tix < total; tix++)
+        dsts[tix % (size_t)ncol][tix / (size_t)ncol] = jobs[1].vals[tix - jobs[0].n];
+    for (size_t tix = total; tix < nrec * (size_t)ncol; tix++)
+        dsts[tix % (size_t)ncol][tix / (size_t)ncol] = 0.0f; /* an incomplete last record */
+    Py_END_ALLOW_THREADS;
+    res = Py_BuildValue("(sNn)", "ok", lst, (Py_ssize_t)total);
+done:
+    big_free(jobs[0].vals, jobs[0].cap * sizeof(float));
+    big_free(jobs[1].vals, jobs[1].cap * sizeof(float));
+    return res;
+}
+
 /* parse(data, pattern) -> ("ok", [column bytearrays], ntokens)
  *                       | ("error", reason, line, field, token_bytes)
  * pattern: one letter a column, 'f' (float32) or 'i' (int32); tokens fill the columns in turn, as a
@@ -251,6 +531,11 @@ static PyObject *k_parse(PyObject *self, PyObject *args)
         PyBuffer_Release(&data);
         PyErr_SetString(PyExc_ValueError, "bad pattern");
         return NULL;
+    }
+    if (!strchr(pattern, 'i')) {
+        PyObject *r = parse_floats(&data, ncol);
+        PyBuffer_Release(&data);
+        return r;
     }
     const char *s = data.buf;
     Py_ssize_t len = data.len, pos = 0;
@@ -392,16 +677,17 @@ static PyObject *k_binarise(PyObject *self, PyObject *args)
             mx = t[i];
     }
     double mean = (double)(sum / (ext)(double)n);
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (t[i] > mn && t[i] < mx) {
-            PyBuffer_Release(&tb);
-            return Py_BuildValue("(idddnnii)", 1, mean, mn, mx, (Py_ssize_t)0, (Py_ssize_t)0, 0, 0);
-        }
     int all_same = mn == mx, assumed = 0;
     Py_ssize_t t0 = 0, t1 = 0;
     if (all_same)
         assumed = mn <= 0.0 ? 0 : 1;
+    /* one pass checks for a third value and binarises; on a third value the run ends, so what was
+     * already rewritten does not matter */
     for (Py_ssize_t i = 0; i < n; i++) {
+        if (t[i] > mn && t[i] < mx) {
+            PyBuffer_Release(&tb);
+            return Py_BuildValue("(idddnnii)", 1, mean, mn, mx, (Py_ssize_t)0, (Py_ssize_t)0, 0, 0);
+        }
         if (all_same)
             t[i] = (float)assumed;
         else
@@ -628,16 +914,13 @@ static int qs_tree(pt_t *a, Py_ssize_t lo, Py_ssize_t hi, rstack *tmp)
     return rc;
 }
 
-static int hoare_sort(pt_t *a, Py_ssize_t n)
+/* Run the algorithm on a list of disjoint ranges (each with its recursion depth). */
+static int sort_ranges(pt_t *a, const range_t *ranges, size_t count, int limit)
 {
-    if (n < 2)
-        return 0;
-    int lg = 0;
-    while (((Py_ssize_t)1 << lg) < n)
-        lg++;
-    int limit = 4 * lg + 32;
     rstack s = {0}, tmp = {0};
-    int rc = rs_push(&s, 0, n - 1, 0);
+    int rc = 0;
+    for (size_t k = 0; k < count && !rc; k++)
+        rc = rs_push(&s, ranges[k].lo, ranges[k].hi, ranges[k].depth);
     while (!rc && s.n) {
         range_t R = s.v[--s.n];
         if (R.lo >= R.hi)
@@ -655,6 +938,83 @@ static int hoare_sort(pt_t *a, Py_ssize_t n)
     return rc;
 }
 
+typedef struct {
+    pt_t *a;
+    range_t *ranges;
+    size_t count;
+    int limit, rc;
+} sortjob;
+
+static void *sortjob_run(void *arg)
+{
+    sortjob *j = arg;
+    j->rc = sort_ranges(j->a, j->ranges, j->count, j->limit);
+    return NULL;
+}
+
+/* The ranges left after a few top partitions are disjoint, so two threads can finish them at once;
+ * every range still sees exactly the partitions and swaps of the one-thread run. */
+static int hoare_sort(pt_t *a, Py_ssize_t n)
+{
+    if (n < 2)
+        return 0;
+    int lg = 0;
+    while (((Py_ssize_t)1 << lg) < n)
+        lg++;
+    int limit = 4 * lg + 32;
+    range_t first = {0, n - 1, 0};
+    if (n < (1 << 20))
+        return sort_ranges(a, &first, 1, limit);
+    enum { MAXR = 64 };
+    range_t r[MAXR];
+    size_t cnt = 1;
+    r[0] = first;
+    for (int iter = 0; iter < 12 && cnt + 1 < MAXR; iter++) {
+        size_t big = 0;
+        for (size_t k = 1; k < cnt; k++)
+            if (r[k].hi - r[k].lo > r[big].hi - r[big].lo)
+                big = k;
+        range_t R = r[big];
+        if (R.hi - R.lo < n / 8 || R.depth > limit)
+            break;
+        Py_ssize_t q = partition_plain(a, R.lo, R.hi);
+        r[big].hi = q;
+        r[big].depth = R.depth + 1;
+        r[cnt].lo = q + 1;
+        r[cnt].hi = R.hi;
+        r[cnt].depth = R.depth + 1;
+        cnt++;
+    }
+    /* deal the ranges to two workers, largest first, each to the lighter one */
+    range_t b0[MAXR], b1[MAXR];
+    size_t n0 = 0, n1 = 0;
+    Py_ssize_t w0 = 0, w1 = 0;
+    int used[MAXR] = {0};
+    for (size_t done = 0; done < cnt; done++) {
+        size_t big = MAXR;
+        for (size_t k = 0; k < cnt; k++)
+            if (!used[k] && (big == MAXR || r[k].hi - r[k].lo > r[big].hi - r[big].lo))
+                big = k;
+        used[big] = 1;
+        if (w0 <= w1) {
+            b0[n0++] = r[big];
+            w0 += r[big].hi - r[big].lo + 1;
+        } else {
+            b1[n1++] = r[big];
+            w1 += r[big].hi - r[big].lo + 1;
+        }
+    }
+    sortjob j1 = {a, b1, n1, limit, 0};
+    pthread_t th;
+    int threaded = n1 > 0 && pthread_create(&th, NULL, sortjob_run, &j1) == 0;
+    int rc0 = sort_ranges(a, b0, n0, limit);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        sortjob_run(&j1);
+    return rc0 ? rc0 : j1.rc;
+}
+
 /* sort(targets, preds): in place, the original's arrangement */
 static PyObject *k_sort(PyObject *self, PyObject *args)
 {
@@ -670,7 +1030,8 @@ static PyObject *k_sort(PyObject *self, PyObject *args)
         return NULL;
     }
     float *t = tb.buf, *p = pb.buf;
-    pt_t *a = malloc(sizeof(pt_t) * (size_t)(n ? n : 1));
+    size_t abytes = sizeof(pt_t) * (size_t)(n ? n : 1);
+    pt_t *a = big_alloc(abytes);
     int rc = -1;
     if (a && n == n2) {
         for (Py_ssize_t i = 0; i < n; i++) {
@@ -686,7 +1047,7 @@ static PyObject *k_sort(PyObject *self, PyObject *args)
             }
         }
     }
-    free(a);
+    big_free(a, abytes);
     PyBuffer_Release(&tb);
     PyBuffer_Release(&pb);
     if (rc)
@@ -829,13 +1190,31 @@ static PyObject *k_acc_sweep(PyObject *self, PyObject *args)
     return Py_BuildValue("(ddiN)", max_thr, last_thr, count, plotb);
 }
 
-/* confusion(t, p, threshold) -> (A, B, C, D): prediction >= threshold is predicted positive */
+/* confusion(t, p, thresholds) -> [(A, B, C, D), ...]: prediction >= threshold is predicted positive
+ * (one pass for the three thresholds of the report) */
 static PyObject *k_confusion(PyObject *self, PyObject *args)
 {
-    PyObject *to, *po;
-    double thr;
-    if (!PyArg_ParseTuple(args, "OOd", &to, &po, &thr))
+    PyObject *to, *po, *thr_seq;
+    if (!PyArg_ParseTuple(args, "OOO", &to, &po, &thr_seq))
         return NULL;
+    PyObject *fast = PySequence_Fast(thr_seq, "thresholds must be a sequence");
+    if (!fast)
+        return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(fast);
+    if (k > 8) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "at most 8 thresholds");
+        return NULL;
+    }
+    double thr[8];
+    for (Py_ssize_t j = 0; j < k; j++) {
+        thr[j] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, j));
+        if (thr[j] == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return NULL;
+        }
+    }
+    Py_DECREF(fast);
     Py_buffer tb, pb;
     Py_ssize_t n, n2;
     if (get_f32(to, &tb, 0, &n) < 0)
@@ -845,24 +1224,21 @@ static PyObject *k_confusion(PyObject *self, PyObject *args)
         return NULL;
     }
     const float *t = tb.buf, *p = pb.buf;
-    Py_ssize_t A = 0, B = 0, C = 0, D = 0;
+    Py_ssize_t cnt[8][4];
+    memset(cnt, 0, sizeof cnt);
     for (Py_ssize_t i = 0; i < n; i++) {
-        int pos = (double)p[i] >= thr;
-        if (t[i] == 1.0f) {
-            if (pos)
-                A++;
-            else
-                B++;
-        } else {
-            if (pos)
-                C++;
-            else
-                D++;
-        }
+        int pos = t[i] == 1.0f;
+        double pv = p[i];
+        for (Py_ssize_t j = 0; j < k; j++)
+            cnt[j][(pos ? 0 : 2) + (pv >= thr[j] ? 0 : 1)]++;
     }
     PyBuffer_Release(&tb);
     PyBuffer_Release(&pb);
-    return Py_BuildValue("(dddd)", (double)A, (double)B, (double)C, (double)D);
+    PyObject *lst = PyList_New(k);
+    for (Py_ssize_t j = 0; lst && j < k; j++)
+        PyList_SET_ITEM(lst, j, Py_BuildValue("(dddd)", (double)cnt[j][0], (double)cnt[j][1], (double)cnt[j][2],
+                                              (double)cnt[j][3]));
+    return lst;
 }
 
 /* percent_counts(frac, percent, T0, T1) -> (A, B, C, D) of percent mode */
@@ -1055,6 +1431,33 @@ static inline double apr_term(double acc, int j, int k, int g, int m, int a, int
 /* Expected sum of precision-at-k over the positives of one tie group (the original's definition).
  * Terms whose log-probability is <= -50 add exactly nothing, so for each j only the k near the mode
  * of the (log-concave) hypergeometric law are visited; the sum, in the same order, is unchanged. */
+/* The probabilities of a group depend on (g, m) only: for small groups they are computed once per
+ * (g, m) and kept (same expression, same values).  A negative entry marks a term that adds nothing. */
+#define CACHE_G 64
+static ext *PCACHE[CACHE_G + 1][CACHE_G + 1];
+
+static const ext *apr_probs(int g, int m)
+{
+    ext *tab = PCACHE[g][m];
+    if (tab)
+        return tab;
+    tab = malloc(sizeof(ext) * (size_t)g * (size_t)(m + 1));
+    if (!tab)
+        return NULL;
+    for (int j = 1; j <= g; j++)
+        for (int k = 0; k <= m; k++) {
+            ext v = -1.0L;
+            if (k <= j - 1 && !(g - j < m - k - 1)) {
+                ext lp = apr_logprob(j, k, g, m);
+                if (lp > -50)
+                    v = expl((ext)(double)lp);
+            }
+            tab[(size_t)(j - 1) * (size_t)(m + 1) + (size_t)k] = v;
+        }
+    PCACHE[g][m] = tab;
+    return tab;
+}
+
 static double apr_ties(int a, int b, int g, int m, int *big_warn)
 {
     double ret = 0;
@@ -1067,6 +1470,23 @@ static double apr_ties(int a, int b, int g, int m, int *big_warn)
         for (int j = 1; j <= m; j++)
             ret = (double)(ret + ((ext)(double)b + j) / (ext)(a + g - m + j));
         return ret;
+    }
+    if (g <= CACHE_G && m <= g) {
+        const ext *tab = apr_probs(g, m);
+        if (tab) {
+            for (int j = 1; j <= g; j++) {
+                const ext *row = tab + (size_t)(j - 1) * (size_t)(m + 1);
+                int khi = j - 1 < m ? j - 1 : m;
+                for (int k = 0; k <= khi; k++) {
+                    ext pr = row[k];
+                    if (pr < 0)
+                        continue;
+                    ext contrib = (((ext)(double)b + k) + 1) / (ext)(a + j);
+                    ret = (double)(ret + pr * contrib);
+                }
+            }
+            return ret;
+        }
     }
     for (int j = 1; j <= g; j++) {
         int khi = j - 1 < m ? j - 1 : m;
@@ -1342,21 +1762,24 @@ static PyObject *k_cxe(PyObject *self, PyObject *args)
     PyObject *warns = PyList_New(0);
     double log2d = (double)logl(2.0L);
     double acc = 0;
+    /* the term depends only on (prediction, class): sorted data repeats it along each tie, so the
+     * last one is reused (the same expression on the same operands) */
+    float last_p = NAN;
+    int last_c = -1;
+    ext last_term = 0;
     for (Py_ssize_t i = 0; i < n && warns; i++) {
-        if (t[i] < mean_true) {
-            t[i] = 0.0f;
-            ext x = 1.0L - (ext)p[i];
-            if (x <= 0.0L)
-                acc = (double)((ext)acc + 9e99);
-            else
-                acc = (double)((ext)acc + (-logl((ext)(double)x)) / (ext)log2d);
-        } else {
-            t[i] = 1.0f;
-            if (p[i] <= 0.0f)
-                acc = (double)((ext)acc + 9e99);
-            else
-                acc = (double)((ext)acc + (-logl((ext)p[i])) / (ext)log2d);
+        int cls = !(t[i] < mean_true);
+        t[i] = cls ? 1.0f : 0.0f;
+        if (!(p[i] == last_p && cls == last_c)) {
+            if (!cls) {
+                ext x = 1.0L - (ext)p[i];
+                last_term = x <= 0.0L ? (ext)9e99 : (-logl((ext)(double)x)) / (ext)log2d;
+            } else
+                last_term = p[i] <= 0.0f ? (ext)9e99 : (-logl((ext)p[i])) / (ext)log2d;
+            last_p = p[i];
+            last_c = cls;
         }
+        acc = (double)((ext)acc + last_term);
         if (p[i] > 1.0 && wmax) {
             wmax = 0;
             PyObject *w = Py_BuildValue("(id)", 1, (double)p[i]);
@@ -1619,6 +2042,17 @@ static PyObject *k_max_lift(PyObject *self, PyObject *args)
     return PyFloat_FromDouble((double)((ext)(double)n * 1.0L / ((ext)(double)T1 + EPS)));
 }
 
+/* tune_malloc(): for the command-line process only.  Large buffers come from the heap and stay
+ * there when freed, so the next large buffer reuses pages already mapped instead of faulting in new
+ * ones (on this kind of machine a fresh page costs about as much as parsing a line). */
+static PyObject *k_tune_malloc(PyObject *self, PyObject *noargs)
+{
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_TOP_PAD, 64 << 20);
+    Py_RETURN_NONE;
+}
+
 static PyObject *k_mantissa_bits(PyObject *self, PyObject *noargs)
 {
     return PyLong_FromLong(LDBL_MANT_DIG);
@@ -1650,6 +2084,9 @@ static PyMethodDef methods[] = {
     {"range_scan", k_range_scan, METH_VARARGS, "First out-of-range and first negative prediction."},
     {"div_ext", k_div_ext, METH_VARARGS, "a / b in 80-bit, rounded to double."},
     {"max_lift", k_max_lift, METH_VARARGS, "n / (T1 + eps) in 80-bit."},
+    {"zeros", k_zeros, METH_VARARGS, "A zero-filled Buf of n bytes."},
+    {"copy", k_copy, METH_VARARGS, "A Buf holding a copy of a buffer."},
+    {"tune_malloc", k_tune_malloc, METH_NOARGS, "Keep large freed buffers for reuse (CLI only)."},
     {"mantissa_bits", k_mantissa_bits, METH_NOARGS, "Significand bits of long double (64 for x87)."},
     {NULL, NULL, 0, NULL}};
 
@@ -1658,5 +2095,16 @@ static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_x87", "Compiled ker
 
 PyMODINIT_FUNC PyInit__x87(void)
 {
-    return PyModule_Create(&moddef);
+    if (PyType_Ready(&BufType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&moddef);
+    if (!m)
+        return NULL;
+    Py_INCREF(&BufType);
+    if (PyModule_AddObject(m, "Buf", (PyObject *)&BufType) < 0) {
+        Py_DECREF(&BufType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Union
+
+Buffer = Union[bytearray, "K.Buf"]
 
 from perfeval import _x87 as K
 from perfeval.classic.options import ClassicExit, ClassicRequest, c_int
@@ -54,9 +56,9 @@ class Out:
 class DataSet:
     """One data set after preprocessing (SPEC section 5)."""
 
-    t: bytearray  # 0/1 targets as float32, sorted with the predictions
-    p: bytearray  # float32 predictions, ascending, in the original's tie order
-    fr: bytearray  # float32 tie fractions
+    t: Buffer  # 0/1 targets as float32, sorted with the predictions
+    p: Buffer  # float32 predictions, ascending, in the original's tie order
+    fr: Buffer  # float32 tie fractions
     n: int
     T0: int
     T1: int
@@ -76,7 +78,7 @@ class State:
     rmse: float = 0.0
     warn_min: int = 1
     warn_max: int = 1
-    slots: array = field(default_factory=lambda: array("f"))  # the pred[] array across blocks
+    slots: bytearray = field(default_factory=bytearray)  # PERF's pred[] array across blocks
 
 
 class Classic:
@@ -89,7 +91,7 @@ class Classic:
         self.flags = set(req.flags)
 
     # -- reading ------------------------------------------------------------------------------------
-    def read_warnings(self, p: bytearray, limit: int) -> None:
+    def read_warnings(self, p: Buffer, limit: int) -> None:
         """The once-per-run warnings PERF prints while it reads (SPEC 4.5)."""
         f = self.flags
         a_on = bool(f & {"RMS", "CXE", "CAL", "NRM", "SLQ"})
@@ -112,7 +114,7 @@ class Classic:
             self.io.err("Warning: Negative prediction but threshold is at default of %f.\n" % self.r.threshold)
 
     # -- preprocessing ------------------------------------------------------------------------------
-    def start(self, t: bytearray, p: bytearray) -> DataSet:
+    def start(self, t: Buffer, p: Buffer) -> DataSet:
         """PERF's start_computations for one data set; prints plots and their warnings."""
         r, st, io = self.r, self.st, self.io
         n = len(p) // 4
@@ -124,28 +126,31 @@ class Classic:
                    % (mn, assumed))
         st.warn_min = st.warn_max = 1
         K.sort(t, p)
-        fr = bytearray(4 * n)
+        fr = K.zeros(4 * n)
         K.fractions(t, p, fr)
         ds = DataSet(t, p, fr, n, T0, T1, bool(all_same), assumed, mean)
-        # slots of the original's pred[] that this data set does not overwrite keep older values
+        # PERF reads pred[n] at the edges of the sweep; in block mode that slot holds what an earlier,
+        # longer block left there (SPEC 5.4, 5.5)
         pv = memoryview(p).cast("f")
-        pn = st.slots[n] if len(st.slots) > n else 0.0
+        pn = memoryview(st.slots).cast("f")[n] if len(st.slots) > 4 * n else 0.0
         plot = {"acc": 1, "cost": 2}.get(r.plot or "", 0)
         st.max_acc_thresh, st.last_acc_thresh, st.max_acc_count, pb = K.acc_sweep(
             t, p, pn, T0, T1, *r.cost, plot, st.max_acc_thresh, st.last_acc_thresh, st.max_acc_count)
         io.out(pb)
         at = lambda i: 0.0 if i < 0 else (pv[i] if i < n else pn)  # noqa: E731
         self.freq_thresh = K.midpoint(at(T0), at(T0 - 1))
-        self.counts = K.confusion(t, p, r.threshold)
-        self.freq_counts = K.confusion(t, p, self.freq_thresh)
-        self.max_counts = K.confusion(t, p, st.max_acc_thresh)
+        self.counts, self.freq_counts, self.max_counts = K.confusion(
+            t, p, (r.threshold, self.freq_thresh, st.max_acc_thresh))
         if r.percent is not None:
             self.counts = K.percent_counts(fr, r.percent, T0, T1)
+        self.roc = None  # (area, 1 - area): PERF computes it again for the ROC line; same numbers
         if r.plot == "roc":
-            st.roc_area, _, pb = K.roc(fr, T0, T1, 1)
+            *self.roc, pb = K.roc(fr, T0, T1, 1)
             io.out(pb)
         elif "SAR" in self.flags:
-            st.roc_area = K.roc(fr, T0, T1, 0)[0]
+            *self.roc, _ = K.roc(fr, T0, T1, 0)
+        if self.roc is not None:
+            st.roc_area = self.roc[0]
         if "SAR" in self.flags:
             st.rmse = self.rms(ds)[0]
         if r.plot == "pr":
@@ -153,10 +158,10 @@ class Classic:
         if r.plot == "lift":
             io.out(K.lift_plot(fr, T1))
         self.max_lift = K.max_lift(n, T1)
-        # remember what the sorted data left in the pred[] array
-        if len(st.slots) < n:
-            st.slots.extend([0.0] * (n - len(st.slots)))
-        st.slots[:n] = array("f", bytes(p))
+        if self.r.blocks:  # remember what the sorted block left in the pred[] array
+            if len(st.slots) < 4 * n:
+                st.slots += bytes(4 * n - len(st.slots))
+            st.slots[: 4 * n] = p
         self._ds = ds
         return ds
 
@@ -243,7 +248,7 @@ class Classic:
             v, v_l, _ = self.apr(ds)
             out.append("APR   %s\n" % f8(v_l if loss else v))
         if "ROC" in f:
-            v, v_l, _ = K.roc(ds.fr, ds.T0, ds.T1, 0)
+            v, v_l = self.roc if self.roc is not None else K.roc(ds.fr, ds.T0, ds.T1, 0)[:2]
             out.append("ROC   %s\n" % f8(v_l if loss else v))
         if "R50" in f:
             v, v_l = K.r50(ds.fr, ds.T0, ds.T1, 50)

@@ -11,6 +11,9 @@ integer is an error naming the source, line and field instead of a crash or an e
 
 from __future__ import annotations
 
+import mmap
+import os
+import stat
 import sys
 from dataclasses import dataclass
 
@@ -27,20 +30,33 @@ _ROLES = {
 }
 
 
-def read_bytes(path: str | None) -> bytes:
-    """The whole input: a file, or standard input when ``path`` is None."""
+def _map(fh) -> mmap.mmap | memoryview | None:
+    """A read-only mapping of a regular, non-empty file (no copy); None when it cannot be mapped."""
+    try:
+        st = os.fstat(fh.fileno())
+        if stat.S_ISREG(st.st_mode) and st.st_size > (1 << 20):
+            pos = os.lseek(fh.fileno(), 0, os.SEEK_CUR)  # stdin may have been read from already
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            return memoryview(mm)[pos:] if pos else mm
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def read_bytes(path: str | None) -> bytes | mmap.mmap | memoryview:
+    """The whole input: a file, or standard input when ``path`` is None (mapped when it is a file)."""
     if path is None:
-        return sys.stdin.buffer.read()
+        return _map(sys.stdin.buffer) or sys.stdin.buffer.read()
     try:
         with open(path, "rb") as fh:
-            return fh.read()
+            return _map(fh) or fh.read()
     except IsADirectoryError:
         raise InputFormatError("is a directory, not a data file", source=path) from None
     except OSError as e:
         raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
 
 
-def parse_columns(data: bytes, pattern: str, source: str, role: str | None = None) -> list[bytearray]:
+def parse_columns(data: bytes | mmap.mmap | memoryview, pattern: str, source: str, role: str | None = None) -> list[bytearray]:
     """Split ``data`` into columns: float32 for each ``f`` of ``pattern``, int32 for each ``i``.
 
     Raises
@@ -73,9 +89,9 @@ def parse_columns(data: bytes, pattern: str, source: str, role: str | None = Non
 class Cases:
     """The cases as read, in input order (float32 columns; block ids as int32)."""
 
-    targets: bytearray
-    preds: bytearray
-    blocks: bytearray | None
+    targets: "_x87.Buf"
+    preds: "_x87.Buf"
+    blocks: "_x87.Buf | None"
     longer: str | None = None  # "true" / "predicted": which -files input had more values
 
     @property
@@ -105,7 +121,13 @@ def read_cases(infile: str | None, predfile: str | None, blocks: bool) -> Cases:
     nt, np_ = len(t) // 4, len(p) // 4
     n = min(nt, np_)
     longer = "true" if nt > n else "predicted" if np_ > n else None
-    del t[4 * n:], p[4 * n:]
-    if ids is not None:
-        del ids[4 * n:]
+    if longer:
+        t, p = _copy_prefix(t, 4 * n), _copy_prefix(p, 4 * n)
+        if ids is not None:
+            ids = _copy_prefix(ids, 4 * n)
     return Cases(t, p, ids, longer)
+
+
+def _copy_prefix(buf, nbytes: int):
+    """The first ``nbytes`` of a column, as a new writable buffer."""
+    return _x87.copy(memoryview(buf)[:nbytes])
