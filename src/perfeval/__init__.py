@@ -19,7 +19,6 @@ __all__ = [
     "get_measure",
     "list_measures",
     "ScoreHistogram",
-    "Moments",
 ]
 
 _LAZY = {
@@ -32,7 +31,6 @@ _LAZY = {
     "get_measure": "perfeval.measures",
     "list_measures": "perfeval.measures",
     "ScoreHistogram": "perfeval.summaries",
-    "Moments": "perfeval.summaries",
 }
 
 

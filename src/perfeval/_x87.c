@@ -954,7 +954,7 @@ static void *sortjob_run(void *arg)
 
 /* The ranges left after a few top partitions are disjoint, so two threads can finish them at once;
  * every range still sees exactly the partitions and swaps of the one-thread run. */
-static int hoare_sort(pt_t *a, Py_ssize_t n)
+static int hoare_sort(pt_t *a, Py_ssize_t n, int threads)
 {
     if (n < 2)
         return 0;
@@ -963,7 +963,7 @@ static int hoare_sort(pt_t *a, Py_ssize_t n)
         lg++;
     int limit = 4 * lg + 32;
     range_t first = {0, n - 1, 0};
-    if (n < (1 << 20))
+    if (n < (1 << 20) || threads == 1)
         return sort_ranges(a, &first, 1, limit);
     enum { MAXR = 64 };
     range_t r[MAXR];
@@ -1015,11 +1015,12 @@ static int hoare_sort(pt_t *a, Py_ssize_t n)
     return rc0 ? rc0 : j1.rc;
 }
 
-/* sort(targets, preds): in place, the original's arrangement */
+/* sort(targets, preds[, threads]): in place, the original's arrangement; threads=1 forces one thread */
 static PyObject *k_sort(PyObject *self, PyObject *args)
 {
     PyObject *to, *po;
-    if (!PyArg_ParseTuple(args, "OO", &to, &po))
+    int threads = 0;
+    if (!PyArg_ParseTuple(args, "OO|i", &to, &po, &threads))
         return NULL;
     Py_buffer tb, pb;
     Py_ssize_t n, n2;
@@ -1038,7 +1039,7 @@ static PyObject *k_sort(PyObject *self, PyObject *args)
             a[i].p = p[i];
             a[i].t = t[i];
         }
-        Py_BEGIN_ALLOW_THREADS rc = hoare_sort(a, n);
+        Py_BEGIN_ALLOW_THREADS rc = hoare_sort(a, n, threads);
         Py_END_ALLOW_THREADS if (!rc)
         {
             for (Py_ssize_t i = 0; i < n; i++) {

@@ -1,0 +1,283 @@
+"""float64 implementations of PERF's measures over a :class:`~perfeval.summaries.ScoreHistogram`.
+
+Modern semantics: no 1e-10 guards (an undefined value is NaN), no quirks, ties handled by the rule in
+each measure's registry entry.  Every function takes the summary and the measure's parameters as
+keywords and returns a Python float.  Walks go from the highest score down, one step per distinct
+score, so the cost is O(distinct scores).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from perfeval.exceptions import InvalidParameterError
+from perfeval.summaries import ScoreHistogram
+
+NAN = math.nan
+
+
+def _div(a: float, b: float) -> float:
+    return a / b if b != 0 else NAN
+
+
+def _confusion(h: ScoreHistogram, threshold: float) -> tuple[float, float, float, float]:
+    """(TP, FN, FP, TN) with score >= threshold predicted positive."""
+    k = int(np.searchsorted(h.scores, threshold, side="left"))
+    tp = float(h.pos[k:].sum())
+    fp = float(h.neg[k:].sum())
+    return tp, h.n_pos - tp, fp, h.n_neg - fp
+
+
+def acc(h: ScoreHistogram, *, threshold: float) -> float:
+    tp, fn, fp, tn = _confusion(h, threshold)
+    return _div(tp + tn, tp + fn + fp + tn)
+
+
+def ppv(h: ScoreHistogram, *, threshold: float) -> float:
+    tp, _fn, fp, _tn = _confusion(h, threshold)
+    return _div(tp, tp + fp)
+
+
+pre = ppv
+
+
+def npv(h: ScoreHistogram, *, threshold: float) -> float:
+    _tp, fn, _fp, tn = _confusion(h, threshold)
+    return _div(tn, tn + fn)
+
+
+def sen(h: ScoreHistogram, *, threshold: float) -> float:
+    tp, fn, _fp, _tn = _confusion(h, threshold)
+    return _div(tp, tp + fn)
+
+
+rec = sen
+
+
+def spc(h: ScoreHistogram, *, threshold: float) -> float:
+    _tp, _fn, fp, tn = _confusion(h, threshold)
+    return _div(tn, tn + fp)
+
+
+def prf(h: ScoreHistogram, *, threshold: float) -> float:
+    p, r = ppv(h, threshold=threshold), sen(h, threshold=threshold)
+    return _div(2 * p * r, p + r)
+
+
+def lft(h: ScoreHistogram, *, threshold: float) -> float:
+    tp, fn, fp, tn = _confusion(h, threshold)
+    return _div(_div(tp, tp + fn), _div(tp + fp, tp + fn + fp + tn))
+
+
+def cst(h: ScoreHistogram, *, threshold: float, tp: float, fn: float, fp: float, tn: float) -> float:
+    a, b, c, d = _confusion(h, threshold)
+    return tp * a + fn * b + fp * c + tn * d
+
+
+def _desc(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray]:
+    """pos and neg per distinct score, highest score first."""
+    return h.pos[::-1], h.neg[::-1]
+
+
+def roc(h: ScoreHistogram) -> float:
+    """Area under the ROC curve; a tied positive/negative pair counts one half."""
+    P, N = h.n_pos, h.n_neg
+    if P == 0 or N == 0:
+        return NAN
+    pos, neg = _desc(h)
+    tp_above = np.cumsum(pos) - pos
+    return float(np.sum(neg * (tp_above + 0.5 * pos)) / (P * N))
+
+
+def r50(h: ScoreHistogram, *, negatives: int) -> float:
+    """ROC_n: ROC area over the top cases until `negatives` negatives, scaled by the negatives used."""
+    P, N = h.n_pos, h.n_neg
+    if P == 0 or N == 0:
+        return NAN
+    if negatives <= 0:
+        raise InvalidParameterError(f"R50 needs `negatives` >= 1, got {negatives}")
+    pos, neg = _desc(h)
+    tp_above = np.cumsum(pos) - pos
+    fp_above = np.cumsum(neg) - neg
+    limit = min(float(negatives), N)
+    take = np.clip(limit - fp_above, 0.0, neg)  # negatives of each group inside the limit
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = np.where(neg > 0, pos / np.where(neg > 0, neg, 1.0), 0.0)
+    area = np.sum(take * tp_above + 0.5 * slope * take * take)
+    return float(area / (limit * P))
+
+
+def apr(h: ScoreHistogram) -> float:
+    """PERF's average precision: expected precision at each positive, random order inside ties.
+
+    By linearity of expectation a tie group of g cases with m positives, below a cases of which b are
+    positive, adds sum_{j=1..g} (m/g) * (b + 1 + (j-1)(m-1)/(g-1)) / (a + j): position j holds a
+    positive with probability m/g, and then the expected number of positives before it in the
+    group is (j-1)(m-1)/(g-1).  This is the quantity PERF's hypergeometric double sum computes.
+    """
+    if not h.is_counts():
+        raise InvalidParameterError("APR needs whole-number weights (counts of cases)")
+    P = h.n_pos
+    if h.n == 0:
+        return NAN
+    if P == 0:
+        return 0.0
+    pos, neg = _desc(h)
+    total = 0.0
+    a = b = 0.0
+    for m, x in zip(pos.tolist(), neg.tolist()):
+        g = m + x
+        if m > 0:
+            j = np.arange(1.0, g + 1.0)
+            inside = (j - 1.0) * (m - 1.0) / (g - 1.0) if g > 1 else np.zeros(1)
+            total += float(np.sum((m / g) * (b + 1.0 + inside) / (a + j)))
+        a += g
+        b += m
+    return total / P
+
+
+def prb(h: ScoreHistogram) -> float:
+    """Share of positives among the top P cases; a straddling tie group counts fractionally."""
+    P = h.n_pos
+    if P == 0:
+        return NAN
+    return _top_positives(h, P) / P
+
+
+def _top_positives(h: ScoreHistogram, k: float) -> float:
+    pos, neg = _desc(h)
+    size = pos + neg
+    above = np.cumsum(size) - size
+    take = np.clip(k - above, 0.0, size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.where(size > 0, pos / np.where(size > 0, size, 1.0), 0.0)
+    return float(np.sum(take * frac))
+
+
+def ntop(h: ScoreHistogram, *, n: float) -> float:
+    if n <= 0:
+        raise InvalidParameterError(f"NTOP needs `n` >= 1, got {n}")
+    return _top_positives(h, float(n)) / n
+
+
+def rkl(h: ScoreHistogram) -> float:
+    """1-based rank of the bottom of the lowest tie group holding a positive (pessimistic)."""
+    if h.n == 0:
+        return NAN
+    if h.n_pos == 0 or h.n_neg == 0:
+        return h.n
+    low = int(np.argmax(h.pos > 0))  # ascending: the lowest score with a positive
+    return float((h.pos[low:] + h.neg[low:]).sum())
+
+
+def top1(h: ScoreHistogram) -> float:
+    if h.n == 0:
+        return 0.0
+    return 1.0 if h.neg[-1] == 0 and h.pos[-1] > 0 else 0.0
+
+
+def top10(h: ScoreHistogram) -> float:
+    pos, neg = _desc(h)
+    size = pos + neg
+    above = np.cumsum(size) - size
+    hit = (above < 10) & (neg == 0) & (pos > 0)
+    return 1.0 if hit.any() else 0.0
+
+
+def _in_unit(h: ScoreHistogram) -> bool:
+    return len(h.scores) == 0 or (h.scores[0] >= 0.0 and h.scores[-1] <= 1.0)
+
+
+def slq(h: ScoreHistogram, *, bins: int) -> float:
+    """SLAC Q-score over `bins` equal bins of [0, 1] (a score of 1 falls in the last bin)."""
+    if bins < 1 or bins != int(bins):
+        raise InvalidParameterError(f"SLQ needs a whole number of bins >= 1, got {bins}")
+    if h.n == 0 or not _in_unit(h):
+        return NAN
+    idx = np.minimum((h.scores * bins).astype(np.int64), int(bins) - 1)
+    x = np.bincount(idx, weights=h.pos, minlength=int(bins))
+    y = np.bincount(idx, weights=h.neg, minlength=int(bins))
+    tot = x + y
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = np.where(tot > 0, np.minimum(x, y) / np.where(tot > 0, tot, 1.0), 0.0)
+    return float(np.sum(tot * (1 - 2 * w) ** 2) / tot.sum())
+
+
+def cxe(h: ScoreHistogram) -> float:
+    """Mean cross-entropy in bits; NaN if a score is outside [0, 1], inf for a certain mistake."""
+    if h.n == 0 or not _in_unit(h):
+        return NAN
+    s = h.scores
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lp = np.where(h.pos > 0, -np.log2(s) * h.pos, 0.0)
+        ln = np.where(h.neg > 0, -np.log2(1.0 - s) * h.neg, 0.0)
+    return float((lp.sum() + ln.sum()) / h.n)
+
+
+def rms(h: ScoreHistogram) -> float:
+    if h.n == 0:
+        return NAN
+    s = h.scores
+    return float(math.sqrt(np.sum(h.pos * (1 - s) ** 2 + h.neg * s**2) / h.n))
+
+
+def nrm(h: ScoreHistogram, *, p: float) -> float:
+    if h.n == 0:
+        return NAN
+    if p == 0:
+        return 1.0
+    s = h.scores
+    total = np.sum(h.pos * np.abs(1 - s) ** p + h.neg * np.abs(s) ** p)
+    return float((total / h.n) ** (1.0 / p))
+
+
+def ca1(h: ScoreHistogram) -> float:
+    """Mean calibration error over the bins [i/20, i/20 + 1/10], i = 0..18, both ends inclusive."""
+    errs = []
+    for i in range(19):
+        lo, hi = i / 20, (i + 2) / 20
+        m = (h.scores >= lo) & (h.scores <= hi)
+        k = h.pos[m].sum() + h.neg[m].sum()
+        if k == 0:
+            errs.append(0.0)
+            continue
+        errs.append(abs(h.pos[m].sum() / k - np.sum(h.scores[m] * (h.pos[m] + h.neg[m])) / k))
+    return float(sum(errs) / 19)
+
+
+def ca2(h: ScoreHistogram, *, window: int) -> float:
+    """Mean calibration error over windows of `window` consecutive cases in score order; each case of
+    a tie group counts positives/size of a positive, so the order inside ties does not matter."""
+    if not h.is_counts():
+        raise InvalidParameterError("CA2 needs whole-number weights (counts of cases)")
+    S = int(window)
+    if S < 1:
+        raise InvalidParameterError(f"CA2 needs a window of at least 1 case, got {window}")
+    size = h.pos + h.neg
+    n = int(size.sum())
+    if n < S:
+        return NAN
+    ends = np.cumsum(size)  # cases up to and including each group (ascending)
+    starts = ends - size
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.where(size > 0, h.pos / np.where(size > 0, size, 1.0), 0.0)
+    cum_f = np.concatenate([[0.0], np.cumsum(h.pos)])
+    cum_s = np.concatenate([[0.0], np.cumsum(h.scores * size)])
+
+    def prefix(k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        g = np.searchsorted(ends, k, side="left")  # group holding case k (1-based count k)
+        g = np.minimum(g, len(size) - 1)
+        inside = k - starts[g]
+        return cum_f[g] + inside * frac[g], cum_s[g] + inside * h.scores[g]
+
+    k = np.arange(S, n + 1, dtype=np.float64)
+    f_hi, s_hi = prefix(k)
+    f_lo, s_lo = prefix(k - S)
+    return float(np.mean(np.abs((f_hi - f_lo) / S - (s_hi - s_lo) / S)))
+
+
+def sar(h: ScoreHistogram, *, threshold: float, w_acc: float, w_roc: float, w_rms: float) -> float:
+    wsum = w_acc + w_roc + w_rms
+    return _div(w_acc * acc(h, threshold=threshold) + w_roc * roc(h) + w_rms * (1 - rms(h)), wsum)

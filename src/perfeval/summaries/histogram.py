@@ -1,0 +1,167 @@
+"""ScoreHistogram: the exact, mergeable summary every PERF measure is computed from.
+
+The summary of a data set is its distinct scores in ascending order with the positive and the
+negative weight at each.  Two summaries merge by a sorted union that adds the weights of equal
+scores, so a data set can be summarised in pieces (chunks of a file, partitions of a cluster) and
+finished once: the in-memory, streaming and distributed paths then share every line of metric code
+and give identical numbers.  Memory grows with the number of distinct scores, not of rows (three
+float64 per distinct score).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from perfeval.exceptions import InvalidParameterError
+
+
+def _as_1d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
+    arr = np.asarray(a)
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.reshape(-1)
+    if arr.ndim != 1:
+        raise InvalidParameterError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+    try:
+        return arr.astype(dtype, copy=False)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"`{name}` must be numeric, got values of type {arr.dtype}") from None
+
+
+class ScoreHistogram:
+    """Distinct scores (ascending) with the positive and negative weight at each.
+
+    Parameters
+    ----------
+    scores : ndarray of float64, strictly increasing
+    pos, neg : ndarray of float64, same length, non-negative
+        Total weight of positive / negative cases at each score.
+
+    Examples
+    --------
+    >>> h = ScoreHistogram.from_arrays([1, 0, 1, 0], [0.9, 0.2, 0.2, 0.1])
+    >>> h.scores.tolist(), h.pos.tolist(), h.neg.tolist()
+    ([0.1, 0.2, 0.9], [0.0, 1.0, 1.0], [1.0, 1.0, 0.0])
+    >>> a = ScoreHistogram.from_arrays([1, 0], [0.9, 0.2])
+    >>> b = ScoreHistogram.from_arrays([1, 0], [0.2, 0.1])
+    >>> a.merge(b) == h
+    True
+    """
+
+    __slots__ = ("scores", "pos", "neg")
+
+    def __init__(self, scores: np.ndarray, pos: np.ndarray, neg: np.ndarray):
+        self.scores = np.ascontiguousarray(scores, dtype=np.float64)
+        self.pos = np.ascontiguousarray(pos, dtype=np.float64)
+        self.neg = np.ascontiguousarray(neg, dtype=np.float64)
+        if not (self.scores.ndim == self.pos.ndim == self.neg.ndim == 1
+                and len(self.scores) == len(self.pos) == len(self.neg)):
+            raise InvalidParameterError("scores, pos and neg must be 1-D arrays of one length")
+
+    # -- construction -------------------------------------------------------------------------------
+    @classmethod
+    def empty(cls) -> ScoreHistogram:
+        """The summary of no data (the identity of :meth:`merge`)."""
+        z = np.zeros(0)
+        return cls(z, z, z)
+
+    @classmethod
+    def from_arrays(cls, y_true: Any, y_score: Any, sample_weight: Any = None) -> ScoreHistogram:
+        """Summarise cases given as arrays.
+
+        Parameters
+        ----------
+        y_true : array-like of {0, 1} or bool
+            Binary targets.
+        y_score : array-like of float
+            Scores; must be finite or +-inf (NaN cannot be ranked).
+        sample_weight : array-like of float, optional
+            Non-negative weight per case (default 1).
+
+        Raises
+        ------
+        InvalidParameterError
+            Mismatched lengths, a target other than 0/1, a NaN score, a negative weight.
+        """
+        t = _as_1d("y_true", y_true)
+        s = _as_1d("y_score", y_score)
+        if len(t) != len(s):
+            raise InvalidParameterError(
+                f"`y_true` and `y_score` must have the same length, got {len(t)} and {len(s)}")
+        bad = ~((t == 0) | (t == 1))
+        if bad.any():
+            i = int(np.argmax(bad))
+            vals = np.unique(t[~np.isnan(t)])[:5].tolist()
+            raise InvalidParameterError(
+                f"`y_true` must hold only 0 and 1, got {t[i]!r} at index {i} (values seen: {vals})")
+        if np.isnan(s).any():
+            i = int(np.argmax(np.isnan(s)))
+            raise InvalidParameterError(f"`y_score` holds NaN at index {i}; scores must be numbers")
+        if sample_weight is None:
+            w = np.ones(len(s))
+        else:
+            w = _as_1d("sample_weight", sample_weight)
+            if len(w) != len(s):
+                raise InvalidParameterError(
+                    f"`sample_weight` must have the length of `y_score` ({len(s)}), got {len(w)}")
+            if not np.all(np.isfinite(w)) or (w < 0).any():
+                raise InvalidParameterError("`sample_weight` must be finite and non-negative")
+        if len(s) == 0:
+            return cls.empty()
+        # -0.0 and 0.0 are one score
+        s = s + 0.0
+        scores, inv = np.unique(s, return_inverse=True)
+        pos = np.bincount(inv, weights=w * t, minlength=len(scores))
+        neg = np.bincount(inv, weights=w * (1.0 - t), minlength=len(scores))
+        return cls(scores, pos, neg)
+
+    # -- the monoid ---------------------------------------------------------------------------------
+    def merge(self, other: ScoreHistogram) -> ScoreHistogram:
+        """The summary of both data sets: a sorted union adding the weights of equal scores."""
+        if len(other.scores) == 0:
+            return self
+        if len(self.scores) == 0:
+            return other
+        allsc = np.concatenate([self.scores, other.scores])
+        scores, inv = np.unique(allsc, return_inverse=True)
+        pos = np.bincount(inv, weights=np.concatenate([self.pos, other.pos]), minlength=len(scores))
+        neg = np.bincount(inv, weights=np.concatenate([self.neg, other.neg]), minlength=len(scores))
+        return ScoreHistogram(scores, pos, neg)
+
+    __add__ = merge
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ScoreHistogram):
+            return NotImplemented
+        return (np.array_equal(self.scores, other.scores) and np.array_equal(self.pos, other.pos)
+                and np.array_equal(self.neg, other.neg))
+
+    def __repr__(self) -> str:
+        return (f"ScoreHistogram(distinct={len(self.scores)}, positives={self.n_pos:g}, "
+                f"negatives={self.n_neg:g})")
+
+    # -- totals -------------------------------------------------------------------------------------
+    @property
+    def n_pos(self) -> float:
+        return float(self.pos.sum())
+
+    @property
+    def n_neg(self) -> float:
+        return float(self.neg.sum())
+
+    @property
+    def n(self) -> float:
+        return self.n_pos + self.n_neg
+
+    def is_counts(self) -> bool:
+        """True when every weight is a whole number (unit-weight cases)."""
+        return bool(np.all(self.pos == np.round(self.pos)) and np.all(self.neg == np.round(self.neg)))
+
+    # -- serialisation (summaries travel between processes) ------------------------------------------
+    def to_dict(self) -> dict[str, list[float]]:
+        return {"scores": self.scores.tolist(), "pos": self.pos.tolist(), "neg": self.neg.tolist()}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, list[float]]) -> ScoreHistogram:
+        return cls(np.asarray(d["scores"]), np.asarray(d["pos"]), np.asarray(d["neg"]))

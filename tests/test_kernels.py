@@ -1,0 +1,125 @@
+"""The compiled kernels against slow references: reading numbers, the quicksort, tie fractions."""
+
+from __future__ import annotations
+
+import random
+import struct
+from array import array
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from perfeval import _x87 as K
+from _reference import f32, f32_from_decimal, hoare_quicksort
+
+
+def _floats(buf) -> list[float]:
+    return memoryview(buf).cast("f").tolist()
+
+
+@given(st.lists(st.decimals(allow_nan=False, allow_infinity=False, places=None).map(str), min_size=1, max_size=40))
+def test_parse_rounds_each_decimal_once_to_float32(tokens):
+    tokens = [t for t in tokens if "E" not in t.upper() or len(t) < 40]
+    if not tokens:
+        return
+    res = K.parse((" ".join(tokens)).encode(), "f")
+    assert res[0] == "ok"
+    got = _floats(res[1][0])
+    want = [f32_from_decimal(t) for t in tokens]
+    assert [struct.pack("f", g) for g in got] == [struct.pack("f", w) for w in want]
+
+
+@pytest.mark.parametrize("tok", [
+    # decimals whose nearest double lies exactly on a float32 midpoint: parsing to double first and then
+    # narrowing would round twice and pick the wrong float32
+    "1.00000005960464477539062500000001", "0.500000029802322387695312499999",
+    "16777217.0000000000001", "3.4028235677973366e38", "1e-45", "7.0064923216240861e-46", "1.17549435e-38",
+])
+def test_parse_near_midpoints(tok):
+    got = _floats(K.parse(tok.encode(), "f")[1][0])[0]
+    assert struct.pack("f", got) == struct.pack("f", f32_from_decimal(tok))
+
+
+def test_parse_special_tokens_and_separators():
+    res = K.parse(b"# a comment\n1,0.5\t inf\r\n  # another\n-INF 0x1p-2 +.5e0 1e-3 -0\n", "f")
+    assert res[0] == "ok"
+    assert _floats(res[1][0]) == [1.0, 0.5, float("inf"), float("-inf"), 0.25, 0.5, f32(1e-3), -0.0]
+
+
+def test_parse_incomplete_last_record_gets_zero():
+    res = K.parse(b"1 0.9\n0 0.1\n1", "ff")
+    t, p = (_floats(c) for c in res[1])
+    assert (t, p) == ([1.0, 0.0, 1.0], [f32(0.9), f32(0.1), 0.0])
+
+
+def test_parse_two_threads_equal_one(tmp_path):
+    rng = random.Random(5)
+    rows = "".join(f"{rng.randint(0, 1)} {rng.random():.{rng.randint(1, 9)}f}\n" for _ in range(500_000))
+    big = rows.encode()
+    assert len(big) > (1 << 22)  # the threaded path
+    t, p = K.parse(big, "ff")[1]
+    small_t, small_p = [], []
+    for i in range(0, len(rows.splitlines()), 50_000):  # the single-thread path, in pieces
+        chunk = "\n".join(rows.splitlines()[i:i + 50_000]).encode()
+        a, b = K.parse(chunk, "ff")[1]
+        small_t += _floats(a)
+        small_p += _floats(b)
+    assert _floats(t) == small_t and _floats(p) == small_p
+
+
+def _sorted_by_kernel(p, t, threads=0):
+    pb, tb = bytearray(array("f", p).tobytes()), bytearray(array("f", t).tobytes())
+    K.sort(tb, pb, threads)
+    return _floats(pb), _floats(tb)
+
+
+scores = st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.5, 0.75, 1.0, 2.0, -1.0, 1e-20])
+
+
+@given(st.lists(st.tuples(scores | st.floats(-3, 3, width=32), st.sampled_from([0.0, 1.0])), max_size=300))
+def test_sort_is_the_originals_quicksort(pairs):
+    p = [f32(a) for a, _ in pairs]
+    t = [b for _, b in pairs]
+    rp, rt = list(p), list(t)
+    hoare_quicksort(rp, rt)
+    assert _sorted_by_kernel(p, t) == (rp, rt)
+
+
+@pytest.mark.parametrize("shape", ["sorted", "reversed", "sorted_ties", "organ_pipe", "all_equal"])
+def test_sort_degenerate_inputs_take_the_fast_path_and_agree(shape):
+    rng = random.Random(3)
+    n = 3000  # deep enough that the segment-tree partitions take over
+    base = sorted(round(rng.random(), 3 if "ties" in shape else 7) for _ in range(n))
+    p = {"sorted": base, "sorted_ties": base, "reversed": base[::-1],
+         "organ_pipe": base[::2] + base[1::2][::-1], "all_equal": [0.5] * n}[shape]
+    p = [f32(x) for x in p]
+    t = [float(rng.random() < 0.3) for _ in range(n)]
+    rp, rt = list(p), list(t)
+    hoare_quicksort(rp, rt)
+    assert _sorted_by_kernel(p, t) == (rp, rt)
+
+
+@pytest.mark.parametrize("kind", ["random_ties", "sorted"])
+def test_sort_two_threads_equal_one(kind):
+    rng = random.Random(11)
+    n = 1_200_000  # above the threshold for two threads
+    if kind == "sorted":
+        p = sorted(f32(round(rng.random(), 4)) for _ in range(n))
+    else:
+        p = [f32(round(rng.random(), 3)) for _ in range(n)]
+    t = [float(rng.random() < 0.4) for _ in range(n)]
+    assert _sorted_by_kernel(p, t, threads=0) == _sorted_by_kernel(p, t, threads=1)
+
+
+def test_fractions_chain_within_1e_15():
+    p = [1e-20, 2e-20, 0.3, 0.3, 0.3, 0.9]
+    t = [1.0, 0.0, 1.0, 0.0, 0.0, 1.0]
+    pb, tb = bytearray(array("f", p).tobytes()), bytearray(array("f", t).tobytes())
+    fr = K.zeros(len(pb))
+    K.fractions(tb, pb, fr)
+    assert _floats(fr) == [0.5, 0.5, f32(1 / 3), f32(1 / 3), f32(1 / 3), 1.0]
+
+
+def test_long_double_is_x87():
+    assert K.mantissa_bits() == 64
