@@ -1,0 +1,94 @@
+"""The registry is complete and consistent, and the commands' help/lists are generated from it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from perfeval import UnknownMeasureError, get_measure, list_measures
+from perfeval.classic.help import help_text
+from perfeval.classic.options import ALL_FLAGS, FLAG_OPTIONS, MEASURE_FLAGS
+from perfeval.cli.main import list_measures_text, main
+from perfeval.measures import NICKNAMES, REGISTRY
+
+PERF_24 = {"ACC", "RMS", "CXE", "ROC", "R50", "SEN", "SPC", "NPV", "PPV", "PRE", "REC", "PRF", "PRB", "APR",
+           "LFT", "TOP1", "TOP10", "NTOP", "RKL", "NRM", "CST", "SAR", "CA1", "CA2", "SLQ"}
+
+
+def test_every_perf_measure_is_registered_once():
+    assert {m.name for m in list_measures()} == PERF_24
+    assert len(REGISTRY) == len(PERF_24)
+
+
+@pytest.mark.parametrize("m", list_measures(), ids=lambda m: m.name)
+def test_every_measure_is_documented(m):
+    for text in (m.title, m.definition, m.ties, m.edge_cases, m.perf):
+        assert len(text) >= 4
+    assert m.direction in ("higher", "lower")
+    assert m.perf_options and all(o.startswith("-") for o in m.perf_options)
+    assert callable(m.function())
+
+
+def test_classic_flags_are_the_registry_options():
+    by_option = REGISTRY.by_perf_option()
+    for opt, flag in FLAG_OPTIONS:
+        names = {m.name for m in by_option[opt]}
+        assert names == {flag}, opt
+    for flag in MEASURE_FLAGS:
+        if flag == "CAL":
+            assert {m.name for m in REGISTRY.perf_option_measures("-cal")} == {"CA1", "CA2"}
+        else:
+            assert flag in REGISTRY
+    assert set(NICKNAMES["all"]) - {"CA1", "CA2"} == set(ALL_FLAGS) - {"CAL"}
+
+
+def test_lookup_is_case_insensitive_and_suggests():
+    assert get_measure("AUC") is get_measure("-roc") is get_measure("roc_auc")
+    assert get_measure("-break_even").name == "PRB"
+    with pytest.raises(UnknownMeasureError, match="did you mean 'roc'"):
+        get_measure("rco")
+    with pytest.raises(UnknownMeasureError, match="CA1, CA2"):
+        get_measure("-cal")
+
+
+def test_help_texts_list_every_measure():
+    text = help_text()
+    listing = list_measures_text()
+    for m in list_measures():
+        assert m.name in text and m.name in listing
+        for opt in m.perf_options:
+            assert opt in text
+
+
+def test_perfeval_command(capsys):
+    assert main(["--version"]) == 0
+    assert "perfeval 0.1.0" in capsys.readouterr().out
+    assert main(["list-measures", "--long"]) == 0
+    out = capsys.readouterr().out
+    assert "Ties:" in out and "APR: average precision" in out
+    assert main(["no-such-command"]) == 2
+    assert main([]) == 0
+
+
+def test_measure_parameters_are_checked():
+    from perfeval import InvalidParameterError, ScoreHistogram
+
+    h = ScoreHistogram.from_arrays([1, 0], [0.6, 0.2])
+    with pytest.raises(InvalidParameterError, match="no parameter 'bins'"):
+        get_measure("roc")(h, bins=3)
+    assert get_measure("ntop")(h, n=1) == 1.0
+
+
+def test_import_perfeval_stays_light():
+    code = "import sys, perfeval, perfeval.classic.main; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_docs_measures_is_generated_from_the_registry():
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parents[1] / "docs" / "measures.md"
+    assert doc.read_text() == list_measures_text(fmt="markdown"), "run `make docs` to regenerate docs/measures.md"
