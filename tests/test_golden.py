@@ -41,3 +41,12 @@ def test_golden(case):
         assert status != 0 and out == ""
         assert len(lines) == 1 and lines[0].startswith("Error:"), err
         assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["kind"] in ("exact", "deviation")], ids=lambda c: c["id"])
+def test_golden_through_the_two_thread_path(case, monkeypatch):
+    from perfeval.classic import engine
+
+    monkeypatch.setattr(engine, "PARALLEL_MIN", 0)
+    out, err, status = run_perf(case["args"], _stdin(case), cwd=GOLDEN / "inputs")
+    assert (out, err, status) == (case["stdout"], case["stderr"], case["status"])

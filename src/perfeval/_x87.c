@@ -26,10 +26,16 @@
 #include <pthread.h>
 #include <malloc.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <errno.h>
 
 typedef long double ext; /* x87 80-bit extended on x86-64 Linux */
 
 #define EPS 1e-10
+/* release the GIL around a kernel's loop (no block scope, unlike Py_BEGIN_ALLOW_THREADS) */
+#define NOGIL_BEGIN PyThreadState *_nogil_ts = PyEval_SaveThread();
+#define NOGIL_END PyEval_RestoreThread(_nogil_ts);
 #define MAX_TIES 50000
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -512,6 +518,137 @@ static PyObject *parse_floats(Py_buffer *data, int ncol)
 done:
     big_free(jobs[0].vals, jobs[0].cap * sizeof(float));
     big_free(jobs[1].vals, jobs[1].cap * sizeof(float));
+    return res;
+}
+
+typedef struct {
+    int fd;
+    char *dst;
+    off_t off;
+    size_t len;
+    int err;
+} preadjob;
+
+static void *pread_run(void *arg)
+{
+    preadjob *j = arg;
+    size_t got = 0;
+    while (got < j->len) {
+        ssize_t r = pread(j->fd, j->dst + got, j->len - got, j->off + (off_t)got);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            j->err = errno;
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    j->len = got;
+    return NULL;
+}
+
+/* Read all of fd from its current offset into a big buffer: a regular file with two threads at once
+ * (pread of each half), anything else (a pipe) sequentially.  Returns the length or -1 (errno). */
+static Py_ssize_t slurp_fd(int fd, char **out, size_t *cap_out)
+{
+    struct stat st;
+    *out = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        off_t pos = lseek(fd, 0, SEEK_CUR);
+        if (pos < 0)
+            pos = 0;
+        size_t len = st.st_size > pos ? (size_t)(st.st_size - pos) : 0;
+        char *buf = big_alloc(len + 1);
+        if (!buf) {
+            errno = ENOMEM;
+            return -1;
+        }
+        preadjob a = {fd, buf, pos, len / 2, 0}, b = {fd, buf + len / 2, pos + (off_t)(len / 2), len - len / 2, 0};
+        pthread_t th;
+        int threaded = len > (1 << 22) && pthread_create(&th, NULL, pread_run, &b) == 0;
+        pread_run(&a);
+        if (threaded)
+            pthread_join(th, NULL);
+        else
+            pread_run(&b);
+        if (a.err || b.err) {
+            big_free(buf, len + 1);
+            errno = a.err ? a.err : b.err;
+            return -1;
+        }
+        size_t total = len;
+        if (a.len + b.len != len) { /* the file changed under us: keep what is contiguous */
+            total = a.len < len / 2 ? a.len : a.len + b.len;
+        }
+        lseek(fd, pos + (off_t)total, SEEK_SET);
+        *out = buf;
+        *cap_out = len + 1;
+        return (Py_ssize_t)total;
+    }
+    size_t cap = 1 << 24, len = 0;
+    char *buf = big_alloc(cap);
+    if (!buf) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (;;) {
+        if (len == cap) {
+            char *nb = big_alloc(cap * 2);
+            if (!nb) {
+                big_free(buf, cap);
+                errno = ENOMEM;
+                return -1;
+            }
+            memcpy(nb, buf, len);
+            big_free(buf, cap);
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + len, cap - len);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            big_free(buf, cap);
+            errno = e;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        len += (size_t)r;
+    }
+    *out = buf;
+    *cap_out = cap;
+    return (Py_ssize_t)len;
+}
+
+static PyObject *k_parse(PyObject *self, PyObject *args);
+
+/* parse_fd(fd, pattern): read the whole of a file descriptor (no Python copy) and parse it */
+static PyObject *k_parse_fd(PyObject *self, PyObject *args)
+{
+    int fd;
+    const char *pattern;
+    if (!PyArg_ParseTuple(args, "is", &fd, &pattern))
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0;
+    Py_ssize_t len;
+    Py_BEGIN_ALLOW_THREADS len = slurp_fd(fd, &buf, &cap);
+    Py_END_ALLOW_THREADS if (len < 0) return PyErr_SetFromErrno(PyExc_OSError);
+    PyObject *view = PyMemoryView_FromMemory(buf, len, PyBUF_READ);
+    PyObject *res = NULL;
+    if (view) {
+        PyObject *a = Py_BuildValue("(Os)", view, pattern);
+        if (a) {
+            res = k_parse(self, a);
+            Py_DECREF(a);
+        }
+        Py_DECREF(view);
+    }
+    big_free(buf, cap);
     return res;
 }
 
@@ -1082,6 +1219,7 @@ static PyObject *k_fractions(PyObject *self, PyObject *args)
     }
     const float *t = tb.buf, *p = pb.buf;
     float *f = fb.buf;
+    NOGIL_BEGIN
     Py_ssize_t item = 0;
     while (item < n) {
         Py_ssize_t begin = item, count = 1, pos = t[item] == 1.0f;
@@ -1096,6 +1234,7 @@ static PyObject *k_fractions(PyObject *self, PyObject *args)
             f[i] = fr;
         item++;
     }
+    NOGIL_END
     PyBuffer_Release(&tb);
     PyBuffer_Release(&pb);
     PyBuffer_Release(&fb);
@@ -1140,6 +1279,7 @@ static PyObject *k_acc_sweep(PyObject *self, PyObject *args)
     const float *t = tb.buf, *p = pb.buf;
     outbuf ob = {0};
     int err = 0;
+    NOGIL_BEGIN
     double tt = 0, tf = (double)T1, ft = 0, ff = (double)T0;
     double top = P_at(p, n, n - 1, pn), second = P_at(p, n, n - 2, pn);
     double threshold = (double)((ext)top + ((ext)top - (ext)second) / 2.0L);
@@ -1181,6 +1321,7 @@ static PyObject *k_acc_sweep(PyObject *self, PyObject *args)
         }
         /* the original also tracks a minimum cost here, but never prints it */
     }
+    NOGIL_END
     PyBuffer_Release(&tb);
     PyBuffer_Release(&pb);
     if (err) {
@@ -1227,12 +1368,14 @@ static PyObject *k_confusion(PyObject *self, PyObject *args)
     const float *t = tb.buf, *p = pb.buf;
     Py_ssize_t cnt[8][4];
     memset(cnt, 0, sizeof cnt);
+    NOGIL_BEGIN
     for (Py_ssize_t i = 0; i < n; i++) {
         int pos = t[i] == 1.0f;
         double pv = p[i];
         for (Py_ssize_t j = 0; j < k; j++)
             cnt[j][(pos ? 0 : 2) + (pv >= thr[j] ? 0 : 1)]++;
     }
+    NOGIL_END
     PyBuffer_Release(&tb);
     PyBuffer_Release(&pb);
     PyObject *lst = PyList_New(k);
@@ -1255,6 +1398,7 @@ static PyObject *k_percent_counts(PyObject *self, PyObject *args)
     if (get_f32(fo, &fb, 0, &n) < 0)
         return NULL;
     const float *f = fb.buf;
+    NOGIL_BEGIN
     /* n * P in 80-bit, then / 100, then truncated, as the binary does (double arithmetic differs,
      * e.g. n = 1000, P = 14.1) */
     long long k = (long long)(((ext)n * (ext)prc) / 100.0L);
@@ -1268,6 +1412,7 @@ static PyObject *k_percent_counts(PyObject *self, PyObject *args)
         a = (double)(a + (ext)f[item]);
         c = (double)(c + (1.0L - (ext)f[item]));
     }
+    NOGIL_END
     PyBuffer_Release(&fb);
     return Py_BuildValue("(dddd)", a, (double)((ext)T1 - a), c, (double)((ext)T0 - c));
 }
@@ -1291,6 +1436,7 @@ static PyObject *k_roc(PyObject *self, PyObject *args)
     const float *fr = fb.buf;
     outbuf ob = {0};
     int err = 0;
+    NOGIL_BEGIN
     double tt = 0, tf = (double)T1, ft = 0, ff = (double)T0;
     double tpf = (double)((ext)tt / ((ext)tt + tf));
     double fpf = (double)(1.0L - (ext)ff / ((ext)ft + ff));
@@ -1312,6 +1458,7 @@ static PyObject *k_roc(PyObject *self, PyObject *args)
         tt = (double)tt2;
         ft = (double)ft2;
     }
+    NOGIL_END
     PyBuffer_Release(&fb);
     if (err) {
         free(ob.buf);
@@ -1333,6 +1480,7 @@ static PyObject *k_r50(PyObject *self, PyObject *args)
     if (get_f32(fo, &fb, 0, &n) < 0)
         return NULL;
     const float *fr = fb.buf;
+    NOGIL_BEGIN
     ext tt = 0, tf = (ext)T1, ft = 0, ff = (ext)T0;
     ext tpf = tt / (tt + tf), fpf = 1.0L - ff / (ft + ff);
     ext tpf_prev = tpf;
@@ -1351,6 +1499,7 @@ static PyObject *k_r50(PyObject *self, PyObject *args)
         tpf_prev = tpf;
         fpf_prev = (double)fpf;
     }
+    NOGIL_END
     PyBuffer_Release(&fb);
     return Py_BuildValue("(dd)", area, (double)(1.0L - area));
 }
@@ -1369,6 +1518,7 @@ static PyObject *k_lift_plot(PyObject *self, PyObject *args)
     const float *fr = fb.buf;
     outbuf ob = {0};
     int err = 0;
+    NOGIL_BEGIN
     double tt = 0, ft = 0;
     for (Py_ssize_t item = n - 1; item > -1 && !err; item--) {
         tt = (double)(tt + (ext)fr[item]);
@@ -1377,6 +1527,7 @@ static PyObject *k_lift_plot(PyObject *self, PyObject *args)
         ext lift = ((ext)tt / ((ext)(double)T1 + EPS)) / (frac + EPS);
         err |= ob_line2(&ob, "%6.4lf %6.4lf\n", (double)frac, (double)lift);
     }
+    NOGIL_END
     PyBuffer_Release(&fb);
     if (err) {
         free(ob.buf);
@@ -1392,14 +1543,20 @@ static PyObject *k_lift_plot(PyObject *self, PyObject *args)
 static double LF[MAX_TIES];
 static int LF_ready = 0;
 
-static void lf_init(void)
+static pthread_mutex_t APR_LOCK = PTHREAD_MUTEX_INITIALIZER;
+
+static void lf_fill(void)
 {
-    if (LF_ready)
-        return;
     LF[0] = 0;
     for (int i = 1; i < MAX_TIES; i++)
         LF[i] = (double)((ext)LF[i - 1] + logl((ext)i));
     LF_ready = 1;
+}
+
+static void lf_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, lf_fill);
 }
 
 static inline ext choose_log(int N, int M)
@@ -1439,12 +1596,17 @@ static ext *PCACHE[CACHE_G + 1][CACHE_G + 1];
 
 static const ext *apr_probs(int g, int m)
 {
+    pthread_mutex_lock(&APR_LOCK);
     ext *tab = PCACHE[g][m];
-    if (tab)
+    if (tab) {
+        pthread_mutex_unlock(&APR_LOCK);
         return tab;
+    }
     tab = malloc(sizeof(ext) * (size_t)g * (size_t)(m + 1));
-    if (!tab)
+    if (!tab) {
+        pthread_mutex_unlock(&APR_LOCK);
         return NULL;
+    }
     for (int j = 1; j <= g; j++)
         for (int k = 0; k <= m; k++) {
             ext v = -1.0L;
@@ -1456,6 +1618,7 @@ static const ext *apr_probs(int g, int m)
             tab[(size_t)(j - 1) * (size_t)(m + 1) + (size_t)k] = v;
         }
     PCACHE[g][m] = tab;
+    pthread_mutex_unlock(&APR_LOCK);
     return tab;
 }
 
@@ -1536,6 +1699,7 @@ static PyObject *k_apr(PyObject *self, PyObject *args)
     }
     const float *p = pb.buf, *fr = fb.buf;
     lf_init();
+    NOGIL_BEGIN
     outbuf ob = {0};
     int err = 0, big = 0;
     ext tt = 0, tin = 0, fin = 0;
@@ -1563,6 +1727,7 @@ static PyObject *k_apr(PyObject *self, PyObject *args)
             err |= ob_line2(&ob, "%6.4lf %6.4lf\n", (double)recall, (double)precision);
         }
     }
+    NOGIL_END
     PyBuffer_Release(&pb);
     PyBuffer_Release(&fb);
     if (err) {
@@ -1593,6 +1758,7 @@ static PyObject *k_ranks(PyObject *self, PyObject *args)
     if (get_f32(fo, &fb, 0, &n) < 0)
         return NULL;
     const float *fr = fb.buf;
+    NOGIL_BEGIN
     /* PRB: fractional positives in the top T1 positions, over T1 */
     ext s = 0;
     for (Py_ssize_t item = n - 1; item >= T0; --item)
@@ -1623,6 +1789,7 @@ static PyObject *k_ranks(PyObject *self, PyObject *args)
     for (Py_ssize_t item = n - 1; item > -1 && n - item <= ntop_k; item--)
         ts += fr[item];
     ext ntop = ts / ((ext)ntop_raw + EPS);
+    NOGIL_END
     PyBuffer_Release(&fb);
     return Py_BuildValue("(dddddddd)", (double)prb, (double)(1.0L - prb), top1, top10, rkl, (double)rkl_loss,
                          (double)ntop, (double)(1.0L - ntop));
@@ -1659,8 +1826,11 @@ static PyObject *k_slq(PyObject *self, PyObject *args)
         return PyErr_NoMemory();
     }
     ext div = (ext)width + EPS;
+    NOGIL_BEGIN
     for (Py_ssize_t i = 0; i < n; i++) {
-        double fb = (double)floorl((ext)p[i] / div);
+        ext q = (ext)p[i] / div;
+        /* floor; for q >= 0 the truncating conversion is the same and much cheaper than floorl */
+        double fb = (q >= 0 && q < 4.0e18L) ? (double)(long long)q : (double)floorl(q);
         if (!(fb >= 0 && fb < nb))
             continue;
         int bin = (int)fb;
@@ -1681,6 +1851,7 @@ static PyObject *k_slq(PyObject *self, PyObject *args)
         q += tot * (1.0L - 2.0L * w) * (1.0L - 2.0L * w);
         qn += pos[bin] + neg[bin];
     }
+    NOGIL_END
     free(pos);
     free(neg);
     PyBuffer_Release(&tb);
@@ -1695,6 +1866,20 @@ static PyObject *k_slq(PyObject *self, PyObject *args)
 
 /* rms(t, p, warn_min, warn_max, acc) -> (rms, acc + rms, warn_min, warn_max, [(kind, value), ...])
  * kind 1: a prediction above 1, kind 0: below 0 -- the range warnings, once per data set. */
+static PyObject *warn_list(int nw, const int *wk, const double *wv)
+{
+    PyObject *warns = PyList_New(nw);
+    for (int k = 0; warns && k < nw; k++) {
+        PyObject *w = Py_BuildValue("(id)", wk[k], wv[k]);
+        if (!w) {
+            Py_CLEAR(warns);
+            break;
+        }
+        PyList_SET_ITEM(warns, k, w);
+    }
+    return warns;
+}
+
 static PyObject *k_rms(PyObject *self, PyObject *args)
 {
     PyObject *to, *po;
@@ -1711,33 +1896,33 @@ static PyObject *k_rms(PyObject *self, PyObject *args)
         return NULL;
     }
     const float *t = tb.buf, *p = pb.buf;
-    PyObject *warns = PyList_New(0);
+    int nw = 0, wk[2];
+    double wv[2];
     ext sse = 0;
-    for (Py_ssize_t i = 0; i < n && warns; i++) {
+    NOGIL_BEGIN
+    for (Py_ssize_t i = 0; i < n; i++) {
         ext d = (ext)t[i] - (ext)p[i];
         sse += d * d;
         if (p[i] > 1.0 && wmax) {
             sse = (double)sse; /* spilled around the warning's fprintf */
             wmax = 0;
-            PyObject *w = Py_BuildValue("(id)", 1, (double)p[i]);
-            if (!w || PyList_Append(warns, w) < 0)
-                Py_CLEAR(warns);
-            Py_XDECREF(w);
+            wk[nw] = 1;
+            wv[nw++] = p[i];
         }
-        if (p[i] < 0.0 && wmin && warns) {
+        if (p[i] < 0.0 && wmin) {
             sse = (double)sse;
             wmin = 0;
-            PyObject *w = Py_BuildValue("(id)", 0, (double)p[i]);
-            if (!w || PyList_Append(warns, w) < 0)
-                Py_CLEAR(warns);
-            Py_XDECREF(w);
+            wk[nw] = 0;
+            wv[nw++] = p[i];
         }
     }
+    ext v = sqrtl(sse / (ext)(double)n);
+    NOGIL_END
     PyBuffer_Release(&tb);
     PyBuffer_Release(&pb);
+    PyObject *warns = warn_list(nw, wk, wv);
     if (!warns)
         return NULL;
-    ext v = sqrtl(sse / (ext)(double)n);
     return Py_BuildValue("(ddiiN)", (double)v, (double)((ext)accin + v), wmin, wmax, warns);
 }
 
@@ -1760,7 +1945,9 @@ static PyObject *k_cxe(PyObject *self, PyObject *args)
     }
     float *t = tb.buf;
     const float *p = pb.buf;
-    PyObject *warns = PyList_New(0);
+    int nw = 0, wk[2];
+    double wv[2];
+    NOGIL_BEGIN
     double log2d = (double)logl(2.0L);
     double acc = 0;
     /* the term depends only on (prediction, class): sorted data repeats it along each tie, so the
@@ -1768,9 +1955,11 @@ static PyObject *k_cxe(PyObject *self, PyObject *args)
     float last_p = NAN;
     int last_c = -1;
     ext last_term = 0;
-    for (Py_ssize_t i = 0; i < n && warns; i++) {
+    for (Py_ssize_t i = 0; i < n; i++) {
         int cls = !(t[i] < mean_true);
-        t[i] = cls ? 1.0f : 0.0f;
+        float nt = cls ? 1.0f : 0.0f;
+        if (t[i] != nt) /* store only a change: when nothing changes, other threads may read t */
+            t[i] = nt;
         if (!(p[i] == last_p && cls == last_c)) {
             if (!cls) {
                 ext x = 1.0L - (ext)p[i];
@@ -1783,21 +1972,19 @@ static PyObject *k_cxe(PyObject *self, PyObject *args)
         acc = (double)((ext)acc + last_term);
         if (p[i] > 1.0 && wmax) {
             wmax = 0;
-            PyObject *w = Py_BuildValue("(id)", 1, (double)p[i]);
-            if (!w || PyList_Append(warns, w) < 0)
-                Py_CLEAR(warns);
-            Py_XDECREF(w);
+            wk[nw] = 1;
+            wv[nw++] = p[i];
         }
-        if (p[i] < 0.0 && wmin && warns) {
+        if (p[i] < 0.0 && wmin) {
             wmin = 0;
-            PyObject *w = Py_BuildValue("(id)", 0, (double)p[i]);
-            if (!w || PyList_Append(warns, w) < 0)
-                Py_CLEAR(warns);
-            Py_XDECREF(w);
+            wk[nw] = 0;
+            wv[nw++] = p[i];
         }
     }
+    NOGIL_END
     PyBuffer_Release(&tb);
     PyBuffer_Release(&pb);
+    PyObject *warns = warn_list(nw, wk, wv);
     if (!warns)
         return NULL;
     return Py_BuildValue("(diiN)", (double)((ext)acc / (ext)(double)n), wmin, wmax, warns);
@@ -1819,12 +2006,14 @@ static PyObject *k_nrm(PyObject *self, PyObject *args)
         return NULL;
     }
     const float *t = tb.buf, *p = pb.buf;
+    NOGIL_BEGIN
     ext acc = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         double accd = (double)acc; /* spilled before every pow call */
         double d = (double)fabsl((ext)t[i] - (ext)p[i]);
         acc = (ext)accd + powl((ext)d, (ext)P);
     }
+    NOGIL_END
     PyBuffer_Release(&tb);
     PyBuffer_Release(&pb);
     double base = (double)(acc / (ext)(double)n);
@@ -1851,6 +2040,7 @@ static PyObject *k_ca1(PyObject *self, PyObject *args)
         return NULL;
     }
     const float *t = tb.buf, *p = pb.buf;
+    NOGIL_BEGIN
     ext cal_sum = 0;
     for (int i = 0; i < 19; i++) {
         ext lo = (ext)i * 0.05, hi = lo + 0.1;
@@ -1876,6 +2066,7 @@ static PyObject *k_ca1(PyObject *self, PyObject *args)
         ext obs = (ext)(double)ct / k;
         cal_sum += fabsl(obs - sp / k);
     }
+    NOGIL_END
     PyBuffer_Release(&tb);
     PyBuffer_Release(&pb);
     return PyFloat_FromDouble((double)(cal_sum / 19.0L));
@@ -1897,6 +2088,7 @@ static PyObject *k_ca2(PyObject *self, PyObject *args)
         return NULL;
     }
     const float *t = tb.buf, *p = pb.buf;
+    NOGIL_BEGIN
     long long ct = 0, cf = 0, csn = 0;
     ext sp = 0, cs = 0;
     for (Py_ssize_t item = 0; item < n; item++) {
@@ -1917,6 +2109,7 @@ static PyObject *k_ca2(PyObject *self, PyObject *args)
             sp -= p[item - S + 1];
         }
     }
+    NOGIL_END
     PyBuffer_Release(&tb);
     PyBuffer_Release(&pb);
     return PyFloat_FromDouble((double)(cs / (ext)(double)csn));
@@ -2061,6 +2254,7 @@ static PyObject *k_mantissa_bits(PyObject *self, PyObject *noargs)
 
 static PyMethodDef methods[] = {
     {"parse", k_parse, METH_VARARGS, "Read whitespace/comma separated numbers into float32/int32 columns."},
+    {"parse_fd", k_parse_fd, METH_VARARGS, "Read a file descriptor to its end and parse it like parse()."},
     {"binarise", k_binarise, METH_VARARGS, "Binarise the targets in place around their mean."},
     {"sort", k_sort, METH_VARARGS, "Sort (targets, predictions) in place exactly as PERF's quicksort does."},
     {"fractions", k_fractions, METH_VARARGS, "Tie fractions (positives / size of each 1e-15 tie chain)."},

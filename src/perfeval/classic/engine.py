@@ -9,6 +9,8 @@ measures.  All arithmetic that decides a printed digit runs in the compiled kern
 
 from __future__ import annotations
 
+import os
+import threading
 from array import array
 from dataclasses import dataclass, field
 from typing import Callable, Union
@@ -21,6 +23,12 @@ from perfeval.classic.reader import Cases
 
 EPS = 1e-10
 BLOCK_RESERVED = -999999
+#: data sets at least this large compute their measures in two threads (the tests set it to 0 to run
+#: every case through the threaded path)
+PARALLEL_MIN = int(os.environ.get("PERFEVAL_PARALLEL_MIN", "200000"))
+ALL_CLASS_0 = "Warning: Precision and Recall not well defined if all cases are class 0.\n"
+BIG_TIES = ("Warning: There are more than 50000 ties in your prediction, "
+            "using pessimistic ordering in Average Precision.\n")
 
 
 def fmt(spec: str, x: float) -> str:
@@ -114,81 +122,63 @@ class Classic:
             self.io.err("Warning: Negative prediction but threshold is at default of %f.\n" % self.r.threshold)
 
     # -- preprocessing ------------------------------------------------------------------------------
-    def start(self, t: Buffer, p: Buffer) -> DataSet:
-        """PERF's start_computations for one data set; prints plots and their warnings."""
-        r, st, io = self.r, self.st, self.io
+    def prepare(self, t: Buffer, p: Buffer) -> DataSet:
+        """Binarise the targets, sort with the original's quicksort, form the tie fractions (SPEC 5.1-5.3)."""
         n = len(p) // 4
         status, mean, mn, _mx, T0, T1, all_same, assumed = K.binarise(t)
         if status:
             raise ClassicExit("Error: More than 2 unique target values detected.  Exiting.\n", "stderr", 255)
         if all_same:
-            io.err("Warning: All targets in block have same value %8.4f. Assuming targets are class %d\n"
-                   % (mn, assumed))
-        st.warn_min = st.warn_max = 1
+            self.io.err("Warning: All targets in block have same value %8.4f. Assuming targets are class %d\n"
+                        % (mn, assumed))
+        self.st.warn_min = self.st.warn_max = 1
         K.sort(t, p)
         fr = K.zeros(4 * n)
         K.fractions(t, p, fr)
-        ds = DataSet(t, p, fr, n, T0, T1, bool(all_same), assumed, mean)
-        # PERF reads pred[n] at the edges of the sweep; in block mode that slot holds what an earlier,
-        # longer block left there (SPEC 5.4, 5.5)
-        pv = memoryview(p).cast("f")
-        pn = memoryview(st.slots).cast("f")[n] if len(st.slots) > 4 * n else 0.0
+        return DataSet(t, p, fr, n, T0, T1, bool(all_same), assumed, mean)
+
+    def _pn(self, n: int) -> float:
+        """What PERF finds at pred[n]: 0, or in block mode what an earlier, longer block left there."""
+        return memoryview(self.st.slots).cast("f")[n] if len(self.st.slots) > 4 * n else 0.0
+
+    def _remember_slots(self, ds: DataSet) -> None:
+        if len(self.st.slots) < 4 * ds.n:
+            self.st.slots += bytes(4 * ds.n - len(self.st.slots))
+        self.st.slots[: 4 * ds.n] = ds.p
+
+    def sweep(self, ds: DataSet) -> bytes:
+        """The accuracy/cost sweep (SPEC 5.4); returns the acc or cost plot lines."""
+        st, r = self.st, self.r
         plot = {"acc": 1, "cost": 2}.get(r.plot or "", 0)
         st.max_acc_thresh, st.last_acc_thresh, st.max_acc_count, pb = K.acc_sweep(
-            t, p, pn, T0, T1, *r.cost, plot, st.max_acc_thresh, st.last_acc_thresh, st.max_acc_count)
-        io.out(pb)
-        at = lambda i: 0.0 if i < 0 else (pv[i] if i < n else pn)  # noqa: E731
-        self.freq_thresh = K.midpoint(at(T0), at(T0 - 1))
-        self.counts, self.freq_counts, self.max_counts = K.confusion(
-            t, p, (r.threshold, self.freq_thresh, st.max_acc_thresh))
-        if r.percent is not None:
-            self.counts = K.percent_counts(fr, r.percent, T0, T1)
-        self.roc = None  # (area, 1 - area): PERF computes it again for the ROC line; same numbers
-        if r.plot == "roc":
-            *self.roc, pb = K.roc(fr, T0, T1, 1)
-            io.out(pb)
-        elif "SAR" in self.flags:
-            *self.roc, _ = K.roc(fr, T0, T1, 0)
-        if self.roc is not None:
-            st.roc_area = self.roc[0]
-        if "SAR" in self.flags:
-            st.rmse = self.rms(ds)[0]
-        if r.plot == "pr":
-            self.apr(ds, plot=True)
-        if r.plot == "lift":
-            io.out(K.lift_plot(fr, T1))
-        self.max_lift = K.max_lift(n, T1)
-        if self.r.blocks:  # remember what the sorted block left in the pred[] array
-            if len(st.slots) < 4 * n:
-                st.slots += bytes(4 * n - len(st.slots))
-            st.slots[: 4 * n] = p
-        self._ds = ds
-        return ds
+            ds.t, ds.p, self._pn(ds.n), ds.T0, ds.T1, *r.cost, plot, st.max_acc_thresh, st.last_acc_thresh,
+            st.max_acc_count)
+        return pb
+
+    def freq_thresh(self, ds: DataSet) -> float:
+        pv = memoryview(ds.p).cast("f")
+        pn = self._pn(ds.n)
+        at = lambda i: 0.0 if i < 0 else (pv[i] if i < ds.n else pn)  # noqa: E731
+        return K.midpoint(at(ds.T0), at(ds.T0 - 1))
 
     # -- measures that print warnings ---------------------------------------------------------------
-    def rms(self, ds: DataSet, acc: float = 0.0) -> tuple[float, float]:
-        st = self.st
-        v, acc_out, st.warn_min, st.warn_max, warns = K.rms(ds.t, ds.p, st.warn_min, st.warn_max, acc)
-        self._range_warnings(warns)
-        return v, acc_out
-
     def _range_warnings(self, warns: list) -> None:
         for kind, val in warns:
             side = "larger than 1.0" if kind == 1 else "less than 0.0"
             self.io.err("Warning: Prediction (%10.6f) %s when calculating RMS or CXE\n" % (val, side))
 
-    def apr(self, ds: DataSet, plot: bool = False, acc: float = 0.0) -> tuple[float, float, float]:
-        """(APR, 1 - APR, acc + APR); APR is 0 with a warning when every case is class 0."""
+    def rms(self, ds: DataSet, acc: float = 0.0) -> tuple[float, float, list]:
+        """(RMS, acc + RMS, range warnings); the once-per-data-set warning flags are updated."""
+        st = self.st
+        v, acc_out, st.warn_min, st.warn_max, warns = K.rms(ds.t, ds.p, st.warn_min, st.warn_max, acc)
+        return v, acc_out, warns
+
+    def apr(self, ds: DataSet, plot: bool = False, acc: float = 0.0) -> tuple[float, float, float, list, bytes]:
+        """(APR, 1 - APR, acc + APR, warnings, PR plot); APR is 0 with a warning when all are class 0."""
         if ds.all_same and ds.assumed == 0:
-            self.io.err("Warning: Precision and Recall not well defined if all cases are class 0.\n")
-            return 0.0, 1.0, K.add_ext(acc, 0.0)
+            return 0.0, 1.0, K.add_ext(acc, 0.0), [ALL_CLASS_0], b""
         v, loss, acc_out, big, pb = K.apr(ds.p, ds.fr, ds.T1, 1 if plot else 0, acc)
-        for _ in range(big):
-            self.io.err("Warning: There are more than 50000 ties in your prediction, "
-                        "using pessimistic ordering in Average Precision.\n")
-        if plot:
-            self.io.out(pb)
-        return v, loss, acc_out
+        return v, loss, acc_out, [BIG_TIES] * big, pb
 
     # -- normal mode --------------------------------------------------------------------------------
     def run_normal(self, cases: Cases) -> None:
@@ -196,24 +186,155 @@ class Classic:
         self.read_warnings(cases.preds, cases.n)
         if cases.longer:
             io.err("Warning: %s values file is longer.\n" % ("True" if cases.longer == "true" else "Predicted"))
-        ds = self.start(cases.targets, cases.preds)
+        ds = self.prepare(cases.targets, cases.preds)
+        res: dict = {}
+        # Two independent lines of work once the data are sorted: measures of the tie fractions, and
+        # measures of targets and predictions in sorted order (CXE rewrites the targets, so SLQ, NRM,
+        # RMS, CA1, CA2 keep their order after it).  Results are printed below in PERF's order.
+        if ds.n >= PARALLEL_MIN:
+            worker = threading.Thread(target=self._fraction_measures, args=(ds, res))
+            worker.start()
+            try:
+                self._target_measures(ds, res)
+            finally:
+                worker.join()
+            if "error" in res:
+                raise res["error"]
+        else:
+            self._fraction_measures(ds, res)
+            self._target_measures(ds, res)
+        self.report(ds, res)
+
+    def _fraction_measures(self, ds: DataSet, res: dict) -> None:
+        try:
+            r, f = self.r, self.flags
+            if r.plot == "roc" or "SAR" in f or "ROC" in f:
+                res["roc"] = K.roc(ds.fr, ds.T0, ds.T1, 1 if r.plot == "roc" else 0)
+            if r.plot == "pr" or "APR" in f:
+                res["apr"] = self.apr(ds, plot=r.plot == "pr")
+            if "R50" in f:
+                res["r50"] = K.r50(ds.fr, ds.T0, ds.T1, 50)
+            res["ranks"] = K.ranks(ds.fr, ds.T0, ds.T1, 1 if ds.all_same else 0, c_int(r.ntop), r.ntop)
+            if r.plot == "lift":
+                res["lift"] = K.lift_plot(ds.fr, ds.T1)
+            if r.percent is not None:
+                res["percent"] = K.percent_counts(ds.fr, r.percent, ds.T0, ds.T1)
+            if self._cxe_keeps_targets(ds):  # then these do not have to wait for CXE
+                self._late_target_measures(ds, res)
+        except BaseException as e:  # re-raised by the main thread
+            res["error"] = e
+
+    def _cxe_keeps_targets(self, ds: DataSet) -> bool:
+        """True when -cxe would rewrite no target (0/1 targets with the raw mean in (0, 1], or no CXE):
+        a 0 stays 0 when 0 < mean, a 1 stays 1 when not 1 < mean (SPEC 6.15)."""
+        if "CXE" not in self.flags:
+            return True
+        return (ds.T0 == 0 or 0.0 < ds.mean_true) and (ds.T1 == 0 or not 1.0 < ds.mean_true)
+
+    def _late_target_measures(self, ds: DataSet, res: dict) -> None:
+        """Measures PERF prints after CXE that read no warning state: NRM, CA1, CA2."""
+        r, f = self.r, self.flags
+        if "NRM" in f:
+            res["nrm"] = K.nrm(ds.t, ds.p, r.nrm)
+        if "CAL" in f:
+            res["ca1"] = K.ca1(ds.t, ds.p)
+            res["ca2"] = K.ca2(ds.t, ds.p, r.cal_window)
+
+    def _target_measures(self, ds: DataSet, res: dict) -> None:
+        r, f, st = self.r, self.flags, self.st
+        res["sweep_plot"] = self.sweep(ds)
+        res["freq_thresh"] = ft = self.freq_thresh(ds)
+        res["counts"] = K.confusion(ds.t, ds.p, (r.threshold, ft, st.max_acc_thresh))
+        if "SAR" in f:
+            res["sar_rms"] = self.rms(ds)
+        if "SLQ" in f:
+            res["slq"] = K.slq(ds.t, ds.p, r.slq_width, r.slq_bins)
+        if "CXE" in f:
+            v, st.warn_min, st.warn_max, warns = K.cxe(ds.t, ds.p, ds.mean_true, st.warn_min, st.warn_max)
+            res["cxe"] = (v, warns)
+        if not self._cxe_keeps_targets(ds):
+            self._late_target_measures(ds, res)
+        if "RMS" in f:
+            res["rms"] = self.rms(ds)
+
+    def report(self, ds: DataSet, res: dict) -> None:
+        """Print in PERF's order (SPEC 5.7 and 7)."""
+        r, io, f, st = self.r, self.io, self.flags, self.st
+        # start_computations: the plots and the warnings of what it computes up front
+        io.out(res["sweep_plot"])
+        if "roc" in res:
+            st.roc_area = res["roc"][0]
+            if r.plot == "roc":
+                io.out(res["roc"][2])
+        if "sar_rms" in res:
+            st.rmse = res["sar_rms"][0]
+            self._range_warnings(res["sar_rms"][2])
+        if r.plot == "pr":
+            for w in res["apr"][3]:
+                io.err(w)
+            io.out(res["apr"][4])
+        if r.plot == "lift":
+            io.out(res["lift"])
+        self.max_lift = K.max_lift(ds.n, ds.T1)
+        counts, freq_counts, max_counts = res["counts"]
+        if r.percent is not None:
+            counts = res["percent"]
+        self._ds = ds
+        # the report
         if (r.stats_mode or "ROC" in f) and r.plot in ("roc", "acc"):
             io.out("\n")
         if r.percent is not None:
-            self.section(self.counts, "prc of data", r.percent, "Percent of data")
+            self.section(counts, "prc of data", r.percent, "Percent of data")
         else:
-            self.section(self.counts, "pred_thresh", r.threshold, "Threshold")
+            self.section(counts, "pred_thresh", r.threshold, "Threshold")
         if r.stats_mode or r.confusion:
             io.out("\n")
-            self.section(self.freq_counts, "freq_thresh", self.freq_thresh, "Threshold")
+            self.section(freq_counts, "freq_thresh", res["freq_thresh"], "Threshold")
             io.out("\n")
-            if self.st.max_acc_count > 1:
+            if st.max_acc_count > 1:
                 io.out("Caution: %d Different Thresholds Achieved Max Accuracy.\n"
-                       "Run with -accplot option to see accuracy vs. threshold.\n\n" % self.st.max_acc_count)
-            self.section(self.max_counts, "max_acc_thresh", self.st.max_acc_thresh, "threshold")
+                       "Run with -accplot option to see accuracy vs. threshold.\n\n" % st.max_acc_count)
+            self.section(max_counts, "max_acc_thresh", st.max_acc_thresh, "threshold")
             io.out("\n")
-        self.rank_measures(ds)
-        self.probability_measures(ds)
+        loss = r.loss
+        prb, prb_l, top1, top10, rkl, rkl_l, ntop, ntop_l = res["ranks"]
+        out = []
+        if "PRB" in f:
+            out.append("PRB   %s\n" % f8(prb_l if loss else prb))
+        if "APR" in f:
+            v, v_l, _, warns, _ = res["apr"]
+            for w in warns:
+                io.err(w)
+            out.append("APR   %s\n" % f8(v_l if loss else v))
+        if "ROC" in f:
+            out.append("ROC   %s\n" % f8(res["roc"][1] if loss else res["roc"][0]))
+        if "R50" in f:
+            out.append("R50   %s\n" % f8(res["r50"][1] if loss else res["r50"][0]))
+        if "RKL" in f:
+            out.append("RKL    %s\n" % f8(rkl_l) if loss else "RKL    %d\n" % c_int(rkl))
+        if "TOP1" in f:
+            out.append("TOP1  %s\n" % f8(1.0 - top1 if loss else top1))
+        if "TOP10" in f:
+            out.append("TOP10 %s\n" % f8(1.0 - top10 if loss else top10))
+        if "NTOP" in f:
+            out.append("NTOP%d  %s\n" % (K.c_int_sum(r.ntop, 0.01), f8(ntop_l if loss else ntop)))
+        if "SLQ" in f:
+            v, v_l = res["slq"]
+            out.append("SLQ   %s Bin_Width %s\n" % (f8(v_l if loss else v), f9(r.slq_width)))
+        if "CXE" in f:
+            v, warns = res["cxe"]
+            self._range_warnings(warns)
+            out.append("CXE   %s\n" % f8(v))
+        if "NRM" in f:
+            out.append("NRM   %s\n" % f8(res["nrm"]))
+        if "RMS" in f:
+            v, _, warns = res["rms"]
+            self._range_warnings(warns)
+            out.append("RMS   %s\n" % f8(v))
+        if "CAL" in f:
+            out.append("CA1   %s 19_0.05_bins\n" % f8(res["ca1"]))
+            out.append("CA2   %s Bin_Size %d\n" % (f8(res["ca2"]), r.cal_window))
+        io.out("".join(out))
 
     def section(self, counts: tuple, tname: str, tval: float, table_label: str) -> None:
         """One threshold section (SPEC 6.1-6.4)."""
@@ -236,49 +357,20 @@ class Classic:
             lines.append("True_0  %s       %s\n" % (fmt("%6.4f", C), fmt("%6.4f", D)))
         self.io.out("".join(lines))
 
-    def rank_measures(self, ds: DataSet) -> None:
-        r, f, loss = self.r, self.flags, self.r.loss
-        out = []
-        k_sum = c_int(r.ntop)
-        prb, prb_l, top1, top10, rkl, rkl_l, ntop, ntop_l = K.ranks(
-            ds.fr, ds.T0, ds.T1, 1 if ds.all_same else 0, k_sum, r.ntop)
-        if "PRB" in f:
-            out.append("PRB   %s\n" % f8(prb_l if loss else prb))
-        if "APR" in f:
-            v, v_l, _ = self.apr(ds)
-            out.append("APR   %s\n" % f8(v_l if loss else v))
-        if "ROC" in f:
-            v, v_l = self.roc if self.roc is not None else K.roc(ds.fr, ds.T0, ds.T1, 0)[:2]
-            out.append("ROC   %s\n" % f8(v_l if loss else v))
-        if "R50" in f:
-            v, v_l = K.r50(ds.fr, ds.T0, ds.T1, 50)
-            out.append("R50   %s\n" % f8(v_l if loss else v))
-        if "RKL" in f:
-            out.append("RKL    %s\n" % f8(rkl_l) if loss else "RKL    %d\n" % c_int(rkl))
-        if "TOP1" in f:
-            out.append("TOP1  %s\n" % f8(1.0 - top1 if loss else top1))
-        if "TOP10" in f:
-            out.append("TOP10 %s\n" % f8(1.0 - top10 if loss else top10))
-        if "NTOP" in f:
-            out.append("NTOP%d  %s\n" % (K.c_int_sum(r.ntop, 0.01), f8(ntop_l if loss else ntop)))
-        if "SLQ" in f:
-            v, v_l = K.slq(ds.t, ds.p, r.slq_width, r.slq_bins)
-            out.append("SLQ   %s Bin_Width %s\n" % (f8(v_l if loss else v), f9(r.slq_width)))
-        self.io.out("".join(out))
-
-    def probability_measures(self, ds: DataSet) -> None:
-        f, st = self.flags, self.st
-        if "CXE" in f:
-            v, st.warn_min, st.warn_max, warns = K.cxe(ds.t, ds.p, ds.mean_true, st.warn_min, st.warn_max)
-            self._range_warnings(warns)
-            self.io.out("CXE   %s\n" % f8(v))
-        if "NRM" in f:
-            self.io.out("NRM   %s\n" % f8(K.nrm(ds.t, ds.p, self.r.nrm)))
-        if "RMS" in f:
-            self.io.out("RMS   %s\n" % f8(self.rms(ds)[0]))
-        if "CAL" in f:
-            self.io.out("CA1   %s 19_0.05_bins\n" % f8(K.ca1(ds.t, ds.p)))
-            self.io.out("CA2   %s Bin_Size %d\n" % (f8(K.ca2(ds.t, ds.p, self.r.cal_window)), self.r.cal_window))
+    def start_block(self, ds: DataSet) -> None:
+        """What start_computations prints for one block: its plot and the plot's warnings."""
+        r, io = self.r, self.io
+        io.out(self.sweep(ds))
+        if r.plot == "roc":
+            io.out(K.roc(ds.fr, ds.T0, ds.T1, 1)[2])
+        if r.plot == "pr":
+            _, _, _, warns, pb = self.apr(ds, plot=True)
+            for w in warns:
+                io.err(w)
+            io.out(pb)
+        if r.plot == "lift":
+            io.out(K.lift_plot(ds.fr, ds.T1))
+        self._remember_slots(ds)
 
     # -- block mode ---------------------------------------------------------------------------------
     def run_blocks(self, cases: Cases) -> None:
@@ -304,16 +396,20 @@ class Classic:
         for idx in order.values():
             t = bytearray(array("f", [tv[i] for i in idx]).tobytes())
             p = bytearray(array("f", [pv[i] for i in idx]).tobytes())
-            ds = self.start(t, p)
-            prb, _, top1, _, rkl, _, _, _ = K.ranks(ds.fr, ds.T0, ds.T1, 1 if ds.all_same else 0, 0, 0.0)
+            ds = self.prepare(t, p)
+            self.start_block(ds)
+            _, _, top1, _, rkl, _, _, _ = K.ranks(ds.fr, ds.T0, ds.T1, 1 if ds.all_same else 0, 0, 0.0)
             if "TOP1" in f:
                 m_top1 = K.add_ext(m_top1, top1)
             if "APR" in f:
-                m_apr = self.apr(ds, acc=m_apr)[2]
+                _, _, m_apr, warns, _ = self.apr(ds, acc=m_apr)
+                for w in warns:
+                    io.err(w)
             if "RKL" in f:
                 m_rkl = K.add_ext(m_rkl, rkl)
             if "RMS" in f:
-                m_rms = self.rms(ds, acc=m_rms)[1]
+                _, m_rms, warns = self.rms(ds, acc=m_rms)
+                self._range_warnings(warns)
         nb = float(len(order))
         for name, flag, total in (("APR", "APR", m_apr), ("RKL", "RKL", m_rkl), ("RMS", "RMS", m_rms),
                                   ("TOP1", "TOP1", m_top1)):

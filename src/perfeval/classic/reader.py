@@ -11,9 +11,6 @@ integer is an error naming the source, line and field instead of a crash or an e
 
 from __future__ import annotations
 
-import mmap
-import os
-import stat
 import sys
 from dataclasses import dataclass
 
@@ -30,33 +27,41 @@ _ROLES = {
 }
 
 
-def _map(fh) -> mmap.mmap | memoryview | None:
-    """A read-only mapping of a regular, non-empty file (no copy); None when it cannot be mapped."""
+def _open(path: str):
     try:
-        st = os.fstat(fh.fileno())
-        if stat.S_ISREG(st.st_mode) and st.st_size > (1 << 20):
-            pos = os.lseek(fh.fileno(), 0, os.SEEK_CUR)  # stdin may have been read from already
-            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-            return memoryview(mm)[pos:] if pos else mm
-    except (OSError, ValueError):
-        pass
-    return None
-
-
-def read_bytes(path: str | None) -> bytes | mmap.mmap | memoryview:
-    """The whole input: a file, or standard input when ``path`` is None (mapped when it is a file)."""
-    if path is None:
-        return _map(sys.stdin.buffer) or sys.stdin.buffer.read()
-    try:
-        with open(path, "rb") as fh:
-            return _map(fh) or fh.read()
+        return open(path, "rb")
     except IsADirectoryError:
         raise InputFormatError("is a directory, not a data file", source=path) from None
     except OSError as e:
         raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
 
 
-def parse_columns(data: bytes | mmap.mmap | memoryview, pattern: str, source: str, role: str | None = None) -> list[bytearray]:
+def read_columns(path: str | None, pattern: str, source: str, role: str | None = None) -> list:
+    """Read a whole file (standard input when ``path`` is None) and split it into columns.
+
+    The kernel reads the file descriptor itself (two threads on a regular file), so a large input is
+    never copied through Python.
+    """
+    fh = sys.stdin.buffer if path is None else _open(path)
+    try:
+        try:
+            fd = fh.fileno()
+        except (OSError, ValueError, AttributeError):  # not a real file (tests, embedding)
+            res = _x87.parse(fh.read(), pattern)
+        else:
+            try:
+                res = _x87.parse_fd(fd, pattern)
+            except IsADirectoryError:
+                raise InputFormatError("is a directory, not a data file", source=source) from None
+            except OSError as e:
+                raise InputFormatError(f"cannot be read ({e.strerror})", source=source) from None
+    finally:
+        if path is not None:
+            fh.close()
+    return _columns(res, pattern, source, role)
+
+
+def parse_columns(data: bytes, pattern: str, source: str, role: str | None = None) -> list:
     """Split ``data`` into columns: float32 for each ``f`` of ``pattern``, int32 for each ``i``.
 
     Raises
@@ -64,7 +69,10 @@ def parse_columns(data: bytes | mmap.mmap | memoryview, pattern: str, source: st
     InputFormatError
         With the source, line and field of the first token that cannot be read.
     """
-    res = _x87.parse(data, pattern)
+    return _columns(_x87.parse(data, pattern), pattern, source, role)
+
+
+def _columns(res: tuple, pattern: str, source: str, role: str | None) -> list:
     if res[0] == "ok":
         return res[1]
     _, why, line, field, token = res
@@ -103,21 +111,18 @@ def read_cases(infile: str | None, predfile: str | None, blocks: bool) -> Cases:
     """Read the cases from standard input, ``-file`` or ``-files`` (in block mode or not)."""
     if predfile is None:
         source = infile if infile is not None else STDIN
-        data = read_bytes(infile)
         if blocks:
-            ids, t, p = parse_columns(data, "iff", source)
+            ids, t, p = read_columns(infile, "iff", source)
             return Cases(t, p, ids)
-        t, p = parse_columns(data, "ff", source)
+        t, p = read_columns(infile, "ff", source)
         return Cases(t, p, None)
     assert infile is not None
-    tdata = read_bytes(infile)
-    pdata = read_bytes(predfile)
     if blocks:
-        ids, t = parse_columns(tdata, "if", infile)
+        ids, t = read_columns(infile, "if", infile)
     else:
         ids = None
-        (t,) = parse_columns(tdata, "f", infile, role="target")
-    (p,) = parse_columns(pdata, "f", predfile, role="prediction")
+        (t,) = read_columns(infile, "f", infile, role="target")
+    (p,) = read_columns(predfile, "f", predfile, role="prediction")
     nt, np_ = len(t) // 4, len(p) // 4
     n = min(nt, np_)
     longer = "true" if nt > n else "predicted" if np_ > n else None

@@ -1,0 +1,38 @@
+# perfeval: `make demo` (set up .venv and run perf on the KDD Cup sample files) and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+# the official KDD Cup 2004 sample files, shipped in the project's shared folder beside this repo
+SAMPLES ?= ../shared/perf-golden/inputs
+
+.PHONY: demo test docs bench fuzz clean
+
+$(BIN)/perf: pyproject.toml setup.py src/perfeval/_x87.c
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@
+
+demo: $(BIN)/perf
+	@test -d $(SAMPLES) || { echo "the KDD Cup sample files are not in $(SAMPLES) (set SAMPLES=...)"; exit 1; }
+	@for f in testperfdata phy_perf_sample_test.dat; do \
+	  echo; echo "== perf < $$f   (official KDD Cup 2004 sample)"; $(BIN)/perf < $(SAMPLES)/$$f; done
+	@echo; echo "== perf -blocks -apr -rkl -rms -top1 < bio_perf_sample_test.dat"
+	@$(BIN)/perf -blocks -apr -rkl -rms -top1 < $(SAMPLES)/bio_perf_sample_test.dat
+	@echo; echo "== perf -roc -apr -rms -plot roc < badtestperfdata | tail -4   (predictions outside [0,1])"
+	@$(BIN)/perf -roc -apr -rms -plot roc < $(SAMPLES)/badtestperfdata | tail -4
+
+test: $(BIN)/perf
+	$(BIN)/python -m pytest -q
+
+docs: $(BIN)/perf
+	$(BIN)/perfeval list-measures --format markdown > docs/measures.md
+
+bench: $(BIN)/perf
+	$(BIN)/python benchmarks/bench_classic.py --perf $(BIN)/perf $(if $(ORIGINAL),--original $(ORIGINAL))
+
+fuzz: $(BIN)/perf
+	PERF_ORACLE=$(PERF_ORACLE) $(BIN)/python tests/oracle_fuzz.py --perf $(BIN)/perf --runs 2000
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info src/perfeval/*.so .pytest_cache .hypothesis
