@@ -187,6 +187,21 @@ def main() -> int:
     return 0 if bad == 0 else 1
 
 
+GOLDEN_INPUTS = os.environ.get("PERF_GOLDEN_INPUTS", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "perf-golden", "inputs"))
+#: the official KDD Cup 2004 sample files: real competition data for a share of the runs
+REAL = {False: ["testperfdata", "badtestperfdata", "phy_perf_sample_test.dat", "bad_phy_perf_sample_test.dat"],
+        True: ["bio_perf_sample_test.dat", "bad_bio_perf_sample_test.dat"]}
+
+
+def real_data(rng: random.Random, blocks: bool) -> bytes | None:
+    names = [n for n in REAL[blocks] if os.path.exists(os.path.join(GOLDEN_INPUTS, n))]
+    if not names:
+        return None
+    with open(os.path.join(GOLDEN_INPUTS, rng.choice(names)), "rb") as fh:
+        return fh.read()
+
+
 def fuzz(oracle: str, perf: str, runs: int, seed: int, keep: str | None) -> tuple[int, int, int, int]:
     rng = random.Random(seed)
     ok = compared = skipped = bad = 0
@@ -194,7 +209,7 @@ def fuzz(oracle: str, perf: str, runs: int, seed: int, keep: str | None) -> tupl
         for i in range(runs):
             args, blocks = gen_args(rng)
             blocks = blocks or any(x.lower() == "-blocks" for x in args)
-            text = gen_data(rng, blocks).encode()
+            text = (real_data(rng, blocks) if rng.random() < 0.1 else None) or gen_data(rng, blocks).encode()
             mode = rng.random()
             if mode < 0.08:  # -files: one value (block mode: "block target") a line, both files complete
                 rows = [ln.split() for ln in text.decode().splitlines() if ln.strip()]

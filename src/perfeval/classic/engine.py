@@ -15,11 +15,12 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Callable, Union
 
-Buffer = Union[bytearray, "K.Buf"]
-
 from perfeval import _x87 as K
 from perfeval.classic.options import ClassicExit, ClassicRequest, c_int
 from perfeval.classic.reader import Cases
+
+#: a float32 (or int32) column: a kernel Buf, or a bytearray
+Buffer = Union[bytearray, "K.Buf"]
 
 EPS = 1e-10
 BLOCK_RESERVED = -999999
@@ -182,7 +183,7 @@ class Classic:
 
     # -- normal mode --------------------------------------------------------------------------------
     def run_normal(self, cases: Cases) -> None:
-        r, io, f = self.r, self.io, self.flags
+        io = self.io
         self.read_warnings(cases.preds, cases.n)
         if cases.longer:
             io.err("Warning: %s values file is longer.\n" % ("True" if cases.longer == "true" else "Predicted"))

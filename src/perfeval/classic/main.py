@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from perfeval.classic.options import ClassicExit, HelpRequested, parse_options
@@ -60,11 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        try:
-            sys.stdout = None  # type: ignore[assignment]
-        finally:
-            return 141
+    except BrokenPipeError:  # `perf ... | head`: stop quietly, as a C program killed by SIGPIPE would
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except Exception as e:  # never a traceback: one line, and a status that says "our fault"
         sys.stderr.write(f"Error: internal error ({type(e).__name__}: {e}); please report it\n")
         return 70

@@ -44,7 +44,7 @@ def list_measures_text(long: bool = False, fmt: str = "table") -> str:
                     f"- aliases: {', '.join(f'`{a}`' for a in m.aliases)}",
                     f"- PERF options: {', '.join(f'`{o}`' for o in m.perf_options)}",
                     f"- better: {m.direction}" + ("; allowed in `-blocks` mode" if m.blocks else ""),
-                    *([f"- parameters: " + "; ".join(f"`{p.name}` (default {p.default}): {p.doc}"
+                    *(["- parameters: " + "; ".join(f"`{p.name}` (default {p.default}): {p.doc}"
                                                       for p in m.params)] if m.params else []),
                     "", m.definition, "", f"**Ties.** {m.ties}", "", f"**Edge cases.** {m.edge_cases}", "",
                     f"**perf compatibility.** {m.perf}", ""]
