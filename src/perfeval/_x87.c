@@ -89,19 +89,41 @@ static PyObject *ob_finish(outbuf *o)
 }
 
 /* Large scratch buffers: anonymous mappings advised to use transparent huge pages, which cuts the
- * page faults of first touch by a factor of 512 where the kernel allows it. */
+ * page faults of first touch by a factor of 512 where the kernel allows it.  The last two freed
+ * mappings are kept and handed out again: a run frees its 100 MB input text just before it needs an
+ * 80 MB sort array, and reusing pages already mapped costs nothing, while fresh ones cost a fault and
+ * a zeroing each.  Callers never assume zeroed memory (zeros() clears what it hands out). */
+#define BIG_MIN (8u << 20)
+#define BIG_CACHE 2
+static void *big_cache[BIG_CACHE];
+static size_t big_cache_size[BIG_CACHE];
+static pthread_mutex_t BIG_LOCK = PTHREAD_MUTEX_INITIALIZER;
+
 static void *big_alloc(size_t bytes)
 {
-    if (bytes < (8u << 20))
+    if (bytes < BIG_MIN)
         return malloc(bytes);
-    size_t sz = (bytes + 4095) & ~(size_t)4095;
-    void *p = mmap(NULL, sz + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
+    size_t sz = ((bytes + 4095) & ~(size_t)4095) + 4096;
+    pthread_mutex_lock(&BIG_LOCK);
+    int best = -1;
+    for (int k = 0; k < BIG_CACHE; k++)
+        if (big_cache[k] && big_cache_size[k] >= sz && (best < 0 || big_cache_size[k] < big_cache_size[best]))
+            best = k;
+    void *p = NULL;
+    if (best >= 0) {
+        p = big_cache[best];
+        big_cache[best] = NULL;
+    }
+    pthread_mutex_unlock(&BIG_LOCK);
+    if (!p) {
+        p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
 #ifdef MADV_HUGEPAGE
-    madvise(p, sz + 4096, MADV_HUGEPAGE);
+        madvise(p, sz, MADV_HUGEPAGE);
 #endif
-    *(size_t *)p = sz + 4096; /* header page keeps the mapping's size */
+        *(size_t *)p = sz; /* header page keeps the mapping's size */
+    }
     return (char *)p + 4096;
 }
 
@@ -109,12 +131,48 @@ static void big_free(void *q, size_t bytes)
 {
     if (!q)
         return;
-    if (bytes < (8u << 20)) {
+    if (bytes < BIG_MIN) {
         free(q);
         return;
     }
     char *p = (char *)q - 4096;
-    munmap(p, *(size_t *)p);
+    size_t sz = *(size_t *)p;
+    pthread_mutex_lock(&BIG_LOCK);
+    int slot = -1;
+    for (int k = 0; k < BIG_CACHE; k++)
+        if (!big_cache[k]) {
+            slot = k;
+            break;
+        }
+    if (slot < 0) { /* replace the smaller cached mapping if this one is larger */
+        slot = big_cache_size[0] <= big_cache_size[1] ? 0 : 1;
+        if (big_cache_size[slot] >= sz)
+            slot = -1;
+        else
+            munmap(big_cache[slot], big_cache_size[slot]);
+    }
+    if (slot >= 0) {
+        big_cache[slot] = p;
+        big_cache_size[slot] = sz;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&BIG_LOCK);
+    if (p)
+        munmap(p, sz);
+}
+
+/* release_cache(): give the kept mappings back to the system (long-lived library processes) */
+static PyObject *k_release_cache(PyObject *self, PyObject *noargs)
+{
+    pthread_mutex_lock(&BIG_LOCK);
+    for (int k = 0; k < BIG_CACHE; k++)
+        if (big_cache[k]) {
+            munmap(big_cache[k], big_cache_size[k]);
+            big_cache[k] = NULL;
+            big_cache_size[k] = 0;
+        }
+    pthread_mutex_unlock(&BIG_LOCK);
+    Py_RETURN_NONE;
 }
 
 
@@ -214,6 +272,25 @@ static int get_f32(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t *n)
         return -1;
     }
     *n = view->len / 4;
+    return 0;
+}
+
+/* Two float32 columns of one length (the second may be empty of meaning, but not of length). */
+static int get_pair(PyObject *a, Py_buffer *va, int wa, PyObject *b, Py_buffer *vb, int wb, Py_ssize_t *n)
+{
+    Py_ssize_t n2;
+    if (get_f32(a, va, wa, n) < 0)
+        return -1;
+    if (get_f32(b, vb, wb, &n2) < 0) {
+        PyBuffer_Release(va);
+        return -1;
+    }
+    if (*n != n2) {
+        PyBuffer_Release(va);
+        PyBuffer_Release(vb);
+        PyErr_Format(PyExc_ValueError, "columns of different lengths (%zd and %zd values)", *n, n2);
+        return -1;
+    }
     return 0;
 }
 
@@ -360,6 +437,66 @@ static int parse_i32(const char *s, Py_ssize_t len, int32_t *out)
     return 0;
 }
 
+/* The tokenizer shared by every reader: white space and commas separate tokens, a line whose first
+ * non-blank character is '#' is skipped, lines and fields are counted for error messages. */
+typedef struct {
+    const char *s;
+    Py_ssize_t len, pos, line, field;
+    int at_line_start;
+} scanner;
+
+static void scan_init(scanner *sc, const char *s, Py_ssize_t len)
+{
+    sc->s = s;
+    sc->len = len;
+    sc->pos = 0;
+    sc->line = 1;
+    sc->field = 0;
+    sc->at_line_start = 1;
+}
+
+/* the next token as [*start, *start + *tlen); 0 at the end of the data */
+static inline int scan_next(scanner *sc, Py_ssize_t *start, Py_ssize_t *tlen)
+{
+    const char *s = sc->s;
+    Py_ssize_t len = sc->len, pos = sc->pos;
+    while (pos < len) {
+        if (sc->at_line_start) {
+            Py_ssize_t q = pos;
+            while (q < len && (s[q] == ' ' || s[q] == '\t' || s[q] == '\r' || s[q] == '\v' || s[q] == '\f'))
+                q++;
+            sc->at_line_start = 0;
+            if (q < len && s[q] == '#') {
+                while (q < len && s[q] != '\n')
+                    q++;
+                pos = q;
+                continue;
+            }
+        }
+        unsigned char ch = (unsigned char)s[pos];
+        if (ch == '\n') {
+            sc->line++;
+            sc->field = 0;
+            sc->at_line_start = 1;
+            pos++;
+            continue;
+        }
+        if (is_sep(ch)) {
+            pos++;
+            continue;
+        }
+        *start = pos;
+        while (pos < len && !is_sep((unsigned char)s[pos]))
+            pos++;
+        *tlen = pos - *start;
+        sc->field++;
+        sc->pos = pos;
+        return 1;
+    }
+    sc->pos = pos;
+    return 0;
+}
+
 /* One thread's share of a float-only parse: every token of s[0:len) into vals. */
 typedef struct {
     const char *s;
@@ -374,54 +511,26 @@ typedef struct {
 static void *fjob_run(void *arg)
 {
     fjob *j = arg;
-    const char *s = j->s;
-    Py_ssize_t len = j->len, pos = 0, line = 1, field = 0;
-    int at_line_start = 1;
-    while (pos < len) {
-        unsigned char ch = (unsigned char)s[pos];
-        if (at_line_start) {
-            Py_ssize_t q = pos;
-            while (q < len && (s[q] == ' ' || s[q] == '\t' || s[q] == '\r' || s[q] == '\v' || s[q] == '\f'))
-                q++;
-            at_line_start = 0;
-            if (q < len && s[q] == '#') {
-                while (q < len && s[q] != '\n')
-                    q++;
-                pos = q;
-                continue;
-            }
-        }
-        if (ch == '\n') {
-            line++;
-            field = 0;
-            at_line_start = 1;
-            pos++;
-            continue;
-        }
-        if (is_sep(ch)) {
-            pos++;
-            continue;
-        }
-        Py_ssize_t start = pos;
-        while (pos < len && !is_sep((unsigned char)s[pos]))
-            pos++;
-        field++;
+    scanner sc;
+    scan_init(&sc, j->s, j->len);
+    Py_ssize_t start, tl;
+    while (scan_next(&sc, &start, &tl)) {
         if (j->n == j->cap) { /* cannot happen: cap >= len / 2 + 2 */
             j->reason = -1;
             return NULL;
         }
-        int r = parse_f32(s + start, pos - start, j->vals + j->n);
+        int r = parse_f32(j->s + start, tl, j->vals + j->n);
         if (r) {
             j->reason = r;
             j->err_start = start;
-            j->err_len = pos - start;
-            j->err_line = line;
-            j->err_field = field;
+            j->err_len = tl;
+            j->err_line = sc.line;
+            j->err_field = sc.field;
             break;
         }
         j->n++;
     }
-    j->lines = line - 1;
+    j->lines = sc.line - 1;
     return NULL;
 }
 
@@ -675,7 +784,7 @@ static PyObject *k_parse(PyObject *self, PyObject *args)
         return r;
     }
     const char *s = data.buf;
-    Py_ssize_t len = data.len, pos = 0;
+    Py_ssize_t len = data.len;
     size_t cap = 1024, nrec = 0;
     void *cols[4] = {0};
     for (int c = 0; c < ncol; c++) {
@@ -683,40 +792,13 @@ static PyObject *k_parse(PyObject *self, PyObject *args)
         if (!cols[c])
             goto nomem;
     }
-    Py_ssize_t ntok = 0, line = 1, field = 0;
-    int col = 0, at_line_start = 1;
+    Py_ssize_t ntok = 0, start, tl;
+    int col = 0;
     int reason = 0;
     Py_ssize_t err_start = 0, err_len = 0, err_line = 0, err_field = 0;
-    while (pos < len) {
-        unsigned char ch = (unsigned char)s[pos];
-        if (at_line_start) {
-            Py_ssize_t q = pos;
-            while (q < len && (s[q] == ' ' || s[q] == '\t' || s[q] == '\r' || s[q] == '\v' || s[q] == '\f'))
-                q++;
-            at_line_start = 0;
-            if (q < len && s[q] == '#') {
-                while (q < len && s[q] != '\n')
-                    q++;
-                pos = q; /* the '\n' (if any) is handled below */
-                continue;
-            }
-        }
-        if (ch == '\n') {
-            line++;
-            field = 0;
-            at_line_start = 1;
-            pos++;
-            continue;
-        }
-        if (is_sep(ch)) {
-            pos++;
-            continue;
-        }
-        Py_ssize_t start = pos;
-        while (pos < len && !is_sep((unsigned char)s[pos]))
-            pos++;
-        Py_ssize_t tl = pos - start;
-        field++;
+    scanner sc;
+    scan_init(&sc, s, len);
+    while (scan_next(&sc, &start, &tl)) {
         if (col == 0 && nrec == cap) {
             size_t ncap = cap * 2;
             for (int c = 0; c < ncol; c++) {
@@ -736,8 +818,8 @@ static PyObject *k_parse(PyObject *self, PyObject *args)
             reason = r;
             err_start = start;
             err_len = tl;
-            err_line = line;
-            err_field = field;
+            err_line = sc.line;
+            err_field = sc.field;
             break;
         }
         ntok++;
@@ -1160,18 +1242,14 @@ static PyObject *k_sort(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OO|i", &to, &po, &threads))
         return NULL;
     Py_buffer tb, pb;
-    Py_ssize_t n, n2;
-    if (get_f32(to, &tb, 1, &n) < 0)
+    Py_ssize_t n;
+    if (get_pair(to, &tb, 1, po, &pb, 1, &n) < 0)
         return NULL;
-    if (get_f32(po, &pb, 1, &n2) < 0) {
-        PyBuffer_Release(&tb);
-        return NULL;
-    }
     float *t = tb.buf, *p = pb.buf;
     size_t abytes = sizeof(pt_t) * (size_t)(n ? n : 1);
     pt_t *a = big_alloc(abytes);
     int rc = -1;
-    if (a && n == n2) {
+    if (a) {
         for (Py_ssize_t i = 0; i < n; i++) {
             a[i].p = p[i];
             a[i].t = t[i];
@@ -1189,7 +1267,7 @@ static PyObject *k_sort(PyObject *self, PyObject *args)
     PyBuffer_Release(&tb);
     PyBuffer_Release(&pb);
     if (rc)
-        return n == n2 ? PyErr_NoMemory() : (PyErr_SetString(PyExc_ValueError, "length mismatch"), NULL);
+        return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
@@ -1205,16 +1283,19 @@ static PyObject *k_fractions(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOO", &to, &po, &fo))
         return NULL;
     Py_buffer tb, pb, fb;
-    Py_ssize_t n, n2, n3;
-    if (get_f32(to, &tb, 0, &n) < 0)
+    Py_ssize_t n, n3;
+    if (get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
         return NULL;
-    if (get_f32(po, &pb, 0, &n2) < 0) {
-        PyBuffer_Release(&tb);
-        return NULL;
-    }
     if (get_f32(fo, &fb, 1, &n3) < 0) {
         PyBuffer_Release(&tb);
         PyBuffer_Release(&pb);
+        return NULL;
+    }
+    if (n3 != n) {
+        PyBuffer_Release(&tb);
+        PyBuffer_Release(&pb);
+        PyBuffer_Release(&fb);
+        PyErr_SetString(PyExc_ValueError, "the fractions buffer must have one value per case");
         return NULL;
     }
     const float *t = tb.buf, *p = pb.buf;
@@ -1269,13 +1350,9 @@ static PyObject *k_acc_sweep(PyObject *self, PyObject *args)
                           &last_thr, &count))
         return NULL;
     Py_buffer tb, pb;
-    Py_ssize_t n, n2;
-    if (get_f32(to, &tb, 0, &n) < 0)
+    Py_ssize_t n;
+    if (get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
         return NULL;
-    if (get_f32(po, &pb, 0, &n2) < 0) {
-        PyBuffer_Release(&tb);
-        return NULL;
-    }
     const float *t = tb.buf, *p = pb.buf;
     outbuf ob = {0};
     int err = 0;
@@ -1358,13 +1435,9 @@ static PyObject *k_confusion(PyObject *self, PyObject *args)
     }
     Py_DECREF(fast);
     Py_buffer tb, pb;
-    Py_ssize_t n, n2;
-    if (get_f32(to, &tb, 0, &n) < 0)
+    Py_ssize_t n;
+    if (get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
         return NULL;
-    if (get_f32(po, &pb, 0, &n2) < 0) {
-        PyBuffer_Release(&tb);
-        return NULL;
-    }
     const float *t = tb.buf, *p = pb.buf;
     Py_ssize_t cnt[8][4];
     memset(cnt, 0, sizeof cnt);
@@ -1690,13 +1763,9 @@ static PyObject *k_apr(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOnid", &po, &fo, &T1, &plot, &accin))
         return NULL;
     Py_buffer pb, fb;
-    Py_ssize_t n, n2;
-    if (get_f32(po, &pb, 0, &n) < 0)
+    Py_ssize_t n;
+    if (get_pair(po, &pb, 0, fo, &fb, 0, &n) < 0)
         return NULL;
-    if (get_f32(fo, &fb, 0, &n2) < 0) {
-        PyBuffer_Release(&pb);
-        return NULL;
-    }
     const float *p = pb.buf, *fr = fb.buf;
     lf_init();
     NOGIL_BEGIN
@@ -1808,13 +1877,9 @@ static PyObject *k_slq(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOdi", &to, &po, &width, &nb))
         return NULL;
     Py_buffer tb, pb;
-    Py_ssize_t n, n2;
-    if (get_f32(to, &tb, 0, &n) < 0)
+    Py_ssize_t n;
+    if (get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
         return NULL;
-    if (get_f32(po, &pb, 0, &n2) < 0) {
-        PyBuffer_Release(&tb);
-        return NULL;
-    }
     const float *t = tb.buf, *p = pb.buf;
     long long *pos = calloc((size_t)(nb > 0 ? nb : 1), sizeof(long long));
     long long *neg = calloc((size_t)(nb > 0 ? nb : 1), sizeof(long long));
@@ -1888,13 +1953,9 @@ static PyObject *k_rms(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOiid", &to, &po, &wmin, &wmax, &accin))
         return NULL;
     Py_buffer tb, pb;
-    Py_ssize_t n, n2;
-    if (get_f32(to, &tb, 0, &n) < 0)
+    Py_ssize_t n;
+    if (get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
         return NULL;
-    if (get_f32(po, &pb, 0, &n2) < 0) {
-        PyBuffer_Release(&tb);
-        return NULL;
-    }
     const float *t = tb.buf, *p = pb.buf;
     int nw = 0, wk[2];
     double wv[2];
@@ -1936,13 +1997,9 @@ static PyObject *k_cxe(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOdii", &to, &po, &mean_true, &wmin, &wmax))
         return NULL;
     Py_buffer tb, pb;
-    Py_ssize_t n, n2;
-    if (get_f32(to, &tb, 1, &n) < 0)
+    Py_ssize_t n;
+    if (get_pair(to, &tb, 1, po, &pb, 0, &n) < 0)
         return NULL;
-    if (get_f32(po, &pb, 0, &n2) < 0) {
-        PyBuffer_Release(&tb);
-        return NULL;
-    }
     float *t = tb.buf;
     const float *p = pb.buf;
     int nw = 0, wk[2];
@@ -1998,13 +2055,9 @@ static PyObject *k_nrm(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOd", &to, &po, &P))
         return NULL;
     Py_buffer tb, pb;
-    Py_ssize_t n, n2;
-    if (get_f32(to, &tb, 0, &n) < 0)
+    Py_ssize_t n;
+    if (get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
         return NULL;
-    if (get_f32(po, &pb, 0, &n2) < 0) {
-        PyBuffer_Release(&tb);
-        return NULL;
-    }
     const float *t = tb.buf, *p = pb.buf;
     NOGIL_BEGIN
     ext acc = 0;
@@ -2032,13 +2085,9 @@ static PyObject *k_ca1(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OO", &to, &po))
         return NULL;
     Py_buffer tb, pb;
-    Py_ssize_t n, n2;
-    if (get_f32(to, &tb, 0, &n) < 0)
+    Py_ssize_t n;
+    if (get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
         return NULL;
-    if (get_f32(po, &pb, 0, &n2) < 0) {
-        PyBuffer_Release(&tb);
-        return NULL;
-    }
     const float *t = tb.buf, *p = pb.buf;
     NOGIL_BEGIN
     ext cal_sum = 0;
@@ -2080,13 +2129,9 @@ static PyObject *k_ca2(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOl", &to, &po, &S))
         return NULL;
     Py_buffer tb, pb;
-    Py_ssize_t n, n2;
-    if (get_f32(to, &tb, 0, &n) < 0)
+    Py_ssize_t n;
+    if (get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
         return NULL;
-    if (get_f32(po, &pb, 0, &n2) < 0) {
-        PyBuffer_Release(&tb);
-        return NULL;
-    }
     const float *t = tb.buf, *p = pb.buf;
     NOGIL_BEGIN
     long long ct = 0, cf = 0, csn = 0;
@@ -2279,6 +2324,7 @@ static PyMethodDef methods[] = {
     {"range_scan", k_range_scan, METH_VARARGS, "First out-of-range and first negative prediction."},
     {"div_ext", k_div_ext, METH_VARARGS, "a / b in 80-bit, rounded to double."},
     {"max_lift", k_max_lift, METH_VARARGS, "n / (T1 + eps) in 80-bit."},
+    {"release_cache", k_release_cache, METH_NOARGS, "Unmap the kept scratch buffers."},
     {"zeros", k_zeros, METH_VARARGS, "A zero-filled Buf of n bytes."},
     {"copy", k_copy, METH_VARARGS, "A Buf holding a copy of a buffer."},
     {"tune_malloc", k_tune_malloc, METH_NOARGS, "Keep large freed buffers for reuse (CLI only)."},
