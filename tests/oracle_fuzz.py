@@ -32,7 +32,15 @@ PLOTS = ["roc", "pr", "lift", "cost", "acc", "ROC", "precision", "calibration", 
 
 
 def fmt_num(rng: random.Random, x: float) -> str:
+    if x != x or x in (float("inf"), float("-inf")):
+        return rng.choice(["inf", "INF", "Infinity", "+inf"]) if x > 0 else rng.choice(["-inf", "-Infinity"])
     style = rng.random()
+    if style < 0.03:
+        return float(x).hex()
+    if style < 0.06:
+        return ("+" if x >= 0 else "") + repr(x)
+    if style < 0.08 and x == int(x) and abs(x) < 1e15:
+        return "%d." % x
     if style < 0.55:
         return "%.*f" % (rng.choice([1, 2, 3, 4, 6]), x)
     if style < 0.75:
@@ -44,8 +52,14 @@ def fmt_num(rng: random.Random, x: float) -> str:
     return "%.17g" % x
 
 
+SPECIAL = [float("inf"), float("-inf"), 1e30, -1e30, 3.4e38, 1e-40, 1e-45, -0.0, 0.0, 1.0, 0.5, 0.1, 2.0,
+           0.999999, 1.000001, 1e-7]
+
+
 def gen_predictions(rng: random.Random, n: int) -> list[float]:
     kind = rng.random()
+    if kind < 0.06:  # special values mixed in
+        return [rng.choice(SPECIAL) if rng.random() < 0.3 else rng.random() for _ in range(n)]
     if kind < 0.3:  # coarse: many ties
         k = rng.choice([1, 2])
         return [round(rng.random(), k) for _ in range(n)]
@@ -78,7 +92,8 @@ def gen_targets(rng: random.Random, n: int, preds: list[float]) -> list[float]:
 
 
 def gen_data(rng: random.Random, blocks: bool) -> str:
-    n = rng.choice([0, 1, 2, 3, 5, 10, 30, 100, 250, 400] + [rng.randint(1, 2000)] * 3)
+    n = rng.choice([0, 1, 2, 3, 5, 10, 30, 100, 250, 400] + [rng.randint(1, 2000)] * 3
+                   + ([rng.randint(2000, 60000)] if rng.random() < 0.05 else []))
     preds = gen_predictions(rng, n)
     targets = gen_targets(rng, n, preds)
     lines = []
@@ -122,7 +137,9 @@ def gen_args(rng: random.Random) -> tuple[list[str], bool]:
         elif r < 0.6:
             args.append(rng.choice(GROUPS))
         elif r < 0.68:
-            args += [rng.choice(["-t", "-thresh", "-threshold"]), rng.choice(["0.5", "0.3", "0", "0.75", "-1", "abc", "1"])]
+            args += [rng.choice(["-t", "-thresh", "-threshold"]),
+                     rng.choice(["0.5", "0.3", "0", "0.75", "-1", "abc", "1", "inf", "-inf", "1e-300", "-0", "0x1p-1",
+                                 ".5", "0.5abc", "nan"])]
         elif r < 0.73:
             args += ["-percent", rng.choice(["0", "10", "25", "14.1", "50", "100", "33.3"])]
         elif r < 0.78:

@@ -123,3 +123,78 @@ def test_fractions_chain_within_1e_15():
 
 def test_long_double_is_x87():
     assert K.mantissa_bits() == 64
+
+
+def _write(tmp_path, name: str, data: bytes):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def _parse_file(path, pattern="ff", offset=0):
+    import os
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.lseek(fd, offset, os.SEEK_SET)
+        return K.parse_fd(fd, pattern)
+    finally:
+        os.close(fd)
+
+
+def _same_result(a, b):
+    if a[0] != b[0]:
+        return False
+    if a[0] == "error":
+        return a == b
+    return [bytes(c) for c in a[1]] == [bytes(c) for c in b[1]] and a[2] == b[2]
+
+
+@pytest.mark.parametrize("layout", ["plain", "crlf_comments", "one_huge_line", "odd_tokens", "no_final_newline"])
+def test_streaming_file_reader_equals_the_in_memory_parser(tmp_path, layout):
+    rng = random.Random(hash(layout) % 1000)
+    rows = [f"{rng.randint(0, 1)} {rng.random():.{rng.randint(1, 8)}f}" for _ in range(1_200_000)]
+    if layout == "plain":
+        data = "\n".join(rows) + "\n"
+    elif layout == "crlf_comments":
+        data = "".join(r + ("\r\n" if i % 7 else "\r\n# a comment, 1 2 3\r\n") for i, r in enumerate(rows))
+    elif layout == "one_huge_line":  # longer than a read chunk: the buffer grows
+        data = " ".join(rows[:700_000]) + "\n" + "\n".join(rows[700_000:]) + "\n"
+    elif layout == "odd_tokens":  # three tokens a line: records straddle the two halves
+        data = "\n".join(r + " " + r.split()[0] for r in rows) + "\n"
+    else:
+        data = "\n".join(rows)
+    raw = data.encode()
+    assert len(raw) > 8 << 20  # both threads
+    path = _write(tmp_path, "d.txt", raw)
+    assert _same_result(_parse_file(path), K.parse(raw, "ff"))
+
+
+def test_streaming_reader_reports_errors_in_the_second_half(tmp_path):
+    rows = [f"{i % 2} 0.{i:07d}" for i in range(1_000_000)]
+    rows[900_000] = "1 0.5x"
+    path = _write(tmp_path, "e.txt", ("\n".join(rows) + "\n").encode())
+    res = _parse_file(path)
+    assert res == ("error", "number", 900_001, 2, b"0.5x")
+    assert _same_result(res, K.parse(path.read_bytes(), "ff"))
+
+
+def test_streaming_reader_starts_at_the_current_offset(tmp_path):
+    raw = b"header that was read already\n" + b"1 0.5\n0 0.25\n" * 800_000
+    path = _write(tmp_path, "o.txt", raw)
+    skip = raw.index(b"\n") + 1
+    assert _same_result(_parse_file(path, offset=skip), K.parse(raw[skip:], "ff"))
+
+
+def test_stdin_redirected_from_a_large_file(tmp_path):
+    import subprocess
+    import sys
+
+    raw = b"".join(b"%d 0.%06d\n" % (i % 3 == 0, (i * 7919) % 1_000_000) for i in range(900_000))
+    path = _write(tmp_path, "s.txt", raw)
+    with open(path, "rb") as fh:
+        a = subprocess.run([sys.executable, "-m", "perfeval.classic.main", "-roc", "-apr"], stdin=fh,
+                           capture_output=True, check=True).stdout
+    b = subprocess.run([sys.executable, "-m", "perfeval.classic.main", "-roc", "-apr"], input=raw,
+                       capture_output=True, check=True).stdout  # a pipe: the in-memory path
+    assert a == b and a.startswith(b"APR ")

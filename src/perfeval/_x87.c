@@ -181,12 +181,13 @@ static PyObject *k_release_cache(PyObject *self, PyObject *noargs)
 typedef struct {
     PyObject_HEAD char *data;
     Py_ssize_t len;
+    Py_ssize_t cap; /* bytes allocated (len may be less) */
     Py_ssize_t exports;
 } BufObject;
 
 static void Buf_dealloc(BufObject *self)
 {
-    big_free(self->data, (size_t)(self->len ? self->len : 1));
+    big_free(self->data, (size_t)(self->cap ? self->cap : 1));
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -221,20 +222,27 @@ static PyTypeObject BufType = {
     .tp_doc = "A writable buffer of raw bytes (float32 or int32 columns).",
 };
 
-static PyObject *buf_new(Py_ssize_t len)
+/* a Buf of `cap` bytes whose visible length is `len` (<= cap; set it later when still unknown) */
+static PyObject *buf_new_cap(Py_ssize_t len, Py_ssize_t cap)
 {
     BufObject *b = PyObject_New(BufObject, &BufType);
     if (!b)
         return NULL;
     b->len = len;
+    b->cap = cap;
     b->exports = 0;
-    b->data = big_alloc((size_t)(len ? len : 1));
+    b->data = big_alloc((size_t)(cap ? cap : 1));
     if (!b->data) {
-        b->len = 0;
+        b->len = b->cap = 0;
         Py_DECREF(b);
         return PyErr_NoMemory();
     }
     return (PyObject *)b;
+}
+
+static PyObject *buf_new(Py_ssize_t len)
+{
+    return buf_new_cap(len, len);
 }
 
 /* zeros(nbytes) -> Buf filled with zero bytes */
@@ -733,6 +741,219 @@ static Py_ssize_t slurp_fd(int fd, char **out, size_t *cap_out)
     return (Py_ssize_t)len;
 }
 
+/* Streaming read of a byte range of a regular file: pread in chunks into a small buffer that is
+ * reused, cut at the last line end, parse those whole lines, carry the rest over.  Thread 0 writes
+ * its tokens straight into the output columns; thread 1 into a flat array appended afterwards. */
+#define CHUNK (4u << 20)
+
+typedef struct {
+    int fd;
+    off_t start, end;
+    int ncol;
+    float **cols; /* direct mode (thread 0) */
+    size_t rows_cap;
+    float *vals; /* flat mode (thread 1) */
+    size_t cap, n;
+    Py_ssize_t lines; /* line ends passed */
+    int reason;       /* 0 ok, 1 number, 2 NaN, -1 no memory, -2 read error */
+    int ioerr;
+    Py_ssize_t err_line, err_field, err_len;
+    char err_tok[64];
+} sjob;
+
+static int sjob_piece(sjob *j, const char *s, Py_ssize_t len)
+{
+    scanner sc;
+    scan_init(&sc, s, len);
+    Py_ssize_t start, tl;
+    float v;
+    while (scan_next(&sc, &start, &tl)) {
+        int r = parse_f32(s + start, tl, &v);
+        if (r) {
+            j->reason = r;
+            j->err_line = j->lines + sc.line;
+            j->err_field = sc.field;
+            j->err_len = tl < 60 ? tl : 60;
+            memcpy(j->err_tok, s + start, (size_t)j->err_len);
+            return -1;
+        }
+        if (j->cols) {
+            size_t row = j->n / (size_t)j->ncol;
+            if (row >= j->rows_cap) {
+                j->reason = -1;
+                return -1;
+            }
+            j->cols[j->n % (size_t)j->ncol][row] = v;
+        } else {
+            if (j->n >= j->cap) {
+                j->reason = -1;
+                return -1;
+            }
+            j->vals[j->n] = v;
+        }
+        j->n++;
+    }
+    j->lines += sc.line - 1;
+    return 0;
+}
+
+static void *sjob_run(void *arg)
+{
+    sjob *j = arg;
+    size_t bcap = CHUNK, keep = 0;
+    char *buf = malloc(bcap);
+    if (!buf) {
+        j->reason = -1;
+        return NULL;
+    }
+    off_t off = j->start;
+    for (;;) {
+        size_t want = bcap - keep;
+        if ((off_t)want > j->end - off)
+            want = (size_t)(j->end - off);
+        ssize_t r = 0;
+        if (want) {
+            do
+                r = pread(j->fd, buf + keep, want, off);
+            while (r < 0 && errno == EINTR);
+        }
+        if (r < 0) {
+            j->reason = -2;
+            j->ioerr = errno;
+            break;
+        }
+        off += r;
+        size_t avail = keep + (size_t)r;
+        if (off >= j->end || r == 0) {
+            sjob_piece(j, buf, (Py_ssize_t)avail);
+            break;
+        }
+        size_t k = avail;
+        while (k > 0 && buf[k - 1] != '\n')
+            k--;
+        if (k == 0) { /* a line longer than the buffer */
+            char *nb = realloc(buf, bcap * 2);
+            if (!nb) {
+                j->reason = -1;
+                break;
+            }
+            buf = nb;
+            bcap *= 2;
+            keep = avail;
+            continue;
+        }
+        if (sjob_piece(j, buf, (Py_ssize_t)k) < 0)
+            break;
+        memmove(buf, buf + k, avail - k);
+        keep = avail - k;
+    }
+    free(buf);
+    return NULL;
+}
+
+/* the offset just after the first line end at or after `from` (or `end`) */
+static off_t next_line_start(int fd, off_t from, off_t end)
+{
+    char tmp[65536];
+    while (from < end) {
+        ssize_t r = pread(fd, tmp, sizeof tmp, from);
+        if (r <= 0)
+            return end;
+        for (ssize_t k = 0; k < r; k++)
+            if (tmp[k] == '\n')
+                return from + k + 1;
+        from += r;
+    }
+    return end;
+}
+
+/* float-only patterns on a regular file */
+static PyObject *parse_file_floats(int fd, off_t pos, off_t end, int ncol)
+{
+    off_t size = end - pos;
+    off_t cut = size > (off_t)(2 * CHUNK) ? next_line_start(fd, pos + size / 2, end) : end;
+    size_t max_tokens = (size_t)(size / 2) + 2; /* a token and its separator take two bytes or more */
+    size_t rows_cap = max_tokens / (size_t)ncol + 2;
+    PyObject *lst = PyList_New(ncol);
+    if (!lst)
+        return NULL;
+    float *cols[4];
+    for (int c = 0; c < ncol; c++) {
+        PyObject *b = buf_new_cap(0, (Py_ssize_t)(rows_cap * 4));
+        if (!b) {
+            Py_DECREF(lst);
+            return NULL;
+        }
+        cols[c] = (float *)((BufObject *)b)->data;
+        PyList_SET_ITEM(lst, c, b);
+    }
+    sjob j0, j1;
+    memset(&j0, 0, sizeof j0);
+    memset(&j1, 0, sizeof j1);
+    j0.fd = j1.fd = fd;
+    j0.ncol = j1.ncol = ncol;
+    j0.start = pos;
+    j0.end = cut;
+    j0.cols = cols;
+    j0.rows_cap = rows_cap;
+    j1.start = cut;
+    j1.end = end;
+    int two = cut < end;
+    if (two) {
+        j1.cap = (size_t)((end - cut) / 2) + 2;
+        j1.vals = big_alloc(j1.cap * sizeof(float));
+        if (!j1.vals) {
+            Py_DECREF(lst);
+            return PyErr_NoMemory();
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    pthread_t th;
+    int threaded = two && pthread_create(&th, NULL, sjob_run, &j1) == 0;
+    sjob_run(&j0);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (two)
+        sjob_run(&j1);
+    Py_END_ALLOW_THREADS;
+    PyObject *res = NULL;
+    sjob *bad = j0.reason ? &j0 : (two && j1.reason ? &j1 : NULL);
+    if (bad) {
+        if (bad->reason == -1)
+            res = PyErr_NoMemory();
+        else if (bad->reason == -2) {
+            errno = bad->ioerr;
+            res = PyErr_SetFromErrno(PyExc_OSError);
+        } else
+            res = Py_BuildValue("(ssnny#)", "error", bad->reason == 2 ? "nan" : "number",
+                                bad->err_line + (bad == &j1 ? j0.lines : 0), bad->err_field, bad->err_tok,
+                                bad->err_len);
+        Py_DECREF(lst);
+        goto done;
+    }
+    size_t total = j0.n + j1.n;
+    size_t nrec = (total + (size_t)ncol - 1) / (size_t)ncol;
+    if (nrec > rows_cap) {
+        Py_DECREF(lst);
+        res = PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    for (size_t tix = j0.n; tix < total; tix++)
+        cols[tix % (size_t)ncol][tix / (size_t)ncol] = j1.vals[tix - j0.n];
+    for (size_t tix = total; tix < nrec * (size_t)ncol; tix++)
+        cols[tix % (size_t)ncol][tix / (size_t)ncol] = 0.0f; /* an incomplete last record */
+    Py_END_ALLOW_THREADS;
+    for (int c = 0; c < ncol; c++)
+        ((BufObject *)PyList_GET_ITEM(lst, c))->len = (Py_ssize_t)(nrec * 4);
+    lseek(fd, end, SEEK_SET);
+    res = Py_BuildValue("(sNn)", "ok", lst, (Py_ssize_t)total);
+done:
+    if (two)
+        big_free(j1.vals, j1.cap * sizeof(float));
+    return res;
+}
+
 static PyObject *k_parse(PyObject *self, PyObject *args);
 
 /* parse_fd(fd, pattern): read the whole of a file descriptor (no Python copy) and parse it */
@@ -742,6 +963,15 @@ static PyObject *k_parse_fd(PyObject *self, PyObject *args)
     const char *pattern;
     if (!PyArg_ParseTuple(args, "is", &fd, &pattern))
         return NULL;
+    int ncol = (int)strlen(pattern);
+    struct stat st;
+    if (ncol >= 1 && ncol <= 4 && !strchr(pattern, 'i') && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        off_t pos = lseek(fd, 0, SEEK_CUR);
+        if (pos < 0)
+            pos = 0;
+        if (st.st_size > pos)
+            return parse_file_floats(fd, pos, st.st_size, ncol);
+    }
     char *buf = NULL;
     size_t cap = 0;
     Py_ssize_t len;

@@ -9,6 +9,7 @@ measures.  All arithmetic that decides a printed digit runs in the compiled kern
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from array import array
@@ -33,10 +34,13 @@ BIG_TIES = ("Warning: There are more than 50000 ties in your prediction, "
 
 
 def fmt(spec: str, x: float) -> str:
-    """C printf of one double: NaN prints as ``-nan`` (the x86 default NaN has its sign bit set)."""
+    """C printf of one double, glibc style.  A NaN prints with its sign: the NaNs PERF's arithmetic
+    makes are the x86 default NaN, sign bit set (``-nan``); a NaN typed by the user (``-t nan``) is
+    positive (``nan``)."""
     if x != x:
+        text = "-nan" if math.copysign(1.0, x) < 0 else "nan"
         width = spec[1:].split(".")[0].rstrip("l")
-        return "-nan".rjust(int(width)) if width.isdigit() else "-nan"
+        return text.rjust(int(width)) if width.isdigit() else text
     return spec.replace("l", "") % x
 
 
