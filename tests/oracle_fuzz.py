@@ -18,6 +18,7 @@ Exit status 0 when every compared run agrees; mismatching cases are written to `
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import shutil
@@ -38,7 +39,7 @@ def fmt_num(rng: random.Random, x: float) -> str:
     if style < 0.03:
         return float(x).hex()
     if style < 0.06:
-        return ("+" if x >= 0 else "") + repr(x)
+        return ("+" if math.copysign(1.0, x) > 0 else "") + repr(x)
     if style < 0.08 and x == int(x) and abs(x) < 1e15:
         return "%d." % x
     if style < 0.55:

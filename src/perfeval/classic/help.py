@@ -12,11 +12,13 @@ def help_text() -> str:
 
     rows = []
     for m in list_measures():
-        opts = ", ".join(o for o in m.perf_options)
         if m.name == "CA2":
             continue
-        label = "CA1, CA2" if m.name == "CA1" else m.name
-        rows.append(f"  {opts:<30} {label:<9} {m.title}")
+        usage = m.perf_usage or ", ".join(m.perf_options)
+        label, title = m.name, m.title
+        if m.name == "CA1":
+            label, title = "CA1 CA2", "calibration error: 19 overlapping bins, and windows of S cases"
+        rows.append(f"  {usage:<24} {label:<8} {title}")
     return "\n".join([
         VERSION_LINE,
         "",
@@ -30,8 +32,8 @@ def help_text() -> str:
         "",
         "measures:",
         *rows,
-        "  option values: -ntop N, -nrm P (or -norm P), -sar wacc wroc wrms, -cost tp fn fp tn,",
-        "                 -slq W (bin width below 1, or a whole number of bins), -cal S (CA2 window)",
+        "  -break*, -pr_break*, -prbreak*: any option that starts so selects PRB",
+        "  -slq W: a bin width below 1, or a whole number of bins (-slq 100 = width 0.01)",
         "",
         "groups:",
         "  -all        every measure above except CST, NRM and NTOP (the default when none is chosen)",

@@ -63,6 +63,8 @@ class Measure:
         ``"module:function"`` of the float64 implementation, imported on first use.
     blocks : bool
         Allowed in PERF's ``-blocks`` mode (APR, RMS, RKL, TOP1).
+    perf_usage : str
+        The classic option with its values (``"-sar wacc wroc wrms"``), for help texts.
     definition, ties, edge_cases, perf : str
         The documentation: formula; tie rule; what happens with one class, all scores equal or no
         data; how the classic ``perf`` command prints and differs.
@@ -81,6 +83,8 @@ class Measure:
     edge_cases: str
     perf: str
     blocks: bool = False
+    #: how the classic command line spells it with its values, for help texts (default: the options)
+    perf_usage: str = ""
     _fn: list = field(default_factory=list, repr=False, compare=False)
 
     @property

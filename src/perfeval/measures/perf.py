@@ -48,7 +48,7 @@ _threshold("LFT", "lift", ("-lft",), ("lift",),
            "no positives: undefined (NaN); classic prints -nan too (no 1e-10 in TP / P).")
 
 REGISTRY.register(Measure(
-    name="SAR", title="mean of accuracy, ROC area and 1 - RMS", aliases=("sar",), perf_options=("-sar",),
+    name="SAR", perf_usage="-sar wacc wroc wrms", title="mean of accuracy, ROC area and 1 - RMS", aliases=("sar",), perf_options=("-sar",),
     params=(_THR, Param("w_acc", 1.0, "weight of ACC"), Param("w_roc", 1.0, "weight of ROC"),
             Param("w_rms", 1.0, "weight of 1 - RMS")),
     direction="higher", summary="histogram", compute=_C + "sar",
@@ -59,7 +59,7 @@ REGISTRY.register(Measure(
          "taken before any -cxe target rewrite."))
 
 REGISTRY.register(Measure(
-    name="CST", title="cost at a threshold", aliases=("cost",), perf_options=("-cost",),
+    name="CST", perf_usage="-cost tp fn fp tn", title="cost at a threshold", aliases=("cost",), perf_options=("-cost",),
     params=(_THR, Param("tp", 0.0, "cost of a true positive"), Param("fn", 0.0, "cost of a false negative"),
             Param("fp", 0.0, "cost of a false positive"), Param("tn", 0.0, "cost of a true negative")),
     direction="lower", summary="histogram", compute=_C + "cst",
@@ -69,7 +69,7 @@ REGISTRY.register(Measure(
          "minimum-cost threshold but never prints it; neither does perf."))
 
 REGISTRY.register(Measure(
-    name="PRB", title="precision/recall break-even point", aliases=("break_even", "prbep", "r_precision"),
+    name="PRB", perf_usage="-prb, -break*", title="precision/recall break-even point", aliases=("break_even", "prbep", "r_precision"),
     perf_options=("-prb", "-break*", "-pr_break*", "-prbreak*"), params=(),
     direction="higher", summary="histogram", compute=_C + "prb",
     definition="the share of positives among the P highest-scored cases, P the number of positives "
@@ -93,7 +93,7 @@ REGISTRY.register(Measure(
     blocks=True))
 
 REGISTRY.register(Measure(
-    name="ROC", title="area under the ROC curve", aliases=("auc", "roc_auc", "auroc"),
+    name="ROC", perf_usage="-roc, -auc", title="area under the ROC curve", aliases=("auc", "roc_auc", "auroc"),
     perf_options=("-roc", "-auc"), params=(), direction="higher", summary="histogram", compute=_C + "roc",
     definition="the trapezoidal area under (false positive rate, true positive rate), sweeping the "
                "threshold from the top; equal to the Mann-Whitney probability that a random positive "
@@ -137,7 +137,7 @@ REGISTRY.register(Measure(
     edge_cases="no data: 0.", perf="classic: identical."))
 
 REGISTRY.register(Measure(
-    name="NTOP", title="positives among the top N", aliases=("ntop", "precision_at_n"),
+    name="NTOP", perf_usage="-ntop N", title="positives among the top N", aliases=("ntop", "precision_at_n"),
     perf_options=("-ntop",), params=(Param("n", 10, "how many top cases"),),
     direction="higher", summary="histogram", compute=_C + "ntop",
     definition="(positives among the N highest-scored cases) / N.",
@@ -147,7 +147,7 @@ REGISTRY.register(Measure(
          "(PERF's int conversion)."))
 
 REGISTRY.register(Measure(
-    name="SLQ", title="SLAC Q-score", aliases=("slacq", "slac_q"), perf_options=("-slq", "-slacq"),
+    name="SLQ", perf_usage="-slq W (or -slacq W)", title="SLAC Q-score", aliases=("slacq", "slac_q"), perf_options=("-slq", "-slacq"),
     params=(Param("bins", 100, "number of equal-width bins over [0, 1]"),),
     direction="higher", summary="histogram", compute=_C + "slq",
     definition="scores are put in equal-width bins over [0, 1]; each bin with x positives and y negatives "
@@ -169,7 +169,7 @@ REGISTRY.register(Measure(
          "targets re-labelled against the raw target mean."))
 
 REGISTRY.register(Measure(
-    name="NRM", title="L_P norm error", aliases=("norm",), perf_options=("-nrm", "-norm"),
+    name="NRM", perf_usage="-nrm P (or -norm P)", title="L_P norm error", aliases=("norm",), perf_options=("-nrm", "-norm"),
     params=(Param("p", 2.0, "the exponent P"),), direction="lower", summary="histogram",
     compute=_C + "nrm",
     definition="(mean over cases of |target - score|^P)^(1/P); P = 2 is RMS.",
@@ -185,7 +185,7 @@ REGISTRY.register(Measure(
          "rewrite.", blocks=True))
 
 REGISTRY.register(Measure(
-    name="CA1", title="calibration error over 19 overlapping bins", aliases=("cal1",),
+    name="CA1", perf_usage="-cal S", title="calibration error over 19 overlapping bins", aliases=("cal1",),
     perf_options=("-cal",), params=(), direction="lower", summary="histogram", compute=_C + "ca1",
     definition="mean over the 19 bins [0.05 i, 0.05 i + 0.1], i = 0..18, of |positive rate - mean score| "
                "of the cases in the bin (both ends inclusive); an empty bin adds 0.",
@@ -194,7 +194,7 @@ REGISTRY.register(Measure(
          "falls in the bin that ends there, not the one that starts there."))
 
 REGISTRY.register(Measure(
-    name="CA2", title="calibration error over sliding windows", aliases=("cal2",),
+    name="CA2", perf_usage="-cal S", title="calibration error over sliding windows", aliases=("cal2",),
     perf_options=("-cal",), params=(Param("window", 100, "cases per window (PERF's -cal S)"),),
     direction="lower", summary="histogram", compute=_C + "ca2",
     definition="mean, over the n - S + 1 windows of S consecutive cases in score order, of "
