@@ -505,43 +505,6 @@ static inline int scan_next(scanner *sc, Py_ssize_t *start, Py_ssize_t *tlen)
     return 0;
 }
 
-/* One thread's share of a float-only parse: every token of s[0:len) into vals. */
-typedef struct {
-    const char *s;
-    Py_ssize_t len;
-    float *vals;
-    size_t n, cap;
-    Py_ssize_t lines; /* newlines seen */
-    int reason;       /* 0 ok, 1 not a number, 2 NaN, -1 out of memory */
-    Py_ssize_t err_start, err_len, err_line, err_field;
-} fjob;
-
-static void *fjob_run(void *arg)
-{
-    fjob *j = arg;
-    scanner sc;
-    scan_init(&sc, j->s, j->len);
-    Py_ssize_t start, tl;
-    while (scan_next(&sc, &start, &tl)) {
-        if (j->n == j->cap) { /* cannot happen: cap >= len / 2 + 2 */
-            j->reason = -1;
-            return NULL;
-        }
-        int r = parse_f32(j->s + start, tl, j->vals + j->n);
-        if (r) {
-            j->reason = r;
-            j->err_start = start;
-            j->err_len = tl;
-            j->err_line = sc.line;
-            j->err_field = sc.field;
-            break;
-        }
-        j->n++;
-    }
-    j->lines = sc.line - 1;
-    return NULL;
-}
-
 static PyObject *parse_error(const char *s, const char *why, Py_ssize_t line, Py_ssize_t field, Py_ssize_t start,
                              Py_ssize_t len)
 {
@@ -549,94 +512,6 @@ static PyObject *parse_error(const char *s, const char *why, Py_ssize_t line, Py
     return Py_BuildValue("(ssnny#)", "error", why, line, field, s + start, shown);
 }
 
-/* Float-only patterns: the input is cut at a line end near its middle and both halves are read at
- * once (two cores), then the tokens are dealt out to the columns in order. */
-static PyObject *parse_floats(Py_buffer *data, int ncol)
-{
-    const char *s = data->buf;
-    Py_ssize_t len = data->len;
-    fjob jobs[2];
-    memset(jobs, 0, sizeof jobs);
-    int nj = 1;
-    Py_ssize_t cut = len;
-    if (len > (1 << 22)) {
-        cut = len / 2;
-        while (cut < len && s[cut - 1] != '\n')
-            cut++;
-        if (cut < len)
-            nj = 2;
-        else
-            cut = len;
-    }
-    jobs[0].s = s;
-    jobs[0].len = cut;
-    jobs[1].s = s + cut;
-    jobs[1].len = len - cut;
-    /* a token takes at least two bytes with its separator: reserve that much once (untouched pages
-     * cost nothing), so the buffers never move */
-    for (int k = 0; k < nj; k++) {
-        jobs[k].cap = (size_t)(jobs[k].len / 2 + 2);
-        jobs[k].vals = big_alloc(jobs[k].cap * sizeof(float));
-        if (!jobs[k].vals) {
-            big_free(jobs[0].vals, jobs[0].cap * sizeof(float));
-            return PyErr_NoMemory();
-        }
-    }
-    int threaded = 0;
-    Py_BEGIN_ALLOW_THREADS pthread_t th;
-    if (nj == 2 && pthread_create(&th, NULL, fjob_run, &jobs[1]) == 0)
-        threaded = 1;
-    fjob_run(&jobs[0]);
-    if (threaded)
-        pthread_join(th, NULL);
-    else if (nj == 2)
-        fjob_run(&jobs[1]);
-    Py_END_ALLOW_THREADS;
-    PyObject *res = NULL;
-    if (jobs[0].reason < 0 || (nj == 2 && jobs[1].reason < 0)) {
-        res = PyErr_NoMemory();
-        goto done;
-    }
-    for (int k = 0; k < nj; k++) {
-        if (jobs[k].reason > 0) {
-            fjob *j = &jobs[k];
-            Py_ssize_t line0 = k ? jobs[0].lines : 0;
-            /* in the second half, the field number of a token on the first line is still right: the
-             * cut is at a line start */
-            res = parse_error(j->s, j->reason == 2 ? "nan" : "number", j->err_line + line0, j->err_field,
-                              j->err_start, j->err_len);
-            goto done;
-        }
-    }
-    size_t total = jobs[0].n + (nj == 2 ? jobs[1].n : 0);
-    size_t nrec = (total + (size_t)ncol - 1) / (size_t)ncol;
-    PyObject *lst = PyList_New(ncol);
-    if (!lst)
-        goto done;
-    float *dsts[4];
-    for (int c = 0; c < ncol; c++) {
-        PyObject *b = buf_new((Py_ssize_t)(nrec * 4));
-        if (!b) {
-            Py_DECREF(lst);
-            goto done;
-        }
-        dsts[c] = (float *)((BufObject *)b)->data;
-        PyList_SET_ITEM(lst, c, b);
-    }
-    Py_BEGIN_ALLOW_THREADS;
-    for (size_t tix = 0; tix < jobs[0].n; tix++)
-        dsts[tix % (size_t)ncol][tix / (size_t)ncol] = jobs[0].vals[tix];
-    for (size_t tix = jobs[0].n; tix < total; tix++)
-        dsts[tix % (size_t)ncol][tix / (size_t)ncol] = jobs[1].vals[tix - jobs[0].n];
-    for (size_t tix = total; tix < nrec * (size_t)ncol; tix++)
-        dsts[tix % (size_t)ncol][tix / (size_t)ncol] = 0.0f; /* an incomplete last record */
-    Py_END_ALLOW_THREADS;
-    res = Py_BuildValue("(sNn)", "ok", lst, (Py_ssize_t)total);
-done:
-    big_free(jobs[0].vals, jobs[0].cap * sizeof(float));
-    big_free(jobs[1].vals, jobs[1].cap * sizeof(float));
-    return res;
-}
 
 typedef struct {
     int fd;
@@ -747,8 +622,10 @@ static Py_ssize_t slurp_fd(int fd, char **out, size_t *cap_out)
 #define CHUNK (4u << 20)
 
 typedef struct {
-    int fd;
+    int fd; /* file mode: read [start, end) of fd */
     off_t start, end;
+    const char *mem; /* memory mode (when mem != NULL): parse mem[0, memlen) */
+    Py_ssize_t memlen;
     int ncol;
     float **cols; /* direct mode (thread 0) */
     size_t rows_cap;
@@ -800,6 +677,10 @@ static int sjob_piece(sjob *j, const char *s, Py_ssize_t len)
 static void *sjob_run(void *arg)
 {
     sjob *j = arg;
+    if (j->mem) {
+        sjob_piece(j, j->mem, j->memlen);
+        return NULL;
+    }
     size_t bcap = CHUNK, keep = 0;
     char *buf = malloc(bcap);
     if (!buf) {
@@ -867,12 +748,12 @@ static off_t next_line_start(int fd, off_t from, off_t end)
     return end;
 }
 
-/* float-only patterns on a regular file */
-static PyObject *parse_file_floats(int fd, off_t pos, off_t end, int ncol)
+/* Float-only patterns, two threads: thread 0 parses the first part straight into the columns, thread 1
+ * the rest (from the first line start after the middle) into a flat array appended afterwards.
+ * `size` bounds the token count; j0 and j1 arrive with their input (file range or memory) set. */
+static PyObject *parse_two_parts(sjob *j0, sjob *j1, int two, size_t size, int ncol)
 {
-    off_t size = end - pos;
-    off_t cut = size > (off_t)(2 * CHUNK) ? next_line_start(fd, pos + size / 2, end) : end;
-    size_t max_tokens = (size_t)(size / 2) + 2; /* a token and its separator take two bytes or more */
+    size_t max_tokens = size / 2 + 2; /* a token and its separator take two bytes or more */
     size_t rows_cap = max_tokens / (size_t)ncol + 2;
     PyObject *lst = PyList_New(ncol);
     if (!lst)
@@ -887,51 +768,42 @@ static PyObject *parse_file_floats(int fd, off_t pos, off_t end, int ncol)
         cols[c] = (float *)((BufObject *)b)->data;
         PyList_SET_ITEM(lst, c, b);
     }
-    sjob j0, j1;
-    memset(&j0, 0, sizeof j0);
-    memset(&j1, 0, sizeof j1);
-    j0.fd = j1.fd = fd;
-    j0.ncol = j1.ncol = ncol;
-    j0.start = pos;
-    j0.end = cut;
-    j0.cols = cols;
-    j0.rows_cap = rows_cap;
-    j1.start = cut;
-    j1.end = end;
-    int two = cut < end;
+    j0->ncol = j1->ncol = ncol;
+    j0->cols = cols;
+    j0->rows_cap = rows_cap;
     if (two) {
-        j1.cap = (size_t)((end - cut) / 2) + 2;
-        j1.vals = big_alloc(j1.cap * sizeof(float));
-        if (!j1.vals) {
+        j1->cap = (j1->mem ? (size_t)j1->memlen : (size_t)(j1->end - j1->start)) / 2 + 2;
+        j1->vals = big_alloc(j1->cap * sizeof(float));
+        if (!j1->vals) {
             Py_DECREF(lst);
             return PyErr_NoMemory();
         }
     }
     Py_BEGIN_ALLOW_THREADS;
     pthread_t th;
-    int threaded = two && pthread_create(&th, NULL, sjob_run, &j1) == 0;
-    sjob_run(&j0);
+    int threaded = two && pthread_create(&th, NULL, sjob_run, j1) == 0;
+    sjob_run(j0);
     if (threaded)
         pthread_join(th, NULL);
     else if (two)
-        sjob_run(&j1);
+        sjob_run(j1);
     Py_END_ALLOW_THREADS;
     PyObject *res = NULL;
-    sjob *bad = j0.reason ? &j0 : (two && j1.reason ? &j1 : NULL);
+    sjob *bad = j0->reason ? j0 : (two && j1->reason ? j1 : NULL);
     if (bad) {
         if (bad->reason == -1)
             res = PyErr_NoMemory();
         else if (bad->reason == -2) {
             errno = bad->ioerr;
             res = PyErr_SetFromErrno(PyExc_OSError);
-        } else
+        } else /* the second part starts at a line start: its field numbers are right as they are */
             res = Py_BuildValue("(ssnny#)", "error", bad->reason == 2 ? "nan" : "number",
-                                bad->err_line + (bad == &j1 ? j0.lines : 0), bad->err_field, bad->err_tok,
+                                bad->err_line + (bad == j1 ? j0->lines : 0), bad->err_field, bad->err_tok,
                                 bad->err_len);
         Py_DECREF(lst);
         goto done;
     }
-    size_t total = j0.n + j1.n;
+    size_t total = j0->n + j1->n;
     size_t nrec = (total + (size_t)ncol - 1) / (size_t)ncol;
     if (nrec > rows_cap) {
         Py_DECREF(lst);
@@ -939,19 +811,57 @@ static PyObject *parse_file_floats(int fd, off_t pos, off_t end, int ncol)
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS;
-    for (size_t tix = j0.n; tix < total; tix++)
-        cols[tix % (size_t)ncol][tix / (size_t)ncol] = j1.vals[tix - j0.n];
+    for (size_t tix = j0->n; tix < total; tix++)
+        cols[tix % (size_t)ncol][tix / (size_t)ncol] = j1->vals[tix - j0->n];
     for (size_t tix = total; tix < nrec * (size_t)ncol; tix++)
         cols[tix % (size_t)ncol][tix / (size_t)ncol] = 0.0f; /* an incomplete last record */
     Py_END_ALLOW_THREADS;
     for (int c = 0; c < ncol; c++)
         ((BufObject *)PyList_GET_ITEM(lst, c))->len = (Py_ssize_t)(nrec * 4);
-    lseek(fd, end, SEEK_SET);
     res = Py_BuildValue("(sNn)", "ok", lst, (Py_ssize_t)total);
 done:
     if (two)
-        big_free(j1.vals, j1.cap * sizeof(float));
+        big_free(j1->vals, j1->cap * sizeof(float));
     return res;
+}
+
+/* float-only patterns on a regular file, streamed */
+static PyObject *parse_file_floats(int fd, off_t pos, off_t end, int ncol)
+{
+    off_t size = end - pos;
+    off_t cut = size > (off_t)(2 * CHUNK) ? next_line_start(fd, pos + size / 2, end) : end;
+    sjob j0, j1;
+    memset(&j0, 0, sizeof j0);
+    memset(&j1, 0, sizeof j1);
+    j0.fd = j1.fd = fd;
+    j0.start = pos;
+    j0.end = cut;
+    j1.start = cut;
+    j1.end = end;
+    PyObject *res = parse_two_parts(&j0, &j1, cut < end, (size_t)size, ncol);
+    if (res && PyTuple_Check(res))
+        lseek(fd, end, SEEK_SET);
+    return res;
+}
+
+/* float-only patterns on bytes in memory */
+static PyObject *parse_floats(Py_buffer *data, int ncol)
+{
+    const char *s = data->buf;
+    Py_ssize_t len = data->len, cut = len;
+    if (len > (1 << 22)) {
+        cut = len / 2;
+        while (cut < len && s[cut - 1] != '\n')
+            cut++;
+    }
+    sjob j0, j1;
+    memset(&j0, 0, sizeof j0);
+    memset(&j1, 0, sizeof j1);
+    j0.mem = s;
+    j0.memlen = cut;
+    j1.mem = s + cut;
+    j1.memlen = len - cut;
+    return parse_two_parts(&j0, &j1, cut < len, (size_t)len, ncol);
 }
 
 static PyObject *k_parse(PyObject *self, PyObject *args);
