@@ -107,3 +107,42 @@ def rank_last_positive(y: list[int], s: list[float]) -> float:
         return float(len(y))
     low = min(v for v, c in zip(s, y) if c == 1)
     return float(sum(1 for v in s if v >= low))
+
+
+def tie_orders(y: list, s: list):
+    """Every arrangement of a ranking (best first) that breaks ties differently, each with its
+    probability under a uniformly random order within tied scores."""
+    groups: dict[float, list] = {}
+    for v, c in zip(s, y):
+        groups.setdefault(v, []).append(c)
+    keys = sorted(groups, reverse=True)
+    per = []
+    for k in keys:
+        perms = list(itertools.permutations(groups[k]))
+        per.append(perms)  # all g! orders, duplicates included: uniform
+    total = 1
+    for p in per:
+        total *= len(p)
+    for combo in itertools.product(*per):
+        yield [c for part in combo for c in part], 1.0 / total
+
+
+def expected(fn, y: list, s: list) -> float:
+    return sum(p * fn(order) for order, p in tie_orders(y, s))
+
+
+def dcg_of(order: list, k: int) -> float:
+    kk = len(order) if k == 0 else k
+    return sum((2.0 ** r - 1) / math.log2(i + 2) for i, r in enumerate(order[:kk]))
+
+
+def rr_of(order: list) -> float:
+    for i, r in enumerate(order, 1):
+        if r > 0:
+            return 1.0 / i
+    return math.nan
+
+
+def hits_at(order: list, k: int) -> float:
+    kk = len(order) if k == 0 else k
+    return float(sum(1 for r in order[:kk] if r > 0))

@@ -19,6 +19,11 @@ __all__ = [
     "get_measure",
     "list_measures",
     "ScoreHistogram",
+    "RankingData",
+    "MeasureSpec",
+    "parse_measure",
+    "evaluate",
+    "Report",
 ]
 
 _LAZY = {
@@ -31,6 +36,11 @@ _LAZY = {
     "get_measure": "perfeval.measures",
     "list_measures": "perfeval.measures",
     "ScoreHistogram": "perfeval.summaries",
+    "RankingData": "perfeval.summaries.ranking",
+    "MeasureSpec": "perfeval.measures",
+    "parse_measure": "perfeval.measures",
+    "evaluate": "perfeval.evaluate",
+    "Report": "perfeval.report",
 }
 
 

@@ -281,3 +281,55 @@ def ca2(h: ScoreHistogram, *, window: int) -> float:
 def sar(h: ScoreHistogram, *, threshold: float, w_acc: float, w_roc: float, w_rms: float) -> float:
     wsum = w_acc + w_roc + w_rms
     return _div(w_acc * acc(h, threshold=threshold) + w_roc * roc(h) + w_rms * (1 - rms(h)), wsum)
+
+
+# -- the modern vocabulary (binary) ----------------------------------------------------------------
+def err(h: ScoreHistogram, *, threshold: float) -> float:
+    return 1.0 - acc(h, threshold=threshold)
+
+
+def fpr(h: ScoreHistogram, *, threshold: float) -> float:
+    _tp, _fn, fp, tn = _confusion(h, threshold)
+    return _div(fp, fp + tn)
+
+
+def fnr(h: ScoreHistogram, *, threshold: float) -> float:
+    tp, fn, _fp, _tn = _confusion(h, threshold)
+    return _div(fn, tp + fn)
+
+
+def fbeta(h: ScoreHistogram, *, beta: float, threshold: float) -> float:
+    """(1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP)."""
+    if beta < 0:
+        raise InvalidParameterError(f"F-beta needs beta >= 0, got {beta}")
+    tp, fn, fp, _tn = _confusion(h, threshold)
+    b2 = beta * beta
+    return _div((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
+
+
+def logloss(h: ScoreHistogram) -> float:
+    """Mean cross-entropy in nats (CXE / log2(e))."""
+    v = cxe(h)
+    return v * math.log(2.0) if v == v else v
+
+
+def brier(h: ScoreHistogram) -> float:
+    """Mean squared difference between target and score."""
+    if h.n == 0:
+        return NAN
+    s = h.scores
+    return float(np.sum(h.pos * (1 - s) ** 2 + h.neg * s**2) / h.n)
+
+
+def ap(h: ScoreHistogram) -> float:
+    """Average precision, information-retrieval form: mean over the positives of the precision at
+    their score's threshold (a tie group is one threshold, as scikit-learn)."""
+    P = h.n_pos
+    if P == 0:
+        return NAN
+    pos, neg = _desc(h)
+    tp = np.cumsum(pos)
+    cnt = tp + np.cumsum(neg)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prec = np.where(cnt > 0, tp / np.where(cnt > 0, cnt, 1.0), 0.0)
+    return float(np.sum(pos * prec) / P)

@@ -65,6 +65,11 @@ class Measure:
         Allowed in PERF's ``-blocks`` mode (APR, RMS, RKL, TOP1).
     perf_usage : str
         The classic option with its values (``"-sar wacc wroc wrms"``), for help texts.
+    kind : {"binary", "ranking", "grouped"}
+        What it is computed from: a ScoreHistogram of 0/1 targets; per query from graded relevance
+        (NDCG, MAP, ...); or over groups (GAUC).
+    at_param : bool
+        Whether the first parameter may be written ``name@value``.
     definition, ties, edge_cases, perf : str
         The documentation: formula; tie rule; what happens with one class, all scores equal or no
         data; how the classic ``perf`` command prints and differs.
@@ -85,6 +90,13 @@ class Measure:
     blocks: bool = False
     #: how the classic command line spells it with its values, for help texts (default: the options)
     perf_usage: str = ""
+    #: "binary" (computed from a ScoreHistogram of 0/1 targets), "ranking" (per query, from graded
+    #: relevance), or "grouped" (needs groups: a weighted mean of a binary measure over them)
+    kind: str = "binary"
+    #: the first parameter can be written name@value (ndcg@10)
+    at_param: bool = False
+    #: over groups: "mean" (each group counts once) or "weighted" (by the group's number of cases)
+    aggregate: str = "mean"
     _fn: list = field(default_factory=list, repr=False, compare=False)
 
     @property

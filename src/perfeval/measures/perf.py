@@ -104,7 +104,7 @@ REGISTRY.register(Measure(
     perf="classic: the 80-bit sweep of PERF decides the last printed digit on rounding boundaries."))
 
 REGISTRY.register(Measure(
-    name="R50", title="ROC area up to the 50th negative", aliases=("roc50", "roc_n"),
+    name="R50", at_param=True, title="ROC area up to the 50th negative", aliases=("roc50", "roc_n"),
     perf_options=("-r50",), params=(Param("negatives", 50, "how many top-ranked negatives count"),),
     direction="higher", summary="histogram", compute=_C + "r50",
     definition="the ROC area over the top-ranked cases until `negatives` negatives have been passed, "
@@ -137,7 +137,7 @@ REGISTRY.register(Measure(
     edge_cases="no data: 0.", perf="classic: identical."))
 
 REGISTRY.register(Measure(
-    name="NTOP", perf_usage="-ntop N", title="positives among the top N", aliases=("ntop", "precision_at_n"),
+    name="NTOP", perf_usage="-ntop N", at_param=True, title="positives among the top N", aliases=("ntop", "precision_at_n"),
     perf_options=("-ntop",), params=(Param("n", 10, "how many top cases"),),
     direction="higher", summary="histogram", compute=_C + "ntop",
     definition="(positives among the N highest-scored cases) / N.",

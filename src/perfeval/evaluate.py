@@ -1,0 +1,221 @@
+"""``evaluate``: many measures at once, over the whole data or per group, into a :class:`Report`.
+
+Each kind of summary is built once and shared by every measure that needs it: one
+:class:`~perfeval.summaries.ScoreHistogram` for the binary measures (one per group when grouped),
+one :class:`~perfeval.summaries.ranking.RankingData` for the per-query measures and the group AUC.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from perfeval.exceptions import InvalidParameterError
+from perfeval.measures import MeasureSpec, parse_measure
+from perfeval.report import MeasureResult, Report
+from perfeval.summaries import ScoreHistogram
+from perfeval.summaries.ranking import RankingData
+
+#: what evaluate() computes when no measure is named: PERF's report, in float64
+DEFAULT_MEASURES = ("ACC", "PPV", "NPV", "SEN", "SPC", "PRE", "REC", "PRF", "LFT", "SAR", "PRB", "APR", "ROC",
+                    "R50", "RKL", "TOP1", "TOP10", "SLQ", "CXE", "RMS", "CA1", "CA2")
+
+
+def to_numpy(x: Any, name: str) -> np.ndarray:
+    """A 1-D numpy array from a list, numpy array, pandas/polars Series or pyarrow array/column."""
+    if x is None:
+        raise InvalidParameterError(f"`{name}` is required")
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        try:
+            x = x.to_numpy()
+        except TypeError:  # pyarrow ChunkedArray with nulls etc.
+            x = np.asarray(x)
+    arr = np.asarray(x)
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.reshape(-1)
+    if arr.ndim != 1:
+        raise InvalidParameterError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+    return arr
+
+
+def _floats(arr: np.ndarray, name: str) -> np.ndarray:
+    try:
+        out = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"`{name}` must hold numbers, got values of type {arr.dtype}") from None
+    return out
+
+
+def _check_scores(score: np.ndarray) -> None:
+    bad = ~np.isfinite(score)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidParameterError(
+            f"`y_score` must be finite numbers, got {score[i]!r} at index {i} "
+            "(NaN cannot be ranked; replace it or drop the row)")
+
+
+def _binary_targets(y: np.ndarray, needs: str) -> np.ndarray:
+    vals = np.unique(y)
+    if not np.isin(vals, (0, 1)).all():
+        shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in vals[:8])
+        more = "" if len(vals) <= 8 else f", ... ({len(vals)} values)"
+        raise InvalidParameterError(
+            f"{needs} needs binary targets 0/1, but `y_true` holds {shown}{more}; "
+            "map them with `partitions=` (e.g. {'narrow': ['change']}) or choose ranking measures")
+    return y.astype(np.float64)
+
+
+def _resolve(measures: Iterable[str | MeasureSpec] | str, threshold: float) -> list[MeasureSpec]:
+    if isinstance(measures, str):
+        measures = [m for m in measures.split(",") if m.strip()]
+    specs = []
+    for m in measures:
+        spec = parse_measure(m)
+        if "threshold" in spec.kwargs and "threshold" not in spec._set:
+            kw = dict(spec.params)
+            kw["threshold"] = threshold
+            new = MeasureSpec(spec.measure, tuple(kw.items()))
+            object.__setattr__(new, "_set", spec._set)
+            spec = new
+        specs.append(spec)
+    labels = [s.label for s in specs]
+    dup = {lab for lab in labels if labels.count(lab) > 1}
+    if dup:
+        raise InvalidParameterError(f"measure named twice: {sorted(dup)[0]}")
+    return specs
+
+
+def evaluate(y_true: Any, y_score: Any, *, measures: Iterable[str | MeasureSpec] | str = DEFAULT_MEASURES,
+             groups: Any = None, weights: Any = None, threshold: float = 0.5,
+             partitions: Mapping[str, Sequence[Any]] | None = None) -> Report:
+    """Compute measures, over all cases or per group.
+
+    Parameters
+    ----------
+    y_true : array-like
+        Targets: 0/1 for the binary measures; graded relevance (0, 1, 2, ...) for the per-query
+        measures (NDCG, DCG, CG; MAP, P, R, MRR count relevance > 0 as relevant); any labels when
+        ``partitions`` maps them to binary tasks.
+    y_score : array-like of float
+        Scores, higher meaning more likely positive / more relevant. Must be finite.
+    measures : iterable of str or MeasureSpec, or a comma-separated str
+        Names with parameters: ``["roc", "ndcg@10", "slq:bins=100", "-apr"]``. Default: PERF's
+        report (``perfeval.evaluate.DEFAULT_MEASURES``).
+    groups : array-like, optional
+        Group (query, block, user) of each case. Every measure is then computed per group; the
+        report gives the mean over groups, the mean weighted by group size, the per-group values
+        and the groups where the measure is undefined (left out of the means).
+    weights : array-like of float, optional
+        Non-negative weight per case, for the binary measures.
+    threshold : float, default 0.5
+        Threshold of the threshold measures (a case with score >= threshold is predicted
+        positive), unless a measure spec sets its own (``"acc:threshold=0.3"``).
+    partitions : mapping of name -> labels, optional
+        Binary tasks made from multi-class labels: for each name, ``y_true`` in the labels is
+        positive and any other label negative. Each measure is computed per partition and named
+        ``"<measure>[<partition>]"``.
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    InvalidParameterError
+        Mismatched lengths, NaN or infinite scores, non-binary targets for a binary measure (the
+        values found are listed), negative relevance for a ranking measure, a grouped measure
+        (GAUC) without groups.
+    UnknownMeasureError
+        An unknown measure name, with close matches.
+
+    Examples
+    --------
+    >>> r = evaluate([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1], measures=["roc", "apr", "ap"])
+    >>> r["ROC"], round(r["APR"], 4), round(r["AP"], 4)
+    (0.875, 0.9167, 0.8333)
+    >>> r = evaluate([1, 0, 1, 1, 0, 0], [0.8, 0.3, 0.6, 0.2, 0.4, 0.1], groups=[1, 1, 1, 2, 2, 2],
+    ...              measures=["gauc", "ndcg"])
+    >>> r["GAUC"], r.results["GAUC"].per_group.tolist()
+    (0.75, [1.0, 0.5])
+    """
+    specs = _resolve(measures, threshold)
+    yt = to_numpy(y_true, "y_true")
+    ys = _floats(to_numpy(y_score, "y_score"), "y_score")
+    if len(yt) != len(ys):
+        raise InvalidParameterError(f"`y_true` and `y_score` must have the same length, got {len(yt)} and {len(ys)}")
+    _check_scores(ys)
+    g = None if groups is None else to_numpy(groups, "groups")
+    if g is not None and len(g) != len(ys):
+        raise InvalidParameterError(f"`groups` must have the length of `y_score` ({len(ys)}), got {len(g)}")
+    w = None if weights is None else _floats(to_numpy(weights, "weights"), "weights")
+    if w is not None and (len(w) != len(ys) or not np.all(np.isfinite(w)) or (w < 0).any()):
+        raise InvalidParameterError(f"`weights` must be {len(ys)} finite non-negative numbers")
+    tasks: list[tuple[str, np.ndarray]]
+    if partitions:
+        tasks = []
+        known = set(np.unique(yt).tolist())
+        for name, labels in partitions.items():
+            missing = [lab for lab in labels if lab not in known]
+            if missing:
+                raise InvalidParameterError(
+                    f"partition {name!r}: label {missing[0]!r} does not occur in `y_true` (labels: {sorted(known)[:8]})")
+            tasks.append((f"[{name}]", np.isin(yt, list(labels)).astype(np.float64)))
+    else:
+        tasks = [("", yt)]
+    results: dict[str, MeasureResult] = {}
+    keys = None
+    for suffix, y in tasks:
+        ranking_specs = [s for s in specs if s.measure.kind in ("ranking", "grouped")]
+        binary_specs = [s for s in specs if s.measure.kind == "binary"]
+        if any(s.measure.kind == "grouped" for s in specs) and g is None:
+            name = next(s.label for s in specs if s.measure.kind == "grouped")
+            raise InvalidParameterError(f"{name} is computed over groups: pass `groups=`")
+        if ranking_specs:
+            yr = _floats(y, "y_true")
+            rd = RankingData(yr, ys, g)
+            keys = rd.keys if g is not None else None
+            for s in ranking_specs:
+                vals = np.asarray(s.measure.function()(rd, **s.kwargs), dtype=np.float64)
+                results[s.label + suffix] = MeasureResult.of(s, vals, rd.sizes.astype(np.float64), keys, g is not None)
+        if binary_specs:
+            yb = _binary_targets(y, binary_specs[0].label)
+            if g is None:
+                h = ScoreHistogram.from_arrays(yb, ys, w)
+                for s in binary_specs:
+                    results[s.label + suffix] = MeasureResult.single(s, float(s(h)))
+            else:
+                hists, keys, sizes = _grouped_histograms(yb, ys, w, g)
+                for s in binary_specs:
+                    vals = np.array([_safe(s, h) for h in hists], dtype=np.float64)
+                    results[s.label + suffix] = MeasureResult.of(s, vals, sizes, keys, True)
+    params = {"threshold": threshold, "rows": int(len(ys)), "groups": None if g is None else int(len(keys)),
+              "weighted": w is not None, "partitions": dict(partitions) if partitions else None,
+              "ties": "half credit (ROC, GAUC); expected over random tie orders (APR, NDCG, P@k, MRR); "
+                      "one threshold per tie (AP, MAP)"}
+    return Report(results, keys if g is not None else None, params)
+
+
+def _safe(spec: MeasureSpec, h: ScoreHistogram) -> float:
+    v = spec(h)
+    return float(v) if v is not None else math.nan
+
+
+def _grouped_histograms(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, g: np.ndarray):
+    """One ScoreHistogram per group (views into one sorted array), the group keys and sizes."""
+    keys, codes = np.unique(g, return_inverse=True)
+    order = np.lexsort((s, codes))
+    c, sc, yy = codes[order], s[order] + 0.0, y[order]
+    ww = np.ones(len(s)) if w is None else w[order]
+    new = np.ones(len(sc), dtype=bool)
+    new[1:] = (c[1:] != c[:-1]) | (sc[1:] != sc[:-1])
+    starts = np.flatnonzero(new)
+    pos = np.add.reduceat(ww * yy, starts) if len(starts) else np.zeros(0)
+    neg = np.add.reduceat(ww * (1 - yy), starts) if len(starts) else np.zeros(0)
+    scores, gcodes = sc[starts], c[starts]
+    bounds = np.searchsorted(gcodes, np.arange(len(keys) + 1))
+    hists = [ScoreHistogram(scores[a:b], pos[a:b], neg[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    sizes = np.bincount(codes, minlength=len(keys)).astype(np.float64)
+    return hists, keys, sizes

@@ -1,0 +1,123 @@
+"""Measure specifications: a measure with its parameters, parsed from text and printed back.
+
+Grammar (case-insensitive names)::
+
+    spec   := name [ "@" value ] [ ":" param "=" value { "," param "=" value } ]
+    e.g.      roc   ndcg@10   slq:bins=100   fbeta:beta=2   p@5   cost:fp=5,fn=1
+
+``@value`` sets the measure's first parameter (its cut-off ``k`` for the ranking measures).
+Values are numbers; nothing is evaluated.  A spec prints back in canonical form (``NDCG@10``,
+``SLQ:bins=100``) and is hashable, so it can key a report.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from perfeval.exceptions import InvalidParameterError
+from perfeval.measures.base import REGISTRY, Measure
+
+_NUM = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$|^[+-]?inf$", re.IGNORECASE)
+
+
+def _number(text: str, where: str) -> float | int:
+    t = text.strip()
+    if not _NUM.match(t):
+        raise InvalidParameterError(f"{where}: expected a number, found {t!r}")
+    v = float(t)
+    return int(v) if v.is_integer() and "." not in t and "e" not in t.lower() else v
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """A measure and the parameter values to use (defaults filled in)."""
+
+    measure: Measure
+    params: tuple[tuple[str, Any], ...] = field(default_factory=tuple)
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    @property
+    def label(self) -> str:
+        """Canonical text: the name, ``@k`` for a set first parameter, ``:p=v`` for the others."""
+        m = self.measure
+        given = {k: v for k, v in self.params if k in self._set}
+        if not given:
+            return m.name
+        first = m.params[0].name if m.params else None
+        text = m.name
+        if first in given and m.at_param:
+            text += f"@{_fmt(given.pop(first))}"
+        if given:
+            text += ":" + ",".join(f"{k}={_fmt(v)}" for k, v in given.items())
+        return text
+
+    # names of parameters that were given explicitly (kept out of eq/hash via object.__setattr__)
+    _set: frozenset = field(default=frozenset(), compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return self.label
+
+    def __call__(self, summary: Any) -> float:
+        return self.measure(summary, **self.kwargs)
+
+
+def _fmt(v: Any) -> str:
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+
+def parse_measure(text: str | MeasureSpec | Measure) -> MeasureSpec:
+    """Parse ``"ndcg@10"``, ``"slq:bins=100"``, a registry name or alias, or a PERF option.
+
+    Raises
+    ------
+    UnknownMeasureError
+        An unknown name (with close matches).
+    InvalidParameterError
+        A parameter the measure does not have, or a value that is not a number.
+
+    Examples
+    --------
+    >>> parse_measure("ndcg@10").label
+    'NDCG@10'
+    >>> parse_measure("slq:bins=100").kwargs
+    {'bins': 100}
+    >>> parse_measure("-roc").label
+    'ROC'
+    """
+    if isinstance(text, MeasureSpec):
+        return text
+    if isinstance(text, Measure):
+        return MeasureSpec(text, tuple(text.defaults().items()))
+    raw = text.strip()
+    name, _, rest = raw.partition(":")
+    at = None
+    if "@" in name:
+        name, _, at = name.partition("@")
+    m = REGISTRY.get(name.strip())
+    params = m.defaults()
+    given: set[str] = set()
+    if at is not None:
+        if not m.params or not m.at_param:
+            raise InvalidParameterError(f"measure {m.name} takes no @ parameter (in {raw!r})")
+        first = m.params[0].name
+        params[first] = _number(at, f"{raw!r}, @{first}")
+        given.add(first)
+    if rest:
+        for item in rest.split(","):
+            key, eq, val = item.partition("=")
+            key = key.strip().lower()
+            if not eq:
+                raise InvalidParameterError(f"{raw!r}: expected param=value after ':', found {item!r}")
+            if key not in params:
+                names = [p.name for p in m.params] or "none"
+                raise InvalidParameterError(f"measure {m.name} has no parameter {key!r} (parameters: {names})")
+            params[key] = _number(val, f"{raw!r}, {key}")
+            given.add(key)
+    spec = MeasureSpec(m, tuple(params.items()))
+    object.__setattr__(spec, "_set", frozenset(given))
+    return spec

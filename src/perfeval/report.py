@@ -1,0 +1,145 @@
+"""The result of :func:`perfeval.evaluate`: values, per-group tables, and the parameters used."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from perfeval.measures import MeasureSpec
+
+
+def _num(v: float) -> float | None:
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+@dataclass
+class MeasureResult:
+    """One measure's result.
+
+    Attributes
+    ----------
+    label : str
+        Canonical spec (``"NDCG@10"``), with ``[partition]`` when partitions are used.
+    value : float
+        The headline number: the value over all cases; over groups the mean over the groups where
+        it is defined (GAUC: the mean weighted by group size).
+    mean, weighted_mean : float or None
+        Over groups: the plain mean, and the mean weighted by each group's number of cases.
+    per_group : ndarray or None
+        The value in each group (NaN where undefined), in the order of ``Report.groups``.
+    undefined : list
+        The groups where the measure is undefined (e.g. one class only), left out of the means.
+    direction : {"higher", "lower"}
+    """
+
+    label: str
+    value: float
+    direction: str
+    mean: float | None = None
+    weighted_mean: float | None = None
+    per_group: np.ndarray | None = None
+    undefined: list = field(default_factory=list)
+
+    @classmethod
+    def single(cls, spec: MeasureSpec, value: float) -> MeasureResult:
+        return cls(spec.label, value, spec.measure.direction)
+
+    @classmethod
+    def of(cls, spec: MeasureSpec, vals: np.ndarray, sizes: np.ndarray, keys: Any, grouped: bool) -> MeasureResult:
+        ok = ~np.isnan(vals)
+        mean = float(vals[ok].mean()) if ok.any() else math.nan
+        wsum = sizes[ok].sum()
+        wmean = float((vals[ok] * sizes[ok]).sum() / wsum) if ok.any() and wsum > 0 else math.nan
+        head = wmean if spec.measure.aggregate == "weighted" else mean
+        if not grouped:
+            return cls(spec.label, float(vals[0]) if len(vals) else math.nan, spec.measure.direction)
+        undefined = [k.item() if hasattr(k, "item") else k for k in np.asarray(keys)[~ok]]
+        return cls(spec.label, head, spec.measure.direction, mean, wmean, vals, undefined)
+
+
+class Report:
+    """Measures of one evaluation.
+
+    ``report["ROC"]`` is a headline value; ``report.results`` holds every :class:`MeasureResult`;
+    ``report.groups`` the group keys (None when not grouped); ``report.params`` the threshold, the
+    number of rows and groups, and the tie policy.  Converts to a dict, JSON, and pandas DataFrames
+    (``to_frame()``: one row a measure; ``groups_frame()``: one row a group).
+    """
+
+    def __init__(self, results: dict[str, MeasureResult], groups: Any, params: dict[str, Any]):
+        self.results = results
+        self.groups = groups
+        self.params = params
+
+    def __getitem__(self, label: str) -> float:
+        if label in self.results:
+            return self.results[label].value
+        from perfeval.measures import parse_measure
+
+        return self.results[parse_measure(label).label].value
+
+    def __contains__(self, label: str) -> bool:
+        return label in self.results
+
+    def __iter__(self):
+        return iter(self.results)
+
+    @property
+    def values(self) -> dict[str, float]:
+        return {k: r.value for k, r in self.results.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"params": self.params, "measures": {}}
+        for k, r in self.results.items():
+            d: dict[str, Any] = {"value": _num(r.value), "direction": r.direction}
+            if r.per_group is not None:
+                d.update(mean=_num(r.mean), weighted_mean=_num(r.weighted_mean),
+                         defined_groups=int(np.sum(~np.isnan(r.per_group))), undefined_groups=r.undefined,
+                         per_group={str(g): _num(v) for g, v in zip(_keys(self.groups), r.per_group.tolist())})
+            out["measures"][k] = d
+        return out
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, default=str)
+
+    def to_frame(self):
+        """One row a measure: value, mean, weighted_mean, undefined (pandas, imported here)."""
+        pd = _pandas()
+        rows = [{"measure": k, "value": r.value, "mean": r.mean, "weighted_mean": r.weighted_mean,
+                 "undefined_groups": len(r.undefined), "direction": r.direction} for k, r in self.results.items()]
+        return pd.DataFrame(rows).set_index("measure")
+
+    def groups_frame(self):
+        """One row a group, one column a measure (pandas)."""
+        pd = _pandas()
+        if self.groups is None:
+            raise ValueError("this report is not grouped")
+        return pd.DataFrame({k: r.per_group for k, r in self.results.items() if r.per_group is not None},
+                            index=pd.Index(self.groups, name="group"))
+
+    def __repr__(self) -> str:
+        width = max([len(k) for k in self.results] + [7])
+        lines = [f"{'measure':<{width}}  {'value':>10}"]
+        for k, r in self.results.items():
+            extra = f"  ({len(r.undefined)} undefined groups)" if r.undefined else ""
+            lines.append(f"{k:<{width}}  {r.value:>10.6f}{extra}")
+        return "\n".join(lines)
+
+
+def _keys(groups: Any) -> list:
+    return [g.item() if hasattr(g, "item") else g for g in np.asarray(groups)] if groups is not None else []
+
+
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError:
+        from perfeval.exceptions import MissingDependencyError
+
+        raise MissingDependencyError(
+            "this needs pandas: pip install pandas (or pip install 'perfeval[all]')") from None
+    return pd
