@@ -24,6 +24,7 @@ __all__ = [
     "parse_measure",
     "evaluate",
     "Report",
+    "functional",
 ]
 
 _LAZY = {
@@ -45,6 +46,10 @@ _LAZY = {
 
 
 def __getattr__(name: str):  # PEP 562: import on first use
+    if name == "functional":
+        import importlib
+
+        return importlib.import_module("perfeval.functional")
     mod = _LAZY.get(name)
     if mod is None:
         raise AttributeError(f"module 'perfeval' has no attribute {name!r}")

@@ -1,0 +1,211 @@
+"""scikit-learn-style functions: one measure, arrays in, a float out.
+
+Each is a thin wrapper over the registry (the same code as :func:`perfeval.evaluate`), with
+scikit-learn's argument names: ``y_true``, ``y_score``, keyword-only options, ``sample_weight``.
+
+Examples
+--------
+>>> roc_auc([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1])
+0.875
+>>> ndcg([3, 2, 0, 1], [0.9, 0.8, 0.7, 0.1], k=3) > 0.9
+True
+>>> confusion_matrix([1, 0, 1, 0], [0.9, 0.6, 0.4, 0.1]).tolist()
+[[1, 1], [1, 1]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from perfeval.evaluate import evaluate, to_numpy
+from perfeval.exceptions import InvalidParameterError
+from perfeval.measures import parse_measure
+from perfeval.summaries import ScoreHistogram
+
+__all__ = [
+    "accuracy", "error_rate", "precision", "recall", "f_beta", "tpr", "fpr", "tnr", "fnr", "lift",
+    "confusion_matrix", "roc_auc", "roc_curve", "pr_curve", "average_precision", "perf_average_precision",
+    "log_loss", "brier_score", "rmse", "slq", "ndcg", "dcg", "cg", "mean_average_precision",
+    "precision_at_k", "recall_at_k", "mrr", "group_auc", "scorer",
+]
+
+
+def _binary(name: str, y_true: Any, y_score: Any, sample_weight: Any = None, **params: Any) -> float:
+    spec = parse_measure(name)
+    h = ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), to_numpy(y_score, "y_score"), sample_weight)
+    return float(spec.measure(h, **{**spec.kwargs, **params}))
+
+
+def accuracy(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> float:
+    """Share of cases on the right side of the threshold (score >= threshold predicts 1)."""
+    return _binary("acc", y_true, y_score, sample_weight, threshold=threshold)
+
+
+def error_rate(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> float:
+    return _binary("err", y_true, y_score, sample_weight, threshold=threshold)
+
+
+def precision(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> float:
+    return _binary("pre", y_true, y_score, sample_weight, threshold=threshold)
+
+
+def recall(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> float:
+    return _binary("rec", y_true, y_score, sample_weight, threshold=threshold)
+
+
+tpr = recall
+
+
+def f_beta(y_true, y_score, *, beta: float = 1.0, threshold: float = 0.5, sample_weight=None) -> float:
+    return _binary("fbeta", y_true, y_score, sample_weight, beta=beta, threshold=threshold)
+
+
+def fpr(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> float:
+    return _binary("fpr", y_true, y_score, sample_weight, threshold=threshold)
+
+
+def tnr(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> float:
+    return _binary("spc", y_true, y_score, sample_weight, threshold=threshold)
+
+
+def fnr(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> float:
+    return _binary("fnr", y_true, y_score, sample_weight, threshold=threshold)
+
+
+def lift(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> float:
+    return _binary("lft", y_true, y_score, sample_weight, threshold=threshold)
+
+
+def confusion_matrix(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> np.ndarray:
+    """[[TN, FP], [FN, TP]] (scikit-learn's layout: rows true 0/1, columns predicted 0/1); integer
+    when unweighted."""
+    h = ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), to_numpy(y_score, "y_score"), sample_weight)
+    k = int(np.searchsorted(h.scores, threshold, side="left"))
+    tp, fp = h.pos[k:].sum(), h.neg[k:].sum()
+    m = np.array([[h.n_neg - fp, fp], [h.n_pos - tp, tp]])
+    return m.astype(np.int64) if sample_weight is None else m
+
+
+def roc_auc(y_true, y_score, *, sample_weight=None) -> float:
+    """Area under the ROC curve; a tied positive/negative pair counts one half."""
+    return _binary("roc", y_true, y_score, sample_weight)
+
+
+def roc_curve(y_true, y_score, *, sample_weight=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(fpr, tpr, thresholds): one point per distinct score from the top, starting at (0, 0) with
+    threshold +inf; a tie group is one step (a diagonal segment)."""
+    h = ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), to_numpy(y_score, "y_score"), sample_weight)
+    tp = np.concatenate([[0.0], np.cumsum(h.pos[::-1])])
+    fp = np.concatenate([[0.0], np.cumsum(h.neg[::-1])])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return fp / h.n_neg, tp / h.n_pos, np.concatenate([[np.inf], h.scores[::-1]])
+
+
+def pr_curve(y_true, y_score, *, sample_weight=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(precision, recall, thresholds): one point per distinct score from the top."""
+    h = ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), to_numpy(y_score, "y_score"), sample_weight)
+    tp = np.cumsum(h.pos[::-1])
+    fp = np.cumsum(h.neg[::-1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return tp / (tp + fp), tp / h.n_pos, h.scores[::-1].copy()
+
+
+def average_precision(y_true, y_score, *, sample_weight=None) -> float:
+    """Information-retrieval AP: mean precision at the positives; a tie is one threshold."""
+    return _binary("ap", y_true, y_score, sample_weight)
+
+
+def perf_average_precision(y_true, y_score) -> float:
+    """PERF's APR: expected precision at the positives under a random order inside ties."""
+    return _binary("apr", y_true, y_score)
+
+
+def log_loss(y_true, y_score, *, base: float = np.e, sample_weight=None) -> float:
+    """Mean cross-entropy; ``base=2`` gives bits (PERF's CXE)."""
+    bits = _binary("cxe", y_true, y_score, sample_weight)
+    return float(bits * np.log(2.0) / np.log(base))
+
+
+def brier_score(y_true, y_score, *, sample_weight=None) -> float:
+    return _binary("brier", y_true, y_score, sample_weight)
+
+
+def rmse(y_true, y_score, *, sample_weight=None) -> float:
+    return _binary("rms", y_true, y_score, sample_weight)
+
+
+def slq(y_true, y_score, *, bins: int = 100) -> float:
+    return _binary("slq", y_true, y_score, bins=bins)
+
+
+def _with_k(name: str, k: int) -> str:
+    if k < 0 or int(k) != k:
+        raise InvalidParameterError(f"k must be a whole number >= 0 (0: no cut-off), got {k}")
+    return f"{name}@{int(k)}" if k else name
+
+
+def ndcg(relevance, y_score, *, k: int = 0, groups=None) -> float:
+    """Mean over queries of NDCG@k (gain 2^rel - 1, discount log2(rank + 1), ties averaged)."""
+    r = evaluate(relevance, y_score, groups=groups, measures=[_with_k("ndcg", k)])
+    return r[next(iter(r.results))]
+
+
+def dcg(relevance, y_score, *, k: int = 0, groups=None) -> float:
+    r = evaluate(relevance, y_score, groups=groups, measures=[_with_k("dcg", k)])
+    return r[next(iter(r.results))]
+
+
+def cg(relevance, y_score, *, k: int = 0, groups=None) -> float:
+    r = evaluate(relevance, y_score, groups=groups, measures=[_with_k("cg", k)])
+    return r[next(iter(r.results))]
+
+
+def mean_average_precision(relevance, y_score, *, groups=None) -> float:
+    return evaluate(relevance, y_score, groups=groups, measures=["map"])["MAP"]
+
+
+def precision_at_k(relevance, y_score, *, k: int, groups=None) -> float:
+    r = evaluate(relevance, y_score, groups=groups, measures=[_with_k("p", k)])
+    return r[next(iter(r.results))]
+
+
+def recall_at_k(relevance, y_score, *, k: int, groups=None) -> float:
+    r = evaluate(relevance, y_score, groups=groups, measures=[_with_k("r", k)])
+    return r[next(iter(r.results))]
+
+
+def mrr(relevance, y_score, *, groups=None) -> float:
+    return evaluate(relevance, y_score, groups=groups, measures=["mrr"])["MRR"]
+
+
+def group_auc(y_true, y_score, *, groups, weighted: bool = True) -> float:
+    """ROC area per group, averaged weighting each group by its size (or not); one-class groups skipped."""
+    name = "gauc" if weighted else "gauc_unweighted"
+    r = evaluate(y_true, y_score, groups=groups, measures=[name])
+    return r[next(iter(r.results))]
+
+
+def scorer(measure: str, **params: Any):
+    """A scikit-learn scorer for a binary measure: ``cross_val_score(clf, X, y, scoring=scorer("roc"))``.
+
+    The classifier's ``decision_function`` (or ``predict_proba`` for the positive class) gives the
+    scores; the measure's direction sets ``greater_is_better``.
+    """
+    try:
+        from sklearn.metrics import make_scorer
+    except ImportError:
+        from perfeval.exceptions import MissingDependencyError
+
+        raise MissingDependencyError("scorer() needs scikit-learn: pip install scikit-learn") from None
+    spec = parse_measure(measure)
+    if spec.measure.kind != "binary":
+        raise InvalidParameterError(f"{spec.label} is a per-query measure; a scikit-learn scorer needs a binary one")
+
+    def score(y_true, y_score, **kw):
+        h = ScoreHistogram.from_arrays(y_true, y_score, kw.get("sample_weight"))
+        return float(spec.measure(h, **{**spec.kwargs, **params}))
+
+    return make_scorer(score, greater_is_better=spec.measure.higher_is_better,
+                       response_method=("decision_function", "predict_proba"))
