@@ -2432,6 +2432,133 @@ static PyObject *k_tune_malloc(PyObject *self, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* modern (float64) kernels over a ScoreHistogram: sequential sums that numpy would need several     */
+/* n-sized temporaries for                                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+static int get_f64(PyObject *obj, Py_buffer *view, Py_ssize_t *n)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    if (view->itemsize != 8 || !view->format || strcmp(view->format, "d") != 0) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_TypeError, "expected a contiguous float64 array");
+        return -1;
+    }
+    *n = view->len / 8;
+    return 0;
+}
+
+/* hist_apr(pos, neg) -> sum over tie groups of the expected precision at their positives, walking
+ * from the highest score (the arrays are ascending).  Per group of g cases with m positives below a
+ * cases of which b are positive: (m/g) ((b + 1) S1 + (m - 1)/(g - 1) S2), S1 = sum_j 1/(a + j),
+ * S2 = sum_j (j - 1)/(a + j), j = 1..g. */
+static PyObject *k_hist_apr(PyObject *self, PyObject *args)
+{
+    PyObject *po, *no;
+    if (!PyArg_ParseTuple(args, "OO", &po, &no))
+        return NULL;
+    Py_buffer pb, nb;
+    Py_ssize_t n, n2;
+    if (get_f64(po, &pb, &n) < 0)
+        return NULL;
+    if (get_f64(no, &nb, &n2) < 0) {
+        PyBuffer_Release(&pb);
+        return NULL;
+    }
+    const double *pos = pb.buf, *neg = nb.buf;
+    double total = 0;
+    NOGIL_BEGIN
+    double a = 0, b = 0;
+    for (Py_ssize_t i = (n < n2 ? n : n2) - 1; i >= 0; i--) {
+        double m = pos[i], g = m + neg[i];
+        if (m > 0) {
+            if (g == 1)
+                total += (b + 1.0) / (a + 1.0);
+            else {
+                double s1 = 0, s2 = 0;
+                long long gi = (long long)g;
+                for (long long j = 1; j <= gi; j++) {
+                    double inv = 1.0 / (a + (double)j);
+                    s1 += inv;
+                    s2 += (double)(j - 1) * inv;
+                }
+                total += m / g * ((b + 1.0) * s1 + (m - 1.0) / (g - 1.0) * s2);
+            }
+        }
+        a += g;
+        b += m;
+    }
+    NOGIL_END
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&nb);
+    return PyFloat_FromDouble(total);
+}
+
+/* hist_ca2(scores, pos, neg, S) -> mean over the windows of S consecutive cases (ascending scores) of
+ * |positive share - mean score|, each case of a group counting pos/size of a positive.  The running
+ * window sums are kept in 80-bit so ten million additions and removals do not drift. */
+static PyObject *k_hist_ca2(PyObject *self, PyObject *args)
+{
+    PyObject *so, *po, *no;
+    long long S;
+    if (!PyArg_ParseTuple(args, "OOOL", &so, &po, &no, &S))
+        return NULL;
+    Py_buffer sb, pb, nb;
+    Py_ssize_t n, n2, n3;
+    if (get_f64(so, &sb, &n) < 0)
+        return NULL;
+    if (get_f64(po, &pb, &n2) < 0) {
+        PyBuffer_Release(&sb);
+        return NULL;
+    }
+    if (get_f64(no, &nb, &n3) < 0) {
+        PyBuffer_Release(&sb);
+        PyBuffer_Release(&pb);
+        return NULL;
+    }
+    const double *sc = sb.buf, *pos = pb.buf, *neg = nb.buf;
+    Py_ssize_t groups = n < n2 ? (n < n3 ? n : n3) : (n2 < n3 ? n2 : n3);
+    double result = NAN;
+    NOGIL_BEGIN
+    /* the window is [head case, tail case]; cases are walked group by group */
+    ext wf = 0, ws = 0, err = 0;
+    long long count = 0, windows = 0;
+    Py_ssize_t tg = 0;      /* group of the case leaving the window */
+    long long tleft = 0;    /* cases of that group still inside */
+    if (groups > 0)
+        tleft = (long long)(pos[0] + neg[0]);
+    for (Py_ssize_t hg = 0; hg < groups; hg++) {
+        long long size = (long long)(pos[hg] + neg[hg]);
+        double frac = size > 0 ? pos[hg] / (double)size : 0.0;
+        for (long long c = 0; c < size; c++) {
+            wf += frac;
+            ws += sc[hg];
+            count++;
+            if (count >= S) {
+                err += fabsl((wf - ws) / (ext)S);
+                windows++;
+                while (tleft == 0) { /* skip empty groups */
+                    tg++;
+                    tleft = (long long)(pos[tg] + neg[tg]);
+                }
+                double tsize = pos[tg] + neg[tg];
+                wf -= tsize > 0 ? pos[tg] / tsize : 0.0;
+                ws -= sc[tg];
+                tleft--;
+            }
+        }
+    }
+    if (windows > 0)
+        result = (double)(err / (ext)windows);
+    NOGIL_END
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&nb);
+    return PyFloat_FromDouble(result);
+}
+
 static PyObject *k_mantissa_bits(PyObject *self, PyObject *noargs)
 {
     return PyLong_FromLong(LDBL_MANT_DIG);
@@ -2468,6 +2595,8 @@ static PyMethodDef methods[] = {
     {"zeros", k_zeros, METH_VARARGS, "A zero-filled Buf of n bytes."},
     {"copy", k_copy, METH_VARARGS, "A Buf holding a copy of a buffer."},
     {"tune_malloc", k_tune_malloc, METH_NOARGS, "Keep large freed buffers for reuse (CLI only)."},
+    {"hist_apr", k_hist_apr, METH_VARARGS, "Modern APR numerator from a histogram (pos, neg)."},
+    {"hist_ca2", k_hist_ca2, METH_VARARGS, "Modern CA2 from a histogram (scores, pos, neg, S)."},
     {"mantissa_bits", k_mantissa_bits, METH_NOARGS, "Significand bits of long double (64 for x87)."},
     {NULL, NULL, 0, NULL}};
 

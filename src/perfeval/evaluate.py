@@ -42,7 +42,7 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
 
 def _floats(arr: np.ndarray, name: str) -> np.ndarray:
     try:
-        out = arr.astype(np.float64)
+        out = arr.astype(np.float64, copy=False)
     except (TypeError, ValueError):
         raise InvalidParameterError(f"`{name}` must hold numbers, got values of type {arr.dtype}") from None
     return out
@@ -58,6 +58,8 @@ def _check_scores(score: np.ndarray) -> None:
 
 
 def _binary_targets(y: np.ndarray, needs: str) -> np.ndarray:
+    if y.dtype.kind in "biuf" and bool(np.all((y == 0) | (y == 1))):
+        return y  # numeric 0/1 as given: no float copy
     vals = np.unique(y)
     if not np.isin(vals, (0, 1)).all():
         shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in vals[:8])

@@ -116,6 +116,7 @@ def apr(h: ScoreHistogram) -> float:
     positive, adds sum_{j=1..g} (m/g) * (b + 1 + (j-1)(m-1)/(g-1)) / (a + j): position j holds a
     positive with probability m/g, and then the expected number of positives before it in the
     group is (j-1)(m-1)/(g-1).  This is the quantity PERF's hypergeometric double sum computes.
+    Vectorised over the cases: one term per case, summed per group.
     """
     if not h.is_counts():
         raise InvalidParameterError("APR needs whole-number weights (counts of cases)")
@@ -124,18 +125,11 @@ def apr(h: ScoreHistogram) -> float:
         return NAN
     if P == 0:
         return 0.0
-    pos, neg = _desc(h)
-    total = 0.0
-    a = b = 0.0
-    for m, x in zip(pos.tolist(), neg.tolist()):
-        g = m + x
-        if m > 0:
-            j = np.arange(1.0, g + 1.0)
-            inside = (j - 1.0) * (m - 1.0) / (g - 1.0) if g > 1 else np.zeros(1)
-            total += float(np.sum((m / g) * (b + 1.0 + inside) / (a + j)))
-        a += g
-        b += m
-    return total / P
+    # a sequential sum over the cases: the compiled kernel does it in one pass without the n-sized
+    # temporaries a numpy expression needs (see _x87.c, hist_apr)
+    from perfeval import _x87
+
+    return _x87.hist_apr(h.pos, h.neg) / P
 
 
 def prb(h: ScoreHistogram) -> float:
@@ -255,27 +249,11 @@ def ca2(h: ScoreHistogram, *, window: int) -> float:
     S = int(window)
     if S < 1:
         raise InvalidParameterError(f"CA2 needs a window of at least 1 case, got {window}")
-    size = h.pos + h.neg
-    n = int(size.sum())
-    if n < S:
+    if h.n < S:
         return NAN
-    ends = np.cumsum(size)  # cases up to and including each group (ascending)
-    starts = ends - size
-    with np.errstate(invalid="ignore", divide="ignore"):
-        frac = np.where(size > 0, h.pos / np.where(size > 0, size, 1.0), 0.0)
-    cum_f = np.concatenate([[0.0], np.cumsum(h.pos)])
-    cum_s = np.concatenate([[0.0], np.cumsum(h.scores * size)])
+    from perfeval import _x87  # one pass over the cases with running window sums (see _x87.c)
 
-    def prefix(k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        g = np.searchsorted(ends, k, side="left")  # group holding case k (1-based count k)
-        g = np.minimum(g, len(size) - 1)
-        inside = k - starts[g]
-        return cum_f[g] + inside * frac[g], cum_s[g] + inside * h.scores[g]
-
-    k = np.arange(S, n + 1, dtype=np.float64)
-    f_hi, s_hi = prefix(k)
-    f_lo, s_lo = prefix(k - S)
-    return float(np.mean(np.abs((f_hi - f_lo) / S - (s_hi - s_lo) / S)))
+    return _x87.hist_ca2(h.scores, h.pos, h.neg, S)
 
 
 def sar(h: ScoreHistogram, *, threshold: float, w_acc: float, w_roc: float, w_rms: float) -> float:

@@ -29,6 +29,18 @@ def _as_1d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
         raise InvalidParameterError(f"`{name}` must be numeric, got values of type {arr.dtype}") from None
 
 
+def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values of a sorted array and how often each occurs (as float64)."""
+    n = len(sorted_values)
+    if n == 0:
+        return np.zeros(0), np.zeros(0)
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_values[1:], sorted_values[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    return sorted_values[starts], np.diff(np.append(starts, n)).astype(np.float64)
+
+
 class ScoreHistogram:
     """Distinct scores (ascending) with the positive and negative weight at each.
 
@@ -84,23 +96,28 @@ class ScoreHistogram:
         InvalidParameterError
             Mismatched lengths, a target other than 0/1, a NaN score, a negative weight.
         """
-        t = _as_1d("y_true", y_true)
+        t = np.asarray(y_true)
+        t = t.reshape(-1) if t.ndim == 2 and 1 in t.shape else t
+        if t.dtype.kind not in "biuf":
+            t = _as_1d("y_true", t)
+        elif t.ndim != 1:
+            raise InvalidParameterError(f"`y_true` must be one-dimensional, got shape {t.shape}")
         s = _as_1d("y_score", y_score)
         if len(t) != len(s):
             raise InvalidParameterError(
                 f"`y_true` and `y_score` must have the same length, got {len(t)} and {len(s)}")
-        bad = ~((t == 0) | (t == 1))
+        is_pos = t == 1
+        bad = ~(is_pos | (t == 0))
         if bad.any():
             i = int(np.argmax(bad))
-            vals = np.unique(t[~np.isnan(t)])[:5].tolist()
+            tf = t.astype(np.float64)
+            vals = np.unique(tf[~np.isnan(tf)])[:5].tolist()
             raise InvalidParameterError(
                 f"`y_true` must hold only 0 and 1, got {t[i]!r} at index {i} (values seen: {vals})")
         if np.isnan(s).any():
             i = int(np.argmax(np.isnan(s)))
             raise InvalidParameterError(f"`y_score` holds NaN at index {i}; scores must be numbers")
-        if sample_weight is None:
-            w = np.ones(len(s))
-        else:
+        if sample_weight is not None:
             w = _as_1d("sample_weight", sample_weight)
             if len(w) != len(s):
                 raise InvalidParameterError(
@@ -109,12 +126,21 @@ class ScoreHistogram:
                 raise InvalidParameterError("`sample_weight` must be finite and non-negative")
         if len(s) == 0:
             return cls.empty()
-        # -0.0 and 0.0 are one score
-        s = s + 0.0
-        scores, inv = np.unique(s, return_inverse=True)
-        pos = np.bincount(inv, weights=w * t, minlength=len(scores))
-        neg = np.bincount(inv, weights=w * (1.0 - t), minlength=len(scores))
-        return cls(scores, pos, neg)
+        # -0.0 and 0.0 compare equal, so they form one run; + 0.0 makes the kept value +0.0
+        if sample_weight is None:
+            # unit weights: two plain sorts (numpy's vectorised sort is ~25x faster than the
+            # argsort behind np.unique(return_inverse=True)); counts by run length
+            scores, total = _runs(np.sort(s))
+            pu, pc = _runs(np.sort(s[is_pos]))
+            pos = np.zeros(len(scores))
+            pos[np.searchsorted(scores, pu)] = pc
+            return cls(scores + 0.0, pos, total - pos)
+        scores = _runs(np.sort(s))[0]
+        inv = np.searchsorted(scores, s)
+        tw = w * is_pos
+        pos = np.bincount(inv, weights=tw, minlength=len(scores))
+        neg = np.bincount(inv, weights=w - tw, minlength=len(scores))
+        return cls(scores + 0.0, pos, neg)
 
     # -- the monoid ---------------------------------------------------------------------------------
     def merge(self, other: ScoreHistogram) -> ScoreHistogram:

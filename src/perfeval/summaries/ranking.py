@@ -55,9 +55,8 @@ class RankingData:
             g = np.asarray(groups).reshape(-1)
             if len(g) != n:
                 raise InvalidParameterError(f"groups and scores differ in length: {len(g)} and {n}")
-            keys, codes = np.unique(g, return_inverse=True)
-            codes = codes.astype(np.int64, copy=False)
-        order = np.lexsort((-sc, codes))
+            keys, codes = _codes(g)
+        order = _order(codes, sc, len(keys))
         self.order = order
         self.codes = codes[order]
         self.score = sc[order]
@@ -96,6 +95,28 @@ class RankingData:
         """(first position, one past the last position) of each tie segment inside its query."""
         first = self.pos[self.tie_starts[:-1]]
         return first, first + np.diff(self.tie_starts)
+
+
+def _codes(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted distinct groups, code of each row).  Small non-negative integers are coded with a
+    bincount (O(n)); anything else with np.unique."""
+    if g.dtype.kind in "iu" and len(g) and g.min() >= 0 and g.max() < 4 * len(g) + 65536:
+        present = np.bincount(g) > 0
+        remap = np.cumsum(present) - 1
+        return np.flatnonzero(present).astype(g.dtype), remap[g].astype(np.int64)
+    keys, codes = np.unique(g, return_inverse=True)
+    return keys, codes.reshape(-1).astype(np.int64, copy=False)
+
+
+def _order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
+    """Rows sorted by query, then by descending score.  The order inside equal (query, score) does
+    not matter to any measure (all are tie-aware), so: one fast unstable sort by score, then a stable
+    sort by query, a radix sort when the codes fit 16 bits."""
+    by_score = np.argsort(-score)
+    c = codes[by_score]
+    if q <= 65536:
+        c = c.astype(np.uint16)
+    return by_score[np.argsort(c, kind="stable")]
 
 
 def _segsum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
