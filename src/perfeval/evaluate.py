@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from perfeval.exceptions import InvalidParameterError
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.report import MeasureResult, Report
 from perfeval.summaries import ScoreHistogram
@@ -44,7 +44,7 @@ def _floats(arr: np.ndarray, name: str) -> np.ndarray:
     try:
         out = arr.astype(np.float64, copy=False)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"`{name}` must hold numbers, got values of type {arr.dtype}") from None
+        raise InvalidDataError(f"`{name}` must hold numbers, got values of type {arr.dtype}") from None
     return out
 
 
@@ -52,7 +52,7 @@ def _check_scores(score: np.ndarray) -> None:
     bad = ~np.isfinite(score)
     if bad.any():
         i = int(np.argmax(bad))
-        raise InvalidParameterError(
+        raise InvalidDataError(
             f"`y_score` must be finite numbers, got {score[i]!r} at index {i} "
             "(NaN cannot be ranked; replace it or drop the row)")
 
@@ -64,7 +64,7 @@ def _binary_targets(y: np.ndarray, needs: str) -> np.ndarray:
     if not np.isin(vals, (0, 1)).all():
         shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in vals[:8])
         more = "" if len(vals) <= 8 else f", ... ({len(vals)} values)"
-        raise InvalidParameterError(
+        raise InvalidDataError(
             f"{needs} needs binary targets 0/1, but `y_true` holds {shown}{more}; "
             "map them with `partitions=` (e.g. {'narrow': ['change']}) or choose ranking measures")
     return y.astype(np.float64)
@@ -147,14 +147,14 @@ def evaluate(y_true: Any, y_score: Any, *, measures: Iterable[str | MeasureSpec]
     yt = to_numpy(y_true, "y_true")
     ys = _floats(to_numpy(y_score, "y_score"), "y_score")
     if len(yt) != len(ys):
-        raise InvalidParameterError(f"`y_true` and `y_score` must have the same length, got {len(yt)} and {len(ys)}")
+        raise InvalidDataError(f"`y_true` and `y_score` must have the same length, got {len(yt)} and {len(ys)}")
     _check_scores(ys)
     g = None if groups is None else to_numpy(groups, "groups")
     if g is not None and len(g) != len(ys):
-        raise InvalidParameterError(f"`groups` must have the length of `y_score` ({len(ys)}), got {len(g)}")
+        raise InvalidDataError(f"`groups` must have the length of `y_score` ({len(ys)}), got {len(g)}")
     w = None if weights is None else _floats(to_numpy(weights, "weights"), "weights")
     if w is not None and (len(w) != len(ys) or not np.all(np.isfinite(w)) or (w < 0).any()):
-        raise InvalidParameterError(f"`weights` must be {len(ys)} finite non-negative numbers")
+        raise InvalidDataError(f"`weights` must be {len(ys)} finite non-negative numbers")
     tasks: list[tuple[str, np.ndarray]]
     if partitions:
         tasks = []

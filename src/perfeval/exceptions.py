@@ -28,6 +28,18 @@ class InvalidParameterError(PerfError, ValueError, TypeError):
     """
 
 
+class InvalidDataError(InvalidParameterError):
+    """The data cannot be evaluated as asked: a NaN score, targets that are not 0/1 for a binary
+    measure, negative relevance, arrays of different lengths.  (A subclass of
+    InvalidParameterError: it is a bad argument value, found in the data.)
+
+    Examples
+    --------
+    >>> str(InvalidDataError("`y_score` holds NaN at index 3; scores must be numbers"))
+    '`y_score` holds NaN at index 3; scores must be numbers'
+    """
+
+
 class InputFormatError(PerfError, ValueError):
     """The input data could not be read: names the source, the line and the field.
 

@@ -1,8 +1,8 @@
 """The modern ``perfeval`` command.
 
-Subcommands so far: ``list-measures`` (generated from the registry).  ``perfeval`` grows the
-evaluation subcommands in the next releases; the classic, byte-compatible command is ``perf``.
-Exit codes: 0 ok, 1 bad data, 2 bad usage.
+Subcommands: ``eval`` (measures of a table of targets and scores, optionally per group) and
+``list-measures`` (generated from the registry).  The classic, byte-compatible command is ``perf``.
+Exit codes: 0 ok, 1 bad data, 2 bad usage.  Errors are one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -27,6 +27,36 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"perfeval {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    ev = sub.add_parser(
+        "eval", help="compute measures of a table of targets and scores",
+        description="Compute measures of a table: whitespace text, CSV, TSV, JSON lines or Parquet, from a "
+                    "file or standard input, with or without a header.",
+        epilog="examples:\n"
+               "  perfeval eval results.txt                         # target score columns, PERF's report\n"
+               "  perfeval eval runs.csv --target label --score p -m roc,apr,logloss\n"
+               "  perfeval eval clicks.parquet --target click --score ctr --group user -m gauc\n"
+               "  perfeval eval qrels.tsv --target rel --score s --group qid -m ndcg@10,map,mrr -o json\n"
+               "  perfeval eval kdd2002.csv --target label --score s -m roc "
+               "--partition narrow=change --partition broad=change,control",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ev.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
+    ev.add_argument("--format", default="auto", choices=("auto", "text", "csv", "tsv", "jsonl", "parquet"),
+                    help="input format (default: from the file name or content)")
+    hdr = ev.add_mutually_exclusive_group()
+    hdr.add_argument("--header", dest="header", action="store_true", default=None, help="the first line is a header")
+    hdr.add_argument("--no-header", dest="header", action="store_false", help="the first line is data")
+    ev.add_argument("--target", help="target / label / relevance column: name or 1-based position (default 1)")
+    ev.add_argument("--score", help="score column: name or position (default 2)")
+    ev.add_argument("--group", help="group (query, user, block) column: every measure is computed per group")
+    ev.add_argument("--weight", help="weight column (binary measures)")
+    ev.add_argument("-m", "--measures", default=None,
+                    help="comma-separated measures with parameters, e.g. roc,apr,ndcg@10,slq:bins=100 "
+                         "(default: PERF's report; `perfeval list-measures` lists them)")
+    ev.add_argument("-t", "--threshold", type=float, default=0.5, help="threshold of the threshold measures (0.5)")
+    ev.add_argument("--partition", action="append", default=[], metavar="NAME=LABEL[,LABEL...]",
+                    help="a binary task from multi-class labels: these labels positive, the rest negative")
+    ev.add_argument("-o", "--output", default="table", choices=("table", "json", "csv"), help="output format")
+    ev.add_argument("--per-group", action="store_true", help="also print every group's values")
     lm = sub.add_parser("list-measures", help="list the measures (name, aliases, PERF options, direction)")
     lm.add_argument("--long", action="store_true", help="print each measure's full definition")
     lm.add_argument("--format", choices=("table", "markdown"), default="table")
@@ -58,16 +88,134 @@ def list_measures_text(long: bool = False, fmt: str = "table") -> str:
     return "\n".join(f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:<{w[3]}}  {r[4]}" for r in rows) + "\n"
 
 
+def _partitions(items: list[str]) -> dict[str, list] | None:
+    from perfeval.exceptions import InvalidParameterError
+
+    out: dict[str, list] = {}
+    for item in items:
+        name, eq, labels = item.partition("=")
+        if not eq or not name.strip() or not labels.strip():
+            raise InvalidParameterError(f"--partition {item!r}: expected NAME=LABEL[,LABEL...]")
+        out[name.strip()] = [lab.strip() for lab in labels.split(",") if lab.strip()]
+    return out or None
+
+
+def _labels_as(values: list, column) -> list:
+    """Partition labels typed on the command line, converted to the label column's type."""
+
+    if column.dtype.kind in "biuf":
+        try:
+            return [float(v) for v in values] if column.dtype.kind == "f" else [int(v) for v in values]
+        except ValueError:
+            return values
+    return [str(v) for v in values] if column.dtype.kind in "US" else values
+
+
+def run_eval(args) -> int:
+    import numpy as np
+
+    from perfeval.evaluate import DEFAULT_MEASURES, evaluate
+    from perfeval.exceptions import InputFormatError
+    from perfeval.io.tables import numeric, read_table
+
+    path = None if args.file == "-" else args.file
+    table = read_table(path, args.format, args.header)
+    tname, target = table.pick(args.target, 1, "target")
+    sname, score = table.pick(args.score, 2, "score")
+    score = numeric(table, sname, score, "score")
+    bad = ~np.isfinite(score)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InputFormatError(f"the score column {sname!r} holds {float(score[i])!r}; scores must be finite numbers",
+                               source=table.source, line=table.line_of(i))
+    g = table.pick(args.group, None, "group")
+    w = table.pick(args.weight, None, "weight")
+    parts = _partitions(args.partition)
+    if parts:
+        parts = {k: _labels_as(v, target) for k, v in parts.items()}
+    elif target.dtype.kind not in "biuf":
+        target = numeric(table, tname, target, "target")
+    report = evaluate(target, score, measures=args.measures or DEFAULT_MEASURES,
+                      groups=None if g is None else g[1],
+                      weights=None if w is None else numeric(table, w[0], w[1], "weight"),
+                      threshold=args.threshold, partitions=parts)
+    report.params["source"] = table.source
+    sys.stdout.write(format_report(report, args.output, args.per_group))
+    return 0
+
+
+def format_report(report, output: str, per_group: bool) -> str:
+    import math
+
+    if output == "json":
+        return report.to_json() + "\n"
+    grouped = report.groups is not None
+    rows = []
+    for label, r in report.results.items():
+        row = [label, r.value]
+        if grouped:
+            row += [r.mean, r.weighted_mean, len(r.per_group) - len(r.undefined), len(r.undefined)]
+        rows.append(row)
+    head = ["measure", "value"] + (["mean", "weighted_mean", "groups", "undefined"] if grouped else [])
+
+    def cell(v) -> str:
+        if isinstance(v, float):
+            return "nan" if math.isnan(v) else f"{v:.6f}"
+        return str(v)
+
+    lines = []
+    if output == "csv":
+        lines.append(",".join(head))
+        lines += [",".join(cell(v) for v in row) for row in rows]
+        if per_group and grouped:
+            lines.append("")
+            lines.append(",".join(["group"] + list(report.results)))
+            for i, key in enumerate(report.groups):
+                lines.append(",".join([str(key)] + [cell(float(r.per_group[i])) for r in report.results.values()]))
+        return "\n".join(lines) + "\n"
+    table = [head] + [[cell(v) for v in row] for row in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    for r in table:
+        lines.append("  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)))
+    if per_group and grouped:
+        lines.append("")
+        names = list(report.results)
+        gtab = [["group"] + names] + [[str(k)] + [cell(float(r.per_group[i])) for r in report.results.values()]
+                                      for i, k in enumerate(report.groups)]
+        gw = [max(len(r[i]) for r in gtab) for i in range(len(gtab[0]))]
+        for r in gtab:
+            lines.append("  ".join(c.ljust(gw[0]) if i == 0 else c.rjust(gw[i]) for i, c in enumerate(r)))
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``perfeval`` console script."""
+    from perfeval.exceptions import (InputFormatError, InvalidDataError, MissingDependencyError, PerfError)
+
     parser = _parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # argparse: 0 for --help/--version, 2 for usage errors
         return int(e.code or 0)
-    if args.command == "list-measures":
-        sys.stdout.write(list_measures_text(args.long, args.format))
-        return 0
+    try:
+        if args.command == "list-measures":
+            sys.stdout.write(list_measures_text(args.long, args.format))
+            return 0
+        if args.command == "eval":
+            return run_eval(args)
+    except (InputFormatError, InvalidDataError, MissingDependencyError) as e:  # the data: 1
+        sys.stderr.write(f"perfeval: error: {e}\n")
+        return 1
+    except PerfError as e:  # the command line: an unknown measure, a bad option or parameter: 2
+        sys.stderr.write(f"perfeval: error: {e}\n")
+        return 2
+    except BrokenPipeError:
+        return 141
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # never a traceback
+        sys.stderr.write(f"perfeval: error: internal error ({type(e).__name__}: {e}); please report it\n")
+        return 70
     parser.print_help()
     return 0
 

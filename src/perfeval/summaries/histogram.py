@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.exceptions import InvalidParameterError
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
 
 
 def _as_1d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
@@ -22,11 +22,11 @@ def _as_1d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
-        raise InvalidParameterError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+        raise InvalidDataError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
     try:
         return arr.astype(dtype, copy=False)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"`{name}` must be numeric, got values of type {arr.dtype}") from None
+        raise InvalidDataError(f"`{name}` must be numeric, got values of type {arr.dtype}") from None
 
 
 def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -101,10 +101,10 @@ class ScoreHistogram:
         if t.dtype.kind not in "biuf":
             t = _as_1d("y_true", t)
         elif t.ndim != 1:
-            raise InvalidParameterError(f"`y_true` must be one-dimensional, got shape {t.shape}")
+            raise InvalidDataError(f"`y_true` must be one-dimensional, got shape {t.shape}")
         s = _as_1d("y_score", y_score)
         if len(t) != len(s):
-            raise InvalidParameterError(
+            raise InvalidDataError(
                 f"`y_true` and `y_score` must have the same length, got {len(t)} and {len(s)}")
         is_pos = t == 1
         bad = ~(is_pos | (t == 0))
@@ -112,18 +112,18 @@ class ScoreHistogram:
             i = int(np.argmax(bad))
             tf = t.astype(np.float64)
             vals = np.unique(tf[~np.isnan(tf)])[:5].tolist()
-            raise InvalidParameterError(
+            raise InvalidDataError(
                 f"`y_true` must hold only 0 and 1, got {t[i]!r} at index {i} (values seen: {vals})")
         if np.isnan(s).any():
             i = int(np.argmax(np.isnan(s)))
-            raise InvalidParameterError(f"`y_score` holds NaN at index {i}; scores must be numbers")
+            raise InvalidDataError(f"`y_score` holds NaN at index {i}; scores must be numbers")
         if sample_weight is not None:
             w = _as_1d("sample_weight", sample_weight)
             if len(w) != len(s):
-                raise InvalidParameterError(
+                raise InvalidDataError(
                     f"`sample_weight` must have the length of `y_score` ({len(s)}), got {len(w)}")
             if not np.all(np.isfinite(w)) or (w < 0).any():
-                raise InvalidParameterError("`sample_weight` must be finite and non-negative")
+                raise InvalidDataError("`sample_weight` must be finite and non-negative")
         if len(s) == 0:
             return cls.empty()
         # -0.0 and 0.0 compare equal, so they form one run; + 0.0 makes the kept value +0.0

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.exceptions import InvalidParameterError
+from perfeval.exceptions import InvalidDataError
 
 
 class RankingData:
@@ -40,13 +40,13 @@ class RankingData:
         rel = np.asarray(relevance, dtype=np.float64).reshape(-1)
         sc = np.asarray(score, dtype=np.float64).reshape(-1)
         if len(rel) != len(sc):
-            raise InvalidParameterError(f"relevance and scores differ in length: {len(rel)} and {len(sc)}")
+            raise InvalidDataError(f"relevance and scores differ in length: {len(rel)} and {len(sc)}")
         if np.isnan(sc).any():
-            raise InvalidParameterError(f"scores hold NaN at index {int(np.argmax(np.isnan(sc)))}")
+            raise InvalidDataError(f"scores hold NaN at index {int(np.argmax(np.isnan(sc)))}")
         if np.isnan(rel).any() or (rel < 0).any():
             bad = int(np.argmax(np.isnan(rel) | (rel < 0)))
-            raise InvalidParameterError(
-                f"relevance must be a number >= 0 for ranking measures, got {rel[bad]!r} at index {bad}")
+            raise InvalidDataError(
+                f"relevance must be a number >= 0 for ranking measures, got {rel[bad].item()!r} at index {bad}")
         n = len(sc)
         if groups is None:
             codes = np.zeros(n, dtype=np.int64)
@@ -54,7 +54,7 @@ class RankingData:
         else:
             g = np.asarray(groups).reshape(-1)
             if len(g) != n:
-                raise InvalidParameterError(f"groups and scores differ in length: {len(g)} and {n}")
+                raise InvalidDataError(f"groups and scores differ in length: {len(g)} and {n}")
             keys, codes = _codes(g)
         order = _order(codes, sc, len(keys))
         self.order = order

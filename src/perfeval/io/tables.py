@@ -1,0 +1,220 @@
+"""Reading evaluation tables for the ``perfeval`` command: whitespace text, CSV, TSV, JSON lines and
+Parquet, from a file or standard input, with or without a header; columns picked by name or by
+1-based position.
+
+Every problem is an :class:`~perfeval.exceptions.InputFormatError` that names the source, the line
+and the column.  pandas (CSV/TSV/text, faster) and pyarrow (Parquet) are used when installed;
+without pandas the standard ``csv`` module reads the text formats.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+from dataclasses import dataclass
+import numpy as np
+
+from perfeval.exceptions import InputFormatError, InvalidParameterError, MissingDependencyError
+
+FORMATS = ("auto", "text", "csv", "tsv", "jsonl", "parquet")
+
+
+@dataclass
+class Table:
+    """Columns of a table (numpy arrays, numeric where every value is a number) and their names."""
+
+    names: list[str]
+    columns: dict[str, np.ndarray]
+    source: str
+    header: bool
+    lines: np.ndarray | None = None  # the file line of each row, for messages
+
+    def line_of(self, row: int) -> int:
+        return int(self.lines[row]) if self.lines is not None else row + 1 + (1 if self.header else 0)
+
+    def pick(self, spec: str | None, default_pos: int | None, role: str) -> tuple[str, np.ndarray] | None:
+        """A column by name, or by 1-based position (a whole number), or the default position."""
+        if spec is None:
+            if default_pos is None:
+                return None
+            spec = str(default_pos)
+        if spec in self.columns:
+            return spec, self.columns[spec]
+        if spec.isdigit():
+            k = int(spec)
+            if not 1 <= k <= len(self.names):
+                raise InvalidParameterError(
+                    f"--{role} {spec}: {self.source} has {len(self.names)} columns ({', '.join(self.names)})")
+            name = self.names[k - 1]
+            return name, self.columns[name]
+        raise InvalidParameterError(
+            f"--{role} {spec!r}: no such column in {self.source} (columns: {', '.join(self.names)})")
+
+
+def guess_format(path: str | None, sample: bytes) -> str:
+    ext = os.path.splitext(path or "")[1].lower()
+    if ext in (".parquet", ".pq"):
+        return "parquet"
+    if ext in (".jsonl", ".ndjson"):
+        return "jsonl"
+    if ext == ".tsv":
+        return "tsv"
+    if ext == ".csv":
+        return "csv"
+    if sample[:4] == b"PAR1":
+        return "parquet"
+    first = sample.lstrip().split(b"\n", 1)[0]
+    if first.startswith(b"{"):
+        return "jsonl"
+    if b"\t" in first and b"," not in first:
+        return "tsv"
+    if b"," in first:
+        return "csv"
+    return "text"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def read_table(path: str | None, fmt: str = "auto", header: bool | None = None) -> Table:
+    """Read a whole table.  ``header=None`` detects a header: a first row with a field that is not
+    a number while the second row's field in that column is."""
+    source = path if path else "standard input"
+    if fmt not in FORMATS:
+        raise InvalidParameterError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    try:
+        raw = sys.stdin.buffer.read() if not path or path == "-" else open(path, "rb").read()
+    except IsADirectoryError:
+        raise InputFormatError("is a directory, not a data file", source=source) from None
+    except OSError as e:
+        raise InputFormatError(f"cannot be read ({e.strerror})", source=source) from None
+    if fmt == "auto":
+        fmt = guess_format(path, raw[:65536])
+    if fmt == "parquet":
+        return _parquet(raw, source)
+    if fmt == "jsonl":
+        return _jsonl(raw, source)
+    text = raw.decode("utf-8", errors="replace")
+    rows = _rows(text, fmt)
+    if not rows:
+        raise InputFormatError("holds no data", source=source)
+    if header is None:
+        header = _looks_like_header(rows)
+    names = rows[0][1] if header else [f"column{i + 1}" for i in range(len(rows[0][1]))]
+    if header:
+        names = [n.strip() for n in names]
+        rows = rows[1:]
+    width = len(names)
+    for line, fields in rows:
+        if len(fields) != width:
+            raise InputFormatError(f"expected {width} fields, found {len(fields)}", source=source, line=line)
+    cols: dict[str, np.ndarray] = {}
+    for i, name in enumerate(names):
+        cols[name] = _column([f[i] for _, f in rows])
+    return Table(names, cols, source, bool(header), np.array([ln for ln, _ in rows]))
+
+
+def _rows(text: str, fmt: str) -> list[tuple[int, list[str]]]:
+    """(line number, fields) of every data line; blank lines and lines starting with # are skipped."""
+    out = []
+    if fmt == "text":
+        for k, line in enumerate(text.splitlines(), 1):
+            s = line.strip()
+            if s and not s.startswith("#"):
+                out.append((k, s.split()))
+        return out
+    delim = "\t" if fmt == "tsv" else ","
+    reader = csv.reader(io.StringIO(text), delimiter=delim)
+    for fields in reader:
+        k = reader.line_num
+        if not fields or (len(fields) == 1 and not fields[0].strip()) or fields[0].lstrip().startswith("#"):
+            continue
+        out.append((k, [f.strip() for f in fields]))
+    return out
+
+
+def _looks_like_header(rows: list[tuple[int, list[str]]]) -> bool:
+    first = rows[0][1]
+    second = rows[1][1] if len(rows) > 1 else None
+    for i, f in enumerate(first):
+        if not _is_number(f) and (second is None or (i < len(second) and _is_number(second[i]))):
+            return True
+    return False
+
+
+def _column(values: list[str]) -> np.ndarray:
+    """Numbers when every value is a number, else the strings (a group or label column)."""
+    try:
+        return np.array(values, dtype=np.float64)
+    except ValueError:
+        pass
+    arr = np.array(values, dtype=object)
+    ints = []
+    for v in values:  # integers as written stay integers (ids)
+        if v.lstrip("+-").isdigit():
+            ints.append(int(v))
+        else:
+            return arr.astype(str)
+    return np.array(ints)
+
+
+def _jsonl(raw: bytes, source: str) -> Table:
+    records = []
+    for k, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
+        s = line.strip()
+        if not s:
+            continue
+        try:
+            rec = json.loads(s)
+        except json.JSONDecodeError as e:
+            raise InputFormatError(f"not valid JSON ({e.msg})", source=source, line=k) from None
+        if not isinstance(rec, dict):
+            raise InputFormatError("expected a JSON object a line", source=source, line=k)
+        records.append((k, rec))
+    if not records:
+        raise InputFormatError("holds no data", source=source)
+    names = list(records[0][1])
+    cols = {}
+    for name in names:
+        vals = []
+        for k, rec in records:
+            if name not in rec:
+                raise InputFormatError(f"the field {name!r} is missing", source=source, line=k)
+            vals.append(rec[name])
+        arr = np.array(vals)
+        cols[name] = arr.astype(np.float64) if arr.dtype.kind in "biuf" else arr
+    return Table(names, cols, source, True, np.array([k for k, _ in records]))
+
+
+def _parquet(raw: bytes, source: str) -> Table:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise MissingDependencyError(
+            "reading Parquet needs pyarrow: pip install pyarrow (or pip install 'perfeval[all]')") from None
+    try:
+        t = pq.read_table(pa.BufferReader(raw))
+    except Exception as e:  # pyarrow raises several types for a bad file
+        raise InputFormatError(f"is not a readable Parquet file ({e})", source=source) from None
+    cols = {name: t.column(name).to_numpy() for name in t.column_names}
+    return Table(list(t.column_names), cols, source, True)
+
+
+def numeric(table: Table, name: str, col: np.ndarray, role: str) -> np.ndarray:
+    """The column as float64, or an error naming the first value that is not a number."""
+    if col.dtype.kind in "biuf":
+        return col.astype(np.float64, copy=False)
+    for i, v in enumerate(col.tolist()):
+        if not _is_number(str(v)):
+            raise InputFormatError(f"the {role} column {name!r} holds {str(v)!r}, not a number",
+                                   source=table.source, line=table.line_of(i))
+    return col.astype(np.float64)
