@@ -75,3 +75,22 @@ def test_scorer_in_cross_validation():
     assert np.allclose(ours, theirs)
     rms = cross_val_score(LogisticRegression(), X, y, cv=3, scoring=F.scorer("rms"))
     assert (rms < 0).all()  # lower is better: scikit-learn negates it
+
+
+def test_ranked_list_submission_and_kddcup2002():
+    from perfeval.exceptions import InvalidDataError
+
+    ids = ["g1", "g2", "g3", "g4", "g5", "g6"]
+    labels = ["change", "nc", "control", "nc", "change", "control"]
+    narrow_rank = ["g5", "g1", "g3", "g6", "g2", "g4"]  # both changes first: AUC(narrow) = 1
+    broad_rank = ["g1", "g2", "g3", "g5", "g6", "g4"]
+    r = F.kddcup2002_task2(labels, F.scores_from_ranking(narrow_rank, ids), F.scores_from_ranking(broad_rank, ids))
+    assert r["narrow"] == 1.0
+    assert math.isclose(r["broad"], sk.roc_auc_score([1, 0, 1, 0, 1, 1], F.scores_from_ranking(broad_rank, ids)))
+    assert math.isclose(r["score"], r["narrow"] + r["broad"])
+    with pytest.raises(InvalidDataError, match="twice"):
+        F.scores_from_ranking(["g1", "g1"], ["g1", "g2"])
+    with pytest.raises(InvalidDataError, match="not ranked, e.g. 'g2'"):
+        F.scores_from_ranking(["g1"], ["g1", "g2"])
+    with pytest.raises(InvalidDataError, match="unknown id"):
+        F.scores_from_ranking(["g1", "g2", "zz"], ["g1", "g2"])

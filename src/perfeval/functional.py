@@ -28,7 +28,7 @@ __all__ = [
     "accuracy", "error_rate", "precision", "recall", "f_beta", "tpr", "fpr", "tnr", "fnr", "lift",
     "confusion_matrix", "roc_auc", "roc_curve", "pr_curve", "average_precision", "perf_average_precision",
     "log_loss", "brier_score", "rmse", "slq", "ndcg", "dcg", "cg", "mean_average_precision",
-    "precision_at_k", "recall_at_k", "mrr", "group_auc", "scorer",
+    "precision_at_k", "recall_at_k", "mrr", "group_auc", "scorer", "scores_from_ranking", "kddcup2002_task2",
 ]
 
 
@@ -209,3 +209,52 @@ def scorer(measure: str, **params: Any):
 
     return make_scorer(score, greater_is_better=spec.measure.higher_is_better,
                        response_method=("decision_function", "predict_proba"))
+
+
+def scores_from_ranking(ranking: Any, ids: Any) -> np.ndarray:
+    """Scores for cases given only a ranked list of their ids (most confident first).
+
+    The case ranked first gets the highest score (n), the last ranked 1.  Every id of ``ids`` must
+    be ranked exactly once: an id missing from the ranking, ranked twice, or unknown is an error,
+    so no case is silently dropped or invented.
+
+    Examples
+    --------
+    >>> scores_from_ranking(["c", "a", "b"], ids=["a", "b", "c"]).tolist()
+    [2.0, 1.0, 3.0]
+    """
+    from perfeval.exceptions import InvalidDataError
+
+    rk = [r.item() if hasattr(r, "item") else r for r in to_numpy(ranking, "ranking")]
+    ids_l = [i.item() if hasattr(i, "item") else i for i in to_numpy(ids, "ids")]
+    position: dict = {}
+    for r, key in enumerate(rk):
+        if key in position:
+            raise InvalidDataError(f"the ranking lists id {key!r} twice (ranks {position[key] + 1} and {r + 1})")
+        position[key] = r
+    known = set(ids_l)
+    unknown = [k for k in rk if k not in known]
+    if unknown:
+        raise InvalidDataError(f"the ranking holds {len(unknown)} unknown id(s), e.g. {unknown[0]!r}")
+    missing = [k for k in ids_l if k not in position]
+    if missing:
+        raise InvalidDataError(f"{len(missing)} id(s) are not ranked, e.g. {missing[0]!r}")
+    n = len(rk)
+    return np.array([float(n - position[k]) for k in ids_l])
+
+
+def kddcup2002_task2(labels: Any, score_narrow: Any, score_broad: Any | None = None) -> dict[str, float]:
+    """The KDD Cup 2002 task 2 score: AUC(narrow) + AUC(broad) over labels change / nc / control.
+
+    "narrow" is {change} against {nc, control}; "broad" is {change, control} against {nc}.  Each
+    task has its own scores (``score_broad`` defaults to ``score_narrow``); use
+    :func:`scores_from_ranking` for submissions that are ranked lists of ids.
+
+    Returns
+    -------
+    dict with "narrow", "broad" and "score" (their sum).
+    """
+    narrow = evaluate(labels, score_narrow, measures=["roc"], partitions={"narrow": ["change"]})["ROC[narrow]"]
+    broad = evaluate(labels, score_narrow if score_broad is None else score_broad, measures=["roc"],
+                     partitions={"broad": ["change", "control"]})["ROC[broad]"]
+    return {"narrow": narrow, "broad": broad, "score": narrow + broad}

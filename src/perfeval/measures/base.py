@@ -215,8 +215,8 @@ def get_measure(name: str) -> Measure:
     --------
     >>> get_measure("-auc").name
     'ROC'
-    >>> get_measure("Average_Precision").name
-    'APR'
+    >>> get_measure("Average_Precision").name, get_measure("AP_PERF").name
+    ('AP', 'APR')
     """
     return REGISTRY.get(name)
 
