@@ -20,7 +20,7 @@ query = st.lists(st.tuples(st.sampled_from([0, 0, 1, 2, 3]), st.sampled_from([0.
 
 
 def close(a: float, b: float, tol: float = 1e-9) -> bool:
-    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol * max(1.0, abs(b))
+    return a == b or (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol * max(1.0, abs(b))
 
 
 @given(query, st.sampled_from([0, 1, 3, 10]))
@@ -95,15 +95,22 @@ def test_group_auc_is_the_size_weighted_mean_of_pairwise_aucs(rows):
     assert len(r.results["GAUC"].undefined) == len(aucs) - len(ok)
 
 
-@given(binary_rows)
-def test_every_binary_measure_per_group_equals_each_group_alone(rows):
-    y, s, g = ([r[i] for r in rows] for i in range(3))
-    names = ["acc", "prf", "roc", "apr", "ap", "prb", "rkl", "rms", "logloss", "brier", "fbeta@2", "ca2:window=2"]
-    r = evaluate(y, s, groups=g, measures=names)
+wide_rows = st.lists(st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.0, 0.1, 0.4, 0.5, 0.9, 1.0, 1.2, -0.1]),
+                               st.sampled_from(["a", "b", "c"]), st.sampled_from([1, 1, 2, 3])), min_size=1, max_size=40)
+
+
+@given(wide_rows, st.booleans())
+def test_every_binary_measure_per_group_equals_each_group_alone(rows, weighted):
+    y, s, g, wt = ([r[i] for r in rows] for i in range(4))
+    w = wt if weighted else None
+    names = ["acc", "ppv", "npv", "sen", "spc", "prf", "lft", "err", "fpr", "fnr", "cst:fp=3,fn=1", "sar", "roc", "apr", "ap",
+             "prb", "rkl", "rms", "cxe", "nrm:p=3", "nrm:p=0", "logloss", "brier", "fbeta@2", "ca2:window=2", "slq", "top1"]
+    r = evaluate(y, s, groups=g, measures=names, weights=w)
     for i, key in enumerate(r.groups):
         yy = [a for a, gg in zip(y, g) if gg == key]
         ss = [b for b, gg in zip(s, g) if gg == key]
-        alone = evaluate(yy, ss, measures=names)
+        ww = None if w is None else [c for c, gg in zip(w, g) if gg == key]
+        alone = evaluate(yy, ss, measures=names, weights=ww)
         for label in alone:
             assert close(r.results[label].per_group[i], alone[label]), (label, key)
 

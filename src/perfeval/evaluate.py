@@ -16,7 +16,9 @@ from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.report import MeasureResult, Report
 from perfeval.summaries import ScoreHistogram
-from perfeval.summaries.ranking import RankingData
+from perfeval.measures import _grouped
+from perfeval.measures._grouped import GroupedData
+from perfeval.summaries.ranking import RankingData, _codes as _group_codes
 
 #: what evaluate() computes when no measure is named: PERF's report, in float64
 DEFAULT_MEASURES = ("ACC", "PPV", "NPV", "SEN", "SPC", "PRE", "REC", "PRF", "LFT", "SAR", "PRB", "APR", "ROC",
@@ -189,10 +191,19 @@ def evaluate(y_true: Any, y_score: Any, *, measures: Iterable[str | MeasureSpec]
                 for s in binary_specs:
                     results[s.label + suffix] = MeasureResult.single(s, float(s(h)))
             else:
-                hists, keys, sizes = _grouped_histograms(yb, ys, w, g)
+                keys, codes = _group_codes(g)
+                sizes = np.bincount(codes, minlength=len(keys)).astype(np.float64)
+                gd = GroupedData(codes, np.asarray(yb, dtype=np.float64), ys, w, len(keys))
+                hists = None
                 for s in binary_specs:
-                    vals = np.array([_safe(s, h) for h in hists], dtype=np.float64)
-                    results[s.label + suffix] = MeasureResult.of(s, vals, sizes, keys, True)
+                    fast = getattr(_grouped, s.measure.compute.partition(":")[2], None)
+                    vals = fast(gd, **s.kwargs) if fast is not None else None
+                    if vals is None:  # group by group, from each group's ScoreHistogram
+                        if hists is None:
+                            hists = _grouped_histograms(yb, ys, w, codes, len(keys))
+                        vals = np.array([_safe(s, h) for h in hists], dtype=np.float64)
+                    results[s.label + suffix] = MeasureResult.of(s, np.asarray(vals, dtype=np.float64), sizes,
+                                                                 keys, True)
     params = {"threshold": threshold, "rows": int(len(ys)), "groups": None if g is None else int(len(keys)),
               "weighted": w is not None, "partitions": dict(partitions) if partitions else None,
               "ties": "half credit (ROC, GAUC); expected over random tie orders (APR, NDCG, P@k, MRR); "
@@ -205,9 +216,8 @@ def _safe(spec: MeasureSpec, h: ScoreHistogram) -> float:
     return float(v) if v is not None else math.nan
 
 
-def _grouped_histograms(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, g: np.ndarray):
-    """One ScoreHistogram per group (views into one sorted array), the group keys and sizes."""
-    keys, codes = np.unique(g, return_inverse=True)
+def _grouped_histograms(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, codes: np.ndarray, q: int):
+    """One ScoreHistogram per group: views into one array sorted by (group, score)."""
     order = np.lexsort((s, codes))
     c, sc, yy = codes[order], s[order] + 0.0, y[order]
     ww = np.ones(len(s)) if w is None else w[order]
@@ -217,7 +227,5 @@ def _grouped_histograms(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, g: n
     pos = np.add.reduceat(ww * yy, starts) if len(starts) else np.zeros(0)
     neg = np.add.reduceat(ww * (1 - yy), starts) if len(starts) else np.zeros(0)
     scores, gcodes = sc[starts], c[starts]
-    bounds = np.searchsorted(gcodes, np.arange(len(keys) + 1))
-    hists = [ScoreHistogram(scores[a:b], pos[a:b], neg[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
-    sizes = np.bincount(codes, minlength=len(keys)).astype(np.float64)
-    return hists, keys, sizes
+    bounds = np.searchsorted(gcodes, np.arange(q + 1))
+    return [ScoreHistogram(scores[a:b], pos[a:b], neg[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
