@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from perfeval.exceptions import InvalidParameterError
+from perfeval.measures import _formulas as _f
 from perfeval.summaries import ScoreHistogram
 
 NAN = math.nan
@@ -30,50 +31,30 @@ def _confusion(h: ScoreHistogram, threshold: float) -> tuple[float, float, float
     return tp, h.n_pos - tp, fp, h.n_neg - fp
 
 
-def acc(h: ScoreHistogram, *, threshold: float) -> float:
-    tp, fn, fp, tn = _confusion(h, threshold)
-    return _div(tp + tn, tp + fn + fp + tn)
+def _threshold_measure(name: str):
+    formula = getattr(_f, name)
+
+    def measure(h: ScoreHistogram, *, threshold: float) -> float:
+        return float(formula(*_confusion(h, threshold)))
+
+    measure.__name__ = name
+    measure.__doc__ = f"{name.upper()} at a threshold, from the counts (see measures/_formulas.py)."
+    return measure
 
 
-def ppv(h: ScoreHistogram, *, threshold: float) -> float:
-    tp, _fn, fp, _tn = _confusion(h, threshold)
-    return _div(tp, tp + fp)
+acc, err, ppv, npv, sen, spc, fpr, fnr, prf, lft = (_threshold_measure(n) for n in _f.SIMPLE)
+pre, rec = ppv, sen
 
 
-pre = ppv
-
-
-def npv(h: ScoreHistogram, *, threshold: float) -> float:
-    _tp, fn, _fp, tn = _confusion(h, threshold)
-    return _div(tn, tn + fn)
-
-
-def sen(h: ScoreHistogram, *, threshold: float) -> float:
-    tp, fn, _fp, _tn = _confusion(h, threshold)
-    return _div(tp, tp + fn)
-
-
-rec = sen
-
-
-def spc(h: ScoreHistogram, *, threshold: float) -> float:
-    _tp, _fn, fp, tn = _confusion(h, threshold)
-    return _div(tn, tn + fp)
-
-
-def prf(h: ScoreHistogram, *, threshold: float) -> float:
-    p, r = ppv(h, threshold=threshold), sen(h, threshold=threshold)
-    return _div(2 * p * r, p + r)
-
-
-def lft(h: ScoreHistogram, *, threshold: float) -> float:
-    tp, fn, fp, tn = _confusion(h, threshold)
-    return _div(_div(tp, tp + fn), _div(tp + fp, tp + fn + fp + tn))
+def fbeta(h: ScoreHistogram, *, beta: float, threshold: float) -> float:
+    """(1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP)."""
+    if beta < 0:
+        raise InvalidParameterError(f"F-beta needs beta >= 0, got {beta}")
+    return float(_f.fbeta(*_confusion(h, threshold), beta=beta))
 
 
 def cst(h: ScoreHistogram, *, threshold: float, tp: float, fn: float, fp: float, tn: float) -> float:
-    a, b, c, d = _confusion(h, threshold)
-    return tp * a + fn * b + fp * c + tn * d
+    return float(_f.cst(*_confusion(h, threshold), tp=tp, fn=fn, fp=fp, tn=tn))
 
 
 def _desc(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray]:
@@ -262,29 +243,6 @@ def sar(h: ScoreHistogram, *, threshold: float, w_acc: float, w_roc: float, w_rm
 
 
 # -- the modern vocabulary (binary) ----------------------------------------------------------------
-def err(h: ScoreHistogram, *, threshold: float) -> float:
-    return 1.0 - acc(h, threshold=threshold)
-
-
-def fpr(h: ScoreHistogram, *, threshold: float) -> float:
-    _tp, _fn, fp, tn = _confusion(h, threshold)
-    return _div(fp, fp + tn)
-
-
-def fnr(h: ScoreHistogram, *, threshold: float) -> float:
-    tp, fn, _fp, _tn = _confusion(h, threshold)
-    return _div(fn, tp + fn)
-
-
-def fbeta(h: ScoreHistogram, *, beta: float, threshold: float) -> float:
-    """(1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP)."""
-    if beta < 0:
-        raise InvalidParameterError(f"F-beta needs beta >= 0, got {beta}")
-    tp, fn, fp, _tn = _confusion(h, threshold)
-    b2 = beta * beta
-    return _div((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
-
-
 def logloss(h: ScoreHistogram) -> float:
     """Mean cross-entropy in nats (CXE / log2(e))."""
     v = cxe(h)

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from perfeval.exceptions import InvalidParameterError
+from perfeval.measures import _formulas as _f
 
 
 class GroupedData:
@@ -34,77 +35,31 @@ class GroupedData:
         return tp, P - tp, fp, N - fp
 
 
-def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(b != 0, a / np.where(b != 0, b, 1.0), np.nan)
+_div = _f.div
 
 
-def acc(gd: GroupedData, *, threshold: float) -> np.ndarray:
-    tp, fn, fp, tn = gd.counts(threshold)
-    return _div(tp + tn, tp + fn + fp + tn)
+def _threshold_measure(name: str):
+    formula = getattr(_f, name)
+
+    def measure(gd: GroupedData, *, threshold: float) -> np.ndarray:
+        return formula(*gd.counts(threshold))
+
+    measure.__name__ = name
+    return measure
 
 
-def err(gd: GroupedData, *, threshold: float) -> np.ndarray:
-    return 1.0 - acc(gd, threshold=threshold)
-
-
-def ppv(gd: GroupedData, *, threshold: float) -> np.ndarray:
-    tp, _fn, fp, _tn = gd.counts(threshold)
-    return _div(tp, tp + fp)
-
-
-pre = ppv
-
-
-def npv(gd: GroupedData, *, threshold: float) -> np.ndarray:
-    _tp, fn, _fp, tn = gd.counts(threshold)
-    return _div(tn, tn + fn)
-
-
-def sen(gd: GroupedData, *, threshold: float) -> np.ndarray:
-    tp, fn, _fp, _tn = gd.counts(threshold)
-    return _div(tp, tp + fn)
-
-
-rec = sen
-
-
-def spc(gd: GroupedData, *, threshold: float) -> np.ndarray:
-    _tp, _fn, fp, tn = gd.counts(threshold)
-    return _div(tn, tn + fp)
-
-
-def fpr(gd: GroupedData, *, threshold: float) -> np.ndarray:
-    _tp, _fn, fp, tn = gd.counts(threshold)
-    return _div(fp, fp + tn)
-
-
-def fnr(gd: GroupedData, *, threshold: float) -> np.ndarray:
-    tp, fn, _fp, _tn = gd.counts(threshold)
-    return _div(fn, tp + fn)
-
-
-def prf(gd: GroupedData, *, threshold: float) -> np.ndarray:
-    p, r = ppv(gd, threshold=threshold), sen(gd, threshold=threshold)
-    return _div(2 * p * r, p + r)
+acc, err, ppv, npv, sen, spc, fpr, fnr, prf, lft = (_threshold_measure(n) for n in _f.SIMPLE)
+pre, rec = ppv, sen
 
 
 def fbeta(gd: GroupedData, *, beta: float, threshold: float) -> np.ndarray:
     if beta < 0:
         raise InvalidParameterError(f"F-beta needs beta >= 0, got {beta}")
-    tp, fn, fp, _tn = gd.counts(threshold)
-    b2 = beta * beta
-    return _div((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
-
-
-def lft(gd: GroupedData, *, threshold: float) -> np.ndarray:
-    tp, fn, fp, tn = gd.counts(threshold)
-    return _div(_div(tp, tp + fn), _div(tp + fp, tp + fn + fp + tn))
+    return _f.fbeta(*gd.counts(threshold), beta=beta)
 
 
 def cst(gd: GroupedData, *, threshold: float, tp: float, fn: float, fp: float, tn: float) -> np.ndarray:
-    a, b, c, d = gd.counts(threshold)
-    return tp * a + fn * b + fp * c + tn * d
+    return _f.cst(*gd.counts(threshold), tp=tp, fn=fn, fp=fp, tn=tn)
 
 
 def _n(gd: GroupedData) -> np.ndarray:
