@@ -315,14 +315,11 @@ static inline int is_sep(unsigned char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == ',';
 }
 
-/* 0: ok; 1: not a number; 2: NaN */
-static int parse_f32(const char *s, Py_ssize_t len, float *out)
+/* A decimal token [+-]digits[.digits][e[+-]digits] with at most 19 significant digits whose value
+ * m * 10^e is computed exactly rounded as a double (exact operands, one IEEE operation: Clinger's
+ * fast path).  Returns 1 with *out set, or 0 when the token needs the general path. */
+static int fast_decimal(const char *s, Py_ssize_t len, double *out)
 {
-    /* Fast path: [+-]digits[.digits][e[+-]digits] with at most 19 significant digits.  The value
-     * m * 10^e is computed as a correctly rounded double (exact operands, one IEEE operation), and a
-     * correctly rounded double rounds to the correctly rounded float unless it sits exactly on a
-     * float32 midpoint; those rare tokens, and everything else, go to glibc's strtof, which rounds
-     * the decimal once, as the original's scanf("%f") did. */
     Py_ssize_t i = 0;
     int neg = 0;
     if (i < len && (s[i] == '+' || s[i] == '-')) {
@@ -375,28 +372,23 @@ static int parse_f32(const char *s, Py_ssize_t len, float *out)
             i = j;
         }
     }
-    if (ok && digits && i == len) {
-        if (m == 0) {
-            *out = neg ? -0.0f : 0.0f;
-            return 0;
-        }
-        if (m < (1ULL << 53) && dexp >= -22 && dexp <= 22) {
-            double d = (double)m;
-            d = dexp < 0 ? d / POW10[-dexp] : d * POW10[dexp];
-            float f = (float)d;
-            /* a double on a float32 midpoint has its 29 low significand bits equal to 1 << 28; tiny
-             * values (float32 subnormals) and values past FLT_MAX are left to strtof */
-            uint64_t bits;
-            memcpy(&bits, &d, 8);
-            int bexp = (int)((bits >> 52) & 0x7ff);
-            int safe = bexp > 1023 - 126 && bexp < 1023 + 128 && (bits & 0x1FFFFFFFULL) != 0x10000000ULL;
-            if (safe) {
-                *out = neg ? -f : f;
-                return 0;
-            }
-        }
+    if (!(ok && digits && i == len))
+        return 0;
+    if (m == 0) {
+        *out = neg ? -0.0 : 0.0;
+        return 1;
     }
-    /* general path */
+    if (m >= (1ULL << 53) || dexp < -22 || dexp > 22)
+        return 0;
+    double d = (double)m;
+    d = dexp < 0 ? d / POW10[-dexp] : d * POW10[dexp];
+    *out = neg ? -d : d;
+    return 1;
+}
+
+/* The general path: C's strtod/strtof on the whole token (hex floats, inf, long mantissas). */
+static int slow_number(const char *s, Py_ssize_t len, double *out, int single)
+{
     char small[128];
     char *tmp = small;
     if (len >= (Py_ssize_t)sizeof small) {
@@ -407,7 +399,7 @@ static int parse_f32(const char *s, Py_ssize_t len, float *out)
     memcpy(tmp, s, (size_t)len);
     tmp[len] = 0;
     char *end = NULL;
-    float v = strtof(tmp, &end);
+    double v = single ? (double)strtof(tmp, &end) : strtod(tmp, &end);
     int status = (len > 0 && end == tmp + len) ? 0 : 1;
     if (tmp != small)
         free(tmp);
@@ -417,6 +409,39 @@ static int parse_f32(const char *s, Py_ssize_t len, float *out)
         return 2;
     *out = v;
     return 0;
+}
+
+/* 0: ok; 1: not a number; 2: NaN.  Rounded once from the decimal to float32, as strtof does: a
+ * correctly rounded double rounds to the correctly rounded float unless it sits exactly on a
+ * float32 midpoint; those rare tokens go to strtof. */
+static int parse_f32(const char *s, Py_ssize_t len, float *out)
+{
+    double d;
+    if (fast_decimal(s, len, &d)) {
+        float f = (float)d;
+        /* a double on a float32 midpoint has its 29 low significand bits equal to 1 << 28; tiny
+         * values (float32 subnormals) and values past FLT_MAX are left to strtof */
+        uint64_t bits;
+        memcpy(&bits, &d, 8);
+        int bexp = (int)((bits >> 52) & 0x7ff);
+        int safe = d == 0 || (bexp > 1023 - 126 && bexp < 1023 + 128 && (bits & 0x1FFFFFFFULL) != 0x10000000ULL);
+        if (safe) {
+            *out = f;
+            return 0;
+        }
+    }
+    int r = slow_number(s, len, &d, 1);
+    if (!r)
+        *out = (float)d;
+    return r;
+}
+
+/* 0: ok; 1: not a number; 2: NaN.  Correctly rounded to float64 (the modern reader). */
+static int parse_f64(const char *s, Py_ssize_t len, double *out)
+{
+    if (fast_decimal(s, len, out))
+        return 0;
+    return slow_number(s, len, out, 0);
 }
 
 /* 0 ok, 1 not an integer, 3 out of range */
@@ -862,6 +887,126 @@ static PyObject *parse_floats(Py_buffer *data, int ncol)
     j1.mem = s + cut;
     j1.memlen = len - cut;
     return parse_two_parts(&j0, &j1, cut < len, (size_t)len, ncol);
+}
+
+/* parse_table(data, ncol) -> ("ok", [float64 column bytearrays], nrows)
+ *                          | ("error", reason, line, field, token)
+ * One record a line, exactly ncol numbers each (blank lines and '#' lines skipped); reason
+ * "number", "nan" or "fields" (then token is the count found). */
+static PyObject *k_parse_table(PyObject *self, PyObject *args)
+{
+    Py_buffer data;
+    int ncol;
+    if (!PyArg_ParseTuple(args, "y*i", &data, &ncol))
+        return NULL;
+    if (ncol < 1 || ncol > 256) {
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_ValueError, "between 1 and 256 columns");
+        return NULL;
+    }
+    const char *s = data.buf;
+    size_t cap = 4096, nrec = 0;
+    double **cols = calloc((size_t)ncol, sizeof(double *));
+    int reason = 0, col = 0;
+    Py_ssize_t start = 0, tl = 0, err_line = 0, err_field = 0, line_of_rec = 0;
+    char errtok[64];
+    Py_ssize_t errlen = 0;
+    if (!cols)
+        goto nomem;
+    for (int c = 0; c < ncol; c++)
+        if (!(cols[c] = malloc(cap * sizeof(double))))
+            goto nomem;
+    scanner sc;
+    scan_init(&sc, s, data.len);
+    PyThreadState *ts = PyEval_SaveThread();
+    int more;
+    while ((more = scan_next(&sc, &start, &tl)) || col) {
+        if (col && (!more || sc.line != line_of_rec)) { /* the record's line ended early */
+            reason = 4;
+            err_line = line_of_rec;
+            err_field = col;
+            errlen = snprintf(errtok, sizeof errtok, "%d", col);
+            break;
+        }
+        if (!more)
+            break;
+        if (col == 0) {
+            line_of_rec = sc.line;
+            if (nrec == cap) {
+                cap *= 2;
+                for (int c = 0; c < ncol; c++) {
+                    double *nb = realloc(cols[c], cap * sizeof(double));
+                    if (!nb) {
+                        reason = -1;
+                        break;
+                    }
+                    cols[c] = nb;
+                }
+                if (reason)
+                    break;
+            }
+        } else if (sc.line != line_of_rec) {
+            continue; /* handled above */
+        }
+        int r = parse_f64(s + start, tl, cols[col] + nrec);
+        if (r) {
+            reason = r;
+            err_line = sc.line;
+            err_field = sc.field;
+            errlen = tl < 60 ? tl : 60;
+            memcpy(errtok, s + start, (size_t)errlen);
+            break;
+        }
+        if (++col == ncol) {
+            col = 0;
+            nrec++;
+            /* a token left on the same line is one field too many */
+            Py_ssize_t st2, tl2;
+            scanner peek = sc;
+            if (scan_next(&peek, &st2, &tl2) && peek.line == line_of_rec) {
+                reason = 4;
+                err_line = line_of_rec;
+                err_field = ncol + 1;
+                Py_ssize_t extra = ncol;
+                while (scan_next(&peek, &st2, &tl2) && peek.line == line_of_rec)
+                    extra++;
+                errlen = snprintf(errtok, sizeof errtok, "%zd", extra + 1);
+                break;
+            }
+        }
+    }
+    PyEval_RestoreThread(ts);
+    if (reason == -1)
+        goto nomem;
+    PyObject *res;
+    if (reason) {
+        const char *why = reason == 2 ? "nan" : reason == 4 ? "fields" : "number";
+        res = Py_BuildValue("(ssnny#)", "error", why, err_line, err_field, errtok, errlen);
+    } else {
+        PyObject *lst = PyList_New(ncol);
+        for (int c = 0; lst && c < ncol; c++) {
+            PyObject *b = PyByteArray_FromStringAndSize((const char *)cols[c], (Py_ssize_t)(nrec * sizeof(double)));
+            if (!b) {
+                Py_CLEAR(lst);
+                break;
+            }
+            PyList_SET_ITEM(lst, c, b);
+        }
+        res = lst ? Py_BuildValue("(sNn)", "ok", lst, (Py_ssize_t)nrec) : NULL;
+    }
+    for (int c = 0; c < ncol; c++)
+        free(cols[c]);
+    free(cols);
+    PyBuffer_Release(&data);
+    return res;
+nomem:
+    if (cols) {
+        for (int c = 0; c < ncol; c++)
+            free(cols[c]);
+        free(cols);
+    }
+    PyBuffer_Release(&data);
+    return PyErr_NoMemory();
 }
 
 static PyObject *k_parse(PyObject *self, PyObject *args);
@@ -2567,6 +2712,7 @@ static PyObject *k_mantissa_bits(PyObject *self, PyObject *noargs)
 static PyMethodDef methods[] = {
     {"parse", k_parse, METH_VARARGS, "Read whitespace/comma separated numbers into float32/int32 columns."},
     {"parse_fd", k_parse_fd, METH_VARARGS, "Read a file descriptor to its end and parse it like parse()."},
+    {"parse_table", k_parse_table, METH_VARARGS, "Read a numeric table, one record a line, into float64 columns."},
     {"binarise", k_binarise, METH_VARARGS, "Binarise the targets in place around their mean."},
     {"sort", k_sort, METH_VARARGS, "Sort (targets, predictions) in place exactly as PERF's quicksort does."},
     {"fractions", k_fractions, METH_VARARGS, "Tie fractions (positives / size of each 1e-15 tie chain)."},

@@ -31,9 +31,21 @@ class Table:
     source: str
     header: bool
     lines: np.ndarray | None = None  # the file line of each row, for messages
+    body: bytes | None = None  # the data text, to find a row's line only when a message needs it
+    line0: int = 0
 
     def line_of(self, row: int) -> int:
-        return int(self.lines[row]) if self.lines is not None else row + 1 + (1 if self.header else 0)
+        if self.lines is not None:
+            return int(self.lines[row])
+        if self.body is not None:
+            seen = -1
+            for k, line in enumerate(self.body.split(b"\n"), 1):
+                t = line.strip()
+                if t and not t.startswith(b"#"):
+                    seen += 1
+                    if seen == row:
+                        return self.line0 + k
+        return row + 1 + (1 if self.header else 0)
 
     def pick(self, spec: str | None, default_pos: int | None, role: str) -> tuple[str, np.ndarray] | None:
         """A column by name, or by 1-based position (a whole number), or the default position."""
@@ -102,6 +114,9 @@ def read_table(path: str | None, fmt: str = "auto", header: bool | None = None) 
         return _parquet(raw, source)
     if fmt == "jsonl":
         return _jsonl(raw, source)
+    fast = _numeric_table(raw, fmt, header, source)
+    if fast is not None:
+        return fast
     text = raw.decode("utf-8", errors="replace")
     rows = _rows(text, fmt)
     if not rows:
@@ -120,6 +135,66 @@ def read_table(path: str | None, fmt: str = "auto", header: bool | None = None) 
     for i, name in enumerate(names):
         cols[name] = _column([f[i] for _, f in rows])
     return Table(names, cols, source, bool(header), np.array([ln for ln, _ in rows]))
+
+
+def _data_lines(raw: bytes, limit: int = 2) -> list[tuple[int, int, bytes]]:
+    """(line number, byte offset, text) of the first data lines (not blank, not '#')."""
+    out, offset = [], 0
+    for k, line in enumerate(raw.split(b"\n", 64), 1):
+        s = line.strip()
+        if s and not s.startswith(b"#"):
+            out.append((k, offset, line))
+            if len(out) == limit:
+                break
+        offset += len(line) + 1
+    return out
+
+
+def _split(line: bytes, fmt: str) -> list[str]:
+    text = line.decode("utf-8", errors="replace").strip()
+    if fmt == "text":
+        return text.split()
+    return [f.strip() for f in text.split("\t" if fmt == "tsv" else ",")]
+
+
+def _numeric_table(raw: bytes, fmt: str, header: bool | None, source: str) -> Table | None:
+    """The compiled reader for tables of numbers only (one record a line, float64, about 40 times the
+    speed of the csv module); None when a field is not a number (a string column: the general path)."""
+    from perfeval import _x87
+
+    first = _data_lines(raw)
+    if not first:
+        return None
+    head_fields = _split(first[0][2], fmt)
+    if header is None:
+        second = _split(first[1][2], fmt) if len(first) > 1 else None
+        header = any(not _is_number(f) and (second is None or (i < len(second) and _is_number(second[i])))
+                     for i, f in enumerate(head_fields))
+    line0, body = 0, raw
+    if header:
+        line0 = first[0][0]
+        body = raw[first[0][1] + len(first[0][2]) + 1:]
+        names = head_fields
+        rest = _data_lines(body, 1)
+        if not rest:
+            raise InputFormatError("holds a header and no data", source=source)
+        ncol = len(_split(rest[0][2], fmt))
+    else:
+        ncol = len(head_fields)
+        names = [f"column{i + 1}" for i in range(ncol)]
+    if header and ncol != len(names):
+        raise InputFormatError(f"the header names {len(names)} columns, the first row has {ncol} fields",
+                               source=source, line=line0 + _data_lines(body, 1)[0][0])
+    res = _x87.parse_table(body, ncol)
+    if res[0] == "error":
+        _, why, line, field, token = res
+        if why == "number":
+            return None
+        if why == "fields":
+            raise InputFormatError(f"expected {ncol} fields, found {token.decode()}", source=source, line=line0 + line)
+        raise InputFormatError(f"field {field} is NaN; every value must be a number", source=source, line=line0 + line)
+    cols = {name: np.frombuffer(buf, dtype=np.float64) for name, buf in zip(names, res[1])}
+    return Table(list(names), cols, source, bool(header), None, body, line0)
 
 
 def _rows(text: str, fmt: str) -> list[tuple[int, list[str]]]:
