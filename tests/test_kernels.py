@@ -198,3 +198,13 @@ def test_stdin_redirected_from_a_large_file(tmp_path):
     b = subprocess.run([sys.executable, "-m", "perfeval.classic.main", "-roc", "-apr"], input=raw,
                        capture_output=True, check=True).stdout  # a pipe: the in-memory path
     assert a == b and a.startswith(b"APR ")
+
+
+def test_scratch_mappings_are_reused_and_can_be_released():
+    a = K.zeros(32 << 20)
+    memoryview(a)[0] = 7
+    del a  # kept for reuse
+    b = K.zeros(16 << 20)  # reuses it, and zeros() clears what it hands out
+    assert memoryview(b)[0] == 0 and len(b) == 16 << 20
+    del b
+    K.release_cache()

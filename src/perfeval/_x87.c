@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
-#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -530,12 +529,6 @@ static inline int scan_next(scanner *sc, Py_ssize_t *start, Py_ssize_t *tlen)
     return 0;
 }
 
-static PyObject *parse_error(const char *s, const char *why, Py_ssize_t line, Py_ssize_t field, Py_ssize_t start,
-                             Py_ssize_t len)
-{
-    Py_ssize_t shown = len > 60 ? 60 : len;
-    return Py_BuildValue("(ssnny#)", "error", why, line, field, s + start, shown);
-}
 
 
 typedef struct {
@@ -2566,17 +2559,6 @@ static PyObject *k_max_lift(PyObject *self, PyObject *args)
     return PyFloat_FromDouble((double)((ext)(double)n * 1.0L / ((ext)(double)T1 + EPS)));
 }
 
-/* tune_malloc(): for the command-line process only.  Large buffers come from the heap and stay
- * there when freed, so the next large buffer reuses pages already mapped instead of faulting in new
- * ones (on this kind of machine a fresh page costs about as much as parsing a line). */
-static PyObject *k_tune_malloc(PyObject *self, PyObject *noargs)
-{
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    mallopt(M_TOP_PAD, 64 << 20);
-    Py_RETURN_NONE;
-}
-
 /* ------------------------------------------------------------------------------------------------ */
 /* modern (float64) kernels over a ScoreHistogram: sequential sums that numpy would need several     */
 /* n-sized temporaries for                                                                          */
@@ -2740,7 +2722,6 @@ static PyMethodDef methods[] = {
     {"release_cache", k_release_cache, METH_NOARGS, "Unmap the kept scratch buffers."},
     {"zeros", k_zeros, METH_VARARGS, "A zero-filled Buf of n bytes."},
     {"copy", k_copy, METH_VARARGS, "A Buf holding a copy of a buffer."},
-    {"tune_malloc", k_tune_malloc, METH_NOARGS, "Keep large freed buffers for reuse (CLI only)."},
     {"hist_apr", k_hist_apr, METH_VARARGS, "Modern APR numerator from a histogram (pos, neg)."},
     {"hist_ca2", k_hist_ca2, METH_VARARGS, "Modern CA2 from a histogram (scores, pos, neg, S)."},
     {"mantissa_bits", k_mantissa_bits, METH_NOARGS, "Significand bits of long double (64 for x87)."},

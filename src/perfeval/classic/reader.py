@@ -61,17 +61,6 @@ def read_columns(path: str | None, pattern: str, source: str, role: str | None =
     return _columns(res, pattern, source, role)
 
 
-def parse_columns(data: bytes, pattern: str, source: str, role: str | None = None) -> list:
-    """Split ``data`` into columns: float32 for each ``f`` of ``pattern``, int32 for each ``i``.
-
-    Raises
-    ------
-    InputFormatError
-        With the source, line and field of the first token that cannot be read.
-    """
-    return _columns(_x87.parse(data, pattern), pattern, source, role)
-
-
 def _columns(res: tuple, pattern: str, source: str, role: str | None) -> list:
     if res[0] == "ok":
         return res[1]
