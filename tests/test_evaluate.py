@@ -104,7 +104,8 @@ def test_every_binary_measure_per_group_equals_each_group_alone(rows, weighted):
     y, s, g, wt = ([r[i] for r in rows] for i in range(4))
     w = wt if weighted else None
     names = ["acc", "ppv", "npv", "sen", "spc", "prf", "lft", "err", "fpr", "fnr", "cst:fp=3,fn=1", "sar", "roc", "apr", "ap",
-             "prb", "rkl", "rms", "cxe", "nrm:p=3", "nrm:p=0", "logloss", "brier", "fbeta@2", "ca2:window=2", "slq", "top1"]
+             "prb", "rkl", "rms", "cxe", "nrm:p=3", "nrm:p=0", "logloss", "brier", "fbeta@2", "ca2:window=2", "slq",
+             "slq:bins=3", "top1", "top10", "ntop@2", "ca1", "r50@2", "r50@1", "r50"]
     r = evaluate(y, s, groups=g, measures=names, weights=w)
     for i, key in enumerate(r.groups):
         yy = [a for a, gg in zip(y, g) if gg == key]

@@ -23,6 +23,7 @@ class GroupedData:
         self.w = np.ones(len(s)) if w is None else w
         self.weighted = w is not None
         self._ranking = None
+        self._hist = None
 
     def sum(self, values: np.ndarray) -> np.ndarray:
         return np.bincount(self.codes, weights=values, minlength=self.G)
@@ -120,3 +121,187 @@ def sar(gd: GroupedData, *, threshold: float, w_acc: float, w_roc: float, w_rms:
         return None
     wsum = w_acc + w_roc + w_rms
     return _div(w_acc * acc(gd, threshold=threshold) + w_roc * r + w_rms * (1 - rms(gd)), np.full(gd.G, wsum))
+
+
+# -- rank and bin measures: from the per-group tie structure (unweighted; weighted ones loop) --------
+def _rd(gd: GroupedData):
+    if gd.weighted:
+        return None
+    if gd._ranking is None:
+        from perfeval.summaries.ranking import RankingData
+
+        gd._ranking = RankingData(gd.y, gd.s, gd.codes)
+    return gd._ranking
+
+
+def _per_group(gd: GroupedData, rd, values: np.ndarray) -> np.ndarray:
+    out = np.full(gd.G, np.nan)
+    out[rd.keys] = values
+    return out
+
+
+def _ties(rd):
+    """(positives, size, first position, end position, query) of every tie segment."""
+    b = (rd.rel > 0).astype(np.float64)
+    m = rd.per_tie(b)
+    size = np.diff(rd.tie_starts).astype(np.float64)
+    first, end = rd.tie_bounds()
+    return m, size, first.astype(np.float64), end.astype(np.float64), rd.tie_query()
+
+
+def top1(gd: GroupedData) -> np.ndarray | None:
+    rd = _rd(gd)
+    if rd is None:
+        return None
+    m, size, first, _end, q = _ties(rd)
+    top = first == 0
+    v = np.zeros(rd.n_queries)
+    v[q[top]] = ((m[top] == size[top]) & (m[top] > 0)).astype(np.float64)
+    return _per_group(gd, rd, v)
+
+
+def top10(gd: GroupedData) -> np.ndarray | None:
+    rd = _rd(gd)
+    if rd is None:
+        return None
+    m, size, first, _end, q = _ties(rd)
+    hit = (first < 10) & (m == size) & (m > 0)
+    return _per_group(gd, rd, (np.bincount(q[hit], minlength=rd.n_queries) > 0).astype(np.float64))
+
+
+def rkl(gd: GroupedData) -> np.ndarray | None:
+    rd = _rd(gd)
+    if rd is None:
+        return None
+    m, size, _first, end, q = _ties(rd)
+    n = rd.sizes.astype(np.float64)
+    P = rd.per_query((rd.rel > 0).astype(np.float64))
+    last = np.zeros(rd.n_queries)
+    has = m > 0
+    np.maximum.at(last, q[has], end[has])  # ties are in descending order: the deepest end wins
+    return _per_group(gd, rd, np.where((P == 0) | (P == n), n, last))
+
+
+def _top_share(rd, k: np.ndarray) -> np.ndarray:
+    m, size, first, end, q = _ties(rd)
+    overlap = np.clip(np.minimum(end, k[q]) - first, 0.0, None)
+    return np.bincount(q, weights=m / size * overlap, minlength=rd.n_queries)
+
+
+def prb(gd: GroupedData) -> np.ndarray | None:
+    rd = _rd(gd)
+    if rd is None:
+        return None
+    P = rd.per_query((rd.rel > 0).astype(np.float64))
+    return _per_group(gd, rd, _div(_top_share(rd, P), P))
+
+
+def ntop(gd: GroupedData, *, n: float) -> np.ndarray | None:
+    if n <= 0:
+        raise InvalidParameterError(f"NTOP needs `n` >= 1, got {n}")
+    rd = _rd(gd)
+    if rd is None:
+        return None
+    return _per_group(gd, rd, _top_share(rd, np.full(rd.n_queries, float(n))) / n)
+
+
+def slq(gd: GroupedData, *, bins: int) -> np.ndarray | None:
+    if bins < 1 or bins != int(bins):
+        raise InvalidParameterError(f"SLQ needs a whole number of bins >= 1, got {bins}")
+    if gd.weighted:
+        return None
+    B = int(bins)
+    outside = gd.sum(((gd.s < 0) | (gd.s > 1)).astype(np.float64)) > 0
+    idx = np.minimum((np.clip(gd.s, 0, 1) * B).astype(np.int64), B - 1)
+    cell = gd.codes * B + idx
+    x = np.bincount(cell, weights=gd.y, minlength=gd.G * B).reshape(gd.G, B)
+    tot = np.bincount(cell, minlength=gd.G * B).reshape(gd.G, B).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = np.where(tot > 0, np.minimum(x, tot - x) / np.where(tot > 0, tot, 1.0), 0.0)
+    v = _div((tot * (1 - 2 * w) ** 2).sum(axis=1), tot.sum(axis=1))
+    return np.where(outside, np.nan, v)
+
+
+def ca1(gd: GroupedData) -> np.ndarray | None:
+    if gd.weighted:
+        return None
+    total = np.zeros(gd.G)
+    for i in range(19):
+        m = (gd.s >= i / 20) & (gd.s <= (i + 2) / 20)
+        k = gd.sum(m.astype(np.float64))
+        pos = gd.sum(gd.y * m)
+        sp = gd.sum(gd.s * m)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total += np.where(k > 0, np.abs(pos / np.where(k > 0, k, 1) - sp / np.where(k > 0, k, 1)), 0.0)
+    return total / 19
+
+
+def r50(gd: GroupedData, *, negatives: int) -> np.ndarray | None:
+    """ROC_n per group (see _compute.r50): vectorised over the tie segments of every group."""
+    if negatives <= 0:
+        raise InvalidParameterError(f"R50 needs `negatives` >= 1, got {negatives}")
+    rd = _rd(gd)
+    if rd is None:
+        return None
+    from perfeval.measures._ranking import _within_query_cumsum
+
+    m, size, _first, _end, q = _ties(rd)
+    neg = size - m
+    P = np.bincount(q, weights=m, minlength=rd.n_queries)
+    N = np.bincount(q, weights=neg, minlength=rd.n_queries)
+    tp_above = _within_query_cumsum(rd, m) - m
+    fp_above = _within_query_cumsum(rd, neg) - neg
+    limit = np.minimum(float(negatives), N)
+    take = np.clip(limit[q] - fp_above, 0.0, neg)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = np.where(neg > 0, m / np.where(neg > 0, neg, 1.0), 0.0)
+    area = np.bincount(q, weights=take * tp_above + 0.5 * slope * take * take, minlength=rd.n_queries)
+    v = np.where((P > 0) & (N > 0), _div(area, limit * P), np.nan)
+    return _per_group(gd, rd, v)
+
+
+def _histograms(gd: GroupedData):
+    """(scores, pos, neg, bounds): every group's ScoreHistogram as slices of three arrays."""
+    if getattr(gd, "_hist", None) is None:
+        order = np.lexsort((gd.s, gd.codes))
+        c, sc, yy, ww = gd.codes[order], gd.s[order] + 0.0, gd.y[order], gd.w[order]
+        new = np.ones(len(sc), dtype=bool)
+        new[1:] = (c[1:] != c[:-1]) | (sc[1:] != sc[:-1])
+        starts = np.flatnonzero(new)
+        pos = np.add.reduceat(ww * yy, starts) if len(starts) else np.zeros(0)
+        neg = np.add.reduceat(ww * (1 - yy), starts) if len(starts) else np.zeros(0)
+        bounds = np.searchsorted(c[starts], np.arange(gd.G + 1))
+        gd._hist = (sc[starts], pos, neg, bounds)
+    return gd._hist
+
+
+def apr(gd: GroupedData) -> np.ndarray | None:
+    """PERF's APR per group: the one-pass kernel on each group's slice (no per-group objects)."""
+    if gd.weighted:
+        return None
+    from perfeval import _x87
+
+    _sc, pos, neg, bounds = _histograms(gd)
+    out = np.empty(gd.G)
+    for k in range(gd.G):
+        a, b = bounds[k], bounds[k + 1]
+        P = pos[a:b].sum()
+        out[k] = (np.nan if b == a else 0.0) if P == 0 else _x87.hist_apr(pos[a:b], neg[a:b]) / P
+    return out
+
+
+def ca2(gd: GroupedData, *, window: int) -> np.ndarray | None:
+    S = int(window)
+    if S < 1:
+        raise InvalidParameterError(f"CA2 needs a window of at least 1 case, got {window}")
+    if gd.weighted:
+        return None
+    from perfeval import _x87
+
+    sc, pos, neg, bounds = _histograms(gd)
+    out = np.empty(gd.G)
+    for k in range(gd.G):
+        a, b = bounds[k], bounds[k + 1]
+        n = pos[a:b].sum() + neg[a:b].sum()
+        out[k] = np.nan if n < S else _x87.hist_ca2(sc[a:b], pos[a:b], neg[a:b], S)
+    return out
