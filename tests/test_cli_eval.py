@@ -122,3 +122,10 @@ def test_parquet_without_pyarrow_says_how_to_install(tmp_path, capsys, monkeypat
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     code, _, err = run(["eval", str(tmp_path / "t.parquet")], capsys=capsys)
     assert code == 1 and "pip install pyarrow" in err
+
+
+def test_undefined_groups_are_reported_on_stderr(capsys):
+    code, out, err = run(["eval", "--group", "3", "-m", "gauc"], stdin="1 0.9 a\n0 0.2 a\n1 0.5 b\n1 0.4 b\n",
+                         capsys=capsys)
+    assert code == 0 and out.startswith("measure")
+    assert err.startswith("perfeval: warning: GAUC is undefined for 1 of 2 groups ('b')")

@@ -213,3 +213,13 @@ def test_large_grouped_input_runs_vectorised():
         if 0 < y[m].sum() < m.sum():
             i = int(np.searchsorted(r.groups, key))
             assert close(r.results["GAUC"].per_group[i], pairwise_auc(y[m].tolist(), s[m].tolist()))
+
+
+def test_undefined_values_come_with_a_warning():
+    from perfeval import UndefinedMeasureWarning
+
+    with pytest.warns(UndefinedMeasureWarning, match=r"GAUC is undefined for 1 of 2 groups \('b'\)"):
+        r = evaluate([1, 0, 1, 1], [0.9, 0.2, 0.5, 0.4], groups=["a", "a", "b", "b"], measures=["gauc"])
+    assert r.results["GAUC"].undefined == ["b"] and r["GAUC"] == 1.0
+    with pytest.warns(UndefinedMeasureWarning, match="ROC is undefined for this data"):
+        assert math.isnan(evaluate([1, 1], [0.2, 0.4], measures=["roc"])["ROC"])

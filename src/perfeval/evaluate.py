@@ -204,11 +204,31 @@ def evaluate(y_true: Any, y_score: Any, *, measures: Iterable[str | MeasureSpec]
                         vals = np.array([_safe(s, h) for h in hists], dtype=np.float64)
                     results[s.label + suffix] = MeasureResult.of(s, np.asarray(vals, dtype=np.float64), sizes,
                                                                  keys, True)
+    _warn_undefined(results, specs)
     params = {"threshold": threshold, "rows": int(len(ys)), "groups": None if g is None else int(len(keys)),
               "weighted": w is not None, "partitions": dict(partitions) if partitions else None,
               "ties": "half credit (ROC, GAUC); expected over random tie orders (APR, NDCG, P@k, MRR); "
                       "one threshold per tie (AP, MAP)"}
     return Report(results, keys if g is not None else None, params)
+
+
+def _warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) -> None:
+    """One UndefinedMeasureWarning per measure that is undefined overall or in some groups."""
+    import warnings
+
+    from perfeval.exceptions import UndefinedMeasureWarning
+
+    edge = {s.label: s.measure.edge_cases for s in specs}
+    for label, r in results.items():
+        why = edge.get(label.split("[")[0], "")
+        if r.per_group is not None and r.undefined:
+            shown = ", ".join(repr(k) for k in r.undefined[:5]) + (", ..." if len(r.undefined) > 5 else "")
+            warnings.warn(UndefinedMeasureWarning(
+                f"{label} is undefined for {len(r.undefined)} of {len(r.per_group)} groups ({shown}); they are "
+                f"left out of its means and listed in the report. Edge cases: {why}"), stacklevel=3)
+        elif r.per_group is None and isinstance(r.value, float) and math.isnan(r.value):
+            warnings.warn(UndefinedMeasureWarning(f"{label} is undefined for this data. Edge cases: {why}"),
+                          stacklevel=3)
 
 
 def _safe(spec: MeasureSpec, h: ScoreHistogram) -> float:

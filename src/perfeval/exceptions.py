@@ -86,3 +86,18 @@ class UnknownMeasureError(PerfError, KeyError):
 
 class MissingDependencyError(PerfError, ImportError):
     """An optional dependency is needed; the message gives the pip command that installs it."""
+
+
+class PerfWarning(UserWarning):
+    """Base class of perfeval's warnings."""
+
+
+class UndefinedMeasureWarning(PerfWarning):
+    """A measure is undefined for the data, or for some groups (left out of the means and listed in
+    the report), e.g. ROC area with one class only.
+
+    Examples
+    --------
+    >>> str(UndefinedMeasureWarning("GAUC is undefined for 2 of 10 groups"))
+    'GAUC is undefined for 2 of 10 groups'
+    """

@@ -135,10 +135,16 @@ def run_eval(args) -> int:
         parts = {k: _labels_as(v, target) for k, v in parts.items()}
     elif target.dtype.kind not in "biuf":
         target = numeric(table, tname, target, "target")
-    report = evaluate(target, score, measures=args.measures or DEFAULT_MEASURES,
-                      groups=None if g is None else g[1],
-                      weights=None if w is None else numeric(table, w[0], w[1], "weight"),
-                      threshold=args.threshold, partitions=parts)
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = evaluate(target, score, measures=args.measures or DEFAULT_MEASURES,
+                          groups=None if g is None else g[1],
+                          weights=None if w is None else numeric(table, w[0], w[1], "weight"),
+                          threshold=args.threshold, partitions=parts)
+    for wmsg in caught:  # never a silent drop: say what is undefined, on stderr
+        sys.stderr.write(f"perfeval: warning: {wmsg.message}\n")
     report.params["source"] = table.source
     sys.stdout.write(format_report(report, args.output, args.per_group))
     return 0
