@@ -223,3 +223,19 @@ def test_undefined_values_come_with_a_warning():
     assert r.results["GAUC"].undefined == ["b"] and r["GAUC"] == 1.0
     with pytest.warns(UndefinedMeasureWarning, match="ROC is undefined for this data"):
         assert math.isnan(evaluate([1, 1], [0.2, 0.4], measures=["roc"])["ROC"])
+
+
+def test_weights_are_refused_for_per_query_measures():
+    with pytest.raises(InvalidParameterError, match="`weights` apply to the binary measures only, not to NDCG"):
+        evaluate([1, 0], [0.5, 0.2], measures=["roc", "ndcg"], weights=[1, 2])
+
+
+def test_report_as_pandas_frames():
+    pd = pytest.importorskip("pandas")
+    r = evaluate([1, 0, 1, 1, 0, 0], [0.8, 0.3, 0.6, 0.2, 0.4, 0.1], groups=["q1", "q1", "q1", "q2", "q2", "q3"],
+                 measures=["gauc", "ndcg@2"])
+    frame = r.to_frame()
+    assert list(frame.index) == ["GAUC", "NDCG@2"] and frame.loc["GAUC", "undefined_groups"] == 1
+    groups = r.groups_frame()
+    assert isinstance(groups, pd.DataFrame) and list(groups.index) == ["q1", "q2", "q3"]
+    assert groups.loc["q1", "GAUC"] == 1.0 and math.isnan(groups.loc["q3", "GAUC"])

@@ -177,6 +177,10 @@ def evaluate(y_true: Any, y_score: Any, *, measures: Iterable[str | MeasureSpec]
         if any(s.measure.kind == "grouped" for s in specs) and g is None:
             name = next(s.label for s in specs if s.measure.kind == "grouped")
             raise InvalidParameterError(f"{name} is computed over groups: pass `groups=`")
+        if ranking_specs and w is not None:
+            raise InvalidParameterError(
+                f"`weights` apply to the binary measures only, not to {ranking_specs[0].label} "
+                "(a per-query measure); evaluate them without weights")
         if ranking_specs:
             yr = _floats(y, "y_true")
             rd = RankingData(yr, ys, g)
