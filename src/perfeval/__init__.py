@@ -25,6 +25,7 @@ __all__ = [
     "MeasureSpec",
     "parse_measure",
     "evaluate",
+    "evaluate_stream",
     "Report",
     "functional",
 ]
@@ -45,6 +46,7 @@ _LAZY = {
     "MeasureSpec": "perfeval.measures",
     "parse_measure": "perfeval.measures",
     "evaluate": "perfeval.evaluate",
+    "evaluate_stream": "perfeval.stream",
     "Report": "perfeval.report",
 }
 

@@ -20,6 +20,9 @@ from perfeval.measures import _grouped
 from perfeval.measures._grouped import GroupedData
 from perfeval.summaries.ranking import RankingData, _codes as _group_codes
 
+_TIES = ("half credit (ROC, GAUC); expected over random tie orders (APR, NDCG, P@k, MRR); "
+         "one threshold per tie (AP, MAP)")
+
 #: what evaluate() computes when no measure is named: PERF's report, in float64
 DEFAULT_MEASURES = ("ACC", "PPV", "NPV", "SEN", "SPC", "PRE", "REC", "PRF", "LFT", "SAR", "PRB", "APR", "ROC",
                     "R50", "RKL", "TOP1", "TOP10", "SLQ", "CXE", "RMS", "CA1", "CA2")
@@ -191,9 +194,7 @@ def evaluate(y_true: Any, y_score: Any, *, measures: Iterable[str | MeasureSpec]
         if binary_specs:
             yb = _binary_targets(y, binary_specs[0].label)
             if g is None:
-                h = ScoreHistogram.from_arrays(yb, ys, w)
-                for s in binary_specs:
-                    results[s.label + suffix] = MeasureResult.single(s, float(s(h)))
+                _binary_values(binary_specs, ScoreHistogram.from_arrays(yb, ys, w), suffix, results)
             else:
                 keys, codes = _group_codes(g)
                 sizes = np.bincount(codes, minlength=len(keys)).astype(np.float64)
@@ -211,9 +212,24 @@ def evaluate(y_true: Any, y_score: Any, *, measures: Iterable[str | MeasureSpec]
     _warn_undefined(results, specs)
     params = {"threshold": threshold, "rows": int(len(ys)), "groups": None if g is None else int(len(keys)),
               "weighted": w is not None, "partitions": dict(partitions) if partitions else None,
-              "ties": "half credit (ROC, GAUC); expected over random tie orders (APR, NDCG, P@k, MRR); "
-                      "one threshold per tie (AP, MAP)"}
+              "ties": _TIES}
     return Report(results, keys if g is not None else None, params)
+
+
+def _binary_values(specs: list[MeasureSpec], h: ScoreHistogram, suffix: str, results: dict) -> None:
+    """Finish every binary measure from one summary (in memory, streamed or distributed alike)."""
+    for s in specs:
+        results[s.label + suffix] = MeasureResult.single(s, float(s(h)))
+
+
+def binary_report(specs: list[MeasureSpec], h: ScoreHistogram, *, rows: int, threshold: float,
+                  weighted: bool) -> Report:
+    """The Report of binary measures finished from a summary built elsewhere (a stream, a cluster)."""
+    results: dict[str, MeasureResult] = {}
+    _binary_values(specs, h, "", results)
+    _warn_undefined(results, specs)
+    return Report(results, None, {"threshold": threshold, "rows": int(rows), "groups": None, "weighted": weighted,
+                                  "partitions": None, "ties": _TIES})
 
 
 def _warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) -> None:

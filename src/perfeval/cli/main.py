@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="a binary task from multi-class labels: these labels positive, the rest negative")
     ev.add_argument("-o", "--output", default="table", choices=("table", "json", "csv"), help="output format")
     ev.add_argument("--per-group", action="store_true", help="also print every group's values")
+    ev.add_argument("--stream", action="store_true",
+                    help="read in chunks with bounded memory (automatic for files over 256 MB when every measure "
+                         "is over all cases); the numbers are the same")
     lm = sub.add_parser("list-measures", help="list the measures (name, aliases, PERF options, direction)")
     lm.add_argument("--long", action="store_true", help="print each measure's full definition")
     lm.add_argument("--format", choices=("table", "markdown"), default="table")
@@ -111,6 +114,32 @@ def _labels_as(values: list, column) -> list:
     return [str(v) for v in values] if column.dtype.kind in "US" else values
 
 
+STREAM_BYTES = 256 << 20
+
+
+def _stream_eval(args, path):
+    """Chunked evaluation (perfeval.stream); None when the request needs the whole table."""
+    import os
+
+    from perfeval.evaluate import DEFAULT_MEASURES, _resolve
+    from perfeval.exceptions import InvalidParameterError
+
+    specs = _resolve(args.measures or DEFAULT_MEASURES, args.threshold)
+    streamable = all(s.measure.kind == "binary" for s in specs) and not args.group and not args.partition
+    big = path is not None and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES
+    if not (args.stream or (big and streamable and args.format != "jsonl")):
+        return None
+    if not streamable:
+        raise InvalidParameterError("--stream covers measures over all cases (binary ones) so far, without "
+                                    "--group or --partition; drop --stream to evaluate in memory")
+    from perfeval.stream import evaluate_stream, iter_columns
+
+    cols = iter_columns(path, [args.target or "1", args.score or "2", args.weight], args.format, args.header,
+                        progress=sys.stderr.isatty())
+    chunks = ((t, sc) if w is None else (t, sc, w) for t, sc, w in cols)
+    return evaluate_stream(chunks, measures=specs, threshold=args.threshold)
+
+
 def run_eval(args) -> int:
     import numpy as np
 
@@ -119,6 +148,17 @@ def run_eval(args) -> int:
     from perfeval.io.tables import numeric, read_table
 
     path = None if args.file == "-" else args.file
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        streamed = _stream_eval(args, path)
+    if streamed is not None:
+        for wmsg in caught:
+            sys.stderr.write(f"perfeval: warning: {wmsg.message}\n")
+        streamed.params["source"] = path or "standard input"
+        sys.stdout.write(format_report(streamed, args.output, False))
+        return 0
     table = read_table(path, args.format, args.header)
     tname, target = table.pick(args.target, 1, "target")
     sname, score = table.pick(args.score, 2, "score")
@@ -135,8 +175,6 @@ def run_eval(args) -> int:
         parts = {k: _labels_as(v, target) for k, v in parts.items()}
     elif target.dtype.kind not in "biuf":
         target = numeric(table, tname, target, "target")
-    import warnings
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = evaluate(target, score, measures=args.measures or DEFAULT_MEASURES,

@@ -145,15 +145,31 @@ class ScoreHistogram:
     # -- the monoid ---------------------------------------------------------------------------------
     def merge(self, other: ScoreHistogram) -> ScoreHistogram:
         """The summary of both data sets: a sorted union adding the weights of equal scores."""
-        if len(other.scores) == 0:
-            return self
-        if len(self.scores) == 0:
-            return other
-        allsc = np.concatenate([self.scores, other.scores])
-        scores, inv = np.unique(allsc, return_inverse=True)
-        pos = np.bincount(inv, weights=np.concatenate([self.pos, other.pos]), minlength=len(scores))
-        neg = np.bincount(inv, weights=np.concatenate([self.neg, other.neg]), minlength=len(scores))
-        return ScoreHistogram(scores, pos, neg)
+        return ScoreHistogram.merge_all([self, other])
+
+    @staticmethod
+    def merge_all(parts: list[ScoreHistogram]) -> ScoreHistogram:
+        """Merge any number of summaries at once.
+
+        Each part is sorted, so their concatenation is a few sorted runs, which numpy's stable sort
+        merges in linear time; equal scores are then added up.  Any concatenation of summaries is
+        valid input (the parts need not be disjoint or in order).
+        """
+        parts = [p for p in parts if len(p.scores)]
+        if not parts:
+            return ScoreHistogram.empty()
+        if len(parts) == 1 and bool(np.all(parts[0].scores[1:] > parts[0].scores[:-1])):
+            return parts[0]  # already canonical: strictly increasing scores
+        sc = np.concatenate([p.scores for p in parts])
+        order = np.argsort(sc, kind="stable")
+        sc = sc[order]
+        pos = np.concatenate([p.pos for p in parts])[order]
+        neg = np.concatenate([p.neg for p in parts])[order]
+        new = np.empty(len(sc), dtype=bool)
+        new[0] = True
+        np.not_equal(sc[1:], sc[:-1], out=new[1:])
+        starts = np.flatnonzero(new)
+        return ScoreHistogram(sc[starts] + 0.0, np.add.reduceat(pos, starts), np.add.reduceat(neg, starts))
 
     __add__ = merge
 

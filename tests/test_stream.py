@@ -1,0 +1,137 @@
+"""Streaming: chunked summaries give the numbers of the whole data; readers; bounded memory."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from perfeval import ScoreHistogram, evaluate, evaluate_stream
+from perfeval.cli.main import main
+from perfeval.exceptions import InputFormatError
+from perfeval.measures import list_measures
+from perfeval.stream import iter_columns
+
+BINARY = [m.name for m in list_measures() if m.kind == "binary"]
+rows = st.lists(st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.0, 0.1, 0.5, 0.5, 0.9, 1.0]) | st.floats(0, 1)),
+                min_size=1, max_size=80)
+
+
+def same(a, b):
+    return a == b or (a != a and b != b)
+
+
+@given(rows, st.lists(st.integers(1, 30), min_size=1, max_size=10))
+def test_chunked_equals_whole_for_every_binary_measure(data, cuts):
+    y, s = [r[0] for r in data], [r[1] for r in data]
+    chunks, i = [], 0
+    for c in cuts + [len(data)]:  # any chunk boundaries, ties across them
+        if i < len(data):
+            chunks.append((y[i:i + c], s[i:i + c]))
+            i += c
+    whole = evaluate(y, s, measures=BINARY)
+    streamed = evaluate_stream(chunks, measures=BINARY)
+    for label in whole:
+        assert same(streamed[label], whole[label]), label
+
+
+@given(st.lists(rows, min_size=1, max_size=6), st.randoms())
+def test_merge_accepts_any_concatenation_of_summaries(parts, rnd):
+    hs = [ScoreHistogram.from_arrays([r[0] for r in p], [r[1] for r in p]) for p in parts]
+    whole = ScoreHistogram.from_arrays([r[0] for p in parts for r in p], [r[1] for p in parts for r in p])
+    rnd.shuffle(hs)
+    assert ScoreHistogram.merge_all(hs) == whole
+    # a non-canonical "summary": two summaries' rows back to back, unsorted
+    glued = ScoreHistogram(np.concatenate([h.scores for h in hs]), np.concatenate([h.pos for h in hs]),
+                           np.concatenate([h.neg for h in hs]))
+    assert ScoreHistogram.merge_all([glued, ScoreHistogram.empty()]) == whole
+
+
+def _text(n: int, header: bool, seed: int = 0) -> str:
+    rnd = random.Random(seed)
+    lines = ["label score weight"] if header else []
+    for i in range(n):
+        if i % 97 == 0:
+            lines.append("# a comment")
+        if i % 89 == 0:
+            lines.append("")
+        lines.append(f"{int(rnd.random() < 0.3)} {rnd.random():.{rnd.randint(1, 7)}f} {rnd.randint(1, 3)}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("header", [True, False])
+@pytest.mark.parametrize("chunk", [50, 1000, 1 << 20])
+def test_chunked_reader_equals_whole_reader(tmp_path, header, chunk):
+    path = tmp_path / "d.txt"
+    path.write_text(_text(3000, header))
+    cols = ["label", "score", "weight"] if header else ["1", "2", "3"]
+    got = [np.concatenate(parts) for parts in zip(*iter_columns(str(path), cols, chunk_bytes=chunk))]
+    want = np.loadtxt(path, skiprows=1 if header else 0, comments="#")
+    for k in range(3):
+        assert np.array_equal(got[k], want[:, k])
+
+
+def test_chunked_reader_errors_name_the_line_across_chunks(tmp_path):
+    text = _text(2000, False).splitlines()
+    text[1500] = "1 0.5 x"
+    (tmp_path / "e.txt").write_text("\n".join(text) + "\n")
+    with pytest.raises(InputFormatError, match=r"line 1501: field 3 is 'x'"):
+        list(iter_columns(str(tmp_path / "e.txt"), ["1", "2", None], chunk_bytes=200))
+    text[1500] = "1 0.5"
+    (tmp_path / "e.txt").write_text("\n".join(text) + "\n")
+    with pytest.raises(InputFormatError, match=r"line 1501: expected 3 fields, found 2"):
+        list(iter_columns(str(tmp_path / "e.txt"), ["1", "2", None], chunk_bytes=200))
+
+
+def test_parquet_row_groups(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(1)
+    y = (rng.random(5000) < 0.4).astype(np.int64)
+    s = np.round(rng.random(5000), 3)
+    pq.write_table(pa.table({"y": y, "s": s}), tmp_path / "d.parquet", row_group_size=700)
+    chunks = list(iter_columns(str(tmp_path / "d.parquet"), ["y", "s"]))
+    assert len(chunks) == 8
+    r = evaluate_stream(chunks, measures=["roc", "apr", "ca2"])
+    w = evaluate(y, s, measures=["roc", "apr", "ca2"])
+    assert all(r[k] == w[k] for k in w)
+
+
+def test_command_stream_equals_in_memory(tmp_path, capsys):
+    path = tmp_path / "d.txt"
+    path.write_text(_text(5000, True))
+    outs = []
+    for extra in ([], ["--stream"]):
+        assert main(["eval", str(path), "--target", "label", "--score", "score", "-m", "roc,apr,rms,ca1", "-o",
+                     "json", *extra]) == 0
+        outs.append(json.loads(capsys.readouterr().out)["measures"])
+    assert outs[0] == outs[1]
+    assert main(["eval", str(path), "--stream", "--group", "3", "-m", "gauc"]) == 2
+
+
+def test_memory_is_bounded_by_the_chunk(tmp_path):
+    """A 40 MB file through 1 MB chunks: the process stays near its start-up size."""
+    path = tmp_path / "big.txt"
+    rng = np.random.default_rng(2)
+    with open(path, "w") as fh:
+        for _ in range(8):
+            y = (rng.random(500_000) < 0.3).astype(int)
+            fh.write("".join(f"{a} {b:.4f}\n" for a, b in zip(y.tolist(), rng.random(500_000).tolist())))
+    code = f"""
+import resource, perfeval
+from perfeval.stream import evaluate_stream, iter_columns
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+r = evaluate_stream(iter_columns({str(path)!r}, ["1", "2"], chunk_bytes=1 << 20), measures=["roc", "apr", "rms"])
+print(r.params["rows"], (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) // 1024)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    rows, grown_mb = int(out[0]), int(out[1])
+    assert rows == 4_000_000
+    assert grown_mb < 30, f"memory grew by {grown_mb} MB for a {path.stat().st_size >> 20} MB file"
