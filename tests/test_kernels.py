@@ -208,3 +208,17 @@ def test_scratch_mappings_are_reused_and_can_be_released():
     assert memoryview(b)[0] == 0 and len(b) == 16 << 20
     del b
     K.release_cache()
+
+
+def test_apr_of_heavy_ties_in_two_threads_equals_one():
+    rng = random.Random(8)
+    n = 300_000  # about 800 distinct scores: tie groups of ~400, enough work for two threads
+    p = sorted(f32(round(rng.random() * 800) / 800) for _ in range(n))
+    t = [float(rng.random() < 0.3) for _ in range(n)]
+    pb, tb = bytearray(array("f", p).tobytes()), bytearray(array("f", t).tobytes())
+    fr = K.zeros(len(pb))
+    K.fractions(tb, pb, fr)
+    T1 = int(sum(t))
+    both = K.apr(pb, fr, T1, 1, 0.0)
+    one = K.apr(pb, fr, T1, 1, 0.0, 1)
+    assert both == one  # value, 1 - value, accumulator, warnings and the PR plot, to the bit

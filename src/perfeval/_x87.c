@@ -1945,19 +1945,11 @@ static inline double apr_term(double acc, int j, int k, int g, int m, int a, int
 #define CACHE_G 64
 static ext *PCACHE[CACHE_G + 1][CACHE_G + 1];
 
-static const ext *apr_probs(int g, int m)
+static ext *apr_table(int g, int m)
 {
-    pthread_mutex_lock(&APR_LOCK);
-    ext *tab = PCACHE[g][m];
-    if (tab) {
-        pthread_mutex_unlock(&APR_LOCK);
-        return tab;
-    }
-    tab = malloc(sizeof(ext) * (size_t)g * (size_t)(m + 1));
-    if (!tab) {
-        pthread_mutex_unlock(&APR_LOCK);
+    ext *tab = malloc(sizeof(ext) * (size_t)g * (size_t)(m + 1));
+    if (!tab)
         return NULL;
-    }
     for (int j = 1; j <= g; j++)
         for (int k = 0; k <= m; k++) {
             ext v = -1.0L;
@@ -1968,7 +1960,20 @@ static const ext *apr_probs(int g, int m)
             }
             tab[(size_t)(j - 1) * (size_t)(m + 1) + (size_t)k] = v;
         }
-    PCACHE[g][m] = tab;
+    return tab;
+}
+
+/* The table of a small group (g <= CACHE_G), made once per (g, m).  Larger groups are computed
+ * directly: their (g, m) pairs rarely repeat, and a whole table costs more than the window of
+ * terms that matter (measured: caching them up to g = 4096 made tie-heavy data twice slower). */
+static const ext *apr_probs(int g, int m)
+{
+    if (m > g || g > CACHE_G)
+        return NULL;
+    pthread_mutex_lock(&APR_LOCK);
+    ext *tab = PCACHE[g][m];
+    if (!tab && (tab = apr_table(g, m)))
+        PCACHE[g][m] = tab;
     pthread_mutex_unlock(&APR_LOCK);
     return tab;
 }
@@ -1986,8 +1991,8 @@ static double apr_ties(int a, int b, int g, int m, int *big_warn)
             ret = (double)(ret + ((ext)(double)b + j) / (ext)(a + g - m + j));
         return ret;
     }
-    if (g <= CACHE_G && m <= g) {
-        const ext *tab = apr_probs(g, m);
+    {
+        const ext *tab = apr_probs(g, m); /* NULL: too large to keep, computed below */
         if (tab) {
             for (int j = 1; j <= g; j++) {
                 const ext *row = tab + (size_t)(j - 1) * (size_t)(m + 1);
@@ -2003,6 +2008,8 @@ static double apr_ties(int a, int b, int g, int m, int *big_warn)
             return ret;
         }
     }
+    ext *lps = NULL;
+    size_t lps_cap = 0;
     for (int j = 1; j <= g; j++) {
         int khi = j - 1 < m ? j - 1 : m;
         int klo = m - 1 - (g - j);
@@ -2020,38 +2027,57 @@ static double apr_ties(int a, int b, int g, int m, int *big_warn)
             mode = klo;
         if (mode > khi)
             mode = khi;
+        /* the window around the mode; each log-probability is computed once, kept for the sum */
+        if (lps_cap < (size_t)(khi - klo + 1)) {
+            free(lps);
+            lps_cap = (size_t)(khi - klo + 1);
+            lps = malloc(lps_cap * sizeof(ext));
+        }
+        if (!lps) { /* no memory to keep them: term by term */
+            lps_cap = 0;
+            for (int k = klo; k <= khi; k++)
+                ret = apr_term(ret, j, k, g, m, a, b);
+            continue;
+        }
         int lo = (int)mode, hi = (int)mode;
-        while (lo > klo && apr_logprob(j, lo - 1, g, m) > -60)
+        lps[mode - klo] = apr_logprob(j, (int)mode, g, m);
+        while (lo > klo && (lps[lo - 1 - klo] = apr_logprob(j, lo - 1, g, m)) > -60)
             lo--;
-        while (hi < khi && apr_logprob(j, hi + 1, g, m) > -60)
+        while (hi < khi && (lps[hi + 1 - klo] = apr_logprob(j, hi + 1, g, m)) > -60)
             hi++;
-        for (int k = lo; k <= hi; k++)
-            ret = apr_term(ret, j, k, g, m, a, b);
+        for (int k = lo; k <= hi; k++) { /* apr_term, with its log-probability already known */
+            ext lp = lps[k - klo];
+            if (!(lp > -50))
+                continue;
+            ext pr = expl((ext)(double)lp);
+            ext contrib = (((ext)(double)b + k) + 1) / (ext)(a + j);
+            ret = (double)(ret + pr * contrib);
+        }
     }
+    free(lps);
     return ret;
 }
 
-/* apr(p, frac, T1, plot, acc) -> (apr, 1 - apr, acc + apr, n_big_tie_warnings, plot_bytes) */
-static PyObject *k_apr(PyObject *self, PyObject *args)
+/* apr(p, frac, T1, plot, acc[, threads]) -> (apr, 1 - apr, acc + apr, n_big_tie_warnings, plot_bytes);
+ * threads=1 forces one thread */
+/* A tie group whose expected precision is worth computing apart: more than one case, a positive. */
+typedef struct {
+    int a, b, g, m;
+    double E;
+    int big;
+} aprgroup;
+
+/* The walk of PERF's calc_apr from the top.  mode 0: compute every group's value inline and add it
+ * up; mode 1: only list the heavy groups (g > 1, m > 0) and their work; mode 2: add up, taking the
+ * heavy groups' values from the list (computed in parallel in between).  The walk's 80-bit
+ * arithmetic is the same in every mode, so modes 1 + 2 give mode 0's sum exactly. */
+static double apr_walk(const float *p, const float *fr, Py_ssize_t n, Py_ssize_t T1, int plot, outbuf *ob,
+                       int *err, int *big, int mode, aprgroup **heavy, size_t *nheavy, double *work)
 {
-    PyObject *po, *fo;
-    Py_ssize_t T1;
-    int plot;
-    double accin;
-    if (!PyArg_ParseTuple(args, "OOnid", &po, &fo, &T1, &plot, &accin))
-        return NULL;
-    Py_buffer pb, fb;
-    Py_ssize_t n;
-    if (get_pair(po, &pb, 0, fo, &fb, 0, &n) < 0)
-        return NULL;
-    const float *p = pb.buf, *fr = fb.buf;
-    lf_init();
-    NOGIL_BEGIN
-    outbuf ob = {0};
-    int err = 0, big = 0;
     ext tt = 0, tin = 0, fin = 0;
     double ft = 0, apr = 0;
-    for (Py_ssize_t item = n - 1; item > -1 && !err; item--) {
+    size_t cap = 0, next = 0;
+    for (Py_ssize_t item = n - 1; item > -1 && !*err; item--) {
         ext f = fr[item];
         tt += f;
         ft = (double)(ft + (1.0L - f));
@@ -2062,18 +2088,104 @@ static PyObject *k_apr(PyObject *self, PyObject *args)
             ext mm = tt - tin;
             int ia = (int)(double)(nn + 0.5L), ib = (int)(double)(mm + 0.5L);
             int ig = (int)(double)(tin + fin + 0.5L), im = (int)(double)(tin + 0.5L);
-            double E = apr_ties(ia, ib, ig, im, &big);
-            apr = (double)((ext)apr + E);
+            int is_heavy = ig > 1 && im > 0;
+            if (mode == 1) {
+                if (is_heavy) {
+                    if (*nheavy == cap) {
+                        cap = cap ? cap * 2 : 1024;
+                        aprgroup *nh = realloc(*heavy, cap * sizeof(aprgroup));
+                        if (!nh) {
+                            *err = 1;
+                            break;
+                        }
+                        *heavy = nh;
+                    }
+                    aprgroup *h = &(*heavy)[(*nheavy)++];
+                    h->a = ia;
+                    h->b = ib;
+                    h->g = ig;
+                    h->m = im;
+                    h->big = 0;
+                    *work += (double)ig * (double)(im < 64 ? im + 1 : 64);
+                }
+            } else {
+                double E;
+                if (mode == 2 && is_heavy) {
+                    E = (*heavy)[next].E;
+                    *big += (*heavy)[next].big;
+                    next++;
+                } else
+                    E = apr_ties(ia, ib, ig, im, big);
+                apr = (double)((ext)apr + E);
+            }
             tt = (double)tt;
             tin = 0;
             fin = 0;
         }
-        if (plot) {
+        if (plot && mode != 1) {
             ext precision = tt / (ext)(double)(tt + ft);
             ext recall = tt / (ext)(double)T1;
-            err |= ob_line2(&ob, "%6.4lf %6.4lf\n", (double)recall, (double)precision);
+            *err |= ob_line2(ob, "%6.4lf %6.4lf\n", (double)recall, (double)precision);
         }
     }
+    return apr;
+}
+
+typedef struct {
+    aprgroup *g;
+    size_t from, to;
+} aprjob;
+
+static void *apr_job(void *arg)
+{
+    aprjob *j = arg;
+    for (size_t i = j->from; i < j->to; i++)
+        j->g[i].E = apr_ties(j->g[i].a, j->g[i].b, j->g[i].g, j->g[i].m, &j->g[i].big);
+    return NULL;
+}
+
+static PyObject *k_apr(PyObject *self, PyObject *args)
+{
+    PyObject *po, *fo;
+    Py_ssize_t T1;
+    int plot, threads = 0;
+    double accin;
+    if (!PyArg_ParseTuple(args, "OOnid|i", &po, &fo, &T1, &plot, &accin, &threads))
+        return NULL;
+    Py_buffer pb, fb;
+    Py_ssize_t n;
+    if (get_pair(po, &pb, 0, fo, &fb, 0, &n) < 0)
+        return NULL;
+    const float *p = pb.buf, *fr = fb.buf;
+    lf_init();
+    NOGIL_BEGIN
+    outbuf ob = {0};
+    int err = 0, big = 0;
+    aprgroup *heavy = NULL;
+    size_t nheavy = 0;
+    double work = 0, apr;
+    /* list the heavy groups first; when they are a lot of work, compute them in two threads */
+    apr_walk(p, fr, n, T1, 0, &ob, &err, &big, 1, &heavy, &nheavy, &work);
+    if (!err && work > 4e6 && nheavy > 1 && threads != 1) {
+        /* split the list where the estimated work is half done */
+        double half = work / 2, acc = 0;
+        size_t cut = 0;
+        while (cut < nheavy && acc < half) {
+            acc += (double)heavy[cut].g * (double)(heavy[cut].m < 64 ? heavy[cut].m + 1 : 64);
+            cut++;
+        }
+        aprjob j0 = {heavy, 0, cut}, j1 = {heavy, cut, nheavy};
+        pthread_t th;
+        int threaded = pthread_create(&th, NULL, apr_job, &j1) == 0;
+        apr_job(&j0);
+        if (threaded)
+            pthread_join(th, NULL);
+        else
+            apr_job(&j1);
+        apr = apr_walk(p, fr, n, T1, plot, &ob, &err, &big, 2, &heavy, &nheavy, &work);
+    } else
+        apr = apr_walk(p, fr, n, T1, plot, &ob, &err, &big, 0, &heavy, &nheavy, &work);
+    free(heavy);
     NOGIL_END
     PyBuffer_Release(&pb);
     PyBuffer_Release(&fb);
