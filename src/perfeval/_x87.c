@@ -1963,17 +1963,52 @@ static ext *apr_table(int g, int m)
     return tab;
 }
 
-/* The table of a small group (g <= CACHE_G), made once per (g, m).  Larger groups are computed
- * directly: their (g, m) pairs rarely repeat, and a whole table costs more than the window of
- * terms that matter (measured: caching them up to g = 4096 made tie-heavy data twice slower). */
+/* Probability tables are kept per (g, m): always for small groups (g <= CACHE_G); for larger ones
+ * (up to PHASH_MAX_G cases, a table of at most PTABLE_MAX entries) only from a pair's second
+ * sighting, within PBUDGET bytes.  Data whose tie groups repeat the same sizes (every score of a
+ * data set copied ten times) then make each table once; data whose pairs never repeat never pay
+ * for a whole table (measured: caching on first sight made such data twice slower). */
+#define PHASH_SIZE 65536
+#define PHASH_MAX_G 4096
+#define PTABLE_MAX (1u << 20)
+#define PBUDGET ((size_t)256 << 20)
+typedef struct {
+    int g, m, seen;
+    ext *tab;
+} pentry;
+static pentry PHASH[PHASH_SIZE];
+static size_t PHASH_BYTES = 0;
+
 static const ext *apr_probs(int g, int m)
 {
-    if (m > g || g > CACHE_G)
+    if (m > g)
         return NULL;
     pthread_mutex_lock(&APR_LOCK);
-    ext *tab = PCACHE[g][m];
-    if (!tab && (tab = apr_table(g, m)))
-        PCACHE[g][m] = tab;
+    ext *tab = NULL;
+    if (g <= CACHE_G) {
+        tab = PCACHE[g][m];
+        if (!tab && (tab = apr_table(g, m)))
+            PCACHE[g][m] = tab;
+    } else if (g <= PHASH_MAX_G && (size_t)g * (size_t)(m + 1) <= PTABLE_MAX) {
+        size_t bytes = sizeof(ext) * (size_t)g * (size_t)(m + 1);
+        size_t h = ((size_t)g * 2654435761u ^ (size_t)m * 40503u) & (PHASH_SIZE - 1);
+        for (size_t probe = 0; probe < 64; probe++, h = (h + 1) & (PHASH_SIZE - 1)) {
+            pentry *e = &PHASH[h];
+            if (e->seen && (e->g != g || e->m != m))
+                continue;
+            if (!e->seen) { /* first sighting: remember it, compute directly this time */
+                e->g = g;
+                e->m = m;
+                e->seen = 1;
+            } else if (e->tab)
+                tab = e->tab;
+            else if (PHASH_BYTES + bytes <= PBUDGET && (e->tab = apr_table(g, m))) {
+                PHASH_BYTES += bytes;
+                tab = e->tab;
+            }
+            break;
+        }
+    }
     pthread_mutex_unlock(&APR_LOCK);
     return tab;
 }
