@@ -45,6 +45,15 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
     return arr
 
 
+def _column(table: Any, name: str) -> Any:
+    try:
+        return table[name]
+    except (KeyError, IndexError, TypeError):
+        cols = getattr(table, "columns", None) or getattr(table, "column_names", None)
+        shown = f" (columns: {', '.join(map(str, cols))})" if cols is not None else ""
+        raise InvalidParameterError(f"column {name!r} is not in the table{shown}") from None
+
+
 def _floats(arr: np.ndarray, name: str) -> np.ndarray:
     try:
         out = arr.astype(np.float64, copy=False)
@@ -95,9 +104,10 @@ def _resolve(measures: Iterable[str | MeasureSpec] | str, threshold: float) -> l
     return specs
 
 
-def evaluate(y_true: Any, y_score: Any, *, measures: Iterable[str | MeasureSpec] | str = DEFAULT_MEASURES,
+def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | MeasureSpec] | str = DEFAULT_MEASURES,
              groups: Any = None, weights: Any = None, threshold: float = 0.5,
-             partitions: Mapping[str, Sequence[Any]] | None = None) -> Report:
+             partitions: Mapping[str, Sequence[Any]] | None = None, target: str | None = None,
+             score: str | None = None, group: str | None = None, weight: str | None = None) -> Report:
     """Compute measures, over all cases or per group.
 
     Parameters
@@ -124,6 +134,10 @@ def evaluate(y_true: Any, y_score: Any, *, measures: Iterable[str | MeasureSpec]
         Binary tasks made from multi-class labels: for each name, ``y_true`` in the labels is
         positive and any other label negative. Each measure is computed per partition and named
         ``"<measure>[<partition>]"``.
+    target, score, group, weight : str, optional
+        Column names, when ``y_true`` is a table (a pandas, polars or Dask DataFrame, a pyarrow
+        Table): ``evaluate(df, target="click", score="ctr", group="user")``.  A Dask DataFrame (or
+        two Dask arrays) is evaluated on the cluster (:mod:`perfeval.dask`).
 
     Returns
     -------
@@ -148,6 +162,26 @@ def evaluate(y_true: Any, y_score: Any, *, measures: Iterable[str | MeasureSpec]
     >>> r["GAUC"], r.results["GAUC"].per_group.tolist()
     (0.75, [1.0, 0.5])
     """
+    from perfeval.dask import is_dask
+
+    if is_dask(y_true):
+        from perfeval.dask import evaluate_dask
+
+        if partitions or groups is not None or weights is not None:
+            raise InvalidParameterError("with a Dask collection, name the columns: group=..., weight=...")
+        return evaluate_dask(y_true, y_score, target=target, score=score, group=group, weight=weight,
+                             measures=measures, threshold=threshold)
+    if target is not None or score is not None:
+        if y_score is not None:
+            raise InvalidParameterError("pass either a table with `target=`/`score=` names, or two arrays")
+        table = y_true
+        if target is None or score is None:
+            raise InvalidParameterError("a table needs both `target=` and `score=` column names")
+        y_true, y_score = _column(table, target), _column(table, score)
+        groups = _column(table, group) if group is not None else groups
+        weights = _column(table, weight) if weight is not None else weights
+    if y_score is None:
+        raise InvalidParameterError("`y_score` is required (or a table with `target=` and `score=`)")
     specs = _resolve(measures, threshold)
     yt = to_numpy(y_true, "y_true")
     ys = _floats(to_numpy(y_score, "y_score"), "y_score")

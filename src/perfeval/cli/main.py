@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="a binary task from multi-class labels: these labels positive, the rest negative")
     ev.add_argument("-o", "--output", default="table", choices=("table", "json", "csv"), help="output format")
     ev.add_argument("--per-group", action="store_true", help="also print every group's values")
+    ev.add_argument("--dask", metavar="ADDRESS",
+                    help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local[:N] for N local "
+                         "worker processes; FILE may be a glob of CSV/TSV/text/Parquet files")
     ev.add_argument("--stream", action="store_true",
                     help="read in chunks with bounded memory (automatic for files over 256 MB when every measure "
                          "is over all cases); the numbers are the same")
@@ -140,6 +143,66 @@ def _stream_eval(args, path):
     return evaluate_stream(chunks, measures=specs, threshold=args.threshold)
 
 
+def _dask_eval(args, path):
+    """The evaluation on a Dask cluster (perfeval.dask): files read by dask.dataframe."""
+    import os
+
+    from perfeval.exceptions import InvalidParameterError, MissingDependencyError
+
+    try:
+        import dask.dataframe as dd
+        import distributed
+    except ImportError:
+        raise MissingDependencyError("--dask needs dask: pip install 'perfeval[dask]'") from None
+    if path is None:
+        raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
+    addr = args.dask
+    cluster = None
+    if addr == "local" or addr.startswith("local:"):
+        workers = int(addr.partition(":")[2] or (os.cpu_count() or 1))
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
+        client = distributed.Client(cluster)
+    else:
+        client = distributed.Client(addr)
+    try:
+        fmt = args.format
+        if fmt == "auto":
+            low = path.lower()
+            fmt = ("parquet" if low.endswith((".parquet", ".pq")) else "tsv" if low.endswith(".tsv")
+                   else "csv" if low.endswith(".csv") else "text")
+        if fmt == "parquet":
+            ddf = dd.read_parquet(path)
+        elif fmt == "jsonl":
+            ddf = dd.read_json(path, lines=True)
+        else:
+            header = args.header if args.header is not None else fmt != "text"
+            kw = {"sep": {"csv": ",", "tsv": "\t"}.get(fmt, r"\s+"), "comment": "#"}
+            ddf = dd.read_csv(path, header=0 if header else None, **kw)
+            if not header:
+                ddf.columns = [f"column{i + 1}" for i in range(len(ddf.columns))]
+
+        def col(spec, default):
+            if spec is None and default is None:
+                return None
+            spec = spec or default
+            if spec in ddf.columns:
+                return spec
+            if spec.isdigit() and 1 <= int(spec) <= len(ddf.columns):
+                return ddf.columns[int(spec) - 1]
+            raise InvalidParameterError(f"column {spec!r}: not in {path} (columns: {', '.join(ddf.columns)})")
+
+        from perfeval.dask import evaluate_dask
+        from perfeval.evaluate import DEFAULT_MEASURES
+
+        return evaluate_dask(ddf, target=col(args.target, "1"), score=col(args.score, "2"),
+                             group=col(args.group, None), weight=col(args.weight, None),
+                             measures=args.measures or DEFAULT_MEASURES, threshold=args.threshold)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
 def run_eval(args) -> int:
     import numpy as np
 
@@ -152,12 +215,12 @@ def run_eval(args) -> int:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        streamed = _stream_eval(args, path)
+        streamed = _dask_eval(args, path) if args.dask else _stream_eval(args, path)
     if streamed is not None:
         for wmsg in caught:
             sys.stderr.write(f"perfeval: warning: {wmsg.message}\n")
         streamed.params["source"] = path or "standard input"
-        sys.stdout.write(format_report(streamed, args.output, False))
+        sys.stdout.write(format_report(streamed, args.output, args.per_group))
         return 0
     table = read_table(path, args.format, args.header)
     tname, target = table.pick(args.target, 1, "target")

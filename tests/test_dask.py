@@ -1,0 +1,96 @@
+"""The Dask backend gives the in-memory numbers, on a LocalCluster the tests start (two worker
+processes, so summaries really travel between processes)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+pd = pytest.importorskip("pandas")
+
+import perfeval  # noqa: E402
+from perfeval.measures import list_measures  # noqa: E402
+
+BINARY = [m.name for m in list_measures() if m.kind == "binary"]
+GROUPED = ["GAUC", "GAUC_UNWEIGHTED", "NDCG@10", "MAP", "MRR", "P@5", "R@5", "ROC", "APR", "RMS", "ACC"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def same(a, b):
+    return a == b or (a != a and b != b)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 10_000), st.integers(1, 9), st.sampled_from([1, 2, 3, 6]))
+def test_dask_equals_in_memory_for_every_binary_measure(client, seed, parts, decimals):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    df = pd.DataFrame({"y": (rng.random(n) < rng.random()).astype(int), "s": np.round(rng.random(n), decimals)})
+    ddf = dd.from_pandas(df, npartitions=min(parts, n))
+    a = perfeval.evaluate(ddf, target="y", score="s", measures=BINARY)
+    b = perfeval.evaluate(df, target="y", score="s", measures=BINARY)
+    for k in b:
+        assert same(a[k], b[k]), k
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 10_000), st.integers(1, 6))
+def test_dask_per_group_equals_in_memory(client, seed, parts):
+    rng = np.random.default_rng(seed)
+    n = 5000
+    df = pd.DataFrame({"y": (rng.random(n) < 0.3).astype(int), "s": np.round(rng.random(n), 2),
+                       "g": rng.integers(0, 300, n)})
+    a = perfeval.evaluate(dd.from_pandas(df, npartitions=parts), target="y", score="s", group="g", measures=GROUPED)
+    b = perfeval.evaluate(df, target="y", score="s", group="g", measures=GROUPED)
+    assert list(a.groups) == list(b.groups)
+    for k in b:
+        assert same(a[k], b[k]), k
+        assert np.array_equal(a.results[k].per_group, b.results[k].per_group, equal_nan=True)
+        assert a.results[k].undefined == b.results[k].undefined
+
+
+def test_dask_arrays(client):
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(1)
+    y, s = (rng.random(20_000) < 0.4).astype(int), np.round(rng.random(20_000), 4)
+    a = perfeval.evaluate(da.from_array(y, chunks=3000), da.from_array(s, chunks=7000), measures=["roc", "ca1"])
+    b = perfeval.evaluate(y, s, measures=["roc", "ca1"])
+    assert a["ROC"] == b["ROC"] and a["CA1"] == b["CA1"]
+
+
+def test_dask_errors(client):
+    df = pd.DataFrame({"y": [1, 0], "s": [0.5, 0.2]})
+    ddf = dd.from_pandas(df, npartitions=1)
+    with pytest.raises(perfeval.InvalidParameterError, match="column 'score' is not in the Dask DataFrame"):
+        perfeval.evaluate(ddf, target="y", score="score")
+    with pytest.raises(perfeval.InvalidParameterError, match="pass `group=`"):
+        perfeval.evaluate(ddf, target="y", score="s", measures=["gauc"])
+
+
+def test_command_on_a_local_cluster(tmp_path, capsys):
+    from perfeval.cli.main import main
+
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"y": (rng.random(4000) < 0.3).astype(int), "s": np.round(rng.random(4000), 3),
+                       "g": rng.integers(0, 50, 4000)})
+    for i in range(3):
+        df.iloc[i * 1400:(i + 1) * 1400].to_csv(tmp_path / f"part{i}.csv", index=False)
+    args = ["--target", "y", "--score", "s", "-m", "roc,apr", "-o", "json"]
+    assert main(["eval", str(tmp_path / "part*.csv"), "--dask", "local:2", *args]) == 0
+    import json
+
+    got = json.loads(capsys.readouterr().out)["measures"]
+    want = perfeval.evaluate(df, target="y", score="s", measures=["roc", "apr"])
+    assert got["ROC"]["value"] == want["ROC"] and got["APR"]["value"] == want["APR"]
