@@ -130,7 +130,7 @@ def ir(runs: int) -> None:
     keep = has[g]
     g, y, s = g[keep], y[keep], s[keep]
     med, w, r = timeit(lambda: perfeval.evaluate(y, s, groups=g, measures=["ndcg@10", "map"]), runs)
-    row(f"NDCG@10 + MAP, {len(g):,} rows / {len(np.unique(g)):,} queries", "perfeval.evaluate", med, w,
+    row(f"NDCG@10 + MAP, {len(g):,} rows / {len(np.unique(g)):,} queries", "perfeval.evaluation", med, w,
         f"NDCG@10 {r['NDCG@10']:.7f} MAP {r['MAP']:.7f}")
     try:
         import pytrec_eval

@@ -239,3 +239,12 @@ def test_report_as_pandas_frames():
     groups = r.groups_frame()
     assert isinstance(groups, pd.DataFrame) and list(groups.index) == ["q1", "q2", "q3"]
     assert groups.loc["q1", "GAUC"] == 1.0 and math.isnan(groups.loc["q3", "GAUC"])
+
+
+def test_package_attribute_is_the_function_even_after_the_module_is_imported():
+    import importlib
+
+    import perfeval
+
+    importlib.import_module("perfeval.evaluation")
+    assert callable(perfeval.evaluate) and perfeval.evaluate([1, 0], [0.9, 0.1], measures=["roc"])["ROC"] == 1.0

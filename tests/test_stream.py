@@ -113,7 +113,15 @@ def test_command_stream_equals_in_memory(tmp_path, capsys):
                      "json", *extra]) == 0
         outs.append(json.loads(capsys.readouterr().out)["measures"])
     assert outs[0] == outs[1]
-    assert main(["eval", str(path), "--stream", "--group", "3", "-m", "gauc"]) == 2
+    assert main(["eval", str(path), "--stream", "-m", "gauc"]) == 2  # per-group without a group column
+    capsys.readouterr()
+    outs = []
+    for extra in ([], ["--stream"]):  # per group, spilled by group
+        assert main(["eval", str(path), "--target", "label", "--score", "score", "--group", "weight", "-m",
+                     "gauc,ndcg@5,acc", "-o", "json", *extra]) == 0
+        outs.append(json.loads(capsys.readouterr().out)["measures"])
+    for k in ("GAUC", "NDCG@5", "ACC"):
+        assert outs[0][k]["per_group"] == outs[1][k]["per_group"] and outs[0][k]["value"] == outs[1][k]["value"]
 
 
 def test_memory_is_bounded_by_the_chunk(tmp_path):
@@ -135,3 +143,29 @@ print(r.params["rows"], (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - ba
     rows, grown_mb = int(out[0]), int(out[1])
     assert rows == 4_000_000
     assert grown_mb < 30, f"memory grew by {grown_mb} MB for a {path.stat().st_size >> 20} MB file"
+
+
+group_rows = st.lists(st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.1, 0.4, 0.5, 0.9]),
+                                st.sampled_from([3, 7, 11, 42, -5]) | st.sampled_from(["a", "b", "q7"])),
+                      min_size=1, max_size=60)
+
+
+@given(group_rows, st.lists(st.integers(1, 20), min_size=1, max_size=6), st.integers(1, 5), st.booleans())
+def test_grouped_streaming_equals_in_memory(data, cuts, parts, as_text):
+    from perfeval.stream import evaluate_stream_grouped
+
+    y = [r[0] for r in data]
+    s = [r[1] for r in data]
+    g = [str(r[2]) if as_text else (hash(str(r[2])) % 97) for r in data]
+    chunks, i = [], 0
+    for c in cuts + [len(data)]:
+        if i < len(data):
+            chunks.append((np.array(y[i:i + c]), np.array(s[i:i + c]), np.array(g[i:i + c])))
+            i += c
+    names = ["gauc", "ndcg@3", "map", "mrr", "acc", "apr", "rkl"]
+    a = evaluate_stream_grouped(chunks, measures=names, partitions=parts)
+    b = evaluate(y, s, groups=g, measures=names)
+    assert list(a.groups) == list(b.groups)
+    for k in b:
+        assert same(a[k], b[k]), k
+        assert np.array_equal(a.results[k].per_group, b.results[k].per_group, equal_nan=True)

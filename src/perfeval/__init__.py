@@ -45,7 +45,7 @@ _LAZY = {
     "RankingData": "perfeval.summaries.ranking",
     "MeasureSpec": "perfeval.measures",
     "parse_measure": "perfeval.measures",
-    "evaluate": "perfeval.evaluate",
+    "evaluate": "perfeval.evaluation",
     "evaluate_stream": "perfeval.stream",
     "Report": "perfeval.report",
 }

@@ -38,7 +38,7 @@ def is_dask(obj: Any) -> bool:
 
 
 def _summarize(y, s, w=None) -> ScoreHistogram:
-    from perfeval.evaluate import _binary_targets, _check_scores, _floats, to_numpy
+    from perfeval.evaluation import _binary_targets, _check_scores, _floats, to_numpy
 
     y = to_numpy(y, "y_true")
     s = _floats(to_numpy(s, "y_score"), "y_score")
@@ -76,7 +76,7 @@ def evaluate_dask(data: Any, y_score: Any = None, *, target: str | None = None, 
     _require()
     import dask
 
-    from perfeval.evaluate import DEFAULT_MEASURES, _resolve, binary_report
+    from perfeval.evaluation import DEFAULT_MEASURES, _resolve, binary_report
 
     specs = _resolve(measures or DEFAULT_MEASURES, threshold)
     import dask.array as da
@@ -119,7 +119,7 @@ def _group_values(pdf, target, score, group, weight, specs):
     """Per-group values of every measure for the whole groups of one partition (a small frame)."""
     import pandas as pd
 
-    from perfeval.evaluate import evaluate
+    from perfeval.evaluation import evaluate
 
     if len(pdf) == 0:
         return pd.DataFrame({"group": [], "size": [], **{s.label: [] for s in specs}})
@@ -140,7 +140,7 @@ def _grouped(ddf, target, score, group, weight, specs, threshold):
     import dask
     import pandas as pd
 
-    from perfeval.evaluate import _warn_undefined
+    from perfeval.evaluation import _warn_undefined
     from perfeval.report import MeasureResult, Report
 
     cols = [c for c in (target, score, group, weight) if c is not None]

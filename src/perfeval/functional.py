@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.evaluate import evaluate, to_numpy
+from perfeval.evaluation import evaluate, to_numpy
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import parse_measure
 from perfeval.summaries import ScoreHistogram

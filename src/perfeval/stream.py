@@ -6,8 +6,9 @@ numbers are identical to evaluating everything in memory.  Memory is bounded by 
 summary, which grows with the number of **distinct** scores (24 bytes each), not with the rows:
 100 million rows of 6-decimal scores hold at most a million distinct values, 24 MB.
 
-Per-group measures need whole groups together; streaming them (group by group, or spilling by
-group) is not here yet: :func:`evaluate_stream` refuses them with a message.
+Per-group measures need whole groups together: :func:`evaluate_stream_grouped` spills the rows to
+temporary files by a hash of their group (any key type, any input order), then evaluates the files
+one at a time; memory is one chunk, then one partition.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class Summarizer:
         self.rows = 0
 
     def update(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> None:
-        from perfeval.evaluate import _binary_targets, _check_scores, _floats, to_numpy
+        from perfeval.evaluation import _binary_targets, _check_scores, _floats, to_numpy
 
         y = to_numpy(y_true, "y_true")
         s = _floats(to_numpy(y_score, "y_score"), "y_score")
@@ -68,14 +69,14 @@ def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold:
     >>> evaluate_stream(chunks, measures=["roc", "apr"])["ROC"]
     0.875
     """
-    from perfeval.evaluate import DEFAULT_MEASURES, _resolve, binary_report
+    from perfeval.evaluation import DEFAULT_MEASURES, _resolve, binary_report
 
     specs = _resolve(measures or DEFAULT_MEASURES, threshold)
     other = [s.label for s in specs if s.measure.kind != "binary"]
     if other:
         raise InvalidParameterError(
-            f"{other[0]} is a per-query or per-group measure: streaming covers the measures of all cases "
-            "(binary measures) so far; evaluate per-group measures in memory with evaluate(..., groups=...)")
+            f"{other[0]} is a per-query or per-group measure: stream it with evaluate_stream_grouped() "
+            "and a group column")
     summ = Summarizer()
     for chunk in chunks:
         if len(chunk) not in (2, 3):
@@ -242,3 +243,96 @@ class Progress:
         if self.last:
             sys.stderr.write("\r" + " " * 78 + "\r")
             sys.stderr.flush()
+
+
+# -- per-group measures: spill by group, then evaluate partition by partition ------------------------
+def _partition_ids(groups: np.ndarray, k: int) -> np.ndarray:
+    """A partition 0..k-1 for every row, the same for equal group keys (any key type)."""
+    keys, inv = np.unique(groups, return_inverse=True)
+    if keys.dtype.kind in "iub":
+        h = keys.astype(np.int64).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        part = (h >> np.uint64(40)) % np.uint64(k)
+    elif keys.dtype.kind == "f":
+        bits = keys.astype(np.float64).view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        part = (bits >> np.uint64(40)) % np.uint64(k)
+    else:
+        import zlib
+
+        part = np.array([zlib.crc32(str(key).encode()) % k for key in keys.tolist()], dtype=np.uint64)
+    return part.astype(np.int64)[inv.reshape(-1)]
+
+
+def evaluate_stream_grouped(chunks: Iterable[tuple], *, measures: Any = None, threshold: float = 0.5,
+                            partitions: int = 32, tmpdir: str | None = None):
+    """Per-group (and binary) measures over chunks ``(y_true, y_score, groups[, sample_weight])`` in
+    bounded memory.
+
+    Rows are spilled to ``partitions`` temporary files by a hash of their group, so each file holds
+    whole groups, in any input order; each file is then evaluated in memory.  Memory: one chunk,
+    then one partition (about the data / ``partitions``).  The numbers equal
+    ``evaluate(..., groups=...)`` on all the rows.
+    """
+    import pickle
+    import tempfile
+
+    from perfeval.evaluation import DEFAULT_MEASURES, _resolve, _warn_undefined, evaluate
+    from perfeval.report import MeasureResult, Report
+
+    specs = _resolve(measures or DEFAULT_MEASURES, threshold)
+    with tempfile.TemporaryDirectory(prefix="perfeval-spill-", dir=tmpdir) as tmp:
+        files = [open(os.path.join(tmp, f"part{i:04d}.pkl"), "wb") for i in range(partitions)]
+        rows = 0
+        weighted = False
+        try:
+            for chunk in chunks:
+                if len(chunk) not in (3, 4):
+                    raise InvalidParameterError("each chunk must be (y_true, y_score, groups[, weight])")
+                arrays = [np.asarray(a) for a in chunk]
+                weighted = weighted or len(arrays) == 4
+                n = len(arrays[1])
+                if any(len(a) != n for a in arrays):
+                    raise InvalidParameterError(f"a chunk's columns differ in length: {[len(a) for a in arrays]}")
+                rows += n
+                part = _partition_ids(arrays[2], partitions)
+                order = np.argsort(part, kind="stable")
+                bounds = np.searchsorted(part[order], np.arange(partitions + 1))
+                for i in range(partitions):
+                    sel = order[bounds[i]:bounds[i + 1]]
+                    if len(sel):
+                        pickle.dump([a[sel] for a in arrays], files[i], protocol=pickle.HIGHEST_PROTOCOL)
+        finally:
+            for f in files:
+                f.close()
+        keys_all, sizes_all, values = [], [], {s.label: [] for s in specs}
+        import warnings
+
+        for i in range(partitions):
+            path = os.path.join(tmp, f"part{i:04d}.pkl")
+            pieces = []
+            with open(path, "rb") as fh:
+                while True:
+                    try:
+                        pieces.append(pickle.load(fh))
+                    except EOFError:
+                        break
+            if not pieces:
+                continue
+            cols = [np.concatenate([p[k] for p in pieces]) for k in range(len(pieces[0]))]
+            del pieces
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = evaluate(cols[0], cols[1], groups=cols[2], weights=cols[3] if len(cols) == 4 else None,
+                             measures=specs, threshold=threshold)
+            keys_all.append(np.asarray(r.groups))
+            sizes_all.append(np.unique(cols[2], return_counts=True)[1].astype(np.float64))
+            for s in specs:
+                values[s.label].append(r.results[s.label].per_group)
+    if not keys_all:
+        raise InvalidParameterError("no rows to evaluate")
+    keys = np.concatenate(keys_all)
+    order = np.argsort(keys, kind="stable")
+    keys, sizes = keys[order], np.concatenate(sizes_all)[order]
+    results = {s.label: MeasureResult.of(s, np.concatenate(values[s.label])[order], sizes, keys, True) for s in specs}
+    _warn_undefined(results, specs)
+    return Report(results, keys, {"threshold": threshold, "rows": rows, "groups": int(len(keys)), "weighted": weighted,
+                                  "partitions": None, "spill_partitions": partitions})

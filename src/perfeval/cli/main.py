@@ -124,22 +124,25 @@ def _stream_eval(args, path):
     """Chunked evaluation (perfeval.stream); None when the request needs the whole table."""
     import os
 
-    from perfeval.evaluate import DEFAULT_MEASURES, _resolve
+    from perfeval.evaluation import DEFAULT_MEASURES, _resolve
     from perfeval.exceptions import InvalidParameterError
 
     specs = _resolve(args.measures or DEFAULT_MEASURES, args.threshold)
-    streamable = all(s.measure.kind == "binary" for s in specs) and not args.group and not args.partition
+    streamable = (args.group is not None or all(s.measure.kind == "binary" for s in specs)) and not args.partition
     big = path is not None and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES
     if not (args.stream or (big and streamable and args.format != "jsonl")):
         return None
     if not streamable:
-        raise InvalidParameterError("--stream covers measures over all cases (binary ones) so far, without "
-                                    "--group or --partition; drop --stream to evaluate in memory")
-    from perfeval.stream import evaluate_stream, iter_columns
+        raise InvalidParameterError("--stream needs --group for per-group measures, and does not take "
+                                    "--partition; drop --stream to evaluate in memory")
+    from perfeval.stream import evaluate_stream, evaluate_stream_grouped, iter_columns
 
-    cols = iter_columns(path, [args.target or "1", args.score or "2", args.weight], args.format, args.header,
-                        progress=sys.stderr.isatty())
-    chunks = ((t, sc) if w is None else (t, sc, w) for t, sc, w in cols)
+    cols = iter_columns(path, [args.target or "1", args.score or "2", args.weight, args.group], args.format,
+                        args.header, progress=sys.stderr.isatty())
+    if args.group is not None:  # spilled by group to temporary files, then evaluated file by file
+        chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g in cols)
+        return evaluate_stream_grouped(chunks, measures=specs, threshold=args.threshold)
+    chunks = ((t, sc) if w is None else (t, sc, w) for t, sc, w, _g in cols)
     return evaluate_stream(chunks, measures=specs, threshold=args.threshold)
 
 
@@ -192,7 +195,7 @@ def _dask_eval(args, path):
             raise InvalidParameterError(f"column {spec!r}: not in {path} (columns: {', '.join(ddf.columns)})")
 
         from perfeval.dask import evaluate_dask
-        from perfeval.evaluate import DEFAULT_MEASURES
+        from perfeval.evaluation import DEFAULT_MEASURES
 
         return evaluate_dask(ddf, target=col(args.target, "1"), score=col(args.score, "2"),
                              group=col(args.group, None), weight=col(args.weight, None),
@@ -206,7 +209,7 @@ def _dask_eval(args, path):
 def run_eval(args) -> int:
     import numpy as np
 
-    from perfeval.evaluate import DEFAULT_MEASURES, evaluate
+    from perfeval.evaluation import DEFAULT_MEASURES, evaluate
     from perfeval.exceptions import InputFormatError
     from perfeval.io.tables import numeric, read_table
 

@@ -120,7 +120,7 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
         Scores, higher meaning more likely positive / more relevant. Must be finite.
     measures : iterable of str or MeasureSpec, or a comma-separated str
         Names with parameters: ``["roc", "ndcg@10", "slq:bins=100", "-apr"]``. Default: PERF's
-        report (``perfeval.evaluate.DEFAULT_MEASURES``).
+        report (``perfeval.evaluation.DEFAULT_MEASURES``).
     groups : array-like, optional
         Group (query, block, user) of each case. Every measure is then computed per group; the
         report gives the mean over groups, the mean weighted by group size, the per-group values
