@@ -122,6 +122,15 @@ def test_command_stream_equals_in_memory(tmp_path, capsys):
         outs.append(json.loads(capsys.readouterr().out)["measures"])
     for k in ("GAUC", "NDCG@5", "ACC"):
         assert outs[0][k]["per_group"] == outs[1][k]["per_group"] and outs[0][k]["value"] == outs[1][k]["value"]
+    args = ["--target", "label", "--score", "score", "--group", "weight", "-m", "gauc", "-o", "json"]
+    assert main(["eval", str(path), "--stream", "--clustered", *args]) == 1  # not clustered: a data error
+    lines = path.read_text().splitlines()
+    body = sorted((ln for ln in lines[1:] if ln.strip() and not ln.startswith("#")), key=lambda ln: ln.split()[2])
+    (tmp_path / "sorted.txt").write_text("\n".join([lines[0], *body]) + "\n")
+    capsys.readouterr()
+    assert main(["eval", str(tmp_path / "sorted.txt"), "--stream", "--clustered", *args]) == 0
+    got = json.loads(capsys.readouterr().out)["measures"]["GAUC"]
+    assert got["per_group"] == outs[0]["GAUC"]["per_group"]
 
 
 def test_memory_is_bounded_by_the_chunk(tmp_path):
@@ -169,3 +178,32 @@ def test_grouped_streaming_equals_in_memory(data, cuts, parts, as_text):
     for k in b:
         assert same(a[k], b[k]), k
         assert np.array_equal(a.results[k].per_group, b.results[k].per_group, equal_nan=True)
+
+
+@given(group_rows, st.lists(st.integers(1, 20), min_size=1, max_size=6))
+def test_clustered_streaming_equals_in_memory(data, cuts):
+    from perfeval.stream import evaluate_stream_grouped
+
+    data = sorted(data, key=lambda r: str(r[2]))  # clustered by group
+    y, s, g = [r[0] for r in data], [r[1] for r in data], [str(r[2]) for r in data]
+    chunks, i = [], 0
+    for c in cuts + [len(data)]:
+        if i < len(data):
+            chunks.append((np.array(y[i:i + c]), np.array(s[i:i + c]), np.array(g[i:i + c])))
+            i += c
+    names = ["gauc", "ndcg@3", "acc", "apr"]
+    a = evaluate_stream_grouped(chunks, measures=names, clustered=True)
+    b = evaluate(y, s, groups=g, measures=names)
+    assert list(a.groups) == list(b.groups)
+    for k in b:
+        assert np.array_equal(a.results[k].per_group, b.results[k].per_group, equal_nan=True)
+
+
+def test_clustered_streaming_refuses_unclustered_input():
+    from perfeval.exceptions import InvalidDataError
+    from perfeval.stream import evaluate_stream_grouped
+
+    chunks = [(np.array([1, 0]), np.array([0.5, 0.2]), np.array(["a", "b"])),
+              (np.array([1, 0]), np.array([0.4, 0.3]), np.array(["c", "a"]))]
+    with pytest.raises(InvalidDataError, match="not clustered by group: group 'a' appears again"):
+        evaluate_stream_grouped(chunks, measures=["gauc"], clustered=True)

@@ -262,8 +262,59 @@ def _partition_ids(groups: np.ndarray, k: int) -> np.ndarray:
     return part.astype(np.int64)[inv.reshape(-1)]
 
 
+def _clustered(chunks: Iterable[tuple], specs, threshold: float):
+    """Input whose groups are contiguous: evaluate each chunk's complete groups as they arrive,
+    carrying the last (maybe unfinished) group into the next chunk.  Memory: one chunk and one
+    group.  A group seen again after it ended is an error (the input is not clustered)."""
+    import warnings
+
+    from perfeval.evaluation import evaluate
+
+    done: set = set()
+    carry: list[np.ndarray] | None = None
+    keys_all, sizes_all, values, rows = [], [], {s.label: [] for s in specs}, 0
+
+    def flush(cols: list[np.ndarray]) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = evaluate(cols[0], cols[1], groups=cols[2], weights=cols[3] if len(cols) == 4 else None,
+                         measures=specs, threshold=threshold)
+        ks = np.asarray(r.groups)
+        again = [k for k in ks.tolist() if k in done]
+        if again:
+            from perfeval.exceptions import InvalidDataError
+
+            raise InvalidDataError(
+                f"the input is not clustered by group: group {again[0]!r} appears again after other groups; "
+                "drop clustered=True (--clustered) to spill the rows by group instead")
+        done.update(ks.tolist())
+        keys_all.append(ks)
+        sizes_all.append(np.unique(cols[2], return_counts=True)[1].astype(np.float64))
+        for s in specs:
+            values[s.label].append(r.results[s.label].per_group)
+
+    for chunk in chunks:
+        cols = [np.asarray(a) for a in chunk]
+        rows += len(cols[1])
+        if carry is not None:
+            cols = [np.concatenate([a, b]) for a, b in zip(carry, cols)]
+        if len(cols[1]) == 0:
+            continue
+        g = cols[2]
+        last = g[-1]
+        tail = len(g)
+        while tail > 0 and g[tail - 1] == last:
+            tail -= 1
+        if tail > 0:
+            flush([a[:tail] for a in cols])
+        carry = [a[tail:] for a in cols]
+    if carry is not None and len(carry[1]):
+        flush(carry)
+    return keys_all, sizes_all, values, rows
+
+
 def evaluate_stream_grouped(chunks: Iterable[tuple], *, measures: Any = None, threshold: float = 0.5,
-                            partitions: int = 32, tmpdir: str | None = None):
+                            partitions: int = 32, tmpdir: str | None = None, clustered: bool = False):
     """Per-group (and binary) measures over chunks ``(y_true, y_score, groups[, sample_weight])`` in
     bounded memory.
 
@@ -271,14 +322,19 @@ def evaluate_stream_grouped(chunks: Iterable[tuple], *, measures: Any = None, th
     whole groups, in any input order; each file is then evaluated in memory.  Memory: one chunk,
     then one partition (about the data / ``partitions``).  The numbers equal
     ``evaluate(..., groups=...)`` on all the rows.
+
+    With ``clustered=True`` (input sorted or clustered by group) nothing is spilled: each chunk's
+    complete groups are evaluated as they arrive.
     """
     import pickle
     import tempfile
 
-    from perfeval.evaluation import DEFAULT_MEASURES, _resolve, _warn_undefined, evaluate
-    from perfeval.report import MeasureResult, Report
+    from perfeval.evaluation import DEFAULT_MEASURES, _resolve, evaluate
 
     specs = _resolve(measures or DEFAULT_MEASURES, threshold)
+    if clustered:
+        keys_all, sizes_all, values, rows = _clustered(chunks, specs, threshold)
+        return _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, False, None)
     with tempfile.TemporaryDirectory(prefix="perfeval-spill-", dir=tmpdir) as tmp:
         files = [open(os.path.join(tmp, f"part{i:04d}.pkl"), "wb") for i in range(partitions)]
         rows = 0
@@ -327,6 +383,13 @@ def evaluate_stream_grouped(chunks: Iterable[tuple], *, measures: Any = None, th
             sizes_all.append(np.unique(cols[2], return_counts=True)[1].astype(np.float64))
             for s in specs:
                 values[s.label].append(r.results[s.label].per_group)
+    return _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighted, partitions)
+
+
+def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighted, partitions):
+    from perfeval.evaluation import _warn_undefined
+    from perfeval.report import MeasureResult, Report
+
     if not keys_all:
         raise InvalidParameterError("no rows to evaluate")
     keys = np.concatenate(keys_all)

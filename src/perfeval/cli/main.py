@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="a binary task from multi-class labels: these labels positive, the rest negative")
     ev.add_argument("-o", "--output", default="table", choices=("table", "json", "csv"), help="output format")
     ev.add_argument("--per-group", action="store_true", help="also print every group's values")
+    ev.add_argument("--clustered", action="store_true",
+                    help="with --stream --group: the input is sorted or clustered by group, so groups are "
+                         "evaluated as they arrive instead of being spilled to temporary files")
     ev.add_argument("--dask", metavar="ADDRESS",
                     help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local[:N] for N local "
                          "worker processes; FILE may be a glob of CSV/TSV/text/Parquet files")
@@ -141,7 +144,7 @@ def _stream_eval(args, path):
                         args.header, progress=sys.stderr.isatty())
     if args.group is not None:  # spilled by group to temporary files, then evaluated file by file
         chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g in cols)
-        return evaluate_stream_grouped(chunks, measures=specs, threshold=args.threshold)
+        return evaluate_stream_grouped(chunks, measures=specs, threshold=args.threshold, clustered=args.clustered)
     chunks = ((t, sc) if w is None else (t, sc, w) for t, sc, w, _g in cols)
     return evaluate_stream(chunks, measures=specs, threshold=args.threshold)
 
