@@ -2833,6 +2833,54 @@ static PyObject *k_hist_ca2(PyObject *self, PyObject *args)
     return PyFloat_FromDouble(result);
 }
 
+/* expected_rr(a, g, m) -> for each tie group (a cases above it, g cases, m >= 1 relevant), the
+ * expected reciprocal rank of its first relevant case under a random order: sum over j of
+ * P(J = j) / (a + j), P(J = 1) = m/g, P(J = j+1) = P(J = j) (g - j - m + 1)/(g - j).  Each group
+ * on its own, so the value does not depend on the other groups evaluated with it. */
+static PyObject *k_expected_rr(PyObject *self, PyObject *args)
+{
+    PyObject *ao, *go, *mo;
+    if (!PyArg_ParseTuple(args, "OOO", &ao, &go, &mo))
+        return NULL;
+    Py_buffer ab, gb, mb;
+    Py_ssize_t n, n2, n3;
+    if (get_f64(ao, &ab, &n) < 0)
+        return NULL;
+    if (get_f64(go, &gb, &n2) < 0) {
+        PyBuffer_Release(&ab);
+        return NULL;
+    }
+    if (get_f64(mo, &mb, &n3) < 0) {
+        PyBuffer_Release(&ab);
+        PyBuffer_Release(&gb);
+        return NULL;
+    }
+    if (n2 < n)
+        n = n2;
+    if (n3 < n)
+        n = n3;
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (out) {
+        double *o = (double *)PyByteArray_AS_STRING(out);
+        const double *a = ab.buf, *g = gb.buf, *m = mb.buf;
+        NOGIL_BEGIN
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double pj = m[i] / g[i], sum = 0;
+            long long span = (long long)(g[i] - m[i] + 1);
+            for (long long j = 1; j <= span; j++) {
+                sum += pj / (a[i] + (double)j);
+                pj *= (g[i] - (double)j - m[i] + 1) / (g[i] - (double)j);
+            }
+            o[i] = sum;
+        }
+        NOGIL_END
+    }
+    PyBuffer_Release(&ab);
+    PyBuffer_Release(&gb);
+    PyBuffer_Release(&mb);
+    return out;
+}
+
 static PyObject *k_mantissa_bits(PyObject *self, PyObject *noargs)
 {
     return PyLong_FromLong(LDBL_MANT_DIG);
@@ -2871,6 +2919,7 @@ static PyMethodDef methods[] = {
     {"copy", k_copy, METH_VARARGS, "A Buf holding a copy of a buffer."},
     {"hist_apr", k_hist_apr, METH_VARARGS, "Modern APR numerator from a histogram (pos, neg)."},
     {"hist_ca2", k_hist_ca2, METH_VARARGS, "Modern CA2 from a histogram (scores, pos, neg, S)."},
+    {"expected_rr", k_expected_rr, METH_VARARGS, "Expected reciprocal rank of the first relevant case per tie group."},
     {"mantissa_bits", k_mantissa_bits, METH_NOARGS, "Significand bits of long double (64 for x87)."},
     {NULL, NULL, 0, NULL}};
 

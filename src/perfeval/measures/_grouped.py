@@ -63,19 +63,26 @@ def cst(gd: GroupedData, *, threshold: float, tp: float, fn: float, fp: float, t
     return _f.cst(*gd.counts(threshold), tp=tp, fn=fn, fp=fp, tn=tn)
 
 
+def _hist_sum(gd: GroupedData, term) -> np.ndarray:
+    """Per-group sums over each group's summary (distinct scores with their positive and negative
+    weight), in score order: the same terms, in the same order, as the measure over one summary,
+    whatever the order of the rows (a shuffle, a spill)."""
+    sc, pos, neg, bounds = _histograms(gd)
+    codes = np.repeat(np.arange(gd.G), np.diff(bounds))
+    return np.bincount(codes, weights=term(sc, pos, neg), minlength=gd.G)
+
+
 def _n(gd: GroupedData) -> np.ndarray:
-    return gd.sum(gd.w)
+    return _hist_sum(gd, lambda s, p, q: p + q)
 
 
 def rms(gd: GroupedData) -> np.ndarray:
-    n = _n(gd)
-    sq = gd.sum(gd.w * (gd.y - gd.s) ** 2)
     with np.errstate(invalid="ignore"):
-        return np.sqrt(_div(sq, n))
+        return np.sqrt(brier(gd))
 
 
 def brier(gd: GroupedData) -> np.ndarray:
-    return _div(gd.sum(gd.w * (gd.y - gd.s) ** 2), _n(gd))
+    return _div(_hist_sum(gd, lambda s, p, q: p * (1 - s) ** 2 + q * s**2), _n(gd))
 
 
 def nrm(gd: GroupedData, *, p: float) -> np.ndarray:
@@ -83,16 +90,20 @@ def nrm(gd: GroupedData, *, p: float) -> np.ndarray:
     if p == 0:
         return np.where(n > 0, 1.0, np.nan)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        return _div(gd.sum(gd.w * np.abs(gd.y - gd.s) ** p), n) ** (1.0 / p)
+        total = _hist_sum(gd, lambda s, pw, q: pw * np.abs(1 - s) ** p + q * np.abs(s) ** p)
+        return _div(total, n) ** (1.0 / p)
 
 
 def cxe(gd: GroupedData) -> np.ndarray:
     """Bits; NaN for a group holding a score outside [0, 1]."""
-    outside = gd.sum(((gd.s < 0) | (gd.s > 1)).astype(np.float64)) > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lp = np.where(gd.y > 0, -np.log2(np.clip(gd.s, 0, 1)) * gd.w * gd.y, 0.0)
-        ln = np.where(gd.y < 1, -np.log2(1.0 - np.clip(gd.s, 0, 1)) * gd.w * (1 - gd.y), 0.0)
-    v = _div(gd.sum(lp) + gd.sum(ln), _n(gd))
+    outside = _hist_sum(gd, lambda s, p, q: ((s < 0) | (s > 1)).astype(np.float64)) > 0
+
+    def bits(s, p, q):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.clip(s, 0, 1)
+            return np.where(p > 0, -np.log2(c) * p, 0.0) + np.where(q > 0, -np.log2(1.0 - c) * q, 0.0)
+
+    v = _div(_hist_sum(gd, bits), _n(gd))
     return np.where(outside, np.nan, v)
 
 

@@ -128,20 +128,11 @@ def mrr(rd: RankingData) -> np.ndarray:
     first_idx = idx[np.concatenate([[True], tq[idx][1:] != tq[idx][:-1]])]
     q = tq[first_idx]
     a = rd.pos[rd.tie_starts[:-1]][first_idx].astype(np.float64)
-    g = size[first_idx]
-    mm = m[first_idx]
-    span = (g - mm + 1).astype(np.int64)  # possible positions of the first relevant case
-    seg = np.repeat(np.arange(len(first_idx)), span)
-    offs = np.concatenate([[0], np.cumsum(span)])
-    j = np.arange(offs[-1]) - np.repeat(offs[:-1], span) + 1.0  # 1-based position inside the group
-    G, M = g[seg], mm[seg]
-    # log P(J = j) = log(m/g) + sum_{i<j} log((g - i - m + 1) / (g - i))
-    step = np.where(j > 1, np.log(np.maximum(G - (j - 1) - M + 1, 0.0)) - np.log(G - (j - 1)), 0.0)
-    csum = np.cumsum(step)
-    base = np.repeat((csum - step)[offs[:-1]], span)
-    with np.errstate(divide="ignore"):
-        p = np.exp(np.log(M / G) + (csum - base))
-    val = np.add.reduceat(p / (np.repeat(a, span) + j), offs[:-1])
+    g = np.ascontiguousarray(size[first_idx], dtype=np.float64)
+    mm = np.ascontiguousarray(m[first_idx], dtype=np.float64)
+    from perfeval import _x87  # each group on its own: the value does not depend on the others
+
+    val = np.frombuffer(_x87.expected_rr(np.ascontiguousarray(a), g, mm), dtype=np.float64)
     out[q] = val
     return out
 
