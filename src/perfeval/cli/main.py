@@ -66,6 +66,27 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--stream", action="store_true",
                     help="read in chunks with bounded memory (automatic for files over 256 MB when every measure "
                          "is over all cases); the numbers are the same")
+    for name, helptext in (("plot", "draw a curve of one or more models: roc, pr, lift, acc, cost, calibration"),
+                           ("report", "write one self-contained HTML report: measures, per-group table, every plot")):
+        pp = sub.add_parser(name, help=helptext, description=helptext)
+        if name == "plot":
+            pp.add_argument("kind", choices=("roc", "pr", "lift", "acc", "cost", "calibration"))
+        pp.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
+        pp.add_argument("--format", default="auto", choices=("auto", "text", "csv", "tsv", "jsonl", "parquet"))
+        ph = pp.add_mutually_exclusive_group()
+        ph.add_argument("--header", dest="header", action="store_true", default=None)
+        ph.add_argument("--no-header", dest="header", action="store_false")
+        pp.add_argument("--target", help="target column: name or 1-based position (default 1)")
+        pp.add_argument("--score", help="score column(s), comma-separated: one model each (default 2)")
+        pp.add_argument("--group", help="group column (plot: one panel a group; report: per-group table)")
+        pp.add_argument("-t", "--threshold", type=float, default=0.5, help="the operating point marked (0.5)")
+        pp.add_argument("-o", "--output", required=True,
+                        help="output file: .png or .svg" if name == "plot" else "output .html file")
+        if name == "plot":
+            pp.add_argument("--bins", default="perf", choices=("perf", "uniform", "quantile"),
+                            help="calibration bins: PERF's 19 overlapping bins, or 10 uniform or quantile bins")
+        else:
+            pp.add_argument("-m", "--measures", default=None, help="measures of the table (default: PERF's report)")
     lm = sub.add_parser("list-measures", help="list the measures (name, aliases, PERF options, direction)")
     lm.add_argument("--long", action="store_true", help="print each measure's full definition")
     lm.add_argument("--format", choices=("table", "markdown"), default="table")
@@ -209,6 +230,64 @@ def _dask_eval(args, path):
             cluster.close()
 
 
+def _models(args):
+    """(table, targets, {model name: scores}, groups) for plot and report."""
+    import numpy as np
+
+    from perfeval.exceptions import InputFormatError
+    from perfeval.io.tables import numeric, read_table
+
+    table = read_table(None if args.file == "-" else args.file, args.format, args.header)
+    tname, target = table.pick(args.target, 1, "target")
+    target = numeric(table, tname, target, "target")
+    models = {}
+    for spec in (args.score or "2").split(","):
+        name, col = table.pick(spec.strip(), None, "score")
+        sc = numeric(table, name, col, "score")
+        bad = ~np.isfinite(sc)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InputFormatError(f"the score column {name!r} holds {float(sc[i])!r}; scores must be finite",
+                                   source=table.source, line=table.line_of(i))
+        models[name] = sc
+    g = table.pick(args.group, None, "group")
+    return table, target, models, None if g is None else g[1]
+
+
+def run_plot(args) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from perfeval.plot import CurveDisplay, plot_by_group, save
+
+    _table, y, models, g = _models(args)
+    kw = {"bins": args.bins} if args.kind == "calibration" else {}
+    if g is not None:
+        name, s = next(iter(models.items()))
+        fig = plot_by_group(args.kind, y, s, g, threshold=args.threshold)
+    else:
+        fig = CurveDisplay.from_models(y, models, kind=args.kind, threshold=args.threshold, **kw).plot().figure_
+    save(fig, args.output)
+    return 0
+
+
+def run_report(args) -> int:
+    import shlex
+
+    from perfeval.html import build
+
+    if not str(args.output).lower().endswith((".html", ".htm")):
+        from perfeval.exceptions import InvalidParameterError
+
+        raise InvalidParameterError(f"-o {args.output}: expected an .html file name")
+    table, y, models, g = _models(args)
+    text = build(y, models, measures=args.measures, groups=g, threshold=args.threshold,
+                 command="perfeval " + " ".join(shlex.quote(a) for a in args.argv), source=table.source)
+    with open(args.output, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return 0
+
+
 def run_eval(args) -> int:
     import numpy as np
 
@@ -310,12 +389,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:  # argparse: 0 for --help/--version, 2 for usage errors
         return int(e.code or 0)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the exact command, for the report
     try:
         if args.command == "list-measures":
             sys.stdout.write(list_measures_text(args.long, args.format))
             return 0
         if args.command == "eval":
             return run_eval(args)
+        if args.command == "plot":
+            return run_plot(args)
+        if args.command == "report":
+            return run_report(args)
     except (InputFormatError, InvalidDataError, MissingDependencyError) as e:  # the data: 1
         sys.stderr.write(f"perfeval: error: {e}\n")
         return 1

@@ -1,0 +1,122 @@
+"""A whole evaluation in one self-contained HTML file: metrics, per-group table, every plot
+(embedded PNG), the input's summary, and the exact command and version that made it."""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import io
+import math
+from typing import Any
+
+import numpy as np
+
+from perfeval._version import __version__
+
+PLOTS = ("roc", "pr", "lift", "calibration", "acc", "cost")
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1100px;color:#222}
+h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em} th,td{padding:.25em .8em;border-bottom:1px solid #eee}
+th{text-align:left;background:#f6f6f6} td.num{text-align:right;font-variant-numeric:tabular-nums}
+.meta{color:#555;font-size:.9em} code{background:#f3f3f3;padding:.1em .3em;border-radius:3px}
+.plots{display:flex;flex-wrap:wrap;gap:12px} .plots figure{margin:0} .plots img{width:520px;max-width:100%}
+figcaption{font-size:.85em;color:#555} .scroll{overflow-x:auto;max-width:100%}
+"""
+
+
+def _png(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, (float, np.floating)):
+        return '<td class="num">' + ("undefined" if math.isnan(v) else f"{v:.6f}") + "</td>"
+    if isinstance(v, (int, np.integer)):
+        return f'<td class="num">{v:,}</td>'
+    return f"<td>{html.escape(str(v))}</td>"
+
+
+def _table(head: list[str], rows: list[list[Any]], cls: str = "") -> str:
+    out = [f'<div class="scroll"><table class="{cls}"><tr>' + "".join(f"<th>{html.escape(h)}</th>" for h in head)
+           + "</tr>"]
+    out += ["<tr>" + "".join(_cell(v) for v in r) + "</tr>" for r in rows]
+    return "\n".join(out) + "</table></div>"
+
+
+def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: Any = None, threshold: float = 0.5,
+          command: str = "", source: str = "", max_group_rows: int = 500) -> str:
+    """The HTML text of a report on one or more models' scores for the same cases."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from perfeval.evaluation import DEFAULT_MEASURES, evaluate, to_numpy
+    from perfeval.plot import CurveDisplay, TITLES, plot_by_group
+
+    y = to_numpy(y_true, "y_true")
+    g = None if groups is None else to_numpy(groups, "groups")
+    measures = measures or DEFAULT_MEASURES
+    import warnings
+
+    reports = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, s in models.items():
+            reports[name] = evaluate(y, s, measures=measures, groups=g, threshold=threshold)
+    first = next(iter(reports.values()))
+    labels = list(first.results)
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>perfeval report</title>"
+             f"<style>{CSS}</style></head><body>",
+             "<h1>Evaluation report</h1>",
+             f"<p class='meta'>perfeval {__version__} &middot; {html.escape(_dt.datetime.now().isoformat(timespec='seconds'))}"
+             f"<br>command: <code>{html.escape(command)}</code></p>"]
+    # input summary
+    yy = np.asarray(y, dtype=float)
+    summary = [["source", source or "(arrays)"], ["rows", int(len(yy))], ["positives", int((yy > 0).sum())],
+               ["negatives", int((yy <= 0).sum())]]
+    if g is not None:
+        summary.append(["groups", int(len(np.unique(g)))])
+    for name, s in models.items():
+        ss = np.asarray(to_numpy(s, "y_score"), dtype=float)
+        summary.append([f"score range ({name})", f"{ss.min():.6g} .. {ss.max():.6g}" if len(ss) else "empty"])
+    summary.append(["threshold", f"{threshold:g}"])
+    parts += ["<h2>Input</h2>", _table(["", "value"], summary, "summary")]
+    # metrics
+    head = ["measure", "better"] + list(models)
+    rows = [[lab, first.results[lab].direction] + [reports[m].results[lab].value for m in models] for lab in labels]
+    parts += ["<h2>Measures</h2>",
+              "<p class='meta'>" + ("Over groups: the mean over the groups where a measure is defined (GAUC: "
+                                    "weighted by group size)." if g is not None else "Over all cases.") + "</p>",
+              _table(head, rows, "measures")]
+    if g is not None:
+        name0 = next(iter(models))
+        r0 = reports[name0]
+        keys = list(r0.groups)
+        shown = keys[:max_group_rows]
+        grows = [[k] + [float(r0.results[lab].per_group[i]) for lab in labels] for i, k in enumerate(shown)]
+        note = f" (first {max_group_rows} of {len(keys)})" if len(keys) > max_group_rows else ""
+        und = [[lab, len(r0.results[lab].undefined)] for lab in labels if r0.results[lab].undefined]
+        parts += [f"<h2>Per group: {html.escape(name0)}{note}</h2>", _table(["group"] + labels, grows, "groups")]
+        if und:
+            parts += ["<p class='meta'>Groups where a measure is undefined (left out of its mean):</p>",
+                      _table(["measure", "undefined groups"], und, "undefined")]
+    # plots
+    parts.append("<h2>Plots</h2><div class='plots'>")
+    for kind in PLOTS:
+        d = CurveDisplay.from_models(y, models, kind=kind, threshold=threshold).plot()
+        parts.append(f"<figure><img alt='{kind}' data-kind='{kind}' src='data:image/png;base64,{_png(d.figure_)}'>"
+                     f"<figcaption>{html.escape(TITLES[kind])}</figcaption></figure>")
+    if g is not None:
+        name0, s0 = next(iter(models.items()))
+        fig = plot_by_group("roc", y, s0, g, threshold=threshold)
+        parts.append(f"<figure><img alt='roc by group' data-kind='roc-groups' src='data:image/png;base64,{_png(fig)}'>"
+                     f"<figcaption>ROC curve of the largest groups ({html.escape(name0)})</figcaption></figure>")
+    parts.append("</div></body></html>")
+    return "\n".join(parts)

@@ -1,0 +1,147 @@
+"""Curves, plots and the HTML report: what is drawn equals the computed points (Agg backend)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+from perfeval import curves as C  # noqa: E402
+from perfeval import plot as P  # noqa: E402
+from perfeval.cli.main import main  # noqa: E402
+from perfeval.exceptions import InvalidParameterError, MissingDependencyError  # noqa: E402
+
+sk = pytest.importorskip("sklearn.metrics")
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    y = (rng.random(1500) < 0.3).astype(int)
+    a = np.round(np.clip(rng.normal(0.35 + 0.3 * y, 0.2), 0, 1), 2)
+    b = np.round(rng.random(1500), 2)
+    return y, {"A": a, "B": b}, rng.integers(0, 5, 1500)
+
+
+@pytest.mark.parametrize("kind", sorted(C.KINDS))
+def test_drawn_lines_are_the_computed_points(data, kind):
+    y, models, _ = data
+    d = P.CurveDisplay.from_models(y, models, kind=kind).plot()
+    assert len(d.lines_) == 2
+    for line, (name, s) in zip(d.lines_, models.items()):
+        curve = C.KINDS[kind](y, s)
+        assert np.array_equal(line.get_xdata(), curve.x, equal_nan=True)
+        assert np.array_equal(line.get_ydata(), curve.y, equal_nan=True)
+        assert line.get_label().startswith(name)
+    assert d.ax_.get_xlabel() and d.ax_.get_ylabel()
+    labels = [t.get_text() for t in d.ax_.get_legend().get_texts()]
+    if kind in ("roc", "pr"):
+        assert any("AUC" in t or "AP" in t for t in labels)
+    if kind in ("roc", "pr", "lift", "calibration"):
+        assert any("chance" in t or "perfect" in t for t in labels)
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+def test_curves_against_scikit_learn(data):
+    y, models, _ = data
+    s = models["A"]
+    r = C.roc(y, s)
+    fpr, tpr, _ = sk.roc_curve(y, s, drop_intermediate=False)
+    assert np.allclose(r.x, fpr) and np.allclose(r.y, tpr) and np.isclose(r.area, sk.roc_auc_score(y, s))
+    p = C.precision_recall(y, s)
+    prec, rec, _ = sk.precision_recall_curve(y, s)
+    assert np.allclose(p.y, prec[:-1][::-1]) and np.allclose(p.x, rec[:-1][::-1])
+    assert np.isclose(p.area, sk.average_precision_score(y, s))
+
+
+def test_calibration_bins_and_operating_point(data):
+    y, models, _ = data
+    s = models["A"]
+    perf = C.calibration(y, s)  # PERF's CA1 bins: the mean of |y - x| over the 19 bins is CA1 (non-empty bins)
+    from perfeval import evaluate
+
+    assert len(perf.x) <= 19 and np.all(perf.extra["counts"] > 0)
+    q = C.calibration(y, s, bins="quantile", n_bins=5)
+    assert len(q.x) == 5 and abs(q.extra["counts"].max() - q.extra["counts"].min()) <= 0.35 * q.extra["counts"].mean()
+    u = C.calibration(y, s, bins="uniform", n_bins=10)
+    assert np.all(np.diff(u.x) > 0)
+    h = C._summary(y, s)
+    fp, tp = P.operating_point("roc", C.roc(h), h, 0.5)
+    pred = s >= 0.5
+    assert np.isclose(tp, (pred & (y == 1)).sum() / (y == 1).sum()) and np.isclose(fp, (pred & (y == 0)).sum() / (y == 0).sum())
+    assert evaluate(y, s, measures=["ca1"])["CA1"] > 0
+
+
+def test_small_multiples_and_saving(data, tmp_path):
+    y, models, g = data
+    fig = P.plot_by_group("roc", y, models["A"], g, max_groups=4, ncols=2)
+    drawn = [ax for ax in fig.axes if ax.lines]
+    assert len(drawn) == 4
+    P.save(fig, str(tmp_path / "g.svg"))
+    assert (tmp_path / "g.svg").read_text().startswith("<?xml")
+    with pytest.raises(InvalidParameterError, match=".png or .svg"):
+        P.save(fig, str(tmp_path / "g.jpg"))
+
+
+@pytest.fixture
+def table(tmp_path, data):
+    y, models, g = data
+    path = tmp_path / "m.csv"
+    path.write_text("label,model_a,model_b,user\n" + "".join(
+        f"{a},{b},{c},u{d}\n" for a, b, c, d in zip(y, models["A"], models["B"], g)))
+    return path
+
+
+@pytest.mark.parametrize("kind", sorted(C.KINDS))
+def test_plot_command(table, tmp_path, kind):
+    out = tmp_path / f"{kind}.png"
+    assert main(["plot", kind, str(table), "--target", "label", "--score", "model_a,model_b", "-o", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_holds_every_table_and_image(table, tmp_path):
+    out = tmp_path / "r.html"
+    assert main(["report", str(table), "--target", "label", "--score", "model_a,model_b", "--group", "user",
+                 "-o", str(out)]) == 0
+    text = out.read_text()
+    for kind in ("roc", "pr", "lift", "calibration", "acc", "cost", "roc-groups"):
+        assert f"data-kind='{kind}' src='data:image/png;base64," in text, kind
+    assert "<table class=\"measures\">" in text and "<table class=\"groups\">" in text
+    assert "<table class=\"summary\">" in text and ">1,500<" in text  # rows in the input summary
+    assert "perfeval 0.1.0" in text and "perfeval report" in text and "--group user" in text
+    assert "http" not in re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", text)  # self-contained
+
+
+def test_missing_matplotlib_gives_the_install_hint(monkeypatch, data):
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    y, models, _ = data
+    with pytest.raises(MissingDependencyError, match=r"pip install 'perfeval\[plot\]'"):
+        P.CurveDisplay.from_models(y, models, kind="roc").plot()
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(not CHROMIUM, reason="headless Chromium not installed (apt-get install chromium)")
+def test_report_renders_in_headless_chromium(table, tmp_path):
+    out = tmp_path / "r.html"
+    assert main(["report", str(table), "--target", "label", "--score", "model_a", "-o", str(out)]) == 0
+    shot = tmp_path / "shot.png"
+    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,2000", f"--screenshot={shot}",
+                    out.as_uri()], capture_output=True, timeout=120)
+    assert shot.exists() and shot.stat().st_size > 50_000
+    dom = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile2'}",
+                          "--dump-dom", out.as_uri()], capture_output=True, timeout=120, text=True).stdout
+    assert dom.count("<img") == 6 and "Evaluation report" in dom
