@@ -230,6 +230,34 @@ def _dask_eval(args, path):
             cluster.close()
 
 
+def _large_numeric(args):
+    """A large file of numbers read chunk by chunk, with the progress line on a terminal; None when
+    the file is small, not a file, or has a column of strings (then the table reader reads it)."""
+    import os
+
+    import numpy as np
+
+    from perfeval.exceptions import InputFormatError
+    from perfeval.io.tables import Table
+
+    path = None if args.file == "-" else args.file
+    if path is None or not os.path.isfile(path) or os.path.getsize(path) < (64 << 20) or args.format == "jsonl":
+        return None
+    from perfeval.stream import iter_columns
+
+    scores = [c.strip() for c in (args.score or "2").split(",")]
+    wanted = [args.target or "1", *scores, args.group]
+    try:
+        parts = list(iter_columns(path, wanted, args.format, args.header, progress=sys.stderr.isatty()))
+    except InputFormatError as e:
+        if "not a number" in str(e):
+            return None  # a string column: the general reader
+        raise
+    cols = [None if c is None else np.concatenate([p[k] for p in parts]) for k, c in enumerate(wanted)]
+    names = ["target", *scores, "group"]
+    return Table(names, {n: c for n, c in zip(names, cols) if c is not None}, path, False)
+
+
 def _models(args):
     """(table, targets, {model name: scores}, groups) for plot and report."""
     import numpy as np
@@ -237,6 +265,14 @@ def _models(args):
     from perfeval.exceptions import InputFormatError
     from perfeval.io.tables import numeric, read_table
 
+    big = _large_numeric(args)
+    if big is not None:
+        scores = [c.strip() for c in (args.score or "2").split(",")]
+        models = {name: big.columns[name] for name in scores}
+        for name, sc in models.items():
+            if not np.all(np.isfinite(sc)):
+                raise InputFormatError(f"the score column {name!r} holds a value that is not finite", source=big.source)
+        return big, big.columns["target"], models, big.columns.get("group")
     table = read_table(None if args.file == "-" else args.file, args.format, args.header)
     tname, target = table.pick(args.target, 1, "target")
     target = numeric(table, tname, target, "target")
