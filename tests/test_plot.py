@@ -145,3 +145,18 @@ def test_report_renders_in_headless_chromium(table, tmp_path):
                           "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile2'}",
                           "--dump-dom", out.as_uri()], capture_output=True, timeout=120, text=True).stdout
     assert dom.count("<img") == 6 and "Evaluation report" in dom
+
+
+def test_large_files_are_read_in_chunks_with_the_same_result(table, tmp_path, monkeypatch):
+    import perfeval.cli.main as cli
+
+    outs = []
+    for large in (1 << 40, 1):
+        monkeypatch.setattr(cli, "LARGE_BYTES", large)
+        numeric = tmp_path / "n.csv"  # numbers only: the chunked reader applies
+        numeric.write_text("".join(line.rsplit(",", 1)[0] + "\n" for line in table.read_text().splitlines()))
+        out = tmp_path / f"r{large}.html"
+        assert main(["report", str(numeric), "--target", "1", "--score", "2,3", "-m", "roc,apr", "-o", str(out)]) == 0
+        text = out.read_text()
+        outs.append(re.search(r'<table class="measures">.*?</table>', text, re.S).group(0))
+    assert outs[0] == outs[1]

@@ -116,6 +116,25 @@ def iter_columns(path: str | None, columns: list[str | None], fmt: str = "auto",
             fh.close()
 
 
+def column_names(path: str, fmt: str = "auto", header: bool | None = None) -> list[str]:
+    """The columns of a text table: its header's names, or column1, column2, ... without one."""
+    from perfeval.io.tables import _data_lines, _is_number, _split, guess_format
+
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 16)
+    if fmt == "auto":
+        fmt = guess_format(path, head)
+    first = _data_lines(head)
+    if not first:
+        return []
+    fields = _split(first[0][2], fmt)
+    if header is None:
+        second = _split(first[1][2], fmt) if len(first) > 1 else None
+        header = any(not _is_number(f) and (second is None or (i < len(second) and _is_number(second[i])))
+                     for i, f in enumerate(fields))
+    return fields if header else [f"column{i + 1}" for i in range(len(fields))]
+
+
 def _open(path: str, source: str):
     try:
         return open(path, "rb")

@@ -142,6 +142,8 @@ def _labels_as(values: list, column) -> list:
 
 
 STREAM_BYTES = 256 << 20
+#: plot and report read files at least this large chunk by chunk (with a progress line on terminals)
+LARGE_BYTES = 64 << 20
 
 
 def _stream_eval(args, path):
@@ -241,7 +243,7 @@ def _large_numeric(args):
     from perfeval.io.tables import Table
 
     path = None if args.file == "-" else args.file
-    if path is None or not os.path.isfile(path) or os.path.getsize(path) < (64 << 20) or args.format == "jsonl":
+    if path is None or not os.path.isfile(path) or os.path.getsize(path) < LARGE_BYTES or args.format == "jsonl":
         return None
     from perfeval.stream import iter_columns
 
@@ -254,7 +256,11 @@ def _large_numeric(args):
             return None  # a string column: the general reader
         raise
     cols = [None if c is None else np.concatenate([p[k] for p in parts]) for k, c in enumerate(wanted)]
-    names = ["target", *scores, "group"]
+    from perfeval.stream import column_names
+
+    header = column_names(path, args.format, args.header) if args.format != "parquet" else []
+    real = [header[int(c) - 1] if c.isdigit() and 1 <= int(c) <= len(header) else c for c in scores]
+    names = ["target", *real, "group"]
     return Table(names, {n: c for n, c in zip(names, cols) if c is not None}, path, False)
 
 
@@ -267,8 +273,7 @@ def _models(args):
 
     big = _large_numeric(args)
     if big is not None:
-        scores = [c.strip() for c in (args.score or "2").split(",")]
-        models = {name: big.columns[name] for name in scores}
+        models = {name: big.columns[name] for name in big.names[1:-1]}
         for name, sc in models.items():
             if not np.all(np.isfinite(sc)):
                 raise InputFormatError(f"the score column {name!r} holds a value that is not finite", source=big.source)
