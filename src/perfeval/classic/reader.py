@@ -61,6 +61,11 @@ def read_columns(path: str | None, pattern: str, source: str, role: str | None =
     return _columns(res, pattern, source, role)
 
 
+def parse_bytes(data: bytes, pattern: str, source: str) -> list:
+    """Columns of PERF-format text held in memory (float32; int32 block ids)."""
+    return _columns(_x87.parse(data, pattern), pattern, source, None)
+
+
 def _columns(res: tuple, pattern: str, source: str, role: str | None) -> list:
     if res[0] == "ok":
         return res[1]

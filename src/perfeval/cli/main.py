@@ -87,6 +87,25 @@ def _parser() -> argparse.ArgumentParser:
                             help="calibration bins: PERF's 19 overlapping bins, or 10 uniform or quantile bins")
         else:
             pp.add_argument("-m", "--measures", default=None, help="measures of the table (default: PERF's report)")
+    sc = sub.add_parser("score", help="score competition submissions against an answer key",
+                        description="Join each submission with the answer key by example id, check it, score "
+                                    "every criterion of the task, print a table and store it on the leaderboard.")
+    sc.add_argument("submissions", nargs="+", metavar="SUBMISSION",
+                    help="submission files (ranked-lists tasks: a directory with one <list>.txt each, or the "
+                         "list files joined by commas)")
+    sc.add_argument("--key", required=True, help="the answer key")
+    sc.add_argument("--task", required=True, help="a preset (kddcup2004-physics, kddcup2004-protein, "
+                                                  "kddcup2002-task2) or a task TOML file")
+    sc.add_argument("--team", help="team name for the leaderboard (default: the submission's file name)")
+    sc.add_argument("--db", help="leaderboard database: a SQLite file or a postgresql:// URL "
+                                 "(default: <key>.leaderboard.sqlite)")
+    sc.add_argument("--no-store", action="store_true", help="do not store the scores on the leaderboard")
+    sc.add_argument("-o", "--output", default="table", choices=("table", "json"))
+    lb = sub.add_parser("leaderboard", help="print a task's leaderboard: per criterion and overall")
+    lb.add_argument("--key", required=True, help="the answer key (its leaderboard lies beside it)")
+    lb.add_argument("--task", required=True)
+    lb.add_argument("--db", help="the database, when not the default beside the key")
+    lb.add_argument("-o", "--output", default="table", choices=("table", "json"))
     lm = sub.add_parser("list-measures", help="list the measures (name, aliases, PERF options, direction)")
     lm.add_argument("--long", action="store_true", help="print each measure's full definition")
     lm.add_argument("--format", choices=("table", "markdown"), default="table")
@@ -329,6 +348,82 @@ def run_report(args) -> int:
     return 0
 
 
+def _submission_paths(arg: str, task) -> list[str]:
+    import os
+
+    if task.lists:
+        if os.path.isdir(arg):
+            return [os.path.join(arg, f"{name}.txt") for name in task.lists]
+        return arg.split(",")
+    return [arg]
+
+
+def run_score(args) -> int:
+    import json
+    import os
+
+    from perfeval.contest.board import Board, check_team, default_db
+    from perfeval.contest.score import read_key, score
+    from perfeval.contest.tasks import load_task
+
+    task = load_task(args.task)
+    key = read_key(args.key, task)
+    results = [score(_submission_paths(sub, task), task, key) for sub in args.submissions]
+    board = None
+    if not args.no_store and any(r.ok for r in results):
+        board = Board(args.db or default_db(args.key))
+        for sub, r in zip(args.submissions, results):
+            if r.ok:
+                team = check_team(args.team or os.path.splitext(os.path.basename(sub.rstrip("/")))[0])
+                board.add(task.name, team, sub, r.scores)
+        board.close()
+    names = [c.name for c in task.criteria] + ([task.total["name"]] if task.total else [])
+    if args.output == "json":
+        sys.stdout.write(json.dumps([{"submission": s, "ok": r.ok, "rows": r.rows,
+                                      "scores": {k: (None if v != v else v) for k, v in r.scores.items()},
+                                      "errors": r.errors} for s, r in zip(args.submissions, results)], indent=2) + "\n")
+    else:
+        width = max([len(s) for s in args.submissions] + [10])
+        lines = [f"{'submission':<{width}}  " + "  ".join(f"{n:>10}" for n in names)]
+        for s, r in zip(args.submissions, results):
+            if r.ok:
+                lines.append(f"{s:<{width}}  " + "  ".join(f"{r.scores[n]:>10.5f}" for n in names))
+            else:
+                lines.append(f"{s:<{width}}  rejected: {len(r.errors)} error(s), listed on stderr")
+        sys.stdout.write("\n".join(lines) + "\n")
+    for s, r in zip(args.submissions, results):
+        for e in r.errors:
+            sys.stderr.write(f"perfeval: error: {e}\n")
+    return 0 if all(r.ok for r in results) else 1
+
+
+def run_leaderboard(args) -> int:
+    import json
+
+    from perfeval.contest.board import Board, default_db, rankings
+    from perfeval.contest.tasks import load_task
+
+    task = load_task(args.task)
+    board = Board(args.db or default_db(args.key))
+    ranks = rankings(board.entries(task.name), task.directions())
+    board.close()
+    if args.output == "json":
+        sys.stdout.write(json.dumps({k: [s.__dict__ for s in v] for k, v in ranks.items()}, indent=2) + "\n")
+        return 0
+    if not ranks:
+        sys.stdout.write(f"no scored submissions for {task.name} yet\n")
+        return 0
+    out = [f"{task.title}"]
+    for crit, standings in ranks.items():
+        better = "" if crit == "overall" else f" ({task.directions()[crit]} is better)"
+        out.append(f"\n{crit}{better}" if crit != "overall" else "\noverall (mean rank over the criteria)")
+        for s in standings:
+            v = "-" if s.value is None else f"{s.value:.5f}"
+            out.append(f"  {s.rank:>3}. {s.team:<24} {v:>12}   {s.time}")
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
 def run_eval(args) -> int:
     import numpy as np
 
@@ -439,6 +534,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_eval(args)
         if args.command == "plot":
             return run_plot(args)
+        if args.command == "score":
+            return run_score(args)
+        if args.command == "leaderboard":
+            return run_leaderboard(args)
         if args.command == "report":
             return run_report(args)
     except (InputFormatError, InvalidDataError, MissingDependencyError) as e:  # the data: 1

@@ -1,0 +1,1 @@
+"""Competition scoring: answer keys, submissions by id, task presets and a leaderboard."""

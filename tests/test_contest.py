@@ -1,0 +1,174 @@
+"""Competition scoring: every preset end to end, one test per kind of bad submission (with the exact
+message), scores equal to perf on the joined file and to the library, the leaderboard."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from conftest import run_perf
+from perfeval import evaluate
+from perfeval.cli.main import main
+from perfeval.contest.board import rankings
+from perfeval.contest.score import read_key, score
+from perfeval.contest.tasks import load_task
+
+
+def _physics(tmp_path, n=1500, seed=1):
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.45).astype(int)
+    p = np.round(np.clip(rng.normal(0.4 + 0.2 * y, 0.2), 0.001, 0.999), 4)
+    (tmp_path / "key.txt").write_text("".join(f"ev{i} {t}\n" for i, t in enumerate(y)))
+    order = rng.permutation(n)
+    (tmp_path / "sub.txt").write_text("".join(f"ev{i} {p[i]}\n" for i in order))
+    (tmp_path / "joined.txt").write_text("".join(f"{y[i]} {p[i]}\n" for i in range(n)))
+    return y, p
+
+
+def _value(out: str, label: str) -> float:
+    line = next(ln for ln in out.splitlines() if ln.split()[0] == label)
+    v = line.split()[1]
+    return math.nan if v == "-nan" else float(v)
+
+
+def test_physics_preset_equals_perf_on_the_joined_file_and_the_library(tmp_path):
+    y, p = _physics(tmp_path)
+    task = load_task("kddcup2004-physics")
+    r = score([str(tmp_path / "sub.txt")], task, read_key(str(tmp_path / "key.txt"), task))
+    assert r.ok and r.rows == len(y)
+    joined = (tmp_path / "joined.txt").read_bytes()
+    for c in task.criteria:
+        out, _, _ = run_perf(list(c.perf), joined)
+        assert r.scores[c.name] == _value(out, c.perf_label), c.name
+    lib = evaluate(y, p, measures=["acc", "roc", "cxe", "slq"])
+    for name in ("ACC", "ROC", "CXE"):
+        assert abs(r.scores[name] - lib[name]) < 1e-5, name  # perf prints 5 decimals of float32 inputs
+    # SLQ: a score exactly on a bin edge i/100 is in bin i for the library, in bin i - 1 for PERF
+    # (it divides by the width + 1e-10); 4-decimal scores hit edges, so the two differ slightly
+    assert abs(r.scores["SLQ"] - lib["SLQ"]) < 1e-3
+
+
+def test_protein_preset_block_means(tmp_path):
+    rng = np.random.default_rng(2)
+    rows = []
+    for b in (101, 202, 303, 404):
+        for k in range(rng.integers(50, 120)):
+            rows.append((b, f"p{b}_{k}", int(rng.random() < 0.08), round(float(rng.random()), 3)))
+    (tmp_path / "key.txt").write_text("".join(f"{b} {i} {t}\n" for b, i, t, _ in rows))
+    rng.shuffle(rows)
+    (tmp_path / "sub.txt").write_text("".join(f"{b} {i} {s}\n" for b, i, _, s in rows))
+    task = load_task("kddcup2004-protein")
+    r = score([str(tmp_path / "sub.txt")], task, read_key(str(tmp_path / "key.txt"), task))
+    assert r.ok, r.errors
+    key_order = [ln.split() for ln in (tmp_path / "key.txt").read_text().splitlines()]
+    pred = {i: s for _b, i, _t, s in rows}
+    joined = "".join(f"{b} {t} {pred[i]}\n" for b, i, t in key_order).encode()
+    for c in task.criteria:
+        out, _, _ = run_perf(list(c.perf), joined)
+        assert r.scores[c.name] == _value(out, c.perf_label), c.name
+    lib = evaluate([int(t) for _, _, t in key_order], [pred[i] for _, i, _ in key_order],
+                   groups=[int(b) for b, _, _ in key_order], measures=["top1", "rkl", "rms", "apr"])
+    for name in ("TOP1", "RKL", "RMS", "APR"):
+        assert abs(r.scores[name] - lib.results[name].mean) < 1e-5, name
+
+
+def test_kddcup2002_ranked_lists(tmp_path):
+    rng = np.random.default_rng(3)
+    labels = rng.choice(["change", "nc", "control"], size=300, p=[0.1, 0.8, 0.1])
+    ids = [f"g{i}" for i in range(300)]
+    (tmp_path / "key.txt").write_text("".join(f"{i} {lab}\n" for i, lab in zip(ids, labels)))
+    sub = tmp_path / "team_a"
+    sub.mkdir()
+    s_n = rng.random(300) + (labels == "change")
+    s_b = rng.random(300) + (labels != "nc")
+    (sub / "narrow.txt").write_text("".join(ids[k] + "\n" for k in np.argsort(-s_n)))
+    (sub / "broad.txt").write_text("".join(ids[k] + "\n" for k in np.argsort(-s_b)))
+    assert main(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2002-task2", str(sub), "-o",
+                 "json"]) == 0
+    from perfeval.functional import kddcup2002_task2, scores_from_ranking
+
+    want = kddcup2002_task2(labels, scores_from_ranking([ids[k] for k in np.argsort(-s_n)], ids),
+                            scores_from_ranking([ids[k] for k in np.argsort(-s_b)], ids))
+    board = rankings(__import__("perfeval.contest.board", fromlist=["Board"]).Board(
+        str(tmp_path / "key.txt") + ".leaderboard.sqlite").entries("kddcup2002-task2"), {"score": "higher"})
+    got = board["score"][0].value
+    assert abs(got - want["score"]) < 2e-5 and board["score"][0].team == "team_a"
+
+
+BAD = [
+    ("ev0 0.5\nev1 0.5\nev1 0.7\n", "sub.txt, line 3: example 'ev1' appears again (first on line 2)"),
+    ("ev0 0.5\nev1 0.5\nzz9 0.7\n", "sub.txt, line 3: example 'zz9' is not in the answer key"),
+    ("ev0 0.5\n", "sub.txt: 2 example(s) of the answer key have no prediction: 'ev1', 'ev2'"),
+    ("ev0 0.5\nev1\nev2 0.1\n", "sub.txt, line 2: expected 2 fields (example_id prediction), found 1"),
+    ("ev0 0.5\nev1 high\nev2 0.1\n", "sub.txt, line 2: the prediction 'high' is not a number"),
+    ("ev0 0.5\nev1 nan\nev2 0.1\n", "sub.txt, line 2: the prediction 'nan' is not a finite number"),
+    ("ev0 0.5\nev1 inf\nev2 0.1\n", "sub.txt, line 2: the prediction 'inf' is not a finite number"),
+    ("ev0 0.5\nev1 1.5\nev2 0.1\n", "sub.txt, line 2: the prediction 1.5 is outside [0, 1], which CXE, SLQ need"),
+]
+
+
+@pytest.mark.parametrize("text, message", BAD, ids=[m.split(": ", 1)[1][:30] for _, m in BAD])
+def test_each_kind_of_bad_submission(tmp_path, capsys, text, message):
+    (tmp_path / "key.txt").write_text("ev0 1\nev1 0\nev2 1\n")
+    (tmp_path / "sub.txt").write_text(text)
+    code = main(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-physics",
+                 str(tmp_path / "sub.txt")])
+    out, err = capsys.readouterr()
+    assert code == 1 and "rejected" in out
+    assert f"perfeval: error: {tmp_path}/{message}\n" in err
+    assert not (tmp_path / "key.txt.leaderboard.sqlite").exists() or "rejected" in out  # nothing stored
+
+
+def test_block_mismatch_all_errors_listed_and_no_target_revealed(tmp_path, capsys):
+    (tmp_path / "key.txt").write_text("".join(f"7 q{i} {i % 2}\n" for i in range(40)))
+    lines = [f"7 q{i} 0.5" for i in range(40)]
+    lines[3] = "8 q3 0.5"
+    lines += [f"7 zz{i} 0.5" for i in range(30)]  # 30 unknown ids: the list is capped
+    (tmp_path / "sub.txt").write_text("\n".join(lines) + "\n")
+    code = main(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-protein",
+                 str(tmp_path / "sub.txt")])
+    _out, err = capsys.readouterr()
+    errs = err.splitlines()
+    assert code == 1
+    assert errs[0].endswith("sub.txt, line 4: example 'q3' belongs to block '7', not '8'")
+    assert len(errs) == 21 and errs[-1] == "perfeval: error: ... and 11 more errors"
+    assert "target" not in err and " 0\n" not in err and " 1\n" not in err
+
+
+def test_leaderboard_best_entry_per_team_ties_by_time():
+    entries = [
+        {"team": "a", "file": "a1", "time": "2026-01-01T10:00", "scores": {"ROC": 0.80, "CXE": 0.50}},
+        {"team": "b", "file": "b1", "time": "2026-01-01T09:00", "scores": {"ROC": 0.85, "CXE": 0.60}},
+        {"team": "a", "file": "a2", "time": "2026-01-01T11:00", "scores": {"ROC": 0.85, "CXE": 0.55}},
+        {"team": "c", "file": "c1", "time": "2026-01-01T08:00", "scores": {"ROC": 0.70, "CXE": 0.40}},
+    ]
+    r = rankings(entries, {"ROC": "higher", "CXE": "lower"})
+    assert [s.team for s in r["ROC"]] == ["b", "a", "c"]  # a's 0.85 came after b's 0.85
+    assert r["ROC"][1].file == "a2"
+    assert [s.team for s in r["CXE"]] == ["c", "a", "b"]
+    # mean ranks: a (2 + 2) / 2, b (1 + 3) / 2, c (3 + 1) / 2: all 2.0, so the earliest first submission wins
+    assert [s.value for s in r["overall"]] == [2.0, 2.0, 2.0]
+    assert [s.team for s in r["overall"]] == ["c", "b", "a"]
+
+
+def test_leaderboard_command_and_custom_task_file(tmp_path, capsys):
+    _physics(tmp_path)
+    task = tmp_path / "mine.toml"
+    task.write_text('name = "mine"\nsubmission = "id-score"\nkey = "id-target"\n'
+                    '[[criteria]]\nname = "AUC"\nperf = ["-roc"]\ndirection = "higher"\n'
+                    '[[criteria]]\nname = "R"\nperf = ["-rms"]\ndirection = "lower"\n')
+    for team in ("red", "blue"):
+        assert main(["score", "--key", str(tmp_path / "key.txt"), "--task", str(task), str(tmp_path / "sub.txt"),
+                     "--team", team]) == 0
+    capsys.readouterr()
+    assert main(["leaderboard", "--key", str(tmp_path / "key.txt"), "--task", str(task), "-o", "json"]) == 0
+    board = json.loads(capsys.readouterr().out)
+    assert [s["team"] for s in board["AUC"]] == ["red", "blue"]  # same score: the earlier one first
+    assert set(board) == {"AUC", "R", "overall"}
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\nsubmission = "id-score"\nkey = "id-target"\n[[criteria]]\nname = "A"\n'
+                   'perf = ["-nosuch"]\ndirection = "higher"\n')
+    assert main(["score", "--key", str(tmp_path / "key.txt"), "--task", str(bad), str(tmp_path / "sub.txt")]) != 0
