@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import run_perf
 from perfeval import evaluate
@@ -172,3 +174,145 @@ def test_leaderboard_command_and_custom_task_file(tmp_path, capsys):
     bad.write_text('name = "x"\nsubmission = "id-score"\nkey = "id-target"\n[[criteria]]\nname = "A"\n'
                    'perf = ["-nosuch"]\ndirection = "higher"\n')
     assert main(["score", "--key", str(tmp_path / "key.txt"), "--task", str(bad), str(tmp_path / "sub.txt")]) != 0
+
+
+# -- the fast reading path must agree with the line-by-line reference on every file --------------------
+
+def _both_ways(monkeypatch, raw_key: bytes, raw_sub: bytes, task_name: str, tmp_path):
+    """check_submission's result with the fast path, and with it switched off (the reference)."""
+    from perfeval.contest import score as S
+
+    (tmp_path / "k.txt").write_bytes(raw_key)
+    (tmp_path / "s.txt").write_bytes(raw_sub)
+    task = load_task(task_name)
+    results = []
+    for fast in (True, False):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(S, "_fast_columns", lambda raw, width: None)
+            key = S.read_key(str(tmp_path / "k.txt"), task)
+            assert (key.plain is not None) == fast
+            results.append(S.check_submission([str(tmp_path / "s.txt")], task, key))
+    return results
+
+
+TOKENS = ["0.5", "1", "0", ".25", "5.", "+.5e-1", "1e-3", "0.999999999", "1.5", "-0.1", "nan", "inf", "high",
+          "0x1p-2", "1_0", "1e", "1e999", "", "0.5 extra"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_fast_path_equals_line_by_line_reading(monkeypatch, tmp_path, data):
+    n = data.draw(st.integers(1, 12))
+    protein = data.draw(st.booleans())
+    ids = [f"e{k}" for k in range(n)]
+    blocks = [str(data.draw(st.sampled_from([3, 4]))) for _ in ids]
+    targets = [str(data.draw(st.integers(0, 1))) for _ in ids]
+    key = "".join((f"{b} " if protein else "") + f"{i} {t}\n" for b, i, t in zip(blocks, ids, targets))
+    order = data.draw(st.permutations(range(n)))
+    lines = [(f"{blocks[k]} " if protein else "") + f"{ids[k]} {data.draw(st.sampled_from(TOKENS[:8]))}"
+             for k in order]
+    for _ in range(data.draw(st.integers(0, 3))):  # mutations
+        kind = data.draw(st.sampled_from(["token", "drop", "repeat", "unknown", "comment", "blank", "crlf",
+                                          "comma", "block", "utf8"]))
+        k = data.draw(st.integers(0, len(lines) - 1)) if lines else 0
+        if not lines:
+            break
+        f = lines[k].split(" ")
+        if kind == "token":
+            f[-1] = data.draw(st.sampled_from(TOKENS))
+        elif kind == "drop":
+            del lines[k]
+            continue
+        elif kind == "repeat":
+            lines.append(lines[k])
+            continue
+        elif kind == "unknown":
+            f[-2] = "zz"
+        elif kind == "comment":
+            lines.insert(k, "# a comment")
+            continue
+        elif kind == "blank":
+            lines.insert(k, "   ")
+            continue
+        elif kind == "crlf":
+            f[-1] += "\r"
+        elif kind == "comma":
+            f = [",".join(f)]
+        elif kind == "block" and protein:
+            f[0] = "9"
+        elif kind == "utf8":
+            f[-2] += "é"
+        lines[k] = " ".join(f)
+    sub = ("\n".join(lines) + ("\n" if data.draw(st.booleans()) else "")).encode()
+    (fp, fe, fr), (sp, se, sr) = _both_ways(monkeypatch, key.encode(), sub,
+                                             "kddcup2004-protein" if protein else "kddcup2004-physics", tmp_path)
+    assert fe == se and fr == sr
+    assert fp.keys() == sp.keys()
+    for lst in fp:
+        assert fp[lst].dtype == np.float32 and np.array_equal(fp[lst], sp[lst])
+
+
+def test_fast_path_ranked_lists_and_key_reading(monkeypatch, tmp_path):
+    ids = [f"g{k}" for k in range(50)]
+    key = "".join(f"{i} {'change' if k % 7 == 0 else 'nc'}\n" for k, i in enumerate(ids)).encode()
+    rng = np.random.default_rng(5)
+    sub = "".join(ids[k] + "\n" for k in rng.permutation(50)).encode()
+    task = load_task("kddcup2002-task2")
+    from perfeval.contest import score as S
+
+    (tmp_path / "k.txt").write_bytes(key)
+    for name in ("narrow", "broad"):
+        (tmp_path / f"{name}.txt").write_bytes(sub)
+    paths = [str(tmp_path / "narrow.txt"), str(tmp_path / "broad.txt")]
+    fast = S.check_submission(paths, task, S.read_key(str(tmp_path / "k.txt"), task))
+    monkeypatch.setattr(S, "_fast_columns", lambda raw, width: None)
+    slow = S.check_submission(paths, task, S.read_key(str(tmp_path / "k.txt"), task))
+    assert fast[1] == slow[1] == [] and fast[2] == slow[2] == 100
+    for lst in ("narrow", "broad"):
+        assert np.array_equal(fast[0][lst], slow[0][lst])
+        assert sorted(fast[0][lst].tolist()) == list(range(1, 51))
+
+
+def test_join_ids_kernel():
+    from perfeval import _x87 as K
+    from perfeval.contest.score import _fast_columns
+
+    def offsets(text: bytes):
+        p = _fast_columns(text, 1)
+        return p.offsets(0)
+
+    key = offsets(b"a\nbb\nc\n")
+    perm = K.join_ids(*key, *offsets(b"c\na\nbb\n"))
+    assert np.frombuffer(perm, np.int64).tolist() == [1, 2, 0]
+    assert K.join_ids(*key, *offsets(b"c\na\nb\n")) is None      # unknown id 'b'
+    assert K.join_ids(*key, *offsets(b"c\na\na\n")) is None      # repeated, and 'bb' missing
+    assert K.join_ids(*key, *offsets(b"c\na\n")) is None         # too few
+    dup = offsets(b"a\nb\na\n")
+    assert K.join_ids(*dup, *dup) is None                         # the key repeats an id
+
+
+KEY_BAD = [
+    ("ev0 1\nev1 0\nev0 1\n", "key.txt, line 3: the answer key lists example 'ev0' twice"),
+    ("ev0 1\nev1\n", "key.txt, line 2: the answer key needs 2 fields a line (id-target), found 1"),
+    ("# nothing\n\n", "key.txt: the answer key holds no examples"),
+]
+
+
+@pytest.mark.parametrize("text, message", KEY_BAD, ids=["repeat", "fields", "empty"])
+def test_bad_answer_key(tmp_path, capsys, text, message):
+    (tmp_path / "key.txt").write_text(text)
+    (tmp_path / "sub.txt").write_text("ev0 0.5\n")
+    assert main(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-physics",
+                 str(tmp_path / "sub.txt")]) == 1  # a data error (2 is for the command line)
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("token", ["0x1p-2", "1_0", "1e", "--1", ".", "0.5.1"])
+def test_numbers_only_in_the_form_perf_reads(tmp_path, capsys, token):
+    (tmp_path / "key.txt").write_text("ev0 1\nev1 0\nev2 1\n")
+    (tmp_path / "sub.txt").write_text(f"ev0 0.5\nev1 {token}\nev2 0.1\n")
+    assert main(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-physics",
+                 str(tmp_path / "sub.txt")]) == 1
+    assert f"sub.txt, line 2: the prediction '{token}' is not a number" in capsys.readouterr().err
