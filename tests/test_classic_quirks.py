@@ -143,3 +143,24 @@ def test_percent_mode_splits_ties_fractionally():
                          b"1 0.8\n0 0.8\n1 0.8\n0 0.5\n1 0.5\n0 0.5\n0 0.5\n1 0.3\n0 0.3\n0 0.1\n")
     # the top 25% (2 cases) cut the 0.8 group of 3 (2 positives): 2 x 2/3 positives
     assert "True_1  1.3333       2.6667" in out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_block_grouping_numpy_path_equals_the_plain_one(monkeypatch, seed):
+    """Large -blocks inputs are grouped with numpy; the printed report must not change by a byte."""
+    import numpy as np
+
+    from perfeval.classic import engine
+
+    rng = np.random.default_rng(seed)
+    n = 3000
+    ids = rng.choice([7, -3, 12, 500, 2**31 - 1, 0], size=n)  # interleaved, unsorted block ids
+    t = (rng.random(n) < 0.1).astype(int)
+    p = np.round(rng.random(n), 2)  # many ties: the order inside a block matters
+    data = "".join(f"{b} {y} {s}\n" for b, y, s in zip(ids, t, p)).encode()
+    args = ["-blocks", "-apr", "-rkl", "-rms", "-top1"]
+    monkeypatch.setattr(engine, "GROUP_WITH_NUMPY", 10**9)
+    plain = run_perf(args, data)
+    monkeypatch.setattr(engine, "GROUP_WITH_NUMPY", 1)
+    fast = run_perf(args, data)
+    assert plain == fast and plain[2] == 0 and "MEAN_BLOCK_APR" in plain[0]

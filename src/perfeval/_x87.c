@@ -2995,6 +2995,83 @@ done:
     return result;
 }
 
+
+/* plain_tokens(data, width) -> (starts, ends) int64 bytearrays, or None
+ *
+ * The competition scorer's reading of a "plain" file: printable ASCII, blanks, tabs, commas and
+ * newlines, a carriage return only right before a newline, no '#', and every line either empty or
+ * holding exactly `width` fields.  Returns the byte offsets of every field; None for any other file
+ * (the caller then reads it line by line and says what is wrong).  Why C: the same checks as numpy
+ * passes cost ten passes over the bytes and ~0.4 s on a 20 MB submission; this is one pass. */
+static int plain_scan(const unsigned char *b, Py_ssize_t n, int width, int64_t *starts, int64_t *ends,
+                      int64_t *count)
+{
+    int64_t k = 0;
+    int in_tok = 0, on_line = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = b[i];
+        if (c == '\n' || c == ' ' || c == '\t' || c == ',' || c == '\r') {
+            if (in_tok) {
+                if (ends)
+                    ends[k - 1] = i;
+                in_tok = 0;
+            }
+            if (c == '\r' && (i + 1 >= n || b[i + 1] != '\n'))
+                return 0;
+            if (c == '\n') {
+                if (on_line != 0 && on_line != width)
+                    return 0;
+                on_line = 0;
+            }
+        } else if (c < 0x20 || c > 0x7e || c == '#') {
+            return 0;
+        } else if (!in_tok) {
+            if (starts)
+                starts[k] = i;
+            k++;
+            on_line++;
+            in_tok = 1;
+        }
+    }
+    if (in_tok && ends)
+        ends[k - 1] = n;
+    if (on_line != 0 && on_line != width)
+        return 0;
+    *count = k;
+    return 1;
+}
+
+static PyObject *k_plain_tokens(PyObject *self, PyObject *args)
+{
+    Py_buffer v;
+    int width;
+    if (!PyArg_ParseTuple(args, "y*i", &v, &width))
+        return NULL;
+    int64_t k = 0;
+    int ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = plain_scan(v.buf, v.len, width, NULL, NULL, &k);
+    Py_END_ALLOW_THREADS
+    if (!ok) {
+        PyBuffer_Release(&v);
+        Py_RETURN_NONE;
+    }
+    PyObject *s = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(k * 8));
+    PyObject *e = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(k * 8));
+    if (!s || !e) {
+        Py_XDECREF(s);
+        Py_XDECREF(e);
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    int64_t *sp = (int64_t *)PyByteArray_AS_STRING(s), *ep = (int64_t *)PyByteArray_AS_STRING(e);
+    Py_BEGIN_ALLOW_THREADS
+    plain_scan(v.buf, v.len, width, sp, ep, &k);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&v);
+    return Py_BuildValue("(NN)", s, e);
+}
+
 static PyMethodDef methods[] = {
     {"parse", k_parse, METH_VARARGS, "Read whitespace/comma separated numbers into float32/int32 columns."},
     {"parse_fd", k_parse_fd, METH_VARARGS, "Read a file descriptor to its end and parse it like parse()."},
@@ -3029,6 +3106,7 @@ static PyMethodDef methods[] = {
     {"hist_apr", k_hist_apr, METH_VARARGS, "Modern APR numerator from a histogram (pos, neg)."},
     {"hist_ca2", k_hist_ca2, METH_VARARGS, "Modern CA2 from a histogram (scores, pos, neg, S)."},
     {"expected_rr", k_expected_rr, METH_VARARGS, "Expected reciprocal rank of the first relevant case per tie group."},
+    {"plain_tokens", k_plain_tokens, METH_VARARGS, "Field offsets of a plain file of `width` fields a line, or None."},
     {"join_ids", k_join_ids, METH_VARARGS, "Join two id columns (text + int64 offsets): the permutation, or None."},
     {"mantissa_bits", k_mantissa_bits, METH_NOARGS, "Significand bits of long double (64 for x87)."},
     {NULL, NULL, 0, NULL}};
