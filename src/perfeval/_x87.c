@@ -2916,11 +2916,12 @@ static PyObject *k_join_ids(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     int64_t nk = ks.len / 8, ns = ss.len / 8;
+    int build_only = ns == 0; /* no submission: only check that the key repeats no id */
     if (ke.len != ks.len || se.len != ss.len) {
         PyErr_SetString(PyExc_ValueError, "start and end offsets differ in length");
         goto done;
     }
-    if (nk != ns) {
+    if (nk != ns && !build_only) {
         result = Py_None;
         Py_INCREF(result);
         goto done;
@@ -2928,8 +2929,9 @@ static PyObject *k_join_ids(PyObject *self, PyObject *args)
     int64_t cap = 16;
     while (cap < 2 * nk)
         cap <<= 1;
+    const uint64_t mask = (uint64_t)(cap - 1);
     int64_t *table = malloc((size_t)cap * sizeof(int64_t));
-    PyObject *out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(nk * 8));
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(build_only ? 0 : nk * 8));
     if (!table || !out) {
         free(table);
         Py_XDECREF(out);
@@ -2940,39 +2942,54 @@ static PyObject *k_join_ids(PyObject *self, PyObject *args)
     const unsigned char *kb = kt.buf, *sb = st.buf;
     const int64_t *k0 = ks.buf, *k1 = ke.buf, *s0 = ss.buf, *s1 = se.buf;
     int ok = 1;
+    enum { BATCH = 16 }; /* hash a batch and prefetch its slots: the probes are cache misses otherwise */
+    uint64_t hs[BATCH];
     NOGIL_BEGIN
     memset(table, 0xff, (size_t)cap * sizeof(int64_t));
-    for (int64_t i = 0; i < nk; i++)
-        perm[i] = -1;
-    for (int64_t i = 0; i < nk && ok; i++) {
-        int64_t len = k1[i] - k0[i];
-        uint64_t h = tok_hash(kb + k0[i], len) & (uint64_t)(cap - 1);
-        for (;; h = (h + 1) & (uint64_t)(cap - 1)) {
-            int64_t j = table[h];
-            if (j < 0) {
-                table[h] = i;
-                break;
-            }
-            if (k1[j] - k0[j] == len && memcmp(kb + k0[j], kb + k0[i], (size_t)len) == 0) {
-                ok = 0; /* the key repeats an id */
-                break;
+    for (int64_t base = 0; base < nk && ok; base += BATCH) {
+        int m = nk - base < BATCH ? (int)(nk - base) : BATCH;
+        for (int b = 0; b < m; b++) {
+            hs[b] = tok_hash(kb + k0[base + b], k1[base + b] - k0[base + b]) & mask;
+            __builtin_prefetch(&table[hs[b]], 1);
+        }
+        for (int b = 0; b < m && ok; b++) {
+            int64_t i = base + b, len = k1[i] - k0[i];
+            for (uint64_t h = hs[b];; h = (h + 1) & mask) {
+                int64_t j = table[h];
+                if (j < 0) {
+                    table[h] = i;
+                    break;
+                }
+                if (k1[j] - k0[j] == len && memcmp(kb + k0[j], kb + k0[i], (size_t)len) == 0) {
+                    ok = 0; /* the key repeats an id */
+                    break;
+                }
             }
         }
     }
-    for (int64_t i = 0; i < ns && ok; i++) {
-        int64_t len = s1[i] - s0[i];
-        uint64_t h = tok_hash(sb + s0[i], len) & (uint64_t)(cap - 1);
-        for (;; h = (h + 1) & (uint64_t)(cap - 1)) {
-            int64_t j = table[h];
-            if (j < 0) {
-                ok = 0; /* an id the key lacks */
-                break;
-            }
-            if (k1[j] - k0[j] == len && memcmp(kb + k0[j], sb + s0[i], (size_t)len) == 0) {
-                if (perm[j] >= 0)
-                    ok = 0; /* a repeated id */
-                perm[j] = i;
-                break;
+    if (!build_only)
+        for (int64_t i = 0; i < nk; i++)
+            perm[i] = -1;
+    for (int64_t base = 0; base < ns && ok && !build_only; base += BATCH) {
+        int m = ns - base < BATCH ? (int)(ns - base) : BATCH;
+        for (int b = 0; b < m; b++) {
+            hs[b] = tok_hash(sb + s0[base + b], s1[base + b] - s0[base + b]) & mask;
+            __builtin_prefetch(&table[hs[b]], 0);
+        }
+        for (int b = 0; b < m && ok; b++) {
+            int64_t i = base + b, len = s1[i] - s0[i];
+            for (uint64_t h = hs[b];; h = (h + 1) & mask) {
+                int64_t j = table[h];
+                if (j < 0) {
+                    ok = 0; /* an id the key lacks */
+                    break;
+                }
+                if (k1[j] - k0[j] == len && memcmp(kb + k0[j], sb + s0[i], (size_t)len) == 0) {
+                    if (perm[j] >= 0)
+                        ok = 0; /* a repeated id */
+                    perm[j] = i;
+                    break;
+                }
             }
         }
     }
@@ -2995,6 +3012,32 @@ done:
     return result;
 }
 
+/* same_tokens(a_text, a_start, a_end, b_text, b_start, b_end, order) -> bool: token i of a equals
+ * token order[i] of b for every i (the block id of each key row against the submission's). */
+static PyObject *k_same_tokens(PyObject *self, PyObject *args)
+{
+    Py_buffer at, as, ae, bt, bs, be, ord;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*", &at, &as, &ae, &bt, &bs, &be, &ord))
+        return NULL;
+    int64_t n = as.len / 8, nb = bs.len / 8;
+    int ok = ae.len == as.len && be.len == bs.len && ord.len == as.len;
+    const unsigned char *a = at.buf, *b = bt.buf;
+    const int64_t *a0 = as.buf, *a1 = ae.buf, *b0 = bs.buf, *b1 = be.buf, *o = ord.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t i = 0; i < n && ok; i++) {
+        int64_t j = o[i], len = a1[i] - a0[i];
+        ok = j >= 0 && j < nb && b1[j] - b0[j] == len && memcmp(a + a0[i], b + b0[j], (size_t)len) == 0;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&at);
+    PyBuffer_Release(&as);
+    PyBuffer_Release(&ae);
+    PyBuffer_Release(&bt);
+    PyBuffer_Release(&bs);
+    PyBuffer_Release(&be);
+    PyBuffer_Release(&ord);
+    return PyBool_FromLong(ok);
+}
 
 /* plain_tokens(data, width) -> (starts, ends) int64 bytearrays, or None
  *
@@ -3107,6 +3150,7 @@ static PyMethodDef methods[] = {
     {"hist_ca2", k_hist_ca2, METH_VARARGS, "Modern CA2 from a histogram (scores, pos, neg, S)."},
     {"expected_rr", k_expected_rr, METH_VARARGS, "Expected reciprocal rank of the first relevant case per tie group."},
     {"plain_tokens", k_plain_tokens, METH_VARARGS, "Field offsets of a plain file of `width` fields a line, or None."},
+    {"same_tokens", k_same_tokens, METH_VARARGS, "Token i of a equals token order[i] of b, for every i."},
     {"join_ids", k_join_ids, METH_VARARGS, "Join two id columns (text + int64 offsets): the permutation, or None."},
     {"mantissa_bits", k_mantissa_bits, METH_NOARGS, "Significand bits of long double (64 for x87)."},
     {NULL, NULL, 0, NULL}};

@@ -433,6 +433,12 @@ def _blocks(cases: Cases, ids: memoryview) -> list[tuple[bytearray, bytearray]]:
     import numpy as np
 
     a = np.frombuffer(cases.blocks, np.int32, n)
+    cuts = np.flatnonzero(a[1:] != a[:-1]) + 1
+    if np.unique(a[np.r_[0, cuts]]).size == cuts.size + 1:  # each block one run of rows: no regrouping
+        t = np.frombuffer(cases.targets, np.float32, n)
+        p = np.frombuffer(cases.preds, np.float32, n)
+        bounds = [0, *cuts.tolist(), n]
+        return [(bytearray(t[s:e].tobytes()), bytearray(p[s:e].tobytes())) for s, e in zip(bounds, bounds[1:])]
     _, first, inv = np.unique(a, return_index=True, return_inverse=True)
     place = np.empty_like(first)
     place[np.argsort(first)] = np.arange(first.size)  # each block's place by first appearance

@@ -37,15 +37,23 @@ class Board:
             try:
                 import psycopg
             except ImportError:
-                raise MissingDependencyError("a PostgreSQL leaderboard needs psycopg: pip install 'psycopg[binary]'") from None
-            self.conn = psycopg.connect(url)
+                raise MissingDependencyError("a PostgreSQL leaderboard needs psycopg: pip install 'perfeval[postgres]'") from None
+            try:
+                self.conn = psycopg.connect(url)
+            except psycopg.Error as e:
+                raise InvalidParameterError(f"cannot open the leaderboard database {url}: "
+                                            f"{str(e).strip().splitlines()[0]}") from None
             self.ph = "%s"
             auto = "GENERATED ALWAYS AS IDENTITY"
             schema = SCHEMA.replace("INTEGER PRIMARY KEY {auto}", f"INTEGER PRIMARY KEY {auto}")
         else:
             import sqlite3
 
-            self.conn = sqlite3.connect(url)
+            try:
+                self.conn = sqlite3.connect(url)
+                self.conn.execute("PRAGMA user_version")  # fails here, not later, on a file that is no database
+            except sqlite3.Error as e:
+                raise InvalidParameterError(f"cannot open the leaderboard database {url}: {e}") from None
             self.ph = "?"
             schema = SCHEMA.format(auto="AUTOINCREMENT")
         cur = self.conn.cursor()

@@ -33,6 +33,7 @@ class Key:
     targets: list[str]
     blocks: list[str] | None = None
     plain: tuple | None = None  # (text, id starts, id ends) when the key file is plain: the fast join
+    plain_blocks: tuple | None = None  # (text, block id starts, ends) likewise
 
     @cached_property
     def index(self) -> dict[str, int]:
@@ -114,8 +115,10 @@ def read_key(path: str, task: Task) -> Key:
     plain = _fast_columns(raw, width)
     if plain is not None:
         ids = plain.offsets(width - 2)
-        if K.join_ids(*ids, *ids) is not None:  # the key joined with itself: no id twice
-            return Key(path, plain.cols[-2], plain.cols[-1], plain.cols[0] if width == 3 else None, ids)
+        none = np.zeros(0, np.int64)
+        if K.join_ids(*ids, b"", none, none) is not None:  # the key alone: no id twice
+            return Key(path, plain.cols[-2], plain.cols[-1], plain.cols[0] if width == 3 else None, ids,
+                       plain.offsets(0) if width == 3 else None)
     key = Key(path, [], [], [] if width == 3 else None)
     seen: set[str] = set()
     for k, f in _lines(raw):
@@ -190,10 +193,14 @@ def _fast_check(raw: bytes, task: Task, key: Key, needs_prob: bool) -> tuple[np.
             return None
         perm = np.array(found, np.int64)
     if width == 3:
-        row_of = np.empty_like(perm)
-        row_of[perm] = np.arange(n)  # the key row of each submission line
-        if not all(map(str.__eq__, cols[0], np.array(key.blocks, dtype=object)[row_of])):
-            return None
+        if key.plain_blocks is not None:
+            if not K.same_tokens(*key.plain_blocks, *plain.offsets(0), perm):  # as text, as the line reading
+                return None
+        else:
+            row_of = np.empty_like(perm)
+            row_of[perm] = np.arange(n)  # the key row of each submission line
+            if not all(map(str.__eq__, cols[0], np.array(key.blocks, dtype=object)[row_of])):
+                return None
     if task.submission == "ranked":
         # rank 1 (the first line) is the most confident: score n; float32 rounds these integers
         # (above 2**24) to nearest-even exactly as strtof would read their text
