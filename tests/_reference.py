@@ -146,3 +146,23 @@ def rr_of(order: list) -> float:
 def hits_at(order: list, k: int) -> float:
     kk = len(order) if k == 0 else k
     return float(sum(1 for r in order[:kk] if r > 0))
+
+
+def delong_pairwise(y: list[int], scores: list[list[float]]) -> tuple[list[float], list[list[float]]]:
+    """DeLong, DeLong & Clarke-Pearson (1988), straight from the paper: the areas of several scores of
+    the same cases and their covariance matrix S10 / m + S01 / n, from pairwise kernels (O(m n))."""
+    pos = [i for i, t in enumerate(y) if t == 1]
+    neg = [j for j, t in enumerate(y) if t == 0]
+    m, n = len(pos), len(neg)
+
+    def psi(a: float, b: float) -> float:
+        return 1.0 if a > b else 0.5 if a == b else 0.0
+
+    v10 = [[sum(psi(s[i], s[j]) for j in neg) / n for i in pos] for s in scores]
+    v01 = [[sum(psi(s[i], s[j]) for i in pos) / m for j in neg] for s in scores]
+    auc = [sum(v) / m for v in v10]
+    k = len(scores)
+    cov = [[sum((v10[r][i] - auc[r]) * (v10[c][i] - auc[c]) for i in range(m)) / (m - 1) / m
+            + sum((v01[r][j] - auc[r]) * (v01[c][j] - auc[c]) for j in range(n)) / (n - 1) / n
+            for c in range(k)] for r in range(k)]
+    return auc, cov

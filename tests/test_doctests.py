@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["perfeval.exceptions", "perfeval.measures.base", "perfeval.measures.spec", "perfeval.summaries.histogram",
-           "perfeval.evaluation", "perfeval.functional", "perfeval.classic.options"]
+           "perfeval.evaluation", "perfeval.functional", "perfeval.classic.options", "perfeval.delong"]
 
 
 @pytest.mark.parametrize("name", MODULES)

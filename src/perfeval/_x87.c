@@ -3115,6 +3115,45 @@ static PyObject *k_plain_tokens(PyObject *self, PyObject *args)
     return Py_BuildValue("(NN)", s, e);
 }
 
+
+/* runs(sorted float64 buffer) -> (distinct values bytearray, counts float64 bytearray)
+ * The distinct values of a sorted array and how often each occurs.  Why C: the numpy version
+ * (not_equal, flatnonzero, gather, diff) makes five passes and five fresh 80 MB arrays on 10M rows,
+ * ~0.45 s of mostly page faults; this is one pass, ~0.03 s. */
+static PyObject *k_runs(PyObject *self, PyObject *args)
+{
+    Py_buffer v;
+    if (!PyArg_ParseTuple(args, "y*", &v))
+        return NULL;
+    const double *x = v.buf;
+    Py_ssize_t n = v.len / 8, k = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (i == 0 || x[i] != x[i - 1])
+            k++;
+    PyObject *vals = PyByteArray_FromStringAndSize(NULL, k * 8);
+    PyObject *cnts = PyByteArray_FromStringAndSize(NULL, k * 8);
+    if (!vals || !cnts) {
+        Py_XDECREF(vals);
+        Py_XDECREF(cnts);
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    double *pv = (double *)PyByteArray_AS_STRING(vals), *pc = (double *)PyByteArray_AS_STRING(cnts);
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t j = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i == 0 || x[i] != x[i - 1]) {
+            j++;
+            pv[j] = x[i] + 0.0; /* -0.0 and 0.0 are one run, kept as +0.0 */
+            pc[j] = 0.0;
+        }
+        pc[j] += 1.0;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&v);
+    return Py_BuildValue("(NN)", vals, cnts);
+}
+
 static PyMethodDef methods[] = {
     {"parse", k_parse, METH_VARARGS, "Read whitespace/comma separated numbers into float32/int32 columns."},
     {"parse_fd", k_parse_fd, METH_VARARGS, "Read a file descriptor to its end and parse it like parse()."},
@@ -3151,6 +3190,7 @@ static PyMethodDef methods[] = {
     {"expected_rr", k_expected_rr, METH_VARARGS, "Expected reciprocal rank of the first relevant case per tie group."},
     {"plain_tokens", k_plain_tokens, METH_VARARGS, "Field offsets of a plain file of `width` fields a line, or None."},
     {"same_tokens", k_same_tokens, METH_VARARGS, "Token i of a equals token order[i] of b, for every i."},
+    {"runs", k_runs, METH_VARARGS, "Distinct values of a sorted float64 array and their counts."},
     {"join_ids", k_join_ids, METH_VARARGS, "Join two id columns (text + int64 offsets): the permutation, or None."},
     {"mantissa_bits", k_mantissa_bits, METH_NOARGS, "Significand bits of long double (64 for x87)."},
     {NULL, NULL, 0, NULL}};

@@ -30,15 +30,11 @@ def _as_1d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
 
 
 def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct values of a sorted array and how often each occurs (as float64)."""
-    n = len(sorted_values)
-    if n == 0:
-        return np.zeros(0), np.zeros(0)
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(sorted_values[1:], sorted_values[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    return sorted_values[starts], np.diff(np.append(starts, n)).astype(np.float64)
+    """Distinct values of a sorted array and how often each occurs (as float64); -0.0 becomes 0.0."""
+    from perfeval import _x87
+
+    vals, counts = _x87.runs(np.ascontiguousarray(sorted_values, dtype=np.float64))
+    return np.frombuffer(vals, np.float64), np.frombuffer(counts, np.float64)
 
 
 class ScoreHistogram:
