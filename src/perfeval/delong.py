@@ -32,7 +32,7 @@ import numpy as np
 
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 
-__all__ = ["DeLongResult", "DeLongComparison", "delong", "delong_from_histogram", "delong_test"]
+__all__ = ["DeLongComparison", "DeLongResult", "delong", "delong_from_histogram", "delong_test"]
 
 
 @dataclass(frozen=True)
