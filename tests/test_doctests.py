@@ -8,7 +8,8 @@ import importlib
 import pytest
 
 MODULES = ["perfeval.exceptions", "perfeval.measures.base", "perfeval.measures.spec", "perfeval.summaries.histogram",
-           "perfeval.evaluation", "perfeval.functional", "perfeval.classic.options", "perfeval.delong"]
+           "perfeval.evaluation", "perfeval.functional", "perfeval.classic.options", "perfeval.delong",
+           "perfeval.bootstrap"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -1,0 +1,189 @@
+"""Bootstrap intervals and comparisons: the Poisson sampler, the compiled replicate loops against
+plain numpy recomputation, reproducibility, the exact jackknife, coverage on data with a known true
+ROC area, and agreement with DeLong's standard error."""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+
+from perfeval import _x87
+from perfeval.bootstrap import _jack_roc_hist, _p_value, ci, compare
+from perfeval.exceptions import InvalidParameterError
+from perfeval.measures import parse_measure
+from perfeval.summaries import ScoreHistogram
+
+
+@pytest.mark.parametrize("lam", [0.3, 1.0, 2.0, 3.7, 9.0, 10.0, 42.5, 1000.0])
+def test_poisson_draws_have_the_right_moments(lam):
+    n = 200_000
+    p, _ = _x87.boot_hist_counts(np.full(n, lam), np.zeros(n), 11, 0, 1)
+    d = np.frombuffer(p)
+    sd = math.sqrt(lam / n)
+    assert abs(d.mean() - lam) < 5 * sd
+    assert abs(d.var() / lam - 1) < 0.03
+    assert (d == np.floor(d)).all() and d.min() >= 0
+    if lam < 5:
+        assert abs((d == 0).mean() - math.exp(-lam)) < 0.005
+
+
+def test_poisson_one_case_weights():
+    d = np.frombuffer(_x87.poisson_rows(300_000, 5, 0, 1))
+    for k in range(5):
+        assert abs((d == k).mean() - math.exp(-1) / math.factorial(k)) < 0.004
+
+
+def _auc(h: ScoreHistogram) -> float:
+    return float(parse_measure("roc")(h))
+
+
+def test_fused_roc_replicates_equal_recomputation_from_the_drawn_counts():
+    rng = np.random.default_rng(3)
+    y = (rng.random(3000) < 0.3).astype(int)
+    s = np.round(rng.normal(size=3000) + y, 1)  # ties
+    h = ScoreHistogram.from_arrays(y, s)
+    fused = np.frombuffer(_x87.boot_hist_auc(h.pos, h.neg, 9, 0, 20, 2))
+    P, Q = (np.frombuffer(b).reshape(20, -1) for b in _x87.boot_hist_counts(h.pos, h.neg, 9, 0, 20))
+    for r in range(20):
+        assert fused[r] == pytest.approx(_auc(ScoreHistogram(h.scores, P[r], Q[r])), abs=1e-13)
+    # any split of the replicates, any number of threads: the same numbers
+    assert np.array_equal(np.frombuffer(_x87.boot_hist_auc(h.pos, h.neg, 9, 5, 13, 1)), fused[5:13])
+    assert np.array_equal(np.frombuffer(_x87.boot_hist_auc(h.pos, h.neg, 9, 0, 20, 3)), fused)
+
+
+def test_case_level_roc_replicates_equal_recomputation_from_the_drawn_weights():
+    from perfeval.bootstrap import _Sorted
+
+    rng = np.random.default_rng(4)
+    y = (rng.random(800) < 0.4).astype(int)
+    a = np.round(rng.normal(size=800) + y, 1)
+    b = np.round(rng.normal(size=800) + 0.5 * y, 2)
+    w = rng.random(800) * 3
+    sa, sb = _Sorted(a), _Sorted(b)
+    ra, rb = (np.frombuffer(x) for x in _x87.boot_rows_auc(sa.order, sa.gend, y.astype(np.uint8), w, 7, 0, 15, 2,
+                                                           sb.order, sb.gend))
+    P = np.frombuffer(_x87.poisson_rows(800, 7, 0, 15)).reshape(15, 800)
+    for r in range(15):
+        assert ra[r] == pytest.approx(_auc(ScoreHistogram.from_arrays(y, a, P[r] * w)), abs=1e-12)
+        assert rb[r] == pytest.approx(_auc(ScoreHistogram.from_arrays(y, b, P[r] * w)), abs=1e-12)
+
+
+def test_exact_jackknife_of_the_roc_area():
+    rng = np.random.default_rng(5)
+    y = (rng.random(60) < 0.5).astype(int)
+    s = np.round(rng.random(60), 1)
+    vals, mult = _jack_roc_hist(ScoreHistogram.from_arrays(y, s))
+    brute = sorted(_auc(ScoreHistogram.from_arrays(np.delete(y, i), np.delete(s, i))) for i in range(60))
+    mine = sorted(np.repeat(vals[mult > 0], mult[mult > 0].astype(int)).tolist())
+    assert mine == pytest.approx(brute, abs=1e-12)
+
+
+def test_reproducible_and_thread_independent():
+    rng = np.random.default_rng(6)
+    y = (rng.random(2000) < 0.3).astype(int)
+    s = rng.normal(size=2000) + y
+    a = ci(y, s, ["roc", "apr"], n_boot=100, seed=3, threads=1)
+    b = ci(y, s, ["roc", "apr"], n_boot=100, seed=3, threads=4)
+    assert a == b
+    assert ci(y, s, "roc", n_boot=100, seed=4)["ROC"] != a["ROC"]
+
+
+def _binormal(rng, n_neg=150, n_pos=100, d=1.0):
+    y = np.r_[np.zeros(n_neg, int), np.ones(n_pos, int)]
+    return y, rng.normal(size=n_neg + n_pos) + d * y
+
+
+@pytest.mark.parametrize("method", ["bca", "percentile"])
+def test_roc_interval_coverage(method):
+    """The true area of binormal data (unit variances, mean gap 1) is Phi(1 / sqrt 2)."""
+    rng = np.random.default_rng(99)
+    truth = NormalDist().cdf(1 / math.sqrt(2))
+    reps, hits = 300, 0
+    for i in range(reps):
+        y, s = _binormal(rng)
+        r = ci(y, s, "roc", method=method, n_boot=400, seed=i)["ROC"]
+        hits += r.low <= truth <= r.high
+    assert 0.91 <= hits / reps <= 0.985, hits / reps  # binomial sd 0.0126 around 0.95
+
+
+def test_bootstrap_se_agrees_with_delong():
+    rng = np.random.default_rng(8)
+    y, s = _binormal(rng, 3000, 2000)
+    boot = ci(y, s, "roc", n_boot=2000, seed=1)["ROC"]
+    de = ci(y, s, "roc", method="delong")["ROC"]
+    assert boot.estimate == pytest.approx(de.estimate, abs=1e-12)
+    assert boot.se == pytest.approx(de.se, rel=0.08)
+    assert boot.low == pytest.approx(de.low, abs=0.004) and boot.high == pytest.approx(de.high, abs=0.004)
+
+
+def test_weights_path_and_group_resampling():
+    rng = np.random.default_rng(9)
+    y = (rng.random(1000) < 0.4).astype(int)
+    s = rng.normal(size=1000) + y
+    unit = ci(y, s, "apr", n_boot=200, seed=2, weights=np.ones(1000))["APR"]
+    assert unit.low < unit.estimate < unit.high
+    g = np.repeat(np.arange(100), 10)
+    r = ci(y, s, ["gauc", "ndcg@5"], groups=g, n_boot=200, seed=2)
+    assert r["GAUC"].resampled == "groups" and r["GAUC"].low < r["GAUC"].estimate < r["GAUC"].high
+    # a replicate is the Poisson-weighted mean of the per-group values: recompute one interval by hand
+    from perfeval import evaluate
+
+    per = evaluate(y, s, measures=["ndcg@5"], groups=g).results["NDCG@5"].per_group
+    P = np.frombuffer(_x87.poisson_rows(100, 2, 0, 200)).reshape(200, 100)
+    ok = ~np.isnan(per)  # groups with nothing relevant have no NDCG and stay out of every mean
+    assert 0 < ok.sum() < 100
+    reps = (P[:, ok] @ per[ok]) / P[:, ok].sum(axis=1)
+    assert r["NDCG@5"].se == pytest.approx(reps.std(ddof=1), rel=1e-12)
+
+
+def test_compare_paired():
+    rng = np.random.default_rng(10)
+    y = (rng.random(600) < 0.5).astype(int)
+    latent = rng.normal(size=600) + y
+    a, b = latent + 0.3 * rng.normal(size=600), latent + 1.5 * rng.normal(size=600)
+    c = compare(y, a, b, ["roc", "apr"], n_boot=500, seed=1)
+    d = compare(y, a, b, "roc", method="delong")["ROC"]
+    assert c["ROC"].difference == pytest.approx(d.difference, abs=1e-12)
+    assert c["ROC"].se == pytest.approx(d.se, rel=0.15)
+    assert c["ROC"].p_value < 0.01 and d.p_value < 0.01 and c["ROC"].low > 0
+    same = compare(y, a, a, ["roc", "apr"], n_boot=100)
+    assert same["ROC"].difference == 0 and same["ROC"].p_value == 1.0 and same["APR"].se == 0.0
+    g = np.repeat(np.arange(60), 10)
+    cg = compare(y, a, b, "gauc", groups=g, n_boot=300, seed=1)["GAUC"]
+    assert cg.resampled == "groups" and cg.difference > 0
+
+
+def test_p_value_is_never_zero():
+    assert _p_value(np.ones(99)) == pytest.approx(2 / 100)
+    assert _p_value(np.r_[-np.ones(50), np.ones(50)]) == 1.0
+
+
+def test_bad_requests():
+    y, s = [0, 1, 0, 1, 1, 0], [0.1, 0.9, 0.3, 0.6, 0.2, 0.4]
+    with pytest.raises(InvalidParameterError, match="unknown interval method 'wald'"):
+        ci(y, s, method="wald")
+    with pytest.raises(InvalidParameterError, match="strictly between 0 and 1"):
+        ci(y, s, level=1.5)
+    with pytest.raises(InvalidParameterError, match="at least 2 replicates"):
+        ci(y, s, n_boot=1)
+    with pytest.raises(InvalidParameterError, match="DeLong's interval is for the ROC area"):
+        ci(y, s, "apr", method="delong")
+    with pytest.raises(InvalidParameterError, match="per group: pass groups="):
+        ci(y, s, "ndcg@5")
+
+
+def test_exact_case_jackknife_of_the_roc_area_with_weights():
+    from perfeval.bootstrap import _Cases, _jack_roc_rows
+
+    rng = np.random.default_rng(12)
+    y = (rng.random(40) < 0.5).astype(int)
+    s = np.round(rng.random(40), 1)
+    w = rng.integers(1, 4, 40).astype(float)
+    got = _jack_roc_rows(_Cases(y, s, w, None), s, y == 1)
+    for i in range(40):
+        keep = np.arange(40) != i
+        want = _auc(ScoreHistogram.from_arrays(y[keep], s[keep], w[keep]))
+        assert got[i] == pytest.approx(want, abs=1e-12)
