@@ -27,6 +27,8 @@ __all__ = [
     "evaluate",
     "evaluate_stream",
     "Report",
+    "ci",
+    "compare",
     "functional",
 ]
 
@@ -48,6 +50,8 @@ _LAZY = {
     "evaluate": "perfeval.evaluation",
     "evaluate_stream": "perfeval.stream",
     "Report": "perfeval.report",
+    "ci": "perfeval.bootstrap",
+    "compare": "perfeval.bootstrap",
 }
 
 

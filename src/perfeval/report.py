@@ -74,6 +74,8 @@ class Report:
         self.results = results
         self.groups = groups
         self.params = params
+        #: confidence intervals by label (:class:`perfeval.bootstrap.Interval`), when asked for
+        self.intervals: dict[str, Any] = {}
 
     def __getitem__(self, label: str) -> float:
         if label in self.results:
@@ -100,6 +102,9 @@ class Report:
                 d.update(mean=_num(r.mean), weighted_mean=_num(r.weighted_mean),
                          defined_groups=int(np.sum(~np.isnan(r.per_group))), undefined_groups=r.undefined,
                          per_group={str(g): _num(v) for g, v in zip(_keys(self.groups), r.per_group.tolist())})
+            if k in self.intervals:
+                iv = self.intervals[k].to_dict()
+                d["ci"] = {key: iv[key] for key in ("low", "high", "level", "method", "n_boot", "se", "resampled")}
             out["measures"][k] = d
         return out
 
@@ -111,6 +116,10 @@ class Report:
         pd = _pandas()
         rows = [{"measure": k, "value": r.value, "mean": r.mean, "weighted_mean": r.weighted_mean,
                  "undefined_groups": len(r.undefined), "direction": r.direction} for k, r in self.results.items()]
+        for row in rows:
+            iv = self.intervals.get(row["measure"])
+            if iv is not None:
+                row.update(ci_low=iv.low, ci_high=iv.high, ci_level=iv.level)
         return pd.DataFrame(rows).set_index("measure")
 
     def groups_frame(self):

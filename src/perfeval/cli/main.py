@@ -57,6 +57,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="a binary task from multi-class labels: these labels positive, the rest negative")
     ev.add_argument("-o", "--output", default="table", choices=("table", "json", "csv"), help="output format")
     ev.add_argument("--per-group", action="store_true", help="also print every group's values")
+    _ci_options(ev, "--ci", "add a confidence interval of this level to every measure, e.g. --ci 0.95 "
+                            "(a bootstrap; groups are resampled whole when measures are per group)")
     ev.add_argument("--clustered", action="store_true",
                     help="with --stream --group: the input is sorted or clustered by group, so groups are "
                          "evaluated as they arrive instead of being spilled to temporary files")
@@ -106,10 +108,43 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--task", required=True)
     lb.add_argument("--db", help="the database, when not the default beside the key")
     lb.add_argument("-o", "--output", default="table", choices=("table", "json"))
+    cp = sub.add_parser(
+        "compare", help="compare two models on the same cases: difference, interval, p-value",
+        description="Compare two models scored on the same cases: the difference of each measure, its "
+                    "confidence interval and a two-sided p-value (DeLong's test for the ROC area, or a paired "
+                    "bootstrap for any measure).  Give two files of `target score` (the same targets, line by "
+                    "line), or one table and --score A,B.",
+        epilog="examples:\n"
+               "  perfeval compare model_a.txt model_b.txt\n"
+               "  perfeval compare runs.csv --target y --score old,new -m roc,apr --method bca\n"
+               "  perfeval compare clicks.parquet --target click --score a,b --group user -m gauc",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    cp.add_argument("files", nargs="+", metavar="FILE", help="one table with two score columns, or two tables")
+    cp.add_argument("--format", default="auto", choices=("auto", "text", "csv", "tsv", "jsonl", "parquet"))
+    cph = cp.add_mutually_exclusive_group()
+    cph.add_argument("--header", dest="header", action="store_true", default=None)
+    cph.add_argument("--no-header", dest="header", action="store_false")
+    cp.add_argument("--target", help="target column: name or 1-based position (default 1)")
+    cp.add_argument("--score", help="score column(s): A,B for one table; one column for two tables (default 2)")
+    cp.add_argument("--group", help="group column: per-group measures, groups resampled whole")
+    cp.add_argument("--weight", help="weight column (binary measures)")
+    cp.add_argument("-m", "--measures", default="roc", help="comma-separated measures (default: roc)")
+    cp.add_argument("-t", "--threshold", type=float, default=0.5)
+    _ci_options(cp, "--level", "confidence level of the intervals (default 0.95)", default=0.95)
+    cp.add_argument("-o", "--output", default="table", choices=("table", "json"))
     lm = sub.add_parser("list-measures", help="list the measures (name, aliases, PERF options, direction)")
     lm.add_argument("--long", action="store_true", help="print each measure's full definition")
     lm.add_argument("--format", choices=("table", "markdown"), default="table")
     return p
+
+
+def _ci_options(p, flag: str, helptext: str, default=None) -> None:
+    p.add_argument(flag, dest="ci", type=float, default=default, metavar="LEVEL", help=helptext)
+    p.add_argument("--method", default=None, choices=("bca", "percentile", "delong"),
+                   help="interval method: bca (default), percentile, or delong (ROC area; for compare, the "
+                        "default when every measure is the ROC area)")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0): same seed, same interval")
 
 
 def list_measures_text(long: bool = False, fmt: str = "table") -> str:
@@ -428,15 +463,20 @@ def run_eval(args) -> int:
     import numpy as np
 
     from perfeval.evaluation import DEFAULT_MEASURES, evaluate
-    from perfeval.exceptions import InputFormatError
+    from perfeval.exceptions import InputFormatError, InvalidParameterError
     from perfeval.io.tables import numeric, read_table
 
     path = None if args.file == "-" else args.file
     import warnings
 
+    if args.ci is not None:
+        _check_ci_options(args)
+    if args.ci is not None and (args.dask or args.stream or args.partition):
+        raise InvalidParameterError("--ci needs the table in memory: it does not combine with --dask, --stream or "
+                                    "--partition yet")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        streamed = _dask_eval(args, path) if args.dask else _stream_eval(args, path)
+        streamed = None if args.ci is not None else (_dask_eval(args, path) if args.dask else _stream_eval(args, path))
     if streamed is not None:
         for wmsg in caught:
             sys.stderr.write(f"perfeval: warning: {wmsg.message}\n")
@@ -467,8 +507,122 @@ def run_eval(args) -> int:
                           threshold=args.threshold, partitions=parts)
     for wmsg in caught:  # never a silent drop: say what is undefined, on stderr
         sys.stderr.write(f"perfeval: warning: {wmsg.message}\n")
+    if args.ci is not None:
+        from perfeval.bootstrap import ci
+
+        report.intervals = ci(target, score, args.measures or DEFAULT_MEASURES, method=args.method or "bca",
+                              level=args.ci, n_boot=args.n_boot, seed=args.seed,
+                              groups=None if g is None else g[1],
+                              weights=None if w is None else numeric(table, w[0], w[1], "weight"),
+                              threshold=args.threshold)
     report.params["source"] = table.source
     sys.stdout.write(format_report(report, args.output, args.per_group))
+    return 0
+
+
+def _compare_inputs(args):
+    """(target, score_a, score_b, groups, weights, names) from one table with two score columns or
+    from two tables with the same targets."""
+    import numpy as np
+
+    from perfeval.exceptions import InputFormatError, InvalidParameterError
+    from perfeval.io.tables import numeric, read_table
+
+    def load(path):
+        t = read_table(None if path == "-" else path, args.format, args.header)
+        tn, tv = t.pick(args.target, 1, "target")
+        return t, (numeric(t, tn, tv, "target") if tv.dtype.kind not in "biuf" else tv.astype(np.float64))
+
+    def scores(t, spec):
+        name, col = t.pick(spec, 2, "score")
+        v = numeric(t, name, col, "score")
+        bad = ~np.isfinite(v)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InputFormatError(f"the score column {name!r} holds {float(v[i])!r}; scores must be finite numbers",
+                                   source=t.source, line=t.line_of(i))
+        return name, v
+
+    def extras(t):
+        g = t.pick(args.group, None, "group")
+        w = t.pick(args.weight, None, "weight")
+        return (None if g is None else g[1]), (None if w is None else numeric(t, w[0], w[1], "weight"))
+
+    if len(args.files) == 1:
+        t, y = load(args.files[0])
+        cols = (args.score or "").split(",")
+        if len(cols) != 2 or not all(cols):
+            raise InvalidParameterError("with one table, --score names the two models' columns: --score A,B")
+        (na, a), (nb, b) = scores(t, cols[0]), scores(t, cols[1])
+        g, w = extras(t)
+        return y, a, b, g, w, (na, nb)
+    if len(args.files) != 2:
+        raise InvalidParameterError(f"compare takes one table (with --score A,B) or two tables, got {len(args.files)}")
+    if args.score and "," in args.score:
+        raise InvalidParameterError("with two tables, --score names one column, found in both")
+    (ta, ya), (tb, yb) = load(args.files[0]), load(args.files[1])
+    if len(ya) != len(yb):
+        raise InputFormatError(f"has {len(yb)} rows, {args.files[0]} has {len(ya)}: the two models must score the "
+                               "same cases in the same order", source=tb.source)
+    diff = ya != yb
+    if diff.any():
+        i = int(np.argmax(diff))
+        raise InputFormatError(f"the target differs from {args.files[0]} (line {ta.line_of(i)}): the two models must "
+                               "score the same cases in the same order", source=tb.source, line=tb.line_of(i))
+    (_, a), (_, b) = scores(ta, args.score), scores(tb, args.score)
+    ga, wa = extras(ta)
+    gb, wb = extras(tb)
+    if (ga is None) != (gb is None) or (ga is not None and not np.array_equal(ga, gb)):
+        raise InputFormatError("the groups differ from the first table's", source=tb.source)
+    if (wa is None) != (wb is None) or (wa is not None and not np.array_equal(wa, wb)):
+        raise InputFormatError("the weights differ from the first table's", source=tb.source)
+    return ya, a, b, ga, wa, (args.files[0], args.files[1])
+
+
+def _check_ci_options(args) -> None:
+    """Refuse a bad level or replicate count before any work is done."""
+    from perfeval.exceptions import InvalidParameterError
+
+    if not 0.0 < args.ci < 1.0:
+        raise InvalidParameterError(f"the confidence level must lie strictly between 0 and 1, got {args.ci:g}")
+    if args.n_boot < 2 and args.method != "delong":
+        raise InvalidParameterError(f"the bootstrap needs at least 2 replicates, got --n-boot {args.n_boot}")
+
+
+def run_compare(args) -> int:
+    import json
+    import math
+
+    _check_ci_options(args)
+    from perfeval.bootstrap import compare
+    from perfeval.measures import parse_measure
+
+    y, a, b, g, w, (na, nb) = _compare_inputs(args)
+    specs = [parse_measure(m) for m in args.measures.split(",") if m.strip()]
+    method = args.method or ("delong" if g is None and all(sp.measure.name == "ROC" for sp in specs) else "bca")
+    res = compare(y, a, b, [sp.label for sp in specs], method=method, level=args.ci, n_boot=args.n_boot,
+                  seed=args.seed, groups=g, weights=w, threshold=args.threshold)
+    if args.output == "json":
+        sys.stdout.write(json.dumps({"a": na, "b": nb, "comparisons": [c.to_dict() for c in res.values()]},
+                                    indent=2) + "\n")
+        return 0
+
+    def f(v: float) -> str:
+        return "nan" if math.isnan(v) else f"{v:.6f}"
+
+    pct = f"{args.ci * 100:g}%"
+    head = ["measure", "a", "b", "a - b", f"{pct} low", f"{pct} high", "p-value"]
+    rows = [[c.label, f(c.estimate_a), f(c.estimate_b), f(c.difference), f(c.low), f(c.high),
+             "nan" if math.isnan(c.p_value) else f"{c.p_value:.4g}"] for c in res.values()]
+    table = [head] + rows
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    lines = [f"a = {na}", f"b = {nb}"]
+    lines += ["  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)) for r in table]
+    first = next(iter(res.values()))
+    how = ("DeLong's test" if first.method == "delong" else
+           f"paired {first.method} bootstrap, {first.n_boot} replicates, seed {args.seed}, {first.resampled} resampled")
+    lines.append(f"({how})")
+    sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
 
@@ -478,13 +632,17 @@ def format_report(report, output: str, per_group: bool) -> str:
     if output == "json":
         return report.to_json() + "\n"
     grouped = report.groups is not None
+    iv = report.intervals
     rows = []
     for label, r in report.results.items():
         row = [label, r.value]
+        if iv:
+            row += [iv[label].low, iv[label].high] if label in iv else [math.nan, math.nan]
         if grouped:
             row += [r.mean, r.weighted_mean, len(r.per_group) - len(r.undefined), len(r.undefined)]
         rows.append(row)
-    head = ["measure", "value"] + (["mean", "weighted_mean", "groups", "undefined"] if grouped else [])
+    head = ["measure", "value"] + (["ci_low", "ci_high"] if iv else []) + (
+        ["mean", "weighted_mean", "groups", "undefined"] if grouped else [])
 
     def cell(v) -> str:
         if isinstance(v, float):
@@ -505,6 +663,11 @@ def format_report(report, output: str, per_group: bool) -> str:
     widths = [max(len(r[i]) for r in table) for i in range(len(head))]
     for r in table:
         lines.append("  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)))
+    if iv:
+        one = next(iter(iv.values()))
+        how = "DeLong" if one.method == "delong" else (f"{one.method} bootstrap, {one.n_boot} replicates, "
+                                                       f"{one.resampled} resampled")
+        lines.append(f"({one.level * 100:g}% intervals: {how})")
     if per_group and grouped:
         lines.append("")
         names = list(report.results)
@@ -518,7 +681,7 @@ def format_report(report, output: str, per_group: bool) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``perfeval`` console script."""
-    from perfeval.exceptions import (InputFormatError, InvalidDataError, MissingDependencyError, PerfError)
+    from perfeval.exceptions import InputFormatError, InvalidDataError, MissingDependencyError, PerfError
 
     parser = _parser()
     try:
@@ -540,6 +703,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_leaderboard(args)
         if args.command == "report":
             return run_report(args)
+        if args.command == "compare":
+            return run_compare(args)
     except (InputFormatError, InvalidDataError, MissingDependencyError) as e:  # the data: 1
         sys.stderr.write(f"perfeval: error: {e}\n")
         return 1
