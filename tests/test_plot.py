@@ -160,3 +160,21 @@ def test_large_files_are_read_in_chunks_with_the_same_result(table, tmp_path, mo
         text = out.read_text()
         outs.append(re.search(r'<table class="measures">.*?</table>', text, re.S).group(0))
     assert outs[0] == outs[1]
+
+
+def test_report_with_intervals_and_comparisons(tmp_path):
+    from perfeval.bootstrap import ci, compare
+
+    rng = np.random.default_rng(3)
+    y = (rng.random(600) < 0.4).astype(int)
+    a, b = np.round(rng.normal(size=600) + y, 4), np.round(rng.normal(size=600) + 0.5 * y, 4)
+    (tmp_path / "ab.csv").write_text("y,a,b\n" + "".join(f"{t},{x},{z}\n" for t, x, z in zip(y, a, b)))
+    out = tmp_path / "r.html"
+    assert main(["report", str(tmp_path / "ab.csv"), "--target", "y", "--score", "a,b", "-m", "roc,apr", "--ci",
+                 "0.9", "--n-boot", "200", "--seed", "5", "-o", str(out)]) == 0
+    text = out.read_text()
+    iv = ci(y, b, ["roc", "apr"], level=0.9, n_boot=200, seed=5)["APR"]
+    assert f"[{iv.low:.6f}, {iv.high:.6f}]" in text
+    c = compare(y, b, a, ["roc", "apr"], level=0.9, n_boot=200, seed=5)["ROC"]
+    assert "Comparisons with a" in text and f"[{c.low:.6f}, {c.high:.6f}]" in text
+    assert "90% confidence intervals (bca bootstrap, 200 replicates, seed 5, cases resampled)" in text

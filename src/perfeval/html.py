@@ -36,6 +36,10 @@ def _png(fig: Any) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _fmt(v: float) -> str:
+    return "undefined" if math.isnan(v) else f"{v:.6f}"
+
+
 def _cell(v: Any) -> str:
     if isinstance(v, (float, np.floating)):
         return '<td class="num">' + ("undefined" if math.isnan(v) else f"{v:.6f}") + "</td>"
@@ -52,8 +56,14 @@ def _table(head: list[str], rows: list[list[Any]], cls: str = "") -> str:
 
 
 def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: Any = None, threshold: float = 0.5,
-          command: str = "", source: str = "", max_group_rows: int = 500) -> str:
-    """The HTML text of a report on one or more models' scores for the same cases."""
+          command: str = "", source: str = "", max_group_rows: int = 500, ci: float | None = None,
+          n_boot: int = 1000, seed: int = 0, method: str = "bca") -> str:
+    """The HTML text of a report on one or more models' scores for the same cases.
+
+    With ``ci`` (a level such as 0.95), every measure gets a confidence interval
+    (:func:`perfeval.ci`), and with several models each is compared with the first
+    (:func:`perfeval.compare`: difference, interval, p-value).
+    """
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -89,12 +99,49 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
     summary.append(["threshold", f"{threshold:g}"])
     parts += ["<h2>Input</h2>", _table(["", "value"], summary, "summary")]
     # metrics
+    intervals: dict[str, dict] = {}
+    if ci is not None:
+        from perfeval.bootstrap import ci as _ci
+
+        for name, s in models.items():
+            intervals[name] = _ci(y, s, labels, method=method, level=ci, n_boot=n_boot, seed=seed, groups=g,
+                                  threshold=threshold)
+
+    def shown(name: str, lab: str) -> Any:
+        v = reports[name].results[lab].value
+        iv = intervals.get(name, {}).get(lab)
+        if iv is None:
+            return v
+        return f"{_fmt(v)} [{_fmt(iv.low)}, {_fmt(iv.high)}]"
+
     head = ["measure", "better"] + list(models)
-    rows = [[lab, first.results[lab].direction] + [reports[m].results[lab].value for m in models] for lab in labels]
+    rows = [[lab, first.results[lab].direction] + [shown(m, lab) for m in models] for lab in labels]
     parts += ["<h2>Measures</h2>",
               "<p class='meta'>" + ("Over groups: the mean over the groups where a measure is defined (GAUC: "
                                     "weighted by group size)." if g is not None else "Over all cases.") + "</p>",
               _table(head, rows, "measures")]
+    if intervals:
+        one = next(iter(next(iter(intervals.values())).values()))
+        how = "DeLong" if one.method == "delong" else (f"{one.method} bootstrap, {one.n_boot} replicates, seed {seed}, "
+                                                       f"{one.resampled} resampled")
+        parts.append(f"<p class='meta'>In brackets: {ci * 100:g}% confidence intervals ({html.escape(how)}).</p>")
+        if len(models) > 1:
+            from perfeval.bootstrap import compare as _compare
+
+            names = list(models)
+            base = names[0]
+            crow = []
+            for other in names[1:]:
+                res = _compare(y, models[other], models[base], labels, method="bca" if method == "delong" else method,
+                               level=ci, n_boot=n_boot, seed=seed, groups=g, threshold=threshold)
+                for lab, c in res.items():
+                    crow.append([lab, f"{other} - {base}", c.difference, f"[{_fmt(c.low)}, {_fmt(c.high)}]",
+                                 f"{c.p_value:.4g}"])
+            parts += [f"<h2>Comparisons with {html.escape(base)}</h2>",
+                      "<p class='meta'>Paired bootstrap on the same cases: the difference, its interval, and the "
+                      "two-sided p-value of no difference.</p>",
+                      _table(["measure", "models", "difference", f"{ci * 100:g}% interval", "p-value"], crow,
+                             "comparisons")]
     if g is not None:
         name0 = next(iter(models))
         r0 = reports[name0]

@@ -89,6 +89,8 @@ def _parser() -> argparse.ArgumentParser:
                             help="calibration bins: PERF's 19 overlapping bins, or 10 uniform or quantile bins")
         else:
             pp.add_argument("-m", "--measures", default=None, help="measures of the table (default: PERF's report)")
+            _ci_options(pp, "--ci", "add confidence intervals of this level (e.g. 0.95) to the measures, and, with "
+                                    "several models, compare each with the first (paired bootstrap)")
     sc = sub.add_parser("score", help="score competition submissions against an answer key",
                         description="Join each submission with the answer key by example id, check it, score "
                                     "every criterion of the task, print a table and store it on the leaderboard.")
@@ -375,9 +377,12 @@ def run_report(args) -> int:
         from perfeval.exceptions import InvalidParameterError
 
         raise InvalidParameterError(f"-o {args.output}: expected an .html file name")
+    if args.ci is not None:
+        _check_ci_options(args)
     table, y, models, g = _models(args)
     text = build(y, models, measures=args.measures, groups=g, threshold=args.threshold,
-                 command="perfeval " + " ".join(shlex.quote(a) for a in args.argv), source=table.source)
+                 command="perfeval " + " ".join(shlex.quote(a) for a in args.argv), source=table.source,
+                 ci=args.ci, n_boot=args.n_boot, seed=args.seed, method=args.method or "bca")
     with open(args.output, "w", encoding="utf-8") as fh:
         fh.write(text)
     return 0
