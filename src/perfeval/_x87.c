@@ -3594,6 +3594,51 @@ fail0:
     return result;
 }
 
+
+/* delong_hist(pos, neg) -> (auc, s10, s01, m, n): DeLong's structural-component variances from a
+ * histogram (ascending scores; positive and negative weight per distinct score).  Why C: the numpy
+ * form makes eight temporaries the size of the histogram, ~1 s of page faults on 10M distinct scores
+ * in a fresh process; this is three passes and no allocation. */
+static PyObject *k_delong_hist(PyObject *self, PyObject *args)
+{
+    Py_buffer vp, vn;
+    if (!PyArg_ParseTuple(args, "y*y*", &vp, &vn))
+        return NULL;
+    if (vp.len != vn.len) {
+        PyBuffer_Release(&vp);
+        PyBuffer_Release(&vn);
+        PyErr_SetString(PyExc_ValueError, "pos and neg differ in length");
+        return NULL;
+    }
+    const double *p = vp.buf, *q = vn.buf;
+    Py_ssize_t K = vp.len / 8;
+    double m = 0, n = 0, area = 0, s10 = 0, s01 = 0, auc;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t c = 0; c < K; c++) {
+        m += p[c];
+        n += q[c];
+    }
+    double below = 0;
+    for (Py_ssize_t c = 0; c < K; c++) {
+        area += p[c] * (below + 0.5 * q[c]);
+        below += q[c];
+    }
+    auc = area / (m * n);
+    double negb = 0, posthru = 0;
+    for (Py_ssize_t c = 0; c < K; c++) {
+        double v10 = (negb + 0.5 * q[c]) / n;
+        posthru += p[c];
+        double v01 = (m - posthru + 0.5 * p[c]) / m;
+        s10 += p[c] * (v10 - auc) * (v10 - auc);
+        s01 += q[c] * (v01 - auc) * (v01 - auc);
+        negb += q[c];
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&vp);
+    PyBuffer_Release(&vn);
+    return Py_BuildValue("(ddddd)", auc, s10, s01, m, n);
+}
+
 static PyMethodDef methods[] = {
     {"parse", k_parse, METH_VARARGS, "Read whitespace/comma separated numbers into float32/int32 columns."},
     {"parse_fd", k_parse_fd, METH_VARARGS, "Read a file descriptor to its end and parse it like parse()."},
@@ -3634,6 +3679,7 @@ static PyMethodDef methods[] = {
     {"boot_hist_counts", k_boot_hist_counts, METH_VARARGS, "Poisson bootstrap replicates of a histogram."},
     {"poisson_rows", k_poisson_rows, METH_VARARGS, "Poisson(1) case weights of bootstrap replicates."},
     {"boot_rows_auc", k_boot_rows_auc, METH_VARARGS, "ROC areas of case-level Poisson bootstrap replicates."},
+    {"delong_hist", k_delong_hist, METH_VARARGS, "DeLong's structural-component sums from a histogram."},
     {"runs", k_runs, METH_VARARGS, "Distinct values of a sorted float64 array and their counts."},
     {"join_ids", k_join_ids, METH_VARARGS, "Join two id columns (text + int64 offsets): the permutation, or None."},
     {"mantissa_bits", k_mantissa_bits, METH_NOARGS, "Significand bits of long double (64 for x87)."},

@@ -98,13 +98,13 @@ def _check_classes(m: float, n: float) -> None:
 
 def delong_from_histogram(h, level: float = 0.95) -> DeLongResult:
     """DeLong's variance and interval of the ROC area of an exact summary (merged chunks included)."""
+    from perfeval import _x87
+
     z = _z(level)
-    v10, v01, m, n = _components(h.scores, h.pos, h.neg)
+    auc, s10, s01, m, n = _x87.delong_hist(np.ascontiguousarray(h.pos, np.float64),
+                                           np.ascontiguousarray(h.neg, np.float64))
     _check_classes(m, n)
-    auc = float(h.pos @ v10) / m
-    s10 = float(h.pos @ np.square(v10 - auc)) / (m - 1.0)
-    s01 = float(h.neg @ np.square(v01 - auc)) / (n - 1.0)
-    var = s10 / m + s01 / n
+    var = s10 / (m - 1.0) / m + s01 / (n - 1.0) / n
     se = math.sqrt(var)
     return DeLongResult(auc, var, se, (max(0.0, auc - z * se), min(1.0, auc + z * se)), level, m, n)
 

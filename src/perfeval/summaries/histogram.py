@@ -126,11 +126,12 @@ class ScoreHistogram:
         if sample_weight is None:
             # unit weights: two plain sorts (numpy's vectorised sort is ~25x faster than the
             # argsort behind np.unique(return_inverse=True)); counts by run length
-            scores, total = _runs(np.sort(s))
+            scores, total = _runs(np.sort(s))  # _runs keeps -0.0 as +0.0, and returns fresh arrays
             pu, pc = _runs(np.sort(s[is_pos]))
             pos = np.zeros(len(scores))
             pos[np.searchsorted(scores, pu)] = pc
-            return cls(scores + 0.0, pos, total - pos)
+            np.subtract(total, pos, out=total)  # in place: no second array of the summary's size
+            return cls(scores, pos, total)
         scores = _runs(np.sort(s))[0]
         inv = np.searchsorted(scores, s)
         tw = w * is_pos
