@@ -3639,6 +3639,75 @@ static PyObject *k_delong_hist(PyObject *self, PyObject *args)
     return Py_BuildValue("(ddddd)", auc, s10, s01, m, n);
 }
 
+
+/* delong_rows(order, scores, cls, weights_or_None) -> (auc, m, n, comp)
+ * Per case, in case order, its DeLong structural component: V10 for a positive, V01 for a negative;
+ * order sorts the scores ascending.  Used by the paired test, which needs both models' components of
+ * the same case.  Why C: two walks of each tie group write the components straight to their cases,
+ * where the numpy form needs six arrays the size of the data (1.9 GB peak on 10M rows, two models). */
+static PyObject *k_delong_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer vo, vs, vc, vw = {0};
+    PyObject *wobj;
+    if (!PyArg_ParseTuple(args, "y*y*y*O", &vo, &vs, &vc, &wobj))
+        return NULL;
+    int have_w = wobj != Py_None;
+    PyObject *out = NULL, *result = NULL;
+    if (have_w && PyObject_GetBuffer(wobj, &vw, PyBUF_SIMPLE) < 0)
+        goto done;
+    Py_ssize_t n = vc.len;
+    if (vo.len != n * 8 || vs.len != n * 8 || (have_w && vw.len != n * 8)) {
+        PyErr_SetString(PyExc_ValueError, "order, scores, classes and weights must describe the same cases");
+        goto done;
+    }
+    out = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (!out)
+        goto done;
+    const int64_t *o = vo.buf;
+    const double *sc = vs.buf, *w = have_w ? vw.buf : NULL;
+    const uint8_t *c = vc.buf;
+    double *comp = (double *)PyByteArray_AS_STRING(out);
+    double m = 0, nn = 0, area = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double wi = w ? w[i] : 1.0;
+        if (c[i])
+            m += wi;
+        else
+            nn += wi;
+    }
+    double negb = 0, posb = 0; /* negative and positive weight below the current tie group */
+    for (Py_ssize_t j = 0; j < n;) {
+        Py_ssize_t e = j;
+        double p = 0, q = 0;
+        while (e < n && sc[o[e]] == sc[o[j]]) {
+            double wi = w ? w[o[e]] : 1.0;
+            if (c[o[e]])
+                p += wi;
+            else
+                q += wi;
+            e++;
+        }
+        double v10 = (negb + 0.5 * q) / nn, v01 = (m - posb - p + 0.5 * p) / m;
+        for (Py_ssize_t k = j; k < e; k++)
+            comp[o[k]] = c[o[k]] ? v10 : v01;
+        area += p * (negb + 0.5 * q);
+        negb += q;
+        posb += p;
+        j = e;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_BuildValue("(dddO)", area / (m * nn), m, nn, out);
+done:
+    Py_XDECREF(out);
+    if (have_w)
+        PyBuffer_Release(&vw);
+    PyBuffer_Release(&vo);
+    PyBuffer_Release(&vs);
+    PyBuffer_Release(&vc);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"parse", k_parse, METH_VARARGS, "Read whitespace/comma separated numbers into float32/int32 columns."},
     {"parse_fd", k_parse_fd, METH_VARARGS, "Read a file descriptor to its end and parse it like parse()."},
@@ -3680,6 +3749,7 @@ static PyMethodDef methods[] = {
     {"poisson_rows", k_poisson_rows, METH_VARARGS, "Poisson(1) case weights of bootstrap replicates."},
     {"boot_rows_auc", k_boot_rows_auc, METH_VARARGS, "ROC areas of case-level Poisson bootstrap replicates."},
     {"delong_hist", k_delong_hist, METH_VARARGS, "DeLong's structural-component sums from a histogram."},
+    {"delong_rows", k_delong_rows, METH_VARARGS, "Each case's DeLong structural component, in case order."},
     {"runs", k_runs, METH_VARARGS, "Distinct values of a sorted float64 array and their counts."},
     {"join_ids", k_join_ids, METH_VARARGS, "Join two id columns (text + int64 offsets): the permutation, or None."},
     {"mantissa_bits", k_mantissa_bits, METH_NOARGS, "Significand bits of long double (64 for x87)."},
