@@ -187,3 +187,30 @@ def test_exact_case_jackknife_of_the_roc_area_with_weights():
         keep = np.arange(40) != i
         want = _auc(ScoreHistogram.from_arrays(y[keep], s[keep], w[keep]))
         assert got[i] == pytest.approx(want, abs=1e-12)
+
+
+def test_delete_a_group_jackknife_equals_recomputation():
+    from perfeval.bootstrap import _JACK_GROUPS, _Cases, _jack_groups
+
+    rng = np.random.default_rng(13)
+    n = 450
+    y = (rng.random(n) < 0.4).astype(int)
+    s = np.round(rng.random(n), 2)  # ties: deleting a group empties some cells
+    w = rng.integers(1, 4, n).astype(float)  # APR takes whole-number weights (counts)
+    spec = parse_measure("apr")
+    got = _jack_groups(spec, _Cases(y, s, w, None), y == 1, s, threads=2)
+    G = min(_JACK_GROUPS, n)
+    for g in range(G):
+        keep = np.arange(n) % G != g
+        want = float(spec(ScoreHistogram.from_arrays(y[keep], s[keep], w[keep])))
+        assert got[g] == pytest.approx(want, abs=1e-12)
+
+
+def test_shared_replicates_equal_one_measure_at_a_time():
+    rng = np.random.default_rng(14)
+    y = (rng.random(3000) < 0.3).astype(int)
+    s = np.round(rng.normal(size=3000) + y, 2)
+    together = ci(y, s, ["apr", "acc", "roc"], n_boot=150, seed=6, threads=2)
+    for m in ("apr", "acc", "roc"):
+        alone = ci(y, s, m, n_boot=150, seed=6, threads=1)
+        assert alone[m.upper()] == together[m.upper()]

@@ -3708,6 +3708,58 @@ done:
     return result;
 }
 
+
+/* boot_hist_compact(pos, neg, seed, r) -> (cells int64, pos', neg') of replicate r, only the cells the
+ * replicate drew any case in (the same draws as boot_hist_counts): a replicate summary ready for any
+ * measure, without a mask-and-gather pass in numpy. */
+static PyObject *k_boot_hist_compact(PyObject *self, PyObject *args)
+{
+    Py_buffer vp, vn;
+    unsigned long long seed, r;
+    if (!PyArg_ParseTuple(args, "y*y*KK", &vp, &vn, &seed, &r))
+        return NULL;
+    Py_ssize_t K = vp.len / 8;
+    if (vn.len != vp.len) {
+        PyBuffer_Release(&vp);
+        PyBuffer_Release(&vn);
+        PyErr_SetString(PyExc_ValueError, "pos and neg differ in length");
+        return NULL;
+    }
+    int64_t *ci = malloc((size_t)(K > 0 ? K : 1) * 8);
+    double *cp = malloc((size_t)(K > 0 ? K : 1) * 8), *cn = malloc((size_t)(K > 0 ? K : 1) * 8);
+    if (!ci || !cp || !cn) {
+        free(ci);
+        free(cp);
+        free(cn);
+        PyBuffer_Release(&vp);
+        PyBuffer_Release(&vn);
+        return PyErr_NoMemory();
+    }
+    const double *lp = vp.buf, *ln = vn.buf;
+    Py_ssize_t k = 0;
+    Py_BEGIN_ALLOW_THREADS
+    rng_t g;
+    rng_seed(&g, (uint64_t)seed, (uint64_t)r);
+    for (Py_ssize_t c = 0; c < K; c++) {
+        double p = poisson(&g, lp[c]), q = poisson(&g, ln[c]);
+        if (p > 0 || q > 0) {
+            ci[k] = c;
+            cp[k] = p;
+            cn[k] = q;
+            k++;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&vp);
+    PyBuffer_Release(&vn);
+    PyObject *res = Py_BuildValue("(y#y#y#)", (const char *)ci, (Py_ssize_t)(k * 8), (const char *)cp,
+                                  (Py_ssize_t)(k * 8), (const char *)cn, (Py_ssize_t)(k * 8));
+    free(ci);
+    free(cp);
+    free(cn);
+    return res;
+}
+
 static PyMethodDef methods[] = {
     {"parse", k_parse, METH_VARARGS, "Read whitespace/comma separated numbers into float32/int32 columns."},
     {"parse_fd", k_parse_fd, METH_VARARGS, "Read a file descriptor to its end and parse it like parse()."},
@@ -3750,6 +3802,7 @@ static PyMethodDef methods[] = {
     {"boot_rows_auc", k_boot_rows_auc, METH_VARARGS, "ROC areas of case-level Poisson bootstrap replicates."},
     {"delong_hist", k_delong_hist, METH_VARARGS, "DeLong's structural-component sums from a histogram."},
     {"delong_rows", k_delong_rows, METH_VARARGS, "Each case's DeLong structural component, in case order."},
+    {"boot_hist_compact", k_boot_hist_compact, METH_VARARGS, "One replicate of a histogram, its drawn cells only."},
     {"runs", k_runs, METH_VARARGS, "Distinct values of a sorted float64 array and their counts."},
     {"join_ids", k_join_ids, METH_VARARGS, "Join two id columns (text + int64 offsets): the permutation, or None."},
     {"mantissa_bits", k_mantissa_bits, METH_NOARGS, "Significand bits of long double (64 for x87)."},

@@ -210,24 +210,40 @@ def _is_roc(spec) -> bool:
 
 # -- replicates of one score column ------------------------------------------------------------------
 
-def _hist_replicates(spec, h, seed: int, n_boot: int, threads: int) -> np.ndarray:
-    """Replicates of a binary measure from Poisson(count) draws per cell of the exact summary."""
+def _hist_replicates(specs: list, h, seed: int, n_boot: int, threads: int) -> list[np.ndarray]:
+    """Replicates of binary measures from Poisson(count) draws per cell of the exact summary; every
+    measure sees the same replicates."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from perfeval import _x87
     from perfeval.summaries import ScoreHistogram
 
-    if _is_roc(spec):
-        return np.frombuffer(_x87.boot_hist_auc(h.pos, h.neg, seed, 0, n_boot, threads), np.float64)
-    out = np.empty(n_boot)
-    k = max(1, len(h.scores))
-    step = max(1, _CHUNK_CELLS // k)
-    for r0 in range(0, n_boot, step):
-        r1 = min(n_boot, r0 + step)
-        P, Q = (np.frombuffer(b, np.float64).reshape(r1 - r0, -1) for b in
-                _x87.boot_hist_counts(h.pos, h.neg, seed, r0, r1))
-        for i in range(r1 - r0):
-            keep = (P[i] + Q[i]) > 0
-            out[r0 + i] = _value(spec, ScoreHistogram(h.scores[keep], P[i][keep], Q[i][keep]))
-    return out
+    outs = [np.empty(n_boot) for _ in specs]
+    rest = []
+    for i, spec in enumerate(specs):
+        if _is_roc(spec):
+            outs[i][:] = np.frombuffer(_x87.boot_hist_auc(h.pos, h.neg, seed, 0, n_boot, threads), np.float64)
+        else:
+            rest.append(i)
+    if not rest:
+        return outs
+
+    def one(r: int) -> None:  # the draws run without the GIL: replicates overlap on the cores
+        cells, p, q = (np.frombuffer(b, t) for b, t in
+                       zip(_x87.boot_hist_compact(h.pos, h.neg, seed, r), (np.int64, np.float64, np.float64)))
+        rep = ScoreHistogram(h.scores[cells], p, q)
+        with np.errstate(all="ignore"):  # thread-local
+            for i in rest:
+                v = specs[i](rep)
+                outs[i][r] = math.nan if v is None else float(v)
+
+    import warnings
+
+    with warnings.catch_warnings():  # set here, in this thread, around all the workers
+        warnings.simplefilter("ignore")
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(one, range(n_boot)))
+    return outs
 
 
 def _value(spec, h) -> float:
@@ -329,23 +345,39 @@ def _jack_roc_rows(cases: _Cases, s: np.ndarray, cls: np.ndarray) -> np.ndarray:
         return np.where(cls, (auc * m - w * v10[so.cell]) / (m - w), (auc * n - w * v01[so.cell]) / (n - w))
 
 
-def _jack_groups(spec, cases: _Cases, cls: np.ndarray, s: np.ndarray) -> np.ndarray:
+def _jack_groups(spec, cases: _Cases, cls: np.ndarray, s: np.ndarray, threads: int = 0) -> np.ndarray:
     """Delete-a-group jackknife over _JACK_GROUPS groups of cases (case i in group i mod G)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from perfeval.summaries import ScoreHistogram
 
     G = min(_JACK_GROUPS, len(s))
     w = np.ones(len(s)) if cases.w is None else cases.w
     sorted_ = _Sorted(s)
-    full_p = np.bincount(sorted_.cell, weights=w * cls, minlength=len(sorted_.scores))
-    full_n = np.bincount(sorted_.cell, weights=w * ~cls, minlength=len(sorted_.scores))
+    wp, wn = w * cls, w * ~cls
+    full_p = np.bincount(sorted_.cell, weights=wp, minlength=len(sorted_.scores))
+    full_n = np.bincount(sorted_.cell, weights=wn, minlength=len(sorted_.scores))
     out = np.empty(G)
-    idx = np.arange(len(s))
-    for g in range(G):
-        sel = idx[g::G]
-        p = full_p - np.bincount(sorted_.cell[sel], weights=(w * cls)[sel], minlength=len(full_p))
-        q = full_n - np.bincount(sorted_.cell[sel], weights=(w * ~cls)[sel], minlength=len(full_n))
-        keep = (p + q) > 0
-        out[g] = _value(spec, ScoreHistogram(sorted_.scores[keep], p[keep], q[keep]))
+
+    def one(g: int) -> None:
+        cells = sorted_.cell[g::G]
+        p, q = full_p.copy(), full_n.copy()
+        np.subtract.at(p, cells, wp[g::G])
+        np.subtract.at(q, cells, wn[g::G])
+        emptied = np.unique(cells[(p[cells] <= 0) & (q[cells] <= 0)])  # only the group's cells can empty
+        sc = sorted_.scores
+        if emptied.size:
+            sc, p, q = np.delete(sc, emptied), np.delete(p, emptied), np.delete(q, emptied)
+        with np.errstate(all="ignore"):
+            v = spec(ScoreHistogram(sc, np.maximum(p, 0.0), np.maximum(q, 0.0)))
+        out[g] = math.nan if v is None else float(v)
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with ThreadPoolExecutor(_threads(threads)) as pool:
+            list(pool.map(one, range(G)))
     return out
 
 
@@ -455,6 +487,13 @@ def ci(y_true: Any, y_score: Any, measures: Iterable[str] | str = "roc", *, meth
     specs = _specs(measures, threshold)
     threads_n = _threads(threads)
     out: dict[str, Interval] = {}
+    shared: dict[str, np.ndarray] = {}
+    plain = [sp for sp in specs if method != "delong" and cases.groups is None and cases.w is None
+             and sp.measure.kind == "binary"]
+    if plain:  # every global measure of unweighted cases from the same replicate summaries
+        cases.binary()
+        for sp, reps in zip(plain, _hist_replicates(plain, cases.histogram(), seed, n_boot, threads_n)):
+            shared[sp.label] = reps
     for spec in specs:
         by_group = cases.groups is not None or spec.measure.kind != "binary"
         if method == "delong":
@@ -478,8 +517,8 @@ def ci(y_true: Any, y_score: Any, measures: Iterable[str] | str = "roc", *, meth
         cls = cases.binary()
         h = cases.histogram()
         est = _value(spec, h)
-        if cases.w is None:
-            reps = _hist_replicates(spec, h, seed, n_boot, threads_n)
+        if spec.label in shared:
+            reps = shared[spec.label]
         else:
             reps = _row_replicates([(spec, _Sorted(cases.s))], cls, cases.w, seed, n_boot, threads_n)[0]
 
