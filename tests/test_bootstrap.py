@@ -214,3 +214,18 @@ def test_shared_replicates_equal_one_measure_at_a_time():
     for m in ("apr", "acc", "roc"):
         alone = ci(y, s, m, n_boot=150, seed=6, threads=1)
         assert alone[m.upper()] == together[m.upper()]
+
+
+def test_intervals_from_merged_chunk_summaries_equal_the_cases():
+    from perfeval.bootstrap import ci_from_summary
+
+    rng = np.random.default_rng(15)
+    y = (rng.random(4000) < 0.35).astype(int)
+    s = np.round(rng.normal(size=4000) + y, 3)
+    merged = ScoreHistogram.merge_all([ScoreHistogram.from_arrays(y[k:k + 900], s[k:k + 900])
+                                       for k in range(0, 4000, 900)])
+    got = ci_from_summary(merged, ["roc", "apr", "rms"], n_boot=200, seed=3)
+    assert got == ci(y, s, ["roc", "apr", "rms"], method="percentile", n_boot=200, seed=3)
+    assert ci_from_summary(merged, "roc", method="bca", n_boot=200, seed=3) == ci(y, s, "roc", n_boot=200, seed=3)
+    with pytest.raises(InvalidParameterError, match="needs unweighted cases"):
+        ci_from_summary(ScoreHistogram.from_arrays([0, 1], [0.2, 0.8], [0.5, 1.5]))

@@ -50,7 +50,7 @@ def test_compare_two_files_is_delong_by_default(data, capsys):
 
 
 def test_compare_one_table_bootstrap_and_groups(data, capsys):
-    d, y, a, b, g = data
+    d, y, a, b, _ = data
     assert main(["compare", str(d / "ab.csv"), "--target", "y", "--score", "a,b", "-m", "roc,apr", "--method",
                  "percentile", "--n-boot", "200"]) == 0
     out = capsys.readouterr().out
@@ -78,10 +78,24 @@ def test_bad_requests(data, capsys):
         (["compare", str(d / "a.txt"), str(d / "b.txt"), "-m", "apr", "--method", "delong"], 2,
          "DeLong's test is for the ROC area over all cases, not APR"),
         (["eval", str(d / "a.txt"), "--ci", "1.5"], 2, "strictly between 0 and 1"),
-        (["eval", str(d / "a.txt"), "--ci", "0.95", "--stream"], 2, "--ci needs the table in memory"),
+        (["eval", str(d / "a.txt"), "--ci", "0.95", "--stream", "--weight", "2"], 2,
+         "--ci with --stream or --dask is for measures over all unweighted cases"),
+        (["eval", str(d / "a.txt"), "--ci", "0.95", "--stream", "-m", "apr", "--method", "bca"], 2,
+         "a BCa interval of APR needs the cases"),
         (["eval", str(d / "a.txt"), "--ci", "0.95", "--n-boot", "1"], 2, "at least 2 replicates"),
     ]
     for args, code, msg in cases:
         assert main(args) == code, args
         err = capsys.readouterr().err
         assert msg in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (args, err)
+
+
+def test_stream_ci_equals_in_memory_percentile(data, capsys):
+    d, y, a, _, _ = data
+    assert main(["eval", str(d / "a.txt"), "--stream", "-m", "roc,apr,acc", "--ci", "0.95", "--n-boot", "300",
+                 "-o", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)["measures"]
+    want = ci(y, a, ["roc", "apr", "acc"], method="percentile", n_boot=300)
+    for label in ("ROC", "APR", "ACC"):
+        assert got[label]["ci"]["low"] == want[label].low and got[label]["ci"]["high"] == want[label].high
+        assert got[label]["ci"]["method"] == "percentile"

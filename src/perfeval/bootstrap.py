@@ -534,6 +534,57 @@ def ci(y_true: Any, y_score: Any, measures: Iterable[str] | str = "roc", *, meth
     return out
 
 
+def ci_from_summary(summary, measures: Iterable[str] | str = "roc", *, method: str = "percentile",
+                    level: float = 0.95, n_boot: int = 1000, seed: int = 0, threshold: float = 0.5,
+                    threads: int | None = None) -> dict[str, Interval]:
+    """Confidence intervals of binary measures from an exact summary alone (a stream's or a Dask
+    cluster's merged :class:`~perfeval.summaries.ScoreHistogram` of unweighted cases).
+
+    The replicates are the same as :func:`ci`'s (Poisson draws per cell), so with the same seed the
+    percentile interval is the same as ``ci(y, s)`` on the cases.  ``method="bca"`` needs a jackknife:
+    exact from the summary for the ROC area; for other measures it needs the cases (use :func:`ci`).
+    ``"delong"`` is for the ROC area.
+
+    Examples
+    --------
+    >>> from perfeval.summaries import ScoreHistogram
+    >>> h = ScoreHistogram.from_arrays([0, 1, 0, 1, 1, 0, 1, 0], [.1, .9, .3, .6, .2, .4, .8, .5])
+    >>> ci_from_summary(h, "roc", n_boot=200) == ci([0, 1, 0, 1, 1, 0, 1, 0], [.1, .9, .3, .6, .2, .4, .8, .5],
+    ...                                           "roc", method="percentile", n_boot=200)
+    True
+    """
+    if method not in METHODS:
+        raise InvalidParameterError(f"unknown interval method {method!r}; choose one of {', '.join(METHODS)}")
+    _level(level)
+    if n_boot < 2 and method != "delong":
+        raise InvalidParameterError(f"the bootstrap needs at least 2 replicates, got n_boot={n_boot}")
+    if not summary.is_counts():
+        raise InvalidParameterError("a bootstrap from a summary needs unweighted cases (whole-number counts); with "
+                                    "case weights, use perfeval.ci on the cases")
+    specs = _specs(measures, threshold)
+    for sp in specs:
+        if sp.measure.kind != "binary":
+            raise InvalidParameterError(f"{sp.label} is a per-group measure: a summary of all cases cannot give "
+                                        "its interval")
+        if method == "delong" and not _is_roc(sp):
+            raise InvalidParameterError(f"DeLong's interval is for the ROC area, not {sp.label}")
+        if method == "bca" and not _is_roc(sp):
+            raise InvalidParameterError(f"a BCa interval of {sp.label} needs the cases for its jackknife; from a "
+                                        "summary use method='percentile' (or perfeval.ci on the cases)")
+    out: dict[str, Interval] = {}
+    if method == "delong":
+        from perfeval.delong import delong_from_histogram
+
+        d = delong_from_histogram(summary, level)
+        return {sp.label: Interval(sp.label, d.auc, d.ci[0], d.ci[1], level, "delong", 0, d.se) for sp in specs}
+    reps_all = _hist_replicates(specs, summary, seed, n_boot, _threads(threads))
+    for sp, reps in zip(specs, reps_all):
+        est = _value(sp, summary)
+        lo, hi, sd = _interval(est, reps, level, method, lambda: _acceleration(*_jack_roc_hist(summary)))
+        out[sp.label] = Interval(sp.label, est, lo, hi, level, method, n_boot, sd)
+    return out
+
+
 def _p_value(diffs: np.ndarray) -> float:
     """Two-sided Monte Carlo p-value of "no difference": twice the share of replicate differences on
     the far side of zero (ties half), counted as (k + 1) / (R + 1) so that it is never 0."""

@@ -262,8 +262,10 @@ def binary_report(specs: list[MeasureSpec], h: ScoreHistogram, *, rows: int, thr
     results: dict[str, MeasureResult] = {}
     _binary_values(specs, h, "", results)
     _warn_undefined(results, specs)
-    return Report(results, None, {"threshold": threshold, "rows": int(rows), "groups": None, "weighted": weighted,
-                                  "partitions": None, "ties": _TIES})
+    report = Report(results, None, {"threshold": threshold, "rows": int(rows), "groups": None, "weighted": weighted,
+                                    "partitions": None, "ties": _TIES})
+    report.summary = h  # the merged summary: intervals can be drawn from it (perfeval.bootstrap.ci_from_summary)
+    return report
 
 
 def _warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) -> None:

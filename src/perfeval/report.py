@@ -76,6 +76,8 @@ class Report:
         self.params = params
         #: confidence intervals by label (:class:`perfeval.bootstrap.Interval`), when asked for
         self.intervals: dict[str, Any] = {}
+        #: the exact summary the values were finished from, for reports built from one (streams, Dask)
+        self.summary: Any = None
 
     def __getitem__(self, label: str) -> float:
         if label in self.results:

@@ -476,15 +476,26 @@ def run_eval(args) -> int:
 
     if args.ci is not None:
         _check_ci_options(args)
-    if args.ci is not None and (args.dask or args.stream or args.partition):
-        raise InvalidParameterError("--ci needs the table in memory: it does not combine with --dask, --stream or "
-                                    "--partition yet")
+    if args.ci is not None and args.partition:
+        raise InvalidParameterError("--ci does not combine with --partition yet")
+    if args.ci is not None and (args.dask or args.stream) and (args.group or args.weight):
+        raise InvalidParameterError("--ci with --stream or --dask is for measures over all unweighted cases (drawn "
+                                    "from the merged summary); drop --group/--weight, or --stream/--dask to "
+                                    "evaluate in memory")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        streamed = None if args.ci is not None else (_dask_eval(args, path) if args.dask else _stream_eval(args, path))
+        streamed = _dask_eval(args, path) if args.dask else _stream_eval(args, path)
     if streamed is not None:
         for wmsg in caught:
             sys.stderr.write(f"perfeval: warning: {wmsg.message}\n")
+        if args.ci is not None:
+            from perfeval.bootstrap import ci_from_summary
+
+            if streamed.summary is None:
+                raise InvalidParameterError("--ci: this evaluation kept no summary to draw intervals from")
+            streamed.intervals = ci_from_summary(streamed.summary, list(streamed.results),
+                                                 method=args.method or "percentile", level=args.ci,
+                                                 n_boot=args.n_boot, seed=args.seed, threshold=args.threshold)
         streamed.params["source"] = path or "standard input"
         sys.stdout.write(format_report(streamed, args.output, args.per_group))
         return 0
