@@ -151,3 +151,26 @@ def test_console_script_end_to_end():
     r = run_perf_process(["-roc"], b"1 0.9\n0 nan\n")
     assert r.returncode == 1 and r.stdout == b"" and b"Traceback" not in r.stderr
     assert r.stderr.startswith(b"Error: standard input, line 2")
+
+
+def test_reader_going_away_mid_output_is_sigpipe_status_not_success(tmp_path):
+    """`perf -plot roc big | head`: the original dies of SIGPIPE (status 141); a short write must not
+    pass for success with the output cut.  The same for `perfeval eval --per-group ... | head`."""
+    import random
+    import subprocess
+    import sys
+
+    rnd = random.Random(1)
+    rows = [(rnd.randint(0, 1), f"{rnd.random():.6f}", i % 30000) for i in range(60000)]
+    two = "".join(f"{t} {s}\n" for t, s, _ in rows).encode()
+    three = "".join(f"{t} {s} {g}\n" for t, s, g in rows).encode()
+    for cmd, data in (([sys.executable, "-m", "perfeval.classic.main", "-plot", "roc"], two),
+                      ([sys.executable, "-m", "perfeval", "eval", "-", "-m", "roc", "--per-group", "--group", "3"],
+                       three)):
+        p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p.stdin.write(data)
+        p.stdin.close()
+        assert p.stdout.read(20)
+        p.stdout.close()
+        assert p.wait(timeout=120) == 141, cmd
+        assert b"Traceback" not in p.stderr.read()

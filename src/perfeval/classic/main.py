@@ -9,6 +9,17 @@ from perfeval.classic.options import ClassicExit, HelpRequested, parse_options
 from perfeval.exceptions import PerfError
 
 
+def write_all(stdout, data: bytes) -> None:
+    """Write every byte, or raise: a buffered binary stream may return a short count instead of raising
+    when the reader goes away mid-write (``perf ... | head``), so keep writing until it raises."""
+    view = memoryview(data)
+    while view:
+        n = stdout.write(view)
+        if n is None or n <= 0:
+            raise BrokenPipeError("the output stream accepted nothing")
+        view = view[n:]
+
+
 def run(argv: list[str], stdout, stderr) -> int:
     """Run the classic command; ``stdout`` takes bytes, ``stderr`` text. Returns the exit status."""
     from perfeval.classic.engine import Classic, Out
@@ -30,11 +41,11 @@ def run(argv: list[str], stdout, stderr) -> int:
             job.run_blocks(cases)
         else:
             job.run_normal(cases)
-        stdout.write(b"".join(io.chunks))
+        write_all(stdout, b"".join(io.chunks))
         return 0
     except ClassicExit as e:
         # the original exits here; what it had printed on stdout is flushed first
-        stdout.write(b"".join(io.chunks))
+        write_all(stdout, b"".join(io.chunks))
         if e.stream == "stdout":
             text = e.text
             if e.usage:

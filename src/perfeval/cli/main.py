@@ -695,8 +695,43 @@ def format_report(report, output: str, per_group: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+class _WholeWrites:
+    """Standard output that writes every byte or raises: a text stream over a pipe drops the rest of a
+    large write silently when the reader goes away (``perfeval eval ... | head``), and the command
+    would then exit 0 with its output cut."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def write(self, s: str) -> int:
+        from perfeval.classic.main import write_all
+
+        self._text.flush()
+        write_all(self._text.buffer, s.encode(self._text.encoding or "utf-8"))
+        return len(s)
+
+    def __getattr__(self, name):
+        return getattr(self._text, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``perfeval`` console script."""
+    import os
+
+    if sys.stdout is sys.__stdout__ and hasattr(sys.stdout, "buffer"):
+        sys.stdout = _WholeWrites(sys.stdout)
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # the reader went away: stop as a C program killed by SIGPIPE would
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
+        return 141
+    finally:
+        if isinstance(sys.stdout, _WholeWrites):
+            sys.stdout = sys.stdout._text
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     from perfeval.exceptions import InputFormatError, InvalidDataError, MissingDependencyError, PerfError
 
     parser = _parser()
@@ -728,7 +763,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"perfeval: error: {e}\n")
         return 2
     except BrokenPipeError:
-        return 141
+        raise  # main() answers it
     except KeyboardInterrupt:
         return 130
     except Exception as e:  # never a traceback
