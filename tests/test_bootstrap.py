@@ -229,3 +229,21 @@ def test_intervals_from_merged_chunk_summaries_equal_the_cases():
     assert ci_from_summary(merged, "roc", method="bca", n_boot=200, seed=3) == ci(y, s, "roc", n_boot=200, seed=3)
     with pytest.raises(InvalidParameterError, match="needs unweighted cases"):
         ci_from_summary(ScoreHistogram.from_arrays([0, 1], [0.2, 0.8], [0.5, 1.5]))
+
+
+def test_every_default_measure_without_warnings(recwarn):
+    """PERF's whole report: every interval is a number except where the estimate is not (an infinite
+    cross-entropy from a prediction of 0 for a positive), and no numpy warning escapes."""
+    from perfeval.evaluation import DEFAULT_MEASURES
+
+    rng = np.random.default_rng(16)
+    y = (rng.random(3000) < 0.3).astype(int)
+    s = np.clip(np.round(rng.normal(0.4, 0.2, 3000) + 0.2 * y, 3), 0, 1)
+    s[np.flatnonzero(y == 1)[0]] = 0.0
+    for kw in ({}, {"weights": rng.integers(1, 3, 3000).astype(float)}):
+        r = ci(y, s, DEFAULT_MEASURES, n_boot=60, **kw)
+        assert [k for k, v in r.items() if math.isnan(v.low)] == ["CXE"], kw
+        assert all(v.low <= v.estimate <= v.high for k, v in r.items() if k != "CXE")
+    c = compare(y, s, s ** 2, DEFAULT_MEASURES, n_boot=60)
+    assert [k for k, v in c.items() if math.isnan(v.low)] == ["CXE"]
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

@@ -123,7 +123,7 @@ def _percentile(reps: np.ndarray, level: float) -> tuple[float, float]:
 
 def _acceleration(jack: np.ndarray, weight: np.ndarray | None) -> float:
     w = np.ones_like(jack) if weight is None else weight
-    ok = ~np.isnan(jack) & (w > 0)
+    ok = np.isfinite(jack) & (w > 0)
     jack, w = jack[ok], w[ok]
     if len(jack) < 2:
         return 0.0
@@ -147,9 +147,10 @@ def _bca(estimate: float, reps: np.ndarray, level: float, accel: float) -> tuple
 
 
 def _interval(estimate: float, reps: np.ndarray, level: float, method: str, accel) -> tuple[float, float, float]:
-    """(low, high, sd) from replicates; NaN when more than 5% of the replicates are undefined."""
-    ok = reps[~np.isnan(reps)]
-    if len(ok) < 0.95 * len(reps) or len(ok) < 2 or math.isnan(estimate):
+    """(low, high, sd) from replicates; NaN when the estimate is not a finite number (e.g. an infinite
+    cross-entropy) or more than 5% of the replicates are undefined."""
+    ok = reps[np.isfinite(reps)]
+    if len(ok) < 0.95 * len(reps) or len(ok) < 2 or not math.isfinite(estimate):
         return math.nan, math.nan, math.nan
     sd = float(ok.std(ddof=1))
     if method == "percentile":
@@ -417,9 +418,12 @@ def _group_replicates(vals_list, agg, seed: int, n_boot: int) -> list[np.ndarray
         P = _group_weights(G, seed, r0, r1) * agg
         for out, vals in zip(outs, vals_list):
             ok = ~np.isnan(vals)
-            num = P[:, ok] @ vals[ok]
-            den = P[:, ok].sum(axis=1)
             with np.errstate(all="ignore"):
+                if np.isfinite(vals[ok]).all():
+                    num = P[:, ok] @ vals[ok]
+                else:  # an infinite group value counts only in replicates that drew its group
+                    num = np.where(P[:, ok] > 0, P[:, ok] * vals[ok], 0.0).sum(axis=1)
+                den = P[:, ok].sum(axis=1)
                 out[r0:r1] = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
     return outs
 
@@ -663,8 +667,9 @@ def compare(y_true: Any, score_a: Any, score_b: Any, measures: Iterable[str] | s
                 return _acceleration(_jack_groups(spec, ca, cls, ca.s) - _jack_groups(spec, cb, cls, cb.s), None)
 
             resampled = "cases"
-        diff = ea - eb
-        reps = ra - rb
+        with np.errstate(all="ignore"):
+            diff = ea - eb
+            reps = ra - rb
         lo, hi, sd = _interval(diff, reps, level, method, accel)
         out[spec.label] = Comparison(spec.label, ea, eb, diff, lo, hi, _p_value(reps), level, method, n_boot, sd,
                                      resampled)
