@@ -721,7 +721,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is sys.__stdout__ and hasattr(sys.stdout, "buffer"):
         sys.stdout = _WholeWrites(sys.stdout)
     try:
-        return _main(argv)
+        status = _main(argv)
+        sys.stdout.flush()  # here, so that a reader gone before the last block is status 141 too
+        return status
     except BrokenPipeError:  # the reader went away: stop as a C program killed by SIGPIPE would
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.__stdout__.fileno())
