@@ -182,7 +182,7 @@ def test_exact_case_jackknife_of_the_roc_area_with_weights():
     y = (rng.random(40) < 0.5).astype(int)
     s = np.round(rng.random(40), 1)
     w = rng.integers(1, 4, 40).astype(float)
-    got = _jack_roc_rows(_Cases(y, s, w, None), s, y == 1)
+    got = _jack_roc_rows(_Cases(y, s, w, None))
     for i in range(40):
         keep = np.arange(40) != i
         want = _auc(ScoreHistogram.from_arrays(y[keep], s[keep], w[keep]))
@@ -198,7 +198,7 @@ def test_delete_a_group_jackknife_equals_recomputation():
     s = np.round(rng.random(n), 2)  # ties: deleting a group empties some cells
     w = rng.integers(1, 4, n).astype(float)  # APR takes whole-number weights (counts)
     spec = parse_measure("apr")
-    got = _jack_groups(spec, _Cases(y, s, w, None), y == 1, s, threads=2)
+    got = _jack_groups(spec, _Cases(y, s, w, None), threads=2)
     G = min(_JACK_GROUPS, n)
     for g in range(G):
         keep = np.arange(n) % G != g

@@ -29,6 +29,7 @@ import math
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from statistics import NormalDist
 from typing import Any
 
@@ -74,12 +75,7 @@ class Interval:
     resampled: str = "cases"
 
     def to_dict(self) -> dict[str, Any]:
-        def num(v: float) -> float | None:
-            return None if isinstance(v, float) and math.isnan(v) else v
-
-        return {"label": self.label, "estimate": num(self.estimate), "low": num(self.low), "high": num(self.high),
-                "level": self.level, "method": self.method, "n_boot": self.n_boot, "se": num(self.se),
-                "resampled": self.resampled}
+        return _as_dict(self)
 
 
 @dataclass(frozen=True)
@@ -101,10 +97,14 @@ class Comparison:
     resampled: str = "cases"
 
     def to_dict(self) -> dict[str, Any]:
-        def num(v: float) -> float | None:
-            return None if isinstance(v, float) and math.isnan(v) else v
+        return _as_dict(self)
 
-        return {k: num(v) if isinstance(v, float) else v for k, v in self.__dict__.items()}
+
+def _as_dict(result) -> dict[str, Any]:
+    """A result's fields, NaN as None (JSON has no NaN)."""
+    from perfeval.report import _num
+
+    return {k: _num(v) if isinstance(v, float) else v for k, v in result.__dict__.items()}
 
 
 # -- interval arithmetic ---------------------------------------------------------------------------
@@ -187,16 +187,24 @@ class _Cases:
         if self.groups is not None and len(self.groups) != len(self.s):
             raise InvalidDataError(f"`groups` must have the length of `y_score` ({len(self.s)}), got {len(self.groups)}")
 
-    def histogram(self, s: np.ndarray | None = None):
+    @cached_property
+    def hist(self):
+        """The exact summary of the cases."""
         from perfeval.summaries import ScoreHistogram
 
-        return ScoreHistogram.from_arrays(self.y, self.s if s is None else s, self.w)
+        return ScoreHistogram.from_arrays(self.y, self.s, self.w)
 
-    def binary(self) -> np.ndarray:
+    @cached_property
+    def cls(self) -> np.ndarray:
+        """The positive cases (an error unless every target is 0 or 1)."""
         pos = self.y == 1
         if not (pos | (self.y == 0)).all():
             raise InvalidDataError("`y_true` must hold only 0 and 1 for a binary measure")
         return pos
+
+    @cached_property
+    def sorted(self) -> _Sorted:
+        return _Sorted(self.s)
 
 
 def _specs(measures: Iterable[str] | str, threshold: float):
@@ -318,12 +326,11 @@ def _row_replicates(specs_and_sorted, cls: np.ndarray, w: np.ndarray | None, see
 # -- jackknife (the BCa acceleration) -----------------------------------------------------------------
 
 def _jack_roc_hist(h) -> tuple[np.ndarray, np.ndarray]:
-    """Exact leave-one-out ROC areas, one per (cell, class), with multiplicities."""
-    m, n = h.n_pos, h.n_neg
-    neg_below = np.cumsum(h.neg) - h.neg
-    pos_above = m - np.cumsum(h.pos)
-    v10 = (neg_below + 0.5 * h.neg) / n
-    v01 = (pos_above + 0.5 * h.pos) / m
+    """Exact leave-one-out ROC areas, one per (cell, class), with multiplicities: leaving out a case
+    takes its structural component (DeLong's V10 or V01) out of the area."""
+    from perfeval.delong import _components
+
+    v10, v01, m, n = _components(h.pos, h.neg)
     auc = float(h.pos @ v10) / m
     with np.errstate(all="ignore"):
         jp = (auc * m - v10) / (m - 1.0)
@@ -331,30 +338,25 @@ def _jack_roc_hist(h) -> tuple[np.ndarray, np.ndarray]:
     return np.r_[jp, jn], np.r_[h.pos, h.neg]
 
 
-def _jack_roc_rows(cases: _Cases, s: np.ndarray, cls: np.ndarray) -> np.ndarray:
+def _jack_roc_rows(cases: _Cases) -> np.ndarray:
     """Exact leave-one-out ROC areas, one per case in case order (weighted cases: the whole case)."""
-    so = _Sorted(s)
-    w = np.ones(len(s)) if cases.w is None else cases.w
-    k = len(so.scores)
-    pos = np.bincount(so.cell, weights=w * cls, minlength=k)
-    neg = np.bincount(so.cell, weights=w * ~cls, minlength=k)
-    m, n = pos.sum(), neg.sum()
-    v10 = (np.cumsum(neg) - neg + 0.5 * neg) / n
-    v01 = (m - np.cumsum(pos) + 0.5 * pos) / m
-    auc = float(pos @ v10) / m
+    from perfeval.delong import _case_components
+
+    auc, comp, m, n = _case_components(cases.cls, cases.s, cases.w)
+    w = 1.0 if cases.w is None else cases.w
     with np.errstate(all="ignore"):
-        return np.where(cls, (auc * m - w * v10[so.cell]) / (m - w), (auc * n - w * v01[so.cell]) / (n - w))
+        return np.where(cases.cls, (auc * m - w * comp) / (m - w), (auc * n - w * comp) / (n - w))
 
 
-def _jack_groups(spec, cases: _Cases, cls: np.ndarray, s: np.ndarray, threads: int = 0) -> np.ndarray:
+def _jack_groups(spec, cases: _Cases, threads: int = 0) -> np.ndarray:
     """Delete-a-group jackknife over _JACK_GROUPS groups of cases (case i in group i mod G)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from perfeval.summaries import ScoreHistogram
 
-    G = min(_JACK_GROUPS, len(s))
-    w = np.ones(len(s)) if cases.w is None else cases.w
-    sorted_ = _Sorted(s)
+    cls, sorted_ = cases.cls, cases.sorted
+    G = min(_JACK_GROUPS, len(cls))
+    w = np.ones(len(cls)) if cases.w is None else cases.w
     wp, wn = w * cls, w * ~cls
     full_p = np.bincount(sorted_.cell, weights=wp, minlength=len(sorted_.scores))
     full_n = np.bincount(sorted_.cell, weights=wn, minlength=len(sorted_.scores))
@@ -384,7 +386,7 @@ def _jack_groups(spec, cases: _Cases, cls: np.ndarray, s: np.ndarray, threads: i
 
 # -- group resampling ----------------------------------------------------------------------------------
 
-def _group_parts(spec, cases: _Cases, s: np.ndarray):
+def _group_parts(spec, cases: _Cases):
     """(per-group values, aggregation weights) of a measure, groups in a fixed order."""
     import warnings
 
@@ -393,7 +395,7 @@ def _group_parts(spec, cases: _Cases, s: np.ndarray):
     keys, codes = _group_codes(cases.groups)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = evaluate(cases.y, s, measures=[spec], groups=cases.groups,
+        r = evaluate(cases.y, cases.s, measures=[spec], groups=cases.groups,
                      weights=cases.w if spec.measure.kind == "binary" else None)
     res = r.results[spec.label]
     vals = np.asarray(res.per_group, np.float64)
@@ -495,8 +497,8 @@ def ci(y_true: Any, y_score: Any, measures: Iterable[str] | str = "roc", *, meth
     plain = [sp for sp in specs if method != "delong" and cases.groups is None and cases.w is None
              and sp.measure.kind == "binary"]
     if plain:  # every global measure of unweighted cases from the same replicate summaries
-        cases.binary()
-        for sp, reps in zip(plain, _hist_replicates(plain, cases.histogram(), seed, n_boot, threads_n)):
+        cases.cls  # noqa: B018 (checks the targets first)
+        for sp, reps in zip(plain, _hist_replicates(plain, cases.hist, seed, n_boot, threads_n)):
             shared[sp.label] = reps
     for spec in specs:
         by_group = cases.groups is not None or spec.measure.kind != "binary"
@@ -507,31 +509,29 @@ def ci(y_true: Any, y_score: Any, measures: Iterable[str] | str = "roc", *, meth
                                             + "; use method='bca' or 'percentile'")
             from perfeval.delong import delong_from_histogram
 
-            d = delong_from_histogram(cases.histogram(), level)
+            d = delong_from_histogram(cases.hist, level)
             out[spec.label] = Interval(spec.label, d.auc, d.ci[0], d.ci[1], level, "delong", 0, d.se)
             continue
         if by_group:
             if cases.groups is None:
                 raise InvalidParameterError(f"{spec.label} is computed per group: pass groups=")
-            est, vals, agg = _group_parts(spec, cases, cases.s)
+            est, vals, agg = _group_parts(spec, cases)
             reps = _group_replicates([vals], agg, seed, n_boot)[0]
             lo, hi, sd = _interval(est, reps, level, method, lambda v=vals, a=agg: _acceleration(*_jack_group_values(v, a)))
             out[spec.label] = Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "groups")
             continue
-        cls = cases.binary()
-        h = cases.histogram()
-        est = _value(spec, h)
+        est = _value(spec, cases.hist)
         if spec.label in shared:
             reps = shared[spec.label]
         else:
-            reps = _row_replicates([(spec, _Sorted(cases.s))], cls, cases.w, seed, n_boot, threads_n)[0]
+            reps = _row_replicates([(spec, cases.sorted)], cases.cls, cases.w, seed, n_boot, threads_n)[0]
 
-        def accel(spec=spec, h=h, cls=cls):
+        def accel(spec=spec):
             if _is_roc(spec) and cases.w is None:
-                return _acceleration(*_jack_roc_hist(h))
+                return _acceleration(*_jack_roc_hist(cases.hist))
             if _is_roc(spec):
-                return _acceleration(_jack_roc_rows(cases, cases.s, cls), None)
-            return _acceleration(_jack_groups(spec, cases, cls, cases.s), None)
+                return _acceleration(_jack_roc_rows(cases), None)
+            return _acceleration(_jack_groups(spec, cases), None)
 
         lo, hi, sd = _interval(est, reps, level, method, accel)
         out[spec.label] = Interval(spec.label, est, lo, hi, level, method, n_boot, sd)
@@ -629,6 +629,12 @@ def compare(y_true: Any, score_a: Any, score_b: Any, measures: Iterable[str] | s
     specs = _specs(measures, threshold)
     threads_n = _threads(threads)
     out: dict[str, Comparison] = {}
+    by_cases = [sp for sp in specs if method != "delong" and ca.groups is None and sp.measure.kind == "binary"]
+    paired: dict[str, list[np.ndarray]] = {}
+    if by_cases:  # both models of every measure on the same case weights, drawn once
+        reps = _row_replicates([(sp, c.sorted) for sp in by_cases for c in (ca, cb)], ca.cls, ca.w, seed, n_boot,
+                               threads_n)
+        paired = {sp.label: reps[2 * k:2 * k + 2] for k, sp in enumerate(by_cases)}
     for spec in specs:
         by_group = ca.groups is not None or spec.measure.kind != "binary"
         if method == "delong":
@@ -644,8 +650,8 @@ def compare(y_true: Any, score_a: Any, score_b: Any, measures: Iterable[str] | s
         if by_group:
             if ca.groups is None:
                 raise InvalidParameterError(f"{spec.label} is computed per group: pass groups=")
-            ea, va, agg = _group_parts(spec, ca, ca.s)
-            eb, vb, _ = _group_parts(spec, cb, cb.s)
+            ea, va, agg = _group_parts(spec, ca)
+            eb, vb, _ = _group_parts(spec, cb)
             ra, rb = _group_replicates([va, vb], agg, seed, n_boot)
             both = ~np.isnan(va) & ~np.isnan(vb)
 
@@ -656,15 +662,13 @@ def compare(y_true: Any, score_a: Any, score_b: Any, measures: Iterable[str] | s
 
             resampled = "groups"
         else:
-            cls = ca.binary()
-            ea, eb = _value(spec, ca.histogram()), _value(spec, cb.histogram(cb.s))
-            ra, rb = _row_replicates([(spec, _Sorted(ca.s)), (spec, _Sorted(cb.s))], cls, ca.w, seed, n_boot,
-                                     threads_n)
+            ea, eb = _value(spec, ca.hist), _value(spec, cb.hist)
+            ra, rb = paired[spec.label]
 
-            def accel(spec=spec, cls=cls):
+            def accel(spec=spec):
                 if _is_roc(spec):  # exact: leave each case out of both
-                    return _acceleration(_jack_roc_rows(ca, ca.s, cls) - _jack_roc_rows(cb, cb.s, cls), None)
-                return _acceleration(_jack_groups(spec, ca, cls, ca.s) - _jack_groups(spec, cb, cls, cb.s), None)
+                    return _acceleration(_jack_roc_rows(ca) - _jack_roc_rows(cb), None)
+                return _acceleration(_jack_groups(spec, ca) - _jack_groups(spec, cb), None)
 
             resampled = "cases"
         with np.errstate(all="ignore"):

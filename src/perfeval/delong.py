@@ -80,8 +80,9 @@ def _z(level: float) -> float:
     return NormalDist().inv_cdf(0.5 + level / 2.0)
 
 
-def _components(scores: np.ndarray | None, pos: np.ndarray, neg: np.ndarray):
-    """Per distinct score: V10 (for the positives there) and V01 (for the negatives there)."""
+def _components(pos: np.ndarray, neg: np.ndarray):
+    """Per distinct score: V10 (for the positives there) and V01 (for the negatives there), and the
+    positive and negative totals m, n (the bootstrap's exact jackknife uses them)."""
     m, n = float(pos.sum()), float(neg.sum())
     neg_below = np.cumsum(neg) - neg
     pos_above = m - np.cumsum(pos)
@@ -137,25 +138,28 @@ def delong(y_true: Any, y_score: Any, *, sample_weight: Any = None, level: float
     return delong_from_histogram(ScoreHistogram.from_arrays(y_true, y_score, sample_weight), level)
 
 
-def _row_components(t: np.ndarray, s: np.ndarray, w: np.ndarray | None):
-    """(auc, V10 of each positive row, V01 of each negative row, m, n) for one score column.
-
-    One argsort orders the cases; a compiled walk over the tie groups writes each case's component
-    in case order (see ``_x87.delong_rows``).
-    """
+def _case_components(is_pos: np.ndarray, s: np.ndarray, w: np.ndarray | None):
+    """(auc, each case's structural component in case order: V10 for a positive, V01 for a negative,
+    m, n).  One argsort orders the cases; a compiled walk over the tie groups writes the components
+    (see ``_x87.delong_rows``)."""
     from perfeval import _x87
 
+    order = np.argsort(s).astype(np.int64, copy=False)
+    auc, m, n, comp = _x87.delong_rows(order, np.ascontiguousarray(s, np.float64),
+                                       np.ascontiguousarray(is_pos).view(np.uint8),
+                                       None if w is None else np.ascontiguousarray(w, np.float64))
+    return auc, np.frombuffer(comp, np.float64), m, n
+
+
+def _row_components(t: np.ndarray, s: np.ndarray, w: np.ndarray | None):
+    """(auc, V10 of each positive row, V01 of each negative row, m, n) for one score column."""
     if np.isnan(s).any():
         raise InvalidDataError(f"a score is NaN at index {int(np.argmax(np.isnan(s)))}; scores must be numbers")
     is_pos = t == 1
     if not (is_pos | (t == 0)).all():
         raise InvalidDataError("`y_true` must hold only 0 and 1")
-    order = np.argsort(s).astype(np.int64, copy=False)
-    auc, m, n, comp = _x87.delong_rows(order, np.ascontiguousarray(s, np.float64), is_pos.view(np.uint8),
-                                       None if w is None else np.ascontiguousarray(w, np.float64))
-    del order
+    auc, comp, m, n = _case_components(is_pos, s, w)
     _check_classes(m, n)
-    comp = np.frombuffer(comp, np.float64)
     return auc, comp[is_pos], comp[~is_pos], m, n
 
 
