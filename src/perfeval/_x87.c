@@ -3299,6 +3299,24 @@ typedef struct {
     double *out;
 } boot_job;
 
+/* Run fn on jobs[0 .. n-1] (each `size` bytes), job t on thread t and job 0 on the caller; a job whose
+ * thread cannot be started is run by the caller.  Call without the GIL.  The jobs must not depend on
+ * which thread runs them (the bootstrap's replicates are seeded by their number). */
+static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n)
+{
+    pthread_t tid[64];
+    int started[64] = {0};
+    for (int t = 1; t < n && t < 64; t++)
+        started[t] = pthread_create(&tid[t], NULL, fn, (char *)jobs + (size_t)t * size) == 0;
+    fn(jobs);
+    for (int t = 1; t < n && t < 64; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            fn((char *)jobs + (size_t)t * size);
+    }
+}
+
 #define BOOT_BLOCK 4 /* replicates drawn side by side in one pass over the cells: a quarter of the memory
                         traffic, and four independent chains for the CPU to overlap */
 
@@ -3354,23 +3372,11 @@ static PyObject *k_boot_hist_auc(PyObject *self, PyObject *args)
     if (threads > 64)
         threads = 64;
     boot_job jobs[64];
-    pthread_t tid[64];
     Py_BEGIN_ALLOW_THREADS
-    for (int t = 0; t < threads; t++) {
+    for (int t = 0; t < threads; t++)
         jobs[t] = (boot_job){vp.buf, vn.buf, K, (uint64_t)seed, r0, r1, threads, t,
                              (double *)PyByteArray_AS_STRING(out)};
-        if (t > 0 && pthread_create(&tid[t], NULL, boot_hist_worker, &jobs[t]) != 0)
-            jobs[t].step = -1; /* could not start: done below by this thread */
-    }
-    boot_hist_worker(&jobs[0]);
-    for (int t = 1; t < threads; t++) {
-        if (jobs[t].step == -1) {
-            jobs[t].step = threads;
-            boot_hist_worker(&jobs[t]);
-        } else {
-            pthread_join(tid[t], NULL);
-        }
-    }
+    run_jobs(boot_hist_worker, jobs, sizeof(boot_job), threads);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&vp);
     PyBuffer_Release(&vn);
@@ -3556,25 +3562,14 @@ static PyObject *k_boot_rows_auc(PyObject *self, PyObject *args)
         goto fail;
     }
     rows_job jobs[64];
-    pthread_t tid[64];
     Py_BEGIN_ALLOW_THREADS
-    for (int t = 0; t < threads; t++) {
+    for (int t = 0; t < threads; t++)
         jobs[t] = (rows_job){vo.buf, vg.buf, vc.buf, have_w ? vw.buf : NULL, n, vg.len / 8, (uint64_t)seed, r0, r1,
                              threads, t, (double *)PyByteArray_AS_STRING(out), two ? 2 : 1,
                              two ? vo2.buf : NULL, two ? vg2.buf : NULL, two ? vg2.len / 8 : 0,
-                             two ? (double *)PyByteArray_AS_STRING(out2) : NULL, scratch + (size_t)t * (size_t)(n > 0 ? n : 1)};
-        if (t > 0 && pthread_create(&tid[t], NULL, rows_worker, &jobs[t]) != 0)
-            jobs[t].step = -1;
-    }
-    rows_worker(&jobs[0]);
-    for (int t = 1; t < threads; t++) {
-        if (jobs[t].step == -1) {
-            jobs[t].step = threads;
-            rows_worker(&jobs[t]);
-        } else {
-            pthread_join(tid[t], NULL);
-        }
-    }
+                             two ? (double *)PyByteArray_AS_STRING(out2) : NULL,
+                             scratch + (size_t)t * (size_t)(n > 0 ? n : 1)};
+    run_jobs(rows_worker, jobs, sizeof(rows_job), threads);
     Py_END_ALLOW_THREADS
     result = two ? Py_BuildValue("(OO)", out, out2) : (Py_INCREF(out), out);
 fail:
