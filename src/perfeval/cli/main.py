@@ -40,11 +40,7 @@ def _parser() -> argparse.ArgumentParser:
                "--partition narrow=change --partition broad=change,control",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ev.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
-    ev.add_argument("--format", default="auto", choices=("auto", "text", "csv", "tsv", "jsonl", "parquet"),
-                    help="input format (default: from the file name or content)")
-    hdr = ev.add_mutually_exclusive_group()
-    hdr.add_argument("--header", dest="header", action="store_true", default=None, help="the first line is a header")
-    hdr.add_argument("--no-header", dest="header", action="store_false", help="the first line is data")
+    _table_options(ev)
     ev.add_argument("--target", help="target / label / relevance column: name or 1-based position (default 1)")
     ev.add_argument("--score", help="score column: name or position (default 2)")
     ev.add_argument("--group", help="group (query, user, block) column: every measure is computed per group")
@@ -74,10 +70,7 @@ def _parser() -> argparse.ArgumentParser:
         if name == "plot":
             pp.add_argument("kind", choices=("roc", "pr", "lift", "acc", "cost", "calibration"))
         pp.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
-        pp.add_argument("--format", default="auto", choices=("auto", "text", "csv", "tsv", "jsonl", "parquet"))
-        ph = pp.add_mutually_exclusive_group()
-        ph.add_argument("--header", dest="header", action="store_true", default=None)
-        ph.add_argument("--no-header", dest="header", action="store_false")
+        _table_options(pp)
         pp.add_argument("--target", help="target column: name or 1-based position (default 1)")
         pp.add_argument("--score", help="score column(s), comma-separated: one model each (default 2)")
         pp.add_argument("--group", help="group column (plot: one panel a group; report: per-group table)")
@@ -122,10 +115,7 @@ def _parser() -> argparse.ArgumentParser:
                "  perfeval compare clicks.parquet --target click --score a,b --group user -m gauc",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     cp.add_argument("files", nargs="+", metavar="FILE", help="one table with two score columns, or two tables")
-    cp.add_argument("--format", default="auto", choices=("auto", "text", "csv", "tsv", "jsonl", "parquet"))
-    cph = cp.add_mutually_exclusive_group()
-    cph.add_argument("--header", dest="header", action="store_true", default=None)
-    cph.add_argument("--no-header", dest="header", action="store_false")
+    _table_options(cp)
     cp.add_argument("--target", help="target column: name or 1-based position (default 1)")
     cp.add_argument("--score", help="score column(s): A,B for one table; one column for two tables (default 2)")
     cp.add_argument("--group", help="group column: per-group measures, groups resampled whole")
@@ -138,6 +128,15 @@ def _parser() -> argparse.ArgumentParser:
     lm.add_argument("--long", action="store_true", help="print each measure's full definition")
     lm.add_argument("--format", choices=("table", "markdown"), default="table")
     return p
+
+
+def _table_options(p) -> None:
+    """How an input table is read: its format and whether it has a header (every table command)."""
+    p.add_argument("--format", default="auto", choices=("auto", "text", "csv", "tsv", "jsonl", "parquet"),
+                   help="input format (default: from the file name or content)")
+    hdr = p.add_mutually_exclusive_group()
+    hdr.add_argument("--header", dest="header", action="store_true", default=None, help="the first line is a header")
+    hdr.add_argument("--no-header", dest="header", action="store_false", help="the first line is data")
 
 
 def _ci_options(p, flag: str, helptext: str, default=None) -> None:

@@ -152,11 +152,6 @@ def _number(text: str) -> float | None:
     return None
 
 
-class _Errors(list):
-    def add(self, msg: str) -> None:
-        self.append(msg)
-
-
 def _float32(texts: list[str]) -> np.ndarray:
     """Numbers as the classic reader stores them (float32, rounded once from the decimal text)."""
     from perfeval.classic.reader import parse_bytes
@@ -220,7 +215,7 @@ def _fast_check(raw: bytes, task: Task, key: Key, needs_prob: bool) -> tuple[np.
 
 def check_submission(paths: list[str], task: Task, key: Key) -> tuple[dict[str, np.ndarray], list[str], int]:
     """Read and check a submission: ({list: float32 predictions in answer-key order}, errors, lines read)."""
-    errors = _Errors()
+    errors: list[str] = []
     preds: dict[str, np.ndarray] = {}
     needs_prob = any(c.probability for c in task.criteria)
     rows = 0
@@ -245,19 +240,19 @@ def check_submission(paths: list[str], task: Task, key: Key) -> tuple[dict[str, 
             if len(f) != width:
                 expected = {"id-score": "example_id prediction", "block-id-score": "block_id example_id prediction",
                             "ranked": "one example id"}[task.submission]
-                errors.add(f"{pos}: expected {width} field{'s' * (width > 1)} ({expected}), found {len(f)}")
+                errors.append(f"{pos}: expected {width} field{'s' * (width > 1)} ({expected}), found {len(f)}")
                 continue
             ident = f[1] if width == 3 else f[0]
             if ident in where:
-                errors.add(f"{pos}: example {ident!r} appears again (first on line {where[ident]})")
+                errors.append(f"{pos}: example {ident!r} appears again (first on line {where[ident]})")
                 continue
             where[ident] = k
             if ident not in index:
-                errors.add(f"{pos}: example {ident!r} is not in the answer key")
+                errors.append(f"{pos}: example {ident!r} is not in the answer key")
                 continue
             block = key.blocks[index[ident]] if key.blocks is not None else None
             if width == 3 and f[0] != block:
-                errors.add(f"{pos}: example {ident!r} belongs to block {block!r}, not {f[0]!r}")
+                errors.append(f"{pos}: example {ident!r} belongs to block {block!r}, not {f[0]!r}")
                 continue
             if task.submission == "ranked":
                 rank += 1
@@ -265,24 +260,24 @@ def check_submission(paths: list[str], task: Task, key: Key) -> tuple[dict[str, 
                 continue
             v = _number(f[-1])
             if v is None:
-                errors.add(f"{pos}: the prediction {f[-1]!r} is not a number")
+                errors.append(f"{pos}: the prediction {f[-1]!r} is not a number")
             elif math.isnan(v) or math.isinf(v):
-                errors.add(f"{pos}: the prediction {f[-1]!r} is not a finite number")
+                errors.append(f"{pos}: the prediction {f[-1]!r} is not a finite number")
             elif needs_prob and not 0.0 <= v <= 1.0:
                 names = ", ".join(c.name for c in task.criteria if c.probability)
-                errors.add(f"{pos}: the prediction {f[-1]} is outside [0, 1], which {names} need")
+                errors.append(f"{pos}: the prediction {f[-1]} is outside [0, 1], which {names} need")
             else:
                 got[ident] = f[-1]
         missing = [i for i in key.ids if i not in where]
         if missing:
             shown = ", ".join(repr(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
-            errors.add(f"{path}: {len(missing)} example(s) of the answer key have no prediction: {shown}")
+            errors.append(f"{path}: {len(missing)} example(s) of the answer key have no prediction: {shown}")
         if not errors:
             if task.submission == "ranked":  # rank 1 = most confident: the highest score
                 preds[lst] = np.array([rank + 1 - int(got[i]) for i in key.ids], np.float64).astype(np.float32)
             else:
                 preds[lst] = _float32([got[i] for i in key.ids])
-    return preds, list(errors), rows
+    return preds, errors, rows
 
 
 def _columns(task: Task, key: Key, preds: dict[str, np.ndarray], lst: str = "",
