@@ -122,11 +122,11 @@ class ScoreHistogram:
                 raise InvalidDataError("`sample_weight` must be finite and non-negative")
         if len(s) == 0:
             return cls.empty()
-        # -0.0 and 0.0 compare equal, so they form one run; + 0.0 makes the kept value +0.0
+        # -0.0 and 0.0 compare equal, so they form one run, kept as +0.0 by _runs
         if sample_weight is None:
             # unit weights: two plain sorts (numpy's vectorised sort is ~25x faster than the
             # argsort behind np.unique(return_inverse=True)); counts by run length
-            scores, total = _runs(np.sort(s))  # _runs keeps -0.0 as +0.0, and returns fresh arrays
+            scores, total = _runs(np.sort(s))  # fresh arrays, ours to change
             pu, pc = _runs(np.sort(s[is_pos]))
             pos = np.zeros(len(scores))
             pos[np.searchsorted(scores, pu)] = pc
@@ -137,7 +137,7 @@ class ScoreHistogram:
         tw = w * is_pos
         pos = np.bincount(inv, weights=tw, minlength=len(scores))
         neg = np.bincount(inv, weights=w - tw, minlength=len(scores))
-        return cls(scores + 0.0, pos, neg)
+        return cls(scores, pos, neg)
 
     # -- the monoid ---------------------------------------------------------------------------------
     def merge(self, other: ScoreHistogram) -> ScoreHistogram:
