@@ -81,7 +81,7 @@ def test_partitions(tmp_path, capsys):
 @pytest.mark.parametrize("content, args, code, fragment", [
     ("1 0.9\n0 nan\n", [], 1, "standard input, line 2: field 2 is NaN"),
     ("# c\n1 0.9\n\n0 inf\n", [], 1, "line 4: the score column 'column2' holds inf"),
-    ("y s g\n1 0.9 a\n0 nan b\n", [], 1, "line 3: the score column 's' holds nan"),
+    ("y s g\n1 0.9 a\n0 nan b\n", ["--score", "s"], 1, "line 3: the score column 's' holds nan"),
     ("1 0.9\n0 0.2 7\n", [], 1, "line 2: expected 2 fields, found 3"),
     ("a,b\n1,0.5\n0,x\n", ["--target", "a", "--score", "b"], 1, "line 3: the score column 'b' holds 'x'"),
     ("1 0.9\n2 0.2\n0 0.1\n", ["-m", "roc"], 1, "binary targets 0/1, but `y_true` holds 0.0, 1.0, 2.0"),

@@ -9,7 +9,7 @@ import pytest
 
 MODULES = ["perfeval.exceptions", "perfeval.measures.base", "perfeval.measures.spec", "perfeval.summaries.histogram",
            "perfeval.evaluation", "perfeval.functional", "perfeval.classic.options", "perfeval.delong",
-           "perfeval.bootstrap"]
+           "perfeval.bootstrap", "perfeval.io.columns"]
 
 
 @pytest.mark.parametrize("name", MODULES)

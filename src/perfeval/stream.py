@@ -89,6 +89,10 @@ def iter_columns(path: str | None, columns: list[str | None], fmt: str = "auto",
                  chunk_bytes: int = CHUNK_BYTES, progress: bool = False) -> Iterator[list[np.ndarray | None]]:
     """Yield the chosen columns (name or 1-based position; None: skipped) chunk by chunk.
 
+    ``columns`` may instead be a callable ``(names, header) -> [0-based position or None]``, called
+    once the header (or its absence) is known, so that columns are chosen by the one rule of
+    :mod:`perfeval.io.columns` whatever the source (a file, standard input, Parquet).
+
     Text, CSV and TSV of numbers are parsed by the compiled table reader on blocks of
     ``chunk_bytes`` cut at a line end; Parquet is read row group by row group (pyarrow).  Errors
     name the source and the line, counted across chunks.
@@ -186,7 +190,7 @@ def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter):
             else:
                 ncol = len(fields)
                 names = [f"column{i + 1}" for i in range(ncol)]
-            picks = [_position(c, names, source) for c in columns]
+            picks = _picks(columns, names, bool(header), source)
         res = _x87.parse_table(body, ncol)
         if res[0] == "error":
             _, why, line, field, token = res
@@ -207,14 +211,22 @@ def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter):
             break
 
 
+def _picks(columns, names: list[str], header: bool, source: str) -> list[int | None]:
+    """0-based positions of the wanted columns: ``columns`` is a list of specs (name or 1-based
+    position; None: skipped) or a callable ``(names, header) -> positions`` that chooses them once
+    the header is known (:func:`perfeval.io.columns.choose`)."""
+    if callable(columns):
+        return list(columns(list(names), header))
+    return [_position(c, names, source) for c in columns]
+
+
 def _position(spec: str | None, names: list[str], source: str) -> int | None:
+    from perfeval.io.columns import pick
+
     if spec is None:
         return None
-    if spec in names:
-        return names.index(spec)
-    if spec.isdigit() and 1 <= int(spec) <= len(names):
-        return int(spec) - 1
-    raise InvalidParameterError(f"column {spec!r}: not in {source} (columns: {', '.join(names)})")
+    col = pick(names, spec, "column", source, header=True, default=False)
+    return None if col is None else col.index
 
 
 def _parquet_chunks(fh, columns, source, meter):
@@ -227,7 +239,7 @@ def _parquet_chunks(fh, columns, source, meter):
     except Exception as e:
         raise InputFormatError(f"is not a readable Parquet file ({e})", source=source) from None
     names = pf.schema_arrow.names
-    picks = [_position(c, names, source) for c in columns]
+    picks = _picks(columns, names, True, source)
     wanted = sorted({names[k] for k in picks if k is not None})
     for rg in range(pf.num_row_groups):
         t = pf.read_row_group(rg, columns=wanted)

@@ -218,13 +218,28 @@ def _stream_eval(args, path):
                                     "--partition; drop --stream to evaluate in memory")
     from perfeval.stream import evaluate_stream, evaluate_stream_grouped, iter_columns
 
-    cols = iter_columns(path, [args.target or "1", args.score or "2", args.weight, args.group], args.format,
-                        args.header, progress=sys.stderr.isatty())
+    chosen: list = []
+
+    def chooser(names: list[str], header: bool) -> list[int | None]:
+        from perfeval.io.columns import choose
+
+        ch = choose(names, path or "standard input", header=header, target=args.target, score=args.score,
+                    group=args.group, weight=args.weight)
+        chosen.append(ch)
+        _say_columns(ch)
+        return [ch.target.index, ch.score.index, None if ch.weight is None else ch.weight.index,
+                None if ch.group is None else ch.group.index]
+
+    cols = iter_columns(path, chooser, args.format, args.header, progress=sys.stderr.isatty())
     if args.group is not None:  # spilled by group to temporary files, then evaluated file by file
         chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g in cols)
-        return evaluate_stream_grouped(chunks, measures=specs, threshold=args.threshold, clustered=args.clustered)
-    chunks = ((t, sc) if w is None else (t, sc, w) for t, sc, w, _g in cols)
-    return evaluate_stream(chunks, measures=specs, threshold=args.threshold)
+        report = evaluate_stream_grouped(chunks, measures=specs, threshold=args.threshold, clustered=args.clustered)
+    else:
+        chunks = ((t, sc) if w is None else (t, sc, w) for t, sc, w, _g in cols)
+        report = evaluate_stream(chunks, measures=specs, threshold=args.threshold)
+    if chosen:
+        report.params["columns"] = chosen[0].names()
+    return report
 
 
 def _dask_eval(args, path):
@@ -254,6 +269,7 @@ def _dask_eval(args, path):
             low = path.lower()
             fmt = ("parquet" if low.endswith((".parquet", ".pq")) else "tsv" if low.endswith(".tsv")
                    else "csv" if low.endswith(".csv") else "text")
+        header = True
         if fmt == "parquet":
             ddf = dd.read_parquet(path)
         elif fmt == "jsonl":
@@ -262,65 +278,116 @@ def _dask_eval(args, path):
             header = args.header if args.header is not None else fmt != "text"
             kw = {"sep": {"csv": ",", "tsv": "\t"}.get(fmt, r"\s+"), "comment": "#"}
             ddf = dd.read_csv(path, header=0 if header else None, **kw)
-            if not header:
-                ddf.columns = [f"column{i + 1}" for i in range(len(ddf.columns))]
+        keys = list(ddf.columns)
+        names = [str(c) for c in keys] if header else [f"column{i + 1}" for i in range(len(keys))]
 
-        def col(spec, default):
-            if spec is None and default is None:
-                return None
-            spec = spec or default
-            if spec in ddf.columns:
-                return spec
-            if spec.isdigit() and 1 <= int(spec) <= len(ddf.columns):
-                return ddf.columns[int(spec) - 1]
-            raise InvalidParameterError(f"column {spec!r}: not in {path} (columns: {', '.join(ddf.columns)})")
+        from perfeval.io.columns import choose
+
+        ch = choose(names, path, header=bool(header), target=args.target, score=args.score, group=args.group,
+                    weight=args.weight)
+        _say_columns(ch)
+        if ch.group is not None and fmt not in ("parquet", "jsonl"):  # the group column read as text
+            ddf = dd.read_csv(path, header=0 if header else None, dtype={keys[ch.group.index]: str},
+                              keep_default_na=False, **kw)
+        if not header:
+            ddf.columns = names
+        if ch.group is not None:
+            ddf = _dask_identity(ddf, names[ch.group.index], path)
 
         from perfeval.dask import evaluate_dask
         from perfeval.evaluation import DEFAULT_MEASURES
 
-        return evaluate_dask(ddf, target=col(args.target, "1"), score=col(args.score, "2"),
-                             group=col(args.group, None), weight=col(args.weight, None),
-                             measures=args.measures or DEFAULT_MEASURES, threshold=args.threshold)
+        def name(c):
+            return None if c is None else names[c.index]
+
+        report = evaluate_dask(ddf, target=name(ch.target), score=name(ch.score), group=name(ch.group),
+                               weight=name(ch.weight), measures=args.measures or DEFAULT_MEASURES,
+                               threshold=args.threshold)
+        report.params["columns"] = ch.names()
+        return report
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
 
 
+def _dask_identity(ddf, name: str, path: str):
+    """The group column of a Dask frame as an identity: int64 when every value is a plain integer
+    that fits, else the text as written; a float column (Parquet, JSON) is refused."""
+    from perfeval.exceptions import InputFormatError
+
+    kind = ddf[name].dtype.kind
+    if kind in "iu":
+        return ddf
+    if kind == "f":
+        raise InputFormatError(f"the group column {name!r} holds floating-point numbers; group ids must be "
+                               "integers or text (cast the column)", source=path)
+    col = ddf[name].astype(str)
+    plain = col.str.fullmatch(r"-?(?:0|[1-9][0-9]{0,17})").all().compute()
+    ddf = ddf.assign(**{name: col.astype("int64") if plain else col})
+    return ddf
+
+
+#: notes for stderr, written when the command succeeds (an error stays the one line on stderr)
+_NOTES: list[str] = []
+
+
+def _say_columns(choice) -> None:
+    """Say on stderr which columns were used when some were not named on the command line."""
+    if choice.worth_saying:
+        note = f"perfeval: columns: {choice.describe()}\n"
+        if note not in _NOTES:
+            _NOTES.append(note)
+
+
 def _large_numeric(args):
-    """A large file of numbers read chunk by chunk, with the progress line on a terminal; None when
-    the file is small, not a file, or has a column of strings (then the table reader reads it)."""
+    """A large file of numbers read chunk by chunk, with the progress line on a terminal:
+    (source, targets, {model name: scores}, groups); None when the file is small, not a file, or
+    has a column of strings (then the table reader reads it)."""
     import os
 
     import numpy as np
 
     from perfeval.exceptions import InputFormatError
-    from perfeval.io.tables import Table
 
     path = None if args.file == "-" else args.file
     if path is None or not os.path.isfile(path) or os.path.getsize(path) < LARGE_BYTES or args.format == "jsonl":
         return None
+    from perfeval.io.columns import choose
     from perfeval.stream import iter_columns
 
-    scores = [c.strip() for c in (args.score or "2").split(",")]
-    wanted = [args.target or "1", *scores, args.group]
+    chosen: list = []
+
+    def chooser(names: list[str], header: bool) -> list[int | None]:
+        ch = choose(names, path, header=header, target=args.target, score=args.score, group=args.group,
+                    several_scores=True)
+        chosen.append(ch)
+        return [ch.target.index, *(c.index for c in ch.scores), None if ch.group is None else ch.group.index]
+
     try:
-        parts = list(iter_columns(path, wanted, args.format, args.header, progress=sys.stderr.isatty()))
+        parts = list(iter_columns(path, chooser, args.format, args.header, progress=sys.stderr.isatty()))
     except InputFormatError as e:
         if "not a number" in str(e):
             return None  # a string column: the general reader
         raise
-    cols = [None if c is None else np.concatenate([p[k] for p in parts]) for k, c in enumerate(wanted)]
-    from perfeval.stream import column_names
-
-    header = column_names(path, args.format, args.header) if args.format != "parquet" else []
-    real = [header[int(c) - 1] if c.isdigit() and 1 <= int(c) <= len(header) else c for c in scores]
-    names = ["target", *real, "group"]
-    return Table(names, {n: c for n, c in zip(names, cols) if c is not None}, path, False)
+    ch = chosen[0]
+    _say_columns(ch)
+    n = 1 + len(ch.scores)
+    cols = [None if not parts or parts[0][k] is None else np.concatenate([p[k] for p in parts])
+            for k in range(n + 1)]
+    if cols[0] is None:
+        cols = [np.zeros(0) for _ in range(n)] + [None]
+    models = {c.name: cols[1 + i] for i, c in enumerate(ch.scores)}
+    for name, sc in models.items():
+        bad = ~np.isfinite(sc)
+        if bad.any():
+            raise InputFormatError(f"the score column {name!r} holds {float(sc[int(np.argmax(bad))])!r}; scores "
+                                   "must be finite numbers", source=path)
+    return path, cols[0], models, cols[n]
 
 
 def _models(args):
-    """(table, targets, {model name: scores}, groups) for plot and report."""
+    """(source, targets, {model name: scores}, groups) for plot and report."""
     import numpy as np
 
     from perfeval.exceptions import InputFormatError
@@ -328,26 +395,21 @@ def _models(args):
 
     big = _large_numeric(args)
     if big is not None:
-        models = {name: big.columns[name] for name in big.names[1:-1]}
-        for name, sc in models.items():
-            if not np.all(np.isfinite(sc)):
-                raise InputFormatError(f"the score column {name!r} holds a value that is not finite", source=big.source)
-        return big, big.columns["target"], models, big.columns.get("group")
+        return big
     table = read_table(None if args.file == "-" else args.file, args.format, args.header)
-    tname, target = table.pick(args.target, 1, "target")
-    target = numeric(table, tname, target, "target")
+    ch = table.choose(target=args.target, score=args.score, group=args.group, several_scores=True)
+    _say_columns(ch)
+    target = numeric(table, ch.target.name, table.get(ch.target), "target")
     models = {}
-    for spec in (args.score or "2").split(","):
-        name, col = table.pick(spec.strip(), None, "score")
-        sc = numeric(table, name, col, "score")
+    for c in ch.scores:
+        sc = numeric(table, c.name, table.get(c), "score")
         bad = ~np.isfinite(sc)
         if bad.any():
             i = int(np.argmax(bad))
-            raise InputFormatError(f"the score column {name!r} holds {float(sc[i])!r}; scores must be finite",
+            raise InputFormatError(f"the score column {c.name!r} holds {float(sc[i])!r}; scores must be finite",
                                    source=table.source, line=table.line_of(i))
-        models[name] = sc
-    g = table.pick(args.group, None, "group")
-    return table, target, models, None if g is None else g[1]
+        models[c.name] = sc
+    return table.source, target, models, None if ch.group is None else table.get(ch.group)
 
 
 def run_plot(args) -> int:
@@ -356,7 +418,7 @@ def run_plot(args) -> int:
     matplotlib.use("Agg")
     from perfeval.plot import CurveDisplay, plot_by_group, save
 
-    _table, y, models, g = _models(args)
+    _source, y, models, g = _models(args)
     kw = {"bins": args.bins} if args.kind == "calibration" else {}
     if g is not None:
         name, s = next(iter(models.items()))
@@ -378,9 +440,9 @@ def run_report(args) -> int:
         raise InvalidParameterError(f"-o {args.output}: expected an .html file name")
     if args.ci is not None:
         _check_ci_options(args)
-    table, y, models, g = _models(args)
+    source, y, models, g = _models(args)
     text = build(y, models, measures=args.measures, groups=g, threshold=args.threshold,
-                 command="perfeval " + " ".join(shlex.quote(a) for a in args.argv), source=table.source,
+                 command="perfeval " + " ".join(shlex.quote(a) for a in args.argv), source=source,
                  ci=args.ci, n_boot=args.n_boot, seed=args.seed, method=args.method or "bca")
     with open(args.output, "w", encoding="utf-8") as fh:
         fh.write(text)
@@ -499,16 +561,18 @@ def run_eval(args) -> int:
         sys.stdout.write(format_report(streamed, args.output, args.per_group))
         return 0
     table = read_table(path, args.format, args.header)
-    tname, target = table.pick(args.target, 1, "target")
-    sname, score = table.pick(args.score, 2, "score")
-    score = numeric(table, sname, score, "score")
+    ch = table.choose(target=args.target, score=args.score, group=args.group, weight=args.weight)
+    _say_columns(ch)
+    tname, target = ch.target.name, table.get(ch.target)
+    sname = ch.score.name
+    score = numeric(table, sname, table.get(ch.score), "score")
     bad = ~np.isfinite(score)
     if bad.any():
         i = int(np.argmax(bad))
         raise InputFormatError(f"the score column {sname!r} holds {float(score[i])!r}; scores must be finite numbers",
                                source=table.source, line=table.line_of(i))
-    g = table.pick(args.group, None, "group")
-    w = table.pick(args.weight, None, "weight")
+    g = None if ch.group is None else (ch.group.name, table.get(ch.group))
+    w = None if ch.weight is None else (ch.weight.name, table.get(ch.weight))
     parts = _partitions(args.partition)
     if parts:
         parts = {k: _labels_as(v, target) for k, v in parts.items()}
@@ -531,6 +595,7 @@ def run_eval(args) -> int:
                               weights=None if w is None else numeric(table, w[0], w[1], "weight"),
                               threshold=args.threshold)
     report.params["source"] = table.source
+    report.params["columns"] = ch.names()
     sys.stdout.write(format_report(report, args.output, args.per_group))
     return 0
 
@@ -543,14 +608,18 @@ def _compare_inputs(args):
     from perfeval.exceptions import InputFormatError, InvalidParameterError
     from perfeval.io.tables import numeric, read_table
 
-    def load(path):
+    def load(path, several):
         t = read_table(None if path == "-" else path, args.format, args.header)
-        tn, tv = t.pick(args.target, 1, "target")
-        return t, (numeric(t, tn, tv, "target") if tv.dtype.kind not in "biuf" else tv.astype(np.float64))
+        ch = t.choose(target=args.target, score=args.score, group=args.group, weight=args.weight,
+                      several_scores=several)
+        _say_columns(ch)
+        tv = t.get(ch.target)
+        return t, ch, (numeric(t, ch.target.name, tv, "target") if tv.dtype.kind not in "biuf"
+                       else tv.astype(np.float64))
 
-    def scores(t, spec):
-        name, col = t.pick(spec, 2, "score")
-        v = numeric(t, name, col, "score")
+    def scores(t, col):
+        name = col.name
+        v = numeric(t, name, t.get(col), "score")
         bad = ~np.isfinite(v)
         if bad.any():
             i = int(np.argmax(bad))
@@ -558,24 +627,24 @@ def _compare_inputs(args):
                                    source=t.source, line=t.line_of(i))
         return name, v
 
-    def extras(t):
-        g = t.pick(args.group, None, "group")
-        w = t.pick(args.weight, None, "weight")
-        return (None if g is None else g[1]), (None if w is None else numeric(t, w[0], w[1], "weight"))
+    def extras(t, ch):
+        g = None if ch.group is None else t.get(ch.group)
+        w = None if ch.weight is None else numeric(t, ch.weight.name, t.get(ch.weight), "weight")
+        return g, w
 
     if len(args.files) == 1:
-        t, y = load(args.files[0])
         cols = (args.score or "").split(",")
-        if len(cols) != 2 or not all(cols):
+        if len(cols) != 2 or not all(c.strip() for c in cols):
             raise InvalidParameterError("with one table, --score names the two models' columns: --score A,B")
-        (na, a), (nb, b) = scores(t, cols[0]), scores(t, cols[1])
-        g, w = extras(t)
+        t, ch, y = load(args.files[0], True)
+        (na, a), (nb, b) = scores(t, ch.scores[0]), scores(t, ch.scores[1])
+        g, w = extras(t, ch)
         return y, a, b, g, w, (na, nb)
     if len(args.files) != 2:
         raise InvalidParameterError(f"compare takes one table (with --score A,B) or two tables, got {len(args.files)}")
     if args.score and "," in args.score:
         raise InvalidParameterError("with two tables, --score names one column, found in both")
-    (ta, ya), (tb, yb) = load(args.files[0]), load(args.files[1])
+    (ta, cha, ya), (tb, chb, yb) = load(args.files[0], False), load(args.files[1], False)
     if len(ya) != len(yb):
         raise InputFormatError(f"has {len(yb)} rows, {args.files[0]} has {len(ya)}: the two models must score the "
                                "same cases in the same order", source=tb.source)
@@ -584,9 +653,9 @@ def _compare_inputs(args):
         i = int(np.argmax(diff))
         raise InputFormatError(f"the target differs from {args.files[0]} (line {ta.line_of(i)}): the two models must "
                                "score the same cases in the same order", source=tb.source, line=tb.line_of(i))
-    (_, a), (_, b) = scores(ta, args.score), scores(tb, args.score)
-    ga, wa = extras(ta)
-    gb, wb = extras(tb)
+    (_, a), (_, b) = scores(ta, cha.score), scores(tb, chb.score)
+    ga, wa = extras(ta, cha)
+    gb, wb = extras(tb, chb)
     if (ga is None) != (gb is None) or (ga is not None and not np.array_equal(ga, gb)):
         raise InputFormatError("the groups differ from the first table's", source=tb.source)
     if (wa is None) != (wb is None) or (wa is not None and not np.array_equal(wa, wb)):
@@ -741,22 +810,9 @@ def _main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # argparse: 0 for --help/--version, 2 for usage errors
         return int(e.code or 0)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the exact command, for the report
+    _NOTES.clear()
     try:
-        if args.command == "list-measures":
-            sys.stdout.write(list_measures_text(args.long, args.format))
-            return 0
-        if args.command == "eval":
-            return run_eval(args)
-        if args.command == "plot":
-            return run_plot(args)
-        if args.command == "score":
-            return run_score(args)
-        if args.command == "leaderboard":
-            return run_leaderboard(args)
-        if args.command == "report":
-            return run_report(args)
-        if args.command == "compare":
-            return run_compare(args)
+        status = _dispatch(args)
     except (InputFormatError, InvalidDataError, MissingDependencyError) as e:  # the data: 1
         sys.stderr.write(f"perfeval: error: {e}\n")
         return 1
@@ -770,8 +826,22 @@ def _main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # never a traceback
         sys.stderr.write(f"perfeval: error: internal error ({type(e).__name__}: {e}); please report it\n")
         return 70
-    parser.print_help()
-    return 0
+    if status is None:
+        parser.print_help()
+        return 0
+    for note in _NOTES:
+        sys.stderr.write(note)
+    return status
+
+
+def _dispatch(args) -> int | None:
+    """Run the command; None when no command was named."""
+    if args.command == "list-measures":
+        sys.stdout.write(list_measures_text(args.long, args.format))
+        return 0
+    run = {"eval": run_eval, "plot": run_plot, "score": run_score, "leaderboard": run_leaderboard,
+           "report": run_report, "compare": run_compare}.get(args.command)
+    return None if run is None else run(args)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,11 @@ FORMATS = ("auto", "text", "csv", "tsv", "jsonl", "parquet")
 
 @dataclass
 class Table:
-    """Columns of a table (numpy arrays, numeric where every value is a number) and their names."""
+    """Columns of a table (numpy arrays, numeric where every value is a number) and their names.
+
+    ``data`` holds the columns by position (a header may repeat a name: positions stay distinct);
+    ``columns`` maps each name to its first column.
+    """
 
     names: list[str]
     columns: dict[str, np.ndarray]
@@ -33,6 +37,19 @@ class Table:
     lines: np.ndarray | None = None  # the file line of each row, for messages
     body: bytes | None = None  # the data text, to find a row's line only when a message needs it
     line0: int = 0
+    data: list[np.ndarray] | None = None
+
+    def __post_init__(self) -> None:
+        if self.data is None:
+            self.data = [self.columns[n] for n in self.names]
+
+    def choose(self, *, target: str | None = None, score: str | None = None, group: str | None = None,
+               weight: str | None = None, several_scores: bool = False):
+        """The columns to use, by the one rule of :func:`perfeval.io.columns.choose`."""
+        from perfeval.io.columns import choose
+
+        return choose(self.names, self.source, header=self.header, target=target, score=score, group=group,
+                      weight=weight, several_scores=several_scores)
 
     def line_of(self, row: int) -> int:
         if self.lines is not None:
@@ -47,23 +64,16 @@ class Table:
                         return self.line0 + k
         return row + 1 + (1 if self.header else 0)
 
-    def pick(self, spec: str | None, default_pos: int | None, role: str) -> tuple[str, np.ndarray] | None:
-        """A column by name, or by 1-based position (a whole number), or the default position."""
-        if spec is None:
-            if default_pos is None:
-                return None
-            spec = str(default_pos)
-        if spec in self.columns:
-            return spec, self.columns[spec]
-        if spec.isdigit():
-            k = int(spec)
-            if not 1 <= k <= len(self.names):
-                raise InvalidParameterError(
-                    f"--{role} {spec}: {self.source} has {len(self.names)} columns ({', '.join(self.names)})")
-            name = self.names[k - 1]
-            return name, self.columns[name]
-        raise InvalidParameterError(
-            f"--{role} {spec!r}: no such column in {self.source} (columns: {', '.join(self.names)})")
+    def pick(self, spec: str | None, role: str) -> tuple[str, np.ndarray] | None:
+        """One column by name or 1-based position (:func:`perfeval.io.columns.pick`; no default)."""
+        from perfeval.io.columns import pick
+
+        col = pick(self.names, spec, role, self.source, header=self.header, default=False)
+        return None if col is None else (col.name, self.data[col.index])
+
+    def get(self, col) -> np.ndarray:
+        """The data of a chosen :class:`perfeval.io.columns.Column`."""
+        return self.data[col.index]
 
 
 def guess_format(path: str | None, sample: bytes) -> str:
@@ -131,10 +141,11 @@ def read_table(path: str | None, fmt: str = "auto", header: bool | None = None) 
     for line, fields in rows:
         if len(fields) != width:
             raise InputFormatError(f"expected {width} fields, found {len(fields)}", source=source, line=line)
+    data = [_column([f[i] for _, f in rows]) for i in range(width)]
     cols: dict[str, np.ndarray] = {}
-    for i, name in enumerate(names):
-        cols[name] = _column([f[i] for _, f in rows])
-    return Table(names, cols, source, bool(header), np.array([ln for ln, _ in rows]))
+    for name, col in zip(names, data):
+        cols.setdefault(name, col)
+    return Table(names, cols, source, bool(header), np.array([ln for ln, _ in rows]), data=data)
 
 
 def _data_lines(raw: bytes, limit: int = 2) -> list[tuple[int, int, bytes]]:
@@ -193,8 +204,11 @@ def _numeric_table(raw: bytes, fmt: str, header: bool | None, source: str) -> Ta
         if why == "fields":
             raise InputFormatError(f"expected {ncol} fields, found {token.decode()}", source=source, line=line0 + line)
         raise InputFormatError(f"field {field} is NaN; every value must be a number", source=source, line=line0 + line)
-    cols = {name: np.frombuffer(buf, dtype=np.float64) for name, buf in zip(names, res[1])}
-    return Table(list(names), cols, source, bool(header), None, body, line0)
+    data = [np.frombuffer(buf, dtype=np.float64) for buf in res[1]]
+    cols = {}
+    for name, col in zip(names, data):
+        cols.setdefault(name, col)
+    return Table(list(names), cols, source, bool(header), None, body, line0, data)
 
 
 def _rows(text: str, fmt: str) -> list[tuple[int, list[str]]]:

@@ -1,0 +1,208 @@
+"""Which columns of a table are used: one rule for every command and every reader.
+
+A column is named by the user (``--target label``), by position (``--score 4``, 1-based), or, when
+omitted, taken by its conventional name where the table has a header (``score``, ``prediction``,
+``pred``, ``p``, ``prob`` for the score; ``target``, ``label``, ``y``, ``y_true``, ``click``,
+``rel`` for the target).  A headerless table keeps PERF's layout: the target first, the score
+second.  Nothing is guessed silently: a name that is missing, misspelt or appears twice, a header
+with no conventional name or with two, is an error that lists the columns; what was used is
+described by :meth:`Choice.describe` so the command can say it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from perfeval.exceptions import InvalidParameterError
+
+#: conventional names, searched case-insensitively when a table with a header leaves a role unnamed
+DEFAULT_NAMES: dict[str, tuple[str, ...]] = {
+    "target": ("target", "label", "y", "y_true", "click", "rel"),
+    "score": ("score", "prediction", "pred", "p", "prob"),
+}
+#: the roles' positions in a headerless table (PERF's `target prediction` lines)
+DEFAULT_POSITIONS: dict[str, int] = {"target": 1, "score": 2}
+
+
+@dataclass(frozen=True)
+class Column:
+    """One chosen column: its role, 0-based index, name, and how it was chosen."""
+
+    role: str
+    index: int
+    name: str
+    how: str  # "name", "position" or "default"
+
+    def describe(self) -> str:
+        return f"{self.role} {self.name!r} ({self.index + 1})"
+
+
+@dataclass
+class Choice:
+    """The columns a command reads: target, one or more scores, optional group and weight."""
+
+    target: Column
+    scores: list[Column]
+    group: Column | None = None
+    weight: Column | None = None
+    extra: dict[str, Column] = field(default_factory=dict)
+    width: int = 0  # the table's number of columns
+
+    @property
+    def score(self) -> Column:
+        return self.scores[0]
+
+    def all(self) -> list[Column]:
+        out = [self.target, *self.scores]
+        out += [c for c in (self.group, self.weight) if c is not None]
+        return out + list(self.extra.values())
+
+    @property
+    def defaulted(self) -> bool:
+        """Whether some column was taken without the user naming it."""
+        return any(c.how == "default" for c in self.all())
+
+    @property
+    def worth_saying(self) -> bool:
+        """Whether a command should say which columns it used: some were taken by default, and the
+        table is not the plain headerless two-column ``target score`` layout."""
+        return self.defaulted and (any(c.how == "default" and not c.name.startswith("column") for c in self.all())
+                                   or self.width > len(self.all()))
+
+    def describe(self) -> str:
+        """``target 'label' (3), score 'score' (4), group 'user' (1)``."""
+        return ", ".join(c.describe() for c in self.all())
+
+    def names(self) -> dict[str, object]:
+        """Role -> column name (a list for several scores), for JSON output."""
+        out: dict[str, object] = {"target": self.target.name}
+        out["score"] = self.scores[0].name if len(self.scores) == 1 else [c.name for c in self.scores]
+        for c in (self.group, self.weight, *self.extra.values()):
+            if c is not None:
+                out[c.role] = c.name
+        return out
+
+
+def _listing(names: list[str]) -> str:
+    return ", ".join(names)
+
+
+def pick(names: list[str], spec: str | None, role: str, source: str, *, header: bool,
+         default: bool = True) -> Column | None:
+    """One column for ``role`` from ``spec`` (a name or a 1-based position), or its default.
+
+    Parameters
+    ----------
+    names : list of str
+        The table's column names in order (``column1, column2, ...`` without a header); a name may
+        appear more than once.
+    spec : str or None
+        What the user gave; ``None``: the role's default (``None`` for roles without one).
+    role : str
+        ``"target"``, ``"score"``, ``"group"``, ``"weight"``: used in messages and defaults.
+    source : str
+        The file name, for messages.
+    header : bool
+        Whether the names come from a header (then omitted target/score are found by name).
+    default : bool
+        Whether an omitted spec takes the role's default at all.
+
+    Raises
+    ------
+    InvalidParameterError
+        A position out of range, a name not in the table (with close matches), a name that appears
+        twice, or no conventional name (or two of them) for an omitted role.
+
+    Examples
+    --------
+    >>> pick(["user", "item", "label", "score"], None, "score", "f.csv", header=True).describe()
+    "score 'score' (4)"
+    >>> pick(["column1", "column2"], None, "target", "f.txt", header=False).describe()
+    "target 'column1' (1)"
+    """
+    opt = f"--{role}" if role in ("target", "score", "group", "weight") else "column"
+    if spec is None:
+        if not default:
+            return None
+        if header and role in DEFAULT_NAMES:
+            wanted = DEFAULT_NAMES[role]
+            hits = [i for i, n in enumerate(names) if n.strip().lower() in wanted]
+            if len(hits) == 1:
+                return Column(role, hits[0], names[hits[0]], "default")
+            if not hits:
+                raise InvalidParameterError(
+                    f"{source} has a header but no {role} column by a usual name ({', '.join(wanted)}); "
+                    f"name it with {opt} NAME or a position (columns: {_listing(names)})")
+            shown = ", ".join(f"{names[i]!r} ({i + 1})" for i in hits)
+            raise InvalidParameterError(
+                f"{source}: more than one column could be the {role} ({shown}); choose one with {opt}")
+        if role in DEFAULT_POSITIONS:
+            k = DEFAULT_POSITIONS[role]
+            if k > len(names):
+                raise InvalidParameterError(
+                    f"{source} has {len(names)} column{'s' if len(names) != 1 else ''}; the {role} is column "
+                    f"{k} by default (name it with {opt})")
+            return Column(role, k - 1, names[k - 1], "default")
+        return None
+    text = spec.strip()
+    if text.isdigit():  # a position is always a position, whatever the header says
+        k = int(text)
+        if not 1 <= k <= len(names):
+            raise InvalidParameterError(
+                f"{opt} {text}: {source} has {len(names)} column{'s' if len(names) != 1 else ''} "
+                f"({_listing(names)})")
+        return Column(role, k - 1, names[k - 1], "position")
+    hits = [i for i, n in enumerate(names) if n == text]
+    if len(hits) == 1:
+        return Column(role, hits[0], text, "name")
+    if len(hits) > 1:
+        where = " and ".join(str(i + 1) for i in hits)
+        raise InvalidParameterError(
+            f"{opt} {text!r}: {source} has {len(hits)} columns named {text!r} (columns {where}); "
+            f"choose one by position, e.g. {opt} {hits[0] + 1}")
+    close = difflib.get_close_matches(text, names, n=1, cutoff=0.6)
+    if not close:
+        low = [n for n in names if n.lower() == text.lower()]
+        close = low[:1]
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise InvalidParameterError(f"{opt} {text!r}: no such column in {source} (columns: {_listing(names)}){hint}")
+
+
+def choose(names: list[str], source: str, *, header: bool, target: str | None = None,
+           score: str | None = None, group: str | None = None, weight: str | None = None,
+           several_scores: bool = False) -> Choice:
+    """Every column a command reads, chosen by one rule (see the module's description).
+
+    ``score`` may name several columns separated by commas when ``several_scores`` (plot, report,
+    compare).  The target, the scores, the group and the weight must be different columns.
+
+    Examples
+    --------
+    >>> c = choose(["user", "item", "label", "score"], "f.csv", header=True, group="user")
+    >>> c.describe()
+    "target 'label' (3), score 'score' (4), group 'user' (1)"
+    """
+    t = pick(names, target, "target", source, header=header)
+    assert t is not None
+    if score is not None and several_scores:
+        parts = [s for s in score.split(",")]
+        if any(not s.strip() for s in parts):
+            raise InvalidParameterError(f"--score {score!r}: an empty column name between commas")
+        scores = [pick(names, s, "score", source, header=header) for s in parts]
+    else:
+        scores = [pick(names, score, "score", source, header=header)]
+    g = pick(names, group, "group", source, header=header, default=False)
+    w = pick(names, weight, "weight", source, header=header, default=False)
+    out = Choice(t, [s for s in scores if s is not None], g, w, width=len(names))
+    seen: dict[int, Column] = {}
+    for c in out.all():
+        other = seen.get(c.index)
+        if other is not None:
+            if other.role == c.role == "score":
+                raise InvalidParameterError(f"--score names column {c.name!r} ({c.index + 1}) twice")
+            raise InvalidParameterError(
+                f"{source}: the {other.role} and the {c.role} would both be column {c.name!r} ({c.index + 1}); "
+                f"name them apart with --{other.role} and --{c.role}")
+        seen[c.index] = c
+    return out
