@@ -121,7 +121,7 @@ def test_parquet_without_pyarrow_says_how_to_install(tmp_path, capsys, monkeypat
     (tmp_path / "t.parquet").write_bytes(b"PAR1 not really")
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     code, _, err = run(["eval", str(tmp_path / "t.parquet")], capsys=capsys)
-    assert code == 1 and "pip install pyarrow" in err
+    assert code == 2 and "pip install 'perfeval[parquet]'" in err and err.count("\n") == 1
 
 
 def test_undefined_groups_are_reported_on_stderr(capsys):

@@ -85,34 +85,38 @@ def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold:
     return binary_report(specs, summ.summary(), rows=summ.rows, threshold=threshold, weighted=False)
 
 
-def iter_columns(path: str | None, columns: list[str | None], fmt: str = "auto", header: bool | None = None,
-                 chunk_bytes: int = CHUNK_BYTES, progress: bool = False) -> Iterator[list[np.ndarray | None]]:
+def iter_columns(path: str | None, columns: Any, fmt: str = "auto", header: bool | None = None,
+                 chunk_bytes: int = CHUNK_BYTES, progress: bool = False, *, ids: Iterable[int] = (),
+                 delimiter: str | None = None) -> Iterator[list[np.ndarray | None]]:
     """Yield the chosen columns (name or 1-based position; None: skipped) chunk by chunk.
 
     ``columns`` may instead be a callable ``(names, header) -> [0-based position or None]``, called
     once the header (or its absence) is known, so that columns are chosen by the one rule of
-    :mod:`perfeval.io.columns` whatever the source (a file, standard input, Parquet).
+    :mod:`perfeval.io.columns` whatever the source (a file, standard input, Parquet).  The entries
+    of the list at the indices ``ids`` are identity columns (groups): int64 when every value of the
+    chunk is a plain integer, else the text as written; the others must be numbers (float64).
 
-    Text, CSV and TSV of numbers are parsed by the compiled table reader on blocks of
-    ``chunk_bytes`` cut at a line end; Parquet is read row group by row group (pyarrow).  Errors
-    name the source and the line, counted across chunks.
+    The bytes are read as :func:`perfeval.io.tables.read_table` reads them (compressed input, a
+    byte-order mark, any line end; the same grammar, the same compiled fast path), in blocks of
+    ``chunk_bytes`` cut at a record's end; Parquet is read row group by row group (pyarrow).
+    Errors name the source and the line, counted across chunks.  An input with no data is an error.
     """
-    from perfeval.io.tables import guess_format
+    from perfeval.io.tables import BOM, guess_format, open_bytes
 
     source = path if path and path != "-" else "standard input"
-    fh = sys.stdin.buffer if not path or path == "-" else _open(path, source)
+    fh = open_bytes(path, source)
     try:
         head = fh.peek(65536)[:65536] if hasattr(fh, "peek") else b""
         if fmt == "auto":
-            fmt = guess_format(path if path != "-" else None, head)
-        total = os.fstat(fh.fileno()).st_size if path and path != "-" else 0
+            fmt = guess_format(path if path != "-" else None, head.lstrip(BOM))
+        total = os.fstat(fh.fileno()).st_size if path and path != "-" and os.path.isfile(path) else 0
         meter = Progress(total, source) if progress else None
         if fmt == "parquet":
-            yield from _parquet_chunks(fh, columns, source, meter)
+            yield from _parquet_chunks(fh, columns, source, meter, set(ids))
         elif fmt == "jsonl":
             raise InvalidParameterError("JSON lines are read whole; streaming reads text, CSV, TSV and Parquet")
         else:
-            yield from _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter)
+            yield from _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, set(ids), delimiter)
         if meter:
             meter.done()
     finally:
@@ -122,93 +126,113 @@ def iter_columns(path: str | None, columns: list[str | None], fmt: str = "auto",
 
 def column_names(path: str, fmt: str = "auto", header: bool | None = None) -> list[str]:
     """The columns of a text table: its header's names, or column1, column2, ... without one."""
-    from perfeval.io.tables import _data_lines, _is_number, _split, guess_format
+    from perfeval.io.tables import clean, guess_format, layout, open_bytes
 
-    with open(path, "rb") as fh:
-        head = fh.read(1 << 16)
+    fh = open_bytes(path, path)
+    try:
+        head = clean(fh.read(1 << 16), True)
+    finally:
+        fh.close()
     if fmt == "auto":
         fmt = guess_format(path, head)
-    first = _data_lines(head)
-    if not first:
-        return []
-    fields = _split(first[0][2], fmt)
-    if header is None:
-        second = _split(first[1][2], fmt) if len(first) > 1 else None
-        header = any(not _is_number(f) and (second is None or (i < len(second) and _is_number(second[i])))
-                     for i, f in enumerate(fields))
-    return fields if header else [f"column{i + 1}" for i in range(len(fields))]
+    cut = head.rfind(b"\n") + 1 or len(head)
+    lay = layout(head[:cut], fmt, header, None, path)
+    return [] if lay is None else list(lay.names)
 
 
-def _open(path: str, source: str):
-    try:
-        return open(path, "rb")
-    except IsADirectoryError:
-        raise InputFormatError("is a directory, not a data file", source=source) from None
-    except OSError as e:
-        raise InputFormatError(f"cannot be read ({e.strerror})", source=source) from None
+#: a record longer than this many chunks is refused rather than buffered without bound
+MAX_RECORD_CHUNKS = 16
 
 
-def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter):
-    from perfeval import _x87
-    from perfeval.io.tables import _data_lines, _is_number, _split
+def _record_end(data: bytes, quoted: bool) -> int:
+    """The end of the last whole record in ``data`` (0 when there is none): after the last line end,
+    or, when fields may be quoted, after the last line end outside quotes."""
+    cut = data.rfind(b"\n") + 1
+    if not quoted or b'"' not in data:
+        return cut
+    while cut > 0 and data.count(b'"', 0, cut) % 2:
+        cut = data.rfind(b"\n", 0, cut - 1) + 1
+    return cut
+
+
+def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, delimiter):
+    from perfeval.io.tables import clean, first_lines, layout, parse_body
 
     carry = b""
-    names: list[str] | None = None
+    lay = None
     picks: list[int | None] | None = None
-    ncol = 0
     line0 = 0  # lines before the current block
+    first = True
+    rows = 0
+    pending_cr = False
     while True:
         block = fh.read(chunk_bytes)
+        if pending_cr and block.startswith(b"\n"):
+            block = block[1:]  # the \n of a \r\n cut between two blocks
+        pending_cr = block.endswith(b"\r")
+        block = clean(block, first)
+        first = False
         data = carry + block
         if not data:
             break
         if block:
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:  # a line longer than a chunk: read on
+            cut = _record_end(data, fmt != "text" or delimiter is not None)
+            if cut == 0:  # a record longer than a chunk: read on, within a bound
+                if len(data) > MAX_RECORD_CHUNKS * chunk_bytes:
+                    raise InputFormatError(f"a record longer than {len(data) >> 20} MB (no line end found)",
+                                           source=source, line=line0 + 1)
                 carry = data
                 continue
             body, carry = data[:cut], data[cut:]
         else:
             body, carry = data, b""
-        if names is None:
-            first = _data_lines(body)
-            if not first:
+        if lay is None:
+            lay = layout(body, fmt, header, delimiter, source)
+            if lay is None:
                 line0 += body.count(b"\n")
+                if not block:
+                    break
                 continue
-            fields = _split(first[0][2], fmt)
-            if header is None:
-                second = _split(first[1][2], fmt) if len(first) > 1 else None
-                header = any(not _is_number(f) and (second is None or (i < len(second) and _is_number(second[i])))
-                             for i, f in enumerate(fields))
-            if header:
-                names = fields
-                skip = first[0][1] + len(first[0][2]) + 1
-                line0 += body[:skip].count(b"\n")
-                body = body[skip:]
-                rest = _data_lines(body, 1)
-                ncol = len(_split(rest[0][2], fmt)) if rest else len(names)
-            else:
-                ncol = len(fields)
-                names = [f"column{i + 1}" for i in range(ncol)]
-            picks = _picks(columns, names, bool(header), source)
-        res = _x87.parse_table(body, ncol)
-        if res[0] == "error":
-            _, why, line, field, token = res
-            if why == "fields":
-                raise InputFormatError(f"expected {ncol} fields, found {token.decode()}", source=source, line=line0 + line)
-            if why == "nan":
-                raise InputFormatError(f"field {field} is NaN; every value must be a number", source=source,
-                                       line=line0 + line)
-            raise InputFormatError(f"field {field} is {token.decode('utf-8', 'replace')!r}, not a number (streaming "
-                                   "reads tables of numbers)", source=source, line=line0 + line)
-        cols = [np.frombuffer(b, dtype=np.float64) for b in res[1]]
-        if meter:
-            meter.advance(len(body), res[2])
+            picks = _picks(columns, list(lay.names), lay.header, source)
+            line0 += lay.skip_lines
+            body = body[lay.skip:]
+            want_ids = {picks[i] for i in ids if i < len(picks) and picks[i] is not None}
+        if first_lines(body, 1):
+            cols, lines = parse_body(body, lay, len(lay.names), want_ids, source, line0)
+            n = len(cols[0]) if cols else 0
+            out = []
+            for i, k in enumerate(picks):
+                if k is None:
+                    out.append(None)
+                elif i in ids:
+                    out.append(cols[k])
+                else:
+                    out.append(_numbers(cols[k], lay.names[k], body, lines, line0, source))
+            if meter:
+                meter.advance(len(body), n)
+            rows += n
+            if n:
+                yield out
         line0 += body.count(b"\n")
-        if res[2]:
-            yield [None if k is None else cols[k] for k in picks]
         if not block:
             break
+    if lay is None:
+        raise InputFormatError("holds no data", source=source)
+    if rows == 0:
+        raise InputFormatError("holds a header and no data", source=source)
+
+
+def _numbers(col: np.ndarray, name: str, body: bytes, lines, line0: int, source: str) -> np.ndarray:
+    """A picked column that must be numbers: float64, or an error naming the line of the first that is not."""
+    if col.dtype.kind in "biuf":
+        return col.astype(np.float64, copy=False)
+    from perfeval.io import grammar
+    from perfeval.io.tables import Table
+
+    values = [str(v) for v in col.tolist()]
+    i = grammar.first_bad_number(values)
+    where = Table([], {}, source, False, lines, body if lines is None else None, line0, []).line_of(i)
+    raise InputFormatError(f"the column {name!r} holds {values[i]!r}, not a number", source=source, line=where)
 
 
 def _picks(columns, names: list[str], header: bool, source: str) -> list[int | None]:
@@ -229,15 +253,17 @@ def _position(spec: str | None, names: list[str], source: str) -> int | None:
     return None if col is None else col.index
 
 
-def _parquet_chunks(fh, columns, source, meter):
+def _parquet_chunks(fh, columns, source, meter, ids=frozenset()):
     try:
         import pyarrow.parquet as pq
     except ImportError:
         raise MissingDependencyError("reading Parquet needs pyarrow: pip install pyarrow") from None
+    from perfeval.io.tables import _one_line, parquet_identity
+
     try:
         pf = pq.ParquetFile(fh)
     except Exception as e:
-        raise InputFormatError(f"is not a readable Parquet file ({e})", source=source) from None
+        raise InputFormatError(f"is not a readable Parquet file ({_one_line(e)})", source=source) from None
     names = pf.schema_arrow.names
     picks = _picks(columns, names, True, source)
     wanted = sorted({names[k] for k in picks if k is not None})
@@ -245,7 +271,21 @@ def _parquet_chunks(fh, columns, source, meter):
         t = pf.read_row_group(rg, columns=wanted)
         if meter:
             meter.advance(t.nbytes, t.num_rows)
-        yield [None if k is None else t.column(names[k]).to_numpy() for k in picks]
+        out = []
+        for i, k in enumerate(picks):
+            if k is None:
+                out.append(None)
+                continue
+            col = t.column(names[k])
+            if col.null_count:
+                raise InputFormatError(f"the column {names[k]!r} holds null values (row group {rg + 1})", source=source)
+            arr = col.to_numpy()
+            if i in ids:
+                arr = parquet_identity(arr, names[k], source)
+            elif arr.dtype.kind not in "biuf":
+                raise InputFormatError(f"the column {names[k]!r} holds {arr.dtype} values, not numbers", source=source)
+            out.append(arr)
+        yield out
 
 
 class Progress:

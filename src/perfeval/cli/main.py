@@ -134,6 +134,8 @@ def _table_options(p) -> None:
     """How an input table is read: its format and whether it has a header (every table command)."""
     p.add_argument("--format", default="auto", choices=("auto", "text", "csv", "tsv", "jsonl", "parquet"),
                    help="input format (default: from the file name or content)")
+    p.add_argument("--delimiter", default=None, metavar="CHAR",
+                   help="CSV field delimiter: , ; or tab (default: sniffed from the first lines)")
     hdr = p.add_mutually_exclusive_group()
     hdr.add_argument("--header", dest="header", action="store_true", default=None, help="the first line is a header")
     hdr.add_argument("--no-header", dest="header", action="store_false", help="the first line is data")
@@ -230,7 +232,8 @@ def _stream_eval(args, path):
         return [ch.target.index, ch.score.index, None if ch.weight is None else ch.weight.index,
                 None if ch.group is None else ch.group.index]
 
-    cols = iter_columns(path, chooser, args.format, args.header, progress=sys.stderr.isatty())
+    cols = iter_columns(path, chooser, args.format, args.header, progress=sys.stderr.isatty(), ids=(3,),
+                        delimiter=args.delimiter)
     if args.group is not None:  # spilled by group to temporary files, then evaluated file by file
         chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g in cols)
         report = evaluate_stream_grouped(chunks, measures=specs, threshold=args.threshold, clustered=args.clustered)
@@ -332,6 +335,17 @@ def _dask_identity(ddf, name: str, path: str):
 _NOTES: list[str] = []
 
 
+def _group_position(args):
+    """For the readers: the position of the group column (an identity: int64 or text, never float)."""
+    from perfeval.io.columns import pick
+
+    def position(names: list[str], header: bool) -> tuple[int, ...]:
+        col = pick(names, args.group, "group", getattr(args, "file", "the table"), header=header, default=False)
+        return () if col is None else (col.index,)
+
+    return position
+
+
 def _say_columns(choice) -> None:
     """Say on stderr which columns were used when some were not named on the command line."""
     if choice.worth_saying:
@@ -365,7 +379,9 @@ def _large_numeric(args):
         return [ch.target.index, *(c.index for c in ch.scores), None if ch.group is None else ch.group.index]
 
     try:
-        parts = list(iter_columns(path, chooser, args.format, args.header, progress=sys.stderr.isatty()))
+        nscores = len(args.score.split(",")) if args.score else 1
+        parts = list(iter_columns(path, chooser, args.format, args.header, progress=sys.stderr.isatty(),
+                                  ids=(1 + nscores,), delimiter=args.delimiter))
     except InputFormatError as e:
         if "not a number" in str(e):
             return None  # a string column: the general reader
@@ -396,7 +412,8 @@ def _models(args):
     big = _large_numeric(args)
     if big is not None:
         return big
-    table = read_table(None if args.file == "-" else args.file, args.format, args.header)
+    table = read_table(None if args.file == "-" else args.file, args.format, args.header,
+                       delimiter=args.delimiter, identity=_group_position(args))
     ch = table.choose(target=args.target, score=args.score, group=args.group, several_scores=True)
     _say_columns(ch)
     target = numeric(table, ch.target.name, table.get(ch.target), "target")
@@ -560,7 +577,7 @@ def run_eval(args) -> int:
         streamed.params["source"] = path or "standard input"
         sys.stdout.write(format_report(streamed, args.output, args.per_group))
         return 0
-    table = read_table(path, args.format, args.header)
+    table = read_table(path, args.format, args.header, delimiter=args.delimiter, identity=_group_position(args))
     ch = table.choose(target=args.target, score=args.score, group=args.group, weight=args.weight)
     _say_columns(ch)
     tname, target = ch.target.name, table.get(ch.target)
@@ -609,7 +626,8 @@ def _compare_inputs(args):
     from perfeval.io.tables import numeric, read_table
 
     def load(path, several):
-        t = read_table(None if path == "-" else path, args.format, args.header)
+        t = read_table(None if path == "-" else path, args.format, args.header, delimiter=args.delimiter,
+                       identity=_group_position(args))
         ch = t.choose(target=args.target, score=args.score, group=args.group, weight=args.weight,
                       several_scores=several)
         _say_columns(ch)
@@ -813,18 +831,18 @@ def _main(argv: Sequence[str] | None = None) -> int:
     _NOTES.clear()
     try:
         status = _dispatch(args)
-    except (InputFormatError, InvalidDataError, MissingDependencyError) as e:  # the data: 1
-        sys.stderr.write(f"perfeval: error: {e}\n")
+    except (InputFormatError, InvalidDataError) as e:  # the data: 1
+        sys.stderr.write(f"perfeval: error: {_one_line(e)}\n")
         return 1
-    except PerfError as e:  # the command line: an unknown measure, a bad option or parameter: 2
-        sys.stderr.write(f"perfeval: error: {e}\n")
+    except PerfError as e:  # the command line, or a missing optional dependency: 2
+        sys.stderr.write(f"perfeval: error: {_one_line(e)}\n")
         return 2
     except BrokenPipeError:
         raise  # main() answers it
     except KeyboardInterrupt:
         return 130
     except Exception as e:  # never a traceback
-        sys.stderr.write(f"perfeval: error: internal error ({type(e).__name__}: {e}); please report it\n")
+        sys.stderr.write(f"perfeval: error: internal error ({type(e).__name__}: {_one_line(e)}); please report it\n")
         return 70
     if status is None:
         parser.print_help()
@@ -832,6 +850,11 @@ def _main(argv: Sequence[str] | None = None) -> int:
     for note in _NOTES:
         sys.stderr.write(note)
     return status
+
+
+def _one_line(e: BaseException) -> str:
+    """An error's message on one line (a message from a library may hold line breaks)."""
+    return " ".join(str(e).split("\n")).replace("\r", " ")
 
 
 def _dispatch(args) -> int | None:

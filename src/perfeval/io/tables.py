@@ -1,10 +1,22 @@
 """Reading evaluation tables for the ``perfeval`` command: whitespace text, CSV, TSV, JSON lines and
-Parquet, from a file or standard input, with or without a header; columns picked by name or by
-1-based position.
+Parquet, from a file or standard input, plain or compressed, with or without a header.
 
-Every problem is an :class:`~perfeval.exceptions.InputFormatError` that names the source, the line
-and the column.  pandas (CSV/TSV/text, faster) and pyarrow (Parquet) are used when installed;
-without pandas the standard ``csv`` module reads the text formats.
+One reading, shared by the whole-file reader (:func:`read_table`) and the chunked one
+(:func:`perfeval.stream.iter_columns`), so that a file gives the same table, or the same error,
+whichever reads it:
+
+- bytes: ``.gz``/``.bz2``/``.xz`` are decompressed (by magic bytes, whatever the name); a UTF-8
+  byte-order mark is dropped; ``\\r\\n`` and a lone ``\\r`` end a line as ``\\n`` does;
+- records: in text, fields are separated by blanks (and commas, as PERF reads them); in CSV/TSV by
+  the delimiter only (``,``, ``;`` or tab: sniffed, or ``--delimiter``), with quoted fields as a
+  CSV parser reads them (the standard library's); a blank line or a line starting with ``#``
+  (unquoted) is skipped; an empty field is an error;
+- values: :mod:`perfeval.io.grammar` (what a number is; identity columns as int64 or text).
+
+Plain numeric text goes through the compiled reader (``_x87.parse_table``), about 40 times the
+speed of the csv module; it checks the same grammar, and is used only where it reads exactly what
+the CSV parser would.  Every problem is an :class:`~perfeval.exceptions.InputFormatError` that
+names the source, the line and the column, on one line.
 """
 
 from __future__ import annotations
@@ -13,21 +25,34 @@ import csv
 import io
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
+from typing import Callable, Iterable
+
 import numpy as np
 
 from perfeval.exceptions import InputFormatError, InvalidParameterError, MissingDependencyError
+from perfeval.io import grammar
 
 FORMATS = ("auto", "text", "csv", "tsv", "jsonl", "parquet")
+COMPRESSED = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "lzma"}
+_COMPRESSED_EXT = (".gz", ".bz2", ".xz")
+BOM = b"\xef\xbb\xbf"
+#: the separators of the text format: as the compiled reader's (C's isspace, and the comma)
+_TEXT_SEP = re.compile(r"[ \t\v\f,]+")
+
+#: the positions of the identity columns, once the header (or its absence) is known
+Identity = Callable[[list, bool], Iterable[int]]
 
 
 @dataclass
 class Table:
-    """Columns of a table (numpy arrays, numeric where every value is a number) and their names.
+    """Columns of a table and their names.
 
     ``data`` holds the columns by position (a header may repeat a name: positions stay distinct);
-    ``columns`` maps each name to its first column.
+    ``columns`` maps each name to its first column.  A column is float64 when every value is a
+    number, the text otherwise; an identity column (asked for with ``identity=``) is int64 or text.
     """
 
     names: list[str]
@@ -43,14 +68,6 @@ class Table:
         if self.data is None:
             self.data = [self.columns[n] for n in self.names]
 
-    def choose(self, *, target: str | None = None, score: str | None = None, group: str | None = None,
-               weight: str | None = None, several_scores: bool = False):
-        """The columns to use, by the one rule of :func:`perfeval.io.columns.choose`."""
-        from perfeval.io.columns import choose
-
-        return choose(self.names, self.source, header=self.header, target=target, score=score, group=group,
-                      weight=weight, several_scores=several_scores)
-
     def line_of(self, row: int) -> int:
         if self.lines is not None:
             return int(self.lines[row])
@@ -64,6 +81,14 @@ class Table:
                         return self.line0 + k
         return row + 1 + (1 if self.header else 0)
 
+    def choose(self, *, target: str | None = None, score: str | None = None, group: str | None = None,
+               weight: str | None = None, several_scores: bool = False):
+        """The columns to use, by the one rule of :func:`perfeval.io.columns.choose`."""
+        from perfeval.io.columns import choose
+
+        return choose(self.names, self.source, header=self.header, target=target, score=score, group=group,
+                      weight=weight, several_scores=several_scores)
+
     def pick(self, spec: str | None, role: str) -> tuple[str, np.ndarray] | None:
         """One column by name or 1-based position (:func:`perfeval.io.columns.pick`; no default)."""
         from perfeval.io.columns import pick
@@ -76,8 +101,80 @@ class Table:
         return self.data[col.index]
 
 
+# -- bytes ---------------------------------------------------------------------------------------
+def compression(head: bytes, path: str | None = None) -> str | None:
+    """``gzip``, ``bz2`` or ``lzma`` by the magic bytes (or, for a file too short to tell, the name)."""
+    for magic, kind in COMPRESSED.items():
+        if head.startswith(magic):
+            return kind
+    return None
+
+
+def open_bytes(path: str | None, source: str):
+    """A binary stream of the data: the file or standard input, decompressed when compressed."""
+    if not path or path == "-":
+        fh = sys.stdin.buffer
+    else:
+        try:
+            fh = open(path, "rb")
+        except IsADirectoryError:
+            raise InputFormatError("is a directory, not a data file", source=source) from None
+        except OSError as e:
+            raise InputFormatError(f"cannot be read ({e.strerror})", source=source) from None
+    head = fh.peek(8)[:8] if hasattr(fh, "peek") else b""
+    kind = compression(head, path)
+    if kind is None:
+        return fh
+    import importlib
+
+    return _Checked(importlib.import_module(kind).open(fh, "rb"), source, kind)
+
+
+class _Checked:
+    """A decompressing stream whose errors are one-line input errors."""
+
+    def __init__(self, fh, source: str, kind: str):
+        self._fh, self._source, self._kind = fh, source, kind
+
+    def read(self, n: int = -1) -> bytes:
+        try:
+            return self._fh.read(n)
+        except (OSError, EOFError, ValueError) as e:
+            import lzma
+            import zlib
+
+            if isinstance(e, (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)):
+                raise InputFormatError(f"is not a readable {self._kind} file ({e})", source=self._source) from None
+            raise
+
+    def fileno(self) -> int:
+        return self._fh.fileno()
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def clean(data: bytes, first: bool) -> bytes:
+    """Line ends as ``\\n`` (from ``\\r\\n`` and a lone ``\\r``); the byte-order mark dropped."""
+    if first and data.startswith(BOM):
+        data = data[len(BOM):]
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data
+
+
+# -- format and header ---------------------------------------------------------------------------
+def _strip_ext(path: str | None) -> str:
+    p = (path or "").lower()
+    for ext in _COMPRESSED_EXT:
+        if p.endswith(ext):
+            return p[: -len(ext)]
+    return p
+
+
 def guess_format(path: str | None, sample: bytes) -> str:
-    ext = os.path.splitext(path or "")[1].lower()
+    """The format from the file name, else from the first data line."""
+    ext = os.path.splitext(_strip_ext(path))[1]
     if ext in (".parquet", ".pq"):
         return "parquet"
     if ext in (".jsonl", ".ndjson"):
@@ -93,65 +190,50 @@ def guess_format(path: str | None, sample: bytes) -> str:
         return "jsonl"
     if b"\t" in first and b"," not in first:
         return "tsv"
-    if b"," in first:
+    if b"," in first or b";" in first:
         return "csv"
     return "text"
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
+def sniff_delimiter(fmt: str, sample: bytes, delimiter: str | None) -> str | None:
+    """The field delimiter of a CSV/TSV table (None for text): as given, else the one of ``,``,
+    ``;`` and tab found the same number of times (outside quotes) on the first lines."""
+    if delimiter is not None:
+        if delimiter in ("\\t", "tab"):
+            delimiter = "\t"
+        if len(delimiter) != 1 or delimiter in "\"\n\r" or delimiter.isalnum():
+            raise InvalidParameterError(f"--delimiter {delimiter!r}: expected one character such as , ; or tab")
+        return delimiter
+    if fmt == "tsv":
+        return "\t"
+    if fmt != "csv":
+        return None
+    lines = [ln for ln in _unquoted(sample).split("\n")[:20] if ln.strip() and not ln.lstrip().startswith("#")]
+    lines = lines[:-1] if len(lines) > 1 else lines  # the last may be cut
+    best, best_n = ",", 0
+    for d in (",", ";", "\t"):
+        counts = {ln.count(d) for ln in lines}
+        if len(counts) == 1 and (n := counts.pop()) > best_n:
+            best, best_n = d, n
+    return best
 
 
-def read_table(path: str | None, fmt: str = "auto", header: bool | None = None) -> Table:
-    """Read a whole table.  ``header=None`` detects a header: a first row with a field that is not
-    a number while the second row's field in that column is."""
-    source = path if path else "standard input"
-    if fmt not in FORMATS:
-        raise InvalidParameterError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    try:
-        raw = sys.stdin.buffer.read() if not path or path == "-" else open(path, "rb").read()
-    except IsADirectoryError:
-        raise InputFormatError("is a directory, not a data file", source=source) from None
-    except OSError as e:
-        raise InputFormatError(f"cannot be read ({e.strerror})", source=source) from None
-    if fmt == "auto":
-        fmt = guess_format(path, raw[:65536])
-    if fmt == "parquet":
-        return _parquet(raw, source)
-    if fmt == "jsonl":
-        return _jsonl(raw, source)
-    fast = _numeric_table(raw, fmt, header, source)
-    if fast is not None:
-        return fast
-    text = raw.decode("utf-8", errors="replace")
-    rows = _rows(text, fmt)
-    if not rows:
-        raise InputFormatError("holds no data", source=source)
-    if header is None:
-        header = _looks_like_header(rows)
-    names = rows[0][1] if header else [f"column{i + 1}" for i in range(len(rows[0][1]))]
-    if header:
-        names = [n.strip() for n in names]
-        rows = rows[1:]
-    width = len(names)
-    for line, fields in rows:
-        if len(fields) != width:
-            raise InputFormatError(f"expected {width} fields, found {len(fields)}", source=source, line=line)
-    data = [_column([f[i] for _, f in rows]) for i in range(width)]
-    cols: dict[str, np.ndarray] = {}
-    for name, col in zip(names, data):
-        cols.setdefault(name, col)
-    return Table(names, cols, source, bool(header), np.array([ln for ln, _ in rows]), data=data)
+def _unquoted(sample: bytes) -> str:
+    """The sample with quoted parts blanked out (for counting delimiters)."""
+    text = sample.decode("utf-8", errors="replace")
+    return re.sub(r'"[^"]*"', '""', text)
 
 
-def _data_lines(raw: bytes, limit: int = 2) -> list[tuple[int, int, bytes]]:
+def _split_line(line: str, fmt: str, delim: str | None) -> list[str]:
+    if delim is None:
+        return [f for f in _TEXT_SEP.split(line.strip(" \t\v\f,")) if f != ""] if line.strip(" \t\v\f,") else []
+    return [f.strip() for f in next(csv.reader([line], delimiter=delim))]
+
+
+def first_lines(body: bytes, limit: int = 2) -> list[tuple[int, int, bytes]]:
     """(line number, byte offset, text) of the first data lines (not blank, not '#')."""
     out, offset = [], 0
-    for k, line in enumerate(raw.split(b"\n", 64), 1):
+    for k, line in enumerate(body.split(b"\n", 64), 1):
         s = line.strip()
         if s and not s.startswith(b"#"):
             out.append((k, offset, line))
@@ -161,103 +243,222 @@ def _data_lines(raw: bytes, limit: int = 2) -> list[tuple[int, int, bytes]]:
     return out
 
 
-def _split(line: bytes, fmt: str) -> list[str]:
-    text = line.decode("utf-8", errors="replace").strip()
-    if fmt == "text":
-        return text.split()
-    return [f.strip() for f in text.split("\t" if fmt == "tsv" else ",")]
-
-
-def _numeric_table(raw: bytes, fmt: str, header: bool | None, source: str) -> Table | None:
-    """The compiled reader for tables of numbers only (one record a line, float64, about 40 times the
-    speed of the csv module); None when a field is not a number (a string column: the general path)."""
-    from perfeval import _x87
-
-    first = _data_lines(raw)
-    if not first:
-        return None
-    head_fields = _split(first[0][2], fmt)
-    if header is None:
-        second = _split(first[1][2], fmt) if len(first) > 1 else None
-        header = any(not _is_number(f) and (second is None or (i < len(second) and _is_number(second[i])))
-                     for i, f in enumerate(head_fields))
-    line0, body = 0, raw
-    if header:
-        line0 = first[0][0]
-        body = raw[first[0][1] + len(first[0][2]) + 1:]
-        names = head_fields
-        rest = _data_lines(body, 1)
-        if not rest:
-            raise InputFormatError("holds a header and no data", source=source)
-        ncol = len(_split(rest[0][2], fmt))
-    else:
-        ncol = len(head_fields)
-        names = [f"column{i + 1}" for i in range(ncol)]
-    if header and ncol != len(names):
-        raise InputFormatError(f"the header names {len(names)} columns, the first row has {ncol} fields",
-                               source=source, line=line0 + _data_lines(body, 1)[0][0])
-    res = _x87.parse_table(body, ncol)
-    if res[0] == "error":
-        _, why, line, field, token = res
-        if why == "number":
-            return None
-        if why == "fields":
-            raise InputFormatError(f"expected {ncol} fields, found {token.decode()}", source=source, line=line0 + line)
-        raise InputFormatError(f"field {field} is NaN; every value must be a number", source=source, line=line0 + line)
-    data = [np.frombuffer(buf, dtype=np.float64) for buf in res[1]]
-    cols = {}
-    for name, col in zip(names, data):
-        cols.setdefault(name, col)
-    return Table(list(names), cols, source, bool(header), None, body, line0, data)
-
-
-def _rows(text: str, fmt: str) -> list[tuple[int, list[str]]]:
-    """(line number, fields) of every data line; blank lines and lines starting with # are skipped."""
-    out = []
-    if fmt == "text":
-        for k, line in enumerate(text.splitlines(), 1):
-            s = line.strip()
-            if s and not s.startswith("#"):
-                out.append((k, s.split()))
-        return out
-    delim = "\t" if fmt == "tsv" else ","
-    reader = csv.reader(io.StringIO(text), delimiter=delim)
-    for fields in reader:
-        k = reader.line_num
-        if not fields or (len(fields) == 1 and not fields[0].strip()) or fields[0].lstrip().startswith("#"):
-            continue
-        out.append((k, [f.strip() for f in fields]))
-    return out
-
-
-def _looks_like_header(rows: list[tuple[int, list[str]]]) -> bool:
-    first = rows[0][1]
-    second = rows[1][1] if len(rows) > 1 else None
+def detect_header(first: list[str], second: list[str] | None) -> bool:
+    """A header: a first-row field that is not a number where the second row's field is one (or,
+    with one row only, any field that is not a number)."""
     for i, f in enumerate(first):
-        if not _is_number(f) and (second is None or (i < len(second) and _is_number(second[i]))):
+        if not grammar.is_number(f) and (second is None or (i < len(second) and grammar.is_number(second[i]))):
             return True
     return False
 
 
-def _column(values: list[str]) -> np.ndarray:
-    """Numbers when every value is a number, else the strings (a group or label column)."""
+@dataclass
+class Layout:
+    """What the first lines of a text table say: format, delimiter, header, names, where data starts."""
+
+    fmt: str
+    delim: str | None
+    header: bool
+    names: list[str]
+    skip: int  # bytes of the body before the data (the header line)
+    skip_lines: int  # lines before the data
+
+
+def layout(body: bytes, fmt: str, header: bool | None, delimiter: str | None, source: str) -> Layout | None:
+    """The layout from the start of a cleaned body; None when it holds no data line at all."""
+    delim = sniff_delimiter(fmt, body[:65536], delimiter)
+    if delimiter is not None and fmt == "text":
+        fmt = "tsv" if delim == "\t" else "csv"
+    first = first_lines(body)
+    if not first:
+        return None
+    fields = _split_line(first[0][2].decode("utf-8", "replace"), fmt, delim)
+    if header is None:
+        second = _split_line(first[1][2].decode("utf-8", "replace"), fmt, delim) if len(first) > 1 else None
+        header = detect_header(fields, second)
+    if header:
+        skip = first[0][1] + len(first[0][2]) + 1
+        names = fields
+        rest = first_lines(body[skip:], 1)
+        if rest:
+            width = len(_split_line(rest[0][2].decode("utf-8", "replace"), fmt, delim))
+            if width != len(names):
+                raise InputFormatError(f"the header names {len(names)} columns, the first row has {width} fields",
+                                       source=source, line=first[0][0] + rest[0][0])
+        return Layout(fmt, delim, True, names, skip, first[0][0])
+    return Layout(fmt, delim, False, [f"column{i + 1}" for i in range(len(fields))], 0, 0)
+
+
+# -- records -------------------------------------------------------------------------------------
+_FAST_CSV = frozenset(b"0123456789+-.eEinfatyINFATY\n")
+
+
+def _fast_ok(body: bytes, lay: Layout) -> bool:
+    """Whether the compiled reader reads this body exactly as the CSV parser would."""
+    if lay.delim is None:
+        return True  # text: the compiled reader's own grammar of fields
+    if lay.delim not in ",\t":
+        return False
+    d = lay.delim.encode()
+    if body.translate(None, bytes(_FAST_CSV | {d[0]})):  # quotes, blanks, comments, other text
+        return False
+    return not (d + d in body or b"\n" + d in body or d + b"\n" in body or body.startswith(d) or body.endswith(d))
+
+
+def parse_body(body: bytes, lay: Layout, ncol: int, ids: set[int], source: str, line0: int,
+               keep_text: bool = True) -> tuple[list[np.ndarray], np.ndarray | None]:
+    """The columns of the data lines of ``body`` (cleaned; ``line0`` lines precede it), and their
+    line numbers (None when the compiled reader read them: found again only for a message)."""
+    if _fast_ok(body, lay):
+        from perfeval import _x87
+
+        mask = bytes(1 if c in ids else 0 for c in range(ncol))
+        res = _x87.parse_table(body, ncol, mask)
+        if res[0] == "ok":
+            return [_from_kernel(c) for c in res[1]], None
+        _, why, line, field, token = res
+        if why == "fields":
+            raise InputFormatError(f"expected {ncol} fields, found {token.decode()}", source=source,
+                                   line=line0 + line)
+        if why == "nan" and lay.delim is None:
+            raise InputFormatError(f"field {field} is NaN; every value must be a number", source=source,
+                                   line=line0 + line)
+        if lay.delim is None and not keep_text:
+            raise InputFormatError(f"field {field} is {token.decode('utf-8', 'replace')!r}, not a number",
+                                   source=source, line=line0 + line)
+    lines, rows = _records(body, lay, source, line0)
+    for ln, fields in zip(lines, rows):
+        if len(fields) != ncol:
+            raise InputFormatError(f"expected {ncol} fields, found {len(fields)}", source=source, line=int(ln))
+    cols = []
+    for c in range(ncol):
+        values = [r[c] for r in rows]
+        if c in ids:
+            cols.append(grammar.identity(values))
+            continue
+        nums = grammar.numbers(values)
+        if nums is None:
+            if not keep_text:
+                i = grammar.first_bad_number(values)
+                raise InputFormatError(f"field {c + 1} is {values[i]!r}, not a number", source=source,
+                                       line=int(lines[i]))
+            nums = np.array(values, dtype=str)
+        cols.append(nums)
+    return cols, np.asarray(lines, dtype=np.int64)
+
+
+def _from_kernel(col) -> np.ndarray:
+    if isinstance(col, tuple):
+        kind, data = col
+        return np.frombuffer(data, dtype=np.int64) if kind == "int" else np.array(data, dtype=str)
+    return np.frombuffer(col, dtype=np.float64)
+
+
+def _records(body: bytes, lay: Layout, source: str, line0: int) -> tuple[list[int], list[list[str]]]:
+    """(line numbers, fields) of every data record: blank lines and unquoted '#' lines skipped."""
+    text = body.decode("utf-8", errors="replace")
+    lines: list[int] = []
+    rows: list[list[str]] = []
+    if lay.delim is None:
+        for k, line in enumerate(text.split("\n"), line0 + 1):
+            s = line.strip(" \t\v\f")
+            if s and not s.startswith("#"):
+                fields = _split_line(line, "text", None)
+                if fields:
+                    lines.append(k)
+                    rows.append(fields)
+        return lines, rows
+    physical: list[int] = []
+
+    def data_lines():
+        inside = False
+        for k, line in enumerate(text.split("\n"), line0 + 1):
+            if not inside and (not line.strip() or line.lstrip().startswith("#")):
+                continue
+            physical.append(k)
+            inside ^= line.count('"') % 2 == 1
+            yield line
+
+    reader = csv.reader(data_lines(), delimiter=lay.delim, strict=True)
     try:
-        return np.array(values, dtype=np.float64)
-    except ValueError:
-        pass
-    arr = np.array(values, dtype=object)
-    ints = []
-    for v in values:  # integers as written stay integers (ids)
-        if v.lstrip("+-").isdigit():
-            ints.append(int(v))
-        else:
-            return arr.astype(str)
-    return np.array(ints)
+        for fields in reader:
+            k = physical[reader.line_num - 1] if reader.line_num else line0 + 1
+            start = physical[reader.line_num - 1 - fields_lines(fields)] if fields_lines(fields) else k
+            row = []
+            for i, f in enumerate(fields):
+                f = f.strip()
+                if f == "":
+                    raise InputFormatError(f"empty value in column {i + 1}", source=source, line=start)
+                row.append(f)
+            lines.append(start)
+            rows.append(row)
+    except csv.Error as e:
+        k = physical[reader.line_num - 1] if reader.line_num and reader.line_num <= len(physical) else line0 + 1
+        raise InputFormatError(f"not valid CSV ({e})", source=source, line=k) from None
+    return lines, rows
 
 
-def _jsonl(raw: bytes, source: str) -> Table:
+def fields_lines(fields: list[str]) -> int:
+    """How many line breaks the record's quoted fields hold (its start line = its end line - this)."""
+    return sum(f.count("\n") for f in fields)
+
+
+# -- whole tables ------------------------------------------------------------------------------
+def read_table(path: str | None, fmt: str = "auto", header: bool | None = None, *, delimiter: str | None = None,
+               identity: Identity | None = None) -> Table:
+    """Read a whole table.
+
+    Parameters
+    ----------
+    path : str or None
+        A file (plain, or compressed with gzip, bzip2 or xz), or None / ``"-"`` for standard input.
+    fmt : {"auto", "text", "csv", "tsv", "jsonl", "parquet"}
+    header : bool or None
+        None detects a header: a first row with a field that is not a number while the second
+        row's field in that column is.
+    delimiter : str, optional
+        The CSV field delimiter (default: sniffed among ``,``, ``;`` and tab).
+    identity : callable, optional
+        ``(names, header) -> positions`` (0-based) of the identity columns (groups, ids): read as
+        int64 when every value is a plain integer, else as the text written (never as floats).
+    """
+    source = path if path and path != "-" else "standard input"
+    if fmt not in FORMATS:
+        raise InvalidParameterError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    fh = open_bytes(path, source)
+    try:
+        raw = fh.read()
+    except OSError as e:
+        raise InputFormatError(f"cannot be read ({e.strerror})", source=source) from None
+    finally:
+        if fh is not sys.stdin.buffer:
+            fh.close()
+    if fmt == "auto":
+        fmt = guess_format(path, raw[:65536].lstrip(BOM))
+    if fmt == "parquet":
+        return _parquet(raw, source, identity)
+    if fmt == "jsonl":
+        return _jsonl(clean(raw, True), source, identity)
+    body = clean(raw, True)
+    lay = layout(body, fmt, header, delimiter, source)
+    if lay is None:
+        raise InputFormatError("holds no data", source=source)
+    data_body = body[lay.skip:]
+    ncol = len(lay.names)
+    if not first_lines(data_body, 1):
+        raise InputFormatError("holds a header and no data", source=source)
+    ids = set(identity(list(lay.names), lay.header)) if identity is not None else set()
+    cols, lines = parse_body(data_body, lay, ncol, ids, source, lay.skip_lines)
+    columns: dict[str, np.ndarray] = {}
+    for name, col in zip(lay.names, cols):
+        columns.setdefault(name, col)
+    return Table(list(lay.names), columns, source, lay.header, lines, data_body if lines is None else None,
+                 lay.skip_lines, cols)
+
+
+def _jsonl(raw: bytes, source: str, identity: Identity | None) -> Table:
     records = []
-    for k, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
+    for k, line in enumerate(raw.decode("utf-8", errors="replace").split("\n"), 1):
         s = line.strip()
         if not s:
             continue
@@ -271,39 +472,86 @@ def _jsonl(raw: bytes, source: str) -> Table:
     if not records:
         raise InputFormatError("holds no data", source=source)
     names = list(records[0][1])
+    ids = set(identity(names, True)) if identity is not None else set()
     cols = {}
-    for name in names:
+    for c, name in enumerate(names):
         vals = []
         for k, rec in records:
             if name not in rec:
                 raise InputFormatError(f"the field {name!r} is missing", source=source, line=k)
-            vals.append(rec[name])
-        arr = np.array(vals)
-        cols[name] = arr.astype(np.float64) if arr.dtype.kind in "biuf" else arr
+            v = rec[name]
+            if v is None or isinstance(v, (dict, list)):
+                what = "null" if v is None else "not a single value"
+                raise InputFormatError(f"the field {name!r} is {what}", source=source, line=k)
+            if c in ids and isinstance(v, float):
+                raise InputFormatError(f"the group field {name!r} is a floating-point number ({v!r}); ids must be "
+                                       "integers or strings", source=source, line=k)
+            vals.append(v)
+        if c in ids:
+            cols[name] = grammar.identity([str(v).lower() if isinstance(v, bool) else str(v) for v in vals])
+        elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+            cols[name] = np.array([float(v) for v in vals], dtype=np.float64)
+        elif all(isinstance(v, bool) for v in vals):
+            cols[name] = np.array(vals, dtype=bool)
+        else:
+            cols[name] = np.array([str(v) for v in vals], dtype=str)
     return Table(names, cols, source, True, np.array([k for k, _ in records]))
 
 
-def _parquet(raw: bytes, source: str) -> Table:
+def _parquet(raw: bytes, source: str, identity: Identity | None) -> Table:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
         raise MissingDependencyError(
-            "reading Parquet needs pyarrow: pip install pyarrow (or pip install 'perfeval[all]')") from None
+            "reading Parquet needs pyarrow: pip install 'perfeval[parquet]'") from None
     try:
         t = pq.read_table(pa.BufferReader(raw))
     except Exception as e:  # pyarrow raises several types for a bad file
-        raise InputFormatError(f"is not a readable Parquet file ({e})", source=source) from None
-    cols = {name: t.column(name).to_numpy() for name in t.column_names}
-    return Table(list(t.column_names), cols, source, True)
+        raise InputFormatError(f"is not a readable Parquet file ({_one_line(e)})", source=source) from None
+    names = list(t.column_names)
+    ids = set(identity(names, True)) if identity is not None else set()
+    data = []
+    for c, name in enumerate(names):
+        col = t.column(c)
+        if col.null_count:
+            raise InputFormatError(f"the column {name!r} holds {col.null_count} null value(s)", source=source)
+        arr = col.to_numpy()
+        if c in ids:
+            arr = parquet_identity(arr, name, source)
+        data.append(arr)
+    columns: dict[str, np.ndarray] = {}
+    for name, col in zip(names, data):
+        columns.setdefault(name, col)
+    return Table(names, columns, source, True, data=data)
+
+
+def parquet_identity(arr: np.ndarray, name: str, source: str) -> np.ndarray:
+    """An identity column from Parquet: integers as int64, text as text, floats refused."""
+    if arr.dtype.kind in "iu":
+        if arr.dtype.kind == "u" and len(arr) and int(arr.max()) > (1 << 63) - 1:
+            return arr.astype(str)
+        return arr.astype(np.int64, copy=False)
+    if arr.dtype.kind == "f":
+        raise InputFormatError(f"the group column {name!r} holds floating-point numbers; ids must be integers or "
+                               "text (cast the column)", source=source)
+    if arr.dtype.kind == "b":
+        return arr.astype(np.int64)
+    return np.asarray([str(v) for v in arr.tolist()], dtype=str)
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def numeric(table: Table, name: str, col: np.ndarray, role: str) -> np.ndarray:
     """The column as float64, or an error naming the first value that is not a number."""
     if col.dtype.kind in "biuf":
         return col.astype(np.float64, copy=False)
-    for i, v in enumerate(col.tolist()):
-        if not _is_number(str(v)):
-            raise InputFormatError(f"the {role} column {name!r} holds {str(v)!r}, not a number",
-                                   source=table.source, line=table.line_of(i))
-    return col.astype(np.float64)
+    values = [str(v) for v in col.tolist()]
+    i = grammar.first_bad_number(values)
+    if i >= 0:
+        raise InputFormatError(f"the {role} column {name!r} holds {values[i]!r}, not a number",
+                               source=table.source, line=table.line_of(i))
+    return np.array(values, dtype=np.float64)
