@@ -186,6 +186,12 @@ def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, deli
             body, carry = data[:cut], data[cut:]
         else:
             body, carry = data, b""
+        if lay is None and block and len(first_lines(body, 2)) < 2:
+            carry = body + carry  # the header is told from two data lines, as the whole-file reader does
+            if len(carry) > MAX_RECORD_CHUNKS * chunk_bytes:
+                raise InputFormatError(f"a record longer than {len(carry) >> 20} MB (no line end found)",
+                                       source=source, line=line0 + 1)
+            continue
         if lay is None:
             lay = layout(body, fmt, header, delimiter, source)
             if lay is None:
@@ -224,15 +230,9 @@ def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, deli
 
 def _numbers(col: np.ndarray, name: str, body: bytes, lines, line0: int, source: str) -> np.ndarray:
     """A picked column that must be numbers: float64, or an error naming the line of the first that is not."""
-    if col.dtype.kind in "biuf":
-        return col.astype(np.float64, copy=False)
-    from perfeval.io import grammar
-    from perfeval.io.tables import Table
+    from perfeval.io.tables import Table, numeric
 
-    values = [str(v) for v in col.tolist()]
-    i = grammar.first_bad_number(values)
-    where = Table([], {}, source, False, lines, body if lines is None else None, line0, []).line_of(i)
-    raise InputFormatError(f"the column {name!r} holds {values[i]!r}, not a number", source=source, line=where)
+    return numeric(Table([], {}, source, False, lines, body if lines is None else None, line0, []), name, col, "")
 
 
 def _picks(columns, names: list[str], header: bool, source: str) -> list[int | None]:
@@ -320,6 +320,19 @@ class Progress:
 def _partition_ids(groups: np.ndarray, k: int) -> np.ndarray:
     """A partition 0..k-1 for every row, the same for equal group keys (any key type)."""
     keys, inv = np.unique(groups, return_inverse=True)
+    if keys.dtype.kind in "US":  # text ids: a plain integer goes where its int64 goes (another chunk's)
+        from perfeval.io.grammar import is_plain_int
+
+        texts = keys.tolist()
+        plain = [is_plain_int(t) for t in texts]
+        if any(plain):
+            ints = np.array([int(t) if p else 0 for t, p in zip(texts, plain)], dtype=np.int64)
+            hi = (ints.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) >> np.uint64(40)) % np.uint64(k)
+            import zlib
+
+            part = np.array([int(h) if p else zlib.crc32(t.encode()) % k for t, p, h in zip(texts, plain, hi)],
+                            dtype=np.uint64)
+            return part.astype(np.int64)[inv.reshape(-1)]
     if keys.dtype.kind in "iub":
         h = keys.astype(np.int64).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
         part = (h >> np.uint64(40)) % np.uint64(k)

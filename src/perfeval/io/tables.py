@@ -377,7 +377,7 @@ def _records(body: bytes, lay: Layout, source: str, line0: int) -> tuple[list[in
                 continue
             physical.append(k)
             inside ^= line.count('"') % 2 == 1
-            yield line
+            yield line + "\n"
 
     reader = csv.reader(data_lines(), delimiter=lay.delim, strict=True)
     try:
@@ -552,6 +552,7 @@ def numeric(table: Table, name: str, col: np.ndarray, role: str) -> np.ndarray:
     values = [str(v) for v in col.tolist()]
     i = grammar.first_bad_number(values)
     if i >= 0:
-        raise InputFormatError(f"the {role} column {name!r} holds {values[i]!r}, not a number",
-                               source=table.source, line=table.line_of(i))
+        what = f"the {role} column" if role else "the column"
+        raise InputFormatError(f"{what} {name!r} holds {values[i]!r}, not a number", source=table.source,
+                               line=table.line_of(i))
     return np.array(values, dtype=np.float64)

@@ -1,0 +1,281 @@
+"""The table readers: files as people write them, one grammar for the whole-file and chunked readers,
+identity columns never floats, and no row lost or invented."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import json
+import lzma
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from perfeval.cli.main import main
+from perfeval.exceptions import InputFormatError, PerfError
+from perfeval.io.tables import numeric, read_table
+from perfeval.stream import iter_columns
+
+
+def both(tmp_path, content: bytes, name: str = "t.txt", cols=("1", "2"), ids=(), chunk: int = 7, **kw):
+    """(whole-file result, chunked result): the picked columns as lists, or the error message."""
+    path = tmp_path / name
+    path.write_bytes(content)
+    try:
+        t = read_table(str(path), identity=(lambda names, header: [t_ids for t_ids in ids]) if ids else None, **kw)
+        whole = [canon(t.data[int(c) - 1]) if int(c) - 1 in ids else
+                 numeric(t, t.names[int(c) - 1], t.data[int(c) - 1], "").tolist() for c in cols]
+    except PerfError as e:
+        whole = str(e)
+    try:
+        parts = list(iter_columns(str(path), list(cols), chunk_bytes=chunk, ids=[i for i in range(len(cols))
+                                                                                  if int(cols[i]) - 1 in ids],
+                                  **({"delimiter": kw["delimiter"]} if "delimiter" in kw else {})))
+        chunked = [sum((canon(p[k]) if int(cols[k]) - 1 in ids else p[k].tolist() for p in parts), [])
+                   for k in range(len(cols))]
+    except PerfError as e:
+        chunked = str(e)
+    return whole, chunked
+
+
+def canon(ids) -> list[str]:
+    """Identity values as their text: a chunk of plain integers is int64, another chunk's text."""
+    return [str(v) for v in ids.tolist()]
+
+
+def run(argv, capsys, stdin: bytes | None = None):
+    import sys
+
+    old = sys.stdin
+    if stdin is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
+    try:
+        code = main(argv)
+    finally:
+        sys.stdin = old
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- identity columns (issue item 1) ---------------------------------------------------------------
+def test_big_integer_group_ids_stay_apart(tmp_path, capsys):
+    f = tmp_path / "u.csv"
+    f.write_text("user,label,score\n9007199254740992,1,0.9\n9007199254740992,0,0.1\n"
+                 "9007199254740993,1,0.1\n9007199254740993,0,0.9\n")
+    code, out, err = run(["eval", str(f), "--group", "user", "-m", "gauc", "-o", "json", "--per-group"], capsys)
+    assert code == 0, err
+    got = json.loads(out)["measures"]["GAUC"]
+    assert got["per_group"] == {"9007199254740992": 1.0, "9007199254740993": 0.0}
+    assert got["value"] == 0.5
+
+
+@pytest.mark.parametrize("ids, want", [
+    (["007", "7"], ["007", "7"]),
+    (["1e3", "1000"], ["1e3", "1000"]),
+    (["+5", "5"], ["+5", "5"]),
+    (["-0", "0"], ["-0", "0"]),
+    (["+-5", "u1"], ["+-5", "u1"]),
+    (["9223372036854775808", "1"], ["9223372036854775808", "1"]),
+    (["-12", "3"], [-12, 3]),
+])
+def test_identity_is_int64_or_the_text_as_written(tmp_path, ids, want):
+    content = "".join(f"{i % 2} 0.{i + 1} {g}\n" for i, g in enumerate(ids * 3)).encode()
+    whole, chunked = both(tmp_path, content, cols=("1", "2", "3"), ids=(2,))
+    assert whole == chunked
+    assert whole[2] == [str(w) for w in want] * 3
+    t = read_table(str(tmp_path / "t.txt"), identity=lambda n, h: [2])
+    assert t.data[2].tolist() == want * 3
+
+
+def test_group_column_of_the_fast_path_is_int64(tmp_path):
+    t = read_table(None, "text") if False else None
+    path = tmp_path / "g.txt"
+    path.write_text("".join(f"{i % 2} 0.{i % 9 + 1} {10 ** 17 + i}\n" for i in range(1000)))
+    t = read_table(str(path), identity=lambda n, h: [2])
+    assert t.data[2].dtype == np.int64 and t.data[2][999] == 10 ** 17 + 999
+    assert t.data[0].dtype == np.float64
+
+
+def test_stream_and_memory_group_by_the_same_ids(tmp_path, capsys):
+    f = tmp_path / "g.csv"
+    rows = ["g,label,score"] + [f"{g},{i % 2},{(i * 7 % 11) / 11}" for i, g in
+                                enumerate(["007", "7", "1e3", "1000", "u"] * 8)]
+    f.write_text("\n".join(rows) + "\n")
+    a = run(["eval", str(f), "--group", "g", "-m", "gauc,roc", "-o", "json", "--per-group"], capsys)
+    b = run(["eval", str(f), "--group", "g", "-m", "gauc,roc", "-o", "json", "--per-group", "--stream"], capsys)
+    assert a[0] == b[0] == 0, (a[2], b[2])
+    ja, jb = json.loads(a[1]), json.loads(b[1])
+    assert ja["measures"] == jb["measures"]
+    assert set(ja["measures"]["ROC"]["per_group"]) == {"007", "7", "1e3", "1000", "u"}
+
+
+# -- one grammar, both readers ---------------------------------------------------------------------
+@pytest.mark.parametrize("content", [
+    b"1 0.5\n0 0.25\n",
+    b"1 1_000\n0 2\n",                      # not a number in either reader
+    "1 １\n0 2\n".encode(),                  # full-width digit
+    b"1 0.5\x00\n0 2\n",                     # a trailing NUL
+    b"1 0x1p3\n0 2\n",                       # hex float
+    b"",                                     # empty file
+    b"\n\n# only a comment\n",
+    b"y p\n",                                # a header and no data
+    b"1 0.5\r0 0.25\r1 0.75\r0 0.1\r",       # CR-only line ends
+    b"1 0.5\r\n0 0.25\r\n",                  # CRLF
+    b"\xef\xbb\xbf1 0.5\n0 0.25\n",          # a BOM on a headerless file
+    b"\xef\xbb\xbfy p\n1 0.5\n0 0.25\n",     # a BOM before a header
+    b"1 0.5\f\n0 0.25\n",                    # a form feed
+    b"1 0.5\n0 0.25 7\n",                    # a field too many
+    b"1 inf\n0 -Infinity\n",
+])
+def test_whole_and_chunked_readers_agree(tmp_path, content):
+    whole, chunked = both(tmp_path, content)
+    assert whole == chunked
+
+
+def test_cr_only_lines_keep_every_row(tmp_path):
+    content = "".join(f"{i % 2} 0.{i + 1:03d}\r" for i in range(300)).encode()
+    whole, chunked = both(tmp_path, content, chunk=64)
+    assert len(whole[0]) == 300 and whole == chunked
+
+
+def test_bom_on_a_headerless_file_is_not_a_header(tmp_path):
+    whole, _ = both(tmp_path, b"\xef\xbb\xbf1 0.5\n0 0.25\n1 0.75\n0 0.1\n")
+    assert whole[0] == [1.0, 0.0, 1.0, 0.0]
+
+
+def test_errors_name_the_same_line_in_both_readers(tmp_path):
+    content = b"1 0.5\n0 0.25\n1 1_000\n"
+    whole, chunked = both(tmp_path, content)
+    assert whole == chunked and "line 3" in whole and "'1_000'" in whole
+
+
+# -- CSV as people write it -----------------------------------------------------------------------
+def test_csv_written_by_pandas_r_and_excel(tmp_path):
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"user": [9007199254740993, 7, 7], "label": ["yes", "no", "yes"],
+                       "note": ["a, b", 'say "hi"', "two\nlines"], "score": [0.9, 0.1, 0.4]})
+    df.to_csv(tmp_path / "p.csv", index=False)
+    t = read_table(str(tmp_path / "p.csv"), identity=lambda n, h: [0])
+    assert t.names == ["user", "label", "note", "score"]
+    assert t.data[0].tolist() == [9007199254740993, 7, 7] and t.data[0].dtype == np.int64
+    assert t.data[2].tolist() == ["a, b", 'say "hi"', "two\nlines"]
+    assert t.data[3].tolist() == [0.9, 0.1, 0.4]
+    assert t.line_of(2) == 4  # the record after a quoted line break starts on line 4
+    # R's write.csv: quoted names, a row-names column; Excel: ';' and a BOM and CRLF
+    (tmp_path / "r.csv").write_text('"","label","score"\n"1",1,0.9\n"2",0,0.2\n')
+    t = read_table(str(tmp_path / "r.csv"))
+    assert t.names == ["", "label", "score"] and t.data[2].tolist() == [0.9, 0.2]
+    (tmp_path / "x.csv").write_bytes(b"\xef\xbb\xbflabel;score\r\n1;0.9\r\n0;0.2\r\n")
+    t = read_table(str(tmp_path / "x.csv"))
+    assert t.names == ["label", "score"] and t.data[1].tolist() == [0.9, 0.2]
+
+
+@pytest.mark.parametrize("content, fragment", [
+    (b"y,p\n0,,0.1\n1,0.5\n", "line 2: the header names 2 columns, the first row has 3 fields"),
+    (b"y,p\n0,0.1\n0,,0.1\n1,0.5\n", "line 3: empty value in column 2"),
+    (b"y,p\n,0.1\n1,0.5\n", "line 2: empty value in column 1"),
+    (b"y,p\n0,0.3\n1,\n", "line 3: empty value in column 2"),
+    (b"y,p\n0,0 0.1\n1,0.5\n", "'0 0.1', not a number"),
+])
+def test_csv_fields_are_split_by_the_delimiter_only(tmp_path, capsys, content, fragment):
+    (tmp_path / "b.csv").write_bytes(content)
+    code, out, err = run(["eval", str(tmp_path / "b.csv"), "-m", "roc"], capsys)
+    assert code == 1 and fragment in err and err.count("\n") == 1, err
+
+
+def test_quoted_hash_is_data_not_a_comment(tmp_path):
+    (tmp_path / "h.csv").write_text('id,label,score\n"#a",1,0.9\n# a comment\nb,0,0.2\n')
+    t = read_table(str(tmp_path / "h.csv"))
+    assert t.data[0].tolist() == ["#a", "b"]
+
+
+def test_fast_and_csv_paths_give_the_same_table(tmp_path):
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 200)
+    s = np.round(rng.random(200), 5)
+    (tmp_path / "plain.csv").write_text("y,p\n" + "".join(f"{a},{b}\n" for a, b in zip(y, s)))
+    (tmp_path / "quoted.csv").write_text('"y","p"\n' + "".join(f'"{a}",{b}\n' for a, b in zip(y, s)))
+    a, b = read_table(str(tmp_path / "plain.csv")), read_table(str(tmp_path / "quoted.csv"))
+    assert a.lines is None and b.lines is not None  # the compiled reader, then the CSV parser
+    assert a.data[0].tolist() == b.data[0].tolist() and a.data[1].tolist() == b.data[1].tolist()
+
+
+@given(st.lists(st.tuples(st.integers(0, 1), st.floats(-1e6, 1e6, allow_nan=False), st.integers(-10**18, 10**18)),
+                min_size=1, max_size=30), st.sampled_from([",", "\t", ";"]), st.booleans())
+def test_random_numeric_tables_read_the_same_by_every_path(tmp_path_factory, rows, delim, quote):
+    d = tmp_path_factory.mktemp("r")
+    q = '"' if quote else ""
+    text = f"y{delim}p{delim}g\n" + "".join(f"{q}{a}{q}{delim}{b!r}{delim}{g}\n" for a, b, g in rows)
+    (d / "t.csv").write_text(text)
+    t = read_table(str(d / "t.csv"), identity=lambda n, h: [2])
+    assert t.data[0].tolist() == [float(a) for a, _, _ in rows]
+    assert t.data[1].tolist() == [b for _, b, _ in rows]
+    assert t.data[2].tolist() == [g for _, _, g in rows]
+    parts = list(iter_columns(str(d / "t.csv"), ["1", "2", "3"], chunk_bytes=16, ids=[2]))
+    assert sum((p[1].tolist() for p in parts), []) == [b for _, b, _ in rows]
+    assert sum((p[2].tolist() for p in parts), []) == [g for _, _, g in rows]
+
+
+@pytest.mark.parametrize("kind, opener", [("gz", gzip.compress), ("bz2", bz2.compress), ("xz", lzma.compress)])
+def test_compressed_input(tmp_path, capsys, kind, opener):
+    text = b"label,score\n" + b"".join(b"%d,0.%d\n" % (i % 2, i % 9 + 1) for i in range(50))
+    (tmp_path / f"t.csv.{kind}").write_bytes(opener(text))
+    (tmp_path / f"noext.{kind}").write_bytes(opener(text))  # by magic bytes
+    (tmp_path / "t.csv").write_bytes(text)
+    want = run(["eval", str(tmp_path / "t.csv"), "-m", "roc,apr", "-o", "json"], capsys)[1]
+    for name in (f"t.csv.{kind}", f"noext.{kind}"):
+        for extra in ([], ["--stream"]):
+            code, out, err = run(["eval", str(tmp_path / name), "-m", "roc,apr", "-o", "json", *extra], capsys)
+            assert code == 0, err
+            assert json.loads(out)["measures"] == json.loads(want)["measures"]
+
+
+def test_delimiter_option(tmp_path, capsys):
+    (tmp_path / "s.txt").write_text("label|score\n1|0.9\n0|0.2\n")
+    code, out, err = run(["eval", str(tmp_path / "s.txt"), "--delimiter", "|", "-m", "roc"], capsys)
+    assert code == 0, err
+    code, out, err = run(["eval", str(tmp_path / "s.txt"), "--delimiter", "ab", "-m", "roc"], capsys)
+    assert code == 2 and "--delimiter" in err
+
+
+def test_many_columns(tmp_path):
+    head = ",".join(f"c{i}" for i in range(300)) + ",label,score\n"
+    rows = "".join(",".join(["1"] * 300) + f",{i % 2},0.{i + 1}\n" for i in range(4))
+    (tmp_path / "w.csv").write_text(head + rows)
+    t = read_table(str(tmp_path / "w.csv"))
+    assert len(t.names) == 302 and t.data[301].tolist() == [0.1, 0.2, 0.3, 0.4]
+
+
+@pytest.mark.parametrize("line, fragment", [
+    ('{"label": 1, "score": 0.5, "g": null}', "the field 'g' is null"),
+    ('{"label": 1, "score": 0.5, "g": 1.5}', "the group field 'g' is a floating-point number"),
+])
+def test_jsonl_groups(tmp_path, capsys, line, fragment):
+    (tmp_path / "j.jsonl").write_text('{"label": 0, "score": 0.1, "g": 1}\n' + line + "\n")
+    code, out, err = run(["eval", str(tmp_path / "j.jsonl"), "--group", "g", "-m", "gauc"], capsys)
+    assert code == 1 and fragment in err and "line 2" in err and err.count("\n") == 1
+
+
+def test_jsonl_big_integer_ids(tmp_path):
+    (tmp_path / "j.jsonl").write_text('{"label": 0, "score": 0.1, "g": 9007199254740993}\n'
+                                      '{"label": 1, "score": 0.2, "g": 123456789012345678901234567890}\n')
+    t = read_table(str(tmp_path / "j.jsonl"), identity=lambda n, h: [2])
+    assert t.data[2].tolist() == ["9007199254740993", "123456789012345678901234567890"]
+
+
+def test_empty_input_is_an_error_in_memory_and_streamed(tmp_path, capsys):
+    (tmp_path / "e.txt").write_text("")
+    for extra in ([], ["--stream"]):
+        code, out, err = run(["eval", str(tmp_path / "e.txt"), "-m", "roc", *extra], capsys)
+        assert code == 1 and "holds no data" in err and out == ""
+
+
+def test_reader_errors_are_one_line(tmp_path):
+    (tmp_path / "bad.parquet").write_bytes(b"PAR1" + b"x" * 100 + b"PAR1")
+    pytest.importorskip("pyarrow")
+    with pytest.raises(InputFormatError) as e:
+        read_table(str(tmp_path / "bad.parquet"))
+    assert "\n" not in str(e.value)
