@@ -84,7 +84,7 @@ def test_partitions(tmp_path, capsys):
     ("y s g\n1 0.9 a\n0 nan b\n", ["--score", "s"], 1, "line 3: the score column 's' holds nan"),
     ("1 0.9\n0 0.2 7\n", [], 1, "line 2: expected 2 fields, found 3"),
     ("a,b\n1,0.5\n0,x\n", ["--target", "a", "--score", "b"], 1, "line 3: the score column 'b' holds 'x'"),
-    ("1 0.9\n2 0.2\n0 0.1\n", ["-m", "roc"], 1, "binary targets 0/1, but `y_true` holds 0.0, 1.0, 2.0"),
+    ("1 0.9\n2 0.2\n0 0.1\n", ["-m", "roc"], 1, "the target column 'column1' holds 0.0, 1.0, 2.0: binary measures need"),
     ("1 0.9\n-1 0.2\n", ["-m", "ndcg"], 1, ">= 0"),
     ("1 0.9\n0 0.2\n", ["-m", "rco"], 2, "did you mean 'roc'"),
     ("1 0.9\n0 0.2\n", ["--score", "score"], 2, "--score 'score': no such column"),

@@ -45,13 +45,34 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
     return arr
 
 
+def _table_names(table: Any) -> list[str] | None:
+    """The column names of a pandas/polars/Dask DataFrame, a pyarrow Table or a mapping."""
+    if isinstance(table, Mapping):
+        return [str(k) for k in table]
+    names = getattr(table, "column_names", None)  # pyarrow
+    if names is None:
+        names = getattr(table, "columns", None)  # pandas (an Index), polars (a list)
+    if names is None:
+        return None
+    try:
+        return [str(c) for c in list(names)]
+    except TypeError:
+        return None
+
+
 def _column(table: Any, name: str) -> Any:
+    """A column of a table by name, or one line saying which columns there are."""
+    import difflib
+
+    names = _table_names(table)
+    if names is not None and name not in names:
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise InvalidParameterError(f"column {name!r} is not in the table (columns: {', '.join(names)}{hint})")
     try:
         return table[name]
-    except (KeyError, IndexError, TypeError):
-        cols = getattr(table, "columns", None) or getattr(table, "column_names", None)
-        shown = f" (columns: {', '.join(map(str, cols))})" if cols is not None else ""
-        raise InvalidParameterError(f"column {name!r} is not in the table{shown}") from None
+    except Exception:  # any library's own error, said as ours
+        raise InvalidParameterError(f"column {name!r} cannot be read from the table") from None
 
 
 def _floats(arr: np.ndarray, name: str) -> np.ndarray:
@@ -71,17 +92,82 @@ def _check_scores(score: np.ndarray) -> None:
             "(NaN cannot be ranked; replace it or drop the row)")
 
 
-def _binary_targets(y: np.ndarray, needs: str) -> np.ndarray:
-    if y.dtype.kind in "biuf" and bool(np.all((y == 0) | (y == 1))):
-        return y  # numeric 0/1 as given: no float copy
-    vals = np.unique(y)
-    if not np.isin(vals, (0, 1)).all():
-        shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in vals[:8])
-        more = "" if len(vals) <= 8 else f", ... ({len(vals)} values)"
+def label_values(y: np.ndarray, most: int = 8) -> str:
+    """The distinct values of a target column, for a message: ``'no', 'yes'`` (at most ``most``)."""
+    try:
+        vals = np.unique(y)
+    except TypeError:  # mixed types
+        vals = np.array(sorted({str(v) for v in y.tolist()}), dtype=object)
+    shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in vals[:most])
+    return shown + ("" if len(vals) <= most else f", ... ({len(vals)} values)")
+
+
+def binary_coding(y: np.ndarray, pos_label: Any = None) -> np.ndarray | None:
+    """0/1 targets: ``pos_label`` is 1 and any other label 0; without it 0/1, -1/+1 (1 positive) and
+    booleans are taken as they are.  None when the coding is not one of those (nothing is guessed)."""
+    if pos_label is not None:
+        hit = y == _as_label(pos_label, y)
+        return np.asarray(hit, dtype=np.float64)
+    if y.dtype.kind == "b":
+        return y.astype(np.float64)
+    if y.dtype.kind in "iuf":
+        if bool(np.all((y == 0) | (y == 1))):
+            return y  # numeric 0/1 as given: no float copy
+        if bool(np.all((y == -1) | (y == 1))):
+            return (y == 1).astype(np.float64)
+    return None
+
+
+def _as_label(pos_label: Any, y: np.ndarray) -> Any:
+    """``pos_label`` in the type of the labels (a number typed on a command line against numbers)."""
+    if isinstance(pos_label, str) and y.dtype.kind in "iuf":
+        try:
+            return float(pos_label)
+        except ValueError:
+            return pos_label
+    if isinstance(pos_label, str) and y.dtype.kind == "b" and pos_label.lower() in ("true", "false"):
+        return pos_label.lower() == "true"
+    return pos_label
+
+
+def _binary_targets(y: np.ndarray, needs: str, pos_label: Any = None) -> np.ndarray:
+    out = binary_coding(y, pos_label)
+    if pos_label is not None:
+        if not np.any(out):
+            raise InvalidDataError(f"pos_label={pos_label!r} does not occur in `y_true` (labels: {label_values(y)})")
+        return out
+    if out is None:
         raise InvalidDataError(
-            f"{needs} needs binary targets 0/1, but `y_true` holds {shown}{more}; "
-            "map them with `partitions=` (e.g. {'narrow': ['change']}) or choose ranking measures")
-    return y.astype(np.float64)
+            f"{needs} needs binary targets (0/1, -1/1 or booleans), but `y_true` holds {label_values(y)}; name the "
+            "positive label with pos_label= (e.g. pos_label='yes'), map several with partitions=, or choose "
+            "ranking measures")
+    return out
+
+
+def _identity_groups(g: np.ndarray) -> np.ndarray:
+    """Groups as ids: integral floats become int64 (a group prints as 5, not 5.0); fractional floats,
+    floats past 2**53 (where distinct ids may already have merged), NaN and None are refused."""
+    if g.dtype.kind == "f":
+        bad = ~np.isfinite(g)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InvalidDataError(f"`groups` holds {float(g[i])!r} at index {i}; every case needs a group id")
+        frac = g != np.floor(g)
+        if frac.any():
+            i = int(np.argmax(frac))
+            raise InvalidDataError(f"`groups` holds the float {float(g[i])!r} at index {i}; group ids are integers or strings")
+        big = np.abs(g) >= 2.0 ** 53
+        if big.any():
+            i = int(np.argmax(big))
+            raise InvalidDataError(
+                f"`groups` holds the float {float(g[i])!r} at index {i}: past 2**53 distinct integer ids can become the "
+                "same float; pass the ids as integers or strings")
+        return g.astype(np.int64)
+    if g.dtype.kind == "O":
+        for i, v in enumerate(g.tolist()):
+            if v is None or (isinstance(v, float) and v != v):
+                raise InvalidDataError(f"`groups` holds {v!r} at index {i}; every case needs a group id")
+    return g
 
 
 def _resolve(measures: Iterable[str | MeasureSpec] | str, threshold: float) -> list[MeasureSpec]:
@@ -107,7 +193,8 @@ def _resolve(measures: Iterable[str | MeasureSpec] | str, threshold: float) -> l
 def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | MeasureSpec] | str = DEFAULT_MEASURES,
              groups: Any = None, weights: Any = None, threshold: float = 0.5,
              partitions: Mapping[str, Sequence[Any]] | None = None, target: str | None = None,
-             score: str | None = None, group: str | None = None, weight: str | None = None) -> Report:
+             score: str | None = None, group: str | None = None, weight: str | None = None,
+             pos_label: Any = None) -> Report:
     """Compute measures, over all cases or per group.
 
     Parameters
@@ -134,6 +221,10 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
         Binary tasks made from multi-class labels: for each name, ``y_true`` in the labels is
         positive and any other label negative. Each measure is computed per partition and named
         ``"<measure>[<partition>]"``.
+    pos_label : optional
+        The positive label of ``y_true`` for the binary measures (``"yes"``, ``True``, ``2``): it
+        is 1, every other label 0.  Without it the targets must be 0/1, -1/1 (1 positive) or
+        booleans; any other coding is an error that lists the labels found (nothing is guessed).
     target, score, group, weight : str, optional
         Column names, when ``y_true`` is a table (a pandas, polars or Dask DataFrame, a pyarrow
         Table): ``evaluate(df, target="click", score="ctr", group="user")``.  A Dask DataFrame (or
@@ -188,12 +279,17 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
     if len(yt) != len(ys):
         raise InvalidDataError(f"`y_true` and `y_score` must have the same length, got {len(yt)} and {len(ys)}")
     _check_scores(ys)
-    g = None if groups is None else to_numpy(groups, "groups")
+    g = None if groups is None else _identity_groups(to_numpy(groups, "groups"))
     if g is not None and len(g) != len(ys):
         raise InvalidDataError(f"`groups` must have the length of `y_score` ({len(ys)}), got {len(g)}")
     w = None if weights is None else _floats(to_numpy(weights, "weights"), "weights")
-    if w is not None and (len(w) != len(ys) or not np.all(np.isfinite(w)) or (w < 0).any()):
-        raise InvalidDataError(f"`weights` must be {len(ys)} finite non-negative numbers")
+    if w is not None:
+        if len(w) != len(ys):
+            raise InvalidDataError(f"`weights` must have the length of `y_score` ({len(ys)}), got {len(w)}")
+        bad = ~np.isfinite(w) | (w < 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InvalidDataError(f"`weights` must be finite non-negative numbers, got {float(w[i])!r} at index {i}")
     tasks: list[tuple[str, np.ndarray]]
     if partitions:
         tasks = []
@@ -226,7 +322,7 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
                 vals = np.asarray(s.measure.function()(rd, **s.kwargs), dtype=np.float64)
                 results[s.label + suffix] = MeasureResult.of(s, vals, rd.sizes.astype(np.float64), keys, g is not None)
         if binary_specs:
-            yb = _binary_targets(y, binary_specs[0].label)
+            yb = _binary_targets(y, binary_specs[0].label, pos_label if not partitions else None)
             if g is None:
                 _binary_values(binary_specs, ScoreHistogram.from_arrays(yb, ys, w), suffix, results)
             else:

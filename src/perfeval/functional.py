@@ -187,11 +187,43 @@ def group_auc(y_true, y_score, *, groups, weighted: bool = True) -> float:
     return r[next(iter(r.results))]
 
 
-def scorer(measure: str, **params: Any):
+#: the binary measures that depend only on the order of the scores (invariant under any strictly
+#: increasing transform, checked for the whole registry in tests/test_scorer.py): they may score a
+#: ``decision_function``; every other binary measure reads its scores as probabilities
+RANK_MEASURES = frozenset({"ROC", "APR", "AP", "PRB", "R50", "RKL", "TOP1", "TOP10", "NTOP"})
+
+
+def scorer(measure: str, *, response_method: str | tuple[str, ...] | None = None, pos_label: Any = None,
+           **params: Any):
     """A scikit-learn scorer for a binary measure: ``cross_val_score(clf, X, y, scoring=scorer("roc"))``.
 
-    The classifier's ``decision_function`` (or ``predict_proba`` for the positive class) gives the
-    scores; the measure's direction sets ``greater_is_better``.
+    Scores are taken as scikit-learn's own scorers take them: a measure that reads the scores as
+    probabilities (every threshold measure, log loss, CXE, Brier, RMS, calibration, SLQ, ...) uses
+    ``predict_proba`` (the positive class's column); a measure of the ranking only (ROC, APR, AP,
+    PRB, R50, RKL, TOP1, TOP10, NTOP: :data:`RANK_MEASURES`) uses ``decision_function`` where the
+    estimator has one, else ``predict_proba``.  The measure's direction sets ``greater_is_better``.
+
+    Parameters
+    ----------
+    measure : str
+        A binary measure with parameters (``"acc:threshold=0.3"``, ``"apr"``).
+    response_method : str or tuple of str, optional
+        Overrides the rule above, as in :func:`sklearn.metrics.make_scorer`.  A probability
+        measure asked to score ``decision_function`` is refused (its values would mean nothing).
+    pos_label : optional
+        The positive class (default: ``classes_[1]``, the greater label, as scikit-learn).
+    **params
+        The measure's parameters (``threshold=0.3``).
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.model_selection import cross_val_score
+    >>> X = [[0.0], [0.2], [0.4], [0.6], [0.8], [1.0]] * 5
+    >>> y = [0, 0, 1, 0, 1, 1] * 5
+    >>> s = cross_val_score(LogisticRegression(), X, y, scoring=scorer("brier"), cv=3)
+    >>> bool(((s < 0) & (s > -1)).all())        # a loss, negated as scikit-learn does, from probabilities
+    True
     """
     try:
         from sklearn.metrics import make_scorer
@@ -202,13 +234,48 @@ def scorer(measure: str, **params: Any):
     spec = parse_measure(measure)
     if spec.measure.kind != "binary":
         raise InvalidParameterError(f"{spec.label} is a per-query measure; a scikit-learn scorer needs a binary one")
+    rank = spec.measure.name in RANK_MEASURES
+    if response_method is None:
+        response_method = ("decision_function", "predict_proba") if rank else "predict_proba"
+    methods = (response_method,) if isinstance(response_method, str) else tuple(response_method)
+    allowed = {"predict_proba", "decision_function", "predict"}
+    if not methods or any(m not in allowed for m in methods):
+        raise InvalidParameterError(f"response_method={response_method!r}: expected predict_proba, "
+                                    "decision_function or predict (or a tuple of them)")
+    if not rank and "decision_function" in methods:
+        raise InvalidParameterError(
+            f"{spec.label} reads scores as probabilities; a decision_function is not one (use "
+            "response_method='predict_proba', or a ranking measure such as roc or apr)")
+    kwargs = {**spec.kwargs, **params}
+    label = pos_label
 
-    def score(y_true, y_score, **kw):
-        h = ScoreHistogram.from_arrays(y_true, y_score, kw.get("sample_weight"))
-        return float(spec.measure(h, **{**spec.kwargs, **params}))
+    def score(y_true, y_score, sample_weight=None, **_kw):
+        y = _positive(to_numpy(y_true, "y_true"), label)
+        h = ScoreHistogram.from_arrays(y, to_numpy(y_score, "y_score"), sample_weight)
+        return float(spec.measure(h, **kwargs))
 
+    extra = {} if pos_label is None else {"pos_label": pos_label}
     return make_scorer(score, greater_is_better=spec.measure.higher_is_better,
-                       response_method=("decision_function", "predict_proba"))
+                       response_method=methods[0] if len(methods) == 1 else methods, **extra)
+
+
+def _positive(y: np.ndarray, pos_label: Any) -> np.ndarray:
+    """0/1 targets from class labels: ``pos_label`` is 1; without it, {0, 1}, {-1, 1} and booleans
+    as they are, and any other two labels with the greater positive (scikit-learn's ``classes_[1]``,
+    whose column the scorer's response is)."""
+    if pos_label is not None:
+        return (y == pos_label).astype(np.float64)
+    if y.dtype.kind == "b":
+        return y.astype(np.float64)
+    labels = np.unique(y)
+    if y.dtype.kind in "iuf" and set(labels.tolist()) <= {0, 1, -1}:
+        return (y == 1).astype(np.float64)
+    if len(labels) > 2:
+        from perfeval.exceptions import InvalidDataError
+
+        raise InvalidDataError(f"a binary measure needs two classes, the targets hold {len(labels)}: "
+                               f"{', '.join(map(repr, labels[:5].tolist()))}")
+    return (y == labels[-1]).astype(np.float64)
 
 
 def scores_from_ranking(ranking: Any, ids: Any) -> np.ndarray:
@@ -248,13 +315,40 @@ def kddcup2002_task2(labels: Any, score_narrow: Any, score_broad: Any | None = N
 
     "narrow" is {change} against {nc, control}; "broad" is {change, control} against {nc}.  Each
     task has its own scores (``score_broad`` defaults to ``score_narrow``); use
-    :func:`scores_from_ranking` for submissions that are ranked lists of ids.
+    :func:`scores_from_ranking` for submissions that are ranked lists of ids.  A label may be
+    absent from the data (no ``control``): each area is computed where its two sides are present,
+    and is NaN with an :class:`~perfeval.exceptions.UndefinedMeasureWarning` where one is empty
+    (e.g. no ``nc`` at all); the sum is then NaN too.
 
     Returns
     -------
     dict with "narrow", "broad" and "score" (their sum).
+
+    Examples
+    --------
+    >>> kddcup2002_task2(["change", "nc", "nc", "change"], [0.9, 0.1, 0.4, 0.3])
+    {'narrow': 0.75, 'broad': 0.75, 'score': 1.5}
     """
-    narrow = evaluate(labels, score_narrow, measures=["roc"], partitions={"narrow": ["change"]})["ROC[narrow]"]
-    broad = evaluate(labels, score_narrow if score_broad is None else score_broad, measures=["roc"],
-                     partitions={"broad": ["change", "control"]})["ROC[broad]"]
-    return {"narrow": narrow, "broad": broad, "score": narrow + broad}
+    import warnings
+
+    from perfeval.exceptions import InvalidDataError, UndefinedMeasureWarning
+
+    y = to_numpy(labels, "labels")
+    texts = np.array([str(v) for v in y.tolist()])
+    unknown = sorted(set(texts.tolist()) - {"change", "nc", "control"})
+    if unknown:
+        raise InvalidDataError(f"kddcup2002_task2: labels are change, nc and control; found {unknown[0]!r}")
+    out = {}
+    for name, positive, sc in (("narrow", ("change",), score_narrow),
+                               ("broad", ("change", "control"), score_narrow if score_broad is None else score_broad)):
+        yb = np.isin(texts, positive).astype(np.float64)
+        if yb.all() or not yb.any():
+            side = "positive" if not yb.any() else "negative"
+            warnings.warn(UndefinedMeasureWarning(
+                f"kddcup2002_task2: the {name} task ({'/'.join(positive)} against the rest) has no {side} case, so "
+                "its ROC area is undefined (NaN)"), stacklevel=2)
+            out[name] = float("nan")
+        else:
+            out[name] = roc_auc(yb, sc)
+    out["score"] = out["narrow"] + out["broad"]
+    return out

@@ -134,6 +134,8 @@ def _table_options(p) -> None:
     """How an input table is read: its format and whether it has a header (every table command)."""
     p.add_argument("--format", default="auto", choices=("auto", "text", "csv", "tsv", "jsonl", "parquet"),
                    help="input format (default: from the file name or content)")
+    p.add_argument("--pos-label", default=None, metavar="LABEL",
+                   help="the positive label of the target column (e.g. yes, True, 2): the others are negative")
     p.add_argument("--delimiter", default=None, metavar="CHAR",
                    help="CSV field delimiter: , ; or tab (default: sniffed from the first lines)")
     hdr = p.add_mutually_exclusive_group()
@@ -335,6 +337,35 @@ def _dask_identity(ddf, name: str, path: str):
 _NOTES: list[str] = []
 
 
+def _targets(table, name: str, col, pos_label, binary: bool):
+    """The target column for the measures asked: 0/1 for binary measures (``--pos-label`` names the
+    positive label; else 0/1, -1/1 or booleans), numbers for ranking measures; or one line naming
+    the file and the column, and how to map the labels."""
+    import numpy as np
+
+    from perfeval.evaluation import binary_coding, label_values
+    from perfeval.exceptions import InputFormatError
+    from perfeval.io.tables import numeric
+
+    if not binary:
+        return numeric(table, name, col, "target")
+    coded = binary_coding(np.asarray(col), pos_label)
+    if pos_label is not None:
+        if not np.any(coded):
+            raise InputFormatError(f"--pos-label {pos_label}: the target column {name!r} holds no such label "
+                                   f"(labels: {label_values(col)})", source=table.source)
+        return coded
+    if coded is None:
+        vals = np.unique(col)
+        example = vals[-1].item() if len(vals) and hasattr(vals[-1], "item") else (vals[-1] if len(vals) else "1")
+        if isinstance(example, float) and example.is_integer():
+            example = int(example)
+        raise InputFormatError(f"the target column {name!r} holds {label_values(col)}: binary measures need 0/1 (or "
+                               f"-1/1) targets; name the positive label with --pos-label, e.g. --pos-label {example}",
+                               source=table.source)
+    return coded
+
+
 def _group_position(args):
     """For the readers: the position of the group column (an identity: int64 or text, never float)."""
     from perfeval.io.columns import pick
@@ -416,7 +447,7 @@ def _models(args):
                        delimiter=args.delimiter, identity=_group_position(args))
     ch = table.choose(target=args.target, score=args.score, group=args.group, several_scores=True)
     _say_columns(ch)
-    target = numeric(table, ch.target.name, table.get(ch.target), "target")
+    target = _targets(table, ch.target.name, table.get(ch.target), args.pos_label, True)
     models = {}
     for c in ch.scores:
         sc = numeric(table, c.name, table.get(c), "score")
@@ -593,8 +624,11 @@ def run_eval(args) -> int:
     parts = _partitions(args.partition)
     if parts:
         parts = {k: _labels_as(v, target) for k, v in parts.items()}
-    elif target.dtype.kind not in "biuf":
-        target = numeric(table, tname, target, "target")
+    else:
+        from perfeval.evaluation import _resolve
+
+        specs = _resolve(args.measures or DEFAULT_MEASURES, args.threshold)
+        target = _targets(table, tname, target, args.pos_label, any(s.measure.kind == "binary" for s in specs))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = evaluate(target, score, measures=args.measures or DEFAULT_MEASURES,
@@ -631,9 +665,10 @@ def _compare_inputs(args):
         ch = t.choose(target=args.target, score=args.score, group=args.group, weight=args.weight,
                       several_scores=several)
         _say_columns(ch)
-        tv = t.get(ch.target)
-        return t, ch, (numeric(t, ch.target.name, tv, "target") if tv.dtype.kind not in "biuf"
-                       else tv.astype(np.float64))
+        from perfeval.measures import parse_measure
+
+        binary = any(parse_measure(m).measure.kind == "binary" for m in args.measures.split(",") if m.strip())
+        return t, ch, _targets(t, ch.target.name, t.get(ch.target), args.pos_label, binary).astype(np.float64)
 
     def scores(t, col):
         name = col.name

@@ -1,0 +1,195 @@
+"""The library's front door: the scikit-learn scorer, label codings, table columns, group ids."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import perfeval
+from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
+from perfeval.functional import RANK_MEASURES, kddcup2002_task2, scorer
+from perfeval.measures import list_measures
+
+BINARY = [m.name for m in list_measures() if m.kind == "binary"]
+
+
+@pytest.fixture(scope="module")
+def xy():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=240, n_features=6, n_informative=3, random_state=0, flip_y=0.1)
+    return X, y
+
+
+def _on_proba(clf, X, y, name, cv):
+    """The measure on each fold's predict_proba[:, 1], computed by hand."""
+    from sklearn.base import clone
+
+    out = []
+    for train, test in cv.split(X, y):
+        m = clone(clf).fit(X[train], y[train])
+        pos = list(m.classes_).index(m.classes_[1])
+        p = m.predict_proba(X[test])[:, pos]
+        yt = (y[test] == m.classes_[1]).astype(float)
+        v = perfeval.evaluate(yt, p, measures=[name])[perfeval.measures.parse_measure(name).label]
+        out.append(v)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("model", ["logistic", "naive_bayes"])
+def test_every_binary_measure_through_cross_val_score(xy, name, model):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.naive_bayes import GaussianNB
+
+    X, y = xy
+    clf = LogisticRegression(max_iter=500) if model == "logistic" else GaussianNB()
+    cv = StratifiedKFold(3, shuffle=True, random_state=1)
+    spec = perfeval.measures.parse_measure(name)
+    sign = 1 if spec.measure.higher_is_better else -1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = cross_val_score(clf, X, y, scoring=scorer(name), cv=cv)
+        want = sign * _on_proba(clf, X, y, name, cv)
+    if name in RANK_MEASURES and model == "logistic":
+        # a rank measure scores the decision function: the same order as the probabilities
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, equal_nan=True)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True)
+
+
+def test_scorer_matches_sklearn_on_the_issue_case(xy):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_score
+
+    X, y = xy
+    clf = LogisticRegression(max_iter=500)
+    acc = cross_val_score(clf, X, y, scoring=scorer("acc"), cv=4)
+    sk = cross_val_score(clf, X, y, scoring="accuracy", cv=4)
+    np.testing.assert_allclose(acc, sk, rtol=0, atol=1e-15)
+    brier = cross_val_score(clf, X, y, scoring=scorer("brier"), cv=4)
+    np.testing.assert_allclose(brier, cross_val_score(clf, X, y, scoring="neg_brier_score", cv=4), rtol=1e-12)
+    ll = cross_val_score(clf, X, y, scoring=scorer("logloss"), cv=4)
+    np.testing.assert_allclose(ll, cross_val_score(clf, X, y, scoring="neg_log_loss", cv=4), rtol=1e-10)
+    assert np.all(np.isfinite(cross_val_score(clf, X, y, scoring=scorer("cxe"), cv=4)))
+
+
+def test_scorer_with_string_classes_and_pos_label(xy):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_score
+
+    X, y = xy
+    ys = np.where(y == 1, "spam", "ham")  # classes_ = [ham, spam]: spam is positive by default
+    a = cross_val_score(LogisticRegression(max_iter=500), X, ys, scoring=scorer("roc"), cv=3)
+    b = cross_val_score(LogisticRegression(max_iter=500), X, y, scoring=scorer("roc"), cv=3)
+    np.testing.assert_allclose(a, b)
+    c = cross_val_score(LogisticRegression(max_iter=500), X, ys, scoring=scorer("roc", pos_label="ham"), cv=3)
+    np.testing.assert_allclose(c, b)  # the area of the other class with its own scores is the same
+    d = cross_val_score(LogisticRegression(max_iter=500), X, ys, scoring=scorer("rec", pos_label="ham"), cv=3)
+    e = cross_val_score(LogisticRegression(max_iter=500), X, 1 - y, scoring=scorer("rec"), cv=3)
+    np.testing.assert_allclose(d, e)
+
+
+def test_scorer_refuses_a_decision_function_for_probability_measures():
+    with pytest.raises(InvalidParameterError, match="reads scores as probabilities"):
+        scorer("logloss", response_method="decision_function")
+    from sklearn.model_selection import cross_val_score
+    from sklearn.svm import LinearSVC
+
+    X = np.r_[np.zeros((10, 1)), np.ones((10, 1))] + np.arange(20)[:, None] * 0.01
+    y = np.r_[np.zeros(10), np.ones(10)]
+    with pytest.raises(Exception, match="predict_proba"):
+        cross_val_score(LinearSVC(), X, y, scoring=scorer("brier"), cv=2, error_score="raise")
+
+
+def test_rank_measures_are_exactly_the_order_invariant_ones():
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 2, 300)
+    s = np.round(rng.random(300), 2) * 0.5 + 0.25  # in (0, 1), with ties
+    for name in BINARY:
+        spec = "cst:fn=1,fp=2" if name == "CST" else name  # all costs 0 by default: a constant
+        a = perfeval.evaluate(y, s, measures=[spec]).results
+        b = perfeval.evaluate(y, s ** 3, measures=[spec]).results  # strictly increasing on (0, 1)
+        va, vb = next(iter(a.values())).value, next(iter(b.values())).value
+        same = va == vb or (math.isnan(va) and math.isnan(vb))
+        assert same == (name in RANK_MEASURES), name
+
+
+@pytest.mark.parametrize("y, pos_label, want", [
+    (["yes", "no", "yes", "no"], "yes", 0.75),
+    ([True, False, True, False], None, 0.75),
+    ([1, -1, 1, -1], None, 0.75),
+    ([2, 1, 2, 1], 2, 0.75),
+    (["no", "yes", "no", "yes"], "no", 0.75),
+])
+def test_pos_label(y, pos_label, want):
+    s = [0.9, 0.8, 0.3, 0.1]
+    assert perfeval.evaluate(y, s, measures=["roc"], pos_label=pos_label)["ROC"] == want
+
+
+def test_unknown_coding_is_an_error_that_says_pos_label():
+    with pytest.raises(InvalidDataError, match=r"holds 'no', 'yes'; name the positive label with pos_label="):
+        perfeval.evaluate(["yes", "no"], [0.9, 0.1], measures=["roc"])
+    with pytest.raises(InvalidDataError, match="pos_label='maybe' does not occur"):
+        perfeval.evaluate(["yes", "no"], [0.9, 0.1], measures=["roc"], pos_label="maybe")
+
+
+def test_cli_pos_label(tmp_path, capsys):
+    from perfeval.cli.main import main
+
+    f = tmp_path / "l.csv"
+    f.write_text("label,score\nyes,0.9\nno,0.8\nyes,0.3\nno,0.1\n")
+    assert main(["eval", str(f), "-m", "roc", "-o", "json"]) == 1
+    err = capsys.readouterr().err
+    assert "l.csv: the target column 'label' holds 'no', 'yes'" in err and "--pos-label yes" in err
+    assert err.count("\n") == 1
+    assert main(["eval", str(f), "-m", "roc", "--pos-label", "yes", "-o", "json"]) == 0
+    import json
+
+    assert json.loads(capsys.readouterr().out)["measures"]["ROC"]["value"] == 0.75
+
+
+@pytest.mark.parametrize("make", ["pandas", "polars", "pyarrow", "dict"])
+def test_a_missing_column_is_one_clear_message(make):
+    data = {"label": [1, 0, 1], "p": [0.9, 0.2, 0.4]}
+    if make == "pandas":
+        table = pytest.importorskip("pandas").DataFrame(data)
+    elif make == "polars":
+        table = pytest.importorskip("polars").DataFrame(data)
+    elif make == "pyarrow":
+        table = pytest.importorskip("pyarrow").table(data)
+    else:
+        table = {k: np.array(v) for k, v in data.items()}
+    with pytest.raises(InvalidParameterError) as e:
+        perfeval.evaluate(table, target="lable", score="p", measures=["roc"])
+    assert str(e.value) == "column 'lable' is not in the table (columns: label, p; did you mean 'label'?)"
+    assert perfeval.evaluate(table, target="label", score="p", measures=["roc"])["ROC"] == 1.0
+
+
+def test_float_groups_are_ids_or_an_error():
+    r = perfeval.evaluate([1, 0, 1, 0], [0.9, 0.1, 0.2, 0.8], groups=[5.0, 5.0, 7.0, 7.0], measures=["gauc"])
+    assert r.groups.tolist() == [5, 7] and r.groups.dtype == np.int64
+    with pytest.raises(InvalidDataError, match="the float 5.5 at index 0; group ids are integers or strings"):
+        perfeval.evaluate([1, 0], [0.9, 0.1], groups=[5.5, 5.5], measures=["gauc"])
+    with pytest.raises(InvalidDataError, match="past 2\\*\\*53"):
+        perfeval.evaluate([1, 0], [0.9, 0.1], groups=[2.0 ** 53, 2.0 ** 53], measures=["gauc"])
+    with pytest.raises(InvalidDataError, match="holds nan at index 1"):
+        perfeval.evaluate([1, 0], [0.9, 0.1], groups=[1.0, float("nan")], measures=["gauc"])
+    with pytest.raises(InvalidDataError, match="holds None at index 1"):
+        perfeval.evaluate([1, 0], [0.9, 0.1], groups=np.array(["a", None], dtype=object), measures=["gauc"])
+    with pytest.raises(InvalidDataError, match="got -1.0 at index 1"):
+        perfeval.evaluate([1, 0], [0.9, 0.1], weights=[1, -1], measures=["roc"])
+
+
+def test_kddcup2002_with_a_label_absent():
+    labels = ["change", "nc", "nc", "change", "nc"]
+    s = [0.9, 0.1, 0.4, 0.8, 0.2]
+    got = kddcup2002_task2(labels, s)  # no `control`: both tasks are still defined
+    assert got == {"narrow": 1.0, "broad": 1.0, "score": 2.0}
+    with pytest.warns(UndefinedMeasureWarning, match="broad task .* has no negative case"):
+        got = kddcup2002_task2(["change", "control", "change"], [0.9, 0.1, 0.4])
+    assert got["narrow"] == 1.0 and math.isnan(got["broad"]) and math.isnan(got["score"])
