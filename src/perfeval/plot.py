@@ -19,6 +19,12 @@ from perfeval import curves as C
 from perfeval.exceptions import InvalidParameterError, MissingDependencyError
 
 
+def literal(text: Any) -> str:
+    """A user's string shown as written: a ``$`` would start matplotlib's mathtext (``$x$``,
+    ``a_b^c`` inside dollars, ``\\alpha``), so each is escaped."""
+    return str(text).replace("$", r"\$")
+
+
 def _plt():
     try:
         import matplotlib.pyplot as plt
@@ -96,9 +102,9 @@ class CurveDisplay:
             _fig, ax = plt.subplots(figsize=(5.2, 4.6))
         self.lines_ = []
         for curve, name, pt in zip(self.curves, self.names, self.points):
-            label = name
+            label = literal(name)
             if curve.area is not None and self.kind in AREA:
-                label = f"{name} ({AREA[self.kind]} {curve.area:.4f})"
+                label = f"{literal(name)} ({AREA[self.kind]} {curve.area:.4f})"
             drawstyle = "steps-post" if self.kind in ("acc", "cost") else "default"
             marker = "o" if self.kind == "calibration" else None
             (line,) = ax.plot(curve.x, curve.y, label=label, drawstyle=drawstyle, marker=marker, lw=1.6)
@@ -111,7 +117,7 @@ class CurveDisplay:
         c0 = self.curves[0]
         ax.set_xlabel(c0.xlabel)
         ax.set_ylabel(c0.ylabel)
-        ax.set_title(title or TITLES.get(self.kind, self.kind))
+        ax.set_title(literal(title) if title else TITLES.get(self.kind, self.kind))
         if self.kind in ("roc", "calibration"):
             ax.set_xlim(-0.01, 1.01)
             ax.set_ylim(-0.01, 1.01)
@@ -171,7 +177,7 @@ def plot_by_group(kind: str, y_true: Any, y_score: Any, groups: Any, *, max_grou
     for ax, key in zip(axes.ravel(), chosen):
         m = g == key
         if len(np.unique(y[m])) < 2 and kind in ("roc", "pr", "lift"):
-            ax.set_title(f"{key}: one class")
+            ax.set_title(literal(f"{key}: one class"))
             ax.axis("off")
             continue
         d = CurveDisplay.from_predictions(y[m], s[m], name=str(key), kind=kind, threshold=threshold)

@@ -13,7 +13,51 @@ from perfeval.measures import MeasureSpec
 
 
 def _num(v: float) -> float | None:
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+    """A float for JSON: None for NaN and infinities (strict JSON has neither)."""
+    if v is None:
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def _why(v: float | None, label: str) -> str | None:
+    """Why a value is null in JSON: infinite, or undefined (with the measure's edge cases)."""
+    if v is None:
+        return None
+    v = float(v)
+    if math.isfinite(v):
+        return None
+    if math.isinf(v):
+        return f"{'+' if v > 0 else '-'}infinity"
+    try:
+        from perfeval.measures import parse_measure
+
+        edge = parse_measure(label.split("[")[0]).measure.edge_cases
+    except Exception:  # a label that is not a measure spec
+        edge = ""
+    return "undefined for this data" + (f": {edge}" if edge else "")
+
+
+def strict(obj: Any) -> Any:
+    """``obj`` with every NaN or infinite float replaced by None, so that ``json.dumps(...,
+    allow_nan=False)`` holds (numpy scalars become Python numbers)."""
+    if isinstance(obj, dict):
+        return {str(k) if not isinstance(k, (str, int, float, bool)) and k is not None else k: strict(v)
+                for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [strict(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [strict(v) for v in obj.tolist()]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def dumps(obj: Any, indent: int | None = 2) -> str:
+    """Strict JSON: no NaN, no Infinity (they are null, with the reason beside them where known)."""
+    return json.dumps(strict(obj), indent=indent, default=str, allow_nan=False)
 
 
 @dataclass
@@ -100,6 +144,8 @@ class Report:
         out: dict[str, Any] = {"params": self.params, "measures": {}}
         for k, r in self.results.items():
             d: dict[str, Any] = {"value": _num(r.value), "direction": r.direction}
+            if _why(r.value, k):
+                d["why_null"] = _why(r.value, k)
             if r.per_group is not None:
                 d.update(mean=_num(r.mean), weighted_mean=_num(r.weighted_mean),
                          defined_groups=int(np.sum(~np.isnan(r.per_group))), undefined_groups=r.undefined,
@@ -111,7 +157,7 @@ class Report:
         return out
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, default=str)
+        return dumps(self.to_dict(), indent=indent)
 
     def to_frame(self):
         """One row a measure: value, mean, weighted_mean, undefined (pandas, imported here)."""

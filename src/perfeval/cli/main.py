@@ -461,9 +461,7 @@ def _models(args):
 
 
 def run_plot(args) -> int:
-    import matplotlib
-
-    matplotlib.use("Agg")
+    _matplotlib()
     from perfeval.plot import CurveDisplay, plot_by_group, save
 
     _source, y, models, g = _models(args)
@@ -477,9 +475,21 @@ def run_plot(args) -> int:
     return 0
 
 
+def _matplotlib() -> None:
+    """matplotlib on the Agg backend (files, no window), or the command that installs it."""
+    from perfeval.exceptions import MissingDependencyError
+
+    try:
+        import matplotlib
+    except ImportError:
+        raise MissingDependencyError("plots need matplotlib: pip install 'perfeval[plot]'") from None
+    matplotlib.use("Agg")
+
+
 def run_report(args) -> int:
     import shlex
 
+    _matplotlib()
     from perfeval.html import build
 
     if not str(args.output).lower().endswith((".html", ".htm")):
@@ -528,7 +538,9 @@ def run_score(args) -> int:
         board.close()
     names = [c.name for c in task.criteria] + ([task.total["name"]] if task.total else [])
     if args.output == "json":
-        sys.stdout.write(json.dumps([{"submission": s, "ok": r.ok, "rows": r.rows,
+        from perfeval.report import dumps
+
+        sys.stdout.write(dumps([{"submission": s, "ok": r.ok, "rows": r.rows,
                                       "scores": {k: (None if v != v else v) for k, v in r.scores.items()},
                                       "errors": r.errors} for s, r in zip(args.submissions, results)], indent=2) + "\n")
     else:
@@ -552,12 +564,21 @@ def run_leaderboard(args) -> int:
     from perfeval.contest.board import Board, default_db, rankings
     from perfeval.contest.tasks import load_task
 
+    import os
+
+    from perfeval.exceptions import InputFormatError
+
     task = load_task(args.task)
-    board = Board(args.db or default_db(args.key))
+    if not os.path.isfile(args.key):
+        raise InputFormatError("cannot be read (no such file); the leaderboard lies beside its answer key",
+                               source=args.key)
+    board = Board(args.db or default_db(args.key), create=False)
     ranks = rankings(board.entries(task.name), task.directions())
     board.close()
     if args.output == "json":
-        sys.stdout.write(json.dumps({k: [s.__dict__ for s in v] for k, v in ranks.items()}, indent=2) + "\n")
+        from perfeval.report import dumps
+
+        sys.stdout.write(dumps({k: [s.__dict__ for s in v] for k, v in ranks.items()}) + "\n")
         return 0
     if not ranks:
         sys.stdout.write(f"no scored submissions for {task.name} yet\n")
@@ -740,7 +761,9 @@ def run_compare(args) -> int:
     res = compare(y, a, b, [sp.label for sp in specs], method=method, level=args.ci, n_boot=args.n_boot,
                   seed=args.seed, groups=g, weights=w, threshold=args.threshold)
     if args.output == "json":
-        sys.stdout.write(json.dumps({"a": na, "b": nb, "comparisons": [c.to_dict() for c in res.values()]},
+        from perfeval.report import dumps
+
+        sys.stdout.write(dumps({"a": na, "b": nb, "comparisons": [c.to_dict() for c in res.values()]},
                                     indent=2) + "\n")
         return 0
 
@@ -750,7 +773,7 @@ def run_compare(args) -> int:
     pct = f"{args.ci * 100:g}%"
     head = ["measure", "a", "b", "a - b", f"{pct} low", f"{pct} high", "p-value"]
     rows = [[c.label, f(c.estimate_a), f(c.estimate_b), f(c.difference), f(c.low), f(c.high),
-             "nan" if math.isnan(c.p_value) else f"{c.p_value:.4g}"] for c in res.values()]
+             _p_value(c.p_value)] for c in res.values()]
     table = [head] + rows
     widths = [max(len(r[i]) for r in table) for i in range(len(head))]
     lines = [f"a = {na}", f"b = {nb}"]
@@ -761,6 +784,15 @@ def run_compare(args) -> int:
     lines.append(f"({how})")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def _p_value(p: float) -> str:
+    """A p-value for a table: below what a double holds (it underflowed to 0) is shown as such."""
+    import math
+
+    if math.isnan(p):
+        return "nan"
+    return "<1e-300" if p < 1e-300 else f"{p:.4g}"
 
 
 def format_report(report, output: str, per_group: bool) -> str:

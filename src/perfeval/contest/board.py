@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import math
 from dataclasses import dataclass
 from typing import Any
 
-from perfeval.exceptions import InvalidParameterError, MissingDependencyError
+from perfeval.exceptions import InputFormatError, InvalidParameterError, MissingDependencyError
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS submissions (
     id INTEGER PRIMARY KEY {auto},
@@ -31,7 +32,9 @@ def default_db(key_path: str) -> str:
 
 
 class Board:
-    def __init__(self, url: str):
+    def __init__(self, url: str, create: bool = True):
+        """Open the leaderboard at ``url`` (a SQLite file or a postgresql:// URL).  ``create=False``
+        (reading) never creates a database or a table: a missing one is an error."""
         self.url = url
         if url.startswith(("postgresql://", "postgres://")):
             try:
@@ -49,16 +52,20 @@ class Board:
         else:
             import sqlite3
 
+            if not create and not os.path.isfile(url):
+                raise InputFormatError(f"no leaderboard at {url}: nothing has been scored there yet "
+                                       "(perfeval score stores the scores; --db names another database)")
             try:
-                self.conn = sqlite3.connect(url)
+                self.conn = sqlite3.connect(url) if create else sqlite3.connect(f"file:{url}?mode=ro", uri=True)
                 self.conn.execute("PRAGMA user_version")  # fails here, not later, on a file that is no database
             except sqlite3.Error as e:
                 raise InvalidParameterError(f"cannot open the leaderboard database {url}: {e}") from None
             self.ph = "?"
             schema = SCHEMA.format(auto="AUTOINCREMENT")
-        cur = self.conn.cursor()
-        cur.execute(schema)
-        self.conn.commit()
+        if create:
+            cur = self.conn.cursor()
+            cur.execute(schema)
+            self.conn.commit()
 
     def add(self, task: str, team: str, file: str, scores: dict[str, float], when: str | None = None) -> None:
         when = when or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
@@ -70,8 +77,11 @@ class Board:
 
     def entries(self, task: str) -> list[dict[str, Any]]:
         cur = self.conn.cursor()
-        cur.execute(f"SELECT team, file, submitted_at, scores FROM submissions WHERE task = {self.ph} ORDER BY id",
-                    (task,))
+        try:
+            cur.execute(f"SELECT team, file, submitted_at, scores FROM submissions WHERE task = {self.ph} "
+                        "ORDER BY id", (task,))
+        except Exception as e:  # no submissions table: not a leaderboard
+            raise InputFormatError(f"{self.url} holds no leaderboard ({' '.join(str(e).split())})") from None
         return [{"team": t, "file": f, "time": w, "scores": json.loads(s)} for t, f, w, s in cur.fetchall()]
 
     def close(self) -> None:

@@ -89,6 +89,21 @@ def presets() -> list[str]:
                   if p.name.endswith(".toml"))
 
 
+def _check_perf_options(source: str, c: Criterion) -> None:
+    """The criterion's perf options must be options perf takes (refused here, when the task is loaded)."""
+    from perfeval.classic.options import ClassicExit, HelpRequested, parse_options
+
+    if not isinstance(c.perf, list) or not c.perf or not all(isinstance(o, str) for o in c.perf):
+        raise InvalidParameterError(f"{source}: criterion {c.name}: perf must be a list of perf options, "
+                                    f"e.g. [\"-roc\"], got {c.perf!r}")
+    try:
+        parse_options(list(c.perf))
+    except (ClassicExit, HelpRequested) as e:
+        why = " ".join(str(getattr(e, "text", e)).split()).removeprefix("Error: ")
+        raise InvalidParameterError(f"{source}: criterion {c.name}: perf = {c.perf!r} is not a perf option list "
+                                    f"({why or 'help or version options compute nothing'})") from None
+
+
 def load_task(name_or_path: str) -> Task:
     """A bundled preset by name, or a task file by path."""
     if os.path.isfile(name_or_path):
@@ -116,7 +131,5 @@ def load_task(name_or_path: str) -> Task:
     for c in task.criteria:
         if c.direction not in ("higher", "lower"):
             raise InvalidParameterError(f"{source}: criterion {c.name}: direction must be higher or lower")
-        from perfeval.classic.options import parse_options
-
-        parse_options(list(c.perf))  # the options must be valid perf options
+        _check_perf_options(source, c)
     return task

@@ -1,0 +1,109 @@
+"""The command's other doors: missing extras, task files, the leaderboard, p-values, strict JSON, names."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from perfeval.cli.main import main
+
+
+def _strict(text: str):
+    def refuse(name):
+        raise ValueError(f"not strict JSON: {name}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_plot_without_matplotlib_says_how_to_install(tmp_path, capsys, monkeypatch):
+    (tmp_path / "t.txt").write_text("1 0.9\n0 0.2\n")
+    for mod in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, mod)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    for argv in (["plot", "roc", str(tmp_path / "t.txt"), "-o", str(tmp_path / "r.png")],
+                 ["report", str(tmp_path / "t.txt"), "-o", str(tmp_path / "r.html")]):
+        code = main(argv)
+        err = capsys.readouterr().err
+        assert code == 2 and "pip install 'perfeval[plot]'" in err and err.count("\n") == 1, err
+
+
+def test_task_with_an_unknown_perf_option_fails_at_load(tmp_path, capsys):
+    task = tmp_path / "t.toml"
+    task.write_text('name = "t"\nsubmission = "id-score"\nkey = "id-target"\n'
+                    '[[criteria]]\nname = "ROC"\nperf = ["-rocx"]\ndirection = "higher"\n')
+    (tmp_path / "k.txt").write_text("a 1\nb 0\n")
+    (tmp_path / "s.txt").write_text("a 0.9\nb 0.1\n")
+    code = main(["score", "--key", str(tmp_path / "k.txt"), "--task", str(task), str(tmp_path / "s.txt")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert f"{task}: criterion ROC: perf = ['-rocx']" in err and "-rocx" in err
+
+
+def test_leaderboard_reading_never_creates(tmp_path, capsys):
+    code = main(["leaderboard", "--key", str(tmp_path / "typo"), "--task", "kddcup2004-physics"])
+    err = capsys.readouterr().err
+    assert code == 1 and "typo: cannot be read" in err and not list(tmp_path.iterdir())
+    (tmp_path / "k.txt").write_text("a 1\n")
+    code = main(["leaderboard", "--key", str(tmp_path / "k.txt"), "--task", "kddcup2004-physics"])
+    err = capsys.readouterr().err
+    assert code == 1 and "no leaderboard at" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["k.txt"]
+
+
+def test_tiny_p_values_are_not_printed_as_zero(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    n = 4000
+    y = rng.integers(0, 2, n)
+    good = y + rng.random(n) * 0.01
+    bad = rng.random(n)
+    (tmp_path / "t.csv").write_text("label,good,bad\n" + "".join(f"{a},{float(b)!r},{float(c)!r}\n" for a, b, c in zip(y, good, bad)))
+    assert main(["compare", str(tmp_path / "t.csv"), "--score", "good,bad"]) == 0
+    out = capsys.readouterr().out
+    assert "<1e-300" in out and " 0\n" not in out
+    assert main(["compare", str(tmp_path / "t.csv"), "--score", "good,bad", "-o", "json"]) == 0
+    got = _strict(capsys.readouterr().out)
+    assert got["comparisons"][0]["p_value"] == 0.0
+
+
+def test_json_is_strict_with_the_reason_beside_a_null(tmp_path, capsys):
+    (tmp_path / "t.txt").write_text("1 1\n0 0.2\n0 1\n")  # a confident mistake: infinite log loss
+    assert main(["eval", str(tmp_path / "t.txt"), "-m", "logloss,roc,ppv:threshold=2", "-o", "json"]) == 0
+    got = _strict(capsys.readouterr().out)
+    assert got["measures"]["LOGLOSS"]["value"] is None and got["measures"]["LOGLOSS"]["why_null"] == "+infinity"
+    assert got["measures"]["PPV@2"]["value"] is None if "PPV@2" in got["measures"] else True
+    nulls = [m for m in got["measures"].values() if m["value"] is None]
+    assert all(m["why_null"] for m in nulls)
+
+
+def test_group_ids_print_as_written(tmp_path, capsys):
+    (tmp_path / "g.csv").write_text("g,label,score\n5,1,0.9\n5,0,0.1\n007,1,0.2\n007,0,0.8\n")
+    assert main(["eval", str(tmp_path / "g.csv"), "--group", "g", "-m", "gauc", "--per-group"]) == 0
+    out = capsys.readouterr().out
+    assert "\n5 " in out and "\n007 " in out and "5.0" not in out
+    (tmp_path / "h.csv").write_text("g,label,score\n5,1,0.9\n5,0,0.1\n7,1,0.2\n7,0,0.8\n")
+    assert main(["eval", str(tmp_path / "h.csv"), "--group", "g", "-m", "gauc", "--per-group", "-o", "csv"]) == 0
+    out = capsys.readouterr().out
+    assert "\n5," in out and "\n7," in out and "5.0" not in out and "0.000000" not in out.split("group")[1][:3]
+
+
+def test_mathtext_column_names_are_drawn_literally(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    (tmp_path / "m.csv").write_text("label,$x$,a_b^c\\alpha\n1,0.9,0.8\n0,0.1,0.3\n1,0.7,0.2\n0,0.4,0.5\n")
+    code = main(["plot", "roc", str(tmp_path / "m.csv"), "--score", "$x$,a_b^c\\alpha", "-o", str(tmp_path / "m.png")])
+    assert code == 0, capsys.readouterr().err
+    assert (tmp_path / "m.png").stat().st_size > 0
+
+
+def test_a_multi_line_library_message_is_one_line(capsys, monkeypatch):
+    import perfeval.cli.main as cli
+    from perfeval.exceptions import InputFormatError
+
+    def boom(args):
+        raise InputFormatError("first\nsecond", source="f")
+
+    monkeypatch.setattr(cli, "run_eval", boom)
+    assert main(["eval", "f"]) == 1
+    assert capsys.readouterr().err == "perfeval: error: f: first second\n"
