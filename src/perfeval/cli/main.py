@@ -234,8 +234,13 @@ def _stream_eval(args, path):
         return [ch.target.index, ch.score.index, None if ch.weight is None else ch.weight.index,
                 None if ch.group is None else ch.group.index]
 
-    cols = iter_columns(path, chooser, args.format, args.header, progress=sys.stderr.isatty(), ids=(3,),
-                        delimiter=args.delimiter)
+    labels = args.pos_label is not None  # the target read as labels, coded chunk by chunk
+    cols = iter_columns(path, chooser, args.format, args.header, progress=sys.stderr.isatty(),
+                        ids=(0, 3) if labels else (3,), delimiter=args.delimiter)
+    if labels:
+        from perfeval.evaluation import binary_coding
+
+        cols = ([binary_coding(c[0], args.pos_label), *c[1:]] for c in cols)
     if args.group is not None:  # spilled by group to temporary files, then evaluated file by file
         chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g in cols)
         report = evaluate_stream_grouped(chunks, measures=specs, threshold=args.threshold, clustered=args.clustered)

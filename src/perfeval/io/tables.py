@@ -309,6 +309,10 @@ def parse_body(body: bytes, lay: Layout, ncol: int, ids: set[int], source: str, 
                keep_text: bool = True) -> tuple[list[np.ndarray], np.ndarray | None]:
     """The columns of the data lines of ``body`` (cleaned; ``line0`` lines precede it), and their
     line numbers (None when the compiled reader read them: found again only for a message)."""
+    nul = body.find(b"\x00")
+    if nul >= 0:  # a text table holds no NUL (numpy's text would drop it silently)
+        raise InputFormatError("holds a NUL byte (\\x00): not a text table", source=source,
+                               line=line0 + body.count(b"\n", 0, nul) + 1)
     if _fast_ok(body, lay):
         from perfeval import _x87
 
