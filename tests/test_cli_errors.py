@@ -107,3 +107,15 @@ def test_a_multi_line_library_message_is_one_line(capsys, monkeypatch):
     monkeypatch.setattr(cli, "run_eval", boom)
     assert main(["eval", "f"]) == 1
     assert capsys.readouterr().err == "perfeval: error: f: first second\n"
+
+
+def test_competition_ids_are_text(tmp_path, capsys):
+    (tmp_path / "k.txt").write_text("9007199254740992 1\n9007199254740993 0\n007 1\n7 0\n")
+    (tmp_path / "s.txt").write_text("9007199254740993 0.1\n9007199254740992 0.9\n7 0.2\n007 0.8\n")
+    (tmp_path / "d.txt").write_text("9007199254740992 0.9\n9007199254740992 0.1\n7 0.2\n007 0.8\n")
+    argv = ["score", "--key", str(tmp_path / "k.txt"), "--task", "kddcup2004-physics", "--no-store", "-o", "json"]
+    assert main([*argv, str(tmp_path / "s.txt")]) == 0
+    assert _strict(capsys.readouterr().out)[0]["scores"]["ROC"] == 1.0
+    assert main([*argv, str(tmp_path / "d.txt")]) == 1
+    err = capsys.readouterr().err
+    assert "'9007199254740992' appears again" in err and "'9007199254740993'" in err
