@@ -94,3 +94,20 @@ def test_command_on_a_local_cluster(tmp_path, capsys):
     got = json.loads(capsys.readouterr().out)["measures"]
     want = perfeval.evaluate(df, target="y", score="s", measures=["roc", "apr"])
     assert got["ROC"]["value"] == want["ROC"] and got["APR"]["value"] == want["APR"]
+
+
+def test_command_keeps_group_ids_on_a_cluster(tmp_path, capsys):
+    """Group ids read from files by Dask are int64 or text, never floats: big ids stay apart."""
+    import json
+
+    from perfeval.cli.main import main
+
+    (tmp_path / "u.csv").write_text("user,label,score\n9007199254740992,1,0.9\n9007199254740992,0,0.1\n"
+                                    "9007199254740993,1,0.1\n9007199254740993,0,0.9\n007,1,0.5\n007,0,0.4\n7,1,0.1\n"
+                                    "7,0,0.2\n")
+    argv = ["eval", str(tmp_path / "u.csv"), "--group", "user", "-m", "gauc", "-o", "json", "--per-group"]
+    assert main([*argv, "--dask", "local:1"]) == 0
+    got = json.loads(capsys.readouterr().out)["measures"]["GAUC"]["per_group"]
+    assert got == {"007": 1.0, "7": 0.0, "9007199254740992": 1.0, "9007199254740993": 0.0}
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["measures"]["GAUC"]["per_group"] == got

@@ -901,8 +901,16 @@ def _main(argv: Sequence[str] | None = None) -> int:
         return int(e.code or 0)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the exact command, for the report
     _NOTES.clear()
+    import warnings
+
+    def one_line(message, category, filename, lineno, file=None, line=None) -> None:
+        """A warning that reaches the command (a library's too) is one line on stderr."""
+        sys.stderr.write(f"perfeval: warning: {_one_line(message)}\n")
+
     try:
-        status = _dispatch(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = one_line
+            status = _dispatch(args)
     except (InputFormatError, InvalidDataError) as e:  # the data: 1
         sys.stderr.write(f"perfeval: error: {_one_line(e)}\n")
         return 1
