@@ -97,7 +97,8 @@ class MeasureResult:
         ok = ~np.isnan(vals)
         mean = float(vals[ok].mean()) if ok.any() else math.nan
         wsum = sizes[ok].sum()
-        wmean = float((vals[ok] * sizes[ok]).sum() / wsum) if ok.any() and wsum > 0 else math.nan
+        # each group's share of the cases, then the sum: one group alone gives its own value exactly
+        wmean = float((vals[ok] * (sizes[ok] / wsum)).sum()) if ok.any() and wsum > 0 else math.nan
         head = wmean if spec.measure.aggregate == "weighted" else mean
         if not grouped:
             return cls(spec.label, float(vals[0]) if len(vals) else math.nan, spec.measure.direction)

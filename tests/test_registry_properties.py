@@ -1,0 +1,189 @@
+"""Properties every measure of the registry must have, checked on random data with ties.
+
+The lists of measures come from the registry, so a new measure is covered without a new test:
+a row of weight 0 is a dropped row; a whole weight k is k copies of the row; the order of the rows
+does not matter; a group's value is the measure on that group alone; streamed equals in memory.
+Values are compared bit for bit (NaN equal to NaN).  Per-query measures take no weights (refused
+with a clear error), so the weight properties are checked on the binary measures.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import perfeval
+from perfeval.measures import list_measures
+from perfeval.stream import evaluate_stream
+
+BINARY = [m.name for m in list_measures() if m.kind == "binary"]
+RANKING = [m.name for m in list_measures() if m.kind == "ranking"]
+GROUPED = [m.name for m in list_measures() if m.kind == "grouped"]
+#: measures whose defaults compute nothing (CST: every cost 0); given costs so that they say something
+SPECS = {"CST": "cst:fn=1,fp=2"}
+
+
+def spec(name: str) -> str:
+    return SPECS.get(name, name)
+
+
+def same(a: float, b: float, rel: float = 0.0) -> bool:
+    if a == b or (math.isnan(a) and math.isnan(b)):
+        return True
+    return rel > 0 and math.isfinite(a) and math.isfinite(b) and abs(a - b) <= rel * max(abs(a), abs(b))
+
+
+def values(report) -> dict[str, float]:
+    return {k: r.value for k, r in report.results.items()}
+
+
+def assert_same(a: dict, b: dict, what: str, rel: float = 0.0) -> None:
+    bad = {k: (a[k], b[k]) for k in a if not same(a[k], b[k], rel)}
+    assert not bad, f"{what}: {bad}"
+
+
+#: Sums of weights are exact for whole weights and for dyadic ones (multiples of 1/1024 here), so
+#: any order of the rows and any chunking give the same bits.  Other fractional weights are summed
+#: in float64: the order can move a value by a few units in the last place (relative 1e-14 here).
+FRACTION_REL = 1e-14
+#: The per-group kernels sum in another order than the whole-data ones: a few ulps at most.
+GROUP_REL = 1e-14
+
+
+@st.composite
+def data(draw, weights: str = "none"):
+    n = draw(st.integers(1, 40))
+    decimals = draw(st.sampled_from([0, 1, 2]))  # few decimals: many ties
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < rng.random()).astype(np.float64)
+    s = np.round(rng.random(n), decimals)
+    g = rng.integers(0, 4, n)
+    if weights == "zero":
+        w = np.where(rng.random(n) < 0.3, 0.0, rng.integers(1, 4, n)).astype(np.float64)
+    elif weights == "whole":
+        w = rng.integers(1, 4, n).astype(np.float64)
+    elif weights == "fraction":
+        w = rng.random(n) * 5
+    elif weights == "dyadic":
+        w = rng.integers(0, 5 * 1024, n) / 1024.0
+    else:
+        w = None
+    return y, s, g, w
+
+
+def fractional_ok(names: list[str]) -> list[str]:
+    """The measures that take fractional weights (APR and CA2 count cases: whole weights only)."""
+    out = []
+    for m in names:
+        try:
+            perfeval.evaluate([1, 0], [0.6, 0.4], weights=[0.5, 1.5], measures=[spec(m)])
+            out.append(m)
+        except perfeval.InvalidParameterError as e:
+            assert "whole-number weights" in str(e), (m, e)
+    return out
+
+
+def _eval(y, s, measures, **kw):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return values(perfeval.evaluate(y, s, measures=[spec(m) for m in measures], **kw))
+
+
+@settings(max_examples=80, deadline=None)
+@given(data("zero"))
+def test_zero_weight_is_a_dropped_row(d):
+    y, s, g, w = d
+    keep = w > 0
+    if not keep.any():
+        return
+    assert_same(_eval(y, s, BINARY, weights=w), _eval(y[keep], s[keep], BINARY, weights=w[keep]), "overall")
+    full = _grouped(y, s, g, BINARY, weights=w)
+    part = _grouped(y[keep], s[keep], g[keep], BINARY, weights=w[keep])
+    for key in part:
+        assert_same(full[key], part[key], f"group {key}")
+
+
+@settings(max_examples=60, deadline=None)
+@given(data("whole"))
+def test_whole_weight_is_copies(d):
+    y, s, g, w = d
+    k = w.astype(np.int64)
+    assert_same(_eval(y, s, BINARY, weights=w), _eval(np.repeat(y, k), np.repeat(s, k), BINARY), "overall")
+
+
+@settings(max_examples=60, deadline=None)
+@given(data("dyadic"), st.randoms(use_true_random=False), st.booleans())
+def test_row_order_does_not_matter(d, rnd, fraction):
+    y, s, g, w = d
+    if fraction:  # any fractional weights: equal to a few ulps
+        w = w + np.random.default_rng(len(y)).random(len(y)) * 1e-3
+    perm = np.array(rnd.sample(range(len(y)), len(y)))
+    frac = fractional_ok(BINARY)
+    assert_same(_eval(y, s, frac, weights=w), _eval(y[perm], s[perm], frac, weights=w[perm]), "binary",
+                FRACTION_REL if fraction else 0.0)
+    assert_same(_eval(y, s, BINARY), _eval(y[perm], s[perm], BINARY), "binary, unweighted")
+    rel = np.round(y * (1 + g % 3))  # graded relevance
+    every = RANKING + GROUPED + BINARY
+    a = _grouped(y, s, g, every)
+    b = _grouped(y[perm], s[perm], g[perm], every)
+    assert a == b or all(assert_same(a[k], b[k], f"group {k}") is None for k in a)
+    ra = _eval(rel, s, RANKING, groups=g)
+    rb = _eval(rel[perm], s[perm], RANKING, groups=g[perm])
+    assert_same(ra, rb, "graded ranking")
+
+
+def _grouped(y, s, g, measures, **kw) -> dict:
+    """group -> {measure label: value} from one grouped evaluation."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = perfeval.evaluate(y, s, groups=g, measures=[spec(m) for m in measures], **kw)
+    return {key: {lab: float(res.per_group[i]) for lab, res in r.results.items()} for i, key in
+            enumerate(r.groups.tolist())}
+
+
+@settings(max_examples=60, deadline=None)
+@given(data("none"))
+def test_group_value_is_the_measure_on_that_group_alone(d):
+    y, s, g, _ = d
+    every = BINARY + RANKING
+    per = _grouped(y, s, g, every + GROUPED)
+    for key, got in per.items():
+        m = g == key
+        alone = _eval(y[m], s[m], every)
+        assert_same({k: got[k] for k in alone}, alone, f"group {key}", GROUP_REL)
+        alone_g = _eval(y[m], s[m], GROUPED, groups=g[m])
+        assert_same({k: got[k] for k in alone_g}, alone_g, f"group {key} (grouped measures)")
+
+
+@settings(max_examples=60, deadline=None)
+@given(data("none"), st.sampled_from(["none", "whole", "dyadic", "fraction"]), st.lists(st.integers(0, 40), max_size=6))
+def test_stream_equals_memory(d, wkind, cuts):
+    y, s, g, _ = d
+    rng = np.random.default_rng(len(y))
+    w = {"none": None, "whole": rng.integers(0, 4, len(y)).astype(float),
+         "dyadic": rng.integers(0, 5 * 1024, len(y)) / 1024.0, "fraction": rng.random(len(y)) * 5}[wkind]
+    bounds = [0, *sorted(c % (len(y) + 1) for c in cuts), len(y)]
+    names = fractional_ok(BINARY) if wkind in ("fraction", "dyadic") else BINARY
+    chunks = [(y[a:b], s[a:b]) if w is None else (y[a:b], s[a:b], w[a:b]) for a, b in zip(bounds, bounds[1:])]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        streamed = values(evaluate_stream(chunks, measures=[spec(m) for m in names]))
+    assert_same(streamed, _eval(y, s, names, weights=w), f"streamed ({wkind} weights)",
+                FRACTION_REL if wkind == "fraction" else 0.0)
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_every_binary_measure_is_covered(name):
+    """The lists above are the registry's: a new binary measure is in every property."""
+    assert name in BINARY and perfeval.measures.parse_measure(spec(name)).measure.kind == "binary"
