@@ -154,10 +154,13 @@ def top1(h: ScoreHistogram) -> float:
 
 
 def top10(h: ScoreHistogram) -> float:
+    """1 if a positive is among the 10 highest-scored cases in every order of the tied cases: the
+    worst order puts a tie group's negatives before its positives, so a group with a positive
+    counts when the cases above it and its own negatives are fewer than 10."""
     pos, neg = _desc(h)
     size = pos + neg
     above = np.cumsum(size) - size
-    hit = (above < 10) & (neg == 0) & (pos > 0)
+    hit = (pos > 0) & (above + neg < 10)
     return 1.0 if hit.any() else 0.0
 
 

@@ -133,8 +133,11 @@ REGISTRY.register(Measure(
     name="TOP10", title="is a positive in the top 10", aliases=("top_10",), perf_options=("-top10",), params=(),
     direction="higher", summary="histogram", compute=_C + "top10",
     definition="1 if one of the 10 highest-scored cases is positive, else 0.",
-    ties="pessimistic: it needs an all-positive tie group that reaches into the top 10.",
-    edge_cases="no data: 0.", perf="classic: identical."))
+    ties="pessimistic: 1 only if a positive is in the top 10 in every order of the tied cases (a tie group's "
+         "negatives taken first), as TOP1 needs the whole top tie group positive.",
+    edge_cases="no data: 0.",
+    perf="classic: PERF's rule, an all-positive tie group reaching into the top 10 (0 for targets 1, 0 tied "
+         "at one score, where the modern value is 1: the positive is in the top 10 in every order)."))
 
 REGISTRY.register(Measure(
     name="NTOP", perf_usage="-ntop N", at_param=True, title="positives among the top N", aliases=("ntop", "precision_at_n"),
