@@ -8,7 +8,7 @@ empty file), then read by ``perfeval eval`` in memory and streamed.  Every run m
 streamed and in-memory runs agree (the same numbers, or both an error).  ``perf`` on the mutated
 text must end with a documented status (0, 1, or 255: the original's exit(-1)) and no traceback.
 
-CI runs a few hundred cases; more by hand: ``PERFEVAL_FUZZ_CASES=5000 pytest tests/test_input_fuzz.py``.
+CI runs a few hundred cases; more by hand: ``PERFEVAL_FUZZ_CASES=5000 PERFEVAL_FUZZ_SEED=3 pytest tests/test_input_fuzz.py``.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import pytest
 from perfeval.cli.main import main
 
 CASES = int(os.environ.get("PERFEVAL_FUZZ_CASES", "450"))
+SEED = int(os.environ.get("PERFEVAL_FUZZ_SEED", "0"))
 
 
 def _seeds(rng: random.Random) -> list[tuple[str, bytes, list[str]]]:
@@ -118,7 +119,7 @@ def _measures(out: str) -> dict:
 
 @pytest.mark.parametrize("block", range(3))
 def test_mutated_inputs(tmp_path, block):
-    rng = random.Random(1000 + block)
+    rng = random.Random(1000 + block + 7919 * SEED)
     seeds = _seeds(rng)
     per = max(1, CASES // 3)
     for case in range(per):
@@ -141,7 +142,7 @@ def test_mutated_inputs(tmp_path, block):
 def test_mutated_inputs_to_perf(block):
     from conftest import run_perf
 
-    rng = random.Random(2000 + block)
+    rng = random.Random(2000 + block + 7919 * SEED)
     seeds = _seeds(rng)
     for case in range(max(1, CASES // 3)):
         data = _mutate(seeds[0][1], rng)

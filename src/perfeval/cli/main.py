@@ -238,9 +238,7 @@ def _stream_eval(args, path):
     cols = iter_columns(path, chooser, args.format, args.header, progress=sys.stderr.isatty(),
                         ids=(0, 3) if labels else (3,), delimiter=args.delimiter)
     if labels:
-        from perfeval.evaluation import binary_coding
-
-        cols = ([binary_coding(c[0], args.pos_label), *c[1:]] for c in cols)
+        cols = _coded(cols, args.pos_label, path or "standard input", chosen)
     if args.group is not None:  # spilled by group to temporary files, then evaluated file by file
         chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g in cols)
         report = evaluate_stream_grouped(chunks, measures=specs, threshold=args.threshold, clustered=args.clustered)
@@ -319,6 +317,29 @@ def _dask_eval(args, path):
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _coded(chunks, pos_label, source: str, chosen: list):
+    """Chunks whose target labels are coded 0/1 by ``--pos-label``; a label found in no chunk is an
+    error at the end, as it is when the table is read whole."""
+    import numpy as np
+
+    from perfeval.evaluation import binary_coding
+    from perfeval.exceptions import InputFormatError
+
+    seen = False
+    labels: set = set()
+    for c in chunks:
+        y = binary_coding(c[0], pos_label)
+        seen = seen or bool(np.any(y))
+        if not seen and len(labels) < 8:
+            labels.update(str(v) for v in np.unique(c[0])[:8].tolist())
+        yield [y, *c[1:]]
+    if not seen:
+        name = chosen[0].target.name if chosen else "target"
+        shown = ", ".join(repr(v) for v in sorted(labels))
+        raise InputFormatError(f"--pos-label {pos_label}: the target column {name!r} holds no such label "
+                               f"(labels: {shown})", source=source)
 
 
 def _dask_identity(ddf, name: str, path: str):
