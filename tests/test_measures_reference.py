@@ -37,7 +37,7 @@ def test_roc_is_the_pairwise_probability(rows):
 @given(small)
 def test_apr_is_the_expected_ap_over_tie_orders(rows):
     y, s = zip(*rows)
-    want = expected_ap_bruteforce(list(y), list(s)) if any(y) else 0.0
+    want = expected_ap_bruteforce(list(y), list(s)) if any(y) else math.nan  # no positive: undefined
     assert same(get_measure("apr")(H(rows)), want)
 
 
@@ -99,7 +99,7 @@ def test_edge_cases():
     one_class = ScoreHistogram.from_arrays([1, 1], [0.2, 0.4])
     assert math.isnan(get_measure("roc")(one_class))
     assert get_measure("rkl")(one_class) == 2.0
-    assert get_measure("apr")(ScoreHistogram.from_arrays([0, 0], [0.2, 0.4])) == 0.0
+    assert math.isnan(get_measure("apr")(ScoreHistogram.from_arrays([0, 0], [0.2, 0.4])))  # no positive: NaN
     empty = ScoreHistogram.empty()
     assert math.isnan(get_measure("rms")(empty)) and get_measure("top1")(empty) == 0.0
     assert math.isnan(get_measure("ca2")(ScoreHistogram.from_arrays([1, 0], [0.2, 0.4]), window=3))

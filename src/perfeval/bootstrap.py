@@ -186,6 +186,12 @@ class _Cases:
         self.groups = None if groups is None else to_numpy(groups, "groups")
         if self.groups is not None and len(self.groups) != len(self.s):
             raise InvalidDataError(f"`groups` must have the length of `y_score` ({len(self.s)}), got {len(self.groups)}")
+        if self.w is not None and not self.w.all():
+            # a case of weight 0 is no case at all (as in evaluate): the estimate, the replicates and
+            # the jackknife all see the same cases
+            keep = self.w > 0
+            self.y, self.s, self.w = self.y[keep], self.s[keep], self.w[keep]
+            self.groups = None if self.groups is None else self.groups[keep]
 
     @cached_property
     def hist(self):

@@ -122,15 +122,15 @@ def _group_values(pdf, target, score, group, weight, specs):
     from perfeval.evaluation import evaluate
 
     if len(pdf) == 0:
-        return pd.DataFrame({"group": [], "size": [], **{s.label: [] for s in specs}})
+        return pd.DataFrame({"group": [], "size": [], "rows": [], **{s.label: [] for s in specs}})
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = evaluate(pdf[target].to_numpy(), pdf[score].to_numpy(), groups=pdf[group].to_numpy(), measures=specs,
                      weights=None if weight is None else pdf[weight].to_numpy())
-    sizes = pdf.groupby(group, sort=True).size()
-    out = {"group": list(r.groups), "size": sizes.reindex(r.groups).to_numpy()}
+    out = {"group": list(r.groups), "size": r.group_sizes, "rows": pdf.groupby(group, sort=True).size().reindex(
+        r.groups).to_numpy()}
     for s in specs:
         out[s.label] = r.results[s.label].per_group
     return pd.DataFrame(out)
@@ -152,5 +152,5 @@ def _grouped(ddf, target, score, group, weight, specs, threshold):
     sizes = table["size"].to_numpy(dtype=np.float64)
     results = {s.label: MeasureResult.of(s, table[s.label].to_numpy(dtype=np.float64), sizes, keys, True) for s in specs}
     _warn_undefined(results, specs)
-    return Report(results, keys, {"threshold": threshold, "rows": int(sizes.sum()), "groups": int(len(keys)),
+    return Report(results, keys, {"threshold": threshold, "rows": int(table["rows"].sum()), "groups": int(len(keys)),
                                   "weighted": weight is not None, "partitions": None, "backend": "dask"})

@@ -213,7 +213,8 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
         report gives the mean over groups, the mean weighted by group size, the per-group values
         and the groups where the measure is undefined (left out of the means).
     weights : array-like of float, optional
-        Non-negative weight per case, for the binary measures.
+        Non-negative weight per case, for the binary measures.  A case of weight 0 counts as if it
+        were not there, for every measure (grouped, streamed and bootstrapped too).
     threshold : float, default 0.5
         Threshold of the threshold measures (a case with score >= threshold is predicted
         positive), unless a measure spec sets its own (``"acc:threshold=0.3"``).
@@ -290,6 +291,13 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
         if bad.any():
             i = int(np.argmax(bad))
             raise InvalidDataError(f"`weights` must be finite non-negative numbers, got {float(w[i])!r} at index {i}")
+    rows_in = len(ys)
+    if w is not None and not w.all():
+        # a case of weight 0 is no case at all, for every measure: drop it here, at the door, so
+        # that it adds no distinct score, rank, group or count anywhere below
+        keep = w > 0
+        yt, ys, w = yt[keep], ys[keep], w[keep]
+        g = None if g is None else g[keep]
     tasks: list[tuple[str, np.ndarray]]
     if partitions:
         tasks = []
@@ -327,8 +335,14 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
                 _binary_values(binary_specs, ScoreHistogram.from_arrays(yb, ys, w), suffix, results)
             else:
                 keys, codes = _group_codes(g)
-                sizes = np.bincount(codes, minlength=len(keys)).astype(np.float64)
-                gd = GroupedData(codes, np.asarray(yb, dtype=np.float64), ys, w, len(keys))
+                # a group's size is its cases' total weight (its row count unweighted), so that a
+                # case of whole weight k counts as k copies of it in the size-weighted mean too
+                sizes = np.bincount(codes, weights=w, minlength=len(keys)).astype(np.float64)
+                # the rows in one canonical order (group, score, target, weight): a per-group kernel that
+                # sums in row order then gives the same bits whatever the input order
+                yf = np.asarray(yb, dtype=np.float64)
+                canon = np.lexsort((yf, ys, codes) if w is None else (w, yf, ys, codes))
+                gd = GroupedData(codes[canon], yf[canon], ys[canon], None if w is None else w[canon], len(keys))
                 hists = None
                 for s in binary_specs:
                     fast = getattr(_grouped, s.measure.compute.partition(":")[2], None)
@@ -340,10 +354,16 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
                     results[s.label + suffix] = MeasureResult.of(s, np.asarray(vals, dtype=np.float64), sizes,
                                                                  keys, True)
     _warn_undefined(results, specs)
-    params = {"threshold": threshold, "rows": int(len(ys)), "groups": None if g is None else int(len(keys)),
+    group_sizes = None
+    if g is not None:
+        codes_all = _group_codes(g)[1]
+        group_sizes = np.bincount(codes_all, weights=w, minlength=len(keys)).astype(np.float64)
+    params = {"threshold": threshold, "rows": int(rows_in), "groups": None if g is None else int(len(keys)),
               "weighted": w is not None, "partitions": dict(partitions) if partitions else None,
               "ties": _TIES}
-    return Report(results, keys if g is not None else None, params)
+    report = Report(results, keys if g is not None else None, params)
+    report.group_sizes = group_sizes  # total weight (rows, unweighted) of each group, in key order
+    return report
 
 
 def _binary_values(specs: list[MeasureSpec], h: ScoreHistogram, suffix: str, results: dict) -> None:

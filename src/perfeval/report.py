@@ -123,6 +123,8 @@ class Report:
         self.intervals: dict[str, Any] = {}
         #: the exact summary the values were finished from, for reports built from one (streams, Dask)
         self.summary: Any = None
+        #: the size of each group (its cases' total weight; its row count unweighted), in key order
+        self.group_sizes: Any = None
 
     def __getitem__(self, label: str) -> float:
         if label in self.results:

@@ -373,7 +373,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
                 "drop clustered=True (--clustered) to spill the rows by group instead")
         done.update(ks.tolist())
         keys_all.append(ks)
-        sizes_all.append(np.unique(cols[2], return_counts=True)[1].astype(np.float64))
+        sizes_all.append(r.group_sizes)
         for s in specs:
             values[s.label].append(r.results[s.label].per_group)
 
@@ -464,7 +464,7 @@ def evaluate_stream_grouped(chunks: Iterable[tuple], *, measures: Any = None, th
                 r = evaluate(cols[0], cols[1], groups=cols[2], weights=cols[3] if len(cols) == 4 else None,
                              measures=specs, threshold=threshold)
             keys_all.append(np.asarray(r.groups))
-            sizes_all.append(np.unique(cols[2], return_counts=True)[1].astype(np.float64))
+            sizes_all.append(r.group_sizes)
             for s in specs:
                 values[s.label].append(r.results[s.label].per_group)
     return _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighted, partitions)

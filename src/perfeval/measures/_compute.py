@@ -105,7 +105,7 @@ def apr(h: ScoreHistogram) -> float:
     if h.n == 0:
         return NAN
     if P == 0:
-        return 0.0
+        return NAN  # no positive to average over (PERF printed 0)
     # a sequential sum over the cases: the compiled kernel does it in one pass without the n-sized
     # temporaries a numpy expression needs (see _x87.c, hist_apr)
     from perfeval import _x87
@@ -174,13 +174,23 @@ def slq(h: ScoreHistogram, *, bins: int) -> float:
         raise InvalidParameterError(f"SLQ needs a whole number of bins >= 1, got {bins}")
     if h.n == 0 or not _in_unit(h):
         return NAN
-    idx = np.minimum((h.scores * bins).astype(np.int64), int(bins) - 1)
+    idx = slq_bins(h.scores, int(bins))
     x = np.bincount(idx, weights=h.pos, minlength=int(bins))
     y = np.bincount(idx, weights=h.neg, minlength=int(bins))
     tot = x + y
     with np.errstate(invalid="ignore", divide="ignore"):
         w = np.where(tot > 0, np.minimum(x, y) / np.where(tot > 0, tot, 1.0), 0.0)
     return float(np.sum(tot * (1 - 2 * w) ** 2) / tot.sum())
+
+
+def slq_bins(scores: np.ndarray, bins: int) -> np.ndarray:
+    """The bin of each score in [0, 1]: bin i holds i/bins <= s < (i+1)/bins (the last also s = 1).
+
+    The score is compared with the edge values i/bins themselves (as CA1 does), not multiplied:
+    ``floor(0.29 * 100)`` is 28 because 0.29 * 100 rounds to 28.999999999999996.
+    """
+    edges = np.arange(1, bins, dtype=np.float64) / bins
+    return np.searchsorted(edges, scores, side="right")
 
 
 def cxe(h: ScoreHistogram) -> float:
@@ -246,10 +256,22 @@ def sar(h: ScoreHistogram, *, threshold: float, w_acc: float, w_roc: float, w_rm
 
 
 # -- the modern vocabulary (binary) ----------------------------------------------------------------
-def logloss(h: ScoreHistogram) -> float:
-    """Mean cross-entropy in nats (CXE / log2(e))."""
-    v = cxe(h)
-    return v * math.log(2.0) if v == v else v
+def logloss(h: ScoreHistogram, *, eps: float = 0.0) -> float:
+    """Mean cross-entropy in nats; with ``eps`` > 0 each score is first clipped to [eps, 1 - eps]
+    (scikit-learn's former ``log_loss(eps=)``), so that one confident mistake costs -ln(eps), not inf."""
+    check_eps(eps)
+    if h.n == 0 or not _in_unit(h):
+        return NAN
+    s = np.clip(h.scores, eps, 1.0 - eps) if eps > 0 else h.scores
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lp = np.where(h.pos > 0, -np.log(s) * h.pos, 0.0)
+        ln = np.where(h.neg > 0, -np.log1p(-s) * h.neg, 0.0)
+    return float((lp.sum() + ln.sum()) / h.n)
+
+
+def check_eps(eps: float) -> None:
+    if not (0.0 <= eps < 0.5):
+        raise InvalidParameterError(f"log loss needs 0 <= eps < 0.5 (0: no clipping), got {eps}")
 
 
 def brier(h: ScoreHistogram) -> float:

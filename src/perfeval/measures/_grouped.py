@@ -107,9 +107,20 @@ def cxe(gd: GroupedData) -> np.ndarray:
     return np.where(outside, np.nan, v)
 
 
-def logloss(gd: GroupedData) -> np.ndarray:
-    v = cxe(gd)
-    return v * math.log(2.0)
+def logloss(gd: GroupedData, *, eps: float = 0.0) -> np.ndarray:
+    """Nats; with eps > 0 scores clipped to [eps, 1 - eps] (see _compute.logloss)."""
+    from perfeval.measures._compute import check_eps
+
+    check_eps(eps)
+    outside = _hist_sum(gd, lambda s, p, q: ((s < 0) | (s > 1)).astype(np.float64)) > 0
+
+    def nats(s, p, q):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.clip(s, eps, 1 - eps)
+            return np.where(p > 0, -np.log(c) * p, 0.0) + np.where(q > 0, -np.log1p(-c) * q, 0.0)
+
+    v = _div(_hist_sum(gd, nats), _n(gd))
+    return np.where(outside, np.nan, v)
 
 
 def roc(gd: GroupedData) -> np.ndarray | None:
@@ -176,7 +187,7 @@ def top10(gd: GroupedData) -> np.ndarray | None:
     if rd is None:
         return None
     m, size, first, _end, q = _ties(rd)
-    hit = (first < 10) & (m == size) & (m > 0)
+    hit = (m > 0) & (first + (size - m) < 10)  # a positive in the top 10 in every tie order
     return _per_group(gd, rd, (np.bincount(q[hit], minlength=rd.n_queries) > 0).astype(np.float64))
 
 
@@ -221,9 +232,11 @@ def slq(gd: GroupedData, *, bins: int) -> np.ndarray | None:
         raise InvalidParameterError(f"SLQ needs a whole number of bins >= 1, got {bins}")
     if gd.weighted:
         return None
+    from perfeval.measures._compute import slq_bins
+
     B = int(bins)
     outside = gd.sum(((gd.s < 0) | (gd.s > 1)).astype(np.float64)) > 0
-    idx = np.minimum((np.clip(gd.s, 0, 1) * B).astype(np.int64), B - 1)
+    idx = slq_bins(np.clip(gd.s, 0, 1), B)
     cell = gd.codes * B + idx
     x = np.bincount(cell, weights=gd.y, minlength=gd.G * B).reshape(gd.G, B)
     tot = np.bincount(cell, minlength=gd.G * B).reshape(gd.G, B).astype(np.float64)
@@ -297,7 +310,7 @@ def apr(gd: GroupedData) -> np.ndarray | None:
     for k in range(gd.G):
         a, b = bounds[k], bounds[k + 1]
         P = pos[a:b].sum()
-        out[k] = (np.nan if b == a else 0.0) if P == 0 else _x87.hist_apr(pos[a:b], neg[a:b]) / P
+        out[k] = np.nan if P == 0 else _x87.hist_apr(pos[a:b], neg[a:b]) / P
     return out
 
 

@@ -121,6 +121,9 @@ class Measure:
                 f"measure {self.name} has no parameter {sorted(unknown)[0]!r}; "
                 f"expected one of {[p.name for p in self.params] or 'none'}"
             )
+        canonical = getattr(summary, "canonical", None)  # a ScoreHistogram: without empty cells
+        if canonical is not None:
+            summary = canonical()
         return self.function()(summary, **{**self.defaults(), **params})
 
     @property

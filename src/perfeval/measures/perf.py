@@ -41,8 +41,9 @@ _threshold("PRE", "precision", ("-pre",), ("precision",),
 _threshold("REC", "recall", ("-rec",), ("recall",),
            "TP / (TP + FN) (the same number as SEN).", "no positives: undefined (NaN).")
 _threshold("PRF", "F1 score", ("-prf",), ("f1", "f_score"),
-           "2 * precision * recall / (precision + recall).",
-           "precision and recall both 0 or undefined: undefined (NaN); classic prints 0.")
+           "F1 = 2 TP / (2 TP + FN + FP), scikit-learn's count form (equal to 2PR / (P + R) where both are "
+           "defined); the same formula as FBETA at beta = 1, bit for bit.",
+           "TP = 0 with an error (FN + FP > 0): 0; TP = FN = FP = 0: undefined (NaN); classic prints 0.")
 _threshold("LFT", "lift", ("-lft",), ("lift",),
            "(TP / P) / ((TP + FP) / n): the positive rate among the predicted positives over the base rate.",
            "no positives: undefined (NaN); classic prints -nan too (no 1e-10 in TP / P).")
@@ -87,7 +88,7 @@ REGISTRY.register(Measure(
                "random (PERF 5.10+).",
     ties="expected precision under a random order inside each group of equal scores (exact, by the "
          "hypergeometric law of the positions of the group's positives).",
-    edge_cases="no positives: 0 with a warning (as PERF); no data: undefined (NaN).",
+    edge_cases="no positives: undefined (NaN, with a warning; classic perf prints 0 as PERF did); no data: NaN.",
     perf="classic: groups of 50,000 or more tied cases switch to PERF's pessimistic order with its "
          "warning; classic groups ties by exact float32 equality (PERF quirk Q10 included).",
     blocks=True))

@@ -30,13 +30,18 @@ _binary("FPR", "false positive rate", ("fall_out",), "FP / (FP + TN) = 1 - SPC."
         direction="lower")
 _binary("FNR", "false negative rate", ("miss_rate",), "FN / (FN + TP) = 1 - SEN.", "no positives: NaN.",
         direction="lower")
-_binary("FBETA", "F-beta score", ("f_beta",), "(1 + beta^2) TP / ((1 + beta^2) TP + beta^2 FN + FP); beta = 1 is "
-        "F1 (PRF).", "TP = FN = FP = 0: NaN.",
+_binary("FBETA", "F-beta score", ("f_beta",), "(1 + beta^2) TP / ((1 + beta^2) TP + beta^2 FN + FP), scikit-learn's "
+        "count form; beta = 1 is F1, the same formula as PRF (bit for bit).",
+        "TP = 0 with an error (FN + FP > 0): 0; TP = FN = FP = 0 (no positive, none predicted): NaN with a warning "
+        "(scikit-learn's zero_division case).",
         params=(Param("beta", 1.0, "weight of recall relative to precision"), _THR), at_param=True)
 _binary("LOGLOSS", "log loss (cross-entropy in nats)", ("log_loss", "logloss", "nll"),
         "mean over cases of -ln(p) for positives and -ln(1 - p) for negatives (CXE in nats).",
-        "p = 0 for a positive or 1 for a negative: inf; a score outside [0, 1]: NaN; no data: NaN.",
-        params=(), direction="lower", ties="none needed.")
+        "p = 0 for a positive or 1 for a negative: inf (no clipping by default; `logloss:eps=1e-15` clips each p "
+        "to [eps, 1 - eps] as scikit-learn's log_loss(eps=) did, to match a training metric); a score outside "
+        "[0, 1]: NaN; no data: NaN.",
+        params=(Param("eps", 0.0, "clip scores to [eps, 1 - eps] first; 0 (default): no clipping; 0 <= eps < 0.5"),),
+        direction="lower", ties="none needed.")
 _binary("BRIER", "Brier score", ("brier_score", "mse"), "mean over cases of (target - score)^2 (RMS squared).",
         "no data: NaN.", params=(), direction="lower", ties="none needed.")
 _binary("AP", "average precision (information-retrieval form)", ("average_precision", "ap_ir"),

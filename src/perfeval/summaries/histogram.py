@@ -85,7 +85,8 @@ class ScoreHistogram:
         y_score : array-like of float
             Scores; must be finite or +-inf (NaN cannot be ranked).
         sample_weight : array-like of float, optional
-            Non-negative weight per case (default 1).
+            Non-negative weight per case (default 1).  A case of weight 0 is left out, exactly as
+            if it were not there (no distinct score, no rank, no count).
 
         Raises
         ------
@@ -120,6 +121,10 @@ class ScoreHistogram:
                     f"`sample_weight` must have the length of `y_score` ({len(s)}), got {len(w)}")
             if not np.all(np.isfinite(w)) or (w < 0).any():
                 raise InvalidDataError("`sample_weight` must be finite and non-negative")
+        if sample_weight is not None and not w.all():
+            # a case of weight 0 is no case at all: it adds no distinct score, no rank, no count
+            keep = w > 0
+            s, is_pos, w = s[keep], is_pos[keep], w[keep]
         if len(s) == 0:
             return cls.empty()
         # -0.0 and 0.0 compare equal, so they form one run, kept as +0.0 by _runs
@@ -156,7 +161,7 @@ class ScoreHistogram:
         if not parts:
             return ScoreHistogram.empty()
         if len(parts) == 1 and bool(np.all(parts[0].scores[1:] > parts[0].scores[:-1])):
-            return parts[0]  # already canonical: strictly increasing scores
+            return parts[0].canonical()  # strictly increasing scores: drop empty cells only
         sc = np.concatenate([p.scores for p in parts])
         order = np.argsort(sc, kind="stable")
         sc = sc[order]
@@ -166,7 +171,20 @@ class ScoreHistogram:
         new[0] = True
         np.not_equal(sc[1:], sc[:-1], out=new[1:])
         starts = np.flatnonzero(new)
-        return ScoreHistogram(sc[starts] + 0.0, np.add.reduceat(pos, starts), np.add.reduceat(neg, starts))
+        return ScoreHistogram(sc[starts] + 0.0, np.add.reduceat(pos, starts), np.add.reduceat(neg, starts)).canonical()
+
+    def canonical(self) -> ScoreHistogram:
+        """This summary without its empty cells (a score whose weights are both 0).
+
+        An empty cell is a case of weight 0, and such a case is no case at all: it must not add a
+        distinct score, a rank or a count to any measure.  Summaries built by :meth:`from_arrays` and
+        :meth:`merge_all` are canonical; a summary made by hand may not be.
+        """
+        empty = (self.pos == 0) & (self.neg == 0)
+        if not empty.any():
+            return self
+        keep = ~empty
+        return ScoreHistogram(self.scores[keep], self.pos[keep], self.neg[keep])
 
     __add__ = merge
 
