@@ -2,7 +2,11 @@
 
 The summary of every binary measure is the :class:`~perfeval.summaries.ScoreHistogram` (distinct
 scores with their positive and negative weight), so a chunk's summary is as good as its rows: the
-numbers are identical to evaluating everything in memory.  Memory is bounded by the chunk and the
+numbers are those of evaluating everything in memory, identical bit for bit when the weights sum
+exactly in float64 (no weights, whole-number weights, dyadic fractions such as 0.5 or 0.25).  With
+other fractional weights each distinct score's weight total is added up in another order, so a
+value can differ in its last bits (at most about n * 2**-53 relative for n rows at one score;
+``tests/test_registry_properties.py`` holds both).  Memory is bounded by the chunk and the
 summary, which grows with the number of **distinct** scores (24 bytes each), not with the rows:
 100 million rows of 6-decimal scores hold at most a million distinct values, 24 MB.
 
