@@ -193,3 +193,14 @@ def test_kddcup2002_with_a_label_absent():
     with pytest.warns(UndefinedMeasureWarning, match="broad task .* has no negative case"):
         got = kddcup2002_task2(["change", "control", "change"], [0.9, 0.1, 0.4])
     assert got["narrow"] == 1.0 and math.isnan(got["broad"]) and math.isnan(got["score"])
+
+
+def test_pos_label_in_intervals_and_comparisons():
+    y = ["y", "n", "y", "n", "y", "n"]
+    a, b = [0.9, 0.1, 0.8, 0.3, 0.2, 0.4], [0.5, 0.1, 0.8, 0.3, 0.7, 0.4]
+    y01 = [1, 0, 1, 0, 1, 0]
+    assert perfeval.ci(y, a, "roc", method="delong", pos_label="y") == perfeval.ci(y01, a, "roc", method="delong")
+    got = perfeval.compare(y, a, b, "roc", method="delong", pos_label="y")["ROC"]
+    assert got == perfeval.compare(y01, a, b, "roc", method="delong")["ROC"]
+    with pytest.raises(InvalidDataError, match="pos_label='x' does not occur"):
+        perfeval.ci(y, a, "roc", pos_label="x")

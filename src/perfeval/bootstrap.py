@@ -446,9 +446,18 @@ def _jack_group_values(vals: np.ndarray, agg: np.ndarray) -> tuple[np.ndarray, n
 
 # -- public API ----------------------------------------------------------------------------------------
 
+def _coded(y_true: Any, pos_label: Any) -> Any:
+    """0/1 targets from labels when ``pos_label`` is given (the rule of :func:`perfeval.evaluate`)."""
+    if pos_label is None:
+        return y_true
+    from perfeval.evaluation import _binary_targets, to_numpy
+
+    return _binary_targets(to_numpy(y_true, "y_true"), "the interval", pos_label)
+
+
 def ci(y_true: Any, y_score: Any, measures: Iterable[str] | str = "roc", *, method: str = "bca",
        level: float = 0.95, n_boot: int = 1000, seed: int = 0, groups: Any = None, weights: Any = None,
-       threshold: float = 0.5, threads: int | None = None) -> dict[str, Interval]:
+       threshold: float = 0.5, threads: int | None = None, pos_label: Any = None) -> dict[str, Interval]:
     """Confidence intervals of measures: bootstrap (BCa or percentile) for any measure, or DeLong's
     for the ROC area.
 
@@ -473,6 +482,8 @@ def ci(y_true: Any, y_score: Any, measures: Iterable[str] | str = "roc", *, meth
     threshold : float, default 0.5
     threads : int, optional
         Threads of the compiled replicate loops (default: all cores).  Results do not depend on it.
+    pos_label : optional
+        The positive label of ``y_true`` (as in :func:`perfeval.evaluate`).
 
     Returns
     -------
@@ -495,7 +506,7 @@ def ci(y_true: Any, y_score: Any, measures: Iterable[str] | str = "roc", *, meth
     _level(level)
     if n_boot < 2 and method != "delong":
         raise InvalidParameterError(f"the bootstrap needs at least 2 replicates, got n_boot={n_boot}")
-    cases = _Cases(y_true, y_score, weights, groups)
+    cases = _Cases(_coded(y_true, pos_label), y_score, weights, groups)
     specs = _specs(measures, threshold)
     threads_n = _threads(threads)
     out: dict[str, Interval] = {}
@@ -608,7 +619,8 @@ def _p_value(diffs: np.ndarray) -> float:
 
 def compare(y_true: Any, score_a: Any, score_b: Any, measures: Iterable[str] | str = "roc", *,
             method: str = "bca", level: float = 0.95, n_boot: int = 1000, seed: int = 0, groups: Any = None,
-            weights: Any = None, threshold: float = 0.5, threads: int | None = None) -> dict[str, Comparison]:
+            weights: Any = None, threshold: float = 0.5, threads: int | None = None,
+            pos_label: Any = None) -> dict[str, Comparison]:
     """Compare two models scored on the same cases: the difference a - b of each measure, its
     confidence interval and a two-sided p-value.
 
@@ -630,6 +642,7 @@ def compare(y_true: Any, score_a: Any, score_b: Any, measures: Iterable[str] | s
     if method not in METHODS:
         raise InvalidParameterError(f"unknown comparison method {method!r}; choose one of {', '.join(METHODS)}")
     _level(level)
+    y_true = _coded(y_true, pos_label)
     ca = _Cases(y_true, score_a, weights, groups)
     cb = _Cases(y_true, score_b, weights, groups)
     specs = _specs(measures, threshold)
