@@ -47,3 +47,18 @@ def run_perf_process(args: list[str], stdin: bytes = b"", cwd=None) -> subproces
 @pytest.fixture
 def perf():
     return run_perf
+
+
+def run_cli(argv: list[str], capsys, stdin: bytes | str = b"") -> tuple[int, str, str]:
+    """Run the ``perfeval`` command in this process: (status, stdout, stderr)."""
+    from perfeval.cli.main import main
+
+    old = sys.stdin
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    sys.stdin = types.SimpleNamespace(buffer=io.BytesIO(data))  # type: ignore[assignment]
+    try:
+        code = main(argv)
+    finally:
+        sys.stdin = old
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-import io
 import json
 
 import numpy as np
 import pytest
 
-from perfeval.cli.main import main
 from perfeval.exceptions import InvalidParameterError
 from perfeval.io.columns import choose, pick
 
 
-def run(argv, capsys, stdin: str | None = None):
-    import sys
+def run(argv, capsys, stdin: bytes | str = b""):
+    from conftest import run_cli
 
-    old = sys.stdin
-    if stdin is not None:
-        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode()))
-    try:
-        code = main(argv)
-    finally:
-        sys.stdin = old
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(argv, capsys, stdin)
 
 
 def test_header_defaults_by_usual_names():

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import io
 import json
 import lzma
 
@@ -14,7 +13,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfeval.cli.main import main
 from perfeval.exceptions import InputFormatError, PerfError
 from perfeval.io.tables import numeric, read_table
 from perfeval.stream import iter_columns
@@ -46,18 +44,10 @@ def canon(ids) -> list[str]:
     return [str(v) for v in ids.tolist()]
 
 
-def run(argv, capsys, stdin: bytes | None = None):
-    import sys
+def run(argv, capsys, stdin: bytes | str = b""):
+    from conftest import run_cli
 
-    old = sys.stdin
-    if stdin is not None:
-        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
-    try:
-        code = main(argv)
-    finally:
-        sys.stdin = old
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(argv, capsys, stdin)
 
 
 # -- identity columns (issue item 1) ---------------------------------------------------------------
@@ -91,7 +81,6 @@ def test_identity_is_int64_or_the_text_as_written(tmp_path, ids, want):
 
 
 def test_group_column_of_the_fast_path_is_int64(tmp_path):
-    t = read_table(None, "text") if False else None
     path = tmp_path / "g.txt"
     path.write_text("".join(f"{i % 2} 0.{i % 9 + 1} {10 ** 17 + i}\n" for i in range(1000)))
     t = read_table(str(path), identity=lambda n, h: [2])

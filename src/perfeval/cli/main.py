@@ -544,7 +544,6 @@ def _submission_paths(arg: str, task) -> list[str]:
 
 
 def run_score(args) -> int:
-    import json
     import os
 
     from perfeval.contest.board import Board, check_team, default_db
@@ -585,7 +584,6 @@ def run_score(args) -> int:
 
 
 def run_leaderboard(args) -> int:
-    import json
 
     from perfeval.contest.board import Board, default_db, rankings
     from perfeval.contest.tasks import load_task
@@ -774,7 +772,6 @@ def _check_ci_options(args) -> None:
 
 
 def run_compare(args) -> int:
-    import json
     import math
 
     _check_ci_options(args)
@@ -913,7 +910,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
-    from perfeval.exceptions import InputFormatError, InvalidDataError, MissingDependencyError, PerfError
+    from perfeval.exceptions import InputFormatError, InvalidDataError, PerfError
 
     parser = _parser()
     try:

@@ -22,7 +22,6 @@ names the source, the line and the column, on one line.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import os
 import re

@@ -7,7 +7,6 @@ computed group by group.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
