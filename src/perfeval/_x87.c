@@ -436,14 +436,6 @@ static int parse_f32(const char *s, Py_ssize_t len, float *out)
     return r;
 }
 
-/* 0: ok; 1: not a number; 2: NaN.  Correctly rounded to float64 (the modern reader). */
-static int parse_f64(const char *s, Py_ssize_t len, double *out)
-{
-    if (fast_decimal(s, len, out))
-        return 0;
-    return slow_number(s, len, out, 0);
-}
-
 /* 0 ok, 1 not an integer, 3 out of range */
 static int parse_i32(const char *s, Py_ssize_t len, int32_t *out)
 {
@@ -1024,7 +1016,10 @@ static PyObject *k_parse_table(PyObject *self, PyObject *args)
         if (ioff[col])
             ioff[col][nrec] = ((int64_t)start << 20) | (int64_t)(tl < 0xFFFFF ? tl : 0xFFFFF);
         else
-            r = modern_number_ok(s + start, tl) ? parse_f64(s + start, tl, cols[col] + nrec) : 1;
+            /* a token fast_decimal reads is of the grammar already: the check is for the others */
+            r = fast_decimal(s + start, tl, cols[col] + nrec)       ? 0
+                : modern_number_ok(s + start, tl) ? slow_number(s + start, tl, cols[col] + nrec, 0)
+                                                  : 1;
         if (r) {
             reason = r;
             err_line = sc.line;

@@ -232,7 +232,10 @@ def _split_line(line: str, fmt: str, delim: str | None) -> list[str]:
 def first_lines(body: bytes, limit: int = 2) -> list[tuple[int, int, bytes]]:
     """(line number, byte offset, text) of the first data lines (not blank, not '#')."""
     out, offset = [], 0
-    for k, line in enumerate(body.split(b"\n", 64), 1):
+    head = body[: 1 << 16]
+    if len(body) > len(head) and head.count(b"\n") < 64:  # long lines: look further, still not all
+        head = body[: 1 << 24]
+    for k, line in enumerate(head.split(b"\n", 64), 1):
         s = line.strip()
         if s and not s.startswith(b"#"):
             out.append((k, offset, line))
