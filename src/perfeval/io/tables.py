@@ -126,14 +126,14 @@ def open_bytes(path: str | None, source: str):
         return fh
     import importlib
 
-    return _Checked(importlib.import_module(kind).open(fh, "rb"), source, kind)
+    return _Checked(importlib.import_module(kind).open(fh, "rb"), source, kind, fh)
 
 
 class _Checked:
     """A decompressing stream whose errors are one-line input errors."""
 
-    def __init__(self, fh, source: str, kind: str):
-        self._fh, self._source, self._kind = fh, source, kind
+    def __init__(self, fh, source: str, kind: str, raw=None):
+        self._fh, self._source, self._kind, self._raw = fh, source, kind, raw
 
     def read(self, n: int = -1) -> bytes:
         try:
@@ -151,6 +151,8 @@ class _Checked:
 
     def close(self) -> None:
         self._fh.close()
+        if self._raw is not None and self._raw is not sys.stdin.buffer:
+            self._raw.close()
 
 
 def clean(data: bytes, first: bool) -> bytes:
@@ -337,8 +339,7 @@ def parse_body(body: bytes, lay: Layout, ncol: int, ids: set[int], source: str, 
         if len(fields) != ncol:
             raise InputFormatError(f"expected {ncol} fields, found {len(fields)}", source=source, line=int(ln))
     cols = []
-    for c in range(ncol):
-        values = [r[c] for r in rows]
+    for c, values in enumerate(zip(*rows) if rows else [() for _ in range(ncol)]):
         if c in ids:
             cols.append(grammar.identity(values))
             continue
@@ -374,6 +375,19 @@ def _records(body: bytes, lay: Layout, source: str, line0: int) -> tuple[list[in
                     lines.append(k)
                     rows.append(fields)
         return lines, rows
+    if '"' not in text:  # no quoting: a record is a line, its fields the delimiter's pieces
+        delim = lay.delim
+        for k, line in enumerate(text.split("\n"), line0 + 1):
+            s = line.strip()
+            if s and not s.startswith("#"):
+                row = line.split(delim)
+                if s != line or " " in line or "\t" in line:
+                    row = [f.strip() for f in row]
+                if "" in row:
+                    raise InputFormatError(f"empty value in column {row.index('') + 1}", source=source, line=k)
+                lines.append(k)
+                rows.append(row)
+        return lines, rows
     physical: list[int] = []
 
     def data_lines():
@@ -388,14 +402,12 @@ def _records(body: bytes, lay: Layout, source: str, line0: int) -> tuple[list[in
     reader = csv.reader(data_lines(), delimiter=lay.delim, strict=True)
     try:
         for fields in reader:
-            k = physical[reader.line_num - 1] if reader.line_num else line0 + 1
-            start = physical[reader.line_num - 1 - fields_lines(fields)] if fields_lines(fields) else k
-            row = []
-            for i, f in enumerate(fields):
-                f = f.strip()
-                if f == "":
-                    raise InputFormatError(f"empty value in column {i + 1}", source=source, line=start)
-                row.append(f)
+            end = reader.line_num - 1
+            breaks = fields_lines(fields)
+            start = physical[end - breaks] if end >= 0 else line0 + 1
+            row = [f.strip() for f in fields]
+            if "" in row:
+                raise InputFormatError(f"empty value in column {row.index('') + 1}", source=source, line=start)
             lines.append(start)
             rows.append(row)
     except csv.Error as e:
