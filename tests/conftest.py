@@ -62,3 +62,28 @@ def run_cli(argv: list[str], capsys, stdin: bytes | str = b"") -> tuple[int, str
         sys.stdin = old
     out, err = capsys.readouterr()
     return code, out, err
+
+
+@pytest.fixture
+def postgres_url():
+    """A throwaway PostgreSQL server on a Unix socket (skipped where PostgreSQL or psycopg is absent)."""
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    pytest.importorskip("psycopg")
+    if not (shutil.which("initdb") and shutil.which("pg_ctl")):
+        pytest.skip("PostgreSQL's initdb/pg_ctl are not installed")
+    d = Path(tempfile.mkdtemp(prefix="perfeval-pg-"))  # short (a socket path) and reachable by the server's user
+    os.chmod(d, 0o777)
+    as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []  # postgres refuses root
+    run = lambda *cmd: subprocess.run([*as_user, *cmd], check=True, capture_output=True, timeout=60)
+    run("initdb", "-D", str(d / "data"), "-A", "trust", "-U", "perfeval")
+    run("pg_ctl", "-D", str(d / "data"), "-o", f"-k {d} -c listen_addresses=''", "-l", str(d / "log"), "-w", "start")
+    try:
+        yield f"postgresql://perfeval@/postgres?host={d}"
+    finally:
+        run("pg_ctl", "-D", str(d / "data"), "-m", "immediate", "-w", "stop")
+        shutil.rmtree(d, ignore_errors=True)

@@ -63,7 +63,9 @@ class InputFormatError(PerfError, ValueError):
         self.source = source
         self.line = line
         self.field = field
-        where = source
+        from perfeval._text import shown
+
+        where = shown(source)  # a file name may hold a newline or an escape sequence
         if line is not None:
             where += f", line {line}" if where else f"line {line}"
         if field is not None:

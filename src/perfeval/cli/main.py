@@ -97,6 +97,11 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--db", help="leaderboard database: a SQLite file or a postgresql:// URL "
                                  "(default: <key>.leaderboard.sqlite)")
     sc.add_argument("--no-store", action="store_true", help="do not store the scores on the leaderboard")
+    sc.add_argument("--db-wait", type=float, default=60.0, metavar="SECONDS",
+                    help="how long to wait for a busy leaderboard database before giving up (default 60); "
+                         "scores that cannot be stored are printed and the status is 75")
+    sc.add_argument("--follow-links", action="store_true",
+                    help="accept submissions that are symbolic links leaving their directory (refused by default)")
     sc.add_argument("-o", "--output", default="table", choices=("table", "json"))
     lb = sub.add_parser("leaderboard", help="print a task's leaderboard: per criterion and overall")
     lb.add_argument("--key", required=True, help="the answer key (its leaderboard lies beside it)")
@@ -533,53 +538,63 @@ def run_report(args) -> int:
     return 0
 
 
-def _submission_paths(arg: str, task) -> list[str]:
-    import os
-
-    if task.lists:
-        if os.path.isdir(arg):
-            return [os.path.join(arg, f"{name}.txt") for name in task.lists]
-        return arg.split(",")
-    return [arg]
-
-
 def run_score(args) -> int:
+    """Score submissions; store them; print the table.  Exit status: 0 every submission scored (and
+    stored), 1 one rejected, 2 a bad command line, task file or database, 75 scored but not stored
+    (the scores are printed; run again, or store them by hand)."""
     import os
 
-    from perfeval.contest.board import Board, check_team, default_db
-    from perfeval.contest.score import read_key, score
+    from perfeval._text import shown
+    from perfeval.contest.board import Board, StoreError, check_team, default_db
+    from perfeval.contest.score import read_key, score, submission_files
     from perfeval.contest.tasks import load_task
+    from perfeval.exceptions import InvalidParameterError
 
+    if not args.db_wait >= 0 or args.db_wait == float("inf"):
+        raise InvalidParameterError(f"--db-wait {args.db_wait:g}: expected a number of seconds >= 0")
+    team = check_team(args.team) if args.team is not None else None
     task = load_task(args.task)
     key = read_key(args.key, task)
-    results = [score(_submission_paths(sub, task), task, key) for sub in args.submissions]
-    board = None
-    if not args.no_store and any(r.ok for r in results):
-        board = Board(args.db or default_db(args.key))
-        for sub, r in zip(args.submissions, results):
-            if r.ok:
-                team = check_team(args.team or os.path.splitext(os.path.basename(sub.rstrip("/")))[0])
-                board.add(task.name, team, sub, r.scores)
-        board.close()
+    board = None if args.no_store else Board(args.db or default_db(args.key), wait=args.db_wait)
+    try:
+        results = [score(submission_files(sub, task, args.follow_links), task, key, args.follow_links)
+                   for sub in args.submissions]
+        not_stored = None
+        if board is not None and any(r.ok for r in results):
+            entries = [(task.name, team or shown(os.path.splitext(os.path.basename(sub.rstrip("/")))[0])[:200],
+                        sub, r.scores) for sub, r in zip(args.submissions, results) if r.ok]
+            try:
+                board.add_all(entries)
+            except StoreError as e:
+                not_stored = e
+    finally:
+        if board is not None:
+            board.close()
     names = [c.name for c in task.criteria] + ([task.total["name"]] if task.total else [])
     if args.output == "json":
         from perfeval.report import dumps
 
-        sys.stdout.write(dumps([{"submission": s, "ok": r.ok, "rows": r.rows,
-                                      "scores": {k: (None if v != v else v) for k, v in r.scores.items()},
-                                      "errors": r.errors} for s, r in zip(args.submissions, results)], indent=2) + "\n")
+        sys.stdout.write(dumps([{"submission": s, "ok": r.ok, "rows": r.rows, "stored": r.ok and board is not None
+                                 and not_stored is None,
+                                 "scores": {k: (None if v != v else v) for k, v in r.scores.items()},
+                                 "errors": r.errors} for s, r in zip(args.submissions, results)], indent=2) + "\n")
     else:
-        width = max([len(s) for s in args.submissions] + [10])
+        subs = [shown(s) for s in args.submissions]
+        width = max([len(s) for s in subs] + [10])
         lines = [f"{'submission':<{width}}  " + "  ".join(f"{n:>10}" for n in names)]
-        for s, r in zip(args.submissions, results):
+        for s, r in zip(subs, results):
             if r.ok:
                 lines.append(f"{s:<{width}}  " + "  ".join(f"{r.scores[n]:>10.5f}" for n in names))
             else:
-                lines.append(f"{s:<{width}}  rejected: {len(r.errors)} error(s), listed on stderr")
+                lines.append(f"{s:<{width}}  rejected: {r.n_errors} error(s), listed on stderr")
         sys.stdout.write("\n".join(lines) + "\n")
-    for s, r in zip(args.submissions, results):
+    for r in results:
         for e in r.errors:
             sys.stderr.write(f"perfeval: error: {e}\n")
+    if not_stored is not None:
+        sys.stdout.flush()
+        sys.stderr.write(f"perfeval: error: the scores above were NOT stored: {_one_line(not_stored)}\n")
+        return 75
     return 0 if all(r.ok for r in results) else 1
 
 
@@ -607,13 +622,15 @@ def run_leaderboard(args) -> int:
     if not ranks:
         sys.stdout.write(f"no scored submissions for {task.name} yet\n")
         return 0
-    out = [f"{task.title}"]
+    from perfeval._text import shown
+
+    out = [shown(task.title)]
     for crit, standings in ranks.items():
         better = "" if crit == "overall" else f" ({task.directions()[crit]} is better)"
-        out.append(f"\n{crit}{better}" if crit != "overall" else "\noverall (mean rank over the criteria)")
+        out.append(f"\n{shown(crit)}{better}" if crit != "overall" else "\noverall (mean rank over the criteria)")
         for s in standings:
             v = "-" if s.value is None else f"{s.value:.5f}"
-            out.append(f"  {s.rank:>3}. {s.team:<24} {v:>12}   {s.time}")
+            out.append(f"  {s.rank:>3}. {shown(s.team):<24} {v:>12}   {shown(s.time)}")
     sys.stdout.write("\n".join(out) + "\n")
     return 0
 

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from perfeval.exceptions import InputFormatError, InvalidParameterError, MissingDependencyError
+from perfeval.exceptions import InputFormatError, InvalidParameterError, MissingDependencyError, PerfError
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS submissions (
     id INTEGER PRIMARY KEY {auto},
@@ -31,49 +31,169 @@ def default_db(key_path: str) -> str:
     return key_path + ".leaderboard.sqlite"
 
 
+WAIT = 60.0  # seconds a store waits for a busy database before giving up (--db-wait)
+_LOCK = 0x70657266  # the PostgreSQL advisory lock that makes creating the table race-free ("perf")
+
+
+def redacted(url: str) -> str:
+    """`url` with any password replaced by ``***``: credentials are never printed.
+
+    Examples
+    --------
+    >>> redacted("postgresql://alice:s3cret@db.example.org:5432/contest")
+    'postgresql://alice:***@db.example.org:5432/contest'
+    >>> redacted("postgresql:///contest?user=alice&password=s3cret")
+    'postgresql:///contest?user=alice&password=***'
+    >>> redacted("board.sqlite")
+    'board.sqlite'
+    """
+    import re
+
+    from perfeval._text import shown
+
+    if not url.startswith(("postgresql://", "postgres://")):
+        return shown(url)
+    out = re.sub(r"^(postgres(?:ql)?://[^:/@?#]*):[^@/?#]*@", r"\1:***@", url)
+    out = re.sub(r"(?i)([?&]password=)[^&#]*", r"\1***", out)
+    return shown(out)
+
+
+def _secret(url: str) -> str | None:
+    """The password written in a PostgreSQL URL, if any (to strip it from a driver's message)."""
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+    try:
+        parts = urlsplit(url)
+        return parts.password and unquote(parts.password) or (parse_qs(parts.query).get("password") or [None])[0]
+    except ValueError:
+        return None
+
+
+class StoreError(PerfError):
+    """Submissions were scored, but their scores could not be stored on the leaderboard (the
+    command prints them and exits with status 75)."""
+
+
 class Board:
-    def __init__(self, url: str, create: bool = True):
+    def __init__(self, url: str, create: bool = True, wait: float = WAIT):
         """Open the leaderboard at ``url`` (a SQLite file or a postgresql:// URL).  ``create=False``
-        (reading) never creates a database or a table: a missing one is an error."""
-        self.url = url
-        if url.startswith(("postgresql://", "postgres://")):
+        (reading) never creates a database or a table: a missing one is an error.  A store waits up
+        to ``wait`` seconds for a database another writer holds, retrying, before it gives up with
+        :class:`StoreError`."""
+        self.url, self.wait, self.create = url, wait, create
+        self.pg = url.startswith(("postgresql://", "postgres://"))
+        if self.pg:
             try:
-                import psycopg
+                import psycopg  # noqa: F401
             except ImportError:
                 raise MissingDependencyError("a PostgreSQL leaderboard needs psycopg: pip install 'perfeval[postgres]'") from None
-            try:
-                self.conn = psycopg.connect(url)
-            except psycopg.Error as e:
-                raise InvalidParameterError(f"cannot open the leaderboard database {url}: "
-                                            f"{str(e).strip().splitlines()[0]}") from None
             self.ph = "%s"
-            auto = "GENERATED ALWAYS AS IDENTITY"
-            schema = SCHEMA.replace("INTEGER PRIMARY KEY {auto}", f"INTEGER PRIMARY KEY {auto}")
+            self.schema = SCHEMA.replace("{auto}", "GENERATED ALWAYS AS IDENTITY")
         else:
-            import sqlite3
-
             if not create and not os.path.isfile(url):
-                raise InputFormatError(f"no leaderboard at {url}: nothing has been scored there yet "
+                raise InputFormatError(f"no leaderboard at {redacted(url)}: nothing has been scored there yet "
                                        "(perfeval score stores the scores; --db names another database)")
-            try:
-                self.conn = sqlite3.connect(url) if create else sqlite3.connect(f"file:{url}?mode=ro", uri=True)
-                self.conn.execute("PRAGMA user_version")  # fails here, not later, on a file that is no database
-            except sqlite3.Error as e:
-                raise InvalidParameterError(f"cannot open the leaderboard database {url}: {e}") from None
             self.ph = "?"
-            schema = SCHEMA.format(auto="AUTOINCREMENT")
-        if create:
-            cur = self.conn.cursor()
-            cur.execute(schema)
-            self.conn.commit()
+            self.schema = SCHEMA.format(auto="AUTOINCREMENT")
+        self.conn = self._connect()
+
+    def _message(self, e: BaseException) -> str:
+        text = " ".join(str(e).split()) or type(e).__name__
+        secret = _secret(self.url)
+        return text.replace(secret, "***") if secret else text
+
+    def _connect(self):
+        if self.pg:
+            import psycopg
+
+            try:
+                return psycopg.connect(self.url, connect_timeout=max(1, int(min(self.wait, 30))))
+            except psycopg.Error as e:
+                raise InvalidParameterError(f"cannot open the leaderboard database {redacted(self.url)}: "
+                                            f"{self._message(e)}") from None
+        import sqlite3
+
+        try:
+            conn = (sqlite3.connect(self.url, timeout=min(self.wait, 5.0), isolation_level=None) if self.create else
+                    sqlite3.connect(f"file:{self.url}?mode=ro", uri=True, timeout=min(self.wait, 5.0)))
+            try:
+                conn.execute("PRAGMA user_version")  # fails here, not later, on a file that is no database
+            except sqlite3.OperationalError as e:
+                if not self._transient(e):  # busy: another writer holds it; the store will wait
+                    raise
+            return conn
+        except sqlite3.Error as e:
+            raise InvalidParameterError(f"cannot open the leaderboard database {redacted(self.url)}: "
+                                        f"{self._message(e)}") from None
+
+    def _transient(self, e: BaseException) -> bool:
+        """An error that waiting may cure: a busy or locked database, a dropped connection."""
+        if self.pg:
+            import psycopg
+
+            return isinstance(e, (psycopg.OperationalError, psycopg.errors.SerializationFailure,
+                                  psycopg.errors.DeadlockDetected, psycopg.errors.LockNotAvailable))
+        import sqlite3
+
+        return isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e))
+
+    def _write(self, statements: list[tuple[str, tuple]]) -> None:
+        """Run `statements` in one transaction (the table created first, race-free), retrying a
+        transient failure with backoff for up to `wait` seconds."""
+        import time
+
+        deadline = time.monotonic() + self.wait
+        delay = 0.05
+        while True:
+            try:
+                cur = self.conn.cursor()
+                if self.pg:
+                    # concurrent first uses would race in CREATE TABLE IF NOT EXISTS (a unique
+                    # violation in the catalogue): one at a time, under a transaction-scoped lock
+                    cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
+                else:
+                    cur.execute("BEGIN IMMEDIATE")  # the write lock now: no deadlock upgrading a read lock
+                cur.execute(self.schema)
+                for q, params in statements:
+                    cur.execute(q, params)
+                self.conn.commit() if self.pg else cur.execute("COMMIT")
+                return
+            except Exception as e:
+                self._rollback()
+                if not self._transient(e):
+                    raise StoreError(f"storing on the leaderboard {redacted(self.url)} failed: {self._message(e)}") from None
+                if time.monotonic() + delay > deadline:
+                    raise StoreError(f"the leaderboard {redacted(self.url)} stayed busy for {self.wait:g} s "
+                                     f"({self._message(e)}); --db-wait waits longer") from None
+                time.sleep(delay)
+                delay = min(2 * delay, 1.0)
+                if self.pg and self.conn.closed:
+                    try:
+                        self.conn = self._connect()
+                    except InvalidParameterError:
+                        pass  # still down: the next try says so
+
+    def _rollback(self) -> None:
+        try:
+            if self.pg:
+                self.conn.rollback()
+            elif self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+        except Exception:
+            pass
 
     def add(self, task: str, team: str, file: str, scores: dict[str, float], when: str | None = None) -> None:
-        when = when or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
-        clean = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in scores.items()}
+        self.add_all([(task, team, file, scores, when)])
+
+    def add_all(self, entries: list[tuple]) -> None:
+        """Store scored submissions ``(task, team, file, scores[, when])``, all or none."""
         q = f"INSERT INTO submissions (task, team, file, submitted_at, scores) VALUES ({', '.join([self.ph] * 5)})"
-        cur = self.conn.cursor()
-        cur.execute(q, (task, team, file, when, json.dumps(clean)))
-        self.conn.commit()
+        rows = []
+        for task, team, file, scores, *when in entries:
+            stamp = (when[0] if when else None) or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
+            clean = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in scores.items()}
+            rows.append((q, (task, team, file, stamp, json.dumps(clean))))
+        self._write(rows)
 
     def entries(self, task: str) -> list[dict[str, Any]]:
         cur = self.conn.cursor()
@@ -81,11 +201,14 @@ class Board:
             cur.execute(f"SELECT team, file, submitted_at, scores FROM submissions WHERE task = {self.ph} "
                         "ORDER BY id", (task,))
         except Exception as e:  # no submissions table: not a leaderboard
-            raise InputFormatError(f"{self.url} holds no leaderboard ({' '.join(str(e).split())})") from None
+            raise InputFormatError(f"{redacted(self.url)} holds no leaderboard ({self._message(e)})") from None
         return [{"team": t, "file": f, "time": w, "scores": json.loads(s)} for t, f, w, s in cur.fetchall()]
 
     def close(self) -> None:
-        self.conn.close()
+        try:
+            self.conn.close()
+        except Exception:
+            pass
 
 
 @dataclass
@@ -129,7 +252,13 @@ def rankings(entries: list[dict[str, Any]], directions: dict[str, str]) -> dict[
 
 
 def check_team(team: str) -> str:
+    """A team name given with ``--team``: 1 to 200 characters, no control characters (a newline
+    would forge a leaderboard line, an escape sequence would reach a terminal)."""
+    from perfeval._text import shown
+
     t = team.strip()
     if not t or len(t) > 200:
         raise InvalidParameterError("--team needs a name of 1 to 200 characters")
+    if shown(t) != t:
+        raise InvalidParameterError(f"--team {shown(t)}: a team name cannot hold control characters")
     return t

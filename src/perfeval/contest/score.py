@@ -2,26 +2,35 @@
 
 A submission gives predictions by example id (and block id); the key gives the true targets by id.
 Scoring joins them, checks the submission (every error listed, with its file and line, up to a
-limit; a submission with any error is rejected whole; no message ever shows a true target), then
+limit; a submission with any error is rejected whole; no message ever shows a true target, nor more
+of a submission line than its offending token), then
 runs the classic ``perf`` engine once per criterion on the joined cases, as the KDD Cup did, so each
 score is what ``perf`` prints on the joined file.
 """
 
 from __future__ import annotations
 
+import errno
 import io
 import math
 import os
 import re
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
+from perfeval._text import shown, token
 from perfeval.contest.tasks import Task
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
-MAX_ERRORS = 20
+MAX_ERRORS = 20  # errors listed per submission; the rest are counted
+MAX_LINE = 1 << 16  # a longer submission line is an error, read past in bounded memory
+# A submission is read whole (the compiled fast path) when it is at most this many bytes a key row
+# (plus a MiB); a larger one is read line by line, so junk costs time, not memory.
+FAST_BYTES_PER_ROW = 256
 
 
 @dataclass
@@ -34,6 +43,7 @@ class Key:
     blocks: list[str] | None = None
     plain: tuple | None = None  # (text, id starts, id ends) when the key file is plain: the fast join
     plain_blocks: tuple | None = None  # (text, block id starts, ends) likewise
+    inode: tuple | None = None  # (device, inode) of the key file: a submission may never be it
 
     @cached_property
     def index(self) -> dict[str, int]:
@@ -45,15 +55,42 @@ class Key:
 class Result:
     submission: str
     scores: dict[str, float] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # the first MAX_ERRORS, then "... and N more errors"
     rows: int = 0
+    n_errors: int = 0  # all the errors found, listed or not
 
     @property
     def ok(self) -> bool:
         return not self.errors
 
 
+class _Errors:
+    """A submission's errors: the first `cap` are kept (each one line), the rest only counted, so a
+    file of junk costs bounded memory whatever its size."""
+
+    def __init__(self, cap: int = MAX_ERRORS):
+        self.cap, self.kept, self.count = cap, [], 0
+
+    def add(self, message: str) -> None:
+        self.count += 1
+        if len(self.kept) < self.cap:
+            self.kept.append(message)
+
+    def listed(self) -> ErrorList:
+        more = self.count - len(self.kept)
+        return ErrorList(self.kept + ([f"... and {more} more error{'s' * (more > 1)}"] if more else []), self.count)
+
+
+class ErrorList(list):
+    """The listed errors of a submission (a list of lines); ``total`` counts them all, listed or not."""
+
+    def __init__(self, lines: list[str], total: int):
+        super().__init__(lines)
+        self.total = total
+
+
 def _read(path: str) -> bytes:
+    """The answer key (the organiser's own file: trusted, read whole)."""
     try:
         with open(path, "rb") as fh:
             return fh.read()
@@ -63,10 +100,96 @@ def _read(path: str) -> bytes:
         raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
 
 
+def _inside(path: str, base: str, follow_links: bool) -> str:
+    """The real path of `path`, which must lie in the directory `base` (a real path) unless links
+    may be followed anywhere."""
+    real = os.path.realpath(path)
+    if not follow_links and os.path.commonpath([base, real]) != base:
+        raise InputFormatError(f"is a symbolic link to {shown(real)}, outside its directory {shown(base)}; a "
+                               "submission is a regular file (--follow-links allows links that leave it)",
+                               source=path)
+    return real
+
+
+def submission_files(arg: str, task: Task, follow_links: bool = False) -> list[str]:
+    """The files of one submission as given on the command line: the file itself, or for a
+    ranked-lists task a directory holding ``<list>.txt`` for each list (or the files joined by
+    commas).  Each is checked to stay inside its directory (see :func:`open_submission`)."""
+    if task.lists and os.path.isdir(arg):
+        parent = os.path.realpath(os.path.dirname(os.path.abspath(arg.rstrip("/") or "/")))
+        _inside(arg.rstrip("/") or "/", parent, follow_links)  # the directory itself may not lead elsewhere
+        return [os.path.join(arg, f"{name}.txt") for name in task.lists]
+    return arg.split(",") if task.lists else [arg]
+
+
+def open_submission(path: str, key: Key | None = None, follow_links: bool = False):
+    """Open a submission file for reading, refusing what a team could use to read what it must not.
+
+    Refused: a path that resolves (through symbolic links) outside the directory it names, unless
+    `follow_links`; anything but a regular file (a FIFO would
+    block, a device never ends); and the answer key itself, reached by any link or hard link, always.
+    Returns a binary file object and the file's size.
+    """
+    base = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    real = _inside(path, base, follow_links)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)  # the checked path, no swap
+    try:
+        fd = os.open(real, flags)
+    except OSError as e:
+        why = "it was replaced by a link while it was checked" if e.errno == errno.ELOOP else e.strerror
+        raise InputFormatError(f"cannot be read ({why})", source=path) from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise InputFormatError("is a directory, not a file", source=path)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputFormatError("is not a regular file (a FIFO, device or socket); a submission is a regular "
+                                   "file", source=path)
+        if key is not None and key.inode == (st.st_dev, st.st_ino):
+            raise InputFormatError("is the answer key itself; a submission cannot be the key", source=path)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb"), st.st_size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _physical_lines(fh) -> Iterator[tuple[int, str | None]]:
+    """(line number, text) of every line of an open submission, read in bounded memory: a line longer
+    than MAX_LINE bytes gives (number, None) and is read past.  Lines are numbered as
+    ``str.splitlines`` numbers the whole decoded text (a lone CR ends a line too)."""
+    k = 0
+    while True:
+        chunk = fh.readline(MAX_LINE)
+        if not chunk:
+            return
+        if len(chunk) == MAX_LINE and not chunk.endswith(b"\n"):
+            k += 1
+            yield k, None
+            while chunk and not chunk.endswith(b"\n"):
+                chunk = fh.readline(MAX_LINE)
+            continue
+        for text in chunk.decode("utf-8", errors="replace").splitlines() or [""]:
+            k += 1
+            yield k, text
+
+
 def _lines(raw: bytes):
     """(line number, fields) of every line that holds fields and is not a comment; the reference
-    reading, used whenever the fast path below declines a file."""
+    reading of the key, and of a submission whenever the fast path below declines it."""
     for k, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
+        fields = line.replace(",", " ").split()
+        if fields and not fields[0].startswith("#"):
+            yield k, fields
+
+
+def _fields(lines) -> Iterator[tuple[int, list[str] | None]]:
+    """`_lines` over (number, text) pairs: None for a line too long to read."""
+    for k, line in lines:
+        if line is None:
+            yield k, None
+            continue
         fields = line.replace(",", " ").split()
         if fields and not fields[0].startswith("#"):
             yield k, fields
@@ -107,35 +230,96 @@ def _fast_columns(raw: bytes, width: int) -> _Plain | None:
 
 
 def read_key(path: str, task: Task) -> Key:
-    """Read the answer key; its problems are the organiser's, so the first one is an error."""
+    """Read the answer key; its problems are the organiser's, so the first one is an error, naming
+    the key's file and line.  Checked here, before any submission is read: the number of fields, no
+    id twice, targets that are numbers as ``perf`` reads them and take at most two values (in each
+    block, for block tasks), block ids that are integers."""
     from perfeval import _x87 as K
 
     width = {"id-target": 2, "id-label": 2, "block-id-target": 3}[task.key]
     raw = _read(path)
+    key = None
     plain = _fast_columns(raw, width)
     if plain is not None:
         ids = plain.offsets(width - 2)
         none = np.zeros(0, np.int64)
         if K.join_ids(*ids, b"", none, none) is not None:  # the key alone: no id twice
-            return Key(path, plain.cols[-2], plain.cols[-1], plain.cols[0] if width == 3 else None, ids,
-                       plain.offsets(0) if width == 3 else None)
-    key = Key(path, [], [], [] if width == 3 else None)
-    seen: set[str] = set()
-    for k, f in _lines(raw):
-        if len(f) != width:
-            raise InputFormatError(f"the answer key needs {width} fields a line ({task.key}), found {len(f)}",
-                                   source=path, line=k)
-        ident = f[-2]
-        if ident in seen:
-            raise InputFormatError(f"the answer key lists example {ident!r} twice", source=path, line=k)
-        seen.add(ident)
-        key.ids.append(ident)
-        key.targets.append(f[-1])
-        if key.blocks is not None:
-            key.blocks.append(f[0])
+            key = Key(path, plain.cols[-2], plain.cols[-1], plain.cols[0] if width == 3 else None, ids,
+                      plain.offsets(0) if width == 3 else None)
+    if key is None:
+        key = Key(path, [], [], [] if width == 3 else None)
+        seen: set[str] = set()
+        for k, f in _lines(raw):
+            if len(f) != width:
+                raise InputFormatError(f"the answer key needs {width} fields a line ({task.key}), found {len(f)}",
+                                       source=path, line=k)
+            ident = f[-2]
+            if ident in seen:
+                raise InputFormatError(f"the answer key lists example {token(ident)} twice", source=path, line=k)
+            seen.add(ident)
+            key.ids.append(ident)
+            key.targets.append(f[-1])
+            if key.blocks is not None:
+                key.blocks.append(f[0])
     if not key.ids:
         raise InputFormatError("the answer key holds no examples", source=path)
+    _check_key_values(raw, key, task)
+    try:
+        st = os.stat(path)
+        key.inode = (st.st_dev, st.st_ino)
+    except OSError:
+        pass
     return key
+
+
+def _check_key_values(raw: bytes, key: Key, task: Task) -> None:
+    """The key's targets and block ids as the classic engine will read them; a problem names the
+    key's line (rows are counted back to lines only when there is one)."""
+    from perfeval.classic.reader import parse_bytes
+
+    def line_of(row: int) -> int:
+        return [k for k, _ in _lines(raw)][row]
+
+    def read(texts: list[str], pattern: str, what: str) -> np.ndarray:
+        try:
+            return np.frombuffer(parse_bytes(("\n".join(texts) + "\n").encode(), pattern, "")[0],
+                                 np.float32 if pattern == "f" else np.int32)
+        except InputFormatError as e:
+            raise InputFormatError(f"the answer key's {what}: {e.message.replace(' (value)', '')}", source=key.source,
+                                   line=line_of((e.line or 1) - 1)) from None
+
+    blocks = read(key.blocks, "i", "block id") if key.blocks is not None else None
+    if task.key == "id-label":  # labels: each criterion codes them 0/1 by its positives
+        return
+    t = read(key.targets, "f", "target")
+    if blocks is None:
+        third = _third_value(t)
+    else:
+        order = np.argsort(blocks, kind="stable")
+        third = None
+        bounds = np.flatnonzero(np.diff(blocks[order])) + 1
+        for part in np.split(order, bounds):
+            k = _third_value(t[part])
+            if k is not None:
+                third = int(part[k]) if third is None else min(third, int(part[k]))
+    if third is not None:
+        where = "its block" if blocks is not None else "the key"
+        raise InputFormatError(f"the target {token(key.targets[third])} is a third value in {where}; perf's "
+                               "criteria need two classes (two target values, e.g. 0 and 1)",
+                               source=key.source, line=line_of(third))
+
+
+def _third_value(t: np.ndarray) -> int | None:
+    """The first row whose value is neither of the first two distinct values, or None."""
+    if len(t) == 0:
+        return None
+    first = t[0]
+    other = np.flatnonzero(t != first)
+    if len(other) == 0:
+        return None
+    second = t[other[0]]
+    bad = np.flatnonzero((t != first) & (t != second))
+    return int(bad[0]) if len(bad) else None
 
 
 # A number as both Python's float() and C's strtof() (the classic reader) read it: digits, an
@@ -210,74 +394,110 @@ def _fast_check(raw: bytes, task: Task, key: Key, needs_prob: bool) -> tuple[np.
         return None
     if not np.isfinite(v).all() or (needs_prob and ((v < 0.0) | (v > 1.0)).any()):
         return None
-    return _float32(cols[-1])[perm], n
+    f32 = _float32(cols[-1])
+    if np.isinf(f32).any():  # finite as a double, too large for the float32 perf reads
+        return None
+    return f32[perm], n
 
 
-def check_submission(paths: list[str], task: Task, key: Key) -> tuple[dict[str, np.ndarray], list[str], int]:
-    """Read and check a submission: ({list: float32 predictions in answer-key order}, errors, lines read)."""
-    errors: list[str] = []
+def check_submission(paths: list[str], task: Task, key: Key, follow_links: bool = False
+                     ) -> tuple[dict[str, np.ndarray], ErrorList, int]:
+    """Read and check a submission: ({list: float32 predictions in answer-key order}, errors, lines read).
+
+    Memory is bounded by the key, not by the submission: a file no larger than a valid submission
+    can be is read whole by the compiled fast path; anything else (and any file the fast path
+    declines) is read line by line, keeping only what belongs to the key and the first MAX_ERRORS
+    errors.
+    """
+    errors = _Errors()
     preds: dict[str, np.ndarray] = {}
     needs_prob = any(c.probability for c in task.criteria)
     rows = 0
     lists = task.lists or [""]
-    index = None
+    width = {"id-score": 2, "block-id-score": 3, "ranked": 1}[task.submission]
     for lst, path in zip(lists, paths):
-        raw = _read(path)
-        fast = _fast_check(raw, task, key, needs_prob)
-        if fast is not None:
-            preds[lst], n = fast
-            rows += n
-            continue
-        if index is None:
-            index = key.index
-        got: dict[str, str] = {}
-        where: dict[str, int] = {}
-        rank = 0
-        width = {"id-score": 2, "block-id-score": 3, "ranked": 1}[task.submission]
-        for k, f in _lines(raw):
-            rows += 1
-            pos = f"{path}, line {k}"
-            if len(f) != width:
-                expected = {"id-score": "example_id prediction", "block-id-score": "block_id example_id prediction",
-                            "ranked": "one example id"}[task.submission]
-                errors.append(f"{pos}: expected {width} field{'s' * (width > 1)} ({expected}), found {len(f)}")
-                continue
-            ident = f[1] if width == 3 else f[0]
-            if ident in where:
-                errors.append(f"{pos}: example {ident!r} appears again (first on line {where[ident]})")
-                continue
-            where[ident] = k
-            if ident not in index:
-                errors.append(f"{pos}: example {ident!r} is not in the answer key")
-                continue
-            block = key.blocks[index[ident]] if key.blocks is not None else None
-            if width == 3 and f[0] != block:
-                errors.append(f"{pos}: example {ident!r} belongs to block {block!r}, not {f[0]!r}")
-                continue
-            if task.submission == "ranked":
-                rank += 1
-                got[ident] = str(rank)
-                continue
-            v = _number(f[-1])
-            if v is None:
-                errors.append(f"{pos}: the prediction {f[-1]!r} is not a number")
-            elif math.isnan(v) or math.isinf(v):
-                errors.append(f"{pos}: the prediction {f[-1]!r} is not a finite number")
-            elif needs_prob and not 0.0 <= v <= 1.0:
-                names = ", ".join(c.name for c in task.criteria if c.probability)
-                errors.append(f"{pos}: the prediction {f[-1]} is outside [0, 1], which {names} need")
+        fh, size = open_submission(path, key, follow_links)
+        with fh:
+            if size <= FAST_BYTES_PER_ROW * len(key.ids) + (1 << 20):
+                raw = fh.read()
+                fast = _fast_check(raw, task, key, needs_prob)
+                if fast is not None:
+                    preds[lst], n = fast
+                    rows += n
+                    continue
+                lines = _fields((k, t) for k, t in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1))
             else:
-                got[ident] = f[-1]
-        missing = [i for i in key.ids if i not in where]
+                lines = _fields(_physical_lines(fh))
+            got, n = _check_lines(lines, shown(path), task, key, width, needs_prob, errors)
+        rows += n
+        missing = [i for i in key.ids if i not in got]
         if missing:
-            shown = ", ".join(repr(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
-            errors.append(f"{path}: {len(missing)} example(s) of the answer key have no prediction: {shown}")
-        if not errors:
-            if task.submission == "ranked":  # rank 1 = most confident: the highest score
-                preds[lst] = np.array([rank + 1 - int(got[i]) for i in key.ids], np.float64).astype(np.float32)
-            else:
-                preds[lst] = _float32([got[i] for i in key.ids])
-    return preds, errors, rows
+            listed = ", ".join(token(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
+            errors.add(f"{shown(path)}: {len(missing)} example(s) of the answer key have no prediction: {listed}")
+        if task.submission == "ranked":  # rank 1 = most confident: the highest score
+            if not errors.count:
+                preds[lst] = np.array([len(got) + 1 - int(got[i][0]) for i in key.ids], np.float64).astype(np.float32)
+            continue
+        # the float32 the classic engine reads must be finite too: 1e39 is a finite double, +inf here
+        found = [(k, text) for text, k in got.values()]
+        wide = np.isinf(_float32([text for _, text in found])) if found else np.zeros(0, bool)
+        for k, text in sorted(found[i] for i in np.flatnonzero(wide)):
+            errors.add(f"{shown(path)}, line {k}: the prediction {token(text)} is too large for the 32-bit "
+                       "float perf reads (at most 3.4028235e+38 in magnitude)")
+        if not errors.count:
+            preds[lst] = _float32([got[i][0] for i in key.ids])
+    return preds, errors.listed(), rows
+
+
+def _check_lines(lines, where: str, task: Task, key: Key, width: int, needs_prob: bool,
+                 errors: _Errors) -> tuple[dict[str, tuple[str, int]], int]:
+    """Check a submission's lines one by one: ({key id: (prediction text or rank, line)}, lines
+    read).  Only ids of the key are kept, so memory follows the key."""
+    index = key.index
+    got: dict[str, tuple[str, int]] = {}
+    rank = rows = 0
+    expected = {"id-score": "example_id prediction", "block-id-score": "block_id example_id prediction",
+                "ranked": "one example id"}[task.submission]
+    probs = ", ".join(c.name for c in task.criteria if c.probability)
+    for k, f in lines:
+        rows += 1
+        pos = f"{where}, line {k}"
+        if f is None:
+            errors.add(f"{pos}: longer than {MAX_LINE} bytes; a submission line holds {expected}")
+            continue
+        if len(f) != width:
+            errors.add(f"{pos}: expected {width} field{'s' * (width > 1)} ({expected}), found {len(f)}")
+            continue
+        ident = f[1] if width == 3 else f[0]
+        row = index.get(ident)
+        if row is None:
+            errors.add(f"{pos}: example {token(ident)} is not in the answer key")
+            continue
+        if ident in got:
+            errors.add(f"{pos}: example {token(ident)} appears again (first on line {got[ident][1]})")
+            continue
+        if width == 3:
+            block = key.blocks[row]
+            if f[0] != block:
+                got[ident] = ("0", k)  # seen: a later line with it is a repeat
+                errors.add(f"{pos}: example {token(ident)} belongs to block {token(block)}, not {token(f[0])}")
+                continue
+        if task.submission == "ranked":
+            rank += 1
+            got[ident] = (str(rank), k)
+            continue
+        got[ident] = (f[-1], k)
+        v = _number(f[-1])
+        if v is None:
+            errors.add(f"{pos}: the prediction {token(f[-1])} is not a number")
+        elif math.isnan(v) or math.isinf(v):
+            errors.add(f"{pos}: the prediction {token(f[-1])} is not a finite number")
+        elif needs_prob and not 0.0 <= v <= 1.0:
+            errors.add(f"{pos}: the prediction {token(f[-1])} is outside [0, 1], which {probs} need")
+        else:
+            continue
+        got[ident] = ("0", k)  # a bad prediction is reported once, not again as too large
+    return got, rows
 
 
 def _columns(task: Task, key: Key, preds: dict[str, np.ndarray], lst: str = "",
@@ -335,16 +555,14 @@ def _classic(argv: list[str], cases, blocks: bool) -> dict[str, float]:
     return values
 
 
-def score(paths: list[str], task: Task, key: Key) -> Result:
+def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) -> Result:
     """Check and score one submission (one path, or one per list for a ranked-lists task)."""
     name = os.pathsep.join(paths)
     if task.lists and len(paths) != len(task.lists):
         raise InvalidParameterError(f"task {task.name} needs {len(task.lists)} ranked lists a submission "
                                     f"({', '.join(task.lists)}), got {len(paths)}")
-    preds, errors, rows = check_submission(paths, task, key)
-    if len(errors) > MAX_ERRORS:
-        errors = errors[:MAX_ERRORS] + [f"... and {len(errors) - MAX_ERRORS} more errors"]
-    res = Result(name, errors=errors, rows=rows)
+    preds, errors, rows = check_submission(paths, task, key, follow_links)
+    res = Result(name, errors=errors, rows=rows, n_errors=errors.total)
     if errors:
         return res
     blocks = task.key == "block-id-target"

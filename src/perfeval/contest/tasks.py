@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from perfeval._text import shown
 from perfeval.exceptions import InvalidParameterError
 
 SUBMISSIONS = ("id-score", "block-id-score", "ranked")
@@ -44,18 +45,11 @@ class Criterion:
     @property
     def perf_label(self) -> str:
         """The label perf prints the criterion's value under (ACC, ROC, MEAN_BLOCK_APR, ...)."""
-        opts = [o.lower() for o in self.perf]
-        flag = next(o for o in opts if o not in ("-blocks",) and o.startswith("-") and not _is_value(o))
-        name = {"-auc": "ROC", "-slacq": "SLQ", "-top1": "TOP1", "-top10": "TOP10"}.get(flag, flag[1:].upper())
-        return f"MEAN_BLOCK_{name}" if "-blocks" in opts else name
+        from perfeval.classic.options import parse_options
 
-
-def _is_value(text: str) -> bool:
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
+        req = parse_options(list(self.perf))
+        (name,) = req.flags
+        return f"MEAN_BLOCK_{name}" if req.blocks else name
 
 
 @dataclass
@@ -89,47 +83,176 @@ def presets() -> list[str]:
                   if p.name.endswith(".toml"))
 
 
-def _check_perf_options(source: str, c: Criterion) -> None:
-    """The criterion's perf options must be options perf takes (refused here, when the task is loaded)."""
+_TOP = {"name", "title", "submission", "key", "lists", "criteria", "total"}
+_CRITERION = {"name", "perf", "direction", "probability", "list", "positives"}
+_TOTAL = {"name", "sum", "direction"}
+_PAIRS = {"id-score": ("id-target", "id-label"), "block-id-score": ("block-id-target",),
+          "ranked": ("id-label", "id-target")}
+
+
+class _Checker:
+    """Every mistake of a task file is one error, naming the file and the key, found when the task is
+    loaded (never later, half-way through scoring)."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, where: str, message: str) -> None:
+        raise InvalidParameterError(f"{self.source}: {where}: {message}")
+
+    def keys(self, table: Any, allowed: set[str], where: str) -> dict:
+        if not isinstance(table, dict):
+            self.fail(where, f"expected a table, found {_kind(table)}")
+        unknown = sorted(set(table) - allowed)
+        if unknown:
+            self.fail(where, f"unknown key {unknown[0]!r} (a {where.split('[')[0].split('.')[0]} takes "
+                             f"{', '.join(sorted(allowed))})")
+        return table
+
+    def text(self, table: dict, name: str, where: str, required: bool = True, choices: tuple = ()) -> str | None:
+        if name not in table:
+            if required:
+                self.fail(where, f"{name} is missing" + (f" (one of {', '.join(choices)})" if choices else ""))
+            return None
+        v = table[name]
+        if not isinstance(v, str) or not v.strip():
+            self.fail(f"{where}.{name}" if where != "task" else name, f"expected a non-empty string, found {_kind(v)}")
+        if choices and v not in choices:
+            self.fail(f"{where}.{name}" if where != "task" else name, f"{v!r} is not one of {', '.join(choices)}")
+        return v
+
+    def names(self, v: Any, where: str) -> list[str]:
+        if not isinstance(v, list) or not v or not all(isinstance(x, str) and x.strip() for x in v):
+            self.fail(where, f"expected a non-empty list of strings, found {_kind(v)}")
+        twice = sorted({x for x in v if v.count(x) > 1})
+        if twice:
+            self.fail(where, f"{twice[0]!r} is listed twice")
+        return v
+
+
+def _kind(v: Any) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",
+            dict: "a table"}.get(type(v), type(v).__name__) + (f" ({v!r})" if isinstance(v, (bool, int, float, str))
+                                                                 else "")
+
+
+def _task(d: dict, source: str) -> Task:
+    import re
+
+    ck = _Checker(source)
+    ck.keys(d, _TOP, "task")
+    name = ck.text(d, "name", "task")
+    title = ck.text(d, "title", "task", required=False) or name
+    submission = ck.text(d, "submission", "task", choices=SUBMISSIONS)
+    key = ck.text(d, "key", "task", choices=KEYS)
+    if key not in _PAIRS[submission]:
+        ck.fail("key", f"a {submission!r} submission is scored against a key of {' or '.join(_PAIRS[submission])}, "
+                       f"not {key!r}")
+    lists: list[str] = []
+    if submission == "ranked":
+        if "lists" not in d:
+            ck.fail("lists", "a ranked task names its lists, e.g. lists = [\"narrow\", \"broad\"]")
+        lists = ck.names(d["lists"], "lists")
+        for x in lists:  # a list is read from <directory>/<name>.txt: a plain file name, never a path
+            if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", x):
+                ck.fail("lists", f"{x!r} is not a plain name (letters, digits, _ . -; the file <name>.txt)")
+    elif "lists" in d:
+        ck.fail("lists", f"only a ranked task has lists; this one's submission is {submission!r}")
+    crits = d.get("criteria")
+    if not isinstance(crits, list) or not crits:
+        ck.fail("criteria", "a task needs at least one [[criteria]] table (name, perf, direction)"
+                if crits is None else f"expected [[criteria]] tables, found {_kind(crits)}")
+    criteria: list[Criterion] = []
+    for i, c in enumerate(crits, 1):
+        where = f"criteria[{i}]"
+        ck.keys(c, _CRITERION, where)
+        cname = ck.text(c, "name", where)
+        where = f"criterion {cname!r}"
+        if any(x.name == cname for x in criteria):
+            ck.fail(where, "the name is used twice (each criterion is a column of its own)")
+        direction = ck.text(c, "direction", where, required=False, choices=("higher", "lower")) or "higher"
+        probability = c.get("probability", False)
+        if not isinstance(probability, bool):
+            ck.fail(f"{where}.probability", f"expected true or false, found {_kind(probability)}")
+        lst = c.get("list")
+        if submission == "ranked":
+            if lst not in lists:
+                ck.fail(f"{where}.list", f"expected one of the task's lists ({', '.join(lists)}), found "
+                                         f"{_kind(lst) if lst is not None else 'nothing'}")
+        elif lst is not None:
+            ck.fail(f"{where}.list", "only a ranked task's criteria name a list")
+        positives = c.get("positives")
+        if key == "id-label":
+            if positives is None:
+                ck.fail(f"{where}.positives", "a key of labels needs the labels that count as positive, "
+                                              "e.g. positives = [\"change\"]")
+            positives = ck.names(positives, f"{where}.positives")
+        elif positives is not None:
+            ck.fail(f"{where}.positives", f"only a key of labels (id-label) takes positives; this key is {key!r}")
+        crit = Criterion(cname, c.get("perf"), direction, probability, lst, positives)
+        _check_perf_options(source, crit, key == "block-id-target")
+        criteria.append(crit)
+    total = d.get("total")
+    if total is not None:
+        ck.keys(total, _TOTAL, "total")
+        tname = ck.text(total, "name", "total")
+        if any(c.name == tname for c in criteria):
+            ck.fail("total.name", f"{tname!r} is also a criterion's name")
+        if "sum" not in total:
+            ck.fail("total", "sum is missing (the criteria it adds up)")
+        parts = ck.names(total["sum"], "total.sum")
+        unknown = [x for x in parts if all(c.name != x for c in criteria)]
+        if unknown:
+            ck.fail("total.sum", f"{unknown[0]!r} is not a criterion (the criteria: "
+                                 f"{', '.join(c.name for c in criteria)})")
+        ck.text(total, "direction", "total", required=False, choices=("higher", "lower"))
+    return Task(name, title, submission, key, criteria, lists, total, source)
+
+
+def _check_perf_options(source: str, c: Criterion, blocks: bool) -> None:
+    """The criterion's perf options must be options perf takes, computing one number (refused here,
+    when the task is loaded)."""
     from perfeval.classic.options import ClassicExit, HelpRequested, parse_options
 
+    where = f"{source}: criterion {c.name!r}: perf"
     if not isinstance(c.perf, list) or not c.perf or not all(isinstance(o, str) for o in c.perf):
-        raise InvalidParameterError(f"{source}: criterion {c.name}: perf must be a list of perf options, "
-                                    f"e.g. [\"-roc\"], got {c.perf!r}")
+        raise InvalidParameterError(f"{where}: expected a list of perf options, e.g. [\"-roc\"], found "
+                                    f"{_kind(c.perf)}")
     try:
-        parse_options(list(c.perf))
+        req = parse_options(list(c.perf))
     except (ClassicExit, HelpRequested) as e:
         why = " ".join(str(getattr(e, "text", e)).split()).removeprefix("Error: ")
-        raise InvalidParameterError(f"{source}: criterion {c.name}: perf = {c.perf!r} is not a perf option list "
+        raise InvalidParameterError(f"{where}: {c.perf!r} is not a perf option list "
                                     f"({why or 'help or version options compute nothing'})") from None
+    if len(req.flags) != 1:
+        raise InvalidParameterError(f"{where}: {c.perf!r} computes {len(req.flags) or 'no'} measures"
+                                    f"{' (' + ', '.join(sorted(req.flags)) + ')' if req.flags else ''}; a "
+                                    "criterion is one measure")
+    if req.infile or req.predfile or req.plot or req.stats_mode or req.confusion:
+        raise InvalidParameterError(f"{where}: {c.perf!r} asks for a file, a plot or a table; a criterion is one "
+                                    "measure, e.g. [\"-roc\"]")
+    if req.blocks != blocks:
+        raise InvalidParameterError(f"{where}: {c.perf!r} " + ("lacks -blocks, which a block key's criteria use "
+                                    "(the mean over blocks)" if blocks else "has -blocks, but the key has no blocks"))
 
 
 def load_task(name_or_path: str) -> Task:
-    """A bundled preset by name, or a task file by path."""
+    """A bundled preset by name, or a task file by path (every mistake in it is an error here)."""
     if os.path.isfile(name_or_path):
-        with open(name_or_path, encoding="utf-8") as f:
-            text, source = f.read(), name_or_path
+        try:
+            with open(name_or_path, encoding="utf-8") as f:
+                text, source = f.read(), name_or_path
+        except (OSError, UnicodeDecodeError) as e:
+            raise InvalidParameterError(f"{shown(name_or_path)}: the task file cannot be read "
+                                        f"({getattr(e, 'strerror', None) or e})") from None
     elif name_or_path in presets():
         text = resources.files("perfeval.contest.presets").joinpath(f"{name_or_path}.toml").read_text()
         source = f"preset {name_or_path}"
     else:
-        raise InvalidParameterError(f"unknown task {name_or_path!r}: not a file, nor a preset "
+        raise InvalidParameterError(f"unknown task {shown(name_or_path)!r}: not a file, nor a preset "
                                     f"({', '.join(presets())})")
     try:
         d = _toml(text)
     except ValueError as e:  # tomllib.TOMLDecodeError is a ValueError
-        raise InvalidParameterError(f"{source}: not valid TOML ({e})") from None
-    try:
-        crits = [Criterion(**c) for c in d["criteria"]]
-        task = Task(d["name"], d.get("title", d["name"]), d["submission"], d["key"], crits, d.get("lists", []),
-                    d.get("total"), source)
-    except (KeyError, TypeError) as e:
-        raise InvalidParameterError(f"{source}: a task needs name, submission, key and [[criteria]] "
-                                    f"(name, perf, direction): {e}") from None
-    if task.submission not in SUBMISSIONS or task.key not in KEYS:
-        raise InvalidParameterError(f"{source}: submission must be one of {SUBMISSIONS}, key one of {KEYS}")
-    for c in task.criteria:
-        if c.direction not in ("higher", "lower"):
-            raise InvalidParameterError(f"{source}: criterion {c.name}: direction must be higher or lower")
-        _check_perf_options(source, c)
-    return task
+        raise InvalidParameterError(f"{shown(source)}: not valid TOML ({e})") from None
+    return _task(d, shown(source))

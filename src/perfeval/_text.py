@@ -1,0 +1,51 @@
+"""Showing untrusted text (file names, team names, tokens of a submission) on a terminal or in a table.
+
+A name may hold a newline (it would forge a line of a leaderboard or of a log), an escape sequence
+(it would reach the organiser's terminal), a bidirectional override (it would show a name reversed),
+or, from the file system, bytes that are not UTF-8 (Python carries them as lone surrogates, which
+cannot be written to a UTF-8 stream).  :func:`shown` escapes all of them, so what is printed is one
+line of plain characters that says exactly what the name holds.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 and C1 controls and DEL; the Unicode line and paragraph separators; the bidirectional marks,
+# embeddings, overrides and isolates; lone surrogates (undecodable bytes of a file name).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(m: re.Match) -> str:
+    c = m.group()
+    return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
+def shown(text: str) -> str:
+    r"""`text` with every control character escaped: safe to print on one line.
+
+    Examples
+    --------
+    >>> shown("team\n1st  place\x1b[31m")
+    'team\\n1st  place\\x1b[31m'
+    >>> shown("plain name")
+    'plain name'
+    """
+    return _UNSAFE.sub(_escape, text)
+
+
+def token(text: str, limit: int = 40) -> str:
+    """A token of a submission line, quoted and escaped, cut to `limit` characters: an error shows at
+    most the offending token, never a whole line of a file.
+
+    Examples
+    --------
+    >>> token("ev12")
+    "'ev12'"
+    >>> token("x" * 50)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (50 characters)"
+    """
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit] + '...'!r} ({len(text)} characters)"

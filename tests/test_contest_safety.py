@@ -1,0 +1,327 @@
+"""The scorer exposed to teams: what a submission can never do (read other files, exhaust memory,
+forge output, hide a scored result), task files refused at load, and stores that wait for a busy
+database instead of losing a scored submission."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from perfeval.contest.board import Board, redacted
+
+PHYSICS = "kddcup2004-physics"
+
+
+def _files(tmp_path, n=200, seed=3):
+    """An answer key in its own directory and a valid submission in another."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    p = np.round(rng.random(n), 4)
+    (tmp_path / "secret").mkdir(exist_ok=True)
+    (tmp_path / "subs").mkdir(exist_ok=True)
+    key = tmp_path / "secret" / "key.txt"
+    key.write_text("".join(f"ev{i} {t}\n" for i, t in enumerate(y)))
+    sub = tmp_path / "subs" / "team.txt"
+    sub.write_text("".join(f"ev{i} {p[i]}\n" for i in range(n)))
+    return str(key), str(sub)
+
+
+def _score(capsys, key, *subs, extra=()):
+    return run_cli(["score", "--key", key, "--task", PHYSICS, *subs, "--no-store", *extra], capsys)
+
+
+# -- paths -------------------------------------------------------------------------------------------
+def test_a_symlink_to_the_key_is_refused_even_with_follow_links(tmp_path, capsys):
+    key, _ = _files(tmp_path)
+    link = tmp_path / "subs" / "sneaky.txt"
+    link.symlink_to(key)
+    code, out, err = _score(capsys, key, str(link))
+    assert code == 1 and "symbolic link" in err and "outside its directory" in err
+    assert "1.00000" not in out
+    code, out, err = _score(capsys, key, str(link), extra=["--follow-links"])
+    assert code == 1 and "is the answer key itself" in err and "1.00000" not in out
+
+
+def test_a_hard_link_to_the_key_is_refused(tmp_path, capsys):
+    key, _ = _files(tmp_path)
+    os.link(key, tmp_path / "secret" / "copy.txt")
+    code, _out, err = _score(capsys, key, str(tmp_path / "secret" / "copy.txt"))
+    assert code == 1 and "is the answer key itself" in err
+
+
+def test_links_inside_the_directory_are_fine_outside_need_follow_links(tmp_path, capsys):
+    key, sub = _files(tmp_path)
+    (tmp_path / "subs" / "alias.txt").symlink_to("team.txt")  # inside its directory: a file of the team's
+    code, out, _err = _score(capsys, key, str(tmp_path / "subs" / "alias.txt"))
+    assert code == 0
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_bytes(open(sub, "rb").read())
+    (tmp_path / "subs" / "out.txt").symlink_to(elsewhere)
+    assert _score(capsys, key, str(tmp_path / "subs" / "out.txt"))[0] == 1
+    code, out2, _err = _score(capsys, key, str(tmp_path / "subs" / "out.txt"), extra=["--follow-links"])
+    assert code == 0 and out2.splitlines()[1].split()[1:] == out.splitlines()[1].split()[1:]
+
+
+def test_a_ranked_list_linked_to_a_system_file_shows_none_of_it(tmp_path, capsys):
+    (tmp_path / "genes.txt").write_text("".join(f"g{i} {['change', 'nc', 'control'][i % 3]}\n" for i in range(30)))
+    secret = tmp_path / "passwd"
+    secret.write_text("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n")
+    team = tmp_path / "team_a"
+    team.mkdir()
+    (team / "narrow.txt").symlink_to(secret)
+    (team / "broad.txt").write_text("".join(f"g{i}\n" for i in range(30)))
+    code, _out, err = run_cli(["score", "--key", str(tmp_path / "genes.txt"), "--task", "kddcup2002-task2",
+                               str(team), "--no-store"], capsys)
+    assert code == 1 and "symbolic link" in err and "root:x" not in err and "daemon" not in err
+    # the directory itself may not be a link that leaves its parent either
+    (tmp_path / "entries").mkdir()
+    (tmp_path / "entries" / "team_b").symlink_to(team)
+    code, _out, err = run_cli(["score", "--key", str(tmp_path / "genes.txt"), "--task", "kddcup2002-task2",
+                               str(tmp_path / "entries" / "team_b"), "--no-store"], capsys)
+    assert code == 1 and "symbolic link" in err
+
+
+def test_a_fifo_or_a_directory_is_refused_without_blocking(tmp_path, capsys):
+    key, _ = _files(tmp_path)
+    fifo = tmp_path / "subs" / "pipe.txt"
+    os.mkfifo(fifo)  # nobody writes to it: reading it would block forever
+    code, _out, err = _score(capsys, key, str(fifo))
+    assert code == 1 and "not a regular file" in err
+    code, _out, err = _score(capsys, key, str(tmp_path / "subs"))
+    assert code == 1 and "is a directory" in err
+
+
+def test_an_error_shows_the_token_never_the_whole_line(tmp_path, capsys):
+    key, _ = _files(tmp_path, n=3)
+    long_id = "A" * 5000
+    (tmp_path / "subs" / "x.txt").write_text(f"ev0 0.5\n{long_id} 0.5\nev2 0.1\nev1 {'9' * 3000}\n")
+    code, _out, err = _score(capsys, key, str(tmp_path / "subs" / "x.txt"))
+    assert code == 1 and "(5000 characters)" in err and "(3000 characters)" in err
+    assert max(map(len, err.splitlines())) < 400
+
+
+# -- numbers -----------------------------------------------------------------------------------------
+def test_a_prediction_too_large_for_float32_is_refused_with_its_line(tmp_path, capsys):
+    (tmp_path / "key.txt").write_text("1 e1 0\n1 e2 1\n1 e3 1\n")
+    (tmp_path / "sub.txt").write_text("1 e1 0.5\n1 e2 1e39\n1 e3 3e38\n")
+    code, out, err = run_cli(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-protein",
+                              str(tmp_path / "sub.txt"), "--no-store"], capsys)
+    assert code == 1 and "rejected" in out
+    assert err.splitlines() == [f"perfeval: error: {tmp_path}/sub.txt, line 2: the prediction '1e39' is too large "
+                                "for the 32-bit float perf reads (at most 3.4028235e+38 in magnitude)"]
+    (tmp_path / "sub.txt").write_text("1 e1 0.5\n1 e2 -3e38\n1 e3 3e38\n")  # large but finite in float32
+    code, out, err = run_cli(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-protein",
+                              str(tmp_path / "sub.txt"), "--no-store"], capsys)
+    assert code == 0 and "inf" not in out
+
+
+@pytest.mark.parametrize("key_text, line, message", [
+    ("e1 0\ne2 1\ne3 2\ne4 1\n", 3, "the target '2' is a third value in the key"),
+    ("# answers\n\ne1 0\ne2 x\n", 4, "the answer key's target: expected a number, found 'x'"),
+    ("e1 1\ne2 1\ne1 0\n", 3, "the answer key lists example 'e1' twice"),
+])
+def test_a_bad_answer_key_names_its_line(tmp_path, capsys, key_text, line, message):
+    (tmp_path / "key.txt").write_text(key_text)
+    (tmp_path / "sub.txt").write_text("e1 0.1\ne2 0.8\n")
+    code, _out, err = _score(capsys, str(tmp_path / "key.txt"), str(tmp_path / "sub.txt"))
+    assert code == 1 and err.startswith(f"perfeval: error: {tmp_path}/key.txt, line {line}: {message}")
+    assert len(err.splitlines()) == 1
+
+
+def test_a_block_key_with_a_third_value_in_one_block(tmp_path, capsys):
+    (tmp_path / "key.txt").write_text("1 a 0\n2 b 5\n1 c 1\n2 d 7\n1 e 2\n")
+    (tmp_path / "sub.txt").write_text("1 a 0.1\n")
+    code, _out, err = run_cli(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-protein",
+                               str(tmp_path / "sub.txt"), "--no-store"], capsys)
+    assert code == 1 and "line 5: the target '2' is a third value in its block" in err
+
+
+# -- junk in bounded memory --------------------------------------------------------------------------
+def test_100_mb_of_junk_is_rejected_in_bounded_memory(tmp_path):
+    key, _ = _files(tmp_path, n=1000)
+    junk = tmp_path / "subs" / "junk.txt"
+    rng = np.random.default_rng(0)
+    with open(junk, "wb") as fh:
+        short = b"".join(b"zz%d 0.5\n" % i for i in range(200_000))  # unknown ids: one error each
+        fh.write(short)
+        line = bytes(rng.integers(33, 127, 999, dtype=np.uint8)) + b"\n"
+        fh.write(line * 60_000)  # 60 MB of 1 kB lines
+        fh.write((b"x" * (1 << 22) + b"\n") * 9)  # lines of 4 MiB: too long to read
+        fh.write(b"y" * (1 << 20) * 3)  # and 3 MB with no newline at all
+    size = junk.stat().st_size
+    assert size > 100e6
+    code = textwrap.dedent(f"""
+        import resource, sys
+        from perfeval.cli.main import main
+        status = main(["score", "--key", {key!r}, "--task", "{PHYSICS}", {str(junk)!r}, "--no-store"])
+        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, status, file=sys.stderr)
+    """)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    lines = run.stderr.splitlines()
+    peak_kib, status = map(int, lines[-1].split())
+    errors = lines[:-1]
+    assert status == 1 and "rejected: " in run.stdout
+    assert len(errors) == 21 and errors[-1].startswith("perfeval: error: ... and ")
+    total = int(run.stdout.split("rejected: ")[1].split()[0])
+    assert total == 200_000 + 60_000 + 10 + 1  # each line, and the key's 1000 examples missing
+    assert peak_kib < 250 * 1024, f"peak {peak_kib / 1024:.0f} MiB for {size / 1e6:.0f} MB of junk"
+
+
+# -- what is printed ---------------------------------------------------------------------------------
+def test_control_characters_in_names_are_shown_escaped(tmp_path, capsys):
+    key, sub = _files(tmp_path, n=50)
+    forged = tmp_path / "subs" / "evil\n1. winner   1.00000\x1b[2J.txt"
+    forged.write_bytes(open(sub, "rb").read())
+    db = str(tmp_path / "board.sqlite")
+    code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, str(forged), "--db", db], capsys)
+    assert code == 0 and "\x1b" not in out and len(out.splitlines()) == 2 and "evil\\n1. winner" in out
+    code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--team", "a\nb"], capsys)
+    assert code == 2 and "cannot hold control characters" in err and "a\\nb" in err
+    board = Board(db)
+    board.add(PHYSICS, "raw\x1b]0;pwned\x07\nname", "f.txt", {"ACC": 0.5, "ROC": 0.5, "CXE": 1.0, "SLQ": 0.1})
+    board.close()
+    code, out, err = run_cli(["leaderboard", "--key", key, "--task", PHYSICS, "--db", db], capsys)
+    assert code == 0 and "\x1b" not in out and "\x07" not in out and "raw\\x1b]0;pwned\\x07\\nname" in out
+    assert all(not ln.lstrip().startswith("name") for ln in out.splitlines())
+    code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, str(tmp_path / "no\x1bsuch.txt"),
+                              "--no-store"], capsys)
+    assert code == 1 and "\x1b" not in err and "no\\x1bsuch.txt" in err
+
+
+def test_the_postgresql_password_is_never_printed(tmp_path, capsys):
+    pytest.importorskip("psycopg")
+    key, sub = _files(tmp_path, n=20)
+    for url in ("postgresql://alice:s3cretpw@127.0.0.1:1/contest",
+                "postgresql://alice@127.0.0.1:1/contest?password=s3cretpw&connect_timeout=1"):
+        code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", url], capsys)
+        assert code == 2 and "s3cretpw" not in err + out and "***" in err and len(err.splitlines()) == 1
+    assert redacted("postgres://u:p%40ss@h/db") == "postgres://u:***@h/db"
+
+
+# -- task files ----------------------------------------------------------------------------------------
+GOOD = """name = "t"
+submission = "id-score"
+key = "id-target"
+[[criteria]]
+name = "ROC"
+perf = ["-roc"]
+direction = "higher"
+[[criteria]]
+name = "ACC"
+perf = ["-acc", "-t", "0.5"]
+"""
+
+TASK_MISTAKES = [
+    (GOOD.replace('name = "ACC"', 'name = "ROC"'), "criterion 'ROC': the name is used twice"),
+    (GOOD.replace('name = "t"\n', ""), "task: name is missing"),
+    (GOOD.replace('name = "t"', "name = 3"), "name: expected a non-empty string, found a number (3)"),
+    (GOOD.replace('"id-score"', '"id-scores"'), "submission: 'id-scores' is not one of"),
+    (GOOD.replace('key = "id-target"', 'key = "block-id-target"'), "key: a 'id-score' submission is scored"),
+    (GOOD + "critera = 1\n", "unknown key 'critera'"),
+    (GOOD.replace('direction = "higher"', 'direction = "up"'), "criterion 'ROC'.direction: 'up' is not one of"),
+    (GOOD.replace('perf = ["-roc"]', 'perf = "-roc"'), "criterion 'ROC': perf: expected a list of perf options"),
+    (GOOD.replace('perf = ["-roc"]', 'perf = ["-roc", "-acc"]'), "computes 2 measures (ACC, ROC)"),
+    (GOOD.replace('perf = ["-roc"]', 'perf = ["-t", "0.5"]'), "perf: ['-t', '0.5'] computes 22 measures"),
+    (GOOD.replace('perf = ["-roc"]', 'perf = ["-rocc"]'), "is not a perf option list"),
+    (GOOD.replace('perf = ["-roc"]', 'perf = ["-blocks", "-apr"]'), "has -blocks, but the key has no blocks"),
+    (GOOD.replace('perf = ["-roc"]', 'perf = ["-roc", "-plot", "roc"]'), "asks for a file, a plot or a table"),
+    (GOOD.replace('direction = "higher"', "probability = 1"), "probability: expected true or false"),
+    (GOOD.replace('direction = "higher"', 'positives = ["1"]'), "only a key of labels (id-label) takes positives"),
+    (GOOD.replace('direction = "higher"', 'list = "narrow"'), "only a ranked task's criteria name a list"),
+    (GOOD + '[total]\nname = "s"\nsum = ["ROC", "PRC"]\n', "total.sum: 'PRC' is not a criterion"),
+    (GOOD + '[total]\nname = "ROC"\nsum = ["ROC"]\n', "total.name: 'ROC' is also a criterion's name"),
+    (GOOD + '[total]\nname = "s"\n', "total: sum is missing"),
+    (GOOD.replace('key = "id-target"', 'key = "id-target"\nlists = ["a"]'), "lists: only a ranked task has lists"),
+    (GOOD.replace('"id-score"', '"ranked"').replace('"id-target"', '"id-label"'), "lists: a ranked task names"),
+    (GOOD.replace('"id-score"', '"ranked"').replace('"id-target"', '"id-label"')
+     .replace('key = "id-label"', 'key = "id-label"\nlists = ["../../etc/x"]'), "is not a plain name"),
+    ('name = "t"\nsubmission = "id-score"\nkey = "id-target"\n', "criteria: a task needs at least one"),
+    ('name = "t"\nsubmission = "id-score"\nkey = "id-target"\ncriteria = 5\n', "criteria: expected [[criteria]] tables"),
+    (GOOD.replace("[[criteria]]\nname = \"ACC\"", "[[criteria]]\nnome = \"ACC\""), "criteria[2]: unknown key 'nome'"),
+    ("name = [1, \n", "not valid TOML"),
+]
+
+
+@pytest.mark.parametrize("text, message", TASK_MISTAKES, ids=[m[:40] for _, m in TASK_MISTAKES])
+def test_each_task_file_mistake_is_one_line_at_load(tmp_path, capsys, text, message):
+    key, sub = _files(tmp_path, n=10)
+    (tmp_path / "task.toml").write_text(text)
+    code, out, err = run_cli(["score", "--key", key, "--task", str(tmp_path / "task.toml"), sub], capsys)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert err.startswith(f"perfeval: error: {tmp_path}/task.toml") and message in err, err
+    assert not os.path.exists(key + ".leaderboard.sqlite")  # refused before anything is stored
+
+
+# -- stores that wait, and never lose a scored submission ---------------------------------------------
+HOLD = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+conn.execute("COMMIT")
+"""
+
+
+def _holder(db: str, seconds: float) -> subprocess.Popen:
+    p = subprocess.Popen([sys.executable, "-c", HOLD, db, str(seconds)], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "locked"
+    return p
+
+
+def _stored(db: str) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+
+
+def test_a_held_sqlite_lock_is_waited_for_and_the_submission_stored(tmp_path, capsys):
+    key, sub = _files(tmp_path, n=50)
+    db = str(tmp_path / "board.sqlite")
+    Board(db).add_all([])  # the table exists
+    holder = _holder(db, 6.5)  # longer than SQLite's own 5 s busy timeout
+    t0 = time.monotonic()
+    code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--team", "red"], capsys)
+    holder.wait(timeout=30)
+    assert code == 0 and err == "" and time.monotonic() - t0 > 6
+    assert _stored(db) == 1
+
+
+def test_a_store_that_keeps_failing_prints_the_scores_and_exits_75(tmp_path, capsys):
+    key, sub = _files(tmp_path, n=50)
+    db = str(tmp_path / "board.sqlite")
+    Board(db).add_all([])
+    holder = _holder(db, 8)
+    try:
+        code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--db-wait", "0.5",
+                                  "-o", "json"], capsys)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert code == 75
+    entry = json.loads(out)[0]
+    assert entry["ok"] and not entry["stored"] and set(entry["scores"]) == {"ACC", "ROC", "CXE", "SLQ"}
+    assert err.startswith("perfeval: error: the scores above were NOT stored: ") and "--db-wait" in err
+    assert _stored(db) == 0
+
+
+def test_twenty_scorers_on_a_fresh_postgresql_database_all_stored(tmp_path, postgres_url):
+    key, sub = _files(tmp_path, n=300)
+    procs = [subprocess.Popen([sys.executable, "-m", "perfeval", "score", "--key", key, "--task", PHYSICS, sub,
+                               "--team", f"team{i}", "--db", postgres_url], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for i in range(20)]
+    results = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
+    assert [r for r in results if r[0] != 0] == []
+    import psycopg
+
+    with psycopg.connect(postgres_url) as conn:
+        teams = [t for (t,) in conn.execute("SELECT team FROM submissions ORDER BY team")]
+    assert sorted(teams) == sorted(f"team{i}" for i in range(20))
