@@ -230,7 +230,7 @@ TASK_MISTAKES = [
     (GOOD.replace('direction = "higher"', 'direction = "up"'), "criterion 'ROC'.direction: 'up' is not one of"),
     (GOOD.replace('perf = ["-roc"]', 'perf = "-roc"'), "criterion 'ROC': perf: expected a list of perf options"),
     (GOOD.replace('perf = ["-roc"]', 'perf = ["-roc", "-acc"]'), "computes 2 measures (ACC, ROC)"),
-    (GOOD.replace('perf = ["-roc"]', 'perf = ["-t", "0.5"]'), "perf: ['-t', '0.5'] computes 22 measures"),
+    (GOOD.replace('perf = ["-roc"]', 'perf = ["-t", "0.5"]'), "perf: ['-t', '0.5'] computes 21 measures"),
     (GOOD.replace('perf = ["-roc"]', 'perf = ["-rocc"]'), "is not a perf option list"),
     (GOOD.replace('perf = ["-roc"]', 'perf = ["-blocks", "-apr"]'), "has -blocks, but the key has no blocks"),
     (GOOD.replace('perf = ["-roc"]', 'perf = ["-roc", "-plot", "roc"]'), "asks for a file, a plot or a table"),
