@@ -39,7 +39,7 @@ def test_task_with_an_unknown_perf_option_fails_at_load(tmp_path, capsys):
     code = main(["score", "--key", str(tmp_path / "k.txt"), "--task", str(task), str(tmp_path / "s.txt")])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
-    assert f"{task}: criterion ROC: perf = ['-rocx']" in err and "-rocx" in err
+    assert f"{task}: criterion 'ROC': perf: ['-rocx'] is not a perf option list" in err and "-rocx" in err
 
 
 def test_leaderboard_reading_never_creates(tmp_path, capsys):

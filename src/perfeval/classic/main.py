@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 from perfeval.classic.options import ClassicExit, HelpRequested, parse_options
@@ -66,16 +65,22 @@ def run(argv: list[str], stdout, stderr) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``perf`` console script."""
+    from perfeval.cli._streams import guard, quiet_stdout
+
     args = sys.argv[1:] if argv is None else argv
     try:
+        guard()  # a standard stream closed at start-up: a clear error, not an AttributeError
         status = run(args, sys.stdout.buffer, sys.stderr)
         sys.stdout.flush()
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `perf ... | head`: stop quietly, as a C program killed by SIGPIPE would
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        quiet_stdout()
         return 141
+    except OSError as e:  # the output could not be written: a full disk, a closed standard output
+        quiet_stdout()
+        sys.stderr.write(f"Error: cannot write the output ({e.strerror or e})\n")
+        return 1
     except Exception as e:  # never a traceback: one line, and a status that says "our fault"
         sys.stderr.write(f"Error: internal error ({type(e).__name__}: {e}); please report it\n")
         return 70

@@ -271,11 +271,22 @@ def _dask_eval(args, path):
     addr = args.dask
     cluster = None
     if addr == "local" or addr.startswith("local:"):
-        workers = int(addr.partition(":")[2] or (os.cpu_count() or 1))
+        n = addr.partition(":")[2]
+        if n and not (n.isdigit() and 1 <= int(n) <= 4096):  # local:0 would wait for a worker forever
+            raise InvalidParameterError(f"--dask {_one_line(addr)}: expected local or local:N with N workers "
+                                        "from 1 to 4096")
+        workers = int(n or (os.cpu_count() or 1))
         cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
         client = distributed.Client(cluster)
     else:
-        client = distributed.Client(addr)
+        try:
+            client = distributed.Client(addr, timeout=20)
+        except (OSError, ValueError, TypeError) as e:
+            raise InvalidParameterError(f"--dask {_one_line(addr)}: cannot reach a Dask scheduler there "
+                                        f"({_one_line(e)})") from None
+    import logging
+
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)  # a failed task is our one line, not a log dump
     try:
         fmt = args.format
         if fmt == "auto":
@@ -304,6 +315,9 @@ def _dask_eval(args, path):
                               keep_default_na=False, **kw)
         if not header:
             ddf.columns = names
+        if header:  # every file of a glob holds the columns chosen from the first one's
+            _dask_files_hold(path, fmt, [names[c.index] for c in (ch.target, ch.score, ch.group, ch.weight)
+                                         if c is not None])
         if ch.group is not None:
             ddf = _dask_identity(ddf, names[ch.group.index], path)
 
@@ -345,6 +359,40 @@ def _coded(chunks, pos_label, source: str, chosen: list):
         shown = ", ".join(repr(v) for v in sorted(labels))
         raise InputFormatError(f"--pos-label {pos_label}: the target column {name!r} holds no such label "
                                f"(labels: {shown})", source=source)
+
+
+def _dask_files_hold(pattern: str, fmt: str, needed: list[str]) -> None:
+    """Every file `pattern` names (a path, a glob or a directory) holds the `needed` columns: checked
+    from each file's schema or header before any work starts, so a missing column is one line naming
+    the file and the column, not a failed task on a worker."""
+    import glob
+    import os
+
+    from perfeval.exceptions import InputFormatError
+
+    if os.path.isdir(pattern):
+        files = sorted(os.path.join(dp, f) for dp, _dirs, fs in os.walk(pattern) for f in fs
+                       if not f.startswith((".", "_")))
+    else:
+        files = sorted(glob.glob(pattern)) or [pattern]
+    for f in files:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            try:
+                have = pq.read_schema(f).names
+            except Exception as e:
+                raise InputFormatError(f"is not a Parquet file ({_one_line(e)})", source=f) from None
+        elif fmt == "jsonl":
+            return  # JSON lines name their fields line by line: nothing to check ahead
+        else:
+            from perfeval.stream import column_names
+
+            have = column_names(f, fmt, True)
+        missing = [c for c in needed if c not in have]
+        if missing:
+            raise InputFormatError(f"has no column {missing[0]!r} (its columns: {', '.join(map(str, have))})",
+                                   source=f)
 
 
 def _dask_identity(ddf, name: str, path: str):
@@ -888,6 +936,10 @@ def format_report(report, output: str, per_group: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+class _OutputError(OSError):
+    """Writing the command's output failed (a full disk, a closed standard output)."""
+
+
 class _WholeWrites:
     """Standard output that writes every byte or raises: a text stream over a pipe drops the rest of a
     large write silently when the reader goes away (``perfeval eval ... | head``), and the command
@@ -899,28 +951,49 @@ class _WholeWrites:
     def write(self, s: str) -> int:
         from perfeval.classic.main import write_all
 
-        self._text.flush()
-        write_all(self._text.buffer, s.encode(self._text.encoding or "utf-8"))
+        try:
+            self._text.flush()
+            write_all(self._text.buffer, s.encode(self._text.encoding or "utf-8"))
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise _OutputError(e.errno, e.strerror) from None
         return len(s)
+
+    def flush(self) -> None:
+        try:
+            self._text.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise _OutputError(e.errno, e.strerror) from None
 
     def __getattr__(self, name):
         return getattr(self._text, name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``perfeval`` console script."""
-    import os
+    """``perfeval`` console script.  Exit status: 0 done, 1 the data (or the output) failed, 2 the
+    command line, 70 an internal error, 75 ``score`` scored but could not store, 130 interrupted,
+    141 the reader of the output went away."""
+    from perfeval.cli._streams import guard, quiet_stdout
 
-    if sys.stdout is sys.__stdout__ and hasattr(sys.stdout, "buffer"):
-        sys.stdout = _WholeWrites(sys.stdout)
     try:
+        guard()
+        if sys.stdout is sys.__stdout__ and hasattr(sys.stdout, "buffer"):
+            sys.stdout = _WholeWrites(sys.stdout)
         status = _main(argv)
         sys.stdout.flush()  # here, so that a reader gone before the last block is status 141 too
         return status
     except BrokenPipeError:  # the reader went away: stop as a C program killed by SIGPIPE would
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.__stdout__.fileno())
+        quiet_stdout()
         return 141
+    except KeyboardInterrupt:
+        return 130
+    except OSError as e:  # the output could not be written: a full disk, a closed standard output
+        quiet_stdout()
+        sys.stderr.write(f"perfeval: error: cannot write the output ({e.strerror or e})\n")
+        return 1
     finally:
         if isinstance(sys.stdout, _WholeWrites):
             sys.stdout = sys.stdout._text
@@ -952,10 +1025,17 @@ def _main(argv: Sequence[str] | None = None) -> int:
     except PerfError as e:  # the command line, or a missing optional dependency: 2
         sys.stderr.write(f"perfeval: error: {_one_line(e)}\n")
         return 2
-    except BrokenPipeError:
+    except (BrokenPipeError, _OutputError):
         raise  # main() answers it
     except KeyboardInterrupt:
         return 130
+    except MemoryError:
+        sys.stderr.write("perfeval: error: out of memory (--stream evaluates a large file in bounded memory)\n")
+        return 1
+    except OSError as e:  # the file system: a full disk under the spill, a file that fails to read
+        where = f" ({_one_line(e.filename)})" if getattr(e, "filename", None) else ""
+        sys.stderr.write(f"perfeval: error: {e.strerror or _one_line(e)}{where}\n")
+        return 1
     except Exception as e:  # never a traceback
         sys.stderr.write(f"perfeval: error: internal error ({type(e).__name__}: {_one_line(e)}); please report it\n")
         return 70
@@ -967,9 +1047,12 @@ def _main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
-def _one_line(e: BaseException) -> str:
-    """An error's message on one line (a message from a library may hold line breaks)."""
-    return " ".join(str(e).split("\n")).replace("\r", " ")
+def _one_line(e: object) -> str:
+    """An error's message on one line (a message from a library may hold line breaks), with any
+    control character left in it escaped."""
+    from perfeval._text import shown
+
+    return shown(" ".join(str(e).split("\n")).replace("\r", " "))
 
 
 def _dispatch(args) -> int | None:

@@ -1,0 +1,104 @@
+"""The commands as processes: closed standard streams, a full disk, Ctrl-C at any moment, and bad
+Dask requests end with one line and a conventional status, never a traceback or exit 70."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BIN = Path(sys.executable).parent
+
+
+def _cmd(name: str) -> list[str]:
+    exe = BIN / name
+    if exe.exists():
+        return [str(exe)]
+    module = "perfeval.classic.main" if name == "perf" else "perfeval.cli.main"
+    return [sys.executable, "-m", module]
+
+
+@pytest.fixture
+def small(tmp_path):
+    p = tmp_path / "d.txt"
+    p.write_text("1 0.5\n0 0.2\n1 0.9\n0 0.4\n1 0.3\n0 0.1\n")
+    return str(p)
+
+
+def _one_line_error(err: str) -> None:
+    lines = [ln for ln in err.splitlines() if "warning" not in ln]
+    assert len(lines) == 1 and "Traceback" not in err and "internal error" not in err, err
+
+
+@pytest.mark.parametrize("name", ["perf", "perfeval"])
+def test_closed_standard_output(small, name):
+    args = [small] if name == "perf" else ["eval", small]
+    r = subprocess.run(_cmd(name) + ([] if name == "perf" else args), stdin=open(small) if name == "perf" else None,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, close_fds=True,
+                       preexec_fn=lambda: os.close(1))
+    assert r.returncode == 1 and "standard output is closed" in r.stderr
+    _one_line_error(r.stderr)
+
+
+@pytest.mark.parametrize("name", ["perf", "perfeval"])
+def test_closed_standard_input(name):
+    r = subprocess.run(_cmd(name) + ([] if name == "perf" else ["eval", "-"]), stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, preexec_fn=lambda: os.close(0))
+    assert r.returncode == 1 and "standard input: cannot be read: it was closed" in r.stderr
+    _one_line_error(r.stderr)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("name", ["perf", "perfeval"])
+def test_a_full_disk_under_the_output(small, name):
+    with open("/dev/full", "w") as full:
+        r = subprocess.run(_cmd(name) + ([] if name == "perf" else ["eval", small]),
+                           stdin=open(small) if name == "perf" else None, stdout=full, stderr=subprocess.PIPE,
+                           text=True)
+    assert r.returncode == 1 and "cannot write the output (No space left on device)" in r.stderr
+    _one_line_error(r.stderr)
+
+
+def test_ctrl_c_at_any_moment_is_status_130_without_a_traceback(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 3_000_000
+    big = tmp_path / "big.txt"
+    np.savetxt(big, np.column_stack([rng.integers(0, 2, n), rng.random(n)]), fmt=["%d", "%.6f"])
+    r = subprocess.run(_cmd("perf"), stdin=open(big), capture_output=True, timeout=120)  # it runs, uninterrupted
+    assert r.returncode == 0 and r.stdout.startswith(b"ACC")
+    for name, args in (("perfeval", ["eval", str(big), "-m", "roc,apr,rms"]), ("perf", [])):
+        for delay in (0.05, 0.1, 0.2, 0.4, 0.8):
+            p = subprocess.Popen(_cmd(name) + args, stdin=open(big), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+            time.sleep(delay)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=120)
+            assert "Traceback" not in err and "internal error" not in err, (name, delay, err)
+            assert p.returncode in (130, -signal.SIGINT) or (p.returncode == 0 and out), (name, delay, p.returncode)
+
+
+@pytest.mark.parametrize("addr", ["local:0", "local:x", "local:-1"])
+def test_dask_local_zero_workers_is_an_error_not_a_hang(small, addr):
+    pytest.importorskip("distributed")
+    r = subprocess.run(_cmd("perfeval") + ["eval", small, "--dask", addr], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2 and "expected local or local:N" in r.stderr
+    _one_line_error(r.stderr)
+
+
+def test_dask_parquet_file_missing_a_column_names_the_file(tmp_path):
+    pytest.importorskip("distributed")
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    pd.DataFrame({"y": [1, 0, 1, 0], "s": [0.5, 0.2, 0.9, 0.4]}).to_parquet(tmp_path / "a.parquet")
+    pd.DataFrame({"y": [1, 0, 1, 0], "t": [0.5, 0.2, 0.9, 0.4]}).to_parquet(tmp_path / "b.parquet")
+    r = subprocess.run(_cmd("perfeval") + ["eval", str(tmp_path / "*.parquet"), "--dask", "local:1", "--target", "y",
+                                           "--score", "s"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and f"{tmp_path}/b.parquet: has no column 's' (its columns: y, t)" in r.stderr
+    _one_line_error(r.stderr)
