@@ -102,3 +102,15 @@ def test_dask_parquet_file_missing_a_column_names_the_file(tmp_path):
                                            "--score", "s"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 1 and f"{tmp_path}/b.parquet: has no column 's' (its columns: y, t)" in r.stderr
     _one_line_error(r.stderr)
+
+
+def test_group_keys_are_escaped_in_tables_and_quoted_in_csv(tmp_path, capsys):
+    from conftest import run_cli
+
+    (tmp_path / "g.csv").write_bytes(b'y,s,g\x1b[31m\n1,0.5,a\x1b[2Jb\n0,0.2,a\x1b[2Jb\n1,0.9,"c,d"\n0,0.4,"c,d"\n')
+    args = ["eval", str(tmp_path / "g.csv"), "--per-group", "-m", "gauc", "--group", "3", "--target", "1",
+            "--score", "2"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0 and "\x1b" not in out + err and "a\\x1b[2Jb" in out
+    code, out, err = run_cli(args + ["-o", "csv"], capsys)
+    assert code == 0 and '\n"c,d",1.000000\n' in out

@@ -456,10 +456,17 @@ def _group_position(args):
     return position
 
 
+def _csv_field(text: str) -> str:
+    """A CSV field as RFC 4180 writes it: quoted when it holds a comma, a quote or a line break."""
+    if any(c in text for c in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def _say_columns(choice) -> None:
     """Say on stderr which columns were used when some were not named on the command line."""
     if choice.worth_saying:
-        note = f"perfeval: columns: {choice.describe()}\n"
+        note = f"perfeval: columns: {_one_line(choice.describe())}\n"
         if note not in _NOTES:
             _NOTES.append(note)
 
@@ -906,6 +913,8 @@ def format_report(report, output: str, per_group: bool) -> str:
             return "nan" if math.isnan(v) else f"{v:.6f}"
         return str(v)
 
+    from perfeval._text import shown
+
     lines = []
     if output == "csv":
         lines.append(",".join(head))
@@ -914,7 +923,8 @@ def format_report(report, output: str, per_group: bool) -> str:
             lines.append("")
             lines.append(",".join(["group"] + list(report.results)))
             for i, key in enumerate(report.groups):
-                lines.append(",".join([str(key)] + [cell(float(r.per_group[i])) for r in report.results.values()]))
+                lines.append(",".join([_csv_field(str(key))] + [cell(float(r.per_group[i]))
+                                                                for r in report.results.values()]))
         return "\n".join(lines) + "\n"
     table = [head] + [[cell(v) for v in row] for row in rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(head))]
@@ -928,7 +938,7 @@ def format_report(report, output: str, per_group: bool) -> str:
     if per_group and grouped:
         lines.append("")
         names = list(report.results)
-        gtab = [["group"] + names] + [[str(k)] + [cell(float(r.per_group[i])) for r in report.results.values()]
+        gtab = [["group"] + names] + [[shown(str(k))] + [cell(float(r.per_group[i])) for r in report.results.values()]
                                       for i, k in enumerate(report.groups)]
         gw = [max(len(r[i]) for r in gtab) for i in range(len(gtab[0]))]
         for r in gtab:
