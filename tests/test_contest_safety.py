@@ -298,6 +298,16 @@ def test_a_held_sqlite_lock_is_waited_for_and_the_submission_stored(tmp_path, ca
     assert _stored(db) == 1
 
 
+def test_the_leaderboard_waits_for_a_writer_holding_the_lock(tmp_path, capsys):
+    key, sub = _files(tmp_path, n=50)
+    db = str(tmp_path / "board.sqlite")
+    assert run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--team", "red"], capsys)[0] == 0
+    holder = _holder(db, 6)
+    code, out, err = run_cli(["leaderboard", "--key", key, "--task", PHYSICS, "--db", db, "-o", "json"], capsys)
+    holder.wait(timeout=30)
+    assert code == 0 and json.loads(out)["ROC"][0]["team"] == "red", err
+
+
 def test_a_store_that_keeps_failing_prints_the_scores_and_exits_75(tmp_path, capsys):
     key, sub = _files(tmp_path, n=50)
     db = str(tmp_path / "board.sqlite")

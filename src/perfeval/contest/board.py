@@ -196,13 +196,29 @@ class Board:
         self._write(rows)
 
     def entries(self, task: str) -> list[dict[str, Any]]:
-        cur = self.conn.cursor()
-        try:
-            cur.execute(f"SELECT team, file, submitted_at, scores FROM submissions WHERE task = {self.ph} "
-                        "ORDER BY id", (task,))
-        except Exception as e:  # no submissions table: not a leaderboard
-            raise InputFormatError(f"{redacted(self.url)} holds no leaderboard ({self._message(e)})") from None
-        return [{"team": t, "file": f, "time": w, "scores": json.loads(s)} for t, f, w, s in cur.fetchall()]
+        """Every stored submission of `task`, oldest first; waits (up to `wait` seconds) for a
+        database a writer holds."""
+        import time
+
+        deadline = time.monotonic() + self.wait
+        delay = 0.05
+        while True:
+            cur = self.conn.cursor()
+            try:
+                cur.execute(f"SELECT team, file, submitted_at, scores FROM submissions WHERE task = {self.ph} "
+                            "ORDER BY id", (task,))
+                rows = cur.fetchall()
+                self._rollback()  # end the read transaction (PostgreSQL opens one)
+                return [{"team": t, "file": f, "time": w, "scores": json.loads(s)} for t, f, w, s in rows]
+            except Exception as e:
+                self._rollback()
+                if not self._transient(e):  # no submissions table: not a leaderboard
+                    raise InputFormatError(f"{redacted(self.url)} holds no leaderboard ({self._message(e)})") from None
+                if time.monotonic() + delay > deadline:
+                    raise InvalidParameterError(f"the leaderboard {redacted(self.url)} stayed busy for "
+                                                f"{self.wait:g} s ({self._message(e)})") from None
+                time.sleep(delay)
+                delay = min(2 * delay, 1.0)
 
     def close(self) -> None:
         try:
