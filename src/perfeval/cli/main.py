@@ -246,7 +246,9 @@ def _stream_eval(args, path):
         cols = _coded(cols, args.pos_label, path or "standard input", chosen)
     if args.group is not None:  # spilled by group to temporary files, then evaluated file by file
         chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g in cols)
-        report = evaluate_stream_grouped(chunks, measures=specs, threshold=args.threshold, clustered=args.clustered)
+        size = os.path.getsize(path) if path is not None and os.path.isfile(path) else None
+        report = evaluate_stream_grouped(chunks, measures=specs, threshold=args.threshold, clustered=args.clustered,
+                                         size_hint=size)
     else:
         chunks = ((t, sc) if w is None else (t, sc, w) for t, sc, w, _g in cols)
         report = evaluate_stream(chunks, measures=specs, threshold=args.threshold)
