@@ -8,8 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
-import time
 import warnings
 
 import numpy as np
