@@ -2844,24 +2844,11 @@ static int get_f64(PyObject *obj, Py_buffer *view, Py_ssize_t *n)
  * from the highest score (the arrays are ascending).  Per group of g cases with m positives below a
  * cases of which b are positive: (m/g) ((b + 1) S1 + (m - 1)/(g - 1) S2), S1 = sum_j 1/(a + j),
  * S2 = sum_j (j - 1)/(a + j), j = 1..g. */
-static PyObject *k_hist_apr(PyObject *self, PyObject *args)
+/* The APR numerator of the cells [lo, hi) (one group's histogram, ascending scores). */
+static double apr_total(const double *pos, const double *neg, Py_ssize_t lo, Py_ssize_t hi)
 {
-    PyObject *po, *no;
-    if (!PyArg_ParseTuple(args, "OO", &po, &no))
-        return NULL;
-    Py_buffer pb, nb;
-    Py_ssize_t n, n2;
-    if (get_f64(po, &pb, &n) < 0)
-        return NULL;
-    if (get_f64(no, &nb, &n2) < 0) {
-        PyBuffer_Release(&pb);
-        return NULL;
-    }
-    const double *pos = pb.buf, *neg = nb.buf;
-    double total = 0;
-    NOGIL_BEGIN
-    double a = 0, b = 0;
-    for (Py_ssize_t i = (n < n2 ? n : n2) - 1; i >= 0; i--) {
+    double total = 0, a = 0, b = 0;
+    for (Py_ssize_t i = hi - 1; i >= lo; i--) {
         double m = pos[i], g = m + neg[i];
         if (m > 0) {
             if (g == 1)
@@ -2880,10 +2867,76 @@ static PyObject *k_hist_apr(PyObject *self, PyObject *args)
         a += g;
         b += m;
     }
+    return total;
+}
+
+static PyObject *k_hist_apr(PyObject *self, PyObject *args)
+{
+    PyObject *po, *no;
+    if (!PyArg_ParseTuple(args, "OO", &po, &no))
+        return NULL;
+    Py_buffer pb, nb;
+    Py_ssize_t n, n2;
+    if (get_f64(po, &pb, &n) < 0)
+        return NULL;
+    if (get_f64(no, &nb, &n2) < 0) {
+        PyBuffer_Release(&pb);
+        return NULL;
+    }
+    double total;
+    NOGIL_BEGIN
+    total = apr_total(pb.buf, nb.buf, 0, n < n2 ? n : n2);
     NOGIL_END
     PyBuffer_Release(&pb);
     PyBuffer_Release(&nb);
     return PyFloat_FromDouble(total);
+}
+
+/* hist_apr_groups(pos, neg, bounds) -> bytes of float64: the APR numerator of every group, group k
+   being the cells bounds[k]..bounds[k+1] (one call, instead of one call a group from Python). */
+static PyObject *k_hist_apr_groups(PyObject *self, PyObject *args)
+{
+    PyObject *po, *no, *bo;
+    if (!PyArg_ParseTuple(args, "OOO", &po, &no, &bo))
+        return NULL;
+    Py_buffer pb, nb, bb;
+    Py_ssize_t n, n2;
+    if (get_f64(po, &pb, &n) < 0)
+        return NULL;
+    if (get_f64(no, &nb, &n2) < 0) {
+        PyBuffer_Release(&pb);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(bo, &bb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&pb);
+        PyBuffer_Release(&nb);
+        return NULL;
+    }
+    Py_ssize_t nb_ = bb.len / (Py_ssize_t)sizeof(long long), G = nb_ > 0 ? nb_ - 1 : 0;
+    const long long *bounds = bb.buf;
+    Py_ssize_t cells = n < n2 ? n : n2;
+    for (Py_ssize_t k = 0; k <= G && nb_ > 0; k++) {
+        if (bounds[k] < 0 || bounds[k] > cells || (k > 0 && bounds[k] < bounds[k - 1])) {
+            PyBuffer_Release(&pb);
+            PyBuffer_Release(&nb);
+            PyBuffer_Release(&bb);
+            PyErr_SetString(PyExc_ValueError, "hist_apr_groups: bounds must be ascending cell offsets");
+            return NULL;
+        }
+    }
+    PyObject *res = PyBytes_FromStringAndSize(NULL, G * (Py_ssize_t)sizeof(double));
+    if (res) {
+        double *out = (double *)PyBytes_AS_STRING(res);
+        const double *pos = pb.buf, *neg = nb.buf;
+        NOGIL_BEGIN
+        for (Py_ssize_t k = 0; k < G; k++)
+            out[k] = apr_total(pos, neg, bounds[k], bounds[k + 1]);
+        NOGIL_END
+    }
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&nb);
+    PyBuffer_Release(&bb);
+    return res;
 }
 
 /* hist_ca2(scores, pos, neg, S) -> mean over the windows of S consecutive cases (ascending scores) of
@@ -3903,6 +3956,7 @@ static PyMethodDef methods[] = {
     {"zeros", k_zeros, METH_VARARGS, "A zero-filled Buf of n bytes."},
     {"copy", k_copy, METH_VARARGS, "A Buf holding a copy of a buffer."},
     {"hist_apr", k_hist_apr, METH_VARARGS, "Modern APR numerator from a histogram (pos, neg)."},
+    {"hist_apr_groups", k_hist_apr_groups, METH_VARARGS, "Modern APR numerators of every group's histogram."},
     {"hist_ca2", k_hist_ca2, METH_VARARGS, "Modern CA2 from a histogram (scores, pos, neg, S)."},
     {"expected_rr", k_expected_rr, METH_VARARGS, "Expected reciprocal rank of the first relevant case per tie group."},
     {"plain_tokens", k_plain_tokens, METH_VARARGS, "Field offsets of a plain file of `width` fields a line, or None."},

@@ -102,7 +102,7 @@ class MeasureResult:
         head = wmean if spec.measure.aggregate == "weighted" else mean
         if not grouped:
             return cls(spec.label, float(vals[0]) if len(vals) else math.nan, spec.measure.direction)
-        undefined = [k.item() if hasattr(k, "item") else k for k in np.asarray(keys)[~ok]]
+        undefined = np.asarray(keys)[~ok].tolist()  # plain Python keys, converted in one C loop
         return cls(spec.label, head, spec.measure.direction, mean, wmean, vals, undefined)
 
 

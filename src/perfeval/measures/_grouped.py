@@ -305,11 +305,13 @@ def apr(gd: GroupedData) -> np.ndarray | None:
     from perfeval import _x87
 
     _sc, pos, neg, bounds = _histograms(gd)
-    out = np.empty(gd.G)
-    for k in range(gd.G):
-        a, b = bounds[k], bounds[k + 1]
-        P = pos[a:b].sum()
-        out[k] = np.nan if P == 0 else _x87.hist_apr(pos[a:b], neg[a:b]) / P
+    out = np.full(gd.G, np.nan)
+    if gd.G == 0:
+        return out
+    P = np.add.reduceat(pos, bounds[:-1])  # every group holds at least one cell
+    total = np.frombuffer(_x87.hist_apr_groups(pos, neg, np.ascontiguousarray(bounds, np.int64)), np.float64)
+    has = P > 0  # a group with no positive: NaN
+    out[has] = total[has] / P[has]
     return out
 
 
