@@ -1,6 +1,7 @@
 """Grouped streaming of a ~5 GB text file: one huge group, and 10 million small groups.
 
-    python benchmarks/bench_grouped_stream.py [--gb 5] [--runs 3] [--keep]
+    python benchmarks/bench_grouped_stream.py [--gb 5] [--runs 3] [--keep] [--files huge,small]
+                                              [--commands grouped,plain]
 
 Writes (once, kept under benchmarks/data/ unless removed) two files of `target score group`
 lines with 6-decimal scores (at most a million distinct values, as in bench_stream.py):
@@ -113,10 +114,12 @@ def main() -> None:
     ap.add_argument("--gb", type=float, default=5.0)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--keep", action="store_true", help="keep the data files")
+    ap.add_argument("--files", default="huge,small", help="which files: huge, small or both")
+    ap.add_argument("--commands", default="grouped,plain", help="which commands: grouped, plain or both")
     a = ap.parse_args()
     DATA.mkdir(exist_ok=True)
     files = {}
-    for name, huge in (("huge", True), ("small", False)):
+    for name, huge in [(n, n == "huge") for n in a.files.split(",")]:
         path = DATA / f"grouped_{name}_{a.gb:g}gb.txt"
         if not path.exists():
             t0 = time.perf_counter()
@@ -132,10 +135,11 @@ def main() -> None:
         with open(path, "rb") as fh:
             width = len(fh.readline())
         rows = size // width
-        for label, cmd in (("grouped: --stream --group 3 -m gauc,roc,apr,rms",
-                            [PERFEVAL, "eval", str(path), "--stream", "--group", "3", "-m", "gauc,roc,apr,rms"]),
-                           ("plain: --stream -m roc,apr,rms",
-                            [PERFEVAL, "eval", str(path), "--stream", "-m", "roc,apr,rms"])):
+        commands = {"grouped": ("grouped: --stream --group 3 -m gauc,roc,apr,rms",
+                                [PERFEVAL, "eval", str(path), "--stream", "--group", "3", "-m", "gauc,roc,apr,rms"]),
+                    "plain": ("plain: --stream -m roc,apr,rms",
+                              [PERFEVAL, "eval", str(path), "--stream", "-m", "roc,apr,rms"])}
+        for label, cmd in [commands[c] for c in a.commands.split(",")]:
             results = [run(cmd) for _ in range(a.runs)]
             secs = [r[0] for r in results]
             med = statistics.median(secs)

@@ -189,7 +189,7 @@ def _both_ways(monkeypatch, raw_key: bytes, raw_sub: bytes, task_name: str, tmp_
     for fast in (True, False):
         with monkeypatch.context() as m:
             if not fast:
-                m.setattr(S, "_fast_columns", lambda raw, width: None)
+                m.setattr(S, "_fast_columns", lambda raw, width, rows=None: None)
             key = S.read_key(str(tmp_path / "k.txt"), task)
             assert (key.plain is not None) == fast
             results.append(S.check_submission([str(tmp_path / "s.txt")], task, key))
@@ -266,7 +266,7 @@ def test_fast_path_ranked_lists_and_key_reading(monkeypatch, tmp_path):
         (tmp_path / f"{name}.txt").write_bytes(sub)
     paths = [str(tmp_path / "narrow.txt"), str(tmp_path / "broad.txt")]
     fast = S.check_submission(paths, task, S.read_key(str(tmp_path / "k.txt"), task))
-    monkeypatch.setattr(S, "_fast_columns", lambda raw, width: None)
+    monkeypatch.setattr(S, "_fast_columns", lambda raw, width, rows=None: None)
     slow = S.check_submission(paths, task, S.read_key(str(tmp_path / "k.txt"), task))
     assert fast[1] == slow[1] == [] and fast[2] == slow[2] == 100
     for lst in ("narrow", "broad"):

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import re
 
-# C0 and C1 controls and DEL; the Unicode line and paragraph separators; the bidirectional marks,
-# embeddings, overrides and isolates; lone surrogates (undecodable bytes of a file name).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# C0 and C1 controls and DEL; the Unicode line and paragraph separators; the format characters
+# (bidirectional marks, embeddings, overrides and isolates, zero-width spaces and joiners, the
+# byte-order mark, tags) that hide or reorder what is shown; lone surrogates (undecodable bytes of
+# a file name).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f"
+                     "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff"
+                     "\U000e0001\U000e0020-\U000e007f]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

@@ -323,8 +323,8 @@ class Progress:
 # -- per-group measures: spill by group, then evaluate partition by partition ------------------------
 #: rows evaluated in memory at once (evaluate() peaks near 150 bytes a row: about 600 MB)
 ROW_BUDGET = 4_000_000
-#: input bytes per spill partition when the input's size is known (about 2 million text rows)
-BYTES_PER_PARTITION = 48 << 20
+#: input bytes per spill partition when the input's size is known (about 1.5 million text rows)
+BYTES_PER_PARTITION = 32 << 20
 #: at most this many spill files are open at once
 MAX_PARTITIONS = 256
 
@@ -820,10 +820,19 @@ def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighte
 
     if not keys_all:
         raise InvalidParameterError("no rows to evaluate")
+    # the pieces are released as they are joined: with millions of groups each copy is large
     keys = np.concatenate(keys_all)
+    keys_all.clear()
     order = np.argsort(keys, kind="stable")
-    keys, sizes = keys[order], np.concatenate(sizes_all)[order]
-    results = {s.label: MeasureResult.of(s, np.concatenate(values[s.label])[order], sizes, keys, True) for s in specs}
+    keys = keys[order]
+    sizes = np.concatenate(sizes_all)[order]
+    sizes_all.clear()
+    results = {}
+    for s in specs:
+        per = np.concatenate(values[s.label])[order]
+        values[s.label].clear()
+        results[s.label] = MeasureResult.of(s, per, sizes, keys, True)
+    del order
     _warn_undefined(results, specs)
     return Report(results, keys, {"threshold": threshold, "rows": rows, "groups": int(len(keys)), "weighted": weighted,
                                   "partitions": None, "spill_partitions": partitions})

@@ -595,15 +595,25 @@ def run_report(args) -> int:
     return 0
 
 
+def _team_of(sub: str) -> str:
+    """A team name from a submission's file name: shown escaped, blanks collapsed (so that a name
+    cannot pad itself into the leaderboard's value and time columns), at most 200 characters."""
+    import os
+
+    from perfeval._text import shown
+
+    name = os.path.splitext(os.path.basename(sub.rstrip("/")))[0]
+    return " ".join(shown(name).split())[:200] or "?"
+
+
 def run_score(args) -> int:
     """Score submissions; store them; print the table.  Exit status: 0 every submission scored (and
     stored), 1 one rejected, 2 a bad command line, task file or database, 75 scored but not stored
     (the scores are printed; run again, or store them by hand)."""
-    import os
 
     from perfeval._text import shown
     from perfeval.contest.board import Board, StoreError, check_team, default_db
-    from perfeval.contest.score import read_key, score, submission_files
+    from perfeval.contest.score import read_key, score_submission
     from perfeval.contest.tasks import load_task
     from perfeval.exceptions import InvalidParameterError
 
@@ -614,12 +624,11 @@ def run_score(args) -> int:
     key = read_key(args.key, task)
     board = None if args.no_store else Board(args.db or default_db(args.key), wait=args.db_wait)
     try:
-        results = [score(submission_files(sub, task, args.follow_links), task, key, args.follow_links)
-                   for sub in args.submissions]
+        results = [score_submission(sub, task, key, args.follow_links) for sub in args.submissions]
         not_stored = None
         if board is not None and any(r.ok for r in results):
-            entries = [(task.name, team or shown(os.path.splitext(os.path.basename(sub.rstrip("/")))[0])[:200],
-                        sub, r.scores) for sub, r in zip(args.submissions, results) if r.ok]
+            entries = [(task.name, team or _team_of(sub), shown(sub), r.scores)
+                       for sub, r in zip(args.submissions, results) if r.ok]
             try:
                 board.add_all(entries)
             except StoreError as e:

@@ -69,6 +69,13 @@ def _secret(url: str) -> str | None:
         return None
 
 
+def _uri_path(path: str) -> str:
+    """A file path as the path of a SQLite ``file:`` URI (``?`` and ``#`` would end it)."""
+    from urllib.parse import quote
+
+    return quote(os.path.abspath(path))
+
+
 class StoreError(PerfError):
     """Submissions were scored, but their scores could not be stored on the leaderboard (the
     command prints them and exits with status 75)."""
@@ -114,8 +121,17 @@ class Board:
         import sqlite3
 
         try:
-            conn = (sqlite3.connect(self.url, timeout=min(self.wait, 5.0), isolation_level=None) if self.create else
-                    sqlite3.connect(f"file:{self.url}?mode=ro", uri=True, timeout=min(self.wait, 5.0)))
+            # a short busy timeout a try: the retry loop keeps to the deadline of --db-wait
+            busy = min(self.wait, 0.25)
+            if self.create:
+                conn = sqlite3.connect(self.url, timeout=busy, isolation_level=None)
+            else:  # never created; read-write when it can be, so that a hot journal left by a killed
+                # writer is rolled back (a read-only connection cannot, and fails)
+                try:
+                    conn = sqlite3.connect(f"file:{_uri_path(self.url)}?mode=rw", uri=True, timeout=busy)
+                    conn.execute("PRAGMA user_version")
+                except sqlite3.OperationalError:
+                    conn = sqlite3.connect(f"file:{_uri_path(self.url)}?mode=ro", uri=True, timeout=busy)
             try:
                 conn.execute("PRAGMA user_version")  # fails here, not later, on a file that is no database
             except sqlite3.OperationalError as e:
@@ -148,8 +164,11 @@ class Board:
             try:
                 cur = self.conn.cursor()
                 if self.pg:
-                    # concurrent first uses would race in CREATE TABLE IF NOT EXISTS (a unique
-                    # violation in the catalogue): one at a time, under a transaction-scoped lock
+                    # no statement waits past the deadline; then concurrent first uses, which would
+                    # race in CREATE TABLE IF NOT EXISTS (a unique violation in the catalogue), go one
+                    # at a time under a transaction-scoped lock
+                    ms = max(1, int(1000 * (deadline - time.monotonic())))
+                    cur.execute(f"SET LOCAL lock_timeout = {ms}")
                     cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
                 else:
                     cur.execute("BEGIN IMMEDIATE")  # the write lock now: no deadlock upgrading a read lock
@@ -162,10 +181,11 @@ class Board:
                 self._rollback()
                 if not self._transient(e):
                     raise StoreError(f"storing on the leaderboard {redacted(self.url)} failed: {self._message(e)}") from None
-                if time.monotonic() + delay > deadline:
+                left = deadline - time.monotonic()
+                if left <= 0:
                     raise StoreError(f"the leaderboard {redacted(self.url)} stayed busy for {self.wait:g} s "
                                      f"({self._message(e)}); --db-wait waits longer") from None
-                time.sleep(delay)
+                time.sleep(min(delay, left))
                 delay = min(2 * delay, 1.0)
                 if self.pg and self.conn.closed:
                     try:
@@ -214,10 +234,11 @@ class Board:
                 self._rollback()
                 if not self._transient(e):  # no submissions table: not a leaderboard
                     raise InputFormatError(f"{redacted(self.url)} holds no leaderboard ({self._message(e)})") from None
-                if time.monotonic() + delay > deadline:
+                left = deadline - time.monotonic()
+                if left <= 0:
                     raise InvalidParameterError(f"the leaderboard {redacted(self.url)} stayed busy for "
                                                 f"{self.wait:g} s ({self._message(e)})") from None
-                time.sleep(delay)
+                time.sleep(min(delay, left))
                 delay = min(2 * delay, 1.0)
 
     def close(self) -> None:
@@ -272,9 +293,12 @@ def check_team(team: str) -> str:
     would forge a leaderboard line, an escape sequence would reach a terminal)."""
     from perfeval._text import shown
 
+    if shown(team) != team:
+        raise InvalidParameterError(f"--team {shown(team)}: a team name cannot hold control or format characters")
     t = team.strip()
     if not t or len(t) > 200:
         raise InvalidParameterError("--team needs a name of 1 to 200 characters")
-    if shown(t) != t:
-        raise InvalidParameterError(f"--team {shown(t)}: a team name cannot hold control characters")
+    if " ".join(t.split()) != t:
+        raise InvalidParameterError(f"--team {t!r}: words of a team name are separated by single spaces "
+                                    "(a run of blanks would shift the leaderboard's columns)")
     return t

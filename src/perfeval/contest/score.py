@@ -29,8 +29,12 @@ from perfeval.exceptions import InputFormatError, InvalidParameterError
 MAX_ERRORS = 20  # errors listed per submission; the rest are counted
 MAX_LINE = 1 << 16  # a longer submission line is an error, read past in bounded memory
 # A submission is read whole (the compiled fast path) when it is at most this many bytes a key row
-# (plus a MiB); a larger one is read line by line, so junk costs time, not memory.
-FAST_BYTES_PER_ROW = 256
+# (plus a MiB); a larger one, or one the fast path declines, is read line by line, so junk costs
+# time, not memory.
+FAST_BYTES_PER_ROW = 100
+# A submission larger than this many bytes a key row (plus 64 MiB) is refused unread: no valid one
+# is anywhere near it, and a sparse or growing file must not hold the scorer for hours.
+MAX_BYTES_PER_ROW = 1024
 
 
 @dataclass
@@ -100,44 +104,56 @@ def _read(path: str) -> bytes:
         raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
 
 
-def _inside(path: str, base: str, follow_links: bool) -> str:
-    """The real path of `path`, which must lie in the directory `base` (a real path) unless links
-    may be followed anywhere."""
-    real = os.path.realpath(path)
-    if not follow_links and os.path.commonpath([base, real]) != base:
-        raise InputFormatError(f"is a symbolic link to {shown(real)}, outside its directory {shown(base)}; a "
-                               "submission is a regular file (--follow-links allows links that leave it)",
-                               source=path)
-    return real
-
-
 def submission_files(arg: str, task: Task, follow_links: bool = False) -> list[str]:
     """The files of one submission as given on the command line: the file itself, or for a
-    ranked-lists task a directory holding ``<list>.txt`` for each list (or the files joined by
-    commas).  Each is checked to stay inside its directory (see :func:`open_submission`)."""
-    if task.lists and os.path.isdir(arg):
-        parent = os.path.realpath(os.path.dirname(os.path.abspath(arg.rstrip("/") or "/")))
-        _inside(arg.rstrip("/") or "/", parent, follow_links)  # the directory itself may not lead elsewhere
-        return [os.path.join(arg, f"{name}.txt") for name in task.lists]
-    return arg.split(",") if task.lists else [arg]
+    ranked-lists task a directory holding ``<list>.txt`` for each list, or the list files joined by
+    commas (only when no file or directory has the whole name: an upload named ``x,secret.env`` is
+    that one file, never ``x`` and ``secret.env``)."""
+    if not task.lists or os.path.lexists(arg):
+        if task.lists and os.path.isdir(arg) or (follow_links and os.path.isdir(arg)):
+            return [os.path.join(arg, f"{name}.txt") for name in task.lists]
+        return [arg]
+    parts = arg.split(",")
+    if any(not p for p in parts):
+        raise InputFormatError("names an empty file between its commas", source=arg)
+    return parts
+
+
+def _refuse_link(path: str, what: str = "a regular file") -> None:
+    raise InputFormatError(f"is a symbolic link; a submission is {what} (--follow-links accepts links)",
+                           source=path)
 
 
 def open_submission(path: str, key: Key | None = None, follow_links: bool = False):
     """Open a submission file for reading, refusing what a team could use to read what it must not.
 
-    Refused: a path that resolves (through symbolic links) outside the directory it names, unless
-    `follow_links`; anything but a regular file (a FIFO would
-    block, a device never ends); and the answer key itself, reached by any link or hard link, always.
+    Refused, unless `follow_links`: a symbolic link, as the file itself and, for a ranked-lists
+    task, as the team's directory (a link could lead to the key, to a system file or to another
+    team's submission, and where it leads is not shown).  The directory is opened without following
+    a link and the list file opened inside it, so nothing can be swapped between the check and the
+    read.  Always refused: anything but a regular file (a FIFO would block, a device never ends),
+    and the answer key itself, reached by any link or hard link.
     Returns a binary file object and the file's size.
     """
-    base = os.path.realpath(os.path.dirname(os.path.abspath(path)))
-    real = _inside(path, base, follow_links)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)  # the checked path, no swap
+    nofollow = 0 if follow_links else getattr(os, "O_NOFOLLOW", 0)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | nofollow
+    folder, name = os.path.split(path)
+    dir_fd = None
     try:
-        fd = os.open(real, flags)
-    except OSError as e:
-        why = "it was replaced by a link while it was checked" if e.errno == errno.ELOOP else e.strerror
-        raise InputFormatError(f"cannot be read ({why})", source=path) from None
+        if folder and not follow_links and os.path.basename(folder) and os.path.islink(folder):
+            # a ranked-lists task's team directory (the organiser names the path above it)
+            _refuse_link(folder, "a directory of regular files")
+        try:
+            if folder and nofollow and hasattr(os, "O_DIRECTORY"):
+                dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | nofollow)
+            fd = os.open(name if dir_fd is not None else path, flags, dir_fd=dir_fd)
+        except OSError as e:
+            if e.errno == errno.ELOOP:
+                _refuse_link(path)
+            raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
@@ -147,32 +163,69 @@ def open_submission(path: str, key: Key | None = None, follow_links: bool = Fals
                                    "file", source=path)
         if key is not None and key.inode == (st.st_dev, st.st_ino):
             raise InputFormatError("is the answer key itself; a submission cannot be the key", source=path)
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
+        os.set_blocking(fd, True)
         return os.fdopen(fd, "rb"), st.st_size
     except BaseException:
         os.close(fd)
         raise
 
 
-def _physical_lines(fh) -> Iterator[tuple[int, str | None]]:
-    """(line number, text) of every line of an open submission, read in bounded memory: a line longer
-    than MAX_LINE bytes gives (number, None) and is read past.  Lines are numbered as
-    ``str.splitlines`` numbers the whole decoded text (a lone CR ends a line too)."""
+_EOL = re.compile(rb"\r\n|\r|\n")
+
+
+def _physical_lines(fh, limit: int) -> Iterator[tuple[int, str | None]]:
+    """(line number, text) of every line of an open submission, read in bounded memory, whatever the
+    file's size: a line longer than MAX_LINE bytes gives (number, None) and is read past; reading
+    stops with (number, "") after `limit` bytes (a file that keeps growing).  Lines end at LF, CR LF
+    or CR, and are then split as ``str.splitlines`` splits them, as the key is read."""
     k = 0
+    carry = b""
+    skipping = False
+    total = 0
     while True:
-        chunk = fh.readline(MAX_LINE)
-        if not chunk:
+        block = fh.read(1 << 16)
+        total += len(block)
+        if total > limit:
+            raise _TooLarge(k)
+        data = carry + block
+        pos = 0
+        for m in _EOL.finditer(data):
+            if m.end() == len(data) and m.group() == b"\r" and block:
+                break  # a CR at the end of a block: an LF may follow in the next
+            if skipping:  # the end of a line already reported as too long
+                skipping = False
+            elif m.start() - pos > MAX_LINE:
+                k += 1
+                yield k, None
+            else:
+                k, done = yield from _split(data[pos:m.start()], k)
+            pos = m.end()
+        carry = data[pos:]
+        if len(carry) > MAX_LINE:
+            if not skipping:
+                k += 1
+                yield k, None
+                skipping = True
+            carry = b""
+        if not block:
+            if carry and not skipping:
+                k, done = yield from _split(carry, k)
             return
-        if len(chunk) == MAX_LINE and not chunk.endswith(b"\n"):
-            k += 1
-            yield k, None
-            while chunk and not chunk.endswith(b"\n"):
-                chunk = fh.readline(MAX_LINE)
-            continue
-        for text in chunk.decode("utf-8", errors="replace").splitlines() or [""]:
-            k += 1
-            yield k, text
+
+
+def _split(line: bytes, k: int):
+    texts = line.decode("utf-8", errors="replace").splitlines() or [""]
+    for text in texts:
+        k += 1
+        yield k, text
+    return k, True
+
+
+class _TooLarge(Exception):
+    """A submission past the size limit: reading stopped."""
+
+    def __init__(self, line: int):
+        self.line = line
 
 
 def _lines(raw: bytes):
@@ -210,14 +263,16 @@ class _Plain:
                 np.ascontiguousarray(self.end[col:: self.width]))
 
 
-def _fast_columns(raw: bytes, width: int) -> _Plain | None:
+def _fast_columns(raw: bytes, width: int, rows: int | None = None) -> _Plain | None:
     """The fields of a plain file, or None when the file is anything but plain.
 
     Plain: printable ASCII, blanks, tabs, commas and newlines (a carriage return only before a
     newline), no ``#``, and every line either empty or holding exactly `width` fields.  On such a
     file this gives exactly what `_lines` gives, without a Python step per line (it is what lets a
     million-row submission be checked in a fraction of a second); on any other file the caller
-    falls back to `_lines`, which finds and words the problems.
+    falls back to `_lines`, which finds and words the problems.  With `rows` (a submission), a file
+    of any other number of lines, or with a line over MAX_LINE bytes, is declined before its text is
+    split (so a large file of junk costs no more than its bytes).
     """
     from perfeval import _x87 as K
 
@@ -225,6 +280,12 @@ def _fast_columns(raw: bytes, width: int) -> _Plain | None:
     if found is None or not found[0]:
         return None
     starts, ends = (np.frombuffer(x, np.int64) for x in found)
+    if rows is not None:
+        if len(starts) != rows * width:  # not one line a key row: declined before any text is made
+            return None
+        eol = np.flatnonzero(np.frombuffer(raw, np.uint8) == 10)
+        if len(eol) and max(int(eol[0]), int(np.diff(eol).max(initial=0)), len(raw) - 1 - int(eol[-1])) >= MAX_LINE:
+            return None  # a line near the limit: the line-by-line reading decides
     toks = raw.decode("ascii").replace(",", " ").split()
     return _Plain(raw, [toks[i::width] for i in range(width)], starts, ends, width)
 
@@ -352,7 +413,7 @@ def _fast_check(raw: bytes, task: Task, key: Key, needs_prob: bool) -> tuple[np.
     from perfeval import _x87 as K
 
     width = {"id-score": 2, "block-id-score": 3, "ranked": 1}[task.submission]
-    plain = _fast_columns(raw, width)
+    plain = _fast_columns(raw, width, len(key.ids))
     if plain is None:
         return None
     cols = plain.cols
@@ -415,20 +476,29 @@ def check_submission(paths: list[str], task: Task, key: Key, follow_links: bool 
     rows = 0
     lists = task.lists or [""]
     width = {"id-score": 2, "block-id-score": 3, "ranked": 1}[task.submission]
+    limit = MAX_BYTES_PER_ROW * len(key.ids) + (64 << 20)
     for lst, path in zip(lists, paths):
         fh, size = open_submission(path, key, follow_links)
         with fh:
+            if size > limit:
+                raise InputFormatError(f"is {size:,} bytes, more than a submission for this key can be (at most "
+                                       f"{limit:,}: {MAX_BYTES_PER_ROW} a key row and 64 MiB); it was not read",
+                                       source=path)
+            source = fh
             if size <= FAST_BYTES_PER_ROW * len(key.ids) + (1 << 20):
-                raw = fh.read()
+                raw = fh.read(limit + 1)
                 fast = _fast_check(raw, task, key, needs_prob)
                 if fast is not None:
                     preds[lst], n = fast
                     rows += n
                     continue
-                lines = _fields((k, t) for k, t in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1))
-            else:
-                lines = _fields(_physical_lines(fh))
-            got, n = _check_lines(lines, shown(path), task, key, width, needs_prob, errors)
+                source = io.BytesIO(raw)  # read again line by line, as a larger file is
+            try:
+                got, n = _check_lines(_fields(_physical_lines(source, limit)), shown(path), task, key, width,
+                                      needs_prob, errors)
+            except _TooLarge as e:
+                raise InputFormatError(f"grew past {limit:,} bytes while it was read (line {e.line}); a submission "
+                                       "must not change while it is scored", source=path) from None
         rows += n
         missing = [i for i in key.ids if i not in got]
         if missing:
@@ -490,6 +560,9 @@ def _check_lines(lines, where: str, task: Task, key: Key, width: int, needs_prob
         v = _number(f[-1])
         if v is None:
             errors.add(f"{pos}: the prediction {token(f[-1])} is not a number")
+        elif math.isinf(v) and _NUMBER.fullmatch(f[-1]):  # digits whose value no float holds
+            errors.add(f"{pos}: the prediction {token(f[-1])} is too large for the 32-bit float perf reads "
+                       "(at most 3.4028235e+38 in magnitude)")
         elif math.isnan(v) or math.isinf(v):
             errors.add(f"{pos}: the prediction {token(f[-1])} is not a finite number")
         elif needs_prob and not 0.0 <= v <= 1.0:
@@ -555,12 +628,23 @@ def _classic(argv: list[str], cases, blocks: bool) -> dict[str, float]:
     return values
 
 
+def score_submission(arg: str, task: Task, key: Key, follow_links: bool = False) -> Result:
+    """Check and score one submission as named on the command line.  Whatever is wrong with it (a
+    file that cannot be read, a link, a FIFO, a missing list) rejects this submission alone, never
+    the others scored with it."""
+    try:
+        return score(submission_files(arg, task, follow_links), task, key, follow_links)
+    except InputFormatError as e:
+        return Result(arg, errors=[str(e)], n_errors=1)
+
+
 def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) -> Result:
     """Check and score one submission (one path, or one per list for a ranked-lists task)."""
     name = os.pathsep.join(paths)
     if task.lists and len(paths) != len(task.lists):
-        raise InvalidParameterError(f"task {task.name} needs {len(task.lists)} ranked lists a submission "
-                                    f"({', '.join(task.lists)}), got {len(paths)}")
+        raise InputFormatError(f"is not a submission of task {task.name}: it needs {len(task.lists)} ranked "
+                               f"lists ({', '.join(f'{x}.txt' for x in task.lists)} in a directory, or the "
+                               f"files joined by commas), got {len(paths)} file(s)", source=",".join(paths))
     preds, errors, rows = check_submission(paths, task, key, follow_links)
     res = Result(name, errors=errors, rows=rows, n_errors=errors.total)
     if errors:

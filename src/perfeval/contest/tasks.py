@@ -21,13 +21,14 @@ Schema::
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 from perfeval._text import shown
-from perfeval.exceptions import InvalidParameterError
+from perfeval.exceptions import InvalidParameterError, PerfError
 
 SUBMISSIONS = ("id-score", "block-id-score", "ranked")
 KEYS = ("id-target", "block-id-target", "id-label")
@@ -117,6 +118,9 @@ class _Checker:
         v = table[name]
         if not isinstance(v, str) or not v.strip():
             self.fail(f"{where}.{name}" if where != "task" else name, f"expected a non-empty string, found {_kind(v)}")
+        if shown(v) != v:
+            self.fail(f"{where}.{name}" if where != "task" else name, f"{shown(v)!r} holds a control or format "
+                                                                    "character; names are printed in tables")
         if choices and v not in choices:
             self.fail(f"{where}.{name}" if where != "task" else name, f"{v!r} is not one of {', '.join(choices)}")
         return v
@@ -170,6 +174,8 @@ def _task(d: dict, source: str) -> Task:
         where = f"criterion {cname!r}"
         if any(x.name == cname for x in criteria):
             ck.fail(where, "the name is used twice (each criterion is a column of its own)")
+        if cname == "overall":
+            ck.fail(where, "'overall' names the leaderboard's ranking over all criteria; choose another name")
         direction = ck.text(c, "direction", where, required=False, choices=("higher", "lower")) or "higher"
         probability = c.get("probability", False)
         if not isinstance(probability, bool):
@@ -196,6 +202,8 @@ def _task(d: dict, source: str) -> Task:
     if total is not None:
         ck.keys(total, _TOTAL, "total")
         tname = ck.text(total, "name", "total")
+        if tname == "overall":
+            ck.fail("total.name", "'overall' names the leaderboard's ranking over all criteria; choose another name")
         if any(c.name == tname for c in criteria):
             ck.fail("total.name", f"{tname!r} is also a criterion's name")
         if "sum" not in total:
@@ -218,9 +226,16 @@ def _check_perf_options(source: str, c: Criterion, blocks: bool) -> None:
     if not isinstance(c.perf, list) or not c.perf or not all(isinstance(o, str) for o in c.perf):
         raise InvalidParameterError(f"{where}: expected a list of perf options, e.g. [\"-roc\"], found "
                                     f"{_kind(c.perf)}")
+    for o in c.perf:
+        try:
+            v = float(o)
+        except ValueError:
+            continue
+        if not math.isfinite(v):
+            raise InvalidParameterError(f"{where}: {c.perf!r} holds {o!r}; an option's value must be a finite number")
     try:
         req = parse_options(list(c.perf))
-    except (ClassicExit, HelpRequested) as e:
+    except (ClassicExit, HelpRequested, PerfError) as e:
         why = " ".join(str(getattr(e, "text", e)).split()).removeprefix("Error: ")
         raise InvalidParameterError(f"{where}: {c.perf!r} is not a perf option list "
                                     f"({why or 'help or version options compute nothing'})") from None
@@ -234,6 +249,24 @@ def _check_perf_options(source: str, c: Criterion, blocks: bool) -> None:
     if req.blocks != blocks:
         raise InvalidParameterError(f"{where}: {c.perf!r} " + ("lacks -blocks, which a block key's criteria use "
                                     "(the mean over blocks)" if blocks else "has -blocks, but the key has no blocks"))
+    printed = _dry_run(c.perf, blocks)
+    if c.perf_label not in printed:
+        raise InvalidParameterError(f"{where}: {c.perf!r} prints no value labelled {c.perf_label} (it prints "
+                                    f"{', '.join(printed) or 'nothing'}); a criterion is one printed value")
+
+
+def _dry_run(perf: list[str], blocks: bool) -> list[str]:
+    """The labels the classic engine prints for `perf` on a small fixed data set (two blocks of ten
+    cases, both classes in each): a criterion is checked to give its value when the task is
+    loaded, not after the key and the submissions have been read."""
+    import numpy as np
+
+    from perfeval.contest.score import _cases, _classic
+
+    targets = ["1", "0", "1", "1", "0", "0", "1", "0", "0", "1"] * 2
+    preds = np.array([0.9, 0.1, 0.8, 0.4, 0.35, 0.2, 0.7, 0.6, 0.05, 0.55] * 2, np.float32)
+    cols = (["1"] * 10 + ["2"] * 10, targets, preds) if blocks else (targets, preds)
+    return list(_classic(list(perf), _cases(cols), blocks))
 
 
 def load_task(name_or_path: str) -> Task:
@@ -255,4 +288,6 @@ def load_task(name_or_path: str) -> Task:
         d = _toml(text)
     except ValueError as e:  # tomllib.TOMLDecodeError is a ValueError
         raise InvalidParameterError(f"{shown(source)}: not valid TOML ({e})") from None
+    except RecursionError:
+        raise InvalidParameterError(f"{shown(source)}: not a task file (arrays or tables nested too deeply)") from None
     return _task(d, shown(source))
