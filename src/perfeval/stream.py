@@ -372,7 +372,7 @@ def _put(fh, a: np.ndarray) -> int:
     a = np.ascontiguousarray(a)
     dt = a.dtype.str.encode()
     fh.write(len(dt).to_bytes(1, "little") + dt + a.nbytes.to_bytes(8, "little"))
-    fh.write(memoryview(a).cast("B"))
+    fh.write(a.tobytes() if a.nbytes < 4096 else memoryview(a.reshape(-1).view(np.uint8)))  # type: ignore[arg-type]
     return 9 + len(dt) + a.nbytes
 
 
@@ -458,7 +458,7 @@ class _Spill:
 
     def __init__(self, path: str):
         self.path = path
-        self.fh = open(path, "wb", buffering=1 << 16)
+        self.fh: Any = open(path, "wb", buffering=1 << 16)
         self.rows = 0
         self.bytes = 0
         self.ncols = 0
@@ -484,7 +484,13 @@ class _Spill:
                     head = _get(fh)
                     if head is None:
                         return
-                    parts = [head] + [_get(fh) for _ in range(_PARTS[int(head[0])] - 1)]
+                    parts = [head]
+                    for _ in range(_PARTS[int(head[0])] - 1):
+                        part = _get(fh)
+                        if part is None:
+                            raise InputFormatError("a spill file ended inside a block (was it changed while "
+                                                   "it was read?)", source=self.path)
+                        parts.append(part)
                     cols.append(_decode(parts))
                 yield cols
 
@@ -527,9 +533,9 @@ class _Grouped:
         if r.groups is None or len(r.groups) == 0:
             return
         self.keys.append(np.asarray(r.groups))
-        self.sizes.append(r.group_sizes)
+        self.sizes.append(np.asarray(r.group_sizes))
         for s in self.specs:
-            self.values[s.label].append(r.results[s.label].per_group)
+            self.values[s.label].append(np.asarray(r.results[s.label].per_group))
 
     def one_group(self, key, blocks) -> None:
         """A group too large for memory, from its own mergeable summary built block by block: the
@@ -682,7 +688,10 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
 
     done: set = set()
     carry: list[np.ndarray] | None = None
-    keys_all, sizes_all, values, rows = [], [], {s.label: [] for s in specs}, 0
+    keys_all: list[np.ndarray] = []
+    sizes_all: list[np.ndarray] = []
+    values: dict[str, list[np.ndarray]] = {s.label: [] for s in specs}
+    rows = 0
 
     def flush(cols: list[np.ndarray]) -> None:
         with warnings.catch_warnings():
@@ -701,7 +710,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
         keys_all.append(ks)
         sizes_all.append(r.group_sizes)
         for s in specs:
-            values[s.label].append(r.results[s.label].per_group)
+            values[s.label].append(np.asarray(r.results[s.label].per_group))
 
     for chunk in chunks:
         cols = [np.asarray(a) for a in chunk]

@@ -65,6 +65,6 @@ def quiet_stdout() -> None:
     buffered neither fails again nor prints "Exception ignored" after the command's own message."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.__stdout__.fileno())
+        os.dup2(devnull, sys.__stdout__.fileno())  # type: ignore[union-attr]
     except (OSError, AttributeError, ValueError):
         pass

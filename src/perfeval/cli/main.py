@@ -655,8 +655,8 @@ def run_score(args) -> int:
                 lines.append(f"{s:<{width}}  rejected: {r.n_errors} error(s), listed on stderr")
         sys.stdout.write("\n".join(lines) + "\n")
     for r in results:
-        for e in r.errors:
-            sys.stderr.write(f"perfeval: error: {e}\n")
+        for line in r.errors:
+            sys.stderr.write(f"perfeval: error: {line}\n")
     if not_stored is not None:
         sys.stdout.flush()
         sys.stderr.write(f"perfeval: error: the scores above were NOT stored: {_one_line(not_stored)}\n")

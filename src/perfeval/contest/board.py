@@ -64,7 +64,10 @@ def _secret(url: str) -> str | None:
 
     try:
         parts = urlsplit(url)
-        return parts.password and unquote(parts.password) or (parse_qs(parts.query).get("password") or [None])[0]
+        if parts.password:
+            return unquote(parts.password)
+        found = parse_qs(parts.query).get("password")
+        return found[0] if found else None
     except ValueError:
         return None
 
@@ -258,9 +261,9 @@ class Standing:
 
 
 def _key(direction: str, value: float | None, time: str) -> tuple:
-    missing = value is None
-    v = 0.0 if missing else (-value if direction == "higher" else value)
-    return (missing, v, time)
+    if value is None:  # a missing value ranks last
+        return (True, 0.0, time)
+    return (False, -value if direction == "higher" else value, time)
 
 
 def rankings(entries: list[dict[str, Any]], directions: dict[str, str]) -> dict[str, list[Standing]]:

@@ -73,7 +73,9 @@ class _Errors:
     file of junk costs bounded memory whatever its size."""
 
     def __init__(self, cap: int = MAX_ERRORS):
-        self.cap, self.kept, self.count = cap, [], 0
+        self.cap = cap
+        self.kept: list[str] = []
+        self.count = 0
 
     def add(self, message: str) -> None:
         self.count += 1
@@ -546,7 +548,7 @@ def _check_lines(lines, where: str, task: Task, key: Key, width: int, needs_prob
         if ident in got:
             errors.add(f"{pos}: example {token(ident)} appears again (first on line {got[ident][1]})")
             continue
-        if width == 3:
+        if width == 3 and key.blocks is not None:
             block = key.blocks[row]
             if f[0] != block:
                 got[ident] = ("0", k)  # seen: a later line with it is a repeat
@@ -652,7 +654,7 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
     blocks = task.key == "block-id-target"
     inputs: dict[tuple, object] = {}
     for c in task.criteria:
-        k = (c.list, tuple(c.positives or ()))
+        k: tuple = (c.list, tuple(c.positives or ()))
         if k not in inputs:
             inputs[k] = _cases(_columns(task, key, preds, c.list or "", c.positives))
         vals = _classic(c.perf, inputs[k], blocks)

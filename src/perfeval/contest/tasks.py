@@ -21,11 +21,12 @@ Schema::
 
 from __future__ import annotations
 
+import builtins
 import math
 import os
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import Any, NoReturn
 
 from perfeval._text import shown
 from perfeval.exceptions import InvalidParameterError, PerfError
@@ -41,7 +42,7 @@ class Criterion:
     direction: str = "higher"
     probability: bool = False
     list: str | None = None
-    positives: list[str] | None = None
+    positives: builtins.list[str] | None = None  # `list` is a field name here
 
     @property
     def perf_label(self) -> str:
@@ -98,7 +99,7 @@ class _Checker:
     def __init__(self, source: str):
         self.source = source
 
-    def fail(self, where: str, message: str) -> None:
+    def fail(self, where: str, message: str) -> NoReturn:
         raise InvalidParameterError(f"{self.source}: {where}: {message}")
 
     def keys(self, table: Any, allowed: set[str], where: str) -> dict:
@@ -110,11 +111,11 @@ class _Checker:
                              f"{', '.join(sorted(allowed))})")
         return table
 
-    def text(self, table: dict, name: str, where: str, required: bool = True, choices: tuple = ()) -> str | None:
+    def text(self, table: dict, name: str, where: str, required: bool = True, choices: tuple = ()) -> str:
         if name not in table:
             if required:
                 self.fail(where, f"{name} is missing" + (f" (one of {', '.join(choices)})" if choices else ""))
-            return None
+            return ""
         v = table[name]
         if not isinstance(v, str) or not v.strip():
             self.fail(f"{where}.{name}" if where != "task" else name, f"expected a non-empty string, found {_kind(v)}")
