@@ -6,6 +6,16 @@ numpy and everything that needs it are imported on first use (``perfeval.ScoreHi
 
 from __future__ import annotations
 
+import sys as _sys
+
+if getattr(_sys.modules.get("__main__"), "__file__", "").replace("\\", "/").rsplit("/", 1)[-1] in (
+        "perf", "perfeval", "perf.exe", "perfeval.exe"):
+    # Started as the `perf` or `perfeval` command: until the command installs its own handling, Ctrl-C
+    # ends the process as it ends a C program (no traceback from the middle of an import).
+    import signal as _signal
+
+    _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
+
 from perfeval._version import __version__
 
 __all__ = [

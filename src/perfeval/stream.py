@@ -11,22 +11,29 @@ summary, which grows with the number of **distinct** scores (24 bytes each), not
 100 million rows of 6-decimal scores hold at most a million distinct values, 24 MB.
 
 Per-group measures need whole groups together: :func:`evaluate_stream_grouped` spills the rows to
-temporary files by a hash of their group (any key type, any input order; compact binary columns,
-smaller than the text), then evaluates the files one at a time in at most ``ROW_BUDGET`` rows: a
-file over it is split again, and a group over it is finished from its own summary.  The spill is
-removed however the evaluation ends (an error, Ctrl-C, SIGTERM, SIGHUP).
+temporary files by a hash of their group (any key type, any input order), in a compact binary form,
+then evaluates the files one at a time; memory is one chunk, then at most a row budget
+(:data:`SPILL_BUDGET_ROWS`): a larger file is split again, a larger group finished from its summary.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
+import struct
 import sys
 import time
 from typing import Any, Iterable, Iterator
 
 import numpy as np
 
-from perfeval.exceptions import InputFormatError, InvalidParameterError, MissingDependencyError
+from perfeval.exceptions import (
+    InputFormatError,
+    InvalidDataError,
+    InvalidParameterError,
+    MissingDependencyError,
+)
 from perfeval.summaries import ScoreHistogram
 
 #: bytes of text parsed at a time (about 6 million `target score` lines)
@@ -322,373 +329,750 @@ class Progress:
             sys.stderr.flush()
 
 
-# -- per-group measures: spill by group, then evaluate partition by partition ------------------------
-#: rows evaluated in memory at once (evaluate() peaks near 150 bytes a row: about 600 MB)
-ROW_BUDGET = 4_000_000
-#: input bytes per spill partition when the input's size is known (about 750,000 text rows, whose
-#: evaluation peaks near 150 MB, beside the per-group results gathered so far)
-BYTES_PER_PARTITION = 16 << 20
-#: at most this many spill files are open at once (and at most half the process's file limit)
+# -- per-group measures: spill by group, then evaluate part by part -----------------------------------
+#: rows of one spilled part evaluated in memory at once: ``evaluate(..., groups=...)`` needs about
+#: 150 bytes a row at its peak (the columns, the group codes, the sorts, the tie structure), so
+#: 4 million rows stay near 600 MB; a larger part is split again, a larger group is summarised
+SPILL_BUDGET_ROWS = 4_000_000
+#: at most this many partition files are open while spilling (the soft limit of open files is
+#: often 1024); parts that come out too large are split again anyway
 MAX_PARTITIONS = 512
-
-
-def _max_partitions() -> int:
-    try:
-        import resource
-
-        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-        return max(32, min(MAX_PARTITIONS, soft // 2 if soft > 0 else MAX_PARTITIONS))
-    except (ImportError, ValueError, OSError):
-        return 256
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+#: text bytes per row assumed when the number of partitions is chosen from ``size_hint``: a short
+#: line (``1 0.25 7``) is about 10 bytes, so this errs towards more, smaller partitions
+_HINT_BYTES_PER_ROW = 12
 
 
 def _partition_ids(groups: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
-    """A partition 0..k-1 for every row, the same for equal group keys (any key type); another
-    `seed` gives an independent split (used to split a partition that came out too large)."""
+    """A partition 0..k-1 for every row, the same for equal group keys (any key type).
+
+    ``seed`` 0 is the spill's first hash; a part split again uses its depth as the seed, so that
+    keys which met in one part at a level scatter at the next.  Text that is a plain integer goes
+    where its int64 goes, whatever the seed (a chunk of the same ids may have been read as int64).
+    """
+    if groups.dtype.kind in "iub":  # a hash of each row's key directly: no sort, no distinct keys
+        return _int_hash(groups.astype(np.int64), k, seed)
     keys, inv = np.unique(groups, return_inverse=True)
-    mix = np.uint64((seed * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF)
-
-    def spread(bits: np.ndarray) -> np.ndarray:
-        return (((bits ^ mix) * _GOLDEN) >> np.uint64(40)) % np.uint64(k)
-
-    if keys.dtype.kind in "US":  # text ids: a plain integer goes where its int64 goes (another chunk's)
-        import zlib
-
+    if keys.dtype.kind in "US":
         from perfeval.io.grammar import is_plain_int
 
         texts = keys.tolist()
         plain = [is_plain_int(t) for t in texts]
-        ints = np.array([int(t) if p else 0 for t, p in zip(texts, plain)], dtype=np.int64)
-        hi = spread(ints.astype(np.uint64))
-        part = np.array([int(h) if p else zlib.crc32(t.encode("utf-8", "surrogatepass"), seed) % k
-                         for t, p, h in zip(texts, plain, hi)], dtype=np.uint64)
-    elif keys.dtype.kind in "iub":
-        part = spread(keys.astype(np.int64).astype(np.uint64))
-    elif keys.dtype.kind == "f":
-        part = spread(keys.astype(np.float64).view(np.uint64))
+        if any(plain):
+            ints = np.array([int(t) if p else 0 for t, p in zip(texts, plain)], dtype=np.int64)
+            hi = _int_hash(ints, k, seed)
+            part = np.array([int(h) if p else _text_hash(t, k, seed) for t, p, h in zip(texts, plain, hi)],
+                            dtype=np.int64)
+            return part[inv.reshape(-1)]
+    if keys.dtype.kind == "f":
+        part = _int_hash(keys.astype(np.float64).view(np.int64), k, seed)
     else:
-        import zlib
-
-        part = np.array([zlib.crc32(str(key).encode("utf-8", "surrogatepass"), seed) % k for key in keys.tolist()],
-                        dtype=np.uint64)
+        part = np.array([_text_hash(str(key), k, seed) for key in keys.tolist()], dtype=np.int64)
     return part.astype(np.int64)[inv.reshape(-1)]
 
 
-# The spill format: a file of blocks; a block is a list of numpy arrays, each written as its dtype
-# (length-prefixed text), its length in bytes and its raw bytes.  Columns are narrowed where that
-# is exact: a float column of whole numbers (targets, weights of 1) is stored as small integers
-# from a base, an integer column likewise, text as UTF-8 bytes and lengths; scores stay float64,
-# bit for bit.  No pickles: a spill file is data, read back as data.
-def _put(fh, a: np.ndarray) -> int:
-    a = np.ascontiguousarray(a)
-    dt = a.dtype.str.encode()
-    fh.write(len(dt).to_bytes(1, "little") + dt + a.nbytes.to_bytes(8, "little"))
-    fh.write(a.tobytes() if a.nbytes < 4096 else memoryview(a.reshape(-1).view(np.uint8)))  # type: ignore[arg-type]
-    return 9 + len(dt) + a.nbytes
+def _int_hash(x: np.ndarray, k: int, seed: int) -> np.ndarray:
+    """Partitions of int64 keys: Fibonacci hashing at seed 0 (the spill's historical layout), a
+    splitmix64 finaliser of the key plus the seed beyond (independent of the seed-0 partition)."""
+    h = x.astype(np.uint64)
+    if seed == 0:
+        return ((h * np.uint64(0x9E3779B97F4A7C15) >> np.uint64(40)) % np.uint64(k)).astype(np.int64)
+    with np.errstate(over="ignore"):
+        h = h + np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15)
+        h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        h = h ^ (h >> np.uint64(31))
+    return (h % np.uint64(k)).astype(np.int64)
 
 
-def _get(fh) -> np.ndarray | None:
-    n = fh.read(1)
-    if not n:
-        return None
-    dt = np.dtype(fh.read(n[0]).decode())
-    size = int.from_bytes(fh.read(8), "little")
-    return np.frombuffer(fh.read(size), dtype=dt)
+def _text_hash(text: str, k: int, seed: int) -> int:
+    import zlib
+
+    crc = zlib.crc32(text.encode("utf-8", "surrogatepass"))
+    return crc % k if seed == 0 else int(_int_hash(np.array([crc], dtype=np.int64), k, seed)[0])
 
 
-def _narrow(v: np.ndarray) -> tuple[int, np.ndarray]:
-    """(base, v - base in the narrowest unsigned type) of whole numbers (int64 range)."""
-    if len(v) == 0:
-        return 0, np.zeros(0, np.uint8)
-    lo, hi = int(v.min()), int(v.max())
-    span = hi - lo
-    if span >= 2 ** 63:  # v - lo would overflow int64: the bits as they are
-        return 0, v.astype(np.int64).view(np.uint64)
-    for t in (np.uint8, np.uint16, np.uint32, np.uint64):
-        if span <= np.iinfo(t).max:
-            break
-    return lo, (v.astype(np.int64) - np.int64(lo)).astype(t)
+# The spill format.  A part file is a sequence of blocks; a block is
+#   b"PSB1", rows (uint64), columns (uint8), then per column a header
+#   (encoding uint8, original dtype 16 ASCII bytes, base int64, payload bytes uint64, text bytes uint64)
+# followed by the column's payload (and, for text, its UTF-8 bytes).  Only the columns evaluated
+# are written (target, score, group[, weight]), each as narrow as it is exact: small integers
+# (targets, whole weights, group ids minus the block's smallest) in the narrowest unsigned type,
+# text ids as their bytes and lengths, scores as raw float64.  Reading a block back gives arrays
+# equal bit for bit to those written, in the original dtype.
+_MAGIC = b"PSB1"
+_BLOCK = struct.Struct("<4sQB")
+_COLUMN = struct.Struct("<B16sqQQ")
+_RAW, _INT, _ASCII, _UTF8 = range(4)
 
 
-def _encode(a: np.ndarray) -> list[np.ndarray]:
-    """One column as a list of arrays: a header [kind, base] and the data."""
+def _narrowest(span: int) -> np.dtype:
+    for dt in (np.uint8, np.uint16, np.uint32):
+        if span <= np.iinfo(dt).max:
+            return np.dtype(dt)
+    return np.dtype(np.uint64)
+
+
+def _encode_column(a: np.ndarray) -> tuple[bytes, list]:
+    """(column header, payload buffers) of one column; see the format above."""
     kind = a.dtype.kind
-    if kind == "f" and a.dtype == np.float64 and len(a):
-        whole = np.isfinite(a).all() and np.abs(a).max() <= 2.0 ** 53 and (a == np.floor(a)).all()
-        if whole and not np.signbit(a[a == 0]).any():  # -0.0 would come back as 0.0
-            base, v = _narrow(a.astype(np.int64))
-            return [np.array([1, base], np.int64), v]
-        return [np.array([0, 0], np.int64), a]
-    if kind in "iu" and a.dtype.itemsize <= 8 and (kind == "i" or a.dtype.itemsize < 8):
-        base, v = _narrow(a.astype(np.int64))
-        return [np.array([2, base], np.int64), np.frombuffer(a.dtype.str.encode(), np.uint8), v]
+    orig = a.dtype.str.encode("ascii")
     if kind == "U":
-        try:
-            b = a.astype("S")  # ASCII: one byte a character
-            text = 0
-        except UnicodeEncodeError:
-            b = np.char.encode(a, "utf-8", "surrogatepass")
-            text = 1
-        if b.dtype.itemsize == 0 or len(b) == 0:
-            return [np.array([3, text], np.int64), np.zeros(len(a), np.uint32), np.zeros(0, np.uint8)]
-        lengths = np.char.str_len(b).astype(np.uint32)
-        mat = b.view(np.uint8).reshape(len(b), b.dtype.itemsize)
-        blob = mat[np.arange(b.dtype.itemsize) < lengths[:, None]]
-        top = int(lengths.max())
-        small = np.uint8 if top < 256 else np.uint16 if top < 65536 else np.uint32
-        return [np.array([3, text], np.int64), lengths.astype(small), blob]
-    if kind in "fb" or (kind == "u" and a.dtype.itemsize == 8):
-        return [np.array([4, 0], np.int64), a]
-    raise InvalidParameterError(f"cannot spill a column of {a.dtype} (numbers or text only)")
+        return _encode_text(a, orig)
+    if len(a) and kind in "iubf":
+        ints = _exact_ints(a)
+        if ints is not None:
+            base = int(ints.min())
+            span = int(ints.max()) - base
+            if span < 1 << 63:
+                stored = (ints - np.int64(base)).astype(_narrowest(span))
+                if stored.itemsize < a.itemsize:
+                    return _COLUMN.pack(_INT, orig, base, stored.nbytes, 0), [stored]
+    a = np.ascontiguousarray(a)
+    return _COLUMN.pack(_RAW, orig, 0, a.nbytes, 0), [a]
 
 
-def _decode(parts: list[np.ndarray]) -> np.ndarray:
-    kind, base = (int(x) for x in parts[0])
-    if kind == 0 or kind == 4:
-        return parts[1]
-    if kind == 1:
-        return (parts[1].astype(np.int64) + np.int64(base)).astype(np.float64)
-    if kind == 2:
-        return (parts[2].astype(np.int64) + np.int64(base)).astype(np.dtype(parts[1].tobytes().decode()))
-    lengths, blob = parts[1].astype(np.int64), parts[2]
-    n = len(lengths)
-    width = int(lengths.max()) if n else 0
-    if width == 0:
-        return np.zeros(n, "U1")
-    mat = np.zeros((n, width), np.uint8)
-    mat[np.arange(width) < lengths[:, None]] = blob
-    b = mat.view(f"S{width}").reshape(n)
-    return b.astype(f"U{width}") if base == 0 else np.char.decode(b, "utf-8", "surrogatepass")
+def _exact_ints(a: np.ndarray) -> np.ndarray | None:
+    """The values as int64 when that is exact (whole floats bit for bit: not -0.0, NaN, 2**63), else None."""
+    if a.dtype.kind in "ib" or (a.dtype.kind == "u" and a.dtype.itemsize < 8):
+        return a.astype(np.int64)
+    if a.dtype.kind == "u":
+        return a.astype(np.int64) if int(a.max()) < 1 << 63 else None
+    if a.dtype != np.float64:
+        return None
+    head = a[:64]  # most score columns are not whole: a cheap look first
+    if not np.array_equal(head, np.trunc(head)):
+        return None
+    with np.errstate(invalid="ignore"):
+        fin = np.isfinite(a).all() and np.abs(a).max() < 2.0 ** 62
+        if not fin:
+            return None
+        ints = a.astype(np.int64)
+    return ints if np.array_equal(ints.astype(np.float64).view(np.int64), a.view(np.int64)) else None
 
 
-_PARTS = {0: 2, 1: 2, 2: 3, 3: 3, 4: 2}
+def _encode_text(a: np.ndarray, orig: bytes) -> tuple[bytes, list]:
+    n, width = len(a), a.dtype.itemsize // 4
+    if n == 0 or width == 0:
+        return _COLUMN.pack(_ASCII, orig, 0, 0, 0), []
+    cps = np.ascontiguousarray(a).view(np.uint32).reshape(n, width)
+    if int(cps.max()) < 128:  # ASCII, the usual id: one byte per character, no Python loop
+        nz = cps != 0
+        # numpy drops trailing NULs, so a value ends after its last non-NUL character
+        lengths = np.where(nz.any(axis=1), width - np.argmax(nz[:, ::-1], axis=1), 0)
+        data = cps[np.arange(width) < lengths[:, None]].astype(np.uint8)
+        lens = lengths.astype(_narrowest(width))
+        return _COLUMN.pack(_ASCII, orig, 0, lens.nbytes, data.nbytes), [lens, data]
+    encoded = [t.encode("utf-8", "surrogatepass") for t in a.tolist()]
+    lens = np.array([len(e) for e in encoded], dtype=np.uint64)
+    lens = lens.astype(_narrowest(int(lens.max())))
+    data = b"".join(encoded)
+    return _COLUMN.pack(_UTF8, orig, 0, lens.nbytes, len(data)), [lens, data]
 
 
-class _Spill:
-    """One spill file: blocks of columns appended, then read back block by block."""
+def _write_block(fh, arrays: list[np.ndarray]) -> int:
+    """Append one block of equal-length columns to ``fh``; returns the bytes written."""
+    parts = [_BLOCK.pack(_MAGIC, len(arrays[1]), len(arrays))]
+    payloads = []
+    for a in arrays:
+        head, bufs = _encode_column(a)
+        parts.append(head)
+        payloads.extend(bufs)
+    out = 0
+    for p in parts:
+        out += fh.write(p)
+    for b in payloads:
+        out += fh.write(b if isinstance(b, bytes) else memoryview(b).cast("B"))
+    return out
+
+
+def _read_exact(fh, n: int, path: str) -> bytes:
+    data = fh.read(n)
+    if len(data) != n:
+        raise OSError(f"spill file {path} is truncated")
+    return data
+
+
+def _read_blocks(path: str) -> Iterator[list[np.ndarray]]:
+    """The blocks of a part file, one at a time, as written."""
+    with open(path, "rb") as fh:
+        while True:
+            head = fh.read(_BLOCK.size)
+            if not head:
+                return
+            if len(head) != _BLOCK.size:
+                raise OSError(f"spill file {path} is truncated")
+            magic, n, ncols = _BLOCK.unpack(head)
+            if magic != _MAGIC:
+                raise OSError(f"spill file {path} is damaged")
+            heads = [_COLUMN.unpack(_read_exact(fh, _COLUMN.size, path)) for _ in range(ncols)]
+            yield [_decode_column(fh, n, *h, path) for h in heads]
+
+
+def _decode_column(fh, n: int, enc: int, orig: bytes, base: int, nbytes: int, tbytes: int, path: str) -> np.ndarray:
+    dtype = np.dtype(orig.rstrip(b"\0").decode("ascii"))
+    if enc == _RAW:
+        return np.frombuffer(_read_exact(fh, nbytes, path), dtype=dtype)
+    if enc == _INT:
+        stored = np.frombuffer(_read_exact(fh, nbytes, path), dtype=_narrowest_for(nbytes, n))
+        return (stored.astype(np.int64) + np.int64(base)).astype(dtype)
+    lens = np.frombuffer(_read_exact(fh, nbytes, path), dtype=_narrowest_for(nbytes, n)) if n else np.zeros(0, int)
+    data = _read_exact(fh, tbytes, path)
+    if enc == _UTF8:
+        ends = np.cumsum(lens.astype(np.int64)).tolist()
+        starts = [0, *ends[:-1]]
+        return np.array([data[a:b].decode("utf-8", "surrogatepass") for a, b in zip(starts, ends)], dtype=dtype)
+    width = dtype.itemsize // 4
+    if n == 0 or width == 0:
+        return np.zeros(n, dtype=dtype)
+    cps = np.zeros((n, width), dtype=np.uint32)
+    cps[np.arange(width) < lens[:, None].astype(np.int64)] = np.frombuffer(data, dtype=np.uint8)
+    return cps.view(dtype).reshape(n)
+
+
+def _narrowest_for(nbytes: int, n: int) -> np.dtype:
+    """The unsigned type of a narrowed column: its width is its bytes over its rows."""
+    return np.dtype(f"u{nbytes // n}") if n else np.dtype(np.uint8)
+
+
+class _Part:
+    """One spill file: its path, rows, whether all its rows so far share one group key, and the
+    rows of its likeliest large group (the commonest key of its first block)."""
+
+    __slots__ = ("bytes", "cand", "cand_rows", "fh", "key", "path", "rows", "single")
 
     def __init__(self, path: str):
-        self.path = path
-        self.fh: Any = open(path, "wb", buffering=1 << 16)
-        self.rows = 0
-        self.bytes = 0
-        self.ncols = 0
+        self.path, self.rows, self.key, self.single, self.fh, self.bytes = path, 0, None, True, None, 0
+        self.cand, self.cand_rows = None, 0
 
-    def append(self, cols: list[np.ndarray]) -> None:
-        self.ncols = len(cols)
-        self.rows += len(cols[0])
-        for c in cols:
-            for part in _encode(c):
-                self.bytes += _put(self.fh, part)
+    def add(self, arrays: list[np.ndarray]) -> None:
+        g = arrays[2]
+        if self.cand is None:
+            keys, counts = np.unique(g, return_counts=True)
+            self.cand = keys[np.argmax(counts)]
+        self.cand_rows += int(_same_key(g, self.cand).sum())
+        if self.single:
+            first = g[0]
+            if self.key is None:
+                self.key = first
+            # a plain integer and its text are one group (chunks of one file may differ in type)
+            same_type = np.asarray(first).dtype.kind == np.asarray(self.key).dtype.kind
+            same_key = first == self.key if same_type else str(first) == str(self.key)
+            self.single = bool((g == first).all()) and bool(same_key)
+        if self.fh is None:
+            # open from the first block to close(): a part gets many blocks, one per chunk
+            self.fh = open(self.path, "ab")  # noqa: SIM115
+        self.bytes += _write_block(self.fh, arrays)
+        self.rows += len(g)
 
     def close(self) -> None:
         if self.fh is not None:
             self.fh.close()
             self.fh = None
 
-    def blocks(self) -> Iterator[list[np.ndarray]]:
-        self.close()
-        with open(self.path, "rb", buffering=1 << 16) as fh:
-            while True:
-                cols = []
-                for _ in range(self.ncols):
-                    head = _get(fh)
-                    if head is None:
-                        return
-                    parts = [head]
-                    for _ in range(_PARTS[int(head[0])] - 1):
-                        part = _get(fh)
-                        if part is None:
-                            raise InputFormatError("a spill file ended inside a block (was it changed while "
-                                                   "it was read?)", source=self.path)
-                        parts.append(part)
-                    cols.append(_decode(parts))
-                yield cols
 
-    def remove(self) -> None:
-        self.close()
-        try:
-            os.remove(self.path)
-        except OSError:
-            pass
+def _same_key(g: np.ndarray, key) -> np.ndarray:
+    """Rows whose group is ``key``, a plain integer and its text being one key (as the hash has them)."""
+    kind = np.asarray(key).dtype.kind
+    if (g.dtype.kind in "US") == (kind in "US"):
+        return g == key
+    if g.dtype.kind in "US":
+        return g == str(key)
+    from perfeval.io.grammar import is_plain_int
+
+    return g == int(key) if is_plain_int(str(key)) else np.zeros(len(g), dtype=bool)
 
 
-def _keys_alike(blocks: list[np.ndarray]) -> list[np.ndarray]:
-    """Group keys of several blocks in one type: text when any block's are text (a plain integer's
-    text is its digits, as its int64 shows), as concatenating them would."""
-    if any(b.dtype.kind in "US" for b in blocks) and not all(b.dtype.kind in "US" for b in blocks):
-        return [b if b.dtype.kind in "US" else b.astype(str) for b in blocks]
-    return blocks
-
-
-class _Grouped:
-    """The per-group values as partitions are finished: keys, sizes and one array per measure."""
-
-    def __init__(self, specs, threshold: float):
-        self.specs, self.threshold = specs, threshold
-        self.keys: list[np.ndarray] = []
-        self.sizes: list[np.ndarray] = []
-        self.values: dict[str, list[np.ndarray]] = {s.label: [] for s in specs}
-
-    def in_memory(self, cols: list[np.ndarray]) -> None:
-        import warnings
-
-        from perfeval.evaluation import evaluate
-
-        if len(cols[1]) == 0:
-            return
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = evaluate(cols[0], cols[1], groups=cols[2], weights=cols[3] if len(cols) == 4 else None,
-                         measures=self.specs, threshold=self.threshold)
-        if r.groups is None or len(r.groups) == 0:
-            return
-        self.keys.append(np.asarray(r.groups))
-        self.sizes.append(np.asarray(r.group_sizes))
-        for s in self.specs:
-            self.values[s.label].append(np.asarray(r.results[s.label].per_group))
-
-    def one_group(self, key, blocks) -> None:
-        """A group too large for memory, from its own mergeable summary built block by block: the
-        ScoreHistogram gives every binary measure and the group's AUC (GAUC).  The values are those
-        of evaluating the group alone, which the grouped kernels match to a few units in the last
-        place (tests/test_registry_properties.py)."""
-        from perfeval.evaluation import _binary_targets, _check_scores, _resolve, _safe
-
-        hists: list[ScoreHistogram] = []
-        labels: set = set()
-        size = 0.0
-        for cols in blocks:
-            y, sc = cols[0], cols[1]
-            w = cols[3] if len(cols) == 4 else None
-            _check_scores(sc)
-            if w is not None:
-                keep = w > 0
-                y, sc, w = y[keep], sc[keep], w[keep]
-            labels.update(np.unique(y).tolist())
-            if len(labels) > 3:
-                break
-            hists.append(ScoreHistogram.from_arrays((y == 1).astype(np.float64), sc, w))
-            size += float(len(sc)) if w is None else float(w.sum())
-            if len(hists) >= 8:
-                hists = [ScoreHistogram.merge_all(hists)]
-        _binary_targets(np.array(sorted(labels), dtype=np.float64), self.specs[0].label)  # 0/1, -1/1: else the error
-        if size == 0:  # every row of the group had weight 0: no group at all, as in memory
-            return
-        h = ScoreHistogram.merge_all(hists)
-        roc = _resolve(["roc"], self.threshold)[0]
-        self.keys.append(np.array([key]))
-        self.sizes.append(np.array([size]))
-        for s in self.specs:
-            self.values[s.label].append(np.array([_safe(roc if s.measure.kind == "grouped" else s, h)]))
-
-
-def _key_counts(part: _Spill) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct group keys of a spill file and their row counts, read block by block."""
-    keys: list[np.ndarray] = []
-    counts: list[np.ndarray] = []
-    for cols in part.blocks():
-        k, c = np.unique(cols[2], return_counts=True)
-        keys.append(k)
-        counts.append(c)
-        if len(keys) >= 16:
-            keys, counts = _merge_counts(keys, counts)
-    return tuple(x[0] for x in _merge_counts(keys, counts)) if keys else (np.zeros(0), np.zeros(0, np.int64))
-
-
-def _merge_counts(keys: list[np.ndarray], counts: list[np.ndarray]) -> tuple[list, list]:
-    k, inv = np.unique(np.concatenate(_keys_alike(keys)), return_inverse=True)
-    return [k], [np.bincount(inv.reshape(-1), weights=np.concatenate(counts), minlength=len(k)).astype(np.int64)]
-
-
-def _finish(part: _Spill, out: _Grouped, tmp: str, budget: int, depth: int = 0) -> None:
-    """Evaluate the groups of one spill file in memory bounded by `budget` rows: whole when it
-    fits; else each group over half the budget from its own summary (or alone in memory, for
-    per-query measures), and the rest re-split by another hash until it fits."""
-    if part.rows <= budget:
-        blocks = list(part.blocks())
-        part.remove()
-        if blocks:
-            cols = [np.concatenate(_keys_alike([b[i] for b in blocks]) if i == 2 else [b[i] for b in blocks])
-                    for i in range(part.ncols)]
-            del blocks
-            out.in_memory(cols)
+def _split(arrays: list[np.ndarray], parts: list[_Part], seed: int) -> None:
+    """Append each row of a block to the part of its group (the block's order kept inside a part)."""
+    k = len(parts)
+    if k == 1:
+        parts[0].add(arrays)
         return
-    keys, counts = _key_counts(part)
-    big = keys[counts > budget // 2]
-    summary_ok = all(s.measure.kind in ("binary", "grouped") for s in out.specs)
-    for key in big.tolist():
-        if summary_ok:
-            out.one_group(key, ([c[i][m] for i in range(len(c))] for c in part.blocks()
-                                for m in [_keys_alike([c[2], np.array([key])])[0] == key] if m.any()))
-        else:  # per-query measures need the group's ranking: the group alone, in memory
-            rows = [[c[i][m] for i in range(len(c))] for c in part.blocks()
-                    for m in [_keys_alike([c[2], np.array([key])])[0] == key] if m.any()]
-            out.in_memory([np.concatenate([r[i] for r in rows]) for i in range(part.ncols)])
-            del rows
-    rest = part.rows - int(counts[counts > budget // 2].sum())
-    if rest == 0:
-        part.remove()
-        return
-    k = int(min(_max_partitions(), max(2, -(-2 * rest // budget))))
-    subs = [_Spill(f"{part.path}.{depth + 1}-{i}") for i in range(k)]
-    try:
-        for cols in part.blocks():
-            if len(big):
-                keep = ~np.isin(_keys_alike([cols[2], big])[0], big)
-                cols = [c[keep] for c in cols]
-            ids = _partition_ids(cols[2], k, seed=depth + 1)
-            order = np.argsort(ids, kind="stable")
-            bounds = np.searchsorted(ids[order], np.arange(k + 1))
-            for i in range(k):
-                sel = order[bounds[i]:bounds[i + 1]]
-                if len(sel):
-                    subs[i].append([c[sel] for c in cols])
-        part.remove()
-        for sub in subs:
-            sub.close()
-            if sub.rows:
-                _finish(sub, out, tmp, budget, depth + 1)
-            sub.remove()
-    finally:
-        for sub in subs:
-            sub.remove()
+    part = _partition_ids(arrays[2], k, seed)
+    # 16-bit part numbers: numpy's stable argsort is then a radix sort, linear in the rows
+    order = np.argsort(part.astype(np.uint16), kind="stable")
+    bounds = np.searchsorted(part[order], np.arange(k + 1))
+    for i in range(k):
+        a, b = bounds[i], bounds[i + 1]
+        if b > a:
+            sel = order[a:b]
+            parts[i].add([c[sel] for c in arrays])
+
+
+def _chunk_columns(chunk) -> list[np.ndarray]:
+    """A chunk's columns as numpy arrays, checked; group ids of a type the spill can store."""
+    if len(chunk) not in (3, 4):
+        raise InvalidParameterError("each chunk must be (y_true, y_score, groups[, weight])")
+    from perfeval.evaluation import _identity_groups
+
+    arrays = [np.asarray(a).reshape(-1) for a in chunk]
+    n = len(arrays[1])
+    if any(len(a) != n for a in arrays):
+        raise InvalidParameterError(f"a chunk's columns differ in length: {[len(a) for a in arrays]}")
+    g = arrays[2]
+    if g.dtype.kind == "O":
+        vals = g.tolist()
+        if all(isinstance(v, str) for v in vals):
+            g = np.array(vals, dtype=str) if vals else np.zeros(0, dtype="U1")
+        elif all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
+            g = np.array(vals, dtype=np.int64)
+        else:
+            _identity_groups(g)  # None, NaN: the error evaluate() gives
+            raise InvalidParameterError("streamed group ids must be all integers or all text within a chunk")
+    elif g.dtype.kind == "f":
+        g = _identity_groups(g)  # whole floats are int64 ids, as in evaluate(); the rest an error
+    arrays[2] = g
+    return arrays
+
+
+class _Labels:
+    """The distinct target values seen (up to a few hundred), to decide the coding of the targets
+    over all rows, as evaluate() does, rather than part by part."""
+
+    LIMIT = 256
+
+    def __init__(self):
+        self.values: set = set()
+        self.many = False
+
+    def update(self, y: np.ndarray) -> None:
+        if self.many or not len(y):
+            return
+        if y.dtype.kind in "biuf" and bool(((y == 0) | (y == 1)).all()):
+            self.values.update(v for v, hit in ((0, not y.all()), (1, y.any())) if hit)
+            return
+        vals = np.unique(y)
+        self.values.update(vals.tolist())
+        self.many = len(self.values) > self.LIMIT
+
+    def coding(self) -> np.ndarray:
+        """The distinct values as an array (refused by the binary coding when ``many``)."""
+        if self.many:
+            return np.array([0.5, 2.0, 3.0])
+        return np.array(list(self.values))
 
 
 class _Terminated(SystemExit):
-    """SIGTERM or SIGHUP while spilling: unwind (the spill directory is removed) and exit 128 + signal."""
+    """Raised by the SIGTERM/SIGHUP handler of a spill, so that its directory is removed on the way out."""
 
 
-def _on_signals():
-    """Handlers that turn SIGTERM and SIGHUP into an exception while spilling, as Ctrl-C already is,
-    so that the spill is removed whatever ends the process (but SIGKILL); the old ones are restored."""
-    import contextlib
+@contextlib.contextmanager
+def _cleanup_on_signals():
+    """SIGTERM and SIGHUP end the process as SIGINT does, through the ``finally`` blocks (which
+    remove the spill), with exit status 128 + the signal.  A handler is set only in the main
+    thread and only where the signal has its default action: a program's own handler, or SIGHUP
+    ignored under nohup, is left alone.  The previous handlers are restored on the way out."""
     import signal
     import threading
 
-    @contextlib.contextmanager
-    def handlers():
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        old = {}
-
-        def stop(signum, frame):
+    old = {}
+    if threading.current_thread() is threading.main_thread():
+        def handler(signum, frame):
             raise _Terminated(128 + signum)
 
         for name in ("SIGTERM", "SIGHUP"):
             sig = getattr(signal, name, None)
-            if sig is not None:
-                old[sig] = signal.signal(sig, stop)
-        try:
-            yield
-        finally:
-            for sig, h in old.items():
-                signal.signal(sig, h)
+            if sig is not None and signal.getsignal(sig) == signal.SIG_DFL:
+                old[sig] = signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
 
-    return handlers()
+
+def _max_partitions() -> int:
+    """MAX_PARTITIONS, or half the process's limit of open files if that is lower (each partition
+    is an open file while the input is spilled)."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        return max(16, min(MAX_PARTITIONS, soft // 2 if soft > 0 else MAX_PARTITIONS))
+    except (ImportError, ValueError, OSError):
+        return 256
+
+
+def partitions_for(size_hint: int, budget: int = SPILL_BUDGET_ROWS) -> int:
+    """Partitions for an input of ``size_hint`` bytes of text, so that a typical partition holds
+    about half of ``budget`` rows and is evaluated without being split again (32 at least,
+    :data:`MAX_PARTITIONS` at most)."""
+    rows = size_hint / _HINT_BYTES_PER_ROW
+    return int(min(MAX_PARTITIONS, max(32, math.ceil(2 * rows / max(budget, 1)))))
+
+
+def evaluate_stream_grouped(chunks: Iterable[tuple], *, measures: Any = None, threshold: float = 0.5,
+                            partitions: int | None = None, tmpdir: str | None = None, clustered: bool = False,
+                            size_hint: int | None = None, budget_rows: int = SPILL_BUDGET_ROWS):
+    """Per-group (and binary) measures over chunks ``(y_true, y_score, groups[, sample_weight])`` in
+    bounded memory.
+
+    Rows are spilled to ``partitions`` temporary files by a hash of their group, so each file holds
+    whole groups, in any input order, in a compact binary form (the four columns, each as narrow
+    as is exact: about 13 bytes a row for ``1 0.8472919483 123456789``).  Each file is then
+    evaluated in memory when it holds at most ``budget_rows`` rows; a larger one is split again by
+    another hash, block by block, until its parts fit or hold a single group.  A single group
+    larger than the budget is finished from its own mergeable summary (the
+    :class:`~perfeval.summaries.ScoreHistogram` of the group, built block by block: memory follows
+    its distinct scores, as :func:`evaluate_stream`) for GAUC and every binary measure that a
+    summary determines exactly; the per-query measures (NDCG, MAP, P@k, ...) and PRB, NTOP, R50,
+    SLQ, CA1 of such a group read it into memory whole.
+
+    The numbers equal ``evaluate(..., groups=...)`` on all the rows, bit for bit, when weights sum
+    exactly (no weights, whole numbers, dyadic fractions); see the module's description.
+
+    Parameters
+    ----------
+    chunks : iterable of tuples
+        ``(y_true, y_score, groups)`` or ``(y_true, y_score, groups, sample_weight)`` arrays.
+    measures, threshold
+        As in :func:`perfeval.evaluate`.
+    partitions : int, optional
+        Files of the first spill; default 32, or from ``size_hint``.
+    tmpdir : str, optional
+        Where the spill directory is made (default: the system's temporary directory).  It is
+        removed at the end, on an error, and on SIGINT, SIGTERM and SIGHUP.
+    clustered : bool
+        Input sorted or clustered by group: nothing is spilled, each chunk's complete groups are
+        evaluated as they arrive.
+    size_hint : int, optional
+        Bytes of the input when known (a file's size): the number of partitions is chosen so that
+        a typical one fits ``budget_rows`` (:func:`partitions_for`).
+    budget_rows : int
+        Rows evaluated in memory at once (:data:`SPILL_BUDGET_ROWS`).
+
+    Examples
+    --------
+    >>> chunks = [([1, 0, 1], [0.8, 0.3, 0.6], [1, 1, 2]), ([0, 0], [0.4, 0.1], [2, 1])]
+    >>> r = evaluate_stream_grouped(chunks, measures=["gauc"])
+    >>> r.results["GAUC"].per_group.tolist()
+    [1.0, 1.0]
+    """
+    import tempfile
+
+    from perfeval.evaluation import DEFAULT_MEASURES, _resolve
+
+    specs = _resolve(measures or DEFAULT_MEASURES, threshold)
+    if clustered:
+        keys_all, sizes_all, values, rows = _clustered(chunks, specs, threshold)
+        return _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, False, None)
+    if budget_rows < 1:
+        raise InvalidParameterError(f"budget_rows must be at least 1, got {budget_rows}")
+    if partitions is None:
+        partitions = partitions_for(size_hint, budget_rows) if size_hint else 32
+    partitions = max(1, min(int(partitions), _max_partitions()))
+    out = _Results(specs)
+    with _cleanup_on_signals(), tempfile.TemporaryDirectory(prefix="perfeval-spill-", dir=tmpdir) as tmp:
+        parts = [_Part(os.path.join(tmp, f"part{i:04d}.bin")) for i in range(partitions)]
+        rows = 0
+        weighted = False
+        labels = _Labels()
+        try:
+            for chunk in chunks:
+                arrays = _chunk_columns(chunk)
+                weighted = weighted or len(arrays) == 4
+                rows += len(arrays[1])
+                if len(arrays[1]):
+                    labels.update(arrays[0])
+                    _split(arrays, parts, 0)
+        finally:
+            for p in parts:
+                p.close()
+        out.spilled = out.live = out.peak = sum(p.bytes for p in parts)
+        _check_request(specs, weighted, labels)
+        job = _Job(specs, threshold, budget_rows, labels, weighted, out)
+        for p in parts:
+            if p.rows:
+                job.run(p, 1)
+    report = _grouped_report(out.keys, out.sizes, out.values, specs, threshold, rows, weighted, partitions)
+    # what the spill cost on disk: the first spill, and the most on disk at once (with re-splits)
+    report.spill = {"bytes": out.spilled, "peak_bytes": out.peak}
+    return report
+
+
+def _check_request(specs, weighted: bool, labels: _Labels) -> None:
+    """The errors evaluate() gives for the whole data, said once before any part is evaluated
+    (each part alone might pass: one holding only 1s looks like 0/1 targets)."""
+    from perfeval.evaluation import _binary_targets
+
+    ranking = [s for s in specs if s.measure.kind != "binary"]
+    if ranking and weighted:
+        raise InvalidParameterError(
+            f"`weights` apply to the binary measures only, not to {ranking[0].label} "
+            "(a per-query measure); evaluate them without weights")
+    binary = [s for s in specs if s.measure.kind == "binary"]
+    if binary:
+        _binary_targets(labels.coding(), binary[0].label)
+
+
+class _Results:
+    """Per-group keys, sizes and values, part by part, and the spill's size."""
+
+    def __init__(self, specs):
+        self.keys: list[np.ndarray] = []
+        self.sizes: list[np.ndarray] = []
+        self.values: dict[str, list[np.ndarray]] = {s.label: [] for s in specs}
+        self.spilled = 0  # bytes of the first spill
+        self.live = 0  # bytes of the spill files that exist now
+        self.peak = 0  # the most that existed at once
+
+    def add(self, keys: np.ndarray, sizes: np.ndarray, values: dict[str, np.ndarray]) -> None:
+        self.keys.append(keys)
+        self.sizes.append(np.asarray(sizes, dtype=np.float64))
+        for label, v in values.items():
+            self.values[label].append(np.asarray(v, dtype=np.float64))
+
+
+#: binary measures whose per-group kernel (perfeval.measures._grouped) reads only the group's
+#: summary (its threshold counts or its ScoreHistogram), so a group can be finished from a summary
+#: built block by block with the kernel's own arithmetic
+_FROM_SUMMARY = {"acc", "err", "ppv", "npv", "sen", "spc", "fpr", "fnr", "prf", "lft", "pre", "rec", "fbeta",
+                 "cst", "rms", "brier", "nrm", "cxe", "logloss", "apr", "ca2"}
+#: unweighted binary measures with a kernel over the rows of each group that is mirrored below from
+#: the summary's tie structure (integer counts: exact)
+_FROM_TIES = {"roc", "top1", "top10", "rkl", "sar"}
+
+
+def _compute_name(spec) -> str:
+    return spec.measure.compute.partition(":")[2]
+
+
+def _from_summary_exact(spec, weighted: bool) -> bool:
+    """Whether a group's value of ``spec`` can be finished from the group's summary exactly as
+    evaluate() computes it: GAUC; a binary measure whose kernel reads the summary, whose kernel is
+    mirrored from the ties, or that evaluate() itself takes from the group's ScoreHistogram (no
+    per-group kernel, or a kernel that declines weights)."""
+    if spec.measure.kind == "grouped":
+        return True
+    if spec.measure.kind != "binary":
+        return False
+    name = _compute_name(spec)
+    return (weighted or name in _FROM_SUMMARY or name in _FROM_TIES
+            or not hasattr(_grouped_kernels(), name))
+
+
+class _Job:
+    """Evaluates spilled parts within the row budget (see evaluate_stream_grouped)."""
+
+    #: a part that a new hash did not divide is split again at most this often before its rows
+    #: are taken as they are (two distinct keys colliding at every level: in practice never)
+    MAX_DEPTH = 8
+
+    def __init__(self, specs, threshold, budget, labels, weighted, out: _Results):
+        self.specs, self.threshold, self.budget = specs, threshold, budget
+        self.labels, self.weighted, self.out = labels, weighted, out
+
+    def run(self, part: _Part, depth: int) -> None:
+        try:
+            if part.rows <= self.budget or (depth > self.MAX_DEPTH and not part.single):
+                self._in_memory(part.path)
+            elif part.single:
+                self._one_group(part)
+            else:
+                self._resplit(part, depth)
+        finally:
+            self._remove(part)  # the disk of an evaluated part is free for the next split
+
+    def _remove(self, part: _Part) -> None:
+        if os.path.exists(part.path):
+            os.remove(part.path)
+            self.out.live -= part.bytes
+
+    def _resplit(self, part: _Part, depth: int) -> None:
+        """Split a part too large for memory into parts of about half the budget, reading it block
+        by block; the parent is removed before the children are evaluated."""
+        # a group past the budget among others goes to a part of its own at once: hashed with the
+        # others it would be copied again at every level until no other group shared its part
+        heavy = part.cand if part.cand_rows > self.budget else None
+        rest = part.rows - (part.cand_rows if heavy is not None else 0)
+        k = int(min(_max_partitions(), max(4, math.ceil(2 * rest / self.budget))))
+        children = [_Part(f"{part.path[:-4]}.{i}.bin") for i in range(k + (heavy is not None))]
+        try:
+            for arrays in _read_blocks(part.path):
+                if heavy is None:
+                    _split(arrays, children, depth)
+                    continue
+                mine = _same_key(arrays[2], heavy)
+                if mine.any():
+                    children[k].add([c[mine] for c in arrays])
+                if not mine.all():
+                    _split([c[~mine] for c in arrays], children[:k], depth)
+        finally:
+            for c in children:
+                c.close()
+        self.out.live += sum(c.bytes for c in children)
+        self.out.peak = max(self.out.peak, self.out.live)
+        self._remove(part)
+        for c in children:
+            if c.rows:
+                self.run(c, depth + 1)
+            else:
+                self._remove(c)
+
+    def _in_memory(self, path: str) -> None:
+        import warnings
+
+        from perfeval.evaluation import evaluate
+
+        blocks = list(_read_blocks(path))
+        cols = [np.concatenate([b[k] for b in blocks]) for k in range(len(blocks[0]))]
+        del blocks
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = evaluate(cols[0], cols[1], groups=cols[2], weights=cols[3] if len(cols) == 4 else None,
+                         measures=self.specs, threshold=self.threshold)
+        self.out.add(np.asarray(r.groups), r.group_sizes, {s.label: r.results[s.label].per_group for s in self.specs})
+
+    def _one_group(self, part: _Part) -> None:
+        """A single group over the budget: from its summary when every measure allows it, else whole."""
+        if all(_from_summary_exact(s, self.weighted) for s in self.specs):
+            self._from_summary(part)
+        else:
+            self._in_memory(part.path)  # per-query measures, PRB, NTOP, R50, SLQ, CA1: rows needed
+
+    def _from_summary(self, part: _Part) -> None:
+        from perfeval.evaluation import _check_scores, _floats, binary_coding
+
+        binary = [s for s in self.specs if s.measure.kind == "binary"]
+        grouped = [s for s in self.specs if s.measure.kind != "binary"]
+        hb: list[ScoreHistogram] = []
+        hg: list[ScoreHistogram] = []
+        size = np.zeros(1)
+        key = None
+        for arrays in _read_blocks(part.path):
+            y, s, g = arrays[0], _floats(arrays[1], "y_score"), arrays[2]
+            _check_scores(s)
+            w = arrays[3] if len(arrays) == 4 else None
+            if key is None or g.dtype.kind in "US":
+                key = g[:1]  # text if any block is text: as the concatenation of the blocks would be
+            if w is not None:
+                w = _floats(w, "weights")
+                if (~np.isfinite(w) | (w < 0)).any():
+                    raise InvalidDataError("`weights` must be finite non-negative numbers")
+                keep = w > 0
+                # the group's size as evaluate() sums it: one sequential sum in row order, carried on
+                size = np.bincount(np.zeros(int(keep.sum()) + 1, dtype=np.intp),
+                                   weights=np.concatenate([size, w[keep]]))
+            else:
+                size = size + len(s)
+            if binary:
+                # the coding of all the targets was checked (_check_request): a block's own coding
+                # agrees with it (a block of 1s alone reads as 0/1, and 1 is positive in both)
+                yb = binary_coding(y)
+                hb.append(ScoreHistogram.from_arrays(yb, s, w))
+                if len(hb) >= 8:
+                    hb = [ScoreHistogram.merge_all(hb)]
+            if grouped:
+                rel = _floats(y, "y_true")
+                if np.isnan(rel).any() or (rel < 0).any():
+                    bad = int(np.argmax(np.isnan(rel) | (rel < 0)))
+                    raise InvalidDataError(
+                        f"relevance must be a number >= 0 for ranking measures, got {rel[bad].item()!r}")
+                hg.append(ScoreHistogram.from_arrays(rel > 0, s))
+                if len(hg) >= 8:
+                    hg = [ScoreHistogram.merge_all(hg)]
+        h_bin = ScoreHistogram.merge_all(hb) if binary else None
+        if binary and self.weighted and h_bin.scores.size == 0:
+            return  # every row of weight 0: no case at all, so no group (as in evaluate)
+        values = {}
+        for sp in grouped:
+            values[sp.label] = _auc_from_summary(ScoreHistogram.merge_all(hg))
+        for sp in binary:
+            values[sp.label] = self._binary_from_summary(sp, h_bin)
+        keys = np.asarray(key)
+        if keys.dtype.kind == "f":
+            keys = keys.astype(np.int64)
+        self.out.add(keys, size, values)
+
+    def _binary_from_summary(self, spec, h: ScoreHistogram) -> np.ndarray:
+        """The value evaluate() gives a group, from the group's summary (see _FROM_SUMMARY, _FROM_TIES)."""
+        from perfeval.evaluation import _safe
+
+        name = _compute_name(spec)
+        kernels = _grouped_kernels()
+        fast = getattr(kernels, name, None)
+        gd = _SummaryGroup(h, self.weighted)
+        if fast is not None and name in _FROM_SUMMARY:
+            vals = fast(gd, **spec.kwargs)
+            if vals is not None:
+                return np.asarray(vals, dtype=np.float64)
+        if fast is not None and not self.weighted:
+            if name == "roc":
+                return _auc_from_summary(h)
+            if name == "sar":
+                kw = spec.kwargs
+                r = _auc_from_summary(h)
+                wsum = kw["w_acc"] + kw["w_roc"] + kw["w_rms"]
+                return kernels._div(kw["w_acc"] * kernels.acc(gd, threshold=kw["threshold"]) + kw["w_roc"] * r
+                                    + kw["w_rms"] * (1 - kernels.rms(gd)), np.full(1, wsum))
+            return _ties_from_summary(name, h)
+        return np.array([_safe(spec, h)], dtype=np.float64)
+
+
+def _grouped_kernels():
+    from perfeval.measures import _grouped
+
+    return _grouped
+
+
+class _SummaryGroup:
+    """One group as the per-group kernels of perfeval.measures._grouped see it, built from the
+    group's ScoreHistogram instead of its rows: the threshold counts and the per-group summary
+    are the only things the kernels in _FROM_SUMMARY read."""
+
+    def __init__(self, h: ScoreHistogram, weighted: bool):
+        self.G = 1
+        self.weighted = weighted
+        self._ranking = None
+        self._hist = (h.scores, h.pos, h.neg, np.array([0, len(h.scores)]))
+        self._h = h
+
+    def counts(self, threshold: float):
+        h = self._h
+        pred = h.scores >= threshold
+        tp, fp = np.array([h.pos[pred].sum()]), np.array([h.neg[pred].sum()])
+        P, N = np.array([h.pos.sum()]), np.array([h.neg.sum()])
+        return tp, P - tp, fp, N - fp
+
+
+def _desc_ties(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(positives, size, first position) of each tie, highest score first, as RankingData orders them."""
+    m = h.pos[::-1].copy()
+    size = m + h.neg[::-1]
+    first = np.concatenate([[0.0], np.cumsum(size)[:-1]])
+    return m, size, first
+
+
+def _auc_from_summary(h: ScoreHistogram) -> np.ndarray:
+    """perfeval.measures._ranking.group_auc for one group, from its summary: the same terms in the
+    same order (the group's ties from the top), so the same bits."""
+    m, size, _first = _desc_ties(h)
+    if not len(m):
+        return np.array([np.nan])
+    neg = size - m
+    P = np.add.reduceat(m, [0])
+    N = np.array([size.sum()]) - P
+    neg_above = np.cumsum(neg) - neg
+    neg_below = np.repeat(N, len(m)) - neg_above - neg
+    wins = np.add.reduceat(m * (neg_below + 0.5 * neg), [0])
+    denom = P * N
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, wins / np.where(denom > 0, denom, 1.0), np.nan)
+
+
+def _ties_from_summary(name: str, h: ScoreHistogram) -> np.ndarray:
+    """TOP1, TOP10 and RKL of perfeval.measures._grouped for one group, from its tie structure."""
+    m, size, first = _desc_ties(h)
+    if name == "top1":
+        return np.array([float(len(m) > 0 and m[0] == size[0] and m[0] > 0)])
+    if name == "top10":
+        return np.array([float(bool(((m > 0) & (first + (size - m) < 10)).any()))])
+    if name == "rkl":
+        n, P = size.sum(), m.sum()
+        end = first + size
+        last = float(end[m > 0].max()) if (m > 0).any() else 0.0
+        return np.array([n if P == 0 or P == n else last])
+    raise AssertionError(f"no summary form for {name}")  # _one_group only sends the names above
 
 
 def _clustered(chunks: Iterable[tuple], specs, threshold: float):
@@ -723,7 +1107,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
         keys_all.append(ks)
         sizes_all.append(r.group_sizes)
         for s in specs:
-            values[s.label].append(np.asarray(r.results[s.label].per_group))
+            values[s.label].append(r.results[s.label].per_group)
 
     for chunk in chunks:
         cols = [np.asarray(a) for a in chunk]
@@ -743,97 +1127,6 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
     if carry is not None and len(carry[1]):
         flush(carry)
     return keys_all, sizes_all, values, rows
-
-
-def evaluate_stream_grouped(chunks: Iterable[tuple], *, measures: Any = None, threshold: float = 0.5,
-                            partitions: int | None = None, tmpdir: str | None = None, clustered: bool = False,
-                            size_hint: int | None = None, row_budget: int = ROW_BUDGET):
-    """Per-group (and binary) measures over chunks ``(y_true, y_score, groups[, sample_weight])`` in
-    bounded memory.
-
-    Rows are spilled to temporary files by a hash of their group, so each file holds whole groups,
-    in any input order; each file is then evaluated in memory.  The spill holds only the columns,
-    in a compact binary form (whole numbers narrowed, scores float64 bit for bit), and is removed
-    however the evaluation ends (an error, Ctrl-C, SIGTERM, SIGHUP).
-
-    Memory is one chunk, then at most ``row_budget`` rows: a file over the budget is split again
-    by another hash; a group over half the budget is evaluated from its own mergeable summary (its
-    ScoreHistogram, built block by block: every binary measure and GAUC), never held whole.  With
-    per-query measures (NDCG, MAP, ...) such a group is held alone in memory, the one case where
-    memory follows the largest group.
-
-    The numbers equal ``evaluate(..., groups=...)`` on all the rows, bit for bit, except for a
-    group over half the budget, whose values are those of the group evaluated alone (equal to the
-    grouped kernels' to a few units in the last place for the sums: RMS, CXE, BRIER, ...).
-
-    Parameters
-    ----------
-    partitions : int, optional
-        Spill files (default: one per ``BYTES_PER_PARTITION`` of ``size_hint``, 32 to 512).
-    size_hint : int, optional
-        The input's size in bytes, when known: chooses the partitions.
-    row_budget : int
-        Rows evaluated in memory at once.
-
-    With ``clustered=True`` (input sorted or clustered by group) nothing is spilled: each chunk's
-    complete groups are evaluated as they arrive.
-    """
-    import tempfile
-
-    from perfeval.evaluation import DEFAULT_MEASURES, _resolve
-
-    specs = _resolve(measures or DEFAULT_MEASURES, threshold)
-    if row_budget < 2:
-        raise InvalidParameterError(f"row_budget must be at least 2, got {row_budget}")
-    if clustered:
-        keys_all, sizes_all, values, rows = _clustered(chunks, specs, threshold)
-        return _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, False, None)
-    if partitions is None:
-        partitions = int(min(_max_partitions(), max(32, (size_hint or 0) // BYTES_PER_PARTITION)))
-    if not 1 <= partitions <= 4096:
-        raise InvalidParameterError(f"partitions must be 1 to 4096, got {partitions}")
-    other = [sp for sp in specs if sp.measure.kind != "binary"]
-    with _on_signals(), tempfile.TemporaryDirectory(prefix="perfeval-spill-", dir=tmpdir) as tmp:
-        files = [_Spill(os.path.join(tmp, f"part{i:04d}")) for i in range(partitions)]
-        rows = 0
-        weighted = False
-        try:
-            for chunk in chunks:
-                if len(chunk) not in (3, 4):
-                    raise InvalidParameterError("each chunk must be (y_true, y_score, groups[, weight])")
-                arrays = [np.asarray(a) for a in chunk]
-                if arrays[2].dtype.kind == "O":
-                    arrays[2] = np.asarray(arrays[2].tolist())
-                weighted = weighted or len(arrays) == 4
-                if weighted and other:
-                    raise InvalidParameterError(
-                        f"`weights` apply to the binary measures only, not to {other[0].label} (a per-query "
-                        "measure); evaluate them without weights")
-                n = len(arrays[1])
-                if any(len(a) != n for a in arrays):
-                    raise InvalidParameterError(f"a chunk's columns differ in length: {[len(a) for a in arrays]}")
-                if n == 0:
-                    continue
-                rows += n
-                part = _partition_ids(arrays[2], partitions)
-                order = np.argsort(part, kind="stable")
-                bounds = np.searchsorted(part[order], np.arange(partitions + 1))
-                for i in range(partitions):
-                    sel = order[bounds[i]:bounds[i + 1]]
-                    if len(sel):
-                        files[i].append([a[sel] for a in arrays])
-        finally:
-            for f in files:
-                f.close()
-        spilled = sum(f.bytes for f in files)
-        out = _Grouped(specs, threshold)
-        for f in files:
-            if f.rows:
-                _finish(f, out, tmp, row_budget)
-            f.remove()
-    report = _grouped_report(out.keys, out.sizes, out.values, specs, threshold, rows, weighted, partitions)
-    report.params["spill_bytes"] = spilled
-    return report
 
 
 def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighted, partitions):

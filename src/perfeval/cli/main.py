@@ -997,9 +997,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``perfeval`` console script.  Exit status: 0 done, 1 the data (or the output) failed, 2 the
     command line, 70 an internal error, 75 ``score`` scored but could not store, 130 interrupted,
     141 the reader of the output went away."""
+    import signal
+
     from perfeval.cli._streams import guard, quiet_stdout
 
     try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C from here: cleanup, then 130
         guard()
         if sys.stdout is sys.__stdout__ and hasattr(sys.stdout, "buffer"):
             sys.stdout = _WholeWrites(sys.stdout)
