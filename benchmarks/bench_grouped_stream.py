@@ -1,7 +1,7 @@
 """Grouped streaming of a ~5 GB text file: one huge group, and 10 million small groups.
 
     python benchmarks/bench_grouped_stream.py [--gb 5] [--runs 3] [--keep] [--files huge,small]
-                                              [--commands grouped,plain]
+                                              [--commands grouped,ranking,plain]
 
 Writes (once, kept under benchmarks/data/ unless removed) two files of `target score group`
 lines with 6-decimal scores (at most a million distinct values, as in bench_stream.py):
@@ -12,6 +12,7 @@ lines with 6-decimal scores (at most a million distinct values, as in bench_stre
 Then runs, each in a fresh process, median of ``--runs``:
 
 - ``perfeval eval FILE --stream --group 3 -m gauc,roc,apr,rms`` (per group, spilled by group);
+- ``perfeval eval FILE --stream --group 3 -m ndcg@10,map,mrr,gauc`` (per-query measures);
 - ``perfeval eval FILE --stream -m roc,apr,rms`` (the plain stream, no groups), for rows/s beside it.
 
 It reports wall time, rows/s, the process's peak RSS (wait4) and the spill's peak size on disk
@@ -115,7 +116,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--keep", action="store_true", help="keep the data files")
     ap.add_argument("--files", default="huge,small", help="which files: huge, small or both")
-    ap.add_argument("--commands", default="grouped,plain", help="which commands: grouped, plain or both")
+    ap.add_argument("--commands", default="grouped,ranking,plain", help="which commands: grouped, ranking, plain")
     a = ap.parse_args()
     DATA.mkdir(exist_ok=True)
     files = {}
@@ -137,6 +138,8 @@ def main() -> None:
         rows = size // width
         commands = {"grouped": ("grouped: --stream --group 3 -m gauc,roc,apr,rms",
                                 [PERFEVAL, "eval", str(path), "--stream", "--group", "3", "-m", "gauc,roc,apr,rms"]),
+                    "ranking": ("ranking: --stream --group 3 -m ndcg@10,map,mrr,gauc",
+                                [PERFEVAL, "eval", str(path), "--stream", "--group", "3", "-m", "ndcg@10,map,mrr,gauc"]),
                     "plain": ("plain: --stream -m roc,apr,rms",
                               [PERFEVAL, "eval", str(path), "--stream", "-m", "roc,apr,rms"])}
         for label, cmd in [commands[c] for c in a.commands.split(",")]:

@@ -33,9 +33,7 @@ BINARY = [m.name for m in list_measures() if m.kind == "binary"]
 # binary measures defined for fractional weights (APR, CA2 and the rank measures need whole ones)
 FRACTIONAL_OK = [m for m in BINARY if m not in ("APR", "CA2", "NTOP", "PRB", "RKL", "R50", "TOP1", "TOP10", "SLQ",
                                                   "CA1", "SAR")]
-# unweighted, these need a group's rows (their kernels sum over rows): a huge group is read whole
-ROWS_NEEDED = ["PRB", "NTOP", "R50", "SLQ", "CA1"]
-FROM_SUMMARY = [m for m in BINARY if m not in ROWS_NEEDED]
+RANKING = [m.name for m in list_measures() if m.kind != "binary"]
 
 
 def _roundtrip(arrays, tmp_path):
@@ -173,7 +171,7 @@ class _Spy:
     def __init__(self, monkeypatch):
         self.resplit = self.summary = 0
         self.most_rows = 0
-        real_resplit, real_summary, real_mem = _Job._resplit, _Job._from_summary, _Job._in_memory
+        real_resplit, real_summary, real_mem = _Job._resplit, _Job._one_group, _Job._in_memory
         spy = self
 
         def resplit(job, part, depth):
@@ -189,7 +187,7 @@ class _Spy:
             return real_mem(job, path)
 
         monkeypatch.setattr(_Job, "_resplit", resplit)
-        monkeypatch.setattr(_Job, "_from_summary", summary)
+        monkeypatch.setattr(_Job, "_one_group", summary)
         monkeypatch.setattr(_Job, "_in_memory", in_memory)
 
 
@@ -203,7 +201,9 @@ def _mixed(n_small=300, huge=5000, seed=3):
     return y, s, g
 
 
-@pytest.mark.parametrize("names", [["gauc"], FROM_SUMMARY, ["gauc", "acc", "roc", "rms", "logloss", "apr", "ca2"]])
+@pytest.mark.parametrize("names", [["gauc"], BINARY, ["gauc", "acc", "roc", "rms", "logloss", "apr", "ca2"], ALL,
+                                   ["ndcg@10", "map", "mrr", "p@5", "r@100", "dcg", "cg@3", "prb", "ntop", "r50",
+                                    "slq", "ca1"]])
 def test_a_group_past_the_budget_is_summarised_never_held_whole(monkeypatch, names):
     y, s, g = _mixed()
     spy = _Spy(monkeypatch)
@@ -218,14 +218,37 @@ def test_a_group_past_the_budget_is_summarised_never_held_whole(monkeypatch, nam
     assert 0 < spy.most_rows <= budget  # nothing larger than the budget was read whole
 
 
-@pytest.mark.parametrize("measure", ["ndcg@10", "map", "mrr", *ROWS_NEEDED])
-def test_per_query_measures_of_a_huge_group_read_it_whole(monkeypatch, measure):
-    """The stated limit: NDCG and the like of a group past the budget need its rows."""
-    y, s, g = _mixed()
-    spy = _Spy(monkeypatch)
-    a = evaluate_stream_grouped([(y, s, g)], measures=[measure, "gauc"], budget_rows=400)
-    _assert_same(a, evaluate(y, s, groups=g, measures=[measure, "gauc"]))
-    assert spy.summary == 0 and spy.most_rows == 5000
+graded = st.lists(st.tuples(st.sampled_from([0, 0, 1, 2, 3, 4]), st.sampled_from([0.0, 0.1, 0.4, 0.5, 0.9, 1.0, 1.2])),
+                  min_size=1, max_size=120)
+
+
+@settings(max_examples=80, deadline=None)
+@given(graded, st.lists(st.integers(1, 40), max_size=5), st.integers(1, 20),
+       st.sampled_from([0, 1, 3, 10, 200]))
+def test_per_query_measures_of_a_huge_query_from_its_summary(rows, cuts, budget, k):
+    """Graded relevance, ties, any cut-off: one query past the budget, from its counts per
+    (score, grade), gives evaluate()'s bits."""
+    y = np.array([r[0] for r in rows], dtype=np.float64)
+    s = np.array([r[1] for r in rows])
+    g = np.full(len(y), 9)
+    names = [f"ndcg@{k}", f"dcg@{k}", f"cg@{k}", f"p@{k}", f"r@{k}", "map", "mrr", "gauc", "gauc_unweighted"]
+    a = evaluate_stream_grouped(_chunks(y, s, g, None, cuts), measures=names, budget_rows=budget)
+    _assert_same(a, evaluate(y, s, groups=g, measures=names))
+
+
+def test_fractional_grades_of_a_huge_query_agree_to_rounding():
+    rng = np.random.default_rng(8)
+    n = 3000
+    y = rng.choice([0.0, 0.5, 1.25, 2.0], n)
+    s = np.round(rng.random(n), 2)
+    g = np.zeros(n, dtype=np.int64)
+    names = ["ndcg", "ndcg@10", "dcg@50", "map"]
+    a = evaluate_stream_grouped([(y[:1000], s[:1000], g[:1000]), (y[1000:], s[1000:], g[1000:])], measures=names,
+                                budget_rows=100)
+    b = evaluate(y, s, groups=g, measures=names)
+    assert len(list(b)) == len(names)
+    for k in b:
+        assert a.results[k].per_group[0] == pytest.approx(b.results[k].per_group[0], rel=1e-12), k
 
 
 def test_a_huge_group_of_zero_weights_is_no_group():

@@ -3050,6 +3050,45 @@ static PyObject *k_expected_rr(PyObject *self, PyObject *args)
     return out;
 }
 
+/* disc_sums(first, stop) -> for each i, the sum over the 0-based positions p in [first[i], stop[i])
+ * of 1 / log2(p + 2): the rank discount of DCG summed over a run of positions (a tie, or a run of
+ * equal grades in the ideal order).  A function of the two ends only, so a query's DCG is the same
+ * whether its rows were in memory or only its summary (counts per score and grade) was: a huge tie
+ * costs one pass over its positions, not an array of them.  Summed in 80-bit. */
+static PyObject *k_disc_sums(PyObject *self, PyObject *args)
+{
+    PyObject *fo, *so;
+    if (!PyArg_ParseTuple(args, "OO", &fo, &so))
+        return NULL;
+    Py_buffer fb, sb;
+    Py_ssize_t n, n2;
+    if (get_f64(fo, &fb, &n) < 0)
+        return NULL;
+    if (get_f64(so, &sb, &n2) < 0) {
+        PyBuffer_Release(&fb);
+        return NULL;
+    }
+    if (n2 < n)
+        n = n2;
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (out) {
+        double *o = (double *)PyByteArray_AS_STRING(out);
+        const double *f = fb.buf, *st = sb.buf;
+        NOGIL_BEGIN
+        for (Py_ssize_t i = 0; i < n; i++) {
+            ext sum = 0;
+            long long a = (long long)f[i], b = (long long)st[i];
+            for (long long p = a; p < b; p++)
+                sum += 1.0 / log2((double)p + 2.0);
+            o[i] = (double)sum;
+        }
+        NOGIL_END
+    }
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&sb);
+    return out;
+}
+
 static PyObject *k_mantissa_bits(PyObject *self, PyObject *noargs)
 {
     return PyLong_FromLong(LDBL_MANT_DIG);
@@ -3958,6 +3997,7 @@ static PyMethodDef methods[] = {
     {"hist_apr", k_hist_apr, METH_VARARGS, "Modern APR numerator from a histogram (pos, neg)."},
     {"hist_apr_groups", k_hist_apr_groups, METH_VARARGS, "Modern APR numerators of every group's histogram."},
     {"hist_ca2", k_hist_ca2, METH_VARARGS, "Modern CA2 from a histogram (scores, pos, neg, S)."},
+    {"disc_sums", k_disc_sums, METH_VARARGS, "Sums of 1/log2(p + 2) over runs of positions [first, stop)."},
     {"expected_rr", k_expected_rr, METH_VARARGS, "Expected reciprocal rank of the first relevant case per tie group."},
     {"plain_tokens", k_plain_tokens, METH_VARARGS, "Field offsets of a plain file of `width` fields a line, or None."},
     {"same_tokens", k_same_tokens, METH_VARARGS, "Token i of a equals token order[i] of b, for every i."},

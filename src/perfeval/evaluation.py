@@ -324,11 +324,11 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
                 "(a per-query measure); evaluate them without weights")
         if ranking_specs:
             yr = _floats(y, "y_true")
-            rd = RankingData(yr, ys, g)
-            keys = rd.keys if g is not None else None
+            ties = RankingData(yr, ys, g).ties()
+            keys = ties.keys if g is not None else None
             for s in ranking_specs:
-                vals = np.asarray(s.measure.function()(rd, **s.kwargs), dtype=np.float64)
-                results[s.label + suffix] = MeasureResult.of(s, vals, rd.sizes.astype(np.float64), keys, g is not None)
+                vals = np.asarray(s.measure.function()(ties, **s.kwargs), dtype=np.float64)
+                results[s.label + suffix] = MeasureResult.of(s, vals, ties.sizes, keys, g is not None)
         if binary_specs:
             yb = _binary_targets(y, binary_specs[0].label, pos_label if not partitions else None)
             if g is None:

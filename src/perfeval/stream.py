@@ -712,11 +712,11 @@ def evaluate_stream_grouped(chunks: Iterable[tuple], *, measures: Any = None, th
     as is exact: about 13 bytes a row for ``1 0.8472919483 123456789``).  Each file is then
     evaluated in memory when it holds at most ``budget_rows`` rows; a larger one is split again by
     another hash, block by block, until its parts fit or hold a single group.  A single group
-    larger than the budget is finished from its own mergeable summary (the
-    :class:`~perfeval.summaries.ScoreHistogram` of the group, built block by block: memory follows
-    its distinct scores, as :func:`evaluate_stream`) for GAUC and every binary measure that a
-    summary determines exactly; the per-query measures (NDCG, MAP, P@k, ...) and PRB, NTOP, R50,
-    SLQ, CA1 of such a group read it into memory whole.
+    larger than the budget is finished from its own mergeable summaries, built block by block: its
+    :class:`~perfeval.summaries.ScoreHistogram` for the binary measures, and how many cases hold
+    each (score, relevance) pair for the per-query measures (NDCG, MAP, P@k, MRR, ...) and GAUC.
+    Every measure's per-group form reads only these, so memory follows the group's distinct scores
+    (24 bytes each; times its distinct grades for the per-query measures), not its rows.
 
     The numbers equal ``evaluate(..., groups=...)`` on all the rows, bit for bit, when weights sum
     exactly (no weights, whole numbers, dyadic fractions); see the module's description.
@@ -823,32 +823,8 @@ class _Results:
             self.values[label].append(np.asarray(v, dtype=np.float64))
 
 
-#: binary measures whose per-group kernel (perfeval.measures._grouped) reads only the group's
-#: summary (its threshold counts or its ScoreHistogram), so a group can be finished from a summary
-#: built block by block with the kernel's own arithmetic
-_FROM_SUMMARY = {"acc", "err", "ppv", "npv", "sen", "spc", "fpr", "fnr", "prf", "lft", "pre", "rec", "fbeta",
-                 "cst", "rms", "brier", "nrm", "cxe", "logloss", "apr", "ca2"}
-#: unweighted binary measures with a kernel over the rows of each group that is mirrored below from
-#: the summary's tie structure (integer counts: exact)
-_FROM_TIES = {"roc", "top1", "top10", "rkl", "sar"}
-
-
 def _compute_name(spec) -> str:
     return spec.measure.compute.partition(":")[2]
-
-
-def _from_summary_exact(spec, weighted: bool) -> bool:
-    """Whether a group's value of ``spec`` can be finished from the group's summary exactly as
-    evaluate() computes it: GAUC; a binary measure whose kernel reads the summary, whose kernel is
-    mirrored from the ties, or that evaluate() itself takes from the group's ScoreHistogram (no
-    per-group kernel, or a kernel that declines weights)."""
-    if spec.measure.kind == "grouped":
-        return True
-    if spec.measure.kind != "binary":
-        return False
-    name = _compute_name(spec)
-    return (weighted or name in _FROM_SUMMARY or name in _FROM_TIES
-            or not hasattr(_grouped_kernels(), name))
 
 
 class _Job:
@@ -924,19 +900,17 @@ class _Job:
         self.out.add(np.asarray(r.groups), r.group_sizes, {s.label: r.results[s.label].per_group for s in self.specs})
 
     def _one_group(self, part: _Part) -> None:
-        """A single group over the budget: from its summary when every measure allows it, else whole."""
-        if all(_from_summary_exact(s, self.weighted) for s in self.specs):
-            self._from_summary(part)
-        else:
-            self._in_memory(part.path)  # per-query measures, PRB, NTOP, R50, SLQ, CA1: rows needed
-
-    def _from_summary(self, part: _Part) -> None:
+        """A single group over the budget, finished from its summary read block by block: a
+        ScoreHistogram for the binary measures, counts per (score, relevance) for the per-query
+        measures and GAUC.  Every per-group kernel reads only these (perfeval.measures._grouped,
+        perfeval.summaries.ranking.TieTable), so the values are those of evaluate() on the rows.
+        Memory: the group's distinct scores (and grades), not its rows."""
         from perfeval.evaluation import _check_scores, _floats, binary_coding
 
         binary = [s for s in self.specs if s.measure.kind == "binary"]
-        grouped = [s for s in self.specs if s.measure.kind != "binary"]
+        ranking = [s for s in self.specs if s.measure.kind != "binary"]
         hb: list[ScoreHistogram] = []
-        hg: list[ScoreHistogram] = []
+        pairs = _PairCounts()
         size = np.zeros(1)
         key = None
         for arrays in _read_blocks(part.path):
@@ -958,26 +932,28 @@ class _Job:
             if binary:
                 # the coding of all the targets was checked (_check_request): a block's own coding
                 # agrees with it (a block of 1s alone reads as 0/1, and 1 is positive in both)
-                yb = binary_coding(y)
-                hb.append(ScoreHistogram.from_arrays(yb, s, w))
+                hb.append(ScoreHistogram.from_arrays(binary_coding(y), s, w))
                 if len(hb) >= 8:
                     hb = [ScoreHistogram.merge_all(hb)]
-            if grouped:
+            if ranking:
                 rel = _floats(y, "y_true")
                 if np.isnan(rel).any() or (rel < 0).any():
                     bad = int(np.argmax(np.isnan(rel) | (rel < 0)))
                     raise InvalidDataError(
                         f"relevance must be a number >= 0 for ranking measures, got {rel[bad].item()!r}")
-                hg.append(ScoreHistogram.from_arrays(rel > 0, s))
-                if len(hg) >= 8:
-                    hg = [ScoreHistogram.merge_all(hg)]
+                pairs.add(s, rel)
         h_bin = ScoreHistogram.merge_all(hb) if binary else None
-        if binary and self.weighted and h_bin.scores.size == 0:
+        if h_bin is not None and self.weighted and h_bin.scores.size == 0:
             return  # every row of weight 0: no case at all, so no group (as in evaluate)
         values = {}
-        for sp in grouped:
-            values[sp.label] = _auc_from_summary(ScoreHistogram.merge_all(hg))
+        if ranking:
+            from perfeval.summaries.ranking import TieTable
+
+            table = TieTable.from_counts(0, *pairs.result())
+            for sp in ranking:
+                values[sp.label] = np.asarray(sp.measure.function()(table, **sp.kwargs), dtype=np.float64)
         for sp in binary:
+            assert h_bin is not None
             values[sp.label] = self._binary_from_summary(sp, h_bin)
         keys = np.asarray(key)
         if keys.dtype.kind == "f":
@@ -985,28 +961,44 @@ class _Job:
         self.out.add(keys, size, values)
 
     def _binary_from_summary(self, spec, h: ScoreHistogram) -> np.ndarray:
-        """The value evaluate() gives a group, from the group's summary (see _FROM_SUMMARY, _FROM_TIES)."""
+        """The value evaluate() gives a group, from the group's summary: its per-group kernel (they
+        read only the group's histogram), or with weights where a kernel declines them, the measure
+        over the summary as evaluate() computes it group by group."""
         from perfeval.evaluation import _safe
 
-        name = _compute_name(spec)
-        kernels = _grouped_kernels()
-        fast = getattr(kernels, name, None)
-        gd = _SummaryGroup(h, self.weighted)
-        if fast is not None and name in _FROM_SUMMARY:
-            vals = fast(gd, **spec.kwargs)
+        fast = getattr(_grouped_kernels(), _compute_name(spec), None)
+        if fast is not None:
+            vals = fast(_SummaryGroup(h, self.weighted), **spec.kwargs)
             if vals is not None:
                 return np.asarray(vals, dtype=np.float64)
-        if fast is not None and not self.weighted:
-            if name == "roc":
-                return _auc_from_summary(h)
-            if name == "sar":
-                kw = spec.kwargs
-                r = _auc_from_summary(h)
-                wsum = kw["w_acc"] + kw["w_roc"] + kw["w_rms"]
-                return kernels._div(kw["w_acc"] * kernels.acc(gd, threshold=kw["threshold"]) + kw["w_roc"] * r
-                                    + kw["w_rms"] * (1 - kernels.rms(gd)), np.full(1, wsum))
-            return _ties_from_summary(name, h)
         return np.array([_safe(spec, h)], dtype=np.float64)
+
+
+class _PairCounts:
+    """How many cases have each (score, relevance) pair, merged block by block."""
+
+    def __init__(self):
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    @staticmethod
+    def _reduce(score: np.ndarray, rel: np.ndarray, count: np.ndarray):
+        order = np.lexsort((rel, score))
+        score, rel, count = score[order], rel[order], count[order]
+        new = np.ones(len(score), dtype=bool)
+        # -0.0 == 0.0 is one score, as in a sort of the rows
+        new[1:] = (score[1:] != score[:-1]) | (rel[1:] != rel[:-1])
+        heads = np.flatnonzero(new)
+        return score[heads], rel[heads], np.add.reduceat(count, heads) if len(heads) else count[:0]
+
+    def add(self, score: np.ndarray, rel: np.ndarray) -> None:
+        self.parts.append(self._reduce(score, rel, np.ones(len(score))))
+        if len(self.parts) >= 8:
+            self.parts = [self.result()]
+
+    def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if not self.parts:
+            return np.zeros(0), np.zeros(0), np.zeros(0)
+        return self._reduce(*(np.concatenate([p[i] for p in self.parts]) for i in range(3)))
 
 
 def _grouped_kernels():
@@ -1017,8 +1009,8 @@ def _grouped_kernels():
 
 class _SummaryGroup:
     """One group as the per-group kernels of perfeval.measures._grouped see it, built from the
-    group's ScoreHistogram instead of its rows: the threshold counts and the per-group summary
-    are the only things the kernels in _FROM_SUMMARY read."""
+    group's ScoreHistogram instead of its rows: its threshold counts and its histogram are all
+    that the kernels read."""
 
     def __init__(self, h: ScoreHistogram, weighted: bool):
         self.G = 1
@@ -1033,46 +1025,6 @@ class _SummaryGroup:
         tp, fp = np.array([h.pos[pred].sum()]), np.array([h.neg[pred].sum()])
         P, N = np.array([h.pos.sum()]), np.array([h.neg.sum()])
         return tp, P - tp, fp, N - fp
-
-
-def _desc_ties(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(positives, size, first position) of each tie, highest score first, as RankingData orders them."""
-    m = h.pos[::-1].copy()
-    size = m + h.neg[::-1]
-    first = np.concatenate([[0.0], np.cumsum(size)[:-1]])
-    return m, size, first
-
-
-def _auc_from_summary(h: ScoreHistogram) -> np.ndarray:
-    """perfeval.measures._ranking.group_auc for one group, from its summary: the same terms in the
-    same order (the group's ties from the top), so the same bits."""
-    m, size, _first = _desc_ties(h)
-    if not len(m):
-        return np.array([np.nan])
-    neg = size - m
-    P = np.add.reduceat(m, [0])
-    N = np.array([size.sum()]) - P
-    neg_above = np.cumsum(neg) - neg
-    neg_below = np.repeat(N, len(m)) - neg_above - neg
-    wins = np.add.reduceat(m * (neg_below + 0.5 * neg), [0])
-    denom = P * N
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denom > 0, wins / np.where(denom > 0, denom, 1.0), np.nan)
-
-
-def _ties_from_summary(name: str, h: ScoreHistogram) -> np.ndarray:
-    """TOP1, TOP10 and RKL of perfeval.measures._grouped for one group, from its tie structure."""
-    m, size, first = _desc_ties(h)
-    if name == "top1":
-        return np.array([float(len(m) > 0 and m[0] == size[0] and m[0] > 0)])
-    if name == "top10":
-        return np.array([float(bool(((m > 0) & (first + (size - m) < 10)).any()))])
-    if name == "rkl":
-        n, P = size.sum(), m.sum()
-        end = first + size
-        last = float(end[m > 0].max()) if (m > 0).any() else 0.0
-        return np.array([n if P == 0 or P == n else last])
-    raise AssertionError(f"no summary form for {name}")  # _one_group only sends the names above
 
 
 def _clustered(chunks: Iterable[tuple], specs, threshold: float):

@@ -7,6 +7,7 @@ computed group by group.
 
 from __future__ import annotations
 
+from typing import Any
 
 import numpy as np
 
@@ -21,8 +22,8 @@ class GroupedData:
         self.codes, self.y, self.s, self.G = codes, y.astype(np.float64, copy=False), s, n_groups
         self.w = np.ones(len(s)) if w is None else w
         self.weighted = w is not None
-        self._ranking = None
-        self._hist = None
+        self._ranking: Any = None  # the groups' TieTable, made on first use
+        self._hist: Any = None  # the groups' histograms (see _histograms)
 
     def sum(self, values: np.ndarray) -> np.ndarray:
         return np.bincount(self.codes, weights=values, minlength=self.G)
@@ -124,16 +125,13 @@ def logloss(gd: GroupedData, *, eps: float = 0.0) -> np.ndarray:
 
 def roc(gd: GroupedData) -> np.ndarray | None:
     """Per-group ROC area (half credit for ties) through the ranking kernel; None with weights."""
-    if gd.weighted:
+    t = _tt(gd)
+    if t is None:
         return None
     from perfeval.measures._ranking import group_auc
-    from perfeval.summaries.ranking import RankingData
 
-    rd = RankingData(gd.y, gd.s, gd.codes)
-    auc, _ = group_auc(rd)
-    out = np.full(gd.G, np.nan)
-    out[rd.keys] = auc
-    return out
+    auc, _ = group_auc(t)
+    return auc
 
 
 def sar(gd: GroupedData, *, threshold: float, w_acc: float, w_roc: float, w_rms: float) -> np.ndarray | None:
@@ -144,86 +142,71 @@ def sar(gd: GroupedData, *, threshold: float, w_acc: float, w_roc: float, w_rms:
     return _div(w_acc * acc(gd, threshold=threshold) + w_roc * r + w_rms * (1 - rms(gd)), np.full(gd.G, wsum))
 
 
-# -- rank and bin measures: from the per-group tie structure (unweighted; weighted ones loop) --------
-def _rd(gd: GroupedData):
+# -- rank and bin measures: from each group's summary (unweighted; weighted ones loop) ---------------
+# Every kernel below reads the groups' histograms (distinct scores with their counts), never the rows,
+# so a group known only by its summary (perfeval.stream, a group over the memory budget) gets the
+# same bits as in memory.
+def _tt(gd: GroupedData):
+    """The groups' TieTable (ties highest score first, keys the group codes), or None with weights."""
     if gd.weighted:
         return None
     if gd._ranking is None:
-        from perfeval.summaries.ranking import RankingData
+        from perfeval.summaries.ranking import TieTable
 
-        gd._ranking = RankingData(gd.y, gd.s, gd.codes)
+        _sc, pos, neg, bounds = _histograms(gd)
+        gd._ranking = TieTable.from_histograms(pos, neg, bounds)
     return gd._ranking
 
 
-def _per_group(gd: GroupedData, rd, values: np.ndarray) -> np.ndarray:
-    out = np.full(gd.G, np.nan)
-    out[rd.keys] = values
-    return out
-
-
-def _ties(rd):
-    """(positives, size, first position, end position, query) of every tie segment."""
-    b = (rd.rel > 0).astype(np.float64)
-    m = rd.per_tie(b)
-    size = np.diff(rd.tie_starts).astype(np.float64)
-    first, end = rd.tie_bounds()
-    return m, size, first.astype(np.float64), end.astype(np.float64), rd.tie_query()
-
-
 def top1(gd: GroupedData) -> np.ndarray | None:
-    rd = _rd(gd)
-    if rd is None:
+    t = _tt(gd)
+    if t is None:
         return None
-    m, size, first, _end, q = _ties(rd)
-    top = first == 0
-    v = np.zeros(rd.n_queries)
-    v[q[top]] = ((m[top] == size[top]) & (m[top] > 0)).astype(np.float64)
-    return _per_group(gd, rd, v)
+    top = t.first == 0
+    v = np.zeros(t.n_queries)
+    v[t.query[top]] = ((t.rel[top] == t.size[top]) & (t.rel[top] > 0)).astype(np.float64)
+    return v
 
 
 def top10(gd: GroupedData) -> np.ndarray | None:
-    rd = _rd(gd)
-    if rd is None:
+    t = _tt(gd)
+    if t is None:
         return None
-    m, size, first, _end, q = _ties(rd)
-    hit = (m > 0) & (first + (size - m) < 10)  # a positive in the top 10 in every tie order
-    return _per_group(gd, rd, (np.bincount(q[hit], minlength=rd.n_queries) > 0).astype(np.float64))
+    hit = (t.rel > 0) & (t.first + (t.size - t.rel) < 10)  # a positive in the top 10 in every tie order
+    return (np.bincount(t.query[hit], minlength=t.n_queries) > 0).astype(np.float64)
 
 
 def rkl(gd: GroupedData) -> np.ndarray | None:
-    rd = _rd(gd)
-    if rd is None:
+    t = _tt(gd)
+    if t is None:
         return None
-    m, size, _first, end, q = _ties(rd)
-    n = rd.sizes.astype(np.float64)
-    P = rd.per_query((rd.rel > 0).astype(np.float64))
-    last = np.zeros(rd.n_queries)
-    has = m > 0
-    np.maximum.at(last, q[has], end[has])  # ties are in descending order: the deepest end wins
-    return _per_group(gd, rd, np.where((P == 0) | (P == n), n, last))
+    P = np.bincount(t.query, weights=t.rel, minlength=t.n_queries)
+    last = np.zeros(t.n_queries)
+    has = t.rel > 0
+    np.maximum.at(last, t.query[has], t.end[has])  # ties are in descending order: the deepest end wins
+    return np.where((P == 0) | (P == t.sizes), t.sizes, last)
 
 
-def _top_share(rd, k: np.ndarray) -> np.ndarray:
-    m, size, first, end, q = _ties(rd)
-    overlap = np.clip(np.minimum(end, k[q]) - first, 0.0, None)
-    return np.bincount(q, weights=m / size * overlap, minlength=rd.n_queries)
+def _top_share(t, k: np.ndarray) -> np.ndarray:
+    overlap = np.clip(np.minimum(t.end, k[t.query]) - t.first, 0.0, None)
+    return np.bincount(t.query, weights=t.rel / t.size * overlap, minlength=t.n_queries)
 
 
 def prb(gd: GroupedData) -> np.ndarray | None:
-    rd = _rd(gd)
-    if rd is None:
+    t = _tt(gd)
+    if t is None:
         return None
-    P = rd.per_query((rd.rel > 0).astype(np.float64))
-    return _per_group(gd, rd, _div(_top_share(rd, P), P))
+    P = np.bincount(t.query, weights=t.rel, minlength=t.n_queries)
+    return _div(_top_share(t, P), P)
 
 
 def ntop(gd: GroupedData, *, n: float) -> np.ndarray | None:
     if n <= 0:
         raise InvalidParameterError(f"NTOP needs `n` >= 1, got {n}")
-    rd = _rd(gd)
-    if rd is None:
+    t = _tt(gd)
+    if t is None:
         return None
-    return _per_group(gd, rd, _top_share(rd, np.full(rd.n_queries, float(n))) / n)
+    return _top_share(t, np.full(t.n_queries, float(n))) / n
 
 
 def slq(gd: GroupedData, *, bins: int) -> np.ndarray | None:
@@ -234,11 +217,12 @@ def slq(gd: GroupedData, *, bins: int) -> np.ndarray | None:
     from perfeval.measures._compute import slq_bins
 
     B = int(bins)
-    outside = gd.sum(((gd.s < 0) | (gd.s > 1)).astype(np.float64)) > 0
-    idx = slq_bins(np.clip(gd.s, 0, 1), B)
-    cell = gd.codes * B + idx
-    x = np.bincount(cell, weights=gd.y, minlength=gd.G * B).reshape(gd.G, B)
-    tot = np.bincount(cell, minlength=gd.G * B).reshape(gd.G, B).astype(np.float64)
+    sc, pos, neg, bounds = _histograms(gd)
+    grp = np.repeat(np.arange(gd.G), np.diff(bounds))
+    outside = np.bincount(grp, weights=((sc < 0) | (sc > 1)).astype(np.float64), minlength=gd.G) > 0
+    cell = grp * B + slq_bins(np.clip(sc, 0, 1), B)
+    x = np.bincount(cell, weights=pos, minlength=gd.G * B).reshape(gd.G, B)
+    tot = np.bincount(cell, weights=pos + neg, minlength=gd.G * B).reshape(gd.G, B)
     with np.errstate(invalid="ignore", divide="ignore"):
         w = np.where(tot > 0, np.minimum(x, tot - x) / np.where(tot > 0, tot, 1.0), 0.0)
     v = _div((tot * (1 - 2 * w) ** 2).sum(axis=1), tot.sum(axis=1))
@@ -248,14 +232,17 @@ def slq(gd: GroupedData, *, bins: int) -> np.ndarray | None:
 def ca1(gd: GroupedData) -> np.ndarray | None:
     if gd.weighted:
         return None
+    sc, pos, neg, bounds = _histograms(gd)
+    grp = np.repeat(np.arange(gd.G), np.diff(bounds))
+    n = pos + neg
     total = np.zeros(gd.G)
     for i in range(19):
-        m = (gd.s >= i / 20) & (gd.s <= (i + 2) / 20)
-        k = gd.sum(m.astype(np.float64))
-        pos = gd.sum(gd.y * m)
-        sp = gd.sum(gd.s * m)
+        m = (sc >= i / 20) & (sc <= (i + 2) / 20)
+        k = np.bincount(grp, weights=n * m, minlength=gd.G)
+        p = np.bincount(grp, weights=pos * m, minlength=gd.G)
+        sp = np.bincount(grp, weights=sc * n * m, minlength=gd.G)
         with np.errstate(invalid="ignore", divide="ignore"):
-            total += np.where(k > 0, np.abs(pos / np.where(k > 0, k, 1) - sp / np.where(k > 0, k, 1)), 0.0)
+            total += np.where(k > 0, np.abs(p / np.where(k > 0, k, 1) - sp / np.where(k > 0, k, 1)), 0.0)
     return total / 19
 
 
@@ -263,24 +250,23 @@ def r50(gd: GroupedData, *, negatives: int) -> np.ndarray | None:
     """ROC_n per group (see _compute.r50): vectorised over the tie segments of every group."""
     if negatives <= 0:
         raise InvalidParameterError(f"R50 needs `negatives` >= 1, got {negatives}")
-    rd = _rd(gd)
-    if rd is None:
+    t = _tt(gd)
+    if t is None:
         return None
     from perfeval.measures._ranking import _within_query_cumsum
 
-    m, size, _first, _end, q = _ties(rd)
-    neg = size - m
-    P = np.bincount(q, weights=m, minlength=rd.n_queries)
-    N = np.bincount(q, weights=neg, minlength=rd.n_queries)
-    tp_above = _within_query_cumsum(rd, m) - m
-    fp_above = _within_query_cumsum(rd, neg) - neg
+    m, q = t.rel, t.query
+    neg = t.size - m
+    P = np.bincount(q, weights=m, minlength=t.n_queries)
+    N = np.bincount(q, weights=neg, minlength=t.n_queries)
+    tp_above = _within_query_cumsum(t, m) - m
+    fp_above = _within_query_cumsum(t, neg) - neg
     limit = np.minimum(float(negatives), N)
     take = np.clip(limit[q] - fp_above, 0.0, neg)
     with np.errstate(invalid="ignore", divide="ignore"):
         slope = np.where(neg > 0, m / np.where(neg > 0, neg, 1.0), 0.0)
-    area = np.bincount(q, weights=take * tp_above + 0.5 * slope * take * take, minlength=rd.n_queries)
-    v = np.where((P > 0) & (N > 0), _div(area, limit * P), np.nan)
-    return _per_group(gd, rd, v)
+    area = np.bincount(q, weights=take * tp_above + 0.5 * slope * take * take, minlength=t.n_queries)
+    return np.where((P > 0) & (N > 0), _div(area, limit * P), np.nan)
 
 
 def _histograms(gd: GroupedData):

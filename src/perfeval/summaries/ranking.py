@@ -3,6 +3,12 @@
 Every per-query measure (NDCG, DCG, CG, AP/MAP, P@k, R@k, MRR) and the per-group AUC are computed
 from one sort of the data by (query, descending score), vectorised over all queries at once with
 ``np.add.reduceat`` over query and tie segments: no Python loop over queries.
+
+The measures read a :class:`TieTable`, not the rows: per tie (a run of equal scores in a query) its
+size, position, relevant cases and gain, and per query the counts of each relevance grade.  Every
+tie-averaged measure depends on nothing else, so the same table built from a summary (counts per
+score and grade, :meth:`TieTable.from_counts`) gives the same numbers as from the rows, and a query
+too large for memory is evaluated from that summary (see perfeval.stream).
 """
 
 from __future__ import annotations
@@ -70,6 +76,7 @@ class RankingData:
         self.tie_starts = np.append(np.flatnonzero(new_tie), n).astype(np.int64)
         #: position of each row inside its query (0 = top)
         self.pos = np.arange(n, dtype=np.int64) - np.repeat(self.starts[:-1], np.diff(self.starts))
+        self._ties: TieTable | None = None
 
     @property
     def n_queries(self) -> int:
@@ -95,6 +102,118 @@ class RankingData:
         """(first position, one past the last position) of each tie segment inside its query."""
         first = self.pos[self.tie_starts[:-1]]
         return first, first + np.diff(self.tie_starts)
+
+    def ties(self) -> TieTable:
+        """The :class:`TieTable` of these rows (what every per-query measure reads)."""
+        if self._ties is None:
+            self._ties = TieTable.from_ranking(self)
+        return self._ties
+
+
+class TieTable:
+    """The ties of every query, highest score first, and each query's relevance grades.
+
+    Attributes
+    ----------
+    keys : ndarray
+        The distinct queries, in sorted order.
+    sizes : ndarray of float64, shape (Q,)
+        Cases per query.
+    query : ndarray of int64, shape (T,)
+        Query code of each tie (non-decreasing: the ties of query 0, then of query 1, ...).
+    size, first, rel, gain : ndarray of float64, shape (T,)
+        Cases in the tie, position of its first case in its query (0 = top), its relevant cases
+        (relevance > 0) and the sum of its cases' gains 2^rel - 1.
+    grades : tuple of three ndarrays (query code, grade, count)
+        For each query its distinct relevance grades > 0, highest first, with their counts: the
+        ideal order of DCG.
+    """
+
+    def __init__(self, keys, sizes, query, size, first, rel, gain, grades):
+        self.keys, self.sizes, self.query = keys, np.asarray(sizes, dtype=np.float64), query
+        self.size, self.first, self.rel, self.gain, self.grades = size, first, rel, gain, grades
+        self.n_queries = len(keys)
+        #: tie offsets of each query: ties query_starts[q]:query_starts[q + 1] belong to query q
+        self.query_starts = np.searchsorted(query, np.arange(self.n_queries + 1), side="left").astype(np.int64)
+
+    @property
+    def end(self) -> np.ndarray:
+        return self.first + self.size
+
+    @classmethod
+    def from_ranking(cls, rd: RankingData) -> TieTable:
+        ts = rd.tie_starts
+        heads = ts[:-1]
+        size = np.diff(ts).astype(np.float64)
+        first = rd.pos[heads].astype(np.float64)
+        rel = _segsum((rd.rel > 0).astype(np.float64), ts)
+        gain = _segsum(np.exp2(rd.rel) - 1.0, ts)
+        return cls(rd.keys, rd.sizes, rd.codes[heads], size, first, rel, gain, _grades(rd.codes, rd.rel, rd.n_queries))
+
+    @classmethod
+    def from_counts(cls, key: Any, score: np.ndarray, grade: np.ndarray, count: np.ndarray) -> TieTable:
+        """The table of one query from its summary: ``count`` cases have score ``score[i]`` and
+        relevance ``grade[i]``, each (score, grade) pair at most once, in any order.
+
+        With whole-number grades every sum is of whole numbers, so the table is bit for bit the
+        one :meth:`from_ranking` builds from the rows (fractional grades: equal up to rounding, the
+        order of the rows inside a tie being arbitrary there)."""
+        score = np.asarray(score, dtype=np.float64)
+        grade = np.asarray(grade, dtype=np.float64)
+        count = np.asarray(count, dtype=np.float64)
+        order = np.lexsort((grade, -score))
+        sc, gr, ct = score[order], grade[order], count[order]
+        new = np.ones(len(sc), dtype=bool)
+        new[1:] = sc[1:] != sc[:-1]
+        heads = np.flatnonzero(new)
+        size = _segsum(ct, np.append(heads, len(sc)))
+        rel = _segsum(np.where(gr > 0, ct, 0.0), np.append(heads, len(sc)))
+        gain = _segsum(ct * (np.exp2(gr) - 1.0), np.append(heads, len(sc)))
+        first = np.cumsum(size) - size
+        levels, inverse = np.unique(gr, return_inverse=True)
+        per_level = np.bincount(inverse.reshape(-1), weights=ct, minlength=len(levels))
+        keep = levels[::-1] > 0
+        grades = (np.zeros(int(keep.sum()), dtype=np.int64), levels[::-1][keep], per_level[::-1][keep])
+        n = float(size.sum())
+        return cls(np.asarray([key]), np.array([n]), np.zeros(len(heads), dtype=np.int64), size, first, rel, gain,
+                   grades)
+
+    @classmethod
+    def from_histograms(cls, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray) -> TieTable:
+        """The tables of G groups from their ScoreHistograms with whole counts (binary targets):
+        group k's distinct scores, ascending, are cells bounds[k]:bounds[k + 1] of ``pos``/``neg``.
+        Keys are the group codes 0..G-1."""
+        G = len(bounds) - 1
+        cells = np.diff(bounds)
+        grp = np.repeat(np.arange(G, dtype=np.int64), cells)
+        rev = bounds[grp] + bounds[grp + 1] - 1 - np.arange(len(grp))  # highest score first in each group
+        rel, size = pos[rev], (pos + neg)[rev]
+        c = np.cumsum(size)
+        base = (c - size)[bounds[:-1][cells > 0]]
+        first = c - size - np.repeat(base, cells[cells > 0])
+        sizes = np.bincount(grp, weights=size, minlength=G)
+        P = np.bincount(grp, weights=rel, minlength=G)
+        q = np.flatnonzero(P > 0)
+        return cls(np.arange(G), sizes, grp, size, first, rel, rel.copy(), (q, np.ones(len(q)), P[q]))
+
+
+def _grades(codes: np.ndarray, rel: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(query, grade, count) of each query's grades > 0, highest first: a bincount when the grades
+    are small whole numbers (the usual 0..4), else runs after one sort."""
+    pos = rel > 0
+    c, r = codes[pos], rel[pos]
+    top = float(r.max()) if len(r) else 0.0
+    if top <= 64 and q * (top + 1) <= 4 * len(rel) + 65536 and (r == np.floor(r)).all():
+        L = int(top) + 1
+        counts = np.bincount(c * L + (L - 1 - r.astype(np.int64)), minlength=q * L).astype(np.float64)
+        cells = np.flatnonzero(counts)
+        return cells // L, (L - 1 - cells % L).astype(np.float64), counts[cells]
+    order = np.lexsort((-r, c))
+    c, r = c[order], r[order]
+    new = np.ones(len(r), dtype=bool)
+    new[1:] = (c[1:] != c[:-1]) | (r[1:] != r[:-1])
+    starts = np.flatnonzero(new)
+    return c[starts], r[starts], np.diff(np.append(starts, len(r))).astype(np.float64)
 
 
 def _codes(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
