@@ -37,10 +37,10 @@ class Curve:
 def _summary(y_true: Any, y_score: Any, sample_weight: Any = None) -> ScoreHistogram:
     if isinstance(y_true, ScoreHistogram):
         return y_true
-    from perfeval.evaluation import _check_scores, _floats, to_numpy
+    from perfeval._validation import check_scores, floats, to_numpy
 
-    s = _floats(to_numpy(y_score, "y_score"), "y_score")
-    _check_scores(s)
+    s = floats(to_numpy(y_score, "y_score"), "y_score")
+    check_scores(s)
     return ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), s, sample_weight)
 
 

@@ -38,12 +38,12 @@ def is_dask(obj: Any) -> bool:
 
 
 def _summarize(y, s, w=None) -> ScoreHistogram:
-    from perfeval.evaluation import _binary_targets, _check_scores, _floats, to_numpy
+    from perfeval._validation import binary_targets, check_scores, floats, to_numpy
 
     y = to_numpy(y, "y_true")
-    s = _floats(to_numpy(s, "y_score"), "y_score")
-    _check_scores(s)
-    return ScoreHistogram.from_arrays(_binary_targets(y, "dask evaluation"), s, None if w is None else to_numpy(w, "w"))
+    s = floats(to_numpy(s, "y_score"), "y_score")
+    check_scores(s)
+    return ScoreHistogram.from_arrays(binary_targets(y, "dask evaluation"), s, None if w is None else to_numpy(w, "w"))
 
 
 def _summarize_frame(pdf, target: str, score: str, weight: str | None) -> tuple[ScoreHistogram, int]:
@@ -76,9 +76,9 @@ def evaluate_dask(data: Any, y_score: Any = None, *, target: str | None = None, 
     _require()
     import dask
 
-    from perfeval.evaluation import DEFAULT_MEASURES, _resolve, binary_report
+    from perfeval.engine import DEFAULT_MEASURES, binary_report, resolve
 
-    specs = _resolve(measures or DEFAULT_MEASURES, threshold)
+    specs = resolve(measures or DEFAULT_MEASURES, threshold)
     import dask.array as da
     import dask.dataframe as dd
 
@@ -119,7 +119,8 @@ def _group_values(pdf, target, score, group, weight, specs):
     """Per-group values of every measure for the whole groups of one partition (a small frame)."""
     import pandas as pd
 
-    from perfeval.evaluation import evaluate
+    from perfeval._validation import cases
+    from perfeval.engine import finish
 
     if len(pdf) == 0:
         return pd.DataFrame({"group": [], "size": [], "rows": [], **{s.label: [] for s in specs}})
@@ -127,8 +128,8 @@ def _group_values(pdf, target, score, group, weight, specs):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = evaluate(pdf[target].to_numpy(), pdf[score].to_numpy(), groups=pdf[group].to_numpy(), measures=specs,
-                     weights=None if weight is None else pdf[weight].to_numpy())
+        r = finish(cases(pdf[target].to_numpy(), pdf[score].to_numpy(), pdf[group].to_numpy(),
+                         None if weight is None else pdf[weight].to_numpy()), specs, threshold=0.5)
     out = {"group": list(r.groups), "size": r.group_sizes, "rows": pdf.groupby(group, sort=True).size().reindex(
         r.groups).to_numpy()}
     for s in specs:
@@ -140,7 +141,7 @@ def _grouped(ddf, target, score, group, weight, specs, threshold):
     import dask
     import pandas as pd
 
-    from perfeval.evaluation import _warn_undefined
+    from perfeval.engine import warn_undefined
     from perfeval.report import MeasureResult, Report
 
     cols = [c for c in (target, score, group, weight) if c is not None]
@@ -151,6 +152,6 @@ def _grouped(ddf, target, score, group, weight, specs, threshold):
     keys = table["group"].to_numpy()
     sizes = table["size"].to_numpy(dtype=np.float64)
     results = {s.label: MeasureResult.of(s, table[s.label].to_numpy(dtype=np.float64), sizes, keys, True) for s in specs}
-    _warn_undefined(results, specs)
+    warn_undefined(results, specs)
     return Report(results, keys, {"threshold": threshold, "rows": int(table["rows"].sum()), "groups": int(len(keys)),
                                   "weighted": weight is not None, "partitions": None, "backend": "dask"})

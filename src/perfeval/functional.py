@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.evaluation import evaluate, to_numpy
+from perfeval._validation import to_numpy
+from perfeval.evaluation import evaluate
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import parse_measure
 from perfeval.summaries import ScoreHistogram

@@ -67,7 +67,9 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
     import matplotlib
 
     matplotlib.use("Agg", force=False)
-    from perfeval.evaluation import DEFAULT_MEASURES, evaluate, to_numpy
+    from perfeval._validation import to_numpy
+    from perfeval.engine import DEFAULT_MEASURES
+    from perfeval.evaluation import evaluate
     from perfeval.plot import CurveDisplay, TITLES, plot_by_group
 
     y = to_numpy(y_true, "y_true")

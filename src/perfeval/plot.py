@@ -165,7 +165,7 @@ def plot_by_group(kind: str, y_true: Any, y_score: Any, groups: Any, *, max_grou
                   threshold: float = 0.5):
     """Small multiples: one panel a group (the largest ``max_groups`` groups), shared axes."""
     plt = _plt()
-    from perfeval.evaluation import to_numpy
+    from perfeval._validation import to_numpy
 
     y, s, g = to_numpy(y_true, "y_true"), to_numpy(y_score, "y_score"), to_numpy(groups, "groups")
     keys, counts = np.unique(g, return_counts=True)

@@ -30,7 +30,6 @@ import numpy as np
 
 from perfeval.exceptions import (
     InputFormatError,
-    InvalidDataError,
     InvalidParameterError,
     MissingDependencyError,
 )
@@ -49,12 +48,12 @@ class Summarizer:
         self.rows = 0
 
     def update(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> None:
-        from perfeval.evaluation import _binary_targets, _check_scores, _floats, to_numpy
+        from perfeval._validation import binary_targets, check_scores, floats, to_numpy
 
         y = to_numpy(y_true, "y_true")
-        s = _floats(to_numpy(y_score, "y_score"), "y_score")
-        _check_scores(s)
-        self._parts.append(ScoreHistogram.from_arrays(_binary_targets(y, "streaming evaluation"), s, sample_weight))
+        s = floats(to_numpy(y_score, "y_score"), "y_score")
+        check_scores(s)
+        self._parts.append(ScoreHistogram.from_arrays(binary_targets(y, "streaming evaluation"), s, sample_weight))
         self.rows += len(s)
         if len(self._parts) >= self._batch:
             self._parts = [ScoreHistogram.merge_all(self._parts)]
@@ -82,9 +81,9 @@ def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold:
     >>> evaluate_stream(chunks, measures=["roc", "apr"])["ROC"]
     0.875
     """
-    from perfeval.evaluation import DEFAULT_MEASURES, _resolve, binary_report
+    from perfeval.engine import DEFAULT_MEASURES, binary_report, resolve
 
-    specs = _resolve(measures or DEFAULT_MEASURES, threshold)
+    specs = resolve(measures or DEFAULT_MEASURES, threshold)
     other = [s.label for s in specs if s.measure.kind != "binary"]
     if other:
         raise InvalidParameterError(
@@ -603,7 +602,7 @@ def _chunk_columns(chunk) -> list[np.ndarray]:
     """A chunk's columns as numpy arrays, checked; group ids of a type the spill can store."""
     if len(chunk) not in (3, 4):
         raise InvalidParameterError("each chunk must be (y_true, y_score, groups[, weight])")
-    from perfeval.evaluation import _identity_groups
+    from perfeval._validation import identity_groups
 
     arrays = [np.asarray(a).reshape(-1) for a in chunk]
     n = len(arrays[1])
@@ -617,10 +616,10 @@ def _chunk_columns(chunk) -> list[np.ndarray]:
         elif all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
             g = np.array(vals, dtype=np.int64)
         else:
-            _identity_groups(g)  # None, NaN: the error evaluate() gives
+            identity_groups(g)  # None, NaN: the error evaluate() gives
             raise InvalidParameterError("streamed group ids must be all integers or all text within a chunk")
     elif g.dtype.kind == "f":
-        g = _identity_groups(g)  # whole floats are int64 ids, as in evaluate(); the rest an error
+        g = identity_groups(g)  # whole floats are int64 ids, as in evaluate(); the rest an error
     arrays[2] = g
     return arrays
 
@@ -750,9 +749,9 @@ def evaluate_stream_grouped(chunks: Iterable[tuple], *, measures: Any = None, th
     """
     import tempfile
 
-    from perfeval.evaluation import DEFAULT_MEASURES, _resolve
+    from perfeval.engine import DEFAULT_MEASURES, resolve
 
-    specs = _resolve(measures or DEFAULT_MEASURES, threshold)
+    specs = resolve(measures or DEFAULT_MEASURES, threshold)
     if clustered:
         keys_all, sizes_all, values, rows = _clustered(chunks, specs, threshold)
         return _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, False, None)
@@ -793,7 +792,7 @@ def evaluate_stream_grouped(chunks: Iterable[tuple], *, measures: Any = None, th
 def _check_request(specs, weighted: bool, labels: _Labels) -> None:
     """The errors evaluate() gives for the whole data, said once before any part is evaluated
     (each part alone might pass: one holding only 1s looks like 0/1 targets)."""
-    from perfeval.evaluation import _binary_targets
+    from perfeval._validation import binary_targets
 
     ranking = [s for s in specs if s.measure.kind != "binary"]
     if ranking and weighted:
@@ -802,7 +801,7 @@ def _check_request(specs, weighted: bool, labels: _Labels) -> None:
             "(a per-query measure); evaluate them without weights")
     binary = [s for s in specs if s.measure.kind == "binary"]
     if binary:
-        _binary_targets(labels.coding(), binary[0].label)
+        binary_targets(labels.coding(), binary[0].label)
 
 
 class _Results:
@@ -888,15 +887,16 @@ class _Job:
     def _in_memory(self, path: str) -> None:
         import warnings
 
-        from perfeval.evaluation import evaluate
+        from perfeval._validation import cases
+        from perfeval.engine import finish
 
         blocks = list(_read_blocks(path))
         cols = [np.concatenate([b[k] for b in blocks]) for k in range(len(blocks[0]))]
         del blocks
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = evaluate(cols[0], cols[1], groups=cols[2], weights=cols[3] if len(cols) == 4 else None,
-                         measures=self.specs, threshold=self.threshold)
+            r = finish(cases(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None), self.specs,
+                       threshold=self.threshold)
         self.out.add(np.asarray(r.groups), r.group_sizes, {s.label: r.results[s.label].per_group for s in self.specs})
 
     def _one_group(self, part: _Part) -> None:
@@ -905,7 +905,7 @@ class _Job:
         measures and GAUC.  Every per-group kernel reads only these (perfeval.measures._grouped,
         perfeval.summaries.ranking.TieTable), so the values are those of evaluate() on the rows.
         Memory: the group's distinct scores (and grades), not its rows."""
-        from perfeval.evaluation import _check_scores, _floats, binary_coding
+        from perfeval._validation import binary_coding, check_relevance, check_scores, check_weights, floats
 
         binary = [s for s in self.specs if s.measure.kind == "binary"]
         ranking = [s for s in self.specs if s.measure.kind != "binary"]
@@ -914,15 +914,14 @@ class _Job:
         size = np.zeros(1)
         key = None
         for arrays in _read_blocks(part.path):
-            y, s, g = arrays[0], _floats(arrays[1], "y_score"), arrays[2]
-            _check_scores(s)
+            y, s, g = arrays[0], floats(arrays[1], "y_score"), arrays[2]
+            check_scores(s)
             w = arrays[3] if len(arrays) == 4 else None
             if key is None or g.dtype.kind in "US":
                 key = g[:1]  # text if any block is text: as the concatenation of the blocks would be
             if w is not None:
-                w = _floats(w, "weights")
-                if (~np.isfinite(w) | (w < 0)).any():
-                    raise InvalidDataError("`weights` must be finite non-negative numbers")
+                w = floats(w, "weights")
+                check_weights(w)
                 keep = w > 0
                 # the group's size as evaluate() sums it: one sequential sum in row order, carried on
                 size = np.bincount(np.zeros(int(keep.sum()) + 1, dtype=np.intp),
@@ -936,11 +935,8 @@ class _Job:
                 if len(hb) >= 8:
                     hb = [ScoreHistogram.merge_all(hb)]
             if ranking:
-                rel = _floats(y, "y_true")
-                if np.isnan(rel).any() or (rel < 0).any():
-                    bad = int(np.argmax(np.isnan(rel) | (rel < 0)))
-                    raise InvalidDataError(
-                        f"relevance must be a number >= 0 for ranking measures, got {rel[bad].item()!r}")
+                rel = floats(y, "y_true")
+                check_relevance(rel)
                 pairs.add(s, rel)
         h_bin = ScoreHistogram.merge_all(hb) if binary else None
         if h_bin is not None and self.weighted and h_bin.scores.size == 0:
@@ -964,14 +960,14 @@ class _Job:
         """The value evaluate() gives a group, from the group's summary: its per-group kernel (they
         read only the group's histogram), or with weights where a kernel declines them, the measure
         over the summary as evaluate() computes it group by group."""
-        from perfeval.evaluation import _safe
+        from perfeval.engine import safe
 
         fast = getattr(_grouped_kernels(), _compute_name(spec), None)
         if fast is not None:
             vals = fast(_SummaryGroup(h, self.weighted), **spec.kwargs)
             if vals is not None:
                 return np.asarray(vals, dtype=np.float64)
-        return np.array([_safe(spec, h)], dtype=np.float64)
+        return np.array([safe(spec, h)], dtype=np.float64)
 
 
 class _PairCounts:
@@ -1033,7 +1029,8 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
     group.  A group seen again after it ended is an error (the input is not clustered)."""
     import warnings
 
-    from perfeval.evaluation import evaluate
+    from perfeval._validation import cases
+    from perfeval.engine import finish
 
     done: set = set()
     carry: list[np.ndarray] | None = None
@@ -1045,8 +1042,8 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
     def flush(cols: list[np.ndarray]) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = evaluate(cols[0], cols[1], groups=cols[2], weights=cols[3] if len(cols) == 4 else None,
-                         measures=specs, threshold=threshold)
+            r = finish(cases(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None), specs,
+                       threshold=threshold)
         ks = np.asarray(r.groups)
         again = [k for k in ks.tolist() if k in done]
         if again:
@@ -1082,7 +1079,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
 
 
 def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighted, partitions):
-    from perfeval.evaluation import _warn_undefined
+    from perfeval.engine import warn_undefined
     from perfeval.report import MeasureResult, Report
 
     if not keys_all:
@@ -1100,6 +1097,6 @@ def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighte
         values[s.label].clear()
         results[s.label] = MeasureResult.of(s, per, sizes, keys, True)
     del order
-    _warn_undefined(results, specs)
+    warn_undefined(results, specs)
     return Report(results, keys, {"threshold": threshold, "rows": rows, "groups": int(len(keys)), "weighted": weighted,
                                   "partitions": None, "spill_partitions": partitions})

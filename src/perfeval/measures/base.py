@@ -97,6 +97,10 @@ class Measure:
     at_param: bool = False
     #: over groups: "mean" (each group counts once) or "weighted" (by the group's number of cases)
     aggregate: str = "mean"
+    #: ``"module:function"`` of the per-group form of a binary measure: every group at once from a
+    #: GroupedData, returning one value per group, or None to decline (weights it does not take);
+    #: "" (or a decline): each group is finished from its own ScoreHistogram by ``compute``
+    per_group: str = ""
     _fn: list = field(default_factory=list, repr=False, compare=False)
 
     @property
@@ -109,6 +113,16 @@ class Measure:
             mod, _, attr = self.compute.partition(":")
             self._fn.append(getattr(importlib.import_module(mod), attr))
         return self._fn[0]
+
+    def per_group_function(self) -> Callable[..., Any] | None:
+        """The per-group form (imported on first use), or None when the measure has none."""
+        if not self.per_group:
+            return None
+        if len(self._fn) < 2:
+            self.function()
+            mod, _, attr = self.per_group.partition(":")
+            self._fn.append(getattr(importlib.import_module(mod), attr))
+        return self._fn[1]
 
     def defaults(self) -> dict[str, float | int]:
         return {p.name: p.default for p in self.params}

@@ -7,6 +7,7 @@ from perfeval.measures.base import REGISTRY, Measure, Param
 
 _C = "perfeval.measures._compute:"
 _R = "perfeval.measures._ranking:"
+_G = "perfeval.measures._grouped:"
 _THR = Param("threshold", 0.5, "a case with score >= threshold is predicted positive")
 _K = Param("k", 0, "cut-off: the top k cases of each query (0: all of them)")
 _TIE_THR = "none needed: every case with the same score is on the same side of the threshold."
@@ -17,10 +18,11 @@ _MODERN = "not in PERF; modern only."
 
 def _binary(name: str, title: str, aliases: tuple[str, ...], definition: str, edge: str, *,
             params: tuple[Param, ...] = (_THR,), direction: str = "higher", ties: str = _TIE_THR,
-            compute: str | None = None, at_param: bool = False) -> None:
+            compute: str | None = None, at_param: bool = False, per_group: bool = True) -> None:
+    fn = compute or name.lower()
     REGISTRY.register(Measure(
         name=name, title=title, aliases=aliases, perf_options=(), params=params, direction=direction,
-        summary="histogram", compute=_C + (compute or name.lower()), definition=definition, ties=ties,
+        summary="histogram", compute=_C + fn, per_group=_G + fn if per_group else "", definition=definition, ties=ties,
         edge_cases=edge, perf=_MODERN, at_param=at_param))
 
 
@@ -50,7 +52,7 @@ _binary("AP", "average precision (information-retrieval form)", ("average_precis
         "no positives: NaN.", params=(),
         ties="a group of equal scores is one threshold: each positive in it gets the precision at the group's "
              "end (scikit-learn's average_precision_score). PERF's APR takes the expectation over orders "
-             "instead.")
+             "instead.", per_group=False)
 
 
 def _ranking(name: str, title: str, aliases: tuple[str, ...], compute: str, definition: str, edge: str, *,

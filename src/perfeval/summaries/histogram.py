@@ -14,19 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval import _validation as v
+from perfeval.exceptions import InvalidParameterError
 
 
-def _as_1d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
-    arr = np.asarray(a)
-    if arr.ndim == 2 and 1 in arr.shape:
-        arr = arr.reshape(-1)
-    if arr.ndim != 1:
-        raise InvalidDataError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
-    try:
-        return arr.astype(dtype, copy=False)
-    except (TypeError, ValueError):
-        raise InvalidDataError(f"`{name}` must be numeric, got values of type {arr.dtype}") from None
+#: transitional: bootstrap and delong still import it from here (perfeval._validation.one_d)
+_as_1d = v.one_d
 
 
 def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -93,42 +86,30 @@ class ScoreHistogram:
         InvalidParameterError
             Mismatched lengths, a target other than 0/1, a NaN score, a negative weight.
         """
-        t = np.asarray(y_true)
-        t = t.reshape(-1) if t.ndim == 2 and 1 in t.shape else t
-        if t.dtype.kind not in "biuf":
-            t = _as_1d("y_true", t)
-        elif t.ndim != 1:
-            raise InvalidDataError(f"`y_true` must be one-dimensional, got shape {t.shape}")
-        s = _as_1d("y_score", y_score)
-        if len(t) != len(s):
-            raise InvalidDataError(
-                f"`y_true` and `y_score` must have the same length, got {len(t)} and {len(s)}")
-        is_pos = t == 1
-        bad = ~(is_pos | (t == 0))
-        if bad.any():
-            i = int(np.argmax(bad))
-            tf = t.astype(np.float64)
-            vals = np.unique(tf[~np.isnan(tf)])[:5].tolist()
-            raise InvalidDataError(
-                f"`y_true` must hold only 0 and 1, got {t[i]!r} at index {i} (values seen: {vals})")
-        if np.isnan(s).any():
-            i = int(np.argmax(np.isnan(s)))
-            raise InvalidDataError(f"`y_score` holds NaN at index {i}; scores must be numbers")
+        is_pos = v.zero_one(y_true)
+        s = v.one_d("y_score", y_score)
+        v.check_pair(is_pos, s)
+        v.check_no_nan(s)
+        w = None
         if sample_weight is not None:
-            w = _as_1d("sample_weight", sample_weight)
-            if len(w) != len(s):
-                raise InvalidDataError(
-                    f"`sample_weight` must have the length of `y_score` ({len(s)}), got {len(w)}")
-            if not np.all(np.isfinite(w)) or (w < 0).any():
-                raise InvalidDataError("`sample_weight` must be finite and non-negative")
-        if sample_weight is not None and not w.all():
+            w = v.one_d("sample_weight", sample_weight)
+            v.same_length("sample_weight", w, len(s))
+            v.check_weights(w, "sample_weight")
+        return cls.from_checked(is_pos, s, w)
+
+    @classmethod
+    def from_checked(cls, is_pos: np.ndarray, s: np.ndarray, w: np.ndarray | None = None) -> ScoreHistogram:
+        """:meth:`from_arrays` on arrays already checked at the door (:mod:`perfeval._validation`):
+        booleans of the positives, float64 scores without NaN, finite weights >= 0; nothing is
+        checked again."""
+        if w is not None and not w.all():
             # a case of weight 0 is no case at all: it adds no distinct score, no rank, no count
             keep = w > 0
             s, is_pos, w = s[keep], is_pos[keep], w[keep]
         if len(s) == 0:
             return cls.empty()
         # -0.0 and 0.0 compare equal, so they form one run, kept as +0.0 by _runs
-        if sample_weight is None:
+        if w is None:
             # unit weights: two plain sorts (numpy's vectorised sort is ~25x faster than the
             # argsort behind np.unique(return_inverse=True)); counts by run length
             scores, total = _runs(np.sort(s))  # fresh arrays, ours to change

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _validation as v
 from perfeval.exceptions import InvalidDataError
 
 
@@ -47,21 +48,30 @@ class RankingData:
         sc = np.asarray(score, dtype=np.float64).reshape(-1)
         if len(rel) != len(sc):
             raise InvalidDataError(f"relevance and scores differ in length: {len(rel)} and {len(sc)}")
-        if np.isnan(sc).any():
-            raise InvalidDataError(f"scores hold NaN at index {int(np.argmax(np.isnan(sc)))}")
-        if np.isnan(rel).any() or (rel < 0).any():
-            bad = int(np.argmax(np.isnan(rel) | (rel < 0)))
-            raise InvalidDataError(
-                f"relevance must be a number >= 0 for ranking measures, got {rel[bad].item()!r} at index {bad}")
+        v.check_no_nan(sc, "scores")
+        v.check_relevance(rel)
+        g = None
+        if groups is not None:
+            g = np.asarray(groups).reshape(-1)
+            if len(g) != len(sc):
+                raise InvalidDataError(f"groups and scores differ in length: {len(g)} and {len(sc)}")
+        self._build(rel, sc, g)
+
+    @classmethod
+    def from_checked(cls, relevance: np.ndarray, score: np.ndarray, groups: np.ndarray | None) -> RankingData:
+        """From arrays already checked at the door (:mod:`perfeval._validation`: float64 relevance
+        >= 0, scores without NaN, 1-D arrays of one length): nothing is checked again."""
+        rd = cls.__new__(cls)
+        rd._build(relevance, score, groups)
+        return rd
+
+    def _build(self, rel: np.ndarray, sc: np.ndarray, g: np.ndarray | None) -> None:
         n = len(sc)
-        if groups is None:
+        if g is None:
             codes = np.zeros(n, dtype=np.int64)
             keys = np.zeros(1 if n else 0, dtype=np.int64)
         else:
-            g = np.asarray(groups).reshape(-1)
-            if len(g) != n:
-                raise InvalidDataError(f"groups and scores differ in length: {len(g)} and {n}")
-            keys, codes = _codes(g)
+            keys, codes = group_codes(g)
         order = _order(codes, sc, len(keys))
         self.order = order
         self.codes = codes[order]
@@ -216,7 +226,7 @@ def _grades(codes: np.ndarray, rel: np.ndarray, q: int) -> tuple[np.ndarray, np.
     return c[starts], r[starts], np.diff(np.append(starts, len(r))).astype(np.float64)
 
 
-def _codes(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def group_codes(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(sorted distinct groups, code of each row).  Small non-negative integers are coded with a
     bincount (O(n)); anything else with np.unique."""
     if g.dtype.kind in "iu" and len(g) and g.min() >= 0 and g.max() < 4 * len(g) + 65536:

@@ -1,0 +1,271 @@
+"""The one door: every check of the arrays a user hands to perfeval, said once, in one place.
+
+Public entry points (``evaluate``, ``ScoreHistogram.from_arrays``, ``RankingData``, the streaming and
+Dask backends, the statistics, the curves) call these on what they are given and pass the checked
+arrays inward; internal code trusts them and checks nothing again.  Each check raises one
+:class:`~perfeval.exceptions.PerfevalError` whose message says what was expected, what was found
+and where (the argument, the index).
+
+Nothing here imports more than numpy and the exceptions, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
+
+
+# -- shape and type ------------------------------------------------------------------------------------
+def to_numpy(x: Any, name: str) -> np.ndarray:
+    """A 1-D numpy array from a list, numpy array, pandas/polars Series or pyarrow array/column."""
+    if x is None:
+        raise InvalidParameterError(f"`{name}` is required")
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        try:
+            x = x.to_numpy()
+        except TypeError:  # pyarrow ChunkedArray with nulls etc.
+            x = np.asarray(x)
+    arr = np.asarray(x)
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.reshape(-1)
+    if arr.ndim != 1:
+        raise InvalidParameterError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+    return arr
+
+
+def one_d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
+    """``a`` as a 1-D array of ``dtype`` (a column vector is flattened); a data error otherwise."""
+    arr = np.asarray(a)
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.reshape(-1)
+    if arr.ndim != 1:
+        raise InvalidDataError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+    try:
+        return arr.astype(dtype, copy=False)
+    except (TypeError, ValueError):
+        raise InvalidDataError(f"`{name}` must be numeric, got values of type {arr.dtype}") from None
+
+
+def floats(arr: np.ndarray, name: str) -> np.ndarray:
+    """``arr`` as float64 (no copy when it already is); a data error naming the type otherwise."""
+    try:
+        out = arr.astype(np.float64, copy=False)
+    except (TypeError, ValueError):
+        raise InvalidDataError(f"`{name}` must hold numbers, got values of type {arr.dtype}") from None
+    return out
+
+
+def check_pair(yt: np.ndarray, ys: np.ndarray) -> None:
+    if len(yt) != len(ys):
+        raise InvalidDataError(f"`y_true` and `y_score` must have the same length, got {len(yt)} and {len(ys)}")
+
+
+def same_length(name: str, a: np.ndarray, n: int, other: str = "y_score") -> None:
+    if len(a) != n:
+        raise InvalidDataError(f"`{name}` must have the length of `{other}` ({n}), got {len(a)}")
+
+
+# -- values ----------------------------------------------------------------------------------------------
+def check_scores(score: np.ndarray) -> None:
+    """Scores are finite: NaN cannot be ranked, and an infinite score is a model's bug."""
+    bad = ~np.isfinite(score)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidDataError(
+            f"`y_score` must be finite numbers, got {score[i]!r} at index {i} "
+            "(NaN cannot be ranked; replace it or drop the row)")
+
+
+def check_no_nan(score: np.ndarray, name: str = "y_score") -> None:
+    """Scores may be +-inf (they still rank) but not NaN."""
+    nan = np.isnan(score)
+    if nan.any():
+        i = int(np.argmax(nan))
+        raise InvalidDataError(f"`{name}` holds NaN at index {i}; scores must be numbers")
+
+
+def check_weights(w: np.ndarray, name: str = "weights") -> None:
+    """Weights are finite and non-negative (0: the case is dropped)."""
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidDataError(f"`{name}` must be finite non-negative numbers, got {float(w[i])!r} at index {i}")
+
+
+def check_relevance(rel: np.ndarray) -> None:
+    """Graded relevance is a number >= 0 (0: not relevant)."""
+    bad = np.isnan(rel) | (rel < 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidDataError(
+            f"relevance must be a number >= 0 for ranking measures, got {rel[i].item()!r} at index {i}")
+
+
+def zero_one(t: Any) -> np.ndarray:
+    """Targets that must be exactly 0/1 (or booleans), as a boolean array of the positives."""
+    t = np.asarray(t)
+    t = t.reshape(-1) if t.ndim == 2 and 1 in t.shape else t
+    if t.dtype.kind not in "biuf":
+        t = one_d("y_true", t)
+    elif t.ndim != 1:
+        raise InvalidDataError(f"`y_true` must be one-dimensional, got shape {t.shape}")
+    is_pos = t == 1
+    bad = ~(is_pos | (t == 0))
+    if bad.any():
+        i = int(np.argmax(bad))
+        tf = t.astype(np.float64)
+        vals = np.unique(tf[~np.isnan(tf)])[:5].tolist()
+        raise InvalidDataError(f"`y_true` must hold only 0 and 1, got {t[i]!r} at index {i} (values seen: {vals})")
+    return is_pos
+
+
+# -- labels ------------------------------------------------------------------------------------------------
+def label_values(y: np.ndarray, most: int = 8) -> str:
+    """The distinct values of a target column, for a message: ``'no', 'yes'`` (at most ``most``)."""
+    try:
+        vals = np.unique(y)
+    except TypeError:  # mixed types
+        vals = np.array(sorted({str(v) for v in y.tolist()}), dtype=object)
+    shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in vals[:most])
+    return shown + ("" if len(vals) <= most else f", ... ({len(vals)} values)")
+
+
+def as_label(pos_label: Any, y: np.ndarray) -> Any:
+    """``pos_label`` in the type of the labels (a number typed on a command line against numbers)."""
+    if isinstance(pos_label, str) and y.dtype.kind in "iuf":
+        try:
+            return float(pos_label)
+        except ValueError:
+            return pos_label
+    if isinstance(pos_label, str) and y.dtype.kind == "b" and pos_label.lower() in ("true", "false"):
+        return pos_label.lower() == "true"
+    return pos_label
+
+
+def binary_coding(y: np.ndarray, pos_label: Any = None) -> np.ndarray | None:
+    """0/1 targets: ``pos_label`` is 1 and any other label 0; without it 0/1, -1/+1 (1 positive) and
+    booleans are taken as they are.  None when the coding is not one of those (nothing is guessed)."""
+    if pos_label is not None:
+        hit = y == as_label(pos_label, y)
+        return np.asarray(hit, dtype=np.float64)
+    if y.dtype.kind == "b":
+        return y.astype(np.float64)
+    if y.dtype.kind in "iuf":
+        if bool(np.all((y == 0) | (y == 1))):
+            return y  # numeric 0/1 as given: no float copy
+        if bool(np.all((y == -1) | (y == 1))):
+            return (y == 1).astype(np.float64)
+    return None
+
+
+def binary_targets(y: np.ndarray, needs: str, pos_label: Any = None) -> np.ndarray:
+    """The 0/1 coding of ``y`` for the measure ``needs``, or one line listing the labels found."""
+    out = binary_coding(y, pos_label)
+    if pos_label is not None:
+        if not np.any(out):
+            raise InvalidDataError(f"pos_label={pos_label!r} does not occur in `y_true` (labels: {label_values(y)})")
+        return out
+    if out is None:
+        raise InvalidDataError(
+            f"{needs} needs binary targets (0/1, -1/1 or booleans), but `y_true` holds {label_values(y)}; name the "
+            "positive label with pos_label= (e.g. pos_label='yes'), map several with partitions=, or choose "
+            "ranking measures")
+    return out
+
+
+# -- identities --------------------------------------------------------------------------------------------
+def identity_groups(g: np.ndarray) -> np.ndarray:
+    """Groups as ids: integral floats become int64 (a group prints as 5, not 5.0); fractional floats,
+    floats past 2**53 (where distinct ids may already have merged), NaN and None are refused."""
+    if g.dtype.kind == "f":
+        bad = ~np.isfinite(g)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InvalidDataError(f"`groups` holds {float(g[i])!r} at index {i}; every case needs a group id")
+        frac = g != np.floor(g)
+        if frac.any():
+            i = int(np.argmax(frac))
+            raise InvalidDataError(
+                f"`groups` holds the float {float(g[i])!r} at index {i}; group ids are integers or strings")
+        big = np.abs(g) >= 2.0 ** 53
+        if big.any():
+            i = int(np.argmax(big))
+            raise InvalidDataError(
+                f"`groups` holds the float {float(g[i])!r} at index {i}: past 2**53 distinct integer ids can become "
+                "the same float; pass the ids as integers or strings")
+        return g.astype(np.int64)
+    if g.dtype.kind == "O":
+        for i, v in enumerate(g.tolist()):
+            if v is None or (isinstance(v, float) and v != v):
+                raise InvalidDataError(f"`groups` holds {v!r} at index {i}; every case needs a group id")
+    return g
+
+
+# -- tables ------------------------------------------------------------------------------------------------
+def table_names(table: Any) -> list[str] | None:
+    """The column names of a pandas/polars/Dask DataFrame, a pyarrow Table or a mapping."""
+    if isinstance(table, Mapping):
+        return [str(k) for k in table]
+    names = getattr(table, "column_names", None)  # pyarrow
+    if names is None:
+        names = getattr(table, "columns", None)  # pandas (an Index), polars (a list)
+    if names is None:
+        return None
+    try:
+        return [str(c) for c in list(names)]
+    except TypeError:
+        return None
+
+
+def column(table: Any, name: str) -> Any:
+    """A column of a table by name, or one line saying which columns there are."""
+    import difflib
+
+    names = table_names(table)
+    if names is not None and name not in names:
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise InvalidParameterError(f"column {name!r} is not in the table (columns: {', '.join(names)}{hint})")
+    try:
+        return table[name]
+    except Exception:  # any library's own error, said as ours
+        raise InvalidParameterError(f"column {name!r} cannot be read from the table") from None
+
+
+# -- the whole input of evaluate() ------------------------------------------------------------------------------
+class Cases:
+    """Checked arrays of one evaluation: targets as given, float64 scores (finite), group ids (never
+    floats) or None, float64 weights or None; cases of weight 0 already dropped (``rows_in`` counts
+    them)."""
+
+    __slots__ = ("y", "s", "g", "w", "rows_in")
+
+    def __init__(self, y: np.ndarray, s: np.ndarray, g: np.ndarray | None, w: np.ndarray | None, rows_in: int):
+        self.y, self.s, self.g, self.w, self.rows_in = y, s, g, w, rows_in
+
+
+def cases(y_true: Any, y_score: Any, groups: Any = None, weights: Any = None) -> Cases:
+    """Check the arrays of an evaluation once (lengths, finite scores, ids, weights) and drop the
+    cases of weight 0: a case of weight 0 is no case at all, for every measure, so it must add no
+    distinct score, rank, group or count anywhere below."""
+    yt = to_numpy(y_true, "y_true")
+    ys = floats(to_numpy(y_score, "y_score"), "y_score")
+    check_pair(yt, ys)
+    check_scores(ys)
+    g = None if groups is None else identity_groups(to_numpy(groups, "groups"))
+    if g is not None:
+        same_length("groups", g, len(ys))
+    w = None if weights is None else floats(to_numpy(weights, "weights"), "weights")
+    if w is not None:
+        same_length("weights", w, len(ys))
+        check_weights(w)
+    rows_in = len(ys)
+    if w is not None and not w.all():
+        keep = w > 0
+        yt, ys, w = yt[keep], ys[keep], w[keep]
+        g = None if g is None else g[keep]
+    return Cases(yt, ys, g, w, rows_in)

@@ -1,0 +1,185 @@
+"""The engine: measure specs and checked arrays in, a :class:`~perfeval.report.Report` out.
+
+validate -> summarize -> finish.  The arrays reaching :func:`finish` were checked once at the door
+(:mod:`perfeval._validation`); here each kind of summary is built once and shared by every measure
+that needs it (one :class:`~perfeval.summaries.ScoreHistogram` for the binary measures, one per
+group when grouped; one :class:`~perfeval.summaries.ranking.TieTable` for the per-query measures and
+the group AUC), and every measure is finished from it.  No I/O and no backend here: the in-memory
+front door (:func:`perfeval.evaluate`), the streaming and the Dask backends all finish through this
+module, so they give the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from perfeval._validation import Cases, binary_targets, check_relevance, floats
+from perfeval.exceptions import InvalidParameterError
+from perfeval.measures import MeasureSpec, parse_measure
+from perfeval.measures._grouped import GroupedData
+from perfeval.report import MeasureResult, Report
+from perfeval.summaries import ScoreHistogram
+from perfeval.summaries.ranking import RankingData, group_codes
+
+#: the tie rules, as reports state them
+TIES = ("half credit (ROC, GAUC); expected over random tie orders (APR, NDCG, P@k, MRR); "
+        "one threshold per tie (AP, MAP)")
+
+#: what evaluate() computes when no measure is named: PERF's report, in float64
+DEFAULT_MEASURES = ("ACC", "PPV", "NPV", "SEN", "SPC", "PRE", "REC", "PRF", "LFT", "SAR", "PRB", "APR", "ROC",
+                    "R50", "RKL", "TOP1", "TOP10", "SLQ", "CXE", "RMS", "CA1", "CA2")
+
+
+def resolve(measures: Iterable[str | MeasureSpec] | str, threshold: float) -> list[MeasureSpec]:
+    """Measure names (or specs) as specs, with ``threshold`` where a spec does not set its own; a
+    measure named twice is an error."""
+    if isinstance(measures, str):
+        measures = [m for m in measures.split(",") if m.strip()]
+    specs = []
+    for m in measures:
+        spec = parse_measure(m)
+        if "threshold" in spec.kwargs and "threshold" not in spec._set:
+            kw = dict(spec.params)
+            kw["threshold"] = threshold
+            new = MeasureSpec(spec.measure, tuple(kw.items()))
+            object.__setattr__(new, "_set", spec._set)
+            spec = new
+        specs.append(spec)
+    labels = [s.label for s in specs]
+    dup = {lab for lab in labels if labels.count(lab) > 1}
+    if dup:
+        raise InvalidParameterError(f"measure named twice: {sorted(dup)[0]}")
+    return specs
+
+
+def finish(cases: Cases, specs: list[MeasureSpec], *, threshold: float,
+           partitions: Mapping[str, Sequence[Any]] | None = None, pos_label: Any = None) -> Report:
+    """Every measure of ``specs`` over checked cases (see :func:`perfeval._validation.cases`)."""
+    yt, ys, g, w, rows_in = cases.y, cases.s, cases.g, cases.w, cases.rows_in
+    tasks: list[tuple[str, np.ndarray]]
+    if partitions:
+        tasks = []
+        known = set(np.unique(yt).tolist())
+        for name, labels in partitions.items():
+            missing = [lab for lab in labels if lab not in known]
+            if missing:
+                raise InvalidParameterError(
+                    f"partition {name!r}: label {missing[0]!r} does not occur in `y_true` (labels: {sorted(known)[:8]})")
+            tasks.append((f"[{name}]", np.isin(yt, list(labels)).astype(np.float64)))
+    else:
+        tasks = [("", yt)]
+    results: dict[str, MeasureResult] = {}
+    keys = None
+    for suffix, y in tasks:
+        ranking_specs = [s for s in specs if s.measure.kind in ("ranking", "grouped")]
+        binary_specs = [s for s in specs if s.measure.kind == "binary"]
+        if any(s.measure.kind == "grouped" for s in specs) and g is None:
+            name = next(s.label for s in specs if s.measure.kind == "grouped")
+            raise InvalidParameterError(f"{name} is computed over groups: pass `groups=`")
+        if ranking_specs and w is not None:
+            raise InvalidParameterError(
+                f"`weights` apply to the binary measures only, not to {ranking_specs[0].label} "
+                "(a per-query measure); evaluate them without weights")
+        if ranking_specs:
+            yr = floats(y, "y_true")
+            check_relevance(yr)  # the targets read as graded relevance: checked here, where that is known
+            ties = RankingData.from_checked(yr, ys, g).ties()
+            keys = ties.keys if g is not None else None
+            for s in ranking_specs:
+                vals = np.asarray(s.measure.function()(ties, **s.kwargs), dtype=np.float64)
+                results[s.label + suffix] = MeasureResult.of(s, vals, ties.sizes, keys, g is not None)
+        if binary_specs:
+            yb = binary_targets(y, binary_specs[0].label, pos_label if not partitions else None)
+            if g is None:
+                binary_values(binary_specs, ScoreHistogram.from_checked(yb == 1, ys, w), suffix, results)
+            else:
+                keys, codes = group_codes(g)
+                # a group's size is its cases' total weight (its row count unweighted), so that a
+                # case of whole weight k counts as k copies of it in the size-weighted mean too
+                sizes = np.bincount(codes, weights=w, minlength=len(keys)).astype(np.float64)
+                # the rows in one canonical order (group, score, target, weight): a per-group kernel that
+                # sums in row order then gives the same bits whatever the input order
+                yf = np.asarray(yb, dtype=np.float64)
+                canon = np.lexsort((yf, ys, codes) if w is None else (w, yf, ys, codes))
+                gd = GroupedData(codes[canon], yf[canon], ys[canon], None if w is None else w[canon], len(keys))
+                hists = None
+                for s in binary_specs:
+                    fast = s.measure.per_group_function()
+                    vals = fast(gd, **s.kwargs) if fast is not None else None
+                    if vals is None:  # group by group, from each group's ScoreHistogram
+                        if hists is None:
+                            hists = grouped_histograms(yb, ys, w, codes, len(keys))
+                        vals = np.array([safe(s, h) for h in hists], dtype=np.float64)
+                    results[s.label + suffix] = MeasureResult.of(s, np.asarray(vals, dtype=np.float64), sizes,
+                                                                 keys, True)
+    warn_undefined(results, specs)
+    group_sizes = None
+    if g is not None:
+        codes_all = group_codes(g)[1]
+        group_sizes = np.bincount(codes_all, weights=w, minlength=len(keys)).astype(np.float64)
+    params = {"threshold": threshold, "rows": int(rows_in), "groups": None if g is None else int(len(keys)),
+              "weighted": w is not None, "partitions": dict(partitions) if partitions else None,
+              "ties": TIES}
+    report = Report(results, keys if g is not None else None, params)
+    report.group_sizes = group_sizes  # total weight (rows, unweighted) of each group, in key order
+    return report
+
+
+def binary_values(specs: list[MeasureSpec], h: ScoreHistogram, suffix: str, results: dict) -> None:
+    """Finish every binary measure from one summary (in memory, streamed or distributed alike)."""
+    for s in specs:
+        results[s.label + suffix] = MeasureResult.single(s, float(s(h)))
+
+
+def binary_report(specs: list[MeasureSpec], h: ScoreHistogram, *, rows: int, threshold: float,
+                  weighted: bool) -> Report:
+    """The Report of binary measures finished from a summary built elsewhere (a stream, a cluster)."""
+    results: dict[str, MeasureResult] = {}
+    binary_values(specs, h, "", results)
+    warn_undefined(results, specs)
+    report = Report(results, None, {"threshold": threshold, "rows": int(rows), "groups": None, "weighted": weighted,
+                                    "partitions": None, "ties": TIES})
+    report.summary = h  # the merged summary: intervals can be drawn from it (perfeval.bootstrap.ci_from_summary)
+    return report
+
+
+def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) -> None:
+    """One UndefinedMeasureWarning per measure that is undefined overall or in some groups."""
+    import warnings
+
+    from perfeval.exceptions import UndefinedMeasureWarning
+
+    edge = {s.label: s.measure.edge_cases for s in specs}
+    for label, r in results.items():
+        why = edge.get(label.split("[")[0], "")
+        if r.per_group is not None and r.undefined:
+            shown = ", ".join(repr(k) for k in r.undefined[:5]) + (", ..." if len(r.undefined) > 5 else "")
+            warnings.warn(UndefinedMeasureWarning(
+                f"{label} is undefined for {len(r.undefined)} of {len(r.per_group)} groups ({shown}); they are "
+                f"left out of its means and listed in the report. Edge cases: {why}"), stacklevel=3)
+        elif r.per_group is None and isinstance(r.value, float) and math.isnan(r.value):
+            warnings.warn(UndefinedMeasureWarning(f"{label} is undefined for this data. Edge cases: {why}"),
+                          stacklevel=3)
+
+
+def safe(spec: MeasureSpec, h: ScoreHistogram) -> float:
+    v = spec(h)
+    return float(v) if v is not None else math.nan
+
+
+def grouped_histograms(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, codes: np.ndarray, q: int):
+    """One ScoreHistogram per group: views into one array sorted by (group, score)."""
+    order = np.lexsort((s, codes))
+    c, sc, yy = codes[order], s[order] + 0.0, y[order]
+    ww = np.ones(len(s)) if w is None else w[order]
+    new = np.ones(len(sc), dtype=bool)
+    new[1:] = (c[1:] != c[:-1]) | (sc[1:] != sc[:-1])
+    starts = np.flatnonzero(new)
+    pos = np.add.reduceat(ww * yy, starts) if len(starts) else np.zeros(0)
+    neg = np.add.reduceat(ww * (1 - yy), starts) if len(starts) else np.zeros(0)
+    scores, gcodes = sc[starts], c[starts]
+    bounds = np.searchsorted(gcodes, np.arange(q + 1))
+    return [ScoreHistogram(scores[a:b], pos[a:b], neg[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
