@@ -270,12 +270,12 @@ def _parquet_chunks(fh, columns, source, meter, ids=frozenset()):
         import pyarrow.parquet as pq
     except ImportError:
         raise MissingDependencyError("reading Parquet needs pyarrow: pip install pyarrow") from None
-    from perfeval.io.tables import _one_line, parquet_identity
+    from perfeval.io.tables import one_line, parquet_identity
 
     try:
         pf = pq.ParquetFile(fh)
     except Exception as e:
-        raise InputFormatError(f"is not a readable Parquet file ({_one_line(e)})", source=source) from None
+        raise InputFormatError(f"is not a readable Parquet file ({one_line(e)})", source=source) from None
     names = pf.schema_arrow.names
     picks = _picks(columns, names, True, source)
     wanted = sorted({names[k] for k in picks if k is not None})

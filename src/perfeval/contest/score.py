@@ -23,6 +23,7 @@ from functools import cached_property
 import numpy as np
 
 from perfeval._text import shown, token
+from perfeval.contest.engine import classic_cases, run_classic
 from perfeval.contest.tasks import Task
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
@@ -597,39 +598,6 @@ def joined_text(task: Task, key: Key, preds: dict[str, np.ndarray], lst: str = "
     return ("\n".join(map(" ".join, zip(*cols))) + "\n").encode()
 
 
-def _cases(cols: tuple):
-    """The joined input as the classic reader stores it: target (and block id) texts read by the
-    classic reader; the predictions already float32."""
-    from perfeval import _x87 as K
-    from perfeval.classic.reader import Cases, parse_bytes
-
-    *texts, p = cols
-    read = [parse_bytes(("\n".join(c) + "\n").encode(), pat, "the answer key")[0]
-            for c, pat in zip(texts, "if" if len(texts) == 2 else "f")]
-    return Cases(read[-1], K.copy(np.ascontiguousarray(p, np.float32)), read[0] if len(texts) == 2 else None)
-
-
-def _classic(argv: list[str], cases, blocks: bool) -> dict[str, float]:
-    """Run the classic engine in this process on a copy of the cases; the printed values by label."""
-    from perfeval import _x87 as K
-    from perfeval.classic.engine import Classic, Out
-    from perfeval.classic.options import parse_options
-    from perfeval.classic.reader import Cases
-
-    req = parse_options(argv)
-    mine = Cases(K.copy(cases.targets), K.copy(cases.preds), cases.blocks)  # the engine sorts in place
-    err = io.StringIO()
-    out = Out(err=err.write)
-    job = Classic(req, out)
-    job.run_blocks(mine) if blocks else job.run_normal(mine)
-    values = {}
-    for line in b"".join(out.chunks).decode().splitlines():
-        parts = line.split()
-        if len(parts) >= 2 and parts[0] not in values:
-            values[parts[0]] = float("nan") if parts[1] == "-nan" else float(parts[1])
-    return values
-
-
 def score_submission(arg: str, task: Task, key: Key, follow_links: bool = False) -> Result:
     """Check and score one submission as named on the command line.  Whatever is wrong with it (a
     file that cannot be read, a link, a FIFO, a missing list) rejects this submission alone, never
@@ -656,8 +624,8 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
     for c in task.criteria:
         k: tuple = (c.list, tuple(c.positives or ()))
         if k not in inputs:
-            inputs[k] = _cases(_columns(task, key, preds, c.list or "", c.positives))
-        vals = _classic(c.perf, inputs[k], blocks)
+            inputs[k] = classic_cases(_columns(task, key, preds, c.list or "", c.positives))
+        vals = run_classic(c.perf, inputs[k], blocks)
         label = c.perf_label
         if label not in vals:
             raise InvalidParameterError(f"criterion {c.name}: perf {' '.join(c.perf)} printed no {label}")

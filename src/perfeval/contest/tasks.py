@@ -262,12 +262,12 @@ def _dry_run(perf: list[str], blocks: bool) -> list[str]:
     loaded, not after the key and the submissions have been read."""
     import numpy as np
 
-    from perfeval.contest.score import _cases, _classic
+    from perfeval.contest.engine import classic_cases, run_classic
 
     targets = ["1", "0", "1", "1", "0", "0", "1", "0", "0", "1"] * 2
     preds = np.array([0.9, 0.1, 0.8, 0.4, 0.35, 0.2, 0.7, 0.6, 0.05, 0.55] * 2, np.float32)
     cols = (["1"] * 10 + ["2"] * 10, targets, preds) if blocks else (targets, preds)
-    return list(_classic(list(perf), _cases(cols), blocks))
+    return list(run_classic(list(perf), classic_cases(cols), blocks))
 
 
 def load_task(name_or_path: str) -> Task:

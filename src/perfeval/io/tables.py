@@ -526,7 +526,7 @@ def _parquet(raw: bytes, source: str, identity: Identity | None) -> Table:
     try:
         t = pq.read_table(pa.BufferReader(raw))
     except Exception as e:  # pyarrow raises several types for a bad file
-        raise InputFormatError(f"is not a readable Parquet file ({_one_line(e)})", source=source) from None
+        raise InputFormatError(f"is not a readable Parquet file ({one_line(e)})", source=source) from None
     names = list(t.column_names)
     ids = set(identity(names, True)) if identity is not None else set()
     data = []
@@ -558,7 +558,7 @@ def parquet_identity(arr: np.ndarray, name: str, source: str) -> np.ndarray:
     return np.asarray([str(v) for v in arr.tolist()], dtype=str)
 
 
-def _one_line(e: BaseException) -> str:
+def one_line(e: BaseException) -> str:
     text = " ".join(str(e).split())
     return text if len(text) <= 200 else text[:197] + "..."
 

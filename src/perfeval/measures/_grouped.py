@@ -253,14 +253,14 @@ def r50(gd: GroupedData, *, negatives: int) -> np.ndarray | None:
     t = _tt(gd)
     if t is None:
         return None
-    from perfeval.measures._ranking import _within_query_cumsum
+    from perfeval.measures._ranking import within_query_cumsum
 
     m, q = t.rel, t.query
     neg = t.size - m
     P = np.bincount(q, weights=m, minlength=t.n_queries)
     N = np.bincount(q, weights=neg, minlength=t.n_queries)
-    tp_above = _within_query_cumsum(t, m) - m
-    fp_above = _within_query_cumsum(t, neg) - neg
+    tp_above = within_query_cumsum(t, m) - m
+    fp_above = within_query_cumsum(t, neg) - neg
     limit = np.minimum(float(negatives), N)
     take = np.clip(limit[q] - fp_above, 0.0, neg)
     with np.errstate(invalid="ignore", divide="ignore"):

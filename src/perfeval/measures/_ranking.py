@@ -37,7 +37,7 @@ def _per_query_from_ties(t: TieTable, tie_values: np.ndarray) -> np.ndarray:
     return np.add.reduceat(tie_values, t.query_starts[:-1])
 
 
-def _within_query_cumsum(t: TieTable, tie_values: np.ndarray) -> np.ndarray:
+def within_query_cumsum(t: TieTable, tie_values: np.ndarray) -> np.ndarray:
     """Inclusive cumulative sum of a per-tie array inside each query."""
     c = np.cumsum(tie_values)
     starts = t.query_starts
@@ -105,7 +105,7 @@ def ap(rd: Any) -> np.ndarray:
     relevant case."""
     t = _table(rd)
     m, R = t.rel, _per_query_from_ties(t, t.rel)
-    tp_end = _within_query_cumsum(t, m)
+    tp_end = within_query_cumsum(t, m)
     total = _per_query_from_ties(t, m * tp_end / t.end)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(R > 0, total / np.where(R > 0, R, 1.0), NAN)
@@ -162,7 +162,7 @@ def group_auc(rd: Any) -> tuple[np.ndarray, np.ndarray]:
     P = _per_query_from_ties(t, m)
     neg = size - m
     N = t.sizes - P
-    neg_above = _within_query_cumsum(t, neg) - neg
+    neg_above = within_query_cumsum(t, neg) - neg
     neg_below = np.repeat(N, np.diff(t.query_starts)) - neg_above - neg
     wins = _per_query_from_ties(t, m * (neg_below + 0.5 * neg))
     denom = P * N
