@@ -42,6 +42,7 @@ def resolve(measures: Iterable[str | MeasureSpec] | str, threshold: float) -> li
     for m in measures:
         spec = parse_measure(m)
         if "threshold" in spec.kwargs and "threshold" not in spec._set:
+            spec.measure.check_params({"threshold": threshold})
             kw = dict(spec.params)
             kw["threshold"] = threshold
             new = MeasureSpec(spec.measure, tuple(kw.items()))

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import _formulas as _f
 
 
@@ -54,8 +53,6 @@ pre, rec = ppv, sen
 
 
 def fbeta(gd: GroupedData, *, beta: float, threshold: float) -> np.ndarray:
-    if beta < 0:
-        raise InvalidParameterError(f"F-beta needs beta >= 0, got {beta}")
     return _f.fbeta(*gd.counts(threshold), beta=beta)
 
 
@@ -109,9 +106,6 @@ def cxe(gd: GroupedData) -> np.ndarray:
 
 def logloss(gd: GroupedData, *, eps: float = 0.0) -> np.ndarray:
     """Nats; with eps > 0 scores clipped to [eps, 1 - eps] (see _compute.logloss)."""
-    from perfeval.measures._compute import check_eps
-
-    check_eps(eps)
     outside = _hist_sum(gd, lambda s, p, q: ((s < 0) | (s > 1)).astype(np.float64)) > 0
 
     def nats(s, p, q):
@@ -201,8 +195,6 @@ def prb(gd: GroupedData) -> np.ndarray | None:
 
 
 def ntop(gd: GroupedData, *, n: float) -> np.ndarray | None:
-    if n <= 0:
-        raise InvalidParameterError(f"NTOP needs `n` >= 1, got {n}")
     t = _tt(gd)
     if t is None:
         return None
@@ -210,8 +202,6 @@ def ntop(gd: GroupedData, *, n: float) -> np.ndarray | None:
 
 
 def slq(gd: GroupedData, *, bins: int) -> np.ndarray | None:
-    if bins < 1 or bins != int(bins):
-        raise InvalidParameterError(f"SLQ needs a whole number of bins >= 1, got {bins}")
     if gd.weighted:
         return None
     from perfeval.measures._compute import slq_bins
@@ -248,8 +238,6 @@ def ca1(gd: GroupedData) -> np.ndarray | None:
 
 def r50(gd: GroupedData, *, negatives: int) -> np.ndarray | None:
     """ROC_n per group (see _compute.r50): vectorised over the tie segments of every group."""
-    if negatives <= 0:
-        raise InvalidParameterError(f"R50 needs `negatives` >= 1, got {negatives}")
     t = _tt(gd)
     if t is None:
         return None
@@ -303,8 +291,6 @@ def apr(gd: GroupedData) -> np.ndarray | None:
 
 def ca2(gd: GroupedData, *, window: int) -> np.ndarray | None:
     S = int(window)
-    if S < 1:
-        raise InvalidParameterError(f"CA2 needs a window of at least 1 case, got {window}")
     if gd.weighted:
         return None
     from perfeval import _x87

@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.exceptions import InvalidParameterError
 from perfeval.summaries.ranking import TieTable
 
 NAN = np.nan
@@ -26,8 +25,6 @@ def _table(t: Any) -> TieTable:
 
 def _cut(t: TieTable, k: float) -> np.ndarray:
     """The cut-off of each query: k, or the query's size when k is 0 (no cut-off)."""
-    if k < 0:
-        raise InvalidParameterError(f"the cut-off k must be >= 0 (0: none), got {k}")
     return t.sizes.copy() if k == 0 else np.full(t.n_queries, float(k))
 
 

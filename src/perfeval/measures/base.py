@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Literal
 
@@ -37,6 +38,47 @@ class Param:
     name: str
     default: float | int
     doc: str
+    #: the domain: low <= value (low < value when low_open), value <= high (< when high_open)
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    #: a whole number (a count of cases, of bins)
+    integer: bool = False
+    #: +-inf allowed (a threshold may be; NaN never is)
+    infinite: bool = False
+
+    @property
+    def domain(self) -> str:
+        """The valid values, as a message says them: ``a whole number >= 1``, ``0 <= eps < 0.5``."""
+        kind = "a whole number" if self.integer else ("a number" if self.infinite else "a finite number")
+        if self.low is not None and self.high is not None:
+            return (f"{kind} with {_g(self.low)} {'<' if self.low_open else '<='} {self.name} "
+                    f"{'<' if self.high_open else '<='} {_g(self.high)}")
+        if self.low is not None:
+            return f"{kind} {'>' if self.low_open else '>='} {_g(self.low)}"
+        if self.high is not None:
+            return f"{kind} {'<' if self.high_open else '<='} {_g(self.high)}"
+        return kind
+
+    def check(self, value: Any, measure: str) -> None:
+        """One line naming the measure, the parameter, its domain and the value, when outside it."""
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            v = math.nan
+        ok = not math.isnan(v) and (self.infinite or math.isfinite(v))
+        ok = ok and not (self.integer and math.isfinite(v) and v != int(v))
+        if ok and self.low is not None:
+            ok = v > self.low if self.low_open else v >= self.low
+        if ok and self.high is not None:
+            ok = v < self.high if self.high_open else v <= self.high
+        if not ok:
+            raise InvalidParameterError(f"{measure} needs `{self.name}` {self.domain}, got {value!r}")
+
+
+def _g(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
 
 
 @dataclass(frozen=True)
@@ -124,6 +166,12 @@ class Measure:
             self._fn.append(getattr(importlib.import_module(mod), attr))
         return self._fn[1]
 
+    def check_params(self, params: dict[str, Any]) -> None:
+        """Each value within its parameter's domain (the one place parameters are checked)."""
+        for p in self.params:
+            if p.name in params:
+                p.check(params[p.name], self.name)
+
     def defaults(self) -> dict[str, float | int]:
         return {p.name: p.default for p in self.params}
 
@@ -135,6 +183,7 @@ class Measure:
                 f"measure {self.name} has no parameter {sorted(unknown)[0]!r}; "
                 f"expected one of {[p.name for p in self.params] or 'none'}"
             )
+        self.check_params(params)
         canonical = getattr(summary, "canonical", None)  # a ScoreHistogram: without empty cells
         if canonical is not None:
             summary = canonical()
@@ -146,7 +195,8 @@ class Measure:
         lines = [f"{self.name}: {self.title}", "", self.definition, "", "Ties: " + self.ties,
                  "Edge cases: " + self.edge_cases, "perf compatibility: " + self.perf]
         if self.params:
-            lines.append("Parameters: " + "; ".join(f"{p.name} (default {p.default}): {p.doc}" for p in self.params))
+            lines.append("Parameters: " + "; ".join(f"{p.name} (default {p.default}; {p.domain}): {p.doc}"
+                                                    for p in self.params))
         return "\n".join(lines)
 
 

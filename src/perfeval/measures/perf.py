@@ -13,7 +13,7 @@ from perfeval.measures.base import REGISTRY, Measure, Param
 _C = "perfeval.measures._compute:"
 #: the per-group forms: every group at once (perfeval.measures._grouped)
 _G = "perfeval.measures._grouped:"
-_THR = Param("threshold", 0.5, "a case with score >= threshold is predicted positive")
+_THR = Param("threshold", 0.5, "a case with score >= threshold is predicted positive", infinite=True)
 _TIE_THR = "none needed: every case with the same score is on the same side of the threshold."
 _THR_PERF = ("classic prints it in three sections: at -t (default 0.5) or -percent, at freq_thresh and "
              "at max_acc_thresh; counts use >= threshold; denominators carry +1e-10.")
@@ -108,7 +108,7 @@ REGISTRY.register(Measure(
 
 REGISTRY.register(Measure(
     name="R50", at_param=True, title="ROC area up to the 50th negative", aliases=("roc50", "roc_n"),
-    perf_options=("-r50",), params=(Param("negatives", 50, "how many top-ranked negatives count"),),
+    perf_options=("-r50",), params=(Param("negatives", 50, "how many top-ranked negatives count", low=0, low_open=True),),
     direction="higher", summary="histogram", compute=_C + "r50", per_group=_G + "r50",
     definition="the ROC area over the top-ranked cases until `negatives` negatives have been passed, "
                "scaled to [0, 1] by negatives / n_negatives (ROC_n of Gribskov and Robinson).",
@@ -144,7 +144,7 @@ REGISTRY.register(Measure(
 
 REGISTRY.register(Measure(
     name="NTOP", perf_usage="-ntop N", at_param=True, title="positives among the top N", aliases=("ntop", "precision_at_n"),
-    perf_options=("-ntop",), params=(Param("n", 10, "how many top cases"),),
+    perf_options=("-ntop",), params=(Param("n", 10, "how many top cases", low=0, low_open=True),),
     direction="higher", summary="histogram", compute=_C + "ntop", per_group=_G + "ntop",
     definition="(positives among the N highest-scored cases) / N.",
     ties="a tie group straddling the cut counts fractionally.",
@@ -154,7 +154,7 @@ REGISTRY.register(Measure(
 
 REGISTRY.register(Measure(
     name="SLQ", perf_usage="-slq W (or -slacq W)", title="SLAC Q-score", aliases=("slacq", "slac_q"), perf_options=("-slq", "-slacq"),
-    params=(Param("bins", 100, "number of equal-width bins over [0, 1]"),),
+    params=(Param("bins", 100, "number of equal-width bins over [0, 1]", low=1, integer=True),),
     direction="higher", summary="histogram", compute=_C + "slq", per_group=_G + "slq",
     definition="scores are put in equal-width bins over [0, 1]; each bin with x positives and y negatives "
                "adds (x + y) * (1 - 2w)^2 with w = min(x, y) / (x + y); the total is divided by the "
@@ -201,7 +201,7 @@ REGISTRY.register(Measure(
 
 REGISTRY.register(Measure(
     name="CA2", perf_usage="-cal S", title="calibration error over sliding windows", aliases=("cal2",),
-    perf_options=("-cal",), params=(Param("window", 100, "cases per window (PERF's -cal S)"),),
+    perf_options=("-cal",), params=(Param("window", 100, "cases per window (PERF's -cal S)", low=1, integer=True),),
     direction="lower", summary="histogram", compute=_C + "ca2", per_group=_G + "ca2",
     definition="mean, over the n - S + 1 windows of S consecutive cases in score order, of "
                "|positive rate - mean score| in the window.",

@@ -118,6 +118,7 @@ def parse_measure(text: str | MeasureSpec | Measure) -> MeasureSpec:
                 raise InvalidParameterError(f"measure {m.name} has no parameter {key!r} (parameters: {names})")
             params[key] = _number(val, f"{raw!r}, {key}")
             given.add(key)
+    m.check_params({k: params[k] for k in given})  # defaults are in their domains (tested)
     spec = MeasureSpec(m, tuple(params.items()))
     object.__setattr__(spec, "_set", frozenset(given))
     return spec

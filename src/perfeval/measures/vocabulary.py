@@ -8,8 +8,8 @@ from perfeval.measures.base import REGISTRY, Measure, Param
 _C = "perfeval.measures._compute:"
 _R = "perfeval.measures._ranking:"
 _G = "perfeval.measures._grouped:"
-_THR = Param("threshold", 0.5, "a case with score >= threshold is predicted positive")
-_K = Param("k", 0, "cut-off: the top k cases of each query (0: all of them)")
+_THR = Param("threshold", 0.5, "a case with score >= threshold is predicted positive", infinite=True)
+_K = Param("k", 0, "cut-off: the top k cases of each query (0: all of them)", low=0)
 _TIE_THR = "none needed: every case with the same score is on the same side of the threshold."
 _TIE_EXP = ("the expected value over uniformly random orders of the cases that share a score (tie-averaged, "
             "as scikit-learn's ndcg_score); it does not depend on the input order.")
@@ -36,13 +36,14 @@ _binary("FBETA", "F-beta score", ("f_beta",), "(1 + beta^2) TP / ((1 + beta^2) T
         "count form; beta = 1 is F1, the same formula as PRF (bit for bit).",
         "TP = 0 with an error (FN + FP > 0): 0; TP = FN = FP = 0 (no positive, none predicted): NaN with a warning "
         "(scikit-learn's zero_division case).",
-        params=(Param("beta", 1.0, "weight of recall relative to precision"), _THR), at_param=True)
+        params=(Param("beta", 1.0, "weight of recall relative to precision", low=0), _THR), at_param=True)
 _binary("LOGLOSS", "log loss (cross-entropy in nats)", ("log_loss", "logloss", "nll"),
         "mean over cases of -ln(p) for positives and -ln(1 - p) for negatives (CXE in nats).",
         "p = 0 for a positive or 1 for a negative: inf (no clipping by default; `logloss:eps=1e-15` clips each p "
         "to [eps, 1 - eps] as scikit-learn's log_loss(eps=) did, to match a training metric); a score outside "
         "[0, 1]: NaN; no data: NaN.",
-        params=(Param("eps", 0.0, "clip scores to [eps, 1 - eps] first; 0 (default): no clipping; 0 <= eps < 0.5"),),
+        params=(Param("eps", 0.0, "clip scores to [eps, 1 - eps] first; 0 (default): no clipping", low=0, high=0.5,
+                       high_open=True),),
         direction="lower", ties="none needed.")
 _binary("BRIER", "Brier score", ("brier_score", "mse"), "mean over cases of (target - score)^2 (RMS squared).",
         "no data: NaN.", params=(), direction="lower", ties="none needed.")
