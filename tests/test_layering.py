@@ -12,7 +12,8 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "perfeval"
 
 #: lower layers never import higher ones (same layer: allowed, as long as there is no cycle)
 LAYERS = [
-    ["perfeval.exceptions", "perfeval._validation", "perfeval._x87", "perfeval._text", "perfeval._version"],
+    ["perfeval.exceptions", "perfeval._validation", "perfeval._x87", "perfeval._text", "perfeval._version",
+     "perfeval._nicknames"],
     ["perfeval.io", "perfeval.summaries"],
     ["perfeval.measures"],
     ["perfeval.engine", "perfeval.report", "perfeval.curves"],

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from perfeval._nicknames import ALL
 from perfeval._validation import Cases, binary_targets, check_relevance, floats
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
@@ -29,8 +30,7 @@ TIES = ("half credit (ROC, GAUC); expected over random tie orders (APR, NDCG, P@
         "one threshold per tie (AP, MAP)")
 
 #: what evaluate() computes when no measure is named: PERF's report, in float64
-DEFAULT_MEASURES = ("ACC", "PPV", "NPV", "SEN", "SPC", "PRE", "REC", "PRF", "LFT", "SAR", "PRB", "APR", "ROC",
-                    "R50", "RKL", "TOP1", "TOP10", "SLQ", "CXE", "RMS", "CA1", "CA2")
+DEFAULT_MEASURES = ALL
 
 
 def resolve(measures: Iterable[str | MeasureSpec] | str, threshold: float) -> list[MeasureSpec]:

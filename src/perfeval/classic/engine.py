@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Union
 
 from perfeval import _x87 as K
+from perfeval._nicknames import STATS
 from perfeval.classic.options import ClassicExit, ClassicRequest, c_int
 from perfeval.classic.reader import Cases
 
@@ -348,7 +349,7 @@ class Classic:
         vals = K.stats(A, B, C, D, self._ds.T0, self._ds.T1, 1 if r.loss else 0, self.max_lift, *r.sar,
                        st.roc_area, st.rmse, *r.cost)
         lines = []
-        for label, v in zip(("ACC", "PPV", "NPV", "SEN", "SPC", "PRE", "REC", "PRF", "LFT"), vals):
+        for label, v in zip(STATS, vals):  # K.stats returns them in -stats order
             if label in f:
                 lines.append("%3s   %s   %s %s\n" % (label, f8(v), tname, f9(tval)))
         if "SAR" in f:

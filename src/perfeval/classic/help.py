@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from perfeval._nicknames import EASY, STATS
 from perfeval._version import __version__
 
 VERSION_LINE = f"perf (perfeval {__version__}): PERF 5.12 [KDDCUP-2004 July 12, 2004] compatible"
@@ -37,8 +38,8 @@ def help_text() -> str:
         "",
         "groups:",
         "  -all        every measure above except CST, NRM and NTOP (the default when none is chosen)",
-        "  -stats      ACC PPV NPV SEN SPC PRE REC PRF LFT, with the freq_thresh and max_acc_thresh sections",
-        "  -easy       ROC ACC RMS",
+        "  -stats      " + " ".join(STATS) + ", with the freq_thresh and max_acc_thresh sections",
+        "  -easy       " + " ".join(EASY),
         "  -confusion  confusion tables (also -conf, -table)",
         "",
         "other options:",

@@ -20,6 +20,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from perfeval._nicknames import ALL, EASY, STATS, classic_flags
 from perfeval.exceptions import InvalidParameterError
 
 EPS = 1e-10
@@ -41,9 +42,9 @@ BREAK_PREFIXES = ("-break", "-pr_break", "-prbreak")
 MEASURE_FLAGS = ("ACC", "APR", "CAL", "CST", "CXE", "TOP1", "TOP10", "SAR", "LFT", "NPV", "NRM", "PPV",
                  "PRB", "PRF", "PRE", "NTOP", "RKL", "REC", "RMS", "ROC", "R50", "SEN", "SLQ", "SPC")
 #: what -all and the default report select
-ALL_FLAGS = ("ACC", "APR", "CAL", "CXE", "LFT", "NPV", "PPV", "PRB", "PRF", "PRE", "REC", "RMS", "ROC",
-             "R50", "SAR", "SEN", "SLQ", "SPC", "TOP1", "TOP10", "RKL")
-STATS_FLAGS = ("ACC", "PPV", "NPV", "SEN", "SPC", "PRE", "REC", "PRF", "LFT")
+ALL_FLAGS = classic_flags(ALL)
+STATS_FLAGS = classic_flags(STATS)
+EASY_FLAGS = classic_flags(EASY)
 BLOCK_FLAGS = ("APR", "RMS", "TOP1", "RKL")
 
 _ATOF = re.compile(
@@ -217,7 +218,7 @@ def parse_options(argv: list[str]) -> ClassicRequest:
                 r.plot = chosen
         if _eq(argv[i], "-easy"):
             taken += 1
-            r.flags.update(("ROC", "ACC", "RMS"))
+            r.flags.update(EASY_FLAGS)
         for name in ("-conf", "-confusion", "-table"):
             if _eq(argv[i], name):
                 r.confusion = True
