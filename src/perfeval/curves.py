@@ -46,7 +46,7 @@ def _summary(y_true: Any, y_score: Any, sample_weight: Any = None) -> ScoreHisto
 
 def _cum(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(thresholds from the top, TP and FP with score >= each threshold)."""
-    return h.scores[::-1].copy(), np.cumsum(h.pos[::-1]), np.cumsum(h.neg[::-1])
+    return h.cumulative()
 
 
 def roc(y_true: Any, y_score: Any = None, sample_weight: Any = None) -> Curve:

@@ -98,19 +98,18 @@ def roc_curve(y_true, y_score, *, sample_weight=None) -> tuple[np.ndarray, np.nd
     """(fpr, tpr, thresholds): one point per distinct score from the top, starting at (0, 0) with
     threshold +inf; a tie group is one step (a diagonal segment)."""
     h = ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), to_numpy(y_score, "y_score"), sample_weight)
-    tp = np.concatenate([[0.0], np.cumsum(h.pos[::-1])])
-    fp = np.concatenate([[0.0], np.cumsum(h.neg[::-1])])
+    thr, tp, fp = h.cumulative()
+    tp, fp = np.concatenate([[0.0], tp]), np.concatenate([[0.0], fp])
     with np.errstate(invalid="ignore", divide="ignore"):
-        return fp / h.n_neg, tp / h.n_pos, np.concatenate([[np.inf], h.scores[::-1]])
+        return fp / h.n_neg, tp / h.n_pos, np.concatenate([[np.inf], thr])
 
 
 def pr_curve(y_true, y_score, *, sample_weight=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(precision, recall, thresholds): one point per distinct score from the top."""
     h = ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), to_numpy(y_score, "y_score"), sample_weight)
-    tp = np.cumsum(h.pos[::-1])
-    fp = np.cumsum(h.neg[::-1])
+    thr, tp, fp = h.cumulative()
     with np.errstate(invalid="ignore", divide="ignore"):
-        return tp / (tp + fp), tp / h.n_pos, h.scores[::-1].copy()
+        return tp / (tp + fp), tp / h.n_pos, thr
 
 
 def average_precision(y_true, y_score, *, sample_weight=None) -> float:

@@ -1016,11 +1016,7 @@ class _SummaryGroup:
         self._h = h
 
     def counts(self, threshold: float):
-        h = self._h
-        pred = h.scores >= threshold
-        tp, fp = np.array([h.pos[pred].sum()]), np.array([h.neg[pred].sum()])
-        P, N = np.array([h.pos.sum()]), np.array([h.neg.sum()])
-        return tp, P - tp, fp, N - fp
+        return tuple(np.array([c]) for c in self._h.counts_at(threshold))
 
 
 def _clustered(chunks: Iterable[tuple], specs, threshold: float):

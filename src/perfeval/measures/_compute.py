@@ -24,11 +24,7 @@ def _div(a: float, b: float) -> float:
 
 
 def _confusion(h: ScoreHistogram, threshold: float) -> tuple[float, float, float, float]:
-    """(TP, FN, FP, TN) with score >= threshold predicted positive."""
-    k = int(np.searchsorted(h.scores, threshold, side="left"))
-    tp = float(h.pos[k:].sum())
-    fp = float(h.neg[k:].sum())
-    return tp, h.n_pos - tp, fp, h.n_neg - fp
+    return h.counts_at(threshold)
 
 
 def _threshold_measure(name: str):
@@ -66,7 +62,7 @@ def roc(h: ScoreHistogram) -> float:
     if P == 0 or N == 0:
         return NAN
     pos, neg = _desc(h)
-    tp_above = np.cumsum(pos) - pos
+    tp_above = h.cumulative()[1] - pos
     return float(np.sum(neg * (tp_above + 0.5 * pos)) / (P * N))
 
 
@@ -272,9 +268,9 @@ def ap(h: ScoreHistogram) -> float:
     P = h.n_pos
     if P == 0:
         return NAN
-    pos, neg = _desc(h)
-    tp = np.cumsum(pos)
-    cnt = tp + np.cumsum(neg)
+    _thr, tp, fp = h.cumulative()
+    pos = h.pos[::-1]
+    cnt = tp + fp
     with np.errstate(invalid="ignore", divide="ignore"):
         prec = np.where(cnt > 0, tp / np.where(cnt > 0, cnt, 1.0), 0.0)
     return float(np.sum(pos * prec) / P)

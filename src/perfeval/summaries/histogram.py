@@ -192,6 +192,19 @@ class ScoreHistogram:
     def n(self) -> float:
         return self.n_pos + self.n_neg
 
+    # -- what the measures read ------------------------------------------------------------------------
+    def counts_at(self, threshold: float) -> tuple[float, float, float, float]:
+        """(TP, FN, FP, TN) with the cases of score >= ``threshold`` predicted positive."""
+        k = int(np.searchsorted(self.scores, threshold, side="left"))
+        tp = float(self.pos[k:].sum())
+        fp = float(self.neg[k:].sum())
+        return tp, self.n_pos - tp, fp, self.n_neg - fp
+
+    def cumulative(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(thresholds, TP, FP): the distinct scores from the highest, and the positive and negative
+        weight with score >= each: one point of the ROC or PR curve per distinct score."""
+        return self.scores[::-1].copy(), np.cumsum(self.pos[::-1]), np.cumsum(self.neg[::-1])
+
     def is_counts(self) -> bool:
         """True when every weight is a whole number (unit-weight cases)."""
         return bool(np.all(self.pos == np.round(self.pos)) and np.all(self.neg == np.round(self.neg)))
