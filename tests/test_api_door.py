@@ -182,7 +182,7 @@ def test_float_groups_are_ids_or_an_error():
     with pytest.raises(InvalidDataError, match="holds None at index 1"):
         perfeval.evaluate([1, 0], [0.9, 0.1], groups=np.array(["a", None], dtype=object), measures=["gauc"])
     with pytest.raises(InvalidDataError, match="got -1.0 at index 1"):
-        perfeval.evaluate([1, 0], [0.9, 0.1], weights=[1, -1], measures=["roc"])
+        perfeval.evaluate([1, 0], [0.9, 0.1], sample_weight=[1, -1], measures=["roc"])
 
 
 def test_kddcup2002_with_a_label_absent():

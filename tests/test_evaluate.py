@@ -107,12 +107,12 @@ def test_every_binary_measure_per_group_equals_each_group_alone(rows, weighted):
     names = ["acc", "ppv", "npv", "sen", "spc", "prf", "lft", "err", "fpr", "fnr", "cst:fp=3,fn=1", "sar", "roc", "apr", "ap",
              "prb", "rkl", "rms", "cxe", "nrm:p=3", "nrm:p=0", "logloss", "brier", "fbeta@2", "ca2:window=2", "slq",
              "slq:bins=3", "top1", "top10", "ntop@2", "ca1", "r50@2", "r50@1", "r50"]
-    r = evaluate(y, s, groups=g, measures=names, weights=w)
+    r = evaluate(y, s, groups=g, measures=names, sample_weight=w)
     for i, key in enumerate(r.groups):
         yy = [a for a, gg in zip(y, g) if gg == key]
         ss = [b for b, gg in zip(s, g) if gg == key]
         ww = None if w is None else [c for c, gg in zip(w, g) if gg == key]
-        alone = evaluate(yy, ss, measures=names, weights=ww)
+        alone = evaluate(yy, ss, measures=names, sample_weight=ww)
         for label in alone:
             assert close(r.results[label].per_group[i], alone[label]), (label, key)
 
@@ -228,7 +228,7 @@ def test_undefined_values_come_with_a_warning():
 
 def test_weights_are_refused_for_per_query_measures():
     with pytest.raises(InvalidParameterError, match="`weights` apply to the binary measures only, not to NDCG"):
-        evaluate([1, 0], [0.5, 0.2], measures=["roc", "ndcg"], weights=[1, 2])
+        evaluate([1, 0], [0.5, 0.2], measures=["roc", "ndcg"], sample_weight=[1, 2])
 
 
 def test_report_as_pandas_frames():

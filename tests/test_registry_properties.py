@@ -81,7 +81,7 @@ def fractional_ok(names: list[str]) -> list[str]:
     out = []
     for m in names:
         try:
-            perfeval.evaluate([1, 0], [0.6, 0.4], weights=[0.5, 1.5], measures=[spec(m)])
+            perfeval.evaluate([1, 0], [0.6, 0.4], sample_weight=[0.5, 1.5], measures=[spec(m)])
             out.append(m)
         except perfeval.InvalidParameterError as e:
             assert "whole-number weights" in str(e), (m, e)

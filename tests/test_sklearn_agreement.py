@@ -60,7 +60,7 @@ def test_binary_measures_agree_with_scikit_learn(n, seed, decimals, weighted):
     both = 0 < y.sum() < n
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        got = perfeval.evaluate(y, s, measures=list(AGREE), weights=w).values
+        got = perfeval.evaluate(y, s, measures=list(AGREE), sample_weight=w).values
     for spec, ref in AGREE.items():
         if spec in ("roc", "ap") and not both:
             continue  # scikit-learn raises or warns on one class; perfeval says NaN

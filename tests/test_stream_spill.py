@@ -162,7 +162,7 @@ def test_budget_paths_equal_in_memory_weighted(rows, cuts, budget, one_group, we
     if not w.any():
         w[0] = 1.0
     a = evaluate_stream_grouped(_chunks(y, s, g, w, cuts), measures=names, budget_rows=budget)
-    _assert_same(a, evaluate(y, s, groups=g, weights=w, measures=names))
+    _assert_same(a, evaluate(y, s, groups=g, sample_weight=w, measures=names))
 
 
 class _Spy:
@@ -255,7 +255,7 @@ def test_a_huge_group_of_zero_weights_is_no_group():
     y, s, g = _mixed()
     w = np.where(g == 777, 0.0, 1.0)
     a = evaluate_stream_grouped([(y, s, g, w)], measures=["acc", "rms"], budget_rows=100)
-    b = evaluate(y, s, groups=g, weights=w, measures=["acc", "rms"])
+    b = evaluate(y, s, groups=g, sample_weight=w, measures=["acc", "rms"])
     assert 777 not in list(b.groups)
     _assert_same(a, b)
 

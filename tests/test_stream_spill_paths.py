@@ -62,7 +62,7 @@ def test_a_partition_over_the_budget_is_split_again_exactly(text, weights):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a = evaluate_stream_grouped(_chunks(y, s, g, w, 700), measures=names, partitions=2, budget_rows=200)
-        b = evaluate(y, s, groups=g, weights=w, measures=names)
+        b = evaluate(y, s, groups=g, sample_weight=w, measures=names)
     _compare(a, b)  # no group over half the budget: the in-memory kernels, bit for bit
 
 
@@ -74,7 +74,7 @@ def test_a_group_over_the_budget_is_finished_from_its_summary(weights):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a = evaluate_stream_grouped(_chunks(y, s, g, w, 900), measures=names, partitions=3, budget_rows=1000)
-        b = evaluate(y, s, groups=g, weights=w, measures=names)
+        b = evaluate(y, s, groups=g, sample_weight=w, measures=names)
     _compare(a, b)  # finished from the group's summary with the kernels' own arithmetic: bit for bit
     assert 7 in list(a.groups)
 

@@ -42,10 +42,10 @@ from perfeval.summaries.ranking import group_codes as _group_codes  # noqa: E402
 
 
 def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | MeasureSpec] | str = DEFAULT_MEASURES,
-             groups: Any = None, weights: Any = None, threshold: float = 0.5,
+             groups: Any = None, sample_weight: Any = None, threshold: float = 0.5,
              partitions: Mapping[str, Sequence[Any]] | None = None, target: str | None = None,
              score: str | None = None, group: str | None = None, weight: str | None = None,
-             pos_label: Any = None) -> Report:
+             pos_label: Any = None, weights: Any = None) -> Report:
     """Compute measures, over all cases or per group.
 
     Parameters
@@ -63,7 +63,7 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
         Group (query, block, user) of each case. Every measure is then computed per group; the
         report gives the mean over groups, the mean weighted by group size, the per-group values
         and the groups where the measure is undefined (left out of the means).
-    weights : array-like of float, optional
+    sample_weight : array-like of float, optional
         Non-negative weight per case, for the binary measures.  A case of weight 0 counts as if it
         were not there, for every measure (grouped, streamed and bootstrapped too).
     threshold : float, default 0.5
@@ -82,6 +82,9 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
         Table): ``evaluate(df, target="click", score="ctr", group="user")``.  A Dask DataFrame (or
         two Dask arrays) is evaluated on the cluster (:mod:`perfeval.dask`).
 
+    weights : array-like of float, optional
+        Deprecated spelling of ``sample_weight`` (scikit-learn's name, used everywhere in
+        perfeval); accepted with a DeprecationWarning for one release.
     Returns
     -------
     Report
@@ -105,12 +108,19 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
     >>> r["GAUC"], r.results["GAUC"].per_group.tolist()
     (0.75, [1.0, 0.5])
     """
+    if weights is not None:
+        import warnings
+
+        if sample_weight is not None:
+            raise InvalidParameterError("pass `sample_weight=` only (`weights=` is its deprecated spelling)")
+        warnings.warn("evaluate(weights=...) is deprecated; use sample_weight=...", DeprecationWarning, stacklevel=2)
+        sample_weight = weights
     from perfeval.dask import is_dask
 
     if is_dask(y_true):
         from perfeval.dask import evaluate_dask
 
-        if partitions or groups is not None or weights is not None:
+        if partitions or groups is not None or sample_weight is not None:
             raise InvalidParameterError("with a Dask collection, name the columns: group=..., weight=...")
         return evaluate_dask(y_true, y_score, target=target, score=score, group=group, weight=weight,
                              measures=measures, threshold=threshold)
@@ -122,9 +132,9 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
             raise InvalidParameterError("a table needs both `target=` and `score=` column names")
         y_true, y_score = column(table, target), column(table, score)
         groups = column(table, group) if group is not None else groups
-        weights = column(table, weight) if weight is not None else weights
+        sample_weight = column(table, weight) if weight is not None else sample_weight
     if y_score is None:
         raise InvalidParameterError("`y_score` is required (or a table with `target=` and `score=`)")
     specs = resolve(measures, threshold)
-    return finish(cases(y_true, y_score, groups, weights), specs, threshold=threshold, partitions=partitions,
+    return finish(cases(y_true, y_score, groups, sample_weight), specs, threshold=threshold, partitions=partitions,
                   pos_label=pos_label)
