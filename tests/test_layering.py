@@ -16,7 +16,7 @@ LAYERS = [
      "perfeval._nicknames"],
     ["perfeval.io", "perfeval.summaries"],
     ["perfeval.measures"],
-    ["perfeval.engine", "perfeval.report", "perfeval.curves"],
+    ["perfeval.engine", "perfeval.report", "perfeval.curves", "perfeval.signature"],
     ["perfeval.evaluation", "perfeval.stream", "perfeval.dask", "perfeval.stats", "perfeval.bootstrap",
      "perfeval.delong", "perfeval.functional"],
     ["perfeval.plot", "perfeval.html"],

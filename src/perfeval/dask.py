@@ -112,7 +112,8 @@ def evaluate_dask(data: Any, y_score: Any = None, *, target: str | None = None, 
         summary, rows = ScoreHistogram.empty(), 0
     else:
         summary, rows = dask.compute(tree_summary(parts, split_every))[0]
-    return binary_report(specs, summary, rows=rows, threshold=threshold, weighted=weight is not None)
+    return binary_report(specs, summary, rows=rows, threshold=threshold, weighted=weight is not None,
+                         backend="dask")
 
 
 def _group_values(pdf, target, score, group, weight, specs):
@@ -141,7 +142,7 @@ def _grouped(ddf, target, score, group, weight, specs, threshold):
     import dask
     import pandas as pd
 
-    from perfeval.engine import warn_undefined
+    from perfeval.engine import TIES, warn_undefined
     from perfeval.report import MeasureResult, Report
 
     cols = [c for c in (target, score, group, weight) if c is not None]
@@ -154,4 +155,5 @@ def _grouped(ddf, target, score, group, weight, specs, threshold):
     results = {s.label: MeasureResult.of(s, table[s.label].to_numpy(dtype=np.float64), sizes, keys, True) for s in specs}
     warn_undefined(results, specs)
     return Report(results, keys, {"threshold": threshold, "rows": int(table["rows"].sum()), "groups": int(len(keys)),
-                                  "weighted": weight is not None, "partitions": None, "backend": "dask"})
+                                  "weighted": weight is not None, "partitions": None, "backend": "dask",
+                                  "ties": TIES})

@@ -123,7 +123,7 @@ def finish(cases: Cases, specs: list[MeasureSpec], *, threshold: float,
         group_sizes = np.bincount(codes_all, weights=w, minlength=len(keys)).astype(np.float64)
     params = {"threshold": threshold, "rows": int(rows_in), "groups": None if g is None else int(len(keys)),
               "weighted": w is not None, "partitions": dict(partitions) if partitions else None,
-              "ties": TIES}
+              "ties": TIES, "pos_label": None if partitions else pos_label, "backend": "memory"}
     report = Report(results, keys if g is not None else None, params)
     report.group_sizes = group_sizes  # total weight (rows, unweighted) of each group, in key order
     return report
@@ -136,13 +136,13 @@ def binary_values(specs: list[MeasureSpec], h: ScoreHistogram, suffix: str, resu
 
 
 def binary_report(specs: list[MeasureSpec], h: ScoreHistogram, *, rows: int, threshold: float,
-                  weighted: bool) -> Report:
+                  weighted: bool, backend: str = "stream") -> Report:
     """The Report of binary measures finished from a summary built elsewhere (a stream, a cluster)."""
     results: dict[str, MeasureResult] = {}
     binary_values(specs, h, "", results)
     warn_undefined(results, specs)
     report = Report(results, None, {"threshold": threshold, "rows": int(rows), "groups": None, "weighted": weighted,
-                                    "partitions": None, "ties": TIES})
+                                    "partitions": None, "ties": TIES, "backend": backend})
     report.summary = h  # the merged summary: intervals can be drawn from it (perfeval.bootstrap.ci_from_summary)
     return report
 

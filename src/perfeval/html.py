@@ -122,6 +122,14 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
               "<p class='meta'>" + ("Over groups: the mean over the groups where a measure is defined (GAUC: "
                                     "weighted by group size)." if g is not None else "Over all cases.") + "</p>",
               _table(head, rows, "measures")]
+    sig = first.signature
+    if intervals:
+        import dataclasses
+
+        one = next(iter(next(iter(intervals.values())).values()))
+        how = "delong" if one.method == "delong" else f"{one.method},n={one.n_boot},seed={seed}"
+        sig = dataclasses.replace(sig, ci=f"{how},level={ci:g}")
+    parts.append(f"<p class='meta signature'>Signature: <code>{html.escape(str(sig))}</code></p>")
     if intervals:
         one = next(iter(next(iter(intervals.values())).values()))
         how = "DeLong" if one.method == "delong" else (f"{one.method} bootstrap, {one.n_boot} replicates, seed {seed}, "

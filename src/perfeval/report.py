@@ -143,8 +143,15 @@ class Report:
     def values(self) -> dict[str, float]:
         return {k: r.value for k, r in self.results.items()}
 
+    @property
+    def signature(self):
+        """The :class:`~perfeval.signature.Signature`: everything that changes these numbers."""
+        from perfeval.signature import of_report
+
+        return of_report(self)
+
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"params": self.params, "measures": {}}
+        out: dict[str, Any] = {"params": self.params, "signature": str(self.signature), "measures": {}}
         for k, r in self.results.items():
             d: dict[str, Any] = {"value": _num(r.value), "direction": r.direction}
             if _why(r.value, k):

@@ -1075,7 +1075,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
 
 
 def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighted, partitions):
-    from perfeval.engine import warn_undefined
+    from perfeval.engine import TIES, warn_undefined
     from perfeval.report import MeasureResult, Report
 
     if not keys_all:
@@ -1095,4 +1095,5 @@ def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighte
     del order
     warn_undefined(results, specs)
     return Report(results, keys, {"threshold": threshold, "rows": rows, "groups": int(len(keys)), "weighted": weighted,
-                                  "partitions": None, "spill_partitions": partitions})
+                                  "partitions": None, "spill_partitions": partitions, "ties": TIES,
+                                  "backend": "stream"})

@@ -1,0 +1,110 @@
+"""The Signature of a result: everything that changes a number, in one line (as sacrebleu's).
+
+Two numbers are comparable when their signatures are equal.  A signature names the version, the tie
+policy, the threshold of the threshold measures, the gain of the DCG family, whether cases were
+weighted, which labels were positive, the backend that summarised the data, and for intervals the
+method, replicates, seed and level::
+
+    perfeval:0.1.0|ties:perfeval|thr:0.5|gain:exp|weights:no|backend:memory|ci:bca,n=1000,seed=0,level=0.95
+
+It is printed under every table of the ``perfeval`` command and stored in the JSON output
+(``"signature"``) and the HTML report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from perfeval._version import __version__
+
+#: measures whose value depends on the threshold / on the gain
+_THRESHOLD_PARAM = "threshold"
+_GAIN_FAMILY = ("NDCG", "DCG", "CG")
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What a result's numbers depend on, beyond the data.
+
+    Attributes
+    ----------
+    version : str
+        perfeval's version.
+    ties : str
+        The tie policy (``"perfeval"``: half credit for ROC and GAUC, the expectation over tie orders
+        for APR, NDCG, P@k and MRR, one threshold per tie for AP and MAP).
+    threshold : float or None
+        The threshold of the threshold measures (None: no such measure).
+    gain : str or None
+        The gain of NDCG/DCG/CG (``"exp"``: 2^rel - 1; None: no such measure).
+    weights : bool
+        Whether cases carried weights.
+    positive : str or None
+        The positive label (``pos_label``) or the partitions, when the targets were recoded.
+    backend : str
+        ``"memory"``, ``"stream"`` or ``"dask"``.
+    ci : str or None
+        ``method,n=replicates,seed=S,level=L`` of the intervals (None: none).
+    """
+
+    version: str = __version__
+    ties: str = "perfeval"
+    threshold: float | None = None
+    gain: str | None = None
+    weights: bool = False
+    positive: str | None = None
+    backend: str = "memory"
+    ci: str | None = None
+
+    def __str__(self) -> str:
+        parts = [f"perfeval:{self.version}", f"ties:{self.ties}"]
+        if self.threshold is not None:
+            parts.append(f"thr:{self.threshold:g}")
+        if self.gain is not None:
+            parts.append(f"gain:{self.gain}")
+        parts.append(f"weights:{'yes' if self.weights else 'no'}")
+        if self.positive is not None:
+            parts.append(f"pos:{self.positive}")
+        parts.append(f"backend:{self.backend}")
+        if self.ci is not None:
+            parts.append(f"ci:{self.ci}")
+        return "|".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": str(self), **asdict(self)}
+
+
+def of_report(report: Any) -> Signature:
+    """The signature of a :class:`~perfeval.report.Report` (from its parameters, measures and intervals)."""
+    params = report.params
+    labels = list(report.results)
+    base = [lab.split("[")[0].split("@")[0].split(":")[0] for lab in labels]
+    # a measure with its own threshold says it in its label (ACC:threshold=0.3); this is the default's
+    threshold = params.get("threshold") if _uses_threshold(base) else None
+    positive = None
+    if params.get("pos_label") is not None:
+        positive = repr(params["pos_label"])
+    elif params.get("partitions"):
+        positive = "partitions"
+    ci = None
+    if report.intervals:
+        iv = next(iter(report.intervals.values()))
+        seed = getattr(iv, "seed", None)
+        ci = f"{iv.method},n={iv.n_boot}" + (f",seed={seed}" if seed is not None else "") + f",level={iv.level:g}"
+    return Signature(threshold=threshold, gain="exp" if any(b in _GAIN_FAMILY for b in base) else None,
+                     weights=bool(params.get("weighted")), positive=positive,
+                     backend=str(params.get("backend", "memory")), ci=ci)
+
+
+def _uses_threshold(names: list[str]) -> bool:
+    from perfeval.measures import get_measure
+
+    for n in names:
+        try:
+            m = get_measure(n)
+        except Exception:  # a label that is not a measure name: no claim about it
+            continue
+        if any(p.name == _THRESHOLD_PARAM for p in m.params):
+            return True
+    return False
