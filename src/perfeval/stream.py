@@ -971,30 +971,57 @@ class _Job:
 
 
 class _PairCounts:
-    """How many cases have each (score, relevance) pair, merged block by block."""
+    """How many cases have each (score, relevance) pair, merged block by block: one sorted run of
+    distinct scores with their counts per grade (grades are few: 0/1, or 0..4), built and merged
+    as a ScoreHistogram is (plain sorts, linear merges of sorted runs)."""
 
     def __init__(self):
-        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-
-    @staticmethod
-    def _reduce(score: np.ndarray, rel: np.ndarray, count: np.ndarray):
-        order = np.lexsort((rel, score))
-        score, rel, count = score[order], rel[order], count[order]
-        new = np.ones(len(score), dtype=bool)
-        # -0.0 == 0.0 is one score, as in a sort of the rows
-        new[1:] = (score[1:] != score[:-1]) | (rel[1:] != rel[:-1])
-        heads = np.flatnonzero(new)
-        return score[heads], rel[heads], np.add.reduceat(count, heads) if len(heads) else count[:0]
+        self.levels: dict[float, list[tuple[np.ndarray, np.ndarray]]] = {}
 
     def add(self, score: np.ndarray, rel: np.ndarray) -> None:
-        self.parts.append(self._reduce(score, rel, np.ones(len(score))))
-        if len(self.parts) >= 8:
-            self.parts = [self.result()]
+        from perfeval.summaries.histogram import runs
+
+        for level in _levels(rel):
+            part = score if len(rel) and bool((rel == level).all()) else score[rel == level]
+            parts = self.levels.setdefault(level, [])
+            parts.append(runs(np.sort(part)))
+            if len(parts) >= 8:
+                self.levels[level] = [_merge_runs(parts)]
 
     def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if not self.parts:
+        if not self.levels:
             return np.zeros(0), np.zeros(0), np.zeros(0)
-        return self._reduce(*(np.concatenate([p[i] for p in self.parts]) for i in range(3)))
+        merged = {lv: _merge_runs(p) for lv, p in self.levels.items()}
+        score = np.concatenate([m[0] for m in merged.values()])
+        grade = np.concatenate([np.full(len(m[0]), lv) for lv, m in merged.items()])
+        count = np.concatenate([m[1] for m in merged.values()])
+        return score, grade, count
+
+
+def _levels(rel: np.ndarray) -> list[float]:
+    """The distinct grades of a block: a bincount when they are small whole numbers (the usual)."""
+    if not len(rel):
+        return []
+    top = float(rel.max())
+    if top <= 255 and bool((rel == np.floor(rel)).all()):
+        present = np.flatnonzero(np.bincount(rel.astype(np.int64), minlength=int(top) + 1))
+        return [float(v) for v in present]
+    return [float(v) for v in np.unique(rel)]
+
+
+def _merge_runs(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted runs of (distinct score, count) merged into one: a stable sort of a few sorted runs
+    (linear in numpy), equal scores added up (whole counts: exact)."""
+    if len(parts) == 1:
+        return parts[0]
+    sc = np.concatenate([p[0] for p in parts])
+    ct = np.concatenate([p[1] for p in parts])
+    order = np.argsort(sc, kind="stable")
+    sc, ct = sc[order], ct[order]
+    new = np.ones(len(sc), dtype=bool)
+    new[1:] = sc[1:] != sc[:-1]
+    heads = np.flatnonzero(new)
+    return sc[heads], np.add.reduceat(ct, heads) if len(heads) else ct[:0]
 
 
 def _grouped_kernels():

@@ -18,11 +18,11 @@ from perfeval import _validation as v
 from perfeval.exceptions import InvalidParameterError
 
 
-#: transitional: bootstrap and delong still import it from here (perfeval._validation.one_d)
+#: transitional: bootstrap and delong still import these from here (perfeval._validation.one_d, runs)
 _as_1d = v.one_d
 
 
-def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct values of a sorted array and how often each occurs (as float64); -0.0 becomes 0.0."""
     from perfeval import _x87
 
@@ -112,13 +112,13 @@ class ScoreHistogram:
         if w is None:
             # unit weights: two plain sorts (numpy's vectorised sort is ~25x faster than the
             # argsort behind np.unique(return_inverse=True)); counts by run length
-            scores, total = _runs(np.sort(s))  # fresh arrays, ours to change
-            pu, pc = _runs(np.sort(s[is_pos]))
+            scores, total = runs(np.sort(s))  # fresh arrays, ours to change
+            pu, pc = runs(np.sort(s[is_pos]))
             pos = np.zeros(len(scores))
             pos[np.searchsorted(scores, pu)] = pc
             np.subtract(total, pos, out=total)  # in place: no second array of the summary's size
             return cls(scores, pos, total)
-        scores = _runs(np.sort(s))[0]
+        scores = runs(np.sort(s))[0]
         inv = np.searchsorted(scores, s)
         tw = w * is_pos
         pos = np.bincount(inv, weights=tw, minlength=len(scores))
@@ -216,3 +216,6 @@ class ScoreHistogram:
     @classmethod
     def from_dict(cls, d: dict[str, list[float]]) -> ScoreHistogram:
         return cls(np.asarray(d["scores"]), np.asarray(d["pos"]), np.asarray(d["neg"]))
+
+
+_runs = runs  # transitional, see _as_1d
