@@ -166,6 +166,7 @@ def binary_targets(y: np.ndarray, needs: str, pos_label: Any = None) -> np.ndarr
     """The 0/1 coding of ``y`` for the measure ``needs``, or one line listing the labels found."""
     out = binary_coding(y, pos_label)
     if pos_label is not None:
+        assert out is not None  # with pos_label every label has a coding
         if not np.any(out):
             raise InvalidDataError(f"pos_label={pos_label!r} does not occur in `y_true` (labels: {label_values(y)})")
         return out

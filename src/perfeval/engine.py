@@ -73,7 +73,7 @@ def finish(cases: Cases, specs: list[MeasureSpec], *, threshold: float,
     else:
         tasks = [("", yt)]
     results: dict[str, MeasureResult] = {}
-    keys = None
+    keys: Any = None
     for suffix, y in tasks:
         ranking_specs = [s for s in specs if s.measure.kind in ("ranking", "grouped")]
         binary_specs = [s for s in specs if s.measure.kind == "binary"]
@@ -90,8 +90,8 @@ def finish(cases: Cases, specs: list[MeasureSpec], *, threshold: float,
             ties = RankingData.from_checked(yr, ys, g).ties()
             keys = ties.keys if g is not None else None
             for s in ranking_specs:
-                vals = np.asarray(s.measure.function()(ties, **s.kwargs), dtype=np.float64)
-                results[s.label + suffix] = MeasureResult.of(s, vals, ties.sizes, keys, g is not None)
+                per_query = np.asarray(s.measure.function()(ties, **s.kwargs), dtype=np.float64)
+                results[s.label + suffix] = MeasureResult.of(s, per_query, ties.sizes, keys, g is not None)
         if binary_specs:
             yb = binary_targets(y, binary_specs[0].label, pos_label if not partitions else None)
             if g is None:
@@ -109,7 +109,7 @@ def finish(cases: Cases, specs: list[MeasureSpec], *, threshold: float,
                 hists = None
                 for s in binary_specs:
                     fast = s.measure.per_group_function()
-                    vals = fast(gd, **s.kwargs) if fast is not None else None
+                    vals: Any = fast(gd, **s.kwargs) if fast is not None else None
                     if vals is None:  # group by group, from each group's ScoreHistogram
                         if hists is None:
                             hists = grouped_histograms(yb, ys, w, codes, len(keys))

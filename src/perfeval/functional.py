@@ -15,6 +15,8 @@ True
 
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 import numpy as np
@@ -122,7 +124,7 @@ def perf_average_precision(y_true, y_score) -> float:
     return _binary("apr", y_true, y_score)
 
 
-def log_loss(y_true, y_score, *, base: float = np.e, sample_weight=None) -> float:
+def log_loss(y_true, y_score, *, base: float = math.e, sample_weight=None) -> float:
     """Mean cross-entropy; ``base=2`` gives bits (PERF's CXE)."""
     bits = _binary("cxe", y_true, y_score, sample_weight)
     return float(bits * np.log(2.0) / np.log(base))

@@ -91,7 +91,7 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
              f"<br>command: <code>{html.escape(command)}</code></p>"]
     # input summary
     yy = np.asarray(y, dtype=float)
-    summary = [["source", source or "(arrays)"], ["rows", int(len(yy))], ["positives", int((yy > 0).sum())],
+    summary: list[list[Any]] = [["source", source or "(arrays)"], ["rows", int(len(yy))], ["positives", int((yy > 0).sum())],
                ["negatives", int((yy <= 0).sum())]]
     if g is not None:
         summary.append(["groups", int(len(np.unique(g)))])
@@ -131,6 +131,7 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
         sig = dataclasses.replace(sig, ci=f"{how},level={ci:g}")
     parts.append(f"<p class='meta signature'>Signature: <code>{html.escape(str(sig))}</code></p>")
     if intervals:
+        assert ci is not None  # intervals are drawn only at a level
         one = next(iter(next(iter(intervals.values())).values()))
         how = "DeLong" if one.method == "delong" else (f"{one.method} bootstrap, {one.n_boot} replicates, seed {seed}, "
                                                        f"{one.resampled} resampled")
@@ -156,8 +157,8 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
         name0 = next(iter(models))
         r0 = reports[name0]
         keys = list(r0.groups)
-        shown = keys[:max_group_rows]
-        grows = [[k] + [float(r0.results[lab].per_group[i]) for lab in labels] for i, k in enumerate(shown)]
+        per_group = {lab: np.asarray(r0.results[lab].per_group) for lab in labels}
+        grows = [[k] + [float(per_group[lab][i]) for lab in labels] for i, k in enumerate(keys[:max_group_rows])]
         note = f" (first {max_group_rows} of {len(keys)})" if len(keys) > max_group_rows else ""
         und = [[lab, len(r0.results[lab].undefined)] for lab in labels if r0.results[lab].undefined]
         parts += [f"<h2>Per group: {html.escape(name0)}{note}</h2>", _table(["group"] + labels, grows, "groups")]

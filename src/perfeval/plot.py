@@ -52,6 +52,7 @@ def operating_point(kind: str, curve: C.Curve, h, threshold: float) -> tuple[flo
         if kind == "acc":
             return threshold, (tp + h.n_neg - fp) / h.n
         if kind == "cost":
+            assert curve.thresholds is not None  # the cost curve has a threshold per point
             i = int(np.argmin(np.abs(curve.thresholds - threshold))) if len(curve.x) else 0
             return threshold, float(curve.y[i]) if len(curve.y) else np.nan
     return None

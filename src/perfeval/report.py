@@ -12,7 +12,7 @@ import numpy as np
 from perfeval.measures import MeasureSpec
 
 
-def _num(v: float) -> float | None:
+def _num(v: float | None) -> float | None:
     """A float for JSON: None for NaN and infinities (strict JSON has neither)."""
     if v is None:
         return None

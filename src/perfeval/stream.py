@@ -464,8 +464,8 @@ def _encode_text(a: np.ndarray, orig: bytes) -> tuple[bytes, list]:
     encoded = [t.encode("utf-8", "surrogatepass") for t in a.tolist()]
     lens = np.array([len(e) for e in encoded], dtype=np.uint64)
     lens = lens.astype(_narrowest(int(lens.max())))
-    data = b"".join(encoded)
-    return _COLUMN.pack(_UTF8, orig, 0, lens.nbytes, len(data)), [lens, data]
+    text = b"".join(encoded)
+    return _COLUMN.pack(_UTF8, orig, 0, lens.nbytes, len(text)), [lens, text]
 
 
 def _write_block(fh, arrays: list[np.ndarray]) -> int:
@@ -504,7 +504,7 @@ def _read_blocks(path: str) -> Iterator[list[np.ndarray]]:
             if magic != _MAGIC:
                 raise OSError(f"spill file {path} is damaged")
             heads = [_COLUMN.unpack(_read_exact(fh, _COLUMN.size, path)) for _ in range(ncols)]
-            yield [_decode_column(fh, n, *h, path) for h in heads]
+            yield [_decode_column(fh, n, h[0], h[1], h[2], h[3], h[4], path) for h in heads]
 
 
 def _decode_column(fh, n: int, enc: int, orig: bytes, base: int, nbytes: int, tbytes: int, path: str) -> np.ndarray:
@@ -540,7 +540,8 @@ class _Part:
     __slots__ = ("bytes", "cand", "cand_rows", "fh", "key", "path", "rows", "single")
 
     def __init__(self, path: str):
-        self.path, self.rows, self.key, self.single, self.fh, self.bytes = path, 0, None, True, None, 0
+        self.path, self.rows, self.key, self.single, self.bytes = path, 0, None, True, 0
+        self.fh: Any = None
         self.cand, self.cand_rows = None, 0
 
     def add(self, arrays: list[np.ndarray]) -> None:
@@ -897,7 +898,7 @@ class _Job:
             warnings.simplefilter("ignore")
             r = finish(cases(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None), self.specs,
                        threshold=self.threshold)
-        self.out.add(np.asarray(r.groups), r.group_sizes, {s.label: r.results[s.label].per_group for s in self.specs})
+        self.out.add(np.asarray(r.groups), r.group_sizes, {s.label: _per_group(r, s.label) for s in self.specs})
 
     def _one_group(self, part: _Part) -> None:
         """A single group over the budget, finished from its summary read block by block: a
@@ -911,7 +912,7 @@ class _Job:
         ranking = [s for s in self.specs if s.measure.kind != "binary"]
         hb: list[ScoreHistogram] = []
         pairs = _PairCounts()
-        size = np.zeros(1)
+        size: Any = np.zeros(1)
         key = None
         for arrays in _read_blocks(part.path):
             y, s, g = arrays[0], floats(arrays[1], "y_score"), arrays[2]
@@ -1024,6 +1025,12 @@ def _merge_runs(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray,
     return sc[heads], np.add.reduceat(ct, heads) if len(heads) else ct[:0]
 
 
+def _per_group(report, label: str) -> np.ndarray:
+    vals = report.results[label].per_group
+    assert vals is not None  # a grouped report has per-group values
+    return vals
+
+
 def _grouped_kernels():
     from perfeval.measures import _grouped
 
@@ -1079,7 +1086,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
         keys_all.append(ks)
         sizes_all.append(r.group_sizes)
         for s in specs:
-            values[s.label].append(r.results[s.label].per_group)
+            values[s.label].append(_per_group(r, s.label))
 
     for chunk in chunks:
         cols = [np.asarray(a) for a in chunk]

@@ -58,7 +58,7 @@ class Out:
     """stdout is collected and written at the end (PERF's stdout is block-buffered); stderr is
     written as it comes (unbuffered)."""
 
-    err: Callable[[str], None]
+    err: Callable[[str], object]
     chunks: list = field(default_factory=list)
 
     def out(self, s: str | bytes) -> None:
@@ -433,6 +433,7 @@ def _blocks(cases: Cases, ids: memoryview) -> list[tuple[bytearray, bytearray]]:
                  bytearray(array("f", [pv[i] for i in idx]).tobytes())) for idx in order.values()]
     import numpy as np
 
+    assert cases.blocks is not None  # block mode reads a block id per case
     a = np.frombuffer(cases.blocks, np.int32, n)
     cuts = np.flatnonzero(a[1:] != a[:-1]) + 1
     if np.unique(a[np.r_[0, cuts]]).size == cuts.size + 1:  # each block one run of rows: no regrouping

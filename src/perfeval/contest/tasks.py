@@ -76,7 +76,7 @@ def _toml(text: str) -> dict:
     try:
         import tomllib
     except ImportError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+        import tomli as tomllib
     return tomllib.loads(text)
 
 

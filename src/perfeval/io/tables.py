@@ -93,10 +93,11 @@ class Table:
         from perfeval.io.columns import pick
 
         col = pick(self.names, spec, role, self.source, header=self.header, default=False)
-        return None if col is None else (col.name, self.data[col.index])
+        return None if col is None else (col.name, self.get(col))
 
     def get(self, col) -> np.ndarray:
         """The data of a chosen :class:`perfeval.io.columns.Column`."""
+        assert self.data is not None  # set in __post_init__
         return self.data[col.index]
 
 

@@ -8,7 +8,7 @@ original's quicksort and quirks, see docs/compatibility.md).
 
 from __future__ import annotations
 
-from perfeval.measures.base import REGISTRY, Measure, Param
+from perfeval.measures.base import REGISTRY, Direction, Measure, Param
 
 _C = "perfeval.measures._compute:"
 #: the per-group forms: every group at once (perfeval.measures._grouped)
@@ -20,7 +20,7 @@ _THR_PERF = ("classic prints it in three sections: at -t (default 0.5) or -perce
 
 
 def _threshold(name: str, title: str, opts: tuple[str, ...], aliases: tuple[str, ...], formula: str,
-               edge: str, direction: str = "higher") -> None:
+               edge: str, direction: Direction = "higher") -> None:
     REGISTRY.register(Measure(
         name=name, title=title, aliases=aliases, perf_options=opts, params=(_THR,),
         direction=direction, summary="histogram", compute=_C + name.lower(), per_group=_G + name.lower(),

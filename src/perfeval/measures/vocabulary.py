@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from perfeval.measures.base import REGISTRY, Measure, Param
+from perfeval.measures.base import REGISTRY, Direction, Measure, Param
 
 _C = "perfeval.measures._compute:"
 _R = "perfeval.measures._ranking:"
@@ -17,7 +17,7 @@ _MODERN = "not in PERF; modern only."
 
 
 def _binary(name: str, title: str, aliases: tuple[str, ...], definition: str, edge: str, *,
-            params: tuple[Param, ...] = (_THR,), direction: str = "higher", ties: str = _TIE_THR,
+            params: tuple[Param, ...] = (_THR,), direction: Direction = "higher", ties: str = _TIE_THR,
             compute: str | None = None, at_param: bool = False, per_group: bool = True) -> None:
     fn = compute or name.lower()
     REGISTRY.register(Measure(

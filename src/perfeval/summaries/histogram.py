@@ -121,9 +121,8 @@ class ScoreHistogram:
         scores = runs(np.sort(s))[0]
         inv = np.searchsorted(scores, s)
         tw = w * is_pos
-        pos = np.bincount(inv, weights=tw, minlength=len(scores))
-        neg = np.bincount(inv, weights=w - tw, minlength=len(scores))
-        return cls(scores, pos, neg)
+        return cls(scores, np.bincount(inv, weights=tw, minlength=len(scores)),
+                   np.bincount(inv, weights=w - tw, minlength=len(scores)))
 
     # -- the monoid ---------------------------------------------------------------------------------
     def merge(self, other: ScoreHistogram) -> ScoreHistogram:
