@@ -142,8 +142,7 @@ def _grouped(ddf, target, score, group, weight, specs, threshold):
     import dask
     import pandas as pd
 
-    from perfeval.engine import TIES, warn_undefined
-    from perfeval.report import MeasureResult, Report
+    from perfeval.engine import grouped_report
 
     cols = [c for c in (target, score, group, weight) if c is not None]
     shuffled = ddf[cols].shuffle(on=group)
@@ -152,8 +151,6 @@ def _grouped(ddf, target, score, group, weight, specs, threshold):
     table = pd.concat(frames, ignore_index=True).sort_values("group", kind="stable")
     keys = table["group"].to_numpy()
     sizes = table["size"].to_numpy(dtype=np.float64)
-    results = {s.label: MeasureResult.of(s, table[s.label].to_numpy(dtype=np.float64), sizes, keys, True) for s in specs}
-    warn_undefined(results, specs)
-    return Report(results, keys, {"threshold": threshold, "rows": int(table["rows"].sum()), "groups": int(len(keys)),
-                                  "weighted": weight is not None, "partitions": None, "backend": "dask",
-                                  "ties": TIES})
+    return grouped_report(specs, keys, sizes, {s.label: table[s.label].to_numpy(dtype=np.float64) for s in specs},
+                          threshold=threshold, rows=int(table["rows"].sum()), weighted=weight is not None,
+                          backend="dask")

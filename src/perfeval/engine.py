@@ -129,6 +129,20 @@ def finish(cases: Cases, specs: list[MeasureSpec], *, threshold: float,
     return report
 
 
+def grouped_report(specs: list[MeasureSpec], keys: np.ndarray, sizes: np.ndarray, values: dict[str, np.ndarray], *,
+                   threshold: float, rows: int, weighted: bool, backend: str, **params: Any) -> Report:
+    """The Report of per-group values computed elsewhere (spilled parts, Dask partitions), keys sorted:
+    the same results, warnings and parameters as :func:`finish` gives in memory."""
+    results = {s.label: MeasureResult.of(s, np.asarray(values[s.label], dtype=np.float64), sizes, keys, True)
+               for s in specs}
+    warn_undefined(results, specs)
+    report = Report(results, keys, {"threshold": threshold, "rows": int(rows), "groups": int(len(keys)),
+                                    "weighted": weighted, "partitions": None, "ties": TIES, "backend": backend,
+                                    **params})
+    report.group_sizes = sizes
+    return report
+
+
 def binary_values(specs: list[MeasureSpec], h: ScoreHistogram, suffix: str, results: dict) -> None:
     """Finish every binary measure from one summary (in memory, streamed or distributed alike)."""
     for s in specs:

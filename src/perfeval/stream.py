@@ -1109,8 +1109,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
 
 
 def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighted, partitions):
-    from perfeval.engine import TIES, warn_undefined
-    from perfeval.report import MeasureResult, Report
+    from perfeval.engine import grouped_report
 
     if not keys_all:
         raise InvalidParameterError("no rows to evaluate")
@@ -1121,13 +1120,10 @@ def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighte
     keys = keys[order]
     sizes = np.concatenate(sizes_all)[order]
     sizes_all.clear()
-    results = {}
+    joined = {}
     for s in specs:
-        per = np.concatenate(values[s.label])[order]
+        joined[s.label] = np.concatenate(values[s.label])[order]
         values[s.label].clear()
-        results[s.label] = MeasureResult.of(s, per, sizes, keys, True)
     del order
-    warn_undefined(results, specs)
-    return Report(results, keys, {"threshold": threshold, "rows": rows, "groups": int(len(keys)), "weighted": weighted,
-                                  "partitions": None, "spill_partitions": partitions, "ties": TIES,
-                                  "backend": "stream"})
+    return grouped_report(specs, keys, sizes, joined, threshold=threshold, rows=rows, weighted=weighted,
+                          backend="stream", spill_partitions=partitions)
