@@ -53,3 +53,24 @@ def test_infinite_threshold_is_a_threshold():
     assert r["ACC"] == 0.5  # nothing predicted positive
     r = perfeval.evaluate([1, 0], [0.9, 0.1], measures=["sen:threshold=-inf", "spc:threshold=-inf"])
     assert (r["SEN:threshold=-inf"], r["SPC:threshold=-inf"]) == (1.0, 0.0)  # everything predicted positive
+
+
+def test_a_measure_lives_in_one_place():
+    """Each binary measure's per-group form sits beside its scalar form (name_groups in the same
+    module), and every per-group form of a family module is some measure's declared one."""
+    import importlib
+    import inspect
+
+    declared = set()
+    for m in list_measures():
+        if m.per_group:
+            mod, _, fn = m.compute.partition(":")
+            assert m.per_group == f"{mod}:{fn}_groups", m.name
+            declared.add(m.per_group)
+    for fam in ("threshold", "rank", "probability"):
+        mod = importlib.import_module(f"perfeval.measures.{fam}")
+        forms = {f"perfeval.measures.{fam}:{n}" for n, f in vars(mod).items()
+                 if n.endswith("_groups") and not n.startswith("_") and inspect.isfunction(f)
+                 and f.__module__ == mod.__name__}
+        assert forms, fam
+        assert forms <= declared, sorted(forms - declared)

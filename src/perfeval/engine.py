@@ -20,7 +20,7 @@ from perfeval._nicknames import ALL
 from perfeval._validation import Cases, binary_targets, check_relevance, floats
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
-from perfeval.measures._grouped import GroupedData
+from perfeval.measures._data import GroupedData
 from perfeval.report import MeasureResult, Report
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.ranking import RankingData, group_codes

@@ -823,10 +823,6 @@ class _Results:
             self.values[label].append(np.asarray(v, dtype=np.float64))
 
 
-def _compute_name(spec) -> str:
-    return spec.measure.compute.partition(":")[2]
-
-
 class _Job:
     """Evaluates spilled parts within the row budget (see evaluate_stream_grouped)."""
 
@@ -903,7 +899,7 @@ class _Job:
     def _one_group(self, part: _Part) -> None:
         """A single group over the budget, finished from its summary read block by block: a
         ScoreHistogram for the binary measures, counts per (score, relevance) for the per-query
-        measures and GAUC.  Every per-group kernel reads only these (perfeval.measures._grouped,
+        measures and GAUC.  Every per-group kernel reads only these (perfeval.measures._data,
         perfeval.summaries.ranking.TieTable), so the values are those of evaluate() on the rows.
         Memory: the group's distinct scores (and grades), not its rows."""
         from perfeval._validation import binary_coding, check_relevance, check_scores, check_weights, floats
@@ -963,7 +959,7 @@ class _Job:
         over the summary as evaluate() computes it group by group."""
         from perfeval.engine import safe
 
-        fast = getattr(_grouped_kernels(), _compute_name(spec), None)
+        fast = spec.measure.per_group_function()
         if fast is not None:
             vals = fast(_SummaryGroup(h, self.weighted), **spec.kwargs)
             if vals is not None:
@@ -1031,14 +1027,8 @@ def _per_group(report, label: str) -> np.ndarray:
     return vals
 
 
-def _grouped_kernels():
-    from perfeval.measures import _grouped
-
-    return _grouped
-
-
 class _SummaryGroup:
-    """One group as the per-group kernels of perfeval.measures._grouped see it, built from the
+    """One group as the per-group kernels of perfeval.measures._data see it, built from the
     group's ScoreHistogram instead of its rows: its threshold counts and its histogram are all
     that the kernels read."""
 

@@ -1,7 +1,7 @@
 """The threshold measures as formulas of the confusion counts, defined once.
 
 Each takes (TP, FN, FP, TN), as floats or as arrays (one value per group), and returns the same
-kind; 0/0 is NaN.  ``_compute`` applies them to one summary's counts, ``_grouped`` to every group's.
+kind; 0/0 is NaN.  ``threshold.py`` applies them to one summary's counts and to every group's.
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from perfeval.measures.base import REGISTRY, Direction, Measure, Param
 
-_C = "perfeval.measures._compute:"
-#: the per-group forms: every group at once (perfeval.measures._grouped)
-_G = "perfeval.measures._grouped:"
+#: the family module of the threshold measures: each measure's scalar form `name` and its form over
+#: every group at once `name_groups` sit side by side there (rank.py and probability.py likewise)
+_T = "perfeval.measures.threshold:"
 _THR = Param("threshold", 0.5, "a case with score >= threshold is predicted positive", infinite=True)
 _TIE_THR = "none needed: every case with the same score is on the same side of the threshold."
 _THR_PERF = ("classic prints it in three sections: at -t (default 0.5) or -percent, at freq_thresh and "
@@ -23,7 +23,7 @@ def _threshold(name: str, title: str, opts: tuple[str, ...], aliases: tuple[str,
                edge: str, direction: Direction = "higher") -> None:
     REGISTRY.register(Measure(
         name=name, title=title, aliases=aliases, perf_options=opts, params=(_THR,),
-        direction=direction, summary="histogram", compute=_C + name.lower(), per_group=_G + name.lower(),
+        direction=direction, summary="histogram", compute=_T + name.lower(), per_group=_T + name.lower() + "_groups",
         definition=formula, ties=_TIE_THR, edge_cases=edge, perf=_THR_PERF))
 
 
@@ -54,7 +54,7 @@ REGISTRY.register(Measure(
     name="SAR", perf_usage="-sar wacc wroc wrms", title="mean of accuracy, ROC area and 1 - RMS", aliases=("sar",), perf_options=("-sar",),
     params=(_THR, Param("w_acc", 1.0, "weight of ACC"), Param("w_roc", 1.0, "weight of ROC"),
             Param("w_rms", 1.0, "weight of 1 - RMS")),
-    direction="higher", summary="histogram", compute=_C + "sar", per_group=_G + "sar",
+    direction="higher", summary="histogram", compute="perfeval.measures.rank:sar", per_group="perfeval.measures.rank:sar_groups",
     definition="(w_acc * ACC + w_roc * ROC + w_rms * (1 - RMS)) / (w_acc + w_roc + w_rms).",
     ties="those of ROC (half credit).",
     edge_cases="one class only: undefined (NaN), because ROC is.",
@@ -65,7 +65,7 @@ REGISTRY.register(Measure(
     name="CST", perf_usage="-cost tp fn fp tn", title="cost at a threshold", aliases=("cost",), perf_options=("-cost",),
     params=(_THR, Param("tp", 0.0, "cost of a true positive"), Param("fn", 0.0, "cost of a false negative"),
             Param("fp", 0.0, "cost of a false positive"), Param("tn", 0.0, "cost of a true negative")),
-    direction="lower", summary="histogram", compute=_C + "cst", per_group=_G + "cst",
+    direction="lower", summary="histogram", compute="perfeval.measures.threshold:cst", per_group="perfeval.measures.threshold:cst_groups",
     definition="tp * TP + fn * FN + fp * FP + tn * TN (a total, not a mean).",
     ties=_TIE_THR, edge_cases="no data: 0.",
     perf="classic: `-cost a b c d` (not -cst); printed in each threshold section. PERF computes a "
@@ -74,7 +74,7 @@ REGISTRY.register(Measure(
 REGISTRY.register(Measure(
     name="PRB", perf_usage="-prb, -break*", title="precision/recall break-even point", aliases=("break_even", "prbep", "r_precision"),
     perf_options=("-prb", "-break*", "-pr_break*", "-prbreak*"), params=(),
-    direction="higher", summary="histogram", compute=_C + "prb", per_group=_G + "prb",
+    direction="higher", summary="histogram", compute="perfeval.measures.rank:prb", per_group="perfeval.measures.rank:prb_groups",
     definition="the share of positives among the P highest-scored cases, P the number of positives "
                "(precision = recall at that cut; R-precision).",
     ties="a tie group straddling the cut counts its share of positives fractionally "
@@ -84,7 +84,7 @@ REGISTRY.register(Measure(
 
 REGISTRY.register(Measure(
     name="APR", title="average precision (PERF's definition)", aliases=("average_precision_perf", "ap_perf"),
-    perf_options=("-apr",), params=(), direction="higher", summary="histogram", compute=_C + "apr", per_group=_G + "apr",
+    perf_options=("-apr",), params=(), direction="higher", summary="histogram", compute="perfeval.measures.rank:apr", per_group="perfeval.measures.rank:apr_groups",
     definition="the mean, over the positives, of the precision at the rank of each positive; for a tie "
                "group, the expected value of that sum when the group's internal order is uniformly "
                "random (PERF 5.10+).",
@@ -97,7 +97,7 @@ REGISTRY.register(Measure(
 
 REGISTRY.register(Measure(
     name="ROC", perf_usage="-roc, -auc", title="area under the ROC curve", aliases=("auc", "roc_auc", "auroc"),
-    perf_options=("-roc", "-auc"), params=(), direction="higher", summary="histogram", compute=_C + "roc", per_group=_G + "roc",
+    perf_options=("-roc", "-auc"), params=(), direction="higher", summary="histogram", compute="perfeval.measures.rank:roc", per_group="perfeval.measures.rank:roc_groups",
     definition="the trapezoidal area under (false positive rate, true positive rate), sweeping the "
                "threshold from the top; equal to the Mann-Whitney probability that a random positive "
                "scores above a random negative.",
@@ -109,7 +109,7 @@ REGISTRY.register(Measure(
 REGISTRY.register(Measure(
     name="R50", at_param=True, title="ROC area up to the 50th negative", aliases=("roc50", "roc_n"),
     perf_options=("-r50",), params=(Param("negatives", 50, "how many top-ranked negatives count", low=0, low_open=True),),
-    direction="higher", summary="histogram", compute=_C + "r50", per_group=_G + "r50",
+    direction="higher", summary="histogram", compute="perfeval.measures.rank:r50", per_group="perfeval.measures.rank:r50_groups",
     definition="the ROC area over the top-ranked cases until `negatives` negatives have been passed, "
                "scaled to [0, 1] by negatives / n_negatives (ROC_n of Gribskov and Robinson).",
     ties="half credit, as ROC; the tie group that crosses the limit is cut proportionally.",
@@ -119,7 +119,7 @@ REGISTRY.register(Measure(
 
 REGISTRY.register(Measure(
     name="RKL", title="rank of the last positive", aliases=("rank_last",), perf_options=("-rkl",), params=(),
-    direction="lower", summary="histogram", compute=_C + "rkl", per_group=_G + "rkl",
+    direction="lower", summary="histogram", compute="perfeval.measures.rank:rkl", per_group="perfeval.measures.rank:rkl_groups",
     definition="the 1-based rank, from the top, of the lowest-scored positive.",
     ties="pessimistic: the rank of the bottom of the tie group holding the lowest positive.",
     edge_cases="one class only: n (as PERF); no data: NaN (classic prints -1).",
@@ -127,14 +127,14 @@ REGISTRY.register(Measure(
 
 REGISTRY.register(Measure(
     name="TOP1", title="is the top case positive", aliases=("top_1",), perf_options=("-top1",), params=(),
-    direction="higher", summary="histogram", compute=_C + "top1", per_group=_G + "top1",
+    direction="higher", summary="histogram", compute="perfeval.measures.rank:top1", per_group="perfeval.measures.rank:top1_groups",
     definition="1 if the highest-scored case is positive, else 0.",
     ties="pessimistic: the whole top tie group must be positive.",
     edge_cases="no data: 0.", perf="classic: identical.", blocks=True))
 
 REGISTRY.register(Measure(
     name="TOP10", title="is a positive in the top 10", aliases=("top_10",), perf_options=("-top10",), params=(),
-    direction="higher", summary="histogram", compute=_C + "top10", per_group=_G + "top10",
+    direction="higher", summary="histogram", compute="perfeval.measures.rank:top10", per_group="perfeval.measures.rank:top10_groups",
     definition="1 if one of the 10 highest-scored cases is positive, else 0.",
     ties="pessimistic: 1 only if a positive is in the top 10 in every order of the tied cases (a tie group's "
          "negatives taken first), as TOP1 needs the whole top tie group positive.",
@@ -145,7 +145,7 @@ REGISTRY.register(Measure(
 REGISTRY.register(Measure(
     name="NTOP", perf_usage="-ntop N", at_param=True, title="positives among the top N", aliases=("ntop", "precision_at_n"),
     perf_options=("-ntop",), params=(Param("n", 10, "how many top cases", low=0, low_open=True),),
-    direction="higher", summary="histogram", compute=_C + "ntop", per_group=_G + "ntop",
+    direction="higher", summary="histogram", compute="perfeval.measures.rank:ntop", per_group="perfeval.measures.rank:ntop_groups",
     definition="(positives among the N highest-scored cases) / N.",
     ties="a tie group straddling the cut counts fractionally.",
     edge_cases="N > n: all cases, still divided by N.",
@@ -155,7 +155,7 @@ REGISTRY.register(Measure(
 REGISTRY.register(Measure(
     name="SLQ", perf_usage="-slq W (or -slacq W)", title="SLAC Q-score", aliases=("slacq", "slac_q"), perf_options=("-slq", "-slacq"),
     params=(Param("bins", 100, "number of equal-width bins over [0, 1]", low=1, integer=True),),
-    direction="higher", summary="histogram", compute=_C + "slq", per_group=_G + "slq",
+    direction="higher", summary="histogram", compute="perfeval.measures.probability:slq", per_group="perfeval.measures.probability:slq_groups",
     definition="scores are put in equal-width bins over [0, 1]; each bin with x positives and y negatives "
                "adds (x + y) * (1 - 2w)^2 with w = min(x, y) / (x + y); the total is divided by the "
                "number of cases.",
@@ -166,7 +166,7 @@ REGISTRY.register(Measure(
 
 REGISTRY.register(Measure(
     name="CXE", title="mean cross-entropy in bits", aliases=("log_loss_bits", "cross_entropy"),
-    perf_options=("-cxe",), params=(), direction="lower", summary="histogram", compute=_C + "cxe", per_group=_G + "cxe",
+    perf_options=("-cxe",), params=(), direction="lower", summary="histogram", compute="perfeval.measures.probability:cxe", per_group="perfeval.measures.probability:cxe_groups",
     definition="mean over cases of -log2(p) for positives and -log2(1 - p) for negatives.",
     ties="none needed.",
     edge_cases="p = 0 for a positive or 1 for a negative: infinite (classic adds 9e99); score outside "
@@ -177,14 +177,14 @@ REGISTRY.register(Measure(
 REGISTRY.register(Measure(
     name="NRM", perf_usage="-nrm P (or -norm P)", title="L_P norm error", aliases=("norm",), perf_options=("-nrm", "-norm"),
     params=(Param("p", 2.0, "the exponent P"),), direction="lower", summary="histogram",
-    compute=_C + "nrm", per_group=_G + "nrm",
+    compute="perfeval.measures.probability:nrm", per_group="perfeval.measures.probability:nrm_groups",
     definition="(mean over cases of |target - score|^P)^(1/P); P = 2 is RMS.",
     ties="none needed.", edge_cases="P = 0: 1 (as PERF); no data: NaN.",
     perf="classic: uses targets after any -cxe rewrite."))
 
 REGISTRY.register(Measure(
     name="RMS", title="root mean squared error", aliases=("rmse", "brier_root"), perf_options=("-rms",),
-    params=(), direction="lower", summary="histogram", compute=_C + "rms", per_group=_G + "rms",
+    params=(), direction="lower", summary="histogram", compute="perfeval.measures.probability:rms", per_group="perfeval.measures.probability:rms_groups",
     definition="sqrt(mean over cases of (target - score)^2), targets 0/1.",
     ties="none needed.", edge_cases="no data: NaN.",
     perf="classic: warns once per data set about scores outside [0, 1]; uses targets after any -cxe "
@@ -192,7 +192,7 @@ REGISTRY.register(Measure(
 
 REGISTRY.register(Measure(
     name="CA1", perf_usage="-cal S", title="calibration error over 19 overlapping bins", aliases=("cal1",),
-    perf_options=("-cal",), params=(), direction="lower", summary="histogram", compute=_C + "ca1", per_group=_G + "ca1",
+    perf_options=("-cal",), params=(), direction="lower", summary="histogram", compute="perfeval.measures.probability:ca1", per_group="perfeval.measures.probability:ca1_groups",
     definition="mean over the 19 bins [0.05 i, 0.05 i + 0.1], i = 0..18, of |positive rate - mean score| "
                "of the cases in the bin (both ends inclusive); an empty bin adds 0.",
     ties="none needed (bins).", edge_cases="no data: 0.",
@@ -202,7 +202,7 @@ REGISTRY.register(Measure(
 REGISTRY.register(Measure(
     name="CA2", perf_usage="-cal S", title="calibration error over sliding windows", aliases=("cal2",),
     perf_options=("-cal",), params=(Param("window", 100, "cases per window (PERF's -cal S)", low=1, integer=True),),
-    direction="lower", summary="histogram", compute=_C + "ca2", per_group=_G + "ca2",
+    direction="lower", summary="histogram", compute="perfeval.measures.probability:ca2", per_group="perfeval.measures.probability:ca2_groups",
     definition="mean, over the n - S + 1 windows of S consecutive cases in score order, of "
                "|positive rate - mean score| in the window.",
     ties="modern: a case of a tie group counts positives/size of a positive, so the order inside ties "

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from perfeval.measures.base import REGISTRY, Direction, Measure, Param
 
-_C = "perfeval.measures._compute:"
-_R = "perfeval.measures._ranking:"
-_G = "perfeval.measures._grouped:"
+_R = "perfeval.measures.query:"
+#: the family module of each binary measure below (its scalar and per-group forms side by side)
+_FAMILY = {"err": "threshold", "fpr": "threshold", "fnr": "threshold", "fbeta": "threshold",
+           "logloss": "probability", "brier": "probability", "ap": "rank"}
 _THR = Param("threshold", 0.5, "a case with score >= threshold is predicted positive", infinite=True)
 _K = Param("k", 0, "cut-off: the top k cases of each query (0: all of them)", low=0)
 _TIE_THR = "none needed: every case with the same score is on the same side of the threshold."
@@ -22,7 +23,8 @@ def _binary(name: str, title: str, aliases: tuple[str, ...], definition: str, ed
     fn = compute or name.lower()
     REGISTRY.register(Measure(
         name=name, title=title, aliases=aliases, perf_options=(), params=params, direction=direction,
-        summary="histogram", compute=_C + fn, per_group=_G + fn if per_group else "", definition=definition, ties=ties,
+        summary="histogram", compute=f"perfeval.measures.{_FAMILY[fn]}:{fn}",
+        per_group=f"perfeval.measures.{_FAMILY[fn]}:{fn}_groups" if per_group else "", definition=definition, ties=ties,
         edge_cases=edge, perf=_MODERN, at_param=at_param))
 
 

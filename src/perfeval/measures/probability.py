@@ -1,0 +1,221 @@
+"""Probability and calibration measures: RMS, BRIER, NRM, CXE, LOGLOSS, SLQ, CA1, CA2, over one
+summary and over every group at once (each group's histogram).
+"""
+
+
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from perfeval.exceptions import InvalidParameterError
+from perfeval.measures import _formulas as _f
+from perfeval.measures._data import GroupedData, group_sizes, hist_sum, histograms
+from perfeval.summaries import ScoreHistogram
+
+NAN = math.nan
+_div = _f.div
+
+
+
+def _in_unit(h: ScoreHistogram) -> bool:
+    return len(h.scores) == 0 or (h.scores[0] >= 0.0 and h.scores[-1] <= 1.0)
+
+
+def rms(h: ScoreHistogram) -> float:
+    if h.n == 0:
+        return NAN
+    s = h.scores
+    return float(math.sqrt(np.sum(h.pos * (1 - s) ** 2 + h.neg * s**2) / h.n))
+
+
+def brier(h: ScoreHistogram) -> float:
+    """Mean squared difference between target and score."""
+    if h.n == 0:
+        return NAN
+    s = h.scores
+    return float(np.sum(h.pos * (1 - s) ** 2 + h.neg * s**2) / h.n)
+
+
+def nrm(h: ScoreHistogram, *, p: float) -> float:
+    if h.n == 0:
+        return NAN
+    if p == 0:
+        return 1.0
+    s = h.scores
+    total = np.sum(h.pos * np.abs(1 - s) ** p + h.neg * np.abs(s) ** p)
+    return float((total / h.n) ** (1.0 / p))
+
+
+def cxe(h: ScoreHistogram) -> float:
+    """Mean cross-entropy in bits; NaN if a score is outside [0, 1], inf for a certain mistake."""
+    if h.n == 0 or not _in_unit(h):
+        return NAN
+    s = h.scores
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lp = np.where(h.pos > 0, -np.log2(s) * h.pos, 0.0)
+        ln = np.where(h.neg > 0, -np.log2(1.0 - s) * h.neg, 0.0)
+    return float((lp.sum() + ln.sum()) / h.n)
+
+
+# -- the modern vocabulary (binary) ----------------------------------------------------------------
+def logloss(h: ScoreHistogram, *, eps: float = 0.0) -> float:
+    """Mean cross-entropy in nats; with ``eps`` > 0 each score is first clipped to [eps, 1 - eps]
+    (scikit-learn's former ``log_loss(eps=)``), so that one confident mistake costs -ln(eps), not inf."""
+    if h.n == 0 or not _in_unit(h):
+        return NAN
+    s = np.clip(h.scores, eps, 1.0 - eps) if eps > 0 else h.scores
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lp = np.where(h.pos > 0, -np.log(s) * h.pos, 0.0)
+        ln = np.where(h.neg > 0, -np.log1p(-s) * h.neg, 0.0)
+    return float((lp.sum() + ln.sum()) / h.n)
+
+
+def slq(h: ScoreHistogram, *, bins: int) -> float:
+    """SLAC Q-score over `bins` equal bins of [0, 1] (a score of 1 falls in the last bin)."""
+    if h.n == 0 or not _in_unit(h):
+        return NAN
+    idx = slq_bins(h.scores, int(bins))
+    x = np.bincount(idx, weights=h.pos, minlength=int(bins))
+    y = np.bincount(idx, weights=h.neg, minlength=int(bins))
+    tot = x + y
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = np.where(tot > 0, np.minimum(x, y) / np.where(tot > 0, tot, 1.0), 0.0)
+    return float(np.sum(tot * (1 - 2 * w) ** 2) / tot.sum())
+
+
+def slq_bins(scores: np.ndarray, bins: int) -> np.ndarray:
+    """The bin of each score in [0, 1]: bin i holds i/bins <= s < (i+1)/bins (the last also s = 1).
+
+    The score is compared with the edge values i/bins themselves (as CA1 does), not multiplied:
+    ``floor(0.29 * 100)`` is 28 because 0.29 * 100 rounds to 28.999999999999996.
+    """
+    edges = np.arange(1, bins, dtype=np.float64) / bins
+    return np.searchsorted(edges, scores, side="right")
+
+
+def ca1(h: ScoreHistogram) -> float:
+    """Mean calibration error over the bins [i/20, i/20 + 1/10], i = 0..18, both ends inclusive."""
+    errs = []
+    for i in range(19):
+        lo, hi = i / 20, (i + 2) / 20
+        m = (h.scores >= lo) & (h.scores <= hi)
+        k = h.pos[m].sum() + h.neg[m].sum()
+        if k == 0:
+            errs.append(0.0)
+            continue
+        errs.append(abs(h.pos[m].sum() / k - np.sum(h.scores[m] * (h.pos[m] + h.neg[m])) / k))
+    return float(sum(errs) / 19)
+
+
+def ca2(h: ScoreHistogram, *, window: int) -> float:
+    """Mean calibration error over windows of `window` consecutive cases in score order; each case of
+    a tie group counts positives/size of a positive, so the order inside ties does not matter."""
+    if not h.is_counts():
+        raise InvalidParameterError("CA2 needs whole-number weights (counts of cases)")
+    S = int(window)
+    if h.n < S:
+        return NAN
+    from perfeval import _x87  # one pass over the cases with running window sums (see _x87.c)
+
+    return _x87.hist_ca2(h.scores, h.pos, h.neg, S)
+
+
+
+# -- every group at once (GroupedData); None: declined, each group from its own summary --------
+
+
+def rms_groups(gd: GroupedData) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(brier_groups(gd))
+
+
+def brier_groups(gd: GroupedData) -> np.ndarray:
+    return _div(hist_sum(gd, lambda s, p, q: p * (1 - s) ** 2 + q * s**2), group_sizes(gd))
+
+
+def nrm_groups(gd: GroupedData, *, p: float) -> np.ndarray:
+    n = group_sizes(gd)
+    if p == 0:
+        return np.where(n > 0, 1.0, np.nan)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        total = hist_sum(gd, lambda s, pw, q: pw * np.abs(1 - s) ** p + q * np.abs(s) ** p)
+        return _div(total, n) ** (1.0 / p)
+
+
+def cxe_groups(gd: GroupedData) -> np.ndarray:
+    """Bits; NaN for a group holding a score outside [0, 1]."""
+    outside = hist_sum(gd, lambda s, p, q: ((s < 0) | (s > 1)).astype(np.float64)) > 0
+
+    def bits(s, p, q):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.clip(s, 0, 1)
+            return np.where(p > 0, -np.log2(c) * p, 0.0) + np.where(q > 0, -np.log2(1.0 - c) * q, 0.0)
+
+    v = _div(hist_sum(gd, bits), group_sizes(gd))
+    return np.where(outside, np.nan, v)
+
+
+def logloss_groups(gd: GroupedData, *, eps: float = 0.0) -> np.ndarray:
+    """Nats; with eps > 0 scores clipped to [eps, 1 - eps] (see logloss)."""
+    outside = hist_sum(gd, lambda s, p, q: ((s < 0) | (s > 1)).astype(np.float64)) > 0
+
+    def nats(s, p, q):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.clip(s, eps, 1 - eps)
+            return np.where(p > 0, -np.log(c) * p, 0.0) + np.where(q > 0, -np.log1p(-c) * q, 0.0)
+
+    v = _div(hist_sum(gd, nats), group_sizes(gd))
+    return np.where(outside, np.nan, v)
+
+
+def slq_groups(gd: GroupedData, *, bins: int) -> np.ndarray | None:
+    if gd.weighted:
+        return None
+    from perfeval.measures.probability import slq_bins
+
+    B = int(bins)
+    sc, pos, neg, bounds = histograms(gd)
+    grp = np.repeat(np.arange(gd.G), np.diff(bounds))
+    outside = np.bincount(grp, weights=((sc < 0) | (sc > 1)).astype(np.float64), minlength=gd.G) > 0
+    cell = grp * B + slq_bins(np.clip(sc, 0, 1), B)
+    x = np.bincount(cell, weights=pos, minlength=gd.G * B).reshape(gd.G, B)
+    tot = np.bincount(cell, weights=pos + neg, minlength=gd.G * B).reshape(gd.G, B)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = np.where(tot > 0, np.minimum(x, tot - x) / np.where(tot > 0, tot, 1.0), 0.0)
+    v = _div((tot * (1 - 2 * w) ** 2).sum(axis=1), tot.sum(axis=1))
+    return np.where(outside, np.nan, v)
+
+
+def ca1_groups(gd: GroupedData) -> np.ndarray | None:
+    if gd.weighted:
+        return None
+    sc, pos, neg, bounds = histograms(gd)
+    grp = np.repeat(np.arange(gd.G), np.diff(bounds))
+    n = pos + neg
+    total = np.zeros(gd.G)
+    for i in range(19):
+        m = (sc >= i / 20) & (sc <= (i + 2) / 20)
+        k = np.bincount(grp, weights=n * m, minlength=gd.G)
+        p = np.bincount(grp, weights=pos * m, minlength=gd.G)
+        sp = np.bincount(grp, weights=sc * n * m, minlength=gd.G)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total += np.where(k > 0, np.abs(p / np.where(k > 0, k, 1) - sp / np.where(k > 0, k, 1)), 0.0)
+    return total / 19
+
+
+def ca2_groups(gd: GroupedData, *, window: int) -> np.ndarray | None:
+    S = int(window)
+    if gd.weighted:
+        return None
+    from perfeval import _x87
+
+    sc, pos, neg, bounds = histograms(gd)
+    out = np.empty(gd.G)
+    for k in range(gd.G):
+        a, b = bounds[k], bounds[k + 1]
+        n = pos[a:b].sum() + neg[a:b].sum()
+        out[k] = np.nan if n < S else _x87.hist_ca2(sc[a:b], pos[a:b], neg[a:b], S)
+    return out

@@ -1,0 +1,255 @@
+"""Rank measures: ROC, SAR, APR, AP, R50, RKL, TOP1, TOP10, PRB, NTOP, over one summary (distinct
+scores from the highest down) and over every group at once (each group's tie table).
+"""
+
+
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from perfeval.exceptions import InvalidParameterError
+from perfeval.measures import _formulas as _f
+from perfeval.measures._data import GroupedData, histograms, tie_table
+from perfeval.summaries import ScoreHistogram
+
+NAN = math.nan
+_div = _f.div
+from perfeval.measures.probability import rms, rms_groups
+from perfeval.measures.threshold import acc, acc_groups
+
+
+
+def _desc(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray]:
+    """pos and neg per distinct score, highest score first."""
+    return h.pos[::-1], h.neg[::-1]
+
+
+def roc(h: ScoreHistogram) -> float:
+    """Area under the ROC curve; a tied positive/negative pair counts one half."""
+    P, N = h.n_pos, h.n_neg
+    if P == 0 or N == 0:
+        return NAN
+    pos, neg = _desc(h)
+    tp_above = h.cumulative()[1] - pos
+    return float(np.sum(neg * (tp_above + 0.5 * pos)) / (P * N))
+
+
+def sar(h: ScoreHistogram, *, threshold: float, w_acc: float, w_roc: float, w_rms: float) -> float:
+    wsum = w_acc + w_roc + w_rms
+    total = w_acc * acc(h, threshold=threshold) + w_roc * roc(h) + w_rms * (1 - rms(h))
+    return total / wsum if wsum != 0 else NAN
+
+
+def r50(h: ScoreHistogram, *, negatives: int) -> float:
+    """ROC_n: ROC area over the top cases until `negatives` negatives, scaled by the negatives used."""
+    P, N = h.n_pos, h.n_neg
+    if P == 0 or N == 0:
+        return NAN
+    pos, neg = _desc(h)
+    tp_above = np.cumsum(pos) - pos
+    fp_above = np.cumsum(neg) - neg
+    limit = min(float(negatives), N)
+    take = np.clip(limit - fp_above, 0.0, neg)  # negatives of each group inside the limit
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = np.where(neg > 0, pos / np.where(neg > 0, neg, 1.0), 0.0)
+    area = np.sum(take * tp_above + 0.5 * slope * take * take)
+    return float(area / (limit * P))
+
+
+def apr(h: ScoreHistogram) -> float:
+    """PERF's average precision: expected precision at each positive, random order inside ties.
+
+    By linearity of expectation a tie group of g cases with m positives, below a cases of which b are
+    positive, adds sum_{j=1..g} (m/g) * (b + 1 + (j-1)(m-1)/(g-1)) / (a + j): position j holds a
+    positive with probability m/g, and then the expected number of positives before it in the
+    group is (j-1)(m-1)/(g-1).  This is the quantity PERF's hypergeometric double sum computes.
+    Vectorised over the cases: one term per case, summed per group.
+    """
+    if not h.is_counts():
+        raise InvalidParameterError("APR needs whole-number weights (counts of cases)")
+    P = h.n_pos
+    if h.n == 0:
+        return NAN
+    if P == 0:
+        return NAN  # no positive to average over (PERF printed 0)
+    # a sequential sum over the cases: the compiled kernel does it in one pass without the n-sized
+    # temporaries a numpy expression needs (see _x87.c, hist_apr)
+    from perfeval import _x87
+
+    return _x87.hist_apr(h.pos, h.neg) / P
+
+
+def prb(h: ScoreHistogram) -> float:
+    """Share of positives among the top P cases; a straddling tie group counts fractionally."""
+    P = h.n_pos
+    if P == 0:
+        return NAN
+    return _top_positives(h, P) / P
+
+
+def _top_positives(h: ScoreHistogram, k: float) -> float:
+    pos, neg = _desc(h)
+    size = pos + neg
+    above = np.cumsum(size) - size
+    take = np.clip(k - above, 0.0, size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.where(size > 0, pos / np.where(size > 0, size, 1.0), 0.0)
+    return float(np.sum(take * frac))
+
+
+def ntop(h: ScoreHistogram, *, n: float) -> float:
+    return _top_positives(h, float(n)) / n
+
+
+def rkl(h: ScoreHistogram) -> float:
+    """1-based rank of the bottom of the lowest tie group holding a positive (pessimistic)."""
+    if h.n == 0:
+        return NAN
+    if h.n_pos == 0 or h.n_neg == 0:
+        return h.n
+    low = int(np.argmax(h.pos > 0))  # ascending: the lowest score with a positive
+    return float((h.pos[low:] + h.neg[low:]).sum())
+
+
+def top1(h: ScoreHistogram) -> float:
+    if h.n == 0:
+        return 0.0
+    return 1.0 if h.neg[-1] == 0 and h.pos[-1] > 0 else 0.0
+
+
+def top10(h: ScoreHistogram) -> float:
+    """1 if a positive is among the 10 highest-scored cases in every order of the tied cases: the
+    worst order puts a tie group's negatives before its positives, so a group with a positive
+    counts when the cases above it and its own negatives are fewer than 10."""
+    pos, neg = _desc(h)
+    size = pos + neg
+    above = np.cumsum(size) - size
+    hit = (pos > 0) & (above + neg < 10)
+    return 1.0 if hit.any() else 0.0
+
+
+def ap(h: ScoreHistogram) -> float:
+    """Average precision, information-retrieval form: mean over the positives of the precision at
+    their score's threshold (a tie group is one threshold, as scikit-learn)."""
+    P = h.n_pos
+    if P == 0:
+        return NAN
+    _thr, tp, fp = h.cumulative()
+    pos = h.pos[::-1]
+    cnt = tp + fp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prec = np.where(cnt > 0, tp / np.where(cnt > 0, cnt, 1.0), 0.0)
+    return float(np.sum(pos * prec) / P)
+
+
+
+# -- every group at once (GroupedData); None: declined, each group from its own summary --------
+
+
+def roc_groups(gd: GroupedData) -> np.ndarray | None:
+    """Per-group ROC area (half credit for ties) through the ranking kernel; None with weights."""
+    t = tie_table(gd)
+    if t is None:
+        return None
+    from perfeval.measures.query import group_auc
+
+    auc, _ = group_auc(t)
+    return auc
+
+
+def sar_groups(gd: GroupedData, *, threshold: float, w_acc: float, w_roc: float, w_rms: float) -> np.ndarray | None:
+    r = roc_groups(gd)
+    if r is None:
+        return None
+    wsum = w_acc + w_roc + w_rms
+    return _div(w_acc * acc_groups(gd, threshold=threshold) + w_roc * r + w_rms * (1 - rms_groups(gd)), np.full(gd.G, wsum))
+
+
+def top1_groups(gd: GroupedData) -> np.ndarray | None:
+    t = tie_table(gd)
+    if t is None:
+        return None
+    top = t.first == 0
+    v = np.zeros(t.n_queries)
+    v[t.query[top]] = ((t.rel[top] == t.size[top]) & (t.rel[top] > 0)).astype(np.float64)
+    return v
+
+
+def top10_groups(gd: GroupedData) -> np.ndarray | None:
+    t = tie_table(gd)
+    if t is None:
+        return None
+    hit = (t.rel > 0) & (t.first + (t.size - t.rel) < 10)  # a positive in the top 10 in every tie order
+    return (np.bincount(t.query[hit], minlength=t.n_queries) > 0).astype(np.float64)
+
+
+def rkl_groups(gd: GroupedData) -> np.ndarray | None:
+    t = tie_table(gd)
+    if t is None:
+        return None
+    P = np.bincount(t.query, weights=t.rel, minlength=t.n_queries)
+    last = np.zeros(t.n_queries)
+    has = t.rel > 0
+    np.maximum.at(last, t.query[has], t.end[has])  # ties are in descending order: the deepest end wins
+    return np.where((P == 0) | (P == t.sizes), t.sizes, last)
+
+
+def _top_share(t, k: np.ndarray) -> np.ndarray:
+    overlap = np.clip(np.minimum(t.end, k[t.query]) - t.first, 0.0, None)
+    return np.bincount(t.query, weights=t.rel / t.size * overlap, minlength=t.n_queries)
+
+
+def prb_groups(gd: GroupedData) -> np.ndarray | None:
+    t = tie_table(gd)
+    if t is None:
+        return None
+    P = np.bincount(t.query, weights=t.rel, minlength=t.n_queries)
+    return _div(_top_share(t, P), P)
+
+
+def ntop_groups(gd: GroupedData, *, n: float) -> np.ndarray | None:
+    t = tie_table(gd)
+    if t is None:
+        return None
+    return _top_share(t, np.full(t.n_queries, float(n))) / n
+
+
+def r50_groups(gd: GroupedData, *, negatives: int) -> np.ndarray | None:
+    """ROC_n per group (see r50): vectorised over the tie segments of every group."""
+    t = tie_table(gd)
+    if t is None:
+        return None
+    from perfeval.measures.query import within_query_cumsum
+
+    m, q = t.rel, t.query
+    neg = t.size - m
+    P = np.bincount(q, weights=m, minlength=t.n_queries)
+    N = np.bincount(q, weights=neg, minlength=t.n_queries)
+    tp_above = within_query_cumsum(t, m) - m
+    fp_above = within_query_cumsum(t, neg) - neg
+    limit = np.minimum(float(negatives), N)
+    take = np.clip(limit[q] - fp_above, 0.0, neg)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = np.where(neg > 0, m / np.where(neg > 0, neg, 1.0), 0.0)
+    area = np.bincount(q, weights=take * tp_above + 0.5 * slope * take * take, minlength=t.n_queries)
+    return np.where((P > 0) & (N > 0), _div(area, limit * P), np.nan)
+
+
+def apr_groups(gd: GroupedData) -> np.ndarray | None:
+    """PERF's APR per group: the one-pass kernel on each group's slice (no per-group objects)."""
+    if gd.weighted:
+        return None
+    from perfeval import _x87
+
+    _sc, pos, neg, bounds = histograms(gd)
+    out = np.full(gd.G, np.nan)
+    if gd.G == 0:
+        return out
+    P = np.add.reduceat(pos, bounds[:-1])  # every group holds at least one cell
+    total = np.frombuffer(_x87.hist_apr_groups(pos, neg, np.ascontiguousarray(bounds, np.int64)), np.float64)
+    has = P > 0  # a group with no positive: NaN
+    out[has] = total[has] / P[has]
+    return out
