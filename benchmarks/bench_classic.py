@@ -49,7 +49,7 @@ def make_inputs() -> dict[str, Path]:
         with open(paths["big10m"], "w") as fh:
             for i in range(0, n, 1_000_000):
                 fh.write("".join(f"{a} {b:.6f}\n" for a, b in zip(y[i:i + 1_000_000].tolist(),
-                                                                  score[i:i + 1_000_000].tolist())))
+                                                                  score[i:i + 1_000_000].tolist(), strict=False)))
     if not paths["sorted400k"].exists():
         rng = random.Random(84)
         rows = sorted((rng.random(), int(rng.random() < 0.3)) for _ in range(400_000))

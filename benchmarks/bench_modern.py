@@ -23,7 +23,7 @@ import os
 import platform
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -140,7 +140,7 @@ def ir(runs: int) -> None:
     def build():
         qrel: dict = {}
         run: dict = {}
-        for q, d, rel, sc in zip(g.tolist(), range(len(g)), y.tolist(), s.tolist()):
+        for q, d, rel, sc in zip(g.tolist(), range(len(g)), y.tolist(), s.tolist(), strict=False):
             qs = str(q)
             qrel.setdefault(qs, {})[f"d{d}"] = rel
             run.setdefault(qs, {})[f"d{d}"] = sc

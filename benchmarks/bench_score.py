@@ -43,14 +43,14 @@ def make_data() -> None:
     ids = np.array([f"ev{k:07d}" for k in range(N)])
     y = (rng.random(N) < 0.45).astype(int)
     p = np.round(np.clip(rng.normal(0.4 + 0.2 * y, 0.2), 0.0001, 0.9999), 4)
-    (DATA / "physics-key.txt").write_text("".join(f"{i} {t}\n" for i, t in zip(ids, y)))
+    (DATA / "physics-key.txt").write_text("".join(f"{i} {t}\n" for i, t in zip(ids, y, strict=False)))
     order = rng.permutation(N)
     (DATA / "physics-sub.txt").write_text("".join(f"{ids[k]} {p[k]:.4f}\n" for k in order))
-    (DATA / "physics-sub-in-key-order.txt").write_text("".join(f"{i} {s:.4f}\n" for i, s in zip(ids, p)))
+    (DATA / "physics-sub-in-key-order.txt").write_text("".join(f"{i} {s:.4f}\n" for i, s in zip(ids, p, strict=False)))
     blocks = np.repeat(np.arange(1, 1001), N // 1000)
     yb = (rng.random(N) < 0.01).astype(int)
     pb = np.round(rng.random(N) * 0.5 + 0.4 * yb, 4)
-    (DATA / "protein-key.txt").write_text("".join(f"{b} {i} {t}\n" for b, i, t in zip(blocks, ids, yb)))
+    (DATA / "protein-key.txt").write_text("".join(f"{b} {i} {t}\n" for b, i, t in zip(blocks, ids, yb, strict=False)))
     (DATA / "protein-sub.txt").write_text("".join(f"{blocks[k]} {ids[k]} {pb[k]:.4f}\n" for k in order))
 
 

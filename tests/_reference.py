@@ -68,8 +68,8 @@ def hoare_quicksort(p: list[float], t: list[float]) -> None:
 
 def pairwise_auc(y: list[int], s: list[float]) -> float:
     """P(score of a random positive > score of a random negative), ties counting one half."""
-    pos = [v for v, c in zip(s, y) if c == 1]
-    neg = [v for v, c in zip(s, y) if c == 0]
+    pos = [v for v, c in zip(s, y, strict=False) if c == 1]
+    neg = [v for v, c in zip(s, y, strict=False) if c == 0]
     if not pos or not neg:
         return math.nan
     total = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in pos for b in neg)
@@ -89,7 +89,7 @@ def ap_of_ranking(labels: list[int]) -> float:
 def expected_ap_bruteforce(y: list[int], s: list[float]) -> float:
     """PERF's APR by brute force: the mean of AP over every order of each group of tied scores."""
     groups: dict[float, list[int]] = {}
-    for v, c in zip(s, y):
+    for v, c in zip(s, y, strict=False):
         groups.setdefault(v, []).append(c)
     keys = sorted(groups, reverse=True)
     perms = [sorted(set(itertools.permutations(groups[k]))) for k in keys]
@@ -105,7 +105,7 @@ def rank_last_positive(y: list[int], s: list[float]) -> float:
     """Rank from the top of the bottom of the tie group holding the lowest positive."""
     if all(c == y[0] for c in y):
         return float(len(y))
-    low = min(v for v, c in zip(s, y) if c == 1)
+    low = min(v for v, c in zip(s, y, strict=False) if c == 1)
     return float(sum(1 for v in s if v >= low))
 
 
@@ -113,7 +113,7 @@ def tie_orders(y: list, s: list):
     """Every arrangement of a ranking (best first) that breaks ties differently, each with its
     probability under a uniformly random order within tied scores."""
     groups: dict[float, list] = {}
-    for v, c in zip(s, y):
+    for v, c in zip(s, y, strict=False):
         groups.setdefault(v, []).append(c)
     keys = sorted(groups, reverse=True)
     per = []

@@ -79,7 +79,8 @@ def postgres_url():
     d = Path(tempfile.mkdtemp(prefix="perfeval-pg-"))  # short (a socket path) and reachable by the server's user
     os.chmod(d, 0o777)
     as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []  # postgres refuses root
-    run = lambda *cmd: subprocess.run([*as_user, *cmd], check=True, capture_output=True, timeout=60)
+    def run(*cmd):
+        return subprocess.run([*as_user, *cmd], check=True, capture_output=True, timeout=60)
     run("initdb", "-D", str(d / "data"), "-A", "trust", "-U", "perfeval")
     run("pg_ctl", "-D", str(d / "data"), "-o", f"-k {d} -c listen_addresses=''", "-l", str(d / "log"), "-w", "start")
     try:

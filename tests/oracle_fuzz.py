@@ -100,7 +100,7 @@ def gen_data(rng: random.Random, blocks: bool) -> str:
     lines = []
     sep = rng.choice([" ", "\t", "  ", " \t"])
     nb = rng.randint(1, 6)
-    for t, p in zip(targets, preds):
+    for t, p in zip(targets, preds, strict=False):
         fields = [fmt_num(rng, t) if isinstance(t, float) and t != int(t) else str(int(t)), fmt_num(rng, p)]
         if blocks:
             fields.insert(0, str(rng.choice([rng.randint(1, nb), rng.randint(-3, 300)])))

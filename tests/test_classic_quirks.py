@@ -159,7 +159,7 @@ def test_block_grouping_numpy_path_equals_the_plain_one(monkeypatch, seed, runs)
         ids = np.repeat([500, -3, 12, 7, 0], n // 5)
     t = (rng.random(n) < 0.1).astype(int)
     p = np.round(rng.random(n), 2)  # many ties: the order inside a block matters
-    data = "".join(f"{b} {y} {s}\n" for b, y, s in zip(ids, t, p)).encode()
+    data = "".join(f"{b} {y} {s}\n" for b, y, s in zip(ids, t, p, strict=False)).encode()
     args = ["-blocks", "-apr", "-rkl", "-rms", "-top1"]
     monkeypatch.setattr(engine, "GROUP_WITH_NUMPY", 10**9)
     plain = run_perf(args, data)

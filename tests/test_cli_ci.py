@@ -20,9 +20,9 @@ def data(tmp_path):
     a = np.round(rng.normal(size=n) + y, 4)
     b = np.round(rng.normal(size=n) + 0.6 * y, 4)
     g = np.arange(n) // 20
-    (tmp_path / "a.txt").write_text("".join(f"{t} {x}\n" for t, x in zip(y, a)))
-    (tmp_path / "b.txt").write_text("".join(f"{t} {x}\n" for t, x in zip(y, b)))
-    (tmp_path / "ab.csv").write_text("y,a,b,g\n" + "".join(f"{t},{x},{z},{k}\n" for t, x, z, k in zip(y, a, b, g)))
+    (tmp_path / "a.txt").write_text("".join(f"{t} {x}\n" for t, x in zip(y, a, strict=False)))
+    (tmp_path / "b.txt").write_text("".join(f"{t} {x}\n" for t, x in zip(y, b, strict=False)))
+    (tmp_path / "ab.csv").write_text("y,a,b,g\n" + "".join(f"{t},{x},{z},{k}\n" for t, x, z, k in zip(y, a, b, g, strict=False)))
     return tmp_path, y, a, b, g
 
 

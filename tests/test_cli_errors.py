@@ -59,7 +59,7 @@ def test_tiny_p_values_are_not_printed_as_zero(tmp_path, capsys):
     y = rng.integers(0, 2, n)
     good = y + rng.random(n) * 0.01
     bad = rng.random(n)
-    (tmp_path / "t.csv").write_text("label,good,bad\n" + "".join(f"{a},{float(b)!r},{float(c)!r}\n" for a, b, c in zip(y, good, bad)))
+    (tmp_path / "t.csv").write_text("label,good,bad\n" + "".join(f"{a},{float(b)!r},{float(c)!r}\n" for a, b, c in zip(y, good, bad, strict=False)))
     assert main(["compare", str(tmp_path / "t.csv"), "--score", "good,bad"]) == 0
     out = capsys.readouterr().out
     assert "<1e-300" in out and " 0\n" not in out

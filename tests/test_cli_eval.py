@@ -31,7 +31,7 @@ def files(tmp_path):
     (tmp_path / "t.csv").write_text(CSV)
     (tmp_path / "t.tsv").write_text(CSV.replace(",", "\t"))
     (tmp_path / "t.txt").write_text("# target score\n1 0.9\n0 0.5\n\n1 0.5\n0 0.1\n1 0.8\n")
-    rows = [dict(zip(("label", "score", "qid"), ln.split(","))) for ln in CSV.splitlines()[1:]]
+    rows = [dict(zip(("label", "score", "qid"), ln.split(","), strict=False)) for ln in CSV.splitlines()[1:]]
     (tmp_path / "t.jsonl").write_text(
         "".join(json.dumps({"label": int(r["label"]), "score": float(r["score"]), "qid": r["qid"]}) + "\n" for r in rows))
     return tmp_path

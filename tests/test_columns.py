@@ -66,7 +66,7 @@ def test_eval_on_a_headed_csv_scores_the_score_column(tmp_path, capsys):
     item = rng.integers(1000, 9999, n)
     f = tmp_path / "big.csv"
     f.write_text("user,item,label,score\n" + "".join(f"u{i % 7},{it},{lb},{s}\n"
-                                                      for i, (it, lb, s) in enumerate(zip(item, label, score))))
+                                                      for i, (it, lb, s) in enumerate(zip(item, label, score, strict=False))))
     code, out, err = run(["eval", str(f), "--target", "label", "-m", "roc", "-o", "json"], capsys)
     assert code == 0
     import perfeval

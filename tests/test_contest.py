@@ -81,7 +81,7 @@ def test_kddcup2002_ranked_lists(tmp_path):
     rng = np.random.default_rng(3)
     labels = rng.choice(["change", "nc", "control"], size=300, p=[0.1, 0.8, 0.1])
     ids = [f"g{i}" for i in range(300)]
-    (tmp_path / "key.txt").write_text("".join(f"{i} {lab}\n" for i, lab in zip(ids, labels)))
+    (tmp_path / "key.txt").write_text("".join(f"{i} {lab}\n" for i, lab in zip(ids, labels, strict=False)))
     sub = tmp_path / "team_a"
     sub.mkdir()
     s_n = rng.random(300) + (labels == "change")
@@ -208,7 +208,7 @@ def test_fast_path_equals_line_by_line_reading(monkeypatch, tmp_path, data):
     ids = [f"e{k}" for k in range(n)]
     blocks = [str(data.draw(st.sampled_from([3, 4]))) for _ in ids]
     targets = [str(data.draw(st.integers(0, 1))) for _ in ids]
-    key = "".join((f"{b} " if protein else "") + f"{i} {t}\n" for b, i, t in zip(blocks, ids, targets))
+    key = "".join((f"{b} " if protein else "") + f"{i} {t}\n" for b, i, t in zip(blocks, ids, targets, strict=False))
     order = data.draw(st.permutations(range(n)))
     lines = [(f"{blocks[k]} " if protein else "") + f"{ids[k]} {data.draw(st.sampled_from(TOKENS[:8]))}"
              for k in order]

@@ -435,7 +435,7 @@ def test_no_message_depends_on_the_true_targets(tmp_path, capsys):
     keys = []
     for k in range(2):
         path = tmp_path / f"key{k}.txt"
-        path.write_text("".join(f"{i} {int(t)}\n" for i, t in zip(ids, rng.random(n) < 0.5)))
+        path.write_text("".join(f"{i} {int(t)}\n" for i, t in zip(ids, rng.random(n) < 0.5, strict=False)))
         keys.append(str(path))
     tokens = ["0.5", "1.5", "-0.1", "nan", "1e39", "x", "", "0.25 7", "1e-3"]
     for trial in range(60):

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import re
 import json
 import math
 import random
+import re
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfeval import InvalidParameterError, UnknownMeasureError, evaluate
 from _reference import dcg_of, expected, hits_at, pairwise_auc, rr_of
+from perfeval import InvalidParameterError, UnknownMeasureError, evaluate
 
 # one query: up to 7 cases, graded relevance, coarse scores (ties)
 query = st.lists(st.tuples(st.sampled_from([0, 0, 1, 2, 3]), st.sampled_from([0.1, 0.3, 0.5, 0.7, 0.9])),
@@ -84,8 +84,8 @@ def test_group_auc_is_the_size_weighted_mean_of_pairwise_aucs(rows):
     r = evaluate(y, s, groups=g, measures=["gauc", "gauc_unweighted", "roc"])
     aucs, sizes = [], []
     for key in sorted(set(g)):
-        yy = [a for a, gg in zip(y, g) if gg == key]
-        ss = [b for b, gg in zip(s, g) if gg == key]
+        yy = [a for a, gg in zip(y, g, strict=False) if gg == key]
+        ss = [b for b, gg in zip(s, g, strict=False) if gg == key]
         aucs.append(pairwise_auc(yy, ss))
         sizes.append(len(yy))
     ok = [i for i, a in enumerate(aucs) if not math.isnan(a)]
@@ -109,9 +109,9 @@ def test_every_binary_measure_per_group_equals_each_group_alone(rows, weighted):
              "slq:bins=3", "top1", "top10", "ntop@2", "ca1", "r50@2", "r50@1", "r50"]
     r = evaluate(y, s, groups=g, measures=names, sample_weight=w)
     for i, key in enumerate(r.groups):
-        yy = [a for a, gg in zip(y, g) if gg == key]
-        ss = [b for b, gg in zip(s, g) if gg == key]
-        ww = None if w is None else [c for c, gg in zip(w, g) if gg == key]
+        yy = [a for a, gg in zip(y, g, strict=False) if gg == key]
+        ss = [b for b, gg in zip(s, g, strict=False) if gg == key]
+        ww = None if w is None else [c for c, gg in zip(w, g, strict=False) if gg == key]
         alone = evaluate(yy, ss, measures=names, sample_weight=ww)
         for label in alone:
             assert close(r.results[label].per_group[i], alone[label]), (label, key)

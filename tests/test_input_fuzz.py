@@ -144,7 +144,7 @@ def test_mutated_inputs_to_perf(block):
 
     rng = random.Random(2000 + block + 7919 * SEED)
     seeds = _seeds(rng)
-    for case in range(max(1, CASES // 3)):
+    for _case in range(max(1, CASES // 3)):
         data = _mutate(seeds[0][1], rng)
         try:
             out, err, status = run_perf(["-roc", "-apr", "-rms"], stdin=data)

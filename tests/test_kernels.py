@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfeval import _x87 as K
 from _reference import f32, f32_from_decimal, hoare_quicksort
+from perfeval import _x87 as K
 
 
 def _floats(buf) -> list[float]:

@@ -6,14 +6,13 @@ import math
 import random
 
 import numpy as np
-
-import perfeval
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfeval import ScoreHistogram, get_measure
+import perfeval
 from _reference import expected_ap_bruteforce, pairwise_auc, rank_last_positive
+from perfeval import ScoreHistogram, get_measure
 
 small = st.lists(st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.1, 0.2, 0.3, 0.5, 0.7, 0.9])),
                  min_size=1, max_size=9)
@@ -31,24 +30,24 @@ def same(a, b, tol=1e-12):
 
 @given(medium)
 def test_roc_is_the_pairwise_probability(rows):
-    assert same(get_measure("roc")(H(rows)), pairwise_auc(*zip(*rows)))
+    assert same(get_measure("roc")(H(rows)), pairwise_auc(*zip(*rows, strict=False)))
 
 
 @given(small)
 def test_apr_is_the_expected_ap_over_tie_orders(rows):
-    y, s = zip(*rows)
+    y, s = zip(*rows, strict=False)
     want = expected_ap_bruteforce(list(y), list(s)) if any(y) else math.nan  # no positive: undefined
     assert same(get_measure("apr")(H(rows)), want)
 
 
 @given(medium)
 def test_rkl_is_the_pessimistic_rank_of_the_last_positive(rows):
-    assert get_measure("rkl")(H(rows)) == rank_last_positive(*zip(*rows))
+    assert get_measure("rkl")(H(rows)) == rank_last_positive(*zip(*rows, strict=False))
 
 
 @given(medium)
 def test_prb_without_ties_is_precision_at_p(rows):
-    y, s = zip(*rows)
+    y, s = zip(*rows, strict=False)
     if len(set(s)) != len(s) or sum(y) == 0:
         return
     order = sorted(range(len(s)), key=lambda i: -s[i])
@@ -121,7 +120,7 @@ def test_against_scikit_learn(rows):
         if len(set(s)) == len(s):  # AP's definitions agree without ties
             assert same(get_measure("apr")(h), sk.average_precision_score(y, s), 1e-9)
     clipped = np.clip(s, 1e-9, 1 - 1e-9)
-    assert same(get_measure("cxe")(H(list(zip(y, clipped)))), sk.log_loss(y, clipped, labels=[0, 1]) / math.log(2),
+    assert same(get_measure("cxe")(H(list(zip(y, clipped, strict=False)))), sk.log_loss(y, clipped, labels=[0, 1]) / math.log(2),
                 1e-9)
     assert same(get_measure("rms")(h) ** 2, sk.mean_squared_error(y, s), 1e-9)
 

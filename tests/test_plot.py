@@ -35,7 +35,7 @@ def test_drawn_lines_are_the_computed_points(data, kind):
     y, models, _ = data
     d = P.CurveDisplay.from_models(y, models, kind=kind).plot()
     assert len(d.lines_) == 2
-    for line, (name, s) in zip(d.lines_, models.items()):
+    for line, (name, s) in zip(d.lines_, models.items(), strict=False):
         curve = C.KINDS[kind](y, s)
         assert np.array_equal(line.get_xdata(), curve.x, equal_nan=True)
         assert np.array_equal(line.get_ydata(), curve.y, equal_nan=True)
@@ -97,7 +97,7 @@ def table(tmp_path, data):
     y, models, g = data
     path = tmp_path / "m.csv"
     path.write_text("label,model_a,model_b,user\n" + "".join(
-        f"{a},{b},{c},u{d}\n" for a, b, c, d in zip(y, models["A"], models["B"], g)))
+        f"{a},{b},{c},u{d}\n" for a, b, c, d in zip(y, models["A"], models["B"], g, strict=False)))
     return path
 
 
@@ -168,7 +168,7 @@ def test_report_with_intervals_and_comparisons(tmp_path):
     rng = np.random.default_rng(3)
     y = (rng.random(600) < 0.4).astype(int)
     a, b = np.round(rng.normal(size=600) + y, 4), np.round(rng.normal(size=600) + 0.5 * y, 4)
-    (tmp_path / "ab.csv").write_text("y,a,b\n" + "".join(f"{t},{x},{z}\n" for t, x, z in zip(y, a, b)))
+    (tmp_path / "ab.csv").write_text("y,a,b\n" + "".join(f"{t},{x},{z}\n" for t, x, z in zip(y, a, b, strict=False)))
     out = tmp_path / "r.html"
     assert main(["report", str(tmp_path / "ab.csv"), "--target", "y", "--score", "a,b", "-m", "roc,apr", "--ci",
                  "0.9", "--n-boot", "200", "--seed", "5", "-o", str(out)]) == 0

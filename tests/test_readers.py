@@ -185,8 +185,8 @@ def test_fast_and_csv_paths_give_the_same_table(tmp_path):
     rng = np.random.default_rng(5)
     y = rng.integers(0, 2, 200)
     s = np.round(rng.random(200), 5)
-    (tmp_path / "plain.csv").write_text("y,p\n" + "".join(f"{a},{b}\n" for a, b in zip(y, s)))
-    (tmp_path / "quoted.csv").write_text('"y","p"\n' + "".join(f'"{a}",{b}\n' for a, b in zip(y, s)))
+    (tmp_path / "plain.csv").write_text("y,p\n" + "".join(f"{a},{b}\n" for a, b in zip(y, s, strict=False)))
+    (tmp_path / "quoted.csv").write_text('"y","p"\n' + "".join(f'"{a}",{b}\n' for a, b in zip(y, s, strict=False)))
     a, b = read_table(str(tmp_path / "plain.csv")), read_table(str(tmp_path / "quoted.csv"))
     assert a.lines is None and b.lines is not None  # the compiled reader, then the CSV parser
     assert a.data[0].tolist() == b.data[0].tolist() and a.data[1].tolist() == b.data[1].tolist()

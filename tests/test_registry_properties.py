@@ -173,7 +173,7 @@ def test_stream_equals_memory(d, wkind, cuts):
          "dyadic": rng.integers(0, 5 * 1024, len(y)) / 1024.0, "fraction": rng.random(len(y)) * 5}[wkind]
     bounds = [0, *sorted(c % (len(y) + 1) for c in cuts), len(y)]
     names = fractional_ok(BINARY) if wkind in ("fraction", "dyadic") else BINARY
-    chunks = [(y[a:b], s[a:b]) if w is None else (y[a:b], s[a:b], w[a:b]) for a, b in zip(bounds, bounds[1:])]
+    chunks = [(y[a:b], s[a:b]) if w is None else (y[a:b], s[a:b], w[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
     import warnings
 
     with warnings.catch_warnings():

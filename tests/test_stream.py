@@ -71,7 +71,7 @@ def test_chunked_reader_equals_whole_reader(tmp_path, header, chunk):
     path = tmp_path / "d.txt"
     path.write_text(_text(3000, header))
     cols = ["label", "score", "weight"] if header else ["1", "2", "3"]
-    got = [np.concatenate(parts) for parts in zip(*iter_columns(str(path), cols, chunk_bytes=chunk))]
+    got = [np.concatenate(parts) for parts in zip(*iter_columns(str(path), cols, chunk_bytes=chunk), strict=False)]
     want = np.loadtxt(path, skiprows=1 if header else 0, comments="#")
     for k in range(3):
         assert np.array_equal(got[k], want[:, k])
@@ -142,7 +142,7 @@ def test_memory_is_bounded_by_the_chunk(tmp_path):
     with open(path, "w") as fh:
         for _ in range(8):
             y = (rng.random(500_000) < 0.3).astype(int)
-            fh.write("".join(f"{a} {b:.4f}\n" for a, b in zip(y.tolist(), rng.random(500_000).tolist())))
+            fh.write("".join(f"{a} {b:.4f}\n" for a, b in zip(y.tolist(), rng.random(500_000).tolist(), strict=False)))
     code = f"""
 import resource, perfeval
 from perfeval.stream import evaluate_stream, iter_columns

@@ -74,9 +74,9 @@ def test_spill_blocks_round_trip_bit_for_bit(name, tmp_path):
     col = COLUMNS[name]
     other = np.arange(len(col), dtype=np.float64)
     first, second, _ = _roundtrip([other, col, other], tmp_path)
-    for a, b in zip([other, col, other], first):
+    for a, b in zip([other, col, other], first, strict=False):
         assert _identical(a, b), (name, a, b)
-    for a, b in zip([other, col, other], second):
+    for a, b in zip([other, col, other], second, strict=False):
         assert _identical(a, b), name
 
 
@@ -100,7 +100,7 @@ def test_spill_is_smaller_than_the_text_it_reads(tmp_path):
     y = (rng.random(n) < 0.4).astype(int)
     s = rng.random(n)
     g = rng.integers(100_000_000, 1_000_000_000, n)
-    path.write_text("".join(f"{a} {b:.10f} {c}\n" for a, b, c in zip(y.tolist(), s.tolist(), g.tolist())))
+    path.write_text("".join(f"{a} {b:.10f} {c}\n" for a, b, c in zip(y.tolist(), s.tolist(), g.tolist(), strict=False)))
     chunks = ((t, sc, gg) for t, sc, gg in iter_columns(str(path), ["1", "2", "3"], ids=(2,), chunk_bytes=1 << 20))
     r = evaluate_stream_grouped(chunks, measures=["gauc"], tmpdir=str(tmp_path))
     size = path.stat().st_size

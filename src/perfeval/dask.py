@@ -105,7 +105,7 @@ def evaluate_dask(data: Any, y_score: Any = None, *, target: str | None = None, 
         if any(s.measure.kind != "binary" for s in specs):
             raise InvalidParameterError("per-group measures need a Dask DataFrame with a group column")
         parts = [dask.delayed(lambda a, b: (_summarize(a, b), len(a)))(a, b)
-                 for a, b in zip(data.to_delayed().ravel(), y_score.to_delayed().ravel())]
+                 for a, b in zip(data.to_delayed().ravel(), y_score.to_delayed().ravel(), strict=False)]
     else:
         raise InvalidParameterError(f"expected a Dask DataFrame or Dask arrays, got {type(data).__name__}")
     if not parts:

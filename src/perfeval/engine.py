@@ -12,7 +12,8 @@ module, so they give the same numbers.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -197,4 +198,4 @@ def grouped_histograms(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, codes
     neg = np.add.reduceat(ww * (1 - yy), starts) if len(starts) else np.zeros(0)
     scores, gcodes = sc[starts], c[starts]
     bounds = np.searchsorted(gcodes, np.arange(q + 1))
-    return [ScoreHistogram(scores[a:b], pos[a:b], neg[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    return [ScoreHistogram(scores[a:b], pos[a:b], neg[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=False)]

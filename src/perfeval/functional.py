@@ -16,7 +16,6 @@ True
 from __future__ import annotations
 
 import math
-
 from typing import Any
 
 import numpy as np

@@ -70,7 +70,7 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
     from perfeval._validation import to_numpy
     from perfeval.engine import DEFAULT_MEASURES
     from perfeval.evaluation import evaluate
-    from perfeval.plot import CurveDisplay, TITLES, plot_by_group
+    from perfeval.plot import TITLES, CurveDisplay, plot_by_group
 
     y = to_numpy(y_true, "y_true")
     g = None if groups is None else to_numpy(groups, "groups")

@@ -102,7 +102,7 @@ class CurveDisplay:
         if ax is None:
             _fig, ax = plt.subplots(figsize=(5.2, 4.6))
         self.lines_ = []
-        for curve, name, pt in zip(self.curves, self.names, self.points):
+        for curve, name, pt in zip(self.curves, self.names, self.points, strict=False):
             label = literal(name)
             if curve.area is not None and self.kind in AREA:
                 label = f"{literal(name)} ({AREA[self.kind]} {curve.area:.4f})"
@@ -175,7 +175,7 @@ def plot_by_group(kind: str, y_true: Any, y_score: Any, groups: Any, *, max_grou
     nrows = max(1, -(-n // ncols))
     fig, axes = plt.subplots(nrows, min(ncols, n), figsize=(3.2 * min(ncols, n), 3.0 * nrows), squeeze=False,
                              sharex=True, sharey=True)
-    for ax, key in zip(axes.ravel(), chosen):
+    for ax, key in zip(axes.ravel(), chosen, strict=False):
         m = g == key
         if len(np.unique(y[m])) < 2 and kind in ("roc", "pr", "lift"):
             ax.set_title(literal(f"{key}: one class"))

@@ -159,7 +159,7 @@ class Report:
             if r.per_group is not None:
                 d.update(mean=_num(r.mean), weighted_mean=_num(r.weighted_mean),
                          defined_groups=int(np.sum(~np.isnan(r.per_group))), undefined_groups=r.undefined,
-                         per_group={str(g): _num(v) for g, v in zip(_keys(self.groups), r.per_group.tolist())})
+                         per_group={str(g): _num(v) for g, v in zip(_keys(self.groups), r.per_group.tolist(), strict=False)})
             if k in self.intervals:
                 iv = self.intervals[k].to_dict()
                 d["ci"] = {key: iv[key] for key in ("low", "high", "level", "method", "n_boot", "se", "resampled")}

@@ -24,7 +24,8 @@ import os
 import struct
 import sys
 import time
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -357,9 +358,9 @@ def _partition_ids(groups: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
         texts = keys.tolist()
         plain = [is_plain_int(t) for t in texts]
         if any(plain):
-            ints = np.array([int(t) if p else 0 for t, p in zip(texts, plain)], dtype=np.int64)
+            ints = np.array([int(t) if p else 0 for t, p in zip(texts, plain, strict=False)], dtype=np.int64)
             hi = _int_hash(ints, k, seed)
-            part = np.array([int(h) if p else _text_hash(t, k, seed) for t, p, h in zip(texts, plain, hi)],
+            part = np.array([int(h) if p else _text_hash(t, k, seed) for t, p, h in zip(texts, plain, hi, strict=False)],
                             dtype=np.int64)
             return part[inv.reshape(-1)]
     if keys.dtype.kind == "f":
@@ -519,7 +520,7 @@ def _decode_column(fh, n: int, enc: int, orig: bytes, base: int, nbytes: int, tb
     if enc == _UTF8:
         ends = np.cumsum(lens.astype(np.int64)).tolist()
         starts = [0, *ends[:-1]]
-        return np.array([data[a:b].decode("utf-8", "surrogatepass") for a, b in zip(starts, ends)], dtype=dtype)
+        return np.array([data[a:b].decode("utf-8", "surrogatepass") for a, b in zip(starts, ends, strict=False)], dtype=dtype)
     width = dtype.itemsize // 4
     if n == 0 or width == 0:
         return np.zeros(n, dtype=dtype)
@@ -1082,7 +1083,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
         cols = [np.asarray(a) for a in chunk]
         rows += len(cols[1])
         if carry is not None:
-            cols = [np.concatenate([a, b]) for a, b in zip(carry, cols)]
+            cols = [np.concatenate([a, b]) for a, b in zip(carry, cols, strict=False)]
         if len(cols[1]) == 0:
             continue
         g = cols[2]

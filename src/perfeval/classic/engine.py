@@ -13,8 +13,9 @@ import math
 import os
 import threading
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Union
+from typing import Union
 
 from perfeval import _x87 as K
 from perfeval._nicknames import STATS
@@ -349,7 +350,7 @@ class Classic:
         vals = K.stats(A, B, C, D, self._ds.T0, self._ds.T1, 1 if r.loss else 0, self.max_lift, *r.sar,
                        st.roc_area, st.rmse, *r.cost)
         lines = []
-        for label, v in zip(STATS, vals):  # K.stats returns them in -stats order
+        for label, v in zip(STATS, vals, strict=False):  # K.stats returns them in -stats order
             if label in f:
                 lines.append("%3s   %s   %s %s\n" % (label, f8(v), tname, f9(tval)))
         if "SAR" in f:
@@ -440,7 +441,7 @@ def _blocks(cases: Cases, ids: memoryview) -> list[tuple[bytearray, bytearray]]:
         t = np.frombuffer(cases.targets, np.float32, n)
         p = np.frombuffer(cases.preds, np.float32, n)
         bounds = [0, *cuts.tolist(), n]
-        return [(bytearray(t[s:e].tobytes()), bytearray(p[s:e].tobytes())) for s, e in zip(bounds, bounds[1:])]
+        return [(bytearray(t[s:e].tobytes()), bytearray(p[s:e].tobytes())) for s, e in zip(bounds, bounds[1:], strict=False)]
     _, first, inv = np.unique(a, return_index=True, return_inverse=True)
     place = np.empty_like(first)
     place[np.argsort(first)] = np.arange(first.size)  # each block's place by first appearance
@@ -450,4 +451,4 @@ def _blocks(cases: Cases, ids: memoryview) -> list[tuple[bytearray, bytearray]]:
     p = np.frombuffer(cases.preds, np.float32, n)[rows]
     ends = np.cumsum(np.bincount(key, minlength=first.size)).tolist()
     starts = [0, *ends[:-1]]
-    return [(bytearray(t[s:e].tobytes()), bytearray(p[s:e].tobytes())) for s, e in zip(starts, ends)]
+    return [(bytearray(t[s:e].tobytes()), bytearray(p[s:e].tobytes())) for s, e in zip(starts, ends, strict=False)]

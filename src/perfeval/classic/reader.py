@@ -91,9 +91,9 @@ def _columns(res: tuple, pattern: str, source: str, role: str | None) -> list:
 class Cases:
     """The cases as read, in input order (float32 columns; block ids as int32)."""
 
-    targets: "_x87.Buf"
-    preds: "_x87.Buf"
-    blocks: "_x87.Buf | None"
+    targets: _x87.Buf
+    preds: _x87.Buf
+    blocks: _x87.Buf | None
     longer: str | None = None  # "true" / "predicted": which -files input had more values
 
     @property

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 

@@ -430,7 +430,7 @@ def _fast_check(raw: bytes, task: Task, key: Key, needs_prob: bool) -> tuple[np.
             return None
         perm = np.frombuffer(perm, np.int64)
     else:
-        where = dict(zip(ids, range(n)))
+        where = dict(zip(ids, range(n), strict=False))
         found = list(map(where.get, key.ids))
         if len(where) != n or None in found:
             return None
@@ -480,7 +480,7 @@ def check_submission(paths: list[str], task: Task, key: Key, follow_links: bool 
     lists = task.lists or [""]
     width = {"id-score": 2, "block-id-score": 3, "ranked": 1}[task.submission]
     limit = MAX_BYTES_PER_ROW * len(key.ids) + (64 << 20)
-    for lst, path in zip(lists, paths):
+    for lst, path in zip(lists, paths, strict=False):
         fh, size = open_submission(path, key, follow_links)
         with fh:
             if size > limit:
@@ -595,7 +595,7 @@ def joined_text(task: Task, key: Key, preds: dict[str, np.ndarray], lst: str = "
     same float32; running the classic ``perf`` on it gives the scores `score` gives."""
     *texts, p = _columns(task, key, preds, lst, positives)
     cols = (*texts, [str(x) for x in p])  # numpy's float32 str is the shortest that reads back the same
-    return ("\n".join(map(" ".join, zip(*cols))) + "\n").encode()
+    return ("\n".join(map(" ".join, zip(*cols, strict=False))) + "\n").encode()
 
 
 def score_submission(arg: str, task: Task, key: Key, follow_links: bool = False) -> Result:

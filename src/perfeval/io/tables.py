@@ -26,8 +26,8 @@ import json
 import os
 import re
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import numpy as np
 
@@ -336,11 +336,11 @@ def parse_body(body: bytes, lay: Layout, ncol: int, ids: set[int], source: str, 
             raise InputFormatError(f"field {field} is {token.decode('utf-8', 'replace')!r}, not a number",
                                    source=source, line=line0 + line)
     lines, rows = _records(body, lay, source, line0)
-    for ln, fields in zip(lines, rows):
+    for ln, fields in zip(lines, rows, strict=False):
         if len(fields) != ncol:
             raise InputFormatError(f"expected {ncol} fields, found {len(fields)}", source=source, line=int(ln))
     cols = []
-    for c, values in enumerate(zip(*rows) if rows else [() for _ in range(ncol)]):
+    for c, values in enumerate(zip(*rows, strict=False) if rows else [() for _ in range(ncol)]):
         if c in ids:
             cols.append(grammar.identity(values))
             continue
@@ -469,7 +469,7 @@ def read_table(path: str | None, fmt: str = "auto", header: bool | None = None, 
     ids = set(identity(list(lay.names), lay.header)) if identity is not None else set()
     cols, lines = parse_body(data_body, lay, ncol, ids, source, lay.skip_lines)
     columns: dict[str, np.ndarray] = {}
-    for name, col in zip(lay.names, cols):
+    for name, col in zip(lay.names, cols, strict=False):
         columns.setdefault(name, col)
     return Table(list(lay.names), columns, source, lay.header, lines, data_body if lines is None else None,
                  lay.skip_lines, cols)
@@ -540,7 +540,7 @@ def _parquet(raw: bytes, source: str, identity: Identity | None) -> Table:
             arr = parquet_identity(arr, name, source)
         data.append(arr)
     columns: dict[str, np.ndarray] = {}
-    for name, col in zip(names, data):
+    for name, col in zip(names, data, strict=False):
         columns.setdefault(name, col)
     return Table(names, columns, source, True, data=data)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+
 class GroupedData:
     """Rows with their group code; ``w`` is the weight of each row (1 when unweighted)."""
 

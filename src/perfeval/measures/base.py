@@ -13,8 +13,9 @@ from __future__ import annotations
 import difflib
 import importlib
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Literal
+from typing import Any, Literal
 
 from perfeval.exceptions import InvalidParameterError, UnknownMeasureError
 

@@ -21,7 +21,6 @@ from perfeval.measures.probability import rms, rms_groups
 from perfeval.measures.threshold import acc, acc_groups
 
 
-
 def _desc(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray]:
     """pos and neg per distinct score, highest score first."""
     return h.pos[::-1], h.neg[::-1]

@@ -17,7 +17,6 @@ import numpy as np
 from perfeval import _validation as v
 from perfeval.exceptions import InvalidParameterError
 
-
 #: transitional: bootstrap and delong still import these from here (perfeval._validation.one_d, runs)
 _as_1d = v.one_d
 
