@@ -142,6 +142,10 @@ _PLOT_LETTERS = {"r": "roc", "p": "pr", "l": "lift", "c": "cost", "a": "acc"}
 def parse_options(argv: list[str]) -> ClassicRequest:
     """Scan ``argv`` (without the program name) exactly as PERF 5.12 does.
 
+    Each argument is offered to every option handler in PERF's order (:data:`_HANDLERS`); a handler
+    that takes a value moves the scan on, and the handlers after it then see the value, as in the
+    original.
+
     Raises
     ------
     ClassicExit
@@ -152,158 +156,252 @@ def parse_options(argv: list[str]) -> ClassicRequest:
     HelpRequested
         ``-h``, ``--help`` or ``--version`` where the original would call them unrecognised.
     """
-    r = ClassicRequest()
-    n = len(argv)
-    i = 0
-
-    def value(opt: str, what: str, k: int = 1) -> str:
-        nonlocal i
-        if i + k >= n:
-            raise InvalidParameterError(f"option {opt} needs {what}, but the command line ends after it")
-        return argv[i + k]
-
-    def take(opt: str, what: str) -> str:
-        """Move to the next argument and return it (PERF's `arg++; atof(argv[arg])`)."""
-        nonlocal i
-        if i + 1 >= n:
-            raise InvalidParameterError(f"option {opt} needs {what}, but the command line ends before")
-        i += 1
-        return argv[i]
-
-    def param(wanted: str, what: str) -> float | None:
-        """PERF's accept_parameter: on a match, consume and return the next argument's value."""
-        nonlocal i
-        if not _eq(argv[i], wanted):
-            return None
-        v = atof(value(argv[i], what))
-        i += 1
-        return v
-
-    while i < n:
-        taken = 0
-        for opt, flag in FLAG_OPTIONS:
-            if _eq(argv[i], opt):
-                r.flags.add(flag)
-                taken += 1
-        v = param("-ntop", "a value (how many top cases)")
-        if v is not None:
-            r.flags.add("NTOP")
-            r.ntop = v
-            taken += 1
-        for name in ("-nrm", "-norm"):
-            v = param(name, "a value (the exponent P)")
-            if v is not None:
-                r.flags.add("NRM")
-                r.nrm = v
-                taken += 1
-        v = param("-percent", "a value (percent of the data to call positive)")
-        if v is not None:
-            taken += 1
-            r.percent = v
-            r.threshold_set = False
-            if v != v:
-                raise InvalidParameterError("option -percent needs a number between 0 and 100, got NaN")
-            if v < 0 or v > 100:
-                raise ClassicExit("Error: The argument for -percent must be between 0 and 100.\n", "stderr", 1)
-        for prefix in BREAK_PREFIXES:
-            if os.fsencode(argv[i]).lower().startswith(prefix.encode()):
-                r.flags.add("PRB")
-                taken += 1
-        if _eq(argv[i], "-plot"):
-            taken += 1
-            kind = value(argv[i], "a plot type (roc, pr, lift, cost or acc)")
-            i += 1
-            chosen = _PLOT_LETTERS.get(kind[:1].lower()) if kind else None
-            if chosen:
-                r.plot = chosen
-        if _eq(argv[i], "-easy"):
-            taken += 1
-            r.flags.update(EASY_FLAGS)
-        for name in ("-conf", "-confusion", "-table"):
-            if _eq(argv[i], name):
-                r.confusion = True
-                taken += 1
-        if _eq(argv[i], "-sar"):
-            taken += 1
-            r.flags.add("SAR")
-            r.sar = tuple(atof(take("-sar", "three weights (wacc wroc wrms)")) for _ in range(3))  # type: ignore[assignment]
-        if _eq(argv[i], "-stats"):
-            taken += 1
-            r.stats_mode = True
-            r.flags.update(STATS_FLAGS)
-        if _eq(argv[i], "-all"):
-            taken += 1
-            r.stats_mode = True
-            r.flags.update(ALL_FLAGS)
-        for name in ("-t", "-thresh", "-threshold"):
-            v = param(name, "a value (the threshold)")
-            if v is not None:
-                r.threshold = v
-                r.threshold_set = True
-                r.percent = None
-                taken += 1
-                break
-        if _eq(argv[i], "-cost"):
-            taken += 1
-            r.flags.add("CST")
-            r.cost = tuple(atof(take("-cost", "four costs (TP FN FP TN)")) for _ in range(4))  # type: ignore[assignment]
-        for name in ("-slacq", "-slq"):
-            v = param(name, "a value (bin width below 1, or a number of bins)")
-            if v is not None:
-                taken += 1
-                r.flags.add("SLQ")
-                _set_slq(r, name, v)
-                break
-        v = param("-cal", "a value (the CA2 window size)")
-        if v is not None:
-            taken += 1
-            r.flags.add("CAL")
-            size = c_int(math.floor(v)) if v == v else INT_MIN
-            if size < 1:
-                raise InvalidParameterError(
-                    f"option -cal needs a window of at least 1 case, got {argv[i]!r}"
-                    " (PERF reads outside its data there)")
-            r.cal_window = size
-        if _eq(argv[i], "-blocks"):
-            taken += 1
-            r.blocks = True
-        if _eq(argv[i], "-file"):
-            taken += 1
-            if i + 1 >= n:
-                raise ClassicExit("Error: Must specify file name after -file\n", "stderr", 1)
-            path = argv[i + 1]
-            if not _readable(path):
-                raise ClassicExit(f"Error: Can't open input file {path}\n", "stderr", 1)
-            r.infile, r.predfile = path, None
-            i += 1
-        if _eq(argv[i], "-files"):
-            taken += 1
-            if i + 2 >= n:
-                raise ClassicExit("Error: Must specify two file names after -files\n", "stderr", 1)
-            tpath, ppath = argv[i + 1], argv[i + 2]
-            if not _readable(tpath):
-                raise ClassicExit(f"Error: Can't open true values file {tpath}\n", "stderr", 1)
-            if not _readable(ppath):
-                raise ClassicExit(f"Error: Can't open predicted values file {ppath}\n", "stderr", 1)
-            r.infile, r.predfile = tpath, ppath
-            i += 2
-        if _eq(argv[i], "-loss"):
-            taken += 1
-            r.loss = True
+    sc = _Scan(argv)
+    while sc.i < sc.n:
+        taken = sum(handler(sc) for handler in _HANDLERS)
         if not taken:
-            if argv[i] in ("-h", "--help", "-help"):
+            arg = argv[sc.i]
+            if arg in ("-h", "--help", "-help"):
                 raise HelpRequested("help")
-            if argv[i] == "--version":
+            if arg == "--version":
                 raise HelpRequested("version")
-            raise ClassicExit(f"\nError: Unrecognized program option {argv[i]}\n", "stdout", 1, usage=True)
-        i += 1
-
+            raise ClassicExit(f"\nError: Unrecognized program option {arg}\n", "stdout", 1, usage=True)
+        sc.i += 1
+    r = sc.r
     if not r.flags & set(MEASURE_FLAGS):
         r.stats_mode = True
         r.flags.update(ALL_FLAGS)
     if r.blocks and (not r.flags & set(BLOCK_FLAGS) or r.flags - set(BLOCK_FLAGS)):
         raise ClassicExit("\nError: -blocks only works with -APR, -RMS, -RKL, -TOP1 options.\n", "stderr", 255)
     return r
+
+
+class _Scan:
+    """The scan's state: the arguments, the position ``i`` (PERF's ``arg``) and the request."""
+
+    def __init__(self, argv: list[str]):
+        self.argv, self.n, self.i, self.r = argv, len(argv), 0, ClassicRequest()
+
+    @property
+    def arg(self) -> str:
+        return self.argv[self.i]
+
+    def is_(self, option: str) -> bool:
+        return _eq(self.argv[self.i], option)
+
+    def value(self, opt: str, what: str, k: int = 1) -> str:
+        if self.i + k >= self.n:
+            raise InvalidParameterError(f"option {opt} needs {what}, but the command line ends after it")
+        return self.argv[self.i + k]
+
+    def take(self, opt: str, what: str) -> str:
+        """Move to the next argument and return it (PERF's `arg++; atof(argv[arg])`)."""
+        if self.i + 1 >= self.n:
+            raise InvalidParameterError(f"option {opt} needs {what}, but the command line ends before")
+        self.i += 1
+        return self.argv[self.i]
+
+    def param(self, wanted: str, what: str) -> float | None:
+        """PERF's accept_parameter: on a match, consume and return the next argument's value."""
+        if not self.is_(wanted):
+            return None
+        v = atof(self.value(self.arg, what))
+        self.i += 1
+        return v
+
+
+# -- the option handlers, in PERF's order; each returns how many options it took at this argument ----
+def _flags(sc: _Scan) -> int:
+    taken = 0
+    for opt, flag in FLAG_OPTIONS:
+        if sc.is_(opt):
+            sc.r.flags.add(flag)
+            taken += 1
+    return taken
+
+
+def _ntop(sc: _Scan) -> int:
+    v = sc.param("-ntop", "a value (how many top cases)")
+    if v is None:
+        return 0
+    sc.r.flags.add("NTOP")
+    sc.r.ntop = v
+    return 1
+
+
+def _nrm(sc: _Scan) -> int:
+    taken = 0
+    for name in ("-nrm", "-norm"):
+        v = sc.param(name, "a value (the exponent P)")
+        if v is not None:
+            sc.r.flags.add("NRM")
+            sc.r.nrm = v
+            taken += 1
+    return taken
+
+
+def _percent(sc: _Scan) -> int:
+    v = sc.param("-percent", "a value (percent of the data to call positive)")
+    if v is None:
+        return 0
+    sc.r.percent = v
+    sc.r.threshold_set = False
+    if v != v:
+        raise InvalidParameterError("option -percent needs a number between 0 and 100, got NaN")
+    if v < 0 or v > 100:
+        raise ClassicExit("Error: The argument for -percent must be between 0 and 100.\n", "stderr", 1)
+    return 1
+
+
+def _break(sc: _Scan) -> int:
+    taken = 0
+    for prefix in BREAK_PREFIXES:
+        if os.fsencode(sc.arg).lower().startswith(prefix.encode()):
+            sc.r.flags.add("PRB")
+            taken += 1
+    return taken
+
+
+def _plot(sc: _Scan) -> int:
+    if not sc.is_("-plot"):
+        return 0
+    kind = sc.value(sc.arg, "a plot type (roc, pr, lift, cost or acc)")
+    sc.i += 1
+    chosen = _PLOT_LETTERS.get(kind[:1].lower()) if kind else None
+    if chosen:
+        sc.r.plot = chosen
+    return 1
+
+
+def _easy(sc: _Scan) -> int:
+    if not sc.is_("-easy"):
+        return 0
+    sc.r.flags.update(EASY_FLAGS)
+    return 1
+
+
+def _confusion(sc: _Scan) -> int:
+    taken = 0
+    for name in ("-conf", "-confusion", "-table"):
+        if sc.is_(name):
+            sc.r.confusion = True
+            taken += 1
+    return taken
+
+
+def _sar(sc: _Scan) -> int:
+    if not sc.is_("-sar"):
+        return 0
+    sc.r.flags.add("SAR")
+    w = [atof(sc.take("-sar", "three weights (wacc wroc wrms)")) for _ in range(3)]
+    sc.r.sar = (w[0], w[1], w[2])
+    return 1
+
+
+def _stats(sc: _Scan) -> int:
+    if not sc.is_("-stats"):
+        return 0
+    sc.r.stats_mode = True
+    sc.r.flags.update(STATS_FLAGS)
+    return 1
+
+
+def _all(sc: _Scan) -> int:
+    if not sc.is_("-all"):
+        return 0
+    sc.r.stats_mode = True
+    sc.r.flags.update(ALL_FLAGS)
+    return 1
+
+
+def _threshold(sc: _Scan) -> int:
+    for name in ("-t", "-thresh", "-threshold"):
+        v = sc.param(name, "a value (the threshold)")
+        if v is not None:
+            sc.r.threshold = v
+            sc.r.threshold_set = True
+            sc.r.percent = None
+            return 1
+    return 0
+
+
+def _cost(sc: _Scan) -> int:
+    if not sc.is_("-cost"):
+        return 0
+    sc.r.flags.add("CST")
+    c = [atof(sc.take("-cost", "four costs (TP FN FP TN)")) for _ in range(4)]
+    sc.r.cost = (c[0], c[1], c[2], c[3])
+    return 1
+
+
+def _slq(sc: _Scan) -> int:
+    for name in ("-slacq", "-slq"):
+        v = sc.param(name, "a value (bin width below 1, or a number of bins)")
+        if v is not None:
+            sc.r.flags.add("SLQ")
+            _set_slq(sc.r, name, v)
+            return 1
+    return 0
+
+
+def _cal(sc: _Scan) -> int:
+    v = sc.param("-cal", "a value (the CA2 window size)")
+    if v is None:
+        return 0
+    sc.r.flags.add("CAL")
+    size = c_int(math.floor(v)) if v == v else INT_MIN
+    if size < 1:
+        raise InvalidParameterError(
+            f"option -cal needs a window of at least 1 case, got {sc.arg!r} (PERF reads outside its data there)")
+    sc.r.cal_window = size
+    return 1
+
+
+def _blocks(sc: _Scan) -> int:
+    if not sc.is_("-blocks"):
+        return 0
+    sc.r.blocks = True
+    return 1
+
+
+def _file(sc: _Scan) -> int:
+    if not sc.is_("-file"):
+        return 0
+    if sc.i + 1 >= sc.n:
+        raise ClassicExit("Error: Must specify file name after -file\n", "stderr", 1)
+    path = sc.argv[sc.i + 1]
+    if not _readable(path):
+        raise ClassicExit(f"Error: Can't open input file {path}\n", "stderr", 1)
+    sc.r.infile, sc.r.predfile = path, None
+    sc.i += 1
+    return 1
+
+
+def _files(sc: _Scan) -> int:
+    if not sc.is_("-files"):
+        return 0
+    if sc.i + 2 >= sc.n:
+        raise ClassicExit("Error: Must specify two file names after -files\n", "stderr", 1)
+    tpath, ppath = sc.argv[sc.i + 1], sc.argv[sc.i + 2]
+    if not _readable(tpath):
+        raise ClassicExit(f"Error: Can't open true values file {tpath}\n", "stderr", 1)
+    if not _readable(ppath):
+        raise ClassicExit(f"Error: Can't open predicted values file {ppath}\n", "stderr", 1)
+    sc.r.infile, sc.r.predfile = tpath, ppath
+    sc.i += 2
+    return 1
+
+
+def _loss(sc: _Scan) -> int:
+    if not sc.is_("-loss"):
+        return 0
+    sc.r.loss = True
+    return 1
+
+
+#: PERF 5.12's order of the option checks at one argument (SPEC 3)
+_HANDLERS = (_flags, _ntop, _nrm, _percent, _break, _plot, _easy, _confusion, _sar, _stats, _all, _threshold,
+             _cost, _slq, _cal, _blocks, _file, _files, _loss)
 
 
 def _set_slq(r: ClassicRequest, name: str, v: float) -> None:
