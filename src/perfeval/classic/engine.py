@@ -266,8 +266,13 @@ class Classic:
 
     def report(self, ds: DataSet, res: dict) -> None:
         """Print in PERF's order (SPEC 5.7 and 7)."""
-        r, io, f, st = self.r, self.io, self.flags, self.st
-        # start_computations: the plots and the warnings of what it computes up front
+        self._start(ds, res)
+        self._sections(res)
+        self.io.out("".join(self._rank_lines(res) + self._probability_lines(res)))
+
+    def _start(self, ds: DataSet, res: dict) -> None:
+        """start_computations: the plots and the warnings of what it computes up front."""
+        r, io, st = self.r, self.io, self.st
         io.out(res["sweep_plot"])
         if "roc" in res:
             st.roc_area = res["roc"][0]
@@ -283,11 +288,14 @@ class Classic:
         if r.plot == "lift":
             io.out(res["lift"])
         self.max_lift = K.max_lift(ds.n, ds.T1)
+        self._ds = ds
+
+    def _sections(self, res: dict) -> None:
+        """The threshold sections: at the threshold (or -percent), at freq_thresh, at max_acc_thresh."""
+        r, io, f, st = self.r, self.io, self.flags, self.st
         counts, freq_counts, max_counts = res["counts"]
         if r.percent is not None:
             counts = res["percent"]
-        self._ds = ds
-        # the report
         if (r.stats_mode or "ROC" in f) and r.plot in ("roc", "acc"):
             io.out("\n")
         if r.percent is not None:
@@ -303,7 +311,10 @@ class Classic:
                        "Run with -accplot option to see accuracy vs. threshold.\n\n" % st.max_acc_count)
             self.section(max_counts, "max_acc_thresh", st.max_acc_thresh, "threshold")
             io.out("\n")
-        loss = r.loss
+
+    def _rank_lines(self, res: dict) -> list[str]:
+        """PRB, APR, ROC, R50, RKL, TOP1, TOP10, NTOP, in PERF's order (-loss: of the losses)."""
+        r, io, f, loss = self.r, self.io, self.flags, self.r.loss
         prb, prb_l, top1, top10, rkl, rkl_l, ntop, ntop_l = res["ranks"]
         out = []
         if "PRB" in f:
@@ -325,6 +336,12 @@ class Classic:
             out.append("TOP10 %s\n" % f8(1.0 - top10 if loss else top10))
         if "NTOP" in f:
             out.append("NTOP%d  %s\n" % (K.c_int_sum(r.ntop, 0.01), f8(ntop_l if loss else ntop)))
+        return out
+
+    def _probability_lines(self, res: dict) -> list[str]:
+        """SLQ, CXE, NRM, RMS, CA1 and CA2, in PERF's order (their warnings as they come)."""
+        r, f, loss = self.r, self.flags, self.r.loss
+        out = []
         if "SLQ" in f:
             v, v_l = res["slq"]
             out.append("SLQ   %s Bin_Width %s\n" % (f8(v_l if loss else v), f9(r.slq_width)))
@@ -341,7 +358,7 @@ class Classic:
         if "CAL" in f:
             out.append("CA1   %s 19_0.05_bins\n" % f8(res["ca1"]))
             out.append("CA2   %s Bin_Size %d\n" % (f8(res["ca2"]), r.cal_window))
-        io.out("".join(out))
+        return out
 
     def section(self, counts: tuple, tname: str, tval: float, table_label: str) -> None:
         """One threshold section (SPEC 6.1-6.4)."""
