@@ -142,8 +142,6 @@ def _kind(v: Any) -> str:
 
 
 def _task(d: dict, source: str) -> Task:
-    import re
-
     ck = _Checker(source)
     ck.keys(d, _TOP, "task")
     name = ck.text(d, "name", "task")
@@ -153,69 +151,88 @@ def _task(d: dict, source: str) -> Task:
     if key not in _PAIRS[submission]:
         ck.fail("key", f"a {submission!r} submission is scored against a key of {' or '.join(_PAIRS[submission])}, "
                        f"not {key!r}")
-    lists: list[str] = []
-    if submission == "ranked":
-        if "lists" not in d:
-            ck.fail("lists", "a ranked task names its lists, e.g. lists = [\"narrow\", \"broad\"]")
-        lists = ck.names(d["lists"], "lists")
-        for x in lists:  # a list is read from <directory>/<name>.txt: a plain file name, never a path
-            if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", x):
-                ck.fail("lists", f"{x!r} is not a plain name (letters, digits, _ . -; the file <name>.txt)")
-    elif "lists" in d:
-        ck.fail("lists", f"only a ranked task has lists; this one's submission is {submission!r}")
+    lists = _lists(ck, d, submission)
     crits = d.get("criteria")
     if not isinstance(crits, list) or not crits:
         ck.fail("criteria", "a task needs at least one [[criteria]] table (name, perf, direction)"
                 if crits is None else f"expected [[criteria]] tables, found {_kind(crits)}")
     criteria: list[Criterion] = []
     for i, c in enumerate(crits, 1):
-        where = f"criteria[{i}]"
-        ck.keys(c, _CRITERION, where)
-        cname = ck.text(c, "name", where)
-        where = f"criterion {cname!r}"
-        if any(x.name == cname for x in criteria):
-            ck.fail(where, "the name is used twice (each criterion is a column of its own)")
-        if cname == "overall":
-            ck.fail(where, "'overall' names the leaderboard's ranking over all criteria; choose another name")
-        direction = ck.text(c, "direction", where, required=False, choices=("higher", "lower")) or "higher"
-        probability = c.get("probability", False)
-        if not isinstance(probability, bool):
-            ck.fail(f"{where}.probability", f"expected true or false, found {_kind(probability)}")
-        lst = c.get("list")
-        if submission == "ranked":
-            if lst not in lists:
-                ck.fail(f"{where}.list", f"expected one of the task's lists ({', '.join(lists)}), found "
-                                         f"{_kind(lst) if lst is not None else 'nothing'}")
-        elif lst is not None:
-            ck.fail(f"{where}.list", "only a ranked task's criteria name a list")
-        positives = c.get("positives")
-        if key == "id-label":
-            if positives is None:
-                ck.fail(f"{where}.positives", "a key of labels needs the labels that count as positive, "
-                                              "e.g. positives = [\"change\"]")
-            positives = ck.names(positives, f"{where}.positives")
-        elif positives is not None:
-            ck.fail(f"{where}.positives", f"only a key of labels (id-label) takes positives; this key is {key!r}")
-        crit = Criterion(cname, c.get("perf"), direction, probability, lst, positives)
+        crit = _criterion(ck, c, i, criteria, submission, key, lists)
         _check_perf_options(source, crit, key == "block-id-target")
         criteria.append(crit)
     total = d.get("total")
     if total is not None:
-        ck.keys(total, _TOTAL, "total")
-        tname = ck.text(total, "name", "total")
-        if tname == "overall":
-            ck.fail("total.name", "'overall' names the leaderboard's ranking over all criteria; choose another name")
-        if any(c.name == tname for c in criteria):
-            ck.fail("total.name", f"{tname!r} is also a criterion's name")
-        if "sum" not in total:
-            ck.fail("total", "sum is missing (the criteria it adds up)")
-        parts = ck.names(total["sum"], "total.sum")
-        unknown = [x for x in parts if all(c.name != x for c in criteria)]
-        if unknown:
-            ck.fail("total.sum", f"{unknown[0]!r} is not a criterion (the criteria: "
-                                 f"{', '.join(c.name for c in criteria)})")
-        ck.text(total, "direction", "total", required=False, choices=("higher", "lower"))
+        _check_total(ck, total, criteria)
     return Task(name, title, submission, key, criteria, lists, total, source)
+
+
+def _lists(ck: _Checker, d: dict, submission: str) -> list[str]:
+    """A ranked task's lists: plain names (each read from <directory>/<name>.txt, never a path)."""
+    import re
+
+    if submission != "ranked":
+        if "lists" in d:
+            ck.fail("lists", f"only a ranked task has lists; this one's submission is {submission!r}")
+        return []
+    if "lists" not in d:
+        ck.fail("lists", "a ranked task names its lists, e.g. lists = [\"narrow\", \"broad\"]")
+    lists = ck.names(d["lists"], "lists")
+    for x in lists:
+        if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", x):
+            ck.fail("lists", f"{x!r} is not a plain name (letters, digits, _ . -; the file <name>.txt)")
+    return lists
+
+
+def _criterion(ck: _Checker, c: Any, i: int, criteria: list[Criterion], submission: str, key: str,
+               lists: list[str]) -> Criterion:
+    """The i-th [[criteria]] table, checked (name unique, direction, list, positives)."""
+    where = f"criteria[{i}]"
+    ck.keys(c, _CRITERION, where)
+    cname = ck.text(c, "name", where)
+    where = f"criterion {cname!r}"
+    if any(x.name == cname for x in criteria):
+        ck.fail(where, "the name is used twice (each criterion is a column of its own)")
+    if cname == "overall":
+        ck.fail(where, "'overall' names the leaderboard's ranking over all criteria; choose another name")
+    direction = ck.text(c, "direction", where, required=False, choices=("higher", "lower")) or "higher"
+    probability = c.get("probability", False)
+    if not isinstance(probability, bool):
+        ck.fail(f"{where}.probability", f"expected true or false, found {_kind(probability)}")
+    lst = c.get("list")
+    if submission == "ranked":
+        if lst not in lists:
+            ck.fail(f"{where}.list", f"expected one of the task's lists ({', '.join(lists)}), found "
+                                     f"{_kind(lst) if lst is not None else 'nothing'}")
+    elif lst is not None:
+        ck.fail(f"{where}.list", "only a ranked task's criteria name a list")
+    positives = c.get("positives")
+    if key == "id-label":
+        if positives is None:
+            ck.fail(f"{where}.positives", "a key of labels needs the labels that count as positive, "
+                                          "e.g. positives = [\"change\"]")
+        positives = ck.names(positives, f"{where}.positives")
+    elif positives is not None:
+        ck.fail(f"{where}.positives", f"only a key of labels (id-label) takes positives; this key is {key!r}")
+    return Criterion(cname, c.get("perf"), direction, probability, lst, positives)
+
+
+def _check_total(ck: _Checker, total: Any, criteria: list[Criterion]) -> None:
+    """The [total] table: a name of its own and a sum over known criteria."""
+    ck.keys(total, _TOTAL, "total")
+    tname = ck.text(total, "name", "total")
+    if tname == "overall":
+        ck.fail("total.name", "'overall' names the leaderboard's ranking over all criteria; choose another name")
+    if any(c.name == tname for c in criteria):
+        ck.fail("total.name", f"{tname!r} is also a criterion's name")
+    if "sum" not in total:
+        ck.fail("total", "sum is missing (the criteria it adds up)")
+    parts = ck.names(total["sum"], "total.sum")
+    unknown = [x for x in parts if all(c.name != x for c in criteria)]
+    if unknown:
+        ck.fail("total.sum", f"{unknown[0]!r} is not a criterion (the criteria: "
+                             f"{', '.join(c.name for c in criteria)})")
+    ck.text(total, "direction", "total", required=False, choices=("higher", "lower"))
 
 
 def _check_perf_options(source: str, c: Criterion, blocks: bool) -> None:
