@@ -169,76 +169,105 @@ def _record_end(data: bytes, quoted: bool) -> int:
 
 
 def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, delimiter):
-    from perfeval.io.tables import clean, first_lines, layout, parse_body
+    from perfeval.io.tables import first_lines, layout
 
-    carry = b""
+    rd = _RecordReader(fh, chunk_bytes, fmt != "text" or delimiter is not None, source)
     lay = None
-    picks: list[int | None] | None = None
-    line0 = 0  # lines before the current block
-    first = True
+    picks: list[int | None] = []
+    want_ids: set[int] = set()
     rows = 0
-    pending_cr = False
-    while True:
-        block = fh.read(chunk_bytes)
-        if pending_cr and block.startswith(b"\n"):
-            block = block[1:]  # the \n of a \r\n cut between two blocks
-        pending_cr = block.endswith(b"\r")
-        block = clean(block, first)
-        first = False
-        data = carry + block
-        if not data:
-            break
-        if block:
-            cut = _record_end(data, fmt != "text" or delimiter is not None)
-            if cut == 0:  # a record longer than a chunk: read on, within a bound
-                if len(data) > MAX_RECORD_CHUNKS * chunk_bytes:
-                    raise InputFormatError(f"a record longer than {len(data) >> 20} MB (no line end found)",
-                                           source=source, line=line0 + 1)
-                carry = data
-                continue
-            body, carry = data[:cut], data[cut:]
-        else:
-            body, carry = data, b""
-        if lay is None and block and len(first_lines(body, 2)) < 2:
-            carry = body + carry  # the header is told from two data lines, as the whole-file reader does
-            if len(carry) > MAX_RECORD_CHUNKS * chunk_bytes:
-                raise InputFormatError(f"a record longer than {len(carry) >> 20} MB (no line end found)",
-                                       source=source, line=line0 + 1)
-            continue
+    for body, last in rd.blocks():
         if lay is None:
+            if not last and len(first_lines(body, 2)) < 2:
+                rd.unread(body)  # the header is told from two data lines, as the whole-file reader does
+                continue
             lay = layout(body, fmt, header, delimiter, source)
-            if lay is None:
-                line0 += body.count(b"\n")
-                if not block:
-                    break
+            if lay is None:  # nothing but blank or comment lines so far
+                rd.line0 += body.count(b"\n")
                 continue
             picks = _picks(columns, list(lay.names), lay.header, source)
-            line0 += lay.skip_lines
+            rd.line0 += lay.skip_lines
             body = body[lay.skip:]
-            want_ids = {picks[i] for i in ids if i < len(picks) and picks[i] is not None}
+            want_ids = {k for i in ids if i < len(picks) and (k := picks[i]) is not None}
         if first_lines(body, 1):
-            cols, lines = parse_body(body, lay, len(lay.names), want_ids, source, line0)
-            n = len(cols[0]) if cols else 0
-            out = []
-            for i, k in enumerate(picks):
-                if k is None:
-                    out.append(None)
-                elif i in ids:
-                    out.append(cols[k])
-                else:
-                    out.append(_numbers(cols[k], lay.names[k], body, lines, line0, source))
+            out, n = _picked(body, lay, picks, ids, want_ids, rd.line0, source)
             if meter:
                 meter.advance(len(body), n)
             rows += n
             if n:
                 yield out
-        line0 += body.count(b"\n")
-        if not block:
-            break
+        rd.line0 += body.count(b"\n")
     if lay is None:
         raise InputFormatError("holds no data", source=source)
     if rows == 0:
         raise InputFormatError("holds a header and no data", source=source)
+
+
+class _RecordReader:
+    """A text file as blocks of whole records: a record cut by the block end is carried into the
+    next block, a CR LF cut between two blocks is one line end, and a record longer than
+    ``MAX_RECORD_CHUNKS`` chunks is an error naming its line (``line0``: the lines before the block,
+    kept by the reader's user)."""
+
+    def __init__(self, fh, chunk_bytes: int, quoted: bool, source: str):
+        self.fh, self.chunk_bytes, self.quoted, self.source = fh, chunk_bytes, quoted, source
+        self.carry = b""
+        self.line0 = 0
+
+    def _bounded(self, data: bytes) -> None:
+        if len(data) > MAX_RECORD_CHUNKS * self.chunk_bytes:
+            raise InputFormatError(f"a record longer than {len(data) >> 20} MB (no line end found)",
+                                   source=self.source, line=self.line0 + 1)
+
+    def unread(self, body: bytes) -> None:
+        """Give a block back: it is read again in front of the next one."""
+        self.carry = body + self.carry
+        self._bounded(self.carry)
+
+    def blocks(self) -> Iterator[tuple[bytes, bool]]:
+        """(whole records, whether this is the last block)."""
+        from perfeval.io.tables import clean
+
+        first = True
+        pending_cr = False
+        while True:
+            block = self.fh.read(self.chunk_bytes)
+            if pending_cr and block.startswith(b"\n"):
+                block = block[1:]  # the \n of a \r\n cut between two blocks
+            pending_cr = block.endswith(b"\r")
+            block = clean(block, first)
+            first = False
+            data = self.carry + block
+            if not data:
+                return
+            if not block:
+                self.carry = b""
+                yield data, True
+                return
+            cut = _record_end(data, self.quoted)
+            if cut == 0:  # a record longer than a chunk: read on, within a bound
+                self._bounded(data)
+                self.carry = data
+                continue
+            self.carry = data[cut:]
+            yield data[:cut], False
+
+
+def _picked(body: bytes, lay, picks: list[int | None], ids, want_ids: set[int], line0: int,
+            source: str) -> tuple[list, int]:
+    """The picked columns of a block (identity columns as read, the others as numbers) and its rows."""
+    from perfeval.io.tables import parse_body
+
+    cols, lines = parse_body(body, lay, len(lay.names), want_ids, source, line0)
+    out: list = []
+    for i, k in enumerate(picks):
+        if k is None:
+            out.append(None)
+        elif i in ids:
+            out.append(cols[k])
+        else:
+            out.append(_numbers(cols[k], lay.names[k], body, lines, line0, source))
+    return out, (len(cols[0]) if cols else 0)
 
 
 def _numbers(col: np.ndarray, name: str, body: bytes, lines, line0: int, source: str) -> np.ndarray:
