@@ -365,30 +365,48 @@ def _from_kernel(col) -> np.ndarray:
 def _records(body: bytes, lay: Layout, source: str, line0: int) -> tuple[list[int], list[list[str]]]:
     """(line numbers, fields) of every data record: blank lines and unquoted '#' lines skipped."""
     text = body.decode("utf-8", errors="replace")
+    if lay.delim is None:
+        return _text_records(text, line0)
+    if '"' not in text:
+        return _unquoted_records(text, lay.delim, source, line0)
+    return _csv_records(text, lay.delim, source, line0)
+
+
+def _text_records(text: str, line0: int) -> tuple[list[int], list[list[str]]]:
+    """Whitespace-separated lines."""
     lines: list[int] = []
     rows: list[list[str]] = []
-    if lay.delim is None:
-        for k, line in enumerate(text.split("\n"), line0 + 1):
-            s = line.strip(" \t\v\f")
-            if s and not s.startswith("#"):
-                fields = _split_line(line, "text", None)
-                if fields:
-                    lines.append(k)
-                    rows.append(fields)
-        return lines, rows
-    if '"' not in text:  # no quoting: a record is a line, its fields the delimiter's pieces
-        delim = lay.delim
-        for k, line in enumerate(text.split("\n"), line0 + 1):
-            s = line.strip()
-            if s and not s.startswith("#"):
-                row = line.split(delim)
-                if s != line or " " in line or "\t" in line:
-                    row = [f.strip() for f in row]
-                if "" in row:
-                    raise InputFormatError(f"empty value in column {row.index('') + 1}", source=source, line=k)
+    for k, line in enumerate(text.split("\n"), line0 + 1):
+        s = line.strip(" \t\v\f")
+        if s and not s.startswith("#"):
+            fields = _split_line(line, "text", None)
+            if fields:
                 lines.append(k)
-                rows.append(row)
-        return lines, rows
+                rows.append(fields)
+    return lines, rows
+
+
+def _unquoted_records(text: str, delim: str, source: str, line0: int) -> tuple[list[int], list[list[str]]]:
+    """No quoting: a record is a line, its fields the delimiter's pieces."""
+    lines: list[int] = []
+    rows: list[list[str]] = []
+    for k, line in enumerate(text.split("\n"), line0 + 1):
+        s = line.strip()
+        if s and not s.startswith("#"):
+            row = line.split(delim)
+            if s != line or " " in line or "\t" in line:
+                row = [f.strip() for f in row]
+            if "" in row:
+                raise InputFormatError(f"empty value in column {row.index('') + 1}", source=source, line=k)
+            lines.append(k)
+            rows.append(row)
+    return lines, rows
+
+
+def _csv_records(text: str, delim: str, source: str, line0: int) -> tuple[list[int], list[list[str]]]:
+    """Quoted CSV (RFC 4180, by the csv module): a record may span lines; its line is where it starts."""
+    lines: list[int] = []
+    rows: list[list[str]] = []
     physical: list[int] = []
 
     def data_lines():
@@ -400,7 +418,7 @@ def _records(body: bytes, lay: Layout, source: str, line0: int) -> tuple[list[in
             inside ^= line.count('"') % 2 == 1
             yield line + "\n"
 
-    reader = csv.reader(data_lines(), delimiter=lay.delim, strict=True)
+    reader = csv.reader(data_lines(), delimiter=delim, strict=True)
     try:
         for fields in reader:
             end = reader.line_num - 1
