@@ -119,50 +119,47 @@ def gen_data(rng: random.Random, blocks: bool) -> str:
     return text
 
 
+#: (upper end of the draw, how the option is drawn): the mix of options one argument is made of
+_OPTION_DRAWS = [
+    (0.45, lambda rng: [rng.choice(MEASURE_FLAGS)]),
+    (0.6, lambda rng: [rng.choice(GROUPS)]),
+    (0.68, lambda rng: [rng.choice(["-t", "-thresh", "-threshold"]),
+                        rng.choice(["0.5", "0.3", "0", "0.75", "-1", "abc", "1", "inf", "-inf", "1e-300", "-0",
+                                    "0x1p-1", ".5", "0.5abc", "nan"])]),
+    (0.73, lambda rng: ["-percent", rng.choice(["0", "10", "25", "14.1", "50", "100", "33.3"])]),
+    (0.78, lambda rng: ["-plot", rng.choice(PLOTS)]),
+    (0.82, lambda rng: ["-ntop", rng.choice(["1", "3", "2.999", "10", "20", "0"])]),
+    (0.85, lambda rng: [rng.choice(["-nrm", "-norm"]), rng.choice(["1", "2", "3", "0.5", "0"])]),
+    (0.88, lambda rng: ["-slq", rng.choice(["0.01", "0.1", "0.3", "0.05", "0.001", "0.0009", "-1"])]),
+    (0.91, lambda rng: ["-cal", rng.choice(["1", "3", "10", "100", "2.5"])]),
+    (0.94, lambda rng: ["-sar", *rng.choice([["1", "1", "1"], ["1", "2", "3"], ["0", "1", "0"]])]),
+    (0.97, lambda rng: ["-cost", *rng.choice([["1", "2", "3", "4"], ["0", "1", "5", "0"], ["-1", "0", "0", "1"]])]),
+    # the original's quirks: a value option swallowing the next option
+    (1.01, lambda rng: rng.choice([["-plot", "-acc"], ["-t", "-blocks", "-apr"], ["-t", "-cost", "1", "2", "3", "4"],
+                                   ["-ACC"], ["-Roc"], ["-ntop", "-rms", "-roc"]])),
+]
+
+
 def gen_args(rng: random.Random) -> tuple[list[str], bool]:
+    if rng.random() < 0.15:
+        return _block_args(rng), True
     args: list[str] = []
-    blocks = rng.random() < 0.15
-    if blocks:
-        args.append("-blocks")
-        args += rng.sample(["-apr", "-rkl", "-rms", "-top1"], rng.randint(1, 4))
-        if rng.random() < 0.2:
-            args += ["-plot", rng.choice(PLOTS)]
-        if rng.random() < 0.1:
-            args += [rng.choice(["-roc", "-acc"])]  # error case
-        rng.shuffle(args)
-        return args, blocks
     for _ in range(rng.choice([0, 0, 1, 2, 3, 5])):
         r = rng.random()
-        if r < 0.45:
-            args.append(rng.choice(MEASURE_FLAGS))
-        elif r < 0.6:
-            args.append(rng.choice(GROUPS))
-        elif r < 0.68:
-            args += [rng.choice(["-t", "-thresh", "-threshold"]),
-                     rng.choice(["0.5", "0.3", "0", "0.75", "-1", "abc", "1", "inf", "-inf", "1e-300", "-0", "0x1p-1",
-                                 ".5", "0.5abc", "nan"])]
-        elif r < 0.73:
-            args += ["-percent", rng.choice(["0", "10", "25", "14.1", "50", "100", "33.3"])]
-        elif r < 0.78:
-            args += ["-plot", rng.choice(PLOTS)]
-        elif r < 0.82:
-            args += ["-ntop", rng.choice(["1", "3", "2.999", "10", "20", "0"])]
-        elif r < 0.85:
-            args += [rng.choice(["-nrm", "-norm"]), rng.choice(["1", "2", "3", "0.5", "0"])]
-        elif r < 0.88:
-            args += ["-slq", rng.choice(["0.01", "0.1", "0.3", "0.05", "0.001", "0.0009", "-1"])]
-        elif r < 0.91:
-            args += ["-cal", rng.choice(["1", "3", "10", "100", "2.5"])]
-        elif r < 0.94:
-            args += ["-sar", *rng.choice([["1", "1", "1"], ["1", "2", "3"], ["0", "1", "0"]])]
-        elif r < 0.97:
-            args += ["-cost", *rng.choice([["1", "2", "3", "4"], ["0", "1", "5", "0"], ["-1", "0", "0", "1"]])]
-        else:  # the original's quirks: a value option swallowing the next option
-            args += rng.choice([["-plot", "-acc"], ["-t", "-blocks", "-apr"], ["-t", "-cost", "1", "2", "3", "4"],
-                                ["-ACC"], ["-Roc"], ["-ntop", "-rms", "-roc"]])
+        args += next(draw for limit, draw in _OPTION_DRAWS if r < limit)(rng)
     if rng.random() < 0.05:
         args = [a.upper() if a.startswith("-") else a for a in args]
     return args, False
+
+
+def _block_args(rng: random.Random) -> list[str]:
+    args = ["-blocks", *rng.sample(["-apr", "-rkl", "-rms", "-top1"], rng.randint(1, 4))]
+    if rng.random() < 0.2:
+        args += ["-plot", rng.choice(PLOTS)]
+    if rng.random() < 0.1:
+        args += [rng.choice(["-roc", "-acc"])]  # error case
+    rng.shuffle(args)
+    return args
 
 
 def run(cmd: list[str], data: bytes, cwd: str) -> tuple[bytes, bytes, int] | None:
