@@ -55,6 +55,55 @@ def _table(head: list[str], rows: list[list[Any]], cls: str = "") -> str:
     return "\n".join(out) + "</table></div>"
 
 
+def _input_table(y: np.ndarray, g: Any, models: dict[str, Any], source: str, threshold: float) -> str:
+    from perfeval._validation import to_numpy
+
+    yy = np.asarray(y, dtype=float)
+    summary: list[list[Any]] = [["source", source or "(arrays)"], ["rows", int(len(yy))],
+                                ["positives", int((yy > 0).sum())], ["negatives", int((yy <= 0).sum())]]
+    if g is not None:
+        summary.append(["groups", int(len(np.unique(g)))])
+    for name, s in models.items():
+        ss = np.asarray(to_numpy(s, "y_score"), dtype=float)
+        summary.append([f"score range ({name})", f"{ss.min():.6g} .. {ss.max():.6g}" if len(ss) else "empty"])
+    summary.append(["threshold", f"{threshold:g}"])
+    return _table(["", "value"], summary, "summary")
+
+
+def _comparisons(y: np.ndarray, models: dict[str, Any], labels: list[str], g: Any, ci: float, method: str,
+                 n_boot: int, seed: int, threshold: float) -> list[str]:
+    """Each model against the first: a paired bootstrap of every measure."""
+    from perfeval.bootstrap import compare as _compare
+
+    names = list(models)
+    base = names[0]
+    crow = []
+    for other in names[1:]:
+        res = _compare(y, models[other], models[base], labels, method="bca" if method == "delong" else method,
+                       level=ci, n_boot=n_boot, seed=seed, groups=g, threshold=threshold)
+        for lab, c in res.items():
+            crow.append([lab, f"{other} - {base}", c.difference, f"[{_fmt(c.low)}, {_fmt(c.high)}]",
+                         f"{c.p_value:.4g}"])
+    return [f"<h2>Comparisons with {html.escape(base)}</h2>",
+            "<p class='meta'>Paired bootstrap on the same cases: the difference, its interval, and the "
+            "two-sided p-value of no difference.</p>",
+            _table(["measure", "models", "difference", f"{ci * 100:g}% interval", "p-value"], crow, "comparisons")]
+
+
+def _per_group(name: str, report: Any, labels: list[str], max_rows: int) -> list[str]:
+    """The first model's value of every measure in each group (at most ``max_rows`` groups)."""
+    keys = list(report.groups)
+    per_group = {lab: np.asarray(report.results[lab].per_group) for lab in labels}
+    grows = [[k] + [float(per_group[lab][i]) for lab in labels] for i, k in enumerate(keys[:max_rows])]
+    note = f" (first {max_rows} of {len(keys)})" if len(keys) > max_rows else ""
+    und = [[lab, len(report.results[lab].undefined)] for lab in labels if report.results[lab].undefined]
+    out = [f"<h2>Per group: {html.escape(name)}{note}</h2>", _table(["group"] + labels, grows, "groups")]
+    if und:
+        out += ["<p class='meta'>Groups where a measure is undefined (left out of its mean):</p>",
+                _table(["measure", "undefined groups"], und, "undefined")]
+    return out
+
+
 def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: Any = None, threshold: float = 0.5,
           command: str = "", source: str = "", max_group_rows: int = 500, ci: float | None = None,
           n_boot: int = 1000, seed: int = 0, method: str = "bca") -> str:
@@ -89,17 +138,7 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
              "<h1>Evaluation report</h1>",
              f"<p class='meta'>perfeval {__version__} &middot; {html.escape(_dt.datetime.now().isoformat(timespec='seconds'))}"
              f"<br>command: <code>{html.escape(command)}</code></p>"]
-    # input summary
-    yy = np.asarray(y, dtype=float)
-    summary: list[list[Any]] = [["source", source or "(arrays)"], ["rows", int(len(yy))], ["positives", int((yy > 0).sum())],
-               ["negatives", int((yy <= 0).sum())]]
-    if g is not None:
-        summary.append(["groups", int(len(np.unique(g)))])
-    for name, s in models.items():
-        ss = np.asarray(to_numpy(s, "y_score"), dtype=float)
-        summary.append([f"score range ({name})", f"{ss.min():.6g} .. {ss.max():.6g}" if len(ss) else "empty"])
-    summary.append(["threshold", f"{threshold:g}"])
-    parts += ["<h2>Input</h2>", _table(["", "value"], summary, "summary")]
+    parts += ["<h2>Input</h2>", _input_table(y, g, models, source, threshold)]
     # metrics
     intervals: dict[str, dict] = {}
     if ci is not None:
@@ -137,34 +176,10 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
                                                        f"{one.resampled} resampled")
         parts.append(f"<p class='meta'>In brackets: {ci * 100:g}% confidence intervals ({html.escape(how)}).</p>")
         if len(models) > 1:
-            from perfeval.bootstrap import compare as _compare
-
-            names = list(models)
-            base = names[0]
-            crow = []
-            for other in names[1:]:
-                res = _compare(y, models[other], models[base], labels, method="bca" if method == "delong" else method,
-                               level=ci, n_boot=n_boot, seed=seed, groups=g, threshold=threshold)
-                for lab, c in res.items():
-                    crow.append([lab, f"{other} - {base}", c.difference, f"[{_fmt(c.low)}, {_fmt(c.high)}]",
-                                 f"{c.p_value:.4g}"])
-            parts += [f"<h2>Comparisons with {html.escape(base)}</h2>",
-                      "<p class='meta'>Paired bootstrap on the same cases: the difference, its interval, and the "
-                      "two-sided p-value of no difference.</p>",
-                      _table(["measure", "models", "difference", f"{ci * 100:g}% interval", "p-value"], crow,
-                             "comparisons")]
+            parts += _comparisons(y, models, labels, g, ci, method, n_boot, seed, threshold)
     if g is not None:
         name0 = next(iter(models))
-        r0 = reports[name0]
-        keys = list(r0.groups)
-        per_group = {lab: np.asarray(r0.results[lab].per_group) for lab in labels}
-        grows = [[k] + [float(per_group[lab][i]) for lab in labels] for i, k in enumerate(keys[:max_group_rows])]
-        note = f" (first {max_group_rows} of {len(keys)})" if len(keys) > max_group_rows else ""
-        und = [[lab, len(r0.results[lab].undefined)] for lab in labels if r0.results[lab].undefined]
-        parts += [f"<h2>Per group: {html.escape(name0)}{note}</h2>", _table(["group"] + labels, grows, "groups")]
-        if und:
-            parts += ["<p class='meta'>Groups where a measure is undefined (left out of its mean):</p>",
-                      _table(["measure", "undefined groups"], und, "undefined")]
+        parts += _per_group(name0, reports[name0], labels, max_group_rows)
     # plots
     parts.append("<h2>Plots</h2><div class='plots'>")
     for kind in PLOTS:
