@@ -1,7 +1,8 @@
 """The one table of nickname groups of measures (PERF's -all, -stats, -easy), in print order, like
 trec_eval's: the modern default report, the classic command's flags and the contest presets read it.
 
-No imports, so that the classic command reads it without loading the registry."""
+No imports, so that the classic command reads it without loading the registry.
+"""
 
 from __future__ import annotations
 

@@ -148,7 +148,8 @@ def as_label(pos_label: Any, y: np.ndarray) -> Any:
 
 def binary_coding(y: np.ndarray, pos_label: Any = None) -> np.ndarray | None:
     """0/1 targets: ``pos_label`` is 1 and any other label 0; without it 0/1, -1/+1 (1 positive) and
-    booleans are taken as they are.  None when the coding is not one of those (nothing is guessed)."""
+    booleans are taken as they are.  None when the coding is not one of those (nothing is guessed).
+    """
     if pos_label is not None:
         hit = y == as_label(pos_label, y)
         return np.asarray(hit, dtype=np.float64)
@@ -181,7 +182,8 @@ def binary_targets(y: np.ndarray, needs: str, pos_label: Any = None) -> np.ndarr
 # -- identities --------------------------------------------------------------------------------------------
 def identity_groups(g: np.ndarray) -> np.ndarray:
     """Groups as ids: integral floats become int64 (a group prints as 5, not 5.0); fractional floats,
-    floats past 2**53 (where distinct ids may already have merged), NaN and None are refused."""
+    floats past 2**53 (where distinct ids may already have merged), NaN and None are refused.
+    """
     if g.dtype.kind == "f":
         bad = ~np.isfinite(g)
         if bad.any():
@@ -241,7 +243,8 @@ def column(table: Any, name: str) -> Any:
 class Cases:
     """Checked arrays of one evaluation: targets as given, float64 scores (finite), group ids (never
     floats) or None, float64 weights or None; cases of weight 0 already dropped (``rows_in`` counts
-    them)."""
+    them).
+    """
 
     __slots__ = ("y", "s", "g", "w", "rows_in")
 
@@ -252,7 +255,8 @@ class Cases:
 def cases(y_true: Any, y_score: Any, groups: Any = None, weights: Any = None) -> Cases:
     """Check the arrays of an evaluation once (lengths, finite scores, ids, weights) and drop the
     cases of weight 0: a case of weight 0 is no case at all, for every measure, so it must add no
-    distinct score, rank, group or count anywhere below."""
+    distinct score, rank, group or count anywhere below.
+    """
     yt = to_numpy(y_true, "y_true")
     ys = floats(to_numpy(y_score, "y_score"), "y_score")
     check_pair(yt, ys)

@@ -36,7 +36,8 @@ DEFAULT_MEASURES = ALL
 
 def resolve(measures: Iterable[str | MeasureSpec] | str, threshold: float) -> list[MeasureSpec]:
     """Measure names (or specs) as specs, with ``threshold`` where a spec does not set its own; a
-    measure named twice is an error."""
+    measure named twice is an error.
+    """
     if isinstance(measures, str):
         measures = [m for m in measures.split(",") if m.strip()]
     specs = []
@@ -133,7 +134,8 @@ def finish(cases: Cases, specs: list[MeasureSpec], *, threshold: float,
 def grouped_report(specs: list[MeasureSpec], keys: np.ndarray, sizes: np.ndarray, values: dict[str, np.ndarray], *,
                    threshold: float, rows: int, weighted: bool, backend: str, **params: Any) -> Report:
     """The Report of per-group values computed elsewhere (spilled parts, Dask partitions), keys sorted:
-    the same results, warnings and parameters as :func:`finish` gives in memory."""
+    the same results, warnings and parameters as :func:`finish` gives in memory.
+    """
     results = {s.label: MeasureResult.of(s, np.asarray(values[s.label], dtype=np.float64), sizes, keys, True)
                for s in specs}
     warn_undefined(results, specs)

@@ -98,6 +98,7 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
     weights : array-like of float, optional
         Deprecated spelling of ``sample_weight`` (scikit-learn's name, used everywhere in
         perfeval); accepted with a DeprecationWarning for one release.
+
     Returns
     -------
     Report

@@ -82,7 +82,8 @@ def lift(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> floa
 
 def confusion_matrix(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> np.ndarray:
     """[[TN, FP], [FN, TP]] (scikit-learn's layout: rows true 0/1, columns predicted 0/1); integer
-    when unweighted."""
+    when unweighted.
+    """
     h = ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), to_numpy(y_score, "y_score"), sample_weight)
     k = int(np.searchsorted(h.scores, threshold, side="left"))
     tp, fp = h.pos[k:].sum(), h.neg[k:].sum()
@@ -97,7 +98,8 @@ def roc_auc(y_true, y_score, *, sample_weight=None) -> float:
 
 def roc_curve(y_true, y_score, *, sample_weight=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(fpr, tpr, thresholds): one point per distinct score from the top, starting at (0, 0) with
-    threshold +inf; a tie group is one step (a diagonal segment)."""
+    threshold +inf; a tie group is one step (a diagonal segment).
+    """
     h = ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), to_numpy(y_score, "y_score"), sample_weight)
     thr, tp, fp = h.cumulative()
     tp, fp = np.concatenate([[0.0], tp]), np.concatenate([[0.0], fp])
@@ -263,7 +265,8 @@ def scorer(measure: str, *, response_method: str | tuple[str, ...] | None = None
 def _positive(y: np.ndarray, pos_label: Any) -> np.ndarray:
     """0/1 targets from class labels: ``pos_label`` is 1; without it, {0, 1}, {-1, 1} and booleans
     as they are, and any other two labels with the greater positive (scikit-learn's ``classes_[1]``,
-    whose column the scorer's response is)."""
+    whose column the scorer's response is).
+    """
     if pos_label is not None:
         return (y == pos_label).astype(np.float64)
     if y.dtype.kind == "b":

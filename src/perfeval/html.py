@@ -1,5 +1,6 @@
 """A whole evaluation in one self-contained HTML file: metrics, per-group table, every plot
-(embedded PNG), the input's summary, and the exact command and version that made it."""
+(embedded PNG), the input's summary, and the exact command and version that made it.
+"""
 
 from __future__ import annotations
 

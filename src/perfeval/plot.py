@@ -20,8 +20,9 @@ from perfeval.exceptions import InvalidParameterError, MissingDependencyError
 
 
 def literal(text: Any) -> str:
-    """A user's string shown as written: a ``$`` would start matplotlib's mathtext (``$x$``,
-    ``a_b^c`` inside dollars, ``\\alpha``), so each is escaped."""
+    r"""A user's string shown as written: a ``$`` would start matplotlib's mathtext (``$x$``,
+    ``a_b^c`` inside dollars, ``\alpha``), so each is escaped.
+    """
     return str(text).replace("$", r"\$")
 
 

@@ -40,7 +40,8 @@ def _why(v: float | None, label: str) -> str | None:
 
 def strict(obj: Any) -> Any:
     """``obj`` with every NaN or infinite float replaced by None, so that ``json.dumps(...,
-    allow_nan=False)`` holds (numpy scalars become Python numbers)."""
+    allow_nan=False)`` holds (numpy scalars become Python numbers).
+    """
     if isinstance(obj, dict):
         return {str(k) if not isinstance(k, (str, int, float, bool)) and k is not None else k: strict(v)
                 for k, v in obj.items()}

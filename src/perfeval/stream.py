@@ -159,7 +159,8 @@ MAX_RECORD_CHUNKS = 16
 
 def _record_end(data: bytes, quoted: bool) -> int:
     """The end of the last whole record in ``data`` (0 when there is none): after the last line end,
-    or, when fields may be quoted, after the last line end outside quotes."""
+    or, when fields may be quoted, after the last line end outside quotes.
+    """
     cut = data.rfind(b"\n") + 1
     if not quoted or b'"' not in data:
         return cut
@@ -207,7 +208,8 @@ class _RecordReader:
     """A text file as blocks of whole records: a record cut by the block end is carried into the
     next block, a CR LF cut between two blocks is one line end, and a record longer than
     ``MAX_RECORD_CHUNKS`` chunks is an error naming its line (``line0``: the lines before the block,
-    kept by the reader's user)."""
+    kept by the reader's user).
+    """
 
     def __init__(self, fh, chunk_bytes: int, quoted: bool, source: str):
         self.fh, self.chunk_bytes, self.quoted, self.source = fh, chunk_bytes, quoted, source
@@ -280,7 +282,8 @@ def _numbers(col: np.ndarray, name: str, body: bytes, lines, line0: int, source:
 def _picks(columns, names: list[str], header: bool, source: str) -> list[int | None]:
     """0-based positions of the wanted columns: ``columns`` is a list of specs (name or 1-based
     position; None: skipped) or a callable ``(names, header) -> positions`` that chooses them once
-    the header is known (:func:`perfeval.io.columns.choose`)."""
+    the header is known (:func:`perfeval.io.columns.choose`).
+    """
     if callable(columns):
         return list(columns(list(names), header))
     return [_position(c, names, source) for c in columns]
@@ -401,7 +404,8 @@ def _partition_ids(groups: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
 
 def _int_hash(x: np.ndarray, k: int, seed: int) -> np.ndarray:
     """Partitions of int64 keys: Fibonacci hashing at seed 0 (the spill's historical layout), a
-    splitmix64 finaliser of the key plus the seed beyond (independent of the seed-0 partition)."""
+    splitmix64 finaliser of the key plus the seed beyond (independent of the seed-0 partition).
+    """
     h = x.astype(np.uint64)
     if seed == 0:
         return ((h * np.uint64(0x9E3779B97F4A7C15) >> np.uint64(40)) % np.uint64(k)).astype(np.int64)
@@ -565,7 +569,8 @@ def _narrowest_for(nbytes: int, n: int) -> np.dtype:
 
 class _Part:
     """One spill file: its path, rows, whether all its rows so far share one group key, and the
-    rows of its likeliest large group (the commonest key of its first block)."""
+    rows of its likeliest large group (the commonest key of its first block).
+    """
 
     __slots__ = ("bytes", "cand", "cand_rows", "fh", "key", "path", "rows", "single")
 
@@ -657,7 +662,8 @@ def _chunk_columns(chunk) -> list[np.ndarray]:
 
 class _Labels:
     """The distinct target values seen (up to a few hundred), to decide the coding of the targets
-    over all rows, as evaluate() does, rather than part by part."""
+    over all rows, as evaluate() does, rather than part by part.
+    """
 
     LIMIT = 256
 
@@ -691,7 +697,8 @@ def _cleanup_on_signals():
     """SIGTERM and SIGHUP end the process as SIGINT does, through the ``finally`` blocks (which
     remove the spill), with exit status 128 + the signal.  A handler is set only in the main
     thread and only where the signal has its default action: a program's own handler, or SIGHUP
-    ignored under nohup, is left alone.  The previous handlers are restored on the way out."""
+    ignored under nohup, is left alone.  The previous handlers are restored on the way out.
+    """
     import signal
     import threading
 
@@ -713,7 +720,8 @@ def _cleanup_on_signals():
 
 def _max_partitions() -> int:
     """MAX_PARTITIONS, or half the process's limit of open files if that is lower (each partition
-    is an open file while the input is spilled)."""
+    is an open file while the input is spilled).
+    """
     try:
         import resource
 
@@ -726,7 +734,8 @@ def _max_partitions() -> int:
 def partitions_for(size_hint: int, budget: int = SPILL_BUDGET_ROWS) -> int:
     """Partitions for an input of ``size_hint`` bytes of text, so that a typical partition holds
     about half of ``budget`` rows and is evaluated without being split again (32 at least,
-    :data:`MAX_PARTITIONS` at most)."""
+    :data:`MAX_PARTITIONS` at most).
+    """
     rows = size_hint / _HINT_BYTES_PER_ROW
     return int(min(MAX_PARTITIONS, max(32, math.ceil(2 * rows / max(budget, 1)))))
 
@@ -822,7 +831,8 @@ def evaluate_stream_grouped(chunks: Iterable[tuple], *, measures: Any = None, th
 
 def _check_request(specs, weighted: bool, labels: _Labels) -> None:
     """The errors evaluate() gives for the whole data, said once before any part is evaluated
-    (each part alone might pass: one holding only 1s looks like 0/1 targets)."""
+    (each part alone might pass: one holding only 1s looks like 0/1 targets).
+    """
     from perfeval._validation import binary_targets
 
     ranking = [s for s in specs if s.measure.kind != "binary"]
@@ -882,7 +892,8 @@ class _Job:
 
     def _resplit(self, part: _Part, depth: int) -> None:
         """Split a part too large for memory into parts of about half the budget, reading it block
-        by block; the parent is removed before the children are evaluated."""
+        by block; the parent is removed before the children are evaluated.
+        """
         # a group past the budget among others goes to a part of its own at once: hashed with the
         # others it would be copied again at every level until no other group shared its part
         heavy = part.cand if part.cand_rows > self.budget else None
@@ -931,7 +942,8 @@ class _Job:
         ScoreHistogram for the binary measures, counts per (score, relevance) for the per-query
         measures and GAUC.  Every per-group kernel reads only these (perfeval.measures._data,
         perfeval.summaries.ranking.TieTable), so the values are those of evaluate() on the rows.
-        Memory: the group's distinct scores (and grades), not its rows."""
+        Memory: the group's distinct scores (and grades), not its rows.
+        """
         from perfeval._validation import binary_coding, check_relevance, check_scores, check_weights, floats
 
         binary = [s for s in self.specs if s.measure.kind == "binary"]
@@ -986,7 +998,8 @@ class _Job:
     def _binary_from_summary(self, spec, h: ScoreHistogram) -> np.ndarray:
         """The value evaluate() gives a group, from the group's summary: its per-group kernel (they
         read only the group's histogram), or with weights where a kernel declines them, the measure
-        over the summary as evaluate() computes it group by group."""
+        over the summary as evaluate() computes it group by group.
+        """
         from perfeval.engine import safe
 
         fast = spec.measure.per_group_function()
@@ -1000,7 +1013,8 @@ class _Job:
 class _PairCounts:
     """How many cases have each (score, relevance) pair, merged block by block: one sorted run of
     distinct scores with their counts per grade (grades are few: 0/1, or 0..4), built and merged
-    as a ScoreHistogram is (plain sorts, linear merges of sorted runs)."""
+    as a ScoreHistogram is (plain sorts, linear merges of sorted runs).
+    """
 
     def __init__(self):
         self.levels: dict[float, list[tuple[np.ndarray, np.ndarray]]] = {}
@@ -1038,7 +1052,8 @@ def _levels(rel: np.ndarray) -> list[float]:
 
 def _merge_runs(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
     """Sorted runs of (distinct score, count) merged into one: a stable sort of a few sorted runs
-    (linear in numpy), equal scores added up (whole counts: exact)."""
+    (linear in numpy), equal scores added up (whole counts: exact).
+    """
     if len(parts) == 1:
         return parts[0]
     sc = np.concatenate([p[0] for p in parts])
@@ -1060,7 +1075,8 @@ def _per_group(report, label: str) -> np.ndarray:
 class _SummaryGroup:
     """One group as the per-group kernels of perfeval.measures._data see it, built from the
     group's ScoreHistogram instead of its rows: its threshold counts and its histogram are all
-    that the kernels read."""
+    that the kernels read.
+    """
 
     def __init__(self, h: ScoreHistogram, weighted: bool):
         self.G = 1
@@ -1076,7 +1092,8 @@ class _SummaryGroup:
 def _clustered(chunks: Iterable[tuple], specs, threshold: float):
     """Input whose groups are contiguous: evaluate each chunk's complete groups as they arrive,
     carrying the last (maybe unfinished) group into the next chunk.  Memory: one chunk and one
-    group.  A group seen again after it ended is an error (the input is not clustered)."""
+    group.  A group seen again after it ended is an error (the input is not clustered).
+    """
     import warnings
 
     from perfeval._validation import cases

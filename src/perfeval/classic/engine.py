@@ -38,7 +38,8 @@ BIG_TIES = ("Warning: There are more than 50000 ties in your prediction, "
 def fmt(spec: str, x: float) -> str:
     """C printf of one double, glibc style.  A NaN prints with its sign: the NaNs PERF's arithmetic
     makes are the x86 default NaN, sign bit set (``-nan``); a NaN typed by the user (``-t nan``) is
-    positive (``nan``)."""
+    positive (``nan``).
+    """
     if x != x:
         text = "-nan" if math.copysign(1.0, x) < 0 else "nan"
         width = spec[1:].split(".")[0].rstrip("l")
@@ -57,7 +58,8 @@ def f9(x: float) -> str:
 @dataclass
 class Out:
     """stdout is collected and written at the end (PERF's stdout is block-buffered); stderr is
-    written as it comes (unbuffered)."""
+    written as it comes (unbuffered).
+    """
 
     err: Callable[[str], object]
     chunks: list = field(default_factory=list)
@@ -233,7 +235,8 @@ class Classic:
 
     def _cxe_keeps_targets(self, ds: DataSet) -> bool:
         """True when -cxe would rewrite no target (0/1 targets with the raw mean in (0, 1], or no CXE):
-        a 0 stays 0 when 0 < mean, a 1 stays 1 when not 1 < mean (SPEC 6.15)."""
+        a 0 stays 0 when 0 < mean, a 1 stays 1 when not 1 < mean (SPEC 6.15).
+        """
         if "CXE" not in self.flags:
             return True
         return (ds.T0 == 0 or 0.0 < ds.mean_true) and (ds.T1 == 0 or not 1.0 < ds.mean_true)

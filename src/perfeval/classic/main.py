@@ -10,7 +10,8 @@ from perfeval.exceptions import PerfError
 
 def write_all(stdout, data: bytes) -> None:
     """Write every byte, or raise: a buffered binary stream may return a short count instead of raising
-    when the reader goes away mid-write (``perf ... | head``), so keep writing until it raises."""
+    when the reader goes away mid-write (``perf ... | head``), so keep writing until it raises.
+    """
     view = memoryview(data)
     while view:
         n = stdout.write(view)

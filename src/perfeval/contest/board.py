@@ -81,7 +81,8 @@ def _uri_path(path: str) -> str:
 
 class StoreError(PerfError):
     """Submissions were scored, but their scores could not be stored on the leaderboard (the
-    command prints them and exits with status 75)."""
+    command prints them and exits with status 75).
+    """
 
 
 class Board:
@@ -89,7 +90,8 @@ class Board:
         """Open the leaderboard at ``url`` (a SQLite file or a postgresql:// URL).  ``create=False``
         (reading) never creates a database or a table: a missing one is an error.  A store waits up
         to ``wait`` seconds for a database another writer holds, retrying, before it gives up with
-        :class:`StoreError`."""
+        :class:`StoreError`.
+        """
         self.url, self.wait, self.create = url, wait, create
         self.pg = url.startswith(("postgresql://", "postgres://"))
         if self.pg:
@@ -158,7 +160,8 @@ class Board:
 
     def _write(self, statements: list[tuple[str, tuple]]) -> None:
         """Run `statements` in one transaction (the table created first, race-free), retrying a
-        transient failure with backoff for up to `wait` seconds."""
+        transient failure with backoff for up to `wait` seconds.
+        """
         import time
 
         deadline = time.monotonic() + self.wait
@@ -220,7 +223,8 @@ class Board:
 
     def entries(self, task: str) -> list[dict[str, Any]]:
         """Every stored submission of `task`, oldest first; waits (up to `wait` seconds) for a
-        database a writer holds."""
+        database a writer holds.
+        """
         import time
 
         deadline = time.monotonic() + self.wait
@@ -268,7 +272,8 @@ def _key(direction: str, value: float | None, time: str) -> tuple:
 
 def rankings(entries: list[dict[str, Any]], directions: dict[str, str]) -> dict[str, list[Standing]]:
     """Per criterion: each team's best entry, best first (ties: the earlier submission); and
-    "overall": teams by their mean rank over the criteria."""
+    "overall": teams by their mean rank over the criteria.
+    """
     if not entries:
         return {}
     out: dict[str, list[Standing]] = {}
@@ -293,7 +298,8 @@ def rankings(entries: list[dict[str, Any]], directions: dict[str, str]) -> dict[
 
 def check_team(team: str) -> str:
     """A team name given with ``--team``: 1 to 200 characters, no control characters (a newline
-    would forge a leaderboard line, an escape sequence would reach a terminal)."""
+    would forge a leaderboard line, an escape sequence would reach a terminal).
+    """
     from perfeval._text import shown
 
     if shown(team) != team:

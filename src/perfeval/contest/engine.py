@@ -13,7 +13,8 @@ import numpy as np
 
 def classic_cases(cols: tuple):
     """The joined input as the classic reader stores it: target (and block id) texts read by the
-    classic reader; the predictions already float32."""
+    classic reader; the predictions already float32.
+    """
     from perfeval import _x87 as K
     from perfeval.classic.reader import Cases, parse_bytes
 

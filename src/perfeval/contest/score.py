@@ -71,7 +71,8 @@ class Result:
 
 class _Errors:
     """A submission's errors: the first `cap` are kept (each one line), the rest only counted, so a
-    file of junk costs bounded memory whatever its size."""
+    file of junk costs bounded memory whatever its size.
+    """
 
     def __init__(self, cap: int = MAX_ERRORS):
         self.cap = cap
@@ -111,7 +112,8 @@ def submission_files(arg: str, task: Task, follow_links: bool = False) -> list[s
     """The files of one submission as given on the command line: the file itself, or for a
     ranked-lists task a directory holding ``<list>.txt`` for each list, or the list files joined by
     commas (only when no file or directory has the whole name: an upload named ``x,secret.env`` is
-    that one file, never ``x`` and ``secret.env``)."""
+    that one file, never ``x`` and ``secret.env``).
+    """
     if not task.lists or os.path.lexists(arg):
         if task.lists and os.path.isdir(arg) or (follow_links and os.path.isdir(arg)):
             return [os.path.join(arg, f"{name}.txt") for name in task.lists]
@@ -180,7 +182,8 @@ def _physical_lines(fh, limit: int) -> Iterator[tuple[int, str | None]]:
     """(line number, text) of every line of an open submission, read in bounded memory, whatever the
     file's size: a line longer than MAX_LINE bytes gives (number, None) and is read past; reading
     stops with (number, "") after `limit` bytes (a file that keeps growing).  Lines end at LF, CR LF
-    or CR, and are then split as ``str.splitlines`` splits them, as the key is read."""
+    or CR, and are then split as ``str.splitlines`` splits them, as the key is read.
+    """
     k = 0
     carry = b""
     skipping = False
@@ -233,7 +236,8 @@ class _TooLarge(Exception):
 
 def _lines(raw: bytes):
     """(line number, fields) of every line that holds fields and is not a comment; the reference
-    reading of the key, and of a submission whenever the fast path below declines it."""
+    reading of the key, and of a submission whenever the fast path below declines it.
+    """
     for k, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
         fields = line.replace(",", " ").split()
         if fields and not fields[0].startswith("#"):
@@ -297,7 +301,8 @@ def read_key(path: str, task: Task) -> Key:
     """Read the answer key; its problems are the organiser's, so the first one is an error, naming
     the key's file and line.  Checked here, before any submission is read: the number of fields, no
     id twice, targets that are numbers as ``perf`` reads them and take at most two values (in each
-    block, for block tasks), block ids that are integers."""
+    block, for block tasks), block ids that are integers.
+    """
     from perfeval import _x87 as K
 
     width = {"id-target": 2, "id-label": 2, "block-id-target": 3}[task.key]
@@ -338,7 +343,8 @@ def read_key(path: str, task: Task) -> Key:
 
 def _check_key_values(raw: bytes, key: Key, task: Task) -> None:
     """The key's targets and block ids as the classic engine will read them; a problem names the
-    key's line (rows are counted back to lines only when there is one)."""
+    key's line (rows are counted back to lines only when there is one).
+    """
     from perfeval.classic.reader import parse_bytes
 
     def line_of(row: int) -> int:
@@ -525,7 +531,8 @@ def check_submission(paths: list[str], task: Task, key: Key, follow_links: bool 
 def _check_lines(lines, where: str, task: Task, key: Key, width: int, needs_prob: bool,
                  errors: _Errors) -> tuple[dict[str, tuple[str, int]], int]:
     """Check a submission's lines one by one: ({key id: (prediction text or rank, line)}, lines
-    read).  Only ids of the key are kept, so memory follows the key."""
+    read).  Only ids of the key are kept, so memory follows the key.
+    """
     index = key.index
     got: dict[str, tuple[str, int]] = {}
     rank = rows = 0
@@ -592,7 +599,8 @@ def joined_text(task: Task, key: Key, preds: dict[str, np.ndarray], lst: str = "
                 positives: list[str] | None = None) -> bytes:
     """The PERF input of a checked submission: `target prediction` (or `block target prediction`)
     lines in answer-key order, each prediction written as the shortest text that reads back as the
-    same float32; running the classic ``perf`` on it gives the scores `score` gives."""
+    same float32; running the classic ``perf`` on it gives the scores `score` gives.
+    """
     *texts, p = _columns(task, key, preds, lst, positives)
     cols = (*texts, [str(x) for x in p])  # numpy's float32 str is the shortest that reads back the same
     return ("\n".join(map(" ".join, zip(*cols, strict=False))) + "\n").encode()
@@ -601,7 +609,8 @@ def joined_text(task: Task, key: Key, preds: dict[str, np.ndarray], lst: str = "
 def score_submission(arg: str, task: Task, key: Key, follow_links: bool = False) -> Result:
     """Check and score one submission as named on the command line.  Whatever is wrong with it (a
     file that cannot be read, a link, a FIFO, a missing list) rejects this submission alone, never
-    the others scored with it."""
+    the others scored with it.
+    """
     try:
         return score(submission_files(arg, task, follow_links), task, key, follow_links)
     except InputFormatError as e:

@@ -94,7 +94,8 @@ _PAIRS = {"id-score": ("id-target", "id-label"), "block-id-score": ("block-id-ta
 
 class _Checker:
     """Every mistake of a task file is one error, naming the file and the key, found when the task is
-    loaded (never later, half-way through scoring)."""
+    loaded (never later, half-way through scoring).
+    """
 
     def __init__(self, source: str):
         self.source = source
@@ -237,7 +238,8 @@ def _check_total(ck: _Checker, total: Any, criteria: list[Criterion]) -> None:
 
 def _check_perf_options(source: str, c: Criterion, blocks: bool) -> None:
     """The criterion's perf options must be options perf takes, computing one number (refused here,
-    when the task is loaded)."""
+    when the task is loaded).
+    """
     from perfeval.classic.options import ClassicExit, HelpRequested, parse_options
 
     where = f"{source}: criterion {c.name!r}: perf"
@@ -276,7 +278,8 @@ def _check_perf_options(source: str, c: Criterion, blocks: bool) -> None:
 def _dry_run(perf: list[str], blocks: bool) -> list[str]:
     """The labels the classic engine prints for `perf` on a small fixed data set (two blocks of ten
     cases, both classes in each): a criterion is checked to give its value when the task is
-    loaded, not after the key and the submissions have been read."""
+    loaded, not after the key and the submissions have been read.
+    """
     import numpy as np
 
     from perfeval.contest.engine import classic_cases, run_classic

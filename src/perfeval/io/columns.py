@@ -66,7 +66,8 @@ class Choice:
     @property
     def worth_saying(self) -> bool:
         """Whether a command should say which columns it used: some were taken by default, and the
-        table is not the plain headerless two-column ``target score`` layout."""
+        table is not the plain headerless two-column ``target score`` layout.
+        """
         return self.defaulted and (any(c.how == "default" and not c.name.startswith("column") for c in self.all())
                                    or self.width > len(self.all()))
 

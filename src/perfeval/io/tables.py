@@ -1,4 +1,4 @@
-"""Reading evaluation tables for the ``perfeval`` command: whitespace text, CSV, TSV, JSON lines and
+r"""Reading evaluation tables for the ``perfeval`` command: whitespace text, CSV, TSV, JSON lines and
 Parquet, from a file or standard input, plain or compressed, with or without a header.
 
 One reading, shared by the whole-file reader (:func:`read_table`) and the chunked one
@@ -6,7 +6,7 @@ One reading, shared by the whole-file reader (:func:`read_table`) and the chunke
 whichever reads it:
 
 - bytes: ``.gz``/``.bz2``/``.xz`` are decompressed (by magic bytes, whatever the name); a UTF-8
-  byte-order mark is dropped; ``\\r\\n`` and a lone ``\\r`` end a line as ``\\n`` does;
+  byte-order mark is dropped; ``\r\n`` and a lone ``\r`` end a line as ``\n`` does;
 - records: in text, fields are separated by blanks (and commas, as PERF reads them); in CSV/TSV by
   the delimiter only (``,``, ``;`` or tab: sniffed, or ``--delimiter``), with quoted fields as a
   CSV parser reads them (the standard library's); a blank line or a line starting with ``#``
@@ -157,7 +157,7 @@ class _Checked:
 
 
 def clean(data: bytes, first: bool) -> bytes:
-    """Line ends as ``\\n`` (from ``\\r\\n`` and a lone ``\\r``); the byte-order mark dropped."""
+    r"""Line ends as ``\n`` (from ``\r\n`` and a lone ``\r``); the byte-order mark dropped."""
     if first and data.startswith(BOM):
         data = data[len(BOM):]
     if b"\r" in data:
@@ -199,7 +199,8 @@ def guess_format(path: str | None, sample: bytes) -> str:
 
 def sniff_delimiter(fmt: str, sample: bytes, delimiter: str | None) -> str | None:
     """The field delimiter of a CSV/TSV table (None for text): as given, else the one of ``,``,
-    ``;`` and tab found the same number of times (outside quotes) on the first lines."""
+    ``;`` and tab found the same number of times (outside quotes) on the first lines.
+    """
     if delimiter is not None:
         if delimiter in ("\\t", "tab"):
             delimiter = "\t"
@@ -250,7 +251,8 @@ def first_lines(body: bytes, limit: int = 2) -> list[tuple[int, int, bytes]]:
 
 def detect_header(first: list[str], second: list[str] | None) -> bool:
     """A header: a first-row field that is not a number where the second row's field is one (or,
-    with one row only, any field that is not a number)."""
+    with one row only, any field that is not a number).
+    """
     for i, f in enumerate(first):
         if not grammar.is_number(f) and (second is None or (i < len(second) and grammar.is_number(second[i]))):
             return True
@@ -313,7 +315,8 @@ def _fast_ok(body: bytes, lay: Layout) -> bool:
 def parse_body(body: bytes, lay: Layout, ncol: int, ids: set[int], source: str, line0: int,
                keep_text: bool = True) -> tuple[list[np.ndarray], np.ndarray | None]:
     """The columns of the data lines of ``body`` (cleaned; ``line0`` lines precede it), and their
-    line numbers (None when the compiled reader read them: found again only for a message)."""
+    line numbers (None when the compiled reader read them: found again only for a message).
+    """
     nul = body.find(b"\x00")
     if nul >= 0:  # a text table holds no NUL (numpy's text would drop it silently)
         raise InputFormatError("holds a NUL byte (\\x00): not a text table", source=source,

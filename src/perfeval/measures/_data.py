@@ -68,7 +68,8 @@ def tie_table(gd: GroupedData):
 def hist_sum(gd: GroupedData, term) -> np.ndarray:
     """Per-group sums over each group's summary (distinct scores with their positive and negative
     weight), in score order: the same terms, in the same order, as the measure over one summary,
-    whatever the order of the rows (a shuffle, a spill)."""
+    whatever the order of the rows (a shuffle, a spill).
+    """
     sc, pos, neg, bounds = histograms(gd)
     codes = np.repeat(np.arange(gd.G), np.diff(bounds))
     return np.bincount(codes, weights=term(sc, pos, neg), minlength=gd.G)

@@ -10,7 +10,7 @@ import numpy as np
 
 
 def div(a, b):
-    """a / b with NaN where b == 0, for floats and arrays alike."""
+    """A / b with NaN where b == 0, for floats and arrays alike."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(b != 0, a / np.where(b != 0, b, 1.0), np.nan)
@@ -52,7 +52,8 @@ def fnr(tp, fn, fp, tn):
 def prf(tp, fn, fp, tn):
     """F1 in scikit-learn's count form 2TP / (2TP + FN + FP): 0 when TP = 0 and there is an error,
     NaN only when TP = FN = FP = 0 (no positive, none predicted).  FBETA at beta = 1 is the same
-    formula, so the two agree bit for bit."""
+    formula, so the two agree bit for bit.
+    """
     return fbeta(tp, fn, fp, tn, beta=1.0)
 
 

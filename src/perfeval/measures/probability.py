@@ -63,7 +63,8 @@ def cxe(h: ScoreHistogram) -> float:
 # -- the modern vocabulary (binary) ----------------------------------------------------------------
 def logloss(h: ScoreHistogram, *, eps: float = 0.0) -> float:
     """Mean cross-entropy in nats; with ``eps`` > 0 each score is first clipped to [eps, 1 - eps]
-    (scikit-learn's former ``log_loss(eps=)``), so that one confident mistake costs -ln(eps), not inf."""
+    (scikit-learn's former ``log_loss(eps=)``), so that one confident mistake costs -ln(eps), not inf.
+    """
     if h.n == 0 or not _in_unit(h):
         return NAN
     s = np.clip(h.scores, eps, 1.0 - eps) if eps > 0 else h.scores
@@ -112,7 +113,8 @@ def ca1(h: ScoreHistogram) -> float:
 
 def ca2(h: ScoreHistogram, *, window: int) -> float:
     """Mean calibration error over windows of `window` consecutive cases in score order; each case of
-    a tie group counts positives/size of a positive, so the order inside ties does not matter."""
+    a tie group counts positives/size of a positive, so the order inside ties does not matter.
+    """
     if not h.is_counts():
         raise InvalidParameterError("CA2 needs whole-number weights (counts of cases)")
     S = int(window)

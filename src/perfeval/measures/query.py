@@ -52,7 +52,8 @@ def _disc(first: np.ndarray, stop: np.ndarray) -> np.ndarray:
 
 def _discounted(t: TieTable, k: float, discount: bool) -> np.ndarray:
     """Tie-averaged (discounted) cumulative gain of each query: each case of a tie gets the tie's
-    mean gain, and the tie the discounts of its positions above the cut-off."""
+    mean gain, and the tie the discounts of its positions above the cut-off.
+    """
     stop = np.minimum(t.end, _cut(t, k)[t.query])
     if discount:
         w = _disc(t.first, stop)
@@ -62,12 +63,12 @@ def _discounted(t: TieTable, k: float, discount: bool) -> np.ndarray:
 
 
 def dcg(rd: Any, *, k: float) -> np.ndarray:
-    """sum over the top k of (2^rel - 1) / log2(position + 1), ties averaged."""
+    """Sum over the top k of (2^rel - 1) / log2(position + 1), ties averaged."""
     return _discounted(_table(rd), k, True)
 
 
 def cg(rd: Any, *, k: float) -> np.ndarray:
-    """sum over the top k of (2^rel - 1), ties averaged."""
+    """Sum over the top k of (2^rel - 1), ties averaged."""
     return _discounted(_table(rd), k, False)
 
 
@@ -99,7 +100,8 @@ def ap(rd: Any) -> np.ndarray:
     """Average precision, information-retrieval form: the mean over the relevant cases of the
     precision at their rank.  Ties: a tie group is one threshold, every relevant case in it gets the
     precision at the group's end (scikit-learn's ``average_precision_score``).  NaN without a
-    relevant case."""
+    relevant case.
+    """
     t = _table(rd)
     m, R = t.rel, _per_query_from_ties(t, t.rel)
     tp_end = within_query_cumsum(t, m)
@@ -116,7 +118,8 @@ def _top_relevant(t: TieTable, k: float) -> tuple[np.ndarray, np.ndarray, np.nda
 
 def precision_at(rd: Any, *, k: float) -> np.ndarray:
     """Relevant cases among the top k, over k (a tie straddling the cut counts fractionally); k = 0:
-    over the whole query.  Divides by k even when the query is shorter (trec_eval's P_k)."""
+    over the whole query.  Divides by k even when the query is shorter (trec_eval's P_k).
+    """
     hits, _R, cut = _top_relevant(_table(rd), k)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(cut > 0, hits / np.where(cut > 0, cut, 1.0), NAN)
@@ -132,7 +135,8 @@ def recall_at(rd: Any, *, k: float) -> np.ndarray:
 def mrr(rd: Any) -> np.ndarray:
     """Reciprocal rank of the first relevant case, expected over random orders inside its tie group:
     for a group of g cases holding m relevant ones below a cases, the first relevant case is at
-    a + j with probability C(g - j, m - 1) / C(g, m).  NaN without a relevant case."""
+    a + j with probability C(g - j, m - 1) / C(g, m).  NaN without a relevant case.
+    """
     t = _table(rd)
     out = np.full(t.n_queries, NAN)
     has = t.rel > 0
@@ -153,7 +157,8 @@ def mrr(rd: Any) -> np.ndarray:
 
 def group_auc(rd: Any) -> tuple[np.ndarray, np.ndarray]:
     """(ROC area of each group, its number of cases); NaN for a group with one class.  A tied
-    positive/negative pair counts one half (Mann-Whitney)."""
+    positive/negative pair counts one half (Mann-Whitney).
+    """
     t = _table(rd)
     m, size = t.rel, t.size
     P = _per_query_from_ties(t, m)

@@ -13,16 +13,16 @@ import numpy as np
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import _formulas as _f
 from perfeval.measures._data import GroupedData, histograms, tie_table
+from perfeval.measures.probability import rms, rms_groups
+from perfeval.measures.threshold import acc, acc_groups
 from perfeval.summaries import ScoreHistogram
 
 NAN = math.nan
 _div = _f.div
-from perfeval.measures.probability import rms, rms_groups
-from perfeval.measures.threshold import acc, acc_groups
 
 
 def _desc(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray]:
-    """pos and neg per distinct score, highest score first."""
+    """Pos and neg per distinct score, highest score first."""
     return h.pos[::-1], h.neg[::-1]
 
 
@@ -122,7 +122,8 @@ def top1(h: ScoreHistogram) -> float:
 def top10(h: ScoreHistogram) -> float:
     """1 if a positive is among the 10 highest-scored cases in every order of the tied cases: the
     worst order puts a tie group's negatives before its positives, so a group with a positive
-    counts when the cases above it and its own negatives are fewer than 10."""
+    counts when the cases above it and its own negatives are fewer than 10.
+    """
     pos, neg = _desc(h)
     size = pos + neg
     above = np.cumsum(size) - size
@@ -132,7 +133,8 @@ def top10(h: ScoreHistogram) -> float:
 
 def ap(h: ScoreHistogram) -> float:
     """Average precision, information-retrieval form: mean over the positives of the precision at
-    their score's threshold (a tie group is one threshold, as scikit-learn)."""
+    their score's threshold (a tie group is one threshold, as scikit-learn).
+    """
     P = h.n_pos
     if P == 0:
         return NAN

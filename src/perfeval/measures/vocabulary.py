@@ -1,5 +1,6 @@
 """The modern vocabulary beyond PERF: rates, F-beta, log loss, Brier, AP, and the per-query measures
-(NDCG, DCG, CG, MAP, P@k, R@k, MRR) and group AUC.  Registered after PERF's measures."""
+(NDCG, DCG, CG, MAP, P@k, R@k, MRR) and group AUC.  Registered after PERF's measures.
+"""
 
 from __future__ import annotations
 

@@ -100,7 +100,8 @@ class ScoreHistogram:
     def from_checked(cls, is_pos: np.ndarray, s: np.ndarray, w: np.ndarray | None = None) -> ScoreHistogram:
         """:meth:`from_arrays` on arrays already checked at the door (:mod:`perfeval._validation`):
         booleans of the positives, float64 scores without NaN, finite weights >= 0; nothing is
-        checked again."""
+        checked again.
+        """
         if w is not None and not w.all():
             # a case of weight 0 is no case at all: it adds no distinct score, no rank, no count
             keep = w > 0
@@ -153,7 +154,7 @@ class ScoreHistogram:
         return ScoreHistogram(sc[starts] + 0.0, np.add.reduceat(pos, starts), np.add.reduceat(neg, starts)).canonical()
 
     def canonical(self) -> ScoreHistogram:
-        """This summary without its empty cells (a score whose weights are both 0).
+        """The summary without its empty cells (a score whose weights are both 0).
 
         An empty cell is a case of weight 0, and such a case is no case at all: it must not add a
         distinct score, a rank or a count to any measure.  Summaries built by :meth:`from_arrays` and
@@ -200,7 +201,8 @@ class ScoreHistogram:
 
     def cumulative(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(thresholds, TP, FP): the distinct scores from the highest, and the positive and negative
-        weight with score >= each: one point of the ROC or PR curve per distinct score."""
+        weight with score >= each: one point of the ROC or PR curve per distinct score.
+        """
         return self.scores[::-1].copy(), np.cumsum(self.pos[::-1]), np.cumsum(self.neg[::-1])
 
     def is_counts(self) -> bool:

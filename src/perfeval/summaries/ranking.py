@@ -60,7 +60,8 @@ class RankingData:
     @classmethod
     def from_checked(cls, relevance: np.ndarray, score: np.ndarray, groups: np.ndarray | None) -> RankingData:
         """From arrays already checked at the door (:mod:`perfeval._validation`: float64 relevance
-        >= 0, scores without NaN, 1-D arrays of one length): nothing is checked again."""
+        >= 0, scores without NaN, 1-D arrays of one length): nothing is checked again.
+        """
         rd = cls.__new__(cls)
         rd._build(relevance, score, groups)
         return rd
@@ -167,7 +168,8 @@ class TieTable:
 
         With whole-number grades every sum is of whole numbers, so the table is bit for bit the
         one :meth:`from_ranking` builds from the rows (fractional grades: equal up to rounding, the
-        order of the rows inside a tie being arbitrary there)."""
+        order of the rows inside a tie being arbitrary there).
+        """
         score = np.asarray(score, dtype=np.float64)
         grade = np.asarray(grade, dtype=np.float64)
         count = np.asarray(count, dtype=np.float64)
@@ -192,7 +194,8 @@ class TieTable:
     def from_histograms(cls, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray) -> TieTable:
         """The tables of G groups from their ScoreHistograms with whole counts (binary targets):
         group k's distinct scores, ascending, are cells bounds[k]:bounds[k + 1] of ``pos``/``neg``.
-        Keys are the group codes 0..G-1."""
+        Keys are the group codes 0..G-1.
+        """
         G = len(bounds) - 1
         cells = np.diff(bounds)
         grp = np.repeat(np.arange(G, dtype=np.int64), cells)
@@ -209,7 +212,8 @@ class TieTable:
 
 def _grades(codes: np.ndarray, rel: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(query, grade, count) of each query's grades > 0, highest first: a bincount when the grades
-    are small whole numbers (the usual 0..4), else runs after one sort."""
+    are small whole numbers (the usual 0..4), else runs after one sort.
+    """
     pos = rel > 0
     c, r = codes[pos], rel[pos]
     top = float(r.max()) if len(r) else 0.0
@@ -228,7 +232,8 @@ def _grades(codes: np.ndarray, rel: np.ndarray, q: int) -> tuple[np.ndarray, np.
 
 def group_codes(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(sorted distinct groups, code of each row).  Small non-negative integers are coded with a
-    bincount (O(n)); anything else with np.unique."""
+    bincount (O(n)); anything else with np.unique.
+    """
     if g.dtype.kind in "iu" and len(g) and g.min() >= 0 and g.max() < 4 * len(g) + 65536:
         present = np.bincount(g) > 0
         remap = np.cumsum(present) - 1
@@ -240,7 +245,8 @@ def group_codes(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
     """Rows sorted by query, then by descending score.  The order inside equal (query, score) does
     not matter to any measure (all are tie-aware), so: one fast unstable sort by score, then a stable
-    sort by query, a radix sort when the codes fit 16 bits."""
+    sort by query, a radix sort when the codes fit 16 bits.
+    """
     by_score = np.argsort(-score)
     c = codes[by_score]
     if q <= 65536:
@@ -250,7 +256,8 @@ def _order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
 
 def _segsum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Sums of values[starts[i]:starts[i+1]] (segments are never empty); each segment is summed on
-    its own, so a long array does not cost precision."""
+    its own, so a long array does not cost precision.
+    """
     if len(starts) <= 1:
         return np.zeros(0)
     return np.add.reduceat(np.asarray(values, dtype=np.float64), starts[:-1])
