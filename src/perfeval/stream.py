@@ -967,16 +967,21 @@ class _Job:
                                    weights=np.concatenate([size, w[keep]]))
             else:
                 size = size + len(s)
+            h = None
             if binary:
                 # the coding of all the targets was checked (_check_request): a block's own coding
                 # agrees with it (a block of 1s alone reads as 0/1, and 1 is positive in both)
-                hb.append(ScoreHistogram.from_arrays(binary_coding(y), s, w))
+                h = ScoreHistogram.from_checked(binary_coding(y) == 1, s, w)
+                hb.append(h)
                 if len(hb) >= 8:
                     hb = [ScoreHistogram.merge_all(hb)]
             if ranking:
                 rel = floats(y, "y_true")
                 check_relevance(rel)
-                pairs.add(s, rel)
+                if h is not None and w is None and bool(((rel == 0) | (rel == 1)).all()):
+                    pairs.add_histogram(h)  # 0/1 grades: the block's histogram is its pair counts
+                else:
+                    pairs.add(s, rel)
         h_bin = ScoreHistogram.merge_all(hb) if binary else None
         if h_bin is not None and self.weighted and h_bin.scores.size == 0:
             return  # every row of weight 0: no case at all, so no group (as in evaluate)
@@ -1028,6 +1033,16 @@ class _PairCounts:
             parts.append(runs(np.sort(part)))
             if len(parts) >= 8:
                 self.levels[level] = [_merge_runs(parts)]
+
+    def add_histogram(self, h: ScoreHistogram) -> None:
+        """A block of 0/1 grades, from its unweighted histogram: grade 1 the positives, 0 the negatives."""
+        for level, counts in ((0.0, h.neg), (1.0, h.pos)):
+            has = counts > 0
+            if has.any():
+                parts = self.levels.setdefault(level, [])
+                parts.append((h.scores[has], counts[has]))
+                if len(parts) >= 8:
+                    self.levels[level] = [_merge_runs(parts)]
 
     def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if not self.levels:
