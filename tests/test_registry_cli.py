@@ -96,3 +96,15 @@ def test_docs_measures_is_generated_from_the_registry():
 
     doc = Path(__file__).resolve().parents[1] / "docs" / "measures.md"
     assert doc.read_text() == list_measures_text(fmt="markdown"), "run `make docs` to regenerate docs/measures.md"
+
+
+def test_one_roc_loads_no_backend_no_classic():
+    """evaluate() of one measure loads the door, the engine, the summaries and the measures: not the
+    Dask backend, the classic command, the CLI, plotting or the statistics."""
+    code = ("import sys, perfeval; perfeval.evaluate([1, 0], [0.5, 0.4], measures=['roc']); "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('perfeval'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    for heavy in ("perfeval.dask", "perfeval.classic", "perfeval.cli", "perfeval.plot", "perfeval.bootstrap",
+                  "perfeval.stream", "perfeval.contest"):
+        assert not any(m == heavy or m.startswith(heavy + ".") for m in loaded), heavy
+    assert len(loaded) <= 25, loaded

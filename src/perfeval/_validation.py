@@ -208,6 +208,12 @@ def identity_groups(g: np.ndarray) -> np.ndarray:
     return g
 
 
+def is_dask(obj: Any) -> bool:
+    """Whether ``obj`` is a Dask collection (by its type's module: Dask itself is not imported)."""
+    mod = type(obj).__module__
+    return mod.startswith("dask.") or mod.startswith("dask_expr")
+
+
 # -- tables ------------------------------------------------------------------------------------------------
 def table_names(table: Any) -> list[str] | None:
     """The column names of a pandas/polars/Dask DataFrame, a pyarrow Table or a mapping."""

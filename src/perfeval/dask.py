@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval._validation import is_dask as _is_dask
 from perfeval.exceptions import InvalidParameterError, MissingDependencyError
 from perfeval.summaries import ScoreHistogram
 
@@ -32,9 +33,7 @@ def _require():
             "evaluating a Dask collection needs dask: pip install 'perfeval[dask]'") from None
 
 
-def is_dask(obj: Any) -> bool:
-    mod = type(obj).__module__
-    return mod.startswith("dask.") or mod.startswith("dask_expr")
+is_dask = _is_dask  # the test lives at the door, so that evaluate() need not import this module
 
 
 def _summarize(y, s, w=None) -> ScoreHistogram:

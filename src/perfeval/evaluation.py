@@ -15,6 +15,7 @@ from perfeval._validation import (  # noqa: F401  (binary_coding, label_values, 
     binary_coding,
     cases,
     column,
+    is_dask,
     label_values,
     to_numpy,
 )
@@ -129,8 +130,6 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
             raise InvalidParameterError("pass `sample_weight=` only (`weights=` is its deprecated spelling)")
         warnings.warn("evaluate(weights=...) is deprecated; use sample_weight=...", DeprecationWarning, stacklevel=2)
         sample_weight = weights
-    from perfeval.dask import is_dask
-
     if is_dask(y_true):
         from perfeval.dask import evaluate_dask
 
