@@ -61,8 +61,12 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "out": [float(x) for x in
 
 def run(job: str, n: int, reps: int) -> tuple[float, float, list]:
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
-        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name, sys.executable, "-c", JOB, job, str(n),
-                            str(reps)], capture_output=True, text=True, check=True)
+        p = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", "-o", rss.name, sys.executable, "-c", JOB, job, str(n), str(reps)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         kb = int(rss.read().split()[-1])
     d = json.loads(p.stdout.strip().splitlines()[-1])
     return d["seconds"], kb / 1024, d["out"]
@@ -81,8 +85,10 @@ def main() -> int:
         ("perfeval paired bootstrap comparison, 1,000 replicates", "boot_compare", 1_000_000, 1000, 1),
     ]
     if not a.skip_peers:
-        jobs += [("confidenceinterval.roc_auc_score (DeLong)", "ci_delong", 10_000_000, 0, 1),
-                 ("scikit-learn bootstrap loop, 20 replicates (x50 = 1,000)", "sk_boot", 1_000_000, 20, 50)]
+        jobs += [
+            ("confidenceinterval.roc_auc_score (DeLong)", "ci_delong", 10_000_000, 0, 1),
+            ("scikit-learn bootstrap loop, 20 replicates (x50 = 1,000)", "sk_boot", 1_000_000, 20, 50),
+        ]
     print("| job | rows | median s | runs (s) | peak RSS MiB | result |\n|---|---|---|---|---|---|")
     for label, job, n, reps, scale in jobs:
         walls, peak, out = [], 0.0, None
@@ -92,8 +98,11 @@ def main() -> int:
             peak = max(peak, mib)
         med = statistics.median(walls)
         extra = f" (x{scale}: {med * scale:.0f} s)" if scale > 1 else ""
-        print(f"| {label} | {n:,} | {med:.2f}{extra} | {' '.join(f'{w:.2f}' for w in walls)} | {peak:.0f} | "
-              f"{', '.join(f'{v:.6g}' for v in out)} |", flush=True)
+        print(
+            f"| {label} | {n:,} | {med:.2f}{extra} | {' '.join(f'{w:.2f}' for w in walls)} | {peak:.0f} | "
+            f"{', '.join(f'{v:.6g}' for v in out)} |",
+            flush=True,
+        )
     return 0
 
 

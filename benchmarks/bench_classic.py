@@ -48,8 +48,14 @@ def make_inputs() -> dict[str, Path]:
         score = 1 / (1 + np.exp(-(1.6 * y - 0.8 + rng.normal(0, 1.2, n))))
         with open(paths["big10m"], "w") as fh:
             for i in range(0, n, 1_000_000):
-                fh.write("".join(f"{a} {b:.6f}\n" for a, b in zip(y[i:i + 1_000_000].tolist(),
-                                                                  score[i:i + 1_000_000].tolist(), strict=False)))
+                fh.write(
+                    "".join(
+                        f"{a} {b:.6f}\n"
+                        for a, b in zip(
+                            y[i : i + 1_000_000].tolist(), score[i : i + 1_000_000].tolist(), strict=False
+                        )
+                    )
+                )
     if not paths["sorted400k"].exists():
         rng = random.Random(84)
         rows = sorted((rng.random(), int(rng.random() < 0.3)) for _ in range(400_000))
@@ -78,12 +84,19 @@ def main() -> int:
     ap.add_argument("--perf", default=str(Path(sys.executable).parent / "perf"))
     ap.add_argument("--original", help="PERF 5.12 built from source with a raised item limit")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--original-runs-sorted", type=int, default=1,
-                    help="runs of the original on sorted400k (about a minute each)")
+    ap.add_argument(
+        "--original-runs-sorted",
+        type=int,
+        default=1,
+        help="runs of the original on sorted400k (about a minute each)",
+    )
     ap.add_argument("--only", nargs="*", choices=("big10m", "sorted400k", "ten"))
     a = ap.parse_args()
     inputs = make_inputs()
-    print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(
+        f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}"
+    )
     print(f"{'input':<11} {'command':<9} {'median s':>9} {'runs':<40} {'peak RSS MiB':>12}  same output")
     os.sync()  # the inputs were just written: let write-back finish before timing
     time.sleep(2)
@@ -112,8 +125,11 @@ def main() -> int:
             same = "" if label == "perf" else ("yes" if outs[label] == outs["perf"] else "NO")
             ws = walls[label]
             shown = " ".join(f"{w:.3f}" for w in ws[:8]) + (" ..." if len(ws) > 8 else "")
-            print(f"{name:<11} {label:<9} {statistics.median(ws):>9.3f} {shown:<40} {rss[label] / 1024:>12.1f}  {same}",
-                  flush=True)
+            print(
+                f"{name:<11} {label:<9} {statistics.median(ws):>9.3f} {shown:<40} "
+                f"{rss[label] / 1024:>12.1f}  {same}",
+                flush=True,
+            )
     return 0
 
 

@@ -71,6 +71,7 @@ def main() -> int:
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None)
     client = distributed.Client(cluster)
     try:
+
         def on_dask():
             ddf = dd.read_parquet(str(DATA), columns=["y", "s"])
             return perfeval.evaluate(ddf, target="y", score="s", measures=["roc", "apr"])["ROC"]
@@ -86,8 +87,12 @@ def main() -> int:
         from pyspark.sql import SparkSession
         from pyspark.sql import functions as F
 
-        spark = (SparkSession.builder.master("local[2]").config("spark.driver.memory", "8g")
-                 .config("spark.ui.enabled", "false").getOrCreate())
+        spark = (
+            SparkSession.builder.master("local[2]")
+            .config("spark.driver.memory", "8g")
+            .config("spark.ui.enabled", "false")
+            .getOrCreate()
+        )
         spark.sparkContext.setLogLevel("ERROR")
         ev = BinaryClassificationEvaluator(labelCol="label", rawPredictionCol="s", metricName="areaUnderROC")
 
@@ -101,7 +106,10 @@ def main() -> int:
     except Exception as e:  # Spark or Java missing
         print(f"(Spark not measured: {type(e).__name__}: {e})")
     for name, med, walls, v in rows:
-        print(f"| {name} | {med:.2f} | {' '.join(f'{w:.2f}' for w in walls)} | {v:.15f} | {abs(v - exact):.1e} |")
+        print(
+            f"| {name} | {med:.2f} | {' '.join(f'{w:.2f}' for w in walls)} | {v:.15f} | "
+            f"{abs(v - exact):.1e} |"
+        )
     return 0
 
 

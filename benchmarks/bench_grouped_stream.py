@@ -58,13 +58,19 @@ def write(path: Path, target_bytes: float, huge: bool, seed: int = 0) -> int:
         while fh.tell() < target_bytes:
             t = rng.integers(0, 2, block)
             s = rng.integers(0, 1_000_000, block)
-            cols = [(48 + t).astype(np.uint8)[:, None], np.full((block, 1), 32, np.uint8),
-                    np.frombuffer(b"0.", np.uint8)[None, :].repeat(block, 0), _digits(s, 6),
-                    np.full((block, 1), 32, np.uint8)]
+            cols = [
+                (48 + t).astype(np.uint8)[:, None],
+                np.full((block, 1), 32, np.uint8),
+                np.frombuffer(b"0.", np.uint8)[None, :].repeat(block, 0),
+                _digits(s, 6),
+                np.full((block, 1), 32, np.uint8),
+            ]
             if huge:
                 cols.append(np.full((block, 1), ord("1"), np.uint8))
             else:
-                cols.append(_digits(1_000_000_000 + rng.integers(0, 10_000_000, block) * 97, 10))  # 10M int64 ids
+                cols.append(
+                    _digits(1_000_000_000 + rng.integers(0, 10_000_000, block) * 97, 10)
+                )  # 10M int64 ids
             cols.append(np.full((block, 1), 10, np.uint8))
             fh.write(np.hstack(cols).tobytes())
             rows += block
@@ -116,7 +122,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--keep", action="store_true", help="keep the data files")
     ap.add_argument("--files", default="huge,small", help="which files: huge, small or both")
-    ap.add_argument("--commands", default="grouped,ranking,plain", help="which commands: grouped, ranking, plain")
+    ap.add_argument(
+        "--commands", default="grouped,ranking,plain", help="which commands: grouped, ranking, plain"
+    )
     a = ap.parse_args()
     DATA.mkdir(exist_ok=True)
     files = {}
@@ -125,8 +133,11 @@ def main() -> None:
         if not path.exists():
             t0 = time.perf_counter()
             rows = write(path, a.gb * 1e9, huge)
-            print(f"wrote {path.name}: {path.stat().st_size / 1e9:.2f} GB, {rows:,} rows, "
-                  f"{time.perf_counter() - t0:.0f} s", flush=True)
+            print(
+                f"wrote {path.name}: {path.stat().st_size / 1e9:.2f} GB, {rows:,} rows, "
+                f"{time.perf_counter() - t0:.0f} s",
+                flush=True,
+            )
         files[name] = path
     print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}")
     print("| file | command | median s | runs (s) | rows/s | peak RSS | peak spill | input |")
@@ -136,19 +147,30 @@ def main() -> None:
         with open(path, "rb") as fh:
             width = len(fh.readline())
         rows = size // width
-        commands = {"grouped": ("grouped: --stream --group 3 -m gauc,roc,apr,rms",
-                                [PERFEVAL, "eval", str(path), "--stream", "--group", "3", "-m", "gauc,roc,apr,rms"]),
-                    "ranking": ("ranking: --stream --group 3 -m ndcg@10,map,mrr,gauc",
-                                [PERFEVAL, "eval", str(path), "--stream", "--group", "3", "-m", "ndcg@10,map,mrr,gauc"]),
-                    "plain": ("plain: --stream -m roc,apr,rms",
-                              [PERFEVAL, "eval", str(path), "--stream", "-m", "roc,apr,rms"])}
+        commands = {
+            "grouped": (
+                "grouped: --stream --group 3 -m gauc,roc,apr,rms",
+                [PERFEVAL, "eval", str(path), "--stream", "--group", "3", "-m", "gauc,roc,apr,rms"],
+            ),
+            "ranking": (
+                "ranking: --stream --group 3 -m ndcg@10,map,mrr,gauc",
+                [PERFEVAL, "eval", str(path), "--stream", "--group", "3", "-m", "ndcg@10,map,mrr,gauc"],
+            ),
+            "plain": (
+                "plain: --stream -m roc,apr,rms",
+                [PERFEVAL, "eval", str(path), "--stream", "-m", "roc,apr,rms"],
+            ),
+        }
         for label, cmd in [commands[c] for c in a.commands.split(",")]:
             results = [run(cmd) for _ in range(a.runs)]
             secs = [r[0] for r in results]
             med = statistics.median(secs)
-            print(f"| {name} | {label} | {med:.1f} | {' '.join(f'{x:.1f}' for x in secs)} | "
-                  f"{rows / med / 1e6:.2f} M | {max(r[1] for r in results) / 2**20:,.0f} MiB | "
-                  f"{max(r[2] for r in results) / 1e9:.2f} GB | {size / 1e9:.2f} GB |", flush=True)
+            print(
+                f"| {name} | {label} | {med:.1f} | {' '.join(f'{x:.1f}' for x in secs)} | "
+                f"{rows / med / 1e6:.2f} M | {max(r[1] for r in results) / 2**20:,.0f} MiB | "
+                f"{max(r[2] for r in results) / 1e9:.2f} GB | {size / 1e9:.2f} GB |",
+                flush=True,
+            )
     if not a.keep:
         for path in files.values():
             path.unlink()

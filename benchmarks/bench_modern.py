@@ -51,15 +51,27 @@ def flat(runs: int) -> None:
     y = (rng.random(n) < 0.3).astype(np.int8)
     s = np.round(1 / (1 + np.exp(-(1.6 * y - 0.8 + rng.normal(0, 1.2, n)))), 6)
     med, w, r = timeit(lambda: perfeval.evaluate(y, s), runs)
-    row("10M rows, every PERF measure", "perfeval.evaluate (22 measures)", med, w,
-        f"ROC {r['ROC']:.10f} APR {r['APR']:.6f}")
+    row(
+        "10M rows, every PERF measure",
+        "perfeval.evaluate (22 measures)",
+        med,
+        w,
+        f"ROC {r['ROC']:.10f} APR {r['APR']:.6f}",
+    )
     try:
         from sklearn.metrics import average_precision_score, log_loss, roc_auc_score
     except ImportError:
         return
-    med, w, v = timeit(lambda: (roc_auc_score(y, s), average_precision_score(y, s), log_loss(y, s)), max(1, runs // 2))
-    row("10M rows, every PERF measure", "scikit-learn roc_auc + average_precision + log_loss", med, w,
-        f"ROC {v[0]:.10f}")
+    med, w, v = timeit(
+        lambda: (roc_auc_score(y, s), average_precision_score(y, s), log_loss(y, s)), max(1, runs // 2)
+    )
+    row(
+        "10M rows, every PERF measure",
+        "scikit-learn roc_auc + average_precision + log_loss",
+        med,
+        w,
+        f"ROC {v[0]:.10f}",
+    )
 
 
 def grouped_data():
@@ -114,8 +126,11 @@ def gauc(runs: int) -> None:
     def pandas_apply():
         sizes = df.groupby("g").size()
         mixed = df.groupby("g")["y"].nunique() == 2
-        aucs = df[df["g"].isin(mixed[mixed].index)].groupby("g").apply(
-            lambda d: roc_auc_score(d["y"], d["s"]), include_groups=False)
+        aucs = (
+            df[df["g"].isin(mixed[mixed].index)]
+            .groupby("g")
+            .apply(lambda d: roc_auc_score(d["y"], d["s"]), include_groups=False)
+        )
         return float((aucs * sizes[aucs.index]).sum() / sizes[aucs.index].sum())
 
     med, w, v = timeit(pandas_apply, 1)
@@ -130,8 +145,13 @@ def ir(runs: int) -> None:
     keep = has[g]
     g, y, s = g[keep], y[keep], s[keep]
     med, w, r = timeit(lambda: perfeval.evaluate(y, s, groups=g, measures=["ndcg@10", "map"]), runs)
-    row(f"NDCG@10 + MAP, {len(g):,} rows / {len(np.unique(g)):,} queries", "perfeval.evaluation", med, w,
-        f"NDCG@10 {r['NDCG@10']:.7f} MAP {r['MAP']:.7f}")
+    row(
+        f"NDCG@10 + MAP, {len(g):,} rows / {len(np.unique(g)):,} queries",
+        "perfeval.evaluation",
+        med,
+        w,
+        f"NDCG@10 {r['NDCG@10']:.7f} MAP {r['MAP']:.7f}",
+    )
     try:
         import pytrec_eval
     except ImportError:
@@ -155,8 +175,13 @@ def ir(runs: int) -> None:
         return (np.mean([v["ndcg_cut_10"] for v in res.values()]), np.mean([v["map"] for v in res.values()]))
 
     med, w, v = timeit(evaluate, runs)
-    row("NDCG@10 + MAP", "pytrec_eval: evaluate (ties broken by document name)", med, w,
-        f"NDCG@10 {v[0]:.7f} MAP {v[1]:.7f}")
+    row(
+        "NDCG@10 + MAP",
+        "pytrec_eval: evaluate (ties broken by document name)",
+        med,
+        w,
+        f"NDCG@10 {v[0]:.7f} MAP {v[1]:.7f}",
+    )
 
 
 def main() -> int:
@@ -164,8 +189,10 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--only", nargs="*", choices=("flat", "gauc", "ir"))
     a = ap.parse_args()
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"numpy {np.__version__}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"numpy {np.__version__}"
+    )
     print("| task | tool | median s | runs (s) | value |\n|---|---|---|---|---|")
     for name, fn in (("flat", flat), ("gauc", gauc), ("ir", ir)):
         if not a.only or name in a.only:

@@ -46,11 +46,15 @@ def make_data() -> None:
     (DATA / "physics-key.txt").write_text("".join(f"{i} {t}\n" for i, t in zip(ids, y, strict=False)))
     order = rng.permutation(N)
     (DATA / "physics-sub.txt").write_text("".join(f"{ids[k]} {p[k]:.4f}\n" for k in order))
-    (DATA / "physics-sub-in-key-order.txt").write_text("".join(f"{i} {s:.4f}\n" for i, s in zip(ids, p, strict=False)))
+    (DATA / "physics-sub-in-key-order.txt").write_text(
+        "".join(f"{i} {s:.4f}\n" for i, s in zip(ids, p, strict=False))
+    )
     blocks = np.repeat(np.arange(1, 1001), N // 1000)
     yb = (rng.random(N) < 0.01).astype(int)
     pb = np.round(rng.random(N) * 0.5 + 0.4 * yb, 4)
-    (DATA / "protein-key.txt").write_text("".join(f"{b} {i} {t}\n" for b, i, t in zip(blocks, ids, yb, strict=False)))
+    (DATA / "protein-key.txt").write_text(
+        "".join(f"{b} {i} {t}\n" for b, i, t in zip(blocks, ids, yb, strict=False))
+    )
     (DATA / "protein-sub.txt").write_text("".join(f"{blocks[k]} {ids[k]} {pb[k]:.4f}\n" for k in order))
 
 
@@ -78,8 +82,9 @@ def timed(cmd: list[str] | str, runs: int) -> list[float]:
     walls = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        subprocess.run(cmd, shell=isinstance(cmd, str), check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+        subprocess.run(
+            cmd, shell=isinstance(cmd, str), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         walls.append(time.perf_counter() - t0)
     return walls
 
@@ -94,28 +99,70 @@ def main() -> int:
     pe = f"{a.bin}/perfeval"
     d = DATA
     jobs = [
-        ("perfeval score, kddcup2004-physics (ACC ROC CXE SLQ), shuffled submission",
-         [pe, "score", "--no-store", "--key", str(d / "physics-key.txt"), "--task", "kddcup2004-physics",
-          str(d / "physics-sub.txt")]),
-        ("perfeval score, kddcup2004-physics, submission in key order",
-         [pe, "score", "--no-store", "--key", str(d / "physics-key.txt"), "--task", "kddcup2004-physics",
-          str(d / "physics-sub-in-key-order.txt")]),
-        ("perfeval score, kddcup2004-protein (TOP1 RKL RMS APR over 1,000 blocks), shuffled",
-         [pe, "score", "--no-store", "--key", str(d / "protein-key.txt"), "--task", "kddcup2004-protein",
-          str(d / "protein-sub.txt")]),
-        ("pandas merge + scikit-learn (ACC ROC CXE, no SLQ, no checks but one-to-one)",
-         [sys.executable, "-c", SKLEARN, str(d / "physics-key.txt"), str(d / "physics-sub.txt")]),
+        (
+            "perfeval score, kddcup2004-physics (ACC ROC CXE SLQ), shuffled submission",
+            [
+                pe,
+                "score",
+                "--no-store",
+                "--key",
+                str(d / "physics-key.txt"),
+                "--task",
+                "kddcup2004-physics",
+                str(d / "physics-sub.txt"),
+            ],
+        ),
+        (
+            "perfeval score, kddcup2004-physics, submission in key order",
+            [
+                pe,
+                "score",
+                "--no-store",
+                "--key",
+                str(d / "physics-key.txt"),
+                "--task",
+                "kddcup2004-physics",
+                str(d / "physics-sub-in-key-order.txt"),
+            ],
+        ),
+        (
+            "perfeval score, kddcup2004-protein (TOP1 RKL RMS APR over 1,000 blocks), shuffled",
+            [
+                pe,
+                "score",
+                "--no-store",
+                "--key",
+                str(d / "protein-key.txt"),
+                "--task",
+                "kddcup2004-protein",
+                str(d / "protein-sub.txt"),
+            ],
+        ),
+        (
+            "pandas merge + scikit-learn (ACC ROC CXE, no SLQ, no checks but one-to-one)",
+            [sys.executable, "-c", SKLEARN, str(d / "physics-key.txt"), str(d / "physics-sub.txt")],
+        ),
     ]
     if a.original:
         joined = d / "joined.tmp"
-        crit = " && ".join(f"{a.original} {o} < {joined}" for o in ("-acc -t 0.5", "-roc", "-cxe", "-slq 0.01"))
-        jobs.append(("Python dict join + original PERF x4 (the KDD Cup way, no checks)",
-                     f"{sys.executable} -c '{JOIN}' {d / 'physics-key.txt'} {d / 'physics-sub.txt'} {joined} && {crit}"))
+        crit = " && ".join(
+            f"{a.original} {o} < {joined}" for o in ("-acc -t 0.5", "-roc", "-cxe", "-slq 0.01")
+        )
+        jobs.append(
+            (
+                "Python dict join + original PERF x4 (the KDD Cup way, no checks)",
+                f"{sys.executable} -c '{JOIN}' {d / 'physics-key.txt'} {d / 'physics-sub.txt'} "
+                f"{joined} && {crit}",
+            )
+        )
     print(f"{N:,}-row submissions; median of {a.runs} runs, wall seconds of the whole command")
     print("| command | median s | runs (s) |\n|---|---|---|")
     for label, cmd in jobs:
         walls = timed(cmd, a.runs)
-        print(f"| {label} | {statistics.median(walls):.2f} | {' '.join(f'{w:.2f}' for w in walls)} |", flush=True)
+        print(
+            f"| {label} | {statistics.median(walls):.2f} | {' '.join(f'{w:.2f}' for w in walls)} |",
+            flush=True,
+        )
     return 0
 
 

@@ -29,8 +29,12 @@ DATA = Path(__file__).resolve().parent / "data"
 def run(cmd: list[str]) -> tuple[float, int, bytes]:
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         t0 = time.perf_counter()
-        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name, *cmd], stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, check=True)
+        p = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", "-o", rss.name, *cmd],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            check=True,
+        )
         wall = time.perf_counter() - t0
         kb = int(rss.read().split()[-1])
     return wall, kb, p.stdout
@@ -51,17 +55,21 @@ def main() -> int:
     rows = 100_000_000
     print(f"file {big.name}: {big.stat().st_size / 1e9:.2f} GB, {rows:,} rows")
     print("| command | median s | runs (s) | rows/s | peak RSS MiB |\n|---|---|---|---|---|")
-    for label, cmd, runs in (("perfeval eval --stream (22 measures)", [f"{a.bin}/perfeval", "eval", "--stream", str(big)],
-                              a.runs),
-                             ("perf (classic, in memory, float32)", ["sh", "-c", f"{a.bin}/perf < {big}"], 1)):
+    for label, cmd, runs in (
+        ("perfeval eval --stream (22 measures)", [f"{a.bin}/perfeval", "eval", "--stream", str(big)], a.runs),
+        ("perf (classic, in memory, float32)", ["sh", "-c", f"{a.bin}/perf < {big}"], 1),
+    ):
         walls, peak = [], 0
         for _ in range(runs):
             w, kb, _out = run(cmd)
             walls.append(w)
             peak = max(peak, kb)
         med = statistics.median(walls)
-        print(f"| {label} | {med:.2f} | {' '.join(f'{w:.2f}' for w in walls)} | {rows / med / 1e6:.1f} M | "
-              f"{peak / 1024:.0f} |", flush=True)
+        print(
+            f"| {label} | {med:.2f} | {' '.join(f'{w:.2f}' for w in walls)} | {rows / med / 1e6:.1f} M | "
+            f"{peak / 1024:.0f} |",
+            flush=True,
+        )
     return 0
 
 

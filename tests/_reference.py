@@ -133,7 +133,7 @@ def expected(fn, y: list, s: list) -> float:
 
 def dcg_of(order: list, k: int) -> float:
     kk = len(order) if k == 0 else k
-    return sum((2.0 ** r - 1) / math.log2(i + 2) for i, r in enumerate(order[:kk]))
+    return sum((2.0**r - 1) / math.log2(i + 2) for i, r in enumerate(order[:kk]))
 
 
 def rr_of(order: list) -> float:
@@ -162,7 +162,12 @@ def delong_pairwise(y: list[int], scores: list[list[float]]) -> tuple[list[float
     v01 = [[sum(psi(s[i], s[j]) for i in pos) / m for j in neg] for s in scores]
     auc = [sum(v) / m for v in v10]
     k = len(scores)
-    cov = [[sum((v10[r][i] - auc[r]) * (v10[c][i] - auc[c]) for i in range(m)) / (m - 1) / m
+    cov = [
+        [
+            sum((v10[r][i] - auc[r]) * (v10[c][i] - auc[c]) for i in range(m)) / (m - 1) / m
             + sum((v01[r][j] - auc[r]) * (v01[c][j] - auc[c]) for j in range(n)) / (n - 1) / n
-            for c in range(k)] for r in range(k)]
+            for c in range(k)
+        ]
+        for r in range(k)
+    ]
     return auc, cov

@@ -26,8 +26,29 @@ import subprocess
 import sys
 import tempfile
 
-MEASURE_FLAGS = ["-acc", "-rms", "-sen", "-spc", "-npv", "-ppv", "-roc", "-auc", "-r50", "-pre", "-rec", "-prf",
-                 "-prb", "-apr", "-cxe", "-rkl", "-lft", "-top1", "-top10", "-break_even", "-pr_breakeven"]
+MEASURE_FLAGS = [
+    "-acc",
+    "-rms",
+    "-sen",
+    "-spc",
+    "-npv",
+    "-ppv",
+    "-roc",
+    "-auc",
+    "-r50",
+    "-pre",
+    "-rec",
+    "-prf",
+    "-prb",
+    "-apr",
+    "-cxe",
+    "-rkl",
+    "-lft",
+    "-top1",
+    "-top10",
+    "-break_even",
+    "-pr_breakeven",
+]
 GROUPS = ["-all", "-stats", "-easy", "-confusion", "-conf", "-table", "-loss"]
 PLOTS = ["roc", "pr", "lift", "cost", "acc", "ROC", "precision", "calibration", "x"]
 
@@ -53,8 +74,24 @@ def fmt_num(rng: random.Random, x: float) -> str:
     return "%.17g" % x
 
 
-SPECIAL = [float("inf"), float("-inf"), 1e30, -1e30, 3.4e38, 1e-40, 1e-45, -0.0, 0.0, 1.0, 0.5, 0.1, 2.0,
-           0.999999, 1.000001, 1e-7]
+SPECIAL = [
+    float("inf"),
+    float("-inf"),
+    1e30,
+    -1e30,
+    3.4e38,
+    1e-40,
+    1e-45,
+    -0.0,
+    0.0,
+    1.0,
+    0.5,
+    0.1,
+    2.0,
+    0.999999,
+    1.000001,
+    1e-7,
+]
 
 
 def gen_predictions(rng: random.Random, n: int) -> list[float]:
@@ -93,8 +130,11 @@ def gen_targets(rng: random.Random, n: int, preds: list[float]) -> list[float]:
 
 
 def gen_data(rng: random.Random, blocks: bool) -> str:
-    n = rng.choice([0, 1, 2, 3, 5, 10, 30, 100, 250, 400] + [rng.randint(1, 2000)] * 3
-                   + ([rng.randint(2000, 60000)] if rng.random() < 0.05 else []))
+    n = rng.choice(
+        [0, 1, 2, 3, 5, 10, 30, 100, 250, 400]
+        + [rng.randint(1, 2000)] * 3
+        + ([rng.randint(2000, 60000)] if rng.random() < 0.05 else [])
+    )
     preds = gen_predictions(rng, n)
     targets = gen_targets(rng, n, preds)
     lines = []
@@ -123,9 +163,31 @@ def gen_data(rng: random.Random, blocks: bool) -> str:
 _OPTION_DRAWS = [
     (0.45, lambda rng: [rng.choice(MEASURE_FLAGS)]),
     (0.6, lambda rng: [rng.choice(GROUPS)]),
-    (0.68, lambda rng: [rng.choice(["-t", "-thresh", "-threshold"]),
-                        rng.choice(["0.5", "0.3", "0", "0.75", "-1", "abc", "1", "inf", "-inf", "1e-300", "-0",
-                                    "0x1p-1", ".5", "0.5abc", "nan"])]),
+    (
+        0.68,
+        lambda rng: [
+            rng.choice(["-t", "-thresh", "-threshold"]),
+            rng.choice(
+                [
+                    "0.5",
+                    "0.3",
+                    "0",
+                    "0.75",
+                    "-1",
+                    "abc",
+                    "1",
+                    "inf",
+                    "-inf",
+                    "1e-300",
+                    "-0",
+                    "0x1p-1",
+                    ".5",
+                    "0.5abc",
+                    "nan",
+                ]
+            ),
+        ],
+    ),
     (0.73, lambda rng: ["-percent", rng.choice(["0", "10", "25", "14.1", "50", "100", "33.3"])]),
     (0.78, lambda rng: ["-plot", rng.choice(PLOTS)]),
     (0.82, lambda rng: ["-ntop", rng.choice(["1", "3", "2.999", "10", "20", "0"])]),
@@ -133,10 +195,27 @@ _OPTION_DRAWS = [
     (0.88, lambda rng: ["-slq", rng.choice(["0.01", "0.1", "0.3", "0.05", "0.001", "0.0009", "-1"])]),
     (0.91, lambda rng: ["-cal", rng.choice(["1", "3", "10", "100", "2.5"])]),
     (0.94, lambda rng: ["-sar", *rng.choice([["1", "1", "1"], ["1", "2", "3"], ["0", "1", "0"]])]),
-    (0.97, lambda rng: ["-cost", *rng.choice([["1", "2", "3", "4"], ["0", "1", "5", "0"], ["-1", "0", "0", "1"]])]),
+    (
+        0.97,
+        lambda rng: [
+            "-cost",
+            *rng.choice([["1", "2", "3", "4"], ["0", "1", "5", "0"], ["-1", "0", "0", "1"]]),
+        ],
+    ),
     # the original's quirks: a value option swallowing the next option
-    (1.01, lambda rng: rng.choice([["-plot", "-acc"], ["-t", "-blocks", "-apr"], ["-t", "-cost", "1", "2", "3", "4"],
-                                   ["-ACC"], ["-Roc"], ["-ntop", "-rms", "-roc"]])),
+    (
+        1.01,
+        lambda rng: rng.choice(
+            [
+                ["-plot", "-acc"],
+                ["-t", "-blocks", "-apr"],
+                ["-t", "-cost", "1", "2", "3", "4"],
+                ["-ACC"],
+                ["-Roc"],
+                ["-ntop", "-rms", "-roc"],
+            ]
+        ),
+    ),
 ]
 
 
@@ -202,11 +281,15 @@ def main() -> int:
     return 0 if bad == 0 else 1
 
 
-GOLDEN_INPUTS = os.environ.get("PERF_GOLDEN_INPUTS", os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "perf-golden", "inputs"))
+GOLDEN_INPUTS = os.environ.get(
+    "PERF_GOLDEN_INPUTS",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "perf-golden", "inputs"),
+)
 #: the official KDD Cup 2004 sample files: real competition data for a share of the runs
-REAL = {False: ["testperfdata", "badtestperfdata", "phy_perf_sample_test.dat", "bad_phy_perf_sample_test.dat"],
-        True: ["bio_perf_sample_test.dat", "bad_bio_perf_sample_test.dat"]}
+REAL = {
+    False: ["testperfdata", "badtestperfdata", "phy_perf_sample_test.dat", "bad_phy_perf_sample_test.dat"],
+    True: ["bio_perf_sample_test.dat", "bad_bio_perf_sample_test.dat"],
+}
 
 
 def real_data(rng: random.Random, blocks: bool) -> bytes | None:

@@ -113,19 +113,22 @@ def test_rank_measures_are_exactly_the_order_invariant_ones():
     for name in BINARY:
         spec = "cst:fn=1,fp=2" if name == "CST" else name  # all costs 0 by default: a constant
         a = perfeval.evaluate(y, s, measures=[spec]).results
-        b = perfeval.evaluate(y, s ** 3, measures=[spec]).results  # strictly increasing on (0, 1)
+        b = perfeval.evaluate(y, s**3, measures=[spec]).results  # strictly increasing on (0, 1)
         va, vb = next(iter(a.values())).value, next(iter(b.values())).value
         same = va == vb or (math.isnan(va) and math.isnan(vb))
         assert same == (name in RANK_MEASURES), name
 
 
-@pytest.mark.parametrize("y, pos_label, want", [
-    (["yes", "no", "yes", "no"], "yes", 0.75),
-    ([True, False, True, False], None, 0.75),
-    ([1, -1, 1, -1], None, 0.75),
-    ([2, 1, 2, 1], 2, 0.75),
-    (["no", "yes", "no", "yes"], "no", 0.75),
-])
+@pytest.mark.parametrize(
+    "y, pos_label, want",
+    [
+        (["yes", "no", "yes", "no"], "yes", 0.75),
+        ([True, False, True, False], None, 0.75),
+        ([1, -1, 1, -1], None, 0.75),
+        ([2, 1, 2, 1], 2, 0.75),
+        (["no", "yes", "no", "yes"], "no", 0.75),
+    ],
+)
 def test_pos_label(y, pos_label, want):
     s = [0.9, 0.8, 0.3, 0.1]
     assert perfeval.evaluate(y, s, measures=["roc"], pos_label=pos_label)["ROC"] == want
@@ -176,7 +179,7 @@ def test_float_groups_are_ids_or_an_error():
     with pytest.raises(InvalidDataError, match="the float 5.5 at index 0; group ids are integers or strings"):
         perfeval.evaluate([1, 0], [0.9, 0.1], groups=[5.5, 5.5], measures=["gauc"])
     with pytest.raises(InvalidDataError, match="past 2\\*\\*53"):
-        perfeval.evaluate([1, 0], [0.9, 0.1], groups=[2.0 ** 53, 2.0 ** 53], measures=["gauc"])
+        perfeval.evaluate([1, 0], [0.9, 0.1], groups=[2.0**53, 2.0**53], measures=["gauc"])
     with pytest.raises(InvalidDataError, match="holds nan at index 1"):
         perfeval.evaluate([1, 0], [0.9, 0.1], groups=[1.0, float("nan")], measures=["gauc"])
     with pytest.raises(InvalidDataError, match="holds None at index 1"):
@@ -199,7 +202,9 @@ def test_pos_label_in_intervals_and_comparisons():
     y = ["y", "n", "y", "n", "y", "n"]
     a, b = [0.9, 0.1, 0.8, 0.3, 0.2, 0.4], [0.5, 0.1, 0.8, 0.3, 0.7, 0.4]
     y01 = [1, 0, 1, 0, 1, 0]
-    assert perfeval.ci(y, a, "roc", method="delong", pos_label="y") == perfeval.ci(y01, a, "roc", method="delong")
+    assert perfeval.ci(y, a, "roc", method="delong", pos_label="y") == perfeval.ci(
+        y01, a, "roc", method="delong"
+    )
     got = perfeval.compare(y, a, b, "roc", method="delong", pos_label="y")["ROC"]
     assert got == perfeval.compare(y01, a, b, "roc", method="delong")["ROC"]
     with pytest.raises(InvalidDataError, match="pos_label='x' does not occur"):

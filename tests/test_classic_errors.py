@@ -20,15 +20,18 @@ def _assert_error(out, err, status, *fragments, code=1):
         assert f in lines[0], (f, lines[0])
 
 
-@pytest.mark.parametrize("data, where, token", [
-    (b"1 0.9\n0 abc\n", "line 2, field 2", "'abc'"),
-    (b"1 0.9\n0 0.1\n1 0.8x\n", "line 3, field 2", "'0.8x'"),
-    (b"1 0.9\n0 0.1 foo\n", "line 2, field 3", "'foo'"),
-    (b"1 0.9\n1.5.5 0.2\n", "line 2, field 1", "'1.5.5'"),
-    (b"1 0.9\n0 0x\n", "line 2, field 2", "'0x'"),
-    (b"1 0.9\n0 -\n", "line 2, field 2", "'-'"),
-    (b"1 0.9\n\x00 0.2\n", "line 2, field 1", ""),
-])
+@pytest.mark.parametrize(
+    "data, where, token",
+    [
+        (b"1 0.9\n0 abc\n", "line 2, field 2", "'abc'"),
+        (b"1 0.9\n0 0.1\n1 0.8x\n", "line 3, field 2", "'0.8x'"),
+        (b"1 0.9\n0 0.1 foo\n", "line 2, field 3", "'foo'"),
+        (b"1 0.9\n1.5.5 0.2\n", "line 2, field 1", "'1.5.5'"),
+        (b"1 0.9\n0 0x\n", "line 2, field 2", "'0x'"),
+        (b"1 0.9\n0 -\n", "line 2, field 2", "'-'"),
+        (b"1 0.9\n\x00 0.2\n", "line 2, field 1", ""),
+    ],
+)
 def test_non_numeric_token(data, where, token):
     out, err, status = run_perf(["-acc"], data)
     _assert_error(out, err, status, "standard input", where, token, "expected a number")
@@ -51,11 +54,14 @@ def test_error_in_second_half_of_a_large_input_names_the_right_line():
     _assert_error(out, err, status, "line 600001, field 2", "'oops'")
 
 
-@pytest.mark.parametrize("data, fragment", [
-    (b"1.5 1 0.9\n", "'1.5'"),
-    (b"a 1 0.9\n", "'a'"),
-    (b"1 1 0.9\n2e0 0 0.2\n", "'2e0'"),
-])
+@pytest.mark.parametrize(
+    "data, fragment",
+    [
+        (b"1.5 1 0.9\n", "'1.5'"),
+        (b"a 1 0.9\n", "'a'"),
+        (b"1 1 0.9\n2e0 0 0.2\n", "'2e0'"),
+    ],
+)
 def test_non_integer_block_id(data, fragment):
     out, err, status = run_perf(["-blocks", "-apr"], data)
     _assert_error(out, err, status, "integer block id", fragment)
@@ -66,36 +72,42 @@ def test_block_id_out_of_range():
     _assert_error(out, err, status, "32-bit")
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["-acc", "-t"], "-t"),
-    (["-thresh"], "-thresh"),
-    (["-threshold"], "-threshold"),
-    (["-plot"], "-plot"),
-    (["-ntop"], "-ntop"),
-    (["-nrm"], "-nrm"),
-    (["-norm"], "-norm"),
-    (["-percent"], "-percent"),
-    (["-slq"], "-slq"),
-    (["-slacq"], "-slacq"),
-    (["-cal"], "-cal"),
-    (["-sar", "1", "2"], "-sar"),
-    (["-cost", "1", "2", "3"], "-cost"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["-acc", "-t"], "-t"),
+        (["-thresh"], "-thresh"),
+        (["-threshold"], "-threshold"),
+        (["-plot"], "-plot"),
+        (["-ntop"], "-ntop"),
+        (["-nrm"], "-nrm"),
+        (["-norm"], "-norm"),
+        (["-percent"], "-percent"),
+        (["-slq"], "-slq"),
+        (["-slacq"], "-slacq"),
+        (["-cal"], "-cal"),
+        (["-sar", "1", "2"], "-sar"),
+        (["-cost", "1", "2", "3"], "-cost"),
+    ],
+)
 def test_option_missing_its_value(args, fragment):
     out, err, status = run_perf(args, GOOD)
     _assert_error(out, err, status, fragment, "needs")
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["-slq", "0"], "above 0"),
-    (["-slq", "2.5"], "whole number"),
-    (["-slq", "2000"], "at most 1000"),
-    (["-slq", "nan"], "NaN"),
-    (["-cal", "0"], "at least 1"),
-    (["-cal", "-3"], "at least 1"),
-    (["-cal", "nan"], "at least 1"),
-    (["-percent", "nan"], "NaN"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["-slq", "0"], "above 0"),
+        (["-slq", "2.5"], "whole number"),
+        (["-slq", "2000"], "at most 1000"),
+        (["-slq", "nan"], "NaN"),
+        (["-cal", "0"], "at least 1"),
+        (["-cal", "-3"], "at least 1"),
+        (["-cal", "nan"], "at least 1"),
+        (["-percent", "nan"], "NaN"),
+    ],
+)
 def test_option_values_the_original_cannot_use(args, fragment):
     out, err, status = run_perf(args, GOOD)
     _assert_error(out, err, status, args[0], fragment)
@@ -164,9 +176,10 @@ def test_reader_going_away_mid_output_is_sigpipe_status_not_success(tmp_path):
     rows = [(rnd.randint(0, 1), f"{rnd.random():.6f}", i % 30000) for i in range(60000)]
     two = "".join(f"{t} {s}\n" for t, s, _ in rows).encode()
     three = "".join(f"{t} {s} {g}\n" for t, s, g in rows).encode()
-    for cmd, data in (([sys.executable, "-m", "perfeval.classic.main", "-plot", "roc"], two),
-                      ([sys.executable, "-m", "perfeval", "eval", "-", "-m", "roc", "--per-group", "--group", "3"],
-                       three)):
+    for cmd, data in (
+        ([sys.executable, "-m", "perfeval.classic.main", "-plot", "roc"], two),
+        ([sys.executable, "-m", "perfeval", "eval", "-", "-m", "roc", "--per-group", "--group", "3"], three),
+    ):
         p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         p.stdin.write(data)
         p.stdin.close()

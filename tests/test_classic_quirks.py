@@ -126,12 +126,15 @@ def test_ca1_edges_in_extended_precision():
     assert value(out, "CA1") == "0.01053"  # G04: 0.5 falls only in the bins ending at 0.5
 
 
-@pytest.mark.parametrize("args, label, want", [
-    (["-loss"], "ROC", "0.29167"),
-    (["-loss"], "TOP1", "0.00000"),
-    (["-loss", "-ntop", "3", "-nrm", "2"], "NTOP3", "0.33333"),
-    (["-loss", "-ntop", "3", "-nrm", "2"], "NRM", "0.46957"),  # NRM stays a loss as it is
-])
+@pytest.mark.parametrize(
+    "args, label, want",
+    [
+        (["-loss"], "ROC", "0.29167"),
+        (["-loss"], "TOP1", "0.00000"),
+        (["-loss", "-ntop", "3", "-nrm", "2"], "NTOP3", "0.33333"),
+        (["-loss", "-ntop", "3", "-nrm", "2"], "NRM", "0.46957"),  # NRM stays a loss as it is
+    ],
+)
 def test_loss_mode_prints_one_minus_the_score(args, label, want):
     data = b"1 0.9\n0 0.8\n1 0.7\n0 0.6\n1 0.55\n0 0.4\n0 0.3\n1 0.2\n0 0.1\n0 0.05\n"
     out, _, _ = run_perf(args, data)
@@ -139,8 +142,10 @@ def test_loss_mode_prints_one_minus_the_score(args, label, want):
 
 
 def test_percent_mode_splits_ties_fractionally():
-    out, _, _ = run_perf(["-percent", "25", "-acc", "-confusion"],
-                         b"1 0.8\n0 0.8\n1 0.8\n0 0.5\n1 0.5\n0 0.5\n0 0.5\n1 0.3\n0 0.3\n0 0.1\n")
+    out, _, _ = run_perf(
+        ["-percent", "25", "-acc", "-confusion"],
+        b"1 0.8\n0 0.8\n1 0.8\n0 0.5\n1 0.5\n0 0.5\n0 0.5\n1 0.3\n0 0.3\n0 0.1\n",
+    )
     # the top 25% (2 cases) cut the 0.8 group of 3 (2 positives): 2 x 2/3 positives
     assert "True_1  1.3333       2.6667" in out
 

@@ -32,11 +32,14 @@ def test_headerless_defaults_are_perfs_layout():
     assert not choose(["column1", "column2"], "f.txt", header=False).worth_saying
 
 
-@pytest.mark.parametrize("names, fragment", [
-    (["user", "item", "label", "model_a"], "no score column by a usual name"),
-    (["a", "b"], "no target column by a usual name"),
-    (["y", "p", "score"], "more than one column could be the score ('p' (2), 'score' (3))"),
-])
+@pytest.mark.parametrize(
+    "names, fragment",
+    [
+        (["user", "item", "label", "model_a"], "no score column by a usual name"),
+        (["a", "b"], "no target column by a usual name"),
+        (["y", "p", "score"], "more than one column could be the score ('p' (2), 'score' (3))"),
+    ],
+)
 def test_header_without_one_usual_name_is_an_error_listing_the_columns(names, fragment):
     with pytest.raises(InvalidParameterError) as e:
         choose(names, "f.csv", header=True)
@@ -47,7 +50,9 @@ def test_header_without_one_usual_name_is_an_error_listing_the_columns(names, fr
 def test_names_positions_and_mistakes():
     names = ["y", "p", "p", "label"]
     assert pick(names, "3", "score", "f", header=True).index == 2  # a position is a position
-    with pytest.raises(InvalidParameterError, match=r"2 columns named 'p' \(columns 2 and 3\); choose one by position"):
+    with pytest.raises(
+        InvalidParameterError, match=r"2 columns named 'p' \(columns 2 and 3\); choose one by position"
+    ):
         pick(names, "p", "score", "f", header=True)
     with pytest.raises(InvalidParameterError, match="did you mean 'label'"):
         pick(names, "lable", "target", "f", header=True)
@@ -65,13 +70,20 @@ def test_eval_on_a_headed_csv_scores_the_score_column(tmp_path, capsys):
     score = np.round(label * 0.3 + rng.random(n) * 0.7, 4)
     item = rng.integers(1000, 9999, n)
     f = tmp_path / "big.csv"
-    f.write_text("user,item,label,score\n" + "".join(f"u{i % 7},{it},{lb},{s}\n"
-                                                      for i, (it, lb, s) in enumerate(zip(item, label, score, strict=False))))
+    f.write_text(
+        "user,item,label,score\n"
+        + "".join(
+            f"u{i % 7},{it},{lb},{s}\n" for i, (it, lb, s) in enumerate(zip(item, label, score, strict=False))
+        )
+    )
     code, out, err = run(["eval", str(f), "--target", "label", "-m", "roc", "-o", "json"], capsys)
     assert code == 0
     import perfeval
 
-    assert json.loads(out)["measures"]["ROC"]["value"] == perfeval.evaluate(label, score, measures=["roc"])["ROC"]
+    assert (
+        json.loads(out)["measures"]["ROC"]["value"]
+        == perfeval.evaluate(label, score, measures=["roc"])["ROC"]
+    )
     assert json.loads(out)["params"]["columns"] == {"target": "label", "score": "score"}
     assert "perfeval: columns: target 'label' (3), score 'score' (4)" in err
     code, out, err = run(["eval", str(f), "--target", "label", "--score", "item", "-m", "roc"], capsys)
@@ -83,7 +95,9 @@ def test_eval_header_with_no_usual_score_name_is_an_error(tmp_path, capsys):
     f.write_text("truth,model\n1,0.9\n0,0.2\n")
     code, out, err = run(["eval", str(f), "-m", "roc"], capsys)
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and "no target column by a usual name" in err and "columns: truth, model" in err
+    assert (
+        err.count("\n") == 1 and "no target column by a usual name" in err and "columns: truth, model" in err
+    )
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -91,9 +105,13 @@ def test_duplicate_names_positions_mean_positions(tmp_path, capsys, stream):
     f = tmp_path / "dup.csv"
     f.write_text("y,p,p\n1,0.9,0.1\n0,0.2,0.8\n1,0.7,0.3\n0,0.4,0.6\n")
     extra = ["--stream"] if stream else []
-    code, out, err = run(["eval", str(f), "--target", "1", "--score", "2", "-m", "roc", "-o", "json", *extra], capsys)
+    code, out, err = run(
+        ["eval", str(f), "--target", "1", "--score", "2", "-m", "roc", "-o", "json", *extra], capsys
+    )
     assert code == 0 and json.loads(out)["measures"]["ROC"]["value"] == 1.0
-    code, out, err = run(["eval", str(f), "--target", "1", "--score", "3", "-m", "roc", "-o", "json", *extra], capsys)
+    code, out, err = run(
+        ["eval", str(f), "--target", "1", "--score", "3", "-m", "roc", "-o", "json", *extra], capsys
+    )
     assert code == 0 and json.loads(out)["measures"]["ROC"]["value"] == 0.0
     code, out, err = run(["eval", str(f), "--target", "y", "--score", "p", "-m", "roc", *extra], capsys)
     assert code == 2 and "2 columns named 'p'" in err and err.count("\n") == 1
@@ -101,7 +119,9 @@ def test_duplicate_names_positions_mean_positions(tmp_path, capsys, stream):
 
 def test_stream_and_memory_choose_the_same_columns(tmp_path, capsys):
     f = tmp_path / "h.csv"
-    f.write_text("user,item,label,score\n" + "".join(f"{i % 3},{i},{i % 2},{(i * 37 % 11) / 11}\n" for i in range(60)))
+    f.write_text(
+        "user,item,label,score\n" + "".join(f"{i % 3},{i},{i % 2},{(i * 37 % 11) / 11}\n" for i in range(60))
+    )
     a = run(["eval", str(f), "-m", "roc,apr", "-o", "json"], capsys)
     b = run(["eval", str(f), "-m", "roc,apr", "-o", "json", "--stream"], capsys)
     assert a[0] == b[0] == 0
@@ -112,8 +132,10 @@ def test_stream_and_memory_choose_the_same_columns(tmp_path, capsys):
 def test_plot_and_compare_use_the_same_rule(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     f = tmp_path / "h.csv"
-    f.write_text("id,label,old,new\n" + "".join(f"{i},{i % 2},{(i * 37 % 11) / 11},{(i * 7 % 13) / 13}\n"
-                                                for i in range(40)))
+    f.write_text(
+        "id,label,old,new\n"
+        + "".join(f"{i},{i % 2},{(i * 37 % 11) / 11},{(i * 7 % 13) / 13}\n" for i in range(40))
+    )
     code, out, err = run(["compare", str(f), "--score", "old,new", "-o", "json"], capsys)
     assert code == 0 and json.loads(out)["a"] == "old" and "target 'label' (2)" in err
     code, out, err = run(["plot", "roc", str(f), "--score", "old,nwe", "-o", str(tmp_path / "r.png")], capsys)

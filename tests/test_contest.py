@@ -71,8 +71,12 @@ def test_protein_preset_block_means(tmp_path):
     for c in task.criteria:
         out, _, _ = run_perf(list(c.perf), joined)
         assert r.scores[c.name] == _value(out, c.perf_label), c.name
-    lib = evaluate([int(t) for _, _, t in key_order], [pred[i] for _, i, _ in key_order],
-                   groups=[int(b) for b, _, _ in key_order], measures=["top1", "rkl", "rms", "apr"])
+    lib = evaluate(
+        [int(t) for _, _, t in key_order],
+        [pred[i] for _, i, _ in key_order],
+        groups=[int(b) for b, _, _ in key_order],
+        measures=["top1", "rkl", "rms", "apr"],
+    )
     for name in ("TOP1", "RKL", "RMS", "APR"):
         assert abs(r.scores[name] - lib.results[name].mean) < 1e-5, name
 
@@ -88,14 +92,34 @@ def test_kddcup2002_ranked_lists(tmp_path):
     s_b = rng.random(300) + (labels != "nc")
     (sub / "narrow.txt").write_text("".join(ids[k] + "\n" for k in np.argsort(-s_n)))
     (sub / "broad.txt").write_text("".join(ids[k] + "\n" for k in np.argsort(-s_b)))
-    assert main(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2002-task2", str(sub), "-o",
-                 "json"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--key",
+                str(tmp_path / "key.txt"),
+                "--task",
+                "kddcup2002-task2",
+                str(sub),
+                "-o",
+                "json",
+            ]
+        )
+        == 0
+    )
     from perfeval.functional import kddcup2002_task2, scores_from_ranking
 
-    want = kddcup2002_task2(labels, scores_from_ranking([ids[k] for k in np.argsort(-s_n)], ids),
-                            scores_from_ranking([ids[k] for k in np.argsort(-s_b)], ids))
-    board = rankings(__import__("perfeval.contest.board", fromlist=["Board"]).Board(
-        str(tmp_path / "key.txt") + ".leaderboard.sqlite").entries("kddcup2002-task2"), {"score": "higher"})
+    want = kddcup2002_task2(
+        labels,
+        scores_from_ranking([ids[k] for k in np.argsort(-s_n)], ids),
+        scores_from_ranking([ids[k] for k in np.argsort(-s_b)], ids),
+    )
+    board = rankings(
+        __import__("perfeval.contest.board", fromlist=["Board"])
+        .Board(str(tmp_path / "key.txt") + ".leaderboard.sqlite")
+        .entries("kddcup2002-task2"),
+        {"score": "higher"},
+    )
     got = board["score"][0].value
     assert abs(got - want["score"]) < 2e-5 and board["score"][0].team == "team_a"
 
@@ -108,7 +132,10 @@ BAD = [
     ("ev0 0.5\nev1 high\nev2 0.1\n", "sub.txt, line 2: the prediction 'high' is not a number"),
     ("ev0 0.5\nev1 nan\nev2 0.1\n", "sub.txt, line 2: the prediction 'nan' is not a finite number"),
     ("ev0 0.5\nev1 inf\nev2 0.1\n", "sub.txt, line 2: the prediction 'inf' is not a finite number"),
-    ("ev0 0.5\nev1 1.5\nev2 0.1\n", "sub.txt, line 2: the prediction '1.5' is outside [0, 1], which CXE, SLQ need"),
+    (
+        "ev0 0.5\nev1 1.5\nev2 0.1\n",
+        "sub.txt, line 2: the prediction '1.5' is outside [0, 1], which CXE, SLQ need",
+    ),
 ]
 
 
@@ -116,8 +143,16 @@ BAD = [
 def test_each_kind_of_bad_submission(tmp_path, capsys, text, message):
     (tmp_path / "key.txt").write_text("ev0 1\nev1 0\nev2 1\n")
     (tmp_path / "sub.txt").write_text(text)
-    code = main(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-physics",
-                 str(tmp_path / "sub.txt")])
+    code = main(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.txt"),
+            "--task",
+            "kddcup2004-physics",
+            str(tmp_path / "sub.txt"),
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 1 and "rejected" in out
     assert f"perfeval: error: {tmp_path}/{message}\n" in err
@@ -130,8 +165,16 @@ def test_block_mismatch_all_errors_listed_and_no_target_revealed(tmp_path, capsy
     lines[3] = "8 q3 0.5"
     lines += [f"7 zz{i} 0.5" for i in range(30)]  # 30 unknown ids: the list is capped
     (tmp_path / "sub.txt").write_text("\n".join(lines) + "\n")
-    code = main(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-protein",
-                 str(tmp_path / "sub.txt")])
+    code = main(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.txt"),
+            "--task",
+            "kddcup2004-protein",
+            str(tmp_path / "sub.txt"),
+        ]
+    )
     _out, err = capsys.readouterr()
     errs = err.splitlines()
     assert code == 1
@@ -159,24 +202,45 @@ def test_leaderboard_best_entry_per_team_ties_by_time():
 def test_leaderboard_command_and_custom_task_file(tmp_path, capsys):
     _physics(tmp_path)
     task = tmp_path / "mine.toml"
-    task.write_text('name = "mine"\nsubmission = "id-score"\nkey = "id-target"\n'
-                    '[[criteria]]\nname = "AUC"\nperf = ["-roc"]\ndirection = "higher"\n'
-                    '[[criteria]]\nname = "R"\nperf = ["-rms"]\ndirection = "lower"\n')
+    task.write_text(
+        'name = "mine"\nsubmission = "id-score"\nkey = "id-target"\n'
+        '[[criteria]]\nname = "AUC"\nperf = ["-roc"]\ndirection = "higher"\n'
+        '[[criteria]]\nname = "R"\nperf = ["-rms"]\ndirection = "lower"\n'
+    )
     for team in ("red", "blue"):
-        assert main(["score", "--key", str(tmp_path / "key.txt"), "--task", str(task), str(tmp_path / "sub.txt"),
-                     "--team", team]) == 0
+        assert (
+            main(
+                [
+                    "score",
+                    "--key",
+                    str(tmp_path / "key.txt"),
+                    "--task",
+                    str(task),
+                    str(tmp_path / "sub.txt"),
+                    "--team",
+                    team,
+                ]
+            )
+            == 0
+        )
     capsys.readouterr()
     assert main(["leaderboard", "--key", str(tmp_path / "key.txt"), "--task", str(task), "-o", "json"]) == 0
     board = json.loads(capsys.readouterr().out)
     assert [s["team"] for s in board["AUC"]] == ["red", "blue"]  # same score: the earlier one first
     assert set(board) == {"AUC", "R", "overall"}
     bad = tmp_path / "bad.toml"
-    bad.write_text('name = "x"\nsubmission = "id-score"\nkey = "id-target"\n[[criteria]]\nname = "A"\n'
-                   'perf = ["-nosuch"]\ndirection = "higher"\n')
-    assert main(["score", "--key", str(tmp_path / "key.txt"), "--task", str(bad), str(tmp_path / "sub.txt")]) != 0
+    bad.write_text(
+        'name = "x"\nsubmission = "id-score"\nkey = "id-target"\n[[criteria]]\nname = "A"\n'
+        'perf = ["-nosuch"]\ndirection = "higher"\n'
+    )
+    assert (
+        main(["score", "--key", str(tmp_path / "key.txt"), "--task", str(bad), str(tmp_path / "sub.txt")])
+        != 0
+    )
 
 
 # -- the fast reading path must agree with the line-by-line reference on every file --------------------
+
 
 def _both_ways(monkeypatch, raw_key: bytes, raw_sub: bytes, task_name: str, tmp_path):
     """check_submission's result with the fast path, and with it switched off (the reference)."""
@@ -196,8 +260,27 @@ def _both_ways(monkeypatch, raw_key: bytes, raw_sub: bytes, task_name: str, tmp_
     return results
 
 
-TOKENS = ["0.5", "1", "0", ".25", "5.", "+.5e-1", "1e-3", "0.999999999", "1.5", "-0.1", "nan", "inf", "high",
-          "0x1p-2", "1_0", "1e", "1e999", "", "0.5 extra"]
+TOKENS = [
+    "0.5",
+    "1",
+    "0",
+    ".25",
+    "5.",
+    "+.5e-1",
+    "1e-3",
+    "0.999999999",
+    "1.5",
+    "-0.1",
+    "nan",
+    "inf",
+    "high",
+    "0x1p-2",
+    "1_0",
+    "1e",
+    "1e999",
+    "",
+    "0.5 extra",
+]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -208,13 +291,20 @@ def test_fast_path_equals_line_by_line_reading(monkeypatch, tmp_path, data):
     ids = [f"e{k}" for k in range(n)]
     blocks = [str(data.draw(st.sampled_from([3, 4]))) for _ in ids]
     targets = [str(data.draw(st.integers(0, 1))) for _ in ids]
-    key = "".join((f"{b} " if protein else "") + f"{i} {t}\n" for b, i, t in zip(blocks, ids, targets, strict=False))
+    key = "".join(
+        (f"{b} " if protein else "") + f"{i} {t}\n" for b, i, t in zip(blocks, ids, targets, strict=False)
+    )
     order = data.draw(st.permutations(range(n)))
-    lines = [(f"{blocks[k]} " if protein else "") + f"{ids[k]} {data.draw(st.sampled_from(TOKENS[:8]))}"
-             for k in order]
+    lines = [
+        (f"{blocks[k]} " if protein else "") + f"{ids[k]} {data.draw(st.sampled_from(TOKENS[:8]))}"
+        for k in order
+    ]
     for _ in range(data.draw(st.integers(0, 3))):  # mutations
-        kind = data.draw(st.sampled_from(["token", "drop", "repeat", "unknown", "comment", "blank", "crlf",
-                                          "comma", "block", "utf8"]))
+        kind = data.draw(
+            st.sampled_from(
+                ["token", "drop", "repeat", "unknown", "comment", "blank", "crlf", "comma", "block", "utf8"]
+            )
+        )
         k = data.draw(st.integers(0, len(lines) - 1)) if lines else 0
         if not lines:
             break
@@ -245,8 +335,9 @@ def test_fast_path_equals_line_by_line_reading(monkeypatch, tmp_path, data):
             f[-2] += "é"
         lines[k] = " ".join(f)
     sub = ("\n".join(lines) + ("\n" if data.draw(st.booleans()) else "")).encode()
-    (fp, fe, fr), (sp, se, sr) = _both_ways(monkeypatch, key.encode(), sub,
-                                             "kddcup2004-protein" if protein else "kddcup2004-physics", tmp_path)
+    (fp, fe, fr), (sp, se, sr) = _both_ways(
+        monkeypatch, key.encode(), sub, "kddcup2004-protein" if protein else "kddcup2004-physics", tmp_path
+    )
     assert fe == se and fr == sr
     assert fp.keys() == sp.keys()
     for lst in fp:
@@ -285,11 +376,11 @@ def test_join_ids_kernel():
     key = offsets(b"a\nbb\nc\n")
     perm = K.join_ids(*key, *offsets(b"c\na\nbb\n"))
     assert np.frombuffer(perm, np.int64).tolist() == [1, 2, 0]
-    assert K.join_ids(*key, *offsets(b"c\na\nb\n")) is None      # unknown id 'b'
-    assert K.join_ids(*key, *offsets(b"c\na\na\n")) is None      # repeated, and 'bb' missing
-    assert K.join_ids(*key, *offsets(b"c\na\n")) is None         # too few
+    assert K.join_ids(*key, *offsets(b"c\na\nb\n")) is None  # unknown id 'b'
+    assert K.join_ids(*key, *offsets(b"c\na\na\n")) is None  # repeated, and 'bb' missing
+    assert K.join_ids(*key, *offsets(b"c\na\n")) is None  # too few
     dup = offsets(b"a\nb\na\n")
-    assert K.join_ids(*dup, *dup) is None                         # the key repeats an id
+    assert K.join_ids(*dup, *dup) is None  # the key repeats an id
 
 
 KEY_BAD = [
@@ -303,8 +394,19 @@ KEY_BAD = [
 def test_bad_answer_key(tmp_path, capsys, text, message):
     (tmp_path / "key.txt").write_text(text)
     (tmp_path / "sub.txt").write_text("ev0 0.5\n")
-    assert main(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-physics",
-                 str(tmp_path / "sub.txt")]) == 1  # a data error (2 is for the command line)
+    assert (
+        main(
+            [
+                "score",
+                "--key",
+                str(tmp_path / "key.txt"),
+                "--task",
+                "kddcup2004-physics",
+                str(tmp_path / "sub.txt"),
+            ]
+        )
+        == 1
+    )  # a data error (2 is for the command line)
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
 
@@ -313,8 +415,19 @@ def test_bad_answer_key(tmp_path, capsys, text, message):
 def test_numbers_only_in_the_form_perf_reads(tmp_path, capsys, token):
     (tmp_path / "key.txt").write_text("ev0 1\nev1 0\nev2 1\n")
     (tmp_path / "sub.txt").write_text(f"ev0 0.5\nev1 {token}\nev2 0.1\n")
-    assert main(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-physics",
-                 str(tmp_path / "sub.txt")]) == 1
+    assert (
+        main(
+            [
+                "score",
+                "--key",
+                str(tmp_path / "key.txt"),
+                "--task",
+                "kddcup2004-physics",
+                str(tmp_path / "sub.txt"),
+            ]
+        )
+        == 1
+    )
     assert f"sub.txt, line 2: the prediction '{token}' is not a number" in capsys.readouterr().err
 
 
@@ -322,14 +435,38 @@ def test_leaderboard_in_postgresql(tmp_path, capsys, postgres_url):
     _physics(tmp_path)
     key, sub = str(tmp_path / "key.txt"), str(tmp_path / "sub.txt")
     for team in ("red", "blue"):
-        assert main(["score", "--key", key, "--task", "kddcup2004-physics", sub, "--team", team,
-                     "--db", postgres_url]) == 0
+        assert (
+            main(
+                [
+                    "score",
+                    "--key",
+                    key,
+                    "--task",
+                    "kddcup2004-physics",
+                    sub,
+                    "--team",
+                    team,
+                    "--db",
+                    postgres_url,
+                ]
+            )
+            == 0
+        )
     capsys.readouterr()
-    assert main(["leaderboard", "--key", key, "--task", "kddcup2004-physics", "--db", postgres_url,
-                 "-o", "json"]) == 0
+    assert (
+        main(
+            ["leaderboard", "--key", key, "--task", "kddcup2004-physics", "--db", postgres_url, "-o", "json"]
+        )
+        == 0
+    )
     board = json.loads(capsys.readouterr().out)
-    assert [s["team"] for s in board["ROC"]] == ["red", "blue"] and set(board) == {"ACC", "ROC", "CXE", "SLQ",
-                                                                                 "overall"}
+    assert [s["team"] for s in board["ROC"]] == ["red", "blue"] and set(board) == {
+        "ACC",
+        "ROC",
+        "CXE",
+        "SLQ",
+        "overall",
+    }
     assert not (tmp_path / "key.txt.leaderboard.sqlite").exists()
 
 
@@ -347,14 +484,26 @@ def test_key_check_and_block_comparison_kernels():
     assert not K.same_tokens(*a, *b, np.array([0, 2, 1], np.int64))  # '7' is not '07' as text
 
 
-@pytest.mark.parametrize("db", ["postgresql://nobody@/nodb?host=/nonexistent", "{tmp}/not-a-db.sqlite",
-                                "{tmp}/no/such/dir/x.sqlite"])
+@pytest.mark.parametrize(
+    "db",
+    ["postgresql://nobody@/nodb?host=/nonexistent", "{tmp}/not-a-db.sqlite", "{tmp}/no/such/dir/x.sqlite"],
+)
 def test_leaderboard_database_that_cannot_be_opened(tmp_path, capsys, db):
     pytest.importorskip("psycopg") if db.startswith("postgresql") else None
     _physics(tmp_path, n=50)
     (tmp_path / "not-a-db.sqlite").write_text("this is not a database\n" * 100)
-    code = main(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-physics",
-                 str(tmp_path / "sub.txt"), "--db", db.format(tmp=tmp_path)])
+    code = main(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.txt"),
+            "--task",
+            "kddcup2004-physics",
+            str(tmp_path / "sub.txt"),
+            "--db",
+            db.format(tmp=tmp_path),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("perfeval: error: cannot open the leaderboard database ")
     assert len(err.splitlines()) == 1 and "Traceback" not in err

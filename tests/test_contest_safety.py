@@ -69,21 +69,43 @@ def test_any_link_needs_follow_links_even_to_another_teams_file(tmp_path, capsys
 
 
 def test_a_ranked_list_linked_to_a_system_file_shows_none_of_it(tmp_path, capsys):
-    (tmp_path / "genes.txt").write_text("".join(f"g{i} {['change', 'nc', 'control'][i % 3]}\n" for i in range(30)))
+    (tmp_path / "genes.txt").write_text(
+        "".join(f"g{i} {['change', 'nc', 'control'][i % 3]}\n" for i in range(30))
+    )
     secret = tmp_path / "passwd"
     secret.write_text("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n")
     team = tmp_path / "team_a"
     team.mkdir()
     (team / "narrow.txt").symlink_to(secret)
     (team / "broad.txt").write_text("".join(f"g{i}\n" for i in range(30)))
-    code, _out, err = run_cli(["score", "--key", str(tmp_path / "genes.txt"), "--task", "kddcup2002-task2",
-                               str(team), "--no-store"], capsys)
+    code, _out, err = run_cli(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "genes.txt"),
+            "--task",
+            "kddcup2002-task2",
+            str(team),
+            "--no-store",
+        ],
+        capsys,
+    )
     assert code == 1 and "symbolic link" in err and "root:x" not in err and "daemon" not in err
     # the directory itself may not be a link that leaves its parent either
     (tmp_path / "entries").mkdir()
     (tmp_path / "entries" / "team_b").symlink_to(team)
-    code, _out, err = run_cli(["score", "--key", str(tmp_path / "genes.txt"), "--task", "kddcup2002-task2",
-                               str(tmp_path / "entries" / "team_b"), "--no-store"], capsys)
+    code, _out, err = run_cli(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "genes.txt"),
+            "--task",
+            "kddcup2002-task2",
+            str(tmp_path / "entries" / "team_b"),
+            "--no-store",
+        ],
+        capsys,
+    )
     assert code == 1 and "symbolic link" in err
 
 
@@ -110,22 +132,47 @@ def test_an_error_shows_the_token_never_the_whole_line(tmp_path, capsys):
 def test_a_prediction_too_large_for_float32_is_refused_with_its_line(tmp_path, capsys):
     (tmp_path / "key.txt").write_text("1 e1 0\n1 e2 1\n1 e3 1\n")
     (tmp_path / "sub.txt").write_text("1 e1 0.5\n1 e2 1e39\n1 e3 3e38\n")
-    code, out, err = run_cli(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-protein",
-                              str(tmp_path / "sub.txt"), "--no-store"], capsys)
+    code, out, err = run_cli(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.txt"),
+            "--task",
+            "kddcup2004-protein",
+            str(tmp_path / "sub.txt"),
+            "--no-store",
+        ],
+        capsys,
+    )
     assert code == 1 and "rejected" in out
-    assert err.splitlines() == [f"perfeval: error: {tmp_path}/sub.txt, line 2: the prediction '1e39' is too large "
-                                "for the 32-bit float perf reads (at most 3.4028235e+38 in magnitude)"]
+    assert err.splitlines() == [
+        f"perfeval: error: {tmp_path}/sub.txt, line 2: the prediction '1e39' is too large "
+        "for the 32-bit float perf reads (at most 3.4028235e+38 in magnitude)"
+    ]
     (tmp_path / "sub.txt").write_text("1 e1 0.5\n1 e2 -3e38\n1 e3 3e38\n")  # large but finite in float32
-    code, out, err = run_cli(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-protein",
-                              str(tmp_path / "sub.txt"), "--no-store"], capsys)
+    code, out, err = run_cli(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.txt"),
+            "--task",
+            "kddcup2004-protein",
+            str(tmp_path / "sub.txt"),
+            "--no-store",
+        ],
+        capsys,
+    )
     assert code == 0 and "inf" not in out
 
 
-@pytest.mark.parametrize("key_text, line, message", [
-    ("e1 0\ne2 1\ne3 2\ne4 1\n", 3, "the target '2' is a third value in the key"),
-    ("# answers\n\ne1 0\ne2 x\n", 4, "the answer key's target: expected a number, found 'x'"),
-    ("e1 1\ne2 1\ne1 0\n", 3, "the answer key lists example 'e1' twice"),
-])
+@pytest.mark.parametrize(
+    "key_text, line, message",
+    [
+        ("e1 0\ne2 1\ne3 2\ne4 1\n", 3, "the target '2' is a third value in the key"),
+        ("# answers\n\ne1 0\ne2 x\n", 4, "the answer key's target: expected a number, found 'x'"),
+        ("e1 1\ne2 1\ne1 0\n", 3, "the answer key lists example 'e1' twice"),
+    ],
+)
 def test_a_bad_answer_key_names_its_line(tmp_path, capsys, key_text, line, message):
     (tmp_path / "key.txt").write_text(key_text)
     (tmp_path / "sub.txt").write_text("e1 0.1\ne2 0.8\n")
@@ -137,8 +184,18 @@ def test_a_bad_answer_key_names_its_line(tmp_path, capsys, key_text, line, messa
 def test_a_block_key_with_a_third_value_in_one_block(tmp_path, capsys):
     (tmp_path / "key.txt").write_text("1 a 0\n2 b 5\n1 c 1\n2 d 7\n1 e 2\n")
     (tmp_path / "sub.txt").write_text("1 a 0.1\n")
-    code, _out, err = run_cli(["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-protein",
-                               str(tmp_path / "sub.txt"), "--no-store"], capsys)
+    code, _out, err = run_cli(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.txt"),
+            "--task",
+            "kddcup2004-protein",
+            str(tmp_path / "sub.txt"),
+            "--no-store",
+        ],
+        capsys,
+    )
     assert code == 1 and "line 5: the target '2' is a third value in its block" in err
 
 
@@ -193,7 +250,10 @@ def test_a_file_larger_than_any_submission_is_refused_unread(tmp_path, capsys):
 def test_line_rules_do_not_depend_on_the_file_size(tmp_path, capsys):
     key, sub = _files(tmp_path, n=50)
     good = open(sub).read().splitlines()
-    variants = {"cr": "\r".join(good) + "\r", "long": good[0].replace(" ", " " * 70_000) + "\n" + "\n".join(good[1:]) + "\n"}
+    variants = {
+        "cr": "\r".join(good) + "\r",
+        "long": good[0].replace(" ", " " * 70_000) + "\n" + "\n".join(good[1:]) + "\n",
+    }
     for name, text in variants.items():
         decisions = []
         for pad in (0, 20_000):  # the same content, read whole or line by line
@@ -212,8 +272,13 @@ def test_one_bad_upload_rejects_itself_only(tmp_path, capsys):
     bad_name = os.fsdecode(b"c\xff\xfe.txt")
     (tmp_path / "subs" / bad_name).write_bytes(open(sub, "rb").read())
     db = str(tmp_path / "board.sqlite")
-    subs = [sub, str(tmp_path / "subs" / "fifo.txt"), str(tmp_path / "subs" / "link.txt"),
-            str(tmp_path / "subs" / bad_name), str(tmp_path / "subs" / "missing.txt")]
+    subs = [
+        sub,
+        str(tmp_path / "subs" / "fifo.txt"),
+        str(tmp_path / "subs" / "link.txt"),
+        str(tmp_path / "subs" / bad_name),
+        str(tmp_path / "subs" / "missing.txt"),
+    ]
     code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, *subs, "--db", db], capsys)
     assert code == 1 and len(out.splitlines()) == 6
     assert [ln.split()[1] == "rejected:" for ln in out.splitlines()[1:]] == [False, True, True, False, True]
@@ -222,22 +287,46 @@ def test_one_bad_upload_rejects_itself_only(tmp_path, capsys):
 
 
 def test_a_comma_in_an_uploads_name_never_splits_it(tmp_path, capsys, monkeypatch):
-    (tmp_path / "genes.txt").write_text("".join(f"g{i} {['change', 'nc', 'control'][i % 3]}\n" for i in range(30)))
+    (tmp_path / "genes.txt").write_text(
+        "".join(f"g{i} {['change', 'nc', 'control'][i % 3]}\n" for i in range(30))
+    )
     (tmp_path / "secret.env").write_text("db_password=hunter2\n")
     (tmp_path / "incoming").mkdir()
     (tmp_path / "incoming" / "x").write_text("".join(f"g{i}\n" for i in range(30)))
     (tmp_path / "incoming" / "x,secret.env").write_text("".join(f"g{i}\n" for i in range(30)))
     monkeypatch.chdir(tmp_path)
-    code, out, err = run_cli(["score", "--key", "genes.txt", "--task", "kddcup2002-task2", "incoming/x,secret.env",
-                              "--no-store", "-o", "json"], capsys)
+    code, out, err = run_cli(
+        [
+            "score",
+            "--key",
+            "genes.txt",
+            "--task",
+            "kddcup2002-task2",
+            "incoming/x,secret.env",
+            "--no-store",
+            "-o",
+            "json",
+        ],
+        capsys,
+    )
     assert code == 1 and "hunter2" not in out + err and "needs 2 ranked lists" in out
 
 
 def test_huge_exponents_are_too_large_not_infinite(tmp_path, capsys):
     (tmp_path / "key.txt").write_text("e1 0\ne2 1\n")
     (tmp_path / "sub.txt").write_text("e1 1e99999999999999999999\ne2 0.5\n")
-    code, _out, err = run_cli(["score", "--key", str(tmp_path / "key.txt"), "--task", PHYSICS,
-                               str(tmp_path / "sub.txt"), "--no-store"], capsys)
+    code, _out, err = run_cli(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.txt"),
+            "--task",
+            PHYSICS,
+            str(tmp_path / "sub.txt"),
+            "--no-store",
+        ],
+        capsys,
+    )
     assert code == 1 and "is too large for the 32-bit float" in err
 
 
@@ -249,11 +338,19 @@ def test_control_characters_in_names_are_shown_escaped(tmp_path, capsys):
     db = str(tmp_path / "board.sqlite")
     code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, str(forged), "--db", db], capsys)
     assert code == 0 and "\x1b" not in out and len(out.splitlines()) == 2 and "evil\\n1. winner" in out
-    for team, why in (("a\nb", "cannot hold control or format characters"), ("x\u2028", "control or format"),
-                      ("red\u200b", "control or format"), ("red    0.99", "single spaces")):
-        code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--team", team], capsys)
+    for team, why in (
+        ("a\nb", "cannot hold control or format characters"),
+        ("x\u2028", "control or format"),
+        ("red\u200b", "control or format"),
+        ("red    0.99", "single spaces"),
+    ):
+        code, out, err = run_cli(
+            ["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--team", team], capsys
+        )
         assert code == 2 and why in err and len(err.splitlines()) == 1, err
-    code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--team", "a\nb"], capsys)
+    code, out, err = run_cli(
+        ["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--team", "a\nb"], capsys
+    )
     assert code == 2 and "a\\nb" in err
     board = Board(db)
     board.add(PHYSICS, "raw\x1b]0;pwned\x07\nname", "f.txt", {"ACC": 0.5, "ROC": 0.5, "CXE": 1.0, "SLQ": 0.1})
@@ -261,16 +358,19 @@ def test_control_characters_in_names_are_shown_escaped(tmp_path, capsys):
     code, out, err = run_cli(["leaderboard", "--key", key, "--task", PHYSICS, "--db", db], capsys)
     assert code == 0 and "\x1b" not in out and "\x07" not in out and "raw\\x1b]0;pwned\\x07\\nname" in out
     assert all(not ln.lstrip().startswith("name") for ln in out.splitlines())
-    code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, str(tmp_path / "no\x1bsuch.txt"),
-                              "--no-store"], capsys)
+    code, out, err = run_cli(
+        ["score", "--key", key, "--task", PHYSICS, str(tmp_path / "no\x1bsuch.txt"), "--no-store"], capsys
+    )
     assert code == 1 and "\x1b" not in err and "no\\x1bsuch.txt" in err
 
 
 def test_the_postgresql_password_is_never_printed(tmp_path, capsys):
     pytest.importorskip("psycopg")
     key, sub = _files(tmp_path, n=20)
-    for url in ("postgresql://alice:s3cretpw@127.0.0.1:1/contest",
-                "postgresql://alice@127.0.0.1:1/contest?password=s3cretpw&connect_timeout=1"):
+    for url in (
+        "postgresql://alice:s3cretpw@127.0.0.1:1/contest",
+        "postgresql://alice@127.0.0.1:1/contest?password=s3cretpw&connect_timeout=1",
+    ):
         code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", url], capsys)
         assert code == 2 and "s3cretpw" not in err + out and "***" in err and len(err.splitlines()) == 1
     assert redacted("postgres://u:p%40ss@h/db") == "postgres://u:***@h/db"
@@ -296,32 +396,69 @@ TASK_MISTAKES = [
     (GOOD.replace('"id-score"', '"id-scores"'), "submission: 'id-scores' is not one of"),
     (GOOD.replace('key = "id-target"', 'key = "block-id-target"'), "key: a 'id-score' submission is scored"),
     (GOOD + "critera = 1\n", "unknown key 'critera'"),
-    (GOOD.replace('direction = "higher"', 'direction = "up"'), "criterion 'ROC'.direction: 'up' is not one of"),
-    (GOOD.replace('perf = ["-roc"]', 'perf = "-roc"'), "criterion 'ROC': perf: expected a list of perf options"),
+    (
+        GOOD.replace('direction = "higher"', 'direction = "up"'),
+        "criterion 'ROC'.direction: 'up' is not one of",
+    ),
+    (
+        GOOD.replace('perf = ["-roc"]', 'perf = "-roc"'),
+        "criterion 'ROC': perf: expected a list of perf options",
+    ),
     (GOOD.replace('perf = ["-roc"]', 'perf = ["-roc", "-acc"]'), "computes 2 measures (ACC, ROC)"),
     (GOOD.replace('perf = ["-roc"]', 'perf = ["-t", "0.5"]'), "perf: ['-t', '0.5'] computes 21 measures"),
     (GOOD.replace('perf = ["-roc"]', 'perf = ["-rocc"]'), "is not a perf option list"),
     (GOOD.replace('perf = ["-roc"]', 'perf = ["-blocks", "-apr"]'), "has -blocks, but the key has no blocks"),
-    (GOOD.replace('perf = ["-roc"]', 'perf = ["-roc", "-plot", "roc"]'), "asks for a file, a plot or a table"),
+    (
+        GOOD.replace('perf = ["-roc"]', 'perf = ["-roc", "-plot", "roc"]'),
+        "asks for a file, a plot or a table",
+    ),
     (GOOD.replace('direction = "higher"', "probability = 1"), "probability: expected true or false"),
-    (GOOD.replace('direction = "higher"', 'positives = ["1"]'), "only a key of labels (id-label) takes positives"),
+    (
+        GOOD.replace('direction = "higher"', 'positives = ["1"]'),
+        "only a key of labels (id-label) takes positives",
+    ),
     (GOOD.replace('direction = "higher"', 'list = "narrow"'), "only a ranked task's criteria name a list"),
     (GOOD + '[total]\nname = "s"\nsum = ["ROC", "PRC"]\n', "total.sum: 'PRC' is not a criterion"),
     (GOOD + '[total]\nname = "ROC"\nsum = ["ROC"]\n', "total.name: 'ROC' is also a criterion's name"),
     (GOOD + '[total]\nname = "s"\n', "total: sum is missing"),
-    (GOOD.replace('key = "id-target"', 'key = "id-target"\nlists = ["a"]'), "lists: only a ranked task has lists"),
-    (GOOD.replace('"id-score"', '"ranked"').replace('"id-target"', '"id-label"'), "lists: a ranked task names"),
-    (GOOD.replace('"id-score"', '"ranked"').replace('"id-target"', '"id-label"')
-     .replace('key = "id-label"', 'key = "id-label"\nlists = ["../../etc/x"]'), "is not a plain name"),
+    (
+        GOOD.replace('key = "id-target"', 'key = "id-target"\nlists = ["a"]'),
+        "lists: only a ranked task has lists",
+    ),
+    (
+        GOOD.replace('"id-score"', '"ranked"').replace('"id-target"', '"id-label"'),
+        "lists: a ranked task names",
+    ),
+    (
+        GOOD.replace('"id-score"', '"ranked"')
+        .replace('"id-target"', '"id-label"')
+        .replace('key = "id-label"', 'key = "id-label"\nlists = ["../../etc/x"]'),
+        "is not a plain name",
+    ),
     ('name = "t"\nsubmission = "id-score"\nkey = "id-target"\n', "criteria: a task needs at least one"),
-    ('name = "t"\nsubmission = "id-score"\nkey = "id-target"\ncriteria = 5\n', "criteria: expected [[criteria]] tables"),
-    (GOOD.replace("[[criteria]]\nname = \"ACC\"", "[[criteria]]\nnome = \"ACC\""), "criteria[2]: unknown key 'nome'"),
+    (
+        'name = "t"\nsubmission = "id-score"\nkey = "id-target"\ncriteria = 5\n',
+        "criteria: expected [[criteria]] tables",
+    ),
+    (
+        GOOD.replace('[[criteria]]\nname = "ACC"', '[[criteria]]\nnome = "ACC"'),
+        "criteria[2]: unknown key 'nome'",
+    ),
     ("name = [1, \n", "not valid TOML"),
     ("a = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
-    (GOOD.replace('perf = ["-roc"]', 'perf = ["-cal", "10"]'), "prints no value labelled CAL (it prints CA1, CA2)"),
+    (
+        GOOD.replace('perf = ["-roc"]', 'perf = ["-cal", "10"]'),
+        "prints no value labelled CAL (it prints CA1, CA2)",
+    ),
     (GOOD.replace('perf = ["-roc"]', 'perf = ["-slq", "0"]'), "is not a perf option list (option -slq"),
-    (GOOD.replace('perf = ["-roc"]', 'perf = ["-ntop"]'), "is not a perf option list (option -ntop needs a value"),
-    (GOOD.replace('perf = ["-acc", "-t", "0.5"]', 'perf = ["-acc", "-t", "nan"]'), "an option's value must be a finite"),
+    (
+        GOOD.replace('perf = ["-roc"]', 'perf = ["-ntop"]'),
+        "is not a perf option list (option -ntop needs a value",
+    ),
+    (
+        GOOD.replace('perf = ["-acc", "-t", "0.5"]', 'perf = ["-acc", "-t", "nan"]'),
+        "an option's value must be a finite",
+    ),
     (GOOD.replace('name = "ACC"', 'name = "overall"'), "'overall' names the leaderboard's ranking"),
     (GOOD.replace('name = "ACC"', 'name = "A\\nB"'), "holds a control or format character"),
 ]
@@ -365,7 +502,9 @@ def test_a_held_sqlite_lock_is_waited_for_and_the_submission_stored(tmp_path, ca
     Board(db).add_all([])  # the table exists
     holder = _holder(db, 6.5)  # longer than SQLite's own 5 s busy timeout
     t0 = time.monotonic()
-    code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--team", "red"], capsys)
+    code, out, err = run_cli(
+        ["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--team", "red"], capsys
+    )
     holder.wait(timeout=30)
     assert code == 0 and err == "" and time.monotonic() - t0 > 6
     assert _stored(db) == 1
@@ -374,9 +513,13 @@ def test_a_held_sqlite_lock_is_waited_for_and_the_submission_stored(tmp_path, ca
 def test_the_leaderboard_waits_for_a_writer_holding_the_lock(tmp_path, capsys):
     key, sub = _files(tmp_path, n=50)
     db = str(tmp_path / "board.sqlite")
-    assert run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--team", "red"], capsys)[0] == 0
+    assert (
+        run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--team", "red"], capsys)[0] == 0
+    )
     holder = _holder(db, 6)
-    code, out, err = run_cli(["leaderboard", "--key", key, "--task", PHYSICS, "--db", db, "-o", "json"], capsys)
+    code, out, err = run_cli(
+        ["leaderboard", "--key", key, "--task", PHYSICS, "--db", db, "-o", "json"], capsys
+    )
     holder.wait(timeout=30)
     assert code == 0 and json.loads(out)["ROC"][0]["team"] == "red", err
 
@@ -387,8 +530,10 @@ def test_a_store_that_keeps_failing_prints_the_scores_and_exits_75(tmp_path, cap
     Board(db).add_all([])
     holder = _holder(db, 8)
     try:
-        code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--db-wait", "0.5",
-                                  "-o", "json"], capsys)
+        code, out, err = run_cli(
+            ["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--db-wait", "0.5", "-o", "json"],
+            capsys,
+        )
     finally:
         holder.kill()
         holder.wait()
@@ -401,9 +546,29 @@ def test_a_store_that_keeps_failing_prints_the_scores_and_exits_75(tmp_path, cap
 
 def test_twenty_scorers_on_a_fresh_postgresql_database_all_stored(tmp_path, postgres_url):
     key, sub = _files(tmp_path, n=300)
-    procs = [subprocess.Popen([sys.executable, "-m", "perfeval", "score", "--key", key, "--task", PHYSICS, sub,
-                               "--team", f"team{i}", "--db", postgres_url], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for i in range(20)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "perfeval",
+                "score",
+                "--key",
+                key,
+                "--task",
+                PHYSICS,
+                sub,
+                "--team",
+                f"team{i}",
+                "--db",
+                postgres_url,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(20)
+    ]
     results = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
     assert [r for r in results if r[0] != 0] == []
     import psycopg
@@ -416,9 +581,29 @@ def test_twenty_scorers_on_a_fresh_postgresql_database_all_stored(tmp_path, post
 def test_twenty_concurrent_sqlite_scorers_all_stored(tmp_path):
     key, sub = _files(tmp_path, n=300)
     db = str(tmp_path / "board.sqlite")  # fresh: the scorers race to create it
-    procs = [subprocess.Popen([sys.executable, "-m", "perfeval", "score", "--key", key, "--task", PHYSICS, sub,
-                               "--team", f"team{i}", "--db", db], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) for i in range(20)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "perfeval",
+                "score",
+                "--key",
+                key,
+                "--task",
+                PHYSICS,
+                sub,
+                "--team",
+                f"team{i}",
+                "--db",
+                db,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(20)
+    ]
     results = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
     assert [r for r in results if r[0] != 0] == []
     with sqlite3.connect(db) as conn:
@@ -461,8 +646,9 @@ def test_db_wait_is_kept_to(tmp_path, capsys):
     try:
         for wait in (0, 1.5):
             t0 = time.monotonic()
-            code, _out, _err = run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--db-wait",
-                                        str(wait)], capsys)
+            code, _out, _err = run_cli(
+                ["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--db-wait", str(wait)], capsys
+            )
             assert code == 75 and time.monotonic() - t0 < wait + 1.5
     finally:
         holder.kill()
@@ -472,8 +658,14 @@ def test_db_wait_is_kept_to(tmp_path, capsys):
 def test_the_leaderboard_reads_after_a_writer_was_killed(tmp_path, capsys):
     key, sub = _files(tmp_path, n=50)
     db = str(tmp_path / "board.sqlite")
-    assert run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--team", "red"], capsys)[0] == 0
-    writer = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    assert (
+        run_cli(["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--team", "red"], capsys)[0] == 0
+    )
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import sqlite3, time
         conn = sqlite3.connect({db!r}, isolation_level=None)
         conn.execute("BEGIN IMMEDIATE")
@@ -483,10 +675,16 @@ def test_the_leaderboard_reads_after_a_writer_was_killed(tmp_path, capsys):
         conn.execute("DELETE FROM submissions WHERE team = 'red'")
         print("written", flush=True)
         time.sleep(60)
-    """)], stdout=subprocess.PIPE, text=True)
+    """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert writer.stdout.readline().strip() == "written"
     writer.kill()  # SIGKILL mid-transaction: a hot journal may be left beside the database
     writer.wait()
-    code, out, err = run_cli(["leaderboard", "--key", key, "--task", PHYSICS, "--db", db, "-o", "json"], capsys)
+    code, out, err = run_cli(
+        ["leaderboard", "--key", key, "--task", PHYSICS, "--db", db, "-o", "json"], capsys
+    )
     assert code == 0, err
     assert [s["team"] for s in json.loads(out)["ROC"]] == ["red"]  # the killed transaction is rolled back

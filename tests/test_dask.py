@@ -21,7 +21,9 @@ GROUPED = ["GAUC", "GAUC_UNWEIGHTED", "NDCG@10", "MAP", "MRR", "P@5", "R@5", "RO
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
     c = distributed.Client(cluster)
     yield c
     c.close()
@@ -37,7 +39,9 @@ def same(a, b):
 def test_dask_equals_in_memory_for_every_binary_measure(client, seed, parts, decimals):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 3000))
-    df = pd.DataFrame({"y": (rng.random(n) < rng.random()).astype(int), "s": np.round(rng.random(n), decimals)})
+    df = pd.DataFrame(
+        {"y": (rng.random(n) < rng.random()).astype(int), "s": np.round(rng.random(n), decimals)}
+    )
     ddf = dd.from_pandas(df, npartitions=min(parts, n))
     a = perfeval.evaluate(ddf, target="y", score="s", measures=BINARY)
     b = perfeval.evaluate(df, target="y", score="s", measures=BINARY)
@@ -50,9 +54,16 @@ def test_dask_equals_in_memory_for_every_binary_measure(client, seed, parts, dec
 def test_dask_per_group_equals_in_memory(client, seed, parts):
     rng = np.random.default_rng(seed)
     n = 5000
-    df = pd.DataFrame({"y": (rng.random(n) < 0.3).astype(int), "s": np.round(rng.random(n), 2),
-                       "g": rng.integers(0, 300, n)})
-    a = perfeval.evaluate(dd.from_pandas(df, npartitions=parts), target="y", score="s", group="g", measures=GROUPED)
+    df = pd.DataFrame(
+        {
+            "y": (rng.random(n) < 0.3).astype(int),
+            "s": np.round(rng.random(n), 2),
+            "g": rng.integers(0, 300, n),
+        }
+    )
+    a = perfeval.evaluate(
+        dd.from_pandas(df, npartitions=parts), target="y", score="s", group="g", measures=GROUPED
+    )
     b = perfeval.evaluate(df, target="y", score="s", group="g", measures=GROUPED)
     assert list(a.groups) == list(b.groups)
     for k in b:
@@ -65,7 +76,9 @@ def test_dask_arrays(client):
     da = pytest.importorskip("dask.array")
     rng = np.random.default_rng(1)
     y, s = (rng.random(20_000) < 0.4).astype(int), np.round(rng.random(20_000), 4)
-    a = perfeval.evaluate(da.from_array(y, chunks=3000), da.from_array(s, chunks=7000), measures=["roc", "ca1"])
+    a = perfeval.evaluate(
+        da.from_array(y, chunks=3000), da.from_array(s, chunks=7000), measures=["roc", "ca1"]
+    )
     b = perfeval.evaluate(y, s, measures=["roc", "ca1"])
     assert a["ROC"] == b["ROC"] and a["CA1"] == b["CA1"]
 
@@ -83,10 +96,15 @@ def test_command_on_a_local_cluster(tmp_path, capsys):
     from perfeval.cli.main import main
 
     rng = np.random.default_rng(3)
-    df = pd.DataFrame({"y": (rng.random(4000) < 0.3).astype(int), "s": np.round(rng.random(4000), 3),
-                       "g": rng.integers(0, 50, 4000)})
+    df = pd.DataFrame(
+        {
+            "y": (rng.random(4000) < 0.3).astype(int),
+            "s": np.round(rng.random(4000), 3),
+            "g": rng.integers(0, 50, 4000),
+        }
+    )
     for i in range(3):
-        df.iloc[i * 1400:(i + 1) * 1400].to_csv(tmp_path / f"part{i}.csv", index=False)
+        df.iloc[i * 1400 : (i + 1) * 1400].to_csv(tmp_path / f"part{i}.csv", index=False)
     args = ["--target", "y", "--score", "s", "-m", "roc,apr", "-o", "json"]
     assert main(["eval", str(tmp_path / "part*.csv"), "--dask", "local:2", *args]) == 0
     import json
@@ -102,9 +120,11 @@ def test_command_keeps_group_ids_on_a_cluster(tmp_path, capsys):
 
     from perfeval.cli.main import main
 
-    (tmp_path / "u.csv").write_text("user,label,score\n9007199254740992,1,0.9\n9007199254740992,0,0.1\n"
-                                    "9007199254740993,1,0.1\n9007199254740993,0,0.9\n007,1,0.5\n007,0,0.4\n7,1,0.1\n"
-                                    "7,0,0.2\n")
+    (tmp_path / "u.csv").write_text(
+        "user,label,score\n9007199254740992,1,0.9\n9007199254740992,0,0.1\n"
+        "9007199254740993,1,0.1\n9007199254740993,0,0.9\n007,1,0.5\n007,0,0.4\n7,1,0.1\n"
+        "7,0,0.2\n"
+    )
     argv = ["eval", str(tmp_path / "u.csv"), "--group", "user", "-m", "gauc", "-o", "json", "--per-group"]
     assert main([*argv, "--dask", "local:1"]) == 0
     got = json.loads(capsys.readouterr().out)["measures"]["GAUC"]["per_group"]

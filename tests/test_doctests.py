@@ -36,8 +36,12 @@ WITH_EXAMPLES = _with_examples()
 
 def test_the_search_finds_the_examples():
     # the modules known to hold examples are found (a broken search would test nothing)
-    assert {"perfeval.evaluation", "perfeval.summaries.histogram", "perfeval.measures.spec",
-            "perfeval.functional"} <= set(WITH_EXAMPLES)
+    assert {
+        "perfeval.evaluation",
+        "perfeval.summaries.histogram",
+        "perfeval.measures.spec",
+        "perfeval.functional",
+    } <= set(WITH_EXAMPLES)
 
 
 @pytest.mark.parametrize("name", WITH_EXAMPLES)

@@ -16,8 +16,11 @@ from _reference import dcg_of, expected, hits_at, pairwise_auc, rr_of
 from perfeval import InvalidParameterError, UnknownMeasureError, evaluate
 
 # one query: up to 7 cases, graded relevance, coarse scores (ties)
-query = st.lists(st.tuples(st.sampled_from([0, 0, 1, 2, 3]), st.sampled_from([0.1, 0.3, 0.5, 0.7, 0.9])),
-                 min_size=1, max_size=7)
+query = st.lists(
+    st.tuples(st.sampled_from([0, 0, 1, 2, 3]), st.sampled_from([0.1, 0.3, 0.5, 0.7, 0.9])),
+    min_size=1,
+    max_size=7,
+)
 
 
 def close(a: float, b: float, tol: float = 1e-9) -> bool:
@@ -30,7 +33,7 @@ def test_dcg_cg_ndcg_are_expectations_over_tie_orders(rows, k):
     r = evaluate(rel, s, measures=[f"dcg@{k}", f"cg@{k}", f"ndcg@{k}"])
     assert close(r[f"dcg@{k}"], expected(lambda o: dcg_of(o, k), rel, s))
     kk = len(rel) if k == 0 else k
-    assert close(r[f"cg@{k}"], expected(lambda o: sum(2.0 ** x - 1 for x in o[:kk]), rel, s))
+    assert close(r[f"cg@{k}"], expected(lambda o: sum(2.0**x - 1 for x in o[:kk]), rel, s))
     ideal = dcg_of(sorted(rel, reverse=True), k)
     want = expected(lambda o: dcg_of(o, k), rel, s) / ideal if ideal > 0 else math.nan
     assert close(r[f"ndcg@{k}"], want)
@@ -64,7 +67,7 @@ def test_ndcg_map_per_query_match_scikit_learn(queries):
         y = [a for a, _ in rows]
         v = [b for _, b in rows]
         if any(y):
-            gains = [2.0 ** a - 1 for a in y]  # scikit-learn uses the relevance itself as the gain
+            gains = [2.0**a - 1 for a in y]  # scikit-learn uses the relevance itself as the gain
             want_ndcg.append(sk.ndcg_score([gains], [v]) if len(y) > 1 else 1.0)
             want_ap.append(sk.average_precision_score([int(a > 0) for a in y], v))
     got_ndcg = r.results["NDCG"].per_group
@@ -74,8 +77,13 @@ def test_ndcg_map_per_query_match_scikit_learn(queries):
     assert close(r["MAP"], float(np.mean(want_ap)) if want_ap else math.nan)
 
 
-binary_rows = st.lists(st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.1, 0.4, 0.5, 0.9]),
-                                 st.sampled_from(["a", "b", "c"])), min_size=1, max_size=40)
+binary_rows = st.lists(
+    st.tuples(
+        st.sampled_from([0, 1]), st.sampled_from([0.1, 0.4, 0.5, 0.9]), st.sampled_from(["a", "b", "c"])
+    ),
+    min_size=1,
+    max_size=40,
+)
 
 
 @given(binary_rows)
@@ -96,17 +104,58 @@ def test_group_auc_is_the_size_weighted_mean_of_pairwise_aucs(rows):
     assert len(r.results["GAUC"].undefined) == len(aucs) - len(ok)
 
 
-wide_rows = st.lists(st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.0, 0.1, 0.4, 0.5, 0.9, 1.0, 1.2, -0.1]),
-                               st.sampled_from(["a", "b", "c"]), st.sampled_from([1, 1, 2, 3])), min_size=1, max_size=40)
+wide_rows = st.lists(
+    st.tuples(
+        st.sampled_from([0, 1]),
+        st.sampled_from([0.0, 0.1, 0.4, 0.5, 0.9, 1.0, 1.2, -0.1]),
+        st.sampled_from(["a", "b", "c"]),
+        st.sampled_from([1, 1, 2, 3]),
+    ),
+    min_size=1,
+    max_size=40,
+)
 
 
 @given(wide_rows, st.booleans())
 def test_every_binary_measure_per_group_equals_each_group_alone(rows, weighted):
     y, s, g, wt = ([r[i] for r in rows] for i in range(4))
     w = wt if weighted else None
-    names = ["acc", "ppv", "npv", "sen", "spc", "prf", "lft", "err", "fpr", "fnr", "cst:fp=3,fn=1", "sar", "roc", "apr", "ap",
-             "prb", "rkl", "rms", "cxe", "nrm:p=3", "nrm:p=0", "logloss", "brier", "fbeta@2", "ca2:window=2", "slq",
-             "slq:bins=3", "top1", "top10", "ntop@2", "ca1", "r50@2", "r50@1", "r50"]
+    names = [
+        "acc",
+        "ppv",
+        "npv",
+        "sen",
+        "spc",
+        "prf",
+        "lft",
+        "err",
+        "fpr",
+        "fnr",
+        "cst:fp=3,fn=1",
+        "sar",
+        "roc",
+        "apr",
+        "ap",
+        "prb",
+        "rkl",
+        "rms",
+        "cxe",
+        "nrm:p=3",
+        "nrm:p=0",
+        "logloss",
+        "brier",
+        "fbeta@2",
+        "ca2:window=2",
+        "slq",
+        "slq:bins=3",
+        "top1",
+        "top10",
+        "ntop@2",
+        "ca1",
+        "r50@2",
+        "r50@1",
+        "r50",
+    ]
     r = evaluate(y, s, groups=g, measures=names, sample_weight=w)
     for i, key in enumerate(r.groups):
         yy = [a for a, gg in zip(y, g, strict=False) if gg == key]
@@ -162,29 +211,55 @@ def test_dataframe_library_columns(lib):
     assert evaluate(y, s, measures=["roc"])["ROC"] == 0.75
 
 
-@pytest.mark.parametrize("kwargs, exc, fragment", [
-    (dict(y_true=[1, 0], y_score=[0.5, float("nan")]), InvalidParameterError, "NaN cannot be ranked"),
-    (dict(y_true=[1, 0], y_score=[0.5, float("inf")]), InvalidParameterError, "finite"),
-    (dict(y_true=[1, 0, 1], y_score=[0.5, 0.2]), InvalidParameterError, "same length"),
-    (dict(y_true=[1, 0], y_score=[0.5, 0.2], measures=["rco"]), UnknownMeasureError, "did you mean 'roc'"),
-    (dict(y_true=[2, 0, 1], y_score=[0.5, 0.2, 0.1], measures=["roc"]), InvalidParameterError,
-     "binary targets (0/1, -1/1 or booleans), but `y_true` holds 0, 1, 2"),
-    (dict(y_true=[-1, 0, 1], y_score=[0.5, 0.2, 0.1], measures=["ndcg"]), InvalidParameterError, ">= 0"),
-    (dict(y_true=[1, 0], y_score=[0.5, 0.2], measures=["gauc"]), InvalidParameterError, "pass `groups=`"),
-    (dict(y_true=[1, 0], y_score=[0.5, 0.2], groups=[1]), InvalidParameterError, "length"),
-    (dict(y_true=[1, 0], y_score=[0.5, 0.2], measures=["ndcg:q=3"]), InvalidParameterError, "no parameter 'q'"),
-    (dict(y_true=[1, 0], y_score=[0.5, 0.2], measures=["ndcg@x"]), InvalidParameterError, "expected a number"),
-    (dict(y_true=[1, 0], y_score=[0.5, 0.2], measures=["roc", "auc"]), InvalidParameterError, "named twice"),
-    (dict(y_true=[1, 0], y_score=["a", "b"]), InvalidParameterError, "must hold numbers"),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, fragment",
+    [
+        (dict(y_true=[1, 0], y_score=[0.5, float("nan")]), InvalidParameterError, "NaN cannot be ranked"),
+        (dict(y_true=[1, 0], y_score=[0.5, float("inf")]), InvalidParameterError, "finite"),
+        (dict(y_true=[1, 0, 1], y_score=[0.5, 0.2]), InvalidParameterError, "same length"),
+        (
+            dict(y_true=[1, 0], y_score=[0.5, 0.2], measures=["rco"]),
+            UnknownMeasureError,
+            "did you mean 'roc'",
+        ),
+        (
+            dict(y_true=[2, 0, 1], y_score=[0.5, 0.2, 0.1], measures=["roc"]),
+            InvalidParameterError,
+            "binary targets (0/1, -1/1 or booleans), but `y_true` holds 0, 1, 2",
+        ),
+        (dict(y_true=[-1, 0, 1], y_score=[0.5, 0.2, 0.1], measures=["ndcg"]), InvalidParameterError, ">= 0"),
+        (dict(y_true=[1, 0], y_score=[0.5, 0.2], measures=["gauc"]), InvalidParameterError, "pass `groups=`"),
+        (dict(y_true=[1, 0], y_score=[0.5, 0.2], groups=[1]), InvalidParameterError, "length"),
+        (
+            dict(y_true=[1, 0], y_score=[0.5, 0.2], measures=["ndcg:q=3"]),
+            InvalidParameterError,
+            "no parameter 'q'",
+        ),
+        (
+            dict(y_true=[1, 0], y_score=[0.5, 0.2], measures=["ndcg@x"]),
+            InvalidParameterError,
+            "expected a number",
+        ),
+        (
+            dict(y_true=[1, 0], y_score=[0.5, 0.2], measures=["roc", "auc"]),
+            InvalidParameterError,
+            "named twice",
+        ),
+        (dict(y_true=[1, 0], y_score=["a", "b"]), InvalidParameterError, "must hold numbers"),
+    ],
+)
 def test_bad_input_is_a_clear_error(kwargs, exc, fragment):
     with pytest.raises(exc, match=re.escape(fragment)):
         evaluate(**kwargs)
 
 
 def test_report_conversions():
-    r = evaluate([1, 0, 1, 1, 0, 0], [0.8, 0.3, 0.6, 0.2, 0.4, 0.1], groups=["q1", "q1", "q1", "q2", "q2", "q3"],
-                 measures=["gauc", "ndcg@2", "acc"])
+    r = evaluate(
+        [1, 0, 1, 1, 0, 0],
+        [0.8, 0.3, 0.6, 0.2, 0.4, 0.1],
+        groups=["q1", "q1", "q1", "q2", "q2", "q3"],
+        measures=["gauc", "ndcg@2", "acc"],
+    )
     d = json.loads(r.to_json())
     assert d["measures"]["GAUC"]["value"] == 0.6  # (3 x 1 + 2 x 0) / 5; q3 has one class
     assert d["measures"]["GAUC"]["undefined_groups"] == ["q3"]
@@ -227,14 +302,20 @@ def test_undefined_values_come_with_a_warning():
 
 
 def test_weights_are_refused_for_per_query_measures():
-    with pytest.raises(InvalidParameterError, match="`weights` apply to the binary measures only, not to NDCG"):
+    with pytest.raises(
+        InvalidParameterError, match="`weights` apply to the binary measures only, not to NDCG"
+    ):
         evaluate([1, 0], [0.5, 0.2], measures=["roc", "ndcg"], sample_weight=[1, 2])
 
 
 def test_report_as_pandas_frames():
     pd = pytest.importorskip("pandas")
-    r = evaluate([1, 0, 1, 1, 0, 0], [0.8, 0.3, 0.6, 0.2, 0.4, 0.1], groups=["q1", "q1", "q1", "q2", "q2", "q3"],
-                 measures=["gauc", "ndcg@2"])
+    r = evaluate(
+        [1, 0, 1, 1, 0, 0],
+        [0.8, 0.3, 0.6, 0.2, 0.4, 0.1],
+        groups=["q1", "q1", "q1", "q2", "q2", "q3"],
+        measures=["gauc", "ndcg@2"],
+    )
     frame = r.to_frame()
     assert list(frame.index) == ["GAUC", "NDCG@2"] and frame.loc["GAUC", "undefined_groups"] == 1
     groups = r.groups_frame()
@@ -248,4 +329,6 @@ def test_package_attribute_is_the_function_even_after_the_module_is_imported():
     import perfeval
 
     importlib.import_module("perfeval.evaluation")
-    assert callable(perfeval.evaluate) and perfeval.evaluate([1, 0], [0.9, 0.1], measures=["roc"])["ROC"] == 1.0
+    assert (
+        callable(perfeval.evaluate) and perfeval.evaluate([1, 0], [0.9, 0.1], measures=["roc"])["ROC"] == 1.0
+    )

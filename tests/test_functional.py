@@ -84,9 +84,13 @@ def test_ranked_list_submission_and_kddcup2002():
     labels = ["change", "nc", "control", "nc", "change", "control"]
     narrow_rank = ["g5", "g1", "g3", "g6", "g2", "g4"]  # both changes first: AUC(narrow) = 1
     broad_rank = ["g1", "g2", "g3", "g5", "g6", "g4"]
-    r = F.kddcup2002_task2(labels, F.scores_from_ranking(narrow_rank, ids), F.scores_from_ranking(broad_rank, ids))
+    r = F.kddcup2002_task2(
+        labels, F.scores_from_ranking(narrow_rank, ids), F.scores_from_ranking(broad_rank, ids)
+    )
     assert r["narrow"] == 1.0
-    assert math.isclose(r["broad"], sk.roc_auc_score([1, 0, 1, 0, 1, 1], F.scores_from_ranking(broad_rank, ids)))
+    assert math.isclose(
+        r["broad"], sk.roc_auc_score([1, 0, 1, 0, 1, 1], F.scores_from_ranking(broad_rank, ids))
+    )
     assert math.isclose(r["score"], r["narrow"] + r["broad"])
     with pytest.raises(InvalidDataError, match="twice"):
         F.scores_from_ranking(["g1", "g1"], ["g1", "g2"])

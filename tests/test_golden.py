@@ -9,7 +9,9 @@ import pytest
 
 from conftest import GOLDEN, run_perf
 
-CASES = [json.loads(line) for line in open(GOLDEN / "cases.jsonl")] if (GOLDEN / "cases.jsonl").exists() else []
+CASES = (
+    [json.loads(line) for line in open(GOLDEN / "cases.jsonl")] if (GOLDEN / "cases.jsonl").exists() else []
+)
 
 
 def _stdin(case: dict) -> bytes:
@@ -43,7 +45,9 @@ def test_golden(case):
         assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c["kind"] in ("exact", "deviation")], ids=lambda c: c["id"])
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c["kind"] in ("exact", "deviation")], ids=lambda c: c["id"]
+)
 def test_golden_through_the_two_thread_path(case, monkeypatch):
     from perfeval.classic import engine
 

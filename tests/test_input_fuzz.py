@@ -8,7 +8,8 @@ empty file), then read by ``perfeval eval`` in memory and streamed.  Every run m
 streamed and in-memory runs agree (the same numbers, or both an error).  ``perf`` on the mutated
 text must end with a documented status (0, 1, or 255: the original's exit(-1)) and no traceback.
 
-CI runs a few hundred cases; more by hand: ``PERFEVAL_FUZZ_CASES=5000 PERFEVAL_FUZZ_SEED=3 pytest tests/test_input_fuzz.py``.
+CI runs a few hundred cases; more by hand:
+``PERFEVAL_FUZZ_CASES=5000 PERFEVAL_FUZZ_SEED=3 pytest tests/test_input_fuzz.py``.
 """
 
 from __future__ import annotations
@@ -31,26 +32,70 @@ SEED = int(os.environ.get("PERFEVAL_FUZZ_SEED", "0"))
 def _seeds(rng: random.Random) -> list[tuple[str, bytes, list[str]]]:
     """(file name, content, extra arguments) of valid inputs."""
     n = 24
-    rows = [(rng.randrange(2), round(rng.random(), 3), 9007199254740992 + rng.randrange(4), rng.random() * 3)
-            for _ in range(n)]
+    rows = [
+        (rng.randrange(2), round(rng.random(), 3), 9007199254740992 + rng.randrange(4), rng.random() * 3)
+        for _ in range(n)
+    ]
     text = "".join(f"{y} {s}\n" for y, s, _, _ in rows)
-    csv = "id,user,label,score,weight\n" + "".join(f"{i},{u},{'yes' if y else 'no'},{s},{w:.3f}\n"
-                                                   for i, (y, s, u, w) in enumerate(rows))
+    csv = "id,user,label,score,weight\n" + "".join(
+        f"{i},{u},{'yes' if y else 'no'},{s},{w:.3f}\n" for i, (y, s, u, w) in enumerate(rows)
+    )
     tsv = "label\tscore\tuser\n" + "".join(f"{y}\t{s}\t{u}\n" for y, s, u, _ in rows)
     jsonl = "".join(json.dumps({"label": y, "score": s, "user": u}) + "\n" for y, s, u, _ in rows)
     return [
         ("t.txt", text.encode(), ["-m", "roc,apr,rms"]),
-        ("c.csv", csv.encode(), ["--target", "label", "--pos-label", "yes", "--weight", "weight", "-m", "roc,acc"]),
-        ("g.csv", csv.encode(), ["--target", "label", "--pos-label", "yes", "--group", "user", "-m", "gauc,roc"]),
+        (
+            "c.csv",
+            csv.encode(),
+            ["--target", "label", "--pos-label", "yes", "--weight", "weight", "-m", "roc,acc"],
+        ),
+        (
+            "g.csv",
+            csv.encode(),
+            ["--target", "label", "--pos-label", "yes", "--group", "user", "-m", "gauc,roc"],
+        ),
         ("t.tsv", tsv.encode(), ["-m", "roc,apr"]),
         ("u.tsv", tsv.encode(), ["--group", "user", "-m", "gauc"]),
         ("j.jsonl", jsonl.encode(), ["--group", "user", "-m", "gauc"]),
     ]
 
 
-JUNK = [b"", b" ", b",", b";", b"\t", b"\r", b"\r\n", b"\f", b"\x00", b"\xef\xbb\xbf", b'"', b'"#a"', b"#",
-        b"nan", b"inf", b"-inf", b"1e400", b"-0", b"007", b"1_000", "\uff11".encode(), b"0x1p3", b"+-5",
-        b"\xff\xfe", b"x", b"1e", b".", b"-", b"9223372036854775808", b"{", b"}", b"null", b"1,2", b"1 2"]
+JUNK = [
+    b"",
+    b" ",
+    b",",
+    b";",
+    b"\t",
+    b"\r",
+    b"\r\n",
+    b"\f",
+    b"\x00",
+    b"\xef\xbb\xbf",
+    b'"',
+    b'"#a"',
+    b"#",
+    b"nan",
+    b"inf",
+    b"-inf",
+    b"1e400",
+    b"-0",
+    b"007",
+    b"1_000",
+    "\uff11".encode(),
+    b"0x1p3",
+    b"+-5",
+    b"\xff\xfe",
+    b"x",
+    b"1e",
+    b".",
+    b"-",
+    b"9223372036854775808",
+    b"{",
+    b"}",
+    b"null",
+    b"1,2",
+    b"1 2",
+]
 
 
 def _mutate(data: bytes, rng: random.Random) -> bytes:
@@ -59,13 +104,13 @@ def _mutate(data: bytes, rng: random.Random) -> bytes:
         op = rng.randrange(9)
         if op == 0 and data:  # delete a byte run
             i = rng.randrange(len(data))
-            data = data[:i] + data[i + rng.randint(1, 4):]
+            data = data[:i] + data[i + rng.randint(1, 4) :]
         elif op == 1:  # insert junk
             i = rng.randrange(len(data) + 1)
             data = data[:i] + rng.choice(JUNK) + data[i:]
         elif op == 2 and len(lines) > 2:  # repeat or delete a line
             k = rng.randrange(len(lines))
-            lines[k:k + 1] = [] if rng.random() < 0.5 else [lines[k], lines[k]]
+            lines[k : k + 1] = [] if rng.random() < 0.5 else [lines[k], lines[k]]
             data = b"\n".join(lines)
         elif op == 3 and len(lines) > 2:  # swap two lines (the header too)
             a, b = rng.randrange(len(lines)), rng.randrange(len(lines))
@@ -106,6 +151,7 @@ def _check(code: int, out: str, err: str, what: str) -> None:
     if code:
         assert err.count("\n") == 1 and err.startswith("perfeval: error: "), f"{what}: {err!r}"
     else:
+
         def refuse(name):
             raise AssertionError(f"{what}: {name} in the JSON output")
 

@@ -18,7 +18,11 @@ def _floats(buf) -> list[float]:
     return memoryview(buf).cast("f").tolist()
 
 
-@given(st.lists(st.decimals(allow_nan=False, allow_infinity=False, places=None).map(str), min_size=1, max_size=40))
+@given(
+    st.lists(
+        st.decimals(allow_nan=False, allow_infinity=False, places=None).map(str), min_size=1, max_size=40
+    )
+)
 def test_parse_rounds_each_decimal_once_to_float32(tokens):
     tokens = [t for t in tokens if "E" not in t.upper() or len(t) < 40]
     if not tokens:
@@ -30,12 +34,20 @@ def test_parse_rounds_each_decimal_once_to_float32(tokens):
     assert [struct.pack("f", g) for g in got] == [struct.pack("f", w) for w in want]
 
 
-@pytest.mark.parametrize("tok", [
-    # decimals whose nearest double lies exactly on a float32 midpoint: parsing to double first and then
-    # narrowing would round twice and pick the wrong float32
-    "1.00000005960464477539062500000001", "0.500000029802322387695312499999",
-    "16777217.0000000000001", "3.4028235677973366e38", "1e-45", "7.0064923216240861e-46", "1.17549435e-38",
-])
+@pytest.mark.parametrize(
+    "tok",
+    [
+        # decimals whose nearest double lies exactly on a float32 midpoint: parsing to double first and then
+        # narrowing would round twice and pick the wrong float32
+        "1.00000005960464477539062500000001",
+        "0.500000029802322387695312499999",
+        "16777217.0000000000001",
+        "3.4028235677973366e38",
+        "1e-45",
+        "7.0064923216240861e-46",
+        "1.17549435e-38",
+    ],
+)
 def test_parse_near_midpoints(tok):
     got = _floats(K.parse(tok.encode(), "f")[1][0])[0]
     assert struct.pack("f", got) == struct.pack("f", f32_from_decimal(tok))
@@ -61,7 +73,7 @@ def test_parse_two_threads_equal_one(tmp_path):
     t, p = K.parse(big, "ff")[1]
     small_t, small_p = [], []
     for i in range(0, len(rows.splitlines()), 50_000):  # the single-thread path, in pieces
-        chunk = "\n".join(rows.splitlines()[i:i + 50_000]).encode()
+        chunk = "\n".join(rows.splitlines()[i : i + 50_000]).encode()
         a, b = K.parse(chunk, "ff")[1]
         small_t += _floats(a)
         small_p += _floats(b)
@@ -91,8 +103,13 @@ def test_sort_degenerate_inputs_take_the_fast_path_and_agree(shape):
     rng = random.Random(3)
     n = 3000  # deep enough that the segment-tree partitions take over
     base = sorted(round(rng.random(), 3 if "ties" in shape else 7) for _ in range(n))
-    p = {"sorted": base, "sorted_ties": base, "reversed": base[::-1],
-         "organ_pipe": base[::2] + base[1::2][::-1], "all_equal": [0.5] * n}[shape]
+    p = {
+        "sorted": base,
+        "sorted_ties": base,
+        "reversed": base[::-1],
+        "organ_pipe": base[::2] + base[1::2][::-1],
+        "all_equal": [0.5] * n,
+    }[shape]
     p = [f32(x) for x in p]
     t = [float(rng.random() < 0.3) for _ in range(n)]
     rp, rt = list(p), list(t)
@@ -150,7 +167,9 @@ def _same_result(a, b):
     return [bytes(c) for c in a[1]] == [bytes(c) for c in b[1]] and a[2] == b[2]
 
 
-@pytest.mark.parametrize("layout", ["plain", "crlf_comments", "one_huge_line", "odd_tokens", "no_final_newline"])
+@pytest.mark.parametrize(
+    "layout", ["plain", "crlf_comments", "one_huge_line", "odd_tokens", "no_final_newline"]
+)
 def test_streaming_file_reader_equals_the_in_memory_parser(tmp_path, layout):
     rng = random.Random(hash(layout) % 1000)
     rows = [f"{rng.randint(0, 1)} {rng.random():.{rng.randint(1, 8)}f}" for _ in range(1_200_000)]
@@ -193,10 +212,18 @@ def test_stdin_redirected_from_a_large_file(tmp_path):
     raw = b"".join(b"%d 0.%06d\n" % (i % 3 == 0, (i * 7919) % 1_000_000) for i in range(900_000))
     path = _write(tmp_path, "s.txt", raw)
     with open(path, "rb") as fh:
-        a = subprocess.run([sys.executable, "-m", "perfeval.classic.main", "-roc", "-apr"], stdin=fh,
-                           capture_output=True, check=True).stdout
-    b = subprocess.run([sys.executable, "-m", "perfeval.classic.main", "-roc", "-apr"], input=raw,
-                       capture_output=True, check=True).stdout  # a pipe: the in-memory path
+        a = subprocess.run(
+            [sys.executable, "-m", "perfeval.classic.main", "-roc", "-apr"],
+            stdin=fh,
+            capture_output=True,
+            check=True,
+        ).stdout
+    b = subprocess.run(
+        [sys.executable, "-m", "perfeval.classic.main", "-roc", "-apr"],
+        input=raw,
+        capture_output=True,
+        check=True,
+    ).stdout  # a pipe: the in-memory path
     assert a == b and a.startswith(b"APR ")
 
 

@@ -12,13 +12,26 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "perfeval"
 
 #: lower layers never import higher ones (same layer: allowed, as long as there is no cycle)
 LAYERS = [
-    ["perfeval.exceptions", "perfeval._validation", "perfeval._x87", "perfeval._text", "perfeval._version",
-     "perfeval._nicknames"],
+    [
+        "perfeval.exceptions",
+        "perfeval._validation",
+        "perfeval._x87",
+        "perfeval._text",
+        "perfeval._version",
+        "perfeval._nicknames",
+    ],
     ["perfeval.io", "perfeval.summaries"],
     ["perfeval.measures"],
     ["perfeval.engine", "perfeval.report", "perfeval.curves", "perfeval.signature"],
-    ["perfeval.evaluation", "perfeval.stream", "perfeval.dask", "perfeval.stats", "perfeval.bootstrap",
-     "perfeval.delong", "perfeval.functional"],
+    [
+        "perfeval.evaluation",
+        "perfeval.stream",
+        "perfeval.dask",
+        "perfeval.stats",
+        "perfeval.bootstrap",
+        "perfeval.delong",
+        "perfeval.functional",
+    ],
     ["perfeval.plot", "perfeval.html"],
     ["perfeval.classic", "perfeval.contest"],
     ["perfeval.cli", "perfeval.__main__"],
@@ -64,8 +77,11 @@ def _edges() -> list[tuple[str, str, str, int]]:
                     continue
                 for a in node.names:
                     sub = f"{target}.{a.name}"
-                    if sub in MODULES or (SRC.parent / sub.replace(".", "/")).with_suffix(".c").exists() \
-                            or sub == "perfeval._x87":
+                    if (
+                        sub in MODULES
+                        or (SRC.parent / sub.replace(".", "/")).with_suffix(".c").exists()
+                        or sub == "perfeval._x87"
+                    ):
                         edges.append((mod, sub, "", node.lineno))  # a module imported from its package
                     else:
                         edges.append((mod, target, a.name, node.lineno))
@@ -125,8 +141,11 @@ def test_layers_run_one_way():
 
 
 def test_no_private_name_of_another_module():
-    bad = [f"{a}:{line} imports {name} from {b}" for a, b, name, line in EDGES
-           if name.startswith("_") and not name.startswith("__") and b != a]
+    bad = [
+        f"{a}:{line} imports {name} from {b}"
+        for a, b, name, line in EDGES
+        if name.startswith("_") and not name.startswith("__") and b != a
+    ]
     _check(bad, " from ")
 
 
@@ -148,7 +167,7 @@ def test_no_import_cycle():
         stack.append(n)
         for m in sorted(graph.get(n, ())):
             if seen.get(m) == 1:
-                cycles.append(" -> ".join(stack[stack.index(m):] + [m]))
+                cycles.append(" -> ".join(stack[stack.index(m) :] + [m]))
             elif m not in seen:
                 visit(m)
         stack.pop()

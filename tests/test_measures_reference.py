@@ -14,10 +14,16 @@ import perfeval
 from _reference import expected_ap_bruteforce, pairwise_auc, rank_last_positive
 from perfeval import ScoreHistogram, get_measure
 
-small = st.lists(st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.1, 0.2, 0.3, 0.5, 0.7, 0.9])),
-                 min_size=1, max_size=9)
-medium = st.lists(st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.0, 0.25, 0.5, 1.0]) | st.floats(0, 1)),
-                  min_size=1, max_size=80)
+small = st.lists(
+    st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.1, 0.2, 0.3, 0.5, 0.7, 0.9])),
+    min_size=1,
+    max_size=9,
+)
+medium = st.lists(
+    st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.0, 0.25, 0.5, 1.0]) | st.floats(0, 1)),
+    min_size=1,
+    max_size=80,
+)
 
 
 def H(rows):
@@ -120,8 +126,11 @@ def test_against_scikit_learn(rows):
         if len(set(s)) == len(s):  # AP's definitions agree without ties
             assert same(get_measure("apr")(h), sk.average_precision_score(y, s), 1e-9)
     clipped = np.clip(s, 1e-9, 1 - 1e-9)
-    assert same(get_measure("cxe")(H(list(zip(y, clipped, strict=False)))), sk.log_loss(y, clipped, labels=[0, 1]) / math.log(2),
-                1e-9)
+    assert same(
+        get_measure("cxe")(H(list(zip(y, clipped, strict=False)))),
+        sk.log_loss(y, clipped, labels=[0, 1]) / math.log(2),
+        1e-9,
+    )
     assert same(get_measure("rms")(h) ** 2, sk.mean_squared_error(y, s), 1e-9)
 
 

@@ -20,12 +20,15 @@ ORACLE = os.environ.get("PERF_ORACLE")
 
 
 @pytest.mark.oracle
-@pytest.mark.skipif(not ORACLE or not os.path.exists(ORACLE), reason="PERF_ORACLE (the original binary) not set")
+@pytest.mark.skipif(
+    not ORACLE or not os.path.exists(ORACLE), reason="PERF_ORACLE (the original binary) not set"
+)
 def test_agrees_with_the_original_on_random_runs(tmp_path):
     perf = shutil.which("perf", path=str(Path(sys.executable).parent)) or shutil.which("perf")
     assert perf, "the perf console script is not installed"
     runs = int(os.environ.get("PERF_FUZZ_RUNS", "300"))
-    ok, compared, _skipped, bad = fuzz(ORACLE, perf, runs, seed=int(os.environ.get("PERF_FUZZ_SEED", "0")),
-                                       keep=str(tmp_path))
+    ok, compared, _skipped, bad = fuzz(
+        ORACLE, perf, runs, seed=int(os.environ.get("PERF_FUZZ_SEED", "0")), keep=str(tmp_path)
+    )
     assert bad == 0, f"{bad} of {compared} runs differ; cases kept in {tmp_path}"
     assert compared > runs // 2

@@ -22,19 +22,22 @@ def test_defaults_are_in_their_domains(m):
         assert p.domain in m.doc
 
 
-@pytest.mark.parametrize("spec, fragment", [
-    ("fbeta:beta=-1", "FBETA needs `beta` a finite number >= 0, got -1"),
-    ("ntop:n=0", "NTOP needs `n` a finite number > 0, got 0"),
-    ("r50:negatives=-5", "R50 needs `negatives` a finite number > 0"),
-    ("slq:bins=0", "SLQ needs `bins` a whole number >= 1"),
-    ("slq:bins=2.5", "SLQ needs `bins` a whole number >= 1, got 2.5"),
-    ("ca2:window=0.5", "CA2 needs `window` a whole number >= 1"),
-    ("logloss:eps=0.5", "LOGLOSS needs `eps` a finite number with 0 <= eps < 0.5, got 0.5"),
-    ("logloss:eps=-1e-3", "LOGLOSS needs `eps`"),
-    ("ndcg@-1", "NDCG needs `k` a finite number >= 0, got -1"),
-    ("sar:w_acc=inf", "SAR needs `w_acc` a finite number, got inf"),
-    ("cst:fp=inf", "CST needs `fp` a finite number"),
-])
+@pytest.mark.parametrize(
+    "spec, fragment",
+    [
+        ("fbeta:beta=-1", "FBETA needs `beta` a finite number >= 0, got -1"),
+        ("ntop:n=0", "NTOP needs `n` a finite number > 0, got 0"),
+        ("r50:negatives=-5", "R50 needs `negatives` a finite number > 0"),
+        ("slq:bins=0", "SLQ needs `bins` a whole number >= 1"),
+        ("slq:bins=2.5", "SLQ needs `bins` a whole number >= 1, got 2.5"),
+        ("ca2:window=0.5", "CA2 needs `window` a whole number >= 1"),
+        ("logloss:eps=0.5", "LOGLOSS needs `eps` a finite number with 0 <= eps < 0.5, got 0.5"),
+        ("logloss:eps=-1e-3", "LOGLOSS needs `eps`"),
+        ("ndcg@-1", "NDCG needs `k` a finite number >= 0, got -1"),
+        ("sar:w_acc=inf", "SAR needs `w_acc` a finite number, got inf"),
+        ("cst:fp=inf", "CST needs `fp` a finite number"),
+    ],
+)
 def test_a_value_outside_its_domain_is_refused_at_parse(spec, fragment):
     with pytest.raises(InvalidParameterError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
         parse_measure(spec)
@@ -69,8 +72,13 @@ def test_a_measure_lives_in_one_place():
             declared.add(m.per_group)
     for fam in ("threshold", "rank", "probability"):
         mod = importlib.import_module(f"perfeval.measures.{fam}")
-        forms = {f"perfeval.measures.{fam}:{n}" for n, f in vars(mod).items()
-                 if n.endswith("_groups") and not n.startswith("_") and inspect.isfunction(f)
-                 and f.__module__ == mod.__name__}
+        forms = {
+            f"perfeval.measures.{fam}:{n}"
+            for n, f in vars(mod).items()
+            if n.endswith("_groups")
+            and not n.startswith("_")
+            and inspect.isfunction(f)
+            and f.__module__ == mod.__name__
+        }
         assert forms, fam
         assert forms <= declared, sorted(forms - declared)

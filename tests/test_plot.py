@@ -66,18 +66,25 @@ def test_curves_against_scikit_learn(data):
 def test_calibration_bins_and_operating_point(data):
     y, models, _ = data
     s = models["A"]
-    perf = C.calibration(y, s)  # PERF's CA1 bins: the mean of |y - x| over the 19 bins is CA1 (non-empty bins)
+    perf = C.calibration(
+        y, s
+    )  # PERF's CA1 bins: the mean of |y - x| over the 19 bins is CA1 (non-empty bins)
     from perfeval import evaluate
 
     assert len(perf.x) <= 19 and np.all(perf.extra["counts"] > 0)
     q = C.calibration(y, s, bins="quantile", n_bins=5)
-    assert len(q.x) == 5 and abs(q.extra["counts"].max() - q.extra["counts"].min()) <= 0.35 * q.extra["counts"].mean()
+    assert (
+        len(q.x) == 5
+        and abs(q.extra["counts"].max() - q.extra["counts"].min()) <= 0.35 * q.extra["counts"].mean()
+    )
     u = C.calibration(y, s, bins="uniform", n_bins=10)
     assert np.all(np.diff(u.x) > 0)
     h = C._summary(y, s)
     fp, tp = P.operating_point("roc", C.roc(h), h, 0.5)
     pred = s >= 0.5
-    assert np.isclose(tp, (pred & (y == 1)).sum() / (y == 1).sum()) and np.isclose(fp, (pred & (y == 0)).sum() / (y == 0).sum())
+    assert np.isclose(tp, (pred & (y == 1)).sum() / (y == 1).sum()) and np.isclose(
+        fp, (pred & (y == 0)).sum() / (y == 0).sum()
+    )
     assert evaluate(y, s, measures=["ca1"])["CA1"] > 0
 
 
@@ -96,27 +103,47 @@ def test_small_multiples_and_saving(data, tmp_path):
 def table(tmp_path, data):
     y, models, g = data
     path = tmp_path / "m.csv"
-    path.write_text("label,model_a,model_b,user\n" + "".join(
-        f"{a},{b},{c},u{d}\n" for a, b, c, d in zip(y, models["A"], models["B"], g, strict=False)))
+    path.write_text(
+        "label,model_a,model_b,user\n"
+        + "".join(f"{a},{b},{c},u{d}\n" for a, b, c, d in zip(y, models["A"], models["B"], g, strict=False))
+    )
     return path
 
 
 @pytest.mark.parametrize("kind", sorted(C.KINDS))
 def test_plot_command(table, tmp_path, kind):
     out = tmp_path / f"{kind}.png"
-    assert main(["plot", kind, str(table), "--target", "label", "--score", "model_a,model_b", "-o", str(out)]) == 0
+    assert (
+        main(["plot", kind, str(table), "--target", "label", "--score", "model_a,model_b", "-o", str(out)])
+        == 0
+    )
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_report_holds_every_table_and_image(table, tmp_path):
     out = tmp_path / "r.html"
-    assert main(["report", str(table), "--target", "label", "--score", "model_a,model_b", "--group", "user",
-                 "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "report",
+                str(table),
+                "--target",
+                "label",
+                "--score",
+                "model_a,model_b",
+                "--group",
+                "user",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = out.read_text()
     for kind in ("roc", "pr", "lift", "calibration", "acc", "cost", "roc-groups"):
         assert f"data-kind='{kind}' src='data:image/png;base64," in text, kind
-    assert "<table class=\"measures\">" in text and "<table class=\"groups\">" in text
-    assert "<table class=\"summary\">" in text and ">1,500<" in text  # rows in the input summary
+    assert '<table class="measures">' in text and '<table class="groups">' in text
+    assert '<table class="summary">' in text and ">1,500<" in text  # rows in the input summary
     assert "perfeval 0.1.0" in text and "perfeval report" in text and "--group user" in text
     assert "http" not in re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", text)  # self-contained
 
@@ -136,14 +163,42 @@ def test_report_renders_in_headless_chromium(table, tmp_path):
     out = tmp_path / "r.html"
     assert main(["report", str(table), "--target", "label", "--score", "model_a", "-o", str(out)]) == 0
     shot = tmp_path / "shot.png"
-    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,2000", f"--screenshot={shot}",
-                    out.as_uri()], capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1200,2000",
+            f"--screenshot={shot}",
+            out.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     assert shot.exists() and shot.stat().st_size > 50_000
-    dom = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                          "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile2'}",
-                          "--dump-dom", out.as_uri()], capture_output=True, timeout=120, text=True).stdout
+    dom = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            f"--user-data-dir={tmp_path / 'profile2'}",
+            "--dump-dom",
+            out.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        text=True,
+    ).stdout
     assert dom.count("<img") == 6 and "Evaluation report" in dom
 
 
@@ -156,7 +211,10 @@ def test_large_files_are_read_in_chunks_with_the_same_result(table, tmp_path, mo
         numeric = tmp_path / "n.csv"  # numbers only: the chunked reader applies
         numeric.write_text("".join(line.rsplit(",", 1)[0] + "\n" for line in table.read_text().splitlines()))
         out = tmp_path / f"r{large}.html"
-        assert main(["report", str(numeric), "--target", "1", "--score", "2,3", "-m", "roc,apr", "-o", str(out)]) == 0
+        assert (
+            main(["report", str(numeric), "--target", "1", "--score", "2,3", "-m", "roc,apr", "-o", str(out)])
+            == 0
+        )
         text = out.read_text()
         outs.append(re.search(r'<table class="measures">.*?</table>', text, re.S).group(0))
     assert outs[0] == outs[1]
@@ -168,10 +226,33 @@ def test_report_with_intervals_and_comparisons(tmp_path):
     rng = np.random.default_rng(3)
     y = (rng.random(600) < 0.4).astype(int)
     a, b = np.round(rng.normal(size=600) + y, 4), np.round(rng.normal(size=600) + 0.5 * y, 4)
-    (tmp_path / "ab.csv").write_text("y,a,b\n" + "".join(f"{t},{x},{z}\n" for t, x, z in zip(y, a, b, strict=False)))
+    (tmp_path / "ab.csv").write_text(
+        "y,a,b\n" + "".join(f"{t},{x},{z}\n" for t, x, z in zip(y, a, b, strict=False))
+    )
     out = tmp_path / "r.html"
-    assert main(["report", str(tmp_path / "ab.csv"), "--target", "y", "--score", "a,b", "-m", "roc,apr", "--ci",
-                 "0.9", "--n-boot", "200", "--seed", "5", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "report",
+                str(tmp_path / "ab.csv"),
+                "--target",
+                "y",
+                "--score",
+                "a,b",
+                "-m",
+                "roc,apr",
+                "--ci",
+                "0.9",
+                "--n-boot",
+                "200",
+                "--seed",
+                "5",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = out.read_text()
     iv = ci(y, b, ["roc", "apr"], level=0.9, n_boot=200, seed=5)["APR"]
     assert f"[{iv.low:.6f}, {iv.high:.6f}]" in text

@@ -23,17 +23,31 @@ def both(tmp_path, content: bytes, name: str = "t.txt", cols=("1", "2"), ids=(),
     path = tmp_path / name
     path.write_bytes(content)
     try:
-        t = read_table(str(path), identity=(lambda names, header: [t_ids for t_ids in ids]) if ids else None, **kw)
-        whole = [canon(t.data[int(c) - 1]) if int(c) - 1 in ids else
-                 numeric(t, t.names[int(c) - 1], t.data[int(c) - 1], "").tolist() for c in cols]
+        t = read_table(
+            str(path), identity=(lambda names, header: [t_ids for t_ids in ids]) if ids else None, **kw
+        )
+        whole = [
+            canon(t.data[int(c) - 1])
+            if int(c) - 1 in ids
+            else numeric(t, t.names[int(c) - 1], t.data[int(c) - 1], "").tolist()
+            for c in cols
+        ]
     except PerfError as e:
         whole = str(e)
     try:
-        parts = list(iter_columns(str(path), list(cols), chunk_bytes=chunk, ids=[i for i in range(len(cols))
-                                                                                  if int(cols[i]) - 1 in ids],
-                                  **({"delimiter": kw["delimiter"]} if "delimiter" in kw else {})))
-        chunked = [sum((canon(p[k]) if int(cols[k]) - 1 in ids else p[k].tolist() for p in parts), [])
-                   for k in range(len(cols))]
+        parts = list(
+            iter_columns(
+                str(path),
+                list(cols),
+                chunk_bytes=chunk,
+                ids=[i for i in range(len(cols)) if int(cols[i]) - 1 in ids],
+                **({"delimiter": kw["delimiter"]} if "delimiter" in kw else {}),
+            )
+        )
+        chunked = [
+            sum((canon(p[k]) if int(cols[k]) - 1 in ids else p[k].tolist() for p in parts), [])
+            for k in range(len(cols))
+        ]
     except PerfError as e:
         chunked = str(e)
     return whole, chunked
@@ -53,24 +67,31 @@ def run(argv, capsys, stdin: bytes | str = b""):
 # -- identity columns (issue item 1) ---------------------------------------------------------------
 def test_big_integer_group_ids_stay_apart(tmp_path, capsys):
     f = tmp_path / "u.csv"
-    f.write_text("user,label,score\n9007199254740992,1,0.9\n9007199254740992,0,0.1\n"
-                 "9007199254740993,1,0.1\n9007199254740993,0,0.9\n")
-    code, out, err = run(["eval", str(f), "--group", "user", "-m", "gauc", "-o", "json", "--per-group"], capsys)
+    f.write_text(
+        "user,label,score\n9007199254740992,1,0.9\n9007199254740992,0,0.1\n"
+        "9007199254740993,1,0.1\n9007199254740993,0,0.9\n"
+    )
+    code, out, err = run(
+        ["eval", str(f), "--group", "user", "-m", "gauc", "-o", "json", "--per-group"], capsys
+    )
     assert code == 0, err
     got = json.loads(out)["measures"]["GAUC"]
     assert got["per_group"] == {"9007199254740992": 1.0, "9007199254740993": 0.0}
     assert got["value"] == 0.5
 
 
-@pytest.mark.parametrize("ids, want", [
-    (["007", "7"], ["007", "7"]),
-    (["1e3", "1000"], ["1e3", "1000"]),
-    (["+5", "5"], ["+5", "5"]),
-    (["-0", "0"], ["-0", "0"]),
-    (["+-5", "u1"], ["+-5", "u1"]),
-    (["9223372036854775808", "1"], ["9223372036854775808", "1"]),
-    (["-12", "3"], [-12, 3]),
-])
+@pytest.mark.parametrize(
+    "ids, want",
+    [
+        (["007", "7"], ["007", "7"]),
+        (["1e3", "1000"], ["1e3", "1000"]),
+        (["+5", "5"], ["+5", "5"]),
+        (["-0", "0"], ["-0", "0"]),
+        (["+-5", "u1"], ["+-5", "u1"]),
+        (["9223372036854775808", "1"], ["9223372036854775808", "1"]),
+        (["-12", "3"], [-12, 3]),
+    ],
+)
 def test_identity_is_int64_or_the_text_as_written(tmp_path, ids, want):
     content = "".join(f"{i % 2} 0.{i + 1} {g}\n" for i, g in enumerate(ids * 3)).encode()
     whole, chunked = both(tmp_path, content, cols=("1", "2", "3"), ids=(2,))
@@ -82,19 +103,22 @@ def test_identity_is_int64_or_the_text_as_written(tmp_path, ids, want):
 
 def test_group_column_of_the_fast_path_is_int64(tmp_path):
     path = tmp_path / "g.txt"
-    path.write_text("".join(f"{i % 2} 0.{i % 9 + 1} {10 ** 17 + i}\n" for i in range(1000)))
+    path.write_text("".join(f"{i % 2} 0.{i % 9 + 1} {10**17 + i}\n" for i in range(1000)))
     t = read_table(str(path), identity=lambda n, h: [2])
-    assert t.data[2].dtype == np.int64 and t.data[2][999] == 10 ** 17 + 999
+    assert t.data[2].dtype == np.int64 and t.data[2][999] == 10**17 + 999
     assert t.data[0].dtype == np.float64
 
 
 def test_stream_and_memory_group_by_the_same_ids(tmp_path, capsys):
     f = tmp_path / "g.csv"
-    rows = ["g,label,score"] + [f"{g},{i % 2},{(i * 7 % 11) / 11}" for i, g in
-                                enumerate(["007", "7", "1e3", "1000", "u"] * 8)]
+    rows = ["g,label,score"] + [
+        f"{g},{i % 2},{(i * 7 % 11) / 11}" for i, g in enumerate(["007", "7", "1e3", "1000", "u"] * 8)
+    ]
     f.write_text("\n".join(rows) + "\n")
     a = run(["eval", str(f), "--group", "g", "-m", "gauc,roc", "-o", "json", "--per-group"], capsys)
-    b = run(["eval", str(f), "--group", "g", "-m", "gauc,roc", "-o", "json", "--per-group", "--stream"], capsys)
+    b = run(
+        ["eval", str(f), "--group", "g", "-m", "gauc,roc", "-o", "json", "--per-group", "--stream"], capsys
+    )
     assert a[0] == b[0] == 0, (a[2], b[2])
     ja, jb = json.loads(a[1]), json.loads(b[1])
     assert ja["measures"] == jb["measures"]
@@ -102,23 +126,26 @@ def test_stream_and_memory_group_by_the_same_ids(tmp_path, capsys):
 
 
 # -- one grammar, both readers ---------------------------------------------------------------------
-@pytest.mark.parametrize("content", [
-    b"1 0.5\n0 0.25\n",
-    b"1 1_000\n0 2\n",                      # not a number in either reader
-    "1 １\n0 2\n".encode(),                  # full-width digit
-    b"1 0.5\x00\n0 2\n",                     # a trailing NUL
-    b"1 0x1p3\n0 2\n",                       # hex float
-    b"",                                     # empty file
-    b"\n\n# only a comment\n",
-    b"y p\n",                                # a header and no data
-    b"1 0.5\r0 0.25\r1 0.75\r0 0.1\r",       # CR-only line ends
-    b"1 0.5\r\n0 0.25\r\n",                  # CRLF
-    b"\xef\xbb\xbf1 0.5\n0 0.25\n",          # a BOM on a headerless file
-    b"\xef\xbb\xbfy p\n1 0.5\n0 0.25\n",     # a BOM before a header
-    b"1 0.5\f\n0 0.25\n",                    # a form feed
-    b"1 0.5\n0 0.25 7\n",                    # a field too many
-    b"1 inf\n0 -Infinity\n",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"1 0.5\n0 0.25\n",
+        b"1 1_000\n0 2\n",  # not a number in either reader
+        "1 １\n0 2\n".encode(),  # full-width digit
+        b"1 0.5\x00\n0 2\n",  # a trailing NUL
+        b"1 0x1p3\n0 2\n",  # hex float
+        b"",  # empty file
+        b"\n\n# only a comment\n",
+        b"y p\n",  # a header and no data
+        b"1 0.5\r0 0.25\r1 0.75\r0 0.1\r",  # CR-only line ends
+        b"1 0.5\r\n0 0.25\r\n",  # CRLF
+        b"\xef\xbb\xbf1 0.5\n0 0.25\n",  # a BOM on a headerless file
+        b"\xef\xbb\xbfy p\n1 0.5\n0 0.25\n",  # a BOM before a header
+        b"1 0.5\f\n0 0.25\n",  # a form feed
+        b"1 0.5\n0 0.25 7\n",  # a field too many
+        b"1 inf\n0 -Infinity\n",
+    ],
+)
 def test_whole_and_chunked_readers_agree(tmp_path, content):
     whole, chunked = both(tmp_path, content)
     assert whole == chunked
@@ -144,8 +171,14 @@ def test_errors_name_the_same_line_in_both_readers(tmp_path):
 # -- CSV as people write it -----------------------------------------------------------------------
 def test_csv_written_by_pandas_r_and_excel(tmp_path):
     pd = pytest.importorskip("pandas")
-    df = pd.DataFrame({"user": [9007199254740993, 7, 7], "label": ["yes", "no", "yes"],
-                       "note": ["a, b", 'say "hi"', "two\nlines"], "score": [0.9, 0.1, 0.4]})
+    df = pd.DataFrame(
+        {
+            "user": [9007199254740993, 7, 7],
+            "label": ["yes", "no", "yes"],
+            "note": ["a, b", 'say "hi"', "two\nlines"],
+            "score": [0.9, 0.1, 0.4],
+        }
+    )
     df.to_csv(tmp_path / "p.csv", index=False)
     t = read_table(str(tmp_path / "p.csv"), identity=lambda n, h: [0])
     assert t.names == ["user", "label", "note", "score"]
@@ -162,13 +195,16 @@ def test_csv_written_by_pandas_r_and_excel(tmp_path):
     assert t.names == ["label", "score"] and t.data[1].tolist() == [0.9, 0.2]
 
 
-@pytest.mark.parametrize("content, fragment", [
-    (b"y,p\n0,,0.1\n1,0.5\n", "line 2: the header names 2 columns, the first row has 3 fields"),
-    (b"y,p\n0,0.1\n0,,0.1\n1,0.5\n", "line 3: empty value in column 2"),
-    (b"y,p\n,0.1\n1,0.5\n", "line 2: empty value in column 1"),
-    (b"y,p\n0,0.3\n1,\n", "line 3: empty value in column 2"),
-    (b"y,p\n0,0 0.1\n1,0.5\n", "'0 0.1', not a number"),
-])
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        (b"y,p\n0,,0.1\n1,0.5\n", "line 2: the header names 2 columns, the first row has 3 fields"),
+        (b"y,p\n0,0.1\n0,,0.1\n1,0.5\n", "line 3: empty value in column 2"),
+        (b"y,p\n,0.1\n1,0.5\n", "line 2: empty value in column 1"),
+        (b"y,p\n0,0.3\n1,\n", "line 3: empty value in column 2"),
+        (b"y,p\n0,0 0.1\n1,0.5\n", "'0 0.1', not a number"),
+    ],
+)
 def test_csv_fields_are_split_by_the_delimiter_only(tmp_path, capsys, content, fragment):
     (tmp_path / "b.csv").write_bytes(content)
     code, out, err = run(["eval", str(tmp_path / "b.csv"), "-m", "roc"], capsys)
@@ -186,14 +222,23 @@ def test_fast_and_csv_paths_give_the_same_table(tmp_path):
     y = rng.integers(0, 2, 200)
     s = np.round(rng.random(200), 5)
     (tmp_path / "plain.csv").write_text("y,p\n" + "".join(f"{a},{b}\n" for a, b in zip(y, s, strict=False)))
-    (tmp_path / "quoted.csv").write_text('"y","p"\n' + "".join(f'"{a}",{b}\n' for a, b in zip(y, s, strict=False)))
+    (tmp_path / "quoted.csv").write_text(
+        '"y","p"\n' + "".join(f'"{a}",{b}\n' for a, b in zip(y, s, strict=False))
+    )
     a, b = read_table(str(tmp_path / "plain.csv")), read_table(str(tmp_path / "quoted.csv"))
     assert a.lines is None and b.lines is not None  # the compiled reader, then the CSV parser
     assert a.data[0].tolist() == b.data[0].tolist() and a.data[1].tolist() == b.data[1].tolist()
 
 
-@given(st.lists(st.tuples(st.integers(0, 1), st.floats(-1e6, 1e6, allow_nan=False), st.integers(-10**18, 10**18)),
-                min_size=1, max_size=30), st.sampled_from([",", "\t", ";"]), st.booleans())
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 1), st.floats(-1e6, 1e6, allow_nan=False), st.integers(-(10**18), 10**18)),
+        min_size=1,
+        max_size=30,
+    ),
+    st.sampled_from([",", "\t", ";"]),
+    st.booleans(),
+)
 def test_random_numeric_tables_read_the_same_by_every_path(tmp_path_factory, rows, delim, quote):
     d = tmp_path_factory.mktemp("r")
     q = '"' if quote else ""
@@ -208,7 +253,9 @@ def test_random_numeric_tables_read_the_same_by_every_path(tmp_path_factory, row
     assert sum((p[2].tolist() for p in parts), []) == [g for _, _, g in rows]
 
 
-@pytest.mark.parametrize("kind, opener", [("gz", gzip.compress), ("bz2", bz2.compress), ("xz", lzma.compress)])
+@pytest.mark.parametrize(
+    "kind, opener", [("gz", gzip.compress), ("bz2", bz2.compress), ("xz", lzma.compress)]
+)
 def test_compressed_input(tmp_path, capsys, kind, opener):
     text = b"label,score\n" + b"".join(b"%d,0.%d\n" % (i % 2, i % 9 + 1) for i in range(50))
     (tmp_path / f"t.csv.{kind}").write_bytes(opener(text))
@@ -217,7 +264,9 @@ def test_compressed_input(tmp_path, capsys, kind, opener):
     want = run(["eval", str(tmp_path / "t.csv"), "-m", "roc,apr", "-o", "json"], capsys)[1]
     for name in (f"t.csv.{kind}", f"noext.{kind}"):
         for extra in ([], ["--stream"]):
-            code, out, err = run(["eval", str(tmp_path / name), "-m", "roc,apr", "-o", "json", *extra], capsys)
+            code, out, err = run(
+                ["eval", str(tmp_path / name), "-m", "roc,apr", "-o", "json", *extra], capsys
+            )
             assert code == 0, err
             assert json.loads(out)["measures"] == json.loads(want)["measures"]
 
@@ -238,10 +287,13 @@ def test_many_columns(tmp_path):
     assert len(t.names) == 302 and t.data[301].tolist() == [0.1, 0.2, 0.3, 0.4]
 
 
-@pytest.mark.parametrize("line, fragment", [
-    ('{"label": 1, "score": 0.5, "g": null}', "the field 'g' is null"),
-    ('{"label": 1, "score": 0.5, "g": 1.5}', "the group field 'g' is a floating-point number"),
-])
+@pytest.mark.parametrize(
+    "line, fragment",
+    [
+        ('{"label": 1, "score": 0.5, "g": null}', "the field 'g' is null"),
+        ('{"label": 1, "score": 0.5, "g": 1.5}', "the group field 'g' is a floating-point number"),
+    ],
+)
 def test_jsonl_groups(tmp_path, capsys, line, fragment):
     (tmp_path / "j.jsonl").write_text('{"label": 0, "score": 0.1, "g": 1}\n' + line + "\n")
     code, out, err = run(["eval", str(tmp_path / "j.jsonl"), "--group", "g", "-m", "gauc"], capsys)
@@ -249,8 +301,10 @@ def test_jsonl_groups(tmp_path, capsys, line, fragment):
 
 
 def test_jsonl_big_integer_ids(tmp_path):
-    (tmp_path / "j.jsonl").write_text('{"label": 0, "score": 0.1, "g": 9007199254740993}\n'
-                                      '{"label": 1, "score": 0.2, "g": 123456789012345678901234567890}\n')
+    (tmp_path / "j.jsonl").write_text(
+        '{"label": 0, "score": 0.1, "g": 9007199254740993}\n'
+        '{"label": 1, "score": 0.2, "g": 123456789012345678901234567890}\n'
+    )
     t = read_table(str(tmp_path / "j.jsonl"), identity=lambda n, h: [2])
     assert t.data[2].tolist() == ["9007199254740993", "123456789012345678901234567890"]
 

@@ -126,8 +126,12 @@ def test_row_order_does_not_matter(d, rnd, fraction):
         w = w + np.random.default_rng(len(y)).random(len(y)) * 1e-3
     perm = np.array(rnd.sample(range(len(y)), len(y)))
     frac = fractional_ok(BINARY)
-    assert_same(_eval(y, s, frac, weights=w), _eval(y[perm], s[perm], frac, weights=w[perm]), "binary",
-                FRACTION_REL if fraction else 0.0)
+    assert_same(
+        _eval(y, s, frac, weights=w),
+        _eval(y[perm], s[perm], frac, weights=w[perm]),
+        "binary",
+        FRACTION_REL if fraction else 0.0,
+    )
     assert_same(_eval(y, s, BINARY), _eval(y[perm], s[perm], BINARY), "binary, unweighted")
     rel = np.round(y * (1 + g % 3))  # graded relevance
     every = RANKING + GROUPED + BINARY
@@ -146,8 +150,10 @@ def _grouped(y, s, g, measures, **kw) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = perfeval.evaluate(y, s, groups=g, measures=[spec(m) for m in measures], **kw)
-    return {key: {lab: float(res.per_group[i]) for lab, res in r.results.items()} for i, key in
-            enumerate(r.groups.tolist())}
+    return {
+        key: {lab: float(res.per_group[i]) for lab, res in r.results.items()}
+        for i, key in enumerate(r.groups.tolist())
+    }
 
 
 @settings(max_examples=60, deadline=None)
@@ -165,22 +171,37 @@ def test_group_value_is_the_measure_on_that_group_alone(d):
 
 
 @settings(max_examples=60, deadline=None)
-@given(data("none"), st.sampled_from(["none", "whole", "dyadic", "fraction"]), st.lists(st.integers(0, 40), max_size=6))
+@given(
+    data("none"),
+    st.sampled_from(["none", "whole", "dyadic", "fraction"]),
+    st.lists(st.integers(0, 40), max_size=6),
+)
 def test_stream_equals_memory(d, wkind, cuts):
     y, s, g, _ = d
     rng = np.random.default_rng(len(y))
-    w = {"none": None, "whole": rng.integers(0, 4, len(y)).astype(float),
-         "dyadic": rng.integers(0, 5 * 1024, len(y)) / 1024.0, "fraction": rng.random(len(y)) * 5}[wkind]
+    w = {
+        "none": None,
+        "whole": rng.integers(0, 4, len(y)).astype(float),
+        "dyadic": rng.integers(0, 5 * 1024, len(y)) / 1024.0,
+        "fraction": rng.random(len(y)) * 5,
+    }[wkind]
     bounds = [0, *sorted(c % (len(y) + 1) for c in cuts), len(y)]
     names = fractional_ok(BINARY) if wkind in ("fraction", "dyadic") else BINARY
-    chunks = [(y[a:b], s[a:b]) if w is None else (y[a:b], s[a:b], w[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+    chunks = [
+        (y[a:b], s[a:b]) if w is None else (y[a:b], s[a:b], w[a:b])
+        for a, b in zip(bounds, bounds[1:], strict=False)
+    ]
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         streamed = values(evaluate_stream(chunks, measures=[spec(m) for m in names]))
-    assert_same(streamed, _eval(y, s, names, weights=w), f"streamed ({wkind} weights)",
-                FRACTION_REL if wkind == "fraction" else 0.0)
+    assert_same(
+        streamed,
+        _eval(y, s, names, weights=w),
+        f"streamed ({wkind} weights)",
+        FRACTION_REL if wkind == "fraction" else 0.0,
+    )
 
 
 @pytest.mark.parametrize("name", BINARY)

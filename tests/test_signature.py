@@ -15,7 +15,9 @@ Y, S = [1, 0, 1, 0, 1], [0.9, 0.4, 0.6, 0.1, 0.4]
 
 def test_default_signature():
     r = perfeval.evaluate(Y, S, measures=["roc", "acc"])
-    assert str(r.signature) == f"perfeval:{perfeval.__version__}|ties:perfeval|thr:0.5|weights:no|backend:memory"
+    assert (
+        str(r.signature) == f"perfeval:{perfeval.__version__}|ties:perfeval|thr:0.5|weights:no|backend:memory"
+    )
 
 
 def test_what_changes_a_number_changes_the_signature():
@@ -23,7 +25,9 @@ def test_what_changes_a_number_changes_the_signature():
     assert str(perfeval.evaluate(Y, S, measures=["acc"], threshold=0.7).signature) != base
     assert "thr:0.7" in str(perfeval.evaluate(Y, S, measures=["acc"], threshold=0.7).signature)
     assert "weights:yes" in str(perfeval.evaluate(Y, S, measures=["acc"], sample_weight=np.ones(5)).signature)
-    assert "pos:'y'" in str(perfeval.evaluate(["y", "n", "y", "n", "y"], S, measures=["roc"], pos_label="y").signature)
+    assert "pos:'y'" in str(
+        perfeval.evaluate(["y", "n", "y", "n", "y"], S, measures=["roc"], pos_label="y").signature
+    )
     assert "gain:exp" in str(perfeval.evaluate(Y, S, measures=["ndcg@3"]).signature)
     assert "thr:" not in str(perfeval.evaluate(Y, S, measures=["roc"]).signature)  # ROC has no threshold
     assert "backend:stream" in str(evaluate_stream([(Y, S)], measures=["roc"]).signature)

@@ -34,13 +34,20 @@ AGREE = {
     "acc": lambda y, s, w: _f(sk.accuracy_score, y, s >= 0.5, sample_weight=w),
     "err": lambda y, s, w: 1 - _f(sk.accuracy_score, y, s >= 0.5, sample_weight=w),
     "pre": lambda y, s, w: _f(sk.precision_score, y, s >= 0.5, sample_weight=w, zero_division=np.nan),
-    "npv": lambda y, s, w: _f(sk.precision_score, y, s >= 0.5, sample_weight=w, pos_label=0, zero_division=np.nan),
+    "npv": lambda y, s, w: _f(
+        sk.precision_score, y, s >= 0.5, sample_weight=w, pos_label=0, zero_division=np.nan
+    ),
     "rec": lambda y, s, w: _f(sk.recall_score, y, s >= 0.5, sample_weight=w, zero_division=np.nan),
-    "spc": lambda y, s, w: _f(sk.recall_score, y, s >= 0.5, sample_weight=w, pos_label=0, zero_division=np.nan),
+    "spc": lambda y, s, w: _f(
+        sk.recall_score, y, s >= 0.5, sample_weight=w, pos_label=0, zero_division=np.nan
+    ),
     "prf": lambda y, s, w: _f(sk.f1_score, y, s >= 0.5, sample_weight=w, zero_division=np.nan),
-    "fbeta:beta=2": lambda y, s, w: _f(sk.fbeta_score, y, s >= 0.5, beta=2, sample_weight=w, zero_division=np.nan),
-    "fbeta:beta=0.5": lambda y, s, w: _f(sk.fbeta_score, y, s >= 0.5, beta=0.5, sample_weight=w,
-                                         zero_division=np.nan),
+    "fbeta:beta=2": lambda y, s, w: _f(
+        sk.fbeta_score, y, s >= 0.5, beta=2, sample_weight=w, zero_division=np.nan
+    ),
+    "fbeta:beta=0.5": lambda y, s, w: _f(
+        sk.fbeta_score, y, s >= 0.5, beta=0.5, sample_weight=w, zero_division=np.nan
+    ),
 }
 
 

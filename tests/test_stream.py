@@ -19,8 +19,11 @@ from perfeval.measures import list_measures
 from perfeval.stream import iter_columns
 
 BINARY = [m.name for m in list_measures() if m.kind == "binary"]
-rows = st.lists(st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.0, 0.1, 0.5, 0.5, 0.9, 1.0]) | st.floats(0, 1)),
-                min_size=1, max_size=80)
+rows = st.lists(
+    st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.0, 0.1, 0.5, 0.5, 0.9, 1.0]) | st.floats(0, 1)),
+    min_size=1,
+    max_size=80,
+)
 
 
 def same(a, b):
@@ -33,7 +36,7 @@ def test_chunked_equals_whole_for_every_binary_measure(data, cuts):
     chunks, i = [], 0
     for c in cuts + [len(data)]:  # any chunk boundaries, ties across them
         if i < len(data):
-            chunks.append((y[i:i + c], s[i:i + c]))
+            chunks.append((y[i : i + c], s[i : i + c]))
             i += c
     whole = evaluate(y, s, measures=BINARY)
     streamed = evaluate_stream(chunks, measures=BINARY)
@@ -48,8 +51,11 @@ def test_merge_accepts_any_concatenation_of_summaries(parts, rnd):
     rnd.shuffle(hs)
     assert ScoreHistogram.merge_all(hs) == whole
     # a non-canonical "summary": two summaries' rows back to back, unsorted
-    glued = ScoreHistogram(np.concatenate([h.scores for h in hs]), np.concatenate([h.pos for h in hs]),
-                           np.concatenate([h.neg for h in hs]))
+    glued = ScoreHistogram(
+        np.concatenate([h.scores for h in hs]),
+        np.concatenate([h.pos for h in hs]),
+        np.concatenate([h.neg for h in hs]),
+    )
     assert ScoreHistogram.merge_all([glued, ScoreHistogram.empty()]) == whole
 
 
@@ -71,7 +77,10 @@ def test_chunked_reader_equals_whole_reader(tmp_path, header, chunk):
     path = tmp_path / "d.txt"
     path.write_text(_text(3000, header))
     cols = ["label", "score", "weight"] if header else ["1", "2", "3"]
-    got = [np.concatenate(parts) for parts in zip(*iter_columns(str(path), cols, chunk_bytes=chunk), strict=False)]
+    got = [
+        np.concatenate(parts)
+        for parts in zip(*iter_columns(str(path), cols, chunk_bytes=chunk), strict=False)
+    ]
     want = np.loadtxt(path, skiprows=1 if header else 0, comments="#")
     for k in range(3):
         assert np.array_equal(got[k], want[:, k])
@@ -84,7 +93,10 @@ def test_chunked_reader_errors_name_the_line_across_chunks(tmp_path):
     with pytest.raises(InputFormatError, match=r"line 1501: the column 'column3' holds 'x', not a number"):
         list(iter_columns(str(tmp_path / "e.txt"), ["1", "2", "3"], chunk_bytes=200))
     # a column that is not used may hold text, as in the whole-file reader
-    assert sum(len(p[0]) for p in iter_columns(str(tmp_path / "e.txt"), ["1", "2", None], chunk_bytes=200)) == 2000
+    assert (
+        sum(len(p[0]) for p in iter_columns(str(tmp_path / "e.txt"), ["1", "2", None], chunk_bytes=200))
+        == 2000
+    )
     text[1500] = "1 0.5"
     (tmp_path / "e.txt").write_text("\n".join(text) + "\n")
     with pytest.raises(InputFormatError, match=r"line 1501: expected 3 fields, found 2"):
@@ -111,23 +123,61 @@ def test_command_stream_equals_in_memory(tmp_path, capsys):
     path.write_text(_text(5000, True))
     outs = []
     for extra in ([], ["--stream"]):
-        assert main(["eval", str(path), "--target", "label", "--score", "score", "-m", "roc,apr,rms,ca1", "-o",
-                     "json", *extra]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    str(path),
+                    "--target",
+                    "label",
+                    "--score",
+                    "score",
+                    "-m",
+                    "roc,apr,rms,ca1",
+                    "-o",
+                    "json",
+                    *extra,
+                ]
+            )
+            == 0
+        )
         outs.append(json.loads(capsys.readouterr().out)["measures"])
     assert outs[0] == outs[1]
     assert main(["eval", str(path), "--stream", "-m", "gauc"]) == 2  # per-group without a group column
     capsys.readouterr()
     outs = []
     for extra in ([], ["--stream"]):  # per group, spilled by group
-        assert main(["eval", str(path), "--target", "label", "--score", "score", "--group", "weight", "-m",
-                     "gauc,ndcg@5,acc", "-o", "json", *extra]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    str(path),
+                    "--target",
+                    "label",
+                    "--score",
+                    "score",
+                    "--group",
+                    "weight",
+                    "-m",
+                    "gauc,ndcg@5,acc",
+                    "-o",
+                    "json",
+                    *extra,
+                ]
+            )
+            == 0
+        )
         outs.append(json.loads(capsys.readouterr().out)["measures"])
     for k in ("GAUC", "NDCG@5", "ACC"):
-        assert outs[0][k]["per_group"] == outs[1][k]["per_group"] and outs[0][k]["value"] == outs[1][k]["value"]
+        assert (
+            outs[0][k]["per_group"] == outs[1][k]["per_group"] and outs[0][k]["value"] == outs[1][k]["value"]
+        )
     args = ["--target", "label", "--score", "score", "--group", "weight", "-m", "gauc", "-o", "json"]
     assert main(["eval", str(path), "--stream", "--clustered", *args]) == 1  # not clustered: a data error
     lines = path.read_text().splitlines()
-    body = sorted((ln for ln in lines[1:] if ln.strip() and not ln.startswith("#")), key=lambda ln: ln.split()[2])
+    body = sorted(
+        (ln for ln in lines[1:] if ln.strip() and not ln.startswith("#")), key=lambda ln: ln.split()[2]
+    )
     (tmp_path / "sorted.txt").write_text("\n".join([lines[0], *body]) + "\n")
     capsys.readouterr()
     assert main(["eval", str(tmp_path / "sorted.txt"), "--stream", "--clustered", *args]) == 0
@@ -142,23 +192,36 @@ def test_memory_is_bounded_by_the_chunk(tmp_path):
     with open(path, "w") as fh:
         for _ in range(8):
             y = (rng.random(500_000) < 0.3).astype(int)
-            fh.write("".join(f"{a} {b:.4f}\n" for a, b in zip(y.tolist(), rng.random(500_000).tolist(), strict=False)))
+            fh.write(
+                "".join(
+                    f"{a} {b:.4f}\n" for a, b in zip(y.tolist(), rng.random(500_000).tolist(), strict=False)
+                )
+            )
     code = f"""
 import resource, perfeval
 from perfeval.stream import evaluate_stream, iter_columns
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-r = evaluate_stream(iter_columns({str(path)!r}, ["1", "2"], chunk_bytes=1 << 20), measures=["roc", "apr", "rms"])
+r = evaluate_stream(iter_columns({str(path)!r}, ["1", "2"], chunk_bytes=1 << 20),
+                    measures=["roc", "apr", "rms"])
 print(r.params["rows"], (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) // 1024)
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
     rows, grown_mb = int(out[0]), int(out[1])
     assert rows == 4_000_000
     assert grown_mb < 30, f"memory grew by {grown_mb} MB for a {path.stat().st_size >> 20} MB file"
 
 
-group_rows = st.lists(st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.1, 0.4, 0.5, 0.9]),
-                                st.sampled_from([3, 7, 11, 42, -5]) | st.sampled_from(["a", "b", "q7"])),
-                      min_size=1, max_size=60)
+group_rows = st.lists(
+    st.tuples(
+        st.sampled_from([0, 1]),
+        st.sampled_from([0.1, 0.4, 0.5, 0.9]),
+        st.sampled_from([3, 7, 11, 42, -5]) | st.sampled_from(["a", "b", "q7"]),
+    ),
+    min_size=1,
+    max_size=60,
+)
 
 
 @given(group_rows, st.lists(st.integers(1, 20), min_size=1, max_size=6), st.integers(1, 5), st.booleans())
@@ -171,7 +234,7 @@ def test_grouped_streaming_equals_in_memory(data, cuts, parts, as_text):
     chunks, i = [], 0
     for c in cuts + [len(data)]:
         if i < len(data):
-            chunks.append((np.array(y[i:i + c]), np.array(s[i:i + c]), np.array(g[i:i + c])))
+            chunks.append((np.array(y[i : i + c]), np.array(s[i : i + c]), np.array(g[i : i + c])))
             i += c
     names = [m.name for m in list_measures()]  # every measure of the registry, per group
     a = evaluate_stream_grouped(chunks, measures=names, partitions=parts)
@@ -191,7 +254,7 @@ def test_clustered_streaming_equals_in_memory(data, cuts):
     chunks, i = [], 0
     for c in cuts + [len(data)]:
         if i < len(data):
-            chunks.append((np.array(y[i:i + c]), np.array(s[i:i + c]), np.array(g[i:i + c])))
+            chunks.append((np.array(y[i : i + c]), np.array(s[i : i + c]), np.array(g[i : i + c])))
             i += c
     names = [m.name for m in list_measures()]
     a = evaluate_stream_grouped(chunks, measures=names, clustered=True)
@@ -205,7 +268,9 @@ def test_clustered_streaming_refuses_unclustered_input():
     from perfeval.exceptions import InvalidDataError
     from perfeval.stream import evaluate_stream_grouped
 
-    chunks = [(np.array([1, 0]), np.array([0.5, 0.2]), np.array(["a", "b"])),
-              (np.array([1, 0]), np.array([0.4, 0.3]), np.array(["c", "a"]))]
+    chunks = [
+        (np.array([1, 0]), np.array([0.5, 0.2]), np.array(["a", "b"])),
+        (np.array([1, 0]), np.array([0.4, 0.3]), np.array(["c", "a"])),
+    ]
     with pytest.raises(InvalidDataError, match="not clustered by group: group 'a' appears again"):
         evaluate_stream_grouped(chunks, measures=["gauc"], clustered=True)

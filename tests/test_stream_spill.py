@@ -31,8 +31,11 @@ from perfeval.stream import (
 ALL = [m.name for m in list_measures()]
 BINARY = [m.name for m in list_measures() if m.kind == "binary"]
 # binary measures defined for fractional weights (APR, CA2 and the rank measures need whole ones)
-FRACTIONAL_OK = [m for m in BINARY if m not in ("APR", "CA2", "NTOP", "PRB", "RKL", "R50", "TOP1", "TOP10", "SLQ",
-                                                  "CA1", "SAR")]
+FRACTIONAL_OK = [
+    m
+    for m in BINARY
+    if m not in ("APR", "CA2", "NTOP", "PRB", "RKL", "R50", "TOP1", "TOP10", "SLQ", "CA1", "SAR")
+]
 RANKING = [m.name for m in list_measures() if m.kind != "binary"]
 
 
@@ -58,7 +61,9 @@ COLUMNS = {
     "targets_int": np.array([0, 1, 1, 0, 1, 0, 0, 1]),
     "targets_bool": np.array([False, True, True, False, True, False, False, True]),
     "ids_int64": np.array([123456789, 123456790, 5, 123456789, 900000000, 5, 6, 7], dtype=np.int64),
-    "ids_extreme": np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max, 0, -1, 1, 2, 3, 4], dtype=np.int64),
+    "ids_extreme": np.array(
+        [np.iinfo(np.int64).min, np.iinfo(np.int64).max, 0, -1, 1, 2, 3, 4], dtype=np.int64
+    ),
     "ids_negative": np.array([-5, -3, -5, -4, -3, -5, -5, -4], dtype=np.int64),
     "ids_uint64": np.array([2**64 - 1, 0, 1, 2, 3, 4, 5, 6], dtype=np.uint64),
     "ids_text": np.array(["q7", "a", "", "b", "longer-id", "007", "a", "q7"]),
@@ -100,8 +105,12 @@ def test_spill_is_smaller_than_the_text_it_reads(tmp_path):
     y = (rng.random(n) < 0.4).astype(int)
     s = rng.random(n)
     g = rng.integers(100_000_000, 1_000_000_000, n)
-    path.write_text("".join(f"{a} {b:.10f} {c}\n" for a, b, c in zip(y.tolist(), s.tolist(), g.tolist(), strict=False)))
-    chunks = ((t, sc, gg) for t, sc, gg in iter_columns(str(path), ["1", "2", "3"], ids=(2,), chunk_bytes=1 << 20))
+    path.write_text(
+        "".join(f"{a} {b:.10f} {c}\n" for a, b, c in zip(y.tolist(), s.tolist(), g.tolist(), strict=False))
+    )
+    chunks = (
+        (t, sc, gg) for t, sc, gg in iter_columns(str(path), ["1", "2", "3"], ids=(2,), chunk_bytes=1 << 20)
+    )
     r = evaluate_stream_grouped(chunks, measures=["gauc"], tmpdir=str(tmp_path))
     size = path.stat().st_size
     assert r.spill["bytes"] <= 0.6 * size, (r.spill, size)  # 13 bytes a row for 25 of text
@@ -115,27 +124,41 @@ def _chunks(y, s, g, w, cuts):
     out, i = [], 0
     for c in [*cuts, len(s)]:
         if i < len(s):
-            out.append((y[i:i + c], s[i:i + c], g[i:i + c]) + (() if w is None else (w[i:i + c],)))
+            out.append((y[i : i + c], s[i : i + c], g[i : i + c]) + (() if w is None else (w[i : i + c],)))
             i += c
     return out
 
 
 def _assert_same(a, b):
     assert list(a.groups) == list(b.groups)
-    assert np.array_equal(a.group_sizes if getattr(a, "group_sizes", None) is not None else b.group_sizes,
-                          b.group_sizes)
+    assert np.array_equal(
+        a.group_sizes if getattr(a, "group_sizes", None) is not None else b.group_sizes, b.group_sizes
+    )
     for k in b:
         assert np.array_equal(a.results[k].per_group, b.results[k].per_group, equal_nan=True), k
         assert a[k] == b[k] or (a[k] != a[k] and b[k] != b[k]), k
 
 
-data = st.lists(st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.0, 0.1, 0.4, 0.5, 0.9, 1.0, 1.2]),
-                          st.sampled_from([3, 7, 11, 42, -5, 123456789])), min_size=1, max_size=80)
+data = st.lists(
+    st.tuples(
+        st.sampled_from([0, 1]),
+        st.sampled_from([0.0, 0.1, 0.4, 0.5, 0.9, 1.0, 1.2]),
+        st.sampled_from([3, 7, 11, 42, -5, 123456789]),
+    ),
+    min_size=1,
+    max_size=80,
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(data, st.lists(st.integers(1, 25), max_size=5), st.integers(1, 12), st.integers(1, 4), st.booleans(),
-       st.booleans())
+@given(
+    data,
+    st.lists(st.integers(1, 25), max_size=5),
+    st.integers(1, 12),
+    st.integers(1, 4),
+    st.booleans(),
+    st.booleans(),
+)
 def test_budget_paths_equal_in_memory(rows, cuts, budget, parts, as_text, one_group):
     y = np.array([r[0] for r in rows], dtype=np.float64)
     s = np.array([r[1] for r in rows])
@@ -143,20 +166,26 @@ def test_budget_paths_equal_in_memory(rows, cuts, budget, parts, as_text, one_gr
     if as_text:
         g = np.array([f"q{v}" for v in g.tolist()])
     for names in (ALL, BINARY, ["gauc", "gauc_unweighted", "roc", "rms", "apr", "acc", "top1", "rkl", "sar"]):
-        a = evaluate_stream_grouped(_chunks(y, s, g, None, cuts), measures=names, partitions=parts,
-                                    budget_rows=budget)
+        a = evaluate_stream_grouped(
+            _chunks(y, s, g, None, cuts), measures=names, partitions=parts, budget_rows=budget
+        )
         _assert_same(a, evaluate(y, s, groups=g, measures=names))
 
 
 @settings(max_examples=60, deadline=None)
-@given(data, st.lists(st.integers(1, 25), max_size=5), st.integers(1, 12), st.booleans(),
-       st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, 3.0]), min_size=80, max_size=80))
+@given(
+    data,
+    st.lists(st.integers(1, 25), max_size=5),
+    st.integers(1, 12),
+    st.booleans(),
+    st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, 3.0]), min_size=80, max_size=80),
+)
 def test_budget_paths_equal_in_memory_weighted(rows, cuts, budget, one_group, weights):
     """Weights summing exactly in float64 (zeros, whole numbers, dyadic fractions): the same bits."""
     y = np.array([r[0] for r in rows], dtype=np.float64)
     s = np.array([r[1] for r in rows])
     g = np.array([5 if one_group else r[2] for r in rows])
-    w = np.array(weights[:len(rows)])
+    w = np.array(weights[: len(rows)])
     whole = w == np.floor(w)
     names = BINARY if whole.all() else FRACTIONAL_OK
     if not w.any():
@@ -201,14 +230,21 @@ def _mixed(n_small=300, huge=5000, seed=3):
     return y, s, g
 
 
-@pytest.mark.parametrize("names", [["gauc"], BINARY, ["gauc", "acc", "roc", "rms", "logloss", "apr", "ca2"], ALL,
-                                   ["ndcg@10", "map", "mrr", "p@5", "r@100", "dcg", "cg@3", "prb", "ntop", "r50",
-                                    "slq", "ca1"]])
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["gauc"],
+        BINARY,
+        ["gauc", "acc", "roc", "rms", "logloss", "apr", "ca2"],
+        ALL,
+        ["ndcg@10", "map", "mrr", "p@5", "r@100", "dcg", "cg@3", "prb", "ntop", "r50", "slq", "ca1"],
+    ],
+)
 def test_a_group_past_the_budget_is_summarised_never_held_whole(monkeypatch, names):
     y, s, g = _mixed()
     spy = _Spy(monkeypatch)
     budget = 400
-    chunks = [(y[i:i + 700], s[i:i + 700], g[i:i + 700]) for i in range(0, len(s), 700)]
+    chunks = [(y[i : i + 700], s[i : i + 700], g[i : i + 700]) for i in range(0, len(s), 700)]
     a = evaluate_stream_grouped(chunks, measures=names, budget_rows=budget, partitions=2)
     _assert_same(a, evaluate(y, s, groups=g, measures=names))
     # both parts over the budget are split once: the huge group is sent to a part of its own at
@@ -218,13 +254,17 @@ def test_a_group_past_the_budget_is_summarised_never_held_whole(monkeypatch, nam
     assert 0 < spy.most_rows <= budget  # nothing larger than the budget was read whole
 
 
-graded = st.lists(st.tuples(st.sampled_from([0, 0, 1, 2, 3, 4]), st.sampled_from([0.0, 0.1, 0.4, 0.5, 0.9, 1.0, 1.2])),
-                  min_size=1, max_size=120)
+graded = st.lists(
+    st.tuples(st.sampled_from([0, 0, 1, 2, 3, 4]), st.sampled_from([0.0, 0.1, 0.4, 0.5, 0.9, 1.0, 1.2])),
+    min_size=1,
+    max_size=120,
+)
 
 
 @settings(max_examples=80, deadline=None)
-@given(graded, st.lists(st.integers(1, 40), max_size=5), st.integers(1, 20),
-       st.sampled_from([0, 1, 3, 10, 200]))
+@given(
+    graded, st.lists(st.integers(1, 40), max_size=5), st.integers(1, 20), st.sampled_from([0, 1, 3, 10, 200])
+)
 def test_per_query_measures_of_a_huge_query_from_its_summary(rows, cuts, budget, k):
     """Graded relevance, ties, any cut-off: one query past the budget, from its counts per
     (score, grade), gives evaluate()'s bits."""
@@ -243,8 +283,9 @@ def test_fractional_grades_of_a_huge_query_agree_to_rounding():
     s = np.round(rng.random(n), 2)
     g = np.zeros(n, dtype=np.int64)
     names = ["ndcg", "ndcg@10", "dcg@50", "map"]
-    a = evaluate_stream_grouped([(y[:1000], s[:1000], g[:1000]), (y[1000:], s[1000:], g[1000:])], measures=names,
-                                budget_rows=100)
+    a = evaluate_stream_grouped(
+        [(y[:1000], s[:1000], g[:1000]), (y[1000:], s[1000:], g[1000:])], measures=names, budget_rows=100
+    )
     b = evaluate(y, s, groups=g, measures=names)
     assert len(list(b)) == len(names)
     for k in b:
@@ -262,15 +303,20 @@ def test_a_huge_group_of_zero_weights_is_no_group():
 
 def test_errors_of_the_whole_data_not_of_a_part():
     # each part alone looks binary (0/1 in one, -1/1 in the other); all rows together are not
-    chunks = [(np.array([0.0, 1.0]), np.array([0.2, 0.7]), np.array([1, 1])),
-              (np.array([-1.0, 1.0]), np.array([0.2, 0.7]), np.array([2, 2]))]
+    chunks = [
+        (np.array([0.0, 1.0]), np.array([0.2, 0.7]), np.array([1, 1])),
+        (np.array([-1.0, 1.0]), np.array([0.2, 0.7]), np.array([2, 2])),
+    ]
     with pytest.raises(InvalidDataError, match="binary targets"):
-        evaluate(np.array([0, 1, -1, 1]), np.array([0.2, 0.7, 0.2, 0.7]), groups=[1, 1, 2, 2], measures=["acc"])
+        evaluate(
+            np.array([0, 1, -1, 1]), np.array([0.2, 0.7, 0.2, 0.7]), groups=[1, 1, 2, 2], measures=["acc"]
+        )
     with pytest.raises(InvalidDataError, match="binary targets"):
         evaluate_stream_grouped(chunks, measures=["acc"], partitions=4)
     with pytest.raises(InvalidParameterError, match="weights"):
-        evaluate_stream_grouped([(np.array([0, 1]), np.array([0.2, 0.7]), np.array([1, 1]), np.ones(2))],
-                                measures=["gauc"])
+        evaluate_stream_grouped(
+            [(np.array([0, 1]), np.array([0.2, 0.7]), np.array([1, 1]), np.ones(2))], measures=["gauc"]
+        )
 
 
 # -- partitions from the input's size -------------------------------------------------------------------
@@ -338,7 +384,9 @@ def test_signal_handlers_restored_and_foreign_ones_kept():
 
         evaluate_stream_grouped(chunks(), measures=["gauc"])
         assert seen[0][0] is not before and seen[0][1] == signal.SIG_IGN  # SIGTERM ours, SIGHUP left alone
-        assert signal.getsignal(signal.SIGTERM) is before and signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+        assert (
+            signal.getsignal(signal.SIGTERM) is before and signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+        )
     finally:
         signal.signal(signal.SIGHUP, mine)
 

@@ -46,11 +46,16 @@ def _compare(a, b, rel=0.0):
     assert list(a.groups) == list(b.groups)
     for k in b:
         pa, pb = a.results[k].per_group, b.results[k].per_group
-        close = np.isclose(pa, pb, rtol=rel, atol=0, equal_nan=True) if rel else (
-            (pa == pb) | (np.isnan(pa) & np.isnan(pb)))
+        close = (
+            np.isclose(pa, pb, rtol=rel, atol=0, equal_nan=True)
+            if rel
+            else ((pa == pb) | (np.isnan(pa) & np.isnan(pb)))
+        )
         assert close.all(), (k, pa[~close][:3], pb[~close][:3])
-        assert np.array_equal(a.results[k].sizes if hasattr(a.results[k], "sizes") else 0,
-                              b.results[k].sizes if hasattr(b.results[k], "sizes") else 0)
+        assert np.array_equal(
+            a.results[k].sizes if hasattr(a.results[k], "sizes") else 0,
+            b.results[k].sizes if hasattr(b.results[k], "sizes") else 0,
+        )
 
 
 @pytest.mark.parametrize("text", [False, True])
@@ -86,7 +91,9 @@ def test_a_huge_group_with_per_query_measures_is_still_exact():
     names = _spec(RANKING)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        a = evaluate_stream_grouped(_chunks(y, s, g, None, 600), measures=names, partitions=2, budget_rows=800)
+        a = evaluate_stream_grouped(
+            _chunks(y, s, g, None, 600), measures=names, partitions=2, budget_rows=800
+        )
         b = evaluate(y, s, groups=g, measures=names)
     _compare(a, b)
 
@@ -109,13 +116,17 @@ def test_targets_coded_across_the_whole_group_not_block_by_block():
     with pytest.raises(ValueError, match="binary targets"):
         evaluate(y, s, groups=g, measures=["roc"])
     with pytest.raises(ValueError, match="binary targets"):
-        evaluate_stream_grouped([(y[:4], s[:4], g[:4]), (y[4:], s[4:], g[4:])], measures=["roc"], budget_rows=2)
+        evaluate_stream_grouped(
+            [(y[:4], s[:4], g[:4]), (y[4:], s[4:], g[4:])], measures=["roc"], budget_rows=2
+        )
 
 
 def test_int_and_text_chunks_of_one_key_meet_in_one_group():
     # a chunk of plain integers comes as int64, a chunk with any text as text: "5" and 5 are one group
-    chunks = [(np.array([1.0, 0.0]), np.array([0.9, 0.1]), np.array([5, 6])),
-              (np.array([0.0, 1.0]), np.array([0.8, 0.7]), np.array(["5", "x"]))]
+    chunks = [
+        (np.array([1.0, 0.0]), np.array([0.9, 0.1]), np.array([5, 6])),
+        (np.array([0.0, 1.0]), np.array([0.8, 0.7]), np.array(["5", "x"])),
+    ]
     for budget in (100, 2):
         a = evaluate_stream_grouped(chunks, measures=["gauc", "roc"], partitions=1, budget_rows=budget)
         assert sorted(map(str, a.groups)) == ["5", "6", "x"]

@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 from perfeval import InvalidParameterError, ScoreHistogram
 from perfeval.measures import list_measures
 
-cases = st.lists(st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.0, 0.1, 0.5, 0.5, 0.9, 1.0]) | st.floats(0, 1)),
-                 max_size=60)
+cases = st.lists(
+    st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.0, 0.1, 0.5, 0.5, 0.9, 1.0]) | st.floats(0, 1)),
+    max_size=60,
+)
 
 
 def _summ(rows):
@@ -40,7 +42,7 @@ def test_every_measure_is_the_same_from_chunks(rows, k):
     whole = _summ(rows)
     merged = ScoreHistogram.empty()
     for i in range(0, len(rows), k):
-        merged = merged + _summ(rows[i:i + k])
+        merged = merged + _summ(rows[i : i + k])
     for m in (m for m in list_measures() if m.kind == "binary"):
         a, b = m(whole), m(merged)
         assert (a == b) or (np.isnan(a) and np.isnan(b)), m.name
@@ -57,13 +59,16 @@ def test_weights_equal_duplicated_rows():
     assert w == d
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    (dict(y_true=[0, 1, 2], y_score=[0.1, 0.2, 0.3]), "only 0 and 1"),
-    (dict(y_true=[0, 1], y_score=[0.1]), "same length"),
-    (dict(y_true=[0, 1], y_score=[0.1, float("nan")]), "NaN at index 1"),
-    (dict(y_true=[0, 1], y_score=[0.1, 0.2], sample_weight=[1, -1]), "non-negative"),
-    (dict(y_true=[[0, 1], [1, 0]], y_score=[[0.1, 0.2], [0.3, 0.4]]), "one-dimensional"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        (dict(y_true=[0, 1, 2], y_score=[0.1, 0.2, 0.3]), "only 0 and 1"),
+        (dict(y_true=[0, 1], y_score=[0.1]), "same length"),
+        (dict(y_true=[0, 1], y_score=[0.1, float("nan")]), "NaN at index 1"),
+        (dict(y_true=[0, 1], y_score=[0.1, 0.2], sample_weight=[1, -1]), "non-negative"),
+        (dict(y_true=[[0, 1], [1, 0]], y_score=[[0.1, 0.2], [0.3, 0.4]]), "one-dimensional"),
+    ],
+)
 def test_bad_input(kwargs, fragment):
     with pytest.raises(InvalidParameterError, match=fragment):
         ScoreHistogram.from_arrays(**kwargs)

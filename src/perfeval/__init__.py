@@ -9,7 +9,11 @@ from __future__ import annotations
 import sys as _sys
 
 if getattr(_sys.modules.get("__main__"), "__file__", "").replace("\\", "/").rsplit("/", 1)[-1] in (
-        "perf", "perfeval", "perf.exe", "perfeval.exe"):
+    "perf",
+    "perfeval",
+    "perf.exe",
+    "perfeval.exe",
+):
     # Started as the `perf` or `perfeval` command: until the command installs its own handling, Ctrl-C
     # ends the process as it ends a C program (no traceback from the middle of an import).
     import signal as _signal

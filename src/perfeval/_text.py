@@ -15,9 +15,11 @@ import re
 # (bidirectional marks, embeddings, overrides and isolates, zero-width spaces and joiners, the
 # byte-order mark, tags) that hide or reorder what is shown; lone surrogates (undecodable bytes of
 # a file name).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f"
-                     "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff"
-                     "\U000e0001\U000e0020-\U000e007f]")
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f"
+    "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff"
+    "\U000e0001\U000e0020-\U000e007f]"
+)
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

@@ -61,7 +61,9 @@ def floats(arr: np.ndarray, name: str) -> np.ndarray:
 
 def check_pair(yt: np.ndarray, ys: np.ndarray) -> None:
     if len(yt) != len(ys):
-        raise InvalidDataError(f"`y_true` and `y_score` must have the same length, got {len(yt)} and {len(ys)}")
+        raise InvalidDataError(
+            f"`y_true` and `y_score` must have the same length, got {len(yt)} and {len(ys)}"
+        )
 
 
 def same_length(name: str, a: np.ndarray, n: int, other: str = "y_score") -> None:
@@ -77,7 +79,8 @@ def check_scores(score: np.ndarray) -> None:
         i = int(np.argmax(bad))
         raise InvalidDataError(
             f"`y_score` must be finite numbers, got {score[i]!r} at index {i} "
-            "(NaN cannot be ranked; replace it or drop the row)")
+            "(NaN cannot be ranked; replace it or drop the row)"
+        )
 
 
 def check_no_nan(score: np.ndarray, name: str = "y_score") -> None:
@@ -93,7 +96,9 @@ def check_weights(w: np.ndarray, name: str = "weights") -> None:
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         i = int(np.argmax(bad))
-        raise InvalidDataError(f"`{name}` must be finite non-negative numbers, got {float(w[i])!r} at index {i}")
+        raise InvalidDataError(
+            f"`{name}` must be finite non-negative numbers, got {float(w[i])!r} at index {i}"
+        )
 
 
 def check_relevance(rel: np.ndarray) -> None:
@@ -102,7 +107,8 @@ def check_relevance(rel: np.ndarray) -> None:
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidDataError(
-            f"relevance must be a number >= 0 for ranking measures, got {rel[i].item()!r} at index {i}")
+            f"relevance must be a number >= 0 for ranking measures, got {rel[i].item()!r} at index {i}"
+        )
 
 
 def zero_one(t: Any) -> np.ndarray:
@@ -119,7 +125,9 @@ def zero_one(t: Any) -> np.ndarray:
         i = int(np.argmax(bad))
         tf = t.astype(np.float64)
         vals = np.unique(tf[~np.isnan(tf)])[:5].tolist()
-        raise InvalidDataError(f"`y_true` must hold only 0 and 1, got {t[i]!r} at index {i} (values seen: {vals})")
+        raise InvalidDataError(
+            f"`y_true` must hold only 0 and 1, got {t[i]!r} at index {i} (values seen: {vals})"
+        )
     return is_pos
 
 
@@ -169,13 +177,17 @@ def binary_targets(y: np.ndarray, needs: str, pos_label: Any = None) -> np.ndarr
     if pos_label is not None:
         assert out is not None  # with pos_label every label has a coding
         if not np.any(out):
-            raise InvalidDataError(f"pos_label={pos_label!r} does not occur in `y_true` (labels: {label_values(y)})")
+            raise InvalidDataError(
+                f"pos_label={pos_label!r} does not occur in `y_true` (labels: {label_values(y)})"
+            )
         return out
     if out is None:
         raise InvalidDataError(
-            f"{needs} needs binary targets (0/1, -1/1 or booleans), but `y_true` holds {label_values(y)}; name the "
+            f"{needs} needs binary targets (0/1, -1/1 or booleans), but `y_true` holds "
+            f"{label_values(y)}; name the "
             "positive label with pos_label= (e.g. pos_label='yes'), map several with partitions=, or choose "
-            "ranking measures")
+            "ranking measures"
+        )
     return out
 
 
@@ -188,18 +200,23 @@ def identity_groups(g: np.ndarray) -> np.ndarray:
         bad = ~np.isfinite(g)
         if bad.any():
             i = int(np.argmax(bad))
-            raise InvalidDataError(f"`groups` holds {float(g[i])!r} at index {i}; every case needs a group id")
+            raise InvalidDataError(
+                f"`groups` holds {float(g[i])!r} at index {i}; every case needs a group id"
+            )
         frac = g != np.floor(g)
         if frac.any():
             i = int(np.argmax(frac))
             raise InvalidDataError(
-                f"`groups` holds the float {float(g[i])!r} at index {i}; group ids are integers or strings")
-        big = np.abs(g) >= 2.0 ** 53
+                f"`groups` holds the float {float(g[i])!r} at index {i}; group ids are integers or strings"
+            )
+        big = np.abs(g) >= 2.0**53
         if big.any():
             i = int(np.argmax(big))
             raise InvalidDataError(
-                f"`groups` holds the float {float(g[i])!r} at index {i}: past 2**53 distinct integer ids can become "
-                "the same float; pass the ids as integers or strings")
+                f"`groups` holds the float {float(g[i])!r} at index {i}: past 2**53 distinct "
+                "integer ids can become "
+                "the same float; pass the ids as integers or strings"
+            )
         return g.astype(np.int64)
     if g.dtype.kind == "O":
         for i, v in enumerate(g.tolist()):
@@ -238,14 +255,16 @@ def column(table: Any, name: str) -> Any:
     if names is not None and name not in names:
         close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise InvalidParameterError(f"column {name!r} is not in the table (columns: {', '.join(names)}{hint})")
+        raise InvalidParameterError(
+            f"column {name!r} is not in the table (columns: {', '.join(names)}{hint})"
+        )
     try:
         return table[name]
     except Exception:  # any library's own error, said as ours
         raise InvalidParameterError(f"column {name!r} cannot be read from the table") from None
 
 
-# -- the whole input of evaluate() ------------------------------------------------------------------------------
+# -- the whole input of evaluate() ------------------------------------------------------------
 class Cases:
     """Checked arrays of one evaluation: targets as given, float64 scores (finite), group ids (never
     floats) or None, float64 weights or None; cases of weight 0 already dropped (``rows_in`` counts
@@ -254,7 +273,9 @@ class Cases:
 
     __slots__ = ("y", "s", "g", "w", "rows_in")
 
-    def __init__(self, y: np.ndarray, s: np.ndarray, g: np.ndarray | None, w: np.ndarray | None, rows_in: int):
+    def __init__(
+        self, y: np.ndarray, s: np.ndarray, g: np.ndarray | None, w: np.ndarray | None, rows_in: int
+    ):
         self.y, self.s, self.g, self.w, self.rows_in = y, s, g, w, rows_in
 
 

@@ -58,8 +58,15 @@ def roc(y_true: Any, y_score: Any = None, sample_weight: Any = None) -> Curve:
     with np.errstate(invalid="ignore", divide="ignore"):
         x = np.concatenate([[0.0], fp / h.n_neg])
         y = np.concatenate([[0.0], tp / h.n_pos])
-    return Curve("roc", x, y, np.concatenate([[np.inf], thr]), "false positive rate (FP / negatives)",
-                 "true positive rate (TP / positives)", area=get_measure("ROC")(h))
+    return Curve(
+        "roc",
+        x,
+        y,
+        np.concatenate([[np.inf], thr]),
+        "false positive rate (FP / negatives)",
+        "true positive rate (TP / positives)",
+        area=get_measure("ROC")(h),
+    )
 
 
 def precision_recall(y_true: Any, y_score: Any = None, sample_weight: Any = None) -> Curve:
@@ -70,8 +77,15 @@ def precision_recall(y_true: Any, y_score: Any = None, sample_weight: Any = None
     thr, tp, fp = _cum(h)
     with np.errstate(invalid="ignore", divide="ignore"):
         x, y = tp / h.n_pos, tp / (tp + fp)
-    return Curve("pr", x, y, thr, "recall (TP / positives)", "precision (TP / predicted positive)",
-                 area=get_measure("AP")(h))
+    return Curve(
+        "pr",
+        x,
+        y,
+        thr,
+        "recall (TP / positives)",
+        "precision (TP / predicted positive)",
+        area=get_measure("AP")(h),
+    )
 
 
 def lift(y_true: Any, y_score: Any = None, sample_weight: Any = None) -> Curve:
@@ -91,26 +105,52 @@ def accuracy(y_true: Any, y_score: Any = None, sample_weight: Any = None) -> Cur
     with np.errstate(invalid="ignore", divide="ignore"):
         acc = (tp + (h.n_neg - fp)) / h.n
     best = int(np.nanargmax(acc)) if len(acc) else 0
-    return Curve("acc", thr, acc, thr, "threshold (score >= threshold predicts 1)", "accuracy",
-                 extra={"best_threshold": float(thr[best]) if len(thr) else np.nan,
-                        "best": float(acc[best]) if len(acc) else np.nan})
+    return Curve(
+        "acc",
+        thr,
+        acc,
+        thr,
+        "threshold (score >= threshold predicts 1)",
+        "accuracy",
+        extra={
+            "best_threshold": float(thr[best]) if len(thr) else np.nan,
+            "best": float(acc[best]) if len(acc) else np.nan,
+        },
+    )
 
 
-def cost(y_true: Any, y_score: Any = None, sample_weight: Any = None, *, tp: float = 0.0, fn: float = 1.0,
-         fp: float = 1.0, tn: float = 0.0) -> Curve:
+def cost(
+    y_true: Any,
+    y_score: Any = None,
+    sample_weight: Any = None,
+    *,
+    tp: float = 0.0,
+    fn: float = 1.0,
+    fp: float = 1.0,
+    tn: float = 0.0,
+) -> Curve:
     """Threshold (x) against total cost (y) = tp TP + fn FN + fp FP + tn TN (default: errors)."""
     h = _summary(y_true, y_score, sample_weight)
     thr, tps, fps = _cum(h)
     c = tp * tps + fn * (h.n_pos - tps) + fp * fps + tn * (h.n_neg - fps)
     best = int(np.argmin(c)) if len(c) else 0
-    return Curve("cost", thr, c, thr, "threshold (score >= threshold predicts 1)",
-                 f"cost ({tp:g} TP + {fn:g} FN + {fp:g} FP + {tn:g} TN)",
-                 extra={"best_threshold": float(thr[best]) if len(thr) else np.nan,
-                        "best": float(c[best]) if len(c) else np.nan})
+    return Curve(
+        "cost",
+        thr,
+        c,
+        thr,
+        "threshold (score >= threshold predicts 1)",
+        f"cost ({tp:g} TP + {fn:g} FN + {fp:g} FP + {tn:g} TN)",
+        extra={
+            "best_threshold": float(thr[best]) if len(thr) else np.nan,
+            "best": float(c[best]) if len(c) else np.nan,
+        },
+    )
 
 
-def calibration(y_true: Any, y_score: Any = None, sample_weight: Any = None, *, bins: str | int = "perf",
-                n_bins: int = 10) -> Curve:
+def calibration(
+    y_true: Any, y_score: Any = None, sample_weight: Any = None, *, bins: str | int = "perf", n_bins: int = 10
+) -> Curve:
     """Mean score (x) against the observed share of positives (y) per bin, with the bin counts.
 
     ``bins="perf"``: PERF's 19 overlapping bins [i/20, i/20 + 1/10] (its CA1); ``"uniform"``:
@@ -139,8 +179,22 @@ def calibration(y_true: Any, y_score: Any = None, sample_weight: Any = None, *, 
             xs.append(float((s[m] * w[m]).sum() / k))
             ys.append(float(h.pos[m].sum() / k))
             ns.append(float(k))
-    return Curve("calibration", np.array(xs), np.array(ys), None, "mean score in the bin",
-                 "observed share of positives", extra={"counts": np.array(ns), "bins": bins})
+    return Curve(
+        "calibration",
+        np.array(xs),
+        np.array(ys),
+        None,
+        "mean score in the bin",
+        "observed share of positives",
+        extra={"counts": np.array(ns), "bins": bins},
+    )
 
 
-KINDS = {"roc": roc, "pr": precision_recall, "lift": lift, "acc": accuracy, "cost": cost, "calibration": calibration}
+KINDS = {
+    "roc": roc,
+    "pr": precision_recall,
+    "lift": lift,
+    "acc": accuracy,
+    "cost": cost,
+    "calibration": calibration,
+}

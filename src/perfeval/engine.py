@@ -27,8 +27,10 @@ from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.ranking import RankingData, group_codes
 
 #: the tie rules, as reports state them
-TIES = ("half credit (ROC, GAUC); expected over random tie orders (APR, NDCG, P@k, MRR); "
-        "one threshold per tie (AP, MAP)")
+TIES = (
+    "half credit (ROC, GAUC); expected over random tie orders (APR, NDCG, P@k, MRR); "
+    "one threshold per tie (AP, MAP)"
+)
 
 #: what evaluate() computes when no measure is named: PERF's report, in float64
 DEFAULT_MEASURES = ALL
@@ -58,8 +60,14 @@ def resolve(measures: Iterable[str | MeasureSpec] | str, threshold: float) -> li
     return specs
 
 
-def finish(cases: Cases, specs: list[MeasureSpec], *, threshold: float,
-           partitions: Mapping[str, Sequence[Any]] | None = None, pos_label: Any = None) -> Report:
+def finish(
+    cases: Cases,
+    specs: list[MeasureSpec],
+    *,
+    threshold: float,
+    partitions: Mapping[str, Sequence[Any]] | None = None,
+    pos_label: Any = None,
+) -> Report:
     """Every measure of ``specs`` over checked cases (see :func:`perfeval._validation.cases`)."""
     yt, ys, g, w, rows_in = cases.y, cases.s, cases.g, cases.w, cases.rows_in
     tasks: list[tuple[str, np.ndarray]]
@@ -70,7 +78,9 @@ def finish(cases: Cases, specs: list[MeasureSpec], *, threshold: float,
             missing = [lab for lab in labels if lab not in known]
             if missing:
                 raise InvalidParameterError(
-                    f"partition {name!r}: label {missing[0]!r} does not occur in `y_true` (labels: {sorted(known)[:8]})")
+                    f"partition {name!r}: label {missing[0]!r} does not occur in `y_true` (labels: "
+                    f"{sorted(known)[:8]})"
+                )
             tasks.append((f"[{name}]", np.isin(yt, list(labels)).astype(np.float64)))
     else:
         tasks = [("", yt)]
@@ -85,7 +95,8 @@ def finish(cases: Cases, specs: list[MeasureSpec], *, threshold: float,
         if ranking_specs and w is not None:
             raise InvalidParameterError(
                 f"`weights` apply to the binary measures only, not to {ranking_specs[0].label} "
-                "(a per-query measure); evaluate them without weights")
+                "(a per-query measure); evaluate them without weights"
+            )
         if ranking_specs:
             yr = floats(y, "y_true")
             check_relevance(yr)  # the targets read as graded relevance: checked here, where that is known
@@ -107,7 +118,9 @@ def finish(cases: Cases, specs: list[MeasureSpec], *, threshold: float,
                 # sums in row order then gives the same bits whatever the input order
                 yf = np.asarray(yb, dtype=np.float64)
                 canon = np.lexsort((yf, ys, codes) if w is None else (w, yf, ys, codes))
-                gd = GroupedData(codes[canon], yf[canon], ys[canon], None if w is None else w[canon], len(keys))
+                gd = GroupedData(
+                    codes[canon], yf[canon], ys[canon], None if w is None else w[canon], len(keys)
+                )
                 hists = None
                 for s in binary_specs:
                     fast = s.measure.per_group_function()
@@ -116,32 +129,63 @@ def finish(cases: Cases, specs: list[MeasureSpec], *, threshold: float,
                         if hists is None:
                             hists = grouped_histograms(yb, ys, w, codes, len(keys))
                         vals = np.array([safe(s, h) for h in hists], dtype=np.float64)
-                    results[s.label + suffix] = MeasureResult.of(s, np.asarray(vals, dtype=np.float64), sizes,
-                                                                 keys, True)
+                    results[s.label + suffix] = MeasureResult.of(
+                        s, np.asarray(vals, dtype=np.float64), sizes, keys, True
+                    )
     warn_undefined(results, specs)
     group_sizes = None
     if g is not None:
         codes_all = group_codes(g)[1]
         group_sizes = np.bincount(codes_all, weights=w, minlength=len(keys)).astype(np.float64)
-    params = {"threshold": threshold, "rows": int(rows_in), "groups": None if g is None else int(len(keys)),
-              "weighted": w is not None, "partitions": dict(partitions) if partitions else None,
-              "ties": TIES, "pos_label": None if partitions else pos_label, "backend": "memory"}
+    params = {
+        "threshold": threshold,
+        "rows": int(rows_in),
+        "groups": None if g is None else int(len(keys)),
+        "weighted": w is not None,
+        "partitions": dict(partitions) if partitions else None,
+        "ties": TIES,
+        "pos_label": None if partitions else pos_label,
+        "backend": "memory",
+    }
     report = Report(results, keys if g is not None else None, params)
     report.group_sizes = group_sizes  # total weight (rows, unweighted) of each group, in key order
     return report
 
 
-def grouped_report(specs: list[MeasureSpec], keys: np.ndarray, sizes: np.ndarray, values: dict[str, np.ndarray], *,
-                   threshold: float, rows: int, weighted: bool, backend: str, **params: Any) -> Report:
+def grouped_report(
+    specs: list[MeasureSpec],
+    keys: np.ndarray,
+    sizes: np.ndarray,
+    values: dict[str, np.ndarray],
+    *,
+    threshold: float,
+    rows: int,
+    weighted: bool,
+    backend: str,
+    **params: Any,
+) -> Report:
     """The Report of per-group values computed elsewhere (spilled parts, Dask partitions), keys sorted:
     the same results, warnings and parameters as :func:`finish` gives in memory.
     """
-    results = {s.label: MeasureResult.of(s, np.asarray(values[s.label], dtype=np.float64), sizes, keys, True)
-               for s in specs}
+    results = {
+        s.label: MeasureResult.of(s, np.asarray(values[s.label], dtype=np.float64), sizes, keys, True)
+        for s in specs
+    }
     warn_undefined(results, specs)
-    report = Report(results, keys, {"threshold": threshold, "rows": int(rows), "groups": int(len(keys)),
-                                    "weighted": weighted, "partitions": None, "ties": TIES, "backend": backend,
-                                    **params})
+    report = Report(
+        results,
+        keys,
+        {
+            "threshold": threshold,
+            "rows": int(rows),
+            "groups": int(len(keys)),
+            "weighted": weighted,
+            "partitions": None,
+            "ties": TIES,
+            "backend": backend,
+            **params,
+        },
+    )
     report.group_sizes = sizes
     return report
 
@@ -152,15 +196,35 @@ def binary_values(specs: list[MeasureSpec], h: ScoreHistogram, suffix: str, resu
         results[s.label + suffix] = MeasureResult.single(s, float(s(h)))
 
 
-def binary_report(specs: list[MeasureSpec], h: ScoreHistogram, *, rows: int, threshold: float,
-                  weighted: bool, backend: str = "stream") -> Report:
+def binary_report(
+    specs: list[MeasureSpec],
+    h: ScoreHistogram,
+    *,
+    rows: int,
+    threshold: float,
+    weighted: bool,
+    backend: str = "stream",
+) -> Report:
     """The Report of binary measures finished from a summary built elsewhere (a stream, a cluster)."""
     results: dict[str, MeasureResult] = {}
     binary_values(specs, h, "", results)
     warn_undefined(results, specs)
-    report = Report(results, None, {"threshold": threshold, "rows": int(rows), "groups": None, "weighted": weighted,
-                                    "partitions": None, "ties": TIES, "backend": backend})
-    report.summary = h  # the merged summary: intervals can be drawn from it (perfeval.bootstrap.ci_from_summary)
+    report = Report(
+        results,
+        None,
+        {
+            "threshold": threshold,
+            "rows": int(rows),
+            "groups": None,
+            "weighted": weighted,
+            "partitions": None,
+            "ties": TIES,
+            "backend": backend,
+        },
+    )
+    report.summary = (
+        h  # the merged summary: intervals can be drawn from it (perfeval.bootstrap.ci_from_summary)
+    )
     return report
 
 
@@ -175,12 +239,19 @@ def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) 
         why = edge.get(label.split("[")[0], "")
         if r.per_group is not None and r.undefined:
             shown = ", ".join(repr(k) for k in r.undefined[:5]) + (", ..." if len(r.undefined) > 5 else "")
-            warnings.warn(UndefinedMeasureWarning(
-                f"{label} is undefined for {len(r.undefined)} of {len(r.per_group)} groups ({shown}); they are "
-                f"left out of its means and listed in the report. Edge cases: {why}"), stacklevel=3)
+            warnings.warn(
+                UndefinedMeasureWarning(
+                    f"{label} is undefined for {len(r.undefined)} of {len(r.per_group)} groups "
+                    f"({shown}); they are "
+                    f"left out of its means and listed in the report. Edge cases: {why}"
+                ),
+                stacklevel=3,
+            )
         elif r.per_group is None and isinstance(r.value, float) and math.isnan(r.value):
-            warnings.warn(UndefinedMeasureWarning(f"{label} is undefined for this data. Edge cases: {why}"),
-                          stacklevel=3)
+            warnings.warn(
+                UndefinedMeasureWarning(f"{label} is undefined for this data. Edge cases: {why}"),
+                stacklevel=3,
+            )
 
 
 def safe(spec: MeasureSpec, h: ScoreHistogram) -> float:
@@ -200,4 +271,6 @@ def grouped_histograms(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, codes
     neg = np.add.reduceat(ww * (1 - yy), starts) if len(starts) else np.zeros(0)
     scores, gcodes = sc[starts], c[starts]
     bounds = np.searchsorted(gcodes, np.arange(q + 1))
-    return [ScoreHistogram(scores[a:b], pos[a:b], neg[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=False)]
+    return [
+        ScoreHistogram(scores[a:b], pos[a:b], neg[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=False)
+    ]

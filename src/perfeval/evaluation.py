@@ -55,11 +55,22 @@ from perfeval.engine import (
 from perfeval.summaries.ranking import group_codes as _group_codes  # noqa: E402,F401
 
 
-def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | MeasureSpec] | str = DEFAULT_MEASURES,
-             groups: Any = None, sample_weight: Any = None, threshold: float = 0.5,
-             partitions: Mapping[str, Sequence[Any]] | None = None, target: str | None = None,
-             score: str | None = None, group: str | None = None, weight: str | None = None,
-             pos_label: Any = None, weights: Any = None) -> Report:
+def evaluate(
+    y_true: Any,
+    y_score: Any = None,
+    *,
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT_MEASURES,
+    groups: Any = None,
+    sample_weight: Any = None,
+    threshold: float = 0.5,
+    partitions: Mapping[str, Sequence[Any]] | None = None,
+    target: str | None = None,
+    score: str | None = None,
+    group: str | None = None,
+    weight: str | None = None,
+    pos_label: Any = None,
+    weights: Any = None,
+) -> Report:
     """Compute measures, over all cases or per group.
 
     Parameters
@@ -128,15 +139,25 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
 
         if sample_weight is not None:
             raise InvalidParameterError("pass `sample_weight=` only (`weights=` is its deprecated spelling)")
-        warnings.warn("evaluate(weights=...) is deprecated; use sample_weight=...", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "evaluate(weights=...) is deprecated; use sample_weight=...", DeprecationWarning, stacklevel=2
+        )
         sample_weight = weights
     if is_dask(y_true):
         from perfeval.dask import evaluate_dask
 
         if partitions or groups is not None or sample_weight is not None:
             raise InvalidParameterError("with a Dask collection, name the columns: group=..., weight=...")
-        return evaluate_dask(y_true, y_score, target=target, score=score, group=group, weight=weight,
-                             measures=measures, threshold=threshold)
+        return evaluate_dask(
+            y_true,
+            y_score,
+            target=target,
+            score=score,
+            group=group,
+            weight=weight,
+            measures=measures,
+            threshold=threshold,
+        )
     if target is not None or score is not None:
         if y_score is not None:
             raise InvalidParameterError("pass either a table with `target=`/`score=` names, or two arrays")
@@ -149,5 +170,10 @@ def evaluate(y_true: Any, y_score: Any = None, *, measures: Iterable[str | Measu
     if y_score is None:
         raise InvalidParameterError("`y_score` is required (or a table with `target=` and `score=`)")
     specs = resolve(measures, threshold)
-    return finish(cases(y_true, y_score, groups, sample_weight), specs, threshold=threshold, partitions=partitions,
-                  pos_label=pos_label)
+    return finish(
+        cases(y_true, y_score, groups, sample_weight),
+        specs,
+        threshold=threshold,
+        partitions=partitions,
+        pos_label=pos_label,
+    )

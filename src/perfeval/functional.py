@@ -27,10 +27,37 @@ from perfeval.measures import parse_measure
 from perfeval.summaries import ScoreHistogram
 
 __all__ = [
-    "accuracy", "error_rate", "precision", "recall", "f_beta", "tpr", "fpr", "tnr", "fnr", "lift",
-    "confusion_matrix", "roc_auc", "roc_curve", "pr_curve", "average_precision", "perf_average_precision",
-    "log_loss", "brier_score", "rmse", "slq", "ndcg", "dcg", "cg", "mean_average_precision",
-    "precision_at_k", "recall_at_k", "mrr", "group_auc", "scorer", "scores_from_ranking", "kddcup2002_task2",
+    "accuracy",
+    "error_rate",
+    "precision",
+    "recall",
+    "f_beta",
+    "tpr",
+    "fpr",
+    "tnr",
+    "fnr",
+    "lift",
+    "confusion_matrix",
+    "roc_auc",
+    "roc_curve",
+    "pr_curve",
+    "average_precision",
+    "perf_average_precision",
+    "log_loss",
+    "brier_score",
+    "rmse",
+    "slq",
+    "ndcg",
+    "dcg",
+    "cg",
+    "mean_average_precision",
+    "precision_at_k",
+    "recall_at_k",
+    "mrr",
+    "group_auc",
+    "scorer",
+    "scores_from_ranking",
+    "kddcup2002_task2",
 ]
 
 
@@ -196,8 +223,13 @@ def group_auc(y_true, y_score, *, groups, weighted: bool = True) -> float:
 RANK_MEASURES = frozenset({"ROC", "APR", "AP", "PRB", "R50", "RKL", "TOP1", "TOP10", "NTOP"})
 
 
-def scorer(measure: str, *, response_method: str | tuple[str, ...] | None = None, pos_label: Any = None,
-           **params: Any):
+def scorer(
+    measure: str,
+    *,
+    response_method: str | tuple[str, ...] | None = None,
+    pos_label: Any = None,
+    **params: Any,
+):
     """A scikit-learn scorer for a binary measure: ``cross_val_score(clf, X, y, scoring=scorer("roc"))``.
 
     Scores are taken as scikit-learn's own scorers take them: a measure that reads the scores as
@@ -236,19 +268,24 @@ def scorer(measure: str, *, response_method: str | tuple[str, ...] | None = None
         raise MissingDependencyError("scorer() needs scikit-learn: pip install scikit-learn") from None
     spec = parse_measure(measure)
     if spec.measure.kind != "binary":
-        raise InvalidParameterError(f"{spec.label} is a per-query measure; a scikit-learn scorer needs a binary one")
+        raise InvalidParameterError(
+            f"{spec.label} is a per-query measure; a scikit-learn scorer needs a binary one"
+        )
     rank = spec.measure.name in RANK_MEASURES
     if response_method is None:
         response_method = ("decision_function", "predict_proba") if rank else "predict_proba"
     methods = (response_method,) if isinstance(response_method, str) else tuple(response_method)
     allowed = {"predict_proba", "decision_function", "predict"}
     if not methods or any(m not in allowed for m in methods):
-        raise InvalidParameterError(f"response_method={response_method!r}: expected predict_proba, "
-                                    "decision_function or predict (or a tuple of them)")
+        raise InvalidParameterError(
+            f"response_method={response_method!r}: expected predict_proba, "
+            "decision_function or predict (or a tuple of them)"
+        )
     if not rank and "decision_function" in methods:
         raise InvalidParameterError(
             f"{spec.label} reads scores as probabilities; a decision_function is not one (use "
-            "response_method='predict_proba', or a ranking measure such as roc or apr)")
+            "response_method='predict_proba', or a ranking measure such as roc or apr)"
+        )
     kwargs = {**spec.kwargs, **params}
     label = pos_label
 
@@ -258,8 +295,12 @@ def scorer(measure: str, *, response_method: str | tuple[str, ...] | None = None
         return float(spec.measure(h, **kwargs))
 
     extra = {} if pos_label is None else {"pos_label": pos_label}
-    return make_scorer(score, greater_is_better=spec.measure.higher_is_better,
-                       response_method=methods[0] if len(methods) == 1 else methods, **extra)
+    return make_scorer(
+        score,
+        greater_is_better=spec.measure.higher_is_better,
+        response_method=methods[0] if len(methods) == 1 else methods,
+        **extra,
+    )
 
 
 def _positive(y: np.ndarray, pos_label: Any) -> np.ndarray:
@@ -277,8 +318,10 @@ def _positive(y: np.ndarray, pos_label: Any) -> np.ndarray:
     if len(labels) > 2:
         from perfeval.exceptions import InvalidDataError
 
-        raise InvalidDataError(f"a binary measure needs two classes, the targets hold {len(labels)}: "
-                               f"{', '.join(map(repr, labels[:5].tolist()))}")
+        raise InvalidDataError(
+            f"a binary measure needs two classes, the targets hold {len(labels)}: "
+            f"{', '.join(map(repr, labels[:5].tolist()))}"
+        )
     return (y == labels[-1]).astype(np.float64)
 
 
@@ -301,7 +344,9 @@ def scores_from_ranking(ranking: Any, ids: Any) -> np.ndarray:
     position: dict = {}
     for r, key in enumerate(rk):
         if key in position:
-            raise InvalidDataError(f"the ranking lists id {key!r} twice (ranks {position[key] + 1} and {r + 1})")
+            raise InvalidDataError(
+                f"the ranking lists id {key!r} twice (ranks {position[key] + 1} and {r + 1})"
+            )
         position[key] = r
     known = set(ids_l)
     unknown = [k for k in rk if k not in known]
@@ -343,14 +388,21 @@ def kddcup2002_task2(labels: Any, score_narrow: Any, score_broad: Any | None = N
     if unknown:
         raise InvalidDataError(f"kddcup2002_task2: labels are change, nc and control; found {unknown[0]!r}")
     out = {}
-    for name, positive, sc in (("narrow", ("change",), score_narrow),
-                               ("broad", ("change", "control"), score_narrow if score_broad is None else score_broad)):
+    for name, positive, sc in (
+        ("narrow", ("change",), score_narrow),
+        ("broad", ("change", "control"), score_narrow if score_broad is None else score_broad),
+    ):
         yb = np.isin(texts, positive).astype(np.float64)
         if yb.all() or not yb.any():
             side = "positive" if not yb.any() else "negative"
-            warnings.warn(UndefinedMeasureWarning(
-                f"kddcup2002_task2: the {name} task ({'/'.join(positive)} against the rest) has no {side} case, so "
-                "its ROC area is undefined (NaN)"), stacklevel=2)
+            warnings.warn(
+                UndefinedMeasureWarning(
+                    f"kddcup2002_task2: the {name} task ({'/'.join(positive)} against the rest) has "
+                    f"no {side} case, so "
+                    "its ROC area is undefined (NaN)"
+                ),
+                stacklevel=2,
+            )
             out[name] = float("nan")
         else:
             out[name] = roc_auc(yb, sc)

@@ -18,9 +18,11 @@ from perfeval._version import __version__
 PLOTS = ("roc", "pr", "lift", "calibration", "acc", "cost")
 
 CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1100px;color:#222}
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1100px;
+     color:#222}
 h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.6em 0;font-size:.9em} th,td{padding:.25em .8em;border-bottom:1px solid #eee}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
+th,td{padding:.25em .8em;border-bottom:1px solid #eee}
 th{text-align:left;background:#f6f6f6} td.num{text-align:right;font-variant-numeric:tabular-nums}
 .meta{color:#555;font-size:.9em} code{background:#f3f3f3;padding:.1em .3em;border-radius:3px}
 .plots{display:flex;flex-wrap:wrap;gap:12px} .plots figure{margin:0} .plots img{width:520px;max-width:100%}
@@ -50,8 +52,11 @@ def _cell(v: Any) -> str:
 
 
 def _table(head: list[str], rows: list[list[Any]], cls: str = "") -> str:
-    out = [f'<div class="scroll"><table class="{cls}"><tr>' + "".join(f"<th>{html.escape(h)}</th>" for h in head)
-           + "</tr>"]
+    out = [
+        f'<div class="scroll"><table class="{cls}"><tr>'
+        + "".join(f"<th>{html.escape(h)}</th>" for h in head)
+        + "</tr>"
+    ]
     out += ["<tr>" + "".join(_cell(v) for v in r) + "</tr>" for r in rows]
     return "\n".join(out) + "</table></div>"
 
@@ -60,8 +65,12 @@ def _input_table(y: np.ndarray, g: Any, models: dict[str, Any], source: str, thr
     from perfeval._validation import to_numpy
 
     yy = np.asarray(y, dtype=float)
-    summary: list[list[Any]] = [["source", source or "(arrays)"], ["rows", int(len(yy))],
-                                ["positives", int((yy > 0).sum())], ["negatives", int((yy <= 0).sum())]]
+    summary: list[list[Any]] = [
+        ["source", source or "(arrays)"],
+        ["rows", int(len(yy))],
+        ["positives", int((yy > 0).sum())],
+        ["negatives", int((yy <= 0).sum())],
+    ]
     if g is not None:
         summary.append(["groups", int(len(np.unique(g)))])
     for name, s in models.items():
@@ -71,8 +80,17 @@ def _input_table(y: np.ndarray, g: Any, models: dict[str, Any], source: str, thr
     return _table(["", "value"], summary, "summary")
 
 
-def _comparisons(y: np.ndarray, models: dict[str, Any], labels: list[str], g: Any, ci: float, method: str,
-                 n_boot: int, seed: int, threshold: float) -> list[str]:
+def _comparisons(
+    y: np.ndarray,
+    models: dict[str, Any],
+    labels: list[str],
+    g: Any,
+    ci: float,
+    method: str,
+    n_boot: int,
+    seed: int,
+    threshold: float,
+) -> list[str]:
     """Each model against the first: a paired bootstrap of every measure."""
     from perfeval.bootstrap import compare as _compare
 
@@ -80,15 +98,36 @@ def _comparisons(y: np.ndarray, models: dict[str, Any], labels: list[str], g: An
     base = names[0]
     crow = []
     for other in names[1:]:
-        res = _compare(y, models[other], models[base], labels, method="bca" if method == "delong" else method,
-                       level=ci, n_boot=n_boot, seed=seed, groups=g, threshold=threshold)
+        res = _compare(
+            y,
+            models[other],
+            models[base],
+            labels,
+            method="bca" if method == "delong" else method,
+            level=ci,
+            n_boot=n_boot,
+            seed=seed,
+            groups=g,
+            threshold=threshold,
+        )
         for lab, c in res.items():
-            crow.append([lab, f"{other} - {base}", c.difference, f"[{_fmt(c.low)}, {_fmt(c.high)}]",
-                         f"{c.p_value:.4g}"])
-    return [f"<h2>Comparisons with {html.escape(base)}</h2>",
-            "<p class='meta'>Paired bootstrap on the same cases: the difference, its interval, and the "
-            "two-sided p-value of no difference.</p>",
-            _table(["measure", "models", "difference", f"{ci * 100:g}% interval", "p-value"], crow, "comparisons")]
+            crow.append(
+                [
+                    lab,
+                    f"{other} - {base}",
+                    c.difference,
+                    f"[{_fmt(c.low)}, {_fmt(c.high)}]",
+                    f"{c.p_value:.4g}",
+                ]
+            )
+    return [
+        f"<h2>Comparisons with {html.escape(base)}</h2>",
+        "<p class='meta'>Paired bootstrap on the same cases: the difference, its interval, and the "
+        "two-sided p-value of no difference.</p>",
+        _table(
+            ["measure", "models", "difference", f"{ci * 100:g}% interval", "p-value"], crow, "comparisons"
+        ),
+    ]
 
 
 def _per_group(name: str, report: Any, labels: list[str], max_rows: int) -> list[str]:
@@ -100,14 +139,28 @@ def _per_group(name: str, report: Any, labels: list[str], max_rows: int) -> list
     und = [[lab, len(report.results[lab].undefined)] for lab in labels if report.results[lab].undefined]
     out = [f"<h2>Per group: {html.escape(name)}{note}</h2>", _table(["group"] + labels, grows, "groups")]
     if und:
-        out += ["<p class='meta'>Groups where a measure is undefined (left out of its mean):</p>",
-                _table(["measure", "undefined groups"], und, "undefined")]
+        out += [
+            "<p class='meta'>Groups where a measure is undefined (left out of its mean):</p>",
+            _table(["measure", "undefined groups"], und, "undefined"),
+        ]
     return out
 
 
-def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: Any = None, threshold: float = 0.5,
-          command: str = "", source: str = "", max_group_rows: int = 500, ci: float | None = None,
-          n_boot: int = 1000, seed: int = 0, method: str = "bca") -> str:
+def build(
+    y_true: Any,
+    models: dict[str, Any],
+    *,
+    measures: Any = None,
+    groups: Any = None,
+    threshold: float = 0.5,
+    command: str = "",
+    source: str = "",
+    max_group_rows: int = 500,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    method: str = "bca",
+) -> str:
     """The HTML text of a report on one or more models' scores for the same cases.
 
     With ``ci`` (a level such as 0.95), every measure gets a confidence interval
@@ -134,11 +187,14 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
             reports[name] = evaluate(y, s, measures=measures, groups=g, threshold=threshold)
     first = next(iter(reports.values()))
     labels = list(first.results)
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>perfeval report</title>"
-             f"<style>{CSS}</style></head><body>",
-             "<h1>Evaluation report</h1>",
-             f"<p class='meta'>perfeval {__version__} &middot; {html.escape(_dt.datetime.now().isoformat(timespec='seconds'))}"
-             f"<br>command: <code>{html.escape(command)}</code></p>"]
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>perfeval report</title>"
+        f"<style>{CSS}</style></head><body>",
+        "<h1>Evaluation report</h1>",
+        f"<p class='meta'>perfeval {__version__} &middot; "
+        f"{html.escape(_dt.datetime.now().isoformat(timespec='seconds'))}"
+        f"<br>command: <code>{html.escape(command)}</code></p>",
+    ]
     parts += ["<h2>Input</h2>", _input_table(y, g, models, source, threshold)]
     # metrics
     intervals: dict[str, dict] = {}
@@ -146,8 +202,9 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
         from perfeval.bootstrap import ci as _ci
 
         for name, s in models.items():
-            intervals[name] = _ci(y, s, labels, method=method, level=ci, n_boot=n_boot, seed=seed, groups=g,
-                                  threshold=threshold)
+            intervals[name] = _ci(
+                y, s, labels, method=method, level=ci, n_boot=n_boot, seed=seed, groups=g, threshold=threshold
+            )
 
     def shown(name: str, lab: str) -> Any:
         v = reports[name].results[lab].value
@@ -158,10 +215,17 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
 
     head = ["measure", "better"] + list(models)
     rows = [[lab, first.results[lab].direction] + [shown(m, lab) for m in models] for lab in labels]
-    parts += ["<h2>Measures</h2>",
-              "<p class='meta'>" + ("Over groups: the mean over the groups where a measure is defined (GAUC: "
-                                    "weighted by group size)." if g is not None else "Over all cases.") + "</p>",
-              _table(head, rows, "measures")]
+    parts += [
+        "<h2>Measures</h2>",
+        "<p class='meta'>"
+        + (
+            "Over groups: the mean over the groups where a measure is defined (GAUC: weighted by group size)."
+            if g is not None
+            else "Over all cases."
+        )
+        + "</p>",
+        _table(head, rows, "measures"),
+    ]
     sig = first.signature
     if intervals:
         import dataclasses
@@ -173,9 +237,14 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
     if intervals:
         assert ci is not None  # intervals are drawn only at a level
         one = next(iter(next(iter(intervals.values())).values()))
-        how = "DeLong" if one.method == "delong" else (f"{one.method} bootstrap, {one.n_boot} replicates, seed {seed}, "
-                                                       f"{one.resampled} resampled")
-        parts.append(f"<p class='meta'>In brackets: {ci * 100:g}% confidence intervals ({html.escape(how)}).</p>")
+        how = (
+            "DeLong"
+            if one.method == "delong"
+            else (f"{one.method} bootstrap, {one.n_boot} replicates, seed {seed}, {one.resampled} resampled")
+        )
+        parts.append(
+            f"<p class='meta'>In brackets: {ci * 100:g}% confidence intervals ({html.escape(how)}).</p>"
+        )
         if len(models) > 1:
             parts += _comparisons(y, models, labels, g, ci, method, n_boot, seed, threshold)
     if g is not None:
@@ -185,12 +254,16 @@ def build(y_true: Any, models: dict[str, Any], *, measures: Any = None, groups: 
     parts.append("<h2>Plots</h2><div class='plots'>")
     for kind in PLOTS:
         d = CurveDisplay.from_models(y, models, kind=kind, threshold=threshold).plot()
-        parts.append(f"<figure><img alt='{kind}' data-kind='{kind}' src='data:image/png;base64,{_png(d.figure_)}'>"
-                     f"<figcaption>{html.escape(TITLES[kind])}</figcaption></figure>")
+        parts.append(
+            f"<figure><img alt='{kind}' data-kind='{kind}' src='data:image/png;base64,{_png(d.figure_)}'>"
+            f"<figcaption>{html.escape(TITLES[kind])}</figcaption></figure>"
+        )
     if g is not None:
         name0, s0 = next(iter(models.items()))
         fig = plot_by_group("roc", y, s0, g, threshold=threshold)
-        parts.append(f"<figure><img alt='roc by group' data-kind='roc-groups' src='data:image/png;base64,{_png(fig)}'>"
-                     f"<figcaption>ROC curve of the largest groups ({html.escape(name0)})</figcaption></figure>")
+        parts.append(
+            f"<figure><img alt='roc by group' data-kind='roc-groups' src='data:image/png;base64,{_png(fig)}'>"
+            f"<figcaption>ROC curve of the largest groups ({html.escape(name0)})</figcaption></figure>"
+        )
     parts.append("</div></body></html>")
     return "\n".join(parts)

@@ -34,8 +34,14 @@ def _plt():
     return plt
 
 
-TITLES = {"roc": "ROC curve", "pr": "Precision / recall", "lift": "Lift", "acc": "Accuracy by threshold",
-          "cost": "Cost by threshold", "calibration": "Calibration (reliability)"}
+TITLES = {
+    "roc": "ROC curve",
+    "pr": "Precision / recall",
+    "lift": "Lift",
+    "acc": "Accuracy by threshold",
+    "cost": "Cost by threshold",
+    "calibration": "Calibration (reliability)",
+}
 AREA = {"roc": "AUC", "pr": "AP"}
 
 
@@ -67,17 +73,32 @@ class CurveDisplay:
 
     kind = ""
 
-    def __init__(self, curves: list[C.Curve], names: list[str], *, kind: str | None = None,
-                 points: list[tuple[float, float] | None] | None = None, threshold: float | None = None,
-                 base_rate: float | None = None):
+    def __init__(
+        self,
+        curves: list[C.Curve],
+        names: list[str],
+        *,
+        kind: str | None = None,
+        points: list[tuple[float, float] | None] | None = None,
+        threshold: float | None = None,
+        base_rate: float | None = None,
+    ):
         self.kind = kind or self.kind or curves[0].kind
         self.curves, self.names = curves, names
         self.points = points or [None] * len(curves)
         self.threshold, self.base_rate = threshold, base_rate
 
     @classmethod
-    def from_models(cls, y_true: Any, scores: dict[str, Any], *, kind: str | None = None, threshold: float = 0.5,
-                    sample_weight: Any = None, **curve_kw: Any) -> CurveDisplay:
+    def from_models(
+        cls,
+        y_true: Any,
+        scores: dict[str, Any],
+        *,
+        kind: str | None = None,
+        threshold: float = 0.5,
+        sample_weight: Any = None,
+        **curve_kw: Any,
+    ) -> CurveDisplay:
         """Several models' scores for the same cases, one curve each."""
         kind = kind or cls.kind
         if kind not in C.KINDS:
@@ -93,12 +114,24 @@ class CurveDisplay:
         return cls(curves, names, kind=kind, points=points, threshold=threshold, base_rate=base)
 
     @classmethod
-    def from_predictions(cls, y_true: Any, y_score: Any, *, name: str = "model", kind: str | None = None,
-                         threshold: float = 0.5, sample_weight: Any = None, **curve_kw: Any) -> CurveDisplay:
-        return cls.from_models(y_true, {name: y_score}, kind=kind, threshold=threshold,
-                               sample_weight=sample_weight, **curve_kw)
+    def from_predictions(
+        cls,
+        y_true: Any,
+        y_score: Any,
+        *,
+        name: str = "model",
+        kind: str | None = None,
+        threshold: float = 0.5,
+        sample_weight: Any = None,
+        **curve_kw: Any,
+    ) -> CurveDisplay:
+        return cls.from_models(
+            y_true, {name: y_score}, kind=kind, threshold=threshold, sample_weight=sample_weight, **curve_kw
+        )
 
-    def plot(self, ax: Any = None, *, chance: bool = True, mark_threshold: bool = True, title: str | None = None):
+    def plot(
+        self, ax: Any = None, *, chance: bool = True, mark_threshold: bool = True, title: str | None = None
+    ):
         plt = _plt()
         if ax is None:
             _fig, ax = plt.subplots(figsize=(5.2, 4.6))
@@ -112,8 +145,17 @@ class CurveDisplay:
             (line,) = ax.plot(curve.x, curve.y, label=label, drawstyle=drawstyle, marker=marker, lw=1.6)
             self.lines_.append(line)
             if mark_threshold and pt is not None and np.all(np.isfinite(pt)):
-                ax.plot([pt[0]], [pt[1]], ls="none", marker="o", ms=7, color=line.get_color(), mfc="none", mew=1.8,
-                        label=f"score >= {self.threshold:g}" if name == self.names[0] else None)
+                ax.plot(
+                    [pt[0]],
+                    [pt[1]],
+                    ls="none",
+                    marker="o",
+                    ms=7,
+                    color=line.get_color(),
+                    mfc="none",
+                    mew=1.8,
+                    label=f"score >= {self.threshold:g}" if name == self.names[0] else None,
+                )
         if chance:
             self._chance(ax)
         c0 = self.curves[0]
@@ -163,8 +205,16 @@ class CalibrationDisplay(CurveDisplay):
     kind = "calibration"
 
 
-def plot_by_group(kind: str, y_true: Any, y_score: Any, groups: Any, *, max_groups: int = 12, ncols: int = 4,
-                  threshold: float = 0.5):
+def plot_by_group(
+    kind: str,
+    y_true: Any,
+    y_score: Any,
+    groups: Any,
+    *,
+    max_groups: int = 12,
+    ncols: int = 4,
+    threshold: float = 0.5,
+):
     """Small multiples: one panel a group (the largest ``max_groups`` groups), shared axes."""
     plt = _plt()
     from perfeval._validation import to_numpy
@@ -174,8 +224,14 @@ def plot_by_group(kind: str, y_true: Any, y_score: Any, groups: Any, *, max_grou
     chosen = keys[np.argsort(-counts, kind="stable")[:max_groups]]
     n = len(chosen)
     nrows = max(1, -(-n // ncols))
-    fig, axes = plt.subplots(nrows, min(ncols, n), figsize=(3.2 * min(ncols, n), 3.0 * nrows), squeeze=False,
-                             sharex=True, sharey=True)
+    fig, axes = plt.subplots(
+        nrows,
+        min(ncols, n),
+        figsize=(3.2 * min(ncols, n), 3.0 * nrows),
+        squeeze=False,
+        sharex=True,
+        sharey=True,
+    )
     for ax, key in zip(axes.ravel(), chosen, strict=False):
         m = g == key
         if len(np.unique(y[m])) < 2 and kind in ("roc", "pr", "lift"):

@@ -43,8 +43,10 @@ def strict(obj: Any) -> Any:
     allow_nan=False)`` holds (numpy scalars become Python numbers).
     """
     if isinstance(obj, dict):
-        return {str(k) if not isinstance(k, (str, int, float, bool)) and k is not None else k: strict(v)
-                for k, v in obj.items()}
+        return {
+            str(k) if not isinstance(k, (str, int, float, bool)) and k is not None else k: strict(v)
+            for k, v in obj.items()
+        }
     if isinstance(obj, (list, tuple)):
         return [strict(v) for v in obj]
     if isinstance(obj, np.ndarray):
@@ -94,7 +96,9 @@ class MeasureResult:
         return cls(spec.label, value, spec.measure.direction)
 
     @classmethod
-    def of(cls, spec: MeasureSpec, vals: np.ndarray, sizes: np.ndarray, keys: Any, grouped: bool) -> MeasureResult:
+    def of(
+        cls, spec: MeasureSpec, vals: np.ndarray, sizes: np.ndarray, keys: Any, grouped: bool
+    ) -> MeasureResult:
         ok = ~np.isnan(vals)
         mean = float(vals[ok].mean()) if ok.any() else math.nan
         wsum = sizes[ok].sum()
@@ -158,12 +162,21 @@ class Report:
             if _why(r.value, k):
                 d["why_null"] = _why(r.value, k)
             if r.per_group is not None:
-                d.update(mean=_num(r.mean), weighted_mean=_num(r.weighted_mean),
-                         defined_groups=int(np.sum(~np.isnan(r.per_group))), undefined_groups=r.undefined,
-                         per_group={str(g): _num(v) for g, v in zip(_keys(self.groups), r.per_group.tolist(), strict=False)})
+                d.update(
+                    mean=_num(r.mean),
+                    weighted_mean=_num(r.weighted_mean),
+                    defined_groups=int(np.sum(~np.isnan(r.per_group))),
+                    undefined_groups=r.undefined,
+                    per_group={
+                        str(g): _num(v)
+                        for g, v in zip(_keys(self.groups), r.per_group.tolist(), strict=False)
+                    },
+                )
             if k in self.intervals:
                 iv = self.intervals[k].to_dict()
-                d["ci"] = {key: iv[key] for key in ("low", "high", "level", "method", "n_boot", "se", "resampled")}
+                d["ci"] = {
+                    key: iv[key] for key in ("low", "high", "level", "method", "n_boot", "se", "resampled")
+                }
             out["measures"][k] = d
         return out
 
@@ -173,8 +186,17 @@ class Report:
     def to_frame(self):
         """One row a measure: value, mean, weighted_mean, undefined (pandas, imported here)."""
         pd = _pandas()
-        rows = [{"measure": k, "value": r.value, "mean": r.mean, "weighted_mean": r.weighted_mean,
-                 "undefined_groups": len(r.undefined), "direction": r.direction} for k, r in self.results.items()]
+        rows = [
+            {
+                "measure": k,
+                "value": r.value,
+                "mean": r.mean,
+                "weighted_mean": r.weighted_mean,
+                "undefined_groups": len(r.undefined),
+                "direction": r.direction,
+            }
+            for k, r in self.results.items()
+        ]
         for row in rows:
             iv = self.intervals.get(row["measure"])
             if iv is not None:
@@ -186,8 +208,10 @@ class Report:
         pd = _pandas()
         if self.groups is None:
             raise ValueError("this report is not grouped")
-        return pd.DataFrame({k: r.per_group for k, r in self.results.items() if r.per_group is not None},
-                            index=pd.Index(self.groups, name="group"))
+        return pd.DataFrame(
+            {k: r.per_group for k, r in self.results.items() if r.per_group is not None},
+            index=pd.Index(self.groups, name="group"),
+        )
 
     def __repr__(self) -> str:
         width = max([len(k) for k in self.results] + [7])
@@ -209,5 +233,6 @@ def _pandas():
         from perfeval.exceptions import MissingDependencyError
 
         raise MissingDependencyError(
-            "this needs pandas: pip install pandas (or pip install 'perfeval[all]')") from None
+            "this needs pandas: pip install pandas (or pip install 'perfeval[all]')"
+        ) from None
     return pd

@@ -91,10 +91,19 @@ def of_report(report: Any) -> Signature:
     if report.intervals:
         iv = next(iter(report.intervals.values()))
         seed = getattr(iv, "seed", None)
-        ci = f"{iv.method},n={iv.n_boot}" + (f",seed={seed}" if seed is not None else "") + f",level={iv.level:g}"
-    return Signature(threshold=threshold, gain="exp" if any(b in _GAIN_FAMILY for b in base) else None,
-                     weights=bool(params.get("weighted")), positive=positive,
-                     backend=str(params.get("backend", "memory")), ci=ci)
+        ci = (
+            f"{iv.method},n={iv.n_boot}"
+            + (f",seed={seed}" if seed is not None else "")
+            + f",level={iv.level:g}"
+        )
+    return Signature(
+        threshold=threshold,
+        gain="exp" if any(b in _GAIN_FAMILY for b in base) else None,
+        weights=bool(params.get("weighted")),
+        positive=positive,
+        backend=str(params.get("backend", "memory")),
+        ci=ci,
+    )
 
 
 def _uses_threshold(names: list[str]) -> bool:

@@ -54,7 +54,9 @@ class Summarizer:
         y = to_numpy(y_true, "y_true")
         s = floats(to_numpy(y_score, "y_score"), "y_score")
         check_scores(s)
-        self._parts.append(ScoreHistogram.from_arrays(binary_targets(y, "streaming evaluation"), s, sample_weight))
+        self._parts.append(
+            ScoreHistogram.from_arrays(binary_targets(y, "streaming evaluation"), s, sample_weight)
+        )
         self.rows += len(s)
         if len(self._parts) >= self._batch:
             self._parts = [ScoreHistogram.merge_all(self._parts)]
@@ -89,7 +91,8 @@ def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold:
     if other:
         raise InvalidParameterError(
             f"{other[0]} is a per-query or per-group measure: stream it with evaluate_stream_grouped() "
-            "and a group column")
+            "and a group column"
+        )
     summ = Summarizer()
     for chunk in chunks:
         if len(chunk) not in (2, 3):
@@ -98,9 +101,17 @@ def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold:
     return binary_report(specs, summ.summary(), rows=summ.rows, threshold=threshold, weighted=False)
 
 
-def iter_columns(path: str | None, columns: Any, fmt: str = "auto", header: bool | None = None,
-                 chunk_bytes: int = CHUNK_BYTES, progress: bool = False, *, ids: Iterable[int] = (),
-                 delimiter: str | None = None) -> Iterator[list[np.ndarray | None]]:
+def iter_columns(
+    path: str | None,
+    columns: Any,
+    fmt: str = "auto",
+    header: bool | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    progress: bool = False,
+    *,
+    ids: Iterable[int] = (),
+    delimiter: str | None = None,
+) -> Iterator[list[np.ndarray | None]]:
     """Yield the chosen columns (name or 1-based position; None: skipped) chunk by chunk.
 
     ``columns`` may instead be a callable ``(names, header) -> [0-based position or None]``, called
@@ -127,7 +138,9 @@ def iter_columns(path: str | None, columns: Any, fmt: str = "auto", header: bool
         if fmt == "parquet":
             yield from _parquet_chunks(fh, columns, source, meter, set(ids))
         elif fmt == "jsonl":
-            raise InvalidParameterError("JSON lines are read whole; streaming reads text, CSV, TSV and Parquet")
+            raise InvalidParameterError(
+                "JSON lines are read whole; streaming reads text, CSV, TSV and Parquet"
+            )
         else:
             yield from _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, set(ids), delimiter)
         if meter:
@@ -188,7 +201,7 @@ def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, deli
                 continue
             picks = _picks(columns, list(lay.names), lay.header, source)
             rd.line0 += lay.skip_lines
-            body = body[lay.skip:]
+            body = body[lay.skip :]
             want_ids = {k for i in ids if i < len(picks) and (k := picks[i]) is not None}
         if first_lines(body, 1):
             out, n = _picked(body, lay, picks, ids, want_ids, rd.line0, source)
@@ -218,8 +231,11 @@ class _RecordReader:
 
     def _bounded(self, data: bytes) -> None:
         if len(data) > MAX_RECORD_CHUNKS * self.chunk_bytes:
-            raise InputFormatError(f"a record longer than {len(data) >> 20} MB (no line end found)",
-                                   source=self.source, line=self.line0 + 1)
+            raise InputFormatError(
+                f"a record longer than {len(data) >> 20} MB (no line end found)",
+                source=self.source,
+                line=self.line0 + 1,
+            )
 
     def unread(self, body: bytes) -> None:
         """Give a block back: it is read again in front of the next one."""
@@ -255,8 +271,9 @@ class _RecordReader:
             yield data[:cut], False
 
 
-def _picked(body: bytes, lay, picks: list[int | None], ids, want_ids: set[int], line0: int,
-            source: str) -> tuple[list, int]:
+def _picked(
+    body: bytes, lay, picks: list[int | None], ids, want_ids: set[int], line0: int, source: str
+) -> tuple[list, int]:
     """The picked columns of a block (identity columns as read, the others as numbers) and its rows."""
     from perfeval.io.tables import parse_body
 
@@ -276,7 +293,9 @@ def _numbers(col: np.ndarray, name: str, body: bytes, lines, line0: int, source:
     """A picked column that must be numbers: float64, or an error naming the line of the first that is not."""
     from perfeval.io.tables import Table, numeric
 
-    return numeric(Table([], {}, source, False, lines, body if lines is None else None, line0, []), name, col, "")
+    return numeric(
+        Table([], {}, source, False, lines, body if lines is None else None, line0, []), name, col, ""
+    )
 
 
 def _picks(columns, names: list[str], header: bool, source: str) -> list[int | None]:
@@ -323,12 +342,16 @@ def _parquet_chunks(fh, columns, source, meter, ids=frozenset()):
                 continue
             col = t.column(names[k])
             if col.null_count:
-                raise InputFormatError(f"the column {names[k]!r} holds null values (row group {rg + 1})", source=source)
+                raise InputFormatError(
+                    f"the column {names[k]!r} holds null values (row group {rg + 1})", source=source
+                )
             arr = col.to_numpy()
             if i in ids:
                 arr = parquet_identity(arr, names[k], source)
             elif arr.dtype.kind not in "biuf":
-                raise InputFormatError(f"the column {names[k]!r} holds {arr.dtype} values, not numbers", source=source)
+                raise InputFormatError(
+                    f"the column {names[k]!r} holds {arr.dtype} values, not numbers", source=source
+                )
             out.append(arr)
         yield out
 
@@ -392,8 +415,10 @@ def _partition_ids(groups: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
         if any(plain):
             ints = np.array([int(t) if p else 0 for t, p in zip(texts, plain, strict=False)], dtype=np.int64)
             hi = _int_hash(ints, k, seed)
-            part = np.array([int(h) if p else _text_hash(t, k, seed) for t, p, h in zip(texts, plain, hi, strict=False)],
-                            dtype=np.int64)
+            part = np.array(
+                [int(h) if p else _text_hash(t, k, seed) for t, p, h in zip(texts, plain, hi, strict=False)],
+                dtype=np.int64,
+            )
             return part[inv.reshape(-1)]
     if keys.dtype.kind == "f":
         part = _int_hash(keys.astype(np.float64).view(np.int64), k, seed)
@@ -476,7 +501,7 @@ def _exact_ints(a: np.ndarray) -> np.ndarray | None:
     if not np.array_equal(head, np.trunc(head)):
         return None
     with np.errstate(invalid="ignore"):
-        fin = np.isfinite(a).all() and np.abs(a).max() < 2.0 ** 62
+        fin = np.isfinite(a).all() and np.abs(a).max() < 2.0**62
         if not fin:
             return None
         ints = a.astype(np.int64)
@@ -541,19 +566,28 @@ def _read_blocks(path: str) -> Iterator[list[np.ndarray]]:
             yield [_decode_column(fh, n, h[0], h[1], h[2], h[3], h[4], path) for h in heads]
 
 
-def _decode_column(fh, n: int, enc: int, orig: bytes, base: int, nbytes: int, tbytes: int, path: str) -> np.ndarray:
+def _decode_column(
+    fh, n: int, enc: int, orig: bytes, base: int, nbytes: int, tbytes: int, path: str
+) -> np.ndarray:
     dtype = np.dtype(orig.rstrip(b"\0").decode("ascii"))
     if enc == _RAW:
         return np.frombuffer(_read_exact(fh, nbytes, path), dtype=dtype)
     if enc == _INT:
         stored = np.frombuffer(_read_exact(fh, nbytes, path), dtype=_narrowest_for(nbytes, n))
         return (stored.astype(np.int64) + np.int64(base)).astype(dtype)
-    lens = np.frombuffer(_read_exact(fh, nbytes, path), dtype=_narrowest_for(nbytes, n)) if n else np.zeros(0, int)
+    lens = (
+        np.frombuffer(_read_exact(fh, nbytes, path), dtype=_narrowest_for(nbytes, n))
+        if n
+        else np.zeros(0, int)
+    )
     data = _read_exact(fh, tbytes, path)
     if enc == _UTF8:
         ends = np.cumsum(lens.astype(np.int64)).tolist()
         starts = [0, *ends[:-1]]
-        return np.array([data[a:b].decode("utf-8", "surrogatepass") for a, b in zip(starts, ends, strict=False)], dtype=dtype)
+        return np.array(
+            [data[a:b].decode("utf-8", "surrogatepass") for a, b in zip(starts, ends, strict=False)],
+            dtype=dtype,
+        )
     width = dtype.itemsize // 4
     if n == 0 or width == 0:
         return np.zeros(n, dtype=dtype)
@@ -704,6 +738,7 @@ def _cleanup_on_signals():
 
     old = {}
     if threading.current_thread() is threading.main_thread():
+
         def handler(signum, frame):
             raise _Terminated(128 + signum)
 
@@ -740,9 +775,17 @@ def partitions_for(size_hint: int, budget: int = SPILL_BUDGET_ROWS) -> int:
     return int(min(MAX_PARTITIONS, max(32, math.ceil(2 * rows / max(budget, 1)))))
 
 
-def evaluate_stream_grouped(chunks: Iterable[tuple], *, measures: Any = None, threshold: float = 0.5,
-                            partitions: int | None = None, tmpdir: str | None = None, clustered: bool = False,
-                            size_hint: int | None = None, budget_rows: int = SPILL_BUDGET_ROWS):
+def evaluate_stream_grouped(
+    chunks: Iterable[tuple],
+    *,
+    measures: Any = None,
+    threshold: float = 0.5,
+    partitions: int | None = None,
+    tmpdir: str | None = None,
+    clustered: bool = False,
+    size_hint: int | None = None,
+    budget_rows: int = SPILL_BUDGET_ROWS,
+):
     """Per-group (and binary) measures over chunks ``(y_true, y_score, groups[, sample_weight])`` in
     bounded memory.
 
@@ -839,7 +882,8 @@ def _check_request(specs, weighted: bool, labels: _Labels) -> None:
     if ranking and weighted:
         raise InvalidParameterError(
             f"`weights` apply to the binary measures only, not to {ranking[0].label} "
-            "(a per-query measure); evaluate them without weights")
+            "(a per-query measure); evaluate them without weights"
+        )
     binary = [s for s in specs if s.measure.kind == "binary"]
     if binary:
         binary_targets(labels.coding(), binary[0].label)
@@ -933,9 +977,14 @@ class _Job:
         del blocks
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = finish(cases(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None), self.specs,
-                       threshold=self.threshold)
-        self.out.add(np.asarray(r.groups), r.group_sizes, {s.label: _per_group(r, s.label) for s in self.specs})
+            r = finish(
+                cases(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None),
+                self.specs,
+                threshold=self.threshold,
+            )
+        self.out.add(
+            np.asarray(r.groups), r.group_sizes, {s.label: _per_group(r, s.label) for s in self.specs}
+        )
 
     def _one_group(self, part: _Part) -> None:
         """A single group over the budget, finished from its summary read block by block: a
@@ -963,15 +1012,16 @@ class _Job:
                 check_weights(w)
                 keep = w > 0
                 # the group's size as evaluate() sums it: one sequential sum in row order, carried on
-                size = np.bincount(np.zeros(int(keep.sum()) + 1, dtype=np.intp),
-                                   weights=np.concatenate([size, w[keep]]))
+                size = np.bincount(
+                    np.zeros(int(keep.sum()) + 1, dtype=np.intp), weights=np.concatenate([size, w[keep]])
+                )
             else:
                 size = size + len(s)
             h = None
             if binary:
                 # the coding of all the targets was checked (_check_request): a block's own coding
                 # agrees with it (a block of 1s alone reads as 0/1, and 1 is positive in both)
-                h = ScoreHistogram.from_checked(binary_coding(y) == 1, s, w)
+                h = ScoreHistogram.from_checked(np.asarray(binary_coding(y)) == 1, s, w)
                 hb.append(h)
                 if len(hb) >= 8:
                     hb = [ScoreHistogram.merge_all(hb)]
@@ -1124,8 +1174,11 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
     def flush(cols: list[np.ndarray]) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = finish(cases(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None), specs,
-                       threshold=threshold)
+            r = finish(
+                cases(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None),
+                specs,
+                threshold=threshold,
+            )
         ks = np.asarray(r.groups)
         again = [k for k in ks.tolist() if k in done]
         if again:
@@ -1133,7 +1186,8 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
 
             raise InvalidDataError(
                 f"the input is not clustered by group: group {again[0]!r} appears again after other groups; "
-                "drop clustered=True (--clustered) to spill the rows by group instead")
+                "drop clustered=True (--clustered) to spill the rows by group instead"
+            )
         done.update(ks.tolist())
         keys_all.append(ks)
         sizes_all.append(r.group_sizes)
@@ -1177,5 +1231,14 @@ def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighte
         joined[s.label] = np.concatenate(values[s.label])[order]
         values[s.label].clear()
     del order
-    return grouped_report(specs, keys, sizes, joined, threshold=threshold, rows=rows, weighted=weighted,
-                          backend="stream", spill_partitions=partitions)
+    return grouped_report(
+        specs,
+        keys,
+        sizes,
+        joined,
+        threshold=threshold,
+        rows=rows,
+        weighted=weighted,
+        backend="stream",
+        spill_partitions=partitions,
+    )

@@ -31,8 +31,10 @@ BLOCK_RESERVED = -999999
 #: every case through the threaded path)
 PARALLEL_MIN = int(os.environ.get("PERFEVAL_PARALLEL_MIN", "200000"))
 ALL_CLASS_0 = "Warning: Precision and Recall not well defined if all cases are class 0.\n"
-BIG_TIES = ("Warning: There are more than 50000 ties in your prediction, "
-            "using pessimistic ordering in Average Precision.\n")
+BIG_TIES = (
+    "Warning: There are more than 50000 ties in your prediction, "
+    "using pessimistic ordering in Average Precision.\n"
+)
 
 
 def fmt(spec: str, x: float) -> str:
@@ -112,8 +114,11 @@ class Classic:
         """The once-per-run warnings PERF prints while it reads (SPEC 4.5)."""
         f = self.flags
         a_on = bool(f & {"RMS", "CXE", "CAL", "NRM", "SLQ"})
-        b_on = (not self.r.threshold_set and self.r.percent is None
-                and bool(f & {"ACC", "SEN", "SPC", "NPV", "PPV", "PRE", "REC", "PRF"}))
+        b_on = (
+            not self.r.threshold_set
+            and self.r.percent is None
+            and bool(f & {"ACC", "SEN", "SPC", "NPV", "PPV", "PRE", "REC", "PRF"})
+        )
         if not (a_on or b_on):
             return
         first_out, first_neg = K.range_scan(p, limit)
@@ -128,7 +133,9 @@ class Classic:
                 self.io.err("Cross-entropy doesn't make sense with predictions out of range [0-1].\n")
                 f.discard("CXE")
         elif ib >= 0:
-            self.io.err("Warning: Negative prediction but threshold is at default of %f.\n" % self.r.threshold)
+            self.io.err(
+                "Warning: Negative prediction but threshold is at default of %f.\n" % self.r.threshold
+            )
 
     # -- preprocessing ------------------------------------------------------------------------------
     def prepare(self, t: Buffer, p: Buffer) -> DataSet:
@@ -138,8 +145,10 @@ class Classic:
         if status:
             raise ClassicExit("Error: More than 2 unique target values detected.  Exiting.\n", "stderr", 255)
         if all_same:
-            self.io.err("Warning: All targets in block have same value %8.4f. Assuming targets are class %d\n"
-                        % (mn, assumed))
+            self.io.err(
+                "Warning: All targets in block have same value %8.4f. Assuming targets are class %d\n"
+                % (mn, assumed)
+            )
         self.st.warn_min = self.st.warn_max = 1
         K.sort(t, p)
         fr = K.zeros(4 * n)
@@ -160,8 +169,17 @@ class Classic:
         st, r = self.st, self.r
         plot = {"acc": 1, "cost": 2}.get(r.plot or "", 0)
         st.max_acc_thresh, st.last_acc_thresh, st.max_acc_count, pb = K.acc_sweep(
-            ds.t, ds.p, self._pn(ds.n), ds.T0, ds.T1, *r.cost, plot, st.max_acc_thresh, st.last_acc_thresh,
-            st.max_acc_count)
+            ds.t,
+            ds.p,
+            self._pn(ds.n),
+            ds.T0,
+            ds.T1,
+            *r.cost,
+            plot,
+            st.max_acc_thresh,
+            st.last_acc_thresh,
+            st.max_acc_count,
+        )
         return pb
 
     def freq_thresh(self, ds: DataSet) -> float:
@@ -182,7 +200,9 @@ class Classic:
         v, acc_out, st.warn_min, st.warn_max, warns = K.rms(ds.t, ds.p, st.warn_min, st.warn_max, acc)
         return v, acc_out, warns
 
-    def apr(self, ds: DataSet, plot: bool = False, acc: float = 0.0) -> tuple[float, float, float, list, bytes]:
+    def apr(
+        self, ds: DataSet, plot: bool = False, acc: float = 0.0
+    ) -> tuple[float, float, float, list, bytes]:
         """(APR, 1 - APR, acc + APR, warnings, PR plot); APR is 0 with a warning when all are class 0."""
         if ds.all_same and ds.assumed == 0:
             return 0.0, 1.0, K.add_ext(acc, 0.0), [ALL_CLASS_0], b""
@@ -194,7 +214,9 @@ class Classic:
         io = self.io
         self.read_warnings(cases.preds, cases.n)
         if cases.longer:
-            io.err("Warning: %s values file is longer.\n" % ("True" if cases.longer == "true" else "Predicted"))
+            io.err(
+                "Warning: %s values file is longer.\n" % ("True" if cases.longer == "true" else "Predicted")
+            )
         ds = self.prepare(cases.targets, cases.preds)
         res: dict = {}
         # Two independent lines of work once the data are sorted: measures of the tie fractions, and
@@ -310,8 +332,10 @@ class Classic:
             self.section(freq_counts, "freq_thresh", res["freq_thresh"], "Threshold")
             io.out("\n")
             if st.max_acc_count > 1:
-                io.out("Caution: %d Different Thresholds Achieved Max Accuracy.\n"
-                       "Run with -accplot option to see accuracy vs. threshold.\n\n" % st.max_acc_count)
+                io.out(
+                    "Caution: %d Different Thresholds Achieved Max Accuracy.\n"
+                    "Run with -accplot option to see accuracy vs. threshold.\n\n" % st.max_acc_count
+                )
             self.section(max_counts, "max_acc_thresh", st.max_acc_thresh, "threshold")
             io.out("\n")
 
@@ -367,15 +391,29 @@ class Classic:
         """One threshold section (SPEC 6.1-6.4)."""
         r, f, st = self.r, self.flags, self.st
         A, B, C, D = counts
-        vals = K.stats(A, B, C, D, self._ds.T0, self._ds.T1, 1 if r.loss else 0, self.max_lift, *r.sar,
-                       st.roc_area, st.rmse, *r.cost)
+        vals = K.stats(
+            A,
+            B,
+            C,
+            D,
+            self._ds.T0,
+            self._ds.T1,
+            1 if r.loss else 0,
+            self.max_lift,
+            *r.sar,
+            st.roc_area,
+            st.rmse,
+            *r.cost,
+        )
         lines = []
         for label, v in zip(STATS, vals, strict=False):  # K.stats returns them in -stats order
             if label in f:
                 lines.append("%3s   %s   %s %s\n" % (label, f8(v), tname, f9(tval)))
         if "SAR" in f:
-            lines.append("SAR   %s   %s %s wacc %s wroc %s wrms %s \n"
-                         % (f8(vals[9]), tname, f9(tval), f9(r.sar[0]), f9(r.sar[1]), f9(r.sar[2])))
+            lines.append(
+                "SAR   %s   %s %s wacc %s wroc %s wrms %s \n"
+                % (f8(vals[9]), tname, f9(tval), f9(r.sar[0]), f9(r.sar[1]), f9(r.sar[2]))
+            )
         if "CST" in f:
             lines.append("CST   %s   %s %s\n" % (f8(vals[10]), tname, f9(tval)))
         if r.confusion:
@@ -413,7 +451,9 @@ class Classic:
         if stop >= 0:
             raise ClassicExit("Error: Can't use -999999 as a BLOCK ID.  Exiting.\n", "stderr", 255)
         if cases.longer:
-            io.err("Warning: %s values file is longer.\n" % ("True" if cases.longer == "true" else "Predicted"))
+            io.err(
+                "Warning: %s values file is longer.\n" % ("True" if cases.longer == "true" else "Predicted")
+            )
         m_apr = m_rkl = m_rms = m_top1 = 0.0
         blocks = _blocks(cases, ids)
         for t, p in blocks:
@@ -432,8 +472,12 @@ class Classic:
                 _, m_rms, warns = self.rms(ds, acc=m_rms)
                 self._range_warnings(warns)
         nb = float(len(blocks))
-        for name, flag, total in (("APR", "APR", m_apr), ("RKL", "RKL", m_rkl), ("RMS", "RMS", m_rms),
-                                  ("TOP1", "TOP1", m_top1)):
+        for name, flag, total in (
+            ("APR", "APR", m_apr),
+            ("RKL", "RKL", m_rkl),
+            ("RMS", "RMS", m_rms),
+            ("TOP1", "TOP1", m_top1),
+        ):
             if flag in f:
                 io.out("MEAN_BLOCK_%-4s   %s\n" % (name, f8(K.div_ext(total, nb))))
 
@@ -450,8 +494,13 @@ def _blocks(cases: Cases, ids: memoryview) -> list[tuple[bytearray, bytearray]]:
             order.setdefault(b, []).append(i)
         tv = memoryview(cases.targets).cast("f")
         pv = memoryview(cases.preds).cast("f")
-        return [(bytearray(array("f", [tv[i] for i in idx]).tobytes()),
-                 bytearray(array("f", [pv[i] for i in idx]).tobytes())) for idx in order.values()]
+        return [
+            (
+                bytearray(array("f", [tv[i] for i in idx]).tobytes()),
+                bytearray(array("f", [pv[i] for i in idx]).tobytes()),
+            )
+            for idx in order.values()
+        ]
     import numpy as np
 
     assert cases.blocks is not None  # block mode reads a block id per case
@@ -461,7 +510,10 @@ def _blocks(cases: Cases, ids: memoryview) -> list[tuple[bytearray, bytearray]]:
         t = np.frombuffer(cases.targets, np.float32, n)
         p = np.frombuffer(cases.preds, np.float32, n)
         bounds = [0, *cuts.tolist(), n]
-        return [(bytearray(t[s:e].tobytes()), bytearray(p[s:e].tobytes())) for s, e in zip(bounds, bounds[1:], strict=False)]
+        return [
+            (bytearray(t[s:e].tobytes()), bytearray(p[s:e].tobytes()))
+            for s, e in zip(bounds, bounds[1:], strict=False)
+        ]
     _, first, inv = np.unique(a, return_index=True, return_inverse=True)
     place = np.empty_like(first)
     place[np.argsort(first)] = np.arange(first.size)  # each block's place by first appearance
@@ -471,4 +523,6 @@ def _blocks(cases: Cases, ids: memoryview) -> list[tuple[bytearray, bytearray]]:
     p = np.frombuffer(cases.preds, np.float32, n)[rows]
     ends = np.cumsum(np.bincount(key, minlength=first.size)).tolist()
     starts = [0, *ends[:-1]]
-    return [(bytearray(t[s:e].tobytes()), bytearray(p[s:e].tobytes())) for s, e in zip(starts, ends, strict=False)]
+    return [
+        (bytearray(t[s:e].tobytes()), bytearray(p[s:e].tobytes())) for s, e in zip(starts, ends, strict=False)
+    ]

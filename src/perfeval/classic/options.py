@@ -31,16 +31,55 @@ INT_MIN = -2147483648
 # (The option names themselves are also the `perf_options` of the registry entries; a test checks
 # that the two agree.)
 FLAG_OPTIONS: tuple[tuple[str, str], ...] = (
-    ("-acc", "ACC"), ("-rms", "RMS"), ("-sen", "SEN"), ("-spc", "SPC"), ("-npv", "NPV"), ("-ppv", "PPV"),
-    ("-roc", "ROC"), ("-auc", "ROC"), ("-r50", "R50"), ("-pre", "PRE"), ("-rec", "REC"), ("-prf", "PRF"),
-    ("-prb", "PRB"), ("-apr", "APR"), ("-cxe", "CXE"), ("-rkl", "RKL"), ("-lft", "LFT"),
-    ("-top1", "TOP1"), ("-top10", "TOP10"),
+    ("-acc", "ACC"),
+    ("-rms", "RMS"),
+    ("-sen", "SEN"),
+    ("-spc", "SPC"),
+    ("-npv", "NPV"),
+    ("-ppv", "PPV"),
+    ("-roc", "ROC"),
+    ("-auc", "ROC"),
+    ("-r50", "R50"),
+    ("-pre", "PRE"),
+    ("-rec", "REC"),
+    ("-prf", "PRF"),
+    ("-prb", "PRB"),
+    ("-apr", "APR"),
+    ("-cxe", "CXE"),
+    ("-rkl", "RKL"),
+    ("-lft", "LFT"),
+    ("-top1", "TOP1"),
+    ("-top10", "TOP10"),
 )
 BREAK_PREFIXES = ("-break", "-pr_break", "-prbreak")
 
 #: every internal flag that counts as "a measure was selected" (SPEC 3.3)
-MEASURE_FLAGS = ("ACC", "APR", "CAL", "CST", "CXE", "TOP1", "TOP10", "SAR", "LFT", "NPV", "NRM", "PPV",
-                 "PRB", "PRF", "PRE", "NTOP", "RKL", "REC", "RMS", "ROC", "R50", "SEN", "SLQ", "SPC")
+MEASURE_FLAGS = (
+    "ACC",
+    "APR",
+    "CAL",
+    "CST",
+    "CXE",
+    "TOP1",
+    "TOP10",
+    "SAR",
+    "LFT",
+    "NPV",
+    "NRM",
+    "PPV",
+    "PRB",
+    "PRF",
+    "PRE",
+    "NTOP",
+    "RKL",
+    "REC",
+    "RMS",
+    "ROC",
+    "R50",
+    "SEN",
+    "SLQ",
+    "SPC",
+)
 #: what -all and the default report select
 ALL_FLAGS = classic_flags(ALL)
 STATS_FLAGS = classic_flags(STATS)
@@ -172,7 +211,9 @@ def parse_options(argv: list[str]) -> ClassicRequest:
         r.stats_mode = True
         r.flags.update(ALL_FLAGS)
     if r.blocks and (not r.flags & set(BLOCK_FLAGS) or r.flags - set(BLOCK_FLAGS)):
-        raise ClassicExit("\nError: -blocks only works with -APR, -RMS, -RKL, -TOP1 options.\n", "stderr", 255)
+        raise ClassicExit(
+            "\nError: -blocks only works with -APR, -RMS, -RKL, -TOP1 options.\n", "stderr", 255
+        )
     return r
 
 
@@ -352,7 +393,9 @@ def _cal(sc: _Scan) -> int:
     size = c_int(math.floor(v)) if v == v else INT_MIN
     if size < 1:
         raise InvalidParameterError(
-            f"option -cal needs a window of at least 1 case, got {sc.arg!r} (PERF reads outside its data there)")
+            f"option -cal needs a window of at least 1 case, got {sc.arg!r} (PERF reads outside its "
+            "data there)"
+        )
     sc.r.cal_window = size
     return 1
 
@@ -400,8 +443,27 @@ def _loss(sc: _Scan) -> int:
 
 
 #: PERF 5.12's order of the option checks at one argument (SPEC 3)
-_HANDLERS = (_flags, _ntop, _nrm, _percent, _break, _plot, _easy, _confusion, _sar, _stats, _all, _threshold,
-             _cost, _slq, _cal, _blocks, _file, _files, _loss)
+_HANDLERS = (
+    _flags,
+    _ntop,
+    _nrm,
+    _percent,
+    _break,
+    _plot,
+    _easy,
+    _confusion,
+    _sar,
+    _stats,
+    _all,
+    _threshold,
+    _cost,
+    _slq,
+    _cal,
+    _blocks,
+    _file,
+    _files,
+    _loss,
+)
 
 
 def _set_slq(r: ClassicRequest, name: str, v: float) -> None:
@@ -411,12 +473,14 @@ def _set_slq(r: ClassicRequest, name: str, v: float) -> None:
         raise ClassicExit("Error: Slacq bin width must be positive\n", "stderr", 1)
     if v == 0:
         raise InvalidParameterError(
-            f"option {name} needs a bin width above 0 (or a whole number of bins), got 0")
+            f"option {name} needs a bin width above 0 (or a whole number of bins), got 0"
+        )
     if v >= 1:
         # deviation: the KDD Cup FAQ's `perf -slq 100` means 100 equal bins
         if v != math.floor(v) or math.isinf(v):
             raise InvalidParameterError(
-                f"option {name} {v:g}: a value of 1 or more is a number of bins and must be a whole number")
+                f"option {name} {v:g}: a value of 1 or more is a number of bins and must be a whole number"
+            )
         if v > MAX_BINS:
             raise InvalidParameterError(f"option {name} {v:g}: at most {MAX_BINS} bins")
         r.slq_bins = int(v)

@@ -98,13 +98,17 @@ class Board:
             try:
                 import psycopg  # noqa: F401
             except ImportError:
-                raise MissingDependencyError("a PostgreSQL leaderboard needs psycopg: pip install 'perfeval[postgres]'") from None
+                raise MissingDependencyError(
+                    "a PostgreSQL leaderboard needs psycopg: pip install 'perfeval[postgres]'"
+                ) from None
             self.ph = "%s"
             self.schema = SCHEMA.replace("{auto}", "GENERATED ALWAYS AS IDENTITY")
         else:
             if not create and not os.path.isfile(url):
-                raise InputFormatError(f"no leaderboard at {redacted(url)}: nothing has been scored there yet "
-                                       "(perfeval score stores the scores; --db names another database)")
+                raise InputFormatError(
+                    f"no leaderboard at {redacted(url)}: nothing has been scored there yet "
+                    "(perfeval score stores the scores; --db names another database)"
+                )
             self.ph = "?"
             self.schema = SCHEMA.format(auto="AUTOINCREMENT")
         self.conn = self._connect()
@@ -121,8 +125,9 @@ class Board:
             try:
                 return psycopg.connect(self.url, connect_timeout=max(1, int(min(self.wait, 30))))
             except psycopg.Error as e:
-                raise InvalidParameterError(f"cannot open the leaderboard database {redacted(self.url)}: "
-                                            f"{self._message(e)}") from None
+                raise InvalidParameterError(
+                    f"cannot open the leaderboard database {redacted(self.url)}: {self._message(e)}"
+                ) from None
         import sqlite3
 
         try:
@@ -144,16 +149,24 @@ class Board:
                     raise
             return conn
         except sqlite3.Error as e:
-            raise InvalidParameterError(f"cannot open the leaderboard database {redacted(self.url)}: "
-                                        f"{self._message(e)}") from None
+            raise InvalidParameterError(
+                f"cannot open the leaderboard database {redacted(self.url)}: {self._message(e)}"
+            ) from None
 
     def _transient(self, e: BaseException) -> bool:
         """An error that waiting may cure: a busy or locked database, a dropped connection."""
         if self.pg:
             import psycopg
 
-            return isinstance(e, (psycopg.OperationalError, psycopg.errors.SerializationFailure,
-                                  psycopg.errors.DeadlockDetected, psycopg.errors.LockNotAvailable))
+            return isinstance(
+                e,
+                (
+                    psycopg.OperationalError,
+                    psycopg.errors.SerializationFailure,
+                    psycopg.errors.DeadlockDetected,
+                    psycopg.errors.LockNotAvailable,
+                ),
+            )
         import sqlite3
 
         return isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e))
@@ -186,11 +199,15 @@ class Board:
             except Exception as e:
                 self._rollback()
                 if not self._transient(e):
-                    raise StoreError(f"storing on the leaderboard {redacted(self.url)} failed: {self._message(e)}") from None
+                    raise StoreError(
+                        f"storing on the leaderboard {redacted(self.url)} failed: {self._message(e)}"
+                    ) from None
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise StoreError(f"the leaderboard {redacted(self.url)} stayed busy for {self.wait:g} s "
-                                     f"({self._message(e)}); --db-wait waits longer") from None
+                    raise StoreError(
+                        f"the leaderboard {redacted(self.url)} stayed busy for {self.wait:g} s "
+                        f"({self._message(e)}); --db-wait waits longer"
+                    ) from None
                 time.sleep(min(delay, left))
                 delay = min(2 * delay, 1.0)
                 if self.pg and self.conn.closed:
@@ -213,10 +230,15 @@ class Board:
 
     def add_all(self, entries: list[tuple]) -> None:
         """Store scored submissions ``(task, team, file, scores[, when])``, all or none."""
-        q = f"INSERT INTO submissions (task, team, file, submitted_at, scores) VALUES ({', '.join([self.ph] * 5)})"
+        q = (
+            "INSERT INTO submissions (task, team, file, submitted_at, scores) "
+            f"VALUES ({', '.join([self.ph] * 5)})"
+        )
         rows = []
         for task, team, file, scores, *when in entries:
-            stamp = (when[0] if when else None) or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
+            stamp = (when[0] if when else None) or _dt.datetime.now(_dt.timezone.utc).isoformat(
+                timespec="microseconds"
+            )
             clean = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in scores.items()}
             rows.append((q, (task, team, file, stamp, json.dumps(clean))))
         self._write(rows)
@@ -232,19 +254,26 @@ class Board:
         while True:
             cur = self.conn.cursor()
             try:
-                cur.execute(f"SELECT team, file, submitted_at, scores FROM submissions WHERE task = {self.ph} "
-                            "ORDER BY id", (task,))
+                cur.execute(
+                    f"SELECT team, file, submitted_at, scores FROM submissions WHERE task = {self.ph} "
+                    "ORDER BY id",
+                    (task,),
+                )
                 rows = cur.fetchall()
                 self._rollback()  # end the read transaction (PostgreSQL opens one)
                 return [{"team": t, "file": f, "time": w, "scores": json.loads(s)} for t, f, w, s in rows]
             except Exception as e:
                 self._rollback()
                 if not self._transient(e):  # no submissions table: not a leaderboard
-                    raise InputFormatError(f"{redacted(self.url)} holds no leaderboard ({self._message(e)})") from None
+                    raise InputFormatError(
+                        f"{redacted(self.url)} holds no leaderboard ({self._message(e)})"
+                    ) from None
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise InvalidParameterError(f"the leaderboard {redacted(self.url)} stayed busy for "
-                                                f"{self.wait:g} s ({self._message(e)})") from None
+                    raise InvalidParameterError(
+                        f"the leaderboard {redacted(self.url)} stayed busy for "
+                        f"{self.wait:g} s ({self._message(e)})"
+                    ) from None
                 time.sleep(min(delay, left))
                 delay = min(2 * delay, 1.0)
 
@@ -282,15 +311,20 @@ def rankings(entries: list[dict[str, Any]], directions: dict[str, str]) -> dict[
         for e in entries:
             cur = best.get(e["team"])
             if cur is None or _key(direction, e["scores"].get(crit), e["time"]) < _key(
-                    direction, cur["scores"].get(crit), cur["time"]):
+                direction, cur["scores"].get(crit), cur["time"]
+            ):
                 best[e["team"]] = e
         ordered = sorted(best.values(), key=lambda e: _key(direction, e["scores"].get(crit), e["time"]))
-        out[crit] = [Standing(e["team"], e["scores"].get(crit), e["time"], e["file"], i + 1)
-                     for i, e in enumerate(ordered)]
+        out[crit] = [
+            Standing(e["team"], e["scores"].get(crit), e["time"], e["file"], i + 1)
+            for i, e in enumerate(ordered)
+        ]
     teams = {e["team"] for e in entries}
     first = {t: min(e["time"] for e in entries if e["team"] == t) for t in teams}
-    mean_rank = {t: sum(next(s.rank for s in out[c] if s.team == t) for c in directions) / len(directions)
-                 for t in teams}
+    mean_rank = {
+        t: sum(next(s.rank for s in out[c] if s.team == t) for c in directions) / len(directions)
+        for t in teams
+    }
     ordered_teams = sorted(teams, key=lambda t: (mean_rank[t], first[t]))
     out["overall"] = [Standing(t, mean_rank[t], first[t], "", i + 1) for i, t in enumerate(ordered_teams)]
     return out
@@ -303,11 +337,15 @@ def check_team(team: str) -> str:
     from perfeval._text import shown
 
     if shown(team) != team:
-        raise InvalidParameterError(f"--team {shown(team)}: a team name cannot hold control or format characters")
+        raise InvalidParameterError(
+            f"--team {shown(team)}: a team name cannot hold control or format characters"
+        )
     t = team.strip()
     if not t or len(t) > 200:
         raise InvalidParameterError("--team needs a name of 1 to 200 characters")
     if " ".join(t.split()) != t:
-        raise InvalidParameterError(f"--team {t!r}: words of a team name are separated by single spaces "
-                                    "(a run of blanks would shift the leaderboard's columns)")
+        raise InvalidParameterError(
+            f"--team {t!r}: words of a team name are separated by single spaces "
+            "(a run of blanks would shift the leaderboard's columns)"
+        )
     return t

@@ -19,8 +19,10 @@ def classic_cases(cols: tuple):
     from perfeval.classic.reader import Cases, parse_bytes
 
     *texts, p = cols
-    read = [parse_bytes(("\n".join(c) + "\n").encode(), pat, "the answer key")[0]
-            for c, pat in zip(texts, "if" if len(texts) == 2 else "f", strict=False)]
+    read = [
+        parse_bytes(("\n".join(c) + "\n").encode(), pat, "the answer key")[0]
+        for c, pat in zip(texts, "if" if len(texts) == 2 else "f", strict=False)
+    ]
     return Cases(read[-1], K.copy(np.ascontiguousarray(p, np.float32)), read[0] if len(texts) == 2 else None)
 
 

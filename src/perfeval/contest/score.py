@@ -86,7 +86,9 @@ class _Errors:
 
     def listed(self) -> ErrorList:
         more = self.count - len(self.kept)
-        return ErrorList(self.kept + ([f"... and {more} more error{'s' * (more > 1)}"] if more else []), self.count)
+        return ErrorList(
+            self.kept + ([f"... and {more} more error{'s' * (more > 1)}"] if more else []), self.count
+        )
 
 
 class ErrorList(list):
@@ -125,8 +127,9 @@ def submission_files(arg: str, task: Task, follow_links: bool = False) -> list[s
 
 
 def _refuse_link(path: str, what: str = "a regular file") -> None:
-    raise InputFormatError(f"is a symbolic link; a submission is {what} (--follow-links accepts links)",
-                           source=path)
+    raise InputFormatError(
+        f"is a symbolic link; a submission is {what} (--follow-links accepts links)", source=path
+    )
 
 
 def open_submission(path: str, key: Key | None = None, follow_links: bool = False):
@@ -164,8 +167,10 @@ def open_submission(path: str, key: Key | None = None, follow_links: bool = Fals
         if stat.S_ISDIR(st.st_mode):
             raise InputFormatError("is a directory, not a file", source=path)
         if not stat.S_ISREG(st.st_mode):
-            raise InputFormatError("is not a regular file (a FIFO, device or socket); a submission is a regular "
-                                   "file", source=path)
+            raise InputFormatError(
+                "is not a regular file (a FIFO, device or socket); a submission is a regular file",
+                source=path,
+            )
         if key is not None and key.inode == (st.st_dev, st.st_ino):
             raise InputFormatError("is the answer key itself; a submission cannot be the key", source=path)
         os.set_blocking(fd, True)
@@ -204,7 +209,7 @@ def _physical_lines(fh, limit: int) -> Iterator[tuple[int, str | None]]:
                 k += 1
                 yield k, None
             else:
-                k, done = yield from _split(data[pos:m.start()], k)
+                k, done = yield from _split(data[pos : m.start()], k)
             pos = m.end()
         carry = data[pos:]
         if len(carry) > MAX_LINE:
@@ -266,8 +271,11 @@ class _Plain:
     width: int
 
     def offsets(self, col: int) -> tuple[bytes, np.ndarray, np.ndarray]:
-        return (self.raw, np.ascontiguousarray(self.start[col:: self.width]),
-                np.ascontiguousarray(self.end[col:: self.width]))
+        return (
+            self.raw,
+            np.ascontiguousarray(self.start[col :: self.width]),
+            np.ascontiguousarray(self.end[col :: self.width]),
+        )
 
 
 def _fast_columns(raw: bytes, width: int, rows: int | None = None) -> _Plain | None:
@@ -291,7 +299,10 @@ def _fast_columns(raw: bytes, width: int, rows: int | None = None) -> _Plain | N
         if len(starts) != rows * width:  # not one line a key row: declined before any text is made
             return None
         eol = np.flatnonzero(np.frombuffer(raw, np.uint8) == 10)
-        if len(eol) and max(int(eol[0]), int(np.diff(eol).max(initial=0)), len(raw) - 1 - int(eol[-1])) >= MAX_LINE:
+        if (
+            len(eol)
+            and max(int(eol[0]), int(np.diff(eol).max(initial=0)), len(raw) - 1 - int(eol[-1])) >= MAX_LINE
+        ):
             return None  # a line near the limit: the line-by-line reading decides
     toks = raw.decode("ascii").replace(",", " ").split()
     return _Plain(raw, [toks[i::width] for i in range(width)], starts, ends, width)
@@ -313,18 +324,29 @@ def read_key(path: str, task: Task) -> Key:
         ids = plain.offsets(width - 2)
         none = np.zeros(0, np.int64)
         if K.join_ids(*ids, b"", none, none) is not None:  # the key alone: no id twice
-            key = Key(path, plain.cols[-2], plain.cols[-1], plain.cols[0] if width == 3 else None, ids,
-                      plain.offsets(0) if width == 3 else None)
+            key = Key(
+                path,
+                plain.cols[-2],
+                plain.cols[-1],
+                plain.cols[0] if width == 3 else None,
+                ids,
+                plain.offsets(0) if width == 3 else None,
+            )
     if key is None:
         key = Key(path, [], [], [] if width == 3 else None)
         seen: set[str] = set()
         for k, f in _lines(raw):
             if len(f) != width:
-                raise InputFormatError(f"the answer key needs {width} fields a line ({task.key}), found {len(f)}",
-                                       source=path, line=k)
+                raise InputFormatError(
+                    f"the answer key needs {width} fields a line ({task.key}), found {len(f)}",
+                    source=path,
+                    line=k,
+                )
             ident = f[-2]
             if ident in seen:
-                raise InputFormatError(f"the answer key lists example {token(ident)} twice", source=path, line=k)
+                raise InputFormatError(
+                    f"the answer key lists example {token(ident)} twice", source=path, line=k
+                )
             seen.add(ident)
             key.ids.append(ident)
             key.targets.append(f[-1])
@@ -352,11 +374,16 @@ def _check_key_values(raw: bytes, key: Key, task: Task) -> None:
 
     def read(texts: list[str], pattern: str, what: str) -> np.ndarray:
         try:
-            return np.frombuffer(parse_bytes(("\n".join(texts) + "\n").encode(), pattern, "")[0],
-                                 np.float32 if pattern == "f" else np.int32)
+            return np.frombuffer(
+                parse_bytes(("\n".join(texts) + "\n").encode(), pattern, "")[0],
+                np.float32 if pattern == "f" else np.int32,
+            )
         except InputFormatError as e:
-            raise InputFormatError(f"the answer key's {what}: {e.message.replace(' (value)', '')}", source=key.source,
-                                   line=line_of((e.line or 1) - 1)) from None
+            raise InputFormatError(
+                f"the answer key's {what}: {e.message.replace(' (value)', '')}",
+                source=key.source,
+                line=line_of((e.line or 1) - 1),
+            ) from None
 
     blocks = read(key.blocks, "i", "block id") if key.blocks is not None else None
     if task.key == "id-label":  # labels: each criterion codes them 0/1 by its positives
@@ -374,9 +401,12 @@ def _check_key_values(raw: bytes, key: Key, task: Task) -> None:
                 third = int(part[k]) if third is None else min(third, int(part[k]))
     if third is not None:
         where = "its block" if blocks is not None else "the key"
-        raise InputFormatError(f"the target {token(key.targets[third])} is a third value in {where}; perf's "
-                               "criteria need two classes (two target values, e.g. 0 and 1)",
-                               source=key.source, line=line_of(third))
+        raise InputFormatError(
+            f"the target {token(key.targets[third])} is a third value in {where}; perf's "
+            "criteria need two classes (two target values, e.g. 0 and 1)",
+            source=key.source,
+            line=line_of(third),
+        )
 
 
 def _third_value(t: np.ndarray) -> int | None:
@@ -470,8 +500,9 @@ def _fast_check(raw: bytes, task: Task, key: Key, needs_prob: bool) -> tuple[np.
     return f32[perm], n
 
 
-def check_submission(paths: list[str], task: Task, key: Key, follow_links: bool = False
-                     ) -> tuple[dict[str, np.ndarray], ErrorList, int]:
+def check_submission(
+    paths: list[str], task: Task, key: Key, follow_links: bool = False
+) -> tuple[dict[str, np.ndarray], ErrorList, int]:
     """Read and check a submission: ({list: float32 predictions in answer-key order}, errors, lines read).
 
     Memory is bounded by the key, not by the submission: a file no larger than a valid submission
@@ -490,9 +521,11 @@ def check_submission(paths: list[str], task: Task, key: Key, follow_links: bool 
         fh, size = open_submission(path, key, follow_links)
         with fh:
             if size > limit:
-                raise InputFormatError(f"is {size:,} bytes, more than a submission for this key can be (at most "
-                                       f"{limit:,}: {MAX_BYTES_PER_ROW} a key row and 64 MiB); it was not read",
-                                       source=path)
+                raise InputFormatError(
+                    f"is {size:,} bytes, more than a submission for this key can be (at most "
+                    f"{limit:,}: {MAX_BYTES_PER_ROW} a key row and 64 MiB); it was not read",
+                    source=path,
+                )
             source = fh
             if size <= FAST_BYTES_PER_ROW * len(key.ids) + (1 << 20):
                 raw = fh.read(limit + 1)
@@ -503,41 +536,55 @@ def check_submission(paths: list[str], task: Task, key: Key, follow_links: bool 
                     continue
                 source = io.BytesIO(raw)  # read again line by line, as a larger file is
             try:
-                got, n = _check_lines(_fields(_physical_lines(source, limit)), shown(path), task, key, width,
-                                      needs_prob, errors)
+                got, n = _check_lines(
+                    _fields(_physical_lines(source, limit)), shown(path), task, key, width, needs_prob, errors
+                )
             except _TooLarge as e:
-                raise InputFormatError(f"grew past {limit:,} bytes while it was read (line {e.line}); a submission "
-                                       "must not change while it is scored", source=path) from None
+                raise InputFormatError(
+                    f"grew past {limit:,} bytes while it was read (line {e.line}); a submission "
+                    "must not change while it is scored",
+                    source=path,
+                ) from None
         rows += n
         missing = [i for i in key.ids if i not in got]
         if missing:
             listed = ", ".join(token(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
-            errors.add(f"{shown(path)}: {len(missing)} example(s) of the answer key have no prediction: {listed}")
+            errors.add(
+                f"{shown(path)}: {len(missing)} example(s) of the answer key have no prediction: {listed}"
+            )
         if task.submission == "ranked":  # rank 1 = most confident: the highest score
             if not errors.count:
-                preds[lst] = np.array([len(got) + 1 - int(got[i][0]) for i in key.ids], np.float64).astype(np.float32)
+                preds[lst] = np.array([len(got) + 1 - int(got[i][0]) for i in key.ids], np.float64).astype(
+                    np.float32
+                )
             continue
         # the float32 the classic engine reads must be finite too: 1e39 is a finite double, +inf here
         found = [(k, text) for text, k in got.values()]
         wide = np.isinf(_float32([text for _, text in found])) if found else np.zeros(0, bool)
         for k, text in sorted(found[i] for i in np.flatnonzero(wide)):
-            errors.add(f"{shown(path)}, line {k}: the prediction {token(text)} is too large for the 32-bit "
-                       "float perf reads (at most 3.4028235e+38 in magnitude)")
+            errors.add(
+                f"{shown(path)}, line {k}: the prediction {token(text)} is too large for the 32-bit "
+                "float perf reads (at most 3.4028235e+38 in magnitude)"
+            )
         if not errors.count:
             preds[lst] = _float32([got[i][0] for i in key.ids])
     return preds, errors.listed(), rows
 
 
-def _check_lines(lines, where: str, task: Task, key: Key, width: int, needs_prob: bool,
-                 errors: _Errors) -> tuple[dict[str, tuple[str, int]], int]:
+def _check_lines(
+    lines, where: str, task: Task, key: Key, width: int, needs_prob: bool, errors: _Errors
+) -> tuple[dict[str, tuple[str, int]], int]:
     """Check a submission's lines one by one: ({key id: (prediction text or rank, line)}, lines
     read).  Only ids of the key are kept, so memory follows the key.
     """
     index = key.index
     got: dict[str, tuple[str, int]] = {}
     rank = rows = 0
-    expected = {"id-score": "example_id prediction", "block-id-score": "block_id example_id prediction",
-                "ranked": "one example id"}[task.submission]
+    expected = {
+        "id-score": "example_id prediction",
+        "block-id-score": "block_id example_id prediction",
+        "ranked": "one example id",
+    }[task.submission]
     probs = ", ".join(c.name for c in task.criteria if c.probability)
     for k, f in lines:
         rows += 1
@@ -560,7 +607,9 @@ def _check_lines(lines, where: str, task: Task, key: Key, width: int, needs_prob
             block = key.blocks[row]
             if f[0] != block:
                 got[ident] = ("0", k)  # seen: a later line with it is a repeat
-                errors.add(f"{pos}: example {token(ident)} belongs to block {token(block)}, not {token(f[0])}")
+                errors.add(
+                    f"{pos}: example {token(ident)} belongs to block {token(block)}, not {token(f[0])}"
+                )
                 continue
         if task.submission == "ranked":
             rank += 1
@@ -571,8 +620,10 @@ def _check_lines(lines, where: str, task: Task, key: Key, width: int, needs_prob
         if v is None:
             errors.add(f"{pos}: the prediction {token(f[-1])} is not a number")
         elif math.isinf(v) and _NUMBER.fullmatch(f[-1]):  # digits whose value no float holds
-            errors.add(f"{pos}: the prediction {token(f[-1])} is too large for the 32-bit float perf reads "
-                       "(at most 3.4028235e+38 in magnitude)")
+            errors.add(
+                f"{pos}: the prediction {token(f[-1])} is too large for the 32-bit float perf reads "
+                "(at most 3.4028235e+38 in magnitude)"
+            )
         elif math.isnan(v) or math.isinf(v):
             errors.add(f"{pos}: the prediction {token(f[-1])} is not a finite number")
         elif needs_prob and not 0.0 <= v <= 1.0:
@@ -583,8 +634,9 @@ def _check_lines(lines, where: str, task: Task, key: Key, width: int, needs_prob
     return got, rows
 
 
-def _columns(task: Task, key: Key, preds: dict[str, np.ndarray], lst: str = "",
-             positives: list[str] | None = None) -> tuple:
+def _columns(
+    task: Task, key: Key, preds: dict[str, np.ndarray], lst: str = "", positives: list[str] | None = None
+) -> tuple:
     """The joined PERF input in answer-key order: ([block texts], target texts, float32 predictions)."""
     t = key.targets
     if positives is not None:
@@ -595,8 +647,9 @@ def _columns(task: Task, key: Key, preds: dict[str, np.ndarray], lst: str = "",
     return t, preds[lst]
 
 
-def joined_text(task: Task, key: Key, preds: dict[str, np.ndarray], lst: str = "",
-                positives: list[str] | None = None) -> bytes:
+def joined_text(
+    task: Task, key: Key, preds: dict[str, np.ndarray], lst: str = "", positives: list[str] | None = None
+) -> bytes:
     """The PERF input of a checked submission: `target prediction` (or `block target prediction`)
     lines in answer-key order, each prediction written as the shortest text that reads back as the
     same float32; running the classic ``perf`` on it gives the scores `score` gives.
@@ -621,9 +674,12 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
     """Check and score one submission (one path, or one per list for a ranked-lists task)."""
     name = os.pathsep.join(paths)
     if task.lists and len(paths) != len(task.lists):
-        raise InputFormatError(f"is not a submission of task {task.name}: it needs {len(task.lists)} ranked "
-                               f"lists ({', '.join(f'{x}.txt' for x in task.lists)} in a directory, or the "
-                               f"files joined by commas), got {len(paths)} file(s)", source=",".join(paths))
+        raise InputFormatError(
+            f"is not a submission of task {task.name}: it needs {len(task.lists)} ranked "
+            f"lists ({', '.join(f'{x}.txt' for x in task.lists)} in a directory, or the "
+            f"files joined by commas), got {len(paths)} file(s)",
+            source=",".join(paths),
+        )
     preds, errors, rows = check_submission(paths, task, key, follow_links)
     res = Result(name, errors=errors, rows=rows, n_errors=errors.total)
     if errors:

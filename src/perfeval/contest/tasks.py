@@ -81,15 +81,19 @@ def _toml(text: str) -> dict:
 
 
 def presets() -> list[str]:
-    return sorted(p.name[:-5] for p in resources.files("perfeval.contest.presets").iterdir()
-                  if p.name.endswith(".toml"))
+    return sorted(
+        p.name[:-5] for p in resources.files("perfeval.contest.presets").iterdir() if p.name.endswith(".toml")
+    )
 
 
 _TOP = {"name", "title", "submission", "key", "lists", "criteria", "total"}
 _CRITERION = {"name", "perf", "direction", "probability", "list", "positives"}
 _TOTAL = {"name", "sum", "direction"}
-_PAIRS = {"id-score": ("id-target", "id-label"), "block-id-score": ("block-id-target",),
-          "ranked": ("id-label", "id-target")}
+_PAIRS = {
+    "id-score": ("id-target", "id-label"),
+    "block-id-score": ("block-id-target",),
+    "ranked": ("id-label", "id-target"),
+}
 
 
 class _Checker:
@@ -108,23 +112,35 @@ class _Checker:
             self.fail(where, f"expected a table, found {_kind(table)}")
         unknown = sorted(set(table) - allowed)
         if unknown:
-            self.fail(where, f"unknown key {unknown[0]!r} (a {where.split('[')[0].split('.')[0]} takes "
-                             f"{', '.join(sorted(allowed))})")
+            self.fail(
+                where,
+                f"unknown key {unknown[0]!r} (a {where.split('[')[0].split('.')[0]} takes "
+                f"{', '.join(sorted(allowed))})",
+            )
         return table
 
     def text(self, table: dict, name: str, where: str, required: bool = True, choices: tuple = ()) -> str:
         if name not in table:
             if required:
-                self.fail(where, f"{name} is missing" + (f" (one of {', '.join(choices)})" if choices else ""))
+                self.fail(
+                    where, f"{name} is missing" + (f" (one of {', '.join(choices)})" if choices else "")
+                )
             return ""
         v = table[name]
         if not isinstance(v, str) or not v.strip():
-            self.fail(f"{where}.{name}" if where != "task" else name, f"expected a non-empty string, found {_kind(v)}")
+            self.fail(
+                f"{where}.{name}" if where != "task" else name,
+                f"expected a non-empty string, found {_kind(v)}",
+            )
         if shown(v) != v:
-            self.fail(f"{where}.{name}" if where != "task" else name, f"{shown(v)!r} holds a control or format "
-                                                                    "character; names are printed in tables")
+            self.fail(
+                f"{where}.{name}" if where != "task" else name,
+                f"{shown(v)!r} holds a control or format character; names are printed in tables",
+            )
         if choices and v not in choices:
-            self.fail(f"{where}.{name}" if where != "task" else name, f"{v!r} is not one of {', '.join(choices)}")
+            self.fail(
+                f"{where}.{name}" if where != "task" else name, f"{v!r} is not one of {', '.join(choices)}"
+            )
         return v
 
     def names(self, v: Any, where: str) -> list[str]:
@@ -137,9 +153,14 @@ class _Checker:
 
 
 def _kind(v: Any) -> str:
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",
-            dict: "a table"}.get(type(v), type(v).__name__) + (f" ({v!r})" if isinstance(v, (bool, int, float, str))
-                                                                 else "")
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a table",
+    }.get(type(v), type(v).__name__) + (f" ({v!r})" if isinstance(v, (bool, int, float, str)) else "")
 
 
 def _task(d: dict, source: str) -> Task:
@@ -150,13 +171,20 @@ def _task(d: dict, source: str) -> Task:
     submission = ck.text(d, "submission", "task", choices=SUBMISSIONS)
     key = ck.text(d, "key", "task", choices=KEYS)
     if key not in _PAIRS[submission]:
-        ck.fail("key", f"a {submission!r} submission is scored against a key of {' or '.join(_PAIRS[submission])}, "
-                       f"not {key!r}")
+        ck.fail(
+            "key",
+            f"a {submission!r} submission is scored against a key of {' or '.join(_PAIRS[submission])}, "
+            f"not {key!r}",
+        )
     lists = _lists(ck, d, submission)
     crits = d.get("criteria")
     if not isinstance(crits, list) or not crits:
-        ck.fail("criteria", "a task needs at least one [[criteria]] table (name, perf, direction)"
-                if crits is None else f"expected [[criteria]] tables, found {_kind(crits)}")
+        ck.fail(
+            "criteria",
+            "a task needs at least one [[criteria]] table (name, perf, direction)"
+            if crits is None
+            else f"expected [[criteria]] tables, found {_kind(crits)}",
+        )
     criteria: list[Criterion] = []
     for i, c in enumerate(crits, 1):
         crit = _criterion(ck, c, i, criteria, submission, key, lists)
@@ -177,7 +205,7 @@ def _lists(ck: _Checker, d: dict, submission: str) -> list[str]:
             ck.fail("lists", f"only a ranked task has lists; this one's submission is {submission!r}")
         return []
     if "lists" not in d:
-        ck.fail("lists", "a ranked task names its lists, e.g. lists = [\"narrow\", \"broad\"]")
+        ck.fail("lists", 'a ranked task names its lists, e.g. lists = ["narrow", "broad"]')
     lists = ck.names(d["lists"], "lists")
     for x in lists:
         if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", x):
@@ -185,8 +213,9 @@ def _lists(ck: _Checker, d: dict, submission: str) -> list[str]:
     return lists
 
 
-def _criterion(ck: _Checker, c: Any, i: int, criteria: list[Criterion], submission: str, key: str,
-               lists: list[str]) -> Criterion:
+def _criterion(
+    ck: _Checker, c: Any, i: int, criteria: list[Criterion], submission: str, key: str, lists: list[str]
+) -> Criterion:
     """The i-th [[criteria]] table, checked (name unique, direction, list, positives)."""
     where = f"criteria[{i}]"
     ck.keys(c, _CRITERION, where)
@@ -203,15 +232,20 @@ def _criterion(ck: _Checker, c: Any, i: int, criteria: list[Criterion], submissi
     lst = c.get("list")
     if submission == "ranked":
         if lst not in lists:
-            ck.fail(f"{where}.list", f"expected one of the task's lists ({', '.join(lists)}), found "
-                                     f"{_kind(lst) if lst is not None else 'nothing'}")
+            ck.fail(
+                f"{where}.list",
+                f"expected one of the task's lists ({', '.join(lists)}), found "
+                f"{_kind(lst) if lst is not None else 'nothing'}",
+            )
     elif lst is not None:
         ck.fail(f"{where}.list", "only a ranked task's criteria name a list")
     positives = c.get("positives")
     if key == "id-label":
         if positives is None:
-            ck.fail(f"{where}.positives", "a key of labels needs the labels that count as positive, "
-                                          "e.g. positives = [\"change\"]")
+            ck.fail(
+                f"{where}.positives",
+                'a key of labels needs the labels that count as positive, e.g. positives = ["change"]',
+            )
         positives = ck.names(positives, f"{where}.positives")
     elif positives is not None:
         ck.fail(f"{where}.positives", f"only a key of labels (id-label) takes positives; this key is {key!r}")
@@ -223,7 +257,9 @@ def _check_total(ck: _Checker, total: Any, criteria: list[Criterion]) -> None:
     ck.keys(total, _TOTAL, "total")
     tname = ck.text(total, "name", "total")
     if tname == "overall":
-        ck.fail("total.name", "'overall' names the leaderboard's ranking over all criteria; choose another name")
+        ck.fail(
+            "total.name", "'overall' names the leaderboard's ranking over all criteria; choose another name"
+        )
     if any(c.name == tname for c in criteria):
         ck.fail("total.name", f"{tname!r} is also a criterion's name")
     if "sum" not in total:
@@ -231,8 +267,10 @@ def _check_total(ck: _Checker, total: Any, criteria: list[Criterion]) -> None:
     parts = ck.names(total["sum"], "total.sum")
     unknown = [x for x in parts if all(c.name != x for c in criteria)]
     if unknown:
-        ck.fail("total.sum", f"{unknown[0]!r} is not a criterion (the criteria: "
-                             f"{', '.join(c.name for c in criteria)})")
+        ck.fail(
+            "total.sum",
+            f"{unknown[0]!r} is not a criterion (the criteria: {', '.join(c.name for c in criteria)})",
+        )
     ck.text(total, "direction", "total", required=False, choices=("higher", "lower"))
 
 
@@ -244,35 +282,52 @@ def _check_perf_options(source: str, c: Criterion, blocks: bool) -> None:
 
     where = f"{source}: criterion {c.name!r}: perf"
     if not isinstance(c.perf, list) or not c.perf or not all(isinstance(o, str) for o in c.perf):
-        raise InvalidParameterError(f"{where}: expected a list of perf options, e.g. [\"-roc\"], found "
-                                    f"{_kind(c.perf)}")
+        raise InvalidParameterError(
+            f'{where}: expected a list of perf options, e.g. ["-roc"], found {_kind(c.perf)}'
+        )
     for o in c.perf:
         try:
             v = float(o)
         except ValueError:
             continue
         if not math.isfinite(v):
-            raise InvalidParameterError(f"{where}: {c.perf!r} holds {o!r}; an option's value must be a finite number")
+            raise InvalidParameterError(
+                f"{where}: {c.perf!r} holds {o!r}; an option's value must be a finite number"
+            )
     try:
         req = parse_options(list(c.perf))
     except (ClassicExit, HelpRequested, PerfError) as e:
         why = " ".join(str(getattr(e, "text", e)).split()).removeprefix("Error: ")
-        raise InvalidParameterError(f"{where}: {c.perf!r} is not a perf option list "
-                                    f"({why or 'help or version options compute nothing'})") from None
+        raise InvalidParameterError(
+            f"{where}: {c.perf!r} is not a perf option list "
+            f"({why or 'help or version options compute nothing'})"
+        ) from None
     if len(req.flags) != 1:
-        raise InvalidParameterError(f"{where}: {c.perf!r} computes {len(req.flags) or 'no'} measures"
-                                    f"{' (' + ', '.join(sorted(req.flags)) + ')' if req.flags else ''}; a "
-                                    "criterion is one measure")
+        raise InvalidParameterError(
+            f"{where}: {c.perf!r} computes {len(req.flags) or 'no'} measures"
+            f"{' (' + ', '.join(sorted(req.flags)) + ')' if req.flags else ''}; a "
+            "criterion is one measure"
+        )
     if req.infile or req.predfile or req.plot or req.stats_mode or req.confusion:
-        raise InvalidParameterError(f"{where}: {c.perf!r} asks for a file, a plot or a table; a criterion is one "
-                                    "measure, e.g. [\"-roc\"]")
+        raise InvalidParameterError(
+            f"{where}: {c.perf!r} asks for a file, a plot or a table; a criterion is one "
+            'measure, e.g. ["-roc"]'
+        )
     if req.blocks != blocks:
-        raise InvalidParameterError(f"{where}: {c.perf!r} " + ("lacks -blocks, which a block key's criteria use "
-                                    "(the mean over blocks)" if blocks else "has -blocks, but the key has no blocks"))
+        raise InvalidParameterError(
+            f"{where}: {c.perf!r} "
+            + (
+                "lacks -blocks, which a block key's criteria use (the mean over blocks)"
+                if blocks
+                else "has -blocks, but the key has no blocks"
+            )
+        )
     printed = _dry_run(c.perf, blocks)
     if c.perf_label not in printed:
-        raise InvalidParameterError(f"{where}: {c.perf!r} prints no value labelled {c.perf_label} (it prints "
-                                    f"{', '.join(printed) or 'nothing'}); a criterion is one printed value")
+        raise InvalidParameterError(
+            f"{where}: {c.perf!r} prints no value labelled {c.perf_label} (it prints "
+            f"{', '.join(printed) or 'nothing'}); a criterion is one printed value"
+        )
 
 
 def _dry_run(perf: list[str], blocks: bool) -> list[str]:
@@ -297,18 +352,22 @@ def load_task(name_or_path: str) -> Task:
             with open(name_or_path, encoding="utf-8") as f:
                 text, source = f.read(), name_or_path
         except (OSError, UnicodeDecodeError) as e:
-            raise InvalidParameterError(f"{shown(name_or_path)}: the task file cannot be read "
-                                        f"({getattr(e, 'strerror', None) or e})") from None
+            raise InvalidParameterError(
+                f"{shown(name_or_path)}: the task file cannot be read ({getattr(e, 'strerror', None) or e})"
+            ) from None
     elif name_or_path in presets():
         text = resources.files("perfeval.contest.presets").joinpath(f"{name_or_path}.toml").read_text()
         source = f"preset {name_or_path}"
     else:
-        raise InvalidParameterError(f"unknown task {shown(name_or_path)!r}: not a file, nor a preset "
-                                    f"({', '.join(presets())})")
+        raise InvalidParameterError(
+            f"unknown task {shown(name_or_path)!r}: not a file, nor a preset ({', '.join(presets())})"
+        )
     try:
         d = _toml(text)
     except ValueError as e:  # tomllib.TOMLDecodeError is a ValueError
         raise InvalidParameterError(f"{shown(source)}: not valid TOML ({e})") from None
     except RecursionError:
-        raise InvalidParameterError(f"{shown(source)}: not a task file (arrays or tables nested too deeply)") from None
+        raise InvalidParameterError(
+            f"{shown(source)}: not a task file (arrays or tables nested too deeply)"
+        ) from None
     return _task(d, shown(source))

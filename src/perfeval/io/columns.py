@@ -68,8 +68,10 @@ class Choice:
         """Whether a command should say which columns it used: some were taken by default, and the
         table is not the plain headerless two-column ``target score`` layout.
         """
-        return self.defaulted and (any(c.how == "default" and not c.name.startswith("column") for c in self.all())
-                                   or self.width > len(self.all()))
+        return self.defaulted and (
+            any(c.how == "default" and not c.name.startswith("column") for c in self.all())
+            or self.width > len(self.all())
+        )
 
     def describe(self) -> str:
         """``target 'label' (3), score 'score' (4), group 'user' (1)``."""
@@ -89,8 +91,9 @@ def _listing(names: list[str]) -> str:
     return ", ".join(names)
 
 
-def pick(names: list[str], spec: str | None, role: str, source: str, *, header: bool,
-         default: bool = True) -> Column | None:
+def pick(
+    names: list[str], spec: str | None, role: str, source: str, *, header: bool, default: bool = True
+) -> Column | None:
     """One column for ``role`` from ``spec`` (a name or a 1-based position), or its default.
 
     Parameters
@@ -134,16 +137,19 @@ def pick(names: list[str], spec: str | None, role: str, source: str, *, header: 
             if not hits:
                 raise InvalidParameterError(
                     f"{source} has a header but no {role} column by a usual name ({', '.join(wanted)}); "
-                    f"name it with {opt} NAME or a position (columns: {_listing(names)})")
+                    f"name it with {opt} NAME or a position (columns: {_listing(names)})"
+                )
             shown = ", ".join(f"{names[i]!r} ({i + 1})" for i in hits)
             raise InvalidParameterError(
-                f"{source}: more than one column could be the {role} ({shown}); choose one with {opt}")
+                f"{source}: more than one column could be the {role} ({shown}); choose one with {opt}"
+            )
         if role in DEFAULT_POSITIONS:
             k = DEFAULT_POSITIONS[role]
             if k > len(names):
                 raise InvalidParameterError(
                     f"{source} has {len(names)} column{'s' if len(names) != 1 else ''}; the {role} is column "
-                    f"{k} by default (name it with {opt})")
+                    f"{k} by default (name it with {opt})"
+                )
             return Column(role, k - 1, names[k - 1], "default")
         return None
     text = spec.strip()
@@ -152,7 +158,8 @@ def pick(names: list[str], spec: str | None, role: str, source: str, *, header: 
         if not 1 <= k <= len(names):
             raise InvalidParameterError(
                 f"{opt} {text}: {source} has {len(names)} column{'s' if len(names) != 1 else ''} "
-                f"({_listing(names)})")
+                f"({_listing(names)})"
+            )
         return Column(role, k - 1, names[k - 1], "position")
     hits = [i for i, n in enumerate(names) if n == text]
     if len(hits) == 1:
@@ -161,18 +168,29 @@ def pick(names: list[str], spec: str | None, role: str, source: str, *, header: 
         where = " and ".join(str(i + 1) for i in hits)
         raise InvalidParameterError(
             f"{opt} {text!r}: {source} has {len(hits)} columns named {text!r} (columns {where}); "
-            f"choose one by position, e.g. {opt} {hits[0] + 1}")
+            f"choose one by position, e.g. {opt} {hits[0] + 1}"
+        )
     close = difflib.get_close_matches(text, names, n=1, cutoff=0.6)
     if not close:
         low = [n for n in names if n.lower() == text.lower()]
         close = low[:1]
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise InvalidParameterError(f"{opt} {text!r}: no such column in {source} (columns: {_listing(names)}){hint}")
+    raise InvalidParameterError(
+        f"{opt} {text!r}: no such column in {source} (columns: {_listing(names)}){hint}"
+    )
 
 
-def choose(names: list[str], source: str, *, header: bool, target: str | None = None,
-           score: str | None = None, group: str | None = None, weight: str | None = None,
-           several_scores: bool = False) -> Choice:
+def choose(
+    names: list[str],
+    source: str,
+    *,
+    header: bool,
+    target: str | None = None,
+    score: str | None = None,
+    group: str | None = None,
+    weight: str | None = None,
+    several_scores: bool = False,
+) -> Choice:
     """Every column a command reads, chosen by one rule (see the module's description).
 
     ``score`` may name several columns separated by commas when ``several_scores`` (plot, report,
@@ -203,7 +221,9 @@ def choose(names: list[str], source: str, *, header: bool, target: str | None = 
             if other.role == c.role == "score":
                 raise InvalidParameterError(f"--score names column {c.name!r} ({c.index + 1}) twice")
             raise InvalidParameterError(
-                f"{source}: the {other.role} and the {c.role} would both be column {c.name!r} ({c.index + 1}); "
-                f"name them apart with --{other.role} and --{c.role}")
+                f"{source}: the {other.role} and the {c.role} would both be column {c.name!r} "
+                f"({c.index + 1}); "
+                f"name them apart with --{other.role} and --{c.role}"
+            )
         seen[c.index] = c
     return out

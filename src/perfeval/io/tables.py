@@ -80,13 +80,28 @@ class Table:
                         return self.line0 + k
         return row + 1 + (1 if self.header else 0)
 
-    def choose(self, *, target: str | None = None, score: str | None = None, group: str | None = None,
-               weight: str | None = None, several_scores: bool = False):
+    def choose(
+        self,
+        *,
+        target: str | None = None,
+        score: str | None = None,
+        group: str | None = None,
+        weight: str | None = None,
+        several_scores: bool = False,
+    ):
         """The columns to use, by the one rule of :func:`perfeval.io.columns.choose`."""
         from perfeval.io.columns import choose
 
-        return choose(self.names, self.source, header=self.header, target=target, score=score, group=group,
-                      weight=weight, several_scores=several_scores)
+        return choose(
+            self.names,
+            self.source,
+            header=self.header,
+            target=target,
+            score=score,
+            group=group,
+            weight=weight,
+            several_scores=several_scores,
+        )
 
     def pick(self, spec: str | None, role: str) -> tuple[str, np.ndarray] | None:
         """One column by name or 1-based position (:func:`perfeval.io.columns.pick`; no default)."""
@@ -144,7 +159,9 @@ class _Checked:
             import zlib
 
             if isinstance(e, (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)):
-                raise InputFormatError(f"is not a readable {self._kind} file ({e})", source=self._source) from None
+                raise InputFormatError(
+                    f"is not a readable {self._kind} file ({e})", source=self._source
+                ) from None
             raise
 
     def fileno(self) -> int:
@@ -159,7 +176,7 @@ class _Checked:
 def clean(data: bytes, first: bool) -> bytes:
     r"""Line ends as ``\n`` (from ``\r\n`` and a lone ``\r``); the byte-order mark dropped."""
     if first and data.startswith(BOM):
-        data = data[len(BOM):]
+        data = data[len(BOM) :]
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
@@ -204,14 +221,18 @@ def sniff_delimiter(fmt: str, sample: bytes, delimiter: str | None) -> str | Non
     if delimiter is not None:
         if delimiter in ("\\t", "tab"):
             delimiter = "\t"
-        if len(delimiter) != 1 or delimiter in "\"\n\r" or delimiter.isalnum():
-            raise InvalidParameterError(f"--delimiter {delimiter!r}: expected one character such as , ; or tab")
+        if len(delimiter) != 1 or delimiter in '"\n\r' or delimiter.isalnum():
+            raise InvalidParameterError(
+                f"--delimiter {delimiter!r}: expected one character such as , ; or tab"
+            )
         return delimiter
     if fmt == "tsv":
         return "\t"
     if fmt != "csv":
         return None
-    lines = [ln for ln in _unquoted(sample).split("\n")[:20] if ln.strip() and not ln.lstrip().startswith("#")]
+    lines = [
+        ln for ln in _unquoted(sample).split("\n")[:20] if ln.strip() and not ln.lstrip().startswith("#")
+    ]
     lines = lines[:-1] if len(lines) > 1 else lines  # the last may be cut
     best, best_n = ",", 0
     for d in (",", ";", "\t"):
@@ -229,7 +250,9 @@ def _unquoted(sample: bytes) -> str:
 
 def _split_line(line: str, fmt: str, delim: str | None) -> list[str]:
     if delim is None:
-        return [f for f in _TEXT_SEP.split(line.strip(" \t\v\f,")) if f != ""] if line.strip(" \t\v\f,") else []
+        return (
+            [f for f in _TEXT_SEP.split(line.strip(" \t\v\f,")) if f != ""] if line.strip(" \t\v\f,") else []
+        )
     return [f.strip() for f in next(csv.reader([line], delimiter=delim))]
 
 
@@ -254,7 +277,9 @@ def detect_header(first: list[str], second: list[str] | None) -> bool:
     with one row only, any field that is not a number).
     """
     for i, f in enumerate(first):
-        if not grammar.is_number(f) and (second is None or (i < len(second) and grammar.is_number(second[i]))):
+        if not grammar.is_number(f) and (
+            second is None or (i < len(second) and grammar.is_number(second[i]))
+        ):
             return True
     return False
 
@@ -290,8 +315,11 @@ def layout(body: bytes, fmt: str, header: bool | None, delimiter: str | None, so
         if rest:
             width = len(_split_line(rest[0][2].decode("utf-8", "replace"), fmt, delim))
             if width != len(names):
-                raise InputFormatError(f"the header names {len(names)} columns, the first row has {width} fields",
-                                       source=source, line=first[0][0] + rest[0][0])
+                raise InputFormatError(
+                    f"the header names {len(names)} columns, the first row has {width} fields",
+                    source=source,
+                    line=first[0][0] + rest[0][0],
+                )
         return Layout(fmt, delim, True, names, skip, first[0][0])
     return Layout(fmt, delim, False, [f"column{i + 1}" for i in range(len(fields))], 0, 0)
 
@@ -309,18 +337,24 @@ def _fast_ok(body: bytes, lay: Layout) -> bool:
     d = lay.delim.encode()
     if body.translate(None, bytes(_FAST_CSV | {d[0]})):  # quotes, blanks, comments, other text
         return False
-    return not (d + d in body or b"\n" + d in body or d + b"\n" in body or body.startswith(d) or body.endswith(d))
+    return not (
+        d + d in body or b"\n" + d in body or d + b"\n" in body or body.startswith(d) or body.endswith(d)
+    )
 
 
-def parse_body(body: bytes, lay: Layout, ncol: int, ids: set[int], source: str, line0: int,
-               keep_text: bool = True) -> tuple[list[np.ndarray], np.ndarray | None]:
+def parse_body(
+    body: bytes, lay: Layout, ncol: int, ids: set[int], source: str, line0: int, keep_text: bool = True
+) -> tuple[list[np.ndarray], np.ndarray | None]:
     """The columns of the data lines of ``body`` (cleaned; ``line0`` lines precede it), and their
     line numbers (None when the compiled reader read them: found again only for a message).
     """
     nul = body.find(b"\x00")
     if nul >= 0:  # a text table holds no NUL (numpy's text would drop it silently)
-        raise InputFormatError("holds a NUL byte (\\x00): not a text table", source=source,
-                               line=line0 + body.count(b"\n", 0, nul) + 1)
+        raise InputFormatError(
+            "holds a NUL byte (\\x00): not a text table",
+            source=source,
+            line=line0 + body.count(b"\n", 0, nul) + 1,
+        )
     if _fast_ok(body, lay):
         from perfeval import _x87
 
@@ -330,18 +364,25 @@ def parse_body(body: bytes, lay: Layout, ncol: int, ids: set[int], source: str, 
             return [_from_kernel(c) for c in res[1]], None
         _, why, line, field, token = res
         if why == "fields":
-            raise InputFormatError(f"expected {ncol} fields, found {token.decode()}", source=source,
-                                   line=line0 + line)
+            raise InputFormatError(
+                f"expected {ncol} fields, found {token.decode()}", source=source, line=line0 + line
+            )
         if why == "nan" and lay.delim is None:
-            raise InputFormatError(f"field {field} is NaN; every value must be a number", source=source,
-                                   line=line0 + line)
+            raise InputFormatError(
+                f"field {field} is NaN; every value must be a number", source=source, line=line0 + line
+            )
         if lay.delim is None and not keep_text:
-            raise InputFormatError(f"field {field} is {token.decode('utf-8', 'replace')!r}, not a number",
-                                   source=source, line=line0 + line)
+            raise InputFormatError(
+                f"field {field} is {token.decode('utf-8', 'replace')!r}, not a number",
+                source=source,
+                line=line0 + line,
+            )
     lines, rows = _records(body, lay, source, line0)
     for ln, fields in zip(lines, rows, strict=False):
         if len(fields) != ncol:
-            raise InputFormatError(f"expected {ncol} fields, found {len(fields)}", source=source, line=int(ln))
+            raise InputFormatError(
+                f"expected {ncol} fields, found {len(fields)}", source=source, line=int(ln)
+            )
     cols = []
     for c, values in enumerate(zip(*rows, strict=False) if rows else [() for _ in range(ncol)]):
         if c in ids:
@@ -351,8 +392,9 @@ def parse_body(body: bytes, lay: Layout, ncol: int, ids: set[int], source: str, 
         if nums is None:
             if not keep_text:
                 i = grammar.first_bad_number(values)
-                raise InputFormatError(f"field {c + 1} is {values[i]!r}, not a number", source=source,
-                                       line=int(lines[i]))
+                raise InputFormatError(
+                    f"field {c + 1} is {values[i]!r}, not a number", source=source, line=int(lines[i])
+                )
             nums = np.array(values, dtype=str)
         cols.append(nums)
     return cols, np.asarray(lines, dtype=np.int64)
@@ -429,11 +471,17 @@ def _csv_records(text: str, delim: str, source: str, line0: int) -> tuple[list[i
             start = physical[end - breaks] if end >= 0 else line0 + 1
             row = [f.strip() for f in fields]
             if "" in row:
-                raise InputFormatError(f"empty value in column {row.index('') + 1}", source=source, line=start)
+                raise InputFormatError(
+                    f"empty value in column {row.index('') + 1}", source=source, line=start
+                )
             lines.append(start)
             rows.append(row)
     except csv.Error as e:
-        k = physical[reader.line_num - 1] if reader.line_num and reader.line_num <= len(physical) else line0 + 1
+        k = (
+            physical[reader.line_num - 1]
+            if reader.line_num and reader.line_num <= len(physical)
+            else line0 + 1
+        )
         raise InputFormatError(f"not valid CSV ({e})", source=source, line=k) from None
     return lines, rows
 
@@ -444,8 +492,14 @@ def fields_lines(fields: list[str]) -> int:
 
 
 # -- whole tables ------------------------------------------------------------------------------
-def read_table(path: str | None, fmt: str = "auto", header: bool | None = None, *, delimiter: str | None = None,
-               identity: Identity | None = None) -> Table:
+def read_table(
+    path: str | None,
+    fmt: str = "auto",
+    header: bool | None = None,
+    *,
+    delimiter: str | None = None,
+    identity: Identity | None = None,
+) -> Table:
     """Read a whole table.
 
     Parameters
@@ -483,7 +537,7 @@ def read_table(path: str | None, fmt: str = "auto", header: bool | None = None, 
     lay = layout(body, fmt, header, delimiter, source)
     if lay is None:
         raise InputFormatError("holds no data", source=source)
-    data_body = body[lay.skip:]
+    data_body = body[lay.skip :]
     ncol = len(lay.names)
     if not first_lines(data_body, 1):
         raise InputFormatError("holds a header and no data", source=source)
@@ -492,8 +546,16 @@ def read_table(path: str | None, fmt: str = "auto", header: bool | None = None, 
     columns: dict[str, np.ndarray] = {}
     for name, col in zip(lay.names, cols, strict=False):
         columns.setdefault(name, col)
-    return Table(list(lay.names), columns, source, lay.header, lines, data_body if lines is None else None,
-                 lay.skip_lines, cols)
+    return Table(
+        list(lay.names),
+        columns,
+        source,
+        lay.header,
+        lines,
+        data_body if lines is None else None,
+        lay.skip_lines,
+        cols,
+    )
 
 
 def _jsonl(raw: bytes, source: str, identity: Identity | None) -> Table:
@@ -524,8 +586,12 @@ def _jsonl(raw: bytes, source: str, identity: Identity | None) -> Table:
                 what = "null" if v is None else "not a single value"
                 raise InputFormatError(f"the field {name!r} is {what}", source=source, line=k)
             if c in ids and isinstance(v, float):
-                raise InputFormatError(f"the group field {name!r} is a floating-point number ({v!r}); ids must be "
-                                       "integers or strings", source=source, line=k)
+                raise InputFormatError(
+                    f"the group field {name!r} is a floating-point number ({v!r}); ids must be "
+                    "integers or strings",
+                    source=source,
+                    line=k,
+                )
             vals.append(v)
         if c in ids:
             cols[name] = grammar.identity([str(v).lower() if isinstance(v, bool) else str(v) for v in vals])
@@ -544,7 +610,8 @@ def _parquet(raw: bytes, source: str, identity: Identity | None) -> Table:
         import pyarrow.parquet as pq
     except ImportError:
         raise MissingDependencyError(
-            "reading Parquet needs pyarrow: pip install 'perfeval[parquet]'") from None
+            "reading Parquet needs pyarrow: pip install 'perfeval[parquet]'"
+        ) from None
     try:
         t = pq.read_table(pa.BufferReader(raw))
     except Exception as e:  # pyarrow raises several types for a bad file
@@ -573,8 +640,11 @@ def parquet_identity(arr: np.ndarray, name: str, source: str) -> np.ndarray:
             return arr.astype(str)
         return arr.astype(np.int64, copy=False)
     if arr.dtype.kind == "f":
-        raise InputFormatError(f"the group column {name!r} holds floating-point numbers; ids must be integers or "
-                               "text (cast the column)", source=source)
+        raise InputFormatError(
+            f"the group column {name!r} holds floating-point numbers; ids must be integers or "
+            "text (cast the column)",
+            source=source,
+        )
     if arr.dtype.kind == "b":
         return arr.astype(np.int64)
     return np.asarray([str(v) for v in arr.tolist()], dtype=str)
@@ -593,6 +663,7 @@ def numeric(table: Table, name: str, col: np.ndarray, role: str) -> np.ndarray:
     i = grammar.first_bad_number(values)
     if i >= 0:
         what = f"the {role} column" if role else "the column"
-        raise InputFormatError(f"{what} {name!r} holds {values[i]!r}, not a number", source=table.source,
-                               line=table.line_of(i))
+        raise InputFormatError(
+            f"{what} {name!r} holds {values[i]!r}, not a number", source=table.source, line=table.line_of(i)
+        )
     return np.array(values, dtype=np.float64)

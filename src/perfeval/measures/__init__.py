@@ -6,5 +6,14 @@ from perfeval.measures.base import REGISTRY, Measure, Param, Registry, get_measu
 from perfeval.measures.groups import NICKNAMES
 from perfeval.measures.spec import MeasureSpec, parse_measure
 
-__all__ = ["REGISTRY", "Measure", "MeasureSpec", "Param", "Registry", "get_measure", "list_measures", "parse_measure",
-           "NICKNAMES"]
+__all__ = [
+    "REGISTRY",
+    "Measure",
+    "MeasureSpec",
+    "Param",
+    "Registry",
+    "get_measure",
+    "list_measures",
+    "parse_measure",
+    "NICKNAMES",
+]

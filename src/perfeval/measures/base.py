@@ -54,8 +54,10 @@ class Param:
         """The valid values, as a message says them: ``a whole number >= 1``, ``0 <= eps < 0.5``."""
         kind = "a whole number" if self.integer else ("a number" if self.infinite else "a finite number")
         if self.low is not None and self.high is not None:
-            return (f"{kind} with {_g(self.low)} {'<' if self.low_open else '<='} {self.name} "
-                    f"{'<' if self.high_open else '<='} {_g(self.high)}")
+            return (
+                f"{kind} with {_g(self.low)} {'<' if self.low_open else '<='} {self.name} "
+                f"{'<' if self.high_open else '<='} {_g(self.high)}"
+            )
         if self.low is not None:
             return f"{kind} {'>' if self.low_open else '>='} {_g(self.low)}"
         if self.high is not None:
@@ -193,11 +195,20 @@ class Measure:
     @property
     def doc(self) -> str:
         """The full reference text, as shown by ``perfeval list-measures --long``."""
-        lines = [f"{self.name}: {self.title}", "", self.definition, "", "Ties: " + self.ties,
-                 "Edge cases: " + self.edge_cases, "perf compatibility: " + self.perf]
+        lines = [
+            f"{self.name}: {self.title}",
+            "",
+            self.definition,
+            "",
+            "Ties: " + self.ties,
+            "Edge cases: " + self.edge_cases,
+            "perf compatibility: " + self.perf,
+        ]
         if self.params:
-            lines.append("Parameters: " + "; ".join(f"{p.name} (default {p.default}; {p.domain}): {p.doc}"
-                                                    for p in self.params))
+            lines.append(
+                "Parameters: "
+                + "; ".join(f"{p.name} (default {p.default}; {p.domain}): {p.doc}" for p in self.params)
+            )
         return "\n".join(lines)
 
 

@@ -2,8 +2,6 @@
 summary and over every group at once (each group's histogram).
 """
 
-
-
 from __future__ import annotations
 
 import math
@@ -17,7 +15,6 @@ from perfeval.summaries import ScoreHistogram
 
 NAN = math.nan
 _div = _f.div
-
 
 
 def _in_unit(h: ScoreHistogram) -> bool:
@@ -123,7 +120,6 @@ def ca2(h: ScoreHistogram, *, window: int) -> float:
     from perfeval import _x87  # one pass over the cases with running window sums (see _x87.c)
 
     return _x87.hist_ca2(h.scores, h.pos, h.neg, S)
-
 
 
 # -- every group at once (GroupedData); None: declined, each group from its own summary --------

@@ -46,8 +46,10 @@ def _disc(first: np.ndarray, stop: np.ndarray) -> np.ndarray:
     """Sum of the rank discounts 1 / log2(p + 2) over the positions p in [first, stop) of each run."""
     from perfeval import _x87  # one pass per run in C: a huge tie needs no array of its positions
 
-    return np.frombuffer(_x87.disc_sums(np.ascontiguousarray(first, np.float64),
-                                        np.ascontiguousarray(stop, np.float64)), dtype=np.float64)
+    return np.frombuffer(
+        _x87.disc_sums(np.ascontiguousarray(first, np.float64), np.ascontiguousarray(stop, np.float64)),
+        dtype=np.float64,
+    )
 
 
 def _discounted(t: TieTable, k: float, discount: bool) -> np.ndarray:

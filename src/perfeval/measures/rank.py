@@ -2,8 +2,6 @@
 scores from the highest down) and over every group at once (each group's tie table).
 """
 
-
-
 from __future__ import annotations
 
 import math
@@ -146,7 +144,6 @@ def ap(h: ScoreHistogram) -> float:
     return float(np.sum(pos * prec) / P)
 
 
-
 # -- every group at once (GroupedData); None: declined, each group from its own summary --------
 
 
@@ -161,12 +158,17 @@ def roc_groups(gd: GroupedData) -> np.ndarray | None:
     return auc
 
 
-def sar_groups(gd: GroupedData, *, threshold: float, w_acc: float, w_roc: float, w_rms: float) -> np.ndarray | None:
+def sar_groups(
+    gd: GroupedData, *, threshold: float, w_acc: float, w_roc: float, w_rms: float
+) -> np.ndarray | None:
     r = roc_groups(gd)
     if r is None:
         return None
     wsum = w_acc + w_roc + w_rms
-    return _div(w_acc * acc_groups(gd, threshold=threshold) + w_roc * r + w_rms * (1 - rms_groups(gd)), np.full(gd.G, wsum))
+    return _div(
+        w_acc * acc_groups(gd, threshold=threshold) + w_roc * r + w_rms * (1 - rms_groups(gd)),
+        np.full(gd.G, wsum),
+    )
 
 
 def top1_groups(gd: GroupedData) -> np.ndarray | None:

@@ -115,7 +115,9 @@ def parse_measure(text: str | MeasureSpec | Measure) -> MeasureSpec:
                 raise InvalidParameterError(f"{raw!r}: expected param=value after ':', found {item!r}")
             if key not in params:
                 names = [p.name for p in m.params] or "none"
-                raise InvalidParameterError(f"measure {m.name} has no parameter {key!r} (parameters: {names})")
+                raise InvalidParameterError(
+                    f"measure {m.name} has no parameter {key!r} (parameters: {names})"
+                )
             params[key] = _number(val, f"{raw!r}, {key}")
             given.add(key)
     m.check_params({k: params[k] for k in given})  # defaults are in their domains (tested)

@@ -3,8 +3,6 @@ PPV, NPV, SEN, SPC, PRE, REC, PRF, LFT, ERR, FPR, FNR, FBETA, CST), over one sum
 group at once.  The formulas themselves are in ``_formulas`` (shared by both forms).
 """
 
-
-
 from __future__ import annotations
 
 import math
@@ -17,7 +15,6 @@ from perfeval.summaries import ScoreHistogram
 
 NAN = math.nan
 _div = _f.div
-
 
 
 def _confusion(h: ScoreHistogram, threshold: float) -> tuple[float, float, float, float]:
@@ -50,7 +47,6 @@ def cst(h: ScoreHistogram, *, threshold: float, tp: float, fn: float, fp: float,
     return float(_f.cst(*_confusion(h, threshold), tp=tp, fn=fn, fp=fp, tn=tn))
 
 
-
 # -- every group at once (GroupedData); None: declined, each group from its own summary --------
 
 
@@ -64,8 +60,18 @@ def _threshold_groups(name: str):
     return measure
 
 
-acc_groups, err_groups, ppv_groups, npv_groups, sen_groups, spc_groups, fpr_groups, fnr_groups, prf_groups, lft_groups = (
-    _threshold_groups(n) for n in _f.SIMPLE)
+(
+    acc_groups,
+    err_groups,
+    ppv_groups,
+    npv_groups,
+    sen_groups,
+    spc_groups,
+    fpr_groups,
+    fnr_groups,
+    prf_groups,
+    lft_groups,
+) = (_threshold_groups(n) for n in _f.SIMPLE)
 
 
 pre_groups, rec_groups = ppv_groups, sen_groups
@@ -75,5 +81,7 @@ def fbeta_groups(gd: GroupedData, *, beta: float, threshold: float) -> np.ndarra
     return _f.fbeta(*gd.counts(threshold), beta=beta)
 
 
-def cst_groups(gd: GroupedData, *, threshold: float, tp: float, fn: float, fp: float, tn: float) -> np.ndarray:
+def cst_groups(
+    gd: GroupedData, *, threshold: float, tp: float, fn: float, fp: float, tn: float
+) -> np.ndarray:
     return _f.cst(*gd.counts(threshold), tp=tp, fn=fn, fp=fp, tn=tn)

@@ -8,93 +8,251 @@ from perfeval.measures.base import REGISTRY, Direction, Measure, Param
 
 _R = "perfeval.measures.query:"
 #: the family module of each binary measure below (its scalar and per-group forms side by side)
-_FAMILY = {"err": "threshold", "fpr": "threshold", "fnr": "threshold", "fbeta": "threshold",
-           "logloss": "probability", "brier": "probability", "ap": "rank"}
+_FAMILY = {
+    "err": "threshold",
+    "fpr": "threshold",
+    "fnr": "threshold",
+    "fbeta": "threshold",
+    "logloss": "probability",
+    "brier": "probability",
+    "ap": "rank",
+}
 _THR = Param("threshold", 0.5, "a case with score >= threshold is predicted positive", infinite=True)
 _K = Param("k", 0, "cut-off: the top k cases of each query (0: all of them)", low=0)
 _TIE_THR = "none needed: every case with the same score is on the same side of the threshold."
-_TIE_EXP = ("the expected value over uniformly random orders of the cases that share a score (tie-averaged, "
-            "as scikit-learn's ndcg_score); it does not depend on the input order.")
+_TIE_EXP = (
+    "the expected value over uniformly random orders of the cases that share a score (tie-averaged, "
+    "as scikit-learn's ndcg_score); it does not depend on the input order."
+)
 _MODERN = "not in PERF; modern only."
 
 
-def _binary(name: str, title: str, aliases: tuple[str, ...], definition: str, edge: str, *,
-            params: tuple[Param, ...] = (_THR,), direction: Direction = "higher", ties: str = _TIE_THR,
-            compute: str | None = None, at_param: bool = False, per_group: bool = True) -> None:
+def _binary(
+    name: str,
+    title: str,
+    aliases: tuple[str, ...],
+    definition: str,
+    edge: str,
+    *,
+    params: tuple[Param, ...] = (_THR,),
+    direction: Direction = "higher",
+    ties: str = _TIE_THR,
+    compute: str | None = None,
+    at_param: bool = False,
+    per_group: bool = True,
+) -> None:
     fn = compute or name.lower()
-    REGISTRY.register(Measure(
-        name=name, title=title, aliases=aliases, perf_options=(), params=params, direction=direction,
-        summary="histogram", compute=f"perfeval.measures.{_FAMILY[fn]}:{fn}",
-        per_group=f"perfeval.measures.{_FAMILY[fn]}:{fn}_groups" if per_group else "", definition=definition, ties=ties,
-        edge_cases=edge, perf=_MODERN, at_param=at_param))
+    REGISTRY.register(
+        Measure(
+            name=name,
+            title=title,
+            aliases=aliases,
+            perf_options=(),
+            params=params,
+            direction=direction,
+            summary="histogram",
+            compute=f"perfeval.measures.{_FAMILY[fn]}:{fn}",
+            per_group=f"perfeval.measures.{_FAMILY[fn]}:{fn}_groups" if per_group else "",
+            definition=definition,
+            ties=ties,
+            edge_cases=edge,
+            perf=_MODERN,
+            at_param=at_param,
+        )
+    )
 
 
-_binary("ERR", "error rate at a threshold", ("error", "error_rate"), "(FP + FN) / n = 1 - ACC.",
-        "no data: NaN.", direction="lower")
-_binary("FPR", "false positive rate", ("fall_out",), "FP / (FP + TN) = 1 - SPC.", "no negatives: NaN.",
-        direction="lower")
-_binary("FNR", "false negative rate", ("miss_rate",), "FN / (FN + TP) = 1 - SEN.", "no positives: NaN.",
-        direction="lower")
-_binary("FBETA", "F-beta score", ("f_beta",), "(1 + beta^2) TP / ((1 + beta^2) TP + beta^2 FN + FP), scikit-learn's "
-        "count form; beta = 1 is F1, the same formula as PRF (bit for bit).",
-        "TP = 0 with an error (FN + FP > 0): 0; TP = FN = FP = 0 (no positive, none predicted): NaN with a warning "
-        "(scikit-learn's zero_division case).",
-        params=(Param("beta", 1.0, "weight of recall relative to precision", low=0), _THR), at_param=True)
-_binary("LOGLOSS", "log loss (cross-entropy in nats)", ("log_loss", "logloss", "nll"),
-        "mean over cases of -ln(p) for positives and -ln(1 - p) for negatives (CXE in nats).",
-        "p = 0 for a positive or 1 for a negative: inf (no clipping by default; `logloss:eps=1e-15` clips each p "
-        "to [eps, 1 - eps] as scikit-learn's log_loss(eps=) did, to match a training metric); a score outside "
-        "[0, 1]: NaN; no data: NaN.",
-        params=(Param("eps", 0.0, "clip scores to [eps, 1 - eps] first; 0 (default): no clipping", low=0, high=0.5,
-                       high_open=True),),
-        direction="lower", ties="none needed.")
-_binary("BRIER", "Brier score", ("brier_score", "mse"), "mean over cases of (target - score)^2 (RMS squared).",
-        "no data: NaN.", params=(), direction="lower", ties="none needed.")
-_binary("AP", "average precision (information-retrieval form)", ("average_precision", "ap_ir"),
-        "mean over the positives of the precision at their rank: sum of the precision at each relevant case "
-        "divided by the number of relevant cases.",
-        "no positives: NaN.", params=(),
-        ties="a group of equal scores is one threshold: each positive in it gets the precision at the group's "
-             "end (scikit-learn's average_precision_score). PERF's APR takes the expectation over orders "
-             "instead.", per_group=False)
+_binary(
+    "ERR",
+    "error rate at a threshold",
+    ("error", "error_rate"),
+    "(FP + FN) / n = 1 - ACC.",
+    "no data: NaN.",
+    direction="lower",
+)
+_binary(
+    "FPR",
+    "false positive rate",
+    ("fall_out",),
+    "FP / (FP + TN) = 1 - SPC.",
+    "no negatives: NaN.",
+    direction="lower",
+)
+_binary(
+    "FNR",
+    "false negative rate",
+    ("miss_rate",),
+    "FN / (FN + TP) = 1 - SEN.",
+    "no positives: NaN.",
+    direction="lower",
+)
+_binary(
+    "FBETA",
+    "F-beta score",
+    ("f_beta",),
+    "(1 + beta^2) TP / ((1 + beta^2) TP + beta^2 FN + FP), scikit-learn's "
+    "count form; beta = 1 is F1, the same formula as PRF (bit for bit).",
+    "TP = 0 with an error (FN + FP > 0): 0; TP = FN = FP = 0 (no positive, none predicted): NaN "
+    "with a warning "
+    "(scikit-learn's zero_division case).",
+    params=(Param("beta", 1.0, "weight of recall relative to precision", low=0), _THR),
+    at_param=True,
+)
+_binary(
+    "LOGLOSS",
+    "log loss (cross-entropy in nats)",
+    ("log_loss", "logloss", "nll"),
+    "mean over cases of -ln(p) for positives and -ln(1 - p) for negatives (CXE in nats).",
+    "p = 0 for a positive or 1 for a negative: inf (no clipping by default; `logloss:eps=1e-15` clips each p "
+    "to [eps, 1 - eps] as scikit-learn's log_loss(eps=) did, to match a training metric); a score outside "
+    "[0, 1]: NaN; no data: NaN.",
+    params=(
+        Param(
+            "eps",
+            0.0,
+            "clip scores to [eps, 1 - eps] first; 0 (default): no clipping",
+            low=0,
+            high=0.5,
+            high_open=True,
+        ),
+    ),
+    direction="lower",
+    ties="none needed.",
+)
+_binary(
+    "BRIER",
+    "Brier score",
+    ("brier_score", "mse"),
+    "mean over cases of (target - score)^2 (RMS squared).",
+    "no data: NaN.",
+    params=(),
+    direction="lower",
+    ties="none needed.",
+)
+_binary(
+    "AP",
+    "average precision (information-retrieval form)",
+    ("average_precision", "ap_ir"),
+    "mean over the positives of the precision at their rank: sum of the precision at each relevant case "
+    "divided by the number of relevant cases.",
+    "no positives: NaN.",
+    params=(),
+    ties="a group of equal scores is one threshold: each positive in it gets the precision at the group's "
+    "end (scikit-learn's average_precision_score). PERF's APR takes the expectation over orders "
+    "instead.",
+    per_group=False,
+)
 
 
-def _ranking(name: str, title: str, aliases: tuple[str, ...], compute: str, definition: str, edge: str, *,
-             params: tuple[Param, ...] = (_K,), ties: str = _TIE_EXP, aggregate: str = "mean",
-             kind: str = "ranking") -> None:
-    REGISTRY.register(Measure(
-        name=name, title=title, aliases=aliases, perf_options=(), params=params, direction="higher",
-        summary="ranking", compute=_R + compute, definition=definition, ties=ties, edge_cases=edge,
-        perf=_MODERN, kind=kind, at_param=bool(params), aggregate=aggregate))
+def _ranking(
+    name: str,
+    title: str,
+    aliases: tuple[str, ...],
+    compute: str,
+    definition: str,
+    edge: str,
+    *,
+    params: tuple[Param, ...] = (_K,),
+    ties: str = _TIE_EXP,
+    aggregate: str = "mean",
+    kind: str = "ranking",
+) -> None:
+    REGISTRY.register(
+        Measure(
+            name=name,
+            title=title,
+            aliases=aliases,
+            perf_options=(),
+            params=params,
+            direction="higher",
+            summary="ranking",
+            compute=_R + compute,
+            definition=definition,
+            ties=ties,
+            edge_cases=edge,
+            perf=_MODERN,
+            kind=kind,
+            at_param=bool(params),
+            aggregate=aggregate,
+        )
+    )
 
 
-_ranking("NDCG", "normalised discounted cumulative gain", ("ndcg",), "ndcg",
-         "per query, DCG@k / the DCG@k of the ideal order; DCG@k = sum over the top k of (2^rel - 1) / "
-         "log2(i + 1), i the 1-based rank; relevance graded (0, 1, 2, ...).",
-         "a query with no relevant case: undefined, left out of the mean and listed.")
-_ranking("DCG", "discounted cumulative gain", ("dcg",), "dcg",
-         "per query, sum over the top k of (2^rel - 1) / log2(i + 1).", "empty query: 0.")
-_ranking("CG", "cumulative gain", ("cg",), "cg", "per query, sum over the top k of (2^rel - 1).",
-         "empty query: 0.")
-_ranking("MAP", "mean average precision", ("map", "mean_average_precision"), "ap",
-         "the mean over queries of AP (information-retrieval form; relevance > 0 counts as relevant).",
-         "a query with no relevant case: undefined, left out of the mean and listed.", params=(),
-         ties="a group of equal scores is one threshold (scikit-learn's average_precision_score).")
-_ranking("P", "precision at k", ("precision_at_k", "prec"), "precision_at",
-         "per query, the relevant cases among the top k, over k (k = 0: over the query's size).",
-         "a query shorter than k still divides by k (trec_eval's P_k).")
-_ranking("R", "recall at k", ("recall_at_k",), "recall_at",
-         "per query, the relevant cases among the top k over the query's relevant cases.",
-         "a query with no relevant case: undefined, left out of the mean and listed.")
-_ranking("MRR", "mean reciprocal rank", ("mrr", "recip_rank"), "mrr",
-         "per query, 1 / the rank of the first relevant case; the mean over queries.",
-         "a query with no relevant case: undefined, left out of the mean and listed.", params=())
-_ranking("GAUC", "group AUC (weighted by group size)", ("gauc", "group_auc"), "gauc",
-         "the ROC area of each group, averaged with each group weighted by its number of cases.",
-         "a group with one class only: skipped (its AUC is undefined) and counted in the report.", params=(),
-         ties="half credit for a tied positive/negative pair (Mann-Whitney), as ROC.", aggregate="weighted",
-         kind="grouped")
-_ranking("GAUC_UNWEIGHTED", "group AUC (each group counts once)", ("gauc_unweighted", "mean_auc"),
-         "gauc_unweighted", "the plain mean of the groups' ROC areas (torchmetrics' RetrievalAUROC).",
-         "a group with one class only: skipped and counted in the report.", params=(),
-         ties="half credit for a tied positive/negative pair, as ROC.", kind="grouped")
+_ranking(
+    "NDCG",
+    "normalised discounted cumulative gain",
+    ("ndcg",),
+    "ndcg",
+    "per query, DCG@k / the DCG@k of the ideal order; DCG@k = sum over the top k of (2^rel - 1) / "
+    "log2(i + 1), i the 1-based rank; relevance graded (0, 1, 2, ...).",
+    "a query with no relevant case: undefined, left out of the mean and listed.",
+)
+_ranking(
+    "DCG",
+    "discounted cumulative gain",
+    ("dcg",),
+    "dcg",
+    "per query, sum over the top k of (2^rel - 1) / log2(i + 1).",
+    "empty query: 0.",
+)
+_ranking(
+    "CG", "cumulative gain", ("cg",), "cg", "per query, sum over the top k of (2^rel - 1).", "empty query: 0."
+)
+_ranking(
+    "MAP",
+    "mean average precision",
+    ("map", "mean_average_precision"),
+    "ap",
+    "the mean over queries of AP (information-retrieval form; relevance > 0 counts as relevant).",
+    "a query with no relevant case: undefined, left out of the mean and listed.",
+    params=(),
+    ties="a group of equal scores is one threshold (scikit-learn's average_precision_score).",
+)
+_ranking(
+    "P",
+    "precision at k",
+    ("precision_at_k", "prec"),
+    "precision_at",
+    "per query, the relevant cases among the top k, over k (k = 0: over the query's size).",
+    "a query shorter than k still divides by k (trec_eval's P_k).",
+)
+_ranking(
+    "R",
+    "recall at k",
+    ("recall_at_k",),
+    "recall_at",
+    "per query, the relevant cases among the top k over the query's relevant cases.",
+    "a query with no relevant case: undefined, left out of the mean and listed.",
+)
+_ranking(
+    "MRR",
+    "mean reciprocal rank",
+    ("mrr", "recip_rank"),
+    "mrr",
+    "per query, 1 / the rank of the first relevant case; the mean over queries.",
+    "a query with no relevant case: undefined, left out of the mean and listed.",
+    params=(),
+)
+_ranking(
+    "GAUC",
+    "group AUC (weighted by group size)",
+    ("gauc", "group_auc"),
+    "gauc",
+    "the ROC area of each group, averaged with each group weighted by its number of cases.",
+    "a group with one class only: skipped (its AUC is undefined) and counted in the report.",
+    params=(),
+    ties="half credit for a tied positive/negative pair (Mann-Whitney), as ROC.",
+    aggregate="weighted",
+    kind="grouped",
+)
+_ranking(
+    "GAUC_UNWEIGHTED",
+    "group AUC (each group counts once)",
+    ("gauc_unweighted", "mean_auc"),
+    "gauc_unweighted",
+    "the plain mean of the groups' ROC areas (torchmetrics' RetrievalAUROC).",
+    "a group with one class only: skipped and counted in the report.",
+    params=(),
+    ties="half credit for a tied positive/negative pair, as ROC.",
+    kind="grouped",
+)

@@ -55,8 +55,10 @@ class ScoreHistogram:
         self.scores = np.ascontiguousarray(scores, dtype=np.float64)
         self.pos = np.ascontiguousarray(pos, dtype=np.float64)
         self.neg = np.ascontiguousarray(neg, dtype=np.float64)
-        if not (self.scores.ndim == self.pos.ndim == self.neg.ndim == 1
-                and len(self.scores) == len(self.pos) == len(self.neg)):
+        if not (
+            self.scores.ndim == self.pos.ndim == self.neg.ndim == 1
+            and len(self.scores) == len(self.pos) == len(self.neg)
+        ):
             raise InvalidParameterError("scores, pos and neg must be 1-D arrays of one length")
 
     # -- construction -------------------------------------------------------------------------------
@@ -121,8 +123,11 @@ class ScoreHistogram:
         scores = runs(np.sort(s))[0]
         inv = np.searchsorted(scores, s)
         tw = w * is_pos
-        return cls(scores, np.bincount(inv, weights=tw, minlength=len(scores)),
-                   np.bincount(inv, weights=w - tw, minlength=len(scores)))
+        return cls(
+            scores,
+            np.bincount(inv, weights=tw, minlength=len(scores)),
+            np.bincount(inv, weights=w - tw, minlength=len(scores)),
+        )
 
     # -- the monoid ---------------------------------------------------------------------------------
     def merge(self, other: ScoreHistogram) -> ScoreHistogram:
@@ -151,7 +156,9 @@ class ScoreHistogram:
         new[0] = True
         np.not_equal(sc[1:], sc[:-1], out=new[1:])
         starts = np.flatnonzero(new)
-        return ScoreHistogram(sc[starts] + 0.0, np.add.reduceat(pos, starts), np.add.reduceat(neg, starts)).canonical()
+        return ScoreHistogram(
+            sc[starts] + 0.0, np.add.reduceat(pos, starts), np.add.reduceat(neg, starts)
+        ).canonical()
 
     def canonical(self) -> ScoreHistogram:
         """The summary without its empty cells (a score whose weights are both 0).
@@ -171,12 +178,16 @@ class ScoreHistogram:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ScoreHistogram):
             return NotImplemented
-        return (np.array_equal(self.scores, other.scores) and np.array_equal(self.pos, other.pos)
-                and np.array_equal(self.neg, other.neg))
+        return (
+            np.array_equal(self.scores, other.scores)
+            and np.array_equal(self.pos, other.pos)
+            and np.array_equal(self.neg, other.neg)
+        )
 
     def __repr__(self) -> str:
-        return (f"ScoreHistogram(distinct={len(self.scores)}, positives={self.n_pos:g}, "
-                f"negatives={self.n_neg:g})")
+        return (
+            f"ScoreHistogram(distinct={len(self.scores)}, positives={self.n_pos:g}, negatives={self.n_neg:g})"
+        )
 
     # -- totals -------------------------------------------------------------------------------------
     @property

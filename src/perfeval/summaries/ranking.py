@@ -145,7 +145,9 @@ class TieTable:
         self.size, self.first, self.rel, self.gain, self.grades = size, first, rel, gain, grades
         self.n_queries = len(keys)
         #: tie offsets of each query: ties query_starts[q]:query_starts[q + 1] belong to query q
-        self.query_starts = np.searchsorted(query, np.arange(self.n_queries + 1), side="left").astype(np.int64)
+        self.query_starts = np.searchsorted(query, np.arange(self.n_queries + 1), side="left").astype(
+            np.int64
+        )
 
     @property
     def end(self) -> np.ndarray:
@@ -159,7 +161,16 @@ class TieTable:
         first = rd.pos[heads].astype(np.float64)
         rel = _segsum((rd.rel > 0).astype(np.float64), ts)
         gain = _segsum(np.exp2(rd.rel) - 1.0, ts)
-        return cls(rd.keys, rd.sizes, rd.codes[heads], size, first, rel, gain, _grades(rd.codes, rd.rel, rd.n_queries))
+        return cls(
+            rd.keys,
+            rd.sizes,
+            rd.codes[heads],
+            size,
+            first,
+            rel,
+            gain,
+            _grades(rd.codes, rd.rel, rd.n_queries),
+        )
 
     @classmethod
     def from_counts(cls, key: Any, score: np.ndarray, grade: np.ndarray, count: np.ndarray) -> TieTable:
@@ -187,8 +198,16 @@ class TieTable:
         keep = levels[::-1] > 0
         grades = (np.zeros(int(keep.sum()), dtype=np.int64), levels[::-1][keep], per_level[::-1][keep])
         n = float(size.sum())
-        return cls(np.asarray([key]), np.array([n]), np.zeros(len(heads), dtype=np.int64), size, first, rel, gain,
-                   grades)
+        return cls(
+            np.asarray([key]),
+            np.array([n]),
+            np.zeros(len(heads), dtype=np.int64),
+            size,
+            first,
+            rel,
+            gain,
+            grades,
+        )
 
     @classmethod
     def from_histograms(cls, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray) -> TieTable:
