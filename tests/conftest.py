@@ -21,7 +21,9 @@ settings.register_profile("nightly", max_examples=3000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-def run_perf(args: list[str], stdin: bytes = b"", cwd: str | os.PathLike | None = None) -> tuple[str, str, int]:
+def run_perf(
+    args: list[str], stdin: bytes = b"", cwd: str | os.PathLike | None = None
+) -> tuple[str, str, int]:
     """Run the classic command in this process: (stdout, stderr, status)."""
     from perfeval.classic.main import run
 
@@ -40,8 +42,13 @@ def run_perf(args: list[str], stdin: bytes = b"", cwd: str | os.PathLike | None 
 
 def run_perf_process(args: list[str], stdin: bytes = b"", cwd=None) -> subprocess.CompletedProcess:
     """Run the installed `perf` console script (end to end)."""
-    return subprocess.run([sys.executable, "-m", "perfeval.classic.main", *args], input=stdin,
-                          capture_output=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "perfeval.classic.main", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
 @pytest.fixture
@@ -76,13 +83,27 @@ def postgres_url():
     pytest.importorskip("psycopg")
     if not (shutil.which("initdb") and shutil.which("pg_ctl")):
         pytest.skip("PostgreSQL's initdb/pg_ctl are not installed")
-    d = Path(tempfile.mkdtemp(prefix="perfeval-pg-"))  # short (a socket path) and reachable by the server's user
+    d = Path(
+        tempfile.mkdtemp(prefix="perfeval-pg-")
+    )  # short (a socket path) and reachable by the server's user
     os.chmod(d, 0o777)
     as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []  # postgres refuses root
+
     def run(*cmd):
         return subprocess.run([*as_user, *cmd], check=True, capture_output=True, timeout=60)
+
     run("initdb", "-D", str(d / "data"), "-A", "trust", "-U", "perfeval")
-    run("pg_ctl", "-D", str(d / "data"), "-o", f"-k {d} -c listen_addresses=''", "-l", str(d / "log"), "-w", "start")
+    run(
+        "pg_ctl",
+        "-D",
+        str(d / "data"),
+        "-o",
+        f"-k {d} -c listen_addresses=''",
+        "-l",
+        str(d / "log"),
+        "-w",
+        "start",
+    )
     try:
         yield f"postgresql://perfeval@/postgres?host={d}"
     finally:

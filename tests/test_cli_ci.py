@@ -22,23 +22,53 @@ def data(tmp_path):
     g = np.arange(n) // 20
     (tmp_path / "a.txt").write_text("".join(f"{t} {x}\n" for t, x in zip(y, a, strict=False)))
     (tmp_path / "b.txt").write_text("".join(f"{t} {x}\n" for t, x in zip(y, b, strict=False)))
-    (tmp_path / "ab.csv").write_text("y,a,b,g\n" + "".join(f"{t},{x},{z},{k}\n" for t, x, z, k in zip(y, a, b, g, strict=False)))
+    (tmp_path / "ab.csv").write_text(
+        "y,a,b,g\n" + "".join(f"{t},{x},{z},{k}\n" for t, x, z, k in zip(y, a, b, g, strict=False))
+    )
     return tmp_path, y, a, b, g
 
 
 def test_eval_ci_table_and_json(data, capsys):
     d, y, a, _, _ = data
-    assert main(["eval", str(d / "a.txt"), "-m", "roc,apr", "--ci", "0.9", "--n-boot", "300", "--seed", "4"]) == 0
+    assert (
+        main(["eval", str(d / "a.txt"), "-m", "roc,apr", "--ci", "0.9", "--n-boot", "300", "--seed", "4"])
+        == 0
+    )
     out = capsys.readouterr().out
     want = ci(y, a, ["roc", "apr"], level=0.9, n_boot=300, seed=4)
     line = next(ln for ln in out.splitlines() if ln.startswith("ROC"))
     assert line.split()[2:4] == [f"{want['ROC'].low:.6f}", f"{want['ROC'].high:.6f}"]
     assert "(90% intervals: bca bootstrap, 300 replicates, cases resampled)" in out
-    assert main(["eval", str(d / "ab.csv"), "--target", "y", "--score", "a", "--group", "g", "-m", "gauc",
-                 "--ci", "0.95", "--n-boot", "200", "-o", "json"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(d / "ab.csv"),
+                "--target",
+                "y",
+                "--score",
+                "a",
+                "--group",
+                "g",
+                "-m",
+                "gauc",
+                "--ci",
+                "0.95",
+                "--n-boot",
+                "200",
+                "-o",
+                "json",
+            ]
+        )
+        == 0
+    )
     j = json.loads(capsys.readouterr().out)["measures"]["GAUC"]["ci"]
     want = ci(y, a, "gauc", groups=np.arange(1200) // 20, n_boot=200)["GAUC"]
-    assert j["resampled"] == "groups" and j["low"] == pytest.approx(want.low) and j["high"] == pytest.approx(want.high)
+    assert (
+        j["resampled"] == "groups"
+        and j["low"] == pytest.approx(want.low)
+        and j["high"] == pytest.approx(want.high)
+    )
 
 
 def test_compare_two_files_is_delong_by_default(data, capsys):
@@ -46,20 +76,58 @@ def test_compare_two_files_is_delong_by_default(data, capsys):
     assert main(["compare", str(d / "a.txt"), str(d / "b.txt"), "-o", "json"]) == 0
     c = json.loads(capsys.readouterr().out)["comparisons"][0]
     want = compare(y, a, b, "roc", method="delong")["ROC"]
-    assert c["method"] == "delong" and c["p_value"] == pytest.approx(want.p_value) and c["low"] == pytest.approx(want.low)
+    assert (
+        c["method"] == "delong"
+        and c["p_value"] == pytest.approx(want.p_value)
+        and c["low"] == pytest.approx(want.low)
+    )
 
 
 def test_compare_one_table_bootstrap_and_groups(data, capsys):
     d, y, a, b, _ = data
-    assert main(["compare", str(d / "ab.csv"), "--target", "y", "--score", "a,b", "-m", "roc,apr", "--method",
-                 "percentile", "--n-boot", "200"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                str(d / "ab.csv"),
+                "--target",
+                "y",
+                "--score",
+                "a,b",
+                "-m",
+                "roc,apr",
+                "--method",
+                "percentile",
+                "--n-boot",
+                "200",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     want = compare(y, a, b, ["roc", "apr"], method="percentile", n_boot=200)
     apr = next(ln for ln in out.splitlines() if ln.startswith("APR")).split()
     assert apr[3:6] == [f"{want['APR'].difference:.6f}", f"{want['APR'].low:.6f}", f"{want['APR'].high:.6f}"]
     assert "(paired percentile bootstrap, 200 replicates, seed 0, cases resampled)" in out
-    assert main(["compare", str(d / "ab.csv"), "--target", "y", "--score", "a,b", "--group", "g", "-m", "gauc",
-                 "--n-boot", "100"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                str(d / "ab.csv"),
+                "--target",
+                "y",
+                "--score",
+                "a,b",
+                "--group",
+                "g",
+                "-m",
+                "gauc",
+                "--n-boot",
+                "100",
+            ]
+        )
+        == 0
+    )
     assert "groups resampled" in capsys.readouterr().out
 
 
@@ -75,13 +143,22 @@ def test_bad_requests(data, capsys):
         (["compare", str(d / "a.txt"), str(d / "c.txt")], 1, "c.txt: has 2 rows, "),
         (["compare", str(d / "a.txt"), str(d / "flip.txt")], 1, "flip.txt, line 6: the target differs from"),
         (["compare", str(d / "ab.csv"), "--target", "y"], 2, "--score names the two models' columns"),
-        (["compare", str(d / "a.txt"), str(d / "b.txt"), "-m", "apr", "--method", "delong"], 2,
-         "DeLong's test is for the ROC area over all cases, not APR"),
+        (
+            ["compare", str(d / "a.txt"), str(d / "b.txt"), "-m", "apr", "--method", "delong"],
+            2,
+            "DeLong's test is for the ROC area over all cases, not APR",
+        ),
         (["eval", str(d / "a.txt"), "--ci", "1.5"], 2, "strictly between 0 and 1"),
-        (["eval", str(d / "a.txt"), "--ci", "0.95", "--stream", "--weight", "2"], 2,
-         "--ci with --stream or --dask is for measures over all unweighted cases"),
-        (["eval", str(d / "a.txt"), "--ci", "0.95", "--stream", "-m", "apr", "--method", "bca"], 2,
-         "a BCa interval of APR needs the cases"),
+        (
+            ["eval", str(d / "a.txt"), "--ci", "0.95", "--stream", "--weight", "2"],
+            2,
+            "--ci with --stream or --dask is for measures over all unweighted cases",
+        ),
+        (
+            ["eval", str(d / "a.txt"), "--ci", "0.95", "--stream", "-m", "apr", "--method", "bca"],
+            2,
+            "a BCa interval of APR needs the cases",
+        ),
         (["eval", str(d / "a.txt"), "--ci", "0.95", "--n-boot", "1"], 2, "at least 2 replicates"),
     ]
     for args, code, msg in cases:
@@ -92,8 +169,24 @@ def test_bad_requests(data, capsys):
 
 def test_stream_ci_equals_in_memory_percentile(data, capsys):
     d, y, a, _, _ = data
-    assert main(["eval", str(d / "a.txt"), "--stream", "-m", "roc,apr,acc", "--ci", "0.95", "--n-boot", "300",
-                 "-o", "json"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(d / "a.txt"),
+                "--stream",
+                "-m",
+                "roc,apr,acc",
+                "--ci",
+                "0.95",
+                "--n-boot",
+                "300",
+                "-o",
+                "json",
+            ]
+        )
+        == 0
+    )
     got = json.loads(capsys.readouterr().out)["measures"]
     want = ci(y, a, ["roc", "apr", "acc"], method="percentile", n_boot=300)
     for label in ("ROC", "APR", "ACC"):

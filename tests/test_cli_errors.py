@@ -23,8 +23,10 @@ def test_plot_without_matplotlib_says_how_to_install(tmp_path, capsys, monkeypat
     for mod in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
         monkeypatch.delitem(sys.modules, mod)
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    for argv in (["plot", "roc", str(tmp_path / "t.txt"), "-o", str(tmp_path / "r.png")],
-                 ["report", str(tmp_path / "t.txt"), "-o", str(tmp_path / "r.html")]):
+    for argv in (
+        ["plot", "roc", str(tmp_path / "t.txt"), "-o", str(tmp_path / "r.png")],
+        ["report", str(tmp_path / "t.txt"), "-o", str(tmp_path / "r.html")],
+    ):
         code = main(argv)
         err = capsys.readouterr().err
         assert code == 2 and "pip install 'perfeval[plot]'" in err and err.count("\n") == 1, err
@@ -32,8 +34,10 @@ def test_plot_without_matplotlib_says_how_to_install(tmp_path, capsys, monkeypat
 
 def test_task_with_an_unknown_perf_option_fails_at_load(tmp_path, capsys):
     task = tmp_path / "t.toml"
-    task.write_text('name = "t"\nsubmission = "id-score"\nkey = "id-target"\n'
-                    '[[criteria]]\nname = "ROC"\nperf = ["-rocx"]\ndirection = "higher"\n')
+    task.write_text(
+        'name = "t"\nsubmission = "id-score"\nkey = "id-target"\n'
+        '[[criteria]]\nname = "ROC"\nperf = ["-rocx"]\ndirection = "higher"\n'
+    )
     (tmp_path / "k.txt").write_text("a 1\nb 0\n")
     (tmp_path / "s.txt").write_text("a 0.9\nb 0.1\n")
     code = main(["score", "--key", str(tmp_path / "k.txt"), "--task", str(task), str(tmp_path / "s.txt")])
@@ -59,7 +63,10 @@ def test_tiny_p_values_are_not_printed_as_zero(tmp_path, capsys):
     y = rng.integers(0, 2, n)
     good = y + rng.random(n) * 0.01
     bad = rng.random(n)
-    (tmp_path / "t.csv").write_text("label,good,bad\n" + "".join(f"{a},{float(b)!r},{float(c)!r}\n" for a, b, c in zip(y, good, bad, strict=False)))
+    (tmp_path / "t.csv").write_text(
+        "label,good,bad\n"
+        + "".join(f"{a},{float(b)!r},{float(c)!r}\n" for a, b, c in zip(y, good, bad, strict=False))
+    )
     assert main(["compare", str(tmp_path / "t.csv"), "--score", "good,bad"]) == 0
     out = capsys.readouterr().out
     assert "<1e-300" in out and " 0\n" not in out
@@ -72,7 +79,9 @@ def test_json_is_strict_with_the_reason_beside_a_null(tmp_path, capsys):
     (tmp_path / "t.txt").write_text("1 1\n0 0.2\n0 1\n")  # a confident mistake: infinite log loss
     assert main(["eval", str(tmp_path / "t.txt"), "-m", "logloss,roc,ppv:threshold=2", "-o", "json"]) == 0
     got = _strict(capsys.readouterr().out)
-    assert got["measures"]["LOGLOSS"]["value"] is None and got["measures"]["LOGLOSS"]["why_null"] == "+infinity"
+    assert (
+        got["measures"]["LOGLOSS"]["value"] is None and got["measures"]["LOGLOSS"]["why_null"] == "+infinity"
+    )
     assert got["measures"]["PPV@2"]["value"] is None if "PPV@2" in got["measures"] else True
     nulls = [m for m in got["measures"].values() if m["value"] is None]
     assert all(m["why_null"] for m in nulls)
@@ -84,27 +93,33 @@ def test_group_ids_print_as_written(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "\n5 " in out and "\n007 " in out and "5.0" not in out
     (tmp_path / "h.csv").write_text("g,label,score\n5,1,0.9\n5,0,0.1\n7,1,0.2\n7,0,0.8\n")
-    assert main(["eval", str(tmp_path / "h.csv"), "--group", "g", "-m", "gauc", "--per-group", "-o", "csv"]) == 0
+    assert (
+        main(["eval", str(tmp_path / "h.csv"), "--group", "g", "-m", "gauc", "--per-group", "-o", "csv"]) == 0
+    )
     out = capsys.readouterr().out
-    assert "\n5," in out and "\n7," in out and "5.0" not in out and "0.000000" not in out.split("group")[1][:3]
+    assert (
+        "\n5," in out and "\n7," in out and "5.0" not in out and "0.000000" not in out.split("group")[1][:3]
+    )
 
 
 def test_mathtext_column_names_are_drawn_literally(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     (tmp_path / "m.csv").write_text("label,$x$,a_b^c\\alpha\n1,0.9,0.8\n0,0.1,0.3\n1,0.7,0.2\n0,0.4,0.5\n")
-    code = main(["plot", "roc", str(tmp_path / "m.csv"), "--score", "$x$,a_b^c\\alpha", "-o", str(tmp_path / "m.png")])
+    code = main(
+        ["plot", "roc", str(tmp_path / "m.csv"), "--score", "$x$,a_b^c\\alpha", "-o", str(tmp_path / "m.png")]
+    )
     assert code == 0, capsys.readouterr().err
     assert (tmp_path / "m.png").stat().st_size > 0
 
 
 def test_a_multi_line_library_message_is_one_line(capsys, monkeypatch):
-    import perfeval.cli.main as cli
+    import perfeval.cli.commands.eval as command
     from perfeval.exceptions import InputFormatError
 
     def boom(args):
         raise InputFormatError("first\nsecond", source="f")
 
-    monkeypatch.setattr(cli, "run_eval", boom)
+    monkeypatch.setattr(command, "run", boom)
     assert main(["eval", "f"]) == 1
     assert capsys.readouterr().err == "perfeval: error: f: first second\n"
 
@@ -113,7 +128,16 @@ def test_competition_ids_are_text(tmp_path, capsys):
     (tmp_path / "k.txt").write_text("9007199254740992 1\n9007199254740993 0\n007 1\n7 0\n")
     (tmp_path / "s.txt").write_text("9007199254740993 0.1\n9007199254740992 0.9\n7 0.2\n007 0.8\n")
     (tmp_path / "d.txt").write_text("9007199254740992 0.9\n9007199254740992 0.1\n7 0.2\n007 0.8\n")
-    argv = ["score", "--key", str(tmp_path / "k.txt"), "--task", "kddcup2004-physics", "--no-store", "-o", "json"]
+    argv = [
+        "score",
+        "--key",
+        str(tmp_path / "k.txt"),
+        "--task",
+        "kddcup2004-physics",
+        "--no-store",
+        "-o",
+        "json",
+    ]
     assert main([*argv, str(tmp_path / "s.txt")]) == 0
     assert _strict(capsys.readouterr().out)[0]["scores"]["ROC"] == 1.0
     assert main([*argv, str(tmp_path / "d.txt")]) == 1

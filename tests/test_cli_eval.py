@@ -33,19 +33,26 @@ def files(tmp_path):
     (tmp_path / "t.txt").write_text("# target score\n1 0.9\n0 0.5\n\n1 0.5\n0 0.1\n1 0.8\n")
     rows = [dict(zip(("label", "score", "qid"), ln.split(","), strict=False)) for ln in CSV.splitlines()[1:]]
     (tmp_path / "t.jsonl").write_text(
-        "".join(json.dumps({"label": int(r["label"]), "score": float(r["score"]), "qid": r["qid"]}) + "\n" for r in rows))
+        "".join(
+            json.dumps({"label": int(r["label"]), "score": float(r["score"]), "qid": r["qid"]}) + "\n"
+            for r in rows
+        )
+    )
     return tmp_path
 
 
 WANT = evaluate([1, 0, 1, 0, 1], [0.9, 0.5, 0.5, 0.1, 0.8], measures=["roc", "apr", "ap"])
 
 
-@pytest.mark.parametrize("name, extra", [
-    ("t.csv", ["--target", "label", "--score", "score"]),
-    ("t.tsv", ["--target", "1", "--score", "2"]),
-    ("t.txt", []),
-    ("t.jsonl", ["--target", "label", "--score", "score"]),
-])
+@pytest.mark.parametrize(
+    "name, extra",
+    [
+        ("t.csv", ["--target", "label", "--score", "score"]),
+        ("t.tsv", ["--target", "1", "--score", "2"]),
+        ("t.txt", []),
+        ("t.jsonl", ["--target", "label", "--score", "score"]),
+    ],
+)
 def test_formats_give_the_library_values(files, capsys, name, extra):
     code, out, err = run(["eval", str(files / name), "-m", "roc,apr,ap", "-o", "json", *extra], capsys=capsys)
     assert code == 0 and err == ""
@@ -62,8 +69,24 @@ def test_standard_input_and_default_report(capsys):
 
 
 def test_groups_per_group_and_csv_output(files, capsys):
-    code, out, _ = run(["eval", str(files / "t.csv"), "--target", "label", "--score", "score", "--group", "qid",
-                        "-m", "gauc,ndcg@2", "-o", "csv", "--per-group"], capsys=capsys)
+    code, out, _ = run(
+        [
+            "eval",
+            str(files / "t.csv"),
+            "--target",
+            "label",
+            "--score",
+            "score",
+            "--group",
+            "qid",
+            "-m",
+            "gauc,ndcg@2",
+            "-o",
+            "csv",
+            "--per-group",
+        ],
+        capsys=capsys,
+    )
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "measure,value,mean,weighted_mean,groups,undefined"
@@ -72,27 +95,52 @@ def test_groups_per_group_and_csv_output(files, capsys):
 
 
 def test_partitions(tmp_path, capsys):
-    (tmp_path / "k.csv").write_text("label,s\nchange,0.9\nnc,0.1\ncontrol,0.6\nchange,0.8\nnc,0.3\ncontrol,0.2\n")
-    code, out, _ = run(["eval", str(tmp_path / "k.csv"), "--target", "label", "--score", "s", "-m", "roc",
-                        "--partition", "narrow=change", "--partition", "broad=change,control"], capsys=capsys)
+    (tmp_path / "k.csv").write_text(
+        "label,s\nchange,0.9\nnc,0.1\ncontrol,0.6\nchange,0.8\nnc,0.3\ncontrol,0.2\n"
+    )
+    code, out, _ = run(
+        [
+            "eval",
+            str(tmp_path / "k.csv"),
+            "--target",
+            "label",
+            "--score",
+            "s",
+            "-m",
+            "roc",
+            "--partition",
+            "narrow=change",
+            "--partition",
+            "broad=change,control",
+        ],
+        capsys=capsys,
+    )
     assert code == 0 and "ROC[narrow]" in out and "ROC[broad]" in out
 
 
-@pytest.mark.parametrize("content, args, code, fragment", [
-    ("1 0.9\n0 nan\n", [], 1, "standard input, line 2: field 2 is NaN"),
-    ("# c\n1 0.9\n\n0 inf\n", [], 1, "line 4: the score column 'column2' holds inf"),
-    ("y s g\n1 0.9 a\n0 nan b\n", ["--score", "s"], 1, "line 3: the score column 's' holds nan"),
-    ("1 0.9\n0 0.2 7\n", [], 1, "line 2: expected 2 fields, found 3"),
-    ("a,b\n1,0.5\n0,x\n", ["--target", "a", "--score", "b"], 1, "line 3: the score column 'b' holds 'x'"),
-    ("1 0.9\n2 0.2\n0 0.1\n", ["-m", "roc"], 1, "the target column 'column1' holds 0.0, 1.0, 2.0: binary measures need"),
-    ("1 0.9\n-1 0.2\n", ["-m", "ndcg"], 1, ">= 0"),
-    ("1 0.9\n0 0.2\n", ["-m", "rco"], 2, "did you mean 'roc'"),
-    ("1 0.9\n0 0.2\n", ["--score", "score"], 2, "--score 'score': no such column"),
-    ("1 0.9\n0 0.2\n", ["--score", "5"], 2, "--score 5: standard input has 2 columns"),
-    ("1 0.9\n0 0.2\n", ["-m", "gauc"], 2, "pass `groups=`"),
-    ("", [], 1, "standard input: holds no data"),
-    ("1 0.9\n0 0.2\n", ["--partition", "oops"], 2, "--partition 'oops'"),
-])
+@pytest.mark.parametrize(
+    "content, args, code, fragment",
+    [
+        ("1 0.9\n0 nan\n", [], 1, "standard input, line 2: field 2 is NaN"),
+        ("# c\n1 0.9\n\n0 inf\n", [], 1, "line 4: the score column 'column2' holds inf"),
+        ("y s g\n1 0.9 a\n0 nan b\n", ["--score", "s"], 1, "line 3: the score column 's' holds nan"),
+        ("1 0.9\n0 0.2 7\n", [], 1, "line 2: expected 2 fields, found 3"),
+        ("a,b\n1,0.5\n0,x\n", ["--target", "a", "--score", "b"], 1, "line 3: the score column 'b' holds 'x'"),
+        (
+            "1 0.9\n2 0.2\n0 0.1\n",
+            ["-m", "roc"],
+            1,
+            "the target column 'column1' holds 0.0, 1.0, 2.0: binary measures need",
+        ),
+        ("1 0.9\n-1 0.2\n", ["-m", "ndcg"], 1, ">= 0"),
+        ("1 0.9\n0 0.2\n", ["-m", "rco"], 2, "did you mean 'roc'"),
+        ("1 0.9\n0 0.2\n", ["--score", "score"], 2, "--score 'score': no such column"),
+        ("1 0.9\n0 0.2\n", ["--score", "5"], 2, "--score 5: standard input has 2 columns"),
+        ("1 0.9\n0 0.2\n", ["-m", "gauc"], 2, "pass `groups=`"),
+        ("", [], 1, "standard input: holds no data"),
+        ("1 0.9\n0 0.2\n", ["--partition", "oops"], 2, "--partition 'oops'"),
+    ],
+)
 def test_bad_input(capsys, content, args, code, fragment):
     got, out, err = run(["eval", *args], stdin=content, capsys=capsys)
     assert got == code, err
@@ -112,8 +160,10 @@ def test_parquet(tmp_path, capsys):
     import pyarrow.parquet as pq
 
     pq.write_table(pa.table({"y": [1, 0, 1, 0, 1], "s": [0.9, 0.5, 0.5, 0.1, 0.8]}), tmp_path / "t.parquet")
-    code, out, _ = run(["eval", str(tmp_path / "t.parquet"), "--target", "y", "--score", "s", "-m", "roc", "-o",
-                        "json"], capsys=capsys)
+    code, out, _ = run(
+        ["eval", str(tmp_path / "t.parquet"), "--target", "y", "--score", "s", "-m", "roc", "-o", "json"],
+        capsys=capsys,
+    )
     assert code == 0 and json.loads(out)["measures"]["ROC"]["value"] == WANT["ROC"]
 
 
@@ -125,7 +175,8 @@ def test_parquet_without_pyarrow_says_how_to_install(tmp_path, capsys, monkeypat
 
 
 def test_undefined_groups_are_reported_on_stderr(capsys):
-    code, out, err = run(["eval", "--group", "3", "-m", "gauc"], stdin="1 0.9 a\n0 0.2 a\n1 0.5 b\n1 0.4 b\n",
-                         capsys=capsys)
+    code, out, err = run(
+        ["eval", "--group", "3", "-m", "gauc"], stdin="1 0.9 a\n0 0.2 a\n1 0.5 b\n1 0.4 b\n", capsys=capsys
+    )
     assert code == 0 and out.startswith("measure")
     assert err.startswith("perfeval: warning: GAUC is undefined for 1 of 2 groups ('b')")

@@ -39,17 +39,28 @@ def _one_line_error(err: str) -> None:
 @pytest.mark.parametrize("name", ["perf", "perfeval"])
 def test_closed_standard_output(small, name):
     args = [small] if name == "perf" else ["eval", small]
-    r = subprocess.run(_cmd(name) + ([] if name == "perf" else args), stdin=open(small) if name == "perf" else None,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, close_fds=True,
-                       preexec_fn=lambda: os.close(1))
+    r = subprocess.run(
+        _cmd(name) + ([] if name == "perf" else args),
+        stdin=open(small) if name == "perf" else None,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        close_fds=True,
+        preexec_fn=lambda: os.close(1),
+    )
     assert r.returncode == 1 and "standard output is closed" in r.stderr
     _one_line_error(r.stderr)
 
 
 @pytest.mark.parametrize("name", ["perf", "perfeval"])
 def test_closed_standard_input(name):
-    r = subprocess.run(_cmd(name) + ([] if name == "perf" else ["eval", "-"]), stdin=subprocess.DEVNULL,
-                       capture_output=True, text=True, preexec_fn=lambda: os.close(0))
+    r = subprocess.run(
+        _cmd(name) + ([] if name == "perf" else ["eval", "-"]),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: os.close(0),
+    )
     assert r.returncode == 1 and "standard input: cannot be read: it was closed" in r.stderr
     _one_line_error(r.stderr)
 
@@ -58,9 +69,13 @@ def test_closed_standard_input(name):
 @pytest.mark.parametrize("name", ["perf", "perfeval"])
 def test_a_full_disk_under_the_output(small, name):
     with open("/dev/full", "w") as full:
-        r = subprocess.run(_cmd(name) + ([] if name == "perf" else ["eval", small]),
-                           stdin=open(small) if name == "perf" else None, stdout=full, stderr=subprocess.PIPE,
-                           text=True)
+        r = subprocess.run(
+            _cmd(name) + ([] if name == "perf" else ["eval", small]),
+            stdin=open(small) if name == "perf" else None,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     assert r.returncode == 1 and "cannot write the output (No space left on device)" in r.stderr
     _one_line_error(r.stderr)
 
@@ -70,24 +85,32 @@ def test_ctrl_c_at_any_moment_is_status_130_without_a_traceback(tmp_path):
     n = 3_000_000
     big = tmp_path / "big.txt"
     np.savetxt(big, np.column_stack([rng.integers(0, 2, n), rng.random(n)]), fmt=["%d", "%.6f"])
-    r = subprocess.run(_cmd("perf"), stdin=open(big), capture_output=True, timeout=120)  # it runs, uninterrupted
+    r = subprocess.run(
+        _cmd("perf"), stdin=open(big), capture_output=True, timeout=120
+    )  # it runs, uninterrupted
     assert r.returncode == 0 and r.stdout.startswith(b"ACC")
     for name, args in (("perfeval", ["eval", str(big), "-m", "roc,apr,rms"]), ("perf", [])):
         for delay in (0.1, 0.2, 0.4, 0.8, 1.2):
-            p = subprocess.Popen(_cmd(name) + args, stdin=open(big), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True)
+            p = subprocess.Popen(
+                _cmd(name) + args, stdin=open(big), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
             time.sleep(delay)
             p.send_signal(signal.SIGINT)
             out, err = p.communicate(timeout=120)
             assert "Traceback" not in err and "internal error" not in err, (name, delay, err)
-            assert p.returncode in (130, -signal.SIGINT) or (p.returncode == 0 and out), (name, delay, p.returncode)
+            assert p.returncode in (130, -signal.SIGINT) or (p.returncode == 0 and out), (
+                name,
+                delay,
+                p.returncode,
+            )
 
 
 @pytest.mark.parametrize("addr", ["local:0", "local:x", "local:-1"])
 def test_dask_local_zero_workers_is_an_error_not_a_hang(small, addr):
     pytest.importorskip("distributed")
-    r = subprocess.run(_cmd("perfeval") + ["eval", small, "--dask", addr], capture_output=True, text=True,
-                       timeout=60)
+    r = subprocess.run(
+        _cmd("perfeval") + ["eval", small, "--dask", addr], capture_output=True, text=True, timeout=60
+    )
     assert r.returncode == 2 and "expected local or local:N" in r.stderr
     _one_line_error(r.stderr)
 
@@ -98,8 +121,13 @@ def test_dask_parquet_file_missing_a_column_names_the_file(tmp_path):
     pytest.importorskip("pyarrow")
     pd.DataFrame({"y": [1, 0, 1, 0], "s": [0.5, 0.2, 0.9, 0.4]}).to_parquet(tmp_path / "a.parquet")
     pd.DataFrame({"y": [1, 0, 1, 0], "t": [0.5, 0.2, 0.9, 0.4]}).to_parquet(tmp_path / "b.parquet")
-    r = subprocess.run(_cmd("perfeval") + ["eval", str(tmp_path / "*.parquet"), "--dask", "local:1", "--target", "y",
-                                           "--score", "s"], capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        _cmd("perfeval")
+        + ["eval", str(tmp_path / "*.parquet"), "--dask", "local:1", "--target", "y", "--score", "s"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 1 and f"{tmp_path}/b.parquet: has no column 's' (its columns: y, t)" in r.stderr
     _one_line_error(r.stderr)
 
@@ -107,9 +135,22 @@ def test_dask_parquet_file_missing_a_column_names_the_file(tmp_path):
 def test_group_keys_are_escaped_in_tables_and_quoted_in_csv(tmp_path, capsys):
     from conftest import run_cli
 
-    (tmp_path / "g.csv").write_bytes(b'y,s,g\x1b[31m\n1,0.5,a\x1b[2Jb\n0,0.2,a\x1b[2Jb\n1,0.9,"c,d"\n0,0.4,"c,d"\n')
-    args = ["eval", str(tmp_path / "g.csv"), "--per-group", "-m", "gauc", "--group", "3", "--target", "1",
-            "--score", "2"]
+    (tmp_path / "g.csv").write_bytes(
+        b'y,s,g\x1b[31m\n1,0.5,a\x1b[2Jb\n0,0.2,a\x1b[2Jb\n1,0.9,"c,d"\n0,0.4,"c,d"\n'
+    )
+    args = [
+        "eval",
+        str(tmp_path / "g.csv"),
+        "--per-group",
+        "-m",
+        "gauc",
+        "--group",
+        "3",
+        "--target",
+        "1",
+        "--score",
+        "2",
+    ]
     code, out, err = run_cli(args, capsys)
     assert code == 0 and "\x1b" not in out + err and "a\\x1b[2Jb" in out
     code, out, err = run_cli(args + ["-o", "csv"], capsys)

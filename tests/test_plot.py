@@ -203,7 +203,7 @@ def test_report_renders_in_headless_chromium(table, tmp_path):
 
 
 def test_large_files_are_read_in_chunks_with_the_same_result(table, tmp_path, monkeypatch):
-    import perfeval.cli.main as cli
+    import perfeval.cli.load as cli
 
     outs = []
     for large in (1 << 40, 1):

@@ -10,11 +10,37 @@ import pytest
 from perfeval import UnknownMeasureError, get_measure, list_measures
 from perfeval.classic.help import help_text
 from perfeval.classic.options import ALL_FLAGS, FLAG_OPTIONS, MEASURE_FLAGS
-from perfeval.cli.main import list_measures_text, main
+from perfeval.cli.commands.measures import list_measures_text
+from perfeval.cli.main import main
 from perfeval.measures import NICKNAMES, REGISTRY
 
-PERF_24 = {"ACC", "RMS", "CXE", "ROC", "R50", "SEN", "SPC", "NPV", "PPV", "PRE", "REC", "PRF", "PRB", "APR",
-           "LFT", "TOP1", "TOP10", "NTOP", "RKL", "NRM", "CST", "SAR", "CA1", "CA2", "SLQ"}
+PERF_24 = {
+    "ACC",
+    "RMS",
+    "CXE",
+    "ROC",
+    "R50",
+    "SEN",
+    "SPC",
+    "NPV",
+    "PPV",
+    "PRE",
+    "REC",
+    "PRF",
+    "PRB",
+    "APR",
+    "LFT",
+    "TOP1",
+    "TOP10",
+    "NTOP",
+    "RKL",
+    "NRM",
+    "CST",
+    "SAR",
+    "CA1",
+    "CA2",
+    "SLQ",
+}
 
 
 def test_every_perf_measure_is_registered_once():
@@ -95,16 +121,29 @@ def test_docs_measures_is_generated_from_the_registry():
     from pathlib import Path
 
     doc = Path(__file__).resolve().parents[1] / "docs" / "measures.md"
-    assert doc.read_text() == list_measures_text(fmt="markdown"), "run `make docs` to regenerate docs/measures.md"
+    assert doc.read_text() == list_measures_text(fmt="markdown"), (
+        "run `make docs` to regenerate docs/measures.md"
+    )
 
 
 def test_one_roc_loads_no_backend_no_classic():
     """evaluate() of one measure loads the door, the engine, the summaries and the measures: not the
     Dask backend, the classic command, the CLI, plotting or the statistics."""
-    code = ("import sys, perfeval; perfeval.evaluate([1, 0], [0.5, 0.4], measures=['roc']); "
-            "print(' '.join(sorted(m for m in sys.modules if m.startswith('perfeval'))))")
-    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    for heavy in ("perfeval.dask", "perfeval.classic", "perfeval.cli", "perfeval.plot", "perfeval.bootstrap",
-                  "perfeval.stream", "perfeval.contest"):
+    code = (
+        "import sys, perfeval; perfeval.evaluate([1, 0], [0.5, 0.4], measures=['roc']); "
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('perfeval'))))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    for heavy in (
+        "perfeval.dask",
+        "perfeval.classic",
+        "perfeval.cli",
+        "perfeval.plot",
+        "perfeval.bootstrap",
+        "perfeval.stream",
+        "perfeval.contest",
+    ):
         assert not any(m == heavy or m.startswith(heavy + ".") for m in loaded), heavy
     assert len(loaded) <= 25, loaded

@@ -9,12 +9,15 @@ distinct score in a partition, never the rows.
 Per-group measures (GAUC, NDCG, MAP, ...) shuffle the rows by group so that each partition holds
 whole groups, compute the per-group values there, and bring back one row per group.
 
-Uses the caller's ``distributed.Client`` when there is one, else Dask's default scheduler; it never
-starts a cluster itself.
+:func:`evaluate_dask` uses the caller's ``distributed.Client`` when there is one, else Dask's default
+scheduler; it never starts a cluster itself.  For the command line, :func:`connect` starts or reaches
+one and :func:`read_files` reads files into a frame with checked columns.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -30,7 +33,8 @@ def _require():
         import dask.dataframe  # noqa: F401
     except ImportError:
         raise MissingDependencyError(
-            "evaluating a Dask collection needs dask: pip install 'perfeval[dask]'") from None
+            "evaluating a Dask collection needs dask: pip install 'perfeval[dask]'"
+        ) from None
 
 
 is_dask = _is_dask  # the test lives at the door, so that evaluate() need not import this module
@@ -42,7 +46,9 @@ def _summarize(y, s, w=None) -> ScoreHistogram:
     y = to_numpy(y, "y_true")
     s = floats(to_numpy(s, "y_score"), "y_score")
     check_scores(s)
-    return ScoreHistogram.from_arrays(binary_targets(y, "dask evaluation"), s, None if w is None else to_numpy(w, "w"))
+    return ScoreHistogram.from_arrays(
+        binary_targets(y, "dask evaluation"), s, None if w is None else to_numpy(w, "w")
+    )
 
 
 def _summarize_frame(pdf, target: str, score: str, weight: str | None) -> tuple[ScoreHistogram, int]:
@@ -59,13 +65,22 @@ def tree_summary(pieces: list, split_every: int = 8):
 
     level = pieces
     while len(level) > 1:
-        level = [dask.delayed(_merge)(level[i:i + split_every]) for i in range(0, len(level), split_every)]
+        level = [dask.delayed(_merge)(level[i : i + split_every]) for i in range(0, len(level), split_every)]
     return level[0]
 
 
-def evaluate_dask(data: Any, y_score: Any = None, *, target: str | None = None, score: str | None = None,
-                  group: str | None = None, weight: str | None = None, measures: Any = None,
-                  threshold: float = 0.5, split_every: int = 8):
+def evaluate_dask(
+    data: Any,
+    y_score: Any = None,
+    *,
+    target: str | None = None,
+    score: str | None = None,
+    group: str | None = None,
+    weight: str | None = None,
+    measures: Any = None,
+    threshold: float = 0.5,
+    split_every: int = 8,
+):
     """Evaluate a Dask DataFrame (columns by name) or a pair of Dask arrays (targets, scores).
 
     Returns the :class:`~perfeval.report.Report` of :func:`perfeval.evaluate`, computed on the
@@ -86,8 +101,10 @@ def evaluate_dask(data: Any, y_score: Any = None, *, target: str | None = None, 
             raise InvalidParameterError("a Dask DataFrame needs `target=` and `score=` column names")
         missing = [c for c in (target, score, group, weight) if c is not None and c not in data.columns]
         if missing:
-            raise InvalidParameterError(f"column {missing[0]!r} is not in the Dask DataFrame "
-                                        f"(columns: {', '.join(map(str, data.columns))})")
+            raise InvalidParameterError(
+                f"column {missing[0]!r} is not in the Dask DataFrame "
+                f"(columns: {', '.join(map(str, data.columns))})"
+            )
         if group is not None:
             return _grouped(data, target, score, group, weight, specs, threshold)
         if any(s.measure.kind != "binary" for s in specs):
@@ -99,20 +116,25 @@ def evaluate_dask(data: Any, y_score: Any = None, *, target: str | None = None, 
         if y_score is None or not isinstance(y_score, da.Array):
             raise InvalidParameterError("Dask arrays: pass the targets and the scores as two Dask arrays")
         if data.shape != y_score.shape:
-            raise InvalidParameterError(f"targets and scores differ in shape: {data.shape} and {y_score.shape}")
+            raise InvalidParameterError(
+                f"targets and scores differ in shape: {data.shape} and {y_score.shape}"
+            )
         y_score = y_score.rechunk(data.chunks)
         if any(s.measure.kind != "binary" for s in specs):
             raise InvalidParameterError("per-group measures need a Dask DataFrame with a group column")
-        parts = [dask.delayed(lambda a, b: (_summarize(a, b), len(a)))(a, b)
-                 for a, b in zip(data.to_delayed().ravel(), y_score.to_delayed().ravel(), strict=False)]
+        parts = [
+            dask.delayed(lambda a, b: (_summarize(a, b), len(a)))(a, b)
+            for a, b in zip(data.to_delayed().ravel(), y_score.to_delayed().ravel(), strict=False)
+        ]
     else:
         raise InvalidParameterError(f"expected a Dask DataFrame or Dask arrays, got {type(data).__name__}")
     if not parts:
         summary, rows = ScoreHistogram.empty(), 0
     else:
         summary, rows = dask.compute(tree_summary(parts, split_every))[0]
-    return binary_report(specs, summary, rows=rows, threshold=threshold, weighted=weight is not None,
-                         backend="dask")
+    return binary_report(
+        specs, summary, rows=rows, threshold=threshold, weighted=weight is not None, backend="dask"
+    )
 
 
 def _group_values(pdf, target, score, group, weight, specs):
@@ -128,10 +150,21 @@ def _group_values(pdf, target, score, group, weight, specs):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = finish(cases(pdf[target].to_numpy(), pdf[score].to_numpy(), pdf[group].to_numpy(),
-                         None if weight is None else pdf[weight].to_numpy()), specs, threshold=0.5)
-    out = {"group": list(r.groups), "size": r.group_sizes, "rows": pdf.groupby(group, sort=True).size().reindex(
-        r.groups).to_numpy()}
+        r = finish(
+            cases(
+                pdf[target].to_numpy(),
+                pdf[score].to_numpy(),
+                pdf[group].to_numpy(),
+                None if weight is None else pdf[weight].to_numpy(),
+            ),
+            specs,
+            threshold=0.5,
+        )
+    out = {
+        "group": list(r.groups),
+        "size": r.group_sizes,
+        "rows": pdf.groupby(group, sort=True).size().reindex(r.groups).to_numpy(),
+    }
     for s in specs:
         out[s.label] = r.results[s.label].per_group
     return pd.DataFrame(out)
@@ -145,11 +178,192 @@ def _grouped(ddf, target, score, group, weight, specs, threshold):
 
     cols = [c for c in (target, score, group, weight) if c is not None]
     shuffled = ddf[cols].shuffle(on=group)
-    frames = dask.compute(*[dask.delayed(_group_values)(p, target, score, group, weight, specs)
-                            for p in shuffled.to_delayed()])
+    frames = dask.compute(
+        *[dask.delayed(_group_values)(p, target, score, group, weight, specs) for p in shuffled.to_delayed()]
+    )
     table = pd.concat(frames, ignore_index=True).sort_values("group", kind="stable")
     keys = table["group"].to_numpy()
     sizes = table["size"].to_numpy(dtype=np.float64)
-    return grouped_report(specs, keys, sizes, {s.label: table[s.label].to_numpy(dtype=np.float64) for s in specs},
-                          threshold=threshold, rows=int(table["rows"].sum()), weighted=weight is not None,
-                          backend="dask")
+    return grouped_report(
+        specs,
+        keys,
+        sizes,
+        {s.label: table[s.label].to_numpy(dtype=np.float64) for s in specs},
+        threshold=threshold,
+        rows=int(table["rows"].sum()),
+        weighted=weight is not None,
+        backend="dask",
+    )
+
+
+# --- files and clusters: what the command line's --dask needs -------------------------------------
+
+
+@contextlib.contextmanager
+def connect(address: str) -> Iterator[Any]:
+    """A ``distributed.Client`` for ``address`` (``tcp://host:8786``; ``local`` or ``local:N`` starts
+    N local worker processes, one thread each), closed with its cluster on exit.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``local:N`` with N outside 1..4096 (``local:0`` would wait for a worker forever), or no
+        scheduler reachable at the address.
+    MissingDependencyError
+        dask or distributed is not installed.
+    """
+    import logging
+    import os
+
+    from perfeval._console import one_line
+
+    try:
+        import distributed
+    except ImportError:
+        raise MissingDependencyError("--dask needs dask: pip install 'perfeval[dask]'") from None
+    cluster = None
+    if address == "local" or address.startswith("local:"):
+        n = address.partition(":")[2]
+        if n and not (n.isdigit() and 1 <= int(n) <= 4096):
+            raise InvalidParameterError(
+                f"--dask {one_line(address)}: expected local or local:N with N workers from 1 to 4096"
+            )
+        workers = int(n or (os.cpu_count() or 1))
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
+        client = distributed.Client(cluster)
+    else:
+        try:
+            client = distributed.Client(address, timeout=20)
+        except (OSError, ValueError, TypeError) as e:
+            raise InvalidParameterError(
+                f"--dask {one_line(address)}: cannot reach a Dask scheduler there ({one_line(e)})"
+            ) from None
+    logging.getLogger("distributed").setLevel(
+        logging.CRITICAL
+    )  # a failed task is our one line, not a log dump
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _file_format(path: str, fmt: str) -> str:
+    if fmt != "auto":
+        return fmt
+    low = path.lower()
+    if low.endswith((".parquet", ".pq")):
+        return "parquet"
+    return "tsv" if low.endswith(".tsv") else "csv" if low.endswith(".csv") else "text"
+
+
+def read_files(
+    path: str,
+    *,
+    fmt: str = "auto",
+    header: bool | None = None,
+    target: str | None = None,
+    score: str | None = None,
+    group: str | None = None,
+    weight: str | None = None,
+) -> tuple[Any, Any]:
+    """Files (a path, a glob or a directory of CSV/TSV/text/JSON lines/Parquet) as a Dask DataFrame
+    with the columns chosen as the table reader chooses them.
+
+    Returns ``(frame, choice)``: the frame's columns are named (``column1``... without a header), the
+    group column is an identity (int64 or text, never float), and every file of a glob was checked to
+    hold the chosen columns before any work starts.  ``choice`` is the
+    :class:`~perfeval.io.columns.Choice` made.
+    """
+    _require()
+    import dask.dataframe as dd
+
+    from perfeval.io.columns import choose
+
+    fmt = _file_format(path, fmt)
+    kw: dict[str, Any] = {}
+    if fmt == "parquet":
+        ddf, header = dd.read_parquet(path), True
+    elif fmt == "jsonl":
+        ddf, header = dd.read_json(path, lines=True), True
+    else:
+        header = header if header is not None else fmt != "text"
+        kw = {"sep": {"csv": ",", "tsv": "\t"}.get(fmt, r"\s+"), "comment": "#"}
+        ddf = dd.read_csv(path, header=0 if header else None, **kw)
+    keys = list(ddf.columns)
+    names = [str(c) for c in keys] if header else [f"column{i + 1}" for i in range(len(keys))]
+    ch = choose(names, path, header=bool(header), target=target, score=score, group=group, weight=weight)
+    if ch.group is not None and fmt not in ("parquet", "jsonl"):  # the group column read as text
+        ddf = dd.read_csv(
+            path, header=0 if header else None, dtype={keys[ch.group.index]: str}, keep_default_na=False, **kw
+        )
+    if not header:
+        ddf.columns = names
+    if header:  # every file of a glob holds the columns chosen from the first one's
+        used = [names[c.index] for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None]
+        _files_hold(path, fmt, used)
+    if ch.group is not None:
+        ddf = _identity(ddf, names[ch.group.index], path)
+    return ddf, ch
+
+
+def _files_hold(pattern: str, fmt: str, needed: list[str]) -> None:
+    """Every file `pattern` names (a path, a glob or a directory) holds the `needed` columns: checked
+    from each file's schema or header before any work starts, so a missing column is one line naming
+    the file and the column, not a failed task on a worker.
+    """
+    import glob
+    import os
+
+    from perfeval._console import one_line
+    from perfeval.exceptions import InputFormatError
+
+    if fmt == "jsonl":
+        return  # JSON lines name their fields line by line: nothing to check ahead
+    if os.path.isdir(pattern):
+        files = sorted(
+            os.path.join(dp, f)
+            for dp, _dirs, fs in os.walk(pattern)
+            for f in fs
+            if not f.startswith((".", "_"))
+        )
+    else:
+        files = sorted(glob.glob(pattern)) or [pattern]
+    for f in files:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            try:
+                have = pq.read_schema(f).names
+            except Exception as e:
+                raise InputFormatError(f"is not a Parquet file ({one_line(e)})", source=f) from None
+        else:
+            from perfeval.stream import column_names
+
+            have = column_names(f, fmt, True)
+        missing = [c for c in needed if c not in have]
+        if missing:
+            raise InputFormatError(
+                f"has no column {missing[0]!r} (its columns: {', '.join(map(str, have))})", source=f
+            )
+
+
+def _identity(ddf: Any, name: str, path: str) -> Any:
+    """The group column of a Dask frame as an identity: int64 when every value is a plain integer
+    that fits, else the text as written; a float column (Parquet, JSON) is refused.
+    """
+    from perfeval.exceptions import InputFormatError
+
+    kind = ddf[name].dtype.kind
+    if kind in "iu":
+        return ddf
+    if kind == "f":
+        raise InputFormatError(
+            f"the group column {name!r} holds floating-point numbers; group ids must be integers or text "
+            "(cast the column)",
+            source=path,
+        )
+    col = ddf[name].astype(str)
+    plain = col.str.fullmatch(r"-?(?:0|[1-9][0-9]{0,17})").all().compute()
+    return ddf.assign(**{name: col.astype("int64") if plain else col})

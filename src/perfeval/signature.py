@@ -90,12 +90,7 @@ def of_report(report: Any) -> Signature:
     ci = None
     if report.intervals:
         iv = next(iter(report.intervals.values()))
-        seed = getattr(iv, "seed", None)
-        ci = (
-            f"{iv.method},n={iv.n_boot}"
-            + (f",seed={seed}" if seed is not None else "")
-            + f",level={iv.level:g}"
-        )
+        ci = ci_text(iv.method, iv.n_boot, getattr(iv, "seed", None), iv.level)
     return Signature(
         threshold=threshold,
         gain="exp" if any(b in _GAIN_FAMILY for b in base) else None,
@@ -103,6 +98,27 @@ def of_report(report: Any) -> Signature:
         positive=positive,
         backend=str(params.get("backend", "memory")),
         ci=ci,
+    )
+
+
+def ci_text(method: str, n_boot: int, seed: int | None, level: float) -> str:
+    """The ``ci`` part of a signature: ``bca,n=1000,seed=0,level=0.95``; DeLong's interval is
+    analytic, so ``delong,level=0.95``.
+    """
+    if method == "delong":
+        return f"delong,level={level:g}"
+    return f"{method},n={n_boot}" + (f",seed={seed}" if seed is not None else "") + f",level={level:g}"
+
+
+def of_specs(specs: list[Any], threshold: float, **fields: Any) -> Signature:
+    """The signature of measure specs evaluated at ``threshold``; ``fields`` sets the others
+    (``weights``, ``positive``, ``backend``, ``ci``).
+    """
+    base = [s.measure.name for s in specs]
+    return Signature(
+        threshold=threshold if _uses_threshold(base) else None,
+        gain="exp" if any(b in _GAIN_FAMILY for b in base) else None,
+        **fields,
     )
 
 

@@ -4,20 +4,9 @@ from __future__ import annotations
 
 import sys
 
+from perfeval._console import write_all
 from perfeval.classic.options import ClassicExit, HelpRequested, parse_options
 from perfeval.exceptions import PerfError
-
-
-def write_all(stdout, data: bytes) -> None:
-    """Write every byte, or raise: a buffered binary stream may return a short count instead of raising
-    when the reader goes away mid-write (``perf ... | head``), so keep writing until it raises.
-    """
-    view = memoryview(data)
-    while view:
-        n = stdout.write(view)
-        if n is None or n <= 0:
-            raise BrokenPipeError("the output stream accepted nothing")
-        view = view[n:]
 
 
 def run(argv: list[str], stdout, stderr) -> int:
@@ -66,7 +55,7 @@ def run(argv: list[str], stdout, stderr) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``perf`` console script."""
-    from perfeval.cli._streams import guard, quiet_stdout
+    from perfeval._console import guard, quiet_stdout
 
     args = sys.argv[1:] if argv is None else argv
     try:

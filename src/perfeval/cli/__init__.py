@@ -1,2 +1,3 @@
 """Command-line front ends: the modern ``perfeval`` (this package) and the classic ``perf``
-(:mod:`perfeval.classic`)."""
+(:mod:`perfeval.classic`).
+"""

@@ -1,0 +1,1 @@
+"""One module per ``perfeval`` subcommand; each has ``run(args) -> int``."""

@@ -1,0 +1,160 @@
+"""``perfeval compare``: two models on the same cases: the difference of each measure, its interval
+and a p-value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from perfeval.cli import load
+from perfeval.cli.commands.eval import check_ci_options
+from perfeval.cli.output import number, p_value, signature_line, table, write
+
+
+def _load(args: Any, file: str, several: bool, binary: bool) -> tuple:
+    import numpy as np
+
+    t = load.read(args, file)
+    ch = t.choose(
+        target=args.target, score=args.score, group=args.group, weight=args.weight, several_scores=several
+    )
+    load.say_columns(ch)
+    y = load.targets(t, ch.target.name, t.get(ch.target), args.pos_label, binary).astype(np.float64)
+    return t, ch, y
+
+
+def _extras(t: Any, ch: Any) -> tuple:
+    return (None if ch.group is None else t.get(ch.group)), load.weights(t, ch.weight)
+
+
+def _one_table(args: Any, binary: bool) -> tuple:
+    from perfeval.exceptions import InvalidParameterError
+
+    cols = (args.score or "").split(",")
+    if len(cols) != 2 or not all(c.strip() for c in cols):
+        raise InvalidParameterError("with one table, --score names the two models' columns: --score A,B")
+    t, ch, y = _load(args, args.files[0], True, binary)
+    a, b = (load.scores(t, c) for c in ch.scores[:2])
+    return (y, a, b, *_extras(t, ch), (ch.scores[0].name, ch.scores[1].name))
+
+
+def _same(what: str, x: Any, y: Any, source: str) -> None:
+    import numpy as np
+
+    from perfeval.exceptions import InputFormatError
+
+    if (x is None) != (y is None) or (x is not None and not np.array_equal(x, y)):
+        raise InputFormatError(f"the {what} differ from the first table's", source=source)
+
+
+def _two_tables(args: Any, binary: bool) -> tuple:
+    import numpy as np
+
+    from perfeval.exceptions import InputFormatError, InvalidParameterError
+
+    if args.score and "," in args.score:
+        raise InvalidParameterError("with two tables, --score names one column, found in both")
+    (ta, cha, ya), (tb, chb, yb) = (_load(args, f, False, binary) for f in args.files)
+    if len(ya) != len(yb):
+        raise InputFormatError(
+            f"has {len(yb)} rows, {args.files[0]} has {len(ya)}: the two models must score the same cases in "
+            "the same order",
+            source=tb.source,
+        )
+    diff = ya != yb
+    if diff.any():
+        i = int(np.argmax(diff))
+        raise InputFormatError(
+            f"the target differs from {args.files[0]} (line {ta.line_of(i)}): the two models must score the "
+            "same cases in the same order",
+            source=tb.source,
+            line=tb.line_of(i),
+        )
+    a, b = load.scores(ta, cha.score), load.scores(tb, chb.score)
+    ga, wa = _extras(ta, cha)
+    gb, wb = _extras(tb, chb)
+    _same("groups", ga, gb, tb.source)
+    _same("weights", wa, wb, tb.source)
+    return ya, a, b, ga, wa, (args.files[0], args.files[1])
+
+
+def inputs(args: Any, specs: list) -> tuple:
+    """(target, score_a, score_b, groups, weights, names) from one table with two score columns or
+    from two tables with the same targets.
+    """
+    from perfeval.exceptions import InvalidParameterError
+
+    binary = any(s.measure.kind == "binary" for s in specs)
+    if len(args.files) == 1:
+        return _one_table(args, binary)
+    if len(args.files) != 2:
+        raise InvalidParameterError(
+            f"compare takes one table (with --score A,B) or two tables, got {len(args.files)}"
+        )
+    return _two_tables(args, binary)
+
+
+def run(args: Any) -> int:
+    from perfeval.bootstrap import compare
+    from perfeval.engine import resolve
+
+    check_ci_options(args)
+    specs = resolve(args.measures, args.threshold)
+    y, a, b, g, w, (na, nb) = inputs(args, specs)
+    roc_only = g is None and all(sp.measure.name == "ROC" for sp in specs)
+    method = args.method or ("delong" if roc_only else "bca")
+    res = compare(
+        y,
+        a,
+        b,
+        [sp.label for sp in specs],
+        method=method,
+        level=args.ci,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        groups=g,
+        weights=w,
+        threshold=args.threshold,
+    )
+    if args.output == "json":
+        from perfeval.report import dumps
+
+        write(dumps({"a": na, "b": nb, "comparisons": [c.to_dict() for c in res.values()]}, indent=2) + "\n")
+        return 0
+    pct = f"{args.ci * 100:g}%"
+    head = ["measure", "a", "b", "a - b", f"{pct} low", f"{pct} high", "p-value"]
+    rows = [
+        [
+            c.label,
+            number(c.estimate_a),
+            number(c.estimate_b),
+            number(c.difference),
+            number(c.low),
+            number(c.high),
+            p_value(c.p_value),
+        ]
+        for c in res.values()
+    ]
+    first = next(iter(res.values()))
+    how = (
+        "DeLong's test"
+        if first.method == "delong"
+        else f"paired {first.method} bootstrap, {first.n_boot} replicates, seed {args.seed}, "
+        f"{first.resampled} resampled"
+    )
+    lines = [f"a = {na}", f"b = {nb}", *table([head, *rows], "lr"), f"({how})"]
+    lines.append(signature_line(_signature(args, specs, first, w is not None)))
+    write("\n".join(lines) + "\n")
+    return 0
+
+
+def _signature(args: Any, specs: list, first: Any, weighted: bool) -> Any:
+    from perfeval.signature import ci_text, of_specs
+
+    return of_specs(
+        specs,
+        args.threshold,
+        weights=weighted,
+        positive=None if args.pos_label is None else repr(args.pos_label),
+        ci=ci_text(first.method, first.n_boot, args.seed, args.ci),
+    )

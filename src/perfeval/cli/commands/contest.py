@@ -1,0 +1,129 @@
+"""``perfeval score`` (submissions against an answer key, stored on the leaderboard) and
+``perfeval leaderboard``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from perfeval._console import one_line
+from perfeval.cli.output import table, write
+
+
+def _team_of(sub: str) -> str:
+    """A team name from a submission's file name: shown escaped, blanks collapsed (so that a name
+    cannot pad itself into the leaderboard's value and time columns), at most 200 characters.
+    """
+    from perfeval._text import shown
+
+    name = os.path.splitext(os.path.basename(sub.rstrip("/")))[0]
+    return " ".join(shown(name).split())[:200] or "?"
+
+
+def _score_table(subs: list[str], results: list, names: list[str]) -> str:
+    rows: list[list[str]] = [["submission".ljust(10), *(n.rjust(10) for n in names)]]
+    for s, r in zip(subs, results, strict=True):
+        if r.ok:
+            rows.append([s, *(f"{r.scores[n]:>10.5f}" for n in names)])
+        else:
+            rows.append([s, f"rejected: {r.n_errors} error(s), listed on stderr"])
+    return "\n".join(table(rows, "lr")) + "\n"
+
+
+def run_score(args: Any) -> int:
+    """Score submissions; store them; print the table.  Exit status: 0 every submission scored (and
+    stored), 1 one rejected, 2 a bad command line, task file or database, 75 scored but not stored
+    (the scores are printed; run again, or store them by hand).
+    """
+    from perfeval._text import shown
+    from perfeval.contest.board import Board, StoreError, check_team, default_db
+    from perfeval.contest.score import read_key, score_submission
+    from perfeval.contest.tasks import load_task
+    from perfeval.exceptions import InvalidParameterError
+
+    if not args.db_wait >= 0 or args.db_wait == float("inf"):
+        raise InvalidParameterError(f"--db-wait {args.db_wait:g}: expected a number of seconds >= 0")
+    team = check_team(args.team) if args.team is not None else None
+    task = load_task(args.task)
+    key = read_key(args.key, task)
+    board = None if args.no_store else Board(args.db or default_db(args.key), wait=args.db_wait)
+    not_stored = None
+    try:
+        results = [score_submission(sub, task, key, args.follow_links) for sub in args.submissions]
+        if board is not None and any(r.ok for r in results):
+            entries = [
+                (task.name, team or _team_of(sub), shown(sub), r.scores)
+                for sub, r in zip(args.submissions, results, strict=True)
+                if r.ok
+            ]
+            try:
+                board.add_all(entries)
+            except StoreError as e:
+                not_stored = e
+    finally:
+        if board is not None:
+            board.close()
+    names = [c.name for c in task.criteria] + ([task.total["name"]] if task.total else [])
+    if args.output == "json":
+        from perfeval.report import dumps
+
+        stored = board is not None and not_stored is None
+        out = [
+            {
+                "submission": s,
+                "ok": r.ok,
+                "rows": r.rows,
+                "stored": r.ok and stored,
+                "scores": {k: (None if v != v else v) for k, v in r.scores.items()},
+                "errors": r.errors,
+            }
+            for s, r in zip(args.submissions, results, strict=True)
+        ]
+        write(dumps(out, indent=2) + "\n")
+    else:
+        write(_score_table([shown(s) for s in args.submissions], results, names))
+    for r in results:
+        for line in r.errors:
+            sys.stderr.write(f"perfeval: error: {line}\n")
+    if not_stored is not None:
+        sys.stdout.flush()
+        sys.stderr.write(f"perfeval: error: the scores above were NOT stored: {one_line(not_stored)}\n")
+        return 75
+    return 0 if all(r.ok for r in results) else 1
+
+
+def run_leaderboard(args: Any) -> int:
+    from perfeval._text import shown
+    from perfeval.contest.board import Board, default_db, rankings
+    from perfeval.contest.tasks import load_task
+    from perfeval.exceptions import InputFormatError
+
+    task = load_task(args.task)
+    if not os.path.isfile(args.key):
+        raise InputFormatError(
+            "cannot be read (no such file); the leaderboard lies beside its answer key", source=args.key
+        )
+    board = Board(args.db or default_db(args.key), create=False)
+    ranks = rankings(board.entries(task.name), task.directions())
+    board.close()
+    if args.output == "json":
+        from perfeval.report import dumps
+
+        write(dumps({k: [s.__dict__ for s in v] for k, v in ranks.items()}) + "\n")
+        return 0
+    if not ranks:
+        write(f"no scored submissions for {task.name} yet\n")
+        return 0
+    out = [shown(task.title)]
+    for crit, standings in ranks.items():
+        if crit == "overall":
+            out.append("\noverall (mean rank over the criteria)")
+        else:
+            out.append(f"\n{shown(crit)} ({task.directions()[crit]} is better)")
+        for s in standings:
+            v = "-" if s.value is None else f"{s.value:.5f}"
+            out.append(f"  {s.rank:>3}. {shown(s.team):<24} {v:>12}   {shown(s.time)}")
+    write("\n".join(out) + "\n")
+    return 0

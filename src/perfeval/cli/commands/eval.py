@@ -1,0 +1,235 @@
+"""``perfeval eval``: the measures of one table, in memory, streamed in chunks, or on Dask."""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from typing import Any
+
+from perfeval.cli import load
+from perfeval.cli.output import report_text, write
+
+#: files over this size are streamed when every measure allows it
+STREAM_BYTES = 256 << 20
+
+
+def check_ci_options(args: Any) -> None:
+    """Refuse a bad level or replicate count before any work is done."""
+    from perfeval.exceptions import InvalidParameterError
+
+    if not 0.0 < args.ci < 1.0:
+        raise InvalidParameterError(
+            f"the confidence level must lie strictly between 0 and 1, got {args.ci:g}"
+        )
+    if args.n_boot < 2 and args.method != "delong":
+        raise InvalidParameterError(f"the bootstrap needs at least 2 replicates, got --n-boot {args.n_boot}")
+
+
+def _check_options(args: Any) -> None:
+    from perfeval.exceptions import InvalidParameterError
+
+    if args.ci is None:
+        return
+    check_ci_options(args)
+    if args.partition:
+        raise InvalidParameterError("--ci does not combine with --partition yet")
+    if (args.dask or args.stream) and (args.group or args.weight):
+        raise InvalidParameterError(
+            "--ci with --stream or --dask is for measures over all unweighted cases (drawn from the merged "
+            "summary); drop --group/--weight, or --stream/--dask to evaluate in memory"
+        )
+
+
+def _warn(caught: list) -> None:
+    for w in caught:  # never a silent drop: say what is undefined, on stderr
+        sys.stderr.write(f"perfeval: warning: {w.message}\n")
+
+
+def run(args: Any) -> int:
+    from perfeval.engine import DEFAULT_MEASURES, resolve
+
+    _check_options(args)
+    path = load.path_of(args.file)
+    specs = resolve(args.measures or DEFAULT_MEASURES, args.threshold)  # parsed once, here
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = _dask(args, path, specs) if args.dask else _stream(args, path, specs)
+    if report is not None:
+        _warn(caught)
+        if args.ci is not None:
+            _summary_intervals(args, report)
+        report.params["source"] = path or "standard input"
+    else:
+        report = _in_memory(args, path, specs)
+    write(report_text(report, args.output, args.per_group))
+    return 0
+
+
+def _summary_intervals(args: Any, report: Any) -> None:
+    from perfeval.bootstrap import ci_from_summary
+    from perfeval.exceptions import InvalidParameterError
+
+    if report.summary is None:
+        raise InvalidParameterError("--ci: this evaluation kept no summary to draw intervals from")
+    report.intervals = ci_from_summary(
+        report.summary,
+        list(report.results),
+        method=args.method or "percentile",
+        level=args.ci,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        threshold=args.threshold,
+    )
+
+
+def _in_memory(args: Any, path: str | None, specs: list) -> Any:
+    from perfeval.evaluation import evaluate
+
+    table = load.read(args, args.file)
+    ch = table.choose(target=args.target, score=args.score, group=args.group, weight=args.weight)
+    load.say_columns(ch)
+    target = table.get(ch.target)
+    score = load.scores(table, ch.score)
+    groups = None if ch.group is None else table.get(ch.group)
+    weights = load.weights(table, ch.weight)
+    parts = load.partitions(args.partition)
+    if parts:
+        parts = {k: load.labels_as(v, target) for k, v in parts.items()}
+    else:
+        binary = any(s.measure.kind == "binary" for s in specs)
+        target = load.targets(table, ch.target.name, target, args.pos_label, binary)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = evaluate(
+            target,
+            score,
+            measures=specs,
+            groups=groups,
+            sample_weight=weights,
+            threshold=args.threshold,
+            partitions=parts,
+        )
+    _warn(caught)
+    if args.ci is not None:
+        from perfeval.bootstrap import ci
+
+        report.intervals = ci(
+            target,
+            score,
+            specs,
+            method=args.method or "bca",
+            level=args.ci,
+            n_boot=args.n_boot,
+            seed=args.seed,
+            groups=groups,
+            weights=weights,
+            threshold=args.threshold,
+        )
+    report.params["source"] = table.source
+    report.params["columns"] = ch.names()
+    return report
+
+
+def _stream(args: Any, path: str | None, specs: list) -> Any:
+    """Chunked evaluation (perfeval.stream); None when the request needs the whole table."""
+    from perfeval.exceptions import InvalidParameterError
+
+    streamable = (
+        args.group is not None or all(s.measure.kind == "binary" for s in specs)
+    ) and not args.partition
+    big = path is not None and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES
+    if not (args.stream or (big and streamable and args.format != "jsonl")):
+        return None
+    if not streamable:
+        raise InvalidParameterError(
+            "--stream needs --group for per-group measures, and does not take --partition; drop --stream to "
+            "evaluate in memory"
+        )
+    from perfeval.io.columns import choose
+    from perfeval.stream import evaluate_stream, evaluate_stream_grouped, iter_columns
+
+    chosen: list = []
+
+    def chooser(names: list[str], header: bool) -> list[int | None]:
+        ch = choose(
+            names,
+            path or "standard input",
+            header=header,
+            target=args.target,
+            score=args.score,
+            group=args.group,
+            weight=args.weight,
+        )
+        chosen.append(ch)
+        load.say_columns(ch)
+        return [
+            ch.target.index,
+            ch.score.index,
+            None if ch.weight is None else ch.weight.index,
+            None if ch.group is None else ch.group.index,
+        ]
+
+    labels = args.pos_label is not None  # the target read as labels, coded chunk by chunk
+    cols = iter_columns(
+        path,
+        chooser,
+        args.format,
+        args.header,
+        progress=sys.stderr.isatty(),
+        ids=(0, 3) if labels else (3,),
+        delimiter=args.delimiter,
+    )
+    if labels:
+        cols = load.coded(cols, args.pos_label, path or "standard input", chosen)
+    if args.group is not None:  # spilled by group to temporary files, then evaluated file by file
+        chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g in cols)
+        size = os.path.getsize(path) if path is not None and os.path.isfile(path) else None
+        report = evaluate_stream_grouped(
+            chunks, measures=specs, threshold=args.threshold, clustered=args.clustered, size_hint=size
+        )
+    else:
+        report = evaluate_stream(
+            ((t, sc) if w is None else (t, sc, w) for t, sc, w, _g in cols),
+            measures=specs,
+            threshold=args.threshold,
+        )
+    if chosen:
+        report.params["columns"] = chosen[0].names()
+    return report
+
+
+def _dask(args: Any, path: str | None, specs: list) -> Any:
+    """The evaluation on a Dask cluster: the files read by the Dask backend."""
+    from perfeval.dask import connect, evaluate_dask, read_files
+    from perfeval.exceptions import InvalidParameterError
+
+    if path is None:
+        raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
+    with connect(args.dask):
+        ddf, ch = read_files(
+            path,
+            fmt=args.format,
+            header=args.header,
+            target=args.target,
+            score=args.score,
+            group=args.group,
+            weight=args.weight,
+        )
+        load.say_columns(ch)
+        names = list(map(str, ddf.columns))
+
+        def name(c: Any) -> str | None:
+            return None if c is None else names[c.index]
+
+        report = evaluate_dask(
+            ddf,
+            target=name(ch.target),
+            score=name(ch.score),
+            group=name(ch.group),
+            weight=name(ch.weight),
+            measures=specs,
+            threshold=args.threshold,
+        )
+    report.params["columns"] = ch.names()
+    return report

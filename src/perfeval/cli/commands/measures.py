@@ -1,0 +1,54 @@
+"""``perfeval list-measures``: the registry as a table, every definition, or Markdown (docs/measures.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from perfeval.cli.output import table, write
+
+
+def _markdown(ms: list) -> str:
+    out = ["# Measures", "", "Generated from the registry (`perfeval list-measures --format markdown`).", ""]
+    for m in ms:
+        params = (
+            ["- parameters: " + "; ".join(f"`{p.name}` (default {p.default}): {p.doc}" for p in m.params)]
+            if m.params
+            else []
+        )
+        out += [
+            f"## {m.name}: {m.title}",
+            "",
+            f"- aliases: {', '.join(f'`{a}`' for a in m.aliases)}",
+            f"- PERF options: {', '.join(f'`{o}`' for o in m.perf_options)}",
+            f"- better: {m.direction}" + ("; allowed in `-blocks` mode" if m.blocks else ""),
+            *params,
+            "",
+            m.definition,
+            "",
+            f"**Ties.** {m.ties}",
+            "",
+            f"**Edge cases.** {m.edge_cases}",
+            "",
+            f"**perf compatibility.** {m.perf}",
+            "",
+        ]
+    return "\n".join(out)
+
+
+def list_measures_text(long: bool = False, fmt: str = "table") -> str:
+    """The measures as ``list-measures`` prints them."""
+    from perfeval.measures import list_measures
+
+    ms = list_measures()
+    if fmt == "markdown":
+        return _markdown(ms)
+    if long:
+        return "\n\n".join(m.doc for m in ms) + "\n"
+    rows = [["name", "better", "PERF options", "aliases", "title"]]
+    rows += [[m.name, m.direction, " ".join(m.perf_options), " ".join(m.aliases), m.title] for m in ms]
+    return "\n".join(table(rows, "l")) + "\n"
+
+
+def run(args: Any) -> int:
+    write(list_measures_text(args.long, args.format))
+    return 0

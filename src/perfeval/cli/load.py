@@ -1,0 +1,258 @@
+"""The ``perfeval`` command's one input loader: a table read, its columns chosen, the targets coded
+and the scores checked, with every error naming the file, the line and the column.
+
+The library's door (:mod:`perfeval._validation`) checks the arrays again; what this module adds is
+where a bad value is in the file.  Notes for standard error (which columns were used when they were
+not named) are kept in :data:`NOTES` and written when the command succeeds.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from perfeval._console import one_line
+
+#: plot and report read files at least this large chunk by chunk (with a progress line on terminals)
+LARGE_BYTES = 64 << 20
+
+#: notes for stderr, written when the command succeeds (an error stays the one line on stderr)
+NOTES: list[str] = []
+
+
+def say_columns(choice: Any) -> None:
+    """Say on stderr which columns were used when some were not named on the command line."""
+    if choice.worth_saying:
+        note = f"perfeval: columns: {one_line(choice.describe())}\n"
+        if note not in NOTES:
+            NOTES.append(note)
+
+
+def path_of(file: str) -> str | None:
+    """A file argument as a path; None for standard input (``-``)."""
+    return None if file == "-" else file
+
+
+def group_position(args: Any) -> Callable[[list[str], bool], tuple[int, ...]]:
+    """For the readers: the position of the group column (an identity: int64 or text, never float)."""
+    from perfeval.io.columns import pick
+
+    def position(names: list[str], header: bool) -> tuple[int, ...]:
+        col = pick(
+            names, args.group, "group", getattr(args, "file", "the table"), header=header, default=False
+        )
+        return () if col is None else (col.index,)
+
+    return position
+
+
+def read(args: Any, file: str) -> Any:
+    """The table of ``file`` as the table options of the command line say to read it."""
+    from perfeval.io.tables import read_table
+
+    return read_table(
+        path_of(file), args.format, args.header, delimiter=args.delimiter, identity=group_position(args)
+    )
+
+
+def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool) -> Any:
+    """The target column for the measures asked: 0/1 for binary measures (``--pos-label`` names the
+    positive label; else 0/1, -1/1 or booleans), numbers for ranking measures; or one line naming
+    the file and the column, and how to map the labels.
+    """
+    import numpy as np
+
+    from perfeval._validation import binary_coding, label_values
+    from perfeval.exceptions import InputFormatError
+    from perfeval.io.tables import numeric
+
+    if not binary:
+        return numeric(table, name, col, "target")
+    coded = binary_coding(np.asarray(col), pos_label)
+    if pos_label is not None:
+        if not np.any(coded):
+            raise InputFormatError(
+                f"--pos-label {pos_label}: the target column {name!r} holds no such label "
+                f"(labels: {label_values(col)})",
+                source=table.source,
+            )
+        return coded
+    if coded is None:
+        vals = np.unique(col)
+        example = (
+            vals[-1].item() if len(vals) and hasattr(vals[-1], "item") else (vals[-1] if len(vals) else "1")
+        )
+        if isinstance(example, float) and example.is_integer():
+            example = int(example)
+        raise InputFormatError(
+            f"the target column {name!r} holds {label_values(col)}: binary measures need 0/1 (or -1/1) "
+            f"targets; name the positive label with --pos-label, e.g. --pos-label {example}",
+            source=table.source,
+        )
+    return coded
+
+
+def finite(values: Any, name: str, source: str, line: Callable[[int], int | None] | None = None) -> Any:
+    """``values`` (a score column) when every value is finite; else one line naming the column, the
+    value and (when known) the line.
+    """
+    import numpy as np
+
+    from perfeval.exceptions import InputFormatError
+
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InputFormatError(
+            f"the score column {name!r} holds {float(values[i])!r}; scores must be finite numbers",
+            source=source,
+            line=None if line is None else line(i),
+        )
+    return values
+
+
+def scores(table: Any, col: Any) -> Any:
+    """A score column of a table: numbers, every one finite."""
+    from perfeval.io.tables import numeric
+
+    return finite(numeric(table, col.name, table.get(col), "score"), col.name, table.source, table.line_of)
+
+
+def weights(table: Any, col: Any) -> Any:
+    """A weight column of a table as numbers (None when there is none)."""
+    from perfeval.io.tables import numeric
+
+    return None if col is None else numeric(table, col.name, table.get(col), "weight")
+
+
+def partitions(items: list[str]) -> dict[str, list] | None:
+    """``--partition NAME=LABEL[,LABEL...]`` options as a mapping (None when there are none)."""
+    from perfeval.exceptions import InvalidParameterError
+
+    out: dict[str, list] = {}
+    for item in items:
+        name, eq, labels = item.partition("=")
+        if not eq or not name.strip() or not labels.strip():
+            raise InvalidParameterError(f"--partition {item!r}: expected NAME=LABEL[,LABEL...]")
+        out[name.strip()] = [lab.strip() for lab in labels.split(",") if lab.strip()]
+    return out or None
+
+
+def labels_as(values: list, column: Any) -> list:
+    """Partition labels typed on the command line, converted to the label column's type."""
+    if column.dtype.kind in "biuf":
+        try:
+            return [float(v) for v in values] if column.dtype.kind == "f" else [int(v) for v in values]
+        except ValueError:
+            return values
+    return [str(v) for v in values] if column.dtype.kind in "US" else values
+
+
+def coded(chunks: Iterable[Any], pos_label: Any, source: str, chosen: list) -> Iterator[list]:
+    """Chunks whose target labels are coded 0/1 by ``--pos-label``; a label found in no chunk is an
+    error at the end, as it is when the table is read whole.
+    """
+    import numpy as np
+
+    from perfeval._validation import binary_coding
+    from perfeval.exceptions import InputFormatError
+
+    seen = False
+    labels: set = set()
+    for c in chunks:
+        y = binary_coding(c[0], pos_label)
+        seen = seen or bool(np.any(y))
+        if not seen and len(labels) < 8:
+            labels.update(str(v) for v in np.unique(c[0])[:8].tolist())
+        yield [y, *c[1:]]
+    if not seen:
+        name = chosen[0].target.name if chosen else "target"
+        shown = ", ".join(repr(v) for v in sorted(labels))
+        raise InputFormatError(
+            f"--pos-label {pos_label}: the target column {name!r} holds no such label (labels: {shown})",
+            source=source,
+        )
+
+
+def _large_numeric(args: Any) -> tuple | None:
+    """A large file of numbers read chunk by chunk, with the progress line on a terminal:
+    (source, targets, {model name: scores}, groups); None when the file is small, not a file, or
+    has a column of strings (then the table reader reads it).
+    """
+    import numpy as np
+
+    from perfeval.exceptions import InputFormatError
+
+    path = path_of(args.file)
+    if (
+        path is None
+        or not os.path.isfile(path)
+        or os.path.getsize(path) < LARGE_BYTES
+        or args.format == "jsonl"
+    ):
+        return None
+    from perfeval.io.columns import choose
+    from perfeval.stream import iter_columns
+
+    chosen: list = []
+
+    def chooser(names: list[str], header: bool) -> list[int | None]:
+        ch = choose(
+            names,
+            path,
+            header=header,
+            target=args.target,
+            score=args.score,
+            group=args.group,
+            several_scores=True,
+        )
+        chosen.append(ch)
+        return [ch.target.index, *(c.index for c in ch.scores), None if ch.group is None else ch.group.index]
+
+    try:
+        nscores = len(args.score.split(",")) if args.score else 1
+        parts = list(
+            iter_columns(
+                path,
+                chooser,
+                args.format,
+                args.header,
+                progress=sys.stderr.isatty(),
+                ids=(1 + nscores,),
+                delimiter=args.delimiter,
+            )
+        )
+    except InputFormatError as e:
+        if "not a number" in str(e):
+            return None  # a string column: the general reader
+        raise
+    ch = chosen[0]
+    say_columns(ch)
+    n = 1 + len(ch.scores)
+    cols = [
+        None if not parts or parts[0][k] is None else np.concatenate([p[k] for p in parts])
+        for k in range(n + 1)
+    ]
+    if cols[0] is None:
+        cols = [np.zeros(0) for _ in range(n)] + [None]
+    models = {c.name: finite(cols[1 + i], c.name, path) for i, c in enumerate(ch.scores)}
+    return path, cols[0], models, cols[n]
+
+
+def models(args: Any) -> tuple:
+    """(source, targets, {model name: scores}, groups) for plot and report: several score columns."""
+    big = _large_numeric(args)
+    if big is not None:
+        return big
+    t = read(args, args.file)
+    ch = t.choose(target=args.target, score=args.score, group=args.group, several_scores=True)
+    say_columns(ch)
+    target = targets(t, ch.target.name, t.get(ch.target), args.pos_label, True)
+    return (
+        t.source,
+        target,
+        {c.name: scores(t, c) for c in ch.scores},
+        None if ch.group is None else t.get(ch.group),
+    )

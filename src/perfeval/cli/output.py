@@ -1,0 +1,130 @@
+"""What the ``perfeval`` command prints: one table renderer for every command (eval, compare, score,
+list-measures), the CSV and JSON forms, and the signature line under a table of measures.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+
+def table(rows: Sequence[Sequence[str]], align: str = "l") -> list[str]:
+    """Rows of cells as aligned lines, two blanks between columns.
+
+    ``align`` gives each column's alignment (``l`` or ``r``); its last letter holds for the columns
+    after it.  A left-aligned last column is not padded (no trailing blanks).  A row shorter than the
+    widest (a note such as "rejected: ...") is printed as it comes, its cells aligned as far as they go.
+    """
+    n = max((len(r) for r in rows), default=0)
+    full = [r for r in rows if len(r) == n] or list(rows)
+    widths = [max((len(r[i]) for r in full if i < len(r)), default=0) for i in range(n)]
+    for r in rows:  # a short row's first cells count too
+        if len(r) < n:
+            for i in range(len(r) - 1):
+                widths[i] = max(widths[i], len(r[i]))
+    lines = []
+    for r in rows:
+        cells = []
+        for i, c in enumerate(r):
+            a = align[i] if i < len(align) else align[-1]
+            if i == len(r) - 1 and (a == "l" or len(r) < n):
+                cells.append(c)  # the last cell: no trailing blanks
+            else:
+                cells.append(c.rjust(widths[i]) if a == "r" else c.ljust(widths[i]))
+        lines.append("  ".join(cells))
+    return lines
+
+
+def write(text: str) -> None:
+    sys.stdout.write(text)
+
+
+def number(v: Any) -> str:
+    """A cell: floats with six decimals (nan as ``nan``), anything else as text."""
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else f"{v:.6f}"
+    return str(v)
+
+
+def p_value(p: float) -> str:
+    """A p-value for a table: below what a double holds (it underflowed to 0) is shown as such."""
+    if math.isnan(p):
+        return "nan"
+    return "<1e-300" if p < 1e-300 else f"{p:.4g}"
+
+
+def csv_field(text: str) -> str:
+    """A CSV field as RFC 4180 writes it: quoted when it holds a comma, a quote or a line break."""
+    if any(c in text for c in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def signature_line(signature: Any) -> str:
+    return f"signature: {signature}"
+
+
+def _interval_note(iv: dict) -> str:
+    one = next(iter(iv.values()))
+    how = (
+        "DeLong"
+        if one.method == "delong"
+        else f"{one.method} bootstrap, {one.n_boot} replicates, {one.resampled} resampled"
+    )
+    return f"({one.level * 100:g}% intervals: {how})"
+
+
+def _report_rows(report: Any) -> tuple[list[str], list[list[Any]]]:
+    grouped = report.groups is not None
+    iv = report.intervals
+    head = (
+        ["measure", "value"]
+        + (["ci_low", "ci_high"] if iv else [])
+        + (["mean", "weighted_mean", "groups", "undefined"] if grouped else [])
+    )
+    rows = []
+    for label, r in report.results.items():
+        row = [label, r.value]
+        if iv:
+            row += [iv[label].low, iv[label].high] if label in iv else [math.nan, math.nan]
+        if grouped:
+            row += [r.mean, r.weighted_mean, len(r.per_group) - len(r.undefined), len(r.undefined)]
+        rows.append(row)
+    return head, rows
+
+
+def report_text(report: Any, output: str, per_group: bool) -> str:
+    """A :class:`~perfeval.report.Report` as the ``eval`` command prints it: ``table`` (with the
+    signature under it), ``csv`` or ``json``.
+    """
+    if output == "json":
+        return report.to_json() + "\n"
+    head, rows = _report_rows(report)
+    per = per_group and report.groups is not None
+    if output == "csv":
+        lines = [",".join(head)] + [",".join(number(v) for v in row) for row in rows]
+        if per:
+            lines += ["", ",".join(["group", *report.results])]
+            lines += [
+                ",".join(
+                    [csv_field(str(key))] + [number(float(r.per_group[i])) for r in report.results.values()]
+                )
+                for i, key in enumerate(report.groups)
+            ]
+        return "\n".join(lines) + "\n"
+    from perfeval._text import shown
+
+    lines = table([head] + [[number(v) for v in row] for row in rows], "lr")
+    if report.intervals:
+        lines.append(_interval_note(report.intervals))
+    lines.append(signature_line(report.signature))
+    if per:
+        lines.append("")
+        gtab = [["group", *report.results]] + [
+            [shown(str(k))] + [number(float(r.per_group[i])) for r in report.results.values()]
+            for i, k in enumerate(report.groups)
+        ]
+        lines += table(gtab, "lr")
+    return "\n".join(lines) + "\n"

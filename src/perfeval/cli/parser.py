@@ -1,0 +1,244 @@
+"""The ``perfeval`` command line: every subcommand's options, in one parser.
+
+Options shared by the table commands (how a table is read, the interval options) are added by one
+function each, so the commands spell them alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from perfeval._version import __version__
+
+EPILOG = """\
+The classic command `perf` reproduces PERF 5.12 (KDD Cup 2004) byte for byte: `perf -h`.
+"""
+
+
+def build() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="perfeval",
+        description="Exact, fast evaluation of predictions: every PERF measure, and more, from one registry.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"perfeval {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    ev = sub.add_parser(
+        "eval",
+        help="compute measures of a table of targets and scores",
+        description="Compute measures of a table: whitespace text, CSV, TSV, JSON lines or Parquet, from a "
+        "file or standard input, with or without a header.",
+        epilog="examples:\n"
+        "  perfeval eval results.txt                         # target score columns, PERF's report\n"
+        "  perfeval eval runs.csv --target label --score p -m roc,apr,logloss\n"
+        "  perfeval eval clicks.parquet --target click --score ctr --group user -m gauc\n"
+        "  perfeval eval qrels.tsv --target rel --score s --group qid -m ndcg@10,map,mrr -o json\n"
+        "  perfeval eval kdd2002.csv --target label --score s -m roc "
+        "--partition narrow=change --partition broad=change,control",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ev.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
+    _table_options(ev)
+    ev.add_argument(
+        "--target", help="target / label / relevance column: name or 1-based position (default 1)"
+    )
+    ev.add_argument("--score", help="score column: name or position (default 2)")
+    ev.add_argument("--group", help="group (query, user, block) column: every measure is computed per group")
+    ev.add_argument("--weight", help="weight column (binary measures)")
+    ev.add_argument(
+        "-m",
+        "--measures",
+        default=None,
+        help="comma-separated measures with parameters, e.g. roc,apr,ndcg@10,slq:bins=100 "
+        "(default: PERF's report; `perfeval list-measures` lists them)",
+    )
+    ev.add_argument(
+        "-t", "--threshold", type=float, default=0.5, help="threshold of the threshold measures (0.5)"
+    )
+    ev.add_argument(
+        "--partition",
+        action="append",
+        default=[],
+        metavar="NAME=LABEL[,LABEL...]",
+        help="a binary task from multi-class labels: these labels positive, the rest negative",
+    )
+    ev.add_argument("-o", "--output", default="table", choices=("table", "json", "csv"), help="output format")
+    ev.add_argument("--per-group", action="store_true", help="also print every group's values")
+    _ci_options(
+        ev,
+        "--ci",
+        "add a confidence interval of this level to every measure, e.g. --ci 0.95 "
+        "(a bootstrap; groups are resampled whole when measures are per group)",
+    )
+    ev.add_argument(
+        "--clustered",
+        action="store_true",
+        help="with --stream --group: the input is sorted or clustered by group, so groups are "
+        "evaluated as they arrive instead of being spilled to temporary files",
+    )
+    ev.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local[:N] for N local "
+        "worker processes; FILE may be a glob of CSV/TSV/text/Parquet files",
+    )
+    ev.add_argument(
+        "--stream",
+        action="store_true",
+        help="read in chunks with bounded memory (automatic for files over 256 MB when every measure "
+        "is over all cases); the numbers are the same",
+    )
+    for name, helptext in (
+        ("plot", "draw a curve of one or more models: roc, pr, lift, acc, cost, calibration"),
+        ("report", "write one self-contained HTML report: measures, per-group table, every plot"),
+    ):
+        pp = sub.add_parser(name, help=helptext, description=helptext)
+        if name == "plot":
+            pp.add_argument("kind", choices=("roc", "pr", "lift", "acc", "cost", "calibration"))
+        pp.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
+        _table_options(pp)
+        pp.add_argument("--target", help="target column: name or 1-based position (default 1)")
+        pp.add_argument("--score", help="score column(s), comma-separated: one model each (default 2)")
+        pp.add_argument("--group", help="group column (plot: one panel a group; report: per-group table)")
+        pp.add_argument("-t", "--threshold", type=float, default=0.5, help="the operating point marked (0.5)")
+        pp.add_argument(
+            "-o",
+            "--output",
+            required=True,
+            help="output file: .png or .svg" if name == "plot" else "output .html file",
+        )
+        if name == "plot":
+            pp.add_argument(
+                "--bins",
+                default="perf",
+                choices=("perf", "uniform", "quantile"),
+                help="calibration bins: PERF's 19 overlapping bins, or 10 uniform or quantile bins",
+            )
+        else:
+            pp.add_argument(
+                "-m", "--measures", default=None, help="measures of the table (default: PERF's report)"
+            )
+            _ci_options(
+                pp,
+                "--ci",
+                "add confidence intervals of this level (e.g. 0.95) to the measures, and, with "
+                "several models, compare each with the first (paired bootstrap)",
+            )
+    sc = sub.add_parser(
+        "score",
+        help="score competition submissions against an answer key",
+        description="Join each submission with the answer key by example id, check it, score "
+        "every criterion of the task, print a table and store it on the leaderboard.",
+    )
+    sc.add_argument(
+        "submissions",
+        nargs="+",
+        metavar="SUBMISSION",
+        help="submission files (ranked-lists tasks: a directory with one <list>.txt each, or the "
+        "list files joined by commas)",
+    )
+    sc.add_argument("--key", required=True, help="the answer key")
+    sc.add_argument(
+        "--task",
+        required=True,
+        help="a preset (kddcup2004-physics, kddcup2004-protein, kddcup2002-task2) or a task TOML file",
+    )
+    sc.add_argument("--team", help="team name for the leaderboard (default: the submission's file name)")
+    sc.add_argument(
+        "--db",
+        help="leaderboard database: a SQLite file or a postgresql:// URL (default: <key>.leaderboard.sqlite)",
+    )
+    sc.add_argument("--no-store", action="store_true", help="do not store the scores on the leaderboard")
+    sc.add_argument(
+        "--db-wait",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long to wait for a busy leaderboard database before giving up (default 60); "
+        "scores that cannot be stored are printed and the status is 75",
+    )
+    sc.add_argument(
+        "--follow-links",
+        action="store_true",
+        help="accept submissions that are symbolic links leaving their directory (refused by default)",
+    )
+    sc.add_argument("-o", "--output", default="table", choices=("table", "json"))
+    lb = sub.add_parser("leaderboard", help="print a task's leaderboard: per criterion and overall")
+    lb.add_argument("--key", required=True, help="the answer key (its leaderboard lies beside it)")
+    lb.add_argument("--task", required=True)
+    lb.add_argument("--db", help="the database, when not the default beside the key")
+    lb.add_argument("-o", "--output", default="table", choices=("table", "json"))
+    cp = sub.add_parser(
+        "compare",
+        help="compare two models on the same cases: difference, interval, p-value",
+        description="Compare two models scored on the same cases: the difference of each measure, its "
+        "confidence interval and a two-sided p-value (DeLong's test for the ROC area, or a paired "
+        "bootstrap for any measure).  Give two files of `target score` (the same targets, line by "
+        "line), or one table and --score A,B.",
+        epilog="examples:\n"
+        "  perfeval compare model_a.txt model_b.txt\n"
+        "  perfeval compare runs.csv --target y --score old,new -m roc,apr --method bca\n"
+        "  perfeval compare clicks.parquet --target click --score a,b --group user -m gauc",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cp.add_argument(
+        "files", nargs="+", metavar="FILE", help="one table with two score columns, or two tables"
+    )
+    _table_options(cp)
+    cp.add_argument("--target", help="target column: name or 1-based position (default 1)")
+    cp.add_argument(
+        "--score", help="score column(s): A,B for one table; one column for two tables (default 2)"
+    )
+    cp.add_argument("--group", help="group column: per-group measures, groups resampled whole")
+    cp.add_argument("--weight", help="weight column (binary measures)")
+    cp.add_argument("-m", "--measures", default="roc", help="comma-separated measures (default: roc)")
+    cp.add_argument("-t", "--threshold", type=float, default=0.5)
+    _ci_options(cp, "--level", "confidence level of the intervals (default 0.95)", default=0.95)
+    cp.add_argument("-o", "--output", default="table", choices=("table", "json"))
+    lm = sub.add_parser("list-measures", help="list the measures (name, aliases, PERF options, direction)")
+    lm.add_argument("--long", action="store_true", help="print each measure's full definition")
+    lm.add_argument("--format", choices=("table", "markdown"), default="table")
+    return p
+
+
+def _table_options(p) -> None:
+    """How an input table is read: its format and whether it has a header (every table command)."""
+    p.add_argument(
+        "--format",
+        default="auto",
+        choices=("auto", "text", "csv", "tsv", "jsonl", "parquet"),
+        help="input format (default: from the file name or content)",
+    )
+    p.add_argument(
+        "--pos-label",
+        default=None,
+        metavar="LABEL",
+        help="the positive label of the target column (e.g. yes, True, 2): the others are negative",
+    )
+    p.add_argument(
+        "--delimiter",
+        default=None,
+        metavar="CHAR",
+        help="CSV field delimiter: , ; or tab (default: sniffed from the first lines)",
+    )
+    hdr = p.add_mutually_exclusive_group()
+    hdr.add_argument(
+        "--header", dest="header", action="store_true", default=None, help="the first line is a header"
+    )
+    hdr.add_argument("--no-header", dest="header", action="store_false", help="the first line is data")
+
+
+def _ci_options(p, flag: str, helptext: str, default=None) -> None:
+    p.add_argument(flag, dest="ci", type=float, default=default, metavar="LEVEL", help=helptext)
+    p.add_argument(
+        "--method",
+        default=None,
+        choices=("bca", "percentile", "delong"),
+        help="interval method: bca (default), percentile, or delong (ROC area; for compare, the "
+        "default when every measure is the ROC area)",
+    )
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates (default 1000)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the bootstrap (default 0): same seed, same interval"
+    )
