@@ -79,7 +79,7 @@ def test_calibration_bins_and_operating_point(data):
     )
     u = C.calibration(y, s, bins="uniform", n_bins=10)
     assert np.all(np.diff(u.x) > 0)
-    h = C._summary(y, s)
+    h = C.summary(y, s)
     fp, tp = P.operating_point("roc", C.roc(h), h, 0.5)
     pred = s >= 0.5
     assert np.isclose(tp, (pred & (y == 1)).sum() / (y == 1).sum()) and np.isclose(

@@ -34,7 +34,8 @@ class Curve:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _summary(y_true: Any, y_score: Any, sample_weight: Any = None) -> ScoreHistogram:
+def summary(y_true: Any, y_score: Any, sample_weight: Any = None) -> ScoreHistogram:
+    """The exact summary every curve is drawn from (``y_true`` may already be one), inputs checked."""
     if isinstance(y_true, ScoreHistogram):
         return y_true
     from perfeval._validation import check_scores, floats, to_numpy
@@ -53,7 +54,7 @@ def roc(y_true: Any, y_score: Any = None, sample_weight: Any = None) -> Curve:
     """False positive rate (x) against true positive rate (y), from (0, 0) to (1, 1)."""
     from perfeval.measures import get_measure
 
-    h = _summary(y_true, y_score, sample_weight)
+    h = summary(y_true, y_score, sample_weight)
     thr, tp, fp = _cum(h)
     with np.errstate(invalid="ignore", divide="ignore"):
         x = np.concatenate([[0.0], fp / h.n_neg])
@@ -73,7 +74,7 @@ def precision_recall(y_true: Any, y_score: Any = None, sample_weight: Any = None
     """Recall (x) against precision (y), one point per threshold from the top."""
     from perfeval.measures import get_measure
 
-    h = _summary(y_true, y_score, sample_weight)
+    h = summary(y_true, y_score, sample_weight)
     thr, tp, fp = _cum(h)
     with np.errstate(invalid="ignore", divide="ignore"):
         x, y = tp / h.n_pos, tp / (tp + fp)
@@ -90,7 +91,7 @@ def precision_recall(y_true: Any, y_score: Any = None, sample_weight: Any = None
 
 def lift(y_true: Any, y_score: Any = None, sample_weight: Any = None) -> Curve:
     """Share of cases predicted positive (x) against lift (y): precision over the base rate."""
-    h = _summary(y_true, y_score, sample_weight)
+    h = summary(y_true, y_score, sample_weight)
     thr, tp, fp = _cum(h)
     with np.errstate(invalid="ignore", divide="ignore"):
         x = (tp + fp) / h.n
@@ -100,7 +101,7 @@ def lift(y_true: Any, y_score: Any = None, sample_weight: Any = None) -> Curve:
 
 def accuracy(y_true: Any, y_score: Any = None, sample_weight: Any = None) -> Curve:
     """Threshold (x) against accuracy (y): predicted positive when score >= threshold."""
-    h = _summary(y_true, y_score, sample_weight)
+    h = summary(y_true, y_score, sample_weight)
     thr, tp, fp = _cum(h)
     with np.errstate(invalid="ignore", divide="ignore"):
         acc = (tp + (h.n_neg - fp)) / h.n
@@ -130,7 +131,7 @@ def cost(
     tn: float = 0.0,
 ) -> Curve:
     """Threshold (x) against total cost (y) = tp TP + fn FN + fp FP + tn TN (default: errors)."""
-    h = _summary(y_true, y_score, sample_weight)
+    h = summary(y_true, y_score, sample_weight)
     thr, tps, fps = _cum(h)
     c = tp * tps + fn * (h.n_pos - tps) + fp * fps + tn * (h.n_neg - fps)
     best = int(np.argmin(c)) if len(c) else 0
@@ -157,7 +158,7 @@ def calibration(
     ``n_bins`` equal-width bins over [0, 1]; ``"quantile"``: ``n_bins`` bins of (about) equal counts.
     Empty bins are left out.
     """
-    h = _summary(y_true, y_score, sample_weight)
+    h = summary(y_true, y_score, sample_weight)
     s, w = h.scores, h.pos + h.neg
     if bins == "perf":
         edges = [(i / 20, (i + 2) / 20) for i in range(19)]

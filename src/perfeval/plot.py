@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from perfeval import curves as C
+from perfeval.curves import KINDS, Curve
+from perfeval.curves import summary as curve_summary
 from perfeval.exceptions import InvalidParameterError, MissingDependencyError
 
 
@@ -45,7 +46,7 @@ TITLES = {
 AREA = {"roc": "AUC", "pr": "AP"}
 
 
-def operating_point(kind: str, curve: C.Curve, h, threshold: float) -> tuple[float, float] | None:
+def operating_point(kind: str, curve: Curve, h, threshold: float) -> tuple[float, float] | None:
     """The (x, y) of the curve where a case with score >= threshold is predicted positive."""
     k = int(np.searchsorted(h.scores, threshold, side="left"))
     tp, fp = float(h.pos[k:].sum()), float(h.neg[k:].sum())
@@ -75,7 +76,7 @@ class CurveDisplay:
 
     def __init__(
         self,
-        curves: list[C.Curve],
+        curves: list[Curve],
         names: list[str],
         *,
         kind: str | None = None,
@@ -101,12 +102,12 @@ class CurveDisplay:
     ) -> CurveDisplay:
         """Several models' scores for the same cases, one curve each."""
         kind = kind or cls.kind
-        if kind not in C.KINDS:
-            raise InvalidParameterError(f"unknown curve {kind!r}; expected one of {', '.join(C.KINDS)}")
+        if kind not in KINDS:
+            raise InvalidParameterError(f"unknown curve {kind!r}; expected one of {', '.join(KINDS)}")
         curves, names, points, base = [], [], [], None
         for name, s in scores.items():
-            h = C._summary(y_true, s, sample_weight)
-            curve = C.KINDS[kind](h, **curve_kw)
+            h = curve_summary(y_true, s, sample_weight)
+            curve = KINDS[kind](h, **curve_kw)
             curves.append(curve)
             names.append(name)
             points.append(operating_point(kind, curve, h, threshold) if kind != "calibration" else None)

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from perfeval import _validation as v
+from perfeval._validation import check_no_nan, check_pair, check_weights, one_d, same_length, zero_one
 from perfeval.exceptions import InvalidParameterError
 
 #: transitional: bootstrap and delong still import these from here (perfeval._validation.one_d, runs)
-_as_1d = v.one_d
+_as_1d = one_d
 
 
 def runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -87,15 +87,15 @@ class ScoreHistogram:
         InvalidParameterError
             Mismatched lengths, a target other than 0/1, a NaN score, a negative weight.
         """
-        is_pos = v.zero_one(y_true)
-        s = v.one_d("y_score", y_score)
-        v.check_pair(is_pos, s)
-        v.check_no_nan(s)
+        is_pos = zero_one(y_true)
+        s = one_d("y_score", y_score)
+        check_pair(is_pos, s)
+        check_no_nan(s)
         w = None
         if sample_weight is not None:
-            w = v.one_d("sample_weight", sample_weight)
-            v.same_length("sample_weight", w, len(s))
-            v.check_weights(w, "sample_weight")
+            w = one_d("sample_weight", sample_weight)
+            same_length("sample_weight", w, len(s))
+            check_weights(w, "sample_weight")
         return cls.from_checked(is_pos, s, w)
 
     @classmethod

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval import _validation as v
+from perfeval._validation import check_no_nan, check_relevance
 from perfeval.exceptions import InvalidDataError
 
 
@@ -48,8 +48,8 @@ class RankingData:
         sc = np.asarray(score, dtype=np.float64).reshape(-1)
         if len(rel) != len(sc):
             raise InvalidDataError(f"relevance and scores differ in length: {len(rel)} and {len(sc)}")
-        v.check_no_nan(sc, "scores")
-        v.check_relevance(rel)
+        check_no_nan(sc, "scores")
+        check_relevance(rel)
         g = None
         if groups is not None:
             g = np.asarray(groups).reshape(-1)
