@@ -62,16 +62,30 @@ def _resolve(module: str, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def _module_attributes(mod: str, tree: ast.AST, aliases: dict[str, str]) -> list[tuple[str, str, str, int]]:
+    """``alias.name`` where ``alias`` is a perfeval module imported whole: the name is used as if
+    imported from that module (``from perfeval import curves as c; c._summary`` is a private import)."""
+    return [
+        (mod, aliases[node.value.id], node.attr, node.lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+    ]
+
+
 def _edges() -> list[tuple[str, str, str, int]]:
-    """(importer, imported module, name or '', line) for every import of a perfeval module."""
+    """(importer, imported module, name or '', line) for every import of a perfeval module, and for
+    every attribute read through a module imported whole."""
     edges = []
     for mod, path in MODULES.items():
         tree = ast.parse(path.read_text(), str(path))
+        aliases: dict[str, str] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.name.startswith("perfeval"):
                         edges.append((mod, a.name, "", node.lineno))
+                        if a.asname:
+                            aliases[a.asname] = a.name
             elif isinstance(node, ast.ImportFrom):
                 target = _resolve(mod, node)
                 if not target.startswith("perfeval"):
@@ -84,8 +98,10 @@ def _edges() -> list[tuple[str, str, str, int]]:
                         or sub == "perfeval._x87"
                     ):
                         edges.append((mod, sub, "", node.lineno))  # a module imported from its package
+                        aliases[a.asname or a.name] = sub
                     else:
                         edges.append((mod, target, a.name, node.lineno))
+        edges += _module_attributes(mod, tree, aliases)
     return edges
 
 
@@ -183,3 +199,11 @@ def test_core_modules_know_no_backend(mod):
     """The engine, the door and the summaries import no front end, backend, CLI or plotting."""
     above = {b for a, b, _n, _l in EDGES if a == mod and (_layer(b) or 0) >= 4}
     assert not above, f"{mod} imports {sorted(above)}"
+
+
+def test_the_checker_sees_private_names_read_through_a_module():
+    code = "from perfeval import curves as c\nimport perfeval.report as r\nc._summary(1)\nr.dumps\n"
+    tree = ast.parse(code)
+    found = _module_attributes("perfeval.plot", tree, {"c": "perfeval.curves", "r": "perfeval.report"})
+    assert ("perfeval.plot", "perfeval.curves", "_summary", 3) in found
+    assert ("perfeval.plot", "perfeval.report", "dumps", 4) in found
