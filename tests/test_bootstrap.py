@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 
 from perfeval import _x87
-from perfeval.bootstrap import _jack_roc_hist, _p_value, ci, compare
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import parse_measure
+from perfeval.stats import ci, compare
+from perfeval.stats.fastpaths import jack_roc_hist
+from perfeval.stats.intervals import p_value
 from perfeval.summaries import ScoreHistogram
 
 
@@ -55,16 +57,18 @@ def test_fused_roc_replicates_equal_recomputation_from_the_drawn_counts():
 
 
 def test_case_level_roc_replicates_equal_recomputation_from_the_drawn_weights():
-    from perfeval.bootstrap import _Sorted
+    from perfeval.stats.replicates import Sorted
 
     rng = np.random.default_rng(4)
     y = (rng.random(800) < 0.4).astype(int)
     a = np.round(rng.normal(size=800) + y, 1)
     b = np.round(rng.normal(size=800) + 0.5 * y, 2)
     w = rng.random(800) * 3
-    sa, sb = _Sorted(a), _Sorted(b)
-    ra, rb = (np.frombuffer(x) for x in _x87.boot_rows_auc(sa.order, sa.gend, y.astype(np.uint8), w, 7, 0, 15, 2,
-                                                           sb.order, sb.gend))
+    sa, sb = Sorted(a), Sorted(b)
+    ra, rb = (
+        np.frombuffer(x)
+        for x in _x87.boot_rows_auc(sa.order, sa.gend, y.astype(np.uint8), w, 7, 0, 15, 2, sb.order, sb.gend)
+    )
     P = np.frombuffer(_x87.poisson_rows(800, 7, 0, 15)).reshape(15, 800)
     for r in range(15):
         assert ra[r] == pytest.approx(_auc(ScoreHistogram.from_arrays(y, a, P[r] * w)), abs=1e-12)
@@ -75,7 +79,7 @@ def test_exact_jackknife_of_the_roc_area():
     rng = np.random.default_rng(5)
     y = (rng.random(60) < 0.5).astype(int)
     s = np.round(rng.random(60), 1)
-    vals, mult = _jack_roc_hist(ScoreHistogram.from_arrays(y, s))
+    vals, mult = jack_roc_hist(ScoreHistogram.from_arrays(y, s))
     brute = sorted(_auc(ScoreHistogram.from_arrays(np.delete(y, i), np.delete(s, i))) for i in range(60))
     mine = sorted(np.repeat(vals[mult > 0], mult[mult > 0].astype(int)).tolist())
     assert mine == pytest.approx(brute, abs=1e-12)
@@ -157,8 +161,8 @@ def test_compare_paired():
 
 
 def test_p_value_is_never_zero():
-    assert _p_value(np.ones(99)) == pytest.approx(2 / 100)
-    assert _p_value(np.r_[-np.ones(50), np.ones(50)]) == 1.0
+    assert p_value(np.ones(99)) == pytest.approx(2 / 100)
+    assert p_value(np.r_[-np.ones(50), np.ones(50)]) == 1.0
 
 
 def test_bad_requests():
@@ -176,13 +180,14 @@ def test_bad_requests():
 
 
 def test_exact_case_jackknife_of_the_roc_area_with_weights():
-    from perfeval.bootstrap import _Cases, _jack_roc_rows
+    from perfeval.stats.fastpaths import jack_roc_rows
+    from perfeval.stats.replicates import Cases
 
     rng = np.random.default_rng(12)
     y = (rng.random(40) < 0.5).astype(int)
     s = np.round(rng.random(40), 1)
     w = rng.integers(1, 4, 40).astype(float)
-    got = _jack_roc_rows(_Cases(y, s, w, None))
+    got = jack_roc_rows(Cases(y, s, w, None))
     for i in range(40):
         keep = np.arange(40) != i
         want = _auc(ScoreHistogram.from_arrays(y[keep], s[keep], w[keep]))
@@ -190,7 +195,7 @@ def test_exact_case_jackknife_of_the_roc_area_with_weights():
 
 
 def test_delete_a_group_jackknife_equals_recomputation():
-    from perfeval.bootstrap import _JACK_GROUPS, _Cases, _jack_groups
+    from perfeval.stats.replicates import JACK_GROUPS, Cases, jack_groups
 
     rng = np.random.default_rng(13)
     n = 450
@@ -198,8 +203,8 @@ def test_delete_a_group_jackknife_equals_recomputation():
     s = np.round(rng.random(n), 2)  # ties: deleting a group empties some cells
     w = rng.integers(1, 4, n).astype(float)  # APR takes whole-number weights (counts)
     spec = parse_measure("apr")
-    got = _jack_groups(spec, _Cases(y, s, w, None), threads=2)
-    G = min(_JACK_GROUPS, n)
+    got = jack_groups(spec, Cases(y, s, w, None), threads=2)
+    G = min(JACK_GROUPS, n)
     for g in range(G):
         keep = np.arange(n) % G != g
         want = float(spec(ScoreHistogram.from_arrays(y[keep], s[keep], w[keep])))
@@ -217,16 +222,19 @@ def test_shared_replicates_equal_one_measure_at_a_time():
 
 
 def test_intervals_from_merged_chunk_summaries_equal_the_cases():
-    from perfeval.bootstrap import ci_from_summary
+    from perfeval.stats import ci_from_summary
 
     rng = np.random.default_rng(15)
     y = (rng.random(4000) < 0.35).astype(int)
     s = np.round(rng.normal(size=4000) + y, 3)
-    merged = ScoreHistogram.merge_all([ScoreHistogram.from_arrays(y[k:k + 900], s[k:k + 900])
-                                       for k in range(0, 4000, 900)])
+    merged = ScoreHistogram.merge_all(
+        [ScoreHistogram.from_arrays(y[k : k + 900], s[k : k + 900]) for k in range(0, 4000, 900)]
+    )
     got = ci_from_summary(merged, ["roc", "apr", "rms"], n_boot=200, seed=3)
     assert got == ci(y, s, ["roc", "apr", "rms"], method="percentile", n_boot=200, seed=3)
-    assert ci_from_summary(merged, "roc", method="bca", n_boot=200, seed=3) == ci(y, s, "roc", n_boot=200, seed=3)
+    assert ci_from_summary(merged, "roc", method="bca", n_boot=200, seed=3) == ci(
+        y, s, "roc", n_boot=200, seed=3
+    )
     with pytest.raises(InvalidParameterError, match="needs unweighted cases"):
         ci_from_summary(ScoreHistogram.from_arrays([0, 1], [0.2, 0.8], [0.5, 1.5]))
 
@@ -244,6 +252,6 @@ def test_every_default_measure_without_warnings(recwarn):
         r = ci(y, s, DEFAULT_MEASURES, n_boot=60, **kw)
         assert [k for k, v in r.items() if math.isnan(v.low)] == ["CXE"], kw
         assert all(v.low <= v.estimate <= v.high for k, v in r.items() if k != "CXE")
-    c = compare(y, s, s ** 2, DEFAULT_MEASURES, n_boot=60)
+    c = compare(y, s, s**2, DEFAULT_MEASURES, n_boot=60)
     assert [k for k, v in c.items() if math.isnan(v.low)] == ["CXE"]
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

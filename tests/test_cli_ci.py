@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from perfeval.bootstrap import ci, compare
 from perfeval.cli.main import main
+from perfeval.stats import ci, compare
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _reference import delong_pairwise
-from perfeval.delong import delong, delong_from_histogram, delong_test
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval.stats.delong import delong, delong_from_histogram, delong_test
 from perfeval.summaries import ScoreHistogram
 
 
@@ -68,7 +68,9 @@ def test_integer_weights_are_repeated_rows(data, d):
     r1, r2 = delong(y, a, sample_weight=w), delong(Y[rep], A[rep])
     assert r1.auc == pytest.approx(r2.auc, abs=1e-12) and r1.variance == pytest.approx(r2.variance, rel=1e-9)
     c1, c2 = delong_test(y, a, b, sample_weight=w), delong_test(Y[rep], A[rep], B[rep])
-    assert c1.se == pytest.approx(c2.se, rel=1e-7, abs=1e-12) and c1.p_value == pytest.approx(c2.p_value, abs=1e-9)
+    assert c1.se == pytest.approx(c2.se, rel=1e-7, abs=1e-12) and c1.p_value == pytest.approx(
+        c2.p_value, abs=1e-9
+    )
 
 
 def test_from_merged_summaries_of_chunks():
@@ -76,10 +78,11 @@ def test_from_merged_summaries_of_chunks():
     y = (rng.random(5000) < 0.4).astype(int)
     s = np.round(rng.random(5000) + 0.3 * y, 3)
     whole = delong(y, s)
-    parts = [ScoreHistogram.from_arrays(y[k:k + 700], s[k:k + 700]) for k in range(0, 5000, 700)]
+    parts = [ScoreHistogram.from_arrays(y[k : k + 700], s[k : k + 700]) for k in range(0, 5000, 700)]
     merged = delong_from_histogram(ScoreHistogram.merge_all(parts))
-    assert merged.auc == pytest.approx(whole.auc, abs=1e-15) and merged.variance == pytest.approx(whole.variance,
-                                                                                                  rel=1e-12)
+    assert merged.auc == pytest.approx(whole.auc, abs=1e-15) and merged.variance == pytest.approx(
+        whole.variance, rel=1e-12
+    )
 
 
 def test_interval_covers_the_true_area_about_95_percent_of_the_time():

@@ -107,19 +107,9 @@ def _edges() -> list[tuple[str, str, str, int]]:
 
 EDGES = _edges()
 
-#: violations that exist today and are being removed (the statistics and command-line splits of
-#: issue 13); a new one fails, and so does one listed here that is gone (shrink the list)
-PENDING = {
-    "perfeval.delong imports _as_1d from perfeval.summaries.histogram",
-    "perfeval.bootstrap imports _num from perfeval.report",
-    "perfeval.bootstrap imports _resolve from perfeval.evaluation",
-    "perfeval.bootstrap imports _components from perfeval.delong",
-    "perfeval.bootstrap imports _case_components from perfeval.delong",
-    "perfeval.bootstrap imports _group_codes from perfeval.evaluation",
-    "perfeval.bootstrap imports _binary_targets from perfeval.evaluation",
-    "perfeval.bootstrap imports _as_1d from perfeval.summaries.histogram",
-    "perfeval.bootstrap imports _runs from perfeval.summaries.histogram",
-}
+#: violations that exist today and are being removed; a new one fails, and so does one listed here
+#: that is gone (shrink the list).  Empty since the statistics and command-line splits of issue 13.
+PENDING: set[str] = set()
 
 
 def _check(found: list[str], kind: str) -> None:

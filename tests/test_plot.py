@@ -221,7 +221,7 @@ def test_large_files_are_read_in_chunks_with_the_same_result(table, tmp_path, mo
 
 
 def test_report_with_intervals_and_comparisons(tmp_path):
-    from perfeval.bootstrap import ci, compare
+    from perfeval.stats import ci, compare
 
     rng = np.random.default_rng(3)
     y = (rng.random(600) < 0.4).astype(int)

@@ -142,6 +142,7 @@ def test_one_roc_loads_no_backend_no_classic():
         "perfeval.cli",
         "perfeval.plot",
         "perfeval.bootstrap",
+        "perfeval.stats",
         "perfeval.stream",
         "perfeval.contest",
     ):

@@ -64,8 +64,8 @@ _LAZY = {
     "evaluate": "perfeval.evaluation",
     "evaluate_stream": "perfeval.stream",
     "Report": "perfeval.report",
-    "ci": "perfeval.bootstrap",
-    "compare": "perfeval.bootstrap",
+    "ci": "perfeval.stats",
+    "compare": "perfeval.stats",
 }
 
 

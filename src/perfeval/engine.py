@@ -222,9 +222,7 @@ def binary_report(
             "backend": backend,
         },
     )
-    report.summary = (
-        h  # the merged summary: intervals can be drawn from it (perfeval.bootstrap.ci_from_summary)
-    )
+    report.summary = h  # the merged summary: intervals can be drawn from it (perfeval.stats.ci_from_summary)
     return report
 
 

@@ -92,7 +92,7 @@ def _comparisons(
     threshold: float,
 ) -> list[str]:
     """Each model against the first: a paired bootstrap of every measure."""
-    from perfeval.bootstrap import compare as _compare
+    from perfeval.stats import compare as _compare
 
     names = list(models)
     base = names[0]
@@ -199,7 +199,7 @@ def build(
     # metrics
     intervals: dict[str, dict] = {}
     if ci is not None:
-        from perfeval.bootstrap import ci as _ci
+        from perfeval.stats import ci as _ci
 
         for name, s in models.items():
             intervals[name] = _ci(

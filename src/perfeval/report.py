@@ -12,7 +12,7 @@ import numpy as np
 from perfeval.measures import MeasureSpec
 
 
-def _num(v: float | None) -> float | None:
+def json_number(v: float | None) -> float | None:
     """A float for JSON: None for NaN and infinities (strict JSON has neither)."""
     if v is None:
         return None
@@ -124,7 +124,7 @@ class Report:
         self.results = results
         self.groups = groups
         self.params = params
-        #: confidence intervals by label (:class:`perfeval.bootstrap.Interval`), when asked for
+        #: confidence intervals by label (:class:`perfeval.stats.Interval`), when asked for
         self.intervals: dict[str, Any] = {}
         #: the exact summary the values were finished from, for reports built from one (streams, Dask)
         self.summary: Any = None
@@ -158,24 +158,26 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"params": self.params, "signature": str(self.signature), "measures": {}}
         for k, r in self.results.items():
-            d: dict[str, Any] = {"value": _num(r.value), "direction": r.direction}
+            d: dict[str, Any] = {"value": json_number(r.value), "direction": r.direction}
             if _why(r.value, k):
                 d["why_null"] = _why(r.value, k)
             if r.per_group is not None:
                 d.update(
-                    mean=_num(r.mean),
-                    weighted_mean=_num(r.weighted_mean),
+                    mean=json_number(r.mean),
+                    weighted_mean=json_number(r.weighted_mean),
                     defined_groups=int(np.sum(~np.isnan(r.per_group))),
                     undefined_groups=r.undefined,
                     per_group={
-                        str(g): _num(v)
+                        str(g): json_number(v)
                         for g, v in zip(_keys(self.groups), r.per_group.tolist(), strict=False)
                     },
                 )
             if k in self.intervals:
                 iv = self.intervals[k].to_dict()
                 d["ci"] = {
-                    key: iv[key] for key in ("low", "high", "level", "method", "n_boot", "se", "resampled")
+                    key: iv[key]
+                    for key in ("low", "high", "level", "method", "n_boot", "se", "resampled")
+                    if key in iv
                 }
             out["measures"][k] = d
         return out

@@ -17,9 +17,6 @@ import numpy as np
 from perfeval._validation import check_no_nan, check_pair, check_weights, one_d, same_length, zero_one
 from perfeval.exceptions import InvalidParameterError
 
-#: transitional: bootstrap and delong still import these from here (perfeval._validation.one_d, runs)
-_as_1d = one_d
-
 
 def runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct values of a sorted array and how often each occurs (as float64); -0.0 becomes 0.0."""
@@ -110,7 +107,7 @@ class ScoreHistogram:
             s, is_pos, w = s[keep], is_pos[keep], w[keep]
         if len(s) == 0:
             return cls.empty()
-        # -0.0 and 0.0 compare equal, so they form one run, kept as +0.0 by _runs
+        # -0.0 and 0.0 compare equal, so they form one run, kept as +0.0 by runs
         if w is None:
             # unit weights: two plain sorts (numpy's vectorised sort is ~25x faster than the
             # argsort behind np.unique(return_inverse=True)); counts by run length
@@ -227,6 +224,3 @@ class ScoreHistogram:
     @classmethod
     def from_dict(cls, d: dict[str, list[float]]) -> ScoreHistogram:
         return cls(np.asarray(d["scores"]), np.asarray(d["pos"]), np.asarray(d["neg"]))
-
-
-_runs = runs  # transitional, see _as_1d

@@ -95,8 +95,8 @@ def inputs(args: Any, specs: list) -> tuple:
 
 
 def run(args: Any) -> int:
-    from perfeval.bootstrap import compare
     from perfeval.engine import resolve
+    from perfeval.stats import compare
 
     check_ci_options(args)
     specs = resolve(args.measures, args.threshold)

@@ -67,8 +67,8 @@ def run(args: Any) -> int:
 
 
 def _summary_intervals(args: Any, report: Any) -> None:
-    from perfeval.bootstrap import ci_from_summary
     from perfeval.exceptions import InvalidParameterError
+    from perfeval.stats import ci_from_summary
 
     if report.summary is None:
         raise InvalidParameterError("--ci: this evaluation kept no summary to draw intervals from")
@@ -112,7 +112,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
         )
     _warn(caught)
     if args.ci is not None:
-        from perfeval.bootstrap import ci
+        from perfeval.stats import ci
 
         report.intervals = ci(
             target,

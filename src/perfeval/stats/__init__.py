@@ -1,0 +1,36 @@
+"""How sure is the number: confidence intervals of any measure, and paired comparisons of two models.
+
+:func:`ci` gives bootstrap intervals (BCa or percentile) of any measure and DeLong's interval of the
+ROC area; :func:`compare` the difference of two models on the same cases with its interval and a
+p-value (paired bootstrap, or DeLong's test); :func:`ci_from_summary` intervals from an exact summary
+alone (a stream's, a Dask cluster's).
+
+The package, by layer:
+
+* :mod:`perfeval.stats.intervals`: the result types (:class:`Interval`, :class:`Comparison`) and the
+  interval arithmetic (percentile, BCa, the jackknife acceleration, the p-value (k + 1) / (R + 1));
+* :mod:`perfeval.stats.replicates`: the replicate engines (Poisson bootstrap of a summary or of
+  cases seeded from (seed, r), whole-group resampling) and the generic jackknife;
+* :mod:`perfeval.stats.fastpaths`: the table of each measure's fast paths (compiled replicate
+  kernels, exact jackknife, DeLong), consulted by both ``ci`` and ``compare``;
+* :mod:`perfeval.stats.delong`: DeLong's variance, interval and test of ROC areas (``delong``,
+  ``delong_from_histogram``, ``delong_test``: imported from the module, whose name they would hide);
+* :mod:`perfeval.stats.api`: ``ci``, ``ci_from_summary`` and ``compare``.
+"""
+
+from __future__ import annotations
+
+from perfeval.stats.api import ci, ci_from_summary, compare
+from perfeval.stats.fastpaths import FAST_PATHS, FastPaths
+from perfeval.stats.intervals import METHODS, Comparison, Interval
+
+__all__ = [
+    "FAST_PATHS",
+    "METHODS",
+    "Comparison",
+    "FastPaths",
+    "Interval",
+    "ci",
+    "ci_from_summary",
+    "compare",
+]

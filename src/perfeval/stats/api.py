@@ -1,0 +1,352 @@
+"""The public statistics: :func:`ci` (confidence intervals of any measure), :func:`ci_from_summary`
+(from an exact summary alone) and :func:`compare` (paired comparison of two models).
+
+Both :func:`ci` and :func:`compare` take each measure's fast paths from one table
+(:mod:`perfeval.stats.fastpaths`) and fall back on the generic engines
+(:mod:`perfeval.stats.replicates`) for the rest; the interval arithmetic is
+:mod:`perfeval.stats.intervals`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from perfeval.exceptions import InvalidParameterError
+from perfeval.stats.fastpaths import fast_paths
+from perfeval.stats.intervals import (
+    Comparison,
+    Interval,
+    acceleration,
+    check_request,
+    interval,
+    p_value,
+)
+from perfeval.stats.replicates import (
+    Cases,
+    group_parts,
+    group_replicates,
+    hist_replicates,
+    jack_group_values,
+    jack_groups,
+    row_replicates,
+    threads_of,
+    value,
+)
+
+__all__ = ["ci", "ci_from_summary", "compare"]
+
+
+def specs_of(measures: Iterable[str] | str, threshold: float) -> list:
+    """Measure specs from names (a single name may hold a comma inside its parameters)."""
+    from perfeval.engine import resolve
+
+    return resolve([measures] if isinstance(measures, str) and "," not in measures else measures, threshold)
+
+
+def coded(y_true: Any, pos_label: Any) -> Any:
+    """0/1 targets from labels when ``pos_label`` is given (the rule of :func:`perfeval.evaluate`)."""
+    if pos_label is None:
+        return y_true
+    from perfeval._validation import binary_targets, to_numpy
+
+    return binary_targets(to_numpy(y_true, "y_true"), "the interval", pos_label)
+
+
+def ci(
+    y_true: Any,
+    y_score: Any,
+    measures: Iterable[str] | str = "roc",
+    *,
+    method: str = "bca",
+    level: float = 0.95,
+    n_boot: int = 1000,
+    seed: int = 0,
+    groups: Any = None,
+    weights: Any = None,
+    threshold: float = 0.5,
+    threads: int | None = None,
+    pos_label: Any = None,
+) -> dict[str, Interval]:
+    """Confidence intervals of measures: bootstrap (BCa or percentile) for any measure, or DeLong's
+    for the ROC area.
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Targets (0/1; graded relevance for ranking measures) and scores.
+    measures : str or iterable of str
+        Measure specs, as for :func:`perfeval.evaluate` (``"roc"``, ``["apr", "ndcg@10"]``).
+    method : {"bca", "percentile", "delong"}
+        ``"delong"`` is for the ROC area over all cases only.
+    level : float, default 0.95
+    n_boot : int, default 1000
+        Bootstrap replicates.
+    seed : int, default 0
+        Replicate r draws from a stream seeded by (seed, r): the same seed gives the same interval.
+    groups : array-like, optional
+        Group of each case.  Per-group measures (GAUC, NDCG, ...) and any measure given groups are
+        averaged over groups, and the bootstrap then resamples whole groups.
+    weights : array-like, optional
+        Frequency weights of the cases (binary measures).
+    threshold : float, default 0.5
+    threads : int, optional
+        Threads of the compiled replicate loops (default: all cores).  Results do not depend on it.
+    pos_label : optional
+        The positive label of ``y_true`` (as in :func:`perfeval.evaluate`).
+
+    Returns
+    -------
+    dict of label -> Interval
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = (rng.random(500) < 0.4).astype(int)
+    >>> s = rng.normal(size=500) + y
+    >>> r = ci(y, s, ["roc", "apr"], n_boot=200, seed=1)
+    >>> r["ROC"].low < r["ROC"].estimate < r["ROC"].high
+    True
+    >>> ci(y, s, "roc", method="delong")["ROC"].method
+    'delong'
+    """
+    check_request(method, level, n_boot)
+    cases = Cases(coded(y_true, pos_label), y_score, weights, groups)
+    specs = specs_of(measures, threshold)
+    threads_n = threads_of(threads)
+    out: dict[str, Interval] = {}
+    shared: dict[str, np.ndarray] = {}
+    plain = [
+        sp
+        for sp in specs
+        if method != "delong" and cases.groups is None and cases.w is None and sp.measure.kind == "binary"
+    ]
+    if plain:  # every global measure of unweighted cases from the same replicate summaries
+        cases.cls  # noqa: B018 (checks the targets first)
+        for sp, reps in zip(plain, hist_replicates(plain, cases.hist, seed, n_boot, threads_n), strict=True):
+            shared[sp.label] = reps
+    for spec in specs:
+        fp = fast_paths(spec)
+        if method == "delong":
+            if fp.delong is None or cases.groups is not None:
+                raise InvalidParameterError(
+                    f"DeLong's interval is for the ROC area over all cases, not {spec.label}"
+                    + (" per group" if cases.groups is not None else "")
+                    + "; use method='bca' or 'percentile'"
+                )
+            d = fp.delong(cases.hist, level)
+            out[spec.label] = Interval(spec.label, d.auc, d.ci[0], d.ci[1], level, "delong", 0, d.se)
+            continue
+        if cases.groups is not None or spec.measure.kind != "binary":
+            out[spec.label] = _group_interval(spec, cases, method, level, n_boot, seed)
+            continue
+        est = value(spec, cases.hist)
+        if spec.label in shared:
+            reps = shared[spec.label]
+        else:
+            reps = row_replicates([(spec, cases.sorted)], cases.cls, cases.w, seed, n_boot, threads_n)[0]
+
+        def accel(spec=spec, fp=fp) -> float:
+            if fp.jack_summary is not None and cases.w is None:
+                return acceleration(*fp.jack_summary(cases.hist))
+            if fp.jack_cases is not None:
+                return acceleration(fp.jack_cases(cases), None)
+            return acceleration(jack_groups(spec, cases), None)
+
+        lo, hi, sd = interval(est, reps, level, method, accel)
+        out[spec.label] = Interval(spec.label, est, lo, hi, level, method, n_boot, sd)
+    return out
+
+
+def _group_interval(spec, cases: Cases, method: str, level: float, n_boot: int, seed: int) -> Interval:
+    """The interval of a measure averaged over groups, from whole-group resampling."""
+    if cases.groups is None:
+        raise InvalidParameterError(f"{spec.label} is computed per group: pass groups=")
+    est, vals, agg = group_parts(spec, cases)
+    reps = group_replicates([vals], agg, seed, n_boot)[0]
+    lo, hi, sd = interval(
+        est, reps, level, method, lambda v=vals, a=agg: acceleration(*jack_group_values(v, a))
+    )
+    return Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "groups")
+
+
+def ci_from_summary(
+    summary,
+    measures: Iterable[str] | str = "roc",
+    *,
+    method: str = "percentile",
+    level: float = 0.95,
+    n_boot: int = 1000,
+    seed: int = 0,
+    threshold: float = 0.5,
+    threads: int | None = None,
+) -> dict[str, Interval]:
+    """Confidence intervals of binary measures from an exact summary alone (a stream's or a Dask
+    cluster's merged :class:`~perfeval.summaries.ScoreHistogram` of unweighted cases).
+
+    The replicates are the same as :func:`ci`'s (Poisson draws per cell), so with the same seed the
+    percentile interval is the same as ``ci(y, s)`` on the cases.  ``method="bca"`` needs a jackknife:
+    exact from the summary for the ROC area; for other measures it needs the cases (use :func:`ci`).
+    ``"delong"`` is for the ROC area.
+
+    Examples
+    --------
+    >>> from perfeval.summaries import ScoreHistogram
+    >>> h = ScoreHistogram.from_arrays([0, 1, 0, 1, 1, 0, 1, 0], [.1, .9, .3, .6, .2, .4, .8, .5])
+    >>> y, s = [0, 1, 0, 1, 1, 0, 1, 0], [.1, .9, .3, .6, .2, .4, .8, .5]
+    >>> ci_from_summary(h, "roc", n_boot=200) == ci(y, s, "roc", method="percentile", n_boot=200)
+    True
+    """
+    check_request(method, level, n_boot)
+    if not summary.is_counts():
+        raise InvalidParameterError(
+            "a bootstrap from a summary needs unweighted cases (whole-number counts); with "
+            "case weights, use perfeval.ci on the cases"
+        )
+    specs = specs_of(measures, threshold)
+    for sp in specs:
+        fp = fast_paths(sp)
+        if sp.measure.kind != "binary":
+            raise InvalidParameterError(
+                f"{sp.label} is a per-group measure: a summary of all cases cannot give its interval"
+            )
+        if method == "delong" and fp.delong is None:
+            raise InvalidParameterError(f"DeLong's interval is for the ROC area, not {sp.label}")
+        if method == "bca" and fp.jack_summary is None:
+            raise InvalidParameterError(
+                f"a BCa interval of {sp.label} needs the cases for its jackknife; from a "
+                "summary use method='percentile' (or perfeval.ci on the cases)"
+            )
+    out: dict[str, Interval] = {}
+    if method == "delong":
+        return {sp.label: _delong_interval(sp, summary, level) for sp in specs}
+    reps_all = hist_replicates(specs, summary, seed, n_boot, threads_of(threads))
+    for sp, reps in zip(specs, reps_all, strict=True):
+        est = value(sp, summary)
+        jack = fast_paths(sp).jack_summary
+
+        def accel(jack=jack) -> float:
+            assert jack is not None  # checked above for a BCa interval; a percentile one never asks
+            return acceleration(*jack(summary))
+
+        lo, hi, sd = interval(est, reps, level, method, accel)
+        out[sp.label] = Interval(sp.label, est, lo, hi, level, method, n_boot, sd)
+    return out
+
+
+def _delong_interval(spec, summary, level: float) -> Interval:
+    delong = fast_paths(spec).delong
+    assert delong is not None
+    d = delong(summary, level)
+    return Interval(spec.label, d.auc, d.ci[0], d.ci[1], level, "delong", 0, d.se)
+
+
+def compare(
+    y_true: Any,
+    score_a: Any,
+    score_b: Any,
+    measures: Iterable[str] | str = "roc",
+    *,
+    method: str = "bca",
+    level: float = 0.95,
+    n_boot: int = 1000,
+    seed: int = 0,
+    groups: Any = None,
+    weights: Any = None,
+    threshold: float = 0.5,
+    threads: int | None = None,
+    pos_label: Any = None,
+) -> dict[str, Comparison]:
+    """Compare two models scored on the same cases: the difference a - b of each measure, its
+    confidence interval and a two-sided p-value.
+
+    ``method="delong"`` is DeLong's paired test (ROC area only).  Otherwise a paired bootstrap: each
+    replicate gives both models the same case (or group) weights, so the difference's interval
+    accounts for their correlation; the p-value is twice the share of replicate differences on the
+    far side of zero, as (k + 1) / (R + 1), so never below 2 / (R + 1).  Parameters as for :func:`ci`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = (rng.random(400) < 0.5).astype(int)
+    >>> a, b = rng.normal(size=400) + 1.2 * y, rng.normal(size=400) + 0.4 * y
+    >>> c = compare(y, a, b, "roc", n_boot=300, seed=2)["ROC"]
+    >>> c.difference > 0 and c.low > 0 and c.p_value < 0.01
+    True
+    """
+    check_request(method, level, None, "comparison")
+    y_true = coded(y_true, pos_label)
+    ca = Cases(y_true, score_a, weights, groups)
+    cb = Cases(y_true, score_b, weights, groups)
+    specs = specs_of(measures, threshold)
+    threads_n = threads_of(threads)
+    out: dict[str, Comparison] = {}
+    by_cases = [
+        sp for sp in specs if method != "delong" and ca.groups is None and sp.measure.kind == "binary"
+    ]
+    paired: dict[str, list[np.ndarray]] = {}
+    if by_cases:  # both models of every measure on the same case weights, drawn once
+        reps = row_replicates(
+            [(sp, c.sorted) for sp in by_cases for c in (ca, cb)], ca.cls, ca.w, seed, n_boot, threads_n
+        )
+        paired = {sp.label: reps[2 * k : 2 * k + 2] for k, sp in enumerate(by_cases)}
+    for spec in specs:
+        fp = fast_paths(spec)
+        if method == "delong":
+            if fp.delong_test is None or ca.groups is not None:
+                raise InvalidParameterError(
+                    f"DeLong's test is for the ROC area over all cases, not {spec.label}; "
+                    "use method='bca' or 'percentile'"
+                )
+            d = fp.delong_test(ca.y, ca.s, cb.s, ca.w, level)
+            out[spec.label] = Comparison(
+                spec.label,
+                d.auc_a,
+                d.auc_b,
+                d.difference,
+                d.ci[0],
+                d.ci[1],
+                d.p_value,
+                level,
+                "delong",
+                0,
+                d.se,
+            )
+            continue
+        accel: Callable[[], float]
+        if ca.groups is not None or spec.measure.kind != "binary":
+            if ca.groups is None:
+                raise InvalidParameterError(f"{spec.label} is computed per group: pass groups=")
+            ea, va, agg = group_parts(spec, ca)
+            eb, vb, _ = group_parts(spec, cb)
+            ra, rb = group_replicates([va, vb], agg, seed, n_boot)
+            both = ~np.isnan(va) & ~np.isnan(vb)
+
+            def accel_groups(va=va, vb=vb, agg=agg, both=both) -> float:
+                ja, _ = jack_group_values(np.where(both, va, np.nan), agg)
+                jb, _ = jack_group_values(np.where(both, vb, np.nan), agg)
+                return acceleration(ja - jb, None)
+
+            accel, resampled = accel_groups, "groups"
+        else:
+            ea, eb = value(spec, ca.hist), value(spec, cb.hist)
+            ra, rb = paired[spec.label]
+
+            def accel_cases(spec=spec, fp=fp) -> float:
+                if fp.jack_cases is not None:  # exact: leave each case out of both
+                    return acceleration(fp.jack_cases(ca) - fp.jack_cases(cb), None)
+                return acceleration(jack_groups(spec, ca) - jack_groups(spec, cb), None)
+
+            accel, resampled = accel_cases, "cases"
+        with np.errstate(all="ignore"):
+            diff = ea - eb
+            reps = ra - rb
+        lo, hi, sd = interval(diff, reps, level, method, accel)
+        out[spec.label] = Comparison(
+            spec.label, ea, eb, diff, lo, hi, p_value(reps), level, method, n_boot, sd, resampled
+        )
+    return out

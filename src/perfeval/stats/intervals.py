@@ -1,0 +1,171 @@
+"""The results of the statistics and the interval arithmetic: percentile and BCa intervals from
+replicates, the jackknife acceleration, and the paired bootstrap's p-value.
+
+Nothing here draws a replicate or knows a measure: these functions take arrays of replicate values
+(and of jackknife values) and give numbers.
+
+Intervals: ``"percentile"`` and ``"bca"`` (bias-corrected and accelerated, Efron 1987; the default).
+The acceleration comes from a jackknife (see :mod:`perfeval.stats.replicates` and the exact ones of
+:mod:`perfeval.stats.fastpaths`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from perfeval.exceptions import InvalidParameterError
+
+__all__ = ["METHODS", "Comparison", "Interval"]
+
+METHODS = ("bca", "percentile", "delong")
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A measure's value with a confidence interval.
+
+    Attributes
+    ----------
+    label : str
+    estimate : float
+        The measure on the data.
+    low, high : float
+        The interval; NaN when the measure is undefined in too many replicates.
+    level : float
+    method : {"bca", "percentile", "delong"}
+    n_boot : int
+        Replicates (0 for DeLong).
+    se : float
+        Standard deviation of the replicates (DeLong: the standard error).
+    resampled : {"cases", "groups"}
+    """
+
+    label: str
+    estimate: float
+    low: float
+    high: float
+    level: float
+    method: str
+    n_boot: int
+    se: float
+    resampled: str = "cases"
+
+    def to_dict(self) -> dict[str, Any]:
+        return as_dict(self)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two models' values of a measure on the same cases, the difference a - b, its interval and a
+    two-sided p-value for "no difference".
+    """
+
+    label: str
+    estimate_a: float
+    estimate_b: float
+    difference: float
+    low: float
+    high: float
+    p_value: float
+    level: float
+    method: str
+    n_boot: int
+    se: float
+    resampled: str = "cases"
+
+    def to_dict(self) -> dict[str, Any]:
+        return as_dict(self)
+
+
+def as_dict(result: Interval | Comparison) -> dict[str, Any]:
+    """A result's fields, NaN as None (JSON has no NaN)."""
+    from perfeval.report import json_number
+
+    return {k: json_number(v) if isinstance(v, float) else v for k, v in result.__dict__.items()}
+
+
+# -- interval arithmetic ---------------------------------------------------------------------------
+
+
+def check_level(level: float) -> float:
+    if not 0.0 < level < 1.0:
+        raise InvalidParameterError(f"the confidence level must lie strictly between 0 and 1, got {level}")
+    return level
+
+
+def check_request(method: str, level: float, n_boot: int | None, what: str = "interval") -> None:
+    """A known method, a level in (0, 1), and at least 2 replicates for a bootstrap (``n_boot`` None:
+    not checked).
+    """
+    if method not in METHODS:
+        raise InvalidParameterError(f"unknown {what} method {method!r}; choose one of {', '.join(METHODS)}")
+    check_level(level)
+    if n_boot is not None and n_boot < 2 and method != "delong":
+        raise InvalidParameterError(f"the bootstrap needs at least 2 replicates, got n_boot={n_boot}")
+
+
+def percentile(reps: np.ndarray, level: float) -> tuple[float, float]:
+    a = (1.0 - level) / 2.0
+    lo, hi = np.quantile(reps, [a, 1.0 - a])
+    return float(lo), float(hi)
+
+
+def acceleration(jack: np.ndarray, weight: np.ndarray | None) -> float:
+    """The BCa acceleration from jackknife values (with multiplicities ``weight``)."""
+    w = np.ones_like(jack) if weight is None else weight
+    ok = np.isfinite(jack) & (w > 0)
+    jack, w = jack[ok], w[ok]
+    if len(jack) < 2:
+        return 0.0
+    d = np.average(jack, weights=w) - jack
+    den = float(np.sum(w * d * d)) ** 1.5
+    return float(np.sum(w * d**3)) / (6.0 * den) if den > 0 else 0.0
+
+
+def bca(estimate: float, reps: np.ndarray, level: float, accel: float) -> tuple[float, float]:
+    nd = NormalDist()
+    below = (np.count_nonzero(reps < estimate) + 0.5 * np.count_nonzero(reps == estimate)) / len(reps)
+    if below <= 0.0 or below >= 1.0:  # every replicate on one side: no bias correction is possible
+        return percentile(reps, level)
+    z0 = nd.inv_cdf(below)
+    out = []
+    for q in ((1.0 - level) / 2.0, (1.0 + level) / 2.0):
+        zq = nd.inv_cdf(q)
+        adj = nd.cdf(z0 + (z0 + zq) / (1.0 - accel * (z0 + zq)))
+        out.append(float(np.quantile(reps, min(max(adj, 0.0), 1.0))))
+    return out[0], out[1]
+
+
+def interval(
+    estimate: float, reps: np.ndarray, level: float, method: str, accel: Any
+) -> tuple[float, float, float]:
+    """(low, high, sd) from replicates; NaN when the estimate is not a finite number (e.g. an infinite
+    cross-entropy) or more than 5% of the replicates are undefined.  ``accel``: the acceleration, or a
+    function giving it (called for a BCa interval only).
+    """
+    ok = reps[np.isfinite(reps)]
+    if len(ok) < 0.95 * len(reps) or len(ok) < 2 or not math.isfinite(estimate):
+        return math.nan, math.nan, math.nan
+    sd = float(ok.std(ddof=1))
+    if method == "percentile":
+        lo, hi = percentile(ok, level)
+    else:
+        lo, hi = bca(estimate, ok, level, accel() if callable(accel) else accel)
+    return lo, hi, sd
+
+
+def p_value(diffs: np.ndarray) -> float:
+    """Two-sided Monte Carlo p-value of "no difference": twice the share of replicate differences on
+    the far side of zero (ties half), counted as (k + 1) / (R + 1) so that it is never 0.
+    """
+    d = diffs[~np.isnan(diffs)]
+    if len(d) == 0:
+        return math.nan
+    zero = 0.5 * np.count_nonzero(d == 0)
+    k = min(np.count_nonzero(d < 0) + zero, np.count_nonzero(d > 0) + zero)
+    return float(min(1.0, 2.0 * (k + 1.0) / (len(d) + 1.0)))

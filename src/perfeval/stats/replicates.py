@@ -1,0 +1,319 @@
+"""The replicate engines: the checked cases, Poisson bootstrap replicates of one or several score
+columns, whole-group resampling, and the generic jackknife.
+
+The bootstrap here is the *Poisson bootstrap*: a replicate gives every case a weight drawn from
+Poisson(1) instead of copying rows (Hanley & MacGibbon 2006; Chamandy et al. 2012).  It is
+exchangeable with the multinomial bootstrap for all practical purposes, and it is what makes the
+work small:
+
+* Cases with the same score and class are interchangeable, so a cell of c cases gets weight
+  Poisson(c) at once: a replicate of the exact summary costs O(distinct scores), not O(rows), and no
+  row is ever copied.
+* With case weights, or for a paired comparison (two scores of the same cases must get the *same*
+  case weights), each case gets its own Poisson(1) draw, in case order.
+* Per-group measures (GAUC, NDCG, PERF's block means) resample whole groups: the per-group values
+  are computed once, and a replicate is a Poisson-weighted mean of them.
+
+Every replicate r draws from its own random stream, seeded from ``(seed, r)``: results are
+reproducible and do not depend on the number of threads or how the replicates are split.  A measure
+with a compiled kernel (:mod:`perfeval.stats.fastpaths`) draws the same replicates in one pass.
+
+The generic jackknife (for the BCa acceleration) deletes one of 100 groups of cases at a time; group
+resampling leaves one group out.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from perfeval.exceptions import InvalidDataError
+from perfeval.stats.fastpaths import fast_paths
+
+JACK_GROUPS = 100
+CHUNK_CELLS = 1 << 23  # replicate counts held at once (x 16 bytes): bounded memory for any data
+
+
+def threads_of(threads: int | None) -> int:
+    """The number of threads to use (None or 0: every core)."""
+    return max(1, threads if threads else (os.cpu_count() or 1))
+
+
+# -- the data ----------------------------------------------------------------------------------------
+
+
+class Cases:
+    """Validated arrays: targets (0/1 for binary measures), scores, optional weights and groups."""
+
+    def __init__(self, y_true: Any, y_score: Any, weights: Any, groups: Any):
+        from perfeval._validation import one_d, to_numpy
+
+        self.y = to_numpy(y_true, "y_true")
+        self.s = one_d("y_score", to_numpy(y_score, "y_score"))
+        if len(self.y) != len(self.s):
+            raise InvalidDataError(
+                f"`y_true` and `y_score` must have the same length, got {len(self.y)} and {len(self.s)}"
+            )
+        if np.isnan(self.s).any():
+            raise InvalidDataError(f"`y_score` holds NaN at index {int(np.argmax(np.isnan(self.s)))}")
+        self.w = None if weights is None else one_d("weights", to_numpy(weights, "weights"))
+        if self.w is not None and (
+            len(self.w) != len(self.s) or not np.isfinite(self.w).all() or (self.w < 0).any()
+        ):
+            raise InvalidDataError(f"`weights` must be {len(self.s)} finite, non-negative numbers")
+        self.groups = None if groups is None else to_numpy(groups, "groups")
+        if self.groups is not None and len(self.groups) != len(self.s):
+            raise InvalidDataError(
+                f"`groups` must have the length of `y_score` ({len(self.s)}), got {len(self.groups)}"
+            )
+        if self.w is not None and not self.w.all():
+            # a case of weight 0 is no case at all (as in evaluate): the estimate, the replicates and
+            # the jackknife all see the same cases
+            keep = self.w > 0
+            self.y, self.s, self.w = self.y[keep], self.s[keep], self.w[keep]
+            self.groups = None if self.groups is None else self.groups[keep]
+
+    @cached_property
+    def hist(self):
+        """The exact summary of the cases."""
+        from perfeval.summaries import ScoreHistogram
+
+        return ScoreHistogram.from_arrays(self.y, self.s, self.w)
+
+    @cached_property
+    def cls(self) -> np.ndarray:
+        """The positive cases (an error unless every target is 0 or 1)."""
+        pos = self.y == 1
+        if not (pos | (self.y == 0)).all():
+            raise InvalidDataError("`y_true` must hold only 0 and 1 for a binary measure")
+        return pos
+
+    @cached_property
+    def sorted(self) -> Sorted:
+        return Sorted(self.s)
+
+
+class Sorted:
+    """A score column sorted once: each case's distinct-score cell, for case-level replicates."""
+
+    def __init__(self, s: np.ndarray):
+        from perfeval.summaries.histogram import runs
+
+        self.order = np.argsort(s, kind="stable").astype(np.int64)
+        vals, counts = runs(s[self.order])
+        self.scores = vals
+        self.gend = np.cumsum(counts).astype(np.int64)
+        self.cell = np.empty(len(s), np.intp)
+        self.cell[self.order] = np.repeat(np.arange(len(counts)), counts.astype(np.intp))
+
+    def histogram(self, pos_w: np.ndarray, neg_w: np.ndarray):
+        from perfeval.summaries import ScoreHistogram
+
+        k = len(self.scores)
+        p = np.bincount(self.cell, weights=pos_w, minlength=k)
+        q = np.bincount(self.cell, weights=neg_w, minlength=k)
+        keep = (p + q) > 0
+        return ScoreHistogram(self.scores[keep], p[keep], q[keep])
+
+
+def value(spec, h) -> float:
+    """A measure on a summary, NaN where it is undefined, without warnings."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            v = spec(h)
+    return math.nan if v is None else float(v)
+
+
+# -- replicates of score columns ---------------------------------------------------------------------
+
+
+def hist_replicates(specs: list, h, seed: int, n_boot: int, threads: int) -> list[np.ndarray]:
+    """Replicates of binary measures from Poisson(count) draws per cell of the exact summary; every
+    measure sees the same replicates.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from perfeval import _x87
+    from perfeval.summaries import ScoreHistogram
+
+    outs = [np.empty(n_boot) for _ in specs]
+    rest = []
+    for i, spec in enumerate(specs):
+        kernel = fast_paths(spec).hist_replicates
+        if kernel is not None:
+            outs[i][:] = kernel(h, seed, n_boot, threads)
+        else:
+            rest.append(i)
+    if not rest:
+        return outs
+
+    def one(r: int) -> None:  # the draws run without the GIL: replicates overlap on the cores
+        cells, p, q = (
+            np.frombuffer(b, t)
+            for b, t in zip(
+                _x87.boot_hist_compact(h.pos, h.neg, seed, r), (np.int64, np.float64, np.float64), strict=True
+            )
+        )
+        rep = ScoreHistogram(h.scores[cells], p, q)
+        with np.errstate(all="ignore"):  # thread-local
+            for i in rest:
+                v = specs[i](rep)
+                outs[i][r] = math.nan if v is None else float(v)
+
+    import warnings
+
+    with warnings.catch_warnings():  # set here, in this thread, around all the workers
+        warnings.simplefilter("ignore")
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(one, range(n_boot)))
+    return outs
+
+
+def row_replicates(
+    specs_and_sorted, cls: np.ndarray, w: np.ndarray | None, seed: int, n_boot: int, threads: int
+) -> list[np.ndarray]:
+    """Replicates with case-level Poisson(1) weights, the same weights for every (spec, sorted) pair."""
+    from perfeval import _x87
+
+    outs = [np.empty(n_boot) for _ in specs_and_sorted]
+    u8 = cls.astype(np.uint8)
+    wbuf = None if w is None else np.ascontiguousarray(w, np.float64)
+    # measures with a compiled kernel: several columns at a time on the same draws
+    kernels: dict[str, list[int]] = {}
+    for i, (sp, _) in enumerate(specs_and_sorted):
+        if fast_paths(sp).row_replicates is not None:
+            kernels.setdefault(sp.measure.name, []).append(i)
+    for idx in kernels.values():
+        fp = fast_paths(specs_and_sorted[idx[0]][0])
+        assert fp.row_replicates is not None
+        for k in range(0, len(idx), fp.rows_batch):
+            part = idx[k : k + fp.rows_batch]
+            res = fp.row_replicates([specs_and_sorted[i][1] for i in part], u8, wbuf, seed, n_boot, threads)
+            for i, vals in zip(part, res, strict=True):
+                outs[i][:] = vals
+    fast = {i for idx in kernels.values() for i in idx}
+    others = [i for i in range(len(specs_and_sorted)) if i not in fast]
+    if others:
+        n = len(cls)
+        step = max(1, CHUNK_CELLS // max(1, n))
+        for r0 in range(0, n_boot, step):
+            r1 = min(n_boot, r0 + step)
+            P = np.frombuffer(_x87.poisson_rows(n, seed, r0, r1), np.float64).reshape(r1 - r0, n)
+            for r in range(r1 - r0):
+                cw = P[r] if w is None else P[r] * w
+                pw = cw * cls
+                nw = cw - pw
+                for i in others:
+                    sp, so = specs_and_sorted[i]
+                    outs[i][r0 + r] = value(sp, so.histogram(pw, nw))
+    return outs
+
+
+# -- the generic jackknife (the BCa acceleration) ----------------------------------------------------
+
+
+def jack_groups(spec, cases: Cases, threads: int = 0) -> np.ndarray:
+    """Delete-a-group jackknife over JACK_GROUPS groups of cases (case i in group i mod G)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from perfeval.summaries import ScoreHistogram
+
+    cls, sorted_ = cases.cls, cases.sorted
+    G = min(JACK_GROUPS, len(cls))
+    w = np.ones(len(cls)) if cases.w is None else cases.w
+    wp, wn = w * cls, w * ~cls
+    full_p = np.bincount(sorted_.cell, weights=wp, minlength=len(sorted_.scores))
+    full_n = np.bincount(sorted_.cell, weights=wn, minlength=len(sorted_.scores))
+    out = np.empty(G)
+
+    def one(g: int) -> None:
+        cells = sorted_.cell[g::G]
+        p, q = full_p.copy(), full_n.copy()
+        np.subtract.at(p, cells, wp[g::G])
+        np.subtract.at(q, cells, wn[g::G])
+        emptied = np.unique(cells[(p[cells] <= 0) & (q[cells] <= 0)])  # only the group's cells can empty
+        sc = sorted_.scores
+        if emptied.size:
+            sc, p, q = np.delete(sc, emptied), np.delete(p, emptied), np.delete(q, emptied)
+        with np.errstate(all="ignore"):
+            v = spec(ScoreHistogram(sc, np.maximum(p, 0.0), np.maximum(q, 0.0)))
+        out[g] = math.nan if v is None else float(v)
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with ThreadPoolExecutor(threads_of(threads)) as pool:
+            list(pool.map(one, range(G)))
+    return out
+
+
+# -- group resampling --------------------------------------------------------------------------------
+
+
+def group_parts(spec, cases: Cases) -> tuple[float, np.ndarray, np.ndarray]:
+    """(estimate, per-group values, aggregation weights) of a measure, groups in a fixed order."""
+    import warnings
+
+    from perfeval.evaluation import evaluate
+    from perfeval.summaries.ranking import group_codes
+
+    assert cases.groups is not None
+    keys, codes = group_codes(cases.groups)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = evaluate(
+            cases.y,
+            cases.s,
+            measures=[spec],
+            groups=cases.groups,
+            sample_weight=cases.w if spec.measure.kind == "binary" else None,
+        )
+    res = r.results[spec.label]
+    vals = np.asarray(res.per_group, np.float64)
+    sizes = np.bincount(codes, minlength=len(keys)).astype(np.float64)
+    agg = sizes if spec.measure.aggregate == "weighted" else np.ones(len(keys))
+    return float(res.value), vals, agg
+
+
+def group_weights(n_groups: int, seed: int, r0: int, r1: int) -> np.ndarray:
+    """Poisson(1) weights of the groups in replicates r0..r1 - 1 (one row a replicate)."""
+    from perfeval import _x87
+
+    return np.frombuffer(_x87.poisson_rows(n_groups, seed, r0, r1), np.float64).reshape(r1 - r0, n_groups)
+
+
+def group_replicates(vals_list, agg, seed: int, n_boot: int) -> list[np.ndarray]:
+    """Poisson(1) weight per group (the same for every model); a replicate is the weighted mean."""
+    G = len(agg)
+    outs = [np.empty(n_boot) for _ in vals_list]
+    step = max(1, CHUNK_CELLS // max(1, G))
+    for r0 in range(0, n_boot, step):
+        r1 = min(n_boot, r0 + step)
+        P = group_weights(G, seed, r0, r1) * agg
+        for out, vals in zip(outs, vals_list, strict=True):
+            ok = ~np.isnan(vals)
+            with np.errstate(all="ignore"):
+                if np.isfinite(vals[ok]).all():
+                    num = P[:, ok] @ vals[ok]
+                else:  # an infinite group value counts only in replicates that drew its group
+                    num = np.where(P[:, ok] > 0, P[:, ok] * vals[ok], 0.0).sum(axis=1)
+                den = P[:, ok].sum(axis=1)
+                out[r0:r1] = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    return outs
+
+
+def jack_group_values(vals: np.ndarray, agg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Leave-one-group-out means of the defined per-group values (and unit multiplicities)."""
+    ok = ~np.isnan(vals)
+    v, a = vals[ok], agg[ok]
+    tot, num = a.sum(), (a * v).sum()
+    with np.errstate(all="ignore"):
+        return (num - a * v) / (tot - a), np.ones(len(v))

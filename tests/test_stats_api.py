@@ -1,0 +1,117 @@
+"""perfeval.stats as a package: the fast-path table, and the old import paths (perfeval.bootstrap,
+perfeval.delong) kept for one release."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from perfeval.exceptions import InvalidParameterError
+from perfeval.stats import FAST_PATHS, FastPaths, ci, compare
+
+
+def _data(n=500, seed=0):
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.4).astype(int)
+    a = np.round(rng.normal(size=n) + y, 2)
+    b = np.round(rng.normal(size=n) + 0.5 * y, 2)
+    w = rng.integers(0, 4, n).astype(float)
+    return y, a, b, w
+
+
+# -- the fast paths: one table, shared by ci and compare -----------------------------------------------
+
+
+def test_the_roc_area_is_one_entry_of_the_table():
+    assert set(FAST_PATHS) == {"ROC"}
+    roc = FAST_PATHS["ROC"]
+    assert all(
+        f is not None
+        for f in (roc.hist_replicates, roc.row_replicates, roc.jack_summary, roc.jack_cases, roc.delong)
+    )
+
+
+def test_without_its_entry_the_roc_area_takes_the_generic_path(monkeypatch):
+    """The fast paths draw the same replicates as the generic engines: with the ROC entry taken out
+    of the table, percentile intervals agree to rounding, and DeLong is refused like for any measure."""
+    y, a, b, w = _data(400, 1)
+    fast = ci(y, a, "roc", method="percentile", n_boot=60, seed=2)["ROC"]
+    fast_w = ci(y, a, "roc", method="percentile", n_boot=60, seed=2, weights=w)["ROC"]
+    fast_c = compare(y, a, b, "roc", method="percentile", n_boot=60, seed=2)["ROC"]
+    monkeypatch.setitem(FAST_PATHS, "ROC", FastPaths())
+    slow = ci(y, a, "roc", method="percentile", n_boot=60, seed=2)["ROC"]
+    slow_w = ci(y, a, "roc", method="percentile", n_boot=60, seed=2, weights=w)["ROC"]
+    slow_c = compare(y, a, b, "roc", method="percentile", n_boot=60, seed=2)["ROC"]
+    for f, s in ((fast, slow), (fast_w, slow_w), (fast_c, slow_c)):
+        assert s.low == pytest.approx(f.low, abs=1e-12) and s.high == pytest.approx(f.high, abs=1e-12)
+        assert s.se == pytest.approx(f.se, rel=1e-9)
+    with pytest.raises(InvalidParameterError, match="DeLong's interval is for the ROC area"):
+        ci(y, a, "roc", method="delong")
+    with pytest.raises(InvalidParameterError, match="DeLong's test is for the ROC area"):
+        compare(y, a, b, "roc", method="delong")
+    # and its BCa interval uses the generic delete-a-group jackknife (close, not equal)
+    assert ci(y, a, "roc", n_boot=60, seed=2)["ROC"].low == pytest.approx(fast.low, abs=0.02)
+
+
+def test_no_roc_special_case_outside_the_table():
+    from pathlib import Path
+
+    import perfeval.stats
+
+    for p in Path(perfeval.stats.__file__).parent.glob("*.py"):
+        text = p.read_text()
+        if p.name != "fastpaths.py":
+            assert '"ROC"' not in text.replace('["ROC"]', ""), p.name
+
+
+# -- the old import paths ------------------------------------------------------------------------------
+
+
+def test_old_import_paths_still_work():
+    from perfeval import bootstrap, delong, stats
+    from perfeval.bootstrap import (  # noqa: F401  (the private names the tests imported before)
+        _JACK_GROUPS,
+        METHODS,
+        Comparison,
+        Interval,
+        _Cases,
+        _jack_groups,
+        _jack_roc_hist,
+        _jack_roc_rows,
+        _p_value,
+        _Sorted,
+        ci_from_summary,
+    )
+    from perfeval.delong import (
+        DeLongComparison,
+        DeLongResult,
+        _case_components,
+        _components,
+        delong_from_histogram,
+        delong_test,
+    )
+    from perfeval.stats import delong as new_delong
+
+    assert bootstrap.ci is stats.ci and bootstrap.compare is stats.compare
+    assert ci_from_summary is stats.ci_from_summary
+    assert Interval is stats.Interval and Comparison is stats.Comparison and METHODS == stats.METHODS
+    assert delong.delong is new_delong.delong and delong_test is new_delong.delong_test
+    assert delong_from_histogram is new_delong.delong_from_histogram
+    assert DeLongResult is new_delong.DeLongResult and DeLongComparison is new_delong.DeLongComparison
+    assert _components is new_delong.components and _case_components is new_delong.case_components
+    assert "deprecated" in bootstrap.__doc__.lower() and "perfeval.stats" in bootstrap.__doc__
+    assert "deprecated" in delong.__doc__.lower() and "perfeval.stats" in delong.__doc__
+    y, a, _, _ = _data()
+    assert bootstrap.ci(y, a, "roc", n_boot=30) == ci(y, a, "roc", n_boot=30)
+    assert delong.delong(y, a) == new_delong.delong(y, a)
+    import perfeval
+
+    assert perfeval.ci is stats.ci and perfeval.compare is stats.compare
+
+
+def test_the_old_modules_warn_of_nothing_on_import():
+    code = "import perfeval.bootstrap, perfeval.delong"
+    subprocess.run([sys.executable, "-W", "error", "-c", code], check=True)
