@@ -127,7 +127,7 @@ def test_weights_path_and_group_resampling():
     rng = np.random.default_rng(9)
     y = (rng.random(1000) < 0.4).astype(int)
     s = rng.normal(size=1000) + y
-    unit = ci(y, s, "apr", n_boot=200, seed=2, weights=np.ones(1000))["APR"]
+    unit = ci(y, s, "apr", n_boot=200, seed=2, sample_weight=np.ones(1000))["APR"]
     assert unit.low < unit.estimate < unit.high
     g = np.repeat(np.arange(100), 10)
     r = ci(y, s, ["gauc", "ndcg@5"], groups=g, n_boot=200, seed=2)
@@ -248,7 +248,7 @@ def test_every_default_measure_without_warnings(recwarn):
     y = (rng.random(3000) < 0.3).astype(int)
     s = np.clip(np.round(rng.normal(0.4, 0.2, 3000) + 0.2 * y, 3), 0, 1)
     s[np.flatnonzero(y == 1)[0]] = 0.0
-    for kw in ({}, {"weights": rng.integers(1, 3, 3000).astype(float)}):
+    for kw in ({}, {"sample_weight": rng.integers(1, 3, 3000).astype(float)}):
         r = ci(y, s, DEFAULT_MEASURES, n_boot=60, **kw)
         assert [k for k, v in r.items() if math.isnan(v.low)] == ["CXE"], kw
         assert all(v.low <= v.estimate <= v.high for k, v in r.items() if k != "CXE")

@@ -1,8 +1,10 @@
-"""perfeval.stats as a package: the fast-path table, and the old import paths (perfeval.bootstrap,
-perfeval.delong) kept for one release."""
+"""perfeval.stats as a package: the `sample_weight=` vocabulary (and its deprecated spelling
+`weights=`), the seed recorded in every result and its serialisations, the fast-path table, and the
+old import paths (perfeval.bootstrap, perfeval.delong) kept for one release."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -22,6 +24,94 @@ def _data(n=500, seed=0):
     return y, a, b, w
 
 
+# -- sample_weight, and weights= as its deprecated spelling ---------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["bca", "percentile", "delong"])
+def test_ci_weights_alias_equals_sample_weight_and_warns(method):
+    y, a, _, w = _data()
+    measures = "roc" if method == "delong" else ["roc", "apr", "acc"]
+    want = ci(y, a, measures, method=method, n_boot=100, seed=3, sample_weight=w)
+    with pytest.warns(
+        DeprecationWarning, match=r"ci\(weights=\.\.\.\) is deprecated; use sample_weight="
+    ) as rec:
+        got = ci(y, a, measures, method=method, n_boot=100, seed=3, weights=w)
+    assert got == want
+    assert rec[0].filename == __file__  # the warning points at the caller
+    assert want != ci(y, a, measures, method=method, n_boot=100, seed=3)  # the weights were used
+
+
+@pytest.mark.parametrize("method", ["bca", "delong"])
+def test_compare_weights_alias_equals_sample_weight_and_warns(method):
+    y, a, b, w = _data()
+    want = compare(y, a, b, "roc", method=method, n_boot=100, seed=3, sample_weight=w)
+    with pytest.warns(
+        DeprecationWarning, match=r"compare\(weights=\.\.\.\) is deprecated; use sample_weight="
+    ):
+        got = compare(y, a, b, "roc", method=method, n_boot=100, seed=3, weights=w)
+    assert got == want
+
+
+def test_sample_weight_gives_no_warning(recwarn):
+    y, a, b, w = _data()
+    ci(y, a, "roc", n_boot=50, sample_weight=w)
+    compare(y, a, b, "roc", n_boot=50, sample_weight=w)
+    assert not [r for r in recwarn if issubclass(r.category, DeprecationWarning)]
+
+
+def test_both_spellings_at_once_is_an_error():
+    y, a, b, w = _data()
+    with pytest.raises(InvalidParameterError, match="pass `sample_weight=` only"):
+        ci(y, a, "roc", sample_weight=w, weights=w)
+    with pytest.raises(InvalidParameterError, match="pass `sample_weight=` only"):
+        compare(y, a, b, "roc", sample_weight=w, weights=w)
+
+
+# -- the seed in the results ---------------------------------------------------------------------------
+
+
+def test_the_seed_is_in_the_result_and_its_dict():
+    y, a, b, _ = _data()
+    g = np.arange(len(y)) % 25
+    for r in (
+        ci(y, a, ["roc", "apr"], n_boot=50, seed=17)["APR"],
+        ci(y, a, "roc", method="percentile", n_boot=50, seed=17)["ROC"],
+        ci(y, a, "gauc", groups=g, n_boot=50, seed=17)["GAUC"],
+        compare(y, a, b, ["roc", "rms"], n_boot=50, seed=17)["RMS"],
+        compare(y, a, b, "gauc", groups=g, n_boot=50, seed=17)["GAUC"],
+    ):
+        assert r.seed == 17
+        d = r.to_dict()
+        assert d["seed"] == 17 and d["method"] == r.method and d["n_boot"] == 50
+        assert json.loads(json.dumps(d))["seed"] == 17
+    # DeLong draws nothing: no seed
+    assert ci(y, a, "roc", method="delong", seed=17)["ROC"].to_dict()["seed"] is None
+    assert compare(y, a, b, "roc", method="delong", seed=17)["ROC"].seed is None
+
+
+def test_ci_from_summary_records_its_seed():
+    from perfeval.stats import ci_from_summary
+    from perfeval.summaries import ScoreHistogram
+
+    y, a, _, _ = _data()
+    r = ci_from_summary(ScoreHistogram.from_arrays(y, a), ["roc", "apr"], n_boot=50, seed=5)
+    assert {v.seed for v in r.values()} == {5}
+
+
+def test_the_seed_reaches_the_report_json_and_signature():
+    from perfeval import evaluate
+
+    y, a, _, _ = _data()
+    report = evaluate(y, a, measures=["roc", "apr"])
+    report.intervals = ci(y, a, ["roc", "apr"], method="percentile", n_boot=60, seed=42)
+    d = json.loads(report.to_json())
+    assert d["measures"]["ROC"]["ci"]["seed"] == 42
+    assert d["measures"]["APR"]["ci"]["n_boot"] == 60 and d["measures"]["APR"]["ci"]["method"] == "percentile"
+    sig = report.signature
+    assert sig.ci == "percentile,n=60,seed=42,level=0.95"
+    assert "ci:percentile,n=60,seed=42,level=0.95" in d["signature"]
+
+
 # -- the fast paths: one table, shared by ci and compare -----------------------------------------------
 
 
@@ -39,11 +129,11 @@ def test_without_its_entry_the_roc_area_takes_the_generic_path(monkeypatch):
     of the table, percentile intervals agree to rounding, and DeLong is refused like for any measure."""
     y, a, b, w = _data(400, 1)
     fast = ci(y, a, "roc", method="percentile", n_boot=60, seed=2)["ROC"]
-    fast_w = ci(y, a, "roc", method="percentile", n_boot=60, seed=2, weights=w)["ROC"]
+    fast_w = ci(y, a, "roc", method="percentile", n_boot=60, seed=2, sample_weight=w)["ROC"]
     fast_c = compare(y, a, b, "roc", method="percentile", n_boot=60, seed=2)["ROC"]
     monkeypatch.setitem(FAST_PATHS, "ROC", FastPaths())
     slow = ci(y, a, "roc", method="percentile", n_boot=60, seed=2)["ROC"]
-    slow_w = ci(y, a, "roc", method="percentile", n_boot=60, seed=2, weights=w)["ROC"]
+    slow_w = ci(y, a, "roc", method="percentile", n_boot=60, seed=2, sample_weight=w)["ROC"]
     slow_c = compare(y, a, b, "roc", method="percentile", n_boot=60, seed=2)["ROC"]
     for f, s in ((fast, slow), (fast_w, slow_w), (fast_c, slow_c)):
         assert s.low == pytest.approx(f.low, abs=1e-12) and s.high == pytest.approx(f.high, abs=1e-12)

@@ -176,7 +176,7 @@ class Report:
                 iv = self.intervals[k].to_dict()
                 d["ci"] = {
                     key: iv[key]
-                    for key in ("low", "high", "level", "method", "n_boot", "se", "resampled")
+                    for key in ("low", "high", "level", "method", "n_boot", "seed", "se", "resampled")
                     if key in iv
                 }
             out["measures"][k] = d

@@ -55,6 +55,22 @@ def coded(y_true: Any, pos_label: Any) -> Any:
     return binary_targets(to_numpy(y_true, "y_true"), "the interval", pos_label)
 
 
+def sample_weight_of(sample_weight: Any, weights: Any, func: str) -> Any:
+    """``sample_weight``, or its deprecated spelling ``weights`` with a DeprecationWarning (as
+    :func:`perfeval.evaluate`); both at once is an error.
+    """
+    if weights is None:
+        return sample_weight
+    import warnings
+
+    if sample_weight is not None:
+        raise InvalidParameterError("pass `sample_weight=` only (`weights=` is its deprecated spelling)")
+    warnings.warn(
+        f"{func}(weights=...) is deprecated; use sample_weight=...", DeprecationWarning, stacklevel=3
+    )
+    return weights
+
+
 def ci(
     y_true: Any,
     y_score: Any,
@@ -65,10 +81,11 @@ def ci(
     n_boot: int = 1000,
     seed: int = 0,
     groups: Any = None,
-    weights: Any = None,
+    sample_weight: Any = None,
     threshold: float = 0.5,
     threads: int | None = None,
     pos_label: Any = None,
+    weights: Any = None,
 ) -> dict[str, Interval]:
     """Confidence intervals of measures: bootstrap (BCa or percentile) for any measure, or DeLong's
     for the ROC area.
@@ -89,13 +106,15 @@ def ci(
     groups : array-like, optional
         Group of each case.  Per-group measures (GAUC, NDCG, ...) and any measure given groups are
         averaged over groups, and the bootstrap then resamples whole groups.
-    weights : array-like, optional
+    sample_weight : array-like, optional
         Frequency weights of the cases (binary measures).
     threshold : float, default 0.5
     threads : int, optional
         Threads of the compiled replicate loops (default: all cores).  Results do not depend on it.
     pos_label : optional
         The positive label of ``y_true`` (as in :func:`perfeval.evaluate`).
+    weights : array-like, optional
+        Deprecated spelling of ``sample_weight``; accepted with a DeprecationWarning for one release.
 
     Returns
     -------
@@ -113,8 +132,9 @@ def ci(
     >>> ci(y, s, "roc", method="delong")["ROC"].method
     'delong'
     """
+    sample_weight = sample_weight_of(sample_weight, weights, "ci")
     check_request(method, level, n_boot)
-    cases = Cases(coded(y_true, pos_label), y_score, weights, groups)
+    cases = Cases(coded(y_true, pos_label), y_score, sample_weight, groups)
     specs = specs_of(measures, threshold)
     threads_n = threads_of(threads)
     out: dict[str, Interval] = {}
@@ -157,7 +177,7 @@ def ci(
             return acceleration(jack_groups(spec, cases), None)
 
         lo, hi, sd = interval(est, reps, level, method, accel)
-        out[spec.label] = Interval(spec.label, est, lo, hi, level, method, n_boot, sd)
+        out[spec.label] = Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "cases", seed)
     return out
 
 
@@ -170,7 +190,7 @@ def _group_interval(spec, cases: Cases, method: str, level: float, n_boot: int, 
     lo, hi, sd = interval(
         est, reps, level, method, lambda v=vals, a=agg: acceleration(*jack_group_values(v, a))
     )
-    return Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "groups")
+    return Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "groups", seed)
 
 
 def ci_from_summary(
@@ -233,7 +253,7 @@ def ci_from_summary(
             return acceleration(*jack(summary))
 
         lo, hi, sd = interval(est, reps, level, method, accel)
-        out[sp.label] = Interval(sp.label, est, lo, hi, level, method, n_boot, sd)
+        out[sp.label] = Interval(sp.label, est, lo, hi, level, method, n_boot, sd, "cases", seed)
     return out
 
 
@@ -255,10 +275,11 @@ def compare(
     n_boot: int = 1000,
     seed: int = 0,
     groups: Any = None,
-    weights: Any = None,
+    sample_weight: Any = None,
     threshold: float = 0.5,
     threads: int | None = None,
     pos_label: Any = None,
+    weights: Any = None,
 ) -> dict[str, Comparison]:
     """Compare two models scored on the same cases: the difference a - b of each measure, its
     confidence interval and a two-sided p-value.
@@ -266,7 +287,8 @@ def compare(
     ``method="delong"`` is DeLong's paired test (ROC area only).  Otherwise a paired bootstrap: each
     replicate gives both models the same case (or group) weights, so the difference's interval
     accounts for their correlation; the p-value is twice the share of replicate differences on the
-    far side of zero, as (k + 1) / (R + 1), so never below 2 / (R + 1).  Parameters as for :func:`ci`.
+    far side of zero, as (k + 1) / (R + 1), so never below 2 / (R + 1).  Parameters as for :func:`ci`
+    (``weights``: the deprecated spelling of ``sample_weight``).
 
     Examples
     --------
@@ -278,10 +300,11 @@ def compare(
     >>> c.difference > 0 and c.low > 0 and c.p_value < 0.01
     True
     """
+    sample_weight = sample_weight_of(sample_weight, weights, "compare")
     check_request(method, level, None, "comparison")
     y_true = coded(y_true, pos_label)
-    ca = Cases(y_true, score_a, weights, groups)
-    cb = Cases(y_true, score_b, weights, groups)
+    ca = Cases(y_true, score_a, sample_weight, groups)
+    cb = Cases(y_true, score_b, sample_weight, groups)
     specs = specs_of(measures, threshold)
     threads_n = threads_of(threads)
     out: dict[str, Comparison] = {}
@@ -347,6 +370,6 @@ def compare(
             reps = ra - rb
         lo, hi, sd = interval(diff, reps, level, method, accel)
         out[spec.label] = Comparison(
-            spec.label, ea, eb, diff, lo, hi, p_value(reps), level, method, n_boot, sd, resampled
+            spec.label, ea, eb, diff, lo, hi, p_value(reps), level, method, n_boot, sd, resampled, seed
         )
     return out

@@ -43,6 +43,8 @@ class Interval:
     se : float
         Standard deviation of the replicates (DeLong: the standard error).
     resampled : {"cases", "groups"}
+    seed : int or None
+        The seed of the replicates (None for DeLong, which draws none).
     """
 
     label: str
@@ -54,6 +56,7 @@ class Interval:
     n_boot: int
     se: float
     resampled: str = "cases"
+    seed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)
@@ -62,7 +65,7 @@ class Interval:
 @dataclass(frozen=True)
 class Comparison:
     """Two models' values of a measure on the same cases, the difference a - b, its interval and a
-    two-sided p-value for "no difference".
+    two-sided p-value for "no difference" (``seed``: of the replicates, None for DeLong).
     """
 
     label: str
@@ -77,6 +80,7 @@ class Comparison:
     n_boot: int
     se: float
     resampled: str = "cases"
+    seed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)
