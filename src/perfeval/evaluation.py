@@ -11,48 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from perfeval._validation import (  # noqa: F401  (binary_coding, label_values, to_numpy: kept importable here)
-    binary_coding,
-    cases,
-    column,
-    is_dask,
-    label_values,
-    to_numpy,
-)
+from perfeval._validation import cases, column, is_dask
 from perfeval.engine import DEFAULT_MEASURES, finish, resolve
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import MeasureSpec
 from perfeval.report import Report
 
 __all__ = ["evaluate", "DEFAULT_MEASURES"]
-
-# Transitional: the names other modules imported from here before the door and the engine had
-# modules of their own.  Removed once every caller imports perfeval._validation / perfeval.engine.
-from perfeval._validation import (  # noqa: E402,F401
-    binary_targets as _binary_targets,
-)
-from perfeval._validation import (
-    check_scores as _check_scores,
-)
-from perfeval._validation import (
-    floats as _floats,
-)
-from perfeval._validation import (
-    identity_groups as _identity_groups,
-)
-from perfeval.engine import (  # noqa: E402,F401
-    binary_report,
-)
-from perfeval.engine import (
-    resolve as _resolve,
-)
-from perfeval.engine import (
-    safe as _safe,
-)
-from perfeval.engine import (
-    warn_undefined as _warn_undefined,
-)
-from perfeval.summaries.ranking import group_codes as _group_codes  # noqa: E402,F401
 
 
 def evaluate(

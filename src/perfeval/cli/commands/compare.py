@@ -101,8 +101,11 @@ def run(args: Any) -> int:
     check_ci_options(args)
     specs = resolve(args.measures, args.threshold)
     y, a, b, g, w, (na, nb) = inputs(args, specs)
-    roc_only = g is None and all(sp.measure.name == "ROC" for sp in specs)
-    method = args.method or ("delong" if roc_only else "bca")
+    from perfeval.stats.fastpaths import fast_paths
+
+    # DeLong's test by default when every measure has one (the ROC area) and cases are not grouped
+    analytic = g is None and all(fast_paths(sp).delong_test is not None for sp in specs)
+    method = args.method or ("delong" if analytic else "bca")
     res = compare(
         y,
         a,
@@ -113,7 +116,7 @@ def run(args: Any) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
         groups=g,
-        weights=w,
+        sample_weight=w,
         threshold=args.threshold,
     )
     if args.output == "json":

@@ -123,7 +123,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
             n_boot=args.n_boot,
             seed=args.seed,
             groups=groups,
-            weights=weights,
+            sample_weight=weights,
             threshold=args.threshold,
         )
     report.params["source"] = table.source
