@@ -7,7 +7,9 @@ SAMPLES ?= ../shared/perf-golden/inputs
 
 .PHONY: demo test docs bench fuzz clean
 
-$(BIN)/perf: pyproject.toml setup.py src/perfeval/_x87.c
+NATIVE := $(sort $(wildcard src/perfeval/_native/*.c src/perfeval/_native/*.h))
+
+$(BIN)/perf: pyproject.toml setup.py $(NATIVE)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

@@ -1,11 +1,16 @@
-"""Build the compiled kernels of the classic dialect (see src/perfeval/_x87.c for why they are C)."""
+"""Build the compiled kernels of the classic dialect (see src/perfeval/_native/native.h for why they are C)."""
+from glob import glob
+
 from setuptools import Extension, setup
+
+NATIVE = "src/perfeval/_native"
 
 setup(
     ext_modules=[
         Extension(
             "perfeval._x87",
-            sources=["src/perfeval/_x87.c"],
+            sources=sorted(glob(f"{NATIVE}/*.c")),
+            depends=sorted(glob(f"{NATIVE}/*.h")),
             # IEEE arithmetic exactly as written: no contraction into FMA, no fast-math reassociation;
             # `long double` is the x87 80-bit format the original computed in.
             extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math", "-std=gnu99", "-pthread", "-Wall"],
