@@ -1,6 +1,6 @@
 /*
- * perfeval._x87, buffers.c: shared plumbing of the kernels: scratch memory (big_alloc), the Buf type, plot-line output
- * buffers and the marshalling of buffer arguments.
+ * perfeval._x87, buffers.c: the shared plumbing of the kernels: scratch memory (nv_big_alloc), the
+ * Buf type, plot-line output buffers and the marshalling of buffer arguments (nv_arg).
  */
 #include "native.h"
 #include <sys/mman.h>
@@ -224,34 +224,92 @@ PyObject *nv_copy(PyObject *self, PyObject *args)
     return b;
 }
 
-int nv_get_f32(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t *n)
+/* ------------------------------------------------------------------------------------------------ */
+/* argument marshalling: the buffers of one kernel call                                              */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Take obj's buffer as the next one of `in`: a contiguous 1-D run of items of the kind's size.  On
+ * any error every buffer of `in` is released and an exception is set; returns the buffer's index or
+ * -1.  NV_OPTIONAL: a NULL or None obj gives an absent buffer (buf NULL, length 0). */
+int nv_arg(nv_args *in, PyObject *obj, int kind)
 {
-    if (PyObject_GetBuffer(obj, view, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) < 0)
+    int k = in->count, base = kind & NV_KIND_MASK;
+    if (k >= NV_MAXARGS) {
+        nv_args_release(in);
+        PyErr_SetString(PyExc_SystemError, "nv_arg: too many buffers");
         return -1;
-    if (view->len % 4) {
-        PyBuffer_Release(view);
+    }
+    Py_buffer *v = &in->v[k];
+    in->held[k] = 0;
+    in->isz[k] = base == NV_F32 ? 4 : base == NV_RAW1 ? 1 : 8;
+    in->n[k] = 0;
+    memset(v, 0, sizeof *v);
+    in->count++;
+    if ((kind & NV_OPTIONAL) && (!obj || obj == Py_None))
+        return k;
+    int flags = base == NV_F64 ? PyBUF_C_CONTIGUOUS | PyBUF_FORMAT : PyBUF_SIMPLE;
+    if (kind & NV_WRITABLE)
+        flags |= PyBUF_WRITABLE;
+    if (PyObject_GetBuffer(obj, v, flags) < 0) {
+        nv_args_release(in);
+        return -1;
+    }
+    in->held[k] = 1;
+    if (base == NV_F32 && v->len % 4) {
+        nv_args_release(in);
         PyErr_SetString(PyExc_ValueError, "buffer is not a whole number of float32 values");
         return -1;
     }
-    *n = view->len / 4;
+    if (base == NV_F64 && (v->itemsize != 8 || !v->format || strcmp(v->format, "d") != 0)) {
+        nv_args_release(in);
+        PyErr_SetString(PyExc_TypeError, "expected a contiguous float64 array");
+        return -1;
+    }
+    if ((base == NV_RAW8 || base == NV_RAW1) && !PyBuffer_IsContiguous(v, 'C')) { /* as "y*" checks */
+        nv_args_release(in);
+        PyErr_SetString(PyExc_TypeError, "expected a contiguous buffer");
+        return -1;
+    }
+    in->n[k] = v->len / in->isz[k];
+    return k;
+}
+
+/* Buffers i and j hold the same number of items, a partial item included (their byte lengths are in
+ * the ratio of their item sizes).  An absent buffer matches any. */
+int nv_len_eq(const nv_args *in, int i, int j)
+{
+    if (!in->held[i] || !in->held[j])
+        return 1;
+    return in->v[i].len * in->isz[j] == in->v[j].len * in->isz[i];
+}
+
+/* Buffers from .. to-1 all of one length, else ValueError (every buffer released). */
+int nv_args_same_len(nv_args *in, int from, int to)
+{
+    for (int k = from + 1; k < to; k++)
+        if (!nv_len_eq(in, from, k)) {
+            Py_ssize_t a = in->n[from], b = in->n[k];
+            nv_args_release(in);
+            PyErr_Format(PyExc_ValueError, "columns of different lengths (%zd and %zd values)", a, b);
+            return -1;
+        }
     return 0;
 }
 
-/* Two float32 columns of one length (the second may be empty of meaning, but not of length). */
-int nv_get_pair(PyObject *a, Py_buffer *va, int wa, PyObject *b, Py_buffer *vb, int wb, Py_ssize_t *n)
+/* Release every buffer and raise exc(msg); returns -1. */
+int nv_args_fail(nv_args *in, PyObject *exc, const char *msg)
 {
-    Py_ssize_t n2;
-    if (nv_get_f32(a, va, wa, n) < 0)
-        return -1;
-    if (nv_get_f32(b, vb, wb, &n2) < 0) {
-        PyBuffer_Release(va);
-        return -1;
-    }
-    if (*n != n2) {
-        PyBuffer_Release(va);
-        PyBuffer_Release(vb);
-        PyErr_Format(PyExc_ValueError, "columns of different lengths (%zd and %zd values)", *n, n2);
-        return -1;
-    }
-    return 0;
+    nv_args_release(in);
+    PyErr_SetString(exc, msg);
+    return -1;
+}
+
+void nv_args_release(nv_args *in)
+{
+    for (int k = 0; k < in->count; k++)
+        if (in->held[k]) {
+            PyBuffer_Release(&in->v[k]);
+            in->held[k] = 0;
+        }
+    in->count = 0;
 }

@@ -1,7 +1,7 @@
 /*
- * perfeval._x87, classic.c: the classic measures in the original's x87 80-bit arithmetic: binarise, tie fractions, the
- * accuracy sweep, confusion counts, ROC/R50/lift, APR, ranks, SLQ, RMS/CXE/NRM, calibration and
- * the threshold statistics.
+ * perfeval._x87, classic.c: the classic measures in the original's x87 80-bit arithmetic (see
+ * native.h for why): binarise, tie fractions, the accuracy sweep, confusion counts, ROC / R50 /
+ * lift, APR, ranks, SLQ, RMS / CXE / NRM, calibration and the threshold statistics.
  */
 #include "native.h"
 
@@ -16,11 +16,11 @@ PyObject *nv_binarise(PyObject *self, PyObject *args)
     PyObject *o;
     if (!PyArg_ParseTuple(args, "O", &o))
         return NULL;
-    Py_buffer tb;
-    Py_ssize_t n;
-    if (nv_get_f32(o, &tb, 1, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, o, NV_F32 | NV_WRITABLE) < 0)
         return NULL;
-    float *t = tb.buf;
+    Py_ssize_t n = in.n[0];
+    float *t = in.v[0].buf;
     ext sum = 0;
     double mn = 9e99, mx = -9e99;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -39,7 +39,7 @@ PyObject *nv_binarise(PyObject *self, PyObject *args)
      * already rewritten does not matter */
     for (Py_ssize_t i = 0; i < n; i++) {
         if (t[i] > mn && t[i] < mx) {
-            PyBuffer_Release(&tb);
+            nv_args_release(&in);
             return Py_BuildValue("(idddnnii)", 1, mean, mn, mx, (Py_ssize_t)0, (Py_ssize_t)0, 0, 0);
         }
         if (all_same)
@@ -51,7 +51,7 @@ PyObject *nv_binarise(PyObject *self, PyObject *args)
         else
             t0++;
     }
-    PyBuffer_Release(&tb);
+    nv_args_release(&in);
     return Py_BuildValue("(idddnnii)", 0, mean, mn, mx, t0, t1, all_same, assumed);
 }
 
@@ -66,24 +66,17 @@ PyObject *nv_fractions(PyObject *self, PyObject *args)
     PyObject *to, *po, *fo;
     if (!PyArg_ParseTuple(args, "OOO", &to, &po, &fo))
         return NULL;
-    Py_buffer tb, pb, fb;
-    Py_ssize_t n, n3;
-    if (nv_get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, to, NV_F32) < 0 || nv_arg(&in, po, NV_F32) < 0 || nv_args_same_len(&in, 0, 2) < 0 ||
+        nv_arg(&in, fo, NV_F32 | NV_WRITABLE) < 0)
         return NULL;
-    if (nv_get_f32(fo, &fb, 1, &n3) < 0) {
-        PyBuffer_Release(&tb);
-        PyBuffer_Release(&pb);
-        return NULL;
-    }
-    if (n3 != n) {
-        PyBuffer_Release(&tb);
-        PyBuffer_Release(&pb);
-        PyBuffer_Release(&fb);
-        PyErr_SetString(PyExc_ValueError, "the fractions buffer must have one value per case");
+    if (!nv_len_eq(&in, 0, 2)) {
+        nv_args_fail(&in, PyExc_ValueError, "the fractions buffer must have one value per case");
         return NULL;
     }
-    const float *t = tb.buf, *p = pb.buf;
-    float *f = fb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *t = in.v[0].buf, *p = in.v[1].buf;
+    float *f = in.v[2].buf;
     NOGIL_BEGIN
     Py_ssize_t item = 0;
     while (item < n) {
@@ -100,9 +93,7 @@ PyObject *nv_fractions(PyObject *self, PyObject *args)
         item++;
     }
     NOGIL_END
-    PyBuffer_Release(&tb);
-    PyBuffer_Release(&pb);
-    PyBuffer_Release(&fb);
+    nv_args_release(&in);
     Py_RETURN_NONE;
 }
 
@@ -133,11 +124,11 @@ PyObject *nv_acc_sweep(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOdnnddddiddi", &to, &po, &pn, &T0, &T1, &ca, &cb, &cc, &cd, &plot, &max_thr,
                           &last_thr, &count))
         return NULL;
-    Py_buffer tb, pb;
-    Py_ssize_t n;
-    if (nv_get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, to, NV_F32) < 0 || nv_arg(&in, po, NV_F32) < 0 || nv_args_same_len(&in, 0, 2) < 0)
         return NULL;
-    const float *t = tb.buf, *p = pb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *t = in.v[0].buf, *p = in.v[1].buf;
     nv_outbuf ob = {0};
     int err = 0;
     NOGIL_BEGIN
@@ -183,8 +174,7 @@ PyObject *nv_acc_sweep(PyObject *self, PyObject *args)
         /* the original also tracks a minimum cost here, but never prints it */
     }
     NOGIL_END
-    PyBuffer_Release(&tb);
-    PyBuffer_Release(&pb);
+    nv_args_release(&in);
     if (err) {
         free(ob.buf);
         return PyErr_NoMemory();
@@ -218,11 +208,11 @@ PyObject *nv_confusion(PyObject *self, PyObject *args)
         }
     }
     Py_DECREF(fast);
-    Py_buffer tb, pb;
-    Py_ssize_t n;
-    if (nv_get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, to, NV_F32) < 0 || nv_arg(&in, po, NV_F32) < 0 || nv_args_same_len(&in, 0, 2) < 0)
         return NULL;
-    const float *t = tb.buf, *p = pb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *t = in.v[0].buf, *p = in.v[1].buf;
     Py_ssize_t cnt[8][4];
     memset(cnt, 0, sizeof cnt);
     NOGIL_BEGIN
@@ -233,8 +223,7 @@ PyObject *nv_confusion(PyObject *self, PyObject *args)
             cnt[j][(pos ? 0 : 2) + (pv >= thr[j] ? 0 : 1)]++;
     }
     NOGIL_END
-    PyBuffer_Release(&tb);
-    PyBuffer_Release(&pb);
+    nv_args_release(&in);
     PyObject *lst = PyList_New(k);
     for (Py_ssize_t j = 0; lst && j < k; j++)
         PyList_SET_ITEM(lst, j, Py_BuildValue("(dddd)", (double)cnt[j][0], (double)cnt[j][1], (double)cnt[j][2],
@@ -250,11 +239,11 @@ PyObject *nv_percent_counts(PyObject *self, PyObject *args)
     Py_ssize_t T0, T1;
     if (!PyArg_ParseTuple(args, "Odnn", &fo, &prc, &T0, &T1))
         return NULL;
-    Py_buffer fb;
-    Py_ssize_t n;
-    if (nv_get_f32(fo, &fb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, fo, NV_F32) < 0)
         return NULL;
-    const float *f = fb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *f = in.v[0].buf;
     NOGIL_BEGIN
     /* n * P in 80-bit, then / 100, then truncated, as the binary does (double arithmetic differs,
      * e.g. n = 1000, P = 14.1) */
@@ -270,7 +259,7 @@ PyObject *nv_percent_counts(PyObject *self, PyObject *args)
         c = (double)(c + (1.0L - (ext)f[item]));
     }
     NOGIL_END
-    PyBuffer_Release(&fb);
+    nv_args_release(&in);
     return Py_BuildValue("(dddd)", a, (double)((ext)T1 - a), c, (double)((ext)T0 - c));
 }
 
@@ -286,11 +275,11 @@ PyObject *nv_roc(PyObject *self, PyObject *args)
     int plot;
     if (!PyArg_ParseTuple(args, "Onni", &fo, &T0, &T1, &plot))
         return NULL;
-    Py_buffer fb;
-    Py_ssize_t n;
-    if (nv_get_f32(fo, &fb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, fo, NV_F32) < 0)
         return NULL;
-    const float *fr = fb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *fr = in.v[0].buf;
     nv_outbuf ob = {0};
     int err = 0;
     NOGIL_BEGIN
@@ -316,7 +305,7 @@ PyObject *nv_roc(PyObject *self, PyObject *args)
         ft = (double)ft2;
     }
     NOGIL_END
-    PyBuffer_Release(&fb);
+    nv_args_release(&in);
     if (err) {
         free(ob.buf);
         return PyErr_NoMemory();
@@ -332,11 +321,11 @@ PyObject *nv_r50(PyObject *self, PyObject *args)
     int negs;
     if (!PyArg_ParseTuple(args, "Onni", &fo, &T0, &T1, &negs))
         return NULL;
-    Py_buffer fb;
-    Py_ssize_t n;
-    if (nv_get_f32(fo, &fb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, fo, NV_F32) < 0)
         return NULL;
-    const float *fr = fb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *fr = in.v[0].buf;
     NOGIL_BEGIN
     ext tt = 0, tf = (ext)T1, ft = 0, ff = (ext)T0;
     ext tpf = tt / (tt + tf), fpf = 1.0L - ff / (ft + ff);
@@ -357,7 +346,7 @@ PyObject *nv_r50(PyObject *self, PyObject *args)
         fpf_prev = (double)fpf;
     }
     NOGIL_END
-    PyBuffer_Release(&fb);
+    nv_args_release(&in);
     return Py_BuildValue("(dd)", area, (double)(1.0L - area));
 }
 
@@ -368,11 +357,11 @@ PyObject *nv_lift_plot(PyObject *self, PyObject *args)
     Py_ssize_t T1;
     if (!PyArg_ParseTuple(args, "On", &fo, &T1))
         return NULL;
-    Py_buffer fb;
-    Py_ssize_t n;
-    if (nv_get_f32(fo, &fb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, fo, NV_F32) < 0)
         return NULL;
-    const float *fr = fb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *fr = in.v[0].buf;
     nv_outbuf ob = {0};
     int err = 0;
     NOGIL_BEGIN
@@ -385,7 +374,7 @@ PyObject *nv_lift_plot(PyObject *self, PyObject *args)
         err |= nv_ob_line2(&ob, "%6.4lf %6.4lf\n", (double)frac, (double)lift);
     }
     NOGIL_END
-    PyBuffer_Release(&fb);
+    nv_args_release(&in);
     if (err) {
         free(ob.buf);
         return PyErr_NoMemory();
@@ -695,11 +684,11 @@ PyObject *nv_apr(PyObject *self, PyObject *args)
     double accin;
     if (!PyArg_ParseTuple(args, "OOnid|i", &po, &fo, &T1, &plot, &accin, &threads))
         return NULL;
-    Py_buffer pb, fb;
-    Py_ssize_t n;
-    if (nv_get_pair(po, &pb, 0, fo, &fb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, po, NV_F32) < 0 || nv_arg(&in, fo, NV_F32) < 0 || nv_args_same_len(&in, 0, 2) < 0)
         return NULL;
-    const float *p = pb.buf, *fr = fb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *p = in.v[0].buf, *fr = in.v[1].buf;
     lf_init();
     NOGIL_BEGIN
     nv_outbuf ob = {0};
@@ -730,8 +719,7 @@ PyObject *nv_apr(PyObject *self, PyObject *args)
         apr = apr_walk(p, fr, n, T1, plot, &ob, &err, &big, 0, &heavy, &nheavy, &work);
     free(heavy);
     NOGIL_END
-    PyBuffer_Release(&pb);
-    PyBuffer_Release(&fb);
+    nv_args_release(&in);
     if (err) {
         free(ob.buf);
         return PyErr_NoMemory();
@@ -755,11 +743,11 @@ PyObject *nv_ranks(PyObject *self, PyObject *args)
     double ntop_raw;
     if (!PyArg_ParseTuple(args, "Onnild", &fo, &T0, &T1, &all_same, &ntop_k, &ntop_raw))
         return NULL;
-    Py_buffer fb;
-    Py_ssize_t n;
-    if (nv_get_f32(fo, &fb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, fo, NV_F32) < 0)
         return NULL;
-    const float *fr = fb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *fr = in.v[0].buf;
     NOGIL_BEGIN
     /* PRB: fractional positives in the top T1 positions, over T1 */
     ext s = 0;
@@ -792,7 +780,7 @@ PyObject *nv_ranks(PyObject *self, PyObject *args)
         ts += fr[item];
     ext ntop = ts / ((ext)ntop_raw + EPS);
     NOGIL_END
-    PyBuffer_Release(&fb);
+    nv_args_release(&in);
     return Py_BuildValue("(dddddddd)", (double)prb, (double)(1.0L - prb), top1, top10, rkl, (double)rkl_loss,
                          (double)ntop, (double)(1.0L - ntop));
 }
@@ -809,18 +797,17 @@ PyObject *nv_slq(PyObject *self, PyObject *args)
     int nb;
     if (!PyArg_ParseTuple(args, "OOdi", &to, &po, &width, &nb))
         return NULL;
-    Py_buffer tb, pb;
-    Py_ssize_t n;
-    if (nv_get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, to, NV_F32) < 0 || nv_arg(&in, po, NV_F32) < 0 || nv_args_same_len(&in, 0, 2) < 0)
         return NULL;
-    const float *t = tb.buf, *p = pb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *t = in.v[0].buf, *p = in.v[1].buf;
     long long *pos = calloc((size_t)(nb > 0 ? nb : 1), sizeof(long long));
     long long *neg = calloc((size_t)(nb > 0 ? nb : 1), sizeof(long long));
     if (!pos || !neg) {
         free(pos);
         free(neg);
-        PyBuffer_Release(&tb);
-        PyBuffer_Release(&pb);
+        nv_args_release(&in);
         return PyErr_NoMemory();
     }
     ext div = (ext)width + EPS;
@@ -852,8 +839,7 @@ PyObject *nv_slq(PyObject *self, PyObject *args)
     NOGIL_END
     free(pos);
     free(neg);
-    PyBuffer_Release(&tb);
-    PyBuffer_Release(&pb);
+    nv_args_release(&in);
     ext v = q / (ext)(double)qn;
     return Py_BuildValue("(dd)", (double)v, (double)(1.0L - v));
 }
@@ -885,11 +871,11 @@ PyObject *nv_rms(PyObject *self, PyObject *args)
     double accin;
     if (!PyArg_ParseTuple(args, "OOiid", &to, &po, &wmin, &wmax, &accin))
         return NULL;
-    Py_buffer tb, pb;
-    Py_ssize_t n;
-    if (nv_get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, to, NV_F32) < 0 || nv_arg(&in, po, NV_F32) < 0 || nv_args_same_len(&in, 0, 2) < 0)
         return NULL;
-    const float *t = tb.buf, *p = pb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *t = in.v[0].buf, *p = in.v[1].buf;
     int nw = 0, wk[2];
     double wv[2];
     ext sse = 0;
@@ -912,8 +898,7 @@ PyObject *nv_rms(PyObject *self, PyObject *args)
     }
     ext v = sqrtl(sse / (ext)(double)n);
     NOGIL_END
-    PyBuffer_Release(&tb);
-    PyBuffer_Release(&pb);
+    nv_args_release(&in);
     PyObject *warns = warn_list(nw, wk, wv);
     if (!warns)
         return NULL;
@@ -929,12 +914,12 @@ PyObject *nv_cxe(PyObject *self, PyObject *args)
     int wmin, wmax;
     if (!PyArg_ParseTuple(args, "OOdii", &to, &po, &mean_true, &wmin, &wmax))
         return NULL;
-    Py_buffer tb, pb;
-    Py_ssize_t n;
-    if (nv_get_pair(to, &tb, 1, po, &pb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, to, NV_F32 | NV_WRITABLE) < 0 || nv_arg(&in, po, NV_F32) < 0 || nv_args_same_len(&in, 0, 2) < 0)
         return NULL;
-    float *t = tb.buf;
-    const float *p = pb.buf;
+    Py_ssize_t n = in.n[0];
+    float *t = in.v[0].buf;
+    const float *p = in.v[1].buf;
     int nw = 0, wk[2];
     double wv[2];
     NOGIL_BEGIN
@@ -972,8 +957,7 @@ PyObject *nv_cxe(PyObject *self, PyObject *args)
         }
     }
     NOGIL_END
-    PyBuffer_Release(&tb);
-    PyBuffer_Release(&pb);
+    nv_args_release(&in);
     PyObject *warns = warn_list(nw, wk, wv);
     if (!warns)
         return NULL;
@@ -987,11 +971,11 @@ PyObject *nv_nrm(PyObject *self, PyObject *args)
     double P;
     if (!PyArg_ParseTuple(args, "OOd", &to, &po, &P))
         return NULL;
-    Py_buffer tb, pb;
-    Py_ssize_t n;
-    if (nv_get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, to, NV_F32) < 0 || nv_arg(&in, po, NV_F32) < 0 || nv_args_same_len(&in, 0, 2) < 0)
         return NULL;
-    const float *t = tb.buf, *p = pb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *t = in.v[0].buf, *p = in.v[1].buf;
     NOGIL_BEGIN
     ext acc = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -1000,8 +984,7 @@ PyObject *nv_nrm(PyObject *self, PyObject *args)
         acc = (ext)accd + powl((ext)d, (ext)P);
     }
     NOGIL_END
-    PyBuffer_Release(&tb);
-    PyBuffer_Release(&pb);
+    nv_args_release(&in);
     double base = (double)(acc / (ext)(double)n);
     double expo = (double)(1.0L / (ext)P);
     return PyFloat_FromDouble((double)powl((ext)base, (ext)expo));
@@ -1017,11 +1000,11 @@ PyObject *nv_ca1(PyObject *self, PyObject *args)
     PyObject *to, *po;
     if (!PyArg_ParseTuple(args, "OO", &to, &po))
         return NULL;
-    Py_buffer tb, pb;
-    Py_ssize_t n;
-    if (nv_get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, to, NV_F32) < 0 || nv_arg(&in, po, NV_F32) < 0 || nv_args_same_len(&in, 0, 2) < 0)
         return NULL;
-    const float *t = tb.buf, *p = pb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *t = in.v[0].buf, *p = in.v[1].buf;
     NOGIL_BEGIN
     ext cal_sum = 0;
     for (int i = 0; i < 19; i++) {
@@ -1049,8 +1032,7 @@ PyObject *nv_ca1(PyObject *self, PyObject *args)
         cal_sum += fabsl(obs - sp / k);
     }
     NOGIL_END
-    PyBuffer_Release(&tb);
-    PyBuffer_Release(&pb);
+    nv_args_release(&in);
     return PyFloat_FromDouble((double)(cal_sum / 19.0L));
 }
 
@@ -1061,11 +1043,11 @@ PyObject *nv_ca2(PyObject *self, PyObject *args)
     long S;
     if (!PyArg_ParseTuple(args, "OOl", &to, &po, &S))
         return NULL;
-    Py_buffer tb, pb;
-    Py_ssize_t n;
-    if (nv_get_pair(to, &tb, 0, po, &pb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, to, NV_F32) < 0 || nv_arg(&in, po, NV_F32) < 0 || nv_args_same_len(&in, 0, 2) < 0)
         return NULL;
-    const float *t = tb.buf, *p = pb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *t = in.v[0].buf, *p = in.v[1].buf;
     NOGIL_BEGIN
     long long ct = 0, cf = 0, csn = 0;
     ext sp = 0, cs = 0;
@@ -1088,8 +1070,7 @@ PyObject *nv_ca2(PyObject *self, PyObject *args)
         }
     }
     NOGIL_END
-    PyBuffer_Release(&tb);
-    PyBuffer_Release(&pb);
+    nv_args_release(&in);
     return PyFloat_FromDouble((double)(cs / (ext)(double)csn));
 }
 
@@ -1188,11 +1169,11 @@ PyObject *nv_range_scan(PyObject *self, PyObject *args)
     Py_ssize_t limit;
     if (!PyArg_ParseTuple(args, "On", &po, &limit))
         return NULL;
-    Py_buffer pb;
-    Py_ssize_t n;
-    if (nv_get_f32(po, &pb, 0, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, po, NV_F32) < 0)
         return NULL;
-    const float *p = pb.buf;
+    Py_ssize_t n = in.n[0];
+    const float *p = in.v[0].buf;
     if (limit < n)
         n = limit;
     Py_ssize_t out = -1, neg = -1;
@@ -1202,7 +1183,7 @@ PyObject *nv_range_scan(PyObject *self, PyObject *args)
         if (neg < 0 && p[i] < 0.0f)
             neg = i;
     }
-    PyBuffer_Release(&pb);
+    nv_args_release(&in);
     return Py_BuildValue("(nn)", out, neg);
 }
 

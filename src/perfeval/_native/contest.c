@@ -1,6 +1,6 @@
 /*
- * perfeval._x87, contest.c: the competition scorer's kernels: the join of a submission to its answer key by example id, the
- * comparison of token columns, and the one-pass reading of a plain file.
+ * perfeval._x87, contest.c: the competition scorer's kernels: the join of a submission to its
+ * answer key by example id, the comparison of token columns, the one-pass reading of a plain file.
  */
 #include "native.h"
 
@@ -28,15 +28,19 @@ static uint64_t tok_hash(const unsigned char *p, int64_t n)
 
 PyObject *nv_join_ids(PyObject *self, PyObject *args)
 {
-    Py_buffer kt, ks, ke, st, ss, se;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*", &kt, &ks, &ke, &st, &ss, &se))
+    PyObject *o[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]))
         return NULL;
+    nv_args in = {0}; /* 0 key text, 1 key starts, 2 key ends, 3 submission text, 4 its starts, 5 its ends */
+    for (int k = 0; k < 6; k++)
+        if (nv_arg(&in, o[k], k % 3 ? NV_RAW8 : NV_RAW1) < 0)
+            return NULL;
     PyObject *result = NULL;
-    int64_t nk = ks.len / 8, ns = ss.len / 8;
+    int64_t nk = in.n[1], ns = in.n[4];
     int build_only = ns == 0; /* no submission: only check that the key repeats no id */
-    if (ke.len != ks.len || se.len != ss.len) {
-        PyErr_SetString(PyExc_ValueError, "start and end offsets differ in length");
-        goto done;
+    if (!nv_len_eq(&in, 2, 1) || !nv_len_eq(&in, 5, 4)) {
+        nv_args_fail(&in, PyExc_ValueError, "start and end offsets differ in length");
+        return NULL;
     }
     if (nk != ns && !build_only) {
         result = Py_None;
@@ -56,8 +60,8 @@ PyObject *nv_join_ids(PyObject *self, PyObject *args)
         goto done;
     }
     int64_t *perm = (int64_t *)PyByteArray_AS_STRING(out);
-    const unsigned char *kb = kt.buf, *sb = st.buf;
-    const int64_t *k0 = ks.buf, *k1 = ke.buf, *s0 = ss.buf, *s1 = se.buf;
+    const unsigned char *kb = in.v[0].buf, *sb = in.v[3].buf;
+    const int64_t *k0 = in.v[1].buf, *k1 = in.v[2].buf, *s0 = in.v[4].buf, *s1 = in.v[5].buf;
     int ok = 1;
     enum { BATCH = 16 }; /* hash a batch and prefetch its slots: the probes are cache misses otherwise */
     uint64_t hs[BATCH];
@@ -120,12 +124,7 @@ PyObject *nv_join_ids(PyObject *self, PyObject *args)
         Py_INCREF(result);
     }
 done:
-    PyBuffer_Release(&kt);
-    PyBuffer_Release(&ks);
-    PyBuffer_Release(&ke);
-    PyBuffer_Release(&st);
-    PyBuffer_Release(&ss);
-    PyBuffer_Release(&se);
+    nv_args_release(&in);
     return result;
 }
 
@@ -133,26 +132,24 @@ done:
  * token order[i] of b for every i (the block id of each key row against the submission's). */
 PyObject *nv_same_tokens(PyObject *self, PyObject *args)
 {
-    Py_buffer at, as, ae, bt, bs, be, ord;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*", &at, &as, &ae, &bt, &bs, &be, &ord))
+    PyObject *ob[7];
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &ob[0], &ob[1], &ob[2], &ob[3], &ob[4], &ob[5], &ob[6]))
         return NULL;
-    int64_t n = as.len / 8, nb = bs.len / 8;
-    int ok = ae.len == as.len && be.len == bs.len && ord.len == as.len;
-    const unsigned char *a = at.buf, *b = bt.buf;
-    const int64_t *a0 = as.buf, *a1 = ae.buf, *b0 = bs.buf, *b1 = be.buf, *o = ord.buf;
+    nv_args in = {0}; /* 0 a text, 1 a starts, 2 a ends, 3 b text, 4 b starts, 5 b ends, 6 order */
+    for (int k = 0; k < 7; k++)
+        if (nv_arg(&in, ob[k], k == 0 || k == 3 ? NV_RAW1 : NV_RAW8) < 0)
+            return NULL;
+    int64_t n = in.n[1], nb = in.n[4];
+    int ok = nv_len_eq(&in, 2, 1) && nv_len_eq(&in, 5, 4) && nv_len_eq(&in, 6, 1);
+    const unsigned char *a = in.v[0].buf, *b = in.v[3].buf;
+    const int64_t *a0 = in.v[1].buf, *a1 = in.v[2].buf, *b0 = in.v[4].buf, *b1 = in.v[5].buf, *o = in.v[6].buf;
     Py_BEGIN_ALLOW_THREADS
     for (int64_t i = 0; i < n && ok; i++) {
         int64_t j = o[i], len = a1[i] - a0[i];
         ok = j >= 0 && j < nb && b1[j] - b0[j] == len && memcmp(a + a0[i], b + b0[j], (size_t)len) == 0;
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&at);
-    PyBuffer_Release(&as);
-    PyBuffer_Release(&ae);
-    PyBuffer_Release(&bt);
-    PyBuffer_Release(&bs);
-    PyBuffer_Release(&be);
-    PyBuffer_Release(&ord);
+    nv_args_release(&in);
     return PyBool_FromLong(ok);
 }
 

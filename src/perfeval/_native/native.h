@@ -75,8 +75,31 @@ typedef struct {
 extern PyTypeObject nv_BufType;
 PyObject *nv_buf_new_cap(Py_ssize_t len, Py_ssize_t cap);
 
-int nv_get_f32(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t *n);
-int nv_get_pair(PyObject *a, Py_buffer *va, int wa, PyObject *b, Py_buffer *vb, int wb, Py_ssize_t *n);
+/* Argument marshalling: the buffers of one kernel call, taken one by one with nv_arg (which releases
+ * them all on an error) and released together with nv_args_release.  Start from `nv_args in = {0};`. */
+enum {
+    NV_F32 = 1, /* float32 column, raw bytes (PyBUF_SIMPLE): a whole number of 4-byte values, else ValueError */
+    NV_F64 = 2, /* typed float64 array (C-contiguous, format "d"), else TypeError */
+    NV_RAW8 = 3, /* raw bytes read as 8-byte items (int64 or float64), as the "y*" format reads them */
+    NV_RAW1 = 4, /* raw bytes, 1-byte items (text, uint8 classes) */
+    NV_KIND_MASK = 0xff,
+    NV_WRITABLE = 0x100,
+    NV_OPTIONAL = 0x200, /* NULL or None gives an absent buffer: buf NULL, length 0, matches any length */
+};
+#define NV_MAXARGS 8
+typedef struct {
+    Py_buffer v[NV_MAXARGS];
+    Py_ssize_t n[NV_MAXARGS]; /* whole items */
+    Py_ssize_t isz[NV_MAXARGS];
+    char held[NV_MAXARGS];
+    int count;
+} nv_args;
+
+int nv_arg(nv_args *in, PyObject *obj, int kind);
+int nv_len_eq(const nv_args *in, int i, int j);
+int nv_args_same_len(nv_args *in, int from, int to);
+int nv_args_fail(nv_args *in, PyObject *exc, const char *msg);
+void nv_args_release(nv_args *in);
 
 PyObject *nv_release_cache(PyObject *self, PyObject *noargs);
 PyObject *nv_zeros(PyObject *self, PyObject *args);

@@ -1,6 +1,6 @@
 /*
- * perfeval._x87, resample.c: resampling: the bootstrap's random numbers (xoshiro256**, Poisson draws), histogram and
- * case-level Poisson bootstrap walks, and DeLong's structural components.
+ * perfeval._x87, resample.c: resampling: the bootstrap's random numbers (xoshiro256**, Poisson
+ * draws), histogram and case-level Poisson bootstrap walks, DeLong's structural components.
  */
 #include "native.h"
 
@@ -197,23 +197,22 @@ static void *boot_hist_worker(void *arg)
  * replicates r0..r1-1 */
 PyObject *nv_boot_hist_auc(PyObject *self, PyObject *args)
 {
-    Py_buffer vp, vn;
+    PyObject *po, *no;
     unsigned long long seed;
     long long r0, r1;
     int threads;
-    if (!PyArg_ParseTuple(args, "y*y*KLLi", &vp, &vn, &seed, &r0, &r1, &threads))
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOKLLi", &po, &no, &seed, &r0, &r1, &threads) || nv_arg(&in, po, NV_RAW8) < 0 ||
+        nv_arg(&in, no, NV_RAW8) < 0)
         return NULL;
-    Py_ssize_t K = vp.len / 8;
-    if (vn.len != vp.len || r1 < r0) {
-        PyBuffer_Release(&vp);
-        PyBuffer_Release(&vn);
-        PyErr_SetString(PyExc_ValueError, "pos and neg differ in length, or r1 < r0");
+    Py_ssize_t K = in.n[0];
+    if (!nv_len_eq(&in, 0, 1) || r1 < r0) {
+        nv_args_fail(&in, PyExc_ValueError, "pos and neg differ in length, or r1 < r0");
         return NULL;
     }
     PyObject *out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((r1 - r0) * 8));
     if (!out) {
-        PyBuffer_Release(&vp);
-        PyBuffer_Release(&vn);
+        nv_args_release(&in);
         return NULL;
     }
     if (threads < 1)
@@ -223,12 +222,11 @@ PyObject *nv_boot_hist_auc(PyObject *self, PyObject *args)
     boot_job jobs[64];
     Py_BEGIN_ALLOW_THREADS
     for (int t = 0; t < threads; t++)
-        jobs[t] = (boot_job){vp.buf, vn.buf, K, (uint64_t)seed, r0, r1, threads, t,
+        jobs[t] = (boot_job){in.v[0].buf, in.v[1].buf, K, (uint64_t)seed, r0, r1, threads, t,
                              (double *)PyByteArray_AS_STRING(out)};
     run_jobs(boot_hist_worker, jobs, sizeof(boot_job), threads);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&vp);
-    PyBuffer_Release(&vn);
+    nv_args_release(&in);
     return out;
 }
 
@@ -236,16 +234,16 @@ PyObject *nv_boot_hist_auc(PyObject *self, PyObject *args)
  * same draws as boot_hist_auc: for measures other than the ROC area */
 PyObject *nv_boot_hist_counts(PyObject *self, PyObject *args)
 {
-    Py_buffer vp, vn;
+    PyObject *po, *no;
     unsigned long long seed;
     long long r0, r1;
-    if (!PyArg_ParseTuple(args, "y*y*KLL", &vp, &vn, &seed, &r0, &r1))
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOKLL", &po, &no, &seed, &r0, &r1) || nv_arg(&in, po, NV_RAW8) < 0 ||
+        nv_arg(&in, no, NV_RAW8) < 0)
         return NULL;
-    Py_ssize_t K = vp.len / 8;
-    if (vn.len != vp.len || r1 < r0) {
-        PyBuffer_Release(&vp);
-        PyBuffer_Release(&vn);
-        PyErr_SetString(PyExc_ValueError, "pos and neg differ in length, or r1 < r0");
+    Py_ssize_t K = in.n[0];
+    if (!nv_len_eq(&in, 0, 1) || r1 < r0) {
+        nv_args_fail(&in, PyExc_ValueError, "pos and neg differ in length, or r1 < r0");
         return NULL;
     }
     PyObject *op = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((r1 - r0) * K * 8));
@@ -253,17 +251,15 @@ PyObject *nv_boot_hist_counts(PyObject *self, PyObject *args)
     if (!op || !on) {
         Py_XDECREF(op);
         Py_XDECREF(on);
-        PyBuffer_Release(&vp);
-        PyBuffer_Release(&vn);
+        nv_args_release(&in);
         return NULL;
     }
     double *pp = (double *)PyByteArray_AS_STRING(op), *pn = (double *)PyByteArray_AS_STRING(on);
     Py_BEGIN_ALLOW_THREADS
     for (long long r = r0; r < r1; r++)
-        boot_hist_one(vp.buf, vn.buf, K, (uint64_t)seed, (uint64_t)r, pp + (r - r0) * K, pn + (r - r0) * K);
+        boot_hist_one(in.v[0].buf, in.v[1].buf, K, (uint64_t)seed, (uint64_t)r, pp + (r - r0) * K, pn + (r - r0) * K);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&vp);
-    PyBuffer_Release(&vn);
+    nv_args_release(&in);
     return Py_BuildValue("(NN)", op, on);
 }
 
@@ -379,26 +375,26 @@ static void *rows_worker(void *arg)
  *   -> float64 bytearray of ROC areas (and a second one for the second score when given) */
 PyObject *nv_boot_rows_auc(PyObject *self, PyObject *args)
 {
-    Py_buffer vo, vg, vc, vo2 = {0}, vg2 = {0};
-    PyObject *wobj, *o2 = NULL, *g2 = NULL;
+    PyObject *oo, *go, *co, *wobj, *o2 = NULL, *g2 = NULL;
     unsigned long long seed;
     long long r0, r1;
     int threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*OKLLi|OO", &vo, &vg, &vc, &wobj, &seed, &r0, &r1, &threads, &o2, &g2))
+    if (!PyArg_ParseTuple(args, "OOOOKLLi|OO", &oo, &go, &co, &wobj, &seed, &r0, &r1, &threads, &o2, &g2))
         return NULL;
-    Py_buffer vw = {0};
     int have_w = wobj != Py_None, two = o2 != NULL && g2 != NULL;
+    int second = two ? NV_RAW8 : NV_RAW8 | NV_OPTIONAL; /* the second score's pair: absent unless both given */
+    nv_args in = {0}; /* 0 order, 1 gend, 2 cls, 3 w, 4 order2, 5 gend2 */
+    if (nv_arg(&in, oo, NV_RAW8) < 0 || nv_arg(&in, go, NV_RAW8) < 0 || nv_arg(&in, co, NV_RAW1) < 0 ||
+        nv_arg(&in, have_w ? wobj : NULL, NV_RAW8 | NV_OPTIONAL) < 0 || nv_arg(&in, two ? o2 : NULL, second) < 0 ||
+        nv_arg(&in, two ? g2 : NULL, second) < 0)
+        return NULL;
+    Py_ssize_t n = in.n[2];
+    if (!nv_len_eq(&in, 0, 2) || !nv_len_eq(&in, 3, 2) || !nv_len_eq(&in, 4, 2) || r1 < r0) {
+        nv_args_fail(&in, PyExc_ValueError, "order, classes and weights must describe the same cases");
+        return NULL;
+    }
     PyObject *out = NULL, *out2 = NULL, *result = NULL;
     uint8_t *scratch = NULL;
-    if (have_w && PyObject_GetBuffer(wobj, &vw, PyBUF_SIMPLE) < 0)
-        goto fail0;
-    if (two && (PyObject_GetBuffer(o2, &vo2, PyBUF_SIMPLE) < 0 || PyObject_GetBuffer(g2, &vg2, PyBUF_SIMPLE) < 0))
-        goto fail;
-    Py_ssize_t n = vc.len;
-    if (vo.len != n * 8 || (have_w && vw.len != n * 8) || (two && vo2.len != n * 8) || r1 < r0) {
-        PyErr_SetString(PyExc_ValueError, "order, classes and weights must describe the same cases");
-        goto fail;
-    }
     if (threads < 1)
         threads = 1;
     if (threads > 64)
@@ -408,33 +404,24 @@ PyObject *nv_boot_rows_auc(PyObject *self, PyObject *args)
     scratch = malloc((size_t)threads * (size_t)(n > 0 ? n : 1));
     if (!out || !out2 || !scratch) {
         PyErr_NoMemory();
-        goto fail;
+        goto done;
     }
     rows_job jobs[64];
     Py_BEGIN_ALLOW_THREADS
     for (int t = 0; t < threads; t++)
-        jobs[t] = (rows_job){vo.buf, vg.buf, vc.buf, have_w ? vw.buf : NULL, n, vg.len / 8, (uint64_t)seed, r0, r1,
-                             threads, t, (double *)PyByteArray_AS_STRING(out), two ? 2 : 1,
-                             two ? vo2.buf : NULL, two ? vg2.buf : NULL, two ? vg2.len / 8 : 0,
+        jobs[t] = (rows_job){in.v[0].buf, in.v[1].buf, in.v[2].buf, have_w ? in.v[3].buf : NULL, n, in.n[1],
+                             (uint64_t)seed, r0, r1, threads, t, (double *)PyByteArray_AS_STRING(out), two ? 2 : 1,
+                             two ? in.v[4].buf : NULL, two ? in.v[5].buf : NULL, two ? in.n[5] : 0,
                              two ? (double *)PyByteArray_AS_STRING(out2) : NULL,
                              scratch + (size_t)t * (size_t)(n > 0 ? n : 1)};
     run_jobs(rows_worker, jobs, sizeof(rows_job), threads);
     Py_END_ALLOW_THREADS
     result = two ? Py_BuildValue("(OO)", out, out2) : (Py_INCREF(out), out);
-fail:
-    if (have_w)
-        PyBuffer_Release(&vw);
-    if (vo2.obj)
-        PyBuffer_Release(&vo2);
-    if (vg2.obj)
-        PyBuffer_Release(&vg2);
-fail0:
+done:
     free(scratch);
     Py_XDECREF(out);
     Py_XDECREF(out2);
-    PyBuffer_Release(&vo);
-    PyBuffer_Release(&vg);
-    PyBuffer_Release(&vc);
+    nv_args_release(&in);
     return result;
 }
 
@@ -445,17 +432,16 @@ fail0:
  * in a fresh process; this is three passes and no allocation. */
 PyObject *nv_delong_hist(PyObject *self, PyObject *args)
 {
-    Py_buffer vp, vn;
-    if (!PyArg_ParseTuple(args, "y*y*", &vp, &vn))
+    PyObject *po, *no;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OO", &po, &no) || nv_arg(&in, po, NV_RAW8) < 0 || nv_arg(&in, no, NV_RAW8) < 0)
         return NULL;
-    if (vp.len != vn.len) {
-        PyBuffer_Release(&vp);
-        PyBuffer_Release(&vn);
-        PyErr_SetString(PyExc_ValueError, "pos and neg differ in length");
+    if (!nv_len_eq(&in, 0, 1)) {
+        nv_args_fail(&in, PyExc_ValueError, "pos and neg differ in length");
         return NULL;
     }
-    const double *p = vp.buf, *q = vn.buf;
-    Py_ssize_t K = vp.len / 8;
+    const double *p = in.v[0].buf, *q = in.v[1].buf;
+    Py_ssize_t K = in.n[0];
     double m = 0, n = 0, area = 0, s10 = 0, s01 = 0, auc;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t c = 0; c < K; c++) {
@@ -478,8 +464,7 @@ PyObject *nv_delong_hist(PyObject *self, PyObject *args)
         negb += q[c];
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&vp);
-    PyBuffer_Release(&vn);
+    nv_args_release(&in);
     return Py_BuildValue("(ddddd)", auc, s10, s01, m, n);
 }
 
@@ -491,25 +476,27 @@ PyObject *nv_delong_hist(PyObject *self, PyObject *args)
  * where the numpy form needs six arrays the size of the data (1.9 GB peak on 10M rows, two models). */
 PyObject *nv_delong_rows(PyObject *self, PyObject *args)
 {
-    Py_buffer vo, vs, vc, vw = {0};
-    PyObject *wobj;
-    if (!PyArg_ParseTuple(args, "y*y*y*O", &vo, &vs, &vc, &wobj))
+    PyObject *oo, *so, *co, *wobj;
+    if (!PyArg_ParseTuple(args, "OOOO", &oo, &so, &co, &wobj))
         return NULL;
     int have_w = wobj != Py_None;
-    PyObject *out = NULL, *result = NULL;
-    if (have_w && PyObject_GetBuffer(wobj, &vw, PyBUF_SIMPLE) < 0)
-        goto done;
-    Py_ssize_t n = vc.len;
-    if (vo.len != n * 8 || vs.len != n * 8 || (have_w && vw.len != n * 8)) {
-        PyErr_SetString(PyExc_ValueError, "order, scores, classes and weights must describe the same cases");
-        goto done;
+    nv_args in = {0}; /* 0 order, 1 scores, 2 cls, 3 w */
+    if (nv_arg(&in, oo, NV_RAW8) < 0 || nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, co, NV_RAW1) < 0 ||
+        nv_arg(&in, have_w ? wobj : NULL, NV_RAW8 | NV_OPTIONAL) < 0)
+        return NULL;
+    Py_ssize_t n = in.n[2];
+    if (!nv_len_eq(&in, 0, 2) || !nv_len_eq(&in, 1, 2) || !nv_len_eq(&in, 3, 2)) {
+        nv_args_fail(&in, PyExc_ValueError, "order, scores, classes and weights must describe the same cases");
+        return NULL;
     }
-    out = PyByteArray_FromStringAndSize(NULL, n * 8);
-    if (!out)
-        goto done;
-    const int64_t *o = vo.buf;
-    const double *sc = vs.buf, *w = have_w ? vw.buf : NULL;
-    const uint8_t *c = vc.buf;
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * 8), *result = NULL;
+    if (!out) {
+        nv_args_release(&in);
+        return NULL;
+    }
+    const int64_t *o = in.v[0].buf;
+    const double *sc = in.v[1].buf, *w = have_w ? in.v[3].buf : NULL;
+    const uint8_t *c = in.v[2].buf;
     double *comp = (double *)PyByteArray_AS_STRING(out);
     double m = 0, nn = 0, area = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -542,13 +529,8 @@ PyObject *nv_delong_rows(PyObject *self, PyObject *args)
     }
     Py_END_ALLOW_THREADS
     result = Py_BuildValue("(dddO)", area / (m * nn), m, nn, out);
-done:
-    Py_XDECREF(out);
-    if (have_w)
-        PyBuffer_Release(&vw);
-    PyBuffer_Release(&vo);
-    PyBuffer_Release(&vs);
-    PyBuffer_Release(&vc);
+    Py_DECREF(out);
+    nv_args_release(&in);
     return result;
 }
 
@@ -558,15 +540,15 @@ done:
  * measure, without a mask-and-gather pass in numpy. */
 PyObject *nv_boot_hist_compact(PyObject *self, PyObject *args)
 {
-    Py_buffer vp, vn;
+    PyObject *po, *no;
     unsigned long long seed, r;
-    if (!PyArg_ParseTuple(args, "y*y*KK", &vp, &vn, &seed, &r))
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOKK", &po, &no, &seed, &r) || nv_arg(&in, po, NV_RAW8) < 0 ||
+        nv_arg(&in, no, NV_RAW8) < 0)
         return NULL;
-    Py_ssize_t K = vp.len / 8;
-    if (vn.len != vp.len) {
-        PyBuffer_Release(&vp);
-        PyBuffer_Release(&vn);
-        PyErr_SetString(PyExc_ValueError, "pos and neg differ in length");
+    Py_ssize_t K = in.n[0];
+    if (!nv_len_eq(&in, 0, 1)) {
+        nv_args_fail(&in, PyExc_ValueError, "pos and neg differ in length");
         return NULL;
     }
     int64_t *ci = malloc((size_t)(K > 0 ? K : 1) * 8);
@@ -575,11 +557,10 @@ PyObject *nv_boot_hist_compact(PyObject *self, PyObject *args)
         free(ci);
         free(cp);
         free(cn);
-        PyBuffer_Release(&vp);
-        PyBuffer_Release(&vn);
+        nv_args_release(&in);
         return PyErr_NoMemory();
     }
-    const double *lp = vp.buf, *ln = vn.buf;
+    const double *lp = in.v[0].buf, *ln = in.v[1].buf;
     Py_ssize_t k = 0;
     Py_BEGIN_ALLOW_THREADS
     rng_t g;
@@ -594,8 +575,7 @@ PyObject *nv_boot_hist_compact(PyObject *self, PyObject *args)
         }
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&vp);
-    PyBuffer_Release(&vn);
+    nv_args_release(&in);
     PyObject *res = Py_BuildValue("(y#y#y#)", (const char *)ci, (Py_ssize_t)(k * 8), (const char *)cp,
                                   (Py_ssize_t)(k * 8), (const char *)cn, (Py_ssize_t)(k * 8));
     free(ci);

@@ -1,6 +1,6 @@
 /*
- * perfeval._x87, sort.c: the original's sort, step for step: PERF's Hoare quicksort with the same partitions and swaps,
- * made fast on degenerate input by segment trees and two threads.
+ * perfeval._x87, sort.c: the original's sort, step for step: PERF's Hoare quicksort with the same
+ * partitions and swaps, made fast on degenerate input by segment trees and two threads.
  */
 #include "native.h"
 
@@ -325,11 +325,12 @@ PyObject *nv_sort(PyObject *self, PyObject *args)
     int threads = 0;
     if (!PyArg_ParseTuple(args, "OO|i", &to, &po, &threads))
         return NULL;
-    Py_buffer tb, pb;
-    Py_ssize_t n;
-    if (nv_get_pair(to, &tb, 1, po, &pb, 1, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, to, NV_F32 | NV_WRITABLE) < 0 || nv_arg(&in, po, NV_F32 | NV_WRITABLE) < 0 ||
+        nv_args_same_len(&in, 0, 2) < 0)
         return NULL;
-    float *t = tb.buf, *p = pb.buf;
+    Py_ssize_t n = in.n[0];
+    float *t = in.v[0].buf, *p = in.v[1].buf;
     size_t abytes = sizeof(pt_t) * (size_t)(n ? n : 1);
     pt_t *a = nv_big_alloc(abytes);
     int rc = -1;
@@ -348,8 +349,7 @@ PyObject *nv_sort(PyObject *self, PyObject *args)
         }
     }
     nv_big_free(a, abytes);
-    PyBuffer_Release(&tb);
-    PyBuffer_Release(&pb);
+    nv_args_release(&in);
     if (rc)
         return PyErr_NoMemory();
     Py_RETURN_NONE;

@@ -1,6 +1,6 @@
 /*
- * perfeval._x87, summary.c: modern float64 kernels over summaries (score histograms, runs of a sorted array): sequential
- * sums that numpy would need several n-sized temporaries for.
+ * perfeval._x87, summary.c: modern float64 kernels over summaries (score histograms, runs of a
+ * sorted array): sequential sums that numpy would need several n-sized temporaries for.
  */
 #include "native.h"
 
@@ -9,17 +9,15 @@
 /* n-sized temporaries for                                                                          */
 /* ------------------------------------------------------------------------------------------------ */
 
-static int get_f64(PyObject *obj, Py_buffer *view, Py_ssize_t *n)
+/* The columns of these kernels are typed float64 arrays (NV_F64); where they differ in length the
+ * shortest decides (no error). */
+static inline Py_ssize_t shortest(const nv_args *in, int count)
 {
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return -1;
-    if (view->itemsize != 8 || !view->format || strcmp(view->format, "d") != 0) {
-        PyBuffer_Release(view);
-        PyErr_SetString(PyExc_TypeError, "expected a contiguous float64 array");
-        return -1;
-    }
-    *n = view->len / 8;
-    return 0;
+    Py_ssize_t n = in->n[0];
+    for (int k = 1; k < count; k++)
+        if (in->n[k] < n)
+            n = in->n[k];
+    return n;
 }
 
 /* hist_apr(pos, neg) -> sum over tie groups of the expected precision at their positives, walking
@@ -57,20 +55,14 @@ PyObject *nv_hist_apr(PyObject *self, PyObject *args)
     PyObject *po, *no;
     if (!PyArg_ParseTuple(args, "OO", &po, &no))
         return NULL;
-    Py_buffer pb, nb;
-    Py_ssize_t n, n2;
-    if (get_f64(po, &pb, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0)
         return NULL;
-    if (get_f64(no, &nb, &n2) < 0) {
-        PyBuffer_Release(&pb);
-        return NULL;
-    }
     double total;
     NOGIL_BEGIN
-    total = apr_total(pb.buf, nb.buf, 0, n < n2 ? n : n2);
+    total = apr_total(in.v[0].buf, in.v[1].buf, 0, shortest(&in, 2));
     NOGIL_END
-    PyBuffer_Release(&pb);
-    PyBuffer_Release(&nb);
+    nv_args_release(&in);
     return PyFloat_FromDouble(total);
 }
 
@@ -81,43 +73,28 @@ PyObject *nv_hist_apr_groups(PyObject *self, PyObject *args)
     PyObject *po, *no, *bo;
     if (!PyArg_ParseTuple(args, "OOO", &po, &no, &bo))
         return NULL;
-    Py_buffer pb, nb, bb;
-    Py_ssize_t n, n2;
-    if (get_f64(po, &pb, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0 || nv_arg(&in, bo, NV_RAW8) < 0)
         return NULL;
-    if (get_f64(no, &nb, &n2) < 0) {
-        PyBuffer_Release(&pb);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(bo, &bb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyBuffer_Release(&pb);
-        PyBuffer_Release(&nb);
-        return NULL;
-    }
-    Py_ssize_t nb_ = bb.len / (Py_ssize_t)sizeof(long long), G = nb_ > 0 ? nb_ - 1 : 0;
-    const long long *bounds = bb.buf;
-    Py_ssize_t cells = n < n2 ? n : n2;
+    Py_ssize_t nb_ = in.n[2], G = nb_ > 0 ? nb_ - 1 : 0;
+    const long long *bounds = in.v[2].buf;
+    Py_ssize_t cells = shortest(&in, 2);
     for (Py_ssize_t k = 0; k <= G && nb_ > 0; k++) {
         if (bounds[k] < 0 || bounds[k] > cells || (k > 0 && bounds[k] < bounds[k - 1])) {
-            PyBuffer_Release(&pb);
-            PyBuffer_Release(&nb);
-            PyBuffer_Release(&bb);
-            PyErr_SetString(PyExc_ValueError, "hist_apr_groups: bounds must be ascending cell offsets");
+            nv_args_fail(&in, PyExc_ValueError, "hist_apr_groups: bounds must be ascending cell offsets");
             return NULL;
         }
     }
     PyObject *res = PyBytes_FromStringAndSize(NULL, G * (Py_ssize_t)sizeof(double));
     if (res) {
         double *out = (double *)PyBytes_AS_STRING(res);
-        const double *pos = pb.buf, *neg = nb.buf;
+        const double *pos = in.v[0].buf, *neg = in.v[1].buf;
         NOGIL_BEGIN
         for (Py_ssize_t k = 0; k < G; k++)
             out[k] = apr_total(pos, neg, bounds[k], bounds[k + 1]);
         NOGIL_END
     }
-    PyBuffer_Release(&pb);
-    PyBuffer_Release(&nb);
-    PyBuffer_Release(&bb);
+    nv_args_release(&in);
     return res;
 }
 
@@ -130,21 +107,11 @@ PyObject *nv_hist_ca2(PyObject *self, PyObject *args)
     long long S;
     if (!PyArg_ParseTuple(args, "OOOL", &so, &po, &no, &S))
         return NULL;
-    Py_buffer sb, pb, nb;
-    Py_ssize_t n, n2, n3;
-    if (get_f64(so, &sb, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, so, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0)
         return NULL;
-    if (get_f64(po, &pb, &n2) < 0) {
-        PyBuffer_Release(&sb);
-        return NULL;
-    }
-    if (get_f64(no, &nb, &n3) < 0) {
-        PyBuffer_Release(&sb);
-        PyBuffer_Release(&pb);
-        return NULL;
-    }
-    const double *sc = sb.buf, *pos = pb.buf, *neg = nb.buf;
-    Py_ssize_t groups = n < n2 ? (n < n3 ? n : n3) : (n2 < n3 ? n2 : n3);
+    const double *sc = in.v[0].buf, *pos = in.v[1].buf, *neg = in.v[2].buf;
+    Py_ssize_t groups = shortest(&in, 3);
     double result = NAN;
     NOGIL_BEGIN
     /* the window is [head case, tail case]; cases are walked group by group */
@@ -178,9 +145,7 @@ PyObject *nv_hist_ca2(PyObject *self, PyObject *args)
     if (windows > 0)
         result = (double)(err / (ext)windows);
     NOGIL_END
-    PyBuffer_Release(&sb);
-    PyBuffer_Release(&pb);
-    PyBuffer_Release(&nb);
+    nv_args_release(&in);
     return PyFloat_FromDouble(result);
 }
 
@@ -193,27 +158,14 @@ PyObject *nv_expected_rr(PyObject *self, PyObject *args)
     PyObject *ao, *go, *mo;
     if (!PyArg_ParseTuple(args, "OOO", &ao, &go, &mo))
         return NULL;
-    Py_buffer ab, gb, mb;
-    Py_ssize_t n, n2, n3;
-    if (get_f64(ao, &ab, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, ao, NV_F64) < 0 || nv_arg(&in, go, NV_F64) < 0 || nv_arg(&in, mo, NV_F64) < 0)
         return NULL;
-    if (get_f64(go, &gb, &n2) < 0) {
-        PyBuffer_Release(&ab);
-        return NULL;
-    }
-    if (get_f64(mo, &mb, &n3) < 0) {
-        PyBuffer_Release(&ab);
-        PyBuffer_Release(&gb);
-        return NULL;
-    }
-    if (n2 < n)
-        n = n2;
-    if (n3 < n)
-        n = n3;
+    Py_ssize_t n = shortest(&in, 3);
     PyObject *out = PyByteArray_FromStringAndSize(NULL, n * 8);
     if (out) {
         double *o = (double *)PyByteArray_AS_STRING(out);
-        const double *a = ab.buf, *g = gb.buf, *m = mb.buf;
+        const double *a = in.v[0].buf, *g = in.v[1].buf, *m = in.v[2].buf;
         NOGIL_BEGIN
         for (Py_ssize_t i = 0; i < n; i++) {
             double pj = m[i] / g[i], sum = 0;
@@ -226,9 +178,7 @@ PyObject *nv_expected_rr(PyObject *self, PyObject *args)
         }
         NOGIL_END
     }
-    PyBuffer_Release(&ab);
-    PyBuffer_Release(&gb);
-    PyBuffer_Release(&mb);
+    nv_args_release(&in);
     return out;
 }
 
@@ -242,20 +192,14 @@ PyObject *nv_disc_sums(PyObject *self, PyObject *args)
     PyObject *fo, *so;
     if (!PyArg_ParseTuple(args, "OO", &fo, &so))
         return NULL;
-    Py_buffer fb, sb;
-    Py_ssize_t n, n2;
-    if (get_f64(fo, &fb, &n) < 0)
+    nv_args in = {0};
+    if (nv_arg(&in, fo, NV_F64) < 0 || nv_arg(&in, so, NV_F64) < 0)
         return NULL;
-    if (get_f64(so, &sb, &n2) < 0) {
-        PyBuffer_Release(&fb);
-        return NULL;
-    }
-    if (n2 < n)
-        n = n2;
+    Py_ssize_t n = shortest(&in, 2);
     PyObject *out = PyByteArray_FromStringAndSize(NULL, n * 8);
     if (out) {
         double *o = (double *)PyByteArray_AS_STRING(out);
-        const double *f = fb.buf, *st = sb.buf;
+        const double *f = in.v[0].buf, *st = in.v[1].buf;
         NOGIL_BEGIN
         for (Py_ssize_t i = 0; i < n; i++) {
             ext sum = 0;
@@ -266,8 +210,7 @@ PyObject *nv_disc_sums(PyObject *self, PyObject *args)
         }
         NOGIL_END
     }
-    PyBuffer_Release(&fb);
-    PyBuffer_Release(&sb);
+    nv_args_release(&in);
     return out;
 }
 
@@ -277,11 +220,12 @@ PyObject *nv_disc_sums(PyObject *self, PyObject *args)
  * ~0.45 s of mostly page faults; this is one pass, ~0.03 s. */
 PyObject *nv_runs(PyObject *self, PyObject *args)
 {
-    Py_buffer v;
-    if (!PyArg_ParseTuple(args, "y*", &v))
+    PyObject *xo;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "O", &xo) || nv_arg(&in, xo, NV_RAW8) < 0)
         return NULL;
-    const double *x = v.buf;
-    Py_ssize_t n = v.len / 8, k = 0;
+    const double *x = in.v[0].buf;
+    Py_ssize_t n = in.n[0], k = 0;
     for (Py_ssize_t i = 0; i < n; i++)
         if (i == 0 || x[i] != x[i - 1])
             k++;
@@ -290,7 +234,7 @@ PyObject *nv_runs(PyObject *self, PyObject *args)
     if (!vals || !cnts) {
         Py_XDECREF(vals);
         Py_XDECREF(cnts);
-        PyBuffer_Release(&v);
+        nv_args_release(&in);
         return NULL;
     }
     double *pv = (double *)PyByteArray_AS_STRING(vals), *pc = (double *)PyByteArray_AS_STRING(cnts);
@@ -305,6 +249,6 @@ PyObject *nv_runs(PyObject *self, PyObject *args)
         pc[j] += 1.0;
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&v);
+    nv_args_release(&in);
     return Py_BuildValue("(NN)", vals, cnts);
 }

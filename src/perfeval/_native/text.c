@@ -1,6 +1,6 @@
 /*
- * perfeval._x87, text.c: reading numbers: the tokenizer, correctly rounded float32 reading (two threads), the classic
- * reader parse/parse_fd and the modern table reader parse_table.
+ * perfeval._x87, text.c: reading numbers: the tokenizer, correctly rounded float32 reading (two
+ * threads), the classic reader parse / parse_fd and the modern table reader parse_table.
  */
 #include "native.h"
 #include <errno.h>
