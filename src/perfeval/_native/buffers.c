@@ -123,7 +123,8 @@ void nv_big_free(void *q, size_t bytes)
         munmap(p, sz);
 }
 
-/* release_cache(): give the kept mappings back to the system (long-lived library processes) */
+/* release_cache(): give the kept mappings back to the system (long-lived library processes).
+ * test-only: nothing in src/ calls it; tests/test_kernels.py does. */
 PyObject *nv_release_cache(PyObject *self, PyObject *noargs)
 {
     pthread_mutex_lock(&BIG_LOCK);

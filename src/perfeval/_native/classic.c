@@ -1195,6 +1195,8 @@ PyObject *nv_max_lift(PyObject *self, PyObject *args)
     return PyFloat_FromDouble((double)((ext)(double)n * 1.0L / ((ext)(double)T1 + EPS)));
 }
 
+/* mantissa_bits() -> LDBL_MANT_DIG, 64 where long double is the x87 format.  test-only: tests/test_kernels.py
+ * checks the platform with it (docs/compatibility.md names it). */
 PyObject *nv_mantissa_bits(PyObject *self, PyObject *noargs)
 {
     return PyLong_FromLong(LDBL_MANT_DIG);

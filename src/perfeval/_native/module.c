@@ -31,7 +31,6 @@ static PyMethodDef methods[] = {
     {"range_scan", nv_range_scan, METH_VARARGS, "First out-of-range and first negative prediction."},
     {"div_ext", nv_div_ext, METH_VARARGS, "a / b in 80-bit, rounded to double."},
     {"max_lift", nv_max_lift, METH_VARARGS, "n / (T1 + eps) in 80-bit."},
-    {"release_cache", nv_release_cache, METH_NOARGS, "Unmap the kept scratch buffers."},
     {"zeros", nv_zeros, METH_VARARGS, "A zero-filled Buf of n bytes."},
     {"copy", nv_copy, METH_VARARGS, "A Buf holding a copy of a buffer."},
     {"hist_apr", nv_hist_apr, METH_VARARGS, "Modern APR numerator from a histogram (pos, neg)."},
@@ -42,7 +41,6 @@ static PyMethodDef methods[] = {
     {"plain_tokens", nv_plain_tokens, METH_VARARGS, "Field offsets of a plain file of `width` fields a line, or None."},
     {"same_tokens", nv_same_tokens, METH_VARARGS, "Token i of a equals token order[i] of b, for every i."},
     {"boot_hist_auc", nv_boot_hist_auc, METH_VARARGS, "ROC areas of Poisson bootstrap replicates of a histogram."},
-    {"boot_hist_counts", nv_boot_hist_counts, METH_VARARGS, "Poisson bootstrap replicates of a histogram."},
     {"poisson_rows", nv_poisson_rows, METH_VARARGS, "Poisson(1) case weights of bootstrap replicates."},
     {"boot_rows_auc", nv_boot_rows_auc, METH_VARARGS, "ROC areas of case-level Poisson bootstrap replicates."},
     {"delong_hist", nv_delong_hist, METH_VARARGS, "DeLong's structural-component sums from a histogram."},
@@ -50,7 +48,11 @@ static PyMethodDef methods[] = {
     {"boot_hist_compact", nv_boot_hist_compact, METH_VARARGS, "One replicate of a histogram, its drawn cells only."},
     {"runs", nv_runs, METH_VARARGS, "Distinct values of a sorted float64 array and their counts."},
     {"join_ids", nv_join_ids, METH_VARARGS, "Join two id columns (text + int64 offsets): the permutation, or None."},
-    {"mantissa_bits", nv_mantissa_bits, METH_NOARGS, "Significand bits of long double (64 for x87)."},
+    /* test-only: called by tests/ and by nothing in src/ (kept under their names for the tests) */
+    {"mantissa_bits", nv_mantissa_bits, METH_NOARGS, "test-only: significand bits of long double (64 for x87)."},
+    {"release_cache", nv_release_cache, METH_NOARGS, "test-only: unmap the kept scratch buffers."},
+    {"boot_hist_counts", nv_boot_hist_counts, METH_VARARGS,
+     "test-only: Poisson bootstrap replicates of a histogram (the draws of boot_hist_auc, whole)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_x87", "Compiled kernels of perfeval's classic dialect.",

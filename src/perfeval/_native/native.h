@@ -101,7 +101,7 @@ int nv_args_same_len(nv_args *in, int from, int to);
 int nv_args_fail(nv_args *in, PyObject *exc, const char *msg);
 void nv_args_release(nv_args *in);
 
-PyObject *nv_release_cache(PyObject *self, PyObject *noargs);
+PyObject *nv_release_cache(PyObject *self, PyObject *noargs); /* test-only */
 PyObject *nv_zeros(PyObject *self, PyObject *args);
 PyObject *nv_copy(PyObject *self, PyObject *args);
 
@@ -137,7 +137,7 @@ PyObject *nv_midpoint(PyObject *self, PyObject *args);
 PyObject *nv_c_int_sum(PyObject *self, PyObject *args);
 PyObject *nv_range_scan(PyObject *self, PyObject *args);
 PyObject *nv_max_lift(PyObject *self, PyObject *args);
-PyObject *nv_mantissa_bits(PyObject *self, PyObject *noargs);
+PyObject *nv_mantissa_bits(PyObject *self, PyObject *noargs); /* test-only */
 
 /* ---- summary.c ------------------------------------------------------------------------------- */
 PyObject *nv_hist_apr(PyObject *self, PyObject *args);
@@ -150,7 +150,7 @@ PyObject *nv_runs(PyObject *self, PyObject *args);
 /* ---- resample.c ------------------------------------------------------------------------------ */
 void nv_pois_cdf_init(void); /* once, from the module's init */
 PyObject *nv_boot_hist_auc(PyObject *self, PyObject *args);
-PyObject *nv_boot_hist_counts(PyObject *self, PyObject *args);
+PyObject *nv_boot_hist_counts(PyObject *self, PyObject *args); /* test-only */
 PyObject *nv_boot_hist_compact(PyObject *self, PyObject *args);
 PyObject *nv_poisson_rows(PyObject *self, PyObject *args);
 PyObject *nv_boot_rows_auc(PyObject *self, PyObject *args);

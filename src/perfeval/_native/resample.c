@@ -231,7 +231,8 @@ PyObject *nv_boot_hist_auc(PyObject *self, PyObject *args)
 }
 
 /* boot_hist_counts(pos, neg, seed, r0, r1) -> (pos', neg') float64 bytearrays, (r1 - r0) x K, the
- * same draws as boot_hist_auc: for measures other than the ROC area */
+ * same draws as boot_hist_auc: for measures other than the ROC area.  test-only: tests/test_bootstrap.py
+ * checks the Poisson draws and boot_hist_auc with it; src/ draws through boot_hist_compact. */
 PyObject *nv_boot_hist_counts(PyObject *self, PyObject *args)
 {
     PyObject *po, *no;
