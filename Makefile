@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # the official KDD Cup 2004 sample files, shipped in the project's shared folder beside this repo
 SAMPLES ?= ../shared/perf-golden/inputs
 
-.PHONY: demo test docs bench fuzz clean
+.PHONY: demo test docs bench fuzz cwarn clean
 
 NATIVE := $(sort $(wildcard src/perfeval/_native/*.c src/perfeval/_native/*.h))
 
@@ -35,6 +35,16 @@ bench: $(BIN)/perf
 
 fuzz: $(BIN)/perf
 	PERF_ORACLE=$(PERF_ORACLE) $(BIN)/python tests/oracle_fuzz.py --perf $(BIN)/perf --runs 2000
+
+# the C kernels under -Wall -Wextra -Werror (setup.py builds with -Wall only, so a new compiler's warning
+# cannot break a user's install)
+CWARN_FLAGS := -fsyntax-only -Wall -Wextra -Werror -std=gnu99 -ffp-contract=off
+cwarn:
+	@pyinc=$$($(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON)) -c \
+	  "import sysconfig; print(sysconfig.get_paths()['include'])") && \
+	for f in $(filter %.c,$(NATIVE)); do \
+	  echo "gcc $(CWARN_FLAGS) $$f"; gcc $(CWARN_FLAGS) -I"$$pyinc" $$f || exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info src/perfeval/*.so .pytest_cache .hypothesis

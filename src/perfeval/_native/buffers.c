@@ -125,7 +125,7 @@ void nv_big_free(void *q, size_t bytes)
 
 /* release_cache(): give the kept mappings back to the system (long-lived library processes).
  * test-only: nothing in src/ calls it; tests/test_kernels.py does. */
-PyObject *nv_release_cache(PyObject *self, PyObject *noargs)
+PyObject *nv_release_cache(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(noargs))
 {
     pthread_mutex_lock(&BIG_LOCK);
     for (int k = 0; k < BIG_CACHE; k++)
@@ -154,7 +154,7 @@ static int Buf_getbuffer(nv_BufObject *self, Py_buffer *view, int flags)
     return rc;
 }
 
-static void Buf_releasebuffer(nv_BufObject *self, Py_buffer *view)
+static void Buf_releasebuffer(nv_BufObject *self, Py_buffer *Py_UNUSED(view))
 {
     self->exports--;
 }
@@ -164,8 +164,9 @@ static Py_ssize_t Buf_length(nv_BufObject *self)
     return self->len;
 }
 
-static PyBufferProcs Buf_as_buffer = {(getbufferproc)Buf_getbuffer, (releasebufferproc)Buf_releasebuffer};
-static PySequenceMethods Buf_as_seq = {(lenfunc)Buf_length};
+static PyBufferProcs Buf_as_buffer = {.bf_getbuffer = (getbufferproc)Buf_getbuffer,
+                                     .bf_releasebuffer = (releasebufferproc)Buf_releasebuffer};
+static PySequenceMethods Buf_as_seq = {.sq_length = (lenfunc)Buf_length};
 
 PyTypeObject nv_BufType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "perfeval._x87.Buf",
@@ -201,7 +202,7 @@ static PyObject *buf_new(Py_ssize_t len)
 }
 
 /* zeros(nbytes) -> Buf filled with zero bytes */
-PyObject *nv_zeros(PyObject *self, PyObject *args)
+PyObject *nv_zeros(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_ssize_t n;
     if (!PyArg_ParseTuple(args, "n", &n))
@@ -213,7 +214,7 @@ PyObject *nv_zeros(PyObject *self, PyObject *args)
 }
 
 /* copy(buffer) -> Buf with the same bytes */
-PyObject *nv_copy(PyObject *self, PyObject *args)
+PyObject *nv_copy(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer v;
     if (!PyArg_ParseTuple(args, "y*", &v))

@@ -11,7 +11,7 @@
 
 /* binarise(targets) -> (status, mean_true, min_true, T0, T1, all_same, assumed_class)
  * status 1: a target lies strictly between the smallest and the largest (nothing is changed). */
-PyObject *nv_binarise(PyObject *self, PyObject *args)
+PyObject *nv_binarise(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *o;
     if (!PyArg_ParseTuple(args, "O", &o))
@@ -61,7 +61,7 @@ PyObject *nv_binarise(PyObject *self, PyObject *args)
 
 /* fractions(targets, preds, out): chains of neighbours closer than 1e-15 form a tie group; every
  * member gets float32(positives / size). */
-PyObject *nv_fractions(PyObject *self, PyObject *args)
+PyObject *nv_fractions(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *to, *po, *fo;
     if (!PyArg_ParseTuple(args, "OOO", &to, &po, &fo))
@@ -115,7 +115,7 @@ static inline double P_at(const float *p, Py_ssize_t n, Py_ssize_t i, double pn)
 /* acc_sweep(t, p, pn, T0, T1, ca, cb, cc, cd, plot, max_thr, last_thr, count)
  *   -> (max_acc_thresh, last_acc_thresh, max_acc_count, plot_bytes)
  * plot: 0 none, 1 accuracy, 2 cost. */
-PyObject *nv_acc_sweep(PyObject *self, PyObject *args)
+PyObject *nv_acc_sweep(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *to, *po;
     double pn, ca, cb, cc, cd, max_thr, last_thr;
@@ -185,7 +185,7 @@ PyObject *nv_acc_sweep(PyObject *self, PyObject *args)
 
 /* confusion(t, p, thresholds) -> [(A, B, C, D), ...]: prediction >= threshold is predicted positive
  * (one pass for the three thresholds of the report) */
-PyObject *nv_confusion(PyObject *self, PyObject *args)
+PyObject *nv_confusion(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *to, *po, *thr_seq;
     if (!PyArg_ParseTuple(args, "OOO", &to, &po, &thr_seq))
@@ -232,7 +232,7 @@ PyObject *nv_confusion(PyObject *self, PyObject *args)
 }
 
 /* percent_counts(frac, percent, T0, T1) -> (A, B, C, D) of percent mode */
-PyObject *nv_percent_counts(PyObject *self, PyObject *args)
+PyObject *nv_percent_counts(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *fo;
     double prc;
@@ -268,7 +268,7 @@ PyObject *nv_percent_counts(PyObject *self, PyObject *args)
 /* ------------------------------------------------------------------------------------------------ */
 
 /* roc(frac, T0, T1, plot) -> (area, 1 - area, plot_bytes) */
-PyObject *nv_roc(PyObject *self, PyObject *args)
+PyObject *nv_roc(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *fo;
     Py_ssize_t T0, T1;
@@ -314,7 +314,7 @@ PyObject *nv_roc(PyObject *self, PyObject *args)
 }
 
 /* r50(frac, T0, T1, negs) -> (value, 1 - value) */
-PyObject *nv_r50(PyObject *self, PyObject *args)
+PyObject *nv_r50(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *fo;
     Py_ssize_t T0, T1;
@@ -351,7 +351,7 @@ PyObject *nv_r50(PyObject *self, PyObject *args)
 }
 
 /* lift_plot(frac, T1) -> bytes */
-PyObject *nv_lift_plot(PyObject *self, PyObject *args)
+PyObject *nv_lift_plot(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *fo;
     Py_ssize_t T1;
@@ -676,7 +676,7 @@ static void *apr_job(void *arg)
     return NULL;
 }
 
-PyObject *nv_apr(PyObject *self, PyObject *args)
+PyObject *nv_apr(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *po, *fo;
     Py_ssize_t T1;
@@ -734,7 +734,7 @@ PyObject *nv_apr(PyObject *self, PyObject *args)
 
 /* ranks(frac, T0, T1, all_same, ntop_k, ntop_raw) ->
  *   (prb, 1-prb, top1, top10, rkl, rkl_loss, ntop, 1-ntop) */
-PyObject *nv_ranks(PyObject *self, PyObject *args)
+PyObject *nv_ranks(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *fo;
     Py_ssize_t T0, T1;
@@ -790,7 +790,7 @@ PyObject *nv_ranks(PyObject *self, PyObject *args)
 /* ------------------------------------------------------------------------------------------------ */
 
 /* slq(t, p, width, nbins) -> (slq, 1 - slq); predictions in bins >= nbins are left out */
-PyObject *nv_slq(PyObject *self, PyObject *args)
+PyObject *nv_slq(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *to, *po;
     double width;
@@ -864,7 +864,7 @@ static PyObject *warn_list(int nw, const int *wk, const double *wv)
     return warns;
 }
 
-PyObject *nv_rms(PyObject *self, PyObject *args)
+PyObject *nv_rms(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *to, *po;
     int wmin, wmax;
@@ -907,7 +907,7 @@ PyObject *nv_rms(PyObject *self, PyObject *args)
 
 /* cxe(t, p, mean_true, warn_min, warn_max) -> (cxe, warn_min, warn_max, warnings)
  * Rewrites the targets in place, as the original does (quirk Q6). */
-PyObject *nv_cxe(PyObject *self, PyObject *args)
+PyObject *nv_cxe(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *to, *po;
     double mean_true;
@@ -965,7 +965,7 @@ PyObject *nv_cxe(PyObject *self, PyObject *args)
 }
 
 /* nrm(t, p, P) -> (sum |t - p|^P / n)^(1/P) */
-PyObject *nv_nrm(PyObject *self, PyObject *args)
+PyObject *nv_nrm(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *to, *po;
     double P;
@@ -995,7 +995,7 @@ PyObject *nv_nrm(PyObject *self, PyObject *args)
 /* ------------------------------------------------------------------------------------------------ */
 
 /* ca1(t, p): 19 overlapping bins [i*0.05, i*0.05 + 0.1], edges in 80-bit (p must be sorted) */
-PyObject *nv_ca1(PyObject *self, PyObject *args)
+PyObject *nv_ca1(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *to, *po;
     if (!PyArg_ParseTuple(args, "OO", &to, &po))
@@ -1037,7 +1037,7 @@ PyObject *nv_ca1(PyObject *self, PyObject *args)
 }
 
 /* ca2(t, p, S): mean calibration error over windows of S consecutive sorted cases */
-PyObject *nv_ca2(PyObject *self, PyObject *args)
+PyObject *nv_ca2(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *to, *po;
     long S;
@@ -1080,7 +1080,7 @@ PyObject *nv_ca2(PyObject *self, PyObject *args)
 
 /* stats(A, B, C, D, T0, T1, loss, max_lift, wacc, wroc, wrms, roc, rmse, ca, cb, cc, cd)
  *   -> (ACC, PPV, NPV, SEN, SPC, PRE, REC, PRF, LFT, SAR, CST) */
-PyObject *nv_stats(PyObject *self, PyObject *args)
+PyObject *nv_stats(PyObject *Py_UNUSED(self), PyObject *args)
 {
     double A, B, C, D, max_lift, wacc, wroc, wrms, roc, rmse, ca, cb, cc, cd;
     Py_ssize_t T0, T1;
@@ -1120,7 +1120,7 @@ PyObject *nv_stats(PyObject *self, PyObject *args)
 }
 
 /* div_ext(a, b) -> double(a / b) computed in 80-bit (block means) */
-PyObject *nv_div_ext(PyObject *self, PyObject *args)
+PyObject *nv_div_ext(PyObject *Py_UNUSED(self), PyObject *args)
 {
     double a, b;
     if (!PyArg_ParseTuple(args, "dd", &a, &b))
@@ -1129,7 +1129,7 @@ PyObject *nv_div_ext(PyObject *self, PyObject *args)
 }
 
 /* add_ext(a, b) -> double(a + b) computed in 80-bit */
-PyObject *nv_add_ext(PyObject *self, PyObject *args)
+PyObject *nv_add_ext(PyObject *Py_UNUSED(self), PyObject *args)
 {
     double a, b;
     if (!PyArg_ParseTuple(args, "dd", &a, &b))
@@ -1138,7 +1138,7 @@ PyObject *nv_add_ext(PyObject *self, PyObject *args)
 }
 
 /* midpoint(a, b) -> double((a + b) / 2) computed in 80-bit (freq_thresh) */
-PyObject *nv_midpoint(PyObject *self, PyObject *args)
+PyObject *nv_midpoint(PyObject *Py_UNUSED(self), PyObject *args)
 {
     double a, b;
     if (!PyArg_ParseTuple(args, "dd", &a, &b))
@@ -1148,7 +1148,7 @@ PyObject *nv_midpoint(PyObject *self, PyObject *args)
 
 /* c_int_sum(a, b) -> C's (int)(a + b) with the sum in 80-bit; NaN or out of range gives INT_MIN, as
  * the x87 conversion does (the NTOP label) */
-PyObject *nv_c_int_sum(PyObject *self, PyObject *args)
+PyObject *nv_c_int_sum(PyObject *Py_UNUSED(self), PyObject *args)
 {
     double a, b;
     if (!PyArg_ParseTuple(args, "dd", &a, &b))
@@ -1163,7 +1163,7 @@ PyObject *nv_c_int_sum(PyObject *self, PyObject *args)
 }
 
 /* range_scan(p, limit) -> (first index with p < 0 or p > 1, first index with p < 0), -1 for none */
-PyObject *nv_range_scan(PyObject *self, PyObject *args)
+PyObject *nv_range_scan(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *po;
     Py_ssize_t limit;
@@ -1187,7 +1187,7 @@ PyObject *nv_range_scan(PyObject *self, PyObject *args)
     return Py_BuildValue("(nn)", out, neg);
 }
 
-PyObject *nv_max_lift(PyObject *self, PyObject *args)
+PyObject *nv_max_lift(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_ssize_t n, T1;
     if (!PyArg_ParseTuple(args, "nn", &n, &T1))
@@ -1197,7 +1197,7 @@ PyObject *nv_max_lift(PyObject *self, PyObject *args)
 
 /* mantissa_bits() -> LDBL_MANT_DIG, 64 where long double is the x87 format.  test-only: tests/test_kernels.py
  * checks the platform with it (docs/compatibility.md names it). */
-PyObject *nv_mantissa_bits(PyObject *self, PyObject *noargs)
+PyObject *nv_mantissa_bits(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(noargs))
 {
     return PyLong_FromLong(LDBL_MANT_DIG);
 }

@@ -26,7 +26,7 @@ static uint64_t tok_hash(const unsigned char *p, int64_t n)
     return h ^ (h >> 29);
 }
 
-PyObject *nv_join_ids(PyObject *self, PyObject *args)
+PyObject *nv_join_ids(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *o[6];
     if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]))
@@ -130,7 +130,7 @@ done:
 
 /* same_tokens(a_text, a_start, a_end, b_text, b_start, b_end, order) -> bool: token i of a equals
  * token order[i] of b for every i (the block id of each key row against the submission's). */
-PyObject *nv_same_tokens(PyObject *self, PyObject *args)
+PyObject *nv_same_tokens(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *ob[7];
     if (!PyArg_ParseTuple(args, "OOOOOOO", &ob[0], &ob[1], &ob[2], &ob[3], &ob[4], &ob[5], &ob[6]))
@@ -198,7 +198,7 @@ static int plain_scan(const unsigned char *b, Py_ssize_t n, int width, int64_t *
     return 1;
 }
 
-PyObject *nv_plain_tokens(PyObject *self, PyObject *args)
+PyObject *nv_plain_tokens(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer v;
     int width;

@@ -55,8 +55,9 @@ static PyMethodDef methods[] = {
      "test-only: Poisson bootstrap replicates of a histogram (the draws of boot_hist_auc, whole)."},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_x87", "Compiled kernels of perfeval's classic dialect.",
-                                    -1, methods};
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, .m_name = "_x87",
+                                    .m_doc = "Compiled kernels of perfeval's classic dialect.", .m_size = -1,
+                                    .m_methods = methods};
 
 PyMODINIT_FUNC PyInit__x87(void)
 {

@@ -195,7 +195,7 @@ static void *boot_hist_worker(void *arg)
 
 /* boot_hist_auc(pos, neg, seed, r0, r1, threads) -> float64 bytearray of the ROC areas of
  * replicates r0..r1-1 */
-PyObject *nv_boot_hist_auc(PyObject *self, PyObject *args)
+PyObject *nv_boot_hist_auc(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *po, *no;
     unsigned long long seed;
@@ -233,7 +233,7 @@ PyObject *nv_boot_hist_auc(PyObject *self, PyObject *args)
 /* boot_hist_counts(pos, neg, seed, r0, r1) -> (pos', neg') float64 bytearrays, (r1 - r0) x K, the
  * same draws as boot_hist_auc: for measures other than the ROC area.  test-only: tests/test_bootstrap.py
  * checks the Poisson draws and boot_hist_auc with it; src/ draws through boot_hist_compact. */
-PyObject *nv_boot_hist_counts(PyObject *self, PyObject *args)
+PyObject *nv_boot_hist_counts(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *po, *no;
     unsigned long long seed;
@@ -295,7 +295,7 @@ static void poisson_rows_u8(rng_t *g, uint8_t *P, Py_ssize_t n)
 }
 
 /* poisson_rows(n, seed, r0, r1) -> float64 bytearray (r1 - r0) x n of Poisson(1) case weights */
-PyObject *nv_poisson_rows(PyObject *self, PyObject *args)
+PyObject *nv_poisson_rows(PyObject *Py_UNUSED(self), PyObject *args)
 {
     long long n, r0, r1;
     unsigned long long seed;
@@ -374,7 +374,7 @@ static void *rows_worker(void *arg)
 
 /* boot_rows_auc(order, gend, cls, w_or_None, seed, r0, r1, threads[, order2, gend2])
  *   -> float64 bytearray of ROC areas (and a second one for the second score when given) */
-PyObject *nv_boot_rows_auc(PyObject *self, PyObject *args)
+PyObject *nv_boot_rows_auc(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *oo, *go, *co, *wobj, *o2 = NULL, *g2 = NULL;
     unsigned long long seed;
@@ -431,7 +431,7 @@ done:
  * histogram (ascending scores; positive and negative weight per distinct score).  Why C: the numpy
  * form makes eight temporaries the size of the histogram, ~1 s of page faults on 10M distinct scores
  * in a fresh process; this is three passes and no allocation. */
-PyObject *nv_delong_hist(PyObject *self, PyObject *args)
+PyObject *nv_delong_hist(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *po, *no;
     nv_args in = {0};
@@ -475,7 +475,7 @@ PyObject *nv_delong_hist(PyObject *self, PyObject *args)
  * order sorts the scores ascending.  Used by the paired test, which needs both models' components of
  * the same case.  Why C: two walks of each tie group write the components straight to their cases,
  * where the numpy form needs six arrays the size of the data (1.9 GB peak on 10M rows, two models). */
-PyObject *nv_delong_rows(PyObject *self, PyObject *args)
+PyObject *nv_delong_rows(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *oo, *so, *co, *wobj;
     if (!PyArg_ParseTuple(args, "OOOO", &oo, &so, &co, &wobj))
@@ -539,7 +539,7 @@ PyObject *nv_delong_rows(PyObject *self, PyObject *args)
 /* boot_hist_compact(pos, neg, seed, r) -> (cells int64, pos', neg') of replicate r, only the cells the
  * replicate drew any case in (the same draws as boot_hist_counts): a replicate summary ready for any
  * measure, without a mask-and-gather pass in numpy. */
-PyObject *nv_boot_hist_compact(PyObject *self, PyObject *args)
+PyObject *nv_boot_hist_compact(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *po, *no;
     unsigned long long seed, r;

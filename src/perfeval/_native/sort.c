@@ -319,7 +319,7 @@ static int hoare_sort(pt_t *a, Py_ssize_t n, int threads)
 }
 
 /* sort(targets, preds[, threads]): in place, the original's arrangement; threads=1 forces one thread */
-PyObject *nv_sort(PyObject *self, PyObject *args)
+PyObject *nv_sort(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *to, *po;
     int threads = 0;

@@ -50,7 +50,7 @@ static double apr_total(const double *pos, const double *neg, Py_ssize_t lo, Py_
     return total;
 }
 
-PyObject *nv_hist_apr(PyObject *self, PyObject *args)
+PyObject *nv_hist_apr(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *po, *no;
     if (!PyArg_ParseTuple(args, "OO", &po, &no))
@@ -68,7 +68,7 @@ PyObject *nv_hist_apr(PyObject *self, PyObject *args)
 
 /* hist_apr_groups(pos, neg, bounds) -> bytes of float64: the APR numerator of every group, group k
    being the cells bounds[k]..bounds[k+1] (one call, instead of one call a group from Python). */
-PyObject *nv_hist_apr_groups(PyObject *self, PyObject *args)
+PyObject *nv_hist_apr_groups(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *po, *no, *bo;
     if (!PyArg_ParseTuple(args, "OOO", &po, &no, &bo))
@@ -101,7 +101,7 @@ PyObject *nv_hist_apr_groups(PyObject *self, PyObject *args)
 /* hist_ca2(scores, pos, neg, S) -> mean over the windows of S consecutive cases (ascending scores) of
  * |positive share - mean score|, each case of a group counting pos/size of a positive.  The running
  * window sums are kept in 80-bit so ten million additions and removals do not drift. */
-PyObject *nv_hist_ca2(PyObject *self, PyObject *args)
+PyObject *nv_hist_ca2(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *so, *po, *no;
     long long S;
@@ -153,7 +153,7 @@ PyObject *nv_hist_ca2(PyObject *self, PyObject *args)
  * expected reciprocal rank of its first relevant case under a random order: sum over j of
  * P(J = j) / (a + j), P(J = 1) = m/g, P(J = j+1) = P(J = j) (g - j - m + 1)/(g - j).  Each group
  * on its own, so the value does not depend on the other groups evaluated with it. */
-PyObject *nv_expected_rr(PyObject *self, PyObject *args)
+PyObject *nv_expected_rr(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *ao, *go, *mo;
     if (!PyArg_ParseTuple(args, "OOO", &ao, &go, &mo))
@@ -187,7 +187,7 @@ PyObject *nv_expected_rr(PyObject *self, PyObject *args)
  * equal grades in the ideal order).  A function of the two ends only, so a query's DCG is the same
  * whether its rows were in memory or only its summary (counts per score and grade) was: a huge tie
  * costs one pass over its positions, not an array of them.  Summed in 80-bit. */
-PyObject *nv_disc_sums(PyObject *self, PyObject *args)
+PyObject *nv_disc_sums(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *fo, *so;
     if (!PyArg_ParseTuple(args, "OO", &fo, &so))
@@ -218,7 +218,7 @@ PyObject *nv_disc_sums(PyObject *self, PyObject *args)
  * The distinct values of a sorted array and how often each occurs.  Why C: the numpy version
  * (not_equal, flatnonzero, gather, diff) makes five passes and five fresh 80 MB arrays on 10M rows,
  * ~0.45 s of mostly page faults; this is one pass, ~0.03 s. */
-PyObject *nv_runs(PyObject *self, PyObject *args)
+PyObject *nv_runs(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *xo;
     nv_args in = {0};

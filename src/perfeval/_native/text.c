@@ -654,7 +654,7 @@ static int plain_int64(const char *s, Py_ssize_t len, int64_t *out)
  * is non-zero is an identity (a group id): ("int", int64 bytearray) when every token is a plain
  * integer that fits, else ("text", [str tokens as written]).  Reason "number", "nan" or "fields"
  * (then token is the count found). */
-PyObject *nv_parse_table(PyObject *self, PyObject *args)
+PyObject *nv_parse_table(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer data;
     int ncol;
@@ -864,7 +864,7 @@ PyObject *nv_parse_fd(PyObject *self, PyObject *args)
  * pattern: one letter a column, 'f' (float32) or 'i' (int32); tokens fill the columns in turn, as a
  * stream (line ends do not matter), like the original's scanf loop.  A line whose first non-blank
  * character is '#' is skipped.  Missing fields of a last, incomplete record are 0. */
-PyObject *nv_parse(PyObject *self, PyObject *args)
+PyObject *nv_parse(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer data;
     const char *pattern;
