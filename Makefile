@@ -5,9 +5,11 @@ BIN    := $(VENV)/bin
 # the official KDD Cup 2004 sample files, shipped in the project's shared folder beside this repo
 SAMPLES ?= ../shared/perf-golden/inputs
 
-.PHONY: demo test docs bench fuzz clean
+.PHONY: demo test docs bench fuzz cwarn sanitize clean
 
-$(BIN)/perf: pyproject.toml setup.py src/perfeval/_x87.c
+NATIVE := $(sort $(wildcard src/perfeval/_native/*.c src/perfeval/_native/*.h))
+
+$(BIN)/perf: pyproject.toml setup.py $(NATIVE)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
@@ -33,6 +35,30 @@ bench: $(BIN)/perf
 
 fuzz: $(BIN)/perf
 	PERF_ORACLE=$(PERF_ORACLE) $(BIN)/python tests/oracle_fuzz.py --perf $(BIN)/perf --runs 2000
+
+# the C kernels under -Wall -Wextra -Werror (setup.py builds with -Wall only, so a new compiler's warning
+# cannot break a user's install)
+CWARN_FLAGS := -fsyntax-only -Wall -Wextra -Werror -std=gnu99 -ffp-contract=off
+cwarn:
+	@pyinc=$$($(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON)) -c \
+	  "import sysconfig; print(sysconfig.get_paths()['include'])") && \
+	for f in $(filter %.c,$(NATIVE)); do \
+	  echo "gcc $(CWARN_FLAGS) $$f"; gcc $(CWARN_FLAGS) -I"$$pyinc" $$f || exit 1; \
+	done
+
+# the kernel tests and the golden suite on an AddressSanitizer + UBSan build of the kernels (in place,
+# PERFEVAL_SANITIZE=1), then the normal build again, also when they fail.  The preload reaches every
+# child process, so the `perf` runs of the golden suite are checked too; the PostgreSQL leaderboard
+# test is left out (its server does not start with the sanitizer runtimes preloaded).
+SANITIZE_TESTS := tests/test_kernels.py tests/test_bootstrap.py tests/test_contest.py tests/test_delong.py \
+                  tests/test_golden.py
+sanitize: $(BIN)/perf
+	PERFEVAL_SANITIZE=1 $(BIN)/python -m pip install --quiet --no-deps -e .
+	nm -D --undefined-only src/perfeval/_x87.*.so | grep -q __asan_ || { echo "not a sanitizer build"; exit 1; }
+	LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" \
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider -k "not postgresql" $(SANITIZE_TESTS); \
+	status=$$?; $(BIN)/python -m pip install --quiet --no-deps -e . && exit $$status
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info src/perfeval/*.so .pytest_cache .hypothesis

@@ -1,16 +1,28 @@
-"""Build the compiled kernels of the classic dialect (see src/perfeval/_x87.c for why they are C)."""
+"""Build the compiled kernels of the classic dialect (src/perfeval/_native/native.h says why they are C)."""
+
+import os
+from glob import glob
+
 from setuptools import Extension, setup
+
+NATIVE = "src/perfeval/_native"
+# IEEE arithmetic exactly as written: no contraction into FMA, no fast-math reassociation;
+# `long double` is the x87 80-bit format the original computed in.
+FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-std=gnu99", "-pthread", "-Wall"]
+# PERFEVAL_SANITIZE=1 (`make sanitize`): an AddressSanitizer + UBSan build, for the tests only
+SANITIZE = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"]
+if not os.environ.get("PERFEVAL_SANITIZE"):
+    SANITIZE = []
 
 setup(
     ext_modules=[
         Extension(
             "perfeval._x87",
-            sources=["src/perfeval/_x87.c"],
-            # IEEE arithmetic exactly as written: no contraction into FMA, no fast-math reassociation;
-            # `long double` is the x87 80-bit format the original computed in.
-            extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math", "-std=gnu99", "-pthread", "-Wall"],
+            sources=sorted(glob(f"{NATIVE}/*.c")),
+            depends=sorted(glob(f"{NATIVE}/*.h")),
+            extra_compile_args=FLAGS + SANITIZE,
             libraries=["m"],
-            extra_link_args=["-pthread"],
+            extra_link_args=["-pthread"] + SANITIZE,
         )
     ]
 )

@@ -117,7 +117,7 @@ def ca2(h: ScoreHistogram, *, window: int) -> float:
     S = int(window)
     if h.n < S:
         return NAN
-    from perfeval import _x87  # one pass over the cases with running window sums (see _x87.c)
+    from perfeval import _x87  # one pass over the cases with running window sums (see _native/summary.c)
 
     return _x87.hist_ca2(h.scores, h.pos, h.neg, S)
 

@@ -73,7 +73,7 @@ def apr(h: ScoreHistogram) -> float:
     if P == 0:
         return NAN  # no positive to average over (PERF printed 0)
     # a sequential sum over the cases: the compiled kernel does it in one pass without the n-sized
-    # temporaries a numpy expression needs (see _x87.c, hist_apr)
+    # temporaries a numpy expression needs (see _native/summary.c, hist_apr)
     from perfeval import _x87
 
     return _x87.hist_apr(h.pos, h.neg) / P

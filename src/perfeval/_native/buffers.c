@@ -1,0 +1,317 @@
+/*
+ * perfeval._x87, buffers.c: the shared plumbing of the kernels: scratch memory (nv_big_alloc), the
+ * Buf type, plot-line output buffers and the marshalling of buffer arguments (nv_arg).
+ */
+#include "native.h"
+#include <sys/mman.h>
+
+/* ------------------------------------------------------------------------------------------------ */
+/* small helpers                                                                                     */
+/* ------------------------------------------------------------------------------------------------ */
+
+static int ob_reserve(nv_outbuf *o, size_t extra)
+{
+    if (o->len + extra <= o->cap)
+        return 0;
+    size_t cap = o->cap ? o->cap : 4096;
+    while (cap < o->len + extra)
+        cap *= 2;
+    char *nb = realloc(o->buf, cap);
+    if (!nb)
+        return -1;
+    o->buf = nb;
+    o->cap = cap;
+    return 0;
+}
+
+/* Append one plot line.  glibc's printf is used on purpose: it prints a NaN with the sign bit set as
+ * "-nan", exactly as the original did. */
+int nv_ob_line2(nv_outbuf *o, const char *fmt, double x, double y)
+{
+    if (ob_reserve(o, 700) < 0)
+        return -1;
+    int k = snprintf(o->buf + o->len, o->cap - o->len, fmt, x, y);
+    if (k < 0)
+        return -1;
+    if ((size_t)k >= o->cap - o->len) { /* huge numbers ("%lf" of 1e300): grow and retry */
+        if (ob_reserve(o, (size_t)k + 1) < 0)
+            return -1;
+        k = snprintf(o->buf + o->len, o->cap - o->len, fmt, x, y);
+    }
+    o->len += (size_t)k;
+    return 0;
+}
+
+PyObject *nv_ob_finish(nv_outbuf *o)
+{
+    PyObject *r = PyBytes_FromStringAndSize(o->buf ? o->buf : "", (Py_ssize_t)o->len);
+    free(o->buf);
+    o->buf = NULL;
+    return r;
+}
+
+/* Large scratch buffers: anonymous mappings advised to use transparent huge pages, which cuts the
+ * page faults of first touch by a factor of 512 where the kernel allows it.  The last two freed
+ * mappings are kept and handed out again: a run frees its 100 MB input text just before it needs an
+ * 80 MB sort array, and reusing pages already mapped costs nothing, while fresh ones cost a fault and
+ * a zeroing each.  Callers never assume zeroed memory (zeros() clears what it hands out). */
+#define BIG_MIN (8u << 20)
+#define BIG_CACHE 2
+static void *big_cache[BIG_CACHE];
+static size_t big_cache_size[BIG_CACHE];
+static pthread_mutex_t BIG_LOCK = PTHREAD_MUTEX_INITIALIZER;
+
+void *nv_big_alloc(size_t bytes)
+{
+    if (bytes < BIG_MIN)
+        return malloc(bytes);
+    size_t sz = ((bytes + 4095) & ~(size_t)4095) + 4096;
+    pthread_mutex_lock(&BIG_LOCK);
+    int best = -1;
+    for (int k = 0; k < BIG_CACHE; k++)
+        if (big_cache[k] && big_cache_size[k] >= sz && (best < 0 || big_cache_size[k] < big_cache_size[best]))
+            best = k;
+    void *p = NULL;
+    if (best >= 0) {
+        p = big_cache[best];
+        big_cache[best] = NULL;
+    }
+    pthread_mutex_unlock(&BIG_LOCK);
+    if (!p) {
+        p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+#ifdef MADV_HUGEPAGE
+        madvise(p, sz, MADV_HUGEPAGE);
+#endif
+        *(size_t *)p = sz; /* header page keeps the mapping's size */
+    }
+    return (char *)p + 4096;
+}
+
+void nv_big_free(void *q, size_t bytes)
+{
+    if (!q)
+        return;
+    if (bytes < BIG_MIN) {
+        free(q);
+        return;
+    }
+    char *p = (char *)q - 4096;
+    size_t sz = *(size_t *)p;
+    pthread_mutex_lock(&BIG_LOCK);
+    int slot = -1;
+    for (int k = 0; k < BIG_CACHE; k++)
+        if (!big_cache[k]) {
+            slot = k;
+            break;
+        }
+    if (slot < 0) { /* replace the smaller cached mapping if this one is larger */
+        slot = big_cache_size[0] <= big_cache_size[1] ? 0 : 1;
+        if (big_cache_size[slot] >= sz)
+            slot = -1;
+        else
+            munmap(big_cache[slot], big_cache_size[slot]);
+    }
+    if (slot >= 0) {
+        big_cache[slot] = p;
+        big_cache_size[slot] = sz;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&BIG_LOCK);
+    if (p)
+        munmap(p, sz);
+}
+
+/* release_cache(): give the kept mappings back to the system (long-lived library processes).
+ * test-only: nothing in src/ calls it; tests/test_kernels.py does. */
+PyObject *nv_release_cache(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(noargs))
+{
+    pthread_mutex_lock(&BIG_LOCK);
+    for (int k = 0; k < BIG_CACHE; k++)
+        if (big_cache[k]) {
+            munmap(big_cache[k], big_cache_size[k]);
+            big_cache[k] = NULL;
+            big_cache_size[k] = 0;
+        }
+    pthread_mutex_unlock(&BIG_LOCK);
+    Py_RETURN_NONE;
+}
+
+
+/* Buf (nv_BufObject in native.h): the type, its buffer protocol and its constructors. */
+static void Buf_dealloc(nv_BufObject *self)
+{
+    nv_big_free(self->data, (size_t)(self->cap ? self->cap : 1));
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int Buf_getbuffer(nv_BufObject *self, Py_buffer *view, int flags)
+{
+    int rc = PyBuffer_FillInfo(view, (PyObject *)self, self->data, self->len, 0, flags);
+    if (rc == 0)
+        self->exports++;
+    return rc;
+}
+
+static void Buf_releasebuffer(nv_BufObject *self, Py_buffer *Py_UNUSED(view))
+{
+    self->exports--;
+}
+
+static Py_ssize_t Buf_length(nv_BufObject *self)
+{
+    return self->len;
+}
+
+static PyBufferProcs Buf_as_buffer = {.bf_getbuffer = (getbufferproc)Buf_getbuffer,
+                                     .bf_releasebuffer = (releasebufferproc)Buf_releasebuffer};
+static PySequenceMethods Buf_as_seq = {.sq_length = (lenfunc)Buf_length};
+
+PyTypeObject nv_BufType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "perfeval._x87.Buf",
+    .tp_basicsize = sizeof(nv_BufObject),
+    .tp_dealloc = (destructor)Buf_dealloc,
+    .tp_as_buffer = &Buf_as_buffer,
+    .tp_as_sequence = &Buf_as_seq,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A writable buffer of raw bytes (float32 or int32 columns).",
+};
+
+/* a Buf of `cap` bytes whose visible length is `len` (<= cap; set it later when still unknown) */
+PyObject *nv_buf_new_cap(Py_ssize_t len, Py_ssize_t cap)
+{
+    nv_BufObject *b = PyObject_New(nv_BufObject, &nv_BufType);
+    if (!b)
+        return NULL;
+    b->len = len;
+    b->cap = cap;
+    b->exports = 0;
+    b->data = nv_big_alloc((size_t)(cap ? cap : 1));
+    if (!b->data) {
+        b->len = b->cap = 0;
+        Py_DECREF(b);
+        return PyErr_NoMemory();
+    }
+    return (PyObject *)b;
+}
+
+static PyObject *buf_new(Py_ssize_t len)
+{
+    return nv_buf_new_cap(len, len);
+}
+
+/* zeros(nbytes) -> Buf filled with zero bytes */
+PyObject *nv_zeros(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "n", &n))
+        return NULL;
+    PyObject *b = buf_new(n);
+    if (b)
+        memset(((nv_BufObject *)b)->data, 0, (size_t)n);
+    return b;
+}
+
+/* copy(buffer) -> Buf with the same bytes */
+PyObject *nv_copy(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer v;
+    if (!PyArg_ParseTuple(args, "y*", &v))
+        return NULL;
+    PyObject *b = buf_new(v.len);
+    if (b)
+        memcpy(((nv_BufObject *)b)->data, v.buf, (size_t)v.len);
+    PyBuffer_Release(&v);
+    return b;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* argument marshalling: the buffers of one kernel call                                              */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Take obj's buffer as the next one of `in`: a contiguous 1-D run of items of the kind's size.  On
+ * any error every buffer of `in` is released and an exception is set; returns the buffer's index or
+ * -1.  NV_OPTIONAL: a NULL or None obj gives an absent buffer (buf NULL, length 0). */
+int nv_arg(nv_args *in, PyObject *obj, int kind)
+{
+    int k = in->count, base = kind & NV_KIND_MASK;
+    if (k >= NV_MAXARGS) {
+        nv_args_release(in);
+        PyErr_SetString(PyExc_SystemError, "nv_arg: too many buffers");
+        return -1;
+    }
+    Py_buffer *v = &in->v[k];
+    in->held[k] = 0;
+    in->isz[k] = base == NV_F32 ? 4 : base == NV_RAW1 ? 1 : 8;
+    in->n[k] = 0;
+    memset(v, 0, sizeof *v);
+    in->count++;
+    if ((kind & NV_OPTIONAL) && (!obj || obj == Py_None))
+        return k;
+    int flags = base == NV_F64 ? PyBUF_C_CONTIGUOUS | PyBUF_FORMAT : PyBUF_SIMPLE;
+    if (kind & NV_WRITABLE)
+        flags |= PyBUF_WRITABLE;
+    if (PyObject_GetBuffer(obj, v, flags) < 0) {
+        nv_args_release(in);
+        return -1;
+    }
+    in->held[k] = 1;
+    if (base == NV_F32 && v->len % 4) {
+        nv_args_release(in);
+        PyErr_SetString(PyExc_ValueError, "buffer is not a whole number of float32 values");
+        return -1;
+    }
+    if (base == NV_F64 && (v->itemsize != 8 || !v->format || strcmp(v->format, "d") != 0)) {
+        nv_args_release(in);
+        PyErr_SetString(PyExc_TypeError, "expected a contiguous float64 array");
+        return -1;
+    }
+    if ((base == NV_RAW8 || base == NV_RAW1) && !PyBuffer_IsContiguous(v, 'C')) { /* as "y*" checks */
+        nv_args_release(in);
+        PyErr_SetString(PyExc_TypeError, "expected a contiguous buffer");
+        return -1;
+    }
+    in->n[k] = v->len / in->isz[k];
+    return k;
+}
+
+/* Buffers i and j hold the same number of items, a partial item included (their byte lengths are in
+ * the ratio of their item sizes).  An absent buffer matches any. */
+int nv_len_eq(const nv_args *in, int i, int j)
+{
+    if (!in->held[i] || !in->held[j])
+        return 1;
+    return in->v[i].len * in->isz[j] == in->v[j].len * in->isz[i];
+}
+
+/* Buffers from .. to-1 all of one length, else ValueError (every buffer released). */
+int nv_args_same_len(nv_args *in, int from, int to)
+{
+    for (int k = from + 1; k < to; k++)
+        if (!nv_len_eq(in, from, k)) {
+            Py_ssize_t a = in->n[from], b = in->n[k];
+            nv_args_release(in);
+            PyErr_Format(PyExc_ValueError, "columns of different lengths (%zd and %zd values)", a, b);
+            return -1;
+        }
+    return 0;
+}
+
+/* Release every buffer and raise exc(msg); returns -1. */
+int nv_args_fail(nv_args *in, PyObject *exc, const char *msg)
+{
+    nv_args_release(in);
+    PyErr_SetString(exc, msg);
+    return -1;
+}
+
+void nv_args_release(nv_args *in)
+{
+    for (int k = 0; k < in->count; k++)
+        if (in->held[k]) {
+            PyBuffer_Release(&in->v[k]);
+            in->held[k] = 0;
+        }
+    in->count = 0;
+}

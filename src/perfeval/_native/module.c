@@ -1,0 +1,77 @@
+/*
+ * perfeval._x87, module.c: the method table and the module's init, nothing else.
+ */
+#include "native.h"
+
+static PyMethodDef methods[] = {
+    {"parse", nv_parse, METH_VARARGS, "Read whitespace/comma separated numbers into float32/int32 columns."},
+    {"parse_fd", nv_parse_fd, METH_VARARGS, "Read a file descriptor to its end and parse it like parse()."},
+    {"parse_table", nv_parse_table, METH_VARARGS, "Read a numeric table, one record a line, into float64 columns."},
+    {"binarise", nv_binarise, METH_VARARGS, "Binarise the targets in place around their mean."},
+    {"sort", nv_sort, METH_VARARGS, "Sort (targets, predictions) in place exactly as PERF's quicksort does."},
+    {"fractions", nv_fractions, METH_VARARGS, "Tie fractions (positives / size of each 1e-15 tie chain)."},
+    {"acc_sweep", nv_acc_sweep, METH_VARARGS, "Accuracy/cost sweep: max_acc_thresh, count, plot."},
+    {"confusion", nv_confusion, METH_VARARGS, "Confusion counts at a threshold."},
+    {"percent_counts", nv_percent_counts, METH_VARARGS, "Confusion counts of -percent mode."},
+    {"roc", nv_roc, METH_VARARGS, "ROC area (and plot)."},
+    {"r50", nv_r50, METH_VARARGS, "ROC area up to N negatives, PERF's R50."},
+    {"lift_plot", nv_lift_plot, METH_VARARGS, "Lift plot lines."},
+    {"apr", nv_apr, METH_VARARGS, "PERF's average precision (and PR plot)."},
+    {"ranks", nv_ranks, METH_VARARGS, "PRB, TOP1, TOP10, RKL, NTOP."},
+    {"slq", nv_slq, METH_VARARGS, "SLAC Q-score."},
+    {"rms", nv_rms, METH_VARARGS, "Root mean squared error."},
+    {"cxe", nv_cxe, METH_VARARGS, "Mean cross-entropy in bits (rewrites targets, as PERF)."},
+    {"nrm", nv_nrm, METH_VARARGS, "L_P norm error."},
+    {"ca1", nv_ca1, METH_VARARGS, "Calibration over 19 overlapping bins."},
+    {"ca2", nv_ca2, METH_VARARGS, "Sliding-window calibration."},
+    {"stats", nv_stats, METH_VARARGS, "Threshold statistics of one section."},
+    {"add_ext", nv_add_ext, METH_VARARGS, "a + b in 80-bit, rounded to double."},
+    {"midpoint", nv_midpoint, METH_VARARGS, "(a + b) / 2 in 80-bit, rounded to double."},
+    {"c_int_sum", nv_c_int_sum, METH_VARARGS, "C's (int)(a + b), x86 semantics."},
+    {"range_scan", nv_range_scan, METH_VARARGS, "First out-of-range and first negative prediction."},
+    {"div_ext", nv_div_ext, METH_VARARGS, "a / b in 80-bit, rounded to double."},
+    {"max_lift", nv_max_lift, METH_VARARGS, "n / (T1 + eps) in 80-bit."},
+    {"zeros", nv_zeros, METH_VARARGS, "A zero-filled Buf of n bytes."},
+    {"copy", nv_copy, METH_VARARGS, "A Buf holding a copy of a buffer."},
+    {"hist_apr", nv_hist_apr, METH_VARARGS, "Modern APR numerator from a histogram (pos, neg)."},
+    {"hist_apr_groups", nv_hist_apr_groups, METH_VARARGS, "Modern APR numerators of every group's histogram."},
+    {"hist_ca2", nv_hist_ca2, METH_VARARGS, "Modern CA2 from a histogram (scores, pos, neg, S)."},
+    {"disc_sums", nv_disc_sums, METH_VARARGS, "Sums of 1/log2(p + 2) over runs of positions [first, stop)."},
+    {"expected_rr", nv_expected_rr, METH_VARARGS, "Expected reciprocal rank of the first relevant case per tie group."},
+    {"plain_tokens", nv_plain_tokens, METH_VARARGS, "Field offsets of a plain file of `width` fields a line, or None."},
+    {"same_tokens", nv_same_tokens, METH_VARARGS, "Token i of a equals token order[i] of b, for every i."},
+    {"boot_hist_auc", nv_boot_hist_auc, METH_VARARGS, "ROC areas of Poisson bootstrap replicates of a histogram."},
+    {"poisson_rows", nv_poisson_rows, METH_VARARGS, "Poisson(1) case weights of bootstrap replicates."},
+    {"boot_rows_auc", nv_boot_rows_auc, METH_VARARGS, "ROC areas of case-level Poisson bootstrap replicates."},
+    {"delong_hist", nv_delong_hist, METH_VARARGS, "DeLong's structural-component sums from a histogram."},
+    {"delong_rows", nv_delong_rows, METH_VARARGS, "Each case's DeLong structural component, in case order."},
+    {"boot_hist_compact", nv_boot_hist_compact, METH_VARARGS, "One replicate of a histogram, its drawn cells only."},
+    {"runs", nv_runs, METH_VARARGS, "Distinct values of a sorted float64 array and their counts."},
+    {"join_ids", nv_join_ids, METH_VARARGS, "Join two id columns (text + int64 offsets): the permutation, or None."},
+    /* test-only: called by tests/ and by nothing in src/ (kept under their names for the tests) */
+    {"mantissa_bits", nv_mantissa_bits, METH_NOARGS, "test-only: significand bits of long double (64 for x87)."},
+    {"release_cache", nv_release_cache, METH_NOARGS, "test-only: unmap the kept scratch buffers."},
+    {"boot_hist_counts", nv_boot_hist_counts, METH_VARARGS,
+     "test-only: Poisson bootstrap replicates of a histogram (the draws of boot_hist_auc, whole)."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, .m_name = "_x87",
+                                    .m_doc = "Compiled kernels of perfeval's classic dialect.", .m_size = -1,
+                                    .m_methods = methods};
+
+PyMODINIT_FUNC PyInit__x87(void)
+{
+    nv_pois_cdf_init();
+    if (PyType_Ready(&nv_BufType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&moddef);
+    if (!m)
+        return NULL;
+    Py_INCREF(&nv_BufType);
+    if (PyModule_AddObject(m, "Buf", (PyObject *)&nv_BufType) < 0) {
+        Py_DECREF(&nv_BufType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
