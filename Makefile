@@ -51,6 +51,7 @@ cwarn:
 # child process, so the `perf` runs of the golden suite are checked too; the PostgreSQL leaderboard
 # test is left out (its server does not start with the sanitizer runtimes preloaded).
 SANITIZE_TESTS := tests/test_kernels.py tests/test_bootstrap.py tests/test_contest.py tests/test_delong.py \
+                  tests/test_summaries.py tests/test_measures_reference.py tests/test_stream_spill.py \
                   tests/test_golden.py
 sanitize: $(BIN)/perf
 	PERFEVAL_SANITIZE=1 $(BIN)/python -m pip install --quiet --no-deps -e .
