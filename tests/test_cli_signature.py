@@ -62,3 +62,17 @@ def test_compare_names_method_replicates_seed_and_level(table, capsys):
     assert _last_line(capsys).endswith("|ci:bca,n=50,seed=7,level=0.9")
     assert main(["compare", str(path), "--target", "y", "--score", "s,s2"]) == 0
     assert _last_line(capsys).endswith("|ci:delong,level=0.95")
+
+
+def test_score_table_names_the_task_and_the_classic_engine(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 200)
+    (tmp_path / "key.txt").write_text("".join(f"ev{i} {t}\n" for i, t in enumerate(y)))
+    (tmp_path / "sub.txt").write_text("".join(f"ev{i} {rng.random():.4f}\n" for i in range(200)))
+    args = ["score", str(tmp_path / "sub.txt"), "--key", str(tmp_path / "key.txt")]
+    assert main([*args, "--task", "kddcup2004-physics", "--no-store"]) == 0
+    line = _last_line(capsys)
+    assert line.startswith("signature: perfeval:") and line.endswith(
+        "|backend:classic|task:kddcup2004-physics"
+    )
+    assert "|ties:perf|" in line

@@ -280,8 +280,9 @@ def test_one_bad_upload_rejects_itself_only(tmp_path, capsys):
         str(tmp_path / "subs" / "missing.txt"),
     ]
     code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, *subs, "--db", db], capsys)
-    assert code == 1 and len(out.splitlines()) == 6
-    assert [ln.split()[1] == "rejected:" for ln in out.splitlines()[1:]] == [False, True, True, False, True]
+    rows = out.splitlines()[:-1]  # the last line is the signature
+    assert code == 1 and len(rows) == 6 and out.splitlines()[-1].startswith("signature: ")
+    assert [ln.split()[1] == "rejected:" for ln in rows[1:]] == [False, True, True, False, True]
     assert "c\\udcff\\udcfe.txt" in out
     assert _stored(db) == 2
 
@@ -337,7 +338,7 @@ def test_control_characters_in_names_are_shown_escaped(tmp_path, capsys):
     forged.write_bytes(open(sub, "rb").read())
     db = str(tmp_path / "board.sqlite")
     code, out, err = run_cli(["score", "--key", key, "--task", PHYSICS, str(forged), "--db", db], capsys)
-    assert code == 0 and "\x1b" not in out and len(out.splitlines()) == 2 and "evil\\n1. winner" in out
+    assert code == 0 and "\x1b" not in out and len(out.splitlines()) == 3 and "evil\\n1. winner" in out
     for team, why in (
         ("a\nb", "cannot hold control or format characters"),
         ("x\u2028", "control or format"),

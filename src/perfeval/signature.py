@@ -46,6 +46,8 @@ class Signature:
         ``"memory"``, ``"stream"`` or ``"dask"``.
     ci : str or None
         ``method,n=replicates,seed=S,level=L`` of the intervals (None: none).
+    task : str or None
+        The competition task whose criteria were scored (``perfeval score``; None otherwise).
     """
 
     version: str = __version__
@@ -56,6 +58,7 @@ class Signature:
     positive: str | None = None
     backend: str = "memory"
     ci: str | None = None
+    task: str | None = None
 
     def __str__(self) -> str:
         parts = [f"perfeval:{self.version}", f"ties:{self.ties}"]
@@ -69,6 +72,8 @@ class Signature:
         parts.append(f"backend:{self.backend}")
         if self.ci is not None:
             parts.append(f"ci:{self.ci}")
+        if self.task is not None:
+            parts.append(f"task:{self.task}")
         return "|".join(parts)
 
     def to_dict(self) -> dict[str, Any]:

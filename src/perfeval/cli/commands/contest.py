@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from perfeval._console import one_line
-from perfeval.cli.output import table, write
+from perfeval.cli.output import signature_line, table, write
 
 
 def _team_of(sub: str) -> str:
@@ -22,14 +22,18 @@ def _team_of(sub: str) -> str:
     return " ".join(shown(name).split())[:200] or "?"
 
 
-def _score_table(subs: list[str], results: list, names: list[str]) -> str:
+def _score_table(subs: list[str], results: list, names: list[str], task: str) -> str:
     rows: list[list[str]] = [["submission".ljust(10), *(n.rjust(10) for n in names)]]
     for s, r in zip(subs, results, strict=True):
         if r.ok:
             rows.append([s, *(f"{r.scores[n]:>10.5f}" for n in names)])
         else:
             rows.append([s, f"rejected: {r.n_errors} error(s), listed on stderr"])
-    return "\n".join(table(rows, "lr")) + "\n"
+    from perfeval.signature import Signature
+
+    # the criteria are computed by the classic engine (PERF's tie rules, float32 predictions)
+    sig = Signature(ties="perf", backend="classic", task=task)
+    return "\n".join([*table(rows, "lr"), signature_line(sig)]) + "\n"
 
 
 def run_score(args: Any) -> int:
@@ -83,7 +87,7 @@ def run_score(args: Any) -> int:
         ]
         write(dumps(out, indent=2) + "\n")
     else:
-        write(_score_table([shown(s) for s in args.submissions], results, names))
+        write(_score_table([shown(s) for s in args.submissions], results, names, shown(task.name)))
     for r in results:
         for line in r.errors:
             sys.stderr.write(f"perfeval: error: {line}\n")
