@@ -32,6 +32,7 @@ LAYERS = [
         "perfeval.bootstrap",
         "perfeval.delong",
         "perfeval.functional",
+        "perfeval.trec",
     ],
     ["perfeval.plot", "perfeval.html"],
     ["perfeval.classic", "perfeval.contest"],

@@ -82,7 +82,7 @@ def ndcg(rd: Any, *, k: float) -> np.ndarray:
     # the ideal order: each query's grades from the highest, a run of positions each
     c = np.cumsum(count)
     within = _runs_before(q, c, count)
-    stop = np.minimum(within + count, _cut(t, k)[q])
+    stop = np.minimum(within + count, (_cut(t, k) + (t.missed if k == 0 else 0.0))[q])
     ideal = np.bincount(q, weights=(np.exp2(grade) - 1.0) * _disc(within, stop), minlength=t.n_queries)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(ideal > 0, got / np.where(ideal > 0, ideal, 1.0), NAN)
@@ -105,7 +105,7 @@ def ap(rd: Any) -> np.ndarray:
     relevant case.
     """
     t = _table(rd)
-    m, R = t.rel, _per_query_from_ties(t, t.rel)
+    m, R = t.rel, _per_query_from_ties(t, t.rel) + t.missed
     tp_end = within_query_cumsum(t, m)
     total = _per_query_from_ties(t, m * tp_end / t.end)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -115,7 +115,7 @@ def ap(rd: Any) -> np.ndarray:
 def _top_relevant(t: TieTable, k: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     cut = _cut(t, k)
     overlap = np.clip(np.minimum(t.end, cut[t.query]) - t.first, 0.0, None)
-    return _per_query_from_ties(t, t.rel / t.size * overlap), _per_query_from_ties(t, t.rel), cut
+    return _per_query_from_ties(t, t.rel / t.size * overlap), _per_query_from_ties(t, t.rel) + t.missed, cut
 
 
 def precision_at(rd: Any, *, k: float) -> np.ndarray:

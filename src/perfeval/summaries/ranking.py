@@ -137,13 +137,18 @@ class TieTable:
         (relevance > 0) and the sum of its cases' gains 2^rel - 1.
     grades : tuple of three ndarrays (query code, grade, count)
         For each query its distinct relevance grades > 0, highest first, with their counts: the
-        ideal order of DCG.
+        ideal order of DCG (with judgments, the unretrieved relevant documents included).
+    missed : ndarray of float64, shape (Q,)
+        Relevant documents of each query that were judged but not retrieved (0 without judgments):
+        they count in every denominator of relevant documents (AP, recall) and in the ideal DCG, as
+        trec_eval counts them; see :meth:`with_unretrieved`.
     """
 
-    def __init__(self, keys, sizes, query, size, first, rel, gain, grades):
+    def __init__(self, keys, sizes, query, size, first, rel, gain, grades, missed=None):
         self.keys, self.sizes, self.query = keys, np.asarray(sizes, dtype=np.float64), query
         self.size, self.first, self.rel, self.gain, self.grades = size, first, rel, gain, grades
         self.n_queries = len(keys)
+        self.missed = np.zeros(self.n_queries) if missed is None else np.asarray(missed, dtype=np.float64)
         #: tie offsets of each query: ties query_starts[q]:query_starts[q + 1] belong to query q
         self.query_starts = np.searchsorted(query, np.arange(self.n_queries + 1), side="left").astype(
             np.int64
@@ -152,6 +157,38 @@ class TieTable:
     @property
     def end(self) -> np.ndarray:
         return self.first + self.size
+
+    def with_unretrieved(self, query: np.ndarray, grade: np.ndarray) -> TieTable:
+        """The table with judged documents that the ranking did not retrieve: ``query[i]`` (a query
+        code of this table) has an unretrieved document of relevance ``grade[i]``.  Grades <= 0 add
+        nothing.  The retrieved ties are unchanged; the relevant ones join each query's grades and
+        ``missed``.
+
+        Examples
+        --------
+        >>> rd = RankingData([1, 0, 0], [0.9, 0.5, 0.1])
+        >>> t = TieTable.from_ranking(rd).with_unretrieved(np.array([0, 0]), np.array([2.0, 0.0]))
+        >>> t.missed.tolist(), t.grades[1].tolist(), t.grades[2].tolist()
+        ([1.0], [2.0, 1.0], [1.0, 1.0])
+        """
+        query = np.asarray(query, dtype=np.int64)
+        grade = np.asarray(grade, dtype=np.float64)
+        keep = grade > 0
+        query, grade = query[keep], grade[keep]
+        q0, g0, c0 = self.grades
+        q = np.concatenate([np.asarray(q0, dtype=np.int64), query])
+        g = np.concatenate([np.asarray(g0, dtype=np.float64), grade])
+        c = np.concatenate([np.asarray(c0, dtype=np.float64), np.ones(len(grade))])
+        order = np.lexsort((-g, q))
+        q, g, c = q[order], g[order], c[order]
+        new = np.ones(len(q), dtype=bool)
+        new[1:] = (q[1:] != q[:-1]) | (g[1:] != g[:-1])
+        starts = np.flatnonzero(new)
+        grades = (q[starts], g[starts], np.add.reduceat(c, starts) if len(c) else c)
+        missed = self.missed + np.bincount(query, minlength=self.n_queries)
+        return TieTable(
+            self.keys, self.sizes, self.query, self.size, self.first, self.rel, self.gain, grades, missed
+        )
 
     @classmethod
     def from_ranking(cls, rd: RankingData) -> TieTable:
