@@ -11,7 +11,10 @@ def _markdown(ms: list) -> str:
     out = ["# Measures", "", "Generated from the registry (`perfeval list-measures --format markdown`).", ""]
     for m in ms:
         params = (
-            ["- parameters: " + "; ".join(f"`{p.name}` (default {p.default}): {p.doc}" for p in m.params)]
+            [
+                "- parameters: "
+                + "; ".join(f"`{p.name}` (default {p.default}; {p.domain}): {p.doc}" for p in m.params)
+            ]
             if m.params
             else []
         )
