@@ -1,7 +1,12 @@
-"""perfeval.trec.evaluate against trec_eval (pytrec_eval) on runs without ties: judged relevant
-documents the run never retrieved count, unanswered queries score 0 (trec_eval's -c)."""
+"""perfeval.trec.evaluate against trec_eval (pytrec_eval), named as trec_eval names them: judged
+relevant documents the run never retrieved count, unanswered queries score 0 (trec_eval's -c),
+graded and negative judgments, relevance levels (-l), and ties broken as trec_eval breaks them.
+And perfeval's own tie rule against the brute-force mean over every order of the tied documents."""
 
 from __future__ import annotations
+
+import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -9,73 +14,155 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from perfeval import trec
+from perfeval.exceptions import InvalidDataError
+from perfeval.io.trec import Run, read_run
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
-#: perfeval's measure -> trec_eval's (binary relevance: exponential and linear gain agree)
-MEASURES = {
-    "MAP": "map",
-    "P@5": "P_5",
-    "P@10": "P_10",
-    "R@10": "recall_10",
-    "MRR": "recip_rank",
-    "NDCG@10": "ndcg_cut_10",
+#: trec_eval's measure families as pytrec_eval takes them
+FAMILIES = {
+    "map",
+    "map_cut.5,10",
+    "ndcg",
+    "ndcg_cut.5,10",
+    "P.5,10",
+    "recall.5,10",
+    "recip_rank",
+    "Rprec",
+    "bpref",
+    "success.1,5,10",
+    "set_P",
+    "set_recall",
 }
+#: the names trec_eval prints, which perfeval reads as trec_eval's definitions
+NAMES = [
+    "map",
+    "map_cut_5",
+    "map_cut_10",
+    "ndcg",
+    "ndcg_cut_5",
+    "ndcg_cut_10",
+    "P_5",
+    "P_10",
+    "recall_5",
+    "recall_10",
+    "recip_rank",
+    "Rprec",
+    "bpref",
+    "success_1",
+    "success_5",
+    "success_10",
+    "set_P",
+    "set_recall",
+]
 
 
-def _data(seed: int, n_queries: int, binary: bool):
+def _data(seed: int, n_queries: int, grades: int, ties: bool, negative: bool = False):
     rng = np.random.default_rng(seed)
     qrels, run = {}, {}
     for q in range(n_queries):
         docs = [f"d{i}" for i in range(int(rng.integers(1, 40)))]
         judged = rng.choice(len(docs), size=int(rng.integers(1, len(docs) + 1)), replace=False)
-        qrels[f"q{q}"] = {docs[i]: int(rng.integers(0, 2 if binary else 4)) for i in judged}
+        low = -1 if negative else 0
+        qrels[f"q{q}"] = {docs[i]: int(rng.integers(low, grades)) for i in judged}
         if rng.random() < 0.85:  # some judged queries are not answered
             shown = rng.choice(len(docs), size=int(rng.integers(1, len(docs) + 1)), replace=False)
-            scores = rng.permutation(len(shown)) + rng.random()  # distinct: no ties
+            if ties:
+                scores = rng.integers(0, 4, len(shown)).astype(float)
+            else:
+                scores = rng.permutation(len(shown)) + rng.random()  # distinct: no ties
             run[f"q{q}"] = {docs[i]: float(s) for i, s in zip(shown, scores, strict=True)}
     run["unjudged"] = {"d1": 1.0}
     return qrels, run
 
 
-def _trec_eval(qrels, run, names):
-    ev = pytrec_eval.RelevanceEvaluator(qrels, set(names))
-    per = ev.evaluate(run)
-    out = {}
-    for n in names:
-        vals = [per[q][n] if q in per else 0.0 for q in qrels]  # -c: unanswered judged queries are 0
-        out[n] = (float(np.mean(vals)), {q: per.get(q, {}).get(n, 0.0) for q in qrels})
-    return out
+def _trec_eval(qrels, run, level=1, all_queries=True):
+    per = pytrec_eval.RelevanceEvaluator(qrels, FAMILIES, relevance_level=level).evaluate(run)
+    queries = sorted(qrels) if all_queries else sorted(q for q in per)
+    return {q: {n: per.get(q, {}).get(n, 0.0) for n in NAMES} for q in queries}
+
+
+def _check(report, expected):
+    keys = [str(k) for k in report.groups]
+    assert keys == list(expected)
+    for name in NAMES:
+        label = next(lab for lab, written in report.params["names"].items() if written == name)
+        got = report.results[label].per_group
+        want = np.array([expected[q][name] for q in keys])
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12, err_msg=name)
+        assert report.results[label].value == pytest.approx(float(np.mean(want)), abs=1e-12), name
+
+
+def _evaluate(qrels, run, **kw):
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "queries of run", UserWarning)
+        return trec.evaluate(qrels, run, NAMES, **kw)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10**6), n=st.integers(1, 30))
-def test_binary_judgments_agree_with_trec_eval(seed, n):
-    qrels, run = _data(seed, n, binary=True)
-    with pytest.warns(UserWarning, match="without judgments are left out"):
-        report = trec.evaluate(qrels, run, list(MEASURES))
-    expected = _trec_eval(qrels, run, list(MEASURES.values()))
-    keys = [str(k) for k in report.groups]
-    for ours, theirs in MEASURES.items():
-        mean, per = expected[theirs]
-        assert report[ours] == pytest.approx(mean, abs=1e-12), ours
-        got = dict(zip(keys, report.results[ours].per_group.tolist(), strict=True))
-        for q, v in per.items():
-            assert got[q] == pytest.approx(v, abs=1e-12), (ours, q)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 25), grades=st.sampled_from([2, 4]))
+def test_runs_without_ties_agree_with_trec_eval_under_every_tie_rule(seed, n, grades):
+    qrels, run = _data(seed, n, grades, ties=False)
+    expected = _trec_eval(qrels, run)
+    for ties in trec.TIES:
+        _check(_evaluate(qrels, run, ties=ties), expected)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10**6), n=st.integers(1, 30))
-def test_graded_judgments_map_precision_recall_rr_agree(seed, n):
-    """Graded relevance: every measure that reads relevant / not relevant agrees (NDCG's gain
-    differs: perfeval's default is 2^rel - 1, trec_eval's is rel)."""
-    qrels, run = _data(seed, n, binary=False)
-    names = {k: v for k, v in MEASURES.items() if not k.startswith("NDCG")}
-    with pytest.warns(UserWarning):
-        report = trec.evaluate(qrels, run, list(names))
-    expected = _trec_eval(qrels, run, list(names.values()))
-    for ours, theirs in names.items():
-        assert report[ours] == pytest.approx(expected[theirs][0], abs=1e-12), ours
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 25), level=st.sampled_from([1, 2, 3]))
+def test_ties_broken_as_trec_eval_breaks_them(seed, n, level):
+    """Tied scores, graded and negative judgments (trec_eval: in the pool, not judged), -l."""
+    qrels, run = _data(seed, n, 4, ties=True, negative=True)
+    _check(_evaluate(qrels, run, ties="trec_eval", level=level), _trec_eval(qrels, run, level=level))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 25))
+def test_only_the_runs_queries_as_trec_eval_without_c(seed, n):
+    qrels, run = _data(seed, n, 3, ties=True)
+    expected = _trec_eval(qrels, run, all_queries=False)
+    if not expected:  # the run answers no judged query: no number, an error that says why
+        with pytest.raises(InvalidDataError, match="answers no judged query"):
+            _evaluate(qrels, run, ties="trec_eval", queries="run")
+        return
+    _check(_evaluate(qrels, run, ties="trec_eval", queries="run"), expected)
+
+
+def _tie_orders(run: Run):
+    """Every run that breaks the ties of ``run`` (one query) by line order: one per order of each
+    tie group's documents."""
+    groups = [np.flatnonzero(run.score == s) for s in np.unique(run.score)]
+    for perms in itertools.product(*(itertools.permutations(g) for g in groups)):
+        order = np.concatenate(perms)
+        yield Run(run.qid[order], run.docid[order], run.score[order], None, np.arange(len(order)))
+
+
+#: measures whose tie rule is the expectation over tie orders (MAP's is one threshold per tie)
+EXPECTED = ["ndcg", "ndcg_cut_3", "P_3", "recall_3", "recip_rank", "Rprec", "bpref", "success_2", "Judged@3"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rels=st.lists(st.integers(-1, 3) | st.none(), min_size=1, max_size=5),
+    scores=st.lists(st.integers(0, 2), min_size=5, max_size=5),
+    missed=st.lists(st.integers(0, 2), max_size=3),
+)
+def test_perfevals_tie_rule_is_the_mean_over_every_order(rels, scores, missed):
+    """ties="perfeval" equals the mean of ties="file" over every order of the tied documents (None:
+    a retrieved document without judgment; ``missed``: judged documents never retrieved)."""
+    docs = [f"d{i}" for i in range(len(rels))]
+    qrels = {"q": {d: r for d, r in zip(docs, rels, strict=False) if r is not None}}
+    qrels["q"].update({f"m{i}": g for i, g in enumerate(missed)})
+    if not qrels["q"]:
+        qrels["q"]["m"] = 0
+    run = read_run({"q": {d: float(s) for d, s in zip(docs, scores, strict=False)}})
+    ours = trec.evaluate(qrels, run, EXPECTED)
+    runs = list(_tie_orders(run))
+    assert len(runs) <= 120
+    each = [trec.evaluate(qrels, r, EXPECTED, ties="file") for r in runs]
+    for label in ours.results:
+        mean = float(np.mean([rep.results[label].value for rep in each]))
+        assert ours.results[label].value == pytest.approx(mean, abs=1e-12), label
 
 
 def test_only_the_runs_queries():
@@ -89,3 +176,61 @@ def test_only_the_runs_queries():
 def test_a_binary_measure_is_refused():
     with pytest.raises(Exception, match="not a per-query ranking measure"):
         trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, "roc")
+
+
+def test_tool_spellings_mean_the_tools_definitions():
+    """trec_eval's ndcg and ir_measures' nDCG@k are linear in the relevance; perfeval's own ndcg@k is
+    exponential; in perfeval.trec a bare `ndcg` is trec_eval's."""
+    qrels = {"q": {"a": 3, "b": 1}}
+    run = {"q": {"b": 2.0, "a": 1.0}}
+    r = trec.evaluate(qrels, run, ["ndcg", "nDCG@2", "ndcg@2", "ndcg_cut_2"][:3])
+    linear = (1 + 3 / np.log2(3)) / (3 + 1 / np.log2(3))
+    exp = (1 + 7 / np.log2(3)) / (7 + 1 / np.log2(3))
+    assert r["NDCG:gain=linear"] == pytest.approx(linear, abs=1e-15)
+    assert r["NDCG@2:gain=linear"] == pytest.approx(linear, abs=1e-15)
+    assert r["NDCG@2"] == pytest.approx(exp, abs=1e-15)
+    with pytest.raises(Exception, match="named twice"):
+        trec.evaluate(qrels, run, ["nDCG@2", "ndcg_cut_2"])
+
+
+def test_judged_at_k_as_ir_measures_counts_it():
+    qrels = {"q": {"a": 1, "b": 0, "c": -1}}  # c: in the pool, not judged (trec_eval's -1)
+    run = {"q": {"a": 4.0, "x": 3.0, "b": 2.0, "c": 1.0}}
+    r = trec.evaluate(qrels, run, ["Judged@2", "Judged@10"])
+    assert r["JUDGED@2"] == 0.5 and r["JUDGED@10"] == 0.5  # 2 judged of min(10, 4) ranked
+
+
+#: ranx's metric -> the same measure in perfeval's spelling (ranx's ndcg is linear, ndcg_burges exp)
+RANX = {
+    "map": "map",
+    "map@10": "map@10",
+    "ndcg": "ndcg:gain=linear",
+    "ndcg@10": "ndcg@10:gain=linear",
+    "ndcg_burges@10": "ndcg@10",
+    "precision@5": "p@5",
+    "recall@10": "r@10",
+    "mrr": "mrr",
+    "r-precision": "rprec",
+    "hit_rate@5": "success@5",
+}
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 25), grades=st.sampled_from([2, 4]))
+def test_runs_without_ties_agree_with_ranx(seed, n, grades):
+    """ranx on the judged queries (make_comparable: an unanswered query scores 0), tie-free runs."""
+    ranx = pytest.importorskip("ranx")
+    qrels, run = _data(seed, n, grades, ties=False)
+    del run["unjudged"]
+    if not run:
+        return
+    qrels = {q: d for q, d in qrels.items() if any(v > 0 for v in d.values())}  # ranx needs a relevant doc
+    run = {q: d for q, d in run.items() if q in qrels}
+    if not qrels or not run:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), list(RANX), make_comparable=True)
+    ours = trec.evaluate(qrels, run, list(RANX.values()))
+    for (name, mine), label in zip(RANX.items(), ours.results, strict=True):
+        assert ours.results[label].value == pytest.approx(theirs[name], abs=1e-12), (name, mine)

@@ -36,21 +36,25 @@ TIES = (
 DEFAULT_MEASURES = ALL
 
 
-def resolve(measures: Iterable[str | MeasureSpec] | str, threshold: float) -> list[MeasureSpec]:
+def resolve(
+    measures: Iterable[str | MeasureSpec] | str, threshold: float, *, trec: bool = False
+) -> list[MeasureSpec]:
     """Measure names (or specs) as specs, with ``threshold`` where a spec does not set its own; a
-    measure named twice is an error.
+    measure named twice is an error.  ``trec``: names shared by trec_eval and perfeval mean
+    trec_eval's (see :mod:`perfeval.measures.spellings`).
     """
     if isinstance(measures, str):
         measures = [m for m in measures.split(",") if m.strip()]
     specs = []
     for m in measures:
-        spec = parse_measure(m)
+        spec = parse_measure(m, trec=trec)
         if "threshold" in spec.kwargs and "threshold" not in spec._set:
             spec.measure.check_params({"threshold": threshold})
             kw = dict(spec.params)
             kw["threshold"] = threshold
             new = MeasureSpec(spec.measure, tuple(kw.items()))
-            object.__setattr__(new, "_set", spec._set)
+            for attr in ("_set", "written", "tool"):
+                object.__setattr__(new, attr, getattr(spec, attr))
             spec = new
         specs.append(spec)
     labels = [s.label for s in specs]

@@ -48,6 +48,12 @@ class Signature:
         ``method,n=replicates,seed=S,level=L`` of the intervals (None: none).
     task : str or None
         The competition task whose criteria were scored (``perfeval score``; None otherwise).
+    level : float or None
+        With judgments and runs (:mod:`perfeval.trec`), the relevance from which a document is
+        relevant to the binary measures (None: relevance > 0).
+    queries : str or None
+        With judgments and runs, which queries were evaluated (``qrels``: every judged query, the
+        unanswered ones 0; ``run``: the judged queries the run answers).
     """
 
     version: str = __version__
@@ -59,6 +65,8 @@ class Signature:
     backend: str = "memory"
     ci: str | None = None
     task: str | None = None
+    level: float | None = None
+    queries: str | None = None
 
     def __str__(self) -> str:
         parts = [f"perfeval:{self.version}", f"ties:{self.ties}"]
@@ -66,6 +74,10 @@ class Signature:
             parts.append(f"thr:{self.threshold:g}")
         if self.gain is not None:
             parts.append(f"gain:{self.gain}")
+        if self.level is not None:
+            parts.append(f"rel:>={self.level:g}")
+        if self.queries is not None:
+            parts.append(f"queries:{self.queries}")
         parts.append(f"weights:{'yes' if self.weights else 'no'}")
         if self.positive is not None:
             parts.append(f"pos:{self.positive}")
@@ -97,13 +109,26 @@ def of_report(report: Any) -> Signature:
         iv = next(iter(report.intervals.values()))
         ci = ci_text(iv.method, iv.n_boot, getattr(iv, "seed", None), iv.level)
     return Signature(
+        ties=str(params.get("tie_rule", "perfeval")),
         threshold=threshold,
-        gain="exp" if any(b in _GAIN_FAMILY for b in base) else None,
+        gain=_gains(labels, base),
         weights=bool(params.get("weighted")),
         positive=positive,
         backend=str(params.get("backend", "memory")),
         ci=ci,
+        level=params.get("level"),
+        queries=params.get("queries"),
     )
+
+
+def _gains(labels: list[str], base: list[str]) -> str | None:
+    """``exp``, ``linear`` or ``exp,linear``: the gains of the DCG family among the labels."""
+    used = {
+        "linear" if "gain=linear" in lab else "exp"
+        for lab, b in zip(labels, base, strict=True)
+        if b in _GAIN_FAMILY
+    }
+    return ",".join(sorted(used)) or None
 
 
 def ci_text(method: str, n_boot: int, seed: int | None, level: float) -> str:
@@ -122,7 +147,7 @@ def of_specs(specs: list[Any], threshold: float, **fields: Any) -> Signature:
     base = [s.measure.name for s in specs]
     return Signature(
         threshold=threshold if _uses_threshold(base) else None,
-        gain="exp" if any(b in _GAIN_FAMILY for b in base) else None,
+        gain=_gains([s.label for s in specs], base),
         **fields,
     )
 

@@ -12,9 +12,18 @@ counts every judged relevant document of a query (retrieved or not), as trec_eva
 - a query's value that needs a relevant document it does not have (AP, NDCG, recall, RR of a query
   judged all non-relevant) is 0, as trec_eval prints it.
 
-Ties in scores follow perfeval's rule (the expectation over the orders of the tied documents, AP's
-one threshold per tie), which equals trec_eval's number on runs without ties.  The measures are the
-registry's per-query ones: ``map``, ``ndcg`` / ``ndcg@k``, ``p@k``, ``r@k``, ``mrr``, ``dcg@k``.
+Ties in scores follow perfeval's rule by default (the expectation over the orders of the tied
+documents, AP's one threshold per tie), which equals trec_eval's number on runs without ties;
+``ties="trec_eval"`` breaks them as trec_eval does (by document id, descending, as strcmp orders
+them) and ``ties="file"`` by the order of the run's lines.
+
+The measures are the registry's per-query ones, named as perfeval, trec_eval or ir_measures name
+them (``map``, ``ndcg_cut_10``, ``P_5``, ``nDCG@10``, ``recall_100``, ``Rprec``, ``bpref``,
+``success_10``, ``Judged@10``, ...); a tool's spelling means that tool's definition, and here
+``ndcg`` is trec_eval's (linear gain), see :mod:`perfeval.measures.spellings`.  ``level`` is
+trec_eval's ``-l``: the relevance from which a document is relevant to the binary measures (the
+graded ones, NDCG, DCG and CG, read the relevance itself; a negative judgment is trec_eval's "in the
+pool, not judged": not relevant and not judged).
 
 Examples
 --------
@@ -27,22 +36,29 @@ Examples
 
 from __future__ import annotations
 
+import math
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from perfeval.engine import grouped_report, resolve
-from perfeval.exceptions import InvalidParameterError
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.trec import Qrels, Run, read_qrels, read_run
-from perfeval.measures import MeasureSpec
+from perfeval.measures import REGISTRY, MeasureSpec
 from perfeval.report import Report
 from perfeval.summaries.ranking import RankingData, TieTable
 
-__all__ = ["evaluate"]
+__all__ = ["Comparison", "compare", "evaluate", "per_query", "CORRECTIONS", "QUERIES", "TESTS", "TIES"]
 
 QUERIES = ("qrels", "run")
+#: tie rules: perfeval's expectation over tie orders; trec_eval's (score, then docid descending);
+#: the run's line order
+TIES = ("perfeval", "trec_eval", "file")
+#: measures that read the relevance itself rather than relevant / not relevant
+_GRADED = ("NDCG", "DCG", "CG")
 
 
 def _codes(values: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
@@ -50,23 +66,24 @@ def _codes(values: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
     return np.searchsorted(vocabulary, values)
 
 
-def _judged(qrels: Qrels, run: Run, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(relevance of each run row, query code and grade of each judged document the run missed);
-    ``queries``: the sorted evaluated queries.
+def _join(qrels: Qrels, run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(relevance of each run row, 0 when not judged; whether it is judged; whether each judgment's
+    document was retrieved).
     """
     docs = np.unique(np.concatenate([qrels.docid, run.docid]))
     nd = np.int64(len(docs))
     qkeys = np.unique(np.concatenate([qrels.qid, run.qid]))
-    judged = _codes(qrels.qid, qkeys).astype(np.int64) * nd + _codes(qrels.docid, docs)
-    retrieved = _codes(run.qid, qkeys).astype(np.int64) * nd + _codes(run.docid, docs)
-    order = np.argsort(judged)
-    sorted_judged = judged[order]
-    at = np.minimum(np.searchsorted(sorted_judged, retrieved), max(len(judged) - 1, 0))
-    found = sorted_judged[at] == retrieved if len(judged) else np.zeros(len(retrieved), dtype=bool)
-    rel = np.where(found, qrels.rel[order][at] if len(judged) else 0.0, 0.0)
-    missed = ~np.isin(judged, retrieved)
-    in_scope = np.isin(qrels.qid, queries) & missed
-    return rel, _codes(qrels.qid[in_scope], queries), qrels.rel[in_scope]
+    judged_key = _codes(qrels.qid, qkeys).astype(np.int64) * nd + _codes(qrels.docid, docs)
+    retrieved_key = _codes(run.qid, qkeys).astype(np.int64) * nd + _codes(run.docid, docs)
+    if not len(judged_key):
+        return np.zeros(len(run)), np.zeros(len(run), dtype=bool), np.zeros(0, dtype=bool)
+    order = np.argsort(judged_key)
+    sorted_key = judged_key[order]
+    at = np.minimum(np.searchsorted(sorted_key, retrieved_key), len(sorted_key) - 1)
+    found = sorted_key[at] == retrieved_key
+    rel = np.where(found, qrels.rel[order][at], 0.0)
+    judged = found & (rel >= 0)  # a negative judgment: in the pool, not judged (trec_eval)
+    return np.maximum(rel, 0.0), judged, np.isin(judged_key, retrieved_key)
 
 
 def _queries(qrels: Qrels, run: Run, which: str) -> np.ndarray:
@@ -79,27 +96,124 @@ def _queries(qrels: Qrels, run: Run, which: str) -> np.ndarray:
         more = ", ..." if len(unjudged) > 5 else ""
         warnings.warn(
             f"queries of run {run.name!r} without judgments are left out: {len(unjudged)} ({shown}{more})",
-            stacklevel=3,
+            stacklevel=4,
         )
-    return judged if which == "qrels" else np.intersect1d(answered, judged)
+    keys = judged if which == "qrels" else np.intersect1d(answered, judged)
+    if not len(keys):
+        why = (
+            "the judgments hold no query" if not len(judged) else f"run {run.name!r} answers no judged query"
+        )
+        raise InvalidDataError(f"no query to evaluate: {why}")
+    return keys
 
 
-def _table(qrels: Qrels, run: Run, queries: np.ndarray) -> tuple[TieTable, np.ndarray]:
-    """The tie table of every evaluated query the run answers, with its unretrieved judged documents;
-    and the code (in ``queries``) of each of its queries.
+def _tie_break(run: Run, keep: np.ndarray, ties: str) -> np.ndarray:
+    """The scores of the kept rows, made distinct inside each query by the tie rule (a strictly
+    decreasing score in the rule's order), or as they are for perfeval's rule.
     """
-    rel, miss_q, miss_g = _judged(qrels, run, queries)
+    score = run.score[keep]
+    if ties == "perfeval":
+        return score
+    if ties == "trec_eval":  # by score, then by document id descending (strcmp order of the bytes)
+        _, doc = np.unique(run.docid[keep], return_inverse=True)
+        second = -doc.reshape(-1)
+    else:  # the run's line order
+        second = run.order[keep]
+    _, q = np.unique(run.qid[keep], return_inverse=True)
+    order = np.lexsort((second, -score, q.reshape(-1)))
+    out = np.empty(len(score))
+    out[order] = -np.arange(len(score), dtype=np.float64)
+    return out
+
+
+def _tables(
+    qrels: Qrels, run: Run, queries: np.ndarray, ties: str, level: float | None
+) -> tuple[TieTable, TieTable, np.ndarray]:
+    """The tie tables of every evaluated query the run answers, with its unretrieved judged
+    documents: one for the graded measures (the relevance itself) and one for the binary ones
+    (relevance >= ``level`` relevant, or > 0); and the code (in ``queries``) of each answered query.
+    """
+    rel, judged, retrieved = _join(qrels, run)
     keep = np.isin(run.qid, queries)
     qcode = _codes(run.qid[keep], queries)
-    rd = RankingData(rel[keep], run.score[keep], qcode)
-    table = TieTable.from_ranking(rd)
-    present = np.asarray(table.keys, dtype=np.int64)  # codes in `queries` of the answered queries
-    local = np.searchsorted(present, miss_q)
-    if len(present):
-        answered = (local < len(present)) & (present[np.minimum(local, len(present) - 1)] == miss_q)
-    else:
-        answered = np.zeros(len(miss_q), dtype=bool)  # the run answers no evaluated query
-    return table.with_unretrieved(local[answered], miss_g[answered]), present
+    score = _tie_break(run, keep, ties)
+    missing = ~retrieved & np.isin(qrels.qid, queries)
+    miss_q, miss_g = _codes(qrels.qid[missing], queries), qrels.rel[missing]
+
+    def table(r: np.ndarray, g: np.ndarray) -> tuple[TieTable, np.ndarray]:
+        rd = RankingData.from_checked(r, score, qcode)
+        t = TieTable.from_ranking(rd)
+        present = np.asarray(t.keys, dtype=np.int64)
+        local = np.searchsorted(present, miss_q)
+        if len(present):
+            answered = (local < len(present)) & (present[np.minimum(local, len(present) - 1)] == miss_q)
+        else:
+            answered = np.zeros(len(miss_q), dtype=bool)  # the run answers no evaluated query
+        per_tie = (
+            np.add.reduceat(judged[keep][rd.order].astype(np.float64), rd.tie_starts[:-1])
+            if len(rd.order)
+            else np.zeros(0)
+        )
+        return t.with_unretrieved(local[answered], g[answered], judged=per_tie), present
+
+    graded, present = table(rel[keep], miss_g)
+    if level is None:
+        return graded, graded, present
+    binary, _ = table(
+        np.where(rel[keep] >= level, 1.0, 0.0), np.where(miss_g >= level, 1.0, np.minimum(miss_g, 0.0))
+    )
+    return graded, binary, present
+
+
+def _check(queries: str, ties: str, level: float | None) -> None:
+    if ties not in TIES:
+        raise InvalidParameterError(f"ties={ties!r}: expected one of {', '.join(TIES)}")
+    if queries not in QUERIES:
+        raise InvalidParameterError(f"queries={queries!r}: expected one of {', '.join(QUERIES)}")
+    if level is not None and not (isinstance(level, (int, float)) and np.isfinite(level) and level > 0):
+        raise InvalidParameterError(f"level={level!r}: expected a finite number > 0 (trec_eval's -l)")
+
+
+def _specs(measures: Iterable[str | MeasureSpec] | str) -> list[MeasureSpec]:
+    specs = resolve(measures, 0.5, trec=True)
+    wrong = [s.written or s.label for s in specs if s.measure.kind != "ranking"]
+    if wrong:
+        names = ", ".join(m.name.lower() for m in REGISTRY if m.kind == "ranking")
+        raise InvalidParameterError(
+            f"{wrong[0]} is not a per-query ranking measure; with judgments and runs use one of {names} "
+            "(or trec_eval's and ir_measures' names: ndcg_cut_10, P_5, recall_100, nDCG@10, ...)"
+        )
+    return specs
+
+
+def per_query(
+    qrels: Qrels,
+    run: Run,
+    specs: list[MeasureSpec],
+    keys: np.ndarray,
+    *,
+    ties: str = "perfeval",
+    level: float | None = None,
+) -> dict[str, np.ndarray]:
+    """Each measure's value for each query of ``keys`` (sorted judged query ids): 0 where the run
+    does not answer the query or the query has no relevant document (as trec_eval prints it).
+    """
+    graded, binary, present = _tables(qrels, run, keys, ties, level)
+    values = {}
+    for s in specs:
+        t = graded if s.measure.name in _GRADED else binary
+        per = np.zeros(len(keys))  # an unanswered query: 0
+        got = np.asarray(s.measure.function()(t, **s.kwargs), dtype=np.float64)
+        per[present] = np.nan_to_num(got, nan=0.0)  # no relevant document: 0, as trec_eval
+        values[s.label] = per
+    return values
+
+
+def _load(qrels: Any, run: Any) -> tuple[Qrels, Run]:
+    return (
+        qrels if isinstance(qrels, Qrels) else read_qrels(qrels),
+        run if isinstance(run, Run) else read_run(run),
+    )
 
 
 def evaluate(
@@ -108,6 +222,8 @@ def evaluate(
     measures: Iterable[str | MeasureSpec] | str = ("map", "ndcg@10", "p@10", "r@100", "mrr"),
     *,
     queries: str = "qrels",
+    ties: str = "perfeval",
+    level: float | None = None,
 ) -> Report:
     """Evaluate a run against judgments: every judged relevant document counts.
 
@@ -118,10 +234,18 @@ def evaluate(
     run : path, dict or Run
         A TREC run file (``qid Q0 docid rank score tag``) or ``{qid: {docid: score}}``.
     measures : str or list
-        Per-query measures of the registry (``map``, ``ndcg@10``, ``p@5``, ``r@100``, ``mrr``, ...).
+        Per-query measures: perfeval's names (``map``, ``ndcg@10``, ``p@5``, ``r@100``, ``mrr``,
+        ``rprec``, ``bpref``, ``success@10``, ``judged@10``, ``map@100``), trec_eval's (``ndcg_cut_10``,
+        ``P_5``, ``recall_100``, ``recip_rank``, ``Rprec``, ``success_10``, ``ndcg``) or ir_measures'
+        (``nDCG@10``, ``AP``, ``RR``, ``R@100``, ``Judged@10``), each meaning its tool's definition.
     queries : {"qrels", "run"}
         Evaluate every judged query (unanswered ones score 0; trec_eval ``-c``), or only the judged
         queries the run answers (trec_eval's default).
+    ties : {"perfeval", "trec_eval", "file"}
+        The tie rule: the expectation over the orders of tied documents; trec_eval's (document id
+        descending); the run's line order.
+    level : float, optional
+        trec_eval's ``-l``: relevance >= level is relevant to the binary measures (default: > 0).
 
     Returns
     -------
@@ -129,23 +253,22 @@ def evaluate(
         One result per measure: the mean over the evaluated queries, and each query's value
         (``Report.groups`` are the query ids).
     """
-    q = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
-    r = run if isinstance(run, Run) else read_run(run)
-    specs = resolve(measures, 0.5)
-    wrong = [s.label for s in specs if s.measure.kind != "ranking"]
-    if wrong:
-        raise InvalidParameterError(
-            f"{wrong[0]} is not a per-query ranking measure; with judgments and runs use map, ndcg@k, "
-            "p@k, r@k, mrr, dcg@k"
-        )
+    _check(queries, ties, level)
+    q, r = _load(qrels, run)
+    specs = _specs(measures)
     keys = _queries(q, r, queries)
-    table, present = _table(q, r, keys)
-    values = {}
-    for s in specs:
-        per = np.zeros(len(keys))  # an unanswered query: 0
-        got = np.asarray(s.measure.function()(table, **s.kwargs), dtype=np.float64)
-        per[present] = np.nan_to_num(got, nan=0.0)  # no relevant document: 0, as trec_eval
-        values[s.label] = per
+    values = per_query(q, r, specs, keys, ties=ties, level=level)
+    return _report(specs, keys, values, q, r, queries=queries, ties=ties, level=level)
+
+
+def _report(
+    specs: list[MeasureSpec],
+    keys: np.ndarray,
+    values: dict[str, np.ndarray],
+    q: Qrels,
+    r: Run,
+    **params: Any,
+) -> Report:
     sizes = np.bincount(_codes(r.qid[np.isin(r.qid, keys)], keys), minlength=len(keys)).astype(np.float64)
     report = grouped_report(
         specs,
@@ -158,8 +281,239 @@ def evaluate(
         backend="memory",
         run=r.name,
         qrels=q.source,
-        queries=queries,
         judgments="qrels",
+        tie_rule=params.pop("ties"),
+        names={s.label: s.written for s in specs if s.written},
+        **params,
     )
     report.params.pop("threshold", None)
     return report
+
+
+#: paired tests of ``compare`` and the multiple-testing corrections
+TESTS = ("t", "randomization", "bootstrap", "none")
+CORRECTIONS = ("holm", "bonferroni", "none")
+
+
+@dataclass
+class Comparison:
+    """Several runs evaluated on the same judgments, each compared with a baseline.
+
+    Attributes
+    ----------
+    reports : dict of str to Report
+        Each run's :class:`~perfeval.report.Report`, by run name, the baseline first.
+    baseline : str
+        The run the others are compared with.
+    specs : list of MeasureSpec
+        The measures, in the order asked (``spec.written`` holds a tool's spelling).
+    pvalues, raw_pvalues : dict of str to dict of str to float
+        For each run but the baseline, for each measure label, the p-value of the paired test of the
+        per-query values against the baseline's, corrected across the runs (``pvalues``) and not
+        (``raw_pvalues``).
+    test, correction : str
+        The paired test (``t``, ``randomization``, ``bootstrap``, ``none``) and the correction
+        (``holm``, ``bonferroni``, ``none``) over the runs compared with the baseline, per measure.
+    alpha : float
+        The level at which a difference is marked significant.
+    n_resamples, seed : int
+        Of the randomization and bootstrap tests.
+    """
+
+    reports: dict[str, Report]
+    baseline: str
+    specs: list[MeasureSpec]
+    pvalues: dict[str, dict[str, float]]
+    raw_pvalues: dict[str, dict[str, float]]
+    test: str
+    correction: str
+    alpha: float
+    n_resamples: int
+    seed: int
+
+    def name(self, spec: MeasureSpec) -> str:
+        """The measure as the user wrote it (a tool's spelling) or its canonical label."""
+        return spec.written or spec.label
+
+    def marker(self, run: str, label: str) -> str:
+        """``+`` (better than the baseline), ``-`` (worse) when significant at ``alpha``, else ``""``."""
+        p = self.pvalues.get(run, {}).get(label, math.nan)
+        if not p < self.alpha:
+            return ""
+        diff = self.reports[run].results[label].value - self.reports[self.baseline].results[label].value
+        return "+" if diff > 0 else ("-" if diff < 0 else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Means per run and measure (names as written), with the p-values of the comparisons."""
+        out: dict[str, Any] = {
+            "baseline": self.baseline,
+            "test": self.test,
+            "correction": self.correction,
+            "alpha": self.alpha,
+            "runs": {},
+        }
+        if self.test in ("randomization", "bootstrap"):
+            out["n_resamples"], out["seed"] = self.n_resamples, self.seed
+        for run, rep in self.reports.items():
+            row: dict[str, Any] = {}
+            for s in self.specs:
+                entry: dict[str, Any] = {"mean": _num(rep.results[s.label].value)}
+                if run != self.baseline and self.test != "none":
+                    entry["p_value"] = _num(self.pvalues[run][s.label])
+                    entry["p_value_uncorrected"] = _num(self.raw_pvalues[run][s.label])
+                    entry["significant"] = bool(self.pvalues[run][s.label] < self.alpha)
+                row[self.name(s)] = entry
+            out["runs"][run] = row
+        out["signature"] = str(self.reports[self.baseline].signature)
+        return out
+
+
+def _num(v: float) -> float | None:
+    return None if math.isnan(v) else float(v)
+
+
+def _test(name: str, a: np.ndarray, b: np.ndarray, n_resamples: int, seed: int) -> float:
+    from perfeval.stats import paired
+
+    if len(a) < 2:
+        return math.nan  # one query: no test
+    if name == "t":
+        return paired.paired_t_test(a, b)
+    if name == "randomization":
+        return paired.randomization_test(a, b, n_resamples=n_resamples, seed=seed)
+    return paired.paired_bootstrap_test(a, b, n_resamples=n_resamples, seed=seed)
+
+
+def _names(runs: list[Run]) -> list[str]:
+    """A distinct name for each run: its name, else its source, else an error naming both."""
+    names = [r.name for r in runs]
+    if len(set(names)) < len(names):
+        names = [r.source if names.count(r.name) > 1 and r.source else r.name for r in runs]
+    if len(set(names)) < len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise InvalidParameterError(f"two runs are both named {dup!r}; give them distinct names")
+    return names
+
+
+def _runs(runs: Any) -> list[Run]:
+    """The runs of a list (named by tag or file) or a dict (named by its keys)."""
+    if isinstance(runs, Mapping):
+        loaded = [v if isinstance(v, Run) else read_run(v, name=str(k)) for k, v in runs.items()]
+    else:
+        loaded = [r if isinstance(r, Run) else read_run(r) for r in runs]
+    if not loaded:
+        raise InvalidParameterError("no run to evaluate")
+    return loaded
+
+
+def _raw_pvalues(
+    values: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]],
+    baseline: str,
+    specs: list[MeasureSpec],
+    test: str,
+    n_resamples: int,
+    seed: int,
+) -> dict[str, dict[str, float]]:
+    """The paired test of each run against the baseline, per measure, on the queries both have."""
+    raw: dict[str, dict[str, float]] = {n: {} for n in values if n != baseline}
+    if test == "none":
+        return raw
+    bkeys, bvals = values[baseline]
+    for n in raw:
+        keys, vals = values[n]
+        _, ib, io = np.intersect1d(bkeys, keys, return_indices=True)
+        for s in specs:
+            raw[n][s.label] = _test(test, vals[s.label][io], bvals[s.label][ib], n_resamples, seed)
+    return raw
+
+
+def _corrected(
+    raw: dict[str, dict[str, float]], specs: list[MeasureSpec], correction: str
+) -> dict[str, dict[str, float]]:
+    """The p-values corrected over the runs compared with the baseline, one measure at a time."""
+    out = {n: dict(v) for n, v in raw.items()}
+    if correction == "none" or not raw or not all(raw.values()):
+        return out
+    from perfeval.stats import paired
+
+    for s in specs:
+        ps = np.array([raw[n][s.label] for n in raw])
+        ok = ~np.isnan(ps)
+        adj = ps.copy()
+        if ok.any():
+            adj[ok] = paired.correct(ps[ok], method=correction)
+        for n, p in zip(raw, adj, strict=True):
+            out[n][s.label] = float(p)
+    return out
+
+
+def compare(
+    qrels: str | Mapping[Any, Mapping[Any, Any]] | Qrels,
+    runs: Sequence[str | Mapping[Any, Mapping[Any, Any]] | Run] | Mapping[str, Any],
+    measures: Iterable[str | MeasureSpec] | str = ("map", "ndcg@10", "p@10", "r@100", "mrr"),
+    *,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    queries: str = "qrels",
+    ties: str = "perfeval",
+    level: float | None = None,
+) -> Comparison:
+    """Evaluate several runs on the same judgments and test each against a baseline, query by query.
+
+    Parameters
+    ----------
+    qrels : path, dict or Qrels
+        The judgments.
+    runs : list of (path, dict or Run), or dict of name to run
+        The runs; a list's runs are named by their tag (or file), a dict's by its keys.
+    measures : str or list
+        As :func:`evaluate` takes them.
+    baseline : str, optional
+        The name of the run the others are compared with (default: the first).
+    test : {"t", "randomization", "bootstrap", "none"}
+        The paired test of the per-query values: Student's paired t-test (ranx's default), Fisher's
+        randomization test, or the paired bootstrap test (both seeded; see
+        :mod:`perfeval.stats.paired`).
+    correction : {"holm", "bonferroni", "none"}
+        The multiple-testing correction over the runs compared with the baseline, for each measure.
+    alpha : float
+        The level at which a difference is significant.
+    n_resamples, seed : int
+        Of the randomization and bootstrap tests.
+    queries, ties, level
+        As :func:`evaluate`.  With ``queries="run"`` each run is averaged over the queries it
+        answers, and a test pairs the queries both runs answer.
+
+    Returns
+    -------
+    Comparison
+    """
+    _check(queries, ties, level)
+    if test not in TESTS:
+        raise InvalidParameterError(f"test={test!r}: expected one of {', '.join(TESTS)}")
+    if correction not in CORRECTIONS:
+        raise InvalidParameterError(f"correction={correction!r}: expected one of {', '.join(CORRECTIONS)}")
+    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+        raise InvalidParameterError(f"alpha={alpha!r}: expected a number between 0 and 1")
+    q = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
+    loaded = _runs(runs)
+    names = _names(loaded)
+    if baseline is None:
+        baseline = names[0]
+    if baseline not in names:
+        raise InvalidParameterError(f"baseline {baseline!r} is not a run; the runs: {', '.join(names)}")
+    specs = _specs(measures)
+    reports: dict[str, Report] = {}
+    values: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
+    for name, r in sorted(zip(names, loaded, strict=True), key=lambda nr: nr[0] != baseline):
+        keys = _queries(q, r, queries)
+        per = per_query(q, r, specs, keys, ties=ties, level=level)
+        reports[name] = _report(specs, keys, per, q, r, queries=queries, ties=ties, level=level)
+        values[name] = (keys, per)
+    raw = _raw_pvalues(values, baseline, specs, test, n_resamples, seed)
+    corrected = _corrected(raw, specs, correction)
+    return Comparison(reports, baseline, specs, corrected, raw, test, correction, alpha, n_resamples, seed)

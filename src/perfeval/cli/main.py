@@ -28,6 +28,7 @@ COMMANDS = {
     "report": ("plots", "run_report"),
     "score": ("contest", "run_score"),
     "leaderboard": ("contest", "run_leaderboard"),
+    "trec": ("trec", "run"),
     "list-measures": ("measures", "run"),
 }
 

@@ -196,6 +196,78 @@ def build() -> argparse.ArgumentParser:
     cp.add_argument("-t", "--threshold", type=float, default=0.5)
     _ci_options(cp, "--level", "confidence level of the intervals (default 0.95)", default=0.95)
     cp.add_argument("-o", "--output", default="table", choices=("table", "json"))
+    tr = sub.add_parser(
+        "trec",
+        help="evaluate TREC runs against judgments (qrels): one run, or several compared",
+        description="Evaluate runs against relevance judgments, as trec_eval counts: a relevant document a "
+        "run never retrieved still counts (MAP, recall, the ideal DCG), a judged query a run does not "
+        "answer scores 0 (--queries run: only the answered ones).  Measures are named as perfeval, "
+        "trec_eval or ir_measures name them, each meaning its tool's definition (here `ndcg` is "
+        "trec_eval's: linear gain).  With several runs, each is tested against the first (or "
+        "--baseline) query by query, with a multiple-testing correction over the runs.",
+        epilog="examples:\n"
+        "  perfeval trec qrels.txt bm25.run -m map,ndcg_cut_10,P_5,recall_100\n"
+        "  perfeval trec qrels.txt bm25.run -m map,P_10 -q -o trec      # trec_eval's -q layout\n"
+        "  perfeval trec qrels.txt bm25.run rm3.run dense.run -m map,nDCG@10 --test randomization\n"
+        "  perfeval trec qrels.txt a.run b.run -m map,ndcg_cut_10 -o latex > table.tex",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    tr.add_argument("qrels", help="the judgments: qid iter docid rel (plain, .gz, .bz2 or .xz)")
+    tr.add_argument("runs", nargs="+", metavar="RUN", help="runs: qid Q0 docid rank score tag")
+    tr.add_argument(
+        "-m",
+        "--measures",
+        default="map,ndcg_cut_10,P_10,recall_100,recip_rank",
+        help="comma-separated measures (default: map,ndcg_cut_10,P_10,recall_100,recip_rank)",
+    )
+    tr.add_argument("-q", "--per-query", action="store_true", help="also each query's value")
+    tr.add_argument(
+        "-o",
+        "--output",
+        default="table",
+        choices=("table", "trec", "json", "csv", "markdown", "latex"),
+        help="output format (default: table; trec: trec_eval's three columns)",
+    )
+    tr.add_argument(
+        "--queries",
+        default="qrels",
+        choices=("qrels", "run"),
+        help="qrels: every judged query, unanswered ones 0 (trec_eval -c; default); run: the judged "
+        "queries each run answers (trec_eval's default)",
+    )
+    tr.add_argument(
+        "--ties",
+        default="perfeval",
+        choices=("perfeval", "trec_eval", "file"),
+        help="tied scores: perfeval (expected over the orders of the tie; default), trec_eval (by "
+        "document id, descending), file (the run's line order)",
+    )
+    tr.add_argument(
+        "-l",
+        "--level",
+        type=float,
+        default=None,
+        help="relevance from which a document is relevant to the binary measures (trec_eval -l; "
+        "default: relevance > 0)",
+    )
+    tr.add_argument("--baseline", help="the run the others are compared with (its name; default the first)")
+    tr.add_argument(
+        "--test",
+        default="t",
+        choices=("t", "randomization", "bootstrap", "none"),
+        help="paired test per measure against the baseline (default t: Student's paired t-test)",
+    )
+    tr.add_argument(
+        "--correction",
+        default="holm",
+        choices=("holm", "bonferroni", "none"),
+        help="multiple-testing correction over the runs compared (default holm)",
+    )
+    tr.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    tr.add_argument(
+        "--n-resamples", type=int, default=10_000, help="randomization/bootstrap resamples (default 10000)"
+    )
+    tr.add_argument("--seed", type=int, default=0, help="seed of the randomization/bootstrap (default 0)")
     lm = sub.add_parser("list-measures", help="list the measures (name, aliases, PERF options, direction)")
     lm.add_argument("--long", action="store_true", help="print each measure's full definition")
     lm.add_argument("--format", choices=("table", "markdown"), default="table")

@@ -37,7 +37,7 @@ class Param:
     """
 
     name: str
-    default: float | int
+    default: float | int | str
     doc: str
     #: the domain: low <= value (low < value when low_open), value <= high (< when high_open)
     low: float | None = None
@@ -48,10 +48,14 @@ class Param:
     integer: bool = False
     #: +-inf allowed (a threshold may be; NaN never is)
     infinite: bool = False
+    #: a word from these (``gain``: ``exp`` or ``linear``) instead of a number
+    choices: tuple[str, ...] = ()
 
     @property
     def domain(self) -> str:
         """The valid values, as a message says them: ``a whole number >= 1``, ``0 <= eps < 0.5``."""
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
         kind = "a whole number" if self.integer else ("a number" if self.infinite else "a finite number")
         if self.low is not None and self.high is not None:
             return (
@@ -66,6 +70,10 @@ class Param:
 
     def check(self, value: Any, measure: str) -> None:
         """One line naming the measure, the parameter, its domain and the value, when outside it."""
+        if self.choices:
+            if value not in self.choices:
+                raise InvalidParameterError(f"{measure} needs `{self.name}` {self.domain}, got {value!r}")
+            return
         try:
             v = float(value)
         except (TypeError, ValueError):
@@ -175,7 +183,7 @@ class Measure:
             if p.name in params:
                 p.check(params[p.name], self.name)
 
-    def defaults(self) -> dict[str, float | int]:
+    def defaults(self) -> dict[str, float | int | str]:
         return {p.name: p.default for p in self.params}
 
     def __call__(self, summary: Any, **params: Any) -> float:

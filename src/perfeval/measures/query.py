@@ -23,9 +23,14 @@ def _table(t: Any) -> TieTable:
     return t if isinstance(t, TieTable) else t.ties()
 
 
-def _cut(t: TieTable, k: float) -> np.ndarray:
-    """The cut-off of each query: k, or the query's size when k is 0 (no cut-off)."""
-    return t.sizes.copy() if k == 0 else np.full(t.n_queries, float(k))
+def _cut(t: TieTable, k: float | np.ndarray) -> np.ndarray:
+    """The cut-off of each query: k (a number, or one per query), or the query's size where k is 0
+    (no cut-off).
+    """
+    if np.ndim(k) == 0:
+        return t.sizes.copy() if k == 0 else np.full(t.n_queries, float(k))
+    k = np.asarray(k, dtype=np.float64)
+    return np.where(k == 0, t.sizes, k)
 
 
 def _per_query_from_ties(t: TieTable, tie_values: np.ndarray) -> np.ndarray:
@@ -52,7 +57,19 @@ def _disc(first: np.ndarray, stop: np.ndarray) -> np.ndarray:
     )
 
 
-def _discounted(t: TieTable, k: float, discount: bool) -> np.ndarray:
+GAINS = ("exp", "linear")
+
+
+def _tie_gain(t: TieTable, gain: str) -> np.ndarray:
+    """The summed gain of each tie: 2^rel - 1 (``exp``) or rel (``linear``)."""
+    return t.gain if gain == "exp" else t.lin
+
+
+def _grade_gain(grade: np.ndarray, gain: str) -> np.ndarray:
+    return np.exp2(grade) - 1.0 if gain == "exp" else grade
+
+
+def _discounted(t: TieTable, k: float, discount: bool, gain: str = "exp") -> np.ndarray:
     """Tie-averaged (discounted) cumulative gain of each query: each case of a tie gets the tie's
     mean gain, and the tie the discounts of its positions above the cut-off.
     """
@@ -61,29 +78,34 @@ def _discounted(t: TieTable, k: float, discount: bool) -> np.ndarray:
         w = _disc(t.first, stop)
     else:
         w = np.clip(stop - t.first, 0.0, None)
-    return _per_query_from_ties(t, t.gain / t.size * w)
+    return _per_query_from_ties(t, _tie_gain(t, gain) / t.size * w)
 
 
-def dcg(rd: Any, *, k: float) -> np.ndarray:
-    """Sum over the top k of (2^rel - 1) / log2(position + 1), ties averaged."""
-    return _discounted(_table(rd), k, True)
+def dcg(rd: Any, *, k: float, gain: str = "exp") -> np.ndarray:
+    """Sum over the top k of gain(rel) / log2(position + 1), ties averaged; gain ``exp``: 2^rel - 1,
+    ``linear``: rel.
+    """
+    return _discounted(_table(rd), k, True, gain)
 
 
-def cg(rd: Any, *, k: float) -> np.ndarray:
-    """Sum over the top k of (2^rel - 1), ties averaged."""
-    return _discounted(_table(rd), k, False)
+def cg(rd: Any, *, k: float, gain: str = "exp") -> np.ndarray:
+    """Sum over the top k of gain(rel), ties averaged."""
+    return _discounted(_table(rd), k, False, gain)
 
 
-def ndcg(rd: Any, *, k: float) -> np.ndarray:
-    """DCG@k / ideal DCG@k; NaN for a query with no relevant case."""
+def ndcg(rd: Any, *, k: float, gain: str = "exp") -> np.ndarray:
+    """DCG@k / ideal DCG@k; NaN for a query with no relevant case.  The ideal order holds every
+    relevant case of the query, the judged ones the ranking missed included; with k = 0 it is not
+    cut (trec_eval's ``ndcg``: all judged relevant documents), with k > 0 it is cut at k.
+    """
     t = _table(rd)
-    got = _discounted(t, k, True)
+    got = _discounted(t, k, True, gain)
     q, grade, count = t.grades
     # the ideal order: each query's grades from the highest, a run of positions each
     c = np.cumsum(count)
     within = _runs_before(q, c, count)
     stop = np.minimum(within + count, (_cut(t, k) + (t.missed if k == 0 else 0.0))[q])
-    ideal = np.bincount(q, weights=(np.exp2(grade) - 1.0) * _disc(within, stop), minlength=t.n_queries)
+    ideal = np.bincount(q, weights=_grade_gain(grade, gain) * _disc(within, stop), minlength=t.n_queries)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(ideal > 0, got / np.where(ideal > 0, ideal, 1.0), NAN)
 
@@ -98,40 +120,121 @@ def _runs_before(q: np.ndarray, c: np.ndarray, count: np.ndarray) -> np.ndarray:
     return c - count - np.repeat(base, np.diff(np.append(np.flatnonzero(new), len(q))))
 
 
-def ap(rd: Any) -> np.ndarray:
-    """Average precision, information-retrieval form: the mean over the relevant cases of the
-    precision at their rank.  Ties: a tie group is one threshold, every relevant case in it gets the
-    precision at the group's end (scikit-learn's ``average_precision_score``).  NaN without a
-    relevant case.
+def _relevant(t: TieTable) -> np.ndarray:
+    """R: the relevant cases of each query, the judged ones the ranking missed included."""
+    return _per_query_from_ties(t, t.rel) + t.missed
+
+
+def ap(rd: Any, *, k: float = 0) -> np.ndarray:
+    """Average precision, information-retrieval form: the sum over the relevant cases ranked in the
+    top k (k = 0: all) of the precision at their rank, over R, the query's relevant cases (trec_eval's
+    ``map`` and ``map_cut_k``, ranx's ``map@k``).  Ties: a tie group is one threshold, every relevant
+    case in it gets the precision at the group's end (scikit-learn's ``average_precision_score``); a
+    tie straddling the cut-off counts the fraction of it above the cut.  NaN without a relevant case.
     """
     t = _table(rd)
-    m, R = t.rel, _per_query_from_ties(t, t.rel) + t.missed
+    m, R = t.rel, _relevant(t)
     tp_end = within_query_cumsum(t, m)
-    total = _per_query_from_ties(t, m * tp_end / t.end)
+    share = 1.0 if k == 0 else np.clip(np.minimum(t.end, float(k)) - t.first, 0.0, None) / t.size
+    total = _per_query_from_ties(t, m * share * tp_end / t.end)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(R > 0, total / np.where(R > 0, R, 1.0), NAN)
 
 
-def _top_relevant(t: TieTable, k: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    cut = _cut(t, k)
-    overlap = np.clip(np.minimum(t.end, cut[t.query]) - t.first, 0.0, None)
-    return _per_query_from_ties(t, t.rel / t.size * overlap), _per_query_from_ties(t, t.rel) + t.missed, cut
+def _top(t: TieTable, values: np.ndarray, k: float | np.ndarray) -> np.ndarray:
+    """Sum over the top k of each query of a per-tie count (a tie straddling the cut counts the
+    fraction of it above the cut: its expected share over the orders of the tie).
+    """
+    overlap = np.clip(np.minimum(t.end, _cut(t, k)[t.query]) - t.first, 0.0, None)
+    return _per_query_from_ties(t, values / t.size * overlap)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), NAN)
 
 
 def precision_at(rd: Any, *, k: float) -> np.ndarray:
     """Relevant cases among the top k, over k (a tie straddling the cut counts fractionally); k = 0:
     over the whole query.  Divides by k even when the query is shorter (trec_eval's P_k).
     """
-    hits, _R, cut = _top_relevant(_table(rd), k)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(cut > 0, hits / np.where(cut > 0, cut, 1.0), NAN)
+    t = _table(rd)
+    return _ratio(_top(t, t.rel, k), _cut(t, k))
 
 
 def recall_at(rd: Any, *, k: float) -> np.ndarray:
     """Relevant cases among the top k over all relevant cases of the query; NaN without any."""
-    hits, R, _cut_ = _top_relevant(_table(rd), k)
+    t = _table(rd)
+    return _ratio(_top(t, t.rel, k), _relevant(t))
+
+
+def rprec(rd: Any) -> np.ndarray:
+    """R-precision: the relevant cases among the top R over R, R the query's relevant cases (the
+    judged ones the ranking missed included); NaN without any.  A tie straddling rank R counts the
+    expected share of its relevant cases above it.
+    """
+    t = _table(rd)
+    R = _relevant(t)
+    return _ratio(_top(t, t.rel, np.where(R > 0, R, -1.0)), R)
+
+
+def bpref(rd: Any) -> np.ndarray:
+    """Binary preference (Buckley and Voorhees 2004, as trec_eval computes it): the mean over the R
+    relevant cases of 1 - min(n, R) / min(N, R), n the judged non-relevant cases ranked above it and
+    N those of the query (retrieved or not); a relevant case not retrieved adds 0; unjudged cases
+    are ignored.  NaN without a relevant case.
+
+    Ties: the expectation over the orders of a tie.  For a relevant case of a tie holding J judged
+    non-relevant cases, the number of them above it is uniform on 0..J (its place among them is
+    uniform, whatever the tie's other cases), so its expected term is the mean over j of
+    1 - min(a + j, R) / min(N, R), a the judged non-relevant cases of the ties above.
+    """
+    t = _table(rd)
+    R = _relevant(t)
+    nonrel = t.judged - t.rel
+    N = _per_query_from_ties(t, nonrel) + t.missed_nonrel
+    above = within_query_cumsum(t, nonrel) - nonrel
+    Rq, Nq = R[t.query], N[t.query]
+    denom = np.minimum(Nq, Rq)
+    # sum over j = 0..J of min(a + j, R): the part below R grows by one a step, the rest is R
+    a, J = above, nonrel
+    below = np.clip(Rq - a, 0.0, J + 1)  # steps j with a + j < R
+    s = below * a + below * (below - 1) / 2 + (J + 1 - below) * Rq
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(R > 0, hits / np.where(R > 0, R, 1.0), NAN)
+        mean_min = s / (J + 1)
+        term = np.where(denom > 0, 1.0 - mean_min / np.where(denom > 0, denom, 1.0), 1.0)
+    return _ratio(_per_query_from_ties(t, t.rel * term), R)
+
+
+def success_at(rd: Any, *, k: float) -> np.ndarray:
+    """1 when a relevant case is in the top k (trec_eval's ``success_k``, ranx's ``hit_rate@k``),
+    expected over the orders of a tie straddling the cut: for s of its g places above the cut and m
+    relevant cases in it, the chance that none is above is C(g - m, s) / C(g, s).  0 without a
+    relevant case retrieved, NaN without a relevant case.
+    """
+    t = _table(rd)
+    cut = _cut(t, k)[t.query]
+    above = np.clip(np.minimum(t.end, cut) - t.first, 0.0, None)  # places of each tie above the cut
+    whole = (above >= t.size) & (t.rel > 0)
+    part = (above > 0) & (above < t.size) & (t.rel > 0)
+    miss = np.ones(len(t.size))  # chance that no relevant case of the tie is above the cut
+    miss[whole] = 0.0
+    for i in np.flatnonzero(part):  # at most one straddling tie per query
+        g, m, s = float(t.size[i]), float(t.rel[i]), float(above[i])
+        j = np.arange(s)  # C(g - m, s) / C(g, s) as a product: exact for a few places, no lgamma
+        miss[i] = 0.0 if s > g - m else float(np.prod((g - m - j) / (g - j)))
+    none = np.exp(_per_query_from_ties(t, np.log(np.where(miss > 0, miss, 1.0))))
+    none = np.where(_per_query_from_ties(t, (miss == 0).astype(np.float64)) > 0, 0.0, none)
+    R = _relevant(t)
+    return np.where(R > 0, 1.0 - none, NAN)
+
+
+def judged_at(rd: Any, *, k: float) -> np.ndarray:
+    """The judged cases among the top k over min(k, the cases ranked) (ir_measures' ``Judged@k``);
+    a tie straddling the cut counts its expected share.  NaN for a query with nothing ranked.
+    """
+    t = _table(rd)
+    return _ratio(_top(t, t.judged, k), np.minimum(_cut(t, k), t.sizes))
 
 
 def mrr(rd: Any) -> np.ndarray:

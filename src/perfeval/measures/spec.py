@@ -4,10 +4,13 @@ Grammar (case-insensitive names)::
 
     spec   := name [ "@" value ] [ ":" param "=" value { "," param "=" value } ]
     e.g.      roc   ndcg@10   slq:bins=100   fbeta:beta=2   p@5   cost:fp=5,fn=1
+              ndcg@10:gain=linear
 
 ``@value`` sets the measure's first parameter (its cut-off ``k`` for the ranking measures).
-Values are numbers; nothing is evaluated.  A spec prints back in canonical form (``NDCG@10``,
-``SLQ:bins=100``) and is hashable, so it can key a report.
+Values are numbers, or a word for a parameter with choices (``gain``); nothing is evaluated.
+A spec prints back in canonical form (``NDCG@10``, ``SLQ:bins=100``) and is hashable, so it can
+key a report.  Another tool's spelling (``ndcg_cut_10``) means that tool's definition: see
+:mod:`perfeval.measures.spellings`.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perfeval.exceptions import InvalidParameterError
-from perfeval.measures.base import REGISTRY, Measure
+from perfeval.measures.base import REGISTRY, Measure, Param
 
 _NUM = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$|^[+-]?inf$", re.IGNORECASE)
 
@@ -28,6 +31,16 @@ def _number(text: str, where: str) -> float | int:
         raise InvalidParameterError(f"{where}: expected a number, found {t!r}")
     v = float(t)
     return int(v) if v.is_integer() and "." not in t and "e" not in t.lower() else v
+
+
+def _value(param: Param, text: str, where: str) -> float | int | str:
+    """A parameter's value from text: a word of its choices (any case), else a number."""
+    if param.choices:
+        word = text.strip().lower()
+        if word not in param.choices:
+            raise InvalidParameterError(f"{where}: expected {param.domain}, found {text.strip()!r}")
+        return word
+    return _number(text, where)
 
 
 @dataclass(frozen=True)
@@ -58,6 +71,10 @@ class MeasureSpec:
 
     # names of parameters that were given explicitly (kept out of eq/hash via object.__setattr__)
     _set: frozenset = field(default=frozenset(), compare=False, repr=False)
+    #: the name as the user wrote it when it is another tool's spelling (``ndcg_cut_10``), else ""
+    written: str = field(default="", compare=False, repr=False)
+    #: that tool (``trec_eval``, ``ir_measures``, ``ranx``), else ""
+    tool: str = field(default="", compare=False, repr=False)
 
     def __str__(self) -> str:
         return self.label
@@ -70,8 +87,12 @@ def _fmt(v: Any) -> str:
     return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
 
 
-def parse_measure(text: str | MeasureSpec | Measure) -> MeasureSpec:
-    """Parse ``"ndcg@10"``, ``"slq:bins=100"``, a registry name or alias, or a PERF option.
+def parse_measure(
+    text: str | MeasureSpec | Measure, *, trec: bool = False, _tools: bool = True
+) -> MeasureSpec:
+    """Parse ``"ndcg@10"``, ``"slq:bins=100"``, a registry name or alias, a PERF option, or another
+    tool's spelling (``ndcg_cut_10``, ``nDCG@10``, ``P_5``: that tool's definition, see
+    :mod:`perfeval.measures.spellings`; ``trec=True`` reads ``ndcg`` as trec_eval does).
 
     Raises
     ------
@@ -88,6 +109,9 @@ def parse_measure(text: str | MeasureSpec | Measure) -> MeasureSpec:
     {'bins': 100}
     >>> parse_measure("-roc").label
     'ROC'
+    >>> s = parse_measure("ndcg_cut_10")
+    >>> s.label, s.written, s.tool
+    ('NDCG@10:gain=linear', 'ndcg_cut_10', 'trec_eval')
     """
     if isinstance(text, MeasureSpec):
         return text
@@ -95,6 +119,17 @@ def parse_measure(text: str | MeasureSpec | Measure) -> MeasureSpec:
         return MeasureSpec(text, tuple(text.defaults().items()))
     raw = text.strip()
     name, _, rest = raw.partition(":")
+    from perfeval.measures.spellings import tool_spelling
+
+    spelling = tool_spelling(name, trec=trec) if _tools else None
+    if spelling is not None:
+        meant = spelling.text
+        if rest:
+            meant += ("," if ":" in meant else ":") + rest
+        spec = parse_measure(meant, _tools=False)
+        object.__setattr__(spec, "written", raw)
+        object.__setattr__(spec, "tool", spelling.tool)
+        return spec
     at = None
     if "@" in name:
         name, _, at = name.partition("@")
@@ -105,7 +140,7 @@ def parse_measure(text: str | MeasureSpec | Measure) -> MeasureSpec:
         if not m.params or not m.at_param:
             raise InvalidParameterError(f"measure {m.name} takes no @ parameter (in {raw!r})")
         first = m.params[0].name
-        params[first] = _number(at, f"{raw!r}, @{first}")
+        params[first] = _value(m.params[0], at, f"{raw!r}, @{first}")
         given.add(first)
     if rest:
         for item in rest.split(","):
@@ -118,7 +153,7 @@ def parse_measure(text: str | MeasureSpec | Measure) -> MeasureSpec:
                 raise InvalidParameterError(
                     f"measure {m.name} has no parameter {key!r} (parameters: {names})"
                 )
-            params[key] = _number(val, f"{raw!r}, {key}")
+            params[key] = _value(next(p for p in m.params if p.name == key), val, f"{raw!r}, {key}")
             given.add(key)
     m.check_params({k: params[k] for k in given})  # defaults are in their domains (tested)
     spec = MeasureSpec(m, tuple(params.items()))

@@ -1,5 +1,6 @@
 """The modern vocabulary beyond PERF: rates, F-beta, log loss, Brier, AP, and the per-query measures
-(NDCG, DCG, CG, MAP, P@k, R@k, MRR) and group AUC.  Registered after PERF's measures.
+(NDCG, DCG, CG, MAP, P@k, R@k, MRR, R-precision, bpref, success@k, judged@k) and group AUC.
+Registered after PERF's measures.
 """
 
 from __future__ import annotations
@@ -19,6 +20,13 @@ _FAMILY = {
 }
 _THR = Param("threshold", 0.5, "a case with score >= threshold is predicted positive", infinite=True)
 _K = Param("k", 0, "cut-off: the top k cases of each query (0: all of them)", low=0)
+_GAIN = Param(
+    "gain",
+    "exp",
+    "the gain of a case of relevance rel: exp = 2^rel - 1 (Burges et al.; perfeval's default), "
+    "linear = rel (trec_eval, scikit-learn's ndcg_score, ranx's ndcg)",
+    choices=("exp", "linear"),
+)
 _TIE_THR = "none needed: every case with the same score is on the same side of the threshold."
 _TIE_EXP = (
     "the expected value over uniformly random orders of the cases that share a score (tie-averaged, "
@@ -183,30 +191,44 @@ _ranking(
     "normalised discounted cumulative gain",
     ("ndcg",),
     "ndcg",
-    "per query, DCG@k / the DCG@k of the ideal order; DCG@k = sum over the top k of (2^rel - 1) / "
-    "log2(i + 1), i the 1-based rank; relevance graded (0, 1, 2, ...).",
-    "a query with no relevant case: undefined, left out of the mean and listed.",
+    "per query, DCG@k / the DCG@k of the ideal order; DCG@k = sum over the top k of gain(rel) / "
+    "log2(i + 1), i the 1-based rank, gain(rel) = 2^rel - 1 (gain=exp) or rel (gain=linear); "
+    "relevance graded (0, 1, 2, ...).  With judgments (perfeval.trec) the ideal order holds every "
+    "judged relevant document, retrieved or not.",
+    "a query with no relevant case: undefined, left out of the mean and listed (0 with judgments, "
+    "as trec_eval).",
+    params=(_K, _GAIN),
 )
 _ranking(
     "DCG",
     "discounted cumulative gain",
     ("dcg",),
     "dcg",
-    "per query, sum over the top k of (2^rel - 1) / log2(i + 1).",
+    "per query, sum over the top k of gain(rel) / log2(i + 1).",
     "empty query: 0.",
+    params=(_K, _GAIN),
 )
 _ranking(
-    "CG", "cumulative gain", ("cg",), "cg", "per query, sum over the top k of (2^rel - 1).", "empty query: 0."
+    "CG",
+    "cumulative gain",
+    ("cg",),
+    "cg",
+    "per query, sum over the top k of gain(rel).",
+    "empty query: 0.",
+    params=(_K, _GAIN),
 )
 _ranking(
     "MAP",
     "mean average precision",
     ("map", "mean_average_precision"),
     "ap",
-    "the mean over queries of AP (information-retrieval form; relevance > 0 counts as relevant).",
+    "the mean over queries of AP (information-retrieval form; relevance > 0 counts as relevant): "
+    "the sum over the relevant cases in the top k (k = 0: all) of the precision at their rank, over "
+    "the query's relevant cases R (trec_eval's map and map_cut_k, ranx's map@k; with judgments R "
+    "counts the relevant documents the run missed).",
     "a query with no relevant case: undefined, left out of the mean and listed.",
-    params=(),
-    ties="a group of equal scores is one threshold (scikit-learn's average_precision_score).",
+    ties="a group of equal scores is one threshold (scikit-learn's average_precision_score); a group "
+    "straddling the cut-off counts the fraction of it above the cut.",
 )
 _ranking(
     "P",
@@ -232,6 +254,50 @@ _ranking(
     "per query, 1 / the rank of the first relevant case; the mean over queries.",
     "a query with no relevant case: undefined, left out of the mean and listed.",
     params=(),
+)
+_ranking(
+    "RPREC",
+    "R-precision",
+    ("rprec",),
+    "rprec",
+    "per query, the relevant cases among the top R over R, R the query's relevant cases (with "
+    "judgments, those the run missed included): trec_eval's Rprec.",
+    "a query with no relevant case: undefined, left out of the mean and listed.",
+    params=(),
+)
+_ranking(
+    "BPREF",
+    "binary preference",
+    ("bpref",),
+    "bpref",
+    "per query, the mean over its R relevant cases of 1 - min(n, R) / min(N, R), n the judged "
+    "non-relevant cases ranked above the relevant one, N the query's judged non-relevant cases "
+    "(Buckley and Voorhees 2004; trec_eval's bpref).  A relevant case not retrieved adds 0; "
+    "unjudged cases are skipped (without judgments every case is judged).",
+    "a query with no relevant case: undefined, left out of the mean and listed.",
+    params=(),
+    ties="the expected value over uniformly random orders of a tie (exact: the judged non-relevant "
+    "cases of its tie above a relevant case are uniform on 0..J).",
+)
+_ranking(
+    "SUCCESS",
+    "success at k (hit rate)",
+    ("success", "hit_rate", "hitrate"),
+    "success_at",
+    "per query, 1 when a relevant case is among the top k, else 0 (trec_eval's success_k, ranx's "
+    "hit_rate@k).",
+    "a query with no relevant case: undefined, left out of the mean and listed.",
+    ties="the probability, over uniformly random orders of a tie straddling the cut-off, that one of "
+    "its relevant cases is above the cut.",
+)
+_ranking(
+    "JUDGED",
+    "judged at k",
+    ("judged",),
+    "judged_at",
+    "per query, the judged cases among the top k over min(k, the cases ranked) (ir_measures' "
+    "Judged@k); without judgments every case is judged (1).",
+    "a query with nothing ranked: undefined.",
 )
 _ranking(
     "GAUC",

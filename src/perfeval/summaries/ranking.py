@@ -138,17 +138,46 @@ class TieTable:
     grades : tuple of three ndarrays (query code, grade, count)
         For each query its distinct relevance grades > 0, highest first, with their counts: the
         ideal order of DCG (with judgments, the unretrieved relevant documents included).
+    lin : ndarray of float64, shape (T,)
+        The sum of its cases' relevance (the linear gain of trec_eval's and scikit-learn's NDCG).
+    judged : ndarray of float64, shape (T,)
+        Its cases that carry a judgment (all of them without judgments; with qrels, the retrieved
+        documents the qrels judge): bpref and judged@k read it.
     missed : ndarray of float64, shape (Q,)
         Relevant documents of each query that were judged but not retrieved (0 without judgments):
         they count in every denominator of relevant documents (AP, recall) and in the ideal DCG, as
         trec_eval counts them; see :meth:`with_unretrieved`.
+    missed_nonrel : ndarray of float64, shape (Q,)
+        Documents of each query judged not relevant and not retrieved (bpref's count of judged
+        non-relevant documents includes them).
     """
 
-    def __init__(self, keys, sizes, query, size, first, rel, gain, grades, missed=None):
+    def __init__(
+        self,
+        keys,
+        sizes,
+        query,
+        size,
+        first,
+        rel,
+        gain,
+        grades,
+        missed=None,
+        *,
+        lin=None,
+        judged=None,
+        missed_nonrel=None,
+    ):
         self.keys, self.sizes, self.query = keys, np.asarray(sizes, dtype=np.float64), query
         self.size, self.first, self.rel, self.gain, self.grades = size, first, rel, gain, grades
         self.n_queries = len(keys)
         self.missed = np.zeros(self.n_queries) if missed is None else np.asarray(missed, dtype=np.float64)
+        self.missed_nonrel = (
+            np.zeros(self.n_queries) if missed_nonrel is None else np.asarray(missed_nonrel, dtype=np.float64)
+        )
+        #: binary relevance when not given: the linear gain is the count of relevant cases
+        self.lin = rel if lin is None else lin
+        self.judged = size if judged is None else judged
         #: tie offsets of each query: ties query_starts[q]:query_starts[q + 1] belong to query q
         self.query_starts = np.searchsorted(query, np.arange(self.n_queries + 1), side="left").astype(
             np.int64
@@ -158,21 +187,26 @@ class TieTable:
     def end(self) -> np.ndarray:
         return self.first + self.size
 
-    def with_unretrieved(self, query: np.ndarray, grade: np.ndarray) -> TieTable:
+    def with_unretrieved(
+        self, query: np.ndarray, grade: np.ndarray, judged: np.ndarray | None = None
+    ) -> TieTable:
         """The table with judged documents that the ranking did not retrieve: ``query[i]`` (a query
-        code of this table) has an unretrieved document of relevance ``grade[i]``.  Grades <= 0 add
-        nothing.  The retrieved ties are unchanged; the relevant ones join each query's grades and
-        ``missed``.
+        code of this table) has an unretrieved document of relevance ``grade[i]``.  A grade > 0 is a
+        relevant document (it joins its query's grades and ``missed``), a grade of 0 a judged
+        non-relevant one (``missed_nonrel``, bpref's denominator), a negative grade nothing
+        (trec_eval's "in the pool but not judged").  ``judged``: the judged cases of each retrieved
+        tie (None: unchanged).  The retrieved ties are unchanged.
 
         Examples
         --------
         >>> rd = RankingData([1, 0, 0], [0.9, 0.5, 0.1])
         >>> t = TieTable.from_ranking(rd).with_unretrieved(np.array([0, 0]), np.array([2.0, 0.0]))
-        >>> t.missed.tolist(), t.grades[1].tolist(), t.grades[2].tolist()
-        ([1.0], [2.0, 1.0], [1.0, 1.0])
+        >>> t.missed.tolist(), t.missed_nonrel.tolist(), t.grades[1].tolist(), t.grades[2].tolist()
+        ([1.0], [1.0], [2.0, 1.0], [1.0, 1.0])
         """
         query = np.asarray(query, dtype=np.int64)
         grade = np.asarray(grade, dtype=np.float64)
+        nonrel = np.bincount(query[grade == 0], minlength=self.n_queries)
         keep = grade > 0
         query, grade = query[keep], grade[keep]
         q0, g0, c0 = self.grades
@@ -187,7 +221,18 @@ class TieTable:
         grades = (q[starts], g[starts], np.add.reduceat(c, starts) if len(c) else c)
         missed = self.missed + np.bincount(query, minlength=self.n_queries)
         return TieTable(
-            self.keys, self.sizes, self.query, self.size, self.first, self.rel, self.gain, grades, missed
+            self.keys,
+            self.sizes,
+            self.query,
+            self.size,
+            self.first,
+            self.rel,
+            self.gain,
+            grades,
+            missed,
+            lin=self.lin,
+            judged=self.judged if judged is None else np.asarray(judged, dtype=np.float64),
+            missed_nonrel=self.missed_nonrel + nonrel,
         )
 
     @classmethod
@@ -207,6 +252,7 @@ class TieTable:
             rel,
             gain,
             _grades(rd.codes, rd.rel, rd.n_queries),
+            lin=_segsum(rd.rel, ts),
         )
 
     @classmethod
@@ -229,6 +275,7 @@ class TieTable:
         size = _segsum(ct, np.append(heads, len(sc)))
         rel = _segsum(np.where(gr > 0, ct, 0.0), np.append(heads, len(sc)))
         gain = _segsum(ct * (np.exp2(gr) - 1.0), np.append(heads, len(sc)))
+        lin = _segsum(ct * gr, np.append(heads, len(sc)))
         first = np.cumsum(size) - size
         levels, inverse = np.unique(gr, return_inverse=True)
         per_level = np.bincount(inverse.reshape(-1), weights=ct, minlength=len(levels))
@@ -244,6 +291,7 @@ class TieTable:
             rel,
             gain,
             grades,
+            lin=lin,
         )
 
     @classmethod

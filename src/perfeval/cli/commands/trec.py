@@ -1,0 +1,212 @@
+"""``perfeval trec``: TREC runs against judgments: one table (rows: runs; columns: measures), each
+run after the first tested against the baseline; trec_eval's three columns with ``-o trec``; JSON,
+CSV, Markdown and LaTeX.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from perfeval.cli.output import csv_field, number, p_value, signature_line, table, write
+
+#: what -o latex / markdown print beside a significant difference
+_MARK = {"markdown": {"+": "<sup>+</sup>", "-": "<sup>−</sup>"}, "latex": {"+": "$^{+}$", "-": "$^{-}$"}}
+
+
+def run(args: Any) -> int:
+    from perfeval import trec
+
+    c = trec.compare(
+        args.qrels,
+        args.runs,
+        args.measures,
+        baseline=args.baseline,
+        test=args.test if len(args.runs) > 1 else "none",
+        correction=args.correction,
+        alpha=args.alpha,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+        queries=args.queries,
+        ties=args.ties,
+        level=args.level,
+    )
+    out = {
+        "table": _table,
+        "trec": _trec,
+        "json": _json,
+        "csv": _csv,
+        "markdown": _paper,
+        "latex": _paper,
+    }[args.output](c, args)
+    write(out)
+    return 0
+
+
+def _names(c: Any) -> list[str]:
+    return [c.name(s) for s in c.specs]
+
+
+def _legend(c: Any) -> str:
+    how = {
+        "t": "paired t-test",
+        "randomization": "Fisher's randomization test",
+        "bootstrap": "paired bootstrap",
+    }
+    extra = f", {c.n_resamples} resamples, seed {c.seed}" if c.test in ("randomization", "bootstrap") else ""
+    corr = (
+        ""
+        if c.correction == "none"
+        else f", {c.correction}-corrected over {len(c.reports) - 1} run{'s' if len(c.reports) > 2 else ''}"
+    )
+    return f"+/-: better/worse than {c.baseline} ({how[c.test]}{extra}{corr}, p < {c.alpha:g})"
+
+
+def _compared(c: Any) -> bool:
+    return len(c.reports) > 1 and c.test != "none"
+
+
+def _table(c: Any, args: Any) -> str:
+    from perfeval._text import shown
+
+    rows = [["run", *_names(c)]]
+    for name, rep in c.reports.items():
+        rows.append(
+            [shown(name)] + [number(rep.results[s.label].value) + c.marker(name, s.label) for s in c.specs]
+        )
+    lines = table(rows, "lr")
+    if _compared(c):
+        lines.append(_legend(c))
+    lines.append(signature_line(c.reports[c.baseline].signature))
+    if _compared(c):
+        lines += ["", f"p-values against {shown(c.baseline)}:"]
+        prow = [["run", *_names(c)]]
+        for name in c.pvalues:
+            prow.append([shown(name)] + [p_value(c.pvalues[name][s.label]) for s in c.specs])
+        lines += table(prow, "lr")
+    if args.per_query:
+        for name, rep in c.reports.items():
+            lines += ["", f"run {shown(name)}, per query:"]
+            qrows = [["query", *_names(c)]]
+            for i, key in enumerate(rep.groups):
+                qrows.append(
+                    [shown(str(key))] + [number(float(rep.results[s.label].per_group[i])) for s in c.specs]
+                )
+            lines += table(qrows, "lr")
+    return "\n".join(lines) + "\n"
+
+
+def _trec(c: Any, args: Any) -> str:
+    """trec_eval's layout: ``measure<TAB>query<TAB>value`` (``all`` for the mean), a block per run."""
+    lines = []
+    for name, rep in c.reports.items():
+        if len(c.reports) > 1:
+            lines.append(f"{'runid':<22}\tall\t{name}")
+        if args.per_query:
+            for i, key in enumerate(rep.groups):
+                for s in c.specs:
+                    lines.append(f"{c.name(s):<22}\t{key}\t{rep.results[s.label].per_group[i]:.4f}")
+        for s in c.specs:
+            lines.append(f"{c.name(s):<22}\tall\t{rep.results[s.label].value:.4f}")
+    return "\n".join(lines) + "\n"
+
+
+def _json(c: Any, args: Any) -> str:
+    """One run: ``{measure: mean}``; several: ``{run: {measure: mean}}``, each run compared with the
+    baseline holding ``"p_values": {measure: corrected p}`` too.  With ``-q`` a measure maps to
+    ``{"mean": m, "per_query": {query: value}}``.  Measures are named as written.
+    """
+
+    def means(name: str, rep: Any) -> dict:
+        out: dict[str, Any] = {}
+        for s in c.specs:
+            v = _num(rep.results[s.label].value)
+            if args.per_query:
+                per = rep.results[s.label].per_group
+                out[c.name(s)] = {
+                    "mean": v,
+                    "per_query": {str(k): _num(float(x)) for k, x in zip(rep.groups, per, strict=True)},
+                }
+            else:
+                out[c.name(s)] = v
+        if name in c.pvalues and c.test != "none":
+            out["p_values"] = {c.name(s): _num(c.pvalues[name][s.label]) for s in c.specs}
+        return out
+
+    if len(c.reports) == 1:
+        body: dict[str, Any] = means(c.baseline, c.reports[c.baseline])
+    else:
+        body = {name: means(name, rep) for name, rep in c.reports.items()}
+    return json.dumps(body, indent=2, allow_nan=False) + "\n"
+
+
+def _num(v: float) -> float | None:
+    return None if math.isnan(v) else float(v)
+
+
+def _csv(c: Any, args: Any) -> str:
+    names = _names(c)
+    if args.per_query:
+        lines = [",".join(["run", "query", *map(csv_field, names)])]
+        for name, rep in c.reports.items():
+            for i, key in enumerate(rep.groups):
+                cells = [number(float(rep.results[s.label].per_group[i])) for s in c.specs]
+                lines.append(",".join([csv_field(name), csv_field(str(key)), *cells]))
+        return "\n".join(lines) + "\n"
+    lines = [",".join(["run", *map(csv_field, names)])]
+    for name, rep in c.reports.items():
+        lines.append(",".join([csv_field(name)] + [number(rep.results[s.label].value) for s in c.specs]))
+    return "\n".join(lines) + "\n"
+
+
+def _paper(c: Any, args: Any) -> str:
+    """A table for a paper: four decimals, the best value of each measure in bold, significance
+    markers against the baseline, the test named under it.
+    """
+    fmt = args.output
+    names = _names(c)
+    best = {}
+    for s in c.specs:
+        vals = [rep.results[s.label].value for rep in c.reports.values()]
+        ok = [v for v in vals if not math.isnan(v)]
+        better = max if s.measure.higher_is_better else min
+        best[s.label] = better(ok) if ok else math.nan
+
+    def cell(name: str, s: Any) -> str:
+        v = c.reports[name].results[s.label].value
+        text = "nan" if math.isnan(v) else f"{v:.4f}"
+        if v == best[s.label] and len(c.reports) > 1:
+            text = f"**{text}**" if fmt == "markdown" else f"\\textbf{{{text}}}"
+        mark = c.marker(name, s.label)
+        return text + (_MARK[fmt][mark] if mark else "")
+
+    if fmt == "markdown":
+        lines = ["| run | " + " | ".join(n.replace("|", "\\|") for n in names) + " |"]
+        lines.append("|---|" + "---:|" * len(names))
+        for name in c.reports:
+            cells = " | ".join(cell(name, s) for s in c.specs)
+            lines.append("| " + name.replace("|", "\\|") + " | " + cells + " |")
+        if _compared(c):
+            lines += ["", _legend(c).replace("+/-", "<sup>+</sup>/<sup>−</sup>")]
+        return "\n".join(lines) + "\n"
+    esc = _latex
+    lines = [
+        "\\begin{tabular}{l" + "r" * len(names) + "}",
+        "\\toprule",
+        "Run & " + " & ".join(esc(n) for n in names) + " \\\\",
+        "\\midrule",
+    ]
+    for name in c.reports:
+        lines.append(esc(name) + " & " + " & ".join(cell(name, s) for s in c.specs) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    if _compared(c):
+        lines.append("% " + _legend(c))
+    return "\n".join(lines) + "\n"
+
+
+def _latex(text: str) -> str:
+    """Text as LaTeX prints it literally (run and measure names hold _ and @)."""
+    special = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_"}
+    special.update({"{": "\\{", "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}"})
+    return "".join(special.get(ch, ch) for ch in text)

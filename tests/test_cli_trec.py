@@ -1,0 +1,217 @@
+"""The `perfeval trec` command: TREC files in, trec_eval's numbers out (checked against pytrec_eval),
+every output format, comparisons with their p-values, and one test per kind of bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from perfeval import trec
+from perfeval.stats import paired
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+NAMES = ["map", "ndcg_cut_10", "P_5", "recall_100", "recip_rank", "Rprec", "bpref", "success_10"]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Judgments on 40 queries (graded, some queries unanswered) and three runs without ties."""
+    d = tmp_path_factory.mktemp("trec")
+    rng = np.random.default_rng(11)
+    qrels: dict = {}
+    lines = []
+    for q in range(40):
+        qid = f"{q + 301}"
+        qrels[qid] = {}
+        for doc in rng.choice(300, 25, replace=False):
+            rel = int(rng.integers(0, 3))
+            qrels[qid][f"D{doc}"] = rel
+            lines.append(f"{qid} 0 D{doc} {rel}")
+    (d / "qrels.txt").write_text("\n".join(lines) + "\n")
+    runs = {}
+    for name in ("bm25", "rm3", "dense"):
+        runs[name] = {}
+        out = []
+        for q in range(37):  # 3 judged queries unanswered
+            qid = f"{q + 301}"
+            docs = rng.choice(300, 60, replace=False)
+            scores = rng.permutation(60) + rng.random()
+            runs[name][qid] = {}
+            for rank, i in enumerate(np.argsort(-scores)):
+                runs[name][qid][f"D{docs[i]}"] = float(scores[i])
+                out.append(f"{qid} Q0 D{docs[i]} {rank + 1} {float(scores[i])!r} {name}")
+        (d / f"{name}.run").write_text("\n".join(out) + "\n")
+    return d, qrels, runs
+
+
+def _trec_eval(qrels, run):
+    fams = {"map", "ndcg_cut.10", "P.5", "recall.100", "recip_rank", "Rprec", "bpref", "success.10"}
+    per = pytrec_eval.RelevanceEvaluator(qrels, fams).evaluate(run)
+    return {n: {q: per.get(q, {}).get(n, 0.0) for q in qrels} for n in NAMES}  # -c: unanswered 0
+
+
+def test_one_run_equals_trec_eval(files, capsys):
+    d, qrels, runs = files
+    code, out, err = run_cli(
+        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", ",".join(NAMES)], capsys
+    )
+    assert code == 0 and err == ""
+    head, row = out.splitlines()[:2]
+    assert head.split() == ["run", *NAMES] and row.split()[0] == "bm25"
+    expected = _trec_eval(qrels, runs["bm25"])
+    for name, cell in zip(NAMES, row.split()[1:], strict=True):
+        assert float(cell) == pytest.approx(np.mean(list(expected[name].values())), abs=5e-7), name
+    assert out.splitlines()[2].startswith("signature: perfeval:") and "ties:perfeval" in out
+
+
+def test_per_query_in_trec_evals_layout(files, capsys):
+    d, qrels, runs = files
+    code, out, _ = run_cli(
+        ["trec", str(d / "qrels.txt"), str(d / "rm3.run"), "-m", "map,P_5,bpref", "-q", "-o", "trec"], capsys
+    )
+    assert code == 0
+    expected = _trec_eval(qrels, runs["rm3"])
+    seen = 0
+    for line in out.splitlines():
+        name, qid, value = line.split("\t")
+        name = name.strip()
+        want = np.mean(list(expected[name].values())) if qid == "all" else expected[name][qid]
+        assert float(value) == pytest.approx(want, abs=5e-5), (name, qid)
+        seen += 1
+    assert seen == 3 * (40 + 1)  # every judged query (unanswered ones 0), then "all"
+    assert out.splitlines()[-1].startswith("bpref                 \tall\t")
+
+
+def test_json_one_run_maps_names_as_written(files, capsys):
+    d, qrels, runs = files
+    code, out, _ = run_cli(
+        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "map,nDCG@10,ndcg@10", "-o", "json"], capsys
+    )
+    body = json.loads(out)
+    assert list(body) == ["map", "nDCG@10", "NDCG@10"]
+    r = trec.evaluate(str(d / "qrels.txt"), str(d / "bm25.run"), "map,nDCG@10,ndcg@10")
+    assert body["nDCG@10"] == r["NDCG@10:gain=linear"] and body["NDCG@10"] == r["NDCG@10"]
+    assert body["nDCG@10"] != body["NDCG@10"]  # graded judgments: linear and exponential gain differ
+
+
+def test_several_runs_tested_against_the_baseline_with_holm(files, capsys):
+    d, qrels, runs = files
+    paths = [str(d / f"{n}.run") for n in ("bm25", "rm3", "dense")]
+    code, out, _ = run_cli(["trec", str(d / "qrels.txt"), *paths, "-m", "map,P_5", "-o", "json"], capsys)
+    body = json.loads(out)
+    assert list(body) == ["bm25", "rm3", "dense"] and "p_values" not in body["bm25"]
+    c = trec.compare(str(d / "qrels.txt"), paths, "map,P_5")
+    raw = {
+        n: paired.paired_t_test(
+            c.reports[n].results["MAP"].per_group, c.reports["bm25"].results["MAP"].per_group
+        )
+        for n in ("rm3", "dense")
+    }
+    holm = paired.correct([raw["rm3"], raw["dense"]], method="holm")
+    assert body["rm3"]["p_values"]["map"] == pytest.approx(holm[0], abs=1e-15)
+    assert body["dense"]["p_values"]["map"] == pytest.approx(holm[1], abs=1e-15)
+    code, out, _ = run_cli(
+        ["trec", str(d / "qrels.txt"), *paths, "-m", "map", "--baseline", "dense", "--test", "bootstrap"],
+        capsys,
+    )
+    lines = out.splitlines()
+    assert code == 0 and lines[1].startswith("dense") and "better/worse than dense" in out
+    assert "paired bootstrap, 10000 resamples, seed 0, holm-corrected over 2 runs" in out
+
+
+def test_a_significant_difference_is_marked(tmp_path, capsys):
+    qrels = "".join(f"q{i} 0 a 1\nq{i} 0 b 0\n" for i in range(30))
+    good = "".join(f"q{i} Q0 a 1 2 good\nq{i} Q0 b 2 1 good\n" for i in range(30))
+    bad = "".join(f"q{i} Q0 b 1 2 bad\nq{i} Q0 a 2 1 bad\n" for i in range(30))
+    for name, text in (("qrels", qrels), ("good", good), ("bad", bad)):
+        (tmp_path / name).write_text(text)
+    code, out, _ = run_cli(
+        ["trec", str(tmp_path / "qrels"), str(tmp_path / "bad"), str(tmp_path / "good"), "-m", "map"], capsys
+    )
+    assert code == 0 and out.splitlines()[2].split() == ["good", "1.000000+"]
+    _, md, _ = run_cli(
+        [
+            "trec",
+            str(tmp_path / "qrels"),
+            str(tmp_path / "bad"),
+            str(tmp_path / "good"),
+            "-m",
+            "map",
+            "-o",
+            "markdown",
+        ],
+        capsys,
+    )
+    assert "| good | **1.0000**<sup>+</sup> |" in md
+    _, tex, _ = run_cli(
+        [
+            "trec",
+            str(tmp_path / "qrels"),
+            str(tmp_path / "bad"),
+            str(tmp_path / "good"),
+            "-m",
+            "P_1",
+            "-o",
+            "latex",
+        ],
+        capsys,
+    )
+    assert "Run & P\\_1 \\\\" in tex and "good & \\textbf{1.0000}$^{+}$ \\\\" in tex
+
+
+def test_csv_per_query_reads_back(files, capsys):
+    d, _, _ = files
+    code, out, _ = run_cli(
+        [
+            "trec",
+            str(d / "qrels.txt"),
+            str(d / "bm25.run"),
+            str(d / "rm3.run"),
+            "-m",
+            "map,P_5",
+            "-q",
+            "-o",
+            "csv",
+        ],
+        capsys,
+    )
+    lines = out.splitlines()
+    assert lines[0] == "run,query,map,P_5" and len(lines) == 1 + 2 * 40
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "message"),
+    [
+        (["-m", "roc"], 2, "not a per-query ranking measure"),
+        (["-m", "ndcg_cut_x"], 2, "unknown measure"),
+        (["--baseline", "nope"], 2, "baseline 'nope' is not a run"),
+        (["--level", "0"], 2, "level=0.0"),
+    ],
+)
+def test_bad_requests_are_one_line(files, capsys, argv, status, message):
+    d, _, _ = files
+    code, out, err = run_cli(["trec", str(d / "qrels.txt"), str(d / "bm25.run"), *argv], capsys)
+    assert code == status and out == "" and message in err and len(err.splitlines()) == 1
+
+
+def test_bad_files_are_one_line_naming_the_line(tmp_path, capsys):
+    (tmp_path / "qrels").write_text("q1 0 a 1\nq1 0 b\n")
+    (tmp_path / "run").write_text("q1 Q0 a 1 0.5 x\n")
+    code, _, err = run_cli(["trec", str(tmp_path / "qrels"), str(tmp_path / "run")], capsys)
+    assert code == 1 and "line 2" in err and "expected 4 fields" in err and len(err.splitlines()) == 1
+    (tmp_path / "qrels").write_text("q1 0 a 1\n")
+    code, _, err = run_cli(["trec", str(tmp_path / "qrels"), str(tmp_path / "missing")], capsys)
+    assert code == 1 and "missing" in err and len(err.splitlines()) == 1
+    (tmp_path / "run2").write_text("q9 Q0 a 1 0.5 x\n")
+    code, _, err = run_cli(
+        ["trec", str(tmp_path / "qrels"), str(tmp_path / "run2"), "--queries", "run"], capsys
+    )
+    assert code == 1 and "answers no judged query" in err
+    code, _, err = run_cli(
+        ["trec", str(tmp_path / "qrels"), str(tmp_path / "run2"), str(tmp_path / "run2")], capsys
+    )
+    assert code == 2 and "both named" in err
