@@ -215,3 +215,9 @@ def test_bad_files_are_one_line_naming_the_line(tmp_path, capsys):
         ["trec", str(tmp_path / "qrels"), str(tmp_path / "run2"), str(tmp_path / "run2")], capsys
     )
     assert code == 2 and "both named" in err
+
+
+def test_a_misspelt_tool_name_gets_the_tools_spelling_suggested(files, capsys):
+    d, _, _ = files
+    code, _, err = run_cli(["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "ndcg_cut10"], capsys)
+    assert code == 2 and "did you mean 'ndcg_cut_10'?" in err

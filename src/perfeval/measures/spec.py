@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfeval.exceptions import InvalidParameterError
+from perfeval.exceptions import InvalidParameterError, UnknownMeasureError
 from perfeval.measures.base import REGISTRY, Measure, Param
 
 _NUM = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$|^[+-]?inf$", re.IGNORECASE)
@@ -87,6 +87,29 @@ def _fmt(v: Any) -> str:
     return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
 
 
+def _lookup(name: str, raw: str) -> Measure:
+    """The registry measure ``name``; unknown: the error suggests close registry names and close
+    spellings of other tools (``ndcg_cut10`` -> ``ndcg_cut_10``).
+    """
+    try:
+        return REGISTRY.get(name)
+    except UnknownMeasureError as e:
+        import difflib
+        import re
+
+        from perfeval.measures.spellings import table
+
+        k = (re.findall(r"\d+", raw) or ["10"])[-1]
+        spelled = [sp.replace("{k}", k) for _tool, sp, _m in table()]
+        close = difflib.get_close_matches(raw, spelled, n=3, cutoff=0.75)
+        if not close:
+            raise
+        raise UnknownMeasureError(
+            f"unknown measure {raw!r}; did you mean {', '.join(repr(c) for c in close)}? "
+            "(`perfeval list-measures` lists perfeval's names; docs/ranking.md other tools' spellings)"
+        ) from None
+
+
 def parse_measure(
     text: str | MeasureSpec | Measure, *, trec: bool = False, _tools: bool = True
 ) -> MeasureSpec:
@@ -133,7 +156,7 @@ def parse_measure(
     at = None
     if "@" in name:
         name, _, at = name.partition("@")
-    m = REGISTRY.get(name.strip())
+    m = _lookup(name.strip(), raw)
     params = m.defaults()
     given: set[str] = set()
     if at is not None:

@@ -15,7 +15,10 @@ The package, by layer:
   kernels, exact jackknife, DeLong), consulted by both ``ci`` and ``compare``;
 * :mod:`perfeval.stats.delong`: DeLong's variance, interval and test of ROC areas (``delong``,
   ``delong_from_histogram``, ``delong_test``: imported from the module, whose name they would hide);
-* :mod:`perfeval.stats.api`: ``ci``, ``ci_from_summary`` and ``compare``.
+* :mod:`perfeval.stats.api`: ``ci``, ``ci_from_summary`` and ``compare``;
+* :mod:`perfeval.stats.paired`: the paired tests of per-query values that IR compares runs with
+  (Student's paired t-test, Fisher's randomization test, the paired bootstrap test) and Holm's and
+  Bonferroni's corrections (``perfeval trec`` and :func:`perfeval.trec.compare` use them).
 """
 
 from __future__ import annotations
