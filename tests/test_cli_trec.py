@@ -221,3 +221,71 @@ def test_a_misspelt_tool_name_gets_the_tools_spelling_suggested(files, capsys):
     d, _, _ = files
     code, _, err = run_cli(["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "ndcg_cut10"], capsys)
     assert code == 2 and "did you mean 'ndcg_cut_10'?" in err
+
+
+def test_tables_in_any_format_give_the_numbers_of_the_trec_files(files, tmp_path, capsys):
+    """qrels and runs as CSV (pandas-written, integer query ids), Parquet, a headed TSV and JSON
+    lines, with their usual column names or named by --columns; the numbers of the TREC files."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    d, qrels, runs = files
+    q = pd.DataFrame(
+        [(int(qid), doc, rel) for qid, docs in qrels.items() for doc, rel in docs.items()],
+        columns=["query_id", "doc_id", "relevance"],
+    )
+    r = pd.DataFrame(
+        [(int(qid), doc, s) for qid, docs in runs["bm25"].items() for doc, s in docs.items()],
+        columns=["who", "what", "how"],
+    )
+    q.to_csv(tmp_path / "qrels.csv", index=False)
+    q.to_csv(tmp_path / "qrels.tsv", index=False, sep="\t")
+    r.to_parquet(tmp_path / "bm25.parquet")
+    r.to_json(tmp_path / "bm25.jsonl", orient="records", lines=True)
+    _, want, _ = run_cli(
+        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "map,P_5", "-o", "json"], capsys
+    )
+    for qf, rf in (("qrels.csv", "bm25.parquet"), ("qrels.tsv", "bm25.jsonl")):
+        argv = ["trec", str(tmp_path / qf), str(tmp_path / rf), "-m", "map,P_5", "-o", "json"]
+        code, out, err = run_cli([*argv, "--run-columns", "qid=who,docid=what,score=how"], capsys)
+        assert code == 0 and json.loads(out) == json.loads(want), (qf, rf, err)
+    code, _, err = run_cli(["trec", str(tmp_path / "qrels.csv"), str(tmp_path / "bm25.parquet")], capsys)
+    assert code == 2 and "no qid column (columns: who, what, how" in err
+
+
+def test_dataframes_and_pyarrow_tables_in_the_library(files):
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    pl = pytest.importorskip("polars")
+    _, qrels, runs = files
+    want = trec.evaluate(qrels, runs["rm3"], "map,ndcg_cut_10,bpref")
+    q = pd.DataFrame(
+        [(k, doc, v) for k, ds in qrels.items() for doc, v in ds.items()], columns=["qid", "docid", "rel"]
+    )
+    r = pd.DataFrame(
+        [(k, doc, v) for k, ds in runs["rm3"].items() for doc, v in ds.items()],
+        columns=["qid", "docid", "score"],
+    )
+    for qq, rr in (
+        (q, r),
+        (pa.Table.from_pandas(q), pa.Table.from_pandas(r)),
+        (pl.from_pandas(q), pl.from_pandas(r)),
+    ):
+        got = trec.evaluate(qq, rr, "map,ndcg_cut_10,bpref")
+        assert {k: v.value for k, v in got.results.items()} == {k: v.value for k, v in want.results.items()}
+
+
+@pytest.mark.parametrize(
+    ("qid", "message"),
+    [([301.5, 302.0], "holds the float 301.5"), ([None, "a"], "every case needs")],
+)
+def test_an_id_column_is_never_a_float_or_missing(qid, message):
+    pd = pytest.importorskip("pandas")
+    q = pd.DataFrame({"qid": qid, "docid": ["x", "y"], "rel": [1, 0]})
+    with pytest.raises(Exception, match=message):
+        trec.evaluate(q, {"a": {"x": 1.0}}, "map")
+
+
+def test_a_pair_twice_in_a_table_names_its_rows():
+    q = {"qid": ["a", "a", "a"], "docid": ["x", "y", "x"], "rel": [1, 0, 1]}
+    with pytest.raises(Exception, match=r"document 'x' is given twice \(rows 1 and 3\)"):
+        trec.evaluate(q, {"a": {"x": 1.0}}, "map")

@@ -65,6 +65,8 @@ def _data(seed: int, n_queries: int, grades: int, ties: bool, negative: bool = F
         judged = rng.choice(len(docs), size=int(rng.integers(1, len(docs) + 1)), replace=False)
         low = -1 if negative else 0
         qrels[f"q{q}"] = {docs[i]: int(rng.integers(low, grades)) for i in judged}
+        if all(v < 0 for v in qrels[f"q{q}"].values()):  # trec_eval spins on such a query (its ideal
+            qrels[f"q{q}"][docs[judged[0]]] = 0  # DCG loop never meets level 0); perfeval answers 0
         if rng.random() < 0.85:  # some judged queries are not answered
             shown = rng.choice(len(docs), size=int(rng.integers(1, len(docs) + 1)), replace=False)
             if ties:
@@ -191,6 +193,11 @@ def test_tool_spellings_mean_the_tools_definitions():
     assert r["NDCG@2"] == pytest.approx(exp, abs=1e-15)
     with pytest.raises(Exception, match="named twice"):
         trec.evaluate(qrels, run, ["nDCG@2", "ndcg_cut_2"])
+
+
+def test_a_query_judged_only_negative_scores_0_where_trec_eval_spins():
+    r = trec.evaluate({"q": {"a": -1, "b": -1}}, {"q": {"a": 1.0, "x": 0.5}}, ["ndcg", "map", "bpref", "P_5"])
+    assert all(v.value == 0.0 for v in r.results.values())
 
 
 def test_judged_at_k_as_ir_measures_counts_it():

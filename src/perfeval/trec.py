@@ -51,7 +51,19 @@ from perfeval.measures import REGISTRY, MeasureSpec
 from perfeval.report import Report
 from perfeval.summaries.ranking import RankingData, TieTable
 
-__all__ = ["Comparison", "compare", "evaluate", "per_query", "CORRECTIONS", "QUERIES", "TESTS", "TIES"]
+__all__ = [
+    "Comparison",
+    "as_qrels",
+    "as_run",
+    "compare",
+    "evaluate",
+    "per_query",
+    "ROLES",
+    "CORRECTIONS",
+    "QUERIES",
+    "TESTS",
+    "TIES",
+]
 
 QUERIES = ("qrels", "run")
 #: tie rules: perfeval's expectation over tie orders; trec_eval's (score, then docid descending);
@@ -209,11 +221,191 @@ def per_query(
     return values
 
 
-def _load(qrels: Any, run: Any) -> tuple[Qrels, Run]:
-    return (
-        qrels if isinstance(qrels, Qrels) else read_qrels(qrels),
-        run if isinstance(run, Run) else read_run(run),
+#: column names that say each role in a table (any case), most usual first; ``qrels_columns=`` and
+#: ``run_columns=`` name others
+ROLES = {
+    "qid": ("qid", "query_id", "q_id", "query", "topic", "topic_id", "user_id", "user", "session_id"),
+    "docid": ("docid", "doc_id", "docno", "document", "document_id", "pid", "item_id", "item", "doc"),
+    "rel": ("rel", "relevance", "grade", "label", "judgment", "target", "score"),
+    "score": ("score", "sim", "similarity", "prediction", "pred", "y_score"),
+}
+
+
+def _is_table_file(path: str) -> bool:
+    """A CSV, Parquet or JSON-lines file; a ``.tsv`` when its first line names a known column (else a
+    TREC file written with tabs, as MS MARCO's qrels).
+    """
+    from perfeval.io.tables import guess_format, open_bytes
+
+    fmt = guess_format(path, b"")  # from the name alone (compressed or not)
+    if fmt in ("csv", "parquet", "jsonl"):
+        return True
+    if fmt != "tsv":
+        return False
+    fh = open_bytes(path, path)
+    try:
+        first = fh.read(4096).split(b"\n", 1)[0].decode("utf-8", "replace").lower()
+    finally:
+        fh.close()
+    known = {n for names in ROLES.values() for n in names}
+    return any(f.strip().strip('"') in known for f in first.split("\t"))
+
+
+def _role_columns(names: list[str], roles: tuple[str, ...], columns: Mapping[str, str] | None, source: str):
+    """The column of each role: given in ``columns``, or the first usual name present (any case)."""
+    given = dict(columns or {})
+    unknown = set(given) - set(ROLES)
+    if unknown:
+        raise InvalidParameterError(
+            f"columns: unknown role {sorted(unknown)[0]!r}; the roles are {', '.join(ROLES)}"
+        )
+    lower = {n.lower(): n for n in reversed(names)}
+    out = {}
+    for role in roles:
+        if role in given:
+            if given[role] not in names:
+                raise InvalidParameterError(
+                    f"{source}: no column {given[role]!r} for {role} (columns: {', '.join(names)})"
+                )
+            out[role] = given[role]
+            continue
+        hit = next((lower[c] for c in ROLES[role] if c in lower and lower[c] not in out.values()), None)
+        if hit is None:
+            raise InvalidParameterError(
+                f"{source}: no {role} column (columns: {', '.join(names)}; looked for "
+                f"{', '.join(ROLES[role])}; name it with the columns option, e.g. --run-columns {role}=NAME)"
+            )
+        out[role] = hit
+    return out
+
+
+def _ids(values: Any, name: str, source: str) -> np.ndarray:
+    """An id column as text: whole numbers as written without a fraction (7, not 7.0); fractional or
+    missing ids are refused (an id is never a float).
+    """
+    from perfeval._validation import identity_groups, to_numpy
+
+    arr = to_numpy(values, name)
+    if arr.dtype.kind in "iub":
+        return arr.astype(np.int64).astype(str)
+    try:
+        arr = identity_groups(arr)
+    except InvalidDataError as e:
+        raise InvalidDataError(f"{source}: {str(e).replace('`groups`', f'column {name!r}')}") from None
+    if arr.dtype.kind == "i":
+        return arr.astype(str)
+    return np.array([str(v) for v in arr.tolist()], dtype=str)
+
+
+def _numbers_of(values: Any, name: str, source: str) -> np.ndarray:
+    from perfeval._validation import to_numpy
+
+    arr = to_numpy(values, name)
+    try:
+        out = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        raise InvalidDataError(f"{source}: column {name!r} holds values that are not numbers") from None
+    bad = ~np.isfinite(out)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidDataError(
+            f"{source}: column {name!r} holds {out[i]!r} at row {i + 1}; expected a finite number"
+        )
+    return out
+
+
+def _table_columns(obj: Any, roles: tuple[str, ...], columns: Mapping[str, str] | None) -> tuple[dict, str]:
+    """The role columns of a DataFrame (pandas, polars), a pyarrow Table, a dict of columns, or a
+    table file: ids as text, numbers as float64.
+    """
+    from perfeval._validation import column, table_names
+
+    if isinstance(obj, str):
+        from perfeval.io.tables import read_table
+
+        source = obj
+        found: dict = {}
+
+        def identity(names: list, header: bool) -> list[int]:
+            found.update(_role_columns([str(n) for n in names], roles, columns, source))
+            return [names.index(found[r]) for r in ("qid", "docid")]
+
+        t = read_table(obj, "auto", True, identity=identity)
+        picked = {role: t.columns[name] for role, name in found.items()}
+    else:
+        source = type(obj).__name__
+        names = table_names(obj) or []
+        found = _role_columns(names, roles, columns, source)
+        picked = {role: column(obj, name) for role, name in found.items()}
+    out = {}
+    for role, values in picked.items():
+        if role in ("qid", "docid"):
+            out[role] = _ids(values, found[role], source)
+        else:
+            out[role] = _numbers_of(values, found[role], source)
+    return out, source
+
+
+def _no_repeats(qid: np.ndarray, docid: np.ndarray, source: str) -> None:
+    """Each (query, document) once in a table: the rows of the first pair given twice, said."""
+    order = np.lexsort((docid, qid))
+    q, d = qid[order], docid[order]
+    same = (q[1:] == q[:-1]) & (d[1:] == d[:-1])
+    if same.any():
+        k = int(np.argmax(same))
+        a, b = sorted((int(order[k]), int(order[k + 1])))
+        raise InvalidDataError(
+            f"{source}: query {str(q[k])!r}, document {str(d[k])!r} is given twice (rows {a + 1} and {b + 1})"
+        )
+
+
+def _is_table(obj: Any) -> bool:
+    from perfeval._validation import table_names
+
+    if isinstance(obj, str):
+        return _is_table_file(obj)
+    if isinstance(obj, Mapping):  # {qid: {docid: value}} is the dict form; {column: values} a table
+        return bool(obj) and not any(isinstance(v, Mapping) for v in obj.values())
+    return table_names(obj) is not None
+
+
+def as_qrels(obj: Any, columns: Mapping[str, str] | None = None) -> Qrels:
+    """Judgments from a TREC qrels file, a ``{qid: {docid: rel}}`` dict, or a table (a CSV, TSV with a
+    header, Parquet or JSON-lines file, a pandas or polars DataFrame, a pyarrow Table, a dict of
+    columns) with a query, a document and a relevance column (found by their usual names, or named in
+    ``columns={"qid": ..., "docid": ..., "rel": ...}``).  A whole-number id reads as written (7,
+    not 7.0); a fractional or missing id is an error.
+    """
+    if isinstance(obj, Qrels):
+        return obj
+    if not _is_table(obj):
+        return read_qrels(obj)
+    cols, source = _table_columns(obj, ("qid", "docid", "rel"), columns)
+    _no_repeats(cols["qid"], cols["docid"], source)
+    return Qrels(cols["qid"], cols["docid"], cols["rel"], source)
+
+
+def as_run(obj: Any, columns: Mapping[str, str] | None = None, name: str | None = None) -> Run:
+    """A run from a TREC run file, a ``{qid: {docid: score}}`` dict, or a table with a query, a
+    document and a score column (as :func:`as_qrels` finds them); a table's run is named ``name``, else
+    after its file.
+    """
+    if isinstance(obj, Run):
+        return obj
+    if not _is_table(obj):
+        return read_run(obj, name=name)
+    cols, source = _table_columns(obj, ("qid", "docid", "score"), columns)
+    _no_repeats(cols["qid"], cols["docid"], source)
+    n = len(cols["qid"])
+    return Run(
+        cols["qid"], cols["docid"], cols["score"], None, np.arange(n, dtype=np.int64), name or source, source
     )
+
+
+def _load(
+    qrels: Any, run: Any, qrels_columns: Mapping[str, str] | None, run_columns: Mapping[str, str] | None
+) -> tuple[Qrels, Run]:
+    return as_qrels(qrels, qrels_columns), as_run(run, run_columns)
 
 
 def evaluate(
@@ -224,15 +416,19 @@ def evaluate(
     queries: str = "qrels",
     ties: str = "perfeval",
     level: float | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
 ) -> Report:
     """Evaluate a run against judgments: every judged relevant document counts.
 
     Parameters
     ----------
-    qrels : path, dict or Qrels
-        A TREC qrels file (``qid iter docid rel``, possibly compressed) or ``{qid: {docid: rel}}``.
-    run : path, dict or Run
-        A TREC run file (``qid Q0 docid rank score tag``) or ``{qid: {docid: score}}``.
+    qrels : path, dict, table or Qrels
+        A TREC qrels file (``qid iter docid rel``, possibly compressed), ``{qid: {docid: rel}}``, or a
+        table with query, document and relevance columns (see :func:`as_qrels`).
+    run : path, dict, table or Run
+        A TREC run file (``qid Q0 docid rank score tag``), ``{qid: {docid: score}}``, or a table with
+        query, document and score columns.
     measures : str or list
         Per-query measures: perfeval's names (``map``, ``ndcg@10``, ``p@5``, ``r@100``, ``mrr``,
         ``rprec``, ``bpref``, ``success@10``, ``judged@10``, ``map@100``), trec_eval's (``ndcg_cut_10``,
@@ -246,6 +442,10 @@ def evaluate(
         descending); the run's line order.
     level : float, optional
         trec_eval's ``-l``: relevance >= level is relevant to the binary measures (default: > 0).
+    qrels_columns, run_columns : dict, optional
+        With tables (CSV, Parquet, JSON lines, DataFrames, pyarrow Tables): the column of each role
+        (``qid``, ``docid`` and ``rel`` of the judgments, ``qid``, ``docid`` and ``score`` of a run)
+        where it does not have one of its usual names (see :data:`ROLES`).
 
     Returns
     -------
@@ -254,7 +454,7 @@ def evaluate(
         (``Report.groups`` are the query ids).
     """
     _check(queries, ties, level)
-    q, r = _load(qrels, run)
+    q, r = _load(qrels, run, qrels_columns, run_columns)
     specs = _specs(measures)
     keys = _queries(q, r, queries)
     values = per_query(q, r, specs, keys, ties=ties, level=level)
@@ -395,12 +595,12 @@ def _names(runs: list[Run]) -> list[str]:
     return names
 
 
-def _runs(runs: Any) -> list[Run]:
+def _runs(runs: Any, columns: Mapping[str, str] | None) -> list[Run]:
     """The runs of a list (named by tag or file) or a dict (named by its keys)."""
     if isinstance(runs, Mapping):
-        loaded = [v if isinstance(v, Run) else read_run(v, name=str(k)) for k, v in runs.items()]
+        loaded = [as_run(v, columns, name=str(k)) for k, v in runs.items()]
     else:
-        loaded = [r if isinstance(r, Run) else read_run(r) for r in runs]
+        loaded = [as_run(r, columns) for r in runs]
     if not loaded:
         raise InvalidParameterError("no run to evaluate")
     return loaded
@@ -461,6 +661,8 @@ def compare(
     queries: str = "qrels",
     ties: str = "perfeval",
     level: float | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
 ) -> Comparison:
     """Evaluate several runs on the same judgments and test each against a baseline, query by query.
 
@@ -484,9 +686,9 @@ def compare(
         The level at which a difference is significant.
     n_resamples, seed : int
         Of the randomization and bootstrap tests.
-    queries, ties, level
-        As :func:`evaluate`.  With ``queries="run"`` each run is averaged over the queries it
-        answers, and a test pairs the queries both runs answer.
+    queries, ties, level, qrels_columns, run_columns
+        As :func:`evaluate` (``run_columns`` holds for every run).  With ``queries="run"`` each run
+        is averaged over the queries it answers, and a test pairs the queries both runs answer.
 
     Returns
     -------
@@ -499,8 +701,8 @@ def compare(
         raise InvalidParameterError(f"correction={correction!r}: expected one of {', '.join(CORRECTIONS)}")
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InvalidParameterError(f"alpha={alpha!r}: expected a number between 0 and 1")
-    q = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
-    loaded = _runs(runs)
+    q = as_qrels(qrels, qrels_columns)
+    loaded = _runs(runs, run_columns)
     names = _names(loaded)
     if baseline is None:
         baseline = names[0]

@@ -212,8 +212,17 @@ def build() -> argparse.ArgumentParser:
         "  perfeval trec qrels.txt a.run b.run -m map,ndcg_cut_10 -o latex > table.tex",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    tr.add_argument("qrels", help="the judgments: qid iter docid rel (plain, .gz, .bz2 or .xz)")
-    tr.add_argument("runs", nargs="+", metavar="RUN", help="runs: qid Q0 docid rank score tag")
+    tr.add_argument(
+        "qrels",
+        help="the judgments: a TREC qrels file (qid iter docid rel; plain, .gz, .bz2 or .xz), or a "
+        "table (.csv, .parquet, .jsonl, .tsv with a header) with qid, docid and rel columns",
+    )
+    tr.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="runs: TREC run files (qid Q0 docid rank score tag), or tables with qid, docid, score",
+    )
     tr.add_argument(
         "-m",
         "--measures",
@@ -249,6 +258,17 @@ def build() -> argparse.ArgumentParser:
         default=None,
         help="relevance from which a document is relevant to the binary measures (trec_eval -l; "
         "default: relevance > 0)",
+    )
+    tr.add_argument(
+        "--qrels-columns",
+        metavar="ROLE=NAME,...",
+        help="judgments in a table (CSV, TSV with a header, Parquet, JSON lines): the columns of qid, "
+        "docid and rel where they lack their usual names, e.g. qid=user,docid=item,rel=click",
+    )
+    tr.add_argument(
+        "--run-columns",
+        metavar="ROLE=NAME,...",
+        help="runs in tables: the columns of qid, docid and score, e.g. qid=user,docid=item,score=pred",
     )
     tr.add_argument("--baseline", help="the run the others are compared with (its name; default the first)")
     tr.add_argument(

@@ -93,7 +93,7 @@ def _lookup(name: str, raw: str) -> Measure:
     """
     try:
         return REGISTRY.get(name)
-    except UnknownMeasureError as e:
+    except UnknownMeasureError:
         import difflib
         import re
 

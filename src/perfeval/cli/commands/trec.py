@@ -22,6 +22,8 @@ def run(args: Any) -> int:
         args.qrels,
         args.runs,
         args.measures,
+        qrels_columns=_columns(args.qrels_columns, "--qrels-columns"),
+        run_columns=_columns(args.run_columns, "--run-columns"),
         baseline=args.baseline,
         test=args.test if len(args.runs) > 1 else "none",
         correction=args.correction,
@@ -42,6 +44,21 @@ def run(args: Any) -> int:
     }[args.output](c, args)
     write(out)
     return 0
+
+
+def _columns(text: str | None, option: str) -> dict[str, str] | None:
+    """``--run-columns qid=user,docid=item`` as a dict."""
+    from perfeval.exceptions import InvalidParameterError
+
+    if not text:
+        return None
+    out = {}
+    for item in text.split(","):
+        role, eq, name = item.partition("=")
+        if not eq or not role.strip() or not name.strip():
+            raise InvalidParameterError(f"{option}: expected ROLE=NAME, found {item!r}")
+        out[role.strip()] = name.strip()
+    return out
 
 
 def _names(c: Any) -> list[str]:
