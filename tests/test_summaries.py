@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfeval import InvalidParameterError, ScoreHistogram
@@ -72,3 +72,28 @@ def test_weights_equal_duplicated_rows():
 def test_bad_input(kwargs, fragment):
     with pytest.raises(InvalidParameterError, match=fragment):
         ScoreHistogram.from_arrays(**kwargs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    blocks=st.lists(st.lists(st.integers(0, 3), min_size=1, max_size=6), min_size=1, max_size=6),
+    ranked=st.booleans(),
+    seed=st.integers(0, 1000),
+)
+def test_query_order_of_ranked_blocks_and_of_anything(blocks, ranked, seed):
+    """query_order sorts by query then descending score; a run's layout (each query's rows together,
+    best first, queries in any order) takes the path without a sort, and gives a valid order too."""
+    from perfeval.summaries.ranking import query_order
+
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(len(blocks))
+    codes = np.concatenate([np.full(len(b), perm[i]) for i, b in enumerate(blocks)]).astype(np.int64)
+    score = np.concatenate([sorted(b, reverse=True) if ranked else b for b in blocks]).astype(float)
+    if not ranked:
+        shuffle = rng.permutation(len(codes))
+        codes, score = codes[shuffle], score[shuffle]
+    order = query_order(codes, score, len(blocks))
+    assert sorted(order.tolist()) == list(range(len(codes)))
+    c, s = codes[order], score[order]
+    assert (np.diff(c) >= 0).all()
+    assert all(s[k] <= s[k - 1] for k in range(1, len(c)) if c[k] == c[k - 1])

@@ -73,7 +73,7 @@ class RankingData:
             keys = np.zeros(1 if n else 0, dtype=np.int64)
         else:
             keys, codes = group_codes(g)
-        order = _order(codes, sc, len(keys))
+        order = query_order(codes, sc, len(keys))
         self.order = order
         self.codes = codes[order]
         self.score = sc[order]
@@ -346,11 +346,25 @@ def group_codes(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keys, codes.reshape(-1).astype(np.int64, copy=False)
 
 
-def _order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
+def query_order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
     """Rows sorted by query, then by descending score.  The order inside equal (query, score) does
     not matter to any measure (all are tie-aware), so: one fast unstable sort by score, then a stable
-    sort by query, a radix sort when the codes fit 16 bits.
+    sort by query, a radix sort when the codes fit 16 bits.  Rows already grouped by query and
+    ranked (a TREC run) are only put in query order.
     """
+    n = len(codes)
+    if n > 1:
+        # a ranking as a run file holds it: each query's rows together, best first.  Checked in O(n);
+        # then only the queries' blocks are put in order (no sort of the rows).
+        cut = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+        if len(cut) + 1 == q and bool((np.delete(np.diff(score), cut - 1) <= 0).all()):
+            starts = np.concatenate(([0], cut))
+            if (np.diff(codes[starts]) > 0).all():
+                return np.arange(n)
+            lengths = np.diff(np.append(starts, n))
+            by = np.argsort(codes[starts])
+            offsets = np.cumsum(lengths[by]) - lengths[by]
+            return np.repeat(starts[by] - offsets, lengths[by]) + np.arange(n)
     by_score = np.argsort(-score)
     c = codes[by_score]
     if q <= 65536:
