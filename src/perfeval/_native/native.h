@@ -27,6 +27,7 @@
  *   summary.c   modern float64 kernels over summaries (histograms, runs, tie tables, disc_sums)
  *   resample.c  the bootstrap's random numbers and walks, DeLong's components
  *   contest.c   the competition scorer's id join, token comparison and plain-file reading
+ *   trec.c      TREC qrels and runs read in one pass: ids dictionary-encoded, numbers, line errors
  * Everything not declared here is static to its file.
  */
 #ifndef PERFEVAL_NATIVE_H
@@ -161,5 +162,9 @@ PyObject *nv_delong_rows(PyObject *self, PyObject *args);
 PyObject *nv_join_ids(PyObject *self, PyObject *args);
 PyObject *nv_same_tokens(PyObject *self, PyObject *args);
 PyObject *nv_plain_tokens(PyObject *self, PyObject *args);
+
+/* ---- trec.c ---------------------------------------------------------------------------------- */
+PyObject *nv_trec_read(PyObject *self, PyObject *args);
+PyObject *nv_trec_duplicate(PyObject *self, PyObject *args);
 
 #endif

@@ -9,13 +9,23 @@ Query and document ids are identities and are kept as the text written (trec_eva
 strings: ``"007"`` and ``"7"`` are two queries).  Nothing is dropped or guessed: a line with the
 wrong number of fields, a relevance or score that is not a number, a non-finite score and a
 (qid, docid) pair given twice are each an error naming the file and the line.
+
+Ids are held dictionary-encoded: ``qcode``/``dcode`` give each row's position in ``qvocab``/``dvocab``,
+the distinct ids sorted (so code order is string order); ``qid``/``docid``, each row's id as text,
+are built from them on first use.  Files are read by the compiled ``_x87.trec_read`` in one pass
+(numbers by the grammar of :mod:`perfeval.io.grammar`): a run of 10 million lines in one to two
+seconds on two cores (``benchmarks/bench_trec_read.py``).
 """
 
 from __future__ import annotations
 
+import io
+import mmap
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -27,39 +37,93 @@ QRELS_FIELDS = 4
 RUN_FIELDS = 6
 #: blank characters between fields (trec_eval splits at spaces and tabs)
 _BLANKS = b" \t\r\v\f"
+#: the fields of a line for ``_x87.trec_read``: q query id, d document id, f a finite number, i a
+#: number kept as int64 (the rank), t the run's tag, x ignored
+_QRELS_PATTERN = "qxdf"
+_RUN_PATTERN = "qxdift"
 
 
-@dataclass(frozen=True)
+def _encode(ids: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's id as text, its code, and the sorted distinct ids (``vocab[code] == text``)."""
+    text = np.asarray(ids, dtype=str)
+    vocab, code = np.unique(text, return_inverse=True)
+    return text, code.astype(np.int64).reshape(-1), vocab
+
+
+@dataclass(frozen=True, init=False)
 class Qrels:
     """Relevance judgments: one row per judged (query, document).
 
+    ``Qrels(qid, docid, rel, source)`` builds them from each row's ids (encoding them);
+    :meth:`from_codes` from codes and vocabularies, as the readers do.
+
     Attributes
     ----------
-    qid, docid : ndarray of str
-        Query and document ids as written.
+    qcode, dcode : ndarray of int64
+        Each row's query and document as positions in ``qvocab`` and ``dvocab``.
+    qvocab, dvocab : ndarray of str
+        The distinct query and document ids as written, sorted: code order is string order.
     rel : ndarray of float64
         The judged relevance (0 = judged not relevant; trec_eval counts rel >= 1 as relevant).
     source : str
         Where the judgments came from (a file name, or ``"dict"``).
+    qid, docid : ndarray of str
+        Each row's query and document id (``qvocab[qcode]``, built on first use).
     """
 
-    qid: np.ndarray
-    docid: np.ndarray
+    qcode: np.ndarray
+    dcode: np.ndarray
+    qvocab: np.ndarray
+    dvocab: np.ndarray
     rel: np.ndarray
     source: str = ""
 
+    def __init__(self, qid: Any, docid: Any, rel: np.ndarray, source: str = "") -> None:
+        qtext, qcode, qvocab = _encode(qid)
+        dtext, dcode, dvocab = _encode(docid)
+        _assign(self, qcode=qcode, dcode=dcode, qvocab=qvocab, dvocab=dvocab, rel=rel, source=source)
+        self.__dict__.update(qid=qtext, docid=dtext)
+
+    @classmethod
+    def from_codes(
+        cls,
+        qcode: np.ndarray,
+        dcode: np.ndarray,
+        qvocab: np.ndarray,
+        dvocab: np.ndarray,
+        rel: np.ndarray,
+        source: str = "",
+    ) -> Qrels:
+        """Judgments from codes into sorted vocabularies of distinct ids (not checked)."""
+        self = object.__new__(cls)
+        _assign(self, qcode=qcode, dcode=dcode, qvocab=qvocab, dvocab=dvocab, rel=rel, source=source)
+        return self
+
+    @cached_property
+    def qid(self) -> np.ndarray:
+        return self.qvocab[self.qcode]
+
+    @cached_property
+    def docid(self) -> np.ndarray:
+        return self.dvocab[self.dcode]
+
     def __len__(self) -> int:
-        return len(self.qid)
+        return len(self.qcode)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Run:
     """A ranking of documents per query: one row per retrieved (query, document).
 
+    ``Run(qid, docid, score, rank, order, name, source)`` builds it from each row's ids (encoding
+    them); :meth:`from_codes` from codes and vocabularies, as the readers do.
+
     Attributes
     ----------
-    qid, docid : ndarray of str
-        Query and document ids as written.
+    qcode, dcode : ndarray of int64
+        Each row's query and document as positions in ``qvocab`` and ``dvocab``.
+    qvocab, dvocab : ndarray of str
+        The distinct query and document ids as written, sorted: code order is string order.
     score : ndarray of float64
         The run's score of each document (higher ranks first).
     rank : ndarray of int64 or None
@@ -71,93 +135,165 @@ class Run:
         The run's name: its tag (the sixth field) when the file has one tag, else the file name.
     source : str
         Where the run came from.
+    qid, docid : ndarray of str
+        Each row's query and document id (``qvocab[qcode]``, built on first use).
     """
 
-    qid: np.ndarray
-    docid: np.ndarray
+    qcode: np.ndarray
+    dcode: np.ndarray
+    qvocab: np.ndarray
+    dvocab: np.ndarray
     score: np.ndarray
     rank: np.ndarray | None
     order: np.ndarray
     name: str = ""
     source: str = ""
 
+    def __init__(
+        self,
+        qid: Any,
+        docid: Any,
+        score: np.ndarray,
+        rank: np.ndarray | None,
+        order: np.ndarray,
+        name: str = "",
+        source: str = "",
+    ) -> None:
+        qtext, qcode, qvocab = _encode(qid)
+        dtext, dcode, dvocab = _encode(docid)
+        _assign(
+            self,
+            qcode=qcode,
+            dcode=dcode,
+            qvocab=qvocab,
+            dvocab=dvocab,
+            score=score,
+            rank=rank,
+            order=order,
+            name=name,
+            source=source,
+        )
+        self.__dict__.update(qid=qtext, docid=dtext)
+
+    @classmethod
+    def from_codes(
+        cls,
+        qcode: np.ndarray,
+        dcode: np.ndarray,
+        qvocab: np.ndarray,
+        dvocab: np.ndarray,
+        score: np.ndarray,
+        rank: np.ndarray | None,
+        order: np.ndarray,
+        name: str = "",
+        source: str = "",
+    ) -> Run:
+        """A run from codes into sorted vocabularies of distinct ids (not checked)."""
+        self = object.__new__(cls)
+        _assign(
+            self,
+            qcode=qcode,
+            dcode=dcode,
+            qvocab=qvocab,
+            dvocab=dvocab,
+            score=score,
+            rank=rank,
+            order=order,
+            name=name,
+            source=source,
+        )
+        return self
+
+    @cached_property
+    def qid(self) -> np.ndarray:
+        return self.qvocab[self.qcode]
+
+    @cached_property
+    def docid(self) -> np.ndarray:
+        return self.dvocab[self.dcode]
+
     def __len__(self) -> int:
-        return len(self.qid)
+        return len(self.qcode)
 
 
-def _body(path: str) -> bytes:
+def _assign(obj: object, **fields: Any) -> None:
+    for key, value in fields.items():
+        object.__setattr__(obj, key, value)  # the dataclasses are frozen
+
+
+@contextmanager
+def _data(path: str) -> Iterator[Any]:
+    """The bytes of the file, decompressed: a plain file mapped into memory (no copy), else read."""
     from perfeval.io.tables import open_bytes
 
     fh = open_bytes(path, path)
     try:
-        return fh.read()
+        mapped = None
+        if isinstance(fh, io.BufferedReader) and fh is not getattr(sys.stdin, "buffer", None):
+            try:
+                flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+                mapped = mmap.mmap(fh.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
+            except (OSError, ValueError):  # an empty file, or one that cannot be mapped
+                mapped = None
+        if mapped is None:
+            yield fh.read()
+        else:
+            try:
+                yield mapped
+            finally:
+                mapped.close()
     finally:
         if fh is not getattr(sys.stdin, "buffer", None):  # standard input stays open
             fh.close()
 
 
-def _fields(body: bytes, n: int, source: str, what: str) -> tuple[list[bytes], np.ndarray]:
-    """The blank-separated tokens of ``body`` (``n`` per non-blank line, checked line by line) and the
-    1-based line number of each record.
+_LABELS = {_QRELS_PATTERN: {4: "the relevance"}, _RUN_PATTERN: {4: "the rank", 5: "the score"}}
+
+
+def _read(path: str, pattern: str, what: str) -> tuple[Any, ...]:
+    """``_x87.trec_read`` of the file: (qcode, dcode, qvocab, dvocab, numbers, tag), or the error of
+    the line, worded as the pure-Python reader worded it.
     """
-    lines = body.split(b"\n")
-    records: list[bytes] = []
-    numbers = []
-    for i, line in enumerate(lines, 1):
-        tokens = line.split()
-        if not tokens:
-            continue  # a blank line (or the end of the file)
-        if len(tokens) != n:
-            raise InputFormatError(
-                f"expected {n} fields ({what}), found {len(tokens)}", source=source, line=i
-            )
-        records.extend(tokens)
-        numbers.append(i)
-    return records, np.array(numbers, dtype=np.int64)
+    from perfeval import _x87
 
-
-def _text(tokens: list[bytes], source: str) -> np.ndarray:
-    try:
-        return np.array([t.decode("utf-8") for t in tokens], dtype=str)
-    except UnicodeDecodeError:
-        raise InputFormatError("holds text that is not UTF-8 in an id field", source=source) from None
-
-
-def _numbers(tokens: list[bytes], source: str, lines: np.ndarray, field: int, what: str) -> np.ndarray:
-    from perfeval.io.grammar import first_bad_number, numbers
-
-    text = [t.decode("utf-8", "replace") for t in tokens]
-    out = numbers(text)
-    if out is None:
-        i = first_bad_number(text)
+    with _data(path) as data:
+        out = _x87.trec_read(data, pattern)
+    if out[0] == "ok":
+        qcode, dcode = np.frombuffer(out[1], np.int64), np.frombuffer(out[2], np.int64)
+        qvocab, dvocab = (np.frombuffer(buf, f"<U{width}") for buf, width in (out[3], out[4]))
+        kinds = [np.int64 if letter == "i" else np.float64 for letter in pattern if letter in "nfi"]
+        numbers = [np.frombuffer(b, kind) for b, kind in zip(out[5], kinds, strict=True)]
+        return qcode, dcode, qvocab, dvocab, numbers, out[6]
+    kind, line, field, detail = out
+    if kind == "fields":
         raise InputFormatError(
-            f"expected a number ({what}), found {text[i][:40]!r}",
-            source=source,
-            line=int(lines[i]),
+            f"expected {len(pattern)} fields ({what}), found {detail}", source=path, line=line
+        )
+    if kind == "utf8":
+        raise InputFormatError("holds text that is not UTF-8 in an id field", source=path)
+    if kind == "number":
+        text = detail.decode("utf-8", "replace")
+        raise InputFormatError(
+            f"expected a number ({_LABELS[pattern][field]}), found {text[:40]!r}",
+            source=path,
+            line=line,
             field=field,
         )
-    return out
+    if kind == "finite":
+        value = np.float64(detail)
+        if pattern == _QRELS_PATTERN:
+            raise InputFormatError(f"the relevance must be finite, found {value!r}", source=path, line=line)
+        raise InputFormatError(
+            f"the score must be a finite number, found {value!r}", source=path, line=line, field=5
+        )
+    first, q, d = detail
+    raise InputFormatError(_twice(q, d, f"lines {first} and {line}"), source=path, line=line)
 
 
-def _no_duplicates(qid: np.ndarray, docid: np.ndarray, source: str, lines: np.ndarray | None) -> None:
-    """Each (query, document) pair once: a judgment or a retrieval given twice is an error, never a
-    silent choice of one of them.
-    """
-    if len(qid) < 2:
-        return
-    order = np.lexsort((docid, qid))
-    q, d = qid[order], docid[order]
-    same = (q[1:] == q[:-1]) & (d[1:] == d[:-1])
-    if same.any():
-        k = int(np.argmax(same))
-        a, b = sorted((int(order[k]), int(order[k + 1])))
-        where = f"lines {lines[a]} and {lines[b]}" if lines is not None else "twice"
-        from perfeval._text import shown
+def _twice(qid: str, docid: str, where: str) -> str:
+    from perfeval._text import shown
 
-        message = f"query {shown(str(q[k]))!r}, document {shown(str(d[k]))!r} is given twice ({where})"
-        if lines is not None:
-            raise InputFormatError(message, source=source, line=int(lines[b]))
-        raise InvalidDataError(f"{source}: {message}")
+    return f"query {shown(qid)!r}, document {shown(docid)!r} is given twice ({where})"
 
 
 def read_qrels(data: str | Mapping[Any, Mapping[Any, Any]]) -> Qrels:
@@ -168,22 +304,15 @@ def read_qrels(data: str | Mapping[Any, Mapping[Any, Any]]) -> Qrels:
     >>> q = read_qrels({"q1": {"d1": 2, "d2": 0}, "q2": {"d9": 1}})
     >>> q.qid.tolist(), q.docid.tolist(), q.rel.tolist()
     (['q1', 'q1', 'q2'], ['d1', 'd2', 'd9'], [2.0, 0.0, 1.0])
+    >>> q.qcode.tolist(), q.dvocab.tolist()
+    ([0, 0, 1], ['d1', 'd2', 'd9'])
     """
     if isinstance(data, Mapping):
-        qid, docid, rel = _from_dict(data, "qrels")
+        qcode, dcode, qvocab, dvocab, rel = _from_dict(data, "qrels")
         _finite(rel, "qrels", "relevance")
-        return Qrels(qid, docid, rel, "dict")
-    tokens, lines = _fields(_body(data), QRELS_FIELDS, data, "qid iter docid rel")
-    qid, docid = _text(tokens[0::4], data), _text(tokens[2::4], data)
-    rel = _numbers(tokens[3::4], data, lines, 4, "the relevance")
-    bad = ~np.isfinite(rel)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InputFormatError(
-            f"the relevance must be finite, found {rel[i]!r}", source=data, line=int(lines[i])
-        )
-    _no_duplicates(qid, docid, data, lines)
-    return Qrels(qid, docid, rel, data)
+        return Qrels.from_codes(qcode, dcode, qvocab, dvocab, rel, "dict")
+    qcode, dcode, qvocab, dvocab, (rel,), _ = _read(data, _QRELS_PATTERN, "qid iter docid rel")
+    return Qrels.from_codes(qcode, dcode, qvocab, dvocab, rel, data)
 
 
 def read_run(data: str | Mapping[Any, Mapping[Any, Any]], name: str | None = None) -> Run:
@@ -199,28 +328,22 @@ def read_run(data: str | Mapping[Any, Mapping[Any, Any]], name: str | None = Non
     ('bm25', ['d1', 'd2'], [0.9, 0.1])
     """
     if isinstance(data, Mapping):
-        qid, docid, score = _from_dict(data, "run")
+        qcode, dcode, qvocab, dvocab, score = _from_dict(data, "run")
         _finite(score, "run", "score")
-        return Run(qid, docid, score, None, np.arange(len(qid), dtype=np.int64), name or "run", "dict")
-    tokens, lines = _fields(_body(data), RUN_FIELDS, data, "qid Q0 docid rank score tag")
-    qid, docid = _text(tokens[0::6], data), _text(tokens[2::6], data)
-    rank = _numbers(tokens[3::6], data, lines, 4, "the rank")
-    score = _numbers(tokens[4::6], data, lines, 5, "the score")
-    bad = ~np.isfinite(score)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InputFormatError(
-            f"the score must be a finite number, found {score[i]!r}", source=data, line=int(lines[i]), field=5
-        )
-    _no_duplicates(qid, docid, data, lines)
-    tags = set(tokens[5::6])
+        order = np.arange(len(qcode), dtype=np.int64)
+        return Run.from_codes(qcode, dcode, qvocab, dvocab, score, None, order, name or "run", "dict")
+    qcode, dcode, qvocab, dvocab, (rank, score), tag = _read(
+        data, _RUN_PATTERN, "qid Q0 docid rank score tag"
+    )
     if name is None:
-        name = tags.pop().decode("utf-8", "replace") if len(tags) == 1 else data
-    order = np.arange(len(qid), dtype=np.int64)
-    return Run(qid, docid, score, rank.astype(np.int64), order, name, data)
+        name = tag.decode("utf-8", "replace") if tag is not None else data
+    order = np.arange(len(qcode), dtype=np.int64)
+    return Run.from_codes(qcode, dcode, qvocab, dvocab, score, rank, order, name, data)
 
 
-def _from_dict(data: Mapping[Any, Mapping[Any, Any]], what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _from_dict(
+    data: Mapping[Any, Mapping[Any, Any]], what: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     qids: list[str] = []
     docids: list[str] = []
     values: list[float] = []
@@ -235,9 +358,24 @@ def _from_dict(data: Mapping[Any, Mapping[Any, Any]], what: str) -> tuple[np.nda
             qids.append(str(q))
             docids.append(str(d))
             values.append(float(v))
-    qid, docid = np.array(qids, dtype=str), np.array(docids, dtype=str)
-    _no_duplicates(qid, docid, what, None)  # two keys that are equal as text: 7 and "7"
-    return qid, docid, np.array(values, dtype=np.float64)
+    _, qcode, qvocab = _encode(qids)
+    _, dcode, dvocab = _encode(docids)
+    _no_duplicates(qcode, dcode, qvocab, dvocab, what)  # two keys that are equal as text: 7 and "7"
+    return qcode, dcode, qvocab, dvocab, np.array(values, dtype=np.float64)
+
+
+def _no_duplicates(
+    qcode: np.ndarray, dcode: np.ndarray, qvocab: np.ndarray, dvocab: np.ndarray, what: str
+) -> None:
+    """Each (query, document) pair once: a judgment or a retrieval given twice is an error, never a
+    silent choice of one of them.
+    """
+    from perfeval import _x87
+
+    pair = _x87.trec_duplicate(qcode, dcode, len(qvocab), len(dvocab))
+    if pair is not None:
+        b = pair[1]
+        raise InvalidDataError(f"{what}: {_twice(str(qvocab[qcode[b]]), str(dvocab[dcode[b]]), 'twice')}")
 
 
 def _finite(values: np.ndarray, what: str, field: str) -> None:
