@@ -289,3 +289,54 @@ def test_a_pair_twice_in_a_table_names_its_rows():
     q = {"qid": ["a", "a", "a"], "docid": ["x", "y", "x"], "rel": [1, 0, 1]}
     with pytest.raises(Exception, match=r"document 'x' is given twice \(rows 1 and 3\)"):
         trec.evaluate(q, {"a": {"x": 1.0}}, "map")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["-m", "NDCG"], "'NDCG' is ambiguous here"),
+        (["-m", "P_0"], "trec_eval's cut-offs are positive"),
+        (["-m", "nDCG@0"], "ir_measures's cut-offs are positive"),
+        (["-m", ""], "no measure named"),
+    ],
+)
+def test_names_that_would_mislead_are_refused(files, capsys, argv, message):
+    d, _, _ = files
+    code, out, err = run_cli(["trec", str(d / "qrels.txt"), str(d / "bm25.run"), *argv], capsys)
+    assert code == 2 and out == "" and message in err
+
+
+def test_standard_input_once_and_an_empty_run_warned(files, tmp_path, capsys):
+    d, _, _ = files
+    code, _, err = run_cli(["trec", str(d / "qrels.txt"), "-", "-"], capsys)
+    assert code == 2 and "standard input (-) can be read once" in err
+    (tmp_path / "empty.run").write_text("")
+    code, _, err = run_cli(["trec", str(d / "qrels.txt"), str(tmp_path / "empty.run"), "-m", "map"], capsys)
+    assert code == 0 and "ranks no document" in err
+
+
+def test_library_and_command_default_to_the_same_measures(files, capsys):
+    d, _, _ = files
+    _, out, _ = run_cli(["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-o", "json"], capsys)
+    r = trec.evaluate(str(d / "qrels.txt"), str(d / "bm25.run"))
+    assert list(json.loads(out)) == list(trec.DEFAULT) and len(r.results) == len(trec.DEFAULT)
+    assert json.loads(out)["ndcg_cut_10"] == r["NDCG@10:gain=linear"]
+
+
+def test_trec_layout_prints_trec_evals_names_and_latex_escapes(files, capsys):
+    d, _, _ = files
+    _, out, _ = run_cli(
+        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "P.5", "-o", "trec"], capsys
+    )
+    assert out.startswith("P_5                   \tall\t")
+    from perfeval.cli.commands.trec import _latex
+
+    assert _latex("a|b<c>_d") == "a\\textbar{}b\\textless{}c\\textgreater{}\\_d"
+
+
+def test_ranx_objects_are_taken_as_they_are(files):
+    ranx = pytest.importorskip("ranx")
+    _, qrels, runs = files
+    want = trec.evaluate(qrels, runs["bm25"], "map,P_5")
+    got = trec.evaluate(ranx.Qrels(qrels), ranx.Run(runs["bm25"], name="bm25"), "map,P_5")
+    assert got["MAP"] == want["MAP"] and got["P@5"] == want["P@5"] and got.params["run"] == "bm25"

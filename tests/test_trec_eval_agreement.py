@@ -201,10 +201,11 @@ def test_a_query_judged_only_negative_scores_0_where_trec_eval_spins():
 
 
 def test_judged_at_k_as_ir_measures_counts_it():
-    qrels = {"q": {"a": 1, "b": 0, "c": -1}}  # c: in the pool, not judged (trec_eval's -1)
+    qrels = {"q": {"a": 1, "b": 0, "c": -1}}  # c: -1, which ir_measures counts as judged
     run = {"q": {"a": 4.0, "x": 3.0, "b": 2.0, "c": 1.0}}
-    r = trec.evaluate(qrels, run, ["Judged@2", "Judged@10"])
-    assert r["JUDGED@2"] == 0.5 and r["JUDGED@10"] == 0.5  # 2 judged of min(10, 4) ranked
+    r = trec.evaluate(qrels, run, ["Judged@2", "Judged@10", "bpref"])
+    assert r["JUDGED@2"] == 0.5 and r["JUDGED@10"] == 0.75  # 3 in the qrels of min(10, 4) ranked
+    assert r["BPREF"] == 1.0  # bpref (trec_eval) skips the -1: b is the only judged non-relevant
 
 
 #: ranx's metric -> the same measure in perfeval's spelling (ranx's ndcg is linear, ndcg_burges exp)

@@ -37,6 +37,7 @@ Examples
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -49,7 +50,7 @@ from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.trec import Qrels, Run, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
 from perfeval.report import Report
-from perfeval.summaries.ranking import RankingData, TieTable
+from perfeval.summaries.ranking import RankingData, TieTable, query_order
 
 __all__ = [
     "Comparison",
@@ -66,6 +67,8 @@ __all__ = [
 ]
 
 QUERIES = ("qrels", "run")
+#: the measures of ``evaluate``, ``compare`` and ``perfeval trec`` when none are named (trec_eval's)
+DEFAULT = ("map", "ndcg_cut_10", "P_10", "recall_100", "recip_rank")
 #: tie rules: perfeval's expectation over tie orders; trec_eval's (score, then docid descending);
 #: the run's line order
 TIES = ("perfeval", "trec_eval", "file")
@@ -78,31 +81,50 @@ def _codes(values: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
     return np.searchsorted(vocabulary, values)
 
 
-def _join(qrels: Qrels, run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(relevance of each run row, 0 when not judged; whether it is judged; whether each judgment's
-    document was retrieved).
+def _map(ids: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
+    """The position of each of the sorted distinct ``ids`` in the sorted ``vocabulary``, -1 where it
+    is not there: the ids of one input translated into the codes of another, vocabulary against
+    vocabulary (never row by row).
     """
-    docs = np.unique(np.concatenate([qrels.docid, run.docid]))
-    nd = np.int64(len(docs))
-    qkeys = np.unique(np.concatenate([qrels.qid, run.qid]))
-    judged_key = _codes(qrels.qid, qkeys).astype(np.int64) * nd + _codes(qrels.docid, docs)
-    retrieved_key = _codes(run.qid, qkeys).astype(np.int64) * nd + _codes(run.docid, docs)
-    if not len(judged_key):
-        return np.zeros(len(run)), np.zeros(len(run), dtype=bool), np.zeros(0, dtype=bool)
-    order = np.argsort(judged_key)
-    sorted_key = judged_key[order]
-    at = np.minimum(np.searchsorted(sorted_key, retrieved_key), len(sorted_key) - 1)
-    found = sorted_key[at] == retrieved_key
-    rel = np.where(found, qrels.rel[order][at], 0.0)
+    if not len(vocabulary):
+        return np.full(len(ids), -1, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(vocabulary, ids), len(vocabulary) - 1)
+    return np.where(vocabulary[pos] == ids, pos, -1).astype(np.int64)
+
+
+def _join(qrels: Qrels, run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(relevance of each run row, 0 when not judged; whether it is judged (a judgment >= 0); whether
+    the qrels hold it at all (ir_measures' "judged"); whether each judgment's document was
+    retrieved; each run row's query as a code of the judgments' queries, -1 if unjudged).
+    """
+    rq = _map(run.qvocab, qrels.qvocab)[run.qcode]
+    rd = _map(run.dvocab, qrels.dvocab)[run.dcode]
+    nd = np.int64(max(len(qrels.dvocab), 1))
+    if not len(qrels):
+        none = np.zeros(len(run), dtype=bool)
+        return np.zeros(len(run)), none, none, np.zeros(0, dtype=bool), rq
+    judged_key = qrels.qcode * nd + qrels.dcode
+    run_key = np.where((rq >= 0) & (rd >= 0), rq * nd + rd, -1)
+    if (np.diff(judged_key) > 0).all():  # qrels sorted by query, then document: no sort needed
+        order = np.arange(len(judged_key))
+        sorted_key = judged_key
+    else:
+        order = np.argsort(judged_key, kind="stable")
+        sorted_key = judged_key[order]
+    at = np.minimum(np.searchsorted(sorted_key, run_key), len(sorted_key) - 1)
+    found = (sorted_key[at] == run_key) & (run_key >= 0)
+    rel = np.where(found, qrels.rel[order[at]], 0.0)
     judged = found & (rel >= 0)  # a negative judgment: in the pool, not judged (trec_eval)
-    return np.maximum(rel, 0.0), judged, np.isin(judged_key, retrieved_key)
+    retrieved = np.zeros(len(qrels), dtype=bool)
+    retrieved[order[at[found]]] = True
+    return np.maximum(rel, 0.0), judged, found, retrieved, rq
 
 
 def _queries(qrels: Qrels, run: Run, which: str) -> np.ndarray:
     if which not in QUERIES:
         raise InvalidParameterError(f"queries={which!r}: expected one of {', '.join(QUERIES)}")
-    judged, answered = np.unique(qrels.qid), np.unique(run.qid)
-    unjudged = np.setdiff1d(answered, judged)
+    judged, answered = qrels.qvocab, run.qvocab  # the distinct ids, sorted
+    unjudged = np.setdiff1d(answered, judged, assume_unique=True)
     if len(unjudged):
         shown = ", ".join(repr(str(q)) for q in unjudged[:5])
         more = ", ..." if len(unjudged) > 5 else ""
@@ -110,7 +132,7 @@ def _queries(qrels: Qrels, run: Run, which: str) -> np.ndarray:
             f"queries of run {run.name!r} without judgments are left out: {len(unjudged)} ({shown}{more})",
             stacklevel=4,
         )
-    keys = judged if which == "qrels" else np.intersect1d(answered, judged)
+    keys = judged if which == "qrels" else np.intersect1d(answered, judged, assume_unique=True)
     if not len(keys):
         why = (
             "the judgments hold no query" if not len(judged) else f"run {run.name!r} answers no judged query"
@@ -119,20 +141,36 @@ def _queries(qrels: Qrels, run: Run, which: str) -> np.ndarray:
     return keys
 
 
-def _tie_break(run: Run, keep: np.ndarray, ties: str) -> np.ndarray:
+def _key_codes(qrels: Qrels, keys: np.ndarray) -> np.ndarray:
+    """For each query code of the judgments, its position in ``keys`` (-1 when not evaluated)."""
+    out = np.full(len(qrels.qvocab), -1, dtype=np.int64)
+    out[_codes(keys, qrels.qvocab)] = np.arange(len(keys))
+    return out
+
+
+def _tie_break(run: Run, keep: np.ndarray, query: np.ndarray, ties: str) -> np.ndarray:
     """The scores of the kept rows, made distinct inside each query by the tie rule (a strictly
-    decreasing score in the rule's order), or as they are for perfeval's rule.
+    decreasing score in the rule's order), or as they are for perfeval's rule.  Only the tied rows
+    are sorted by the rule's second key.
     """
     score = run.score[keep]
-    if ties == "perfeval":
+    if ties == "perfeval" or not len(score):
         return score
-    if ties == "trec_eval":  # by score, then by document id descending (strcmp order of the bytes)
-        _, doc = np.unique(run.docid[keep], return_inverse=True)
-        second = -doc.reshape(-1)
+    if ties == "trec_eval":  # by score, then by document id descending (strcmp order of the bytes):
+        second = -run.dcode[keep]  # codes are positions in the sorted ids
     else:  # the run's line order
         second = run.order[keep]
-    _, q = np.unique(run.qid[keep], return_inverse=True)
-    order = np.lexsort((second, -score, q.reshape(-1)))
+    order = query_order(query, score, int(np.count_nonzero(np.bincount(query))))
+    sq, ss = query[order], score[order]
+    same = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
+    if same.any():
+        tied = np.zeros(len(order), dtype=bool)
+        tied[1:] |= same
+        tied[:-1] |= same
+        at = np.flatnonzero(tied)
+        segment = np.cumsum(~np.concatenate(([False], same)))[at]  # the tie of each tied row
+        order = order.copy()
+        order[at] = order[at][np.lexsort((second[order[at]], segment))]
     out = np.empty(len(score))
     out[order] = -np.arange(len(score), dtype=np.float64)
     return out
@@ -145,12 +183,14 @@ def _tables(
     documents: one for the graded measures (the relevance itself) and one for the binary ones
     (relevance >= ``level`` relevant, or > 0); and the code (in ``queries``) of each answered query.
     """
-    rel, judged, retrieved = _join(qrels, run)
-    keep = np.isin(run.qid, queries)
-    qcode = _codes(run.qid[keep], queries)
-    score = _tie_break(run, keep, ties)
-    missing = ~retrieved & np.isin(qrels.qid, queries)
-    miss_q, miss_g = _codes(qrels.qid[missing], queries), qrels.rel[missing]
+    rel, judged, pooled, retrieved, rq = _join(qrels, run)
+    kmap = _key_codes(qrels, queries)
+    row_key = np.where(rq >= 0, kmap[np.maximum(rq, 0)], -1)
+    keep = row_key >= 0
+    qcode = row_key[keep]
+    score = _tie_break(run, keep, qcode, ties)
+    missing = ~retrieved & (kmap[qrels.qcode] >= 0)
+    miss_q, miss_g = kmap[qrels.qcode[missing]], qrels.rel[missing]
 
     def table(r: np.ndarray, g: np.ndarray) -> tuple[TieTable, np.ndarray]:
         rd = RankingData.from_checked(r, score, qcode)
@@ -161,12 +201,15 @@ def _tables(
             answered = (local < len(present)) & (present[np.minimum(local, len(present) - 1)] == miss_q)
         else:
             answered = np.zeros(len(miss_q), dtype=bool)  # the run answers no evaluated query
-        per_tie = (
-            np.add.reduceat(judged[keep][rd.order].astype(np.float64), rd.tie_starts[:-1])
-            if len(rd.order)
-            else np.zeros(0)
-        )
-        return t.with_unretrieved(local[answered], g[answered], judged=per_tie), present
+
+        def per_tie(flags: np.ndarray) -> np.ndarray:
+            if not len(rd.order):
+                return np.zeros(0)
+            return np.add.reduceat(flags[keep][rd.order].astype(np.float64), rd.tie_starts[:-1])
+
+        t = t.with_unretrieved(local[answered], g[answered], judged=per_tie(judged))
+        t.pooled = per_tie(pooled)
+        return t, present
 
     graded, present = table(rel[keep], miss_g)
     if level is None:
@@ -177,17 +220,30 @@ def _tables(
     return graded, binary, present
 
 
+def _sizes(qrels: Qrels, run: Run, keys: np.ndarray) -> np.ndarray:
+    """The documents the run ranks for each evaluated query."""
+    kmap = _key_codes(qrels, keys)
+    per_run_query = kmap[np.maximum(_map(run.qvocab, qrels.qvocab), 0)]
+    per_run_query[_map(run.qvocab, qrels.qvocab) < 0] = -1
+    row = per_run_query[run.qcode]
+    return np.bincount(row[row >= 0], minlength=len(keys)).astype(np.float64)
+
+
 def _check(queries: str, ties: str, level: float | None) -> None:
     if ties not in TIES:
         raise InvalidParameterError(f"ties={ties!r}: expected one of {', '.join(TIES)}")
     if queries not in QUERIES:
         raise InvalidParameterError(f"queries={queries!r}: expected one of {', '.join(QUERIES)}")
-    if level is not None and not (isinstance(level, (int, float)) and np.isfinite(level) and level > 0):
+    if level is not None and not (
+        isinstance(level, numbers.Real) and not isinstance(level, bool) and np.isfinite(level) and level > 0
+    ):
         raise InvalidParameterError(f"level={level!r}: expected a finite number > 0 (trec_eval's -l)")
 
 
 def _specs(measures: Iterable[str | MeasureSpec] | str) -> list[MeasureSpec]:
     specs = resolve(measures, 0.5, trec=True)
+    if not specs:
+        raise InvalidParameterError("no measure named (e.g. map,ndcg_cut_10,P_10)")
     wrong = [s.written or s.label for s in specs if s.measure.kind != "ranking"]
     if wrong:
         names = ", ".join(m.name.lower() for m in REGISTRY if m.kind == "ranking")
@@ -251,7 +307,13 @@ def _is_table_file(path: str) -> bool:
     return any(f.strip().strip('"') in known for f in first.split("\t"))
 
 
-def _role_columns(names: list[str], roles: tuple[str, ...], columns: Mapping[str, str] | None, source: str):
+def _option(roles: tuple[str, ...]) -> str:
+    return "run_columns= (--run-columns" if "score" in roles else "qrels_columns= (--qrels-columns"
+
+
+def _role_columns(
+    names: list[str], roles: tuple[str, ...], columns: Mapping[str, str] | None, source: str
+) -> dict[str, str]:
     """The column of each role: given in ``columns``, or the first usual name present (any case)."""
     given = dict(columns or {})
     unknown = set(given) - set(ROLES)
@@ -273,7 +335,7 @@ def _role_columns(names: list[str], roles: tuple[str, ...], columns: Mapping[str
         if hit is None:
             raise InvalidParameterError(
                 f"{source}: no {role} column (columns: {', '.join(names)}; looked for "
-                f"{', '.join(ROLES[role])}; name it with the columns option, e.g. --run-columns {role}=NAME)"
+                f"{', '.join(ROLES[role])}; name it with {_option(roles)} {role}=NAME))"
             )
         out[role] = hit
     return out
@@ -369,6 +431,13 @@ def _is_table(obj: Any) -> bool:
     return table_names(obj) is not None
 
 
+def _from_ranx(obj: Any) -> Any:
+    """The dicts that ranx's Qrels and Run objects hold."""
+    if type(obj).__module__.startswith("ranx") and hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    return obj
+
+
 def as_qrels(obj: Any, columns: Mapping[str, str] | None = None) -> Qrels:
     """Judgments from a TREC qrels file, a ``{qid: {docid: rel}}`` dict, or a table (a CSV, TSV with a
     header, Parquet or JSON-lines file, a pandas or polars DataFrame, a pyarrow Table, a dict of
@@ -378,6 +447,7 @@ def as_qrels(obj: Any, columns: Mapping[str, str] | None = None) -> Qrels:
     """
     if isinstance(obj, Qrels):
         return obj
+    obj = _from_ranx(obj)
     if not _is_table(obj):
         return read_qrels(obj)
     cols, source = _table_columns(obj, ("qid", "docid", "rel"), columns)
@@ -392,6 +462,9 @@ def as_run(obj: Any, columns: Mapping[str, str] | None = None, name: str | None 
     """
     if isinstance(obj, Run):
         return obj
+    if type(obj).__module__.startswith("ranx") and name is None:
+        name = getattr(obj, "name", None) or None
+    obj = _from_ranx(obj)
     if not _is_table(obj):
         return read_run(obj, name=name)
     cols, source = _table_columns(obj, ("qid", "docid", "score"), columns)
@@ -411,7 +484,7 @@ def _load(
 def evaluate(
     qrels: str | Mapping[Any, Mapping[Any, Any]] | Qrels,
     run: str | Mapping[Any, Mapping[Any, Any]] | Run,
-    measures: Iterable[str | MeasureSpec] | str = ("map", "ndcg@10", "p@10", "r@100", "mrr"),
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     *,
     queries: str = "qrels",
     ties: str = "perfeval",
@@ -455,6 +528,7 @@ def evaluate(
     """
     _check(queries, ties, level)
     q, r = _load(qrels, run, qrels_columns, run_columns)
+    _not_empty(r)
     specs = _specs(measures)
     keys = _queries(q, r, queries)
     values = per_query(q, r, specs, keys, ties=ties, level=level)
@@ -469,7 +543,7 @@ def _report(
     r: Run,
     **params: Any,
 ) -> Report:
-    sizes = np.bincount(_codes(r.qid[np.isin(r.qid, keys)], keys), minlength=len(keys)).astype(np.float64)
+    sizes = _sizes(q, r, keys)
     report = grouped_report(
         specs,
         keys,
@@ -595,6 +669,12 @@ def _names(runs: list[Run]) -> list[str]:
     return names
 
 
+def _not_empty(run: Run) -> Run:
+    if not len(run):
+        warnings.warn(f"run {run.name!r} ranks no document: it scores 0 on every query", stacklevel=4)
+    return run
+
+
 def _runs(runs: Any, columns: Mapping[str, str] | None) -> list[Run]:
     """The runs of a list (named by tag or file) or a dict (named by its keys)."""
     if isinstance(runs, Mapping):
@@ -603,7 +683,7 @@ def _runs(runs: Any, columns: Mapping[str, str] | None) -> list[Run]:
         loaded = [as_run(r, columns) for r in runs]
     if not loaded:
         raise InvalidParameterError("no run to evaluate")
-    return loaded
+    return [_not_empty(r) for r in loaded]
 
 
 def _raw_pvalues(
@@ -650,7 +730,7 @@ def _corrected(
 def compare(
     qrels: str | Mapping[Any, Mapping[Any, Any]] | Qrels,
     runs: Sequence[str | Mapping[Any, Mapping[Any, Any]] | Run] | Mapping[str, Any],
-    measures: Iterable[str | MeasureSpec] | str = ("map", "ndcg@10", "p@10", "r@100", "mrr"),
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     *,
     baseline: str | None = None,
     test: str = "t",

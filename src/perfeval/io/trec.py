@@ -280,7 +280,7 @@ def _read(path: str, pattern: str, what: str) -> tuple[Any, ...]:
             field=field,
         )
     if kind == "finite":
-        value = np.float64(detail)
+        value = float(detail)  # nan, inf: said as Python says them, not np.float64(nan)
         if pattern == _QRELS_PATTERN:
             raise InputFormatError(f"the relevance must be finite, found {value!r}", source=path, line=line)
         raise InputFormatError(
@@ -382,5 +382,5 @@ def _finite(values: np.ndarray, what: str, field: str) -> None:
     bad = ~np.isfinite(values)
     if bad.any():
         raise InvalidDataError(
-            f"{what}: a {field} must be a finite number, found {values[int(np.argmax(bad))]!r}"
+            f"{what}: a {field} must be a finite number, found {float(values[int(np.argmax(bad))])!r}"
         )

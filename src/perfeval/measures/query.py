@@ -230,11 +230,12 @@ def success_at(rd: Any, *, k: float) -> np.ndarray:
 
 
 def judged_at(rd: Any, *, k: float) -> np.ndarray:
-    """The judged cases among the top k over min(k, the cases ranked) (ir_measures' ``Judged@k``);
-    a tie straddling the cut counts its expected share.  NaN for a query with nothing ranked.
+    """The judged cases among the top k over min(k, the cases ranked) (ir_measures' ``Judged@k``:
+    a case the judgments hold, a negative judgment included); a tie straddling the cut counts its
+    expected share.  NaN for a query with nothing ranked.
     """
     t = _table(rd)
-    return _ratio(_top(t, t.judged, k), np.minimum(_cut(t, k), t.sizes))
+    return _ratio(_top(t, t.pooled, k), np.minimum(_cut(t, k), t.sizes))
 
 
 def mrr(rd: Any) -> np.ndarray:

@@ -94,10 +94,21 @@ def tool_spelling(text: str, *, trec: bool = False) -> Spelling | None:
     t = text.strip()
     if t in _SHARED and not trec:
         return None
+    if trec and t.lower() == "ndcg" and t != "ndcg":  # NDCG would be perfeval's, ndcg trec_eval's
+        from perfeval.exceptions import InvalidParameterError
+
+        raise InvalidParameterError(
+            f"{t!r} is ambiguous here: write ndcg for trec_eval's (linear gain) or ndcg:gain=exp for "
+            "perfeval's (2^rel - 1)"
+        )
     for tool, pat, name, fixed in _COMPILED:
         m = pat.fullmatch(t)
         if m:
             params = (("k", m.group("k")),) if "k" in pat.groupindex else ()
+            if params and int(params[0][1]) == 0:
+                from perfeval.exceptions import InvalidParameterError
+
+                raise InvalidParameterError(f"{t!r}: {tool}'s cut-offs are positive (no cut-off: drop it)")
             return Spelling(tool, name, params + fixed)
     return None
 

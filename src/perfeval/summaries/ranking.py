@@ -178,6 +178,8 @@ class TieTable:
         #: binary relevance when not given: the linear gain is the count of relevant cases
         self.lin = rel if lin is None else lin
         self.judged = size if judged is None else judged
+        #: cases the judgments hold at all, a negative judgment included (ir_measures' Judged@k)
+        self.pooled = self.judged
         #: tie offsets of each query: ties query_starts[q]:query_starts[q + 1] belong to query q
         self.query_starts = np.searchsorted(query, np.arange(self.n_queries + 1), side="left").astype(
             np.int64

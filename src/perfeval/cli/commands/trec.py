@@ -17,6 +17,10 @@ _MARK = {"markdown": {"+": "<sup>+</sup>", "-": "<sup>−</sup>"}, "latex": {"+"
 
 def run(args: Any) -> int:
     from perfeval import trec
+    from perfeval.exceptions import InvalidParameterError
+
+    if [*args.runs, args.qrels].count("-") > 1:
+        raise InvalidParameterError("standard input (-) can be read once: give the other inputs as files")
 
     c = trec.compare(
         args.qrels,
@@ -115,17 +119,22 @@ def _table(c: Any, args: Any) -> str:
 
 
 def _trec(c: Any, args: Any) -> str:
-    """trec_eval's layout: ``measure<TAB>query<TAB>value`` (``all`` for the mean), a block per run."""
+    """trec_eval's layout: ``measure<TAB>query<TAB>value`` (``all`` for the mean), a block per run;
+    trec_eval's names as it prints them (``P.5`` -> ``P_5``).
+    """
     lines = []
+    printed = {
+        s.label: (c.name(s).replace(".", "_") if s.tool == "trec_eval" else c.name(s)) for s in c.specs
+    }
     for name, rep in c.reports.items():
         if len(c.reports) > 1:
             lines.append(f"{'runid':<22}\tall\t{name}")
         if args.per_query:
             for i, key in enumerate(rep.groups):
                 for s in c.specs:
-                    lines.append(f"{c.name(s):<22}\t{key}\t{rep.results[s.label].per_group[i]:.4f}")
+                    lines.append(f"{printed[s.label]:<22}\t{key}\t{rep.results[s.label].per_group[i]:.4f}")
         for s in c.specs:
-            lines.append(f"{c.name(s):<22}\tall\t{rep.results[s.label].value:.4f}")
+            lines.append(f"{printed[s.label]:<22}\tall\t{rep.results[s.label].value:.4f}")
     return "\n".join(lines) + "\n"
 
 
@@ -209,6 +218,7 @@ def _paper(c: Any, args: Any) -> str:
         return "\n".join(lines) + "\n"
     esc = _latex
     lines = [
+        "% needs \\usepackage{booktabs}",
         "\\begin{tabular}{l" + "r" * len(names) + "}",
         "\\toprule",
         "Run & " + " & ".join(esc(n) for n in names) + " \\\\",
@@ -225,5 +235,6 @@ def _paper(c: Any, args: Any) -> str:
 def _latex(text: str) -> str:
     """Text as LaTeX prints it literally (run and measure names hold _ and @)."""
     special = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_"}
+    special.update({"|": "\\textbar{}", "<": "\\textless{}", ">": "\\textgreater{}"})
     special.update({"{": "\\{", "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}"})
     return "".join(special.get(ch, ch) for ch in text)
