@@ -340,3 +340,14 @@ def test_ranx_objects_are_taken_as_they_are(files):
     want = trec.evaluate(qrels, runs["bm25"], "map,P_5")
     got = trec.evaluate(ranx.Qrels(qrels), ranx.Run(runs["bm25"], name="bm25"), "map,P_5")
     assert got["MAP"] == want["MAP"] and got["P@5"] == want["P@5"] and got.params["run"] == "bm25"
+
+
+def test_trec_evals_list_of_cutoffs(files, capsys):
+    d, _, _ = files
+    code, out, _ = run_cli(
+        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "P.5,10,ndcg_cut.5,10", "-o", "json"],
+        capsys,
+    )
+    assert code == 0 and list(json.loads(out)) == ["P.5", "P.10", "ndcg_cut.5", "ndcg_cut.10"]
+    r = trec.evaluate(str(d / "qrels.txt"), str(d / "bm25.run"), "P_10")
+    assert json.loads(out)["P.10"] == r["P@10"]

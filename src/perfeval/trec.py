@@ -240,8 +240,24 @@ def _check(queries: str, ties: str, level: float | None) -> None:
         raise InvalidParameterError(f"level={level!r}: expected a finite number > 0 (trec_eval's -l)")
 
 
+def _cutoffs(text: str) -> list[str]:
+    """trec_eval's ``-m P.5,10,20`` form: a bare number after ``name.k`` is another cut-off of it."""
+    import re
+
+    out: list[str] = []
+    family = None
+    for token in (t.strip() for t in text.split(",")):
+        if token.isdigit() and family is not None:
+            out.append(f"{family}.{token}")
+            continue
+        m = re.fullmatch(r"([A-Za-z_]+)\.\d+", token)
+        family = m.group(1) if m else None
+        out.append(token)
+    return [t for t in out if t]
+
+
 def _specs(measures: Iterable[str | MeasureSpec] | str) -> list[MeasureSpec]:
-    specs = resolve(measures, 0.5, trec=True)
+    specs = resolve(_cutoffs(measures) if isinstance(measures, str) else measures, 0.5, trec=True)
     if not specs:
         raise InvalidParameterError("no measure named (e.g. map,ndcg_cut_10,P_10)")
     wrong = [s.written or s.label for s in specs if s.measure.kind != "ranking"]
