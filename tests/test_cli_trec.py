@@ -351,3 +351,17 @@ def test_trec_evals_list_of_cutoffs(files, capsys):
     assert code == 0 and list(json.loads(out)) == ["P.5", "P.10", "ndcg_cut.5", "ndcg_cut.10"]
     r = trec.evaluate(str(d / "qrels.txt"), str(d / "bm25.run"), "P_10")
     assert json.loads(out)["P.10"] == r["P@10"]
+
+
+def test_csv_of_several_runs_reads_back_with_pandas(files, capsys):
+    pd = pytest.importorskip("pandas")
+    import io
+
+    d, _, _ = files
+    paths = [str(d / f"{n}.run") for n in ("bm25", "rm3")]
+    _, out, _ = run_cli(["trec", str(d / "qrels.txt"), *paths, "-m", "map,P_5", "-o", "csv"], capsys)
+    df = pd.read_csv(io.StringIO(out))
+    assert list(df.columns) == ["run", "map", "P_5", "map p", "P_5 p"]
+    c = trec.compare(str(d / "qrels.txt"), paths, "map,P_5")
+    assert df["map"].tolist() == [c.reports[n].results["MAP"].value for n in ("bm25", "rm3")]
+    assert np.isnan(df["map p"][0]) and df["map p"][1] == c.pvalues["rm3"]["MAP"]

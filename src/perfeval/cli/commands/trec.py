@@ -172,6 +172,9 @@ def _num(v: float) -> float | None:
 
 
 def _csv(c: Any, args: Any) -> str:
+    """One row per run, the means at full precision (and, with several runs compared, each
+    measure's corrected p-value as ``name p``); ``-q``: one row per run and query.
+    """
     names = _names(c)
     if args.per_query:
         lines = [",".join(["run", "query", *map(csv_field, names)])]
@@ -180,9 +183,16 @@ def _csv(c: Any, args: Any) -> str:
                 cells = [number(float(rep.results[s.label].per_group[i])) for s in c.specs]
                 lines.append(",".join([csv_field(name), csv_field(str(key)), *cells]))
         return "\n".join(lines) + "\n"
-    lines = [",".join(["run", *map(csv_field, names)])]
+    compared = _compared(c)
+    head = ["run", *map(csv_field, names)]
+    if compared:  # each measure's corrected p-value against the baseline (empty for the baseline)
+        head += [csv_field(f"{n} p") for n in names]
+    lines = [",".join(head)]
     for name, rep in c.reports.items():
-        lines.append(",".join([csv_field(name)] + [number(rep.results[s.label].value) for s in c.specs]))
+        row = [csv_field(name)] + [repr(rep.results[s.label].value) for s in c.specs]
+        if compared:
+            row += [repr(c.pvalues[name][s.label]) if name in c.pvalues else "" for s in c.specs]
+        lines.append(",".join(row))
     return "\n".join(lines) + "\n"
 
 
