@@ -47,7 +47,7 @@ import numpy as np
 
 from perfeval.engine import grouped_report, resolve
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
-from perfeval.io.trec import Qrels, Run, read_qrels, read_run
+from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
 from perfeval.report import Report
 from perfeval.summaries.ranking import RankingData, TieTable, query_order
@@ -222,9 +222,8 @@ def _tables(
 
 def _sizes(qrels: Qrels, run: Run, keys: np.ndarray) -> np.ndarray:
     """The documents the run ranks for each evaluated query."""
-    kmap = _key_codes(qrels, keys)
-    per_run_query = kmap[np.maximum(_map(run.qvocab, qrels.qvocab), 0)]
-    per_run_query[_map(run.qvocab, qrels.qvocab) < 0] = -1
+    judged = _map(run.qvocab, qrels.qvocab)
+    per_run_query = np.where(judged >= 0, _key_codes(qrels, keys)[np.maximum(judged, 0)], -1)
     row = per_run_query[run.qcode]
     return np.bincount(row[row >= 0], minlength=len(keys)).astype(np.float64)
 
@@ -424,19 +423,6 @@ def _table_columns(obj: Any, roles: tuple[str, ...], columns: Mapping[str, str] 
     return out, source
 
 
-def _no_repeats(qid: np.ndarray, docid: np.ndarray, source: str) -> None:
-    """Each (query, document) once in a table: the rows of the first pair given twice, said."""
-    order = np.lexsort((docid, qid))
-    q, d = qid[order], docid[order]
-    same = (q[1:] == q[:-1]) & (d[1:] == d[:-1])
-    if same.any():
-        k = int(np.argmax(same))
-        a, b = sorted((int(order[k]), int(order[k + 1])))
-        raise InvalidDataError(
-            f"{source}: query {str(q[k])!r}, document {str(d[k])!r} is given twice (rows {a + 1} and {b + 1})"
-        )
-
-
 def _is_table(obj: Any) -> bool:
     from perfeval._validation import table_names
 
@@ -467,8 +453,9 @@ def as_qrels(obj: Any, columns: Mapping[str, str] | None = None) -> Qrels:
     if not _is_table(obj):
         return read_qrels(obj)
     cols, source = _table_columns(obj, ("qid", "docid", "rel"), columns)
-    _no_repeats(cols["qid"], cols["docid"], source)
-    return Qrels(cols["qid"], cols["docid"], cols["rel"], source)
+    qrels = Qrels(cols["qid"], cols["docid"], cols["rel"], source)
+    no_duplicates(qrels, source)
+    return qrels
 
 
 def as_run(obj: Any, columns: Mapping[str, str] | None = None, name: str | None = None) -> Run:
@@ -484,11 +471,10 @@ def as_run(obj: Any, columns: Mapping[str, str] | None = None, name: str | None 
     if not _is_table(obj):
         return read_run(obj, name=name)
     cols, source = _table_columns(obj, ("qid", "docid", "score"), columns)
-    _no_repeats(cols["qid"], cols["docid"], source)
-    n = len(cols["qid"])
-    return Run(
-        cols["qid"], cols["docid"], cols["score"], None, np.arange(n, dtype=np.int64), name or source, source
-    )
+    order = np.arange(len(cols["qid"]), dtype=np.int64)
+    run = Run(cols["qid"], cols["docid"], cols["score"], None, order, name or source, source)
+    no_duplicates(run, source)
+    return run
 
 
 def _load(

@@ -163,6 +163,9 @@ PyObject *nv_join_ids(PyObject *self, PyObject *args);
 PyObject *nv_same_tokens(PyObject *self, PyObject *args);
 PyObject *nv_plain_tokens(PyObject *self, PyObject *args);
 
+/* ---- text.c: perfeval's number grammar, shared with trec.c ------------------------------------- */
+int nv_number(const char *s, Py_ssize_t len, double *out);
+
 /* ---- trec.c ---------------------------------------------------------------------------------- */
 PyObject *nv_trec_read(PyObject *self, PyObject *args);
 PyObject *nv_trec_duplicate(PyObject *self, PyObject *args);

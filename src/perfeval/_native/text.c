@@ -622,6 +622,27 @@ static int modern_number_ok(const char *s, Py_ssize_t len)
     return i == len;
 }
 
+/* A number of perfeval.io.grammar (exactly grammar.NUMBER): 0 with *out set (correctly rounded,
+ * NaN and the infinities included), 1 when the token is not a number, -1 when out of memory.  The
+ * one reader of a float64 token for the TREC reader (trec.c). */
+int nv_number(const char *s, Py_ssize_t len, double *out)
+{
+    if (fast_decimal(s, len, out))
+        return 0;
+    if (!modern_number_ok(s, len))
+        return 1;
+    char small[128];
+    char *tmp = small;
+    if (len >= (Py_ssize_t)sizeof small && !(tmp = malloc((size_t)len + 1)))
+        return -1;
+    memcpy(tmp, s, (size_t)len);
+    tmp[len] = 0;
+    *out = strtod(tmp, NULL); /* the grammar leaves strtod nothing to reject */
+    if (tmp != small)
+        free(tmp);
+    return 0;
+}
+
 /* A plain integer: -?(0|[1-9][0-9]*), not "-0", within int64.  1 with *out set, else 0. */
 static int plain_int64(const char *s, Py_ssize_t len, int64_t *out)
 {

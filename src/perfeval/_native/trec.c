@@ -18,7 +18,6 @@
  * reported is the one the pure-Python reader reported.
  */
 #include "native.h"
-#include <strings.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -26,147 +25,6 @@
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "trec.c reads ids 8 bytes at a time as little-endian words"
 #endif
-
-/* ------------------------------------------------------------------------------------------------ */
-/* numbers: the grammar of perfeval.io.grammar                                                      */
-/* ------------------------------------------------------------------------------------------------ */
-
-/* A number is [+-]digits[.digits][(e|E)[+-]digits], [+-].digits[...] with ASCII digits, or one of
- * inf / infinity / nan in any case with a sign: exactly grammar.NUMBER.  These three functions are
- * the same as text.c's fast_decimal / modern_number_ok / slow_number, which parse_table uses (static
- * there, so repeated here); tests/test_trec_io.py checks that grammar.is_number, parse_table and
- * trec_read accept the same tokens and read the same values. */
-static const double TPOW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-/* A decimal token with at most 19 significant digits whose value m * 10^e is one exact IEEE
- * operation (Clinger's fast path): 1 with *out set, else 0 (the token may still be a number). */
-static int num_fast(const char *s, Py_ssize_t len, double *out)
-{
-    Py_ssize_t i = 0;
-    int neg = 0;
-    if (i < len && (s[i] == '+' || s[i] == '-')) {
-        neg = s[i] == '-';
-        i++;
-    }
-    uint64_t m = 0;
-    int sig = 0, digits = 0, dexp = 0, ok = 1;
-    while (i < len && s[i] >= '0' && s[i] <= '9') {
-        if (m || s[i] != '0') {
-            if (sig < 19) {
-                m = m * 10 + (uint64_t)(s[i] - '0');
-                sig++;
-            } else
-                ok = 0;
-        }
-        digits++;
-        i++;
-    }
-    if (i < len && s[i] == '.') {
-        i++;
-        while (i < len && s[i] >= '0' && s[i] <= '9') {
-            if (m || s[i] != '0') {
-                if (sig < 19) {
-                    m = m * 10 + (uint64_t)(s[i] - '0');
-                    sig++;
-                } else
-                    ok = 0;
-            }
-            dexp--;
-            digits++;
-            i++;
-        }
-    }
-    if (digits && i < len && (s[i] == 'e' || s[i] == 'E')) {
-        Py_ssize_t j = i + 1;
-        int eneg = 0, ev = 0, ed = 0;
-        if (j < len && (s[j] == '+' || s[j] == '-')) {
-            eneg = s[j] == '-';
-            j++;
-        }
-        while (j < len && s[j] >= '0' && s[j] <= '9') {
-            if (ev < 100000)
-                ev = ev * 10 + (s[j] - '0');
-            ed++;
-            j++;
-        }
-        if (ed) {
-            dexp += eneg ? -ev : ev;
-            i = j;
-        }
-    }
-    if (!(ok && digits && i == len))
-        return 0;
-    if (m == 0) {
-        *out = neg ? -0.0 : 0.0;
-        return 1;
-    }
-    if (m >= (1ULL << 53) || dexp < -22 || dexp > 22)
-        return 0;
-    double d = (double)m;
-    d = dexp < 0 ? d / TPOW10[-dexp] : d * TPOW10[dexp];
-    *out = neg ? -d : d;
-    return 1;
-}
-
-/* whether the token is a number of the grammar */
-static int num_ok(const char *s, Py_ssize_t len)
-{
-    Py_ssize_t i = 0;
-    if (i < len && (s[i] == '+' || s[i] == '-'))
-        i++;
-    Py_ssize_t r = len - i;
-    if ((r == 3 && (strncasecmp(s + i, "inf", 3) == 0 || strncasecmp(s + i, "nan", 3) == 0)) ||
-        (r == 8 && strncasecmp(s + i, "infinity", 8) == 0))
-        return 1;
-    int d = 0;
-    while (i < len && s[i] >= '0' && s[i] <= '9') {
-        i++;
-        d++;
-    }
-    if (i < len && s[i] == '.') {
-        i++;
-        while (i < len && s[i] >= '0' && s[i] <= '9') {
-            i++;
-            d++;
-        }
-    }
-    if (!d)
-        return 0;
-    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        if (i < len && (s[i] == '+' || s[i] == '-'))
-            i++;
-        int e = 0;
-        while (i < len && s[i] >= '0' && s[i] <= '9') {
-            i++;
-            e++;
-        }
-        if (!e)
-            return 0;
-    }
-    return i == len;
-}
-
-/* 0 with *out set (correctly rounded, NaN and the infinities included), 1 when not a number, -1 when
- * out of memory */
-static int num_read(const char *s, Py_ssize_t len, double *out)
-{
-    if (num_fast(s, len, out))
-        return 0;
-    if (!num_ok(s, len))
-        return 1;
-    char small[128];
-    char *tmp = small;
-    if (len >= (Py_ssize_t)sizeof small && !(tmp = malloc((size_t)len + 1)))
-        return -1;
-    memcpy(tmp, s, (size_t)len);
-    tmp[len] = 0;
-    *out = strtod(tmp, NULL); /* the grammar leaves strtod nothing to reject */
-    if (tmp != small)
-        free(tmp);
-    return 0;
-}
 
 /* ------------------------------------------------------------------------------------------------ */
 /* scratch memory                                                                                    */
@@ -692,7 +550,7 @@ static void part_records(part *p, rec *rb, int nb, idkey *dk)
         for (int c = 0; c < p->nnum; c++) {
             int f = p->numf[c];
             double v;
-            int bad = num_read((const char *)base + r->off[f], r->len[f], &v);
+            int bad = nv_number((const char *)base + r->off[f], r->len[f], &v);
             if (bad < 0) {
                 p->oom = 1;
                 v = NAN;

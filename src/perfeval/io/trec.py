@@ -50,8 +50,28 @@ def _encode(ids: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return text, code.astype(np.int64).reshape(-1), vocab
 
 
+class _Encoded:
+    """Rows whose query and document ids are codes into sorted vocabularies (Qrels and Run)."""
+
+    qcode: np.ndarray
+    dcode: np.ndarray
+    qvocab: np.ndarray
+    dvocab: np.ndarray
+
+    @cached_property
+    def qid(self) -> np.ndarray:
+        return self.qvocab[self.qcode]
+
+    @cached_property
+    def docid(self) -> np.ndarray:
+        return self.dvocab[self.dcode]
+
+    def __len__(self) -> int:
+        return len(self.qcode)
+
+
 @dataclass(frozen=True, init=False)
-class Qrels:
+class Qrels(_Encoded):
     """Relevance judgments: one row per judged (query, document).
 
     ``Qrels(qid, docid, rel, source)`` builds them from each row's ids (encoding them);
@@ -99,20 +119,9 @@ class Qrels:
         _assign(self, qcode=qcode, dcode=dcode, qvocab=qvocab, dvocab=dvocab, rel=rel, source=source)
         return self
 
-    @cached_property
-    def qid(self) -> np.ndarray:
-        return self.qvocab[self.qcode]
-
-    @cached_property
-    def docid(self) -> np.ndarray:
-        return self.dvocab[self.dcode]
-
-    def __len__(self) -> int:
-        return len(self.qcode)
-
 
 @dataclass(frozen=True, init=False)
-class Run:
+class Run(_Encoded):
     """A ranking of documents per query: one row per retrieved (query, document).
 
     ``Run(qid, docid, score, rank, order, name, source)`` builds it from each row's ids (encoding
@@ -203,17 +212,6 @@ class Run:
             source=source,
         )
         return self
-
-    @cached_property
-    def qid(self) -> np.ndarray:
-        return self.qvocab[self.qcode]
-
-    @cached_property
-    def docid(self) -> np.ndarray:
-        return self.dvocab[self.dcode]
-
-    def __len__(self) -> int:
-        return len(self.qcode)
 
 
 def _assign(obj: object, **fields: Any) -> None:
@@ -365,17 +363,30 @@ def _from_dict(
 
 
 def _no_duplicates(
-    qcode: np.ndarray, dcode: np.ndarray, qvocab: np.ndarray, dvocab: np.ndarray, what: str
+    qcode: np.ndarray,
+    dcode: np.ndarray,
+    qvocab: np.ndarray,
+    dvocab: np.ndarray,
+    what: str,
+    rows: bool = False,
 ) -> None:
     """Each (query, document) pair once: a judgment or a retrieval given twice is an error, never a
-    silent choice of one of them.
+    silent choice of one of them (``rows``: the message names the two rows, 1-based).
     """
     from perfeval import _x87
 
     pair = _x87.trec_duplicate(qcode, dcode, len(qvocab), len(dvocab))
     if pair is not None:
-        b = pair[1]
-        raise InvalidDataError(f"{what}: {_twice(str(qvocab[qcode[b]]), str(dvocab[dcode[b]]), 'twice')}")
+        a, b = sorted(int(i) for i in pair)
+        where = f"rows {a + 1} and {b + 1}" if rows else "twice"
+        raise InvalidDataError(f"{what}: {_twice(str(qvocab[qcode[b]]), str(dvocab[dcode[b]]), where)}")
+
+
+def no_duplicates(data: Qrels | Run, what: str) -> None:
+    """Each (query, document) pair of judgments or a run built from a table once: an error naming the
+    two rows of the first pair given twice.
+    """
+    _no_duplicates(data.qcode, data.dcode, data.qvocab, data.dvocab, what, rows=True)
 
 
 def _finite(values: np.ndarray, what: str, field: str) -> None:
