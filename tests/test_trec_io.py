@@ -497,3 +497,23 @@ def test_trec_duplicate_names_the_first_pair_in_code_order(pairs, grouped):
 def test_trec_duplicate_checks_its_codes():
     with pytest.raises(ValueError, match="codes outside"):
         _x87.trec_duplicate(np.array([0, 5]), np.array([0, 0]), 5, 1)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    prefix=st.sampled_from(["", "doc12345", "doc1234", "clueweb09-en0000", "abcdefgh\x00"]),
+    suffixes=st.lists(st.text(alphabet="0a9é\x00z", max_size=12), min_size=1, max_size=80),
+)
+def test_vocabulary_order_of_ids_sharing_their_first_bytes(tmp_path, prefix, suffixes):
+    """Ids that share their first 8 or 16 bytes by the dozen (groups sorted by their next 8 bytes, a
+    quicksort above 16 of them, then the rest of the bytes): the reader's order is numpy's."""
+    ids = [(prefix + s).rstrip("\x00") for s in suffixes]
+    ids = [i for i in ids if i and not i.startswith("\x00")]
+    if not ids:
+        return
+    lines = "".join(f"q{k % 3} 0 {i} 1\n" for k, i in enumerate(dict.fromkeys(ids)))
+    path = tmp_path / "qrels"
+    path.write_bytes(lines.encode())
+    q = read_qrels(str(path))
+    _check_codes(q)
+    assert q.dvocab.tolist() == np.unique(np.array(list(dict.fromkeys(ids)))).tolist()

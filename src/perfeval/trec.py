@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +50,7 @@ from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
 from perfeval.report import Report
-from perfeval.summaries.ranking import RankingData, TieTable, query_order
+from perfeval.summaries.ranking import TieTable, group_codes, query_order
 
 __all__ = [
     "Comparison",
@@ -84,40 +84,56 @@ def _codes(values: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
 def _map(ids: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
     """The position of each of the sorted distinct ``ids`` in the sorted ``vocabulary``, -1 where it
     is not there: the ids of one input translated into the codes of another, vocabulary against
-    vocabulary (never row by row).
+    vocabulary (never row by row), by one merge walk of the two (compiled ``vocab_map``).
     """
-    if not len(vocabulary):
+    if not len(vocabulary) or not len(ids):
         return np.full(len(ids), -1, dtype=np.int64)
-    pos = np.minimum(np.searchsorted(vocabulary, ids), len(vocabulary) - 1)
-    return np.where(vocabulary[pos] == ids, pos, -1).astype(np.int64)
+    if ids.dtype.kind != "U" or vocabulary.dtype.kind != "U":
+        pos = np.minimum(np.searchsorted(vocabulary, ids), len(vocabulary) - 1)
+        return np.where(vocabulary[pos] == ids, pos, -1).astype(np.int64)
+    from perfeval import _x87
+
+    a, b = np.ascontiguousarray(ids), np.ascontiguousarray(vocabulary)
+    out = _x87.vocab_map(a.view(np.uint32), a.dtype.itemsize // 4, b.view(np.uint32), b.dtype.itemsize // 4)
+    return np.frombuffer(out, np.int64)
 
 
-def _join(qrels: Qrels, run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(relevance of each run row, 0 when not judged; whether it is judged (a judgment >= 0); whether
-    the qrels hold it at all (ir_measures' "judged"); whether each judgment's document was
-    retrieved; each run row's query as a code of the judgments' queries, -1 if unjudged).
+@dataclass(frozen=True)
+class _Joined:
+    """A run joined with its judgments.  Per run row: its relevance (0 when not judged, or judged
+    negative), whether it is judged (a judgment >= 0), whether the judgments hold it at all
+    (ir_measures' "judged"), and its query as a code of the judgments' queries (-1 if unjudged).  Per
+    judgment, in the judgments sorted by (query, document): its query code, its relevance and whether
+    the run retrieved its document.
     """
-    rq = _map(run.qvocab, qrels.qvocab)[run.qcode]
-    rd = _map(run.dvocab, qrels.dvocab)[run.dcode]
-    nd = np.int64(max(len(qrels.dvocab), 1))
+
+    rel: np.ndarray
+    judged: np.ndarray
+    pooled: np.ndarray
+    rq: np.ndarray
+    jquery: np.ndarray
+    jrel: np.ndarray
+    retrieved: np.ndarray
+
+
+def _join(qrels: Qrels, run: Run) -> _Joined:
+    jq, jdoc, jrel, jstart = qrels.by_pair
     if not len(qrels):
         none = np.zeros(len(run), dtype=bool)
-        return np.zeros(len(run)), none, none, np.zeros(0, dtype=bool), rq
-    judged_key = qrels.qcode * nd + qrels.dcode
-    run_key = np.where((rq >= 0) & (rd >= 0), rq * nd + rd, -1)
-    if (np.diff(judged_key) > 0).all():  # qrels sorted by query, then document: no sort needed
-        order = np.arange(len(judged_key))
-        sorted_key = judged_key
-    else:
-        order = np.argsort(judged_key, kind="stable")
-        sorted_key = judged_key[order]
-    at = np.minimum(np.searchsorted(sorted_key, run_key), len(sorted_key) - 1)
-    found = (sorted_key[at] == run_key) & (run_key >= 0)
-    rel = np.where(found, qrels.rel[order[at]], 0.0)
+        rq = _map(run.qvocab, qrels.qvocab)[run.qcode]
+        return _Joined(np.zeros(len(run)), none, none, rq, jq, jrel, np.zeros(0, dtype=bool))
+    from perfeval import _x87
+
+    qmap, dmap = _map(run.qvocab, qrels.qvocab), _map(run.dvocab, qrels.dvocab)
+    at, rq = (
+        np.frombuffer(b, np.int64) for b in _x87.trec_join(run.qcode, run.dcode, qmap, dmap, jstart, jdoc)
+    )
+    found = at >= 0
+    rel = np.where(found, jrel[at], 0.0)
     judged = found & (rel >= 0)  # a negative judgment: in the pool, not judged (trec_eval)
     retrieved = np.zeros(len(qrels), dtype=bool)
-    retrieved[order[at[found]]] = True
-    return np.maximum(rel, 0.0), judged, found, retrieved, rq
+    retrieved[at[found]] = True
+    return _Joined(np.maximum(rel, 0.0), judged, found, rq, jq, jrel, retrieved)
 
 
 def _queries(qrels: Qrels, run: Run, which: str) -> np.ndarray:
@@ -148,14 +164,17 @@ def _key_codes(qrels: Qrels, keys: np.ndarray) -> np.ndarray:
     return out
 
 
-def _tie_break(run: Run, keep: np.ndarray, query: np.ndarray, ties: str) -> np.ndarray:
+def _tie_break(
+    run: Run, keep: np.ndarray, query: np.ndarray, ties: str
+) -> tuple[np.ndarray, np.ndarray | None]:
     """The scores of the kept rows, made distinct inside each query by the tie rule (a strictly
-    decreasing score in the rule's order), or as they are for perfeval's rule.  Only the tied rows
-    are sorted by the rule's second key.
+    decreasing score in the rule's order), with the rows' order by query and that score; or the
+    scores as they are for perfeval's rule (and None).  Only the tied rows are sorted by the rule's
+    second key.
     """
-    score = run.score[keep]
+    score = run.score if keep.all() else run.score[keep]
     if ties == "perfeval" or not len(score):
-        return score
+        return score, None
     if ties == "trec_eval":  # by score, then by document id descending (strcmp order of the bytes):
         second = -run.dcode[keep]  # codes are positions in the sorted ids
     else:  # the run's line order
@@ -168,12 +187,12 @@ def _tie_break(run: Run, keep: np.ndarray, query: np.ndarray, ties: str) -> np.n
         tied[1:] |= same
         tied[:-1] |= same
         at = np.flatnonzero(tied)
-        segment = np.cumsum(~np.concatenate(([False], same)))[at]  # the tie of each tied row
+        segment = np.cumsum(~np.concatenate(([False], same))[at])  # the tie of each tied row
         order = order.copy()
         order[at] = order[at][np.lexsort((second[order[at]], segment))]
     out = np.empty(len(score))
     out[order] = -np.arange(len(score), dtype=np.float64)
-    return out
+    return out, order
 
 
 def _tables(
@@ -183,40 +202,38 @@ def _tables(
     documents: one for the graded measures (the relevance itself) and one for the binary ones
     (relevance >= ``level`` relevant, or > 0); and the code (in ``queries``) of each answered query.
     """
-    rel, judged, pooled, retrieved, rq = _join(qrels, run)
+    j = _join(qrels, run)
     kmap = _key_codes(qrels, queries)
-    row_key = np.where(rq >= 0, kmap[np.maximum(rq, 0)], -1)
+    row_key = np.where(j.rq >= 0, kmap[np.maximum(j.rq, 0)], -1)
     keep = row_key >= 0
-    qcode = row_key[keep]
-    score = _tie_break(run, keep, qcode, ties)
-    missing = ~retrieved & (kmap[qrels.qcode] >= 0)
-    miss_q, miss_g = kmap[qrels.qcode[missing]], qrels.rel[missing]
+    everything = bool(keep.all())
 
-    def table(r: np.ndarray, g: np.ndarray) -> tuple[TieTable, np.ndarray]:
-        rd = RankingData.from_checked(r, score, qcode)
-        t = TieTable.from_ranking(rd)
-        present = np.asarray(t.keys, dtype=np.int64)
-        local = np.searchsorted(present, miss_q)
-        if len(present):
-            answered = (local < len(present)) & (present[np.minimum(local, len(present) - 1)] == miss_q)
-        else:
-            answered = np.zeros(len(miss_q), dtype=bool)  # the run answers no evaluated query
+    def kept(a: np.ndarray) -> np.ndarray:
+        return a if everything else a[keep]
 
-        def per_tie(flags: np.ndarray) -> np.ndarray:
-            if not len(rd.order):
-                return np.zeros(0)
-            return np.add.reduceat(flags[keep][rd.order].astype(np.float64), rd.tie_starts[:-1])
+    qcode = kept(row_key)
+    score, order = _tie_break(run, keep, qcode, ties)
+    present, codes = group_codes(qcode)  # the same order as qcode's
+    if order is None:
+        order = query_order(codes, score, len(present))
+    missing = ~j.retrieved & (kmap[j.jquery] >= 0)
+    miss_q, miss_g = kmap[j.jquery[missing]], j.jrel[missing]
+    local = np.searchsorted(present, miss_q)
+    if len(present):
+        answered = (local < len(present)) & (present[np.minimum(local, len(present) - 1)] == miss_q)
+    else:
+        answered = np.zeros(len(miss_q), dtype=bool)  # the run answers no evaluated query
+    judged, pooled = kept(j.judged), kept(j.pooled)
 
-        t = t.with_unretrieved(local[answered], g[answered], judged=per_tie(judged))
-        t.pooled = per_tie(pooled)
-        return t, present
+    def table(r: np.ndarray, g: np.ndarray) -> TieTable:
+        t = TieTable.from_rows(codes, score, r, present, order=order, judged=judged, pooled=pooled)
+        return t.with_unretrieved(local[answered], g[answered])
 
-    graded, present = table(rel[keep], miss_g)
+    rel = kept(j.rel)
+    graded = table(rel, miss_g)
     if level is None:
         return graded, graded, present
-    binary, _ = table(
-        np.where(rel[keep] >= level, 1.0, 0.0), np.where(miss_g >= level, 1.0, np.minimum(miss_g, 0.0))
-    )
+    binary = table(np.where(rel >= level, 1.0, 0.0), np.where(miss_g >= level, 1.0, np.minimum(miss_g, 0.0)))
     return graded, binary, present
 
 
@@ -660,11 +677,13 @@ def _test(name: str, a: np.ndarray, b: np.ndarray, n_resamples: int, seed: int) 
     return paired.paired_bootstrap_test(a, b, n_resamples=n_resamples, seed=seed)
 
 
-def _names(runs: list[Run]) -> list[str]:
-    """A distinct name for each run: its name, else its source, else an error naming both."""
-    names = [r.name for r in runs]
+def _names(runs: list[tuple[str, str]]) -> list[str]:
+    """A distinct name for each run given as (name, source): its name, else its source, else an error
+    naming both.
+    """
+    names = [name for name, _ in runs]
     if len(set(names)) < len(names):
-        names = [r.source if names.count(r.name) > 1 and r.source else r.name for r in runs]
+        names = [source if names.count(name) > 1 and source else name for name, source in runs]
     if len(set(names)) < len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise InvalidParameterError(f"two runs are both named {dup!r}; give them distinct names")
@@ -677,15 +696,33 @@ def _not_empty(run: Run) -> Run:
     return run
 
 
-def _runs(runs: Any, columns: Mapping[str, str] | None) -> list[Run]:
-    """The runs of a list (named by tag or file) or a dict (named by its keys)."""
+def _runs(runs: Any, columns: Mapping[str, str] | None) -> Iterator[Run]:
+    """The runs of a list (named by tag or file) or a dict (named by its keys), loaded one after the
+    other: while the caller evaluates one, the next is read in a background thread (the compiled
+    reader runs without the GIL), so reading and evaluating overlap on two cores and at most two runs
+    are in memory.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    items: list[tuple[Any, str | None]]
     if isinstance(runs, Mapping):
-        loaded = [as_run(v, columns, name=str(k)) for k, v in runs.items()]
+        items = [(v, str(k)) for k, v in runs.items()]
+    elif isinstance(runs, (str, bytes, Run)):  # one run
+        items = [(runs, None)]
     else:
-        loaded = [as_run(r, columns) for r in runs]
-    if not loaded:
+        items = [(r, None) for r in runs]
+    if not items:
         raise InvalidParameterError("no run to evaluate")
-    return [_not_empty(r) for r in loaded]
+    if len(items) == 1:
+        yield _not_empty(as_run(items[0][0], columns, name=items[0][1]))
+        return
+    with ThreadPoolExecutor(1, thread_name_prefix="perfeval-read") as pool:
+        pending = pool.submit(as_run, items[0][0], columns, name=items[0][1])
+        for i in range(len(items)):
+            run = pending.result()
+            if i + 1 < len(items):
+                pending = pool.submit(as_run, items[i + 1][0], columns, name=items[i + 1][1])
+            yield _not_empty(run)
 
 
 def _raw_pvalues(
@@ -783,21 +820,22 @@ def compare(
         raise InvalidParameterError(f"correction={correction!r}: expected one of {', '.join(CORRECTIONS)}")
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InvalidParameterError(f"alpha={alpha!r}: expected a number between 0 and 1")
+    specs = _specs(measures)
     q = as_qrels(qrels, qrels_columns)
-    loaded = _runs(runs, run_columns)
-    names = _names(loaded)
+    done: list[tuple[tuple[str, str], Report, tuple[np.ndarray, dict[str, np.ndarray]]]] = []
+    for r in _runs(runs, run_columns):  # one run in memory at a time (and the next one being read)
+        keys = _queries(q, r, queries)
+        per = per_query(q, r, specs, keys, ties=ties, level=level)
+        report = _report(specs, keys, per, q, r, queries=queries, ties=ties, level=level)
+        done.append(((r.name, r.source), report, (keys, per)))
+    names = _names([named for named, _, _ in done])
     if baseline is None:
         baseline = names[0]
     if baseline not in names:
         raise InvalidParameterError(f"baseline {baseline!r} is not a run; the runs: {', '.join(names)}")
-    specs = _specs(measures)
-    reports: dict[str, Report] = {}
-    values: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
-    for name, r in sorted(zip(names, loaded, strict=True), key=lambda nr: nr[0] != baseline):
-        keys = _queries(q, r, queries)
-        per = per_query(q, r, specs, keys, ties=ties, level=level)
-        reports[name] = _report(specs, keys, per, q, r, queries=queries, ties=ties, level=level)
-        values[name] = (keys, per)
+    ranked = sorted(zip(names, done, strict=True), key=lambda nd: nd[0] != baseline)
+    reports = {name: report for name, (_, report, _) in ranked}
+    values = {name: v for name, (_, _, v) in ranked}
     raw = _raw_pvalues(values, baseline, specs, test, n_resamples, seed)
     corrected = _corrected(raw, specs, correction)
     return Comparison(reports, baseline, specs, corrected, raw, test, correction, alpha, n_resamples, seed)

@@ -47,9 +47,12 @@ static PyMethodDef methods[] = {
     {"delong_rows", nv_delong_rows, METH_VARARGS, "Each case's DeLong structural component, in case order."},
     {"boot_hist_compact", nv_boot_hist_compact, METH_VARARGS, "One replicate of a histogram, its drawn cells only."},
     {"runs", nv_runs, METH_VARARGS, "Distinct values of a sorted float64 array and their counts."},
+    {"tie_table", nv_tie_table, METH_VARARGS, "The ties of a ranking sorted by query and descending score: per tie its head, query, position, rows and sums."},
     {"join_ids", nv_join_ids, METH_VARARGS, "Join two id columns (text + int64 offsets): the permutation, or None."},
     {"trec_read", nv_trec_read, METH_VARARGS, "Read a TREC qrels or run file: id codes, sorted vocabularies, numbers."},
     {"trec_duplicate", nv_trec_duplicate, METH_VARARGS, "The first (qcode, dcode) pair two rows give, as rows (a, b), or None."},
+    {"vocab_map", nv_vocab_map, METH_VARARGS, "Each id of one sorted str vocabulary located in another (-1 when absent)."},
+    {"trec_join", nv_trec_join, METH_VARARGS, "Each run row located in judgments sorted by (query, document): (row of the judgment, query code)."},
     /* test-only: called by tests/ and by nothing in src/ (kept under their names for the tests) */
     {"mantissa_bits", nv_mantissa_bits, METH_NOARGS, "test-only: significand bits of long double (64 for x87)."},
     {"release_cache", nv_release_cache, METH_NOARGS, "test-only: unmap the kept scratch buffers."},

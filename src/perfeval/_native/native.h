@@ -147,6 +147,7 @@ PyObject *nv_hist_ca2(PyObject *self, PyObject *args);
 PyObject *nv_expected_rr(PyObject *self, PyObject *args);
 PyObject *nv_disc_sums(PyObject *self, PyObject *args);
 PyObject *nv_runs(PyObject *self, PyObject *args);
+PyObject *nv_tie_table(PyObject *self, PyObject *args);
 
 /* ---- resample.c ------------------------------------------------------------------------------ */
 void nv_pois_cdf_init(void); /* once, from the module's init */
@@ -169,5 +170,7 @@ int nv_number(const char *s, Py_ssize_t len, double *out);
 /* ---- trec.c ---------------------------------------------------------------------------------- */
 PyObject *nv_trec_read(PyObject *self, PyObject *args);
 PyObject *nv_trec_duplicate(PyObject *self, PyObject *args);
+PyObject *nv_vocab_map(PyObject *self, PyObject *args);
+PyObject *nv_trec_join(PyObject *self, PyObject *args);
 
 #endif

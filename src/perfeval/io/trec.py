@@ -104,6 +104,22 @@ class Qrels(_Encoded):
         _assign(self, qcode=qcode, dcode=dcode, qvocab=qvocab, dvocab=dvocab, rel=rel, source=source)
         self.__dict__.update(qid=qtext, docid=dtext)
 
+    @cached_property
+    def by_pair(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The judgments sorted by (query, document): each one's query code, document code and
+        relevance, and the offsets of each query's judgments (``len(qvocab) + 1``; query q's are
+        ``start[q]:start[q + 1]``).  Views of the columns when they are already in that order (a
+        qrels file usually is); made once and kept.
+        """
+        q, d, r = self.qcode, self.dcode, self.rel
+        nd = np.int64(max(len(self.dvocab), 1))
+        key = q * nd + d
+        if len(key) > 1 and not bool((key[1:] > key[:-1]).all()):
+            order = np.argsort(key, kind="stable")
+            q, d, r = q[order], d[order], r[order]
+        start = np.searchsorted(q, np.arange(len(self.qvocab) + 1), side="left").astype(np.int64)
+        return q, d, r, start
+
     @classmethod
     def from_codes(
         cls,

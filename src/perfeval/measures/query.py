@@ -194,16 +194,19 @@ def bpref(rd: Any) -> np.ndarray:
     nonrel = t.judged - t.rel
     N = _per_query_from_ties(t, nonrel) + t.missed_nonrel
     above = within_query_cumsum(t, nonrel) - nonrel
-    Rq, Nq = R[t.query], N[t.query]
+    at = np.flatnonzero(t.rel > 0)  # only the ties holding a relevant case add a term
+    Rq, Nq = R[t.query[at]], N[t.query[at]]
     denom = np.minimum(Nq, Rq)
     # sum over j = 0..J of min(a + j, R): the part below R grows by one a step, the rest is R
-    a, J = above, nonrel
+    a, J = above[at], nonrel[at]
     below = np.clip(Rq - a, 0.0, J + 1)  # steps j with a + j < R
     s = below * a + below * (below - 1) / 2 + (J + 1 - below) * Rq
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_min = s / (J + 1)
         term = np.where(denom > 0, 1.0 - mean_min / np.where(denom > 0, denom, 1.0), 1.0)
-    return _ratio(_per_query_from_ties(t, t.rel * term), R)
+    per_tie = np.zeros(len(t.rel))  # 0 for the others, as rel * term was
+    per_tie[at] = t.rel[at] * term
+    return _ratio(_per_query_from_ties(t, per_tie), R)
 
 
 def success_at(rd: Any, *, k: float) -> np.ndarray:

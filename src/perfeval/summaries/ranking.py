@@ -13,6 +13,7 @@ too large for memory is evaluated from that summary (see perfeval.stream).
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -73,21 +74,41 @@ class RankingData:
             keys = np.zeros(1 if n else 0, dtype=np.int64)
         else:
             keys, codes = group_codes(g)
-        order = query_order(codes, sc, len(keys))
-        self.order = order
-        self.codes = codes[order]
-        self.score = sc[order]
-        self.rel = rel[order]
+        #: the rows sorted by query, then descending score; the sorted columns are made on first use
+        self.order = query_order(codes, sc, len(keys))
         self.keys = keys
-        q = len(keys)
-        self.starts = np.searchsorted(self.codes, np.arange(q + 1), side="left").astype(np.int64)
+        self._rows = (codes, sc, rel)
+        self._ties: TieTable | None = None
+
+    @cached_property
+    def codes(self) -> np.ndarray:
+        return self._rows[0][self.order]
+
+    @cached_property
+    def score(self) -> np.ndarray:
+        return self._rows[1][self.order]
+
+    @cached_property
+    def rel(self) -> np.ndarray:
+        return self._rows[2][self.order]
+
+    @cached_property
+    def starts(self) -> np.ndarray:
+        return np.searchsorted(self.codes, np.arange(len(self.keys) + 1), side="left").astype(np.int64)
+
+    @cached_property
+    def tie_starts(self) -> np.ndarray:
+        n = len(self.order)
         new_tie = np.ones(n, dtype=bool)
         if n:
             new_tie[1:] = (self.codes[1:] != self.codes[:-1]) | (self.score[1:] != self.score[:-1])
-        self.tie_starts = np.append(np.flatnonzero(new_tie), n).astype(np.int64)
-        #: position of each row inside its query (0 = top)
-        self.pos = np.arange(n, dtype=np.int64) - np.repeat(self.starts[:-1], np.diff(self.starts))
-        self._ties: TieTable | None = None
+        return np.append(np.flatnonzero(new_tie), n).astype(np.int64)
+
+    @cached_property
+    def pos(self) -> np.ndarray:
+        """The position of each sorted row inside its query (0 = top)."""
+        n = len(self.order)
+        return np.arange(n, dtype=np.int64) - np.repeat(self.starts[:-1], np.diff(self.starts))
 
     @property
     def n_queries(self) -> int:
@@ -117,7 +138,8 @@ class RankingData:
     def ties(self) -> TieTable:
         """The :class:`TieTable` of these rows (what every per-query measure reads)."""
         if self._ties is None:
-            self._ties = TieTable.from_ranking(self)
+            codes, score, rel = self._rows
+            self._ties = TieTable.from_rows(codes, score, rel, self.keys, order=self.order)
         return self._ties
 
 
@@ -222,7 +244,7 @@ class TieTable:
         starts = np.flatnonzero(new)
         grades = (q[starts], g[starts], np.add.reduceat(c, starts) if len(c) else c)
         missed = self.missed + np.bincount(query, minlength=self.n_queries)
-        return TieTable(
+        out = TieTable(
             self.keys,
             self.sizes,
             self.query,
@@ -236,26 +258,84 @@ class TieTable:
             judged=self.judged if judged is None else np.asarray(judged, dtype=np.float64),
             missed_nonrel=self.missed_nonrel + nonrel,
         )
+        if self.pooled is not self.judged:  # held apart from the judged cases: kept
+            out.pooled = self.pooled
+        return out
 
     @classmethod
     def from_ranking(cls, rd: RankingData) -> TieTable:
-        ts = rd.tie_starts
-        heads = ts[:-1]
-        size = np.diff(ts).astype(np.float64)
-        first = rd.pos[heads].astype(np.float64)
-        rel = _segsum((rd.rel > 0).astype(np.float64), ts)
-        gain = _segsum(np.exp2(rd.rel) - 1.0, ts)
-        return cls(
-            rd.keys,
-            rd.sizes,
-            rd.codes[heads],
-            size,
-            first,
+        """The table of a :class:`RankingData` (the same object as ``rd.ties()``)."""
+        return rd.ties()
+
+    @classmethod
+    def from_rows(
+        cls,
+        codes: np.ndarray,
+        score: np.ndarray,
+        rel: np.ndarray,
+        keys: np.ndarray,
+        *,
+        order: np.ndarray | None = None,
+        judged: np.ndarray | None = None,
+        pooled: np.ndarray | None = None,
+    ) -> TieTable:
+        """The table of rows in any order: row i has query code ``codes[i]`` (int64, a position in
+        ``keys``, every query holding a row), score ``score[i]`` and relevance ``rel[i]`` >= 0;
+        ``order`` sorts them by query and descending score (:func:`query_order`, computed when not
+        given).  ``judged`` / ``pooled`` (bool per row): the rows the judgments judge / hold (default:
+        every row).  One walk of the compiled ``tie_table`` over the sorted rows; its sums are bit for
+        bit ``np.add.reduceat``'s.
+
+        Examples
+        --------
+        >>> t = TieTable.from_rows(np.array([0, 0, 1]), np.array([0.5, 0.5, 0.2]), np.array([2.0, 0.0, 1.0]),
+        ...                        np.array(["q1", "q2"]))
+        >>> t.query.tolist(), t.size.tolist(), t.rel.tolist(), t.gain.tolist(), t.lin.tolist()
+        ([0, 1], [2.0, 1.0], [1.0, 1.0], [3.0, 1.0], [2.0, 1.0])
+        """
+        from perfeval import _x87
+
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        score = np.ascontiguousarray(score, dtype=np.float64)
+        rel = np.ascontiguousarray(rel, dtype=np.float64)
+        if order is None:
+            order = query_order(codes, score, len(keys))
+        whole = not len(rel) or (float(rel.max()) < 64 and bool((rel == np.floor(rel)).all()))
+        gain = None if whole else np.exp2(rel) - 1.0  # numpy's exp2 (its SIMD one differs from libm's)
+
+        def flags(f: np.ndarray | None) -> np.ndarray | None:
+            return None if f is None else np.ascontiguousarray(f, dtype=bool).view(np.uint8)
+
+        identity = len(order) == 0 or (order[0] == 0 and order[-1] == len(order) - 1 and _is_arange(order))
+        out = _x87.tie_table(
+            None if identity else np.ascontiguousarray(order, dtype=np.int64),
+            codes,
+            score,
             rel,
             gain,
-            _grades(rd.codes, rd.rel, rd.n_queries),
-            lin=_segsum(rd.rel, ts),
+            flags(judged),
+            flags(pooled),
         )
+        query, first, size, nrel, tgain, lin, tjudged, tpooled = (
+            None if b is None else np.frombuffer(b, np.int64 if k == 0 else np.float64)
+            for k, b in enumerate(out)
+        )
+        sizes = np.bincount(codes, minlength=len(keys)).astype(np.float64)
+        t = cls(
+            keys,
+            sizes,
+            query,
+            size,
+            first,
+            nrel,
+            tgain,
+            _grades(codes, rel, len(keys)),
+            lin=lin,
+            judged=tjudged,
+        )
+        if tpooled is not None:
+            t.pooled = tpooled
+        return t
 
     @classmethod
     def from_counts(cls, key: Any, score: np.ndarray, grade: np.ndarray, count: np.ndarray) -> TieTable:
@@ -342,6 +422,8 @@ def group_codes(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     if g.dtype.kind in "iu" and len(g) and g.min() >= 0 and g.max() < 4 * len(g) + 65536:
         present = np.bincount(g) > 0
+        if present.all():  # codes already: 0..G-1, each present
+            return np.arange(len(present), dtype=g.dtype), g.astype(np.int64, copy=False)
         remap = np.cumsum(present) - 1
         return np.flatnonzero(present).astype(g.dtype), remap[g].astype(np.int64)
     keys, codes = np.unique(g, return_inverse=True)
@@ -359,7 +441,9 @@ def query_order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
         # a ranking as a run file holds it: each query's rows together, best first.  Checked in O(n);
         # then only the queries' blocks are put in order (no sort of the rows).
         cut = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-        if len(cut) + 1 == q and bool((np.delete(np.diff(score), cut - 1) <= 0).all()):
+        steps = np.diff(score)
+        steps[cut - 1] = 0.0  # a new query may start at any score
+        if len(cut) + 1 == q and bool((steps <= 0).all()):
             starts = np.concatenate(([0], cut))
             if (np.diff(codes[starts]) > 0).all():
                 return np.arange(n)
@@ -372,6 +456,11 @@ def query_order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
     if q <= 65536:
         c = c.astype(np.uint16)
     return by_score[np.argsort(c, kind="stable")]
+
+
+def _is_arange(order: np.ndarray) -> bool:
+    """Whether ``order`` is 0, 1, ..., n - 1 (a ranking already in query and score order)."""
+    return bool((np.diff(order) == 1).all())
 
 
 def _segsum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
