@@ -50,7 +50,7 @@ from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
 from perfeval.report import Report
-from perfeval.summaries.ranking import TieTable, group_codes, query_order
+from perfeval.summaries.ranking import TieTable, group_codes, is_identity, query_order
 
 __all__ = [
     "Comparison",
@@ -172,15 +172,13 @@ def _tie_break(
     scores as they are for perfeval's rule (and None).  Only the tied rows are sorted by the rule's
     second key.
     """
-    score = run.score if keep.all() else run.score[keep]
+    everything = bool(keep.all())
+    score = run.score if everything else run.score[keep]
     if ties == "perfeval" or not len(score):
         return score, None
-    if ties == "trec_eval":  # by score, then by document id descending (strcmp order of the bytes):
-        second = -run.dcode[keep]  # codes are positions in the sorted ids
-    else:  # the run's line order
-        second = run.order[keep]
     order = query_order(query, score, int(np.count_nonzero(np.bincount(query))))
-    sq, ss = query[order], score[order]
+    identity = is_identity(order)  # a run file's layout: nothing to gather
+    sq, ss = (query, score) if identity else (query[order], score[order])
     same = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
     if same.any():
         tied = np.zeros(len(order), dtype=bool)
@@ -188,8 +186,15 @@ def _tie_break(
         tied[:-1] |= same
         at = np.flatnonzero(tied)
         segment = np.cumsum(~np.concatenate(([False], same))[at])  # the tie of each tied row
-        order = order.copy()
-        order[at] = order[at][np.lexsort((second[order[at]], segment))]
+        rows = order[at]
+        line = rows if everything else np.flatnonzero(keep)[rows]  # the tied rows' lines in the run
+        # trec_eval: by score, then by document id descending (strcmp order of the bytes; codes are
+        # positions in the sorted ids); else the run's line order
+        second = -run.dcode[line] if ties == "trec_eval" else run.order[line]
+        order[at] = rows[np.lexsort((second, segment))]  # order is query_order's own array
+        identity = False
+    if identity:
+        return -np.arange(len(score), dtype=np.float64), order
     out = np.empty(len(score))
     out[order] = -np.arange(len(score), dtype=np.float64)
     return out, order

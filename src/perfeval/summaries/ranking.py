@@ -306,7 +306,7 @@ class TieTable:
         def flags(f: np.ndarray | None) -> np.ndarray | None:
             return None if f is None else np.ascontiguousarray(f, dtype=bool).view(np.uint8)
 
-        identity = len(order) == 0 or (order[0] == 0 and order[-1] == len(order) - 1 and _is_arange(order))
+        identity = is_identity(order)
         out = _x87.tie_table(
             None if identity else np.ascontiguousarray(order, dtype=np.int64),
             codes,
@@ -458,9 +458,12 @@ def query_order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
     return by_score[np.argsort(c, kind="stable")]
 
 
-def _is_arange(order: np.ndarray) -> bool:
-    """Whether ``order`` is 0, 1, ..., n - 1 (a ranking already in query and score order)."""
-    return bool((np.diff(order) == 1).all())
+def is_identity(order: np.ndarray) -> bool:
+    """Whether ``order`` is 0, 1, ..., n - 1 (what :func:`query_order` gives for rows already in
+    query and score order, as a run file holds them).
+    """
+    n = len(order)
+    return n == 0 or (order[0] == 0 and order[-1] == n - 1 and bool((np.diff(order) == 1).all()))
 
 
 def _segsum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
