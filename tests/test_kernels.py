@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import platform
 import random
 import struct
+import subprocess
+import sys
 from array import array
 
 import pytest
@@ -235,6 +238,32 @@ def test_scratch_mappings_are_reused_and_can_be_released():
     assert memoryview(b)[0] == 0 and len(b) == 16 << 20
     del b
     K.release_cache()
+
+
+def test_scratch_cache_holds_many_sizes_within_its_bound():
+    # more mappings than the cache keeps, and more bytes than its bound (1 GiB): the extra ones are
+    # unmapped, the others handed out again; whatever a Buf is made from, zeros() gives zeros and
+    # what is written stays where it was written
+    K.release_cache()
+    sizes = [m << 20 for m in (8, 9, 48, 96, 192, 80, 80, 80, 80, 240, 300, 600)]
+    bufs = [K.zeros(n) for n in sizes]
+    for i, b in enumerate(bufs):
+        memoryview(b)[-1] = i + 1
+    assert [memoryview(b)[-1] for b in bufs] == list(range(1, len(sizes) + 1))
+    del bufs
+    again = [K.zeros(n) for n in reversed(sizes)]
+    for b, n in zip(again, reversed(sizes), strict=True):
+        assert len(b) == n and memoryview(b)[0] == 0 and memoryview(b)[-1] == 0
+    del again
+    K.release_cache()
+
+
+def test_keep_heap_says_whether_it_could():
+    # process-wide: run in a child, which then allocates and frees large arrays as usual
+    code = "from perfeval import _x87; import numpy as np; ok = _x87.keep_heap(); a = np.ones(50_000_000)\n"
+    code += "del a; b = np.ones(50_000_000); assert b.sum() == 50_000_000; print(ok)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == str(platform.libc_ver()[0] == "glibc")
 
 
 def test_apr_of_heavy_ties_in_two_threads_equals_one():

@@ -40,6 +40,7 @@ import math
 import numbers
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -551,12 +552,26 @@ def evaluate(
         (``Report.groups`` are the query ids).
     """
     _check(queries, ties, level)
-    q, r = _load(qrels, run, qrels_columns, run_columns)
-    _not_empty(r)
     specs = _specs(measures)
-    keys = _queries(q, r, queries)
-    values = per_query(q, r, specs, keys, ties=ties, level=level)
-    return _report(specs, keys, values, q, r, queries=queries, ties=ties, level=level)
+    with _scratch():
+        q, r = _load(qrels, run, qrels_columns, run_columns)
+        _not_empty(r)
+        keys = _queries(q, r, queries)
+        values = per_query(q, r, specs, keys, ties=ties, level=level)
+        return _report(specs, keys, values, q, r, queries=queries, ties=ties, level=level)
+
+
+@contextmanager
+def _scratch() -> Iterator[None]:
+    """The compiled kernels' scratch buffers kept between runs (a run's reading frees its hash tables
+    and the next one's takes them again) and handed back to the system at the end.
+    """
+    from perfeval import _x87
+
+    try:
+        yield
+    finally:
+        _x87.release_cache()
 
 
 def _report(
@@ -826,13 +841,14 @@ def compare(
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InvalidParameterError(f"alpha={alpha!r}: expected a number between 0 and 1")
     specs = _specs(measures)
-    q = as_qrels(qrels, qrels_columns)
     done: list[tuple[tuple[str, str], Report, tuple[np.ndarray, dict[str, np.ndarray]]]] = []
-    for r in _runs(runs, run_columns):  # one run in memory at a time (and the next one being read)
-        keys = _queries(q, r, queries)
-        per = per_query(q, r, specs, keys, ties=ties, level=level)
-        report = _report(specs, keys, per, q, r, queries=queries, ties=ties, level=level)
-        done.append(((r.name, r.source), report, (keys, per)))
+    with _scratch():
+        q = as_qrels(qrels, qrels_columns)
+        for r in _runs(runs, run_columns):  # one run in memory at a time (and the next one being read)
+            keys = _queries(q, r, queries)
+            per = per_query(q, r, specs, keys, ties=ties, level=level)
+            report = _report(specs, keys, per, q, r, queries=queries, ties=ties, level=level)
+            done.append(((r.name, r.source), report, (keys, per)))
     names = _names([named for named, _, _ in done])
     if baseline is None:
         baseline = names[0]

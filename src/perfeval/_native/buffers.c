@@ -3,7 +3,11 @@
  * Buf type, plot-line output buffers and the marshalling of buffer arguments (nv_arg).
  */
 #include "native.h"
+#include <limits.h>
 #include <sys/mman.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 /* ------------------------------------------------------------------------------------------------ */
 /* small helpers                                                                                     */
@@ -51,12 +55,16 @@ PyObject *nv_ob_finish(nv_outbuf *o)
 }
 
 /* Large scratch buffers: anonymous mappings advised to use transparent huge pages, which cuts the
- * page faults of first touch by a factor of 512 where the kernel allows it.  The last two freed
- * mappings are kept and handed out again: a run frees its 100 MB input text just before it needs an
- * 80 MB sort array, and reusing pages already mapped costs nothing, while fresh ones cost a fault and
- * a zeroing each.  Callers never assume zeroed memory (zeros() clears what it hands out). */
+ * page faults of first touch by a factor of 512 where the kernel allows it.  Freed mappings are kept
+ * (at most BIG_CACHE of them and BIG_CACHE_BYTES in all) and handed out again, the smallest that
+ * fits: reusing pages already mapped costs nothing, while fresh ones cost a fault and a zeroing each
+ * (on this project's machines the kernel's zeroing of fresh pages was a third of the time of reading
+ * a 10M-line TREC run).  A run frees its 100 MB input text just before it needs an 80 MB sort array;
+ * a TREC run's reading frees its hash tables (three sizes, two threads) and the next run's reading
+ * takes them again.  Callers never assume zeroed memory (zeros() clears what it hands out). */
 #define BIG_MIN (8u << 20)
-#define BIG_CACHE 2
+#define BIG_CACHE 8
+#define BIG_CACHE_BYTES ((size_t)1 << 30)
 static void *big_cache[BIG_CACHE];
 static size_t big_cache_size[BIG_CACHE];
 static pthread_mutex_t BIG_LOCK = PTHREAD_MUTEX_INITIALIZER;
@@ -75,6 +83,7 @@ void *nv_big_alloc(size_t bytes)
     if (best >= 0) {
         p = big_cache[best];
         big_cache[best] = NULL;
+        big_cache_size[best] = 0;
     }
     pthread_mutex_unlock(&BIG_LOCK);
     if (!p) {
@@ -99,32 +108,45 @@ void nv_big_free(void *q, size_t bytes)
     }
     char *p = (char *)q - 4096;
     size_t sz = *(size_t *)p;
+    void *drop[BIG_CACHE + 1];
+    size_t drop_size[BIG_CACHE + 1];
+    int ndrop = 0;
     pthread_mutex_lock(&BIG_LOCK);
-    int slot = -1;
-    for (int k = 0; k < BIG_CACHE; k++)
-        if (!big_cache[k]) {
-            slot = k;
+    /* room for it: the smallest kept mappings go first, while they are smaller than it */
+    for (;;) {
+        size_t total = 0;
+        int free_slot = -1, smallest = -1;
+        for (int k = 0; k < BIG_CACHE; k++) {
+            if (!big_cache[k]) {
+                free_slot = free_slot < 0 ? k : free_slot;
+                continue;
+            }
+            total += big_cache_size[k];
+            if (smallest < 0 || big_cache_size[k] < big_cache_size[smallest])
+                smallest = k;
+        }
+        if (free_slot >= 0 && total + sz <= BIG_CACHE_BYTES) {
+            big_cache[free_slot] = p;
+            big_cache_size[free_slot] = sz;
+            p = NULL;
             break;
         }
-    if (slot < 0) { /* replace the smaller cached mapping if this one is larger */
-        slot = big_cache_size[0] <= big_cache_size[1] ? 0 : 1;
-        if (big_cache_size[slot] >= sz)
-            slot = -1;
-        else
-            munmap(big_cache[slot], big_cache_size[slot]);
-    }
-    if (slot >= 0) {
-        big_cache[slot] = p;
-        big_cache_size[slot] = sz;
-        p = NULL;
+        if (sz > BIG_CACHE_BYTES || smallest < 0 || big_cache_size[smallest] >= sz)
+            break; /* p is unmapped */
+        drop[ndrop] = big_cache[smallest];
+        drop_size[ndrop++] = big_cache_size[smallest];
+        big_cache[smallest] = NULL;
+        big_cache_size[smallest] = 0;
     }
     pthread_mutex_unlock(&BIG_LOCK);
+    for (int k = 0; k < ndrop; k++)
+        munmap(drop[k], drop_size[k]);
     if (p)
         munmap(p, sz);
 }
 
-/* release_cache(): give the kept mappings back to the system (long-lived library processes).
- * test-only: nothing in src/ calls it; tests/test_kernels.py does. */
+/* release_cache(): give the kept mappings back to the system (perfeval.trec calls it when done, so
+ * that a long-lived library process does not keep them). */
 PyObject *nv_release_cache(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(noargs))
 {
     pthread_mutex_lock(&BIG_LOCK);
@@ -138,6 +160,22 @@ PyObject *nv_release_cache(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(noargs
     Py_RETURN_NONE;
 }
 
+/* keep_heap(): malloc's freed memory kept in the process and used again, never handed back to the
+ * system (glibc: no mmap of its own for large blocks, no trimming of the heap's top), for a command
+ * that allocates and frees arrays of hundreds of MB over and over (numpy's temporaries of each run
+ * of `perfeval trec`).  Why: glibc maps each block above 32 MB afresh and unmaps it when freed, so
+ * every such temporary costs a page fault and the kernel's zeroing of each of its pages again: a
+ * fifth of the time of `perfeval trec` on 10M-line runs.  Process-wide, for good: the command line
+ * calls it, the library never does.  Returns whether it could (glibc only). */
+PyObject *nv_keep_heap(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(noargs))
+{
+#ifdef __GLIBC__
+    int ok = mallopt(M_MMAP_MAX, 0) == 1 && mallopt(M_TRIM_THRESHOLD, INT_MAX) == 1;
+    return PyBool_FromLong(ok);
+#else
+    Py_RETURN_FALSE;
+#endif
+}
 
 /* Buf (nv_BufObject in native.h): the type, its buffer protocol and its constructors. */
 static void Buf_dealloc(nv_BufObject *self)

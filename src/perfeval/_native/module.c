@@ -53,9 +53,10 @@ static PyMethodDef methods[] = {
     {"trec_duplicate", nv_trec_duplicate, METH_VARARGS, "The first (qcode, dcode) pair two rows give, as rows (a, b), or None."},
     {"vocab_map", nv_vocab_map, METH_VARARGS, "Each id of one sorted str vocabulary located in another (-1 when absent)."},
     {"trec_join", nv_trec_join, METH_VARARGS, "Each run row located in judgments sorted by (query, document): (row of the judgment, query code)."},
+    {"release_cache", nv_release_cache, METH_NOARGS, "Unmap the kept scratch buffers."},
+    {"keep_heap", nv_keep_heap, METH_NOARGS, "Keep malloc's freed memory in the process (glibc): for a command's process."},
     /* test-only: called by tests/ and by nothing in src/ (kept under their names for the tests) */
     {"mantissa_bits", nv_mantissa_bits, METH_NOARGS, "test-only: significand bits of long double (64 for x87)."},
-    {"release_cache", nv_release_cache, METH_NOARGS, "test-only: unmap the kept scratch buffers."},
     {"boot_hist_counts", nv_boot_hist_counts, METH_VARARGS,
      "test-only: Poisson bootstrap replicates of a histogram (the draws of boot_hist_auc, whole)."},
     {NULL, NULL, 0, NULL}};

@@ -102,7 +102,8 @@ int nv_args_same_len(nv_args *in, int from, int to);
 int nv_args_fail(nv_args *in, PyObject *exc, const char *msg);
 void nv_args_release(nv_args *in);
 
-PyObject *nv_release_cache(PyObject *self, PyObject *noargs); /* test-only */
+PyObject *nv_release_cache(PyObject *self, PyObject *noargs);
+PyObject *nv_keep_heap(PyObject *self, PyObject *noargs);
 PyObject *nv_zeros(PyObject *self, PyObject *args);
 PyObject *nv_copy(PyObject *self, PyObject *args);
 
