@@ -7,7 +7,8 @@ Run by hand (never in CI); the peers are skipped, with a message, when not insta
     python benchmarks/bench_trec.py [--queries 100000] [--runs 10] [--repeat 3] [--warmup 1]
                                     [--tools perfeval,pytrec_eval,ranx,ir_measures] [--dir DIR]
     python benchmarks/bench_trec.py --queries 2000 --runs 2 --repeat 1      # a quick check
-    python benchmarks/bench_trec.py --warmup 0 --ranx-repeat 1 --tools perfeval,pytrec_eval,ranx_warm,ir_measures
+    python benchmarks/bench_trec.py --warmup 0 --ranx-repeat 1 \
+        --tools perfeval,pytrec_eval,ranx_warm,ir_measures
 
 ``--tools`` takes tools or single variants (``ranx_warm``, ``perfeval_cli``...); ``--ranx-repeat K``
 times ranx in the first K repetitions only (at 100,000 queries a ranx run of 10 runs takes about
