@@ -83,7 +83,9 @@ def test_per_query_in_trec_evals_layout(files, capsys):
         assert float(value) == pytest.approx(want, abs=5e-5), (name, qid)
         seen += 1
     assert seen == 3 * (40 + 1)  # every judged query (unanswered ones 0), then "all"
-    assert out.splitlines()[-1].startswith("bpref                 \tall\t")
+    assert out.splitlines()[-1].startswith(
+        "P_5                   \tall\t"
+    )  # trec_eval's order: P after bpref
 
 
 def test_json_one_run_maps_names_as_written(files, capsys):
@@ -332,6 +334,123 @@ def test_trec_layout_prints_trec_evals_names_and_latex_escapes(files, capsys):
     from perfeval.cli.commands.trec import _latex
 
     assert _latex("a|b<c>_d") == "a\\textbar{}b\\textless{}c\\textgreater{}\\_d"
+
+
+#: a small case and what trec_eval 10.0 (and 9.0.8 where said) printed for it, byte for byte, with
+#: -m ndcg_cut.10 -m P.5 -m map -m bpref: judged queries 9, 10 and A (A unanswered), a run query Z
+#: without judgments, a negative judgment, an unretrieved relevant document, and a tie in query 9
+#: (d2 and d3 at 1.5, which trec_eval orders d3 first)
+_SMALL_QRELS = "9 0 d1 2\n9 0 d2 0\n9 0 d3 1\n9 0 d4 -1\n10 0 d1 1\n10 0 d5 3\nA 0 d2 1\n"
+_SMALL_RUN = (
+    "9 Q0 d1 1 2.0 sys\n9 Q0 d2 2 1.5 sys\n9 Q0 d3 3 1.5 sys\n"
+    "10 Q0 d5 1 1.0 sys\n10 Q0 d9 2 0.5 sys\nZ Q0 d1 1 1.0 sys\n"
+)
+_Q10 = (
+    "map                   \t10\t0.5000\n"
+    "bpref                 \t10\t0.5000\n"
+    "P_5                   \t10\t0.2000\n"
+    "ndcg_cut_10           \t10\t0.8262\n"
+)
+_Q9 = (
+    "map                   \t9\t1.0000\n"
+    "bpref                 \t9\t1.0000\n"
+    "P_5                   \t9\t0.4000\n"
+    "ndcg_cut_10           \t9\t1.0000\n"
+)
+_QA = (
+    "map                   \tA\t0.0000\n"
+    "bpref                 \tA\t0.0000\n"
+    "P_5                   \tA\t0.0000\n"
+    "ndcg_cut_10           \tA\t0.0000\n"
+)
+_ALL_C = (
+    "map                   \tall\t0.5000\n"
+    "bpref                 \tall\t0.5000\n"
+    "P_5                   \tall\t0.2000\n"
+    "ndcg_cut_10           \tall\t0.6087\n"
+)
+_ALL_RUN = (
+    "map                   \tall\t0.7500\n"
+    "bpref                 \tall\t0.7500\n"
+    "P_5                   \tall\t0.3000\n"
+    "ndcg_cut_10           \tall\t0.9131\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["-q"], _Q10 + _Q9 + _QA + _ALL_C),  # trec_eval 10.0 -q -c (9.0.8 -q -c leaves out the lines of A)
+        ([], _ALL_C),  # trec_eval -c
+        (["-q", "--queries", "run"], _Q10 + _Q9 + _ALL_RUN),  # trec_eval 9.0.8 -q (10.0 stops at query A)
+        (["--queries", "run"], _ALL_RUN),  # trec_eval 9.0.8
+    ],
+)
+def test_trec_layout_is_what_trec_eval_prints(tmp_path, capsys, argv, expected):
+    """Queries in byte order (10, 9, A), each query's measures in trec_eval's order (not -m's),
+    %6.4f, unanswered judged queries with -c, queries without judgments left out."""
+    (tmp_path / "qrels").write_text(_SMALL_QRELS)
+    (tmp_path / "run").write_text(_SMALL_RUN)
+    code, out, err = run_cli(
+        ["trec", str(tmp_path / "qrels"), str(tmp_path / "run"), "-o", "trec", "--ties", "trec_eval"]
+        + ["-m", "ndcg_cut_10,P.5,map,bpref", *argv],
+        capsys,
+    )
+    assert code == 0 and out == expected and "('Z')" in err
+
+
+def test_trec_layout_of_two_runs_is_trec_evals_with_runid(tmp_path, capsys):
+    """Each run's block as ``trec_eval -q -c -m runid -m ...`` prints it: runid first of the ``all``
+    lines; a measure trec_eval does not name (perfeval's ``p@1``, printed ``P@1``) after trec_eval's."""
+    (tmp_path / "qrels").write_text(_SMALL_QRELS)
+    (tmp_path / "run").write_text(_SMALL_RUN)
+    (tmp_path / "run2").write_text(_SMALL_RUN.replace(" 2.0 ", " 0.1 ").replace(" sys", " other"))
+    code, out, _ = run_cli(
+        ["trec", str(tmp_path / "qrels"), str(tmp_path / "run"), str(tmp_path / "run2"), "-o", "trec"]
+        + ["--ties", "trec_eval", "-m", "p@1,ndcg_cut_10,P.5,map,bpref", "--test", "none", "-q"],
+        capsys,
+    )
+    other_9 = (
+        "map                   \t9\t0.8333\n"
+        "bpref                 \t9\t0.5000\n"
+        "P_5                   \t9\t0.4000\n"
+        "ndcg_cut_10           \t9\t0.7602\n"
+    )
+    other_all = (
+        "runid                 \tall\tother\n"
+        "map                   \tall\t0.4444\n"
+        "bpref                 \tall\t0.3333\n"
+        "P_5                   \tall\t0.2000\n"
+        "ndcg_cut_10           \tall\t0.5288\n"
+    )
+    sys_all = "runid                 \tall\tsys\n" + _ALL_C
+    trec_eval = _Q10 + _Q9 + _QA + sys_all + _Q10 + other_9 + _QA + other_all
+    lines = out.splitlines(keepends=True)
+    assert code == 0 and [x for x in lines if not x.startswith("P@1 ")] == trec_eval.splitlines(keepends=True)
+    after = [lines[i - 1].split("\t")[0].strip() for i, x in enumerate(lines) if x.startswith("P@1 ")]
+    assert after == ["ndcg_cut_10"] * 2 * 4
+
+
+def test_markdown_escapes_run_and_measure_names(tmp_path, capsys):
+    qrels = "".join(f"q{i} 0 a 1\nq{i} 0 b 0\n" for i in range(5))
+    good = "".join(f"q{i} Q0 a 1 2 run_*1*\nq{i} Q0 b 2 1 run_*1*\n" for i in range(5))
+    bad = "".join(f"q{i} Q0 b 1 2 `a|b<c>`\nq{i} Q0 a 2 1 `a|b<c>`\n" for i in range(5))
+    for name, text in (("qrels", qrels), ("good", good), ("bad", bad)):
+        (tmp_path / name).write_text(text)
+    code, md, _ = run_cli(
+        ["trec", str(tmp_path / "qrels"), str(tmp_path / "bad"), str(tmp_path / "good"), "-m", "P_1,map"]
+        + ["-o", "markdown", "--test", "none"],
+        capsys,
+    )
+    assert code == 0 and md.splitlines() == [
+        "| run | P\\_1 | map |",
+        "|---|---:|---:|",
+        "| \\`a\\|b\\<c\\>\\` | 0.0000 | 0.5000 |",
+        "| run\\_\\*1\\* | **1.0000** | **1.0000** |",
+    ]
+    from perfeval.cli.commands.trec import _markdown
+
+    assert _markdown("a\\b[c]~d&e#f") == "a\\\\b\\[c\\]\\~d\\&e\\#f"
 
 
 def test_ranx_objects_are_taken_as_they_are(files):

@@ -71,7 +71,7 @@ def _names(c: Any) -> list[str]:
     return [c.name(s) for s in c.specs]
 
 
-def _legend(c: Any) -> str:
+def _legend(c: Any, baseline: str | None = None) -> str:
     how = {
         "t": "paired t-test",
         "randomization": "Fisher's randomization test",
@@ -83,7 +83,8 @@ def _legend(c: Any) -> str:
         if c.correction == "none"
         else f", {c.correction}-corrected over {len(c.reports) - 1} run{'s' if len(c.reports) > 2 else ''}"
     )
-    return f"+/-: better/worse than {c.baseline} ({how[c.test]}{extra}{corr}, p < {c.alpha:g})"
+    name = c.baseline if baseline is None else baseline
+    return f"+/-: better/worse than {name} ({how[c.test]}{extra}{corr}, p < {c.alpha:g})"
 
 
 def _compared(c: Any) -> bool:
@@ -120,23 +121,56 @@ def _table(c: Any, args: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: trec_eval's order of the measures it prints (its te_trec_measures table, measures.c, 10.0 and
+#: 9.0.8 alike), whatever the order of -m; each family's cut-offs in increasing order
+_TREC_EVAL_ORDER = (
+    *("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref"),
+    *("recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult"),
+    *("utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut"),
+    *("map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F"),
+)
+
+
+def _trec_eval_rank(name: str) -> tuple[int, float] | None:
+    """Where trec_eval prints the measure it names ``name`` (``ndcg_cut_10``): its family's place,
+    then the cut-off; ``None`` for a name trec_eval does not print.
+    """
+    if name in _TREC_EVAL_ORDER:
+        return _TREC_EVAL_ORDER.index(name), 0.0
+    family, _, k = name.rpartition("_")
+    if family in _TREC_EVAL_ORDER:
+        try:
+            return _TREC_EVAL_ORDER.index(family), float(k)
+        except ValueError:
+            return None
+    return None
+
+
 def _trec(c: Any, args: Any) -> str:
-    """trec_eval's layout: ``measure<TAB>query<TAB>value`` (``all`` for the mean), a block per run;
-    trec_eval's names as it prints them (``P.5`` -> ``P_5``).
+    """trec_eval's layout, as trec_eval 10.0 prints it (``-q``, ``-c``, ``-m`` each measure):
+    ``%-22s<TAB>query<TAB>%6.4f`` lines, with ``-q`` each query's (in the order of the query ids'
+    bytes, every measure of a query before the next query) and then the means on ``all`` lines.
+    trec_eval's names as it prints them (``P.5`` -> ``P_5``) and in its order of measures, not the
+    order of ``-m``; measures trec_eval does not name (``nDCG@10``, ``p@5``) come after, as written.
+    With several runs, one such block per run, each with trec_eval's ``runid  all  NAME`` line
+    (where ``-m runid`` puts it: first of the ``all`` lines).
     """
     lines = []
     printed = {
         s.label: (c.name(s).replace(".", "_") if s.tool == "trec_eval" else c.name(s)) for s in c.specs
     }
+    ranks = {label: _trec_eval_rank(name) for label, name in printed.items()}
+    last = (len(_TREC_EVAL_ORDER), 0.0)
+    specs = sorted(c.specs, key=lambda s: ranks[s.label] or last)  # stable: the others as written
     for name, rep in c.reports.items():
-        if len(c.reports) > 1:
-            lines.append(f"{'runid':<22}\tall\t{name}")
         if args.per_query:
             for i, key in enumerate(rep.groups):
-                for s in c.specs:
-                    lines.append(f"{printed[s.label]:<22}\t{key}\t{rep.results[s.label].per_group[i]:.4f}")
-        for s in c.specs:
-            lines.append(f"{printed[s.label]:<22}\tall\t{rep.results[s.label].value:.4f}")
+                for s in specs:
+                    lines.append(f"{printed[s.label]:<22}\t{key}\t{rep.results[s.label].per_group[i]:6.4f}")
+        if len(c.reports) > 1:
+            lines.append(f"{'runid':<22}\tall\t{name}")
+        for s in specs:
+            lines.append(f"{printed[s.label]:<22}\tall\t{rep.results[s.label].value:6.4f}")
     return "\n".join(lines) + "\n"
 
 
@@ -220,13 +254,15 @@ def _paper(c: Any, args: Any) -> str:
         return text + (_MARK[fmt][mark] if mark else "")
 
     if fmt == "markdown":
-        lines = ["| run | " + " | ".join(n.replace("|", "\\|") for n in names) + " |"]
+        md = _markdown
+        lines = ["| run | " + " | ".join(md(n) for n in names) + " |"]
         lines.append("|---|" + "---:|" * len(names))
         for name in c.reports:
             cells = " | ".join(cell(name, s) for s in c.specs)
-            lines.append("| " + name.replace("|", "\\|") + " | " + cells + " |")
+            lines.append("| " + md(name) + " | " + cells + " |")
         if _compared(c):
-            lines += ["", _legend(c).replace("+/-", "<sup>+</sup>/<sup>−</sup>")]
+            legend = _legend(c, md(c.baseline))
+            lines += ["", legend.replace("+/-", "<sup>+</sup>/<sup>−</sup>", 1)]
         return "\n".join(lines) + "\n"
     esc = _latex
     lines = [
@@ -242,6 +278,16 @@ def _paper(c: Any, args: Any) -> str:
     if _compared(c):
         lines.append("% " + _legend(c))
     return "\n".join(lines) + "\n"
+
+
+#: what Markdown (CommonMark, GitHub's tables) would read as markup in a cell: each is escaped with
+#: a backslash, which CommonMark allows before any ASCII punctuation
+_MARKDOWN_SPECIAL = frozenset("\\`*_|<>[]~&#")
+
+
+def _markdown(text: str) -> str:
+    """Text as Markdown prints it literally in a table cell (run and measure names hold _, *, |)."""
+    return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in text)
 
 
 def _latex(text: str) -> str:
