@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import perfeval
 from perfeval import trec
-from perfeval.exceptions import InvalidDataError
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.trec import Run, read_run
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -33,6 +34,7 @@ FAMILIES = {
     "success.1,5,10",
     "set_P",
     "set_recall",
+    "set_F",
 }
 #: the names trec_eval prints, which perfeval reads as trec_eval's definitions
 NAMES = [
@@ -54,6 +56,7 @@ NAMES = [
     "success_10",
     "set_P",
     "set_recall",
+    "set_F",
 ]
 
 
@@ -198,6 +201,61 @@ def test_tool_spellings_mean_the_tools_definitions():
 def test_a_query_judged_only_negative_scores_0_where_trec_eval_spins():
     r = trec.evaluate({"q": {"a": -1, "b": -1}}, {"q": {"a": 1.0, "x": 0.5}}, ["ndcg", "map", "bpref", "P_5"])
     assert all(v.value == 0.0 for v in r.results.values())
+
+
+#: ir_measures' names of trec_eval's set measures (SetF's beta is trec_eval's x, 1 by default)
+SET_MEASURES = {"SetP": "set_P", "SetR": "set_recall", "SetF": "set_F"}
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 25), beta=st.sampled_from([0.5, 2.0, 3.0]))
+def test_set_measures_by_ir_measures_names_and_weighted_set_f(seed, n, beta):
+    """ir_measures' SetP, SetR, SetF are trec_eval's set_P, set_recall, set_F; f:beta=b is trec_eval's
+    set_F.x with x = b^2 (b^2 exact here: the same operations, the same bits)."""
+    qrels, run = _data(seed, n, 3, ties=True, negative=True)
+    x = beta * beta
+    per = pytrec_eval.RelevanceEvaluator(qrels, set(SET_MEASURES.values())).evaluate(run)
+    weighted = pytrec_eval.RelevanceEvaluator(qrels, {f"set_F.{x!r}"}).evaluate(run)  # printed set_F too
+    written = [*SET_MEASURES, f"f:beta={beta!r}"]
+    report = _evaluate_names(qrels, run, written)
+    keys = [str(k) for k in report.groups]
+    assert keys == sorted(qrels)
+    assert list(report.results) == ["P@0", "R@0", "F", f"F:beta={beta:g}"]
+    expected = [(per, name) for name in SET_MEASURES.values()] + [(weighted, "set_F")]
+    for w, label, (theirs, name) in zip(written, report.results, expected, strict=True):
+        want = np.array([theirs.get(q, {}).get(name, 0.0) for q in keys])
+        np.testing.assert_allclose(report.results[label].per_group, want, rtol=0, atol=1e-12, err_msg=w)
+
+
+def _evaluate_names(qrels, run, names):
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "queries of run", UserWarning)
+        return trec.evaluate(qrels, run, names)
+
+
+def test_set_f_edge_cases_as_trec_eval():
+    """set_F is 0 for a query with relevant documents none retrieved and for one without relevant
+    documents (trec_eval leaves its 0 when no relevant document is retrieved); outside perfeval.trec
+    the second is undefined, as recall is."""
+    qrels = {"hit": {"a": 1, "b": 1}, "miss": {"z": 1}, "none": {"a": 0}}
+    run = {"hit": {"a": 2.0, "c": 1.0}, "miss": {"a": 1.0}, "none": {"a": 1.0}}
+    per = pytrec_eval.RelevanceEvaluator(qrels, {"set_F"}).evaluate(run)
+    assert [per[q]["set_F"] for q in ("hit", "miss", "none")] == [0.5, 0.0, 0.0]
+    r = trec.evaluate(qrels, run, ["set_F"])
+    assert r.results["F"].per_group.tolist() == [0.5, 0.0, 0.0]  # hit: P = R = 1/2
+    with pytest.warns(UserWarning, match="F is undefined for 1 of 2 groups"):
+        own = perfeval.evaluate([1, 0, 0, 0], [2.0, 1.0, 2.0, 1.0], groups=[0, 0, 1, 1], measures=["f"])
+    assert own.results["F"].per_group[0] == pytest.approx(2 / 3) and np.isnan(own.results["F"].per_group[1])
+
+
+@pytest.mark.parametrize("written", ["set_F.0.25", "set_F_4", "SetF(beta=0.25)"])
+def test_a_weighted_set_f_in_a_tools_spelling_is_refused_with_perfevals_beta(written):
+    """trec_eval's set_F.x weighs with x = beta^2 (ir_measures' SetF(beta=x) passes x on): not
+    perfeval's beta, so refused, naming the f:beta= that means it."""
+    with pytest.raises(InvalidParameterError, match=r"x = beta\^2.*f:beta=(0\.5|2\.0)"):
+        trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [written])
+    with pytest.raises(InvalidParameterError, match="no @ parameter"):
+        trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["f@2"])
 
 
 def test_judged_at_k_as_ir_measures_counts_it():

@@ -168,6 +168,22 @@ def recall_at(rd: Any, *, k: float) -> np.ndarray:
     return _ratio(_top(t, t.rel, k), _relevant(t))
 
 
+def set_f(rd: Any, *, beta: float = 1.0) -> np.ndarray:
+    """F-measure of the whole ranked set (trec_eval's ``set_F``): (1 + beta^2) P R / (beta^2 P + R),
+    P = relevant retrieved / retrieved (``set_P``), R = relevant retrieved / relevant (``set_recall``),
+    computed in trec_eval's order of operations (bit for bit its value for beta = 1).  0 when no
+    relevant case is retrieved (P = R = 0); NaN without a relevant case (its recall is undefined).
+    The order does not matter, so neither do ties.
+    """
+    t = _table(rd)
+    got, R = _per_query_from_ties(t, t.rel), _relevant(t)
+    b2 = float(beta) * float(beta)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        P, Rc = got / t.sizes, got / R
+        f = (b2 + 1.0) * P * Rc / (b2 * P + Rc)
+    return np.where(R > 0, np.where(got > 0, f, 0.0), NAN)
+
+
 def rprec(rd: Any) -> np.ndarray:
     """R-precision: the relevant cases among the top R over R, R the query's relevant cases (the
     judged ones the ranking missed included); NaN without any.  A tie straddling rank R counts the

@@ -35,6 +35,7 @@ _TABLE: tuple[tuple[str, str, str, tuple[tuple[str, str], ...]], ...] = (
     ("trec_eval", r"success[_.](?P<k>\d+)", "SUCCESS", ()),
     ("trec_eval", r"set_P", "P", (("k", "0"),)),
     ("trec_eval", r"set_recall", "R", (("k", "0"),)),
+    ("trec_eval", r"set_F", "F", ()),
     # ir_measures
     ("ir_measures", r"AP", "MAP", ()),
     ("ir_measures", r"AP@(?P<k>\d+)", "MAP", ()),
@@ -47,6 +48,9 @@ _TABLE: tuple[tuple[str, str, str, tuple[tuple[str, str], ...]], ...] = (
     ("ir_measures", r"Bpref", "BPREF", ()),
     ("ir_measures", r"Success@(?P<k>\d+)", "SUCCESS", ()),
     ("ir_measures", r"Judged@(?P<k>\d+)", "JUDGED", ()),
+    ("ir_measures", r"SetP", "P", (("k", "0"),)),
+    ("ir_measures", r"SetR", "R", (("k", "0"),)),
+    ("ir_measures", r"SetF", "F", ()),
     # ranx (its ndcg@k is linear too, but that spelling is perfeval's own: see the module's text)
     ("ranx", r"precision@(?P<k>\d+)", "P", ()),
     ("ranx", r"recall@(?P<k>\d+)", "R", ()),
@@ -58,6 +62,8 @@ _TABLE: tuple[tuple[str, str, str, tuple[tuple[str, str], ...]], ...] = (
 #: spellings that are also perfeval's own names: perfeval's meaning unless ``trec=True``
 _SHARED = frozenset({"ndcg", "map", "AP"})
 _COMPILED = tuple((tool, re.compile(pat), name, fixed) for tool, pat, name, fixed in _TABLE)
+#: trec_eval's set_F.x and ir_measures' SetF(beta=x) weigh with x = beta^2: refused, the beta named
+_WEIGHTED_F = re.compile(r"set_F[_.](?P<te>.+)|SetF\(.*\bbeta=(?P<im>[^,)]+).*\)")
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,9 @@ def tool_spelling(text: str, *, trec: bool = False) -> Spelling | None:
             f"{t!r} is ambiguous here: write ndcg for trec_eval's (linear gain) or ndcg:gain=exp for "
             "perfeval's (2^rel - 1)"
         )
+    weighted = _WEIGHTED_F.fullmatch(t)
+    if weighted:
+        _refuse_weighted_f(t, weighted.group("te") or weighted.group("im"))
     for tool, pat, name, fixed in _COMPILED:
         m = pat.fullmatch(t)
         if m:
@@ -111,6 +120,24 @@ def tool_spelling(text: str, *, trec: bool = False) -> Spelling | None:
                 raise InvalidParameterError(f"{t!r}: {tool}'s cut-offs are positive (no cut-off: drop it)")
             return Spelling(tool, name, params + fixed)
     return None
+
+
+def _refuse_weighted_f(text: str, x: str | None) -> None:
+    """trec_eval's ``set_F.x`` (and ir_measures' ``SetF(beta=x)``, which passes x to it) computes
+    (x + 1) P R / (x P + R): its x is beta^2, so it is not perfeval's ``f:beta=x``.
+    """
+    import math
+
+    from perfeval.exceptions import InvalidParameterError
+
+    try:
+        beta = f"f:beta={math.sqrt(float(x))!r}" if x is not None and float(x) >= 0 else "f:beta=..."
+    except ValueError:
+        beta = "f:beta=..."
+    raise InvalidParameterError(
+        f"{text!r}: trec_eval's set_F.x (and ir_measures' SetF(beta=x)) weighs with x = beta^2, "
+        f"(x + 1) P R / (x P + R); write {beta} (or set_F, SetF for beta = 1)"
+    )
 
 
 def table() -> list[tuple[str, str, str]]:

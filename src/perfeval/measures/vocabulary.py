@@ -1,5 +1,5 @@
 """The modern vocabulary beyond PERF: rates, F-beta, log loss, Brier, AP, and the per-query measures
-(NDCG, DCG, CG, MAP, P@k, R@k, MRR, R-precision, bpref, success@k, judged@k) and group AUC.
+(NDCG, DCG, CG, MAP, P@k, R@k, set F, MRR, R-precision, bpref, success@k, judged@k) and group AUC.
 Registered after PERF's measures.
 """
 
@@ -164,6 +164,7 @@ def _ranking(
     ties: str = _TIE_EXP,
     aggregate: str = "mean",
     kind: str = "ranking",
+    at_param: bool | None = None,
 ) -> None:
     REGISTRY.register(
         Measure(
@@ -180,7 +181,7 @@ def _ranking(
             edge_cases=edge,
             perf=_MODERN,
             kind=kind,
-            at_param=bool(params),
+            at_param=bool(params) if at_param is None else at_param,
             aggregate=aggregate,
         )
     )
@@ -245,6 +246,22 @@ _ranking(
     "recall_at",
     "per query, the relevant cases among the top k over the query's relevant cases.",
     "a query with no relevant case: undefined, left out of the mean and listed.",
+)
+_ranking(
+    "F",
+    "F-measure of the whole ranked set",
+    ("set_f",),
+    "set_f",
+    "per query, (1 + beta^2) P R / (beta^2 P + R) over all its cases, P = p@0 (relevant cases over "
+    "the query's size) and R = r@0 (relevant cases over the query's relevant cases, with judgments "
+    "those the run missed included): trec_eval's set_F (beta = 1; trec_eval's set_F.x weighs with "
+    "x = beta^2), ir_measures' SetF (its beta is trec_eval's x).",
+    "relevant cases, none of them retrieved (P = R = 0): 0; beta = 0: P; a query with no relevant case: "
+    "undefined (its recall is), left out of the mean and listed (0 with judgments, as trec_eval).",
+    params=(Param("beta", 1.0, "weight of recall relative to precision (trec_eval's x = beta^2)", low=0),),
+    ties="none needed: a set measure reads every case of the query whatever their order, so ties do "
+    "not matter (and it has no cut-off: f@k is refused, beta is written f:beta=2).",
+    at_param=False,
 )
 _ranking(
     "MRR",
