@@ -163,6 +163,15 @@ def test_a_significant_difference_is_marked(tmp_path, capsys):
         capsys,
     )
     assert "Run & P\\_1 \\\\" in tex and "good & \\textbf{1.0000}$^{+}$ \\\\" in tex
+    # a resampling test that no resample beat says p < 1 / resamples, not a number it did not find
+    for test, resamples in (("randomization", "1000"), ("bootstrap", "500")):
+        _, text, _ = run_cli(
+            ["trec", str(tmp_path / "qrels"), str(tmp_path / "bad"), str(tmp_path / "good"), "-m", "map"]
+            + ["--test", test, "--n-resamples", resamples],
+            capsys,
+        )
+        assert text.splitlines()[-1].split() == ["good", f"<{1 / int(resamples):.4g}"]
+        assert "<1e-300" not in text
 
 
 def test_csv_per_query_reads_back(files, capsys):

@@ -48,10 +48,14 @@ def number(v: Any) -> str:
     return str(v)
 
 
-def p_value(p: float) -> str:
-    """A p-value for a table: below what a double holds (it underflowed to 0) is shown as such."""
+def p_value(p: float, resamples: int | None = None) -> str:
+    """A p-value for a table: below what a double holds (it underflowed to 0) is shown as such; a
+    resampling test's 0 (no resample as extreme as the data, of ``resamples``) as below 1 / resamples.
+    """
     if math.isnan(p):
         return "nan"
+    if resamples and p == 0:
+        return f"<{1 / resamples:.4g}"
     return "<1e-300" if p < 1e-300 else f"{p:.4g}"
 
 

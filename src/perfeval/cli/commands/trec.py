@@ -106,8 +106,9 @@ def _table(c: Any, args: Any) -> str:
     if _compared(c):
         lines += ["", f"p-values against {shown(c.baseline)}:"]
         prow = [["run", *_names(c)]]
+        resampled = c.n_resamples if c.test in ("randomization", "bootstrap") else None
         for name in c.pvalues:
-            prow.append([shown(name)] + [p_value(c.pvalues[name][s.label]) for s in c.specs])
+            prow.append([shown(name)] + [p_value(c.pvalues[name][s.label], resampled) for s in c.specs])
         lines += table(prow, "lr")
     if args.per_query:
         for name, rep in c.reports.items():
