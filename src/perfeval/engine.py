@@ -71,8 +71,12 @@ def finish(
     threshold: float,
     partitions: Mapping[str, Sequence[Any]] | None = None,
     pos_label: Any = None,
+    tie_bounds: bool = False,
 ) -> Report:
-    """Every measure of ``specs`` over checked cases (see :func:`perfeval._validation.cases`)."""
+    """Every measure of ``specs`` over checked cases (see :func:`perfeval._validation.cases`);
+    ``tie_bounds``: with each measure's minimum and maximum over the orders of the tied cases (see
+    :mod:`perfeval.measures.tiebounds`).
+    """
     yt, ys, g, w, rows_in = cases.y, cases.s, cases.g, cases.w, cases.rows_in
     tasks: list[tuple[str, np.ndarray]]
     if partitions:
@@ -90,52 +94,23 @@ def finish(
         tasks = [("", yt)]
     results: dict[str, MeasureResult] = {}
     keys: Any = None
+    counted: dict[str, tuple[float, float]] = {}  # tied and comparable pairs, of each kind of measure
     for suffix, y in tasks:
-        ranking_specs = [s for s in specs if s.measure.kind in ("ranking", "grouped")]
-        binary_specs = [s for s in specs if s.measure.kind == "binary"]
         if any(s.measure.kind == "grouped" for s in specs) and g is None:
             name = next(s.label for s in specs if s.measure.kind == "grouped")
             raise InvalidParameterError(f"{name} is computed over groups: pass `groups=`")
+        ranking_specs = [s for s in specs if s.measure.kind in ("ranking", "grouped")]
         if ranking_specs and w is not None:
             raise InvalidParameterError(
                 f"`weights` apply to the binary measures only, not to {ranking_specs[0].label} "
                 "(a per-query measure); evaluate them without weights"
             )
-        if ranking_specs:
-            yr = floats(y, "y_true")
-            check_relevance(yr)  # the targets read as graded relevance: checked here, where that is known
-            ties = RankingData.from_checked(yr, ys, g).ties()
-            keys = ties.keys if g is not None else None
-            for s in ranking_specs:
-                per_query = np.asarray(s.measure.function()(ties, **s.kwargs), dtype=np.float64)
-                results[s.label + suffix] = MeasureResult.of(s, per_query, ties.sizes, keys, g is not None)
-        if binary_specs:
-            yb = binary_targets(y, binary_specs[0].label, pos_label if not partitions else None)
-            if g is None:
-                binary_values(binary_specs, ScoreHistogram.from_checked(yb == 1, ys, w), suffix, results)
-            else:
-                keys, codes = group_codes(g)
-                # a group's size is its cases' total weight (its row count unweighted), so that a
-                # case of whole weight k counts as k copies of it in the size-weighted mean too
-                sizes = np.bincount(codes, weights=w, minlength=len(keys)).astype(np.float64)
-                # the rows in one canonical order (group, score, target, weight): a per-group kernel that
-                # sums in row order then gives the same bits whatever the input order
-                yf = np.asarray(yb, dtype=np.float64)
-                canon = np.lexsort((yf, ys, codes) if w is None else (w, yf, ys, codes))
-                gd = GroupedData(
-                    codes[canon], yf[canon], ys[canon], None if w is None else w[canon], len(keys)
-                )
-                hists = None
-                for s in binary_specs:
-                    fast = s.measure.per_group_function()
-                    vals: Any = fast(gd, **s.kwargs) if fast is not None else None
-                    if vals is None:  # group by group, from each group's ScoreHistogram
-                        if hists is None:
-                            hists = grouped_histograms(yb, ys, w, codes, len(keys))
-                        vals = np.array([safe(s, h) for h in hists], dtype=np.float64)
-                    results[s.label + suffix] = MeasureResult.of(
-                        s, np.asarray(vals, dtype=np.float64), sizes, keys, True
-                    )
+        label = pos_label if not partitions else None
+        keys = _task(y, ys, g, w, specs, suffix, results, label)
+        if tie_bounds:
+            for kind, (tied, pairs) in _tie_bounds(y, ys, g, w, specs, suffix, results, label).items():
+                t0, p0 = counted.get(kind, (0.0, 0.0))
+                counted[kind] = (t0 + tied, p0 + pairs)
     warn_undefined(results, specs)
     group_sizes = None
     if g is not None:
@@ -153,7 +128,140 @@ def finish(
     }
     report = Report(results, keys if g is not None else None, params)
     report.group_sizes = group_sizes  # total weight (rows, unweighted) of each group, in key order
+    if tie_bounds:  # the pairs of the per-query measures when there are any, else the binary ones'
+        tied, pairs = counted.get("ranking", counted.get("binary", (math.nan, 0.0)))
+        report.tied_pairs, report.pairs = (tied / pairs if pairs > 0 else math.nan), pairs
     return report
+
+
+def _task(
+    y: np.ndarray,
+    ys: np.ndarray,
+    g: np.ndarray | None,
+    w: np.ndarray | None,
+    specs: list[MeasureSpec],
+    suffix: str,
+    results: dict[str, MeasureResult],
+    pos_label: Any,
+) -> Any:
+    """Every measure of ``specs`` for the targets ``y`` (one task) into ``results``; the group keys."""
+    keys: Any = None
+    ranking_specs = [s for s in specs if s.measure.kind in ("ranking", "grouped")]
+    binary_specs = [s for s in specs if s.measure.kind == "binary"]
+    if ranking_specs:
+        yr = floats(y, "y_true")
+        check_relevance(yr)  # the targets read as graded relevance: checked here, where that is known
+        ties = RankingData.from_checked(yr, ys, g).ties()
+        keys = ties.keys if g is not None else None
+        for s in ranking_specs:
+            per_query = np.asarray(s.measure.function()(ties, **s.kwargs), dtype=np.float64)
+            results[s.label + suffix] = MeasureResult.of(s, per_query, ties.sizes, keys, g is not None)
+    if binary_specs:
+        yb = binary_targets(y, binary_specs[0].label, pos_label)
+        if g is None:
+            binary_values(binary_specs, ScoreHistogram.from_checked(yb == 1, ys, w), suffix, results)
+        else:
+            keys, codes = group_codes(g)
+            # a group's size is its cases' total weight (its row count unweighted), so that a
+            # case of whole weight k counts as k copies of it in the size-weighted mean too
+            sizes = np.bincount(codes, weights=w, minlength=len(keys)).astype(np.float64)
+            # the rows in one canonical order (group, score, target, weight): a per-group kernel that
+            # sums in row order then gives the same bits whatever the input order
+            yf = np.asarray(yb, dtype=np.float64)
+            canon = np.lexsort((yf, ys, codes) if w is None else (w, yf, ys, codes))
+            gd = GroupedData(codes[canon], yf[canon], ys[canon], None if w is None else w[canon], len(keys))
+            hists = None
+            for s in binary_specs:
+                fast = s.measure.per_group_function()
+                vals: Any = fast(gd, **s.kwargs) if fast is not None else None
+                if vals is None:  # group by group, from each group's ScoreHistogram
+                    if hists is None:
+                        hists = grouped_histograms(yb, ys, w, codes, len(keys))
+                    vals = np.array([safe(s, h) for h in hists], dtype=np.float64)
+                results[s.label + suffix] = MeasureResult.of(
+                    s, np.asarray(vals, dtype=np.float64), sizes, keys, True
+                )
+    return keys
+
+
+def _tie_bounds(
+    y: np.ndarray,
+    ys: np.ndarray,
+    g: np.ndarray | None,
+    w: np.ndarray | None,
+    specs: list[MeasureSpec],
+    suffix: str,
+    results: dict[str, MeasureResult],
+    pos_label: Any,
+) -> dict[str, tuple[float, float]]:
+    """Each measure's minimum and maximum over every order of the tied cases, and the share of its
+    comparable pairs that are tied, set on its result (see :mod:`perfeval.measures.tiebounds`): the
+    ``orders`` measures finished again on the scores made distinct with every tie's best cases
+    first, and with its worst first.  Returns (tied, pairs) of the ranking and the binary measures.
+    """
+    from perfeval.measures.tiebounds import broken_scores, tied_pairs
+
+    codes = None if g is None else group_codes(g)[1]
+    sizes = None if codes is None else np.bincount(codes, weights=w).astype(np.float64)
+    counted: dict[str, tuple[float, float]] = {}
+    ranking = [s for s in specs if s.measure.kind in ("ranking", "grouped")]
+    binary = [s for s in specs if s.measure.kind == "binary"]
+    for kind, kind_specs in (("ranking", ranking), ("binary", binary)):
+        if not kind_specs:
+            continue
+        if kind == "ranking":
+            t = floats(y, "y_true")
+        else:
+            t = np.asarray(binary_targets(y, kind_specs[0].label, pos_label), dtype=np.float64)
+        tied, pairs = tied_pairs(t, ys, codes, w)
+        counted[kind] = (tied, pairs)
+        ordered = [s for s in kind_specs if s.measure.tie_bounds == "orders"]
+        roc = parse_measure("roc")
+        linear = any(s.measure.tie_bounds == "linear" for s in kind_specs)
+        if linear:  # SAR moves with its ROC part
+            ordered.append(roc)
+        best: dict[str, MeasureResult] = {}
+        worst: dict[str, MeasureResult] = {}
+        if ordered:
+            _task(t, broken_scores(ys, (t,), codes, best=True), g, w, ordered, "", best, None)
+            _task(t, broken_scores(ys, (t,), codes, best=False), g, w, ordered, "", worst, None)
+        if linear:
+            plain: dict[str, MeasureResult] = {}
+            _task(t, ys, g, w, [roc], "", plain, None)
+            roc_value = _values(plain[roc.label])
+        for s in kind_specs:
+            r = results[s.label + suffix]
+            r.tied_pairs, r.pairs = (tied / pairs if pairs > 0 else math.nan), pairs
+            how = s.measure.tie_bounds
+            if how == "free":
+                lo = hi = _values(r)
+            elif how == "orders" or how == "linear":
+                label = s.label if how == "orders" else roc.label
+                va, vb = _values(best[label]), _values(worst[label])
+                if how == "linear":
+                    kw = s.kwargs
+                    wsum = kw["w_acc"] + kw["w_roc"] + kw["w_rms"]
+                    c = kw["w_roc"] / wsum if wsum != 0 else math.nan
+                    va, vb = _values(r) + c * (va - roc_value), _values(r) + c * (vb - roc_value)
+                undefined = np.isnan(va) | np.isnan(vb)
+                lo = np.where(undefined, np.nan, np.fmin(va, vb))
+                hi = np.where(undefined, np.nan, np.fmax(va, vb))
+            else:  # no exact bound: NaN, and why
+                lo = hi = np.full(len(_values(r)), math.nan)
+                r.tie_note = s.measure.tie_bounds_text
+            if r.per_group is None:
+                r.tie_min, r.tie_max = float(lo[0]), float(hi[0])
+            else:  # the headline's own mean (plain or by size) of the groups' bounds
+                assert sizes is not None
+                r.tie_min_per_group, r.tie_max_per_group = lo, hi
+                r.tie_min = MeasureResult.of(s, lo, sizes, np.arange(len(lo)), True).value
+                r.tie_max = MeasureResult.of(s, hi, sizes, np.arange(len(hi)), True).value
+    return counted
+
+
+def _values(r: MeasureResult) -> np.ndarray:
+    """A result's per-group values, or its one value as an array of one."""
+    return np.asarray(r.per_group if r.per_group is not None else [r.value], dtype=np.float64)
 
 
 def grouped_report(

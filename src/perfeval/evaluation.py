@@ -35,6 +35,7 @@ def evaluate(
     weight: str | None = None,
     pos_label: Any = None,
     weights: Any = None,
+    tie_bounds: bool = False,
 ) -> Report:
     """Compute measures, over all cases or per group.
 
@@ -72,6 +73,13 @@ def evaluate(
         Table): ``evaluate(df, target="click", score="ctr", group="user")``.  A Dask DataFrame (or
         two Dask arrays) is evaluated on the cluster (:mod:`perfeval.dask`).
 
+    tie_bounds : bool, default False
+        Also give each measure's least and greatest value over every order of the tied cases
+        (``result.tie_min``, ``result.tie_max``, per group too; exact, not sampled) and the share of
+        the comparable pairs whose scores are tied (``report.tied_pairs``, ``result.tied_pairs``):
+        whether ties can move a ranking.  Each measure's registry entry says how its bound is
+        found (``Measure.tie_bounds``); CA2 has none (NaN, ``result.tie_note`` says why).  In memory
+        only (not with a Dask collection).
     weights : array-like of float, optional
         Deprecated spelling of ``sample_weight`` (scikit-learn's name, used everywhere in
         perfeval); accepted with a DeprecationWarning for one release.
@@ -111,6 +119,9 @@ def evaluate(
     if is_dask(y_true):
         from perfeval.dask import evaluate_dask
 
+        if tie_bounds:
+            raise InvalidParameterError("tie_bounds: in memory only, not with a Dask collection")
+
         if partitions or groups is not None or sample_weight is not None:
             raise InvalidParameterError("with a Dask collection, name the columns: group=..., weight=...")
         return evaluate_dask(
@@ -141,4 +152,5 @@ def evaluate(
         threshold=threshold,
         partitions=partitions,
         pos_label=pos_label,
+        tie_bounds=tie_bounds,
     )

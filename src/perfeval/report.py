@@ -81,6 +81,15 @@ class MeasureResult:
     undefined : list
         The groups where the measure is undefined (e.g. one class only), left out of the means.
     direction : {"higher", "lower"}
+    tie_min, tie_max : float or None
+        With ``tie_bounds=True``: the least and the greatest value over every order of the tied cases
+        (exact; over groups the same mean of the groups' bounds as ``value``); None otherwise.  NaN
+        where the measure has no exact bound (``tie_note`` says why).
+    tie_min_per_group, tie_max_per_group : ndarray or None
+        Each group's bounds.
+    tied_pairs : float or None
+        The share of the pairs the measure compares (cases of one group or query with different
+        targets or grades) whose scores are equal; ``pairs`` their number (weights multiplied).
     """
 
     label: str
@@ -90,6 +99,13 @@ class MeasureResult:
     weighted_mean: float | None = None
     per_group: np.ndarray | None = None
     undefined: list = field(default_factory=list)
+    tie_min: float | None = None
+    tie_max: float | None = None
+    tie_min_per_group: np.ndarray | None = None
+    tie_max_per_group: np.ndarray | None = None
+    tied_pairs: float | None = None
+    pairs: float | None = None
+    tie_note: str = ""
 
     @classmethod
     def single(cls, spec: MeasureSpec, value: float) -> MeasureResult:
@@ -130,6 +146,11 @@ class Report:
         self.summary: Any = None
         #: the size of each group (its cases' total weight; its row count unweighted), in key order
         self.group_sizes: Any = None
+        #: with tie bounds: the share of the comparable pairs (of different relevance in a query for
+        #: the per-query measures, else positive/negative pairs, in a group when grouped) that are
+        #: tied, and their number; None without
+        self.tied_pairs: float | None = None
+        self.pairs: float | None = None
 
     def __getitem__(self, label: str) -> float:
         if label in self.results:
@@ -172,6 +193,21 @@ class Report:
                         for g, v in zip(_keys(self.groups), r.per_group.tolist(), strict=False)
                     },
                 )
+            if r.tie_min is not None:
+                d.update(tie_min=json_number(r.tie_min), tie_max=json_number(r.tie_max))
+                if r.tie_note:
+                    d["tie_bounds_why_null"] = r.tie_note
+                d.update(tied_pairs=json_number(r.tied_pairs), pairs=json_number(r.pairs))
+                if r.tie_min_per_group is not None and r.tie_max_per_group is not None:
+                    d["tie_bounds_per_group"] = {
+                        str(g): [json_number(lo), json_number(hi)]
+                        for g, lo, hi in zip(
+                            _keys(self.groups),
+                            r.tie_min_per_group.tolist(),
+                            r.tie_max_per_group.tolist(),
+                            strict=False,
+                        )
+                    }
             if k in self.intervals:
                 iv = self.intervals[k].to_dict()
                 d["ci"] = {
@@ -180,6 +216,9 @@ class Report:
                     if key in iv
                 }
             out["measures"][k] = d
+        if self.tied_pairs is not None:
+            out["tied_pairs"] = json_number(self.tied_pairs)
+            out["pairs"] = json_number(self.pairs)
         return out
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -199,6 +238,9 @@ class Report:
             }
             for k, r in self.results.items()
         ]
+        for row, r in zip(rows, self.results.values(), strict=True):
+            if r.tie_min is not None:
+                row.update(tie_min=r.tie_min, tie_max=r.tie_max, tied_pairs=r.tied_pairs)
         for row in rows:
             iv = self.intervals.get(row["measure"])
             if iv is not None:

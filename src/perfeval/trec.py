@@ -50,7 +50,7 @@ from perfeval.engine import grouped_report, resolve
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
-from perfeval.report import Report
+from perfeval.report import MeasureResult, Report
 from perfeval.summaries.ranking import TieTable, group_codes, is_identity, query_order
 
 __all__ = [
@@ -166,12 +166,17 @@ def _key_codes(qrels: Qrels, keys: np.ndarray) -> np.ndarray:
 
 
 def _tie_break(
-    run: Run, keep: np.ndarray, query: np.ndarray, ties: str
+    run: Run,
+    keep: np.ndarray,
+    query: np.ndarray,
+    ties: str,
+    keys: tuple[np.ndarray, ...] = (),
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """The scores of the kept rows, made distinct inside each query by the tie rule (a strictly
     decreasing score in the rule's order), with the rows' order by query and that score; or the
     scores as they are for perfeval's rule (and None).  Only the tied rows are sorted by the rule's
-    second key.
+    second key.  The rules ``best`` and ``worst`` (tie bounds) put a tie's rows with higher ``keys``
+    (per kept row, the first deciding first) first, or last.
     """
     everything = bool(keep.all())
     score = run.score if everything else run.score[keep]
@@ -191,8 +196,13 @@ def _tie_break(
         line = rows if everything else np.flatnonzero(keep)[rows]  # the tied rows' lines in the run
         # trec_eval: by score, then by document id descending (strcmp order of the bytes; codes are
         # positions in the sorted ids); else the run's line order
-        second = -run.dcode[line] if ties == "trec_eval" else run.order[line]
-        order[at] = rows[np.lexsort((second, segment))]  # order is query_order's own array
+        if ties in ("best", "worst"):
+            sign = -1.0 if ties == "best" else 1.0
+            by = [sign * np.asarray(k, dtype=np.float64)[rows] for k in reversed(keys)]
+            order[at] = rows[np.lexsort((*by, segment))]
+        else:
+            second = -run.dcode[line] if ties == "trec_eval" else run.order[line]
+            order[at] = rows[np.lexsort((second, segment))]  # order is query_order's own array
         identity = False
     if identity:
         return -np.arange(len(score), dtype=np.float64), order
@@ -218,7 +228,7 @@ def _tables(
         return a if everything else a[keep]
 
     qcode = kept(row_key)
-    score, order = _tie_break(run, keep, qcode, ties)
+    score, order = _tie_break(run, keep, qcode, ties, (kept(j.rel), kept(j.judged), kept(j.pooled)))
     present, codes = group_codes(qcode)  # the same order as qcode's
     if order is None:
         order = query_order(codes, score, len(present))
@@ -313,6 +323,42 @@ def per_query(
         per[present] = np.nan_to_num(got, nan=0.0)  # no relevant document: 0, as trec_eval
         values[s.label] = per
     return values
+
+
+def bounds_per_query(
+    qrels: Qrels,
+    run: Run,
+    specs: list[MeasureSpec],
+    keys: np.ndarray,
+    values: dict[str, np.ndarray],
+    *,
+    level: float | None = None,
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], float, float]:
+    """Tie bounds: each measure's least and greatest value for each query over every order of the
+    run's tied documents (see :mod:`perfeval.measures.tiebounds`: the measure of the two extreme
+    orders, relevant, then judged, documents first and last; an order-free measure's value), and the
+    tied and comparable pairs: the retrieved documents of a query with different relevance, and
+    those with equal scores.  Under any tie rule the value lies between the bounds (``ties="trec_eval"``
+    and ``"file"`` pick one order); 0 for a query with no relevant document, as its value.
+    """
+    from perfeval.measures.tiebounds import tied_pairs
+
+    ordered = [s for s in specs if s.measure.tie_bounds == "orders"]
+    best = per_query(qrels, run, ordered, keys, ties="best", level=level) if ordered else {}
+    worst = per_query(qrels, run, ordered, keys, ties="worst", level=level) if ordered else {}
+    out = {}
+    for s in specs:
+        if s.label in best:
+            a, b = best[s.label], worst[s.label]
+            out[s.label] = (np.fmin(a, b), np.fmax(a, b))
+        else:
+            out[s.label] = (values[s.label], values[s.label])
+    j = _join(qrels, run)
+    kmap = _key_codes(qrels, keys)
+    row_key = np.where(j.rq >= 0, kmap[np.maximum(j.rq, 0)], -1)
+    keep = row_key >= 0
+    tied, pairs = tied_pairs(j.rel[keep], run.score[keep], row_key[keep])
+    return out, tied, pairs
 
 
 #: column names that say each role in a table (any case), most usual first; ``qrels_columns=`` and
@@ -516,6 +562,7 @@ def evaluate(
     level: float | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
+    tie_bounds: bool = False,
 ) -> Report:
     """Evaluate a run against judgments: every judged relevant document counts.
 
@@ -544,6 +591,13 @@ def evaluate(
         With tables (CSV, Parquet, JSON lines, DataFrames, pyarrow Tables): the column of each role
         (``qid``, ``docid`` and ``rel`` of the judgments, ``qid``, ``docid`` and ``score`` of a run)
         where it does not have one of its usual names (see :data:`ROLES`).
+    tie_bounds : bool, default False
+        Also each measure's least and greatest mean over every order of the run's tied documents
+        (``result.tie_min``, ``result.tie_max``; each query's in ``tie_min_per_group`` and
+        ``tie_max_per_group``), exact, and the share of the pairs of retrieved documents of different
+        relevance in a query that are tied (``report.tied_pairs``).  The bounds are those of the
+        order-independent rule whatever ``ties`` says: under ``trec_eval`` or ``file`` the value is
+        one of the orders, so it lies between them.
 
     Returns
     -------
@@ -558,7 +612,30 @@ def evaluate(
         _not_empty(r)
         keys = _queries(q, r, queries)
         values = per_query(q, r, specs, keys, ties=ties, level=level)
-        return _report(specs, keys, values, q, r, queries=queries, ties=ties, level=level)
+        report = _report(specs, keys, values, q, r, queries=queries, ties=ties, level=level)
+        if tie_bounds:
+            _set_bounds(report, specs, bounds_per_query(q, r, specs, keys, values, level=level))
+        return report
+
+
+def _set_bounds(
+    report: Report,
+    specs: list[MeasureSpec],
+    got: tuple[dict[str, tuple[np.ndarray, np.ndarray]], float, float],
+) -> None:
+    """Each result's bounds (per query, and the mean of them), the share of tied pairs."""
+    bounds, tied, pairs = got
+    share = tied / pairs if pairs > 0 else math.nan
+    report.tied_pairs, report.pairs = share, pairs
+    sizes = report.group_sizes
+    index = np.arange(len(sizes))
+    for s in specs:
+        res = report.results[s.label]
+        lo, hi = bounds[s.label]
+        res.tie_min_per_group, res.tie_max_per_group = lo, hi
+        res.tie_min = MeasureResult.of(s, lo, sizes, index, True).value
+        res.tie_max = MeasureResult.of(s, hi, sizes, index, True).value
+        res.tied_pairs, res.pairs = share, pairs
 
 
 @contextmanager
@@ -802,6 +879,7 @@ def compare(
     level: float | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
+    tie_bounds: bool = False,
 ) -> Comparison:
     """Evaluate several runs on the same judgments and test each against a baseline, query by query.
 
@@ -825,7 +903,7 @@ def compare(
         The level at which a difference is significant.
     n_resamples, seed : int
         Of the randomization and bootstrap tests.
-    queries, ties, level, qrels_columns, run_columns
+    queries, ties, level, qrels_columns, run_columns, tie_bounds
         As :func:`evaluate` (``run_columns`` holds for every run).  With ``queries="run"`` each run
         is averaged over the queries it answers, and a test pairs the queries both runs answer.
 
@@ -848,6 +926,8 @@ def compare(
             keys = _queries(q, r, queries)
             per = per_query(q, r, specs, keys, ties=ties, level=level)
             report = _report(specs, keys, per, q, r, queries=queries, ties=ties, level=level)
+            if tie_bounds:
+                _set_bounds(report, specs, bounds_per_query(q, r, specs, keys, per, level=level))
             done.append(((r.name, r.source), report, (keys, per)))
     names = _names([named for named, _, _ in done])
     if baseline is None:

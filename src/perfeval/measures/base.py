@@ -154,6 +154,14 @@ class Measure:
     #: GroupedData, returning one value per group, or None to decline (weights it does not take);
     #: "" (or a decline): each group is finished from its own ScoreHistogram by ``compute``
     per_group: str = ""
+    #: how the minimum and maximum over every order of the tied cases are found (``tie_bounds=True``,
+    #: ``--tie-bounds``; see :mod:`perfeval.measures.tiebounds`): ``"orders"`` (the measure of the two
+    #: extreme orders: every tie's cases best first, worst first), ``"free"`` (the value does not
+    #: depend on the order of tied cases: min = max = value), ``"linear"`` (SAR: moved by its ROC
+    #: part) or ``"none"`` (no exact bound: NaN, ``tie_bounds_doc`` says why)
+    tie_bounds: str = "free"
+    #: one sentence on the bound, for the documentation (a default per kind when empty)
+    tie_bounds_doc: str = ""
     _fn: list = field(default_factory=list, repr=False, compare=False)
 
     @property
@@ -201,6 +209,17 @@ class Measure:
         return self.function()(summary, **{**self.defaults(), **params})
 
     @property
+    def tie_bounds_text(self) -> str:
+        """How the measure's tie bounds are found, in words (``--tie-bounds``)."""
+        if self.tie_bounds_doc:
+            return self.tie_bounds_doc
+        return {
+            "free": "order-free: the value does not depend on the order of tied cases (min = max = value).",
+            "orders": "exact: the measure of the two extreme orders, every tie's cases best first (relevant "
+            "or positive first, higher grades first) and worst first.",
+        }.get(self.tie_bounds, "")
+
+    @property
     def doc(self) -> str:
         """The full reference text, as shown by ``perfeval list-measures --long``."""
         lines = [
@@ -210,6 +229,7 @@ class Measure:
             "",
             "Ties: " + self.ties,
             "Edge cases: " + self.edge_cases,
+            "Tie bounds: " + self.tie_bounds_text,
             "perf compatibility: " + self.perf,
         ]
         if self.params:

@@ -145,6 +145,9 @@ REGISTRY.register(
         edge_cases="one class only: undefined (NaN), because ROC is.",
         perf="classic: `-sar wacc wroc wrms`; printed in each threshold section with the weights; its RMS is "
         "taken before any -cxe target rewrite.",
+        tie_bounds="linear",
+        tie_bounds_doc="exact: ACC and RMS are order-free, so SAR moves with its ROC part: its value plus "
+        "w_roc / (w_acc + w_roc + w_rms) times (ROC's bound - ROC's value).",
     )
 )
 
@@ -192,6 +195,7 @@ REGISTRY.register(
         "(each member is positives/size of a positive).",
         edge_cases="no positives: undefined (NaN); all positive: 1.",
         perf="classic: -prb, or any option starting with -break, -pr_break or -prbreak.",
+        tie_bounds="orders",
     )
 )
 
@@ -216,6 +220,7 @@ REGISTRY.register(
         perf="classic: groups of 50,000 or more tied cases switch to PERF's pessimistic order with its "
         "warning; classic groups ties by exact float32 equality (PERF quirk Q10 included).",
         blocks=True,
+        tie_bounds="orders",
     )
 )
 
@@ -238,6 +243,7 @@ REGISTRY.register(
         "counts one half.",
         edge_cases="one class only: undefined (NaN); no data: NaN (classic prints 0).",
         perf="classic: the 80-bit sweep of PERF decides the last printed digit on rounding boundaries.",
+        tie_bounds="orders",
     )
 )
 
@@ -259,6 +265,7 @@ REGISTRY.register(
         edge_cases="fewer negatives than `negatives`: the whole area, scaled by n_negatives; one class: NaN.",
         perf="classic reproduces PERF: the segment that crosses 50 negatives is dropped and the area is "
         "multiplied by floor(n_negatives / 50), so it is 0 below 50 negatives (quirk Q7).",
+        tie_bounds="orders",
     )
 )
 
@@ -278,6 +285,7 @@ REGISTRY.register(
         edge_cases="one class only: n (as PERF); no data: NaN (classic prints -1).",
         perf="classic prints an integer (`RKL    273`); with -loss (RKL - 1) / (n - 1).",
         blocks=True,
+        tie_bounds="orders",
     )
 )
 
@@ -297,6 +305,7 @@ REGISTRY.register(
         edge_cases="no data: 0.",
         perf="classic: identical.",
         blocks=True,
+        tie_bounds="orders",
     )
 )
 
@@ -319,6 +328,7 @@ REGISTRY.register(
         perf="classic: PERF's rule, an all-positive tie group reaching into the top 10 (0 for "
         "targets 1, 0 tied "
         "at one score, where the modern value is 1: the positive is in the top 10 in every order).",
+        tie_bounds="orders",
     )
 )
 
@@ -340,6 +350,7 @@ REGISTRY.register(
         edge_cases="N > n: all cases, still divided by N.",
         perf="classic: label NTOP<floor(N+0.01)>, sums the top trunc(N) positions and divides by the raw N "
         "(PERF's int conversion).",
+        tie_bounds="orders",
     )
 )
 
@@ -465,5 +476,9 @@ REGISTRY.register(
         "does not matter; classic: the original's quicksort order inside ties.",
         edge_cases="fewer cases than S: undefined (NaN; classic prints -nan).",
         perf="classic: `-cal S` prints CA1 and CA2; S below 1 is rejected (PERF reads outside its data).",
+        tie_bounds="none",
+        tie_bounds_doc="not bounded (NaN): a window of S cases can cut several ties and a tie several "
+        "windows, so the best order of one tie depends on the others' and the extremes are not the "
+        "two extreme orders of each tie.",
     )
 )

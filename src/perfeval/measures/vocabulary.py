@@ -33,6 +33,12 @@ _TIE_EXP = (
     "as scikit-learn's ndcg_score); it does not depend on the input order."
 )
 _MODERN = "not in PERF; modern only."
+_AP_BOUNDS = (
+    "exact: the AP of the two extreme orders (every tie's relevant cases first, last).  The value "
+    "(one threshold per tie) is the AP of no order when a tie holds relevant cases, and can lie above "
+    "the maximum (a tie of relevant cases below non-relevant ones: each gets the precision at the "
+    "tie's end, higher than the first of them has in any order) though never below the minimum."
+)
 
 
 def _binary(
@@ -48,6 +54,8 @@ def _binary(
     compute: str | None = None,
     at_param: bool = False,
     per_group: bool = True,
+    tie_bounds: str = "free",
+    tie_bounds_doc: str = "",
 ) -> None:
     fn = compute or name.lower()
     REGISTRY.register(
@@ -66,6 +74,8 @@ def _binary(
             edge_cases=edge,
             perf=_MODERN,
             at_param=at_param,
+            tie_bounds=tie_bounds,
+            tie_bounds_doc=tie_bounds_doc,
         )
     )
 
@@ -149,6 +159,8 @@ _binary(
     "end (scikit-learn's average_precision_score). PERF's APR takes the expectation over orders "
     "instead.",
     per_group=False,
+    tie_bounds="orders",
+    tie_bounds_doc=_AP_BOUNDS,
 )
 
 
@@ -165,6 +177,8 @@ def _ranking(
     aggregate: str = "mean",
     kind: str = "ranking",
     at_param: bool | None = None,
+    tie_bounds: str = "orders",
+    tie_bounds_doc: str = "",
 ) -> None:
     REGISTRY.register(
         Measure(
@@ -183,6 +197,8 @@ def _ranking(
             kind=kind,
             at_param=bool(params) if at_param is None else at_param,
             aggregate=aggregate,
+            tie_bounds=tie_bounds,
+            tie_bounds_doc=tie_bounds_doc,
         )
     )
 
@@ -230,6 +246,7 @@ _ranking(
     "a query with no relevant case: undefined, left out of the mean and listed.",
     ties="a group of equal scores is one threshold (scikit-learn's average_precision_score); a group "
     "straddling the cut-off counts the fraction of it above the cut.",
+    tie_bounds_doc=_AP_BOUNDS,
 )
 _ranking(
     "P",
@@ -262,6 +279,7 @@ _ranking(
     ties="none needed: a set measure reads every case of the query whatever their order, so ties do "
     "not matter (and it has no cut-off: f@k is refused, beta is written f:beta=2).",
     at_param=False,
+    tie_bounds="free",
 )
 _ranking(
     "MRR",

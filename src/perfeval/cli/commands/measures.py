@@ -32,6 +32,8 @@ def _markdown(ms: list) -> str:
             "",
             f"**Edge cases.** {m.edge_cases}",
             "",
+            f"**Tie bounds.** {m.tie_bounds_text}",
+            "",
             f"**perf compatibility.** {m.perf}",
             "",
         ]

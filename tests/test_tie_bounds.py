@@ -1,0 +1,337 @@
+"""Tie bounds (``tie_bounds=True``, ``--tie-bounds``) against brute force.
+
+Every measure of the registry is covered without a new test: the ``orders`` measures' bounds are
+compared with the least and greatest value over every order of the tied cases, enumerated
+(itertools.permutations inside each tie, the product over the ties) on small cases with heavy ties,
+per query and per group; the ``linear`` one (SAR) likewise through its ROC part; an ``free`` one has
+min = max = value; a ``none`` one (CA2) NaN with its reason.  Then: the value lies between its bounds
+(AP and MAP: never below the minimum, and above the maximum in the documented case), min = max =
+value without ties, ``perfeval.trec`` against brute force too, the command's ``--tie-bounds`` in
+every output format, and the one-line refusals.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import warnings
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import perfeval
+import perfeval.trec as trec
+from perfeval.exceptions import InvalidParameterError
+from perfeval.measures import list_measures, parse_measure
+from perfeval.measures.tiebounds import KINDS, tied_pairs
+
+TOL = 1e-12
+#: measures whose defaults compute nothing (CST: every cost 0)
+SPECIAL = {"CST": ["cst:fn=1,fp=2"]}
+
+
+def variants(m) -> list[str]:
+    """Specs of a measure: its defaults, every choice of a word parameter, and small values of each
+    numeric parameter within its domain (cut-offs 1, 2, 3; NTOP's n; R50's negatives; ...).
+    """
+    if m.name in SPECIAL:
+        return SPECIAL[m.name]
+    out = [m.name]
+    for p in m.params:
+        if p.name == "threshold":
+            continue
+        values = list(p.choices) if p.choices else [1, 2, 3]
+        for v in values:
+            if v == p.default:
+                continue
+            try:
+                p.check(v, m.name)
+            except InvalidParameterError:
+                continue
+            out.append(f"{m.name}:{p.name}={v}")
+    return out
+
+
+def specs_of(kinds: tuple[str, ...], bounds: tuple[str, ...] = KINDS) -> list[str]:
+    return [s for m in list_measures() if m.kind in kinds and m.tie_bounds in bounds for s in variants(m)]
+
+
+RANKING = specs_of(("ranking", "grouped"))
+BINARY = specs_of(("binary",))
+
+
+def orders(score: np.ndarray) -> Iterator[np.ndarray]:
+    """Every order of the tied cases, as distinct scores (n for the top case, 1 for the last)."""
+    n = len(score)
+    ties = [np.flatnonzero(score == v) for v in sorted(set(score.tolist()), reverse=True)]
+    for combo in itertools.product(*(itertools.permutations(t.tolist()) for t in ties)):
+        rank = np.empty(n)
+        for pos, i in enumerate(i for perm in combo for i in perm):
+            rank[i] = n - pos
+        yield rank
+
+
+def quiet_evaluate(*args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return perfeval.evaluate(*args, **kw)
+
+
+def brute(y: np.ndarray, s: np.ndarray, specs: list[str], grouped: bool) -> dict[str, tuple[float, float]]:
+    """The least and greatest value of each measure over every order of the ties of one group."""
+    seen: dict[str, list[float]] = {k: [] for k in specs}
+    g = np.zeros(len(y), dtype=np.int64) if grouped else None
+    for rank in orders(s):
+        r = quiet_evaluate(y, rank, measures=specs, groups=g)
+        for k in specs:
+            seen[k].append(r.results[parse_measure(k).label].value)
+    return {
+        k: (min(v), max(v)) if not any(map(math.isnan, v)) else (math.nan, math.nan) for k, v in seen.items()
+    }
+
+
+def close(a: float, b: float) -> bool:
+    if a == b or (math.isnan(a) and math.isnan(b)):
+        return True
+    return abs(a - b) <= TOL * max(1.0, abs(a), abs(b))
+
+
+@st.composite
+def small(draw, grades: int = 3, groups: int = 2):
+    """Up to ``groups`` groups of 1 to 6 cases with scores from three values (heavy ties), and at most
+    120 orders of the ties in each group.
+    """
+    sizes = draw(st.lists(st.integers(1, 6), min_size=1, max_size=groups))
+    y, s, g = [], [], []
+    for q, n in enumerate(sizes):
+        y += draw(st.lists(st.integers(0, grades - 1), min_size=n, max_size=n))
+        s += draw(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=n, max_size=n))
+        g += [q] * n
+    return np.array(y, dtype=np.float64), np.array(s), np.array(g, dtype=np.int64)
+
+
+def check_groups(y, s, g, specs, kinds_grouped: bool) -> None:
+    """Each group's bounds, and the headline's, against brute force over that group's orders."""
+    r = quiet_evaluate(y, s, measures=specs, groups=g, tie_bounds=True)
+    per = {k: [] for k in specs}
+    for q in np.unique(g):
+        at = g == q
+        got = brute(y[at], s[at], specs, kinds_grouped)
+        for k in specs:
+            res = r.results[parse_measure(k).label]
+            lo, hi = got[k]
+            assert close(res.tie_min_per_group[q], lo), (k, q, res.tie_min_per_group[q], lo, y[at], s[at])
+            assert close(res.tie_max_per_group[q], hi), (k, q, res.tie_max_per_group[q], hi, y[at], s[at])
+            per[k].append((lo, hi))
+    for k in specs:  # the headline: the groups' bounds averaged as the value is
+        res = r.results[parse_measure(k).label]
+        assert res.tie_min <= res.tie_max or math.isnan(res.tie_min)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small())
+def test_ranking_bounds_are_the_extremes_over_every_order(case):
+    y, s, g = case
+    check_groups(y, s, g, RANKING, True)
+
+
+def binary_brute(y: np.ndarray, s: np.ndarray, specs: list[str]) -> dict[str, tuple[float, float]]:
+    """The extremes over every order of the ties of the ``orders`` measures, and of SAR through ROC."""
+    ordered = [k for k in specs if parse_measure(k).measure.tie_bounds == "orders"]
+    out = brute(y, s, ordered, False) if ordered else {}
+    linear = [k for k in specs if parse_measure(k).measure.tie_bounds == "linear"]
+    if linear:
+        roc = brute(y, s, ["roc"], False)["roc"]
+        base = quiet_evaluate(y, s, measures=["roc", *linear])
+        for k in linear:
+            kw = parse_measure(k).kwargs
+            c = kw["w_roc"] / (kw["w_acc"] + kw["w_roc"] + kw["w_rms"])
+            v, v_roc = base[parse_measure(k).label], base["ROC"]
+            ends = [v + c * (roc[0] - v_roc), v + c * (roc[1] - v_roc)]
+            out[k] = (min(ends), max(ends))
+    return out
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small(grades=2, groups=1))
+def test_binary_bounds_are_the_extremes_over_every_order(case):
+    y, s, _ = case
+    specs = BINARY
+    r = quiet_evaluate(y, s, measures=specs, tie_bounds=True)
+    got = binary_brute(y, s, specs)
+    for k in specs:
+        res = r.results[parse_measure(k).label]
+        how = parse_measure(k).measure.tie_bounds
+        if how == "free":
+            assert close(res.tie_min, res.value) and close(res.tie_max, res.value), k
+        elif how == "none":
+            assert math.isnan(res.tie_min) and math.isnan(res.tie_max) and res.tie_note, k
+        else:
+            lo, hi = got[k]
+            assert close(res.tie_min, lo), (k, res.tie_min, lo, y, s)
+            assert close(res.tie_max, hi), (k, res.tie_max, hi, y, s)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small(grades=2, groups=2))
+def test_binary_bounds_per_group(case):
+    y, s, g = case
+    specs = [k for k in BINARY if parse_measure(k).measure.tie_bounds in ("orders", "linear")]
+    r = quiet_evaluate(y, s, measures=specs, groups=g, tie_bounds=True)
+    for q in np.unique(g):
+        at = g == q
+        got = binary_brute(y[at], s[at], specs)
+        for k in specs:
+            res = r.results[parse_measure(k).label]
+            lo, hi = got[k]
+            assert close(res.tie_min_per_group[q], lo), (k, q)
+            assert close(res.tie_max_per_group[q], hi), (k, q)
+
+
+@settings(max_examples=40, deadline=None)
+@given(small(grades=2, groups=2))
+def test_value_between_its_bounds(case):
+    y, s, g = case
+    for specs, groups in ((RANKING, g), (BINARY, None)):
+        r = quiet_evaluate(y, s, measures=specs, groups=groups, tie_bounds=True)
+        for label, res in r.results.items():
+            if math.isnan(res.value) or math.isnan(res.tie_min):
+                continue
+            assert res.tie_min <= res.value + TOL, (label, res.tie_min, res.value)
+            if not label.startswith(("AP", "MAP")):  # one threshold per tie: may pass the maximum
+                assert res.value <= res.tie_max + TOL, (label, res.value, res.tie_max)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 2), min_size=1, max_size=12), st.integers(1, 3))
+def test_without_ties_min_max_and_value_are_one(y, q):
+    n = len(y)
+    s = np.random.default_rng(n).permutation(n) / n  # distinct scores
+    g = np.arange(n) % q
+    for specs, yy in ((RANKING, y), (BINARY, [min(v, 1) for v in y])):
+        r = quiet_evaluate(yy, s, measures=specs, groups=g, tie_bounds=True)
+        assert r.tied_pairs in (0.0,) or math.isnan(r.tied_pairs)
+        for label, res in r.results.items():
+            if res.tie_note:
+                continue
+            assert close(res.tie_min, res.value) and close(res.tie_max, res.value), label
+
+
+def test_ap_one_threshold_lies_above_every_order():
+    """The documented case: relevant cases tied below non-relevant ones."""
+    y = [0, 0, 1, 1]
+    s = [0.9, 0.8, 0.5, 0.5]
+    r = quiet_evaluate(y, s, measures=["ap", "apr"], tie_bounds=True)
+    ap = r.results["AP"]
+    assert ap.tie_min == ap.tie_max == pytest.approx((1 / 3 + 2 / 4) / 2)  # the tie's order does not matter
+    assert ap.value == pytest.approx(2 / 4)  # each gets the precision at the tie's end
+    assert ap.value > ap.tie_max
+    assert r.tied_pairs == 0.0  # a tie of relevant cases only: no comparable pair is tied
+    assert r.results["APR"].value == pytest.approx(ap.tie_max)
+
+
+def test_worked_example():
+    r = perfeval.evaluate([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1], measures=["roc", "apr", "rms"], tie_bounds=True)
+    assert (r.results["ROC"].tie_min, r.results["ROC"].tie_max) == (0.75, 1.0)
+    assert r.results["APR"].tie_min == pytest.approx((1 + 2 / 3) / 2)
+    assert r.results["RMS"].tie_min == r.results["RMS"].tie_max == r["RMS"]
+    assert (r.tied_pairs, r.pairs) == (0.25, 4.0)
+    d = json.loads(r.to_json())
+    assert d["measures"]["ROC"]["tie_min"] == 0.75 and d["tied_pairs"] == 0.25
+
+
+def test_tied_pairs_brute_force():
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        n = int(rng.integers(1, 12))
+        y, s, g = rng.integers(0, 3, n), rng.integers(0, 3, n), rng.integers(0, 2, n)
+        w = rng.integers(1, 4, n).astype(float)
+        pairs = tied = 0.0
+        for i, j in itertools.combinations(range(n), 2):
+            if g[i] == g[j] and y[i] != y[j]:
+                pairs += w[i] * w[j]
+                tied += w[i] * w[j] * (s[i] == s[j])
+        assert tied_pairs(y, s, g, w) == (tied, pairs)
+
+
+def test_whole_weights_are_copies():
+    y, s, w = [1, 0, 1, 0, 1], [0.5, 0.5, 0.2, 0.2, 0.9], [2, 1, 1, 3, 1]
+    a = quiet_evaluate(y, s, measures=["roc", "apr", "top10", "prb"], sample_weight=w, tie_bounds=True)
+    rep = np.repeat(np.arange(5), w)
+    b = quiet_evaluate(
+        np.array(y)[rep], np.array(s)[rep], measures=["roc", "apr", "top10", "prb"], tie_bounds=True
+    )
+    for k in a.results:
+        assert close(a.results[k].tie_min, b.results[k].tie_min) and close(
+            a.results[k].tie_max, b.results[k].tie_max
+        )
+    assert a.tied_pairs == b.tied_pairs
+
+
+TREC = [parse_measure(k) for k in specs_of(("ranking",))]
+
+
+@st.composite
+def judged_runs(draw):
+    """One or two queries: a run of 1 to 5 documents with tied scores, judgments of some of them
+    (relevance -1, 0, 1 or 2) and of documents the run did not retrieve.
+    """
+    qrels: dict = {}
+    run: dict = {}
+    for q in range(draw(st.integers(1, 2))):
+        n = draw(st.integers(1, 5))
+        scores = draw(st.lists(st.sampled_from([0.0, 1.0, 2.0]), min_size=n, max_size=n))
+        run[f"q{q}"] = {f"d{i}": scores[i] for i in range(n)}
+        judged = draw(
+            st.lists(st.tuples(st.integers(0, n + 1), st.sampled_from([-1, 0, 1, 2])), max_size=n + 2)
+        )
+        qrels[f"q{q}"] = {f"d{i}": rel for i, rel in judged} or {"d0": 1}
+    return qrels, run
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(judged_runs())
+def test_trec_bounds_are_the_extremes_over_every_order(case):
+    qrels, run = case
+    r = trec.evaluate(qrels, run, TREC, tie_bounds=True)
+    keys = [str(k) for k in r.groups]
+    for qi, q in enumerate(keys):
+        if q not in run:
+            continue
+        docs = list(run[q])
+        score = np.array([run[q][d] for d in docs])
+        seen: dict[str, list[float]] = {s.label: [] for s in TREC}
+        for rank in orders(score):
+            one = trec.evaluate({q: qrels[q]}, {q: dict(zip(docs, rank.tolist(), strict=True))}, TREC)
+            for s in TREC:
+                seen[s.label].append(float(one.results[s.label].per_group[0]))
+        for s in TREC:
+            res = r.results[s.label]
+            assert close(res.tie_min_per_group[qi], min(seen[s.label])), (s.label, q, qrels, run)
+            assert close(res.tie_max_per_group[qi], max(seen[s.label])), (s.label, q, qrels, run)
+    for ties in ("trec_eval", "file"):  # one of the orders: between the bounds (AP: one threshold aside)
+        t = trec.evaluate(qrels, run, TREC, ties=ties, tie_bounds=True)
+        for s in TREC:
+            res = t.results[s.label]
+            assert res.tie_min - TOL <= res.value <= res.tie_max + TOL, (ties, s.label)
+            assert res.tie_min == r.results[s.label].tie_min and res.tie_max == r.results[s.label].tie_max
+
+
+def test_trec_compare_carries_bounds():
+    qrels = {"q1": {"a": 1, "b": 0}}
+    runs = {"x": {"q1": {"a": 0.5, "b": 0.5}}, "y": {"q1": {"a": 0.9, "b": 0.5}}}
+    c = trec.compare(qrels, runs, "map,P_1", test="none", tie_bounds=True)
+    x, y = c.reports["x"], c.reports["y"]
+    assert (x.results["MAP"].tie_min, x.results["MAP"].tie_max) == (0.5, 1.0)
+    assert (y.results["MAP"].tie_min, y.results["MAP"].tie_max) == (1.0, 1.0)
+    assert (x.tied_pairs, y.tied_pairs) == (1.0, 0.0)
+
+
+def test_every_measure_says_how_it_is_bounded():
+    for m in list_measures():
+        assert m.tie_bounds in KINDS, m.name
+        assert m.tie_bounds_text, m.name
