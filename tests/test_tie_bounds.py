@@ -335,3 +335,134 @@ def test_every_measure_says_how_it_is_bounded():
     for m in list_measures():
         assert m.tie_bounds in KINDS, m.name
         assert m.tie_bounds_text, m.name
+
+
+# -- the command ------------------------------------------------------------------------------------
+
+CSV = "y,s,q\n2,0.5,1\n0,0.5,1\n1,0.5,1\n0,0.1,1\n1,0.3,2\n1,0.3,2\n0,0.2,2\n"
+QRELS = "q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq1 0 z 1\nq2 0 x 1\nq2 0 y -1\n"
+RUN = (
+    "q1 Q0 a 1 0.5 r\nq1 Q0 b 2 0.5 r\nq1 Q0 c 3 0.5 r\nq1 Q0 d 4 0.1 r\n"
+    "q2 Q0 x 1 0.3 r\nq2 Q0 y 2 0.3 r\nq2 Q0 w 3 0.3 r\n"
+)
+
+
+@pytest.fixture
+def tables(tmp_path):
+    (tmp_path / "g.csv").write_text(CSV)
+    (tmp_path / "b.txt").write_text("1 0.9\n0 0.5\n1 0.5\n0 0.1\n")
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "a.run").write_text(RUN)
+    (tmp_path / "b.run").write_text(RUN.replace("a 1 0.5 r", "a 1 0.9 r").replace(" r\n", " s\n"))
+    return tmp_path
+
+
+def test_eval_tie_bounds_table_json_csv(tables, capsys):
+    from conftest import run_cli
+
+    argv = ["eval", str(tables / "b.txt"), "-m", "roc,apr,rms,ca2:window=2", "--tie-bounds"]
+    code, out, err = run_cli(argv, capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["measure", "value", "tie_min", "tie_max"]
+    assert lines[1].split() == ["ROC", "0.875000", "0.750000", "1.000000"]
+    assert lines[3].split() == ["RMS", "0.360555", "0.360555", "0.360555"]
+    assert lines[4].split()[2:] == ["nan", "nan"]
+    assert "25% of 4 comparable pairs tied" in out and "no exact tie bound: CA2:window=2" in out
+    code, out, err = run_cli(
+        ["eval", str(tables / "b.txt"), "-m", "roc,apr", "--tie-bounds", "-o", "json"], capsys
+    )
+    d = json.loads(out)
+    assert (d["measures"]["ROC"]["tie_min"], d["measures"]["ROC"]["tie_max"], d["tied_pairs"]) == (
+        0.75,
+        1.0,
+        0.25,
+    )
+    code, out, err = run_cli(
+        ["eval", str(tables / "b.txt"), "-m", "roc", "--tie-bounds", "-o", "csv"], capsys
+    )
+    assert out.splitlines() == [
+        "measure,value,tie_min,tie_max,tied_pairs",
+        "ROC,0.875000,0.750000,1.000000,0.250000",
+    ]
+
+
+def test_eval_tie_bounds_per_group(tables, capsys):
+    from conftest import run_cli
+
+    argv = [
+        "eval",
+        str(tables / "g.csv"),
+        "--target",
+        "y",
+        "--score",
+        "s",
+        "--group",
+        "q",
+        "-m",
+        "ndcg@2,gauc",
+    ]
+    code, out, err = run_cli([*argv, "--tie-bounds", "--per-group"], capsys)
+    assert code == 0, err
+    assert "NDCG@2 tie_min" in out and "42.86% of 7 comparable pairs tied" in out
+    code, out, err = run_cli([*argv, "--tie-bounds", "--per-group", "-o", "csv"], capsys)
+    rows = out.splitlines()
+    assert rows[-3] == "group,NDCG@2,NDCG@2 tie_min,NDCG@2 tie_max,GAUC,GAUC tie_min,GAUC tie_max"
+    assert rows[-2].startswith("1,0.598903,0.173765,1.000000,0.750000,0.500000,1.000000")
+    code, out, err = run_cli([*argv, "--tie-bounds", "-o", "json"], capsys)
+    d = json.loads(out)
+    assert d["measures"]["GAUC"]["tie_bounds_per_group"]["1"] == [0.5, 1.0]
+
+
+def test_trec_tie_bounds_every_format(tables, capsys):
+    from conftest import run_cli
+
+    argv = [
+        "trec",
+        str(tables / "qrels"),
+        str(tables / "a.run"),
+        str(tables / "b.run"),
+        "-m",
+        "map,P_1",
+        "--tie-bounds",
+    ]
+    code, out, err = run_cli(argv, capsys)
+    assert code == 0, err
+    assert "r    0.3611..0.8333  0.0000..1.0000  71.43% of 7" in out
+    code, out, err = run_cli([*argv, "-o", "json"], capsys)
+    d = json.loads(out)
+    assert d["r"]["map"]["tie_min"] == pytest.approx(13 / 36) and d["s"]["P_1"]["tie_min"] == 0.5
+    code, out, err = run_cli([*argv, "-o", "csv"], capsys)
+    head = out.splitlines()[0].split(",")
+    assert head[-5:] == ["map tie_min", "map tie_max", "P_1 tie_min", "P_1 tie_max", "tied_pairs"]
+    code, out, err = run_cli([*argv, "-o", "markdown"], capsys)
+    assert "| r | 0.3889 (0.3611..0.8333) | 0.5000 (0.0000..1.0000) |" in out
+    code, out, err = run_cli([*argv, "-o", "latex"], capsys)
+    assert "0.3889 {\\scriptsize(0.3611--0.8333)}" in out
+    code, out, err = run_cli([*argv, "-q", "-o", "csv"], capsys)
+    assert out.splitlines()[1] == "r,q1,0.444444,0.666667,0.388889,0.666667,0.000000,1.000000"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["eval", "{b}", "-m", "roc", "--tie-bounds", "--stream"], "--tie-bounds evaluates in memory"),
+        (["trec", "{q}", "{a}", "-m", "map", "--tie-bounds", "-o", "trec"], "no place in trec_eval's layout"),
+    ],
+)
+def test_refusals_are_one_line(tables, capsys, argv, message):
+    from conftest import run_cli
+
+    paths = {"{b}": str(tables / "b.txt"), "{q}": str(tables / "qrels"), "{a}": str(tables / "a.run")}
+    code, out, err = run_cli([paths.get(a, a) for a in argv], capsys)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_dask_refused_in_the_library():
+    pytest.importorskip("dask.dataframe")
+    import dask.dataframe as dd
+    import pandas as pd
+
+    df = dd.from_pandas(pd.DataFrame({"y": [1, 0], "s": [0.5, 0.5]}), npartitions=1)
+    with pytest.raises(InvalidParameterError, match="in memory only"):
+        perfeval.evaluate(df, target="y", score="s", measures=["roc"], tie_bounds=True)

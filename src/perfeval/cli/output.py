@@ -80,23 +80,50 @@ def _interval_note(iv: dict) -> str:
     return f"({one.level * 100:g}% intervals: {how})"
 
 
+def _bounded(report: Any) -> bool:
+    """Whether the report holds tie bounds (``--tie-bounds``)."""
+    return getattr(report, "tied_pairs", None) is not None
+
+
+def _tie_note(report: Any) -> list[str]:
+    """The lines under a table with tie bounds: what they are, the share of tied pairs, the measures
+    without an exact bound.
+    """
+    share = report.tied_pairs
+    pairs = report.pairs or 0.0
+    said = "no comparable pair" if not pairs else f"{share * 100:.4g}% of {pairs:.15g} comparable pairs tied"
+    lines = [f"(tie_min, tie_max: the least and greatest value over every order of the tied cases; {said})"]
+    refused = [k for k, r in report.results.items() if r.tie_note]
+    if refused:
+        lines.append(f"(no exact tie bound: {', '.join(refused)}; `perfeval list-measures --long` says why)")
+    return lines
+
+
 def _report_rows(report: Any) -> tuple[list[str], list[list[Any]]]:
     grouped = report.groups is not None
     iv = report.intervals
+    bounded = _bounded(report)
     head = (
         ["measure", "value"]
+        + (["tie_min", "tie_max"] if bounded else [])
         + (["ci_low", "ci_high"] if iv else [])
         + (["mean", "weighted_mean", "groups", "undefined"] if grouped else [])
     )
     rows = []
     for label, r in report.results.items():
         row = [label, r.value]
+        if bounded:
+            row += [_f(r.tie_min), _f(r.tie_max)]
         if iv:
             row += [iv[label].low, iv[label].high] if label in iv else [math.nan, math.nan]
         if grouped:
             row += [r.mean, r.weighted_mean, len(r.per_group) - len(r.undefined), len(r.undefined)]
         rows.append(row)
     return head, rows
+
+
+def _f(v: Any) -> float:
+    return math.nan if v is None else float(v)
 
 
 def report_text(report: Any, output: str, per_group: bool) -> str:
@@ -107,28 +134,49 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
         return report.to_json() + "\n"
     head, rows = _report_rows(report)
     per = per_group and report.groups is not None
+    bounded = _bounded(report)
     if output == "csv":
+        if bounded:  # the share of tied pairs of each measure's comparable pairs, a column
+            head = [*head, "tied_pairs"]
+            rows = [[*row, _f(r.tied_pairs)] for row, r in zip(rows, report.results.values(), strict=True)]
         lines = [",".join(head)] + [",".join(number(v) for v in row) for row in rows]
         if per:
-            lines += ["", ",".join(["group", *report.results])]
+            names = [csv_field(k) for k in report.results]
+            if bounded:
+                names = [f"{n}{suffix}" for n in names for suffix in ("", " tie_min", " tie_max")]
+            lines += ["", ",".join(["group", *names])]
             lines += [
-                ",".join(
-                    [csv_field(str(key))] + [number(float(r.per_group[i])) for r in report.results.values()]
-                )
+                ",".join([csv_field(str(key))] + [number(v) for v in _group_cells(report, i, bounded)])
                 for i, key in enumerate(report.groups)
             ]
         return "\n".join(lines) + "\n"
     from perfeval._text import shown
 
     lines = table([head] + [[number(v) for v in row] for row in rows], "lr")
+    if bounded:
+        lines += _tie_note(report)
     if report.intervals:
         lines.append(_interval_note(report.intervals))
     lines.append(signature_line(report.signature))
     if per:
         lines.append("")
-        gtab = [["group", *report.results]] + [
-            [shown(str(k))] + [number(float(r.per_group[i])) for r in report.results.values()]
+        names = list(report.results)
+        if bounded:
+            names = [f"{n}{suffix}" for n in names for suffix in ("", " tie_min", " tie_max")]
+        gtab = [["group", *names]] + [
+            [shown(str(k))] + [number(v) for v in _group_cells(report, i, bounded)]
             for i, k in enumerate(report.groups)
         ]
         lines += table(gtab, "lr")
     return "\n".join(lines) + "\n"
+
+
+def _group_cells(report: Any, i: int, bounded: bool) -> list[float]:
+    """Group i's value of each measure (and, with tie bounds, its least and greatest after it)."""
+    out = []
+    for r in report.results.values():
+        out.append(float(r.per_group[i]))
+        if bounded:
+            lo, hi = r.tie_min_per_group, r.tie_max_per_group
+            out += [math.nan if lo is None else float(lo[i]), math.nan if hi is None else float(hi[i])]
+    return out

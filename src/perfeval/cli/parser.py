@@ -65,6 +65,12 @@ def build() -> argparse.ArgumentParser:
     )
     ev.add_argument("-o", "--output", default="table", choices=("table", "json", "csv"), help="output format")
     ev.add_argument("--per-group", action="store_true", help="also print every group's values")
+    ev.add_argument(
+        "--tie-bounds",
+        action="store_true",
+        help="also each measure's least and greatest value over every order of the tied cases (exact), "
+        "and the share of the comparable pairs whose scores are tied: can ties move the ranking?",
+    )
     _ci_options(
         ev,
         "--ci",
@@ -230,6 +236,13 @@ def build() -> argparse.ArgumentParser:
         help="comma-separated measures (default: map,ndcg_cut_10,P_10,recall_100,recip_rank)",
     )
     tr.add_argument("-q", "--per-query", action="store_true", help="also each query's value")
+    tr.add_argument(
+        "--tie-bounds",
+        action="store_true",
+        help="also each measure's least and greatest mean over every order of the tied documents "
+        "(exact; whatever --ties says) and the share of the pairs of documents of different relevance "
+        "whose scores are tied",
+    )
     tr.add_argument(
         "-o",
         "--output",

@@ -29,6 +29,11 @@ def check_ci_options(args: Any) -> None:
 def _check_options(args: Any) -> None:
     from perfeval.exceptions import InvalidParameterError
 
+    if getattr(args, "tie_bounds", False) and (args.stream or args.dask):
+        raise InvalidParameterError(
+            "--tie-bounds evaluates in memory (the bounds are the measures of two orders of the rows "
+            "themselves); drop --stream/--dask"
+        )
     if args.ci is None:
         return
     check_ci_options(args)
@@ -54,7 +59,9 @@ def run(args: Any) -> int:
     specs = resolve(args.measures or DEFAULT_MEASURES, args.threshold)  # parsed once, here
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        report = _dask(args, path, specs) if args.dask else _stream(args, path, specs)
+        report = None
+        if not getattr(args, "tie_bounds", False):
+            report = _dask(args, path, specs) if args.dask else _stream(args, path, specs)
     if report is not None:
         _warn(caught)
         if args.ci is not None:
@@ -109,6 +116,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
             sample_weight=weights,
             threshold=args.threshold,
             partitions=parts,
+            tie_bounds=args.tie_bounds,
         )
     _warn(caught)
     if args.ci is not None:

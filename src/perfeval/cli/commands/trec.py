@@ -21,6 +21,11 @@ def run(args: Any) -> int:
 
     _x87.keep_heap()  # this process frees and allocates arrays of 10M rows run after run: reuse them
 
+    if args.tie_bounds and args.output == "trec":
+        raise InvalidParameterError(
+            "--tie-bounds has no place in trec_eval's layout (-o trec): use -o table, json, csv, markdown "
+            "or latex"
+        )
     if [*args.runs, args.qrels].count("-") > 1:
         raise InvalidParameterError("standard input (-) can be read once: give the other inputs as files")
 
@@ -39,6 +44,7 @@ def run(args: Any) -> int:
         queries=args.queries,
         ties=args.ties,
         level=args.level,
+        tie_bounds=args.tie_bounds,
     )
     out = {
         "table": _table,
@@ -102,6 +108,13 @@ def _table(c: Any, args: Any) -> str:
     lines = table(rows, "lr")
     if _compared(c):
         lines.append(_legend(c))
+    if args.tie_bounds:
+        lines += ["", "tie bounds (the least..greatest mean over every order of the tied documents):"]
+        brow = [["run", *_names(c), "tied pairs"]]
+        for name, rep in c.reports.items():
+            cells = [_span(rep.results[s.label]) for s in c.specs]
+            brow.append([shown(name), *cells, _share(rep)])
+        lines += table(brow, "lr")
     lines.append(signature_line(c.reports[c.baseline].signature))
     if _compared(c):
         lines += ["", f"p-values against {shown(c.baseline)}:"]
@@ -116,10 +129,28 @@ def _table(c: Any, args: Any) -> str:
             qrows = [["query", *_names(c)]]
             for i, key in enumerate(rep.groups):
                 qrows.append(
-                    [shown(str(key))] + [number(float(rep.results[s.label].per_group[i])) for s in c.specs]
+                    [shown(str(key))]
+                    + [
+                        number(float(rep.results[s.label].per_group[i]))
+                        + (f" ({_span(rep.results[s.label], i)})" if args.tie_bounds else "")
+                        for s in c.specs
+                    ]
                 )
             lines += table(qrows, "lr")
     return "\n".join(lines) + "\n"
+
+
+def _span(r: Any, i: int | None = None) -> str:
+    """A measure's tie bounds as ``min..max`` (four decimals), of query i when given."""
+    lo, hi = (r.tie_min, r.tie_max) if i is None else (r.tie_min_per_group[i], r.tie_max_per_group[i])
+    return f"{lo:.4f}..{hi:.4f}"
+
+
+def _share(rep: Any) -> str:
+    """The share of the comparable pairs that are tied, with their number."""
+    if not rep.pairs:
+        return "no pair"
+    return f"{rep.tied_pairs * 100:.4g}% of {rep.pairs:.15g}"
 
 
 #: trec_eval's order of the measures it prints (its te_trec_measures table, measures.c, 10.0 and
@@ -184,15 +215,29 @@ def _json(c: Any, args: Any) -> str:
     def means(name: str, rep: Any) -> dict:
         out: dict[str, Any] = {}
         for s in c.specs:
-            v = _num(rep.results[s.label].value)
-            if args.per_query:
-                per = rep.results[s.label].per_group
-                out[c.name(s)] = {
-                    "mean": v,
-                    "per_query": {str(k): _num(float(x)) for k, x in zip(rep.groups, per, strict=True)},
-                }
+            r = rep.results[s.label]
+            v = _num(r.value)
+            if args.per_query or args.tie_bounds:
+                entry: dict[str, Any] = {"mean": v}
+                if args.tie_bounds:
+                    entry.update(tie_min=_num(r.tie_min), tie_max=_num(r.tie_max))
+                if args.per_query:
+                    entry["per_query"] = {
+                        str(k): _num(float(x)) for k, x in zip(rep.groups, r.per_group, strict=True)
+                    }
+                if args.per_query and args.tie_bounds:
+                    entry["tie_bounds_per_query"] = {
+                        str(k): [_num(float(lo)), _num(float(hi))]
+                        for k, lo, hi in zip(
+                            rep.groups, r.tie_min_per_group, r.tie_max_per_group, strict=True
+                        )
+                    }
+                out[c.name(s)] = entry
             else:
                 out[c.name(s)] = v
+        if args.tie_bounds:
+            out["tied_pairs"] = _num(rep.tied_pairs)
+            out["pairs"] = _num(rep.pairs)
         if name in c.pvalues and c.test != "none":
             out["p_values"] = {c.name(s): _num(c.pvalues[name][s.label]) for s in c.specs}
         return out
@@ -213,22 +258,38 @@ def _csv(c: Any, args: Any) -> str:
     measure's corrected p-value as ``name p``); ``-q``: one row per run and query.
     """
     names = _names(c)
+    bounds = (
+        [csv_field(f"{n} {end}") for n in names for end in ("tie_min", "tie_max")] if args.tie_bounds else []
+    )
     if args.per_query:
-        lines = [",".join(["run", "query", *map(csv_field, names)])]
+        lines = [",".join(["run", "query", *map(csv_field, names), *bounds])]
         for name, rep in c.reports.items():
             for i, key in enumerate(rep.groups):
                 cells = [number(float(rep.results[s.label].per_group[i])) for s in c.specs]
+                if args.tie_bounds:
+                    cells += [
+                        number(float(getattr(rep.results[s.label], end)[i]))
+                        for s in c.specs
+                        for end in ("tie_min_per_group", "tie_max_per_group")
+                    ]
                 lines.append(",".join([csv_field(name), csv_field(str(key)), *cells]))
         return "\n".join(lines) + "\n"
     compared = _compared(c)
     head = ["run", *map(csv_field, names)]
     if compared:  # each measure's corrected p-value against the baseline (empty for the baseline)
         head += [csv_field(f"{n} p") for n in names]
+    if args.tie_bounds:
+        head += [*bounds, "tied_pairs"]
     lines = [",".join(head)]
     for name, rep in c.reports.items():
         row = [csv_field(name)] + [repr(rep.results[s.label].value) for s in c.specs]
         if compared:
             row += [repr(c.pvalues[name][s.label]) if name in c.pvalues else "" for s in c.specs]
+        if args.tie_bounds:
+            row += [
+                repr(getattr(rep.results[s.label], end)) for s in c.specs for end in ("tie_min", "tie_max")
+            ]
+            row.append(repr(rep.tied_pairs))
         lines.append(",".join(row))
     return "\n".join(lines) + "\n"
 
@@ -252,7 +313,11 @@ def _paper(c: Any, args: Any) -> str:
         if v == best[s.label] and len(c.reports) > 1:
             text = f"**{text}**" if fmt == "markdown" else f"\\textbf{{{text}}}"
         mark = c.marker(name, s.label)
-        return text + (_MARK[fmt][mark] if mark else "")
+        text += _MARK[fmt][mark] if mark else ""
+        if args.tie_bounds:  # the least and greatest over the orders of the tied documents
+            span = _span(c.reports[name].results[s.label])
+            text += f" ({span})" if fmt == "markdown" else f" {{\\scriptsize({span.replace('..', '--')})}}"
+        return text
 
     if fmt == "markdown":
         md = _markdown
@@ -264,6 +329,8 @@ def _paper(c: Any, args: Any) -> str:
         if _compared(c):
             legend = _legend(c, md(c.baseline))
             lines += ["", legend.replace("+/-", "<sup>+</sup>/<sup>−</sup>", 1)]
+        if args.tie_bounds:
+            lines += ["", "(min..max): the least and greatest mean over every order of the tied documents"]
         return "\n".join(lines) + "\n"
     esc = _latex
     lines = [
@@ -278,6 +345,8 @@ def _paper(c: Any, args: Any) -> str:
     lines += ["\\bottomrule", "\\end{tabular}"]
     if _compared(c):
         lines.append("% " + _legend(c))
+    if args.tie_bounds:
+        lines.append("% (min--max): the least and greatest mean over every order of the tied documents")
     return "\n".join(lines) + "\n"
 
 
