@@ -196,6 +196,11 @@ REGISTRY.register(
         edge_cases="no positives: undefined (NaN); all positive: 1.",
         perf="classic: -prb, or any option starting with -break, -pr_break or -prbreak.",
         tie_bounds="orders",
+        tie_bounds_doc=(
+            "exact: only the tie straddling the cut at P matters: of its m positives at most min(m, "
+            "its places above the cut) are above it (the maximum), at least max(0, those places - its "
+            "negatives) (the minimum)."
+        ),
     )
 )
 
@@ -221,6 +226,10 @@ REGISTRY.register(
         "warning; classic groups ties by exact float32 equality (PERF quirk Q10 included).",
         blocks=True,
         tie_bounds="orders",
+        tie_bounds_doc=(
+            "exact: the APR of every tie's positives first (the maximum) and last (the minimum); the "
+            "value, their expectation over the orders, lies between."
+        ),
     )
 )
 
@@ -244,6 +253,10 @@ REGISTRY.register(
         edge_cases="one class only: undefined (NaN); no data: NaN (classic prints 0).",
         perf="classic: the 80-bit sweep of PERF decides the last printed digit on rounding boundaries.",
         tie_bounds="orders",
+        tie_bounds_doc=(
+            "exact: every tied positive/negative pair won (the maximum) or lost (the minimum): the "
+            "value plus or minus half the share of the positive/negative pairs that are tied."
+        ),
     )
 )
 
@@ -266,6 +279,10 @@ REGISTRY.register(
         perf="classic reproduces PERF: the segment that crosses 50 negatives is dropped and the area is "
         "multiplied by floor(n_negatives / 50), so it is 0 below 50 negatives (quirk Q7).",
         tie_bounds="orders",
+        tie_bounds_doc=(
+            "exact: every tie's positives first (the maximum) or last (the minimum); the limit of "
+            "negatives then cuts an order without ties."
+        ),
     )
 )
 
@@ -286,6 +303,11 @@ REGISTRY.register(
         perf="classic prints an integer (`RKL    273`); with -loss (RKL - 1) / (n - 1).",
         blocks=True,
         tie_bounds="orders",
+        tie_bounds_doc=(
+            "exact: every tie's positives first (the minimum: the rank of the last positive in that "
+            "order) or last (the maximum: the bottom of the tie holding the lowest positive, the "
+            "value itself, pessimistic)."
+        ),
     )
 )
 
@@ -306,6 +328,10 @@ REGISTRY.register(
         perf="classic: identical.",
         blocks=True,
         tie_bounds="orders",
+        tie_bounds_doc=(
+            "exact: 1 when the top tie holds a positive (the maximum: positives first), 1 only when "
+            "it holds no negative (the minimum: the value itself, pessimistic)."
+        ),
     )
 )
 
@@ -329,6 +355,10 @@ REGISTRY.register(
         "targets 1, 0 tied "
         "at one score, where the modern value is 1: the positive is in the top 10 in every order).",
         tie_bounds="orders",
+        tie_bounds_doc=(
+            "exact: 1 when a positive can be among the top 10 (the maximum: every tie's positives "
+            "first); the minimum is the value itself (pessimistic: in every order)."
+        ),
     )
 )
 
@@ -351,6 +381,11 @@ REGISTRY.register(
         perf="classic: label NTOP<floor(N+0.01)>, sums the top trunc(N) positions and divides by the raw N "
         "(PERF's int conversion).",
         tie_bounds="orders",
+        tie_bounds_doc=(
+            "exact: only the tie straddling the cut at N matters: of its m positives at most min(m, "
+            "its places above the cut) are above it (the maximum), at least max(0, those places - its "
+            "negatives) (the minimum)."
+        ),
     )
 )
 
@@ -478,7 +513,8 @@ REGISTRY.register(
         perf="classic: `-cal S` prints CA1 and CA2; S below 1 is rejected (PERF reads outside its data).",
         tie_bounds="none",
         tie_bounds_doc="not bounded (NaN): a window of S cases can cut several ties and a tie several "
-        "windows, so the best order of one tie depends on the others' and the extremes are not the "
-        "two extreme orders of each tie.",
+        "windows, so the extremes need not be at the ties' extreme orders (targets 1 0 1 0 scored 0.9 0.9 "
+        "0.1 0.1, S = 2: positives first and last both give 0.267, the greatest over the orders is 0.433); "
+        "no exact rule per tie is known, and none is sampled.",
     )
 )

@@ -215,6 +215,10 @@ _ranking(
     "a query with no relevant case: undefined, left out of the mean and listed (0 with judgments, "
     "as trec_eval).",
     params=(_K, _GAIN),
+    tie_bounds_doc=(
+        "exact: every tie's gains in decreasing order at its positions (the maximum) and in "
+        "increasing order (the minimum); the ideal DCG does not depend on the order."
+    ),
 )
 _ranking(
     "DCG",
@@ -224,6 +228,10 @@ _ranking(
     "per query, sum over the top k of gain(rel) / log2(i + 1).",
     "empty query: 0.",
     params=(_K, _GAIN),
+    tie_bounds_doc=(
+        "exact: every tie's gains in decreasing order at its positions (the maximum) and in "
+        "increasing order (the minimum)."
+    ),
 )
 _ranking(
     "CG",
@@ -233,6 +241,10 @@ _ranking(
     "per query, sum over the top k of gain(rel).",
     "empty query: 0.",
     params=(_K, _GAIN),
+    tie_bounds_doc=(
+        "exact: only the tie straddling the cut-off matters: its highest gains above the cut (the "
+        "maximum), its lowest (the minimum)."
+    ),
 )
 _ranking(
     "MAP",
@@ -255,6 +267,11 @@ _ranking(
     "precision_at",
     "per query, the relevant cases among the top k, over k (k = 0: over the query's size).",
     "a query shorter than k still divides by k (trec_eval's P_k).",
+    tie_bounds_doc=(
+        "exact: only the tie straddling the cut-off matters: of its g cases holding m relevant "
+        "ones, min(m, its places s above the cut) above it at most (the maximum), max(0, s - (g - "
+        "m)) at least (the minimum)."
+    ),
 )
 _ranking(
     "R",
@@ -263,6 +280,11 @@ _ranking(
     "recall_at",
     "per query, the relevant cases among the top k over the query's relevant cases.",
     "a query with no relevant case: undefined, left out of the mean and listed.",
+    tie_bounds_doc=(
+        "exact: only the tie straddling the cut-off matters: of its g cases holding m relevant "
+        "ones, min(m, its places s above the cut) above it at most (the maximum), max(0, s - (g - "
+        "m)) at least (the minimum)."
+    ),
 )
 _ranking(
     "F",
@@ -289,6 +311,10 @@ _ranking(
     "per query, 1 / the rank of the first relevant case; the mean over queries.",
     "a query with no relevant case: undefined, left out of the mean and listed.",
     params=(),
+    tie_bounds_doc=(
+        "exact: the first tie holding a relevant case, a cases below the top, g cases, m "
+        "relevant: 1 / (a + 1) (the maximum) and 1 / (a + g - m + 1) (the minimum)."
+    ),
 )
 _ranking(
     "RPREC",
@@ -299,6 +325,10 @@ _ranking(
     "judgments, those the run missed included): trec_eval's Rprec.",
     "a query with no relevant case: undefined, left out of the mean and listed.",
     params=(),
+    tie_bounds_doc=(
+        "exact: as P at k = R: the tie straddling rank R puts its relevant cases above it first "
+        "(the maximum) or last (the minimum)."
+    ),
 )
 _ranking(
     "BPREF",
@@ -313,6 +343,10 @@ _ranking(
     params=(),
     ties="the expected value over uniformly random orders of a tie (exact: the judged non-relevant "
     "cases of its tie above a relevant case are uniform on 0..J).",
+    tie_bounds_doc=(
+        "exact: every tie's relevant cases before its judged non-relevant ones (the maximum) or "
+        "after them (the minimum); unjudged cases never count."
+    ),
 )
 _ranking(
     "SUCCESS",
@@ -324,6 +358,11 @@ _ranking(
     "a query with no relevant case: undefined, left out of the mean and listed.",
     ties="the probability, over uniformly random orders of a tie straddling the cut-off, that one of "
     "its relevant cases is above the cut.",
+    tie_bounds_doc=(
+        "exact: only the tie straddling the cut-off matters: 1 at most when one of its relevant "
+        "cases can be above the cut (the maximum), 0 at least when its non-relevant ones can fill "
+        "its places above it (the minimum)."
+    ),
 )
 _ranking(
     "JUDGED",
@@ -333,6 +372,10 @@ _ranking(
     "per query, the judged cases among the top k over min(k, the cases ranked) (ir_measures' "
     "Judged@k); without judgments every case is judged (1).",
     "a query with nothing ranked: undefined.",
+    tie_bounds_doc=(
+        "exact: only the tie straddling the cut-off matters: its judged cases above the cut first "
+        "(the maximum) or last (the minimum)."
+    ),
 )
 _ranking(
     "GAUC",
@@ -345,6 +388,11 @@ _ranking(
     ties="half credit for a tied positive/negative pair (Mann-Whitney), as ROC.",
     aggregate="weighted",
     kind="grouped",
+    tie_bounds_doc=(
+        "exact, per group: every tied positive/negative pair won (the maximum) or lost (the "
+        "minimum): the group's area plus or minus half its share of tied pairs; the bounds of the "
+        "weighted mean are the weighted means of the groups' bounds."
+    ),
 )
 _ranking(
     "GAUC_UNWEIGHTED",
@@ -356,4 +404,8 @@ _ranking(
     params=(),
     ties="half credit for a tied positive/negative pair, as ROC.",
     kind="grouped",
+    tie_bounds_doc=(
+        "exact, per group: every tied positive/negative pair won (the maximum) or lost (the "
+        "minimum); the bounds of the mean are the means of the groups' bounds."
+    ),
 )
