@@ -221,6 +221,21 @@ def test_without_ties_min_max_and_value_are_one(y, q):
             assert close(res.tie_min, res.value) and close(res.tie_max, res.value), label
 
 
+@settings(max_examples=30, deadline=None)
+@given(small(grades=2, groups=2), st.randoms(use_true_random=False))
+def test_bounds_do_not_depend_on_the_row_order(case, rnd):
+    y, s, g = case
+    perm = np.array(rnd.sample(range(len(y)), len(y)))
+    for specs, groups in ((RANKING, g), (BINARY, None)):
+        a = quiet_evaluate(y, s, measures=specs, groups=groups, tie_bounds=True)
+        b = quiet_evaluate(
+            y[perm], s[perm], measures=specs, groups=None if groups is None else g[perm], tie_bounds=True
+        )
+        for k, r in a.results.items():
+            assert close(r.tie_min, b.results[k].tie_min) and close(r.tie_max, b.results[k].tie_max), k
+        assert a.tied_pairs == b.tied_pairs or (math.isnan(a.tied_pairs) and math.isnan(b.tied_pairs))
+
+
 def test_ap_one_threshold_lies_above_every_order():
     """The documented case: relevant cases tied below non-relevant ones."""
     y = [0, 0, 1, 1]
