@@ -106,6 +106,9 @@ def evaluate(
     ...              measures=["gauc", "ndcg"])
     >>> r["GAUC"], r.results["GAUC"].per_group.tolist()
     (0.75, [1.0, 0.5])
+    >>> r = evaluate([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1], measures=["roc"], tie_bounds=True)
+    >>> r.results["ROC"].tie_min, r.results["ROC"].tie_max, r.tied_pairs   # 1 of 4 pairs tied
+    (0.75, 1.0, 0.25)
     """
     if weights is not None:
         import warnings
