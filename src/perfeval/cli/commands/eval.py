@@ -116,7 +116,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
             sample_weight=weights,
             threshold=args.threshold,
             partitions=parts,
-            tie_bounds=args.tie_bounds,
+            tie_bounds=getattr(args, "tie_bounds", False),
         )
     _warn(caught)
     if args.ci is not None:
