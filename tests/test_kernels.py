@@ -258,6 +258,19 @@ def test_scratch_cache_holds_many_sizes_within_its_bound():
     K.release_cache()
 
 
+def test_cache_limit_is_set_and_given_back():
+    old = K.cache_limit(64 << 20)
+    try:
+        big = K.zeros(100 << 20)  # above the limit: unmapped when freed, not kept
+        del big
+        small = K.zeros(16 << 20)
+        assert memoryview(small)[0] == 0
+        del small
+    finally:
+        assert K.cache_limit(old) == 64 << 20
+    K.release_cache()
+
+
 def test_keep_heap_says_whether_it_could():
     # process-wide: run in a child, which then allocates and frees large arrays as usual
     code = "from perfeval import _x87; import numpy as np; ok = _x87.keep_heap(); a = np.ones(50_000_000)\n"

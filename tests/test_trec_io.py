@@ -517,3 +517,13 @@ def test_vocabulary_order_of_ids_sharing_their_first_bytes(tmp_path, prefix, suf
     q = read_qrels(str(path))
     _check_codes(q)
     assert q.dvocab.tolist() == np.unique(np.array(list(dict.fromkeys(ids)))).tolist()
+
+
+def test_trec_gives_the_scratch_limit_back():
+    from perfeval import _x87, trec
+
+    before = _x87.cache_limit(1 << 30)
+    _x87.cache_limit(before)
+    trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}, "map")
+    trec.compare({"q": {"a": 1}}, {"x": {"q": {"a": 1.0}}, "y": {"q": {"b": 1.0}}}, "map", test="none")
+    assert _x87.cache_limit(before) == before  # set back when done

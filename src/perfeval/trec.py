@@ -638,16 +638,28 @@ def _set_bounds(
         res.tied_pairs, res.pairs = share, pairs
 
 
+#: the freed scratch blocks kept for the next run while runs are read one after another
+_KEPT = 3 << 30
+
+
 @contextmanager
 def _scratch() -> Iterator[None]:
     """The compiled kernels' scratch buffers kept between runs (a run's reading frees its hash tables
     and the next one's takes them again) and handed back to the system at the end.
     """
+    import os
+
     from perfeval import _x87
 
+    try:  # a run of 10M lines frees about 1.5 GB of scratch blocks (hash tables, columns, vocabulary)
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        ram = 16 << 30
+    before = _x87.cache_limit(int(min(_KEPT, ram // 8)))
     try:
         yield
     finally:
+        _x87.cache_limit(before)
         _x87.release_cache()
 
 

@@ -63,8 +63,8 @@ PyObject *nv_ob_finish(nv_outbuf *o)
  * a TREC run's reading frees its hash tables (three sizes, two threads) and the next run's reading
  * takes them again.  Callers never assume zeroed memory (zeros() clears what it hands out). */
 #define BIG_MIN (8u << 20)
-#define BIG_CACHE 8
-#define BIG_CACHE_BYTES ((size_t)1 << 30)
+#define BIG_CACHE 16
+static size_t BIG_CACHE_BYTES = (size_t)1 << 30; /* cache_limit() sets it */
 static void *big_cache[BIG_CACHE];
 static size_t big_cache_size[BIG_CACHE];
 static pthread_mutex_t BIG_LOCK = PTHREAD_MUTEX_INITIALIZER;
@@ -158,6 +158,20 @@ PyObject *nv_release_cache(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(noargs
         }
     pthread_mutex_unlock(&BIG_LOCK);
     Py_RETURN_NONE;
+}
+
+/* cache_limit(bytes) -> the previous limit: how many bytes of freed scratch mappings are kept
+ * (perfeval.trec raises it while it reads run after run, and sets it back when done) */
+PyObject *nv_cache_limit(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    unsigned long long limit;
+    if (!PyArg_ParseTuple(args, "K", &limit))
+        return NULL;
+    pthread_mutex_lock(&BIG_LOCK);
+    size_t old = BIG_CACHE_BYTES;
+    BIG_CACHE_BYTES = (size_t)limit;
+    pthread_mutex_unlock(&BIG_LOCK);
+    return PyLong_FromUnsignedLongLong((unsigned long long)old);
 }
 
 /* keep_heap(): malloc's freed memory kept in the process and used again, never handed back to the

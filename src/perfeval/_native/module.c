@@ -54,6 +54,7 @@ static PyMethodDef methods[] = {
     {"vocab_map", nv_vocab_map, METH_VARARGS, "Each id of one sorted str vocabulary located in another (-1 when absent)."},
     {"trec_join", nv_trec_join, METH_VARARGS, "Each run row located in judgments sorted by (query, document): (row of the judgment, query code)."},
     {"release_cache", nv_release_cache, METH_NOARGS, "Unmap the kept scratch buffers."},
+    {"cache_limit", nv_cache_limit, METH_VARARGS, "Set how many bytes of freed scratch mappings are kept; the previous limit."},
     {"keep_heap", nv_keep_heap, METH_NOARGS, "Keep malloc's freed memory in the process (glibc): for a command's process."},
     /* test-only: called by tests/ and by nothing in src/ (kept under their names for the tests) */
     {"mantissa_bits", nv_mantissa_bits, METH_NOARGS, "test-only: significand bits of long double (64 for x87)."},

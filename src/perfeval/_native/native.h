@@ -104,6 +104,7 @@ void nv_args_release(nv_args *in);
 
 PyObject *nv_release_cache(PyObject *self, PyObject *noargs);
 PyObject *nv_keep_heap(PyObject *self, PyObject *noargs);
+PyObject *nv_cache_limit(PyObject *self, PyObject *args);
 PyObject *nv_zeros(PyObject *self, PyObject *args);
 PyObject *nv_copy(PyObject *self, PyObject *args);
 

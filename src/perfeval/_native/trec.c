@@ -254,6 +254,9 @@ typedef struct {
  * (a load of 1/2 at most) */
 typedef char sortrec_fits_in_a_slot[sizeof(sortrec) <= sizeof(slot) ? 1 : -1];
 
+/* how many ids ahead the walks over sorted ids prefetch an id's bytes in the arena */
+#define PREFETCH 16
+
 /* the n > 0 bytes at p (at most 8 of them) as a big-endian word, zero-padded: their byte order */
 static inline uint64_t be_word(const unsigned char *p, int64_t n)
 {
@@ -354,6 +357,8 @@ static void sub_sort(subrec *s, int64_t m, const sortrec *g, const unsigned char
 static void sort_group(sortrec *g, int64_t m, const unsigned char *arena, subrec *sub, sortrec *tmp)
 {
     for (int64_t i = 0; i < m; i++) {
+        if (i + PREFETCH < m)
+            __builtin_prefetch(arena + g[i + PREFETCH].off + 8, 0);
         int64_t len = g[i].len;
         uint64_t w = 0;
         if (len > 8)
@@ -851,6 +856,11 @@ static int merge_vocab(part *parts, int np, int which, vocab *out)
         else if (pos[0] == n[0])
             c = 1;
         else {
+            /* the ids a few steps ahead: the arenas are in order of first appearance, read here in
+             * byte order (a cache miss each, otherwise) */
+            for (int u = 0; u < np; u++)
+                if (pos[u] + PREFETCH < n[u])
+                    __builtin_prefetch(d[u]->arena + ord[u][pos[u] + PREFETCH].off, 0);
             c = rec_order(&ord[0][pos[0]], d[0]->arena, &ord[1][pos[1]], d[1]->arena);
         }
         int t = c <= 0 ? 0 : 1;
@@ -875,6 +885,8 @@ static PyObject *vocab_array(const vocab *w, int64_t width)
         return NULL;
     uint32_t *dst = (uint32_t *)((nv_BufObject *)b)->data;
     for (int64_t i = 0; i < w->n; i++) {
+        if (i + PREFETCH < w->n)
+            __builtin_prefetch(w->v[i + PREFETCH].p, 0);
         const unsigned char *p = w->v[i].p;
         int64_t len = w->v[i].len, k = 0;
         uint32_t *o = dst + i * width;
