@@ -300,3 +300,29 @@ def test_runs_without_ties_agree_with_ranx(seed, n, grades):
     ours = trec.evaluate(qrels, run, list(RANX.values()))
     for (name, mine), label in zip(RANX.items(), ours.results, strict=True):
         assert ours.results[label].value == pytest.approx(theirs[name], abs=1e-12), (name, mine)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 30))
+def test_file_order_ties_are_ranxs_on_queries_of_up_to_15_documents(seed, n):
+    """ranx ranks tied documents in the order the run gives them when a query has at most 15
+    (numba's argsort sorts so few by insertion, which keeps their order; above 15 its quicksort
+    does not, and ranx's order of ties is no rule perfeval can name: docs/ranking.md)."""
+    ranx = pytest.importorskip("ranx")
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(n):
+        size = int(rng.integers(2, 16))
+        docs = [f"d{i}" for i in rng.permutation(size)]  # the file's order is not the ids' order
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 3)) for d in docs}
+        qrels[f"q{q}"][docs[int(rng.integers(size))]] = 2  # ranx needs a relevant document
+        run[f"q{q}"] = {d: float(rng.integers(0, 3)) for d in docs}  # heavy ties
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = {m: ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), m, return_mean=False) for m in RANX}
+    ours = trec.evaluate(qrels, run, list(RANX.values()), ties="file")
+    assert [str(k) for k in ours.groups] == sorted(qrels)  # ranx's per-query order too
+    for (name, _), label in zip(RANX.items(), ours.results, strict=True):
+        np.testing.assert_allclose(
+            ours.results[label].per_group, theirs[name], rtol=0, atol=1e-12, err_msg=name
+        )
