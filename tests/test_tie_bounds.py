@@ -30,6 +30,13 @@ from perfeval.measures import list_measures, parse_measure
 from perfeval.measures.tiebounds import KINDS, tied_pairs
 
 TOL = 1e-12
+
+
+def examples(share: float) -> int:
+    """A share of the profile's examples (ci 60, dev 200, nightly 3000): brute force costs more."""
+    return max(10, int(settings.default.max_examples * share))
+
+
 #: measures whose defaults compute nothing (CST: every cost 0)
 SPECIAL = {"CST": ["cst:fn=1,fp=2"]}
 
@@ -132,7 +139,7 @@ def check_groups(y, s, g, specs, kinds_grouped: bool) -> None:
         assert res.tie_min <= res.tie_max or math.isnan(res.tie_min)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(0.4), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small())
 def test_ranking_bounds_are_the_extremes_over_every_order(case):
     y, s, g = case
@@ -156,7 +163,7 @@ def binary_brute(y: np.ndarray, s: np.ndarray, specs: list[str]) -> dict[str, tu
     return out
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(0.4), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small(grades=2, groups=1))
 def test_binary_bounds_are_the_extremes_over_every_order(case):
     y, s, _ = case
@@ -176,7 +183,7 @@ def test_binary_bounds_are_the_extremes_over_every_order(case):
             assert close(res.tie_max, hi), (k, res.tie_max, hi, y, s)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(0.25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small(grades=2, groups=2))
 def test_binary_bounds_per_group(case):
     y, s, g = case
@@ -192,7 +199,7 @@ def test_binary_bounds_per_group(case):
             assert close(res.tie_max_per_group[q], hi), (k, q)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(0.66), deadline=None)
 @given(small(grades=2, groups=2))
 def test_value_between_its_bounds(case):
     y, s, g = case
@@ -206,7 +213,7 @@ def test_value_between_its_bounds(case):
                 assert res.value <= res.tie_max + TOL, (label, res.value, res.tie_max)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(0.66), deadline=None)
 @given(st.lists(st.integers(0, 2), min_size=1, max_size=12), st.integers(1, 3))
 def test_without_ties_min_max_and_value_are_one(y, q):
     n = len(y)
@@ -221,7 +228,7 @@ def test_without_ties_min_max_and_value_are_one(y, q):
             assert close(res.tie_min, res.value) and close(res.tie_max, res.value), label
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(0.5), deadline=None)
 @given(small(grades=2, groups=2), st.randoms(use_true_random=False))
 def test_bounds_do_not_depend_on_the_row_order(case, rnd):
     y, s, g = case
@@ -308,7 +315,7 @@ def judged_runs(draw):
     return qrels, run
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(0.33), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(judged_runs())
 def test_trec_bounds_are_the_extremes_over_every_order(case):
     qrels, run = case
