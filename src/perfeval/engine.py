@@ -199,7 +199,7 @@ def _tie_bounds(
     ``orders`` measures finished again on the scores made distinct with every tie's best cases
     first, and with its worst first.  Returns (tied, pairs) of the ranking and the binary measures.
     """
-    from perfeval.measures.tiebounds import broken_scores, tied_pairs
+    from perfeval.measures.tiebounds import TieOrders
 
     codes = None if g is None else group_codes(g)[1]
     sizes = None if codes is None else np.bincount(codes, weights=w).astype(np.float64)
@@ -213,7 +213,8 @@ def _tie_bounds(
             t = floats(y, "y_true")
         else:
             t = np.asarray(binary_targets(y, kind_specs[0].label, pos_label), dtype=np.float64)
-        tied, pairs = tied_pairs(t, ys, codes, w)
+        tie_orders = TieOrders(ys, t, codes, w)  # one sort: both extreme orders and the tied pairs
+        tied, pairs = tie_orders.pairs()
         counted[kind] = (tied, pairs)
         ordered = [s for s in kind_specs if s.measure.tie_bounds == "orders"]
         roc = parse_measure("roc")
@@ -223,8 +224,8 @@ def _tie_bounds(
         best: dict[str, MeasureResult] = {}
         worst: dict[str, MeasureResult] = {}
         if ordered:
-            _task(t, broken_scores(ys, (t,), codes, best=True), g, w, ordered, "", best, None)
-            _task(t, broken_scores(ys, (t,), codes, best=False), g, w, ordered, "", worst, None)
+            _task(t, tie_orders.scores(best=True), g, w, ordered, "", best, None)
+            _task(t, tie_orders.scores(best=False), g, w, ordered, "", worst, None)
         if linear:
             plain: dict[str, MeasureResult] = {}
             _task(t, ys, g, w, [roc], "", plain, None)

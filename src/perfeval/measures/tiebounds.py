@@ -6,7 +6,7 @@ whatever the order inside each, so each measure whose registry entry says ``tie_
 at its maximum when every tie puts its best cases first (higher relevance grades first, a judged case
 before an unjudged one; for binary measures, positives first) and at its minimum with the reverse
 order, in every tie at once.  The bounds are then the measure itself over these two orders: the
-scores made distinct (:func:`broken_scores`) and finished by the same code as the value, so a bound is
+scores made distinct (:class:`TieOrders`) and finished by the same code as the value, so a bound is
 exact (no sampling) and costs two more evaluations.  Why these orders are the extremes, measure by
 measure, is in docs/ranking.md ("Tie bounds"); ``tests/test_tie_bounds.py`` checks every such measure
 of the registry against a brute-force enumeration of every order of the ties.
@@ -26,44 +26,76 @@ import numpy as np
 KINDS = ("orders", "free", "linear", "none")
 
 
-def broken_scores(
-    score: np.ndarray, keys: tuple[np.ndarray, ...], codes: np.ndarray | None = None, *, best: bool
-) -> np.ndarray:
-    """Scores without ties, in the order of ``score`` inside each group: each case's rank (0 = the
-    lowest) by (group, score, keys), the first key deciding first; with ``best`` a tie's cases with
-    higher keys rank higher (come first), else lower.  Cases equal in every key keep their row order
-    (they are interchangeable for every measure).
+class TieOrders:
+    """The rows of one evaluation sorted once for its tie bounds: by group, descending score, and
+    inside each tie (a run of equal scores in a group) by descending ``key`` (the best order; the
+    worst is each tie reversed).  ``key``: the relevance grade, or the 0/1 target.  One sort serves
+    both extreme orders and the count of tied pairs.  ``codes``: the group of each row (int64 from 0),
+    None for one group; ``weight``: of each row (for the pairs), None for 1.
 
     Examples
     --------
-    >>> broken_scores(np.array([0.5, 0.5, 0.9, 0.5]), (np.array([1.0, 0.0, 0.0, 2.0]),), best=True).tolist()
-    [1.0, 0.0, 3.0, 2.0]
-    >>> broken_scores(np.array([0.5, 0.5, 0.9, 0.5]), (np.array([1.0, 0.0, 0.0, 2.0]),), best=False).tolist()
-    [1.0, 2.0, 3.0, 0.0]
+    >>> t = TieOrders(np.array([0.5, 0.5, 0.9, 0.5]), np.array([1.0, 0.0, 0.0, 2.0]))
+    >>> t.scores(best=True).tolist(), t.scores(best=False).tolist()   # higher is ranked first
+    ([2.0, 1.0, 4.0, 3.0], [2.0, 3.0, 4.0, 1.0])
+    >>> t.pairs()   # 5 pairs of different grades, 3 of them tied
+    (3.0, 5.0)
     """
-    sign = 1.0 if best else -1.0
-    sort_keys: list[np.ndarray] = [sign * np.asarray(k, dtype=np.float64) for k in reversed(keys)]
-    sort_keys.append(np.asarray(score, dtype=np.float64))
-    if codes is not None:
-        sort_keys.append(np.asarray(codes))
-    order = np.lexsort(sort_keys)
-    out = np.empty(len(score), dtype=np.float64)
-    out[order] = np.arange(len(score), dtype=np.float64)
-    return out
 
+    def __init__(self, score: Any, key: Any, codes: Any = None, weight: Any = None):
+        from perfeval.summaries.ranking import query_order
 
-def _squares(keys: list[np.ndarray], w: np.ndarray) -> float:
-    """The sum over the cells of equal ``keys`` of the square of their total weight."""
-    if not len(w):
-        return 0.0
-    order = np.lexsort(keys)
-    new = np.zeros(len(w), dtype=bool)
-    new[0] = True
-    for k in keys:
-        ks = k[order]
-        new[1:] |= ks[1:] != ks[:-1]
-    sums = np.add.reduceat(w[order], np.flatnonzero(new))
-    return float(np.sum(sums * sums))
+        sc = np.asarray(score, dtype=np.float64).reshape(-1)
+        n = len(sc)
+        self.n = n
+        self.codes = (
+            np.zeros(n, dtype=np.int64) if codes is None else np.asarray(codes, dtype=np.int64).reshape(-1)
+        )
+        self.weight = None if weight is None else np.asarray(weight, dtype=np.float64).reshape(-1)
+        _, self.krank = np.unique(np.asarray(key, dtype=np.float64).reshape(-1), return_inverse=True)
+        self.krank = self.krank.reshape(-1).astype(np.int64)
+        self.k = int(self.krank.max()) + 1 if n else 1
+        groups = int(self.codes.max()) + 1 if n else 0
+        first = query_order(self.codes, sc, groups)  # by group, then descending score
+        cd, ss = self.codes[first], sc[first]
+        new = np.ones(n, dtype=bool)
+        if n:
+            new[1:] = (cd[1:] != cd[:-1]) | (ss[1:] != ss[:-1])
+        self.tie = np.cumsum(new) - 1  # the tie of each position
+        self.starts = np.flatnonzero(new)
+        # inside each tie, the higher keys first: one stable sort of (tie, reversed key rank)
+        combined = self.tie * self.k + (self.k - 1 - self.krank[first])
+        self.order = first[np.argsort(combined, kind="stable")]
+
+    def scores(self, best: bool) -> np.ndarray:
+        """Distinct scores in the best (or the worst) order: within each group, higher first."""
+        order = self.order
+        if not best:  # each tie reversed: position p of a tie [a, b) takes a + b - 1 - p
+            ends = np.append(self.starts[1:], self.n)
+            a, b = self.starts[self.tie], ends[self.tie]
+            order = order[a + b - 1 - np.arange(self.n)]
+        out = np.empty(self.n, dtype=np.float64)
+        out[order] = np.arange(self.n, 0, -1, dtype=np.float64)
+        return out
+
+    def pairs(self) -> tuple[float, float]:
+        """(tied, pairs): see :func:`tied_pairs`."""
+        if not self.n:
+            return 0.0, 0.0
+        w = np.ones(self.n) if self.weight is None else self.weight
+        # the comparable pairs of each group: (W^2 - sum over labels of W_label^2) / 2
+        cell = np.unique(self.codes * self.k + self.krank, return_inverse=True)[1].reshape(-1)
+        w_cell = np.bincount(cell, weights=w)
+        w_group = np.bincount(self.codes, weights=w)
+        pairs = (float(np.sum(w_group * w_group)) - float(np.sum(w_cell * w_cell))) / 2.0
+        # those inside a tie: the same over the ties, whose labels are contiguous in the best order
+        wo, ko, to = w[self.order], self.krank[self.order], self.tie
+        new = np.ones(self.n, dtype=bool)
+        new[1:] = (to[1:] != to[:-1]) | (ko[1:] != ko[:-1])
+        w_tcell = np.add.reduceat(wo, np.flatnonzero(new))
+        w_tie = np.add.reduceat(wo, self.starts)
+        tied = (float(np.sum(w_tie * w_tie)) - float(np.sum(w_tcell * w_tcell))) / 2.0
+        return tied, pairs
 
 
 def tied_pairs(label: Any, score: Any, codes: Any = None, weight: Any = None) -> tuple[float, float]:
@@ -79,10 +111,4 @@ def tied_pairs(label: Any, score: Any, codes: Any = None, weight: Any = None) ->
     >>> tied_pairs([2, 1, 0, 0], [0.5, 0.5, 0.5, 0.1], codes=[0, 0, 0, 1])
     (3.0, 3.0)
     """
-    lab = np.asarray(label, dtype=np.float64).reshape(-1)
-    sc = np.asarray(score, dtype=np.float64).reshape(-1)
-    g = np.zeros(len(sc), dtype=np.int64) if codes is None else np.asarray(codes).reshape(-1)
-    w = np.ones(len(sc)) if weight is None else np.asarray(weight, dtype=np.float64).reshape(-1)
-    pairs = (_squares([g], w) - _squares([lab, g], w)) / 2.0
-    tied = (_squares([sc, g], w) - _squares([lab, sc, g], w)) / 2.0
-    return tied, pairs
+    return TieOrders(score, label, codes, weight).pairs()
