@@ -228,7 +228,8 @@ def _tables(
         return a if everything else a[keep]
 
     qcode = kept(row_key)
-    score, order = _tie_break(run, keep, qcode, ties, (kept(j.rel), kept(j.judged), kept(j.pooled)))
+    bounds = (kept(j.rel), kept(j.judged), kept(j.pooled)) if ties in ("best", "worst") else ()
+    score, order = _tie_break(run, keep, qcode, ties, bounds)
     present, codes = group_codes(qcode)  # the same order as qcode's
     if order is None:
         order = query_order(codes, score, len(present))
