@@ -211,16 +211,29 @@ def _tie_break(
     return out, order
 
 
+def _row_keys(j: _Joined, qrels: Qrels, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each run row's evaluated query as a position in ``queries`` (-1: not evaluated), and the
+    positions of the judgments' queries likewise.
+    """
+    kmap = _key_codes(qrels, queries)
+    return np.where(j.rq >= 0, kmap[np.maximum(j.rq, 0)], -1), kmap
+
+
 def _tables(
-    qrels: Qrels, run: Run, queries: np.ndarray, ties: str, level: float | None
+    qrels: Qrels,
+    run: Run,
+    queries: np.ndarray,
+    ties: str,
+    level: float | None,
+    joined: _Joined | None = None,
 ) -> tuple[TieTable, TieTable, np.ndarray]:
     """The tie tables of every evaluated query the run answers, with its unretrieved judged
     documents: one for the graded measures (the relevance itself) and one for the binary ones
     (relevance >= ``level`` relevant, or > 0); and the code (in ``queries``) of each answered query.
+    ``joined``: the run joined with the judgments already (else joined here).
     """
-    j = _join(qrels, run)
-    kmap = _key_codes(qrels, queries)
-    row_key = np.where(j.rq >= 0, kmap[np.maximum(j.rq, 0)], -1)
+    j = _join(qrels, run) if joined is None else joined
+    row_key, kmap = _row_keys(j, qrels, queries)
     keep = row_key >= 0
     everything = bool(keep.all())
 
@@ -311,11 +324,13 @@ def per_query(
     *,
     ties: str = "perfeval",
     level: float | None = None,
+    joined: _Joined | None = None,
 ) -> dict[str, np.ndarray]:
     """Each measure's value for each query of ``keys`` (sorted judged query ids): 0 where the run
     does not answer the query or the query has no relevant document (as trec_eval prints it).
+    ``joined``: the run joined with the judgments already (tie bounds evaluate it three times).
     """
-    graded, binary, present = _tables(qrels, run, keys, ties, level)
+    graded, binary, present = _tables(qrels, run, keys, ties, level, joined)
     values = {}
     for s in specs:
         t = graded if s.measure.name in _GRADED else binary
@@ -344,9 +359,10 @@ def bounds_per_query(
     """
     from perfeval.measures.tiebounds import tied_pairs
 
+    j = _join(qrels, run)  # once, for both extreme orders and the pairs
     ordered = [s for s in specs if s.measure.tie_bounds == "orders"]
-    best = per_query(qrels, run, ordered, keys, ties="best", level=level) if ordered else {}
-    worst = per_query(qrels, run, ordered, keys, ties="worst", level=level) if ordered else {}
+    best = per_query(qrels, run, ordered, keys, ties="best", level=level, joined=j) if ordered else {}
+    worst = per_query(qrels, run, ordered, keys, ties="worst", level=level, joined=j) if ordered else {}
     out = {}
     for s in specs:
         if s.label in best:
@@ -354,9 +370,7 @@ def bounds_per_query(
             out[s.label] = (np.fmin(a, b), np.fmax(a, b))
         else:
             out[s.label] = (values[s.label], values[s.label])
-    j = _join(qrels, run)
-    kmap = _key_codes(qrels, keys)
-    row_key = np.where(j.rq >= 0, kmap[np.maximum(j.rq, 0)], -1)
+    row_key, _ = _row_keys(j, qrels, keys)
     keep = row_key >= 0
     tied, pairs = tied_pairs(j.rel[keep], run.score[keep], row_key[keep])
     return out, tied, pairs
