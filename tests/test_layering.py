@@ -23,7 +23,7 @@ LAYERS = [
     ],
     ["perfeval.io", "perfeval.summaries"],
     ["perfeval.measures"],
-    ["perfeval.engine", "perfeval.report", "perfeval.curves", "perfeval.signature"],
+    ["perfeval.engine", "perfeval.report", "perfeval.curves", "perfeval.signature", "perfeval.dialects"],
     [
         "perfeval.evaluation",
         "perfeval.stream",

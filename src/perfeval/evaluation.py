@@ -36,6 +36,9 @@ def evaluate(
     pos_label: Any = None,
     weights: Any = None,
     tie_bounds: bool = False,
+    dialect: str = "perfeval",
+    ids: Any = None,
+    id: str | None = None,
 ) -> Report:
     """Compute measures, over all cases or per group.
 
@@ -80,6 +83,16 @@ def evaluate(
         whether ties can move a ranking.  Each measure's registry entry says how its bound is
         found (``Measure.tie_bounds``); CA2 has none (NaN, ``result.tie_note`` says why).  In memory
         only (not with a Dask collection).
+    dialect : str, default "perfeval"
+        Compute each measure as another tool does (:mod:`perfeval.dialects`; docs/dialects.md):
+        ``"sklearn"``, ``"trec_eval"``, ``"ranx"``, ``"torchmetrics"``, ``"spark"``, ``"keras"``,
+        ``"din"``, with the tool's options after colons (``"keras:num_thresholds=1000"``,
+        ``"spark:numBins=100"``, ``"torchmetrics:thresholds=200"``).  A measure the tool does not
+        define is an error that names the dialects that do.  Not with ``tie_bounds``, ``partitions``
+        or a Dask collection.
+    ids, id : array-like or str, optional
+        Document ids, one per row (or the column's name), for the dialects that break ties by them
+        (``trec_eval``: by id, descending).
     weights : array-like of float, optional
         Deprecated spelling of ``sample_weight`` (scikit-learn's name, used everywhere in
         perfeval); accepted with a DeprecationWarning for one release.
@@ -119,6 +132,12 @@ def evaluate(
             "evaluate(weights=...) is deprecated; use sample_weight=...", DeprecationWarning, stacklevel=2
         )
         sample_weight = weights
+    modern = str(dialect).split(":")[0].strip().lower() in ("perfeval", "")
+    if not modern and (tie_bounds or partitions or is_dask(y_true)):
+        what = "tie_bounds" if tie_bounds else ("partitions" if partitions else "a Dask collection")
+        raise InvalidParameterError(
+            f"dialect={dialect!r}: not with {what} (tie bounds are over every order, whatever the tool)"
+        )
     if is_dask(y_true):
         from perfeval.dask import evaluate_dask
 
@@ -146,8 +165,18 @@ def evaluate(
         y_true, y_score = column(table, target), column(table, score)
         groups = column(table, group) if group is not None else groups
         sample_weight = column(table, weight) if weight is not None else sample_weight
+        ids = column(table, id) if id is not None else ids
     if y_score is None:
         raise InvalidParameterError("`y_score` is required (or a table with `target=` and `score=`)")
+    if not modern:
+        from perfeval.dialects.apply import evaluate_dialect, parse_dialect
+
+        d, _opts = parse_dialect(dialect)
+        if measures is DEFAULT_MEASURES:  # every measure the tool defines
+            measures = list(d.policies)
+        specs = resolve(measures, threshold, trec=d.name == "trec_eval")
+        checked = cases(y_true, y_score, groups, sample_weight)
+        return evaluate_dialect(checked, specs, dialect, threshold=threshold, pos_label=pos_label, ids=ids)
     specs = resolve(measures, threshold)
     return finish(
         cases(y_true, y_score, groups, sample_weight),

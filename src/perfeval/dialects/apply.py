@@ -1,0 +1,257 @@
+"""Evaluate under a dialect: the user's measures mapped to the tool's policies, the scores made to
+order ties as the tool does (or read off at the tool's thresholds), one pass of the engine per kind
+of transform, then the tool's rules for empty queries, small queries and averaging.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from typing import Any
+
+import numpy as np
+
+from perfeval._validation import Cases, binary_targets
+from perfeval.dialects.orders import broken
+from perfeval.dialects.table import DIALECTS, Dialect, Policy
+from perfeval.engine import finish
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval.measures import MeasureSpec, get_measure
+from perfeval.report import MeasureResult, Report
+from perfeval.summaries import ScoreHistogram
+from perfeval.summaries.ranking import group_codes
+
+
+def parse_dialect(text: str) -> tuple[Dialect, dict[str, Any]]:
+    """``"keras"`` or ``"keras:num_thresholds=1000:summation_method=majoring"``: the dialect and its
+    options (the tool's own names, each checked against its domain; defaults filled in).
+    """
+    name, *rest = [p.strip() for p in str(text).split(":")]
+    d = DIALECTS.get(name.lower())
+    if d is None:
+        raise InvalidParameterError(f"unknown dialect {name!r}; expected one of {', '.join(DIALECTS)}")
+    known = {p.name.lower(): p for p in d.options}
+    opts: dict[str, Any] = {p.name: p.default for p in d.options}
+    for item in rest:
+        key, eq, value = item.partition("=")
+        p = known.get(key.strip().lower())
+        if p is None or not eq:
+            names = ", ".join(p.name for p in d.options) or "none"
+            raise InvalidParameterError(
+                f"dialect {d.name}: {item!r} is not an option (options: {names}; written name=value)"
+            )
+        v: Any = value.strip()
+        if not p.choices:
+            try:
+                v = float(v)
+            except ValueError:
+                raise InvalidParameterError(
+                    f"dialect {d.name} needs `{p.name}` {p.domain}, got {v!r}"
+                ) from None
+            v = int(v) if p.integer and v.is_integer() else v
+        p.check(v, f"dialect {d.name}")
+        opts[p.name] = v
+    return d, opts
+
+
+def defining(measure: str) -> list[str]:
+    """The dialects that define a measure (perfeval's first)."""
+    return ["perfeval", *[d.name for d in DIALECTS.values() if d.defines(measure)]]
+
+
+def policy_spec(d: Dialect, spec: MeasureSpec) -> tuple[Policy, MeasureSpec]:
+    """The tool's policy for the user's spec, and the spec the engine computes (the tool's fixed
+    parameters set); a measure the dialect does not define, or a fixed parameter given otherwise, is
+    an error that says which dialects define it.
+    """
+    name = spec.measure.name
+    pol = d.policies.get(name)
+    if pol is None:
+        raise InvalidParameterError(
+            f"dialect {d.name} does not define {spec.label}; dialects that do: {', '.join(defining(name))}"
+        )
+    measure = get_measure(pol.measure)
+    kw = {**measure.defaults(), **{k: v for k, v in spec.params if k in measure.defaults()}}
+    for key, value in pol.params:
+        if key in spec._set and kw.get(key) != value:
+            raise InvalidParameterError(
+                f"dialect {d.name} computes {spec.label} with {key}={value} ({pol.call}); "
+                f"{key}={kw.get(key)} is not that tool's"
+            )
+        kw[key] = value
+    engine = MeasureSpec(measure, tuple(kw.items()))
+    return pol, engine
+
+
+def evaluate_dialect(
+    cases: Cases,
+    specs: list[MeasureSpec],
+    dialect: str,
+    *,
+    threshold: float,
+    pos_label: Any = None,
+    ids: Any = None,
+) -> Report:
+    """Every measure of ``specs`` as the dialect's tool computes it, over checked ``cases``."""
+    d, opts = parse_dialect(dialect)
+    g = cases.g
+    if g is not None:
+        keys, codes = group_codes(g)
+    else:
+        keys, codes = None, np.zeros(len(cases.s), dtype=np.int64)
+    plan = [(spec, *policy_spec(d, spec)) for spec in specs]
+    results: dict[str, MeasureResult] = {}
+    sizes = np.bincount(codes, minlength=1 if keys is None else len(keys)).astype(np.float64)
+    for kind in dict.fromkeys((pol.ties, pol.finish) for _s, pol, _e in plan):
+        todo = [(s, pol, e) for s, pol, e in plan if (pol.ties, pol.finish) == kind]
+        ties, fin = kind
+        if fin:
+            for spec, pol, _engine in todo:
+                results[spec.label] = _finished(d, spec, pol, cases, opts, pos_label)
+            continue
+        s = cases.s
+        if ties == "unspecified":
+            _refuse_mixed_ties(d, todo, cases, codes, keys)
+        elif ties != "perfeval":
+            if ties == "id_desc" and ids is None:
+                raise InvalidParameterError(
+                    f"dialect {d.name} breaks ties by document id: pass `ids=` (one per row)"
+                )
+            s = broken(codes, s, ties, None if ids is None else _kept(ids, cases))
+        part = finish(
+            Cases(cases.y, s, g, cases.w, cases.rows_in),
+            [e for _s, _p, e in todo],
+            threshold=threshold,
+            pos_label=pos_label,
+        )
+        for spec, pol, engine in todo:
+            r = part.results[engine.label]
+            results[spec.label] = _rules(d, spec, pol, r, cases, codes, keys, sizes, opts, pos_label)
+    params = {
+        "threshold": threshold,
+        "rows": int(cases.rows_in),
+        "groups": None if keys is None else int(len(keys)),
+        "weighted": cases.w is not None,
+        "partitions": None,
+        "ties": d.summary,
+        "tie_rule": f"dialect={d.name}",
+        "dialect": d.name if not opts else ":".join([d.name, *[f"{k}={v}" for k, v in opts.items()]]),
+        "pos_label": pos_label,
+        "backend": "memory",
+    }
+    report = Report({s.label: results[s.label] for s in specs}, keys, params)
+    report.group_sizes = None if keys is None else sizes
+    return report
+
+
+def _kept(ids: Any, cases: Cases) -> np.ndarray:
+    a = np.asarray(ids)
+    if a.ndim != 1 or len(a) != cases.rows_in:
+        raise InvalidParameterError(f"`ids` needs one id per row ({cases.rows_in}), got {a.shape}")
+    if len(a) != len(cases.s):
+        raise InvalidParameterError("`ids` with rows of weight 0: drop those rows first")
+    return a
+
+
+def _relevant(y: np.ndarray, pos_label: Any, label: str, binary: bool) -> np.ndarray:
+    """Whether each row is relevant (graded > 0) or positive (binary measures)."""
+    if binary:
+        return np.asarray(binary_targets(y, label, pos_label)) == 1
+    return np.asarray(y, dtype=np.float64) > 0
+
+
+def _rules(
+    d: Dialect,
+    spec: MeasureSpec,
+    pol: Policy,
+    r: MeasureResult,
+    cases: Cases,
+    codes: np.ndarray,
+    keys: Any,
+    sizes: np.ndarray,
+    opts: dict[str, Any],
+    pos_label: Any,
+) -> MeasureResult:
+    """The tool's rules after the engine: refused small queries, empty queries, the mean."""
+    grouped = keys is not None
+    if grouped and not pol.grouped:
+        raise InvalidParameterError(
+            f"dialect {d.name}: {pol.call} has no groups; evaluate {spec.label} without"
+        )
+    if pol.min_size:
+        small = np.flatnonzero(sizes < pol.min_size)
+        if len(small):
+            where = f"query {keys[small[0]]!r}" if grouped else "the data"
+            raise InvalidDataError(
+                f"dialect {d.name}: {pol.call} refuses queries of fewer than {pol.min_size} cases "
+                f"({len(small)} such, first: {where})"
+            )
+    empty = pol.empty
+    if empty == "option":
+        empty = {"neg": "zero", "pos": "one", "skip": "skip", "error": "error"}[opts["empty_target_action"]]
+    vals = np.array(r.per_group if grouped else [r.value], dtype=np.float64)
+    binary = get_measure(pol.measure).kind == "binary"
+    relevant = _relevant(cases.y, pos_label, spec.label, binary).astype(np.float64)
+    none = np.bincount(codes, weights=relevant, minlength=len(vals)) == 0
+    if none.any():
+        if empty == "error":
+            where = f"query {keys[np.argmax(none)]!r}" if grouped else "the data"
+            raise InvalidDataError(
+                f"dialect {d.name}: {spec.label}: {where} has no relevant case (empty_target_action='error')"
+            )
+        vals[none] = {"zero": 0.0, "one": 1.0, "skip": math.nan}[empty]
+    if not grouped:
+        return MeasureResult(spec.label, float(vals[0]), spec.measure.direction)
+    # the engine measure's averaging (DIN's GAUC is GAUC_UNWEIGHTED's mean), the user's label
+    res = MeasureResult.of(MeasureSpec(get_measure(pol.measure)), vals, sizes, keys, True)
+    res.label = spec.label
+    if pol.aggregate == "weighted":
+        res.value = res.weighted_mean if res.weighted_mean is not None else math.nan
+    return res
+
+
+def _finished(
+    d: Dialect, spec: MeasureSpec, pol: Policy, cases: Cases, opts: dict[str, Any], pos_label: Any
+) -> MeasureResult:
+    """A binning tool's area, from the exact histogram of the cases."""
+    if cases.g is not None and not pol.grouped:
+        raise InvalidParameterError(
+            f"dialect {d.name}: {pol.call} has no groups; evaluate {spec.label} without"
+        )
+    yb = binary_targets(cases.y, spec.label, pos_label)
+    h = ScoreHistogram.from_checked(np.asarray(yb) == 1, cases.s, cases.w).canonical()
+    mod, _, attr = pol.finish.partition(":")
+    fn = getattr(importlib.import_module(mod), attr)
+    kwargs = {**dict(pol.finish_args), **opts}
+    kwargs.pop("empty_target_action", None)
+    if d.name == "torchmetrics" and not kwargs.get("thresholds"):  # thresholds=None: exact
+        value = _exact(spec, cases, pos_label)
+    else:
+        value = fn(h, **kwargs)
+    return MeasureResult(spec.label, float(value), spec.measure.direction)
+
+
+def _exact(spec: MeasureSpec, cases: Cases, pos_label: Any) -> float:
+    r = finish(cases, [MeasureSpec(spec.measure, spec.params)], threshold=0.5, pos_label=pos_label)
+    return next(iter(r.results.values())).value
+
+
+def _refuse_mixed_ties(d: Dialect, todo: list, cases: Cases, codes: np.ndarray, keys: Any) -> None:
+    """A tool whose order of tied scores is unspecified gives a number perfeval can reproduce only
+    when no tie holds cases of different relevance: refuse otherwise, saying where.
+    """
+    y = np.asarray(cases.y, dtype=np.float64)
+    order = np.lexsort((y, cases.s, codes))
+    sc, ss, sy = codes[order], cases.s[order], y[order]
+    same = (sc[1:] == sc[:-1]) & (ss[1:] == ss[:-1])
+    mixed = same & ((sy[1:] > 0) != (sy[:-1] > 0))
+    if mixed.any():
+        groups = np.unique(sc[1:][mixed])
+        where = f"first: query {keys[groups[0]]!r}" if keys is not None else "in the data"
+        names = ", ".join(s.label for s, _p, _e in todo)
+        raise InvalidDataError(
+            f"dialect {d.name}: {names} rank tied scores in torch.topk's order, which is unspecified; "
+            f"{len(groups)} quer{'y has' if len(groups) == 1 else 'ies have'} a tie of relevant and "
+            f"non-relevant cases ({where}): perfeval cannot reproduce that number (tie_bounds=True gives "
+            "its range)"
+        )

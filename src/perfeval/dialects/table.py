@@ -1,0 +1,345 @@
+"""The dialects: for each tool, which measures it defines and the rules it computes them by.
+
+A dialect is a policy over perfeval's one engine, never a second implementation of a measure: per
+measure, the registry measure that computes it and the rules that turn perfeval's definition into
+the tool's: how tied scores are ordered (``ties``), fixed parameter values (``params``: linear gain,
+clipping), what a query or group without a relevant case counts (``empty``), how groups are
+averaged (``aggregate``), whether the tool refuses small queries (``min_size``), and, for the tools
+that bin scores, the finisher that reads the tool's thresholds off the exact summary (``finish``).
+Each rule carries the sentence ``perfeval explain`` prints.  Versions are those the rules were read
+from and the tests check against (tests/test_dialects*.py, tests/oracles/).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from perfeval.measures.base import Param
+
+#: what a tie order is called in a sentence
+ORDER_TEXT = {
+    "perfeval": "tied scores are averaged over every order (expected value; AP/MAP: one threshold per tie)",
+    "input": "tied scores ranked in input order (first row first)",
+    "reverse": "tied scores ranked in reverse input order",
+    "id_desc": "tied scores ranked by document id, descending (strcmp order), as trec_eval sorts",
+    "numba": "tied scores ranked as numba's argsort orders them: input order up to 15 rows a query, "
+    "above that numba's quicksort order (replayed exactly)",
+    "unspecified": "tied scores ranked in torch.topk's order, which is unspecified: not reproducible when "
+    "a tie mixes relevant and non-relevant cases (perfeval refuses then; see tie bounds)",
+}
+
+EMPTY_TEXT = {
+    "skip": "a query/group without a relevant case is undefined and left out of the mean",
+    "zero": "a query/group without a relevant case counts 0 in the mean",
+    "one": "a query/group without a relevant case counts 1 in the mean",
+    "error": "a query/group without a relevant case is an error",
+}
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How one tool computes one measure, as rules over perfeval's engine.
+
+    Attributes
+    ----------
+    call : str
+        The tool's function, as a user writes it (``sklearn.metrics.ndcg_score``).
+    measure : str
+        The registry measure that computes it (``NDCG``); its parameters come from the user's spec.
+    params : tuple of (name, value)
+        Parameter values the tool fixes (``("gain", "linear")``); a different explicit value in the
+        user's spec is an error.
+    ties : str
+        The order of tied scores (:data:`ORDER_TEXT`): ``perfeval`` keeps the engine's tie-aware rule.
+    empty : {"skip", "zero", "one", "error"}
+        What a query or group with no relevant (positive) case counts.
+    aggregate : {"mean", "weighted"}
+        Over groups: each counts once, or by its size.
+    min_size : int
+        Queries with fewer cases are refused, as the tool refuses them.
+    finish : str
+        ``"module:function"`` finishing the measure from the ScoreHistogram with the dialect's options
+        (the binning tools), instead of the registry's compute.
+    finish_args : tuple of (name, value)
+        Fixed keyword arguments of ``finish`` (``("curve", "PR")``).
+    grouped : bool
+        Whether the tool computes it per group (query) at all.
+    exact : str
+        How closely perfeval reproduces the tool, as the tests check it: ``"1e-12"``, ``"float32"``
+        (the tool sums in float32: about 1e-6).
+    notes : tuple of str
+        Further rules in words (the definition's own differences), for ``explain``.
+    """
+
+    call: str
+    measure: str
+    params: tuple[tuple[str, Any], ...] = ()
+    ties: str = "perfeval"
+    empty: str = "skip"
+    aggregate: str = "mean"
+    min_size: int = 0
+    finish: str = ""
+    finish_args: tuple[tuple[str, Any], ...] = ()
+    grouped: bool = True
+    exact: str = "1e-12"
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One tool's conventions: its name, the version the rules were read from, its options (the tool's
+    own parameter names: ``numBins``, ``num_thresholds``), and a :class:`Policy` per measure it defines
+    (keyed by the registry's canonical name).
+    """
+
+    name: str
+    tool: str
+    version: str
+    summary: str
+    policies: dict[str, Policy]
+    options: tuple[Param, ...] = ()
+    needs_ids: bool = False
+    _unused: list = field(default_factory=list, repr=False, compare=False)
+
+    def defines(self, measure: str) -> bool:
+        return measure in self.policies
+
+
+_SK = "scikit-learn"
+_MEAN_Q = "the mean over queries"
+
+SKLEARN = Dialect(
+    "sklearn",
+    _SK,
+    "1.9",
+    "scikit-learn's metrics: tie-aware (half credit, tie-averaged DCG, one AP threshold per tie), linear "
+    "gain, a query without relevance counts 0, one-document queries refused",
+    {
+        "ROC": Policy("sklearn.metrics.roc_auc_score", "ROC"),
+        "AP": Policy("sklearn.metrics.average_precision_score", "AP", empty="zero"),
+        "NDCG": Policy(
+            "sklearn.metrics.ndcg_score",
+            "NDCG",
+            params=(("gain", "linear"),),
+            empty="zero",
+            min_size=2,
+            notes=("gain is the relevance itself (linear), not 2^rel - 1",),
+        ),
+        "DCG": Policy(
+            "sklearn.metrics.dcg_score",
+            "DCG",
+            params=(("gain", "linear"),),
+            notes=("gain is the relevance itself (linear), not 2^rel - 1",),
+        ),
+        "LOGLOSS": Policy(
+            "sklearn.metrics.log_loss",
+            "LOGLOSS",
+            params=(("eps", 2.220446049250313e-16),),
+            notes=("scores clipped to [eps, 1 - eps], eps = float64's machine epsilon",),
+        ),
+        "BRIER": Policy("sklearn.metrics.brier_score_loss", "BRIER"),
+    },
+)
+
+_TREC_NOTE = "gain is the relevance itself (linear); the ideal ranking from every judged case"
+TREC_EVAL = Dialect(
+    "trec_eval",
+    "trec_eval",
+    "9.0.8 / 10.0 (pytrec_eval 0.5)",
+    "trec_eval's measures: ties broken by document id descending, linear gain, a judged query without "
+    "relevant documents counts 0",
+    {
+        "MAP": Policy("map / map_cut_k", "MAP", ties="id_desc", empty="zero"),
+        "AP": Policy("map (per query)", "AP", ties="id_desc", empty="zero"),
+        "NDCG": Policy(
+            "ndcg / ndcg_cut_k",
+            "NDCG",
+            params=(("gain", "linear"),),
+            ties="id_desc",
+            empty="zero",
+            notes=(_TREC_NOTE,),
+        ),
+        "P": Policy("P_k", "P", ties="id_desc", empty="zero"),
+        "R": Policy("recall_k", "R", ties="id_desc", empty="zero"),
+        "MRR": Policy("recip_rank", "MRR", ties="id_desc", empty="zero"),
+        "RPREC": Policy("Rprec", "RPREC", ties="id_desc", empty="zero"),
+        "BPREF": Policy("bpref", "BPREF", ties="id_desc", empty="zero"),
+        "SUCCESS": Policy("success_k", "SUCCESS", ties="id_desc", empty="zero"),
+        "F": Policy("set_F", "F", ties="id_desc", empty="zero"),
+    },
+    needs_ids=True,
+)
+
+RANX = Dialect(
+    "ranx",
+    "ranx",
+    "0.3.21",
+    "ranx's metrics: ties in numba's argsort order (input order up to 15 documents a query), linear "
+    "gain for ndcg",
+    {
+        "MAP": Policy("ranx map / map@k", "MAP", ties="numba", empty="zero"),
+        "NDCG": Policy(
+            "ranx ndcg / ndcg@k (ndcg_burges: gain=exp)",
+            "NDCG",
+            params=(("gain", "linear"),),
+            ties="numba",
+            empty="zero",
+            notes=("ranx's ndcg has linear gain (ndcg_burges: 2^rel - 1)",),
+        ),
+        "P": Policy("ranx precision@k", "P", ties="numba", empty="zero"),
+        "R": Policy("ranx recall@k", "R", ties="numba", empty="zero"),
+        "MRR": Policy("ranx mrr", "MRR", ties="numba", empty="zero"),
+        "RPREC": Policy("ranx r-precision", "RPREC", ties="numba", empty="zero"),
+        "SUCCESS": Policy("ranx hit_rate@k", "SUCCESS", ties="numba", empty="zero"),
+    },
+)
+
+_TM_THRESHOLDS = Param(
+    "thresholds",
+    0,
+    "torchmetrics' thresholds=: 0 for None (exact), else that many in linspace(0, 1)",
+    low=0,
+    integer=True,
+)
+_TM_EMPTY = Param(
+    "empty_target_action",
+    "neg",
+    "torchmetrics' empty_target_action: a query with no relevant case",
+    choices=("neg", "pos", "skip", "error"),
+)
+TORCHMETRICS = Dialect(
+    "torchmetrics",
+    "torchmetrics",
+    "1.x",
+    "torchmetrics: binary AUROC/AP exact or over thresholds=linspace(0, 1, T) (scores read as logits "
+    "when outside [0, 1]); retrieval metrics per query (indexes=), a query without relevant cases "
+    "scored by empty_target_action (default 0), ties in torch.topk's order",
+    {
+        "ROC": Policy(
+            "torchmetrics.functional.classification.binary_auroc",
+            "ROC",
+            finish="perfeval.dialects.binned:torchmetrics_binned",
+            finish_args=(("curve", "ROC"),),
+            grouped=False,
+            exact="float32",
+        ),
+        "AP": Policy(
+            "torchmetrics.functional.classification.binary_average_precision",
+            "AP",
+            finish="perfeval.dialects.binned:torchmetrics_binned",
+            finish_args=(("curve", "AP"),),
+            grouped=False,
+            exact="float32",
+        ),
+        "NDCG": Policy(
+            "torchmetrics.retrieval.RetrievalNormalizedDCG",
+            "NDCG",
+            params=(("gain", "linear"),),
+            empty="option",
+            notes=("gain is the relevance itself (linear)",),
+        ),
+        "MAP": Policy("torchmetrics.retrieval.RetrievalMAP", "MAP", ties="unspecified", empty="option"),
+        "MRR": Policy("torchmetrics.retrieval.RetrievalMRR", "MRR", ties="unspecified", empty="option"),
+        "P": Policy("torchmetrics.retrieval.RetrievalPrecision", "P", ties="unspecified", empty="option"),
+        "R": Policy("torchmetrics.retrieval.RetrievalRecall", "R", ties="unspecified", empty="option"),
+        "GAUC_UNWEIGHTED": Policy(
+            "torchmetrics.retrieval.RetrievalAUROC",
+            "GAUC_UNWEIGHTED",
+            empty="option",
+        ),
+    },
+    options=(_TM_THRESHOLDS, _TM_EMPTY),
+)
+
+SPARK = Dialect(
+    "spark",
+    "Apache Spark",
+    "3.x / 4.x",
+    "Spark's BinaryClassificationEvaluator: distinct scores merged into about numBins thresholds "
+    "(default 1000), trapezoids under the ROC and PR curves",
+    {
+        "ROC": Policy(
+            "BinaryClassificationEvaluator(metricName='areaUnderROC')",
+            "ROC",
+            finish="perfeval.dialects.binned:spark_binned",
+            finish_args=(("curve", "ROC"),),
+            grouped=False,
+        ),
+        "AP": Policy(
+            "BinaryClassificationEvaluator(metricName='areaUnderPR')",
+            "AP",
+            finish="perfeval.dialects.binned:spark_binned",
+            finish_args=(("curve", "PR"),),
+            grouped=False,
+            notes=(
+                "the area under the PR curve by trapezoids from (0, first precision), not average precision",
+            ),
+        ),
+    },
+    options=(Param("numBins", 1000, "Spark's numBins: 0 for no binning", low=0, integer=True),),
+)
+
+KERAS = Dialect(
+    "keras",
+    "Keras",
+    "3.x",
+    "keras.metrics.AUC: num_thresholds (200) evenly spaced thresholds, a case positive above one, "
+    "Riemann sums (interpolation: trapezoids for ROC, Davis-Goadrich for PR), float32",
+    {
+        "ROC": Policy(
+            "keras.metrics.AUC(curve='ROC')",
+            "ROC",
+            finish="perfeval.dialects.binned:keras_auc",
+            finish_args=(("curve", "ROC"),),
+            grouped=False,
+            exact="float32",
+        ),
+        "AP": Policy(
+            "keras.metrics.AUC(curve='PR')",
+            "AP",
+            finish="perfeval.dialects.binned:keras_auc",
+            finish_args=(("curve", "PR"),),
+            grouped=False,
+            exact="float32",
+            notes=("the area under the interpolated PR curve, not average precision",),
+        ),
+    },
+    options=(
+        Param("num_thresholds", 200, "Keras' num_thresholds", low=2, integer=True),
+        Param(
+            "summation_method",
+            "interpolation",
+            "Keras' summation_method",
+            choices=("interpolation", "minoring", "majoring"),
+        ),
+    ),
+)
+
+DIN = Dialect(
+    "din",
+    "Deep Interest Network (its evaluation code)",
+    "zhougr1993/DeepInterestNetwork",
+    "DIN's code: GAUC as the unweighted mean of the users' AUCs (the paper weights by impressions)",
+    {
+        "GAUC": Policy(
+            "din/train.py calc_gauc",
+            "GAUC_UNWEIGHTED",
+            notes=("every user counts once (the paper's GAUC weights users by impressions)",),
+        ),
+        "GAUC_UNWEIGHTED": Policy("din/train.py calc_gauc", "GAUC_UNWEIGHTED"),
+        "ROC": Policy("din/train.py calc_auc", "ROC"),
+    },
+)
+
+PERFEVAL = Dialect(
+    "perfeval",
+    "perfeval",
+    "this version",
+    "perfeval's own rules: tie-aware everywhere, float64, exp gain",
+    {},
+)
+
+DIALECTS: dict[str, Dialect] = {
+    d.name: d for d in (PERFEVAL, SKLEARN, TREC_EVAL, RANX, TORCHMETRICS, SPARK, KERAS, DIN)
+}
