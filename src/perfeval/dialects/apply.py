@@ -80,6 +80,7 @@ def policy_spec(d: Dialect, spec: MeasureSpec) -> tuple[Policy, MeasureSpec]:
             )
         kw[key] = value
     engine = MeasureSpec(measure, tuple(kw.items()))
+    object.__setattr__(engine, "_set", frozenset(kw))  # every parameter in its label: labels stay distinct
     return pol, engine
 
 
@@ -144,6 +145,12 @@ def evaluate_dialect(
     return report
 
 
+def _key(keys: Any, i: Any) -> Any:
+    """A group key as Python has it (5, not np.int64(5)), for messages."""
+    k = keys[int(i)]
+    return k.item() if hasattr(k, "item") else k
+
+
 def _kept(ids: Any, cases: Cases) -> np.ndarray:
     a = np.asarray(ids)
     if a.ndim != 1 or len(a) != cases.rows_in:
@@ -181,7 +188,7 @@ def _rules(
     if pol.min_size:
         small = np.flatnonzero(sizes < pol.min_size)
         if len(small):
-            where = f"query {keys[small[0]]!r}" if grouped else "the data"
+            where = f"query {_key(keys, small[0])!r}" if grouped else "the data"
             raise InvalidDataError(
                 f"dialect {d.name}: {pol.call} refuses queries of fewer than {pol.min_size} cases "
                 f"({len(small)} such, first: {where})"
@@ -193,9 +200,11 @@ def _rules(
     binary = get_measure(pol.measure).kind == "binary"
     relevant = _relevant(cases.y, pos_label, spec.label, binary).astype(np.float64)
     none = np.bincount(codes, weights=relevant, minlength=len(vals)) == 0
-    if none.any():
+    # "skip" of the registry's rule keeps the engine's value (undefined where the measure is); the tool's
+    # own "skip" (torchmetrics) leaves such queries out whatever the measure gives them
+    if none.any() and not (empty == "skip" and pol.empty != "option"):
         if empty == "error":
-            where = f"query {keys[np.argmax(none)]!r}" if grouped else "the data"
+            where = f"query {_key(keys, np.argmax(none))!r}" if grouped else "the data"
             raise InvalidDataError(
                 f"dialect {d.name}: {spec.label}: {where} has no relevant case (empty_target_action='error')"
             )
@@ -247,7 +256,7 @@ def _refuse_mixed_ties(d: Dialect, todo: list, cases: Cases, codes: np.ndarray, 
     mixed = same & ((sy[1:] > 0) != (sy[:-1] > 0))
     if mixed.any():
         groups = np.unique(sc[1:][mixed])
-        where = f"first: query {keys[groups[0]]!r}" if keys is not None else "in the data"
+        where = f"first: query {_key(keys, groups[0])!r}" if keys is not None else "in the data"
         names = ", ".join(s.label for s, _p, _e in todo)
         raise InvalidDataError(
             f"dialect {d.name}: {names} rank tied scores in torch.topk's order, which is unspecified; "

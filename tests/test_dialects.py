@@ -1,0 +1,296 @@
+"""Dialects against the real tools as oracles (scikit-learn, pytrec_eval, ranx: the test extra) on
+random data with ties, weights where the tool takes them, and queries; and the rules' errors.
+
+Tolerances, per measure: 1e-12 everywhere here (the sums are the tools' own up to rounding order).
+The heavy tools (torchmetrics, Spark, Keras, DIN's code) are checked against committed fixtures in
+tests/test_dialect_fixtures.py.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import perfeval
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
+
+SETTINGS = dict(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _queries(seed: int, n: int, max_size: int, grades: int, levels: int):
+    """Rows of n queries: group, graded relevance, tied scores (``levels`` distinct), string ids."""
+    rng = np.random.default_rng(seed)
+    g, y, s, ids = [], [], [], []
+    for q in range(n):
+        size = int(rng.integers(1, max_size + 1))
+        g += [q] * size
+        y += rng.integers(0, grades, size).tolist()
+        s += (rng.integers(0, levels, size) / 4).tolist()
+        ids += [f"d{int(v)}" for v in rng.permutation(10 * size)[:size]]  # "d10" < "d9" as text
+    return np.array(g), np.array(y), np.array(s), np.array(ids)
+
+
+# -- scikit-learn ------------------------------------------------------------------------------------
+@settings(**SETTINGS)
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 300), weighted=st.booleans())
+def test_sklearn_binary_measures(seed, n, weighted):
+    from sklearn import metrics
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    s = rng.integers(0, 9, n) / 8  # ties, and 0 and 1 for the clipping of log loss
+    w = rng.integers(1, 4, n).astype(float) if weighted else None
+    r = perfeval.evaluate(
+        y, s, measures=["roc", "ap", "logloss", "brier"], sample_weight=w, dialect="sklearn"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auc = metrics.roc_auc_score(y, s, sample_weight=w) if 0 < y.sum() < n else np.nan
+        want = {
+            "ROC": auc,
+            "AP": metrics.average_precision_score(y, s, sample_weight=w),
+            "LOGLOSS": metrics.log_loss(y, s, sample_weight=w, labels=[0, 1]),
+            "BRIER": metrics.brier_score_loss(y, s, sample_weight=w, labels=[0, 1]),
+        }
+    for name, v in want.items():
+        assert r[name] == pytest.approx(v, abs=1e-12, nan_ok=True), name
+
+
+@settings(**SETTINGS)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 30), k=st.sampled_from([None, 1, 3, 10]))
+def test_sklearn_ndcg_and_dcg_per_query(seed, n, k):
+    from sklearn import metrics
+
+    g, y, s, _ = _queries(seed, n, 12, 4, 3)
+    sizes = np.bincount(g)
+    if (sizes < 2).any():  # sklearn refuses one-document queries; so does the dialect
+        with pytest.raises(InvalidDataError, match="fewer than 2"):
+            perfeval.evaluate(y, s, groups=g, measures=["ndcg"], dialect="sklearn")
+        keep = np.isin(g, np.flatnonzero(sizes >= 2))
+        g, y, s = g[keep], y[keep], s[keep]
+        if not len(g):
+            return
+    at = "" if k is None else f"@{k}"
+    r = perfeval.evaluate(y, s, groups=g, measures=[f"ndcg{at}", f"dcg{at}"], dialect="sklearn")
+    nd, dc = [], []
+    for q in np.unique(g):
+        m = g == q
+        nd.append(metrics.ndcg_score([y[m]], [s[m]], k=k))
+        dc.append(metrics.dcg_score([y[m]], [s[m]], k=k))
+    np.testing.assert_allclose(r.results[f"NDCG{at}"].per_group, nd, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(r.results[f"DCG{at}"].per_group, dc, rtol=0, atol=1e-12)
+    assert r[f"NDCG{at}"] == pytest.approx(np.mean(nd), abs=1e-12)  # a query without relevance counts 0
+
+
+# -- trec_eval (pytrec_eval) ---------------------------------------------------------------------------
+TREC = {  # pytrec_eval's measure -> perfeval's spelling under the trec_eval dialect
+    "map": "map",
+    "ndcg": "ndcg",
+    "ndcg_cut_10": "ndcg_cut_10",
+    "P_5": "P_5",
+    "recall_10": "recall_10",
+    "recip_rank": "recip_rank",
+    "Rprec": "Rprec",
+    "bpref": "bpref",
+    "success_5": "success_5",
+    "set_F": "set_F",
+}
+
+
+@settings(**SETTINGS)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 25), levels=st.sampled_from([2, 4, 40]))
+def test_trec_eval_dialect_is_pytrec_eval_per_query(seed, n, levels):
+    """Every row judged and retrieved; ties broken by document id as trec_eval does (ids as text)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    g, y, s, ids = _queries(seed, n, 30, 4, levels)
+    qrels, run = {}, {}
+    for q, rel, sc, d in zip(g.tolist(), y.tolist(), s.tolist(), ids.tolist(), strict=True):
+        qrels.setdefault(str(q), {})[d] = rel
+        run.setdefault(str(q), {})[d] = sc
+    measures = {
+        "map",
+        "ndcg",
+        "ndcg_cut.10",
+        "P.5",
+        "recall.10",
+        "recip_rank",
+        "Rprec",
+        "bpref",
+        "success.5",
+        "set_F",
+    }
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    r = perfeval.evaluate(y, s, groups=g, ids=ids, measures=list(TREC.values()), dialect="trec_eval")
+    labels = list(r.results)
+    for (name, _), label in zip(TREC.items(), labels, strict=True):
+        want = [
+            theirs[str(q)][name] for q in r.groups
+        ]  # every query: trec_eval counts those without relevance 0
+        np.testing.assert_allclose(r.results[label].per_group, want, rtol=0, atol=1e-12, err_msg=name)
+        assert r[label] == pytest.approx(np.mean(want), abs=1e-12)
+
+
+def test_trec_eval_dialect_needs_ids_and_compares_them_as_text():
+    y, s, g = [1, 0, 0], [0.5, 0.5, 0.5], [0, 0, 0]
+    with pytest.raises(InvalidParameterError, match="pass `ids=`"):
+        perfeval.evaluate(y, s, groups=g, measures=["map"], dialect="trec_eval")
+    with pytest.raises(InvalidParameterError, match="floats"):
+        perfeval.evaluate(y, s, groups=g, ids=[1.0, 2.0, 3.0], measures=["map"], dialect="trec_eval")
+    # ids 9 and 10: as text "9" > "10", so the relevant 9 ranks first (trec_eval: id descending)
+    r = perfeval.evaluate(
+        [1, 0], [0.5, 0.5], groups=[0, 0], ids=[9, 10], measures=["map"], dialect="trec_eval"
+    )
+    assert r["MAP"] == 1.0
+
+
+# -- ranx -----------------------------------------------------------------------------------------------
+RANX = {
+    "map": "map",
+    "ndcg": "ndcg",
+    "ndcg@5": "ndcg@5",
+    "precision@5": "p@5",
+    "recall@10": "r@10",
+    "mrr": "mrr",
+    "r-precision": "rprec",
+    "hit_rate@3": "success@3",
+}
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 12), levels=st.sampled_from([2, 3, 40]))
+def test_ranx_dialect_is_ranx_per_query_even_above_15_documents(seed, n, levels):
+    """Queries of up to 60 documents with heavy ties: above 15, numba's quicksort order (replayed)."""
+    ranx = pytest.importorskip("ranx")
+    g, y, s, ids = _queries(seed, n, 60, 3, levels)
+    for q in np.unique(g):  # ranx needs a relevant document in every query
+        y[np.flatnonzero(g == q)[0]] = 2
+    qrels, run = {}, {}
+    for q, rel, sc, d in zip(g.tolist(), y.tolist(), s.tolist(), ids.tolist(), strict=True):
+        qrels.setdefault(f"q{q:03d}", {})[d] = rel
+        run.setdefault(f"q{q:03d}", {})[d] = sc
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = {m: ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), m, return_mean=False) for m in RANX}
+    r = perfeval.evaluate(y, s, groups=g, measures=list(RANX.values()), dialect="ranx")
+    for (name, _), label in zip(RANX.items(), r.results, strict=True):
+        np.testing.assert_allclose(r.results[label].per_group, theirs[name], rtol=0, atol=1e-12, err_msg=name)
+
+
+def test_numba_argsort_replay_is_numba_s_own():
+    numba = pytest.importorskip("numba")
+    from perfeval.dialects.orders import numba_argsort
+
+    argsort = numba.njit(lambda a: np.argsort(a))
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        a = -rng.integers(0, int(rng.integers(1, 6)), int(rng.integers(1, 300))).astype(float)
+        assert (argsort(a) == numba_argsort(a)).all()
+
+
+# -- the examples of shared/ANCHORS.md 3.4, one query each (docs/dialects.md shows them) ----------------
+ANCHOR_CASES = {
+    "all_tied_pos_first": ([1, 0, 0, 0], [0.5] * 4),
+    "all_tied_pos_last": ([0, 0, 0, 1], [0.5] * 4),
+    "partial_tie": ([0, 1, 0, 1, 0], [0.9, 0.7, 0.7, 0.3, 0.1]),
+}
+#: (case, dialect, measure) -> what the tool printed (ANCHORS 3.4; ids d0..d(n-1) in input order)
+ANCHOR_VALUES = {
+    ("all_tied_pos_first", "sklearn", "ndcg"): 0.6404,
+    ("all_tied_pos_first", "sklearn", "ap"): 0.25,
+    ("all_tied_pos_first", "sklearn", "roc"): 0.5,
+    ("all_tied_pos_first", "torchmetrics", "ndcg"): 0.6404,
+    ("all_tied_pos_first", "ranx", "ndcg"): 1.0,
+    ("all_tied_pos_first", "ranx", "map"): 1.0,
+    ("all_tied_pos_first", "trec_eval", "ndcg"): 0.4307,
+    ("all_tied_pos_first", "trec_eval", "map"): 0.25,
+    ("all_tied_pos_last", "sklearn", "ndcg"): 0.6404,
+    ("all_tied_pos_last", "sklearn", "ap"): 0.25,
+    ("all_tied_pos_last", "ranx", "ndcg"): 0.4307,
+    ("all_tied_pos_last", "ranx", "map"): 0.25,
+    ("all_tied_pos_last", "trec_eval", "ndcg"): 1.0,
+    ("all_tied_pos_last", "trec_eval", "map"): 1.0,
+    ("partial_tie", "sklearn", "ndcg"): 0.6108,
+    ("partial_tie", "sklearn", "ap"): 0.4167,
+    ("partial_tie", "sklearn", "roc"): 0.4167,
+    ("partial_tie", "ranx", "ndcg"): 0.6509,
+    ("partial_tie", "ranx", "map"): 0.5,
+    ("partial_tie", "trec_eval", "ndcg"): 0.5706,
+    ("partial_tie", "trec_eval", "map"): 0.4167,
+}
+
+
+@pytest.mark.parametrize(("case", "dialect", "measure"), list(ANCHOR_VALUES))
+def test_anchors_tie_examples(case, dialect, measure):
+    y, s = ANCHOR_CASES[case]
+    ids = [f"d{i}" for i in range(len(y))]
+    groups = None if measure in ("roc", "ap") else [0] * len(y)
+    r = perfeval.evaluate(y, s, groups=groups, ids=ids, measures=[measure], dialect=dialect)
+    assert next(iter(r.results.values())).value == pytest.approx(
+        ANCHOR_VALUES[case, dialect, measure], abs=5e-5
+    )
+
+
+# -- the rules' errors -----------------------------------------------------------------------------------
+def test_a_measure_a_dialect_does_not_define_names_those_that_do():
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"dialect sklearn does not define MAP; dialects that do: "
+        r"perfeval, trec_eval, ranx, torchmetrics",
+    ):
+        perfeval.evaluate([1, 0], [0.5, 0.2], groups=[0, 0], measures=["map"], dialect="sklearn")
+
+
+def test_unknown_dialect_and_bad_options():
+    with pytest.raises(InvalidParameterError, match="unknown dialect 'sklern'"):
+        perfeval.evaluate([1, 0], [0.5, 0.2], measures=["roc"], dialect="sklern")
+    with pytest.raises(InvalidParameterError, match="num_thresholds"):
+        perfeval.evaluate([1, 0], [0.5, 0.2], measures=["roc"], dialect="keras:num_thresholds=1")
+    with pytest.raises(InvalidParameterError, match="not an option"):
+        perfeval.evaluate([1, 0], [0.5, 0.2], measures=["roc"], dialect="keras:bins=10")
+    with pytest.raises(InvalidParameterError, match="not with tie_bounds"):
+        perfeval.evaluate([1, 0], [0.5, 0.2], measures=["roc"], dialect="sklearn", tie_bounds=True)
+
+
+def test_a_fixed_parameter_given_otherwise_is_an_error():
+    with pytest.raises(InvalidParameterError, match="gain=linear"):
+        perfeval.evaluate([1, 0], [0.5, 0.2], groups=[0, 0], measures=["ndcg:gain=exp"], dialect="sklearn")
+
+
+def test_torchmetrics_refuses_ties_it_cannot_order_and_keeps_the_rest():
+    y, s, g = [1, 0, 0, 1], [0.5, 0.5, 0.4, 0.3], [0, 0, 1, 1]
+    with pytest.raises(InvalidDataError, match=r"torch.topk's order.*1 query has.*first: query 0"):
+        perfeval.evaluate(y, s, groups=g, measures=["map"], dialect="torchmetrics")
+    r = perfeval.evaluate(y, [0.5, 0.4, 0.4, 0.3], groups=g, measures=["map", "mrr"], dialect="torchmetrics")
+    assert r.results["MAP"].per_group.tolist() == [1.0, 0.5]
+
+
+def test_empty_queries_follow_the_tool():
+    y, s, g = [0, 0, 1, 0], [0.5, 0.4, 0.4, 0.3], [0, 0, 1, 1]
+    assert np.isnan(perfeval.evaluate(y, s, groups=g, measures=["ndcg"]).results["NDCG"].per_group[0])
+    assert perfeval.evaluate(y, s, groups=g, measures=["ndcg"], dialect="sklearn")["NDCG"] == 0.5
+    for action, first in (("neg", 0.0), ("pos", 1.0)):
+        r = perfeval.evaluate(
+            y, s, groups=g, measures=["ndcg"], dialect=f"torchmetrics:empty_target_action={action}"
+        )
+        assert r.results["NDCG"].per_group[0] == first
+    r = perfeval.evaluate(y, s, groups=g, measures=["ndcg"], dialect="torchmetrics:empty_target_action=skip")
+    assert r["NDCG"] == 1.0 and r.results["NDCG"].undefined == [0]
+    with pytest.raises(InvalidDataError, match="query 0 has no relevant case"):
+        perfeval.evaluate(y, s, groups=g, measures=["ndcg"], dialect="torchmetrics:empty_target_action=error")
+
+
+def test_binning_tools_have_no_groups():
+    with pytest.raises(InvalidParameterError, match="has no groups"):
+        perfeval.evaluate([1, 0], [0.5, 0.2], groups=[0, 0], measures=["roc"], dialect="keras")
+
+
+def test_din_gauc_is_the_unweighted_mean():
+    y, s, g = [1, 0, 1, 0, 0, 0], [0.9, 0.1, 0.2, 0.8, 0.3, 0.1], [0, 0, 1, 1, 1, 1]
+    r = perfeval.evaluate(y, s, groups=g, measures=["gauc"])
+    d = perfeval.evaluate(y, s, groups=g, measures=["gauc"], dialect="din")
+    # user 0: AUC 1 over 2 impressions; user 1: 1/3 over 4
+    assert r["GAUC"] == pytest.approx((2 * 1.0 + 4 / 3) / 6) and d["GAUC"] == pytest.approx((1.0 + 1 / 3) / 2)
