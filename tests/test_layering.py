@@ -26,6 +26,7 @@ LAYERS = [
     ["perfeval.engine", "perfeval.report", "perfeval.curves", "perfeval.signature", "perfeval.dialects"],
     [
         "perfeval.evaluation",
+        "perfeval.explanation",
         "perfeval.stream",
         "perfeval.dask",
         "perfeval.stats",

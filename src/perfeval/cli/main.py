@@ -29,6 +29,7 @@ COMMANDS = {
     "score": ("contest", "run_score"),
     "leaderboard": ("contest", "run_leaderboard"),
     "trec": ("trec", "run"),
+    "explain": ("explain", "run"),
     "list-measures": ("measures", "run"),
 }
 

@@ -46,6 +46,7 @@ def build() -> argparse.ArgumentParser:
     ev.add_argument("--score", help="score column: name or position (default 2)")
     ev.add_argument("--group", help="group (query, user, block) column: every measure is computed per group")
     ev.add_argument("--weight", help="weight column (binary measures)")
+    _dialect_options(ev)
     ev.add_argument(
         "-m",
         "--measures",
@@ -301,6 +302,35 @@ def build() -> argparse.ArgumentParser:
         "--n-resamples", type=int, default=10_000, help="randomization/bootstrap resamples (default 10000)"
     )
     tr.add_argument("--seed", type=int, default=0, help="seed of the randomization/bootstrap (default 0)")
+    ex = sub.add_parser(
+        "explain",
+        help="the same measures as other tools compute them, and the rules behind each difference",
+        description="Compute the measures under every dialect (sklearn, trec_eval, ranx, torchmetrics, "
+        "spark, keras, din: each tool's rules over perfeval's engine) and print one table, a row a tool, "
+        "with, under it, the rules that make each tool's value differ from perfeval's and how many "
+        "cases or queries each rule touched.  docs/dialects.md lists every rule.",
+        epilog="examples:\n"
+        "  perfeval explain run.csv --target rel --score s --group qid --id doc -m ap,ndcg@10\n"
+        "  perfeval explain preds.csv --target y --score p -m roc,ap --dialects sklearn,spark,keras\n"
+        "  perfeval explain preds.csv -m roc --dialects keras:num_thresholds=1000,spark:numBins=100 -o json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ex.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
+    _table_options(ex)
+    ex.add_argument("--target", help="target / relevance column: name or 1-based position (default 1)")
+    ex.add_argument("--score", help="score column: name or position (default 2)")
+    ex.add_argument("--group", help="group (query, user) column")
+    ex.add_argument("--weight", help="weight column (binary measures)")
+    ex.add_argument("--id", help="document id column (trec_eval orders tied documents by id)")
+    ex.add_argument("-m", "--measures", required=True, help="comma-separated measures, e.g. ap,ndcg@10")
+    ex.add_argument(
+        "--dialects",
+        default=None,
+        help="comma-separated dialects, with options after colons (default: every dialect that defines "
+        "one of the measures)",
+    )
+    ex.add_argument("-t", "--threshold", type=float, default=0.5)
+    ex.add_argument("-o", "--output", default="table", choices=("table", "json", "csv"))
     lm = sub.add_parser("list-measures", help="list the measures (name, aliases, PERF options, direction)")
     lm.add_argument("--long", action="store_true", help="print each measure's full definition")
     lm.add_argument("--format", choices=("table", "markdown"), default="table")
@@ -332,6 +362,19 @@ def _table_options(p) -> None:
         "--header", dest="header", action="store_true", default=None, help="the first line is a header"
     )
     hdr.add_argument("--no-header", dest="header", action="store_false", help="the first line is data")
+
+
+def _dialect_options(p) -> None:
+    """Another tool's rules (``--dialect``) and the document ids some of them order ties by."""
+    p.add_argument(
+        "--dialect",
+        default="perfeval",
+        metavar="NAME[:OPTION=VALUE...]",
+        help="compute each measure as another tool does: perfeval (default), sklearn, trec_eval, ranx, "
+        "torchmetrics, spark, keras, din; options after colons, e.g. keras:num_thresholds=1000 "
+        "(docs/dialects.md)",
+    )
+    p.add_argument("--id", help="document id column (the trec_eval dialect orders tied documents by id)")
 
 
 def _ci_options(p, flag: str, helptext: str, default=None) -> None:

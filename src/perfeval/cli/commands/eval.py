@@ -26,6 +26,27 @@ def check_ci_options(args: Any) -> None:
         raise InvalidParameterError(f"the bootstrap needs at least 2 replicates, got --n-boot {args.n_boot}")
 
 
+def _dialect(args: Any) -> str | None:
+    """The dialect's name when one other than perfeval's is asked for, after checking it combines."""
+    from perfeval.dialects.apply import parse_dialect
+    from perfeval.exceptions import InvalidParameterError
+
+    text = getattr(args, "dialect", "perfeval") or "perfeval"
+    d, _opts = parse_dialect(text)
+    if d.name == "perfeval":
+        return None
+    for flag, on in (
+        ("--stream", args.stream),
+        ("--dask", args.dask),
+        ("--ci", args.ci is not None),
+        ("--tie-bounds", getattr(args, "tie_bounds", False)),
+        ("--partition", bool(args.partition)),
+    ):
+        if on:
+            raise InvalidParameterError(f"--dialect {text}: not with {flag} (dialects evaluate in memory)")
+    return d.name
+
+
 def _check_options(args: Any) -> None:
     from perfeval.exceptions import InvalidParameterError
 
@@ -55,12 +76,18 @@ def run(args: Any) -> int:
     from perfeval.engine import DEFAULT_MEASURES, resolve
 
     _check_options(args)
+    dialect = _dialect(args)
     path = load.path_of(args.file)
-    specs = resolve(args.measures or DEFAULT_MEASURES, args.threshold)  # parsed once, here
+    measures = args.measures or DEFAULT_MEASURES
+    if dialect is not None and not args.measures:  # every measure the tool defines
+        from perfeval.dialects import DIALECTS
+
+        measures = list(DIALECTS[dialect].policies)
+    specs = resolve(measures, args.threshold, trec=dialect == "trec_eval")  # parsed once, here
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = None
-        if not getattr(args, "tie_bounds", False):
+        if not getattr(args, "tie_bounds", False) and dialect is None:
             report = _dask(args, path, specs) if args.dask else _stream(args, path, specs)
     if report is not None:
         _warn(caught)
@@ -100,6 +127,8 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
     score = load.scores(table, ch.score)
     groups = None if ch.group is None else table.get(ch.group)
     weights = load.weights(table, ch.weight)
+    picked = table.pick(args.id, "id") if getattr(args, "id", None) else None
+    ids = None if picked is None else picked[1]
     parts = load.partitions(args.partition)
     if parts:
         parts = {k: load.labels_as(v, target) for k, v in parts.items()}
@@ -117,6 +146,8 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
             threshold=args.threshold,
             partitions=parts,
             tie_bounds=getattr(args, "tie_bounds", False),
+            dialect=getattr(args, "dialect", "perfeval") or "perfeval",
+            ids=ids,
         )
     _warn(caught)
     if args.ci is not None:

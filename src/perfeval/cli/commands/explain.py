@@ -1,0 +1,47 @@
+"""``perfeval explain``: the measures of one table under every dialect, and the rules behind each
+difference (:func:`perfeval.explain`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from perfeval.cli import load
+from perfeval.cli.output import csv_field, write
+
+
+def run(args: Any) -> int:
+    from perfeval.explanation import explain
+
+    table = load.read(args, args.file)
+    ch = table.choose(target=args.target, score=args.score, group=args.group, weight=args.weight)
+    load.say_columns(ch)
+    score = load.scores(table, ch.score)
+    groups = None if ch.group is None else table.get(ch.group)
+    weights = load.weights(table, ch.weight)
+    picked = table.pick(args.id, "id") if args.id else None
+    target = table.get(ch.target)
+    if args.pos_label is not None:
+        target = load.targets(table, ch.target.name, target, args.pos_label, True)
+    e = explain(
+        target,
+        score,
+        measures=args.measures,
+        groups=groups,
+        ids=None if picked is None else picked[1],
+        sample_weight=weights,
+        dialects=args.dialects,
+        threshold=args.threshold,
+    )
+    if args.output == "json":
+        write(e.to_json() + "\n")
+    elif args.output == "csv":
+        rows = [",".join(["dialect", *map(csv_field, e.measures)])]
+        for d in e.dialects:
+            vals = [e.value(d, m) for m in e.measures]
+            rows.append(",".join([csv_field(d), *("" if math.isnan(v) else repr(v) for v in vals)]))
+        write("\n".join(rows) + "\n")
+    else:
+        write(str(e))
+    return 0

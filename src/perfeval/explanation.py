@@ -1,0 +1,319 @@
+"""``perfeval.explain``: one evaluation under every dialect, side by side, and for each value that
+differs from perfeval's, the rules of the tool that make the difference and how many cases or
+groups each rule touched in this data.
+
+The rules are those of the dialect's policy (:mod:`perfeval.dialects.table`): the order of tied
+scores, fixed parameters (linear gain, clipping), what a query without a relevant case counts, the
+averaging over groups, the binning of the tools that bin.  A rule is listed under a value when it
+touched something here (a query whose tie mixes relevant and non-relevant cases, a grade above 1, a
+query without relevance, scores merged into one bin) or when it is a difference of definition.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from perfeval._validation import Cases, binary_targets, cases
+from perfeval.dialects.apply import evaluate_dialect, parse_dialect, policy_spec
+from perfeval.dialects.table import DIALECTS, EMPTY_TEXT, ORDER_TEXT, Dialect, Policy
+from perfeval.engine import finish, resolve
+from perfeval.exceptions import PerfError
+from perfeval.measures import MeasureSpec
+from perfeval.report import dumps
+from perfeval.summaries.ranking import group_codes
+
+
+@dataclass
+class Cell:
+    """One dialect's value of one measure: the value (NaN when the tool does not define it or perfeval
+    cannot reproduce it: ``note`` says why) and the rules that separate it from perfeval's value.
+    """
+
+    value: float
+    note: str = ""
+    rules: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Explanation:
+    """The table of :func:`explain`: ``cells[dialect][measure]``, the measures' labels in order, and
+    how many rows and groups were evaluated.  ``to_frame()`` gives a pandas DataFrame (rows:
+    dialects, columns: measures), ``to_dict()`` everything, ``str()`` the table with the rules under
+    it.
+    """
+
+    measures: list[str]
+    cells: dict[str, dict[str, Cell]]
+    rows: int
+    groups: int | None
+
+    @property
+    def dialects(self) -> list[str]:
+        return list(self.cells)
+
+    def value(self, dialect: str, measure: str) -> float:
+        return self.cells[dialect][measure].value
+
+    def to_frame(self) -> Any:
+        import pandas as pd
+
+        return pd.DataFrame(
+            [[self.cells[d][m].value for m in self.measures] for d in self.cells],
+            index=pd.Index(self.dialects, name="dialect"),
+            columns=self.measures,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rows": self.rows,
+            "groups": self.groups,
+            "measures": self.measures,
+            "dialects": {
+                d: {m: {"value": c.value, "note": c.note, "rules": c.rules} for m, c in row.items()}
+                for d, row in self.cells.items()
+            },
+        }
+
+    def to_json(self) -> str:
+        return dumps(self.to_dict())
+
+    def __str__(self) -> str:
+        width = max(len(d) for d in self.cells)
+        cols = [max(len(m), 8) for m in self.measures]
+        head = " " * width + "  " + "  ".join(m.rjust(w) for m, w in zip(self.measures, cols, strict=True))
+        lines = [head]
+        for d, row in self.cells.items():
+            vals = []
+            for m, w in zip(self.measures, cols, strict=True):
+                c = row[m]
+                vals.append(("-" if c.note else "nan") if math.isnan(c.value) else f"{c.value:.4f}")
+                vals[-1] = vals[-1].rjust(w)
+            lines.append(d.ljust(width) + "  " + "  ".join(vals))
+        notes = []
+        for d, row in self.cells.items():
+            undefined = [m for m in self.measures if row[m].note.startswith("not defined by ")]
+            if undefined:
+                notes.append(f"{d}: {', '.join(undefined)} {row[undefined[0]].note}")
+            for m in self.measures:
+                c = row[m]
+                for text in ([c.note] if c.note and m not in undefined else []) + c.rules:
+                    notes.append(f"{d} {m}: {text}")
+        if notes:
+            lines += ["", *notes]
+        where = f"{self.rows} rows" + (f" in {self.groups} groups" if self.groups is not None else "")
+        lines += ["", f"{where}; '-': not defined by that tool or not reproducible (said above)"]
+        return "\n".join(lines) + "\n"
+
+
+def explain(
+    y_true: Any,
+    y_score: Any,
+    *,
+    measures: Iterable[str | MeasureSpec] | str,
+    groups: Any = None,
+    ids: Any = None,
+    sample_weight: Any = None,
+    dialects: Sequence[str] | str | None = None,
+    threshold: float = 0.5,
+    pos_label: Any = None,
+) -> Explanation:
+    """Every measure under every dialect, and the rules that make each tool's value differ.
+
+    Parameters
+    ----------
+    y_true, y_score, groups, sample_weight, threshold, pos_label
+        As :func:`perfeval.evaluate`.
+    measures : iterable of str, or a comma-separated str
+        The measures (perfeval's names: ``["ap", "ndcg@10"]``).
+    ids : array-like, optional
+        Document ids (one per row): the trec_eval dialect orders ties by them; without them its
+        column says why it has no value where ties matter.
+    dialects : sequence of str, optional
+        Which dialects (with options: ``"keras:num_thresholds=1000"``); default every dialect that
+        defines at least one of the measures, perfeval's first.
+
+    Returns
+    -------
+    Explanation
+        ``cells[dialect][measure]``: value, why there is none, and the rules that separate it from
+        perfeval's value with what each touched here.
+
+    Examples
+    --------
+    >>> e = explain([1, 0, 0, 0], [0.5, 0.5, 0.5, 0.5], groups=[0] * 4, ids=["d0", "d1", "d2", "d3"],
+    ...             measures="ap,ndcg", dialects=["perfeval", "sklearn", "trec_eval", "ranx"])
+    >>> [round(e.value(d, "NDCG"), 4) for d in e.dialects]
+    [0.6404, 0.6404, 0.4307, 1.0]
+    """
+    checked = cases(y_true, y_score, groups, sample_weight)
+    specs = resolve(measures, threshold)
+    names = _dialects(dialects, specs)
+    base = finish(checked, specs, threshold=threshold, pos_label=pos_label)
+    cells: dict[str, dict[str, Cell]] = {
+        "perfeval": {s.label: Cell(base.results[s.label].value) for s in specs}
+    }
+    facts = _Facts(checked, pos_label)
+    for text in names:
+        d, opts = parse_dialect(text)
+        if d.name == "perfeval":
+            continue
+        row: dict[str, Cell] = {}
+        for spec in specs:
+            if not d.defines(spec.measure.name):
+                row[spec.label] = Cell(math.nan, "not defined by " + d.tool)
+                continue
+            try:
+                pol, _engine = policy_spec(d, spec)
+                r = evaluate_dialect(checked, [spec], text, threshold=threshold, pos_label=pos_label, ids=ids)
+            except PerfError as e:
+                row[spec.label] = Cell(math.nan, str(e))
+                continue
+            value = r.results[spec.label].value
+            cell = Cell(value)
+            if not _same(value, cells["perfeval"][spec.label].value):
+                cell.rules = _rules(d, pol, spec, opts, facts)
+            row[spec.label] = cell
+        cells[text] = row
+    keys = base.groups
+    return Explanation(
+        [s.label for s in specs], cells, int(checked.rows_in), None if keys is None else len(keys)
+    )
+
+
+def _same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-12 * max(1.0, abs(b))
+
+
+def _dialects(dialects: Sequence[str] | str | None, specs: list[MeasureSpec]) -> list[str]:
+    if dialects is None:
+        return [
+            "perfeval",
+            *[d.name for d in DIALECTS.values() if any(d.defines(s.measure.name) for s in specs)],
+        ]
+    if isinstance(dialects, str):
+        dialects = [p for p in dialects.split(",") if p.strip()]
+    out = [str(t).strip() for t in dialects]
+    for t in out:
+        parse_dialect(t)  # an unknown name or option: the error before any work
+    return out if "perfeval" in out else ["perfeval", *out]
+
+
+class _Facts:
+    """What the rules could touch in this data, counted once: per group, the relevant cases, the
+    size, the grades above 1, and whether a tie mixes relevant and non-relevant cases.
+    """
+
+    def __init__(self, c: Cases, pos_label: Any):
+        self.c, self.pos_label = c, pos_label
+        g = c.g
+        self.keys, self.codes = (
+            group_codes(g) if g is not None else (None, np.zeros(len(c.s), dtype=np.int64))
+        )
+        self.n_groups = 1 if self.keys is None else len(self.keys)
+        self.sizes = np.bincount(self.codes, minlength=self.n_groups)
+        self._y: np.ndarray | None = None
+
+    def y(self, binary: bool, label: str) -> np.ndarray:
+        if binary:
+            return (np.asarray(binary_targets(self.c.y, label, self.pos_label)) == 1).astype(np.float64)
+        return np.asarray(self.c.y, dtype=np.float64)
+
+    def per_group(self, flags: np.ndarray) -> int:
+        return int(
+            np.count_nonzero(
+                np.bincount(self.codes, weights=flags.astype(np.float64), minlength=self.n_groups)
+            )
+        )
+
+    def mixed_ties(self, y: np.ndarray) -> tuple[int, int]:
+        """Groups with a tie of relevant and non-relevant cases, and the cases in such ties."""
+        order = np.lexsort((y, self.c.s, self.codes))
+        sc, ss, sy = self.codes[order], self.c.s[order], y[order] > 0
+        same = (sc[1:] == sc[:-1]) & (ss[1:] == ss[:-1])
+        start = np.concatenate(([True], ~same))
+        tie = np.cumsum(start) - 1
+        n_tie = tie[-1] + 1 if len(tie) else 0
+        rel = np.bincount(tie, weights=sy.astype(np.float64), minlength=n_tie)
+        size = np.bincount(tie, minlength=n_tie)
+        mixed = (rel > 0) & (rel < size)
+        groups = len(np.unique(sc[start][mixed])) if len(sc) else 0
+        return groups, int(size[mixed].sum())
+
+
+def _rules(d: Dialect, pol: Policy, spec: MeasureSpec, opts: dict[str, Any], f: _Facts) -> list[str]:
+    """The rules of ``pol`` that can make its value differ from perfeval's, each with what it touched
+    in this data (only those that touched something, and the differences of definition).
+    """
+    from perfeval.measures import get_measure
+
+    out: list[str] = []
+    engine = get_measure(pol.measure)
+    binary = engine.kind == "binary"
+    y = f.y(binary, spec.label)
+    unit = "groups" if binary else "queries"
+    total = f.n_groups
+    if pol.ties not in ("perfeval",) and not pol.finish:
+        groups, rows = f.mixed_ties(y)
+        if groups:
+            out.append(
+                f"{ORDER_TEXT[pol.ties]} [{groups} of {total} {unit} have a tie of relevant and "
+                f"non-relevant cases; {rows} cases in such ties]"
+            )
+    for key, value in pol.params:
+        if key == "gain" and value == "linear" and spec.kwargs.get("gain", "exp") != "linear":
+            n = f.per_group(y > 1)
+            if n:
+                out.append(
+                    "linear gain (the grade itself, not 2^grade - 1) "
+                    f"[{n} of {total} {unit} have a grade above 1]"
+                )
+        elif key == "eps":
+            s = f.c.s
+            n = int(np.count_nonzero((s < value) | (s > 1 - value)))
+            if n:
+                out.append(f"scores clipped to [{value:.3g}, 1 - {value:.3g}] [{n} cases clipped]")
+    empty = pol.empty
+    if empty == "option":
+        empty = {"neg": "zero", "pos": "one", "skip": "skip", "error": "error"}[opts["empty_target_action"]]
+    if empty != "skip":
+        none = int(
+            np.count_nonzero(np.bincount(f.codes, weights=(y > 0).astype(np.float64), minlength=total) == 0)
+        )
+        if none:
+            out.append(f"{EMPTY_TEXT[empty]} [{none} of {total} {unit} have none]")
+    if pol.measure != spec.measure.name:
+        out.append(f"{pol.call} is {engine.title} [{total} {unit}]")
+    if pol.finish:
+        out.append(_binning(d, opts, f))
+    out += [n for n in pol.notes if "gain" not in n]  # the gain's rule is said above, where it touched
+    return [r for r in out if r]
+
+
+def _binning(d: Dialect, opts: dict[str, Any], f: _Facts) -> str:
+    distinct = len(np.unique(f.c.s))
+    if d.name == "spark":
+        bins = int(opts["numBins"])
+        grouping = distinct // bins if bins else 0
+        if grouping < 2:
+            return ""
+        return (
+            f"distinct scores merged in runs of {grouping} into {math.ceil(distinct / grouping)} thresholds "
+            f"(numBins={bins}) [{distinct} distinct scores]"
+        )
+    if d.name == "keras":
+        t = int(opts["num_thresholds"])
+        return (
+            f"scores read at {t} thresholds, a case positive above one (float32) [{distinct} distinct scores]"
+        )
+    if d.name == "torchmetrics" and opts.get("thresholds"):
+        t = int(opts["thresholds"])
+        return (
+            f"scores read at {t} thresholds linspace(0, 1), a case positive from one "
+            f"[{distinct} distinct scores]"
+        )
+    return ""

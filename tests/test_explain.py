@@ -1,0 +1,131 @@
+"""``perfeval.explain`` and ``perfeval explain``: every dialect's value, and the rules (with what they
+touched) that separate it from perfeval's; ``perfeval eval --dialect``."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import perfeval
+from perfeval.cli.main import main
+
+ROWS = [  # qid, doc, rel, score: the ANCHORS 3.4 "all tied, positive first" and "partial tie" queries
+    (1, "d0", 1, 0.5),
+    (1, "d1", 0, 0.5),
+    (1, "d2", 0, 0.5),
+    (1, "d3", 0, 0.5),
+    (2, "d0", 0, 0.9),
+    (2, "d1", 1, 0.7),
+    (2, "d2", 0, 0.7),
+    (2, "d3", 1, 0.3),
+    (2, "d4", 0, 0.1),
+]
+
+
+def _cols():
+    g, ids, y, s = (np.array(c) for c in zip(*ROWS, strict=True))
+    return g, ids, y, s
+
+
+def test_explain_table_values_and_rules():
+    g, ids, y, s = _cols()
+    e = perfeval.explain(
+        y, s, groups=g, ids=ids, measures="ndcg,map", dialects="sklearn,trec_eval,ranx,torchmetrics"
+    )
+    assert e.dialects == ["perfeval", "sklearn", "trec_eval", "ranx", "torchmetrics"]
+    for d in e.dialects:  # each value is the dialect's own evaluate()
+        for m in ("NDCG", "MAP"):
+            c = e.cells[d][m]
+            if math.isnan(c.value):
+                continue
+            r = perfeval.evaluate(y, s, groups=g, ids=ids, measures=[m.lower()], dialect=d)
+            assert c.value == next(iter(r.results.values())).value
+    assert e.value("sklearn", "NDCG") == e.value("perfeval", "NDCG") and not e.cells["sklearn"]["NDCG"].rules
+    assert e.cells["sklearn"]["MAP"].note == "not defined by scikit-learn"
+    rule = e.cells["trec_eval"]["NDCG"].rules[0]
+    assert (
+        "by document id, descending" in rule
+        and "[2 of 2 queries have a tie of relevant and non-relevant" in rule
+    )
+    assert "6 cases in such ties" in rule
+    assert "torch.topk's order" in e.cells["torchmetrics"]["MAP"].note and math.isnan(
+        e.value("torchmetrics", "MAP")
+    )
+    text = str(e)
+    assert "sklearn: MAP not defined by scikit-learn" in text and "9 rows in 2 groups" in text
+    frame = e.to_frame()
+    assert list(frame.columns) == ["NDCG", "MAP"] and frame.loc["ranx", "MAP"] == e.value("ranx", "MAP")
+    assert (
+        json.loads(e.to_json())["dialects"]["trec_eval"]["NDCG"]["rules"]
+        == e.cells["trec_eval"]["NDCG"].rules
+    )
+
+
+def test_explain_counts_what_each_rule_touched():
+    # graded relevance: linear gain touches the queries with a grade above 1; a query without relevance
+    # counts 0 in sklearn
+    y = np.array([2, 0, 1, 0, 0, 0, 1, 0])
+    s = np.array([0.1, 0.9, 0.5, 0.4, 0.3, 0.2, 0.8, 0.7])
+    g = np.array([0, 0, 0, 1, 1, 2, 2, 2])
+    e = perfeval.explain(y, s, groups=g, measures=["ndcg"], dialects=["sklearn"])
+    rules = e.cells["sklearn"]["NDCG"].rules
+    assert any("linear gain" in r and "[1 of 3 queries have a grade above 1]" in r for r in rules)
+    assert any("counts 0" in r and "[1 of 3 queries have none]" in r for r in rules)
+
+
+def test_explain_binning_tools_say_what_they_merged():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 5000)
+    s = np.round(rng.random(5000), 4)
+    e = perfeval.explain(y, s, measures="roc,ap", dialects=["spark:numBins=100", "keras"])
+    spark = e.cells["spark:numBins=100"]["ROC"].rules
+    assert any("merged in runs of" in r and "(numBins=100)" in r for r in spark)
+    assert any("not average precision" in r for r in e.cells["keras"]["AP"].rules)
+    assert e.value("spark:numBins=100", "ROC") != e.value("perfeval", "ROC")
+
+
+def test_explain_refuses_an_unknown_dialect_before_work():
+    with pytest.raises(perfeval.InvalidParameterError, match="unknown dialect"):
+        perfeval.explain([1, 0], [0.5, 0.2], measures="roc", dialects=["nope"])
+
+
+@pytest.fixture
+def table(tmp_path):
+    p = tmp_path / "run.csv"
+    p.write_text("qid,doc,rel,score\n" + "".join(f"{q},{d},{r},{s}\n" for q, d, r, s in ROWS))
+    return str(p)
+
+
+def test_cli_explain_table_json_csv(table, capsys):
+    base = [table, "--target", "rel", "--score", "score", "--group", "qid", "--id", "doc", "-m", "ndcg,map"]
+    assert main(["explain", *base, "--dialects", "trec_eval,ranx"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        out.splitlines()[1].split()[0] == "perfeval"
+        and "trec_eval NDCG: tied scores ranked by document id" in out
+    )
+    assert main(["explain", *base, "--dialects", "trec_eval", "-o", "json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["groups"] == 2 and set(d["dialects"]) == {"perfeval", "trec_eval"}
+    assert main(["explain", *base, "--dialects", "ranx", "-o", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "dialect,NDCG,MAP" and lines[2].startswith("ranx,")
+
+
+def test_cli_eval_dialect(table, capsys):
+    args = ["eval", table, "--target", "rel", "--score", "score", "--group", "qid", "--id", "doc"]
+    assert main([*args, "-m", "map", "--dialect", "ranx"]) == 0
+    out = capsys.readouterr().out
+    assert "MAP" in out and "0.75" in out and "dialect=ranx" in out
+    assert main([*args, "-m", "map", "--dialect", "ranx", "--tie-bounds"]) == 2
+    assert "not with --tie-bounds" in capsys.readouterr().err
+    assert main([*args, "-m", "roc", "--dialect", "trec_eval"]) == 2
+    assert (
+        "dialect trec_eval does not define ROC; dialects that do: perfeval, sklearn"
+        in capsys.readouterr().err
+    )
+    assert main([*args, "-m", "map", "--dialect", "spark:numBins=x"]) == 2
+    assert "numBins" in capsys.readouterr().err
