@@ -294,3 +294,35 @@ def test_din_gauc_is_the_unweighted_mean():
     d = perfeval.evaluate(y, s, groups=g, measures=["gauc"], dialect="din")
     # user 0: AUC 1 over 2 impressions; user 1: 1/3 over 4
     assert r["GAUC"] == pytest.approx((2 * 1.0 + 4 / 3) / 6) and d["GAUC"] == pytest.approx((1.0 + 1 / 3) / 2)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 8))
+def test_trec_ties_ranx_is_ranx_on_files_with_queries_above_15_documents(seed, n, tmp_path_factory):
+    """perfeval.trec with ties="ranx" (``perfeval trec --dialect ranx``): ranx's numbers from the
+    same qrels and run files, per query, queries of up to 50 documents with heavy ties."""
+    ranx = pytest.importorskip("ranx")
+    from perfeval import trec
+    from perfeval.cli.main import main
+
+    g, y, s, ids = _queries(seed, n, 50, 3, 3)
+    for q in np.unique(g):
+        y[np.flatnonzero(g == q)[0]] = 1
+    d = tmp_path_factory.mktemp("runs")
+    qrels_f, run_f = d / "qrels", d / "run"
+    qrels_f.write_text("".join(f"q{q} 0 {i} {r}\n" for q, i, r in zip(g, ids, y, strict=True)))
+    run_f.write_text("".join(f"q{q} Q0 {i} 0 {v} x\n" for q, i, v in zip(g, ids, s, strict=True)))
+    names = list(RANX)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        qr, ru = ranx.Qrels.from_file(str(qrels_f), kind="trec"), ranx.Run.from_file(str(run_f), kind="trec")
+        theirs = {m: ranx.evaluate(qr, ru, m, return_mean=False) for m in names}
+    # perfeval's spellings of ranx's measures (ranx's ndcg is linear: docs/ranking.md)
+    spelled = ["map", "ndcg:gain=linear", "ndcg@5:gain=linear", "p@5", "r@10", "mrr", "rprec", "success@3"]
+    ours = trec.evaluate(str(qrels_f), str(run_f), spelled, ties="ranx")
+    for name, label in zip(names, ours.results, strict=True):
+        np.testing.assert_allclose(
+            ours.results[label].per_group, theirs[name], rtol=0, atol=1e-12, err_msg=name
+        )
+    assert main(["trec", str(qrels_f), str(run_f), "-m", "map", "--dialect", "ranx", "-o", "json"]) == 0
+    assert main(["trec", str(qrels_f), str(run_f), "-m", "map", "--dialect", "ranx", "--ties", "file"]) == 2

@@ -72,7 +72,7 @@ QUERIES = ("qrels", "run")
 DEFAULT = ("map", "ndcg_cut_10", "P_10", "recall_100", "recip_rank")
 #: tie rules: perfeval's expectation over tie orders; trec_eval's (score, then docid descending);
 #: the run's line order
-TIES = ("perfeval", "trec_eval", "file")
+TIES = ("perfeval", "trec_eval", "file", "ranx")
 #: measures that read the relevance itself rather than relevant / not relevant
 _GRADED = ("NDCG", "DCG", "CG")
 
@@ -182,6 +182,13 @@ def _tie_break(
     score = run.score if everything else run.score[keep]
     if ties == "perfeval" or not len(score):
         return score, None
+    if ties == "ranx":  # numba's argsort over each query's rows in the run's order (rows are stored so)
+        from perfeval.dialects.orders import numba_order
+
+        order = numba_order(query, score)
+        out = np.empty(len(score))
+        out[order] = -np.arange(len(score), dtype=np.float64)
+        return out, order
     order = query_order(query, score, int(np.count_nonzero(np.bincount(query))))
     identity = is_identity(order)  # a run file's layout: nothing to gather
     sq, ss = (query, score) if identity else (query[order], score[order])
@@ -597,9 +604,10 @@ def evaluate(
     queries : {"qrels", "run"}
         Evaluate every judged query (unanswered ones score 0; trec_eval ``-c``), or only the judged
         queries the run answers (trec_eval's default).
-    ties : {"perfeval", "trec_eval", "file"}
+    ties : {"perfeval", "trec_eval", "file", "ranx"}
         The tie rule: the expectation over the orders of tied documents; trec_eval's (document id
-        descending); the run's line order.
+        descending); the run's line order; ranx's (numba's argsort of the query's documents in the
+        run's order: the line order up to 15 documents, numba's quicksort order above, replayed).
     level : float, optional
         trec_eval's ``-l``: relevance >= level is relevant to the binary measures (default: > 0).
     qrels_columns, run_columns : dict, optional

@@ -261,9 +261,17 @@ def build() -> argparse.ArgumentParser:
     tr.add_argument(
         "--ties",
         default="perfeval",
-        choices=("perfeval", "trec_eval", "file"),
+        choices=("perfeval", "trec_eval", "file", "ranx"),
         help="tied scores: perfeval (expected over the orders of the tie; default), trec_eval (by "
-        "document id, descending), file (the run's line order)",
+        "document id, descending), file (the run's line order), ranx (numba's argsort order: the "
+        "line order up to 15 documents a query)",
+    )
+    tr.add_argument(
+        "--dialect",
+        default=None,
+        choices=("perfeval", "trec_eval", "ranx"),
+        help="a tool's rules: trec_eval (= --ties trec_eval), ranx (= --ties ranx), perfeval; the "
+        "measures' names already mean their tool's definitions (docs/dialects.md)",
     )
     tr.add_argument(
         "-l",

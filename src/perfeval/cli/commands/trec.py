@@ -29,6 +29,13 @@ def run(args: Any) -> int:
     if [*args.runs, args.qrels].count("-") > 1:
         raise InvalidParameterError("standard input (-) can be read once: give the other inputs as files")
 
+    ties = args.ties
+    if args.dialect is not None:
+        if ties not in ("perfeval", args.dialect):
+            raise InvalidParameterError(
+                f"--dialect {args.dialect} orders ties its own way: drop --ties {ties}"
+            )
+        ties = args.dialect
     c = trec.compare(
         args.qrels,
         args.runs,
@@ -42,7 +49,7 @@ def run(args: Any) -> int:
         n_resamples=args.n_resamples,
         seed=args.seed,
         queries=args.queries,
-        ties=args.ties,
+        ties=ties,
         level=args.level,
         tie_bounds=args.tie_bounds,
     )
