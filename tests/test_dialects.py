@@ -326,3 +326,63 @@ def test_trec_ties_ranx_is_ranx_on_files_with_queries_above_15_documents(seed, n
         )
     assert main(["trec", str(qrels_f), str(run_f), "-m", "map", "--dialect", "ranx", "-o", "json"]) == 0
     assert main(["trec", str(qrels_f), str(run_f), "-m", "map", "--dialect", "ranx", "--ties", "file"]) == 2
+
+
+# -- perf: the classic numbers through the modern API ----------------------------------------------------
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 400), thr=st.sampled_from([0.5, 0.3]))
+def test_perf_dialect_prints_as_perf_does(seed, n, thr, tmp_path_factory):
+    """Each value, printed as PERF prints it, is the classic command's line for the same file."""
+    import io
+
+    from perfeval.classic.main import run
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.random(n), 2)  # ties
+    f = tmp_path_factory.mktemp("perf") / "data.txt"
+    f.write_text("".join(f"{a} {b:.2f}\n" for a, b in zip(y, s, strict=True)))
+    measures = ["acc", "ppv", "roc", "apr", "prb", "rms", "r50", "top1", "ca1", "ntop@7", "sar"]
+    r = perfeval.evaluate(y, s, measures=measures, dialect="perf", threshold=thr)
+    out, err = io.BytesIO(), io.StringIO()
+    argv = [
+        "-acc",
+        "-ppv",
+        "-roc",
+        "-apr",
+        "-prb",
+        "-rms",
+        "-r50",
+        "-top1",
+        "-cal",
+        "100",
+        "-ntop",
+        "7",
+        "-sar",
+        "1",
+        "1",
+        "1",
+        "-t",
+        str(thr),
+        "-file",
+        str(f),
+    ]
+    assert run(argv, out, err) == 0
+    printed = {
+        line.split()[0]: line.split()[1] for line in out.getvalue().decode().splitlines() if line.strip()
+    }
+    for label, res in r.results.items():
+        key = {"NTOP@7": "NTOP7"}.get(label, label)
+        if np.isnan(res.value):  # one class: PERF prints C's nan, signed
+            assert printed[key] in ("nan", "-nan"), label
+        else:
+            assert f"{res.value:8.5f}".strip() == printed[key], label
+
+
+def test_perf_dialect_refuses_what_perf_has_not():
+    with pytest.raises(InvalidParameterError, match="dialect perf does not define NDCG"):
+        perfeval.evaluate([1, 0], [0.5, 0.2], groups=[0, 0], measures=["ndcg"], dialect="perf")
+    with pytest.raises(InvalidParameterError, match="neither groups nor weights"):
+        perfeval.evaluate([1, 0], [0.5, 0.2], groups=[0, 0], measures=["roc"], dialect="perf")
+    with pytest.raises(InvalidDataError, match="More than 2 unique target values"):
+        perfeval.evaluate([1, 0, 2], [0.5, 0.2, 0.1], measures=["roc"], dialect="perf")

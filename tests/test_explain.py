@@ -124,7 +124,7 @@ def test_cli_eval_dialect(table, capsys):
     assert "not with --tie-bounds" in capsys.readouterr().err
     assert main([*args, "-m", "roc", "--dialect", "trec_eval"]) == 2
     assert (
-        "dialect trec_eval does not define ROC; dialects that do: perfeval, sklearn"
+        "dialect trec_eval does not define ROC; dialects that do: perfeval, perf, sklearn, torchmetrics"
         in capsys.readouterr().err
     )
     assert main([*args, "-m", "map", "--dialect", "spark:numBins=x"]) == 2

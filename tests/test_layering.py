@@ -23,7 +23,14 @@ LAYERS = [
     ],
     ["perfeval.io", "perfeval.summaries"],
     ["perfeval.measures"],
-    ["perfeval.engine", "perfeval.report", "perfeval.curves", "perfeval.signature", "perfeval.dialects"],
+    [
+        "perfeval.engine",
+        "perfeval.report",
+        "perfeval.curves",
+        "perfeval.signature",
+        "perfeval.dialects",
+        "perfeval.classic",
+    ],
     [
         "perfeval.evaluation",
         "perfeval.explanation",
@@ -36,7 +43,7 @@ LAYERS = [
         "perfeval.trec",
     ],
     ["perfeval.plot", "perfeval.html"],
-    ["perfeval.classic", "perfeval.contest"],
+    ["perfeval.contest"],
     ["perfeval.cli", "perfeval.__main__"],
 ]
 

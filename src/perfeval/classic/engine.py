@@ -108,6 +108,9 @@ class Classic:
         self.io = io
         self.st = State()
         self.flags = set(req.flags)
+        #: each printed measure's value, unrounded, by PERF's label (the first threshold section's):
+        #: what the ``perf`` dialect of the modern API returns (perfeval.classic.values)
+        self.values: dict[str, float] = {}
 
     # -- reading ------------------------------------------------------------------------------------
     def read_warnings(self, p: Buffer, limit: int) -> None:
@@ -343,6 +346,12 @@ class Classic:
         """PRB, APR, ROC, R50, RKL, TOP1, TOP10, NTOP, in PERF's order (-loss: of the losses)."""
         r, io, f, loss = self.r, self.io, self.flags, self.r.loss
         prb, prb_l, top1, top10, rkl, rkl_l, ntop, ntop_l = res["ranks"]
+        self.values.update(PRB=prb, TOP1=top1, TOP10=top10, RKL=float(c_int(rkl)), NTOP=ntop)
+        for key, name in (("roc", "ROC"), ("r50", "R50")):
+            if key in res:
+                self.values[name] = res[key][0]
+        if "apr" in res:
+            self.values["APR"] = res["apr"][0]
         out = []
         if "PRB" in f:
             out.append("PRB   %s\n" % f8(prb_l if loss else prb))
@@ -369,6 +378,12 @@ class Classic:
         """SLQ, CXE, NRM, RMS, CA1 and CA2, in PERF's order (their warnings as they come)."""
         r, f, loss = self.r, self.flags, self.r.loss
         out = []
+        for key, name in (("slq", "SLQ"), ("cxe", "CXE"), ("rms", "RMS")):
+            if key in res:
+                self.values[name] = res[key][0]
+        for key, name in (("nrm", "NRM"), ("ca1", "CA1"), ("ca2", "CA2")):
+            if key in res:
+                self.values[name] = res[key]
         if "SLQ" in f:
             v, v_l = res["slq"]
             out.append("SLQ   %s Bin_Width %s\n" % (f8(v_l if loss else v), f9(r.slq_width)))
@@ -406,9 +421,15 @@ class Classic:
             *r.cost,
         )
         lines = []
+        first = tname in ("pred_thresh", "prc of data")
         for label, v in zip(STATS, vals, strict=False):  # K.stats returns them in -stats order
             if label in f:
+                if first:
+                    self.values.setdefault(label, float(v))
                 lines.append("%3s   %s   %s %s\n" % (label, f8(v), tname, f9(tval)))
+        if first:
+            self.values.setdefault("SAR", float(vals[9]))
+            self.values.setdefault("CST", float(vals[10]))
         if "SAR" in f:
             lines.append(
                 "SAR   %s   %s %s wacc %s wroc %s wrms %s \n"

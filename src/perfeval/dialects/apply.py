@@ -56,7 +56,7 @@ def parse_dialect(text: str) -> tuple[Dialect, dict[str, Any]]:
 
 def defining(measure: str) -> list[str]:
     """The dialects that define a measure (perfeval's first)."""
-    return ["perfeval", *[d.name for d in DIALECTS.values() if d.defines(measure)]]
+    return [d.name for d in DIALECTS.values() if d.defines(measure)]
 
 
 def policy_spec(d: Dialect, spec: MeasureSpec) -> tuple[Policy, MeasureSpec]:
@@ -95,6 +95,10 @@ def evaluate_dialect(
 ) -> Report:
     """Every measure of ``specs`` as the dialect's tool computes it, over checked ``cases``."""
     d, opts = parse_dialect(dialect)
+    if d.name == "perf":
+        from perfeval.dialects.perf import evaluate_perf
+
+        return evaluate_perf(cases, specs, threshold=threshold, pos_label=pos_label)
     g = cases.g
     if g is not None:
         keys, codes = group_codes(g)

@@ -103,7 +103,11 @@ class Dialect:
     _unused: list = field(default_factory=list, repr=False, compare=False)
 
     def defines(self, measure: str) -> bool:
-        return measure in self.policies
+        if self.name == "perf":  # every measure PERF 5.12 has an option for
+            from perfeval.measures import get_measure
+
+            return bool(get_measure(measure).perf_options)
+        return self.name == "perfeval" or measure in self.policies
 
 
 _SK = "scikit-learn"
@@ -332,6 +336,14 @@ DIN = Dialect(
     },
 )
 
+PERF = Dialect(
+    "perf",
+    "PERF 5.12 (the classic perf command)",
+    "5.12",
+    "PERF 5.12's numbers: float32 scores and targets, its quirks and 80-bit arithmetic, unrounded",
+    {},  # every measure with a PERF option: see perfeval.dialects.perf
+)
+
 PERFEVAL = Dialect(
     "perfeval",
     "perfeval",
@@ -341,5 +353,5 @@ PERFEVAL = Dialect(
 )
 
 DIALECTS: dict[str, Dialect] = {
-    d.name: d for d in (PERFEVAL, SKLEARN, TREC_EVAL, RANX, TORCHMETRICS, SPARK, KERAS, DIN)
+    d.name: d for d in (PERFEVAL, PERF, SKLEARN, TREC_EVAL, RANX, TORCHMETRICS, SPARK, KERAS, DIN)
 }
