@@ -386,3 +386,42 @@ def test_perf_dialect_refuses_what_perf_has_not():
         perfeval.evaluate([1, 0], [0.5, 0.2], groups=[0, 0], measures=["roc"], dialect="perf")
     with pytest.raises(InvalidDataError, match="More than 2 unique target values"):
         perfeval.evaluate([1, 0, 2], [0.5, 0.2, 0.1], measures=["roc"], dialect="perf")
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), kind=st.sampled_from(["int", "neg", "text", "object"]))
+def test_ties_by_id_order_ids_as_text(seed, kind):
+    """trec_eval's order inside a tie (id descending as strcmp orders the text), for int64 ids
+    (compared without making text), negative ids, numpy text of mixed lengths and Python objects."""
+    from perfeval.dialects.orders import broken
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    codes, s = rng.integers(0, 4, n), rng.integers(0, 3, n).astype(float)
+    if kind == "int":
+        ids = rng.integers(0, 10 ** int(rng.integers(1, 19)), n)
+    elif kind == "neg":
+        ids = rng.integers(-(10**12), 10**12, n)
+        ids[: min(n, 3)] = [np.iinfo(np.int64).min, -1, 0][: min(n, 3)]
+    else:
+        ids = np.array([f"d{v}" if v % 3 else f"{v}" for v in rng.integers(0, 10**4, n)])
+        ids = ids.astype(object) if kind == "object" else ids
+    text = np.asarray(ids).astype(str)
+    rank = np.unique(text, return_inverse=True)[1].reshape(-1)
+    b = broken(codes, s, "id_desc", ids)
+    want = [(codes[i], s[i], text[i]) for i in np.lexsort((-rank, -s, codes))]
+    assert [(codes[i], s[i], text[i]) for i in np.lexsort((-b, codes))] == want
+
+
+def test_numba_order_kernel_is_numba_on_large_groups():
+    numba = pytest.importorskip("numba")
+    from perfeval.dialects.orders import numba_order
+
+    argsort = numba.njit(lambda a: np.argsort(a))
+    rng = np.random.default_rng(1)
+    codes = rng.integers(0, 3, 5000)
+    s = rng.integers(0, 4, 5000).astype(float)
+    order = numba_order(codes, s)
+    for q in range(3):
+        rows = np.flatnonzero(codes == q)
+        assert (order[np.isin(order, rows)] == rows[argsort(-s[rows])]).all()

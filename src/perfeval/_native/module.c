@@ -9,6 +9,8 @@ static PyMethodDef methods[] = {
     {"parse_table", nv_parse_table, METH_VARARGS, "Read a numeric table, one record a line, into float64 columns."},
     {"binarise", nv_binarise, METH_VARARGS, "Binarise the targets in place around their mean."},
     {"sort", nv_sort, METH_VARARGS, "Sort (targets, predictions) in place exactly as PERF's quicksort does."},
+    {"numba_argsort", nv_numba_argsort, METH_VARARGS, "numba's quicksort argsort of each segment of float64 keys (ranx's order)."},
+    {"ties_by_id", nv_ties_by_id, METH_VARARGS, "Each tie's rows sorted by id descending as text (trec_eval's order)."},
     {"fractions", nv_fractions, METH_VARARGS, "Tie fractions (positives / size of each 1e-15 tie chain)."},
     {"acc_sweep", nv_acc_sweep, METH_VARARGS, "Accuracy/cost sweep: max_acc_thresh, count, plot."},
     {"confusion", nv_confusion, METH_VARARGS, "Confusion counts at a threshold."},

@@ -354,3 +354,258 @@ PyObject *nv_sort(PyObject *Py_UNUSED(self), PyObject *args)
         return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
+
+/* ------------------------------------------------------------------------------------------------ */
+/* numba's np.argsort (kind "quicksort") of float64 keys, segment by segment: the order in which ranx */
+/* ranks a query's documents (perfeval.dialects.orders).  numba/misc/quicksort.py step for step:      */
+/* median-of-three pivot, its partition, the larger part pushed, insertion sort below 16 elements.    */
+/* Keys hold no NaN (scores are finite).                                                               */
+/* ------------------------------------------------------------------------------------------------ */
+#define NB_SMALL 15
+
+static void nb_insertion(const double *A, int64_t *R, Py_ssize_t low, Py_ssize_t high)
+{
+    for (Py_ssize_t i = low + 1; i <= high; i++) {
+        int64_t k = R[i];
+        double v = A[k];
+        Py_ssize_t j = i;
+        while (j > low && v < A[R[j - 1]]) {
+            R[j] = R[j - 1];
+            j--;
+        }
+        R[j] = k;
+    }
+}
+
+static Py_ssize_t nb_partition(const double *A, int64_t *R, Py_ssize_t low, Py_ssize_t high)
+{
+    Py_ssize_t mid = (low + high) >> 1;
+    int64_t t;
+    if (A[R[mid]] < A[R[low]]) { t = R[low]; R[low] = R[mid]; R[mid] = t; }
+    if (A[R[high]] < A[R[mid]]) { t = R[high]; R[high] = R[mid]; R[mid] = t; }
+    if (A[R[mid]] < A[R[low]]) { t = R[low]; R[low] = R[mid]; R[mid] = t; }
+    double pivot = A[R[mid]];
+    t = R[high]; R[high] = R[mid]; R[mid] = t;
+    Py_ssize_t i = low, j = high - 1;
+    for (;;) {
+        while (i < high && A[R[i]] < pivot)
+            i++;
+        while (j >= low && pivot < A[R[j]])
+            j--;
+        if (i >= j)
+            break;
+        t = R[i]; R[i] = R[j]; R[j] = t;
+        i++;
+        j--;
+    }
+    t = R[i]; R[i] = R[high]; R[high] = t;
+    return i;
+}
+
+/* R[0..n) := numba's argsort of A[0..n); returns -1 when its stack of 100 would overflow (it asserts) */
+static int nb_argsort(const double *A, int64_t *R, Py_ssize_t n)
+{
+    Py_ssize_t stack[2 * 100];
+    for (Py_ssize_t i = 0; i < n; i++)
+        R[i] = i;
+    if (n < 2)
+        return 0;
+    int top = 0;
+    stack[0] = 0;
+    stack[1] = n - 1;
+    top = 1;
+    while (top > 0) {
+        top--;
+        Py_ssize_t low = stack[2 * top], high = stack[2 * top + 1];
+        while (high - low >= NB_SMALL) {
+            if (top >= 100)
+                return -1;
+            Py_ssize_t i = nb_partition(A, R, low, high);
+            if (high - i > i - low) {
+                if (high > i) {
+                    stack[2 * top] = i + 1;
+                    stack[2 * top + 1] = high;
+                    top++;
+                }
+                high = i - 1;
+            } else {
+                if (i > low) {
+                    stack[2 * top] = low;
+                    stack[2 * top + 1] = i - 1;
+                    top++;
+                }
+                low = i + 1;
+            }
+        }
+        nb_insertion(A, R, low, high);
+    }
+    return 0;
+}
+
+/* numba_argsort(keys f64, starts int64 (segment starts, then n), out int64): out[a:b] := numba's argsort
+ * of keys[a:b] (positions within the segment), for each segment [a, b). */
+PyObject *nv_numba_argsort(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *ko, *so, *oo;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOO", &ko, &so, &oo) || nv_arg(&in, ko, NV_RAW8) < 0 ||
+        nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, oo, NV_RAW8 | NV_WRITABLE) < 0)
+        return NULL;
+    if (!nv_len_eq(&in, 0, 2) || in.n[1] < 1)
+        return nv_args_fail(&in, PyExc_ValueError, "numba_argsort: keys and out differ in length, or no starts"),
+               NULL;
+    const double *A = in.v[0].buf;
+    const int64_t *st = in.v[1].buf;
+    int64_t *out = in.v[2].buf;
+    Py_ssize_t segs = in.n[1] - 1, n = in.n[0];
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t s = 0; s < segs && !bad; s++) {
+        int64_t a = st[s], b = st[s + 1];
+        if (a < 0 || b < a || b > n) {
+            bad = 1;
+            break;
+        }
+        if (nb_argsort(A + a, out + a, (Py_ssize_t)(b - a)) < 0)
+            bad = 2;
+    }
+    Py_END_ALLOW_THREADS
+    nv_args_release(&in);
+    if (bad == 1)
+        return PyErr_SetString(PyExc_ValueError, "numba_argsort: segment starts out of order"), NULL;
+    if (bad == 2)
+        return PyErr_SetString(PyExc_RuntimeError, "numba_argsort: numba's stack of 100 partitions overflows"),
+               NULL;
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* ties ordered by document id, descending, as text (trec_eval's strcmp of the docnos): each segment  */
+/* order[a:b] of rows (one tie) sorted by its rows' ids.  Ids are int64 (compared as their decimal    */
+/* text: "-" first, then the digits, a prefix before the longer) or fixed-width UCS-4 text (numpy's   */
+/* "U" dtype: code point order, which is UTF-8's byte order; the NUL padding sorts a prefix first).   */
+/* A stable merge sort per segment (insertion sort up to 16 rows).                                     */
+/* ------------------------------------------------------------------------------------------------ */
+typedef struct {
+    const char *ids;
+    Py_ssize_t width; /* 0: int64 ids; else code points of UCS-4 text */
+} id_keys;
+
+static uint64_t pow10u(int k)
+{
+    uint64_t p = 1;
+    while (k-- > 0)
+        p *= 10;
+    return p;
+}
+
+/* (sign group, left-aligned digits, digit count) of an int64 id as text */
+static void int_text_key(int64_t x, int *nonneg, uint64_t *aligned, int *digits)
+{
+    uint64_t mag = x < 0 ? (uint64_t)(-(x + 1)) + 1u : (uint64_t)x;
+    int d = 1;
+    uint64_t p = 10;
+    while (d < 20 && mag >= p) {
+        d++;
+        if (d < 20)
+            p *= 10;
+    }
+    *nonneg = x >= 0;
+    *digits = d;
+    *aligned = mag * pow10u(19 - d);
+}
+
+/* <0, 0, >0: the text of id of row a against row b */
+static int id_cmp(const id_keys *k, int64_t a, int64_t b)
+{
+    if (k->width == 0) {
+        int64_t x = ((const int64_t *)k->ids)[a], y = ((const int64_t *)k->ids)[b];
+        if (x == y)
+            return 0;
+        int nx, ny, dx, dy;
+        uint64_t ax, ay;
+        int_text_key(x, &nx, &ax, &dx);
+        int_text_key(y, &ny, &ay, &dy);
+        if (nx != ny)
+            return nx - ny;
+        if (ax != ay)
+            return ax < ay ? -1 : 1;
+        return dx - dy;
+    }
+    const uint32_t *p = (const uint32_t *)(k->ids + 4 * k->width * a);
+    const uint32_t *q = (const uint32_t *)(k->ids + 4 * k->width * b);
+    for (Py_ssize_t i = 0; i < k->width; i++)
+        if (p[i] != q[i])
+            return p[i] < q[i] ? -1 : 1;
+    return 0;
+}
+
+/* descending by id, stable */
+static void id_merge_sort(const id_keys *k, int64_t *r, int64_t *tmp, Py_ssize_t n)
+{
+    if (n <= 16) {
+        for (Py_ssize_t i = 1; i < n; i++) {
+            int64_t v = r[i];
+            Py_ssize_t j = i;
+            while (j > 0 && id_cmp(k, r[j - 1], v) < 0) {
+                r[j] = r[j - 1];
+                j--;
+            }
+            r[j] = v;
+        }
+        return;
+    }
+    Py_ssize_t h = n / 2;
+    id_merge_sort(k, r, tmp, h);
+    id_merge_sort(k, r + h, tmp, n - h);
+    Py_ssize_t i = 0, j = h, o = 0;
+    while (i < h && j < n)
+        tmp[o++] = id_cmp(k, r[j], r[i]) > 0 ? r[j++] : r[i++];
+    while (i < h)
+        tmp[o++] = r[i++];
+    while (j < n)
+        tmp[o++] = r[j++];
+    memcpy(r, tmp, (size_t)n * sizeof(int64_t));
+}
+
+/* ties_by_id(order int64 (writable), starts int64 (segments, then the end), ids, width): each segment of
+ * `order` sorted by the ids of its rows, descending as text; width 0: ids are int64, else UCS-4 text of
+ * that many code points. */
+PyObject *nv_ties_by_id(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *oo, *so, *io;
+    Py_ssize_t width;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOOn", &oo, &so, &io, &width) || nv_arg(&in, oo, NV_RAW8 | NV_WRITABLE) < 0 ||
+        nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, io, NV_RAW1) < 0)
+        return NULL;
+    int64_t *order = in.v[0].buf;
+    const int64_t *st = in.v[1].buf;
+    Py_ssize_t n = in.n[0], segs = in.n[1] - 1, rows = width ? in.n[2] / (4 * width) : in.n[2] / 8;
+    id_keys k = {in.v[2].buf, width};
+    int bad = width < 0 || segs < 0;
+    Py_ssize_t longest = 0;
+    for (Py_ssize_t s = 0; s < segs && !bad; s++) {
+        if (st[s] < 0 || st[s + 1] < st[s] || st[s + 1] > n)
+            bad = 1;
+        else if (st[s + 1] - st[s] > longest)
+            longest = st[s + 1] - st[s];
+    }
+    for (Py_ssize_t i = 0; i < n && !bad; i++)
+        if (order[i] < 0 || order[i] >= rows)
+            bad = 1;
+    if (bad)
+        return nv_args_fail(&in, PyExc_ValueError, "ties_by_id: bad segments, rows or width"), NULL;
+    int64_t *tmp = malloc((size_t)(longest > 0 ? longest : 1) * sizeof(int64_t));
+    if (!tmp) {
+        nv_args_release(&in);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t s = 0; s < segs; s++)
+        id_merge_sort(&k, order + st[s], tmp, (Py_ssize_t)(st[s + 1] - st[s]));
+    Py_END_ALLOW_THREADS
+    free(tmp);
+    nv_args_release(&in);
+    Py_RETURN_NONE;
+}

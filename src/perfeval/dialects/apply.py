@@ -231,16 +231,15 @@ def _finished(
         raise InvalidParameterError(
             f"dialect {d.name}: {pol.call} has no groups; evaluate {spec.label} without"
         )
+    if d.name == "torchmetrics" and not opts.get("thresholds"):  # thresholds=None: the exact value
+        return MeasureResult(spec.label, _exact(spec, cases, pos_label), spec.measure.direction)
     yb = binary_targets(cases.y, spec.label, pos_label)
     h = ScoreHistogram.from_checked(np.asarray(yb) == 1, cases.s, cases.w).canonical()
     mod, _, attr = pol.finish.partition(":")
     fn = getattr(importlib.import_module(mod), attr)
     kwargs = {**dict(pol.finish_args), **opts}
     kwargs.pop("empty_target_action", None)
-    if d.name == "torchmetrics" and not kwargs.get("thresholds"):  # thresholds=None: exact
-        value = _exact(spec, cases, pos_label)
-    else:
-        value = fn(h, **kwargs)
+    value = fn(h, **kwargs)
     return MeasureResult(spec.label, float(value), spec.measure.direction)
 
 
