@@ -71,6 +71,7 @@ def spark_fn(metric, y, s, args):
     spark = (
         SparkSession.builder.master("local[2]")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.memory", "6g")
         .getOrCreate()
     )

@@ -537,6 +537,7 @@ def spark_session():
         SparkSession.builder.master("local[1]")
         .appName("perfeval-oracle")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.memory", "2g")
         .config("spark.sql.shuffle.partitions", "1")
         .config("spark.default.parallelism", "1")
