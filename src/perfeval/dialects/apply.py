@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -107,6 +108,9 @@ def evaluate_dialect(
     plan = [(spec, *policy_spec(d, spec)) for spec in specs]
     results: dict[str, MeasureResult] = {}
     sizes = np.bincount(codes, minlength=1 if keys is None else len(keys)).astype(np.float64)
+    # torchmetrics without thresholds computes the exact areas: the engine's, in its one pass
+    exact = d.name == "torchmetrics" and not opts.get("thresholds")
+    plan = [(s, replace(pol, finish="") if exact else pol, e) for s, pol, e in plan]
     for kind in dict.fromkeys((pol.ties, pol.finish) for _s, pol, _e in plan):
         todo = [(s, pol, e) for s, pol, e in plan if (pol.ties, pol.finish) == kind]
         ties, fin = kind
@@ -231,8 +235,6 @@ def _finished(
         raise InvalidParameterError(
             f"dialect {d.name}: {pol.call} has no groups; evaluate {spec.label} without"
         )
-    if d.name == "torchmetrics" and not opts.get("thresholds"):  # thresholds=None: the exact value
-        return MeasureResult(spec.label, _exact(spec, cases, pos_label), spec.measure.direction)
     yb = binary_targets(cases.y, spec.label, pos_label)
     h = ScoreHistogram.from_checked(np.asarray(yb) == 1, cases.s, cases.w).canonical()
     mod, _, attr = pol.finish.partition(":")
@@ -241,11 +243,6 @@ def _finished(
     kwargs.pop("empty_target_action", None)
     value = fn(h, **kwargs)
     return MeasureResult(spec.label, float(value), spec.measure.direction)
-
-
-def _exact(spec: MeasureSpec, cases: Cases, pos_label: Any) -> float:
-    r = finish(cases, [MeasureSpec(spec.measure, spec.params)], threshold=0.5, pos_label=pos_label)
-    return next(iter(r.results.values())).value
 
 
 def _refuse_mixed_ties(d: Dialect, todo: list, cases: Cases, codes: np.ndarray, keys: Any) -> None:
