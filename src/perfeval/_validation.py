@@ -279,10 +279,13 @@ class Cases:
         self.y, self.s, self.g, self.w, self.rows_in = y, s, g, w, rows_in
 
 
-def cases(y_true: Any, y_score: Any, groups: Any = None, weights: Any = None) -> Cases:
+def cases(
+    y_true: Any, y_score: Any, groups: Any = None, weights: Any = None, *, keep_zero: bool = False
+) -> Cases:
     """Check the arrays of an evaluation once (lengths, finite scores, ids, weights) and drop the
     cases of weight 0: a case of weight 0 is no case at all, for every measure, so it must add no
-    distinct score, rank, group or count anywhere below.
+    distinct score, rank, group or count anywhere below.  ``keep_zero``: keep them (for a dialect
+    whose tool counts their scores, as Spark's binning does).
     """
     yt = to_numpy(y_true, "y_true")
     ys = floats(to_numpy(y_score, "y_score"), "y_score")
@@ -296,7 +299,7 @@ def cases(y_true: Any, y_score: Any, groups: Any = None, weights: Any = None) ->
         same_length("weights", w, len(ys))
         check_weights(w)
     rows_in = len(ys)
-    if w is not None and not w.all():
+    if w is not None and not w.all() and not keep_zero:
         keep = w > 0
         yt, ys, w = yt[keep], ys[keep], w[keep]
         g = None if g is None else g[keep]

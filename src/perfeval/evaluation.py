@@ -176,7 +176,12 @@ def evaluate(
             measures = list(d.policies)
         specs = resolve(measures, threshold, trec=d.name == "trec_eval")
         checked = cases(y_true, y_score, groups, sample_weight)
-        return evaluate_dialect(checked, specs, dialect, threshold=threshold, pos_label=pos_label, ids=ids)
+        raw = None
+        if sample_weight is not None and len(checked.s) < checked.rows_in:  # cases of weight 0
+            raw = cases(y_true, y_score, groups, sample_weight, keep_zero=True)
+        return evaluate_dialect(
+            checked, specs, dialect, threshold=threshold, pos_label=pos_label, ids=ids, raw=raw
+        )
     specs = resolve(measures, threshold)
     return finish(
         cases(y_true, y_score, groups, sample_weight),

@@ -28,6 +28,13 @@ from perfeval.report import dumps
 from perfeval.summaries.ranking import group_codes
 
 
+#: why the perf dialect's value differs: all of PERF 5.12 at once (its rules are the classic engine)
+PERF_RULE = (
+    "PERF 5.12's arithmetic: scores and targets read as float32, its quicksort's order inside ties of "
+    "1e-15, 80-bit sums (docs/compatibility.md)"
+)
+
+
 @dataclass
 class Cell:
     """One dialect's value of one measure: the value (NaN when the tool does not define it or perfeval
@@ -168,7 +175,7 @@ def explain(
                 row[spec.label] = Cell(math.nan, "not defined by " + d.tool)
                 continue
             try:
-                pol, _engine = policy_spec(d, spec)
+                pol = None if d.name == "perf" else policy_spec(d, spec)[0]
                 r = evaluate_dialect(checked, [spec], text, threshold=threshold, pos_label=pos_label, ids=ids)
             except PerfError as e:
                 row[spec.label] = Cell(math.nan, str(e))
@@ -176,7 +183,7 @@ def explain(
             value = r.results[spec.label].value
             cell = Cell(value)
             if not _same(value, cells["perfeval"][spec.label].value):
-                cell.rules = _rules(d, pol, spec, opts, facts)
+                cell.rules = [PERF_RULE] if pol is None else _rules(d, pol, spec, opts, facts)
             row[spec.label] = cell
         cells[text] = row
     keys = base.groups

@@ -111,7 +111,7 @@ def of_report(report: Any) -> Signature:
     return Signature(
         ties=str(params.get("tie_rule", "perfeval")),
         threshold=threshold,
-        gain=_gains(labels, base),
+        gain=params.get("gain") or _gains(labels, base),  # a dialect's engine labels say its gain
         weights=bool(params.get("weighted")),
         positive=positive,
         backend=str(params.get("backend", "memory")),
@@ -119,6 +119,11 @@ def of_report(report: Any) -> Signature:
         level=params.get("level"),
         queries=params.get("queries"),
     )
+
+
+def gains(labels: list[str]) -> str | None:
+    """``exp``, ``linear`` or ``exp,linear``: the gains of the DCG family among measure labels."""
+    return _gains(labels, [lab.split("[")[0].split("@")[0].split(":")[0] for lab in labels])
 
 
 def _gains(labels: list[str], base: list[str]) -> str | None:

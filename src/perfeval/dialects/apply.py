@@ -19,6 +19,7 @@ from perfeval.engine import finish
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec, get_measure
 from perfeval.report import MeasureResult, Report
+from perfeval.signature import gains
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.ranking import group_codes
 
@@ -93,8 +94,10 @@ def evaluate_dialect(
     threshold: float,
     pos_label: Any = None,
     ids: Any = None,
+    raw: Cases | None = None,
 ) -> Report:
-    """Every measure of ``specs`` as the dialect's tool computes it, over checked ``cases``."""
+    """Every measure of ``specs`` as the dialect's tool computes it, over checked ``cases``; ``raw``:
+    the same with the cases of weight 0 kept, for the tools that count their scores (Spark)."""
     d, opts = parse_dialect(dialect)
     if d.name == "perf":
         from perfeval.dialects.perf import evaluate_perf
@@ -111,30 +114,40 @@ def evaluate_dialect(
     # torchmetrics without thresholds computes the exact areas: the engine's, in its one pass
     exact = d.name == "torchmetrics" and not opts.get("thresholds")
     plan = [(s, replace(pol, finish="") if exact else pol, e) for s, pol, e in plan]
-    for kind in dict.fromkeys((pol.ties, pol.finish) for _s, pol, _e in plan):
-        todo = [(s, pol, e) for s, pol, e in plan if (pol.ties, pol.finish) == kind]
-        ties, fin = kind
-        if fin:
+    for kind in dict.fromkeys(_kind(pol, e) for _s, pol, e in plan):
+        todo = [(s, pol, e) for s, pol, e in plan if _kind(pol, e) == kind]
+        pol0, engine0 = todo[0][1], todo[0][2]
+        if pol0.finish:
             for spec, pol, _engine in todo:
-                results[spec.label] = _finished(d, spec, pol, cases, opts, pos_label)
+                results[spec.label] = _finished(d, spec, pol, cases, opts, pos_label, raw)
             continue
-        s = cases.s
-        if ties == "unspecified":
+        s, y = cases.s, cases.y
+        if pol0.ties == "unspecified":
+            # the tool's order is unknown: refused where it matters; elsewhere (ties of cases equally
+            # relevant) any order gives its number, and the tool does rank them one by one (AP does
+            # not make such a tie one threshold)
             _refuse_mixed_ties(d, todo, cases, codes, keys)
-        elif ties != "perfeval":
-            if ties == "id_desc" and ids is None:
+            s = broken(codes, s, "input")
+        elif pol0.ties != "perfeval":
+            if pol0.ties == "id_desc" and ids is None:
                 raise InvalidParameterError(
                     f"dialect {d.name} breaks ties by document id: pass `ids=` (one per row)"
                 )
-            s = broken(codes, s, ties, None if ids is None else _kept(ids, cases))
-        part = finish(
-            Cases(cases.y, s, g, cases.w, cases.rows_in),
-            [e for _s, _p, e in todo],
-            threshold=threshold,
-            pos_label=pos_label,
-        )
-        for spec, pol, engine in todo:
-            r = part.results[engine.label]
+            s = broken(codes, s, pol0.ties, None if ids is None else _kept(ids, cases), y=cases.y)
+        if pol0.scored_relevant:  # torchmetrics: a case scored 0 or less is never relevant
+            y = np.where(cases.s > 0, np.asarray(y, dtype=np.float64), 0.0)
+        part_cases = Cases(y, s, g, cases.w, cases.rows_in)
+        engines = [e for _s, _p, e in todo]
+        if pol0.cut_rows and engine0.kwargs.get("k", 0) > 0:  # the top k of each query, then over them alone
+            part_cases = _top_rows(part_cases, codes, int(engine0.kwargs["k"]))
+            engines = [MeasureSpec(engine0.measure, tuple({**engine0.kwargs, "k": 0}.items()))]
+        part = finish(part_cases, engines, threshold=threshold, pos_label=pos_label)
+        for (spec, pol, _engine), e in zip(
+            todo, engines * len(todo) if len(engines) == 1 else engines, strict=True
+        ):
+            r = part.results[e.label]
+            if pol.scored_relevant and pol.measure == "R":  # recall: over every relevant case
+                r = _rescaled_recall(r, y, cases.y, codes, keys)
             results[spec.label] = _rules(d, spec, pol, r, cases, codes, keys, sizes, opts, pos_label)
     params = {
         "threshold": threshold,
@@ -148,9 +161,56 @@ def evaluate_dialect(
         "pos_label": pos_label,
         "backend": "memory",
     }
+    params["gain"] = gains([e.label for _s, _p, e in plan])  # the engine's gains, not the user's labels
     report = Report({s.label: results[s.label] for s in specs}, keys, params)
     report.group_sizes = None if keys is None else sizes
     return report
+
+
+def _kind(pol: Policy, engine: MeasureSpec) -> tuple:
+    """Specs computed in one engine pass share the transform of their cases."""
+    cut = engine.label if pol.cut_rows and engine.kwargs.get("k", 0) > 0 else ""
+    return (pol.ties, pol.finish, pol.scored_relevant, cut)
+
+
+def _top_rows(c: Cases, codes: np.ndarray, k: int) -> Cases:
+    """Each group's top ``k`` rows by score (which of tied rows does not matter: the policies that cut
+    refuse ties of relevant and non-relevant cases)."""
+    order = np.lexsort((-c.s, codes))
+    sc = codes[order]
+    start = np.concatenate(([0], np.flatnonzero(sc[1:] != sc[:-1]) + 1))
+    rank = np.arange(len(order)) - np.repeat(start, np.diff(np.concatenate((start, [len(order)]))))
+    keep = np.sort(order[rank < k])
+    return Cases(
+        np.asarray(c.y)[keep],
+        c.s[keep],
+        None if c.g is None else c.g[keep],
+        None if c.w is None else c.w[keep],
+        c.rows_in,
+    )
+
+
+def _rescaled_recall(
+    r: MeasureResult, y: np.ndarray, y_orig: Any, codes: np.ndarray, keys: Any
+) -> MeasureResult:
+    """Recall over the query's relevant cases as given, its numerator counting only the cases the
+    tool lets be relevant (torchmetrics): the engine's recall times kept / given relevant cases."""
+    n = 1 if keys is None else len(keys)
+    kept = np.bincount(codes, weights=(np.asarray(y, dtype=np.float64) > 0).astype(np.float64), minlength=n)
+    given = np.bincount(
+        codes, weights=(np.asarray(y_orig, dtype=np.float64) > 0).astype(np.float64), minlength=n
+    )
+    vals = np.array(r.per_group if keys is not None else [r.value], dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        vals = np.where(
+            kept > 0, vals * kept / np.where(given > 0, given, 1.0), np.where(given > 0, 0.0, vals)
+        )
+    out = replace(r)
+    if keys is None:
+        out.value = float(vals[0])
+    else:
+        out.per_group = vals
+    return out
 
 
 def _key(keys: Any, i: Any) -> Any:
@@ -205,9 +265,15 @@ def _rules(
     if empty == "option":
         empty = {"neg": "zero", "pos": "one", "skip": "skip", "error": "error"}[opts["empty_target_action"]]
     vals = np.array(r.per_group if grouped else [r.value], dtype=np.float64)
-    binary = get_measure(pol.measure).kind == "binary"
+    binary = get_measure(pol.measure).kind != "ranking"
     relevant = _relevant(cases.y, pos_label, spec.label, binary).astype(np.float64)
-    none = np.bincount(codes, weights=relevant, minlength=len(vals)) == 0
+    n_rel = np.bincount(codes, weights=relevant, minlength=len(vals))
+    none = n_rel == 0
+    if pol.scored_relevant:  # relevant cases, none of them counted (scored 0 or less, or below k): 0
+        vals[np.isnan(vals) & (n_rel > 0)] = 0.0
+    if pol.one_class is not None:  # one class only: the tool's value instead of undefined
+        one = np.isnan(vals) & ((n_rel == 0) | (n_rel == np.bincount(codes, minlength=len(vals))))
+        vals[one] = pol.one_class
     # "skip" of the registry's rule keeps the engine's value (undefined where the measure is); the tool's
     # own "skip" (torchmetrics) leaves such queries out whatever the measure gives them
     if none.any() and not (empty == "skip" and pol.empty != "option"):
@@ -217,6 +283,8 @@ def _rules(
                 f"dialect {d.name}: {spec.label}: {where} has no relevant case (empty_target_action='error')"
             )
         vals[none] = {"zero": 0.0, "one": 1.0, "skip": math.nan}[empty]
+    if pol.empty == "option" and opts["empty_target_action"] == "skip" and np.isnan(vals).all():
+        vals[:] = 0.0  # torchmetrics: every query skipped gives 0
     if not grouped:
         return MeasureResult(spec.label, float(vals[0]), spec.measure.direction)
     # the engine measure's averaging (DIN's GAUC is GAUC_UNWEIGHTED's mean), the user's label
@@ -228,15 +296,30 @@ def _rules(
 
 
 def _finished(
-    d: Dialect, spec: MeasureSpec, pol: Policy, cases: Cases, opts: dict[str, Any], pos_label: Any
+    d: Dialect,
+    spec: MeasureSpec,
+    pol: Policy,
+    cases: Cases,
+    opts: dict[str, Any],
+    pos_label: Any,
+    raw: Cases | None = None,
 ) -> MeasureResult:
-    """A binning tool's area, from the exact histogram of the cases."""
+    """A binning tool's area, from the exact histogram of the cases (Spark: with the scores of the
+    cases of weight 0 among the distinct scores it bins, as it counts them)."""
     if cases.g is not None and not pol.grouped:
         raise InvalidParameterError(
             f"dialect {d.name}: {pol.call} has no groups; evaluate {spec.label} without"
         )
-    yb = binary_targets(cases.y, spec.label, pos_label)
-    h = ScoreHistogram.from_checked(np.asarray(yb) == 1, cases.s, cases.w).canonical()
+    if raw is not None and d.name == "spark":  # every distinct score, those of weight 0 too
+        is_pos = np.asarray(binary_targets(raw.y, spec.label, pos_label)) == 1
+        scores, at = np.unique(raw.s, return_inverse=True)
+        w = np.ones(len(raw.s)) if raw.w is None else raw.w
+        pos = np.bincount(at.reshape(-1), weights=np.where(is_pos, w, 0.0), minlength=len(scores))
+        neg = np.bincount(at.reshape(-1), weights=np.where(is_pos, 0.0, w), minlength=len(scores))
+        h = ScoreHistogram(scores, pos, neg)
+    else:
+        yb = binary_targets(cases.y, spec.label, pos_label)
+        h = ScoreHistogram.from_checked(np.asarray(yb) == 1, cases.s, cases.w).canonical()
     mod, _, attr = pol.finish.partition(":")
     fn = getattr(importlib.import_module(mod), attr)
     kwargs = {**dict(pol.finish_args), **opts}

@@ -36,10 +36,17 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(b != 0, a / np.where(b != 0, b, 1.0), 0.0)
 
 
-def keras_thresholds(num_thresholds: int) -> np.ndarray:
-    """keras.metrics.AUC's thresholds: -eps, i / (T - 1) for i = 1 .. T - 2, 1 + eps, as float32."""
-    inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
-    return np.array([0.0 - KERAS_EPSILON, *inner, 1.0 + KERAS_EPSILON], dtype=np.float32)
+def _keras_counts(h: ScoreHistogram, num_thresholds: int) -> tuple[np.ndarray, np.ndarray]:
+    """Keras' true and false positive weight at each of its thresholds, as its evenly-spaced path
+    counts them (``metrics_utils._update_confusion_matrix_variables_optimized``): the score clipped
+    to [0, 1], its bucket ``max(ceil(p * (T - 1)) - 1, 0)`` in float32, and a case positive at every
+    threshold up to its bucket (which is ``p > t`` for the thresholds -eps, i / (T - 1), 1 + eps)."""
+    t1 = np.float32(num_thresholds - 1)
+    p = np.clip(h.scores.astype(np.float32), np.float32(0.0), np.float32(1.0))
+    bucket = np.maximum(np.ceil(p * t1) - np.float32(1.0), np.float32(0.0)).astype(np.int64)
+    pos = np.bincount(bucket, weights=h.pos, minlength=num_thresholds)
+    neg = np.bincount(bucket, weights=h.neg, minlength=num_thresholds)
+    return np.cumsum(pos[::-1])[::-1], np.cumsum(neg[::-1])[::-1]
 
 
 def keras_auc(
@@ -49,16 +56,14 @@ def keras_auc(
     curve: str = "ROC",
     summation_method: str = "interpolation",
 ) -> float:
-    """keras.metrics.AUC (Keras 3, ``metrics/confusion_metrics.py``): a case is predicted positive at
-    threshold t when ``score > t`` (float32); true/false positives and negatives at each threshold;
-    then a Riemann sum over the thresholds: ``interpolation`` takes the mean of the two heights
-    (the trapezoid) for ROC and Davis & Goadrich's interpolation for PR; ``minoring`` / ``majoring``
-    the smaller / greater height.
+    """keras.metrics.AUC (Keras 3, ``metrics/confusion_metrics.py``): true/false positives and
+    negatives at each threshold (:func:`_keras_counts`), then a Riemann sum over the thresholds:
+    ``interpolation`` takes the mean of the two heights (the trapezoid) for ROC and Davis &
+    Goadrich's interpolation for PR; ``minoring`` / ``majoring`` the smaller / greater height.
     """
     if h.n == 0:
         return math.nan
-    thr = keras_thresholds(num_thresholds)
-    tp, fp = _above(h, h.scores.astype(np.float32), thr, strict=True)
+    tp, fp = _keras_counts(h, num_thresholds)
     fn, tn = h.n_pos - tp, h.n_neg - fp
     if curve == "PR" and summation_method == "interpolation":
         dtp = tp[:-1] - tp[1:]
@@ -110,11 +115,13 @@ def torchmetrics_thresholds(thresholds: int) -> np.ndarray:
 
 
 def torchmetrics_binned(h: ScoreHistogram, *, thresholds: int, curve: str) -> float:
-    """Torchmetrics ``binary_auroc`` / ``binary_average_precision`` with ``thresholds=int``
+    """torchmetrics ``binary_auroc`` / ``binary_average_precision`` with ``thresholds=int``
     (``functional/classification/precision_recall_curve.py``, ``roc.py``, ``auroc.py``,
     ``average_precision.py``): a case is predicted positive at t when ``score >= t``; ROC: the
-    trapezoid over (fpr, tpr); AP: ``-sum((recall[1:] - recall[:-1]) * precision[:-1])`` with the
-    point (recall 0, precision 1) after the last threshold.
+    trapezoid over the thresholds' points (fpr, tpr) only, 0 where a class is missing (no (0, 0) or
+    (1, 1) is added: scores all above the last threshold give 0); AP: ``-sum((recall[1:] -
+    recall[:-1]) * precision[:-1])`` with the point (recall 0, precision 1) after the last threshold,
+    an undefined precision or recall counting 0.
     """
     if h.n == 0:
         return math.nan
@@ -122,15 +129,11 @@ def torchmetrics_binned(h: ScoreHistogram, *, thresholds: int, curve: str) -> fl
     tp, fp = _above(h, _squashed(h), thr, strict=False)
     P, N = h.n_pos, h.n_neg
     if curve == "ROC":
-        if P == 0 or N == 0:
-            return math.nan
-        fpr = np.concatenate((fp / N, [0.0]))[::-1]
-        tpr = np.concatenate((tp / P, [0.0]))[::-1]
-        return float(np.trapezoid(tpr, fpr)) if hasattr(np, "trapezoid") else float(np.trapz(tpr, fpr))
-    if P == 0:
-        return math.nan
+        fpr = (fp / N if N else np.zeros_like(fp))[::-1]
+        tpr = (tp / P if P else np.zeros_like(tp))[::-1]
+        return float(np.sum((fpr[1:] - fpr[:-1]) * (tpr[1:] + tpr[:-1]) / 2.0))
     precision = np.concatenate((_div(tp, tp + fp), [1.0]))
-    recall = np.concatenate((tp / P, [0.0]))
+    recall = np.concatenate((tp / P if P else np.zeros_like(tp), [0.0]))
     return float(-np.sum((recall[1:] - recall[:-1]) * precision[:-1]))
 
 

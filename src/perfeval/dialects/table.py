@@ -21,7 +21,8 @@ from perfeval.measures.base import Param
 ORDER_TEXT = {
     "perfeval": "tied scores are averaged over every order (expected value; AP/MAP: one threshold per tie)",
     "input": "tied scores ranked in input order (first row first)",
-    "reverse": "tied scores ranked in reverse input order",
+    "reverse": "tied scores ranked in reverse input order (the last row first)",
+    "worst": "a tie of a relevant (positive) and a non-relevant case counts against the model",
     "id_desc": "tied scores ranked by document id, descending (strcmp order), as trec_eval sorts",
     "numba": "tied scores ranked as numba's argsort orders them: input order up to 15 rows a query, "
     "above that numba's quicksort order (replayed exactly)",
@@ -68,6 +69,16 @@ class Policy:
     exact : str
         How closely perfeval reproduces the tool, as the tests check it: ``"1e-12"``, ``"float32"``
         (the tool sums in float32: about 1e-6).
+    one_class : float or None
+        The tool's value where perfeval's is undefined because the data (a group) hold one class only
+        (torchmetrics: 0), instead of undefined.
+    scored_relevant : bool
+        A case counts as relevant only when its score is above 0 (torchmetrics' retrieval metrics
+        zero the targets of cases scored 0 or less; recall keeps every relevant case in its
+        denominator).
+    cut_rows : bool
+        The measure's cut-off ``k`` keeps each query's top k cases and the measure is taken over them
+        alone (torchmetrics' AP@k: the mean precision over the relevant cases found in the top k).
     notes : tuple of str
         Further rules in words (the definition's own differences), for ``explain``.
     """
@@ -83,6 +94,9 @@ class Policy:
     finish_args: tuple[tuple[str, Any], ...] = ()
     grouped: bool = True
     exact: str = "1e-12"
+    one_class: float | None = None
+    scored_relevant: bool = False
+    cut_rows: bool = False
     notes: tuple[str, ...] = ()
 
 
@@ -155,7 +169,6 @@ TREC_EVAL = Dialect(
     "relevant documents counts 0",
     {
         "MAP": Policy("map / map_cut_k", "MAP", ties="id_desc", empty="zero"),
-        "AP": Policy("map (per query)", "AP", ties="id_desc", empty="zero"),
         "NDCG": Policy(
             "ndcg / ndcg_cut_k",
             "NDCG",
@@ -212,13 +225,15 @@ _TM_EMPTY = Param(
     "torchmetrics' empty_target_action: a query with no relevant case",
     choices=("neg", "pos", "skip", "error"),
 )
+_TM_SCORED = "a case scored 0 or less never counts as relevant (its target is zeroed)"
 TORCHMETRICS = Dialect(
     "torchmetrics",
     "torchmetrics",
-    "1.x",
+    "1.9",
     "torchmetrics: binary AUROC/AP exact or over thresholds=linspace(0, 1, T) (scores read as logits "
-    "when outside [0, 1]); retrieval metrics per query (indexes=), a query without relevant cases "
-    "scored by empty_target_action (default 0), ties in torch.topk's order",
+    "when outside [0, 1]; a missing class gives 0); retrieval metrics per query (indexes=), a query "
+    "without relevant cases scored by empty_target_action (default 0), cases scored 0 or less never "
+    "relevant, ties in torch.topk's order",
     {
         "ROC": Policy(
             "torchmetrics.functional.classification.binary_auroc",
@@ -227,6 +242,7 @@ TORCHMETRICS = Dialect(
             finish_args=(("curve", "ROC"),),
             grouped=False,
             exact="float32",
+            one_class=0.0,
         ),
         "AP": Policy(
             "torchmetrics.functional.classification.binary_average_precision",
@@ -235,22 +251,59 @@ TORCHMETRICS = Dialect(
             finish_args=(("curve", "AP"),),
             grouped=False,
             exact="float32",
+            one_class=0.0,
         ),
         "NDCG": Policy(
             "torchmetrics.retrieval.RetrievalNormalizedDCG",
             "NDCG",
             params=(("gain", "linear"),),
             empty="option",
+            exact="float32",
             notes=("gain is the relevance itself (linear)",),
         ),
-        "MAP": Policy("torchmetrics.retrieval.RetrievalMAP", "MAP", ties="unspecified", empty="option"),
-        "MRR": Policy("torchmetrics.retrieval.RetrievalMRR", "MRR", ties="unspecified", empty="option"),
-        "P": Policy("torchmetrics.retrieval.RetrievalPrecision", "P", ties="unspecified", empty="option"),
-        "R": Policy("torchmetrics.retrieval.RetrievalRecall", "R", ties="unspecified", empty="option"),
+        "MAP": Policy(
+            "torchmetrics.retrieval.RetrievalMAP",
+            "MAP",
+            ties="unspecified",
+            empty="option",
+            exact="float32",
+            scored_relevant=True,
+            cut_rows=True,
+            notes=(
+                "AP@k is the mean precision over the relevant cases found in the top k (not over all "
+                "relevant cases)",
+            ),
+        ),
+        "MRR": Policy(
+            "torchmetrics.retrieval.RetrievalMRR",
+            "MRR",
+            ties="unspecified",
+            empty="option",
+            exact="float32",
+            scored_relevant=True,
+        ),
+        "P": Policy(
+            "torchmetrics.retrieval.RetrievalPrecision",
+            "P",
+            ties="unspecified",
+            empty="option",
+            exact="float32",
+            scored_relevant=True,
+        ),
+        "R": Policy(
+            "torchmetrics.retrieval.RetrievalRecall",
+            "R",
+            ties="unspecified",
+            empty="option",
+            exact="float32",
+            scored_relevant=True,
+        ),
         "GAUC_UNWEIGHTED": Policy(
             "torchmetrics.retrieval.RetrievalAUROC",
             "GAUC_UNWEIGHTED",
             empty="option",
+            exact="float32",
+            one_class=0.0,
         ),
     },
     options=(_TM_THRESHOLDS, _TM_EMPTY),
@@ -320,19 +373,40 @@ KERAS = Dialect(
     ),
 )
 
+_DIN_PAIR = (
+    "per user, the share of (clicked, not clicked) pairs the model orders right, a tied pair counting 0 "
+    "(its graph's mean(x > 0), x = the clicked item's logit minus the other's), every user once"
+)
 DIN = Dialect(
     "din",
     "Deep Interest Network (its evaluation code)",
-    "zhougr1993/DeepInterestNetwork",
-    "DIN's code: GAUC as the unweighted mean of the users' AUCs (the paper weights by impressions)",
+    "zhougr1993/DeepInterestNetwork@9765f96",
+    "DIN's code: GAUC as the unweighted mean over users of the pairs ordered right, ties counting 0 "
+    "(the paper weights users by impressions); AUC by calc_auc, ties in reverse input order",
     {
         "GAUC": Policy(
-            "din/train.py calc_gauc",
+            "din/train.py _eval (the graph's mf_auc)",
             "GAUC_UNWEIGHTED",
-            notes=("every user counts once (the paper's GAUC weights users by impressions)",),
+            ties="worst",
+            notes=(_DIN_PAIR, "every user counts once (the paper's GAUC weights users by impressions)"),
         ),
-        "GAUC_UNWEIGHTED": Policy("din/train.py calc_gauc", "GAUC_UNWEIGHTED"),
-        "ROC": Policy("din/train.py calc_auc", "ROC"),
+        "GAUC_UNWEIGHTED": Policy(
+            "din/train.py _eval (the graph's mf_auc)",
+            "GAUC_UNWEIGHTED",
+            ties="worst",
+            notes=(_DIN_PAIR,),
+        ),
+        "ROC": Policy(
+            "din/train.py calc_auc",
+            "ROC",
+            ties="reverse",
+            one_class=-0.5,
+            grouped=False,
+            notes=(
+                "calc_auc sorts the cases ascending, stably, and walks them one by one: a tied pair counts "
+                "1 when the positive comes later in the input, else 0; one class gives -0.5",
+            ),
+        ),
     },
 )
 
