@@ -27,7 +27,6 @@ from perfeval.measures import MeasureSpec
 from perfeval.report import dumps
 from perfeval.summaries.ranking import group_codes
 
-
 #: why the perf dialect's value differs: all of PERF 5.12 at once (its rules are the classic engine)
 PERF_RULE = (
     "PERF 5.12's arithmetic: scores and targets read as float32, its quicksort's order inside ties of "

@@ -97,7 +97,8 @@ def evaluate_dialect(
     raw: Cases | None = None,
 ) -> Report:
     """Every measure of ``specs`` as the dialect's tool computes it, over checked ``cases``; ``raw``:
-    the same with the cases of weight 0 kept, for the tools that count their scores (Spark)."""
+    the same with the cases of weight 0 kept, for the tools that count their scores (Spark).
+    """
     d, opts = parse_dialect(dialect)
     if d.name == "perf":
         from perfeval.dialects.perf import evaluate_perf
@@ -175,7 +176,8 @@ def _kind(pol: Policy, engine: MeasureSpec) -> tuple:
 
 def _top_rows(c: Cases, codes: np.ndarray, k: int) -> Cases:
     """Each group's top ``k`` rows by score (which of tied rows does not matter: the policies that cut
-    refuse ties of relevant and non-relevant cases)."""
+    refuse ties of relevant and non-relevant cases).
+    """
     order = np.lexsort((-c.s, codes))
     sc = codes[order]
     start = np.concatenate(([0], np.flatnonzero(sc[1:] != sc[:-1]) + 1))
@@ -194,7 +196,8 @@ def _rescaled_recall(
     r: MeasureResult, y: np.ndarray, y_orig: Any, codes: np.ndarray, keys: Any
 ) -> MeasureResult:
     """Recall over the query's relevant cases as given, its numerator counting only the cases the
-    tool lets be relevant (torchmetrics): the engine's recall times kept / given relevant cases."""
+    tool lets be relevant (torchmetrics): the engine's recall times kept / given relevant cases.
+    """
     n = 1 if keys is None else len(keys)
     kept = np.bincount(codes, weights=(np.asarray(y, dtype=np.float64) > 0).astype(np.float64), minlength=n)
     given = np.bincount(
@@ -305,7 +308,8 @@ def _finished(
     raw: Cases | None = None,
 ) -> MeasureResult:
     """A binning tool's area, from the exact histogram of the cases (Spark: with the scores of the
-    cases of weight 0 among the distinct scores it bins, as it counts them)."""
+    cases of weight 0 among the distinct scores it bins, as it counts them).
+    """
     if cases.g is not None and not pol.grouped:
         raise InvalidParameterError(
             f"dialect {d.name}: {pol.call} has no groups; evaluate {spec.label} without"

@@ -40,7 +40,8 @@ def _keras_counts(h: ScoreHistogram, num_thresholds: int) -> tuple[np.ndarray, n
     """Keras' true and false positive weight at each of its thresholds, as its evenly-spaced path
     counts them (``metrics_utils._update_confusion_matrix_variables_optimized``): the score clipped
     to [0, 1], its bucket ``max(ceil(p * (T - 1)) - 1, 0)`` in float32, and a case positive at every
-    threshold up to its bucket (which is ``p > t`` for the thresholds -eps, i / (T - 1), 1 + eps)."""
+    threshold up to its bucket (which is ``p > t`` for the thresholds -eps, i / (T - 1), 1 + eps).
+    """
     t1 = np.float32(num_thresholds - 1)
     p = np.clip(h.scores.astype(np.float32), np.float32(0.0), np.float32(1.0))
     bucket = np.maximum(np.ceil(p * t1) - np.float32(1.0), np.float32(0.0)).astype(np.int64)
@@ -115,7 +116,7 @@ def torchmetrics_thresholds(thresholds: int) -> np.ndarray:
 
 
 def torchmetrics_binned(h: ScoreHistogram, *, thresholds: int, curve: str) -> float:
-    """torchmetrics ``binary_auroc`` / ``binary_average_precision`` with ``thresholds=int``
+    """Torchmetrics ``binary_auroc`` / ``binary_average_precision`` with ``thresholds=int``
     (``functional/classification/precision_recall_curve.py``, ``roc.py``, ``auroc.py``,
     ``average_precision.py``): a case is predicted positive at t when ``score >= t``; ROC: the
     trapezoid over the thresholds' points (fpr, tpr) only, 0 where a class is missing (no (0, 0) or

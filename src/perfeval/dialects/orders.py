@@ -25,7 +25,8 @@ def broken(codes: np.ndarray, s: np.ndarray, rule: str, ids: Any = None, y: Any 
     """Scores made distinct inside each group (``codes``: its rows' group codes) by ``rule``:
     ``input`` (a tie's rows in input order, first best), ``reverse`` (last best), ``id_desc``
     (``ids`` compared as strings, by code point, which is UTF-8's byte order: greater id first),
-    ``numba`` (ranx's order) or ``worst`` (``y``'s greater values last: DIN's ``x > 0``).  The result is exact: ``-(position in the order)`` as a float64.
+    ``numba`` (ranx's order) or ``worst`` (``y``'s greater values last: DIN's ``x > 0``).  The
+    result is exact: ``-(position in the order)`` as a float64.
     """
     n = len(s)
     row = np.arange(n)
