@@ -7,6 +7,19 @@ from typing import Any
 from perfeval.cli.output import table, write
 
 
+def _dialects(name: str) -> str:
+    """The dialects that define a measure, each with the tool's call (docs/dialects.md)."""
+    from perfeval.dialects import DIALECTS
+
+    out = []
+    for d in DIALECTS.values():
+        if d.name == "perfeval" or not d.defines(name):
+            continue
+        pol = d.policies.get(name)
+        out.append(f"`{d.name}`" + (f" ({pol.call})" if pol is not None else ""))
+    return ", ".join(out) or "none"
+
+
 def _markdown(ms: list) -> str:
     out = ["# Measures", "", "Generated from the registry (`perfeval list-measures --format markdown`).", ""]
     for m in ms:
@@ -36,6 +49,8 @@ def _markdown(ms: list) -> str:
             "",
             f"**perf compatibility.** {m.perf}",
             "",
+            f"**Dialects** (other tools' rules, docs/dialects.md): {_dialects(m.name)}.",
+            "",
         ]
     return "\n".join(out)
 
@@ -48,7 +63,7 @@ def list_measures_text(long: bool = False, fmt: str = "table") -> str:
     if fmt == "markdown":
         return _markdown(ms)
     if long:
-        return "\n\n".join(m.doc for m in ms) + "\n"
+        return "\n\n".join(f"{m.doc}\nDialects: {_dialects(m.name)}" for m in ms) + "\n"
     rows = [["name", "better", "PERF options", "aliases", "title"]]
     rows += [[m.name, m.direction, " ".join(m.perf_options), " ".join(m.aliases), m.title] for m in ms]
     return "\n".join(table(rows, "l")) + "\n"
