@@ -217,12 +217,11 @@ class _Facts:
     def __init__(self, c: Cases, pos_label: Any):
         self.c, self.pos_label = c, pos_label
         g = c.g
-        self.keys, self.codes = (
-            group_codes(g) if g is not None else (None, np.zeros(len(c.s), dtype=np.int64))
-        )
+        self.keys: np.ndarray | None = None
+        self.codes: np.ndarray = np.zeros(len(c.s), dtype=np.int64)
+        if g is not None:
+            self.keys, self.codes = group_codes(g)
         self.n_groups = 1 if self.keys is None else len(self.keys)
-        self.sizes = np.bincount(self.codes, minlength=self.n_groups)
-        self._y: np.ndarray | None = None
 
     def y(self, binary: bool, label: str) -> np.ndarray:
         if binary:
