@@ -259,3 +259,35 @@ def test_report_with_intervals_and_comparisons(tmp_path):
     c = compare(y, b, a, ["roc", "apr"], level=0.9, n_boot=200, seed=5)["ROC"]
     assert "Comparisons with a" in text and f"[{c.low:.6f}, {c.high:.6f}]" in text
     assert "90% confidence intervals (bca bootstrap, 200 replicates, seed 5, cases resampled)" in text
+
+
+def test_report_with_tie_bounds(tmp_path):
+    """--tie-bounds adds each measure's range over the orders of the tied cases, per model, and the
+    share of tied pairs; the ranges are evaluate(..., tie_bounds=True)'s."""
+    import perfeval
+
+    y = [1, 0, 1, 0, 1, 0]
+    a, b = [0.9, 0.5, 0.5, 0.1, 0.5, 0.5], [0.8, 0.7, 0.6, 0.5, 0.4, 0.3]
+    path = tmp_path / "t.csv"
+    path.write_text("y,a,b\n" + "".join(f"{p},{q},{r}\n" for p, q, r in zip(y, a, b, strict=True)))
+    out = tmp_path / "r.html"
+    args = [
+        "report",
+        str(path),
+        "--target",
+        "y",
+        "--score",
+        "a,b",
+        "-m",
+        "roc,ca2",
+        "--tie-bounds",
+        "-o",
+        str(out),
+    ]
+    assert main(args) == 0
+    text = out.read_text()
+    assert '<table class="tie-bounds">' in text
+    r = perfeval.evaluate(y, a, measures=["roc"], tie_bounds=True).results["ROC"]
+    assert f"{r.tie_min:.6f} \u2013 {r.tie_max:.6f}" in text and r.tie_min < r.tie_max
+    assert "<td>0.666667 \u2013 0.666667</td>" in text  # b has no ties: min = max = its value
+    assert "no exact bound" in text  # CA2

@@ -130,6 +130,26 @@ def _comparisons(
     ]
 
 
+def _tie_bounds(reports: dict[str, Any], labels: list[str]) -> list[str]:
+    """Each measure's range over the orders of the tied cases, per model, and the tied pairs."""
+
+    def span(r: Any) -> str:
+        if r.tie_min is None or np.isnan(r.tie_min):
+            return "no exact bound" if r.tie_note else "-"
+        return f"{_fmt(r.tie_min)} \u2013 {_fmt(r.tie_max)}"
+
+    rows = [[lab] + [span(rep.results[lab]) for rep in reports.values()] for lab in labels]
+    rows.append(["tied pairs"] + [_fmt(rep.tied_pairs) for rep in reports.values()])
+    head = ["measure", *reports]
+    return [
+        "<h2>Tie bounds</h2>",
+        "<p class='meta'>The least and the greatest value of each measure over every order of the tied "
+        "cases (exact), and the share of the comparable pairs whose scores are tied: whether ties can "
+        "move the ranking of the models.</p>",
+        _table(head, rows, "tie-bounds"),
+    ]
+
+
 def _per_group(name: str, report: Any, labels: list[str], max_rows: int) -> list[str]:
     """The first model's value of every measure in each group (at most ``max_rows`` groups)."""
     keys = list(report.groups)
@@ -160,12 +180,15 @@ def build(
     n_boot: int = 1000,
     seed: int = 0,
     method: str = "bca",
+    tie_bounds: bool = False,
 ) -> str:
     """The HTML text of a report on one or more models' scores for the same cases.
 
     With ``ci`` (a level such as 0.95), every measure gets a confidence interval
     (:func:`perfeval.ci`), and with several models each is compared with the first
-    (:func:`perfeval.compare`: difference, interval, p-value).
+    (:func:`perfeval.compare`: difference, interval, p-value).  With ``tie_bounds``, a table of each
+    measure's least and greatest value over every order of the tied cases, per model, and the share
+    of tied pairs (``evaluate(..., tie_bounds=True)``).
     """
     import matplotlib
 
@@ -184,7 +207,9 @@ def build(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, s in models.items():
-            reports[name] = evaluate(y, s, measures=measures, groups=g, threshold=threshold)
+            reports[name] = evaluate(
+                y, s, measures=measures, groups=g, threshold=threshold, tie_bounds=tie_bounds
+            )
     first = next(iter(reports.values()))
     labels = list(first.results)
     parts = [
@@ -247,6 +272,8 @@ def build(
         )
         if len(models) > 1:
             parts += _comparisons(y, models, labels, g, ci, method, n_boot, seed, threshold)
+    if tie_bounds:
+        parts += _tie_bounds(reports, labels)
     if g is not None:
         name0 = next(iter(models))
         parts += _per_group(name0, reports[name0], labels, max_group_rows)

@@ -132,6 +132,12 @@ def build() -> argparse.ArgumentParser:
                 "add confidence intervals of this level (e.g. 0.95) to the measures, and, with "
                 "several models, compare each with the first (paired bootstrap)",
             )
+            pp.add_argument(
+                "--tie-bounds",
+                action="store_true",
+                help="add each measure's least and greatest value over every order of the tied cases, "
+                "per model, and the share of tied pairs",
+            )
     sc = sub.add_parser(
         "score",
         help="score competition submissions against an answer key",

@@ -60,6 +60,7 @@ def run_report(args: Any) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
         method=args.method or "bca",
+        tie_bounds=args.tie_bounds,
     )
     with open(args.output, "w", encoding="utf-8") as fh:
         fh.write(text)
