@@ -108,8 +108,9 @@ def ranking(reps: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
-        qr = ranx.Qrels.from_df(pd.DataFrame({"q_id": qs, "doc_id": ds, "score": rel}), score_col="score")
-        ru = ranx.Run.from_df(pd.DataFrame({"q_id": qs, "doc_id": ds, "score": s}), score_col="score")
+        qo, do = qs.astype(object), ds.astype(object)  # ranx wants object (str) id columns
+        qr = ranx.Qrels.from_df(pd.DataFrame({"q_id": qo, "doc_id": do, "score": rel}), score_col="score")
+        ru = ranx.Run.from_df(pd.DataFrame({"q_id": qo, "doc_id": do, "score": s}), score_col="score")
         out = ranx.evaluate(qr, ru, ["ndcg@10", "map"])
         print(f"  peer ranx from DataFrames + evaluate {time.perf_counter() - t0:.2f} s  {out}")
 

@@ -488,7 +488,8 @@ PyObject *nv_numba_argsort(PyObject *Py_UNUSED(self), PyObject *args)
 /* ------------------------------------------------------------------------------------------------ */
 typedef struct {
     const char *ids;
-    Py_ssize_t width; /* 0: int64 ids; else code points of UCS-4 text */
+    Py_ssize_t width; /* 0: int64 ids compared as text; -1: int64 keys compared as numbers; else code
+                         points of UCS-4 text */
 } id_keys;
 
 static uint64_t pow10u(int k)
@@ -518,6 +519,10 @@ static void int_text_key(int64_t x, int *nonneg, uint64_t *aligned, int *digits)
 /* <0, 0, >0: the text of id of row a against row b */
 static int id_cmp(const id_keys *k, int64_t a, int64_t b)
 {
+    if (k->width == -1) {
+        int64_t x = ((const int64_t *)k->ids)[a], y = ((const int64_t *)k->ids)[b];
+        return (x > y) - (x < y);
+    }
     if (k->width == 0) {
         int64_t x = ((const int64_t *)k->ids)[a], y = ((const int64_t *)k->ids)[b];
         if (x == y)
@@ -569,8 +574,8 @@ static void id_merge_sort(const id_keys *k, int64_t *r, int64_t *tmp, Py_ssize_t
 }
 
 /* ties_by_id(order int64 (writable), starts int64 (segments, then the end), ids, width): each segment of
- * `order` sorted by the ids of its rows, descending as text; width 0: ids are int64, else UCS-4 text of
- * that many code points. */
+ * `order` sorted by the ids of its rows, descending as text; width 0: ids are int64 (as their text), -1:
+ * int64 keys compared as numbers (descending), else UCS-4 text of that many code points. */
 PyObject *nv_ties_by_id(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *oo, *so, *io;
@@ -581,9 +586,9 @@ PyObject *nv_ties_by_id(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     int64_t *order = in.v[0].buf;
     const int64_t *st = in.v[1].buf;
-    Py_ssize_t n = in.n[0], segs = in.n[1] - 1, rows = width ? in.n[2] / (4 * width) : in.n[2] / 8;
+    Py_ssize_t n = in.n[0], segs = in.n[1] - 1, rows = width > 0 ? in.n[2] / (4 * width) : in.n[2] / 8;
     id_keys k = {in.v[2].buf, width};
-    int bad = width < 0 || segs < 0;
+    int bad = width < -1 || segs < 0;
     Py_ssize_t longest = 0;
     for (Py_ssize_t s = 0; s < segs && !bad; s++) {
         if (st[s] < 0 || st[s + 1] < st[s] || st[s + 1] > n)
