@@ -445,3 +445,105 @@ def test_tie_orders_by_row_or_grade(seed, rule):
         assert [(codes[i], s[i], y[i]) for i in got] == [(codes[i], s[i], y[i]) for i in want]
     else:
         assert (got == want).all()
+
+
+# -- found by trying the feature as a user (each a wrong number, a crash or a silent guess before) ------
+def test_tools_without_weights_refuse_them():
+    w = [1.0, 2.0, 1.0, 3.0]
+    for dialect, m, g in (("torchmetrics", "roc", None), ("din", "roc", None), ("trec_eval", "map", [0] * 4)):
+        with pytest.raises(InvalidParameterError, match=f"dialect {dialect}: .* takes no weights"):
+            perfeval.evaluate(
+                [1, 0, 1, 0],
+                [0.4, 0.3, 0.2, 0.1],
+                groups=g,
+                sample_weight=w,
+                measures=[m],
+                ids=["a", "b", "c", "d"],
+                dialect=dialect,
+            )
+    r = perfeval.evaluate(
+        [1, 0, 1, 0], [0.4, 0.3, 0.2, 0.1], sample_weight=w, measures=["roc"], dialect="sklearn"
+    )
+    assert (
+        r["ROC"]
+        == perfeval.evaluate([1, 0, 1, 0], [0.4, 0.3, 0.2, 0.1], sample_weight=w, measures=["roc"])["ROC"]
+    )
+
+
+def test_trec_eval_9_reads_scores_as_float32_and_10_as_double():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    y, s, g, ids = [1, 0], [0.300000001, 0.3], [0, 0], ["a", "b"]
+    theirs = pytrec_eval.RelevanceEvaluator({"0": {"a": 1, "b": 0}}, {"map"}).evaluate(
+        {"0": {"a": 0.300000001, "b": 0.3}}
+    )["0"]["map"]
+    r9 = perfeval.evaluate(y, s, groups=g, ids=ids, measures=["map"], dialect="trec_eval")
+    r10 = perfeval.evaluate(y, s, groups=g, ids=ids, measures=["map"], dialect="trec_eval:version=10")
+    assert r9["MAP"] == theirs == 0.5 and r10["MAP"] == 1.0  # 9: a float32 tie, "b" first; 10: distinct
+
+
+def test_ranx_sorted_twice_is_make_comparable_on_a_run_read_from_a_file(tmp_path):
+    ranx = pytest.importorskip("ranx")
+    g, y, s, ids = _queries(7, 6, 60, 3, 3)
+    for q in np.unique(g):
+        y[np.flatnonzero(g == q)[0]] = 1
+    qf, rf = tmp_path / "qrels", tmp_path / "run"
+    qf.write_text("".join(f"q{q} 0 {i} {r}\n" for q, i, r in zip(g, ids, y, strict=True)))
+    rf.write_text("".join(f"q{q} Q0 {i} 0 {v} x\n" for q, i, v in zip(g, ids, s, strict=True)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        qr, ru = ranx.Qrels.from_file(str(qf), kind="trec"), ranx.Run.from_file(str(rf), kind="trec")
+        theirs = ranx.evaluate(qr, ru, "map", return_mean=False, make_comparable=True)
+    ours = perfeval.evaluate(y, s, groups=g, measures=["map"], dialect="ranx:sorts=2")
+    np.testing.assert_allclose(ours.results["MAP"].per_group, theirs, rtol=0, atol=1e-12)
+
+
+def test_din_with_labels_and_pos_label():
+    y = np.array(["click", "none", "click", "none", "none"])
+    r = perfeval.evaluate(
+        y,
+        [0.9, 0.1, 0.5, 0.5, 0.1],
+        groups=[1, 1, 2, 2, 2],
+        measures=["gauc"],
+        pos_label="click",
+        dialect="din",
+    )
+    assert r["GAUC"] == pytest.approx((1.0 + 0.5) / 2)  # user 2: the tie with a non-click counts 0
+
+
+def test_bad_ids_and_options_are_one_clear_error():
+    with pytest.raises(InvalidDataError, match="`ids` holds nan at index 1"):
+        perfeval.evaluate(
+            [1, 0, 0],
+            [0.5, 0.5, 0.1],
+            groups=[0, 0, 0],
+            ids=np.array(["a", np.nan, "z"], dtype=object),
+            measures=["map"],
+            dialect="trec_eval",
+        )
+    with pytest.raises(InvalidParameterError, match="at least 2, got 1"):
+        perfeval.evaluate([1, 0], [0.5, 0.2], measures=["roc"], dialect="torchmetrics:thresholds=1")
+    with pytest.raises(InvalidParameterError, match="option num_thresholds needs a value"):
+        perfeval.evaluate([1, 0], [0.5, 0.2], measures=["roc"], dialect="keras:num_thresholds")
+    with pytest.raises(InvalidParameterError, match="nothing after ':'"):
+        perfeval.evaluate([1, 0], [0.5, 0.2], measures=["roc"], dialect="keras:")
+
+
+def test_ids_are_needed_only_where_there_are_ties():
+    r = perfeval.evaluate([1, 0, 1], [0.9, 0.5, 0.1], groups=[0, 0, 0], measures=["map"], dialect="trec_eval")
+    assert r["MAP"] == pytest.approx((1 + 2 / 3) / 2)
+
+
+def test_ap_per_query_under_trec_eval_and_ranx_and_ndcg_burges():
+    y, s, g = [1, 0, 0, 1], [0.9, 0.8, 0.7, 0.6], [0, 0, 0, 0]
+    for d in ("trec_eval", "ranx"):
+        r = perfeval.evaluate(y, s, groups=g, ids=list("abcd"), measures=["ap", "map"], dialect=d)
+        assert r["AP"] == r["MAP"] == pytest.approx((1 + 2 / 4) / 2)
+    y2 = [2, 0, 1, 0]
+    lin = perfeval.evaluate(y2, s, groups=g, measures=["ndcg"], dialect="ranx")["NDCG"]
+    burges = perfeval.evaluate(y2, s, groups=g, measures=["ndcg:gain=exp"], dialect="ranx")["NDCG:gain=exp"]
+    assert burges == perfeval.evaluate(y2, s, groups=g, measures=["ndcg"])["NDCG"] and lin != burges
+
+
+def test_signature_names_the_dialect_and_its_options():
+    r = perfeval.evaluate([1, 0, 1, 0], [0.4, 0.3, 0.2, 0.1], measures=["roc"], dialect="spark:numBins=10")
+    assert "ties:dialect=spark:numBins=10" in str(r.signature)

@@ -129,3 +129,84 @@ def test_cli_eval_dialect(table, capsys):
     )
     assert main([*args, "-m", "map", "--dialect", "spark:numBins=x"]) == 2
     assert "numBins" in capsys.readouterr().err
+
+
+def test_gauc_reads_labels_through_pos_label():
+    y = np.array(["click", "none", "click", "none", "none"])
+    r = perfeval.evaluate(
+        y, [0.9, 0.1, 0.2, 0.8, 0.5], groups=[1, 1, 2, 2, 2], measures=["gauc"], pos_label="click"
+    )
+    assert r.results["GAUC"].per_group.tolist() == [1.0, 0.0]
+
+
+def test_explain_says_what_moved_an_infinite_or_one_class_or_unscored_value():
+    e = perfeval.explain([1, 0, 1, 0], [0.0, 0.0, 0.9, 0.2], measures="logloss", dialects="sklearn")
+    assert e.value("perfeval", "logloss") == math.inf
+    assert any("scores clipped" in r for r in e.cells["sklearn"]["LOGLOSS"].rules)
+    e = perfeval.explain(
+        [0, 1, 1, 0], [0.5, -1.0, 0.3, 0.1], groups=[0, 0, 1, 1], measures="mrr", dialects="torchmetrics"
+    )
+    assert any(
+        "scored 0 or less" in r and "[1 relevant cases" in r for r in e.cells["torchmetrics"]["MRR"].rules
+    )
+    e = perfeval.explain([1, 1, 1], [0.5, 0.4, 0.3], measures="roc", dialects="torchmetrics,spark,keras")
+    assert any("one class only gives 0" in r for r in e.cells["torchmetrics"]["ROC"].rules)
+    assert any("one class its own value" in r for r in e.cells["spark"]["ROC"].rules)
+
+
+def test_explain_notes_and_tie_counts_follow_the_cut_off():
+    y = [1, 0, 0, 0, 0, 1, 0, 1]
+    s = [0.9, 0.8, 0.7, 0.6, 0.5, 0.1, 0.1, 0.05]  # one mixed tie, at ranks 6-7
+    g = [0] * 8
+    e = perfeval.explain(
+        y, s, groups=g, ids=list("abcdefgh"), measures="map,map@3,p@3,p@8", dialects="trec_eval"
+    )
+    assert e.cells["trec_eval"]["MAP@3"].rules == [] and e.cells["trec_eval"]["P@3"].rules == []
+    assert any("in the top 8" in r for r in e.cells["trec_eval"]["P@8"].rules) or e.value(
+        "trec_eval", "p@8"
+    ) == e.value("perfeval", "p@8")
+    e = perfeval.explain(
+        y, [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2], groups=g, measures="map", dialects="torchmetrics"
+    )
+    assert not any("AP@k" in r for r in e.cells["torchmetrics"]["MAP"].rules)
+
+
+def test_explain_value_takes_names_and_dialects_without_options():
+    e = perfeval.explain(
+        [1, 0, 1, 0], [0.4, 0.3, 0.2, 0.1], measures="roc,ap", dialects=["keras:num_thresholds=10"]
+    )
+    assert e.value("keras", "ap") == e.value("keras:num_thresholds=10", "AP")
+    with pytest.raises(KeyError, match="measure 'ndcg' is not in this explanation"):
+        e.value("keras", "ndcg")
+    with pytest.raises(KeyError, match="dialect 'spark' is not in this explanation"):
+        e.value("spark", "roc")
+
+
+def test_explain_counts_spark_s_weight_zero_scores_as_evaluate_does():
+    rng = np.random.default_rng(5)
+    y, s = rng.integers(0, 2, 3000), np.round(rng.random(3000), 3)
+    w = np.where(rng.random(3000) < 0.3, 0.0, 1.0)
+    e = perfeval.explain(y, s, sample_weight=w, measures="roc,ap", dialects="spark:numBins=50")
+    r = perfeval.evaluate(y, s, sample_weight=w, measures=["roc", "ap"], dialect="spark:numBins=50")
+    assert e.value("spark", "roc") == r["ROC"] and e.value("spark", "ap") == r["AP"]
+
+
+def test_cli_reads_the_id_column_as_ids(tmp_path, capsys):
+    p = tmp_path / "n.csv"
+    p.write_text("qid,doc,rel,score\n1,10,1,0.5\n1,9,0,0.5\n1,8,0,0.3\n2,5,1,0.2\n2,6,0,0.2\n")
+    args = [
+        "eval",
+        str(p),
+        "--target",
+        "rel",
+        "--score",
+        "score",
+        "--group",
+        "qid",
+        "--id",
+        "doc",
+        "-m",
+        "map",
+    ]
+    assert main([*args, "--dialect", "trec_eval", "-o", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["measures"]["MAP"]["value"] == 0.5  # "9" > "10" as text

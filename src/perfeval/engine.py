@@ -148,12 +148,26 @@ def _task(
     keys: Any = None
     ranking_specs = [s for s in specs if s.measure.kind in ("ranking", "grouped")]
     binary_specs = [s for s in specs if s.measure.kind == "binary"]
-    if ranking_specs:
-        yr = floats(y, "y_true")
-        check_relevance(yr)  # the targets read as graded relevance: checked here, where that is known
+    # the group AUCs read 0/1 targets: coded by pos_label when one is named (labels, not grades)
+    coded = pos_label is not None and any(s.measure.kind == "grouped" for s in ranking_specs)
+    for part in (
+        (
+            [s for s in ranking_specs if s.measure.kind == "ranking"],
+            [s for s in ranking_specs if s.measure.kind == "grouped"],
+        )
+        if coded
+        else (ranking_specs,)
+    ):
+        if not part:
+            continue
+        if coded and part[0].measure.kind == "grouped":
+            yr = np.asarray(binary_targets(y, part[0].label, pos_label), dtype=np.float64)
+        else:
+            yr = floats(y, "y_true")
+            check_relevance(yr)  # the targets read as graded relevance: checked here, where that is known
         ties = RankingData.from_checked(yr, ys, g).ties()
         keys = ties.keys if g is not None else None
-        for s in ranking_specs:
+        for s in part:
             per_query = np.asarray(s.measure.function()(ties, **s.kwargs), dtype=np.float64)
             results[s.label + suffix] = MeasureResult.of(s, per_query, ties.sizes, keys, g is not None)
     if binary_specs:

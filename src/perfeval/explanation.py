@@ -12,6 +12,7 @@ query without relevance, scores merged into one bin) or when it is a difference 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,10 +21,10 @@ import numpy as np
 
 from perfeval._validation import Cases, binary_targets, cases
 from perfeval.dialects.apply import evaluate_dialect, parse_dialect, policy_spec
-from perfeval.dialects.table import DIALECTS, EMPTY_TEXT, ORDER_TEXT, Dialect, Policy
+from perfeval.dialects.table import DIALECTS, EMPTY_TEXT, ORDER_TEXT, SCORED_TEXT, Dialect, Policy
 from perfeval.engine import finish, resolve
-from perfeval.exceptions import PerfError
-from perfeval.measures import MeasureSpec
+from perfeval.exceptions import PerfError, UndefinedMeasureWarning
+from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.report import dumps
 from perfeval.summaries.ranking import group_codes
 
@@ -63,7 +64,31 @@ class Explanation:
         return list(self.cells)
 
     def value(self, dialect: str, measure: str) -> float:
-        return self.cells[dialect][measure].value
+        """The value of ``measure`` (a label or a name: ``"AP"``, ``"ap"``, ``"ndcg@10"``) under
+        ``dialect`` (as given, or its name alone when it was given once).
+        """
+        return self.cells[self._dialect(dialect)][self._measure(measure)].value
+
+    def _dialect(self, dialect: str) -> str:
+        if dialect in self.cells:
+            return dialect
+        hits = [d for d in self.cells if d.split(":")[0] == dialect.split(":")[0].strip().lower()]
+        if len(hits) == 1:
+            return hits[0]
+        raise KeyError(f"dialect {dialect!r} is not in this explanation (dialects: {', '.join(self.cells)})")
+
+    def _measure(self, measure: str) -> str:
+        if measure in self.measures:
+            return measure
+        try:
+            label = parse_measure(measure).label
+        except PerfError:
+            label = ""
+        if label in self.measures:
+            return label
+        raise KeyError(
+            f"measure {measure!r} is not in this explanation (measures: {', '.join(self.measures)})"
+        )
 
     def to_frame(self) -> Any:
         import pandas as pd
@@ -111,7 +136,9 @@ class Explanation:
                     notes.append(f"{d} {m}: {text}")
         if notes:
             lines += ["", *notes]
-        where = f"{self.rows} rows" + (f" in {self.groups} groups" if self.groups is not None else "")
+        where = f"{self.rows} rows" + (
+            f" in {self.groups} group{'s' if self.groups != 1 else ''}" if self.groups is not None else ""
+        )
         lines += ["", f"{where}; '-': not defined by that tool or not reproducible (said above)"]
         return "\n".join(lines) + "\n"
 
@@ -157,6 +184,9 @@ def explain(
     [0.6404, 0.6404, 0.4307, 1.0]
     """
     checked = cases(y_true, y_score, groups, sample_weight)
+    raw = None  # the cases of weight 0 too, for the tools that count their scores (Spark's bins)
+    if sample_weight is not None and len(checked.s) < checked.rows_in:
+        raw = cases(y_true, y_score, groups, sample_weight, keep_zero=True)
     specs = resolve(measures, threshold)
     names = _dialects(dialects, specs)
     base = finish(checked, specs, threshold=threshold, pos_label=pos_label)
@@ -175,14 +205,18 @@ def explain(
                 continue
             try:
                 pol = None if d.name == "perf" else policy_spec(d, spec)[0]
-                r = evaluate_dialect(checked, [spec], text, threshold=threshold, pos_label=pos_label, ids=ids)
+                with warnings.catch_warnings():  # perfeval's own row already says what is undefined
+                    warnings.simplefilter("ignore", UndefinedMeasureWarning)
+                    r = evaluate_dialect(
+                        checked, [spec], text, threshold=threshold, pos_label=pos_label, ids=ids, raw=raw
+                    )
             except PerfError as e:
                 row[spec.label] = Cell(math.nan, str(e))
                 continue
             value = r.results[spec.label].value
             cell = Cell(value)
             if not _same(value, cells["perfeval"][spec.label].value):
-                cell.rules = [PERF_RULE] if pol is None else _rules(d, pol, spec, opts, facts)
+                cell.rules = [PERF_RULE] if pol is None else _rules(d, pol, spec, opts, facts, raw)
             row[spec.label] = cell
         cells[text] = row
     keys = base.groups
@@ -192,7 +226,9 @@ def explain(
 
 
 def _same(a: float, b: float) -> bool:
-    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-12 * max(1.0, abs(b))
+    if math.isnan(a) or math.isnan(b) or math.isinf(a) or math.isinf(b):
+        return (math.isnan(a) and math.isnan(b)) or a == b
+    return abs(a - b) <= 1e-12 * max(1.0, abs(b))
 
 
 def _dialects(dialects: Sequence[str] | str | None, specs: list[MeasureSpec]) -> list[str]:
@@ -235,9 +271,11 @@ class _Facts:
             )
         )
 
-    def mixed_ties(self, y: np.ndarray) -> tuple[int, int]:
-        """Groups with a tie of relevant and non-relevant cases, and the cases in such ties."""
-        order = np.lexsort((y, self.c.s, self.codes))
+    def mixed_ties(self, y: np.ndarray, k: int = 0) -> tuple[int, int]:
+        """Groups with a tie of relevant and non-relevant cases (starting in the top ``k`` when k > 0:
+        below it the order moves no measure at k), and the cases in such ties.
+        """
+        order = np.lexsort((y, -self.c.s, self.codes))
         sc, ss, sy = self.codes[order], self.c.s[order], y[order] > 0
         same = (sc[1:] == sc[:-1]) & (ss[1:] == ss[:-1])
         start = np.concatenate(([True], ~same))
@@ -246,45 +284,32 @@ class _Facts:
         rel = np.bincount(tie, weights=sy.astype(np.float64), minlength=n_tie)
         size = np.bincount(tie, minlength=n_tie)
         mixed = (rel > 0) & (rel < size)
+        if k > 0 and len(sc):  # the tie's first position in its group
+            head = np.concatenate(([True], sc[1:] != sc[:-1]))
+            first = np.maximum.accumulate(np.where(head, np.arange(len(sc)), 0))
+            mixed &= (np.arange(len(sc)) - first)[start] < k
         groups = len(np.unique(sc[start][mixed])) if len(sc) else 0
         return groups, int(size[mixed].sum())
 
 
-def _rules(d: Dialect, pol: Policy, spec: MeasureSpec, opts: dict[str, Any], f: _Facts) -> list[str]:
+def _rules(
+    d: Dialect, pol: Policy, spec: MeasureSpec, opts: dict[str, Any], f: _Facts, raw: Cases | None = None
+) -> list[str]:
     """The rules of ``pol`` that can make its value differ from perfeval's, each with what it touched
     in this data (only those that touched something, and the differences of definition).
     """
     from perfeval.measures import get_measure
 
-    out: list[str] = []
     engine = get_measure(pol.measure)
     binary = engine.kind == "binary"
     y = f.y(binary, spec.label)
     unit = "groups" if binary else "queries"
-    total = f.n_groups
-    if pol.ties not in ("perfeval",) and not pol.finish:
-        groups, rows = f.mixed_ties(y)
-        if groups:
-            out.append(
-                f"{ORDER_TEXT[pol.ties]} [{groups} of {total} {unit} have a tie of relevant and "
-                f"non-relevant cases; {rows} cases in such ties]"
-            )
-    for key, value in pol.params:
-        if key == "gain" and value == "linear" and spec.kwargs.get("gain", "exp") != "linear":
-            n = f.per_group(y > 1)
-            if n:
-                out.append(
-                    "linear gain (the grade itself, not 2^grade - 1) "
-                    f"[{n} of {total} {unit} have a grade above 1]"
-                )
-        elif key == "eps":
-            s = f.c.s
-            n = int(np.count_nonzero((s < value) | (s > 1 - value)))
-            if n:
-                out.append(f"scores clipped to [{value:.3g}, 1 - {value:.3g}] [{n} cases clipped]")
+    k = int(spec.kwargs.get("k", 0) or 0)
+    out = _case_rules(pol, spec, y, f, unit, k) + _param_rules(pol, spec, y, f, unit)
     empty = pol.empty
     if empty == "option":
         empty = {"neg": "zero", "pos": "one", "skip": "skip", "error": "error"}[opts["empty_target_action"]]
+    total = f.n_groups
     if empty != "skip":
         none = int(
             np.count_nonzero(np.bincount(f.codes, weights=(y > 0).astype(np.float64), minlength=total) == 0)
@@ -294,13 +319,61 @@ def _rules(d: Dialect, pol: Policy, spec: MeasureSpec, opts: dict[str, Any], f: 
     if pol.measure != spec.measure.name:
         out.append(f"{pol.call} is {engine.title} [{total} {unit}]")
     if pol.finish:
-        out.append(_binning(d, opts, f))
-    out += [n for n in pol.notes if "gain" not in n]  # the gain's rule is said above, where it touched
+        out.append(_binning(d, opts, f, raw))
+        if d.name in ("spark", "keras") and float((y > 0).sum()) in (0.0, float(len(y))):
+            out.append(f"{d.tool} gives one class its own value, not undefined [the data hold one class]")
+    # the gain's rule is said where it touched; AP@k's only with a cut-off
+    out += [n for n in pol.notes if "gain" not in n and (k > 0 or not n.startswith("AP@k"))]
     return [r for r in out if r]
 
 
-def _binning(d: Dialect, opts: dict[str, Any], f: _Facts) -> str:
-    distinct = len(np.unique(f.c.s))
+def _case_rules(pol: Policy, spec: MeasureSpec, y: np.ndarray, f: _Facts, unit: str, k: int) -> list[str]:
+    """The rules about cases: the order of ties, cases that cannot be relevant, one class only."""
+    out = []
+    total = f.n_groups
+    if pol.ties != "perfeval" and not pol.finish:
+        groups, rows = f.mixed_ties(y, k)
+        if groups:
+            where = f" in the top {k}" if k > 0 else ""
+            out.append(
+                f"{ORDER_TEXT[pol.ties]} [{groups} of {total} {unit} have a tie of relevant and "
+                f"non-relevant cases{where}; {rows} cases in such ties]"
+            )
+    if pol.scored_relevant:
+        n = int(np.count_nonzero((y > 0) & (f.c.s <= 0)))
+        if n:
+            out.append(f"{SCORED_TEXT} [{n} relevant cases scored 0 or less]")
+    if pol.one_class is not None:
+        size = np.bincount(f.codes, minlength=total)
+        n_rel = np.bincount(f.codes, weights=(y > 0).astype(np.float64), minlength=total)
+        n = int(np.count_nonzero((n_rel == 0) | (n_rel == size)))
+        if n:
+            out.append(f"one class only gives {pol.one_class:g}, not undefined [{n} of {total} {unit}]")
+    return out
+
+
+def _param_rules(pol: Policy, spec: MeasureSpec, y: np.ndarray, f: _Facts, unit: str) -> list[str]:
+    """The tool's fixed parameters, where they touched the data: linear gain, clipping."""
+    out = []
+    for key, value in pol.params:
+        if key == "gain" and value == "linear" and spec.kwargs.get("gain", "exp") != "linear":
+            n = f.per_group(y > 1)
+            if n:
+                out.append(
+                    "linear gain (the grade itself, not 2^grade - 1) "
+                    f"[{n} of {f.n_groups} {unit} have a grade above 1]"
+                )
+        elif key == "eps":
+            s = f.c.s
+            n = int(np.count_nonzero((s < value) | (s > 1 - value)))
+            if n:
+                out.append(f"scores clipped to [{value:.3g}, 1 - {value:.3g}] [{n} cases clipped]")
+    return out
+
+
+def _binning(d: Dialect, opts: dict[str, Any], f: _Facts, raw: Cases | None = None) -> str:
+    # Spark counts the scores of the cases of weight 0 among those it bins
+    distinct = len(np.unique((raw if raw is not None and d.name == "spark" else f.c).s))
     if d.name == "spark":
         bins = int(opts["numBins"])
         grouping = distinct // bins if bins else 0

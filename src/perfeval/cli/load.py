@@ -36,14 +36,18 @@ def path_of(file: str) -> str | None:
 
 
 def group_position(args: Any) -> Callable[[list[str], bool], tuple[int, ...]]:
-    """For the readers: the position of the group column (an identity: int64 or text, never float)."""
+    """For the readers: the positions of the group column and of the document id column (``--id``):
+    identities, read as int64 or text, never float.
+    """
     from perfeval.io.columns import pick
 
     def position(names: list[str], header: bool) -> tuple[int, ...]:
-        col = pick(
-            names, args.group, "group", getattr(args, "file", "the table"), header=header, default=False
-        )
-        return () if col is None else (col.index,)
+        out = []
+        for spec, role in ((args.group, "group"), (getattr(args, "id", None), "id")):
+            col = pick(names, spec, role, getattr(args, "file", "the table"), header=header, default=False)
+            if col is not None:
+                out.append(col.index)
+        return tuple(dict.fromkeys(out))
 
     return position
 

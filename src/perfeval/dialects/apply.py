@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import warnings
 from dataclasses import replace
 from typing import Any
 
@@ -15,8 +16,8 @@ import numpy as np
 from perfeval._validation import Cases, binary_targets
 from perfeval.dialects.orders import broken
 from perfeval.dialects.table import DIALECTS, Dialect, Policy
-from perfeval.engine import finish
-from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval.engine import finish, warn_undefined
+from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
 from perfeval.measures import MeasureSpec, get_measure
 from perfeval.report import MeasureResult, Report
 from perfeval.signature import gains
@@ -34,13 +35,21 @@ def parse_dialect(text: str) -> tuple[Dialect, dict[str, Any]]:
         raise InvalidParameterError(f"unknown dialect {name!r}; expected one of {', '.join(DIALECTS)}")
     known = {p.name.lower(): p for p in d.options}
     opts: dict[str, Any] = {p.name: p.default for p in d.options}
+    names = ", ".join(p.name for p in d.options) or "none"
     for item in rest:
         key, eq, value = item.partition("=")
         p = known.get(key.strip().lower())
-        if p is None or not eq:
-            names = ", ".join(p.name for p in d.options) or "none"
+        if not item:
             raise InvalidParameterError(
-                f"dialect {d.name}: {item!r} is not an option (options: {names}; written name=value)"
+                f"dialect {d.name}: nothing after ':' (options: {names}; written name=value)"
+            )
+        if p is None:
+            raise InvalidParameterError(
+                f"dialect {d.name}: {key.strip()!r} is not an option (options: {names})"
+            )
+        if not eq or not value.strip():
+            raise InvalidParameterError(
+                f"dialect {d.name}: option {p.name} needs a value ({p.name}=...; {p.domain})"
             )
         v: Any = value.strip()
         if not p.choices:
@@ -52,8 +61,27 @@ def parse_dialect(text: str) -> tuple[Dialect, dict[str, Any]]:
                 ) from None
             v = int(v) if p.integer and v.is_integer() else v
         p.check(v, f"dialect {d.name}")
+        if d.name == "torchmetrics" and p.name == "thresholds" and v == 1:  # torchmetrics needs 2 or more
+            raise InvalidParameterError(
+                "dialect torchmetrics needs `thresholds` 0 (exact) or at least 2, got 1"
+            )
         opts[p.name] = v
     return d, opts
+
+
+def dialect_text(d: Dialect, opts: dict[str, Any]) -> str:
+    """The dialect with its options, as written: ``keras:num_thresholds=200:summation_method=...``."""
+    return ":".join([d.name, *[f"{k}={v}" for k, v in opts.items()]])
+
+
+def spec_label(todo: list) -> str:
+    return str(todo[0][0].label)
+
+
+def _has_ties(codes: np.ndarray, s: np.ndarray) -> bool:
+    order = np.lexsort((s, codes))
+    sc, ss = codes[order], s[order]
+    return bool(((sc[1:] == sc[:-1]) & (ss[1:] == ss[:-1])).any())
 
 
 def defining(measure: str) -> list[str]:
@@ -75,6 +103,8 @@ def policy_spec(d: Dialect, spec: MeasureSpec) -> tuple[Policy, MeasureSpec]:
     measure = get_measure(pol.measure)
     kw = {**measure.defaults(), **{k: v for k, v in spec.params if k in measure.defaults()}}
     for key, value in pol.params:
+        if key in pol.free and key in spec._set:  # the tool has this choice too (ranx's ndcg_burges)
+            continue
         if key in spec._set and kw.get(key) != value:
             raise InvalidParameterError(
                 f"dialect {d.name} computes {spec.label} with {key}={value} ({pol.call}); "
@@ -110,6 +140,13 @@ def evaluate_dialect(
     else:
         keys, codes = None, np.zeros(len(cases.s), dtype=np.int64)
     plan = [(spec, *policy_spec(d, spec)) for spec in specs]
+    if cases.w is not None:  # a tool without weights has no number for weighted cases
+        unweighted = [s.label for s, pol, _e in plan if not pol.weights]
+        if unweighted:
+            raise InvalidParameterError(
+                f"dialect {d.name}: {unweighted[0]} takes no weights in {d.tool} "
+                f"({dict((s.label, p.call) for s, p, _e in plan)[unweighted[0]]}); evaluate it without"
+            )
     results: dict[str, MeasureResult] = {}
     sizes = np.bincount(codes, minlength=1 if keys is None else len(keys)).astype(np.float64)
     # torchmetrics without thresholds computes the exact areas: the engine's, in its one pass
@@ -122,19 +159,8 @@ def evaluate_dialect(
             for spec, pol, _engine in todo:
                 results[spec.label] = _finished(d, spec, pol, cases, opts, pos_label, raw)
             continue
-        s, y = cases.s, cases.y
-        if pol0.ties == "unspecified":
-            # the tool's order is unknown: refused where it matters; elsewhere (ties of cases equally
-            # relevant) any order gives its number, and the tool does rank them one by one (AP does
-            # not make such a tie one threshold)
-            _refuse_mixed_ties(d, todo, cases, codes, keys)
-            s = broken(codes, s, "input")
-        elif pol0.ties != "perfeval":
-            if pol0.ties == "id_desc" and ids is None:
-                raise InvalidParameterError(
-                    f"dialect {d.name} breaks ties by document id: pass `ids=` (one per row)"
-                )
-            s = broken(codes, s, pol0.ties, None if ids is None else _kept(ids, cases), y=cases.y)
+        y = cases.y
+        s = _ordered(d, opts, todo, cases, codes, keys, ids, pos_label)
         if pol0.scored_relevant:  # torchmetrics: a case scored 0 or less is never relevant
             y = np.where(cases.s > 0, np.asarray(y, dtype=np.float64), 0.0)
         part_cases = Cases(y, s, g, cases.w, cases.rows_in)
@@ -142,7 +168,9 @@ def evaluate_dialect(
         if pol0.cut_rows and engine0.kwargs.get("k", 0) > 0:  # the top k of each query, then over them alone
             part_cases = _top_rows(part_cases, codes, int(engine0.kwargs["k"]))
             engines = [MeasureSpec(engine0.measure, tuple({**engine0.kwargs, "k": 0}.items()))]
-        part = finish(part_cases, engines, threshold=threshold, pos_label=pos_label)
+        with warnings.catch_warnings():  # said below, after the tool's rules, with the user's labels
+            warnings.simplefilter("ignore", UndefinedMeasureWarning)
+            part = finish(part_cases, engines, threshold=threshold, pos_label=pos_label)
         for (spec, pol, _engine), e in zip(
             todo, engines * len(todo) if len(engines) == 1 else engines, strict=True
         ):
@@ -150,6 +178,7 @@ def evaluate_dialect(
             if pol.scored_relevant and pol.measure == "R":  # recall: over every relevant case
                 r = _rescaled_recall(r, y, cases.y, codes, keys)
             results[spec.label] = _rules(d, spec, pol, r, cases, codes, keys, sizes, opts, pos_label)
+    warn_undefined(results, specs)
     params = {
         "threshold": threshold,
         "rows": int(cases.rows_in),
@@ -157,8 +186,8 @@ def evaluate_dialect(
         "weighted": cases.w is not None,
         "partitions": None,
         "ties": d.summary,
-        "tie_rule": f"dialect={d.name}",
-        "dialect": d.name if not opts else ":".join([d.name, *[f"{k}={v}" for k, v in opts.items()]]),
+        "tie_rule": "dialect=" + dialect_text(d, opts),
+        "dialect": dialect_text(d, opts),
         "pos_label": pos_label,
         "backend": "memory",
     }
@@ -166,6 +195,46 @@ def evaluate_dialect(
     report = Report({s.label: results[s.label] for s in specs}, keys, params)
     report.group_sizes = None if keys is None else sizes
     return report
+
+
+def _ordered(
+    d: Dialect,
+    opts: dict[str, Any],
+    todo: list,
+    cases: Cases,
+    codes: np.ndarray,
+    keys: Any,
+    ids: Any,
+    pos_label: Any,
+) -> np.ndarray:
+    """The scores as the tool ranks them: its order of tied scores made distinct scores (or the
+    scores as they are, for the tie-aware rules).
+    """
+    s = cases.s
+    pol0 = todo[0][1]
+    if pol0.ties == "unspecified":
+        # the tool's order is unknown: refused where it matters; elsewhere (ties of cases equally
+        # relevant) any order gives its number, and the tool does rank them one by one (AP does
+        # not make such a tie one threshold)
+        _refuse_mixed_ties(d, todo, cases, codes, keys)
+        s = broken(codes, s, "input")
+    elif pol0.ties != "perfeval":
+        if d.name == "trec_eval" and opts.get("version") == "9":  # trec_eval 9 reads scores as float
+            s = s.astype(np.float32).astype(np.float64)
+        if pol0.ties == "id_desc" and ids is None:
+            if _has_ties(codes, s):
+                raise InvalidParameterError(
+                    f"dialect {d.name} breaks ties by document id: pass `ids=` (one per row; "
+                    "--id COLUMN on the command line)"
+                )
+            s = broken(codes, s, "input")  # no tie: any rule gives this order
+        else:
+            order_y = _relevant(
+                cases.y, pos_label, spec_label(todo), get_measure(pol0.measure).kind != "ranking"
+            )
+            rule = "numba2" if pol0.ties == "numba" and opts.get("sorts") == 2 else pol0.ties
+            s = broken(codes, s, rule, None if ids is None else _kept(ids, cases), y=order_y)
+    return s
 
 
 def _kind(pol: Policy, engine: MeasureSpec) -> tuple:
@@ -226,6 +295,10 @@ def _kept(ids: Any, cases: Cases) -> np.ndarray:
     a = np.asarray(ids)
     if a.ndim != 1 or len(a) != cases.rows_in:
         raise InvalidParameterError(f"`ids` needs one id per row ({cases.rows_in}), got {a.shape}")
+    if a.dtype.kind == "O":
+        for i, v in enumerate(a.tolist()):
+            if v is None or (isinstance(v, float) and v != v):
+                raise InvalidDataError(f"`ids` holds {v!r} at index {i}; every row needs a document id")
     if len(a) != len(cases.s):
         raise InvalidParameterError("`ids` with rows of weight 0: drop those rows first")
     return a

@@ -18,15 +18,15 @@ import numpy as np
 from perfeval.exceptions import InvalidParameterError
 
 #: the tie orders a dialect can name, as :func:`broken` takes them
-ORDERS = ("input", "reverse", "id_desc", "numba", "worst")
+ORDERS = ("input", "reverse", "id_desc", "numba", "numba2", "worst")
 
 
 def broken(codes: np.ndarray, s: np.ndarray, rule: str, ids: Any = None, y: Any = None) -> np.ndarray:
     """Scores made distinct inside each group (``codes``: its rows' group codes) by ``rule``:
     ``input`` (a tie's rows in input order, first best), ``reverse`` (last best), ``id_desc``
     (``ids`` compared as strings, by code point, which is UTF-8's byte order: greater id first),
-    ``numba`` (ranx's order) or ``worst`` (``y``'s greater values last: DIN's ``x > 0``).  The
-    result is exact: ``-(position in the order)`` as a float64.
+    ``numba`` (ranx's order), ``numba2`` (ranx's, sorted twice) or ``worst`` (``y``'s greater values
+    last: DIN's ``x > 0``).  The result is exact: ``-(position in the order)`` as a float64.
     """
     n = len(s)
     if rule == "input":  # the key sorted descending: the earlier row first
@@ -41,6 +41,9 @@ def broken(codes: np.ndarray, s: np.ndarray, rule: str, ids: Any = None, y: Any 
         order = _by_id_desc(codes, s, np.asarray(ids))
     elif rule == "numba":
         order = numba_order(codes, s)
+    elif rule == "numba2":  # sorted a second time, from the first sort's order (ranx's make_comparable)
+        first = numba_order(codes, s)
+        order = first[numba_order(codes[first], s[first])]
     elif rule == "worst":  # relevant (positive) cases last in every tie: a tied pair counts 0
         order = np.lexsort((np.asarray(y, dtype=np.float64), -s, codes))
     else:  # pragma: no cover - the dialect table names only the rules above

@@ -69,6 +69,12 @@ class Policy:
     exact : str
         How closely perfeval reproduces the tool, as the tests check it: ``"1e-12"``, ``"float32"``
         (the tool sums in float32: about 1e-6).
+    weights : bool
+        Whether the tool takes case weights (a weighted evaluation of a measure it computes without is
+        an error).
+    free : tuple of str
+        Of ``params``, those the user may set otherwise, as the tool lets them (ranx's ``ndcg_burges``:
+        ``gain=exp``).
     one_class : float or None
         The tool's value where perfeval's is undefined because the data (a group) hold one class only
         (torchmetrics: 0), instead of undefined.
@@ -94,6 +100,8 @@ class Policy:
     finish_args: tuple[tuple[str, Any], ...] = ()
     grouped: bool = True
     exact: str = "1e-12"
+    weights: bool = False
+    free: tuple[str, ...] = ()
     one_class: float | None = None
     scored_relevant: bool = False
     cut_rows: bool = False
@@ -134,8 +142,10 @@ SKLEARN = Dialect(
     "scikit-learn's metrics: tie-aware (half credit, tie-averaged DCG, one AP threshold per tie), linear "
     "gain, a query without relevance counts 0, one-document queries refused",
     {
-        "ROC": Policy("sklearn.metrics.roc_auc_score", "ROC"),
-        "AP": Policy("sklearn.metrics.average_precision_score", "AP", empty="zero"),
+        "ROC": Policy("sklearn.metrics.roc_auc_score", "ROC", weights=True, grouped=False),
+        "AP": Policy(
+            "sklearn.metrics.average_precision_score", "AP", empty="zero", weights=True, grouped=False
+        ),
         "NDCG": Policy(
             "sklearn.metrics.ndcg_score",
             "NDCG",
@@ -154,9 +164,10 @@ SKLEARN = Dialect(
             "sklearn.metrics.log_loss",
             "LOGLOSS",
             params=(("eps", 2.220446049250313e-16),),
-            notes=("scores clipped to [eps, 1 - eps], eps = float64's machine epsilon",),
+            weights=True,
+            grouped=False,
         ),
-        "BRIER": Policy("sklearn.metrics.brier_score_loss", "BRIER"),
+        "BRIER": Policy("sklearn.metrics.brier_score_loss", "BRIER", weights=True, grouped=False),
     },
 )
 
@@ -169,6 +180,7 @@ TREC_EVAL = Dialect(
     "relevant documents counts 0",
     {
         "MAP": Policy("map / map_cut_k", "MAP", ties="id_desc", empty="zero"),
+        "AP": Policy("map (per query)", "MAP", ties="id_desc", empty="zero"),
         "NDCG": Policy(
             "ndcg / ndcg_cut_k",
             "NDCG",
@@ -185,6 +197,14 @@ TREC_EVAL = Dialect(
         "SUCCESS": Policy("success_k", "SUCCESS", ties="id_desc", empty="zero"),
         "F": Policy("set_F", "F", ties="id_desc", empty="zero"),
     },
+    options=(
+        Param(
+            "version",
+            "9",
+            "trec_eval's version: 9 (and pytrec_eval) reads scores as float32, 10 as double",
+            choices=("9", "10"),
+        ),
+    ),
     needs_ids=True,
 )
 
@@ -196,12 +216,14 @@ RANX = Dialect(
     "gain for ndcg",
     {
         "MAP": Policy("ranx map / map@k", "MAP", ties="numba", empty="zero"),
+        "AP": Policy("ranx map (per query)", "MAP", ties="numba", empty="zero"),
         "NDCG": Policy(
             "ranx ndcg / ndcg@k (ndcg_burges: gain=exp)",
             "NDCG",
             params=(("gain", "linear"),),
             ties="numba",
             empty="zero",
+            free=("gain",),
             notes=("ranx's ndcg has linear gain (ndcg_burges: 2^rel - 1)",),
         ),
         "P": Policy("ranx precision@k", "P", ties="numba", empty="zero"),
@@ -210,6 +232,17 @@ RANX = Dialect(
         "RPREC": Policy("ranx r-precision", "RPREC", ties="numba", empty="zero"),
         "SUCCESS": Policy("ranx hit_rate@k", "SUCCESS", ties="numba", empty="zero"),
     },
+    options=(
+        Param(
+            "sorts",
+            1,
+            "how many times ranx sorted the run: 2 for a Run read from a file or DataFrame "
+            "(sorted as it is read) and evaluated with make_comparable=True (sorted again)",
+            low=1,
+            high=2,
+            integer=True,
+        ),
+    ),
 )
 
 _TM_THRESHOLDS = Param(
@@ -225,7 +258,8 @@ _TM_EMPTY = Param(
     "torchmetrics' empty_target_action: a query with no relevant case",
     choices=("neg", "pos", "skip", "error"),
 )
-_TM_SCORED = "a case scored 0 or less never counts as relevant (its target is zeroed)"
+#: torchmetrics' retrieval metrics zero the targets of cases scored 0 or less
+SCORED_TEXT = "a case scored 0 or less never counts as relevant (torchmetrics zeroes its target)"
 TORCHMETRICS = Dialect(
     "torchmetrics",
     "torchmetrics",
@@ -322,6 +356,7 @@ SPARK = Dialect(
             finish="perfeval.dialects.binned:spark_binned",
             finish_args=(("curve", "ROC"),),
             grouped=False,
+            weights=True,
         ),
         "AP": Policy(
             "BinaryClassificationEvaluator(metricName='areaUnderPR')",
@@ -329,6 +364,7 @@ SPARK = Dialect(
             finish="perfeval.dialects.binned:spark_binned",
             finish_args=(("curve", "PR"),),
             grouped=False,
+            weights=True,
             notes=(
                 "the area under the PR curve by trapezoids from (0, first precision), not average precision",
             ),
@@ -351,6 +387,7 @@ KERAS = Dialect(
             finish_args=(("curve", "ROC"),),
             grouped=False,
             exact="float32",
+            weights=True,
         ),
         "AP": Policy(
             "keras.metrics.AUC(curve='PR')",
@@ -359,6 +396,7 @@ KERAS = Dialect(
             finish_args=(("curve", "PR"),),
             grouped=False,
             exact="float32",
+            weights=True,
             notes=("the area under the interpolated PR curve, not average precision",),
         ),
     },

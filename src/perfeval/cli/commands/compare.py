@@ -84,7 +84,7 @@ def inputs(args: Any, specs: list) -> tuple:
     """
     from perfeval.exceptions import InvalidParameterError
 
-    binary = any(s.measure.kind == "binary" for s in specs)
+    binary = any(s.measure.kind in ("binary", "grouped") for s in specs)  # GAUC reads 0/1 too
     if len(args.files) == 1:
         return _one_table(args, binary)
     if len(args.files) != 2:

@@ -133,7 +133,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
     if parts:
         parts = {k: load.labels_as(v, target) for k, v in parts.items()}
     else:
-        binary = any(s.measure.kind == "binary" for s in specs)
+        binary = any(s.measure.kind in ("binary", "grouped") for s in specs)  # GAUC reads 0/1 too
         target = load.targets(table, ch.target.name, target, args.pos_label, binary)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -167,6 +167,8 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
         )
     report.params["source"] = table.source
     report.params["columns"] = ch.names()
+    if picked is not None:
+        report.params["columns"]["id"] = picked[0]
     return report
 
 
