@@ -283,9 +283,26 @@ def test_empty_queries_follow_the_tool():
         perfeval.evaluate(y, s, groups=g, measures=["ndcg"], dialect="torchmetrics:empty_target_action=error")
 
 
-def test_binning_tools_have_no_groups():
+def test_binary_tools_over_groups_are_the_tool_on_each_group():
+    """sklearn, torchmetrics, Spark and Keras have no groups: with groups, each group's value is the
+    tool's on that group alone, and the value their mean; DIN's calc_auc is global only."""
+    y, s, g = [1, 0, 1, 0, 1, 1, 0, 0], [0.9, 0.1, 0.5, 0.5, 0.3, 0.2, 0.8, 0.1], [0, 0, 0, 0, 1, 1, 1, 1]
+    for d in (
+        "sklearn",
+        "spark:numBins=2",
+        "keras:num_thresholds=7",
+        "torchmetrics:thresholds=5",
+        "torchmetrics",
+    ):
+        r = perfeval.evaluate(y, s, groups=g, measures=["roc", "ap"], dialect=d)
+        for m in ("ROC", "AP"):
+            alone = [
+                perfeval.evaluate(y[i : i + 4], s[i : i + 4], measures=[m.lower()], dialect=d)[m]
+                for i in (0, 4)
+            ]
+            assert r.results[m].per_group.tolist() == alone and r[m] == pytest.approx(np.mean(alone)), (d, m)
     with pytest.raises(InvalidParameterError, match="has no groups"):
-        perfeval.evaluate([1, 0], [0.5, 0.2], groups=[0, 0], measures=["roc"], dialect="keras")
+        perfeval.evaluate(y, s, groups=g, measures=["roc"], dialect="din")
 
 
 def test_din_gauc_is_the_unweighted_mean():

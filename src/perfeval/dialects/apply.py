@@ -381,28 +381,38 @@ def _finished(
     raw: Cases | None = None,
 ) -> MeasureResult:
     """A binning tool's area, from the exact histogram of the cases (Spark: with the scores of the
-    cases of weight 0 among the distinct scores it bins, as it counts them).
+    cases of weight 0 among the distinct scores it bins, as it counts them); with groups, the tool's
+    area of each group, averaged over the groups.
     """
     if cases.g is not None and not pol.grouped:
         raise InvalidParameterError(
             f"dialect {d.name}: {pol.call} has no groups; evaluate {spec.label} without"
         )
-    if raw is not None and d.name == "spark":  # every distinct score, those of weight 0 too
-        is_pos = np.asarray(binary_targets(raw.y, spec.label, pos_label)) == 1
-        scores, at = np.unique(raw.s, return_inverse=True)
-        w = np.ones(len(raw.s)) if raw.w is None else raw.w
-        pos = np.bincount(at.reshape(-1), weights=np.where(is_pos, w, 0.0), minlength=len(scores))
-        neg = np.bincount(at.reshape(-1), weights=np.where(is_pos, 0.0, w), minlength=len(scores))
-        h = ScoreHistogram(scores, pos, neg)
-    else:
-        yb = binary_targets(cases.y, spec.label, pos_label)
-        h = ScoreHistogram.from_checked(np.asarray(yb) == 1, cases.s, cases.w).canonical()
+    src = raw if raw is not None and d.name == "spark" else cases
+    is_pos = np.asarray(binary_targets(src.y, spec.label, pos_label)) == 1
+    w = np.ones(len(src.s)) if src.w is None else src.w
     mod, _, attr = pol.finish.partition(":")
     fn = getattr(importlib.import_module(mod), attr)
     kwargs = {**dict(pol.finish_args), **opts}
     kwargs.pop("empty_target_action", None)
-    value = fn(h, **kwargs)
-    return MeasureResult(spec.label, float(value), spec.measure.direction)
+
+    def area(rows: np.ndarray | slice) -> float:
+        scores, at = np.unique(src.s[rows], return_inverse=True)
+        at = at.reshape(-1)
+        pos = np.bincount(at, weights=np.where(is_pos[rows], w[rows], 0.0), minlength=len(scores))
+        neg = np.bincount(at, weights=np.where(is_pos[rows], 0.0, w[rows]), minlength=len(scores))
+        return float(fn(ScoreHistogram(scores, pos, neg), **kwargs))
+
+    if src.g is None:
+        return MeasureResult(spec.label, area(slice(None)), spec.measure.direction)
+    keys, codes = group_codes(src.g)
+    order = np.argsort(codes, kind="stable")
+    cut = np.searchsorted(codes[order], np.arange(len(keys) + 1))
+    vals = np.array([area(order[cut[i] : cut[i + 1]]) for i in range(len(keys))])
+    sizes = np.bincount(codes, weights=src.w, minlength=len(keys)).astype(np.float64)
+    res = MeasureResult.of(MeasureSpec(spec.measure), vals, sizes, keys, True)
+    res.label = spec.label
+    return res
 
 
 def _refuse_mixed_ties(d: Dialect, todo: list, cases: Cases, codes: np.ndarray, keys: Any) -> None:

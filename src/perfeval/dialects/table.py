@@ -142,10 +142,8 @@ SKLEARN = Dialect(
     "scikit-learn's metrics: tie-aware (half credit, tie-averaged DCG, one AP threshold per tie), linear "
     "gain, a query without relevance counts 0, one-document queries refused",
     {
-        "ROC": Policy("sklearn.metrics.roc_auc_score", "ROC", weights=True, grouped=False),
-        "AP": Policy(
-            "sklearn.metrics.average_precision_score", "AP", empty="zero", weights=True, grouped=False
-        ),
+        "ROC": Policy("sklearn.metrics.roc_auc_score", "ROC", weights=True),
+        "AP": Policy("sklearn.metrics.average_precision_score", "AP", empty="zero", weights=True),
         "NDCG": Policy(
             "sklearn.metrics.ndcg_score",
             "NDCG",
@@ -165,9 +163,8 @@ SKLEARN = Dialect(
             "LOGLOSS",
             params=(("eps", 2.220446049250313e-16),),
             weights=True,
-            grouped=False,
         ),
-        "BRIER": Policy("sklearn.metrics.brier_score_loss", "BRIER", weights=True, grouped=False),
+        "BRIER": Policy("sklearn.metrics.brier_score_loss", "BRIER", weights=True),
     },
 )
 
@@ -274,7 +271,6 @@ TORCHMETRICS = Dialect(
             "ROC",
             finish="perfeval.dialects.binned:torchmetrics_binned",
             finish_args=(("curve", "ROC"),),
-            grouped=False,
             exact="float32",
             one_class=0.0,
         ),
@@ -283,7 +279,6 @@ TORCHMETRICS = Dialect(
             "AP",
             finish="perfeval.dialects.binned:torchmetrics_binned",
             finish_args=(("curve", "AP"),),
-            grouped=False,
             exact="float32",
             one_class=0.0,
         ),
@@ -355,7 +350,6 @@ SPARK = Dialect(
             "ROC",
             finish="perfeval.dialects.binned:spark_binned",
             finish_args=(("curve", "ROC"),),
-            grouped=False,
             weights=True,
         ),
         "AP": Policy(
@@ -363,7 +357,6 @@ SPARK = Dialect(
             "AP",
             finish="perfeval.dialects.binned:spark_binned",
             finish_args=(("curve", "PR"),),
-            grouped=False,
             weights=True,
             notes=(
                 "the area under the PR curve by trapezoids from (0, first precision), not average precision",
@@ -385,7 +378,6 @@ KERAS = Dialect(
             "ROC",
             finish="perfeval.dialects.binned:keras_auc",
             finish_args=(("curve", "ROC"),),
-            grouped=False,
             exact="float32",
             weights=True,
         ),
@@ -394,7 +386,6 @@ KERAS = Dialect(
             "AP",
             finish="perfeval.dialects.binned:keras_auc",
             finish_args=(("curve", "PR"),),
-            grouped=False,
             exact="float32",
             weights=True,
             notes=("the area under the interpolated PR curve, not average precision",),
