@@ -564,3 +564,20 @@ def test_ap_per_query_under_trec_eval_and_ranx_and_ndcg_burges():
 def test_signature_names_the_dialect_and_its_options():
     r = perfeval.evaluate([1, 0, 1, 0], [0.4, 0.3, 0.2, 0.1], measures=["roc"], dialect="spark:numBins=10")
     assert "ties:dialect=spark:numBins=10" in str(r.signature)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), rule=st.sampled_from(["input", "reverse"]))
+def test_roc_in_input_order_walk_is_the_roc_of_the_broken_scores(seed, rule):
+    """The one-walk ROC with ties in input order (DIN's calc_auc) equals the engine's ROC of the
+    scores made distinct in that order."""
+    from perfeval import _validation
+    from perfeval.dialects.apply import _roc_input_order
+    from perfeval.dialects.orders import broken
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 400))
+    y, s = rng.integers(0, 2, n), rng.integers(0, 5, n) / 4
+    c = _validation.cases(y, s)
+    want = perfeval.evaluate(y, broken(np.zeros(n, dtype=np.int64), s, rule), measures=["roc"])["ROC"]
+    assert _roc_input_order(c, rule, None, "ROC") == pytest.approx(want, abs=1e-15, nan_ok=True)

@@ -11,6 +11,7 @@ static PyMethodDef methods[] = {
     {"sort", nv_sort, METH_VARARGS, "Sort (targets, predictions) in place exactly as PERF's quicksort does."},
     {"numba_argsort", nv_numba_argsort, METH_VARARGS, "numba's quicksort argsort of each segment of float64 keys (ranx's order)."},
     {"ties_by_id", nv_ties_by_id, METH_VARARGS, "Each tie's rows sorted by id descending as text (trec_eval's order)."},
+    {"roc_input_ties", nv_roc_input_ties, METH_VARARGS, "ROC pair counts with ties broken by input order, in one walk."},
     {"fractions", nv_fractions, METH_VARARGS, "Tie fractions (positives / size of each 1e-15 tie chain)."},
     {"acc_sweep", nv_acc_sweep, METH_VARARGS, "Accuracy/cost sweep: max_acc_thresh, count, plot."},
     {"confusion", nv_confusion, METH_VARARGS, "Confusion counts at a threshold."},

@@ -117,6 +117,7 @@ PyObject *nv_parse_table(PyObject *self, PyObject *args);
 PyObject *nv_sort(PyObject *self, PyObject *args);
 PyObject *nv_numba_argsort(PyObject *self, PyObject *args);
 PyObject *nv_ties_by_id(PyObject *self, PyObject *args);
+PyObject *nv_roc_input_ties(PyObject *self, PyObject *args);
 
 /* ---- classic.c ------------------------------------------------------------------------------- */
 PyObject *nv_binarise(PyObject *self, PyObject *args);

@@ -614,3 +614,90 @@ PyObject *nv_ties_by_id(PyObject *Py_UNUSED(self), PyObject *args)
     nv_args_release(&in);
     Py_RETURN_NONE;
 }
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The ROC area when ties are broken by input order (DIN's calc_auc, which sorts stably), in one walk  */
+/* over the rows in ascending score order: per run of equal scores its positives and negatives, the  */
+/* pairs ordered by score, and, with the run's rows put back in input order, the tied pairs whose     */
+/* positive comes first.                                                                              */
+/* ------------------------------------------------------------------------------------------------ */
+static void idx_sort(int64_t *r, int64_t *tmp, Py_ssize_t n)
+{
+    if (n <= 16) {
+        for (Py_ssize_t i = 1; i < n; i++) {
+            int64_t v = r[i];
+            Py_ssize_t j = i;
+            while (j > 0 && r[j - 1] > v) {
+                r[j] = r[j - 1];
+                j--;
+            }
+            r[j] = v;
+        }
+        return;
+    }
+    Py_ssize_t h = n / 2;
+    idx_sort(r, tmp, h);
+    idx_sort(r + h, tmp, n - h);
+    Py_ssize_t i = 0, j = h, o = 0;
+    while (i < h && j < n)
+        tmp[o++] = r[j] < r[i] ? r[j++] : r[i++];
+    while (i < h)
+        tmp[o++] = r[i++];
+    while (j < n)
+        tmp[o++] = r[j++];
+    memcpy(r, tmp, (size_t)n * sizeof(int64_t));
+}
+
+/* roc_input_ties(order int64 (ascending by score; reordered in place inside runs), scores f64, positive u8)
+ * -> (pairs with the positive scored higher, tied pairs, tied pairs whose positive comes first in the
+ * input, positives, negatives) */
+PyObject *nv_roc_input_ties(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *oo, *so, *po;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOO", &oo, &so, &po) || nv_arg(&in, oo, NV_RAW8 | NV_WRITABLE) < 0 ||
+        nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, po, NV_RAW1) < 0)
+        return NULL;
+    int64_t *order = in.v[0].buf;
+    const double *s = in.v[1].buf;
+    const unsigned char *pos = in.v[2].buf;
+    Py_ssize_t n = in.n[0];
+    if (in.n[1] != n || in.n[2] != n)
+        return nv_args_fail(&in, PyExc_ValueError, "roc_input_ties: lengths differ"), NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (order[i] < 0 || order[i] >= n)
+            return nv_args_fail(&in, PyExc_ValueError, "roc_input_ties: order out of range"), NULL;
+    int64_t *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+    if (!tmp) {
+        nv_args_release(&in);
+        return PyErr_NoMemory();
+    }
+    double strict = 0.0, tied = 0.0, pos_first = 0.0, P = 0.0, N = 0.0;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t a = 0;
+    while (a < n) {
+        Py_ssize_t b = a + 1;
+        while (b < n && s[order[b]] == s[order[a]])
+            b++;
+        double p = 0.0, q = 0.0;
+        if (b - a > 1)
+            idx_sort(order + a, tmp, b - a);
+        for (Py_ssize_t i = a; i < b; i++) {
+            if (pos[order[i]])
+                p += 1.0;
+            else {
+                q += 1.0;
+                pos_first += p; /* the positives of the run before this negative in the input */
+            }
+        }
+        strict += p * N; /* every negative of a lower run */
+        tied += p * q;
+        P += p;
+        N += q;
+        a = b;
+    }
+    Py_END_ALLOW_THREADS
+    free(tmp);
+    nv_args_release(&in);
+    return Py_BuildValue("(ddddd)", strict, tied, pos_first, P, N);
+}

@@ -159,6 +159,13 @@ def evaluate_dialect(
             for spec, pol, _engine in todo:
                 results[spec.label] = _finished(d, spec, pol, cases, opts, pos_label, raw)
             continue
+        if _roc_by_rows(pol0, todo, cases):  # ROC with ties in input order: one walk, no distinct scores
+            for spec, pol, engine in todo:
+                r = MeasureResult(
+                    engine.label, _roc_input_order(cases, pol.ties, pos_label, spec.label), "higher"
+                )
+                results[spec.label] = _rules(d, spec, pol, r, cases, codes, keys, sizes, opts, pos_label)
+            continue
         y = cases.y
         s = _ordered(d, opts, todo, cases, codes, keys, ids, pos_label)
         if pol0.scored_relevant:  # torchmetrics: a case scored 0 or less is never relevant
@@ -235,6 +242,33 @@ def _ordered(
             rule = "numba2" if pol0.ties == "numba" and opts.get("sorts") == 2 else pol0.ties
             s = broken(codes, s, rule, None if ids is None else _kept(ids, cases), y=order_y)
     return s
+
+
+def _roc_by_rows(pol: Policy, todo: list, cases: Cases) -> bool:
+    return (
+        pol.ties in ("input", "reverse")
+        and cases.g is None
+        and cases.w is None
+        and all(e.measure.name == "ROC" for _s, _p, e in todo)
+    )
+
+
+def _roc_input_order(cases: Cases, rule: str, pos_label: Any, label: str) -> float:
+    """The ROC area with tied scores ordered by input position (``input``: the earlier row ranks higher;
+    ``reverse``: the later, as DIN's stable ascending sort leaves them): the pairs ordered by score,
+    plus the tied pairs the input order puts right, counted in one walk over the rows by score
+    (``_x87.roc_input_ties``; making the 10M scores distinct and summarising them costs five times
+    more).
+    """
+    from perfeval import _x87
+
+    is_pos = (np.asarray(binary_targets(cases.y, label, pos_label)) == 1).astype(np.uint8)
+    order = np.argsort(cases.s).astype(np.int64)  # ascending; the kernel orders each tie by input position
+    strict, tied, pos_first, P, N = _x87.roc_input_ties(order, np.ascontiguousarray(cases.s), is_pos)
+    if P == 0 or N == 0:
+        return math.nan
+    right = pos_first if rule == "input" else tied - pos_first
+    return float((strict + right) / (P * N))
 
 
 def _kind(pol: Policy, engine: MeasureSpec) -> tuple:
@@ -388,28 +422,48 @@ def _finished(
         raise InvalidParameterError(
             f"dialect {d.name}: {pol.call} has no groups; evaluate {spec.label} without"
         )
-    src = raw if raw is not None and d.name == "spark" else cases
-    is_pos = np.asarray(binary_targets(src.y, spec.label, pos_label)) == 1
-    w = np.ones(len(src.s)) if src.w is None else src.w
+    is_pos = np.asarray(binary_targets(cases.y, spec.label, pos_label)) == 1
+    # Spark counts the scores of the cases of weight 0 among those it bins: their scores join the
+    # histogram as empty cells
+    zero = raw.s[raw.w == 0] if raw is not None and raw.w is not None and d.name == "spark" else None
+    zero_g = raw.g[raw.w == 0] if zero is not None and raw is not None and raw.g is not None else None
     mod, _, attr = pol.finish.partition(":")
     fn = getattr(importlib.import_module(mod), attr)
     kwargs = {**dict(pol.finish_args), **opts}
     kwargs.pop("empty_target_action", None)
 
-    def area(rows: np.ndarray | slice) -> float:
-        scores, at = np.unique(src.s[rows], return_inverse=True)
-        at = at.reshape(-1)
-        pos = np.bincount(at, weights=np.where(is_pos[rows], w[rows], 0.0), minlength=len(scores))
-        neg = np.bincount(at, weights=np.where(is_pos[rows], 0.0, w[rows]), minlength=len(scores))
-        return float(fn(ScoreHistogram(scores, pos, neg), **kwargs))
+    def area(rows: np.ndarray | slice, zero_scores: np.ndarray | None) -> float:
+        h = ScoreHistogram.from_checked(
+            is_pos[rows], cases.s[rows], None if cases.w is None else cases.w[rows]
+        )
+        h = h.canonical()
+        if zero_scores is not None and len(zero_scores):
+            scores = np.union1d(h.scores, zero_scores)
+            at = np.searchsorted(scores, h.scores)
+            pos, neg = np.zeros(len(scores)), np.zeros(len(scores))
+            pos[at], neg[at] = h.pos, h.neg
+            h = ScoreHistogram(scores, pos, neg)
+        return float(fn(h, **kwargs))
 
-    if src.g is None:
-        return MeasureResult(spec.label, area(slice(None)), spec.measure.direction)
-    keys, codes = group_codes(src.g)
+    if cases.g is None:
+        return MeasureResult(spec.label, area(slice(None), zero), spec.measure.direction)
+    keys, codes = group_codes(cases.g)
     order = np.argsort(codes, kind="stable")
     cut = np.searchsorted(codes[order], np.arange(len(keys) + 1))
-    vals = np.array([area(order[cut[i] : cut[i + 1]]) for i in range(len(keys))])
-    sizes = np.bincount(codes, weights=src.w, minlength=len(keys)).astype(np.float64)
+    zero_codes = None
+    if zero_g is not None:  # a group of weight-0 cases only is no group: its scores go nowhere
+        zero_codes = np.minimum(np.searchsorted(keys, zero_g), len(keys) - 1)
+        zero_codes[keys[zero_codes] != zero_g] = -1
+    vals = np.array(
+        [
+            area(
+                order[cut[i] : cut[i + 1]],
+                None if zero_codes is None or zero is None else zero[zero_codes == i],
+            )
+            for i in range(len(keys))
+        ]
+    )
+    sizes = np.bincount(codes, weights=cases.w, minlength=len(keys)).astype(np.float64)
     res = MeasureResult.of(MeasureSpec(spec.measure), vals, sizes, keys, True)
     res.label = spec.label
     return res
