@@ -108,9 +108,10 @@ def ranking(reps: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
-        qo, do = qs.astype(object), ds.astype(object)  # ranx wants object (str) id columns
-        qr = ranx.Qrels.from_df(pd.DataFrame({"q_id": qo, "doc_id": do, "score": rel}), score_col="score")
-        ru = ranx.Run.from_df(pd.DataFrame({"q_id": qo, "doc_id": do, "score": s}), score_col="score")
+        # ranx wants object id columns (pandas 3 would make them its string dtype: ranx#79)
+        ids_ = pd.DataFrame({"q_id": pd.Series(qs, dtype=object), "doc_id": pd.Series(ds, dtype=object)})
+        qr = ranx.Qrels.from_df(ids_.assign(score=rel), score_col="score")
+        ru = ranx.Run.from_df(ids_.assign(score=s), score_col="score")
         out = ranx.evaluate(qr, ru, ["ndcg@10", "map"])
         print(f"  peer ranx from DataFrames + evaluate {time.perf_counter() - t0:.2f} s  {out}")
 
