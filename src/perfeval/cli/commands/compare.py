@@ -84,7 +84,9 @@ def inputs(args: Any, specs: list) -> tuple:
     """
     from perfeval.exceptions import InvalidParameterError
 
-    binary = any(s.measure.kind in ("binary", "grouped") for s in specs)  # GAUC reads 0/1 too
+    binary = any(s.measure.kind == "binary" for s in specs) or (
+        args.pos_label is not None and any(s.measure.kind == "grouped" for s in specs)
+    )  # GAUC reads labels through --pos-label, else grades (> 0: positive)
     if len(args.files) == 1:
         return _one_table(args, binary)
     if len(args.files) != 2:

@@ -133,7 +133,9 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
     if parts:
         parts = {k: load.labels_as(v, target) for k, v in parts.items()}
     else:
-        binary = any(s.measure.kind in ("binary", "grouped") for s in specs)  # GAUC reads 0/1 too
+        binary = any(s.measure.kind == "binary" for s in specs) or (
+            args.pos_label is not None and any(s.measure.kind == "grouped" for s in specs)
+        )  # GAUC reads labels through --pos-label, else grades (> 0: positive)
         target = load.targets(table, ch.target.name, target, args.pos_label, binary)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
