@@ -581,3 +581,41 @@ def test_roc_in_input_order_walk_is_the_roc_of_the_broken_scores(seed, rule):
     c = _validation.cases(y, s)
     want = perfeval.evaluate(y, broken(np.zeros(n, dtype=np.int64), s, rule), measures=["roc"])["ROC"]
     assert _roc_input_order(c, rule, None, "ROC") == pytest.approx(want, abs=1e-15, nan_ok=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), levels=st.integers(1, 3000))
+def test_roc_input_hash_and_sorted_walk_agree(seed, levels):
+    """The two compiled counts of DIN's ROC: by a hash of the distinct scores, and over the rows sorted
+    (the hash gives up past its cap: None); -0.0 and 0.0 are one score."""
+    from perfeval import _x87
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 5000))
+    s = rng.integers(0, levels, n) / 7.0
+    s[rng.random(n) < 0.1] = -0.0
+    p = rng.integers(0, 2, n).astype(np.uint8)
+    walk = _x87.roc_input_ties(np.argsort(s).astype(np.int64), s, p)
+    assert _x87.roc_input_hash(s, p, 1 << 24) == walk
+    assert _x87.roc_input_hash(s, p, 1) is None or len(np.unique(s)) <= 512
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 3000), levels=st.sampled_from([3, 50, 10**6]))
+def test_perf_dialect_without_perfs_quicksort_gives_its_bits(seed, n, levels):
+    """The measures that do not read the order inside ties are sorted by a radix sort, not PERF's
+    quicksort: bit for bit the values of the classic engine with it (targets -1/1 and 0/1; heavy ties
+    and none)."""
+    from perfeval.classic.values import values
+    from perfeval.dialects.perf import ORDER_FREE, _options
+    from perfeval.engine import resolve
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n) * (2 if seed % 2 else 1) - (1 if seed % 2 else 0)
+    s = rng.integers(0, levels, n) / levels
+    specs = resolve(sorted(m.lower() for m in ORDER_FREE if m not in ("CST",)), 0.5)
+    fast = perfeval.evaluate(y, s, measures=specs, dialect="perf")
+    slow, _ = values(y.astype(np.float32).tobytes(), s.astype(np.float32).tobytes(), _options(specs, 0.5))
+    for spec in specs:
+        a, b = fast.results[spec.label].value, slow.get(spec.measure.name, np.nan)
+        assert a == b or (np.isnan(a) and np.isnan(b)), spec.label

@@ -12,6 +12,8 @@ static PyMethodDef methods[] = {
     {"numba_argsort", nv_numba_argsort, METH_VARARGS, "numba's quicksort argsort of each segment of float64 keys (ranx's order)."},
     {"ties_by_id", nv_ties_by_id, METH_VARARGS, "Each tie's rows sorted by id descending as text (trec_eval's order)."},
     {"roc_input_ties", nv_roc_input_ties, METH_VARARGS, "ROC pair counts with ties broken by input order, in one walk."},
+    {"roc_input_hash", nv_roc_input_hash, METH_VARARGS, "roc_input_ties' numbers from a hash of the distinct scores, no sort of rows; None past cap."},
+    {"sort_by_pred", nv_sort_by_pred, METH_VARARGS, "Sort (targets, predictions) by prediction: a stable radix sort, not PERF's tie order."},
     {"fractions", nv_fractions, METH_VARARGS, "Tie fractions (positives / size of each 1e-15 tie chain)."},
     {"acc_sweep", nv_acc_sweep, METH_VARARGS, "Accuracy/cost sweep: max_acc_thresh, count, plot."},
     {"confusion", nv_confusion, METH_VARARGS, "Confusion counts at a threshold."},

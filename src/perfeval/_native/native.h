@@ -115,9 +115,11 @@ PyObject *nv_parse_table(PyObject *self, PyObject *args);
 
 /* ---- sort.c ---------------------------------------------------------------------------------- */
 PyObject *nv_sort(PyObject *self, PyObject *args);
+PyObject *nv_sort_by_pred(PyObject *self, PyObject *args);
 PyObject *nv_numba_argsort(PyObject *self, PyObject *args);
 PyObject *nv_ties_by_id(PyObject *self, PyObject *args);
 PyObject *nv_roc_input_ties(PyObject *self, PyObject *args);
+PyObject *nv_roc_input_hash(PyObject *self, PyObject *args);
 
 /* ---- classic.c ------------------------------------------------------------------------------- */
 PyObject *nv_binarise(PyObject *self, PyObject *args);

@@ -111,6 +111,9 @@ class Classic:
         #: each printed measure's value, unrounded, by PERF's label (the first threshold section's):
         #: what the ``perf`` dialect of the modern API returns (perfeval.classic.values)
         self.values: dict[str, float] = {}
+        #: the order inside ties does not matter to the measures asked (perfeval.classic.values, for
+        #: the perf dialect's ORDER_FREE measures): a radix sort instead of PERF's quicksort
+        self.any_tie_order = False
 
     # -- reading ------------------------------------------------------------------------------------
     def read_warnings(self, p: Buffer, limit: int) -> None:
@@ -153,7 +156,10 @@ class Classic:
                 % (mn, assumed)
             )
         self.st.warn_min = self.st.warn_max = 1
-        K.sort(t, p)
+        if self.any_tie_order:
+            K.sort_by_pred(t, p)
+        else:
+            K.sort(t, p)
         fr = K.zeros(4 * n)
         K.fractions(t, p, fr)
         return DataSet(t, p, fr, n, T0, T1, bool(all_same), assumed, mean)

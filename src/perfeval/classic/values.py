@@ -15,9 +15,13 @@ from perfeval.classic.reader import Cases
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 
 
-def values(targets: bytes, preds: bytes, argv: list[str]) -> tuple[dict[str, float], list[str]]:
+def values(
+    targets: bytes, preds: bytes, argv: list[str], any_tie_order: bool = False
+) -> tuple[dict[str, float], list[str]]:
     """Each measure PERF prints for ``argv`` (its options, without input files) on float32 columns
     ``targets`` and ``preds`` (native byte order), by PERF's label; and what it wrote on stderr.
+    ``any_tie_order``: sort by a radix sort, not PERF's quicksort: right only for the measures that do
+    not read the order it leaves inside ties (see perfeval.dialects.perf).
     """
     if len(targets) != len(preds) or not len(preds):
         raise InvalidParameterError("the perf dialect needs equally long, non-empty targets and scores")
@@ -26,6 +30,7 @@ def values(targets: bytes, preds: bytes, argv: list[str]) -> tuple[dict[str, flo
     try:
         req = parse_options(argv)
         job = Classic(req, io)
+        job.any_tie_order = any_tie_order
         job.run_normal(Cases(bytearray(targets), bytearray(preds), None))
     except ClassicExit as e:
         raise InvalidDataError("perf dialect: " + e.text.strip()) from None
