@@ -156,8 +156,7 @@ def evaluate_dialect(
         todo = [(s, pol, e) for s, pol, e in plan if _kind(pol, e) == kind]
         pol0, engine0 = todo[0][1], todo[0][2]
         if pol0.finish:
-            for spec, pol, _engine in todo:
-                results[spec.label] = _finished(d, spec, pol, cases, opts, pos_label, raw)
+            results.update(_finished(d, todo, cases, opts, pos_label, raw))
             continue
         if _roc_by_rows(pol0, todo, cases):  # ROC with ties in input order: one walk, no distinct scores
             for spec, pol, engine in todo:
@@ -412,32 +411,28 @@ def _rules(
 
 def _finished(
     d: Dialect,
-    spec: MeasureSpec,
-    pol: Policy,
+    todo: list,
     cases: Cases,
     opts: dict[str, Any],
     pos_label: Any,
     raw: Cases | None = None,
-) -> MeasureResult:
-    """A binning tool's area, from the exact histogram of the cases (Spark: with the scores of the
-    cases of weight 0 among the distinct scores it bins, as it counts them); with groups, the tool's
-    area of each group, averaged over the groups.
+) -> dict[str, MeasureResult]:
+    """A binning tool's areas, from the exact histogram of the cases, built once for every measure
+    of ``todo`` (Spark: with the scores of the cases of weight 0 among the distinct scores it bins,
+    as it counts them); with groups, the tool's area of each group, averaged over the groups.
     """
-    if cases.g is not None and not pol.grouped:
+    spec0, pol0 = todo[0][0], todo[0][1]
+    if cases.g is not None and not pol0.grouped:
         raise InvalidParameterError(
-            f"dialect {d.name}: {pol.call} has no groups; evaluate {spec.label} without"
+            f"dialect {d.name}: {pol0.call} has no groups; evaluate {spec0.label} without"
         )
-    is_pos = np.asarray(binary_targets(cases.y, spec.label, pos_label)) == 1
+    is_pos = np.asarray(binary_targets(cases.y, spec0.label, pos_label)) == 1
     # Spark counts the scores of the cases of weight 0 among those it bins: their scores join the
     # histogram as empty cells
     zero = raw.s[raw.w == 0] if raw is not None and raw.w is not None and d.name == "spark" else None
     zero_g = raw.g[raw.w == 0] if zero is not None and raw is not None and raw.g is not None else None
-    mod, _, attr = pol.finish.partition(":")
-    fn = getattr(importlib.import_module(mod), attr)
-    kwargs = {**dict(pol.finish_args), **opts}
-    kwargs.pop("empty_target_action", None)
 
-    def area(rows: np.ndarray | slice, zero_scores: np.ndarray | None) -> float:
+    def histogram(rows: np.ndarray | slice, zero_scores: np.ndarray | None) -> ScoreHistogram:
         h = ScoreHistogram.from_checked(
             is_pos[rows], cases.s[rows], None if cases.w is None else cases.w[rows]
         )
@@ -448,30 +443,41 @@ def _finished(
             pos, neg = np.zeros(len(scores)), np.zeros(len(scores))
             pos[at], neg[at] = h.pos, h.neg
             h = ScoreHistogram(scores, pos, neg)
-        return float(fn(h, **kwargs))
+        return h
 
+    keys: Any = None
     if cases.g is None:
-        return MeasureResult(spec.label, area(slice(None), zero), spec.measure.direction)
-    keys, codes = group_codes(cases.g)
-    order = np.argsort(codes, kind="stable")
-    cut = np.searchsorted(codes[order], np.arange(len(keys) + 1))
-    zero_codes = None
-    if zero_g is not None:  # a group of weight-0 cases only is no group: its scores go nowhere
-        zero_codes = np.minimum(np.searchsorted(keys, zero_g), len(keys) - 1)
-        zero_codes[keys[zero_codes] != zero_g] = -1
-    vals = np.array(
-        [
-            area(
+        hists = [histogram(slice(None), zero)]
+    else:
+        keys, codes = group_codes(cases.g)
+        order = np.argsort(codes, kind="stable")
+        cut = np.searchsorted(codes[order], np.arange(len(keys) + 1))
+        zero_codes = None
+        if zero_g is not None:  # a group of weight-0 cases only is no group: its scores go nowhere
+            zero_codes = np.minimum(np.searchsorted(keys, zero_g), len(keys) - 1)
+            zero_codes[keys[zero_codes] != zero_g] = -1
+        hists = [
+            histogram(
                 order[cut[i] : cut[i + 1]],
                 None if zero_codes is None or zero is None else zero[zero_codes == i],
             )
             for i in range(len(keys))
         ]
-    )
-    sizes = np.bincount(codes, weights=cases.w, minlength=len(keys)).astype(np.float64)
-    res = MeasureResult.of(MeasureSpec(spec.measure), vals, sizes, keys, True)
-    res.label = spec.label
-    return res
+        sizes = np.bincount(codes, weights=cases.w, minlength=len(keys)).astype(np.float64)
+    out = {}
+    for spec, pol, _engine in todo:
+        mod, _, attr = pol.finish.partition(":")
+        fn = getattr(importlib.import_module(mod), attr)
+        kwargs = {**dict(pol.finish_args), **opts}
+        kwargs.pop("empty_target_action", None)
+        vals = np.array([float(fn(h, **kwargs)) for h in hists])
+        if keys is None:
+            out[spec.label] = MeasureResult(spec.label, float(vals[0]), spec.measure.direction)
+        else:
+            res = MeasureResult.of(MeasureSpec(spec.measure), vals, sizes, keys, True)
+            res.label = spec.label
+            out[spec.label] = res
+    return out
 
 
 def _refuse_mixed_ties(d: Dialect, todo: list, cases: Cases, codes: np.ndarray, keys: Any) -> None:
