@@ -619,3 +619,17 @@ def test_perf_dialect_without_perfs_quicksort_gives_its_bits(seed, n, levels):
     for spec in specs:
         a, b = fast.results[spec.label].value, slow.get(spec.measure.name, np.nan)
         assert a == b or (np.isnan(a) and np.isnan(b)), spec.label
+
+
+def test_roc_input_hash_in_two_halves_merges_exactly():
+    """From 200,000 rows the hash counts each half of the rows in its own thread and merges them (a
+    positive of the first half precedes every negative of the second): the sorted walk's numbers."""
+    from perfeval import _x87
+
+    rng = np.random.default_rng(3)
+    for levels in (1, 40, 100_000):
+        s = rng.integers(0, levels, 300_000) / 7.0
+        s[rng.random(300_000) < 0.1] = -0.0
+        p = rng.integers(0, 2, 300_000).astype(np.uint8)
+        walk = _x87.roc_input_ties(np.argsort(s).astype(np.int64), s, p)
+        assert _x87.roc_input_hash(s, p, 1 << 24) == walk

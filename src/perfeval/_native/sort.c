@@ -702,12 +702,7 @@ PyObject *nv_roc_input_ties(PyObject *Py_UNUSED(self), PyObject *args)
     return Py_BuildValue("(ddddd)", strict, tied, pos_first, P, N);
 }
 
-/* roc_input_hash(scores f64, positive u8, cap int) -> the same five numbers as roc_input_ties, or None
- * when the scores have more than `cap` distinct values (then the caller sorts): one pass over the rows in
- * input order with a hash of the distinct scores (open addressing, the counts in the slot, the slot of a
- * row 16 ahead prefetched), each counting its negatives, its positives and the (positive, negative)
- * pairs of its tie with the positive first; then the distinct scores sorted, for the pairs ordered by
- * score.  No sort of the rows: an argsort of 10M scores costs 1 s, this pass about half that. */
+/* a distinct score of roc_input_hash's table, with its positives and negatives */
 typedef struct {
     double key; /* NaN: empty (scores are finite) */
     double pos, neg;
@@ -743,6 +738,83 @@ static hcell *hcells_new(size_t size)
     return t;
 }
 
+/* the slot of `key` in the table (its cell, or the empty one where it goes) */
+static size_t hfind(const hcell *tab, size_t size, double key)
+{
+    size_t h = hslot(key, size - 1);
+    while (!isnan(tab[h].key) && tab[h].key != key)
+        h = (h + 1) & (size - 1);
+    return h;
+}
+
+/* one half of the rows counted into its own table */
+typedef struct {
+    const double *s;
+    const unsigned char *pos;
+    Py_ssize_t lo, hi, cap;
+    hcell *tab;
+    size_t size;
+    Py_ssize_t m;
+    double pos_first;
+    int status; /* 1: more distinct scores than cap, 2: out of memory */
+} hjob;
+
+static void *hjob_run(void *arg)
+{
+    hjob *j = arg;
+    j->size = 1024;
+    j->tab = hcells_new(j->size);
+    j->m = 0;
+    j->pos_first = 0.0;
+    j->status = j->tab ? 0 : 2;
+    const double *s = j->s;
+    for (Py_ssize_t r = j->lo; r < j->hi && !j->status; r++) {
+        if (r + 16 < j->hi)
+            __builtin_prefetch(&j->tab[hslot(s[r + 16] + 0.0, j->size - 1)], 1);
+        double key = s[r] + 0.0; /* -0.0 and 0.0 are one score */
+        size_t h = hfind(j->tab, j->size, key);
+        if (isnan(j->tab[h].key)) {
+            if ((size_t)(j->m + 1) * 2 > j->size) { /* grow: double the table, rehash */
+                if (j->m + 1 > j->cap) {
+                    j->status = 1;
+                    break;
+                }
+                size_t ns = j->size * 2;
+                hcell *nt = hcells_new(ns);
+                if (!nt) {
+                    j->status = 2;
+                    break;
+                }
+                for (size_t i = 0; i < j->size; i++)
+                    if (!isnan(j->tab[i].key))
+                        nt[hfind(nt, ns, j->tab[i].key)] = j->tab[i];
+                free(j->tab);
+                j->tab = nt;
+                j->size = ns;
+                h = hfind(j->tab, j->size, key);
+            }
+            j->m++;
+            j->tab[h].key = key;
+            j->tab[h].pos = j->tab[h].neg = 0.0;
+        }
+        if (j->pos[r])
+            j->tab[h].pos += 1.0;
+        else {
+            j->tab[h].neg += 1.0;
+            j->pos_first += j->tab[h].pos; /* the positives of this tie that came before */
+        }
+    }
+    return NULL;
+}
+
+/* roc_input_hash(scores f64, positive u8, cap int) -> the same five numbers as roc_input_ties, or None
+ * when the scores have more than `cap` distinct values (then the caller sorts): the rows counted in
+ * input order with a hash of the distinct scores (open addressing, the counts in the slot, the slot of
+ * a row 16 ahead prefetched), each score counting its negatives, its positives and the (positive,
+ * negative) pairs of its tie with the positive first; the two halves of the rows in two threads, then
+ * merged (a positive of the first half comes before every negative of the second); then the distinct
+ * scores sorted, for the pairs ordered by score.  No sort of the rows: an argsort of 10M scores costs
+ * 1 s, this about a third of that. */
 PyObject *nv_roc_input_hash(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *so, *po;
@@ -750,80 +822,84 @@ PyObject *nv_roc_input_hash(PyObject *Py_UNUSED(self), PyObject *args)
     nv_args in = {0};
     if (!PyArg_ParseTuple(args, "OOn", &so, &po, &cap) || nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, po, NV_RAW1) < 0)
         return NULL;
-    const double *s = in.v[0].buf;
-    const unsigned char *pos = in.v[1].buf;
     Py_ssize_t n = in.n[0];
     if (in.n[1] != n)
         return nv_args_fail(&in, PyExc_ValueError, "roc_input_hash: lengths differ"), NULL;
-    size_t size = 1024;
-    hcell *tab = hcells_new(size);
-    if (!tab) {
-        nv_args_release(&in);
-        return PyErr_NoMemory();
+    hjob j[2];
+    Py_ssize_t half = n >= 200000 ? n / 2 : n; /* small inputs: one thread */
+    for (int k = 0; k < 2; k++) {
+        j[k].s = in.v[0].buf;
+        j[k].pos = in.v[1].buf;
+        j[k].cap = cap;
+        j[k].lo = k ? half : 0;
+        j[k].hi = k ? n : half;
+        j[k].tab = NULL;
     }
-    Py_ssize_t m = 0;
     double pos_first = 0.0, strict = 0.0, tied = 0.0, P = 0.0, N = 0.0;
-    int status = 0; /* 1: too many distinct scores, 2: out of memory */
+    int status = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < n; r++) {
-        if (r + 16 < n)
-            __builtin_prefetch(&tab[hslot(s[r + 16] + 0.0, size - 1)], 1);
-        double key = s[r] + 0.0; /* -0.0 and 0.0 are one score */
-        size_t h = hslot(key, size - 1);
-        while (!isnan(tab[h].key) && tab[h].key != key)
-            h = (h + 1) & (size - 1);
-        if (isnan(tab[h].key)) {
-            if ((size_t)(m + 1) * 2 > size) { /* grow: double the table, rehash */
-                if (m + 1 > cap) {
-                    status = 1;
-                    break;
-                }
-                size_t ns = size * 2;
-                hcell *nt = hcells_new(ns);
-                if (!nt) {
-                    status = 2;
-                    break;
-                }
-                for (size_t i = 0; i < size; i++)
-                    if (!isnan(tab[i].key)) {
-                        size_t g = hslot(tab[i].key, ns - 1);
-                        while (!isnan(nt[g].key))
-                            g = (g + 1) & (ns - 1);
-                        nt[g] = tab[i];
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, hjob_run, &j[1]) == 0;
+    hjob_run(&j[0]);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        hjob_run(&j[1]);
+    status = j[0].status ? j[0].status : j[1].status;
+    if (!status) {
+        /* merge the second half into the first: its negatives come after the first half's positives */
+        hjob *a = &j[0], *b = &j[1];
+        pos_first = a->pos_first + b->pos_first;
+        for (size_t i = 0; i < b->size && !status; i++) {
+            if (isnan(b->tab[i].key))
+                continue;
+            size_t h = hfind(a->tab, a->size, b->tab[i].key);
+            if (isnan(a->tab[h].key)) {
+                if ((size_t)(a->m + 1) * 2 > a->size) {
+                    if (a->m + 1 > cap) {
+                        status = 1;
+                        break;
                     }
-                free(tab);
-                tab = nt;
-                size = ns;
-                h = hslot(key, size - 1);
-                while (!isnan(tab[h].key))
-                    h = (h + 1) & (size - 1);
+                    size_t ns = a->size * 2;
+                    hcell *nt = hcells_new(ns);
+                    if (!nt) {
+                        status = 2;
+                        break;
+                    }
+                    for (size_t q = 0; q < a->size; q++)
+                        if (!isnan(a->tab[q].key))
+                            nt[hfind(nt, ns, a->tab[q].key)] = a->tab[q];
+                    free(a->tab);
+                    a->tab = nt;
+                    a->size = ns;
+                    h = hfind(a->tab, a->size, b->tab[i].key);
+                }
+                a->m++;
+                a->tab[h] = b->tab[i];
+            } else {
+                pos_first += a->tab[h].pos * b->tab[i].neg;
+                a->tab[h].pos += b->tab[i].pos;
+                a->tab[h].neg += b->tab[i].neg;
             }
-            m++;
-            tab[h].key = key;
-            tab[h].pos = tab[h].neg = 0.0;
-        }
-        if (pos[r])
-            tab[h].pos += 1.0;
-        else {
-            tab[h].neg += 1.0;
-            pos_first += tab[h].pos; /* the positives of this tie that came before */
         }
     }
     if (!status) {
+        hcell *tab = j[0].tab;
         Py_ssize_t k = 0;
-        for (size_t i = 0; i < size; i++)
+        for (size_t i = 0; i < j[0].size; i++)
             if (!isnan(tab[i].key))
                 tab[k++] = tab[i];
         qsort(tab, (size_t)k, sizeof(hcell), cmp_hcell);
-        for (Py_ssize_t j = 0; j < k; j++) {
-            strict += tab[j].pos * N;
-            tied += tab[j].pos * tab[j].neg;
-            P += tab[j].pos;
-            N += tab[j].neg;
+        for (Py_ssize_t q = 0; q < k; q++) {
+            strict += tab[q].pos * N;
+            tied += tab[q].pos * tab[q].neg;
+            P += tab[q].pos;
+            N += tab[q].neg;
         }
     }
     Py_END_ALLOW_THREADS
-    free(tab);
+    free(j[0].tab);
+    free(j[1].tab);
     nv_args_release(&in);
     if (status == 2)
         return PyErr_NoMemory();
