@@ -359,31 +359,13 @@ def test_perf_dialect_prints_as_perf_does(seed, n, thr, tmp_path_factory):
     s = np.round(rng.random(n), 2)  # ties
     f = tmp_path_factory.mktemp("perf") / "data.txt"
     f.write_text("".join(f"{a} {b:.2f}\n" for a, b in zip(y, s, strict=True)))
-    measures = ["acc", "ppv", "roc", "apr", "prb", "rms", "r50", "top1", "ca1", "ntop@7", "sar"]
+    measures = "acc,ppv,npv,sen,spc,pre,rec,prf,lft,roc,apr,prb,rms,r50,top1,top10,rkl,ca1,ntop@7,sar".split(
+        ","
+    )
     r = perfeval.evaluate(y, s, measures=measures, dialect="perf", threshold=thr)
     out, err = io.BytesIO(), io.StringIO()
-    argv = [
-        "-acc",
-        "-ppv",
-        "-roc",
-        "-apr",
-        "-prb",
-        "-rms",
-        "-r50",
-        "-top1",
-        "-cal",
-        "100",
-        "-ntop",
-        "7",
-        "-sar",
-        "1",
-        "1",
-        "1",
-        "-t",
-        str(thr),
-        "-file",
-        str(f),
-    ]
+    options = [f"-{m}" for m in measures if m not in ("ca1", "ntop@7", "sar")]
+    argv = [*options, "-cal", "100", "-ntop", "7", "-sar", "1", "1", "1", "-t", str(thr), "-file", str(f)]
     assert run(argv, out, err) == 0
     printed = {
         line.split()[0]: line.split()[1] for line in out.getvalue().decode().splitlines() if line.strip()
@@ -392,6 +374,8 @@ def test_perf_dialect_prints_as_perf_does(seed, n, thr, tmp_path_factory):
         key = {"NTOP@7": "NTOP7"}.get(label, label)
         if np.isnan(res.value):  # one class: PERF prints C's nan, signed
             assert printed[key] in ("nan", "-nan"), label
+        elif label == "RKL":  # a rank, printed as an integer
+            assert f"{res.value:.0f}" == printed[key]
         else:
             assert f"{res.value:8.5f}".strip() == printed[key], label
 

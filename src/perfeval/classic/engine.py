@@ -114,6 +114,9 @@ class Classic:
         #: the order inside ties does not matter to the measures asked (perfeval.classic.values, for
         #: the perf dialect's ORDER_FREE measures): a radix sort instead of PERF's quicksort
         self.any_tie_order = False
+        #: only ``values`` is kept (perfeval.classic.values): the work for what is only printed (the
+        #: accuracy sweep, the sections at other thresholds, rank measures not asked for) is skipped
+        self.values_only = False
 
     # -- reading ------------------------------------------------------------------------------------
     def read_warnings(self, p: Buffer, limit: int) -> None:
@@ -254,7 +257,10 @@ class Classic:
                 res["apr"] = self.apr(ds, plot=r.plot == "pr")
             if "R50" in f:
                 res["r50"] = K.r50(ds.fr, ds.T0, ds.T1, 50)
-            res["ranks"] = K.ranks(ds.fr, ds.T0, ds.T1, 1 if ds.all_same else 0, c_int(r.ntop), r.ntop)
+            if self.values_only and not f & {"PRB", "TOP1", "TOP10", "RKL", "NTOP"}:
+                res["ranks"] = (math.nan,) * 8  # not asked for, and nothing printed is kept
+            else:
+                res["ranks"] = K.ranks(ds.fr, ds.T0, ds.T1, 1 if ds.all_same else 0, c_int(r.ntop), r.ntop)
             if r.plot == "lift":
                 res["lift"] = K.lift_plot(ds.fr, ds.T1)
             if r.percent is not None:
@@ -283,9 +289,13 @@ class Classic:
 
     def _target_measures(self, ds: DataSet, res: dict) -> None:
         r, f, st = self.r, self.flags, self.st
-        res["sweep_plot"] = self.sweep(ds)
-        res["freq_thresh"] = ft = self.freq_thresh(ds)
-        res["counts"] = K.confusion(ds.t, ds.p, (r.threshold, ft, st.max_acc_thresh))
+        if self.values_only:  # only the first section's counts are kept: no sweep, no other threshold
+            res["sweep_plot"], res["freq_thresh"] = b"", r.threshold
+            res["counts"] = K.confusion(ds.t, ds.p, (r.threshold, r.threshold, r.threshold))
+        else:
+            res["sweep_plot"] = self.sweep(ds)
+            res["freq_thresh"] = ft = self.freq_thresh(ds)
+            res["counts"] = K.confusion(ds.t, ds.p, (r.threshold, ft, st.max_acc_thresh))
         if "SAR" in f:
             res["sar_rms"] = self.rms(ds)
         if "SLQ" in f:

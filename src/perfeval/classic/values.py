@@ -31,6 +31,7 @@ def values(
         req = parse_options(argv)
         job = Classic(req, io)
         job.any_tie_order = any_tie_order
+        job.values_only = True
         job.run_normal(Cases(bytearray(targets), bytearray(preds), None))
     except ClassicExit as e:
         raise InvalidDataError("perf dialect: " + e.text.strip()) from None

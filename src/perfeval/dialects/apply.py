@@ -159,11 +159,11 @@ def evaluate_dialect(
             results.update(_finished(d, todo, cases, opts, pos_label, raw))
             continue
         if _roc_by_rows(pol0, todo, cases):  # ROC with ties in input order: one walk, no distinct scores
-            for spec, pol, engine in todo:
-                r = MeasureResult(
-                    engine.label, _roc_input_order(cases, pol.ties, pos_label, spec.label), "higher"
-                )
-                results[spec.label] = _rules(d, spec, pol, r, cases, codes, keys, sizes, opts, pos_label)
+            for spec, pol, _engine in todo:
+                value = _roc_input_order(cases, pol.ties, pos_label, spec.label)
+                if math.isnan(value) and pol.one_class is not None:  # one class (the only NaN here)
+                    value = pol.one_class
+                results[spec.label] = MeasureResult(spec.label, value, spec.measure.direction)
             continue
         y = cases.y
         s = _ordered(d, opts, todo, cases, codes, keys, ids, pos_label)
