@@ -488,3 +488,38 @@ def test_dask_refused_in_the_library():
     df = dd.from_pandas(pd.DataFrame({"y": [1, 0], "s": [0.5, 0.5]}), npartitions=1)
     with pytest.raises(InvalidParameterError, match="in memory only"):
         perfeval.evaluate(df, target="y", score="s", measures=["roc"], tie_bounds=True)
+
+
+def test_compare_tie_bounds_say_whether_ties_can_reverse_the_comparison(tmp_path, capsys):
+    """perfeval compare --tie-bounds: each model's range over the orders of its tied cases (those of
+    perfeval.evaluate), and whether the two ranges overlap."""
+    import json
+
+    import perfeval
+    from perfeval.cli.main import main
+
+    y, a, b = [1, 0, 1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1, 0.5, 0.5], [0.8, 0.7, 0.6, 0.5, 0.4, 0.3]
+    p = tmp_path / "c.csv"
+    p.write_text("y,a,b\n" + "".join(f"{u},{v},{x}\n" for u, v, x in zip(y, a, b, strict=True)))
+    base = [
+        "compare",
+        str(p),
+        "--target",
+        "y",
+        "--score",
+        "a,b",
+        "-m",
+        "roc",
+        "--tie-bounds",
+        "--n-boot",
+        "50",
+    ]
+    assert main([*base, "-o", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)["tie_bounds"]
+    ra = perfeval.evaluate(y, a, measures=["roc"], tie_bounds=True).results["ROC"]
+    assert got["measures"]["ROC"]["a"] == [ra.tie_min, ra.tie_max] and ra.tie_min < ra.tie_max
+    assert got["measures"]["ROC"]["b"] == [2 / 3, 2 / 3] and got["measures"]["ROC"]["overlap"] is True
+    assert got["tied_pairs"]["b"] == 0.0
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert "ties can reverse" in out and " yes" in out.splitlines()[3]

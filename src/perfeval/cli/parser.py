@@ -207,6 +207,12 @@ def build() -> argparse.ArgumentParser:
     cp.add_argument("--weight", help="weight column (binary measures)")
     cp.add_argument("-m", "--measures", default="roc", help="comma-separated measures (default: roc)")
     cp.add_argument("-t", "--threshold", type=float, default=0.5)
+    cp.add_argument(
+        "--tie-bounds",
+        action="store_true",
+        help="also each model's least and greatest value over every order of its tied cases, and whether "
+        "the two ranges overlap (ties alone could reverse the comparison)",
+    )
     _ci_options(cp, "--level", "confidence level of the intervals (default 0.95)", default=0.95)
     cp.add_argument("-o", "--output", default="table", choices=("table", "json"))
     tr = sub.add_parser(

@@ -121,10 +121,14 @@ def run(args: Any) -> int:
         sample_weight=w,
         threshold=args.threshold,
     )
+    bounds = _tie_bounds(y, a, b, g, w, specs, args.threshold) if args.tie_bounds else None
     if args.output == "json":
         from perfeval.report import dumps
 
-        write(dumps({"a": na, "b": nb, "comparisons": [c.to_dict() for c in res.values()]}, indent=2) + "\n")
+        out: dict = {"a": na, "b": nb, "comparisons": [c.to_dict() for c in res.values()]}
+        if bounds is not None:
+            out["tie_bounds"] = bounds
+        write(dumps(out, indent=2) + "\n")
         return 0
     pct = f"{args.ci * 100:g}%"
     head = ["measure", "a", "b", "a - b", f"{pct} low", f"{pct} high", "p-value"]
@@ -147,10 +151,51 @@ def run(args: Any) -> int:
         else f"paired {first.method} bootstrap, {first.n_boot} replicates, seed {args.seed}, "
         f"{first.resampled} resampled"
     )
+    if bounds is not None:
+        head += ["a over tie orders", "b over tie orders", "ties can reverse"]
+        for row, c in zip(rows, res.values(), strict=True):
+            tb = bounds["measures"][c.label]
+            row += [
+                f"{number(tb['a'][0])} .. {number(tb['a'][1])}",
+                f"{number(tb['b'][0])} .. {number(tb['b'][1])}",
+                {True: "yes", False: "no", None: "-"}[tb["overlap"]],
+            ]
     lines = [f"a = {na}", f"b = {nb}", *table([head, *rows], "lr"), f"({how})"]
+    if bounds is not None:
+        lines.append(
+            f"tied pairs: a {number(bounds['tied_pairs']['a'])}, b {number(bounds['tied_pairs']['b'])} "
+            "(ties can reverse: the two ranges over every order of the tied cases overlap)"
+        )
     lines.append(signature_line(_signature(args, specs, first, w is not None)))
     write("\n".join(lines) + "\n")
     return 0
+
+
+def _tie_bounds(y: Any, a: Any, b: Any, g: Any, w: Any, specs: list, threshold: float) -> dict:
+    """Each model's range of every measure over the orders of its tied cases (perfeval.evaluate with
+    tie_bounds=True), whether the ranges overlap, and each model's share of tied pairs.
+    """
+    import math
+
+    from perfeval.evaluation import evaluate
+
+    ra, rb = (
+        evaluate(y, s, measures=specs, groups=g, sample_weight=w, threshold=threshold, tie_bounds=True)
+        for s in (a, b)
+    )
+    measures = {}
+    for sp in specs:
+        x, z = ra.results[sp.label], rb.results[sp.label]
+        lo_a, hi_a, lo_b, hi_b = (
+            float("nan") if v is None else float(v) for v in (x.tie_min, x.tie_max, z.tie_min, z.tie_max)
+        )
+        known = not any(math.isnan(v) for v in (lo_a, hi_a, lo_b, hi_b))
+        measures[sp.label] = {
+            "a": [lo_a, hi_a],
+            "b": [lo_b, hi_b],
+            "overlap": (lo_a <= hi_b and lo_b <= hi_a) if known else None,
+        }
+    return {"measures": measures, "tied_pairs": {"a": ra.tied_pairs, "b": rb.tied_pairs}}
 
 
 def _signature(args: Any, specs: list, first: Any, weighted: bool) -> Any:
