@@ -2,8 +2,8 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-# the official KDD Cup 2004 sample files, shipped in the project's shared folder beside this repo
-SAMPLES ?= ../shared/perf-golden/inputs
+# the official KDD Cup 2004 sample files, shipped in the package (src/perfeval/data)
+SAMPLES ?= src/perfeval/data
 
 .PHONY: demo test docs bench fuzz cwarn sanitize clean
 

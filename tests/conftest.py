@@ -13,7 +13,8 @@ import pytest
 from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = Path(os.environ.get("PERF_GOLDEN", ROOT.parent / "shared" / "perf-golden"))
+#: the golden suite (runs of the original PERF 5.12), in the repository; PERF_GOLDEN points elsewhere
+GOLDEN = Path(os.environ.get("PERF_GOLDEN", ROOT / "tests" / "golden"))
 
 settings.register_profile("ci", max_examples=60, deadline=None)
 settings.register_profile("dev", max_examples=200, deadline=None)

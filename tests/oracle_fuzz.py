@@ -283,7 +283,7 @@ def main() -> int:
 
 GOLDEN_INPUTS = os.environ.get(
     "PERF_GOLDEN_INPUTS",
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "perf-golden", "inputs"),
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "inputs"),
 )
 #: the official KDD Cup 2004 sample files: real competition data for a share of the runs
 REAL = {

@@ -1,4 +1,4 @@
-"""Every case of ../shared/perf-golden (runs of the original PERF 5.12), judged by its kind."""
+"""Every case of tests/golden (runs of the original PERF 5.12), judged by its kind."""
 
 from __future__ import annotations
 
