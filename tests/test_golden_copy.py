@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 HERE = ROOT / "tests" / "golden"
 SHARED = ROOT.parent / "shared" / "perf-golden"
+#: the six official sample files of the KDD Cup release, as the golden suite's inputs name them
 SAMPLES = (
     "testperfdata",
     "badtestperfdata",
