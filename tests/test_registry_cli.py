@@ -99,7 +99,10 @@ def test_perfeval_command(capsys):
     out = capsys.readouterr().out
     assert "Ties:" in out and "APR: average precision" in out
     assert main(["no-such-command"]) == 2
-    assert main([]) == 0
+    capsys.readouterr()
+    assert main([]) == 2  # no command: the help on stderr, a usage error's status
+    out, err = capsys.readouterr()
+    assert out == "" and "usage: perfeval" in err and "explain" in err
 
 
 def test_measure_parameters_are_checked():

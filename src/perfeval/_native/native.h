@@ -3,7 +3,7 @@
  *
  * Why C and not numpy: the classic `perf` command must print what PERF 5.12 printed, and PERF 5.12
  * computed in x87 80-bit extended precision, rounding to 64-bit doubles only at particular points
- * (see ../shared/perf-golden/SPEC.md, section 11.2).  Reproducing that needs a running recurrence per
+ * (see tests/golden/SPEC.md, section 11.2).  Reproducing that needs a running recurrence per
  * case (for example `area = dbl(area + ext_expr)`), which numpy cannot vectorise and a Python loop
  * runs at a few million steps a second.  On x86-64 Linux `long double` *is* the x87 format, so each
  * kernel states its arithmetic with `ext` (long double) where the original kept a value in an

@@ -86,9 +86,14 @@ def _main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:  # argparse: 0 for --help/--version, 2 for usage errors
         return int(e.code or 0)
-    if args.command is None:
-        parser.print_help()
-        return 0
+    if args.command is None:  # a command is required: the help, on stderr, and a usage error's status
+        parser.print_help(sys.stderr)
+        return 2
+    if hasattr(args, "measures"):  # -m repeated adds measures; none given: the command's default
+        from perfeval.cli.parser import DEFAULT_MEASURES
+
+        given = args.measures
+        args.measures = ",".join(given) if given else DEFAULT_MEASURES.get(args.command)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the exact command, for the report
     load.NOTES.clear()
     with warnings.catch_warnings():

@@ -15,6 +15,10 @@ The classic command `perf` reproduces PERF 5.12 (KDD Cup 2004) byte for byte: `p
 """
 
 
+#: a command's measures when -m is not given (the others: PERF's report)
+DEFAULT_MEASURES = {"compare": "roc", "trec": "map,ndcg_cut_10,P_10,recall_100,recip_rank"}
+
+
 def build() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="perfeval",
@@ -50,9 +54,10 @@ def build() -> argparse.ArgumentParser:
     ev.add_argument(
         "-m",
         "--measures",
+        action="append",
         default=None,
-        help="comma-separated measures with parameters, e.g. roc,apr,ndcg@10,slq:bins=100 "
-        "(default: PERF's report; `perfeval list-measures` lists them)",
+        help="comma-separated measures with parameters, e.g. roc,apr,ndcg@10,slq:bins=100; repeated, it "
+        "adds (default: PERF's report; `perfeval list-measures` lists them)",
     )
     ev.add_argument(
         "-t", "--threshold", type=float, default=0.5, help="threshold of the threshold measures (0.5)"
@@ -124,7 +129,11 @@ def build() -> argparse.ArgumentParser:
             )
         else:
             pp.add_argument(
-                "-m", "--measures", default=None, help="measures of the table (default: PERF's report)"
+                "-m",
+                "--measures",
+                action="append",
+                default=None,
+                help="measures of the table; repeated, it adds (default: PERF's report)",
             )
             _ci_options(
                 pp,
@@ -205,7 +214,13 @@ def build() -> argparse.ArgumentParser:
     )
     cp.add_argument("--group", help="group column: per-group measures, groups resampled whole")
     cp.add_argument("--weight", help="weight column (binary measures)")
-    cp.add_argument("-m", "--measures", default="roc", help="comma-separated measures (default: roc)")
+    cp.add_argument(
+        "-m",
+        "--measures",
+        action="append",
+        default=None,
+        help="comma-separated measures; repeated, it adds (default: roc)",
+    )
     cp.add_argument("-t", "--threshold", type=float, default=0.5)
     cp.add_argument(
         "--tie-bounds",
@@ -245,8 +260,10 @@ def build() -> argparse.ArgumentParser:
     tr.add_argument(
         "-m",
         "--measures",
-        default="map,ndcg_cut_10,P_10,recall_100,recip_rank",
-        help="comma-separated measures (default: map,ndcg_cut_10,P_10,recall_100,recip_rank)",
+        action="append",
+        default=None,
+        help="comma-separated measures; repeated, it adds "
+        "(default: map,ndcg_cut_10,P_10,recall_100,recip_rank)",
     )
     tr.add_argument("-q", "--per-query", action="store_true", help="also each query's value")
     tr.add_argument(
@@ -342,7 +359,13 @@ def build() -> argparse.ArgumentParser:
     ex.add_argument("--group", help="group (query, user) column")
     ex.add_argument("--weight", help="weight column (binary measures)")
     ex.add_argument("--id", help="document id column (trec_eval orders tied documents by id)")
-    ex.add_argument("-m", "--measures", required=True, help="comma-separated measures, e.g. ap,ndcg@10")
+    ex.add_argument(
+        "-m",
+        "--measures",
+        action="append",
+        required=True,
+        help="comma-separated measures, e.g. ap,ndcg@10; repeated, it adds",
+    )
     ex.add_argument(
         "--dialects",
         default=None,

@@ -50,6 +50,9 @@ def _dialect(args: Any) -> str | None:
 def _check_options(args: Any) -> None:
     from perfeval.exceptions import InvalidParameterError
 
+    if args.per_group and args.group is None:
+        raise InvalidParameterError("--per-group needs --group COLUMN (the groups to list)")
+
     if getattr(args, "tie_bounds", False) and (args.stream or args.dask):
         raise InvalidParameterError(
             "--tie-bounds evaluates in memory (the bounds are the measures of two orders of the rows "
@@ -84,6 +87,12 @@ def run(args: Any) -> int:
 
         measures = list(DIALECTS[dialect].policies)
     specs = resolve(measures, args.threshold, trec=dialect == "trec_eval")  # parsed once, here
+    per_query = [s.label for s in specs if s.measure.kind in ("ranking", "grouped")]
+    if per_query and args.group is None:  # said, not guessed: the whole table is one query
+        load.NOTES.append(
+            f"perfeval: note: no --group: {', '.join(per_query)} over the whole table as one query "
+            "(--group COLUMN for one value a query)\n"
+        )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = None
