@@ -39,3 +39,27 @@ def test_a_per_query_measure_without_group_says_the_table_is_one_query(tmp_path,
     assert main(["eval", _file(tmp_path), "-m", "ndcg@10,roc"]) == 0
     err = capsys.readouterr().err
     assert "no --group: NDCG@10 over the whole table as one query" in err and "ROC" not in err
+
+
+def test_every_subcommand_help_has_a_description_and_examples(capsys):
+    import pytest
+
+    from perfeval.cli.main import COMMANDS
+
+    for name in COMMANDS:
+        with pytest.raises(SystemExit):
+            from perfeval.cli.parser import build
+
+            build().parse_args([name, "-h"])
+        out = capsys.readouterr().out
+        usage, _, rest = out.partition("\n\n")
+        assert rest.strip() and not rest.lstrip().startswith(("positional", "options")), name  # a description
+        assert "examples:\n  perfeval " in out, name
+
+
+def test_plot_and_report_say_the_path_they_wrote(tmp_path, capsys):
+    p = tmp_path / "m.csv"
+    p.write_text("label,a\n" + "".join(f"{i % 2},{(i * 7 % 10) / 10}\n" for i in range(40)))
+    out = tmp_path / "roc.png"
+    assert main(["plot", "roc", str(p), "--target", "label", "--score", "a", "-o", str(out)]) == 0
+    assert capsys.readouterr().err == f"perfeval: wrote {out}\n" and out.exists()

@@ -15,6 +15,22 @@ The classic command `perf` reproduces PERF 5.12 (KDD Cup 2004) byte for byte: `p
 """
 
 
+#: the examples of the subcommands whose help is built in a loop or short
+EXAMPLES = {
+    "plot": "examples:\n"
+    "  perfeval plot roc runs.csv --target label --score model_a,model_b -o roc.png\n"
+    "  perfeval plot calibration runs.csv --target label --score p --bins quantile -o cal.svg\n"
+    "  perfeval plot roc clicks.csv --target click --score ctr --group user -o users.png",
+    "report": "examples:\n"
+    "  perfeval report runs.csv --target label --score model_a,model_b -o report.html\n"
+    "  perfeval report clicks.csv --target click --score a,b --group user --ci 0.95 --tie-bounds -o r.html",
+    "leaderboard": "examples:\n  perfeval leaderboard --key answers.txt --task kddcup2004-physics",
+    "score": "examples:\n"
+    "  perfeval score team_a.txt --key answers.txt --task kddcup2004-physics --team a\n"
+    "  perfeval score sub.txt --key answers.txt --task kddcup2004-protein --no-store -o json",
+    "list-measures": "examples:\n  perfeval list-measures\n  perfeval list-measures --long",
+}
+
 #: a command's measures when -m is not given (the others: PERF's report)
 DEFAULT_MEASURES = {"compare": "roc", "trec": "map,ndcg_cut_10,P_10,recall_100,recip_rank"}
 
@@ -105,7 +121,13 @@ def build() -> argparse.ArgumentParser:
         ("plot", "draw a curve of one or more models: roc, pr, lift, acc, cost, calibration"),
         ("report", "write one self-contained HTML report: measures, per-group table, every plot"),
     ):
-        pp = sub.add_parser(name, help=helptext, description=helptext)
+        pp = sub.add_parser(
+            name,
+            help=helptext,
+            description=helptext,
+            epilog=EXAMPLES[name],
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         if name == "plot":
             pp.add_argument("kind", choices=("roc", "pr", "lift", "acc", "cost", "calibration"))
         pp.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
@@ -152,6 +174,8 @@ def build() -> argparse.ArgumentParser:
         help="score competition submissions against an answer key",
         description="Join each submission with the answer key by example id, check it, score "
         "every criterion of the task, print a table and store it on the leaderboard.",
+        epilog=EXAMPLES["score"],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sc.add_argument(
         "submissions",
@@ -186,7 +210,14 @@ def build() -> argparse.ArgumentParser:
         help="accept submissions that are symbolic links leaving their directory (refused by default)",
     )
     sc.add_argument("-o", "--output", default="table", choices=("table", "json"))
-    lb = sub.add_parser("leaderboard", help="print a task's leaderboard: per criterion and overall")
+    lb = sub.add_parser(
+        "leaderboard",
+        help="print a task's leaderboard: per criterion and overall",
+        description="Print a task's leaderboard: each team's best score per criterion, and the overall "
+        "ranking.",
+        epilog=EXAMPLES["leaderboard"],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     lb.add_argument("--key", required=True, help="the answer key (its leaderboard lies beside it)")
     lb.add_argument("--task", required=True)
     lb.add_argument("--db", help="the database, when not the default beside the key")
@@ -374,7 +405,14 @@ def build() -> argparse.ArgumentParser:
     )
     ex.add_argument("-t", "--threshold", type=float, default=0.5)
     ex.add_argument("-o", "--output", default="table", choices=("table", "json", "csv"))
-    lm = sub.add_parser("list-measures", help="list the measures (name, aliases, PERF options, direction)")
+    lm = sub.add_parser(
+        "list-measures",
+        help="list the measures (name, aliases, PERF options, direction)",
+        description="List the measures of the registry: name, direction, PERF options, aliases; --long "
+        "gives each definition, tie rule, edge cases and dialects.",
+        epilog=EXAMPLES["list-measures"],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     lm.add_argument("--long", action="store_true", help="print each measure's full definition")
     lm.add_argument("--format", choices=("table", "markdown"), default="table")
     return p

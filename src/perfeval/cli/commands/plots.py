@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import sys
 from typing import Any
 
 from perfeval.cli import load
@@ -33,6 +34,7 @@ def run_plot(args: Any) -> int:
             CurveDisplay.from_models(y, models, kind=args.kind, threshold=args.threshold, **kw).plot().figure_
         )
     save(fig, args.output)
+    sys.stderr.write(f"perfeval: wrote {args.output}\n")
     return 0
 
 
@@ -64,4 +66,5 @@ def run_report(args: Any) -> int:
     )
     with open(args.output, "w", encoding="utf-8") as fh:
         fh.write(text)
+    sys.stderr.write(f"perfeval: wrote {args.output}\n")
     return 0
