@@ -63,3 +63,22 @@ def test_plot_and_report_say_the_path_they_wrote(tmp_path, capsys):
     out = tmp_path / "roc.png"
     assert main(["plot", "roc", str(p), "--target", "label", "--score", "a", "-o", str(out)]) == 0
     assert capsys.readouterr().err == f"perfeval: wrote {out}\n" and out.exists()
+
+
+def test_per_group_csv_is_one_table_pandas_reads(tmp_path, capsys):
+    import io
+
+    pd = __import__("pytest").importorskip("pandas")
+    p = tmp_path / "g.csv"
+    p.write_text("g,y,s\n1,1,0.9\n1,0,0.2\n2,1,0.4\n2,0,0.6\n")
+    args = ["eval", str(p), "--target", "y", "--score", "s", "--group", "g", "-m", "roc,apr"]
+    assert main([*args, "-o", "csv", "--per-group"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(frame.columns) == ["group", "ROC", "APR"] and frame["ROC"].tolist() == [1.0, 0.0]
+    out_file = tmp_path / "groups.csv"
+    assert main([*args, "--per-group-output", str(out_file)]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("measure") and f"perfeval: wrote {out_file}" in err
+    assert pd.read_csv(out_file)["APR"].tolist() == [1.0, 0.5]
+    assert main(["eval", str(p), "--target", "y", "--score", "s", "--per-group-output", str(out_file)]) == 2
+    assert "--per-group-output needs --group" in capsys.readouterr().err

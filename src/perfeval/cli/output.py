@@ -136,19 +136,12 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
     per = per_group and report.groups is not None
     bounded = _bounded(report)
     if output == "csv":
+        if per:  # one table, as pandas reads it: a row per group (the summary: without --per-group)
+            return group_csv(report)
         if bounded:  # the share of tied pairs of each measure's comparable pairs, a column
             head = [*head, "tied_pairs"]
             rows = [[*row, _f(r.tied_pairs)] for row, r in zip(rows, report.results.values(), strict=True)]
         lines = [",".join(head)] + [",".join(number(v) for v in row) for row in rows]
-        if per:
-            names = [csv_field(k) for k in report.results]
-            if bounded:
-                names = [f"{n}{suffix}" for n in names for suffix in ("", " tie_min", " tie_max")]
-            lines += ["", ",".join(["group", *names])]
-            lines += [
-                ",".join([csv_field(str(key))] + [number(v) for v in _group_cells(report, i, bounded)])
-                for i, key in enumerate(report.groups)
-            ]
         return "\n".join(lines) + "\n"
     from perfeval._text import shown
 
@@ -168,6 +161,22 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
             for i, k in enumerate(report.groups)
         ]
         lines += table(gtab, "lr")
+    return "\n".join(lines) + "\n"
+
+
+def group_csv(report: Any) -> str:
+    """Each group's value of every measure (with tie bounds: its least and greatest beside it), one
+    CSV table with a header: ``group,ROC,APR``.
+    """
+    bounded = _bounded(report)
+    names = [csv_field(k) for k in report.results]
+    if bounded:
+        names = [f"{n}{suffix}" for n in names for suffix in ("", " tie_min", " tie_max")]
+    lines = [",".join(["group", *names])]
+    lines += [
+        ",".join([csv_field(str(key))] + [number(v) for v in _group_cells(report, i, bounded)])
+        for i, key in enumerate(report.groups)
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -86,7 +86,16 @@ def build() -> argparse.ArgumentParser:
         help="a binary task from multi-class labels: these labels positive, the rest negative",
     )
     ev.add_argument("-o", "--output", default="table", choices=("table", "json", "csv"), help="output format")
-    ev.add_argument("--per-group", action="store_true", help="also print every group's values")
+    ev.add_argument(
+        "--per-group",
+        action="store_true",
+        help="also print every group's values (with -o csv: only them, one table pandas reads)",
+    )
+    ev.add_argument(
+        "--per-group-output",
+        metavar="FILE",
+        help="write every group's values to FILE as CSV (one table), the summary staying on standard output",
+    )
     ev.add_argument(
         "--tie-bounds",
         action="store_true",

@@ -50,8 +50,9 @@ def _dialect(args: Any) -> str | None:
 def _check_options(args: Any) -> None:
     from perfeval.exceptions import InvalidParameterError
 
-    if args.per_group and args.group is None:
-        raise InvalidParameterError("--per-group needs --group COLUMN (the groups to list)")
+    if (args.per_group or args.per_group_output) and args.group is None:
+        flag = "--per-group" if args.per_group else "--per-group-output"
+        raise InvalidParameterError(f"{flag} needs --group COLUMN (the groups to list)")
 
     if getattr(args, "tie_bounds", False) and (args.stream or args.dask):
         raise InvalidParameterError(
@@ -105,6 +106,12 @@ def run(args: Any) -> int:
         report.params["source"] = path or "standard input"
     else:
         report = _in_memory(args, path, specs)
+    if args.per_group_output:
+        from perfeval.cli.output import group_csv
+
+        with open(args.per_group_output, "w", encoding="utf-8") as fh:
+            fh.write(group_csv(report))
+        sys.stderr.write(f"perfeval: wrote {args.per_group_output}\n")
     write(report_text(report, args.output, args.per_group))
     return 0
 
