@@ -488,8 +488,8 @@ PyObject *nv_numba_argsort(PyObject *Py_UNUSED(self), PyObject *args)
 /* ------------------------------------------------------------------------------------------------ */
 typedef struct {
     const char *ids;
-    Py_ssize_t width; /* 0: int64 ids compared as text; -1: int64 keys compared as numbers; else code
-                         points of UCS-4 text */
+    Py_ssize_t width; /* 0: int64 ids compared as text; -1: int64 keys compared as numbers; -2: the rows
+                         themselves, ascending (no ids); else code points of UCS-4 text */
 } id_keys;
 
 static uint64_t pow10u(int k)
@@ -519,6 +519,8 @@ static void int_text_key(int64_t x, int *nonneg, uint64_t *aligned, int *digits)
 /* <0, 0, >0: the text of id of row a against row b */
 static int id_cmp(const id_keys *k, int64_t a, int64_t b)
 {
+    if (k->width == -2) /* the row numbers themselves, ascending: a smaller row counts as greater */
+        return (b > a) - (b < a);
     if (k->width == -1) {
         int64_t x = ((const int64_t *)k->ids)[a], y = ((const int64_t *)k->ids)[b];
         return (x > y) - (x < y);
@@ -621,33 +623,6 @@ PyObject *nv_ties_by_id(PyObject *Py_UNUSED(self), PyObject *args)
 /* pairs ordered by score, and, with the run's rows put back in input order, the tied pairs whose     */
 /* positive comes first.                                                                              */
 /* ------------------------------------------------------------------------------------------------ */
-static void idx_sort(int64_t *r, int64_t *tmp, Py_ssize_t n)
-{
-    if (n <= 16) {
-        for (Py_ssize_t i = 1; i < n; i++) {
-            int64_t v = r[i];
-            Py_ssize_t j = i;
-            while (j > 0 && r[j - 1] > v) {
-                r[j] = r[j - 1];
-                j--;
-            }
-            r[j] = v;
-        }
-        return;
-    }
-    Py_ssize_t h = n / 2;
-    idx_sort(r, tmp, h);
-    idx_sort(r + h, tmp, n - h);
-    Py_ssize_t i = 0, j = h, o = 0;
-    while (i < h && j < n)
-        tmp[o++] = r[j] < r[i] ? r[j++] : r[i++];
-    while (i < h)
-        tmp[o++] = r[i++];
-    while (j < n)
-        tmp[o++] = r[j++];
-    memcpy(r, tmp, (size_t)n * sizeof(int64_t));
-}
-
 /* roc_input_ties(order int64 (ascending by score; reordered in place inside runs), scores f64, positive u8)
  * -> (pairs with the positive scored higher, tied pairs, tied pairs whose positive comes first in the
  * input, positives, negatives) */
@@ -673,6 +648,7 @@ PyObject *nv_roc_input_ties(PyObject *Py_UNUSED(self), PyObject *args)
         return PyErr_NoMemory();
     }
     double strict = 0.0, tied = 0.0, pos_first = 0.0, P = 0.0, N = 0.0;
+    id_keys by_row = {NULL, -2};
     Py_BEGIN_ALLOW_THREADS
     Py_ssize_t a = 0;
     while (a < n) {
@@ -680,8 +656,8 @@ PyObject *nv_roc_input_ties(PyObject *Py_UNUSED(self), PyObject *args)
         while (b < n && s[order[b]] == s[order[a]])
             b++;
         double p = 0.0, q = 0.0;
-        if (b - a > 1)
-            idx_sort(order + a, tmp, b - a);
+        if (b - a > 1) /* the run's rows back in input order */
+            id_merge_sort(&by_row, order + a, tmp, b - a);
         for (Py_ssize_t i = a; i < b; i++) {
             if (pos[order[i]])
                 p += 1.0;
