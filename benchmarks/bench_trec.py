@@ -36,7 +36,7 @@ last mean (imports excluded), and the peak RSS of the process (``wait4``):
 
 * perfeval, library: ``perfeval.trec.compare(qrels, runs, measures, test="none")`` (reads the
   judgments once; perfeval's tie rule, the expectation over the orders of tied documents);
-* perfeval, command: ``perfeval trec qrels run01 ... -m ... --test none -o json``;
+* perfeval, command: ``perfeval trec qrels run01 ... -m ... --test none --format json``;
 * perfeval, library with ``ties="trec_eval"`` (trec_eval's tie rule: the one to compare the means);
 * pytrec_eval as its README's example reads files: ``parse_qrel`` / ``parse_run`` (plain Python)
   into dicts, one ``RelevanceEvaluator`` for the judgments, ``evaluate`` per run, the mean per measure;
@@ -141,7 +141,7 @@ class Variant:
 
 VARIANTS = [
     Variant("perfeval", "perfeval", '**perfeval.trec.compare** (library, test="none")'),
-    Variant("perfeval_cli", "perfeval", "**perfeval trec** (command, --test none -o json)"),
+    Variant("perfeval_cli", "perfeval", "**perfeval trec** (command, --test none --format json)"),
     Variant("perfeval_ties", "perfeval", 'perfeval.trec.compare, ties="trec_eval"'),
     Variant("pytrec_eval", "pytrec_eval", "pytrec_eval: parse_qrel/parse_run + RelevanceEvaluator"),
     Variant("ranx_cold", "ranx", "ranx, cold (empty numba cache: JIT compilation timed)", False),
@@ -282,12 +282,12 @@ class Runs:
 def _command(v: Variant, qrels: Path, runs: list[Path]) -> list[str]:
     files = [str(qrels), *map(str, runs)]
     if v.key == "perfeval_cli":
-        return [PERFEVAL, "trec", *files, "-m", ",".join(MEASURES), "--test", "none", "-o", "json"]
+        return [PERFEVAL, "trec", *files, "-m", ",".join(MEASURES), "--test", "none", "--format", "json"]
     return [sys.executable, "-c", CHILD, v.key, *files]
 
 
 def _cli_means(text: str, runs: list[Path]) -> dict[str, dict[str, float]]:
-    """The means in ``perfeval trec -o json``: ``{measure: mean}`` for one run, ``{run: {measure: mean,
+    """The means in ``perfeval trec --format json``: ``{measure: mean}`` for one run, ``{run: {measure: mean,
     ...}}`` for several (``p_values`` beside the means when tested)."""
     d = json.loads(text)
     if all(isinstance(x, (int, float)) for x in d.values()):

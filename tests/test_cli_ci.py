@@ -56,7 +56,7 @@ def test_eval_ci_table_and_json(data, capsys):
                 "0.95",
                 "--n-boot",
                 "200",
-                "-o",
+                "--format",
                 "json",
             ]
         )
@@ -73,7 +73,7 @@ def test_eval_ci_table_and_json(data, capsys):
 
 def test_compare_two_files_is_delong_by_default(data, capsys):
     d, y, a, b, _ = data
-    assert main(["compare", str(d / "a.txt"), str(d / "b.txt"), "-o", "json"]) == 0
+    assert main(["compare", str(d / "a.txt"), str(d / "b.txt"), "--format", "json"]) == 0
     c = json.loads(capsys.readouterr().out)["comparisons"][0]
     want = compare(y, a, b, "roc", method="delong")["ROC"]
     assert (
@@ -181,7 +181,7 @@ def test_stream_ci_equals_in_memory_percentile(data, capsys):
                 "0.95",
                 "--n-boot",
                 "300",
-                "-o",
+                "--format",
                 "json",
             ]
         )

@@ -70,14 +70,16 @@ def test_tiny_p_values_are_not_printed_as_zero(tmp_path, capsys):
     assert main(["compare", str(tmp_path / "t.csv"), "--score", "good,bad"]) == 0
     out = capsys.readouterr().out
     assert "<1e-300" in out and " 0\n" not in out
-    assert main(["compare", str(tmp_path / "t.csv"), "--score", "good,bad", "-o", "json"]) == 0
+    assert main(["compare", str(tmp_path / "t.csv"), "--score", "good,bad", "--format", "json"]) == 0
     got = _strict(capsys.readouterr().out)
     assert got["comparisons"][0]["p_value"] == 0.0
 
 
 def test_json_is_strict_with_the_reason_beside_a_null(tmp_path, capsys):
     (tmp_path / "t.txt").write_text("1 1\n0 0.2\n0 1\n")  # a confident mistake: infinite log loss
-    assert main(["eval", str(tmp_path / "t.txt"), "-m", "logloss,roc,ppv:threshold=2", "-o", "json"]) == 0
+    assert (
+        main(["eval", str(tmp_path / "t.txt"), "-m", "logloss,roc,ppv:threshold=2", "--format", "json"]) == 0
+    )
     got = _strict(capsys.readouterr().out)
     assert (
         got["measures"]["LOGLOSS"]["value"] is None and got["measures"]["LOGLOSS"]["why_null"] == "+infinity"
@@ -94,7 +96,10 @@ def test_group_ids_print_as_written(tmp_path, capsys):
     assert "\n5 " in out and "\n007 " in out and "5.0" not in out
     (tmp_path / "h.csv").write_text("g,label,score\n5,1,0.9\n5,0,0.1\n7,1,0.2\n7,0,0.8\n")
     assert (
-        main(["eval", str(tmp_path / "h.csv"), "--group", "g", "-m", "gauc", "--per-group", "-o", "csv"]) == 0
+        main(
+            ["eval", str(tmp_path / "h.csv"), "--group", "g", "-m", "gauc", "--per-group", "--format", "csv"]
+        )
+        == 0
     )
     out = capsys.readouterr().out
     assert (
@@ -135,7 +140,7 @@ def test_competition_ids_are_text(tmp_path, capsys):
         "--task",
         "kddcup2004-physics",
         "--no-store",
-        "-o",
+        "--format",
         "json",
     ]
     assert main([*argv, str(tmp_path / "s.txt")]) == 0

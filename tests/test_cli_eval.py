@@ -54,7 +54,9 @@ WANT = evaluate([1, 0, 1, 0, 1], [0.9, 0.5, 0.5, 0.1, 0.8], measures=["roc", "ap
     ],
 )
 def test_formats_give_the_library_values(files, capsys, name, extra):
-    code, out, err = run(["eval", str(files / name), "-m", "roc,apr,ap", "-o", "json", *extra], capsys=capsys)
+    code, out, err = run(
+        ["eval", str(files / name), "-m", "roc,apr,ap", "--format", "json", *extra], capsys=capsys
+    )
     assert code == 0 and err == ""
     got = json.loads(out)["measures"]
     for label in ("ROC", "APR", "AP"):
@@ -81,7 +83,7 @@ def test_groups_per_group_and_csv_output(files, capsys):
             "qid",
             "-m",
             "gauc,ndcg@2",
-            "-o",
+            "--format",
             "csv",
             "--per-group",
         ],
@@ -91,7 +93,7 @@ def test_groups_per_group_and_csv_output(files, capsys):
     lines = out.splitlines()  # with --per-group, CSV is one table: a row per group
     assert lines[0] == "group,GAUC,NDCG@2" and any(ln.startswith("b,1.000000") for ln in lines)
     argv = ["eval", str(files / "t.csv"), "--target", "label", "--score", "score", "--group", "qid"]
-    code, out, _ = run([*argv, "-m", "gauc,ndcg@2", "-o", "csv"], capsys=capsys)
+    code, out, _ = run([*argv, "-m", "gauc,ndcg@2", "--format", "csv"], capsys=capsys)
     lines = out.splitlines()  # without: the summary
     assert lines[0] == "measure,value,mean,weighted_mean,groups,undefined"
     assert lines[1].startswith("GAUC,0.850000,")
@@ -154,7 +156,7 @@ def test_bad_input(capsys, content, args, code, fragment):
 def test_missing_file_and_usage(capsys, tmp_path):
     code, _, err = run(["eval", str(tmp_path / "nope.csv")], capsys=capsys)
     assert code == 1 and "cannot be read" in err
-    code, _, err = run(["eval", "--format", "xml"], capsys=capsys)
+    code, _, err = run(["eval", "--input-format", "xml"], capsys=capsys)
     assert code == 2
 
 
@@ -164,7 +166,18 @@ def test_parquet(tmp_path, capsys):
 
     pq.write_table(pa.table({"y": [1, 0, 1, 0, 1], "s": [0.9, 0.5, 0.5, 0.1, 0.8]}), tmp_path / "t.parquet")
     code, out, _ = run(
-        ["eval", str(tmp_path / "t.parquet"), "--target", "y", "--score", "s", "-m", "roc", "-o", "json"],
+        [
+            "eval",
+            str(tmp_path / "t.parquet"),
+            "--target",
+            "y",
+            "--score",
+            "s",
+            "-m",
+            "roc",
+            "--format",
+            "json",
+        ],
         capsys=capsys,
     )
     assert code == 0 and json.loads(out)["measures"]["ROC"]["value"] == WANT["ROC"]

@@ -44,14 +44,14 @@ def test_per_group_table_has_the_gain_and_json_stores_the_signature(table, capsy
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "signature: " in out and "|gain:exp|" in out
-    assert main([*args, "-o", "json"]) == 0
+    assert main([*args, "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert "gain:exp" in data["signature"]
 
 
 def test_csv_output_has_no_signature_line(table, capsys):
     path, *_ = table
-    assert main(["eval", str(path), "--target", "y", "--score", "s", "-m", "roc", "-o", "csv"]) == 0
+    assert main(["eval", str(path), "--target", "y", "--score", "s", "-m", "roc", "--format", "csv"]) == 0
     assert "signature" not in capsys.readouterr().out
 
 

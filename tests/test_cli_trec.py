@@ -71,7 +71,8 @@ def test_one_run_equals_trec_eval(files, capsys):
 def test_per_query_in_trec_evals_layout(files, capsys):
     d, qrels, runs = files
     code, out, _ = run_cli(
-        ["trec", str(d / "qrels.txt"), str(d / "rm3.run"), "-m", "map,P_5,bpref", "-q", "-o", "trec"], capsys
+        ["trec", str(d / "qrels.txt"), str(d / "rm3.run"), "-m", "map,P_5,bpref", "-q", "--format", "trec"],
+        capsys,
     )
     assert code == 0
     expected = _trec_eval(qrels, runs["rm3"])
@@ -91,7 +92,8 @@ def test_per_query_in_trec_evals_layout(files, capsys):
 def test_json_one_run_maps_names_as_written(files, capsys):
     d, qrels, runs = files
     code, out, _ = run_cli(
-        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "map,nDCG@10,ndcg@10", "-o", "json"], capsys
+        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "map,nDCG@10,ndcg@10", "--format", "json"],
+        capsys,
     )
     body = json.loads(out)
     assert list(body) == ["map", "nDCG@10", "NDCG@10"]
@@ -103,7 +105,9 @@ def test_json_one_run_maps_names_as_written(files, capsys):
 def test_several_runs_tested_against_the_baseline_with_holm(files, capsys):
     d, qrels, runs = files
     paths = [str(d / f"{n}.run") for n in ("bm25", "rm3", "dense")]
-    code, out, _ = run_cli(["trec", str(d / "qrels.txt"), *paths, "-m", "map,P_5", "-o", "json"], capsys)
+    code, out, _ = run_cli(
+        ["trec", str(d / "qrels.txt"), *paths, "-m", "map,P_5", "--format", "json"], capsys
+    )
     body = json.loads(out)
     assert list(body) == ["bm25", "rm3", "dense"] and "p_values" not in body["bm25"]
     c = trec.compare(str(d / "qrels.txt"), paths, "map,P_5")
@@ -143,7 +147,7 @@ def test_a_significant_difference_is_marked(tmp_path, capsys):
             str(tmp_path / "good"),
             "-m",
             "map",
-            "-o",
+            "--format",
             "markdown",
         ],
         capsys,
@@ -157,7 +161,7 @@ def test_a_significant_difference_is_marked(tmp_path, capsys):
             str(tmp_path / "good"),
             "-m",
             "P_1",
-            "-o",
+            "--format",
             "latex",
         ],
         capsys,
@@ -185,7 +189,7 @@ def test_csv_per_query_reads_back(files, capsys):
             "-m",
             "map,P_5",
             "-q",
-            "-o",
+            "--format",
             "csv",
         ],
         capsys,
@@ -253,10 +257,10 @@ def test_tables_in_any_format_give_the_numbers_of_the_trec_files(files, tmp_path
     r.to_parquet(tmp_path / "bm25.parquet")
     r.to_json(tmp_path / "bm25.jsonl", orient="records", lines=True)
     _, want, _ = run_cli(
-        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "map,P_5", "-o", "json"], capsys
+        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "map,P_5", "--format", "json"], capsys
     )
     for qf, rf in (("qrels.csv", "bm25.parquet"), ("qrels.tsv", "bm25.jsonl")):
-        argv = ["trec", str(tmp_path / qf), str(tmp_path / rf), "-m", "map,P_5", "-o", "json"]
+        argv = ["trec", str(tmp_path / qf), str(tmp_path / rf), "-m", "map,P_5", "--format", "json"]
         code, out, err = run_cli([*argv, "--run-columns", "qid=who,docid=what,score=how"], capsys)
         assert code == 0 and json.loads(out) == json.loads(want), (qf, rf, err)
     code, _, err = run_cli(["trec", str(tmp_path / "qrels.csv"), str(tmp_path / "bm25.parquet")], capsys)
@@ -328,7 +332,7 @@ def test_standard_input_once_and_an_empty_run_warned(files, tmp_path, capsys):
 
 def test_library_and_command_default_to_the_same_measures(files, capsys):
     d, _, _ = files
-    _, out, _ = run_cli(["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-o", "json"], capsys)
+    _, out, _ = run_cli(["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "--format", "json"], capsys)
     r = trec.evaluate(str(d / "qrels.txt"), str(d / "bm25.run"))
     assert list(json.loads(out)) == list(trec.DEFAULT) and len(r.results) == len(trec.DEFAULT)
     assert json.loads(out)["ndcg_cut_10"] == r["NDCG@10:gain=linear"]
@@ -337,7 +341,7 @@ def test_library_and_command_default_to_the_same_measures(files, capsys):
 def test_trec_layout_prints_trec_evals_names_and_latex_escapes(files, capsys):
     d, _, _ = files
     _, out, _ = run_cli(
-        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "P.5", "-o", "trec"], capsys
+        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "P.5", "--format", "trec"], capsys
     )
     assert out.startswith("P_5                   \tall\t")
     from perfeval.cli.commands.trec import _latex
@@ -401,7 +405,7 @@ def test_trec_layout_is_what_trec_eval_prints(tmp_path, capsys, argv, expected):
     (tmp_path / "qrels").write_text(_SMALL_QRELS)
     (tmp_path / "run").write_text(_SMALL_RUN)
     code, out, err = run_cli(
-        ["trec", str(tmp_path / "qrels"), str(tmp_path / "run"), "-o", "trec", "--ties", "trec_eval"]
+        ["trec", str(tmp_path / "qrels"), str(tmp_path / "run"), "--format", "trec", "--ties", "trec_eval"]
         + ["-m", "ndcg_cut_10,P.5,map,bpref", *argv],
         capsys,
     )
@@ -415,7 +419,7 @@ def test_trec_layout_of_two_runs_is_trec_evals_with_runid(tmp_path, capsys):
     (tmp_path / "run").write_text(_SMALL_RUN)
     (tmp_path / "run2").write_text(_SMALL_RUN.replace(" 2.0 ", " 0.1 ").replace(" sys", " other"))
     code, out, _ = run_cli(
-        ["trec", str(tmp_path / "qrels"), str(tmp_path / "run"), str(tmp_path / "run2"), "-o", "trec"]
+        ["trec", str(tmp_path / "qrels"), str(tmp_path / "run"), str(tmp_path / "run2"), "--format", "trec"]
         + ["--ties", "trec_eval", "-m", "p@1,ndcg_cut_10,P.5,map,bpref", "--test", "none", "-q"],
         capsys,
     )
@@ -448,7 +452,7 @@ def test_markdown_escapes_run_and_measure_names(tmp_path, capsys):
         (tmp_path / name).write_text(text)
     code, md, _ = run_cli(
         ["trec", str(tmp_path / "qrels"), str(tmp_path / "bad"), str(tmp_path / "good"), "-m", "P_1,map"]
-        + ["-o", "markdown", "--test", "none"],
+        + ["--format", "markdown", "--test", "none"],
         capsys,
     )
     assert code == 0 and md.splitlines() == [
@@ -473,7 +477,7 @@ def test_ranx_objects_are_taken_as_they_are(files):
 def test_trec_evals_list_of_cutoffs(files, capsys):
     d, _, _ = files
     code, out, _ = run_cli(
-        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "P.5,10,ndcg_cut.5,10", "-o", "json"],
+        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "P.5,10,ndcg_cut.5,10", "--format", "json"],
         capsys,
     )
     assert code == 0 and list(json.loads(out)) == ["P.5", "P.10", "ndcg_cut.5", "ndcg_cut.10"]
@@ -487,7 +491,7 @@ def test_csv_of_several_runs_reads_back_with_pandas(files, capsys):
 
     d, _, _ = files
     paths = [str(d / f"{n}.run") for n in ("bm25", "rm3")]
-    _, out, _ = run_cli(["trec", str(d / "qrels.txt"), *paths, "-m", "map,P_5", "-o", "csv"], capsys)
+    _, out, _ = run_cli(["trec", str(d / "qrels.txt"), *paths, "-m", "map,P_5", "--format", "csv"], capsys)
     df = pd.read_csv(io.StringIO(out))
     assert list(df.columns) == ["run", "map", "P_5", "map p", "P_5 p"]
     c = trec.compare(str(d / "qrels.txt"), paths, "map,P_5")

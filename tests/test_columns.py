@@ -76,7 +76,7 @@ def test_eval_on_a_headed_csv_scores_the_score_column(tmp_path, capsys):
             f"u{i % 7},{it},{lb},{s}\n" for i, (it, lb, s) in enumerate(zip(item, label, score, strict=False))
         )
     )
-    code, out, err = run(["eval", str(f), "--target", "label", "-m", "roc", "-o", "json"], capsys)
+    code, out, err = run(["eval", str(f), "--target", "label", "-m", "roc", "--format", "json"], capsys)
     assert code == 0
     import perfeval
 
@@ -106,11 +106,11 @@ def test_duplicate_names_positions_mean_positions(tmp_path, capsys, stream):
     f.write_text("y,p,p\n1,0.9,0.1\n0,0.2,0.8\n1,0.7,0.3\n0,0.4,0.6\n")
     extra = ["--stream"] if stream else []
     code, out, err = run(
-        ["eval", str(f), "--target", "1", "--score", "2", "-m", "roc", "-o", "json", *extra], capsys
+        ["eval", str(f), "--target", "1", "--score", "2", "-m", "roc", "--format", "json", *extra], capsys
     )
     assert code == 0 and json.loads(out)["measures"]["ROC"]["value"] == 1.0
     code, out, err = run(
-        ["eval", str(f), "--target", "1", "--score", "3", "-m", "roc", "-o", "json", *extra], capsys
+        ["eval", str(f), "--target", "1", "--score", "3", "-m", "roc", "--format", "json", *extra], capsys
     )
     assert code == 0 and json.loads(out)["measures"]["ROC"]["value"] == 0.0
     code, out, err = run(["eval", str(f), "--target", "y", "--score", "p", "-m", "roc", *extra], capsys)
@@ -122,8 +122,8 @@ def test_stream_and_memory_choose_the_same_columns(tmp_path, capsys):
     f.write_text(
         "user,item,label,score\n" + "".join(f"{i % 3},{i},{i % 2},{(i * 37 % 11) / 11}\n" for i in range(60))
     )
-    a = run(["eval", str(f), "-m", "roc,apr", "-o", "json"], capsys)
-    b = run(["eval", str(f), "-m", "roc,apr", "-o", "json", "--stream"], capsys)
+    a = run(["eval", str(f), "-m", "roc,apr", "--format", "json"], capsys)
+    b = run(["eval", str(f), "-m", "roc,apr", "--format", "json", "--stream"], capsys)
     assert a[0] == b[0] == 0
     assert json.loads(a[1])["measures"] == json.loads(b[1])["measures"]
     assert json.loads(b[1])["params"]["columns"] == {"target": "label", "score": "score"}
@@ -136,7 +136,7 @@ def test_plot_and_compare_use_the_same_rule(tmp_path, capsys):
         "id,label,old,new\n"
         + "".join(f"{i},{i % 2},{(i * 37 % 11) / 11},{(i * 7 % 13) / 13}\n" for i in range(40))
     )
-    code, out, err = run(["compare", str(f), "--score", "old,new", "-o", "json"], capsys)
+    code, out, err = run(["compare", str(f), "--score", "old,new", "--format", "json"], capsys)
     assert code == 0 and json.loads(out)["a"] == "old" and "target 'label' (2)" in err
     code, out, err = run(["plot", "roc", str(f), "--score", "old,nwe", "-o", str(tmp_path / "r.png")], capsys)
     assert code == 2 and "did you mean 'new'" in err

@@ -101,7 +101,7 @@ def test_kddcup2002_ranked_lists(tmp_path):
                 "--task",
                 "kddcup2002-task2",
                 str(sub),
-                "-o",
+                "--format",
                 "json",
             ]
         )
@@ -224,7 +224,10 @@ def test_leaderboard_command_and_custom_task_file(tmp_path, capsys):
             == 0
         )
     capsys.readouterr()
-    assert main(["leaderboard", "--key", str(tmp_path / "key.txt"), "--task", str(task), "-o", "json"]) == 0
+    assert (
+        main(["leaderboard", "--key", str(tmp_path / "key.txt"), "--task", str(task), "--format", "json"])
+        == 0
+    )
     board = json.loads(capsys.readouterr().out)
     assert [s["team"] for s in board["AUC"]] == ["red", "blue"]  # same score: the earlier one first
     assert set(board) == {"AUC", "R", "overall"}
@@ -455,7 +458,17 @@ def test_leaderboard_in_postgresql(tmp_path, capsys, postgres_url):
     capsys.readouterr()
     assert (
         main(
-            ["leaderboard", "--key", key, "--task", "kddcup2004-physics", "--db", postgres_url, "-o", "json"]
+            [
+                "leaderboard",
+                "--key",
+                key,
+                "--task",
+                "kddcup2004-physics",
+                "--db",
+                postgres_url,
+                "--format",
+                "json",
+            ]
         )
         == 0
     )

@@ -305,7 +305,7 @@ def test_a_comma_in_an_uploads_name_never_splits_it(tmp_path, capsys, monkeypatc
             "kddcup2002-task2",
             "incoming/x,secret.env",
             "--no-store",
-            "-o",
+            "--format",
             "json",
         ],
         capsys,
@@ -519,7 +519,7 @@ def test_the_leaderboard_waits_for_a_writer_holding_the_lock(tmp_path, capsys):
     )
     holder = _holder(db, 6)
     code, out, err = run_cli(
-        ["leaderboard", "--key", key, "--task", PHYSICS, "--db", db, "-o", "json"], capsys
+        ["leaderboard", "--key", key, "--task", PHYSICS, "--db", db, "--format", "json"], capsys
     )
     holder.wait(timeout=30)
     assert code == 0 and json.loads(out)["ROC"][0]["team"] == "red", err
@@ -532,7 +532,20 @@ def test_a_store_that_keeps_failing_prints_the_scores_and_exits_75(tmp_path, cap
     holder = _holder(db, 8)
     try:
         code, out, err = run_cli(
-            ["score", "--key", key, "--task", PHYSICS, sub, "--db", db, "--db-wait", "0.5", "-o", "json"],
+            [
+                "score",
+                "--key",
+                key,
+                "--task",
+                PHYSICS,
+                sub,
+                "--db",
+                db,
+                "--db-wait",
+                "0.5",
+                "--format",
+                "json",
+            ],
             capsys,
         )
     finally:
@@ -685,7 +698,7 @@ def test_the_leaderboard_reads_after_a_writer_was_killed(tmp_path, capsys):
     writer.kill()  # SIGKILL mid-transaction: a hot journal may be left beside the database
     writer.wait()
     code, out, err = run_cli(
-        ["leaderboard", "--key", key, "--task", PHYSICS, "--db", db, "-o", "json"], capsys
+        ["leaderboard", "--key", key, "--task", PHYSICS, "--db", db, "--format", "json"], capsys
     )
     assert code == 0, err
     assert [s["team"] for s in json.loads(out)["ROC"]] == ["red"]  # the killed transaction is rolled back

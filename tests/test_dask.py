@@ -105,7 +105,7 @@ def test_command_on_a_local_cluster(tmp_path, capsys):
     )
     for i in range(3):
         df.iloc[i * 1400 : (i + 1) * 1400].to_csv(tmp_path / f"part{i}.csv", index=False)
-    args = ["--target", "y", "--score", "s", "-m", "roc,apr", "-o", "json"]
+    args = ["--target", "y", "--score", "s", "-m", "roc,apr", "--format", "json"]
     assert main(["eval", str(tmp_path / "part*.csv"), "--dask", "local:2", *args]) == 0
     import json
 
@@ -125,7 +125,17 @@ def test_command_keeps_group_ids_on_a_cluster(tmp_path, capsys):
         "9007199254740993,1,0.1\n9007199254740993,0,0.9\n007,1,0.5\n007,0,0.4\n7,1,0.1\n"
         "7,0,0.2\n"
     )
-    argv = ["eval", str(tmp_path / "u.csv"), "--group", "user", "-m", "gauc", "-o", "json", "--per-group"]
+    argv = [
+        "eval",
+        str(tmp_path / "u.csv"),
+        "--group",
+        "user",
+        "-m",
+        "gauc",
+        "--format",
+        "json",
+        "--per-group",
+    ]
     assert main([*argv, "--dask", "local:1"]) == 0
     got = json.loads(capsys.readouterr().out)["measures"]["GAUC"]["per_group"]
     assert got == {"007": 1.0, "7": 0.0, "9007199254740992": 1.0, "9007199254740993": 0.0}

@@ -341,7 +341,7 @@ def test_trec_ties_ranx_is_ranx_on_files_with_queries_above_15_documents(seed, n
         np.testing.assert_allclose(
             ours.results[label].per_group, theirs[name], rtol=0, atol=1e-12, err_msg=name
         )
-    assert main(["trec", str(qrels_f), str(run_f), "-m", "map", "--dialect", "ranx", "-o", "json"]) == 0
+    assert main(["trec", str(qrels_f), str(run_f), "-m", "map", "--dialect", "ranx", "--format", "json"]) == 0
     assert main(["trec", str(qrels_f), str(run_f), "-m", "map", "--dialect", "ranx", "--ties", "file"]) == 2
 
 

@@ -107,10 +107,10 @@ def test_cli_explain_table_json_csv(table, capsys):
         out.splitlines()[1].split()[0] == "perfeval"
         and "trec_eval NDCG: tied scores ranked by document id" in out
     )
-    assert main(["explain", *base, "--dialects", "trec_eval", "-o", "json"]) == 0
+    assert main(["explain", *base, "--dialects", "trec_eval", "--format", "json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["groups"] == 2 and set(d["dialects"]) == {"perfeval", "trec_eval"}
-    assert main(["explain", *base, "--dialects", "ranx", "-o", "csv"]) == 0
+    assert main(["explain", *base, "--dialects", "ranx", "--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "dialect,NDCG,MAP" and lines[2].startswith("ranx,")
 
@@ -208,5 +208,5 @@ def test_cli_reads_the_id_column_as_ids(tmp_path, capsys):
         "-m",
         "map",
     ]
-    assert main([*args, "--dialect", "trec_eval", "-o", "json"]) == 0
+    assert main([*args, "--dialect", "trec_eval", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["measures"]["MAP"]["value"] == 0.5  # "9" > "10" as text

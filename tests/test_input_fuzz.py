@@ -174,10 +174,10 @@ def test_mutated_inputs(tmp_path, block):
         path = tmp_path / f"{case}-{name}"
         path.write_bytes(data)
         what = f"case {block}/{case} {name} {extra} {data[:120]!r}"
-        a = _run(["eval", str(path), "-o", "json", *extra])
+        a = _run(["eval", str(path), "--format", "json", *extra])
         _check(*a, what)
         if not name.endswith(".jsonl"):
-            b = _run(["eval", str(path), "-o", "json", "--stream", *extra])
+            b = _run(["eval", str(path), "--format", "json", "--stream", *extra])
             _check(*b, what + " --stream")
             assert (a[0] == 0) == (b[0] == 0), f"{what}: in memory {a[0]} {a[2]!r}, streamed {b[0]} {b[2]!r}"
             if a[0] == 0:

@@ -95,7 +95,7 @@ def test_small_multiples_and_saving(data, tmp_path):
     assert len(drawn) == 4
     P.save(fig, str(tmp_path / "g.svg"))
     assert (tmp_path / "g.svg").read_text().startswith("<?xml")
-    with pytest.raises(InvalidParameterError, match=".png or .svg"):
+    with pytest.raises(InvalidParameterError, match=".png, .svg or .pdf"):
         P.save(fig, str(tmp_path / "g.jpg"))
 
 

@@ -72,7 +72,7 @@ def test_big_integer_group_ids_stay_apart(tmp_path, capsys):
         "9007199254740993,1,0.1\n9007199254740993,0,0.9\n"
     )
     code, out, err = run(
-        ["eval", str(f), "--group", "user", "-m", "gauc", "-o", "json", "--per-group"], capsys
+        ["eval", str(f), "--group", "user", "-m", "gauc", "--format", "json", "--per-group"], capsys
     )
     assert code == 0, err
     got = json.loads(out)["measures"]["GAUC"]
@@ -115,9 +115,10 @@ def test_stream_and_memory_group_by_the_same_ids(tmp_path, capsys):
         f"{g},{i % 2},{(i * 7 % 11) / 11}" for i, g in enumerate(["007", "7", "1e3", "1000", "u"] * 8)
     ]
     f.write_text("\n".join(rows) + "\n")
-    a = run(["eval", str(f), "--group", "g", "-m", "gauc,roc", "-o", "json", "--per-group"], capsys)
+    a = run(["eval", str(f), "--group", "g", "-m", "gauc,roc", "--format", "json", "--per-group"], capsys)
     b = run(
-        ["eval", str(f), "--group", "g", "-m", "gauc,roc", "-o", "json", "--per-group", "--stream"], capsys
+        ["eval", str(f), "--group", "g", "-m", "gauc,roc", "--format", "json", "--per-group", "--stream"],
+        capsys,
     )
     assert a[0] == b[0] == 0, (a[2], b[2])
     ja, jb = json.loads(a[1]), json.loads(b[1])
@@ -261,11 +262,11 @@ def test_compressed_input(tmp_path, capsys, kind, opener):
     (tmp_path / f"t.csv.{kind}").write_bytes(opener(text))
     (tmp_path / f"noext.{kind}").write_bytes(opener(text))  # by magic bytes
     (tmp_path / "t.csv").write_bytes(text)
-    want = run(["eval", str(tmp_path / "t.csv"), "-m", "roc,apr", "-o", "json"], capsys)[1]
+    want = run(["eval", str(tmp_path / "t.csv"), "-m", "roc,apr", "--format", "json"], capsys)[1]
     for name in (f"t.csv.{kind}", f"noext.{kind}"):
         for extra in ([], ["--stream"]):
             code, out, err = run(
-                ["eval", str(tmp_path / name), "-m", "roc,apr", "-o", "json", *extra], capsys
+                ["eval", str(tmp_path / name), "-m", "roc,apr", "--format", "json", *extra], capsys
             )
             assert code == 0, err
             assert json.loads(out)["measures"] == json.loads(want)["measures"]

@@ -134,7 +134,7 @@ def test_command_stream_equals_in_memory(tmp_path, capsys):
                     "score",
                     "-m",
                     "roc,apr,rms,ca1",
-                    "-o",
+                    "--format",
                     "json",
                     *extra,
                 ]
@@ -160,7 +160,7 @@ def test_command_stream_equals_in_memory(tmp_path, capsys):
                     "weight",
                     "-m",
                     "gauc,ndcg@5,acc",
-                    "-o",
+                    "--format",
                     "json",
                     *extra,
                 ]
@@ -172,7 +172,7 @@ def test_command_stream_equals_in_memory(tmp_path, capsys):
         assert (
             outs[0][k]["per_group"] == outs[1][k]["per_group"] and outs[0][k]["value"] == outs[1][k]["value"]
         )
-    args = ["--target", "label", "--score", "score", "--group", "weight", "-m", "gauc", "-o", "json"]
+    args = ["--target", "label", "--score", "score", "--group", "weight", "-m", "gauc", "--format", "json"]
     assert main(["eval", str(path), "--stream", "--clustered", *args]) == 1  # not clustered: a data error
     lines = path.read_text().splitlines()
     body = sorted(

@@ -408,7 +408,10 @@ def test_command_grouped_stream_matches_in_memory_on_a_text_file(tmp_path, capsy
     path.write_text(lines.getvalue())
     outs = []
     for extra in ([], ["--stream"]):
-        assert main(["eval", str(path), "--group", "user", "-m", "gauc,acc,rms", "-o", "json", *extra]) == 0
+        assert (
+            main(["eval", str(path), "--group", "user", "-m", "gauc,acc,rms", "--format", "json", *extra])
+            == 0
+        )
         outs.append(json.loads(capsys.readouterr().out)["measures"])
     for k in ("GAUC", "ACC", "RMS"):
         assert outs[0][k] == outs[1][k]

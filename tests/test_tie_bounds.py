@@ -392,7 +392,7 @@ def test_eval_tie_bounds_table_json_csv(tables, capsys):
     assert lines[4].split()[2:] == ["nan", "nan"]
     assert "25% of 4 comparable pairs tied" in out and "no exact tie bound: CA2:window=2" in out
     code, out, err = run_cli(
-        ["eval", str(tables / "b.txt"), "-m", "roc,apr", "--tie-bounds", "-o", "json"], capsys
+        ["eval", str(tables / "b.txt"), "-m", "roc,apr", "--tie-bounds", "--format", "json"], capsys
     )
     d = json.loads(out)
     assert (d["measures"]["ROC"]["tie_min"], d["measures"]["ROC"]["tie_max"], d["tied_pairs"]) == (
@@ -401,7 +401,7 @@ def test_eval_tie_bounds_table_json_csv(tables, capsys):
         0.25,
     )
     code, out, err = run_cli(
-        ["eval", str(tables / "b.txt"), "-m", "roc", "--tie-bounds", "-o", "csv"], capsys
+        ["eval", str(tables / "b.txt"), "-m", "roc", "--tie-bounds", "--format", "csv"], capsys
     )
     assert out.splitlines() == [
         "measure,value,tie_min,tie_max,tied_pairs",
@@ -427,11 +427,11 @@ def test_eval_tie_bounds_per_group(tables, capsys):
     code, out, err = run_cli([*argv, "--tie-bounds", "--per-group"], capsys)
     assert code == 0, err
     assert "NDCG@2 tie_min" in out and "42.86% of 7 comparable pairs tied" in out
-    code, out, err = run_cli([*argv, "--tie-bounds", "--per-group", "-o", "csv"], capsys)
+    code, out, err = run_cli([*argv, "--tie-bounds", "--per-group", "--format", "csv"], capsys)
     rows = out.splitlines()
     assert rows[-3] == "group,NDCG@2,NDCG@2 tie_min,NDCG@2 tie_max,GAUC,GAUC tie_min,GAUC tie_max"
     assert rows[-2].startswith("1,0.598903,0.173765,1.000000,0.750000,0.500000,1.000000")
-    code, out, err = run_cli([*argv, "--tie-bounds", "-o", "json"], capsys)
+    code, out, err = run_cli([*argv, "--tie-bounds", "--format", "json"], capsys)
     d = json.loads(out)
     assert d["measures"]["GAUC"]["tie_bounds_per_group"]["1"] == [0.5, 1.0]
 
@@ -451,17 +451,17 @@ def test_trec_tie_bounds_every_format(tables, capsys):
     code, out, err = run_cli(argv, capsys)
     assert code == 0, err
     assert "r    0.3611..0.8333  0.0000..1.0000  71.43% of 7" in out
-    code, out, err = run_cli([*argv, "-o", "json"], capsys)
+    code, out, err = run_cli([*argv, "--format", "json"], capsys)
     d = json.loads(out)
     assert d["r"]["map"]["tie_min"] == pytest.approx(13 / 36) and d["s"]["P_1"]["tie_min"] == 0.5
-    code, out, err = run_cli([*argv, "-o", "csv"], capsys)
+    code, out, err = run_cli([*argv, "--format", "csv"], capsys)
     head = out.splitlines()[0].split(",")
     assert head[-5:] == ["map tie_min", "map tie_max", "P_1 tie_min", "P_1 tie_max", "tied_pairs"]
-    code, out, err = run_cli([*argv, "-o", "markdown"], capsys)
+    code, out, err = run_cli([*argv, "--format", "markdown"], capsys)
     assert "| r | 0.3889 (0.3611..0.8333) | 0.5000 (0.0000..1.0000) |" in out
-    code, out, err = run_cli([*argv, "-o", "latex"], capsys)
+    code, out, err = run_cli([*argv, "--format", "latex"], capsys)
     assert "0.3889 {\\scriptsize(0.3611--0.8333)}" in out
-    code, out, err = run_cli([*argv, "-q", "-o", "csv"], capsys)
+    code, out, err = run_cli([*argv, "-q", "--format", "csv"], capsys)
     assert out.splitlines()[1] == "r,q1,0.444444,0.666667,0.388889,0.666667,0.000000,1.000000"
 
 
@@ -469,7 +469,10 @@ def test_trec_tie_bounds_every_format(tables, capsys):
     "argv, message",
     [
         (["eval", "{b}", "-m", "roc", "--tie-bounds", "--stream"], "--tie-bounds evaluates in memory"),
-        (["trec", "{q}", "{a}", "-m", "map", "--tie-bounds", "-o", "trec"], "no place in trec_eval's layout"),
+        (
+            ["trec", "{q}", "{a}", "-m", "map", "--tie-bounds", "--format", "trec"],
+            "no place in trec_eval's layout",
+        ),
     ],
 )
 def test_refusals_are_one_line(tables, capsys, argv, message):
@@ -514,7 +517,7 @@ def test_compare_tie_bounds_say_whether_ties_can_reverse_the_comparison(tmp_path
         "--n-boot",
         "50",
     ]
-    assert main([*base, "-o", "json"]) == 0
+    assert main([*base, "--format", "json"]) == 0
     got = json.loads(capsys.readouterr().out)["tie_bounds"]
     ra = perfeval.evaluate(y, a, measures=["roc"], tie_bounds=True).results["ROC"]
     assert got["measures"]["ROC"]["a"] == [ra.tie_min, ra.tie_max] and ra.tie_min < ra.tie_max

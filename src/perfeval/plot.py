@@ -250,9 +250,9 @@ def plot_by_group(
     return fig
 
 
-def save(fig: Any, path: str) -> None:
-    """Write a figure as PNG or SVG, by the file's extension."""
-    ext = str(path).lower().rsplit(".", 1)[-1]
-    if ext not in ("png", "svg"):
-        raise InvalidParameterError(f"-o {path}: expected a .png or .svg file name")
+def save(fig: Any, path: str, format: str | None = None) -> None:
+    """Write a figure as PNG, SVG or PDF: ``format``, else the file's extension."""
+    ext = (format or str(path).rsplit(".", 1)[-1]).lower()
+    if ext not in ("png", "svg", "pdf"):
+        raise InvalidParameterError(f"-o {path}: expected a .png, .svg or .pdf file name")
     fig.savefig(path, format=ext, dpi=130, bbox_inches="tight")

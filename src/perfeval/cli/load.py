@@ -57,7 +57,7 @@ def read(args: Any, file: str) -> Any:
     from perfeval.io.tables import read_table
 
     return read_table(
-        path_of(file), args.format, args.header, delimiter=args.delimiter, identity=group_position(args)
+        path_of(file), args.input_format, args.header, delimiter=args.delimiter, identity=group_position(args)
     )
 
 
@@ -194,7 +194,7 @@ def _large_numeric(args: Any) -> tuple | None:
         path is None
         or not os.path.isfile(path)
         or os.path.getsize(path) < LARGE_BYTES
-        or args.format == "jsonl"
+        or args.input_format == "jsonl"
     ):
         return None
     from perfeval.io.columns import choose
@@ -221,7 +221,7 @@ def _large_numeric(args: Any) -> tuple | None:
             iter_columns(
                 path,
                 chooser,
-                args.format,
+                args.input_format,
                 args.header,
                 progress=sys.stderr.isatty(),
                 ids=(1 + nscores,),

@@ -80,6 +80,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
 
     from perfeval.cli import load
     from perfeval.cli.parser import build
+    from perfeval.exceptions import PerfError
 
     parser = build()
     try:
@@ -96,13 +97,120 @@ def _main(argv: Sequence[str] | None = None) -> int:
         args.measures = ",".join(given) if given else DEFAULT_MEASURES.get(args.command)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the exact command, for the report
     load.NOTES.clear()
+    try:
+        to_file = resolve_output(args)
+    except PerfError as e:
+        return _error(one_line(e), 2)[0]
     with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning
-        status, failed = _run(args)
+        if to_file:
+            status, failed = _run_to_file(args)
+        else:
+            status, failed = _run(args)
     if not failed:  # an error stays the one line on stderr
         for note in load.NOTES:
             sys.stderr.write(note)
     return status
+
+
+def resolve_output(args: Any) -> bool:
+    """Settle ``-o/--output FILE`` and ``--format NAME`` (:func:`perfeval.cli.parser.output_options`):
+    the format from ``--format``, else from the file's extension, else the command's first format.
+    True when the command prints text that is to go to a file (plot and report write theirs).
+
+    ``-o json`` with a format's bare name, the old spelling, still means the format (with a note).
+    """
+    import os
+
+    from perfeval.cli.parser import EXTENSIONS, INPUT_FORMATS
+    from perfeval.exceptions import InvalidParameterError
+
+    formats = getattr(args, "output_formats", None)
+    if formats is None:
+        return False
+    out, fmt = args.output, args.format
+    if fmt is not None and fmt not in formats:
+        hint = (
+            f"; the input table's format is --input-format {fmt}"
+            if fmt in INPUT_FORMATS and hasattr(args, "input_format")
+            else ""
+        )
+        raise InvalidParameterError(f"--format {fmt}: {args.command} writes {', '.join(formats)}{hint}")
+    if out is not None and out in formats and fmt is None and "." not in out and not os.path.exists(out):
+        load_note(f"perfeval: note: -o {out} names a format: it is --format {out} now (-o names a file)\n")
+        args.output, args.format = None, out
+        return False
+    ext = out.rsplit(".", 1)[-1].lower() if out not in (None, "-") and "." in os.path.basename(out) else ""
+    implied = EXTENSIONS.get(ext)
+    if implied is not None and implied not in formats and implied != "table":
+        raise InvalidParameterError(
+            f"-o {out}: {args.command} writes {', '.join(formats)}, not {implied} "
+            "(--format NAME says which, whatever the file name)"
+        )
+    if fmt is not None and implied is not None and implied != fmt and implied in formats:
+        raise InvalidParameterError(f"-o {out} is {implied} by its name, --format says {fmt}: give one")
+    if fmt is None:
+        if implied in formats:
+            fmt = implied
+        elif formats[0] in ("png", "svg", "pdf", "html"):  # a picture or a page: its name must say
+            raise InvalidParameterError(
+                f"-o {out}: expected a file name ending in {' or '.join('.' + f for f in formats)} "
+                "(or --format NAME)"
+            )
+        else:
+            fmt = formats[0]
+    args.format = fmt
+    if out == "-":
+        args.output = None
+    return args.output is not None and formats[0] not in ("png", "svg", "pdf", "html")
+
+
+def load_note(text: str) -> None:
+    from perfeval.cli import load
+
+    if text not in load.NOTES:
+        load.NOTES.append(text)
+
+
+def _run_to_file(args: Any) -> tuple[int, bool]:
+    """Run a command whose text goes to ``args.output``: written to a temporary file beside it and
+    renamed there when the command succeeds, so a failure leaves no half-written file (nor replaces
+    an old one).
+    """
+    import os
+    import tempfile
+
+    path = args.output
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".perfeval-", suffix=".part", dir=folder)
+    except OSError as e:
+        return _error(f"cannot write {one_line(path)} ({e.strerror or one_line(e)})", 1)
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)  # as open() would have made it, not mkstemp's 0600
+    saved = sys.stdout
+    ok = False
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            sys.stdout = fh
+            try:
+                status, failed = _run(args)
+            finally:
+                sys.stdout = saved
+        if not failed and status in (0, 75):  # 75: scored, not stored; the scores are written
+            os.replace(tmp, path)
+            ok = True
+            sys.stderr.write(f"perfeval: wrote {path}\n")
+        return status, failed
+    except OSError as e:
+        return _error(f"cannot write {one_line(path)} ({e.strerror or one_line(e)})", 1)
+    finally:
+        if not ok:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def _run(args: Any) -> tuple[int, bool]:

@@ -27,7 +27,7 @@ EXAMPLES = {
     "leaderboard": "examples:\n  perfeval leaderboard --key answers.txt --task kddcup2004-physics",
     "score": "examples:\n"
     "  perfeval score team_a.txt --key answers.txt --task kddcup2004-physics --team a\n"
-    "  perfeval score sub.txt --key answers.txt --task kddcup2004-protein --no-store -o json",
+    "  perfeval score sub.txt --key answers.txt --task kddcup2004-protein --no-store --format json",
     "list-measures": "examples:\n  perfeval list-measures\n  perfeval list-measures --long",
 }
 
@@ -53,7 +53,7 @@ def build() -> argparse.ArgumentParser:
         "  perfeval eval results.txt                         # target score columns, PERF's report\n"
         "  perfeval eval runs.csv --target label --score p -m roc,apr,logloss\n"
         "  perfeval eval clicks.parquet --target click --score ctr --group user -m gauc\n"
-        "  perfeval eval qrels.tsv --target rel --score s --group qid -m ndcg@10,map,mrr -o json\n"
+        "  perfeval eval qrels.tsv --target rel --score s --group qid -m ndcg@10,map,mrr -o scores.json\n"
         "  perfeval eval kdd2002.csv --target label --score s -m roc "
         "--partition narrow=change --partition broad=change,control",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -85,11 +85,11 @@ def build() -> argparse.ArgumentParser:
         metavar="NAME=LABEL[,LABEL...]",
         help="a binary task from multi-class labels: these labels positive, the rest negative",
     )
-    ev.add_argument("-o", "--output", default="table", choices=("table", "json", "csv"), help="output format")
+    output_options(ev, ("table", "json", "csv"))
     ev.add_argument(
         "--per-group",
         action="store_true",
-        help="also print every group's values (with -o csv: only them, one table pandas reads)",
+        help="also print every group's values (with --format csv: only them, one table pandas reads)",
     )
     ev.add_argument(
         "--per-group-output",
@@ -145,12 +145,7 @@ def build() -> argparse.ArgumentParser:
         pp.add_argument("--score", help="score column(s), comma-separated: one model each (default 2)")
         pp.add_argument("--group", help="group column (plot: one panel a group; report: per-group table)")
         pp.add_argument("-t", "--threshold", type=float, default=0.5, help="the operating point marked (0.5)")
-        pp.add_argument(
-            "-o",
-            "--output",
-            required=True,
-            help="output file: .png or .svg" if name == "plot" else "output .html file",
-        )
+        output_options(pp, ("png", "svg", "pdf") if name == "plot" else ("html",), required=True)
         if name == "plot":
             pp.add_argument(
                 "--bins",
@@ -218,7 +213,7 @@ def build() -> argparse.ArgumentParser:
         action="store_true",
         help="accept submissions that are symbolic links leaving their directory (refused by default)",
     )
-    sc.add_argument("-o", "--output", default="table", choices=("table", "json"))
+    output_options(sc, ("table", "json"))
     lb = sub.add_parser(
         "leaderboard",
         help="print a task's leaderboard: per criterion and overall",
@@ -230,7 +225,7 @@ def build() -> argparse.ArgumentParser:
     lb.add_argument("--key", required=True, help="the answer key (its leaderboard lies beside it)")
     lb.add_argument("--task", required=True)
     lb.add_argument("--db", help="the database, when not the default beside the key")
-    lb.add_argument("-o", "--output", default="table", choices=("table", "json"))
+    output_options(lb, ("table", "json"))
     cp = sub.add_parser(
         "compare",
         help="compare two models on the same cases: difference, interval, p-value",
@@ -269,7 +264,7 @@ def build() -> argparse.ArgumentParser:
         "the two ranges overlap (ties alone could reverse the comparison)",
     )
     _ci_options(cp, "--level", "confidence level of the intervals (default 0.95)", default=0.95)
-    cp.add_argument("-o", "--output", default="table", choices=("table", "json"))
+    output_options(cp, ("table", "json", "csv"))
     tr = sub.add_parser(
         "trec",
         help="evaluate TREC runs against judgments (qrels): one run, or several compared",
@@ -281,9 +276,9 @@ def build() -> argparse.ArgumentParser:
         "--baseline) query by query, with a multiple-testing correction over the runs.",
         epilog="examples:\n"
         "  perfeval trec qrels.txt bm25.run -m map,ndcg_cut_10,P_5,recall_100\n"
-        "  perfeval trec qrels.txt bm25.run -m map,P_10 -q -o trec      # trec_eval's -q layout\n"
+        "  perfeval trec qrels.txt bm25.run -m map,P_10 -q --format trec  # trec_eval's -q layout\n"
         "  perfeval trec qrels.txt bm25.run rm3.run dense.run -m map,nDCG@10 --test randomization\n"
-        "  perfeval trec qrels.txt a.run b.run -m map,ndcg_cut_10 -o latex > table.tex",
+        "  perfeval trec qrels.txt a.run b.run -m map,ndcg_cut_10 -o table.tex",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     tr.add_argument(
@@ -313,12 +308,8 @@ def build() -> argparse.ArgumentParser:
         "(exact; whatever --ties says) and the share of the pairs of documents of different relevance "
         "whose scores are tied",
     )
-    tr.add_argument(
-        "-o",
-        "--output",
-        default="table",
-        choices=("table", "trec", "json", "csv", "markdown", "latex"),
-        help="output format (default: table; trec: trec_eval's three columns)",
+    output_options(
+        tr, ("table", "trec", "json", "csv", "markdown", "latex"), "trec: trec_eval's three columns"
     )
     tr.add_argument(
         "--queries",
@@ -389,7 +380,8 @@ def build() -> argparse.ArgumentParser:
         epilog="examples:\n"
         "  perfeval explain run.csv --target rel --score s --group qid --id doc -m ap,ndcg@10\n"
         "  perfeval explain preds.csv --target y --score p -m roc,ap --dialects sklearn,spark,keras\n"
-        "  perfeval explain preds.csv -m roc --dialects keras:num_thresholds=1000,spark:numBins=100 -o json",
+        "  perfeval explain preds.csv -m roc --dialects keras:num_thresholds=1000,spark:numBins=100 "
+        "--format json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ex.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
@@ -413,7 +405,7 @@ def build() -> argparse.ArgumentParser:
         "one of the measures)",
     )
     ex.add_argument("-t", "--threshold", type=float, default=0.5)
-    ex.add_argument("-o", "--output", default="table", choices=("table", "json", "csv"))
+    output_options(ex, ("table", "json", "csv"))
     lm = sub.add_parser(
         "list-measures",
         help="list the measures (name, aliases, PERF options, direction)",
@@ -423,17 +415,63 @@ def build() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     lm.add_argument("--long", action="store_true", help="print each measure's full definition")
-    lm.add_argument("--format", choices=("table", "markdown"), default="table")
+    output_options(lm, ("table", "markdown"))
     return p
+
+
+#: the formats a table is read in (``--input-format``)
+INPUT_FORMATS = ("auto", "text", "csv", "tsv", "jsonl", "parquet")
+
+#: a file name's extension -> the output format it means
+EXTENSIONS = {
+    "json": "json",
+    "csv": "csv",
+    "md": "markdown",
+    "markdown": "markdown",
+    "tex": "latex",
+    "txt": "table",
+    "text": "table",
+    "trec": "trec",
+    "html": "html",
+    "htm": "html",
+    "png": "png",
+    "svg": "svg",
+    "pdf": "pdf",
+}
+
+
+def output_options(p, formats: tuple[str, ...], note: str = "", required: bool = False) -> None:
+    """``-o/--output FILE`` and ``--format NAME``, alike in every command: the file written (default
+    standard output) and its format (default: from the file's extension, else the first of
+    ``formats``).  :func:`perfeval.cli.main.resolve_output` checks and settles them.
+    """
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        required=required,
+        default=None,
+        help="the file to write" + ("" if required else " (default: standard output)"),
+    )
+    p.add_argument(
+        "--format",
+        metavar="NAME",
+        default=None,
+        help=f"output format: {', '.join(formats)} (default: from the file name's extension"
+        + ("" if required else f", else {formats[0]}")
+        + (f"; {note}" if note else "")
+        + ")",
+    )
+    p.set_defaults(output_formats=formats)
 
 
 def _table_options(p) -> None:
     """How an input table is read: its format and whether it has a header (every table command)."""
     p.add_argument(
-        "--format",
+        "--input-format",
         default="auto",
-        choices=("auto", "text", "csv", "tsv", "jsonl", "parquet"),
-        help="input format (default: from the file name or content)",
+        choices=INPUT_FORMATS,
+        help="the table's format (default: from the file name or content)",
     )
     p.add_argument(
         "--pos-label",

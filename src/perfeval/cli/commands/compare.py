@@ -122,7 +122,7 @@ def run(args: Any) -> int:
         threshold=args.threshold,
     )
     bounds = _tie_bounds(y, a, b, g, w, specs, args.threshold) if args.tie_bounds else None
-    if args.output == "json":
+    if args.format == "json":
         from perfeval.report import dumps
 
         out: dict = {"a": na, "b": nb, "comparisons": [c.to_dict() for c in res.values()]}

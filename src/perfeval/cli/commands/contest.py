@@ -70,7 +70,7 @@ def run_score(args: Any) -> int:
         if board is not None:
             board.close()
     names = [c.name for c in task.criteria] + ([task.total["name"]] if task.total else [])
-    if args.output == "json":
+    if args.format == "json":
         from perfeval.report import dumps
 
         stored = board is not None and not_stored is None
@@ -112,7 +112,7 @@ def run_leaderboard(args: Any) -> int:
     board = Board(args.db or default_db(args.key), create=False)
     ranks = rankings(board.entries(task.name), task.directions())
     board.close()
-    if args.output == "json":
+    if args.format == "json":
         from perfeval.report import dumps
 
         write(dumps({k: [s.__dict__ for s in v] for k, v in ranks.items()}) + "\n")

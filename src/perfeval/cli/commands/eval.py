@@ -112,7 +112,7 @@ def run(args: Any) -> int:
         with open(args.per_group_output, "w", encoding="utf-8") as fh:
             fh.write(group_csv(report))
         sys.stderr.write(f"perfeval: wrote {args.per_group_output}\n")
-    write(report_text(report, args.output, args.per_group))
+    write(report_text(report, args.format, args.per_group))
     return 0
 
 
@@ -198,7 +198,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         args.group is not None or all(s.measure.kind == "binary" for s in specs)
     ) and not args.partition
     big = path is not None and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES
-    if not (args.stream or (big and streamable and args.format != "jsonl")):
+    if not (args.stream or (big and streamable and args.input_format != "jsonl")):
         return None
     if not streamable:
         raise InvalidParameterError(
@@ -233,7 +233,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
     cols = iter_columns(
         path,
         chooser,
-        args.format,
+        args.input_format,
         args.header,
         progress=sys.stderr.isatty(),
         ids=(0, 3) if labels else (3,),
@@ -268,7 +268,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
     with connect(args.dask):
         ddf, ch = read_files(
             path,
-            fmt=args.format,
+            fmt=args.input_format,
             header=args.header,
             target=args.target,
             score=args.score,

@@ -34,9 +34,9 @@ def run(args: Any) -> int:
         dialects=args.dialects,
         threshold=args.threshold,
     )
-    if args.output == "json":
+    if args.format == "json":
         write(e.to_json() + "\n")
-    elif args.output == "csv":
+    elif args.format == "csv":
         rows = [",".join(["dialect", *map(csv_field, e.measures)])]
         for d in e.dialects:
             vals = [e.value(d, m) for m in e.measures]

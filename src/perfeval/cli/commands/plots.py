@@ -33,20 +33,17 @@ def run_plot(args: Any) -> int:
         fig = (
             CurveDisplay.from_models(y, models, kind=args.kind, threshold=args.threshold, **kw).plot().figure_
         )
-    save(fig, args.output)
+    save(fig, args.output, args.format)
     sys.stderr.write(f"perfeval: wrote {args.output}\n")
     return 0
 
 
 def run_report(args: Any) -> int:
     from perfeval.cli.commands.eval import check_ci_options
-    from perfeval.exceptions import InvalidParameterError
 
     _matplotlib()
     from perfeval.html import build
 
-    if not str(args.output).lower().endswith((".html", ".htm")):
-        raise InvalidParameterError(f"-o {args.output}: expected an .html file name")
     if args.ci is not None:
         check_ci_options(args)
     source, y, models, g = load.models(args)

@@ -1,5 +1,5 @@
 """``perfeval trec``: TREC runs against judgments: one table (rows: runs; columns: measures), each
-run after the first tested against the baseline; trec_eval's three columns with ``-o trec``; JSON,
+run after the first tested against the baseline; trec_eval's three columns with ``--format trec``; JSON,
 CSV, Markdown and LaTeX.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from perfeval.cli.output import csv_field, number, p_value, signature_line, table, write
 
-#: what -o latex / markdown print beside a significant difference
+#: what --format latex / markdown print beside a significant difference
 _MARK = {"markdown": {"+": "<sup>+</sup>", "-": "<sup>−</sup>"}, "latex": {"+": "$^{+}$", "-": "$^{-}$"}}
 
 
@@ -21,10 +21,10 @@ def run(args: Any) -> int:
 
     _x87.keep_heap()  # this process frees and allocates arrays of 10M rows run after run: reuse them
 
-    if args.tie_bounds and args.output == "trec":
+    if args.tie_bounds and args.format == "trec":
         raise InvalidParameterError(
-            "--tie-bounds has no place in trec_eval's layout (-o trec): use -o table, json, csv, markdown "
-            "or latex"
+            "--tie-bounds has no place in trec_eval's layout (--format trec): use --format table, json, csv, "
+            "markdown or latex"
         )
     if [*args.runs, args.qrels].count("-") > 1:
         raise InvalidParameterError("standard input (-) can be read once: give the other inputs as files")
@@ -60,7 +60,7 @@ def run(args: Any) -> int:
         "csv": _csv,
         "markdown": _paper,
         "latex": _paper,
-    }[args.output](c, args)
+    }[args.format](c, args)
     write(out)
     return 0
 
@@ -305,7 +305,7 @@ def _paper(c: Any, args: Any) -> str:
     """A table for a paper: four decimals, the best value of each measure in bold, significance
     markers against the baseline, the test named under it.
     """
-    fmt = args.output
+    fmt = args.format
     names = _names(c)
     best = {}
     for s in c.specs:
