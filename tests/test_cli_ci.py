@@ -75,9 +75,11 @@ def test_compare_two_files_is_delong_by_default(data, capsys):
     d, y, a, b, _ = data
     assert main(["compare", str(d / "a.txt"), str(d / "b.txt"), "--format", "json"]) == 0
     c = json.loads(capsys.readouterr().out)["comparisons"][0]
-    want = compare(y, a, b, "roc", method="delong")["ROC"]
+    want = compare(y, b, a, "roc", method="delong")["ROC"]  # the second against the first: b - a
     assert (
-        c["method"] == "delong"
+        c["model"] == str(d / "b.txt")
+        and c["baseline"] == str(d / "a.txt")
+        and c["method"] == "delong"
         and c["p_value"] == pytest.approx(want.p_value)
         and c["low"] == pytest.approx(want.low)
     )
@@ -105,9 +107,9 @@ def test_compare_one_table_bootstrap_and_groups(data, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    want = compare(y, a, b, ["roc", "apr"], method="percentile", n_boot=200)
-    apr = next(ln for ln in out.splitlines() if ln.startswith("APR")).split()
-    assert apr[3:6] == [f"{want['APR'].difference:.6f}", f"{want['APR'].low:.6f}", f"{want['APR'].high:.6f}"]
+    want = compare(y, b, a, ["roc", "apr"], method="percentile", n_boot=200)  # b against the baseline a
+    apr = next(ln for ln in out.splitlines() if ln.split()[:2] == ["b", "APR"]).split()
+    assert apr[4:7] == [f"{want['APR'].difference:.6f}", f"{want['APR'].low:.6f}", f"{want['APR'].high:.6f}"]
     assert "(paired percentile bootstrap, 200 replicates, seed 0, cases resampled)" in out
     assert (
         main(
@@ -142,7 +144,11 @@ def test_bad_requests(data, capsys):
     cases = [
         (["compare", str(d / "a.txt"), str(d / "c.txt")], 1, "c.txt: has 2 rows, "),
         (["compare", str(d / "a.txt"), str(d / "flip.txt")], 1, "flip.txt, line 6: the target differs from"),
-        (["compare", str(d / "ab.csv"), "--target", "y"], 2, "--score names the two models' columns"),
+        (
+            ["compare", str(d / "ab.csv"), "--target", "y"],
+            2,
+            "--score names the models' columns, the baseline first",
+        ),
         (
             ["compare", str(d / "a.txt"), str(d / "b.txt"), "-m", "apr", "--method", "delong"],
             2,

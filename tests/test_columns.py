@@ -137,6 +137,6 @@ def test_plot_and_compare_use_the_same_rule(tmp_path, capsys):
         + "".join(f"{i},{i % 2},{(i * 37 % 11) / 11},{(i * 7 % 13) / 13}\n" for i in range(40))
     )
     code, out, err = run(["compare", str(f), "--score", "old,new", "--format", "json"], capsys)
-    assert code == 0 and json.loads(out)["a"] == "old" and "target 'label' (2)" in err
+    assert code == 0 and json.loads(out)["baseline"] == "old" and "target 'label' (2)" in err
     code, out, err = run(["plot", "roc", str(f), "--score", "old,nwe", "-o", str(tmp_path / "r.png")], capsys)
     assert code == 2 and "did you mean 'new'" in err

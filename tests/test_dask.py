@@ -141,3 +141,26 @@ def test_command_keeps_group_ids_on_a_cluster(tmp_path, capsys):
     assert got == {"007": 1.0, "7": 0.0, "9007199254740992": 1.0, "9007199254740993": 0.0}
     assert main(argv) == 0
     assert json.loads(capsys.readouterr().out)["measures"]["GAUC"]["per_group"] == got
+
+
+def test_the_command_keeps_dasks_log_lines_off_stderr(tmp_path):
+    """`perfeval eval --dask local:2` prints the table and nothing on stderr: the scheduler's and the
+    workers' log lines (they start and stop in their own processes) stay off it."""
+    import os
+    import subprocess
+    import sys
+
+    p = tmp_path / "d.csv"
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"y": rng.integers(0, 2, 5000), "s": rng.random(5000)}).to_csv(p, index=False)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}
+    r = subprocess.run(
+        [sys.executable, "-m", "perfeval", "eval", str(p), "--target", "y", "--score", "s", "-m", "roc"]
+        + ["--dask", "local:2"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert r.returncode == 0 and r.stdout.startswith("measure"), r.stderr
+    assert r.stderr == ""

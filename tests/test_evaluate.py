@@ -271,7 +271,8 @@ def test_report_conversions():
 
 def test_threshold_applies_unless_a_spec_sets_its_own():
     r = evaluate([1, 0, 1, 0], [0.8, 0.6, 0.4, 0.2], measures=["acc", "acc:threshold=0.7"], threshold=0.3)
-    assert r["ACC"] == 0.75 and r["ACC:threshold=0.7"] == 0.75
+    assert list(r.results) == ["ACC@0.3", "ACC@0.7"]  # the threshold shows in the label
+    assert r["ACC"] == 0.75 and r["ACC:threshold=0.7"] == 0.75 and r["acc@0.7"] == 0.75
     assert evaluate([1, 0, 1, 0], [0.8, 0.6, 0.4, 0.2], measures=["acc"], threshold=0.5)["ACC"] == 0.5
 
 

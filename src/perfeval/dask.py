@@ -214,39 +214,50 @@ def connect(address: str) -> Iterator[Any]:
     """
     import logging
     import os
+    import warnings
 
     from perfeval._console import one_line
 
+    # Dask's log lines stay off our stderr (a failed task is our one line): in this process, and in the
+    # worker processes a local cluster starts, which read this from their environment (a user's own
+    # DASK_LOGGING__DISTRIBUTED wins)
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
     try:
         import distributed
     except ImportError:
         raise MissingDependencyError("--dask needs dask: pip install 'perfeval[dask]'") from None
-    cluster = None
-    if address == "local" or address.startswith("local:"):
-        n = address.partition(":")[2]
-        if n and not (n.isdigit() and 1 <= int(n) <= 4096):
-            raise InvalidParameterError(
-                f"--dask {one_line(address)}: expected local or local:N with N workers from 1 to 4096"
+    for name in ("distributed", "tornado", "bokeh"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    with warnings.catch_warnings():
+        # nor its warnings ("Port 8787 is already in use", sockets a closing cluster leaves): the
+        # cluster's chatter, not the data's
+        warnings.filterwarnings("ignore", module=r"(distributed|tornado|bokeh)(\.|$)")
+        warnings.filterwarnings("ignore", category=ResourceWarning)
+        cluster = None
+        if address == "local" or address.startswith("local:"):
+            n = address.partition(":")[2]
+            if n and not (n.isdigit() and 1 <= int(n) <= 4096):
+                raise InvalidParameterError(
+                    f"--dask {one_line(address)}: expected local or local:N with N workers from 1 to 4096"
+                )
+            workers = int(n or (os.cpu_count() or 1))
+            cluster = distributed.LocalCluster(
+                n_workers=workers, threads_per_worker=1, dashboard_address=None
             )
-        workers = int(n or (os.cpu_count() or 1))
-        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
-        client = distributed.Client(cluster)
-    else:
+            client = distributed.Client(cluster)
+        else:
+            try:
+                client = distributed.Client(address, timeout=20)
+            except (OSError, ValueError, TypeError) as e:
+                raise InvalidParameterError(
+                    f"--dask {one_line(address)}: cannot reach a Dask scheduler there ({one_line(e)})"
+                ) from None
         try:
-            client = distributed.Client(address, timeout=20)
-        except (OSError, ValueError, TypeError) as e:
-            raise InvalidParameterError(
-                f"--dask {one_line(address)}: cannot reach a Dask scheduler there ({one_line(e)})"
-            ) from None
-    logging.getLogger("distributed").setLevel(
-        logging.CRITICAL
-    )  # a failed task is our one line, not a log dump
-    try:
-        yield client
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+            yield client
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
 
 
 def _file_format(path: str, fmt: str) -> str:

@@ -22,6 +22,7 @@ from perfeval._validation import Cases, binary_targets, check_relevance, floats
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.measures._data import GroupedData
+from perfeval.measures.spec import with_threshold
 from perfeval.report import MeasureResult, Report
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.ranking import RankingData, group_codes
@@ -47,16 +48,7 @@ def resolve(
         measures = [m for m in measures.split(",") if m.strip()]
     specs = []
     for m in measures:
-        spec = parse_measure(m, trec=trec)
-        if "threshold" in spec.kwargs and "threshold" not in spec._set:
-            spec.measure.check_params({"threshold": threshold})
-            kw = dict(spec.params)
-            kw["threshold"] = threshold
-            new = MeasureSpec(spec.measure, tuple(kw.items()))
-            for attr in ("_set", "written", "tool"):
-                object.__setattr__(new, attr, getattr(spec, attr))
-            spec = new
-        specs.append(spec)
+        specs.append(with_threshold(parse_measure(m, trec=trec), threshold))
     labels = [s.label for s in specs]
     dup = {lab for lab in labels if labels.count(lab) > 1}
     if dup:

@@ -153,11 +153,17 @@ class Report:
         self.pairs: float | None = None
 
     def __getitem__(self, label: str) -> float:
+        """A measure's value by its label, or by any spelling of it (``r["acc"]`` is ``ACC@0.7``
+        in a report at threshold 0.7).
+        """
         if label in self.results:
             return self.results[label].value
         from perfeval.measures import parse_measure
+        from perfeval.measures.spec import with_threshold
 
-        return self.results[parse_measure(label).label].value
+        threshold = self.params.get("threshold") if isinstance(self.params, dict) else None
+        spec = parse_measure(label)
+        return self.results[with_threshold(spec, 0.5 if threshold is None else threshold).label].value
 
     def __contains__(self, label: str) -> bool:
         return label in self.results

@@ -13,7 +13,7 @@ def help_text() -> str:
 
     rows = []
     for m in list_measures():
-        if m.name == "CA2":
+        if m.name == "CA2" or not m.perf_options:  # perf computes only what PERF did
             continue
         usage = m.perf_usage or ", ".join(m.perf_options)
         label, title = m.name, m.title
@@ -58,6 +58,7 @@ def help_text() -> str:
             "  -h, --help  this text;  --version  the version",
             "",
             "Differences from the original program: docs/compatibility.md of the perfeval project.",
+            "More measures (NDCG, MAP, GAUC, log loss, ...), groups, intervals, plots: `perfeval -h`.",
             "",
         ]
     )

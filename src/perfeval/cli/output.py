@@ -189,3 +189,86 @@ def _group_cells(report: Any, i: int, bounded: bool) -> list[float]:
             lo, hi = r.tie_min_per_group, r.tie_max_per_group
             out += [math.nan if lo is None else float(lo[i]), math.nan if hi is None else float(hi[i])]
     return out
+
+
+#: the columns of a model's row kept in the printed table (the CSV and the JSON keep every column)
+_TABLE_COLUMNS = ("value", "tie_min", "tie_max", "ci_low", "ci_high")
+
+
+def _model_cells(report: Any, keep: tuple[str, ...] | None) -> tuple[list[str], list[Any]]:
+    """A model's report as one row: each measure's value, then its other columns named after it."""
+    head, rows = _report_rows(report)
+    names: list[str] = []
+    cells: list[Any] = []
+    for row in rows:
+        label = row[0]
+        for col, v in zip(head[1:], row[1:], strict=True):
+            if keep is None or col in keep:
+                names.append(label if col == "value" else f"{label} {col}")
+                cells.append(v)
+    return names, cells
+
+
+def models_text(reports: dict[str, Any], output: str, per_group: bool) -> str:
+    """Several models' reports (``eval --score a,b,c``) as one table, a row a model: ``table`` (with
+    the signature under it), ``csv`` (every column) or ``json`` (``{"models": {name: report}}``).
+    """
+    import json
+
+    from perfeval._text import shown
+
+    if output == "json":
+        body = {"models": {name: json.loads(r.to_json()) for name, r in reports.items()}}
+        return json.dumps(body, indent=2) + "\n"
+    first = next(iter(reports.values()))
+    per = per_group and first.groups is not None
+    if output == "csv":
+        if per:
+            return models_group_csv(reports)
+        head = ["model", *_model_cells(first, None)[0]]
+        lines = [",".join(csv_field(h) for h in head)]
+        lines += [
+            ",".join([csv_field(name)] + [number(v) for v in _model_cells(r, None)[1]])
+            for name, r in reports.items()
+        ]
+        return "\n".join(lines) + "\n"
+    head = ["model", *_model_cells(first, _TABLE_COLUMNS)[0]]
+    rows = [
+        [shown(name)] + [number(v) for v in _model_cells(r, _TABLE_COLUMNS)[1]] for name, r in reports.items()
+    ]
+    lines = table([head, *rows], "lr")
+    if _bounded(first):
+        lines += _tie_note(first)[1:]  # the share of tied pairs is each model's: in the JSON
+        lines.insert(
+            len(rows) + 1,
+            "(tie_min, tie_max: the least and greatest value over every order of the tied cases)",
+        )
+    if first.intervals:
+        lines.append(_interval_note(first.intervals))
+    lines.append(signature_line(first.signature))
+    if per:
+        for name, r in reports.items():
+            lines += ["", f"{shown(name)}, per group:"]
+            labels = list(r.results)
+            lines += table(
+                [["group", *labels]]
+                + [
+                    [shown(str(k))] + [number(v) for v in _group_cells(r, i, False)]
+                    for i, k in enumerate(r.groups)
+                ],
+                "lr",
+            )
+    return "\n".join(lines) + "\n"
+
+
+def models_group_csv(reports: dict[str, Any]) -> str:
+    """Every model's value of each measure in each group, one CSV table pandas reads:
+    ``model,group,ROC,APR`` (with tie bounds, each measure's least and greatest beside it).
+    """
+    out: list[str] = []
+    for name, r in reports.items():
+        body = group_csv(r).splitlines()
+        if not out:
+            out.append("model," + body[0])
+        out += [f"{csv_field(name)},{line}" for line in body[1:]]
+    return "\n".join(out) + "\n"

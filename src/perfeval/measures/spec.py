@@ -56,14 +56,18 @@ class MeasureSpec:
 
     @property
     def label(self) -> str:
-        """Canonical text: the name, ``@k`` for a set first parameter, ``:p=v`` for the others."""
+        """Canonical text: the name, ``@k`` for a set first parameter, ``:p=v`` for the others; a
+        threshold other than the default 0.5 is always shown (``ACC@0.7``), set here or by ``-t``.
+        """
         m = self.measure
-        given = {k: v for k, v in self.params if k in self._set}
+        given = {
+            k: v for k, v in self.params if k in self._set or (k == "threshold" and v != _DEFAULT_THRESHOLD)
+        }
         if not given:
             return m.name
         first = m.params[0].name if m.params else None
         text = m.name
-        if first in given and m.at_param:
+        if first in given and _at(m):
             text += f"@{_fmt(given.pop(first))}"
         if given:
             text += ":" + ",".join(f"{k}={_fmt(v)}" for k, v in given.items())
@@ -81,6 +85,17 @@ class MeasureSpec:
 
     def __call__(self, summary: Any) -> float:
         return self.measure(summary, **self.kwargs)
+
+
+#: the threshold of the threshold measures when none is given
+_DEFAULT_THRESHOLD = 0.5
+
+
+def _at(m: Measure) -> bool:
+    """Whether ``name@value`` sets the measure's first parameter: its ``at_param``, or a threshold
+    measure's threshold (``acc@0.7``).
+    """
+    return m.at_param or bool(m.params and m.params[0].name == "threshold")
 
 
 def _fmt(v: Any) -> str:
@@ -160,7 +175,7 @@ def parse_measure(
     params = m.defaults()
     given: set[str] = set()
     if at is not None:
-        if not m.params or not m.at_param:
+        if not m.params or not _at(m):
             raise InvalidParameterError(f"measure {m.name} takes no @ parameter (in {raw!r})")
         first = m.params[0].name
         params[first] = _value(m.params[0], at, f"{raw!r}, @{first}")
@@ -182,3 +197,16 @@ def parse_measure(
     spec = MeasureSpec(m, tuple(params.items()))
     object.__setattr__(spec, "_set", frozenset(given))
     return spec
+
+
+def with_threshold(spec: MeasureSpec, threshold: float) -> MeasureSpec:
+    """``spec`` with ``threshold`` where it has a threshold it does not set itself."""
+    if "threshold" not in spec.kwargs or "threshold" in spec._set:
+        return spec
+    spec.measure.check_params({"threshold": threshold})
+    kw = dict(spec.params)
+    kw["threshold"] = threshold
+    new = MeasureSpec(spec.measure, tuple(kw.items()))
+    for attr in ("_set", "written", "tool"):
+        object.__setattr__(new, attr, getattr(spec, attr))
+    return new

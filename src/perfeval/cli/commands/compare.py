@@ -1,5 +1,9 @@
-"""``perfeval compare``: two models on the same cases: the difference of each measure, its interval
-and a p-value.
+"""``perfeval compare``: models scored on the same cases, each against a baseline: the difference of
+each measure (model - baseline), its interval, a p-value, and the p-value corrected for the number of
+models compared.
+
+The models come as one table with several score columns (``--score base,a,b``) or as several tables
+of one score column each, row for row in the same order, or joined by an id column (``--id``).
 """
 
 from __future__ import annotations
@@ -8,7 +12,7 @@ from typing import Any
 
 from perfeval.cli import load
 from perfeval.cli.commands.eval import check_ci_options
-from perfeval.cli.output import number, p_value, signature_line, table, write
+from perfeval.cli.output import csv_field, number, p_value, signature_line, table, write
 
 
 def _load(args: Any, file: str, several: bool, binary: bool) -> tuple:
@@ -31,56 +35,139 @@ def _one_table(args: Any, binary: bool) -> tuple:
     from perfeval.exceptions import InvalidParameterError
 
     cols = (args.score or "").split(",")
-    if len(cols) != 2 or not all(c.strip() for c in cols):
-        raise InvalidParameterError("with one table, --score names the two models' columns: --score A,B")
+    if len(cols) < 2 or not all(c.strip() for c in cols):
+        raise InvalidParameterError(
+            "with one table, --score names the models' columns, the baseline first: --score A,B[,C...]"
+        )
     t, ch, y = _load(args, args.files[0], True, binary)
-    a, b = (load.scores(t, c) for c in ch.scores[:2])
-    return (y, a, b, *_extras(t, ch), (ch.scores[0].name, ch.scores[1].name))
+    names = [c.name for c in ch.scores]
+    if len(set(names)) != len(names):
+        raise InvalidParameterError(f"--score {args.score}: a column named twice")
+    models = {c.name: load.scores(t, c) for c in ch.scores}
+    return (y, models, *_extras(t, ch))
 
 
-def _same(what: str, x: Any, y: Any, source: str) -> None:
+def _same(what: str, x: Any, y: Any, source: str, first: str) -> None:
     import numpy as np
 
     from perfeval.exceptions import InputFormatError
 
     if (x is None) != (y is None) or (x is not None and not np.array_equal(x, y)):
-        raise InputFormatError(f"the {what} differ from the first table's", source=source)
+        raise InputFormatError(f"the {what} differ from {first}'s", source=source)
 
 
-def _two_tables(args: Any, binary: bool) -> tuple:
+def _ids(t: Any, args: Any) -> Any:
+    """A table's ``--id`` column (int64 or text, never float), each id once."""
+    import numpy as np
+
+    from perfeval.exceptions import InputFormatError
+
+    picked = t.pick(args.id, "id")
+    assert picked is not None  # --id is given
+    ids = picked[1]
+    order = np.argsort(ids, kind="stable")
+    s = ids[order]
+    dup = np.flatnonzero(s[1:] == s[:-1]) if len(s) > 1 else np.zeros(0, dtype=np.intp)
+    if len(dup):
+        i = int(order[dup[0] + 1])
+        raise InputFormatError(
+            f"id {_id_text(s[dup[0]])} of column {picked[0]!r} is on two rows: --id must name each case once",
+            source=t.source,
+            line=t.line_of(i),
+        )
+    return ids
+
+
+def _id_text(v: Any) -> str:
+    """An id as the file wrote it: an integer bare, text quoted."""
+    v = v.item() if hasattr(v, "item") else v
+    from perfeval._text import shown
+
+    return repr(shown(v)) if isinstance(v, str) else str(v)
+
+
+def _join(args: Any, first: Any, first_ids: Any, t: Any) -> Any:
+    """The row order that lines table ``t`` up with the first table by id; an id in one table and not
+    in the other is an error naming it.
+    """
+    import numpy as np
+
+    from perfeval.exceptions import InputFormatError
+
+    ids = _ids(t, args)
+    a, b = first_ids, ids
+    if a.dtype.kind != b.dtype.kind:  # one file's ids read as numbers, the other's as text
+        a, b = a.astype(str), b.astype(str)
+    order = np.argsort(b, kind="stable")
+    pos = np.searchsorted(b[order], a)
+    pos = np.minimum(pos, len(b) - 1) if len(b) else pos
+    found = (b[order][pos] == a) if len(b) else np.zeros(len(a), dtype=bool)
+    if not found.all():
+        i = int(np.argmin(found))
+        raise InputFormatError(
+            f"has no row of id {_id_text(a[i])} (line {first.line_of(i)} of {args.files[0]}; "
+            f"{int((~found).sum())} such ids): the models must score the same cases",
+            source=t.source,
+        )
+    if len(b) != len(a):
+        extra = np.setdiff1d(b, a)
+        raise InputFormatError(
+            f"has {len(b) - len(a)} row(s) whose id is not in {args.files[0]}, e.g. {_id_text(extra[0])}: "
+            "the models must score the same cases",
+            source=t.source,
+        )
+    return order[pos]
+
+
+def _tables(args: Any, binary: bool) -> tuple:
     import numpy as np
 
     from perfeval.exceptions import InputFormatError, InvalidParameterError
 
     if args.score and "," in args.score:
-        raise InvalidParameterError("with two tables, --score names one column, found in both")
-    (ta, cha, ya), (tb, chb, yb) = (_load(args, f, False, binary) for f in args.files)
-    if len(ya) != len(yb):
-        raise InputFormatError(
-            f"has {len(yb)} rows, {args.files[0]} has {len(ya)}: the two models must score the same cases in "
-            "the same order",
-            source=tb.source,
-        )
-    diff = ya != yb
-    if diff.any():
-        i = int(np.argmax(diff))
-        raise InputFormatError(
-            f"the target differs from {args.files[0]} (line {ta.line_of(i)}): the two models must score the "
-            "same cases in the same order",
-            source=tb.source,
-            line=tb.line_of(i),
-        )
-    a, b = load.scores(ta, cha.score), load.scores(tb, chb.score)
-    ga, wa = _extras(ta, cha)
-    gb, wb = _extras(tb, chb)
-    _same("groups", ga, gb, tb.source)
-    _same("weights", wa, wb, tb.source)
-    return ya, a, b, ga, wa, (args.files[0], args.files[1])
+        raise InvalidParameterError("with several tables, --score names one column, found in each")
+    if len(set(args.files)) != len(args.files):
+        raise InvalidParameterError("a table is named twice")
+    loaded = [_load(args, f, False, binary) for f in args.files]
+    t0, ch0, y0 = loaded[0]
+    ids0 = _ids(t0, args) if args.id else None
+    g0, w0 = _extras(t0, ch0)
+    models = {args.files[0]: load.scores(t0, ch0.score)}
+    for f, (t, ch, y) in zip(args.files[1:], loaded[1:], strict=True):
+        s = load.scores(t, ch.score)
+        g, w = _extras(t, ch)
+        if ids0 is not None:
+            order = _join(args, t0, ids0, t)
+            y, s = y[order], s[order]
+            g = None if g is None else g[order]
+            w = None if w is None else w[order]
+            line = lambda i, order=order, t=t: t.line_of(int(order[i]))  # noqa: E731
+        else:
+            line = t.line_of
+            if len(y) != len(y0):
+                raise InputFormatError(
+                    f"has {len(y)} rows, {args.files[0]} has {len(y0)}: the models must score the same cases "
+                    "in the same order (or name an id column to join them by: --id COLUMN)",
+                    source=t.source,
+                )
+        diff = y != y0
+        if diff.any():
+            i = int(np.argmax(diff))
+            raise InputFormatError(
+                f"the target differs from {args.files[0]} (line {t0.line_of(i)}): the models must score the "
+                "same cases" + ("" if ids0 is not None else " in the same order (or --id COLUMN joins them)"),
+                source=t.source,
+                line=line(i),
+            )
+        _same("groups", g0, g, t.source, args.files[0])
+        _same("weights", w0, w, t.source, args.files[0])
+        models[f] = s
+    return y0, models, g0, w0
 
 
 def inputs(args: Any, specs: list) -> tuple:
-    """(target, score_a, score_b, groups, weights, names) from one table with two score columns or
-    from two tables with the same targets.
+    """(target, {model name: scores}, groups, weights): from one table with several score columns or
+    from several tables with the same targets (row for row, or joined by ``--id``).
     """
     from perfeval.exceptions import InvalidParameterError
 
@@ -88,12 +175,39 @@ def inputs(args: Any, specs: list) -> tuple:
         args.pos_label is not None and any(s.measure.kind == "grouped" for s in specs)
     )  # GAUC reads labels through --pos-label, else grades (> 0: positive)
     if len(args.files) == 1:
+        if args.id:
+            raise InvalidParameterError("--id joins several tables; one table's rows are already together")
         return _one_table(args, binary)
-    if len(args.files) != 2:
-        raise InvalidParameterError(
-            f"compare takes one table (with --score A,B) or two tables, got {len(args.files)}"
-        )
-    return _two_tables(args, binary)
+    return _tables(args, binary)
+
+
+def _baseline(args: Any, names: list[str]) -> str:
+    from perfeval.exceptions import InvalidParameterError
+
+    if args.baseline is None:
+        return names[0]
+    if args.baseline not in names:
+        raise InvalidParameterError(f"--baseline {args.baseline}: not one of the models ({', '.join(names)})")
+    return args.baseline
+
+
+def _corrected(rows: list[dict], correction: str) -> None:
+    """Each row's ``p_adjusted``: its p-value corrected over the models compared on that measure."""
+    import math
+
+    import numpy as np
+
+    from perfeval.stats.paired import correct
+
+    for label in dict.fromkeys(r["measure"] for r in rows):
+        same = [r for r in rows if r["measure"] == label]
+        ps = np.array([r["p_value"] for r in same], dtype=np.float64)
+        adj = ps.copy()
+        ok = ~np.isnan(ps)
+        if correction != "none" and ok.any():
+            adj[ok] = correct(ps[ok], method=correction)
+        for r, p in zip(same, adj, strict=True):
+            r["p_adjusted"] = float(p) if not math.isnan(p) else math.nan
 
 
 def run(args: Any) -> int:
@@ -102,100 +216,191 @@ def run(args: Any) -> int:
 
     check_ci_options(args)
     specs = resolve(args.measures, args.threshold)
-    y, a, b, g, w, (na, nb) = inputs(args, specs)
+    y, models, g, w = inputs(args, specs)
+    names = list(models)
+    base = _baseline(args, names)
+    others = [n for n in names if n != base]
     from perfeval.stats.fastpaths import fast_paths
 
     # DeLong's test by default when every measure has one (the ROC area) and cases are not grouped
     analytic = g is None and all(fast_paths(sp).delong_test is not None for sp in specs)
     method = args.method or ("delong" if analytic else "bca")
-    res = compare(
-        y,
-        a,
-        b,
-        [sp.label for sp in specs],
-        method=method,
-        level=args.ci,
-        n_boot=args.n_boot,
-        seed=args.seed,
-        groups=g,
-        sample_weight=w,
-        threshold=args.threshold,
-    )
-    bounds = _tie_bounds(y, a, b, g, w, specs, args.threshold) if args.tie_bounds else None
+    rows: list[dict] = []
+    first = None
+    for name in others:
+        res = compare(
+            y,
+            models[name],
+            models[base],
+            [sp.label for sp in specs],
+            method=method,
+            level=args.ci,
+            n_boot=args.n_boot,
+            seed=args.seed,
+            groups=g,
+            sample_weight=w,
+            threshold=args.threshold,
+        )
+        for c in res.values():
+            first = first or c
+            rows.append(
+                {
+                    "model": name,
+                    "baseline": base,
+                    "measure": c.label,
+                    "baseline_value": c.estimate_b,
+                    "model_value": c.estimate_a,
+                    "difference": c.difference,
+                    "low": c.low,
+                    "high": c.high,
+                    "level": c.level,
+                    "p_value": c.p_value,
+                    "method": c.method,
+                    "n_boot": c.n_boot,
+                    "se": c.se,
+                    "resampled": c.resampled,
+                    "seed": c.seed,
+                }
+            )
+    _corrected(rows, args.correction)
+    bounds = _tie_bounds(y, models, base, g, w, specs, args.threshold) if args.tie_bounds else None
     if args.format == "json":
-        from perfeval.report import dumps
+        from perfeval.report import dumps, json_number
 
-        out: dict = {"a": na, "b": nb, "comparisons": [c.to_dict() for c in res.values()]}
+        out: dict = {
+            "baseline": base,
+            "models": others,
+            "correction": args.correction,
+            "comparisons": [
+                {k: json_number(v) if isinstance(v, float) else v for k, v in r.items()} for r in rows
+            ],
+        }
         if bounds is not None:
             out["tie_bounds"] = bounds
         write(dumps(out, indent=2) + "\n")
         return 0
+    if args.format == "csv":
+        head = list(rows[0]) if rows else []
+        lines = [",".join(head)] + [",".join(_csv_cell(v) for v in r.values()) for r in rows]
+        write("\n".join(lines) + "\n")
+        return 0
+    write(_text(args, specs, rows, base, others, first, bounds, w is not None))
+    return 0
+
+
+def _csv_cell(v: Any) -> str:
+    """A CSV cell: a float in full (p-values far below 1e-6 stay readable), None empty."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return "nan" if v != v else repr(v)
+    return csv_field(str(v))
+
+
+def _text(
+    args: Any,
+    specs: list,
+    rows: list[dict],
+    base: str,
+    others: list[str],
+    first: Any,
+    bounds: Any,
+    weighted: bool,
+) -> str:
+    from perfeval._text import shown
+
     pct = f"{args.ci * 100:g}%"
-    head = ["measure", "a", "b", "a - b", f"{pct} low", f"{pct} high", "p-value"]
-    rows = [
-        [
-            c.label,
-            number(c.estimate_a),
-            number(c.estimate_b),
-            number(c.difference),
-            number(c.low),
-            number(c.high),
-            p_value(c.p_value),
-        ]
-        for c in res.values()
+    several = len(others) > 1
+    head = [
+        "model",
+        "measure",
+        "baseline value",
+        "model value",
+        "model - baseline",
+        f"{pct} low",
+        f"{pct} high",
     ]
-    first = next(iter(res.values()))
+    head.append("p-value")
+    if several and args.correction != "none":
+        head.append(f"p ({args.correction})")
+    cells = []
+    for r in rows:
+        row = [
+            shown(r["model"]),
+            r["measure"],
+            number(r["baseline_value"]),
+            number(r["model_value"]),
+            number(r["difference"]),
+            number(r["low"]),
+            number(r["high"]),
+            p_value(r["p_value"]),
+        ]
+        if several and args.correction != "none":
+            row.append(p_value(r["p_adjusted"]))
+        if bounds is not None:
+            tb = bounds["measures"][r["measure"]]
+            mb, bb = tb["models"][r["model"]], tb["models"][base]
+            row += [
+                f"{number(mb[0])} .. {number(mb[1])}",
+                f"{number(bb[0])} .. {number(bb[1])}",
+                {True: "yes", False: "no", None: "-"}[tb["overlap"][r["model"]]],
+            ]
+        cells.append(row)
+    if bounds is not None:
+        head += ["model over tie orders", "baseline over tie orders", "ties can reverse"]
     how = (
         "DeLong's test"
         if first.method == "delong"
         else f"paired {first.method} bootstrap, {first.n_boot} replicates, seed {args.seed}, "
         f"{first.resampled} resampled"
     )
-    if bounds is not None:
-        head += ["a over tie orders", "b over tie orders", "ties can reverse"]
-        for row, c in zip(rows, res.values(), strict=True):
-            tb = bounds["measures"][c.label]
-            row += [
-                f"{number(tb['a'][0])} .. {number(tb['a'][1])}",
-                f"{number(tb['b'][0])} .. {number(tb['b'][1])}",
-                {True: "yes", False: "no", None: "-"}[tb["overlap"]],
-            ]
-    lines = [f"a = {na}", f"b = {nb}", *table([head, *rows], "lr"), f"({how})"]
-    if bounds is not None:
-        lines.append(
-            f"tied pairs: a {number(bounds['tied_pairs']['a'])}, b {number(bounds['tied_pairs']['b'])} "
-            "(ties can reverse: the two ranges over every order of the tied cases overlap)"
+    if several:
+        how += (
+            "; p-values not corrected for the number of models"
+            if args.correction == "none"
+            else f"; p ({args.correction}): corrected over the {len(others)} models compared, per measure"
         )
-    lines.append(signature_line(_signature(args, specs, first, w is not None)))
-    write("\n".join(lines) + "\n")
-    return 0
+    lines = [f"baseline = {shown(base)} (each model is compared with it: model - baseline)"]
+    lines += table([head, *cells], "llr")
+    lines.append(f"({how})")
+    if bounds is not None:
+        shares = ", ".join(f"{shown(n)} {number(v)}" for n, v in bounds["tied_pairs"].items())
+        lines.append(
+            f"tied pairs: {shares} (ties can reverse: the two ranges over every order of the tied cases "
+            "overlap)"
+        )
+    lines.append(signature_line(_signature(args, specs, first, weighted)))
+    return "\n".join(lines) + "\n"
 
 
-def _tie_bounds(y: Any, a: Any, b: Any, g: Any, w: Any, specs: list, threshold: float) -> dict:
+def _tie_bounds(y: Any, models: dict, base: str, g: Any, w: Any, specs: list, threshold: float) -> dict:
     """Each model's range of every measure over the orders of its tied cases (perfeval.evaluate with
-    tie_bounds=True), whether the ranges overlap, and each model's share of tied pairs.
+    tie_bounds=True), whether each model's range overlaps the baseline's, and each model's share of
+    tied pairs.
     """
     import math
 
     from perfeval.evaluation import evaluate
 
-    ra, rb = (
-        evaluate(y, s, measures=specs, groups=g, sample_weight=w, threshold=threshold, tie_bounds=True)
-        for s in (a, b)
-    )
+    reports = {
+        n: evaluate(y, s, measures=specs, groups=g, sample_weight=w, threshold=threshold, tie_bounds=True)
+        for n, s in models.items()
+    }
     measures = {}
     for sp in specs:
-        x, z = ra.results[sp.label], rb.results[sp.label]
-        lo_a, hi_a, lo_b, hi_b = (
-            float("nan") if v is None else float(v) for v in (x.tie_min, x.tie_max, z.tie_min, z.tie_max)
-        )
-        known = not any(math.isnan(v) for v in (lo_a, hi_a, lo_b, hi_b))
-        measures[sp.label] = {
-            "a": [lo_a, hi_a],
-            "b": [lo_b, hi_b],
-            "overlap": (lo_a <= hi_b and lo_b <= hi_a) if known else None,
-        }
-    return {"measures": measures, "tied_pairs": {"a": ra.tied_pairs, "b": rb.tied_pairs}}
+        ranges = {}
+        for n, r in reports.items():
+            x = r.results[sp.label]
+            ranges[n] = [float("nan") if v is None else float(v) for v in (x.tie_min, x.tie_max)]
+        lo_b, hi_b = ranges[base]
+        overlap = {}
+        for n, (lo, hi) in ranges.items():
+            if n == base:
+                continue
+            known = not any(math.isnan(v) for v in (lo, hi, lo_b, hi_b))
+            overlap[n] = (lo <= hi_b and lo_b <= hi) if known else None
+        measures[sp.label] = {"models": ranges, "overlap": overlap}
+    return {"measures": measures, "tied_pairs": {n: r.tied_pairs for n, r in reports.items()}}
 
 
 def _signature(args: Any, specs: list, first: Any, weighted: bool) -> Any:

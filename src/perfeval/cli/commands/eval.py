@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import warnings
 from typing import Any
 
 from perfeval.cli import load
-from perfeval.cli.output import report_text, write
+from perfeval.cli.output import group_csv, models_group_csv, models_text, report_text, write
 
 #: files over this size are streamed when every measure allows it
 STREAM_BYTES = 256 << 20
@@ -71,14 +72,24 @@ def _check_options(args: Any) -> None:
         )
 
 
+#: the warnings written in this run (several models meet the same undefined groups: said once)
+_SAID: set[str] = set()
+
+
 def _warn(caught: list) -> None:
-    for w in caught:  # never a silent drop: say what is undefined, on stderr
-        sys.stderr.write(f"perfeval: warning: {w.message}\n")
+    from perfeval._console import one_line
+
+    for w in caught:  # never a silent drop: say what is undefined, on stderr, a line each
+        line = f"perfeval: warning: {one_line(w.message)}\n"
+        if line not in _SAID:
+            _SAID.add(line)
+            sys.stderr.write(line)
 
 
 def run(args: Any) -> int:
     from perfeval.engine import DEFAULT_MEASURES, resolve
 
+    _SAID.clear()
     _check_options(args)
     dialect = _dialect(args)
     path = load.path_of(args.file)
@@ -94,6 +105,50 @@ def run(args: Any) -> int:
             f"perfeval: note: no --group: {', '.join(per_query)} over the whole table as one query "
             "(--group COLUMN for one value a query)\n"
         )
+    names = _models(args)
+    if names is None:
+        report = _one(args, path, specs, dialect)
+        text = report_text(report, args.format, args.per_group)
+        groups_text = group_csv(report) if args.per_group_output else ""
+    else:  # several models: one row each
+        if path is None and (args.stream or args.dask):
+            from perfeval.exceptions import InvalidParameterError
+
+            raise InvalidParameterError(
+                "several --score columns with --stream/--dask read the file once a model: give a file, "
+                "not standard input"
+            )
+        reports, shared = {}, _Table(args)
+        for name in names:
+            one = copy.copy(args)
+            one.score, one.shared_table = name, shared
+            reports[name] = _one(one, path, specs, dialect)
+        text = models_text(reports, args.format, args.per_group)
+        groups_text = models_group_csv(reports) if args.per_group_output else ""
+    if args.per_group_output:
+        with open(args.per_group_output, "w", encoding="utf-8") as fh:
+            fh.write(groups_text)
+        sys.stderr.write(f"perfeval: wrote {args.per_group_output}\n")
+    write(text)
+    return 0
+
+
+def _models(args: Any) -> list[str] | None:
+    """The score columns of ``--score a,b,c`` (several models), or None for one model."""
+    from perfeval.exceptions import InvalidParameterError
+
+    if args.score is None or "," not in args.score:
+        return None
+    names = [c.strip() for c in args.score.split(",")]
+    if not all(names):
+        raise InvalidParameterError(f"--score {args.score!r}: an empty column name between commas")
+    if len(set(names)) != len(names):
+        raise InvalidParameterError(f"--score {args.score!r}: a column named twice")
+    return names
+
+
+def _one(args: Any, path: str | None, specs: list, dialect: str | None) -> Any:
+    """One model's report: on Dask, streamed, or in memory (of several, the table is read once)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = None
@@ -104,16 +159,24 @@ def run(args: Any) -> int:
         if args.ci is not None:
             _summary_intervals(args, report)
         report.params["source"] = path or "standard input"
-    else:
-        report = _in_memory(args, path, specs)
-    if args.per_group_output:
-        from perfeval.cli.output import group_csv
+        return report
+    return _in_memory(args, path, specs)
 
-        with open(args.per_group_output, "w", encoding="utf-8") as fh:
-            fh.write(group_csv(report))
-        sys.stderr.write(f"perfeval: wrote {args.per_group_output}\n")
-    write(report_text(report, args.format, args.per_group))
-    return 0
+
+class _Table:
+    """The table read once for several models (in memory), on first use."""
+
+    def __init__(self, args: Any) -> None:
+        self.args, self.table = args, None
+
+    def __call__(self) -> Any:
+        if self.table is None:
+            self.table = load.read(self.args, self.args.file)
+        return self.table
+
+
+def _table(args: Any) -> Any:
+    return args.shared_table() if getattr(args, "shared_table", None) else load.read(args, args.file)
 
 
 def _summary_intervals(args: Any, report: Any) -> None:
@@ -136,7 +199,7 @@ def _summary_intervals(args: Any, report: Any) -> None:
 def _in_memory(args: Any, path: str | None, specs: list) -> Any:
     from perfeval.evaluation import evaluate
 
-    table = load.read(args, args.file)
+    table = _table(args)
     ch = table.choose(target=args.target, score=args.score, group=args.group, weight=args.weight)
     load.say_columns(ch)
     target = table.get(ch.target)
