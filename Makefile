@@ -1,30 +1,57 @@
-# perfeval: `make demo` (set up .venv and run perf on the KDD Cup sample files) and `make test`.
+# perfeval: `make demo` (set up .venv with what the demo needs, then show the commands on the sample
+# files shipped in the package) and `make test` (the test extra, then the whole suite).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-# the official KDD Cup 2004 sample files, shipped in the package (src/perfeval/data)
+# the official KDD Cup 2004 sample files and a recommender-style log, shipped in the package
 SAMPLES ?= src/perfeval/data
+DEMO   ?= demo-output
 
 .PHONY: demo test docs bench fuzz cwarn sanitize clean
 
 NATIVE := $(sort $(wildcard src/perfeval/_native/*.c src/perfeval/_native/*.h))
+SOURCES := pyproject.toml setup.py $(NATIVE)
 
-$(BIN)/perf: pyproject.toml setup.py $(NATIVE)
-	$(PYTHON) -m venv $(VENV)
+# the package with plots and Parquet: what `make demo` needs (a stamp each, so each installs once)
+$(VENV)/.demo: $(SOURCES)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[plot,parquet]'
 	@touch $@
 
-demo: $(BIN)/perf
-	@test -d $(SAMPLES) || { echo "the KDD Cup sample files are not in $(SAMPLES) (set SAMPLES=...)"; exit 1; }
-	@for f in testperfdata phy_perf_sample_test.dat; do \
-	  echo; echo "== perf < $$f   (official KDD Cup 2004 sample)"; $(BIN)/perf < $(SAMPLES)/$$f; done
-	@echo; echo "== perf -blocks -apr -rkl -rms -top1 < bio_perf_sample_test.dat"
-	@$(BIN)/perf -blocks -apr -rkl -rms -top1 < $(SAMPLES)/bio_perf_sample_test.dat
-	@echo; echo "== perf -roc -apr -rms -plot roc < badtestperfdata | tail -4   (predictions outside [0,1])"
-	@$(BIN)/perf -roc -apr -rms -plot roc < $(SAMPLES)/badtestperfdata | tail -4
+# the test extra (scikit-learn, pytrec_eval, ranx, hypothesis, ruff, mypy, ... and the demo's plots and
+# Parquet: so it stands for the demo's install too)
+$(VENV)/.test: $(SOURCES)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@ $(VENV)/.demo
 
-test: $(BIN)/perf
+$(BIN)/perf: $(VENV)/.test
+
+demo: $(VENV)/.demo
+	@test -d $(SAMPLES) || { echo "the sample files are not in $(SAMPLES) (set SAMPLES=...)"; exit 1; }
+	@mkdir -p $(DEMO)
+	@echo "== perf -roc -apr -rms -acc < testperfdata    (the classic command: PERF 5.12, byte for byte)"
+	@$(BIN)/perf -roc -apr -rms -acc < $(SAMPLES)/testperfdata
+	@echo; echo "== perf < phy_perf_sample_test.dat | head -8    (its full report on the KDD Cup 2004 sample)"
+	@$(BIN)/perf < $(SAMPLES)/phy_perf_sample_test.dat | head -8
+	@echo; echo "== perfeval eval clicks.csv --target click --score model_a,model_b --group user -m gauc,roc,logloss"
+	@$(BIN)/perfeval eval $(SAMPLES)/clicks.csv --target click --score model_a,model_b --group user \
+	  -m gauc,roc,logloss
+	@echo; echo "== perfeval eval clicks.csv --target grade --score model_a,model_b --group user -m ndcg@10,map,mrr"
+	@$(BIN)/perfeval eval $(SAMPLES)/clicks.csv --target grade --score model_a,model_b --group user \
+	  -m ndcg@10,map,mrr
+	@echo; echo "== perfeval eval clicks.csv --target click --score model_b -m roc,apr --ci 0.95    (a bootstrap interval)"
+	@$(BIN)/perfeval eval $(SAMPLES)/clicks.csv --target click --score model_b -m roc,apr --ci 0.95
+	@echo; echo "== perfeval compare clicks.csv --target click --score model_a,model_b -m roc,logloss"
+	@$(BIN)/perfeval compare $(SAMPLES)/clicks.csv --target click --score model_a,model_b -m roc,logloss
+	@echo; echo "== perfeval report clicks.csv --target click --score model_a,model_b --group user -o $(DEMO)/report.html"
+	@$(BIN)/perfeval report $(SAMPLES)/clicks.csv --target click --score model_a,model_b --group user \
+	  -m roc,apr,logloss,gauc -o $(DEMO)/report.html
+	@echo; echo "Open $(DEMO)/report.html in a browser.  The commands are in $(BIN): source $(BIN)/activate"
+
+test: $(VENV)/.test
 	$(BIN)/python -m pytest -q
 
 docs: $(BIN)/perf
@@ -62,4 +89,4 @@ sanitize: $(BIN)/perf
 	status=$$?; $(BIN)/python -m pip install --quiet --no-deps -e . && exit $$status
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info src/perfeval/*.so .pytest_cache .hypothesis
+	rm -rf $(VENV) $(DEMO) build src/*.egg-info src/perfeval/*.so .pytest_cache .hypothesis

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from perfeval.cli.main import main
 
 
@@ -187,3 +189,230 @@ def test_input_format_is_its_own_option(tmp_path, capsys):
     p.write_text("y,s\n1,0.9\n0,0.3\n1,0.6\n0,0.6\n")
     assert main(["eval", str(p), "--input-format", "csv", "--target", "y", "--score", "s", "-m", "roc"]) == 0
     assert "0.875" in capsys.readouterr().out
+
+
+# eval --score a,b,c: one table, a row a model
+
+
+def _models_csv(tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    n = 400
+    y = rng.integers(0, 2, n)
+    g = rng.integers(10**15, 10**15 + 6, n)  # 64-bit ids
+    a = np.round(rng.random(n) * 0.6 + y * 0.3, 2)
+    b = np.round(rng.random(n), 1)
+    c = rng.random(n)
+    p = tmp_path / "m.csv"
+    lines = ["user,click,a,b,c"] + [f"{g[i]},{y[i]},{a[i]},{b[i]},{float(c[i])!r}" for i in range(n)]
+    p.write_text("\n".join(lines) + "\n")
+    return p, y, g, {"a": a, "b": b, "c": c}
+
+
+def test_eval_several_scores_is_one_row_a_model_with_each_models_values(tmp_path, capsys):
+    import json
+
+    import perfeval
+
+    p, y, g, models = _models_csv(tmp_path)
+    argv = ["eval", str(p), "--target", "click", "--score", "a,b,c", "-m", "roc,apr,acc@0.7"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["model", "ROC", "APR", "ACC@0.7"]
+    assert [line.split()[0] for line in out[1:4]] == ["a", "b", "c"]
+    assert out[4].startswith("signature: ")
+    assert main([*argv, "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)["models"]
+    for name, s in models.items():
+        want = perfeval.evaluate(y, s, measures=["roc", "apr", "acc@0.7"])
+        for label in ("ROC", "APR", "ACC@0.7"):
+            assert got[name]["measures"][label]["value"] == want.results[label].value
+    assert main([*argv, "--format", "csv"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "model,ROC,APR,ACC@0.7" and len(rows) == 4
+
+
+def test_eval_several_scores_per_group_csv_is_one_long_table(tmp_path, capsys):
+    import perfeval
+
+    p, y, g, models = _models_csv(tmp_path)
+    argv = ["eval", str(p), "--target", "click", "--score", "a,c", "--group", "user", "-m", "gauc"]
+    out = tmp_path / "groups.csv"
+    assert main([*argv, "--per-group-output", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0] == "model,group,GAUC" and len(lines) == 1 + 2 * len(set(g.tolist()))
+    want = perfeval.evaluate(y, models["c"], measures=["gauc"], groups=g)
+    got = {line.split(",")[1]: float(line.split(",")[2]) for line in lines if line.startswith("c,")}
+    for key, v in zip(want.groups, want.results["GAUC"].per_group, strict=True):
+        assert abs(got[str(key)] - v) < 5e-7  # six decimals in the CSV; the group ids are exact integers
+
+
+def test_eval_several_scores_refuses_what_it_cannot_do(tmp_path, capsys):
+    p, *_ = _models_csv(tmp_path)
+    for score, says in (("a,,b", "an empty column name"), ("a,a", "a column named twice"), ("a,zz", "zz")):
+        assert main(["eval", str(p), "--target", "click", "--score", score, "-m", "roc"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("perfeval: error: ") and says in err, err
+
+
+def test_threshold_shows_in_the_labels(tmp_path, capsys):
+    f = _file(tmp_path)
+    assert main(["eval", f, "-m", "acc,ppv@0.7,fbeta@2", "-t", "0.6"]) == 0
+    labels = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:4]]
+    assert labels == ["ACC@0.6", "PPV@0.7", "FBETA@2:threshold=0.6"]
+    assert main(["eval", f, "-m", "acc"]) == 0  # the default threshold is not repeated in the label
+    assert capsys.readouterr().out.splitlines()[1].split()[0] == "ACC"
+
+
+# compare: N models against a baseline, joined by id, p-values corrected
+
+
+def _three(tmp_path, rng_seed=3):
+    import numpy as np
+
+    rng = np.random.default_rng(rng_seed)
+    n = 300
+    y = rng.integers(0, 2, n)
+    ids = rng.choice(np.arange(2**62, 2**62 + 10 * n), size=n, replace=False)  # 64-bit ids, beyond float
+    s = {
+        "base": np.round(rng.random(n) * 0.5 + y * 0.2, 2),
+        "new": np.round(rng.random(n) * 0.5 + y * 0.35, 2),
+        "newer": np.round(rng.random(n) * 0.5 + y * 0.25, 2),
+    }
+    return rng, y, ids, s
+
+
+def test_compare_n_models_against_the_baseline_with_holm(tmp_path, capsys):
+    import json
+
+    import numpy as np
+
+    from perfeval.stats import compare
+    from perfeval.stats.paired import correct
+
+    _rng, y, ids, s = _three(tmp_path)
+    p = tmp_path / "all.csv"
+    p.write_text(
+        "id,y,base,new,newer\n"
+        + "".join(f"{ids[i]},{y[i]},{s['base'][i]},{s['new'][i]},{s['newer'][i]}\n" for i in range(len(y)))
+    )
+    argv = [
+        "compare",
+        str(p),
+        "--target",
+        "y",
+        "--score",
+        "base,new,newer",
+        "-m",
+        "roc,apr",
+        "--n-boot",
+        "200",
+    ]
+    assert main([*argv, "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["baseline"] == "base" and got["models"] == ["new", "newer"] and got["correction"] == "holm"
+    rows = {(c["model"], c["measure"]): c for c in got["comparisons"]}
+    want = {m: compare(y, s[m], s["base"], ["roc", "apr"], n_boot=200) for m in ("new", "newer")}
+    for label in ("ROC", "APR"):
+        raw = [want[m][label].p_value for m in ("new", "newer")]
+        adjusted = correct(np.array(raw), method="holm")
+        for m, adj in zip(("new", "newer"), adjusted, strict=True):
+            c, w = rows[(m, label)], want[m][label]
+            assert c["difference"] == w.difference == w.estimate_a - w.estimate_b
+            assert (c["low"], c["high"], c["p_value"]) == (w.low, w.high, w.p_value)
+            assert c["p_adjusted"] == adj >= c["p_value"]
+    # the table says which is the baseline and how the p-values were corrected
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("baseline = base (each model is compared with it: model - baseline)")
+    assert "p (holm)" in out.splitlines()[1] and "corrected over the 2 models compared" in out
+    # another baseline, no correction
+    assert main([*argv, "--baseline", "newer", "--correction", "none", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["models"] == ["base", "new"]
+    assert all(c["p_adjusted"] == c["p_value"] for c in got["comparisons"])
+
+
+def test_compare_separate_files_joined_by_id(tmp_path, capsys):
+    import json
+
+    rng, y, ids, s = _three(tmp_path)
+    files = []
+    for name, col in s.items():  # each file in its own order, ids as 64-bit integers
+        order = rng.permutation(len(y))
+        f = tmp_path / f"{name}.csv"
+        f.write_text("doc,label,p\n" + "".join(f"{ids[i]},{y[i]},{col[i]}\n" for i in order))
+        files.append(str(f))
+    p = tmp_path / "all.csv"
+    p.write_text(
+        "y,base,new,newer\n"
+        + "".join(f"{y[i]},{s['base'][i]},{s['new'][i]},{s['newer'][i]}\n" for i in range(len(y)))
+    )
+    common = ["-m", "roc,acc", "--n-boot", "100", "--format", "json"]
+    assert main(["compare", *files, "--id", "doc", "--target", "label", "--score", "p", *common]) == 0
+    joined = json.loads(capsys.readouterr().out)["comparisons"]
+    assert main(["compare", str(p), "--target", "y", "--score", "base,new,newer", *common]) == 0
+    one = json.loads(capsys.readouterr().out)["comparisons"]
+    keys = ("measure", "baseline_value", "model_value", "difference", "p_value", "p_adjusted")
+    assert [{k: c[k] for k in keys} for c in joined] == [{k: c[k] for k in keys} for c in one]
+    assert [c["model"] for c in joined] == [files[1], files[1], files[2], files[2]]
+    # without --id, files in different orders are refused, and the message says how to join them
+    assert main(["compare", *files, "--target", "label", "--score", "p"]) == 1
+    assert "--id COLUMN" in capsys.readouterr().err
+
+
+def test_compare_join_errors_name_the_file_and_the_id(tmp_path, capsys):
+    a = tmp_path / "a.csv"
+    b = tmp_path / "b.csv"
+    c = tmp_path / "c.csv"
+    a.write_text("id,y,p\n9007199254740993,1,0.9\n2,0,0.1\n3,1,0.4\n")
+    b.write_text("id,y,p\n2,0,0.3\n9007199254740993,1,0.8\n")  # a row short
+    c.write_text("id,y,p\n3,1,0.3\n3,1,0.8\n2,0,0.5\n")  # an id twice
+    for argv, says in (
+        ([str(a), str(b)], "b.csv: has no row of id 3 (line 4 of"),
+        ([str(a), str(c)], "c.csv, line 3: id 3 of column 'id' is on two rows"),
+        ([str(a)], "--id joins several tables"),
+        ([str(a), str(a)], "a table is named twice"),
+    ):
+        assert main(["compare", *argv, "--id", "id", "--target", "y", "--score", "p"]) in (1, 2), argv
+        err = capsys.readouterr().err
+        assert err.startswith("perfeval: error: ") and len(err.splitlines()) == 1 and says in err, (argv, err)
+    b.write_text("id,y,p\n2,0,0.3\n9007199254740992,1,0.8\n3,1,0.2\n")  # 2**53: a float would merge them
+    assert main(["compare", str(a), str(b), "--id", "id", "--target", "y", "--score", "p"]) == 1
+    assert "has no row of id 9007199254740993" in capsys.readouterr().err
+    assert main(["compare", str(a), "--target", "y", "--score", "p,p2", "--baseline", "zz"]) == 2
+
+
+def test_sample_lists_writes_and_locates_the_shipped_files(tmp_path, capsys):
+    from perfeval.cli.commands.sample import SAMPLES, path
+
+    assert main(["sample"]) == 0
+    listed = capsys.readouterr().out
+    for name in SAMPLES:
+        assert name in listed
+        assert os.path.isfile(path(name)), name  # shipped in the package
+    out = tmp_path / "c.csv"
+    assert main(["sample", "clicks.csv", "-o", str(out)]) == 0
+    assert out.read_bytes() == open(path("clicks.csv"), "rb").read()
+    assert out.read_text().startswith("user,item,click,grade,model_a,model_b\n")
+    assert main(["sample", "--path", "testperfdata"]) == 0
+    assert capsys.readouterr().out.strip() == path("testperfdata")
+    assert main(["sample", "nope"]) == 2
+    assert "no sample 'nope'" in capsys.readouterr().err
+
+
+def test_the_clicks_sample_is_what_its_script_writes(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    script = (root / "docs" / "examples" / "make_clicks.py").read_text()
+    fake = tmp_path / "docs" / "examples"
+    fake.mkdir(parents=True)
+    (tmp_path / "src" / "perfeval" / "data").mkdir(parents=True)
+    (fake / "make_clicks.py").write_text(script)
+    subprocess.run([sys.executable, str(fake / "make_clicks.py")], check=True, capture_output=True)
+    got = (tmp_path / "src" / "perfeval" / "data" / "clicks.csv").read_bytes()
+    assert got == (root / "src" / "perfeval" / "data" / "clicks.csv").read_bytes()

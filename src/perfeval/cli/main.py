@@ -30,6 +30,7 @@ COMMANDS = {
     "leaderboard": ("contest", "run_leaderboard"),
     "trec": ("trec", "run"),
     "explain": ("explain", "run"),
+    "sample": ("sample", "run"),
     "list-measures": ("measures", "run"),
 }
 
@@ -129,6 +130,9 @@ def resolve_output(args: Any) -> bool:
     if formats is None:
         return False
     out, fmt = args.output, args.format
+    if formats == ("raw",):  # a file copied as it is (perfeval sample): any name
+        args.format, args.output = "raw", None if out == "-" else out
+        return args.output is not None
     if fmt is not None and fmt not in formats:
         hint = (
             f"; the input table's format is --input-format {fmt}"

@@ -29,6 +29,8 @@ EXAMPLES = {
     "  perfeval score team_a.txt --key answers.txt --task kddcup2004-physics --team a\n"
     "  perfeval score sub.txt --key answers.txt --task kddcup2004-protein --no-store --format json",
     "list-measures": "examples:\n  perfeval list-measures\n  perfeval list-measures --long",
+    "sample": "examples:\n  perfeval sample\n  perfeval sample clicks.csv > clicks.csv\n"
+    "  perf < $(perfeval sample --path testperfdata)",
 }
 
 #: a command's measures when -m is not given (the others: PERF's report)
@@ -228,24 +230,44 @@ def build() -> argparse.ArgumentParser:
     output_options(lb, ("table", "json"))
     cp = sub.add_parser(
         "compare",
-        help="compare two models on the same cases: difference, interval, p-value",
-        description="Compare two models scored on the same cases: the difference of each measure, its "
-        "confidence interval and a two-sided p-value (DeLong's test for the ROC area, or a paired "
-        "bootstrap for any measure).  Give two files of `target score` (the same targets, line by "
-        "line), or one table and --score A,B.",
+        help="compare models on the same cases, each against a baseline: difference, interval, p-value",
+        description="Compare models scored on the same cases, each against the baseline (the first, or "
+        "--baseline): the difference of each measure (model - baseline), its confidence interval and a "
+        "two-sided p-value (DeLong's test for the ROC area, or a paired bootstrap for any measure), with "
+        "the p-values corrected for the number of models compared (Holm by default).  Give one table and "
+        "--score BASE,A,B..., or several tables of `target score` with the same cases: row for row, or "
+        "joined by an id column (--id).",
         epilog="examples:\n"
         "  perfeval compare model_a.txt model_b.txt\n"
-        "  perfeval compare runs.csv --target y --score old,new -m roc,apr --method bca\n"
+        "  perfeval compare runs.csv --target y --score old,new,newer -m roc,apr --method bca\n"
+        "  perfeval compare old.csv new.csv dense.csv --id doc --target label --score p -m roc,logloss\n"
         "  perfeval compare clicks.parquet --target click --score a,b --group user -m gauc",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cp.add_argument(
-        "files", nargs="+", metavar="FILE", help="one table with two score columns, or two tables"
+        "files", nargs="+", metavar="FILE", help="one table with several score columns, or several tables"
     )
     _table_options(cp)
     cp.add_argument("--target", help="target column: name or 1-based position (default 1)")
     cp.add_argument(
-        "--score", help="score column(s): A,B for one table; one column for two tables (default 2)"
+        "--score",
+        help="score columns: BASE,A,B... for one table; one column, found in each, for several tables "
+        "(default 2)",
+    )
+    cp.add_argument(
+        "--id",
+        help="case id column of several tables: their rows are joined by it (each id once in each table; "
+        "read as an integer or text, never a float)",
+    )
+    cp.add_argument(
+        "--baseline", help="the model the others are compared with (its column or file; default the first)"
+    )
+    cp.add_argument(
+        "--correction",
+        default="holm",
+        choices=("holm", "bonferroni", "none"),
+        help="multiple-testing correction of the p-values over the models compared, per measure "
+        "(default holm)",
     )
     cp.add_argument("--group", help="group column: per-group measures, groups resampled whole")
     cp.add_argument("--weight", help="weight column (binary measures)")
@@ -406,6 +428,20 @@ def build() -> argparse.ArgumentParser:
     )
     ex.add_argument("-t", "--threshold", type=float, default=0.5)
     output_options(ex, ("table", "json", "csv"))
+    sa = sub.add_parser(
+        "sample",
+        help="the sample files shipped with perfeval: list them, or write one out to try the commands",
+        description="The sample files shipped in the package: without NAME, the list; with it, the "
+        "file's content on standard output (or -o FILE), or its path (--path).",
+        epilog=EXAMPLES["sample"],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sa.add_argument("name", nargs="?", metavar="NAME", help="a sample's name (see the list)")
+    sa.add_argument("--path", action="store_true", help="print where the file is instead of its content")
+    sa.add_argument(
+        "-o", "--output", metavar="FILE", default=None, help="the file to write (default: standard output)"
+    )
+    sa.set_defaults(output_formats=("raw",), format=None)
     lm = sub.add_parser(
         "list-measures",
         help="list the measures (name, aliases, PERF options, direction)",
