@@ -20,6 +20,7 @@ EXAMPLES = {
     "plot": "examples:\n"
     "  perfeval plot roc runs.csv --target label --score model_a,model_b -o roc.png\n"
     "  perfeval plot calibration runs.csv --target label --score p --bins quantile -o cal.svg\n"
+    "  perfeval plot pr runs.csv --target label --score p -o pr.pdf\n"
     "  perfeval plot roc clicks.csv --target click --score ctr --group user -o users.png",
     "report": "examples:\n"
     "  perfeval report runs.csv --target label --score model_a,model_b -o report.html\n"
@@ -149,7 +150,9 @@ def build() -> argparse.ArgumentParser:
             "-o",
             "--output",
             required=True,
-            help="output file: .png or .svg" if name == "plot" else "output .html file",
+            help="output file: .png, .svg or .pdf (by the extension)"
+            if name == "plot"
+            else "output .html file",
         )
         if name == "plot":
             pp.add_argument(
