@@ -827,15 +827,31 @@ def accuracy_score(y_true: Any, y_pred: Any, *, normalize: bool = True, sample_w
     return float(np.average(hit, weights=w))
 
 
+def _indices(values: Array, labels: Array) -> Array:
+    """The position of each value in ``labels`` (``len(labels)`` where it is not one of them)."""
+    n = len(labels)
+    try:
+        order = np.argsort(labels, kind="stable")
+        ordered = labels[order]
+        at = np.minimum(np.searchsorted(ordered, values), max(n - 1, 0))
+        hit = (ordered[at] == values) if n else np.zeros(len(values), dtype=bool)
+        return np.where(hit, order[at] if n else 0, n).astype(np.int64)
+    except TypeError:  # labels numpy cannot order (mixed objects): one by one
+        index = {v.item() if hasattr(v, "item") else v: i for i, v in enumerate(labels)}
+        return np.array([index.get(v, n) for v in values.tolist()], dtype=np.int64)
+
+
 def _matrix(yt: Array, yp: Array, labels: Array, w: Array | None, dtype: Any) -> Array:
     n = len(labels)
-    index = {v.item() if hasattr(v, "item") else v: i for i, v in enumerate(labels)}
-    ti = np.array([index.get(v, n) for v in yt.tolist()], dtype=np.int64)
-    pi = np.array([index.get(v, n) for v in yp.tolist()], dtype=np.int64)
+    ti, pi = _indices(yt, labels), _indices(yp, labels)
     keep = (ti < n) & (pi < n)
-    weights = np.ones(len(yt), dtype=dtype) if w is None else w.astype(dtype)
-    cm = np.zeros(n * n, dtype=dtype)
-    np.add.at(cm, ti[keep] * n + pi[keep], weights[keep])
+    cells = ti[keep] * n + pi[keep]
+    if w is None:
+        return np.bincount(cells, minlength=n * n).astype(dtype).reshape(n, n)
+    if dtype == np.int64:
+        return np.bincount(cells, weights=w[keep], minlength=n * n).astype(np.int64).reshape(n, n)
+    cm = np.zeros(n * n, dtype=np.float64)
+    np.add.at(cm, cells, w[keep])  # in case order, as scikit-learn's sparse sum
     return cm.reshape(n, n)
 
 
