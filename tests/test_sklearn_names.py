@@ -281,5 +281,28 @@ def test_the_perfeval_forms_keep_working():
         assert F.confusion_matrix(y, s).tolist() == [[1, 1], [1, 2]]
     assert close(F.log_loss(y, s, base=2) * math.log(2), F.log_loss(y, s))
     assert F.roc_auc(y, s) == F.roc_auc_score(y, s)
+    with pytest.warns(FutureWarning, match="y_proba"):
+        assert F.log_loss(y, y_pred=s) == F.log_loss(y, s) and close(F.log_loss(y, s), sk.log_loss(y, s))
     full = F.roc_curve(y, s, drop_intermediate=False)
     assert len(full[0]) == len(np.unique(s)) + 1
+
+
+def test_signatures_are_scikit_learns():
+    """Every parameter of the installed scikit-learn's function is one of ours, of the same kind and
+    default (its deprecated spellings aside); ours may add perfeval's own (``base``, ``threshold``)."""
+    import inspect
+
+    from perfeval._sklearn_names import __all__ as names
+
+    for name in names:
+        theirs = inspect.signature(getattr(sk, name)).parameters
+        ours = inspect.signature(getattr(F, name)).parameters
+        for p in theirs.values():
+            if isinstance(p.default, str) and p.default == "deprecated":
+                continue
+            assert p.name in ours, (name, p.name)
+            q = ours[p.name]
+            assert q.kind == p.kind, (name, p.name, q.kind, p.kind)
+            assert q.default is p.default or q.default == p.default, (name, p.name, q.default, p.default)
+        extra = set(ours) - set(theirs)
+        assert extra <= {"base", "threshold"}, (name, extra)

@@ -272,8 +272,8 @@ def det_curve(
     """scikit-learn's ``det_curve``: (fpr, fnr, thresholds), thresholds increasing.
 
     As scikit-learn (>= 1.7): a point at threshold ``inf`` (fpr 0, fnr 1) is added unless fpr 0 is
-    reached at a finite threshold; the curve runs from the last point with fpr 0... to the first with
-    fnr 0, reversed.  One class only is an error, as in scikit-learn.
+    reached at a finite threshold; the curve runs from the last point with fpr 0 to the first with
+    fnr 0, fpr decreasing.  One class only is an error, as in scikit-learn.
 
     Returns
     -------
@@ -471,11 +471,12 @@ def brier_score_loss(
 
 def log_loss(
     y_true: Any,
-    y_proba: Any,
+    y_proba: Any = None,
     *,
     normalize: bool = True,
     sample_weight: Any = None,
     labels: Any = None,
+    y_pred: Any = "deprecated",
     base: float = math.e,
 ) -> float:
     """scikit-learn's ``log_loss`` for binary targets: the mean (``normalize=False``: the weighted
@@ -484,11 +485,23 @@ def log_loss(
     ``y_proba`` (1-D) is the probability of the greater of the two labels (of ``labels`` when given),
     in [0, 1]; as scikit-learn, it is clipped to [eps, 1 - eps] with eps the float64 machine epsilon,
     so that one certain mistake costs about 36 nats, not infinity.  ``y_true`` with one label only
-    needs ``labels`` (an error otherwise, as in scikit-learn).  ``base`` is perfeval's: 2 gives bits.
+    needs ``labels`` (an error otherwise, as in scikit-learn).  ``y_pred`` is the former name of
+    ``y_proba`` (a FutureWarning, as in scikit-learn 1.9).  ``base`` is perfeval's: 2 gives bits.
     """
     from perfeval.measures import get_measure
 
     fn = "log_loss"
+    if not (isinstance(y_pred, str) and y_pred == "deprecated"):  # scikit-learn < 1.9's name
+        if y_proba is not None:
+            raise InvalidParameterError(f"{fn}: pass y_proba or its former name y_pred, not both")
+        warnings.warn(
+            "`y_pred` was renamed to `y_proba` in scikit-learn 1.9; use `y_proba`",
+            FutureWarning,
+            stacklevel=2,
+        )
+        y_proba = y_pred
+    if y_proba is None:
+        raise InvalidParameterError(f"{fn}: y_proba (the probability of the greater label) is required")
     y = to_numpy(y_true, "y_true")
     seen = _classes(fn, y)
     if labels is not None:
