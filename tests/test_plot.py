@@ -429,3 +429,23 @@ def test_save_writes_a_real_pdf_and_refuses_other_names(data, tmp_path, capsys):
     assert main(["plot", "roc", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "x.eps")]) != 0
     err = capsys.readouterr().err
     assert ".png, .svg or .pdf" in err and "Traceback" not in err
+
+
+def test_displays_built_from_arrays_as_in_scikit_learn():
+    import matplotlib.pyplot as plt
+
+    fpr, tpr = np.array([0.0, 0.25, 1.0]), np.array([0.0, 0.75, 1.0])
+    ours = P.RocCurveDisplay(fpr=fpr, tpr=tpr, roc_auc=0.75, name="m", pos_label="yes").plot()
+    theirs = skplot.RocCurveDisplay(fpr=fpr, tpr=tpr, roc_auc=0.75, name="m", pos_label="yes").plot()
+    _same_drawing(ours, theirs)
+    prec, rec = np.array([0.5, 0.8, 1.0]), np.array([1.0, 0.5, 0.0])
+    ours = P.PrecisionRecallDisplay(prec, rec, average_precision=0.7, prevalence_pos_label=0.4).plot(
+        plot_chance_level=True
+    )
+    theirs = skplot.PrecisionRecallDisplay(prec, rec, average_precision=0.7, prevalence_pos_label=0.4).plot(
+        plot_chance_level=True
+    )
+    _same_drawing(ours, theirs)
+    with pytest.raises(InvalidParameterError, match="prevalence_pos_label"):
+        P.PrecisionRecallDisplay(prec, rec).plot(plot_chance_level=True)
+    plt.close("all")
