@@ -449,3 +449,25 @@ def test_displays_built_from_arrays_as_in_scikit_learn():
     with pytest.raises(InvalidParameterError, match="prevalence_pos_label"):
         P.PrecisionRecallDisplay(prec, rec).plot(plot_chance_level=True)
     plt.close("all")
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_det_display_draws_what_scikit_learn_draws(data, weighted):
+    import matplotlib.pyplot as plt
+    from sklearn.linear_model import LogisticRegression
+
+    y, models, g = data
+    w = (g + 1) / 4.0 if weighted else None
+    ours = P.DetCurveDisplay.from_predictions(y, models["A"], sample_weight=w, name="A")
+    theirs = skplot.DetCurveDisplay.from_predictions(y, models["A"], sample_weight=w, name="A")
+    _same_drawing(ours, theirs)
+    assert np.allclose(ours.ax_.get_xticks(), theirs.ax_.get_xticks(), rtol=1e-12)
+    assert [t.get_text() for t in ours.ax_.get_xticklabels()] == [
+        t.get_text() for t in theirs.ax_.get_xticklabels()
+    ]
+    X = np.c_[models["A"], models["B"]]
+    est = LogisticRegression().fit(X, y)
+    _same_drawing(
+        P.DetCurveDisplay.from_estimator(est, X, y), skplot.DetCurveDisplay.from_estimator(est, X, y)
+    )
+    plt.close("all")

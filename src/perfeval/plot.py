@@ -674,6 +674,115 @@ class PrecisionRecallDisplay(_SklearnDisplay):
         )
 
 
+def _probit(p: np.ndarray) -> np.ndarray:
+    """The standard normal quantile of each probability (the DET curve's axes), by the standard
+    library's ``NormalDist.inv_cdf`` (Wichura's AS241, full double precision): no scipy needed.
+    """
+    from statistics import NormalDist
+
+    inv = NormalDist().inv_cdf
+    return np.array([inv(float(v)) for v in np.asarray(p, dtype=np.float64).ravel()]).reshape(np.shape(p))
+
+
+class DetCurveDisplay:
+    """The detection error tradeoff curve (false positive rate against false negative rate, both on
+    normal-deviate axes), drawn as scikit-learn's ``DetCurveDisplay`` draws it, from perfeval's
+    exact :func:`perfeval.functional.det_curve`.
+
+    Attributes: ``fpr``, ``fnr``, ``estimator_name`` (``name``), ``pos_label``, and after
+    :meth:`plot` ``line_``, ``ax_``, ``figure_``.
+    """
+
+    def __init__(self, *, fpr: Any, fnr: Any, estimator_name: str | None = None, pos_label: Any = None):
+        self.fpr, self.fnr = np.asarray(fpr, dtype=np.float64), np.asarray(fnr, dtype=np.float64)
+        self.estimator_name, self.pos_label = estimator_name, pos_label
+
+    @property
+    def name(self) -> str | None:
+        return self.estimator_name
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true: Any,
+        y_score: Any = None,
+        *,
+        sample_weight: Any = None,
+        drop_intermediate: bool = True,
+        pos_label: Any = None,
+        name: str | None = None,
+        ax: Any = None,
+        **kwargs: Any,
+    ) -> DetCurveDisplay:
+        """The DET curve of scores, as scikit-learn's ``DetCurveDisplay.from_predictions``."""
+        from perfeval.functional import det_curve
+
+        pos = _binary_label(f"{cls.__name__}.from_predictions", y_true, pos_label)
+        fpr, fnr, _ = det_curve(
+            y_true, y_score, pos_label=pos, sample_weight=sample_weight, drop_intermediate=drop_intermediate
+        )
+        name = "Classifier" if name is None else name
+        return cls(fpr=fpr, fnr=fnr, estimator_name=name, pos_label=pos).plot(ax=ax, name=name, **kwargs)
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator: Any,
+        X: Any,
+        y: Any,
+        *,
+        sample_weight: Any = None,
+        drop_intermediate: bool = True,
+        response_method: Any = "auto",
+        pos_label: Any = None,
+        name: str | None = None,
+        ax: Any = None,
+        **kwargs: Any,
+    ) -> DetCurveDisplay:
+        """The DET curve of a fitted binary classifier on (X, y), as scikit-learn's
+        ``DetCurveDisplay.from_estimator``.
+        """
+        _plt()
+        score, pos = _response(estimator, X, response_method, pos_label)
+        return cls.from_predictions(
+            y,
+            score,
+            sample_weight=sample_weight,
+            drop_intermediate=drop_intermediate,
+            pos_label=pos,
+            name=type(estimator).__name__ if name is None else name,
+            ax=ax,
+            **kwargs,
+        )
+
+    def plot(self, ax: Any = None, *, name: str | None = None, **kwargs: Any) -> DetCurveDisplay:
+        """Draw on normal-deviate axes (rates clipped to [eps, 1 - eps]), ticks 0.1% ... 99.9%."""
+        plt = _plt()
+        if ax is None:
+            _fig, ax = plt.subplots()
+        self.ax_, self.figure_ = ax, ax.figure
+        name = self.estimator_name if name is None else name
+        line_kwargs: dict[str, Any] = {} if name is None else {"label": literal(name)}
+        line_kwargs.update(**kwargs)
+        eps = np.finfo(np.float64).eps
+        self.fpr, self.fnr = self.fpr.clip(eps, 1 - eps), self.fnr.clip(eps, 1 - eps)
+        (self.line_,) = ax.plot(_probit(self.fpr), _probit(self.fnr), **line_kwargs)
+        info = f" (Positive label: {literal(self.pos_label)})" if self.pos_label is not None else ""
+        ax.set(xlabel="False Positive Rate" + info, ylabel="False Negative Rate" + info)
+        if "label" in line_kwargs:
+            ax.legend(loc="lower right")
+        ticks = [0.001, 0.01, 0.05, 0.20, 0.5, 0.80, 0.95, 0.99, 0.999]
+        where = _probit(np.array(ticks))
+        labels = [f"{t:.0%}" if (100 * t).is_integer() else f"{t:.1%}" for t in ticks]
+        ax.set_xticks(where)
+        ax.set_xticklabels(labels)
+        ax.set_xlim(-3, 3)
+        ax.set_yticks(where)
+        ax.set_yticklabels(labels)
+        ax.set_ylim(-3, 3)
+        return self
+
+
 class LiftDisplay(CurveDisplay):
     kind = "lift"
 
