@@ -350,10 +350,11 @@ def roc_auc_score(
         _warn("Only one class is present in y_true. ROC AUC score is not defined in that case.")
         return float("nan")
     h, _ = _binary_curve_input(fn, y, y_score, classes[1], sample_weight)
+    if h.n_pos == 0 or h.n_neg == 0:  # one class left after the weights of 0 (scikit-learn: NaN, or
+        # with max_fpr and no negative left a ValueError of its partial area's two points)
+        _warn("Only one class is present in y_true. ROC AUC score is not defined in that case.")
+        return float("nan")
     if max_fpr is None or max_fpr == 1:
-        if h.n_pos == 0 or h.n_neg == 0:  # one class left after the weights of 0
-            _warn("Only one class is present in y_true. ROC AUC score is not defined in that case.")
-            return float("nan")
         return float(get_measure("ROC")(h))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMeasureWarning)
