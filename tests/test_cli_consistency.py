@@ -153,7 +153,7 @@ def test_output_and_format_errors_are_one_line(tmp_path, capsys):
         (["eval", f, "-o", str(tmp_path / "nodir" / "r.txt")], "cannot write"),
         (
             ["plot", "roc", f, "-o", str(tmp_path / "r.jpg")],
-            "expected a file name ending in .png or .svg or .pdf",
+            "expected a .png, .svg or .pdf file name",
         ),
         (["report", f, "-o", str(tmp_path / "r.png")], "report writes html, not png"),
     ):

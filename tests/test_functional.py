@@ -34,8 +34,8 @@ def test_against_scikit_learn(data):
     assert math.isclose(F.precision(y, s), sk.precision_score(y, pred))
     assert math.isclose(F.recall(y, s), sk.recall_score(y, pred))
     assert math.isclose(F.f_beta(y, s, beta=2), sk.fbeta_score(y, pred, beta=2))
-    assert (F.confusion_matrix(y, s) == sk.confusion_matrix(y, pred)).all()
-    fpr, tpr, thr = F.roc_curve(y, s)
+    assert (F.confusion_matrix(y, s, threshold=0.5) == sk.confusion_matrix(y, pred)).all()
+    fpr, tpr, thr = F.roc_curve(y, s, drop_intermediate=False)
     sfpr, stpr, _ = sk.roc_curve(y, s, drop_intermediate=False)
     assert np.allclose(fpr, sfpr) and np.allclose(tpr, stpr) and thr[0] == np.inf
     prec, rec, _ = F.pr_curve(y, s)

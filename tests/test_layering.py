@@ -40,6 +40,7 @@ LAYERS = [
         "perfeval.bootstrap",
         "perfeval.delong",
         "perfeval.functional",
+        "perfeval._sklearn_names",
         "perfeval.trec",
     ],
     ["perfeval.plot", "perfeval.html"],

@@ -95,7 +95,7 @@ def test_small_multiples_and_saving(data, tmp_path):
     assert len(drawn) == 4
     P.save(fig, str(tmp_path / "g.svg"))
     assert (tmp_path / "g.svg").read_text().startswith("<?xml")
-    with pytest.raises(InvalidParameterError, match=".png, .svg or .pdf"):
+    with pytest.raises(InvalidParameterError, match=r"\.png, \.svg or \.pdf"):
         P.save(fig, str(tmp_path / "g.jpg"))
 
 
@@ -291,3 +291,183 @@ def test_report_with_tie_bounds(tmp_path):
     assert f"{r.tie_min:.6f} \u2013 {r.tie_max:.6f}" in text and r.tie_min < r.tie_max
     assert "<td>0.666667 \u2013 0.666667</td>" in text  # b has no ties: min = max = its value
     assert "no exact bound" in text  # CA2
+
+
+# -- scikit-learn's Displays: the same lines, labels and attributes as scikit-learn draws ------------------
+skplot = pytest.importorskip("sklearn.metrics")
+
+
+def _line(d):
+    return np.asarray(d.line_.get_xdata(), float), np.asarray(d.line_.get_ydata(), float)
+
+
+def _same_drawing(ours, theirs):
+    (ox, oy), (tx, ty) = _line(ours), _line(theirs)
+    assert len(ox) == len(tx) and np.allclose(ox, tx, rtol=1e-12, atol=1e-12)
+    assert np.allclose(oy, ty, rtol=1e-12, atol=1e-12)
+    assert ours.line_.get_label() == theirs.line_.get_label()
+    assert ours.line_.get_drawstyle() == theirs.line_.get_drawstyle()
+    assert ours.ax_.get_xlabel() == theirs.ax_.get_xlabel()
+    assert ours.ax_.get_ylabel() == theirs.ax_.get_ylabel()
+    assert ours.ax_.get_xlim() == theirs.ax_.get_xlim() and ours.ax_.get_aspect() == theirs.ax_.get_aspect()
+    legend = [t.get_text() for t in ours.ax_.get_legend().get_texts()]
+    assert legend == [t.get_text() for t in theirs.ax_.get_legend().get_texts()]
+    assert ours.ax_.get_legend()._loc == theirs.ax_.get_legend()._loc
+
+
+@pytest.mark.parametrize("chance", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("drop", [False, True])
+def test_displays_draw_what_scikit_learn_draws(data, chance, weighted, drop):
+    import matplotlib.pyplot as plt
+
+    y, models, g = data
+    s = models["A"]
+    w = (g + 1) / 4.0 if weighted else None
+    kw = dict(sample_weight=w, drop_intermediate=drop, plot_chance_level=chance)
+    for ours_cls, theirs_cls in (
+        (P.RocCurveDisplay, skplot.RocCurveDisplay),
+        (P.PrecisionRecallDisplay, skplot.PrecisionRecallDisplay),
+    ):
+        ours = ours_cls.from_predictions(y, s, name="model A", **kw)
+        theirs = theirs_cls.from_predictions(y, s, name="model A", **kw)
+        _same_drawing(ours, theirs)
+        if ours_cls is P.RocCurveDisplay:
+            assert np.isclose(ours.roc_auc, theirs.roc_auc, rtol=1e-12)
+            assert np.allclose(ours.fpr, theirs.fpr) and np.allclose(ours.tpr, theirs.tpr)
+        else:
+            assert np.isclose(ours.average_precision, theirs.average_precision, rtol=1e-12)
+            assert ours.prevalence_pos_label == theirs.prevalence_pos_label
+            assert "AP = " in ours.line_.get_label()
+        assert (ours.chance_level_ is None) == (theirs.chance_level_ is None)
+        if chance:
+            assert np.allclose(ours.chance_level_.get_ydata(), theirs.chance_level_.get_ydata())
+            assert ours.chance_level_.get_label() == theirs.chance_level_.get_label()
+        plt.close("all")
+
+
+def test_displays_draw_into_the_given_axes_and_replot(data):
+    import matplotlib.pyplot as plt
+
+    y, models, _ = data
+    fig, (a1, a2) = plt.subplots(1, 2)
+    d = P.RocCurveDisplay.from_predictions(y, models["A"], ax=a1)
+    assert d.ax_ is a1 and d.figure_ is fig and d.line_ in a1.lines and d.name == d.estimator_name
+    assert d.line_.get_label().startswith("Classifier (AUC = ")  # scikit-learn's default name
+    d.plot(ax=a2, name="again", curve_kwargs={"color": "red"}, lw=3)
+    assert d.ax_ is a2 and d.line_.get_label().startswith("again (AUC") and d.line_.get_linewidth() == 3
+    assert d.line_.get_color() == "red"
+    p = P.PrecisionRecallDisplay.from_predictions(y, models["B"], ax=a1, name="B")
+    assert p.ax_ is a1 and len(a1.lines) == 2
+    plt.close("all")
+
+
+def test_from_estimator_with_logistic_regression_and_string_labels():
+    import matplotlib.pyplot as plt
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import LinearSVC
+
+    rng = np.random.default_rng(4)
+    X = np.round(rng.normal(size=(400, 3)), 1)
+    y = np.where(X[:, 0] + rng.normal(scale=0.8, size=400) > 0, "spam", "ham")
+    for est in (LogisticRegression().fit(X, y), LinearSVC().fit(X, y)):  # predict_proba; decision_function
+        for pos_label in (None, "ham", "spam"):
+            for ours_cls, theirs_cls in (
+                (P.RocCurveDisplay, skplot.RocCurveDisplay),
+                (P.PrecisionRecallDisplay, skplot.PrecisionRecallDisplay),
+            ):
+                ours = ours_cls.from_estimator(est, X, y, pos_label=pos_label)
+                theirs = theirs_cls.from_estimator(est, X, y, pos_label=pos_label)
+                _same_drawing(ours, theirs)
+                assert ours.name == type(est).__name__ and ours.pos_label == (pos_label or "spam")
+                assert ours.ax_.get_xlabel().endswith(f"(Positive label: {pos_label or 'spam'})")
+                plt.close("all")
+    with pytest.raises(InvalidParameterError, match="not a valid label"):
+        P.RocCurveDisplay.from_estimator(LogisticRegression().fit(X, y), X, y, pos_label="eggs")
+    with pytest.raises(InvalidParameterError, match="pos_label is not specified"):
+        P.RocCurveDisplay.from_predictions(y, X[:, 0])
+
+
+def test_the_multi_model_form_and_threshold_form_remain(data):
+    y, models, _ = data
+    d = P.RocCurveDisplay.from_models(y, models).plot()
+    assert len(d.lines_) == 2 and any("AUC" in t.get_text() for t in d.ax_.get_legend().get_texts())
+    d = P.PrecisionRecallDisplay.from_models(y, models).plot()
+    assert len(d.lines_) == 2
+    d = P.RocCurveDisplay.from_predictions(y, models["A"], name="m", threshold=0.4).plot()
+    assert any("score >= 0.4" in t.get_text() for t in d.ax_.get_legend().get_texts())
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+@pytest.mark.parametrize("ext,magic", [("pdf", b"%PDF"), ("svg", b"<?xml"), ("png", b"\x89PNG")])
+def test_plot_command_writes_pdf_svg_png_by_extension(table, tmp_path, ext, magic, monkeypatch):
+    import matplotlib.figure
+
+    used = []
+    real = matplotlib.figure.Figure.savefig
+    monkeypatch.setattr(
+        matplotlib.figure.Figure,
+        "savefig",
+        lambda self, *a, **k: used.append(k.get("format")) or real(self, *a, **k),
+    )
+    out = tmp_path / f"roc.{ext}"
+    assert main(["plot", "pr", str(table), "--target", "label", "--score", "model_a", "-o", str(out)]) == 0
+    assert out.read_bytes()[: len(magic)] == magic and used == [ext]
+    if ext == "pdf":
+        assert b"%%EOF" in out.read_bytes()[-32:]
+
+
+def test_save_writes_a_real_pdf_and_refuses_other_names(data, tmp_path, capsys):
+    y, models, _ = data
+    d = P.RocCurveDisplay.from_predictions(y, models["A"])
+    P.save(d.figure_, str(tmp_path / "r.pdf"))
+    assert (tmp_path / "r.pdf").read_bytes()[:5] == b"%PDF-"
+    with pytest.raises(InvalidParameterError, match=r"\.png, \.svg or \.pdf"):
+        P.save(d.figure_, str(tmp_path / "r.jpg"))
+    assert main(["plot", "roc", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "x.eps")]) != 0
+    err = capsys.readouterr().err
+    assert ".png, .svg or .pdf" in err and "Traceback" not in err
+
+
+def test_displays_built_from_arrays_as_in_scikit_learn():
+    import matplotlib.pyplot as plt
+
+    fpr, tpr = np.array([0.0, 0.25, 1.0]), np.array([0.0, 0.75, 1.0])
+    ours = P.RocCurveDisplay(fpr=fpr, tpr=tpr, roc_auc=0.75, name="m", pos_label="yes").plot()
+    theirs = skplot.RocCurveDisplay(fpr=fpr, tpr=tpr, roc_auc=0.75, name="m", pos_label="yes").plot()
+    _same_drawing(ours, theirs)
+    prec, rec = np.array([0.5, 0.8, 1.0]), np.array([1.0, 0.5, 0.0])
+    ours = P.PrecisionRecallDisplay(prec, rec, average_precision=0.7, prevalence_pos_label=0.4).plot(
+        plot_chance_level=True
+    )
+    theirs = skplot.PrecisionRecallDisplay(prec, rec, average_precision=0.7, prevalence_pos_label=0.4).plot(
+        plot_chance_level=True
+    )
+    _same_drawing(ours, theirs)
+    with pytest.raises(InvalidParameterError, match="prevalence_pos_label"):
+        P.PrecisionRecallDisplay(prec, rec).plot(plot_chance_level=True)
+    plt.close("all")
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_det_display_draws_what_scikit_learn_draws(data, weighted):
+    import matplotlib.pyplot as plt
+    from sklearn.linear_model import LogisticRegression
+
+    y, models, g = data
+    w = (g + 1) / 4.0 if weighted else None
+    ours = P.DetCurveDisplay.from_predictions(y, models["A"], sample_weight=w, name="A")
+    theirs = skplot.DetCurveDisplay.from_predictions(y, models["A"], sample_weight=w, name="A")
+    _same_drawing(ours, theirs)
+    assert np.allclose(ours.ax_.get_xticks(), theirs.ax_.get_xticks(), rtol=1e-12)
+    assert [t.get_text() for t in ours.ax_.get_xticklabels()] == [
+        t.get_text() for t in theirs.ax_.get_xticklabels()
+    ]
+    X = np.c_[models["A"], models["B"]]
+    est = LogisticRegression().fit(X, y)
+    _same_drawing(
+        P.DetCurveDisplay.from_estimator(est, X, y), skplot.DetCurveDisplay.from_estimator(est, X, y)
+    )
+    plt.close("all")

@@ -2,6 +2,9 @@
 
 Each is a thin wrapper over the registry (the same code as :func:`perfeval.evaluate`), with
 scikit-learn's argument names: ``y_true``, ``y_score``, keyword-only options, ``sample_weight``.
+The threshold measures named perfeval's way (``accuracy``, ``precision``, ...) take scores and a
+``threshold``; those named scikit-learn's way (``accuracy_score``, ``precision_score``, ...) take
+hard labels, as scikit-learn's do.
 
 Examples
 --------
@@ -9,17 +12,44 @@ Examples
 0.875
 >>> ndcg([3, 2, 0, 1], [0.9, 0.8, 0.7, 0.1], k=3) > 0.9
 True
->>> confusion_matrix([1, 0, 1, 0], [0.9, 0.6, 0.4, 0.1]).tolist()
+>>> confusion_matrix([1, 0, 1, 0], [0.9, 0.6, 0.4, 0.1], threshold=0.5).tolist()
 [[1, 1], [1, 1]]
+
+scikit-learn's names take scikit-learn's arguments and return its conventions (the curves in its
+point order, ``pos_label``, ``zero_division``, hard labels for the threshold scores), computed by
+perfeval's engine; ``roc_curve``, ``confusion_matrix`` and ``log_loss`` are those (docs/sklearn.md):
+
+>>> roc_auc_score(["no", "yes", "yes", "no"], [0.2, 0.9, 0.5, 0.5])
+0.875
+>>> f1_score(["no", "yes", "yes"], ["yes", "yes", "no"], pos_label="yes")
+0.5
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
+from perfeval._sklearn_names import (
+    accuracy_score,
+    average_precision_score,
+    balanced_accuracy_score,
+    brier_score_loss,
+    confusion_matrix,
+    dcg_score,
+    det_curve,
+    f1_score,
+    fbeta_score,
+    log_loss,
+    matthews_corrcoef,
+    ndcg_score,
+    precision_recall_curve,
+    precision_score,
+    recall_score,
+    roc_auc_score,
+    roc_curve,
+)
 from perfeval._validation import to_numpy
 from perfeval.evaluation import evaluate
 from perfeval.exceptions import InvalidParameterError
@@ -58,6 +88,21 @@ __all__ = [
     "scorer",
     "scores_from_ranking",
     "kddcup2002_task2",
+    # scikit-learn's names, signatures and conventions (perfeval._sklearn_names; docs/sklearn.md)
+    "roc_auc_score",
+    "average_precision_score",
+    "precision_recall_curve",
+    "det_curve",
+    "brier_score_loss",
+    "ndcg_score",
+    "dcg_score",
+    "accuracy_score",
+    "precision_score",
+    "recall_score",
+    "f1_score",
+    "fbeta_score",
+    "matthews_corrcoef",
+    "balanced_accuracy_score",
 ]
 
 
@@ -107,31 +152,9 @@ def lift(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> floa
     return _binary("lft", y_true, y_score, sample_weight, threshold=threshold)
 
 
-def confusion_matrix(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> np.ndarray:
-    """[[TN, FP], [FN, TP]] (scikit-learn's layout: rows true 0/1, columns predicted 0/1); integer
-    when unweighted.
-    """
-    h = ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), to_numpy(y_score, "y_score"), sample_weight)
-    k = int(np.searchsorted(h.scores, threshold, side="left"))
-    tp, fp = h.pos[k:].sum(), h.neg[k:].sum()
-    m = np.array([[h.n_neg - fp, fp], [h.n_pos - tp, tp]])
-    return m.astype(np.int64) if sample_weight is None else m
-
-
 def roc_auc(y_true, y_score, *, sample_weight=None) -> float:
     """Area under the ROC curve; a tied positive/negative pair counts one half."""
     return _binary("roc", y_true, y_score, sample_weight)
-
-
-def roc_curve(y_true, y_score, *, sample_weight=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(fpr, tpr, thresholds): one point per distinct score from the top, starting at (0, 0) with
-    threshold +inf; a tie group is one step (a diagonal segment).
-    """
-    h = ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), to_numpy(y_score, "y_score"), sample_weight)
-    thr, tp, fp = h.cumulative()
-    tp, fp = np.concatenate([[0.0], tp]), np.concatenate([[0.0], fp])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return fp / h.n_neg, tp / h.n_pos, np.concatenate([[np.inf], thr])
 
 
 def pr_curve(y_true, y_score, *, sample_weight=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -150,12 +173,6 @@ def average_precision(y_true, y_score, *, sample_weight=None) -> float:
 def perf_average_precision(y_true, y_score) -> float:
     """PERF's APR: expected precision at the positives under a random order inside ties."""
     return _binary("apr", y_true, y_score)
-
-
-def log_loss(y_true, y_score, *, base: float = math.e, sample_weight=None) -> float:
-    """Mean cross-entropy; ``base=2`` gives bits (PERF's CXE)."""
-    bits = _binary("cxe", y_true, y_score, sample_weight)
-    return float(bits * np.log(2.0) / np.log(base))
 
 
 def brier_score(y_true, y_score, *, sample_weight=None) -> float:

@@ -157,10 +157,9 @@ def resolve_output(args: Any) -> bool:
         if implied in formats:
             fmt = implied
         elif formats[0] in ("png", "svg", "pdf", "html"):  # a picture or a page: its name must say
-            raise InvalidParameterError(
-                f"-o {out}: expected a file name ending in {' or '.join('.' + f for f in formats)} "
-                "(or --format NAME)"
-            )
+            names = [f".{f}" for f in formats]
+            listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+            raise InvalidParameterError(f"-o {out}: expected a {listed} file name (or --format NAME)")
         else:
             fmt = formats[0]
     args.format = fmt

@@ -20,6 +20,7 @@ EXAMPLES = {
     "plot": "examples:\n"
     "  perfeval plot roc runs.csv --target label --score model_a,model_b -o roc.png\n"
     "  perfeval plot calibration runs.csv --target label --score p --bins quantile -o cal.svg\n"
+    "  perfeval plot pr runs.csv --target label --score p -o pr.pdf\n"
     "  perfeval plot roc clicks.csv --target click --score ctr --group user -o users.png",
     "report": "examples:\n"
     "  perfeval report runs.csv --target label --score model_a,model_b -o report.html\n"

@@ -22,7 +22,9 @@ def _matplotlib() -> None:
 
 def run_plot(args: Any) -> int:
     _matplotlib()
-    from perfeval.plot import CurveDisplay, plot_by_group, save
+    from perfeval.plot import CurveDisplay, check_path, plot_by_group, save
+
+    check_path(args.output, args.format)  # before reading: a wrong name is said at once
 
     _source, y, models, g = load.models(args)
     kw = {"bins": args.bins} if args.kind == "calibration" else {}

@@ -1,0 +1,982 @@
+"""scikit-learn's metric names, signatures and return conventions, computed by perfeval's engine.
+
+Each function here takes the arguments :mod:`sklearn.metrics` takes (``y_true``, ``y_score`` or
+``y_pred``, ``pos_label``, ``sample_weight``, ``drop_intermediate``, ``zero_division``, ...) and
+returns what it returns (the same point order of the curves, the same 0-versus-NaN-versus-error
+rules for one class), with the numbers computed from perfeval's exact summary
+(:class:`~perfeval.summaries.ScoreHistogram`, the tie tables of the ranking measures) in float64.
+scikit-learn is never imported.  :mod:`perfeval.functional` re-exports them; the differences that
+remain are listed in docs/sklearn.md (weights must be >= 0; float32 input is computed in float64;
+an argument value perfeval does not compute, such as ``average='macro'`` or ``multi_class='ovr'``,
+raises :class:`~perfeval.exceptions.InvalidParameterError` instead of giving another number).
+
+Examples
+--------
+>>> roc_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+0.75
+>>> fpr, tpr, thr = roc_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+>>> fpr.tolist(), tpr.tolist(), thr.tolist()
+([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0], [inf, 0.8, 0.4, 0.35, 0.1])
+>>> precision_score(["no", "yes", "yes"], ["yes", "yes", "no"], pos_label="yes")
+0.5
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+
+from perfeval._validation import check_scores, check_weights, floats, label_values, one_d, to_numpy
+from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
+from perfeval.summaries import ScoreHistogram
+
+__all__ = [
+    "roc_auc_score",
+    "average_precision_score",
+    "roc_curve",
+    "precision_recall_curve",
+    "det_curve",
+    "brier_score_loss",
+    "log_loss",
+    "ndcg_score",
+    "dcg_score",
+    "accuracy_score",
+    "precision_score",
+    "recall_score",
+    "f1_score",
+    "fbeta_score",
+    "confusion_matrix",
+    "matthews_corrcoef",
+    "balanced_accuracy_score",
+]
+
+Array = np.ndarray
+
+
+# -- the door: labels, scores, weights, as scikit-learn reads them ---------------------------------------
+def _warn(message: str) -> None:
+    warnings.warn(UndefinedMeasureWarning(message), stacklevel=3)
+
+
+def _classes(fn: str, y: Array, name: str = "y_true") -> Array:
+    """The sorted distinct labels of ``y``; a data error for NaN, continuous values or mixed types."""
+    if len(y) == 0:
+        raise InvalidDataError(f"{fn}: `{name}` is empty; at least one case is needed")
+    if y.dtype.kind == "f":
+        bad = np.isnan(y) | ~np.isfinite(y)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InvalidDataError(f"{fn}: `{name}` holds {y[i]!r} at index {i}; labels must be finite")
+        frac = y != np.floor(y)
+        if frac.any():
+            i = int(np.argmax(frac))
+            raise InvalidDataError(
+                f"{fn}: `{name}` holds continuous values ({y[i]!r} at index {i}), not class labels"
+            )
+    try:
+        return np.unique(y)
+    except TypeError:
+        raise InvalidDataError(
+            f"{fn}: `{name}` mixes label types (strings and numbers): {label_values(y)}"
+        ) from None
+
+
+def _is_text(classes: Array) -> bool:
+    return classes.dtype.kind in "OUS"
+
+
+def _has_text(classes: Array) -> bool:
+    return classes.dtype.kind in "US" or (
+        classes.dtype.kind == "O" and any(isinstance(v, str) for v in classes.tolist())
+    )
+
+
+def _default_pos_label(fn: str, classes: Array) -> Any:
+    """scikit-learn's ``_check_pos_label_consistency``: without ``pos_label``, labels {0, 1} or
+    {-1, 1} (or one of them) take 1 as positive; any other labels need ``pos_label``.
+    """
+    if not _is_text(classes) and len(classes) <= 2:
+        vals = classes.tolist()
+        if vals in ([0, 1], [-1, 1], [0], [-1], [1]):
+            return 1
+    shown = ", ".join(repr(c.item() if hasattr(c, "item") else c) for c in classes[:8])
+    raise InvalidDataError(
+        f"{fn}: y_true takes value in {{{shown}}} and pos_label is not specified: either make y_true "
+        "take value in {0, 1} or {-1, 1} or pass pos_label explicitly"
+    )
+
+
+def _weights(fn: str, sample_weight: Any, n: int) -> Array | None:
+    if sample_weight is None:
+        return None
+    w = one_d("sample_weight", sample_weight)
+    if len(w) != n:
+        raise InvalidDataError(f"{fn}: `sample_weight` has {len(w)} values for {n} cases")
+    check_weights(w, "sample_weight")
+    return w
+
+
+def _scores(fn: str, y_score: Any, n: int, name: str = "y_score") -> Array:
+    arr = np.asarray(y_score) if not hasattr(y_score, "to_numpy") else to_numpy(y_score, name)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.reshape(-1)
+    if arr.ndim != 1:
+        raise InvalidParameterError(
+            f"{fn}: `{name}` has shape {arr.shape}; perfeval computes the binary case, one score per "
+            "case (for a binary classifier's predict_proba pass the positive class's column, [:, 1])"
+        )
+    s = floats(arr, name)
+    if len(s) != n:
+        raise InvalidDataError(f"{fn}: `y_true` and `{name}` have different lengths, {n} and {len(s)}")
+    check_scores(s)
+    return s
+
+
+def _binary_curve_input(
+    fn: str, y_true: Any, y_score: Any, pos_label: Any, sample_weight: Any
+) -> tuple[ScoreHistogram, Array]:
+    """scikit-learn's ``confusion_matrix_at_thresholds`` door: binary targets (or any labels with
+    ``pos_label``), scores, weights; the cases of weight 0 dropped.  The exact summary and the labels.
+    """
+    y = to_numpy(y_true, "y_true")
+    classes = _classes(fn, y)
+    if pos_label is None:
+        if len(classes) > 2:
+            raise InvalidDataError(
+                f"{fn}: y_true holds {len(classes)} classes ({label_values(y)}); the curve is binary: "
+                "name the positive class with pos_label= (one against the rest)"
+            )
+        pos_label = _default_pos_label(fn, classes)
+    s = _scores(fn, y_score, len(y))
+    w = _weights(fn, sample_weight, len(y))
+    is_pos = np.asarray(y == pos_label, dtype=bool)
+    h = ScoreHistogram.from_checked(is_pos, s, w)
+    if len(h.scores) == 0:
+        raise InvalidDataError(f"{fn}: every case has weight 0; nothing to evaluate")
+    return h, classes
+
+
+def _counts(h: ScoreHistogram) -> tuple[Array, Array, Array]:
+    """(fps, tps, thresholds) at each distinct score from the top, as scikit-learn's cumulative sums."""
+    thr, tps, fps = h.cumulative()
+    return fps, tps, thr
+
+
+# -- curves ---------------------------------------------------------------------------------------------
+def roc_curve(
+    y_true: Any,
+    y_score: Any,
+    *,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    drop_intermediate: bool = True,
+) -> tuple[Array, Array, Array]:
+    """scikit-learn's ``roc_curve``: (fpr, tpr, thresholds), thresholds decreasing from ``inf``.
+
+    One point per distinct score (a tie is one diagonal step) after the point (0, 0) at threshold
+    ``inf``; with ``drop_intermediate`` (the default, as in scikit-learn) a point is dropped where
+    both counts grow by the same amount before and after it (it lies on a straight segment).  With
+    no negative (positive) case, ``fpr`` (``tpr``) is NaN and an
+    :class:`~perfeval.exceptions.UndefinedMeasureWarning` says so, as scikit-learn warns.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Labels: {0, 1}, {-1, 1} or booleans, or any labels with ``pos_label``.
+    y_score : array-like of shape (n_samples,)
+        Scores, higher meaning more likely positive; finite.
+    pos_label : int, float, bool or str, optional
+        The positive class; required unless the labels are {0, 1} or {-1, 1}.
+    sample_weight : array-like of shape (n_samples,), optional
+        Weights >= 0 (a case of weight 0 is left out).
+    drop_intermediate : bool, default True
+
+    Returns
+    -------
+    fpr, tpr, thresholds : ndarray of float64
+    """
+    h, _ = _binary_curve_input("roc_curve", y_true, y_score, pos_label, sample_weight)
+    fps, tps, thr = _counts(h)
+    if drop_intermediate and len(fps) > 2:
+        keep = np.r_[True, np.logical_or(np.diff(fps, 2), np.diff(tps, 2)), True]
+        fps, tps, thr = fps[keep], tps[keep], thr[keep]
+    fps, tps = np.r_[0.0, fps], np.r_[0.0, tps]
+    thr = np.r_[np.inf, thr]
+    if fps[-1] <= 0:
+        _warn("No negative samples in y_true, false positive value should be meaningless")
+        fpr = np.full(fps.shape, np.nan)
+    else:
+        fpr = fps / fps[-1]
+    if tps[-1] <= 0:
+        _warn("No positive samples in y_true, true positive value should be meaningless")
+        tpr = np.full(tps.shape, np.nan)
+    else:
+        tpr = tps / tps[-1]
+    return fpr, tpr, thr
+
+
+def precision_recall_curve(
+    y_true: Any,
+    y_score: Any,
+    *,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    drop_intermediate: bool = False,
+) -> tuple[Array, Array, Array]:
+    """scikit-learn's ``precision_recall_curve``: (precision, recall, thresholds) in its order.
+
+    Thresholds increase (the distinct scores, lowest first); recall decreases; the last point is
+    (recall 0, precision 1) and has no threshold, so ``thresholds`` is one shorter.  Where nothing
+    is predicted positive precision is 0; with no positive case recall is 1 everywhere and an
+    :class:`~perfeval.exceptions.UndefinedMeasureWarning` says so.  ``drop_intermediate`` keeps
+    only the first and the last point of each run of equal true-positive counts.
+
+    Parameters
+    ----------
+    y_true, y_score, pos_label, sample_weight
+        As in :func:`roc_curve`.
+    drop_intermediate : bool, default False
+
+    Returns
+    -------
+    precision, recall : ndarray of float64, shape (n_thresholds + 1,)
+    thresholds : ndarray of float64, shape (n_thresholds,)
+    """
+    h, _ = _binary_curve_input("precision_recall_curve", y_true, y_score, pos_label, sample_weight)
+    fps, tps, thr = _counts(h)
+    if drop_intermediate and len(fps) > 2:
+        keep = np.r_[True, np.logical_or(np.diff(tps[:-1]), np.diff(tps[1:])), True]
+        fps, tps, thr = fps[keep], tps[keep], thr[keep]
+    ps = tps + fps
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(ps != 0, tps / np.where(ps != 0, ps, 1.0), 0.0)
+    if tps[-1] == 0:
+        _warn("No positive class found in y_true, recall is set to one for all thresholds.")
+        recall = np.ones_like(tps)
+    else:
+        recall = tps / tps[-1]
+    return np.r_[precision[::-1], 1.0], np.r_[recall[::-1], 0.0], thr[::-1].copy()
+
+
+def det_curve(
+    y_true: Any,
+    y_score: Any,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    drop_intermediate: bool = False,
+) -> tuple[Array, Array, Array]:
+    """scikit-learn's ``det_curve``: (fpr, fnr, thresholds), thresholds increasing.
+
+    As scikit-learn (>= 1.7): a point at threshold ``inf`` (fpr 0, fnr 1) is added unless fpr 0 is
+    reached at a finite threshold; the curve runs from the last point with fpr 0 to the first with
+    fnr 0, fpr decreasing.  One class only is an error, as in scikit-learn.
+
+    Returns
+    -------
+    fpr, fnr, thresholds : ndarray of float64
+    """
+    y = to_numpy(y_true, "y_true")
+    h, _classes_seen = _binary_curve_input("det_curve", y, y_score, pos_label, sample_weight)
+    fps, tps, thr = _counts(h)
+    tps, fps, thr = np.r_[0.0, tps], np.r_[0.0, fps], np.r_[np.inf, thr]
+    if drop_intermediate and len(fps) > 2:
+        keep = np.r_[True, np.logical_or(np.diff(tps[:-1]), np.diff(tps[1:])), True]
+        fps, tps, thr = fps[keep], tps[keep], thr[keep]
+    if len(_classes_seen) != 2:
+        raise InvalidDataError(
+            "det_curve: Only one class is present in y_true. Detection error tradeoff curve is not "
+            "defined in that case."
+        )
+    fns = tps[-1] - tps
+    p_count, n_count = tps[-1], fps[-1]
+    first = int(np.searchsorted(fps, fps[0], side="right")) - 1
+    last = int(np.searchsorted(tps, tps[-1])) + 1
+    sl = slice(first if first >= 0 else None, last)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return fps[sl][::-1] / n_count, fns[sl][::-1] / p_count, thr[sl][::-1].copy()
+
+
+# -- areas -----------------------------------------------------------------------------------------------
+def roc_auc_score(
+    y_true: Any,
+    y_score: Any,
+    *,
+    average: str | None = "macro",
+    sample_weight: Any = None,
+    max_fpr: float | None = None,
+    multi_class: str = "raise",
+    labels: Any = None,
+) -> float:
+    """scikit-learn's ``roc_auc_score`` for binary targets, exact with ties (a tie counts one half).
+
+    The positive class is the greater of the two labels (scikit-learn's rule: no ``pos_label``).
+    ``max_fpr`` gives the McClish-standardised partial area up to that false positive rate, as
+    scikit-learn computes it.  One class only: NaN with an
+    :class:`~perfeval.exceptions.UndefinedMeasureWarning` (scikit-learn >= 1.6 warns and returns
+    NaN the same way).  ``average``, ``multi_class`` and ``labels`` do not apply to binary targets
+    (scikit-learn ignores them there too); more than two classes or a 2-D ``y_score`` is refused.
+
+    Examples
+    --------
+    >>> roc_auc_score([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1])
+    0.875
+    """
+    from perfeval.measures import get_measure
+
+    fn = "roc_auc_score"
+    if average not in (None, "micro", "macro", "samples", "weighted"):
+        raise InvalidParameterError(
+            f"{fn}: average={average!r} is not one of micro, macro, samples, weighted"
+        )
+    if multi_class not in ("raise", "ovr", "ovo"):
+        raise InvalidParameterError(f"{fn}: multi_class={multi_class!r}: expected 'raise', 'ovr' or 'ovo'")
+    if max_fpr is not None and not (0 < max_fpr <= 1):
+        raise InvalidParameterError(f"{fn}: Expected max_fpr in range (0, 1], got: {max_fpr!r}")
+    y = to_numpy(y_true, "y_true")
+    classes = _classes(fn, y)
+    s_arr = np.asarray(y_score)
+    if len(classes) > 2 or (s_arr.ndim == 2 and s_arr.shape[1] > 1):
+        raise InvalidParameterError(
+            f"{fn}: y_true holds {len(classes)} classes / y_score has shape {s_arr.shape}: perfeval "
+            "computes the binary ROC area only (multi_class='ovr'/'ovo' and multilabel input are not "
+            "supported); score one class against the rest with pos_label= in perfeval.evaluate or "
+            "roc_curve"
+        )
+    if len(classes) < 2:
+        _warn("Only one class is present in y_true. ROC AUC score is not defined in that case.")
+        return float("nan")
+    h, _ = _binary_curve_input(fn, y, y_score, classes[1], sample_weight)
+    if h.n_pos == 0 or h.n_neg == 0:  # one class left after the weights of 0 (scikit-learn: NaN, or
+        # with max_fpr and no negative left a ValueError of its partial area's two points)
+        _warn("Only one class is present in y_true. ROC AUC score is not defined in that case.")
+        return float("nan")
+    if max_fpr is None or max_fpr == 1:
+        return float(get_measure("ROC")(h))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        fpr, tpr, _ = roc_curve(y, y_score, pos_label=classes[1], sample_weight=sample_weight)
+    stop = int(np.searchsorted(fpr, max_fpr, "right"))
+    x_interp, y_interp = [fpr[stop - 1], fpr[stop]], [tpr[stop - 1], tpr[stop]]
+    tpr = np.append(tpr[:stop], np.interp(max_fpr, x_interp, y_interp))
+    fpr = np.append(fpr[:stop], max_fpr)
+    partial = float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0))
+    min_area, max_area = 0.5 * max_fpr**2, max_fpr
+    return float(0.5 * (1 + (partial - min_area) / (max_area - min_area)))
+
+
+def average_precision_score(
+    y_true: Any,
+    y_score: Any,
+    *,
+    average: str | None = "macro",
+    pos_label: Any = 1,
+    sample_weight: Any = None,
+) -> float:
+    """scikit-learn's ``average_precision_score`` for binary targets: the sum over thresholds of
+    (R_n - R_{n-1}) P_n, a tie being one threshold (perfeval's AP).
+
+    ``pos_label`` defaults to 1, as in scikit-learn (string labels need it).  No positive case: 0.0
+    with a warning, as scikit-learn.  More than two classes are refused (``average`` applies to
+    multiclass and multilabel input only, which perfeval does not compute here).
+
+    Examples
+    --------
+    >>> average_precision_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.8333333333333333
+    """
+    from perfeval.measures import get_measure
+
+    fn = "average_precision_score"
+    if average not in (None, "micro", "macro", "samples", "weighted"):
+        raise InvalidParameterError(
+            f"{fn}: average={average!r} is not one of micro, macro, samples, weighted"
+        )
+    y = to_numpy(y_true, "y_true")
+    classes = _classes(fn, y)
+    if len(classes) > 2 or np.asarray(y_score).ndim == 2 and np.asarray(y_score).shape[1] > 1:
+        raise InvalidParameterError(
+            f"{fn}: y_true holds {len(classes)} classes: perfeval computes the binary average precision "
+            "only (multiclass / multilabel averaging is not supported); pass one class against the "
+            "rest with pos_label="
+        )
+    if len(classes) == 2 and pos_label not in classes.tolist():
+        raise InvalidDataError(
+            f"{fn}: pos_label={pos_label!r} is not a valid label. It should be one of [{label_values(y)}]"
+        )
+    h, _ = _binary_curve_input(fn, y, y_score, pos_label, sample_weight)
+    if h.n_pos == 0:
+        _warn("No positive class found in y_true, recall is set to one for all thresholds.")
+        return 0.0
+    return float(max(0.0, get_measure("AP")(h)))
+
+
+# -- probabilities ---------------------------------------------------------------------------------------
+def _probabilities(fn: str, y_proba: Any, n: int) -> Array:
+    p = _scores(fn, y_proba, n, "y_proba")
+    if len(p) and p.max() > 1:
+        raise InvalidDataError(f"{fn}: y_prob contains values greater than 1: {p.max()!r}")
+    if len(p) and p.min() < 0:
+        raise InvalidDataError(f"{fn}: y_prob contains values less than 0: {p.min()!r}")
+    return p
+
+
+def brier_score_loss(
+    y_true: Any,
+    y_proba: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    labels: Any = None,
+    scale_by_half: bool | str = "auto",
+) -> float:
+    """scikit-learn's ``brier_score_loss`` for binary targets: the mean of (y - p)^2.
+
+    ``y_proba`` is the probability of ``pos_label`` (default: 1 for {0, 1} and {-1, 1} labels, the
+    greater label for other numbers; string labels need it), in [0, 1].  ``scale_by_half`` is
+    scikit-learn's (>= 1.7): ``"auto"`` and ``True`` give the mean, ``False`` twice it (the
+    two-column sum).  ``labels`` only matters for 2-D ``y_proba`` (multiclass), refused here.
+    """
+    fn = "brier_score_loss"
+    y = to_numpy(y_true, "y_true")
+    classes = _classes(fn, y)
+    if len(classes) > 2:
+        raise InvalidDataError(
+            f"{fn}: The type of the target inferred from y_true is multiclass but should be binary "
+            "according to the shape of y_prob (perfeval computes the binary Brier score)"
+        )
+    if scale_by_half not in ("auto", True, False):
+        raise InvalidParameterError(
+            f"{fn}: scale_by_half must be 'auto', True or False, got {scale_by_half!r}"
+        )
+    p = _probabilities(fn, y_proba, len(y))
+    if pos_label is None:
+        try:
+            pos_label = _default_pos_label(fn, classes)
+        except InvalidDataError:
+            if _is_text(classes):
+                raise
+            pos_label = classes[-1]
+    w = _weights(fn, sample_weight, len(y))
+    h = ScoreHistogram.from_checked(np.asarray(y == pos_label, dtype=bool), p, w)
+    if h.n == 0:
+        raise InvalidDataError(f"{fn}: every case has weight 0; nothing to evaluate")
+    from perfeval.measures import get_measure
+
+    value = float(get_measure("BRIER")(h))
+    return value if scale_by_half in ("auto", True) else 2.0 * value
+
+
+def log_loss(
+    y_true: Any,
+    y_proba: Any = None,
+    *,
+    normalize: bool = True,
+    sample_weight: Any = None,
+    labels: Any = None,
+    y_pred: Any = "deprecated",
+    base: float = math.e,
+) -> float:
+    """scikit-learn's ``log_loss`` for binary targets: the mean (``normalize=False``: the weighted
+    sum) of -log p of the true class.
+
+    ``y_proba`` (1-D) is the probability of the greater of the two labels (of ``labels`` when given),
+    in [0, 1]; as scikit-learn, it is clipped to [eps, 1 - eps] with eps the float64 machine epsilon,
+    so that one certain mistake costs about 36 nats, not infinity.  ``y_true`` with one label only
+    needs ``labels`` (an error otherwise, as in scikit-learn).  ``y_pred`` is the former name of
+    ``y_proba`` (a FutureWarning, as in scikit-learn 1.9).  ``base`` is perfeval's: 2 gives bits.
+    """
+    from perfeval.measures import get_measure
+
+    fn = "log_loss"
+    if not (isinstance(y_pred, str) and y_pred == "deprecated"):  # scikit-learn < 1.9's name
+        if y_proba is not None:
+            raise InvalidParameterError(f"{fn}: pass y_proba or its former name y_pred, not both")
+        warnings.warn(
+            "`y_pred` was renamed to `y_proba` in scikit-learn 1.9; use `y_proba`",
+            FutureWarning,
+            stacklevel=2,
+        )
+        y_proba = y_pred
+    if y_proba is None:
+        raise InvalidParameterError(f"{fn}: y_proba (the probability of the greater label) is required")
+    y = to_numpy(y_true, "y_true")
+    seen = _classes(fn, y)
+    if labels is not None:
+        classes = _classes(fn, to_numpy(labels, "labels"), "labels")
+        if len(classes) < 2:
+            raise InvalidDataError(
+                f"{fn}: The labels array needs to contain at least two labels, got {classes.tolist()}"
+            )
+        outside = np.setdiff1d(seen, classes)
+        if len(outside):
+            raise InvalidDataError(
+                f"{fn}: y_true contains values {set(outside.tolist())} not belonging to the passed "
+                f"labels {classes.tolist()}"
+            )
+    else:
+        classes = seen
+        if len(classes) < 2:
+            raise InvalidDataError(
+                f"{fn}: y_true contains only one label ({classes[0]!r}). Please provide the list of "
+                "all expected class labels explicitly through the labels argument."
+            )
+    if len(classes) > 2:
+        raise InvalidParameterError(
+            f"{fn}: y_true holds {len(classes)} classes: perfeval computes the binary log loss (one "
+            "probability per case, of the greater label); multiclass y_proba is not supported"
+        )
+    p = _probabilities(fn, y_proba, len(y))
+    w = _weights(fn, sample_weight, len(y))
+    h = ScoreHistogram.from_checked(np.asarray(y == classes[1], dtype=bool), p, w)
+    if h.n == 0:
+        raise InvalidDataError(f"{fn}: every case has weight 0; nothing to evaluate")
+    nats = float(get_measure("LOGLOSS")(h, eps=float(np.finfo(np.float64).eps)))
+    value = nats if normalize else nats * h.n
+    return value if base == math.e else value / math.log(base)
+
+
+# -- ranking (one row a query) ---------------------------------------------------------------------------
+def _dcg_rows(fn: str, y_true: Any, y_score: Any, k: int | None, ignore_ties: bool, measure: str) -> Array:
+    """Per row (query) the tie-averaged DCG@k or NDCG@k with linear gain, from perfeval's tie tables."""
+    from perfeval.evaluation import evaluate
+
+    rel, s = np.asarray(y_true), np.asarray(y_score)
+    if rel.ndim != 2:
+        raise InvalidDataError(
+            f"{fn}: y_true must be 2-D, one row a query and one column a document, as in scikit-learn; "
+            f"got shape {rel.shape} (for one query pass [y_true] and [y_score])"
+        )
+    if s.shape != rel.shape:
+        raise InvalidDataError(f"{fn}: y_true has shape {rel.shape} but y_score {s.shape}")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1):
+        raise InvalidParameterError(f"{fn}: k must be a whole number >= 1 or None, got {k!r}")
+    rel = floats(rel, "y_true")
+    s = floats(s, "y_score")
+    check_scores(s.ravel())
+    n_rows, n_cols = rel.shape
+    if ignore_ties:
+        # numpy's own order of the scores, as scikit-learn takes it (argsort, reversed): distinct ranks
+        order = np.argsort(s)[:, ::-1]
+        ranked = np.empty_like(s)
+        np.put_along_axis(ranked, order, np.arange(n_cols, 0, -1, dtype=np.float64)[None, :], axis=1)
+        s = ranked
+    spec = f"{measure}@{int(k)}:gain=linear" if k is not None else f"{measure}:gain=linear"
+    groups = np.repeat(np.arange(n_rows), n_cols)
+    r = evaluate(rel.ravel(), s.ravel(), groups=groups, measures=[spec])
+    res = next(iter(r.results.values()))
+    values = np.asarray(res.per_group, dtype=np.float64)
+    return np.where(np.isnan(values), 0.0, values)  # a query without relevance counts 0, as scikit-learn
+
+
+def _row_average(fn: str, values: Array, sample_weight: Any) -> float:
+    if sample_weight is None:
+        return float(np.mean(values))
+    w = one_d("sample_weight", sample_weight)
+    if len(w) != len(values):
+        raise InvalidDataError(f"{fn}: `sample_weight` has {len(w)} values for {len(values)} queries (rows)")
+    check_weights(w, "sample_weight")
+    if w.sum() == 0:
+        raise InvalidDataError(f"{fn}: the weights of the queries sum to zero")
+    return float(np.average(values, weights=w))
+
+
+def ndcg_score(
+    y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any = None, ignore_ties: bool = False
+) -> float:
+    """scikit-learn's ``ndcg_score``: the mean over rows (queries) of NDCG@k with linear gain.
+
+    Tied scores are averaged over their orders (``ignore_ties=False``, scikit-learn's default, the
+    same expectation perfeval's NDCG takes); ``ignore_ties=True`` ranks by numpy's
+    ``argsort`` reversed, as scikit-learn.  A row without relevant documents counts 0;
+    ``sample_weight`` weights the rows.  Relevance must be >= 0 and each row hold at least two
+    documents (errors, as in scikit-learn).
+
+    Examples
+    --------
+    >>> round(ndcg_score([[10, 0, 0, 1, 5]], [[0.1, 0.2, 0.3, 4, 70]]), 6)
+    0.695694
+    """
+    fn = "ndcg_score"
+    rel = np.asarray(y_true)
+    if rel.ndim == 2 and rel.shape[1] <= 1:
+        raise InvalidDataError(
+            f"{fn}: Computing NDCG is only meaningful when there is more than 1 document. "
+            f"Got {rel.shape[1]} instead."
+        )
+    if rel.size and rel.dtype.kind in "iuf" and rel.min() < 0:
+        raise InvalidDataError(f"{fn}: ndcg_score should not be used on negative y_true values.")
+    return _row_average(fn, _dcg_rows(fn, y_true, y_score, k, ignore_ties, "ndcg"), sample_weight)
+
+
+def dcg_score(
+    y_true: Any,
+    y_score: Any,
+    *,
+    k: int | None = None,
+    log_base: float = 2,
+    sample_weight: Any = None,
+    ignore_ties: bool = False,
+) -> float:
+    """scikit-learn's ``dcg_score``: the mean over rows of DCG@k, gain the relevance itself, discount
+    1 / log_base(rank + 1), tied scores averaged over their orders.
+
+    Relevance must be >= 0 here (scikit-learn accepts negative values; perfeval refuses them).
+    """
+    fn = "dcg_score"
+    if not log_base > 0 or log_base == 1:
+        raise InvalidParameterError(f"{fn}: log_base must be > 0 and not 1, got {log_base!r}")
+    values = _dcg_rows(fn, y_true, y_score, k, ignore_ties, "dcg")
+    if log_base != 2:
+        values = values * (math.log(log_base) / math.log(2.0))
+    return _row_average(fn, values, sample_weight)
+
+
+# -- hard predictions ------------------------------------------------------------------------------------
+def _hard(fn: str, y_true: Any, y_pred: Any, sample_weight: Any) -> tuple[Array, Array, Array, Array | None]:
+    """scikit-learn's ``_check_targets`` for 1-D labels: (y_true, y_pred, sorted labels of both, weights)."""
+    yt, yp = to_numpy(y_true, "y_true"), to_numpy(y_pred, "y_pred")
+    if len(yt) != len(yp):
+        raise InvalidDataError(f"{fn}: `y_true` and `y_pred` have different lengths, {len(yt)} and {len(yp)}")
+    ct = _classes(fn, yt)
+    try:
+        cp = _classes(fn, yp, "y_pred")
+    except InvalidDataError as e:
+        if "continuous" in str(e):
+            raise InvalidDataError(
+                f"{e}; {fn} takes hard predictions (class labels), as scikit-learn: threshold the "
+                "scores first (y_score >= 0.5), or use perfeval's score functions with threshold="
+            ) from None
+        raise
+    if _has_text(ct) != _has_text(cp):
+        raise InvalidDataError(
+            f"{fn}: Mix of label input types (string and number): y_true holds {label_values(yt)}, "
+            f"y_pred {label_values(yp)}"
+        )
+    try:
+        labels = np.unique(np.concatenate([ct, cp]))
+    except TypeError:
+        raise InvalidDataError(
+            f"{fn}: Mix of label input types (string and number): y_true holds {label_values(yt)}, "
+            f"y_pred {label_values(yp)}"
+        ) from None
+    return yt, yp, labels, _weights(fn, sample_weight, len(yt))
+
+
+def _binary_counts(
+    fn: str, y_true: Any, y_pred: Any, pos_label: Any, average: Any, labels: Any, sample_weight: Any
+) -> tuple[float, float, float, float]:
+    """(TP, FN, FP, TN) of ``pos_label`` from hard labels, weighted, through the exact summary."""
+    if average != "binary":
+        raise InvalidParameterError(
+            f"{fn}: average={average!r} is not supported: perfeval computes the binary score of "
+            "pos_label (average='binary'); for another class against the rest pass pos_label="
+        )
+    yt, yp, present, w = _hard(fn, y_true, y_pred, sample_weight)
+    if len(present) > 2:
+        raise InvalidDataError(
+            f"{fn}: Target is multiclass ({label_values(present)}) but average='binary'; perfeval "
+            "computes the binary score only (name one class against the rest by mapping the labels)"
+        )
+    if pos_label not in present.tolist() and len(present) >= 2:
+        raise InvalidDataError(
+            f"{fn}: pos_label={pos_label!r} is not a valid label. It should be one of "
+            f"[{label_values(present)}]"
+        )
+    pred = np.asarray(yp == pos_label, dtype=np.float64)
+    h = ScoreHistogram.from_checked(np.asarray(yt == pos_label, dtype=bool), pred, w)
+    return h.counts_at(1.0)
+
+
+def _zero_division(fn: str, zero_division: Any) -> float:
+    if isinstance(zero_division, str):
+        if zero_division == "warn":
+            return 0.0
+    elif isinstance(zero_division, numbers.Real) and not isinstance(zero_division, bool):
+        if zero_division in (0, 1):
+            return float(zero_division)
+        if math.isnan(zero_division):
+            return float("nan")
+    raise InvalidParameterError(
+        f"{fn}: zero_division must be 'warn', 0.0, 1.0 or np.nan, got {zero_division!r}"
+    )
+
+
+def _divide(num: float, den: float, zero: float, warn: str | None) -> float:
+    if den == 0:
+        if warn is not None:
+            _warn(warn)
+        return zero
+    return num / den
+
+
+def _prf(
+    fn: str,
+    which: str,
+    y_true: Any,
+    y_pred: Any,
+    *,
+    beta: float = 1.0,
+    labels: Any,
+    pos_label: Any,
+    average: Any,
+    sample_weight: Any,
+    zero_division: Any,
+) -> float:
+    zero = _zero_division(fn, zero_division)
+    tp, fn_, fp, _tn = _binary_counts(fn, y_true, y_pred, pos_label, average, labels, sample_weight)
+    warn = zero_division == "warn"
+    if which == "precision":
+        msg = "Precision is ill-defined and being set to 0.0 due to no predicted samples."
+        return _divide(tp, tp + fp, zero, msg + _ZD if warn else None)
+    if which == "recall":
+        msg = "Recall is ill-defined and being set to 0.0 due to no true samples."
+        return _divide(tp, tp + fn_, zero, msg + _ZD if warn else None)
+    if math.isinf(beta):
+        return _divide(tp, tp + fn_, zero, None)
+    if beta == 0:
+        return _divide(tp, tp + fp, zero, None)
+    b2 = beta * beta
+    msg = "F-score is ill-defined and being set to 0.0 due to no true nor predicted samples."
+    return _divide((1 + b2) * tp, b2 * (tp + fn_) + (tp + fp), zero, msg + _ZD if warn else None)
+
+
+_ZD = " Use `zero_division` parameter to control this behavior."
+
+
+def precision_score(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    pos_label: Any = 1,
+    average: str | None = "binary",
+    sample_weight: Any = None,
+    zero_division: Any = "warn",
+) -> float:
+    """scikit-learn's ``precision_score`` (binary): TP / (TP + FP) of ``pos_label`` from hard labels.
+
+    Nothing predicted positive: ``zero_division`` (``"warn"``: 0.0 and a warning).  Only
+    ``average='binary'`` is computed; ``labels`` is ignored then, as in scikit-learn.
+    """
+    return _prf(
+        "precision_score", "precision", y_true, y_pred, labels=labels, pos_label=pos_label,
+        average=average, sample_weight=sample_weight, zero_division=zero_division,
+    )  # fmt: skip
+
+
+def recall_score(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    pos_label: Any = 1,
+    average: str | None = "binary",
+    sample_weight: Any = None,
+    zero_division: Any = "warn",
+) -> float:
+    """scikit-learn's ``recall_score`` (binary): TP / (TP + FN) of ``pos_label`` from hard labels."""
+    return _prf(
+        "recall_score", "recall", y_true, y_pred, labels=labels, pos_label=pos_label,
+        average=average, sample_weight=sample_weight, zero_division=zero_division,
+    )  # fmt: skip
+
+
+def fbeta_score(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    beta: float,
+    labels: Any = None,
+    pos_label: Any = 1,
+    average: str | None = "binary",
+    sample_weight: Any = None,
+    zero_division: Any = "warn",
+) -> float:
+    """scikit-learn's ``fbeta_score`` (binary): (1 + b^2) TP / (b^2 (TP + FN) + TP + FP).
+
+    Undefined (no true and no predicted positive): ``zero_division``.
+    """
+    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not beta >= 0:
+        raise InvalidParameterError(f"fbeta_score: beta must be a number >= 0, got {beta!r}")
+    return _prf(
+        "fbeta_score", "f", y_true, y_pred, beta=float(beta), labels=labels, pos_label=pos_label,
+        average=average, sample_weight=sample_weight, zero_division=zero_division,
+    )  # fmt: skip
+
+
+def f1_score(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    pos_label: Any = 1,
+    average: str | None = "binary",
+    sample_weight: Any = None,
+    zero_division: Any = "warn",
+) -> float:
+    """scikit-learn's ``f1_score`` (binary): 2 TP / (2 TP + FP + FN)."""
+    return _prf(
+        "f1_score", "f", y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
+        average=average, sample_weight=sample_weight, zero_division=zero_division,
+    )  # fmt: skip
+
+
+def accuracy_score(y_true: Any, y_pred: Any, *, normalize: bool = True, sample_weight: Any = None) -> float:
+    """scikit-learn's ``accuracy_score``: the (weighted) share (``normalize=False``: the weighted
+    count) of cases whose predicted label is the true one; any number of classes.
+    """
+    fn = "accuracy_score"
+    yt, yp, _labels, w = _hard(fn, y_true, y_pred, sample_weight)
+    hit = np.asarray(yt == yp, dtype=np.float64)
+    if w is None:
+        return float(hit.mean()) if normalize else float(hit.sum())
+    if not normalize:
+        return float(np.dot(hit, w))
+    if w.sum() == 0:
+        raise InvalidDataError(f"{fn}: the weights sum to zero")
+    return float(np.average(hit, weights=w))
+
+
+def _indices(values: Array, labels: Array) -> Array:
+    """The position of each value in ``labels`` (``len(labels)`` where it is not one of them)."""
+    n = len(labels)
+    try:
+        order = np.argsort(labels, kind="stable")
+        ordered = labels[order]
+        at = np.minimum(np.searchsorted(ordered, values), max(n - 1, 0))
+        hit = (ordered[at] == values) if n else np.zeros(len(values), dtype=bool)
+        return np.where(hit, order[at] if n else 0, n).astype(np.int64)
+    except TypeError:  # labels numpy cannot order (mixed objects): one by one
+        index = {v.item() if hasattr(v, "item") else v: i for i, v in enumerate(labels)}
+        return np.array([index.get(v, n) for v in values.tolist()], dtype=np.int64)
+
+
+def _matrix(yt: Array, yp: Array, labels: Array, w: Array | None, dtype: Any) -> Array:
+    n = len(labels)
+    ti, pi = _indices(yt, labels), _indices(yp, labels)
+    keep = (ti < n) & (pi < n)
+    cells = ti[keep] * n + pi[keep]
+    if w is None:
+        return np.bincount(cells, minlength=n * n).astype(dtype).reshape(n, n)
+    if dtype == np.int64:
+        return np.bincount(cells, weights=w[keep], minlength=n * n).astype(np.int64).reshape(n, n)
+    cm = np.zeros(n * n, dtype=np.float64)
+    np.add.at(cm, cells, w[keep])  # in case order, as scikit-learn's sparse sum
+    return cm.reshape(n, n)
+
+
+def confusion_matrix(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    normalize: str | None = None,
+    threshold: float | None = None,
+) -> Array:
+    """scikit-learn's ``confusion_matrix``: rows the true labels, columns the predicted ones, in the
+    order of ``labels`` (default: the sorted labels of both); any number of classes.
+
+    Integer counts unless weighted by floats; ``normalize`` ``"true"``, ``"pred"`` or ``"all"``
+    divides by the rows, the columns or the total (0 where a row or column is empty).
+
+    perfeval's earlier form stays: with ``threshold=``, ``y_pred`` holds scores and a case is
+    predicted 1 when its score >= threshold (``y_true`` 0/1).  Scores without ``threshold`` are
+    read that way at 0.5 with a DeprecationWarning (this release only; scikit-learn refuses them).
+
+    Examples
+    --------
+    >>> confusion_matrix([1, 0, 1, 0], [1, 1, 0, 0]).tolist()
+    [[1, 1], [1, 1]]
+    """
+    fn = "confusion_matrix"
+    if normalize not in (None, "true", "pred", "all"):
+        raise InvalidParameterError(
+            f"{fn}: normalize must be 'true', 'pred', 'all' or None, got {normalize!r}"
+        )
+    yp_raw = to_numpy(y_pred, "y_pred")
+    if threshold is None and yp_raw.dtype.kind == "f" and bool(np.any(yp_raw != np.floor(yp_raw))):
+        warnings.warn(
+            "confusion_matrix: y_pred holds scores, not labels; reading them as score >= 0.5 is "
+            "deprecated (scikit-learn refuses scores): pass threshold=0.5, or hard labels",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        threshold = 0.5
+    if threshold is not None:
+        if labels is not None:
+            raise InvalidParameterError(f"{fn}: threshold= reads y_pred as scores; labels= does not apply")
+        h = ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), floats(yp_raw, "y_pred"), sample_weight)
+        tp, fn_, fp, tn = h.counts_at(threshold)
+        m = np.array([[tn, fp], [fn_, tp]])
+        cm = m.astype(np.int64) if sample_weight is None else m
+    else:
+        yt, yp, present, w = _hard(fn, y_true, yp_raw, sample_weight)
+        if labels is None:
+            lab = present
+        else:
+            lab = to_numpy(labels, "labels")
+            if len(lab) == 0:
+                raise InvalidParameterError(f"{fn}: 'labels' should contain at least one label.")
+            if len(np.intersect1d(yt, lab)) == 0:
+                raise InvalidDataError(f"{fn}: At least one label specified must be in y_true")
+        wk = None if sample_weight is None else np.asarray(sample_weight).dtype.kind
+        dtype = np.int64 if wk is None or wk in "iub" else np.float64
+        cm = _matrix(yt, yp, lab, w, dtype)
+    if normalize is not None:
+        with np.errstate(all="ignore"):
+            if normalize == "true":
+                cm = cm / cm.sum(axis=1, keepdims=True)
+            elif normalize == "pred":
+                cm = cm / cm.sum(axis=0, keepdims=True)
+            else:
+                cm = cm / cm.sum()
+        cm = np.nan_to_num(cm)
+    if cm.shape == (1, 1):
+        warnings.warn(
+            "A single label was found in 'y_true' and 'y_pred'. For the confusion matrix to have the "
+            "correct shape, use the 'labels' parameter to pass all known labels.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return cm
+
+
+def matthews_corrcoef(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
+    """scikit-learn's ``matthews_corrcoef`` (any number of classes; 0.0 where undefined)."""
+    yt, yp, labels, w = _hard("matthews_corrcoef", y_true, y_pred, sample_weight)
+    c = _matrix(yt, yp, labels, w, np.float64)
+    t_sum, p_sum = c.sum(axis=1), c.sum(axis=0)
+    n_correct, n = float(np.trace(c)), float(p_sum.sum())
+    cov_ytyp = n_correct * n - float(np.dot(t_sum, p_sum))
+    cov_ypyp = n**2 - float(np.dot(p_sum, p_sum))
+    cov_ytyt = n**2 - float(np.dot(t_sum, t_sum))
+    if cov_ypyp * cov_ytyt == 0:
+        return 0.0
+    return float(cov_ytyp / np.sqrt(cov_ypyp * cov_ytyt))
+
+
+def balanced_accuracy_score(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, adjusted: bool = False
+) -> float:
+    """scikit-learn's ``balanced_accuracy_score``: the mean recall over the classes of ``y_true``
+    (a class seen only in ``y_pred`` is left out with a warning, as scikit-learn); ``adjusted``
+    rescales so that chance is 0.
+    """
+    yt, yp, labels, w = _hard("balanced_accuracy_score", y_true, y_pred, sample_weight)
+    c = _matrix(yt, yp, labels, w, np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_class = np.diag(c) / c.sum(axis=1)
+    if np.isnan(per_class).any():
+        warnings.warn("y_pred contains classes not in y_true", UserWarning, stacklevel=2)
+        per_class = per_class[~np.isnan(per_class)]
+    score = np.mean(per_class)
+    if adjusted:  # one class: 0 / 0, NaN (with numpy's warning), as scikit-learn
+        chance = 1 / len(per_class)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            score = (score - chance) / np.float64(1 - chance)
+    return float(score)

@@ -1,0 +1,308 @@
+"""perfeval.functional's scikit-learn names give the installed scikit-learn's numbers, arrays, warnings and
+errors (hypothesis, random data with ties, weights, string labels, pos_label, one class), at 1e-12."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import perfeval.functional as F
+from perfeval.exceptions import InvalidParameterError, UndefinedMeasureWarning
+
+sk = pytest.importorskip("sklearn.metrics")
+
+
+def close(a: float, b: float) -> bool:
+    if a == b:  # infinities too
+        return True
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
+
+
+def same_arrays(ours, theirs) -> None:
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs, strict=True):
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        assert a.shape == b.shape, (a, b)
+        assert np.allclose(a, b, rtol=1e-12, atol=1e-12, equal_nan=True), (a, b)
+
+
+def quiet(fn, *a, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*a, **kw)
+
+
+def both(name, *a, **kw):
+    """(ours, scikit-learn's) of the same call; each an exception type when it raises."""
+    out = []
+    for mod in (F, sk):
+        try:
+            out.append(quiet(getattr(mod, name), *a, **kw))
+        except ValueError as e:  # perfeval's errors are ValueErrors too
+            out.append(type(e))
+    return out
+
+
+#: label codings: (negative, positive, pos_label to pass or None)
+CODINGS = [(0, 1, None), (-1, 1, None), (False, True, None), ("no", "yes", "yes"), (2, 7, 7), ("b", "a", "a")]
+
+
+@st.composite
+def binary_data(draw, weights=("none", "int", "dyadic")):
+    n = draw(st.integers(1, 40))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    rate = draw(st.sampled_from([0.0, 0.3, 0.5, 1.0]))
+    is_pos = rng.random(n) < rate
+    neg, pos, pos_label = draw(st.sampled_from(CODINGS))
+    y = np.where(is_pos, np.array(pos, dtype=object), np.array(neg, dtype=object))
+    y = (
+        y.astype(type(pos) if not isinstance(pos, bool) else bool)
+        if not isinstance(pos, str)
+        else y.astype(str)
+    )
+    s = np.round(rng.random(n), draw(st.sampled_from([1, 2, 6])))  # ties
+    kind = draw(st.sampled_from(weights))
+    w = None
+    if kind == "int":
+        w = rng.integers(0, 4, n).astype(float)
+    elif kind == "dyadic":  # sums exact in float64: the dropped points cannot differ by rounding
+        w = rng.integers(0, 9, n) / 4.0
+    elif kind == "float":
+        w = rng.random(n) * 3 + 0.01
+    return y, s, w, pos_label
+
+
+@settings(max_examples=150, deadline=None)
+@given(binary_data(), st.booleans())
+def test_curves_equal_scikit_learn(data, drop):
+    y, s, w, pos_label = data
+    for name in ("roc_curve", "precision_recall_curve", "det_curve"):
+        ours, theirs = both(name, y, s, pos_label=pos_label, sample_weight=w, drop_intermediate=drop)
+        if isinstance(theirs, type):
+            assert isinstance(ours, type), (name, ours)
+            continue
+        assert not isinstance(ours, type), (name, ours)
+        same_arrays(ours, theirs)
+
+
+@settings(max_examples=150, deadline=None)
+@given(binary_data(weights=("none", "int", "float")), st.sampled_from([None, 0.2, 0.5, 1.0]))
+def test_areas_equal_scikit_learn(data, max_fpr):
+    y, s, w, pos_label = data
+    ours, theirs = both("roc_auc_score", y, s, sample_weight=w, max_fpr=max_fpr)
+    if isinstance(theirs, type) or isinstance(ours, type):
+        # scikit-learn fails inside its partial area when one class is weighted 0; perfeval says NaN
+        assert max_fpr not in (None, 1.0) and (isinstance(theirs, type) or math.isnan(ours))
+    else:
+        assert close(ours, theirs), (ours, theirs)
+    kw = {} if pos_label is None else {"pos_label": pos_label}
+    ours, theirs = both("average_precision_score", y, s, sample_weight=w, **kw)
+    if isinstance(theirs, type):
+        assert ours is theirs or issubclass(ours, ValueError)
+    else:
+        assert close(ours, theirs), (ours, theirs)
+
+
+@settings(max_examples=150, deadline=None)
+@given(binary_data(weights=("none", "int", "float")), st.sampled_from(["auto", True, False]), st.booleans())
+def test_probability_losses_equal_scikit_learn(data, half, normalize):
+    y, s, w, pos_label = data
+    s = np.clip(s, 0, 1)
+    ours, theirs = both("brier_score_loss", y, s, sample_weight=w, pos_label=pos_label, scale_by_half=half)
+    if isinstance(theirs, type):
+        assert isinstance(ours, type) and issubclass(ours, ValueError)
+    elif w is not None and not w.any():
+        assert ours is not None
+    else:
+        assert close(ours, theirs), (ours, theirs)
+    labels = sorted(set(y.tolist())) if len(set(y.tolist())) == 2 else None
+    for lab in (None, labels):
+        if w is not None and not w.any():
+            continue
+        ours, theirs = both("log_loss", y, s, sample_weight=w, labels=lab, normalize=normalize)
+        if isinstance(theirs, type):
+            assert isinstance(ours, type) and issubclass(ours, ValueError), (ours, theirs)
+        else:
+            assert close(ours, theirs), (ours, theirs)
+
+
+LABELS = [([0, 1], 1), ([-1, 1], 1), (["cat", "dog"], "dog"), (["cat", "dog"], "cat"), ([3, 5], 3)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 30),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(LABELS),
+    st.sampled_from(["none", "int", "float"]),
+    st.sampled_from(["warn", 0.0, 1.0, np.nan]),
+)
+def test_hard_label_scores_equal_scikit_learn(n, seed, labels, weights, zero_division):
+    rng = np.random.default_rng(seed)
+    values, pos_label = labels
+    values = np.array(values)
+    y = values[(rng.random(n) < rng.random()).astype(int)]
+    p = values[(rng.random(n) < rng.random()).astype(int)]
+    w = {"none": None, "int": rng.integers(0, 3, n).astype(float), "float": rng.random(n) + 0.01}[weights]
+    if w is not None and not w.any():
+        w[0] = 1.0
+    zd = {"zero_division": zero_division}
+    for name, kw in [
+        ("precision_score", {"pos_label": pos_label, **zd}),
+        ("recall_score", {"pos_label": pos_label, **zd}),
+        ("f1_score", {"pos_label": pos_label, **zd}),
+        ("fbeta_score", {"pos_label": pos_label, "beta": 0.5, **zd}),
+        ("fbeta_score", {"pos_label": pos_label, "beta": 2.0, **zd}),
+        ("accuracy_score", {}),
+        ("accuracy_score", {"normalize": False}),
+        ("matthews_corrcoef", {}),
+        ("balanced_accuracy_score", {}),
+        ("balanced_accuracy_score", {"adjusted": True}),
+    ]:
+        ours, theirs = both(name, y, p, sample_weight=w, **kw)
+        if isinstance(theirs, type):
+            assert isinstance(ours, type), (name, kw, ours, theirs)
+        else:
+            assert close(ours, theirs), (name, kw, ours, theirs)
+    for normalize in (None, "true", "pred", "all"):
+        ours, theirs = both("confusion_matrix", y, p, sample_weight=w, normalize=normalize)
+        assert ours.dtype == theirs.dtype and np.allclose(ours, theirs, rtol=1e-12, atol=0)
+    ours, theirs = both("confusion_matrix", y, p, labels=values[::-1])
+    assert np.array_equal(ours, theirs)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.integers(1, 6),
+    st.integers(2, 9),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([None, 1, 2, 5, 20]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_ndcg_and_dcg_equal_scikit_learn(rows, cols, seed, k, ignore_ties, weighted):
+    rng = np.random.default_rng(seed)
+    rel = rng.integers(0, 4, (rows, cols)) * (rng.random((rows, cols)) < 0.6)
+    score = np.round(rng.random((rows, cols)), 1)  # many ties
+    w = rng.random(rows) + 0.1 if weighted else None
+    kw = {"k": k, "ignore_ties": ignore_ties, "sample_weight": w}
+    assert close(F.ndcg_score(rel, score, **kw), sk.ndcg_score(rel, score, **kw))
+    for base in (2, 10):
+        assert close(
+            F.dcg_score(rel, score, log_base=base, **kw), sk.dcg_score(rel, score, log_base=base, **kw)
+        )
+    frac = rel * 0.37  # continuous relevance
+    assert close(F.ndcg_score(frac, score, k=k), sk.ndcg_score(frac, score, k=k))
+
+
+def test_one_class_warns_and_gives_scikit_learns_values():
+    y, s = np.ones(5, dtype=int), np.array([0.1, 0.4, 0.4, 0.8, 0.9])
+    with pytest.warns(UndefinedMeasureWarning, match="No negative samples"):
+        fpr, tpr, thr = F.roc_curve(y, s)
+    assert np.isnan(fpr).all() and np.allclose(tpr, quiet(sk.roc_curve, y, s)[1])
+    with pytest.warns(UndefinedMeasureWarning, match="Only one class"):
+        assert math.isnan(F.roc_auc_score(y, s))
+    assert math.isnan(quiet(sk.roc_auc_score, y, s))
+    with pytest.warns(UndefinedMeasureWarning, match="recall is set to one"):
+        assert F.average_precision_score(1 - y, s) == 0.0 == quiet(sk.average_precision_score, 1 - y, s)
+    with pytest.warns(UndefinedMeasureWarning, match="Precision is ill-defined"):
+        assert F.precision_score([1, 0, 1], [0, 0, 0]) == 0.0
+    with pytest.raises(ValueError, match="Only one class is present"):
+        F.det_curve(y, s)
+    with pytest.raises(ValueError, match="only one label"):
+        F.log_loss(y, np.full(5, 0.5))
+    assert close(
+        F.log_loss(y, np.full(5, 0.5), labels=[0, 1]), sk.log_loss(y, np.full(5, 0.5), labels=[0, 1])
+    )
+
+
+def test_errors_mean_what_scikit_learns_mean():
+    y, s = ["a", "b", "b", "a"], [0.1, 0.9, 0.4, 0.3]
+    for name in ("roc_curve", "precision_recall_curve", "det_curve"):
+        with pytest.raises(ValueError, match="pos_label is not specified"):
+            getattr(F, name)(y, s)
+        with pytest.raises(ValueError, match="pos_label is not specified"):
+            getattr(sk, name)(y, s)
+    with pytest.raises(ValueError, match="pos_label=1 is not a valid label"):
+        F.average_precision_score(y, s)
+    with pytest.raises(ValueError, match="pos_label=1 is not a valid label"):
+        F.precision_score(y, ["a", "a", "b", "b"])
+    assert F.roc_auc_score(y, s) == sk.roc_auc_score(y, s)  # the greater label is positive
+    with pytest.raises(ValueError, match="greater than 1"):
+        F.brier_score_loss([0, 1], [0.5, 1.5])
+    with pytest.raises(ValueError, match="negative y_true"):
+        F.ndcg_score([[1, -1]], [[0.5, 0.2]])
+    with pytest.raises(ValueError, match="more than 1 document"):
+        F.ndcg_score([[1], [0]], [[0.5], [0.2]])
+    with pytest.raises(ValueError, match="continuous values"):
+        F.accuracy_score([0, 1], [0.2, 0.9])
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        F.accuracy_score(["a", "b"], [0, 1])
+
+
+def test_what_perfeval_does_not_compute_is_refused_not_approximated():
+    y3, s = [0, 1, 2, 1], [0.1, 0.9, 0.4, 0.3]
+    with pytest.raises(InvalidParameterError, match="binary ROC area only"):
+        F.roc_auc_score(y3, np.eye(3)[[0, 1, 2, 1]], multi_class="ovr")
+    with pytest.raises(InvalidParameterError, match="binary average precision"):
+        F.average_precision_score(y3, s)
+    with pytest.raises(InvalidParameterError, match="average='macro' is not supported"):
+        F.precision_score([0, 1], [0, 1], average="macro")
+    with pytest.raises(ValueError, match="multiclass"):
+        F.f1_score(y3, [0, 1, 1, 2])
+    with pytest.raises(InvalidParameterError, match="positive class's column"):
+        F.log_loss([0, 1], [[0.4, 0.6], [0.3, 0.7]])
+    with pytest.raises(InvalidParameterError, match="zero_division"):
+        F.recall_score([0, 1], [0, 1], zero_division="nan")
+
+
+def test_first_threshold_is_inf_as_in_the_installed_scikit_learn():
+    import sklearn
+
+    y, s = [0, 1, 1, 0, 1], [3, 7, 7, 1, 9]  # integer scores: thresholds still float
+    ours, theirs = F.roc_curve(y, s), sk.roc_curve(y, s)
+    assert ours[2][0] == np.inf == theirs[2][0], sklearn.__version__
+    assert ours[2].dtype == theirs[2].dtype == np.float64
+    same_arrays(ours, theirs)
+
+
+def test_the_perfeval_forms_keep_working():
+    y, s = np.array([1, 0, 1, 0, 1]), np.array([0.9, 0.6, 0.4, 0.1, 0.7])
+    assert F.confusion_matrix(y, s, threshold=0.5).tolist() == [[1, 1], [1, 2]]
+    with pytest.warns(DeprecationWarning, match="threshold=0.5"):
+        assert F.confusion_matrix(y, s).tolist() == [[1, 1], [1, 2]]
+    assert close(F.log_loss(y, s, base=2) * math.log(2), F.log_loss(y, s))
+    assert F.roc_auc(y, s) == F.roc_auc_score(y, s)
+    with pytest.warns(FutureWarning, match="y_proba"):
+        assert F.log_loss(y, y_pred=s) == F.log_loss(y, s) and close(F.log_loss(y, s), sk.log_loss(y, s))
+    full = F.roc_curve(y, s, drop_intermediate=False)
+    assert len(full[0]) == len(np.unique(s)) + 1
+
+
+def test_signatures_are_scikit_learns():
+    """Every parameter of the installed scikit-learn's function is one of ours, of the same kind and
+    default (its deprecated spellings aside); ours may add perfeval's own (``base``, ``threshold``)."""
+    import inspect
+
+    from perfeval._sklearn_names import __all__ as names
+
+    for name in names:
+        theirs = inspect.signature(getattr(sk, name)).parameters
+        ours = inspect.signature(getattr(F, name)).parameters
+        for p in theirs.values():
+            if isinstance(p.default, str) and p.default == "deprecated":
+                continue
+            assert p.name in ours, (name, p.name)
+            q = ours[p.name]
+            assert q.kind == p.kind, (name, p.name, q.kind, p.kind)
+            assert q.default is p.default or q.default == p.default, (name, p.name, q.default, p.default)
+        extra = set(ours) - set(theirs)
+        assert extra <= {"base", "threshold"}, (name, extra)
