@@ -27,8 +27,7 @@ def run_plot(args: Any) -> int:
     _source, y, models, g = load.models(args)
     kw = {"bins": args.bins} if args.kind == "calibration" else {}
     if g is not None:
-        s = next(iter(models.values()))
-        fig = plot_by_group(args.kind, y, s, g, threshold=args.threshold)
+        fig = plot_by_group(args.kind, y, models, g, threshold=args.threshold)
     else:
         fig = (
             CurveDisplay.from_models(y, models, kind=args.kind, threshold=args.threshold, **kw).plot().figure_
@@ -63,6 +62,7 @@ def run_report(args: Any) -> int:
         seed=args.seed,
         method=args.method or "bca",
         tie_bounds=args.tie_bounds,
+        group_column=str(args.group or ""),
     )
     with open(args.output, "w", encoding="utf-8") as fh:
         fh.write(text)
