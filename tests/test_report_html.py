@@ -27,7 +27,7 @@ def clicks_frame(seed: int = 16, n_groups: int = 48):
     """Three models' scores for the same clicks, per user (int64 ids), uneven groups, ties."""
     rng = np.random.default_rng(seed)
     sizes = np.clip(rng.zipf(1.7, n_groups) * 6 + rng.integers(-3, 4, n_groups), 3, 400)
-    ids = (2**62 + rng.choice(10**6, n_groups, replace=False)).astype(np.int64)  # above 2**53
+    ids = rng.choice(2**63 - 2**53, n_groups, replace=False).astype(np.int64) + 2**53  # above 2**53
     g = np.repeat(ids, sizes)
     y = (rng.random(len(g)) < np.repeat(rng.uniform(0.1, 0.6, n_groups), sizes)).astype(int)
     for k, cls in ((2, 0), (5, 1), (9, 0)):  # one-class groups (small groups may be too, by chance)

@@ -23,12 +23,12 @@ PX_PER_INCH = 104
 DPI = 150
 
 CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1100px;
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1200px;
      padding:0 1em;color:#222}
 h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}
 h3{font-size:1em;margin:1.2em 0 .3em}
-table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
-th,td{padding:.25em .8em;border-bottom:1px solid #eee}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em} table.grouped{font-size:.85em}
+th,td{padding:.25em .6em;border-bottom:1px solid #eee}
 th{text-align:left;background:#f6f6f6;vertical-align:bottom} th.sub{font-weight:normal;font-size:.85em}
 th.model{text-align:center;border-left:2px solid #fff}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
@@ -38,8 +38,9 @@ td.first{border-left:2px solid #f0f0f0}
 .meta{color:#555;font-size:.9em} code{background:#f3f3f3;padding:.1em .3em;border-radius:3px}
 ul.notes{color:#555;font-size:.9em;margin:.3em 0;padding-left:1.2em} ul.notes li{margin:.2em 0}
 .scroll{overflow-x:auto;max-width:100%}
-.tall{max-height:30em;overflow-y:auto;border:1px solid #eee}
+.tall{max-height:24em;overflow-y:auto;border:1px solid #eee}
 .tall table{margin:0} .tall th{position:sticky;top:0;z-index:1}
+.tall td.key{position:sticky;left:0;background:#fff} .tall th:first-child{left:0;z-index:2}
 .plots{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:24px 16px;align-items:start}
 .plots figure{margin:0;display:flex;flex-direction:column;align-items:center;min-width:0}
 .plots figure.wide{grid-column:1/-1} .plots figure.wide img{width:100%}
@@ -138,7 +139,7 @@ def _input_table(
     ]
     if groups is not None:
         summary.append(["groups", len(groups)])
-        summary.append(["rows a group", f"{int(groups.rows.min()):,} .. {int(groups.rows.max()):,}"])
+        summary.append(["rows per group", f"{int(groups.rows.min()):,} .. {int(groups.rows.max()):,}"])
         summary.append(["one-class groups", groups.one_class_text()])
     for name, s in models.items():
         ss = np.asarray(to_numpy(s, "y_score"), dtype=float)
