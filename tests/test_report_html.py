@@ -294,3 +294,33 @@ def test_small_multiples_grid_and_panel_values():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+def test_plot_command_by_group_draws_every_model(tmp_path, monkeypatch):
+    """`perfeval plot roc --group` draws each --score column in every panel (it drew the first only)."""
+    import perfeval.plot as P
+
+    frame = clicks_frame(n_groups=8)
+    path = tmp_path / "c.csv"
+    frame.to_csv(path, index=False)
+    drawn = []
+    real_save = P.save
+    monkeypatch.setattr(P, "save", lambda fig, out: (drawn.append(fig), real_save(fig, out)))
+    out = tmp_path / "g.png"
+    args = [
+        "plot",
+        "roc",
+        str(path),
+        "--target",
+        "clicked",
+        "--score",
+        "model_a,model_c",
+        "--group",
+        "user_id",
+    ]
+    assert main([*args, "-o", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (fig,) = drawn
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["model_a", "model_c"]
+    panels = [ax for ax in fig.axes if ax.axison and ax.get_legend() is not None]
+    assert panels and all(len(ax.get_legend().get_texts()) == 2 for ax in panels)
