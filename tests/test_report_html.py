@@ -43,6 +43,7 @@ def clicks_frame(seed: int = 16, n_groups: int = 48):
             "model_c": np.round(rng.random(len(g)) * 0.5 + 0.4 * y, 1),  # many ties
         }
     )
+    frame["weight"] = rng.choice([1, 1, 2, 3, 0], len(g))  # whole (APR takes counts); 0: no case
     return frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
 
 
@@ -114,10 +115,12 @@ def clicks(tmp_path_factory):
     return frame, path, out.read_text(encoding="utf-8")
 
 
-def eval_json(capsys, path, model: str, grouped: bool, measures: str = "roc,apr,ap,acc,rms,ca2") -> dict:
+def eval_json(
+    capsys, path, model: str, grouped: bool, measures: str = "roc,apr,ap,acc,rms,ca2", extra=()
+) -> dict:
     capsys.readouterr()
     args = ["eval", str(path), "--target", "clicked", "--score", model, "-m", measures, "-o", "json"]
-    assert main(args + (["--group", "user_id"] if grouped else [])) == 0
+    assert main(args + (["--group", "user_id"] if grouped else []) + list(extra)) == 0
     return json.loads(capsys.readouterr().out)["measures"]
 
 
@@ -289,6 +292,15 @@ def test_small_multiples_grid_and_panel_values():
     assert drawn + one_class == 14 and drawn >= 11
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert labels == list(MODELS)  # the models named once, above the panels
+    # weighted: each panel's areas are the weighted per-group values
+    w = frame["weight"].to_numpy()
+    fig = plot_by_group("roc", y, models, g, max_groups=6, sample_weight=w)
+    weighted = evaluate(y, models["model_b"], measures=["roc"], groups=g, sample_weight=w)
+    for ax in fig.axes[:6]:
+        if ax.axison:
+            i = [int(k) for k in weighted.groups].index(int(ax.get_title().split("\n")[0]))
+            text = ax.get_legend().get_texts()[1].get_text()
+            assert text == f"AUC {weighted.results['ROC'].per_group[i]:.4f}"
     with pytest.raises(InvalidParameterError, match="ncols=0"):
         plot_by_group("roc", y, models, g, ncols=0)
     import matplotlib.pyplot as plt
@@ -324,3 +336,29 @@ def test_plot_command_by_group_draws_every_model(tmp_path, monkeypatch):
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["model_a", "model_c"]
     panels = [ax for ax in fig.axes if ax.axison and ax.get_legend() is not None]
     assert panels and all(len(ax.get_legend().get_texts()) == 2 for ax in panels)
+
+
+def test_weighted_report_is_perfeval_eval_weighted(clicks, tmp_path, capsys):
+    """--weight: every number is eval's with the same --weight (rows of weight 0 are no cases)."""
+    frame, path, _text = clicks
+    out = tmp_path / "w.html"
+    args = ["report", str(path), "--target", "clicked", "--score", ",".join(MODELS), "--group", "user_id"]
+    assert main([*args, "--weight", "weight", "-m", "roc,apr,acc,rms", "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    p = parse(text)
+    extra = ("--weight", "weight")
+    for model in MODELS:
+        pooled = eval_json(capsys, path, model, False, "roc,apr,acc,rms", extra)
+        grouped = eval_json(capsys, path, model, True, "roc,apr,acc,rms", extra)
+        for lab in ("ROC", "APR", "ACC", "RMS"):
+            assert p.value(model, lab, "overall") == f"{pooled[lab]['value']:.6f}", (model, lab)
+            mean = grouped[lab]["value"]
+            assert p.value(model, lab, "mean") == ("undefined" if mean is None else f"{mean:.6f}")
+            n = len(grouped[lab]["per_group"])
+            assert p.value(model, lab, "groups") == f"{grouped[lab]['defined_groups']} of {n}"
+    unweighted = eval_json(capsys, path, "model_a", False, "roc")
+    assert p.value("model_a", "ROC", "overall") != f"{unweighted['ROC']['value']:.6f}"  # weights matter
+    kept = frame[frame["weight"] != 0]
+    assert f'<td>rows</td><td class="num">{len(kept):,}</td>' in text
+    assert f"({int((frame['weight'] == 0).sum()):,} rows of weight 0 left out)" in text
+    assert "weights:yes" in text  # the signature says so

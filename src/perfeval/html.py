@@ -103,7 +103,9 @@ def _plain(key: Any) -> Any:
 class _Groups:
     """The groups of the input: keys (sorted, as in a grouped Report), rows and positives of each."""
 
-    def __init__(self, y: np.ndarray, g: np.ndarray):
+    def __init__(self, y: np.ndarray, g: np.ndarray, w: np.ndarray | None = None):
+        if w is not None:  # a case of weight 0 is no case
+            y, g = y[w != 0], g[w != 0]
         keys, inv = np.unique(g, return_inverse=True)
         self.keys = [_plain(k) for k in keys]
         self.rows = np.bincount(inv, minlength=len(keys))
@@ -126,17 +128,33 @@ class _Groups:
 
 
 def _input_table(
-    y: np.ndarray, groups: _Groups | None, models: dict[str, Any], source: str, threshold: float
+    y: np.ndarray,
+    groups: _Groups | None,
+    models: dict[str, Any],
+    source: str,
+    threshold: float,
+    w: np.ndarray | None = None,
 ) -> str:
     from perfeval._validation import to_numpy
 
     yy = np.asarray(y, dtype=float)
+    kept = slice(None) if w is None else np.asarray(w) != 0
     summary: list[list[Any]] = [
         ["source", source or "(arrays)"],
-        ["rows", int(len(yy))],
-        ["positives", int((yy > 0).sum())],
-        ["negatives", int((yy <= 0).sum())],
+        ["rows", int(len(yy[kept]))],
+        ["positives", int((yy[kept] > 0).sum())],
+        ["negatives", int((yy[kept] <= 0).sum())],
     ]
+    if w is not None:
+        ww = np.asarray(w, dtype=float)
+        dropped = int(np.sum(ww == 0))
+        summary.append(
+            [
+                "weights",
+                f"{ww.sum():.6g} in all: positives {ww[yy > 0].sum():.6g}, negatives {ww[yy <= 0].sum():.6g}"
+                + (f" ({dropped:,} rows of weight 0 left out)" if dropped else ""),
+            ]
+        )
     if groups is not None:
         summary.append(["groups", len(groups)])
         summary.append(["rows per group", f"{int(groups.rows.min()):,} .. {int(groups.rows.max()):,}"])
@@ -240,6 +258,7 @@ def _comparisons(
     models: dict[str, Any],
     labels: list[str],
     g: Any,
+    w: Any,
     ci: float,
     method: str,
     n_boot: int,
@@ -264,6 +283,7 @@ def _comparisons(
             seed=seed,
             groups=g,
             threshold=threshold,
+            sample_weight=w,
         )
         for lab, c in res.items():
             crow.append(
@@ -390,7 +410,7 @@ def _grouped_notes(labels: list[str], pooled: list[str], info: _Groups, column: 
 
 
 def _plots(
-    y: np.ndarray, models: dict[str, Any], g: Any, info: _Groups | None, threshold: float
+    y: np.ndarray, models: dict[str, Any], g: Any, w: Any, info: _Groups | None, threshold: float
 ) -> list[str]:
     """Every curve of every model over all rows, and the small multiples of the largest groups."""
     import matplotlib.pyplot as plt
@@ -407,10 +427,10 @@ def _plots(
     ]
     for kind in PLOTS:
         fig, ax = plt.subplots(figsize=(5.2, 4.6), layout="constrained")
-        CurveDisplay.from_models(y, models, kind=kind, threshold=threshold).plot(ax=ax)
+        CurveDisplay.from_models(y, models, kind=kind, threshold=threshold, sample_weight=w).plot(ax=ax)
         parts.append(_figure(kind, _png(fig), f"<b>{esc(TITLES[kind])}</b>: {CAPTIONS[kind]}"))
     if info is not None:
-        fig = plot_by_group("roc", y, models, g, threshold=threshold)
+        fig = plot_by_group("roc", y, models, g, threshold=threshold, sample_weight=w)
         drawn = min(12, len(info))
         parts.append(
             _figure(
@@ -442,6 +462,7 @@ def build(
     method: str = "bca",
     tie_bounds: bool = False,
     group_column: str = "",
+    sample_weight: Any = None,
 ) -> str:
     """The HTML text of a report on one or more models' scores for the same cases.
 
@@ -475,6 +496,9 @@ def build(
         per model, and the share of tied pairs (``evaluate(..., tie_bounds=True)``).
     group_column : str
         The group column's name, for the notes (``--group NAME``).
+    sample_weight : array-like, optional
+        The weight of each case, for every measure, interval and curve (a case of weight 0 is no
+        case: it is not counted in the rows of the input and of the groups either).
 
     Returns
     -------
@@ -490,6 +514,7 @@ def build(
 
     y = to_numpy(y_true, "y_true")
     g = None if groups is None else to_numpy(groups, "groups")
+    w = None if sample_weight is None else to_numpy(sample_weight, "sample_weight")
     measures = measures or DEFAULT_MEASURES
     import warnings
 
@@ -499,15 +524,17 @@ def build(
         warnings.simplefilter("ignore")
         for name, s in models.items():
             reports[name] = evaluate(
-                y, s, measures=measures, groups=g, threshold=threshold, tie_bounds=tie_bounds
+                y, s, measures=measures, groups=g, threshold=threshold, tie_bounds=tie_bounds, sample_weight=w
             )
         first = next(iter(reports.values()))
         labels = list(first.results)
         pooled = [lab for lab in labels if _kind(lab) != "grouped"]
         if g is not None:
             for name, s in models.items():
-                overall[name] = evaluate(y, s, measures=pooled, threshold=threshold) if pooled else None
-    info = _Groups(y, g) if g is not None else None
+                overall[name] = (
+                    evaluate(y, s, measures=pooled, threshold=threshold, sample_weight=w) if pooled else None
+                )
+    info = _Groups(y, g, w) if g is not None else None
     column = group_column or "GROUP"
     esc = html.escape
     parts = [
@@ -519,7 +546,7 @@ def build(
         f"{esc(_dt.datetime.now().isoformat(timespec='seconds'))}"
         f"<br>command: <code>{esc(command)}</code></p>",
     ]
-    parts += ["<h2>Input</h2>", _input_table(y, info, models, source, threshold)]
+    parts += ["<h2>Input</h2>", _input_table(y, info, models, source, threshold, w)]
     # metrics
     intervals: dict[str, dict] = {}
     if ci is not None:
@@ -527,7 +554,16 @@ def build(
 
         for name, s in models.items():
             intervals[name] = _ci(
-                y, s, labels, method=method, level=ci, n_boot=n_boot, seed=seed, groups=g, threshold=threshold
+                y,
+                s,
+                labels,
+                method=method,
+                level=ci,
+                n_boot=n_boot,
+                seed=seed,
+                groups=g,
+                threshold=threshold,
+                sample_weight=w,
             )
 
     def shown(name: str, lab: str) -> tuple[float, Any]:
@@ -564,11 +600,11 @@ def build(
             f"<p class='meta'>In brackets: {ci * 100:g}% confidence intervals{where} ({esc(how)}).</p>"
         )
         if len(models) > 1:
-            parts += _comparisons(y, models, labels, g, ci, method, n_boot, seed, threshold)
+            parts += _comparisons(y, models, labels, g, w, ci, method, n_boot, seed, threshold)
     if tie_bounds:
         parts += _tie_bounds(reports, labels, info is not None)
     if info is not None:
         parts += _per_group(reports, labels, info, column, max_group_rows)
-    parts += _plots(y, models, g, info, threshold)
+    parts += _plots(y, models, g, w, info, threshold)
     parts.append("</body></html>")
     return "\n".join(parts)

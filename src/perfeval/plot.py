@@ -206,6 +206,30 @@ class CalibrationDisplay(CurveDisplay):
     kind = "calibration"
 
 
+def _panel(ax: Any, kind: str, y: Any, scores: dict[str, Any], w: Any, threshold: float) -> CurveDisplay:
+    """One group's curves on a small panel: no axis labels (the figure has them once), small ticks
+    and markers, a legend of the areas only (the models are named once for the figure).
+    """
+    d = CurveDisplay.from_models(y, scores, kind=kind, threshold=threshold, sample_weight=w).plot(ax=ax)
+    ax.set_aspect("auto")
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+    ax.tick_params(labelsize=7.5)
+    for line, curve in zip(d.lines_, d.curves, strict=True):
+        area = curve.area if kind in AREA else None
+        line.set_label("_" if area is None else f"{AREA[kind]} {area:.4f}")
+    for line in ax.lines:  # the operating points (markers, no line): smaller on a small panel
+        if line.get_linestyle() == "None":
+            line.set_markersize(4.5)
+            line.set_markeredgewidth(1.2)
+    shown = [line for line in d.lines_ if not line.get_label().startswith("_")]
+    if shown:
+        ax.legend(handles=shown, fontsize=7.5, loc="lower right", handlelength=1.2, borderpad=0.3)
+    elif ax.get_legend() is not None:
+        ax.get_legend().remove()
+    return d
+
+
 def plot_by_group(
     kind: str,
     y_true: Any,
@@ -216,6 +240,7 @@ def plot_by_group(
     ncols: int = 6,
     threshold: float = 0.5,
     width: float = 10.0,
+    sample_weight: Any = None,
 ):
     """Small multiples: one panel a group (the largest ``max_groups`` groups), shared axes.
 
@@ -237,6 +262,8 @@ def plot_by_group(
     width : float
         The figure's width in inches when the row is full (``ncols`` panels); a shorter row is
         narrower in proportion, so the text keeps its size.
+    sample_weight : array-like, optional
+        The weight of each case (the curves and areas are weighted; groups are ranked by rows).
 
     Returns
     -------
@@ -254,6 +281,11 @@ def plot_by_group(
     models = dict(y_score) if isinstance(y_score, Mapping) else {"": y_score}
     y, g = to_numpy(y_true, "y_true"), to_numpy(groups, "groups")
     scores = {name: to_numpy(s, "y_score") for name, s in models.items()}
+    w = None if sample_weight is None else to_numpy(sample_weight, "sample_weight")
+    if w is not None and len(w) == len(y):  # a case of weight 0 is no case (other lengths: refused below)
+        keep = w != 0
+        y, g, w = y[keep], g[keep], w[keep]
+        scores = {name: s[keep] if len(s) == len(keep) else s for name, s in scores.items()}
     keys, counts = np.unique(g, return_counts=True)
     chosen = keys[np.argsort(-counts, kind="stable")[:max_groups]]
     n = len(chosen)
@@ -278,29 +310,13 @@ def plot_by_group(
             ax.set_title(f"{title}: one class", fontsize=8)
             ax.axis("off")
             continue
-        d = CurveDisplay.from_models(
-            y[m], {name: s[m] for name, s in scores.items()}, kind=kind, threshold=threshold
-        ).plot(ax=ax)
+        d = _panel(
+            ax, kind, y[m], {name: s[m] for name, s in scores.items()}, None if w is None else w[m], threshold
+        )
         ax.set_title(title, fontsize=8)
-        ax.set_aspect("auto")
-        xlabel, ylabel = ax.get_xlabel(), ax.get_ylabel()
-        ax.set_xlabel("")
-        ax.set_ylabel("")
-        ax.tick_params(labelsize=7.5)
-        for line, curve in zip(d.lines_, d.curves, strict=True):
-            area = curve.area if kind in AREA else None
-            line.set_label("_" if area is None else f"{AREA[kind]} {area:.4f}")
-        for line in ax.lines:  # the operating points (markers, no line): smaller on a small panel
-            if line.get_linestyle() == "None":
-                line.set_markersize(4.5)
-                line.set_markeredgewidth(1.2)
+        xlabel, ylabel = d.curves[0].xlabel, d.curves[0].ylabel
         if not handles:
             handles = list(d.lines_)
-        shown = [line for line in d.lines_ if not line.get_label().startswith("_")]
-        if shown:
-            ax.legend(handles=shown, fontsize=7.5, loc="lower right", handlelength=1.2, borderpad=0.3)
-        elif ax.get_legend() is not None:
-            ax.get_legend().remove()
     flat = axes.ravel()
     for ax in flat[n:]:
         ax.axis("off")

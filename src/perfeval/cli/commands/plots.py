@@ -24,13 +24,17 @@ def run_plot(args: Any) -> int:
     _matplotlib()
     from perfeval.plot import CurveDisplay, plot_by_group, save
 
-    _source, y, models, g = load.models(args)
+    _source, y, models, g, w = load.models(args)
     kw = {"bins": args.bins} if args.kind == "calibration" else {}
     if g is not None:
-        fig = plot_by_group(args.kind, y, models, g, threshold=args.threshold)
+        fig = plot_by_group(args.kind, y, models, g, threshold=args.threshold, sample_weight=w)
     else:
         fig = (
-            CurveDisplay.from_models(y, models, kind=args.kind, threshold=args.threshold, **kw).plot().figure_
+            CurveDisplay.from_models(
+                y, models, kind=args.kind, threshold=args.threshold, sample_weight=w, **kw
+            )
+            .plot()
+            .figure_
         )
     save(fig, args.output)
     sys.stderr.write(f"perfeval: wrote {args.output}\n")
@@ -48,10 +52,11 @@ def run_report(args: Any) -> int:
         raise InvalidParameterError(f"-o {args.output}: expected an .html file name")
     if args.ci is not None:
         check_ci_options(args)
-    source, y, models, g = load.models(args)
+    source, y, models, g, w = load.models(args)
     text = build(
         y,
         models,
+        sample_weight=w,
         measures=args.measures,
         groups=g,
         threshold=args.threshold,
