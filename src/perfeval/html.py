@@ -386,11 +386,12 @@ def _grouped_notes(labels: list[str], pooled: list[str], info: _Groups, column: 
     """What the three columns of the grouped measures table are, and the measures' exceptions."""
     esc = html.escape
     notes = [
-        "<b>overall</b>: every row pooled, as <code>perfeval eval</code> without <code>--group</code>; "
+        "<b>overall</b>: every row pooled, as <code>perfeval eval</code> without <code>--group</code> "
+        "(the other options the same); "
         "the legends of the plots below give these values.",
         "<b>mean over groups</b>: each group's value (the per-group tables below), averaged over "
         f"the groups where it is defined, as the value column of <code>perfeval eval --group "
-        f"{esc(column)}</code>.",
+        f"{esc(column)}</code> with the other options the same.",
         "<b>groups counted</b>: the groups where the measure is defined; the others are left out "
         f"of the mean. One-class groups: {esc(info.one_class_text())}; a measure of both classes "
         "(ROC, APR, ...) is undefined there.",
