@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 SAMPLES ?= src/perfeval/data
 DEMO   ?= demo-output
 
-.PHONY: demo test docs bench fuzz cwarn sanitize clean
+.PHONY: demo test docs report-sample bench fuzz cwarn sanitize clean
 
 NATIVE := $(sort $(wildcard src/perfeval/_native/*.c src/perfeval/_native/*.h))
 SOURCES := pyproject.toml setup.py $(NATIVE)
@@ -56,6 +56,16 @@ test: $(VENV)/.test
 
 docs: $(BIN)/perf
 	$(BIN)/perfeval list-measures --format markdown > docs/measures.md
+
+# the docs' sample report and its screenshot (docs/plots.md): the clicks table of tests/test_report_html.py
+# written by pandas, the report, then the browser test on that page, which saves the screenshot
+report-sample: $(BIN)/perf
+	$(BIN)/python -c "import sys; sys.path.insert(0, 'tests'); from test_report_html import clicks_frame; \
+	  clicks_frame().to_csv('docs/sample-models.csv', index=False)"
+	$(BIN)/perfeval report docs/sample-models.csv --target clicked --score model_a,model_b,model_c \
+	  --group user_id -m roc,apr,ap,acc,prf,logloss,brier,gauc,ndcg@10 -o docs/sample-report.html
+	PERFEVAL_REPORT_PAGE=docs/sample-report.html PERFEVAL_REPORT_SCREENSHOT=docs/report-screenshot.png \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_report_browser.py
 
 bench: $(BIN)/perf
 	$(BIN)/python benchmarks/bench_classic.py --perf $(BIN)/perf $(if $(ORIGINAL),--original $(ORIGINAL))

@@ -142,7 +142,7 @@ def test_report_holds_every_table_and_image(table, tmp_path):
     text = out.read_text()
     for kind in ("roc", "pr", "lift", "calibration", "acc", "cost", "roc-groups"):
         assert f"data-kind='{kind}' src='data:image/png;base64," in text, kind
-    assert '<table class="measures">' in text and '<table class="groups">' in text
+    assert '<table class="measures grouped">' in text and '<table class="groups">' in text
     assert '<table class="summary">' in text and ">1,500<" in text  # rows in the input summary
     assert "perfeval 0.1.0" in text and "perfeval report" in text and "--group user" in text
     assert "http" not in re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", text)  # self-contained

@@ -17,26 +17,58 @@ from perfeval._version import __version__
 
 PLOTS = ("roc", "pr", "lift", "calibration", "acc", "cost")
 
+#: how many CSS pixels an inch of a figure is drawn at (every figure, so their text has one size)
+PX_PER_INCH = 104
+#: the resolution of the embedded PNGs (about 1.4 image pixels a CSS pixel: sharp on most screens)
+DPI = 150
+
 CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1100px;
-     color:#222}
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1200px;
+     padding:0 1em;color:#222}
 h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
-th,td{padding:.25em .8em;border-bottom:1px solid #eee}
-th{text-align:left;background:#f6f6f6} td.num{text-align:right;font-variant-numeric:tabular-nums}
+h3{font-size:1em;margin:1.2em 0 .3em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em} table.grouped{font-size:.85em}
+th,td{padding:.25em .6em;border-bottom:1px solid #eee}
+th{text-align:left;background:#f6f6f6;vertical-align:bottom} th.sub{font-weight:normal;font-size:.85em}
+th.model{text-align:center;border-left:2px solid #fff}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.undef{color:#888} .ci{color:#666;font-size:.85em}
+td.key{font-variant-numeric:tabular-nums;white-space:nowrap}
+td.first{border-left:2px solid #f0f0f0}
 .meta{color:#555;font-size:.9em} code{background:#f3f3f3;padding:.1em .3em;border-radius:3px}
-.plots{display:flex;flex-wrap:wrap;gap:12px} .plots figure{margin:0} .plots img{width:520px;max-width:100%}
-figcaption{font-size:.85em;color:#555} .scroll{overflow-x:auto;max-width:100%}
+ul.notes{color:#555;font-size:.9em;margin:.3em 0;padding-left:1.2em} ul.notes li{margin:.2em 0}
+.scroll{overflow-x:auto;max-width:100%}
+.tall{max-height:24em;overflow-y:auto;border:1px solid #eee}
+.tall table{margin:0} .tall th{position:sticky;top:0;z-index:1}
+.tall td.key{position:sticky;left:0;background:#fff} .tall th:first-child{left:0;z-index:2}
+.plots{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:24px 16px;align-items:start}
+.plots figure{margin:0;display:flex;flex-direction:column;align-items:center;min-width:0}
+.plots figure.wide{grid-column:1/-1} .plots figure.wide img{width:100%}
+.plots img{max-width:100%;height:auto;display:block}
+figcaption{font-size:.85em;color:#555;text-align:center;margin-top:.4em;max-width:100%}
+@media (max-width:800px){.plots{grid-template-columns:minmax(0,1fr)}}
 """
 
 
-def _png(fig: Any) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+def _png(fig: Any) -> tuple[str, int, int]:
+    """The figure as base64 PNG, and the CSS size it is shown at (PX_PER_INCH an inch)."""
     import matplotlib.pyplot as plt
 
+    w, h = fig.get_size_inches()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI)
     plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
+    return base64.b64encode(buf.getvalue()).decode("ascii"), round(w * PX_PER_INCH), round(h * PX_PER_INCH)
+
+
+def _figure(kind: str, png: tuple[str, int, int], caption: str, *, wide: bool = False) -> str:
+    data, w, h = png
+    return (
+        ("<figure class='wide'>" if wide else "<figure>")
+        + f"<img alt='{html.escape(kind)}' width='{w}' height='{h}' data-dpi='{DPI}' "
+        f"data-kind='{html.escape(kind)}' src='data:image/png;base64,{data}'>"
+        f"<figcaption>{caption}</figcaption></figure>"
+    )
 
 
 def _fmt(v: float) -> str:
@@ -45,7 +77,9 @@ def _fmt(v: float) -> str:
 
 def _cell(v: Any) -> str:
     if isinstance(v, (float, np.floating)):
-        return '<td class="num">' + ("undefined" if math.isnan(v) else f"{v:.6f}") + "</td>"
+        if math.isnan(v):
+            return '<td class="num undef">undefined</td>'
+        return f'<td class="num">{v:.6f}</td>'
     if isinstance(v, (int, np.integer)):
         return f'<td class="num">{v:,}</td>'
     return f"<td>{html.escape(str(v))}</td>"
@@ -61,18 +95,70 @@ def _table(head: list[str], rows: list[list[Any]], cls: str = "") -> str:
     return "\n".join(out) + "</table></div>"
 
 
-def _input_table(y: np.ndarray, g: Any, models: dict[str, Any], source: str, threshold: float) -> str:
+def _plain(key: Any) -> Any:
+    """A group key as Python would print it (numpy scalars unwrapped)."""
+    return key.item() if isinstance(key, np.generic) else key
+
+
+class _Groups:
+    """The groups of the input: keys (sorted, as in a grouped Report), rows and positives of each."""
+
+    def __init__(self, y: np.ndarray, g: np.ndarray, w: np.ndarray | None = None):
+        if w is not None:  # a case of weight 0 is no case
+            y, g = y[w != 0], g[w != 0]
+        keys, inv = np.unique(g, return_inverse=True)
+        self.keys = [_plain(k) for k in keys]
+        self.rows = np.bincount(inv, minlength=len(keys))
+        self.pos = np.bincount(inv, weights=(np.asarray(y, dtype=float) > 0), minlength=len(keys))
+        self.index = {k: i for i, k in enumerate(self.keys)}
+        self.no_pos = int(np.sum(self.pos == 0))
+        self.no_neg = int(np.sum(self.pos == self.rows))
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @property
+    def one_class(self) -> int:
+        return self.no_pos + self.no_neg
+
+    def one_class_text(self) -> str:
+        if not self.one_class:
+            return "none"
+        return f"{self.one_class:,} ({self.no_pos:,} without a positive, {self.no_neg:,} without a negative)"
+
+
+def _input_table(
+    y: np.ndarray,
+    groups: _Groups | None,
+    models: dict[str, Any],
+    source: str,
+    threshold: float,
+    w: np.ndarray | None = None,
+) -> str:
     from perfeval._validation import to_numpy
 
     yy = np.asarray(y, dtype=float)
+    kept = slice(None) if w is None else np.asarray(w) != 0
     summary: list[list[Any]] = [
         ["source", source or "(arrays)"],
-        ["rows", int(len(yy))],
-        ["positives", int((yy > 0).sum())],
-        ["negatives", int((yy <= 0).sum())],
+        ["rows", int(len(yy[kept]))],
+        ["positives", int((yy[kept] > 0).sum())],
+        ["negatives", int((yy[kept] <= 0).sum())],
     ]
-    if g is not None:
-        summary.append(["groups", int(len(np.unique(g)))])
+    if w is not None:
+        ww = np.asarray(w, dtype=float)
+        dropped = int(np.sum(ww == 0))
+        summary.append(
+            [
+                "weights",
+                f"{ww.sum():.6g} in all: positives {ww[yy > 0].sum():.6g}, negatives {ww[yy <= 0].sum():.6g}"
+                + (f" ({dropped:,} rows of weight 0 left out)" if dropped else ""),
+            ]
+        )
+    if groups is not None:
+        summary.append(["groups", len(groups)])
+        summary.append(["rows per group", f"{int(groups.rows.min()):,} .. {int(groups.rows.max()):,}"])
+        summary.append(["one-class groups", groups.one_class_text()])
     for name, s in models.items():
         ss = np.asarray(to_numpy(s, "y_score"), dtype=float)
         summary.append([f"score range ({name})", f"{ss.min():.6g} .. {ss.max():.6g}" if len(ss) else "empty"])
@@ -80,11 +166,99 @@ def _input_table(y: np.ndarray, g: Any, models: dict[str, Any], source: str, thr
     return _table(["", "value"], summary, "summary")
 
 
+def _kind(label: str) -> str:
+    """The measure's kind: "binary", "ranking" (per query) or "grouped" (over groups only)."""
+    from perfeval.measures import parse_measure
+
+    return parse_measure(label).measure.kind
+
+
+def _value_cell(shown: tuple[float, Any], attrs: str) -> str:
+    """A headline value, with its confidence interval under it when there is one."""
+    v, iv = shown
+    cls = "num undef" if math.isnan(v) else "num"
+    ci = "" if iv is None else f"<br><span class='ci'>[{_fmt(iv.low)}, {_fmt(iv.high)}]</span>"
+    return f"<td class='{cls}' {attrs}>{_fmt(v)}{ci}</td>"
+
+
+def _measures_grouped(
+    labels: list[str],
+    reports: dict[str, Any],
+    overall: dict[str, Any],
+    shown: Any,
+    n_groups: int,
+) -> str:
+    """The headline table over groups: per model, the value over all rows pooled, the mean over the
+    groups, and how many groups the mean counts.
+    """
+    first = next(iter(reports.values()))
+    esc = html.escape
+    out = [
+        '<div class="scroll"><table class="measures grouped">',
+        "<tr><th rowspan='2'>measure</th><th rowspan='2'>better</th>"
+        + "".join(f"<th class='model' colspan='3' data-model='{esc(m)}'>{esc(m)}</th>" for m in reports)
+        + "</tr>",
+        "<tr>" + "<th class='sub' data-col='overall'>overall<br>(all rows pooled)</th>"
+        "<th class='sub' data-col='mean'>mean over groups</th>"
+        "<th class='sub' data-col='groups'>groups counted</th>" * len(reports) + "</tr>",
+    ]
+    for lab in labels:
+        res = first.results[lab]
+        cells = [f"<td>{esc(lab)}</td>", f"<td>{esc(res.direction)}</td>"]
+        for m, rep in reports.items():
+            attrs = f"data-model='{esc(m)}' data-measure='{esc(lab)}'"
+            ov = overall[m].results.get(lab) if overall.get(m) is not None else None
+            if ov is None:
+                cells.append(
+                    f"<td class='num undef first' {attrs} data-col='overall' "
+                    "title='defined over groups only'>over groups only</td>"
+                )
+            else:
+                v = ov.value
+                cls = "num undef first" if math.isnan(v) else "num first"
+                cells.append(f"<td class='{cls}' {attrs} data-col='overall'>{_fmt(v)}</td>")
+            r = rep.results[lab]
+            cells.append(_value_cell(shown(m, lab), f"{attrs} data-col='mean'"))
+            counted = int(np.sum(~np.isnan(np.asarray(r.per_group, dtype=float))))
+            cells.append(
+                f"<td class='num' {attrs} data-col='groups' data-counted='{counted}'>"
+                f"{counted:,} of {n_groups:,}</td>"
+            )
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    return "\n".join(out) + "</table></div>"
+
+
+def _aggregate(label: str) -> str:
+    from perfeval.measures import parse_measure
+
+    return parse_measure(label).measure.aggregate
+
+
+def _measures_plain(labels: list[str], reports: dict[str, Any], shown: Any) -> str:
+    """The headline table without groups: each model's value over all rows."""
+    first = next(iter(reports.values()))
+    esc = html.escape
+    out = [
+        '<div class="scroll"><table class="measures">',
+        "<tr><th>measure</th><th>better</th>"
+        + "".join(f"<th class='model' data-model='{esc(m)}'>{esc(m)}</th>" for m in reports)
+        + "</tr>",
+    ]
+    for lab in labels:
+        cells = [f"<td>{esc(lab)}</td>", f"<td>{esc(first.results[lab].direction)}</td>"]
+        for m in reports:
+            attrs = f"data-model='{esc(m)}' data-measure='{esc(lab)}' data-col='overall'"
+            cells.append(_value_cell(shown(m, lab), attrs))
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    return "\n".join(out) + "</table></div>"
+
+
 def _comparisons(
     y: np.ndarray,
     models: dict[str, Any],
     labels: list[str],
     g: Any,
+    w: Any,
     ci: float,
     method: str,
     n_boot: int,
@@ -109,6 +283,7 @@ def _comparisons(
             seed=seed,
             groups=g,
             threshold=threshold,
+            sample_weight=w,
         )
         for lab, c in res.items():
             crow.append(
@@ -120,9 +295,14 @@ def _comparisons(
                     f"{c.p_value:.4g}",
                 ]
             )
+    what = (
+        "the difference of the means over groups (whole groups resampled)"
+        if g is not None
+        else "the difference over all rows"
+    )
     return [
         f"<h2>Comparisons with {html.escape(base)}</h2>",
-        "<p class='meta'>Paired bootstrap on the same cases: the difference, its interval, and the "
+        f"<p class='meta'>Paired bootstrap on the same cases: {what}, its interval, and the "
         "two-sided p-value of no difference.</p>",
         _table(
             ["measure", "models", "difference", f"{ci * 100:g}% interval", "p-value"], crow, "comparisons"
@@ -130,7 +310,7 @@ def _comparisons(
     ]
 
 
-def _tie_bounds(reports: dict[str, Any], labels: list[str]) -> list[str]:
+def _tie_bounds(reports: dict[str, Any], labels: list[str], grouped: bool) -> list[str]:
     """Each measure's range over the orders of the tied cases, per model, and the tied pairs."""
 
     def span(r: Any) -> str:
@@ -141,29 +321,130 @@ def _tie_bounds(reports: dict[str, Any], labels: list[str]) -> list[str]:
     rows = [[lab] + [span(rep.results[lab]) for rep in reports.values()] for lab in labels]
     rows.append(["tied pairs"] + [_fmt(rep.tied_pairs) for rep in reports.values()])
     head = ["measure", *reports]
+    over = (
+        " Over groups, the bounds are those of the mean over groups (the mean of the groups' bounds), "
+        "and the tied pairs are counted within groups."
+        if grouped
+        else ""
+    )
     return [
         "<h2>Tie bounds</h2>",
         "<p class='meta'>The least and the greatest value of each measure over every order of the tied "
         "cases (exact), and the share of the comparable pairs whose scores are tied: whether ties can "
-        "move the ranking of the models.</p>",
+        f"move the ranking of the models.{over}</p>",
         _table(head, rows, "tie-bounds"),
     ]
 
 
-def _per_group(name: str, report: Any, labels: list[str], max_rows: int) -> list[str]:
-    """The first model's value of every measure in each group (at most ``max_rows`` groups)."""
-    keys = list(report.groups)
-    per_group = {lab: np.asarray(report.results[lab].per_group) for lab in labels}
-    grows = [[k] + [float(per_group[lab][i]) for lab in labels] for i, k in enumerate(keys[:max_rows])]
-    note = f" (first {max_rows} of {len(keys)})" if len(keys) > max_rows else ""
-    und = [[lab, len(report.results[lab].undefined)] for lab in labels if report.results[lab].undefined]
-    out = [f"<h2>Per group: {html.escape(name)}{note}</h2>", _table(["group"] + labels, grows, "groups")]
-    if und:
+def _per_group(
+    reports: dict[str, Any], labels: list[str], groups: _Groups, column: str, max_rows: int
+) -> list[str]:
+    """Every model's value of every measure in each group (at most ``max_rows`` groups a model)."""
+    esc = html.escape
+    n = len(groups)
+    note = f" (the first {max_rows:,} of {n:,} groups, by key)" if n > max_rows else ""
+    out = [
+        "<h2>Per group</h2>",
+        f"<p class='meta'>Each group's value of every measure, one table a model{note}, as "
+        f"<code>perfeval eval --group {esc(column)} --per-group</code> prints it; "
+        "<i>undefined</i>: the measure is not defined in the group (e.g. one class only) and is left "
+        "out of the mean over groups.</p>",
+    ]
+    for m, rep in reports.items():
+        keys = [_plain(k) for k in rep.groups]
+        per_group = {lab: np.asarray(rep.results[lab].per_group, dtype=float) for lab in labels}
+        rows = []
+        for i, k in enumerate(keys[:max_rows]):
+            j = groups.index[k]
+            cells = [
+                f"<td class='key'>{esc(str(k))}</td>",
+                _cell(int(groups.rows[j])),
+                _cell(int(groups.pos[j])),
+            ] + [_cell(float(per_group[lab][i])) for lab in labels]
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+        head = "".join(f"<th>{esc(h)}</th>" for h in ["group", "rows", "positives", *labels])
         out += [
-            "<p class='meta'>Groups where a measure is undefined (left out of its mean):</p>",
-            _table(["measure", "undefined groups"], und, "undefined"),
+            f"<h3>{esc(m)}</h3>",
+            f"<div class='scroll tall' data-model='{esc(m)}'><table class=\"groups\"><tr>{head}</tr>\n"
+            + "\n".join(rows)
+            + "</table></div>",
         ]
     return out
+
+
+CAPTIONS = {
+    "roc": "legend: each model's ROC area, the <i>overall</i> ROC of the table",
+    "pr": "legend: each model's AP (average precision, the AP measure; PERF's APR differs)",
+    "lift": "precision over the base rate against the share predicted positive",
+    "calibration": "PERF's 19 overlapping CA1 bins",
+    "acc": "the accuracy at every threshold",
+    "cost": "errors (false positives + false negatives) at every threshold",
+}
+
+
+def _grouped_notes(labels: list[str], pooled: list[str], info: _Groups, column: str) -> str:
+    """What the three columns of the grouped measures table are, and the measures' exceptions."""
+    esc = html.escape
+    notes = [
+        "<b>overall</b>: every row pooled, as <code>perfeval eval</code> without <code>--group</code> "
+        "(the other options the same); "
+        "the legends of the plots below give these values.",
+        "<b>mean over groups</b>: each group's value (the per-group tables below), averaged over "
+        f"the groups where it is defined, as the value column of <code>perfeval eval --group "
+        f"{esc(column)}</code> with the other options the same.",
+        "<b>groups counted</b>: the groups where the measure is defined; the others are left out "
+        f"of the mean. One-class groups: {esc(info.one_class_text())}; a measure of both classes "
+        "(ROC, APR, ...) is undefined there.",
+    ]
+    per_query = [lab for lab in pooled if _kind(lab) == "ranking"]
+    if per_query:
+        notes.append(
+            f"{esc(', '.join(per_query))}: per query; its <i>overall</i> value ranks all rows as one query."
+        )
+    weighted = [lab for lab in labels if _aggregate(lab) == "weighted"]
+    if weighted:
+        notes.append(f"{esc(', '.join(weighted))}: the mean over groups is weighted by each group's rows.")
+    only = [lab for lab in labels if lab not in pooled]
+    if only:
+        notes.append(f"{esc(', '.join(only))}: defined over groups only (no overall value).")
+    return "<ul class='notes'>" + "".join(f"<li>{n}</li>" for n in notes) + "</ul>"
+
+
+def _plots(
+    y: np.ndarray, models: dict[str, Any], g: Any, w: Any, info: _Groups | None, threshold: float
+) -> list[str]:
+    """Every curve of every model over all rows, and the small multiples of the largest groups."""
+    import matplotlib.pyplot as plt
+
+    from perfeval.plot import TITLES, CurveDisplay, plot_by_group
+
+    esc = html.escape
+    parts = [
+        "<h2>Plots</h2>",
+        f"<p class='meta'>Every curve is drawn over all {len(y):,} rows pooled"
+        + (" (the <i>overall</i> column)" if info is not None else "")
+        + f"; a circle marks each model's operating point, score &ge; {threshold:g}.</p>",
+        "<div class='plots'>",
+    ]
+    for kind in PLOTS:
+        fig, ax = plt.subplots(figsize=(5.2, 4.6), layout="constrained")
+        CurveDisplay.from_models(y, models, kind=kind, threshold=threshold, sample_weight=w).plot(ax=ax)
+        parts.append(_figure(kind, _png(fig), f"<b>{esc(TITLES[kind])}</b>: {CAPTIONS[kind]}"))
+    if info is not None:
+        fig = plot_by_group("roc", y, models, g, threshold=threshold, sample_weight=w)
+        drawn = min(12, len(info))
+        parts.append(
+            _figure(
+                "roc-groups",
+                _png(fig),
+                f"<b>ROC curve by group</b>: the {drawn:,} largest of {len(info):,} groups (most rows), "
+                "one panel a group; legend: each model's ROC area in that group, as in the per-group "
+                "tables.",
+                wide=True,
+            )
+        )
+    parts.append("</div>")
+    return parts
 
 
 def build(
@@ -181,14 +462,49 @@ def build(
     seed: int = 0,
     method: str = "bca",
     tie_bounds: bool = False,
+    group_column: str = "",
+    sample_weight: Any = None,
 ) -> str:
     """The HTML text of a report on one or more models' scores for the same cases.
 
-    With ``ci`` (a level such as 0.95), every measure gets a confidence interval
-    (:func:`perfeval.ci`), and with several models each is compared with the first
-    (:func:`perfeval.compare`: difference, interval, p-value).  With ``tie_bounds``, a table of each
-    measure's least and greatest value over every order of the tied cases, per model, and the share
-    of tied pairs (``evaluate(..., tie_bounds=True)``).
+    Parameters
+    ----------
+    y_true : array-like
+        The targets.
+    models : dict of str to array-like
+        Each model's scores, by name.
+    measures : str or list of str, optional
+        The measures of the table (default: PERF's report).
+    groups : array-like, optional
+        The group of each case.  The measures table then shows, per model, the value over all rows
+        pooled (``evaluate`` without groups, what the plots' legends show), the mean over the groups
+        (``evaluate(..., groups=...)``'s value) and how many groups that mean counts; every model
+        gets a per-group table, and the largest groups are drawn as small multiples.
+    threshold : float
+        The threshold of the threshold measures and of the operating points drawn.
+    command, source : str
+        The command line and the input's name, shown at the top.
+    max_group_rows : int
+        At most this many groups a per-group table.
+    ci : float, optional
+        A level such as 0.95: every measure gets a confidence interval (:func:`perfeval.ci`; of the
+        mean over groups when grouped), and with several models each is compared with the first
+        (:func:`perfeval.compare`: difference, interval, p-value).
+    n_boot, seed, method
+        The bootstrap's replicates, seed and interval method.
+    tie_bounds : bool
+        Add a table of each measure's least and greatest value over every order of the tied cases,
+        per model, and the share of tied pairs (``evaluate(..., tie_bounds=True)``).
+    group_column : str
+        The group column's name, for the notes (``--group NAME``).
+    sample_weight : array-like, optional
+        The weight of each case, for every measure, interval and curve (a case of weight 0 is no
+        case: it is not counted in the rows of the input and of the groups either).
+
+    Returns
+    -------
+    str
+        One self-contained HTML page (images embedded, no script, no network).
     """
     import matplotlib
 
@@ -196,31 +512,42 @@ def build(
     from perfeval._validation import to_numpy
     from perfeval.engine import DEFAULT_MEASURES
     from perfeval.evaluation import evaluate
-    from perfeval.plot import TITLES, CurveDisplay, plot_by_group
 
     y = to_numpy(y_true, "y_true")
     g = None if groups is None else to_numpy(groups, "groups")
+    w = None if sample_weight is None else to_numpy(sample_weight, "sample_weight")
     measures = measures or DEFAULT_MEASURES
     import warnings
 
     reports = {}
+    overall: dict[str, Any] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, s in models.items():
             reports[name] = evaluate(
-                y, s, measures=measures, groups=g, threshold=threshold, tie_bounds=tie_bounds
+                y, s, measures=measures, groups=g, threshold=threshold, tie_bounds=tie_bounds, sample_weight=w
             )
-    first = next(iter(reports.values()))
-    labels = list(first.results)
+        first = next(iter(reports.values()))
+        labels = list(first.results)
+        pooled = [lab for lab in labels if _kind(lab) != "grouped"]
+        if g is not None:
+            for name, s in models.items():
+                overall[name] = (
+                    evaluate(y, s, measures=pooled, threshold=threshold, sample_weight=w) if pooled else None
+                )
+    info = _Groups(y, g, w) if g is not None else None
+    column = group_column or "GROUP"
+    esc = html.escape
     parts = [
-        f"<!doctype html><html><head><meta charset='utf-8'><title>perfeval report</title>"
-        f"<style>{CSS}</style></head><body>",
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>perfeval report</title><style>{CSS}</style></head><body>",
         "<h1>Evaluation report</h1>",
         f"<p class='meta'>perfeval {__version__} &middot; "
-        f"{html.escape(_dt.datetime.now().isoformat(timespec='seconds'))}"
-        f"<br>command: <code>{html.escape(command)}</code></p>",
+        f"{esc(_dt.datetime.now().isoformat(timespec='seconds'))}"
+        f"<br>command: <code>{esc(command)}</code></p>",
     ]
-    parts += ["<h2>Input</h2>", _input_table(y, g, models, source, threshold)]
+    parts += ["<h2>Input</h2>", _input_table(y, info, models, source, threshold, w)]
     # metrics
     intervals: dict[str, dict] = {}
     if ci is not None:
@@ -228,29 +555,31 @@ def build(
 
         for name, s in models.items():
             intervals[name] = _ci(
-                y, s, labels, method=method, level=ci, n_boot=n_boot, seed=seed, groups=g, threshold=threshold
+                y,
+                s,
+                labels,
+                method=method,
+                level=ci,
+                n_boot=n_boot,
+                seed=seed,
+                groups=g,
+                threshold=threshold,
+                sample_weight=w,
             )
 
-    def shown(name: str, lab: str) -> Any:
-        v = reports[name].results[lab].value
-        iv = intervals.get(name, {}).get(lab)
-        if iv is None:
-            return v
-        return f"{_fmt(v)} [{_fmt(iv.low)}, {_fmt(iv.high)}]"
+    def shown(name: str, lab: str) -> tuple[float, Any]:
+        return reports[name].results[lab].value, intervals.get(name, {}).get(lab)
 
-    head = ["measure", "better"] + list(models)
-    rows = [[lab, first.results[lab].direction] + [shown(m, lab) for m in models] for lab in labels]
-    parts += [
-        "<h2>Measures</h2>",
-        "<p class='meta'>"
-        + (
-            "Over groups: the mean over the groups where a measure is defined (GAUC: weighted by group size)."
-            if g is not None
-            else "Over all cases."
+    parts.append("<h2>Measures</h2>")
+    if info is not None:
+        parts.append(_measures_grouped(labels, reports, overall, shown, len(info)))
+        parts.append(_grouped_notes(labels, pooled, info, column))
+    else:
+        parts.append(_measures_plain(labels, reports, shown))
+        parts.append(
+            "<p class='meta'>Over all rows, as <code>perfeval eval</code>; the legends of the plots "
+            "below give these values.</p>"
         )
-        + "</p>",
-        _table(head, rows, "measures"),
-    ]
     sig = first.signature
     if intervals:
         import dataclasses
@@ -258,7 +587,7 @@ def build(
         one = next(iter(next(iter(intervals.values())).values()))
         how = "delong" if one.method == "delong" else f"{one.method},n={one.n_boot},seed={seed}"
         sig = dataclasses.replace(sig, ci=f"{how},level={ci:g}")
-    parts.append(f"<p class='meta signature'>Signature: <code>{html.escape(str(sig))}</code></p>")
+    parts.append(f"<p class='meta signature'>Signature: <code>{esc(str(sig))}</code></p>")
     if intervals:
         assert ci is not None  # intervals are drawn only at a level
         one = next(iter(next(iter(intervals.values())).values()))
@@ -267,30 +596,16 @@ def build(
             if one.method == "delong"
             else (f"{one.method} bootstrap, {one.n_boot} replicates, seed {seed}, {one.resampled} resampled")
         )
+        where = " of the mean over groups" if info is not None else ""
         parts.append(
-            f"<p class='meta'>In brackets: {ci * 100:g}% confidence intervals ({html.escape(how)}).</p>"
+            f"<p class='meta'>In brackets: {ci * 100:g}% confidence intervals{where} ({esc(how)}).</p>"
         )
         if len(models) > 1:
-            parts += _comparisons(y, models, labels, g, ci, method, n_boot, seed, threshold)
+            parts += _comparisons(y, models, labels, g, w, ci, method, n_boot, seed, threshold)
     if tie_bounds:
-        parts += _tie_bounds(reports, labels)
-    if g is not None:
-        name0 = next(iter(models))
-        parts += _per_group(name0, reports[name0], labels, max_group_rows)
-    # plots
-    parts.append("<h2>Plots</h2><div class='plots'>")
-    for kind in PLOTS:
-        d = CurveDisplay.from_models(y, models, kind=kind, threshold=threshold).plot()
-        parts.append(
-            f"<figure><img alt='{kind}' data-kind='{kind}' src='data:image/png;base64,{_png(d.figure_)}'>"
-            f"<figcaption>{html.escape(TITLES[kind])}</figcaption></figure>"
-        )
-    if g is not None:
-        name0, s0 = next(iter(models.items()))
-        fig = plot_by_group("roc", y, s0, g, threshold=threshold)
-        parts.append(
-            f"<figure><img alt='roc by group' data-kind='roc-groups' src='data:image/png;base64,{_png(fig)}'>"
-            f"<figcaption>ROC curve of the largest groups ({html.escape(name0)})</figcaption></figure>"
-        )
-    parts.append("</div></body></html>")
+        parts += _tie_bounds(reports, labels, info is not None)
+    if info is not None:
+        parts += _per_group(reports, labels, info, column, max_group_rows)
+    parts += _plots(y, models, g, w, info, threshold)
+    parts.append("</body></html>")
     return "\n".join(parts)

@@ -246,12 +246,15 @@ def _large_numeric(args: Any) -> tuple | None:
 
 
 def models(args: Any) -> tuple:
-    """(source, targets, {model name: scores}, groups) for plot and report: several score columns."""
-    big = _large_numeric(args)
+    """(source, targets, {model name: scores}, groups, weights) for plot and report: several score
+    columns; groups and weights None when not asked for.
+    """
+    weight = getattr(args, "weight", None)
+    big = None if weight else _large_numeric(args)  # the chunked reader takes no weight column
     if big is not None:
-        return big
+        return (*big, None)
     t = read(args, args.file)
-    ch = t.choose(target=args.target, score=args.score, group=args.group, several_scores=True)
+    ch = t.choose(target=args.target, score=args.score, group=args.group, weight=weight, several_scores=True)
     say_columns(ch)
     target = targets(t, ch.target.name, t.get(ch.target), args.pos_label, True)
     return (
@@ -259,4 +262,5 @@ def models(args: Any) -> tuple:
         target,
         {c.name: scores(t, c) for c in ch.scores},
         None if ch.group is None else t.get(ch.group),
+        weights(t, ch.weight),
     )

@@ -147,6 +147,7 @@ def build() -> argparse.ArgumentParser:
         pp.add_argument("--target", help="target column: name or 1-based position (default 1)")
         pp.add_argument("--score", help="score column(s), comma-separated: one model each (default 2)")
         pp.add_argument("--group", help="group column (plot: one panel a group; report: per-group table)")
+        pp.add_argument("--weight", help="weight column (binary measures)")
         pp.add_argument("-t", "--threshold", type=float, default=0.5, help="the operating point marked (0.5)")
         output_options(pp, ("png", "svg", "pdf") if name == "plot" else ("html",), required=True)
         if name == "plot":

@@ -26,14 +26,17 @@ def run_plot(args: Any) -> int:
 
     check_path(args.output, args.format)  # before reading: a wrong name is said at once
 
-    _source, y, models, g = load.models(args)
+    _source, y, models, g, w = load.models(args)
     kw = {"bins": args.bins} if args.kind == "calibration" else {}
     if g is not None:
-        s = next(iter(models.values()))
-        fig = plot_by_group(args.kind, y, s, g, threshold=args.threshold)
+        fig = plot_by_group(args.kind, y, models, g, threshold=args.threshold, sample_weight=w)
     else:
         fig = (
-            CurveDisplay.from_models(y, models, kind=args.kind, threshold=args.threshold, **kw).plot().figure_
+            CurveDisplay.from_models(
+                y, models, kind=args.kind, threshold=args.threshold, sample_weight=w, **kw
+            )
+            .plot()
+            .figure_
         )
     save(fig, args.output, args.format)
     sys.stderr.write(f"perfeval: wrote {args.output}\n")
@@ -48,10 +51,11 @@ def run_report(args: Any) -> int:
 
     if args.ci is not None:
         check_ci_options(args)
-    source, y, models, g = load.models(args)
+    source, y, models, g, w = load.models(args)
     text = build(
         y,
         models,
+        sample_weight=w,
         measures=args.measures,
         groups=g,
         threshold=args.threshold,
@@ -62,6 +66,7 @@ def run_report(args: Any) -> int:
         seed=args.seed,
         method=args.method or "bca",
         tie_bounds=args.tie_bounds,
+        group_column=str(args.group or ""),
     )
     with open(args.output, "w", encoding="utf-8") as fh:
         fh.write(text)
