@@ -66,6 +66,12 @@ report-sample: $(BIN)/perf
 	  --group user_id -m roc,apr,ap,acc,prf,logloss,brier,gauc,ndcg@10 -o docs/sample-report.html
 	PERFEVAL_REPORT_PAGE=docs/sample-report.html PERFEVAL_REPORT_SCREENSHOT=docs/report-screenshot.png \
 	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_report_browser.py
+	# the README's picture: the measures table and the first row of plots, cut from the screenshot (the
+	# rows are where the sample page puts them: look at docs/readme-report.png after a layout change)
+	$(BIN)/python -c "from PIL import Image; im = Image.open('docs/report-screenshot.png'); \
+	  a, b = im.crop((0, 530, 1280, 1012)), im.crop((0, 2462, 1280, 3066)); \
+	  out = Image.new('RGB', (1280, a.size[1] + b.size[1] + 16), 'white'); out.paste(a, (0, 0)); \
+	  out.paste(b, (0, a.size[1] + 16)); out.save('docs/readme-report.png', optimize=True)"
 
 bench: $(BIN)/perf
 	$(BIN)/python benchmarks/bench_classic.py --perf $(BIN)/perf $(if $(ORIGINAL),--original $(ORIGINAL))
