@@ -455,7 +455,7 @@ class Metric:
         """The arrays of no rows, as evaluate([], [], groups=[]) checks them."""
         z = np.zeros(0)
         grouped = self._grouped or any(s.measure.kind == "grouped" for s in self._specs)
-        return z, z, (np.zeros(0, dtype=np.int64) if grouped else None), None
+        return z, z, (np.zeros(0, dtype=np.int64) if grouped else None), (z if self._weighted else None)
 
     def _joined(self):
         parts = self._kept
