@@ -242,6 +242,20 @@ def test_many_small_batches_fold_into_one_summary():
     assert got.summary == perfeval.ScoreHistogram.from_arrays(y, s, w)
 
 
+def test_negative_zero_is_zero_across_batches():
+    """-0.0 and 0.0 are one score (ScoreHistogram keeps it as 0.0), in whichever batch each comes."""
+    y = np.array([1, 0, 1, 0, 1, 0])
+    s = np.array([-0.0, 0.0, 0.5, -0.0, 0.0, -0.5])
+    w = np.array([0.3, 0.7, 1.1, 0.2, 0.9, 0.4])
+    for cut in range(len(y) + 1):
+        m = Metric(["roc", "acc", "rms"])
+        m.update(y[:cut], s[:cut], sample_weight=w[:cut])
+        m.update(y[cut:], s[cut:], sample_weight=w[cut:])
+        got = compute(m)
+        assert bits(got) == bits(evaluate(y, s, ["roc", "acc", "rms"], sample_weight=w))
+        assert np.signbit(got.summary.scores).tolist() == [True, False, False]  # -0.5, 0.0, 0.5
+
+
 # -- the life of a Metric -------------------------------------------------------------------------------
 def test_update_after_compute_keeps_accumulating_and_reset_forgets():
     y, s = np.array([1, 0, 1, 0, 1, 1]), np.array([0.9, 0.5, 0.5, 0.1, 0.3, 0.8])

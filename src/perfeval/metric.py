@@ -298,7 +298,14 @@ class Metric:
         labels = self._labels
         if len(y):
             new = _distinct(y)
-            labels = new if labels is None else np.union1d(labels, new)
+            if labels is None:
+                labels = new
+            elif not (
+                new.dtype == labels.dtype
+                and len(labels) <= 64
+                and set(new.tolist()) <= set(labels.tolist())  # the usual batch: no new label
+            ):
+                labels = np.union1d(labels, new)
         if coded:
             hit = np.asarray(binary_coding(y, self.pos_label))
             return labels, family, self._any_positive or bool(hit.any())
@@ -309,22 +316,34 @@ class Metric:
     def _fold(self) -> None:
         """Add the pending cells to the summary: one bincount over the summary's cells then the
         pending ones in update order, so each distinct score's weight is summed in row order, as
-        :meth:`ScoreHistogram.from_checked` sums it over all the rows at once.
+        :meth:`ScoreHistogram.from_checked` sums it over all the rows at once.  The pending scores
+        are sorted once; the summary's are sorted already, so the two are merged in linear time
+        (a stable sort of two sorted runs) and each cell's distinct score is its run in the merge.
         """
         if not self._pending:
             return
-        from perfeval.summaries.histogram import runs
-
         h = self._hist
-        sc = np.concatenate([h.scores, *(p[0] for p in self._pending)])
+        ps = np.concatenate([p[0] for p in self._pending])
+        order = np.argsort(ps)
+        both = np.concatenate([h.scores, ps[order]])
+        merge = np.argsort(both, kind="stable")  # two sorted runs: a linear merge
+        merged = both[merge]
+        new = np.empty(len(merged), dtype=bool)
+        new[:1] = True
+        np.not_equal(merged[1:], merged[:-1], out=new[1:])  # -0.0 == 0.0: one score
+        run = np.cumsum(new) - 1
+        cell = np.empty(len(both), dtype=np.intp)
+        cell[merge] = run  # the distinct score of each cell: the summary's, then the sorted pending
+        inv = np.empty(len(both), dtype=np.intp)
+        inv[: len(h.scores)] = cell[: len(h.scores)]
+        inv[len(h.scores) :][order] = cell[len(h.scores) :]  # the pending cells back in update order
         pw = np.concatenate([h.pos, *(p[1] for p in self._pending)])
         nw = np.concatenate([h.neg, *(p[2] for p in self._pending)])
-        scores = runs(np.sort(sc))[0]
-        inv = np.searchsorted(scores, sc)
+        k = int(run[-1]) + 1 if len(run) else 0
         self._hist = ScoreHistogram(
-            scores,
-            np.bincount(inv, weights=pw, minlength=len(scores)),
-            np.bincount(inv, weights=nw, minlength=len(scores)),
+            merged[new] + 0.0,  # a run of -0.0 and 0.0 is 0.0, as ScoreHistogram's runs() keeps it
+            np.bincount(inv, weights=pw, minlength=k),
+            np.bincount(inv, weights=nw, minlength=k),
         )
         self._pending, self._pending_rows = [], 0
 
