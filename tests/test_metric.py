@@ -225,6 +225,19 @@ def test_every_measure_of_the_registry_is_accepted(name):
     for a in range(0, 300, 70):
         m.update(y[a : a + 70], s[a : a + 70], **({"groups": g[a : a + 70]} if kw else {}))
     assert bits(compute(m)) == bits(evaluate(y, s, [spec(name)], **kw))
+    copy = pickle.loads(pickle.dumps(m))  # its label is read back as the same measure
+    assert copy.measures == m.measures
+    assert bits(compute(copy)) == bits(compute(m))
+
+
+def test_a_threshold_and_parameters_survive_pickling():
+    m = Metric(["acc", "fbeta:beta=2", "acc:threshold=0.7"], threshold=0.3)
+    m.update([1, 0, 1, 0], [0.9, 0.5, 0.35, 0.1])
+    copy = pickle.loads(pickle.dumps(m))
+    copy.merge(m)  # the same computation: mergeable
+    want = evaluate([1, 0, 1, 0] * 2, [0.9, 0.5, 0.35, 0.1] * 2, m.measures, threshold=0.3)
+    assert bits(compute(copy)) == bits(want)
+    assert copy.measures == ["ACC", "FBETA@2", "ACC:threshold=0.7"]
 
 
 def test_many_small_batches_fold_into_one_summary():
@@ -472,13 +485,38 @@ class OnlyDLPack:
         return self._a.__dlpack_device__()
 
 
+class DeviceArray:
+    """A cupy-like device array: numpy may not read it (``__array__`` refuses, as cupy's does); it
+    says where it lives (``__cuda_array_interface__``) and copies itself to the host (``get``)."""
+
+    def __init__(self, a):
+        self._a = np.asarray(a)
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self._a.shape, "typestr": self._a.dtype.str, "data": (0, False), "version": 3}
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("Implicit conversion to a NumPy array is not allowed. Please use `.get()`")
+
+    def get(self):
+        return self._a.copy()
+
+
+def _column(a):
+    return np.asarray(a).reshape(-1, 1)  # a model's (n, 1) output
+
+
 def test_protocols_and_containers():
     import pandas as pd
+    import polars as pl
+    import pyarrow as pa
 
     y = np.array([1, 0, 1, 0, 1])
     s = np.array([0.9, 0.5, 0.5, 0.1, 0.7], dtype=np.float32)
     want = bits(evaluate(y, s.astype(np.float64), ["roc", "acc", "rms"]))
-    for wrap in (OnlyArray, OnlyDLPack, pd.Series, list, lambda a: np.asarray(a).reshape(-1, 1)):
+    wraps = (OnlyArray, OnlyDLPack, DeviceArray, pd.Series, pl.Series, pa.array, list, _column)
+    for wrap in wraps:
         m = Metric(["roc", "acc", "rms"])
         m.update(wrap(y[:2]), wrap(s[:2]))
         m.update(wrap(y[2:]), wrap(s[2:]))
