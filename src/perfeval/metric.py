@@ -244,7 +244,8 @@ class Metric:
         is_pos = np.asarray(binary_coding(c.y, self.pos_label)) == 1
         weight = np.ones(len(c.s)) if c.w is None else c.w
         pos = weight * is_pos  # as ScoreHistogram.from_checked weighs a case
-        self._pending.append((np.array(c.s, dtype=np.float64), pos, weight - pos))
+        by_score = np.argsort(c.s, kind="stable")  # a sorted run for _fold; one score's rows in order
+        self._pending.append((c.s[by_score], pos[by_score], (weight - pos)[by_score]))
         self._pending_rows += len(c.s)
         if self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
             self._fold()
@@ -314,36 +315,30 @@ class Metric:
         return labels, family, False
 
     def _fold(self) -> None:
-        """Add the pending cells to the summary: one bincount over the summary's cells then the
-        pending ones in update order, so each distinct score's weight is summed in row order, as
-        :meth:`ScoreHistogram.from_checked` sums it over all the rows at once.  The pending scores
-        are sorted once; the summary's are sorted already, so the two are merged in linear time
-        (a stable sort of two sorted runs) and each cell's distinct score is its run in the merge.
+        """Add the pending cells to the summary, each distinct score's weight summed in row order
+        as :meth:`ScoreHistogram.from_checked` sums it over all the rows at once (a bincount runs
+        through its array in order).  Every pending batch was sorted by score when it came, stably
+        (its cells of one score in row order), and the summary and the cells of merged Metrics are
+        sorted: a stable sort of the concatenation merges these runs, and keeps the cells of each
+        score in the order summary, then batches in the order they came, each in row order.
         """
         if not self._pending:
             return
         h = self._hist
-        ps = np.concatenate([p[0] for p in self._pending])
-        order = np.argsort(ps)
-        both = np.concatenate([h.scores, ps[order]])
-        merge = np.argsort(both, kind="stable")  # two sorted runs: a linear merge
-        merged = both[merge]
+        both = np.concatenate([h.scores, *(p[0] for p in self._pending)])
+        order = np.argsort(both, kind="stable")  # sorted runs: merged, not sorted again
+        merged = both[order]
         new = np.empty(len(merged), dtype=bool)
         new[:1] = True
         np.not_equal(merged[1:], merged[:-1], out=new[1:])  # -0.0 == 0.0: one score
-        run = np.cumsum(new) - 1
-        cell = np.empty(len(both), dtype=np.intp)
-        cell[merge] = run  # the distinct score of each cell: the summary's, then the sorted pending
-        inv = np.empty(len(both), dtype=np.intp)
-        inv[: len(h.scores)] = cell[: len(h.scores)]
-        inv[len(h.scores) :][order] = cell[len(h.scores) :]  # the pending cells back in update order
-        pw = np.concatenate([h.pos, *(p[1] for p in self._pending)])
-        nw = np.concatenate([h.neg, *(p[2] for p in self._pending)])
+        run = np.cumsum(new, dtype=np.intp) - 1  # the distinct score of each cell, in merged order
         k = int(run[-1]) + 1 if len(run) else 0
+        pos = np.concatenate([h.pos, *(p[1] for p in self._pending)])[order]
+        neg = np.concatenate([h.neg, *(p[2] for p in self._pending)])[order]
         self._hist = ScoreHistogram(
             merged[new] + 0.0,  # a run of -0.0 and 0.0 is 0.0, as ScoreHistogram's runs() keeps it
-            np.bincount(inv, weights=pw, minlength=k),
-            np.bincount(inv, weights=nw, minlength=k),
+            np.bincount(run, weights=pos, minlength=k),
+            np.bincount(run, weights=neg, minlength=k),
         )
         self._pending, self._pending_rows = [], 0
 
@@ -358,9 +353,14 @@ class Metric:
         Raises
         ------
         InvalidParameterError
-            A different measure, parameter or positive label; groups or weights on one side only;
-            labels that together are not a binary coding (evaluate()'s message).
+            A different measure, parameter or positive label; groups or weights on one side only.
+        InvalidDataError
+            Labels that together are not a binary coding (evaluate()'s message, every label
+            listed), or of two kinds (numbers and text) with a positive label.
         """
+        return self._merge(other, True)
+
+    def _merge(self, other: Metric, fold: bool) -> Metric:
         if not isinstance(other, Metric):
             raise InvalidParameterError(f"merge() takes a perfeval.Metric, got {type(other).__name__}")
         if other._key() != self._key():
@@ -401,10 +401,11 @@ class Metric:
         self._weighted = self._weighted if self._weighted is not None else other._weighted
         self._rows_in += other._rows_in
         self._kept.extend(theirs_kept)
-        if theirs_pending:
+        if theirs_pending:  # folded as batches are: when they outgrow the summary
             self._pending.extend(theirs_pending)
             self._pending_rows += sum(len(p[0]) for p in theirs_pending)
-            self._fold()
+            if fold and self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
+                self._fold()
         return self
 
     @classmethod
@@ -425,7 +426,8 @@ class Metric:
         out = cls.__new__(cls)
         out.__setstate__(first.state_dict())
         for m in metrics[1:]:
-            out.merge(m)
+            out._merge(m, False)
+        out._fold()  # one sort of every summary's cells: their sorted runs merged at once
         return out
 
     # -- compute -----------------------------------------------------------------------------------------
