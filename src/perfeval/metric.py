@@ -11,7 +11,7 @@ What it keeps is what the streaming and Dask backends keep, finished by the same
 * per-query measures (NDCG, MAP, ...), the group AUC, and any measure with ``groups=``: the checked
   rows themselves (targets, scores, groups, weights), finished by :func:`perfeval.engine.finish` as
   a spilled part of :func:`perfeval.stream.evaluate_stream_grouped` is; memory grows with the rows
-  (about 25 bytes a row), as torchmetrics' retrieval metrics keep every row.
+  (16 to 32 bytes a row), as torchmetrics' retrieval metrics keep every row.
 
 The numbers are those of ``evaluate`` on the concatenated batches, bit for bit, whatever the
 weights for updates of one object; merging objects is bit for bit when the weights add up exactly
