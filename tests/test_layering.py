@@ -35,6 +35,7 @@ LAYERS = [
         "perfeval.evaluation",
         "perfeval.explanation",
         "perfeval.stream",
+        "perfeval.metric",
         "perfeval.dask",
         "perfeval.stats",
         "perfeval.bootstrap",

@@ -15,8 +15,10 @@ if getattr(_sys.modules.get("__main__"), "__file__", "").replace("\\", "/").rspl
     "perfeval.exe",
 ):
     # Started as the `perf` or `perfeval` command: until the command installs its own handling, Ctrl-C
-    # ends the process as it ends a C program (no traceback from the middle of an import).
-    import signal as _signal
+    # ends the process as it ends a C program (no traceback from the middle of an import).  The C
+    # module _signal, not signal: importing signal imports enum, a window in which a Ctrl-C still
+    # raised KeyboardInterrupt in the middle of the import (seen on a loaded machine).
+    import _signal
 
     _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
 
@@ -40,6 +42,7 @@ __all__ = [
     "parse_measure",
     "evaluate",
     "evaluate_stream",
+    "Metric",
     "explain",
     "Explanation",
     "Report",
@@ -65,6 +68,7 @@ _LAZY = {
     "parse_measure": "perfeval.measures",
     "evaluate": "perfeval.evaluation",
     "evaluate_stream": "perfeval.stream",
+    "Metric": "perfeval.metric",
     "explain": "perfeval.explanation",
     "Explanation": "perfeval.explanation",
     "Report": "perfeval.report",

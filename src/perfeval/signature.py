@@ -43,7 +43,7 @@ class Signature:
     positive : str or None
         The positive label (``pos_label``) or the partitions, when the targets were recoded.
     backend : str
-        ``"memory"``, ``"stream"`` or ``"dask"``.
+        ``"memory"``, ``"stream"``, ``"dask"`` or ``"metric"`` (:class:`perfeval.Metric`).
     ci : str or None
         ``method,n=replicates,seed=S,level=L`` of the intervals (None: none).
     task : str or None

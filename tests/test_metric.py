@@ -1,0 +1,613 @@
+"""perfeval.Metric: batches updated, merged in any order, pickled and reset give what evaluate() gives
+on all the rows at once, bit for bit, for every measure of the registry (the lists below are the
+registry's, so a new measure is covered the day it is registered); bad input gives evaluate()'s
+errors and leaves the state as it was; array libraries are read through their protocols."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import io
+import math
+import pickle
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import hypothesis.strategies as st
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+import perfeval
+from perfeval import Metric
+from perfeval.measures import list_measures
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "metric.md"
+
+BINARY = [m.name for m in list_measures() if m.kind == "binary"]
+RANKING = [m.name for m in list_measures() if m.kind == "ranking"]
+GROUPED = [m.name for m in list_measures() if m.kind == "grouped"]
+#: parameters that make a measure say something (CST's default costs are all 0), and a cut-off
+SPECS = {"CST": "cst:fn=1,fp=2", "NDCG": "ndcg@3", "P": "p@2"}
+
+
+def spec(name: str) -> str:
+    return SPECS.get(name, name)
+
+
+def _takes_fractional(name: str) -> bool:
+    """APR and CA2 count cases: they refuse fractional weights (in evaluate() and in Metric alike)."""
+    try:
+        perfeval.evaluate([1, 0], [0.6, 0.4], sample_weight=[0.5, 1.5], measures=[spec(name)])
+        return True
+    except perfeval.InvalidParameterError as e:
+        assert "whole-number weights" in str(e), (name, e)
+        return False
+
+
+FRACTIONAL = [m for m in BINARY if _takes_fractional(m)]
+
+
+def bits(report) -> dict:
+    """Everything a report says, as comparable values: each value, mean, weighted mean and
+    per-group value as its float64 bits (NaN equal to NaN), the groups, their sizes, the params.
+    """
+
+    def b(v):
+        return None if v is None else np.asarray(v, dtype=np.float64).view(np.int64).tolist()
+
+    out: dict = {
+        label: (b(r.value), b(r.mean), b(r.weighted_mean), b(r.per_group), list(r.undefined))
+        for label, r in report.results.items()
+    }
+    out["groups"] = None if report.groups is None else np.asarray(report.groups).tolist()
+    out["group_sizes"] = b(report.group_sizes)
+    out["params"] = {k: v for k, v in report.params.items() if k != "backend"}
+    return out
+
+
+def quiet(f, *a, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return f(*a, **kw)
+
+
+def evaluate(y, s, measures, **kw):
+    return quiet(perfeval.evaluate, y, s, measures=measures, **kw)
+
+
+def compute(m: Metric):
+    return quiet(m.compute)
+
+
+@st.composite
+def data(draw, weights=("none", "whole", "dyadic", "fraction")):
+    """Rows with many ties, their groups, weights of one kind, and cuts into batches."""
+    n = draw(st.integers(0, 60))
+    decimals = draw(st.sampled_from([0, 1, 2, 6]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    y = (rng.random(n) < rng.random()).astype(np.int64)
+    s = np.round(rng.random(n), decimals)
+    g = rng.integers(0, 5, n)
+    kind = draw(st.sampled_from(weights))
+    w = {
+        "none": None,
+        "whole": rng.integers(0, 4, n).astype(np.float64),  # 0: a dropped case
+        "dyadic": rng.integers(0, 5 * 1024, n) / 1024.0,
+        "fraction": rng.random(n) * 5,
+    }[kind]
+    cuts = draw(st.lists(st.integers(0, n), max_size=6))
+    bounds = [0, *sorted(cuts), n]
+    return y, s, g, w, kind, list(zip(bounds, bounds[1:], strict=False))
+
+
+def _cases(kind: str, grouped: bool) -> list[tuple[list[str], bool]]:
+    """(measures, weighted) of every Metric the registry allows for data of this weight kind."""
+    binary = [spec(m) for m in (FRACTIONAL if kind in ("dyadic", "fraction") else BINARY)]
+    out = [(binary, kind != "none")]
+    if kind == "none":  # the per-query measures and the group AUC take no weights
+        out.append(([spec(m) for m in RANKING + (GROUPED if grouped else [])], False))
+    return out
+
+
+def _batches(y, s, g, w, cuts, grouped):
+    for a, b in cuts:
+        kw = {}
+        if grouped:
+            kw["groups"] = g[a:b]
+        if w is not None:
+            kw["sample_weight"] = w[a:b]
+        yield y[a:b], s[a:b], kw
+
+
+def _whole(y, s, g, w, grouped):
+    kw = {}
+    if grouped:
+        kw["groups"] = g
+    if w is not None:
+        kw["sample_weight"] = w
+    return kw
+
+
+# -- the numbers ---------------------------------------------------------------------------------------
+@settings(deadline=None)
+@given(data(), st.booleans())
+def test_updates_in_batches_equal_evaluate_bit_for_bit(d, grouped):
+    """Whatever the weights: a Metric's summary adds each score's weights in row order, as
+    evaluate() does over all the rows at once (fractional weights included)."""
+    y, s, g, w, kind, cuts = d
+    for measures, weighted in _cases(kind, grouped):
+        m = Metric(measures)
+        for yb, sb, kw in _batches(y, s, g, w if weighted else None, cuts, grouped):
+            m.update(yb, sb, **kw)
+        want = evaluate(y, s, measures, **_whole(y, s, g, w if weighted else None, grouped))
+        got = compute(m)
+        assert bits(got) == bits(want), (measures, kind, grouped)
+        assert got.params["backend"] == "metric"
+        assert m.rows == len(y)
+
+
+@settings(deadline=None)
+@given(data(), st.booleans(), st.randoms(use_true_random=False))
+def test_merging_in_any_order_equals_evaluate(d, grouped, rnd):
+    """One Metric per batch, merged in a random order (in place, by merge_all, or as a tree): the
+    numbers of evaluate() on all the rows, bit for bit when the weights add up exactly (none,
+    whole, dyadic), and on the rows in the merged order to a few ulps with other fractions."""
+    y, s, g, w, kind, cuts = d
+    for measures, weighted in _cases(kind, grouped):
+        ww = w if weighted else None
+        parts = []
+        for yb, sb, kw in _batches(y, s, g, ww, cuts, grouped):
+            p = Metric(measures)
+            p.update(yb, sb, **kw)
+            parts.append(p)
+        order = list(range(len(parts)))
+        rnd.shuffle(order)
+        shuffled = [parts[i] for i in order]
+        rows = np.concatenate([np.arange(a, b) for a, b in (cuts[i] for i in order)]).astype(np.int64)
+        want = evaluate(
+            y[rows], s[rows], measures, **_whole(y[rows], s[rows], g[rows], _at(ww, rows), grouped)
+        )
+        if kind != "fraction":  # exact sums: also the rows in their first order
+            assert bits(want) == bits(evaluate(y, s, measures, **_whole(y, s, g, ww, grouped)))
+        one = Metric(measures)
+        for p in shuffled:
+            one.merge(p)
+        every = Metric.merge_all(shuffled)
+        tree = shuffled
+        while len(tree) > 1:
+            tree = [Metric.merge_all(tree[i : i + 2]) for i in range(0, len(tree), 2)]
+        for got in (one, every, tree[0]):
+            if kind == "fraction" and weighted:
+                _close(compute(got), want)
+            else:
+                assert bits(compute(got)) == bits(want), (measures, kind, grouped)
+        # merging left every part as it was
+        for p, (a, b) in zip(parts, cuts, strict=True):
+            assert p.rows == b - a
+
+
+def _at(w, rows):
+    return None if w is None else w[rows]
+
+
+def _close(a, b, rel=1e-13):
+    for label, r in a.results.items():
+        x, want = r.value, b.results[label].value
+        assert (math.isnan(x) and math.isnan(want)) or x == want or abs(x - want) <= rel * abs(want), label
+
+
+@settings(deadline=None)
+@given(data(weights=("none",)))
+def test_graded_relevance_in_batches(d):
+    """Per-query measures over graded relevance (0..3), per group and over one query."""
+    y, s, g, _, _, cuts = d
+    rel = (y * (1 + g % 3)).astype(np.float64)
+    measures = [spec(m) for m in RANKING]
+    for grouped in (True, False):
+        m = Metric(measures)
+        for yb, sb, kw in _batches(rel, s, g, None, cuts, grouped):
+            m.update(yb, sb, **kw)
+        assert bits(compute(m)) == bits(evaluate(rel, s, measures, **_whole(rel, s, g, None, grouped)))
+
+
+@pytest.mark.parametrize("name", BINARY + RANKING + GROUPED)
+def test_every_measure_of_the_registry_is_accepted(name):
+    """The lists above are the registry's: every measure is a Metric, and equals evaluate()."""
+    rng = np.random.default_rng(7)
+    y, s, g = rng.integers(0, 2, 300), rng.random(300).round(2), rng.integers(0, 9, 300)
+    kw = {"groups": g} if name in GROUPED else {}
+    m = Metric([spec(name)])
+    for a in range(0, 300, 70):
+        m.update(y[a : a + 70], s[a : a + 70], **({"groups": g[a : a + 70]} if kw else {}))
+    assert bits(compute(m)) == bits(evaluate(y, s, [spec(name)], **kw))
+    copy = pickle.loads(pickle.dumps(m))  # its label is read back as the same measure
+    assert copy.measures == m.measures
+    assert bits(compute(copy)) == bits(compute(m))
+
+
+def test_a_threshold_and_parameters_survive_pickling():
+    m = Metric(["acc", "fbeta:beta=2", "acc:threshold=0.7"], threshold=0.3)
+    m.update([1, 0, 1, 0], [0.9, 0.5, 0.35, 0.1])
+    copy = pickle.loads(pickle.dumps(m))
+    copy.merge(m)  # the same computation: mergeable
+    want = evaluate([1, 0, 1, 0] * 2, [0.9, 0.5, 0.35, 0.1] * 2, m.measures, threshold=0.3)
+    assert bits(compute(copy)) == bits(want)
+    assert copy.measures == ["ACC@0.3", "FBETA@2:threshold=0.3", "ACC@0.7"]  # thresholds in the labels
+
+
+def test_many_small_batches_fold_into_one_summary():
+    """Past the fold size the pending batches become one ScoreHistogram, equal to evaluate()'s."""
+    rng = np.random.default_rng(3)
+    n = 200_000
+    y, s, w = rng.integers(0, 2, n), rng.random(n).round(4), rng.random(n)
+    m = Metric(["roc", "acc", "rms"])
+    for a in range(0, n, 4096):
+        m.update(y[a : a + 4096], s[a : a + 4096], sample_weight=w[a : a + 4096])
+    assert len(m._pending) < n // 4096  # folded on the way, not kept batch by batch
+    got = compute(m)
+    want = evaluate(y, s, ["roc", "acc", "rms"], sample_weight=w)
+    assert bits(got) == bits(want)
+    assert got.summary == perfeval.ScoreHistogram.from_arrays(y, s, w)
+
+
+def test_negative_zero_is_zero_across_batches():
+    """-0.0 and 0.0 are one score (ScoreHistogram keeps it as 0.0), in whichever batch each comes."""
+    y = np.array([1, 0, 1, 0, 1, 0])
+    s = np.array([-0.0, 0.0, 0.5, -0.0, 0.0, -0.5])
+    w = np.array([0.3, 0.7, 1.1, 0.2, 0.9, 0.4])
+    for cut in range(len(y) + 1):
+        m = Metric(["roc", "acc", "rms"])
+        m.update(y[:cut], s[:cut], sample_weight=w[:cut])
+        m.update(y[cut:], s[cut:], sample_weight=w[cut:])
+        got = compute(m)
+        assert bits(got) == bits(evaluate(y, s, ["roc", "acc", "rms"], sample_weight=w))
+        assert np.signbit(got.summary.scores).tolist() == [True, False, False]  # -0.5, 0.0, 0.5
+
+
+# -- the life of a Metric -------------------------------------------------------------------------------
+def test_update_after_compute_keeps_accumulating_and_reset_forgets():
+    y, s = np.array([1, 0, 1, 0, 1, 1]), np.array([0.9, 0.5, 0.5, 0.1, 0.3, 0.8])
+    m = Metric("roc,apr,ndcg")
+    m.update(y[:3], s[:3])
+    assert bits(compute(m)) == bits(evaluate(y[:3], s[:3], "roc,apr,ndcg"))
+    assert bits(compute(m)) == bits(evaluate(y[:3], s[:3], "roc,apr,ndcg"))  # computing changes nothing
+    m.update(y[3:], s[3:])
+    assert bits(compute(m)) == bits(evaluate(y, s, "roc,apr,ndcg"))
+    m.reset()
+    assert m.rows == 0
+    assert bits(compute(m)) == bits(evaluate([], [], "roc,apr,ndcg"))
+    m.update(y[3:], s[3:], groups=[1, 1, 2])  # a reset Metric may take groups now
+    assert bits(compute(m)) == bits(evaluate(y[3:], s[3:], "roc,apr,ndcg", groups=[1, 1, 2]))
+
+
+@pytest.mark.parametrize(
+    ("measures", "kw"),
+    [(["roc", "apr", "acc"], {}), (["ndcg@10"], {}), (["gauc"], {"groups": []}), (["roc", "map"], {})],
+)
+def test_nothing_seen_is_evaluate_of_no_data(measures, kw):
+    """NaN values, and the warnings evaluate() gives for no data (none over no group)."""
+    with warnings.catch_warnings(record=True) as got_warned:
+        warnings.simplefilter("always")
+        got = Metric(measures).compute()
+    with warnings.catch_warnings(record=True) as want_warned:
+        warnings.simplefilter("always")
+        want = perfeval.evaluate(np.zeros(0), np.zeros(0), measures=measures, **kw)
+    assert bits(got) == bits(want)
+    assert all(math.isnan(v) for v in got.values.values())
+    assert [str(w.message) for w in got_warned] == [str(w.message) for w in want_warned]
+    assert len(got_warned) == (0 if "groups" in kw else len(measures))
+
+
+def test_nothing_seen_with_a_positive_label_is_evaluates_error():
+    with pytest.raises(perfeval.InvalidDataError) as want:
+        perfeval.evaluate([], [], measures=["roc"], pos_label="yes")
+    with pytest.raises(perfeval.InvalidDataError) as got:
+        Metric(["roc"], pos_label="yes").compute()
+    assert str(got.value) == str(want.value)
+
+
+def test_positive_label_across_batches():
+    y = np.array(["yes", "no", "no", "yes", "maybe"])
+    s = np.array([0.9, 0.2, 0.4, 0.6, 0.5])
+    for measures, kw in ((["roc", "acc"], {}), (["gauc", "roc"], {"groups": [1, 1, 2, 2, 2]})):
+        m = Metric(measures, pos_label="yes")
+        m.update(y[:2], s[:2], **{k: v[:2] for k, v in kw.items()})
+        m.update(y[2:], s[2:], **{k: v[2:] for k, v in kw.items()})
+        assert bits(compute(m)) == bits(evaluate(y, s, measures, pos_label="yes", **kw))
+    m = Metric(["roc"], pos_label="yes")
+    m.update(["no", "maybe"], [0.1, 0.2])  # no positive yet: an error only when computed, as in evaluate()
+    with pytest.raises(perfeval.InvalidDataError) as want:
+        perfeval.evaluate(["no", "maybe"], [0.1, 0.2], measures=["roc"], pos_label="yes")
+    with pytest.raises(perfeval.InvalidDataError) as got:
+        m.compute()
+    assert str(got.value) == str(want.value)
+
+
+def test_pickle_and_state_dict_round_trip_mid_stream():
+    rng = np.random.default_rng(5)
+    y, s, g, w = rng.integers(0, 2, 500), rng.random(500).round(3), rng.integers(0, 7, 500), rng.random(500)
+    for measures, kw in (
+        (["roc", "acc", "brier"], {"sample_weight": w}),
+        (["ndcg@5", "gauc", "roc"], {"groups": g}),
+        (["roc", "rkl"], {"groups": g, "sample_weight": w}),
+    ):
+        m = Metric(measures)
+        m.update(y[:250], s[:250], **{k: v[:250] for k, v in kw.items()})
+        copy = pickle.loads(pickle.dumps(m))
+        other = Metric(measures)
+        other.load_state_dict(pickle.loads(pickle.dumps(m.state_dict())))
+        for x in (m, copy, other):
+            x.update(y[250:], s[250:], **{k: v[250:] for k, v in kw.items()})
+            assert bits(compute(x)) == bits(evaluate(y, s, measures, **kw)), measures
+        assert repr(copy) == repr(m)
+
+
+def test_state_of_other_measures_is_refused():
+    m = Metric(["roc"])
+    m.update([1, 0], [0.5, 0.2])
+    with pytest.raises(perfeval.InvalidParameterError, match=r"the state is of Metric\(\['ROC'\]"):
+        Metric(["apr"]).load_state_dict(m.state_dict())
+    with pytest.raises(perfeval.InvalidParameterError, match="not a perfeval.Metric state"):
+        Metric(["roc"]).load_state_dict({"version": 99})
+
+
+def test_repr_says_what_is_kept():
+    m = Metric(["roc", "ndcg@10"])
+    m.update([1, 0, 1], [0.3, 0.2, 0.1])
+    assert repr(m) == "Metric(['ROC', 'NDCG@10'], threshold=0.5, rows=3, kept_rows=3)"
+    m = Metric(["roc"], pos_label=2)
+    m.update([2, 1, 1], [0.3, 0.2, 0.2])
+    assert repr(m) == (
+        "Metric(['ROC'], threshold=0.5, pos_label=2, rows=3, "
+        "summary=ScoreHistogram(distinct=2, positives=1, negatives=2))"
+    )
+
+
+# -- errors --------------------------------------------------------------------------------------------
+def _same_error(measures, before, batch, **kw):
+    """evaluate() on the earlier rows plus the batch, and Metric.update(batch) after the earlier
+    rows, raise the same error; the Metric's state is unchanged by the failed update."""
+    y = list(before[0]) + list(batch[0])
+    s = list(before[1]) + list(batch[1])
+    whole = {k: list(v[0]) + list(v[1]) for k, v in kw.items()}
+    with pytest.raises(perfeval.PerfError) as want:
+        perfeval.evaluate(y, s, measures=measures, **whole)
+    m = Metric(measures)
+    if len(before[0]):
+        m.update(*before, **{k: v[0] for k, v in kw.items()})
+    state = pickle.dumps(m.state_dict())
+    with pytest.raises(type(want.value)) as got:
+        m.update(*batch, **{k: v[1] for k, v in kw.items()})
+    assert str(got.value) == str(want.value).replace(f"index {len(before[0])}", "index 0")
+    assert pickle.dumps(m.state_dict()) == state  # nothing of the batch was kept
+
+
+@pytest.mark.parametrize(
+    ("measures", "before", "batch", "kw"),
+    [
+        (["roc"], ([], []), ([1, 0], [0.5, float("nan")]), {}),  # NaN score
+        (["roc"], ([], []), ([1, 0, 1], [0.5, 0.4]), {}),  # lengths differ
+        (["roc"], ([], []), ([0, 1, 2], [0.5, 0.4, 0.3]), {}),  # not a binary coding
+        (["roc", "acc"], ([0, 1], [0.5, 0.4]), ([-1], [0.3]), {}),  # {0, 1} then -1: not one coding
+        (["ndcg"], ([], []), ([1, -1], [0.5, 0.4]), {}),  # negative relevance
+        (["gauc"], ([], []), ([1, 0], [0.5, 0.4]), {}),  # group AUC without groups
+        (["ndcg"], ([], []), ([1, 0], [0.5, 0.4]), {"sample_weight": ([], [1.0, 2.0])}),  # weights
+        (["roc"], ([], []), ([1, 0], [0.5, 0.4]), {"sample_weight": ([], [1.0, -2.0])}),  # negative
+        (["roc"], ([], []), ([1, 0], [0.5, 0.4]), {"groups": ([], [1.0, 1.5])}),  # fractional group id
+        (["roc"], ([], []), (["a", "b"], [0.5, 0.4]), {}),  # text targets without pos_label
+        (["ndcg"], ([], []), (["a", "b"], [0.5, 0.4]), {}),  # text relevance
+    ],
+)
+def test_bad_input_gives_evaluates_error_and_keeps_the_state(measures, before, batch, kw):
+    _same_error(measures, before, batch, **kw)
+
+
+def test_groups_and_weights_on_every_update_or_none():
+    m = Metric(["roc"])
+    m.update([1, 0], [0.5, 0.4], groups=[1, 1])
+    with pytest.raises(perfeval.InvalidParameterError, match="`groups=` was given to the earlier updates"):
+        m.update([1, 0], [0.5, 0.4])
+    m = Metric(["roc"])
+    m.update([1, 0], [0.5, 0.4])
+    with pytest.raises(perfeval.InvalidParameterError, match="`sample_weight=` was given to this update"):
+        m.update([1, 0], [0.5, 0.4], sample_weight=[1, 1])
+    with pytest.raises(perfeval.InvalidParameterError, match="`groups=` was given to this update"):
+        m.update([1, 0], [0.5, 0.4], groups=[1, 1])
+    assert m.rows == 2
+
+
+def test_merge_refuses_what_is_not_the_same_computation():
+    a, b = Metric(["roc"]), Metric(["roc", "apr"])
+    with pytest.raises(perfeval.InvalidParameterError, match="the measures, their parameters"):
+        a.merge(b)
+    with pytest.raises(perfeval.InvalidParameterError, match="the measures, their parameters"):
+        Metric(["acc"]).merge(Metric(["acc"], threshold=0.3))
+    with pytest.raises(perfeval.InvalidParameterError, match="the measures, their parameters"):
+        Metric(["roc"], pos_label=1).merge(Metric(["roc"]))
+    with pytest.raises(perfeval.InvalidParameterError, match="takes a perfeval.Metric"):
+        a.merge(perfeval.ScoreHistogram.empty())  # type: ignore[arg-type]
+    a.update([1, 0], [0.5, 0.4])
+    c = Metric(["roc"])
+    c.update([1, 0], [0.5, 0.4], groups=[1, 1])
+    with pytest.raises(perfeval.InvalidParameterError, match="`groups=` was given to the updates of one"):
+        a.merge(c)
+    d = Metric(["roc"])
+    d.update([-1], [0.2])  # {0, 1} and {-1}: no coding of both, evaluate()'s message
+    with pytest.raises(perfeval.InvalidDataError, match="needs binary targets"):
+        a.merge(d)
+    assert a.rows == 2
+    with pytest.raises(perfeval.InvalidParameterError, match="at least one"):
+        Metric.merge_all([])
+
+
+def test_positive_label_reads_one_kind_of_labels():
+    m = Metric(["roc"], pos_label="1")
+    m.update([1, 0], [0.5, 0.4])
+    with pytest.raises(perfeval.InvalidDataError, match="holds text in this update and numbers"):
+        m.update(["1", "0"], [0.5, 0.4])
+
+
+def test_unknown_measure_is_the_registrys_error():
+    with pytest.raises(perfeval.UnknownMeasureError, match="rocc"):
+        Metric(["rocc"])
+    with pytest.raises(perfeval.InvalidParameterError, match="NDCG needs `k` a finite number >= 0, got -1"):
+        Metric(["ndcg@-1"])  # outside the parameter's domain
+    with pytest.raises(perfeval.InvalidParameterError, match="measure named twice: ROC"):
+        Metric(["roc", "auc"])
+
+
+# -- what it reads -------------------------------------------------------------------------------------
+class OnlyArray:
+    """An array library's object seen through ``__array__`` alone."""
+
+    def __init__(self, a):
+        self._a = np.asarray(a)
+
+    def __array__(self, dtype=None, copy=None):
+        return self._a if dtype is None else self._a.astype(dtype)
+
+
+class OnlyDLPack:
+    """An array library's object seen through ``__dlpack__`` alone (read by numpy.from_dlpack)."""
+
+    def __init__(self, a):
+        self._a = np.asarray(a)
+
+    def __dlpack__(self, **kw):
+        return self._a.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+
+class DeviceArray:
+    """A cupy-like device array: numpy may not read it (``__array__`` refuses, as cupy's does); it
+    says where it lives (``__cuda_array_interface__``) and copies itself to the host (``get``)."""
+
+    def __init__(self, a):
+        self._a = np.asarray(a)
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self._a.shape, "typestr": self._a.dtype.str, "data": (0, False), "version": 3}
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("Implicit conversion to a NumPy array is not allowed. Please use `.get()`")
+
+    def get(self):
+        return self._a.copy()
+
+
+def _column(a):
+    return np.asarray(a).reshape(-1, 1)  # a model's (n, 1) output
+
+
+def test_protocols_and_containers():
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    y = np.array([1, 0, 1, 0, 1])
+    s = np.array([0.9, 0.5, 0.5, 0.1, 0.7], dtype=np.float32)
+    want = bits(evaluate(y, s.astype(np.float64), ["roc", "acc", "rms"]))
+    wraps = (OnlyArray, OnlyDLPack, DeviceArray, pd.Series, pl.Series, pa.array, list, _column)
+    for wrap in wraps:
+        m = Metric(["roc", "acc", "rms"])
+        m.update(wrap(y[:2]), wrap(s[:2]))
+        m.update(wrap(y[2:]), wrap(s[2:]))
+        assert bits(compute(m)) == want, wrap
+    assert not hasattr(OnlyDLPack(s), "__array__")  # the DLPack path is the one taken
+
+
+def test_kept_arrays_are_copies():
+    """A training loop reuses its buffers: what was given is copied, not referenced."""
+    y, s, g = np.array([1, 0, 1]), np.array([0.9, 0.5, 0.2]), np.array([1, 1, 2])
+    for measures, kw in ((["roc"], {}), (["ndcg"], {"groups": g})):
+        m = Metric(measures)
+        m.update(y, s, **kw)
+        want = bits(compute(Metric.merge_all([m])))
+        y2, s2 = y.copy(), s.copy()
+        m2 = Metric(measures)
+        m2.update(y2, s2, **kw)
+        y2[:] = 0
+        s2[:] = 0.0
+        assert bits(compute(m2)) == want
+
+
+def test_float16_scores_are_read_exactly():
+    s16 = np.array([0.1, 0.3, 0.3, 0.7], dtype=np.float16)
+    m = Metric(["roc", "rms"])
+    m.update([0, 1, 0, 1], s16)
+    assert bits(compute(m)) == bits(evaluate([0, 1, 0, 1], s16.astype(np.float64), ["roc", "rms"]))
+
+
+torch = importlib.import_module("torch") if importlib.util.find_spec("torch") else None
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (not in the test extra)")
+def test_torch_tensors():
+    assert torch is not None
+    rng = np.random.default_rng(2)
+    y, s = rng.integers(0, 2, 64), rng.random(64)
+    for dtype in (torch.float64, torch.float32, torch.float16, torch.bfloat16):
+        t = torch.tensor(s, dtype=dtype, requires_grad=True) * 1  # part of a graph
+        exact = t.detach().to(torch.float64).numpy()  # each value as float64, exactly
+        m = Metric(["roc", "rms", "acc"])
+        m.update(torch.tensor(y[:30]), t[:30])
+        m.update(torch.tensor(y[30:]).bool(), t[30:])
+        assert bits(compute(m)) == bits(evaluate(y, exact, ["roc", "rms", "acc"])), dtype
+
+
+def test_importing_perfeval_does_not_import_the_metric():
+    code = "import sys, perfeval; print('perfeval.metric' in sys.modules, 'numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+    code = "import sys, perfeval; perfeval.Metric; print('torch' in sys.modules, 'jax' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+# -- docs/metric.md --------------------------------------------------------------------------------------
+def _doc_blocks() -> list[tuple[str, str | None]]:
+    """(code, why it is not run) of each python block of docs/metric.md."""
+    text = DOC.read_text(encoding="utf-8")
+    return [
+        (m.group("code"), m.group("why"))
+        for m in re.finditer(
+            r"(?:<!-- not run: (?P<why>[^>]*) -->\n)?```python\n(?P<code>.*?)```\n", text, re.S
+        )
+    ]
+
+
+def test_the_doc_has_python_blocks():
+    assert len(_doc_blocks()) >= 3
+    assert sum(why is None for _, why in _doc_blocks()) >= 2
+
+
+@pytest.mark.parametrize("number", range(len(_doc_blocks())))
+def test_each_doc_block_runs_and_prints_what_it_shows(number):
+    """Each block runs; the comment lines that end a block are what it prints.  A block that
+    imports torch is skipped without torch; one marked ``<!-- not run: why -->`` is not run."""
+    code, why = _doc_blocks()[number]
+    if why is not None:
+        pytest.skip(why)
+    if re.search(r"^import torch", code, re.M) and torch is None:
+        pytest.skip("the example needs torch")
+    shown = []
+    for line in reversed(code.rstrip("\n").splitlines()):
+        if not line.startswith("# "):
+            break
+        shown.insert(0, line[2:])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(code, f"docs/metric.md block {number}", "exec"), {})
+    if shown:
+        assert out.getvalue().splitlines() == shown
+    else:
+        assert out.getvalue()  # it printed something
