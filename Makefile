@@ -46,7 +46,7 @@ demo: $(VENV)/.demo
 	@$(BIN)/perfeval eval $(SAMPLES)/clicks.csv --target click --score model_b -m roc,apr --ci 0.95
 	@echo; echo "== perfeval compare clicks.csv --target click --score model_a,model_b -m roc,logloss"
 	@$(BIN)/perfeval compare $(SAMPLES)/clicks.csv --target click --score model_a,model_b -m roc,logloss
-	@echo; echo "== perfeval report clicks.csv --target click --score model_a,model_b --group user -o $(DEMO)/report.html"
+	@echo; echo "== perfeval report clicks.csv --target click --score model_a,model_b --group user -m roc,apr,logloss,gauc -o $(DEMO)/report.html"
 	@$(BIN)/perfeval report $(SAMPLES)/clicks.csv --target click --score model_a,model_b --group user \
 	  -m roc,apr,logloss,gauc -o $(DEMO)/report.html
 	@echo; echo "Open $(DEMO)/report.html in a browser.  The commands are in $(BIN): source $(BIN)/activate"

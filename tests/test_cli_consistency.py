@@ -416,3 +416,118 @@ def test_the_clicks_sample_is_what_its_script_writes(tmp_path):
     subprocess.run([sys.executable, str(fake / "make_clicks.py")], check=True, capture_output=True)
     got = (tmp_path / "src" / "perfeval" / "data" / "clicks.csv").read_bytes()
     assert got == (root / "src" / "perfeval" / "data" / "clicks.csv").read_bytes()
+
+
+# what a tester found trying the front door (each a rule now)
+
+
+def test_outputs_are_checked_before_any_work(tmp_path, capsys):
+    f = _file(tmp_path)
+    copy = tmp_path / "copy.txt"
+    copy.write_text(open(f).read())
+    for argv, says in (
+        (["plot", "roc", f, "-o", "png"], "plot writes a file; give its name"),
+        (["report", f, "-o", "-"], "report writes a file; give its name"),
+        (["eval", str(copy), "-o", str(copy)], "that is an input file"),
+        (["report", f, "-o", str(tmp_path / "nodir" / "r.html")], "no folder"),
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("perfeval: error: ") and says in err, (argv, err)
+    assert copy.read_text() == open(f).read()  # the input is untouched
+    g = tmp_path / "g.csv"
+    g.write_text("g,y,s\n1,1,0.9\n1,0,0.2\n2,1,0.4\n2,0,0.6\n")
+    base = ["eval", str(g), "--target", "y", "--score", "s", "--group", "g", "-m", "roc"]
+    for extra, says in (
+        (["--per-group-output", "-"], "standard output holds the summary"),
+        (["--per-group-output", str(tmp_path / "x.csv"), "-o", str(tmp_path / "x.csv")], "writes that file"),
+        (["--per-group-output", str(tmp_path / "pg.json")], "it writes CSV"),
+    ):
+        assert main([*base, *extra]) == 2, extra
+        assert says in capsys.readouterr().err, extra
+
+
+def test_score_repeated_adds_models_and_compare_takes_ci(tmp_path, capsys):
+    p, *_ = _models_csv(tmp_path)
+    assert main(["eval", str(p), "--target", "click", "--score", "a", "--score", "b", "-m", "roc"]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:3]] == ["a", "b"]
+    argv = [
+        "compare",
+        str(p),
+        "--target",
+        "click",
+        "--score",
+        "a",
+        "--score",
+        "b",
+        "-m",
+        "roc",
+        "--ci",
+        "0.9",
+    ]
+    assert main(argv) == 0
+    assert "90% low" in capsys.readouterr().out
+
+
+def test_compare_says_why_an_infinite_difference_has_no_p_value_and_weights_take_the_bootstrap(
+    tmp_path, capsys
+):
+    import json
+
+    p = tmp_path / "ll.csv"
+    p.write_text(
+        "y,a,b,w\n1,0.9,0.8,1.5\n0,0.2,0.0,2\n1,0.0,0.6,1\n0,0.6,0.3,0.5\n1,0.7,0.9,1\n0,0.1,0.2,1\n"
+    )
+    argv = ["compare", str(p), "--target", "y", "--score", "a,b", "--n-boot", "50", "--format", "json"]
+    assert main([*argv, "-m", "logloss"]) == 0
+    std = capsys.readouterr()
+    c = json.loads(std.out)["comparisons"][0]
+    assert c["baseline_value"] is None and c["p_value"] is None  # infinite, and no p-value beside it
+    assert "LOGLOSS: a model's value is not finite" in std.err
+    assert main([*argv, "-m", "roc", "--weight", "w"]) == 0  # DeLong reads weights as counts: not by default
+    assert json.loads(capsys.readouterr().out)["comparisons"][0]["method"] == "bca"
+
+
+def test_labels_read_in_a_way_not_asked_for_are_said(tmp_path, capsys):
+    g = tmp_path / "g.csv"
+    g.write_text("u,grade,s\n1,2,0.9\n1,0,0.2\n1,1,0.5\n2,3,0.4\n2,0,0.6\n")
+    assert main(["eval", str(g), "--target", "grade", "--score", "s", "--group", "u", "-m", "gauc"]) == 0
+    assert (
+        "GAUC read the target 'grade' (0, 1, 2, 3) as positive where it is above 0" in capsys.readouterr().err
+    )
+    y = tmp_path / "y.csv"
+    y.write_text("y,s\nyes,0.9\nno,0.2\nYes,0.5\nyes,0.4\nno,0.3\n")
+    assert main(["eval", str(y), "--target", "y", "--score", "s", "--pos-label", "yes", "-m", "roc"]) == 0
+    assert "--pos-label yes: 2 other labels are negative ('Yes', 'no')" in capsys.readouterr().err
+    assert (
+        main(["eval", str(y), "--target", "y", "--score", "s", "--pos-label", "yes", "--dask", "local:1"])
+        == 2
+    )
+    assert "--pos-label with --dask" in capsys.readouterr().err
+
+
+def test_report_lookup_and_spec_hints():
+    import pytest
+
+    import perfeval
+    from perfeval.exceptions import InvalidParameterError
+
+    r = perfeval.evaluate([1, 0, 1, 0], [0.9, 0.5, 0.6, 0.1], measures=["acc", "acc@0.7"])
+    assert r["ACC@0.5"] == r["ACC"] and r["acc@0.7"] == r["ACC@0.7"]
+    r = perfeval.evaluate([1, 0, 1, 0], [0.9, 0.5, 0.6, 0.1], measures=["acc@0.7"])
+    with pytest.raises(KeyError, match="the report holds ACC@0.7"):
+        r["acc"]
+    with pytest.raises(InvalidParameterError, match="separated by commas, e.g. fbeta:beta=2,threshold=0.3"):
+        perfeval.evaluate([1, 0], [0.9, 0.1], measures=["fbeta:beta=2:threshold=0.3"])
+
+
+def test_baseline_by_file_name_and_sample_path_needs_a_name(tmp_path, capsys):
+    d = tmp_path / "runs"
+    d.mkdir()
+    (d / "a.csv").write_text("y,p\n1,0.9\n0,0.1\n1,0.4\n0,0.3\n1,0.8\n0,0.2\n")
+    (d / "b.csv").write_text("y,p\n1,0.7\n0,0.3\n1,0.5\n0,0.6\n1,0.2\n0,0.1\n")
+    argv = ["compare", str(d / "a.csv"), str(d / "b.csv"), "--target", "y", "--score", "p", "--n-boot", "20"]
+    assert main([*argv, "-m", "acc", "--baseline", "b.csv"]) == 0
+    assert capsys.readouterr().out.startswith(f"baseline = {d / 'b.csv'}")
+    assert main(["sample", "--path"]) == 2
+    assert "--path needs a sample's NAME" in capsys.readouterr().err

@@ -162,8 +162,18 @@ class Report:
         from perfeval.measures.spec import with_threshold
 
         threshold = self.params.get("threshold") if isinstance(self.params, dict) else None
-        spec = parse_measure(label)
-        return self.results[with_threshold(spec, 0.5 if threshold is None else threshold).label].value
+        spec = with_threshold(parse_measure(label), 0.5 if threshold is None else threshold)
+        if spec.label in self.results:
+            return self.results[spec.label].value
+        # the same measure with the same parameters under another label (ACC@0.5 is ACC)
+        for k in self.results:
+            try:
+                other = parse_measure(k)
+            except Exception:  # a partition's label (ROC[narrow]) is not a spec
+                continue
+            if other.measure is spec.measure and other.kwargs == spec.kwargs:
+                return self.results[k].value
+        raise KeyError(f"{label!r}: the report holds {', '.join(self.results)}")
 
     def __contains__(self, label: str) -> bool:
         return label in self.results

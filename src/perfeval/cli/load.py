@@ -82,6 +82,13 @@ def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool) -> An
                 f"(labels: {label_values(col)})",
                 source=table.source,
             )
+        others = [v for v in np.unique(np.asarray(col)).tolist() if not _is_label(v, pos_label)]
+        if len(others) > 1:  # more than one label becomes negative: said, not silently merged
+            shown = ", ".join(repr(v) for v in others[:6]) + (", ..." if len(others) > 6 else "")
+            note = f"perfeval: note: --pos-label {pos_label}: {len(others)} other labels are negative "
+            note += f"({shown})\n"
+            if note not in NOTES:
+                NOTES.append(note)
         return coded
     if coded is None:
         vals = np.unique(col)
@@ -96,6 +103,11 @@ def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool) -> An
             source=table.source,
         )
     return coded
+
+
+def _is_label(v: Any, pos_label: Any) -> bool:
+    """Whether a value of the target column is the positive label as typed on the command line."""
+    return v == pos_label or str(v) == str(pos_label)
 
 
 def finite(values: Any, name: str, source: str, line: Callable[[int], int | None] | None = None) -> Any:
@@ -264,3 +276,23 @@ def models(args: Any) -> tuple:
         None if ch.group is None else t.get(ch.group),
         weights(t, ch.weight),
     )
+
+
+def say_grades_as_labels(target: Any, specs: list, pos_label: Any, name: str) -> None:
+    """A note when a binary-label group measure (GAUC) reads a target of grades: relevance > 0 is
+    positive there, said rather than silently assumed.
+    """
+    import numpy as np
+
+    grouped = [s.label for s in specs if s.measure.kind == "grouped"]
+    if not grouped or pos_label is not None:
+        return
+    values = np.unique(np.asarray(target))
+    if values.dtype.kind in "biuf" and not set(values.tolist()) <= {0, 1}:
+        shown = ", ".join(f"{v:g}" for v in values[:6].tolist()) + (", ..." if len(values) > 6 else "")
+        note = (
+            f"perfeval: note: {', '.join(grouped)} read the target {name!r} ({shown}) as positive where it "
+            "is above 0 (--pos-label LABEL names one label positive instead)\n"
+        )
+        if note not in NOTES:
+            NOTES.append(note)

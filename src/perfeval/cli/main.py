@@ -96,6 +96,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
 
         given = args.measures
         args.measures = ",".join(given) if given else DEFAULT_MEASURES.get(args.command)
+    if isinstance(getattr(args, "score", None), list):  # --score repeated adds models, as -m adds measures
+        args.score = ",".join(args.score)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the exact command, for the report
     load.NOTES.clear()
     try:
@@ -129,10 +131,17 @@ def resolve_output(args: Any) -> bool:
     formats = getattr(args, "output_formats", None)
     if formats is None:
         return False
+    _check_paths(args)
     out, fmt = args.output, args.format
     if formats == ("raw",):  # a file copied as it is (perfeval sample): any name
         args.format, args.output = "raw", None if out == "-" else out
         return args.output is not None
+    picture = formats[0] in ("png", "svg", "pdf", "html")
+    if picture and (out == "-" or (out in formats and "." not in out)):
+        raise InvalidParameterError(
+            f"-o {out}: {args.command} writes a file; give its name, e.g. -o "
+            f"{'report.html' if formats[0] == 'html' else 'roc.png'}"
+        )
     if fmt is not None and fmt not in formats:
         hint = (
             f"; the input table's format is --input-format {fmt}"
@@ -156,7 +165,7 @@ def resolve_output(args: Any) -> bool:
     if fmt is None:
         if implied in formats:
             fmt = implied
-        elif formats[0] in ("png", "svg", "pdf", "html"):  # a picture or a page: its name must say
+        elif picture:  # a picture or a page: its name must say
             names = [f".{f}" for f in formats]
             listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
             raise InvalidParameterError(f"-o {out}: expected a {listed} file name (or --format NAME)")
@@ -166,6 +175,50 @@ def resolve_output(args: Any) -> bool:
     if out == "-":
         args.output = None
     return args.output is not None and formats[0] not in ("png", "svg", "pdf", "html")
+
+
+#: the options that name input files (each command has some of them)
+_INPUTS = ("file", "files", "qrels", "runs", "submissions", "key")
+
+
+def _check_paths(args: Any) -> None:
+    """The files a command writes, checked before any work: each in a folder that exists, none of
+    them an input file or another output, and ``--per-group-output`` a CSV file.
+    """
+    import os
+
+    from perfeval.cli.parser import EXTENSIONS
+    from perfeval.exceptions import InvalidParameterError
+
+    outputs = [
+        (flag, v)
+        for flag, v in (("-o", args.output), ("--per-group-output", getattr(args, "per_group_output", None)))
+        if v not in (None, "-")
+    ]
+    if getattr(args, "per_group_output", None) == "-":
+        raise InvalidParameterError(
+            "--per-group-output -: standard output holds the summary; give a file (or --per-group)"
+        )
+    inputs = []
+    for name in _INPUTS:
+        v = getattr(args, name, None)
+        inputs += [x for x in (v if isinstance(v, list) else [v]) if isinstance(x, str) and x != "-"]
+    real_inputs = {os.path.realpath(x) for x in inputs}
+    seen: dict[str, str] = {}
+    for flag, path in outputs:
+        real = os.path.realpath(path)
+        if real in real_inputs:
+            raise InvalidParameterError(f"{flag} {path}: that is an input file; writing it would destroy it")
+        if real in seen:
+            raise InvalidParameterError(f"{flag} {path}: {seen[real]} writes that file already")
+        seen[real] = flag
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise InvalidParameterError(f"{flag} {path}: cannot write it (no folder {folder})")
+        if flag == "--per-group-output":
+            ext = path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else ""
+            if EXTENSIONS.get(ext) not in (None, "csv", "table"):
+                raise InvalidParameterError(f"--per-group-output {path}: it writes CSV (a .csv file)")
 
 
 def load_note(text: str) -> None:

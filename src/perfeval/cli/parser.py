@@ -66,7 +66,12 @@ def build() -> argparse.ArgumentParser:
     ev.add_argument(
         "--target", help="target / label / relevance column: name or 1-based position (default 1)"
     )
-    ev.add_argument("--score", help="score column: name or position (default 2)")
+    ev.add_argument(
+        "--score",
+        action="append",
+        help="score column(s): name or position; several (a,b,c or the option repeated): one row a model "
+        "(default 2)",
+    )
     ev.add_argument("--group", help="group (query, user, block) column: every measure is computed per group")
     ev.add_argument("--weight", help="weight column (binary measures)")
     _dialect_options(ev)
@@ -145,7 +150,11 @@ def build() -> argparse.ArgumentParser:
         pp.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
         _table_options(pp)
         pp.add_argument("--target", help="target column: name or 1-based position (default 1)")
-        pp.add_argument("--score", help="score column(s), comma-separated: one model each (default 2)")
+        pp.add_argument(
+            "--score",
+            action="append",
+            help="score column(s), comma-separated or the option repeated: one model each (default 2)",
+        )
         pp.add_argument("--group", help="group column (plot: one panel a group; report: per-group table)")
         pp.add_argument("--weight", help="weight column (binary measures)")
         pp.add_argument("-t", "--threshold", type=float, default=0.5, help="the operating point marked (0.5)")
@@ -253,6 +262,7 @@ def build() -> argparse.ArgumentParser:
     cp.add_argument("--target", help="target column: name or 1-based position (default 1)")
     cp.add_argument(
         "--score",
+        action="append",
         help="score columns: BASE,A,B... for one table; one column, found in each, for several tables "
         "(default 2)",
     )
@@ -280,14 +290,21 @@ def build() -> argparse.ArgumentParser:
         default=None,
         help="comma-separated measures; repeated, it adds (default: roc)",
     )
-    cp.add_argument("-t", "--threshold", type=float, default=0.5)
+    cp.add_argument(
+        "-t", "--threshold", type=float, default=0.5, help="threshold of the threshold measures (0.5)"
+    )
     cp.add_argument(
         "--tie-bounds",
         action="store_true",
         help="also each model's least and greatest value over every order of its tied cases, and whether "
         "the two ranges overlap (ties alone could reverse the comparison)",
     )
-    _ci_options(cp, "--level", "confidence level of the intervals (default 0.95)", default=0.95)
+    _ci_options(
+        cp,
+        ("--ci", "--level"),
+        "confidence level of the intervals (default 0.95; --ci as in eval)",
+        default=0.95,
+    )
     output_options(cp, ("table", "json", "csv"))
     tr = sub.add_parser(
         "trec",
@@ -543,8 +560,9 @@ def _dialect_options(p) -> None:
     p.add_argument("--id", help="document id column (the trec_eval dialect orders tied documents by id)")
 
 
-def _ci_options(p, flag: str, helptext: str, default=None) -> None:
-    p.add_argument(flag, dest="ci", type=float, default=default, metavar="LEVEL", help=helptext)
+def _ci_options(p, flag: str | tuple[str, ...], helptext: str, default=None) -> None:
+    flags = (flag,) if isinstance(flag, str) else flag
+    p.add_argument(*flags, dest="ci", type=float, default=default, metavar="LEVEL", help=helptext)
     p.add_argument(
         "--method",
         default=None,

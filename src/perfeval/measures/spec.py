@@ -191,6 +191,11 @@ def parse_measure(
                 raise InvalidParameterError(
                     f"measure {m.name} has no parameter {key!r} (parameters: {names})"
                 )
+            if ":" in val:
+                raise InvalidParameterError(
+                    f"{raw!r}: parameters are separated by commas, e.g. "
+                    f"{m.name.lower()}:{key}={val.split(':', 1)[0]},{val.split(':', 1)[1]}"
+                )
             params[key] = _value(next(p for p in m.params if p.name == key), val, f"{raw!r}, {key}")
             given.add(key)
     m.check_params({k: params[k] for k in given})  # defaults are in their domains (tested)

@@ -15,7 +15,7 @@ from perfeval.cli.commands.eval import check_ci_options
 from perfeval.cli.output import csv_field, number, p_value, signature_line, table, write
 
 
-def _load(args: Any, file: str, several: bool, binary: bool) -> tuple:
+def _load(args: Any, file: str, several: bool, binary: bool, specs: list) -> tuple:
     import numpy as np
 
     t = load.read(args, file)
@@ -24,6 +24,8 @@ def _load(args: Any, file: str, several: bool, binary: bool) -> tuple:
     )
     load.say_columns(ch)
     y = load.targets(t, ch.target.name, t.get(ch.target), args.pos_label, binary).astype(np.float64)
+    if not binary:
+        load.say_grades_as_labels(y, specs, args.pos_label, ch.target.name)
     return t, ch, y
 
 
@@ -31,7 +33,7 @@ def _extras(t: Any, ch: Any) -> tuple:
     return (None if ch.group is None else t.get(ch.group)), load.weights(t, ch.weight)
 
 
-def _one_table(args: Any, binary: bool) -> tuple:
+def _one_table(args: Any, binary: bool, specs: list) -> tuple:
     from perfeval.exceptions import InvalidParameterError
 
     cols = (args.score or "").split(",")
@@ -39,7 +41,7 @@ def _one_table(args: Any, binary: bool) -> tuple:
         raise InvalidParameterError(
             "with one table, --score names the models' columns, the baseline first: --score A,B[,C...]"
         )
-    t, ch, y = _load(args, args.files[0], True, binary)
+    t, ch, y = _load(args, args.files[0], True, binary, specs)
     names = [c.name for c in ch.scores]
     if len(set(names)) != len(names):
         raise InvalidParameterError(f"--score {args.score}: a column named twice")
@@ -119,7 +121,7 @@ def _join(args: Any, first: Any, first_ids: Any, t: Any) -> Any:
     return order[pos]
 
 
-def _tables(args: Any, binary: bool) -> tuple:
+def _tables(args: Any, binary: bool, specs: list) -> tuple:
     import numpy as np
 
     from perfeval.exceptions import InputFormatError, InvalidParameterError
@@ -128,7 +130,7 @@ def _tables(args: Any, binary: bool) -> tuple:
         raise InvalidParameterError("with several tables, --score names one column, found in each")
     if len(set(args.files)) != len(args.files):
         raise InvalidParameterError("a table is named twice")
-    loaded = [_load(args, f, False, binary) for f in args.files]
+    loaded = [_load(args, f, False, binary, specs) for f in args.files]
     t0, ch0, y0 = loaded[0]
     ids0 = _ids(t0, args) if args.id else None
     g0, w0 = _extras(t0, ch0)
@@ -177,8 +179,8 @@ def inputs(args: Any, specs: list) -> tuple:
     if len(args.files) == 1:
         if args.id:
             raise InvalidParameterError("--id joins several tables; one table's rows are already together")
-        return _one_table(args, binary)
-    return _tables(args, binary)
+        return _one_table(args, binary, specs)
+    return _tables(args, binary, specs)
 
 
 def _baseline(args: Any, names: list[str]) -> str:
@@ -187,6 +189,11 @@ def _baseline(args: Any, names: list[str]) -> str:
     if args.baseline is None:
         return names[0]
     if args.baseline not in names:
+        import os
+
+        same = [n for n in names if os.path.basename(n) == args.baseline]  # a file by its name alone
+        if len(same) == 1:
+            return same[0]
         raise InvalidParameterError(f"--baseline {args.baseline}: not one of the models ({', '.join(names)})")
     return args.baseline
 
@@ -211,6 +218,8 @@ def _corrected(rows: list[dict], correction: str) -> None:
 
 
 def run(args: Any) -> int:
+    import math
+
     from perfeval.engine import resolve
     from perfeval.stats import compare
 
@@ -222,11 +231,14 @@ def run(args: Any) -> int:
     others = [n for n in names if n != base]
     from perfeval.stats.fastpaths import fast_paths
 
-    # DeLong's test by default when every measure has one (the ROC area) and cases are not grouped
-    analytic = g is None and all(fast_paths(sp).delong_test is not None for sp in specs)
+    # DeLong's test by default when every measure has one (the ROC area) and the cases are neither
+    # grouped nor weighted (DeLong reads weights as frequencies: its variance would change with their
+    # unit, the bootstrap's does not)
+    analytic = g is None and w is None and all(fast_paths(sp).delong_test is not None for sp in specs)
     method = args.method or ("delong" if analytic else "bca")
     rows: list[dict] = []
     first = None
+    noted: list[str] = []
     for name in others:
         res = compare(
             y,
@@ -243,6 +255,9 @@ def run(args: Any) -> int:
         )
         for c in res.values():
             first = first or c
+            undefined = not math.isfinite(c.difference)  # an infinite log loss: no test of it
+            if undefined:
+                noted.append(c.label)
             rows.append(
                 {
                     "model": name,
@@ -254,7 +269,7 @@ def run(args: Any) -> int:
                     "low": c.low,
                     "high": c.high,
                     "level": c.level,
-                    "p_value": c.p_value,
+                    "p_value": math.nan if undefined else c.p_value,
                     "method": c.method,
                     "n_boot": c.n_boot,
                     "se": c.se,
@@ -263,6 +278,11 @@ def run(args: Any) -> int:
                 }
             )
     _corrected(rows, args.correction)
+    for label in dict.fromkeys(noted):
+        load.NOTES.append(
+            f"perfeval: note: {label}: a model's value is not finite, so its difference has no interval or "
+            "p-value (log loss: a score of exactly 0 or 1 on the wrong side; logloss:eps=1e-15 clips)\n"
+        )
     bounds = _tie_bounds(y, models, base, g, w, specs, args.threshold) if args.tie_bounds else None
     if args.format == "json":
         from perfeval.report import dumps, json_number

@@ -55,6 +55,11 @@ def _check_options(args: Any) -> None:
         flag = "--per-group" if args.per_group else "--per-group-output"
         raise InvalidParameterError(f"{flag} needs --group COLUMN (the groups to list)")
 
+    if args.dask and args.pos_label is not None:
+        raise InvalidParameterError(
+            "--pos-label with --dask: the Dask backend reads 0/1 (or -1/1, boolean) targets; code the target "
+            "column so, or drop --dask to evaluate in memory"
+        )
     if getattr(args, "tie_bounds", False) and (args.stream or args.dask):
         raise InvalidParameterError(
             "--tie-bounds evaluates in memory (the bounds are the measures of two orders of the rows "
@@ -216,6 +221,8 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
             args.pos_label is not None and any(s.measure.kind == "grouped" for s in specs)
         )  # GAUC reads labels through --pos-label, else grades (> 0: positive)
         target = load.targets(table, ch.target.name, target, args.pos_label, binary)
+        if not binary:
+            load.say_grades_as_labels(target, specs, args.pos_label, ch.target.name)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = evaluate(

@@ -9,7 +9,7 @@ from perfeval.cli.output import table, write
 #: file name -> what it holds
 SAMPLES = {
     "clicks.csv": "a recommender's log, made up: user (64-bit id), item, click, grade 0-3, model_a, "
-    "model_b (6,500 impressions of 300 users)",
+    "model_b (6,501 impressions of 300 users)",
     "qrels.txt": "TREC judgments, made up: qid iter docid rel (grades 0-2), 40 topics",
     "bm25.run": "a TREC run for qrels.txt: qid Q0 docid rank score tag",
     "rm3.run": "another run for qrels.txt (perfeval trec compares runs)",
@@ -33,6 +33,8 @@ def path(name: str) -> str:
 def run(args: Any) -> int:
     from perfeval.exceptions import InvalidParameterError
 
+    if args.name is None and args.path:
+        raise InvalidParameterError("--path needs a sample's NAME (`perfeval sample` lists them)")
     if args.name is None:
         rows = [["name", "what it holds"], *([n, d] for n, d in SAMPLES.items())]
         write(
