@@ -531,3 +531,14 @@ def test_baseline_by_file_name_and_sample_path_needs_a_name(tmp_path, capsys):
     assert capsys.readouterr().out.startswith(f"baseline = {d / 'b.csv'}")
     assert main(["sample", "--path"]) == 2
     assert "--path needs a sample's NAME" in capsys.readouterr().err
+
+
+def test_several_models_with_tie_bounds_give_each_models_share_of_tied_pairs(tmp_path, capsys):
+    import perfeval
+
+    p, y, _g, models = _models_csv(tmp_path)
+    assert main(["eval", str(p), "--target", "click", "--score", "a,b", "-m", "roc", "--tie-bounds"]) == 0
+    out = capsys.readouterr().out
+    for name in ("a", "b"):
+        r = perfeval.evaluate(y, models[name], measures=["roc"], tie_bounds=True)
+        assert f"{name} {r.tied_pairs * 100:.4g}%" in out

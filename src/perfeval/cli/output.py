@@ -238,11 +238,15 @@ def models_text(reports: dict[str, Any], output: str, per_group: bool) -> str:
     ]
     lines = table([head, *rows], "lr")
     if _bounded(first):
-        lines += _tie_note(first)[1:]  # the share of tied pairs is each model's: in the JSON
-        lines.insert(
-            len(rows) + 1,
-            "(tie_min, tie_max: the least and greatest value over every order of the tied cases)",
+        shares = ", ".join(
+            f"{shown(name)} {r.tied_pairs * 100:.4g}%" if r.pairs else f"{shown(name)} -"
+            for name, r in reports.items()
         )
+        lines.append(
+            "(tie_min, tie_max: the least and greatest value over every order of the tied cases; comparable "
+            f"pairs tied: {shares})"
+        )
+        lines += _tie_note(first)[1:]  # the measures without an exact bound
     if first.intervals:
         lines.append(_interval_note(first.intervals))
     lines.append(signature_line(first.signature))
