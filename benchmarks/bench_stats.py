@@ -37,7 +37,7 @@ JOBS = {
     "eval-ci": ["eval", "{m1}", "--score", "a", "-m", "roc,apr,rms", "--ci", "0.95"],
     "compare": ["compare", "{m1}", "--score", "a,b", "-m", "roc,apr"],
     "report-ci": ["report", "{m1}", "--score", "a,b", "--ci", "0.95", "-o", "{tmp}/report.html"],
-    "stream-ci": ["eval", "{s30}", "--stream", "-m", "roc,apr,rms", "--ci", "0.95"],
+    "stream-ci": ["eval", "{s30}", "--stream", "--score", "a", "-m", "roc,apr,rms", "--ci", "0.95"],
 }
 
 

@@ -91,6 +91,7 @@ def bar(enabled: bool, total: float | None, desc: str, unit: str = "it", scale: 
         from tqdm import tqdm
     except ImportError:
         return Line(total, desc, unit, scale) if sys.stderr.isatty() else Off()
+    width = _width()
     return tqdm(
         total=total or None,
         desc=desc,
@@ -99,8 +100,21 @@ def bar(enabled: bool, total: float | None, desc: str, unit: str = "it", scale: 
         file=sys.stderr,
         leave=False,
         mininterval=INTERVAL,
-        dynamic_ncols=True,
+        dynamic_ncols=width > 0,
+        # a terminal that reports no size (0 x 0, as a fresh pseudo-terminal) gets 80 x 24: tqdm
+        # would draw its bar 0 columns wide and hide it below row 0
+        ncols=None if width > 0 else 80,
+        nrows=None if width > 0 else 24,
     )
+
+
+def _width() -> int:
+    import os
+
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return 0
 
 
 def wanted(args: Any) -> bool:

@@ -90,6 +90,7 @@ def _comparisons(
     n_boot: int,
     seed: int,
     threshold: float,
+    progress: bool = False,
 ) -> list[str]:
     """Each model against the first: a paired bootstrap of every measure."""
     from perfeval.stats import compare as _compare
@@ -109,6 +110,7 @@ def _comparisons(
             seed=seed,
             groups=g,
             threshold=threshold,
+            progress=progress,
         )
         for lab, c in res.items():
             crow.append(
@@ -181,6 +183,7 @@ def build(
     seed: int = 0,
     method: str = "bca",
     tie_bounds: bool = False,
+    progress: bool = False,
 ) -> str:
     """The HTML text of a report on one or more models' scores for the same cases.
 
@@ -188,7 +191,8 @@ def build(
     (:func:`perfeval.ci`), and with several models each is compared with the first
     (:func:`perfeval.compare`: difference, interval, p-value).  With ``tie_bounds``, a table of each
     measure's least and greatest value over every order of the tied cases, per model, and the share
-    of tied pairs (``evaluate(..., tie_bounds=True)``).
+    of tied pairs (``evaluate(..., tie_bounds=True)``).  ``progress``: show the bootstrap's
+    replicates on standard error.
     """
     import matplotlib
 
@@ -228,7 +232,16 @@ def build(
 
         for name, s in models.items():
             intervals[name] = _ci(
-                y, s, labels, method=method, level=ci, n_boot=n_boot, seed=seed, groups=g, threshold=threshold
+                y,
+                s,
+                labels,
+                method=method,
+                level=ci,
+                n_boot=n_boot,
+                seed=seed,
+                groups=g,
+                threshold=threshold,
+                progress=progress,
             )
 
     def shown(name: str, lab: str) -> Any:
@@ -271,7 +284,7 @@ def build(
             f"<p class='meta'>In brackets: {ci * 100:g}% confidence intervals ({html.escape(how)}).</p>"
         )
         if len(models) > 1:
-            parts += _comparisons(y, models, labels, g, ci, method, n_boot, seed, threshold)
+            parts += _comparisons(y, models, labels, g, ci, method, n_boot, seed, threshold, progress)
     if tie_bounds:
         parts += _tie_bounds(reports, labels)
     if g is not None:

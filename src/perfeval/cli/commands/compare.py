@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from perfeval._progress import wanted
 from perfeval.cli import load
 from perfeval.cli.commands.eval import check_ci_options
 from perfeval.cli.output import number, p_value, signature_line, table, write
@@ -120,6 +121,7 @@ def run(args: Any) -> int:
         groups=g,
         sample_weight=w,
         threshold=args.threshold,
+        progress=wanted(args),
     )
     bounds = _tie_bounds(y, a, b, g, w, specs, args.threshold) if args.tie_bounds else None
     if args.output == "json":

@@ -7,6 +7,7 @@ import sys
 import warnings
 from typing import Any
 
+from perfeval._progress import wanted
 from perfeval.cli import load
 from perfeval.cli.output import report_text, write
 
@@ -130,6 +131,7 @@ def _summary_intervals(args: Any, report: Any) -> None:
         n_boot=args.n_boot,
         seed=args.seed,
         threshold=args.threshold,
+        progress=wanted(args),
     )
 
 
@@ -182,6 +184,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
             groups=groups,
             sample_weight=weights,
             threshold=args.threshold,
+            progress=wanted(args),
         )
     report.params["source"] = table.source
     report.params["columns"] = ch.names()
@@ -235,7 +238,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         chooser,
         args.format,
         args.header,
-        progress=sys.stderr.isatty(),
+        progress=wanted(args),
         ids=(0, 3) if labels else (3,),
         delimiter=args.delimiter,
     )

@@ -6,6 +6,7 @@ import shlex
 import sys
 from typing import Any
 
+from perfeval._progress import wanted
 from perfeval.cli import load
 
 
@@ -63,6 +64,7 @@ def run_report(args: Any) -> int:
         seed=args.seed,
         method=args.method or "bca",
         tie_bounds=args.tie_bounds,
+        progress=wanted(args),
     )
     with open(args.output, "w", encoding="utf-8") as fh:
         fh.write(text)
