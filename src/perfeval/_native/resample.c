@@ -611,16 +611,80 @@ enum {
     REP_KINDS = 13
 };
 
-static void rep_finish_one(int kind, double par, const double *sc, const double *p, const double *q,
-                           Py_ssize_t k, double *o)
+/* Per-cell tables of a call, made once for all its replicates (NULL when the plan does not need
+ * them): -log2(s) and -log2(1 - s) for CXE, and for CA1 the code first * 19 + last of the run of
+ * bins holding the score (-1: none). */
+typedef struct {
+    double *nl2s, *nl2c;
+    int16_t *ca1;
+} rep_tables;
+
+/* A replicate summary: its drawn cells (ascending), their index among the call's cells, and the
+ * positive and negative weight in all. */
+typedef struct {
+    const double *sc, *p, *q;
+    const int64_t *ci;
+    Py_ssize_t k;
+    double P, N;
+    const rep_tables *t;
+} rep_cells;
+
+static int plan_has(const double *plan, int nk, int kind)
 {
-    o[0] = o[1] = o[2] = o[3] = 0.0;
-    double P = 0, N = 0;
-    if (kind != REP_ROC && kind != REP_THR)
-        for (Py_ssize_t c = 0; c < k; c++) {
-            P += p[c];
-            N += q[c];
+    for (int m = 0; m < nk; m++)
+        if ((int)plan[2 * m] == kind)
+            return 1;
+    return 0;
+}
+
+/* The tables of cells with scores sc[0..K-1]: 0, or -1 when out of memory. */
+static int rep_tables_make(rep_tables *t, const double *plan, int nk, const double *sc, Py_ssize_t K, int logs)
+{
+    memset(t, 0, sizeof *t);
+    size_t n = (size_t)(K > 0 ? K : 1);
+    if (logs && plan_has(plan, nk, REP_CXE)) { /* worth it for many replicates, not for one summary */
+        t->nl2s = malloc(n * sizeof(double));
+        t->nl2c = malloc(n * sizeof(double));
+        if (!t->nl2s || !t->nl2c)
+            return -1;
+        for (Py_ssize_t c = 0; c < K; c++) {
+            t->nl2s[c] = -log2(sc[c]);
+            t->nl2c[c] = -log2(1.0 - sc[c]);
         }
+    }
+    if (plan_has(plan, nk, REP_CA1)) {
+        t->ca1 = malloc(n * sizeof(int16_t));
+        if (!t->ca1)
+            return -1;
+        for (Py_ssize_t c = 0; c < K; c++) { /* bin i holds i/20 <= s <= (i + 2)/20: a run of bins */
+            int first = -1, last = -1;
+            double f = floor(sc[c] * 20.0);
+            if (f >= -3.0 && f <= 22.0)
+                for (int i = (int)f - 2; i <= (int)f + 1; i++)
+                    if (i >= 0 && i <= 18 && sc[c] >= (double)i / 20 && sc[c] <= (double)(i + 2) / 20) {
+                        first = first < 0 ? i : first;
+                        last = i;
+                    }
+            t->ca1[c] = (int16_t)(first < 0 ? -1 : first * 19 + last);
+        }
+    }
+    return 0;
+}
+
+static void rep_tables_free(rep_tables *t)
+{
+    free(t->nl2s);
+    free(t->nl2c);
+    free(t->ca1);
+    memset(t, 0, sizeof *t);
+}
+
+static void rep_finish_one(int kind, double par, const rep_cells *rc, double *o)
+{
+    const double *sc = rc->sc, *p = rc->p, *q = rc->q;
+    Py_ssize_t k = rc->k;
+    double P = rc->P, N = rc->N;
+    o[0] = o[1] = o[2] = o[3] = 0.0;
     switch (kind) {
     case REP_ROC: {
         double area = 0, cneg = 0, cpos = 0;
@@ -649,11 +713,12 @@ static void rep_finish_one(int kind, double par, const double *sc, const double 
     }
     case REP_CXE: {
         double sp = 0, sq = 0;
-        for (Py_ssize_t c = 0; c < k; c++) {
+        const double *ls = rc->t->nl2s, *lc = rc->t->nl2c;
+        for (Py_ssize_t c = 0; c < k; c++) { /* the same logarithms, from the table when there is one */
             if (p[c] > 0)
-                sp += -log2(sc[c]) * p[c];
+                sp += (ls ? ls[rc->ci[c]] : -log2(sc[c])) * p[c];
             if (q[c] > 0)
-                sq += -log2(1.0 - sc[c]) * q[c];
+                sq += (lc ? lc[rc->ci[c]] : -log2(1.0 - sc[c])) * q[c];
         }
         o[0] = sp;
         o[1] = sq;
@@ -776,22 +841,23 @@ static void rep_finish_one(int kind, double par, const double *sc, const double 
         break;
     }
     case REP_CA1: {
-        double sp[19] = {0}, sk[19] = {0}, ss[19] = {0};
-        for (Py_ssize_t c = 0; c < k; c++) {
-            double f = floor(sc[c] * 20.0);
-            if (!(f >= -3.0 && f <= 22.0)) /* outside every bin (and no overflow of the int) */
+        double cp_[19 * 19] = {0}, ck[19 * 19] = {0}, cs_[19 * 19] = {0}, sp[19] = {0}, sk[19] = {0}, ss[19] = {0};
+        const int16_t *code = rc->t->ca1;
+        for (Py_ssize_t c = 0; c < k; c++) { /* sums per run of bins, then per bin */
+            int x = code[rc->ci[c]];
+            if (x < 0)
                 continue;
-            int top = (int)f;
-            for (int i = top - 2; i <= top + 1; i++) {
-                if (i < 0 || i > 18)
-                    continue;
-                if (sc[c] >= (double)i / 20 && sc[c] <= (double)(i + 2) / 20) {
-                    sp[i] += p[c];
-                    sk[i] += p[c] + q[c];
-                    ss[i] += sc[c] * (p[c] + q[c]);
-                }
-            }
+            cp_[x] += p[c];
+            ck[x] += p[c] + q[c];
+            cs_[x] += sc[c] * (p[c] + q[c]);
         }
+        for (int x = 0; x < 19 * 19; x++)
+            if (ck[x] != 0)
+                for (int i = x / 19; i <= x % 19; i++) {
+                    sp[i] += cp_[x];
+                    sk[i] += ck[x];
+                    ss[i] += cs_[x];
+                }
         double errs = 0;
         for (int i = 0; i < 19; i++)
             if (sk[i] != 0)
@@ -823,11 +889,16 @@ static int rep_plan(const double *plan, Py_ssize_t len, int *nk)
     return 0;
 }
 
-static void rep_finish_plan(const double *plan, int nk, const double *sc, const double *p, const double *q,
-                            Py_ssize_t k, double *out)
+static void rep_finish_plan(const double *plan, int nk, const rep_tables *t, const double *sc, const double *p,
+                            const double *q, const int64_t *ci, Py_ssize_t k, double *out)
 {
+    rep_cells rc = {sc, p, q, ci, k, 0.0, 0.0, t};
+    for (Py_ssize_t c = 0; c < k; c++) { /* the totals, once for every measure */
+        rc.P += p[c];
+        rc.N += q[c];
+    }
     for (int m = 0; m < nk; m++)
-        rep_finish_one((int)plan[2 * m], plan[2 * m + 1], sc, p, q, k, out + (size_t)m * REP_WIDTH);
+        rep_finish_one((int)plan[2 * m], plan[2 * m + 1], &rc, out + (size_t)m * REP_WIDTH);
 }
 
 /* rep_finish(scores, pos, neg, plan) -> float64 bytes, REP_WIDTH statistics per (kind, parameter): one
@@ -851,28 +922,43 @@ PyObject *nv_rep_finish(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     }
     Py_ssize_t K = in.n[0], k = 0;
-    double *buf = malloc((size_t)(K > 0 ? K : 1) * 3 * sizeof(double));
+    size_t n = (size_t)(K > 0 ? K : 1);
+    double *buf = malloc(n * 3 * sizeof(double));
+    int64_t *ci = malloc(n * sizeof(int64_t));
     PyObject *res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)nk * REP_WIDTH * 8);
-    if (!buf || !res) {
+    rep_tables t;
+    memset(&t, 0, sizeof t);
+    if (!buf || !ci || !res) {
         free(buf);
+        free(ci);
         Py_XDECREF(res);
         nv_args_release(&in);
         return PyErr_NoMemory();
     }
     const double *sc = in.v[0].buf, *p = in.v[1].buf, *q = in.v[2].buf;
     double *cs = buf, *cp = buf + K, *cq = buf + 2 * K;
+    int ok;
     NOGIL_BEGIN
     for (Py_ssize_t c = 0; c < K; c++)
         if (p[c] > 0 || q[c] > 0) {
             cs[k] = sc[c];
             cp[k] = p[c];
             cq[k] = q[c];
+            ci[k] = k; /* the tables are made of the kept cells */
             k++;
         }
-    rep_finish_plan(in.v[3].buf, nk, cs, cp, cq, k, (double *)PyBytes_AS_STRING(res));
+    ok = rep_tables_make(&t, in.v[3].buf, nk, cs, k, 0) == 0;
+    if (ok)
+        rep_finish_plan(in.v[3].buf, nk, &t, cs, cp, cq, ci, k, (double *)PyBytes_AS_STRING(res));
     NOGIL_END
+    rep_tables_free(&t);
     free(buf);
+    free(ci);
     nv_args_release(&in);
+    if (!ok) {
+        Py_DECREF(res);
+        return PyErr_NoMemory();
+    }
     return res;
 }
 
@@ -882,13 +968,15 @@ typedef struct {
     Py_ssize_t K;
     uint64_t seed;
     int64_t r0, r1, step, first;
-    double *out, *scratch; /* 3 K doubles for this thread */
+    double *out, *scratch; /* 4 K doubles for this thread: scores, pos, neg, cell indices */
+    const rep_tables *t;
 } multi_hist_job;
 
 static void *multi_hist_worker(void *arg)
 {
     multi_hist_job *j = arg;
     double *cs = j->scratch, *cp = cs + j->K, *cq = cp + j->K;
+    int64_t *ci = (int64_t *)(cq + j->K);
     for (int64_t r = j->r0 + j->first; r < j->r1; r += j->step) {
         rng_t g;
         rng_seed(&g, j->seed, (uint64_t)r);
@@ -898,9 +986,11 @@ static void *multi_hist_worker(void *arg)
             cs[k] = j->sc[c]; /* written always, kept when drawn: no branch to mispredict */
             cp[k] = p;
             cq[k] = q;
+            ci[k] = c;
             k += (p > 0) | (q > 0);
         }
-        rep_finish_plan(j->plan, j->nk, cs, cp, cq, k, j->out + (size_t)(r - j->r0) * j->nk * REP_WIDTH);
+        rep_finish_plan(j->plan, j->nk, j->t, cs, cp, cq, ci, k,
+                        j->out + (size_t)(r - j->r0) * j->nk * REP_WIDTH);
     }
     return NULL;
 }
@@ -929,10 +1019,13 @@ PyObject *nv_boot_hist_multi(PyObject *Py_UNUSED(self), PyObject *args)
     threads = threads < 1 ? 1 : (threads > 64 ? 64 : threads);
     Py_ssize_t K = in.n[0];
     PyObject *out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((r1 - r0) * nk * REP_WIDTH * 8));
-    double *scratch = malloc((size_t)threads * 3 * (size_t)(K > 0 ? K : 1) * sizeof(double));
-    if (!out || !scratch) {
+    double *scratch = malloc((size_t)threads * 4 * (size_t)(K > 0 ? K : 1) * sizeof(double));
+    rep_tables tab;
+    int ok = out && scratch && rep_tables_make(&tab, in.v[3].buf, nk, in.v[0].buf, K, 1) == 0;
+    if (!ok) {
         Py_XDECREF(out);
         free(scratch);
+        rep_tables_free(&tab);
         nv_args_release(&in);
         return PyErr_NoMemory();
     }
@@ -941,9 +1034,10 @@ PyObject *nv_boot_hist_multi(PyObject *Py_UNUSED(self), PyObject *args)
     for (int t = 0; t < threads; t++)
         jobs[t] = (multi_hist_job){in.v[0].buf, in.v[1].buf, in.v[2].buf, in.v[3].buf, nk, K, (uint64_t)seed,
                                    r0, r1, threads, t, (double *)PyByteArray_AS_STRING(out),
-                                   scratch + (size_t)t * 3 * (size_t)(K > 0 ? K : 1)};
+                                   scratch + (size_t)t * 4 * (size_t)(K > 0 ? K : 1), &tab};
     run_jobs(multi_hist_worker, jobs, sizeof(multi_hist_job), threads);
     Py_END_ALLOW_THREADS
+    rep_tables_free(&tab);
     free(scratch);
     nv_args_release(&in);
     return out;
@@ -967,14 +1061,16 @@ typedef struct {
     int64_t r0, r1, step, first;
     rows_model m[2];
     uint8_t *P;     /* n case weights */
-    double *cells;  /* 3 x max G doubles */
+    double *cells;  /* 4 x max G doubles: scores, pos, neg, tie group indices */
     Py_ssize_t Gmax;
+    const rep_tables *t[2];
 } multi_rows_job;
 
 static void *multi_rows_worker(void *arg)
 {
     multi_rows_job *j = arg;
     double *cs = j->cells, *cp = cs + j->Gmax, *cq = cp + j->Gmax;
+    int64_t *ci = (int64_t *)(cq + j->Gmax);
     for (int64_t r = j->r0 + j->first; r < j->r1; r += j->step) {
         rng_t g;
         rng_seed(&g, j->seed, (uint64_t)r);
@@ -994,9 +1090,11 @@ static void *multi_rows_worker(void *arg)
                 cs[k] = m->gsc[t];
                 cp[k] = p;
                 cq[k] = q;
+                ci[k] = t;
                 k += (p > 0) | (q > 0);
             }
-            rep_finish_plan(j->plan, j->nk, cs, cp, cq, k, m->out + (size_t)(r - j->r0) * j->nk * REP_WIDTH);
+            rep_finish_plan(j->plan, j->nk, j->t[mi], cs, cp, cq, ci, k,
+                            m->out + (size_t)(r - j->r0) * j->nk * REP_WIDTH);
         }
     }
     return NULL;
@@ -1031,6 +1129,8 @@ PyObject *nv_boot_rows_multi(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *outs[2] = {NULL, NULL}, *result = NULL;
     uint8_t *P = NULL, *ocls[2] = {NULL, NULL};
     double *cells = NULL, *ow[2] = {NULL, NULL};
+    rep_tables tab[2];
+    memset(tab, 0, sizeof tab);
     if (nv_arg(&in, co, NV_RAW1) < 0)
         return NULL;
     if (nv_arg(&in, wobj == Py_None ? NULL : wobj, NV_RAW8 | NV_OPTIONAL) < 0 || nv_arg(&in, plo, NV_RAW8) < 0)
@@ -1074,6 +1174,10 @@ PyObject *nv_boot_rows_multi(PyObject *Py_UNUSED(self), PyObject *args)
             PyErr_NoMemory();
             goto done;
         }
+        if (rep_tables_make(&tab[mi], in.v[2].buf, nk, ma[mi].v[2].buf, G, 1) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
         const uint8_t *cls = in.v[0].buf;
         const double *w = in.v[1].buf;
         for (Py_ssize_t i = 0; i < n; i++) {
@@ -1084,7 +1188,7 @@ PyObject *nv_boot_rows_multi(PyObject *Py_UNUSED(self), PyObject *args)
     }
     threads = threads < 1 ? 1 : (threads > 64 ? 64 : threads);
     P = malloc((size_t)threads * (size_t)(n > 0 ? n : 1));
-    cells = malloc((size_t)threads * 3 * (size_t)Gmax * sizeof(double));
+    cells = malloc((size_t)threads * 4 * (size_t)Gmax * sizeof(double));
     if (!P || !cells) {
         PyErr_NoMemory();
         goto done;
@@ -1105,8 +1209,10 @@ PyObject *nv_boot_rows_multi(PyObject *Py_UNUSED(self), PyObject *args)
         jobs[t].step = threads;
         jobs[t].first = t;
         jobs[t].P = P + (size_t)t * (size_t)(n > 0 ? n : 1);
-        jobs[t].cells = cells + (size_t)t * 3 * (size_t)Gmax;
+        jobs[t].cells = cells + (size_t)t * 4 * (size_t)Gmax;
         jobs[t].Gmax = Gmax;
+        jobs[t].t[0] = &tab[0];
+        jobs[t].t[1] = &tab[1];
         for (int mi = 0; mi < nmodels; mi++)
             jobs[t].m[mi] = (rows_model){ma[mi].v[0].buf, ma[mi].v[1].buf, ma[mi].v[2].buf, ma[mi].n[1],
                                          (double *)PyByteArray_AS_STRING(outs[mi]), ocls[mi], ow[mi]};
@@ -1120,6 +1226,7 @@ done:
     for (int mi = 0; mi < 2; mi++) {
         free(ocls[mi]);
         free(ow[mi]);
+        rep_tables_free(&tab[mi]);
     }
     Py_XDECREF(outs[0]);
     Py_XDECREF(outs[1]);
