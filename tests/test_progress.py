@@ -96,6 +96,20 @@ def test_compare_and_streaming_show_progress_on_a_terminal(table):
     assert "reading" not in err
 
 
+def test_grouped_streaming_shows_the_groups_done(tmp_path):
+    rng = np.random.default_rng(2)
+    path = tmp_path / "g.txt"
+    with open(path, "w") as fh:
+        fh.writelines(
+            f"{int(rng.random() < 0.4)} {rng.random():.3f} {g}\n" for g in rng.integers(0, 50, 3000)
+        )
+    out, term, status = _on_pty(["eval", str(path), "--stream", "--group", "3", "-m", "gauc"])
+    assert status == 0 and "GAUC" in out
+    assert "groups:" in term and "groups done" in term
+    _, err, _ = _piped(["eval", str(path), "--stream", "--group", "3", "-m", "gauc"])
+    assert "groups done" not in err
+
+
 def test_quiet_is_an_option_of_every_command():
     from perfeval.cli.parser import build
 

@@ -788,6 +788,7 @@ def evaluate_stream_grouped(
     clustered: bool = False,
     size_hint: int | None = None,
     budget_rows: int = SPILL_BUDGET_ROWS,
+    progress: bool = False,
 ):
     """Per-group (and binary) measures over chunks ``(y_true, y_score, groups[, sample_weight])`` in
     bounded memory.
@@ -825,6 +826,8 @@ def evaluate_stream_grouped(
         a typical one fits ``budget_rows`` (:func:`partitions_for`).
     budget_rows : int
         Rows evaluated in memory at once (:data:`SPILL_BUDGET_ROWS`).
+    progress : bool, default False
+        Show the spilled rows evaluated and the groups done so far on standard error (tqdm).
 
     Examples
     --------
@@ -866,9 +869,14 @@ def evaluate_stream_grouped(
         out.spilled = out.live = out.peak = sum(p.bytes for p in parts)
         _check_request(specs, weighted, labels)
         job = _Job(specs, threshold, budget_rows, labels, weighted, out)
-        for p in parts:
-            if p.rows:
-                job.run(p, 1)
+        from perfeval import _progress
+
+        with _progress.bar(progress, sum(p.rows for p in parts), "groups", "rows", scale=True) as meter:
+            for p in parts:
+                if p.rows:
+                    job.run(p, 1)
+                    meter.set_postfix_str(f"{sum(len(k) for k in out.keys):,} groups done")
+                    meter.update(p.rows)
     report = _grouped_report(out.keys, out.sizes, out.values, specs, threshold, rows, weighted, partitions)
     # what the spill cost on disk: the first spill, and the most on disk at once (with re-splits)
     report.spill = {"bytes": out.spilled, "peak_bytes": out.peak}

@@ -248,7 +248,12 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g in cols)
         size = os.path.getsize(path) if path is not None and os.path.isfile(path) else None
         report = evaluate_stream_grouped(
-            chunks, measures=specs, threshold=args.threshold, clustered=args.clustered, size_hint=size
+            chunks,
+            measures=specs,
+            threshold=args.threshold,
+            clustered=args.clustered,
+            size_hint=size,
+            progress=wanted(args),
         )
     else:
         report = evaluate_stream(
