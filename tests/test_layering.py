@@ -20,6 +20,7 @@ LAYERS = [
         "perfeval._version",
         "perfeval._nicknames",
         "perfeval._console",
+        "perfeval._progress",
     ],
     ["perfeval.io", "perfeval.summaries"],
     ["perfeval.measures"],

@@ -115,13 +115,24 @@ def test_the_seed_reaches_the_report_json_and_signature():
 # -- the fast paths: one table, shared by ci and compare -----------------------------------------------
 
 
-def test_the_roc_area_is_one_entry_of_the_table():
-    assert set(FAST_PATHS) == {"ROC"}
+def test_the_roc_area_has_every_fast_path_and_perfs_measures_a_plan():
     roc = FAST_PATHS["ROC"]
     assert all(
         f is not None
-        for f in (roc.hist_replicates, roc.row_replicates, roc.jack_summary, roc.jack_cases, roc.delong)
+        for f in (
+            roc.hist_replicates,
+            roc.row_replicates,
+            roc.jack_summary,
+            roc.jack_cases,
+            roc.delong,
+            roc.plan,
+        )
     )
+    from perfeval._nicknames import ALL
+
+    assert set(ALL) <= {name for name, fp in FAST_PATHS.items() if fp.plan is not None}
+    others = [fp for name, fp in FAST_PATHS.items() if name != "ROC"]
+    assert all(fp.hist_replicates is None and fp.delong is None and fp.jack_cases is None for fp in others)
 
 
 def test_without_its_entry_the_roc_area_takes_the_generic_path(monkeypatch):

@@ -264,6 +264,7 @@ def _comparisons(
     n_boot: int,
     seed: int,
     threshold: float,
+    progress: bool = False,
 ) -> list[str]:
     """Each model against the first: a paired bootstrap of every measure."""
     from perfeval.stats import compare as _compare
@@ -284,6 +285,7 @@ def _comparisons(
             groups=g,
             threshold=threshold,
             sample_weight=w,
+            progress=progress,
         )
         for lab, c in res.items():
             crow.append(
@@ -464,6 +466,7 @@ def build(
     tie_bounds: bool = False,
     group_column: str = "",
     sample_weight: Any = None,
+    progress: bool = False,
 ) -> str:
     """The HTML text of a report on one or more models' scores for the same cases.
 
@@ -500,6 +503,8 @@ def build(
     sample_weight : array-like, optional
         The weight of each case, for every measure, interval and curve (a case of weight 0 is no
         case: it is not counted in the rows of the input and of the groups either).
+    progress : bool
+        Show the bootstrap's replicates on standard error (a terminal's progress bar).
 
     Returns
     -------
@@ -565,6 +570,7 @@ def build(
                 groups=g,
                 threshold=threshold,
                 sample_weight=w,
+                progress=progress,
             )
 
     def shown(name: str, lab: str) -> tuple[float, Any]:
@@ -601,7 +607,7 @@ def build(
             f"<p class='meta'>In brackets: {ci * 100:g}% confidence intervals{where} ({esc(how)}).</p>"
         )
         if len(models) > 1:
-            parts += _comparisons(y, models, labels, g, w, ci, method, n_boot, seed, threshold)
+            parts += _comparisons(y, models, labels, g, w, ci, method, n_boot, seed, threshold, progress)
     if tie_bounds:
         parts += _tie_bounds(reports, labels, info is not None)
     if info is not None:

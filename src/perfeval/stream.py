@@ -23,7 +23,6 @@ import math
 import os
 import struct
 import sys
-import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -124,11 +123,13 @@ def iter_columns(
     byte-order mark, any line end; the same grammar, the same compiled fast path), in blocks of
     ``chunk_bytes`` cut at a record's end; Parquet is read row group by row group (pyarrow).
     Errors name the source and the line, counted across chunks.  An input with no data is an error.
+    ``progress``: show the bytes and rows read on standard error (:class:`Progress`).
     """
     from perfeval.io.tables import BOM, guess_format, open_bytes
 
     source = path if path and path != "-" else "standard input"
     fh = open_bytes(path, source)
+    meter = None
     try:
         head = fh.peek(65536)[:65536] if hasattr(fh, "peek") else b""
         if fmt == "auto":
@@ -143,9 +144,9 @@ def iter_columns(
             )
         else:
             yield from _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, set(ids), delimiter)
-        if meter:
-            meter.done()
     finally:
+        if meter:  # cleared before an error is written, too
+            meter.done()
         if fh is not sys.stdin.buffer:
             fh.close()
 
@@ -357,31 +358,33 @@ def _parquet_chunks(fh, columns, source, meter, ids=frozenset()):
 
 
 class Progress:
-    """A one-line progress report on stderr (rows, MB/s, time left), for terminals only."""
+    """Rows read from a file, on standard error: tqdm's bar over the file's bytes (rate, time left)
+    with the rows so far beside it, or a count of rows when the size is not known (standard input).
+    The bar comes from :mod:`perfeval._progress` (tqdm imported only when a bar is shown).
+    """
 
     def __init__(self, total_bytes: int, source: str):
-        self.total, self.source = total_bytes, source
-        self.bytes = self.rows = 0
-        self.t0 = time.perf_counter()
-        self.last = 0.0
+        from perfeval import _progress
+
+        self.rows = 0
+        self.by_bytes = total_bytes > 0
+        if self.by_bytes:
+            self.bar = _progress.bar(
+                True, total_bytes, f"reading {os.path.basename(source)}", "B", scale=True
+            )
+        else:
+            self.bar = _progress.bar(True, None, f"reading {source}", "rows", scale=True)
 
     def advance(self, nbytes: int, rows: int) -> None:
-        self.bytes += nbytes
         self.rows += rows
-        now = time.perf_counter()
-        if now - self.last < 0.2:
-            return
-        self.last = now
-        el = max(now - self.t0, 1e-9)
-        rate = self.bytes / el
-        left = f", {max(self.total - self.bytes, 0) / rate:.0f} s left" if self.total and rate > 0 else ""
-        sys.stderr.write(f"\r{self.source}: {self.rows:,} rows, {rate / 1e6:.0f} MB/s{left}   ")
-        sys.stderr.flush()
+        if self.by_bytes:
+            self.bar.set_postfix_str(f"{self.rows:,} rows")
+            self.bar.update(nbytes)
+        else:
+            self.bar.update(rows)
 
     def done(self) -> None:
-        if self.last:
-            sys.stderr.write("\r" + " " * 78 + "\r")
-            sys.stderr.flush()
+        self.bar.close()
 
 
 # -- per-group measures: spill by group, then evaluate part by part -----------------------------------
@@ -785,6 +788,7 @@ def evaluate_stream_grouped(
     clustered: bool = False,
     size_hint: int | None = None,
     budget_rows: int = SPILL_BUDGET_ROWS,
+    progress: bool = False,
 ):
     """Per-group (and binary) measures over chunks ``(y_true, y_score, groups[, sample_weight])`` in
     bounded memory.
@@ -822,6 +826,8 @@ def evaluate_stream_grouped(
         a typical one fits ``budget_rows`` (:func:`partitions_for`).
     budget_rows : int
         Rows evaluated in memory at once (:data:`SPILL_BUDGET_ROWS`).
+    progress : bool, default False
+        Show the spilled rows evaluated and the groups done so far on standard error (tqdm).
 
     Examples
     --------
@@ -863,9 +869,14 @@ def evaluate_stream_grouped(
         out.spilled = out.live = out.peak = sum(p.bytes for p in parts)
         _check_request(specs, weighted, labels)
         job = _Job(specs, threshold, budget_rows, labels, weighted, out)
-        for p in parts:
-            if p.rows:
-                job.run(p, 1)
+        from perfeval import _progress
+
+        with _progress.bar(progress, sum(p.rows for p in parts), "groups", "rows", scale=True) as meter:
+            for p in parts:
+                if p.rows:
+                    job.run(p, 1)
+                    meter.set_postfix_str(f"{sum(len(k) for k in out.keys):,} groups done")
+                    meter.update(p.rows)
     report = _grouped_report(out.keys, out.sizes, out.values, specs, threshold, rows, weighted, partitions)
     # what the spill cost on disk: the first spill, and the most on disk at once (with re-splits)
     report.spill = {"bytes": out.spilled, "peak_bytes": out.peak}

@@ -151,6 +151,8 @@ PyObject *nv_mantissa_bits(PyObject *self, PyObject *noargs); /* test-only */
 PyObject *nv_hist_apr(PyObject *self, PyObject *args);
 PyObject *nv_hist_apr_groups(PyObject *self, PyObject *args);
 PyObject *nv_hist_ca2(PyObject *self, PyObject *args);
+double nv_apr_total(const double *pos, const double *neg, Py_ssize_t lo, Py_ssize_t hi); /* resample.c too */
+double nv_ca2_total(const double *sc, const double *pos, const double *neg, Py_ssize_t groups, long long S);
 PyObject *nv_expected_rr(PyObject *self, PyObject *args);
 PyObject *nv_disc_sums(PyObject *self, PyObject *args);
 PyObject *nv_runs(PyObject *self, PyObject *args);
@@ -163,6 +165,9 @@ PyObject *nv_boot_hist_counts(PyObject *self, PyObject *args); /* test-only */
 PyObject *nv_boot_hist_compact(PyObject *self, PyObject *args);
 PyObject *nv_poisson_rows(PyObject *self, PyObject *args);
 PyObject *nv_boot_rows_auc(PyObject *self, PyObject *args);
+PyObject *nv_boot_hist_multi(PyObject *self, PyObject *args);
+PyObject *nv_boot_rows_multi(PyObject *self, PyObject *args);
+PyObject *nv_rep_finish(PyObject *self, PyObject *args);
 PyObject *nv_delong_hist(PyObject *self, PyObject *args);
 PyObject *nv_delong_rows(PyObject *self, PyObject *args);
 

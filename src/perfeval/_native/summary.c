@@ -25,7 +25,7 @@ static inline Py_ssize_t shortest(const nv_args *in, int count)
  * cases of which b are positive: (m/g) ((b + 1) S1 + (m - 1)/(g - 1) S2), S1 = sum_j 1/(a + j),
  * S2 = sum_j (j - 1)/(a + j), j = 1..g. */
 /* The APR numerator of the cells [lo, hi) (one group's histogram, ascending scores). */
-static double apr_total(const double *pos, const double *neg, Py_ssize_t lo, Py_ssize_t hi)
+double nv_apr_total(const double *pos, const double *neg, Py_ssize_t lo, Py_ssize_t hi)
 {
     double total = 0, a = 0, b = 0;
     for (Py_ssize_t i = hi - 1; i >= lo; i--) {
@@ -60,7 +60,7 @@ PyObject *nv_hist_apr(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     double total;
     NOGIL_BEGIN
-    total = apr_total(in.v[0].buf, in.v[1].buf, 0, shortest(&in, 2));
+    total = nv_apr_total(in.v[0].buf, in.v[1].buf, 0, shortest(&in, 2));
     NOGIL_END
     nv_args_release(&in);
     return PyFloat_FromDouble(total);
@@ -91,29 +91,18 @@ PyObject *nv_hist_apr_groups(PyObject *Py_UNUSED(self), PyObject *args)
         const double *pos = in.v[0].buf, *neg = in.v[1].buf;
         NOGIL_BEGIN
         for (Py_ssize_t k = 0; k < G; k++)
-            out[k] = apr_total(pos, neg, bounds[k], bounds[k + 1]);
+            out[k] = nv_apr_total(pos, neg, bounds[k], bounds[k + 1]);
         NOGIL_END
     }
     nv_args_release(&in);
     return res;
 }
 
-/* hist_ca2(scores, pos, neg, S) -> mean over the windows of S consecutive cases (ascending scores) of
- * |positive share - mean score|, each case of a group counting pos/size of a positive.  The running
- * window sums are kept in 80-bit so ten million additions and removals do not drift. */
-PyObject *nv_hist_ca2(PyObject *Py_UNUSED(self), PyObject *args)
+/* The CA2 of the cells [0, groups) (ascending scores, whole-number weights), NaN when there is no
+ * window: hist_ca2's walk, also used for the bootstrap's replicate summaries (resample.c). */
+double nv_ca2_total(const double *sc, const double *pos, const double *neg, Py_ssize_t groups, long long S)
 {
-    PyObject *so, *po, *no;
-    long long S;
-    if (!PyArg_ParseTuple(args, "OOOL", &so, &po, &no, &S))
-        return NULL;
-    nv_args in = {0};
-    if (nv_arg(&in, so, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0)
-        return NULL;
-    const double *sc = in.v[0].buf, *pos = in.v[1].buf, *neg = in.v[2].buf;
-    Py_ssize_t groups = shortest(&in, 3);
     double result = NAN;
-    NOGIL_BEGIN
     /* the window is [head case, tail case]; cases are walked group by group */
     ext wf = 0, ws = 0, err = 0;
     long long count = 0, windows = 0;
@@ -144,6 +133,26 @@ PyObject *nv_hist_ca2(PyObject *Py_UNUSED(self), PyObject *args)
     }
     if (windows > 0)
         result = (double)(err / (ext)windows);
+    return result;
+}
+
+/* hist_ca2(scores, pos, neg, S) -> mean over the windows of S consecutive cases (ascending scores) of
+ * |positive share - mean score|, each case of a group counting pos/size of a positive.  The running
+ * window sums are kept in 80-bit so ten million additions and removals do not drift. */
+PyObject *nv_hist_ca2(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *so, *po, *no;
+    long long S;
+    if (!PyArg_ParseTuple(args, "OOOL", &so, &po, &no, &S))
+        return NULL;
+    nv_args in = {0};
+    if (nv_arg(&in, so, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0)
+        return NULL;
+    const double *sc = in.v[0].buf, *pos = in.v[1].buf, *neg = in.v[2].buf;
+    Py_ssize_t groups = shortest(&in, 3);
+    double result;
+    NOGIL_BEGIN
+    result = nv_ca2_total(sc, pos, neg, groups, S);
     NOGIL_END
     nv_args_release(&in);
     return PyFloat_FromDouble(result);

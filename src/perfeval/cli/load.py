@@ -9,11 +9,11 @@ not named) are kept in :data:`NOTES` and written when the command succeeds.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from perfeval._console import one_line
+from perfeval._progress import wanted
 
 #: plot and report read files at least this large chunk by chunk (with a progress line on terminals)
 LARGE_BYTES = 64 << 20
@@ -235,7 +235,7 @@ def _large_numeric(args: Any) -> tuple | None:
                 chooser,
                 args.input_format,
                 args.header,
-                progress=sys.stderr.isatty(),
+                progress=wanted(args),
                 ids=(1 + nscores,),
                 delimiter=args.delimiter,
             )

@@ -471,6 +471,12 @@ def build() -> argparse.ArgumentParser:
     )
     lm.add_argument("--long", action="store_true", help="print each measure's full definition")
     output_options(lm, ("table", "markdown"))
+    for cmd in sub.choices.values():  # every command: progress on a terminal unless --quiet
+        cmd.add_argument(
+            "--quiet",
+            action="store_true",
+            help="no progress bar (shown on a terminal for rows read, replicates and groups)",
+        )
     return p
 
 

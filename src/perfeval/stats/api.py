@@ -30,7 +30,7 @@ from perfeval.stats.replicates import (
     group_replicates,
     hist_replicates,
     jack_group_values,
-    jack_groups,
+    jack_groups_many,
     row_replicates,
     threads_of,
     value,
@@ -86,6 +86,7 @@ def ci(
     threads: int | None = None,
     pos_label: Any = None,
     weights: Any = None,
+    progress: bool = False,
 ) -> dict[str, Interval]:
     """Confidence intervals of measures: bootstrap (BCa or percentile) for any measure, or DeLong's
     for the ROC area.
@@ -115,6 +116,9 @@ def ci(
         The positive label of ``y_true`` (as in :func:`perfeval.evaluate`).
     weights : array-like, optional
         Deprecated spelling of ``sample_weight``; accepted with a DeprecationWarning for one release.
+    progress : bool, default False
+        Show the replicates drawn (rate, time left) on standard error (needs tqdm, the
+        ``progress`` extra; else a plain line on a terminal).
 
     Returns
     -------
@@ -139,15 +143,20 @@ def ci(
     threads_n = threads_of(threads)
     out: dict[str, Interval] = {}
     shared: dict[str, np.ndarray] = {}
-    plain = [
-        sp
-        for sp in specs
-        if method != "delong" and cases.groups is None and cases.w is None and sp.measure.kind == "binary"
+    by_cases = [
+        sp for sp in specs if method != "delong" and cases.groups is None and sp.measure.kind == "binary"
     ]
-    if plain:  # every global measure of unweighted cases from the same replicate summaries
+    if by_cases:  # every global measure from the same replicates, drawn once
         cases.cls  # noqa: B018 (checks the targets first)
-        for sp, reps in zip(plain, hist_replicates(plain, cases.hist, seed, n_boot, threads_n), strict=True):
-            shared[sp.label] = reps
+        if cases.w is None:  # Poisson(count) draws per cell of the summary
+            reps_all = hist_replicates(by_cases, cases.hist, seed, n_boot, threads_n, progress)
+        else:  # case weights: Poisson(1) per case
+            pairs = [(sp, cases.sorted) for sp in by_cases]
+            reps_all = row_replicates(pairs, cases.cls, cases.w, seed, n_boot, threads_n, progress)
+        shared = dict(zip((sp.label for sp in by_cases), reps_all, strict=True))
+    jack = _Jackknife(
+        [sp for sp in by_cases if not _exact_jack(fast_paths(sp), cases)], [cases], threads_n, progress
+    )
     for spec in specs:
         fp = fast_paths(spec)
         if method == "delong":
@@ -164,21 +173,42 @@ def ci(
             out[spec.label] = _group_interval(spec, cases, method, level, n_boot, seed)
             continue
         est = value(spec, cases.hist)
-        if spec.label in shared:
-            reps = shared[spec.label]
-        else:
-            reps = row_replicates([(spec, cases.sorted)], cases.cls, cases.w, seed, n_boot, threads_n)[0]
+        reps = shared[spec.label]
 
         def accel(spec=spec, fp=fp) -> float:
             if fp.jack_summary is not None and cases.w is None:
                 return acceleration(*fp.jack_summary(cases.hist))
             if fp.jack_cases is not None:
                 return acceleration(fp.jack_cases(cases), None)
-            return acceleration(jack_groups(spec, cases), None)
+            return acceleration(jack.values(spec)[0], None)
 
         lo, hi, sd = interval(est, reps, level, method, accel)
         out[spec.label] = Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "cases", seed)
     return out
+
+
+def _exact_jack(fp, cases: Cases) -> bool:
+    """Whether a measure's BCa acceleration comes from an exact jackknife (no group deletion)."""
+    return (fp.jack_summary is not None and cases.w is None) or fp.jack_cases is not None
+
+
+class _Jackknife:
+    """The delete-a-group jackknife of several measures, computed together on first need (a BCa
+    interval asks for it; a percentile one never does).
+    """
+
+    def __init__(self, specs: list, cases_list: list, threads: int, progress: bool):
+        self.specs, self.cases_list, self.threads, self.progress = specs, cases_list, threads, progress
+        self.done: dict[str, list[np.ndarray]] | None = None
+
+    def values(self, spec) -> list[np.ndarray]:
+        """The jackknife values of ``spec``, one array per cases (model)."""
+        if self.done is None:
+            per = [jack_groups_many(self.specs, c, self.threads, self.progress) for c in self.cases_list]
+            self.done = {sp.label: [p[k] for p in per] for k, sp in enumerate(self.specs)}
+        if spec.label not in self.done:  # not foreseen: on its own
+            return [jack_groups_many([spec], c, self.threads)[0] for c in self.cases_list]
+        return self.done[spec.label]
 
 
 def _group_interval(spec, cases: Cases, method: str, level: float, n_boot: int, seed: int) -> Interval:
@@ -203,6 +233,7 @@ def ci_from_summary(
     seed: int = 0,
     threshold: float = 0.5,
     threads: int | None = None,
+    progress: bool = False,
 ) -> dict[str, Interval]:
     """Confidence intervals of binary measures from an exact summary alone (a stream's or a Dask
     cluster's merged :class:`~perfeval.summaries.ScoreHistogram` of unweighted cases).
@@ -210,7 +241,7 @@ def ci_from_summary(
     The replicates are the same as :func:`ci`'s (Poisson draws per cell), so with the same seed the
     percentile interval is the same as ``ci(y, s)`` on the cases.  ``method="bca"`` needs a jackknife:
     exact from the summary for the ROC area; for other measures it needs the cases (use :func:`ci`).
-    ``"delong"`` is for the ROC area.
+    ``"delong"`` is for the ROC area.  ``progress``: show the replicates drawn on standard error.
 
     Examples
     --------
@@ -243,7 +274,7 @@ def ci_from_summary(
     out: dict[str, Interval] = {}
     if method == "delong":
         return {sp.label: _delong_interval(sp, summary, level) for sp in specs}
-    reps_all = hist_replicates(specs, summary, seed, n_boot, threads_of(threads))
+    reps_all = hist_replicates(specs, summary, seed, n_boot, threads_of(threads), progress)
     for sp, reps in zip(specs, reps_all, strict=True):
         est = value(sp, summary)
         jack = fast_paths(sp).jack_summary
@@ -280,6 +311,7 @@ def compare(
     threads: int | None = None,
     pos_label: Any = None,
     weights: Any = None,
+    progress: bool = False,
 ) -> dict[str, Comparison]:
     """Compare two models scored on the same cases: the difference a - b of each measure, its
     confidence interval and a two-sided p-value.
@@ -288,7 +320,8 @@ def compare(
     replicate gives both models the same case (or group) weights, so the difference's interval
     accounts for their correlation; the p-value is twice the share of replicate differences on the
     far side of zero, as (k + 1) / (R + 1), so never below 2 / (R + 1).  Parameters as for :func:`ci`
-    (``weights``: the deprecated spelling of ``sample_weight``).
+    (``weights``: the deprecated spelling of ``sample_weight``; ``progress``: show the replicates
+    drawn on standard error).
 
     Examples
     --------
@@ -314,9 +347,18 @@ def compare(
     paired: dict[str, list[np.ndarray]] = {}
     if by_cases:  # both models of every measure on the same case weights, drawn once
         reps = row_replicates(
-            [(sp, c.sorted) for sp in by_cases for c in (ca, cb)], ca.cls, ca.w, seed, n_boot, threads_n
+            [(sp, c.sorted) for sp in by_cases for c in (ca, cb)],
+            ca.cls,
+            ca.w,
+            seed,
+            n_boot,
+            threads_n,
+            progress,
         )
         paired = {sp.label: reps[2 * k : 2 * k + 2] for k, sp in enumerate(by_cases)}
+    jack = _Jackknife(
+        [sp for sp in by_cases if fast_paths(sp).jack_cases is None], [ca, cb], threads_n, progress
+    )
     for spec in specs:
         fp = fast_paths(spec)
         if method == "delong":
@@ -362,7 +404,8 @@ def compare(
             def accel_cases(spec=spec, fp=fp) -> float:
                 if fp.jack_cases is not None:  # exact: leave each case out of both
                     return acceleration(fp.jack_cases(ca) - fp.jack_cases(cb), None)
-                return acceleration(jack_groups(spec, ca) - jack_groups(spec, cb), None)
+                ja, jb = jack.values(spec)
+                return acceleration(ja - jb, None)
 
             accel, resampled = accel_cases, "cases"
         with np.errstate(all="ignore"):

@@ -13,7 +13,15 @@ the replicate engines look the entry up and take whatever it offers:
 * an exact jackknife, from a summary (leave one case of each (cell, class) out) and per case;
 * DeLong's exact variance: an interval from a summary and a paired test from the cases.
 
-Today the ROC area has every one of them.  Adding a fast path for another measure is one entry.
+* a replicate plan (:class:`Plan`): the statistics of a replicate summary the measure is finished
+  from, computed by the compiled finishers of ``_native/resample.c`` for every measure of a request
+  in the same pass over each replicate (the draws are paid once), then finished in numpy over all
+  the replicates at once.  The statistics are those the measure's own function reads (the
+  confusion counts, the sums of squares, the APR numerator, ...), so a replicate's value is the
+  measure of that replicate's summary, to the rounding of a sum taken in another order.
+
+The ROC area has every one of them; PERF's measures (and BRIER, ERR, FPR, FNR, FBETA, CST, NTOP)
+have a plan.  Adding a fast path for another measure is one entry.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from perfeval.stats.delong import (
     delong_test,
 )
 
-__all__ = ["FAST_PATHS", "FastPaths", "fast_paths"]
+__all__ = ["FAST_PATHS", "FastPaths", "Plan", "fast_paths"]
 
 
 @dataclass(frozen=True)
@@ -43,10 +51,11 @@ class FastPaths:
     Attributes
     ----------
     hist_replicates : callable, optional
-        ``(summary, seed, n_boot, threads) -> values``: the replicates of unweighted cases, drawn as
-        Poisson(count) per cell of the exact summary, the same draws as the generic engine's.
+        ``(summary, seed, r0, r1, threads) -> values``: replicates r0..r1-1 of unweighted cases, drawn
+        as Poisson(count) per cell of the exact summary, the same draws as the generic engine's
+        (used when the measure is the only one with a plan in a request).
     row_replicates : callable, optional
-        ``(sorted columns, 0/1 classes as uint8, weights or None, seed, n_boot, threads) -> [values
+        ``(sorted columns, 0/1 classes as uint8, weights or None, seed, r0, r1, threads) -> [values
         per column]``: replicates from case-level Poisson(1) weights, the same weights for every
         column (at most ``rows_batch`` columns a call).
     rows_batch : int
@@ -62,27 +71,153 @@ class FastPaths:
         ``(y, score_a, score_b, weights or None, level) -> DeLongComparison``: DeLong's paired test.
     """
 
-    hist_replicates: Callable[[Any, int, int, int], np.ndarray] | None = None
+    hist_replicates: Callable[[Any, int, int, int, int], np.ndarray] | None = None
     row_replicates: Callable[..., list[np.ndarray]] | None = None
     rows_batch: int = 1
     jack_summary: Callable[[Any], tuple[np.ndarray, np.ndarray]] | None = None
     jack_cases: Callable[[Any], np.ndarray] | None = None
     delong: Callable[[Any, float], DeLongResult] | None = None
     delong_test: Callable[[Any, Any, Any, Any, float], DeLongComparison] | None = None
+    plan: Callable[[Any], Plan] | None = None
+
+
+# -- replicate plans ---------------------------------------------------------------------------------
+
+# the kinds of statistics of the compiled finishers (REP_* in _native/resample.c), REP_WIDTH each
+ROC_K, APR_K, SQ_K, CXE_K, THR_K, R50_K, RKL_K, TOP1_K, TOP10_K, NTOP_K, SLQ_K, CA1_K, CA2_K = range(13)
+REP_WIDTH = 4
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a measure is finished from the statistics of replicate summaries.
+
+    Attributes
+    ----------
+    stats : tuple of (kind, parameter)
+        The statistics it reads (kinds of the compiled finishers).
+    finish : callable
+        ``[array (replicates x REP_WIDTH) per statistic] -> values``, vectorised over replicates.
+    counts : bool
+        Whether the statistics need whole-number weights (APR, CA2): with other case weights the
+        measure is computed the generic way (which says why it cannot be).
+    """
+
+    stats: tuple[tuple[int, float], ...]
+    finish: Callable[[list[np.ndarray]], np.ndarray]
+    counts: bool = False
+
+
+def _where(ok: np.ndarray, num: np.ndarray, den: np.ndarray | None = None) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        v = num if den is None else num / den
+    return np.where(ok, v, np.nan)
+
+
+def _roc_value(t: np.ndarray) -> np.ndarray:
+    return _where((t[:, 1] > 0) & (t[:, 2] > 0), t[:, 0], t[:, 1] * t[:, 2])
+
+
+def _rms_value(t: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return _where(t[:, 1] > 0, np.sqrt(t[:, 0] / t[:, 1]))
+
+
+def _threshold_formula(spec: Any) -> Callable[..., Any]:
+    from perfeval.measures import _formulas as f
+
+    name = spec.measure.compute.rsplit(":", 1)[1]
+    name = {"pre": "ppv", "rec": "sen"}.get(name, name)
+    kw = {k: v for k, v in spec.kwargs.items() if k != "threshold"}
+    formula = getattr(f, name)
+    return lambda tp, fn, fp, tn: formula(tp, fn, fp, tn, **kw)
+
+
+def _threshold_plan(spec: Any) -> Plan:
+    formula = _threshold_formula(spec)
+
+    def finish(st: list[np.ndarray]) -> np.ndarray:
+        t = st[0]
+        return np.asarray(formula(t[:, 0], t[:, 1], t[:, 2], t[:, 3]), np.float64)
+
+    return Plan(((THR_K, float(spec.kwargs["threshold"])),), finish)
+
+
+def _sar_plan(spec: Any) -> Plan:
+    from perfeval.measures import _formulas as f
+
+    kw = spec.kwargs
+    wa, wr, wm = kw["w_acc"], kw["w_roc"], kw["w_rms"]
+    wsum = wa + wr + wm
+
+    def finish(st: list[np.ndarray]) -> np.ndarray:
+        t = st[0]
+        acc = np.asarray(f.acc(t[:, 0], t[:, 1], t[:, 2], t[:, 3]), np.float64)
+        with np.errstate(all="ignore"):
+            total = wa * acc + wr * _roc_value(st[1]) + wm * (1 - _rms_value(st[2]))
+            return total / wsum if wsum != 0 else np.full(len(t), np.nan)
+
+    return Plan(((THR_K, float(kw["threshold"])), (ROC_K, 0.0), (SQ_K, 0.0)), finish)
+
+
+def _value_plan(kind: int, param: str | float | None = None, counts: bool = False) -> Callable[[Any], Plan]:
+    """A measure whose finisher gives its value (the first statistic)."""
+
+    def plan(spec: Any) -> Plan:
+        par = spec.kwargs[param] if isinstance(param, str) else (param or 0.0)
+        return Plan(((kind, float(par)),), lambda st: st[0][:, 0].copy(), counts)
+
+    return plan
+
+
+def _plan(
+    kind: int, finish: Callable[[np.ndarray], np.ndarray], counts: bool = False
+) -> Callable[[Any], Plan]:
+    return lambda spec: Plan(((kind, 0.0),), lambda st: finish(st[0]), counts)
+
+
+def _apr_value(t: np.ndarray) -> np.ndarray:
+    return _where((t[:, 2] > 0) & (t[:, 1] > 0), t[:, 0], t[:, 1])
+
+
+def _brier_value(t: np.ndarray) -> np.ndarray:
+    return _where(t[:, 1] > 0, t[:, 0], t[:, 1])
+
+
+def _cxe_value(t: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return _where((t[:, 2] > 0) & (t[:, 3] > 0), (t[:, 0] + t[:, 1]) / t[:, 2])
+
+
+def plan_stats(plans: list[Plan]) -> tuple[np.ndarray, list[list[int]]]:
+    """The compiled finishers' plan (kind, parameter pairs) of several measures, each statistic
+    once, and for each measure the positions of its statistics in it.
+    """
+    pairs: dict[tuple[int, float], int] = {}
+    where = [[pairs.setdefault(st, len(pairs)) for st in p.stats] for p in plans]
+    return np.array([x for st in pairs for x in st], np.float64), where
+
+
+def finish_plans(plans: list[Plan], where: list[list[int]], stats: np.ndarray) -> list[np.ndarray]:
+    """The values of each measure from the statistics (replicates x statistics x REP_WIDTH)."""
+    with np.errstate(all="ignore"):
+        return [p.finish([stats[:, k, :] for k in w]) for p, w in zip(plans, where, strict=True)]
 
 
 # -- the ROC area ------------------------------------------------------------------------------------
 
 
-def roc_hist_replicates(h: Any, seed: int, n_boot: int, threads: int) -> np.ndarray:
-    """ROC areas of Poisson(count) replicates of a summary, drawn and finished in one compiled pass."""
+def roc_hist_replicates(h: Any, seed: int, r0: int, r1: int, threads: int) -> np.ndarray:
+    """ROC areas of Poisson(count) replicates r0..r1-1 of a summary, drawn and finished in one
+    compiled pass (four replicates side by side).
+    """
     from perfeval import _x87
 
-    return np.frombuffer(_x87.boot_hist_auc(h.pos, h.neg, seed, 0, n_boot, threads), np.float64)
+    return np.frombuffer(_x87.boot_hist_auc(h.pos, h.neg, seed, r0, r1, threads), np.float64)
 
 
 def roc_row_replicates(
-    cols: list[Any], u8: np.ndarray, wbuf: np.ndarray | None, seed: int, n_boot: int, threads: int
+    cols: list[Any], u8: np.ndarray, wbuf: np.ndarray | None, seed: int, r0: int, r1: int, threads: int
 ) -> list[np.ndarray]:
     """ROC areas of one or two sorted score columns on the same case-level Poisson(1) weights, in
     the compiled pass.
@@ -90,7 +225,7 @@ def roc_row_replicates(
     from perfeval import _x87
 
     extra = (cols[1].order, cols[1].gend) if len(cols) == 2 else ()
-    res = _x87.boot_rows_auc(cols[0].order, cols[0].gend, u8, wbuf, seed, 0, n_boot, threads, *extra)
+    res = _x87.boot_rows_auc(cols[0].order, cols[0].gend, u8, wbuf, seed, r0, r1, threads, *extra)
     res = res if isinstance(res, tuple) else (res,)
     return [np.frombuffer(b, np.float64) for b in res]
 
@@ -131,7 +266,27 @@ FAST_PATHS: dict[str, FastPaths] = {
         jack_cases=jack_roc_rows,
         delong=delong_from_histogram,
         delong_test=roc_delong_test,
+        plan=_plan(ROC_K, _roc_value),
     ),
+    "APR": FastPaths(plan=_plan(APR_K, _apr_value, counts=True)),
+    "RMS": FastPaths(plan=_plan(SQ_K, _rms_value)),
+    "BRIER": FastPaths(plan=_plan(SQ_K, _brier_value)),
+    "CXE": FastPaths(plan=_plan(CXE_K, _cxe_value)),
+    "SAR": FastPaths(plan=_sar_plan),
+    "R50": FastPaths(plan=_value_plan(R50_K, "negatives")),
+    "RKL": FastPaths(plan=_value_plan(RKL_K)),
+    "TOP1": FastPaths(plan=_value_plan(TOP1_K)),
+    "TOP10": FastPaths(plan=_value_plan(TOP10_K)),
+    "PRB": FastPaths(plan=_value_plan(NTOP_K, -1.0)),
+    "NTOP": FastPaths(plan=_value_plan(NTOP_K, "n")),
+    "SLQ": FastPaths(plan=_value_plan(SLQ_K, "bins")),
+    "CA1": FastPaths(plan=_value_plan(CA1_K)),
+    "CA2": FastPaths(plan=_value_plan(CA2_K, "window", counts=True)),
+    **{
+        name: FastPaths(plan=_threshold_plan)
+        for name in ("ACC", "PPV", "NPV", "SEN", "SPC", "PRE", "REC", "PRF", "LFT", "ERR", "FPR", "FNR")
+        + ("FBETA", "CST")
+    },
 }
 
 NONE = FastPaths()

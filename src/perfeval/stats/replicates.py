@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from perfeval.exceptions import InvalidDataError
-from perfeval.stats.fastpaths import fast_paths
+from perfeval.stats.fastpaths import REP_WIDTH, fast_paths
 
 JACK_GROUPS = 100
 CHUNK_CELLS = 1 << 23  # replicate counts held at once (x 16 bytes): bounded memory for any data
@@ -109,6 +109,8 @@ class Sorted:
         self.gend = np.cumsum(counts).astype(np.int64)
         self.cell = np.empty(len(s), np.intp)
         self.cell[self.order] = np.repeat(np.arange(len(counts)), counts.astype(np.intp))
+        #: the score of each tie group (ascending), for the compiled finishers
+        self.gscores = np.ascontiguousarray(vals, np.float64)
 
     def histogram(self, pos_w: np.ndarray, neg_w: np.ndarray):
         from perfeval.summaries import ScoreHistogram
@@ -134,25 +136,80 @@ def value(spec, h) -> float:
 # -- replicates of score columns ---------------------------------------------------------------------
 
 
-def hist_replicates(specs: list, h, seed: int, n_boot: int, threads: int) -> list[np.ndarray]:
-    """Replicates of binary measures from Poisson(count) draws per cell of the exact summary; every
-    measure sees the same replicates.
+#: replicates a compiled call draws: between two calls the progress bar moves (the replicates do
+#: not depend on how they are split, each being seeded by its number)
+REPLICATE_CHUNK = 64
+
+
+def _planned(specs: list, w: np.ndarray | None = None) -> list[int]:
+    """Indices of the specs finished from the compiled finishers' statistics (with case weights
+    that are not whole numbers, not those whose statistics need counts).
     """
+    whole = w is None or bool(np.all(w == np.round(w)))
+    out = []
+    for i, sp in enumerate(specs):
+        mk = fast_paths(sp).plan
+        if mk is not None and (whole or not mk(sp).counts):
+            out.append(i)
+    return out
+
+
+def _chunks(n_boot: int, meter: Any):
+    for r0 in range(0, n_boot, REPLICATE_CHUNK):
+        r1 = min(n_boot, r0 + REPLICATE_CHUNK)
+        yield r0, r1
+        meter.update(r1 - r0)
+
+
+def _desc(specs: list) -> str:
+    labels = [sp.label for sp in specs]
+    return "bootstrap " + (", ".join(labels) if len(labels) <= 4 else f"{len(labels)} measures")
+
+
+def hist_replicates(
+    specs: list, h, seed: int, n_boot: int, threads: int, progress: bool = False
+) -> list[np.ndarray]:
+    """Replicates of binary measures from Poisson(count) draws per cell of the exact summary; every
+    measure sees the same replicates.  The measures with a plan are finished together from each
+    replicate's statistics (one compiled pass); a measure alone with its own kernel (the ROC area)
+    uses that kernel; any other measure is computed on each replicate's summary.
+    """
+    from perfeval import _progress
+
+    outs = [np.empty(n_boot) for _ in specs]
+    planned = _planned(specs)
+    meter = _progress.bar(progress, n_boot, _desc(specs), "replicates")
+    with meter:
+        if len(planned) == 1 and fast_paths(specs[planned[0]]).hist_replicates is not None:
+            kernel = fast_paths(specs[planned[0]]).hist_replicates
+            assert kernel is not None
+            for r0, r1 in _chunks(n_boot, meter):
+                outs[planned[0]][r0:r1] = kernel(h, seed, r0, r1, threads)
+        elif planned:
+            from perfeval import _x87
+            from perfeval.stats.fastpaths import finish_plans, plan_stats
+
+            plans = [fast_paths(specs[i]).plan(specs[i]) for i in planned]  # type: ignore[misc]
+            plan, where = plan_stats(plans)
+            k = len(plan) // 2
+            sc, pos, neg = (np.ascontiguousarray(a, np.float64) for a in (h.scores, h.pos, h.neg))
+            for r0, r1 in _chunks(n_boot, meter):
+                st = np.frombuffer(
+                    _x87.boot_hist_multi(sc, pos, neg, plan, seed, r0, r1, threads), np.float64
+                ).reshape(r1 - r0, k, REP_WIDTH)
+                for i, vals in zip(planned, finish_plans(plans, where, st), strict=True):
+                    outs[i][r0:r1] = vals
+        rest = [i for i in range(len(specs)) if i not in planned]
+        if rest:
+            _hist_generic(specs, rest, h, seed, n_boot, threads, outs)
+    return outs
+
+
+def _hist_generic(specs: list, rest: list[int], h, seed: int, n_boot: int, threads: int, outs: list) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from perfeval import _x87
     from perfeval.summaries import ScoreHistogram
-
-    outs = [np.empty(n_boot) for _ in specs]
-    rest = []
-    for i, spec in enumerate(specs):
-        kernel = fast_paths(spec).hist_replicates
-        if kernel is not None:
-            outs[i][:] = kernel(h, seed, n_boot, threads)
-        else:
-            rest.append(i)
-    if not rest:
-        return outs
 
     def one(r: int) -> None:  # the draws run without the GIL: replicates overlap on the cores
         cells, p, q = (
@@ -173,33 +230,62 @@ def hist_replicates(specs: list, h, seed: int, n_boot: int, threads: int) -> lis
         warnings.simplefilter("ignore")
         with ThreadPoolExecutor(threads) as pool:
             list(pool.map(one, range(n_boot)))
-    return outs
 
 
 def row_replicates(
-    specs_and_sorted, cls: np.ndarray, w: np.ndarray | None, seed: int, n_boot: int, threads: int
+    specs_and_sorted,
+    cls: np.ndarray,
+    w: np.ndarray | None,
+    seed: int,
+    n_boot: int,
+    threads: int,
+    progress: bool = False,
 ) -> list[np.ndarray]:
-    """Replicates with case-level Poisson(1) weights, the same weights for every (spec, sorted) pair."""
-    from perfeval import _x87
+    """Replicates with case-level Poisson(1) weights, the same weights for every (spec, sorted) pair.
+
+    The measures with a plan are finished together from each replicate's statistics, two score
+    columns at a time on the same draws (one compiled pass); the others are computed on each
+    replicate's summary.
+    """
+    from perfeval import _progress, _x87
+    from perfeval.stats.fastpaths import finish_plans, plan_stats
 
     outs = [np.empty(n_boot) for _ in specs_and_sorted]
     u8 = cls.astype(np.uint8)
     wbuf = None if w is None else np.ascontiguousarray(w, np.float64)
-    # measures with a compiled kernel: several columns at a time on the same draws
-    kernels: dict[str, list[int]] = {}
-    for i, (sp, _) in enumerate(specs_and_sorted):
-        if fast_paths(sp).row_replicates is not None:
-            kernels.setdefault(sp.measure.name, []).append(i)
-    for idx in kernels.values():
-        fp = fast_paths(specs_and_sorted[idx[0]][0])
-        assert fp.row_replicates is not None
-        for k in range(0, len(idx), fp.rows_batch):
-            part = idx[k : k + fp.rows_batch]
-            res = fp.row_replicates([specs_and_sorted[i][1] for i in part], u8, wbuf, seed, n_boot, threads)
-            for i, vals in zip(part, res, strict=True):
-                outs[i][:] = vals
-    fast = {i for idx in kernels.values() for i in idx}
-    others = [i for i in range(len(specs_and_sorted)) if i not in fast]
+    planned = _planned([sp for sp, _ in specs_and_sorted], wbuf)
+    columns: dict[int, tuple[Any, list[int]]] = {}  # each score column with its planned pairs
+    for i in planned:
+        so = specs_and_sorted[i][1]
+        columns.setdefault(id(so), (so, []))[1].append(i)
+    cols = list(columns.values())
+    specs = list(dict.fromkeys(sp for sp, _ in specs_and_sorted))
+    meter = _progress.bar(progress, n_boot * max(1, (len(cols) + 1) // 2), _desc(specs), "replicates")
+    with meter:
+        for c0 in range(0, len(cols), 2):
+            pair = cols[c0 : c0 + 2]
+            # every measure of the pair's columns, on both: one plan for the call
+            uniq = list(dict.fromkeys(specs_and_sorted[i][0] for _, idx in pair for i in idx))
+            own = fast_paths(uniq[0])
+            if len(uniq) == 1 and own.row_replicates is not None and len(pair) <= own.rows_batch:
+                for r0, r1 in _chunks(n_boot, meter):  # a measure alone with its own kernel (ROC)
+                    res = own.row_replicates([so for so, _ in pair], u8, wbuf, seed, r0, r1, threads)
+                    for (_so, idx), vals in zip(pair, res, strict=True):
+                        for i in idx:
+                            outs[i][r0:r1] = vals
+                continue
+            plans = [fast_paths(sp).plan(sp) for sp in uniq]  # type: ignore[misc]
+            plan, where = plan_stats(plans)
+            k = len(plan) // 2
+            models = [(so.order, so.gend, so.gscores) for so, _ in pair]
+            for r0, r1 in _chunks(n_boot, meter):
+                got = _x87.boot_rows_multi(u8, wbuf, plan, seed, r0, r1, threads, *models)
+                for (_so, idx), buf in zip(pair, got if isinstance(got, tuple) else (got,), strict=True):
+                    st = np.frombuffer(buf, np.float64).reshape(r1 - r0, k, REP_WIDTH)
+                    by_spec = dict(zip(uniq, finish_plans(plans, where, st), strict=True))
+                    for i in idx:
+                        outs[i][r0:r1] = by_spec[specs_and_sorted[i][0]]
+    others = [i for i in range(len(specs_and_sorted)) if i not in set(planned)]
     if others:
         n = len(cls)
         step = max(1, CHUNK_CELLS // max(1, n))
@@ -221,38 +307,74 @@ def row_replicates(
 
 def jack_groups(spec, cases: Cases, threads: int = 0) -> np.ndarray:
     """Delete-a-group jackknife over JACK_GROUPS groups of cases (case i in group i mod G)."""
-    from concurrent.futures import ThreadPoolExecutor
+    return jack_groups_many([spec], cases, threads)[0]
 
-    from perfeval.summaries import ScoreHistogram
 
+def _jack_parts(cases: Cases):
     cls, sorted_ = cases.cls, cases.sorted
     G = min(JACK_GROUPS, len(cls))
     w = np.ones(len(cls)) if cases.w is None else cases.w
     wp, wn = w * cls, w * ~cls
     full_p = np.bincount(sorted_.cell, weights=wp, minlength=len(sorted_.scores))
     full_n = np.bincount(sorted_.cell, weights=wn, minlength=len(sorted_.scores))
-    out = np.empty(G)
 
-    def one(g: int) -> None:
+    def left_out(g: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The cells' weights without group g, and the cells the group's cases were in."""
         cells = sorted_.cell[g::G]
         p, q = full_p.copy(), full_n.copy()
         np.subtract.at(p, cells, wp[g::G])
         np.subtract.at(q, cells, wn[g::G])
-        emptied = np.unique(cells[(p[cells] <= 0) & (q[cells] <= 0)])  # only the group's cells can empty
-        sc = sorted_.scores
-        if emptied.size:
-            sc, p, q = np.delete(sc, emptied), np.delete(p, emptied), np.delete(q, emptied)
-        with np.errstate(all="ignore"):
-            v = spec(ScoreHistogram(sc, np.maximum(p, 0.0), np.maximum(q, 0.0)))
-        out[g] = math.nan if v is None else float(v)
+        return p, q, cells
+
+    return G, left_out
+
+
+def jack_groups_many(specs: list, cases: Cases, threads: int = 0, progress: bool = False) -> list[np.ndarray]:
+    """The delete-a-group jackknife of several measures: the measures with a plan finished together
+    from each left-out summary by the compiled finishers, the others computed on it.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from perfeval import _progress, _x87
+    from perfeval.stats.fastpaths import finish_plans, plan_stats
+    from perfeval.summaries import ScoreHistogram
+
+    G, left_out = _jack_parts(cases)
+    sc = np.ascontiguousarray(cases.sorted.scores, np.float64)
+    outs = [np.empty(G) for _ in specs]
+    planned = _planned(specs, cases.w)
+    rest = [i for i in range(len(specs)) if i not in planned]
+    plans = [fast_paths(specs[i]).plan(specs[i]) for i in planned]  # type: ignore[misc]
+    plan, where = plan_stats(plans)
+    meter = _progress.bar(progress, G, "jackknife " + ", ".join(sp.label for sp in specs), "groups")
+
+    def one(g: int) -> None:
+        p, q, cells = left_out(g)
+        np.maximum(p, 0.0, out=p)
+        np.maximum(q, 0.0, out=q)
+        if planned:
+            st = np.frombuffer(_x87.rep_finish(sc, p, q, plan), np.float64).reshape(1, -1, REP_WIDTH)
+            for i, v in zip(planned, finish_plans(plans, where, st), strict=True):
+                outs[i][g] = v[0]
+        if rest:
+            emptied = np.unique(cells[(p[cells] <= 0) & (q[cells] <= 0)])  # only the group's cells can empty
+            s2, p2, q2 = sc, p, q
+            if emptied.size:
+                s2, p2, q2 = np.delete(sc, emptied), np.delete(p, emptied), np.delete(q, emptied)
+            rep = ScoreHistogram(s2, p2, q2)
+            with np.errstate(all="ignore"):
+                for i in rest:
+                    v = specs[i](rep)
+                    outs[i][g] = math.nan if v is None else float(v)
 
     import warnings
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), meter:
         warnings.simplefilter("ignore")
         with ThreadPoolExecutor(threads_of(threads)) as pool:
-            list(pool.map(one, range(G)))
-    return out
+            for _ in pool.map(one, range(G)):
+                meter.update(1)
+    return outs
 
 
 # -- group resampling --------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from perfeval._progress import wanted
 from perfeval.cli import load
 from perfeval.cli.commands.eval import check_ci_options
 from perfeval.cli.output import csv_field, number, p_value, signature_line, table, write
@@ -252,6 +253,7 @@ def run(args: Any) -> int:
             groups=g,
             sample_weight=w,
             threshold=args.threshold,
+            progress=wanted(args),
         )
         for c in res.values():
             first = first or c

@@ -8,6 +8,7 @@ import sys
 import warnings
 from typing import Any
 
+from perfeval._progress import wanted
 from perfeval.cli import load
 from perfeval.cli.output import group_csv, models_group_csv, models_text, report_text, write
 
@@ -198,6 +199,7 @@ def _summary_intervals(args: Any, report: Any) -> None:
         n_boot=args.n_boot,
         seed=args.seed,
         threshold=args.threshold,
+        progress=wanted(args),
     )
 
 
@@ -252,6 +254,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
             groups=groups,
             sample_weight=weights,
             threshold=args.threshold,
+            progress=wanted(args),
         )
     report.params["source"] = table.source
     report.params["columns"] = ch.names()
@@ -305,7 +308,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         chooser,
         args.input_format,
         args.header,
-        progress=sys.stderr.isatty(),
+        progress=wanted(args),
         ids=(0, 3) if labels else (3,),
         delimiter=args.delimiter,
     )
@@ -315,7 +318,12 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g in cols)
         size = os.path.getsize(path) if path is not None and os.path.isfile(path) else None
         report = evaluate_stream_grouped(
-            chunks, measures=specs, threshold=args.threshold, clustered=args.clustered, size_hint=size
+            chunks,
+            measures=specs,
+            threshold=args.threshold,
+            clustered=args.clustered,
+            size_hint=size,
+            progress=wanted(args),
         )
     else:
         report = evaluate_stream(

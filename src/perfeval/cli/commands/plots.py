@@ -6,6 +6,7 @@ import shlex
 import sys
 from typing import Any
 
+from perfeval._progress import wanted
 from perfeval.cli import load
 
 
@@ -67,6 +68,7 @@ def run_report(args: Any) -> int:
         method=args.method or "bca",
         tie_bounds=args.tie_bounds,
         group_column=str(args.group or ""),
+        progress=wanted(args),
     )
     with open(args.output, "w", encoding="utf-8") as fh:
         fh.write(text)
