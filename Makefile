@@ -12,11 +12,11 @@ DEMO   ?= demo-output
 NATIVE := $(sort $(wildcard src/perfeval/_native/*.c src/perfeval/_native/*.h))
 SOURCES := pyproject.toml setup.py $(NATIVE)
 
-# the package with plots and Parquet: what `make demo` needs (a stamp each, so each installs once)
+# the package with plots, Parquet and progress bars: what `make demo` needs (a stamp each, so each installs once)
 $(VENV)/.demo: $(SOURCES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[plot,parquet]'
+	$(BIN)/python -m pip install --quiet -e '.[plot,parquet,progress]'
 	@touch $@
 
 # the test extra (scikit-learn, pytrec_eval, ranx, hypothesis, ruff, mypy, ... and the demo's plots and
