@@ -542,3 +542,17 @@ def test_several_models_with_tie_bounds_give_each_models_share_of_tied_pairs(tmp
     for name in ("a", "b"):
         r = perfeval.evaluate(y, models[name], measures=["roc"], tie_bounds=True)
         assert f"{name} {r.tied_pairs * 100:.4g}%" in out
+
+
+def test_a_bad_weight_is_named_with_its_line_and_csv_numbers_are_full(tmp_path, capsys):
+    p = tmp_path / "w.csv"
+    p.write_text("y,s,w\n1,0.9,1\n0,0.2,-1\n1,0.5,2\n")
+    assert main(["eval", str(p), "--target", "y", "--score", "s", "--weight", "w", "-m", "roc"]) == 1
+    assert capsys.readouterr().err == (
+        f"perfeval: error: {p}, line 3: the weight column 'w' holds -1.0; "
+        "weights must be finite numbers >= 0\n"
+    )
+    q = tmp_path / "q.csv"
+    q.write_text("y,s\n1,0.9\n0,0.2\n1,0.5\n0,0.7\n1,0.3\n0,0.1\n")
+    assert main(["eval", str(q), "--target", "y", "--score", "s", "-m", "roc", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == f"ROC,{7 / 9!r}"  # reads back to the same double

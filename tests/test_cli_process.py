@@ -154,4 +154,4 @@ def test_group_keys_are_escaped_in_tables_and_quoted_in_csv(tmp_path, capsys):
     code, out, err = run_cli(args, capsys)
     assert code == 0 and "\x1b" not in out + err and "a\\x1b[2Jb" in out
     code, out, err = run_cli(args + ["--format", "csv"], capsys)
-    assert code == 0 and '\n"c,d",1.000000\n' in out
+    assert code == 0 and '\n"c,d",1.0\n' in out

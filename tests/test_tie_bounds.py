@@ -405,7 +405,7 @@ def test_eval_tie_bounds_table_json_csv(tables, capsys):
     )
     assert out.splitlines() == [
         "measure,value,tie_min,tie_max,tied_pairs",
-        "ROC,0.875000,0.750000,1.000000,0.250000",
+        "ROC,0.875,0.75,1.0,0.25",
     ]
 
 
@@ -430,7 +430,7 @@ def test_eval_tie_bounds_per_group(tables, capsys):
     code, out, err = run_cli([*argv, "--tie-bounds", "--per-group", "--format", "csv"], capsys)
     rows = out.splitlines()
     assert rows[-3] == "group,NDCG@2,NDCG@2 tie_min,NDCG@2 tie_max,GAUC,GAUC tie_min,GAUC tie_max"
-    assert rows[-2].startswith("1,0.598903,0.173765,1.000000,0.750000,0.500000,1.000000")
+    assert rows[-2].startswith("1,0.5989025269968355,0.17376534287144002,1.0,0.75,0.5,1.0")
     code, out, err = run_cli([*argv, "--tie-bounds", "--format", "json"], capsys)
     d = json.loads(out)
     assert d["measures"]["GAUC"]["tie_bounds_per_group"]["1"] == [0.5, 1.0]

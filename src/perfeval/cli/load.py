@@ -140,7 +140,22 @@ def weights(table: Any, col: Any) -> Any:
     """A weight column of a table as numbers (None when there is none)."""
     from perfeval.io.tables import numeric
 
-    return None if col is None else numeric(table, col.name, table.get(col), "weight")
+    if col is None:
+        return None
+    import numpy as np
+
+    from perfeval.exceptions import InputFormatError
+
+    w = numeric(table, col.name, table.get(col), "weight")
+    bad = ~(np.isfinite(w) & (w >= 0))
+    if bad.any():  # said here, with the file's line, not by the library's 0-based index
+        i = int(np.argmax(bad))
+        raise InputFormatError(
+            f"the weight column {col.name!r} holds {float(w[i])!r}; weights must be finite numbers >= 0",
+            source=table.source,
+            line=table.line_of(i),
+        )
+    return w
 
 
 def partitions(items: list[str]) -> dict[str, list] | None:

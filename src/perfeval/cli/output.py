@@ -48,6 +48,13 @@ def number(v: Any) -> str:
     return str(v)
 
 
+def csv_number(v: Any) -> str:
+    """A CSV cell: a float in full (repr: it reads back to the same double), anything else as text."""
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else repr(v)
+    return str(v)
+
+
 def p_value(p: float, resamples: int | None = None) -> str:
     """A p-value for a table: below what a double holds (it underflowed to 0) is shown as such; a
     resampling test's 0 (no resample as extreme as the data, of ``resamples``) as below 1 / resamples.
@@ -141,7 +148,7 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
         if bounded:  # the share of tied pairs of each measure's comparable pairs, a column
             head = [*head, "tied_pairs"]
             rows = [[*row, _f(r.tied_pairs)] for row, r in zip(rows, report.results.values(), strict=True)]
-        lines = [",".join(head)] + [",".join(number(v) for v in row) for row in rows]
+        lines = [",".join(head)] + [",".join(csv_number(v) for v in row) for row in rows]
         return "\n".join(lines) + "\n"
     from perfeval._text import shown
 
@@ -174,7 +181,7 @@ def group_csv(report: Any) -> str:
         names = [f"{n}{suffix}" for n in names for suffix in ("", " tie_min", " tie_max")]
     lines = [",".join(["group", *names])]
     lines += [
-        ",".join([csv_field(str(key))] + [number(v) for v in _group_cells(report, i, bounded)])
+        ",".join([csv_field(str(key))] + [csv_number(v) for v in _group_cells(report, i, bounded)])
         for i, key in enumerate(report.groups)
     ]
     return "\n".join(lines) + "\n"
@@ -228,7 +235,7 @@ def models_text(reports: dict[str, Any], output: str, per_group: bool) -> str:
         head = ["model", *_model_cells(first, None)[0]]
         lines = [",".join(csv_field(h) for h in head)]
         lines += [
-            ",".join([csv_field(name)] + [number(v) for v in _model_cells(r, None)[1]])
+            ",".join([csv_field(name)] + [csv_number(v) for v in _model_cells(r, None)[1]])
             for name, r in reports.items()
         ]
         return "\n".join(lines) + "\n"
