@@ -556,3 +556,23 @@ def test_a_bad_weight_is_named_with_its_line_and_csv_numbers_are_full(tmp_path, 
     q.write_text("y,s\n1,0.9\n0,0.2\n1,0.5\n0,0.7\n1,0.3\n0,0.1\n")
     assert main(["eval", str(q), "--target", "y", "--score", "s", "-m", "roc", "--format", "csv"]) == 0
     assert capsys.readouterr().out.splitlines()[1] == f"ROC,{7 / 9!r}"  # reads back to the same double
+
+
+def test_perfeval_eval_reads_every_shipped_perf_sample_as_perf_does(capsys):
+    """PERF's own files end each line with a tab: white space text, not a TSV with an empty column."""
+    from perfeval.classic.main import main as perf_main
+    from perfeval.cli.commands.sample import path
+
+    for name in ("testperfdata", "phy_perf_sample_test.dat", "badtestperfdata"):
+        assert main(["eval", path(name), "-m", "roc"]) == 0, name
+        ours = float(capsys.readouterr().out.splitlines()[1].split()[1])
+        import io
+        import sys
+
+        stdin, sys.stdin = sys.stdin, io.TextIOWrapper(io.BytesIO(open(path(name), "rb").read()))
+        try:
+            perf_main(["-roc"])
+        finally:
+            sys.stdin = stdin
+        printed = capsys.readouterr().out.split()
+        assert abs(ours - float(printed[printed.index("ROC") + 1])) < 5e-6, name  # PERF prints 5 decimals
