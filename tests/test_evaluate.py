@@ -333,3 +333,17 @@ def test_package_attribute_is_the_function_even_after_the_module_is_imported():
     assert (
         callable(perfeval.evaluate) and perfeval.evaluate([1, 0], [0.9, 0.1], measures=["roc"])["ROC"] == 1.0
     )
+
+
+def test_measures_undefined_in_the_same_groups_share_one_warning():
+    import warnings
+
+    from perfeval import UndefinedMeasureWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate(
+            [1, 0, 1, 1], [0.9, 0.2, 0.5, 0.4], measures=["gauc", "roc", "acc"], groups=["a", "a", "b", "b"]
+        )
+    said = [str(w.message) for w in caught if issubclass(w.category, UndefinedMeasureWarning)]
+    assert len(said) == 1 and said[0].startswith("GAUC and ROC are undefined for 1 of 2 groups ('b')")

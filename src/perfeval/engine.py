@@ -346,29 +346,37 @@ def binary_report(
 
 
 def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) -> None:
-    """One UndefinedMeasureWarning per measure that is undefined overall or in some groups."""
+    """An UndefinedMeasureWarning for the measures undefined overall (one each, with their edge
+    cases), and one for each set of groups where some measures are undefined (the measures named
+    together: a one-class group leaves GAUC, ROC, APR, ... undefined at once).
+    """
     import warnings
 
     from perfeval.exceptions import UndefinedMeasureWarning
 
     edge = {s.label: s.measure.edge_cases for s in specs}
+    by_groups: dict[tuple, list[str]] = {}
     for label, r in results.items():
-        why = edge.get(label.split("[")[0], "")
         if r.per_group is not None and r.undefined:
-            shown = ", ".join(repr(k) for k in r.undefined[:5]) + (", ..." if len(r.undefined) > 5 else "")
-            warnings.warn(
-                UndefinedMeasureWarning(
-                    f"{label} is undefined for {len(r.undefined)} of {len(r.per_group)} groups "
-                    f"({shown}); they are "
-                    f"left out of its means and listed in the report. Edge cases: {why}"
-                ),
-                stacklevel=3,
-            )
+            by_groups.setdefault((tuple(map(repr, r.undefined)), len(r.per_group)), []).append(label)
         elif r.per_group is None and isinstance(r.value, float) and math.isnan(r.value):
+            why = edge.get(label.split("[")[0], "")
             warnings.warn(
                 UndefinedMeasureWarning(f"{label} is undefined for this data. Edge cases: {why}"),
                 stacklevel=3,
             )
+    for (keys, total), labels in by_groups.items():
+        shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
+        named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+        verb, its = ("is", "its") if len(labels) == 1 else ("are", "their")
+        warnings.warn(
+            UndefinedMeasureWarning(
+                f"{named} {verb} undefined for {len(keys)} of {total} groups ({shown}); they are left out "
+                f"of {its} means and listed in the report (`perfeval list-measures --long` says when a "
+                "measure is undefined)"
+            ),
+            stacklevel=3,
+        )
 
 
 def safe(spec: MeasureSpec, h: ScoreHistogram) -> float:
