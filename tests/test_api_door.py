@@ -209,3 +209,47 @@ def test_pos_label_in_intervals_and_comparisons():
     assert got == perfeval.compare(y01, a, b, "roc", method="delong")["ROC"]
     with pytest.raises(InvalidDataError, match="pos_label='x' does not occur"):
         perfeval.ci(y, a, "roc", pos_label="x")
+
+
+class _GradTensor:
+    """What a torch tensor that requires grad offers: detach/cpu/numpy, and an __array__ that refuses
+    (torch: "Can't call numpy() on Tensor that requires grad")."""
+
+    def __init__(self, values, dtype="torch.float32"):
+        self.values, self.dtype = np.asarray(values), dtype
+
+    def __array__(self, *args, **kwargs):
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad")
+
+    def detach(self):
+        return _Detached(self.values)
+
+    def cpu(self):
+        return self
+
+    def numpy(self):
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad")
+
+
+class _Detached:
+    def __init__(self, values):
+        self.values = values
+
+    def cpu(self):
+        return self
+
+    def numpy(self):
+        return self.values
+
+
+def test_every_door_reads_a_tensor_that_requires_grad():
+    """evaluate, the functional API and its scikit-learn names detach a torch-like tensor themselves."""
+    import perfeval
+    from perfeval.functional import average_precision_score, roc_auc, roc_auc_score
+
+    y, s = [1, 0, 1, 0, 1], [0.9, 0.4, 0.4, 0.2, 0.7]
+    want = perfeval.evaluate(y, s, measures=["roc"])["ROC"]
+    assert perfeval.evaluate(_GradTensor(y), _GradTensor(s), measures=["roc"])["ROC"] == want
+    assert roc_auc(_GradTensor(y), _GradTensor(s)) == want
+    assert roc_auc_score(_GradTensor(y), _GradTensor(s)) == want
+    assert average_precision_score(_GradTensor(y), _GradTensor(s)) == average_precision_score(y, s)

@@ -21,9 +21,15 @@ from perfeval.exceptions import InvalidDataError, InvalidParameterError
 
 # -- shape and type ------------------------------------------------------------------------------------
 def to_numpy(x: Any, name: str) -> np.ndarray:
-    """A 1-D numpy array from a list, numpy array, pandas/polars Series or pyarrow array/column."""
+    """A 1-D numpy array from a list, numpy array, pandas/polars Series or pyarrow array/column, or
+    an array library's array read through its protocol, the library never imported: a torch tensor
+    (``detach``, ``cpu``, ``numpy``; bfloat16 through float32, exact), a cupy array
+    (``__cuda_array_interface__`` and ``get``), an object with only ``__dlpack__``.
+    """
     if x is None:
         raise InvalidParameterError(f"`{name}` is required")
+    if not isinstance(x, np.ndarray):
+        x = _host(x, name)
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         try:
             x = x.to_numpy()
@@ -34,7 +40,28 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
         raise InvalidParameterError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+    if arr.dtype.name == "bfloat16":  # jax's and ml_dtypes' bfloat16: float32 holds it exactly
+        arr = arr.astype(np.float32)
     return arr
+
+
+def _host(x: Any, name: str) -> Any:
+    """An array library's array in host memory, through its protocol (see :func:`to_numpy`)."""
+    if all(callable(getattr(x, a, None)) for a in ("detach", "cpu", "numpy")):  # torch
+        t = x.detach()
+        if str(getattr(t, "dtype", "")).endswith("bfloat16"):  # numpy has no bfloat16
+            t = t.float()
+        return t.cpu().numpy()
+    if hasattr(x, "__cuda_array_interface__") and callable(getattr(x, "get", None)):  # cupy
+        return x.get()
+    if not hasattr(x, "__array__") and not hasattr(x, "to_numpy") and hasattr(x, "__dlpack__"):
+        try:
+            return np.from_dlpack(x)
+        except (TypeError, ValueError, RuntimeError, BufferError) as e:
+            raise InvalidDataError(
+                f"`{name}` cannot be read through DLPack ({type(e).__name__}: {e}); copy it to the CPU first"
+            ) from None
+    return x
 
 
 def one_d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:

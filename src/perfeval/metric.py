@@ -81,26 +81,7 @@ def host_array(x: Any, name: str) -> np.ndarray:
     >>> host_array(OnlyDLPack([0.5, 0.25]), "y_score")
     array([0.5 , 0.25])
     """
-    if x is None or isinstance(x, np.ndarray):
-        return to_numpy(x, name)
-    if all(callable(getattr(x, a, None)) for a in ("detach", "cpu", "numpy")):  # torch
-        t = x.detach()
-        if str(getattr(t, "dtype", "")).endswith("bfloat16"):  # numpy has no bfloat16
-            t = t.float()
-        x = t.cpu().numpy()
-    elif hasattr(x, "__cuda_array_interface__") and callable(getattr(x, "get", None)):  # cupy
-        x = x.get()
-    elif not hasattr(x, "__array__") and not hasattr(x, "to_numpy") and hasattr(x, "__dlpack__"):
-        try:
-            x = np.from_dlpack(x)
-        except (TypeError, ValueError, RuntimeError, BufferError) as e:
-            raise InvalidDataError(
-                f"`{name}` cannot be read through DLPack ({type(e).__name__}: {e}); copy it to the CPU first"
-            ) from None
-    arr = to_numpy(x, name)
-    if arr.dtype.name == "bfloat16":  # jax's and ml_dtypes' bfloat16: float32 holds it exactly
-        arr = arr.astype(np.float32)
-    return arr
+    return to_numpy(x, name)  # the protocols are read at the library's one door
 
 
 def _family(y: np.ndarray) -> str:
