@@ -576,3 +576,11 @@ def test_perfeval_eval_reads_every_shipped_perf_sample_as_perf_does(capsys):
             sys.stdin = stdin
         printed = capsys.readouterr().out.split()
         assert abs(ours - float(printed[printed.index("ROC") + 1])) < 5e-6, name  # PERF prints 5 decimals
+
+
+def test_format_takes_the_extensions_names_too(tmp_path, capsys):
+    f = _file(tmp_path)
+    assert main(["list-measures", "--format", "md"]) == 0
+    assert capsys.readouterr().out.startswith("# Measures")
+    assert main(["eval", f, "-m", "roc", "--format", "txt"]) == 0
+    assert capsys.readouterr().out.startswith("measure")

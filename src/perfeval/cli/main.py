@@ -142,6 +142,8 @@ def resolve_output(args: Any) -> bool:
             f"-o {out}: {args.command} writes a file; give its name, e.g. -o "
             f"{'report.html' if formats[0] == 'html' else 'roc.png'}"
         )
+    if fmt is not None and fmt not in formats and EXTENSIONS.get(fmt.lower()) in formats:
+        fmt = args.format = EXTENSIONS[fmt.lower()]  # --format md is markdown, tex latex, as -o's names are
     if fmt is not None and fmt not in formats:
         hint = (
             f"; the input table's format is --input-format {fmt}"
