@@ -30,7 +30,15 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._validation import _host, check_scores, check_weights, floats, label_values, one_d, to_numpy
+from perfeval._validation import (
+    check_scores,
+    check_weights,
+    floats,
+    host_memory,
+    label_values,
+    one_d,
+    to_numpy,
+)
 from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
 from perfeval.summaries import ScoreHistogram
 
@@ -121,7 +129,7 @@ def _weights(fn: str, sample_weight: Any, n: int) -> Array | None:
 
 
 def _scores(fn: str, y_score: Any, n: int, name: str = "y_score") -> Array:
-    y_score = _host(y_score, name)  # a torch tensor (detached) or a device array, in host memory
+    y_score = host_memory(y_score, name)  # a torch tensor (detached) or a device array, in host memory
     arr = np.asarray(y_score) if not hasattr(y_score, "to_numpy") else to_numpy(y_score, name)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr.reshape(-1)
@@ -339,7 +347,7 @@ def roc_auc_score(
         raise InvalidParameterError(f"{fn}: Expected max_fpr in range (0, 1], got: {max_fpr!r}")
     y = to_numpy(y_true, "y_true")
     classes = _classes(fn, y)
-    s_arr = np.asarray(_host(y_score, "y_score"))
+    s_arr = np.asarray(host_memory(y_score, "y_score"))
     if len(classes) > 2 or (s_arr.ndim == 2 and s_arr.shape[1] > 1):
         raise InvalidParameterError(
             f"{fn}: y_true holds {len(classes)} classes / y_score has shape {s_arr.shape}: perfeval "
@@ -398,7 +406,7 @@ def average_precision_score(
         )
     y = to_numpy(y_true, "y_true")
     classes = _classes(fn, y)
-    y_score = _host(y_score, "y_score")
+    y_score = host_memory(y_score, "y_score")
     if len(classes) > 2 or np.asarray(y_score).ndim == 2 and np.asarray(y_score).shape[1] > 1:
         raise InvalidParameterError(
             f"{fn}: y_true holds {len(classes)} classes: perfeval computes the binary average precision "
@@ -546,7 +554,7 @@ def _dcg_rows(fn: str, y_true: Any, y_score: Any, k: int | None, ignore_ties: bo
     """Per row (query) the tie-averaged DCG@k or NDCG@k with linear gain, from perfeval's tie tables."""
     from perfeval.evaluation import evaluate
 
-    rel, s = np.asarray(_host(y_true, "y_true")), np.asarray(_host(y_score, "y_score"))
+    rel, s = np.asarray(host_memory(y_true, "y_true")), np.asarray(host_memory(y_score, "y_score"))
     if rel.ndim != 2:
         raise InvalidDataError(
             f"{fn}: y_true must be 2-D, one row a query and one column a document, as in scikit-learn; "
@@ -603,7 +611,7 @@ def ndcg_score(
     0.695694
     """
     fn = "ndcg_score"
-    rel = np.asarray(_host(y_true, "y_true"))
+    rel = np.asarray(host_memory(y_true, "y_true"))
     if rel.ndim == 2 and rel.shape[1] <= 1:
         raise InvalidDataError(
             f"{fn}: Computing NDCG is only meaningful when there is more than 1 document. "

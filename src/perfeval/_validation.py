@@ -29,7 +29,7 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
     if x is None:
         raise InvalidParameterError(f"`{name}` is required")
     if not isinstance(x, np.ndarray):
-        x = _host(x, name)
+        x = host_memory(x, name)
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         try:
             x = x.to_numpy()
@@ -45,7 +45,7 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
     return arr
 
 
-def _host(x: Any, name: str) -> Any:
+def host_memory(x: Any, name: str) -> Any:
     """An array library's array in host memory, through its protocol (see :func:`to_numpy`)."""
     if all(callable(getattr(x, a, None)) for a in ("detach", "cpu", "numpy")):  # torch
         t = x.detach()
