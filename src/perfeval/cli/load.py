@@ -22,12 +22,16 @@ LARGE_BYTES = 64 << 20
 NOTES: list[str] = []
 
 
+def note(text: str) -> None:
+    """Keep ``text`` (a line for stderr) for when the command succeeds, once."""
+    if text not in NOTES:
+        NOTES.append(text)
+
+
 def say_columns(choice: Any) -> None:
     """Say on stderr which columns were used when some were not named on the command line."""
     if choice.worth_saying:
-        note = f"perfeval: columns: {one_line(choice.describe())}\n"
-        if note not in NOTES:
-            NOTES.append(note)
+        note(f"perfeval: columns: {one_line(choice.describe())}\n")
 
 
 def path_of(file: str) -> str | None:
@@ -82,13 +86,15 @@ def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool) -> An
                 f"(labels: {label_values(col)})",
                 source=table.source,
             )
-        others = [v for v in np.unique(np.asarray(col)).tolist() if not _is_label(v, pos_label)]
-        if len(others) > 1:  # more than one label becomes negative: said, not silently merged
+        negative = np.asarray(col)[coded == 0]
+        if len(negative) and bool(np.any(negative != negative[0])):  # O(n); the sort only to say which
+            # more than one label becomes negative: said, not silently merged
+            others = np.unique(negative).tolist()
             shown = ", ".join(repr(v) for v in others[:6]) + (", ..." if len(others) > 6 else "")
-            note = f"perfeval: note: --pos-label {pos_label}: {len(others)} other labels are negative "
-            note += f"({shown})\n"
-            if note not in NOTES:
-                NOTES.append(note)
+            note(
+                f"perfeval: note: --pos-label {pos_label}: {len(others)} other labels are negative "
+                f"({shown})\n"
+            )
         return coded
     if coded is None:
         vals = np.unique(col)
@@ -103,11 +109,6 @@ def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool) -> An
             source=table.source,
         )
     return coded
-
-
-def _is_label(v: Any, pos_label: Any) -> bool:
-    """Whether a value of the target column is the positive label as typed on the command line."""
-    return v == pos_label or str(v) == str(pos_label)
 
 
 def finite(values: Any, name: str, source: str, line: Callable[[int], int | None] | None = None) -> Any:
@@ -302,12 +303,11 @@ def say_grades_as_labels(target: Any, specs: list, pos_label: Any, name: str) ->
     grouped = [s.label for s in specs if s.measure.kind == "grouped"]
     if not grouped or pos_label is not None:
         return
-    values = np.unique(np.asarray(target))
-    if values.dtype.kind in "biuf" and not set(values.tolist()) <= {0, 1}:
+    t = np.asarray(target)
+    if t.dtype.kind in "biuf" and bool(np.any((t != 0) & (t != 1))):  # O(n); the sort only to say which
+        values = np.unique(t)
         shown = ", ".join(f"{v:g}" for v in values[:6].tolist()) + (", ..." if len(values) > 6 else "")
-        note = (
+        note(
             f"perfeval: note: {', '.join(grouped)} read the target {name!r} ({shown}) as positive where it "
             "is above 0 (--pos-label LABEL names one label positive instead)\n"
         )
-        if note not in NOTES:
-            NOTES.append(note)

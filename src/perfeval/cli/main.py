@@ -152,7 +152,9 @@ def resolve_output(args: Any) -> bool:
         )
         raise InvalidParameterError(f"--format {fmt}: {args.command} writes {', '.join(formats)}{hint}")
     if out is not None and out in formats and fmt is None and "." not in out and not os.path.exists(out):
-        load_note(f"perfeval: note: -o {out} names a format: it is --format {out} now (-o names a file)\n")
+        from perfeval.cli.load import note
+
+        note(f"perfeval: note: -o {out} names a format: it is --format {out} now (-o names a file)\n")
         args.output, args.format = None, out
         return False
     ext = out.rsplit(".", 1)[-1].lower() if out not in (None, "-") and "." in os.path.basename(out) else ""
@@ -221,13 +223,6 @@ def _check_paths(args: Any) -> None:
             ext = path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else ""
             if EXTENSIONS.get(ext) not in (None, "csv", "table"):
                 raise InvalidParameterError(f"--per-group-output {path}: it writes CSV (a .csv file)")
-
-
-def load_note(text: str) -> None:
-    from perfeval.cli import load
-
-    if text not in load.NOTES:
-        load.NOTES.append(text)
 
 
 def _run_to_file(args: Any) -> tuple[int, bool]:

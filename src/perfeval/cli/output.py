@@ -49,10 +49,12 @@ def number(v: Any) -> str:
 
 
 def csv_number(v: Any) -> str:
-    """A CSV cell: a float in full (repr: it reads back to the same double), anything else as text."""
+    """A CSV cell: a float in full (repr: it reads back to the same double), None empty, anything else
+    as text (quoted where RFC 4180 wants it).
+    """
     if isinstance(v, float):
         return "nan" if math.isnan(v) else repr(v)
-    return str(v)
+    return "" if v is None else csv_field(str(v))
 
 
 def p_value(p: float, resamples: int | None = None) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from perfeval._progress import wanted
 from perfeval.cli import load
 from perfeval.cli.commands.eval import check_ci_options
-from perfeval.cli.output import csv_field, number, p_value, signature_line, table, write
+from perfeval.cli.output import csv_number, number, p_value, signature_line, table, write
 
 
 def _load(args: Any, file: str, several: bool, binary: bool, specs: list) -> tuple:
@@ -281,7 +281,7 @@ def run(args: Any) -> int:
             )
     _corrected(rows, args.correction)
     for label in dict.fromkeys(noted):
-        load.NOTES.append(
+        load.note(
             f"perfeval: note: {label}: a model's value is not finite, so its difference has no interval or "
             "p-value (log loss: a score of exactly 0 or 1 on the wrong side; logloss:eps=1e-15 clips)\n"
         )
@@ -303,20 +303,11 @@ def run(args: Any) -> int:
         return 0
     if args.format == "csv":
         head = list(rows[0]) if rows else []
-        lines = [",".join(head)] + [",".join(_csv_cell(v) for v in r.values()) for r in rows]
+        lines = [",".join(head)] + [",".join(csv_number(v) for v in r.values()) for r in rows]
         write("\n".join(lines) + "\n")
         return 0
     write(_text(args, specs, rows, base, others, first, bounds, w is not None))
     return 0
-
-
-def _csv_cell(v: Any) -> str:
-    """A CSV cell: a float in full (p-values far below 1e-6 stay readable), None empty."""
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return "nan" if v != v else repr(v)
-    return csv_field(str(v))
 
 
 def _text(

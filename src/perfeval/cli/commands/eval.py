@@ -107,7 +107,7 @@ def run(args: Any) -> int:
     specs = resolve(measures, args.threshold, trec=dialect == "trec_eval")  # parsed once, here
     per_query = [s.label for s in specs if s.measure.kind in ("ranking", "grouped")]
     if per_query and args.group is None:  # said, not guessed: the whole table is one query
-        load.NOTES.append(
+        load.note(
             f"perfeval: note: no --group: {', '.join(per_query)} over the whole table as one query "
             "(--group COLUMN for one value a query)\n"
         )
