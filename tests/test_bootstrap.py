@@ -22,7 +22,7 @@ from perfeval.summaries import ScoreHistogram
 @pytest.mark.parametrize("lam", [0.3, 1.0, 2.0, 3.7, 9.0, 10.0, 42.5, 1000.0])
 def test_poisson_draws_have_the_right_moments(lam):
     n = 200_000
-    p, _ = _x87.boot_hist_counts(np.full(n, lam), np.zeros(n), 11, 0, 1)
+    p, _ = _x87.boot_hist_draws(np.full(n, lam), np.zeros(n), 11, 0, 1, False)
     d = np.frombuffer(p)
     sd = math.sqrt(lam / n)
     assert abs(d.mean() - lam) < 5 * sd
@@ -43,21 +43,27 @@ def _auc(h: ScoreHistogram) -> float:
 
 
 def test_fused_roc_replicates_equal_recomputation_from_the_drawn_counts():
+    from perfeval.stats.replicates import hist_replicates
+
     rng = np.random.default_rng(3)
     y = (rng.random(3000) < 0.3).astype(int)
     s = np.round(rng.normal(size=3000) + y, 1)  # ties
     h = ScoreHistogram.from_arrays(y, s)
-    fused = np.frombuffer(_x87.boot_hist_auc(h.pos, h.neg, 9, 0, 20, 2))
-    P, Q = (np.frombuffer(b).reshape(20, -1) for b in _x87.boot_hist_counts(h.pos, h.neg, 9, 0, 20))
-    for r in range(20):
-        assert fused[r] == pytest.approx(_auc(ScoreHistogram(h.scores, P[r], Q[r])), abs=1e-13)
+    roc = [parse_measure("roc")]
+    fused = hist_replicates(roc, h, 9, 20, 2)[0]
+    P, Q = (np.frombuffer(b).reshape(20, -1) for b in _x87.boot_hist_draws(h.pos, h.neg, 9, 0, 20, False))
+    for r in range(20):  # whole numbers: the area is exact in any order, equal to the bit
+        assert fused[r] == _auc(ScoreHistogram(h.scores, P[r], Q[r]))
     # any split of the replicates, any number of threads: the same numbers
-    assert np.array_equal(np.frombuffer(_x87.boot_hist_auc(h.pos, h.neg, 9, 5, 13, 1)), fused[5:13])
-    assert np.array_equal(np.frombuffer(_x87.boot_hist_auc(h.pos, h.neg, 9, 0, 20, 3)), fused)
+    sc, pos, neg = h.scores, h.pos, h.neg
+    plan = np.array([0.0, 0.0])
+    part = np.frombuffer(_x87.boot_hist_multi(sc, pos, neg, plan, 9, 5, 13, 1)).reshape(8, 4)
+    assert np.array_equal(part[:, 0] / (part[:, 1] * part[:, 2]), fused[5:13])
+    assert np.array_equal(hist_replicates(roc, h, 9, 20, 3)[0], fused)
 
 
 def test_case_level_roc_replicates_equal_recomputation_from_the_drawn_weights():
-    from perfeval.stats.replicates import Sorted
+    from perfeval.stats.replicates import Sorted, row_replicates
 
     rng = np.random.default_rng(4)
     y = (rng.random(800) < 0.4).astype(int)
@@ -65,10 +71,8 @@ def test_case_level_roc_replicates_equal_recomputation_from_the_drawn_weights():
     b = np.round(rng.normal(size=800) + 0.5 * y, 2)
     w = rng.random(800) * 3
     sa, sb = Sorted(a), Sorted(b)
-    ra, rb = (
-        np.frombuffer(x)
-        for x in _x87.boot_rows_auc(sa.order, sa.gend, y.astype(np.uint8), w, 7, 0, 15, 2, sb.order, sb.gend)
-    )
+    roc = parse_measure("roc")
+    ra, rb = row_replicates([(roc, sa), (roc, sb)], y == 1, w, 7, 15, 2)
     P = np.frombuffer(_x87.poisson_rows(800, 7, 0, 15)).reshape(15, 800)
     for r in range(15):
         assert ra[r] == pytest.approx(_auc(ScoreHistogram.from_arrays(y, a, P[r] * w)), abs=1e-12)
@@ -255,3 +259,135 @@ def test_every_default_measure_without_warnings(recwarn):
     c = compare(y, s, s**2, DEFAULT_MEASURES, n_boot=60)
     assert [k for k, v in c.items() if math.isnan(v.low)] == ["CXE"]
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+# -- the draws: counter-based, by table inversion --------------------------------------------------
+
+
+@pytest.mark.parametrize("lam", [1.0, 2.0, 7.0, 30.0, 250.0, 1024.0, 2.5, 1500.0])
+def test_poisson_draws_follow_the_distribution(lam):
+    """Tables for whole means up to 1024, the generator past them and for other means: a chi-square
+    test of 200,000 draws against the exact probabilities (a fixed seed: passes or fails for good)."""
+    from scipy.stats import chi2, poisson
+
+    n = 200_000
+    p, _ = _x87.boot_hist_draws(np.full(n, lam), np.zeros(n), 3, 0, 1, False)
+    d = np.frombuffer(p).astype(np.int64)
+    lo, hi = int(poisson.ppf(1e-6, lam)), int(poisson.isf(1e-6, lam))
+    edges = np.arange(lo, hi + 2)
+    expected = np.diff(np.r_[poisson.cdf(lo - 1, lam), poisson.cdf(edges[1:] - 1, lam)]) * n
+    expected[0] += poisson.cdf(lo - 1, lam) * n
+    expected[-1] += poisson.sf(hi, lam) * n
+    observed = np.bincount(np.clip(d, lo, hi) - lo, minlength=hi - lo + 1).astype(float)
+    # merge the sparse tails into their neighbours (expected counts of at least 5 a bin)
+    cells, acc_o, acc_e = [], 0.0, 0.0
+    for o, e in zip(observed, expected, strict=True):
+        acc_o, acc_e = acc_o + o, acc_e + e
+        if acc_e >= 5:
+            cells.append((acc_o, acc_e))
+            acc_o = acc_e = 0.0
+    if acc_e:
+        cells[-1] = (cells[-1][0] + acc_o, cells[-1][1] + acc_e)
+    o, e = np.array(cells).T
+    stat = ((o - e) ** 2 / e).sum()
+    assert chi2.sf(stat, len(o) - 1) > 1e-4, (stat, len(o))
+
+
+def test_a_draw_depends_on_its_seed_replicate_and_cell_only():
+    """A cell's draw in replicate r is a function of (seed, r, cell): the same whatever the other
+    cells, however the replicates are split, and the same in one replicate's compact summary."""
+    rng = np.random.default_rng(11)
+    pos = rng.integers(0, 4, 500).astype(float)
+    neg = rng.integers(0, 40, 500).astype(float)
+    P, Q = (np.frombuffer(b).reshape(6, -1) for b in _x87.boot_hist_draws(pos, neg, 5, 0, 6, False))
+    more = [np.r_[pos, 7.0, 0.0], np.r_[neg, 1.0, 12.0]]
+    P2, Q2 = (np.frombuffer(b).reshape(3, -1) for b in _x87.boot_hist_draws(*more, 5, 3, 6, False))
+    assert np.array_equal(P2[:, :500], P[3:]) and np.array_equal(Q2[:, :500], Q[3:])
+    cells, p, q = (
+        np.frombuffer(b, t)
+        for b, t in zip(_x87.boot_hist_draws(pos, neg, 5, 4, 5, True), (np.int64, float, float), strict=True)
+    )
+    drawn = np.flatnonzero(P[4] + Q[4])
+    assert np.array_equal(cells, drawn) and np.array_equal(p, P[4][drawn]) and np.array_equal(q, Q[4][drawn])
+    # the case weights of the rows path are the same draws with the case's number as the counter
+    rows = np.frombuffer(_x87.poisson_rows(300, 5, 0, 6)).reshape(6, 300)
+    assert np.array_equal(rows, np.frombuffer(_x87.poisson_rows(300, 5, 0, 6)).reshape(6, 300))
+    assert not np.array_equal(rows[0], rows[1])
+    assert np.array_equal(np.frombuffer(_x87.poisson_rows(200, 5, 2, 4)).reshape(2, 200), rows[2:4, :200])
+
+
+def _walks() -> list[str]:
+    here = _x87.walk_target()
+    out = []
+    for name in ("base", "v3", "v4"):
+        try:
+            _x87.walk_target(name)
+            out.append(name)
+        except ValueError:
+            pass
+    _x87.walk_target(here)
+    return out
+
+
+def test_every_walk_this_machine_runs_gives_the_same_bits():
+    """The walk is compiled for the baseline, AVX2 and AVX-512: each lane's arithmetic is the same
+    IEEE operations, so every compiled walk gives the same numbers, to the bit."""
+    from perfeval.stats import replicates as R
+
+    names = [
+        "roc", "apr", "rms", "cxe", "acc", "r50", "rkl", "top1", "top10", "prb", "ntop@25", "slq", "ca1",
+        "ca2:window=40",
+    ]  # fmt: skip
+    specs = [parse_measure(m) for m in names]
+    rng = np.random.default_rng(12)
+    y = (rng.random(3000) < 0.3).astype(int)
+    a = np.clip(np.round(rng.normal(0.4, 0.2, 3000) + 0.2 * y, 3), 0, 1)
+    b = np.clip(a + np.round(rng.normal(0, 0.1, 3000), 2), 0, 1)
+    h = ScoreHistogram.from_arrays(y, a)
+    sa, sb = R.Sorted(a), R.Sorted(b)
+    w = rng.integers(1, 4, 3000).astype(float)
+    here = _x87.walk_target()
+    got = {}
+    try:
+        for name in _walks():
+            _x87.walk_target(name)
+            got[name] = (
+                R.hist_replicates(specs, h, 3, 40, 2)
+                + R.row_replicates([(sp, so) for sp in specs for so in (sa, sb)], y == 1, w, 3, 40, 2)
+                + R.jack_groups_many(specs, R.Cases(y, a, w, None), threads=2)
+            )
+    finally:
+        _x87.walk_target(here)
+    first = got.pop("base")
+    for name, arrays in got.items():
+        for x, z in zip(arrays, first, strict=True):
+            assert np.array_equal(x, z, equal_nan=True), name
+
+
+def test_apr_of_large_tie_groups_is_exact_to_rounding():
+    """A tie group of g cases, m positive, under a others (b positive): the walk sums its expected
+    precisions by an expansion (no division per case) where the group is small against a.  Under
+    negatives only, the walk's value is the exact rational one to 4e-16; under a tie group of
+    positives too, it is the registry's (which sums case by case) to 4e-16."""
+    from fractions import Fraction
+
+    from perfeval.stats.fastpaths import APR_K
+
+    rng = np.random.default_rng(13)
+    plan = np.array([float(APR_K), 0.0])
+    for _ in range(60):
+        a_pos, a_neg = int(rng.integers(0, 5000)), int(rng.integers(200, 20000))
+        g = int(rng.integers(5, 300))
+        m = int(rng.integers(1, g + 1))
+        a = a_pos + a_neg
+        s1 = sum(Fraction(1, a + j) for j in range(1, g + 1))
+        s2 = sum(Fraction(j - 1, a + j) for j in range(1, g + 1))
+        # under negatives only: b = 0, and the group's term is the whole APR numerator
+        sc, pos, neg = np.array([0.2, 0.5]), np.array([float(m), 0.0]), np.array([float(g - m), float(a)])
+        exact = Fraction(m, g) * (s1 + Fraction(m - 1, g - 1) * s2)
+        walk = np.frombuffer(_x87.rep_finish(sc, pos, neg, plan))[0]
+        assert abs(Fraction(walk) - exact) <= Fraction(4, 10**16) * exact, (a, g, m)
+        # under a tie group of a_pos positives and a_neg negatives
+        pos, neg = np.array([float(m), float(a_pos)]), np.array([float(g - m), float(a_neg)])
+        walk = np.frombuffer(_x87.rep_finish(sc, pos, neg, plan))[0]
+        assert walk == pytest.approx(_x87.hist_apr(pos, neg), rel=4e-16, abs=0), (a, g, m)

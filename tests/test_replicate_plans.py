@@ -57,7 +57,7 @@ def test_summary_replicates_equal_each_replicate_summary_recomputed():
     h = ScoreHistogram.from_arrays(y, s)
     specs = _specs()
     got = R.hist_replicates(specs, h, 9, 12, 2)
-    P, Q = (np.frombuffer(b).reshape(12, -1) for b in _x87.boot_hist_counts(h.pos, h.neg, 9, 0, 12))
+    P, Q = (np.frombuffer(b).reshape(12, -1) for b in _x87.boot_hist_draws(h.pos, h.neg, 9, 0, 12, False))
     for r in range(12):
         drawn = (P[r] + Q[r]) > 0
         rep = ScoreHistogram(h.scores[drawn], P[r][drawn], Q[r][drawn])
@@ -72,7 +72,7 @@ def test_summary_replicates_with_scores_outside_zero_one():
     h = ScoreHistogram.from_arrays(y, s)
     specs = [parse_measure(m) for m in ("cxe", "slq", "ca1", "rms", "ca2")]
     got = R.hist_replicates(specs, h, 2, 6, 1)
-    P, Q = (np.frombuffer(b).reshape(6, -1) for b in _x87.boot_hist_counts(h.pos, h.neg, 2, 0, 6))
+    P, Q = (np.frombuffer(b).reshape(6, -1) for b in _x87.boot_hist_draws(h.pos, h.neg, 2, 0, 6, False))
     for r in range(6):
         drawn = (P[r] + Q[r]) > 0
         rep = ScoreHistogram(h.scores[drawn], P[r][drawn], Q[r][drawn])

@@ -120,8 +120,6 @@ def test_the_roc_area_has_every_fast_path_and_perfs_measures_a_plan():
     assert all(
         f is not None
         for f in (
-            roc.hist_replicates,
-            roc.row_replicates,
             roc.jack_summary,
             roc.jack_cases,
             roc.delong,
@@ -132,7 +130,7 @@ def test_the_roc_area_has_every_fast_path_and_perfs_measures_a_plan():
 
     assert set(ALL) <= {name for name, fp in FAST_PATHS.items() if fp.plan is not None}
     others = [fp for name, fp in FAST_PATHS.items() if name != "ROC"]
-    assert all(fp.hist_replicates is None and fp.delong is None and fp.jack_cases is None for fp in others)
+    assert all(fp.jack_summary is None and fp.delong is None and fp.jack_cases is None for fp in others)
 
 
 def test_without_its_entry_the_roc_area_takes_the_generic_path(monkeypatch):

@@ -45,15 +45,14 @@ static PyMethodDef methods[] = {
     {"expected_rr", nv_expected_rr, METH_VARARGS, "Expected reciprocal rank of the first relevant case per tie group."},
     {"plain_tokens", nv_plain_tokens, METH_VARARGS, "Field offsets of a plain file of `width` fields a line, or None."},
     {"same_tokens", nv_same_tokens, METH_VARARGS, "Token i of a equals token order[i] of b, for every i."},
-    {"boot_hist_auc", nv_boot_hist_auc, METH_VARARGS, "ROC areas of Poisson bootstrap replicates of a histogram."},
+    {"boot_hist_multi", nv_boot_hist_multi, METH_VARARGS, "A plan's statistics of Poisson replicates of a summary."},
+    {"boot_rows_multi", nv_boot_rows_multi, METH_VARARGS, "A plan's statistics of case-level Poisson replicates, per score column."},
+    {"boot_hist_draws", nv_boot_hist_draws, METH_VARARGS, "The counts of replicates of a summary (one replicate's drawn cells, or all)."},
     {"poisson_rows", nv_poisson_rows, METH_VARARGS, "Poisson(1) case weights of bootstrap replicates."},
-    {"boot_rows_auc", nv_boot_rows_auc, METH_VARARGS, "ROC areas of case-level Poisson bootstrap replicates."},
-    {"boot_hist_multi", nv_boot_hist_multi, METH_VARARGS, "A plan's statistics of Poisson replicates of a histogram."},
-    {"boot_rows_multi", nv_boot_rows_multi, METH_VARARGS, "A plan's statistics of case-level Poisson replicates."},
-    {"rep_finish", nv_rep_finish, METH_VARARGS, "A plan's statistics of one summary (the jackknife's)."},
+    {"jack_multi", nv_jack_multi, METH_VARARGS, "A plan's statistics of the delete-a-group jackknife."},
+    {"rep_finish", nv_rep_finish, METH_VARARGS, "A plan's statistics of one summary."},
     {"delong_hist", nv_delong_hist, METH_VARARGS, "DeLong's structural-component sums from a histogram."},
     {"delong_rows", nv_delong_rows, METH_VARARGS, "Each case's DeLong structural component, in case order."},
-    {"boot_hist_compact", nv_boot_hist_compact, METH_VARARGS, "One replicate of a histogram, its drawn cells only."},
     {"runs", nv_runs, METH_VARARGS, "Distinct values of a sorted float64 array and their counts."},
     {"tie_table", nv_tie_table, METH_VARARGS, "The ties of a ranking sorted by query and descending score: per tie its head, query, position, rows and sums."},
     {"join_ids", nv_join_ids, METH_VARARGS, "Join two id columns (text + int64 offsets): the permutation, or None."},
@@ -65,9 +64,8 @@ static PyMethodDef methods[] = {
     {"cache_limit", nv_cache_limit, METH_VARARGS, "Set how many bytes of freed scratch mappings are kept; the previous limit."},
     {"keep_heap", nv_keep_heap, METH_NOARGS, "Keep malloc's freed memory in the process (glibc): for a command's process."},
     /* test-only: called by tests/ and by nothing in src/ (kept under their names for the tests) */
+    {"walk_target", nv_walk_target, METH_VARARGS, "test-only: the replicate walk in use (base, v3, v4); with a name, use it."},
     {"mantissa_bits", nv_mantissa_bits, METH_NOARGS, "test-only: significand bits of long double (64 for x87)."},
-    {"boot_hist_counts", nv_boot_hist_counts, METH_VARARGS,
-     "test-only: Poisson bootstrap replicates of a histogram (the draws of boot_hist_auc, whole)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, .m_name = "_x87",
@@ -76,7 +74,7 @@ static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, .m_name = "_x87",
 
 PyMODINIT_FUNC PyInit__x87(void)
 {
-    nv_pois_cdf_init();
+    nv_walk_init();
     if (PyType_Ready(&nv_BufType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&moddef);

@@ -25,7 +25,7 @@
  *   sort.c      the original's Hoare quicksort, step for step
  *   classic.c   the classic measures in x87 80-bit arithmetic (ROC, APR, RMS, CA1, ...)
  *   summary.c   modern float64 kernels over summaries (histograms, runs, tie tables, disc_sums)
- *   resample.c  the bootstrap's random numbers and walks, DeLong's components
+ *   resample.c  the bootstrap's draws, the fused replicate walk, the jackknife, DeLong's components
  *   contest.c   the competition scorer's id join, token comparison and plain-file reading
  *   trec.c      TREC qrels and runs read in one pass: ids dictionary-encoded, numbers, line errors
  * Everything not declared here is static to its file.
@@ -159,14 +159,13 @@ PyObject *nv_runs(PyObject *self, PyObject *args);
 PyObject *nv_tie_table(PyObject *self, PyObject *args);
 
 /* ---- resample.c ------------------------------------------------------------------------------ */
-void nv_pois_cdf_init(void); /* once, from the module's init */
-PyObject *nv_boot_hist_auc(PyObject *self, PyObject *args);
-PyObject *nv_boot_hist_counts(PyObject *self, PyObject *args); /* test-only */
-PyObject *nv_boot_hist_compact(PyObject *self, PyObject *args);
-PyObject *nv_poisson_rows(PyObject *self, PyObject *args);
-PyObject *nv_boot_rows_auc(PyObject *self, PyObject *args);
+void nv_walk_init(void); /* once, from the module's init */
+PyObject *nv_walk_target(PyObject *self, PyObject *args); /* test-only */
 PyObject *nv_boot_hist_multi(PyObject *self, PyObject *args);
 PyObject *nv_boot_rows_multi(PyObject *self, PyObject *args);
+PyObject *nv_boot_hist_draws(PyObject *self, PyObject *args);
+PyObject *nv_poisson_rows(PyObject *self, PyObject *args);
+PyObject *nv_jack_multi(PyObject *self, PyObject *args);
 PyObject *nv_rep_finish(PyObject *self, PyObject *args);
 PyObject *nv_delong_hist(PyObject *self, PyObject *args);
 PyObject *nv_delong_rows(PyObject *self, PyObject *args);

@@ -1,36 +1,149 @@
 /*
- * perfeval._x87, resample.c: resampling: the bootstrap's random numbers (xoshiro256**, Poisson
- * draws), histogram and case-level Poisson bootstrap walks, DeLong's structural components.
+ * perfeval._x87, resample.c: resampling.  The bootstrap's draws (counter-based: a replicate's draw
+ * for a cell or a case is a hash of the replicate's key and the cell's or case's number), Poisson
+ * sampling by table inversion, the fused replicate walk that finishes every statistic of a plan from
+ * several replicates at once, the jackknife on the same walk, and DeLong's structural components.
+ *
+ * Why C: a bootstrap of a million distinct scores is 10^9 Poisson draws and as many updates of each
+ * measure's running sums; numpy would store every replicate's weights (8 GB) and pass over them once
+ * a measure.  Here the draws are made where they are used and never stored, eight replicates side
+ * by side share each pass over the cells, and the passes run on every core.
  */
 #include "native.h"
 
-/* ------------------------------------------------------------------------------------------------ */
-/* The bootstrap's random numbers.  Each replicate r has its own stream, seeded from (seed, r) by
- * splitmix64, so a replicate's draws do not depend on how replicates are split over threads or
- * calls.  Generator: xoshiro256** (Blackman & Vigna).  Poisson: inversion for means under 10,
- * Hoermann's PTRS (transformed rejection with squeeze) above.  Why C: 10^9 Poisson draws (1,000
- * replicates of a million cases) take ~40 s in numpy and a few seconds here, fused with the
- * measure so that no replicate's weights are ever stored. */
-typedef struct {
-    uint64_t s[4];
-} rng_t;
+/* the walk passes 64-byte vectors between its inline functions of one file: no ABI is crossed */
+#pragma GCC diagnostic ignored "-Wpsabi"
 
-static uint64_t splitmix64(uint64_t *x)
+/* ------------------------------------------------------------------------------------------------ */
+/* The draws.  Replicate r of a seed has a 64-bit key; its draw for counter c (a cell's class, or a
+ * case) is SplitMix64's output function applied to key + (c + 1) * gamma, i.e. the (c + 1)th output
+ * of a SplitMix64 generator started at the key (Steele, Lea & Flood 2014; it passes BigCrush).  A
+ * draw depends on (seed, r, c) only: not on the order of the walk, the thread, or how the replicates
+ * are split over calls, so a walk may go down the cells, draw a cell again, or draw the same case in
+ * two models' orders without storing anything. */
+#define GOLDEN 0x9E3779B97F4A7C15ULL
+
+static inline uint64_t mix64(uint64_t z)
 {
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
 }
 
-static void rng_seed(rng_t *g, uint64_t seed, uint64_t replicate)
+static inline uint64_t rep_key(uint64_t seed, uint64_t r)
 {
-    uint64_t x = seed ^ (replicate * 0xD1342543DE82EF95ULL + 0x2545F4914F6CDD1DULL);
-    for (int i = 0; i < 4; i++)
-        g->s[i] = splitmix64(&x);
+    return mix64(mix64(seed ^ 0xA0761D6478BD642FULL) + (r + 1) * 0xE7037ED1A0B428DBULL);
 }
 
+/* 53 uniform bits of (key, counter): u = bits * 2^-53 is uniform on [0, 1) */
+static inline uint64_t draw_bits(uint64_t key, uint64_t ctr) { return mix64(key + (ctr + 1) * GOLDEN) >> 11; }
+
+/* Poisson(lam) by inversion: the draw is the least k with u <= F(k), F the CDF.  For a whole-number
+ * mean up to PT_MAX a table holds floor(F(k) * 2^53) (so u <= F(k) is bits <= T[k], exactly) and a
+ * guide table of 2^GUIDE_BITS entries gives, for the top bits, the least k that can answer (Chen &
+ * Asau 1974): one lookup and usually no step of the scan.  Other means (not whole numbers, or larger)
+ * use a generator seeded by the draw's bits: inversion below 10, Hoermann's PTRS above. */
+#define PT_MAX 1024
+#define GUIDE_BITS 10
+
+typedef struct {
+    uint64_t *T; /* thresholds, the last one UINT64_MAX */
+    uint32_t *G; /* guide: G[j] = least k with T[k] >= j << (53 - GUIDE_BITS) */
+} ptab;
+
+typedef struct {
+    ptab t[PT_MAX + 1]; /* t[lam], made for the means a call needs */
+} pset;
+
+static int ptab_make(ptab *t, int lam)
+{
+    int kmax = lam + 12 * (int)ceil(sqrt((double)lam)) + 40; /* the mass past it is below 1e-30 */
+    t->T = malloc((size_t)(kmax + 1) * sizeof(uint64_t));
+    t->G = malloc(((size_t)1 << GUIDE_BITS) * sizeof(uint32_t));
+    if (!t->T || !t->G)
+        return -1;
+    double F = 0.0, ll = log((double)lam);
+    int k;
+    for (k = 0; k < kmax; k++) {
+        F += exp(k * ll - lam - lgamma(k + 1.0));
+        if (F >= 1.0)
+            break;
+        t->T[k] = (uint64_t)floor(F * 9007199254740992.0); /* F * 2^53, exact; bits <= it <=> u <= F */
+    }
+    t->T[k] = UINT64_MAX; /* catches every draw */
+    int j = 0;
+    for (int b = 0; b < (1 << GUIDE_BITS); b++) {
+        uint64_t lo = (uint64_t)b << (53 - GUIDE_BITS);
+        while (t->T[j] < lo)
+            j++;
+        t->G[b] = (uint32_t)j;
+    }
+    return 0;
+}
+
+static void pset_free(pset *ps)
+{
+    if (!ps)
+        return;
+    for (int l = 0; l <= PT_MAX; l++) {
+        free(ps->t[l].T);
+        free(ps->t[l].G);
+    }
+    free(ps);
+}
+
+/* The table set for the means of lam[0..n-1] (and always 1): NULL when out of memory. */
+static pset *pset_for(const double *const *lams, const Py_ssize_t *ns, int nlams)
+{
+    pset *ps = calloc(1, sizeof(pset));
+    if (!ps)
+        return NULL;
+    if (ptab_make(&ps->t[1], 1) < 0)
+        goto fail;
+    for (int a = 0; a < nlams; a++)
+        for (Py_ssize_t i = 0; i < ns[a]; i++) {
+            double l = lams[a][i];
+            if (l >= 1 && l <= PT_MAX && l == floor(l) && !ps->t[(int)l].T && ptab_make(&ps->t[(int)l], (int)l) < 0)
+                goto fail;
+        }
+    return ps;
+fail:
+    pset_free(ps);
+    return NULL;
+}
+
+/* the sampler of a mean: 0 for none (draws 0), lam for a table, -1 for the generator */
+static inline int32_t sampler_of(const pset *ps, double lam)
+{
+    if (!(lam > 0))
+        return 0;
+    if (lam <= PT_MAX && lam == floor(lam) && ps->t[(int)lam].T)
+        return (int32_t)lam;
+    return -1;
+}
+
+static inline double ptab_draw(const ptab *t, uint64_t x)
+{
+    unsigned k = t->G[x >> (53 - GUIDE_BITS)];
+    while (x > t->T[k])
+        k++;
+    return (double)k;
+}
+
+/* xoshiro256** (Blackman & Vigna), for the rare draws that need more than one uniform */
+typedef struct {
+    uint64_t s[4];
+} rng_t;
+
 static inline uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static void rng_seed(rng_t *g, uint64_t x)
+{
+    for (int i = 0; i < 4; i++) {
+        x += GOLDEN;
+        g->s[i] = mix64(x);
+    }
+}
 
 static inline uint64_t rng_next(rng_t *g)
 {
@@ -46,10 +159,6 @@ static inline uint64_t rng_next(rng_t *g)
 }
 
 static inline double rng_uniform(rng_t *g) { return (double)(rng_next(g) >> 11) * 0x1.0p-53; } /* [0, 1) */
-
-static const double EXP_NEG_INT[10] = {1.0, 0.36787944117144233, 0.1353352832366127, 0.049787068367863944,
-                                       0.01831563888873418, 0.006737946999085467, 0.0024787521766663585,
-                                       0.0009118819655545162, 0.00033546262790251185, 0.00012340980408667956};
 
 static double poisson_ptrs(rng_t *g, double lam)
 {
@@ -69,45 +178,17 @@ static double poisson_ptrs(rng_t *g, double lam)
     }
 }
 
-/* CDFs of Poisson(1..9) up to k = 47 (past it the tail is below 2^-53 for these means): the common
- * case of a cell of one or a few cases draws with one uniform and a short scan, no division */
-#define CDF_LEN 48
-static double POIS_CDF[10][CDF_LEN];
-static int pois_cdf_ready = 0;
-
-void nv_pois_cdf_init(void)
+/* Poisson(lam) for a mean without a table, from the draw's 53 bits */
+static double poisson_slow(double lam, uint64_t x)
 {
-    for (int lam = 1; lam < 10; lam++) {
-        double p = EXP_NEG_INT[lam], F = p;
-        POIS_CDF[lam][0] = F;
-        for (int k = 1; k < CDF_LEN; k++) {
-            p *= (double)lam / k;
-            F += p;
-            POIS_CDF[lam][k] = k == CDF_LEN - 1 ? 2.0 : F; /* the last entry catches every u */
-        }
-    }
-    pois_cdf_ready = 1;
-}
-
-static inline double poisson(rng_t *g, double lam)
-{
-    if (lam <= 0.0)
+    if (!(lam > 0))
         return 0.0;
-    if (lam >= 10.0)
-        return poisson_ptrs(g, lam);
-    if (lam == floor(lam)) {
-        /* branch-free for the first 8 values (a scan's mispredicted exits cost more than the draw) */
-        const double *F = POIS_CDF[(int)lam];
-        double u = rng_uniform(g);
-        int k = (u > F[0]) + (u > F[1]) + (u > F[2]) + (u > F[3]) + (u > F[4]) + (u > F[5]) + (u > F[6]) +
-                (u > F[7]);
-        if (k == 8)
-            while (u > F[k])
-                k++;
-        return (double)k;
+    if (lam >= 10.0) {
+        rng_t g;
+        rng_seed(&g, x);
+        return poisson_ptrs(&g, lam);
     }
-    double p = exp(-lam);
-    double u = rng_uniform(g), F = p;
+    double u = (double)x * 0x1.0p-53, p = exp(-lam), F = p;
     int k = 0;
     while (u > F && k < 200) {
         k++;
@@ -117,40 +198,707 @@ static inline double poisson(rng_t *g, double lam)
     return (double)k;
 }
 
-/* One replicate of a histogram (K cells, ascending scores): pos'[c] ~ Poisson(pos[c]), neg'[c] ~
- * Poisson(neg[c]), drawn cell by cell, positive first.  With out == NULL, returns the ROC area of
- * the replicate (ties half); else stores the counts and returns 0. */
-static double boot_hist_one(const double *lp, const double *ln, Py_ssize_t K, uint64_t seed, uint64_t r,
-                            double *op, double *on)
+static inline double pdraw(const pset *ps, int32_t id, double lam, uint64_t key, uint64_t ctr)
 {
-    rng_t g;
-    rng_seed(&g, seed, r);
-    double area = 0.0, cneg = 0.0, cpos = 0.0;
-    for (Py_ssize_t c = 0; c < K; c++) {
-        double p = poisson(&g, lp[c]), q = poisson(&g, ln[c]);
-        if (op) {
-            op[c] = p;
-            on[c] = q;
-        } else {
-            area += p * (cneg + 0.5 * q);
-            cneg += q;
-            cpos += p;
-        }
-    }
-    return op ? 0.0 : (cpos > 0 && cneg > 0 ? area / (cpos * cneg) : NAN);
+    if (id > 0)
+        return ptab_draw(&ps->t[id], draw_bits(key, ctr));
+    if (id == 0)
+        return 0.0;
+    return poisson_slow(lam, draw_bits(key, ctr));
 }
 
-typedef struct {
-    const double *lp, *ln;
-    Py_ssize_t K;
-    uint64_t seed;
-    int64_t r0, r1, step, first;
-    double *out;
-} boot_job;
+#define LANES 8
 
-/* Run fn on jobs[0 .. n-1] (each `size` bytes), job t on thread t and job 0 on the caller; a job whose
- * thread cannot be started is run by the caller.  Call without the GIL.  The jobs must not depend on
- * which thread runs them (the bootstrap's replicates are seeded by their number). */
+/* Poisson(lam) draws of counter ctr in every lane, written as loops of LANES that the compiler
+ * vectorises (the hash; the table's lookups as gathers where the machine has them): the guide and
+ * one step of the scan for every lane, the rare further steps lane by lane. */
+static inline __attribute__((always_inline)) void lane_draws(const pset *ps, int32_t id, double lam,
+                                                             const uint64_t *key, uint64_t ctr, double *out)
+{
+    uint64_t x[LANES];
+    if (id == 0) {
+        for (int b = 0; b < LANES; b++)
+            out[b] = 0.0;
+        return;
+    }
+    for (int b = 0; b < LANES; b++)
+        x[b] = draw_bits(key[b], ctr);
+    if (id > 0) {
+        const ptab *t = &ps->t[id];
+        uint32_t k[LANES];
+        int more = 0;
+        for (int b = 0; b < LANES; b++) {
+            k[b] = t->G[x[b] >> (53 - GUIDE_BITS)];
+            k[b] += x[b] > t->T[k[b]];
+        }
+        for (int b = 0; b < LANES; b++)
+            more |= x[b] > t->T[k[b]];
+        if (more)
+            for (int b = 0; b < LANES; b++)
+                while (x[b] > t->T[k[b]])
+                    k[b]++;
+        for (int b = 0; b < LANES; b++)
+            out[b] = (double)k[b];
+    } else
+        for (int b = 0; b < LANES; b++)
+            out[b] = poisson_slow(lam, x[b]);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Where a walk's cells get their counts.  A cell is a distinct score (ascending); the walk asks
+ * for the positive and negative weight of a cell in each of its lanes (replicates, or left-out
+ * groups).
+ *   SRC_HIST   a summary's cells: lane b draws Poisson(pos[c]) with counter 2c and Poisson(neg[c])
+ *              with counter 2c + 1 from its replicate's key;
+ *   SRC_ROWS   a sorted score column's tie groups: each case i of the group draws Poisson(1) with
+ *              counter i (its number in case order), times its weight: every model of the same cases
+ *              gets the same weights, whatever its order;
+ *   SRC_GIVEN  one summary as given (one lane);
+ *   SRC_JACK   a sorted column's tie groups with every case, less the cases of lane b's group (case
+ *              i is in group i mod G): the delete-a-group jackknife. */
+enum { SRC_HIST, SRC_ROWS, SRC_GIVEN, SRC_JACK };
+
+typedef struct {
+    int mode;
+    Py_ssize_t K;     /* cells */
+    const double *sc; /* their scores, ascending */
+    /* SRC_HIST */
+    const double *lp, *ln;
+    const int32_t *idp, *idn;
+    const pset *ps;
+    /* SRC_ROWS, SRC_JACK */
+    const int64_t *order, *gend; /* cases in ascending score order; end of each cell among them */
+    const uint8_t *ocls;         /* classes in that order */
+    const double *ow;            /* weights in that order, or NULL */
+    /* SRC_GIVEN, SRC_JACK: the cells' counts (SRC_JACK: of every case) */
+    const double *gp, *gq;
+    int64_t G; /* SRC_JACK: groups */
+} src_t;
+
+typedef struct {
+    int nl;                /* lanes in use */
+    uint64_t key[LANES];   /* SRC_HIST, SRC_ROWS: each lane's replicate key */
+    int64_t g0;            /* SRC_JACK: lane 0's group */
+} lanes_t;
+
+/* The counts of cell c in every lane; 0 when no lane can have a positive there. */
+static inline __attribute__((always_inline)) int cell_counts(const src_t *s, const lanes_t *L, Py_ssize_t c,
+                                                             double *p, double *q)
+{
+    switch (s->mode) {
+    case SRC_HIST: {
+        int32_t ip = s->idp[c], in = s->idn[c];
+        uint64_t cp = 2 * (uint64_t)c, cn = cp + 1;
+        lane_draws(s->ps, ip, s->lp[c], L->key, cp, p);
+        lane_draws(s->ps, in, s->ln[c], L->key, cn, q);
+        return ip != 0;
+    }
+    case SRC_ROWS: {
+        int64_t j0 = c ? s->gend[c - 1] : 0;
+        if (s->gend[c] == j0 + 1) { /* the usual cell of distinct scores: one case */
+            double k[LANES], w = s->ow ? s->ow[j0] : 1.0;
+            int pos = s->ocls[j0];
+            lane_draws(s->ps, 1, 1.0, L->key, (uint64_t)s->order[j0], k);
+            for (int b = 0; b < LANES; b++) {
+                double x = s->ow ? w * k[b] : k[b];
+                p[b] = pos ? x : 0.0;
+                q[b] = pos ? 0.0 : x;
+            }
+            return pos;
+        }
+        for (int b = 0; b < LANES; b++)
+            p[b] = q[b] = 0.0;
+        for (int64_t j = j0; j < s->gend[c]; j++) {
+            double k[LANES], w = s->ow ? s->ow[j] : 1.0, *dst = s->ocls[j] ? p : q;
+            lane_draws(s->ps, 1, 1.0, L->key, (uint64_t)s->order[j], k);
+            for (int b = 0; b < LANES; b++)
+                dst[b] += s->ow ? w * k[b] : k[b];
+        }
+        return 1;
+    }
+    case SRC_GIVEN:
+        for (int b = 0; b < LANES; b++) {
+            p[b] = s->gp[c];
+            q[b] = s->gq[c];
+        }
+        return s->gp[c] > 0;
+    case SRC_JACK: {
+        for (int b = 0; b < LANES; b++) {
+            p[b] = s->gp[c];
+            q[b] = s->gq[c];
+        }
+        for (int64_t j = c ? s->gend[c - 1] : 0; j < s->gend[c]; j++) {
+            int64_t b = s->order[j] % s->G - L->g0;
+            if (b >= 0 && b < LANES) {
+                double w = s->ow ? s->ow[j] : 1.0;
+                if (s->ocls[j])
+                    p[b] -= w;
+                else
+                    q[b] -= w;
+            }
+        }
+        for (int b = 0; b < LANES; b++) { /* a float residue below zero is no case */
+            p[b] = p[b] > 0.0 ? p[b] : 0.0;
+            q[b] = q[b] > 0.0 ? q[b] : 0.0;
+        }
+        return 1;
+    }
+    }
+    return 1;
+}
+
+/* The counts of cell c in lane b alone (CA2's tail, the draws' tests): cell_counts' numbers. */
+static void cell_count_one(const src_t *s, const lanes_t *L, Py_ssize_t c, int b, double *p, double *q)
+{
+    switch (s->mode) {
+    case SRC_HIST:
+        *p = pdraw(s->ps, s->idp[c], s->lp[c], L->key[b], 2 * (uint64_t)c);
+        *q = pdraw(s->ps, s->idn[c], s->ln[c], L->key[b], 2 * (uint64_t)c + 1);
+        return;
+    case SRC_ROWS:
+        *p = *q = 0.0;
+        for (int64_t j = c ? s->gend[c - 1] : 0; j < s->gend[c]; j++) {
+            double k = pdraw(s->ps, 1, 1.0, L->key[b], (uint64_t)s->order[j]), w = s->ow ? s->ow[j] : 1.0;
+            if (s->ocls[j])
+                *p += s->ow ? w * k : k;
+            else
+                *q += s->ow ? w * k : k;
+        }
+        return;
+    default: {
+        double P[LANES], Q[LANES];
+        cell_counts(s, L, c, P, Q);
+        *p = P[b];
+        *q = Q[b];
+    }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Replicates of many measures at once.  A plan is a float64 array of (kind, parameter) pairs; each
+ * kind writes REP_WIDTH statistics per replicate, from which perfeval.stats.fastpaths finishes the
+ * measure's value (the formulas stay in Python, vectorised over the replicates).  The statistics are
+ * the ones the measure's own code reads from a summary; here they are gathered in one walk down the
+ * cells (highest score first) for LANES replicates side by side, every statistic of the plan in the
+ * same walk: the draws are paid once for all the measures, and no replicate's counts are stored.
+ * A cell a lane drew nothing in changes no statistic, so walking every cell is walking the drawn
+ * ones.  Sums of whole numbers (the ROC area in half units, the confusion counts, ranks) are exact
+ * in any order and equal the registry's to the bit; other sums (APR's, squared errors, logarithms)
+ * are those of the registry's code to the rounding of a sum taken in another order. */
+#define REP_WIDTH 4
+enum {
+    REP_ROC = 0,  /* area (ties half), P, N */
+    REP_APR = 1,  /* APR numerator (summary.c's apr_total), P, n */
+    REP_SQ = 2,   /* sum of squared errors, n */
+    REP_CXE = 3,  /* sum -log2(s) over positives, sum -log2(1 - s) over negatives, n, scores in [0, 1] */
+    REP_THR = 4,  /* TP, FN, FP, TN with score >= parameter predicted positive */
+    REP_R50 = 5,  /* ROC area up to the parameter's negatives */
+    REP_RKL = 6,  /* rank of the last positive */
+    REP_TOP1 = 7,
+    REP_TOP10 = 8,
+    REP_NTOP = 9, /* positives among the top parameter cases / parameter (parameter < 0: the top P, PRB) */
+    REP_SLQ = 10, /* SLAC Q over parameter bins */
+    REP_CA1 = 11,
+    REP_CA2 = 12, /* window of parameter cases */
+    REP_KINDS = 13
+};
+
+/* The plan's kinds and parameters, checked: 0 on success, -1 with an exception set. */
+static int rep_plan(const double *plan, Py_ssize_t len, int *nk)
+{
+    if (len % 2) {
+        PyErr_SetString(PyExc_ValueError, "a replicate plan is (kind, parameter) pairs");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; i += 2)
+        if (!(plan[i] >= 0 && plan[i] < REP_KINDS) || plan[i] != floor(plan[i])) {
+            PyErr_SetString(PyExc_ValueError, "a replicate plan names an unknown kind");
+            return -1;
+        }
+    *nk = (int)(len / 2);
+    return 0;
+}
+
+/* Per-cell tables of a plan's entry, made once for all its replicates: -log2(s) and -log2(1 - s)
+ * (CXE), the SLQ bin (the number of edges i/bins, i = 1..bins-1, at or below the score), and for CA1
+ * the run of its 19 overlapping bins holding the score, as a dense code (-1: none). */
+typedef struct {
+    int kind, nb;     /* nb: SLQ bins, CA1 codes */
+    double par;
+    double *nl2s, *nl2c;
+    int32_t *bin;     /* SLQ bin, CA1 code */
+    int16_t code_first[19 * 19], code_last[19 * 19]; /* CA1: the run of bins of each code */
+} entry_t;
+
+typedef struct {
+    int nk;
+    entry_t *e;
+    int needs_P_first; /* a statistic that needs the replicate's P before its walk (PRB) */
+} plan_t;
+
+static void plan_free(plan_t *pl)
+{
+    if (!pl->e)
+        return;
+    for (int m = 0; m < pl->nk; m++) {
+        free(pl->e[m].nl2s);
+        free(pl->e[m].nl2c);
+        free(pl->e[m].bin);
+    }
+    free(pl->e);
+    pl->e = NULL;
+}
+
+static int slq_bin(double s, int bins)
+{
+    int b = (int)(s * bins);
+    b = b < 0 ? 0 : (b > bins - 1 ? bins - 1 : b);
+    while (b > 0 && !((double)b / bins <= s))
+        b--;
+    while (b < bins - 1 && (double)(b + 1) / bins <= s)
+        b++;
+    return b;
+}
+
+/* bin i holds i/20 <= s <= (i + 2)/20: the run of bins holding s as first * 19 + last, -1 for none */
+static int ca1_run(double s)
+{
+    int first = -1, last = -1;
+    double f = floor(s * 20.0);
+    if (f >= -3.0 && f <= 22.0)
+        for (int i = (int)f - 2; i <= (int)f + 1; i++)
+            if (i >= 0 && i <= 18 && s >= (double)i / 20 && s <= (double)(i + 2) / 20) {
+                first = first < 0 ? i : first;
+                last = i;
+            }
+    return first < 0 ? -1 : first * 19 + last;
+}
+
+/* The plan's entries with their tables for cells of scores sc[0..K-1]: 0, or -1 when out of memory
+ * (tables == 0: none, for a single walk where a logarithm per cell costs what the table would). */
+static int plan_make(plan_t *pl, const double *plan, int nk, const double *sc, Py_ssize_t K, int tables)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->nk = nk;
+    pl->e = calloc((size_t)(nk > 0 ? nk : 1), sizeof(entry_t));
+    if (!pl->e)
+        return -1;
+    size_t n = (size_t)(K > 0 ? K : 1);
+    for (int m = 0; m < nk; m++) {
+        entry_t *e = &pl->e[m];
+        e->kind = (int)plan[2 * m];
+        e->par = plan[2 * m + 1];
+        if (e->kind == REP_NTOP && e->par < 0)
+            pl->needs_P_first = 1;
+        if (e->kind == REP_CXE && tables) {
+            e->nl2s = malloc(n * sizeof(double));
+            e->nl2c = malloc(n * sizeof(double));
+            if (!e->nl2s || !e->nl2c)
+                return -1;
+            for (Py_ssize_t c = 0; c < K; c++) {
+                e->nl2s[c] = -log2(sc[c]);
+                e->nl2c[c] = -log2(1.0 - sc[c]);
+            }
+        }
+        if (e->kind == REP_SLQ) {
+            e->nb = e->par >= 1 && e->par < 1e7 ? (int)e->par : 0;
+            if (e->nb > 0) {
+                e->bin = malloc(n * sizeof(int32_t));
+                if (!e->bin)
+                    return -1;
+                for (Py_ssize_t c = 0; c < K; c++)
+                    e->bin[c] = slq_bin(sc[c], e->nb);
+            }
+        }
+        if (e->kind == REP_CA1) {
+            int dense[19 * 19];
+            for (int x = 0; x < 19 * 19; x++)
+                dense[x] = -1;
+            e->bin = malloc(n * sizeof(int32_t));
+            if (!e->bin)
+                return -1;
+            for (Py_ssize_t c = 0; c < K; c++) {
+                int x = ca1_run(sc[c]);
+                if (x >= 0 && dense[x] < 0) {
+                    dense[x] = e->nb++;
+                    e->code_first[dense[x]] = (int16_t)(x / 19);
+                    e->code_last[dense[x]] = (int16_t)(x % 19);
+                }
+                e->bin[c] = x < 0 ? -1 : dense[x];
+            }
+        }
+    }
+    return 0;
+}
+
+/* The expected precision sum of one tie group of g cases, m of them positive, under a cases of which
+ * b are positive: summary.c's nv_apr_total for one group.  Its sums s1 = sum_j 1/(a + j) and s2 =
+ * sum_j (j - 1)/(a + j), j = 1..g, are summed as there for small groups and near the top; for a
+ * group of more than 4 cases under at least 16 times as many, from their expansion about the
+ * group's middle x = a + (g + 1)/2 (the odd moments of the offsets vanish; the first term left out
+ * is below 1e-18 of the sum): the same numbers to rounding, without a division per case. */
+#define APR_M2 (1.0 / 12)
+#define APR_M4 (1.0 / 240)
+#define APR_M6 (1.0 / 1344)
+#define APR_M8 (1.0 / 11520)
+#define APR_M10 (1.0 / 33792)
+/* M2 + M4 y2 + M6 y2^2 + ... with M2k the 2k-th moments of the offsets -h..h of a group of g (gg = g^2) */
+#define APR_ODD(g, gg, y2)                                                                                        \
+    ((g) * ((g)-1) * ((g) + 1) *                                                                                  \
+     (APR_M2 + (y2) * ((3 * (gg)-7) * APR_M4 +                                                                    \
+                       (y2) * (((3 * (gg)-18) * (gg) + 31) * APR_M6 +                                             \
+                               (y2) * ((((5 * (gg)-55) * (gg) + 239) * (gg)-381) * APR_M8 +                        \
+                                       (y2) * ((gg)-5) * ((((3 * (gg)-37) * (gg) + 225) * (gg)-511) * APR_M10))))))
+
+static inline double apr_odd(double g, double gg, double y2) { return APR_ODD(g, gg, y2); }
+
+static inline double apr_group(double m, double g, double a, double b)
+{
+    if (!(m > 0))
+        return 0.0;
+    if (g == 1)
+        return (b + 1.0) / (a + 1.0);
+    double s1 = 0, s2 = 0;
+    if (g <= 4 || a < 16 * g) {
+        long long gi = (long long)g;
+        for (long long j = 1; j <= gi; j++) {
+            double inv = 1.0 / (a + (double)j);
+            s1 += inv;
+            s2 += (double)(j - 1) * inv;
+        }
+    } else {
+        double x = a + (g + 1) / 2, h = (g - 1) / 2, y = 1.0 / x, y2 = y * y, gg = g * g;
+        double odd = apr_odd(g, gg, y2);
+        s1 = y * (g + y2 * odd);
+        s2 = h * s1 - y2 * odd;
+    }
+    return m / g * ((b + 1.0) * s1 + (m - 1.0) / (g - 1.0) * s2);
+}
+
+/* CA2's window of one lane: running sums over the last S cases, the cell of the case next to leave */
+typedef struct {
+    ext wf, ws, err;
+    long long count, windows, tleft;
+    Py_ssize_t tc;
+    double tp, tsize, tsc;
+} ca2_lane;
+
+/* The lanes' numbers as one vector (GCC's vector extension: the compiler maps it on the machine's
+ * vectors, SSE2 to AVX-512; each lane's arithmetic is the scalar IEEE operation, so every build
+ * gives the same bits), and a lane mask (all ones where true) with its blend. */
+typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
+typedef long long vm __attribute__((vector_size(LANES * sizeof(double))));
+#define VINLINE static inline __attribute__((always_inline))
+
+/* A walk's running state (one block of LANES replicates or groups). */
+typedef struct {
+    vd ap, an; /* positive and negative weight above the cell */
+    vm out;    /* a drawn score outside [0, 1] */
+    vd *v;     /* per entry: its sums, entry_width vectors each */
+    size_t *off;
+    ca2_lane *ca2; /* per CA2 entry and lane */
+    int *ca2_of;   /* per entry: its CA2 slot */
+    size_t nv;
+    int ranged;    /* the plan reads whether scores are inside [0, 1] */
+} walk_t;
+
+static size_t entry_width(const entry_t *e)
+{
+    switch (e->kind) {
+    case REP_CXE:
+    case REP_THR:
+    case REP_TOP1:
+        return 2;
+    case REP_SLQ:
+        return 2 * (size_t)e->nb + 1;
+    case REP_CA1:
+        return 3 * (size_t)e->nb + 1;
+    default:
+        return 1;
+    }
+}
+
+static int walk_alloc(walk_t *w, const plan_t *pl)
+{
+    memset(w, 0, sizeof *w);
+    int nca2 = 0;
+    w->off = malloc((size_t)(pl->nk + 1) * sizeof(size_t));
+    w->ca2_of = malloc((size_t)(pl->nk + 1) * sizeof(int));
+    if (!w->off || !w->ca2_of)
+        return -1;
+    for (int m = 0; m < pl->nk; m++) {
+        w->off[m] = w->nv;
+        w->nv += entry_width(&pl->e[m]);
+        w->ca2_of[m] = pl->e[m].kind == REP_CA2 ? nca2++ : -1;
+        w->ranged |= pl->e[m].kind == REP_CXE || pl->e[m].kind == REP_SLQ;
+    }
+    w->v = aligned_alloc(sizeof(vd), (w->nv ? w->nv : 1) * sizeof(vd));
+    w->ca2 = malloc((size_t)(nca2 ? nca2 : 1) * LANES * sizeof(ca2_lane));
+    return w->v && w->ca2 ? 0 : -1;
+}
+
+static void walk_free(walk_t *w)
+{
+    free(w->v);
+    free(w->off);
+    free(w->ca2);
+    free(w->ca2_of);
+    memset(w, 0, sizeof *w);
+}
+
+static void walk_reset(walk_t *w, const plan_t *pl)
+{
+    w->ap = w->an = (vd){0};
+    w->out = (vm){0};
+    for (size_t i = 0; i < w->nv; i++)
+        w->v[i] = (vd){0};
+    for (int m = 0; m < pl->nk; m++)
+        if (w->ca2_of[m] >= 0)
+            for (int b = 0; b < LANES; b++) {
+                ca2_lane *z = &w->ca2[w->ca2_of[m] * LANES + b];
+                memset(z, 0, sizeof *z);
+                z->tc = -1; /* set to K by the walk */
+            }
+}
+
+/* One lane's CA2 over the head cell c of the walk (nv_ca2_total's steps, down the cells: the same
+ * windows, each of S consecutive cases, met in the other order). */
+static void ca2_cell(ca2_lane *z, const src_t *s, const lanes_t *L, int b, Py_ssize_t c, double p, double q,
+                     long long S)
+{
+    long long size = (long long)(p + q);
+    if (size <= 0)
+        return;
+    if (z->tc < 0) {
+        z->tc = s->K;
+        z->tleft = 0;
+    }
+    double frac = p / (double)size, sc = s->sc[c];
+    for (long long k = 0; k < size; k++) {
+        z->wf += frac;
+        z->ws += sc;
+        z->count++;
+        if (z->count >= S) {
+            z->err += fabsl((z->wf - z->ws) / (ext)S);
+            z->windows++;
+            while (z->tleft == 0) { /* the next cell down with a case: its counts drawn again */
+                double tp, tq;
+                z->tc--;
+                cell_count_one(s, L, z->tc, b, &tp, &tq);
+                z->tp = tp;
+                z->tsize = tp + tq;
+                z->tleft = (long long)z->tsize;
+                z->tsc = s->sc[z->tc];
+            }
+            z->wf -= z->tsize > 0 ? z->tp / z->tsize : 0.0;
+            z->ws -= z->tsc;
+            z->tleft--;
+        }
+    }
+}
+
+/* PRB's second walk down the cells, once the lanes' P are known: positives among the top P cases. */
+static void walk_prb(walk_t *w, const plan_t *pl, const src_t *s, const lanes_t *L)
+{
+    double top[LANES], above[LANES], got[LANES], p[LANES], q[LANES];
+    for (int b = 0; b < LANES; b++) {
+        top[b] = w->ap[b];
+        above[b] = got[b] = 0.0;
+    }
+    for (Py_ssize_t c = s->K - 1; c >= 0; c--) {
+        int live = 0;
+        for (int b = 0; b < L->nl; b++)
+            live |= above[b] < top[b];
+        if (!live)
+            break;
+        cell_counts(s, L, c, p, q);
+        for (int b = 0; b < LANES; b++) {
+            double size = p[b] + q[b];
+            if (above[b] < top[b] && size > 0) {
+                double take = top[b] - above[b];
+                take = take > size ? size : take;
+                got[b] += take * (p[b] / size);
+            }
+            above[b] += size;
+        }
+    }
+    for (int m = 0; m < pl->nk; m++)
+        if (pl->e[m].kind == REP_NTOP && pl->e[m].par < 0)
+            for (int b = 0; b < LANES; b++)
+                w->v[w->off[m]][b] = got[b];
+}
+
+/* The statistics of lane b into o (REP_WIDTH per entry). */
+static void walk_out(const walk_t *w, const plan_t *pl, int b, double *o0)
+{
+    double P = w->ap[b], N = w->an[b];
+    int inside = !w->out[b];
+    for (int m = 0; m < pl->nk; m++) {
+        const entry_t *e = &pl->e[m];
+        const vd *v = w->v + w->off[m];
+        double *o = o0 + (size_t)m * REP_WIDTH;
+        o[0] = o[1] = o[2] = o[3] = 0.0;
+        switch (e->kind) {
+        case REP_ROC:
+            o[0] = v[0][b];
+            o[1] = P;
+            o[2] = N;
+            break;
+        case REP_APR:
+            o[0] = v[0][b];
+            o[1] = P;
+            o[2] = P + N;
+            break;
+        case REP_SQ:
+            o[0] = v[0][b];
+            o[1] = P + N;
+            break;
+        case REP_CXE:
+            o[0] = v[0][b];
+            o[1] = v[1][b];
+            o[2] = P + N;
+            o[3] = inside;
+            break;
+        case REP_THR:
+            o[0] = v[0][b];
+            o[1] = P - v[0][b];
+            o[2] = v[1][b];
+            o[3] = N - v[1][b];
+            break;
+        case REP_R50: {
+            double limit = e->par < N ? e->par : N;
+            o[0] = P == 0 || N == 0 ? NAN : v[0][b] / (limit * P);
+            break;
+        }
+        case REP_RKL:
+            o[0] = P + N == 0 ? NAN : (P == 0 || N == 0 ? P + N : v[0][b]);
+            break;
+        case REP_TOP1:
+        case REP_TOP10:
+            o[0] = v[0][b];
+            break;
+        case REP_NTOP: {
+            double top = e->par < 0 ? P : e->par;
+            o[0] = e->par < 0 && P == 0 ? NAN : v[0][b] / top;
+            break;
+        }
+        case REP_SLQ: {
+            int bins = e->nb;
+            if (P + N == 0 || !inside || bins < 1) {
+                o[0] = NAN;
+                break;
+            }
+            double num = 0, tot_all = 0;
+            for (int k = 0; k < bins; k++) {
+                double x = v[2 * k][b], y = v[2 * k + 1][b], tot = x + y;
+                double r = tot > 0 ? (x < y ? x : y) / tot : 0.0;
+                num += tot * (1 - 2 * r) * (1 - 2 * r);
+                tot_all += tot;
+            }
+            o[0] = num / tot_all;
+            break;
+        }
+        case REP_CA1: {
+            double sp[19] = {0}, sk[19] = {0}, ss[19] = {0};
+            for (int k = 0; k < e->nb; k++) {
+                double cp = v[3 * k][b], ck = v[3 * k + 1][b], cs = v[3 * k + 2][b];
+                if (ck != 0)
+                    for (int i = e->code_first[k]; i <= e->code_last[k]; i++) {
+                        sp[i] += cp;
+                        sk[i] += ck;
+                        ss[i] += cs;
+                    }
+            }
+            double errs = 0;
+            for (int i = 0; i < 19; i++)
+                if (sk[i] != 0)
+                    errs += fabs(sp[i] / sk[i] - ss[i] / sk[i]);
+            o[0] = errs / 19;
+            break;
+        }
+        case REP_CA2: {
+            const ca2_lane *z = &w->ca2[w->ca2_of[m] * LANES + b];
+            o[0] = P + N < e->par || z->windows == 0 ? NAN : (double)(z->err / (ext)z->windows);
+            break;
+        }
+        }
+    }
+}
+
+/* The vector part of the walk, compiled for the baseline and, on x86-64 with GCC, for AVX2 and
+ * AVX-512 too; walk_block is the one for this machine (walk_target: "base", "v3" or "v4"). */
+#define WALK(name) name##_base
+#include "walk.h"
+#undef WALK
+
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__)
+#define WALK_TARGETS 1
+#pragma GCC push_options
+#pragma GCC target("arch=x86-64-v3")
+#define WALK(name) name##_v3
+#include "walk.h"
+#undef WALK
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("arch=x86-64-v4")
+#define WALK(name) name##_v4
+#include "walk.h"
+#undef WALK
+#pragma GCC pop_options
+#endif
+
+typedef void (*walk_fn)(walk_t *, const plan_t *, const src_t *, const lanes_t *, double *, size_t);
+static walk_fn walk_block = walk_block_base;
+static const char *walk_name = "base";
+
+/* The best walk this machine runs (once, from the module's init). */
+void nv_walk_init(void)
+{
+#ifdef WALK_TARGETS
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("x86-64-v4")) {
+        walk_block = walk_block_v4;
+        walk_name = "v4";
+    } else if (__builtin_cpu_supports("x86-64-v3")) {
+        walk_block = walk_block_v3;
+        walk_name = "v3";
+    }
+#endif
+}
+
+/* walk_target([name]) -> the name of the walk in use; with a name ("base", "v3", "v4"), use that one
+ * if this machine runs it (test-only: the tests compare every walk this machine has). */
+PyObject *nv_walk_target(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    const char *want = NULL;
+    if (!PyArg_ParseTuple(args, "|s", &want))
+        return NULL;
+    if (want) {
+        if (!strcmp(want, "base")) {
+            walk_block = walk_block_base;
+            walk_name = "base";
+        }
+#ifdef WALK_TARGETS
+        else if (!strcmp(want, "v3") && __builtin_cpu_supports("x86-64-v3")) {
+            walk_block = walk_block_v3;
+            walk_name = "v3";
+        } else if (!strcmp(want, "v4") && __builtin_cpu_supports("x86-64-v4")) {
+            walk_block = walk_block_v4;
+            walk_name = "v4";
+        }
+#endif
+        else {
+            PyErr_Format(PyExc_ValueError, "no walk %s on this machine", want);
+            return NULL;
+        }
+    }
+    return PyUnicode_FromString(walk_name);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Threads.  Run fn on jobs[0 .. n-1] (each `size` bytes), job t on thread t and job 0 on the caller;
+ * a job whose thread cannot be started is run by the caller.  Call without the GIL.  The jobs must
+ * not depend on which thread runs them (a replicate's draws depend on its number only). */
 static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n)
 {
     pthread_t tid[64];
@@ -166,266 +914,522 @@ static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n)
     }
 }
 
-#define BOOT_BLOCK 4 /* replicates drawn side by side in one pass over the cells: a quarter of the memory
-                        traffic, and four independent chains for the CPU to overlap */
+#define MAX_MODELS 16
 
-static void *boot_hist_worker(void *arg)
+typedef struct {
+    const src_t *src; /* nsrc sources (models) walked on the same lanes */
+    const plan_t *pl; /* one plan per source */
+    int nsrc;
+    uint64_t seed;
+    int64_t r0, r1; /* replicates (SRC_JACK: groups) */
+    int step, first;
+    double *out[MAX_MODELS];
+    int failed;
+} walk_job;
+
+static void *walk_worker(void *arg)
 {
-    boot_job *j = arg;
-    for (int64_t r = j->r0 + j->first * BOOT_BLOCK; r < j->r1; r += j->step * BOOT_BLOCK) {
-        int m = j->r1 - r < BOOT_BLOCK ? (int)(j->r1 - r) : BOOT_BLOCK;
-        rng_t g[BOOT_BLOCK];
-        double area[BOOT_BLOCK] = {0}, cneg[BOOT_BLOCK] = {0}, cpos[BOOT_BLOCK] = {0};
-        for (int b = 0; b < m; b++)
-            rng_seed(&g[b], j->seed, (uint64_t)(r + b));
-        for (Py_ssize_t c = 0; c < j->K; c++) {
-            double lp = j->lp[c], ln = j->ln[c];
-            for (int b = 0; b < m; b++) { /* each replicate's own stream, in boot_hist_one's order */
-                double p = poisson(&g[b], lp), q = poisson(&g[b], ln);
-                area[b] += p * (cneg[b] + 0.5 * q);
-                cneg[b] += q;
-                cpos[b] += p;
-            }
+    walk_job *j = arg;
+    walk_t w[MAX_MODELS];
+    memset(w, 0, sizeof w);
+    for (int m = 0; m < j->nsrc; m++)
+        if (walk_alloc(&w[m], &j->pl[m]) < 0)
+            j->failed = 1;
+    int64_t nblocks = (j->r1 - j->r0 + LANES - 1) / LANES;
+    for (int64_t bi = j->first; bi < nblocks && !j->failed; bi += j->step) {
+        int64_t ra = j->r0 + bi * LANES;
+        lanes_t L;
+        memset(&L, 0, sizeof L);
+        L.nl = j->r1 - ra < LANES ? (int)(j->r1 - ra) : LANES;
+        L.g0 = ra;
+        for (int b = 0; b < LANES; b++)
+            L.key[b] = rep_key(j->seed, (uint64_t)(ra + b));
+        for (int m = 0; m < j->nsrc; m++) {
+            size_t stride = (size_t)j->pl[m].nk * REP_WIDTH;
+            walk_block(&w[m], &j->pl[m], &j->src[m], &L, j->out[m] + (size_t)(ra - j->r0) * stride, stride);
         }
-        for (int b = 0; b < m; b++)
-            j->out[r + b - j->r0] = cpos[b] > 0 && cneg[b] > 0 ? area[b] / (cpos[b] * cneg[b]) : NAN;
     }
+    for (int m = 0; m < j->nsrc; m++)
+        walk_free(&w[m]);
     return NULL;
 }
 
-/* boot_hist_auc(pos, neg, seed, r0, r1, threads) -> float64 bytearray of the ROC areas of
- * replicates r0..r1-1 */
-PyObject *nv_boot_hist_auc(PyObject *Py_UNUSED(self), PyObject *args)
+/* Walk every source over lanes r0..r1-1 on `threads` threads: 0, or -1 when out of memory. */
+static int walk_all(const src_t *src, const plan_t *pl, int nsrc, uint64_t seed, int64_t r0, int64_t r1,
+                    int threads, double **out)
 {
-    PyObject *po, *no;
+    walk_job jobs[64];
+    threads = threads < 1 ? 1 : (threads > 64 ? 64 : threads);
+    int64_t nblocks = (r1 - r0 + LANES - 1) / LANES;
+    if (threads > nblocks)
+        threads = nblocks > 0 ? (int)nblocks : 1;
+    for (int t = 0; t < threads; t++) {
+        memset(&jobs[t], 0, sizeof jobs[t]);
+        jobs[t] = (walk_job){src, pl, nsrc, seed, r0, r1, threads, t, {0}, 0};
+        for (int m = 0; m < nsrc; m++)
+            jobs[t].out[m] = out[m];
+    }
+    run_jobs(walk_worker, jobs, sizeof(walk_job), threads);
+    for (int t = 0; t < threads; t++)
+        if (jobs[t].failed)
+            return -1;
+    return 0;
+}
+
+static int check_threads_range(long long r0, long long r1)
+{
+    if (r0 < 0 || r1 < r0) {
+        PyErr_SetString(PyExc_ValueError, "replicates r0..r1 must be 0 <= r0 <= r1");
+        return -1;
+    }
+    return 0;
+}
+
+/* A summary's source: its samplers made for its means (freed with src_hist_free). */
+static int src_hist_make(src_t *s, const double *sc, const double *lp, const double *ln, Py_ssize_t K)
+{
+    memset(s, 0, sizeof *s);
+    const double *arrs[2] = {lp, ln};
+    Py_ssize_t ns[2] = {K, K};
+    pset *ps = pset_for(arrs, ns, 2);
+    int32_t *ids = malloc((size_t)(K > 0 ? K : 1) * 2 * sizeof(int32_t));
+    if (!ps || !ids) {
+        pset_free(ps);
+        free(ids);
+        return -1;
+    }
+    for (Py_ssize_t c = 0; c < K; c++) {
+        ids[c] = sampler_of(ps, lp[c]);
+        ids[K + c] = sampler_of(ps, ln[c]);
+    }
+    *s = (src_t){.mode = SRC_HIST, .K = K, .sc = sc, .lp = lp, .ln = ln, .idp = ids, .idn = ids + K, .ps = ps};
+    return 0;
+}
+
+static void src_hist_free(src_t *s)
+{
+    free((void *)s->idp);
+    pset_free((pset *)s->ps);
+    s->idp = s->idn = NULL;
+    s->ps = NULL;
+}
+
+/* boot_hist_multi(scores, pos, neg, plan, seed, r0, r1, threads) -> float64 bytearray, (r1 - r0) x
+ * (kinds x REP_WIDTH): the plan's statistics of replicates r0..r1-1 of a summary (Poisson(count)
+ * draws per cell, SRC_HIST). */
+PyObject *nv_boot_hist_multi(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *so, *po, *no, *plo;
     unsigned long long seed;
     long long r0, r1;
-    int threads;
+    int threads, nk = 0;
     nv_args in = {0};
-    if (!PyArg_ParseTuple(args, "OOKLLi", &po, &no, &seed, &r0, &r1, &threads) || nv_arg(&in, po, NV_RAW8) < 0 ||
-        nv_arg(&in, no, NV_RAW8) < 0)
+    if (!PyArg_ParseTuple(args, "OOOOKLLi", &so, &po, &no, &plo, &seed, &r0, &r1, &threads) ||
+        nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, po, NV_RAW8) < 0 || nv_arg(&in, no, NV_RAW8) < 0 ||
+        nv_arg(&in, plo, NV_RAW8) < 0)
         return NULL;
-    Py_ssize_t K = in.n[0];
-    if (!nv_len_eq(&in, 0, 1) || r1 < r0) {
-        nv_args_fail(&in, PyExc_ValueError, "pos and neg differ in length, or r1 < r0");
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
+        nv_args_fail(&in, PyExc_ValueError, "scores, pos and neg differ in length");
         return NULL;
     }
-    PyObject *out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((r1 - r0) * 8));
-    if (!out) {
+    if (check_threads_range(r0, r1) < 0 || rep_plan(in.v[3].buf, in.n[3], &nk) < 0) {
         nv_args_release(&in);
         return NULL;
     }
-    if (threads < 1)
-        threads = 1;
-    if (threads > 64)
-        threads = 64;
-    boot_job jobs[64];
-    Py_BEGIN_ALLOW_THREADS
-    for (int t = 0; t < threads; t++)
-        jobs[t] = (boot_job){in.v[0].buf, in.v[1].buf, K, (uint64_t)seed, r0, r1, threads, t,
-                             (double *)PyByteArray_AS_STRING(out)};
-    run_jobs(boot_hist_worker, jobs, sizeof(boot_job), threads);
-    Py_END_ALLOW_THREADS
+    Py_ssize_t K = in.n[0];
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((r1 - r0) * nk * REP_WIDTH * 8));
+    src_t s;
+    plan_t pl;
+    memset(&s, 0, sizeof s);
+    memset(&pl, 0, sizeof pl);
+    int ok = out != NULL;
+    if (ok) {
+        double *o = (double *)PyByteArray_AS_STRING(out);
+        NOGIL_BEGIN
+        ok = src_hist_make(&s, in.v[0].buf, in.v[1].buf, in.v[2].buf, K) == 0 &&
+             plan_make(&pl, in.v[3].buf, nk, in.v[0].buf, K, 1) == 0 &&
+             walk_all(&s, &pl, 1, (uint64_t)seed, r0, r1, threads, &o) == 0;
+        NOGIL_END
+    }
+    src_hist_free(&s);
+    plan_free(&pl);
+    nv_args_release(&in);
+    if (!ok) {
+        Py_XDECREF(out);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    return out;
+}
+
+/* A sorted score column's arguments (order, gend, gscores), checked against n cases. */
+static int column_args(nv_args *in, PyObject *tup, Py_ssize_t n)
+{
+    PyObject *oo, *go, *so;
+    if (!PyArg_ParseTuple(tup, "OOO", &oo, &go, &so))
+        return -1;
+    if (nv_arg(in, oo, NV_RAW8) < 0 || nv_arg(in, go, NV_RAW8) < 0 || nv_arg(in, so, NV_RAW8) < 0)
+        return -1;
+    if (!nv_len_eq(in, 1, 2))
+        return nv_args_fail(in, PyExc_ValueError, "a tie group's end and score differ in length"), -1;
+    if (in->n[0] != n)
+        return nv_args_fail(in, PyExc_ValueError, "a score column's order must hold every case"), -1;
+    const int64_t *gend = in->v[1].buf, *order = in->v[0].buf;
+    Py_ssize_t G = in->n[1];
+    for (Py_ssize_t t = 0; t < G; t++)
+        if (gend[t] < (t ? gend[t - 1] : 0) || gend[t] > n)
+            return nv_args_fail(in, PyExc_ValueError, "tie group ends must ascend within the cases"), -1;
+    if ((G > 0 && gend[G - 1] != n) || (G == 0 && n > 0))
+        return nv_args_fail(in, PyExc_ValueError, "the tie groups must cover every case"), -1;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (order[i] < 0 || order[i] >= n)
+            return nv_args_fail(in, PyExc_ValueError, "an order names a case out of range"), -1;
+    return 0;
+}
+
+/* The classes (and weights) of the cases in a column's order: ocls, ow (NULL without weights). */
+static int column_layout(const int64_t *order, Py_ssize_t n, const uint8_t *cls, const double *w, uint8_t **ocls,
+                         double **ow)
+{
+    *ocls = malloc((size_t)(n > 0 ? n : 1));
+    *ow = w ? malloc((size_t)(n > 0 ? n : 1) * sizeof(double)) : NULL;
+    if (!*ocls || (w && !*ow))
+        return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        (*ocls)[i] = cls[order[i]] != 0;
+        if (w)
+            (*ow)[i] = w[order[i]];
+    }
+    return 0;
+}
+
+/* boot_rows_multi(cls, w_or_None, plan, seed, r0, r1, threads, (order, gend, gscores), ...) -> one
+ * float64 bytearray (r1 - r0) x (kinds x REP_WIDTH) per score column (a tuple when several): the
+ * plan's statistics of case-level Poisson(1) replicates (SRC_ROWS), every column on the same case
+ * weights. */
+PyObject *nv_boot_rows_multi(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_ssize_t na = PyTuple_GET_SIZE(args);
+    int nmodels = (int)(na - 7);
+    if (nmodels < 1 || nmodels > MAX_MODELS) {
+        PyErr_SetString(PyExc_TypeError, "boot_rows_multi takes 7 arguments and 1 to 16 score columns");
+        return NULL;
+    }
+    PyObject *co, *wobj, *plo;
+    unsigned long long seed;
+    long long r0, r1;
+    int threads, nk = 0;
+    PyObject *head = PyTuple_GetSlice(args, 0, 7);
+    if (!head)
+        return NULL;
+    int parsed = PyArg_ParseTuple(head, "OOOKLLi", &co, &wobj, &plo, &seed, &r0, &r1, &threads);
+    Py_DECREF(head);
+    if (!parsed || check_threads_range(r0, r1) < 0)
+        return NULL;
+    nv_args in = {0}, ma[MAX_MODELS];
+    memset(ma, 0, sizeof ma);
+    PyObject *outs[MAX_MODELS] = {0}, *result = NULL;
+    uint8_t *ocls[MAX_MODELS] = {0};
+    double *ow[MAX_MODELS] = {0}, *o[MAX_MODELS] = {0};
+    src_t src[MAX_MODELS];
+    plan_t pl[MAX_MODELS];
+    memset(src, 0, sizeof src);
+    memset(pl, 0, sizeof pl);
+    pset *ps = NULL;
+    if (nv_arg(&in, co, NV_RAW1) < 0 || nv_arg(&in, wobj == Py_None ? NULL : wobj, NV_RAW8 | NV_OPTIONAL) < 0 ||
+        nv_arg(&in, plo, NV_RAW8) < 0)
+        return NULL;
+    Py_ssize_t n = in.n[0];
+    if (!nv_len_eq(&in, 1, 0)) {
+        nv_args_fail(&in, PyExc_ValueError, "classes and weights differ in length");
+        return NULL;
+    }
+    if (rep_plan(in.v[2].buf, in.n[2], &nk) < 0)
+        goto done;
+    const uint8_t *cls = in.v[0].buf;
+    const double *w = in.v[1].buf;
+    for (int m = 0; m < nmodels; m++) {
+        if (column_args(&ma[m], PyTuple_GET_ITEM(args, 7 + m), n) < 0)
+            goto done;
+        outs[m] = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((r1 - r0) * nk * REP_WIDTH * 8));
+        if (!outs[m])
+            goto done;
+        o[m] = (double *)PyByteArray_AS_STRING(outs[m]);
+    }
+    int ok;
+    NOGIL_BEGIN
+    ps = pset_for(NULL, NULL, 0);
+    ok = ps != NULL;
+    for (int m = 0; m < nmodels && ok; m++) {
+        const int64_t *order = ma[m].v[0].buf;
+        ok = column_layout(order, n, cls, w, &ocls[m], &ow[m]) == 0 &&
+             plan_make(&pl[m], in.v[2].buf, nk, ma[m].v[2].buf, ma[m].n[1], 1) == 0;
+        src[m] = (src_t){.mode = SRC_ROWS, .K = ma[m].n[1], .sc = ma[m].v[2].buf, .ps = ps, .order = order,
+                         .gend = ma[m].v[1].buf, .ocls = ocls[m], .ow = ow[m]};
+    }
+    ok = ok && walk_all(src, pl, nmodels, (uint64_t)seed, r0, r1, threads, o) == 0;
+    NOGIL_END
+    if (!ok) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (nmodels == 1) {
+        result = outs[0];
+        Py_INCREF(result);
+    } else {
+        result = PyTuple_New(nmodels);
+        for (int m = 0; result && m < nmodels; m++) {
+            Py_INCREF(outs[m]);
+            PyTuple_SET_ITEM(result, m, outs[m]);
+        }
+    }
+done:
+    pset_free(ps);
+    for (int m = 0; m < MAX_MODELS; m++) {
+        free(ocls[m]);
+        free(ow[m]);
+        plan_free(&pl[m]);
+        Py_XDECREF(outs[m]);
+        nv_args_release(&ma[m]);
+    }
+    nv_args_release(&in);
+    return result;
+}
+
+/* jack_multi(cls, w_or_None, plan, G, threads, (order, gend, gscores)) -> float64 bytearray, G x
+ * (kinds x REP_WIDTH): the plan's statistics of the cases without group g (case i in group i mod G),
+ * g = 0..G-1: the delete-a-group jackknife of the BCa acceleration (SRC_JACK). */
+PyObject *nv_jack_multi(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *co, *wobj, *plo, *col;
+    long long G;
+    int threads, nk = 0;
+    if (!PyArg_ParseTuple(args, "OOOLiO", &co, &wobj, &plo, &G, &threads, &col))
+        return NULL;
+    nv_args in = {0}, ma = {0};
+    if (nv_arg(&in, co, NV_RAW1) < 0 || nv_arg(&in, wobj == Py_None ? NULL : wobj, NV_RAW8 | NV_OPTIONAL) < 0 ||
+        nv_arg(&in, plo, NV_RAW8) < 0)
+        return NULL;
+    Py_ssize_t n = in.n[0];
+    PyObject *out = NULL;
+    uint8_t *ocls = NULL;
+    double *ow = NULL, *full = NULL;
+    plan_t pl;
+    memset(&pl, 0, sizeof pl);
+    if (!nv_len_eq(&in, 1, 0) || G < 1) {
+        nv_args_fail(&in, PyExc_ValueError, "classes and weights differ in length, or no group");
+        return NULL;
+    }
+    if (rep_plan(in.v[2].buf, in.n[2], &nk) < 0 || column_args(&ma, col, n) < 0)
+        goto done;
+    out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(G * nk * REP_WIDTH * 8));
+    if (!out)
+        goto done;
+    Py_ssize_t K = ma.n[1];
+    const int64_t *order = ma.v[0].buf, *gend = ma.v[1].buf;
+    int ok;
+    double *o = (double *)PyByteArray_AS_STRING(out);
+    NOGIL_BEGIN
+    full = malloc((size_t)(K > 0 ? K : 1) * 2 * sizeof(double));
+    ok = full && column_layout(order, n, in.v[0].buf, in.v[1].buf, &ocls, &ow) == 0 &&
+         plan_make(&pl, in.v[2].buf, nk, ma.v[2].buf, K, 1) == 0;
+    if (ok) {
+        for (Py_ssize_t c = 0; c < K; c++) { /* every case's weight, cell by cell, in case order */
+            double p = 0, q = 0;
+            for (int64_t j = c ? gend[c - 1] : 0; j < gend[c]; j++) {
+                double x = ow ? ow[j] : 1.0;
+                if (ocls[j])
+                    p += x;
+                else
+                    q += x;
+            }
+            full[c] = p;
+            full[K + c] = q;
+        }
+        src_t s = {.mode = SRC_JACK, .K = K, .sc = ma.v[2].buf, .order = order, .gend = gend, .ocls = ocls,
+                   .ow = ow, .gp = full, .gq = full + K, .G = G};
+        ok = walk_all(&s, &pl, 1, 0, 0, G, threads, &o) == 0;
+    }
+    NOGIL_END
+    if (!ok) {
+        Py_CLEAR(out);
+        PyErr_NoMemory();
+    }
+done:
+    free(full);
+    free(ocls);
+    free(ow);
+    plan_free(&pl);
+    nv_args_release(&ma);
     nv_args_release(&in);
     return out;
 }
 
-/* boot_hist_counts(pos, neg, seed, r0, r1) -> (pos', neg') float64 bytearrays, (r1 - r0) x K, the
- * same draws as boot_hist_auc: for measures other than the ROC area.  test-only: tests/test_bootstrap.py
- * checks the Poisson draws and boot_hist_auc with it; src/ draws through boot_hist_compact. */
-PyObject *nv_boot_hist_counts(PyObject *Py_UNUSED(self), PyObject *args)
+/* rep_finish(scores, pos, neg, plan) -> float64 bytes, REP_WIDTH statistics per (kind, parameter):
+ * one summary through the walk (SRC_GIVEN): what a replicate with these counts would give. */
+PyObject *nv_rep_finish(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *so, *po, *no, *plo;
+    if (!PyArg_ParseTuple(args, "OOOO", &so, &po, &no, &plo))
+        return NULL;
+    nv_args in = {0};
+    if (nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, po, NV_RAW8) < 0 || nv_arg(&in, no, NV_RAW8) < 0 ||
+        nv_arg(&in, plo, NV_RAW8) < 0)
+        return NULL;
+    int nk = 0;
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
+        nv_args_fail(&in, PyExc_ValueError, "scores, pos and neg differ in length");
+        return NULL;
+    }
+    if (rep_plan(in.v[3].buf, in.n[3], &nk) < 0) {
+        nv_args_release(&in);
+        return NULL;
+    }
+    PyObject *res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)nk * REP_WIDTH * 8);
+    plan_t pl;
+    walk_t w;
+    memset(&pl, 0, sizeof pl);
+    memset(&w, 0, sizeof w);
+    int ok = res != NULL;
+    if (ok) {
+        NOGIL_BEGIN
+        src_t s = {.mode = SRC_GIVEN, .K = in.n[0], .sc = in.v[0].buf, .gp = in.v[1].buf, .gq = in.v[2].buf};
+        lanes_t L;
+        memset(&L, 0, sizeof L);
+        L.nl = 1;
+        ok = plan_make(&pl, in.v[3].buf, nk, in.v[0].buf, in.n[0], 0) == 0 && walk_alloc(&w, &pl) == 0;
+        if (ok)
+            walk_block(&w, &pl, &s, &L, (double *)PyBytes_AS_STRING(res), (size_t)nk * REP_WIDTH);
+        NOGIL_END
+    }
+    walk_free(&w);
+    plan_free(&pl);
+    nv_args_release(&in);
+    if (!ok) {
+        Py_XDECREF(res);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    return res;
+}
+
+/* boot_hist_draws(pos, neg, seed, r0, r1, compact) -> the counts replicates r0..r1-1 draw from a
+ * summary (the draws of boot_hist_multi).  compact: one replicate (r1 = r0 + 1), its drawn cells only,
+ * as (cells int64, pos', neg') bytes, a replicate summary for the measures without a plan; else
+ * (pos', neg') float64 bytearrays (r1 - r0) x K (the tests' view of the draws). */
+PyObject *nv_boot_hist_draws(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *po, *no;
     unsigned long long seed;
     long long r0, r1;
+    int compact;
     nv_args in = {0};
-    if (!PyArg_ParseTuple(args, "OOKLL", &po, &no, &seed, &r0, &r1) || nv_arg(&in, po, NV_RAW8) < 0 ||
+    if (!PyArg_ParseTuple(args, "OOKLLp", &po, &no, &seed, &r0, &r1, &compact) || nv_arg(&in, po, NV_RAW8) < 0 ||
         nv_arg(&in, no, NV_RAW8) < 0)
         return NULL;
-    Py_ssize_t K = in.n[0];
-    if (!nv_len_eq(&in, 0, 1) || r1 < r0) {
-        nv_args_fail(&in, PyExc_ValueError, "pos and neg differ in length, or r1 < r0");
+    if (!nv_len_eq(&in, 0, 1)) {
+        nv_args_fail(&in, PyExc_ValueError, "pos and neg differ in length");
         return NULL;
     }
-    PyObject *op = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((r1 - r0) * K * 8));
-    PyObject *on = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((r1 - r0) * K * 8));
-    if (!op || !on) {
-        Py_XDECREF(op);
-        Py_XDECREF(on);
+    if (check_threads_range(r0, r1) < 0 || (compact && r1 != r0 + 1)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "a compact draw is of one replicate");
         nv_args_release(&in);
         return NULL;
     }
-    double *pp = (double *)PyByteArray_AS_STRING(op), *pn = (double *)PyByteArray_AS_STRING(on);
-    Py_BEGIN_ALLOW_THREADS
-    for (long long r = r0; r < r1; r++)
-        boot_hist_one(in.v[0].buf, in.v[1].buf, K, (uint64_t)seed, (uint64_t)r, pp + (r - r0) * K, pn + (r - r0) * K);
-    Py_END_ALLOW_THREADS
+    Py_ssize_t K = in.n[0], R = (Py_ssize_t)(r1 - r0), k = 0;
+    size_t cells = (size_t)(compact ? (K > 0 ? K : 1) : (size_t)R * (size_t)(K > 0 ? K : 1));
+    int64_t *ci = compact ? malloc(cells * sizeof(int64_t)) : NULL;
+    double *cp = malloc(cells * sizeof(double)), *cq = malloc(cells * sizeof(double));
+    src_t s;
+    memset(&s, 0, sizeof s);
+    int ok = cp && cq && (!compact || ci);
+    if (ok) {
+        NOGIL_BEGIN
+        ok = src_hist_make(&s, NULL, in.v[0].buf, in.v[1].buf, K) == 0; /* no scores: only draws */
+        for (Py_ssize_t r = 0; ok && r < R; r++) {
+            lanes_t L;
+            memset(&L, 0, sizeof L);
+            L.nl = 1;
+            L.key[0] = rep_key((uint64_t)seed, (uint64_t)(r0 + r));
+            for (Py_ssize_t c = 0; c < K; c++) {
+                double p, q;
+                cell_count_one(&s, &L, c, 0, &p, &q);
+                if (!compact) {
+                    cp[(size_t)r * (size_t)K + (size_t)c] = p;
+                    cq[(size_t)r * (size_t)K + (size_t)c] = q;
+                } else if (p > 0 || q > 0) {
+                    ci[k] = c;
+                    cp[k] = p;
+                    cq[k] = q;
+                    k++;
+                }
+            }
+        }
+        NOGIL_END
+    }
+    src_hist_free(&s);
     nv_args_release(&in);
-    return Py_BuildValue("(NN)", op, on);
-}
-
-/* Row-level replicates (weighted data, paired comparisons): replicate r gives case i the weight
- * w[i] * Poisson(1), drawn in case order, so two scores of the same cases get the same weights. */
-static void poisson_rows_one(rng_t *g, double *P, Py_ssize_t n)
-{
-    const double *F = POIS_CDF[1];
-    for (Py_ssize_t i = 0; i < n; i++) {
-        double u = rng_uniform(g);
-        int k = (u > F[0]) + (u > F[1]) + (u > F[2]) + (u > F[3]) + (u > F[4]) + (u > F[5]) + (u > F[6]) +
-                (u > F[7]);
-        if (k == 8)
-            while (u > F[k])
-                k++;
-        P[i] = (double)k;
+    PyObject *res = NULL;
+    if (!ok)
+        PyErr_NoMemory();
+    else if (compact)
+        res = Py_BuildValue("(y#y#y#)", (const char *)ci, (Py_ssize_t)(k * 8), (const char *)cp, (Py_ssize_t)(k * 8),
+                            (const char *)cq, (Py_ssize_t)(k * 8));
+    else {
+        PyObject *a = PyByteArray_FromStringAndSize((const char *)cp, (Py_ssize_t)(R * K * 8));
+        PyObject *b = PyByteArray_FromStringAndSize((const char *)cq, (Py_ssize_t)(R * K * 8));
+        res = a && b ? Py_BuildValue("(NN)", a, b) : NULL;
+        if (!res) {
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+        }
     }
+    free(ci);
+    free(cp);
+    free(cq);
+    return res;
 }
 
-static void poisson_rows_u8(rng_t *g, uint8_t *P, Py_ssize_t n)
-{
-    const double *F = POIS_CDF[1]; /* the same draws as poisson_rows_one */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        double u = rng_uniform(g);
-        int k = (u > F[0]) + (u > F[1]) + (u > F[2]) + (u > F[3]) + (u > F[4]) + (u > F[5]) + (u > F[6]) +
-                (u > F[7]);
-        if (k == 8)
-            while (u > F[k])
-                k++;
-        P[i] = (uint8_t)k;
-    }
-}
-
-/* poisson_rows(n, seed, r0, r1) -> float64 bytearray (r1 - r0) x n of Poisson(1) case weights */
+/* poisson_rows(n, seed, r0, r1) -> float64 bytearray (r1 - r0) x n: the Poisson(1) weight of each
+ * case (or group) in replicates r0..r1-1, the draws of boot_rows_multi (counter = the case's number). */
 PyObject *nv_poisson_rows(PyObject *Py_UNUSED(self), PyObject *args)
 {
     long long n, r0, r1;
     unsigned long long seed;
     if (!PyArg_ParseTuple(args, "LKLL", &n, &seed, &r0, &r1))
         return NULL;
-    if (n < 0 || r1 < r0) {
-        PyErr_SetString(PyExc_ValueError, "n < 0 or r1 < r0");
+    if (n < 0 || check_threads_range(r0, r1) < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "n < 0");
         return NULL;
     }
     PyObject *out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((r1 - r0) * n * 8));
     if (!out)
         return NULL;
     double *P = (double *)PyByteArray_AS_STRING(out);
-    Py_BEGIN_ALLOW_THREADS
-    for (long long r = r0; r < r1; r++) {
-        rng_t g;
-        rng_seed(&g, (uint64_t)seed, (uint64_t)r);
-        poisson_rows_one(&g, P + (r - r0) * n, (Py_ssize_t)n);
+    pset *ps;
+    NOGIL_BEGIN
+    ps = pset_for(NULL, NULL, 0);
+    if (ps) {
+        const ptab *t = &ps->t[1];
+        for (long long r = r0; r < r1; r++) {
+            uint64_t key = rep_key((uint64_t)seed, (uint64_t)r);
+            double *row = P + (r - r0) * n;
+            for (long long i = 0; i < n; i++)
+                row[i] = ptab_draw(t, draw_bits(key, (uint64_t)i));
+        }
     }
-    Py_END_ALLOW_THREADS
+    NOGIL_END
+    if (!ps) {
+        Py_DECREF(out);
+        return PyErr_NoMemory();
+    }
+    pset_free(ps);
     return out;
 }
 
-typedef struct {
-    const int64_t *order;   /* cases in ascending score order */
-    const int64_t *gend;    /* end (exclusive) of each tie group in that order */
-    const uint8_t *cls;     /* class of each case, in case order */
-    const double *w;        /* weight of each case, in case order, or NULL */
-    Py_ssize_t n, G;
-    uint64_t seed;
-    int64_t r0, r1, step, first;
-    double *out;
-    int nmodels;            /* 1 or 2: a second (order, gend) pair follows for paired replicates */
-    const int64_t *order2, *gend2;
-    Py_ssize_t G2;
-    double *out2;
-    uint8_t *scratch;       /* n case weights for this thread: Poisson(1) draws fit a byte (the table
-                               stops at 47), and a byte per case keeps a million cases in cache */
-} rows_job;
 
-static double rows_auc(const int64_t *order, const int64_t *gend, Py_ssize_t G, const uint8_t *cls,
-                       const double *w, const uint8_t *P)
-{
-    double area = 0.0, cneg = 0.0, cpos = 0.0;
-    Py_ssize_t j = 0;
-    for (Py_ssize_t k = 0; k < G; k++) {
-        double p = 0.0, q = 0.0;
-        for (; j < gend[k]; j++) {
-            int64_t i = order[j];
-            double x = w ? w[i] * P[i] : P[i];
-            if (cls[i])
-                p += x;
-            else
-                q += x;
-        }
-        area += p * (cneg + 0.5 * q);
-        cneg += q;
-        cpos += p;
-    }
-    return cpos > 0 && cneg > 0 ? area / (cpos * cneg) : NAN;
-}
-
-static void *rows_worker(void *arg)
-{
-    rows_job *j = arg;
-    for (int64_t r = j->r0 + j->first; r < j->r1; r += j->step) {
-        rng_t g;
-        rng_seed(&g, j->seed, (uint64_t)r);
-        poisson_rows_u8(&g, j->scratch, j->n);
-        j->out[r - j->r0] = rows_auc(j->order, j->gend, j->G, j->cls, j->w, j->scratch);
-        if (j->nmodels == 2)
-            j->out2[r - j->r0] = rows_auc(j->order2, j->gend2, j->G2, j->cls, j->w, j->scratch);
-    }
-    return NULL;
-}
-
-/* boot_rows_auc(order, gend, cls, w_or_None, seed, r0, r1, threads[, order2, gend2])
- *   -> float64 bytearray of ROC areas (and a second one for the second score when given) */
-PyObject *nv_boot_rows_auc(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    PyObject *oo, *go, *co, *wobj, *o2 = NULL, *g2 = NULL;
-    unsigned long long seed;
-    long long r0, r1;
-    int threads;
-    if (!PyArg_ParseTuple(args, "OOOOKLLi|OO", &oo, &go, &co, &wobj, &seed, &r0, &r1, &threads, &o2, &g2))
-        return NULL;
-    int have_w = wobj != Py_None, two = o2 != NULL && g2 != NULL;
-    int second = two ? NV_RAW8 : NV_RAW8 | NV_OPTIONAL; /* the second score's pair: absent unless both given */
-    nv_args in = {0}; /* 0 order, 1 gend, 2 cls, 3 w, 4 order2, 5 gend2 */
-    if (nv_arg(&in, oo, NV_RAW8) < 0 || nv_arg(&in, go, NV_RAW8) < 0 || nv_arg(&in, co, NV_RAW1) < 0 ||
-        nv_arg(&in, have_w ? wobj : NULL, NV_RAW8 | NV_OPTIONAL) < 0 || nv_arg(&in, two ? o2 : NULL, second) < 0 ||
-        nv_arg(&in, two ? g2 : NULL, second) < 0)
-        return NULL;
-    Py_ssize_t n = in.n[2];
-    if (!nv_len_eq(&in, 0, 2) || !nv_len_eq(&in, 3, 2) || !nv_len_eq(&in, 4, 2) || r1 < r0) {
-        nv_args_fail(&in, PyExc_ValueError, "order, classes and weights must describe the same cases");
-        return NULL;
-    }
-    PyObject *out = NULL, *out2 = NULL, *result = NULL;
-    uint8_t *scratch = NULL;
-    if (threads < 1)
-        threads = 1;
-    if (threads > 64)
-        threads = 64;
-    out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((r1 - r0) * 8));
-    out2 = PyByteArray_FromStringAndSize(NULL, two ? (Py_ssize_t)((r1 - r0) * 8) : 0);
-    scratch = malloc((size_t)threads * (size_t)(n > 0 ? n : 1));
-    if (!out || !out2 || !scratch) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    rows_job jobs[64];
-    Py_BEGIN_ALLOW_THREADS
-    for (int t = 0; t < threads; t++)
-        jobs[t] = (rows_job){in.v[0].buf, in.v[1].buf, in.v[2].buf, have_w ? in.v[3].buf : NULL, n, in.n[1],
-                             (uint64_t)seed, r0, r1, threads, t, (double *)PyByteArray_AS_STRING(out), two ? 2 : 1,
-                             two ? in.v[4].buf : NULL, two ? in.v[5].buf : NULL, two ? in.n[5] : 0,
-                             two ? (double *)PyByteArray_AS_STRING(out2) : NULL,
-                             scratch + (size_t)t * (size_t)(n > 0 ? n : 1)};
-    run_jobs(rows_worker, jobs, sizeof(rows_job), threads);
-    Py_END_ALLOW_THREADS
-    result = two ? Py_BuildValue("(OO)", out, out2) : (Py_INCREF(out), out);
-done:
-    free(scratch);
-    Py_XDECREF(out);
-    Py_XDECREF(out2);
-    nv_args_release(&in);
-    return result;
-}
-
+/* ------------------------------------------------------------------------------------------------ */
+/* DeLong's structural components.                                                                   */
 
 /* delong_hist(pos, neg) -> (auc, s10, s01, m, n): DeLong's structural-component variances from a
  * histogram (ascending scores; positive and negative weight per distinct score).  Why C: the numpy
@@ -531,707 +1535,6 @@ PyObject *nv_delong_rows(PyObject *Py_UNUSED(self), PyObject *args)
     Py_END_ALLOW_THREADS
     result = Py_BuildValue("(dddO)", area / (m * nn), m, nn, out);
     Py_DECREF(out);
-    nv_args_release(&in);
-    return result;
-}
-
-
-/* boot_hist_compact(pos, neg, seed, r) -> (cells int64, pos', neg') of replicate r, only the cells the
- * replicate drew any case in (the same draws as boot_hist_counts): a replicate summary ready for any
- * measure, without a mask-and-gather pass in numpy. */
-PyObject *nv_boot_hist_compact(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    PyObject *po, *no;
-    unsigned long long seed, r;
-    nv_args in = {0};
-    if (!PyArg_ParseTuple(args, "OOKK", &po, &no, &seed, &r) || nv_arg(&in, po, NV_RAW8) < 0 ||
-        nv_arg(&in, no, NV_RAW8) < 0)
-        return NULL;
-    Py_ssize_t K = in.n[0];
-    if (!nv_len_eq(&in, 0, 1)) {
-        nv_args_fail(&in, PyExc_ValueError, "pos and neg differ in length");
-        return NULL;
-    }
-    int64_t *ci = malloc((size_t)(K > 0 ? K : 1) * 8);
-    double *cp = malloc((size_t)(K > 0 ? K : 1) * 8), *cn = malloc((size_t)(K > 0 ? K : 1) * 8);
-    if (!ci || !cp || !cn) {
-        free(ci);
-        free(cp);
-        free(cn);
-        nv_args_release(&in);
-        return PyErr_NoMemory();
-    }
-    const double *lp = in.v[0].buf, *ln = in.v[1].buf;
-    Py_ssize_t k = 0;
-    Py_BEGIN_ALLOW_THREADS
-    rng_t g;
-    rng_seed(&g, (uint64_t)seed, (uint64_t)r);
-    for (Py_ssize_t c = 0; c < K; c++) {
-        double p = poisson(&g, lp[c]), q = poisson(&g, ln[c]);
-        if (p > 0 || q > 0) {
-            ci[k] = c;
-            cp[k] = p;
-            cn[k] = q;
-            k++;
-        }
-    }
-    Py_END_ALLOW_THREADS
-    nv_args_release(&in);
-    PyObject *res = Py_BuildValue("(y#y#y#)", (const char *)ci, (Py_ssize_t)(k * 8), (const char *)cp,
-                                  (Py_ssize_t)(k * 8), (const char *)cn, (Py_ssize_t)(k * 8));
-    free(ci);
-    free(cp);
-    free(cn);
-    return res;
-}
-
-
-/* ------------------------------------------------------------------------------------------------ */
-/* Replicates of many measures at once.  A replicate's summary (its drawn cells: score, positive and
- * negative weight, ascending) is finished by every measure of a plan in one go: the draws are paid
- * once for all the measures, and no replicate summary ever goes back to Python.  A plan is a float64
- * array of (kind, parameter) pairs; each kind writes REP_WIDTH statistics per replicate, from which
- * perfeval.stats.fastpaths finishes the measure's value (the formulas stay in Python, vectorised
- * over the replicates).  The same finishers give the jackknife's values (rep_finish). */
-#define REP_WIDTH 4
-enum {
-    REP_ROC = 0,  /* area (ties half), P, N: boot_hist_auc's arithmetic, cell for cell */
-    REP_APR = 1,  /* APR numerator (summary.c's apr_total), P, n */
-    REP_SQ = 2,   /* sum of squared errors, n */
-    REP_CXE = 3,  /* sum -log2(s) over positives, sum -log2(1 - s) over negatives, n, scores in [0, 1] */
-    REP_THR = 4,  /* TP, FN, FP, TN with score >= parameter predicted positive */
-    REP_R50 = 5,  /* ROC area up to the parameter's negatives */
-    REP_RKL = 6,  /* rank of the last positive */
-    REP_TOP1 = 7,
-    REP_TOP10 = 8,
-    REP_NTOP = 9, /* positives among the top parameter cases / parameter (parameter < 0: the top P, PRB) */
-    REP_SLQ = 10, /* SLAC Q over parameter bins */
-    REP_CA1 = 11,
-    REP_CA2 = 12, /* window of parameter cases */
-    REP_KINDS = 13
-};
-
-/* Per-cell tables of a call, made once for all its replicates (NULL when the plan does not need
- * them): -log2(s) and -log2(1 - s) for CXE, and for CA1 the code first * 19 + last of the run of
- * bins holding the score (-1: none). */
-typedef struct {
-    double *nl2s, *nl2c;
-    int16_t *ca1;
-} rep_tables;
-
-/* A replicate summary: its drawn cells (ascending), their index among the call's cells, and the
- * positive and negative weight in all. */
-typedef struct {
-    const double *sc, *p, *q;
-    const int64_t *ci;
-    Py_ssize_t k;
-    double P, N;
-    const rep_tables *t;
-} rep_cells;
-
-static int plan_has(const double *plan, int nk, int kind)
-{
-    for (int m = 0; m < nk; m++)
-        if ((int)plan[2 * m] == kind)
-            return 1;
-    return 0;
-}
-
-/* The tables of cells with scores sc[0..K-1]: 0, or -1 when out of memory. */
-static int rep_tables_make(rep_tables *t, const double *plan, int nk, const double *sc, Py_ssize_t K, int logs)
-{
-    memset(t, 0, sizeof *t);
-    size_t n = (size_t)(K > 0 ? K : 1);
-    if (logs && plan_has(plan, nk, REP_CXE)) { /* worth it for many replicates, not for one summary */
-        t->nl2s = malloc(n * sizeof(double));
-        t->nl2c = malloc(n * sizeof(double));
-        if (!t->nl2s || !t->nl2c)
-            return -1;
-        for (Py_ssize_t c = 0; c < K; c++) {
-            t->nl2s[c] = -log2(sc[c]);
-            t->nl2c[c] = -log2(1.0 - sc[c]);
-        }
-    }
-    if (plan_has(plan, nk, REP_CA1)) {
-        t->ca1 = malloc(n * sizeof(int16_t));
-        if (!t->ca1)
-            return -1;
-        for (Py_ssize_t c = 0; c < K; c++) { /* bin i holds i/20 <= s <= (i + 2)/20: a run of bins */
-            int first = -1, last = -1;
-            double f = floor(sc[c] * 20.0);
-            if (f >= -3.0 && f <= 22.0)
-                for (int i = (int)f - 2; i <= (int)f + 1; i++)
-                    if (i >= 0 && i <= 18 && sc[c] >= (double)i / 20 && sc[c] <= (double)(i + 2) / 20) {
-                        first = first < 0 ? i : first;
-                        last = i;
-                    }
-            t->ca1[c] = (int16_t)(first < 0 ? -1 : first * 19 + last);
-        }
-    }
-    return 0;
-}
-
-static void rep_tables_free(rep_tables *t)
-{
-    free(t->nl2s);
-    free(t->nl2c);
-    free(t->ca1);
-    memset(t, 0, sizeof *t);
-}
-
-static void rep_finish_one(int kind, double par, const rep_cells *rc, double *o)
-{
-    const double *sc = rc->sc, *p = rc->p, *q = rc->q;
-    Py_ssize_t k = rc->k;
-    double P = rc->P, N = rc->N;
-    o[0] = o[1] = o[2] = o[3] = 0.0;
-    switch (kind) {
-    case REP_ROC: {
-        double area = 0, cneg = 0, cpos = 0;
-        for (Py_ssize_t c = 0; c < k; c++) {
-            area += p[c] * (cneg + 0.5 * q[c]);
-            cneg += q[c];
-            cpos += p[c];
-        }
-        o[0] = area;
-        o[1] = cpos;
-        o[2] = cneg;
-        break;
-    }
-    case REP_APR:
-        o[0] = nv_apr_total(p, q, 0, k);
-        o[1] = P;
-        o[2] = P + N;
-        break;
-    case REP_SQ: {
-        double s = 0;
-        for (Py_ssize_t c = 0; c < k; c++)
-            s += p[c] * (1 - sc[c]) * (1 - sc[c]) + q[c] * sc[c] * sc[c];
-        o[0] = s;
-        o[1] = P + N;
-        break;
-    }
-    case REP_CXE: {
-        double sp = 0, sq = 0;
-        const double *ls = rc->t->nl2s, *lc = rc->t->nl2c;
-        for (Py_ssize_t c = 0; c < k; c++) { /* the same logarithms, from the table when there is one */
-            if (p[c] > 0)
-                sp += (ls ? ls[rc->ci[c]] : -log2(sc[c])) * p[c];
-            if (q[c] > 0)
-                sq += (lc ? lc[rc->ci[c]] : -log2(1.0 - sc[c])) * q[c];
-        }
-        o[0] = sp;
-        o[1] = sq;
-        o[2] = P + N;
-        o[3] = k == 0 || (sc[0] >= 0.0 && sc[k - 1] <= 1.0);
-        break;
-    }
-    case REP_THR: {
-        double tp = 0, fp = 0, tot_p = 0, tot_n = 0;
-        for (Py_ssize_t c = 0; c < k; c++) {
-            tot_p += p[c];
-            tot_n += q[c];
-            if (sc[c] >= par) {
-                tp += p[c];
-                fp += q[c];
-            }
-        }
-        o[0] = tp;
-        o[1] = tot_p - tp;
-        o[2] = fp;
-        o[3] = tot_n - fp;
-        break;
-    }
-    case REP_R50: {
-        if (P == 0 || N == 0) {
-            o[0] = NAN;
-            break;
-        }
-        double limit = par < N ? par : N, tp_above = 0, fp_above = 0, area = 0;
-        for (Py_ssize_t c = k - 1; c >= 0; c--) {
-            double take = limit - fp_above;
-            take = take < 0 ? 0 : (take > q[c] ? q[c] : take);
-            double slope = q[c] > 0 ? p[c] / q[c] : 0.0;
-            area += take * tp_above + 0.5 * slope * take * take;
-            tp_above += p[c];
-            fp_above += q[c];
-        }
-        o[0] = area / (limit * P);
-        break;
-    }
-    case REP_RKL: {
-        if (P + N == 0) {
-            o[0] = NAN;
-            break;
-        }
-        if (P == 0 || N == 0) {
-            o[0] = P + N;
-            break;
-        }
-        Py_ssize_t low = 0;
-        while (low < k && !(p[low] > 0))
-            low++;
-        double s = 0;
-        for (Py_ssize_t c = low; c < k; c++)
-            s += p[c] + q[c];
-        o[0] = s;
-        break;
-    }
-    case REP_TOP1:
-        o[0] = k > 0 && q[k - 1] == 0 && p[k - 1] > 0 ? 1.0 : 0.0;
-        break;
-    case REP_TOP10: {
-        double above = 0;
-        for (Py_ssize_t c = k - 1; c >= 0; c--) {
-            if (p[c] > 0 && above + q[c] < 10) {
-                o[0] = 1.0;
-                break;
-            }
-            above += p[c] + q[c];
-        }
-        break;
-    }
-    case REP_NTOP: {
-        double top = par < 0 ? P : par, got = 0, above = 0;
-        if (par < 0 && P == 0) {
-            o[0] = NAN;
-            break;
-        }
-        for (Py_ssize_t c = k - 1; c >= 0 && above < top; c--) {
-            double size = p[c] + q[c], take = top - above;
-            take = take > size ? size : take;
-            got += take * (size > 0 ? p[c] / size : 0.0);
-            above += size;
-        }
-        o[0] = got / top;
-        break;
-    }
-    case REP_SLQ: {
-        int bins = (int)par;
-        if (P + N == 0 || !(k == 0 || (sc[0] >= 0.0 && sc[k - 1] <= 1.0)) || bins < 1) {
-            o[0] = NAN;
-            break;
-        }
-        double *x = calloc((size_t)bins * 2, sizeof(double));
-        if (!x) {
-            o[0] = NAN;
-            break;
-        }
-        double *y = x + bins;
-        for (Py_ssize_t c = 0; c < k; c++) {
-            /* slq_bins: the number of edges i/bins (i = 1..bins-1) at or below the score */
-            int b = (int)(sc[c] * bins);
-            b = b < 0 ? 0 : (b > bins - 1 ? bins - 1 : b);
-            while (b > 0 && !((double)b / bins <= sc[c]))
-                b--;
-            while (b < bins - 1 && (double)(b + 1) / bins <= sc[c])
-                b++;
-            x[b] += p[c];
-            y[b] += q[c];
-        }
-        double num = 0, tot_all = 0;
-        for (int b = 0; b < bins; b++) {
-            double tot = x[b] + y[b];
-            double w = tot > 0 ? (x[b] < y[b] ? x[b] : y[b]) / tot : 0.0;
-            num += tot * (1 - 2 * w) * (1 - 2 * w);
-            tot_all += tot;
-        }
-        free(x);
-        o[0] = num / tot_all;
-        break;
-    }
-    case REP_CA1: {
-        double cp_[19 * 19] = {0}, ck[19 * 19] = {0}, cs_[19 * 19] = {0}, sp[19] = {0}, sk[19] = {0}, ss[19] = {0};
-        const int16_t *code = rc->t->ca1;
-        for (Py_ssize_t c = 0; c < k; c++) { /* sums per run of bins, then per bin */
-            int x = code[rc->ci[c]];
-            if (x < 0)
-                continue;
-            cp_[x] += p[c];
-            ck[x] += p[c] + q[c];
-            cs_[x] += sc[c] * (p[c] + q[c]);
-        }
-        for (int x = 0; x < 19 * 19; x++)
-            if (ck[x] != 0)
-                for (int i = x / 19; i <= x % 19; i++) {
-                    sp[i] += cp_[x];
-                    sk[i] += ck[x];
-                    ss[i] += cs_[x];
-                }
-        double errs = 0;
-        for (int i = 0; i < 19; i++)
-            if (sk[i] != 0)
-                errs += fabs(sp[i] / sk[i] - ss[i] / sk[i]);
-        o[0] = errs / 19;
-        break;
-    }
-    case REP_CA2:
-        o[0] = P + N < par ? NAN : nv_ca2_total(sc, p, q, k, (long long)par);
-        break;
-    default:
-        o[0] = NAN;
-    }
-}
-
-/* The plan's kinds and parameters, checked: 0 on success, -1 with an exception set. */
-static int rep_plan(const double *plan, Py_ssize_t len, int *nk)
-{
-    if (len % 2) {
-        PyErr_SetString(PyExc_ValueError, "a replicate plan is (kind, parameter) pairs");
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < len; i += 2)
-        if (!(plan[i] >= 0 && plan[i] < REP_KINDS) || plan[i] != floor(plan[i])) {
-            PyErr_SetString(PyExc_ValueError, "a replicate plan names an unknown kind");
-            return -1;
-        }
-    *nk = (int)(len / 2);
-    return 0;
-}
-
-static void rep_finish_plan(const double *plan, int nk, const rep_tables *t, const double *sc, const double *p,
-                            const double *q, const int64_t *ci, Py_ssize_t k, double *out)
-{
-    rep_cells rc = {sc, p, q, ci, k, 0.0, 0.0, t};
-    for (Py_ssize_t c = 0; c < k; c++) { /* the totals, once for every measure */
-        rc.P += p[c];
-        rc.N += q[c];
-    }
-    for (int m = 0; m < nk; m++)
-        rep_finish_one((int)plan[2 * m], plan[2 * m + 1], &rc, out + (size_t)m * REP_WIDTH);
-}
-
-/* rep_finish(scores, pos, neg, plan) -> float64 bytes, REP_WIDTH statistics per (kind, parameter): one
- * summary finished as a replicate is (cells of no weight are skipped): the jackknife's values. */
-PyObject *nv_rep_finish(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    PyObject *so, *po, *no, *plo;
-    if (!PyArg_ParseTuple(args, "OOOO", &so, &po, &no, &plo))
-        return NULL;
-    nv_args in = {0};
-    if (nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, po, NV_RAW8) < 0 || nv_arg(&in, no, NV_RAW8) < 0 ||
-        nv_arg(&in, plo, NV_RAW8) < 0)
-        return NULL;
-    int nk = 0;
-    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
-        nv_args_fail(&in, PyExc_ValueError, "scores, pos and neg differ in length");
-        return NULL;
-    }
-    if (rep_plan(in.v[3].buf, in.n[3], &nk) < 0) {
-        nv_args_release(&in);
-        return NULL;
-    }
-    Py_ssize_t K = in.n[0], k = 0;
-    size_t n = (size_t)(K > 0 ? K : 1);
-    double *buf = malloc(n * 3 * sizeof(double));
-    int64_t *ci = malloc(n * sizeof(int64_t));
-    PyObject *res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)nk * REP_WIDTH * 8);
-    rep_tables t;
-    memset(&t, 0, sizeof t);
-    if (!buf || !ci || !res) {
-        free(buf);
-        free(ci);
-        Py_XDECREF(res);
-        nv_args_release(&in);
-        return PyErr_NoMemory();
-    }
-    const double *sc = in.v[0].buf, *p = in.v[1].buf, *q = in.v[2].buf;
-    double *cs = buf, *cp = buf + K, *cq = buf + 2 * K;
-    int ok;
-    NOGIL_BEGIN
-    for (Py_ssize_t c = 0; c < K; c++)
-        if (p[c] > 0 || q[c] > 0) {
-            cs[k] = sc[c];
-            cp[k] = p[c];
-            cq[k] = q[c];
-            ci[k] = k; /* the tables are made of the kept cells */
-            k++;
-        }
-    ok = rep_tables_make(&t, in.v[3].buf, nk, cs, k, 0) == 0;
-    if (ok)
-        rep_finish_plan(in.v[3].buf, nk, &t, cs, cp, cq, ci, k, (double *)PyBytes_AS_STRING(res));
-    NOGIL_END
-    rep_tables_free(&t);
-    free(buf);
-    free(ci);
-    nv_args_release(&in);
-    if (!ok) {
-        Py_DECREF(res);
-        return PyErr_NoMemory();
-    }
-    return res;
-}
-
-typedef struct {
-    const double *sc, *lp, *ln, *plan;
-    int nk;
-    Py_ssize_t K;
-    uint64_t seed;
-    int64_t r0, r1, step, first;
-    double *out, *scratch; /* 4 K doubles for this thread: scores, pos, neg, cell indices */
-    const rep_tables *t;
-} multi_hist_job;
-
-static void *multi_hist_worker(void *arg)
-{
-    multi_hist_job *j = arg;
-    double *cs = j->scratch, *cp = cs + j->K, *cq = cp + j->K;
-    int64_t *ci = (int64_t *)(cq + j->K);
-    for (int64_t r = j->r0 + j->first; r < j->r1; r += j->step) {
-        rng_t g;
-        rng_seed(&g, j->seed, (uint64_t)r);
-        Py_ssize_t k = 0;
-        for (Py_ssize_t c = 0; c < j->K; c++) { /* boot_hist_compact's draws */
-            double p = poisson(&g, j->lp[c]), q = poisson(&g, j->ln[c]);
-            cs[k] = j->sc[c]; /* written always, kept when drawn: no branch to mispredict */
-            cp[k] = p;
-            cq[k] = q;
-            ci[k] = c;
-            k += (p > 0) | (q > 0);
-        }
-        rep_finish_plan(j->plan, j->nk, j->t, cs, cp, cq, ci, k,
-                        j->out + (size_t)(r - j->r0) * j->nk * REP_WIDTH);
-    }
-    return NULL;
-}
-
-/* boot_hist_multi(scores, pos, neg, plan, seed, r0, r1, threads) -> float64 bytearray, (r1 - r0) x
- * (kinds x REP_WIDTH): the plan's statistics of replicates r0..r1-1, the draws of boot_hist_auc. */
-PyObject *nv_boot_hist_multi(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    PyObject *so, *po, *no, *plo;
-    unsigned long long seed;
-    long long r0, r1;
-    int threads, nk = 0;
-    nv_args in = {0};
-    if (!PyArg_ParseTuple(args, "OOOOKLLi", &so, &po, &no, &plo, &seed, &r0, &r1, &threads) ||
-        nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, po, NV_RAW8) < 0 || nv_arg(&in, no, NV_RAW8) < 0 ||
-        nv_arg(&in, plo, NV_RAW8) < 0)
-        return NULL;
-    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2) || r1 < r0) {
-        nv_args_fail(&in, PyExc_ValueError, "scores, pos and neg differ in length, or r1 < r0");
-        return NULL;
-    }
-    if (rep_plan(in.v[3].buf, in.n[3], &nk) < 0) {
-        nv_args_release(&in);
-        return NULL;
-    }
-    threads = threads < 1 ? 1 : (threads > 64 ? 64 : threads);
-    Py_ssize_t K = in.n[0];
-    PyObject *out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((r1 - r0) * nk * REP_WIDTH * 8));
-    double *scratch = malloc((size_t)threads * 4 * (size_t)(K > 0 ? K : 1) * sizeof(double));
-    rep_tables tab;
-    int ok = out && scratch && rep_tables_make(&tab, in.v[3].buf, nk, in.v[0].buf, K, 1) == 0;
-    if (!ok) {
-        Py_XDECREF(out);
-        free(scratch);
-        rep_tables_free(&tab);
-        nv_args_release(&in);
-        return PyErr_NoMemory();
-    }
-    multi_hist_job jobs[64];
-    Py_BEGIN_ALLOW_THREADS
-    for (int t = 0; t < threads; t++)
-        jobs[t] = (multi_hist_job){in.v[0].buf, in.v[1].buf, in.v[2].buf, in.v[3].buf, nk, K, (uint64_t)seed,
-                                   r0, r1, threads, t, (double *)PyByteArray_AS_STRING(out),
-                                   scratch + (size_t)t * 4 * (size_t)(K > 0 ? K : 1), &tab};
-    run_jobs(multi_hist_worker, jobs, sizeof(multi_hist_job), threads);
-    Py_END_ALLOW_THREADS
-    rep_tables_free(&tab);
-    free(scratch);
-    nv_args_release(&in);
-    return out;
-}
-
-typedef struct {
-    const int64_t *order, *gend; /* a score column sorted (ascending) and its tie groups */
-    const double *gsc;           /* the score of each tie group */
-    Py_ssize_t G;
-    double *out;
-    uint8_t *ocls; /* the classes in this order (read in sequence: only the weights are gathered) */
-    double *ow;    /* the case weights in this order, or NULL */
-} rows_model;
-
-typedef struct {
-    const uint8_t *cls;
-    const double *w, *plan;
-    int nk, nmodels;
-    Py_ssize_t n;
-    uint64_t seed;
-    int64_t r0, r1, step, first;
-    rows_model m[2];
-    uint8_t *P;     /* n case weights */
-    double *cells;  /* 4 x max G doubles: scores, pos, neg, tie group indices */
-    Py_ssize_t Gmax;
-    const rep_tables *t[2];
-} multi_rows_job;
-
-static void *multi_rows_worker(void *arg)
-{
-    multi_rows_job *j = arg;
-    double *cs = j->cells, *cp = cs + j->Gmax, *cq = cp + j->Gmax;
-    int64_t *ci = (int64_t *)(cq + j->Gmax);
-    for (int64_t r = j->r0 + j->first; r < j->r1; r += j->step) {
-        rng_t g;
-        rng_seed(&g, j->seed, (uint64_t)r);
-        poisson_rows_u8(&g, j->P, j->n); /* boot_rows_auc's draws */
-        for (int mi = 0; mi < j->nmodels; mi++) {
-            const rows_model *m = &j->m[mi];
-            Py_ssize_t k = 0, i0 = 0;
-            for (Py_ssize_t t = 0; t < m->G; t++) { /* rows_auc's sums, tie group by tie group */
-                double p = 0.0, q = 0.0;
-                for (; i0 < m->gend[t]; i0++) {
-                    double x = m->ow ? m->ow[i0] * j->P[m->order[i0]] : j->P[m->order[i0]];
-                    if (m->ocls[i0])
-                        p += x;
-                    else
-                        q += x;
-                }
-                cs[k] = m->gsc[t];
-                cp[k] = p;
-                cq[k] = q;
-                ci[k] = t;
-                k += (p > 0) | (q > 0);
-            }
-            rep_finish_plan(j->plan, j->nk, j->t[mi], cs, cp, cq, ci, k,
-                            m->out + (size_t)(r - j->r0) * j->nk * REP_WIDTH);
-        }
-    }
-    return NULL;
-}
-
-static int rows_model_args(nv_args *in, PyObject *oo, PyObject *go, PyObject *so)
-{
-    if (nv_arg(in, oo, NV_RAW8) < 0 || nv_arg(in, go, NV_RAW8) < 0 || nv_arg(in, so, NV_RAW8) < 0)
-        return -1;
-    if (!nv_len_eq(in, 1, 2)) {
-        nv_args_fail(in, PyExc_ValueError, "a tie group's end and score differ in length");
-        return -1;
-    }
-    return 0;
-}
-
-/* boot_rows_multi(cls, w_or_None, plan, seed, r0, r1, threads, (order, gend, gscores)[, (order2, gend2,
- * gscores2)]) -> float64 bytearray (r1 - r0) x (kinds x REP_WIDTH) per score column: the plan's
- * statistics of case-level Poisson(1) replicates (boot_rows_auc's draws), every column on the same. */
-PyObject *nv_boot_rows_multi(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    PyObject *co, *wobj, *plo, *m1, *m2 = NULL;
-    unsigned long long seed;
-    long long r0, r1;
-    int threads, nk = 0;
-    if (!PyArg_ParseTuple(args, "OOOKLLiO|O", &co, &wobj, &plo, &seed, &r0, &r1, &threads, &m1, &m2))
-        return NULL;
-    PyObject *mods[2] = {m1, m2};
-    int nmodels = m2 ? 2 : 1;
-    nv_args in = {0}, ma[2];
-    memset(ma, 0, sizeof ma);
-    PyObject *outs[2] = {NULL, NULL}, *result = NULL;
-    uint8_t *P = NULL, *ocls[2] = {NULL, NULL};
-    double *cells = NULL, *ow[2] = {NULL, NULL};
-    rep_tables tab[2];
-    memset(tab, 0, sizeof tab);
-    if (nv_arg(&in, co, NV_RAW1) < 0)
-        return NULL;
-    if (nv_arg(&in, wobj == Py_None ? NULL : wobj, NV_RAW8 | NV_OPTIONAL) < 0 || nv_arg(&in, plo, NV_RAW8) < 0)
-        return NULL;
-    Py_ssize_t n = in.n[0], Gmax = 1;
-    if (!nv_len_eq(&in, 1, 0) || r1 < r0) {
-        nv_args_fail(&in, PyExc_ValueError, "classes and weights differ in length, or r1 < r0");
-        return NULL;
-    }
-    if (rep_plan(in.v[2].buf, in.n[2], &nk) < 0)
-        goto done;
-    for (int mi = 0; mi < nmodels; mi++) {
-        PyObject *oo, *go, *so;
-        if (!PyArg_ParseTuple(mods[mi], "OOO", &oo, &go, &so) || rows_model_args(&ma[mi], oo, go, so) < 0)
-            goto done;
-        if (ma[mi].n[0] != n) {
-            PyErr_SetString(PyExc_ValueError, "a score column's order must hold every case");
-            goto done;
-        }
-        const int64_t *gend = ma[mi].v[1].buf, *order = ma[mi].v[0].buf;
-        Py_ssize_t G = ma[mi].n[1];
-        for (Py_ssize_t t = 0; t < G; t++)
-            if (gend[t] < (t ? gend[t - 1] : 0) || gend[t] > n) {
-                PyErr_SetString(PyExc_ValueError, "tie group ends must ascend within the cases");
-                goto done;
-            }
-        if (G > 0 && gend[G - 1] != n) {
-            PyErr_SetString(PyExc_ValueError, "the tie groups must cover every case");
-            goto done;
-        }
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (order[i] < 0 || order[i] >= n) {
-                PyErr_SetString(PyExc_ValueError, "an order names a case out of range");
-                goto done;
-            }
-        Gmax = G > Gmax ? G : Gmax;
-        outs[mi] = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((r1 - r0) * nk * REP_WIDTH * 8));
-        ocls[mi] = malloc((size_t)(n > 0 ? n : 1));
-        ow[mi] = in.v[1].buf ? malloc((size_t)(n > 0 ? n : 1) * sizeof(double)) : NULL;
-        if (!outs[mi] || !ocls[mi] || (in.v[1].buf && !ow[mi])) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        if (rep_tables_make(&tab[mi], in.v[2].buf, nk, ma[mi].v[2].buf, G, 1) < 0) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        const uint8_t *cls = in.v[0].buf;
-        const double *w = in.v[1].buf;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            ocls[mi][i] = cls[order[i]];
-            if (w)
-                ow[mi][i] = w[order[i]];
-        }
-    }
-    threads = threads < 1 ? 1 : (threads > 64 ? 64 : threads);
-    P = malloc((size_t)threads * (size_t)(n > 0 ? n : 1));
-    cells = malloc((size_t)threads * 4 * (size_t)Gmax * sizeof(double));
-    if (!P || !cells) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    multi_rows_job jobs[64];
-    Py_BEGIN_ALLOW_THREADS
-    for (int t = 0; t < threads; t++) {
-        memset(&jobs[t], 0, sizeof jobs[t]);
-        jobs[t].cls = in.v[0].buf;
-        jobs[t].w = in.v[1].buf;
-        jobs[t].plan = in.v[2].buf;
-        jobs[t].nk = nk;
-        jobs[t].nmodels = nmodels;
-        jobs[t].n = n;
-        jobs[t].seed = (uint64_t)seed;
-        jobs[t].r0 = r0;
-        jobs[t].r1 = r1;
-        jobs[t].step = threads;
-        jobs[t].first = t;
-        jobs[t].P = P + (size_t)t * (size_t)(n > 0 ? n : 1);
-        jobs[t].cells = cells + (size_t)t * 4 * (size_t)Gmax;
-        jobs[t].Gmax = Gmax;
-        jobs[t].t[0] = &tab[0];
-        jobs[t].t[1] = &tab[1];
-        for (int mi = 0; mi < nmodels; mi++)
-            jobs[t].m[mi] = (rows_model){ma[mi].v[0].buf, ma[mi].v[1].buf, ma[mi].v[2].buf, ma[mi].n[1],
-                                         (double *)PyByteArray_AS_STRING(outs[mi]), ocls[mi], ow[mi]};
-    }
-    run_jobs(multi_rows_worker, jobs, sizeof(multi_rows_job), threads);
-    Py_END_ALLOW_THREADS
-    result = nmodels == 2 ? Py_BuildValue("(OO)", outs[0], outs[1]) : (Py_INCREF(outs[0]), outs[0]);
-done:
-    free(P);
-    free(cells);
-    for (int mi = 0; mi < 2; mi++) {
-        free(ocls[mi]);
-        free(ow[mi]);
-        rep_tables_free(&tab[mi]);
-    }
-    Py_XDECREF(outs[0]);
-    Py_XDECREF(outs[1]);
-    nv_args_release(&ma[0]);
-    nv_args_release(&ma[1]);
     nv_args_release(&in);
     return result;
 }

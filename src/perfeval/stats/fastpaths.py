@@ -6,21 +6,18 @@ with a closed form can do better, and says so here, in one entry of :data:`FAST_
 measure name -> :class:`FastPaths`); :func:`perfeval.stats.ci`, :func:`perfeval.stats.compare` and
 the replicate engines look the entry up and take whatever it offers:
 
-* a compiled replicate kernel from a summary (Poisson(count) draws per cell, drawn and finished in
-  one pass, several replicates side by side on all cores);
-* a compiled replicate kernel from case-level Poisson(1) weights (several score columns on the same
-  draws);
+* a replicate plan (:class:`Plan`): the statistics of a replicate summary the measure is finished
+  from, gathered by the compiled walk of ``_native/resample.c`` for every measure of a request in
+  the same walk over the cells, eight replicates side by side on every core (the draws are paid
+  once, and never stored), then finished in numpy over all the replicates at once.  The
+  statistics are those the measure's own function reads (the confusion counts, the sums of
+  squares, the APR numerator, ...), so a replicate's value is the measure of that replicate's
+  summary, to the rounding of a sum taken in another order.  The same walk gives the
+  delete-a-group jackknife of the BCa acceleration;
 * an exact jackknife, from a summary (leave one case of each (cell, class) out) and per case;
 * DeLong's exact variance: an interval from a summary and a paired test from the cases.
 
-* a replicate plan (:class:`Plan`): the statistics of a replicate summary the measure is finished
-  from, computed by the compiled finishers of ``_native/resample.c`` for every measure of a request
-  in the same pass over each replicate (the draws are paid once), then finished in numpy over all
-  the replicates at once.  The statistics are those the measure's own function reads (the
-  confusion counts, the sums of squares, the APR numerator, ...), so a replicate's value is the
-  measure of that replicate's summary, to the rounding of a sum taken in another order.
-
-The ROC area has every one of them; PERF's measures (and BRIER, ERR, FPR, FNR, FBETA, CST, NTOP)
+The ROC area has every one of them; PERF's other measures (and BRIER, ERR, FPR, FNR, FBETA, CST, NTOP)
 have a plan.  Adding a fast path for another measure is one entry.
 """
 
@@ -50,16 +47,6 @@ class FastPaths:
 
     Attributes
     ----------
-    hist_replicates : callable, optional
-        ``(summary, seed, r0, r1, threads) -> values``: replicates r0..r1-1 of unweighted cases, drawn
-        as Poisson(count) per cell of the exact summary, the same draws as the generic engine's
-        (used when the measure is the only one with a plan in a request).
-    row_replicates : callable, optional
-        ``(sorted columns, 0/1 classes as uint8, weights or None, seed, r0, r1, threads) -> [values
-        per column]``: replicates from case-level Poisson(1) weights, the same weights for every
-        column (at most ``rows_batch`` columns a call).
-    rows_batch : int
-        How many score columns ``row_replicates`` takes at once.
     jack_summary : callable, optional
         ``summary -> (values, multiplicities)``: the exact leave-one-out values of unweighted cases.
     jack_cases : callable, optional
@@ -71,9 +58,6 @@ class FastPaths:
         ``(y, score_a, score_b, weights or None, level) -> DeLongComparison``: DeLong's paired test.
     """
 
-    hist_replicates: Callable[[Any, int, int, int, int], np.ndarray] | None = None
-    row_replicates: Callable[..., list[np.ndarray]] | None = None
-    rows_batch: int = 1
     jack_summary: Callable[[Any], tuple[np.ndarray, np.ndarray]] | None = None
     jack_cases: Callable[[Any], np.ndarray] | None = None
     delong: Callable[[Any, float], DeLongResult] | None = None
@@ -207,29 +191,6 @@ def finish_plans(plans: list[Plan], where: list[list[int]], stats: np.ndarray) -
 # -- the ROC area ------------------------------------------------------------------------------------
 
 
-def roc_hist_replicates(h: Any, seed: int, r0: int, r1: int, threads: int) -> np.ndarray:
-    """ROC areas of Poisson(count) replicates r0..r1-1 of a summary, drawn and finished in one
-    compiled pass (four replicates side by side).
-    """
-    from perfeval import _x87
-
-    return np.frombuffer(_x87.boot_hist_auc(h.pos, h.neg, seed, r0, r1, threads), np.float64)
-
-
-def roc_row_replicates(
-    cols: list[Any], u8: np.ndarray, wbuf: np.ndarray | None, seed: int, r0: int, r1: int, threads: int
-) -> list[np.ndarray]:
-    """ROC areas of one or two sorted score columns on the same case-level Poisson(1) weights, in
-    the compiled pass.
-    """
-    from perfeval import _x87
-
-    extra = (cols[1].order, cols[1].gend) if len(cols) == 2 else ()
-    res = _x87.boot_rows_auc(cols[0].order, cols[0].gend, u8, wbuf, seed, r0, r1, threads, *extra)
-    res = res if isinstance(res, tuple) else (res,)
-    return [np.frombuffer(b, np.float64) for b in res]
-
-
 def jack_roc_hist(h: Any) -> tuple[np.ndarray, np.ndarray]:
     """Exact leave-one-out ROC areas, one per (cell, class), with multiplicities: leaving out a case
     takes its structural component (DeLong's V10 or V01) out of the area.
@@ -259,9 +220,6 @@ def roc_delong_test(y: Any, a: Any, b: Any, w: Any, level: float) -> DeLongCompa
 #: canonical measure name -> its fast paths
 FAST_PATHS: dict[str, FastPaths] = {
     "ROC": FastPaths(
-        hist_replicates=roc_hist_replicates,
-        row_replicates=roc_row_replicates,
-        rows_batch=2,
         jack_summary=jack_roc_hist,
         jack_cases=jack_roc_rows,
         delong=delong_from_histogram,

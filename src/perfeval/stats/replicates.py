@@ -139,6 +139,8 @@ def value(spec, h) -> float:
 #: replicates a compiled call draws: between two calls the progress bar moves (the replicates do
 #: not depend on how they are split, each being seeded by its number)
 REPLICATE_CHUNK = 64
+#: score columns one compiled call walks (the compiled side's limit)
+MAX_COLUMNS = 16
 
 
 def _planned(specs: list, w: np.ndarray | None = None) -> list[int]:
@@ -171,8 +173,8 @@ def hist_replicates(
 ) -> list[np.ndarray]:
     """Replicates of binary measures from Poisson(count) draws per cell of the exact summary; every
     measure sees the same replicates.  The measures with a plan are finished together from each
-    replicate's statistics (one compiled pass); a measure alone with its own kernel (the ROC area)
-    uses that kernel; any other measure is computed on each replicate's summary.
+    replicate's statistics (one compiled walk for all of them); any other measure is computed on
+    each replicate's summary.
     """
     from perfeval import _progress
 
@@ -180,12 +182,7 @@ def hist_replicates(
     planned = _planned(specs)
     meter = _progress.bar(progress, n_boot, _desc(specs), "replicates")
     with meter:
-        if len(planned) == 1 and fast_paths(specs[planned[0]]).hist_replicates is not None:
-            kernel = fast_paths(specs[planned[0]]).hist_replicates
-            assert kernel is not None
-            for r0, r1 in _chunks(n_boot, meter):
-                outs[planned[0]][r0:r1] = kernel(h, seed, r0, r1, threads)
-        elif planned:
+        if planned:
             from perfeval import _x87
             from perfeval.stats.fastpaths import finish_plans, plan_stats
 
@@ -211,11 +208,15 @@ def _hist_generic(specs: list, rest: list[int], h, seed: int, n_boot: int, threa
     from perfeval import _x87
     from perfeval.summaries import ScoreHistogram
 
+    pos, neg = (np.ascontiguousarray(a, np.float64) for a in (h.pos, h.neg))
+
     def one(r: int) -> None:  # the draws run without the GIL: replicates overlap on the cores
         cells, p, q = (
             np.frombuffer(b, t)
             for b, t in zip(
-                _x87.boot_hist_compact(h.pos, h.neg, seed, r), (np.int64, np.float64, np.float64), strict=True
+                _x87.boot_hist_draws(pos, neg, seed, r, r + 1, True),
+                (np.int64, np.float64, np.float64),
+                strict=True,
             )
         )
         rep = ScoreHistogram(h.scores[cells], p, q)
@@ -243,9 +244,9 @@ def row_replicates(
 ) -> list[np.ndarray]:
     """Replicates with case-level Poisson(1) weights, the same weights for every (spec, sorted) pair.
 
-    The measures with a plan are finished together from each replicate's statistics, two score
-    columns at a time on the same draws (one compiled pass); the others are computed on each
-    replicate's summary.
+    The measures with a plan are finished together from each replicate's statistics, every score
+    column in one compiled walk on the same draws (a case's draw depends on its number, not on a
+    column's order); the others are computed on each replicate's summary.
     """
     from perfeval import _progress, _x87
     from perfeval.stats.fastpaths import finish_plans, plan_stats
@@ -260,27 +261,20 @@ def row_replicates(
         columns.setdefault(id(so), (so, []))[1].append(i)
     cols = list(columns.values())
     specs = list(dict.fromkeys(sp for sp, _ in specs_and_sorted))
-    meter = _progress.bar(progress, n_boot * max(1, (len(cols) + 1) // 2), _desc(specs), "replicates")
+    calls = max(1, -(-len(cols) // MAX_COLUMNS))
+    meter = _progress.bar(progress, n_boot * calls, _desc(specs), "replicates")
     with meter:
-        for c0 in range(0, len(cols), 2):
-            pair = cols[c0 : c0 + 2]
-            # every measure of the pair's columns, on both: one plan for the call
-            uniq = list(dict.fromkeys(specs_and_sorted[i][0] for _, idx in pair for i in idx))
-            own = fast_paths(uniq[0])
-            if len(uniq) == 1 and own.row_replicates is not None and len(pair) <= own.rows_batch:
-                for r0, r1 in _chunks(n_boot, meter):  # a measure alone with its own kernel (ROC)
-                    res = own.row_replicates([so for so, _ in pair], u8, wbuf, seed, r0, r1, threads)
-                    for (_so, idx), vals in zip(pair, res, strict=True):
-                        for i in idx:
-                            outs[i][r0:r1] = vals
-                continue
+        for c0 in range(0, len(cols), MAX_COLUMNS):
+            group = cols[c0 : c0 + MAX_COLUMNS]
+            # every measure of the group's columns, on each: one plan for the call
+            uniq = list(dict.fromkeys(specs_and_sorted[i][0] for _, idx in group for i in idx))
             plans = [fast_paths(sp).plan(sp) for sp in uniq]  # type: ignore[misc]
             plan, where = plan_stats(plans)
             k = len(plan) // 2
-            models = [(so.order, so.gend, so.gscores) for so, _ in pair]
+            models = [(so.order, so.gend, so.gscores) for so, _ in group]
             for r0, r1 in _chunks(n_boot, meter):
                 got = _x87.boot_rows_multi(u8, wbuf, plan, seed, r0, r1, threads, *models)
-                for (_so, idx), buf in zip(pair, got if isinstance(got, tuple) else (got,), strict=True):
+                for (_so, idx), buf in zip(group, got if isinstance(got, tuple) else (got,), strict=True):
                     st = np.frombuffer(buf, np.float64).reshape(r1 - r0, k, REP_WIDTH)
                     by_spec = dict(zip(uniq, finish_plans(plans, where, st), strict=True))
                     for i in idx:
@@ -331,7 +325,8 @@ def _jack_parts(cases: Cases):
 
 def jack_groups_many(specs: list, cases: Cases, threads: int = 0, progress: bool = False) -> list[np.ndarray]:
     """The delete-a-group jackknife of several measures: the measures with a plan finished together
-    from each left-out summary by the compiled finishers, the others computed on it.
+    by one compiled walk over the cells for several left-out groups at once, the others computed on
+    each left-out summary.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -340,40 +335,50 @@ def jack_groups_many(specs: list, cases: Cases, threads: int = 0, progress: bool
     from perfeval.summaries import ScoreHistogram
 
     G, left_out = _jack_parts(cases)
-    sc = np.ascontiguousarray(cases.sorted.scores, np.float64)
     outs = [np.empty(G) for _ in specs]
     planned = _planned(specs, cases.w)
     rest = [i for i in range(len(specs)) if i not in planned]
-    plans = [fast_paths(specs[i]).plan(specs[i]) for i in planned]  # type: ignore[misc]
-    plan, where = plan_stats(plans)
     meter = _progress.bar(progress, G, "jackknife " + ", ".join(sp.label for sp in specs), "groups")
-
-    def one(g: int) -> None:
-        p, q, cells = left_out(g)
-        np.maximum(p, 0.0, out=p)
-        np.maximum(q, 0.0, out=q)
+    so = cases.sorted
+    with meter:
         if planned:
-            st = np.frombuffer(_x87.rep_finish(sc, p, q, plan), np.float64).reshape(1, -1, REP_WIDTH)
+            plans = [fast_paths(specs[i]).plan(specs[i]) for i in planned]  # type: ignore[misc]
+            plan, where = plan_stats(plans)
+            wbuf = None if cases.w is None else np.ascontiguousarray(cases.w, np.float64)
+            col = (so.order, so.gend, so.gscores)
+            u8 = cases.cls.astype(np.uint8)
+            st = np.frombuffer(
+                _x87.jack_multi(u8, wbuf, plan, G, threads_of(threads), col), np.float64
+            ).reshape(G, -1, REP_WIDTH)
             for i, v in zip(planned, finish_plans(plans, where, st), strict=True):
-                outs[i][g] = v[0]
+                outs[i][:] = v
+            if not rest:
+                meter.update(G)
         if rest:
-            emptied = np.unique(cells[(p[cells] <= 0) & (q[cells] <= 0)])  # only the group's cells can empty
-            s2, p2, q2 = sc, p, q
-            if emptied.size:
-                s2, p2, q2 = np.delete(sc, emptied), np.delete(p, emptied), np.delete(q, emptied)
-            rep = ScoreHistogram(s2, p2, q2)
-            with np.errstate(all="ignore"):
-                for i in rest:
-                    v = specs[i](rep)
-                    outs[i][g] = math.nan if v is None else float(v)
+            sc = np.ascontiguousarray(so.scores, np.float64)
 
-    import warnings
+            def one(g: int) -> None:
+                p, q, cells = left_out(g)
+                np.maximum(p, 0.0, out=p)
+                np.maximum(q, 0.0, out=q)
+                # only the group's cells can empty
+                emptied = np.unique(cells[(p[cells] <= 0) & (q[cells] <= 0)])
+                s2, p2, q2 = sc, p, q
+                if emptied.size:
+                    s2, p2, q2 = np.delete(sc, emptied), np.delete(p, emptied), np.delete(q, emptied)
+                rep = ScoreHistogram(s2, p2, q2)
+                with np.errstate(all="ignore"):
+                    for i in rest:
+                        v = specs[i](rep)
+                        outs[i][g] = math.nan if v is None else float(v)
 
-    with warnings.catch_warnings(), meter:
-        warnings.simplefilter("ignore")
-        with ThreadPoolExecutor(threads_of(threads)) as pool:
-            for _ in pool.map(one, range(G)):
-                meter.update(1)
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with ThreadPoolExecutor(threads_of(threads)) as pool:
+                    for _ in pool.map(one, range(G)):
+                        meter.update(1)
     return outs
 
 
