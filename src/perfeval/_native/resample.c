@@ -44,6 +44,7 @@ static inline uint64_t draw_bits(uint64_t key, uint64_t ctr) { return mix64(key 
  * Asau 1974): one lookup and usually no step of the scan.  Other means (not whole numbers, or larger)
  * use a generator seeded by the draw's bits: inversion below 10, Hoermann's PTRS above. */
 #define PT_MAX 1024
+#define CA2_MAX (1 << 20) /* the longest CA2 window the walk takes (perfeval.stats.fastpaths says so too) */
 #define GUIDE_BITS 10
 
 typedef struct {
@@ -347,7 +348,7 @@ static inline __attribute__((always_inline)) int cell_counts(const src_t *s, con
     return 1;
 }
 
-/* The counts of cell c in lane b alone (CA2's tail, the draws' tests): cell_counts' numbers. */
+/* The counts of cell c in lane b alone (the draws' tests): cell_counts' numbers. */
 static void cell_count_one(const src_t *s, const lanes_t *L, Py_ssize_t c, int b, double *p, double *q)
 {
     switch (s->mode) {
@@ -575,14 +576,6 @@ static inline double apr_group(double m, double g, double a, double b)
     return m / g * ((b + 1.0) * s1 + (m - 1.0) / (g - 1.0) * s2);
 }
 
-/* CA2's window of one lane: running sums over the last S cases, the cell of the case next to leave */
-typedef struct {
-    ext wf, ws, err;
-    long long count, windows, tleft;
-    Py_ssize_t tc;
-    double tp, tsize, tsc;
-} ca2_lane;
-
 /* The lanes' numbers as one vector (GCC's vector extension: the compiler maps it on the machine's
  * vectors, SSE2 to AVX-512; each lane's arithmetic is the scalar IEEE operation, so every build
  * gives the same bits), and a lane mask (all ones where true) with its blend. */
@@ -590,14 +583,31 @@ typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
 typedef long long vm __attribute__((vector_size(LANES * sizeof(double))));
 #define VINLINE static inline __attribute__((always_inline))
 
+/* CA2's windows in every lane: d, the sum of frac - score over the window's cases (frac: the share
+ * of positives of the case's cell), err, the sum of |d| over the windows, and a ring of the last S
+ * cases' frac - score per lane (S slots and one an idle lane writes to; written where pos is, the
+ * oldest case there too once S are in).  A
+ * case enters: d += its value; a window is complete (S cases): err += |d|; the oldest leaves: d -=
+ * its value: nv_ca2_total's steps, in double.  So that d does not drift over millions of steps, it
+ * is summed again from the ring (in 80-bit) every CA2_RESYNC cells, and err is gathered in 80-bit
+ * then. */
+#define CA2_RESYNC 4096
+typedef struct {
+    vd d, err, count;
+    ext total[LANES];
+    long long pos[LANES], S, since;
+    double *ring; /* LANES x S */
+} ca2_t;
+
 /* A walk's running state (one block of LANES replicates or groups). */
 typedef struct {
     vd ap, an; /* positive and negative weight above the cell */
     vm out;    /* a drawn score outside [0, 1] */
     vd *v;     /* per entry: its sums, entry_width vectors each */
     size_t *off;
-    ca2_lane *ca2; /* per CA2 entry and lane */
-    int *ca2_of;   /* per entry: its CA2 slot */
+    ca2_t *ca2;  /* per CA2 entry */
+    int *ca2_of; /* per entry: its CA2 slot */
+    int nca2;
     size_t nv;
     int ranged;    /* the plan reads whether scores are inside [0, 1] */
 } walk_t;
@@ -632,13 +642,26 @@ static int walk_alloc(walk_t *w, const plan_t *pl)
         w->ca2_of[m] = pl->e[m].kind == REP_CA2 ? nca2++ : -1;
         w->ranged |= pl->e[m].kind == REP_CXE || pl->e[m].kind == REP_SLQ;
     }
+    w->nca2 = nca2;
     w->v = aligned_alloc(sizeof(vd), (w->nv ? w->nv : 1) * sizeof(vd));
-    w->ca2 = malloc((size_t)(nca2 ? nca2 : 1) * LANES * sizeof(ca2_lane));
-    return w->v && w->ca2 ? 0 : -1;
+    w->ca2 = aligned_alloc(sizeof(vd), (size_t)(nca2 ? nca2 : 1) * sizeof(ca2_t));
+    if (!w->v || !w->ca2)
+        return -1;
+    memset(w->ca2, 0, (size_t)(nca2 ? nca2 : 1) * sizeof(ca2_t));
+    for (int m = 0; m < pl->nk; m++)
+        if (w->ca2_of[m] >= 0) {
+            ca2_t *z = &w->ca2[w->ca2_of[m]];
+            z->S = pl->e[m].par >= 1 && pl->e[m].par <= CA2_MAX ? (long long)pl->e[m].par : 0;
+            if (z->S && !(z->ring = malloc((size_t)(z->S + 1) * LANES * sizeof(double))))
+                return -1;
+        }
+    return 0;
 }
 
 static void walk_free(walk_t *w)
 {
+    for (int i = 0; w->ca2 && i < w->nca2; i++)
+        free(w->ca2[i].ring);
     free(w->v);
     free(w->off);
     free(w->ca2);
@@ -652,49 +675,34 @@ static void walk_reset(walk_t *w, const plan_t *pl)
     w->out = (vm){0};
     for (size_t i = 0; i < w->nv; i++)
         w->v[i] = (vd){0};
-    for (int m = 0; m < pl->nk; m++)
-        if (w->ca2_of[m] >= 0)
-            for (int b = 0; b < LANES; b++) {
-                ca2_lane *z = &w->ca2[w->ca2_of[m] * LANES + b];
-                memset(z, 0, sizeof *z);
-                z->tc = -1; /* set to K by the walk */
-            }
+    for (int i = 0; i < w->nca2; i++) {
+        ca2_t *z = &w->ca2[i];
+        z->d = z->err = z->count = (vd){0};
+        z->since = 0;
+        for (int b = 0; b < LANES; b++) {
+            z->total[b] = 0;
+            z->pos[b] = 0;
+        }
+        if (z->ring)
+            memset(z->ring, 0, (size_t)(z->S + 1) * LANES * sizeof(double));
+    }
+    (void)pl;
 }
 
-/* One lane's CA2 over the head cell c of the walk (nv_ca2_total's steps, down the cells: the same
- * windows, each of S consecutive cases, met in the other order). */
-static void ca2_cell(ca2_lane *z, const src_t *s, const lanes_t *L, int b, Py_ssize_t c, double p, double q,
-                     long long S)
+/* CA2's err gathered into the 80-bit totals, and each lane's d summed again from its ring: the sum
+ * of the ring less its oldest case once the window is full (the ring's unwritten slots are 0). */
+static void ca2_resync(ca2_t *z)
 {
-    long long size = (long long)(p + q);
-    if (size <= 0)
-        return;
-    if (z->tc < 0) {
-        z->tc = s->K;
-        z->tleft = 0;
+    for (int b = 0; b < LANES; b++) {
+        const double *r = z->ring + (size_t)b * (size_t)(z->S + 1);
+        ext sum = 0;
+        for (long long i = 0; i < z->S; i++)
+            sum += r[i];
+        z->d[b] = (double)(sum - r[z->pos[b]]);
+        z->total[b] += z->err[b];
+        z->err[b] = 0.0;
     }
-    double frac = p / (double)size, sc = s->sc[c];
-    for (long long k = 0; k < size; k++) {
-        z->wf += frac;
-        z->ws += sc;
-        z->count++;
-        if (z->count >= S) {
-            z->err += fabsl((z->wf - z->ws) / (ext)S);
-            z->windows++;
-            while (z->tleft == 0) { /* the next cell down with a case: its counts drawn again */
-                double tp, tq;
-                z->tc--;
-                cell_count_one(s, L, z->tc, b, &tp, &tq);
-                z->tp = tp;
-                z->tsize = tp + tq;
-                z->tleft = (long long)z->tsize;
-                z->tsc = s->sc[z->tc];
-            }
-            z->wf -= z->tsize > 0 ? z->tp / z->tsize : 0.0;
-            z->ws -= z->tsc;
-            z->tleft--;
-        }
-    }
+    z->since = 0;
 }
 
 /* PRB's second walk down the cells, once the lanes' P are known: positives among the top P cases. */
@@ -817,8 +825,11 @@ static void walk_out(const walk_t *w, const plan_t *pl, int b, double *o0)
             break;
         }
         case REP_CA2: {
-            const ca2_lane *z = &w->ca2[w->ca2_of[m] * LANES + b];
-            o[0] = P + N < e->par || z->windows == 0 ? NAN : (double)(z->err / (ext)z->windows);
+            const ca2_t *z = &w->ca2[w->ca2_of[m]];
+            double windows = z->count[b] - (double)z->S + 1;
+            o[0] = P + N < e->par || !z->S || !(windows > 0)
+                       ? NAN
+                       : (double)((z->total[b] + z->err[b]) / (ext)z->S / (ext)windows);
             break;
         }
         }

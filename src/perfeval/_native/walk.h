@@ -51,6 +51,39 @@ VINLINE vd WALK(apr_cell)(vd P, vd Q, vd A, vd B)
     return t;
 }
 
+/* CA2's windows over cell c's cases in every lane (see ca2_t): the lanes step through their cases
+ * together, a lane whose cell holds fewer cases idle for the rest (branch-free: a lane's ring slot
+ * is written with its own value when it idles). */
+VINLINE void WALK(ca2_cell)(ca2_t *z, vd P, vd Q, double sc)
+{
+    vd zero = WALK(vsplat)(0.0), one = WALK(vsplat)(1.0), size = P + Q;
+    double kmax = 0;
+    for (int b = 0; b < LANES; b++)
+        kmax = size[b] > kmax ? size[b] : kmax;
+    if (!(kmax > 0))
+        return;
+    vd delta = WALK(vblend)(size > zero, P / size - sc, zero), S = WALK(vsplat)((double)z->S);
+    vm absmask = ~(vm)WALK(vsplat)(-0.0); /* every bit but the sign: |x| = x & absmask */
+    for (double j = 0; j < kmax; j++) {
+        vm act = size > WALK(vsplat)(j);
+        vd old;
+        z->d += WALK(vblend)(act, delta, zero);
+        for (int b = 0; b < LANES; b++) { /* the case into the ring (an idle lane into its slot S), the oldest read */
+            double *r = z->ring + (size_t)b * (size_t)(z->S + 1);
+            long long at = z->pos[b], next = (at + 1) & -(long long)(at + 1 != z->S), m = act[b];
+            r[(at & m) | (z->S & ~m)] = delta[b];
+            z->pos[b] = (next & m) | (at & ~m);
+            old[b] = r[z->pos[b]];
+        }
+        z->count += WALK(vblend)(act, one, zero);
+        vm full = act & (z->count >= S);
+        z->err += WALK(vblend)(full, (vd)((vm)z->d & absmask), zero);
+        z->d -= WALK(vblend)(full, old, zero);
+    }
+    if (++z->since >= CA2_RESYNC && z->since >= z->S)
+        ca2_resync(z);
+}
+
 /* Cell c's counts P, Q into every statistic of the plan; w->ap, w->an are the weights above the
  * cell, updated after. */
 VINLINE void WALK(walk_cell)(walk_t *w, const plan_t *pl, const src_t *s, const lanes_t *L, Py_ssize_t c, vd P,
@@ -139,9 +172,8 @@ VINLINE void WALK(walk_cell)(walk_t *w, const plan_t *pl, const src_t *s, const 
             break;
         }
         case REP_CA2:
-            if (e->par >= 1)
-                for (int b = 0; b < L->nl; b++)
-                    ca2_cell(&w->ca2[w->ca2_of[m] * LANES + b], s, L, b, c, P[b], Q[b], (long long)e->par);
+            if (w->ca2[w->ca2_of[m]].S)
+                WALK(ca2_cell)(&w->ca2[w->ca2_of[m]], P, Q, sc);
             break;
         }
     }

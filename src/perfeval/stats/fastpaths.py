@@ -62,7 +62,7 @@ class FastPaths:
     jack_cases: Callable[[Any], np.ndarray] | None = None
     delong: Callable[[Any, float], DeLongResult] | None = None
     delong_test: Callable[[Any, Any, Any, Any, float], DeLongComparison] | None = None
-    plan: Callable[[Any], Plan] | None = None
+    plan: Callable[[Any], Plan | None] | None = None
 
 
 # -- replicate plans ---------------------------------------------------------------------------------
@@ -154,6 +154,17 @@ def _value_plan(kind: int, param: str | float | None = None, counts: bool = Fals
     return plan
 
 
+#: the longest CA2 window the compiled walk takes (CA2_MAX in _native/resample.c: a ring of that many
+#: cases per replicate); a longer one is computed the generic way
+CA2_MAX_WINDOW = 1 << 20
+
+
+def _ca2_plan(spec: Any) -> Plan | None:
+    if spec.kwargs["window"] > CA2_MAX_WINDOW:
+        return None
+    return _value_plan(CA2_K, "window", counts=True)(spec)
+
+
 def _plan(
     kind: int, finish: Callable[[np.ndarray], np.ndarray], counts: bool = False
 ) -> Callable[[Any], Plan]:
@@ -239,7 +250,7 @@ FAST_PATHS: dict[str, FastPaths] = {
     "NTOP": FastPaths(plan=_value_plan(NTOP_K, "n")),
     "SLQ": FastPaths(plan=_value_plan(SLQ_K, "bins")),
     "CA1": FastPaths(plan=_value_plan(CA1_K)),
-    "CA2": FastPaths(plan=_value_plan(CA2_K, "window", counts=True)),
+    "CA2": FastPaths(plan=_ca2_plan),
     **{
         name: FastPaths(plan=_threshold_plan)
         for name in ("ACC", "PPV", "NPV", "SEN", "SPC", "PRE", "REC", "PRF", "LFT", "ERR", "FPR", "FNR")

@@ -151,9 +151,18 @@ def _planned(specs: list, w: np.ndarray | None = None) -> list[int]:
     out = []
     for i, sp in enumerate(specs):
         mk = fast_paths(sp).plan
-        if mk is not None and (whole or not mk(sp).counts):
+        plan = None if mk is None else mk(sp)
+        if plan is not None and (whole or not plan.counts):
             out.append(i)
     return out
+
+
+def _plan_of(spec) -> Any:
+    """The replicate plan of a spec that has one (see _planned)."""
+    make = fast_paths(spec).plan
+    plan = None if make is None else make(spec)
+    assert plan is not None
+    return plan
 
 
 def _chunks(n_boot: int, meter: Any):
@@ -186,7 +195,7 @@ def hist_replicates(
             from perfeval import _x87
             from perfeval.stats.fastpaths import finish_plans, plan_stats
 
-            plans = [fast_paths(specs[i]).plan(specs[i]) for i in planned]  # type: ignore[misc]
+            plans = [_plan_of(specs[i]) for i in planned]
             plan, where = plan_stats(plans)
             k = len(plan) // 2
             sc, pos, neg = (np.ascontiguousarray(a, np.float64) for a in (h.scores, h.pos, h.neg))
@@ -268,7 +277,7 @@ def row_replicates(
             group = cols[c0 : c0 + MAX_COLUMNS]
             # every measure of the group's columns, on each: one plan for the call
             uniq = list(dict.fromkeys(specs_and_sorted[i][0] for _, idx in group for i in idx))
-            plans = [fast_paths(sp).plan(sp) for sp in uniq]  # type: ignore[misc]
+            plans = [_plan_of(sp) for sp in uniq]
             plan, where = plan_stats(plans)
             k = len(plan) // 2
             models = [(so.order, so.gend, so.gscores) for so, _ in group]
@@ -342,7 +351,7 @@ def jack_groups_many(specs: list, cases: Cases, threads: int = 0, progress: bool
     so = cases.sorted
     with meter:
         if planned:
-            plans = [fast_paths(specs[i]).plan(specs[i]) for i in planned]  # type: ignore[misc]
+            plans = [_plan_of(specs[i]) for i in planned]
             plan, where = plan_stats(plans)
             wbuf = None if cases.w is None else np.ascontiguousarray(cases.w, np.float64)
             col = (so.order, so.gend, so.gscores)
