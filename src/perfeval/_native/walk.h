@@ -86,8 +86,7 @@ VINLINE void WALK(ca2_cell)(ca2_t *z, vd P, vd Q, double sc)
 
 /* Cell c's counts P, Q into every statistic of the plan; w->ap, w->an are the weights above the
  * cell, updated after. */
-VINLINE void WALK(walk_cell)(walk_t *w, const plan_t *pl, const src_t *s, const lanes_t *L, Py_ssize_t c, vd P,
-                             vd Q, int haspos)
+VINLINE void WALK(walk_cell)(walk_t *w, const plan_t *pl, const src_t *s, Py_ssize_t c, vd P, vd Q, int haspos)
 {
     const double sc = s->sc[c];
     const vd AP = w->ap, AN = w->an, zero = WALK(vsplat)(0.0), one = WALK(vsplat)(1.0);
@@ -194,7 +193,7 @@ static void WALK(walk_block)(walk_t *w, const plan_t *pl, const src_t *s, const 
         int haspos = cell_counts(s, L, c, p, q); /* every lane (the unused ones are thrown away) */
         memcpy(&P, p, sizeof P);
         memcpy(&Q, q, sizeof Q);
-        WALK(walk_cell)(w, pl, s, L, c, P, Q, haspos);
+        WALK(walk_cell)(w, pl, s, c, P, Q, haspos);
     }
     if (pl->needs_P_first)
         walk_prb(w, pl, s, L);
