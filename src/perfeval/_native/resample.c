@@ -705,37 +705,6 @@ static void ca2_resync(ca2_t *z)
     z->since = 0;
 }
 
-/* PRB's second walk down the cells, once the lanes' P are known: positives among the top P cases. */
-static void walk_prb(walk_t *w, const plan_t *pl, const src_t *s, const lanes_t *L)
-{
-    double top[LANES], above[LANES], got[LANES], p[LANES], q[LANES];
-    for (int b = 0; b < LANES; b++) {
-        top[b] = w->ap[b];
-        above[b] = got[b] = 0.0;
-    }
-    for (Py_ssize_t c = s->K - 1; c >= 0; c--) {
-        int live = 0;
-        for (int b = 0; b < L->nl; b++)
-            live |= above[b] < top[b];
-        if (!live)
-            break;
-        cell_counts(s, L, c, p, q);
-        for (int b = 0; b < LANES; b++) {
-            double size = p[b] + q[b];
-            if (above[b] < top[b] && size > 0) {
-                double take = top[b] - above[b];
-                take = take > size ? size : take;
-                got[b] += take * (p[b] / size);
-            }
-            above[b] += size;
-        }
-    }
-    for (int m = 0; m < pl->nk; m++)
-        if (pl->e[m].kind == REP_NTOP && pl->e[m].par < 0)
-            for (int b = 0; b < LANES; b++)
-                w->v[w->off[m]][b] = got[b];
-}
-
 /* The statistics of lane b into o (REP_WIDTH per entry). */
 static void walk_out(const walk_t *w, const plan_t *pl, int b, double *o0)
 {

@@ -84,120 +84,210 @@ VINLINE void WALK(ca2_cell)(ca2_t *z, vd P, vd Q, double sc)
         ca2_resync(z);
 }
 
-/* Cell c's counts P, Q into every statistic of the plan; w->ap, w->an are the weights above the
- * cell, updated after. */
-VINLINE void WALK(walk_cell)(walk_t *w, const plan_t *pl, const src_t *s, Py_ssize_t c, vd P, vd Q, int haspos)
+/* One entry of the plan over a block of n cells, the highest first: cell hi - 1 - i has counts
+ * P[i], Q[i] and AP[i], AN[i] above it (haspos[i]: it may hold a positive). */
+static inline void WALK(walk_entry)(walk_t *w, const plan_t *pl, int m, const src_t *s, Py_ssize_t hi, int n,
+                                    const vd *P, const vd *Q, const vd *AP, const vd *AN, const int *haspos)
 {
-    const double sc = s->sc[c];
-    const vd AP = w->ap, AN = w->an, zero = WALK(vsplat)(0.0), one = WALK(vsplat)(1.0);
-    for (int m = 0; m < pl->nk; m++) {
-        const entry_t *e = &pl->e[m];
-        vd *v = w->v + w->off[m];
-        switch (e->kind) {
-        case REP_ROC: /* area += q (P above + p / 2): pairs of a positive above a negative, ties half */
-            v[0] += Q * (AP + 0.5 * P);
-            break;
-        case REP_APR:
-            if (haspos) /* a cell without a positive adds nothing */
-                v[0] += WALK(apr_cell)(P, Q, AP + AN, AP);
-            break;
-        case REP_SQ:
-            v[0] += P * (1 - sc) * (1 - sc) + Q * sc * sc;
-            break;
-        case REP_CXE: {
-            double ls = e->nl2s ? e->nl2s[c] : -log2(sc), lc = e->nl2c ? e->nl2c[c] : -log2(1.0 - sc);
-            v[0] += WALK(vblend)(P > zero, ls * P, zero);
-            v[1] += WALK(vblend)(Q > zero, lc * Q, zero);
-            break;
+    const entry_t *e = &pl->e[m];
+    vd *v = w->v + w->off[m];
+    const vd zero = WALK(vsplat)(0.0), one = WALK(vsplat)(1.0);
+    const double *sc = s->sc + hi - 1; /* sc[-i]: the score of the block's cell i */
+    switch (e->kind) {
+    case REP_ROC: { /* area += q (P above + p / 2): pairs of a positive above a negative, ties half */
+        vd a = v[0];
+        for (int i = 0; i < n; i++)
+            a += Q[i] * (AP[i] + 0.5 * P[i]);
+        v[0] = a;
+        break;
+    }
+    case REP_APR: {
+        vd a = v[0];
+        for (int i = 0; i < n; i++)
+            if (haspos[i]) /* a cell without a positive adds nothing */
+                a += WALK(apr_cell)(P[i], Q[i], AP[i] + AN[i], AP[i]);
+        v[0] = a;
+        break;
+    }
+    case REP_SQ: {
+        vd a = v[0];
+        for (int i = 0; i < n; i++) {
+            double c = sc[-i];
+            a += P[i] * (1 - c) * (1 - c) + Q[i] * c * c;
         }
-        case REP_THR:
-            if (sc >= e->par) {
-                v[0] += P;
-                v[1] += Q;
-            }
+        v[0] = a;
+        break;
+    }
+    case REP_CXE: {
+        vd a = v[0], b = v[1];
+        for (int i = 0; i < n; i++) {
+            Py_ssize_t c = hi - 1 - i;
+            double ls = e->nl2s ? e->nl2s[c] : -log2(sc[-i]), lc = e->nl2c ? e->nl2c[c] : -log2(1.0 - sc[-i]);
+            a += WALK(vblend)(P[i] > zero, ls * P[i], zero);
+            b += WALK(vblend)(Q[i] > zero, lc * Q[i], zero);
+        }
+        v[0] = a;
+        v[1] = b;
+        break;
+    }
+    case REP_THR: /* the cells at or above the threshold: the top of the walk */
+        for (int i = 0; i < n && sc[-i] >= e->par; i++) {
+            v[0] += P[i];
+            v[1] += Q[i];
+        }
+        break;
+    case REP_R50: /* the negatives of a cell within the first par negatives from the top */
+        if (!WALK(vany)(WALK(vsplat)(e->par) - AN[0] > zero))
             break;
-        case REP_R50: { /* the negatives of the cell within the first par negatives from the top */
-            vm live = (WALK(vsplat)(e->par) - AN > zero) & (Q > zero);
+        for (int i = 0; i < n; i++) {
+            vm live = (WALK(vsplat)(e->par) - AN[i] > zero) & (Q[i] > zero);
             if (WALK(vany)(live))
                 for (int b = 0; b < LANES; b++)
                     if (live[b]) {
-                        double take = e->par - AN[b];
-                        take = take > Q[b] ? Q[b] : take;
-                        double slope = P[b] / Q[b];
-                        v[0][b] += take * AP[b] + 0.5 * slope * take * take;
+                        double take = e->par - AN[i][b];
+                        take = take > Q[i][b] ? Q[i][b] : take;
+                        double slope = P[i][b] / Q[i][b];
+                        v[0][b] += take * AP[i][b] + 0.5 * slope * take * take;
                     }
-            break;
         }
-        case REP_RKL:
-            v[0] = WALK(vblend)(P > zero, AP + AN + P + Q, v[0]);
+        break;
+    case REP_RKL: /* the cases at or above the lowest cell with a positive */
+        for (int i = 0; i < n; i++)
+            v[0] = WALK(vblend)(P[i] > zero, AP[i] + AN[i] + P[i] + Q[i], v[0]);
+        break;
+    case REP_TOP1: /* v[1]: a cell drawn above */
+        if (!WALK(vany)(v[1] == zero))
             break;
-        case REP_TOP1: { /* v[1]: a cell drawn above */
-            vm first = (P + Q > zero) & (v[1] == zero);
-            v[0] = WALK(vblend)(first, WALK(vblend)((Q == zero) & (P > zero), one, zero), v[0]);
-            v[1] = WALK(vblend)(P + Q > zero, one, v[1]);
-            break;
+        for (int i = 0; i < n; i++) {
+            vm first = (P[i] + Q[i] > zero) & (v[1] == zero);
+            v[0] = WALK(vblend)(first, WALK(vblend)((Q[i] == zero) & (P[i] > zero), one, zero), v[0]);
+            v[1] = WALK(vblend)(P[i] + Q[i] > zero, one, v[1]);
         }
-        case REP_TOP10:
-            v[0] = WALK(vblend)((P > zero) & (AP + AN + Q < WALK(vsplat)(10.0)), one, v[0]);
+        break;
+    case REP_TOP10:
+        if (!WALK(vany)(AP[0] + AN[0] < WALK(vsplat)(10.0)))
             break;
-        case REP_NTOP: /* the top par cases (par < 0: the top P, in the second walk) */
-            if (e->par >= 0) {
-                vd above = AP + AN, size = P + Q;
-                vm live = (above < WALK(vsplat)(e->par)) & (size > zero);
-                if (WALK(vany)(live))
-                    for (int b = 0; b < LANES; b++)
-                        if (live[b]) {
-                            double take = e->par - above[b];
-                            take = take > size[b] ? size[b] : take;
-                            v[0][b] += take * (P[b] / size[b]);
-                        }
+        for (int i = 0; i < n; i++)
+            v[0] = WALK(vblend)((P[i] > zero) & (AP[i] + AN[i] + Q[i] < WALK(vsplat)(10.0)), one, v[0]);
+        break;
+    case REP_NTOP: /* the top par cases (par < 0: the top P, in the second walk) */
+        if (e->par < 0 || !WALK(vany)(AP[0] + AN[0] < WALK(vsplat)(e->par)))
+            break;
+        for (int i = 0; i < n; i++) {
+            vd above = AP[i] + AN[i], size = P[i] + Q[i];
+            vm live = (above < WALK(vsplat)(e->par)) & (size > zero);
+            if (WALK(vany)(live))
+                for (int b = 0; b < LANES; b++)
+                    if (live[b]) {
+                        double take = e->par - above[b];
+                        take = take > size[b] ? size[b] : take;
+                        v[0][b] += take * (P[i][b] / size[b]);
+                    }
+        }
+        break;
+    case REP_SLQ: /* per bin (a run of cells of one bin summed in registers) */
+        for (int i = 0; i < n && e->nb > 0;) {
+            int k = e->bin[hi - 1 - i];
+            vd x = v[2 * k], y = v[2 * k + 1];
+            for (; i < n && e->bin[hi - 1 - i] == k; i++) {
+                x += P[i];
+                y += Q[i];
             }
-            break;
-        case REP_SLQ:
-            if (e->nb > 0) {
-                int k = e->bin[c];
-                v[2 * k] += P;
-                v[2 * k + 1] += Q;
-            }
-            break;
-        case REP_CA1: {
-            int k = e->bin[c];
-            if (k >= 0) {
-                vd tot = P + Q;
-                v[3 * k] += P;
-                v[3 * k + 1] += tot;
-                v[3 * k + 2] += sc * tot;
-            }
-            break;
+            v[2 * k] = x;
+            v[2 * k + 1] = y;
         }
-        case REP_CA2:
-            if (w->ca2[w->ca2_of[m]].S)
-                WALK(ca2_cell)(&w->ca2[w->ca2_of[m]], P, Q, sc);
-            break;
+        break;
+    case REP_CA1: /* per run of bins (a run of cells of one code summed in registers) */
+        for (int i = 0; i < n;) {
+            int k = e->bin[hi - 1 - i];
+            if (k < 0) {
+                i++;
+                continue;
+            }
+            vd x = v[3 * k], y = v[3 * k + 1], z = v[3 * k + 2];
+            for (; i < n && e->bin[hi - 1 - i] == k; i++) {
+                vd tot = P[i] + Q[i];
+                x += P[i];
+                y += tot;
+                z += sc[-i] * tot;
+            }
+            v[3 * k] = x;
+            v[3 * k + 1] = y;
+            v[3 * k + 2] = z;
         }
+        break;
+    case REP_CA2:
+        if (w->ca2[w->ca2_of[m]].S)
+            for (int i = 0; i < n; i++)
+                WALK(ca2_cell)(&w->ca2[w->ca2_of[m]], P[i], Q[i], sc[-i]);
+        break;
     }
-    if (w->ranged && !(sc >= 0.0 && sc <= 1.0))
-        w->out |= P + Q > zero;
-    w->ap = AP + P;
-    w->an = AN + Q;
 }
 
-/* One block of lanes walked: every statistic of the plan of each lane into out + b * stride. */
+/* PRB's second walk down the cells, once the lanes' P are known: positives among the top P cases
+ * (the cells drawn again, as far down as the lane with the most cases above its P needs). */
+static void WALK(walk_prb)(walk_t *w, const plan_t *pl, const src_t *s, const lanes_t *L)
+{
+    double p[LANES] __attribute__((aligned(64))), q[LANES] __attribute__((aligned(64)));
+    const vd zero = WALK(vsplat)(0.0), top = w->ap;
+    vd above = zero, got = zero;
+    vm used = (vm){0};
+    for (int b = 0; b < L->nl; b++)
+        used[b] = -1;
+    for (Py_ssize_t c = s->K - 1; c >= 0 && WALK(vany)(used & (above < top)); c--) {
+        vd P, Q;
+        cell_counts(s, L, c, p, q);
+        memcpy(&P, p, sizeof P);
+        memcpy(&Q, q, sizeof Q);
+        vd size = P + Q, take = top - above;
+        vm live = (take > zero) & (size > zero);
+        take = WALK(vblend)(take > size, size, take);
+        got += WALK(vblend)(live, take * (P / size), zero);
+        above += size;
+    }
+    for (int m = 0; m < pl->nk; m++)
+        if (pl->e[m].kind == REP_NTOP && pl->e[m].par < 0)
+            w->v[w->off[m]] = got;
+}
+
+/* One block of lanes walked: every statistic of the plan of each lane into out + b * stride.  The
+ * cells are taken WALK_CELLS at a time: their counts drawn and the weights above each summed, then
+ * each entry of the plan runs over them (its own tight loop, no choice of entry per cell; an entry
+ * done at the top of the walk, as TOP10 or R50, costs nothing below). */
+#define WALK_CELLS 64
 static void WALK(walk_block)(walk_t *w, const plan_t *pl, const src_t *s, const lanes_t *L, double *out,
                               size_t stride)
 {
+    vd P[WALK_CELLS], Q[WALK_CELLS], AP[WALK_CELLS], AN[WALK_CELLS];
+    int haspos[WALK_CELLS];
     double p[LANES] __attribute__((aligned(64))), q[LANES] __attribute__((aligned(64)));
+    const vd zero = WALK(vsplat)(0.0);
     walk_reset(w, pl);
-    for (Py_ssize_t c = s->K - 1; c >= 0; c--) {
-        vd P, Q;
-        int haspos = cell_counts(s, L, c, p, q); /* every lane (the unused ones are thrown away) */
-        memcpy(&P, p, sizeof P);
-        memcpy(&Q, q, sizeof Q);
-        WALK(walk_cell)(w, pl, s, c, P, Q, haspos);
+    for (Py_ssize_t hi = s->K; hi > 0; hi -= WALK_CELLS) {
+        int n = hi >= WALK_CELLS ? WALK_CELLS : (int)hi;
+        vd ap = w->ap, an = w->an;
+        for (int i = 0; i < n; i++) {
+            haspos[i] = cell_counts(s, L, hi - 1 - i, p, q); /* every lane (the unused ones are thrown away) */
+            memcpy(&P[i], p, sizeof P[i]);
+            memcpy(&Q[i], q, sizeof Q[i]);
+            AP[i] = ap;
+            AN[i] = an;
+            ap += P[i];
+            an += Q[i];
+        }
+        for (int m = 0; m < pl->nk; m++)
+            WALK(walk_entry)(w, pl, m, s, hi, n, P, Q, AP, AN, haspos);
+        if (w->ranged)
+            for (int i = 0; i < n; i++) {
+                double c = s->sc[hi - 1 - i];
+                if (!(c >= 0.0 && c <= 1.0))
+                    w->out |= P[i] + Q[i] > zero;
+            }
+        w->ap = ap;
+        w->an = an;
     }
     if (pl->needs_P_first)
-        walk_prb(w, pl, s, L);
+        WALK(walk_prb)(w, pl, s, L);
     for (int b = 0; b < L->nl; b++)
         walk_out(w, pl, b, out + (size_t)b * stride);
 }
-
