@@ -471,3 +471,35 @@ def test_det_display_draws_what_scikit_learn_draws(data, weighted):
         P.DetCurveDisplay.from_estimator(est, X, y), skplot.DetCurveDisplay.from_estimator(est, X, y)
     )
     plt.close("all")
+
+
+def test_a_curve_of_millions_of_points_is_drawn_from_thousands_within_a_cell():
+    """A curve of more than 2 x 4096 points is thinned for drawing: every point drawn is a point of
+    the curve, the ends and non-finite points stay, and every point left out is within one cell
+    (1/4096 of the range) of the last point drawn before it."""
+    rng = np.random.default_rng(5)
+    n = 300_000
+    y = (rng.random(n) < 0.3).astype(int)
+    s = rng.normal(size=n) + y
+    curve = C.KINDS["roc"](y, s)
+    x, yy = P.thinned(curve.x, curve.y)
+    assert 2 < len(x) < 3 * P.THIN_CELLS < len(curve.x)
+    assert (x[0], yy[0], x[-1], yy[-1]) == (curve.x[0], curve.y[0], curve.x[-1], curve.y[-1])
+    # the drawn points are the curve's first point in each cell of a 4096 x 4096 grid over [0, 1]^2
+    # (the ROC curve's range), and the last; every point is within a cell of the last drawn before it
+    idx = np.flatnonzero(
+        np.r_[True, (np.diff(np.floor(curve.x * 4096)) != 0) | (np.diff(np.floor(curve.y * 4096)) != 0)]
+    )
+    idx = np.union1d(idx, [len(curve.x) - 1])
+    assert np.array_equal(curve.x[idx], x) and np.array_equal(curve.y[idx], yy)
+    last = idx[np.searchsorted(idx, np.arange(len(curve.x)), side="right") - 1]
+    assert np.abs(curve.x - curve.x[last]).max() <= 1 / 4096
+    assert np.abs(curve.y - curve.y[last]).max() <= 1 / 4096
+    # a NaN and its neighbours are kept (a gap in the line stays a gap)
+    xs, ys = curve.x.copy(), curve.y.copy()
+    ys[1000] = np.nan
+    tx, ty = P.thinned(xs, ys)
+    assert np.isnan(ty).sum() == 1 and xs[999] in tx and xs[1001] in tx
+    # a short curve is drawn as it is
+    short = P.thinned(curve.x[:100], curve.y[:100])
+    assert np.array_equal(short[0], curve.x[:100]) and np.array_equal(short[1], curve.y[:100])
