@@ -323,3 +323,54 @@ def test_reader_errors_are_one_line(tmp_path):
     with pytest.raises(InputFormatError) as e:
         read_table(str(tmp_path / "bad.parquet"))
     assert "\n" not in str(e.value)
+
+
+def _fast_csv_ok_by_definition(body: bytes, d: bytes) -> bool:
+    """The rule in plain Python: only the bytes of numbers, line ends and the delimiter; no empty
+    field (two delimiters together, one at a line's start or end, or at the body's ends)."""
+    allowed = set(b"0123456789+-.eEinfatyINFATY\n") | {d[0]}
+    if any(c not in allowed for c in body):
+        return False
+    return not (
+        d + d in body or b"\n" + d in body or d + b"\n" in body or body.startswith(d) or body.endswith(d)
+    )
+
+
+_PIECES = [b"1", b"2.5", b"-3e4", b",", b"\t", b"\n", b"inf", b" ", b'"', b"#", b"x"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=30), st.sampled_from([b",", b"\t"]))
+def test_the_compiled_check_of_a_plain_csv_body_is_the_rule(parts, d):
+    from perfeval import _x87
+
+    body = b"".join(parts)
+    assert _x87.fast_csv_ok(body, d.decode()) == _fast_csv_ok_by_definition(body, d)
+
+
+def test_a_large_table_read_in_two_halves_is_the_table_and_its_first_error():
+    """parse_table reads a body of more than 4 MB in two halves on two threads: the same columns as
+    the rows read one by one, identity columns included, and an error in the second half named by
+    its line in the whole body."""
+    from perfeval import _x87
+
+    rng = np.random.default_rng(3)
+    n = 400_000
+    ids = rng.integers(-(2**62), 2**62, n)
+    a = rng.random(n)
+    lines = [f"{i},{float(x)!r},{k % 7}" for i, x, k in zip(ids.tolist(), a.tolist(), range(n), strict=True)]
+    body = ("\n".join(lines) + "\n").encode()
+    assert len(body) > 4 << 20
+    ok, cols, rows = _x87.parse_table(body, 3, b"\x01\x00\x00")
+    assert ok == "ok" and rows == n
+    assert cols[0][0] == "int" and np.array_equal(np.frombuffer(cols[0][1], np.int64), ids)
+    assert np.array_equal(np.frombuffer(cols[1], np.float64), a)
+    assert np.array_equal(np.frombuffer(cols[2], np.float64), np.arange(n) % 7)
+    bad = list(lines)
+    bad[300_000] = bad[300_000].replace(",", ",x", 1)
+    bad[350_000] = "1,2"
+    res = _x87.parse_table(("\n".join(bad) + "\n").encode(), 3, b"\x01\x00\x00")
+    assert res[:4] == ("error", "number", 300_001, 2)
+    first_half = list(lines)
+    first_half[10] = "1,2"
+    res = _x87.parse_table(("\n".join(first_half) + "\n").encode(), 3, b"\x01\x00\x00")
+    assert res[:3] == ("error", "fields", 11)

@@ -274,3 +274,34 @@ def test_clustered_streaming_refuses_unclustered_input():
     ]
     with pytest.raises(InvalidDataError, match="not clustered by group: group 'a' appears again"):
         evaluate_stream_grouped(chunks, measures=["gauc"], clustered=True)
+
+
+def test_the_reader_one_block_ahead_keeps_order_errors_and_stops_with_its_caller():
+    """A regular file's blocks are read one ahead on another thread: the caller sees the blocks in
+    order, then the reader's error; a caller that stops early stops the reader, which closes."""
+    import threading
+
+    from perfeval.exceptions import InputFormatError
+    from perfeval.stream import _ahead
+
+    closed = threading.Event()
+
+    def blocks(n, fail):
+        try:
+            yield from range(n)
+            if fail:
+                raise InputFormatError("bad block", source="f.csv", line=9)
+        finally:
+            closed.set()
+
+    got = []
+    with pytest.raises(InputFormatError, match="bad block"):
+        for b in _ahead(blocks(5, True)):
+            got.append(b)
+    assert got == [0, 1, 2, 3, 4] and closed.is_set()
+    closed.clear()
+    it = _ahead(blocks(10**6, False))
+    assert [next(it), next(it)] == [0, 1]
+    it.close()
+    assert closed.wait(5)
+    assert not any(t.name == "perfeval-reader" for t in threading.enumerate())

@@ -23,7 +23,7 @@ import math
 import os
 import struct
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -134,7 +134,8 @@ def iter_columns(
         head = fh.peek(65536)[:65536] if hasattr(fh, "peek") else b""
         if fmt == "auto":
             fmt = guess_format(path if path != "-" else None, head.lstrip(BOM))
-        total = os.fstat(fh.fileno()).st_size if path and path != "-" and os.path.isfile(path) else 0
+        regular = bool(path and path != "-" and os.path.isfile(path))
+        total = os.fstat(fh.fileno()).st_size if regular else 0
         meter = Progress(total, source) if progress else None
         if fmt == "parquet":
             yield from _parquet_chunks(fh, columns, source, meter, set(ids))
@@ -143,12 +144,62 @@ def iter_columns(
                 "JSON lines are read whole; streaming reads text, CSV, TSV and Parquet"
             )
         else:
-            yield from _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, set(ids), delimiter)
+            chunks = _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, set(ids), delimiter)
+            # a regular file is read one block ahead on another thread; standard input and pipes are
+            # read here (a read of a pipe can wait for ever, and Ctrl-C must not wait for it)
+            yield from _ahead(chunks) if regular else chunks
     finally:
         if meter:  # cleared before an error is written, too
             meter.done()
         if fh is not sys.stdin.buffer:
             fh.close()
+
+
+def _ahead(chunks: Generator[Any, None, None]) -> Iterator[Any]:
+    """The items of ``chunks``, read one ahead on another thread: the next block is read and parsed
+    (compiled, without the GIL) while the caller summarizes this one, on two cores.  An error of the
+    reader is raised here, in order; when the caller stops (done, an error of its own, Ctrl-C), the
+    reader is stopped after its current block and waited for, so the file is not closed under it.
+    """
+    import queue
+    import threading
+
+    box: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def put(item: tuple) -> bool:
+        while not stop.is_set():
+            try:
+                box.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work() -> None:
+        try:
+            for chunk in chunks:
+                if not put(("chunk", chunk)):
+                    return
+            put(("end", None))
+        except BaseException as e:  # handed to the caller, raised there
+            put(("error", e))
+        finally:
+            chunks.close()
+
+    worker = threading.Thread(target=work, name="perfeval-reader", daemon=True)
+    worker.start()
+    try:
+        while True:
+            kind, item = box.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise item
+            yield item
+    finally:
+        stop.set()
+        worker.join()
 
 
 def column_names(path: str, fmt: str = "auto", header: bool | None = None) -> list[str]:
