@@ -47,9 +47,12 @@ static inline uint64_t draw_bits(uint64_t key, uint64_t ctr) { return mix64(key 
 #define CA2_MAX (1 << 20) /* the longest CA2 window the walk takes (perfeval.stats.fastpaths says so too) */
 #define GUIDE_BITS 10
 
+#define GUIDE_SCAN 0x80000000u
+
 typedef struct {
     uint64_t *T; /* thresholds, the last one UINT64_MAX */
-    uint32_t *G; /* guide: G[j] = least k with T[k] >= j << (53 - GUIDE_BITS) */
+    uint32_t *G; /* guide: G[j] = least k with T[k] >= j << (53 - GUIDE_BITS), | GUIDE_SCAN when a
+                    threshold falls inside bin j (else every draw of the bin is that k) */
 } ptab;
 
 typedef struct {
@@ -74,10 +77,11 @@ static int ptab_make(ptab *t, int lam)
     t->T[k] = UINT64_MAX; /* catches every draw */
     int j = 0;
     for (int b = 0; b < (1 << GUIDE_BITS); b++) {
-        uint64_t lo = (uint64_t)b << (53 - GUIDE_BITS);
+        uint64_t lo = (uint64_t)b << (53 - GUIDE_BITS), hi = lo + ((uint64_t)1 << (53 - GUIDE_BITS)) - 1;
         while (t->T[j] < lo)
             j++;
-        t->G[b] = (uint32_t)j;
+        /* the top bit: the bin holds a threshold, the answer needs the scan (else it is j) */
+        t->G[b] = (uint32_t)j | (t->T[j] < hi ? GUIDE_SCAN : 0u);
     }
     return 0;
 }
@@ -125,9 +129,10 @@ static inline int32_t sampler_of(const pset *ps, double lam)
 
 static inline double ptab_draw(const ptab *t, uint64_t x)
 {
-    unsigned k = t->G[x >> (53 - GUIDE_BITS)];
-    while (x > t->T[k])
-        k++;
+    uint32_t g = t->G[x >> (53 - GUIDE_BITS)], k = g & ~GUIDE_SCAN;
+    if (g & GUIDE_SCAN)
+        while (x > t->T[k])
+            k++;
     return (double)k;
 }
 
@@ -226,20 +231,21 @@ static inline __attribute__((always_inline)) void lane_draws(const pset *ps, int
         x[b] = draw_bits(key[b], ctr);
     if (id > 0) {
         const ptab *t = &ps->t[id];
-        uint32_t k[LANES];
-        int more = 0;
+        uint32_t g[LANES], scan = 0;
         for (int b = 0; b < LANES; b++) {
-            k[b] = t->G[x[b] >> (53 - GUIDE_BITS)];
-            k[b] += x[b] > t->T[k[b]];
+            g[b] = t->G[x[b] >> (53 - GUIDE_BITS)];
+            scan |= g[b];
         }
-        for (int b = 0; b < LANES; b++)
-            more |= x[b] > t->T[k[b]];
-        if (more)
+        if (scan & GUIDE_SCAN) /* a lane's bin holds a threshold: that lane scans */
             for (int b = 0; b < LANES; b++)
-                while (x[b] > t->T[k[b]])
-                    k[b]++;
+                if (g[b] & GUIDE_SCAN) {
+                    uint32_t k = g[b] & ~GUIDE_SCAN;
+                    while (x[b] > t->T[k])
+                        k++;
+                    g[b] = k;
+                }
         for (int b = 0; b < LANES; b++)
-            out[b] = (double)k[b];
+            out[b] = (double)g[b];
     } else
         for (int b = 0; b < LANES; b++)
             out[b] = poisson_slow(lam, x[b]);
