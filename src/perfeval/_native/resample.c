@@ -600,9 +600,10 @@ typedef long long vm __attribute__((vector_size(LANES * sizeof(double))));
 #define CA2_RESYNC 4096
 typedef struct {
     vd d, err, count;
+    vm pos;       /* each lane's slot in its ring */
     ext total[LANES];
-    long long pos[LANES], S, since;
-    double *ring; /* LANES x S */
+    long long S, since;
+    double *ring; /* LANES x (S + 1) */
 } ca2_t;
 
 /* A walk's running state (one block of LANES replicates or groups). */
@@ -685,10 +686,9 @@ static void walk_reset(walk_t *w, const plan_t *pl)
         ca2_t *z = &w->ca2[i];
         z->d = z->err = z->count = (vd){0};
         z->since = 0;
-        for (int b = 0; b < LANES; b++) {
+        z->pos = (vm){0};
+        for (int b = 0; b < LANES; b++)
             z->total[b] = 0;
-            z->pos[b] = 0;
-        }
         if (z->ring)
             memset(z->ring, 0, (size_t)(z->S + 1) * LANES * sizeof(double));
     }
@@ -827,8 +827,11 @@ static void walk_out(const walk_t *w, const plan_t *pl, int b, double *o0)
 #pragma GCC pop_options
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v4")
+#include <immintrin.h>
 #define WALK(name) name##_v4
+#define WALK_AVX512 1
 #include "walk.h"
+#undef WALK_AVX512
 #undef WALK
 #pragma GCC pop_options
 #endif

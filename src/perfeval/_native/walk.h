@@ -64,17 +64,32 @@ VINLINE void WALK(ca2_cell)(ca2_t *z, vd P, vd Q, double sc)
         return;
     vd delta = WALK(vblend)(size > zero, P / size - sc, zero), S = WALK(vsplat)((double)z->S);
     vm absmask = ~(vm)WALK(vsplat)(-0.0); /* every bit but the sign: |x| = x & absmask */
+#ifdef WALK_AVX512
+    _Static_assert(LANES == 8, "the AVX-512 ring steps hold 8 lanes");
+    vm SS = z->S - (vm){0}, base = (vm){0, 1, 2, 3, 4, 5, 6, 7} * (z->S + 1);
+#endif
     for (double j = 0; j < kmax; j++) {
         vm act = size > WALK(vsplat)(j);
         vd old;
         z->d += WALK(vblend)(act, delta, zero);
-        for (int b = 0; b < LANES; b++) { /* the case into the ring (an idle lane into its slot S), the oldest read */
+        /* the case into the ring (an idle lane into its slot S), the oldest one read */
+#ifdef WALK_AVX512
+        {
+            vm next = z->pos + 1, at = (z->pos & act) | (SS & ~act);
+            next &= next != SS;
+            _mm512_i64scatter_pd(z->ring, (__m512i)(at + base), (__m512d)delta, 8);
+            z->pos = (next & act) | (z->pos & ~act);
+            old = (vd)_mm512_i64gather_pd((__m512i)(z->pos + base), z->ring, 8);
+        }
+#else
+        for (int b = 0; b < LANES; b++) {
             double *r = z->ring + (size_t)b * (size_t)(z->S + 1);
             long long at = z->pos[b], next = (at + 1) & -(long long)(at + 1 != z->S), m = act[b];
             r[(at & m) | (z->S & ~m)] = delta[b];
             z->pos[b] = (next & m) | (at & ~m);
             old[b] = r[z->pos[b]];
         }
+#endif
         z->count += WALK(vblend)(act, one, zero);
         vm full = act & (z->count >= S);
         z->err += WALK(vblend)(full, (vd)((vm)z->d & absmask), zero);
