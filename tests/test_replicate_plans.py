@@ -167,3 +167,24 @@ def test_the_finishers_refuse_a_plan_they_do_not_know():
             np.zeros(3, np.uint8), None, np.array([0.0, 0.0]), 0, 0, 2, 1,
             (order + 5, np.array([3], np.int64), np.array([0.5])),
         )  # fmt: skip
+
+
+def test_a_shared_jackknife_is_computed_once_for_the_same_cases(monkeypatch):
+    """The report asks for each model's jackknife for its interval and again for each comparison:
+    inside shared_jackknife the same cases and measure are computed once, with the same numbers."""
+    y, s, rng = _data(700, 10)
+    specs = [parse_measure(m) for m in ("apr", "rms")]
+    alone = R.jack_groups_many(specs, R.Cases(y, s, None, None))
+    calls = []
+    real = _x87.jack_multi
+    monkeypatch.setattr(_x87, "jack_multi", lambda *a: calls.append(1) or real(*a))
+    with R.shared_jackknife():
+        first = R.jack_groups_many(specs, R.Cases(y, s, None, None))
+        again = R.jack_groups_many(specs[::-1], R.Cases(list(y), s.copy(), None, None))
+        other = R.jack_groups_many(specs, R.Cases(y, s + 1e-9, None, None))
+    assert len(calls) == 2  # the same cases once, other scores again
+    for a, b, c in zip(alone, first, again[::-1], strict=True):
+        assert np.array_equal(a, b) and np.array_equal(a, c)
+    assert not np.array_equal(other[1], first[1])
+    R.jack_groups_many(specs, R.Cases(y, s, None, None))
+    assert len(calls) == 3  # outside the block, nothing is kept

@@ -449,6 +449,23 @@ def _plots(
     return parts
 
 
+def _one_jackknife(fn):
+    """Run the report with each model's jackknife computed once: its interval and its comparisons
+    ask for the same one (:func:`perfeval.stats.replicates.shared_jackknife`).
+    """
+    import functools
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        from perfeval.stats.replicates import shared_jackknife
+
+        with shared_jackknife():
+            return fn(*args, **kwargs)
+
+    return run
+
+
+@_one_jackknife
 def build(
     y_true: Any,
     models: dict[str, Any],

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from typing import Any
 
@@ -343,14 +345,19 @@ def jack_groups_many(specs: list, cases: Cases, threads: int = 0, progress: bool
     from perfeval.stats.fastpaths import finish_plans, plan_stats
     from perfeval.summaries import ScoreHistogram
 
-    G, left_out = _jack_parts(cases)
+    G = min(JACK_GROUPS, len(cases.cls))
     outs = [np.empty(G) for _ in specs]
-    planned = _planned(specs, cases.w)
-    rest = [i for i in range(len(specs)) if i not in planned]
+    memo = _memo_of(cases) if _MEMO is not None else None
+    todo = [i for i, sp in enumerate(specs) if memo is None or sp.label not in memo]
+    for i, sp in enumerate(specs):
+        if memo is not None and sp.label in memo:
+            outs[i][:] = memo[sp.label]
+    planned = [i for i in _planned(specs, cases.w) if i in todo]
+    rest = [i for i in todo if i not in planned]
     meter = _progress.bar(progress, G, "jackknife " + ", ".join(sp.label for sp in specs), "groups")
-    so = cases.sorted
     with meter:
         if planned:
+            so = cases.sorted
             plans = [_plan_of(specs[i]) for i in planned]
             plan, where = plan_stats(plans)
             wbuf = None if cases.w is None else np.ascontiguousarray(cases.w, np.float64)
@@ -364,7 +371,8 @@ def jack_groups_many(specs: list, cases: Cases, threads: int = 0, progress: bool
             if not rest:
                 meter.update(G)
         if rest:
-            sc = np.ascontiguousarray(so.scores, np.float64)
+            _, left_out = _jack_parts(cases)
+            sc = np.ascontiguousarray(cases.sorted.scores, np.float64)
 
             def one(g: int) -> None:
                 p, q, cells = left_out(g)
@@ -388,7 +396,39 @@ def jack_groups_many(specs: list, cases: Cases, threads: int = 0, progress: bool
                 with ThreadPoolExecutor(threads_of(threads)) as pool:
                     for _ in pool.map(one, range(G)):
                         meter.update(1)
+        if not todo:
+            meter.update(G)
+    if memo is not None:
+        memo.update({specs[i].label: outs[i] for i in todo})
     return outs
+
+
+#: the jackknifes of a `shared_jackknife` block, by the cases' fingerprint and the spec's label
+_MEMO: dict[bytes, dict[str, np.ndarray]] | None = None
+
+
+@contextmanager
+def shared_jackknife() -> Iterator[None]:
+    """Within the block, a jackknife of the same cases and measure is computed once: the report
+    asks each model's for its interval, then again for each comparison.
+    """
+    global _MEMO
+    old, _MEMO = _MEMO, {}
+    try:
+        yield
+    finally:
+        _MEMO = old
+
+
+def _memo_of(cases: Cases) -> dict[str, np.ndarray]:
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for a in (cases.y, cases.s, cases.w):
+        h.update(b"-" if a is None else np.ascontiguousarray(a).view(np.uint8).tobytes())
+        h.update(b"|" + str(None if a is None else a.dtype).encode())
+    assert _MEMO is not None
+    return _MEMO.setdefault(h.digest(), {})
 
 
 # -- group resampling --------------------------------------------------------------------------------

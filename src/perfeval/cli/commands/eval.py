@@ -278,8 +278,8 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             "--stream needs --group for per-group measures, and does not take --partition; drop --stream to "
             "evaluate in memory"
         )
-    from perfeval.io.columns import choose
     from perfeval import _x87
+    from perfeval.io.columns import choose
     from perfeval.stream import evaluate_stream, evaluate_stream_grouped, iter_columns
 
     # this process allocates and frees blocks of 64 MB and their columns, chunk after chunk: keep the
