@@ -215,42 +215,6 @@ static inline double pdraw(const pset *ps, int32_t id, double lam, uint64_t key,
 
 #define LANES 8
 
-/* Poisson(lam) draws of counter ctr in every lane, written as loops of LANES that the compiler
- * vectorises (the hash; the table's lookups as gathers where the machine has them): the guide and
- * one step of the scan for every lane, the rare further steps lane by lane. */
-static inline __attribute__((always_inline)) void lane_draws(const pset *ps, int32_t id, double lam,
-                                                             const uint64_t *key, uint64_t ctr, double *out)
-{
-    uint64_t x[LANES];
-    if (id == 0) {
-        for (int b = 0; b < LANES; b++)
-            out[b] = 0.0;
-        return;
-    }
-    for (int b = 0; b < LANES; b++)
-        x[b] = draw_bits(key[b], ctr);
-    if (id > 0) {
-        const ptab *t = &ps->t[id];
-        uint32_t g[LANES], scan = 0;
-        for (int b = 0; b < LANES; b++) {
-            g[b] = t->G[x[b] >> (53 - GUIDE_BITS)];
-            scan |= g[b];
-        }
-        if (scan & GUIDE_SCAN) /* a lane's bin holds a threshold: that lane scans */
-            for (int b = 0; b < LANES; b++)
-                if (g[b] & GUIDE_SCAN) {
-                    uint32_t k = g[b] & ~GUIDE_SCAN;
-                    while (x[b] > t->T[k])
-                        k++;
-                    g[b] = k;
-                }
-        for (int b = 0; b < LANES; b++)
-            out[b] = (double)g[b];
-    } else
-        for (int b = 0; b < LANES; b++)
-            out[b] = poisson_slow(lam, x[b]);
-}
-
 /* ------------------------------------------------------------------------------------------------ */
 /* Where a walk's cells get their counts.  A cell is a distinct score (ascending); the walk asks
  * for the positive and negative weight of a cell in each of its lanes (replicates, or left-out
@@ -288,73 +252,7 @@ typedef struct {
     int64_t g0;            /* SRC_JACK: lane 0's group */
 } lanes_t;
 
-/* The counts of cell c in every lane; 0 when no lane can have a positive there. */
-static inline __attribute__((always_inline)) int cell_counts(const src_t *s, const lanes_t *L, Py_ssize_t c,
-                                                             double *p, double *q)
-{
-    switch (s->mode) {
-    case SRC_HIST: {
-        int32_t ip = s->idp[c], in = s->idn[c];
-        uint64_t cp = 2 * (uint64_t)c, cn = cp + 1;
-        lane_draws(s->ps, ip, s->lp[c], L->key, cp, p);
-        lane_draws(s->ps, in, s->ln[c], L->key, cn, q);
-        return ip != 0;
-    }
-    case SRC_ROWS: {
-        int64_t j0 = c ? s->gend[c - 1] : 0;
-        if (s->gend[c] == j0 + 1) { /* the usual cell of distinct scores: one case */
-            double k[LANES], w = s->ow ? s->ow[j0] : 1.0;
-            int pos = s->ocls[j0];
-            lane_draws(s->ps, 1, 1.0, L->key, (uint64_t)s->order[j0], k);
-            for (int b = 0; b < LANES; b++) {
-                double x = s->ow ? w * k[b] : k[b];
-                p[b] = pos ? x : 0.0;
-                q[b] = pos ? 0.0 : x;
-            }
-            return pos;
-        }
-        for (int b = 0; b < LANES; b++)
-            p[b] = q[b] = 0.0;
-        for (int64_t j = j0; j < s->gend[c]; j++) {
-            double k[LANES], w = s->ow ? s->ow[j] : 1.0, *dst = s->ocls[j] ? p : q;
-            lane_draws(s->ps, 1, 1.0, L->key, (uint64_t)s->order[j], k);
-            for (int b = 0; b < LANES; b++)
-                dst[b] += s->ow ? w * k[b] : k[b];
-        }
-        return 1;
-    }
-    case SRC_GIVEN:
-        for (int b = 0; b < LANES; b++) {
-            p[b] = s->gp[c];
-            q[b] = s->gq[c];
-        }
-        return s->gp[c] > 0;
-    case SRC_JACK: {
-        for (int b = 0; b < LANES; b++) {
-            p[b] = s->gp[c];
-            q[b] = s->gq[c];
-        }
-        for (int64_t j = c ? s->gend[c - 1] : 0; j < s->gend[c]; j++) {
-            int64_t b = s->order[j] % s->G - L->g0;
-            if (b >= 0 && b < LANES) {
-                double w = s->ow ? s->ow[j] : 1.0;
-                if (s->ocls[j])
-                    p[b] -= w;
-                else
-                    q[b] -= w;
-            }
-        }
-        for (int b = 0; b < LANES; b++) { /* a float residue below zero is no case */
-            p[b] = p[b] > 0.0 ? p[b] : 0.0;
-            q[b] = q[b] > 0.0 ? q[b] : 0.0;
-        }
-        return 1;
-    }
-    }
-    return 1;
-}
-
-/* The counts of cell c in lane b alone (the draws' tests): cell_counts' numbers. */
+/* The counts of cell c in lane b alone (the draws' tests): the walk's cell_counts' numbers. */
 static void cell_count_one(const src_t *s, const lanes_t *L, Py_ssize_t c, int b, double *p, double *q)
 {
     switch (s->mode) {
@@ -372,12 +270,22 @@ static void cell_count_one(const src_t *s, const lanes_t *L, Py_ssize_t c, int b
                 *q += s->ow ? w * k : k;
         }
         return;
-    default: {
-        double P[LANES], Q[LANES];
-        cell_counts(s, L, c, P, Q);
-        *p = P[b];
-        *q = Q[b];
-    }
+    case SRC_GIVEN:
+        *p = s->gp[c];
+        *q = s->gq[c];
+        return;
+    default: /* SRC_JACK: the walk's cell_counts, lane b */
+        *p = s->gp[c];
+        *q = s->gq[c];
+        for (int64_t j = c ? s->gend[c - 1] : 0; j < s->gend[c]; j++)
+            if (s->order[j] % s->G - L->g0 == b) {
+                if (s->ocls[j])
+                    *p -= s->ow ? s->ow[j] : 1.0;
+                else
+                    *q -= s->ow ? s->ow[j] : 1.0;
+            }
+        *p = *p > 0.0 ? *p : 0.0;
+        *q = *q > 0.0 ? *q : 0.0;
     }
 }
 

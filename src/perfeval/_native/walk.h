@@ -7,6 +7,117 @@
  * by lane: the same bits on any machine.
  */
 
+/* Poisson(lam) draws of counter ctr in every lane, written as loops of LANES that the compiler
+ * vectorises (the hash; the table's lookups as gathers where the machine has them): the guide and
+ * one step of the scan for every lane, the rare further steps lane by lane. */
+VINLINE void WALK(lane_draws)(const pset *ps, int32_t id, double lam, const uint64_t *key, uint64_t ctr, double *out)
+{
+    uint64_t x[LANES];
+    if (id == 0) {
+        for (int b = 0; b < LANES; b++)
+            out[b] = 0.0;
+        return;
+    }
+    for (int b = 0; b < LANES; b++)
+        x[b] = draw_bits(key[b], ctr);
+    if (id > 0) {
+        const ptab *t = &ps->t[id];
+        uint32_t g[LANES], scan = 0;
+#ifdef WALK_AVX512 /* the guide's entries in one gather, converted in one instruction */
+        __m512i X = _mm512_loadu_si512((const void *)x);
+        __m256i Gv = _mm512_i64gather_epi32(_mm512_srli_epi64(X, 53 - GUIDE_BITS), (const void *)t->G, 4);
+        if (!_mm256_movemask_ps(_mm256_castsi256_ps(Gv))) { /* no lane's bin holds a threshold */
+            _mm512_storeu_pd(out, _mm512_cvtepi32_pd(Gv));
+            return;
+        }
+        _mm256_storeu_si256((__m256i *)g, Gv);
+        scan = GUIDE_SCAN;
+#else
+        for (int b = 0; b < LANES; b++) {
+            g[b] = t->G[x[b] >> (53 - GUIDE_BITS)];
+            scan |= g[b];
+        }
+#endif
+        if (scan & GUIDE_SCAN) /* a lane's bin holds a threshold: that lane scans */
+            for (int b = 0; b < LANES; b++)
+                if (g[b] & GUIDE_SCAN) {
+                    uint32_t k = g[b] & ~GUIDE_SCAN;
+                    while (x[b] > t->T[k])
+                        k++;
+                    g[b] = k;
+                }
+        for (int b = 0; b < LANES; b++) /* below 2^31 now: as a signed int, one conversion instruction */
+            out[b] = (double)(int32_t)g[b];
+    } else
+        for (int b = 0; b < LANES; b++)
+            out[b] = poisson_slow(lam, x[b]);
+}
+
+/* The counts of cell c in every lane; 0 when no lane can have a positive there. */
+VINLINE int WALK(cell_counts)(const src_t *s, const lanes_t *L, Py_ssize_t c, double *p, double *q)
+{
+    switch (s->mode) {
+    case SRC_HIST: {
+        int32_t ip = s->idp[c], in = s->idn[c];
+        uint64_t cp = 2 * (uint64_t)c, cn = cp + 1;
+        WALK(lane_draws)(s->ps, ip, s->lp[c], L->key, cp, p);
+        WALK(lane_draws)(s->ps, in, s->ln[c], L->key, cn, q);
+        return ip != 0;
+    }
+    case SRC_ROWS: {
+        int64_t j0 = c ? s->gend[c - 1] : 0;
+        if (s->gend[c] == j0 + 1) { /* the usual cell of distinct scores: one case */
+            double k[LANES], w = s->ow ? s->ow[j0] : 1.0;
+            int pos = s->ocls[j0];
+            WALK(lane_draws)(s->ps, 1, 1.0, L->key, (uint64_t)s->order[j0], k);
+            for (int b = 0; b < LANES; b++) {
+                double x = s->ow ? w * k[b] : k[b];
+                p[b] = pos ? x : 0.0;
+                q[b] = pos ? 0.0 : x;
+            }
+            return pos;
+        }
+        for (int b = 0; b < LANES; b++)
+            p[b] = q[b] = 0.0;
+        for (int64_t j = j0; j < s->gend[c]; j++) {
+            double k[LANES], w = s->ow ? s->ow[j] : 1.0, *dst = s->ocls[j] ? p : q;
+            WALK(lane_draws)(s->ps, 1, 1.0, L->key, (uint64_t)s->order[j], k);
+            for (int b = 0; b < LANES; b++)
+                dst[b] += s->ow ? w * k[b] : k[b];
+        }
+        return 1;
+    }
+    case SRC_GIVEN:
+        for (int b = 0; b < LANES; b++) {
+            p[b] = s->gp[c];
+            q[b] = s->gq[c];
+        }
+        return s->gp[c] > 0;
+    case SRC_JACK: {
+        for (int b = 0; b < LANES; b++) {
+            p[b] = s->gp[c];
+            q[b] = s->gq[c];
+        }
+        for (int64_t j = c ? s->gend[c - 1] : 0; j < s->gend[c]; j++) {
+            int64_t b = s->order[j] % s->G - L->g0;
+            if (b >= 0 && b < LANES) {
+                double w = s->ow ? s->ow[j] : 1.0;
+                if (s->ocls[j])
+                    p[b] -= w;
+                else
+                    q[b] -= w;
+            }
+        }
+        for (int b = 0; b < LANES; b++) { /* a float residue below zero is no case */
+            p[b] = p[b] > 0.0 ? p[b] : 0.0;
+            q[b] = q[b] > 0.0 ? q[b] : 0.0;
+        }
+        return 1;
+    }
+    }
+    return 1;
+}
+
 VINLINE vd WALK(vblend)(vm m, vd a, vd b) { return (vd)(((vm)a & m) | ((vm)b & ~m)); } /* m ? a : b */
 VINLINE int WALK(vany)(vm m)
 {
@@ -251,7 +362,7 @@ static void WALK(walk_prb)(walk_t *w, const plan_t *pl, const src_t *s, const la
         used[b] = -1;
     for (Py_ssize_t c = s->K - 1; c >= 0 && WALK(vany)(used & (above < top)); c--) {
         vd P, Q;
-        cell_counts(s, L, c, p, q);
+        WALK(cell_counts)(s, L, c, p, q);
         memcpy(&P, p, sizeof P);
         memcpy(&Q, q, sizeof Q);
         vd size = P + Q, take = top - above;
@@ -282,7 +393,7 @@ static void WALK(walk_block)(walk_t *w, const plan_t *pl, const src_t *s, const 
         int n = hi >= WALK_CELLS ? WALK_CELLS : (int)hi;
         vd ap = w->ap, an = w->an;
         for (int i = 0; i < n; i++) {
-            haspos[i] = cell_counts(s, L, hi - 1 - i, p, q); /* every lane (the unused ones are thrown away) */
+            haspos[i] = WALK(cell_counts)(s, L, hi - 1 - i, p, q); /* every lane (the unused ones are thrown away) */
             memcpy(&P[i], p, sizeof P[i]);
             memcpy(&Q[i], q, sizeof Q[i]);
             AP[i] = ap;
