@@ -11,7 +11,7 @@
  */
 #include "native.h"
 
-/* the walk passes 64-byte vectors between its inline functions of one file: no ABI is crossed */
+/* the walk passes vectors between its inline functions of one file: no ABI is crossed */
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -213,7 +213,8 @@ static inline double pdraw(const pset *ps, int32_t id, double lam, uint64_t key,
     return poisson_slow(lam, draw_bits(key, ctr));
 }
 
-#define LANES 8
+/* the most lanes a walk takes at once (a walk for AVX-512 takes 8, for AVX2 4, the baseline 2) */
+#define LANES_MAX 8
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Where a walk's cells get their counts.  A cell is a distinct score (ascending); the walk asks
@@ -247,9 +248,9 @@ typedef struct {
 } src_t;
 
 typedef struct {
-    int nl;                /* lanes in use */
-    uint64_t key[LANES];   /* SRC_HIST, SRC_ROWS: each lane's replicate key */
-    int64_t g0;            /* SRC_JACK: lane 0's group */
+    int nl;                  /* lanes in use */
+    uint64_t key[LANES_MAX]; /* SRC_HIST, SRC_ROWS: each lane's replicate key */
+    int64_t g0;              /* SRC_JACK: lane 0's group */
 } lanes_t;
 
 /* The counts of cell c in lane b alone (the draws' tests): the walk's cell_counts' numbers. */
@@ -490,43 +491,6 @@ static inline double apr_group(double m, double g, double a, double b)
     return m / g * ((b + 1.0) * s1 + (m - 1.0) / (g - 1.0) * s2);
 }
 
-/* The lanes' numbers as one vector (GCC's vector extension: the compiler maps it on the machine's
- * vectors, SSE2 to AVX-512; each lane's arithmetic is the scalar IEEE operation, so every build
- * gives the same bits), and a lane mask (all ones where true) with its blend. */
-typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
-typedef long long vm __attribute__((vector_size(LANES * sizeof(double))));
-#define VINLINE static inline __attribute__((always_inline))
-
-/* CA2's windows in every lane: d, the sum of frac - score over the window's cases (frac: the share
- * of positives of the case's cell), err, the sum of |d| over the windows, and a ring of the last S
- * cases' frac - score per lane (S slots and one an idle lane writes to; written where pos is, the
- * oldest case there too once S are in).  A
- * case enters: d += its value; a window is complete (S cases): err += |d|; the oldest leaves: d -=
- * its value: nv_ca2_total's steps, in double.  So that d does not drift over millions of steps, it
- * is summed again from the ring (in 80-bit) every CA2_RESYNC cells, and err is gathered in 80-bit
- * then. */
-#define CA2_RESYNC 4096
-typedef struct {
-    vd d, err, count;
-    vm pos;       /* each lane's slot in its ring */
-    ext total[LANES];
-    long long S, since;
-    double *ring; /* LANES x (S + 1) */
-} ca2_t;
-
-/* A walk's running state (one block of LANES replicates or groups). */
-typedef struct {
-    vd ap, an; /* positive and negative weight above the cell */
-    vm out;    /* a drawn score outside [0, 1] */
-    vd *v;     /* per entry: its sums, entry_width vectors each */
-    size_t *off;
-    ca2_t *ca2;  /* per CA2 entry */
-    int *ca2_of; /* per entry: its CA2 slot */
-    int nca2;
-    size_t nv;
-    int ranged;    /* the plan reads whether scores are inside [0, 1] */
-} walk_t;
-
 static size_t entry_width(const entry_t *e)
 {
     switch (e->kind) {
@@ -543,223 +507,68 @@ static size_t entry_width(const entry_t *e)
     }
 }
 
-static int walk_alloc(walk_t *w, const plan_t *pl)
-{
-    memset(w, 0, sizeof *w);
-    int nca2 = 0;
-    w->off = malloc((size_t)(pl->nk + 1) * sizeof(size_t));
-    w->ca2_of = malloc((size_t)(pl->nk + 1) * sizeof(int));
-    if (!w->off || !w->ca2_of)
-        return -1;
-    for (int m = 0; m < pl->nk; m++) {
-        w->off[m] = w->nv;
-        w->nv += entry_width(&pl->e[m]);
-        w->ca2_of[m] = pl->e[m].kind == REP_CA2 ? nca2++ : -1;
-        w->ranged |= pl->e[m].kind == REP_CXE || pl->e[m].kind == REP_SLQ;
-    }
-    w->nca2 = nca2;
-    w->v = aligned_alloc(sizeof(vd), (w->nv ? w->nv : 1) * sizeof(vd));
-    w->ca2 = aligned_alloc(sizeof(vd), (size_t)(nca2 ? nca2 : 1) * sizeof(ca2_t));
-    if (!w->v || !w->ca2)
-        return -1;
-    memset(w->ca2, 0, (size_t)(nca2 ? nca2 : 1) * sizeof(ca2_t));
-    for (int m = 0; m < pl->nk; m++)
-        if (w->ca2_of[m] >= 0) {
-            ca2_t *z = &w->ca2[w->ca2_of[m]];
-            z->S = pl->e[m].par >= 1 && pl->e[m].par <= CA2_MAX ? (long long)pl->e[m].par : 0;
-            if (z->S && !(z->ring = malloc((size_t)(z->S + 1) * LANES * sizeof(double))))
-                return -1;
-        }
-    return 0;
-}
+/* A compiled copy of the walk (walk.h): its lanes, its state's making and freeing, and a block of
+ * lanes walked (every statistic of the plan of lane b into out + b * stride). */
+typedef struct {
+    const char *name;
+    int lanes;
+    void *(*alloc)(const plan_t *pl); /* NULL when out of memory */
+    void (*release)(void *w);
+    void (*block)(void *w, const plan_t *pl, const src_t *s, const lanes_t *L, double *out, size_t stride);
+} walk_ops;
 
-static void walk_free(walk_t *w)
-{
-    for (int i = 0; w->ca2 && i < w->nca2; i++)
-        free(w->ca2[i].ring);
-    free(w->v);
-    free(w->off);
-    free(w->ca2);
-    free(w->ca2_of);
-    memset(w, 0, sizeof *w);
-}
+#define VINLINE static inline __attribute__((always_inline))
 
-static void walk_reset(walk_t *w, const plan_t *pl)
-{
-    w->ap = w->an = (vd){0};
-    w->out = (vm){0};
-    for (size_t i = 0; i < w->nv; i++)
-        w->v[i] = (vd){0};
-    for (int i = 0; i < w->nca2; i++) {
-        ca2_t *z = &w->ca2[i];
-        z->d = z->err = z->count = (vd){0};
-        z->since = 0;
-        z->pos = (vm){0};
-        for (int b = 0; b < LANES; b++)
-            z->total[b] = 0;
-        if (z->ring)
-            memset(z->ring, 0, (size_t)(z->S + 1) * LANES * sizeof(double));
-    }
-    (void)pl;
-}
-
-/* CA2's err gathered into the 80-bit totals, and each lane's d summed again from its ring: the sum
- * of the ring less its oldest case once the window is full (the ring's unwritten slots are 0). */
-static void ca2_resync(ca2_t *z)
-{
-    for (int b = 0; b < LANES; b++) {
-        const double *r = z->ring + (size_t)b * (size_t)(z->S + 1);
-        ext sum = 0;
-        for (long long i = 0; i < z->S; i++)
-            sum += r[i];
-        z->d[b] = (double)(sum - r[z->pos[b]]);
-        z->total[b] += z->err[b];
-        z->err[b] = 0.0;
-    }
-    z->since = 0;
-}
-
-/* The statistics of lane b into o (REP_WIDTH per entry). */
-static void walk_out(const walk_t *w, const plan_t *pl, int b, double *o0)
-{
-    double P = w->ap[b], N = w->an[b];
-    int inside = !w->out[b];
-    for (int m = 0; m < pl->nk; m++) {
-        const entry_t *e = &pl->e[m];
-        const vd *v = w->v + w->off[m];
-        double *o = o0 + (size_t)m * REP_WIDTH;
-        o[0] = o[1] = o[2] = o[3] = 0.0;
-        switch (e->kind) {
-        case REP_ROC:
-            o[0] = v[0][b];
-            o[1] = P;
-            o[2] = N;
-            break;
-        case REP_APR:
-            o[0] = v[0][b];
-            o[1] = P;
-            o[2] = P + N;
-            break;
-        case REP_SQ:
-            o[0] = v[0][b];
-            o[1] = P + N;
-            break;
-        case REP_CXE:
-            o[0] = v[0][b];
-            o[1] = v[1][b];
-            o[2] = P + N;
-            o[3] = inside;
-            break;
-        case REP_THR:
-            o[0] = v[0][b];
-            o[1] = P - v[0][b];
-            o[2] = v[1][b];
-            o[3] = N - v[1][b];
-            break;
-        case REP_R50: {
-            double limit = e->par < N ? e->par : N;
-            o[0] = P == 0 || N == 0 ? NAN : v[0][b] / (limit * P);
-            break;
-        }
-        case REP_RKL:
-            o[0] = P + N == 0 ? NAN : (P == 0 || N == 0 ? P + N : v[0][b]);
-            break;
-        case REP_TOP1:
-        case REP_TOP10:
-            o[0] = v[0][b];
-            break;
-        case REP_NTOP: {
-            double top = e->par < 0 ? P : e->par;
-            o[0] = e->par < 0 && P == 0 ? NAN : v[0][b] / top;
-            break;
-        }
-        case REP_SLQ: {
-            int bins = e->nb;
-            if (P + N == 0 || !inside || bins < 1) {
-                o[0] = NAN;
-                break;
-            }
-            double num = 0, tot_all = 0;
-            for (int k = 0; k < bins; k++) {
-                double x = v[2 * k][b], y = v[2 * k + 1][b], tot = x + y;
-                double r = tot > 0 ? (x < y ? x : y) / tot : 0.0;
-                num += tot * (1 - 2 * r) * (1 - 2 * r);
-                tot_all += tot;
-            }
-            o[0] = num / tot_all;
-            break;
-        }
-        case REP_CA1: {
-            double sp[19] = {0}, sk[19] = {0}, ss[19] = {0};
-            for (int k = 0; k < e->nb; k++) {
-                double cp = v[3 * k][b], ck = v[3 * k + 1][b], cs = v[3 * k + 2][b];
-                if (ck != 0)
-                    for (int i = e->code_first[k]; i <= e->code_last[k]; i++) {
-                        sp[i] += cp;
-                        sk[i] += ck;
-                        ss[i] += cs;
-                    }
-            }
-            double errs = 0;
-            for (int i = 0; i < 19; i++)
-                if (sk[i] != 0)
-                    errs += fabs(sp[i] / sk[i] - ss[i] / sk[i]);
-            o[0] = errs / 19;
-            break;
-        }
-        case REP_CA2: {
-            const ca2_t *z = &w->ca2[w->ca2_of[m]];
-            double windows = z->count[b] - (double)z->S + 1;
-            o[0] = P + N < e->par || !z->S || !(windows > 0)
-                       ? NAN
-                       : (double)((z->total[b] + z->err[b]) / (ext)z->S / (ext)windows);
-            break;
-        }
-        }
-    }
-}
-
-/* The vector part of the walk, compiled for the baseline and, on x86-64 with GCC, for AVX2 and
- * AVX-512 too; walk_block is the one for this machine (walk_target: "base", "v3" or "v4"). */
+/* The walk, compiled for the baseline and, on x86-64 with GCC, for AVX2 and AVX-512 too; `walk` is
+ * the one for this machine (walk_target: "base", "v3" or "v4"). */
 #define WALK(name) name##_base
+#define WALK_LANES 2
+#define WALK_NAME "base"
 #include "walk.h"
 #undef WALK
+#undef WALK_LANES
+#undef WALK_NAME
 
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__)
 #define WALK_TARGETS 1
+#include <immintrin.h>
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v3")
 #define WALK(name) name##_v3
+#define WALK_LANES 4
+#define WALK_NAME "v3"
+#define WALK_AVX2 1
 #include "walk.h"
+#undef WALK_AVX2
 #undef WALK
+#undef WALK_LANES
+#undef WALK_NAME
 #pragma GCC pop_options
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v4")
-#include <immintrin.h>
 #define WALK(name) name##_v4
+#define WALK_LANES 8
+#define WALK_NAME "v4"
 #define WALK_AVX512 1
 #include "walk.h"
 #undef WALK_AVX512
 #undef WALK
+#undef WALK_LANES
+#undef WALK_NAME
 #pragma GCC pop_options
 #endif
 
-typedef void (*walk_fn)(walk_t *, const plan_t *, const src_t *, const lanes_t *, double *, size_t);
-static walk_fn walk_block = walk_block_base;
-static const char *walk_name = "base";
+static const walk_ops *walk = &ops_base;
 
 /* The best walk this machine runs (once, from the module's init). */
 void nv_walk_init(void)
 {
 #ifdef WALK_TARGETS
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("x86-64-v4")) {
-        walk_block = walk_block_v4;
-        walk_name = "v4";
-    } else if (__builtin_cpu_supports("x86-64-v3")) {
-        walk_block = walk_block_v3;
-        walk_name = "v3";
-    }
+    if (__builtin_cpu_supports("x86-64-v4"))
+        walk = &ops_v4;
+    else if (__builtin_cpu_supports("x86-64-v3"))
+        walk = &ops_v3;
 #endif
 }
 
@@ -771,25 +580,20 @@ PyObject *nv_walk_target(PyObject *Py_UNUSED(self), PyObject *args)
     if (!PyArg_ParseTuple(args, "|s", &want))
         return NULL;
     if (want) {
-        if (!strcmp(want, "base")) {
-            walk_block = walk_block_base;
-            walk_name = "base";
-        }
+        if (!strcmp(want, "base"))
+            walk = &ops_base;
 #ifdef WALK_TARGETS
-        else if (!strcmp(want, "v3") && __builtin_cpu_supports("x86-64-v3")) {
-            walk_block = walk_block_v3;
-            walk_name = "v3";
-        } else if (!strcmp(want, "v4") && __builtin_cpu_supports("x86-64-v4")) {
-            walk_block = walk_block_v4;
-            walk_name = "v4";
-        }
+        else if (!strcmp(want, "v3") && __builtin_cpu_supports("x86-64-v3"))
+            walk = &ops_v3;
+        else if (!strcmp(want, "v4") && __builtin_cpu_supports("x86-64-v4"))
+            walk = &ops_v4;
 #endif
         else {
             PyErr_Format(PyExc_ValueError, "no walk %s on this machine", want);
             return NULL;
         }
     }
-    return PyUnicode_FromString(walk_name);
+    return PyUnicode_FromString(walk->name);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -827,27 +631,28 @@ typedef struct {
 static void *walk_worker(void *arg)
 {
     walk_job *j = arg;
-    walk_t w[MAX_MODELS];
-    memset(w, 0, sizeof w);
+    const walk_ops *ops = walk;
+    void *w[MAX_MODELS] = {0};
     for (int m = 0; m < j->nsrc; m++)
-        if (walk_alloc(&w[m], &j->pl[m]) < 0)
+        if (!(w[m] = ops->alloc(&j->pl[m])))
             j->failed = 1;
-    int64_t nblocks = (j->r1 - j->r0 + LANES - 1) / LANES;
+    int lanes = ops->lanes;
+    int64_t nblocks = (j->r1 - j->r0 + lanes - 1) / lanes;
     for (int64_t bi = j->first; bi < nblocks && !j->failed; bi += j->step) {
-        int64_t ra = j->r0 + bi * LANES;
+        int64_t ra = j->r0 + bi * lanes;
         lanes_t L;
         memset(&L, 0, sizeof L);
-        L.nl = j->r1 - ra < LANES ? (int)(j->r1 - ra) : LANES;
+        L.nl = j->r1 - ra < lanes ? (int)(j->r1 - ra) : lanes;
         L.g0 = ra;
-        for (int b = 0; b < LANES; b++)
+        for (int b = 0; b < lanes; b++)
             L.key[b] = rep_key(j->seed, (uint64_t)(ra + b));
         for (int m = 0; m < j->nsrc; m++) {
             size_t stride = (size_t)j->pl[m].nk * REP_WIDTH;
-            walk_block(&w[m], &j->pl[m], &j->src[m], &L, j->out[m] + (size_t)(ra - j->r0) * stride, stride);
+            ops->block(w[m], &j->pl[m], &j->src[m], &L, j->out[m] + (size_t)(ra - j->r0) * stride, stride);
         }
     }
     for (int m = 0; m < j->nsrc; m++)
-        walk_free(&w[m]);
+        ops->release(w[m]);
     return NULL;
 }
 
@@ -857,7 +662,7 @@ static int walk_all(const src_t *src, const plan_t *pl, int nsrc, uint64_t seed,
 {
     walk_job jobs[64];
     threads = threads < 1 ? 1 : (threads > 64 ? 64 : threads);
-    int64_t nblocks = (r1 - r0 + LANES - 1) / LANES;
+    int64_t nblocks = (r1 - r0 + walk->lanes - 1) / walk->lanes;
     if (threads > nblocks)
         threads = nblocks > 0 ? (int)nblocks : 1;
     for (int t = 0; t < threads; t++) {
@@ -1183,9 +988,8 @@ PyObject *nv_rep_finish(PyObject *Py_UNUSED(self), PyObject *args)
     }
     PyObject *res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)nk * REP_WIDTH * 8);
     plan_t pl;
-    walk_t w;
+    void *w = NULL;
     memset(&pl, 0, sizeof pl);
-    memset(&w, 0, sizeof w);
     int ok = res != NULL;
     if (ok) {
         NOGIL_BEGIN
@@ -1193,12 +997,12 @@ PyObject *nv_rep_finish(PyObject *Py_UNUSED(self), PyObject *args)
         lanes_t L;
         memset(&L, 0, sizeof L);
         L.nl = 1;
-        ok = plan_make(&pl, in.v[3].buf, nk, in.v[0].buf, in.n[0], 0) == 0 && walk_alloc(&w, &pl) == 0;
+        ok = plan_make(&pl, in.v[3].buf, nk, in.v[0].buf, in.n[0], 0) == 0 && (w = walk->alloc(&pl)) != NULL;
         if (ok)
-            walk_block(&w, &pl, &s, &L, (double *)PyBytes_AS_STRING(res), (size_t)nk * REP_WIDTH);
+            walk->block(w, &pl, &s, &L, (double *)PyBytes_AS_STRING(res), (size_t)nk * REP_WIDTH);
         NOGIL_END
     }
-    walk_free(&w);
+    walk->release(w);
     plan_free(&pl);
     nv_args_release(&in);
     if (!ok) {

@@ -1,11 +1,233 @@
 /*
- * perfeval._x87, walk.h: the vector part of the replicate walk (resample.c), included by resample.c once
- * for each instruction set it is compiled for, with WALK(name) giving each copy's names.  GCC's vector
- * extension types are lowered to the instructions of the target in force where a function is
- * defined, so each copy is defined under its own `#pragma GCC target` (function clones of one
- * definition would keep the baseline's lowering).  Every copy computes the same IEEE operations lane
- * by lane: the same bits on any machine.
+ * perfeval._x87, walk.h: the replicate walk's state and its vector code (resample.c has the draws'
+ * tables, the sources of counts, the plans and the threads).  resample.c includes this file once
+ * for each instruction set it is compiled for: WALK(name) names a copy's functions and types,
+ * WALK_LANES is its number of lanes (the machine's vector of doubles: 2 for the baseline's SSE2, 4
+ * for AVX2, 8 for AVX-512), and each copy is defined under its own `#pragma GCC target`, because GCC
+ * lowers its vector types for the target in force where a function is defined (function clones of
+ * one definition keep the baseline's lowering, and vectors wider than the machine's are lowered
+ * through memory).  Every copy computes the same IEEE operations lane by lane: the same bits on any
+ * machine, with any number of lanes.
  */
+
+#define LANES WALK_LANES
+#define vd WALK(vd)
+#define vm WALK(vm)
+#define ca2_t WALK(ca2_t)
+#define walk_t WALK(walk_t)
+
+/* The lanes' numbers as one vector (GCC's vector extension: each lane's arithmetic is the scalar
+ * IEEE operation) and a lane mask (all ones where true). */
+typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
+typedef long long vm __attribute__((vector_size(LANES * sizeof(double))));
+
+/* CA2's windows in every lane: d, the sum of frac - score over the window's cases (frac: the share
+ * of positives of the case's cell), err, the sum of |d| over the windows, and a ring of the last S
+ * cases' frac - score per lane (S slots and one an idle lane writes to; written where pos is, the
+ * oldest case there too once S are in).  A
+ * case enters: d += its value; a window is complete (S cases): err += |d|; the oldest leaves: d -=
+ * its value: nv_ca2_total's steps, in double.  So that d does not drift over millions of steps, it
+ * is summed again from the ring (in 80-bit) every CA2_RESYNC cells, and err is gathered in 80-bit
+ * then. */
+#define CA2_RESYNC 4096
+typedef struct {
+    vd d, err, count;
+    vm pos;       /* each lane's slot in its ring */
+    ext total[LANES];
+    long long S, since;
+    double *ring; /* LANES x (S + 1) */
+} ca2_t;
+
+/* A walk's running state (one block of LANES replicates or groups). */
+typedef struct {
+    vd ap, an; /* positive and negative weight above the cell */
+    vm out;    /* a drawn score outside [0, 1] */
+    vd *v;     /* per entry: its sums, entry_width vectors each */
+    size_t *off;
+    ca2_t *ca2;  /* per CA2 entry */
+    int *ca2_of; /* per entry: its CA2 slot */
+    int nca2;
+    size_t nv;
+    int ranged;    /* the plan reads whether scores are inside [0, 1] */
+} walk_t;
+
+static int WALK(walk_alloc)(walk_t *w, const plan_t *pl)
+{
+    memset(w, 0, sizeof *w);
+    int nca2 = 0;
+    w->off = malloc((size_t)(pl->nk + 1) * sizeof(size_t));
+    w->ca2_of = malloc((size_t)(pl->nk + 1) * sizeof(int));
+    if (!w->off || !w->ca2_of)
+        return -1;
+    for (int m = 0; m < pl->nk; m++) {
+        w->off[m] = w->nv;
+        w->nv += entry_width(&pl->e[m]);
+        w->ca2_of[m] = pl->e[m].kind == REP_CA2 ? nca2++ : -1;
+        w->ranged |= pl->e[m].kind == REP_CXE || pl->e[m].kind == REP_SLQ;
+    }
+    w->nca2 = nca2;
+    w->v = aligned_alloc(sizeof(vd), (w->nv ? w->nv : 1) * sizeof(vd));
+    w->ca2 = aligned_alloc(sizeof(vd), (size_t)(nca2 ? nca2 : 1) * sizeof(ca2_t));
+    if (!w->v || !w->ca2)
+        return -1;
+    memset(w->ca2, 0, (size_t)(nca2 ? nca2 : 1) * sizeof(ca2_t));
+    for (int m = 0; m < pl->nk; m++)
+        if (w->ca2_of[m] >= 0) {
+            ca2_t *z = &w->ca2[w->ca2_of[m]];
+            z->S = pl->e[m].par >= 1 && pl->e[m].par <= CA2_MAX ? (long long)pl->e[m].par : 0;
+            if (z->S && !(z->ring = malloc((size_t)(z->S + 1) * LANES * sizeof(double))))
+                return -1;
+        }
+    return 0;
+}
+
+static void WALK(walk_free)(walk_t *w)
+{
+    for (int i = 0; w->ca2 && i < w->nca2; i++)
+        free(w->ca2[i].ring);
+    free(w->v);
+    free(w->off);
+    free(w->ca2);
+    free(w->ca2_of);
+    memset(w, 0, sizeof *w);
+}
+
+static void WALK(walk_reset)(walk_t *w, const plan_t *pl)
+{
+    w->ap = w->an = (vd){0};
+    w->out = (vm){0};
+    for (size_t i = 0; i < w->nv; i++)
+        w->v[i] = (vd){0};
+    for (int i = 0; i < w->nca2; i++) {
+        ca2_t *z = &w->ca2[i];
+        z->d = z->err = z->count = (vd){0};
+        z->since = 0;
+        z->pos = (vm){0};
+        for (int b = 0; b < LANES; b++)
+            z->total[b] = 0;
+        if (z->ring)
+            memset(z->ring, 0, (size_t)(z->S + 1) * LANES * sizeof(double));
+    }
+    (void)pl;
+}
+
+/* CA2's err gathered into the 80-bit totals, and each lane's d summed again from its ring: the sum
+ * of the ring less its oldest case once the window is full (the ring's unwritten slots are 0). */
+static void WALK(ca2_resync)(ca2_t *z)
+{
+    for (int b = 0; b < LANES; b++) {
+        const double *r = z->ring + (size_t)b * (size_t)(z->S + 1);
+        ext sum = 0;
+        for (long long i = 0; i < z->S; i++)
+            sum += r[i];
+        z->d[b] = (double)(sum - r[z->pos[b]]);
+        z->total[b] += z->err[b];
+        z->err[b] = 0.0;
+    }
+    z->since = 0;
+}
+
+/* The statistics of lane b into o (REP_WIDTH per entry). */
+static void WALK(walk_out)(const walk_t *w, const plan_t *pl, int b, double *o0)
+{
+    double P = w->ap[b], N = w->an[b];
+    int inside = !w->out[b];
+    for (int m = 0; m < pl->nk; m++) {
+        const entry_t *e = &pl->e[m];
+        const vd *v = w->v + w->off[m];
+        double *o = o0 + (size_t)m * REP_WIDTH;
+        o[0] = o[1] = o[2] = o[3] = 0.0;
+        switch (e->kind) {
+        case REP_ROC:
+            o[0] = v[0][b];
+            o[1] = P;
+            o[2] = N;
+            break;
+        case REP_APR:
+            o[0] = v[0][b];
+            o[1] = P;
+            o[2] = P + N;
+            break;
+        case REP_SQ:
+            o[0] = v[0][b];
+            o[1] = P + N;
+            break;
+        case REP_CXE:
+            o[0] = v[0][b];
+            o[1] = v[1][b];
+            o[2] = P + N;
+            o[3] = inside;
+            break;
+        case REP_THR:
+            o[0] = v[0][b];
+            o[1] = P - v[0][b];
+            o[2] = v[1][b];
+            o[3] = N - v[1][b];
+            break;
+        case REP_R50: {
+            double limit = e->par < N ? e->par : N;
+            o[0] = P == 0 || N == 0 ? NAN : v[0][b] / (limit * P);
+            break;
+        }
+        case REP_RKL:
+            o[0] = P + N == 0 ? NAN : (P == 0 || N == 0 ? P + N : v[0][b]);
+            break;
+        case REP_TOP1:
+        case REP_TOP10:
+            o[0] = v[0][b];
+            break;
+        case REP_NTOP: {
+            double top = e->par < 0 ? P : e->par;
+            o[0] = e->par < 0 && P == 0 ? NAN : v[0][b] / top;
+            break;
+        }
+        case REP_SLQ: {
+            int bins = e->nb;
+            if (P + N == 0 || !inside || bins < 1) {
+                o[0] = NAN;
+                break;
+            }
+            double num = 0, tot_all = 0;
+            for (int k = 0; k < bins; k++) {
+                double x = v[2 * k][b], y = v[2 * k + 1][b], tot = x + y;
+                double r = tot > 0 ? (x < y ? x : y) / tot : 0.0;
+                num += tot * (1 - 2 * r) * (1 - 2 * r);
+                tot_all += tot;
+            }
+            o[0] = num / tot_all;
+            break;
+        }
+        case REP_CA1: {
+            double sp[19] = {0}, sk[19] = {0}, ss[19] = {0};
+            for (int k = 0; k < e->nb; k++) {
+                double cp = v[3 * k][b], ck = v[3 * k + 1][b], cs = v[3 * k + 2][b];
+                if (ck != 0)
+                    for (int i = e->code_first[k]; i <= e->code_last[k]; i++) {
+                        sp[i] += cp;
+                        sk[i] += ck;
+                        ss[i] += cs;
+                    }
+            }
+            double errs = 0;
+            for (int i = 0; i < 19; i++)
+                if (sk[i] != 0)
+                    errs += fabs(sp[i] / sk[i] - ss[i] / sk[i]);
+            o[0] = errs / 19;
+            break;
+        }
+        case REP_CA2: {
+            const ca2_t *z = &w->ca2[w->ca2_of[m]];
+            double windows = z->count[b] - (double)z->S + 1;
+            o[0] = P + N < e->par || !z->S || !(windows > 0)
+                       ? NAN
+                       : (double)((z->total[b] + z->err[b]) / (ext)z->S / (ext)windows);
+            break;
+        }
+        }
+    }
+}
+
+
 
 /* Poisson(lam) draws of counter ctr in every lane, written as loops of LANES that the compiler
  * vectorises (the hash; the table's lookups as gathers where the machine has them): the guide and
@@ -18,12 +240,16 @@ VINLINE void WALK(lane_draws)(const pset *ps, int32_t id, double lam, const uint
             out[b] = 0.0;
         return;
     }
-    for (int b = 0; b < LANES; b++)
+    for (int b = 0; b < LANES; b++) {
         x[b] = draw_bits(key[b], ctr);
+#if !defined(WALK_AVX512) && !defined(WALK_AVX2) /* SSE2 has no 64-bit multiply: lane by lane */
+        __asm__("" : "+r"(x[b]));
+#endif
+    }
     if (id > 0) {
         const ptab *t = &ps->t[id];
         uint32_t g[LANES], scan = 0;
-#ifdef WALK_AVX512 /* the guide's entries in one gather, converted in one instruction */
+#if defined(WALK_AVX512) /* the guide's entries in one gather, converted in one instruction */
         __m512i X = _mm512_loadu_si512((const void *)x);
         __m256i Gv = _mm512_i64gather_epi32(_mm512_srli_epi64(X, 53 - GUIDE_BITS), (const void *)t->G, 4);
         if (!_mm256_movemask_ps(_mm256_castsi256_ps(Gv))) { /* no lane's bin holds a threshold */
@@ -31,6 +257,15 @@ VINLINE void WALK(lane_draws)(const pset *ps, int32_t id, double lam, const uint
             return;
         }
         _mm256_storeu_si256((__m256i *)g, Gv);
+        scan = GUIDE_SCAN;
+#elif defined(WALK_AVX2) /* the same with AVX2's gather, four lanes */
+        __m256i X = _mm256_loadu_si256((const void *)x);
+        __m128i Gv = _mm256_i64gather_epi32((const int *)t->G, _mm256_srli_epi64(X, 53 - GUIDE_BITS), 4);
+        if (!_mm_movemask_ps(_mm_castsi128_ps(Gv))) {
+            _mm256_storeu_pd(out, _mm256_cvtepi32_pd(Gv));
+            return;
+        }
+        _mm_storeu_si128((__m128i *)g, Gv);
         scan = GUIDE_SCAN;
 #else
         for (int b = 0; b < LANES; b++) {
@@ -207,7 +442,7 @@ VINLINE void WALK(ca2_cell)(ca2_t *z, vd P, vd Q, double sc)
         z->d -= WALK(vblend)(full, old, zero);
     }
     if (++z->since >= CA2_RESYNC && z->since >= z->S)
-        ca2_resync(z);
+        WALK(ca2_resync)(z);
 }
 
 /* One entry of the plan over a block of n cells, the highest first: cell hi - 1 - i has counts
@@ -388,7 +623,7 @@ static void WALK(walk_block)(walk_t *w, const plan_t *pl, const src_t *s, const 
     int haspos[WALK_CELLS];
     double p[LANES] __attribute__((aligned(64))), q[LANES] __attribute__((aligned(64)));
     const vd zero = WALK(vsplat)(0.0);
-    walk_reset(w, pl);
+    WALK(walk_reset)(w, pl);
     for (Py_ssize_t hi = s->K; hi > 0; hi -= WALK_CELLS) {
         int n = hi >= WALK_CELLS ? WALK_CELLS : (int)hi;
         vd ap = w->ap, an = w->an;
@@ -415,5 +650,38 @@ static void WALK(walk_block)(walk_t *w, const plan_t *pl, const src_t *s, const 
     if (pl->needs_P_first)
         WALK(walk_prb)(w, pl, s, L);
     for (int b = 0; b < L->nl; b++)
-        walk_out(w, pl, b, out + (size_t)b * stride);
+        WALK(walk_out)(w, pl, b, out + (size_t)b * stride);
 }
+
+/* The copy's entry points, for resample.c's table of walks. */
+static void *WALK(alloc)(const plan_t *pl)
+{
+    walk_t *w = aligned_alloc(sizeof(vd), (sizeof(walk_t) + sizeof(vd) - 1) / sizeof(vd) * sizeof(vd));
+    if (w && WALK(walk_alloc)(w, pl) < 0) {
+        WALK(walk_free)(w);
+        free(w);
+        w = NULL;
+    }
+    return w;
+}
+
+static void WALK(release)(void *w)
+{
+    if (w) {
+        WALK(walk_free)(w);
+        free(w);
+    }
+}
+
+static void WALK(run)(void *w, const plan_t *pl, const src_t *s, const lanes_t *L, double *out, size_t stride)
+{
+    WALK(walk_block)((walk_t *)w, pl, s, L, out, stride);
+}
+
+static const walk_ops WALK(ops) = {WALK_NAME, LANES, WALK(alloc), WALK(release), WALK(run)};
+
+#undef LANES
+#undef vd
+#undef vm
+#undef ca2_t
+#undef walk_t
