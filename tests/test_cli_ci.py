@@ -198,3 +198,19 @@ def test_stream_ci_equals_in_memory_percentile(data, capsys):
     for label in ("ROC", "APR", "ACC"):
         assert got[label]["ci"]["low"] == want[label].low and got[label]["ci"]["high"] == want[label].high
         assert got[label]["ci"]["method"] == "percentile"
+
+
+def test_a_streamed_interval_says_why_it_is_a_percentile_one(data, capsys):
+    """From a stream only the merged summary is left, and BCa's jackknife needs the cases: the
+    default there is percentile, and the footnote says so and why; asked for, the method is said
+    without the reason."""
+    d, *_ = data
+    args = ["eval", str(d / "a.txt"), "--stream", "-m", "roc,apr", "--ci", "0.95", "--n-boot", "100"]
+    assert main(args) == 0
+    note = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("(95% intervals"))
+    head = "(95% intervals: percentile bootstrap, 100 replicates, cases resampled; percentile:"
+    assert note.startswith(head)
+    assert "without the cases BCa's jackknife needs" in note
+    assert main([*args[:4], "roc", *args[5:], "--method", "bca"]) == 0
+    note = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("(95% intervals"))
+    assert note == "(95% intervals: bca bootstrap, 100 replicates, cases resampled)"

@@ -79,14 +79,20 @@ def signature_line(signature: Any) -> str:
     return f"signature: {signature}"
 
 
-def _interval_note(iv: dict) -> str:
+#: why a streamed or Dask evaluation's intervals are percentile ones (the default there)
+FROM_SUMMARY = (
+    "percentile: from the merged summary, without the cases BCa's jackknife needs (--method bca: ROC only)"
+)
+
+
+def _interval_note(iv: dict, why: str | None = None) -> str:
     one = next(iter(iv.values()))
     how = (
         "DeLong"
         if one.method == "delong"
         else f"{one.method} bootstrap, {one.n_boot} replicates, {one.resampled} resampled"
     )
-    return f"({one.level * 100:g}% intervals: {how})"
+    return f"({one.level * 100:g}% intervals: {how}" + (f"; {why})" if why else ")")
 
 
 def _bounded(report: Any) -> bool:
@@ -158,7 +164,7 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
     if bounded:
         lines += _tie_note(report)
     if report.intervals:
-        lines.append(_interval_note(report.intervals))
+        lines.append(_interval_note(report.intervals, getattr(report, "interval_why", None)))
     lines.append(signature_line(report.signature))
     if per:
         lines.append("")
@@ -257,7 +263,7 @@ def models_text(reports: dict[str, Any], output: str, per_group: bool) -> str:
         )
         lines += _tie_note(first)[1:]  # the measures without an exact bound
     if first.intervals:
-        lines.append(_interval_note(first.intervals))
+        lines.append(_interval_note(first.intervals, getattr(first, "interval_why", None)))
     lines.append(signature_line(first.signature))
     if per:
         for name, r in reports.items():

@@ -191,6 +191,10 @@ def _summary_intervals(args: Any, report: Any) -> None:
 
     if report.summary is None:
         raise InvalidParameterError("--ci: this evaluation kept no summary to draw intervals from")
+    if args.method is None:  # the footnote says why the intervals are percentile ones here
+        from perfeval.cli.output import FROM_SUMMARY
+
+        report.interval_why = FROM_SUMMARY
     report.intervals = ci_from_summary(
         report.summary,
         list(report.results),
