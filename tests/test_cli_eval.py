@@ -196,3 +196,18 @@ def test_undefined_groups_are_reported_on_stderr(capsys):
     )
     assert code == 0 and out.startswith("measure")
     assert err.startswith("perfeval: warning: GAUC is undefined for 1 of 2 groups ('b')")
+
+
+def test_models_given_by_position_are_named_by_their_columns(tmp_path, capsys):
+    """`--score 2,3` names each model's row by its column: the header's name, or column2 without a
+    header; the same column given twice (by position and by name) is one line of error."""
+    rows = "1,0.2,0.3\n0,0.5,0.1\n1,0.7,0.9\n0,0.1,0.4\n"
+    (tmp_path / "h.csv").write_text("y,model_a,model_b\n" + rows)
+    (tmp_path / "n.csv").write_text(rows)
+    assert main(["eval", str(tmp_path / "h.csv"), "--score", "2,3", "-m", "roc"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split()[0] for ln in lines[1:3]] == ["model_a", "model_b"]
+    assert main(["eval", str(tmp_path / "n.csv"), "--score", "2,3", "-m", "roc", "--format", "json"]) == 0
+    assert list(json.loads(capsys.readouterr().out)["models"]) == ["column2", "column3"]
+    assert main(["eval", str(tmp_path / "h.csv"), "--score", "2,model_a", "-m", "roc"]) == 2
+    assert "column 'model_a' named twice" in capsys.readouterr().err

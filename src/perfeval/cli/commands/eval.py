@@ -128,7 +128,14 @@ def run(args: Any) -> int:
         for name in names:
             one = copy.copy(args)
             one.score, one.shared_table = name, shared
-            reports[name] = _one(one, path, specs, dialect)
+            report = _one(one, path, specs, dialect)
+            # a model is named by its column (--score 2,3 of a file with a header: its names)
+            column = report.params.get("columns", {}).get("score") or name
+            if column in reports:
+                from perfeval.exceptions import InvalidParameterError
+
+                raise InvalidParameterError(f"--score {args.score!r}: column {column!r} named twice")
+            reports[column] = report
         text = models_text(reports, args.format, args.per_group)
         groups_text = models_group_csv(reports) if args.per_group_output else ""
     if args.per_group_output:
