@@ -148,3 +148,41 @@ def test_competition_ids_are_text(tmp_path, capsys):
     assert main([*argv, str(tmp_path / "d.txt")]) == 1
     err = capsys.readouterr().err
     assert "'9007199254740992' appears again" in err and "'9007199254740993'" in err
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("token", ["NA", "nan", "NULL", "None"])
+def test_a_missing_target_is_an_error_naming_where_even_with_a_positive_label(
+    tmp_path, capsys, token, stream
+):
+    """R writes NA, pandas NaN, SQL NULL, Excel #N/A: a missing target is neither class.  With
+    --pos-label it was counted as a negative, silently; now it is one line naming the file and the
+    line (the data row when streamed), whatever the label options."""
+    from perfeval.cli.main import main
+
+    f = tmp_path / "t.csv"
+    f.write_text(f"y,score\n1,0.3\n0,0.2\n{token},0.25\n1,0.9\n")
+    extra = ["--stream"] if stream else []
+    for labels in ([], ["--pos-label", "1"]):
+        assert main(["eval", str(f), "-m", "roc", *labels, *extra]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1, err
+        if stream and not labels and token != "nan":  # the streamed target must be numbers
+            assert f"line 4: the column 'y' holds '{token}', not a number" in err
+            continue
+        assert f"holds '{token}', a missing value" in err
+        assert ("data row 3" if stream else "line 4") in err
+
+
+def test_two_tables_whose_groups_differ_name_the_row_in_both(tmp_path, capsys):
+    """compare of models in separate files: a group (or weight) that differs is one line naming the
+    line in the second file, the values and the line in the first."""
+    from perfeval.cli.main import main
+
+    (tmp_path / "a.csv").write_text("y,s,g\n1,0.3,1\n0,0.2,1\n1,0.9,2\n0,0.1,2\n")
+    (tmp_path / "b.csv").write_text("y,s,g\n1,0.3,1\n0,0.2,1\n1,0.9,3\n0,0.1,2\n")
+    args = ["compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--score", "s", "--group", "g"]
+    assert main([*args, "-m", "gauc"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "b.csv, line 4: the groups differ from" in err
+    assert "3 here, 2 at line 4 of" in err

@@ -200,9 +200,11 @@ def test_csv_written_by_pandas_r_and_excel(tmp_path):
     "content, fragment",
     [
         (b"y,p\n0,,0.1\n1,0.5\n", "line 2: the header names 2 columns, the first row has 3 fields"),
-        (b"y,p\n0,0.1\n0,,0.1\n1,0.5\n", "line 3: empty value in column 2"),
-        (b"y,p\n,0.1\n1,0.5\n", "line 2: empty value in column 1"),
-        (b"y,p\n0,0.3\n1,\n", "line 3: empty value in column 2"),
+        (b"y,p\n0,0.1\n0,,0.1\n1,0.5\n", "line 3: empty value in column 2 ('p')"),
+        (b"y,p\n,0.1\n1,0.5\n", "line 2: empty value in column 1 ('y')"),
+        (b"y,p\n0,0.3\n1,\n", "line 3: empty value in column 2 ('p')"),
+        (b'y,p\n0,0.3\n1,""\n', "line 3: empty value in column 2 ('p')"),
+        (b"0,0.3\n1,\n", "line 2: empty value in column 2"),
         (b"y,p\n0,0 0.1\n1,0.5\n", "'0 0.1', not a number"),
     ],
 )

@@ -8,6 +8,7 @@ not named) are kept in :data:`NOTES` and written when the command succeeds.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -65,6 +66,49 @@ def read(args: Any, file: str) -> Any:
     )
 
 
+#: how tools write a missing value: R's NA, pandas' NaN and <NA>, SQL's NULL, Python's None, Excel's
+#: #N/A (compared as written: one vectorised test, 15 ms a million text rows, where lowering the
+#: case would cost ten times that on the command's path)
+MISSING = (
+    "NA", "na", "Na", "NaN", "nan", "NAN", "NULL", "null", "Null", "None", "none", "NONE", "N/A", "n/a",
+    "#N/A", "<NA>",
+)  # fmt: skip
+
+
+def missing_rows(col: Any) -> Any:
+    """The rows of a target column that hold a missing value (NaN, or one of MISSING as text)."""
+    import numpy as np
+
+    arr = np.asarray(col)
+    if arr.dtype.kind == "f":
+        return np.flatnonzero(np.isnan(arr))
+    if arr.dtype.kind in "UO":
+        return np.flatnonzero(np.isin(arr, MISSING))
+    return np.zeros(0, np.intp)
+
+
+def missing_message(name: str, value: Any, count: int | None) -> str:
+    rows = "rows" if count is None else f"{count} row{'s' if count > 1 else ''}"
+    return (
+        f"the target column {name!r} holds {str(value)!r}, a missing value: every row needs a target "
+        f"(drop or fill the {rows} without one)"
+    )
+
+
+def _no_missing(table: Any, name: str, col: Any) -> None:
+    """An error naming the line of the first missing target: a row without a target is neither a
+    positive nor a negative (as a label it would be counted as one, silently).
+    """
+    from perfeval.exceptions import InputFormatError
+
+    bad = missing_rows(col)
+    if len(bad):
+        i = int(bad[0])
+        raise InputFormatError(
+            missing_message(name, col[i], len(bad)), source=table.source, line=table.line_of(i)
+        )
+
+
 def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool) -> Any:
     """The target column for the measures asked: 0/1 for binary measures (``--pos-label`` names the
     positive label; else 0/1, -1/1 or booleans), numbers for ranking measures; or one line naming
@@ -76,6 +120,7 @@ def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool) -> An
     from perfeval.exceptions import InputFormatError
     from perfeval.io.tables import numeric
 
+    _no_missing(table, name, col)
     if not binary:
         return numeric(table, name, col, "target")
     coded = binary_coding(np.asarray(col), pos_label)
@@ -122,8 +167,11 @@ def finite(values: Any, name: str, source: str, line: Callable[[int], int | None
     bad = ~np.isfinite(values)
     if bad.any():
         i = int(np.argmax(bad))
+        v = float(values[i])
+        # 1e400 reads as inf: say so, or the line's number and the message would not agree
+        shown = repr(v) if math.isnan(v) else f"{v!r} (a number beyond float64's range, or {v!r} as written)"
         raise InputFormatError(
-            f"the score column {name!r} holds {float(values[i])!r}; scores must be finite numbers",
+            f"the score column {name!r} holds {shown}; scores must be finite numbers",
             source=source,
             line=None if line is None else line(i),
         )
@@ -182,6 +230,27 @@ def labels_as(values: list, column: Any) -> list:
     return [str(v) for v in values] if column.dtype.kind in "US" else values
 
 
+def _missing_in_chunk(c: Any, rows: int, source: str, chosen: list) -> None:
+    from perfeval.exceptions import InputFormatError
+
+    bad = missing_rows(c[0])
+    if len(bad):  # the chunk has no line numbers: its data row (the header and blank lines apart)
+        name = chosen[0].target.name if chosen else "target"
+        raise InputFormatError(
+            f"data row {rows + int(bad[0]) + 1}: " + missing_message(name, c[0][int(bad[0])], None),
+            source=source,
+        )
+
+
+def no_missing(chunks: Iterable[Any], source: str, chosen: list) -> Iterator[list]:
+    """Chunks of numeric targets, each checked for a missing one (NaN) before it is summarized."""
+    rows = 0
+    for c in chunks:
+        _missing_in_chunk(c, rows, source, chosen)
+        rows += len(c[0])
+        yield c
+
+
 def coded(chunks: Iterable[Any], pos_label: Any, source: str, chosen: list) -> Iterator[list]:
     """Chunks whose target labels are coded 0/1 by ``--pos-label``; a label found in no chunk is an
     error at the end, as it is when the table is read whole.
@@ -193,7 +262,10 @@ def coded(chunks: Iterable[Any], pos_label: Any, source: str, chosen: list) -> I
 
     seen = False
     labels: set = set()
+    rows = 0
     for c in chunks:
+        _missing_in_chunk(c, rows, source, chosen)
+        rows += len(c[0])
         y = binary_coding(c[0], pos_label)
         seen = seen or bool(np.any(y))
         if not seen and len(labels) < 8:

@@ -410,8 +410,8 @@ def _records(body: bytes, lay: Layout, source: str, line0: int) -> tuple[list[in
     if lay.delim is None:
         return _text_records(text, line0)
     if '"' not in text:
-        return _unquoted_records(text, lay.delim, source, line0)
-    return _csv_records(text, lay.delim, source, line0)
+        return _unquoted_records(text, lay.delim, source, line0, lay.names if lay.header else None)
+    return _csv_records(text, lay.delim, source, line0, lay.names if lay.header else None)
 
 
 def _text_records(text: str, line0: int) -> tuple[list[int], list[list[str]]]:
@@ -428,7 +428,16 @@ def _text_records(text: str, line0: int) -> tuple[list[int], list[list[str]]]:
     return lines, rows
 
 
-def _unquoted_records(text: str, delim: str, source: str, line0: int) -> tuple[list[int], list[list[str]]]:
+def _empty(row: list[str], names: list[str] | None) -> str:
+    """The message of a row with an empty field: its column's number, and its name under a header."""
+    k = row.index("")
+    named = f" ({names[k]!r})" if names and k < len(names) else ""
+    return f"empty value in column {k + 1}{named}"
+
+
+def _unquoted_records(
+    text: str, delim: str, source: str, line0: int, names: list[str] | None = None
+) -> tuple[list[int], list[list[str]]]:
     """No quoting: a record is a line, its fields the delimiter's pieces."""
     lines: list[int] = []
     rows: list[list[str]] = []
@@ -439,13 +448,15 @@ def _unquoted_records(text: str, delim: str, source: str, line0: int) -> tuple[l
             if s != line or " " in line or "\t" in line:
                 row = [f.strip() for f in row]
             if "" in row:
-                raise InputFormatError(f"empty value in column {row.index('') + 1}", source=source, line=k)
+                raise InputFormatError(_empty(row, names), source=source, line=k)
             lines.append(k)
             rows.append(row)
     return lines, rows
 
 
-def _csv_records(text: str, delim: str, source: str, line0: int) -> tuple[list[int], list[list[str]]]:
+def _csv_records(
+    text: str, delim: str, source: str, line0: int, names: list[str] | None = None
+) -> tuple[list[int], list[list[str]]]:
     """Quoted CSV (RFC 4180, by the csv module): a record may span lines; its line is where it starts."""
     lines: list[int] = []
     rows: list[list[str]] = []
@@ -468,9 +479,7 @@ def _csv_records(text: str, delim: str, source: str, line0: int) -> tuple[list[i
             start = physical[end - breaks] if end >= 0 else line0 + 1
             row = [f.strip() for f in fields]
             if "" in row:
-                raise InputFormatError(
-                    f"empty value in column {row.index('') + 1}", source=source, line=start
-                )
+                raise InputFormatError(_empty(row, names), source=source, line=start)
             lines.append(start)
             rows.append(row)
     except csv.Error as e:

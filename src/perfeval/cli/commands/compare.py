@@ -50,13 +50,28 @@ def _one_table(args: Any, binary: bool, specs: list) -> tuple:
     return (y, models, *_extras(t, ch))
 
 
-def _same(what: str, x: Any, y: Any, source: str, first: str) -> None:
+def _same(what: str, x: Any, y: Any, source: str, first: str, t0: Any, line: Any) -> None:
+    """The groups (or weights) of a table equal the first table's, row for row; else one line naming
+    the first row that differs, in both files.
+    """
     import numpy as np
 
     from perfeval.exceptions import InputFormatError
 
-    if (x is None) != (y is None) or (x is not None and not np.array_equal(x, y)):
-        raise InputFormatError(f"the {what} differ from {first}'s", source=source)
+    if (x is None) != (y is None):
+        given = first if x is not None else source
+        raise InputFormatError(f"the {what}: only {given} has a column of them", source=source)
+    if x is None or np.array_equal(x, y):
+        return
+    if len(x) == len(y) and x.dtype.kind == y.dtype.kind:
+        i = int(np.argmax(x != y))
+        raise InputFormatError(
+            f"the {what} differ from {first}'s: {_id_text(y[i])} here, {_id_text(x[i])} at line "
+            f"{t0.line_of(i)} of {first} (the models must score the same cases)",
+            source=source,
+            line=line(i),
+        )
+    raise InputFormatError(f"the {what} differ from {first}'s", source=source)
 
 
 def _ids(t: Any, args: Any) -> Any:
@@ -162,8 +177,8 @@ def _tables(args: Any, binary: bool, specs: list) -> tuple:
                 source=t.source,
                 line=line(i),
             )
-        _same("groups", g0, g, t.source, args.files[0])
-        _same("weights", w0, w, t.source, args.files[0])
+        _same("groups", g0, g, t.source, args.files[0], t0, line)
+        _same("weights", w0, w, t.source, args.files[0], t0, line)
         models[f] = s
     return y0, models, g0, w0
 
