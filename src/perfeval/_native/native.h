@@ -158,6 +158,9 @@ PyObject *nv_expected_rr(PyObject *self, PyObject *args);
 PyObject *nv_disc_sums(PyObject *self, PyObject *args);
 PyObject *nv_runs(PyObject *self, PyObject *args);
 PyObject *nv_tie_table(PyObject *self, PyObject *args);
+PyObject *nv_query_order(PyObject *self, PyObject *args);
+PyObject *nv_hist_sum(PyObject *self, PyObject *args);
+PyObject *nv_hist_merge(PyObject *self, PyObject *args);
 
 /* ---- resample.c ------------------------------------------------------------------------------ */
 void nv_walk_init(void); /* once, from the module's init */

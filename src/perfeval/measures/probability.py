@@ -5,6 +5,7 @@ summary and over every group at once (each group's histogram).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -21,19 +22,26 @@ def _in_unit(h: ScoreHistogram) -> bool:
     return len(h.scores) == 0 or (h.scores[0] >= 0.0 and h.scores[-1] <= 1.0)
 
 
+def _squared_errors(h: ScoreHistogram) -> np.float64:
+    """np.sum(h.pos * (1 - s) ** 2 + h.neg * s**2), once a summary, without its temporaries (the same
+    sum bit for bit, _native/summary.c hist_sum).
+    """
+    from perfeval import _x87
+
+    return h.memo(("sum", "sq", 0.0), lambda: np.float64(_x87.hist_sum("sq", h.scores, h.pos, h.neg, 0.0)))
+
+
 def rms(h: ScoreHistogram) -> float:
     if h.n == 0:
         return NAN
-    s = h.scores
-    return float(math.sqrt(np.sum(h.pos * (1 - s) ** 2 + h.neg * s**2) / h.n))
+    return float(math.sqrt(_squared_errors(h) / h.n))
 
 
 def brier(h: ScoreHistogram) -> float:
     """Mean squared difference between target and score."""
     if h.n == 0:
         return NAN
-    s = h.scores
-    return float(np.sum(h.pos * (1 - s) ** 2 + h.neg * s**2) / h.n)
+    return float(_squared_errors(h) / h.n)
 
 
 def nrm(h: ScoreHistogram, *, p: float) -> float:
@@ -50,11 +58,18 @@ def cxe(h: ScoreHistogram) -> float:
     """Mean cross-entropy in bits; NaN if a score is outside [0, 1], inf for a certain mistake."""
     if h.n == 0 or not _in_unit(h):
         return NAN
-    s = h.scores
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lp = np.where(h.pos > 0, -np.log2(s) * h.pos, 0.0)
-        ln = np.where(h.neg > 0, -np.log2(1.0 - s) * h.neg, 0.0)
-    return float((lp.sum() + ln.sum()) / h.n)
+    s, pos, neg = h.scores, h.pos, h.neg
+
+    def part(a: int, b: int) -> tuple[float, float]:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lp = np.where(pos[a:b] > 0, -np.log2(s[a:b]) * pos[a:b], 0.0)
+            ln = np.where(neg[a:b] > 0, -np.log2(1.0 - s[a:b]) * neg[a:b], 0.0)
+        return float(lp.sum()), float(ln.sum())
+
+    # lp.sum() + ln.sum() of the whole, in pieces that are subtrees of numpy's pairwise sum (the
+    # same sums bit for bit, numpy's own logarithms, without two temporaries of the summary's size)
+    sp, sn = tree_sums(len(s), part)
+    return float((sp + sn) / h.n)
 
 
 # -- the modern vocabulary (binary) ----------------------------------------------------------------
@@ -71,13 +86,37 @@ def logloss(h: ScoreHistogram, *, eps: float = 0.0) -> float:
     return float((lp.sum() + ln.sum()) / h.n)
 
 
+def tree_sums(n: int, part: Any, leaf: int = 1 << 16) -> tuple[float, ...]:
+    """The sums numpy's np.sum makes of arrays of n terms, given ``part(a, b)`` -> the np.sum of
+    terms a..b of each: numpy sums pairwise, halving at a multiple of 8 down to 128 terms, so a
+    piece that is a subtree of that halving (at most ``leaf`` terms) sums alone to what it adds
+    there, and the pieces add up as the tree does.  The terms are then made piece by piece.
+    """
+
+    def go(a: int, m: int) -> tuple[float, ...]:
+        if m <= leaf:
+            return tuple(part(a, a + m))
+        m2 = m // 2
+        m2 -= m2 % 8
+        left, right = go(a, m2), go(a + m2, m - m2)
+        return tuple(x + y for x, y in zip(left, right, strict=True))
+
+    return go(0, n)
+
+
 def slq(h: ScoreHistogram, *, bins: int) -> float:
     """SLAC Q-score over `bins` equal bins of [0, 1] (a score of 1 falls in the last bin)."""
     if h.n == 0 or not _in_unit(h):
         return NAN
-    idx = slq_bins(h.scores, int(bins))
-    x = np.bincount(idx, weights=h.pos, minlength=int(bins))
-    y = np.bincount(idx, weights=h.neg, minlength=int(bins))
+    # the scores ascend: each bin is a run of cells, and np.bincount(slq_bins(...), weights) adds a
+    # bin's weights in order, as np.add.accumulate does along its run
+    edges = np.arange(1, int(bins), dtype=np.float64) / int(bins)
+    bounds = np.concatenate(([0], np.searchsorted(h.scores, edges, side="left"), [len(h.scores)]))
+    runs = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    x, y = (  # + 0.0: bincount starts each bin at 0.0 (a bin of -0.0 weights sums to 0.0)
+        np.array([np.add.accumulate(w[a:b])[-1] + 0.0 if b > a else 0.0 for a, b in runs])
+        for w in (h.pos, h.neg)
+    )
     tot = x + y
     with np.errstate(invalid="ignore", divide="ignore"):
         w = np.where(tot > 0, np.minimum(x, y) / np.where(tot > 0, tot, 1.0), 0.0)
@@ -96,15 +135,23 @@ def slq_bins(scores: np.ndarray, bins: int) -> np.ndarray:
 
 def ca1(h: ScoreHistogram) -> float:
     """Mean calibration error over the bins [i/20, i/20 + 1/10], i = 0..18, both ends inclusive."""
+    from perfeval import _x87
+
     errs = []
     for i in range(19):
         lo, hi = i / 20, (i + 2) / 20
-        m = (h.scores >= lo) & (h.scores <= hi)
-        k = h.pos[m].sum() + h.neg[m].sum()
+        # the scores ascend: the bin's cells are a run, the same cells in the same order as the
+        # mask (h.scores >= lo) & (h.scores <= hi) picks
+        a = int(np.searchsorted(h.scores, lo, side="left"))
+        b = int(np.searchsorted(h.scores, hi, side="right"))
+        sp, sn = h.pos[a:b].sum(), h.neg[a:b].sum()
+        k = sp + sn
         if k == 0:
             errs.append(0.0)
             continue
-        errs.append(abs(h.pos[m].sum() / k - np.sum(h.scores[m] * (h.pos[m] + h.neg[m])) / k))
+        # np.sum(scores * (pos + neg)) over the run, without its temporaries
+        mass = _x87.hist_sum("mass", h.scores[a:b], h.pos[a:b], h.neg[a:b], 0.0)
+        errs.append(abs(sp / k - mass / k))
     return float(sum(errs) / 19)
 
 

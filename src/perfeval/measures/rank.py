@@ -24,14 +24,24 @@ def _desc(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray]:
     return h.pos[::-1], h.neg[::-1]
 
 
+def _hsum(h: ScoreHistogram, op: str, par: float = 0.0) -> np.float64:
+    """A measure's sum over the summary, computed once (SAR reads ROC's): the numpy expression its
+    comment gives, bit for bit, by one compiled pass without its temporaries (_native/summary.c,
+    hist_sum).
+    """
+    from perfeval import _x87
+
+    # a numpy float, as np.sum gave: a division by zero is inf or NaN, not an exception
+    return h.memo(("sum", op, par), lambda: np.float64(_x87.hist_sum(op, h.scores, h.pos, h.neg, par)))
+
+
 def roc(h: ScoreHistogram) -> float:
     """Area under the ROC curve; a tied positive/negative pair counts one half."""
     P, N = h.n_pos, h.n_neg
     if P == 0 or N == 0:
         return NAN
-    pos, neg = _desc(h)
-    tp_above = h.cumulative()[1] - pos
-    return float(np.sum(neg * (tp_above + 0.5 * pos)) / (P * N))
+    # np.sum(neg * (tp_above + 0.5 * pos)), cells from the highest score, tp_above = cumsum(pos) - pos
+    return float(_hsum(h, "roc") / (P * N))
 
 
 def sar(h: ScoreHistogram, *, threshold: float, w_acc: float, w_roc: float, w_rms: float) -> float:
@@ -45,14 +55,11 @@ def r50(h: ScoreHistogram, *, negatives: int) -> float:
     P, N = h.n_pos, h.n_neg
     if P == 0 or N == 0:
         return NAN
-    pos, neg = _desc(h)
-    tp_above = np.cumsum(pos) - pos
-    fp_above = np.cumsum(neg) - neg
     limit = min(float(negatives), N)
-    take = np.clip(limit - fp_above, 0.0, neg)  # negatives of each group inside the limit
-    with np.errstate(invalid="ignore", divide="ignore"):
-        slope = np.where(neg > 0, pos / np.where(neg > 0, neg, 1.0), 0.0)
-    area = np.sum(take * tp_above + 0.5 * slope * take * take)
+    # from the highest score: tp_above, fp_above = cumsum(pos) - pos, cumsum(neg) - neg; the
+    # negatives of each group inside the limit, take = clip(limit - fp_above, 0, neg), with
+    # slope = pos / neg where neg > 0 (else 0): np.sum(take * tp_above + 0.5 * slope * take * take)
+    area = _hsum(h, "r50", limit)
     return float(area / (limit * P))
 
 
@@ -88,13 +95,9 @@ def prb(h: ScoreHistogram) -> float:
 
 
 def _top_positives(h: ScoreHistogram, k: float) -> float:
-    pos, neg = _desc(h)
-    size = pos + neg
-    above = np.cumsum(size) - size
-    take = np.clip(k - above, 0.0, size)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        frac = np.where(size > 0, pos / np.where(size > 0, size, 1.0), 0.0)
-    return float(np.sum(take * frac))
+    # from the highest score, size = pos + neg, above = cumsum(size) - size, take = clip(k - above,
+    # 0, size), frac = pos / size where size > 0 (else 0): np.sum(take * frac)
+    return float(_hsum(h, "top", float(k)))
 
 
 def ntop(h: ScoreHistogram, *, n: float) -> float:
@@ -108,7 +111,7 @@ def rkl(h: ScoreHistogram) -> float:
     if h.n_pos == 0 or h.n_neg == 0:
         return h.n
     low = int(np.argmax(h.pos > 0))  # ascending: the lowest score with a positive
-    return float((h.pos[low:] + h.neg[low:]).sum())
+    return float(_hsum(h, "cases", float(low)))  # (h.pos[low:] + h.neg[low:]).sum()
 
 
 def top1(h: ScoreHistogram) -> float:
@@ -123,10 +126,16 @@ def top10(h: ScoreHistogram) -> float:
     counts when the cases above it and its own negatives are fewer than 10.
     """
     pos, neg = _desc(h)
-    size = pos + neg
-    above = np.cumsum(size) - size
-    hit = (pos > 0) & (above + neg < 10)
-    return 1.0 if hit.any() else 0.0
+    m = 64
+    while True:  # the cases above only grow: the top cells up to 10 cases decide
+        size = pos[:m] + neg[:m]
+        above = np.cumsum(size) - size
+        hit = (pos[:m] > 0) & (above + neg[:m] < 10)
+        if hit.any():
+            return 1.0
+        if m >= len(pos) or above[-1] + size[-1] >= 10:
+            return 0.0
+        m *= 4
 
 
 def ap(h: ScoreHistogram) -> float:

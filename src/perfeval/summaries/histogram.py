@@ -46,12 +46,15 @@ class ScoreHistogram:
     True
     """
 
-    __slots__ = ("scores", "pos", "neg")
+    __slots__ = ("scores", "pos", "neg", "_memo")
 
     def __init__(self, scores: np.ndarray, pos: np.ndarray, neg: np.ndarray):
         self.scores = np.ascontiguousarray(scores, dtype=np.float64)
         self.pos = np.ascontiguousarray(pos, dtype=np.float64)
         self.neg = np.ascontiguousarray(neg, dtype=np.float64)
+        #: what the measures read more than once (totals, confusion counts, sums), made on first use:
+        #: a summary is not changed once made (its arrays are the measures' input, not a workspace)
+        self._memo: dict[Any, Any] = {}
         if not (
             self.scores.ndim == self.pos.ndim == self.neg.ndim == 1
             and len(self.scores) == len(self.pos) == len(self.neg)
@@ -109,14 +112,18 @@ class ScoreHistogram:
             return cls.empty()
         # -0.0 and 0.0 compare equal, so they form one run, kept as +0.0 by runs
         if w is None:
-            # unit weights: two plain sorts (numpy's vectorised sort is ~25x faster than the
-            # argsort behind np.unique(return_inverse=True)); counts by run length
-            scores, total = runs(np.sort(s))  # fresh arrays, ours to change
-            pu, pc = runs(np.sort(s[is_pos]))
-            pos = np.zeros(len(scores))
-            pos[np.searchsorted(scores, pu)] = pc
-            np.subtract(total, pos, out=total)  # in place: no second array of the summary's size
-            return cls(scores, pos, total)
+            # unit weights: the positives' and the negatives' scores sorted apart (numpy's vectorised
+            # sort, in place on the two copies: one sort of the whole in all), then merged into the
+            # summary in one compiled pass (_native/summary.c, hist_merge)
+            from perfeval import _x87
+
+            a = s[is_pos]
+            a.sort()
+            b = s[~is_pos]
+            b.sort()
+            out = cls(*(np.frombuffer(x, np.float64) for x in _x87.hist_merge(a, b)))
+            out._memo["canonical"] = True  # every cell holds a case
+            return out
         scores = runs(np.sort(s))[0]
         inv = np.searchsorted(scores, s)
         tw = w * is_pos
@@ -164,11 +171,22 @@ class ScoreHistogram:
         distinct score, a rank or a count to any measure.  Summaries built by :meth:`from_arrays` and
         :meth:`merge_all` are canonical; a summary made by hand may not be.
         """
+        if self._memo.get("canonical"):
+            return self
         empty = (self.pos == 0) & (self.neg == 0)
         if not empty.any():
+            self._memo["canonical"] = True
             return self
         keep = ~empty
-        return ScoreHistogram(self.scores[keep], self.pos[keep], self.neg[keep])
+        out = ScoreHistogram(self.scores[keep], self.pos[keep], self.neg[keep])
+        out._memo["canonical"] = True
+        return out
+
+    def memo(self, key: Any, make: Any) -> Any:
+        """``make()``, computed once for this summary (what several measures read)."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
 
     __add__ = merge
 
@@ -189,11 +207,11 @@ class ScoreHistogram:
     # -- totals -------------------------------------------------------------------------------------
     @property
     def n_pos(self) -> float:
-        return float(self.pos.sum())
+        return self.memo("n_pos", lambda: float(self.pos.sum()))
 
     @property
     def n_neg(self) -> float:
-        return float(self.neg.sum())
+        return self.memo("n_neg", lambda: float(self.neg.sum()))
 
     @property
     def n(self) -> float:
@@ -202,10 +220,14 @@ class ScoreHistogram:
     # -- what the measures read ------------------------------------------------------------------------
     def counts_at(self, threshold: float) -> tuple[float, float, float, float]:
         """(TP, FN, FP, TN) with the cases of score >= ``threshold`` predicted positive."""
-        k = int(np.searchsorted(self.scores, threshold, side="left"))
-        tp = float(self.pos[k:].sum())
-        fp = float(self.neg[k:].sum())
-        return tp, self.n_pos - tp, fp, self.n_neg - fp
+
+        def make() -> tuple[float, float, float, float]:
+            k = int(np.searchsorted(self.scores, threshold, side="left"))
+            tp = float(self.pos[k:].sum())
+            fp = float(self.neg[k:].sum())
+            return tp, self.n_pos - tp, fp, self.n_neg - fp
+
+        return self.memo(("counts_at", float(threshold)), make)
 
     def cumulative(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(thresholds, TP, FP): the distinct scores from the highest, and the positive and negative
@@ -215,7 +237,10 @@ class ScoreHistogram:
 
     def is_counts(self) -> bool:
         """True when every weight is a whole number (unit-weight cases)."""
-        return bool(np.all(self.pos == np.round(self.pos)) and np.all(self.neg == np.round(self.neg)))
+        return self.memo(
+            "is_counts",
+            lambda: bool(np.all(self.pos == np.round(self.pos)) and np.all(self.neg == np.round(self.neg))),
+        )
 
     # -- serialisation (summaries travel between processes) ------------------------------------------
     def to_dict(self) -> dict[str, list[float]]:
