@@ -168,3 +168,60 @@ def test_trec_join_refuses_codes_out_of_range():
     z = np.zeros(2, dtype=np.int64)
     with pytest.raises(ValueError, match="out of range"):
         K.trec_join(np.array([0, 3]), z, np.array([0]), np.array([0]), np.array([0, 1]), np.array([0]))
+
+
+# -- issue 17: grouping and ordering the rows without sorting all of them ------------------------------
+
+
+@settings(deadline=None)
+@given(
+    st.lists(
+        st.integers(-(2**63), 2**63 - 1) | st.integers(-5, 5) | st.sampled_from([10**12, 2**62, -(2**63)]),
+        max_size=300,
+    )
+)
+def test_int64_ids_are_coded_as_np_unique_codes_them(ids):
+    g = np.array(ids, dtype=np.int64)
+    keys, codes = (np.frombuffer(b, np.int64) for b in K.group_codes_int64(g))
+    want_keys, want_codes = np.unique(g, return_inverse=True)
+    assert np.array_equal(keys, want_keys) and np.array_equal(codes, want_codes.ravel())
+    k2, c2 = group_codes(g)  # and the public door takes that path for 64-bit ids
+    assert np.array_equal(k2, want_keys) and np.array_equal(c2, want_codes.ravel())
+
+
+@pytest.mark.parametrize("n, q", [(0, 0), (1, 1), (500, 7), (200_000, 3000), (150_000, 1)])
+def test_query_order_sorts_by_query_then_descending_score(n, q):
+    """Counted into queries and each sorted on its own (two threads past 100,000 rows): the rows by
+    query, then descending score, every row once, ties in one run."""
+    rng = np.random.default_rng(n + q)
+    codes = rng.integers(0, max(q, 1), n).astype(np.int64)
+    score = np.round(rng.normal(size=n), 2)
+    score[rng.random(n) < 0.02] = -0.0
+    order = np.frombuffer(K.query_order(codes, score, max(q, 1)), np.int64)
+    assert np.array_equal(np.sort(order), np.arange(n))
+    c, s = codes[order], score[order]
+    assert (np.diff(c) >= 0).all()
+    same = c[1:] == c[:-1]
+    assert (s[1:][same] <= s[:-1][same]).all()
+    want = np.lexsort((-score, codes))
+    assert np.array_equal(c, codes[want]) and np.array_equal(s, score[want])
+    with pytest.raises(ValueError, match="outside"):
+        K.query_order(np.array([0, 5], np.int64), np.zeros(2), 3)
+
+
+@settings(deadline=None)
+@given(st.integers(0, 3000), st.integers(1, 60), st.integers(0, 3), st.integers(0, 2**31))
+def test_group_auc_from_the_rows_is_the_tie_tables_bit_for_bit(n, groups, decimals, seed):
+    """GAUC from the rows (each group sorted on its own, no tie table) equals GAUC from the tie
+    table to the bit: ties, graded relevance (> 0 relevant), groups of one class, 64-bit ids."""
+    from perfeval.measures.query import group_auc
+
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, groups, n).astype(np.int64) * 7919 + 10**12
+    rel = np.where(rng.random(n) < 0.3, rng.integers(1, 4, n), 0).astype(np.float64)
+    score = np.round(rng.normal(size=n), decimals)
+    rd = RankingData(rel, score, g)
+    got_auc, got_sizes = group_auc(rd)
+    want_auc, want_sizes = group_auc(rd.ties())
+    assert np.array_equal(got_auc, want_auc, equal_nan=True)
+    assert np.array_equal(got_sizes, want_sizes)

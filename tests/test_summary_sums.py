@@ -199,3 +199,20 @@ def test_hist_sum_refuses_what_it_does_not_know():
         _x87.hist_sum("nope", z, z, z, 0.0)
     with pytest.raises(ValueError, match="outside"):
         _x87.hist_sum("cases", z, z, z, 9.0)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 3000, 100_000])
+def test_roc_and_apr_from_the_sorted_halves_are_those_of_the_summary(n):
+    """A summary of unit cases is kept as the positives' and negatives' sorted scores until its
+    arrays are read: ROC and APR from the halves equal (to the bit) ROC and APR of the arrays."""
+    rng = np.random.default_rng(n + 1)
+    y = (rng.random(n) < 0.3).astype(int)
+    s = np.round(rng.normal(size=n), int(rng.integers(1, 5)))
+    lazy = ScoreHistogram.from_arrays(y, s)
+    assert (lazy.split() is not None) == (n > 0)
+    got = (R.roc(lazy), R.apr(lazy)) if n else (math.nan, math.nan)
+    arrays = ScoreHistogram(lazy.scores, lazy.pos, lazy.neg)  # reading the arrays makes them
+    assert lazy.split() is None
+    want = (R.roc(arrays), R.apr(arrays)) if n else (math.nan, math.nan)
+    assert all(_same(a, b) for a, b in zip(got, want, strict=True))
+    assert lazy.n_pos == float(arrays.pos.sum()) and lazy.n_neg == float(arrays.neg.sum())

@@ -87,6 +87,7 @@ def finish(
     results: dict[str, MeasureResult] = {}
     keys: Any = None
     counted: dict[str, tuple[float, float]] = {}  # tied and comparable pairs, of each kind of measure
+    grouping = None if g is None else group_codes(g)  # once: every task and the sizes read it
     for suffix, y in tasks:
         if any(s.measure.kind == "grouped" for s in specs) and g is None:
             name = next(s.label for s in specs if s.measure.kind == "grouped")
@@ -98,16 +99,17 @@ def finish(
                 "(a per-query measure); evaluate them without weights"
             )
         label = pos_label if not partitions else None
-        keys = _task(y, ys, g, w, specs, suffix, results, label)
+        keys = _task(y, ys, g, w, specs, suffix, results, label, grouping)
         if tie_bounds:
-            for kind, (tied, pairs) in _tie_bounds(y, ys, g, w, specs, suffix, results, label).items():
+            for kind, (tied, pairs) in _tie_bounds(
+                y, ys, g, w, specs, suffix, results, label, grouping
+            ).items():
                 t0, p0 = counted.get(kind, (0.0, 0.0))
                 counted[kind] = (t0 + tied, p0 + pairs)
     warn_undefined(results, specs)
     group_sizes = None
-    if g is not None:
-        codes_all = group_codes(g)[1]
-        group_sizes = np.bincount(codes_all, weights=w, minlength=len(keys)).astype(np.float64)
+    if grouping is not None:
+        group_sizes = np.bincount(grouping[1], weights=w, minlength=len(keys)).astype(np.float64)
     params = {
         "threshold": threshold,
         "rows": int(rows_in),
@@ -135,8 +137,13 @@ def _task(
     suffix: str,
     results: dict[str, MeasureResult],
     pos_label: Any,
+    grouping: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Any:
-    """Every measure of ``specs`` for the targets ``y`` (one task) into ``results``; the group keys."""
+    """Every measure of ``specs`` for the targets ``y`` (one task) into ``results``; the group keys
+    (``grouping``: group_codes(g), when made already).
+    """
+    if g is not None and grouping is None:
+        grouping = group_codes(g)
     keys: Any = None
     ranking_specs = [s for s in specs if s.measure.kind in ("ranking", "grouped")]
     binary_specs = [s for s in specs if s.measure.kind == "binary"]
@@ -157,17 +164,19 @@ def _task(
         else:
             yr = floats(y, "y_true")
             check_relevance(yr)  # the targets read as graded relevance: checked here, where that is known
-        ties = RankingData.from_checked(yr, ys, g).ties()
-        keys = ties.keys if g is not None else None
+        # the measures take the rows and make the tie table on first need (the group AUC needs none)
+        rd = RankingData.from_checked(yr, ys, g, grouping)
+        keys = rd.keys if g is not None else None
         for s in part:
-            per_query = np.asarray(s.measure.function()(ties, **s.kwargs), dtype=np.float64)
-            results[s.label + suffix] = MeasureResult.of(s, per_query, ties.sizes, keys, g is not None)
+            per_query = np.asarray(s.measure.function()(rd, **s.kwargs), dtype=np.float64)
+            results[s.label + suffix] = MeasureResult.of(s, per_query, rd.query_sizes, keys, g is not None)
     if binary_specs:
         yb = binary_targets(y, binary_specs[0].label, pos_label)
         if g is None:
             binary_values(binary_specs, ScoreHistogram.from_checked(yb == 1, ys, w), suffix, results)
         else:
-            keys, codes = group_codes(g)
+            assert grouping is not None
+            keys, codes = grouping
             # a group's size is its cases' total weight (its row count unweighted), so that a
             # case of whole weight k counts as k copies of it in the size-weighted mean too
             sizes = np.bincount(codes, weights=w, minlength=len(keys)).astype(np.float64)
@@ -199,6 +208,7 @@ def _tie_bounds(
     suffix: str,
     results: dict[str, MeasureResult],
     pos_label: Any,
+    grouping: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, tuple[float, float]]:
     """Each measure's minimum and maximum over every order of the tied cases, and the share of its
     comparable pairs that are tied, set on its result (see :mod:`perfeval.measures.tiebounds`): the
@@ -207,7 +217,7 @@ def _tie_bounds(
     """
     from perfeval.measures.tiebounds import TieOrders
 
-    codes = None if g is None else group_codes(g)[1]
+    codes = None if g is None else (grouping if grouping is not None else group_codes(g))[1]
     sizes = None if codes is None else np.bincount(codes, weights=w).astype(np.float64)
     counted: dict[str, tuple[float, float]] = {}
     ranking = [s for s in specs if s.measure.kind in ("ranking", "grouped")]
@@ -230,11 +240,11 @@ def _tie_bounds(
         best: dict[str, MeasureResult] = {}
         worst: dict[str, MeasureResult] = {}
         if ordered:
-            _task(t, tie_orders.scores(best=True), g, w, ordered, "", best, None)
-            _task(t, tie_orders.scores(best=False), g, w, ordered, "", worst, None)
+            _task(t, tie_orders.scores(best=True), g, w, ordered, "", best, None, grouping)
+            _task(t, tie_orders.scores(best=False), g, w, ordered, "", worst, None, grouping)
         if linear:
             plain: dict[str, MeasureResult] = {}
-            _task(t, ys, g, w, [roc], "", plain, None)
+            _task(t, ys, g, w, [roc], "", plain, None, grouping)
             roc_value = _values(plain[roc.label])
         for s in kind_specs:
             r = results[s.label + suffix]

@@ -161,6 +161,9 @@ PyObject *nv_tie_table(PyObject *self, PyObject *args);
 PyObject *nv_query_order(PyObject *self, PyObject *args);
 PyObject *nv_hist_sum(PyObject *self, PyObject *args);
 PyObject *nv_hist_merge(PyObject *self, PyObject *args);
+PyObject *nv_split_sum(PyObject *self, PyObject *args);
+PyObject *nv_group_codes_int64(PyObject *self, PyObject *args);
+PyObject *nv_group_auc_rows(PyObject *self, PyObject *args);
 
 /* ---- resample.c ------------------------------------------------------------------------------ */
 void nv_walk_init(void); /* once, from the module's init */

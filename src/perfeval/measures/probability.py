@@ -108,14 +108,17 @@ def slq(h: ScoreHistogram, *, bins: int) -> float:
     """SLAC Q-score over `bins` equal bins of [0, 1] (a score of 1 falls in the last bin)."""
     if h.n == 0 or not _in_unit(h):
         return NAN
-    # the scores ascend: each bin is a run of cells, and np.bincount(slq_bins(...), weights) adds a
-    # bin's weights in order, as np.add.accumulate does along its run
+    # the scores ascend: each bin is a run of cells, whose weights np.bincount(slq_bins(...),
+    # weights) adds in order from 0.0: so does the compiled sum of the run
     edges = np.arange(1, int(bins), dtype=np.float64) / int(bins)
     bounds = np.concatenate(([0], np.searchsorted(h.scores, edges, side="left"), [len(h.scores)]))
+    from perfeval import _x87
+
     runs = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
-    x, y = (  # + 0.0: bincount starts each bin at 0.0 (a bin of -0.0 weights sums to 0.0)
-        np.array([np.add.accumulate(w[a:b])[-1] + 0.0 if b > a else 0.0 for a, b in runs])
-        for w in (h.pos, h.neg)
+    sc, pos, neg = h.scores, h.pos, h.neg
+    x, y = (
+        np.array([_x87.hist_sum(op, sc[a:b], pos[a:b], neg[a:b], 0.0) for a, b in runs])
+        for op in ("seqpos", "seqneg")
     )
     tot = x + y
     with np.errstate(invalid="ignore", divide="ignore"):

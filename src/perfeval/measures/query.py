@@ -284,6 +284,21 @@ def group_auc(rd: Any) -> tuple[np.ndarray, np.ndarray]:
     """(ROC area of each group, its number of cases); NaN for a group with one class.  A tied
     positive/negative pair counts one half (Mann-Whitney).
     """
+    if not isinstance(rd, TieTable):
+        # from the rows: every sum is of whole and half numbers, exact in any order, so the
+        # compiled pass over each group's sorted rows gives the tie table's numbers bit for bit
+        # without the order of all the rows or the table (_native/summary.c, group_auc_rows)
+        from perfeval import _x87
+
+        codes, score, rel = rd._rows
+        wins, P, N = (
+            np.frombuffer(b, np.float64)
+            for b in _x87.group_auc_rows(codes, score, (rel > 0).view(np.uint8), len(rd.keys))
+        )
+        denom = P * N
+        with np.errstate(invalid="ignore", divide="ignore"):
+            auc = np.where(denom > 0, wins / np.where(denom > 0, denom, 1.0), NAN)
+        return auc, rd.query_sizes.copy()
     t = _table(rd)
     m, size = t.rel, t.size
     P = _per_query_from_ties(t, m)

@@ -32,7 +32,9 @@ def _hsum(h: ScoreHistogram, op: str, par: float = 0.0) -> np.float64:
     from perfeval import _x87
 
     # a numpy float, as np.sum gave: a division by zero is inf or NaN, not an exception
-    return h.memo(("sum", op, par), lambda: np.float64(_x87.hist_sum(op, h.scores, h.pos, h.neg, par)))
+    return h.memo(
+        ("sum", op, par), lambda: np.float64(_x87.hist_sum(op, h.scores, h.pos, h.neg, par, h.is_counts()))
+    )
 
 
 def roc(h: ScoreHistogram) -> float:
@@ -41,6 +43,14 @@ def roc(h: ScoreHistogram) -> float:
     if P == 0 or N == 0:
         return NAN
     # np.sum(neg * (tp_above + 0.5 * pos)), cells from the highest score, tp_above = cumsum(pos) - pos
+    split = h.split()
+    if split is not None and P * N < 2.0**52:
+        # unit cases: whole and half numbers, exact in any order, so the same bits from the sorted
+        # halves in one walk, without the summary's arrays
+        from perfeval import _x87
+
+        area = h.memo(("sum", "roc", 0.0), lambda: np.float64(_x87.split_sum("roc", *split)))
+        return float(area / (P * N))
     return float(_hsum(h, "roc") / (P * N))
 
 
@@ -83,7 +93,8 @@ def apr(h: ScoreHistogram) -> float:
     # temporaries a numpy expression needs (see _native/summary.c, hist_apr)
     from perfeval import _x87
 
-    return _x87.hist_apr(h.pos, h.neg) / P
+    split = h.split()  # unit cases from the sorted halves: the same walk over the same cells
+    return (_x87.split_sum("apr", *split) if split is not None else _x87.hist_apr(h.pos, h.neg)) / P
 
 
 def prb(h: ScoreHistogram) -> float:

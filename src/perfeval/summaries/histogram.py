@@ -46,20 +46,72 @@ class ScoreHistogram:
     True
     """
 
-    __slots__ = ("scores", "pos", "neg", "_memo")
+    __slots__ = ("_scores", "_pos", "_neg", "_split", "_memo")
 
     def __init__(self, scores: np.ndarray, pos: np.ndarray, neg: np.ndarray):
-        self.scores = np.ascontiguousarray(scores, dtype=np.float64)
-        self.pos = np.ascontiguousarray(pos, dtype=np.float64)
-        self.neg = np.ascontiguousarray(neg, dtype=np.float64)
+        self._scores = np.ascontiguousarray(scores, dtype=np.float64)
+        self._pos = np.ascontiguousarray(pos, dtype=np.float64)
+        self._neg = np.ascontiguousarray(neg, dtype=np.float64)
+        self._split: tuple[np.ndarray, np.ndarray] | None = None
         #: what the measures read more than once (totals, confusion counts, sums), made on first use:
         #: a summary is not changed once made (its arrays are the measures' input, not a workspace)
         self._memo: dict[Any, Any] = {}
         if not (
-            self.scores.ndim == self.pos.ndim == self.neg.ndim == 1
-            and len(self.scores) == len(self.pos) == len(self.neg)
+            self._scores.ndim == self._pos.ndim == self._neg.ndim == 1
+            and len(self._scores) == len(self._pos) == len(self._neg)
         ):
             raise InvalidParameterError("scores, pos and neg must be 1-D arrays of one length")
+
+    @classmethod
+    def _of_split(cls, pos_scores: np.ndarray, neg_scores: np.ndarray) -> ScoreHistogram:
+        """The summary of unit cases whose positives' and negatives' scores are given sorted: its
+        arrays are made (merged) when first read; ROC and APR are finished from the two halves
+        without them (:meth:`split`).
+        """
+        h = cls.__new__(cls)
+        h._scores = h._pos = h._neg = None
+        h._split = (pos_scores, neg_scores)
+        # what the halves say exactly: every cell holds a case, counts are whole, the totals
+        h._memo = {
+            "canonical": True,
+            "is_counts": True,
+            "n_pos": float(len(pos_scores)),
+            "n_neg": float(len(neg_scores)),
+        }
+        return h
+
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._scores is None:
+            from perfeval import _x87
+
+            assert self._split is not None
+            self._scores, self._pos, self._neg = (
+                np.frombuffer(x, np.float64) for x in _x87.hist_merge(*self._split)
+            )
+            self._split = None
+        assert self._pos is not None and self._neg is not None
+        return self._scores, self._pos, self._neg
+
+    @property
+    def scores(self) -> np.ndarray:
+        """The distinct scores, ascending (float64)."""
+        return self._arrays()[0]
+
+    @property
+    def pos(self) -> np.ndarray:
+        """The positive weight at each score (float64)."""
+        return self._arrays()[1]
+
+    @property
+    def neg(self) -> np.ndarray:
+        """The negative weight at each score (float64)."""
+        return self._arrays()[2]
+
+    def split(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(positives' scores, negatives' scores), each sorted, while the summary of unit cases has
+        not been made into its arrays; None once it has (or when it was made from arrays).
+        """
+        return self._split
 
     # -- construction -------------------------------------------------------------------------------
     @classmethod
@@ -115,15 +167,11 @@ class ScoreHistogram:
             # unit weights: the positives' and the negatives' scores sorted apart (numpy's vectorised
             # sort, in place on the two copies: one sort of the whole in all), then merged into the
             # summary in one compiled pass (_native/summary.c, hist_merge)
-            from perfeval import _x87
-
             a = s[is_pos]
             a.sort()
             b = s[~is_pos]
             b.sort()
-            out = cls(*(np.frombuffer(x, np.float64) for x in _x87.hist_merge(a, b)))
-            out._memo["canonical"] = True  # every cell holds a case
-            return out
+            return cls._of_split(a, b)
         scores = runs(np.sort(s))[0]
         inv = np.searchsorted(scores, s)
         tw = w * is_pos

@@ -59,26 +59,49 @@ class RankingData:
         self._build(rel, sc, g)
 
     @classmethod
-    def from_checked(cls, relevance: np.ndarray, score: np.ndarray, groups: np.ndarray | None) -> RankingData:
+    def from_checked(
+        cls,
+        relevance: np.ndarray,
+        score: np.ndarray,
+        groups: np.ndarray | None,
+        coded: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> RankingData:
         """From arrays already checked at the door (:mod:`perfeval._validation`: float64 relevance
-        >= 0, scores without NaN, 1-D arrays of one length): nothing is checked again.
+        >= 0, scores without NaN, 1-D arrays of one length): nothing is checked again.  ``coded``:
+        :func:`group_codes` of ``groups``, when made already.
         """
         rd = cls.__new__(cls)
-        rd._build(relevance, score, groups)
+        rd._build(relevance, score, groups, coded)
         return rd
 
-    def _build(self, rel: np.ndarray, sc: np.ndarray, g: np.ndarray | None) -> None:
+    def _build(
+        self,
+        rel: np.ndarray,
+        sc: np.ndarray,
+        g: np.ndarray | None,
+        coded: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
         n = len(sc)
         if g is None:
             codes = np.zeros(n, dtype=np.int64)
             keys = np.zeros(1 if n else 0, dtype=np.int64)
         else:
-            keys, codes = group_codes(g)
-        #: the rows sorted by query, then descending score; the sorted columns are made on first use
-        self.order = query_order(codes, sc, len(keys))
+            keys, codes = coded if coded is not None else group_codes(g)
         self.keys = keys
         self._rows = (codes, sc, rel)
         self._ties: TieTable | None = None
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        """The rows sorted by query, then by descending score (made on first use: the group AUC
+        needs no order of all the rows)."""
+        codes, sc, _ = self._rows
+        return query_order(codes, sc, len(self.keys))
+
+    @cached_property
+    def query_sizes(self) -> np.ndarray:
+        """The cases of each query (float64), as the tie table's ``sizes``."""
+        return np.bincount(self._rows[0], minlength=len(self.keys)).astype(np.float64)
 
     @cached_property
     def codes(self) -> np.ndarray:
@@ -426,15 +449,26 @@ def group_codes(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             return np.arange(len(present), dtype=g.dtype), g.astype(np.int64, copy=False)
         remap = np.cumsum(present) - 1
         return np.flatnonzero(present).astype(g.dtype), remap[g].astype(np.int64)
+    if g.dtype.kind == "i" or (g.dtype.kind == "u" and g.itemsize < 8) or (
+        g.dtype == np.uint64 and (not len(g) or int(g.max()) < 2**63)
+    ):
+        # integer ids (64-bit user ids): a hash table of the distinct ids, only those sorted (the
+        # same keys and codes as np.unique's, without a sort of every row)
+        from perfeval import _x87
+
+        keys, codes = (
+            np.frombuffer(b, np.int64) for b in _x87.group_codes_int64(np.ascontiguousarray(g, np.int64))
+        )
+        return keys.astype(g.dtype), codes
     keys, codes = np.unique(g, return_inverse=True)
     return keys, codes.reshape(-1).astype(np.int64, copy=False)
 
 
 def query_order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
     """Rows sorted by query, then by descending score.  The order inside equal (query, score) does
-    not matter to any measure (all are tie-aware), so: one fast unstable sort by score, then a stable
-    sort by query, a radix sort when the codes fit 16 bits.  Rows already grouped by query and
-    ranked (a TREC run) are only put in query order.
+    not matter to any measure (all are tie-aware), so: the rows counted into their queries and
+    each query sorted on its own (compiled, _native/summary.c query_order).  Rows already grouped
+    by query and ranked (a TREC run) are only put in query order.
     """
     n = len(codes)
     if n > 1:
@@ -451,11 +485,13 @@ def query_order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
             by = np.argsort(codes[starts])
             offsets = np.cumsum(lengths[by]) - lengths[by]
             return np.repeat(starts[by] - offsets, lengths[by]) + np.arange(n)
-    by_score = np.argsort(-score)
-    c = codes[by_score]
-    if q <= 65536:
-        c = c.astype(np.uint16)
-    return by_score[np.argsort(c, kind="stable")]
+    from perfeval import _x87
+
+    # counted into their queries, each query's rows sorted on their own (two threads): a tenth of
+    # an argsort of all the scores and a stable sort by query
+    codes = np.ascontiguousarray(codes, np.int64)
+    span = int(codes.max()) + 1 if n else 0  # callers may count only the queries present (q)
+    return np.frombuffer(_x87.query_order(codes, np.ascontiguousarray(score, np.float64), span), np.int64)
 
 
 def is_identity(order: np.ndarray) -> bool:
