@@ -48,6 +48,10 @@ class ScoreHistogram:
 
     __slots__ = ("_scores", "_pos", "_neg", "_split", "_memo")
 
+    _scores: np.ndarray | None
+    _pos: np.ndarray | None
+    _neg: np.ndarray | None
+
     def __init__(self, scores: np.ndarray, pos: np.ndarray, neg: np.ndarray):
         self._scores = np.ascontiguousarray(scores, dtype=np.float64)
         self._pos = np.ascontiguousarray(pos, dtype=np.float64)
@@ -56,10 +60,8 @@ class ScoreHistogram:
         #: what the measures read more than once (totals, confusion counts, sums), made on first use:
         #: a summary is not changed once made (its arrays are the measures' input, not a workspace)
         self._memo: dict[Any, Any] = {}
-        if not (
-            self._scores.ndim == self._pos.ndim == self._neg.ndim == 1
-            and len(self._scores) == len(self._pos) == len(self._neg)
-        ):
+        sc, p, q = self._scores, self._pos, self._neg
+        if not (sc.ndim == p.ndim == q.ndim == 1 and len(sc) == len(p) == len(q)):
             raise InvalidParameterError("scores, pos and neg must be 1-D arrays of one length")
 
     @classmethod

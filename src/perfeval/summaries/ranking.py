@@ -94,7 +94,8 @@ class RankingData:
     @cached_property
     def order(self) -> np.ndarray:
         """The rows sorted by query, then by descending score (made on first use: the group AUC
-        needs no order of all the rows)."""
+        needs no order of all the rows).
+        """
         codes, sc, _ = self._rows
         return query_order(codes, sc, len(self.keys))
 
@@ -449,8 +450,10 @@ def group_codes(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             return np.arange(len(present), dtype=g.dtype), g.astype(np.int64, copy=False)
         remap = np.cumsum(present) - 1
         return np.flatnonzero(present).astype(g.dtype), remap[g].astype(np.int64)
-    if g.dtype.kind == "i" or (g.dtype.kind == "u" and g.itemsize < 8) or (
-        g.dtype == np.uint64 and (not len(g) or int(g.max()) < 2**63)
+    if (
+        g.dtype.kind == "i"
+        or (g.dtype.kind == "u" and g.itemsize < 8)
+        or (g.dtype == np.uint64 and (not len(g) or int(g.max()) < 2**63))
     ):
         # integer ids (64-bit user ids): a hash table of the distinct ids, only those sorted (the
         # same keys and codes as np.unique's, without a sort of every row)
