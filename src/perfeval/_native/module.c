@@ -59,6 +59,7 @@ static PyMethodDef methods[] = {
     {"hist_merge", nv_hist_merge, METH_VARARGS, "The summary of unit cases from the sorted scores of the positives and of the negatives."},
     {"group_codes_int64", nv_group_codes_int64, METH_VARARGS, "The distinct int64 ids, sorted, and each row's code (a hash table of the ids)."},
     {"group_auc_rows", nv_group_auc_rows, METH_VARARGS, "Each group's Mann-Whitney sum, positives and negatives, from rows in any order."},
+    {"tie_table_rows", nv_tie_table_rows, METH_VARARGS, "tie_table of the rows in query_order's order, without the order (whole grades), or None."},
     {"split_sum", nv_split_sum, METH_VARARGS, "ROC's or APR's sum from the sorted scores of the positives and of the negatives."},
     {"hist_sum", nv_hist_sum, METH_VARARGS, "One sum of a measure over a summary, bit for bit the numpy expression's."},
     {"query_order", nv_query_order, METH_VARARGS, "Rows sorted by query code, then by descending score (counted into queries, each sorted on its own)."},

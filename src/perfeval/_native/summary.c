@@ -1230,3 +1230,213 @@ PyObject *nv_group_auc_rows(PyObject *Py_UNUSED(self), PyObject *args)
     }
     return Py_BuildValue("(NNN)", wo, Po, No);
 }
+
+typedef struct {
+    qrec *rec;
+    const int64_t *starts;
+    int64_t g0, g1;
+    int64_t *ties; /* per group: its ties (then: the first tie's number) */
+} tcount_job;
+
+static void *tie_count_groups(void *arg)
+{
+    tcount_job *j = arg;
+    for (int64_t g = j->g0; g < j->g1; g++) {
+        Py_ssize_t a = j->starts[g], n = j->starts[g + 1] - a;
+        qrec *r = j->rec + a;
+        if (n > 1)
+            qrec_sort(r, n, 2 * (64 - __builtin_clzll((unsigned long long)n)));
+        int64_t t = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            t += i == 0 || r[i].key != r[i - 1].key;
+        j->ties[g] = t;
+    }
+    return NULL;
+}
+
+typedef struct {
+    const qrec *rec;
+    const int64_t *starts, *tie0;
+    int64_t g0, g1;
+    int64_t *o_query;
+    double *o_first, *o_size, *o_nrel, *o_gain, *o_lin;
+    int failed; /* out of memory for a tie's buffer */
+} twalk_job;
+
+static inline double rec_rel(const qrec *r)
+{
+    double v;
+    memcpy(&v, &r->row, 8);
+    return v;
+}
+
+/* tie_table's walk over each group's sorted records: the same sums in the same order */
+static void *tie_walk_groups(void *arg)
+{
+    twalk_job *j = arg;
+    double buf_g[128], buf_l[128], *gbuf = buf_g, *lbuf = buf_l;
+    Py_ssize_t cap = 128;
+    for (int64_t g = j->g0; g < j->g1; g++) {
+        Py_ssize_t qa = j->starts[g], qb = j->starts[g + 1];
+        int64_t t = j->tie0[g];
+        for (Py_ssize_t a = qa, b; a < qb; a = b, t++) {
+            b = a + 1;
+            while (b < qb && j->rec[b].key == j->rec[a].key)
+                b++;
+            Py_ssize_t m = b - a;
+            j->o_query[t] = g;
+            j->o_first[t] = (double)(a - qa);
+            j->o_size[t] = (double)m;
+            double nrel = 0;
+            for (Py_ssize_t i = a; i < b; i++)
+                nrel += rec_rel(&j->rec[i]) > 0;
+            j->o_nrel[t] = nrel;
+            double r0 = rec_rel(&j->rec[a]);
+            if (m - 1 < 8) { /* np_pairwise's sequential case, as tie_table */
+                double gs = 0., ls = 0.;
+                for (Py_ssize_t i = a + 1; i < b; i++) {
+                    double r = rec_rel(&j->rec[i]);
+                    gs += gain_table[(int)r];
+                    ls += r;
+                }
+                j->o_gain[t] = gain_table[(int)r0] + gs;
+                j->o_lin[t] = r0 + ls;
+                continue;
+            }
+            if (m > cap) {
+                double *ng = malloc((size_t)m * 8), *nl = malloc((size_t)m * 8);
+                if (!ng || !nl) {
+                    free(ng);
+                    free(nl);
+                    j->failed = 1;
+                    break;
+                }
+                if (gbuf != buf_g) {
+                    free(gbuf);
+                    free(lbuf);
+                }
+                gbuf = ng;
+                lbuf = nl;
+                cap = m;
+            }
+            for (Py_ssize_t i = a; i < b; i++) {
+                double r = rec_rel(&j->rec[i]);
+                gbuf[i - a] = gain_table[(int)r];
+                lbuf[i - a] = r;
+            }
+            j->o_gain[t] = gbuf[0] + np_pairwise(gbuf + 1, m - 1);
+            j->o_lin[t] = lbuf[0] + np_pairwise(lbuf + 1, m - 1);
+        }
+    }
+    if (gbuf != buf_g) {
+        free(gbuf);
+        free(lbuf);
+    }
+    return NULL;
+}
+
+/* tie_table_rows(codes, score, rel, G) -> (query, first, size, nrel, gain, lin), or None when a
+ * relevance is not a whole number 0..63: tie_table of the rows in query_order's order, without that
+ * order: the rows (with their relevance) counted into their queries and each query sorted as
+ * query_order sorts it (the same permutation, so the same ties and the same sums bit for bit), on
+ * two threads.  Why: tie_table read every row through the order (three random reads a row); here
+ * each query's rows are read where they lie. */
+PyObject *nv_tie_table_rows(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *co, *so, *ro;
+    long long G;
+    if (!PyArg_ParseTuple(args, "OOOL", &co, &so, &ro, &G))
+        return NULL;
+    nv_args in = {0};
+    if (nv_arg(&in, co, NV_RAW8) < 0 || nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, ro, NV_RAW8) < 0)
+        return NULL;
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2) || G < 0) {
+        nv_args_fail(&in, PyExc_ValueError, "codes, scores and relevance differ in length, or G < 0");
+        return NULL;
+    }
+    const int64_t *codes = in.v[0].buf;
+    const double *score = in.v[1].buf, *rel = in.v[2].buf;
+    Py_ssize_t n = in.n[0];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (codes[i] < 0 || codes[i] >= G) {
+            nv_args_fail(&in, PyExc_ValueError, "a query code outside [0, G)");
+            return NULL;
+        }
+        if (!whole_grade(rel[i])) {
+            nv_args_release(&in);
+            Py_RETURN_NONE;
+        }
+    }
+    gain_table_init();
+    int64_t *starts = calloc((size_t)G + 2, sizeof(int64_t)), *tie0 = calloc((size_t)G + 1, sizeof(int64_t));
+    qrec *rec = malloc((size_t)(n > 0 ? n : 1) * sizeof(qrec));
+    int ok = starts && tie0 && rec;
+    int64_t T = 0, mid = 0;
+    if (ok) {
+        NOGIL_BEGIN
+        /* the records carry the row number first (query_order's scatter), then its relevance */
+        ok = scatter_groups(codes, score, NULL, n, G, starts, rec) == 0;
+        if (ok) {
+            for (Py_ssize_t i = 0; i < n; i++) {
+                double r = rel[rec[i].row];
+                memcpy(&rec[i].row, &r, 8);
+            }
+            while (mid < G && starts[mid] < n / 2)
+                mid++;
+            tcount_job cj[2] = {{rec, starts, 0, mid, tie0}, {rec, starts, mid, G, tie0}};
+            pthread_t th;
+            int threaded = n > 100000 && G > 1 && pthread_create(&th, NULL, tie_count_groups, &cj[1]) == 0;
+            tie_count_groups(&cj[0]);
+            if (threaded)
+                pthread_join(th, NULL);
+            else
+                tie_count_groups(&cj[1]);
+            for (int64_t g = 0; g < G; g++) { /* each group's first tie */
+                int64_t c = tie0[g];
+                tie0[g] = T;
+                T += c;
+            }
+        }
+        NOGIL_END
+    }
+    enum { QUERY, FIRST, SIZE, NREL, GAIN, LIN, NOUT };
+    PyObject *out[NOUT] = {0};
+    for (int k = 0; ok && k < NOUT; k++)
+        ok = (out[k] = PyByteArray_FromStringAndSize(NULL, T * 8)) != NULL;
+    if (ok) {
+        twalk_job wj[2];
+        for (int h = 0; h < 2; h++)
+            wj[h] = (twalk_job){rec,
+                                starts,
+                                tie0,
+                                h ? mid : 0,
+                                h ? G : mid,
+                                (int64_t *)PyByteArray_AS_STRING(out[QUERY]),
+                                (double *)PyByteArray_AS_STRING(out[FIRST]),
+                                (double *)PyByteArray_AS_STRING(out[SIZE]),
+                                (double *)PyByteArray_AS_STRING(out[NREL]),
+                                (double *)PyByteArray_AS_STRING(out[GAIN]),
+                                (double *)PyByteArray_AS_STRING(out[LIN]),
+                                0};
+        NOGIL_BEGIN
+        pthread_t th;
+        int threaded = n > 100000 && G > 1 && pthread_create(&th, NULL, tie_walk_groups, &wj[1]) == 0;
+        tie_walk_groups(&wj[0]);
+        if (threaded)
+            pthread_join(th, NULL);
+        else
+            tie_walk_groups(&wj[1]);
+        NOGIL_END
+        ok = !wj[0].failed && !wj[1].failed;
+    }
+    free(starts);
+    free(tie0);
+    free(rec);
+    nv_args_release(&in);
+    if (!ok) {
+        for (int k = 0; k < NOUT; k++)
+            Py_XDECREF(out[k]);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    return Py_BuildValue("(NNNNNN)", out[0], out[1], out[2], out[3], out[4], out[5]);
+}

@@ -163,7 +163,8 @@ class RankingData:
         """The :class:`TieTable` of these rows (what every per-query measure reads)."""
         if self._ties is None:
             codes, score, rel = self._rows
-            self._ties = TieTable.from_rows(codes, score, rel, self.keys, order=self.order)
+            # the order when made already; else the table's own pass needs none
+            self._ties = TieTable.from_rows(codes, score, rel, self.keys, order=self.__dict__.get("order"))
         return self._ties
 
 
@@ -322,6 +323,21 @@ class TieTable:
         codes = np.ascontiguousarray(codes, dtype=np.int64)
         score = np.ascontiguousarray(score, dtype=np.float64)
         rel = np.ascontiguousarray(rel, dtype=np.float64)
+        if order is None:  # rows a run file holds in order need no sort at all
+            order = _as_ranked(codes, score, len(keys))
+        if order is None and judged is None and pooled is None and len(codes) > 1:
+            # the rows in query_order's order without making it: each query's rows sorted where
+            # they lie, the same ties and sums (None: a grade that is not a whole number 0..63)
+            span = int(codes.max()) + 1
+            got = _x87.tie_table_rows(codes, score, rel, span)
+            if got is not None:
+                query, first, size, nrel, tgain, lin = (
+                    np.frombuffer(b, np.int64 if k == 0 else np.float64) for k, b in enumerate(got)
+                )
+                sizes = np.bincount(codes, minlength=len(keys)).astype(np.float64)
+                return cls(
+                    keys, sizes, query, size, first, nrel, tgain, _grades(codes, rel, len(keys)), lin=lin
+                )
         if order is None:
             order = query_order(codes, score, len(keys))
         whole = not len(rel) or (float(rel.max()) < 64 and bool((rel == np.floor(rel)).all()))
@@ -467,20 +483,16 @@ def group_codes(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keys, codes.reshape(-1).astype(np.int64, copy=False)
 
 
-def query_order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
-    """Rows sorted by query, then by descending score.  The order inside equal (query, score) does
-    not matter to any measure (all are tie-aware), so: the rows counted into their queries and
-    each query sorted on its own (compiled, _native/summary.c query_order).  Rows already grouped
-    by query and ranked (a TREC run) are only put in query order.
+def _as_ranked(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray | None:
+    """The order of rows already as a run file holds them (each query's rows together, best first),
+    found in O(n) without a sort: only the queries' blocks put in order; None for other rows.
     """
     n = len(codes)
-    if n > 1:
-        # a ranking as a run file holds it: each query's rows together, best first.  Checked in O(n);
-        # then only the queries' blocks are put in order (no sort of the rows).
+    if n > 1 and int(np.count_nonzero(codes[1:] != codes[:-1])) + 1 == q:
         cut = np.flatnonzero(codes[1:] != codes[:-1]) + 1
         steps = np.diff(score)
         steps[cut - 1] = 0.0  # a new query may start at any score
-        if len(cut) + 1 == q and bool((steps <= 0).all()):
+        if bool((steps <= 0).all()):
             starts = np.concatenate(([0], cut))
             if (np.diff(codes[starts]) > 0).all():
                 return np.arange(n)
@@ -488,6 +500,19 @@ def query_order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
             by = np.argsort(codes[starts])
             offsets = np.cumsum(lengths[by]) - lengths[by]
             return np.repeat(starts[by] - offsets, lengths[by]) + np.arange(n)
+    return None
+
+
+def query_order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
+    """Rows sorted by query, then by descending score.  The order inside equal (query, score) does
+    not matter to any measure (all are tie-aware), so: the rows counted into their queries and
+    each query sorted on its own (compiled, _native/summary.c query_order).  Rows already grouped
+    by query and ranked (a TREC run) are only put in query order.
+    """
+    n = len(codes)
+    ranked = _as_ranked(codes, score, q)
+    if ranked is not None:
+        return ranked
     from perfeval import _x87
 
     # counted into their queries, each query's rows sorted on their own (two threads): a tenth of
