@@ -225,3 +225,325 @@ def test_group_auc_from_the_rows_is_the_tie_tables_bit_for_bit(n, groups, decima
     want_auc, want_sizes = group_auc(rd.ties())
     assert np.array_equal(got_auc, want_auc, equal_nan=True)
     assert np.array_equal(got_sizes, want_sizes)
+
+
+def _numpy_histograms(codes, score, positive, G):
+    """Every group's summary as numpy made it before group_hist_rows: the rows sorted by (group,
+    score) and each run summed with reduceat."""
+    order = np.lexsort((score, codes))
+    c, sc, yy = codes[order], score[order] + 0.0, positive[order].astype(np.float64)
+    new = np.ones(len(sc), dtype=bool)
+    new[1:] = (c[1:] != c[:-1]) | (sc[1:] != sc[:-1])
+    starts = np.flatnonzero(new)
+    pos = np.add.reduceat(yy, starts) if len(starts) else np.zeros(0)
+    neg = np.add.reduceat(1 - yy, starts) if len(starts) else np.zeros(0)
+    return sc[starts], pos, neg, np.searchsorted(c[starts], np.arange(G + 1))
+
+
+def _group_rows(n, groups, decimals, seed):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, groups, n).astype(np.int64)
+    score = np.round(rng.normal(size=n), decimals)
+    score[rng.random(n) < 0.05] = -0.0  # -0.0 and 0.0: one score
+    score[rng.random(n) < 0.05] = 0.0
+    positive = rng.random(n) < 0.3
+    return codes, score, positive
+
+
+def _bits(a):
+    return np.asarray(a, np.float64).view(np.uint64)
+
+
+@settings(deadline=None)
+@given(st.integers(0, 3000), st.integers(1, 60), st.integers(0, 3), st.integers(0, 2**31))
+def test_group_histograms_from_the_rows_are_numpys_bit_for_bit(n, groups, decimals, seed):
+    """group_hist_rows (each group's rows sorted on their own) against the sorted rows' reduceat:
+    the same scores (-0.0 read as 0.0), counts and bounds, whatever the order of the rows."""
+    codes, score, positive = _group_rows(n, groups, decimals, seed)
+    want = _numpy_histograms(codes, score, positive, groups)
+    got = K.group_hist_rows(codes, score, positive.view(np.uint8), groups)
+    for g, w in zip(got[:3], want[:3], strict=True):
+        assert np.array_equal(_bits(np.frombuffer(g, np.float64)), _bits(w))
+    assert np.array_equal(np.frombuffer(got[3], np.int64), want[3])
+    with pytest.raises(ValueError, match="outside"):
+        K.group_hist_rows(np.array([0, 5], np.int64), np.zeros(2), np.zeros(2, np.uint8), 3)
+
+
+@settings(deadline=None)
+@given(st.integers(1, 3000), st.integers(1, 60), st.integers(0, 3), st.integers(0, 2**31))
+def test_tie_table_and_auc_from_group_histograms_are_numpys_bit_for_bit(n, groups, decimals, seed):
+    """hist_tie_groups against TieTable.from_histograms's numpy expressions, hist_auc_groups against
+    group_auc over that table."""
+    from perfeval.measures.query import group_auc
+
+    codes, score, positive = _group_rows(n, groups, decimals, seed)
+    _keys, codes = np.unique(codes, return_inverse=True)  # every group has rows, as the engine's
+    groups = int(codes.max()) + 1
+    _sc, pos, neg, bounds = _numpy_histograms(codes, score, positive, groups)
+    cells = np.diff(bounds)
+    grp = np.repeat(np.arange(groups, dtype=np.int64), cells)
+    rev = bounds[grp] + bounds[grp + 1] - 1 - np.arange(len(grp))
+    rel, size = pos[rev], (pos + neg)[rev]
+    c = np.cumsum(size)
+    base = (c - size)[bounds[:-1][cells > 0]]
+    first = c - size - np.repeat(base, cells[cells > 0])
+    t = TieTable.from_histograms(pos, neg, bounds)
+    assert np.array_equal(t.query, grp)
+    for got, want in ((t.size, size), (t.first, first), (t.rel, rel)):
+        assert np.array_equal(_bits(got), _bits(want))
+    assert np.array_equal(_bits(t.sizes), _bits(np.bincount(grp, weights=size, minlength=groups)))
+    wins, P, N = (np.frombuffer(b, np.float64) for b in K.hist_auc_groups(pos, neg, bounds))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        auc = np.where(P * N > 0, wins / np.where(P * N > 0, P * N, 1.0), np.nan)
+    assert np.array_equal(auc, group_auc(t)[0], equal_nan=True)
+    with pytest.raises(ValueError, match="bounds"):
+        K.hist_auc_groups(pos, neg, np.array([0, len(pos) + 1], np.int64))
+
+
+# -- the per-group measures as numpy made them before their compiled passes (hist_groups) ----------
+def _old_hist_sum(gd, term):
+    sc, pos, neg, bounds = gd._hist
+    codes = np.repeat(np.arange(gd.G), np.diff(bounds))
+    return np.bincount(codes, weights=term(sc, pos, neg), minlength=gd.G)
+
+
+def _old_group_sizes(gd):
+    return _old_hist_sum(gd, lambda s, p, q: p + q)
+
+
+def _old_brier_groups(gd):
+    from perfeval.measures._formulas import div
+
+    return div(_old_hist_sum(gd, lambda s, p, q: p * (1 - s) ** 2 + q * s**2), _old_group_sizes(gd))
+
+
+def _old_slq_groups(gd, *, bins):
+    if gd.weighted:
+        return None
+    from perfeval.measures._formulas import div
+    from perfeval.measures.probability import slq_bins
+
+    B = int(bins)
+    sc, pos, neg, bounds = gd._hist
+    grp = np.repeat(np.arange(gd.G), np.diff(bounds))
+    outside = np.bincount(grp, weights=((sc < 0) | (sc > 1)).astype(np.float64), minlength=gd.G) > 0
+    cell = grp * B + slq_bins(np.clip(sc, 0, 1), B)
+    x = np.bincount(cell, weights=pos, minlength=gd.G * B).reshape(gd.G, B)
+    tot = np.bincount(cell, weights=pos + neg, minlength=gd.G * B).reshape(gd.G, B)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = np.where(tot > 0, np.minimum(x, tot - x) / np.where(tot > 0, tot, 1.0), 0.0)
+    v = div((tot * (1 - 2 * w) ** 2).sum(axis=1), tot.sum(axis=1))
+    return np.where(outside, np.nan, v)
+
+
+def _old_ca1_groups(gd):
+    if gd.weighted:
+        return None
+    sc, pos, neg, bounds = gd._hist
+    grp = np.repeat(np.arange(gd.G), np.diff(bounds))
+    n = pos + neg
+    total = np.zeros(gd.G)
+    for i in range(19):
+        m = (sc >= i / 20) & (sc <= (i + 2) / 20)
+        k = np.bincount(grp, weights=n * m, minlength=gd.G)
+        p = np.bincount(grp, weights=pos * m, minlength=gd.G)
+        sp = np.bincount(grp, weights=sc * n * m, minlength=gd.G)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total += np.where(k > 0, np.abs(p / np.where(k > 0, k, 1) - sp / np.where(k > 0, k, 1)), 0.0)
+    return total / 19
+
+
+def _old_ca2_groups(gd, *, window):
+    if gd.weighted:
+        return None
+    sc, pos, neg, bounds = gd._hist
+    out = np.empty(gd.G)
+    for k in range(gd.G):
+        a, b = bounds[k], bounds[k + 1]
+        n = pos[a:b].sum() + neg[a:b].sum()
+        out[k] = np.nan if n < window else K.hist_ca2(sc[a:b], pos[a:b], neg[a:b], int(window))
+    return out
+
+
+def _old_roc_groups(gd):
+    from perfeval.measures._data import tie_table
+    from perfeval.measures.query import group_auc
+
+    t = tie_table(gd)
+    return None if t is None else group_auc(t)[0]
+
+
+def _old_top1_groups(gd):
+    from perfeval.measures._data import tie_table
+
+    t = tie_table(gd)
+    if t is None:
+        return None
+    top = t.first == 0
+    v = np.zeros(t.n_queries)
+    v[t.query[top]] = ((t.rel[top] == t.size[top]) & (t.rel[top] > 0)).astype(np.float64)
+    return v
+
+
+def _old_top10_groups(gd):
+    from perfeval.measures._data import tie_table
+
+    t = tie_table(gd)
+    if t is None:
+        return None
+    hit = (t.rel > 0) & (t.first + (t.size - t.rel) < 10)
+    return (np.bincount(t.query[hit], minlength=t.n_queries) > 0).astype(np.float64)
+
+
+def _old_rkl_groups(gd):
+    from perfeval.measures._data import tie_table
+
+    t = tie_table(gd)
+    if t is None:
+        return None
+    P = np.bincount(t.query, weights=t.rel, minlength=t.n_queries)
+    last = np.zeros(t.n_queries)
+    has = t.rel > 0
+    np.maximum.at(last, t.query[has], t.end[has])
+    return np.where((P == 0) | (P == t.sizes), t.sizes, last)
+
+
+def _old_top_share(t, k):
+    overlap = np.clip(np.minimum(t.end, k[t.query]) - t.first, 0.0, None)
+    return np.bincount(t.query, weights=t.rel / t.size * overlap, minlength=t.n_queries)
+
+
+def _old_prb_groups(gd):
+    from perfeval.measures._data import tie_table
+    from perfeval.measures._formulas import div
+
+    t = tie_table(gd)
+    if t is None:
+        return None
+    P = np.bincount(t.query, weights=t.rel, minlength=t.n_queries)
+    return div(_old_top_share(t, P), P)
+
+
+def _old_ntop_groups(gd, *, n):
+    from perfeval.measures._data import tie_table
+
+    t = tie_table(gd)
+    if t is None:
+        return None
+    return _old_top_share(t, np.full(t.n_queries, float(n))) / n
+
+
+def _old_r50_groups(gd, *, negatives):
+    from perfeval.measures._data import tie_table
+    from perfeval.measures._formulas import div
+    from perfeval.measures.query import within_query_cumsum
+
+    t = tie_table(gd)
+    if t is None:
+        return None
+    m, q = t.rel, t.query
+    neg = t.size - m
+    P = np.bincount(q, weights=m, minlength=t.n_queries)
+    N = np.bincount(q, weights=neg, minlength=t.n_queries)
+    tp_above = within_query_cumsum(t, m) - m
+    fp_above = within_query_cumsum(t, neg) - neg
+    limit = np.minimum(float(negatives), N)
+    take = np.clip(limit[q] - fp_above, 0.0, neg)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = np.where(neg > 0, m / np.where(neg > 0, neg, 1.0), 0.0)
+    area = np.bincount(q, weights=take * tp_above + 0.5 * slope * take * take, minlength=t.n_queries)
+    return np.where((P > 0) & (N > 0), div(area, limit * P), np.nan)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 2000),
+    st.integers(1, 40),
+    st.integers(0, 3),
+    st.integers(0, 2**31),
+    st.sampled_from([0.5, 0.3, 0.0, 1.0]),
+    st.booleans(),
+)
+def test_per_group_measures_are_the_numpy_forms_bit_for_bit(n, groups, decimals, seed, threshold, weighted):
+    """Every per-group kernel of the registry's binary measures as the engine runs it now (unweighted
+    rows as given: histograms compiled from them, threshold counts and the PERF measures' parts in
+    one compiled pass each, hist_groups) against the numpy forms they replace over the rows sorted
+    by (group, score, target[, weight]) with numpy's histograms and row-order counts, bit for bit;
+    weighted rows too (the measures that take weights)."""
+    from unittest import mock
+
+    from perfeval.engine import resolve
+    from perfeval.measures import _data, list_measures, probability, rank
+
+    codes, score, positive = _group_rows(n, groups, decimals, seed)
+    _keys, codes = np.unique(codes, return_inverse=True)  # every group has rows, as the engine's
+    groups = int(codes.max()) + 1
+    score = np.clip(np.abs(score) / 3, 0, 1.2)  # mostly in [0, 1] (CA1, SLQ), a few above
+    y = positive.astype(np.float64)
+    w = np.random.default_rng(seed).integers(0, 4, n) * 0.75 if weighted else None
+    new = _data.GroupedData.from_rows(codes, y, score, w, groups)
+    canon = np.lexsort((y, score, codes) if w is None else (w, y, score, codes))
+    old = _data.GroupedData(codes[canon], y[canon], score[canon], None if w is None else w[canon], groups)
+    if w is None:
+        old._hist = _numpy_histograms(codes, score, positive, groups)
+    else:  # numpy's reduceat over the canonical rows, as before
+        c, sc, yy, ww = old.codes, old.s + 0.0, old.y, old.w
+        first = np.ones(len(sc), dtype=bool)
+        first[1:] = (c[1:] != c[:-1]) | (sc[1:] != sc[:-1])
+        starts = np.flatnonzero(first)
+        old._hist = (
+            sc[starts],
+            np.add.reduceat(ww * yy, starts),
+            np.add.reduceat(ww * (1 - yy), starts),
+            np.searchsorted(c[starts], np.arange(groups + 1)),
+        )
+
+    def row_counts(threshold):
+        pred = old.s >= threshold
+        wp, wn = old.w * old.y, old.w * (1.0 - old.y)
+        tp, fp = old.sum(wp * pred), old.sum(wn * pred)
+        P, N = old.sum(wp), old.sum(wn)
+        return tp, P - tp, fp, N - fp
+
+    old.counts = row_counts
+    olds = {
+        "roc_groups": _old_roc_groups,
+        "prb_groups": _old_prb_groups,
+        "ntop_groups": _old_ntop_groups,
+        "r50_groups": _old_r50_groups,
+        "slq_groups": _old_slq_groups,
+        "ca1_groups": _old_ca1_groups,
+        "ca2_groups": _old_ca2_groups,
+        "brier_groups": _old_brier_groups,
+        "top1_groups": _old_top1_groups,
+        "top10_groups": _old_top10_groups,
+        "rkl_groups": _old_rkl_groups,
+    }
+    patches = [
+        mock.patch.object(probability, "group_sizes", _old_group_sizes),
+        mock.patch.object(probability, "hist_sum", _old_hist_sum),
+        mock.patch.object(probability, "brier_groups", _old_brier_groups),
+        mock.patch.object(rank, "roc_groups", _old_roc_groups),
+    ]
+    compared = 0
+    for s in resolve([m.name for m in list_measures() if m.kind == "binary"], threshold):
+        fast = s.measure.per_group_function()
+        if fast is None:
+            continue
+        kwargs = dict(s.kwargs)
+        if "window" in kwargs:
+            kwargs["window"] = 1 + seed % 7  # windows that fit the small groups too
+        with np.errstate(all="ignore"):
+            got = fast(new, **kwargs)
+            for p in patches:
+                p.start()
+            try:
+                want = olds.get(fast.__name__, fast)(old, **kwargs)
+            finally:
+                for p in patches:
+                    p.stop()
+        assert (got is None) == (want is None), s.label
+        if got is not None:
+            assert np.array_equal(_bits(got), _bits(want)), s.label
+            compared += 1
+    assert compared >= (12 if weighted else 30)

@@ -180,11 +180,9 @@ def _task(
             # a group's size is its cases' total weight (its row count unweighted), so that a
             # case of whole weight k counts as k copies of it in the size-weighted mean too
             sizes = np.bincount(codes, weights=w, minlength=len(keys)).astype(np.float64)
-            # the rows in one canonical order (group, score, target, weight): a per-group kernel that
-            # sums in row order then gives the same bits whatever the input order
-            yf = np.asarray(yb, dtype=np.float64)
-            canon = np.lexsort((yf, ys, codes) if w is None else (w, yf, ys, codes))
-            gd = GroupedData(codes[canon], yf[canon], ys[canon], None if w is None else w[canon], len(keys))
+            # weighted, the rows in one canonical order (group, score, target, weight): a per-group
+            # kernel that sums in row order then gives the same bits whatever the input order
+            gd = GroupedData.from_rows(codes, np.asarray(yb, dtype=np.float64), ys, w, len(keys))
             hists = None
             for s in binary_specs:
                 fast = s.measure.per_group_function()

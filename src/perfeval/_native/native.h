@@ -165,6 +165,10 @@ PyObject *nv_split_sum(PyObject *self, PyObject *args);
 PyObject *nv_group_codes_int64(PyObject *self, PyObject *args);
 PyObject *nv_group_auc_rows(PyObject *self, PyObject *args);
 PyObject *nv_tie_table_rows(PyObject *self, PyObject *args);
+PyObject *nv_group_hist_rows(PyObject *self, PyObject *args);
+PyObject *nv_hist_tie_groups(PyObject *self, PyObject *args);
+PyObject *nv_hist_auc_groups(PyObject *self, PyObject *args);
+PyObject *nv_hist_groups(PyObject *self, PyObject *args);
 
 /* ---- resample.c ------------------------------------------------------------------------------ */
 void nv_walk_init(void); /* once, from the module's init */

@@ -14,19 +14,52 @@ import numpy as np
 
 
 class GroupedData:
-    """Rows with their group code; ``w`` is the weight of each row (1 when unweighted)."""
+    """Rows with their group code; ``w`` is the weight of each row (1 when unweighted).
 
-    def __init__(self, codes: np.ndarray, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, n_groups: int):
+    Weighted rows must come in one canonical order (group, score, target, weight; see
+    :meth:`from_rows`), so that sums in row order have the same bits whatever order the rows came
+    in.  Unweighted rows may come in any order: every sum over them is a count, exact in any order,
+    and is read from the groups' histograms.
+    """
+
+    def __init__(
+        self,
+        codes: np.ndarray,
+        y: np.ndarray,
+        s: np.ndarray,
+        w: np.ndarray | None,
+        n_groups: int,
+    ):
         self.codes, self.y, self.s, self.G = codes, y.astype(np.float64, copy=False), s, n_groups
-        self.w = np.ones(len(s)) if w is None else w
         self.weighted = w is not None
+        self._w = w
         self._ranking: Any = None  # the groups' TieTable, made on first use
-        self._hist: Any = None  # the groups' histograms (see _histograms)
+        self._hist: Any = None  # the groups' histograms (see histograms)
+
+    @classmethod
+    def from_rows(
+        cls, codes: np.ndarray, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, n_groups: int
+    ) -> GroupedData:
+        """The rows as given when unweighted; weighted, in the canonical order (group, score,
+        target, weight), so that a per-group sum in row order gets the same bits for any order.
+        """
+        y = np.asarray(y, dtype=np.float64)
+        if w is None:
+            return cls(codes, y, s, None, n_groups)
+        canon = np.lexsort((w, y, s, codes))
+        return cls(codes[canon], y[canon], s[canon], w[canon], n_groups)
+
+    @property
+    def w(self) -> np.ndarray:
+        return np.ones(len(self.s)) if self._w is None else self._w
 
     def sum(self, values: np.ndarray) -> np.ndarray:
         return np.bincount(self.codes, weights=values, minlength=self.G)
 
     def counts(self, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        if not self.weighted:  # whole counts, from the histograms: the rows' bits in any order
+            tp, fn, fp, tn = hist_groups(self, "counts", threshold)
+            return tp, fn, fp, tn
         pred = self.s >= threshold
         wp, wn = self.w * self.y, self.w * (1.0 - self.y)
         tp, fp = self.sum(wp * pred), self.sum(wn * pred)
@@ -37,8 +70,21 @@ class GroupedData:
 def histograms(gd: GroupedData):
     """(scores, pos, neg, bounds): every group's ScoreHistogram as slices of three arrays."""
     if getattr(gd, "_hist", None) is None:
-        order = np.lexsort((gd.s, gd.codes))
-        c, sc, yy, ww = gd.codes[order], gd.s[order] + 0.0, gd.y[order], gd.w[order]
+        if not gd.weighted:  # whole counts: compiled, from the rows in any order
+            from perfeval import _x87
+
+            sc, pos, neg, bounds = _x87.group_hist_rows(
+                np.ascontiguousarray(gd.codes, np.int64),
+                np.ascontiguousarray(gd.s, np.float64),
+                np.ascontiguousarray(gd.y == 1, np.uint8),
+                gd.G,
+            )
+            gd._hist = tuple(np.frombuffer(a, np.float64) for a in (sc, pos, neg)) + (
+                np.frombuffer(bounds, np.int64),
+            )
+            return gd._hist
+        # weighted rows come sorted by (group, score, target, weight): each (group, score) run summed
+        c, sc, yy, ww = gd.codes, gd.s + 0.0, gd.y, gd.w
         new = np.ones(len(sc), dtype=bool)
         new[1:] = (c[1:] != c[:-1]) | (sc[1:] != sc[:-1])
         starts = np.flatnonzero(new)
@@ -68,12 +114,43 @@ def tie_table(gd: GroupedData):
 def hist_sum(gd: GroupedData, term) -> np.ndarray:
     """Per-group sums over each group's summary (distinct scores with their positive and negative
     weight), in score order: the same terms, in the same order, as the measure over one summary,
-    whatever the order of the rows (a shuffle, a spill).
+    whatever the order of the rows (a shuffle, a spill).  Each group's terms are added one by one
+    from 0.0, as np.bincount adds them (compiled: hist_groups "sum").
     """
+    from perfeval import _x87
+
     sc, pos, neg, bounds = histograms(gd)
-    codes = np.repeat(np.arange(gd.G), np.diff(bounds))
-    return np.bincount(codes, weights=term(sc, pos, neg), minlength=gd.G)
+    terms = np.ascontiguousarray(term(sc, pos, neg), dtype=np.float64)
+    pos, neg = np.ascontiguousarray(pos, np.float64), np.ascontiguousarray(neg, np.float64)
+    out = _x87.hist_groups("sum", terms, pos, neg, np.ascontiguousarray(bounds, np.int64), 0.0)[0]
+    return np.frombuffer(out, np.float64)
+
+
+def hist_groups(gd: Any, op: str, par: float = 0.0) -> tuple[np.ndarray, ...]:
+    """A measure's parts for every group from the groups' histograms in one compiled pass
+    (_native/summary.c hist_groups: the numpy expressions' bits), kept on ``gd`` for the next
+    measure that asks (the threshold counts of ten measures, RMS's sums for SAR).
+    """
+    memo = gd.__dict__.setdefault("_memo", {})
+    key = (op, float(par))
+    if key not in memo:
+        from perfeval import _x87
+
+        sc, pos, neg, bounds = histograms(gd)
+        memo[key] = tuple(
+            np.frombuffer(b, np.float64)
+            for b in _x87.hist_groups(
+                op,
+                np.ascontiguousarray(sc, np.float64),
+                np.ascontiguousarray(pos, np.float64),
+                np.ascontiguousarray(neg, np.float64),
+                np.ascontiguousarray(bounds, np.int64),
+                float(par),
+            )
+        )
+    return memo[key]
 
 
 def group_sizes(gd: GroupedData) -> np.ndarray:
-    return hist_sum(gd, lambda s, p, q: p + q)
+    """Each group's cases (its total weight), summed cell by cell in score order."""
+    return hist_groups(gd, "sq")[1]

@@ -11,7 +11,7 @@ import numpy as np
 
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import _formulas as _f
-from perfeval.measures._data import GroupedData, group_sizes, hist_sum, histograms
+from perfeval.measures._data import GroupedData, group_sizes, hist_groups, hist_sum
 from perfeval.summaries import ScoreHistogram
 
 NAN = math.nan
@@ -181,7 +181,9 @@ def rms_groups(gd: GroupedData) -> np.ndarray:
 
 
 def brier_groups(gd: GroupedData) -> np.ndarray:
-    return _div(hist_sum(gd, lambda s, p, q: p * (1 - s) ** 2 + q * s**2), group_sizes(gd))
+    # sum of p (1 - s)^2 + q s^2 over each group's cells, and of p + q (hist_groups "sq")
+    squares, sizes = hist_groups(gd, "sq")
+    return _div(squares, sizes)
 
 
 def nrm_groups(gd: GroupedData, *, p: float) -> np.ndarray:
@@ -220,50 +222,23 @@ def logloss_groups(gd: GroupedData, *, eps: float = 0.0) -> np.ndarray:
 
 
 def slq_groups(gd: GroupedData, *, bins: int) -> np.ndarray | None:
+    """Each group's slq (NaN for a group with a score outside [0, 1]): its (bins,) table of positives
+    and cases made from its cells and summed as numpy sums a row (hist_groups "slq").
+    """
     if gd.weighted:
         return None
-    from perfeval.measures.probability import slq_bins
-
-    B = int(bins)
-    sc, pos, neg, bounds = histograms(gd)
-    grp = np.repeat(np.arange(gd.G), np.diff(bounds))
-    outside = np.bincount(grp, weights=((sc < 0) | (sc > 1)).astype(np.float64), minlength=gd.G) > 0
-    cell = grp * B + slq_bins(np.clip(sc, 0, 1), B)
-    x = np.bincount(cell, weights=pos, minlength=gd.G * B).reshape(gd.G, B)
-    tot = np.bincount(cell, weights=pos + neg, minlength=gd.G * B).reshape(gd.G, B)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        w = np.where(tot > 0, np.minimum(x, tot - x) / np.where(tot > 0, tot, 1.0), 0.0)
-    v = _div((tot * (1 - 2 * w) ** 2).sum(axis=1), tot.sum(axis=1))
-    return np.where(outside, np.nan, v)
+    return hist_groups(gd, "slq", int(bins))[0]
 
 
 def ca1_groups(gd: GroupedData) -> np.ndarray | None:
+    """Each group's CA1: its 19 overlapping bins walked over its ascending cells (hist_groups "ca1")."""
     if gd.weighted:
         return None
-    sc, pos, neg, bounds = histograms(gd)
-    grp = np.repeat(np.arange(gd.G), np.diff(bounds))
-    n = pos + neg
-    total = np.zeros(gd.G)
-    for i in range(19):
-        m = (sc >= i / 20) & (sc <= (i + 2) / 20)
-        k = np.bincount(grp, weights=n * m, minlength=gd.G)
-        p = np.bincount(grp, weights=pos * m, minlength=gd.G)
-        sp = np.bincount(grp, weights=sc * n * m, minlength=gd.G)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            total += np.where(k > 0, np.abs(p / np.where(k > 0, k, 1) - sp / np.where(k > 0, k, 1)), 0.0)
-    return total / 19
+    return hist_groups(gd, "ca1")[0]
 
 
 def ca2_groups(gd: GroupedData, *, window: int) -> np.ndarray | None:
-    S = int(window)
+    """Each group's CA2, NaN for a group of fewer cases than the window (hist_groups "ca2")."""
     if gd.weighted:
         return None
-    from perfeval import _x87
-
-    sc, pos, neg, bounds = histograms(gd)
-    out = np.empty(gd.G)
-    for k in range(gd.G):
-        a, b = bounds[k], bounds[k + 1]
-        n = pos[a:b].sum() + neg[a:b].sum()
-        out[k] = np.nan if n < S else _x87.hist_ca2(sc[a:b], pos[a:b], neg[a:b], S)
-    return out
+    return hist_groups(gd, "ca2", int(window))[0]

@@ -10,7 +10,7 @@ import numpy as np
 
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import _formulas as _f
-from perfeval.measures._data import GroupedData, histograms, tie_table
+from perfeval.measures._data import GroupedData, hist_groups, histograms
 from perfeval.measures.probability import rms, rms_groups
 from perfeval.measures.threshold import acc, acc_groups
 from perfeval.summaries import ScoreHistogram
@@ -169,13 +169,16 @@ def ap(h: ScoreHistogram) -> float:
 
 def roc_groups(gd: GroupedData) -> np.ndarray | None:
     """Per-group ROC area (half credit for ties) through the ranking kernel; None with weights."""
-    t = tie_table(gd)
-    if t is None:
+    if gd.weighted:
         return None
-    from perfeval.measures.query import group_auc
+    from perfeval import _x87
 
-    auc, _ = group_auc(t)
-    return auc
+    # from each group's summary in one pass: whole and half numbers, the tie table's bits (group_auc)
+    _sc, pos, neg, bounds = histograms(gd)
+    wins, P, N = (np.frombuffer(b, np.float64) for b in _x87.hist_auc_groups(pos, neg, bounds))
+    denom = P * N
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, wins / np.where(denom > 0, denom, 1.0), np.nan)
 
 
 def sar_groups(
@@ -192,72 +195,47 @@ def sar_groups(
 
 
 def top1_groups(gd: GroupedData) -> np.ndarray | None:
-    t = tie_table(gd)
-    if t is None:
+    """1 where a group's top tie is all positives (hist_groups "top1")."""
+    if gd.weighted:
         return None
-    top = t.first == 0
-    v = np.zeros(t.n_queries)
-    v[t.query[top]] = ((t.rel[top] == t.size[top]) & (t.rel[top] > 0)).astype(np.float64)
-    return v
+    return hist_groups(gd, "top1")[0]
 
 
 def top10_groups(gd: GroupedData) -> np.ndarray | None:
-    t = tie_table(gd)
-    if t is None:
+    """1 where a positive is in a group's top 10 in every tie order (hist_groups "top10")."""
+    if gd.weighted:
         return None
-    hit = (t.rel > 0) & (t.first + (t.size - t.rel) < 10)  # a positive in the top 10 in every tie order
-    return (np.bincount(t.query[hit], minlength=t.n_queries) > 0).astype(np.float64)
+    return hist_groups(gd, "top10")[0]
 
 
 def rkl_groups(gd: GroupedData) -> np.ndarray | None:
-    t = tie_table(gd)
-    if t is None:
+    """The end of each group's deepest tie holding a positive; its size with one class only."""
+    if gd.weighted:
         return None
-    P = np.bincount(t.query, weights=t.rel, minlength=t.n_queries)
-    last = np.zeros(t.n_queries)
-    has = t.rel > 0
-    np.maximum.at(last, t.query[has], t.end[has])  # ties are in descending order: the deepest end wins
-    return np.where((P == 0) | (P == t.sizes), t.sizes, last)
-
-
-def _top_share(t, k: np.ndarray) -> np.ndarray:
-    overlap = np.clip(np.minimum(t.end, k[t.query]) - t.first, 0.0, None)
-    return np.bincount(t.query, weights=t.rel / t.size * overlap, minlength=t.n_queries)
+    return hist_groups(gd, "rkl")[0]
 
 
 def prb_groups(gd: GroupedData) -> np.ndarray | None:
-    t = tie_table(gd)
-    if t is None:
+    """Each group's share of its positives in its top P (expected over tie orders; hist_groups)."""
+    if gd.weighted:
         return None
-    P = np.bincount(t.query, weights=t.rel, minlength=t.n_queries)
-    return _div(_top_share(t, P), P)
+    share, P = hist_groups(gd, "prb")
+    return _div(share, P)
 
 
 def ntop_groups(gd: GroupedData, *, n: float) -> np.ndarray | None:
-    t = tie_table(gd)
-    if t is None:
+    if gd.weighted:
         return None
-    return _top_share(t, np.full(t.n_queries, float(n))) / n
+    share, _P = hist_groups(gd, "ntop", float(n))
+    return share / n
 
 
 def r50_groups(gd: GroupedData, *, negatives: int) -> np.ndarray | None:
-    """ROC_n per group (see r50): vectorised over the tie segments of every group."""
-    t = tie_table(gd)
-    if t is None:
+    """ROC_n per group (see r50): each group's ties walked highest score first (hist_groups "r50")."""
+    if gd.weighted:
         return None
-    from perfeval.measures.query import within_query_cumsum
-
-    m, q = t.rel, t.query
-    neg = t.size - m
-    P = np.bincount(q, weights=m, minlength=t.n_queries)
-    N = np.bincount(q, weights=neg, minlength=t.n_queries)
-    tp_above = within_query_cumsum(t, m) - m
-    fp_above = within_query_cumsum(t, neg) - neg
+    area, P, N = hist_groups(gd, "r50", float(negatives))
     limit = np.minimum(float(negatives), N)
-    take = np.clip(limit[q] - fp_above, 0.0, neg)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        slope = np.where(neg > 0, m / np.where(neg > 0, neg, 1.0), 0.0)
-    area = np.bincount(q, weights=take * tp_above + 0.5 * slope * take * take, minlength=t.n_queries)
     return np.where((P > 0) & (N > 0), _div(area, limit * P), np.nan)
 
 

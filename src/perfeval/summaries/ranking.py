@@ -197,6 +197,8 @@ class TieTable:
     missed_nonrel : ndarray of float64, shape (Q,)
         Documents of each query judged not relevant and not retrieved (bpref's count of judged
         non-relevant documents includes them).
+    starts : ndarray of int64, shape (Q + 1,), optional
+        The ties of each query (query_starts), when known already; else found from ``query``.
     """
 
     def __init__(
@@ -214,6 +216,7 @@ class TieTable:
         lin=None,
         judged=None,
         missed_nonrel=None,
+        starts=None,
     ):
         self.keys, self.sizes, self.query = keys, np.asarray(sizes, dtype=np.float64), query
         self.size, self.first, self.rel, self.gain, self.grades = size, first, rel, gain, grades
@@ -228,8 +231,10 @@ class TieTable:
         #: cases the judgments hold at all, a negative judgment included (ir_measures' Judged@k)
         self.pooled = self.judged
         #: tie offsets of each query: ties query_starts[q]:query_starts[q + 1] belong to query q
-        self.query_starts = np.searchsorted(query, np.arange(self.n_queries + 1), side="left").astype(
-            np.int64
+        self.query_starts = (
+            np.searchsorted(query, np.arange(self.n_queries + 1), side="left").astype(np.int64)
+            if starts is None
+            else np.asarray(starts, dtype=np.int64)
         )
 
     @property
@@ -331,13 +336,11 @@ class TieTable:
             span = int(codes.max()) + 1
             got = _x87.tie_table_rows(codes, score, rel, span)
             if got is not None:
-                query, first, size, nrel, tgain, lin = (
+                tq, tf, ts, tn, tg, tl = (
                     np.frombuffer(b, np.int64 if k == 0 else np.float64) for k, b in enumerate(got)
                 )
                 sizes = np.bincount(codes, minlength=len(keys)).astype(np.float64)
-                return cls(
-                    keys, sizes, query, size, first, nrel, tgain, _grades(codes, rel, len(keys)), lin=lin
-                )
+                return cls(keys, sizes, tq, ts, tf, tn, tg, _grades(codes, rel, len(keys)), lin=tl)
         if order is None:
             order = query_order(codes, score, len(keys))
         whole = not len(rel) or (float(rel.max()) < 64 and bool((rel == np.floor(rel)).all()))
@@ -422,18 +425,22 @@ class TieTable:
         group k's distinct scores, ascending, are cells bounds[k]:bounds[k + 1] of ``pos``/``neg``.
         Keys are the group codes 0..G-1.
         """
+        from perfeval import _x87  # one pass over the cells (whole counts: the same numbers in any order)
+
         G = len(bounds) - 1
-        cells = np.diff(bounds)
-        grp = np.repeat(np.arange(G, dtype=np.int64), cells)
-        rev = bounds[grp] + bounds[grp + 1] - 1 - np.arange(len(grp))  # highest score first in each group
-        rel, size = pos[rev], (pos + neg)[rev]
-        c = np.cumsum(size)
-        base = (c - size)[bounds[:-1][cells > 0]]
-        first = c - size - np.repeat(base, cells[cells > 0])
-        sizes = np.bincount(grp, weights=size, minlength=G)
-        P = np.bincount(grp, weights=rel, minlength=G)
+        grp, size, first, rel, sizes, P = _x87.hist_tie_groups(
+            np.ascontiguousarray(pos, np.float64),
+            np.ascontiguousarray(neg, np.float64),
+            np.ascontiguousarray(bounds, np.int64),
+        )
+        grp = np.frombuffer(grp, np.int64)
+        size, first, rel, sizes, P = (np.frombuffer(a, np.float64) for a in (size, first, rel, sizes, P))
         q = np.flatnonzero(P > 0)
-        return cls(np.arange(G), sizes, grp, size, first, rel, rel.copy(), (q, np.ones(len(q)), P[q]))
+        rel.flags.writeable = False  # also the gain (2^1 - 1 = 1 a positive) and the linear gain
+        table = cls(
+            np.arange(G), sizes, grp, size, first, rel, rel, (q, np.ones(len(q)), P[q]), starts=bounds
+        )
+        return table
 
 
 def _grades(codes: np.ndarray, rel: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
