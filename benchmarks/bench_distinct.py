@@ -18,10 +18,13 @@ the same run:
 * growth: ROC + APR on 10M, 30M and 100M distinct float64 scores, against the sort.
 * groups: 10,000,000 rows in 100,000 groups (sizes ~ Poisson(100), per-group positive rates from
   Beta(0.3, 3), distinct float64 scores): GAUC against polars' rank().over(group) recipe (the
-  Mann-Whitney form of each group's AUC, weighted by group size as GAUC is); NDCG@10 + MAP (grades
+  Mann-Whitney form of each group's AUC, weighted by group size as GAUC is); each PERF measure per
+  group alone, and all 22 per group at once; NDCG@10 + MAP (grades
   0-3 on 20% of the rows) against pytrec_eval (its dict-of-dicts input built, then evaluated).
-* memory: peak memory (tracemalloc, which numpy reports to) of every PERF measure and of ROC + APR
-  on the 10M distinct scores, against the size of the input arrays (scores float64 + targets int8).
+* memory: peak resident memory above the input (Linux's VmHWM, reset before each run: the kernels'
+  buffers come from mmap, which tracemalloc does not see) of every PERF measure and of ROC + APR on
+  the 10M distinct scores, and of GAUC and every PERF measure per group on the 10M rows / 100k
+  groups, against the size of the input arrays.
 """
 
 from __future__ import annotations
@@ -117,12 +120,25 @@ def grouped_data(n: int = 10_000_000, q: int = 100_000, seed: int = 17):
 
 
 def groups(runs: int) -> None:
+    import warnings
+
     import perfeval
+    from perfeval.engine import DEFAULT_MEASURES
 
     g, y, s = grouped_data()
     task = f"{len(g) // 1_000_000}M rows / {len(np.unique(g)) // 1000}k groups"
     med, w, r = timeit(lambda: perfeval.evaluate(y, s, groups=g, measures=["gauc"]), runs)
     row(task, "perfeval: GAUC", med, w, f"{r['GAUC']:.12f}")
+    # every PERF measure per group, one at a time (each value: the size-weighted mean over the
+    # groups), then all 22 at once
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # groups of one class: ROC, APR, ... undefined there
+        for m in DEFAULT_MEASURES:
+            med, w, r = timeit(lambda m=m: perfeval.evaluate(y, s, groups=g, measures=[m]), runs)
+            label = next(iter(r.results))
+            row(task, f"perfeval: {label} per group", med, w, f"{r[label]:.10f}")
+        med, w, r = timeit(lambda: perfeval.evaluate(y, s, groups=g), runs)
+        row(task, "perfeval: every PERF measure per group (22)", med, w, f"ROC {r['ROC']:.10f}")
     try:
         import polars as pl
     except ImportError:
@@ -179,23 +195,58 @@ def groups(runs: int) -> None:
     row(task, "pytrec_eval: evaluate", med, w, f"NDCG@10 {v[0]:.7f} MAP {v[1]:.7f}")
 
 
-def memory(runs: int) -> None:
-    import tracemalloc
+def _peak_rss_above(fn: Callable[[], object]) -> int | None:
+    """Bytes the process's resident set grew to above where it stood when fn() started (Linux:
+    the high-water mark VmHWM reset through /proc/self/clear_refs); None elsewhere.  Resident
+    memory, not tracemalloc: perfeval's kernels take their large buffers from mmap, which
+    tracemalloc does not see."""
 
+    def status(key: str) -> int:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(key):
+                    return int(line.split()[1]) * 1024
+        raise KeyError(key)
+
+    try:
+        gc.collect()
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        base = status("VmRSS:")
+    except OSError:
+        return None
+    fn()
+    return status("VmHWM:") - base
+
+
+def memory(runs: int) -> None:
     import perfeval
 
     y, s = flat_data(10_000_000)
     inputs = y.nbytes + s.nbytes
     for who, kw in (("every PERF measure (22)", {}), ("ROC + APR", {"measures": ["roc", "apr"]})):
         perfeval.evaluate(y, s, **kw)  # warm-up
-        gc.collect()
-        tracemalloc.start()
-        perfeval.evaluate(y, s, **kw)
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
+        perfeval._x87.release_cache()  # the kernels' kept buffers given back: each run from nothing
+        peak = _peak_rss_above(lambda kw=kw: perfeval.evaluate(y, s, **kw))
+        if peak is None:
+            print("| memory | needs Linux's /proc/self/clear_refs |")
+            return
         print(
-            f"| 10M distinct float64 | perfeval: {who}: peak {peak / 2**20:.0f} MiB | "
-            f"{peak / inputs:.2f}x the input arrays ({inputs / 2**20:.0f} MiB) |",
+            f"| 10M distinct float64 | perfeval: {who}: peak resident {peak / 2**20:.0f} MiB above the "
+            f"input | {peak / inputs:.2f}x the input arrays ({inputs / 2**20:.0f} MiB: scores float64 + "
+            "targets int8) |",
+            flush=True,
+        )
+    g, yg, sg = grouped_data()
+    inputs = g.nbytes + yg.nbytes + sg.nbytes
+    for who, kw in (("GAUC", {"measures": ["gauc"]}), ("every PERF measure per group", {})):
+        perfeval._x87.release_cache()
+        peak = _peak_rss_above(lambda kw=kw: perfeval.evaluate(yg, sg, groups=g, **kw))
+        assert peak is not None
+        print(
+            f"| 10M rows / 100k groups | perfeval: {who}: peak resident {peak / 2**20:.0f} MiB above the "
+            f"input | {peak / inputs:.2f}x the input arrays ({inputs / 2**20:.0f} MiB: ids int64 + "
+            "scores float64 + targets int8) |",
             flush=True,
         )
 

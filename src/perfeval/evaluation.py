@@ -183,11 +183,18 @@ def evaluate(
             checked, specs, dialect, threshold=threshold, pos_label=pos_label, ids=ids, raw=raw
         )
     specs = resolve(measures, threshold)
-    return finish(
-        cases(y_true, y_score, groups, sample_weight),
-        specs,
-        threshold=threshold,
-        partitions=partitions,
-        pos_label=pos_label,
-        tie_bounds=tie_bounds,
-    )
+    try:
+        return finish(
+            cases(y_true, y_score, groups, sample_weight),
+            specs,
+            threshold=threshold,
+            partitions=partitions,
+            pos_label=pos_label,
+            tie_bounds=tie_bounds,
+        )
+    finally:
+        from perfeval import _x87
+
+        # the kernels' scratch kept between their calls (the group kernels' sort records: huge
+        # pages, see _native/buffers.c) handed back: an evaluation leaves only its report behind
+        _x87.release_cache()

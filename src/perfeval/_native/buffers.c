@@ -192,9 +192,24 @@ PyObject *nv_keep_heap(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(noargs))
 }
 
 /* Buf (nv_BufObject in native.h): the type, its buffer protocol and its constructors. */
+static void big_unmap(void *q, size_t bytes)
+{
+    if (!q)
+        return;
+    if (bytes < BIG_MIN) {
+        free(q);
+        return;
+    }
+    char *p = (char *)q - 4096;
+    munmap(p, *(size_t *)p);
+}
+
 static void Buf_dealloc(nv_BufObject *self)
 {
-    nv_big_free(self->data, (size_t)(self->cap ? self->cap : 1));
+    if (self->keep)
+        nv_big_free(self->data, (size_t)(self->cap ? self->cap : 1));
+    else
+        big_unmap(self->data, (size_t)(self->cap ? self->cap : 1));
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -239,6 +254,7 @@ PyObject *nv_buf_new_cap(Py_ssize_t len, Py_ssize_t cap)
     b->len = len;
     b->cap = cap;
     b->exports = 0;
+    b->keep = 1;
     b->data = nv_big_alloc((size_t)(cap ? cap : 1));
     if (!b->data) {
         b->len = b->cap = 0;
@@ -246,6 +262,14 @@ PyObject *nv_buf_new_cap(Py_ssize_t len, Py_ssize_t cap)
         return PyErr_NoMemory();
     }
     return (PyObject *)b;
+}
+
+PyObject *nv_buf_result(Py_ssize_t len)
+{
+    PyObject *b = nv_buf_new_cap(len, len);
+    if (b)
+        ((nv_BufObject *)b)->keep = 0;
+    return b;
 }
 
 static PyObject *buf_new(Py_ssize_t len)

@@ -71,10 +71,14 @@ typedef struct {
     Py_ssize_t len;
     Py_ssize_t cap; /* bytes allocated (len may be less) */
     Py_ssize_t exports;
+    int keep; /* freed into the kept mappings (scratch read again soon), else unmapped */
 } nv_BufObject;
 
 extern PyTypeObject nv_BufType;
 PyObject *nv_buf_new_cap(Py_ssize_t len, Py_ssize_t cap);
+/* a Buf for a kernel's result, which lives as long as the caller's arrays: unmapped when freed,
+ * never kept (a dropped report leaves no memory behind) */
+PyObject *nv_buf_result(Py_ssize_t len);
 
 /* Argument marshalling: the buffers of one kernel call, taken one by one with nv_arg (which releases
  * them all on an error) and released together with nv_args_release.  Start from `nv_args in = {0};`. */
@@ -169,6 +173,7 @@ PyObject *nv_group_hist_rows(PyObject *self, PyObject *args);
 PyObject *nv_hist_tie_groups(PyObject *self, PyObject *args);
 PyObject *nv_hist_auc_groups(PyObject *self, PyObject *args);
 PyObject *nv_hist_groups(PyObject *self, PyObject *args);
+PyObject *nv_split_classes(PyObject *self, PyObject *args);
 
 /* ---- resample.c ------------------------------------------------------------------------------ */
 void nv_walk_init(void); /* once, from the module's init */

@@ -92,16 +92,18 @@ def tree_sums(n: int, part: Any, leaf: int = 1 << 16) -> tuple[float, ...]:
     piece that is a subtree of that halving (at most ``leaf`` terms) sums alone to what it adds
     there, and the pieces add up as the tree does.  The terms are then made piece by piece.
     """
+    # a module-level recursion, not a closure: a closure that calls itself is a reference cycle,
+    # which kept `part` and the summary's arrays alive until the garbage collector ran
+    return _tree(0, n, part, leaf)
 
-    def go(a: int, m: int) -> tuple[float, ...]:
-        if m <= leaf:
-            return tuple(part(a, a + m))
-        m2 = m // 2
-        m2 -= m2 % 8
-        left, right = go(a, m2), go(a + m2, m - m2)
-        return tuple(x + y for x, y in zip(left, right, strict=True))
 
-    return go(0, n)
+def _tree(a: int, m: int, part: Any, leaf: int) -> tuple[float, ...]:
+    if m <= leaf:
+        return tuple(part(a, a + m))
+    m2 = m // 2
+    m2 -= m2 % 8
+    left, right = _tree(a, m2, part, leaf), _tree(a + m2, m - m2, part, leaf)
+    return tuple(x + y for x, y in zip(left, right, strict=True))
 
 
 def slq(h: ScoreHistogram, *, bins: int) -> float:
@@ -195,14 +197,41 @@ def nrm_groups(gd: GroupedData, *, p: float) -> np.ndarray:
         return _div(total, n) ** (1.0 / p)
 
 
+#: cells from which _both makes its two halves on two threads
+THREAD_CELLS = 1 << 20
+
+
+def _both(n: int, first: Any, second: Any) -> np.ndarray:
+    """first() + second(), two numpy expressions over n cells' logarithms (log2(0) and 0 * inf
+    quiet); on two threads when large (numpy releases the GIL; each value is the same wherever it
+    is made, so the sum is the same bits).
+    """
+
+    def quiet(f: Any) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):  # numpy's error state is per thread
+            return f()
+
+    if n < THREAD_CELLS:
+        return quiet(first) + quiet(second)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="perfeval-log") as pool:
+        later = pool.submit(quiet, second)
+        a = quiet(first)
+        return a + later.result()
+
+
 def cxe_groups(gd: GroupedData) -> np.ndarray:
     """Bits; NaN for a group holding a score outside [0, 1]."""
-    outside = hist_sum(gd, lambda s, p, q: ((s < 0) | (s > 1)).astype(np.float64)) > 0
+    outside = hist_groups(gd, "outside")[0] > 0
 
     def bits(s, p, q):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            c = np.clip(s, 0, 1)
-            return np.where(p > 0, -np.log2(c) * p, 0.0) + np.where(q > 0, -np.log2(1.0 - c) * q, 0.0)
+        c = np.clip(s, 0, 1)
+        return _both(
+            len(c),
+            lambda: np.where(p > 0, -np.log2(c) * p, 0.0),
+            lambda: np.where(q > 0, -np.log2(1.0 - c) * q, 0.0),
+        )
 
     v = _div(hist_sum(gd, bits), group_sizes(gd))
     return np.where(outside, np.nan, v)
@@ -210,12 +239,15 @@ def cxe_groups(gd: GroupedData) -> np.ndarray:
 
 def logloss_groups(gd: GroupedData, *, eps: float = 0.0) -> np.ndarray:
     """Nats; with eps > 0 scores clipped to [eps, 1 - eps] (see logloss)."""
-    outside = hist_sum(gd, lambda s, p, q: ((s < 0) | (s > 1)).astype(np.float64)) > 0
+    outside = hist_groups(gd, "outside")[0] > 0
 
     def nats(s, p, q):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            c = np.clip(s, eps, 1 - eps)
-            return np.where(p > 0, -np.log(c) * p, 0.0) + np.where(q > 0, -np.log1p(-c) * q, 0.0)
+        c = np.clip(s, eps, 1 - eps)
+        return _both(
+            len(c),
+            lambda: np.where(p > 0, -np.log(c) * p, 0.0),
+            lambda: np.where(q > 0, -np.log1p(-c) * q, 0.0),
+        )
 
     v = _div(hist_sum(gd, nats), group_sizes(gd))
     return np.where(outside, np.nan, v)
