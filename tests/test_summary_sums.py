@@ -288,24 +288,27 @@ def test_measures_on_two_threads_are_the_measures_one_by_one(monkeypatch, decima
             assert np.float64(one[k]).tobytes() == np.float64(two[k]).tobytes(), k
 
 
-def test_per_group_logarithms_on_two_threads_are_the_same_bits(monkeypatch):
-    """CXE's and log loss's per-group terms made in two halves on two threads (probability._both)
-    are the bits of the one-thread expression."""
+def test_per_group_sums_in_pieces_on_two_threads_are_the_same_bits(monkeypatch):
+    """The per-group sums of terms numpy makes (CXE, log loss, NRM) made for pieces of the groups
+    on two threads (_data.hist_sum) are the bits of the terms made all at once."""
     import warnings
 
     import perfeval
+    from perfeval.measures import _data
 
     rng = np.random.default_rng(5)
     n = 40000
     y, s, g = (rng.random(n) < 0.3).astype(int), rng.random(n), rng.integers(0, 300, n)
     s[:50] = 0.0  # a certain mistake somewhere: inf terms
     s[50:100] = 1.0
+    g[:5000] = 7  # one group larger than a piece
+    measures = ["cxe", "logloss", "nrm", "logloss:eps=0.01"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        monkeypatch.setattr(P, "THREAD_CELLS", 1 << 60)
-        one = perfeval.evaluate(y, s, groups=g, measures=["cxe", "logloss"])
-        monkeypatch.setattr(P, "THREAD_CELLS", 1)
-        two = perfeval.evaluate(y, s, groups=g, measures=["cxe", "logloss"])
+        monkeypatch.setattr(_data, "SUM_CELLS", 1 << 60)
+        one = perfeval.evaluate(y, s, groups=g, measures=measures)
+        monkeypatch.setattr(_data, "SUM_CELLS", 1000)
+        two = perfeval.evaluate(y, s, groups=g, measures=measures)
     for k in one.results:
         a, b = one.results[k].per_group, two.results[k].per_group
         assert np.array_equal(a.view(np.uint64), b.view(np.uint64)), k

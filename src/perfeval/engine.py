@@ -182,7 +182,7 @@ def _task(
             sizes = np.bincount(codes, weights=w, minlength=len(keys)).astype(np.float64)
             # weighted, the rows in one canonical order (group, score, target, weight): a per-group
             # kernel that sums in row order then gives the same bits whatever the input order
-            gd = GroupedData.from_rows(codes, np.asarray(yb, dtype=np.float64), ys, w, len(keys))
+            gd = GroupedData.from_rows(codes, np.asarray(yb), ys, w, len(keys))
             hists = None
             for s in binary_specs:
                 fast = s.measure.per_group_function()

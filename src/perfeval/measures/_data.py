@@ -30,7 +30,7 @@ class GroupedData:
         w: np.ndarray | None,
         n_groups: int,
     ):
-        self.codes, self.y, self.s, self.G = codes, y.astype(np.float64, copy=False), s, n_groups
+        self.codes, self._y, self.s, self.G = codes, y, s, n_groups
         self.weighted = w is not None
         self._w = w
         self._ranking: Any = None  # the groups' TieTable, made on first use
@@ -43,11 +43,20 @@ class GroupedData:
         """The rows as given when unweighted; weighted, in the canonical order (group, score,
         target, weight), so that a per-group sum in row order gets the same bits for any order.
         """
-        y = np.asarray(y, dtype=np.float64)
         if w is None:
-            return cls(codes, y, s, None, n_groups)
+            return cls(codes, np.asarray(y), s, None, n_groups)
+        y = np.asarray(y, dtype=np.float64)
         canon = np.lexsort((w, y, s, codes))
         return cls(codes[canon], y[canon], s[canon], w[canon], n_groups)
+
+    @property
+    def y(self) -> np.ndarray:
+        """The targets as float64 0/1 (made when first read: unweighted groups need only the
+        positives' flags).
+        """
+        if self._y.dtype != np.float64:
+            self._y = self._y.astype(np.float64)
+        return self._y
 
     @property
     def w(self) -> np.ndarray:
@@ -76,7 +85,7 @@ def histograms(gd: GroupedData):
             sc, pos, neg, bounds = _x87.group_hist_rows(
                 np.ascontiguousarray(gd.codes, np.int64),
                 np.ascontiguousarray(gd.s, np.float64),
-                np.ascontiguousarray(gd.y == 1, np.uint8),
+                np.ascontiguousarray(gd._y == 1, np.uint8),
                 gd.G,
             )
             gd._hist = tuple(np.frombuffer(a, np.float64) for a in (sc, pos, neg)) + (
@@ -111,19 +120,56 @@ def tie_table(gd: GroupedData):
     return gd._ranking
 
 
+#: cells of the groups whose terms hist_sum makes at once (its temporaries: a few arrays of this
+#: many float64; the pieces go to two threads)
+SUM_CELLS = 1 << 20
+
+
 def hist_sum(gd: GroupedData, term) -> np.ndarray:
     """Per-group sums over each group's summary (distinct scores with their positive and negative
     weight), in score order: the same terms, in the same order, as the measure over one summary,
     whatever the order of the rows (a shuffle, a spill).  Each group's terms are added one by one
     from 0.0, as np.bincount adds them (compiled: hist_groups "sum").
+
+    The terms are made for whole groups of about SUM_CELLS cells at a time, on two threads (numpy
+    and the kernel release the GIL): a term is the same value wherever it is made, and each group
+    is summed whole, so the bits do not depend on the pieces; the temporaries stay small.
     """
     from perfeval import _x87
 
     sc, pos, neg, bounds = histograms(gd)
-    terms = np.ascontiguousarray(term(sc, pos, neg), dtype=np.float64)
-    pos, neg = np.ascontiguousarray(pos, np.float64), np.ascontiguousarray(neg, np.float64)
-    out = _x87.hist_groups("sum", terms, pos, neg, np.ascontiguousarray(bounds, np.int64), 0.0)[0]
-    return np.frombuffer(out, np.float64)
+    bounds = np.ascontiguousarray(bounds, np.int64)
+    G = len(bounds) - 1
+    out = np.zeros(G)
+    if G == 0:
+        return out
+    # group cuts near every SUM_CELLS cells (a group larger than that is one piece)
+    cuts = np.unique(np.searchsorted(bounds, np.arange(0, int(bounds[-1]), SUM_CELLS), side="right") - 1)
+    cuts = np.append(cuts[(cuts > 0) & (cuts < G)], G)
+    cuts = np.insert(cuts, 0, 0)
+
+    def piece(k: int) -> None:
+        g0, g1 = int(cuts[k]), int(cuts[k + 1])
+        a, b = int(bounds[g0]), int(bounds[g1])
+        terms = np.ascontiguousarray(term(sc[a:b], pos[a:b], neg[a:b]), dtype=np.float64)
+        sums = _x87.hist_groups(
+            "sum",
+            terms,
+            np.ascontiguousarray(pos[a:b], np.float64),
+            np.ascontiguousarray(neg[a:b], np.float64),
+            bounds[g0 : g1 + 1] - a,
+            0.0,
+        )[0]
+        out[g0:g1] = np.frombuffer(sums, np.float64)
+
+    if len(cuts) > 2:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(2, thread_name_prefix="perfeval-sum") as pool:
+            list(pool.map(piece, range(len(cuts) - 1)))
+    else:
+        piece(0)
+    return out
 
 
 def hist_groups(gd: Any, op: str, par: float = 0.0) -> tuple[np.ndarray, ...]:

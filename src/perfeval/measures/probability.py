@@ -197,41 +197,14 @@ def nrm_groups(gd: GroupedData, *, p: float) -> np.ndarray:
         return _div(total, n) ** (1.0 / p)
 
 
-#: cells from which _both makes its two halves on two threads
-THREAD_CELLS = 1 << 20
-
-
-def _both(n: int, first: Any, second: Any) -> np.ndarray:
-    """first() + second(), two numpy expressions over n cells' logarithms (log2(0) and 0 * inf
-    quiet); on two threads when large (numpy releases the GIL; each value is the same wherever it
-    is made, so the sum is the same bits).
-    """
-
-    def quiet(f: Any) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore"):  # numpy's error state is per thread
-            return f()
-
-    if n < THREAD_CELLS:
-        return quiet(first) + quiet(second)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1, thread_name_prefix="perfeval-log") as pool:
-        later = pool.submit(quiet, second)
-        a = quiet(first)
-        return a + later.result()
-
-
 def cxe_groups(gd: GroupedData) -> np.ndarray:
     """Bits; NaN for a group holding a score outside [0, 1]."""
     outside = hist_groups(gd, "outside")[0] > 0
 
     def bits(s, p, q):
-        c = np.clip(s, 0, 1)
-        return _both(
-            len(c),
-            lambda: np.where(p > 0, -np.log2(c) * p, 0.0),
-            lambda: np.where(q > 0, -np.log2(1.0 - c) * q, 0.0),
-        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.clip(s, 0, 1)
+            return np.where(p > 0, -np.log2(c) * p, 0.0) + np.where(q > 0, -np.log2(1.0 - c) * q, 0.0)
 
     v = _div(hist_sum(gd, bits), group_sizes(gd))
     return np.where(outside, np.nan, v)
@@ -242,12 +215,9 @@ def logloss_groups(gd: GroupedData, *, eps: float = 0.0) -> np.ndarray:
     outside = hist_groups(gd, "outside")[0] > 0
 
     def nats(s, p, q):
-        c = np.clip(s, eps, 1 - eps)
-        return _both(
-            len(c),
-            lambda: np.where(p > 0, -np.log(c) * p, 0.0),
-            lambda: np.where(q > 0, -np.log1p(-c) * q, 0.0),
-        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.clip(s, eps, 1 - eps)
+            return np.where(p > 0, -np.log(c) * p, 0.0) + np.where(q > 0, -np.log1p(-c) * q, 0.0)
 
     v = _div(hist_sum(gd, nats), group_sizes(gd))
     return np.where(outside, np.nan, v)
