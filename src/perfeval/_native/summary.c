@@ -1475,39 +1475,194 @@ static inline double desc_score(uint64_t key)
     return x;
 }
 
+/* a score as a key whose unsigned order is its ascending order (-0.0 made 0.0), and back */
+static inline uint64_t asc_key(double x)
+{
+    uint64_t b;
+    x += 0.0;
+    memcpy(&b, &x, 8);
+    return (b >> 63) ? ~b : (b | 0x8000000000000000ULL);
+}
+
+static inline double asc_score(uint64_t k)
+{
+    uint64_t b = (k >> 63) ? (k & 0x7FFFFFFFFFFFFFFFULL) : ~k;
+    double x;
+    memcpy(&x, &b, 8);
+    return x;
+}
+
+static void u64_sift(uint64_t *a, Py_ssize_t i, Py_ssize_t n)
+{
+    for (;;) {
+        Py_ssize_t c = 2 * i + 1;
+        if (c >= n)
+            return;
+        if (c + 1 < n && a[c + 1] > a[c])
+            c++;
+        if (a[i] >= a[c])
+            return;
+        uint64_t t = a[i];
+        a[i] = a[c];
+        a[c] = t;
+        i = c;
+    }
+}
+
+/* introsort of keys: quicksort (median of three), heapsort past a depth, insertion sort below 24 */
+static void u64_sort(uint64_t *a, Py_ssize_t n, int depth)
+{
+    while (n > 24) {
+        if (depth-- == 0) {
+            for (Py_ssize_t i = n / 2 - 1; i >= 0; i--)
+                u64_sift(a, i, n);
+            for (Py_ssize_t i = n - 1; i > 0; i--) {
+                uint64_t t = a[0];
+                a[0] = a[i];
+                a[i] = t;
+                u64_sift(a, 0, i);
+            }
+            return;
+        }
+        uint64_t x = a[0], y = a[n / 2], z = a[n - 1];
+        uint64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        Py_ssize_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i] < piv)
+                i++;
+            while (a[j] > piv)
+                j--;
+            if (i >= j)
+                break;
+            uint64_t t = a[i];
+            a[i] = a[j];
+            a[j] = t;
+            i++;
+            j--;
+        }
+        Py_ssize_t left = j + 1;
+        if (left < n - left) {
+            u64_sort(a, left, depth);
+            a += left;
+            n -= left;
+        } else {
+            u64_sort(a + left, n - left, depth);
+            n = left;
+        }
+    }
+    for (Py_ssize_t i = 1; i < n; i++) {
+        uint64_t x = a[i];
+        Py_ssize_t j = i;
+        while (j > 0 && a[j - 1] > x) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
+}
+
+static inline void u64_sort_run(uint64_t *a, Py_ssize_t n)
+{
+    if (n > 1)
+        u64_sort(a, n, 2 * (64 - __builtin_clzll((unsigned long long)n)));
+}
+
+/* Rows counted into their groups by class on two threads, as scatter_groups, but only the scores'
+ * keys (asc_key, 8 bytes a row): group g's positives at key[starts[g] .. starts[g] + npos[g]), its
+ * negatives after them.  0, or -1 when out of memory. */
 typedef struct {
-    qrec *rec;
-    const int64_t *starts;
+    const int64_t *codes;
+    const double *score;
+    const uint8_t *flag;
+    Py_ssize_t i0, i1;
+    int64_t G, *cnt; /* this half's positives (G), then negatives (G), per group; then next places */
+    uint64_t *key;
+} split_job;
+
+static void *split_count(void *arg)
+{
+    split_job *j = arg;
+    for (Py_ssize_t i = j->i0; i < j->i1; i++)
+        j->cnt[j->codes[i] + (j->flag[i] ? 0 : j->G)]++;
+    return NULL;
+}
+
+static void *split_write(void *arg)
+{
+    split_job *j = arg;
+    for (Py_ssize_t i = j->i0; i < j->i1; i++)
+        j->key[j->cnt[j->codes[i] + (j->flag[i] ? 0 : j->G)]++] = asc_key(j->score[i]);
+    return NULL;
+}
+
+static int scatter_split(const int64_t *codes, const double *score, const uint8_t *flag, Py_ssize_t n, int64_t G,
+                         int64_t *starts, int64_t *npos, uint64_t *key)
+{
+    int64_t *cnt = calloc((size_t)(G > 0 ? G : 1) * 4, sizeof(int64_t));
+    if (!cnt)
+        return -1;
+    int two = n > 100000;
+    Py_ssize_t mid = two ? n / 2 : n;
+    split_job jobs[2] = {{codes, score, flag, 0, mid, G, cnt, key}, {codes, score, flag, mid, n, G, cnt + 2 * G, key}};
+    pthread_t th;
+    int threaded = two && pthread_create(&th, NULL, split_count, &jobs[1]) == 0;
+    split_count(&jobs[0]);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (two)
+        split_count(&jobs[1]);
+    int64_t *c0 = cnt, *c1 = cnt + 2 * G;
+    starts[0] = 0;
+    for (int64_t g = 0; g < G; g++) { /* group g: positives (first half's, second's), negatives */
+        int64_t p0 = c0[g], p1 = c1[g], n0 = c0[G + g], n1 = c1[G + g], at = starts[g];
+        c0[g] = at;
+        c1[g] = at + p0;
+        c0[G + g] = at + p0 + p1;
+        c1[G + g] = at + p0 + p1 + n0;
+        npos[g] = p0 + p1;
+        starts[g + 1] = at + p0 + p1 + n0 + n1;
+    }
+    threaded = two && pthread_create(&th, NULL, split_write, &jobs[1]) == 0;
+    split_write(&jobs[0]);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (two)
+        split_write(&jobs[1]);
+    free(cnt);
+    return 0;
+}
+
+typedef struct {
+    uint64_t *key;
+    const int64_t *starts, *npos;
     int64_t g0, g1;
     int64_t *cells;              /* per group: its distinct scores */
     double *sc, *pos, *neg;      /* group g's entries written from its first row's place */
 } hsort_job;
 
-/* each group's records sorted (descending scores), then walked from its lowest score up while
- * they are in cache: one entry per distinct score with its positives and negatives (whole counts:
- * exact in any order), written from the group's first row's place (a group has no more distinct
- * scores than rows) */
+/* each group's positives and negatives sorted apart, then merged while they are in cache: one
+ * entry per distinct score, ascending, with its positives and negatives (whole counts: exact in
+ * any order), written from the group's first row's place (a group has no more distinct scores
+ * than rows) */
 static void *hist_sort_groups(void *arg)
 {
     hsort_job *j = arg;
     for (int64_t g = j->g0; g < j->g1; g++) {
-        Py_ssize_t qa = j->starts[g], b = j->starts[g + 1], e = qa;
-        qrec *r = j->rec;
-        if (b - qa > 1)
-            qrec_sort(r + qa, b - qa, 2 * (64 - __builtin_clzll((unsigned long long)(b - qa))));
-        while (b > qa) {
-            Py_ssize_t a = b - 1;
-            uint64_t k = r[a].key;
-            while (a > qa && r[a - 1].key == k)
-                a--;
-            int64_t p = 0;
-            for (Py_ssize_t i = a; i < b; i++)
-                p += r[i].row;
-            j->sc[e] = desc_score(k);
-            j->pos[e] = (double)p;
-            j->neg[e] = (double)((b - a) - p);
-            e++;
-            b = a;
+        Py_ssize_t qa = j->starts[g], e = qa;
+        uint64_t *a = j->key + qa, *b = a + j->npos[g];
+        Py_ssize_t na = j->npos[g], nb = j->starts[g + 1] - qa - na;
+        u64_sort_run(a, na);
+        u64_sort_run(b, nb);
+        for (Py_ssize_t i = 0, k = 0; i < na || k < nb; e++) {
+            uint64_t v = k >= nb || (i < na && a[i] <= b[k]) ? a[i] : b[k];
+            Py_ssize_t i0 = i, k0 = k;
+            while (i < na && a[i] == v)
+                i++;
+            while (k < nb && b[k] == v)
+                k++;
+            j->sc[e] = asc_score(v);
+            j->pos[e] = (double)(i - i0);
+            j->neg[e] = (double)(k - k0);
         }
         j->cells[g] = e - qa;
     }
@@ -1548,22 +1703,24 @@ PyObject *nv_group_hist_rows(PyObject *Py_UNUSED(self), PyObject *args)
     for (int k = 0; ok && k < 3; k++) /* huge pages (buffers.c): fewer faults than 4 KB pages */
         ok = (out[k] = nv_buf_result(n * 8)) != NULL;
     ok = ok && (out[3] = PyByteArray_FromStringAndSize(NULL, (G + 1) * 8)) != NULL;
-    int64_t *starts = calloc((size_t)G + 2, sizeof(int64_t)), *cells = calloc((size_t)G + 1, sizeof(int64_t));
-    size_t rec_bytes = (size_t)(n > 0 ? n : 1) * sizeof(qrec);
-    qrec *rec = nv_big_alloc(rec_bytes);
-    ok = ok && starts && cells && rec;
+    int64_t *starts = calloc((size_t)G + 2, sizeof(int64_t)), *cells = calloc((size_t)G + 1, sizeof(int64_t)),
+            *npos = calloc((size_t)G + 1, sizeof(int64_t));
+    size_t key_bytes = (size_t)(n > 0 ? n : 1) * 8;
+    uint64_t *key = nv_big_alloc(key_bytes); /* huge pages, reused: see buffers.c */
+    ok = ok && starts && cells && npos && key;
     int64_t T = 0;
     if (ok) {
         double *sc = (double *)((nv_BufObject *)out[0])->data, *pos = (double *)((nv_BufObject *)out[1])->data,
                *neg = (double *)((nv_BufObject *)out[2])->data;
         int64_t *bounds = (int64_t *)PyByteArray_AS_STRING(out[3]);
         NOGIL_BEGIN
-        ok = scatter_groups(codes, score, flag, n, G, starts, rec) == 0;
+        ok = scatter_split(codes, score, flag, n, G, starts, npos, key) == 0;
         if (ok) {
             int64_t mid = 0;
             while (mid < G && starts[mid] < n / 2)
                 mid++;
-            hsort_job hj[2] = {{rec, starts, 0, mid, cells, sc, pos, neg}, {rec, starts, mid, G, cells, sc, pos, neg}};
+            hsort_job hj[2] = {{key, starts, npos, 0, mid, cells, sc, pos, neg},
+                               {key, starts, npos, mid, G, cells, sc, pos, neg}};
             pthread_t th;
             int threaded = n > 100000 && G > 1 && pthread_create(&th, NULL, hist_sort_groups, &hj[1]) == 0;
             hist_sort_groups(&hj[0]);
@@ -1586,7 +1743,8 @@ PyObject *nv_group_hist_rows(PyObject *Py_UNUSED(self), PyObject *args)
     }
     free(starts);
     free(cells);
-    nv_big_free(rec, rec_bytes);
+    free(npos);
+    nv_big_free(key, key_bytes);
     nv_args_release(&in);
     for (int k = 0; ok && k < 3; k++)
         ((nv_BufObject *)out[k])->len = T * 8;
