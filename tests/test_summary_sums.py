@@ -312,3 +312,30 @@ def test_per_group_sums_in_pieces_on_two_threads_are_the_same_bits(monkeypatch):
     for k in one.results:
         a, b = one.results[k].per_group, two.results[k].per_group
         assert np.array_equal(a.view(np.uint64), b.view(np.uint64)), k
+
+
+@given(
+    st.integers(0, 3000),
+    st.sampled_from([0.0, 0.05, 0.3, 0.5, 0.8, 1.0]),
+    st.integers(0, 4),
+    st.integers(0, 2**31),
+)
+def test_unit_summary_merged_over_its_buffer_is_hist_merge(n, rate, decimals, seed):
+    """The unit-case summary merged over the buffer of its classes' sorted scores (smaller class
+    first, hist_merge_inplace) has hist_merge's cells and counts, bit for bit: ties across and
+    within the classes, -0.0 beside 0.0, a class empty."""
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.normal(size=n), decimals)
+    s[rng.random(n) < 0.05] = -0.0
+    s[rng.random(n) < 0.05] = 0.0
+    y = rng.random(n) < rate
+    h = ScoreHistogram.from_checked(y, s)
+    want = [np.frombuffer(x, np.float64) for x in _x87.hist_merge(np.sort(s[y]), np.sort(s[~y]))]
+    for got, w in zip((h.scores, h.pos, h.neg), want, strict=True):
+        assert np.array_equal(got.view(np.uint64), w.view(np.uint64))
+    assert h.split() is None
+
+
+def test_hist_merge_inplace_refuses_a_class_longer_than_the_buffer():
+    with pytest.raises(ValueError, match="smaller class"):
+        _x87.hist_merge_inplace(np.zeros(3), 4, True)

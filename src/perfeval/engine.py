@@ -173,7 +173,9 @@ def _task(
     if binary_specs:
         yb = binary_targets(y, binary_specs[0].label, pos_label)
         if g is None:
-            binary_values(binary_specs, ScoreHistogram.from_checked(yb == 1, ys, w), suffix, results)
+            h = ScoreHistogram.from_checked(yb == 1, ys, w)
+            del yb  # a coding's copy (booleans, a pos_label) is not kept while the measures run
+            binary_values(binary_specs, h, suffix, results)
         else:
             assert grouping is not None
             keys, codes = grouping

@@ -65,6 +65,7 @@ static PyMethodDef methods[] = {
     {"hist_auc_groups", nv_hist_auc_groups, METH_VARARGS, "Each group's Mann-Whitney sum, positives and negatives from its summary with whole counts."},
     {"hist_groups", nv_hist_groups, METH_VARARGS, "A PERF measure's parts for every group from the groups' summaries (counts, sq, ca1, ca2, slq, r50, prb, ntop)."},
     {"split_classes", nv_split_classes, METH_VARARGS, "The positives' scores and the negatives' into two arrays, in one pass."},
+    {"hist_merge_inplace", nv_hist_merge_inplace, METH_VARARGS, "hist_merge of the two classes' sorted scores held in one buffer, written over it."},
     {"split_sum", nv_split_sum, METH_VARARGS, "ROC's or APR's sum from the sorted scores of the positives and of the negatives."},
     {"hist_sum", nv_hist_sum, METH_VARARGS, "One sum of a measure over a summary, bit for bit the numpy expression's."},
     {"query_order", nv_query_order, METH_VARARGS, "Rows sorted by query code, then by descending score (counted into queries, each sorted on its own)."},

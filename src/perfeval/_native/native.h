@@ -174,6 +174,7 @@ PyObject *nv_hist_tie_groups(PyObject *self, PyObject *args);
 PyObject *nv_hist_auc_groups(PyObject *self, PyObject *args);
 PyObject *nv_hist_groups(PyObject *self, PyObject *args);
 PyObject *nv_split_classes(PyObject *self, PyObject *args);
+PyObject *nv_hist_merge_inplace(PyObject *self, PyObject *args);
 
 /* ---- resample.c ------------------------------------------------------------------------------ */
 void nv_walk_init(void); /* once, from the module's init */

@@ -46,7 +46,7 @@ class ScoreHistogram:
     True
     """
 
-    __slots__ = ("_scores", "_pos", "_neg", "_split", "_memo")
+    __slots__ = ("_scores", "_pos", "_neg", "_split", "_buf", "_memo")
 
     _scores: np.ndarray | None
     _pos: np.ndarray | None
@@ -57,6 +57,9 @@ class ScoreHistogram:
         self._pos = np.ascontiguousarray(pos, dtype=np.float64)
         self._neg = np.ascontiguousarray(neg, dtype=np.float64)
         self._split: tuple[np.ndarray, np.ndarray] | None = None
+        #: the buffer the two halves of _split are views of (smaller class first), its smaller
+        #: class's length, whether that class is the positives: merged over itself when read
+        self._buf: tuple[np.ndarray, int, bool] | None = None
         #: what the measures read more than once (totals, confusion counts, sums), made on first use:
         #: a summary is not changed once made (its arrays are the measures' input, not a workspace)
         self._memo: dict[Any, Any] = {}
@@ -73,6 +76,7 @@ class ScoreHistogram:
         h = cls.__new__(cls)
         h._scores = h._pos = h._neg = None
         h._split = (pos_scores, neg_scores)
+        h._buf = None
         # what the halves say exactly: every cell holds a case, counts are whole, the totals
         h._memo = {
             "canonical": True,
@@ -87,9 +91,18 @@ class ScoreHistogram:
             from perfeval import _x87
 
             assert self._split is not None
-            self._scores, self._pos, self._neg = (
-                np.frombuffer(x, np.float64) for x in _x87.hist_merge(*self._split)
-            )
+            if self._buf is not None:  # the halves merged over their own buffer (no third copy)
+                buf, m, small_is_pos = self._buf
+                self._split = self._buf = None  # the halves are overwritten: nobody reads them again
+                cells, pos, neg = _x87.hist_merge_inplace(buf, m, small_is_pos)
+                # the scores in the buffer's first cells; copied out when far fewer than the rows
+                # (many ties), so that the rest of the buffer is given back
+                self._scores = buf[:cells] if 2 * cells >= len(buf) else buf[:cells].copy()
+                self._pos, self._neg = np.frombuffer(pos, np.float64), np.frombuffer(neg, np.float64)
+            else:
+                self._scores, self._pos, self._neg = (
+                    np.frombuffer(x, np.float64) for x in _x87.hist_merge(*self._split)
+                )
             self._split = None
         assert self._pos is not None and self._neg is not None
         return self._scores, self._pos, self._neg
@@ -173,7 +186,11 @@ class ScoreHistogram:
 
             flags = np.ascontiguousarray(is_pos, dtype=bool)
             P = int(np.count_nonzero(flags))
-            a, b = np.empty(P), np.empty(len(s) - P)
+            N = len(s) - P
+            # one buffer, the smaller class first: the summary's scores are later merged over it
+            # (hist_merge_inplace), so the classes' scores cost no array beside the summary's
+            buf = np.empty(len(s))
+            a, b = (buf[:P], buf[P:]) if P <= N else (buf[N:], buf[:N])
             _x87.split_classes(np.ascontiguousarray(s, np.float64), flags.view(np.uint8), a, b)
             if len(s) >= 1 << 20:  # the two sorts on two threads (numpy's sort releases the GIL)
                 import threading
@@ -185,7 +202,9 @@ class ScoreHistogram:
             else:
                 a.sort()
                 b.sort()
-            return cls._of_split(a, b)
+            h = cls._of_split(a, b)
+            h._buf = (buf, min(P, N), P <= N)
+            return h
         scores = runs(np.sort(s))[0]
         inv = np.searchsorted(scores, s)
         tw = w * is_pos
