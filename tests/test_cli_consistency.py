@@ -25,6 +25,30 @@ def test_repeated_measures_add(tmp_path, capsys):
     assert [line.split()[0] for line in out.splitlines()[1:4]] == ["ROC", "APR", "ACC"]
 
 
+def test_a_spec_with_several_parameters_stays_whole_in_a_list(tmp_path, capsys):
+    # a spec's params are separated by commas too: `cost:fp=5,fn=1,roc` is two measures
+    assert main(["eval", _file(tmp_path), "-m", "cst:fp=5,fn=1,roc", "-m", "ndcg:gain=linear,k=2,roc"]) == 2
+    assert "measure named twice: ROC" in capsys.readouterr().err
+    assert main(["eval", _file(tmp_path), "-m", "cst:fp=5,fn=1,roc"]) == 0
+    out = capsys.readouterr().out
+    assert [line.split()[0] for line in out.splitlines()[1:3]] == ["CST:fn=1,fp=5", "ROC"]
+
+
+def test_a_parameter_with_no_measure_before_it_is_named(tmp_path, capsys):
+    assert main(["eval", _file(tmp_path), "-m", "k=10,roc"]) == 2
+    err = capsys.readouterr().err
+    assert "'k=10' is a parameter with no measure before it" in err and len(err.splitlines()) == 1
+
+
+def test_ir_measures_parentheses_are_one_measure_and_refused_by_name(tmp_path, capsys):
+    assert main(["eval", _file(tmp_path), "-m", "SetF(rel=2,beta=4),roc"]) == 2
+    assert "SetF(beta=x)" in capsys.readouterr().err  # the weighted F's own message, not 'beta=4)'
+    assert main(["eval", _file(tmp_path), "-m", "P(rel=2)@5"]) == 2
+    err = capsys.readouterr().err
+    assert "'P(rel=2)@5': ir_measures' parameters in parentheses are not read here" in err
+    assert "--level N" in err
+
+
 def test_the_commands_default_measures_stay_when_m_is_not_given(tmp_path, capsys):
     p = tmp_path / "c.csv"
     p.write_text("y,a,b\n1,0.9,0.8\n0,0.5,0.7\n1,0.6,0.6\n0,0.1,0.5\n")

@@ -22,7 +22,7 @@ from perfeval._validation import Cases, binary_targets, check_relevance, floats
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.measures._data import GroupedData
-from perfeval.measures.spec import with_threshold
+from perfeval.measures.spec import split_measures, with_threshold
 from perfeval.report import MeasureResult, Report
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.ranking import RankingData, group_codes
@@ -45,7 +45,7 @@ def resolve(
     trec_eval's (see :mod:`perfeval.measures.spellings`).
     """
     if isinstance(measures, str):
-        measures = [m for m in measures.split(",") if m.strip()]
+        measures = split_measures(measures)
     specs = []
     for m in measures:
         specs.append(with_threshold(parse_measure(m, trec=trec), threshold))

@@ -299,7 +299,9 @@ def _cutoffs(text: str) -> list[str]:
 
     out: list[str] = []
     family = None
-    for token in (t.strip() for t in text.split(",")):
+    from perfeval.measures.spec import split_measures
+
+    for token in split_measures(text):
         if token.isdigit() and family is not None:
             out.append(f"{family}.{token}")
             continue

@@ -102,6 +102,56 @@ def _fmt(v: Any) -> str:
     return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
 
 
+_PARAM_ITEM = re.compile(r"^\s*[A-Za-z_]\w*\s*=")
+
+
+def split_measures(text: str) -> list[str]:
+    """A comma-separated list of measures as its specs: commas inside parentheses (ir_measures'
+    ``SetF(rel=2,beta=4)``) do not split, and a ``param=value`` item continues the spec before it
+    when that spec has parameters (``ndcg:gain=linear,k=10,map`` is two measures).
+
+    Raises
+    ------
+    InvalidParameterError
+        A ``param=value`` item with no spec before it to belong to, or unbalanced parentheses.
+
+    Examples
+    --------
+    >>> split_measures("roc, ndcg:gain=linear,k=10,map")
+    ['roc', 'ndcg:gain=linear,k=10', 'map']
+    >>> split_measures("SetF(rel=2,beta=4),P@5")
+    ['SetF(rel=2,beta=4)', 'P@5']
+    """
+    items: list[str] = []
+    depth, start = 0, 0
+    for i, c in enumerate(text + ","):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                raise InvalidParameterError(f"measures {text!r}: a ')' without its '('")
+        elif c == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    if depth:
+        raise InvalidParameterError(f"measures {text!r}: a '(' without its ')'")
+    out: list[str] = []
+    for item in items:
+        if not item.strip():
+            continue
+        if _PARAM_ITEM.match(item) and "(" not in item:
+            if not out or ":" not in out[-1]:
+                raise InvalidParameterError(
+                    f"measures {text!r}: {item.strip()!r} is a parameter with no measure before it "
+                    "(parameters follow a measure and a ':', e.g. ndcg:gain=linear,k=10)"
+                )
+            out[-1] += "," + item.strip()
+        else:
+            out.append(item.strip())
+    return out
+
+
 def _lookup(name: str, raw: str) -> Measure:
     """The registry measure ``name``; unknown: the error suggests close registry names and close
     spellings of other tools (``ndcg_cut10`` -> ``ndcg_cut_10``).
@@ -111,6 +161,13 @@ def _lookup(name: str, raw: str) -> Measure:
     except UnknownMeasureError:
         import difflib
         import re
+
+        if re.fullmatch(r"\w+\(.*\)(@\d+)?", raw.strip()):
+            raise UnknownMeasureError(
+                f"{raw!r}: ir_measures' parameters in parentheses are not read here; write the measure "
+                "with perfeval's parameters (name@k:param=value, `perfeval list-measures --long`), and for "
+                "rel=N (relevant from grade N) `perfeval trec --level N` (docs/ranking.md)"
+            ) from None
 
         from perfeval.measures.spellings import table
 
