@@ -608,3 +608,27 @@ def test_format_takes_the_extensions_names_too(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("# Measures")
     assert main(["eval", f, "-m", "roc", "--format", "txt"]) == 0
     assert capsys.readouterr().out.startswith("measure")
+
+
+def test_the_positive_label_is_in_the_reports_parameters_and_signature(tmp_path, capsys):
+    # the CLI codes the labels itself: its JSON said "pos_label": null and its signature nothing
+    import json
+
+    words, numbers = tmp_path / "w.csv", tmp_path / "n.csv"
+    words.write_text("y,s\nyes,0.9\nno,0.8\nyes,0.3\nno,0.2\n")
+    numbers.write_text("y,s\n2,0.9\n1,0.8\n2,0.3\n1,0.2\n")
+    for f, typed, label, sig in (
+        (words, "yes", "yes", "pos:'yes'"),
+        (numbers, "2", 2, "pos:2|"),
+        (numbers, "2.0", 2.0, "pos:2.0|"),
+    ):
+        for extra in ([], ["--stream"]):
+            argv = ["eval", str(f), "--score", "s", "--pos-label", typed, "-m", "roc", "--format", "json"]
+            assert main(argv + extra) == 0
+            out = json.loads(capsys.readouterr().out)
+            assert out["params"]["pos_label"] == label and type(out["params"]["pos_label"]) is type(label)
+            assert sig in out["signature"], (typed, extra, out["signature"])
+    c = tmp_path / "c.csv"
+    c.write_text("y,a,b\n2,0.9,0.8\n1,0.8,0.5\n2,0.3,0.4\n1,0.2,0.1\n2,0.5,0.6\n")
+    assert main(["compare", str(c), "--target", "y", "--score", "a,b", "--pos-label", "2", "-m", "roc"]) == 0
+    assert "|pos:2|" in capsys.readouterr().out

@@ -251,9 +251,29 @@ def no_missing(chunks: Iterable[Any], source: str, chosen: list) -> Iterator[lis
         yield c
 
 
-def coded(chunks: Iterable[Any], pos_label: Any, source: str, chosen: list) -> Iterator[list]:
+def label_as_read(pos_label: str, col: Any) -> Any:
+    """``--pos-label``'s text as the label it matched in the column, for the report's parameters:
+    against numbers a number as typed (``2``, ``2.0``, ``0.5``), ``True`` against booleans, else the text.
+    """
+    import numpy as np
+
+    from perfeval._validation import as_label
+
+    label = as_label(pos_label, np.asarray(col))
+    if isinstance(label, float) and label.is_integer():
+        try:
+            return int(pos_label)  # typed as a whole number: shown as one, whatever the column's dtype
+        except ValueError:
+            pass
+    return label
+
+
+def coded(
+    chunks: Iterable[Any], pos_label: Any, source: str, chosen: list, read: dict | None = None
+) -> Iterator[list]:
     """Chunks whose target labels are coded 0/1 by ``--pos-label``; a label found in no chunk is an
-    error at the end, as it is when the table is read whole.
+    error at the end, as it is when the table is read whole.  ``read`` gets ``"pos_label"``: the
+    label as read from the first chunk's column (:func:`label_as_read`).
     """
     import numpy as np
 
@@ -266,6 +286,8 @@ def coded(chunks: Iterable[Any], pos_label: Any, source: str, chosen: list) -> I
     for c in chunks:
         _missing_in_chunk(c, rows, source, chosen)
         rows += len(c[0])
+        if read is not None and "pos_label" not in read:
+            read["pos_label"] = label_as_read(pos_label, c[0])
         y = binary_coding(c[0], pos_label)
         seen = seen or bool(np.any(y))
         if not seen and len(labels) < 8:

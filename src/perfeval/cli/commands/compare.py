@@ -24,6 +24,8 @@ def _load(args: Any, file: str, several: bool, binary: bool, specs: list) -> tup
         target=args.target, score=args.score, group=args.group, weight=args.weight, several_scores=several
     )
     load.say_columns(ch)
+    if args.pos_label is not None:  # the label as read, for the signature (a number against numbers)
+        args.pos_label_read = load.label_as_read(args.pos_label, t.get(ch.target))
     y = load.targets(t, ch.target.name, t.get(ch.target), args.pos_label, binary).astype(np.float64)
     if not binary:
         load.say_grades_as_labels(y, specs, args.pos_label, ch.target.name)
@@ -438,6 +440,6 @@ def _signature(args: Any, specs: list, first: Any, weighted: bool) -> Any:
         specs,
         args.threshold,
         weights=weighted,
-        positive=None if args.pos_label is None else repr(args.pos_label),
+        positive=None if args.pos_label is None else repr(getattr(args, "pos_label_read", args.pos_label)),
         ci=ci_text(first.method, first.n_boot, args.seed, args.ci),
     )

@@ -233,6 +233,8 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
         binary = any(s.measure.kind == "binary" for s in specs) or (
             args.pos_label is not None and any(s.measure.kind == "grouped" for s in specs)
         )  # GAUC reads labels through --pos-label, else grades (> 0: positive)
+        if args.pos_label is not None:
+            shown_label = load.label_as_read(args.pos_label, target)
         target = load.targets(table, ch.target.name, target, args.pos_label, binary)
         if not binary:
             load.say_grades_as_labels(target, specs, args.pos_label, ch.target.name)
@@ -269,6 +271,8 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
         )
     report.params["source"] = table.source
     report.params["columns"] = ch.names()
+    if args.pos_label is not None and not parts:  # the CLI coded the labels: the label it read
+        report.params["pos_label"] = shown_label
     if picked is not None:
         report.params["columns"]["id"] = picked[0]
     return report
@@ -328,8 +332,9 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         ids=(0, 3) if labels else (3,),
         delimiter=args.delimiter,
     )
+    read: dict = {}
     if labels:
-        cols = load.coded(cols, args.pos_label, path or "standard input", chosen)
+        cols = load.coded(cols, args.pos_label, path or "standard input", chosen, read)
     else:
         cols = load.no_missing(cols, path or "standard input", chosen)
     if args.group is not None:  # spilled by group to temporary files, then evaluated file by file
@@ -351,6 +356,8 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         )
     if chosen:
         report.params["columns"] = chosen[0].names()
+    if "pos_label" in read:  # the CLI coded the labels: the label it read
+        report.params["pos_label"] = read["pos_label"]
     return report
 
 
