@@ -210,3 +210,30 @@ def test_cli_reads_the_id_column_as_ids(tmp_path, capsys):
     ]
     assert main([*args, "--dialect", "trec_eval", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["measures"]["MAP"]["value"] == 0.5  # "9" > "10" as text
+
+
+def test_mrr_counts_only_the_tie_at_the_first_relevant_case():
+    # query 1: the first relevant case is alone at the top, a mixed tie lower down moves no MRR;
+    # query 2: the first relevant case is in a mixed tie; query 3: a mixed tie below a relevant one
+    g = np.array([1, 1, 1, 2, 2, 2, 3, 3, 3, 3], dtype=np.int64)
+    ids = np.array([f"d{i}" for i in range(10)])
+    y = np.array([1, 1, 0, 0, 1, 0, 1, 0, 1, 0])
+    s = np.array([0.9, 0.5, 0.5, 0.8, 0.8, 0.1, 0.7, 0.9, 0.4, 0.4])
+    e = perfeval.explain(y, s, groups=g, ids=ids, measures="mrr,map", dialects="trec_eval")
+    mrr = next(r for r in e.cells["trec_eval"]["MRR"].rules if "tie of relevant" in r)
+    assert "[1 of 3 queries have a tie of relevant and non-relevant cases at the first relevant case; " in mrr
+    assert "2 cases in such ties]" in mrr
+    ap = next(r for r in e.cells["trec_eval"]["MAP"].rules if "tie of relevant" in r)
+    assert "[3 of 3 queries have a tie" in ap and "6 cases in such ties" in ap
+    # the count is right: only query 2's value moves when its tie is reversed
+    for q, moves in ((1, False), (2, True), (3, False)):
+        rows = g == q
+        order_a = perfeval.evaluate(
+            y[rows], s[rows], groups=g[rows], ids=ids[rows], measures=["mrr"], dialect="trec_eval"
+        )
+        flipped = ids[rows][::-1].copy()
+        order_b = perfeval.evaluate(
+            y[rows], s[rows], groups=g[rows], ids=flipped, measures=["mrr"], dialect="trec_eval"
+        )
+        a, b = (next(iter(r.results.values())).value for r in (order_a, order_b))
+        assert (a != b) == moves, (q, a, b)

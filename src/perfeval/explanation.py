@@ -271,9 +271,10 @@ class _Facts:
             )
         )
 
-    def mixed_ties(self, y: np.ndarray, k: int = 0) -> tuple[int, int]:
+    def mixed_ties(self, y: np.ndarray, k: int = 0, first_relevant: bool = False) -> tuple[int, int]:
         """Groups with a tie of relevant and non-relevant cases (starting in the top ``k`` when k > 0:
-        below it the order moves no measure at k), and the cases in such ties.
+        below it the order moves no measure at k; with ``first_relevant``, only the tie that holds a group's
+        first relevant case: the only one whose order moves MRR), and the cases in such ties.
         """
         order = np.lexsort((y, -self.c.s, self.codes))
         sc, ss, sy = self.codes[order], self.c.s[order], y[order] > 0
@@ -288,6 +289,12 @@ class _Facts:
             head = np.concatenate(([True], sc[1:] != sc[:-1]))
             first = np.maximum.accumulate(np.where(head, np.arange(len(sc)), 0))
             mixed &= (np.arange(len(sc)) - first)[start] < k
+        if first_relevant and n_tie:  # no relevant case in an earlier tie of the same group
+            tie_group = sc[start]
+            before = np.cumsum(rel) - rel  # relevant cases in the earlier ties (of every group)
+            head_tie = np.concatenate(([True], tie_group[1:] != tie_group[:-1]))
+            group_base = np.maximum.accumulate(np.where(head_tie, before, 0))
+            mixed &= (before - group_base) == 0
         groups = len(np.unique(sc[start][mixed])) if len(sc) else 0
         return groups, int(size[mixed].sum())
 
@@ -332,9 +339,11 @@ def _case_rules(pol: Policy, spec: MeasureSpec, y: np.ndarray, f: _Facts, unit: 
     out = []
     total = f.n_groups
     if pol.ties != "perfeval" and not pol.finish:
-        groups, rows = f.mixed_ties(y, k)
+        groups, rows = f.mixed_ties(y, k, first_relevant=pol.measure == "MRR")
         if groups:
             where = f" in the top {k}" if k > 0 else ""
+            if pol.measure == "MRR":
+                where += " at the first relevant case"
             out.append(
                 f"{ORDER_TEXT[pol.ties]} [{groups} of {total} {unit} have a tie of relevant and "
                 f"non-relevant cases{where}; {rows} cases in such ties]"
