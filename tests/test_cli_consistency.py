@@ -632,3 +632,22 @@ def test_the_positive_label_is_in_the_reports_parameters_and_signature(tmp_path,
     c.write_text("y,a,b\n2,0.9,0.8\n1,0.8,0.5\n2,0.3,0.4\n1,0.2,0.1\n2,0.5,0.6\n")
     assert main(["compare", str(c), "--target", "y", "--score", "a,b", "--pos-label", "2", "-m", "roc"]) == 0
     assert "|pos:2|" in capsys.readouterr().out
+
+
+def test_a_negative_relevance_is_named_by_its_line_in_memory_and_streamed(tmp_path, capsys):
+    f = tmp_path / "neg.csv"
+    f.write_text("q,rel,s\n1,0,0.9\n1,1,0.5\n2,-1,0.4\n2,2,0.3\n")
+    base = ["eval", str(f), "--target", "rel", "--score", "s", "--group", "q"]
+    for m, extra, where in (
+        ("map,ndcg", [], "line 4"),
+        ("gauc", [], "line 4"),
+        ("map,ndcg", ["--stream"], "data row 3"),
+        ("gauc", ["--stream"], "data row 3"),
+    ):
+        assert main(base + ["-m", m] + extra) == 1
+        err = capsys.readouterr().err
+        assert f"{f}, {where}: " in err or f"{f}: {where}: " in err, err
+        assert "the target column 'rel' holds -1.0" in err and "--pos-label 1" in err
+        assert len(err.strip().splitlines()) == 1
+    # -1/1 labels with --pos-label 1 are labels, not grades
+    assert main(base + ["-m", "gauc", "--pos-label", "1"]) == 0

@@ -122,7 +122,17 @@ def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool) -> An
 
     _no_missing(table, name, col)
     if not binary:
-        return numeric(table, name, col, "target")
+        rel = numeric(table, name, col, "target")
+        bad = ~(rel >= 0)  # NaN too
+        if bad.any():  # said here, with the file's line, not by the library's 0-based index
+            i = int(np.argmax(bad))
+            raise InputFormatError(
+                f"the target column {name!r} holds {float(rel[i])!r}; the measures asked read it as "
+                "graded relevance, a number >= 0 (0: not relevant); labels such as -1/1: --pos-label 1",
+                source=table.source,
+                line=table.line_of(i),
+            )
+        return rel
     coded = binary_coding(np.asarray(col), pos_label)
     if pos_label is not None:
         if not np.any(coded):
@@ -242,11 +252,27 @@ def _missing_in_chunk(c: Any, rows: int, source: str, chosen: list) -> None:
         )
 
 
-def no_missing(chunks: Iterable[Any], source: str, chosen: list) -> Iterator[list]:
-    """Chunks of numeric targets, each checked for a missing one (NaN) before it is summarized."""
+def no_missing(chunks: Iterable[Any], source: str, chosen: list, relevance: bool = False) -> Iterator[list]:
+    """Chunks of numeric targets, each checked for a missing one (NaN) before it is summarized;
+    ``relevance``: the targets are graded relevance (no binary measure asked), checked >= 0.
+    """
+    import numpy as np
+
+    from perfeval.exceptions import InputFormatError
+
     rows = 0
     for c in chunks:
         _missing_in_chunk(c, rows, source, chosen)
+        if relevance:
+            bad = np.flatnonzero(~(np.asarray(c[0]) >= 0))
+            if len(bad):  # the chunk has no line numbers: its data row (the header and blank lines apart)
+                name = chosen[0].target.name if chosen else "target"
+                raise InputFormatError(
+                    f"data row {rows + int(bad[0]) + 1}: the target column {name!r} holds "
+                    f"{float(c[0][int(bad[0])])!r}; the measures asked read it as graded relevance, "
+                    "a number >= 0 (0: not relevant); labels such as -1/1: --pos-label 1",
+                    source=source,
+                )
         rows += len(c[0])
         yield c
 

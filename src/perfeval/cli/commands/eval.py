@@ -336,7 +336,8 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
     if labels:
         cols = load.coded(cols, args.pos_label, path or "standard input", chosen, read)
     else:
-        cols = load.no_missing(cols, path or "standard input", chosen)
+        relevance = not any(s.measure.kind == "binary" for s in specs)  # as in memory (no --pos-label)
+        cols = load.no_missing(cols, path or "standard input", chosen, relevance)
     if args.group is not None:  # spilled by group to temporary files, then evaluated file by file
         chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g in cols)
         size = os.path.getsize(path) if path is not None and os.path.isfile(path) else None
