@@ -95,6 +95,11 @@ def _classes(fn: str, y: Array, name: str = "y_true") -> Array:
         ) from None
 
 
+def _shown(v: Any) -> str:
+    """A value for a message, as written (``5``, ``'spam'``, ``nan``), not numpy's ``np.int64(5)``."""
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
 def _is_text(classes: Array) -> bool:
     return classes.dtype.kind in "OUS"
 
@@ -126,7 +131,10 @@ def _weights(fn: str, sample_weight: Any, n: int) -> Array | None:
     w = one_d("sample_weight", sample_weight)
     if len(w) != n:
         raise InvalidDataError(f"{fn}: `sample_weight` has {len(w)} values for {n} cases")
-    check_weights(w, "sample_weight")
+    try:
+        check_weights(w, "sample_weight")
+    except InvalidDataError as e:
+        raise InvalidDataError(f"{fn}: {e}") from None
     return w
 
 
@@ -551,27 +559,32 @@ def log_loss(
     return value if base == math.e else value / math.log(base)
 
 
-def _prob_1d(fn: str, y_prob: Any, n: int) -> tuple[Array, Array]:
-    """``y_prob`` as 1-D: (the array in its own numeric type, the same as float64), finite, in [0, 1]."""
+def _prob_1d(fn: str, y_prob: Any, n: int) -> Array:
+    """``y_prob`` as 1-D float64, finite, in [0, 1]."""
     x = host_memory(y_prob, "y_prob")
     arr = x.to_numpy() if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray) else np.asarray(x)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
         raise InvalidDataError(f"{fn}: `y_prob` must be one-dimensional, got shape {arr.shape}")
-    if arr.dtype.kind not in "biuf":
+    if arr.dtype.kind not in "biufO":
         raise InvalidDataError(f"{fn}: `y_prob` must hold numbers, got values of type {arr.dtype}")
-    p = floats(arr, "y_prob")
+    try:
+        p = floats(arr, "y_prob")
+    except InvalidDataError as e:
+        raise InvalidDataError(f"{fn}: {e}") from None
     if len(p) != n:
         raise InvalidDataError(f"{fn}: `y_true` and `y_prob` have different lengths, {n} and {len(p)}")
     bad = ~np.isfinite(p)
     if bad.any():
         i = int(np.argmax(bad))
-        raise InvalidDataError(f"{fn}: `y_prob` holds {p[i]!r} at index {i}; probabilities must be numbers")
+        raise InvalidDataError(
+            f"{fn}: `y_prob` holds {_shown(p[i])} at index {i}; probabilities must be numbers"
+        )
     if p.min() < 0 or p.max() > 1:
         i = int(np.argmax((p < 0) | (p > 1)))
-        raise InvalidDataError(f"{fn}: y_prob has values outside [0, 1]: {p[i]!r} at index {i}")
-    return (arr if arr.dtype.kind in "iuf" else p), p
+        raise InvalidDataError(f"{fn}: y_prob has values outside [0, 1]: {_shown(p[i])} at index {i}")
+    return p
 
 
 def calibration_curve(
@@ -623,14 +636,14 @@ def calibration_curve(
     classes = _classes(fn, y)
     if pos_label is None:
         pos_label = _default_pos_label(fn, classes)
-    raw, p = _prob_1d(fn, y_prob, len(y))
+    p = _prob_1d(fn, y_prob, len(y))
     if len(classes) > 2:
         raise InvalidDataError(
             f"{fn}: Only binary classification is supported. Provided labels {label_values(y)}"
         )
     n = int(n_bins)
     if strategy == "quantile":
-        edges = np.percentile(raw, np.linspace(0, 1, n + 1) * 100)
+        edges = np.percentile(p, np.linspace(0, 1, n + 1) * 100)
     else:
         edges = np.linspace(0.0, 1.0, n + 1)
     h = ScoreHistogram.from_checked(np.asarray(y == pos_label, dtype=bool), p, None)
@@ -756,7 +769,9 @@ def _score_matrix(fn: str, y_score: Any) -> Array:
         if bad.any():
             at = np.unravel_index(int(np.argmax(bad)), arr.shape)
             where = f"row {at[0]}, column {at[1]}" if arr.ndim == 2 else f"index {at[0]}"
-            raise InvalidDataError(f"{fn}: `y_score` holds {arr[at]!r} at {where}; scores must be finite")
+            raise InvalidDataError(
+                f"{fn}: `y_score` holds {_shown(arr[at])} at {where}; scores must be finite"
+            )
     return arr
 
 
@@ -874,7 +889,7 @@ def top_k_accuracy_score(
     if outside.any():
         i = int(np.argmax(outside))
         raise InvalidDataError(
-            f"{fn}: 'y_true' contains labels not in parameter 'labels': {y[i]!r} at index {i}"
+            f"{fn}: 'y_true' contains labels not in parameter 'labels': {_shown(y[i])} at index {i}"
         )
     if k >= len(classes):
         _warn(
