@@ -1259,7 +1259,7 @@ class CalibrationDisplay(CurveDisplay):
     def from_predictions(  # type: ignore[override]
         cls,
         y_true: Any,
-        y_prob: Any = None,
+        y_prob: Any,
         *,
         n_bins: int = 5,
         strategy: str = "uniform",
