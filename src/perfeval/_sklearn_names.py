@@ -72,7 +72,7 @@ def _warn(message: str) -> None:
     warnings.warn(UndefinedMeasureWarning(message), stacklevel=3)
 
 
-def _classes(fn: str, y: Array, name: str = "y_true") -> Array:
+def class_labels(fn: str, y: Array, name: str = "y_true") -> Array:
     """The sorted distinct labels of ``y``; a data error for NaN, continuous values or mixed types."""
     if len(y) == 0:
         raise InvalidDataError(f"{fn}: `{name}` is empty; at least one case is needed")
@@ -162,7 +162,7 @@ def _binary_curve_input(
     ``pos_label``), scores, weights; the cases of weight 0 dropped.  The exact summary and the labels.
     """
     y = to_numpy(y_true, "y_true")
-    classes = _classes(fn, y)
+    classes = class_labels(fn, y)
     if pos_label is None:
         if len(classes) > 2:
             raise InvalidDataError(
@@ -356,7 +356,7 @@ def roc_auc_score(
     if max_fpr is not None and not (0 < max_fpr <= 1):
         raise InvalidParameterError(f"{fn}: Expected max_fpr in range (0, 1], got: {max_fpr!r}")
     y = to_numpy(y_true, "y_true")
-    classes = _classes(fn, y)
+    classes = class_labels(fn, y)
     s_arr = np.asarray(host_memory(y_score, "y_score"))
     if len(classes) > 2 or (s_arr.ndim == 2 and s_arr.shape[1] > 1):
         raise InvalidParameterError(
@@ -415,7 +415,7 @@ def average_precision_score(
             f"{fn}: average={average!r} is not one of micro, macro, samples, weighted"
         )
     y = to_numpy(y_true, "y_true")
-    classes = _classes(fn, y)
+    classes = class_labels(fn, y)
     y_score = host_memory(y_score, "y_score")
     if len(classes) > 2 or np.asarray(y_score).ndim == 2 and np.asarray(y_score).shape[1] > 1:
         raise InvalidParameterError(
@@ -462,7 +462,7 @@ def brier_score_loss(
     """
     fn = "brier_score_loss"
     y = to_numpy(y_true, "y_true")
-    classes = _classes(fn, y)
+    classes = class_labels(fn, y)
     if len(classes) > 2:
         raise InvalidDataError(
             f"{fn}: The type of the target inferred from y_true is multiclass but should be binary "
@@ -524,9 +524,9 @@ def log_loss(
     if y_proba is None:
         raise InvalidParameterError(f"{fn}: y_proba (the probability of the greater label) is required")
     y = to_numpy(y_true, "y_true")
-    seen = _classes(fn, y)
+    seen = class_labels(fn, y)
     if labels is not None:
-        classes = _classes(fn, to_numpy(labels, "labels"), "labels")
+        classes = class_labels(fn, to_numpy(labels, "labels"), "labels")
         if len(classes) < 2:
             raise InvalidDataError(
                 f"{fn}: The labels array needs to contain at least two labels, got {classes.tolist()}"
@@ -633,7 +633,7 @@ def calibration_curve(
     if not isinstance(strategy, str) or strategy not in ("uniform", "quantile"):
         raise InvalidParameterError(f"{fn}: strategy must be 'uniform' or 'quantile', got {strategy!r}")
     y = to_numpy(y_true, "y_true")
-    classes = _classes(fn, y)
+    classes = class_labels(fn, y)
     if pos_label is None:
         pos_label = _default_pos_label(fn, classes)
     p = _prob_1d(fn, y_prob, len(y))
@@ -803,7 +803,7 @@ def _top_k_classes(fn: str, seen: Array, labels: Any, n_score_classes: int) -> A
             )
         return seen
     given = to_numpy(labels, "labels")
-    classes = _classes(fn, given, "labels")
+    classes = class_labels(fn, given, "labels")
     if len(classes) != len(given):
         raise InvalidParameterError(f"{fn}: Parameter 'labels' must be unique: {label_values(given)}")
     if not np.array_equal(classes, given):
@@ -865,7 +865,7 @@ def top_k_accuracy_score(
     if not isinstance(normalize, (bool, np.bool_)):
         raise InvalidParameterError(f"{fn}: normalize must be True or False, got {normalize!r}")
     y = to_numpy(y_true, "y_true")
-    seen = _classes(fn, y)
+    seen = class_labels(fn, y)
     multiclass = len(seen) > 2 or (labels is not None and len(np.asarray(labels).reshape(-1)) > 2)
     s = _score_matrix(fn, y_score)
     if not multiclass:
@@ -905,14 +905,16 @@ def top_k_accuracy_score(
 
 
 # -- hard predictions ------------------------------------------------------------------------------------
-def _hard(fn: str, y_true: Any, y_pred: Any, sample_weight: Any) -> tuple[Array, Array, Array, Array | None]:
+def hard_labels(
+    fn: str, y_true: Any, y_pred: Any, sample_weight: Any
+) -> tuple[Array, Array, Array, Array | None]:
     """scikit-learn's ``_check_targets`` for 1-D labels: (y_true, y_pred, sorted labels of both, weights)."""
     yt, yp = to_numpy(y_true, "y_true"), to_numpy(y_pred, "y_pred")
     if len(yt) != len(yp):
         raise InvalidDataError(f"{fn}: `y_true` and `y_pred` have different lengths, {len(yt)} and {len(yp)}")
-    ct = _classes(fn, yt)
+    ct = class_labels(fn, yt)
     try:
-        cp = _classes(fn, yp, "y_pred")
+        cp = class_labels(fn, yp, "y_pred")
     except InvalidDataError as e:
         if "continuous" in str(e):
             raise InvalidDataError(
@@ -944,7 +946,7 @@ def _binary_counts(
             f"{fn}: average={average!r} is not supported: perfeval computes the binary score of "
             "pos_label (average='binary'); for another class against the rest pass pos_label="
         )
-    yt, yp, present, w = _hard(fn, y_true, y_pred, sample_weight)
+    yt, yp, present, w = hard_labels(fn, y_true, y_pred, sample_weight)
     if len(present) > 2:
         raise InvalidDataError(
             f"{fn}: Target is multiclass ({label_values(present)}) but average='binary'; perfeval "
@@ -1099,7 +1101,7 @@ def accuracy_score(y_true: Any, y_pred: Any, *, normalize: bool = True, sample_w
     count) of cases whose predicted label is the true one; any number of classes.
     """
     fn = "accuracy_score"
-    yt, yp, _labels, w = _hard(fn, y_true, y_pred, sample_weight)
+    yt, yp, _labels, w = hard_labels(fn, y_true, y_pred, sample_weight)
     hit = np.asarray(yt == yp, dtype=np.float64)
     if w is None:
         return float(hit.mean()) if normalize else float(hit.sum())
@@ -1184,7 +1186,7 @@ def confusion_matrix(
         m = np.array([[tn, fp], [fn_, tp]])
         cm = m.astype(np.int64) if sample_weight is None else m
     else:
-        yt, yp, present, w = _hard(fn, y_true, yp_raw, sample_weight)
+        yt, yp, present, w = hard_labels(fn, y_true, yp_raw, sample_weight)
         if labels is None:
             lab = present
         else:
@@ -1217,7 +1219,7 @@ def confusion_matrix(
 
 def matthews_corrcoef(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """scikit-learn's ``matthews_corrcoef`` (any number of classes; 0.0 where undefined)."""
-    yt, yp, labels, w = _hard("matthews_corrcoef", y_true, y_pred, sample_weight)
+    yt, yp, labels, w = hard_labels("matthews_corrcoef", y_true, y_pred, sample_weight)
     c = _matrix(yt, yp, labels, w, np.float64)
     t_sum, p_sum = c.sum(axis=1), c.sum(axis=0)
     n_correct, n = float(np.trace(c)), float(p_sum.sum())
@@ -1236,7 +1238,7 @@ def balanced_accuracy_score(
     (a class seen only in ``y_pred`` is left out with a warning, as scikit-learn); ``adjusted``
     rescales so that chance is 0.
     """
-    yt, yp, labels, w = _hard("balanced_accuracy_score", y_true, y_pred, sample_weight)
+    yt, yp, labels, w = hard_labels("balanced_accuracy_score", y_true, y_pred, sample_weight)
     c = _matrix(yt, yp, labels, w, np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         per_class = np.diag(c) / c.sum(axis=1)

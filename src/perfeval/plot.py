@@ -460,7 +460,7 @@ def _cv_folds(
     """
     from collections.abc import Mapping
 
-    from perfeval._sklearn_names import _classes
+    from perfeval._sklearn_names import class_labels
     from perfeval._validation import label_values, to_numpy
 
     _plt()
@@ -490,7 +490,7 @@ def _cv_folds(
             f"{_num_samples(X)}."
         )
     yy = to_numpy(y, "y")
-    classes = _classes(fn, yy, "y")
+    classes = class_labels(fn, yy, "y")
     if len(classes) > 2:
         raise InvalidParameterError(
             f"{fn}: The target `y` is not binary. Got multiclass type of target ({label_values(yy)})."
@@ -1533,11 +1533,11 @@ class ConfusionMatrixDisplay:
         ``normalize`` as :func:`perfeval.functional.confusion_matrix` (scores are refused: this
         takes labels); ``display_labels`` default to ``labels``, else the sorted labels of both.
         """
-        from perfeval._sklearn_names import _hard
+        from perfeval._sklearn_names import hard_labels
         from perfeval.functional import confusion_matrix
 
         _plt()
-        _yt, _yp, present, _w = _hard(f"{cls.__name__}.from_predictions", y_true, y_pred, sample_weight)
+        _yt, _yp, present, _w = hard_labels(f"{cls.__name__}.from_predictions", y_true, y_pred, sample_weight)
         if display_labels is None:
             display_labels = present if labels is None else labels
         cm = confusion_matrix(y_true, y_pred, labels=labels, sample_weight=sample_weight, normalize=normalize)
