@@ -292,10 +292,14 @@ def test_signatures_are_scikit_learns():
     default (its deprecated spellings aside); ours may add perfeval's own (``base``, ``threshold``)."""
     import inspect
 
+    import sklearn.calibration
+
     from perfeval._sklearn_names import __all__ as names
 
+    assert {"top_k_accuracy_score", "calibration_curve"} <= set(names)
     for name in names:
-        theirs = inspect.signature(getattr(sk, name)).parameters
+        peer = sklearn.calibration if name == "calibration_curve" else sk
+        theirs = inspect.signature(getattr(peer, name)).parameters
         ours = inspect.signature(getattr(F, name)).parameters
         for p in theirs.values():
             if isinstance(p.default, str) and p.default == "deprecated":
@@ -306,3 +310,210 @@ def test_signatures_are_scikit_learns():
             assert q.default is p.default or q.default == p.default, (name, p.name, q.default, p.default)
         extra = set(ours) - set(theirs)
         assert extra <= {"base", "threshold"}, (name, extra)
+
+
+# -- top_k_accuracy_score ----------------------------------------------------------------------------------
+def outcome(fn, *a, **kw):
+    """The value, or the exception type (any: scikit-learn's zero weight sum is a ZeroDivisionError)."""
+    try:
+        return quiet(fn, *a, **kw)
+    except Exception as e:  # noqa: BLE001 - the type is what is compared
+        return type(e)
+
+
+#: label sets of the multiclass cases: numbers, strings, and numbers no class of which is 0
+CLASS_SETS = [[0, 1, 2], [0, 1, 2, 3, 4], ["ant", "bee", "cat", "dog"], [-3, 7, 11]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 30),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(CLASS_SETS),
+    st.sampled_from([1, 2, 3, 4, 6]),
+    st.sampled_from([1, 2, 6]),
+    st.sampled_from(["none", "int", "float"]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_top_k_accuracy_equals_scikit_learn_multiclass(
+    n, seed, classes, k, decimals, weights, normalize, pass_labels
+):
+    """Scores rounded to one decimal tie often, within a row and across rows; the true label's place
+    among tied labels is scikit-learn's (a later column first).  y_true may lack some labels (then
+    ``labels`` is needed by both, or both refuse)."""
+    rng = np.random.default_rng(seed)
+    values = np.array(classes)
+    y = values[rng.integers(0, len(values), n)]
+    s = np.round(rng.random((n, len(values))), decimals)
+    if decimals == 1:
+        s[rng.random(n) < 0.2] = 0.5  # whole rows of one score
+    w = {"none": None, "int": rng.integers(0, 3, n).astype(float), "float": rng.random(n) * 2 + 0.01}[weights]
+    kw = {"k": k, "normalize": normalize, "sample_weight": w, "labels": values if pass_labels else None}
+    ours, theirs = outcome(F.top_k_accuracy_score, y, s, **kw), outcome(sk.top_k_accuracy_score, y, s, **kw)
+    if isinstance(theirs, type):
+        assert isinstance(ours, type) and issubclass(ours, InvalidParameterError), (ours, theirs)
+    else:
+        assert not isinstance(ours, type), (ours, theirs)
+        assert close(ours, theirs), (ours, theirs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    binary_data(weights=("none", "int", "float")),
+    st.sampled_from([1, 2, 3]),
+    st.sampled_from(["prob", "decision", "integer"]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_top_k_accuracy_equals_scikit_learn_binary(data, k, scale, normalize, column):
+    """1-D scores (or one column): k = 1 predicts the greater label above 0.5 for probabilities and
+    above 0 for other scores (a score exactly at the threshold is the smaller label), k >= 2 counts
+    every case; one class in y_true needs ``labels``."""
+    y, s, w, _pos = data
+    s = {"prob": s, "decision": np.round((s - 0.5) * 6, 1), "integer": np.round(s * 4).astype(np.int64) - 2}[
+        scale
+    ]
+    if column:
+        s = s.reshape(-1, 1)
+    for labels in (None, np.unique(y) if len(np.unique(y)) == 2 else None):
+        kw = {"k": k, "normalize": normalize, "sample_weight": w, "labels": labels}
+        ours, theirs = (
+            outcome(F.top_k_accuracy_score, y, s, **kw),
+            outcome(sk.top_k_accuracy_score, y, s, **kw),
+        )
+        if isinstance(theirs, type):
+            assert isinstance(ours, type) and issubclass(ours, InvalidParameterError), (ours, theirs)
+        else:
+            assert not isinstance(ours, type), (ours, theirs)
+            assert close(ours, theirs), (ours, theirs)
+
+
+def test_top_k_ties_go_to_the_later_column_as_in_scikit_learn():
+    equal = np.full((3, 3), 0.25)
+    y = np.array([0, 1, 2])
+    for k, hits in ((1, [False, False, True]), (2, [False, True, True]), (3, [True, True, True])):
+        want = float(np.mean(hits))
+        assert (
+            quiet(F.top_k_accuracy_score, y, equal, k=k)
+            == want
+            == quiet(sk.top_k_accuracy_score, y, equal, k=k)
+        )
+    # a tie above the true label: the later tied column outranks it, the earlier one does not
+    s = np.array([[0.9, 0.5, 0.9, 0.1]])
+    for true, k in ((0, 1), (0, 2), (2, 1), (1, 3)):
+        ours = F.top_k_accuracy_score([true], s, k=k, labels=[0, 1, 2, 3])
+        assert ours == sk.top_k_accuracy_score([true], s, k=k, labels=[0, 1, 2, 3]), (true, k)
+    assert F.top_k_accuracy_score([0], s, k=1, labels=[0, 1, 2, 3]) == 0.0  # column 2 comes first
+    # integer scores beyond 2**53 stay distinct (not merged into ties by a cast to float64)
+    big = np.array([[2**53 + 1, 2**53, 0]], dtype=np.int64)
+    assert F.top_k_accuracy_score([1], big, k=1, labels=[0, 1, 2]) == 0.0
+    assert sk.top_k_accuracy_score([1], big, k=1, labels=[0, 1, 2]) == 0.0
+    # -0.0 and 0.0 tie, as in numpy's sort
+    z = np.array([[0.0, -0.0, -1.0]])
+    assert F.top_k_accuracy_score([0], z, k=1, labels=[0, 1, 2]) == sk.top_k_accuracy_score(
+        [0], z, k=1, labels=[0, 1, 2]
+    )
+
+
+def test_top_k_k_at_least_the_classes_warns_as_scikit_learn():
+    with pytest.warns(UndefinedMeasureWarning, match=r"'k' \(3\) greater than or equal to 'n_classes' \(3\)"):
+        assert F.top_k_accuracy_score([0, 1, 2], np.eye(3), k=3) == 1.0
+    with pytest.warns(UndefinedMeasureWarning, match="perfect score"):
+        assert F.top_k_accuracy_score([0, 1, 1], [0.2, 0.7, 0.1]) == 1.0  # binary, k = 2
+
+
+@pytest.mark.parametrize(
+    "args,kw,match",
+    [
+        (([0, 1, 2], np.eye(3)), {"k": 0}, "k must be a whole number >= 1, got 0"),
+        (([0, 1, 2], np.eye(3)), {"k": True}, "k must be a whole number"),
+        (([0, 1, 2], np.eye(3)), {"k": 1.5}, "k must be a whole number"),
+        (([0, 1, 2], np.eye(3)), {"normalize": "yes"}, "normalize must be True or False"),
+        (([0, 1, 2], np.eye(3)), {"labels": [0, 1, 1]}, "must be unique"),
+        (([0, 1, 2], np.eye(3)), {"labels": [2, 1, 0]}, "must be ordered"),
+        (([0, 1, 2], np.eye(3)), {"labels": [0, 1, 2, 3]}, r"Number of given labels \(4\)"),
+        (([0, 1, 5], np.eye(3)), {"labels": [0, 1, 2]}, "not in parameter 'labels': 5 at index 2"),
+        (([0, 1, 2], np.eye(4)[:3]), {}, r"Number of classes in 'y_true' \(3\) not equal"),
+        (([0, 1, 1], np.eye(3)), {}, "binary while y_score is 2d with 3 classes"),
+        (([0, 1, 2], [0.1, 0.5, 0.2]), {}, "needs to be of shape `\\(n_samples, n_classes\\)`"),
+        (([0, 1, 2], [[0.1, np.nan, 0.3]] * 3), {}, "holds nan at row 0, column 1"),
+        (([0, 1, 2], [[0.1, np.inf, 0.3]] * 3), {}, "scores must be finite"),
+        (([0, 1, 2], [["a", "b", "c"]] * 3), {}, "must hold numbers"),
+        (([0, 1, 2, 1], np.eye(3)), {}, "different lengths, 4 and 3"),
+        (([0, 1, 2], np.eye(3)), {"sample_weight": [1, -1, 1]}, "non-negative"),
+        (([0, 1, 2], np.eye(3)), {"sample_weight": [1, 1]}, "2 values for 3 cases"),
+        (([0, 1, 2], np.eye(3)), {"sample_weight": [0, 0, 0]}, "weights sum to zero"),
+        (([0.5, 1.5, 2.5], np.eye(3)), {}, "continuous values"),
+        (([0, 1, 2], np.ones((3, 3, 1))), {}, "1-D or 2-D"),
+    ],
+)
+def test_top_k_bad_input_is_one_line_of_ours(args, kw, match):
+    with pytest.raises(InvalidParameterError, match=match) as e:
+        quiet(F.top_k_accuracy_score, *args, **kw)
+    assert "\n" not in str(e.value) and str(e.value).startswith("top_k_accuracy_score: ")
+
+
+# -- calibration_curve -------------------------------------------------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(
+    binary_data(weights=("none",)),
+    st.integers(1, 12),
+    st.sampled_from(["uniform", "quantile"]),
+    st.sampled_from(["float64", "float32", "edges"]),
+)
+def test_calibration_curve_equals_scikit_learn(data, n_bins, strategy, kind):
+    """Ties, probabilities exactly on the bin edges (the edges of linspace and of the percentiles),
+    float32 input, string labels, one class."""
+    from sklearn.calibration import calibration_curve
+
+    y, s, _w, pos_label = data
+    if kind == "float32":
+        s = s.astype(np.float32)
+    elif kind == "edges":
+        s = np.linspace(0.0, 1.0, n_bins + 1)[np.arange(len(y)) % (n_bins + 1)]
+    kw = {"pos_label": pos_label, "n_bins": n_bins, "strategy": strategy}
+    ours, theirs = outcome(F.calibration_curve, y, s, **kw), outcome(calibration_curve, y, s, **kw)
+    if isinstance(theirs, type):
+        assert isinstance(ours, type) and issubclass(ours, InvalidParameterError), (ours, theirs)
+    else:
+        assert not isinstance(ours, type), (ours, theirs)
+        same_arrays(ours, theirs)
+        assert ours[0].dtype == ours[1].dtype == np.float64
+
+
+def test_calibration_curve_pos_label_and_quantile_edges():
+    from sklearn.calibration import calibration_curve
+
+    y = np.array(["ham", "spam", "spam", "ham", "spam", "ham", "spam"])
+    p = np.array([0.1, 0.8, 0.55, 0.3, 0.9, 0.55, 0.2])
+    for pos in ("spam", "ham"):
+        for strategy in ("uniform", "quantile"):
+            same_arrays(
+                F.calibration_curve(y, p, pos_label=pos, n_bins=3, strategy=strategy),
+                calibration_curve(y, p, pos_label=pos, n_bins=3, strategy=strategy),
+            )
+    t, m = F.calibration_curve([0, 1, 1, 0], [0.2, 0.2, 0.2, 0.2], n_bins=4, strategy="quantile")
+    assert t.tolist() == [0.5] and m.tolist() == [0.2]  # one value: every edge is it, one bin
+
+
+@pytest.mark.parametrize(
+    "args,kw,match",
+    [
+        (([0, 1], [0.5, 1.5]), {}, r"values outside \[0, 1\]: 1.5 at index 1"),
+        (([0, 1], [-0.1, 0.5]), {}, r"values outside \[0, 1\]"),
+        (([0, 1], [np.nan, 0.5]), {}, "holds nan at index 0"),
+        (([0, 1], [0.5, 0.5]), {"n_bins": 0}, "n_bins must be a whole number >= 1"),
+        (([0, 1], [0.5, 0.5]), {"n_bins": 2.5}, "n_bins must be a whole number"),
+        (([0, 1], [0.5, 0.5]), {"strategy": "kmeans"}, "strategy must be 'uniform' or 'quantile'"),
+        (([0, 1, 2], [0.1, 0.5, 0.9]), {"pos_label": 2}, "Only binary classification is supported"),
+        ((["a", "b"], [0.1, 0.9]), {}, "pos_label is not specified"),
+        (([0, 1, 1], [0.1, 0.9]), {}, "different lengths, 3 and 2"),
+        (([0, 1], [[0.1, 0.9], [0.2, 0.8]]), {}, "one-dimensional"),
+        (([0, 1], ["a", "b"]), {}, "must hold numbers"),
+    ],
+)
+def test_calibration_curve_bad_input_is_one_line_of_ours(args, kw, match):
+    with pytest.raises(InvalidParameterError, match=match) as e:
+        F.calibration_curve(*args, **kw)
+    assert "\n" not in str(e.value) and str(e.value).startswith("calibration_curve: ")

@@ -60,6 +60,8 @@ __all__ = [
     "confusion_matrix",
     "matthews_corrcoef",
     "balanced_accuracy_score",
+    "top_k_accuracy_score",
+    "calibration_curve",
 ]
 
 Array = np.ndarray
@@ -70,7 +72,7 @@ def _warn(message: str) -> None:
     warnings.warn(UndefinedMeasureWarning(message), stacklevel=3)
 
 
-def _classes(fn: str, y: Array, name: str = "y_true") -> Array:
+def class_labels(fn: str, y: Array, name: str = "y_true") -> Array:
     """The sorted distinct labels of ``y``; a data error for NaN, continuous values or mixed types."""
     if len(y) == 0:
         raise InvalidDataError(f"{fn}: `{name}` is empty; at least one case is needed")
@@ -91,6 +93,11 @@ def _classes(fn: str, y: Array, name: str = "y_true") -> Array:
         raise InvalidDataError(
             f"{fn}: `{name}` mixes label types (strings and numbers): {label_values(y)}"
         ) from None
+
+
+def _shown(v: Any) -> str:
+    """A value for a message, as written (``5``, ``'spam'``, ``nan``), not numpy's ``np.int64(5)``."""
+    return repr(v.item() if isinstance(v, np.generic) else v)
 
 
 def _is_text(classes: Array) -> bool:
@@ -124,7 +131,10 @@ def _weights(fn: str, sample_weight: Any, n: int) -> Array | None:
     w = one_d("sample_weight", sample_weight)
     if len(w) != n:
         raise InvalidDataError(f"{fn}: `sample_weight` has {len(w)} values for {n} cases")
-    check_weights(w, "sample_weight")
+    try:
+        check_weights(w, "sample_weight")
+    except InvalidDataError as e:
+        raise InvalidDataError(f"{fn}: {e}") from None
     return w
 
 
@@ -152,7 +162,7 @@ def _binary_curve_input(
     ``pos_label``), scores, weights; the cases of weight 0 dropped.  The exact summary and the labels.
     """
     y = to_numpy(y_true, "y_true")
-    classes = _classes(fn, y)
+    classes = class_labels(fn, y)
     if pos_label is None:
         if len(classes) > 2:
             raise InvalidDataError(
@@ -346,7 +356,7 @@ def roc_auc_score(
     if max_fpr is not None and not (0 < max_fpr <= 1):
         raise InvalidParameterError(f"{fn}: Expected max_fpr in range (0, 1], got: {max_fpr!r}")
     y = to_numpy(y_true, "y_true")
-    classes = _classes(fn, y)
+    classes = class_labels(fn, y)
     s_arr = np.asarray(host_memory(y_score, "y_score"))
     if len(classes) > 2 or (s_arr.ndim == 2 and s_arr.shape[1] > 1):
         raise InvalidParameterError(
@@ -405,7 +415,7 @@ def average_precision_score(
             f"{fn}: average={average!r} is not one of micro, macro, samples, weighted"
         )
     y = to_numpy(y_true, "y_true")
-    classes = _classes(fn, y)
+    classes = class_labels(fn, y)
     y_score = host_memory(y_score, "y_score")
     if len(classes) > 2 or np.asarray(y_score).ndim == 2 and np.asarray(y_score).shape[1] > 1:
         raise InvalidParameterError(
@@ -452,7 +462,7 @@ def brier_score_loss(
     """
     fn = "brier_score_loss"
     y = to_numpy(y_true, "y_true")
-    classes = _classes(fn, y)
+    classes = class_labels(fn, y)
     if len(classes) > 2:
         raise InvalidDataError(
             f"{fn}: The type of the target inferred from y_true is multiclass but should be binary "
@@ -514,9 +524,9 @@ def log_loss(
     if y_proba is None:
         raise InvalidParameterError(f"{fn}: y_proba (the probability of the greater label) is required")
     y = to_numpy(y_true, "y_true")
-    seen = _classes(fn, y)
+    seen = class_labels(fn, y)
     if labels is not None:
-        classes = _classes(fn, to_numpy(labels, "labels"), "labels")
+        classes = class_labels(fn, to_numpy(labels, "labels"), "labels")
         if len(classes) < 2:
             raise InvalidDataError(
                 f"{fn}: The labels array needs to contain at least two labels, got {classes.tolist()}"
@@ -547,6 +557,103 @@ def log_loss(
     nats = float(get_measure("LOGLOSS")(h, eps=float(np.finfo(np.float64).eps)))
     value = nats if normalize else nats * h.n
     return value if base == math.e else value / math.log(base)
+
+
+def _prob_1d(fn: str, y_prob: Any, n: int) -> Array:
+    """``y_prob`` as 1-D float64, finite, in [0, 1]."""
+    x = host_memory(y_prob, "y_prob")
+    arr = x.to_numpy() if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray) else np.asarray(x)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.reshape(-1)
+    if arr.ndim != 1:
+        raise InvalidDataError(f"{fn}: `y_prob` must be one-dimensional, got shape {arr.shape}")
+    if arr.dtype.kind not in "biufO":
+        raise InvalidDataError(f"{fn}: `y_prob` must hold numbers, got values of type {arr.dtype}")
+    try:
+        p = floats(arr, "y_prob")
+    except InvalidDataError as e:
+        raise InvalidDataError(f"{fn}: {e}") from None
+    if len(p) != n:
+        raise InvalidDataError(f"{fn}: `y_true` and `y_prob` have different lengths, {n} and {len(p)}")
+    bad = ~np.isfinite(p)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidDataError(
+            f"{fn}: `y_prob` holds {_shown(p[i])} at index {i}; probabilities must be numbers"
+        )
+    if p.min() < 0 or p.max() > 1:
+        i = int(np.argmax((p < 0) | (p > 1)))
+        raise InvalidDataError(f"{fn}: y_prob has values outside [0, 1]: {_shown(p[i])} at index {i}")
+    return p
+
+
+def calibration_curve(
+    y_true: Any,
+    y_prob: Any,
+    *,
+    pos_label: Any = None,
+    n_bins: int = 5,
+    strategy: str = "uniform",
+) -> tuple[Array, Array]:
+    """scikit-learn's ``calibration_curve`` (``sklearn.calibration``): per non-empty bin of the
+    probabilities, the share of positives (``prob_true``) and the mean probability (``prob_pred``).
+
+    ``strategy="uniform"``: ``n_bins`` bins of equal width over [0, 1]; ``"quantile"``: the bin
+    edges are numpy's percentiles of ``y_prob`` (linear interpolation), as scikit-learn takes them.
+    A probability equal to an inner edge falls in the lower bin (numpy's ``searchsorted``, as
+    scikit-learn).  The counts and sums per bin come from perfeval's exact summary (the distinct
+    probabilities with their positives and negatives).  Empty bins are left out.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels: {0, 1}, {-1, 1} or booleans, or any two labels with ``pos_label``.
+    y_prob : array-like of shape (n_samples,)
+        The probability of the positive class, in [0, 1] (NaN is refused: scikit-learn lets it
+        through and returns NaN).
+    pos_label : int, float, bool or str, optional
+        The positive class; required unless the labels are {0, 1} or {-1, 1}.
+    n_bins : int, default 5
+    strategy : {"uniform", "quantile"}, default "uniform"
+
+    Returns
+    -------
+    prob_true, prob_pred : ndarray of float64, of length n_bins or less
+
+    Examples
+    --------
+    >>> t, p = calibration_curve([0, 0, 0, 0, 1, 1, 1, 1, 1],
+    ...                          [0.1, 0.2, 0.3, 0.4, 0.65, 0.7, 0.8, 0.9, 1.0], n_bins=3)
+    >>> t.tolist(), [round(v, 6) for v in p.tolist()]
+    ([0.0, 0.5, 1.0], [0.2, 0.525, 0.85])
+    """
+    fn = "calibration_curve"
+    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
+        raise InvalidParameterError(f"{fn}: n_bins must be a whole number >= 1, got {n_bins!r}")
+    if not isinstance(strategy, str) or strategy not in ("uniform", "quantile"):
+        raise InvalidParameterError(f"{fn}: strategy must be 'uniform' or 'quantile', got {strategy!r}")
+    y = to_numpy(y_true, "y_true")
+    classes = class_labels(fn, y)
+    if pos_label is None:
+        pos_label = _default_pos_label(fn, classes)
+    p = _prob_1d(fn, y_prob, len(y))
+    if len(classes) > 2:
+        raise InvalidDataError(
+            f"{fn}: Only binary classification is supported. Provided labels {label_values(y)}"
+        )
+    n = int(n_bins)
+    if strategy == "quantile":
+        edges = np.percentile(p, np.linspace(0, 1, n + 1) * 100)
+    else:
+        edges = np.linspace(0.0, 1.0, n + 1)
+    h = ScoreHistogram.from_checked(np.asarray(y == pos_label, dtype=bool), p, None)
+    counts = h.pos + h.neg
+    ids = np.searchsorted(edges[1:-1], h.scores)
+    total = np.bincount(ids, weights=counts, minlength=n)
+    true = np.bincount(ids, weights=h.pos, minlength=n)
+    sums = np.bincount(ids, weights=h.scores * counts, minlength=n)
+    nonzero = total != 0
+    return true[nonzero] / total[nonzero], sums[nonzero] / total[nonzero]
 
 
 # -- ranking (one row a query) ---------------------------------------------------------------------------
@@ -645,15 +752,169 @@ def dcg_score(
     return _row_average(fn, values, sample_weight)
 
 
+def _score_matrix(fn: str, y_score: Any) -> Array:
+    """``y_score`` as scikit-learn's ``check_array`` leaves it: 1-D or 2-D, numbers in their own type
+    (integers stay integers, so that scores beyond 2**53 are not merged into ties), finite.
+    """
+    x = host_memory(y_score, "y_score")
+    arr = x.to_numpy() if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray) else np.asarray(x)
+    if arr.ndim not in (1, 2):
+        raise InvalidDataError(f"{fn}: `y_score` must be 1-D or 2-D, got shape {arr.shape}")
+    if arr.dtype.kind == "O":
+        arr = floats(arr, "y_score")
+    if arr.dtype.kind not in "biuf":
+        raise InvalidDataError(f"{fn}: `y_score` must hold numbers, got values of type {arr.dtype}")
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            at = np.unravel_index(int(np.argmax(bad)), arr.shape)
+            where = f"row {at[0]}, column {at[1]}" if arr.ndim == 2 else f"index {at[0]}"
+            raise InvalidDataError(
+                f"{fn}: `y_score` holds {_shown(arr[at])} at {where}; scores must be finite"
+            )
+    return arr
+
+
+def _top_k_hits(s: Array, code: Array, k: int) -> Array:
+    """Whether each case's true label (column ``code``) is among its row's top ``k``, ties ordered as
+    scikit-learn's reversed stable argsort orders them (the later column first); 1-D: binary rules.
+    """
+    if s.ndim == 1:
+        if k == 1:
+            threshold = 0.5 if s.min() >= 0 and s.max() <= 1 else 0
+            return (s > threshold).astype(np.int64) == code
+        return np.ones(len(s), dtype=bool)
+    own = s[np.arange(len(s)), code][:, None]
+    later = np.arange(s.shape[1])[None, :] > code[:, None]
+    place = np.count_nonzero(s > own, axis=1) + np.count_nonzero((s == own) & later, axis=1)
+    return place < k
+
+
+def _top_k_classes(fn: str, seen: Array, labels: Any, n_score_classes: int) -> Array:
+    """The labels of ``y_score``'s columns: ``labels`` (distinct and sorted), else those of y_true;
+    as many as the columns (2 for 1-D scores).
+    """
+    if labels is None:
+        if len(seen) != n_score_classes:
+            raise InvalidDataError(
+                f"{fn}: Number of classes in 'y_true' ({len(seen)}) not equal to the number of "
+                f"classes in 'y_score' ({n_score_classes}). You can provide a list of all known "
+                "classes by assigning it to the `labels` parameter."
+            )
+        return seen
+    given = to_numpy(labels, "labels")
+    classes = class_labels(fn, given, "labels")
+    if len(classes) != len(given):
+        raise InvalidParameterError(f"{fn}: Parameter 'labels' must be unique: {label_values(given)}")
+    if not np.array_equal(classes, given):
+        raise InvalidParameterError(f"{fn}: Parameter 'labels' must be ordered (sorted ascending)")
+    if len(classes) != n_score_classes:
+        raise InvalidDataError(
+            f"{fn}: Number of given labels ({len(classes)}) not equal to the number of classes in "
+            f"'y_score' ({n_score_classes})."
+        )
+    return classes
+
+
+def top_k_accuracy_score(
+    y_true: Any,
+    y_score: Any,
+    *,
+    k: int = 2,
+    normalize: bool = True,
+    sample_weight: Any = None,
+    labels: Any = None,
+) -> float:
+    """scikit-learn's ``top_k_accuracy_score``: the (weighted) share of cases whose true label is
+    among the ``k`` labels of highest score (``normalize=False``: their weighted count).
+
+    Multiclass: ``y_score`` has one column a label, in the order of ``labels`` (default: the sorted
+    labels of ``y_true``, which must then all appear).  Ties are broken as scikit-learn breaks them
+    (a stable ``argsort`` of each row, reversed): among labels of equal score the one of the higher
+    column comes first.  So the true label's place in its row is the number of labels of higher
+    score plus the number of labels of equal score in a later column, and the case is a hit when
+    that place is below ``k``; perfeval counts this directly instead of sorting the rows.
+
+    Binary (two labels, 1-D ``y_score``: the score of the greater label): every case is a hit for
+    ``k >= 2``; for ``k = 1`` the greater label is predicted where the score is above 0.5 (scores
+    in [0, 1]) or above 0 (any other scores), as scikit-learn does.  ``k >= `` the number of labels
+    gives 1.0 with an :class:`~perfeval.exceptions.UndefinedMeasureWarning`, scikit-learn's text.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Class labels (numbers or strings).
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Finite scores (probabilities or decision values).
+    k : int, default 2
+    normalize : bool, default True
+    sample_weight : array-like of shape (n_samples,), optional
+        Weights >= 0.
+    labels : array-like of shape (n_classes,), optional
+        The labels of ``y_score``'s columns, sorted and distinct.
+
+    Examples
+    --------
+    >>> top_k_accuracy_score([0, 1, 2, 2], [[0.5, 0.2, 0.2], [0.3, 0.4, 0.2],
+    ...                                     [0.2, 0.4, 0.3], [0.7, 0.2, 0.1]], k=2)
+    0.75
+    """
+    fn = "top_k_accuracy_score"
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k < 1:
+        raise InvalidParameterError(f"{fn}: k must be a whole number >= 1, got {k!r}")
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise InvalidParameterError(f"{fn}: normalize must be True or False, got {normalize!r}")
+    y = to_numpy(y_true, "y_true")
+    seen = class_labels(fn, y)
+    multiclass = len(seen) > 2 or (labels is not None and len(np.asarray(labels).reshape(-1)) > 2)
+    s = _score_matrix(fn, y_score)
+    if not multiclass:
+        if s.ndim == 2 and s.shape[1] != 1:
+            raise InvalidDataError(
+                f"{fn}: `y_true` is binary while y_score is 2d with {s.shape[1]} classes. If `y_true` "
+                "does not contain all the labels, `labels` must be provided."
+            )
+        s = s.reshape(-1)
+    elif s.ndim != 2:
+        raise InvalidDataError(
+            f"{fn}: `y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` contains "
+            f"multiple classes. Got `y_score.shape={s.shape}`."
+        )
+    if len(s) != len(y):
+        raise InvalidDataError(f"{fn}: `y_true` and `y_score` have different lengths, {len(y)} and {len(s)}")
+    w = _weights(fn, sample_weight, len(y))
+    classes = _top_k_classes(fn, seen, labels, s.shape[1] if s.ndim == 2 else 2)
+    code = _indices(y, classes)
+    outside = code == len(classes)
+    if outside.any():
+        i = int(np.argmax(outside))
+        raise InvalidDataError(
+            f"{fn}: 'y_true' contains labels not in parameter 'labels': {_shown(y[i])} at index {i}"
+        )
+    if k >= len(classes):
+        _warn(
+            f"'k' ({k}) greater than or equal to 'n_classes' ({len(classes)}) will result in a "
+            "perfect score and is therefore meaningless."
+        )
+    hits = _top_k_hits(s, code, k)
+    if normalize:
+        if w is not None and not w.sum() > 0:
+            raise InvalidDataError(f"{fn}: the weights sum to zero; the share is undefined")
+        return float(np.average(hits, weights=w))
+    return float(np.sum(hits)) if w is None else float(np.dot(hits, w))
+
+
 # -- hard predictions ------------------------------------------------------------------------------------
-def _hard(fn: str, y_true: Any, y_pred: Any, sample_weight: Any) -> tuple[Array, Array, Array, Array | None]:
+def hard_labels(
+    fn: str, y_true: Any, y_pred: Any, sample_weight: Any
+) -> tuple[Array, Array, Array, Array | None]:
     """scikit-learn's ``_check_targets`` for 1-D labels: (y_true, y_pred, sorted labels of both, weights)."""
     yt, yp = to_numpy(y_true, "y_true"), to_numpy(y_pred, "y_pred")
     if len(yt) != len(yp):
         raise InvalidDataError(f"{fn}: `y_true` and `y_pred` have different lengths, {len(yt)} and {len(yp)}")
-    ct = _classes(fn, yt)
+    ct = class_labels(fn, yt)
     try:
-        cp = _classes(fn, yp, "y_pred")
+        cp = class_labels(fn, yp, "y_pred")
     except InvalidDataError as e:
         if "continuous" in str(e):
             raise InvalidDataError(
@@ -685,7 +946,7 @@ def _binary_counts(
             f"{fn}: average={average!r} is not supported: perfeval computes the binary score of "
             "pos_label (average='binary'); for another class against the rest pass pos_label="
         )
-    yt, yp, present, w = _hard(fn, y_true, y_pred, sample_weight)
+    yt, yp, present, w = hard_labels(fn, y_true, y_pred, sample_weight)
     if len(present) > 2:
         raise InvalidDataError(
             f"{fn}: Target is multiclass ({label_values(present)}) but average='binary'; perfeval "
@@ -840,7 +1101,7 @@ def accuracy_score(y_true: Any, y_pred: Any, *, normalize: bool = True, sample_w
     count) of cases whose predicted label is the true one; any number of classes.
     """
     fn = "accuracy_score"
-    yt, yp, _labels, w = _hard(fn, y_true, y_pred, sample_weight)
+    yt, yp, _labels, w = hard_labels(fn, y_true, y_pred, sample_weight)
     hit = np.asarray(yt == yp, dtype=np.float64)
     if w is None:
         return float(hit.mean()) if normalize else float(hit.sum())
@@ -925,7 +1186,7 @@ def confusion_matrix(
         m = np.array([[tn, fp], [fn_, tp]])
         cm = m.astype(np.int64) if sample_weight is None else m
     else:
-        yt, yp, present, w = _hard(fn, y_true, yp_raw, sample_weight)
+        yt, yp, present, w = hard_labels(fn, y_true, yp_raw, sample_weight)
         if labels is None:
             lab = present
         else:
@@ -958,7 +1219,7 @@ def confusion_matrix(
 
 def matthews_corrcoef(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """scikit-learn's ``matthews_corrcoef`` (any number of classes; 0.0 where undefined)."""
-    yt, yp, labels, w = _hard("matthews_corrcoef", y_true, y_pred, sample_weight)
+    yt, yp, labels, w = hard_labels("matthews_corrcoef", y_true, y_pred, sample_weight)
     c = _matrix(yt, yp, labels, w, np.float64)
     t_sum, p_sum = c.sum(axis=1), c.sum(axis=0)
     n_correct, n = float(np.trace(c)), float(p_sum.sum())
@@ -977,7 +1238,7 @@ def balanced_accuracy_score(
     (a class seen only in ``y_pred`` is left out with a warning, as scikit-learn); ``adjusted``
     rescales so that chance is 0.
     """
-    yt, yp, labels, w = _hard("balanced_accuracy_score", y_true, y_pred, sample_weight)
+    yt, yp, labels, w = hard_labels("balanced_accuracy_score", y_true, y_pred, sample_weight)
     c = _matrix(yt, yp, labels, w, np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         per_class = np.diag(c) / c.sum(axis=1)

@@ -36,6 +36,7 @@ from perfeval._sklearn_names import (
     average_precision_score,
     balanced_accuracy_score,
     brier_score_loss,
+    calibration_curve,
     confusion_matrix,
     dcg_score,
     det_curve,
@@ -49,6 +50,7 @@ from perfeval._sklearn_names import (
     recall_score,
     roc_auc_score,
     roc_curve,
+    top_k_accuracy_score,
 )
 from perfeval._validation import to_numpy
 from perfeval.evaluation import evaluate
@@ -103,6 +105,8 @@ __all__ = [
     "fbeta_score",
     "matthews_corrcoef",
     "balanced_accuracy_score",
+    "top_k_accuracy_score",
+    "calibration_curve",
 ]
 
 

@@ -3,6 +3,9 @@
 >>> d = RocCurveDisplay.from_predictions(y, score, name="model A")   # doctest: +SKIP
 >>> d.plot(ax=ax)                                                      # doctest: +SKIP
 
+``RocCurveDisplay``, ``PrecisionRecallDisplay``, ``DetCurveDisplay``, ``CalibrationDisplay`` and
+``ConfusionMatrixDisplay`` also draw what scikit-learn's displays of those names draw
+(``from_predictions``, ``from_estimator``, ``from_cv_results``), from perfeval's numbers.
 ``CurveDisplay.from_models`` puts several models on one figure (the legend gives each one's area),
 ``plot_by_group`` draws small multiples, one panel a group.  Every display marks the operating
 point at its threshold and the chance line.  matplotlib is an optional dependency
@@ -11,6 +14,7 @@ point at its threshold and the chance line.  matplotlib is an optional dependenc
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -287,14 +291,221 @@ def _area(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0))
 
 
-_KW_ALIASES = {"ls": "linestyle", "c": "color", "lw": "linewidth", "ds": "drawstyle", "ms": "markersize"}
+#: matplotlib's short names of style keywords, as scikit-learn's ``_validate_style_kwargs`` maps them
+_KW_ALIASES = {
+    "ls": "linestyle",
+    "c": "color",
+    "ec": "edgecolor",
+    "fc": "facecolor",
+    "lw": "linewidth",
+    "mec": "markeredgecolor",
+    "mfcalt": "markerfacecoloralt",
+    "ms": "markersize",
+    "mew": "markeredgewidth",
+    "mfc": "markerfacecolor",
+    "aa": "antialiased",
+    "ds": "drawstyle",
+    "font": "fontproperties",
+    "family": "fontfamily",
+    "name": "fontname",
+    "size": "fontsize",
+    "stretch": "fontstretch",
+    "style": "fontstyle",
+    "variant": "fontvariant",
+    "weight": "fontweight",
+    "ha": "horizontalalignment",
+    "va": "verticalalignment",
+    "ma": "multialignment",
+}
 
 
-def _style(defaults: dict[str, Any], user: dict[str, Any] | None) -> dict[str, Any]:
+def _style(defaults: dict[str, Any], user: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The defaults updated by the user's style keywords, short names spelled out (both spellings of
+    one keyword from the user: an error), as scikit-learn's ``_validate_style_kwargs``.
+    """
+    user = user or {}
+    for short, full in _KW_ALIASES.items():
+        if short in user and full in user:
+            raise InvalidParameterError(f"Got both {short} and {full}, which are aliases of one another")
     out = dict(defaults)
-    for key, value in (user or {}).items():
+    for key, value in user.items():
         out[_KW_ALIASES.get(key, key)] = value
     return out
+
+
+def _as_list(param: Any) -> list[Any] | None:
+    """None stays None, a list stays itself, anything else is a list of one."""
+    if param is None:
+        return None
+    return param if isinstance(param, list) else [param]
+
+
+def _check_lengths(required: dict[str, list], optional: dict[str, Any], class_name: str) -> None:
+    """The curves' arrays, and those optional ones given as lists, are lists of one length."""
+    given = {**required, **{k: v for k, v in optional.items() if isinstance(v, list)}}
+    if len({len(v) for v in given.values()}) > 1:
+        keys = list(given)
+        names = " and ".join([", ".join(keys[:-1]), keys[-1]])
+        or_plot = " (or `plot`)" if "'name' (or self.name)" in keys else ""
+        lengths = ", ".join(f"{k}: {len(v)}" for k, v in given.items())
+        raise InvalidParameterError(
+            f"{names} from `{class_name}` initialization{or_plot}, should all be lists of the same "
+            f"length. Got: {lengths}"
+        )
+
+
+def _legend_label(value: float | None, name: str | None, metric: str) -> str | None:
+    if value is not None and name is not None:
+        return f"{literal(name)} ({metric} = {value:0.2f})"
+    if value is not None:
+        return f"{metric} = {value:0.2f}"
+    return None if name is None else literal(name)
+
+
+#: how scikit-learn draws each of several curves (cross-validation folds) under one legend entry
+_MULTI_CURVE = {"alpha": 0.5, "linestyle": "--", "color": "blue"}
+
+
+def _curve_styles(
+    n: int,
+    name: Any,
+    metric: list[Any] | None,
+    metric_name: str,
+    curve_kwargs: Any,
+    defaults: dict[str, Any],
+) -> list[dict[str, Any]]:
+    """Each curve's matplotlib keywords with its legend label, as scikit-learn's displays make them
+    (``_get_legend_metric`` and ``_validate_curve_kwargs``): several curves with one style dict share
+    one legend entry, ``name (AUC = mean +/- std)``, on the first curve; a list of style dicts labels
+    each curve with its own value.
+    """
+    from collections.abc import Mapping
+
+    if not isinstance(curve_kwargs, list) and n > 1:
+        if metric:
+            legend: dict[str, Any] = {"mean": float(np.mean(metric)), "std": float(np.std(metric))}
+        else:
+            legend = {"mean": None, "std": None}
+    else:
+        legend = {"metric": metric if metric is not None else [None] * n}
+    if isinstance(curve_kwargs, list) and len(curve_kwargs) != n:
+        raise InvalidParameterError(
+            f"`curve_kwargs` must be None, a dictionary or a list of length {n}. Got: {curve_kwargs}."
+        )
+    if isinstance(name, list) and len(name) != 1 and not isinstance(curve_kwargs, list):
+        raise InvalidParameterError(
+            "To avoid labeling individual curves that have the same appearance, `curve_kwargs` should "
+            f"be a list of {n} dictionaries. Alternatively, set `name` to `None` or a single string to "
+            "label a single legend entry for all curves."
+        )
+    names = [name] if isinstance(name, str) else name
+    if isinstance(names, list) and len(names) == 1:
+        names = names * n
+    names = [None] * n if names is None else names
+    if isinstance(curve_kwargs, Mapping):
+        per_curve = [curve_kwargs] * n
+    elif curve_kwargs is None:
+        per_curve = [{}] * n
+    else:
+        per_curve = curve_kwargs
+    defaults = {**defaults, **(_MULTI_CURVE if n > 1 else {})}
+    if "mean" in legend:
+        label = _legend_label(legend["mean"], names[0], metric_name)
+        if legend["std"] is not None and label is not None:
+            label = (
+                (label[:-1] + f" +/- {legend['std']:0.2f})")
+                if names[0] is not None
+                else (label + f" +/- {legend['std']:0.2f}")
+            )
+        labels = [label] + [None] * (n - 1)
+    else:
+        labels = [_legend_label(v, nm, metric_name) for v, nm in zip(legend["metric"], names, strict=False)]
+    return [_style({"label": label, **defaults}, kw) for label, kw in zip(labels, per_curve, strict=False)]
+
+
+def _despine(ax: Any) -> None:
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for side in ("bottom", "left"):
+        ax.spines[side].set_bounds(0, 1)
+
+
+def _num_samples(X: Any) -> int:
+    shape = getattr(X, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) else len(X)
+
+
+def _take(X: Any, idx: np.ndarray) -> Any:
+    """The rows ``idx`` of X (numpy or sparse array, pandas frame or series, list), as scikit-learn's
+    ``_safe_indexing``.
+    """
+    if hasattr(X, "iloc"):
+        return X.iloc[idx]
+    if hasattr(X, "shape"):
+        return X[idx]
+    return [X[int(i)] for i in idx]
+
+
+def _cv_folds(
+    cls_name: str,
+    cv_results: Any,
+    X: Any,
+    y: Any,
+    sample_weight: Any,
+    response_method: Any,
+    pos_label: Any,
+) -> list[tuple[np.ndarray, np.ndarray, Any, np.ndarray | None]]:
+    """Each fold's (y, scores, positive label, weights) on its test rows, from ``cross_validate``'s
+    results with ``return_estimator=True, return_indices=True``, as scikit-learn's ``from_cv_results``.
+    """
+    from collections.abc import Mapping
+
+    from perfeval._sklearn_names import class_labels
+    from perfeval._validation import label_values, to_numpy
+
+    _plt()
+    fn = f"{cls_name}.from_cv_results"
+    if not isinstance(cv_results, Mapping) or not all(k in cv_results for k in ("estimator", "indices")):
+        raise InvalidParameterError(
+            f"{fn}: `cv_results` does not contain one of the following required keys: "
+            "{'estimator', 'indices'}. Set explicitly the parameters `return_estimator=True` and "
+            "`return_indices=True` to the function `cross_validate`."
+        )
+    indices, estimators = cv_results["indices"], list(cv_results["estimator"])
+    try:
+        tests = list(indices["test"])
+        expected = len(indices["train"][0]) + len(tests[0])
+    except (KeyError, IndexError, TypeError):
+        raise InvalidParameterError(
+            f"{fn}: `cv_results['indices']` must hold the 'train' and 'test' rows of each fold, as "
+            "cross_validate(..., return_indices=True) gives them"
+        ) from None
+    if len(tests) != len(estimators):
+        raise InvalidParameterError(
+            f"{fn}: `cv_results` holds {len(estimators)} estimators for {len(tests)} test folds"
+        )
+    if _num_samples(X) != expected:
+        raise InvalidParameterError(
+            f"{fn}: `X` does not contain the correct number of samples. Expected {expected}, got "
+            f"{_num_samples(X)}."
+        )
+    yy = to_numpy(y, "y")
+    classes = class_labels(fn, yy, "y")
+    if len(classes) > 2:
+        raise InvalidParameterError(
+            f"{fn}: The target `y` is not binary. Got multiclass type of target ({label_values(yy)})."
+        )
+    if len(yy) != expected:
+        raise InvalidParameterError(f"{fn}: `X` has {expected} rows and `y` {len(yy)}")
+    w = None if sample_weight is None else to_numpy(sample_weight, "sample_weight")
+    if w is not None and len(w) != len(yy):
+        raise InvalidParameterError(f"{fn}: `sample_weight` has {len(w)} values for {len(yy)} rows")
+    folds = []
+    for estimator, test in zip(estimators, tests, strict=True):
+        idx = np.asarray(test, dtype=np.int64)
+        score, pos = _response(estimator, _take(X, idx), response_method, pos_label)
+        folds.append((yy[idx], score, pos, None if w is None else w[idx]))
+    return folds
 
 
 class _SklearnDisplay(CurveDisplay):
@@ -307,7 +518,7 @@ class _SklearnDisplay(CurveDisplay):
     _y_label = ""
     _legend_loc = "lower right"
     _draw: dict[str, Any] = {}
-    name: str | None = None
+    name: Any = None
     pos_label: Any = None
 
     def __init__(self, curves: list[Curve] | None = None, names: list[str] | None = None, **kw: Any):
@@ -320,18 +531,18 @@ class _SklearnDisplay(CurveDisplay):
         """The curve's name (scikit-learn's former attribute; ``name`` is the current one)."""
         return self.name
 
-    def _xy(self) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError
-
-    def _metric_value(self) -> float | None:
+    def _series(self, name: Any) -> tuple[list, list, list | None, Any, list | None]:
+        """(xs, ys, metric values, names, prevalences) of the curves, each a list of one a curve
+        (the metric values, names and prevalences None when not given), lengths checked.
+        """
         raise NotImplementedError
 
     def plot(
         self,
         ax: Any = None,
         *,
-        name: str | None = None,
-        curve_kwargs: dict[str, Any] | None = None,
+        name: Any = None,
+        curve_kwargs: Any = None,
         plot_chance_level: bool = False,
         chance_level_kw: dict[str, Any] | None = None,
         despine: bool = False,
@@ -340,20 +551,27 @@ class _SklearnDisplay(CurveDisplay):
         title: str | None = None,
         **kwargs: Any,
     ):
-        """Draw the curve as scikit-learn does (a display made by ``from_predictions`` or
-        ``from_estimator``), or every model's curve as perfeval does (one made by ``from_models``:
-        then ``chance``, ``mark_threshold`` and ``title`` apply).
+        """Draw the curve (or, made by ``from_cv_results`` or from lists of arrays, the curves) as
+        scikit-learn does (a display made by ``from_predictions``, ``from_estimator``,
+        ``from_cv_results`` or its constructor), or every model's curve as perfeval does (one made
+        by ``from_models``: then ``chance``, ``mark_threshold`` and ``title`` apply).
 
         Parameters
         ----------
         ax : matplotlib Axes, optional
             Where to draw; a new figure otherwise.
-        name : str, optional
-            The legend's name of the curve (default: the display's ``name``).
-        curve_kwargs, **kwargs : dict
-            matplotlib line properties (``color``, ``lw``, ...).
+        name : str or list of str, optional
+            The legend's name of the curve (default: the display's ``name``); a list names each
+            curve (``curve_kwargs`` must then be a list too).
+        curve_kwargs : dict or list of dict, optional
+            matplotlib line properties (``color``, ``lw``, ...): one dict for every curve (several
+            curves then share one legend entry with the mean and standard deviation of their
+            areas), or a list of one dict a curve (each curve its own entry).
+        **kwargs : dict
+            More line properties, applied to every curve (scikit-learn's former form).
         plot_chance_level : bool, default False
-            Draw the chance line (ROC: the diagonal; PR: the prevalence of the positive class).
+            Draw the chance line (ROC: the diagonal; PR: the prevalence of the positive class, one
+            line a curve).
         chance_level_kw : dict, optional
             Its line properties.
         despine : bool, default False
@@ -366,16 +584,16 @@ class _SklearnDisplay(CurveDisplay):
             _fig, ax = plt.subplots()
         self.ax_, self.figure_ = ax, ax.figure
         name = self.name if name is None else name
-        metric = self._metric_value()
-        if metric is not None and name is not None:
-            label: str | None = f"{literal(name)} ({self._metric} = {metric:0.2f})"
-        elif metric is not None:
-            label = f"{self._metric} = {metric:0.2f}"
-        else:
-            label = None if name is None else literal(name)
-        style = _style({"label": label, **self._draw}, {**(curve_kwargs or {}), **kwargs})
-        x, y = self._xy()
-        (self.line_,) = ax.plot(x, y, **style)
+        xs, ys, metric, names, prevalence = self._series(name)
+        n = len(xs)
+        if kwargs:
+            if isinstance(curve_kwargs, list):
+                curve_kwargs = [{**(kw or {}), **kwargs} for kw in curve_kwargs]
+            else:
+                curve_kwargs = {**(curve_kwargs or {}), **kwargs}
+        styles = _curve_styles(n, names, metric, self._metric, curve_kwargs, dict(self._draw))
+        lines = [ax.plot(x, y, **style)[0] for x, y, style in zip(xs, ys, styles, strict=True)]
+        self.line_ = lines[0] if len(lines) == 1 else lines
         info = f" (Positive label: {literal(self.pos_label)})" if self.pos_label is not None else ""
         ax.set(
             xlabel=self._x_label + info,
@@ -384,18 +602,20 @@ class _SklearnDisplay(CurveDisplay):
             ylim=(-0.01, 1.01),
             aspect="equal",
         )
-        self.chance_level_ = self._chance_level(ax, chance_level_kw) if plot_chance_level else None
+        chance_kw: dict[str, Any] = {}
+        if plot_chance_level:
+            self.chance_level_, chance_kw = self._chance_level(ax, chance_level_kw, n, prevalence)
+        else:
+            self.chance_level_ = None
         if despine:
-            for side in ("top", "right"):
-                ax.spines[side].set_visible(False)
-            for side in ("bottom", "left"):
-                ax.spines[side].set_bounds(0, 1)
-        chance_label = plot_chance_level and self.chance_level_ is not None and self.chance_level_.get_label()
-        if style.get("label") is not None or (chance_label and not chance_label.startswith("_")):
+            _despine(ax)
+        if styles[0].get("label") is not None or (plot_chance_level and chance_kw.get("label") is not None):
             ax.legend(loc=self._legend_loc)
         return self
 
-    def _chance_level(self, ax: Any, kw: dict[str, Any] | None) -> Any:
+    def _chance_level(
+        self, ax: Any, kw: dict[str, Any] | None, n: int, prevalence: list | None
+    ) -> tuple[Any, dict[str, Any]]:
         raise NotImplementedError
 
 
@@ -430,8 +650,8 @@ class RocCurveDisplay(_SklearnDisplay):
         *,
         fpr: Any = None,
         tpr: Any = None,
-        roc_auc: float | None = None,
-        name: str | None = None,
+        roc_auc: float | list[float] | None = None,
+        name: Any = None,
         pos_label: Any = None,
         **kw: Any,
     ):
@@ -441,15 +661,19 @@ class RocCurveDisplay(_SklearnDisplay):
         if self._sklearn and (fpr is None or tpr is None):
             raise InvalidParameterError("RocCurveDisplay needs fpr and tpr (or use from_predictions)")
 
-    def _xy(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.fpr, self.tpr
+    def _series(self, name: Any) -> tuple[list, list, list | None, Any, list | None]:
+        fpr, tpr, auc, names = _as_list(self.fpr), _as_list(self.tpr), _as_list(self.roc_auc), _as_list(name)
+        optional: dict[str, Any] = {"self.roc_auc": auc}
+        if isinstance(names, list) and len(names) != 1:
+            optional["'name' (or self.name)"] = names
+        _check_lengths({"self.fpr": fpr or [], "self.tpr": tpr or []}, optional, "RocCurveDisplay")
+        return fpr or [], tpr or [], auc, names, None
 
-    def _metric_value(self) -> float | None:
-        return self.roc_auc
-
-    def _chance_level(self, ax: Any, kw: dict[str, Any] | None) -> Any:
+    def _chance_level(
+        self, ax: Any, kw: dict[str, Any] | None, n: int, prevalence: list | None
+    ) -> tuple[Any, dict[str, Any]]:
         style = _style({"label": "Chance level (AUC = 0.5)", "color": "k", "linestyle": "--"}, kw)
-        return ax.plot((0, 1), (0, 1), **style)[0]
+        return ax.plot((0, 1), (0, 1), **style)[0], style
 
     @classmethod
     def from_predictions(
@@ -546,6 +770,61 @@ class RocCurveDisplay(_SklearnDisplay):
             **kwargs,
         )
 
+    @classmethod
+    def from_cv_results(
+        cls,
+        cv_results: Any,
+        X: Any,
+        y: Any,
+        *,
+        sample_weight: Any = None,
+        drop_intermediate: bool = True,
+        response_method: Any = "auto",
+        pos_label: Any = None,
+        ax: Any = None,
+        name: Any = None,
+        curve_kwargs: Any = None,
+        plot_chance_level: bool = False,
+        chance_level_kwargs: dict[str, Any] | None = None,
+        despine: bool = False,
+    ) -> RocCurveDisplay:
+        """One ROC curve a cross-validation fold, as scikit-learn's
+        ``RocCurveDisplay.from_cv_results`` (>= 1.7): each fold's estimator scores its test rows.
+
+        Parameters
+        ----------
+        cv_results : dict
+            ``sklearn.model_selection.cross_validate(..., return_estimator=True,
+            return_indices=True)``: the keys ``"estimator"`` and ``"indices"`` are read.
+        X, y : array-like
+            The data ``cross_validate`` was given (``y`` binary).
+        name, curve_kwargs
+            As in :meth:`plot`: by default the folds share one legend entry, ``AUC = mean +/- std``.
+
+        The other parameters are :meth:`from_estimator`'s.  Attributes ``fpr``, ``tpr``,
+        ``roc_auc`` are lists, one item a fold; ``line_`` is the list of lines.
+        """
+        from perfeval.functional import roc_curve
+
+        fpr_folds, tpr_folds, auc_folds, pos = [], [], [], None
+        for y_fold, score, pos, w in _cv_folds(
+            cls.__name__, cv_results, X, y, sample_weight, response_method, pos_label
+        ):
+            fpr, tpr, _ = roc_curve(
+                y_fold, score, pos_label=pos, sample_weight=w, drop_intermediate=drop_intermediate
+            )
+            fpr_folds.append(fpr)
+            tpr_folds.append(tpr)
+            auc_folds.append(_area(fpr, tpr))
+        d = cls(fpr=fpr_folds, tpr=tpr_folds, roc_auc=auc_folds, name=name, pos_label=pos)
+        return d.plot(
+            ax=ax,
+            curve_kwargs=curve_kwargs,
+            plot_chance_level=plot_chance_level,
+            chance_level_kw=chance_level_kwargs,
+            despine=despine,
+        )
+
 
 class PrecisionRecallDisplay(_SklearnDisplay):
     """The precision / recall curve, drawn as scikit-learn's ``PrecisionRecallDisplay`` draws it (a
@@ -568,10 +847,10 @@ class PrecisionRecallDisplay(_SklearnDisplay):
         precision: Any = None,
         recall: Any = None,
         *,
-        average_precision: float | None = None,
-        name: str | None = None,
+        average_precision: float | list[float] | None = None,
+        name: Any = None,
         pos_label: Any = None,
-        prevalence_pos_label: float | None = None,
+        prevalence_pos_label: float | list[float] | None = None,
         curves: list[Curve] | None = None,
         names: list[str] | None = None,
         **kw: Any,
@@ -587,21 +866,38 @@ class PrecisionRecallDisplay(_SklearnDisplay):
                 "PrecisionRecallDisplay needs precision and recall (or use from_predictions)"
             )
 
-    def _xy(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.recall, self.precision
+    def _series(self, name: Any) -> tuple[list, list, list | None, Any, list | None]:
+        precision, recall = _as_list(self.precision), _as_list(self.recall)
+        ap, prevalence = _as_list(self.average_precision), _as_list(self.prevalence_pos_label)
+        names = _as_list(name)
+        optional: dict[str, Any] = {"self.average_precision": ap, "self.prevalence_pos_label": prevalence}
+        if isinstance(names, list) and len(names) != 1:
+            optional["'name' (or self.name)"] = names
+        _check_lengths(
+            {"self.precision": precision or [], "self.recall": recall or []},
+            optional,
+            "PrecisionRecallDisplay",
+        )
+        return recall or [], precision or [], ap, names, prevalence
 
-    def _metric_value(self) -> float | None:
-        return self.average_precision
-
-    def _chance_level(self, ax: Any, kw: dict[str, Any] | None) -> Any:
-        if self.prevalence_pos_label is None:
+    def _chance_level(
+        self, ax: Any, kw: dict[str, Any] | None, n: int, prevalence: list | None
+    ) -> tuple[Any, dict[str, Any]]:
+        if prevalence is None:
             raise InvalidParameterError(
                 "You must provide prevalence_pos_label when constructing the PrecisionRecallDisplay "
-                "object in order to plot the chance level line (from_predictions and from_estimator set it)"
+                "object in order to plot the chance level line (from_predictions, from_estimator and "
+                "from_cv_results set it)"
             )
-        p = self.prevalence_pos_label
-        style = _style({"label": f"Chance level (AP = {p:0.2f})", "color": "k", "linestyle": "--"}, kw)
-        return ax.plot((0, 1), (p, p), **style)[0]
+        style = _style({"color": "k", "linestyle": "--", **({"alpha": 0.3} if n > 1 else {})}, kw)
+        lines = [ax.plot((0, 1), (p, p), **style)[0] for p in prevalence]
+        if "label" not in style:
+            lines[0].set_label(
+                f"Chance level (AP = {prevalence[0]:0.2f})"
+                if n == 1
+                else f"Chance level (AP = {np.mean(prevalence):0.2f} +/- {np.std(prevalence):0.2f})"
+            )
+        return (lines[0] if n == 1 else lines), style
 
     @classmethod
     def from_predictions(
@@ -704,6 +1000,58 @@ class PrecisionRecallDisplay(_SklearnDisplay):
             chance_level_kw=chance_level_kw,
             despine=despine,
             **kwargs,
+        )
+
+    @classmethod
+    def from_cv_results(
+        cls,
+        cv_results: Any,
+        X: Any,
+        y: Any,
+        *,
+        sample_weight: Any = None,
+        drop_intermediate: bool = True,
+        response_method: Any = "auto",
+        pos_label: Any = None,
+        name: Any = None,
+        ax: Any = None,
+        curve_kwargs: Any = None,
+        plot_chance_level: bool = False,
+        chance_level_kwargs: dict[str, Any] | None = None,
+        despine: bool = False,
+    ) -> PrecisionRecallDisplay:
+        """One precision / recall curve a cross-validation fold, as scikit-learn's
+        ``PrecisionRecallDisplay.from_cv_results`` (>= 1.9); parameters as
+        :meth:`RocCurveDisplay.from_cv_results`.  ``precision``, ``recall``, ``average_precision``
+        and ``prevalence_pos_label`` (unweighted, as scikit-learn's) are lists, one item a fold.
+        """
+        from perfeval.functional import average_precision_score, precision_recall_curve
+
+        precision_folds, recall_folds, ap_folds, prevalence_folds, pos = [], [], [], [], None
+        for y_fold, score, pos, w in _cv_folds(
+            cls.__name__, cv_results, X, y, sample_weight, response_method, pos_label
+        ):
+            precision, recall, _ = precision_recall_curve(
+                y_fold, score, pos_label=pos, sample_weight=w, drop_intermediate=drop_intermediate
+            )
+            precision_folds.append(precision)
+            recall_folds.append(recall)
+            ap_folds.append(average_precision_score(y_fold, score, pos_label=pos, sample_weight=w))
+            prevalence_folds.append(float(np.count_nonzero(y_fold == pos) / len(y_fold)))
+        d = cls(
+            precision=precision_folds,
+            recall=recall_folds,
+            average_precision=ap_folds,
+            name=name,
+            pos_label=pos,
+            prevalence_pos_label=prevalence_folds,
+        )
+        return d.plot(
+            ax=ax,
+            curve_kwargs=curve_kwargs,
+            plot_chance_level=plot_chance_level,
+            chance_level_kw=chance_level_kwargs,
+            despine=despine,
         )
 
 
@@ -829,7 +1177,425 @@ class CostDisplay(CurveDisplay):
 
 
 class CalibrationDisplay(CurveDisplay):
+    """The calibration curve (reliability diagram) drawn as scikit-learn's
+    ``sklearn.calibration.CalibrationDisplay`` draws it, from perfeval's
+    :func:`perfeval.functional.calibration_curve`: the mean probability of each bin (x) against its
+    share of positives (y), square markers joined by a line, and the dotted diagonal
+    ``Perfectly calibrated``.
+
+    Made by :meth:`from_predictions` or :meth:`from_estimator` (or from arrays, as scikit-learn's).
+    Attributes as scikit-learn's: ``prob_true``, ``prob_pred``, ``y_prob``, ``estimator_name``,
+    ``pos_label``, and after :meth:`plot` ``line_``, ``ax_``, ``figure_``.
+
+    perfeval's own calibration plot stays: :meth:`from_models` (several models, PERF's 19
+    overlapping bins by default, ``bins=``, ``sample_weight=``), and ``from_predictions`` given
+    ``threshold=``, ``sample_weight=`` or ``bins=`` (undrawn: call :meth:`plot`).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> d = CalibrationDisplay.from_predictions([0, 0, 1, 1], [0.1, 0.4, 0.6, 0.9], n_bins=2)
+    >>> d.prob_true.tolist(), d.prob_pred.tolist(), d.line_.get_label()
+    ([0.0, 1.0], [0.25, 0.75], 'Classifier')
+    """
+
     kind = "calibration"
+
+    def __init__(
+        self,
+        prob_true: Any,
+        prob_pred: Any,
+        y_prob: Any,
+        *,
+        estimator_name: str | None = None,
+        pos_label: Any = None,
+    ):
+        self._sklearn = True
+        self.prob_true, self.prob_pred, self.y_prob = prob_true, prob_pred, y_prob
+        self.estimator_name, self.pos_label = estimator_name, pos_label
+
+    @property
+    def name(self) -> str | None:
+        return self.estimator_name
+
+    @classmethod
+    def _perfeval_form(cls, d: CurveDisplay) -> CalibrationDisplay:
+        """The display of perfeval's form (several models, the operating points), as a CalibrationDisplay."""
+        obj = cls.__new__(cls)
+        CurveDisplay.__init__(
+            obj, d.curves, d.names, kind=d.kind, points=d.points, threshold=d.threshold, base_rate=d.base_rate
+        )
+        obj._sklearn = False
+        obj.prob_true = obj.prob_pred = obj.y_prob = obj.pos_label = None
+        obj.estimator_name = d.names[0] if len(d.names) == 1 else None
+        return obj
+
+    @classmethod
+    def from_models(
+        cls,
+        y_true: Any,
+        scores: dict[str, Any],
+        *,
+        kind: str | None = None,
+        threshold: float = 0.5,
+        sample_weight: Any = None,
+        **curve_kw: Any,
+    ) -> CalibrationDisplay:
+        """The calibration plot of perfeval's form, of several models' scores (``bins="perf"``: PERF's 19
+        overlapping bins; ``"uniform"`` or ``"quantile"`` with ``n_bins``, 10 by default).
+        """
+        d = CurveDisplay.from_models(
+            y_true,
+            scores,
+            kind=kind or cls.kind,
+            threshold=threshold,
+            sample_weight=sample_weight,
+            **curve_kw,
+        )
+        return cls._perfeval_form(d)
+
+    @classmethod
+    def from_predictions(  # type: ignore[override]
+        cls,
+        y_true: Any,
+        y_prob: Any,
+        *,
+        n_bins: int = 5,
+        strategy: str = "uniform",
+        pos_label: Any = None,
+        name: str | None = None,
+        ax: Any = None,
+        ref_line: bool = True,
+        threshold: float | None = None,
+        sample_weight: Any = None,
+        **kwargs: Any,
+    ) -> CalibrationDisplay:
+        """The calibration curve of probabilities, drawn as scikit-learn's
+        ``CalibrationDisplay.from_predictions``.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            Binary labels ({0, 1}, {-1, 1}, or two labels with ``pos_label``).
+        y_prob : array-like of shape (n_samples,)
+            The probability of the positive class.
+        n_bins, strategy
+            As :func:`perfeval.functional.calibration_curve`.
+        pos_label : optional
+            The positive class.
+        name : str, optional
+            The legend's name (default ``"Classifier"``).
+        ax : matplotlib Axes, optional
+        ref_line : bool, default True
+            Draw the diagonal, ``Perfectly calibrated`` (once an Axes).
+        threshold, sample_weight, bins
+            perfeval's: any of them gives perfeval's display instead (``bins="perf"`` by default),
+            undrawn, as in earlier releases.
+        **kwargs
+            matplotlib line properties.
+        """
+        if threshold is not None or sample_weight is not None or "bins" in kwargs:
+            bins = kwargs.pop("bins", "perf")
+            if kwargs:
+                raise InvalidParameterError(
+                    f"perfeval's calibration display (threshold=, sample_weight=, bins=) takes no "
+                    f"line properties; got {', '.join(map(repr, kwargs))}"
+                )
+            d = CurveDisplay.from_models(
+                y_true,
+                {"model" if name is None else name: y_prob},
+                kind="calibration",
+                threshold=0.5 if threshold is None else threshold,
+                sample_weight=sample_weight,
+                bins=bins,
+                n_bins=n_bins,
+            )
+            return cls._perfeval_form(d)
+        from perfeval._validation import to_numpy
+        from perfeval.functional import calibration_curve
+
+        pos = _binary_label(f"{cls.__name__}.from_predictions", y_true, pos_label)
+        _plt()
+        prob_true, prob_pred = calibration_curve(
+            y_true, y_prob, n_bins=n_bins, strategy=strategy, pos_label=pos_label
+        )
+        d = cls(
+            prob_true,
+            prob_pred,
+            to_numpy(y_prob, "y_prob"),
+            estimator_name="Classifier" if name is None else name,
+            pos_label=pos,
+        )
+        return d.plot(ax=ax, ref_line=ref_line, **kwargs)
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator: Any,
+        X: Any,
+        y: Any,
+        *,
+        n_bins: int = 5,
+        strategy: str = "uniform",
+        pos_label: Any = None,
+        name: str | None = None,
+        ax: Any = None,
+        ref_line: bool = True,
+        **kwargs: Any,
+    ) -> CalibrationDisplay:
+        """The calibration curve of a fitted binary classifier's ``predict_proba`` on (X, y), as
+        scikit-learn's ``CalibrationDisplay.from_estimator``: the ``pos_label`` column (default the
+        last of ``classes_``); the estimator's class name is the default ``name``.
+        """
+        _plt()
+        y_prob, pos = _response(estimator, X, "predict_proba", pos_label)
+        return cls.from_predictions(
+            y,
+            y_prob,
+            n_bins=n_bins,
+            strategy=strategy,
+            pos_label=pos,
+            name=type(estimator).__name__ if name is None else name,
+            ax=ax,
+            ref_line=ref_line,
+            **kwargs,
+        )
+
+    def plot(
+        self,
+        *args: Any,
+        ax: Any = None,
+        name: str | None = None,
+        ref_line: bool = True,
+        chance: bool = True,
+        mark_threshold: bool = True,
+        title: str | None = None,
+        **kwargs: Any,
+    ) -> CalibrationDisplay:
+        """Draw as scikit-learn does: the curve ``prob_pred`` (x) against ``prob_true`` (y), square
+        markers, labelled ``name`` (default ``estimator_name``), the reference diagonal unless
+        ``ref_line=False`` or the Axes has it already, the legend at the lower right.  A display of
+        perfeval's form (:meth:`from_models`) is drawn perfeval's way (``chance``,
+        ``mark_threshold``, ``title``; ``ax`` may be given by position there).
+        """
+        if args:
+            if len(args) > 1 or ax is not None:
+                raise InvalidParameterError("CalibrationDisplay.plot takes ax once (a keyword: ax=)")
+            ax = args[0]
+        if not self._sklearn:
+            return super().plot(ax, chance=chance, mark_threshold=mark_threshold, title=title)
+        plt = _plt()
+        if ax is None:
+            _fig, ax = plt.subplots()
+        self.ax_, self.figure_ = ax, ax.figure
+        name = self.estimator_name if name is None else name
+        info = f"(Positive class: {literal(self.pos_label)})" if self.pos_label is not None else ""
+        defaults: dict[str, Any] = {"marker": "s", "linestyle": "-"}
+        if name is not None:
+            defaults["label"] = literal(name)
+        style = _style(defaults, kwargs)
+        ref_label = "Perfectly calibrated"
+        if ref_line and ref_label not in ax.get_legend_handles_labels()[1]:
+            ax.plot([0, 1], [0, 1], "k:", label=ref_label)
+        self.line_ = ax.plot(self.prob_pred, self.prob_true, **style)[0]
+        ax.legend(loc="lower right")
+        ax.set(xlabel=f"Mean predicted probability {info}", ylabel=f"Fraction of positives {info}")
+        return self
+
+
+def _is_classifier(estimator: Any) -> bool:
+    """scikit-learn's ``is_classifier`` without importing scikit-learn: its tags when the estimator
+    has them, else ``_estimator_type``, else a fitted ``classes_`` beside ``predict``.
+    """
+    tags = getattr(estimator, "__sklearn_tags__", None)
+    if callable(tags):
+        try:
+            return getattr(tags(), "estimator_type", None) == "classifier"
+        except (AttributeError, TypeError):
+            pass
+    if getattr(estimator, "_estimator_type", None) == "classifier":
+        return True
+    return hasattr(estimator, "classes_") and callable(getattr(estimator, "predict", None))
+
+
+class ConfusionMatrixDisplay:
+    """The confusion matrix drawn as scikit-learn's ``ConfusionMatrixDisplay`` draws it, from
+    perfeval's :func:`perfeval.functional.confusion_matrix`: an image of the counts (rows the true
+    labels, columns the predicted ones), each cell's value written in it in the colour that stands
+    out from the cell (the colour map's far end), a colour bar.
+
+    Attributes as scikit-learn's: ``confusion_matrix``, ``display_labels``, and after :meth:`plot`
+    ``im_``, ``text_`` (an array of matplotlib Text, None without values), ``ax_``, ``figure_``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> d = ConfusionMatrixDisplay.from_predictions(["a", "b", "b"], ["a", "a", "b"])
+    >>> d.confusion_matrix.tolist(), [t.get_text() for t in d.text_.ravel()]
+    ([[1, 0], [1, 1]], ['1', '0', '1', '1'])
+    """
+
+    def __init__(self, confusion_matrix: Any, *, display_labels: Any = None):
+        self.confusion_matrix = confusion_matrix
+        self.display_labels = display_labels
+
+    def plot(
+        self,
+        *,
+        include_values: bool = True,
+        cmap: Any = "viridis",
+        xticks_rotation: Any = "horizontal",
+        values_format: str | None = None,
+        ax: Any = None,
+        colorbar: bool = True,
+        im_kw: dict[str, Any] | None = None,
+        text_kw: dict[str, Any] | None = None,
+    ) -> ConfusionMatrixDisplay:
+        """Draw the matrix (``imshow``, nearest interpolation) with its values, formatted ``d`` or
+        ``.2g`` whichever is shorter (``values_format`` to choose), the tick labels
+        ``display_labels`` (default 0 ... n - 1), ``True label`` / ``Predicted label``.
+        """
+        from itertools import product
+
+        plt = _plt()
+        cm = np.asarray(self.confusion_matrix)
+        if cm.ndim != 2 or cm.shape[0] != cm.shape[1] or cm.shape[0] == 0:
+            raise InvalidParameterError(
+                f"ConfusionMatrixDisplay: confusion_matrix must be a square 2-D array, got shape {cm.shape}"
+            )
+        n = cm.shape[0]
+        labels = np.arange(n) if self.display_labels is None else self.display_labels
+        if len(labels) != n:
+            raise InvalidParameterError(
+                f"ConfusionMatrixDisplay: {len(labels)} display_labels for a {n} x {n} confusion matrix"
+            )
+        if ax is None:
+            fig, ax = plt.subplots()
+        else:
+            fig = ax.figure
+        self.im_ = ax.imshow(cm, **_style({"interpolation": "nearest", "cmap": cmap}, im_kw))
+        self.text_ = None
+        cmap_min, cmap_max = self.im_.cmap(0), self.im_.cmap(1.0)
+        if include_values:
+            self.text_ = np.empty_like(cm, dtype=object)
+            thresh = (cm.max() + cm.min()) / 2.0
+            for i, j in product(range(n), range(n)):
+                color = cmap_max if cm[i, j] < thresh else cmap_min
+                if values_format is None:
+                    text = format(cm[i, j], ".2g")
+                    if cm.dtype.kind != "f":
+                        whole = format(cm[i, j], "d")
+                        if len(whole) < len(text):
+                            text = whole
+                else:
+                    text = format(cm[i, j], values_format)
+                style = _style({"ha": "center", "va": "center", "color": color}, text_kw)
+                self.text_[i, j] = ax.text(j, i, text, **style)
+        if colorbar:
+            fig.colorbar(self.im_, ax=ax)
+        shown = [literal(v.item() if hasattr(v, "item") else v) for v in labels]
+        ax.set(
+            xticks=np.arange(n),
+            yticks=np.arange(n),
+            xticklabels=shown,
+            yticklabels=shown,
+            ylabel="True label",
+            xlabel="Predicted label",
+        )
+        ax.set_ylim((n - 0.5, -0.5))
+        plt.setp(ax.get_xticklabels(), rotation=xticks_rotation)
+        self.figure_, self.ax_ = fig, ax
+        return self
+
+    @classmethod
+    def from_predictions(
+        cls,
+        y_true: Any,
+        y_pred: Any,
+        *,
+        labels: Any = None,
+        sample_weight: Any = None,
+        normalize: str | None = None,
+        display_labels: Any = None,
+        include_values: bool = True,
+        xticks_rotation: Any = "horizontal",
+        values_format: str | None = None,
+        cmap: Any = "viridis",
+        ax: Any = None,
+        colorbar: bool = True,
+        im_kw: dict[str, Any] | None = None,
+        text_kw: dict[str, Any] | None = None,
+    ) -> ConfusionMatrixDisplay:
+        """The confusion matrix of hard predictions, drawn as scikit-learn's
+        ``ConfusionMatrixDisplay.from_predictions``: ``labels``, ``sample_weight`` and
+        ``normalize`` as :func:`perfeval.functional.confusion_matrix` (scores are refused: this
+        takes labels); ``display_labels`` default to ``labels``, else the sorted labels of both.
+        """
+        from perfeval._sklearn_names import hard_labels
+        from perfeval.functional import confusion_matrix
+
+        _plt()
+        _yt, _yp, present, _w = hard_labels(f"{cls.__name__}.from_predictions", y_true, y_pred, sample_weight)
+        if display_labels is None:
+            display_labels = present if labels is None else labels
+        cm = confusion_matrix(y_true, y_pred, labels=labels, sample_weight=sample_weight, normalize=normalize)
+        return cls(cm, display_labels=display_labels).plot(
+            include_values=include_values,
+            cmap=cmap,
+            ax=ax,
+            xticks_rotation=xticks_rotation,
+            values_format=values_format,
+            colorbar=colorbar,
+            im_kw=im_kw,
+            text_kw=text_kw,
+        )
+
+    @classmethod
+    def from_estimator(
+        cls,
+        estimator: Any,
+        X: Any,
+        y: Any,
+        *,
+        labels: Any = None,
+        sample_weight: Any = None,
+        normalize: str | None = None,
+        display_labels: Any = None,
+        include_values: bool = True,
+        xticks_rotation: Any = "horizontal",
+        values_format: str | None = None,
+        cmap: Any = "viridis",
+        ax: Any = None,
+        colorbar: bool = True,
+        im_kw: dict[str, Any] | None = None,
+        text_kw: dict[str, Any] | None = None,
+    ) -> ConfusionMatrixDisplay:
+        """The confusion matrix of a fitted classifier's ``predict(X)`` against ``y``, as
+        scikit-learn's ``ConfusionMatrixDisplay.from_estimator``.
+        """
+        _plt()
+        if not _is_classifier(estimator):
+            raise InvalidParameterError(
+                f"{cls.__name__}.from_estimator only supports classifiers, got {type(estimator).__name__}"
+            )
+        return cls.from_predictions(
+            y,
+            estimator.predict(X),
+            labels=labels,
+            sample_weight=sample_weight,
+            normalize=normalize,
+            display_labels=display_labels,
+            include_values=include_values,
+            xticks_rotation=xticks_rotation,
+            values_format=values_format,
+            cmap=cmap,
+            ax=ax,
+            colorbar=colorbar,
+            im_kw=im_kw,
+            text_kw=text_kw,
+        )
 
 
 def _panel(ax: Any, kind: str, y: Any, scores: dict[str, Any], w: Any, threshold: float) -> CurveDisplay:
