@@ -379,7 +379,8 @@ class FinishedGroups:
             b = self._runs.pop()
             self._runs[-1] = self._join(self._runs[-1], b)
         if not self._runs:
-            return np.zeros(0, np.int64), np.zeros(0), np.zeros((len(self.labels), 0))
+            dtype = np.int64 if self.key_dtype is None else self.key_dtype
+            return np.zeros(0, dtype), np.zeros(0), np.zeros((len(self.labels), 0))
         return self._runs[0]
 
     def state(self) -> dict:

@@ -209,7 +209,9 @@ class Metric:
         """
         from perfeval._metric_state import nbytes
 
-        size = nbytes(self._hist.scores) + nbytes(self._hist.pos) + nbytes(self._hist.neg)
+        size = (
+            nbytes(self._labels) + nbytes(self._hist.scores) + nbytes(self._hist.pos) + nbytes(self._hist.neg)
+        )
         size += sum(nbytes(a) for p in self._pending for a in p)
         size += self._kept.nbytes + self._done.nbytes
         if self._open is not None:
@@ -241,7 +243,7 @@ class Metric:
         c = cases(y, s, g, w)
         self._check_mode(g is not None, w is not None)
         labels, family, positive = self._check_targets(c)
-        group_dtype = self._check_groups(c.g)
+        group_dtype = self._check_groups(c.g, c.rows_in)
         finished = self._finish_update(c) if self.clustered else None
         # the batch is valid: the state changes from here on, and nothing below raises
         self._grouped, self._weighted = g is not None, w is not None
@@ -268,7 +270,7 @@ class Metric:
         if self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
             self._fold()
 
-    def _check_groups(self, g: np.ndarray | None) -> np.dtype | None:
+    def _check_groups(self, g: np.ndarray | None, rows: int) -> np.dtype | None:
         """The dtype of the group ids of every update so far with these: refused when they cannot
         be put together exactly (numbers and text, or 64-bit ids of both signs, which numpy would
         join as floats).
@@ -279,7 +281,7 @@ class Metric:
                     "clustered=True finishes the groups as their rows come: pass `groups=` to every update"
                 )
             return self._group_dtype
-        if not len(g):  # no id: no kind to check (an empty list reads as floats)
+        if not rows:  # no id: no kind to check (an empty list reads as floats)
             return self._group_dtype
         return _joined_ids(self._group_dtype, g.dtype, "in this update", "in the earlier ones of this Metric")
 
@@ -510,7 +512,9 @@ class Metric:
             )
         group_dtype = self._group_dtype
         if other._group_dtype is not None:
-            group_dtype = _joined_ids(group_dtype, other._group_dtype, "in one Metric", "in the other")
+            group_dtype = _joined_ids(
+                group_dtype, other._group_dtype, "in the Metric merged in", "in this one"
+            )
         labels = self._labels
         if other._labels is not None:
             labels = other._labels if labels is None else np.union1d(labels, other._labels)
@@ -641,13 +645,16 @@ class Metric:
         if self._open is not None:
             y, s, g, w = self._open
             k, z, v = self._finish_groups(y, s, g, w)
-            keys, sizes, values = (
-                np.concatenate([keys, FinishedGroups.stored(k)]),
-                np.concatenate([sizes, z]),
-                np.concatenate([values, v], axis=1),
-            )
-            order = np.argsort(keys, kind="stable")
-            keys, sizes, values = keys[order], sizes[order], values[:, order]
+            if len(keys):  # (an empty array's dtype must not join in: int64 with uint64 is float64)
+                keys, sizes, values = (
+                    np.concatenate([keys, FinishedGroups.stored(k)]),
+                    np.concatenate([sizes, z]),
+                    np.concatenate([values, v], axis=1),
+                )
+                order = np.argsort(keys, kind="stable")
+                keys, sizes, values = keys[order], sizes[order], values[:, order]
+            else:
+                keys, sizes, values = FinishedGroups.stored(k), z, v
             key_dtype = (
                 g.dtype if key_dtype is None else np.concatenate([np.zeros(0, key_dtype), g[:0]]).dtype
             )
@@ -683,7 +690,8 @@ class Metric:
         """The arrays of no rows, as evaluate([], [], groups=[]) checks them."""
         z = np.zeros(0)
         grouped = self._grouped or any(s.measure.kind == "grouped" for s in self._specs)
-        return z, z, (np.zeros(0, dtype=np.int64) if grouped else None), (z if self._weighted else None)
+        ids = np.zeros(0, dtype=np.int64 if self._group_dtype is None else self._group_dtype)
+        return z, z, (ids if grouped else None), (z if self._weighted else None)
 
     # -- persistence -------------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
