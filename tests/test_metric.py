@@ -815,7 +815,8 @@ def _stored_bytes(state) -> int:
     while stack:
         x = stack.pop()
         if isinstance(x, np.ndarray):
-            total += x.nbytes + (sum(sys.getsizeof(v) for v in x.tolist()) if x.dtype.kind == "O" else 0)
+            objects = {id(v): v for v in x.tolist()}.values() if x.dtype.kind == "O" else ()
+            total += x.nbytes + sum(sys.getsizeof(v) for v in objects)
         elif isinstance(x, dict):
             stack.extend(x.values())
         elif isinstance(x, (tuple, list)):

@@ -46,7 +46,8 @@ def narrow(a: np.ndarray, *, whole: bool = True) -> np.ndarray:
         return a.copy()
     if k in "iu":
         lo, hi = int(a.min()), int(a.max())
-        for t in (np.int8, np.int16, np.int32):
+        # unsigned stays unsigned: uint8 joined with uint64 is uint64 (int8 with it: float64)
+        for t in (np.uint8, np.uint16, np.uint32) if k == "u" else (np.int8, np.int16, np.int32):
             info = np.iinfo(t)
             if np.dtype(t).itemsize >= a.dtype.itemsize:
                 break
@@ -102,13 +103,13 @@ def key_family(dtype: np.dtype) -> str:
 
 
 def nbytes(a: Any) -> int:
-    """Bytes an array holds: its buffer, and for an object array each object it points to."""
+    """Bytes an array holds: its buffer, and for an object array each distinct object it points to."""
     if a is None:
         return 0
     a = np.asarray(a)
     size = int(a.nbytes)
     if a.dtype.kind == "O":
-        size += sum(sys.getsizeof(v) for v in a.tolist())
+        size += sum(sys.getsizeof(v) for v in {id(v): v for v in a.tolist()}.values())
     return size
 
 

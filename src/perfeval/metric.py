@@ -9,16 +9,20 @@ What it keeps is what the streaming and Dask backends keep, finished by the same
 * binary measures without groups: the :class:`~perfeval.summaries.ScoreHistogram` (distinct scores
   with their positive and negative weight), memory 24 bytes per distinct score whatever the rows;
 * per-query measures (NDCG, MAP, ...), the group AUC, and any measure with ``groups=``: the checked
-  rows themselves (targets, scores, groups, weights), finished by :func:`perfeval.engine.finish` as
-  a spilled part of :func:`perfeval.stream.evaluate_stream_grouped` is; memory grows with the rows
-  (16 to 32 bytes a row), as torchmetrics' retrieval metrics keep every row.
+  rows themselves (targets, scores, groups, weights), stored compactly and exactly
+  (:mod:`perfeval._metric_state`: about 9 bytes a row), finished by :func:`perfeval.engine.finish`
+  as a spilled part of :func:`perfeval.stream.evaluate_stream_grouped` is; memory grows with the
+  rows, as torchmetrics' retrieval metrics keep every row;
+* the same with ``clustered=True`` (each group's rows together, as the ``clustered`` stream takes
+  them): each group finished by ``finish`` when it ends, only its key, size and values kept, so
+  memory grows with the groups, not the rows.
 
 The numbers are those of ``evaluate`` on the concatenated batches, bit for bit, whatever the
 weights for updates of one object; merging objects is bit for bit when the weights add up exactly
 (none, whole numbers, dyadic fractions such as 0.5), as for the streaming and Dask backends
-(docs/metric.md says why).  Inputs may be numpy arrays, lists, pandas or polars Series, and torch,
-jax or cupy arrays, read through their protocols (:func:`host_array`): none of those libraries is
-imported here.
+(docs/metric.md says why), and whatever the weights with ``clustered=True``.  Inputs may be numpy
+arrays, lists, pandas or polars Series, and torch, jax or cupy arrays, read through their protocols
+(:func:`host_array`): none of those libraries is imported here.
 """
 
 from __future__ import annotations
@@ -104,6 +108,13 @@ class Metric:
     pos_label : optional
         The positive label of ``y_true`` for the binary measures and the group AUC, as in
         :func:`perfeval.evaluate`.
+    clustered : bool, default False
+        Each group's rows come together, as in :func:`perfeval.stream.evaluate_stream_grouped`:
+        every group whole in one update (its rows in any order within it), except that the group
+        of an update's last row may run on into the next update.  Each group is finished when it
+        ends and only its key, size and values are kept (memory O(groups), not O(rows)); a group
+        whose rows come again after it ended is an error naming it.  Needs ``groups=`` in every
+        update.
 
     Notes
     -----
@@ -112,7 +123,8 @@ class Metric:
 
     Every measure of the registry is accepted; the kind of data decides what is kept (see the
     module's description): a :class:`~perfeval.summaries.ScoreHistogram` for binary measures
-    without groups, the checked rows otherwise.  ``partitions``, ``tie_bounds`` and ``dialect`` of
+    without groups, the checked rows otherwise, each group's values with ``clustered=True``
+    (:attr:`nbytes` says how much).  ``partitions``, ``tie_bounds`` and ``dialect`` of
     :func:`perfeval.evaluate` are not offered.
 
     Examples
@@ -130,6 +142,18 @@ class Metric:
     Metric(['ROC', 'APR'], threshold=0.5, rows=6, summary=ScoreHistogram(distinct=5, ...))
     >>> m.reset(); m.compute()["ROC"]  # nothing seen: undefined, as evaluate([], [])
     nan
+
+    Groups that come whole (a user's impressions in one batch):
+
+    >>> m = Metric(["gauc", "ndcg@10"], clustered=True)
+    >>> m.update([1, 0, 0, 1], [0.9, 0.5, 0.4, 0.3], groups=["u1", "u1", "u2", "u2"])
+    >>> m.update([1, 0], [0.2, 0.6], groups=["u3", "u3"])
+    >>> m.compute().results["GAUC"].per_group.tolist()
+    [1.0, 0.0, 0.0]
+    >>> m.update([1], [0.5], groups=["u1"])
+    Traceback (most recent call last):
+    ...
+    perfeval.exceptions.InvalidDataError: group 'u1' comes again after it ended: ...
     """
 
     def __init__(
@@ -226,15 +250,17 @@ class Metric:
         ----------
         y_true, y_score, groups, sample_weight
             As in :func:`perfeval.evaluate` (targets first): array-likes, torch/jax/cupy arrays
-            included (see :func:`host_array`).  Give ``groups`` to every update or to none, and
+            included (see :func:`host_array`).  Give ``groups`` to every update or to none (with
+            ``clustered=True``: to every update), ids of one kind (integers, or text) in all, and
             ``sample_weight`` to every update or to none.
 
         Raises
         ------
         InvalidParameterError, InvalidDataError
             The errors :func:`perfeval.evaluate` gives for these rows together with the rows seen
-            before (the message's index is within this batch).  The state is unchanged: a batch
-            is taken whole or not at all.
+            before (the message's index is within this batch); group ids of another kind than the
+            earlier updates'; with ``clustered=True``, a group whose rows come again after it
+            ended (named).  The state is unchanged: a batch is taken whole or not at all.
         """
         y = host_array(y_true, "y_true")
         s = host_array(y_score, "y_score")
