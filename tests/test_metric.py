@@ -866,8 +866,7 @@ def test_kept_rows_are_stored_compactly():
     parts = len(m._kept._parts)
     assert parts <= 6
     assert n * (1 + 4 + 4) < m.nbytes <= n * (1 + 4 + 4) + 8 * k * parts + 16
-    state = m.state_dict()  # one part: every id once
-    assert m.nbytes == _stored_bytes(state) <= n * (1 + 4 + 4) + 8 * k + 16
+    assert m.nbytes == _stored_bytes(m.state_dict())
     _same_report(quiet(m.compute), evaluate(y, s.astype(np.float64), ["gauc", "ndcg@10"], groups=g))
     w = rng.integers(1, 4, n).astype(np.float64)  # whole weights: one byte a row
     m = Metric(["roc"])
@@ -1084,3 +1083,41 @@ def test_clustered_torch_tensors():
     m.update(torch.tensor(y[30:]), t[30:], groups=torch.tensor(g[30:]))
     exact = t.detach().to(torch.float64).numpy()
     _same_report(quiet(m.compute), evaluate(y, exact, ["gauc", "ndcg@5"], groups=g))
+
+
+@settings(deadline=None)
+@given(data(), st.sampled_from(["int32", "int64", "text", "object"]), st.booleans())
+def test_kept_rows_in_many_parts_read_back_as_one(d, ids, bool_targets):
+    """Parts that stop joining (a cap of 4 rows here) are read back into one array per column, cast
+    as np.concatenate casts the batches: ids of two widths, targets as booleans and integers."""
+    from perfeval._metric_state import KeptRows
+
+    y, s, g, w, kind, cuts = d
+    if not len(y):
+        return  # no update: no groups (the tests above hold it)
+    gg = {
+        "int32": g.astype(np.int32),
+        "int64": g,
+        "text": g.astype(str),
+        "object": g.astype(str).astype(object),
+    }[ids]
+    cap = KeptRows.JOIN_ROWS
+    KeptRows.JOIN_ROWS = 4
+    try:
+        for measures, weighted in _cases(kind, True):
+            ww = w if weighted else None
+            m = Metric(measures)
+            yy = []
+            # (an empty batch's ids have no kind: its dtype is not the report's concern)
+            for i, (a, b) in enumerate([(a, b) for a, b in cuts if b > a]):
+                yb = y[a:b].astype(bool) if bool_targets and i % 2 else y[a:b]
+                gb = gg[a:b].astype(np.int64) if ids == "int32" and i % 2 else gg[a:b]
+                m.update(yb, s[a:b], groups=gb, **({} if ww is None else {"sample_weight": ww[a:b]}))
+                yy.append((yb, gb))
+            y_all = np.concatenate([p[0] for p in yy]) if yy else y
+            g_all = np.concatenate([p[1] for p in yy]) if yy else gg
+            largest = max((b - a for a, b in cuts), default=0)
+            assert max((len(p) for p in m._kept._parts), default=0) <= max(4, largest)  # the cap held
+            _same_report(quiet(m.compute), evaluate(y_all, s, measures, groups=g_all, sample_weight=ww))
+    finally:
+        KeptRows.JOIN_ROWS = cap

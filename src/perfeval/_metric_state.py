@@ -177,12 +177,9 @@ class Column:
                 vocab = None
             if vocab is not None:
                 ct = _codes_dtype(len(vocab))
-                data = np.concatenate(
-                    [
-                        np.searchsorted(vocab, a.vocab).astype(ct)[a.data],
-                        np.searchsorted(vocab, b.vocab).astype(ct)[b.data],
-                    ]
-                )
+                data = np.empty(len(a.data) + len(b.data), dtype=ct)  # each side's codes mapped in place
+                _remap(np.searchsorted(vocab, a.vocab).astype(ct), a.data, data[: len(a.data)])
+                _remap(np.searchsorted(vocab, b.vocab).astype(ct), b.data, data[len(a.data) :])
                 return Column(data, _as_text(vocab), dtype)
         both = np.concatenate([a.decode(), b.decode()])
         return Column.of_values(both) if both.dtype.kind != "O" else Column(both, None, dtype)
@@ -194,6 +191,14 @@ class Column:
     def from_state(cls, state: tuple) -> Column:
         data, vocab, dtype = state
         return cls(data, vocab, np.dtype(dtype))
+
+
+def _remap(new_code: np.ndarray, codes: np.ndarray, out: np.ndarray, block: int = 1 << 20) -> None:
+    """``out[:] = new_code[codes]`` a block at a time (numpy makes the indices intp: 8 bytes a row
+    at once otherwise, twice the codes).
+    """
+    for a in range(0, len(codes), block):
+        np.take(new_code, codes[a : a + block], out=out[a : a + block], mode="clip")  # valid codes
 
 
 class _Part:
@@ -211,11 +216,20 @@ class _Part:
         return [self.y, self.s, self.g, self.w]
 
     @staticmethod
-    def join(a: _Part, b: _Part) -> _Part:
-        cols = [
-            None if x is None or z is None else Column.join(x, z)
-            for x, z in zip(a.columns(), b.columns(), strict=True)
-        ]
+    def join(pair: list[_Part]) -> _Part:
+        """The two parts of ``pair`` (emptied: the caller holds no other reference to them) as one.
+        Column by column, each pair of columns let go as soon as it is joined, so that memory peaks
+        at the two parts and one joined column, not twice the two parts.  Columns that another
+        Metric shares (after a merge) stay alive there: no Column is ever changed.
+        """
+        ca, cb = pair[0].columns(), pair[1].columns()
+        pair.clear()
+        cols: list[Column | None] = []
+        for i in range(len(ca)):
+            x, z = ca[i], cb[i]
+            ca[i] = cb[i] = None
+            cols.append(None if x is None or z is None else Column.join(x, z))
+            del x, z
         y, s = cols[0], cols[1]
         assert y is not None and s is not None
         return _Part(y, s, cols[2], cols[3])
@@ -223,6 +237,11 @@ class _Part:
 
 class KeptRows:
     """The checked rows of every update, in order, stored compactly and read back exactly."""
+
+    #: parts stop growing at about this many rows: a join holds both parts and one joined column,
+    #: so a cap bounds that transient; past it the parts are many (one per JOIN_ROWS / 2 rows at
+    #: most) but each is read straight into the arrays compute() hands the engine
+    JOIN_ROWS = 1 << 22
 
     def __init__(self) -> None:
         self._parts: list[_Part] = []
@@ -256,36 +275,55 @@ class KeptRows:
         self._settle()
 
     def _settle(self) -> None:
-        """Join the last part with the one before while that one is at most twice its size."""
+        """Join the last part with the one before while that one is at most twice its size (each
+        join at least 1.5 times the larger part: a row is copied O(log) times), up to JOIN_ROWS.
+        """
         parts = self._parts
-        while len(parts) >= 2 and len(parts[-2]) <= 2 * len(parts[-1]):
-            b = parts.pop()
-            parts[-1] = _Part.join(parts[-1], b)
-
-    def one(self) -> _Part | None:
-        """Every row as one part (kept so: the next call costs nothing)."""
-        while len(self._parts) > 1:
-            b = self._parts.pop()
-            self._parts[-1] = _Part.join(self._parts[-1], b)
-        return self._parts[0] if self._parts else None
+        while (
+            len(parts) >= 2
+            and len(parts[-2]) <= 2 * len(parts[-1])
+            and len(parts[-2]) + len(parts[-1]) <= self.JOIN_ROWS
+        ):
+            parts.append(_Part.join([parts.pop(-2), parts.pop()]))
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None] | None:
-        """Every row as evaluate() would be given them: (y, s, g, w), None when there is none."""
-        p = self.one()
-        if p is None:
+        """Every row as evaluate() would be given them, ``np.concatenate`` of the batches as given:
+        (y, s, g, w), None when there is none.  Each column is made once and filled part by part
+        (each part read back in its own dtype, then cast as np.concatenate casts it).
+        """
+        if not self._parts:
             return None
-        return (
-            p.y.decode(),
-            p.s.decode(),
-            None if p.g is None else p.g.decode(),
-            None if p.w is None else p.w.decode(),
-        )
+        n = self.rows
+        out: list[np.ndarray | None] = []
+        for i in range(4):
+            maybe = [p.columns()[i] for p in self._parts]
+            cols = [c for c in maybe if c is not None]
+            if not cols:  # no groups, no weights
+                out.append(None)
+                continue
+            dtype = cols[0].dtype
+            for c in cols[1:]:
+                dtype = _promote(dtype, c.dtype)
+            if len(cols) == 1:
+                out.append(cols[0].decode())
+                continue
+            a = np.empty(n, dtype=dtype)
+            at = 0
+            for c in cols:
+                a[at : at + len(c)] = c.decode()
+                at += len(c)
+            out.append(a)
+        y, s = out[0], out[1]
+        assert y is not None and s is not None
+        return y, s, out[2], out[3]
 
-    def state(self) -> dict | None:
-        p = self.one()
-        if p is None:
+    def state(self) -> list[dict] | None:
+        if not self._parts:
             return None
-        return {k: None if c is None else c.state() for k, c in zip("ysgw", p.columns(), strict=True)}
+        return [
+            {k: None if c is None else c.state() for k, c in zip("ysgw", p.columns(), strict=True)}
+            for p in self._parts
+        ]
 
     @classmethod
     def from_state(cls, state: Any) -> KeptRows:
@@ -293,15 +331,24 @@ class KeptRows:
         out = cls()
         if state is None:
             return out
-        if isinstance(state, dict):
-            cols = [None if state[k] is None else Column.from_state(state[k]) for k in "ysgw"]
-            y, s = cols[0], cols[1]
-            assert y is not None and s is not None
-            out._parts = [_Part(y, s, cols[2], cols[3])]
+        if isinstance(state, list):
+            for part in state:
+                cols = [None if part[k] is None else Column.from_state(part[k]) for k in "ysgw"]
+                y, s = cols[0], cols[1]
+                assert y is not None and s is not None
+                out._parts.append(_Part(y, s, cols[2], cols[3]))
         else:
             y, s, g, w = state
             out.add(np.asarray(y), np.asarray(s, dtype=np.float64), g, w)
         return out
+
+    def group_dtype(self) -> np.dtype | None:
+        """The dtype the group ids are read back in (None without groups)."""
+        dtype = None
+        for p in self._parts:
+            if p.g is not None:
+                dtype = p.g.dtype if dtype is None else _promote(dtype, p.g.dtype)
+        return dtype
 
 
 # -- finished groups ----------------------------------------------------------------------------------

@@ -784,8 +784,7 @@ class Metric:
         self._kept = KeptRows.from_state(state["kept"])  # a version-1 state's (y, s, g, w) too
         dtype = state.get("group_dtype")
         if dtype is None and state["grouped"]:  # a version-1 state: the kept ids' own dtype
-            part = self._kept.one()
-            dtype = None if part is None or part.g is None else part.g.dtype
+            dtype = self._kept.group_dtype()
         self._group_dtype = None if dtype is None else np.dtype(dtype)
         if state.get("groups") is not None:
             self._done = FinishedGroups.from_state(self._order(), state["groups"])
