@@ -641,6 +641,8 @@ class Metric:
         if self._keeps_rows:  # finish() gives every error of evaluate() on these rows itself
             rows = self._kept.arrays()  # read back for the engine; the state stays compact
             y, s, g, w = rows if rows is not None else self._nothing()
+            if g is not None and self._group_dtype is not None and g.dtype != self._group_dtype:
+                g = g.astype(self._group_dtype)  # a batch whose every row weighed 0 had ids too
             report = finish(
                 Cases(y, s, g, w, self._rows_in),
                 self._specs,
@@ -694,6 +696,8 @@ class Metric:
             )
             report.params["backend"] = "metric"
             return report
+        if self._group_dtype is not None:  # every update's ids, those of rows of weight 0 included
+            key_dtype = self._group_dtype
         if key_dtype is not None and keys.dtype != key_dtype:
             keys = keys.astype(key_dtype)  # the ids as evaluate() gives them (Python strings, ...)
         by_label = {s.label: s for s in self._specs}
