@@ -62,6 +62,7 @@ def one(kind: str, rows: int, groups: int, batch_groups: int) -> dict:
     if kind == "feed":
         n = sum(1 for _ in batches)
         t1 = time.perf_counter()
+        rss_updates = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     elif kind in ("default", "clustered"):
         m = perfeval.Metric(MEASURES, clustered=kind == "clustered")
         n = 0
@@ -69,12 +70,14 @@ def one(kind: str, rows: int, groups: int, batch_groups: int) -> dict:
             m.update(y, s, groups=g)
             n += 1
         t1 = time.perf_counter()
+        rss_updates = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         state = m.nbytes
         values = m.compute().values
     elif kind == "concat":
         kept = list(batches)
         n = len(kept)
         t1 = time.perf_counter()
+        rss_updates = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         y = np.concatenate([b[0] for b in kept])
         s = np.concatenate([b[1] for b in kept]).astype(np.float64)
         g = np.concatenate([b[2] for b in kept])
@@ -91,9 +94,11 @@ def one(kind: str, rows: int, groups: int, batch_groups: int) -> dict:
             m.update(torch.from_numpy(s), torch.from_numpy(y), indexes=torch.from_numpy(g))
             n += 1
         t1 = time.perf_counter()
+        rss_updates = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         values = {"NDCG@10": float(m.compute())}
     t2 = time.perf_counter()
     return {
+        "rss_updates_mib": rss_updates,
         "updates": t1 - t0,
         "compute": t2 - t1,
         "batches": n,
@@ -135,15 +140,19 @@ def main() -> int:
             assert r["values"] == ref, (k, r["values"], ref)  # the same numbers, bit for bit
     n = out["default"][0]["batches"]
     print(f"{a.rows:,} rows in {a.groups:,} groups, {n:,} batches of {a.batch_groups:,} whole groups; {ref}")
-    print("| way | updates (median s) | per update (ms) | compute (median s) | state MiB | peak RSS MiB |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| way | updates (median s) | per update (ms) | compute (median s) | state MiB "
+        "| peak RSS MiB before compute | peak RSS MiB |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for k in kinds:
         upd = statistics.median(r["updates"] for r in out[k])
         comp = statistics.median(r["compute"] for r in out[k])
         rss = statistics.median(r["rss_mib"] for r in out[k])
+        before = statistics.median(r["rss_updates_mib"] for r in out[k])
         st = out[k][0]["state_bytes"]
         state = "" if st is None else f"{st / 2**20:.1f}"
-        print(f"| {k} | {upd:.2f} | {upd / n * 1e3:.2f} | {comp:.2f} | {state} | {rss:.0f} |")
+        print(f"| {k} | {upd:.2f} | {upd / n * 1e3:.2f} | {comp:.2f} | {state} | {before:.0f} | {rss:.0f} |")
     return 0
 
 
