@@ -965,6 +965,8 @@ def test_clustered_life_pickle_reset_and_nothing_seen():
     _same_report(quiet(m.compute), evaluate(y[:30], s[:30], measures, groups=g[:30]))
     nothing = Metric(["gauc", "roc"], clustered=True)
     _same_report(quiet(nothing.compute), evaluate([], [], ["gauc", "roc"], groups=[]))
+    for measures in (["roc"], ["ndcg@10"]):  # clustered: groups, even before the first update
+        _same_report(quiet(Metric(measures, clustered=True).compute), evaluate([], [], measures, groups=[]))
     nothing.update([], [], groups=[])
     _same_report(quiet(nothing.compute), evaluate([], [], ["gauc", "roc"], groups=[]))
     weightless = Metric(["roc"], clustered=True)

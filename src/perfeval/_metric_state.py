@@ -7,9 +7,11 @@ each, every column read back with the values and dtype it was given:
   float32 model scores in four, whole weights in one or two), read back in their own dtype;
 * group ids (and text targets) as int32 codes into one sorted vocabulary of the distinct values.
 
-Updates are kept as parts, merged with their neighbours as they grow (each merge at least 1.5 times
-the larger part, so a row is copied O(log updates) times and there are O(log updates) parts); a
-merge keeps the rows in order and joins the vocabularies.
+Updates are kept as parts, joined with their neighbours as they grow (each join at least 1.5 times
+the larger part, so a row is copied O(log updates) times), up to :attr:`KeptRows.JOIN_ROWS` rows a
+part: O(log updates) parts, and one more per JOIN_ROWS / 2 rows past that.  A join keeps the rows
+in order and unites the vocabularies; ``compute()`` reads every part straight into one array per
+column.
 
 :class:`FinishedGroups`: the groups of ``Metric(..., clustered=True)``, finished when their update
 came: each group's key, size and value of every measure, O(groups), held as sorted runs merged as

@@ -719,7 +719,7 @@ class Metric:
     def _nothing(self):
         """The arrays of no rows, as evaluate([], [], groups=[]) checks them."""
         z = np.zeros(0)
-        grouped = self._grouped or any(s.measure.kind == "grouped" for s in self._specs)
+        grouped = self._grouped or self.clustered or any(s.measure.kind == "grouped" for s in self._specs)
         ids = np.zeros(0, dtype=np.int64 if self._group_dtype is None else self._group_dtype)
         return z, z, (ids if grouped else None), (z if self._weighted else None)
 
