@@ -37,6 +37,7 @@ LAYERS = [
         "perfeval.explanation",
         "perfeval.stream",
         "perfeval.metric",
+        "perfeval._metric_state",
         "perfeval.dask",
         "perfeval.stats",
         "perfeval.bootstrap",

@@ -611,3 +611,515 @@ def test_each_doc_block_runs_and_prints_what_it_shows(number):
         assert out.getvalue().splitlines() == shown
     else:
         assert out.getvalue()  # it printed something
+
+
+# -- clustered=True: groups finished as they end, O(groups) kept ------------------------------------------
+def _ids(kind: str, k: int, rng) -> np.ndarray:
+    """``k`` distinct group ids of one kind, in a random order (not sorted: the keys are sorted later)."""
+    if kind == "small":
+        return rng.permutation(3 * k + 1)[:k].astype(np.int64)
+    if kind == "int64":  # 64-bit user ids, both signs
+        return np.unique(rng.integers(-(2**63), 2**63 - 1, k + 8, dtype=np.int64))[:k][rng.permutation(k)]
+    if kind == "uint64":  # ids past 2**63
+        return (np.uint64(2**63) + np.unique(rng.integers(0, 2**62, k + 8)).astype(np.uint64))[:k][
+            rng.permutation(k)
+        ]
+    text = np.array([f"u{v:x}" for v in rng.permutation(4 * k + 1)[:k]])
+    return text if kind == "text" else text.astype(object)  # "object": pandas' text column
+
+
+@st.composite
+def clustered_data(draw, weights=("none", "whole", "dyadic", "fraction")):
+    """Rows clustered by group (one-class groups, a group of one row, ties), and their batches:
+    ``whole``: each batch holds whole groups, its rows shuffled; ``running``: cut anywhere, a
+    group's rows running on from one batch into the next."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    k = draw(st.integers(0, 7))
+    ids = _ids(draw(st.sampled_from(["small", "int64", "uint64", "text", "object"])), k, rng)
+    sizes = rng.integers(1, 9, k)
+    g = np.repeat(ids, sizes)
+    n = len(g)
+    p = np.repeat(rng.choice([0.0, 0.3, 0.7, 1.0], k), sizes)  # 0 and 1: groups of one class
+    y = (rng.random(n) < p).astype(np.int64)
+    s = np.round(rng.random(n), draw(st.sampled_from([0, 1, 2, 6])))
+    kind = draw(st.sampled_from(weights))
+    w = {
+        "none": None,
+        "whole": rng.integers(0, 4, n).astype(np.float64),  # 0: a dropped case
+        "dyadic": rng.integers(0, 5 * 1024, n) / 1024.0,
+        "fraction": rng.random(n) * 5,
+    }[kind]
+    if draw(st.booleans()):  # whole groups in each batch, rows in any order within it
+        ends = np.cumsum(sizes)
+        cuts = sorted(set(draw(st.lists(st.sampled_from([0, *ends.tolist()]), max_size=5))))
+        bounds = [0, *cuts, n]
+        order = np.concatenate(
+            [rng.permutation(np.arange(a, b)) for a, b in zip(bounds, bounds[1:], strict=False)] or [[]]
+        ).astype(np.int64)
+        y, s, g = y[order], s[order], g[order]
+        w = None if w is None else w[order]
+    else:
+        cuts = sorted(draw(st.lists(st.integers(0, n), max_size=6)))
+        bounds = [0, *cuts, n]
+    return y, s, g, w, kind, list(zip(bounds, bounds[1:], strict=False))
+
+
+def _clustered(measures, y, s, g, w, cuts, **kw) -> Metric:
+    m = Metric(measures, clustered=True, **kw)
+    for a, b in cuts:
+        m.update(y[a:b], s[a:b], groups=g[a:b], **({} if w is None else {"sample_weight": w[a:b]}))
+    return m
+
+
+def _grouped_cases(kind: str) -> list[tuple[list[str], bool]]:
+    """(measures, weighted) of every clustered Metric the registry allows for this weight kind."""
+    binary = [spec(m) for m in (FRACTIONAL if kind in ("dyadic", "fraction") else BINARY)]
+    out = [(binary, kind != "none")]
+    if kind == "none":
+        out.append(([spec(m) for m in RANKING + GROUPED], False))
+        out.append((["gauc", "ndcg@3", "roc", "acc"], False))  # both kinds in one report
+    return out
+
+
+def _same_report(got, want):
+    assert bits(got) == bits(want)
+    assert list(got.results) == list(want.results)  # in evaluate()'s order
+    if want.groups is not None and len(want.groups):  # (no group: an empty array of any dtype)
+        assert np.asarray(got.groups).dtype == np.asarray(want.groups).dtype
+    assert got.params == {**want.params, "backend": "metric"}
+
+
+@settings(deadline=None)
+@given(clustered_data())
+def test_clustered_equals_evaluate_bit_for_bit(d):
+    """Whatever the weights and the batches (whole groups, or groups running on into the next
+    batch): evaluate() on the concatenated rows, every value, mean, per-group value and warning."""
+    y, s, g, w, kind, cuts = d
+    for measures, weighted in _grouped_cases(kind):
+        ww = w if weighted else None
+        with warnings.catch_warnings(record=True) as got_warned:
+            warnings.simplefilter("always")
+            got = _clustered(measures, y, s, g, ww, cuts).compute()
+        with warnings.catch_warnings(record=True) as want_warned:
+            warnings.simplefilter("always")
+            want = perfeval.evaluate(y, s, groups=g, sample_weight=ww, measures=measures)
+        _same_report(got, want)
+        assert [str(x.message) for x in got_warned] == [str(x.message) for x in want_warned]
+
+
+@settings(deadline=None)
+@given(clustered_data(weights=("none",)))
+def test_clustered_graded_relevance_and_a_positive_label(d):
+    y, s, g, _, _, cuts = d
+    rel = (y * (1 + np.arange(len(y)) % 3)).astype(np.float64)  # grades 0..3
+    measures = [spec(m) for m in RANKING + GROUPED]
+    _same_report(
+        quiet(_clustered(measures, rel, s, g, None, cuts).compute), evaluate(rel, s, measures, groups=g)
+    )
+    labels = np.where(y == 1, "click", "skip")
+    if (labels == "click").any():  # else evaluate()'s error: tested below
+        for measures in (["gauc", "roc", "acc"], ["gauc", "ndcg@3", "roc"]):
+            yy = labels if "NDCG@3" not in Metric(measures).measures else y
+            got = quiet(
+                _clustered(measures, yy, s, g, None, cuts, pos_label="click" if yy is labels else 1).compute
+            )
+            want = evaluate(yy, s, measures, groups=g, pos_label="click" if yy is labels else 1)
+            _same_report(got, want)
+
+
+@settings(deadline=None)
+@given(clustered_data(), st.randoms(use_true_random=False))
+def test_clustered_merge_in_any_order_is_exact(d, rnd):
+    """Each Metric holds whole groups (its last one open): merged in any order, by merge, merge_all
+    or as a tree, evaluate() on all the rows, bit for bit, whatever the weights (a group is finished
+    on one side only, and the means are taken over the groups in key order at the end)."""
+    y, s, g, w, kind, cuts = d
+    for measures, weighted in _grouped_cases(kind):
+        ww = w if weighted else None
+        keys = list(dict.fromkeys(g.tolist()))  # the groups in their order
+        owner = {k: rnd.randrange(3) for k in keys}
+        parts = []
+        for i in range(3):
+            # this Metric's groups, each one's rows together (in their order), cut anywhere
+            rows = np.array(
+                [j for key in keys if owner[key] == i for j, k in enumerate(g.tolist()) if k == key],
+                dtype=np.int64,
+            )
+            n = len(rows)
+            cut = sorted({rnd.randrange(n + 1) for _ in range(2)}) if n else []
+            bounds = [0, *cut, n]
+            sub = (y[rows], s[rows], g[rows], None if ww is None else ww[rows])
+            parts.append(_clustered(measures, *sub, list(zip(bounds, bounds[1:], strict=False))))
+        before = [bits(quiet(p.compute)) for p in parts]
+        want = evaluate(y, s, measures, groups=g, sample_weight=ww)
+        rnd.shuffle(parts)
+        one = Metric(measures, clustered=True)
+        for p in parts:
+            one.merge(p)
+        tree = Metric.merge_all([Metric.merge_all(parts[:2]), parts[2]])
+        for got in (one, Metric.merge_all(parts), tree):
+            _same_report(quiet(got.compute), want)
+        assert sorted(map(str, before)) == sorted(str(bits(quiet(p.compute))) for p in parts)  # unchanged
+
+
+def test_a_group_that_comes_again_is_an_error_naming_it():
+    for ids in ([7, 8, 9], [2**62 + 7, -5, 3], ["u7", "u8", "u9"]):
+        m = Metric(["gauc", "ndcg"], clustered=True)
+        m.update([1, 0, 1, 0], [0.9, 0.1, 0.4, 0.3], groups=[ids[0], ids[0], ids[1], ids[1]])
+        m.update([0, 1], [0.2, 0.5], groups=[ids[1], ids[1]])  # the open group runs on: fine
+        m.update([1, 0], [0.2, 0.5], groups=[ids[2], ids[2]])
+        state = pickle.dumps(m.state_dict())
+        # ended before the open group, after it (the open one running on), alone
+        for again, name in (([ids[0], ids[2]], ids[0]), ([ids[2], ids[1]], ids[1]), ([ids[1]], ids[1])):
+            with pytest.raises(perfeval.InvalidDataError, match=re.escape(f"group {name!r} comes again")):
+                m.update([1] * len(again), [0.5] * len(again), groups=again)
+            assert pickle.dumps(m.state_dict()) == state  # nothing of the batch was kept
+        m.update([1, 0], [0.6, 0.5], groups=[ids[2], ids[2]])  # still open: it runs on
+        y = [1, 0, 1, 0, 0, 1, 1, 0, 1, 0]
+        s = [0.9, 0.1, 0.4, 0.3, 0.2, 0.5, 0.2, 0.5, 0.6, 0.5]
+        g = [ids[i] for i in (0, 0, 1, 1, 1, 1, 2, 2, 2, 2)]
+        _same_report(quiet(m.compute), evaluate(y, s, ["gauc", "ndcg"], groups=g))
+
+
+def test_a_group_in_both_merged_metrics_is_an_error_naming_it():
+    def made(*batches):
+        m = Metric(["gauc"], clustered=True)
+        for g in batches:
+            m.update([1, 0] * (len(g) // 2), [0.5, 0.2] * (len(g) // 2), groups=g)
+        return m
+
+    a = made(["a", "a", "b", "b"])  # a finished, b open
+    for other, name in (
+        (made(["a", "a"]), "a"),  # finished here, open there
+        (made(["b", "b", "c", "c"]), "b"),  # open here, finished there
+        (made(["c", "c", "b", "b"]), "b"),  # open on both sides
+        (made(["a", "a", "c", "c"]), "a"),
+    ):
+        before = (pickle.dumps(a.state_dict()), pickle.dumps(other.state_dict()))
+        for x, y in ((a, other), (other, a)):
+            with pytest.raises(perfeval.InvalidDataError, match=f"group '{name}' is in both Metrics"):
+                x.merge(y)
+        with pytest.raises(perfeval.InvalidDataError, match=f"group '{name}' is in both Metrics"):
+            Metric.merge_all([other, a])
+        assert (pickle.dumps(a.state_dict()), pickle.dumps(other.state_dict())) == before
+    a.merge(made(["c", "c", "d", "d"]))  # disjoint: fine; a's own open group stays open
+    a.update([0, 1], [0.9, 0.1], groups=["b", "b"])
+    want = evaluate([1, 0] * 4 + [0, 1], [0.5, 0.2] * 4 + [0.9, 0.1], ["gauc"], groups=list("aabbccddbb"))
+    _same_report(quiet(a.compute), want)
+
+
+def _stored_bytes(state) -> int:
+    """Bytes of every array in a state_dict (what a checkpoint holds), counted apart from nbytes."""
+    total = 0
+    stack = [state]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, np.ndarray):
+            objects = {id(v): v for v in x.tolist()}.values() if x.dtype.kind == "O" else ()
+            total += x.nbytes + sum(sys.getsizeof(v) for v in objects)
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, (tuple, list)):
+            stack.extend(x)
+    return total
+
+
+@pytest.mark.parametrize("ids", ["int64", "text"])
+def test_clustered_state_is_bounded_by_the_groups_not_the_rows(ids):
+    """The same 500 groups with 20 or 400 rows each (and the same last, open group): the same
+    state to the byte, 8 bytes per group for its key (text: its characters), its size and each
+    measure's value, plus the open group's rows."""
+    rng = np.random.default_rng(11)
+    keys = _ids(ids, 501, rng)
+    measures = ["gauc", "ndcg@10", "map", "roc"]
+    sizes = []
+    for per_group in (20, 400):
+        n = np.r_[np.full(500, per_group), 7]
+        g = np.repeat(keys, n)
+        y, s = rng.integers(0, 2, len(g)), rng.random(len(g)).astype(np.float32)
+        m = Metric(measures, clustered=True)
+        for a in range(0, len(g), 5 * per_group):  # five whole groups a batch
+            m.update(y[a : a + 5 * per_group], s[a : a + 5 * per_group], groups=g[a : a + 5 * per_group])
+        assert m.rows == len(g) and repr(m).endswith("groups=500, open_rows=7)")
+        state = m.state_dict()  # the finished groups in one sorted run
+        assert m.nbytes == _stored_bytes(state)
+        sizes.append(m.nbytes)
+        per_key = 8 if ids == "int64" else 4 * max(len(v) for v in keys[:500].tolist())  # numpy text
+        open_rows = 7 * (8 + 8 + g.itemsize)  # targets, scores as float64, ids: one group's rows
+        labels = 16  # the targets seen, 0 and 1
+        assert m.nbytes == 500 * (per_key + 8 + 8 * len(measures)) + open_rows + labels, ids
+    assert sizes[0] == sizes[1]
+
+
+def test_kept_rows_are_stored_compactly():
+    """Without clustered=True every row is kept, exactly, but narrow: 0/1 int64 targets in one byte,
+    float32 scores in four, 64-bit ids as int32 codes into one sorted vocabulary."""
+    rng = np.random.default_rng(4)
+    n, k = 100_000, 1_000
+    users = rng.integers(-(2**63), 2**63 - 1, k, dtype=np.int64)
+    g = users[rng.integers(0, k, n)]
+    y, s = rng.integers(0, 2, n), rng.random(n).astype(np.float32)
+    m = Metric(["gauc", "ndcg@10"])
+    for a in range(0, n, 4096):
+        m.update(y[a : a + 4096], s[a : a + 4096], groups=g[a : a + 4096])
+    # 1 + 4 + 4 bytes a row, and each distinct id once per part (a few parts), not 8 + 8 + 8 a row
+    parts = len(m._kept._parts)
+    assert parts <= 6
+    assert n * (1 + 4 + 4) < m.nbytes <= n * (1 + 4 + 4) + 8 * k * parts + 16
+    assert m.nbytes == _stored_bytes(m.state_dict())
+    _same_report(quiet(m.compute), evaluate(y, s.astype(np.float64), ["gauc", "ndcg@10"], groups=g))
+    w = rng.integers(1, 4, n).astype(np.float64)  # whole weights: one byte a row
+    m = Metric(["roc"])
+    m.update(y, s, groups=g.astype(str), sample_weight=w)
+    assert m.nbytes <= n * (1 + 4 + 4 + 1) + k * 4 * 21 + 16  # ids as text: 21 characters
+    _same_report(
+        quiet(m.compute), evaluate(y, s.astype(np.float64), ["roc"], groups=g.astype(str), sample_weight=w)
+    )
+
+
+@settings(deadline=None)
+@given(st.data())
+def test_a_kept_column_reads_back_exactly(data):
+    """Any column narrowed, coded or joined reads back as np.concatenate of what was given, bit for bit."""
+    from perfeval._metric_state import Column
+
+    def column():
+        kind = data.draw(
+            st.sampled_from(["int64", "uint64", "int32", "float64", "float32", "bool", "text", "object"])
+        )
+        n = data.draw(st.integers(0, 20))
+        if kind in ("int64", "uint64", "int32"):
+            dt = np.dtype(kind)
+            big = data.draw(st.booleans())
+            lo, hi = (int(np.iinfo(dt).min), int(np.iinfo(dt).max)) if big else (0, 3)
+            return np.array(data.draw(st.lists(st.integers(lo, hi), min_size=n, max_size=n)), dtype=dt)
+        if kind in ("float64", "float32"):
+            vals = data.draw(
+                st.lists(
+                    st.sampled_from(
+                        [0.0, -0.0, 1.0, 2.0, 0.5, 1e-300, 3e38, 1e40, np.nan, 300.0, 70000.0, 0.1]
+                    ),
+                    min_size=n,
+                    max_size=n,
+                )
+            )
+            with np.errstate(over="ignore"):  # 1e40 is inf in float32
+                return np.array(vals, dtype=np.float64).astype(kind)
+        if kind == "bool":
+            return np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+        vals = data.draw(st.lists(st.sampled_from(["a", "bb", "", "a\x00", "é"]), min_size=n, max_size=n))
+        return np.array(vals, dtype=object if kind == "object" else str)
+
+    parts = [column() for _ in range(data.draw(st.integers(1, 4)))]
+    numeric = all(p.dtype.kind in "biuf" for p in parts)
+    textual = all(p.dtype.kind in "UO" for p in parts)
+    if not (numeric or textual):
+        parts = parts[:1]
+
+    def same(a, b):
+        assert a.dtype == b.dtype
+        if a.dtype.kind == "f":
+            assert a.view(f"u{a.itemsize}").tolist() == b.view(f"u{b.itemsize}").tolist()
+        else:
+            assert a.tolist() == b.tolist()
+
+    cols = [Column.of_values(p) for p in parts]
+    for p, c in zip(parts, cols, strict=True):
+        same(c.decode(), p)
+        assert c.decode() is not p
+    joined = cols[0]
+    for c in cols[1:]:
+        joined = Column.join(joined, c)
+    same(joined.decode(), np.concatenate(parts))
+    # group ids: text, or integers that numpy joins as integers (Metric refuses the others)
+    if textual or (all(p.dtype.kind in "iu" for p in parts) and np.concatenate(parts).dtype.kind in "iu"):
+        groups = [Column.of_groups(p) for p in parts]
+        joined = groups[0]
+        for c in groups[1:]:
+            joined = Column.join(joined, c)
+        same(joined.decode(), np.concatenate(parts))
+
+
+def test_clustered_life_pickle_reset_and_nothing_seen():
+    rng = np.random.default_rng(9)
+    g = np.repeat(np.array(["q3", "q1", "q2", "q5"]), [30, 40, 25, 5])
+    y, s = rng.integers(0, 3, 100), rng.random(100).round(2)
+    measures = ["ndcg@5", "map", "mrr"]
+    m = Metric(measures, clustered=True)
+    m.update(y[:50], s[:50], groups=g[:50])  # q1 runs on into the next batch
+    copy = pickle.loads(pickle.dumps(m))
+    other = Metric(measures, clustered=True)
+    other.load_state_dict(pickle.loads(pickle.dumps(m.state_dict())))
+    for x in (m, copy, other):
+        x.update(y[50:], s[50:], groups=g[50:])
+        _same_report(quiet(x.compute), evaluate(y, s, measures, groups=g))
+        _same_report(quiet(x.compute), evaluate(y, s, measures, groups=g))  # computing changes nothing
+    assert (
+        repr(copy)
+        == repr(m)
+        == "Metric(['NDCG@5', 'MAP', 'MRR'], threshold=0.5, clustered=True, rows=100, groups=3, open_rows=5)"
+    )
+    m.reset()
+    assert m.rows == 0 and m.nbytes == 0
+    m.update(y[:30], s[:30], groups=g[:30])  # the groups seen before the reset are new again
+    _same_report(quiet(m.compute), evaluate(y[:30], s[:30], measures, groups=g[:30]))
+    nothing = Metric(["gauc", "roc"], clustered=True)
+    _same_report(quiet(nothing.compute), evaluate([], [], ["gauc", "roc"], groups=[]))
+    for measures in (["roc"], ["ndcg@10"]):  # clustered: groups, even before the first update
+        _same_report(quiet(Metric(measures, clustered=True).compute), evaluate([], [], measures, groups=[]))
+    nothing.update([], [], groups=[])
+    _same_report(quiet(nothing.compute), evaluate([], [], ["gauc", "roc"], groups=[]))
+    weightless = Metric(["roc"], clustered=True)
+    weightless.update([1, 0], [0.5, 0.4], groups=[1, 1], sample_weight=[0.0, 0.0])  # no case at all
+    _same_report(
+        quiet(weightless.compute),
+        evaluate([1, 0], [0.5, 0.4], ["roc"], groups=[1, 1], sample_weight=[0.0, 0.0]),
+    )
+
+
+def test_clustered_weight_zero_rows_are_no_cases():
+    m = Metric(["roc", "acc"], clustered=True)
+    m.update([1, 0, 1], [0.5, 0.4, 0.3], groups=[1, 1, 2], sample_weight=[0.0, 0.0, 1.0])
+    m.update([1, 0], [0.5, 0.4], groups=[1, 1], sample_weight=[1.0, 2.0])  # 1 had no case before
+    want = evaluate(
+        [1, 0, 1, 1, 0],
+        [0.5, 0.4, 0.3, 0.5, 0.4],
+        ["roc", "acc"],
+        groups=[1, 1, 2, 1, 1],
+        sample_weight=[0, 0, 1, 1, 2],
+    )
+    _same_report(quiet(m.compute), want)
+    assert m.rows == 5
+
+
+def test_clustered_refuses_what_it_cannot_do_exactly():
+    with pytest.raises(perfeval.InvalidParameterError, match="pass `groups=` to every update"):
+        Metric(["roc"], clustered=True).update([1, 0], [0.5, 0.4])
+    with pytest.raises(perfeval.InvalidParameterError, match="clustered must be True or False, got 'yes'"):
+        Metric(["roc"], clustered="yes")  # type: ignore[arg-type]
+    a, b = Metric(["gauc"], clustered=True), Metric(["gauc"])
+    for x, y in ((a, b), (b, a)):
+        with pytest.raises(perfeval.InvalidParameterError, match="clustered=True and one made without"):
+            x.merge(y)
+    with pytest.raises(perfeval.InvalidParameterError, match="the state is of a Metric with clustered=False"):
+        a.load_state_dict(b.state_dict())
+    m = Metric(["gauc"], pos_label="yes", clustered=True)
+    m.update(["no", "maybe"], [0.1, 0.2], groups=[1, 1])  # no positive yet: an error only when computed
+    with pytest.raises(perfeval.InvalidDataError) as want:
+        perfeval.evaluate(["no", "maybe"], [0.1, 0.2], groups=[1, 1], measures=["gauc"], pos_label="yes")
+    with pytest.raises(perfeval.InvalidDataError) as got:
+        m.compute()
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_group_ids_of_two_kinds_across_updates_are_refused(clustered):
+    """numpy would join 1 and 'a' as the text '1' and 'a', and int64 with uint64 ids as floats."""
+    m = Metric(["gauc"], clustered=clustered)
+    m.update([1, 0], [0.5, 0.4], groups=[1, 1])
+    state = pickle.dumps(m.state_dict())
+    with pytest.raises(perfeval.InvalidDataError, match="`groups` holds text in this update and integers"):
+        m.update([1, 0], [0.5, 0.4], groups=["a", "a"])
+    with pytest.raises(perfeval.InvalidDataError, match="uint64 ids in this update and int64 .* as float64"):
+        m.update([1, 0], [0.5, 0.4], groups=np.array([2**63, 2**63], dtype=np.uint64))
+    assert pickle.dumps(m.state_dict()) == state
+    m.update([1, 0], [0.5, 0.4], groups=np.array([2, 2], dtype=np.int32))  # integers of another width: fine
+    m.update([], [], groups=[])  # no id: no kind
+    other = Metric(["gauc"], clustered=clustered)
+    other.update([1, 0], [0.5, 0.4], groups=["b", "b"])
+    with pytest.raises(
+        perfeval.InvalidDataError,
+        match="`groups` holds text in the Metric merged in and integers in this one",
+    ):
+        m.merge(other)
+    _same_report(quiet(m.compute), evaluate([1, 0] * 2, [0.5, 0.4] * 2, ["gauc"], groups=[1, 1, 2, 2]))
+
+
+def test_a_version_1_state_loads():
+    """States written before the compact layout (the rows as given) load and compute the same."""
+    rng = np.random.default_rng(3)
+    y, s, g = rng.integers(0, 2, 200), rng.random(200), rng.integers(0, 9, 200)
+    m = Metric(["gauc", "roc"])
+    m.update(y, s, groups=g)
+    old = {k: v for k, v in m.state_dict().items() if k not in ("clustered", "group_dtype", "groups", "open")}
+    old.update(version=1, kept=(y, s, g, None))
+    loaded = Metric(["gauc", "roc"])
+    loaded.load_state_dict(old)
+    _same_report(quiet(loaded.compute), evaluate(y, s, ["gauc", "roc"], groups=g))
+    loaded.update(y, s, groups=g + 100)
+    _same_report(
+        quiet(loaded.compute), evaluate(np.r_[y, y], np.r_[s, s], ["gauc", "roc"], groups=np.r_[g, g + 100])
+    )
+
+
+def test_clustered_reads_array_libraries():
+    import pandas as pd
+    import polars as pl
+
+    y = np.array([1, 0, 1, 0, 1, 1])
+    s = np.array([0.9, 0.5, 0.5, 0.1, 0.7, 0.2], dtype=np.float32)
+    g = np.array(["a", "a", "b", "b", "c", "c"])
+    want = evaluate(y, s.astype(np.float64), ["gauc", "roc"], groups=g)
+    for wrap, gwrap in (
+        (OnlyDLPack, list),
+        (DeviceArray, pd.Series),
+        (pd.Series, pd.Series),
+        (pl.Series, pl.Series),
+        (_column, np.asarray),
+    ):
+        m = Metric(["gauc", "roc"], clustered=True)
+        m.update(wrap(y[:3]), wrap(s[:3]), groups=gwrap(g[:3].tolist()))
+        m.update(wrap(y[3:]), wrap(s[3:]), groups=gwrap(g[3:].tolist()))
+        got = quiet(m.compute)
+        assert bits(got) == bits(want), wrap
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (not in the test extra)")
+def test_clustered_torch_tensors():
+    assert torch is not None
+    rng = np.random.default_rng(2)
+    y, s, g = rng.integers(0, 2, 64), rng.random(64), np.repeat(np.arange(8) * 2**40, 8)
+    t = torch.tensor(s, dtype=torch.float32, requires_grad=True) * 1
+    m = Metric(["gauc", "ndcg@5"], clustered=True)
+    m.update(torch.tensor(y[:30]), t[:30], groups=torch.tensor(g[:30]))
+    m.update(torch.tensor(y[30:]), t[30:], groups=torch.tensor(g[30:]))
+    exact = t.detach().to(torch.float64).numpy()
+    _same_report(quiet(m.compute), evaluate(y, exact, ["gauc", "ndcg@5"], groups=g))
+
+
+@settings(deadline=None)
+@given(data(), st.sampled_from(["int32", "int64", "text", "object"]), st.booleans())
+def test_kept_rows_in_many_parts_read_back_as_one(d, ids, bool_targets):
+    """Parts that stop joining (a cap of 4 rows here) are read back into one array per column, cast
+    as np.concatenate casts the batches: ids of two widths, targets as booleans and integers."""
+    from perfeval._metric_state import KeptRows
+
+    y, s, g, w, kind, cuts = d
+    if not len(y):
+        return  # no update: no groups (the tests above hold it)
+    gg = {
+        "int32": g.astype(np.int32),
+        "int64": g,
+        "text": g.astype(str),
+        "object": g.astype(str).astype(object),
+    }[ids]
+    cap = KeptRows.JOIN_ROWS
+    KeptRows.JOIN_ROWS = 4
+    try:
+        for measures, weighted in _cases(kind, True):
+            ww = w if weighted else None
+            m = Metric(measures)
+            yy = []
+            # (an empty batch's ids have no kind: its dtype is not the report's concern)
+            for i, (a, b) in enumerate([(a, b) for a, b in cuts if b > a]):
+                yb = y[a:b].astype(bool) if bool_targets and i % 2 else y[a:b]
+                gb = gg[a:b].astype(np.int64) if ids == "int32" and i % 2 else gg[a:b]
+                m.update(yb, s[a:b], groups=gb, **({} if ww is None else {"sample_weight": ww[a:b]}))
+                yy.append((yb, gb))
+            y_all = np.concatenate([p[0] for p in yy]) if yy else y
+            g_all = np.concatenate([p[1] for p in yy]) if yy else gg
+            largest = max((b - a for a, b in cuts), default=0)
+            assert max((len(p) for p in m._kept._parts), default=0) <= max(4, largest)  # the cap held
+            _same_report(quiet(m.compute), evaluate(y_all, s, measures, groups=g_all, sample_weight=ww))
+    finally:
+        KeptRows.JOIN_ROWS = cap

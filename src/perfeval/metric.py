@@ -9,16 +9,20 @@ What it keeps is what the streaming and Dask backends keep, finished by the same
 * binary measures without groups: the :class:`~perfeval.summaries.ScoreHistogram` (distinct scores
   with their positive and negative weight), memory 24 bytes per distinct score whatever the rows;
 * per-query measures (NDCG, MAP, ...), the group AUC, and any measure with ``groups=``: the checked
-  rows themselves (targets, scores, groups, weights), finished by :func:`perfeval.engine.finish` as
-  a spilled part of :func:`perfeval.stream.evaluate_stream_grouped` is; memory grows with the rows
-  (16 to 32 bytes a row), as torchmetrics' retrieval metrics keep every row.
+  rows themselves (targets, scores, groups, weights), stored compactly and exactly
+  (:mod:`perfeval._metric_state`: about 9 bytes a row), finished by :func:`perfeval.engine.finish`
+  as a spilled part of :func:`perfeval.stream.evaluate_stream_grouped` is; memory grows with the
+  rows, as torchmetrics' retrieval metrics keep every row;
+* the same with ``clustered=True`` (each group's rows together, as the ``clustered`` stream takes
+  them): each group finished by ``finish`` when it ends, only its key, size and values kept, so
+  memory grows with the groups, not the rows.
 
 The numbers are those of ``evaluate`` on the concatenated batches, bit for bit, whatever the
 weights for updates of one object; merging objects is bit for bit when the weights add up exactly
 (none, whole numbers, dyadic fractions such as 0.5), as for the streaming and Dask backends
-(docs/metric.md says why).  Inputs may be numpy arrays, lists, pandas or polars Series, and torch,
-jax or cupy arrays, read through their protocols (:func:`host_array`): none of those libraries is
-imported here.
+(docs/metric.md says why), and whatever the weights with ``clustered=True``.  Inputs may be numpy
+arrays, lists, pandas or polars Series, and torch, jax or cupy arrays, read through their protocols
+(:func:`host_array`): none of those libraries is imported here.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval._metric_state import FinishedGroups, KeptRows, key_family
 from perfeval._validation import (
     Cases,
     binary_coding,
@@ -40,13 +45,13 @@ from perfeval._validation import (
 from perfeval.engine import DEFAULT_MEASURES, TIES, binary_values, finish, resolve, warn_undefined
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec
-from perfeval.report import Report
+from perfeval.report import MeasureResult, Report
 from perfeval.summaries import ScoreHistogram
 
 __all__ = ["Metric", "host_array"]
 
-#: version of the layout of :meth:`Metric.state_dict`
-STATE_VERSION = 1
+#: version of the layout of :meth:`Metric.state_dict` (version 1 states load too)
+STATE_VERSION = 2
 
 #: rows buffered before they are folded into the summary (at least; more when the summary is larger)
 _FOLD_ROWS = 1 << 16
@@ -103,6 +108,13 @@ class Metric:
     pos_label : optional
         The positive label of ``y_true`` for the binary measures and the group AUC, as in
         :func:`perfeval.evaluate`.
+    clustered : bool, default False
+        Each group's rows come together, as in :func:`perfeval.stream.evaluate_stream_grouped`:
+        every group whole in one update (its rows in any order within it), except that the group
+        of an update's last row may run on into the next update.  Each group is finished when it
+        ends and only its key, size and values are kept (memory O(groups), not O(rows)); a group
+        whose rows come again after it ended is an error naming it.  Needs ``groups=`` in every
+        update.
 
     Notes
     -----
@@ -111,7 +123,8 @@ class Metric:
 
     Every measure of the registry is accepted; the kind of data decides what is kept (see the
     module's description): a :class:`~perfeval.summaries.ScoreHistogram` for binary measures
-    without groups, the checked rows otherwise.  ``partitions``, ``tie_bounds`` and ``dialect`` of
+    without groups, the checked rows otherwise, each group's values with ``clustered=True``
+    (:attr:`nbytes` says how much).  ``partitions``, ``tie_bounds`` and ``dialect`` of
     :func:`perfeval.evaluate` are not offered.
 
     Examples
@@ -129,6 +142,18 @@ class Metric:
     Metric(['ROC', 'APR'], threshold=0.5, rows=6, summary=ScoreHistogram(distinct=5, ...))
     >>> m.reset(); m.compute()["ROC"]  # nothing seen: undefined, as evaluate([], [])
     nan
+
+    Groups that come whole (a user's impressions in one batch):
+
+    >>> m = Metric(["gauc", "ndcg@10"], clustered=True)
+    >>> m.update([1, 0, 0, 1], [0.9, 0.5, 0.4, 0.3], groups=["u1", "u1", "u2", "u2"])
+    >>> m.update([1, 0], [0.2, 0.6], groups=["u3", "u3"])
+    >>> m.compute().results["GAUC"].per_group.tolist()
+    [1.0, 0.0, 0.0]
+    >>> m.update([1], [0.5], groups=["u1"])
+    Traceback (most recent call last):
+    ...
+    perfeval.exceptions.InvalidDataError: group 'u1' comes again after it ended: ...
     """
 
     def __init__(
@@ -137,10 +162,16 @@ class Metric:
         *,
         threshold: float = 0.5,
         pos_label: Any = None,
+        clustered: bool = False,
     ):
         self._specs = resolve(measures, threshold)
         self.threshold = threshold
         self.pos_label = pos_label
+        if not isinstance(clustered, (bool, np.bool_)):
+            raise InvalidParameterError(f"clustered must be True or False, got {clustered!r}")
+        #: each group's rows come together (in one update, or running on into the next): groups
+        #: are finished as they end and only their values are kept
+        self.clustered = bool(clustered)
         kinds = {s.measure.kind for s in self._specs}
         #: the rows are kept (not only a ScoreHistogram): a per-query measure or the group AUC,
         #: or (decided by the first update) groups
@@ -170,14 +201,46 @@ class Metric:
         self._family: str | None = None  # booleans, numbers or text: with pos_label, one kind
         self._labels: np.ndarray | None = None  # the distinct targets seen (binary coding, messages)
         self._any_positive = False
+        self._group_dtype: np.dtype | None = None  # the ids' dtype: one kind over every update
         self._hist = ScoreHistogram.empty()  # the summary (binary measures, no groups)
         self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # cells not yet folded in
         self._pending_rows = 0
-        self._kept: list[tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]] = []
+        self._kept = KeptRows()  # the rows (grouped or per-query measures), compactly
+        #: clustered: the groups finished so far, and the rows of the last one, which the next
+        #: update may continue (y, s, g, w as checked)
+        self._done = FinishedGroups(self._order())
+        self._open: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None
 
     @property
     def _keeps_rows(self) -> bool:
         return self._needs_rows or bool(self._grouped)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the arrays the state holds now (the summary and the batches waiting for it, the
+        kept rows, or with ``clustered=True`` the finished groups and the rows of the open one;
+        Python objects an object array points to included).  Without groups it follows the distinct
+        scores; with groups the rows (about 9 to 21 bytes a row, see docs/metric.md); with
+        ``clustered=True`` the groups (8 bytes per key and per measure, and the size) and the rows
+        of one group.
+
+        Examples
+        --------
+        >>> m = Metric(["gauc"], clustered=True)
+        >>> m.update([1, 0, 1, 0], [0.9, 0.2, 0.4, 0.6], groups=[7, 7, 8, 8])
+        >>> m.nbytes  # group 7: its key, size and GAUC; group 8's rows are kept until it ends
+        72
+        """
+        from perfeval._metric_state import nbytes
+
+        size = (
+            nbytes(self._labels) + nbytes(self._hist.scores) + nbytes(self._hist.pos) + nbytes(self._hist.neg)
+        )
+        size += sum(nbytes(a) for p in self._pending for a in p)
+        size += self._kept.nbytes + self._done.nbytes
+        if self._open is not None:
+            size += sum(nbytes(a) for a in self._open)
+        return size
 
     # -- update ------------------------------------------------------------------------------------------
     def update(self, y_true: Any, y_score: Any, *, groups: Any = None, sample_weight: Any = None) -> None:
@@ -187,15 +250,17 @@ class Metric:
         ----------
         y_true, y_score, groups, sample_weight
             As in :func:`perfeval.evaluate` (targets first): array-likes, torch/jax/cupy arrays
-            included (see :func:`host_array`).  Give ``groups`` to every update or to none, and
+            included (see :func:`host_array`).  Give ``groups`` to every update or to none (with
+            ``clustered=True``: to every update), ids of one kind (integers, or text) in all, and
             ``sample_weight`` to every update or to none.
 
         Raises
         ------
         InvalidParameterError, InvalidDataError
             The errors :func:`perfeval.evaluate` gives for these rows together with the rows seen
-            before (the message's index is within this batch).  The state is unchanged: a batch
-            is taken whole or not at all.
+            before (the message's index is within this batch); group ids of another kind than the
+            earlier updates'; with ``clustered=True``, a group whose rows come again after it
+            ended (named).  The state is unchanged: a batch is taken whole or not at all.
         """
         y = host_array(y_true, "y_true")
         s = host_array(y_score, "y_score")
@@ -204,22 +269,22 @@ class Metric:
         c = cases(y, s, g, w)
         self._check_mode(g is not None, w is not None)
         labels, family, positive = self._check_targets(c)
+        group_dtype = self._check_groups(c.g, c.rows_in)
+        finished = self._finish_update(c) if self.clustered else None
         # the batch is valid: the state changes from here on, and nothing below raises
         self._grouped, self._weighted = g is not None, w is not None
         self._rows_in += c.rows_in
         self._labels, self._family = labels, family
         self._any_positive = self._any_positive or positive
+        self._group_dtype = group_dtype
+        if finished is not None:
+            (keys, sizes, values, key_dtype), self._open = finished
+            self._done.add(keys, sizes, values, key_dtype)
+            return
         if not len(c.s):
             return
         if self._keeps_rows:
-            self._kept.append(
-                (
-                    np.array(c.y),
-                    np.array(c.s, dtype=np.float64),
-                    None if c.g is None else np.array(c.g),
-                    None if c.w is None else np.array(c.w, dtype=np.float64),
-                )
-            )
+            self._kept.add(c.y, c.s, c.g, c.w)  # copied, compactly
             return
         # this batch's labels are among the labels checked above, so it has their coding
         is_pos = np.asarray(binary_coding(c.y, self.pos_label)) == 1
@@ -230,6 +295,108 @@ class Metric:
         self._pending_rows += len(c.s)
         if self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
             self._fold()
+
+    def _check_groups(self, g: np.ndarray | None, rows: int) -> np.dtype | None:
+        """The dtype of the group ids of every update so far with these: refused when they cannot
+        be put together exactly (numbers and text, or 64-bit ids of both signs, which numpy would
+        join as floats).
+        """
+        if g is None:
+            if self.clustered:
+                raise InvalidParameterError(
+                    "clustered=True finishes the groups as their rows come: pass `groups=` to every update"
+                )
+            return self._group_dtype
+        if not rows:  # no id: no kind to check (an empty list reads as floats)
+            return self._group_dtype
+        return _joined_ids(self._group_dtype, g.dtype, "in this update", "in the earlier ones of this Metric")
+
+    def _finish_update(self, c: Cases):
+        """With ``clustered=True``: this update's groups finished, with the rows left open before,
+        except the group of its last row, which the next update may continue.  Returns the finished
+        groups (keys, sizes, values by measure, the keys' dtype) and the rows of the open group, or
+        raises, naming the group, when a group ends again after it was finished.
+        """
+        assert c.g is not None
+        y, s, g, w = c.y, c.s, c.g, c.w
+        nothing = (g[:0], np.zeros(0), np.zeros((len(self._done.labels), 0)))
+        if not len(s):  # no case: the open group stays open
+            return (*nothing, g.dtype if self._group_dtype is None else self._group_dtype), self._open
+        if self._open is not None:  # the group left open continues here, or ends with the rows below
+            oy, os_, og, ow = self._open
+            y, s, g = np.concatenate([oy, y]), np.concatenate([os_, s]), np.concatenate([og, g])
+            w = None if w is None else np.concatenate([ow, w])
+        last = g[-1:]
+        in_last = g == last[0]
+        rest = ~in_last
+        # new arrays (a boolean index copies): none of the caller's buffers is kept
+        open_rows = (y[in_last], s[in_last], g[in_last], None if w is None else w[in_last])
+        if in_last.all():
+            keys, sizes, values = nothing
+        else:
+            keys, sizes, values = self._finish_groups(
+                y[rest], s[rest], g[rest], None if w is None else w[rest]
+            )
+        again = self._done.held(np.concatenate([keys, last]) if len(keys) else last)
+        if again.any():
+            key = (np.concatenate([keys, last]) if len(keys) else last)[int(np.argmax(again))]
+            raise InvalidDataError(
+                f"group {_plain(key)!r} comes again after it ended: with clustered=True a group's rows "
+                "must come together (in one update, or running on from the end of one update into the "
+                "next); drop clustered=True to keep every row instead"
+            )
+        return (keys, sizes, values, g.dtype), open_rows
+
+    def _finish_groups(self, y, s, g, w) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Whole groups finished by the engine as evaluate() finishes them among all the rows: their
+        keys (sorted), sizes and each measure's value (one row a measure, in :meth:`_order`).  With
+        a positive label the measures that read it are given the 0/1 coding evaluate() makes of
+        the targets (so a batch without a positive is no error here: compute() says it, as
+        evaluate() would, when no row at all has one).
+        """
+        import warnings
+
+        specs = self._specs
+        coded = (
+            [sp for sp in specs if sp.measure.kind in ("binary", "grouped")]
+            if self.pos_label is not None
+            else []
+        )
+        plain = [sp for sp in specs if sp not in coded]
+        values: dict[str, np.ndarray] = {}
+        keys = sizes = None
+        with warnings.catch_warnings():  # said once, for all the groups, by compute()
+            warnings.simplefilter("ignore")
+            for part, yy in ((plain, y), (coded, None)):
+                if not part:
+                    continue
+                if yy is None:
+                    yy = np.asarray(binary_coding(y, self.pos_label), dtype=np.float64)
+                r = finish(Cases(yy, s, g, w, len(s)), part, threshold=self.threshold)
+                keys, sizes = np.asarray(r.groups), r.group_sizes
+                for sp in part:
+                    per_group = r.results[sp.label].per_group
+                    assert per_group is not None  # a grouped report
+                    values[sp.label] = per_group
+        assert keys is not None and sizes is not None
+        return (
+            keys,
+            sizes,
+            np.array([values[lab] for lab in self._done.labels], dtype=np.float64).reshape(
+                len(self._done.labels), len(keys)
+            ),
+        )
+
+    def _order(self) -> list[str]:
+        """The labels in the order finish() reports them: the per-query measures (with a positive
+        label, those reading grades, then the group AUCs, which read it), then the binary ones.
+        """
+        kinds = [s.measure.kind for s in self._specs]
+        ranking = [s.label for s, k in zip(self._specs, kinds, strict=True) if k in ("ranking", "grouped")]
+        if self.pos_label is not None and "grouped" in kinds:
+            ranking = [s.label for s, k in zip(self._specs, kinds, strict=True) if k == "ranking"]
+            ranking += [s.label for s, k in zip(self._specs, kinds, strict=True) if k == "grouped"]
+        return ranking + [s.label for s, k in zip(self._specs, kinds, strict=True) if k == "binary"]
 
     def _check_mode(self, grouped: bool, weighted: bool) -> None:
         if self._grouped is not None and grouped != self._grouped:
@@ -364,30 +531,69 @@ class Metric:
                 f"cannot merge: `y_true` holds {self._family} in one Metric and {other._family} in the "
                 f"other: pos_label={self.pos_label!r} is read by the kind of the labels"
             )
+        if self.clustered != other.clustered:
+            raise InvalidParameterError(
+                "cannot merge a Metric made with clustered=True and one made without: "
+                "one keeps every row, the other only each group's values"
+            )
+        group_dtype = self._group_dtype
+        if other._group_dtype is not None:
+            group_dtype = _joined_ids(
+                group_dtype, other._group_dtype, "in the Metric merged in", "in this one"
+            )
         labels = self._labels
         if other._labels is not None:
             labels = other._labels if labels is None else np.union1d(labels, other._labels)
         labelled = [s for s in self._specs if s.measure.kind == "binary"]
         if labels is not None and labelled and self.pos_label is None and binary_coding(labels) is None:
             binary_targets(labels, labelled[0].label)
+        theirs_done = None
+        if self.clustered:
+            theirs_done = self._merge_groups(other)
         theirs_pending = (
             [(other._hist.scores, other._hist.pos, other._hist.neg)] if len(other._hist.scores) else []
         )
         theirs_pending += list(other._pending)
-        theirs_kept = list(other._kept)
         self._labels = labels
         self._family = self._family or other._family
         self._any_positive = self._any_positive or other._any_positive
         self._grouped = self._grouped if self._grouped is not None else other._grouped
         self._weighted = self._weighted if self._weighted is not None else other._weighted
+        self._group_dtype = group_dtype
         self._rows_in += other._rows_in
-        self._kept.extend(theirs_kept)
+        self._kept.extend(other._kept)
+        if theirs_done is not None:
+            self._done.extend(theirs_done)
         if theirs_pending:  # folded as batches are: when they outgrow the summary
             self._pending.extend(theirs_pending)
             self._pending_rows += sum(len(p[0]) for p in theirs_pending)
             if fold and self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
                 self._fold()
         return self
+
+    def _merge_groups(self, other: Metric) -> FinishedGroups:
+        """``other``'s groups, its open group finished (its rows cannot go on in this Metric's
+        updates); refused, naming the group, when a group is in both Metrics.  This Metric's own
+        open group stays open.
+        """
+        theirs = FinishedGroups(self._done.labels)
+        theirs.extend(other._done)
+        if other._open is not None:
+            y, s, g, w = other._open
+            keys, sizes, values = self._finish_groups(y, s, g, w)
+            theirs.add(keys, sizes, values, g.dtype)
+        checks = [(self._done, theirs.one()[0])]
+        if self._open is not None:
+            checks.append((theirs, self._open[2][:1]))
+        for held_by, asked in checks:
+            both = held_by.held(asked)
+            if both.any():
+                raise InvalidDataError(
+                    f"cannot merge: group {_plain(asked[int(np.argmax(both))])!r} is in both Metrics; "
+                    "with clustered=True each group's rows must all go to one Metric (drop "
+                    "clustered=True to keep every row instead)"
+                )
+        return theirs
 
     @classmethod
     def merge_all(cls, metrics: Iterable[Metric]) -> Metric:
@@ -430,12 +636,19 @@ class Metric:
             "pos_label": self.pos_label,
             "backend": "metric",
         }
+        if self.clustered:
+            return self._compute_groups(params)
         if self._keeps_rows:  # finish() gives every error of evaluate() on these rows itself
-            if len(self._kept) > 1:
-                self._kept = [self._joined()]
-            y, s, g, w = self._kept[0] if self._kept else self._nothing()
-            c = Cases(y, s, g, w, self._rows_in)
-            report = finish(c, self._specs, threshold=self.threshold, pos_label=self.pos_label)
+            rows = self._kept.arrays()  # read back for the engine; the state stays compact
+            y, s, g, w = rows if rows is not None else self._nothing()
+            if g is not None and self._group_dtype is not None and g.dtype != self._group_dtype:
+                g = g.astype(self._group_dtype)  # a batch whose every row weighed 0 had ids too
+            report = finish(
+                Cases(y, s, g, w, self._rows_in),
+                self._specs,
+                threshold=self.threshold,
+                pos_label=self.pos_label,
+            )
             report.params["backend"] = "metric"
             return report
         if self.pos_label is not None and not self._any_positive:
@@ -448,6 +661,56 @@ class Metric:
         report.summary = self._hist  # intervals can be drawn from it (perfeval.stats.ci_from_summary)
         return report
 
+    def _compute_groups(self, params: dict) -> Report:
+        """compute() with ``clustered=True``: the finished groups and the open one, their means
+        taken as finish() takes them, over every group in key order.
+        """
+        if self.pos_label is not None and any(s.measure.kind != "ranking" for s in self._specs):
+            if not self._any_positive:
+                self._no_positive()
+        keys, sizes, values = self._done.one()
+        key_dtype = self._done.key_dtype
+        if self._open is not None:
+            y, s, g, w = self._open
+            k, z, v = self._finish_groups(y, s, g, w)
+            if len(keys):  # (an empty array's dtype must not join in: int64 with uint64 is float64)
+                keys, sizes, values = (
+                    np.concatenate([keys, FinishedGroups.stored(k)]),
+                    np.concatenate([sizes, z]),
+                    np.concatenate([values, v], axis=1),
+                )
+                order = np.argsort(keys, kind="stable")
+                keys, sizes, values = keys[order], sizes[order], values[:, order]
+            else:
+                keys, sizes, values = FinishedGroups.stored(k), z, v
+            key_dtype = (
+                g.dtype if key_dtype is None else np.concatenate([np.zeros(0, key_dtype), g[:0]]).dtype
+            )
+        if not len(keys):  # no case at all: evaluate()'s answer to no data
+            y, s, g, w = self._nothing()
+            report = finish(
+                Cases(y, s, g, w, self._rows_in),
+                self._specs,
+                threshold=self.threshold,
+                pos_label=self.pos_label,
+            )
+            report.params["backend"] = "metric"
+            return report
+        if self._group_dtype is not None:  # every update's ids, those of rows of weight 0 included
+            key_dtype = self._group_dtype
+        if key_dtype is not None and keys.dtype != key_dtype:
+            keys = keys.astype(key_dtype)  # the ids as evaluate() gives them (Python strings, ...)
+        by_label = {s.label: s for s in self._specs}
+        results = {
+            label: MeasureResult.of(by_label[label], values[i], sizes, keys, True)
+            for i, label in enumerate(self._done.labels)
+        }
+        warn_undefined(results, self._specs)
+        params["groups"] = int(len(keys))
+        report = Report(results, keys, params)
+        report.group_sizes = sizes
+        return report
+
     def _no_positive(self) -> None:
         """evaluate()'s error for a positive label that no row holds (every label seen listed)."""
         labels = self._labels if self._labels is not None else np.zeros(0)
@@ -456,16 +719,9 @@ class Metric:
     def _nothing(self):
         """The arrays of no rows, as evaluate([], [], groups=[]) checks them."""
         z = np.zeros(0)
-        grouped = self._grouped or any(s.measure.kind == "grouped" for s in self._specs)
-        return z, z, (np.zeros(0, dtype=np.int64) if grouped else None), (z if self._weighted else None)
-
-    def _joined(self):
-        parts = self._kept
-        y = np.concatenate([p[0] for p in parts])
-        s = np.concatenate([p[1] for p in parts])
-        g = None if parts[0][2] is None else np.concatenate([p[2] for p in parts])
-        w = None if parts[0][3] is None else np.concatenate([p[3] for p in parts])
-        return y, s, g, w
+        grouped = self._grouped or self.clustered or any(s.measure.kind == "grouped" for s in self._specs)
+        ids = np.zeros(0, dtype=np.int64 if self._group_dtype is None else self._group_dtype)
+        return z, z, (ids if grouped else None), (z if self._weighted else None)
 
     # -- persistence -------------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -475,22 +731,23 @@ class Metric:
         so a state can be loaded only into a Metric of the same measures.
         """
         self._fold()
-        if len(self._kept) > 1:
-            self._kept = [self._joined()]
-        kept = self._kept[0] if self._kept else None
         return {
             "version": STATE_VERSION,
             "measures": self.measures,
             "threshold": self.threshold,
             "pos_label": self.pos_label,
+            "clustered": self.clustered,
             "rows": self._rows_in,
             "grouped": self._grouped,
             "weighted": self._weighted,
             "family": self._family,
             "labels": self._labels,
             "any_positive": self._any_positive,
+            "group_dtype": None if self._group_dtype is None else self._group_dtype.str,
             "summary": (self._hist.scores, self._hist.pos, self._hist.neg),
-            "kept": kept,
+            "kept": self._kept.state(),
+            "groups": self._done.state() if self.clustered else None,
+            "open": self._open,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -499,11 +756,12 @@ class Metric:
         Raises
         ------
         InvalidParameterError
-            A state of other measures, parameters or positive label, or of another layout.
+            A state of other measures, parameters or positive label, of the other ``clustered``, or
+            of another layout.
         """
-        if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+        if not isinstance(state, dict) or state.get("version") not in (1, STATE_VERSION):
             raise InvalidParameterError(
-                f"not a perfeval.Metric state of version {STATE_VERSION} (got "
+                f"not a perfeval.Metric state of version 1 or {STATE_VERSION} (got "
                 f"{state.get('version') if isinstance(state, dict) else type(state).__name__!r})"
             )
         other = Metric(state["measures"], threshold=state["threshold"], pos_label=state["pos_label"])
@@ -512,6 +770,11 @@ class Metric:
                 f"the state is of Metric({other.measures}, threshold={other.threshold!r}, "
                 f"pos_label={other.pos_label!r}), not of Metric({self.measures}, "
                 f"threshold={self.threshold!r}, pos_label={self.pos_label!r})"
+            )
+        if bool(state.get("clustered", False)) != self.clustered:
+            raise InvalidParameterError(
+                f"the state is of a Metric with clustered={bool(state.get('clustered', False))}, "
+                f"not of one with clustered={self.clustered}"
             )
         self._set(state)
 
@@ -522,26 +785,72 @@ class Metric:
         self._family, self._labels = state["family"], state["labels"]
         self._any_positive = bool(state["any_positive"])
         self._hist = ScoreHistogram(*state["summary"])
-        kept = state["kept"]
-        self._kept = [] if kept is None else [tuple(kept)]
+        self._kept = KeptRows.from_state(state["kept"])  # a version-1 state's (y, s, g, w) too
+        dtype = state.get("group_dtype")
+        if dtype is None and state["grouped"]:  # a version-1 state: the kept ids' own dtype
+            dtype = self._kept.group_dtype()
+        self._group_dtype = None if dtype is None else np.dtype(dtype)
+        if state.get("groups") is not None:
+            self._done = FinishedGroups.from_state(self._order(), state["groups"])
+        self._open = state.get("open")
 
     def __getstate__(self) -> dict[str, Any]:
         return self.state_dict()
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        Metric.__init__(self, state["measures"], threshold=state["threshold"], pos_label=state["pos_label"])
+        Metric.__init__(
+            self,
+            state["measures"],
+            threshold=state["threshold"],
+            pos_label=state["pos_label"],
+            clustered=bool(state.get("clustered", False)),
+        )
         self._set(state)
 
     def __repr__(self) -> str:
         head = f"Metric({self.measures}, threshold={self.threshold!r}"
         if self.pos_label is not None:
             head += f", pos_label={self.pos_label!r}"
+        if self.clustered:
+            open_rows = 0 if self._open is None else len(self._open[1])
+            return (
+                head
+                + f", clustered=True, rows={self._rows_in}, groups={len(self._done)}, open_rows={open_rows})"
+            )
         head += f", rows={self._rows_in}"
         if self._keeps_rows:
-            kept = sum(len(p[1]) for p in self._kept)
-            return head + f", kept_rows={kept}" + (", grouped" if self._grouped else "") + ")"
+            return head + f", kept_rows={self._kept.rows}" + (", grouped" if self._grouped else "") + ")"
         self._fold()
         return head + f", summary={self._hist!r})"
+
+
+def _joined_ids(before: np.dtype | None, new: np.dtype, here: str, there: str) -> np.dtype:
+    """The dtype of group ids of these two dtypes put together, or the error saying why they cannot
+    be put together exactly (numbers and text; 64-bit ids of both signs, which numpy joins as floats).
+    """
+    if before is None or before == new:
+        return new
+    if key_family(before) != key_family(new):
+        raise InvalidDataError(
+            f"`groups` holds {_ids(new)} {here} and {_ids(before)} {there}: give every update ids of one kind"
+        )
+    joined = np.concatenate([np.zeros(0, before), np.zeros(0, new)]).dtype
+    if joined.kind not in "iubUSO":
+        raise InvalidDataError(
+            f"`groups` holds {new} ids {here} and {before} {there}, which numpy joins as {joined}: "
+            "give every update ids of one integer type"
+        )
+    return joined
+
+
+def _ids(dtype: np.dtype) -> str:
+    """What a group column holds, in a message."""
+    return "Python objects" if dtype.kind == "O" else key_family(dtype)
+
+
+def _plain(key: Any) -> Any:
+    """A group key as a Python value, for a message."""
+    return key.item() if isinstance(key, np.generic) else key
 
 
 def _distinct(y: np.ndarray) -> np.ndarray:

@@ -1,0 +1,451 @@
+"""The state of a :class:`perfeval.Metric` that is not a ScoreHistogram, stored exactly and compactly.
+
+:class:`KeptRows`: the checked rows of the grouped and per-query measures (the default), one column
+each, every column read back with the values and dtype it was given:
+
+* numbers in the narrowest type that holds them bit for bit (0/1 or graded targets in one byte,
+  float32 model scores in four, whole weights in one or two), read back in their own dtype;
+* group ids (and text targets) as int32 codes into one sorted vocabulary of the distinct values.
+
+Updates are kept as parts, joined with their neighbours as they grow (each join at least 1.5 times
+the larger part, so a row is copied O(log updates) times), up to :attr:`KeptRows.JOIN_ROWS` rows a
+part: O(log updates) parts, and one more per JOIN_ROWS / 2 rows past that.  A join keeps the rows
+in order and unites the vocabularies; ``compute()`` reads every part straight into one array per
+column.
+
+:class:`FinishedGroups`: the groups of ``Metric(..., clustered=True)``, finished when their update
+came: each group's key, size and value of every measure, O(groups), held as sorted runs merged as
+they grow (a group's key is looked up in O(log) per run).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Column", "FinishedGroups", "KeptRows", "key_family", "nbytes"]
+
+
+# -- exact narrowing ---------------------------------------------------------------------------------
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays of one dtype hold the same bits (floats: -0.0 is not 0.0, NaN is NaN)."""
+    if a.dtype.kind != "f":
+        return bool(np.array_equal(a, b))
+    u = np.dtype(f"u{a.dtype.itemsize}")
+    return bool(np.array_equal(a.view(u), b.view(u)))
+
+
+def narrow(a: np.ndarray, *, whole: bool = True) -> np.ndarray:
+    """``a`` (numbers or booleans) as a new array of the narrowest type it goes back from bit for
+    bit (``.astype(a.dtype)``); ``whole``: try one- and two-byte integers for floats too (targets,
+    weights), not only float32 (scores).  Always a copy: a caller's buffer is never kept.
+    """
+    a = np.asarray(a)
+    k = a.dtype.kind
+    if k == "b" or a.dtype.itemsize == 1 or not len(a):
+        return a.copy()
+    if k in "iu":
+        lo, hi = int(a.min()), int(a.max())
+        # unsigned stays unsigned: uint8 joined with uint64 is uint64 (int8 with it: float64)
+        for t in (np.uint8, np.uint16, np.uint32) if k == "u" else (np.int8, np.int16, np.int32):
+            info = np.iinfo(t)
+            if np.dtype(t).itemsize >= a.dtype.itemsize:
+                break
+            if info.min <= lo and hi <= info.max:
+                return a.astype(t)
+        return a.copy()
+    if k == "f":
+        tries = (np.int8, np.int16, np.float32) if whole else (np.float32,)
+        for to in tries:
+            if np.dtype(to).itemsize >= a.dtype.itemsize:
+                break
+            with np.errstate(invalid="ignore", over="ignore"):
+                c = a.astype(to)
+                back = c.astype(a.dtype)
+            if _same_bits(back, a):
+                return c
+    return a.copy()
+
+
+def _promote(a: np.dtype, b: np.dtype) -> np.dtype:
+    """The dtype of ``np.concatenate`` of arrays of these dtypes (what evaluate() would be given)."""
+    if a == b:
+        return a
+    return np.concatenate([np.zeros(0, a), np.zeros(0, b)]).dtype
+
+
+def _codes_dtype(n: int) -> np.dtype:
+    return np.dtype(np.int32) if n < 2**31 else np.dtype(np.int64)
+
+
+def _as_text(vocab: np.ndarray) -> np.ndarray:
+    """A sorted vocabulary of Python strings (pandas' object columns) as a numpy text array, which
+    is smaller and searched without Python comparisons, when that keeps every value; else as it is.
+    """
+    if vocab.dtype.kind != "O" or not len(vocab):
+        return vocab
+    if not all(type(v) is str for v in vocab.tolist()):
+        return vocab
+    text = vocab.astype(str)
+    if not bool((text.astype(object) == vocab).all()):  # a trailing NUL, which numpy text drops
+        return vocab
+    return text
+
+
+def key_family(dtype: np.dtype) -> str:
+    """What kind of ids a group column holds, for messages and for the check that every update's
+    ids can be put together exactly (no float promotion, no numbers turned into text).
+    """
+    k = dtype.kind  # Python objects (pandas' text columns) go with text: numpy joins them exactly
+    return {"i": "integers", "u": "integers", "b": "booleans", "U": "text", "O": "text", "S": "bytes"}.get(
+        k, dtype.name
+    )
+
+
+def nbytes(a: Any) -> int:
+    """Bytes an array holds: its buffer, and for an object array each distinct object it points to."""
+    if a is None:
+        return 0
+    a = np.asarray(a)
+    size = int(a.nbytes)
+    if a.dtype.kind == "O":
+        size += sum(sys.getsizeof(v) for v in {id(v): v for v in a.tolist()}.values())
+    return size
+
+
+# -- one column ----------------------------------------------------------------------------------------
+class Column:
+    """One column of kept rows: ``data`` the values (narrowed) or, with ``vocab``, codes into the
+    sorted distinct values; ``dtype`` the dtype they are read back in.
+    """
+
+    __slots__ = ("data", "dtype", "vocab")
+
+    def __init__(self, data: np.ndarray, vocab: np.ndarray | None, dtype: np.dtype):
+        self.data, self.vocab, self.dtype = data, vocab, np.dtype(dtype)
+
+    @classmethod
+    def of_values(cls, a: np.ndarray, *, whole: bool = True) -> Column:
+        """Numbers or booleans, narrowed; text as codes into its distinct values; anything else
+        (an object column of mixed types) as given.
+        """
+        if a.dtype.kind in "biuf":
+            return cls(narrow(a, whole=whole), None, a.dtype)
+        try:
+            vocab, codes = np.unique(a, return_inverse=True)
+        except TypeError:  # not orderable: kept as given
+            return cls(a.copy(), None, a.dtype)
+        return cls(codes.reshape(-1).astype(_codes_dtype(len(vocab))), _as_text(vocab), a.dtype)
+
+    @classmethod
+    def of_groups(cls, g: np.ndarray) -> Column:
+        """Group ids as int32 codes into their sorted distinct ids (the engine's own coding)."""
+        from perfeval.summaries.ranking import group_codes
+
+        if not len(g):
+            return cls(np.zeros(0, np.int32), g[:0].copy(), g.dtype)
+        try:
+            keys, codes = group_codes(g)
+        except TypeError:  # ids of mixed types: kept as given (evaluate() refuses them the same way)
+            return cls(g.copy(), None, g.dtype)
+        return cls(codes.astype(_codes_dtype(len(keys))), _as_text(np.asarray(keys)), g.dtype)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    @property
+    def nbytes(self) -> int:
+        return nbytes(self.data) + nbytes(self.vocab)
+
+    def decode(self) -> np.ndarray:
+        """The values as given (the dtype of ``np.concatenate`` of every batch's)."""
+        vals = self.data if self.vocab is None else self.vocab[self.data]
+        return vals if vals.dtype == self.dtype else vals.astype(self.dtype)
+
+    @staticmethod
+    def join(a: Column, b: Column) -> Column:
+        """``a``'s rows then ``b``'s, read back as ``np.concatenate`` of the two would give them."""
+        dtype = _promote(a.dtype, b.dtype)
+        if a.vocab is None and b.vocab is None and dtype.kind in "biuf":
+            # narrow numbers: numpy's promotion of the narrow types keeps every value exactly
+            # (int8 with uint8 -> int16, int8 with float32 -> float32, int32 with float32 -> float64)
+            return Column(np.concatenate([a.data, b.data]), None, dtype)
+        if a.vocab is not None and b.vocab is not None:
+            try:
+                vocab = np.union1d(a.vocab, b.vocab)
+            except TypeError:
+                vocab = None
+            if vocab is not None:
+                ct = _codes_dtype(len(vocab))
+                data = np.empty(len(a.data) + len(b.data), dtype=ct)  # each side's codes mapped in place
+                _remap(np.searchsorted(vocab, a.vocab).astype(ct), a.data, data[: len(a.data)])
+                _remap(np.searchsorted(vocab, b.vocab).astype(ct), b.data, data[len(a.data) :])
+                return Column(data, _as_text(vocab), dtype)
+        both = np.concatenate([a.decode(), b.decode()])
+        return Column.of_values(both) if both.dtype.kind != "O" else Column(both, None, dtype)
+
+    def state(self) -> tuple:
+        return (self.data, self.vocab, self.dtype.str)
+
+    @classmethod
+    def from_state(cls, state: tuple) -> Column:
+        data, vocab, dtype = state
+        return cls(data, vocab, np.dtype(dtype))
+
+
+def _remap(new_code: np.ndarray, codes: np.ndarray, out: np.ndarray, block: int = 1 << 20) -> None:
+    """``out[:] = new_code[codes]`` a block at a time (numpy makes the indices intp: 8 bytes a row
+    at once otherwise, twice the codes).
+    """
+    for a in range(0, len(codes), block):
+        np.take(new_code, codes[a : a + block], out=out[a : a + block], mode="clip")  # valid codes
+
+
+class _Part:
+    """The rows of one or more consecutive updates."""
+
+    __slots__ = ("g", "s", "w", "y")
+
+    def __init__(self, y: Column, s: Column, g: Column | None, w: Column | None):
+        self.y, self.s, self.g, self.w = y, s, g, w
+
+    def __len__(self) -> int:
+        return len(self.s)
+
+    def columns(self) -> list[Column | None]:
+        return [self.y, self.s, self.g, self.w]
+
+    @staticmethod
+    def join(pair: list[_Part]) -> _Part:
+        """The two parts of ``pair`` (emptied: the caller holds no other reference to them) as one.
+        Column by column, each pair of columns let go as soon as it is joined, so that memory peaks
+        at the two parts and one joined column, not twice the two parts.  Columns that another
+        Metric shares (after a merge) stay alive there: no Column is ever changed.
+        """
+        ca, cb = pair[0].columns(), pair[1].columns()
+        pair.clear()
+        cols: list[Column | None] = []
+        for i in range(len(ca)):
+            x, z = ca[i], cb[i]
+            ca[i] = cb[i] = None
+            cols.append(None if x is None or z is None else Column.join(x, z))
+            del x, z
+        y, s = cols[0], cols[1]
+        assert y is not None and s is not None
+        return _Part(y, s, cols[2], cols[3])
+
+
+class KeptRows:
+    """The checked rows of every update, in order, stored compactly and read back exactly."""
+
+    #: parts stop growing at about this many rows: a join holds both parts and one joined column,
+    #: so a cap bounds that transient; past it the parts are many (one per JOIN_ROWS / 2 rows at
+    #: most) but each is read straight into the arrays compute() hands the engine
+    JOIN_ROWS = 1 << 22
+
+    def __init__(self) -> None:
+        self._parts: list[_Part] = []
+
+    @property
+    def rows(self) -> int:
+        return sum(len(p) for p in self._parts)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(c.nbytes for p in self._parts for c in p.columns() if c is not None)
+
+    def __bool__(self) -> bool:
+        return bool(self._parts)
+
+    def add(self, y: np.ndarray, s: np.ndarray, g: np.ndarray | None, w: np.ndarray | None) -> None:
+        """One update's checked rows (copied: the caller's buffers are never kept)."""
+        self._parts.append(
+            _Part(
+                Column.of_values(y),
+                Column.of_values(s, whole=False),
+                None if g is None else Column.of_groups(g),
+                None if w is None else Column.of_values(w),
+            )
+        )
+        self._settle()
+
+    def extend(self, other: KeptRows) -> None:
+        """``other``'s rows after these (``other`` unchanged: its parts are never written to)."""
+        self._parts.extend(other._parts)
+        self._settle()
+
+    def _settle(self) -> None:
+        """Join the last part with the one before while that one is at most twice its size (each
+        join at least 1.5 times the larger part: a row is copied O(log) times), up to JOIN_ROWS.
+        """
+        parts = self._parts
+        while (
+            len(parts) >= 2
+            and len(parts[-2]) <= 2 * len(parts[-1])
+            and len(parts[-2]) + len(parts[-1]) <= self.JOIN_ROWS
+        ):
+            parts.append(_Part.join([parts.pop(-2), parts.pop()]))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None] | None:
+        """Every row as evaluate() would be given them, ``np.concatenate`` of the batches as given:
+        (y, s, g, w), None when there is none.  Each column is made once and filled part by part
+        (each part read back in its own dtype, then cast as np.concatenate casts it).
+        """
+        if not self._parts:
+            return None
+        n = self.rows
+        out: list[np.ndarray | None] = []
+        for i in range(4):
+            maybe = [p.columns()[i] for p in self._parts]
+            cols = [c for c in maybe if c is not None]
+            if not cols:  # no groups, no weights
+                out.append(None)
+                continue
+            dtype = cols[0].dtype
+            for c in cols[1:]:
+                dtype = _promote(dtype, c.dtype)
+            if len(cols) == 1:
+                out.append(cols[0].decode())
+                continue
+            a = np.empty(n, dtype=dtype)
+            at = 0
+            for c in cols:
+                a[at : at + len(c)] = c.decode()
+                at += len(c)
+            out.append(a)
+        y, s = out[0], out[1]
+        assert y is not None and s is not None
+        return y, s, out[2], out[3]
+
+    def state(self) -> list[dict] | None:
+        if not self._parts:
+            return None
+        return [
+            {k: None if c is None else c.state() for k, c in zip("ysgw", p.columns(), strict=True)}
+            for p in self._parts
+        ]
+
+    @classmethod
+    def from_state(cls, state: Any) -> KeptRows:
+        """From :meth:`state`, or from a version-1 state's ``(y, s, g, w)`` arrays."""
+        out = cls()
+        if state is None:
+            return out
+        if isinstance(state, list):
+            for part in state:
+                cols = [None if part[k] is None else Column.from_state(part[k]) for k in "ysgw"]
+                y, s = cols[0], cols[1]
+                assert y is not None and s is not None
+                out._parts.append(_Part(y, s, cols[2], cols[3]))
+        else:
+            y, s, g, w = state
+            out.add(np.asarray(y), np.asarray(s, dtype=np.float64), g, w)
+        return out
+
+    def group_dtype(self) -> np.dtype | None:
+        """The dtype the group ids are read back in (None without groups)."""
+        dtype = None
+        for p in self._parts:
+            if p.g is not None:
+                dtype = p.g.dtype if dtype is None else _promote(dtype, p.g.dtype)
+        return dtype
+
+
+# -- finished groups ----------------------------------------------------------------------------------
+class FinishedGroups:
+    """Groups finished one update at a time: each one's key, size (its cases' total weight) and
+    value of every measure (``values``: one row a measure, in ``labels`` order).  Runs of sorted
+    keys, joined as they grow, as :class:`KeptRows` joins its parts.
+    """
+
+    def __init__(self, labels: list[str]) -> None:
+        self.labels = list(labels)
+        self._runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.key_dtype: np.dtype | None = None  # the dtype evaluate() gives the keys of all the rows
+
+    def __len__(self) -> int:
+        return sum(len(r[0]) for r in self._runs)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(nbytes(a) for run in self._runs for a in run)
+
+    @staticmethod
+    def stored(keys: np.ndarray) -> np.ndarray:
+        """Keys as they are held (Python strings as numpy text)."""
+        return _as_text(np.asarray(keys))
+
+    def held(self, keys: np.ndarray) -> np.ndarray:
+        """Which of ``keys`` (sorted, distinct) are among the finished groups."""
+        keys = self.stored(keys)
+        hit = np.zeros(len(keys), dtype=bool)
+        for run_keys, _, _ in self._runs:
+            if not len(run_keys) or not len(keys):
+                continue
+            at = np.searchsorted(run_keys, keys)
+            inside = at < len(run_keys)
+            hit[inside] |= run_keys[at[inside]] == keys[inside]
+        return hit
+
+    def add(self, keys: np.ndarray, sizes: np.ndarray, values: np.ndarray, key_dtype: np.dtype) -> None:
+        """Groups none of which is held yet (the caller checked), keys sorted and distinct."""
+        if not len(keys):  # no group: nothing to say about the keys' dtype either
+            return
+        self.key_dtype = key_dtype if self.key_dtype is None else _promote(self.key_dtype, key_dtype)
+        self._runs.append(
+            (self.stored(keys), np.asarray(sizes, dtype=np.float64), np.asarray(values, dtype=np.float64))
+        )
+        self._settle()
+
+    def extend(self, other: FinishedGroups) -> None:
+        if other.key_dtype is not None:
+            self.key_dtype = (
+                other.key_dtype if self.key_dtype is None else _promote(self.key_dtype, other.key_dtype)
+            )
+        self._runs.extend(other._runs)
+        self._settle()
+
+    def _settle(self) -> None:
+        runs = self._runs
+        while len(runs) >= 2 and len(runs[-2][0]) <= 2 * len(runs[-1][0]):
+            b = runs.pop()
+            runs[-1] = self._join(runs[-1], b)
+
+    @staticmethod
+    def _join(a: tuple, b: tuple) -> tuple:
+        keys = np.concatenate([a[0], b[0]])
+        order = np.argsort(keys, kind="stable")  # two sorted runs: merged
+        return (
+            keys[order],
+            np.concatenate([a[1], b[1]])[order],
+            np.concatenate([a[2], b[2]], axis=1)[:, order],
+        )
+
+    def one(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(keys, sizes, values) of every group, keys sorted (kept so)."""
+        while len(self._runs) > 1:
+            b = self._runs.pop()
+            self._runs[-1] = self._join(self._runs[-1], b)
+        if not self._runs:
+            dtype = np.int64 if self.key_dtype is None else self.key_dtype
+            return np.zeros(0, dtype), np.zeros(0), np.zeros((len(self.labels), 0))
+        return self._runs[0]
+
+    def state(self) -> dict:
+        keys, sizes, values = self.one()
+        return {
+            "keys": keys,
+            "key_dtype": None if self.key_dtype is None else self.key_dtype.str,
+            "sizes": sizes,
+            "values": values,
+        }
+
+    @classmethod
+    def from_state(cls, labels: list[str], state: dict) -> FinishedGroups:
+        out = cls(labels)
+        out.key_dtype = None if state["key_dtype"] is None else np.dtype(state["key_dtype"])
+        if len(state["keys"]):
+            out._runs = [(state["keys"], state["sizes"], state["values"])]
+        return out
