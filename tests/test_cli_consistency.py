@@ -651,3 +651,15 @@ def test_a_negative_relevance_is_named_by_its_line_in_memory_and_streamed(tmp_pa
         assert len(err.strip().splitlines()) == 1
     # -1/1 labels with --pos-label 1 are labels, not grades
     assert main(base + ["-m", "gauc", "--pos-label", "1"]) == 0
+
+
+def test_an_output_name_of_a_format_not_written_is_refused_before_any_work(tmp_path, capsys):
+    out = tmp_path / "out.xlsx"
+    assert main(["eval", _file(tmp_path), "-m", "roc", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert ".xlsx is not a format eval writes" in err and "--format NAME" in err and not out.exists()
+    assert main(["eval", _file(tmp_path), "-m", "roc", "-o", str(out), "--format", "csv"]) == 0
+    assert out.read_text().startswith("measure,value")
+    plain = tmp_path / "results"  # no extension: the command's own format
+    assert main(["eval", _file(tmp_path), "-m", "roc", "-o", str(plain)]) == 0
+    assert plain.read_text().startswith("measure")

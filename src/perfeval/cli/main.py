@@ -173,6 +173,12 @@ def resolve_output(args: Any) -> bool:
             names = [f".{f}" for f in formats]
             listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
             raise InvalidParameterError(f"-o {out}: expected a {listed} file name (or --format NAME)")
+        elif ext and implied is None:  # out.xlsx: not a text table by its name, whatever we would write
+            names = sorted({f".{e}" for e, f in EXTENSIONS.items() if f in formats})
+            raise InvalidParameterError(
+                f"-o {out}: .{ext} is not a format {args.command} writes ({', '.join(formats)}); "
+                f"name the file {', '.join(names)} or give --format NAME"
+            )
         else:
             fmt = formats[0]
     args.format = fmt
