@@ -663,3 +663,19 @@ def test_an_output_name_of_a_format_not_written_is_refused_before_any_work(tmp_p
     plain = tmp_path / "results"  # no extension: the command's own format
     assert main(["eval", _file(tmp_path), "-m", "roc", "-o", str(plain)]) == 0
     assert plain.read_text().startswith("measure")
+
+
+def test_messages_speak_the_command_lines_words_and_name_the_line(tmp_path, capsys):
+    f = tmp_path / "w.csv"
+    f.write_text("y,s,w\n1,0.9,1\n0,0.8,1\n1,0.3,0.5\n0,0.2,1\n")
+    for argv in (
+        ["eval", str(f), "--score", "s", "-m", "gauc"],
+        ["eval", str(f), "--score", "s", "-m", "gauc", "--ci", "0.9", "--n-boot", "20"],
+        ["compare", str(f), "--score", "s,w", "-m", "gauc", "--n-boot", "20"],
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "GAUC is computed over groups: give --group COLUMN" in err and "groups=" not in err, argv
+    assert main(["eval", str(f), "--score", "s", "--weight", "w", "-m", "roc,apr"]) == 1
+    err = capsys.readouterr().err
+    assert f"{f}, line 4: APR reads weights as counts of cases (whole numbers)" in err and "holds 0.5" in err

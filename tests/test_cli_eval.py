@@ -141,7 +141,7 @@ def test_partitions(tmp_path, capsys):
         ("1 0.9\n0 0.2\n", ["-m", "rco"], 2, "did you mean 'roc'"),
         ("1 0.9\n0 0.2\n", ["--score", "score"], 2, "--score 'score': no such column"),
         ("1 0.9\n0 0.2\n", ["--score", "5"], 2, "--score 5: standard input has 2 columns"),
-        ("1 0.9\n0 0.2\n", ["-m", "gauc"], 2, "pass `groups=`"),
+        ("1 0.9\n0 0.2\n", ["-m", "gauc"], 2, "give --group COLUMN"),
         ("", [], 1, "standard input: holds no data"),
         ("1 0.9\n0 0.2\n", ["--partition", "oops"], 2, "--partition 'oops'"),
     ],

@@ -195,8 +195,15 @@ def scores(table: Any, col: Any) -> Any:
     return finite(numeric(table, col.name, table.get(col), "score"), col.name, table.source, table.line_of)
 
 
-def weights(table: Any, col: Any) -> Any:
-    """A weight column of a table as numbers (None when there is none)."""
+#: measures whose weights are counts of cases (whole numbers): said by the CLI with the line
+COUNT_WEIGHTED = ("APR", "CA2")
+
+
+def weights(table: Any, col: Any, specs: list | None = None) -> Any:
+    """A weight column of a table as numbers (None when there is none); with ``specs``, a measure
+    among them that reads weights as counts (APR, CA2) makes a fractional weight one line naming
+    the column, the value and its line.
+    """
     from perfeval.io.tables import numeric
 
     if col is None:
@@ -214,6 +221,17 @@ def weights(table: Any, col: Any) -> Any:
             source=table.source,
             line=table.line_of(i),
         )
+    counted = [s.label for s in specs or () if s.measure.name in COUNT_WEIGHTED]
+    if counted:
+        frac = w != np.floor(w)
+        if frac.any():
+            i = int(np.argmax(frac))
+            raise InputFormatError(
+                f"{counted[0]} reads weights as counts of cases (whole numbers), but the weight column "
+                f"{col.name!r} holds {float(w[i])!r}; leave {counted[0]} out of -m for these weights",
+                source=table.source,
+                line=table.line_of(i),
+            )
     return w
 
 

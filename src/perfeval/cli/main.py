@@ -279,9 +279,9 @@ def _run(args: Any) -> tuple[int, bool]:
     try:
         return command(args.command)(args), False
     except (InputFormatError, InvalidDataError) as e:  # the data: 1
-        return _error(one_line(e), 1)
+        return _error(_cli_words(one_line(e)), 1)
     except PerfError as e:  # the command line, or a missing optional dependency: 2
-        return _error(one_line(e), 2)
+        return _error(_cli_words(one_line(e)), 2)
     except (BrokenPipeError, OutputError):
         raise  # main() answers it
     except KeyboardInterrupt:
@@ -293,6 +293,21 @@ def _run(args: Any) -> tuple[int, bool]:
         return _error(f"{e.strerror or one_line(e)}{where}", 1)
     except Exception as e:  # never a traceback
         return _error(f"internal error ({type(e).__name__}: {one_line(e)}); please report it", 70)
+
+
+#: the library's words for what the command line says with an option
+_LIBRARY_WORDS = (
+    ("pass `groups=`", "give --group COLUMN"),
+    ("pass `group=`", "give --group COLUMN"),
+    ("`groups=`", "--group"),
+)
+
+
+def _cli_words(text: str) -> str:
+    """A library message in the command line's words (``pass `groups=``` is ``give --group COLUMN``)."""
+    for lib, cli in _LIBRARY_WORDS:
+        text = text.replace(lib, cli)
+    return text
 
 
 def _error(text: str, status: int) -> tuple[int, bool]:

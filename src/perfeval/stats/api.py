@@ -214,7 +214,7 @@ class _Jackknife:
 def _group_interval(spec, cases: Cases, method: str, level: float, n_boot: int, seed: int) -> Interval:
     """The interval of a measure averaged over groups, from whole-group resampling."""
     if cases.groups is None:
-        raise InvalidParameterError(f"{spec.label} is computed per group: pass groups=")
+        raise InvalidParameterError(f"{spec.label} is computed over groups: pass `groups=`")
     est, vals, agg = group_parts(spec, cases)
     reps = group_replicates([vals], agg, seed, n_boot)[0]
     lo, hi, sd = interval(
@@ -385,7 +385,7 @@ def compare(
         accel: Callable[[], float]
         if ca.groups is not None or spec.measure.kind != "binary":
             if ca.groups is None:
-                raise InvalidParameterError(f"{spec.label} is computed per group: pass groups=")
+                raise InvalidParameterError(f"{spec.label} is computed over groups: pass `groups=`")
             ea, va, agg = group_parts(spec, ca)
             eb, vb, _ = group_parts(spec, cb)
             ra, rb = group_replicates([va, vb], agg, seed, n_boot)

@@ -223,7 +223,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
     target = table.get(ch.target)
     score = load.scores(table, ch.score)
     groups = None if ch.group is None else table.get(ch.group)
-    weights = load.weights(table, ch.weight)
+    weights = load.weights(table, ch.weight, specs)
     picked = table.pick(args.id, "id") if getattr(args, "id", None) else None
     ids = None if picked is None else picked[1]
     parts = load.partitions(args.partition)
