@@ -179,7 +179,7 @@ def test_bad_requests():
         ci(y, s, n_boot=1)
     with pytest.raises(InvalidParameterError, match="DeLong's interval is for the ROC area"):
         ci(y, s, "apr", method="delong")
-    with pytest.raises(InvalidParameterError, match="per group: pass groups="):
+    with pytest.raises(InvalidParameterError, match="over groups: pass `groups=`"):
         ci(y, s, "ndcg@5")
 
 

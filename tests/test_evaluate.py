@@ -347,3 +347,25 @@ def test_measures_undefined_in_the_same_groups_share_one_warning():
         )
     said = [str(w.message) for w in caught if issubclass(w.category, UndefinedMeasureWarning)]
     assert len(said) == 1 and said[0].startswith("GAUC and ROC are undefined for 1 of 2 groups ('b')")
+
+
+def test_results_come_in_the_order_asked_whatever_the_kinds():
+    # each kind of measure is computed in its own pass; the report keeps the order of the request
+    import warnings
+
+    import perfeval
+    import perfeval.measures
+
+    rng = np.random.default_rng(3)
+    y, s, g = rng.integers(0, 2, 60), rng.random(60), rng.integers(0, 4, 60)
+    asked = ["rms", "gauc", "acc@0.7", "ndcg@5", "roc", "map", "ap"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for order in (asked, asked[::-1], asked[3:] + asked[:3]):
+            labels = [perfeval.measures.parse_measure(m).label for m in order]
+            assert list(perfeval.evaluate(y, s, groups=g, measures=order).results) == labels
+            m = perfeval.Metric(order, clustered=True)
+            m.update(y[np.argsort(g, kind="stable")], s[np.argsort(g, kind="stable")], groups=np.sort(g))
+            assert list(m.compute().results) == labels
+            r = perfeval.evaluate(y, s, groups=g, measures=order, partitions={"b": [1], "a": [0]})
+            assert list(r.results) == [lab + "[b]" for lab in labels] + [lab + "[a]" for lab in labels]

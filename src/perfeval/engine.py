@@ -106,6 +106,9 @@ def finish(
             ).items():
                 t0, p0 = counted.get(kind, (0.0, 0.0))
                 counted[kind] = (t0 + tied, p0 + pairs)
+    # in the order asked (each kind of measure is computed in its own pass), partition by partition
+    asked = [s.label + suffix for suffix, _ in tasks for s in specs]
+    results = {**{k: results[k] for k in asked if k in results}, **results}
     warn_undefined(results, specs)
     group_sizes = None
     if grouping is not None:

@@ -388,8 +388,9 @@ class Metric:
         )
 
     def _order(self) -> list[str]:
-        """The labels in the order finish() reports them: the per-query measures (with a positive
-        label, those reading grades, then the group AUCs, which read it), then the binary ones.
+        """The labels in the order finish() computes them (the rows of the finished groups' values):
+        the per-query measures (with a positive label, those reading grades, then the group AUCs,
+        which read it), then the binary ones.
         """
         kinds = [s.measure.kind for s in self._specs]
         ranking = [s.label for s, k in zip(self._specs, kinds, strict=True) if k in ("ranking", "grouped")]
@@ -700,10 +701,9 @@ class Metric:
             key_dtype = self._group_dtype
         if key_dtype is not None and keys.dtype != key_dtype:
             keys = keys.astype(key_dtype)  # the ids as evaluate() gives them (Python strings, ...)
-        by_label = {s.label: s for s in self._specs}
-        results = {
-            label: MeasureResult.of(by_label[label], values[i], sizes, keys, True)
-            for i, label in enumerate(self._done.labels)
+        row = {label: i for i, label in enumerate(self._done.labels)}
+        results = {  # in the order asked, as finish() gives them
+            s.label: MeasureResult.of(s, values[row[s.label]], sizes, keys, True) for s in self._specs
         }
         warn_undefined(results, self._specs)
         params["groups"] = int(len(keys))
