@@ -174,6 +174,7 @@ typedef struct {
     const char *s;
     Py_ssize_t len, pos, line, field;
     int at_line_start;
+    int comments; /* whether a line whose first non-blank character is '#' is skipped (the default) */
 } scanner;
 
 static void scan_init(scanner *sc, const char *s, Py_ssize_t len)
@@ -184,6 +185,7 @@ static void scan_init(scanner *sc, const char *s, Py_ssize_t len)
     sc->line = 1;
     sc->field = 0;
     sc->at_line_start = 1;
+    sc->comments = 1;
 }
 
 /* the next token as [*start, *start + *tlen); 0 at the end of the data */
@@ -197,7 +199,7 @@ static inline int scan_next(scanner *sc, Py_ssize_t *start, Py_ssize_t *tlen)
             while (q < len && (s[q] == ' ' || s[q] == '\t' || s[q] == '\r' || s[q] == '\v' || s[q] == '\f'))
                 q++;
             sc->at_line_start = 0;
-            if (q < len && s[q] == '#') {
+            if (sc->comments && q < len && s[q] == '#') {
                 while (q < len && s[q] != '\n')
                     q++;
                 pos = q;
@@ -668,13 +670,6 @@ static int plain_int64(const char *s, Py_ssize_t len, int64_t *out)
     return 1;
 }
 
-/* parse_table(data, ncol[, idmask]) -> ("ok", [column], nrows)
- *                                    | ("error", reason, line, field, token)
- * One record a line, exactly ncol fields each (blank lines and '#' lines skipped).  A column is a
- * float64 bytearray, read by the modern grammar (modern_number_ok); a column whose byte in idmask
- * is non-zero is an identity (a group id): ("int", int64 bytearray) when every token is a plain
- * integer that fits, else ("text", [str tokens as written]).  Reason "number", "nan" or "fields"
- * (then token is the count found). */
 /* One part of a table's body (whole lines) read by parse_table's rules: its columns (a float64
  * array, or for an identity column each token's offset << 20 | length, offsets counted from the
  * whole body), its records, and the first error with its line within the part. */
@@ -687,6 +682,7 @@ typedef struct {
     int64_t **ioff;
     size_t cap, nrec;
     int reason; /* 0, 1 number, 2 nan, 4 fields, -1 out of memory */
+    int comments; /* '#' lines skipped (else they are records) */
     Py_ssize_t err_line, err_field, errlen, lines;
     char errtok[64];
 } tjob;
@@ -706,6 +702,7 @@ static void *table_scan(void *arg)
     }
     scanner sc;
     scan_init(&sc, s + j->off, j->len);
+    sc.comments = j->comments;
     int more;
     while ((more = scan_next(&sc, &start, &tl)) || col) {
         start += j->off;
@@ -784,9 +781,10 @@ static void tjob_free(tjob *j)
     free(j->ioff);
 }
 
-/* parse_table(data, ncol[, idmask]) -> ("ok", [column], nrows)
- *                                    | ("error", reason, line, field, token)
- * One record a line, exactly ncol fields each (blank lines and '#' lines skipped).  A column is a
+/* parse_table(data, ncol[, idmask[, comments]]) -> ("ok", [column], nrows)
+ *                                                | ("error", reason, line, field, token)
+ * One record a line, exactly ncol fields each (blank lines skipped, and '#' lines unless comments is
+ * 0: after a header they are records).  A column is a
  * float64 bytearray, read by the modern grammar (modern_number_ok); a column whose byte in idmask
  * is non-zero is an identity (a group id): ("int", int64 bytearray) when every token is a plain
  * integer that fits, else ("text", [str tokens as written]).  Reason "number", "nan" or "fields"
@@ -798,7 +796,8 @@ PyObject *nv_parse_table(PyObject *Py_UNUSED(self), PyObject *args)
     int ncol;
     const char *idmask = NULL;
     Py_ssize_t idlen = 0;
-    if (!PyArg_ParseTuple(args, "y*i|y#", &data, &ncol, &idmask, &idlen))
+    int comments = 1;
+    if (!PyArg_ParseTuple(args, "y*i|z#p", &data, &ncol, &idmask, &idlen, &comments))
         return NULL;
     if (ncol < 1 || ncol > 65536 || (idmask && idlen != ncol)) {
         PyBuffer_Release(&data);
@@ -819,6 +818,7 @@ PyObject *nv_parse_table(PyObject *Py_UNUSED(self), PyObject *args)
         j[k].s = s;
         j[k].ncol = ncol;
         j[k].idmask = idmask;
+        j[k].comments = comments;
         j[k].cap = 4096;
         j[k].cols = calloc((size_t)ncol, sizeof(double *));
         j[k].ioff = calloc((size_t)ncol, sizeof(int64_t *));
