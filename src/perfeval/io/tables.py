@@ -428,32 +428,9 @@ def parse_body(
             line=line0 + body.count(b"\n", 0, nul) + 1,
         )
     skipped = Skipped() if skipped is None else skipped
-    if _fast_ok(body, lay):
-        from perfeval import _x87
-
-        mask = bytes(1 if c in ids else 0 for c in range(ncol))
-        res = _x87.parse_table(body, ncol, mask, lay.comments)
-        if res[0] == "ok":
-            if lay.comments:
-                hash_lines(body, line0, skipped)
-            return [_from_kernel(c) for c in res[1]], None
-        _, why, line, field, token = res
-        if why == "fields":
-            raise InputFormatError(
-                f"expected {ncol} fields, found {token.decode()}" + _hash_hint(_line(body, line), lay.header),
-                source=source,
-                line=line0 + line,
-            )
-        if why == "nan" and lay.delim is None:
-            raise InputFormatError(
-                f"field {field} is NaN; every value must be a number", source=source, line=line0 + line
-            )
-        if lay.delim is None and not keep_text:
-            raise InputFormatError(
-                f"field {field} is {token.decode('utf-8', 'replace')!r}, not a number",
-                source=source,
-                line=line0 + line,
-            )
+    compiled = _compiled(body, lay, ncol, ids, source, line0, keep_text, skipped)
+    if compiled is not None:
+        return compiled, None
     lines, rows = _records(body, lay, source, line0, skipped)
     for ln, fields in zip(lines, rows, strict=False):
         if len(fields) != ncol:
@@ -480,6 +457,85 @@ def parse_body(
     return cols, np.asarray(lines, dtype=np.int64)
 
 
+def _compiled(
+    body: bytes,
+    lay: Layout,
+    ncol: int,
+    ids: set[int],
+    source: str,
+    line0: int,
+    keep_text: bool,
+    skipped: Skipped,
+) -> list[np.ndarray] | None:
+    """The columns read by a compiled reader, when one reads ``body`` exactly as the CSV parser's path
+    would (None when none does): plain numeric text by ``parse_table``, a CSV/TSV body with text
+    columns by ``parse_delimited``.  Raises the errors ``parse_table`` finds that the other path would
+    name the same way.
+    """
+    if _fast_ok(body, lay):
+        from perfeval import _x87
+
+        mask = bytes(1 if c in ids else 0 for c in range(ncol))
+        res = _x87.parse_table(body, ncol, mask, lay.comments)
+        if res[0] == "ok":
+            if lay.comments:
+                hash_lines(body, line0, skipped)
+            return [_from_kernel(c) for c in res[1]]
+        _, why, line, field, token = res
+        if why == "fields":
+            raise InputFormatError(
+                f"expected {ncol} fields, found {token.decode()}" + _hash_hint(_line(body, line), lay.header),
+                source=source,
+                line=line0 + line,
+            )
+        if why == "nan" and lay.delim is None:
+            raise InputFormatError(
+                f"field {field} is NaN; every value must be a number", source=source, line=line0 + line
+            )
+        if lay.delim is None and not keep_text:
+            raise InputFormatError(
+                f"field {field} is {token.decode('utf-8', 'replace')!r}, not a number",
+                source=source,
+                line=line0 + line,
+            )
+    return _delimited(body, lay, ncol, ids) if keep_text else None
+
+
+def _delimited(body: bytes, lay: Layout, ncol: int, ids: set[int]) -> list[np.ndarray] | None:
+    """The columns of a CSV/TSV body without quotes read by the compiled reader
+    (``_x87.parse_delimited``), exactly as the CSV parser's path reads them (tested on random
+    tables): numbers, identities (int64 or text) and text columns.  None when it cannot (a quote,
+    a comment line, an empty field, a wrong field count, white space other than blanks and tabs
+    around a field): then the CSV parser reads the body, and says what is wrong.
+    """
+    d = lay.delim
+    if d is None or len(d) != 1 or not d.isascii() or b'"' in body or (lay.comments and b"#" in body):
+        return None
+    from perfeval import _x87
+
+    kinds = bytearray(1 if c in ids else 0 for c in range(ncol))
+    # the text columns found on the first lines, so that the whole body is read once in general
+    # (a column found to hold text further on is read again with it: one more pass for each)
+    cut = body.rfind(b"\n", 0, 1 << 16) + 1
+    if 0 < cut < len(body):
+        head = body[:cut]
+        for _ in range(ncol + 1):
+            res = _x87.parse_delimited(head, d, bytes(kinds))
+            if res[0] == "other":
+                return None
+            if res[0] == "ok":
+                break
+            kinds[res[1]] = 2
+    for _ in range(ncol + 1):
+        res = _x87.parse_delimited(body, d, bytes(kinds))
+        if res[0] == "ok":
+            return [_from_kernel(c) for c in res[1]]
+        if res[0] == "other":
+            return None
+        kinds[res[1]] = 2
+    return None  # not reached: a column turns to text once
+
+
 def _line(body: bytes, line: int) -> bytes:
     """Line ``line`` (1-based) of ``body``: for a message only."""
     parts = body.split(b"\n", line)
@@ -495,6 +551,8 @@ def _hash_hint(first: bytes, header: bool) -> str:
 
 def _from_kernel(col) -> np.ndarray:
     if isinstance(col, tuple):
+        if col[0] == "ucs4":  # numpy's unicode array itself: UCS-4 code units, ``width`` a value
+            return np.frombuffer(col[1], dtype=np.dtype(("U", col[2])))
         kind, data = col
         return np.frombuffer(data, dtype=np.int64) if kind == "int" else np.array(data, dtype=str)
     return np.frombuffer(col, dtype=np.float64)
