@@ -7,8 +7,9 @@ Run by hand (never in CI):
 
 Data (made once into benchmarks/data/csv/, seeded, written by pandas ``to_csv(index=False)``):
 1,000,000 rows of ``user,item,y,score``: ``str.csv`` with string user ids (``u12345``, 100,000 of
-them), ``num.csv`` the same with the ids as integers (``12345``); item int64 ids above 2^53, y 0/1,
-score float64, every one distinct (``repr``, 17 digits).
+them), ``num.csv`` the same with the ids as integers (``12345``), ``quoted.csv`` the string one
+written with ``quoting=csv.QUOTE_NONNUMERIC`` (every string quoted, as R's write.csv does); item
+int64 ids above 2^53, y 0/1, score float64, every one distinct (``repr``, 17 digits).
 
 Measured, each in a fresh process, the variants and files interleaved round by round (the machine
 may be loaded: CPU time, user + sys of every thread, is given beside the wall time):
@@ -35,6 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "csv"
 N = 1_000_000
+FILES = ("num.csv", "str.csv", "quoted.csv")
 
 INNER = r"""
 import json, sys, time
@@ -57,8 +59,10 @@ print(json.dumps([time.perf_counter() - w, time.process_time() - c]))
 
 def make_data() -> None:
     DATA.mkdir(parents=True, exist_ok=True)
-    if (DATA / "num.csv").exists() and (DATA / "str.csv").exists():
+    if all((DATA / f).exists() for f in FILES):
         return
+    import csv
+
     import numpy as np
     import pandas as pd
 
@@ -69,7 +73,9 @@ def make_data() -> None:
     score = rng.random(N)
     frame = {"user": users, "item": item, "y": y, "score": score}
     pd.DataFrame(frame).to_csv(DATA / "num.csv", index=False)
-    pd.DataFrame({**frame, "user": [f"u{u}" for u in users.tolist()]}).to_csv(DATA / "str.csv", index=False)
+    strings = pd.DataFrame({**frame, "user": [f"u{u}" for u in users.tolist()]})
+    strings.to_csv(DATA / "str.csv", index=False)
+    strings.to_csv(DATA / "quoted.csv", index=False, quoting=csv.QUOTE_NONNUMERIC)
 
 
 def inner(src: str | None, what: str, path: Path) -> tuple[float, float]:
@@ -104,13 +110,13 @@ def main() -> None:
     srcs = [tuple(s.split("=", 1)) for s in args.src] or [("this", str(HERE.parent / "src"))]
     jobs = []
     for name, src in srcs:
-        for f in ("num.csv", "str.csv"):
+        for f in FILES:
             jobs.append((f"read_table {name}", f, lambda src=src, f=f: inner(src, "perfeval", DATA / f)))
             if not args.no_command:
                 jobs.append((f"perfeval eval {name}", f, lambda src=src, f=f: command(src, DATA / f)))
     if not args.no_peers:
         for peer in ("pandas", "pyarrow"):
-            for f in ("num.csv", "str.csv"):
+            for f in FILES:
                 jobs.append((f"{peer}.read_csv", f, lambda peer=peer, f=f: inner(None, peer, DATA / f)))
     times: dict[tuple[str, str], list[tuple[float, float]]] = {(j[0], j[1]): [] for j in jobs}
     for _ in range(args.runs):

@@ -240,3 +240,48 @@ def test_errors_of_a_table_with_text_are_the_csv_parsers(tmp_path, content, frag
     path.write_bytes(content)
     fast, slow = both_paths(path)
     assert fast == slow and fragment in fast
+
+
+def test_quoted_files_as_r_and_pandas_write_them(tmp_path):
+    """R's write.csv quotes every string and the header; pandas' QUOTE_NONNUMERIC every string: the
+    compiled reader reads them (the same table as the csv module's path)."""
+    pd = pytest.importorskip("pandas")
+    import csv
+
+    rows = [("u1", 9007199254740993, 1, 0.25), ("#u2", 7, 0, -0.0), ("u 3", 2**63 - 1, 1, 1e-300)]
+    lines = ['"","user","item","y","score"'] + [
+        f'"{k + 1}","{u}",{i},{y},{s!r}' for k, (u, i, y, s) in enumerate(rows)
+    ]
+    (tmp_path / "r.csv").write_text("\n".join(lines) + "\n")
+    df = pd.DataFrame(rows, columns=["user", "item", "y", "score"])
+    df.to_csv(tmp_path / "p.csv", index=False, quoting=csv.QUOTE_NONNUMERIC)
+    for name, user in (("r.csv", 1), ("p.csv", 0)):
+        t = read_table(str(tmp_path / name), identity=lambda n, h, user=user: [user, user + 1])
+        assert t.lines is None, name  # the compiled reader
+        assert t.data[user].tolist() == ["u1", "#u2", "u 3"]
+        assert t.data[user + 1].dtype == np.int64 and t.data[user + 1].tolist() == [r[1] for r in rows]
+        fast, slow = both_paths(tmp_path / name, ids=(user, user + 1))
+        assert fast == slow
+
+
+@pytest.mark.parametrize(
+    "row", ['"a""b",1,0.5', '"a"b,1,0.5', 'a"b,1,0.5', ' "a",1,0.5', '"a\nb",1,0.5', '"",1,0.5', '"a,1,0.5']
+)
+def test_quotes_the_compiled_reader_leaves_to_the_csv_module(tmp_path, row):
+    path = tmp_path / "q.csv"
+    path.write_text(f"u,y,p\nz,0,0.25\n{row}\nw,1,0.75\n")
+    fast, slow = both_paths(path, ids=(0,))
+    assert fast == slow
+
+
+def test_the_csv_modules_field_size_limit_is_kept(tmp_path):
+    import csv
+
+    path = tmp_path / "big.csv"
+    path.write_text('u,y,p\n"q",0,0.25\n' + "x" * 50 + ",1,0.5\n")
+    old = csv.field_size_limit(40)
+    try:
+        fast, slow = both_paths(path, ids=(0,))
+    finally:
+        csv.field_size_limit(old)
+    assert fast == slow and "field larger than field limit" in fast

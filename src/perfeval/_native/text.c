@@ -686,6 +686,7 @@ typedef struct {
     int comments; /* '#' lines skipped (else they are records) */
     int delim;    /* parse_delimited: the delimiter */
     int textcol;  /* parse_delimited, reason 6: the number column that holds a token that is not one */
+    Py_ssize_t limit; /* parse_delimited: the csv module's field size limit (0: none) */
     Py_ssize_t err_line, err_field, errlen, lines;
     char errtok[64];
 } tjob;
@@ -1076,14 +1077,29 @@ static void *delim_scan(void *arg)
             return j->reason = -1, NULL;
         int col = 0;
         for (;;) {
-            Py_ssize_t a = pos, b = pos;
-            while (b < end && !stop[s[b]])
-                b++;
-            if (b < end && stop[s[b]] == 2)
-                return j->reason = 5, NULL; /* quoted fields: the CSV parser reads them */
-            if (col == ncol)
-                return j->reason = 5, NULL; /* a field too many */
-            Py_ssize_t fa = a, fb = b; /* the field without the spaces and tabs around it */
+            Py_ssize_t a = pos, b = pos, fa, fb;
+            if (a < end && s[a] == '"') { /* quoted (the quote first, as the csv module sees one) */
+                Py_ssize_t c = a + 1;
+                while (c < end && s[c] != '"' && s[c] != '\n')
+                    c++;
+                if (c >= end || s[c] != '"')
+                    return j->reason = 5, NULL; /* a record of several lines, or no closing quote */
+                b = c + 1;
+                if (b < end && s[b] != delim && s[b] != '\n')
+                    return j->reason = 5, NULL; /* an escaped quote (""), or text after the quote */
+                fa = a + 1;
+                fb = c;
+            } else {
+                while (b < end && !stop[s[b]])
+                    b++;
+                if (b < end && stop[s[b]] == 2)
+                    return j->reason = 5, NULL; /* a quote inside a field: the csv module's to read */
+                fa = a;
+                fb = b;
+            }
+            if (col == ncol || (j->limit && b - a >= j->limit))
+                return j->reason = 5, NULL; /* a field too many, or one the csv module may refuse */
+            /* the field without the spaces and tabs around it */
             while (fa < fb && (s[fa] == ' ' || s[fa] == '\t'))
                 fa++;
             while (fb > fa && (s[fb - 1] == ' ' || s[fb - 1] == '\t'))
@@ -1124,24 +1140,28 @@ static void *delim_scan(void *arg)
     return NULL;
 }
 
-/* parse_delimited(data, delim, kinds) -> ("ok", [column], nrows) | ("text", column) | ("other",)
- * A CSV/TSV body without quotes, as the CSV parser's path of perfeval.io.tables reads it: a record a
- * line (a line of spaces and tabs only is blank), its fields the delimiter's pieces without the
- * spaces and tabs around them; no comment lines (the caller sends no '#' line that would be one).
+/* parse_delimited(data, delim, kinds[, limit]) -> ("ok", [column], nrows) | ("text", column) | ("other",)
+ * A CSV/TSV body as the CSV parser's path of perfeval.io.tables reads it: a record a line (a line
+ * of spaces and tabs only is blank), its fields the delimiter's pieces without the spaces and tabs
+ * around them, a field that starts with a quote read to its closing quote (which the delimiter or
+ * the line's end follows); no comment lines (the caller sends no '#' line that would be one).
+ * limit: the csv module's field size limit when it reads the body (a field of limit bytes or more
+ * is left to it).
  * kinds, a byte a column: 0 a number column (a float64 bytearray; NaN allowed), 1 an identity
  * (("int", int64 bytearray) when every token is a plain integer, else text), 2 text; text is
  * ("ucs4", bytearray, width), numpy's unicode array of the tokens.  ("text", c): number column c
  * holds a token that is not a number (call again with kinds[c] = 2).  ("other",): what the CSV
- * parser must read (it also finds the error): a quote, an empty field, a record of another field
- * count, other white space at a field's edge (Python's strip would remove it), a field of 1 MB.
+ * parser must read (it also finds the error): an escaped quote (""), a quote inside a field, a
+ * quoted line end, an empty field, a record of another field count, other white space at a
+ * field's edge (Python's strip would remove it), a field of 1 MB.
  * A body of more than 4 MB is read in two halves on two threads. */
 PyObject *nv_parse_delimited(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer data;
     int delim;
     const char *kinds = NULL;
-    Py_ssize_t ncol = 0;
-    if (!PyArg_ParseTuple(args, "y*Cy#", &data, &delim, &kinds, &ncol))
+    Py_ssize_t ncol = 0, limit = 0;
+    if (!PyArg_ParseTuple(args, "y*Cy#|n", &data, &delim, &kinds, &ncol, &limit))
         return NULL;
     if (ncol < 1 || ncol > 65536 || delim < 1 || delim > 127 || delim == '\n' || delim == '"') {
         PyBuffer_Release(&data);
@@ -1163,6 +1183,7 @@ PyObject *nv_parse_delimited(PyObject *Py_UNUSED(self), PyObject *args)
         return PyErr_NoMemory();
     }
     j[0].delim = j[1].delim = delim;
+    j[0].limit = j[1].limit = limit > 0 ? limit : 0;
     tjob_run(j, delim_scan);
     PyObject *res;
     int r0 = j[0].reason, r1 = j[1].reason;

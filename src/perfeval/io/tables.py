@@ -502,16 +502,20 @@ def _compiled(
 
 
 def _delimited(body: bytes, lay: Layout, ncol: int, ids: set[int]) -> list[np.ndarray] | None:
-    """The columns of a CSV/TSV body without quotes read by the compiled reader
-    (``_x87.parse_delimited``), exactly as the CSV parser's path reads them (tested on random
-    tables): numbers, identities (int64 or text) and text columns.  None when it cannot (a quote,
-    a comment line, an empty field, a wrong field count, white space other than blanks and tabs
-    around a field): then the CSV parser reads the body, and says what is wrong.
+    """The columns of a CSV/TSV body read by the compiled reader (``_x87.parse_delimited``), exactly
+    as the CSV parser's path reads them (tested on random tables): numbers, identities (int64 or
+    text) and text columns, fields quoted or not.  None when it cannot (a comment line, an escaped
+    or stray quote, a record of several lines, an empty field, a wrong field count, white space
+    other than blanks and tabs around a field): then the CSV parser reads the body, and says what
+    is wrong.
     """
     d = lay.delim
-    if d is None or len(d) != 1 or not d.isascii() or b'"' in body or (lay.comments and b"#" in body):
+    if d is None or len(d) != 1 or not d.isascii() or (lay.comments and b"#" in body):
         return None
     from perfeval import _x87
+
+    # with a quote in the body the csv module reads it, and refuses a field over its size limit
+    limit = csv.field_size_limit() if b'"' in body else 0
 
     kinds = bytearray(1 if c in ids else 0 for c in range(ncol))
     # the text columns found on the first lines, so that the whole body is read once in general
@@ -520,14 +524,14 @@ def _delimited(body: bytes, lay: Layout, ncol: int, ids: set[int]) -> list[np.nd
     if 0 < cut < len(body):
         head = body[:cut]
         for _ in range(ncol + 1):
-            res = _x87.parse_delimited(head, d, bytes(kinds))
+            res = _x87.parse_delimited(head, d, bytes(kinds), limit)
             if res[0] == "other":
                 return None
             if res[0] == "ok":
                 break
             kinds[res[1]] = 2
     for _ in range(ncol + 1):
-        res = _x87.parse_delimited(body, d, bytes(kinds))
+        res = _x87.parse_delimited(body, d, bytes(kinds), limit)
         if res[0] == "ok":
             return [_from_kernel(c) for c in res[1]]
         if res[0] == "other":
