@@ -326,6 +326,10 @@ def test_a_long_preamble_of_comments(tmp_path):
     assert t.names == ["y", "score"] and t.data[1].tolist() == [0.9, 0.2]
     whole, chunked = both(tmp_path, path.read_bytes(), name="c2.csv", chunk=64)
     assert whole == chunked == [[1.0, 0.0], [0.9, 0.2]]
+    path.write_text("# c\n" * 30 + "y;score\n1;0.9\n0;0.2\n")  # the delimiter sniffed past them
+    with pytest.warns(CommentLinesWarning, match="30 lines"):
+        t = read_table(str(path))
+    assert t.names == ["y", "score"] and t.data[1].tolist() == [0.9, 0.2]
 
 
 @pytest.mark.parametrize("na_rep, fragment", [("", "empty value in column"), ("#N/A", "#N/A")])

@@ -290,8 +290,8 @@ def sniff_delimiter(fmt: str, sample: bytes, delimiter: str | None) -> str | Non
         return "\t"
     if fmt != "csv":
         return None
-    lines = [
-        ln for ln in _unquoted(sample).split("\n")[:20] if ln.strip() and not ln.lstrip().startswith("#")
+    lines = [ln for ln in _unquoted(sample).split("\n") if ln.strip() and not ln.lstrip().startswith("#")][
+        :20
     ]
     lines = lines[:-1] if len(lines) > 1 else lines  # the last may be cut
     best, best_n = ",", 0
