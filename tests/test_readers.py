@@ -7,13 +7,15 @@ import bz2
 import gzip
 import json
 import lzma
+import re
+import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfeval.exceptions import InputFormatError, PerfError
+from perfeval.exceptions import CommentLinesWarning, InputFormatError, PerfError
 from perfeval.io.tables import numeric, read_table
 from perfeval.stream import iter_columns
 
@@ -215,9 +217,150 @@ def test_csv_fields_are_split_by_the_delimiter_only(tmp_path, capsys, content, f
 
 
 def test_quoted_hash_is_data_not_a_comment(tmp_path):
-    (tmp_path / "h.csv").write_text('id,label,score\n"#a",1,0.9\n# a comment\nb,0,0.2\n')
-    t = read_table(str(tmp_path / "h.csv"))
-    assert t.data[0].tolist() == ["#a", "b"]
+    (tmp_path / "h.csv").write_text('# a comment\nid,label,score\n"#a",1,0.9\nb,0,0.2\n')
+    with pytest.warns(
+        CommentLinesWarning, match=r"h.csv: 1 line starting with '#' skipped as comment \(line 1\)"
+    ):
+        t = read_table(str(tmp_path / "h.csv"))
+    assert t.data[0].tolist() == ["#a", "b"] and t.skipped.count == 1
+    (tmp_path / "h.csv").write_text('"#a",1,0.9\n# a comment\nb,0,0.2\n')  # no header: a comment
+    with pytest.warns(CommentLinesWarning, match=r"\(line 2\)"):
+        t = read_table(str(tmp_path / "h.csv"))
+    assert t.data[0].tolist() == ["#a", "b"] and t.skipped.first == [2]
+
+
+# -- lines starting with '#': rows after a header, comments before it or without one ------------
+def _cli_both(path, argv, capsys):
+    """The command's (status, stdout, stderr) on ``path`` read whole and streamed."""
+    return [run(["eval", str(path), *argv, *extra], capsys) for extra in ([], ["--stream"])]
+
+
+_NA_TARGET = (
+    r"line 3: the (target )?column 'y' holds '#N/A', (a missing value|not a number \(a missing value)"
+)
+
+
+@pytest.mark.parametrize(
+    "text, pattern",
+    [
+        # Excel's #N/A as a target: a missing target, named by file, line and column (read whole:
+        # "the target column 'y' holds '#N/A', a missing value"; streamed: "the column 'y' holds
+        # '#N/A', not a number (a missing value ...)")
+        ("y,score\n1,0.9\n#N/A,0.4\n0,0.3\n", _NA_TARGET),
+        (
+            "y,score\n1,0.9\n0,#N/A\n0,0.3\n",
+            r"line 3: the (score )?column 'score' holds '#N/A', not a number",
+        ),
+        ("y score\n1 0.9\n#N/A 0.4\n0 0.3\n", _NA_TARGET),
+        # a comment-like line after the header is a row: its field count is checked, with a hint
+        (
+            "y,score\n1,0.9\n# a note\n0,0.3\n",
+            r"line 3: expected 2 fields, found 1 \(after the header, a line starting with '#' is a row",
+        ),
+        ("y;score\n1;0.9\n#N/A;0.4\n0;0.3\n", _NA_TARGET),
+    ],
+)
+def test_a_hash_row_after_the_header_is_a_row(tmp_path, capsys, text, pattern):
+    path = tmp_path / ("t.txt" if "," not in text and ";" not in text else "t.csv")
+    path.write_text(text)
+    for code, out, err in _cli_both(path, ["-m", "roc"], capsys):
+        assert code == 1 and out == "" and re.search(pattern, err) and err.count("\n") == 1, err
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CommentLinesWarning)  # nothing skipped, nothing said
+        if "# a note" in text:
+            with pytest.raises(InputFormatError, match="expected 2 fields, found 1"):
+                read_table(str(path))
+        else:
+            t = read_table(str(path))
+            assert len(t.data[0]) == 3 and t.skipped.count == 0
+            assert "#N/A" in t.data[0].tolist() + t.data[1].tolist()
+
+
+def test_hash_ids_after_the_header_are_ids(tmp_path, capsys):
+    path = tmp_path / "g.csv"
+    path.write_text("id,y,score\n#123,1,0.9\n#123,0,0.4\nx,0,0.8\nx,1,0.3\n#5,1,0.7\n#5,0,0.6\n")
+    for code, out, err in _cli_both(
+        path, ["--group", "id", "-m", "gauc", "--format", "json", "--per-group"], capsys
+    ):
+        assert code == 0, err
+        got = json.loads(out)["measures"]["GAUC"]
+        assert got["per_group"] == {"#123": 1.0, "x": 0.0, "#5": 1.0} and got["value"] == 2 / 3
+        assert "note:" not in err
+    t = read_table(str(path), identity=lambda n, h: [0])
+    assert t.data[0].tolist() == ["#123", "#123", "x", "x", "#5", "#5"] and t.line_of(4) == 6
+    parts = list(iter_columns(str(path), ["id", "y"], chunk_bytes=8, ids=[0]))
+    assert sum((canon(p[0]) for p in parts), []) == t.data[0].tolist()
+
+
+def test_comment_lines_are_skipped_only_before_a_header_or_without_one_and_said(tmp_path, capsys):
+    headerless = tmp_path / "p.txt"  # PERF's files: comments anywhere
+    headerless.write_text("# model A\n1 0.9\n0 0.4\n  # half-way\n1 0.3\n0 0.2\n")
+    preamble = tmp_path / "h.csv"  # comments before the header
+    preamble.write_text("# exported 2024-01-01\n#\ny,score\n1,0.9\n0,0.4\n1,0.3\n0,0.2\n")
+    for path, lines in ((headerless, "lines 1, 4"), (preamble, "lines 1, 2")):
+        said = f"perfeval: note: {path}: 2 lines starting with '#' skipped as comments ({lines})\n"
+        outs = []
+        for code, out, err in _cli_both(path, ["-m", "roc", "--format", "json"], capsys):
+            assert code == 0 and said in err, err
+            outs.append(json.loads(out)["measures"]["ROC"]["value"])
+        assert outs == [0.75, 0.75]
+        with pytest.warns(CommentLinesWarning, match=re.escape(said[len("perfeval: note: ") : -1])):
+            t = read_table(str(path))
+        assert t.skipped.count == 2 and t.data[0].tolist() == [1, 0, 1, 0]
+        for chunk in (7, 1 << 20):
+            with pytest.warns(CommentLinesWarning, match=re.escape(f"({lines})")):
+                parts = list(iter_columns(str(path), ["1", "2"], chunk_bytes=chunk))
+            assert sum((p[0].tolist() for p in parts), []) == [1, 0, 1, 0]
+    # an error stays the one line: the note is not written
+    headerless.write_text("# model A\n1 0.9\n0 x\n")
+    code, out, err = run(["eval", str(headerless), "-m", "roc"], capsys)
+    assert code == 1 and err.count("\n") == 1 and "note:" not in err
+
+
+def test_a_long_preamble_of_comments(tmp_path):
+    """More comment lines before the data than the header's look-ahead once read (64): still read."""
+    path = tmp_path / "c.csv"
+    path.write_text("# c\n" * 100 + "y,score\n1,0.9\n0,0.2\n")
+    with pytest.warns(CommentLinesWarning, match="100 lines"):
+        t = read_table(str(path))
+    assert t.names == ["y", "score"] and t.data[1].tolist() == [0.9, 0.2]
+    whole, chunked = both(tmp_path, path.read_bytes(), name="c2.csv", chunk=64)
+    assert whole == chunked == [[1.0, 0.0], [0.9, 0.2]]
+    path.write_text("# c\n" * 30 + "y;score\n1;0.9\n0;0.2\n")  # the delimiter sniffed past them
+    with pytest.warns(CommentLinesWarning, match="30 lines"):
+        t = read_table(str(path))
+    assert t.names == ["y", "score"] and t.data[1].tolist() == [0.9, 0.2]
+
+
+@pytest.mark.parametrize("na_rep, fragment", [("", "empty value in column"), ("#N/A", "#N/A")])
+@pytest.mark.parametrize("first", ["label", "score", "user"])
+def test_pandas_missing_values_are_errors_never_dropped_rows(tmp_path, capsys, na_rep, fragment, first):
+    """pandas writes NaN as an empty field (default) or as ``na_rep``: an error naming the line and
+    the column whether the NaN is in the first column or not, or, in a string id column, an id."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(4)
+    n = 40
+    df = pd.DataFrame(
+        {
+            "label": rng.integers(0, 2, n).astype(float),
+            "score": rng.random(n),
+            "user": [f"u{k % 5}" for k in range(n)],
+        }
+    )
+    df = df[[first] + [c for c in df.columns if c != first]]
+    df.loc[17, first] = np.nan if first != "user" else (na_rep or np.nan)
+    df.to_csv(tmp_path / "p.csv", index=False, na_rep=na_rep)
+    line = 19  # the header, then rows 0..17
+    argv = ["--target", "label", "--score", "score", "--group", "user", "-m", "gauc", "--format", "json"]
+    for code, _out, err in _cli_both(tmp_path / "p.csv", argv, capsys):
+        if first == "user" and na_rep:  # '#N/A' as a string id is an id like any other
+            assert code == 0, err
+            continue
+        assert code == 1 and err.count("\n") == 1, err
+        assert fragment in err and (f"line {line}" in err or f"data row {line - 1}" in err), err
+    t = read_table(str(tmp_path / "p.csv"), identity=lambda n, h: [n.index("user")]) if na_rep else None
+    if t is not None:  # every row read, the missing one included
+        assert len(t.data[0]) == n and t.skipped.count == 0
 
 
 def test_fast_and_csv_paths_give_the_same_table(tmp_path):
@@ -229,7 +372,9 @@ def test_fast_and_csv_paths_give_the_same_table(tmp_path):
         '"y","p"\n' + "".join(f'"{a}",{b}\n' for a, b in zip(y, s, strict=False))
     )
     a, b = read_table(str(tmp_path / "plain.csv")), read_table(str(tmp_path / "quoted.csv"))
-    assert a.lines is None and b.lines is not None  # the compiled reader, then the CSV parser
+    # parse_table, then parse_delimited (quoted fields; tests/test_csv_fast_path.py checks it against
+    # the csv module's path)
+    assert a.lines is None and b.lines is None
     assert a.data[0].tolist() == b.data[0].tolist() and a.data[1].tolist() == b.data[1].tolist()
 
 

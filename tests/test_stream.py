@@ -60,10 +60,12 @@ def test_merge_accepts_any_concatenation_of_summaries(parts, rnd):
 
 
 def _text(n: int, header: bool, seed: int = 0) -> str:
+    """Rows with blank lines; comment lines among them without a header, before it with one (after a
+    header a line starting with '#' is a row)."""
     rnd = random.Random(seed)
-    lines = ["label score weight"] if header else []
+    lines = ["# a comment", "", "label score weight"] if header else []
     for i in range(n):
-        if i % 97 == 0:
+        if i % 97 == 0 and not header:
             lines.append("# a comment")
         if i % 89 == 0:
             lines.append("")
@@ -81,7 +83,7 @@ def test_chunked_reader_equals_whole_reader(tmp_path, header, chunk):
         np.concatenate(parts)
         for parts in zip(*iter_columns(str(path), cols, chunk_bytes=chunk), strict=False)
     ]
-    want = np.loadtxt(path, skiprows=1 if header else 0, comments="#")
+    want = np.loadtxt(path, skiprows=3 if header else 0, comments="#")  # a comment, a blank, the header
     for k in range(3):
         assert np.array_equal(got[k], want[:, k])
 
@@ -175,10 +177,9 @@ def test_command_stream_equals_in_memory(tmp_path, capsys):
     args = ["--target", "label", "--score", "score", "--group", "weight", "-m", "gauc", "--format", "json"]
     assert main(["eval", str(path), "--stream", "--clustered", *args]) == 1  # not clustered: a data error
     lines = path.read_text().splitlines()
-    body = sorted(
-        (ln for ln in lines[1:] if ln.strip() and not ln.startswith("#")), key=lambda ln: ln.split()[2]
-    )
-    (tmp_path / "sorted.txt").write_text("\n".join([lines[0], *body]) + "\n")
+    head = lines.index("label score weight")
+    body = sorted((ln for ln in lines[head + 1 :] if ln.strip()), key=lambda ln: ln.split()[2])
+    (tmp_path / "sorted.txt").write_text("\n".join([lines[head], *body]) + "\n")
     capsys.readouterr()
     assert main(["eval", str(tmp_path / "sorted.txt"), "--stream", "--clustered", *args]) == 0
     got = json.loads(capsys.readouterr().out)["measures"]["GAUC"]

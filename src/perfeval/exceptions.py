@@ -94,6 +94,19 @@ class PerfWarning(UserWarning):
     """Base class of perfeval's warnings."""
 
 
+class CommentLinesWarning(PerfWarning):
+    """Lines of a text table were read as comments and skipped: lines whose first non-blank
+    character is ``#`` before the header, or anywhere in a table without a header (PERF's files).
+    After a header such a line is a row (``#N/A``, ``#123``), never skipped.  The message counts the
+    lines and names the first ones; the ``perfeval`` command writes it on stderr as a note.
+
+    Examples
+    --------
+    >>> str(CommentLinesWarning("t.txt: 2 lines starting with '#' skipped as comments (lines 1, 4)"))
+    "t.txt: 2 lines starting with '#' skipped as comments (lines 1, 4)"
+    """
+
+
 class UndefinedMeasureWarning(PerfWarning):
     """A measure is undefined for the data, or for some groups (left out of the means and listed in
     the report), e.g. ROC area with one class only.

@@ -144,10 +144,16 @@ def iter_columns(
                 "JSON lines are read whole; streaming reads text, CSV, TSV and Parquet"
             )
         else:
-            chunks = _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, set(ids), delimiter)
+            from perfeval.io.tables import Skipped
+
+            skipped = Skipped()
+            chunks = _text_chunks(
+                fh, columns, fmt, header, chunk_bytes, source, meter, set(ids), delimiter, skipped
+            )
             # a regular file is read one block ahead on another thread; standard input and pipes are
             # read here (a read of a pipe can wait for ever, and Ctrl-C must not wait for it)
             yield from _ahead(chunks) if regular else chunks
+            skipped.warn(source)  # in the caller's thread, once every chunk is read
     finally:
         if meter:  # cleared before an error is written, too
             meter.done()
@@ -234,8 +240,9 @@ def _record_end(data: bytes, quoted: bool) -> int:
     return cut
 
 
-def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, delimiter):
-    from perfeval.io.tables import first_lines, layout
+def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, delimiter, skipped):
+    """The chunks of a text table; the lines skipped as comments are counted in ``skipped``."""
+    from perfeval.io.tables import first_lines, hash_lines, layout
 
     rd = _RecordReader(fh, chunk_bytes, fmt != "text" or delimiter is not None, source)
     lay = None
@@ -249,19 +256,23 @@ def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, deli
                 continue
             lay = layout(body, fmt, header, delimiter, source)
             if lay is None:  # nothing but blank or comment lines so far
+                hash_lines(body, rd.line0, skipped)
                 rd.line0 += body.count(b"\n")
                 continue
             picks = _picks(columns, list(lay.names), lay.header, source)
+            hash_lines(body[: lay.skip], rd.line0, skipped)  # comments before the header
             rd.line0 += lay.skip_lines
             body = body[lay.skip :]
             want_ids = {k for i in ids if i < len(picks) and (k := picks[i]) is not None}
-        if first_lines(body, 1):
-            out, n = _picked(body, lay, picks, ids, want_ids, rd.line0, source)
+        if first_lines(body, 1, lay.comments):
+            out, n = _picked(body, lay, picks, ids, want_ids, rd.line0, source, skipped)
             if meter:
                 meter.advance(len(body), n)
             rows += n
             if n:
                 yield out
+        else:
+            hash_lines(body, rd.line0, skipped)  # blank or comment lines only
         rd.line0 += body.count(b"\n")
     if lay is None:
         raise InputFormatError("holds no data", source=source)
@@ -324,30 +335,40 @@ class _RecordReader:
 
 
 def _picked(
-    body: bytes, lay, picks: list[int | None], ids, want_ids: set[int], line0: int, source: str
+    body: bytes,
+    lay,
+    picks: list[int | None],
+    ids,
+    want_ids: set[int],
+    line0: int,
+    source: str,
+    skipped=None,
 ) -> tuple[list, int]:
-    """The picked columns of a block (identity columns as read, the others as numbers) and its rows."""
-    from perfeval.io.tables import parse_body
+    """The picked columns of a block (identity columns as read, the others as numbers) and its rows
+    (the lines skipped as comments added to ``skipped``).
+    """
+    from perfeval.io.tables import Table, parse_body
 
-    cols, lines = parse_body(body, lay, len(lay.names), want_ids, source, line0)
+    cols, lines = parse_body(body, lay, len(lay.names), want_ids, source, line0, skipped=skipped)
     out: list = []
+    where = Table([], {}, source, lay.header, lines, body if lines is None else None, line0, [], lay.comments)
     for i, k in enumerate(picks):
         if k is None:
             out.append(None)
         elif i in ids:
             out.append(cols[k])
         else:
-            out.append(_numbers(cols[k], lay.names[k], body, lines, line0, source))
+            out.append(_numbers(cols[k], lay.names[k], where))
     return out, (len(cols[0]) if cols else 0)
 
 
-def _numbers(col: np.ndarray, name: str, body: bytes, lines, line0: int, source: str) -> np.ndarray:
-    """A picked column that must be numbers: float64, or an error naming the line of the first that is not."""
-    from perfeval.io.tables import Table, numeric
+def _numbers(col: np.ndarray, name: str, where) -> np.ndarray:
+    """A picked column that must be numbers: float64, or an error naming the line of the first that is
+    not (``where``: a :class:`perfeval.io.tables.Table` of the block, for its lines).
+    """
+    from perfeval.io.tables import numeric
 
-    return numeric(
-        Table([], {}, source, False, lines, body if lines is None else None, line0, []), name, col, ""
-    )
+    return numeric(where, name, col, "")
 
 
 def _picks(columns, names: list[str], header: bool, source: str) -> list[int | None]:

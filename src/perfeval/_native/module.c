@@ -8,6 +8,8 @@ static PyMethodDef methods[] = {
     {"parse_fd", nv_parse_fd, METH_VARARGS, "Read a file descriptor to its end and parse it like parse()."},
     {"parse_table", nv_parse_table, METH_VARARGS, "Read a numeric table, one record a line, into float64 columns."},
     {"fast_csv_ok", nv_fast_csv_ok, METH_VARARGS, "Whether parse_table reads a CSV/TSV body as a CSV parser would."},
+    {"parse_delimited", nv_parse_delimited, METH_VARARGS,
+     "Read a CSV/TSV body without quotes into number, identity and text columns, as the CSV parser's path."},
     {"binarise", nv_binarise, METH_VARARGS, "Binarise the targets in place around their mean."},
     {"sort", nv_sort, METH_VARARGS, "Sort (targets, predictions) in place exactly as PERF's quicksort does."},
     {"numba_argsort", nv_numba_argsort, METH_VARARGS, "numba's quicksort argsort of each segment of float64 keys (ranx's order)."},

@@ -117,6 +117,7 @@ PyObject *nv_parse(PyObject *self, PyObject *args);
 PyObject *nv_parse_fd(PyObject *self, PyObject *args);
 PyObject *nv_parse_table(PyObject *self, PyObject *args);
 PyObject *nv_fast_csv_ok(PyObject *self, PyObject *args);
+PyObject *nv_parse_delimited(PyObject *self, PyObject *args);
 
 /* ---- sort.c ---------------------------------------------------------------------------------- */
 PyObject *nv_sort(PyObject *self, PyObject *args);

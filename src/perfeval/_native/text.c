@@ -174,6 +174,7 @@ typedef struct {
     const char *s;
     Py_ssize_t len, pos, line, field;
     int at_line_start;
+    int comments; /* whether a line whose first non-blank character is '#' is skipped (the default) */
 } scanner;
 
 static void scan_init(scanner *sc, const char *s, Py_ssize_t len)
@@ -184,6 +185,7 @@ static void scan_init(scanner *sc, const char *s, Py_ssize_t len)
     sc->line = 1;
     sc->field = 0;
     sc->at_line_start = 1;
+    sc->comments = 1;
 }
 
 /* the next token as [*start, *start + *tlen); 0 at the end of the data */
@@ -197,7 +199,7 @@ static inline int scan_next(scanner *sc, Py_ssize_t *start, Py_ssize_t *tlen)
             while (q < len && (s[q] == ' ' || s[q] == '\t' || s[q] == '\r' || s[q] == '\v' || s[q] == '\f'))
                 q++;
             sc->at_line_start = 0;
-            if (q < len && s[q] == '#') {
+            if (sc->comments && q < len && s[q] == '#') {
                 while (q < len && s[q] != '\n')
                     q++;
                 pos = q;
@@ -668,28 +670,58 @@ static int plain_int64(const char *s, Py_ssize_t len, int64_t *out)
     return 1;
 }
 
-/* parse_table(data, ncol[, idmask]) -> ("ok", [column], nrows)
- *                                    | ("error", reason, line, field, token)
- * One record a line, exactly ncol fields each (blank lines and '#' lines skipped).  A column is a
- * float64 bytearray, read by the modern grammar (modern_number_ok); a column whose byte in idmask
- * is non-zero is an identity (a group id): ("int", int64 bytearray) when every token is a plain
- * integer that fits, else ("text", [str tokens as written]).  Reason "number", "nan" or "fields"
- * (then token is the count found). */
-/* One part of a table's body (whole lines) read by parse_table's rules: its columns (a float64
- * array, or for an identity column each token's offset << 20 | length, offsets counted from the
- * whole body), its records, and the first error with its line within the part. */
+/* One part of a table's body (whole lines) read by parse_table's or parse_delimited's rules: its
+ * columns (a float64 array, or for an identity or text column each token's offset << 20 | length,
+ * offsets counted from the whole body), its records, and the first error with its line within the
+ * part (parse_table) or the reason to give up (parse_delimited). */
 typedef struct {
     const char *s; /* the whole body */
     Py_ssize_t off, len; /* the part: s[off .. off + len) */
     int ncol;
-    const char *idmask;
+    const char *idmask; /* per column: 0 a number, 1 an identity, 2 text (parse_delimited) */
     double **cols;
     int64_t **ioff;
     size_t cap, nrec;
-    int reason; /* 0, 1 number, 2 nan, 4 fields, -1 out of memory */
+    int reason; /* 0, 1 number, 2 nan, 4 fields, -1 out of memory; parse_delimited: 5 other, 6 text */
+    int comments; /* '#' lines skipped (else they are records) */
+    int delim;    /* parse_delimited: the delimiter */
+    int textcol;  /* parse_delimited, reason 6: the number column that holds a token that is not one */
+    Py_ssize_t limit; /* parse_delimited: the csv module's field size limit (0: none) */
     Py_ssize_t err_line, err_field, errlen, lines;
     char errtok[64];
 } tjob;
+
+/* the columns' first arrays (-1 when out of memory) */
+static int tjob_alloc(tjob *j)
+{
+    for (int c = 0; c < j->ncol; c++) {
+        if (j->idmask && j->idmask[c]) {
+            if (!(j->ioff[c] = malloc(j->cap * sizeof(int64_t))))
+                return -1;
+        } else if (!(j->cols[c] = malloc(j->cap * sizeof(double))))
+            return -1;
+    }
+    return 0;
+}
+
+/* room for one more record (-1 when out of memory) */
+static inline int tjob_room(tjob *j)
+{
+    if (j->nrec < j->cap)
+        return 0;
+    j->cap *= 2;
+    for (int c = 0; c < j->ncol; c++) {
+        void *nb = j->ioff[c] ? realloc(j->ioff[c], j->cap * sizeof(int64_t))
+                              : realloc(j->cols[c], j->cap * sizeof(double));
+        if (!nb)
+            return -1;
+        if (j->ioff[c])
+            j->ioff[c] = nb;
+        else
+            j->cols[c] = nb;
+    }
+    return 0;
+}
 
 static void *table_scan(void *arg)
 {
@@ -697,15 +729,11 @@ static void *table_scan(void *arg)
     const char *s = j->s;
     int ncol = j->ncol, col = 0;
     Py_ssize_t start = 0, tl = 0, line_of_rec = 0;
-    for (int c = 0; c < ncol; c++) {
-        if (j->idmask && j->idmask[c]) {
-            if (!(j->ioff[c] = malloc(j->cap * sizeof(int64_t))))
-                return j->reason = -1, NULL;
-        } else if (!(j->cols[c] = malloc(j->cap * sizeof(double))))
-            return j->reason = -1, NULL;
-    }
+    if (tjob_alloc(j) < 0)
+        return j->reason = -1, NULL;
     scanner sc;
     scan_init(&sc, s + j->off, j->len);
+    sc.comments = j->comments;
     int more;
     while ((more = scan_next(&sc, &start, &tl)) || col) {
         start += j->off;
@@ -720,19 +748,8 @@ static void *table_scan(void *arg)
             break;
         if (col == 0) {
             line_of_rec = sc.line;
-            if (j->nrec == j->cap) {
-                j->cap *= 2;
-                for (int c = 0; c < ncol; c++) {
-                    void *nb = j->ioff[c] ? realloc(j->ioff[c], j->cap * sizeof(int64_t))
-                                          : realloc(j->cols[c], j->cap * sizeof(double));
-                    if (!nb)
-                        return j->reason = -1, NULL;
-                    if (j->ioff[c])
-                        j->ioff[c] = nb;
-                    else
-                        j->cols[c] = nb;
-                }
-            }
+            if (tjob_room(j) < 0)
+                return j->reason = -1, NULL;
         }
         int r = 0;
         if (j->ioff[col])
@@ -784,9 +801,179 @@ static void tjob_free(tjob *j)
     free(j->ioff);
 }
 
-/* parse_table(data, ncol[, idmask]) -> ("ok", [column], nrows)
- *                                    | ("error", reason, line, field, token)
- * One record a line, exactly ncol fields each (blank lines and '#' lines skipped).  A column is a
+/* Two jobs over the body: the first part [0, cut) and the second [cut, len), cut at a line end past
+ * the middle of a body of more than 4 MB (else the second is empty).  0, or -1 (no memory). */
+static int tjob_pair(tjob j[2], const char *s, Py_ssize_t len, int ncol, const char *idmask)
+{
+    Py_ssize_t cut = len;
+    if (len > (1 << 22)) {
+        cut = len / 2;
+        while (cut < len && s[cut - 1] != '\n')
+            cut++;
+    }
+    memset(j, 0, 2 * sizeof(tjob));
+    for (int k = 0; k < 2; k++) {
+        j[k].s = s;
+        j[k].ncol = ncol;
+        j[k].idmask = idmask;
+        j[k].cap = 4096;
+        j[k].cols = calloc((size_t)ncol, sizeof(double *));
+        j[k].ioff = calloc((size_t)ncol, sizeof(int64_t *));
+        if (!j[k].cols || !j[k].ioff)
+            return -1;
+    }
+    j[0].len = cut;
+    j[1].off = cut;
+    j[1].len = len - cut;
+    return 0;
+}
+
+/* run both jobs, the second on another thread when it has a part to read (the GIL released) */
+static void tjob_run(tjob j[2], void *(*scan)(void *))
+{
+    int two = j[1].len > 0;
+    PyThreadState *ts = PyEval_SaveThread();
+    pthread_t th;
+    int threaded = two && pthread_create(&th, NULL, scan, &j[1]) == 0;
+    scan(&j[0]);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (two)
+        scan(&j[1]);
+    PyEval_RestoreThread(ts);
+}
+
+/* the offset << 20 | length of record k of column c (of both parts) */
+static inline int64_t tjob_token(const tjob j[2], int c, size_t k)
+{
+    return k < j[0].nrec ? j[0].ioff[c][k] : j[1].ioff[c][k - j[0].nrec];
+}
+
+/* A text column as numpy's fixed-width unicode array would hold it: ("ucs4", bytearray of nrec * width
+ * UCS4 code units, width), each token decoded as UTF-8 with errors="replace" (a token of ASCII bytes
+ * widened as it is, without a Python string), shorter ones padded with zeros.  width >= 1. */
+static PyObject *ucs4_column(const tjob j[2], const char *s, int c, size_t nrec)
+{
+    PyObject **dec = calloc(nrec ? nrec : 1, sizeof(PyObject *));
+    if (!dec)
+        return PyErr_NoMemory();
+    PyObject *res = NULL, *buf = NULL;
+    Py_ssize_t width = 1;
+    for (size_t k = 0; k < nrec; k++) {
+        int64_t o = tjob_token(j, c, k);
+        const unsigned char *t = (const unsigned char *)s + (o >> 20);
+        Py_ssize_t n = (Py_ssize_t)(o & 0xFFFFF), i = 0;
+        while (i < n && t[i] < 0x80)
+            i++;
+        if (i < n) {
+            if (!(dec[k] = PyUnicode_DecodeUTF8((const char *)t, n, "replace")))
+                goto done;
+            n = PyUnicode_GET_LENGTH(dec[k]);
+        }
+        if (n > width)
+            width = n;
+    }
+    if ((size_t)width > (size_t)PY_SSIZE_T_MAX / 4 / (nrec ? nrec : 1)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    buf = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(nrec * (size_t)width * 4));
+    if (!buf)
+        goto done;
+    Py_UCS4 *out = (Py_UCS4 *)PyByteArray_AS_STRING(buf);
+    memset(out, 0, nrec * (size_t)width * 4);
+    for (size_t k = 0; k < nrec; k++) {
+        Py_UCS4 *row = out + k * (size_t)width;
+        if (dec[k]) {
+            Py_ssize_t n = PyUnicode_GET_LENGTH(dec[k]);
+            int kind = PyUnicode_KIND(dec[k]);
+            const void *data = PyUnicode_DATA(dec[k]);
+            for (Py_ssize_t i = 0; i < n; i++)
+                row[i] = PyUnicode_READ(kind, data, i);
+        } else {
+            int64_t o = tjob_token(j, c, k);
+            const unsigned char *t = (const unsigned char *)s + (o >> 20);
+            Py_ssize_t n = (Py_ssize_t)(o & 0xFFFFF);
+            for (Py_ssize_t i = 0; i < n; i++)
+                row[i] = t[i];
+        }
+    }
+    res = Py_BuildValue("(sOn)", "ucs4", buf, width);
+done:
+    Py_XDECREF(buf);
+    for (size_t k = 0; k < nrec; k++)
+        Py_XDECREF(dec[k]);
+    free(dec);
+    return res;
+}
+
+/* The columns of both parts: [float64 bytearray | ("int", int64 bytearray) | text], text being
+ * ("text", [str]) or, with ucs4, ucs4_column's; an identity column is "int" when every token is a
+ * plain integer, a text column (idmask 2) always text. */
+static PyObject *tjob_columns(const tjob j[2], const char *s, int ncol, int ucs4)
+{
+    size_t nrec = j[0].nrec + j[1].nrec;
+    PyObject *lst = PyList_New(ncol);
+    for (int c = 0; lst && c < ncol; c++) {
+        PyObject *b = NULL;
+        if (!j[0].ioff[c]) {
+            b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(nrec * sizeof(double)));
+            if (b) {
+                char *dst = PyByteArray_AS_STRING(b);
+                memcpy(dst, j[0].cols[c], j[0].nrec * sizeof(double));
+                if (j[1].nrec)
+                    memcpy(dst + j[0].nrec * sizeof(double), j[1].cols[c], j[1].nrec * sizeof(double));
+            }
+        } else {
+            int plain = j[0].idmask[c] == 1;
+            if (!plain && !nrec) { /* no record: numbers, as the CSV parser's path reads an empty column */
+                b = PyByteArray_FromStringAndSize(NULL, 0);
+                goto set;
+            }
+            int64_t *vals = (int64_t *)malloc((nrec ? nrec : 1) * sizeof(int64_t));
+            if (!vals) {
+                Py_CLEAR(lst);
+                PyErr_NoMemory();
+                break;
+            }
+            for (size_t k = 0; k < nrec && plain; k++) {
+                int64_t o = tjob_token(j, c, k);
+                plain = plain_int64(s + (o >> 20), (Py_ssize_t)(o & 0xFFFFF), vals + k);
+            }
+            if (plain) {
+                PyObject *buf = PyByteArray_FromStringAndSize((const char *)vals, (Py_ssize_t)(nrec * 8));
+                b = buf ? Py_BuildValue("(sN)", "int", buf) : NULL;
+            } else if (ucs4) {
+                b = ucs4_column(j, s, c, nrec);
+            } else {
+                PyObject *toks = PyList_New((Py_ssize_t)nrec);
+                for (size_t k = 0; toks && k < nrec; k++) {
+                    int64_t o = tjob_token(j, c, k);
+                    PyObject *t = PyUnicode_DecodeUTF8(s + (o >> 20), (Py_ssize_t)(o & 0xFFFFF), "replace");
+                    if (!t) {
+                        Py_CLEAR(toks);
+                        break;
+                    }
+                    PyList_SET_ITEM(toks, (Py_ssize_t)k, t);
+                }
+                b = toks ? Py_BuildValue("(sN)", "text", toks) : NULL;
+            }
+            free(vals);
+        }
+    set:
+        if (!b) {
+            Py_CLEAR(lst);
+            break;
+        }
+        PyList_SET_ITEM(lst, c, b);
+    }
+    return lst ? Py_BuildValue("(sNn)", "ok", lst, (Py_ssize_t)nrec) : NULL;
+}
+
+/* parse_table(data, ncol[, idmask[, comments]]) -> ("ok", [column], nrows)
+ *                                                | ("error", reason, line, field, token)
+ * One record a line, exactly ncol fields each (blank lines skipped, and '#' lines unless comments is
+ * 0: after a header they are records).  A column is a
  * float64 bytearray, read by the modern grammar (modern_number_ok); a column whose byte in idmask
  * is non-zero is an identity (a group id): ("int", int64 bytearray) when every token is a plain
  * integer that fits, else ("text", [str tokens as written]).  Reason "number", "nan" or "fields"
@@ -798,7 +985,8 @@ PyObject *nv_parse_table(PyObject *Py_UNUSED(self), PyObject *args)
     int ncol;
     const char *idmask = NULL;
     Py_ssize_t idlen = 0;
-    if (!PyArg_ParseTuple(args, "y*i|y#", &data, &ncol, &idmask, &idlen))
+    int comments = 1;
+    if (!PyArg_ParseTuple(args, "y*i|z#p", &data, &ncol, &idmask, &idlen, &comments))
         return NULL;
     if (ncol < 1 || ncol > 65536 || (idmask && idlen != ncol)) {
         PyBuffer_Release(&data);
@@ -806,100 +994,207 @@ PyObject *nv_parse_table(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     }
     const char *s = data.buf;
-    Py_ssize_t len = data.len, cut = len;
-    if (len > (1 << 22)) {
-        cut = len / 2;
-        while (cut < len && s[cut - 1] != '\n')
-            cut++;
-    }
-    int two = cut < len;
     tjob j[2];
-    memset(j, 0, sizeof j);
-    for (int k = 0; k < 2; k++) {
-        j[k].s = s;
-        j[k].ncol = ncol;
-        j[k].idmask = idmask;
-        j[k].cap = 4096;
-        j[k].cols = calloc((size_t)ncol, sizeof(double *));
-        j[k].ioff = calloc((size_t)ncol, sizeof(int64_t *));
-        if (!j[k].cols || !j[k].ioff) {
-            tjob_free(&j[0]);
-            tjob_free(&j[1]);
-            PyBuffer_Release(&data);
-            return PyErr_NoMemory();
-        }
+    if (tjob_pair(j, s, data.len, ncol, idmask) < 0) {
+        tjob_free(&j[0]);
+        tjob_free(&j[1]);
+        PyBuffer_Release(&data);
+        return PyErr_NoMemory();
     }
-    j[0].len = cut;
-    j[1].off = cut;
-    j[1].len = len - cut;
-    PyThreadState *ts = PyEval_SaveThread();
-    pthread_t th;
-    int threaded = two && pthread_create(&th, NULL, table_scan, &j[1]) == 0;
-    table_scan(&j[0]);
-    if (threaded)
-        pthread_join(th, NULL);
-    else if (two)
-        table_scan(&j[1]);
-    PyEval_RestoreThread(ts);
+    j[0].comments = j[1].comments = comments;
+    tjob_run(j, table_scan);
     PyObject *res = NULL;
-    tjob *bad = j[0].reason ? &j[0] : (two && j[1].reason ? &j[1] : NULL);
-    size_t nrec = j[0].nrec + j[1].nrec;
+    tjob *bad = j[0].reason ? &j[0] : (j[1].reason ? &j[1] : NULL);
     if (bad && bad->reason == -1) {
         res = PyErr_NoMemory();
     } else if (bad) {
         const char *why = bad->reason == 2 ? "nan" : bad->reason == 4 ? "fields" : "number";
         Py_ssize_t line = bad->err_line + (bad == &j[1] ? j[0].lines : 0);
         res = Py_BuildValue("(ssnny#)", "error", why, line, bad->err_field, bad->errtok, bad->errlen);
-    } else {
-        PyObject *lst = PyList_New(ncol);
-        for (int c = 0; lst && c < ncol; c++) {
-            PyObject *b = NULL;
-            if (!j[0].ioff[c]) {
-                b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(nrec * sizeof(double)));
-                if (b) {
-                    char *dst = PyByteArray_AS_STRING(b);
-                    memcpy(dst, j[0].cols[c], j[0].nrec * sizeof(double));
-                    if (j[1].nrec)
-                        memcpy(dst + j[0].nrec * sizeof(double), j[1].cols[c], j[1].nrec * sizeof(double));
-                }
-            } else {
-                int plain = 1;
-                int64_t *vals = (int64_t *)malloc((nrec ? nrec : 1) * sizeof(int64_t));
-                if (!vals) {
-                    Py_CLEAR(lst);
-                    PyErr_NoMemory();
-                    break;
-                }
-                for (size_t k = 0; k < nrec && plain; k++) {
-                    int64_t o = k < j[0].nrec ? j[0].ioff[c][k] : j[1].ioff[c][k - j[0].nrec];
-                    plain = plain_int64(s + (o >> 20), (Py_ssize_t)(o & 0xFFFFF), vals + k);
-                }
-                if (plain) {
-                    PyObject *buf = PyByteArray_FromStringAndSize((const char *)vals, (Py_ssize_t)(nrec * 8));
-                    b = buf ? Py_BuildValue("(sN)", "int", buf) : NULL;
-                } else {
-                    PyObject *toks = PyList_New((Py_ssize_t)nrec);
-                    for (size_t k = 0; toks && k < nrec; k++) {
-                        int64_t o = k < j[0].nrec ? j[0].ioff[c][k] : j[1].ioff[c][k - j[0].nrec];
-                        PyObject *t = PyUnicode_DecodeUTF8(s + (o >> 20), (Py_ssize_t)(o & 0xFFFFF), "replace");
-                        if (!t) {
-                            Py_CLEAR(toks);
-                            break;
-                        }
-                        PyList_SET_ITEM(toks, (Py_ssize_t)k, t);
-                    }
-                    b = toks ? Py_BuildValue("(sN)", "text", toks) : NULL;
-                }
-                free(vals);
-            }
-            if (!b) {
-                Py_CLEAR(lst);
-                break;
-            }
-            PyList_SET_ITEM(lst, c, b);
-        }
-        res = lst ? Py_BuildValue("(sNn)", "ok", lst, (Py_ssize_t)nrec) : NULL;
+    } else
+        res = tjob_columns(j, s, ncol, 0);
+    tjob_free(&j[0]);
+    tjob_free(&j[1]);
+    PyBuffer_Release(&data);
+    return res;
+}
+
+/* Whether a field's first (at_end 0) or last (at_end 1) character, as UTF-8, is white space that
+ * Python's str.strip() removes: an ASCII control character (tab, line ends, vertical tab, form feed,
+ * the separators 0x1c-0x1f; the caller has stripped spaces and tabs) or one of U+0085, U+00A0,
+ * U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.  Any control character is counted
+ * (the caller only gives up on it). */
+static int edge_space(const unsigned char *t, Py_ssize_t n, int at_end)
+{
+    unsigned char b = at_end ? t[n - 1] : t[0];
+    if (b < 0x20 || b == 0x7f)
+        return 1;
+    if (b < 0x80)
+        return 0;
+    const unsigned char *q; /* the 2 or 3 bytes of a candidate character */
+    if (at_end ? n >= 2 && t[n - 2] == 0xC2 : n >= 2 && t[0] == 0xC2) {
+        q = at_end ? t + n - 2 : t;
+        return q[1] == 0x85 || q[1] == 0xA0;
     }
+    if (n < 3)
+        return 0;
+    q = at_end ? t + n - 3 : t;
+    if (q[0] == 0xE1)
+        return q[1] == 0x9A && q[2] == 0x80;
+    if (q[0] == 0xE2)
+        return (q[1] == 0x80 && ((q[2] >= 0x80 && q[2] <= 0x8A) || q[2] == 0xA8 || q[2] == 0xA9 || q[2] == 0xAF)) ||
+               (q[1] == 0x81 && q[2] == 0x9F);
+    if (q[0] == 0xE3)
+        return q[1] == 0x80 && q[2] == 0x80;
+    return 0;
+}
+
+/* One part of a delimited body by the rules of parse_delimited. */
+static void *delim_scan(void *arg)
+{
+    tjob *j = arg;
+    const unsigned char *s = (const unsigned char *)j->s;
+    const unsigned char delim = (unsigned char)j->delim;
+    int ncol = j->ncol;
+    if (tjob_alloc(j) < 0)
+        return j->reason = -1, NULL;
+    /* per byte: 1 ends a field (the delimiter, a line end), 2 a quote (the CSV parser's) */
+    unsigned char stop[256] = {0};
+    stop[delim] = 1;
+    stop['\n'] = 1;
+    stop['"'] = 2;
+    Py_ssize_t pos = j->off, end = j->off + j->len;
+    while (pos < end) {
+        /* a blank line (spaces and tabs only) holds no record */
+        Py_ssize_t q = pos;
+        while (q < end && (s[q] == ' ' || s[q] == '\t'))
+            q++;
+        if (q == end || s[q] == '\n') {
+            pos = q + 1;
+            continue;
+        }
+        if (tjob_room(j) < 0)
+            return j->reason = -1, NULL;
+        int col = 0;
+        for (;;) {
+            Py_ssize_t a = pos, b = pos, fa, fb;
+            if (a < end && s[a] == '"') { /* quoted (the quote first, as the csv module sees one) */
+                Py_ssize_t c = a + 1;
+                while (c < end && s[c] != '"' && s[c] != '\n')
+                    c++;
+                if (c >= end || s[c] != '"')
+                    return j->reason = 5, NULL; /* a record of several lines, or no closing quote */
+                b = c + 1;
+                if (b < end && s[b] != delim && s[b] != '\n')
+                    return j->reason = 5, NULL; /* an escaped quote (""), or text after the quote */
+                fa = a + 1;
+                fb = c;
+            } else {
+                while (b < end && !stop[s[b]])
+                    b++;
+                if (b < end && stop[s[b]] == 2)
+                    return j->reason = 5, NULL; /* a quote inside a field: the csv module's to read */
+                fa = a;
+                fb = b;
+            }
+            if (col == ncol || (j->limit && b - a >= j->limit))
+                return j->reason = 5, NULL; /* a field too many, or one the csv module may refuse */
+            /* the field without the spaces and tabs around it */
+            while (fa < fb && (s[fa] == ' ' || s[fa] == '\t'))
+                fa++;
+            while (fb > fa && (s[fb - 1] == ' ' || s[fb - 1] == '\t'))
+                fb--;
+            Py_ssize_t n = fb - fa;
+            if (n == 0 || n >= 0xFFFFF || edge_space(s + fa, n, 0) || edge_space(s + fa, n, 1))
+                return j->reason = 5, NULL; /* empty, huge, or other white space at an edge */
+            if (j->ioff[col])
+                j->ioff[col][j->nrec] = ((int64_t)fa << 20) | (int64_t)n;
+            else {
+                double *v = j->cols[col] + j->nrec;
+                const char *t = (const char *)s + fa;
+                if (!fast_decimal(t, n, v)) {
+                    if (!modern_number_ok(t, n)) {
+                        j->textcol = col;
+                        return j->reason = 6, NULL;
+                    }
+                    char small[128];
+                    char *tmp = n < (Py_ssize_t)sizeof small ? small : malloc((size_t)n + 1);
+                    if (!tmp)
+                        return j->reason = -1, NULL;
+                    memcpy(tmp, t, (size_t)n);
+                    tmp[n] = 0;
+                    *v = strtod(tmp, NULL); /* NaN too: a number of the grammar, as float() reads it */
+                    if (tmp != small)
+                        free(tmp);
+                }
+            }
+            col++;
+            pos = b + 1;
+            if (b >= end || s[b] == '\n')
+                break;
+        }
+        if (col != ncol)
+            return j->reason = 5, NULL; /* a field too few */
+        j->nrec++;
+    }
+    return NULL;
+}
+
+/* parse_delimited(data, delim, kinds[, limit]) -> ("ok", [column], nrows) | ("text", column) | ("other",)
+ * A CSV/TSV body as the CSV parser's path of perfeval.io.tables reads it: a record a line (a line
+ * of spaces and tabs only is blank), its fields the delimiter's pieces without the spaces and tabs
+ * around them, a field that starts with a quote read to its closing quote (which the delimiter or
+ * the line's end follows); no comment lines (the caller sends no '#' line that would be one).
+ * limit: the csv module's field size limit when it reads the body (a field of limit bytes or more
+ * is left to it).
+ * kinds, a byte a column: 0 a number column (a float64 bytearray; NaN allowed), 1 an identity
+ * (("int", int64 bytearray) when every token is a plain integer, else text), 2 text; text is
+ * ("ucs4", bytearray, width), numpy's unicode array of the tokens.  ("text", c): number column c
+ * holds a token that is not a number (call again with kinds[c] = 2).  ("other",): what the CSV
+ * parser must read (it also finds the error): an escaped quote (""), a quote inside a field, a
+ * quoted line end, an empty field, a record of another field count, other white space at a
+ * field's edge (Python's strip would remove it), a field of 1 MB.
+ * A body of more than 4 MB is read in two halves on two threads. */
+PyObject *nv_parse_delimited(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer data;
+    int delim;
+    const char *kinds = NULL;
+    Py_ssize_t ncol = 0, limit = 0;
+    if (!PyArg_ParseTuple(args, "y*Cy#|n", &data, &delim, &kinds, &ncol, &limit))
+        return NULL;
+    if (ncol < 1 || ncol > 65536 || delim < 1 || delim > 127 || delim == '\n' || delim == '"') {
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_ValueError, "between 1 and 65536 columns, and an ASCII delimiter");
+        return NULL;
+    }
+    for (Py_ssize_t c = 0; c < ncol; c++)
+        if (kinds[c] < 0 || kinds[c] > 2) {
+            PyBuffer_Release(&data);
+            PyErr_SetString(PyExc_ValueError, "kinds: a byte 0, 1 or 2 a column");
+            return NULL;
+        }
+    const char *s = data.buf;
+    tjob j[2];
+    if (tjob_pair(j, s, data.len, (int)ncol, kinds) < 0) {
+        tjob_free(&j[0]);
+        tjob_free(&j[1]);
+        PyBuffer_Release(&data);
+        return PyErr_NoMemory();
+    }
+    j[0].delim = j[1].delim = delim;
+    j[0].limit = j[1].limit = limit > 0 ? limit : 0;
+    tjob_run(j, delim_scan);
+    PyObject *res;
+    int r0 = j[0].reason, r1 = j[1].reason;
+    if (r0 == -1 || r1 == -1)
+        res = PyErr_NoMemory();
+    else if (r0 == 5 || r1 == 5)
+        res = Py_BuildValue("(s)", "other");
+    else if (r0 == 6 || r1 == 6)
+        res = Py_BuildValue("(si)", "text", r0 == 6 ? j[0].textcol : j[1].textcol);
+    else
+        res = tjob_columns(j, s, (int)ncol, 1);
     tjob_free(&j[0]);
     tjob_free(&j[1]);
     PyBuffer_Release(&data);

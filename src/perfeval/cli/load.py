@@ -66,18 +66,13 @@ def read(args: Any, file: str) -> Any:
     )
 
 
-#: how tools write a missing value: R's NA, pandas' NaN and <NA>, SQL's NULL, Python's None, Excel's
-#: #N/A (compared as written: one vectorised test, 15 ms a million text rows, where lowering the
-#: case would cost ten times that on the command's path)
-MISSING = (
-    "NA", "na", "Na", "NaN", "nan", "NAN", "NULL", "null", "Null", "None", "none", "NONE", "N/A", "n/a",
-    "#N/A", "<NA>",
-)  # fmt: skip
-
-
 def missing_rows(col: Any) -> Any:
-    """The rows of a target column that hold a missing value (NaN, or one of MISSING as text)."""
+    """The rows of a target column that hold a missing value (NaN, or, as text, one of
+    :data:`perfeval.io.grammar.MISSING`: ``NA``, ``NULL``, Excel's ``#N/A``, ...).
+    """
     import numpy as np
+
+    from perfeval.io.grammar import MISSING
 
     arr = np.asarray(col)
     if arr.dtype.kind == "f":

@@ -72,7 +72,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _one_line_warning(
     message: Any, category: Any, filename: Any, lineno: Any, file: Any = None, line: Any = None
 ):
-    """A warning that reaches the command (a library's too) is one line on stderr."""
+    """A warning that reaches the command (a library's too) is one line on stderr; lines of the input
+    skipped as comments are a note, written when the command succeeds (an error stays one line).
+    """
+    from perfeval.exceptions import CommentLinesWarning
+
+    if isinstance(category, type) and issubclass(category, CommentLinesWarning):
+        from perfeval.cli.load import note
+
+        note(f"perfeval: note: {one_line(message)}\n")
+        return
     sys.stderr.write(f"perfeval: warning: {one_line(message)}\n")
 
 
@@ -81,7 +90,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
 
     from perfeval.cli import load
     from perfeval.cli.parser import build
-    from perfeval.exceptions import PerfError
+    from perfeval.exceptions import CommentLinesWarning, PerfError
 
     parser = build()
     try:
@@ -106,6 +115,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
         return _error(one_line(e), 2)[0]
     with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning
+        # lines skipped as comments are always said, whatever the warning filters of the process
+        warnings.simplefilter("always", CommentLinesWarning)
         if to_file:
             status, failed = _run_to_file(args)
         else:

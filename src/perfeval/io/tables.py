@@ -9,8 +9,11 @@ whichever reads it:
   byte-order mark is dropped; ``\r\n`` and a lone ``\r`` end a line as ``\n`` does;
 - records: in text, fields are separated by blanks (and commas, as PERF reads them); in CSV/TSV by
   the delimiter only (``,``, ``;`` or tab: sniffed, or ``--delimiter``), with quoted fields as a
-  CSV parser reads them (the standard library's); a blank line or a line starting with ``#``
-  (unquoted) is skipped; an empty field is an error;
+  CSV parser reads them (the standard library's); an empty field is an error;
+- comments: a blank line is skipped; a line whose first non-blank character is ``#`` (unquoted) is
+  a comment before the header, and anywhere in a table without one (PERF's files), but a row after
+  a header (``#N/A``, ``#123``).  Every comment line skipped is counted (:class:`Skipped`) and said
+  (:class:`~perfeval.exceptions.CommentLinesWarning`): no row is dropped without a word;
 - values: :mod:`perfeval.io.grammar` (what a number is; identity columns as int64 or text).
 
 Plain numeric text goes through the compiled reader (``_x87.parse_table``), about 40 times the
@@ -26,12 +29,18 @@ import json
 import os
 import re
 import sys
+import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from perfeval.exceptions import InputFormatError, InvalidParameterError, MissingDependencyError
+from perfeval.exceptions import (
+    CommentLinesWarning,
+    InputFormatError,
+    InvalidParameterError,
+    MissingDependencyError,
+)
 from perfeval.io import grammar
 
 FORMATS = ("auto", "text", "csv", "tsv", "jsonl", "parquet")
@@ -43,6 +52,53 @@ _TEXT_SEP = re.compile(r"[ \t\v\f,]+")
 
 #: the positions of the identity columns, once the header (or its absence) is known
 Identity = Callable[[list, bool], Iterable[int]]
+
+#: how many of the comment lines skipped a message names
+SHOWN_COMMENTS = 5
+
+
+@dataclass
+class Skipped:
+    """The lines of a table skipped as comments: how many, and the first few (file line numbers)."""
+
+    count: int = 0
+    first: list[int] = field(default_factory=list)
+
+    def add(self, line: int) -> None:
+        self.count += 1
+        if len(self.first) < SHOWN_COMMENTS:
+            self.first.append(line)
+
+    def merge(self, other: Skipped) -> None:
+        self.count += other.count
+        self.first.extend(other.first[: SHOWN_COMMENTS - len(self.first)])
+
+    def message(self, source: str) -> str:
+        """One line for the user: how many lines were skipped, and which."""
+        from perfeval._text import shown
+
+        lines = ", ".join(str(k) for k in self.first) + (", ..." if self.count > len(self.first) else "")
+        plural = "s" if self.count > 1 else ""
+        return (
+            f"{shown(source)}: {self.count} line{plural} starting with '#' skipped as comment{plural} "
+            f"(line{'s' if len(self.first) > 1 else ''} {lines})"
+        )
+
+    def warn(self, source: str) -> None:
+        """Say it (a :class:`~perfeval.exceptions.CommentLinesWarning`) when any line was skipped."""
+        if self.count:
+            warnings.warn(CommentLinesWarning(self.message(source)), stacklevel=3)
+
+
+def hash_lines(part: bytes, line0: int, skipped: Skipped) -> None:
+    """Add the lines of ``part`` whose first non-blank byte is ``#`` (the compiled reader's comments;
+    ``line0`` lines precede ``part``) to ``skipped``.
+    """
+    if b"#" not in part:
+        return
+    for k, line in enumerate(part.split(b"\n"), line0 + 1):
+        if line.lstrip().startswith(b"#"):
+            skipped.add(k)
 
 
 @dataclass
@@ -62,6 +118,8 @@ class Table:
     body: bytes | None = None  # the data text, to find a row's line only when a message needs it
     line0: int = 0
     data: list[np.ndarray] | None = None
+    comments: bool = True  # whether a '#' line of ``body`` was a comment (not after a header)
+    skipped: Skipped = field(default_factory=Skipped)  # the lines skipped as comments
 
     def __post_init__(self) -> None:
         if self.data is None:
@@ -74,7 +132,7 @@ class Table:
             seen = -1
             for k, line in enumerate(self.body.split(b"\n"), 1):
                 t = line.strip()
-                if t and not t.startswith(b"#"):
+                if t and not (self.comments and t.startswith(b"#")):
                     seen += 1
                     if seen == row:
                         return self.line0 + k
@@ -232,8 +290,8 @@ def sniff_delimiter(fmt: str, sample: bytes, delimiter: str | None) -> str | Non
         return "\t"
     if fmt != "csv":
         return None
-    lines = [
-        ln for ln in _unquoted(sample).split("\n")[:20] if ln.strip() and not ln.lstrip().startswith("#")
+    lines = [ln for ln in _unquoted(sample).split("\n") if ln.strip() and not ln.lstrip().startswith("#")][
+        :20
     ]
     lines = lines[:-1] if len(lines) > 1 else lines  # the last may be cut
     best, best_n = ",", 0
@@ -258,19 +316,20 @@ def _split_line(line: str, fmt: str, delim: str | None) -> list[str]:
     return [f.strip() for f in next(csv.reader([line], delimiter=delim))]
 
 
-def first_lines(body: bytes, limit: int = 2) -> list[tuple[int, int, bytes]]:
-    """(line number, byte offset, text) of the first data lines (not blank, not '#')."""
-    out, offset = [], 0
-    head = body[: 1 << 16]
-    if len(body) > len(head) and head.count(b"\n") < 64:  # long lines: look further, still not all
-        head = body[: 1 << 24]
-    for k, line in enumerate(head.split(b"\n", 64), 1):
-        s = line.strip()
-        if s and not s.startswith(b"#"):
-            out.append((k, offset, line))
-            if len(out) == limit:
-                break
-        offset += len(line) + 1
+def first_lines(body: bytes, limit: int = 2, comments: bool = True) -> list[tuple[int, int, bytes]]:
+    """(line number, byte offset, text) of the first ``limit`` data lines: not blank, and (when
+    ``comments``) not a comment (first non-blank character ``#``).
+    """
+    out: list[tuple[int, int, bytes]] = []
+    pos, k, n = 0, 0, len(body)
+    while pos < n and len(out) < limit:
+        end = body.find(b"\n", pos)
+        end = n if end < 0 else end
+        k += 1
+        s = body[pos:end].strip()
+        if s and not (comments and s.startswith(b"#")):
+            out.append((k, pos, body[pos:end]))
+        pos = end + 1
     return out
 
 
@@ -297,6 +356,13 @@ class Layout:
     skip: int  # bytes of the body before the data (the header line)
     skip_lines: int  # lines before the data
 
+    @property
+    def comments(self) -> bool:
+        """Whether a data line whose first non-blank character is '#' is a comment: only in a table
+        without a header (PERF's files); after a header it is a row (``#N/A``, ``#123``).
+        """
+        return not self.header
+
 
 def layout(body: bytes, fmt: str, header: bool | None, delimiter: str | None, source: str) -> Layout | None:
     """The layout from the start of a cleaned body; None when it holds no data line at all."""
@@ -313,12 +379,13 @@ def layout(body: bytes, fmt: str, header: bool | None, delimiter: str | None, so
     if header:
         skip = first[0][1] + len(first[0][2]) + 1
         names = fields
-        rest = first_lines(body[skip:], 1)
+        rest = first_lines(body[skip:], 1, comments=False)
         if rest:
             width = len(_split_line(rest[0][2].decode("utf-8", "replace"), fmt, delim))
             if width != len(names):
                 raise InputFormatError(
-                    f"the header names {len(names)} columns, the first row has {width} fields",
+                    f"the header names {len(names)} columns, the first row has {width} fields"
+                    + _hash_hint(rest[0][2], True),
                     source=source,
                     line=first[0][0] + rest[0][0],
                 )
@@ -340,10 +407,18 @@ def _fast_ok(body: bytes, lay: Layout) -> bool:
 
 
 def parse_body(
-    body: bytes, lay: Layout, ncol: int, ids: set[int], source: str, line0: int, keep_text: bool = True
+    body: bytes,
+    lay: Layout,
+    ncol: int,
+    ids: set[int],
+    source: str,
+    line0: int,
+    keep_text: bool = True,
+    skipped: Skipped | None = None,
 ) -> tuple[list[np.ndarray], np.ndarray | None]:
     """The columns of the data lines of ``body`` (cleaned; ``line0`` lines precede it), and their
-    line numbers (None when the compiled reader read them: found again only for a message).
+    line numbers (None when the compiled reader read them: found again only for a message).  The
+    lines skipped as comments (only in a table without a header) are added to ``skipped``.
     """
     nul = body.find(b"\x00")
     if nul >= 0:  # a text table holds no NUL (numpy's text would drop it silently)
@@ -352,33 +427,18 @@ def parse_body(
             source=source,
             line=line0 + body.count(b"\n", 0, nul) + 1,
         )
-    if _fast_ok(body, lay):
-        from perfeval import _x87
-
-        mask = bytes(1 if c in ids else 0 for c in range(ncol))
-        res = _x87.parse_table(body, ncol, mask)
-        if res[0] == "ok":
-            return [_from_kernel(c) for c in res[1]], None
-        _, why, line, field, token = res
-        if why == "fields":
-            raise InputFormatError(
-                f"expected {ncol} fields, found {token.decode()}", source=source, line=line0 + line
-            )
-        if why == "nan" and lay.delim is None:
-            raise InputFormatError(
-                f"field {field} is NaN; every value must be a number", source=source, line=line0 + line
-            )
-        if lay.delim is None and not keep_text:
-            raise InputFormatError(
-                f"field {field} is {token.decode('utf-8', 'replace')!r}, not a number",
-                source=source,
-                line=line0 + line,
-            )
-    lines, rows = _records(body, lay, source, line0)
+    skipped = Skipped() if skipped is None else skipped
+    compiled = _compiled(body, lay, ncol, ids, source, line0, keep_text, skipped)
+    if compiled is not None:
+        return compiled, None
+    lines, rows = _records(body, lay, source, line0, skipped)
     for ln, fields in zip(lines, rows, strict=False):
         if len(fields) != ncol:
             raise InputFormatError(
-                f"expected {ncol} fields, found {len(fields)}", source=source, line=int(ln)
+                f"expected {ncol} fields, found {len(fields)}"
+                + _hash_hint(fields[0].encode() if fields else b"", lay.header),
+                source=source,
+                line=int(ln),
             )
     cols = []
     for c, values in enumerate(zip(*rows, strict=False) if rows else [() for _ in range(ncol)]):
@@ -397,30 +457,138 @@ def parse_body(
     return cols, np.asarray(lines, dtype=np.int64)
 
 
+def _compiled(
+    body: bytes,
+    lay: Layout,
+    ncol: int,
+    ids: set[int],
+    source: str,
+    line0: int,
+    keep_text: bool,
+    skipped: Skipped,
+) -> list[np.ndarray] | None:
+    """The columns read by a compiled reader, when one reads ``body`` exactly as the CSV parser's path
+    would (None when none does): plain numeric text by ``parse_table``, a CSV/TSV body with text
+    columns by ``parse_delimited``.  Raises the errors ``parse_table`` finds that the other path would
+    name the same way.
+    """
+    if _fast_ok(body, lay):
+        from perfeval import _x87
+
+        mask = bytes(1 if c in ids else 0 for c in range(ncol))
+        res = _x87.parse_table(body, ncol, mask, lay.comments)
+        if res[0] == "ok":
+            if lay.comments:
+                hash_lines(body, line0, skipped)
+            return [_from_kernel(c) for c in res[1]]
+        _, why, line, field, token = res
+        if why == "fields":
+            raise InputFormatError(
+                f"expected {ncol} fields, found {token.decode()}" + _hash_hint(_line(body, line), lay.header),
+                source=source,
+                line=line0 + line,
+            )
+        if why == "nan" and lay.delim is None:
+            raise InputFormatError(
+                f"field {field} is NaN; every value must be a number", source=source, line=line0 + line
+            )
+        if lay.delim is None and not keep_text:
+            raise InputFormatError(
+                f"field {field} is {token.decode('utf-8', 'replace')!r}, not a number",
+                source=source,
+                line=line0 + line,
+            )
+    return _delimited(body, lay, ncol, ids) if keep_text else None
+
+
+def _delimited(body: bytes, lay: Layout, ncol: int, ids: set[int]) -> list[np.ndarray] | None:
+    """The columns of a CSV/TSV body read by the compiled reader (``_x87.parse_delimited``), exactly
+    as the CSV parser's path reads them (tested on random tables): numbers, identities (int64 or
+    text) and text columns, fields quoted or not.  None when it cannot (a comment line, an escaped
+    or stray quote, a record of several lines, an empty field, a wrong field count, white space
+    other than blanks and tabs around a field): then the CSV parser reads the body, and says what
+    is wrong.
+    """
+    d = lay.delim
+    if d is None or len(d) != 1 or not d.isascii() or (lay.comments and b"#" in body):
+        return None
+    from perfeval import _x87
+
+    # with a quote in the body the csv module reads it, and refuses a field over its size limit
+    limit = csv.field_size_limit() if b'"' in body else 0
+
+    kinds = bytearray(1 if c in ids else 0 for c in range(ncol))
+    # the text columns found on the first lines, so that the whole body is read once in general
+    # (a column found to hold text further on is read again with it: one more pass for each)
+    cut = body.rfind(b"\n", 0, 1 << 16) + 1
+    if 0 < cut < len(body):
+        head = body[:cut]
+        for _ in range(ncol + 1):
+            res = _x87.parse_delimited(head, d, bytes(kinds), limit)
+            if res[0] == "other":
+                return None
+            if res[0] == "ok":
+                break
+            kinds[res[1]] = 2
+    for _ in range(ncol + 1):
+        res = _x87.parse_delimited(body, d, bytes(kinds), limit)
+        if res[0] == "ok":
+            return [_from_kernel(c) for c in res[1]]
+        if res[0] == "other":
+            return None
+        kinds[res[1]] = 2
+    return None  # not reached: a column turns to text once
+
+
+def _line(body: bytes, line: int) -> bytes:
+    """Line ``line`` (1-based) of ``body``: for a message only."""
+    parts = body.split(b"\n", line)
+    return parts[line - 1] if len(parts) >= line else b""
+
+
+def _hash_hint(first: bytes, header: bool) -> str:
+    """A row that starts with '#' after a header: say it is a row (a comment would have been skipped)."""
+    if header and first.strip().startswith(b"#"):
+        return " (after the header, a line starting with '#' is a row, not a comment)"
+    return ""
+
+
 def _from_kernel(col) -> np.ndarray:
     if isinstance(col, tuple):
+        if col[0] == "ucs4":  # numpy's unicode array itself: UCS-4 code units, ``width`` a value
+            return np.frombuffer(col[1], dtype=np.dtype(("U", col[2])))
         kind, data = col
         return np.frombuffer(data, dtype=np.int64) if kind == "int" else np.array(data, dtype=str)
     return np.frombuffer(col, dtype=np.float64)
 
 
-def _records(body: bytes, lay: Layout, source: str, line0: int) -> tuple[list[int], list[list[str]]]:
-    """(line numbers, fields) of every data record: blank lines and unquoted '#' lines skipped."""
+def _records(
+    body: bytes, lay: Layout, source: str, line0: int, skipped: Skipped
+) -> tuple[list[int], list[list[str]]]:
+    """(line numbers, fields) of every data record: blank lines skipped, and unquoted '#' lines when
+    they are comments (``lay.comments``; counted in ``skipped``).
+    """
     text = body.decode("utf-8", errors="replace")
+    names = lay.names if lay.header else None
     if lay.delim is None:
-        return _text_records(text, line0)
+        return _text_records(text, line0, lay.comments, skipped)
     if '"' not in text:
-        return _unquoted_records(text, lay.delim, source, line0, lay.names if lay.header else None)
-    return _csv_records(text, lay.delim, source, line0, lay.names if lay.header else None)
+        return _unquoted_records(text, lay.delim, source, line0, names, lay.comments, skipped)
+    return _csv_records(text, lay.delim, source, line0, names, lay.comments, skipped)
 
 
-def _text_records(text: str, line0: int) -> tuple[list[int], list[list[str]]]:
+def _text_records(
+    text: str, line0: int, comments: bool = True, skipped: Skipped | None = None
+) -> tuple[list[int], list[list[str]]]:
     """Whitespace-separated lines."""
     lines: list[int] = []
     rows: list[list[str]] = []
     for k, line in enumerate(text.split("\n"), line0 + 1):
         s = line.strip(" \t\v\f")
-        if s and not s.startswith("#"):
+        if s and comments and s.startswith("#"):
+            if skipped is not None:
+                skipped.add(k)
+        elif s:
             fields = _split_line(line, "text", None)
             if fields:
                 lines.append(k)
@@ -436,14 +604,23 @@ def _empty(row: list[str], names: list[str] | None) -> str:
 
 
 def _unquoted_records(
-    text: str, delim: str, source: str, line0: int, names: list[str] | None = None
+    text: str,
+    delim: str,
+    source: str,
+    line0: int,
+    names: list[str] | None = None,
+    comments: bool = True,
+    skipped: Skipped | None = None,
 ) -> tuple[list[int], list[list[str]]]:
     """No quoting: a record is a line, its fields the delimiter's pieces."""
     lines: list[int] = []
     rows: list[list[str]] = []
     for k, line in enumerate(text.split("\n"), line0 + 1):
         s = line.strip()
-        if s and not s.startswith("#"):
+        if s and comments and s.startswith("#"):
+            if skipped is not None:
+                skipped.add(k)
+        elif s:
             row = line.split(delim)
             if s != line or " " in line or "\t" in line:
                 row = [f.strip() for f in row]
@@ -455,7 +632,13 @@ def _unquoted_records(
 
 
 def _csv_records(
-    text: str, delim: str, source: str, line0: int, names: list[str] | None = None
+    text: str,
+    delim: str,
+    source: str,
+    line0: int,
+    names: list[str] | None = None,
+    comments: bool = True,
+    skipped: Skipped | None = None,
 ) -> tuple[list[int], list[list[str]]]:
     """Quoted CSV (RFC 4180, by the csv module): a record may span lines; its line is where it starts."""
     lines: list[int] = []
@@ -465,7 +648,11 @@ def _csv_records(
     def data_lines():
         inside = False
         for k, line in enumerate(text.split("\n"), line0 + 1):
-            if not inside and (not line.strip() or line.lstrip().startswith("#")):
+            if not inside and not line.strip():
+                continue
+            if not inside and comments and line.lstrip().startswith("#"):
+                if skipped is not None:
+                    skipped.add(k)
                 continue
             physical.append(k)
             inside ^= line.count('"') % 2 == 1
@@ -521,6 +708,17 @@ def read_table(
     identity : callable, optional
         ``(names, header) -> positions`` (0-based) of the identity columns (groups, ids): read as
         int64 when every value is a plain integer, else as the text written (never as floats).
+
+    Returns
+    -------
+    Table
+        Its ``skipped`` counts the lines read as comments (a ``#`` line before the header, or
+        anywhere without a header; after a header such a line is a row).
+
+    Warns
+    -----
+    CommentLinesWarning
+        When a line was skipped as a comment: how many, and which.
     """
     source = path if path and path != "-" else "standard input"
     if fmt not in FORMATS:
@@ -545,13 +743,16 @@ def read_table(
         raise InputFormatError("holds no data", source=source)
     data_body = body[lay.skip :]
     ncol = len(lay.names)
-    if not first_lines(data_body, 1):
+    if not first_lines(data_body, 1, lay.comments):
         raise InputFormatError("holds a header and no data", source=source)
     ids = set(identity(list(lay.names), lay.header)) if identity is not None else set()
-    cols, lines = parse_body(data_body, lay, ncol, ids, source, lay.skip_lines)
+    skipped = Skipped()
+    hash_lines(body[: lay.skip], 0, skipped)  # comments before the header
+    cols, lines = parse_body(data_body, lay, ncol, ids, source, lay.skip_lines, skipped=skipped)
     columns: dict[str, np.ndarray] = {}
     for name, col in zip(lay.names, cols, strict=False):
         columns.setdefault(name, col)
+    skipped.warn(source)
     return Table(
         list(lay.names),
         columns,
@@ -561,6 +762,8 @@ def read_table(
         data_body if lines is None else None,
         lay.skip_lines,
         cols,
+        lay.comments,
+        skipped,
     )
 
 
@@ -669,7 +872,14 @@ def numeric(table: Table, name: str, col: np.ndarray, role: str) -> np.ndarray:
     i = grammar.first_bad_number(values)
     if i >= 0:
         what = f"the {role} column" if role else "the column"
+        why = (
+            f" (a missing value: every row needs {'a ' + role if role else 'one'})"
+            if values[i] in grammar.MISSING
+            else _hash_hint(values[i].encode(), table.header and not table.comments)
+        )
         raise InputFormatError(
-            f"{what} {name!r} holds {values[i]!r}, not a number", source=table.source, line=table.line_of(i)
+            f"{what} {name!r} holds {values[i]!r}, not a number{why}",
+            source=table.source,
+            line=table.line_of(i),
         )
     return np.array(values, dtype=np.float64)

@@ -84,8 +84,12 @@ _SAID: set[str] = set()
 
 def _warn(caught: list) -> None:
     from perfeval._console import one_line
+    from perfeval.exceptions import CommentLinesWarning
 
     for w in caught:  # never a silent drop: say what is undefined, on stderr, a line each
+        if isinstance(w.message, CommentLinesWarning):  # lines of the input skipped: a note
+            load.note(f"perfeval: note: {one_line(w.message)}\n")
+            continue
         line = f"perfeval: warning: {one_line(w.message)}\n"
         if line not in _SAID:
             _SAID.add(line)
