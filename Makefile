@@ -97,7 +97,7 @@ cwarn:
 # PERFEVAL_SANITIZE=1), then the normal build again, also when they fail.  The preload reaches every
 # child process, so the `perf` runs of the golden suite are checked too; the PostgreSQL leaderboard
 # test is left out (its server does not start with the sanitizer runtimes preloaded).
-SANITIZE_TESTS := tests/test_kernels.py tests/test_ranking_kernels.py tests/test_summary_sums.py tests/test_bootstrap.py tests/test_replicate_plans.py tests/test_contest.py tests/test_delong.py \
+SANITIZE_TESTS := tests/test_kernels.py tests/test_csv_fast_path.py tests/test_ranking_kernels.py tests/test_summary_sums.py tests/test_bootstrap.py tests/test_replicate_plans.py tests/test_contest.py tests/test_delong.py \
                   tests/test_summaries.py tests/test_measures_reference.py tests/test_stream_spill.py \
                   tests/test_golden.py
 sanitize: $(BIN)/perf

@@ -86,7 +86,7 @@ def test_big_integer_group_ids_stay_apart(tmp_path, capsys):
     "ids, want",
     [
         (["007", "7"], ["007", "7"]),
-        (["1e3", "1000"], ["1e3", "1000"]),
+        (["1e3", "u1000"], ["1e3", "u1000"]),  # a column of numbers written as floats is refused (below)
         (["+5", "5"], ["+5", "5"]),
         (["-0", "0"], ["-0", "0"]),
         (["+-5", "u1"], ["+-5", "u1"]),
@@ -521,3 +521,37 @@ def test_a_large_table_read_in_two_halves_is_the_table_and_its_first_error():
     first_half[10] = "1,2"
     res = _x87.parse_table(("\n".join(first_half) + "\n").encode(), 3, b"\x01\x00\x00")
     assert res[:3] == ("error", "fields", 11)
+
+
+def test_ids_written_as_floats_are_refused_with_their_line(tmp_path):
+    # pandas writes a float id column as 1.152921504606847e+18: four users 2^60+1..4 are one text id
+    import subprocess
+    import sys
+
+    pd = pytest.importorskip("pandas")
+    ids = np.array([2**60 + 1, 2**60 + 2, 2**60 + 3, 2**60 + 4])
+    rng = np.random.default_rng(0)
+    u = ids[rng.integers(0, 4, 400)]
+    frame = pd.DataFrame({"user": u, "click": rng.integers(0, 2, 400), "p": rng.random(400)})
+    exact, floats, small = tmp_path / "int.csv", tmp_path / "float.csv", tmp_path / "small.tsv"
+    frame.to_csv(exact, index=False)
+    frame.assign(user=u.astype(float)).to_csv(floats, index=False)
+    frame.assign(user=(u % 1000).astype(float)).to_csv(small, index=False, sep="\t")
+    base = [sys.executable, "-m", "perfeval", "eval", "--target", "click", "--score", "p", "--group", "user"]
+    ok = subprocess.run(base[:4] + [str(exact)] + base[4:] + ["-m", "gauc"], capture_output=True, text=True)
+    assert ok.returncode == 0 and "gauc" in ok.stdout.lower()
+    for f, value in ((floats, "'1.152921504606847e+18'"), (small, "'" + f"{float(u[0] % 1000)!r}" + "'")):
+        for extra in ([], ["--stream"]):
+            r = subprocess.run(
+                base[:4] + [str(f)] + base[4:] + ["-m", "gauc"] + extra, capture_output=True, text=True
+            )
+            assert r.returncode == 1, (f, extra, r.stderr)
+            assert f"{f}, line 2: the id column 'user' holds {value}, a float" in r.stderr, r.stderr
+            assert len(r.stderr.strip().splitlines()) == 1
+    # text ids that merely look numeric stay text ids: '007' and '7' are two groups
+    t = tmp_path / "zip.csv"
+    t.write_text("zip,y,s\n007,1,0.9\n007,0,0.1\n7,1,0.2\n7,0,0.8\n")
+    from perfeval.io.tables import read_table
+
+    table = read_table(str(t), identity=lambda names, header: [0])
+    assert table.columns["zip"].tolist() == ["007", "007", "7", "7"]

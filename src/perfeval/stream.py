@@ -109,6 +109,7 @@ def iter_columns(
     progress: bool = False,
     *,
     ids: Iterable[int] = (),
+    labels: Iterable[int] = (),
     delimiter: str | None = None,
 ) -> Iterator[list[np.ndarray | None]]:
     """Yield the chosen columns (name or 1-based position; None: skipped) chunk by chunk.
@@ -117,7 +118,10 @@ def iter_columns(
     once the header (or its absence) is known, so that columns are chosen by the one rule of
     :mod:`perfeval.io.columns` whatever the source (a file, standard input, Parquet).  The entries
     of the list at the indices ``ids`` are identity columns (groups): int64 when every value of the
-    chunk is a plain integer, else the text as written; the others must be numbers (float64).
+    chunk is a plain integer, else the text as written (a column of numbers written as floats is an
+    error: :func:`perfeval.io.tables.check_text_ids`); those at ``labels`` are read the same way but
+    are labels (a target read with ``--pos-label``): any values, not checked as ids.  The others must
+    be numbers (float64).
 
     The bytes are read as :func:`perfeval.io.tables.read_table` reads them (compressed input, a
     byte-order mark, any line end; the same grammar, the same compiled fast path), in blocks of
@@ -138,7 +142,7 @@ def iter_columns(
         total = os.fstat(fh.fileno()).st_size if regular else 0
         meter = Progress(total, source) if progress else None
         if fmt == "parquet":
-            yield from _parquet_chunks(fh, columns, source, meter, set(ids))
+            yield from _parquet_chunks(fh, columns, source, meter, set(ids), set(labels))
         elif fmt == "jsonl":
             raise InvalidParameterError(
                 "JSON lines are read whole; streaming reads text, CSV, TSV and Parquet"
@@ -148,7 +152,17 @@ def iter_columns(
 
             skipped = Skipped()
             chunks = _text_chunks(
-                fh, columns, fmt, header, chunk_bytes, source, meter, set(ids), delimiter, skipped
+                fh,
+                columns,
+                fmt,
+                header,
+                chunk_bytes,
+                source,
+                meter,
+                set(ids),
+                set(labels),
+                delimiter,
+                skipped,
             )
             # a regular file is read one block ahead on another thread; standard input and pipes are
             # read here (a read of a pipe can wait for ever, and Ctrl-C must not wait for it)
@@ -240,7 +254,7 @@ def _record_end(data: bytes, quoted: bool) -> int:
     return cut
 
 
-def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, delimiter, skipped):
+def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, labels, delimiter, skipped):
     """The chunks of a text table; the lines skipped as comments are counted in ``skipped``."""
     from perfeval.io.tables import first_lines, hash_lines, layout
 
@@ -248,6 +262,7 @@ def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, deli
     lay = None
     picks: list[int | None] = []
     want_ids: set[int] = set()
+    checked: set[int] = set()  # the identity columns that are ids (not labels)
     rows = 0
     for body, last in rd.blocks():
         if lay is None:
@@ -263,9 +278,10 @@ def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, deli
             hash_lines(body[: lay.skip], rd.line0, skipped)  # comments before the header
             rd.line0 += lay.skip_lines
             body = body[lay.skip :]
-            want_ids = {k for i in ids if i < len(picks) and (k := picks[i]) is not None}
+            want_ids = {k for i in ids | labels if i < len(picks) and (k := picks[i]) is not None}
+            checked = {k for i in ids if i < len(picks) and (k := picks[i]) is not None}
         if first_lines(body, 1, lay.comments):
-            out, n = _picked(body, lay, picks, ids, want_ids, rd.line0, source, skipped)
+            out, n = _picked(body, lay, picks, ids | labels, want_ids, checked, rd.line0, source, skipped)
             if meter:
                 meter.advance(len(body), n)
             rows += n
@@ -340,6 +356,7 @@ def _picked(
     picks: list[int | None],
     ids,
     want_ids: set[int],
+    checked: set[int],
     line0: int,
     source: str,
     skipped=None,
@@ -347,11 +364,12 @@ def _picked(
     """The picked columns of a block (identity columns as read, the others as numbers) and its rows
     (the lines skipped as comments added to ``skipped``).
     """
-    from perfeval.io.tables import Table, parse_body
+    from perfeval.io.tables import Table, check_text_ids, parse_body
 
     cols, lines = parse_body(body, lay, len(lay.names), want_ids, source, line0, skipped=skipped)
     out: list = []
     where = Table([], {}, source, lay.header, lines, body if lines is None else None, line0, [], lay.comments)
+    check_text_ids(where, lay.names, cols, checked)
     for i, k in enumerate(picks):
         if k is None:
             out.append(None)
@@ -390,7 +408,7 @@ def _position(spec: str | None, names: list[str], source: str) -> int | None:
     return None if col is None else col.index
 
 
-def _parquet_chunks(fh, columns, source, meter, ids=frozenset()):
+def _parquet_chunks(fh, columns, source, meter, ids=frozenset(), labels=frozenset()):
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -421,6 +439,8 @@ def _parquet_chunks(fh, columns, source, meter, ids=frozenset()):
             arr = col.to_numpy()
             if i in ids:
                 arr = parquet_identity(arr, names[k], source)
+            elif i in labels:
+                pass  # labels as they are: --pos-label codes them
             elif arr.dtype.kind not in "biuf":
                 raise InputFormatError(
                     f"the column {names[k]!r} holds {arr.dtype} values, not numbers", source=source

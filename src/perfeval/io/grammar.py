@@ -7,7 +7,10 @@
 - A **plain integer** is ``-?(0|[1-9][0-9]*)`` within int64, not ``-0``: the only spelling of its
   value, so an identity column of plain integers can be held as int64 without merging two ids.
 - An **identity column** (a group or id) is int64 when every value is a plain integer, else the
-  text exactly as written: ``007`` and ``7``, ``1e3`` and ``1000`` stay apart; never a float.
+  text exactly as written: ``007`` and ``7`` stay apart; never a float.  An id written as a float
+  (a decimal point or a signed exponent: ``980.0``, ``1.152921504606847e+18``, what a tool writes
+  for a float column, whose ids past 2^53 have already merged) is refused (:func:`first_float_id`),
+  as Parquet's float ids are.
 """
 
 from __future__ import annotations
@@ -74,6 +77,45 @@ def identity(values: Sequence[str]) -> np.ndarray:
     if all(is_plain_int(v) for v in values):
         return np.array([int(v) for v in values], dtype=np.int64)
     return np.array(list(values), dtype=str)
+
+
+#: the first letters of nan and inf, as UCS-4 code units
+_NI = np.array([ord(c) for c in "iInN"], np.uint32)
+
+
+def first_float_id(values: np.ndarray) -> int:
+    """In an identity column read as text, the index of the first value written as a float: a number
+    with a decimal point or a signed exponent, or nan/inf (``980.0``, ``1.152921504606847e+18``: what
+    a tool writes for a float column, whose ids past 2^53 have already merged); -1 when there is
+    none.  Each value on its own (so a stream's chunks decide as the whole file does); text ids such
+    as ``u1``, ``007``, ``+5`` or hexadecimal ``12e4`` are not floats.
+
+    Examples
+    --------
+    >>> first_float_id(np.array(["3", "u1", "1.152921504606847e+18"]))
+    2
+    >>> first_float_id(np.array(["007", "7", "12e4", "+5", "-3", "1.2.3"]))
+    -1
+    """
+    n = len(values)
+    if values.dtype.kind != "U" or not n or values.dtype.itemsize == 0:
+        return -1
+    # candidates found over the UCS-4 code units in a few vector passes (a regex per value would
+    # cost a third of a second a million rows); then each candidate checked by the grammar
+    codes = values.view(np.uint32).reshape(n, -1)
+    cand = (codes == ord(".")).any(axis=1)
+    if codes.shape[1] > 1:
+        cand |= ((codes[:, 1:] == ord("+")) | (codes[:, 1:] == ord("-"))).any(axis=1)
+        signed = (codes[:, 0] == ord("+")) | (codes[:, 0] == ord("-"))
+        cand |= signed & np.isin(codes[:, 1], _NI)
+    cand |= np.isin(codes[:, 0], _NI)
+    for i in np.flatnonzero(cand).tolist():
+        v = str(values[i])
+        if NUMBER.match(v) is not None and (
+            "." in v or any(e in v for e in ("e+", "e-", "E+", "E-")) or v.lstrip("+-")[:1] in "iInN"
+        ):
+            return int(i)
+    return -1
 
 
 def first_bad_number(values: Sequence[str]) -> int:

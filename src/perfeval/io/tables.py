@@ -30,7 +30,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -752,8 +752,7 @@ def read_table(
     columns: dict[str, np.ndarray] = {}
     for name, col in zip(lay.names, cols, strict=False):
         columns.setdefault(name, col)
-    skipped.warn(source)
-    return Table(
+    table = Table(
         list(lay.names),
         columns,
         source,
@@ -765,6 +764,9 @@ def read_table(
         lay.comments,
         skipped,
     )
+    check_text_ids(table, lay.names, cols, ids)
+    skipped.warn(source)
+    return table
 
 
 def _jsonl(raw: bytes, source: str, identity: Identity | None) -> Table:
@@ -840,6 +842,24 @@ def _parquet(raw: bytes, source: str, identity: Identity | None) -> Table:
     for name, col in zip(names, data, strict=False):
         columns.setdefault(name, col)
     return Table(names, columns, source, True, data=data)
+
+
+def check_text_ids(
+    where: Table, names: Sequence[str], cols: Sequence[np.ndarray], ids: Iterable[int]
+) -> None:
+    """Identity columns read from text with an id written as a float (:func:`grammar.first_float_id`):
+    one line naming the column, the value and its line, as Parquet's float ids are refused.
+    """
+    for c in sorted(ids):
+        i = grammar.first_float_id(cols[c])
+        if i >= 0:
+            raise InputFormatError(
+                f"the id column {names[c]!r} holds {str(cols[c][i])!r}, a float: ids must be integers or "
+                "text (past 2^53 a float has merged ids); write them as integers (pandas: "
+                ".astype('int64')) or as text",
+                source=where.source,
+                line=where.line_of(i),
+            )
 
 
 def parquet_identity(arr: np.ndarray, name: str, source: str) -> np.ndarray:

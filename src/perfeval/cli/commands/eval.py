@@ -333,7 +333,8 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         args.input_format,
         args.header,
         progress=wanted(args),
-        ids=(0, 3) if labels else (3,),
+        ids=(3,),
+        labels=(0,) if labels else (),
         delimiter=args.delimiter,
     )
     read: dict = {}
