@@ -369,3 +369,26 @@ def test_results_come_in_the_order_asked_whatever_the_kinds():
             assert list(m.compute().results) == labels
             r = perfeval.evaluate(y, s, groups=g, measures=order, partitions={"b": [1], "a": [0]})
             assert list(r.results) == [lab + "[b]" for lab in labels] + [lab + "[a]" for lab in labels]
+
+
+def test_gauc_on_grades_says_it_reads_above_0_as_positive():
+    import warnings
+
+    from perfeval.exceptions import GradesAsLabelsWarning
+
+    y, s, g = (
+        np.array([0, 2, 1, 0, 3, 0]),
+        np.array([0.1, 0.9, 0.3, 0.4, 0.8, 0.2]),
+        np.array([1, 1, 1, 2, 2, 2]),
+    )
+    with pytest.warns(GradesAsLabelsWarning, match=r"GAUC read y_true's grades \(0, 1, 2, 3\) as positive"):
+        r = evaluate(y, s, groups=g, measures=["gauc", "ndcg@3"])
+    assert (
+        r.results["GAUC"].value
+        == evaluate((y > 0).astype(int), s, groups=g, measures=["gauc"]).results["GAUC"].value
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GradesAsLabelsWarning)
+        evaluate((y > 0).astype(int), s, groups=g, measures=["gauc"])  # 0/1: nothing to say
+        evaluate(y, s, groups=g, measures=["ndcg@3"])  # grades are what NDCG reads
+        evaluate(y, s, groups=g, measures=["gauc"], pos_label=2)  # the label named

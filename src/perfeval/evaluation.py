@@ -184,8 +184,11 @@ def evaluate(
         )
     specs = resolve(measures, threshold)
     try:
+        checked = cases(y_true, y_score, groups, sample_weight)
+        if pos_label is None and not partitions:
+            _say_grades_as_labels(checked.y, specs)
         return finish(
-            cases(y_true, y_score, groups, sample_weight),
+            checked,
             specs,
             threshold=threshold,
             partitions=partitions,
@@ -198,3 +201,28 @@ def evaluate(
         # the kernels' scratch kept between their calls (the group kernels' sort records: huge
         # pages, see _native/buffers.c) handed back: an evaluation leaves only its report behind
         _x87.release_cache()
+
+
+def _say_grades_as_labels(y: Any, specs: list) -> None:
+    """GAUC given graded targets without ``pos_label``: a grade above 0 is positive, said in a
+    :class:`~perfeval.exceptions.GradesAsLabelsWarning` (the command line says it as a note).
+    """
+    grouped = [s.label for s in specs if s.measure.kind == "grouped"]
+    if not grouped:
+        return
+    import numpy as np
+
+    t = np.asarray(y)
+    if t.dtype.kind in "iuf" and bool(np.any((t != 0) & (t != 1))):  # O(n); the sort only to say which
+        import warnings
+
+        from perfeval.exceptions import GradesAsLabelsWarning
+
+        values = np.unique(t)
+        shown = ", ".join(f"{v:g}" for v in values[:6].tolist()) + (", ..." if len(values) > 6 else "")
+        warnings.warn(
+            f"{', '.join(grouped)} read y_true's grades ({shown}) as positive where above 0; "
+            "pos_label= names one label positive instead",
+            GradesAsLabelsWarning,
+            stacklevel=3,
+        )

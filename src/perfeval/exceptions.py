@@ -107,6 +107,13 @@ class CommentLinesWarning(PerfWarning):
     """
 
 
+class GradesAsLabelsWarning(PerfWarning):
+    """A measure of binary labels per group (GAUC) was given graded targets (0, 1, 2, ...) and no
+    ``pos_label``: it reads a grade above 0 as positive.  Said rather than silently assumed;
+    ``pos_label=`` names one label positive instead.
+    """
+
+
 class UndefinedMeasureWarning(PerfWarning):
     """A measure is undefined for the data, or for some groups (left out of the means and listed in
     the report), e.g. ROC area with one class only.

@@ -383,7 +383,9 @@ _ranking(
     ("gauc", "group_auc"),
     "gauc",
     "the ROC area of each group, averaged with each group weighted by its number of cases.",
-    "a group with one class only: skipped (its AUC is undefined) and counted in the report.",
+    "a group with one class only: skipped (its AUC is undefined) and counted in the report. Graded "
+    "targets (0, 1, 2, ...) without a positive label: a grade above 0 is positive (said in a warning; "
+    "pos_label= / --pos-label names one label positive instead).",
     params=(),
     ties="half credit for a tied positive/negative pair (Mann-Whitney), as ROC.",
     aggregate="weighted",
@@ -400,7 +402,8 @@ _ranking(
     ("gauc_unweighted", "mean_auc"),
     "gauc_unweighted",
     "the plain mean of the groups' ROC areas (torchmetrics' RetrievalAUROC).",
-    "a group with one class only: skipped and counted in the report.",
+    "a group with one class only: skipped and counted in the report. Graded targets without a "
+    "positive label: a grade above 0 is positive (said in a warning), as GAUC.",
     params=(),
     ties="half credit for a tied positive/negative pair, as ROC.",
     kind="grouped",

@@ -84,11 +84,13 @@ _SAID: set[str] = set()
 
 def _warn(caught: list) -> None:
     from perfeval._console import one_line
-    from perfeval.exceptions import CommentLinesWarning
+    from perfeval.exceptions import CommentLinesWarning, GradesAsLabelsWarning
 
     for w in caught:  # never a silent drop: say what is undefined, on stderr, a line each
         if isinstance(w.message, CommentLinesWarning):  # lines of the input skipped: a note
             load.note(f"perfeval: note: {one_line(w.message)}\n")
+            continue
+        if isinstance(w.message, GradesAsLabelsWarning):  # said already, naming the column
             continue
         line = f"perfeval: warning: {one_line(w.message)}\n"
         if line not in _SAID:
