@@ -392,3 +392,13 @@ def test_gauc_on_grades_says_it_reads_above_0_as_positive():
         evaluate((y > 0).astype(int), s, groups=g, measures=["gauc"])  # 0/1: nothing to say
         evaluate(y, s, groups=g, measures=["ndcg@3"])  # grades are what NDCG reads
         evaluate(y, s, groups=g, measures=["gauc"], pos_label=2)  # the label named
+
+
+def test_warnings_point_at_the_callers_line():
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate([1, 1], [0.2, 0.3], measures=["roc"])  # undefined overall
+        evaluate([1, 1, 0, 0], [0.2, 0.3, 0.1, 0.5], groups=[1, 1, 2, 2], measures=["roc"])  # in groups
+    assert len(caught) == 2 and all(w.filename == __file__ for w in caught), [w.filename for w in caught]

@@ -39,7 +39,12 @@ from perfeval._validation import (
     one_d,
     to_numpy,
 )
-from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
+from perfeval.exceptions import (
+    InvalidDataError,
+    InvalidParameterError,
+    UndefinedMeasureWarning,
+    user_stacklevel,
+)
 from perfeval.summaries import ScoreHistogram
 
 __all__ = [
@@ -69,7 +74,7 @@ Array = np.ndarray
 
 # -- the door: labels, scores, weights, as scikit-learn reads them ---------------------------------------
 def _warn(message: str) -> None:
-    warnings.warn(UndefinedMeasureWarning(message), stacklevel=3)
+    warnings.warn(UndefinedMeasureWarning(message), stacklevel=user_stacklevel())
 
 
 def class_labels(fn: str, y: Array, name: str = "y_true") -> Array:

@@ -385,7 +385,7 @@ def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) 
     """
     import warnings
 
-    from perfeval.exceptions import UndefinedMeasureWarning
+    from perfeval.exceptions import UndefinedMeasureWarning, user_stacklevel
 
     edge = {s.label: s.measure.edge_cases for s in specs}
     by_groups: dict[tuple, list[str]] = {}
@@ -396,7 +396,7 @@ def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) 
             why = edge.get(label.split("[")[0], "")
             warnings.warn(
                 UndefinedMeasureWarning(f"{label} is undefined for this data. Edge cases: {why}"),
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
     for (keys, total), labels in by_groups.items():
         shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
@@ -408,7 +408,7 @@ def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) 
                 f"of {its} means and listed in the report (`perfeval list-measures --long` says when a "
                 "measure is undefined)"
             ),
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 

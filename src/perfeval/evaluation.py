@@ -216,7 +216,7 @@ def _say_grades_as_labels(y: Any, specs: list) -> None:
     if t.dtype.kind in "iuf" and bool(np.any((t != 0) & (t != 1))):  # O(n); the sort only to say which
         import warnings
 
-        from perfeval.exceptions import GradesAsLabelsWarning
+        from perfeval.exceptions import GradesAsLabelsWarning, user_stacklevel
 
         values = np.unique(t)
         shown = ", ".join(f"{v:g}" for v in values[:6].tolist()) + (", ..." if len(values) > 6 else "")
@@ -224,5 +224,5 @@ def _say_grades_as_labels(y: Any, specs: list) -> None:
             f"{', '.join(grouped)} read y_true's grades ({shown}) as positive where above 0; "
             "pos_label= names one label positive instead",
             GradesAsLabelsWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )

@@ -90,6 +90,24 @@ class MissingDependencyError(PerfError, ImportError):
     """An optional dependency is needed; the message gives the pip command that installs it."""
 
 
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning point at the first frame outside perfeval (the user's
+    line), whatever the path of calls inside the package; for the function that calls
+    ``warnings.warn`` (it calls this one on the same line).
+    """
+    import os
+    import sys
+    import types
+
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame: types.FrameType | None = sys._getframe(1)  # the function about to warn: stacklevel 1
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
 class PerfWarning(UserWarning):
     """Base class of perfeval's warnings."""
 

@@ -40,6 +40,7 @@ from perfeval.exceptions import (
     InputFormatError,
     InvalidParameterError,
     MissingDependencyError,
+    user_stacklevel,
 )
 from perfeval.io import grammar
 
@@ -87,7 +88,7 @@ class Skipped:
     def warn(self, source: str) -> None:
         """Say it (a :class:`~perfeval.exceptions.CommentLinesWarning`) when any line was skipped."""
         if self.count:
-            warnings.warn(CommentLinesWarning(self.message(source)), stacklevel=3)
+            warnings.warn(CommentLinesWarning(self.message(source)), stacklevel=user_stacklevel())
 
 
 def hash_lines(part: bytes, line0: int, skipped: Skipped) -> None:
