@@ -503,3 +503,41 @@ def test_a_curve_of_millions_of_points_is_drawn_from_thousands_within_a_cell():
     # a short curve is drawn as it is
     short = P.thinned(curve.x[:100], curve.y[:100])
     assert np.array_equal(short[0], curve.x[:100]) and np.array_equal(short[1], curve.y[:100])
+
+
+def test_a_plot_by_group_says_when_it_draws_only_the_largest_groups(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    n = 2000
+    g, y, s = rng.integers(0, 40, n), rng.integers(0, 2, n), rng.random(n)
+    fig = P.plot_by_group("roc", y, {"m": s}, g)
+    texts = [fig._suptitle.get_text()] if fig._suptitle is not None else []
+    texts += [lg.get_title().get_text() for lg in fig.legends]
+    assert any("(the 12 largest of 40 groups)" in t for t in texts), texts
+    few = P.plot_by_group("roc", y, {"m": s}, g % 5)
+    texts = [few._suptitle.get_text()] if few._suptitle is not None else []
+    texts += [lg.get_title().get_text() for lg in few.legends]
+    assert texts and not any("largest" in t for t in texts), texts
+    f = tmp_path / "g.csv"
+    f.write_text(
+        "u,y,s\n"
+        + "".join(f"{a},{b},{c!r}\n" for a, b, c in zip(g.tolist(), y.tolist(), s.tolist(), strict=True))
+    )
+    assert (
+        main(
+            [
+                "plot",
+                "roc",
+                str(f),
+                "--target",
+                "y",
+                "--score",
+                "s",
+                "--group",
+                "u",
+                "-o",
+                str(tmp_path / "p.png"),
+            ]
+        )
+        == 0
+    )
+    assert "the plot draws the 12 largest of 40 groups" in capsys.readouterr().err

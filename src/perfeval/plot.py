@@ -1622,13 +1622,17 @@ def _panel(ax: Any, kind: str, y: Any, scores: dict[str, Any], w: Any, threshold
     return d
 
 
+#: the groups :func:`plot_by_group` draws by default (the largest)
+MAX_GROUPS = 12
+
+
 def plot_by_group(
     kind: str,
     y_true: Any,
     y_score: Any,
     groups: Any,
     *,
-    max_groups: int = 12,
+    max_groups: int = MAX_GROUPS,
     ncols: int = 6,
     threshold: float = 0.5,
     width: float = 10.0,
@@ -1719,6 +1723,8 @@ def plot_by_group(
         fig.supxlabel(xlabel, fontsize=9)
         fig.supylabel(ylabel, fontsize=9)
     title = f"{TITLES.get(kind, kind)} by group"
+    if len(keys) > len(chosen):  # said on the figure: not every group is drawn
+        title += f" (the {len(chosen)} largest of {len(keys):,} groups)"
     if handles and len(models) > 1:  # the models named once, under the title
         fig.legend(
             handles,

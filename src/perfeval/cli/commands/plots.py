@@ -31,6 +31,16 @@ def run_plot(args: Any) -> int:
     kw = {"bins": args.bins} if args.kind == "calibration" else {}
     if g is not None:
         fig = plot_by_group(args.kind, y, models, g, threshold=args.threshold, sample_weight=w)
+        import numpy as np
+
+        from perfeval.plot import MAX_GROUPS
+
+        n_groups = len(np.unique(g))
+        if n_groups > MAX_GROUPS:
+            load.note(
+                f"perfeval: note: the plot draws the {MAX_GROUPS} largest of {n_groups:,} groups "
+                "(the most rows)\n"
+            )
     else:
         fig = (
             CurveDisplay.from_models(
