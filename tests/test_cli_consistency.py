@@ -679,3 +679,29 @@ def test_messages_speak_the_command_lines_words_and_name_the_line(tmp_path, caps
     assert main(["eval", str(f), "--score", "s", "--weight", "w", "-m", "roc,apr"]) == 1
     err = capsys.readouterr().err
     assert f"{f}, line 4: APR reads weights as counts of cases (whole numbers)" in err and "holds 0.5" in err
+
+
+def test_an_infinite_log_loss_says_which_cases_make_it(tmp_path, capsys):
+    f = tmp_path / "ll.csv"
+    f.write_text("y,s\n1,0.9\n0,1.0\n1,0.3\n0,0.2\n1,0\n")
+    assert main(["eval", str(f), "--score", "s", "-m", "logloss,cxe,roc"]) == 0
+    captured = capsys.readouterr()
+    assert "LOGLOSS       inf" in captured.out
+    assert "LOGLOSS and CXE are infinite: 2 cases give their own class a probability of 0" in captured.err
+    assert "the first on line 3" in captured.err
+    f.write_text("y,s\n1,0.9\n0,0.5\n1,0.3\n0,0.2\n")
+    assert main(["eval", str(f), "--score", "s", "-m", "logloss"]) == 0
+    assert "infinite" not in capsys.readouterr().err
+
+
+def test_scores_outside_0_1_read_as_probabilities_are_said(tmp_path, capsys):
+    f = tmp_path / "oo.csv"
+    f.write_text("y,s\n1,9.0\n0,1.0\n1,0.3\n0,-0.2\n")
+    assert main(["eval", str(f), "--score", "s", "-m", "roc,brier,logloss"]) == 0
+    err = capsys.readouterr().err
+    assert (
+        "BRIER, LOGLOSS read the scores as probabilities, but 2 are outside [0, 1], the first on line 2 (9.0)"
+        in err
+    )
+    assert main(["eval", str(f), "--score", "s", "-m", "roc"]) == 0  # a ranking measure: any scores
+    assert "outside" not in capsys.readouterr().err

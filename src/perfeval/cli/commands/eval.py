@@ -98,6 +98,54 @@ def _warn(caught: list) -> None:
             sys.stderr.write(line)
 
 
+#: the measures that read scores as probabilities (a score outside [0, 1] is said)
+_PROBABILITY_MEASURES = ("BRIER", "LOGLOSS", "CXE", "RMS", "CA1", "CA2", "SLQ")
+
+
+def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, table: Any) -> None:
+    """Scores outside [0, 1] read as probabilities (BRIER, LOGLOSS, ...), counted and the first named
+    by its line; an infinite log loss (or CXE), which is right, said why: the cases that give their
+    own class a probability of 0, counted, the first by its line, and what clips them.
+    """
+    import math
+
+    import numpy as np
+
+    y, s = np.asarray(target, dtype=np.float64), np.asarray(score, dtype=np.float64)
+    probabilities = [lab for lab in report.results if lab.split(":")[0] in _PROBABILITY_MEASURES]
+    if probabilities:
+        outside = (s < 0) | (s > 1)
+        if weights is not None:
+            outside &= np.asarray(weights) > 0
+        n = int(np.count_nonzero(outside))
+        if n:
+            i = int(np.argmax(outside))
+            load.note(
+                f"perfeval: note: {', '.join(probabilities)} read the scores as probabilities, but {n:,} "
+                f"{'are' if n > 1 else 'is'} outside [0, 1], the first on line {table.line_of(i)} "
+                f"({float(s[i])!r})\n"
+            )
+    inf = [
+        lab
+        for lab, r in report.results.items()
+        if lab.split(":")[0] in ("LOGLOSS", "CXE") and r.value == math.inf
+    ]
+    if not inf:
+        return
+    bad = ((y == 1) & (s <= 0)) | ((y == 0) & (s >= 1))
+    if weights is not None:
+        bad &= np.asarray(weights) > 0
+    n = int(np.count_nonzero(bad))
+    if n:
+        first = table.line_of(int(np.argmax(bad)))
+        cases = f"{n:,} cases give their" if n > 1 else "1 case gives its"
+        load.note(
+            f"perfeval: note: {' and '.join(inf)} {'is' if len(inf) == 1 else 'are'} infinite: {cases} "
+            "own class a probability of 0 (a positive scored 0 or less, or a negative 1 or more), the "
+            f"first on line {first}; --dialect sklearn clips probabilities as scikit-learn does\n"
+        )
+
+
 def run(args: Any) -> int:
     from perfeval.engine import DEFAULT_MEASURES, resolve
 
@@ -259,6 +307,8 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
             ids=ids,
         )
     _warn(caught)
+    if not parts:
+        _say_probability_notes(report, target, score, weights, table)
     if args.ci is not None:
         from perfeval.stats import ci
 
