@@ -705,3 +705,13 @@ def test_scores_outside_0_1_read_as_probabilities_are_said(tmp_path, capsys):
     )
     assert main(["eval", str(f), "--score", "s", "-m", "roc"]) == 0  # a ranking measure: any scores
     assert "outside" not in capsys.readouterr().err
+
+
+def test_a_decimal_comma_gets_a_hint(tmp_path, capsys):
+    f = tmp_path / "dc.csv"
+    f.write_text("y;s\n1;0,9\n0;0,2\n")
+    for extra in ([], ["--stream"]):
+        assert main(["eval", str(f), "--score", "s", "-m", "roc", *extra]) == 1
+        err = capsys.readouterr().err
+        assert "line 2: " in err and "holds '0,9', not a number (a decimal comma?" in err
+        assert len(err.strip().splitlines()) == 1

@@ -896,6 +896,9 @@ def numeric(table: Table, name: str, col: np.ndarray, role: str) -> np.ndarray:
         why = (
             f" (a missing value: every row needs {'a ' + role if role else 'one'})"
             if values[i] in grammar.MISSING
+            else " (a decimal comma? numbers are read with '.': convert the file, e.g. pandas' "
+            "read_csv(..., sep=';', decimal=',') then to_csv)"
+            if re.fullmatch(r"[+-]?[0-9]*,[0-9]+", values[i])
             else _hash_hint(values[i].encode(), table.header and not table.comments)
         )
         raise InputFormatError(
