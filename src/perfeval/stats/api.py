@@ -314,7 +314,9 @@ def compare(
     progress: bool = False,
 ) -> dict[str, Comparison]:
     """Compare two models scored on the same cases: the difference a - b of each measure, its
-    confidence interval and a two-sided p-value.
+    confidence interval and a two-sided p-value.  (``perfeval compare`` on the command line prints
+    model - baseline, its first score column being the baseline: ``compare(y, model, baseline)``
+    gives the same sign.)
 
     ``method="delong"`` is DeLong's paired test (ROC area only).  Otherwise a paired bootstrap: each
     replicate gives both models the same case (or group) weights, so the difference's interval
