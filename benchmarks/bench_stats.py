@@ -18,8 +18,8 @@ models' probabilities in full float64 precision, for the LOGLOSS and AP interval
 comparison).  Each command runs in a fresh process with standard
 error not a terminal (no progress line); wall time of the whole command (start-up, reading and
 the statistics), median of ``--runs``, its CPU time (user + system: less sensitive than the
-wall time to other work on the machine), peak RSS from GNU time; the ROC line of the output (or the first measure's) is
-printed so that two checkouts can be seen to give the same numbers.
+wall time to other work on the machine), peak RSS from GNU time; the ROC line of the output (or
+the first measure's) is printed so that two checkouts can be seen to give the same numbers.
 """
 
 from __future__ import annotations

@@ -183,7 +183,8 @@ def _brier_value(t: np.ndarray) -> np.ndarray:
 
 def _cxe_value(t: np.ndarray) -> np.ndarray:
     """CXE and LOGLOSS: (the positives' sum + the negatives') / n; NaN without data or with a drawn
-    score outside [0, 1]."""
+    score outside [0, 1].
+    """
     with np.errstate(all="ignore"):
         return _where((t[:, 2] > 0) & (t[:, 3] > 0), (t[:, 0] + t[:, 1]) / t[:, 2])
 
