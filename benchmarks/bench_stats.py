@@ -106,8 +106,8 @@ def run(cmd: list[str], env: dict) -> tuple[float, float, int, str]:
         wall = time.perf_counter() - t0
         user, sys_, kb = rss.read().split()[-3:]
     lines = p.stdout.splitlines()
-    # the ROC line, or the first measure's (the line after the table's header)
-    roc = [line for line in lines if line.startswith("ROC")] or [
+    # the ROC line (compare's: the first model's), or the first measure's (after the table's header)
+    roc = [line for line in lines if "ROC" in line.split()[:2]] or [
         b for a, b in zip(lines, lines[1:], strict=False) if a.startswith("measure")
     ]
     return wall, float(user) + float(sys_), int(kb), (roc[0] if roc else "")
