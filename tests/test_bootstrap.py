@@ -333,12 +333,13 @@ def test_every_walk_this_machine_runs_gives_the_same_bits():
     """The walk is compiled for the baseline, AVX2 and AVX-512: each lane's arithmetic is the same
     IEEE operations, so every compiled walk gives the same numbers, to the bit."""
     from perfeval.stats import replicates as R
+    from perfeval.stats.fastpaths import FAST_PATHS
 
-    names = [
-        "roc", "apr", "rms", "cxe", "acc", "r50", "rkl", "top1", "top10", "prb", "ntop@25", "slq", "ca1",
-        "ca2:window=40",
-    ]  # fmt: skip
+    # every measure with a plan, and some parameters that take other code (eps clips, p = 2 squares)
+    names = [name.lower() for name, fp in FAST_PATHS.items() if fp.plan is not None]
+    names += ["ntop@25", "ca2:window=40", "logloss:eps=0.01", "nrm:p=3", "nrm:p=0.5"]
     specs = [parse_measure(m) for m in names]
+    frac = [sp for sp in specs if not FAST_PATHS[sp.measure.name].plan(sp).counts]
     rng = np.random.default_rng(12)
     y = (rng.random(3000) < 0.3).astype(int)
     a = np.clip(np.round(rng.normal(0.4, 0.2, 3000) + 0.2 * y, 3), 0, 1)
@@ -346,6 +347,7 @@ def test_every_walk_this_machine_runs_gives_the_same_bits():
     h = ScoreHistogram.from_arrays(y, a)
     sa, sb = R.Sorted(a), R.Sorted(b)
     w = rng.integers(1, 4, 3000).astype(float)
+    wf = rng.random(3000) + 0.25  # weights that are not counts: the plans that take them
     here = _x87.walk_target()
     got = {}
     try:
@@ -355,6 +357,8 @@ def test_every_walk_this_machine_runs_gives_the_same_bits():
                 R.hist_replicates(specs, h, 3, 40, 2)
                 + R.row_replicates([(sp, so) for sp in specs for so in (sa, sb)], y == 1, w, 3, 40, 2)
                 + R.jack_groups_many(specs, R.Cases(y, a, w, None), threads=2)
+                + R.row_replicates([(sp, so) for sp in frac for so in (sa, sb)], y == 1, wf, 3, 40, 2)
+                + R.jack_groups_many(frac, R.Cases(y, a, wf, None), threads=2)
             )
     finally:
         _x87.walk_target(here)

@@ -163,3 +163,59 @@ def test_tqdm_is_not_imported_unless_a_bar_is_drawn():
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
+
+
+class _Counting:
+    """A measure spec computed the generic way (no plan: a measure of the user's own), counting the
+    replicate summaries it has been computed on."""
+
+    def __init__(self, name: str):
+        from types import SimpleNamespace
+
+        from perfeval.measures import parse_measure
+
+        self.spec = parse_measure(name)
+        self.label = "MINE"
+        self.measure = SimpleNamespace(name="MINE", kind="binary")  # not in FAST_PATHS
+        self.calls = 0
+
+    def __call__(self, h):
+        self.calls += 1
+        return self.spec(h)
+
+
+@pytest.mark.parametrize("walk", ["summary", "cases"])
+def test_the_generic_path_moves_the_bar_as_its_replicates_finish(monkeypatch, walk):
+    """A measure without a plan is computed on each replicate's summary: the bar moves as chunks of
+    replicates finish (it stood at 0 until the end before), after the planned measures' walk."""
+    from perfeval.measures import parse_measure
+    from perfeval.stats import replicates as R
+    from perfeval.summaries import ScoreHistogram
+
+    rng = np.random.default_rng(3)
+    y = (rng.random(500) < 0.3).astype(int)
+    s = np.round(rng.random(500), 2)
+    mine, roc = _Counting("logloss"), parse_measure("roc")
+    seen: list[tuple[float, int, int]] = []
+
+    class Meter(_progress.Off):
+        def __init__(self, total):
+            self.total = total
+
+        def update(self, n: int = 1) -> None:
+            seen.append((self.total, n, mine.calls))
+
+    monkeypatch.setattr(_progress, "bar", lambda on, total, desc, *a, **k: Meter(total))
+    monkeypatch.setattr(R, "REPLICATE_CHUNK", 16)
+    if walk == "summary":
+        out = R.hist_replicates([roc, mine], ScoreHistogram.from_arrays(y, s), 1, 100, 2, progress=True)
+    else:
+        pairs = [(roc, R.Sorted(s)), (mine, R.Sorted(s))]
+        out = R.row_replicates(pairs, y == 1, None, 1, 100, 2, progress=True)
+    assert not np.isnan(out[1]).any() and mine.calls == 100
+    assert {t for t, _, _ in seen} == {200}  # the walk's 100 replicates, then the generic path's
+    assert sum(n for _, n, _ in seen) == 200
+    done = np.cumsum([n for _, n, _ in seen])
+    generic = [(d - 100, calls) for d, (_, _, calls) in zip(done, seen, strict=True) if d > 100]
+    # each step of the bar is the replicates finished by then, the first long before the last
+    assert all(d == calls for d, calls in generic) and len(generic) >= 7 and generic[0][1] <= 16

@@ -4,6 +4,7 @@ old import paths (perfeval.bootstrap, perfeval.delong) kept for one release."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -214,3 +215,36 @@ def test_old_import_paths_still_work():
 def test_the_old_modules_warn_of_nothing_on_import():
     code = "import perfeval.bootstrap, perfeval.delong"
     subprocess.run([sys.executable, "-W", "error", "-c", code], check=True)
+
+
+@pytest.mark.parametrize("kind", ["plain", "weighted", "grouped", "delong"])
+def test_compare_models_gives_each_model_what_compare_gives_it(kind):
+    """Every model walked once with the baseline: each comparison the one of its own call, to the bit."""
+    from perfeval.stats import compare_models
+
+    y, a, b, w = _data(500, 4)
+    rng = np.random.default_rng(5)
+    c = np.round(a + rng.normal(0, 0.3, len(a)), 2)
+    a, b, c = (1 / (1 + np.exp(-x)) for x in (a, b, c))  # probabilities, for the log loss
+    models = {"a": a, "b": b, "c": c}
+    kw: dict = {"n_boot": 60, "seed": 3}
+    measures = ["roc", "ap", "logloss:eps=0.01", "acc"]
+    if kind == "weighted":
+        kw["sample_weight"] = w
+    elif kind == "grouped":
+        kw["groups"] = rng.integers(0, 20, len(a))
+        measures = ["roc", "gauc"]
+    elif kind == "delong":
+        kw["method"], measures = "delong", ["roc"]
+    got = compare_models(y, models, "b", measures, **kw)
+    assert list(got) == ["a", "c"]
+    for name in ("a", "c"):
+        want = compare(y, models[name], b, measures, **kw)
+        assert list(got[name]) == list(want)
+        for label in want:
+            g, x = dataclasses.asdict(got[name][label]), dataclasses.asdict(want[label])
+            assert g.keys() == x.keys() and all(
+                g[k] == x[k] or (isinstance(x[k], float) and np.isnan(x[k]) and np.isnan(g[k])) for k in x
+            ), (name, label)
+    with pytest.raises(InvalidParameterError, match="baseline 'z' is not one of the models"):
+        compare_models(y, models, "z")

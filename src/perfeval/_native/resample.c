@@ -316,7 +316,11 @@ enum {
     REP_SLQ = 10, /* SLAC Q over parameter bins */
     REP_CA1 = 11,
     REP_CA2 = 12, /* window of parameter cases */
-    REP_KINDS = 13
+    REP_LL = 13,  /* sum -ln(s) over positives, sum -ln(1 - s) over negatives, n, scores in [0, 1]; s
+                     clipped to [parameter, 1 - parameter] when the parameter (eps) is above 0 (LOGLOSS) */
+    REP_AP = 14,  /* sum over the cells of p * TP / (TP + FP) (TP, FP: at or above the cell), P (AP) */
+    REP_NRM = 15, /* sum of p |1 - s|^parameter + q |s|^parameter over the drawn cells, n (NRM) */
+    REP_KINDS = 16
 };
 
 /* The plan's kinds and parameters, checked: 0 on success, -1 with an exception set. */
@@ -335,13 +339,14 @@ static int rep_plan(const double *plan, Py_ssize_t len, int *nk)
     return 0;
 }
 
-/* Per-cell tables of a plan's entry, made once for all its replicates: -log2(s) and -log2(1 - s)
- * (CXE), the SLQ bin (the number of edges i/bins, i = 1..bins-1, at or below the score), and for CA1
+/* Per-cell tables of a plan's entry, made once for all its replicates: a positive's and a negative's
+ * term (cell_terms: CXE's -log2(s) and -log2(1 - s), LOGLOSS's natural logarithms, NRM's powers), the
+ * SLQ bin (the number of edges i/bins, i = 1..bins-1, at or below the score), and for CA1
  * the run of its 19 overlapping bins holding the score, as a dense code (-1: none). */
 typedef struct {
     int kind, nb;     /* nb: SLQ bins, CA1 codes */
     double par;
-    double *nl2s, *nl2c;
+    double *tpos, *tneg; /* per cell: cell_terms' (NULL: computed in the walk) */
     int32_t *bin;     /* SLQ bin, CA1 code */
     int16_t code_first[19 * 19], code_last[19 * 19]; /* CA1: the run of bins of each code */
 } entry_t;
@@ -357,8 +362,8 @@ static void plan_free(plan_t *pl)
     if (!pl->e)
         return;
     for (int m = 0; m < pl->nk; m++) {
-        free(pl->e[m].nl2s);
-        free(pl->e[m].nl2c);
+        free(pl->e[m].tpos);
+        free(pl->e[m].tneg);
         free(pl->e[m].bin);
     }
     free(pl->e);
@@ -390,6 +395,37 @@ static int ca1_run(double s)
     return first < 0 ? -1 : first * 19 + last;
 }
 
+/* A cell's term per positive and per negative, the registry's numpy expressions: CXE -log2(s) and
+ * -log2(1 - s); LOGLOSS -log(s) and -log1p(-s) of s clipped to [eps, 1 - eps] when eps > 0 (np.clip:
+ * the larger of s and eps, then the smaller of that and 1 - eps); NRM |1 - s|^p and |s|^p (numpy's
+ * power takes x * x for p = 2, as here). */
+static void cell_terms(int kind, double par, double s, double *tp, double *tn)
+{
+    switch (kind) {
+    case REP_CXE:
+        *tp = -log2(s);
+        *tn = -log2(1.0 - s);
+        return;
+    case REP_LL:
+        if (par > 0) {
+            double hi = 1.0 - par;
+            s = s > par ? s : par;
+            s = s < hi ? s : hi;
+        }
+        *tp = -log(s);
+        *tn = -log1p(-s);
+        return;
+    case REP_NRM: {
+        double a = fabs(1.0 - s), b = fabs(s);
+        *tp = par == 2.0 ? a * a : pow(a, par);
+        *tn = par == 2.0 ? b * b : pow(b, par);
+        return;
+    }
+    default:
+        *tp = *tn = 0.0;
+    }
+}
+
 /* The plan's entries with their tables for cells of scores sc[0..K-1]: 0, or -1 when out of memory
  * (tables == 0: none, for a single walk where a logarithm per cell costs what the table would). */
 static int plan_make(plan_t *pl, const double *plan, int nk, const double *sc, Py_ssize_t K, int tables)
@@ -406,15 +442,13 @@ static int plan_make(plan_t *pl, const double *plan, int nk, const double *sc, P
         e->par = plan[2 * m + 1];
         if (e->kind == REP_NTOP && e->par < 0)
             pl->needs_P_first = 1;
-        if (e->kind == REP_CXE && tables) {
-            e->nl2s = malloc(n * sizeof(double));
-            e->nl2c = malloc(n * sizeof(double));
-            if (!e->nl2s || !e->nl2c)
+        if ((e->kind == REP_CXE || e->kind == REP_LL || e->kind == REP_NRM) && tables) {
+            e->tpos = malloc(n * sizeof(double));
+            e->tneg = malloc(n * sizeof(double));
+            if (!e->tpos || !e->tneg)
                 return -1;
-            for (Py_ssize_t c = 0; c < K; c++) {
-                e->nl2s[c] = -log2(sc[c]);
-                e->nl2c[c] = -log2(1.0 - sc[c]);
-            }
+            for (Py_ssize_t c = 0; c < K; c++)
+                cell_terms(e->kind, e->par, sc[c], &e->tpos[c], &e->tneg[c]);
         }
         if (e->kind == REP_SLQ) {
             e->nb = e->par >= 1 && e->par < 1e7 ? (int)e->par : 0;
@@ -495,6 +529,7 @@ static size_t entry_width(const entry_t *e)
 {
     switch (e->kind) {
     case REP_CXE:
+    case REP_LL:
     case REP_THR:
     case REP_TOP1:
         return 2;

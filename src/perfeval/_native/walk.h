@@ -63,7 +63,7 @@ static int WALK(walk_alloc)(walk_t *w, const plan_t *pl)
         w->off[m] = w->nv;
         w->nv += entry_width(&pl->e[m]);
         w->ca2_of[m] = pl->e[m].kind == REP_CA2 ? nca2++ : -1;
-        w->ranged |= pl->e[m].kind == REP_CXE || pl->e[m].kind == REP_SLQ;
+        w->ranged |= pl->e[m].kind == REP_CXE || pl->e[m].kind == REP_LL || pl->e[m].kind == REP_SLQ;
     }
     w->nca2 = nca2;
     w->v = aligned_alloc(sizeof(vd), (w->nv ? w->nv : 1) * sizeof(vd));
@@ -153,10 +153,19 @@ static void WALK(walk_out)(const walk_t *w, const plan_t *pl, int b, double *o0)
             o[1] = P + N;
             break;
         case REP_CXE:
+        case REP_LL:
             o[0] = v[0][b];
             o[1] = v[1][b];
             o[2] = P + N;
             o[3] = inside;
+            break;
+        case REP_AP:
+            o[0] = v[0][b];
+            o[1] = P;
+            break;
+        case REP_NRM:
+            o[0] = v[0][b];
+            o[1] = P + N;
             break;
         case REP_THR:
             o[0] = v[0][b];
@@ -479,16 +488,47 @@ static inline void WALK(walk_entry)(walk_t *w, const plan_t *pl, int m, const sr
         v[0] = a;
         break;
     }
-    case REP_CXE: {
+    case REP_CXE: /* a positive's and a negative's term of the cell times its weights (none: 0) */
+    case REP_LL: {
         vd a = v[0], b = v[1];
         for (int i = 0; i < n; i++) {
             Py_ssize_t c = hi - 1 - i;
-            double ls = e->nl2s ? e->nl2s[c] : -log2(sc[-i]), lc = e->nl2c ? e->nl2c[c] : -log2(1.0 - sc[-i]);
+            double ls, lc;
+            if (e->tpos) {
+                ls = e->tpos[c];
+                lc = e->tneg[c];
+            } else
+                cell_terms(e->kind, e->par, sc[-i], &ls, &lc);
             a += WALK(vblend)(P[i] > zero, ls * P[i], zero);
             b += WALK(vblend)(Q[i] > zero, lc * Q[i], zero);
         }
         v[0] = a;
         v[1] = b;
+        break;
+    }
+    case REP_NRM: { /* p |1 - s|^par + q |s|^par over the drawn cells (no guard: 0 * inf is NaN there too) */
+        vd a = v[0];
+        for (int i = 0; i < n; i++) {
+            Py_ssize_t c = hi - 1 - i;
+            double tp, tn;
+            if (e->tpos) {
+                tp = e->tpos[c];
+                tn = e->tneg[c];
+            } else
+                cell_terms(e->kind, e->par, sc[-i], &tp, &tn);
+            a += WALK(vblend)(P[i] + Q[i] > zero, P[i] * tp + Q[i] * tn, zero);
+        }
+        v[0] = a;
+        break;
+    }
+    case REP_AP: { /* p * TP / (TP + FP), TP and FP the running sums from the top, this cell's included */
+        vd a = v[0];
+        for (int i = 0; i < n; i++)
+            if (haspos[i]) {
+                vd tp = AP[i] + P[i], cnt = tp + (AN[i] + Q[i]);
+                a += WALK(vblend)(P[i] > zero, P[i] * (tp / cnt), zero);
+            }
+        v[0] = a;
         break;
     }
     case REP_THR: /* the cells at or above the threshold: the top of the walk */

@@ -2,8 +2,9 @@
 
 :func:`ci` gives bootstrap intervals (BCa or percentile) of any measure and DeLong's interval of the
 ROC area; :func:`compare` the difference of two models on the same cases with its interval and a
-p-value (paired bootstrap, or DeLong's test); :func:`ci_from_summary` intervals from an exact summary
-alone (a stream's, a Dask cluster's).
+p-value (paired bootstrap, or DeLong's test), :func:`compare_models` that of every model with a
+baseline (each as ``compare`` gives it, every model walked once); :func:`ci_from_summary` intervals
+from an exact summary alone (a stream's, a Dask cluster's).
 
 The package, by layer:
 
@@ -15,7 +16,7 @@ The package, by layer:
   kernels, exact jackknife, DeLong), consulted by both ``ci`` and ``compare``;
 * :mod:`perfeval.stats.delong`: DeLong's variance, interval and test of ROC areas (``delong``,
   ``delong_from_histogram``, ``delong_test``: imported from the module, whose name they would hide);
-* :mod:`perfeval.stats.api`: ``ci``, ``ci_from_summary`` and ``compare``;
+* :mod:`perfeval.stats.api`: ``ci``, ``ci_from_summary``, ``compare`` and ``compare_models``;
 * :mod:`perfeval.stats.paired`: the paired tests of per-query values that IR compares runs with
   (Student's paired t-test, Fisher's randomization test, the paired bootstrap test) and Holm's and
   Bonferroni's corrections (``perfeval trec`` and :func:`perfeval.trec.compare` use them).
@@ -23,7 +24,7 @@ The package, by layer:
 
 from __future__ import annotations
 
-from perfeval.stats.api import ci, ci_from_summary, compare
+from perfeval.stats.api import ci, ci_from_summary, compare, compare_models
 from perfeval.stats.fastpaths import FAST_PATHS, FastPaths
 from perfeval.stats.intervals import METHODS, Comparison, Interval
 
@@ -36,4 +37,5 @@ __all__ = [
     "ci",
     "ci_from_summary",
     "compare",
+    "compare_models",
 ]

@@ -9,7 +9,7 @@ Both :func:`ci` and :func:`compare` take each measure's fast paths from one tabl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -36,7 +36,7 @@ from perfeval.stats.replicates import (
     value,
 )
 
-__all__ = ["ci", "ci_from_summary", "compare"]
+__all__ = ["ci", "ci_from_summary", "compare", "compare_models"]
 
 
 def specs_of(measures: Iterable[str] | str, threshold: float) -> list:
@@ -336,31 +336,136 @@ def compare(
     True
     """
     sample_weight = sample_weight_of(sample_weight, weights, "compare")
-    check_request(method, level, None, "comparison")
     y_true = coded(y_true, pos_label)
-    ca = Cases(y_true, score_a, sample_weight, groups)
+    return _compare_all(
+        y_true, [score_a], score_b, measures, method, level, n_boot, seed, groups, sample_weight, threshold,
+        threads, progress,
+    )[0]  # fmt: skip
+
+
+def compare_models(
+    y_true: Any,
+    models: Mapping[str, Any],
+    baseline: str,
+    measures: Iterable[str] | str = "roc",
+    *,
+    method: str = "bca",
+    level: float = 0.95,
+    n_boot: int = 1000,
+    seed: int = 0,
+    groups: Any = None,
+    sample_weight: Any = None,
+    threshold: float = 0.5,
+    threads: int | None = None,
+    pos_label: Any = None,
+    progress: bool = False,
+) -> dict[str, dict[str, Comparison]]:
+    """Compare every model with a baseline: for each other model, what :func:`compare` gives for
+    ``compare(y_true, models[name], models[baseline], ...)``, the same numbers, but every model's
+    replicates drawn in one walk (the baseline's walked and jackknifed once).
+
+    Parameters
+    ----------
+    y_true : array-like
+        Targets, as for :func:`compare`.
+    models : mapping of str to array-like
+        Each model's scores of the same cases, the baseline's among them.
+    baseline : str
+        The key of the baseline in ``models``.
+    measures, method, level, n_boot, seed, groups, sample_weight, threshold, threads, pos_label, progress
+        As for :func:`compare`.
+
+    Returns
+    -------
+    dict of str to dict of str to Comparison
+        For each model but the baseline (in the mapping's order), its comparisons by measure label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = (rng.random(400) < 0.5).astype(int)
+    >>> m = {"base": rng.normal(size=400) + y, "a": rng.normal(size=400) + 1.2 * y}
+    >>> res = compare_models(y, m, "base", "roc", n_boot=200, seed=2)
+    >>> res["a"]["ROC"] == compare(y, m["a"], m["base"], "roc", n_boot=200, seed=2)["ROC"]
+    True
+    """
+    if baseline not in models:
+        raise InvalidParameterError(
+            f"the baseline {baseline!r} is not one of the models ({', '.join(map(str, models))})"
+        )
+    names = [name for name in models if name != baseline]
+    y_true = coded(y_true, pos_label)
+    res = _compare_all(
+        y_true, [models[n] for n in names], models[baseline], measures, method, level, n_boot, seed, groups,
+        sample_weight, threshold, threads, progress,
+    )  # fmt: skip
+    return dict(zip(names, res, strict=True))
+
+
+def _compare_all(
+    y_true: Any,
+    scores: list,
+    score_b: Any,
+    measures: Iterable[str] | str,
+    method: str,
+    level: float,
+    n_boot: int,
+    seed: int,
+    groups: Any,
+    sample_weight: Any,
+    threshold: float,
+    threads: int | None,
+    progress: bool,
+) -> list[dict[str, Comparison]]:
+    """compare(y_true, a, score_b) for each a of scores: the baseline and every model of every
+    measure walked on the same case weights, drawn once (a column's replicates do not depend on the
+    other columns of its walk, so each comparison is the one of its own call).
+    """
+    check_request(method, level, None, "comparison")
+    cas = [Cases(y_true, a, sample_weight, groups) for a in scores]
     cb = Cases(y_true, score_b, sample_weight, groups)
     specs = specs_of(measures, threshold)
     threads_n = threads_of(threads)
-    out: dict[str, Comparison] = {}
     by_cases = [
-        sp for sp in specs if method != "delong" and ca.groups is None and sp.measure.kind == "binary"
+        sp for sp in specs if method != "delong" and cb.groups is None and sp.measure.kind == "binary"
     ]
+    cols = [*cas, cb]
     paired: dict[str, list[np.ndarray]] = {}
-    if by_cases:  # both models of every measure on the same case weights, drawn once
+    if by_cases:  # every model of every measure on the same case weights, drawn once
         reps = row_replicates(
-            [(sp, c.sorted) for sp in by_cases for c in (ca, cb)],
-            ca.cls,
-            ca.w,
+            [(sp, c.sorted) for sp in by_cases for c in cols],
+            cb.cls,
+            cb.w,
             seed,
             n_boot,
             threads_n,
             progress,
         )
-        paired = {sp.label: reps[2 * k : 2 * k + 2] for k, sp in enumerate(by_cases)}
-    jack = _Jackknife(
-        [sp for sp in by_cases if fast_paths(sp).jack_cases is None], [ca, cb], threads_n, progress
-    )
+        k = len(cols)
+        paired = {sp.label: reps[k * i : k * i + k] for i, sp in enumerate(by_cases)}
+    jack = _Jackknife([sp for sp in by_cases if fast_paths(sp).jack_cases is None], cols, threads_n, progress)
+    return [
+        _compare_one(specs, m, cas[m], cb, paired, jack, method, level, n_boot, seed) for m in range(len(cas))
+    ]
+
+
+def _compare_one(
+    specs: list,
+    m: int,
+    ca: Cases,
+    cb: Cases,
+    paired: dict[str, list[np.ndarray]],
+    jack: _Jackknife,
+    method: str,
+    level: float,
+    n_boot: int,
+    seed: int,
+) -> dict[str, Comparison]:
+    """The comparisons of model m (cases ca) with the baseline (cb): paired's and jack's lists hold
+    every model's then the baseline's.
+    """
+    out: dict[str, Comparison] = {}
     for spec in specs:
         fp = fast_paths(spec)
         if method == "delong":
@@ -401,13 +506,13 @@ def compare(
             accel, resampled = accel_groups, "groups"
         else:
             ea, eb = value(spec, ca.hist), value(spec, cb.hist)
-            ra, rb = paired[spec.label]
+            ra, rb = paired[spec.label][m], paired[spec.label][-1]
 
             def accel_cases(spec=spec, fp=fp) -> float:
                 if fp.jack_cases is not None:  # exact: leave each case out of both
                     return acceleration(fp.jack_cases(ca) - fp.jack_cases(cb), None)
-                ja, jb = jack.values(spec)
-                return acceleration(ja - jb, None)
+                every = jack.values(spec)
+                return acceleration(every[m] - every[-1], None)
 
             accel, resampled = accel_cases, "cases"
         with np.errstate(all="ignore"):

@@ -17,8 +17,9 @@ the replicate engines look the entry up and take whatever it offers:
 * an exact jackknife, from a summary (leave one case of each (cell, class) out) and per case;
 * DeLong's exact variance: an interval from a summary and a paired test from the cases.
 
-The ROC area has every one of them; PERF's other measures (and BRIER, ERR, FPR, FNR, FBETA, CST, NTOP)
-have a plan.  Adding a fast path for another measure is one entry.
+The ROC area has every one of them; every other binary measure of the registry has a plan (PERF's,
+and BRIER, LOGLOSS, AP, ERR, FPR, FNR, FBETA, CST, NTOP).  Adding a fast path for another measure is
+one entry.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ class FastPaths:
 
 # the kinds of statistics of the compiled finishers (REP_* in _native/resample.c), REP_WIDTH each
 ROC_K, APR_K, SQ_K, CXE_K, THR_K, R50_K, RKL_K, TOP1_K, TOP10_K, NTOP_K, SLQ_K, CA1_K, CA2_K = range(13)
+LL_K, AP_K, NRM_K = range(13, 16)
 REP_WIDTH = 4
 
 
@@ -180,8 +182,33 @@ def _brier_value(t: np.ndarray) -> np.ndarray:
 
 
 def _cxe_value(t: np.ndarray) -> np.ndarray:
+    """CXE and LOGLOSS: (the positives' sum + the negatives') / n; NaN without data or with a drawn
+    score outside [0, 1].
+    """
     with np.errstate(all="ignore"):
         return _where((t[:, 2] > 0) & (t[:, 3] > 0), (t[:, 0] + t[:, 1]) / t[:, 2])
+
+
+def _logloss_plan(spec: Any) -> Plan:
+    return Plan(((LL_K, float(spec.kwargs["eps"])),), lambda st: _cxe_value(st[0]))
+
+
+def _ap_value(t: np.ndarray) -> np.ndarray:
+    """AP: the sum of each cell's positives times its precision, over P; NaN without a positive."""
+    return _where(t[:, 1] > 0, t[:, 0], t[:, 1])
+
+
+def _nrm_plan(spec: Any) -> Plan:
+    p = float(spec.kwargs["p"])
+
+    def finish(st: list[np.ndarray]) -> np.ndarray:
+        t = st[0]
+        if p == 0:  # 1, as PERF (NaN without data)
+            return np.where(t[:, 1] > 0, 1.0, np.nan)
+        with np.errstate(all="ignore"):
+            return _where(t[:, 1] > 0, (t[:, 0] / t[:, 1]) ** (1.0 / p))
+
+    return Plan(((NRM_K, p),), finish)
 
 
 def plan_stats(plans: list[Plan]) -> tuple[np.ndarray, list[list[int]]]:
@@ -241,6 +268,9 @@ FAST_PATHS: dict[str, FastPaths] = {
     "RMS": FastPaths(plan=_plan(SQ_K, _rms_value)),
     "BRIER": FastPaths(plan=_plan(SQ_K, _brier_value)),
     "CXE": FastPaths(plan=_plan(CXE_K, _cxe_value)),
+    "LOGLOSS": FastPaths(plan=_logloss_plan),
+    "AP": FastPaths(plan=_plan(AP_K, _ap_value)),
+    "NRM": FastPaths(plan=_nrm_plan),
     "SAR": FastPaths(plan=_sar_plan),
     "R50": FastPaths(plan=_value_plan(R50_K, "negatives")),
     "RKL": FastPaths(plan=_value_plan(RKL_K)),

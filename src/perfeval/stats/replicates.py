@@ -191,7 +191,9 @@ def hist_replicates(
 
     outs = [np.empty(n_boot) for _ in specs]
     planned = _planned(specs)
-    meter = _progress.bar(progress, n_boot, _desc(specs), "replicates")
+    rest = [i for i in range(len(specs)) if i not in planned]
+    # the planned measures' walk, then the others replicate by replicate: each moves the bar
+    meter = _progress.bar(progress, n_boot * max(1, bool(planned) + bool(rest)), _desc(specs), "replicates")
     with meter:
         if planned:
             from perfeval import _x87
@@ -207,13 +209,17 @@ def hist_replicates(
                 ).reshape(r1 - r0, k, REP_WIDTH)
                 for i, vals in zip(planned, finish_plans(plans, where, st), strict=True):
                     outs[i][r0:r1] = vals
-        rest = [i for i in range(len(specs)) if i not in planned]
         if rest:
-            _hist_generic(specs, rest, h, seed, n_boot, threads, outs)
+            _hist_generic(specs, rest, h, seed, n_boot, threads, outs, meter)
     return outs
 
 
-def _hist_generic(specs: list, rest: list[int], h, seed: int, n_boot: int, threads: int, outs: list) -> None:
+def _hist_generic(
+    specs: list, rest: list[int], h, seed: int, n_boot: int, threads: int, outs: list, meter: Any
+) -> None:
+    """The measures without a plan on each replicate's summary (drawn compactly, its drawn cells
+    only), the replicates spread over the threads, the bar moved after each chunk of them.
+    """
     from concurrent.futures import ThreadPoolExecutor
 
     from perfeval import _x87
@@ -241,7 +247,8 @@ def _hist_generic(specs: list, rest: list[int], h, seed: int, n_boot: int, threa
     with warnings.catch_warnings():  # set here, in this thread, around all the workers
         warnings.simplefilter("ignore")
         with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(one, range(n_boot)))
+            for r0, r1 in _chunks(n_boot, meter):
+                list(pool.map(one, range(r0, r1)))
 
 
 def row_replicates(
@@ -272,8 +279,10 @@ def row_replicates(
         columns.setdefault(id(so), (so, []))[1].append(i)
     cols = list(columns.values())
     specs = list(dict.fromkeys(sp for sp, _ in specs_and_sorted))
-    calls = max(1, -(-len(cols) // MAX_COLUMNS))
-    meter = _progress.bar(progress, n_boot * calls, _desc(specs), "replicates")
+    others = [i for i in range(len(specs_and_sorted)) if i not in set(planned)]
+    # each compiled call's replicates, then the others' one by one: each moves the bar
+    calls = -(-len(cols) // MAX_COLUMNS) + bool(others)
+    meter = _progress.bar(progress, n_boot * max(1, calls), _desc(specs), "replicates")
     with meter:
         for c0 in range(0, len(cols), MAX_COLUMNS):
             group = cols[c0 : c0 + MAX_COLUMNS]
@@ -290,20 +299,20 @@ def row_replicates(
                     by_spec = dict(zip(uniq, finish_plans(plans, where, st), strict=True))
                     for i in idx:
                         outs[i][r0:r1] = by_spec[specs_and_sorted[i][0]]
-    others = [i for i in range(len(specs_and_sorted)) if i not in set(planned)]
-    if others:
-        n = len(cls)
-        step = max(1, CHUNK_CELLS // max(1, n))
-        for r0 in range(0, n_boot, step):
-            r1 = min(n_boot, r0 + step)
-            P = np.frombuffer(_x87.poisson_rows(n, seed, r0, r1), np.float64).reshape(r1 - r0, n)
-            for r in range(r1 - r0):
-                cw = P[r] if w is None else P[r] * w
-                pw = cw * cls
-                nw = cw - pw
-                for i in others:
-                    sp, so = specs_and_sorted[i]
-                    outs[i][r0 + r] = value(sp, so.histogram(pw, nw))
+        if others:
+            n = len(cls)
+            step = max(1, CHUNK_CELLS // max(1, n))
+            for r0 in range(0, n_boot, step):
+                r1 = min(n_boot, r0 + step)
+                P = np.frombuffer(_x87.poisson_rows(n, seed, r0, r1), np.float64).reshape(r1 - r0, n)
+                for r in range(r1 - r0):
+                    cw = P[r] if w is None else P[r] * w
+                    pw = cw * cls
+                    nw = cw - pw
+                    for i in others:
+                        sp, so = specs_and_sorted[i]
+                        outs[i][r0 + r] = value(sp, so.histogram(pw, nw))
+                    meter.update(1)
     return outs
 
 

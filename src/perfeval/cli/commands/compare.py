@@ -239,7 +239,7 @@ def run(args: Any) -> int:
     import math
 
     from perfeval.engine import resolve
-    from perfeval.stats import compare
+    from perfeval.stats import compare_models
 
     check_ci_options(args)
     specs = resolve(args.measures, args.threshold)
@@ -257,22 +257,23 @@ def run(args: Any) -> int:
     rows: list[dict] = []
     first = None
     noted: list[str] = []
+    # every model with the baseline as perfeval.compare(y, model, baseline) gives it, all on one walk
+    every = compare_models(
+        y,
+        {name: models[name] for name in [*others, base]},
+        base,
+        [sp.label for sp in specs],
+        method=method,
+        level=args.ci,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        groups=g,
+        sample_weight=w,
+        threshold=args.threshold,
+        progress=wanted(args),
+    )
     for name in others:
-        res = compare(
-            y,
-            models[name],
-            models[base],
-            [sp.label for sp in specs],
-            method=method,
-            level=args.ci,
-            n_boot=args.n_boot,
-            seed=args.seed,
-            groups=g,
-            sample_weight=w,
-            threshold=args.threshold,
-            progress=wanted(args),
-        )
-        for c in res.values():
+        for c in every[name].values():
             first = first or c
             undefined = not math.isfinite(c.difference)  # an infinite log loss: no test of it
             if undefined:
