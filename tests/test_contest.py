@@ -159,6 +159,25 @@ def test_each_kind_of_bad_submission(tmp_path, capsys, text, message):
     assert not (tmp_path / "key.txt.leaderboard.sqlite").exists() or "rejected" in out  # nothing stored
 
 
+def test_a_repeated_line_with_a_bad_prediction_has_both_errors_listed(tmp_path, capsys):
+    (tmp_path / "key.txt").write_text("ev0 1\nev1 0\nev2 1\n")
+    (tmp_path / "sub.txt").write_text("ev0 0.5\nev1 0.5\nev1 high\nev2 0.1\n")
+    code = main(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.txt"),
+            "--task",
+            "kddcup2004-physics",
+            str(tmp_path / "sub.txt"),
+        ]
+    )
+    _out, err = capsys.readouterr()
+    assert code == 1
+    assert f"{tmp_path}/sub.txt, line 3: example 'ev1' appears again (first on line 2)" in err
+    assert f"{tmp_path}/sub.txt, line 3: the prediction 'high' is not a number" in err
+
+
 def test_block_mismatch_all_errors_listed_and_no_target_revealed(tmp_path, capsys):
     (tmp_path / "key.txt").write_text("".join(f"7 q{i} {i % 2}\n" for i in range(40)))
     lines = [f"7 q{i} 0.5" for i in range(40)]

@@ -602,6 +602,9 @@ def _check_lines(
             continue
         if ident in got:
             errors.add(f"{pos}: example {token(ident)} appears again (first on line {got[ident][1]})")
+            bad = None if task.submission == "ranked" else _prediction_error(f[-1], needs_prob, probs)
+            if bad is not None:  # every error of a line is listed, not only the first
+                errors.add(f"{pos}: {bad}")
             continue
         if width == 3 and key.blocks is not None:
             block = key.blocks[row]
@@ -616,22 +619,29 @@ def _check_lines(
             got[ident] = (str(rank), k)
             continue
         got[ident] = (f[-1], k)
-        v = _number(f[-1])
-        if v is None:
-            errors.add(f"{pos}: the prediction {token(f[-1])} is not a number")
-        elif math.isinf(v) and _NUMBER.fullmatch(f[-1]):  # digits whose value no float holds
-            errors.add(
-                f"{pos}: the prediction {token(f[-1])} is too large for the 32-bit float perf reads "
-                "(at most 3.4028235e+38 in magnitude)"
-            )
-        elif math.isnan(v) or math.isinf(v):
-            errors.add(f"{pos}: the prediction {token(f[-1])} is not a finite number")
-        elif needs_prob and not 0.0 <= v <= 1.0:
-            errors.add(f"{pos}: the prediction {token(f[-1])} is outside [0, 1], which {probs} need")
-        else:
+        bad = _prediction_error(f[-1], needs_prob, probs)
+        if bad is None:
             continue
+        errors.add(f"{pos}: {bad}")
         got[ident] = ("0", k)  # a bad prediction is reported once, not again as too large
     return got, rows
+
+
+def _prediction_error(text: str, needs_prob: bool, probs: str) -> str | None:
+    """What is wrong with a submission's prediction (None: nothing)."""
+    v = _number(text)
+    if v is None:
+        return f"the prediction {token(text)} is not a number"
+    if math.isinf(v) and _NUMBER.fullmatch(text):  # digits whose value no float holds
+        return (
+            f"the prediction {token(text)} is too large for the 32-bit float perf reads "
+            "(at most 3.4028235e+38 in magnitude)"
+        )
+    if math.isnan(v) or math.isinf(v):
+        return f"the prediction {token(text)} is not a finite number"
+    if needs_prob and not 0.0 <= v <= 1.0:
+        return f"the prediction {token(text)} is outside [0, 1], which {probs} need"
+    return None
 
 
 def _columns(
