@@ -266,27 +266,30 @@ def _comparisons(
     threshold: float,
     progress: bool = False,
 ) -> list[str]:
-    """Each model against the first: a paired bootstrap of every measure."""
-    from perfeval.stats import compare as _compare
+    """Each model against the first: a paired bootstrap of every measure (every model on one walk,
+    :func:`perfeval.stats.compare_models`: the numbers of one compare() per model).
+    """
+    from perfeval.stats.api import compare_models
 
     names = list(models)
     base = names[0]
     crow = []
+    every = compare_models(
+        y,
+        models,
+        base,
+        labels,
+        method="bca" if method == "delong" else method,
+        level=ci,
+        n_boot=n_boot,
+        seed=seed,
+        groups=g,
+        threshold=threshold,
+        sample_weight=w,
+        progress=progress,
+    )
     for other in names[1:]:
-        res = _compare(
-            y,
-            models[other],
-            models[base],
-            labels,
-            method="bca" if method == "delong" else method,
-            level=ci,
-            n_boot=n_boot,
-            seed=seed,
-            groups=g,
-            threshold=threshold,
-            sample_weight=w,
-            progress=progress,
-        )
+        res = every[other]
         for lab, c in res.items():
             crow.append(
                 [
