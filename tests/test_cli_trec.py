@@ -497,3 +497,24 @@ def test_csv_of_several_runs_reads_back_with_pandas(files, capsys):
     c = trec.compare(str(d / "qrels.txt"), paths, "map,P_5")
     assert df["map"].tolist() == [c.reports[n].results["MAP"].value for n in ("bm25", "rm3")]
     assert np.isnan(df["map p"][0]) and df["map p"][1] == c.pvalues["rm3"]["MAP"]
+
+
+def test_ties_that_move_a_measure_are_said_with_perfevals_rule_only(tmp_path, capsys):
+    # q1: d1 and d2 tie, one relevant: the order moves MAP; q2: a tie of two non-relevant documents only
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\nq2 0 d4 0\nq2 0 d5 0\n")
+    (tmp_path / "a.run").write_text(
+        "q1 Q0 d1 1 0.5 a\nq1 Q0 d2 2 0.5 a\nq2 Q0 d3 1 0.9 a\nq2 Q0 d4 2 0.1 a\nq2 Q0 d5 3 0.1 a\n"
+    )
+    (tmp_path / "b.run").write_text(
+        "q1 Q0 d1 1 0.9 b\nq1 Q0 d2 2 0.5 b\nq2 Q0 d3 1 0.9 b\nq2 Q0 d4 2 0.1 b\nq2 Q0 d5 3 0.1 b\n"
+    )
+    qrels, a, b = (str(tmp_path / f) for f in ("qrels", "a.run", "b.run"))
+    code, _out, err = run_cli(["trec", qrels, a, b, "-m", "map", "--test", "none"], capsys)
+    assert code == 0
+    assert "queries with tied scores mixing relevant and non-relevant documents (a 1)" in err
+    assert "--dialect trec_eval gives its numbers" in err
+    code, _out, err = run_cli(["trec", qrels, a, "-m", "map", "--dialect", "trec_eval"], capsys)
+    assert code == 0 and "tied scores" not in err
+    code, _out, err = run_cli(["trec", qrels, b, "-m", "map"], capsys)
+    assert code == 0 and "tied scores" not in err  # b's only tie holds no relevant document
+    assert trec.evaluate(qrels, a, "map").params["mixed_tie_queries"] == 1

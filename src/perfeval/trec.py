@@ -334,12 +334,18 @@ def per_query(
     ties: str = "perfeval",
     level: float | None = None,
     joined: _Joined | None = None,
+    facts: dict[str, Any] | None = None,
 ) -> dict[str, np.ndarray]:
     """Each measure's value for each query of ``keys`` (sorted judged query ids): 0 where the run
     does not answer the query or the query has no relevant document (as trec_eval prints it).
     ``joined``: the run joined with the judgments already (tie bounds evaluate it three times).
+    ``facts`` gets ``"mixed_tie_queries"``: the answered queries with a tie of relevant and
+    non-relevant documents (where the order of ties can move a measure).
     """
     graded, binary, present = _tables(qrels, run, keys, ties, level, joined)
+    if facts is not None:
+        mixed = (graded.rel > 0) & (graded.rel < graded.size)
+        facts["mixed_tie_queries"] = int(len(np.unique(graded.query[mixed])))
     values = {}
     for s in specs:
         t = graded if s.measure.name in _GRADED else binary
@@ -636,8 +642,9 @@ def evaluate(
         q, r = _load(qrels, run, qrels_columns, run_columns)
         _not_empty(r)
         keys = _queries(q, r, queries)
-        values = per_query(q, r, specs, keys, ties=ties, level=level)
-        report = _report(specs, keys, values, q, r, queries=queries, ties=ties, level=level)
+        facts: dict[str, Any] = {}
+        values = per_query(q, r, specs, keys, ties=ties, level=level, facts=facts)
+        report = _report(specs, keys, values, q, r, queries=queries, ties=ties, level=level, **facts)
         if tie_bounds:
             _set_bounds(report, specs, bounds_per_query(q, r, specs, keys, values, level=level))
         return report
@@ -961,8 +968,9 @@ def compare(
         q = as_qrels(qrels, qrels_columns)
         for r in _runs(runs, run_columns):  # one run in memory at a time (and the next one being read)
             keys = _queries(q, r, queries)
-            per = per_query(q, r, specs, keys, ties=ties, level=level)
-            report = _report(specs, keys, per, q, r, queries=queries, ties=ties, level=level)
+            facts: dict[str, Any] = {}
+            per = per_query(q, r, specs, keys, ties=ties, level=level, facts=facts)
+            report = _report(specs, keys, per, q, r, queries=queries, ties=ties, level=level, **facts)
             if tie_bounds:
                 _set_bounds(report, specs, bounds_per_query(q, r, specs, keys, per, level=level))
             done.append(((r.name, r.source), report, (keys, per)))

@@ -53,6 +53,17 @@ def run(args: Any) -> int:
         level=args.level,
         tie_bounds=args.tie_bounds,
     )
+    if ties == "perfeval":  # said, as trec_eval's users expect trec_eval's order of ties
+        mixed = {n: r.params.get("mixed_tie_queries", 0) for n, r in c.reports.items()}
+        tied = ", ".join(f"{n} {k:,}" for n, k in mixed.items() if k)
+        if tied:
+            from perfeval.cli.load import note
+
+            note(
+                f"perfeval: note: queries with tied scores mixing relevant and non-relevant documents "
+                f"({tied}): perfeval averages over the orders of a tie; trec_eval breaks ties by "
+                "document id (--dialect trec_eval gives its numbers)\n"
+            )
     out = {
         "table": _table,
         "trec": _trec,
