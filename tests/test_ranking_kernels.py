@@ -547,3 +547,13 @@ def test_per_group_measures_are_the_numpy_forms_bit_for_bit(n, groups, decimals,
             assert np.array_equal(_bits(got), _bits(want)), s.label
             compared += 1
     assert compared >= (12 if weighted else 30)
+
+
+def test_group_rows_kernels_refuse_codes_outside_and_unequal_lengths():
+    from perfeval import _x87
+
+    for kernel in (_x87.group_auc_rows, _x87.group_hist_rows):
+        with pytest.raises(ValueError, match=r"a group code outside \[0, G\)"):
+            kernel(np.array([0, 5]), np.zeros(2), np.zeros(2, np.uint8), 2)
+        with pytest.raises(ValueError, match="differ in length, or G < 0"):
+            kernel(np.array([0]), np.zeros(2), np.zeros(2, np.uint8), 2)

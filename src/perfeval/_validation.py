@@ -331,3 +331,18 @@ def cases(
         yt, ys, w = yt[keep], ys[keep], w[keep]
         g = None if g is None else g[keep]
     return Cases(yt, ys, g, w, rows_in)
+
+
+def grades_as_labels(y: Any, specs: list) -> tuple[list[str], str] | None:
+    """The group AUCs among ``specs`` that would read graded targets ``y`` as labels (a grade above 0
+    positive), with the grades shown (``"0, 1, 2, 3"``); None when there is nothing to say (no group
+    AUC, or targets 0/1).  Said by evaluate() in a warning and by the command line in a note.
+    """
+    grouped = [s.label for s in specs if s.measure.kind == "grouped"]
+    if not grouped:
+        return None
+    t = np.asarray(y)
+    if t.dtype.kind not in "biuf" or not bool(np.any((t != 0) & (t != 1))):  # O(n); the sort to say which
+        return None
+    values = np.unique(t)
+    return grouped, ", ".join(f"{v:g}" for v in values[:6].tolist()) + (", ..." if len(values) > 6 else "")

@@ -207,19 +207,15 @@ def _say_grades_as_labels(y: Any, specs: list) -> None:
     """GAUC given graded targets without ``pos_label``: a grade above 0 is positive, said in a
     :class:`~perfeval.exceptions.GradesAsLabelsWarning` (the command line says it as a note).
     """
-    grouped = [s.label for s in specs if s.measure.kind == "grouped"]
-    if not grouped:
-        return
-    import numpy as np
+    from perfeval._validation import grades_as_labels
 
-    t = np.asarray(y)
-    if t.dtype.kind in "iuf" and bool(np.any((t != 0) & (t != 1))):  # O(n); the sort only to say which
+    said = grades_as_labels(y, specs)
+    if said is not None:
         import warnings
 
         from perfeval.exceptions import GradesAsLabelsWarning, user_stacklevel
 
-        values = np.unique(t)
-        shown = ", ".join(f"{v:g}" for v in values[:6].tolist()) + (", ..." if len(values) > 6 else "")
+        grouped, shown = said
         warnings.warn(
             f"{', '.join(grouped)} read y_true's grades ({shown}) as positive where above 0; "
             "pos_label= names one label positive instead",

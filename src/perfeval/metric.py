@@ -644,14 +644,7 @@ class Metric:
             y, s, g, w = rows if rows is not None else self._nothing()
             if g is not None and self._group_dtype is not None and g.dtype != self._group_dtype:
                 g = g.astype(self._group_dtype)  # a batch whose every row weighed 0 had ids too
-            report = finish(
-                Cases(y, s, g, w, self._rows_in),
-                self._specs,
-                threshold=self.threshold,
-                pos_label=self.pos_label,
-            )
-            report.params["backend"] = "metric"
-            return report
+            return self._finish_rows(y, s, g, w)
         if self.pos_label is not None and not self._any_positive:
             self._no_positive()
         self._fold()
@@ -660,6 +653,14 @@ class Metric:
         warn_undefined(results, self._specs)
         report = Report(results, None, params)
         report.summary = self._hist  # intervals can be drawn from it (perfeval.stats.ci_from_summary)
+        return report
+
+    def _finish_rows(self, y: Any, s: Any, g: Any, w: Any) -> Report:
+        """The engine's report of these rows (every error of evaluate() on them), as the Metric's."""
+        report = finish(
+            Cases(y, s, g, w, self._rows_in), self._specs, threshold=self.threshold, pos_label=self.pos_label
+        )
+        report.params["backend"] = "metric"
         return report
 
     def _compute_groups(self, params: dict) -> Report:
@@ -688,15 +689,7 @@ class Metric:
                 g.dtype if key_dtype is None else np.concatenate([np.zeros(0, key_dtype), g[:0]]).dtype
             )
         if not len(keys):  # no case at all: evaluate()'s answer to no data
-            y, s, g, w = self._nothing()
-            report = finish(
-                Cases(y, s, g, w, self._rows_in),
-                self._specs,
-                threshold=self.threshold,
-                pos_label=self.pos_label,
-            )
-            report.params["backend"] = "metric"
-            return report
+            return self._finish_rows(*self._nothing())
         if self._group_dtype is not None:  # every update's ids, those of rows of weight 0 included
             key_dtype = self._group_dtype
         if key_dtype is not None and keys.dtype != key_dtype:

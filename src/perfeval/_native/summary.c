@@ -1173,6 +1173,28 @@ static void *gauc_groups(void *arg)
     return NULL;
 }
 
+/* The arguments (codes, score, positive, G) of group_auc_rows and group_hist_rows: rows of codes
+ * int64 in [0, G), scores float64 and classes uint8 of one length; 0, or -1 with the error set. */
+static int group_rows_args(PyObject *args, nv_args *in, long long *G)
+{
+    PyObject *co, *so, *po;
+    if (!PyArg_ParseTuple(args, "OOOL", &co, &so, &po, G))
+        return -1;
+    if (nv_arg(in, co, NV_RAW8) < 0 || nv_arg(in, so, NV_RAW8) < 0 || nv_arg(in, po, NV_RAW1) < 0)
+        return -1;
+    if (!nv_len_eq(in, 0, 1) || !nv_len_eq(in, 0, 2) || *G < 0) {
+        nv_args_fail(in, PyExc_ValueError, "codes, scores and classes differ in length, or G < 0");
+        return -1;
+    }
+    const int64_t *codes = in->v[0].buf;
+    for (Py_ssize_t i = 0; i < in->n[0]; i++)
+        if (codes[i] < 0 || codes[i] >= *G) {
+            nv_args_fail(in, PyExc_ValueError, "a group code outside [0, G)");
+            return -1;
+        }
+    return 0;
+}
+
 /* group_auc_rows(codes, score, positive, G) -> (wins, P, N) float64 bytearrays of G: each group's
  * Mann-Whitney sum (a tied positive/negative pair one half), its positives and its negatives, from
  * rows in any order (codes int64 0..G-1, positive uint8).  Every term is a whole or half number,
@@ -1182,26 +1204,14 @@ static void *gauc_groups(void *arg)
  * tenths). */
 PyObject *nv_group_auc_rows(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    PyObject *co, *so, *po;
     long long G;
-    if (!PyArg_ParseTuple(args, "OOOL", &co, &so, &po, &G))
-        return NULL;
     nv_args in = {0};
-    if (nv_arg(&in, co, NV_RAW8) < 0 || nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, po, NV_RAW1) < 0)
+    if (group_rows_args(args, &in, &G) < 0)
         return NULL;
-    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2) || G < 0) {
-        nv_args_fail(&in, PyExc_ValueError, "codes, scores and classes differ in length, or G < 0");
-        return NULL;
-    }
     const int64_t *codes = in.v[0].buf;
     const double *score = in.v[1].buf;
     const uint8_t *pos = in.v[2].buf;
     Py_ssize_t n = in.n[0];
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (codes[i] < 0 || codes[i] >= G) {
-            nv_args_fail(&in, PyExc_ValueError, "a group code outside [0, G)");
-            return NULL;
-        }
     PyObject *wo = PyByteArray_FromStringAndSize(NULL, G * 8), *Po = PyByteArray_FromStringAndSize(NULL, G * 8),
              *No = PyByteArray_FromStringAndSize(NULL, G * 8);
     int64_t *starts = calloc((size_t)G + 2, sizeof(int64_t)), *cur = malloc((size_t)(G > 0 ? G : 1) * 8);
@@ -1678,26 +1688,14 @@ static void *hist_sort_groups(void *arg)
  * sorted and summed on its own, on two threads (10M rows in 100,000 groups: 0.2 s). */
 PyObject *nv_group_hist_rows(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    PyObject *co, *so, *po;
     long long G;
-    if (!PyArg_ParseTuple(args, "OOOL", &co, &so, &po, &G))
-        return NULL;
     nv_args in = {0};
-    if (nv_arg(&in, co, NV_RAW8) < 0 || nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, po, NV_RAW1) < 0)
+    if (group_rows_args(args, &in, &G) < 0)
         return NULL;
-    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2) || G < 0) {
-        nv_args_fail(&in, PyExc_ValueError, "codes, scores and classes differ in length, or G < 0");
-        return NULL;
-    }
     const int64_t *codes = in.v[0].buf;
     const double *score = in.v[1].buf;
     const uint8_t *flag = in.v[2].buf;
     Py_ssize_t n = in.n[0];
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (codes[i] < 0 || codes[i] >= G) {
-            nv_args_fail(&in, PyExc_ValueError, "a group code outside [0, G)");
-            return NULL;
-        }
     PyObject *out[4] = {0};
     int ok = 1;
     for (int k = 0; ok && k < 3; k++) /* huge pages (buffers.c): fewer faults than 4 KB pages */

@@ -431,15 +431,11 @@ def say_grades_as_labels(target: Any, specs: list, pos_label: Any, name: str) ->
     """A note when a binary-label group measure (GAUC) reads a target of grades: relevance > 0 is
     positive there, said rather than silently assumed.
     """
-    import numpy as np
+    from perfeval._validation import grades_as_labels
 
-    grouped = [s.label for s in specs if s.measure.kind == "grouped"]
-    if not grouped or pos_label is not None:
-        return
-    t = np.asarray(target)
-    if t.dtype.kind in "biuf" and bool(np.any((t != 0) & (t != 1))):  # O(n); the sort only to say which
-        values = np.unique(t)
-        shown = ", ".join(f"{v:g}" for v in values[:6].tolist()) + (", ..." if len(values) > 6 else "")
+    said = None if pos_label is not None else grades_as_labels(target, specs)
+    if said is not None:
+        grouped, shown = said
         note(
             f"perfeval: note: {', '.join(grouped)} read the target {name!r} ({shown}) as positive where it "
             "is above 0 (--pos-label LABEL names one label positive instead)\n"
