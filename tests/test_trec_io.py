@@ -97,6 +97,21 @@ def test_dicts_refuse_what_they_cannot_hold():
         read_run({"q": [1, 2]})
 
 
+def test_a_byte_order_mark_is_not_part_of_the_first_query_id(tmp_path):
+    """Notepad and PowerShell's ``Out-File -Encoding utf8`` start a file with a UTF-8 BOM: it must not
+    turn the first query 'q1' into a query of its own (unjudged, or unanswered and scored 0)."""
+    bom = b"\xef\xbb\xbf"
+    for compress in (lambda b: b, gzip.compress):
+        (tmp_path / "q").write_bytes(compress(bom + b"q1 0 d1 1\nq1 0 d2 0\n"))
+        (tmp_path / "r").write_bytes(compress(bom + b"q1 Q0 d1 1 2.0 t\r\nq1 Q0 d2 2 1.0 t\r\n"))
+        q, r = read_qrels(str(tmp_path / "q")), read_run(str(tmp_path / "r"))
+        assert q.qid.tolist() == ["q1", "q1"] and r.qid.tolist() == ["q1", "q1"]
+        assert r.score.tolist() == [2.0, 1.0] and r.name == "t"
+    (tmp_path / "bad").write_bytes(bom + b"q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2\n")
+    with pytest.raises(InputFormatError, match="line 2"):  # lines counted as before
+        read_run(str(tmp_path / "bad"))
+
+
 def test_missing_file_is_one_line(tmp_path):
     with pytest.raises(InputFormatError, match="cannot be read"):
         read_qrels(str(tmp_path / "nope"))

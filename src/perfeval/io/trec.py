@@ -271,7 +271,11 @@ def _read(path: str, pattern: str, what: str) -> tuple[Any, ...]:
     from perfeval import _x87
 
     with _data(path) as data:
-        out = _x87.trec_read(data, pattern)
+        view = memoryview(data)
+        try:  # a UTF-8 byte-order mark (Notepad, PowerShell) is not part of the first query id
+            out = _x87.trec_read(view[3:] if view[:3] == b"\xef\xbb\xbf" else view, pattern)
+        finally:
+            view.release()
     if out[0] == "ok":
         qcode, dcode = np.frombuffer(out[1], np.int64), np.frombuffer(out[2], np.int64)
         qvocab, dvocab = (np.frombuffer(buf, f"<U{width}") for buf, width in (out[3], out[4]))
