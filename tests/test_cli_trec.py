@@ -196,6 +196,13 @@ def test_csv_per_query_reads_back(files, capsys):
     )
     lines = out.splitlines()
     assert lines[0] == "run,query,map,P_5" and len(lines) == 1 + 2 * 40
+    # each value at full precision, as the means (it was rounded to six decimals): the JSON's doubles
+    _, js, _ = run_cli(
+        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "map", "-q", "--format", "json"], capsys
+    )
+    per_query = json.loads(js)["map"]["per_query"]
+    got = {f[1]: float(f[2]) for f in (line.split(",") for line in lines[1:]) if f[0] == "bm25"}
+    assert got == per_query and any(len(f"{v:.6f}") < len(repr(v)) for v in got.values())
 
 
 @pytest.mark.parametrize(

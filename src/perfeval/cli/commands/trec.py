@@ -9,7 +9,7 @@ import json
 import math
 from typing import Any
 
-from perfeval.cli.output import csv_field, number, p_value, signature_line, table, write
+from perfeval.cli.output import csv_field, csv_number, number, p_value, signature_line, table, write
 
 #: what --format latex / markdown print beside a significant difference
 _MARK = {"markdown": {"+": "<sup>+</sup>", "-": "<sup>−</sup>"}, "latex": {"+": "$^{+}$", "-": "$^{-}$"}}
@@ -273,7 +273,8 @@ def _num(v: float) -> float | None:
 
 def _csv(c: Any, args: Any) -> str:
     """One row per run, the means at full precision (and, with several runs compared, each
-    measure's corrected p-value as ``name p``); ``-q``: one row per run and query.
+    measure's corrected p-value as ``name p``); ``-q``: one row per run and query, each value at full
+    precision too.
     """
     names = _names(c)
     bounds = (
@@ -283,10 +284,10 @@ def _csv(c: Any, args: Any) -> str:
         lines = [",".join(["run", "query", *map(csv_field, names), *bounds])]
         for name, rep in c.reports.items():
             for i, key in enumerate(rep.groups):
-                cells = [number(float(rep.results[s.label].per_group[i])) for s in c.specs]
+                cells = [csv_number(float(rep.results[s.label].per_group[i])) for s in c.specs]
                 if args.tie_bounds:
                     cells += [
-                        number(float(getattr(rep.results[s.label], end)[i]))
+                        csv_number(float(getattr(rep.results[s.label], end)[i]))
                         for s in c.specs
                         for end in ("tie_min_per_group", "tie_max_per_group")
                     ]
