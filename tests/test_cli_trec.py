@@ -328,6 +328,20 @@ def test_names_that_would_mislead_are_refused(files, capsys, argv, message):
     assert code == 2 and out == "" and message in err
 
 
+def test_ir_measures_ndcg_is_trec_evals_ndcg(files, capsys):
+    """ir_measures' nDCG (listed in docs/ranking.md) is the linear-gain NDCG, trec_eval's ndcg: it
+    was refused as ambiguous along with NDCG."""
+    d, qrels, runs = files
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg"}).evaluate(runs["bm25"])
+    code, out, err = run_cli(
+        ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", "nDCG", "-q", "--format", "json"], capsys
+    )
+    assert code == 0, err
+    got = json.loads(out)["nDCG"]["per_query"]
+    assert got.keys() == qrels.keys()
+    assert all(abs(got[q] - want.get(q, {"ndcg": 0.0})["ndcg"]) < 1e-12 for q in qrels)
+
+
 def test_standard_input_once_and_an_empty_run_warned(files, tmp_path, capsys):
     d, _, _ = files
     code, _, err = run_cli(["trec", str(d / "qrels.txt"), "-", "-"], capsys)

@@ -100,7 +100,8 @@ def tool_spelling(text: str, *, trec: bool = False) -> Spelling | None:
     t = text.strip()
     if t in _SHARED and not trec:
         return None
-    if trec and t.lower() == "ndcg" and t != "ndcg":  # NDCG would be perfeval's, ndcg trec_eval's
+    # NDCG would be perfeval's, ndcg trec_eval's; nDCG is ir_measures' (linear, as trec_eval's)
+    if trec and t.lower() == "ndcg" and t not in ("ndcg", "nDCG"):
         from perfeval.exceptions import InvalidParameterError
 
         raise InvalidParameterError(
