@@ -274,6 +274,26 @@ def test_tables_in_any_format_give_the_numbers_of_the_trec_files(files, tmp_path
     assert code == 2 and "no qid column (columns: who, what, how" in err
 
 
+def test_two_usual_names_of_one_role_are_not_guessed(files, tmp_path, capsys):
+    """A recommender's log (user_id, item_id, click, score) given as judgments and run: its click and
+    its model's score are both usual names of the relevance; the score was taken as the relevance
+    (every positive score relevant), silently.  Now an error naming both; the role's own name wins."""
+    d, _, _ = files
+    log = tmp_path / "log.csv"
+    log.write_text("user_id,item_id,click,score\n1,a,0,0.9\n1,b,1,0.4\n1,c,0,0.2\n2,a,1,0.7\n2,b,0,0.3\n")
+    code, out, err = run_cli(["trec", str(log), str(log), "-m", "map"], capsys)
+    assert code == 2 and out == ""
+    assert "log.csv: 2 columns could be the rel column: click, score" in err and "--qrels-columns" in err
+    code, out, err = run_cli(
+        ["trec", str(log), str(log), "-m", "map", "--qrels-columns", "rel=click", "--format", "json"], capsys
+    )
+    assert code == 0 and json.loads(out) == {"map": (1 / 2 + 1) / 2}, err
+    named = tmp_path / "named.csv"  # rel is the role's own name: taken beside grade and score
+    named.write_text("qid,docid,grade,rel,score\n1,a,2,0,0.9\n1,b,0,1,0.4\n")
+    code, out, err = run_cli(["trec", str(named), str(named), "-m", "map", "--format", "json"], capsys)
+    assert code == 0 and json.loads(out) == {"map": 0.5}, err
+
+
 def test_dataframes_and_pyarrow_tables_in_the_library(files):
     pd = pytest.importorskip("pandas")
     pa = pytest.importorskip("pyarrow")

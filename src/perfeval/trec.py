@@ -396,7 +396,7 @@ def bounds_per_query(
 ROLES = {
     "qid": ("qid", "query_id", "q_id", "query", "topic", "topic_id", "user_id", "user", "session_id"),
     "docid": ("docid", "doc_id", "docno", "document", "document_id", "pid", "item_id", "item", "doc"),
-    "rel": ("rel", "relevance", "grade", "label", "judgment", "target", "score"),
+    "rel": ("rel", "relevance", "grade", "label", "judgment", "target", "click", "score"),
     "score": ("score", "sim", "similarity", "prediction", "pred", "y_score"),
 }
 
@@ -445,13 +445,20 @@ def _role_columns(
                 )
             out[role] = given[role]
             continue
-        hit = next((lower[c] for c in ROLES[role] if c in lower and lower[c] not in out.values()), None)
-        if hit is None:
+        hits = [lower[c] for c in ROLES[role] if c in lower and lower[c] not in out.values()]
+        if not hits:
             raise InvalidParameterError(
                 f"{source}: no {role} column (columns: {', '.join(names)}; looked for "
                 f"{', '.join(ROLES[role])}; name it with {_option(roles)} {role}=NAME))"
             )
-        out[role] = hit
+        # the role's own name decides; else one usual name only: a log's click and its model's score
+        # are both usual names of the relevance, and taking the first would be a guess
+        if len(hits) > 1 and hits[0].lower() != role:
+            raise InvalidParameterError(
+                f"{source}: {len(hits)} columns could be the {role} column: {', '.join(hits)}; name the one "
+                f"with {_option(roles)} {role}=NAME)"
+            )
+        out[role] = hits[0]
     return out
 
 
