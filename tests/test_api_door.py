@@ -184,6 +184,21 @@ def test_float_groups_are_ids_or_an_error():
         perfeval.evaluate([1, 0], [0.9, 0.1], groups=[1.0, float("nan")], measures=["gauc"])
     with pytest.raises(InvalidDataError, match="holds None at index 1"):
         perfeval.evaluate([1, 0], [0.9, 0.1], groups=np.array(["a", None], dtype=object), measures=["gauc"])
+    mixed = np.array([7, "u7", 7, "u7"], dtype=object)  # an object column of ints and strings (pandas)
+    with pytest.raises(
+        InvalidDataError, match="mixes integers \\(7 at index 0\\) and strings \\('u7' at index 1\\)"
+    ):
+        perfeval.evaluate([1, 0, 1, 0], [0.9, 0.1, 0.2, 0.8], groups=mixed, measures=["gauc"])
+    m = perfeval.Metric(["gauc"])
+    with pytest.raises(InvalidDataError, match="mixes integers"):
+        m.update([1, 0, 1, 0], [0.9, 0.1, 0.2, 0.8], groups=mixed)
+    r = perfeval.evaluate(  # numpy integers and Python ints are one kind
+        [1, 0, 1, 0],
+        [0.9, 0.1, 0.2, 0.8],
+        groups=np.array([np.int64(5), 5, 7, 7], dtype=object),
+        measures=["gauc"],
+    )
+    assert r.values["GAUC"] == 0.5
     with pytest.raises(InvalidDataError, match="got -1.0 at index 1"):
         perfeval.evaluate([1, 0], [0.9, 0.1], sample_weight=[1, -1], measures=["roc"])
 

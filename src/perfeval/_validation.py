@@ -246,10 +246,36 @@ def identity_groups(g: np.ndarray) -> np.ndarray:
             )
         return g.astype(np.int64)
     if g.dtype.kind == "O":
-        for i, v in enumerate(g.tolist()):
+        values = g.tolist()
+        for i, v in enumerate(values):
             if v is None or (isinstance(v, float) and v != v):
                 raise InvalidDataError(f"`groups` holds {v!r} at index {i}; every case needs a group id")
+        kinds = {type(v) for v in values}
+        if len(kinds) > 1 and len({_id_kind(k) for k in kinds}) > 1:  # 1 and "a": not one kind of id
+            first: dict[str, int] = {}
+            for i, v in enumerate(values):
+                first.setdefault(_id_kind(type(v)), i)
+                if len(first) == 2:
+                    break
+            (ka, ia), (kb, ib) = first.items()
+            raise InvalidDataError(
+                f"`groups` mixes {ka} ({values[ia]!r} at index {ia}) and {kb} ({values[ib]!r} at index "
+                f"{ib}); group ids are all integers or all strings"
+            )
     return g
+
+
+def _id_kind(t: type) -> str:
+    """What kind of id a Python value of type ``t`` is, for :func:`identity_groups`."""
+    if issubclass(t, (str, np.str_)):
+        return "strings"
+    if issubclass(t, (bool, np.bool_)):
+        return "booleans"
+    if issubclass(t, (int, np.integer)):
+        return "integers"
+    if issubclass(t, (float, np.floating)):
+        return "floats"
+    return t.__name__
 
 
 def is_dask(obj: Any) -> bool:
