@@ -211,11 +211,35 @@ def binary_targets(y: np.ndarray, needs: str, pos_label: Any = None) -> np.ndarr
     if out is None:
         raise InvalidDataError(
             f"{needs} needs binary targets (0/1, -1/1 or booleans), but `y_true` holds "
-            f"{label_values(y)}; name the "
-            "positive label with pos_label= (e.g. pos_label='yes'), map several with partitions=, or choose "
-            "ranking measures"
+            f"{label_values(y)}; {_labels_hint(y)}"
         )
     return out
+
+
+def _labels_hint(y: np.ndarray) -> str:
+    """What to do about targets that are not 0/1: name a positive label (one of those found), or,
+    when they look like scores (many distinct fractions), put the targets first.
+    """
+    try:
+        vals = np.unique(y)
+    except TypeError:  # mixed types
+        vals = np.array(sorted({str(v) for v in y.tolist()}), dtype=object)
+    if vals.dtype.kind == "f" and bool(np.isnan(vals).any()):
+        missing = np.isnan(np.asarray(y, dtype=np.float64))
+        return (
+            f"the NaN (first at index {int(np.argmax(missing))}, {int(missing.sum()):,} in all) is a missing "
+            "target: drop or fill those cases"
+        )
+    if vals.dtype.kind == "f" and len(vals) > 8 and bool(np.any(vals != np.floor(vals))):
+        return (
+            "these look like scores: the targets come first, as in scikit-learn (y_true, y_score; "
+            "torchmetrics takes the predictions first)"
+        )
+    example = vals[-1].item() if hasattr(vals[-1], "item") else vals[-1] if len(vals) else "yes"
+    return (
+        f"name the positive label with pos_label= (e.g. pos_label={example!r}), map several with "
+        "partitions=, or choose ranking measures"
+    )
 
 
 # -- identities --------------------------------------------------------------------------------------------
