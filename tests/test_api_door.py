@@ -184,6 +184,21 @@ def test_float_groups_are_ids_or_an_error():
         perfeval.evaluate([1, 0], [0.9, 0.1], groups=[1.0, float("nan")], measures=["gauc"])
     with pytest.raises(InvalidDataError, match="holds None at index 1"):
         perfeval.evaluate([1, 0], [0.9, 0.1], groups=np.array(["a", None], dtype=object), measures=["gauc"])
+    mixed = np.array([7, "u7", 7, "u7"], dtype=object)  # an object column of ints and strings (pandas)
+    with pytest.raises(
+        InvalidDataError, match="mixes integers \\(7 at index 0\\) and strings \\('u7' at index 1\\)"
+    ):
+        perfeval.evaluate([1, 0, 1, 0], [0.9, 0.1, 0.2, 0.8], groups=mixed, measures=["gauc"])
+    m = perfeval.Metric(["gauc"])
+    with pytest.raises(InvalidDataError, match="mixes integers"):
+        m.update([1, 0, 1, 0], [0.9, 0.1, 0.2, 0.8], groups=mixed)
+    r = perfeval.evaluate(  # numpy integers and Python ints are one kind
+        [1, 0, 1, 0],
+        [0.9, 0.1, 0.2, 0.8],
+        groups=np.array([np.int64(5), 5, 7, 7], dtype=object),
+        measures=["gauc"],
+    )
+    assert r.values["GAUC"] == 0.5
     with pytest.raises(InvalidDataError, match="got -1.0 at index 1"):
         perfeval.evaluate([1, 0], [0.9, 0.1], sample_weight=[1, -1], measures=["roc"])
 
@@ -253,3 +268,20 @@ def test_every_door_reads_a_tensor_that_requires_grad():
     assert roc_auc(_GradTensor(y), _GradTensor(s)) == want
     assert roc_auc_score(_GradTensor(y), _GradTensor(s)) == want
     assert average_precision_score(_GradTensor(y), _GradTensor(s)) == average_precision_score(y, s)
+
+
+def test_targets_not_0_1_get_a_hint_that_fits_them():
+    """The error for targets that are not 0/1 names one of their own labels, calls a NaN a missing
+    target, and says when the targets look like scores (the arguments swapped)."""
+    with pytest.raises(
+        InvalidDataError,
+        match="holds 'click', 'no'; name the positive label with pos_label= \\(e.g. pos_label='no'\\)",
+    ):
+        perfeval.evaluate(["click", "no", "no"], [0.9, 0.1, 0.2], measures=["roc"])
+    with pytest.raises(
+        InvalidDataError, match="the NaN \\(first at index 2, 1 in all\\) is a missing target"
+    ):
+        perfeval.evaluate([0.0, 1.0, np.nan], [0.9, 0.1, 0.2], measures=["roc"])
+    scores = np.linspace(0.05, 0.95, 20)
+    with pytest.raises(InvalidDataError, match="these look like scores: the targets come first"):
+        perfeval.Metric(["roc"]).update(scores, np.arange(20) % 2)

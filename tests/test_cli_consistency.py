@@ -406,6 +406,11 @@ def test_compare_join_errors_name_the_file_and_the_id(tmp_path, capsys):
     assert main(["compare", str(a), str(b), "--id", "id", "--target", "y", "--score", "p"]) == 1
     assert "has no row of id 9007199254740993" in capsys.readouterr().err
     assert main(["compare", str(a), "--target", "y", "--score", "p,p2", "--baseline", "zz"]) == 2
+    d = tmp_path / "d.csv"
+    d.write_text("ID,y,p\n2,0,0.3\n9007199254740993,1,0.8\n3,1,0.2\n")  # no column 'id' in the second file
+    assert main(["compare", str(a), str(d), "--id", "id", "--target", "y", "--score", "p"]) == 2
+    err = capsys.readouterr().err
+    assert f"--id 'id': no such column in {d}" in err and "did you mean 'ID'?" in err, err
 
 
 def test_sample_lists_writes_and_locates_the_shipped_files(tmp_path, capsys):

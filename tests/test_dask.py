@@ -143,6 +143,23 @@ def test_command_keeps_group_ids_on_a_cluster(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["measures"]["GAUC"]["per_group"] == got
 
 
+def test_command_refuses_group_ids_written_as_floats_on_a_cluster(tmp_path, capsys):
+    """An id written as a float (what pandas writes for a float column, whose ids past 2^53 have
+    merged) is refused with --dask as in memory, not kept as text."""
+    from perfeval.cli.main import main
+
+    (tmp_path / "u.csv").write_text(
+        "user,label,score\n1e+17,1,0.9\n1e+17,0,0.1\n1.0000000000000002e+17,1,0.1\n"
+        "1.0000000000000002e+17,0,0.9\n"
+    )
+    argv = ["eval", str(tmp_path / "u.csv"), "--group", "user", "-m", "gauc"]
+    assert main([*argv, "--dask", "local:1"]) == 1
+    err = capsys.readouterr().err
+    assert "u.csv" in err and "'user' holds '1e+17', a float" in err, err
+    assert main(argv) == 1
+    assert "'user' holds '1e+17', a float" in capsys.readouterr().err
+
+
 def test_the_command_keeps_dasks_log_lines_off_stderr(tmp_path):
     """`perfeval eval --dask local:2` prints the table and nothing on stderr: the scheduler's and the
     workers' log lines (they start and stop in their own processes) stay off it."""

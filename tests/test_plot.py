@@ -541,3 +541,24 @@ def test_a_plot_by_group_says_when_it_draws_only_the_largest_groups(tmp_path, ca
         == 0
     )
     assert "the plot draws the 12 largest of 40 groups" in capsys.readouterr().err
+
+
+def test_calibration_plot_says_scores_outside_0_1(tmp_path, capsys):
+    """Logits drawn as a calibration plot: the rows PERF's bins leave out (or uniform bins clamp) are
+    counted on stderr, for `plot calibration` and for the report (whose calibration plot uses PERF's
+    bins); scores in [0, 1] draw without a note."""
+    f = tmp_path / "l.csv"
+    f.write_text("y,p,logit\n1,0.9,2.5\n0,0.2,-1.5\n1,0.6,0.4\n0,0.4,-0.2\n")
+    out = str(tmp_path / "c.png")
+    base = ["plot", "calibration", str(f), "--target", "y", "-o", out]
+    assert main([*base, "--score", "p,logit"]) == 0
+    err = capsys.readouterr().err
+    assert "but 3 of 4 of 'logit' are outside [0, 1] (the first: 2.5): left out of its bins" in err, err
+    assert "'p'" not in err
+    assert main([*base, "--score", "logit", "--bins", "uniform"]) == 0
+    assert "counted in its first or last bin" in capsys.readouterr().err
+    assert main([*base, "--score", "p"]) == 0
+    assert "outside [0, 1]" not in capsys.readouterr().err
+    html = str(tmp_path / "r.html")
+    assert main(["report", str(f), "--target", "y", "--score", "logit", "-m", "roc", "-o", html]) == 0
+    assert "3 of 4 of 'logit' are outside [0, 1]" in capsys.readouterr().err

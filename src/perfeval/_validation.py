@@ -211,11 +211,35 @@ def binary_targets(y: np.ndarray, needs: str, pos_label: Any = None) -> np.ndarr
     if out is None:
         raise InvalidDataError(
             f"{needs} needs binary targets (0/1, -1/1 or booleans), but `y_true` holds "
-            f"{label_values(y)}; name the "
-            "positive label with pos_label= (e.g. pos_label='yes'), map several with partitions=, or choose "
-            "ranking measures"
+            f"{label_values(y)}; {_labels_hint(y)}"
         )
     return out
+
+
+def _labels_hint(y: np.ndarray) -> str:
+    """What to do about targets that are not 0/1: name a positive label (one of those found), or,
+    when they look like scores (many distinct fractions), put the targets first.
+    """
+    try:
+        vals = np.unique(y)
+    except TypeError:  # mixed types
+        vals = np.array(sorted({str(v) for v in y.tolist()}), dtype=object)
+    if vals.dtype.kind == "f" and bool(np.isnan(vals).any()):
+        missing = np.isnan(np.asarray(y, dtype=np.float64))
+        return (
+            f"the NaN (first at index {int(np.argmax(missing))}, {int(missing.sum()):,} in all) is a missing "
+            "target: drop or fill those cases"
+        )
+    if vals.dtype.kind == "f" and len(vals) > 8 and bool(np.any(vals != np.floor(vals))):
+        return (
+            "these look like scores: the targets come first, as in scikit-learn (y_true, y_score; "
+            "torchmetrics takes the predictions first)"
+        )
+    example = vals[-1].item() if hasattr(vals[-1], "item") else vals[-1] if len(vals) else "yes"
+    return (
+        f"name the positive label with pos_label= (e.g. pos_label={example!r}), map several with "
+        "partitions=, or choose ranking measures"
+    )
 
 
 # -- identities --------------------------------------------------------------------------------------------
@@ -246,10 +270,36 @@ def identity_groups(g: np.ndarray) -> np.ndarray:
             )
         return g.astype(np.int64)
     if g.dtype.kind == "O":
-        for i, v in enumerate(g.tolist()):
+        values = g.tolist()
+        for i, v in enumerate(values):
             if v is None or (isinstance(v, float) and v != v):
                 raise InvalidDataError(f"`groups` holds {v!r} at index {i}; every case needs a group id")
+        kinds = {type(v) for v in values}
+        if len(kinds) > 1 and len({_id_kind(k) for k in kinds}) > 1:  # 1 and "a": not one kind of id
+            first: dict[str, int] = {}
+            for i, v in enumerate(values):
+                first.setdefault(_id_kind(type(v)), i)
+                if len(first) == 2:
+                    break
+            (ka, ia), (kb, ib) = first.items()
+            raise InvalidDataError(
+                f"`groups` mixes {ka} ({values[ia]!r} at index {ia}) and {kb} ({values[ib]!r} at index "
+                f"{ib}); group ids are all integers or all strings"
+            )
     return g
+
+
+def _id_kind(t: type) -> str:
+    """What kind of id a Python value of type ``t`` is, for :func:`identity_groups`."""
+    if issubclass(t, (str, np.str_)):
+        return "strings"
+    if issubclass(t, (bool, np.bool_)):
+        return "booleans"
+    if issubclass(t, (int, np.integer)):
+        return "integers"
+    if issubclass(t, (float, np.floating)):
+        return "floats"
+    return t.__name__
 
 
 def is_dask(obj: Any) -> bool:

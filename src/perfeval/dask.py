@@ -375,6 +375,29 @@ def _identity(ddf: Any, name: str, path: str) -> Any:
             "(cast the column)",
             source=path,
         )
+    import dask
+
     col = ddf[name].astype(str)
-    plain = col.str.fullmatch(r"-?(?:0|[1-9][0-9]{0,17})").all().compute()
+    plain, floats = dask.compute(
+        col.str.fullmatch(r"-?(?:0|[1-9][0-9]{0,17})").all(),
+        col.map_partitions(_first_float_id, meta=(name, object)),
+    )
+    bad = [v for v in floats.tolist() if v]
+    if bad:  # as the in-memory reader (io.tables.check_text_ids): a float id has lost its identity
+        raise InputFormatError(
+            f"the id column {name!r} holds {bad[0]!r}, a float: ids must be integers or text (past 2^53 a "
+            "float has merged ids); write them as integers (pandas: .astype('int64')) or as text",
+            source=path,
+        )
     return ddf.assign(**{name: col.astype("int64") if plain else col})
+
+
+def _first_float_id(part: Any) -> Any:
+    """A partition's first group id written as a float (``980.0``, ``1e+17``), or '' (one row)."""
+    import pandas as pd
+
+    from perfeval.io.grammar import first_float_id
+
+    values = part.to_numpy().astype(str)
+    i = first_float_id(values)
+    return pd.Series([str(values[i]) if i >= 0 else ""], dtype=object)

@@ -40,16 +40,18 @@ def path_of(file: str) -> str | None:
     return None if file == "-" else file
 
 
-def group_position(args: Any) -> Callable[[list[str], bool], tuple[int, ...]]:
-    """For the readers: the positions of the group column and of the document id column (``--id``):
-    identities, read as int64 or text, never float.
+def group_position(args: Any, file: str) -> Callable[[list[str], bool], tuple[int, ...]]:
+    """For the readers: the positions of the group column and of the document id column (``--id``)
+    of ``file`` (named in messages): identities, read as int64 or text, never float.
     """
     from perfeval.io.columns import pick
+
+    source = "standard input" if file == "-" else file
 
     def position(names: list[str], header: bool) -> tuple[int, ...]:
         out = []
         for spec, role in ((args.group, "group"), (getattr(args, "id", None), "id")):
-            col = pick(names, spec, role, getattr(args, "file", "the table"), header=header, default=False)
+            col = pick(names, spec, role, source, header=header, default=False)
             if col is not None:
                 out.append(col.index)
         return tuple(dict.fromkeys(out))
@@ -62,7 +64,11 @@ def read(args: Any, file: str) -> Any:
     from perfeval.io.tables import read_table
 
     return read_table(
-        path_of(file), args.input_format, args.header, delimiter=args.delimiter, identity=group_position(args)
+        path_of(file),
+        args.input_format,
+        args.header,
+        delimiter=args.delimiter,
+        identity=group_position(args, file),
     )
 
 

@@ -125,7 +125,7 @@ def pick(
     >>> pick(["column1", "column2"], None, "target", "f.txt", header=False).describe()
     "target 'column1' (1)"
     """
-    opt = f"--{role}" if role in ("target", "score", "group", "weight") else "column"
+    opt = f"--{role}" if role in ("target", "score", "group", "weight", "id") else "column"
     if spec is None:
         if not default:
             return None

@@ -21,6 +21,34 @@ def _matplotlib() -> None:
     matplotlib.use("Agg")
 
 
+def _say_scores_outside(models: dict, w: Any, bins: str) -> None:
+    """A note for each model whose scores outside [0, 1] a calibration plot cannot place as
+    probabilities: PERF's bins leave them out, uniform bins count them in the end bins, so the
+    picture is not what it seems; said, never drawn in silence (quantile bins draw their mean scores
+    where they are).
+    """
+    import numpy as np
+
+    fate = {
+        "perf": "left out of its bins (PERF's 19 bins lie in [0, 1])",
+        "uniform": "counted in its first or last bin",
+    }.get(bins)
+    if fate is None:
+        return
+    for name, s in models.items():
+        s = np.asarray(s, dtype=np.float64)
+        out = (s < 0) | (s > 1)
+        if w is not None:
+            out &= np.asarray(w) > 0
+        n = int(np.count_nonzero(out))
+        if n:
+            load.note(
+                f"perfeval: note: the calibration plot reads the scores as probabilities, but {n:,} of "
+                f"{len(s):,} of {name!r} are outside [0, 1] (the first: {float(s[np.argmax(out)])!r}): "
+                f"{fate}\n"
+            )
+
+
 def run_plot(args: Any) -> int:
     _matplotlib()
     from perfeval.plot import CurveDisplay, check_path, plot_by_group, save
@@ -29,6 +57,8 @@ def run_plot(args: Any) -> int:
 
     _source, y, models, g, w = load.models(args)
     kw = {"bins": args.bins} if args.kind == "calibration" else {}
+    if args.kind == "calibration":
+        _say_scores_outside(models, w, args.bins)
     if g is not None:
         fig = plot_by_group(args.kind, y, models, g, threshold=args.threshold, sample_weight=w)
         import numpy as np
@@ -63,6 +93,7 @@ def run_report(args: Any) -> int:
     if args.ci is not None:
         check_ci_options(args)
     source, y, models, g, w = load.models(args)
+    _say_scores_outside(models, w, "perf")  # the report's calibration plot: PERF's bins
     text = build(
         y,
         models,
