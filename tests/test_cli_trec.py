@@ -559,3 +559,36 @@ def test_ties_that_move_a_measure_are_said_with_perfevals_rule_only(tmp_path, ca
     code, _out, err = run_cli(["trec", qrels, b, "-m", "map"], capsys)
     assert code == 0 and "tied scores" not in err  # b's only tie holds no relevant document
     assert trec.evaluate(qrels, a, "map").params["mixed_tie_queries"] == 1
+
+
+def test_dialect_sets_the_tools_gain_as_eval_does(files, capsys, tmp_path):
+    """`perfeval trec --dialect trec_eval|ranx -m ndcg@10` is the tool's ndcg@10 (linear gain), as
+    `perfeval eval --dialect` computes it; it was perfeval's exponential gain with the tool's ties."""
+    d, qrels, runs = files
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(runs["bm25"])
+    te = np.mean([want.get(q, {}).get("ndcg_cut_10", 0.0) for q in qrels])  # unanswered queries 0
+    args = ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "--format", "json"]
+    for dialect in ("trec_eval", "ranx"):
+        code, out, err = run_cli([*args, "-m", "ndcg@10", "--dialect", dialect], capsys)
+        assert code == 0, err
+        assert json.loads(out) == {"NDCG@10:gain=linear": pytest.approx(te, abs=1e-12)}
+    # the same through `perfeval eval --dialect trec_eval` on a table holding every judged document
+    (tmp_path / "s.qrels").write_text("q1 0 d1 3\nq1 0 d2 1\nq1 0 d3 0\n")
+    (tmp_path / "s.run").write_text("q1 Q0 d2 1 3 r\nq1 Q0 d1 2 2 r\nq1 Q0 d3 3 1 r\n")
+    (tmp_path / "s.csv").write_text("q,doc,rel,s\nq1,d1,3,2\nq1,d2,1,3\nq1,d3,0,1\n")
+    small = ["trec", str(tmp_path / "s.qrels"), str(tmp_path / "s.run"), "-m", "ndcg@3", "--format", "json"]
+    code, out, err = run_cli([*small, "--dialect", "trec_eval"], capsys)
+    code2, out2, _ = run_cli(
+        ["eval", str(tmp_path / "s.csv"), "--target", "rel", "--score", "s", "--group", "q", "--id", "doc"]
+        + ["-m", "ndcg@3", "--dialect", "trec_eval", "--format", "json"],
+        capsys,
+    )
+    assert code == code2 == 0, err
+    assert json.loads(out)["NDCG@3:gain=linear"] == json.loads(out2)["measures"]["NDCG@3"]["value"]
+    assert json.loads(out)["NDCG@3:gain=linear"] == pytest.approx(0.7967075809905066, abs=1e-15)
+    # a gain the tool does not have is refused; ranx has exponential gain too (ndcg_burges)
+    code, _, err = run_cli([*args, "-m", "ndcg@10:gain=exp", "--dialect", "trec_eval"], capsys)
+    assert code == 2 and "dialect trec_eval computes NDCG@10:gain=exp with gain=linear" in err
+    code, out, _ = run_cli([*args, "-m", "ndcg@10:gain=exp", "--dialect", "ranx"], capsys)
+    code3, out3, _ = run_cli([*args, "-m", "ndcg@10", "--ties", "ranx"], capsys)
+    assert code == code3 == 0 and json.loads(out)["NDCG@10:gain=exp"] == json.loads(out3)["NDCG@10"]

@@ -371,8 +371,10 @@ def build() -> argparse.ArgumentParser:
         "--dialect",
         default=None,
         choices=("perfeval", "trec_eval", "ranx"),
-        help="a tool's rules: trec_eval (= --ties trec_eval), ranx (= --ties ranx), perfeval; the "
-        "measures' names already mean their tool's definitions (docs/dialects.md)",
+        help="a tool's rules, as in perfeval eval: its ties (trec_eval: by document id; ranx: numba's "
+        "order) and its definitions (their ndcg@k has linear gain: the label says gain=linear); without "
+        "it, tool spellings (ndcg_cut.10) mean the tool's definition, perfeval's (ndcg@10) perfeval's "
+        "(docs/dialects.md)",
     )
     tr.add_argument(
         "-l",

@@ -39,7 +39,7 @@ def run(args: Any) -> int:
     c = trec.compare(
         args.qrels,
         args.runs,
-        args.measures,
+        _dialect_specs(args.measures, args.dialect),
         qrels_columns=_columns(args.qrels_columns, "--qrels-columns"),
         run_columns=_columns(args.run_columns, "--run-columns"),
         baseline=args.baseline,
@@ -74,6 +74,36 @@ def run(args: Any) -> int:
     }[args.format](c, args)
     write(out)
     return 0
+
+
+def _dialect_specs(measures: str, dialect: str | None) -> Any:
+    """The measures as the dialect's tool computes them, as ``perfeval eval --dialect`` does: its
+    ties (the caller's) and its fixed parameters (trec_eval's and ranx's ndcg@k have linear gain,
+    perfeval's ndcg@k exponential); a measure the tool does not define keeps perfeval's definition
+    with the tool's ties.  Without a dialect: the names as written.
+    """
+    if dialect in (None, "perfeval"):
+        return measures
+    from perfeval import trec
+    from perfeval.dialects.apply import parse_dialect, policy_spec
+    from perfeval.measures import MeasureSpec
+
+    d, _opts = parse_dialect(dialect)
+    out = []
+    for spec in trec._specs(measures):
+        if spec.measure.name not in d.policies:
+            out.append(spec)
+            continue
+        _pol, engine = policy_spec(d, spec)
+        changed = {k for k, v in engine.params if dict(spec.params).get(k) != v}
+        if not changed and engine.measure is spec.measure:
+            out.append(spec)
+            continue
+        new = MeasureSpec(engine.measure, engine.params)
+        object.__setattr__(new, "_set", frozenset(spec._set) | changed)  # the label shows what the tool set
+        object.__setattr__(new, "written", spec.written)
+        out.append(new)
+    return out
 
 
 def _columns(text: str | None, option: str) -> dict[str, str] | None:
