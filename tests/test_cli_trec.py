@@ -592,3 +592,16 @@ def test_dialect_sets_the_tools_gain_as_eval_does(files, capsys, tmp_path):
     code, out, _ = run_cli([*args, "-m", "ndcg@10:gain=exp", "--dialect", "ranx"], capsys)
     code3, out3, _ = run_cli([*args, "-m", "ndcg@10", "--ties", "ranx"], capsys)
     assert code == code3 == 0 and json.loads(out)["NDCG@10:gain=exp"] == json.loads(out3)["NDCG@10"]
+
+
+def test_runs_over_other_queries_are_said_with_queries_run(capsys, tmp_path):
+    (tmp_path / "m.qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\nq2 0 d3 1\nq3 0 d1 1\n")
+    (tmp_path / "a.run").write_text(
+        "q1 Q0 d1 1 3 a\nq1 Q0 d2 2 2 a\nq2 Q0 d1 1 3 a\nq2 Q0 d3 2 2 a\nq3 Q0 d1 1 1 a\n"
+    )
+    (tmp_path / "b.run").write_text("q1 Q0 d2 1 3 b\nq1 Q0 d1 2 2 b\nq2 Q0 d1 1 3 b\n")
+    args = ["trec", str(tmp_path / "m.qrels"), str(tmp_path / "a.run"), str(tmp_path / "b.run"), "-m", "map"]
+    code, _, err = run_cli([*args, "--queries", "run"], capsys)
+    assert code == 0 and "pairs the queries both runs answer (b 2 and a 3: 2 in both)" in err
+    code, _, err = run_cli(args, capsys)  # over the judged queries: the same set for every run
+    assert code == 0 and "pairs the queries" not in err

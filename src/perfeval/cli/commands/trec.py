@@ -64,6 +64,8 @@ def run(args: Any) -> int:
                 f"({tied}): perfeval averages over the orders of a tie; trec_eval breaks ties by "
                 "document id (--dialect trec_eval gives its numbers)\n"
             )
+    if args.queries == "run" and _compared(c):
+        _note_query_sets(c)
     out = {
         "table": _table,
         "trec": _trec,
@@ -74,6 +76,31 @@ def run(args: Any) -> int:
     }[args.format](c, args)
     write(out)
     return 0
+
+
+def _note_query_sets(c: Any) -> None:
+    """With --queries run, runs answering other queries are averaged over other sets, and each test
+    pairs the queries both runs answer: said when the sets differ (a mean over 56 queries beside one
+    over 47, with a p-value of the 47).
+    """
+    import numpy as np
+
+    from perfeval.cli.load import note
+
+    base = np.asarray(c.reports[c.baseline].groups)
+    parts = []
+    for name, rep in c.reports.items():
+        if name == c.baseline:
+            continue
+        mine = np.asarray(rep.groups)
+        both = int(np.isin(mine, base).sum())
+        if both != len(mine) or both != len(base):
+            parts.append(f"{name} {len(mine):,} and {c.baseline} {len(base):,}: {both:,} in both")
+    if parts:
+        note(
+            "perfeval: note: --queries run: each run's mean is over the queries it answers, and each test "
+            f"pairs the queries both runs answer ({'; '.join(parts)})\n"
+        )
 
 
 def _dialect_specs(measures: str, dialect: str | None) -> Any:
