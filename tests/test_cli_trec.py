@@ -605,3 +605,14 @@ def test_runs_over_other_queries_are_said_with_queries_run(capsys, tmp_path):
     assert code == 0 and "pairs the queries both runs answer (b 2 and a 3: 2 in both)" in err
     code, _, err = run_cli(args, capsys)  # over the judged queries: the same set for every run
     assert code == 0 and "pairs the queries" not in err
+
+
+def test_beir_qrels_headers_are_known(capsys, tmp_path):
+    """BEIR's qrels TSV: query-id, corpus-id, score (the relevance)."""
+    (tmp_path / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\nq2\td1\t1\n")
+    (tmp_path / "r.run").write_text("q1 Q0 d2 1 3 r\nq1 Q0 d1 2 2 r\nq2 Q0 d1 1 3 r\n")
+    code, out, err = run_cli(
+        ["trec", str(tmp_path / "test.tsv"), str(tmp_path / "r.run"), "-m", "map", "--format", "json"], capsys
+    )
+    assert code == 0, err
+    assert json.loads(out) == {"map": 0.75}

@@ -394,8 +394,30 @@ def bounds_per_query(
 #: column names that say each role in a table (any case), most usual first; ``qrels_columns=`` and
 #: ``run_columns=`` name others
 ROLES = {
-    "qid": ("qid", "query_id", "q_id", "query", "topic", "topic_id", "user_id", "user", "session_id"),
-    "docid": ("docid", "doc_id", "docno", "document", "document_id", "pid", "item_id", "item", "doc"),
+    "qid": (
+        "qid",
+        "query_id",
+        "query-id",
+        "q_id",
+        "query",
+        "topic",
+        "topic_id",
+        "user_id",
+        "user",
+        "session_id",
+    ),
+    "docid": (
+        "docid",
+        "doc_id",
+        "corpus-id",
+        "docno",
+        "document",
+        "document_id",
+        "pid",
+        "item_id",
+        "item",
+        "doc",
+    ),
     "rel": ("rel", "relevance", "grade", "label", "judgment", "target", "click", "score"),
     "score": ("score", "sim", "similarity", "prediction", "pred", "y_score"),
 }
