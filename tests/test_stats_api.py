@@ -248,3 +248,53 @@ def test_compare_models_gives_each_model_what_compare_gives_it(kind):
             ), (name, label)
     with pytest.raises(InvalidParameterError, match="baseline 'z' is not one of the models"):
         compare_models(y, models, "z")
+
+
+@pytest.mark.filterwarnings("always::perfeval.exceptions.UndefinedMeasureWarning")
+def test_compare_over_groups_says_where_a_model_is_undefined(capsys, tmp_path):
+    """As `evaluate` warns of groups where a measure is undefined, so does a comparison over groups,
+    naming the model (a one-class group has no GAUC for any model)."""
+    import warnings as _w
+
+    from conftest import run_cli
+    from perfeval import UndefinedMeasureWarning
+    from perfeval.stats import compare, compare_models
+
+    y = np.array([1, 0, 1, 1, 0, 1])
+    a = np.array([0.9, 0.1, 0.5, 0.4, 0.3, 0.8])
+    b = np.array([0.2, 0.3, 0.6, 0.1, 0.7, 0.4])
+    g = np.array([1, 1, 2, 2, 3, 3])
+    with _w.catch_warnings(record=True) as got:
+        _w.simplefilter("always")
+        compare(y, a, b, "gauc", groups=g, n_boot=50)
+    said = [str(x.message) for x in got if issubclass(x.category, UndefinedMeasureWarning)]
+    assert said == [
+        f"GAUC of {name} is undefined for 1 of 3 groups (2); they are left out of its mean "
+        "(`perfeval list-measures --long` says when a measure is undefined)"
+        for name in ("score_a", "score_b")
+    ]
+    with _w.catch_warnings(record=True) as got:
+        _w.simplefilter("always")
+        compare_models(y, {"base": b, "m1": a, "m2": a}, "base", "gauc,map", groups=g, n_boot=50)
+    said = [str(x.message).split(" is ")[0] for x in got if issubclass(x.category, UndefinedMeasureWarning)]
+    assert said == ["GAUC of m1", "GAUC of base", "GAUC of m2"]  # the baseline once; MAP is defined
+    (tmp_path / "g.csv").write_text(
+        "q,rel,a,b\n" + "".join(f"q{k},{t},{s},{u}\n" for k, t, s, u in zip(g, y, a, b, strict=True))
+    )
+    code, _, err = run_cli(
+        [
+            "compare",
+            str(tmp_path / "g.csv"),
+            "--target",
+            "rel",
+            "--score",
+            "a,b",
+            "--group",
+            "q",
+            "-m",
+            "gauc",
+        ],
+        capsys,
+    )
+    assert code == 0 and "GAUC of b is undefined for 1 of 3 groups ('q2')" in err
+    assert "GAUC of a is undefined for 1 of 3 groups ('q2')" in err

@@ -339,7 +339,7 @@ def compare(
     y_true = coded(y_true, pos_label)
     return _compare_all(
         y_true, [score_a], score_b, measures, method, level, n_boot, seed, groups, sample_weight, threshold,
-        threads, progress,
+        threads, progress, ["score_a", "score_b"],
     )[0]  # fmt: skip
 
 
@@ -398,7 +398,7 @@ def compare_models(
     y_true = coded(y_true, pos_label)
     res = _compare_all(
         y_true, [models[n] for n in names], models[baseline], measures, method, level, n_boot, seed, groups,
-        sample_weight, threshold, threads, progress,
+        sample_weight, threshold, threads, progress, [*map(str, names), str(baseline)],
     )  # fmt: skip
     return dict(zip(names, res, strict=True))
 
@@ -417,6 +417,7 @@ def _compare_all(
     threshold: float,
     threads: int | None,
     progress: bool,
+    names: list[str],
 ) -> list[dict[str, Comparison]]:
     """compare(y_true, a, score_b) for each a of scores: the baseline and every model of every
     measure walked on the same case weights, drawn once (a column's replicates do not depend on the
@@ -446,8 +447,33 @@ def _compare_all(
         paired = {sp.label: reps[k * i : k * i + k] for i, sp in enumerate(by_cases)}
     jack = _Jackknife([sp for sp in by_cases if fast_paths(sp).jack_cases is None], cols, threads_n, progress)
     return [
-        _compare_one(specs, m, cas[m], cb, paired, jack, method, level, n_boot, seed) for m in range(len(cas))
+        _compare_one(specs, m, cas[m], cb, paired, jack, method, level, n_boot, seed, names)
+        for m in range(len(cas))
     ]
+
+
+def _warn_undefined_groups(label: str, cases: Cases, values: np.ndarray, name: str) -> None:
+    """The groups where a model's measure is undefined, said as ``evaluate`` says them (the
+    comparison's group values leave them out as its means do), the model named.
+    """
+    import warnings
+
+    from perfeval.exceptions import UndefinedMeasureWarning, user_stacklevel
+    from perfeval.summaries.ranking import group_codes
+
+    bad = np.flatnonzero(np.isnan(values))
+    if not len(bad):
+        return
+    keys, _codes = group_codes(cases.groups)
+    shown = ", ".join(repr(keys[i].item() if hasattr(keys[i], "item") else keys[i]) for i in bad[:5])
+    warnings.warn(
+        UndefinedMeasureWarning(
+            f"{label} of {name} is undefined for {len(bad)} of {len(values)} groups "
+            f"({shown}{', ...' if len(bad) > 5 else ''}); they are left out of its mean "
+            "(`perfeval list-measures --long` says when a measure is undefined)"
+        ),
+        stacklevel=user_stacklevel(),
+    )
 
 
 def _compare_one(
@@ -461,6 +487,7 @@ def _compare_one(
     level: float,
     n_boot: int,
     seed: int,
+    names: list[str],
 ) -> dict[str, Comparison]:
     """The comparisons of model m (cases ca) with the baseline (cb): paired's and jack's lists hold
     every model's then the baseline's.
@@ -495,6 +522,9 @@ def _compare_one(
                 raise InvalidParameterError(f"{spec.label} is computed over groups: pass `groups=`")
             ea, va, agg = group_parts(spec, ca)
             eb, vb, _ = group_parts(spec, cb)
+            _warn_undefined_groups(spec.label, ca, va, names[m])
+            if m == 0:
+                _warn_undefined_groups(spec.label, cb, vb, names[-1])
             ra, rb = group_replicates([va, vb], agg, seed, n_boot)
             both = ~np.isnan(va) & ~np.isnan(vb)
 
