@@ -148,7 +148,7 @@ def test_cli_pos_label(tmp_path, capsys):
     f.write_text("label,score\nyes,0.9\nno,0.8\nyes,0.3\nno,0.1\n")
     assert main(["eval", str(f), "-m", "roc", "--format", "json"]) == 1
     err = capsys.readouterr().err
-    assert "l.csv: the target column 'label' holds 'no', 'yes'" in err and "--pos-label yes" in err
+    assert "l.csv, line 2: the target column 'label' holds 'no', 'yes'" in err and "--pos-label yes" in err
     assert err.count("\n") == 1
     assert main(["eval", str(f), "-m", "roc", "--pos-label", "yes", "--format", "json"]) == 0
     import json

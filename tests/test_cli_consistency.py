@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 
+import pytest
+
+from conftest import run_cli
 from perfeval.cli.main import main
 
 
@@ -646,12 +650,12 @@ def test_a_negative_relevance_is_named_by_its_line_in_memory_and_streamed(tmp_pa
     for m, extra, where in (
         ("map,ndcg", [], "line 4"),
         ("gauc", [], "line 4"),
-        ("map,ndcg", ["--stream"], "data row 3"),
-        ("gauc", ["--stream"], "data row 3"),
+        ("map,ndcg", ["--stream"], "line 4"),  # streamed: the line too, as read whole
+        ("gauc", ["--stream"], "line 4"),
     ):
         assert main(base + ["-m", m] + extra) == 1
         err = capsys.readouterr().err
-        assert f"{f}, {where}: " in err or f"{f}: {where}: " in err, err
+        assert f"{f}, {where}: " in err, err
         assert "the target column 'rel' holds -1.0" in err and "--pos-label 1" in err
         assert len(err.strip().splitlines()) == 1
     # -1/1 labels with --pos-label 1 are labels, not grades
@@ -720,3 +724,131 @@ def test_a_decimal_comma_gets_a_hint(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "line 2: " in err and "holds '0,9', not a number (a decimal comma?" in err
         assert len(err.strip().splitlines()) == 1
+
+
+# -- the same error read whole, streamed and on Dask; the options in the command's words -------------
+def _both(path, argv, capsys):
+    """The command's (status, stdout, stderr) on ``path`` read whole and streamed."""
+    return [run_cli(["eval", str(path), *argv, *extra], capsys) for extra in ([], ["--stream"])]
+
+
+@pytest.mark.parametrize(
+    "text, argv, expected",
+    [
+        # string labels: the labels, --pos-label, the file and the line of the first one
+        (
+            "y,p\nno,0.3\nclick,0.8\nno,0.2\n",
+            [],
+            "t.csv, line 2: the target column 'y' holds 'click', 'no': binary measures need 0/1 (or -1/1) "
+            "targets; name the positive label with --pos-label, e.g. --pos-label no",
+        ),
+        # labels that are numbers but not a coding: no one line to blame, the same message
+        ("y,p\n1,0.3\n2,0.8\n1,0.2\n", [], "t.csv: the target column 'y' holds 1.0, 2.0: "),
+        # a missing target on line 4, a bad score on line 5: line 4 both ways (it used to be 5 in memory)
+        (
+            "y,p\n1.0,0.9\n0.0,0.2\nNA,0.5\n1.0,NA\n0,0.1\n",
+            [],
+            "t.csv, line 4: the target column 'y' holds 'NA', a missing value",
+        ),
+        # a bad score on line 3, a missing target on line 5: line 3 both ways (it used to be 5 streamed)
+        (
+            "y,p\n1,0.9\n0,abc\n1,0.5\nNA,0.4\n",
+            [],
+            "t.csv, line 3: the score column 'p' holds 'abc', not a number",
+        ),
+        # two bad fields on one line: the target's both ways
+        ("y,p\n1,0.9\nNA,abc\n0,0.4\n", [], "t.csv, line 3: the target column 'y' holds 'NA'"),
+        # a NaN score, a negative weight: the line and the column (streamed: the library's index before)
+        ("y,p\n1,0.9\n0,nan\n1,0.5\n", [], "t.csv, line 3: the score column 'p' holds nan;"),
+        (
+            "y,p,w\n1,0.9,1\n0,0.3,2\n1,0.5,-1\n",
+            ["--weight", "w"],
+            "t.csv, line 4: the weight column 'w' holds -1.0; weights must be finite numbers >= 0",
+        ),
+    ],
+)
+def test_a_bad_file_gives_the_same_error_read_whole_and_streamed(tmp_path, capsys, text, argv, expected):
+    f = tmp_path / "t.csv"
+    f.write_text(text)
+    got = _both(f, ["-m", "roc", *argv], capsys)
+    for code, out, err in got:
+        assert code == 1 and out == "" and err.count("\n") == 1, err
+        assert expected in err, err
+        assert "pos_label=" not in err and "`y_" not in err and "index" not in err
+    assert got[0][2] == got[1][2].replace("the rows without one", "the 1 row without one")
+
+
+def test_a_streamed_file_whose_chunks_hold_0_1_and_minus_1_1_is_not_a_coding(tmp_path):
+    """Chunk by chunk each coding looks right; the file's labels are -1, 0 and 1: an error, as in memory."""
+    from perfeval.cli.load import ChunkChecks
+    from perfeval.exceptions import InputFormatError
+    from perfeval.io.columns import choose
+    from perfeval.stream import iter_columns
+
+    f = tmp_path / "t.csv"
+    f.write_text("y,p\n" + "1,0.5\n0,0.25\n" * 20 + "-1,0.75\n1,0.5\n" * 20)
+    chosen: list = []
+
+    def chooser(names, header):
+        chosen.append(choose(names, str(f), header=header))
+        return [chosen[0].target.index, chosen[0].score.index, None, None]
+
+    checks = ChunkChecks(chosen, None, True, [])
+    with pytest.raises(InputFormatError, match=r"t.csv: the target column 'y' holds -1.0, 0.0, 1.0: binary"):
+        list(iter_columns(str(f), chooser, chunk_bytes=64, convert=checks))
+    assert main(["eval", str(f), "-m", "roc"]) == 1  # read whole: the same labels
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["--method", "delong", "--ci", "0.9", "-m", "apr"], "use --method bca or --method percentile"),
+        (
+            ["--method", "delong", "--ci", "0.9", "-m", "roc", "--group", "g"],
+            "use --method bca or --method percentile",
+        ),
+        (
+            ["--method", "bca", "--ci", "0.9", "-m", "apr", "--stream"],
+            "use --method percentile (or drop --stream",
+        ),
+        (["--n-boot", "1", "--ci", "0.9", "-m", "roc"], "got --n-boot 1"),
+    ],
+)
+def test_interval_errors_name_the_options_not_the_librarys_arguments(tmp_path, capsys, argv, expected):
+    f = tmp_path / "t.csv"
+    f.write_text(
+        "y,p,q,g\n" + "".join(f"{i % 2},{(i * 7 % 10) / 10},{(i * 3 % 10) / 10},{i % 3}\n" for i in range(30))
+    )
+    code, out, err = run_cli(["eval", str(f), "--score", "p", *argv], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert expected in err and "method=" not in err and "n_boot=" not in err, err
+    code, out, err = run_cli(["compare", str(f), "--score", "p,q", "--method", "delong", "-m", "apr"], capsys)
+    assert code == 2 and "use --method bca or --method percentile" in err and "method=" not in err, err
+
+
+def test_explain_says_string_labels_in_the_commands_words(tmp_path, capsys):
+    f = tmp_path / "t.csv"
+    f.write_text("y,p\nno,0.3\nyes,0.8\nno,0.2\n")
+    code, out, err = run_cli(["explain", str(f), "-m", "roc"], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert "t.csv, line 2: the target column 'y' holds 'no', 'yes'" in err and "--pos-label yes" in err
+
+
+def test_weights_that_overflow_double_precision_are_said_not_read_as_one_class(tmp_path, capsys):
+    f = tmp_path / "w.csv"
+    f.write_text("y,p,w\n1,0.9,1\n0,0.2,1e308\n1,0.5,1e308\n0,0.4,1e308\n")
+    for extra in ([], ["--stream"]):  # the sums overflow: an error, not LOGLOSS 0.000000
+        code, out, err = run_cli(["eval", str(f), "--weight", "w", "-m", "roc,logloss", *extra], capsys)
+        assert code == 1 and out == "" and err.count("\n") == 1, err
+        assert "w.csv: the weight column 'w' sums to inf" in err and "overflow double precision" in err
+    f.write_text("y,p,w\n1,0.9,1\n0,0.2,1e300\n1,0.5,1e300\n0,0.4,1e300\n")
+    for extra in ([], ["--stream"]):  # the product of the totals overflows: ROC NaN, and why
+        code, out, err = run_cli(
+            ["eval", str(f), "--weight", "w", "-m", "roc,logloss", "--format", "json", *extra], capsys
+        )
+        assert code == 0, err
+        got = json.loads(out)["measures"]
+        assert got["ROC"]["value"] is None and "is inf" in got["ROC"]["why_null"]
+        assert abs(got["LOGLOSS"]["value"] - 0.47570545188004854) < 1e-12
+        assert "one class only" not in err and "ROC is undefined for this data: the weights overflow" in err
+        assert "RuntimeWarning" not in err and "scalar divide" not in err

@@ -139,6 +139,44 @@ BAD = [
 ]
 
 
+NUMBERED = [
+    # pandas' to_csv with its header: the header line is said to be one (a submission has none)
+    (
+        "id,p\n1,0.5\n2,0.5\n3,0.7\n",
+        "sub.txt, line 1: example 'id' is not in the answer key; a header line? a submission has none "
+        "(every line holds example_id prediction)",
+    ),
+    (
+        "example_id prediction\n1 0.5\n2 0.5\n3 0.7\n",
+        "sub.txt, line 1: example 'example_id' is not in the answer key; a header line?",
+    ),
+    # ids written as floats: one line for the file (not one per line and the key's ids as missing)
+    (
+        "1.0 0.5\n2.0 0.5\n3.0 0.7\n",
+        "sub.txt, line 1: ids written as numbers with a decimal point or exponent ('1.0'): write them "
+        "as in the answer key ('1'); 3 lines",
+    ),
+    (
+        "1 0.5\n2e0 0.5\n3 0.7\n",
+        "sub.txt, line 2: ids written as numbers with a decimal point or "
+        "exponent ('2e0'): write them as in the answer key ('2')",
+    ),
+    # an id that is simply not in the key: no hint
+    ("1 0.5\n2 0.5\n3 0.7\n9 0.1\n", "sub.txt, line 4: example '9' is not in the answer key"),
+]
+
+
+@pytest.mark.parametrize("text, message", NUMBERED, ids=[m.split(": ", 1)[1][:30] for _, m in NUMBERED])
+def test_a_header_or_float_ids_are_named_as_such(tmp_path, capsys, text, message):
+    (tmp_path / "key.txt").write_text("1 1\n2 0\n3 1\n")
+    (tmp_path / "sub.txt").write_text(text)
+    argv = ["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-physics", "--no-store"]
+    code = main([*argv, str(tmp_path / "sub.txt")])
+    out, err = capsys.readouterr()
+    assert code == 1 and "rejected: 1 error(s)" in out, out
+    assert err.startswith(f"perfeval: error: {tmp_path}/{message}") and err.count("\n") == 1, err
+
+
 @pytest.mark.parametrize("text, message", BAD, ids=[m.split(": ", 1)[1][:30] for _, m in BAD])
 def test_each_kind_of_bad_submission(tmp_path, capsys, text, message):
     (tmp_path / "key.txt").write_text("ev0 1\nev1 0\nev2 1\n")

@@ -181,3 +181,41 @@ def test_the_command_keeps_dasks_log_lines_off_stderr(tmp_path):
     )
     assert r.returncode == 0 and r.stdout.startswith("measure"), r.stderr
     assert r.stderr == ""
+
+
+def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, capsys):
+    """Bad values found on a worker: the file and the column (a partition's row index would mislead),
+    and --pos-label, not the library's pos_label= or partitions=."""
+    from perfeval.cli.main import main
+
+    cases = [
+        (
+            "y,p\n1,0.9\n0,0.2\n1,\n0,0.4\n",
+            [],
+            "t.csv: the score column 'p' holds nan (an empty cell, or NaN)",
+        ),
+        ("y,p\n1,0.9\n0,abc\n", [], "t.csv: the score column 'p' holds 'abc', not a number"),
+        ("y,p\n1,0.9\n,0.2\n1,0.5\n", [], "t.csv: the target column 'y' holds a missing value (NaN)"),
+        (
+            "y,p\nno,0.9\nclick,0.2\n",
+            [],
+            "t.csv: the target column 'y' holds 'click', 'no': binary measures need 0/1 (or -1/1, booleans) "
+            "targets; code the column so, or drop --dask and name the positive label with --pos-label",
+        ),
+        ("y,p,w\n1,0.9,1\n0,0.2,-1\n", ["--weight", "w"], "t.csv: the weight column 'w' holds -1.0;"),
+        ("y,p,w\n1,0.9,1e308\n0,0.2,1e308\n0,0.3,1e308\n", ["--weight", "w"], "overflow double precision"),
+    ]
+    for text, argv, expected in cases:
+        (tmp_path / "t.csv").write_text(text)
+        code = main(["eval", str(tmp_path / "t.csv"), "-m", "roc", "--dask", "local:1", *argv])
+        err = capsys.readouterr().err
+        assert code == 1 and err.count("\n") == 1 and expected in err, err
+        assert "index" not in err and "pos_label=" not in err and "`y_" not in err, err
+
+
+def test_partitions_of_0_1_and_of_minus_1_1_are_not_one_coding(client):
+    df = pd.DataFrame({"y": [0, 1, 0, 1, -1, 1, -1, 1], "s": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.4, 0.6]})
+    ddf = dd.from_pandas(df, npartitions=2)
+    assert ddf.npartitions == 2
+    with pytest.raises(perfeval.InvalidDataError, match="holds -1, 0 and 1 between its partitions"):
+        perfeval.evaluate(ddf, target="y", score="s", measures=["roc"])

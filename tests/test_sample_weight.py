@@ -21,3 +21,43 @@ def test_weights_is_a_deprecated_spelling_of_sample_weight():
 def test_both_spellings_at_once_is_an_error():
     with pytest.raises(InvalidParameterError, match="sample_weight"):
         perfeval.evaluate(Y, S, measures=["acc"], sample_weight=W, weights=W)
+
+
+def test_weights_that_overflow_double_precision_say_so():
+    """Sums of weights that overflow: an error (LOGLOSS would be 0.0, ACC NaN "no data"); a product of
+    the class totals that overflows: the pairwise measures NaN with that reason, not "one class only"."""
+    import math
+    import warnings
+    from fractions import Fraction
+
+    import numpy as np
+
+    from perfeval.exceptions import InvalidDataError, UndefinedMeasureWarning
+    from perfeval.stream import evaluate_stream
+
+    y, s = [1, 0, 1, 0], [0.9, 0.2, 0.5, 0.4]
+    with pytest.raises(InvalidDataError, match="weights overflow double precision: their sum is inf"):
+        perfeval.evaluate(y, s, measures=["logloss", "acc"], sample_weight=[1, 1e308, 1e308, 1e308])
+    with pytest.raises(InvalidDataError, match="their sum is inf"):  # streamed: each chunk's sum is finite
+        evaluate_stream([(y[:2], s[:2], [1, 1e308]), (y[2:], s[2:], [1e308, 1e308])], measures=["roc"])
+    w = [1, 1e300, 1e300, 1e300]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = perfeval.evaluate(y, s, measures=["roc", "logloss", "acc"], sample_weight=w)
+    said = [str(c.message) for c in caught]
+    assert np.isnan(r["ROC"]) and "is inf" in r.results["ROC"].why
+    assert any("ROC is undefined for this data: the weights overflow" in m for m in said), said
+    assert not any("one class only" in m for m in said) and all(
+        issubclass(c.category, UndefinedMeasureWarning) for c in caught
+    ), said
+    # the measures that read only the totals are right: the reference in exact rationals
+    wf = [Fraction(x) for x in w]
+    assert r["ACC"] == 1.0
+    want = -sum(wi * Fraction(math.log(p if t else 1 - p)) for t, p, wi in zip(y, s, wf, strict=True)) / sum(
+        wf
+    )
+    assert abs(r["LOGLOSS"] - float(want)) < 1e-12
+    assert (
+        "why_null" in r.to_dict()["measures"]["ROC"]
+        and "is inf" in r.to_dict()["measures"]["ROC"]["why_null"]
+    )

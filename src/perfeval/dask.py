@@ -40,6 +40,10 @@ def _require():
 is_dask = _is_dask  # the test lives at the door, so that evaluate() need not import this module
 
 
+#: the end of the message for targets that are not 0/1 (the command line says it in its words)
+CODE_TARGETS = "code the column so, or evaluate in memory with `pos_label=`"
+
+
 def _summarize(y, s, w=None) -> ScoreHistogram:
     from perfeval._validation import binary_targets, check_scores, floats, to_numpy
 
@@ -51,12 +55,83 @@ def _summarize(y, s, w=None) -> ScoreHistogram:
     )
 
 
-def _summarize_frame(pdf, target: str, score: str, weight: str | None) -> tuple[ScoreHistogram, int]:
-    return _summarize(pdf[target], pdf[score], None if weight is None else pdf[weight]), len(pdf)
+def _column_values(pdf, name: str, role: str) -> np.ndarray:
+    """A score or weight column of a partition as float64, or an error naming the column (a row's
+    index within a partition would mislead, and the partition's place in the file is not known).
+    """
+    from perfeval.exceptions import InvalidDataError
+    from perfeval.io import grammar
+
+    arr = pdf[name].to_numpy()
+    try:
+        v = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        text = [str(x) for x in arr.tolist()]
+        bad = text[max(grammar.first_bad_number(text), 0)]
+        raise InvalidDataError(
+            f"the {role} column {name!r} holds {bad!r}, not a number"
+            + (" (an empty cell: every row needs one)" if not bad.strip() else "")
+        ) from None
+    bad = ~np.isfinite(v) if role == "score" else ~(np.isfinite(v) & (v >= 0))
+    if bad.any():
+        x = float(v[bad][0])
+        what = "scores must be finite numbers" if role == "score" else "weights must be finite numbers >= 0"
+        missing = " (an empty cell, or NaN)" if np.isnan(x) else ""
+        raise InvalidDataError(f"the {role} column {name!r} holds {x!r}{missing}; {what}")
+    return v
 
 
-def _merge(parts: list) -> tuple[ScoreHistogram, int]:
-    return ScoreHistogram.merge_all([p[0] for p in parts]), sum(p[1] for p in parts)
+def _no_missing_target(pdf, target: str) -> np.ndarray:
+    """The target column of a partition, or an error when a row has none (NaN)."""
+    from perfeval.exceptions import InvalidDataError
+
+    y = pdf[target].to_numpy()
+    if (y.dtype.kind == "f" and bool(np.isnan(y).any())) or (
+        y.dtype.kind == "O" and bool(pdf[target].isna().any())
+    ):
+        raise InvalidDataError(
+            f"the target column {target!r} holds a missing value (NaN): every row needs a target"
+        )
+    return y
+
+
+def _summarize_frame(
+    pdf, target: str, score: str, weight: str | None
+) -> tuple[ScoreHistogram, int, frozenset]:
+    """A partition's summary, its rows, and which of the labels -1 and 0 it holds (a partition of
+    -1/1 and another of 0/1 are not one coding: checked when the summaries merge).
+    """
+    from perfeval._validation import binary_coding, label_values
+    from perfeval.exceptions import InvalidDataError
+
+    y = _no_missing_target(pdf, target)
+    coded = binary_coding(y)
+    if coded is None:
+        raise InvalidDataError(
+            f"the target column {target!r} holds {label_values(y)}: binary measures need 0/1 "
+            f"(or -1/1, booleans) targets; {CODE_TARGETS}"
+        )
+    s = _column_values(pdf, score, "score")
+    w = None if weight is None else _column_values(pdf, weight, "weight")
+    return ScoreHistogram.from_arrays(coded, s, w), len(pdf), _labels_found(y)
+
+
+def _labels_found(y: np.ndarray) -> frozenset:
+    """Which of the labels -1 and 0 the (0/1 or -1/1) targets ``y`` hold."""
+    y = np.asarray(y)
+    return frozenset(v for v in (-1, 0) if y.dtype.kind in "iuf" and bool(np.any(y == v)))
+
+
+def _merge(parts: list) -> tuple[ScoreHistogram, int, frozenset]:
+    found = frozenset().union(*(p[2] for p in parts))
+    if len(found) > 1:
+        from perfeval.exceptions import InvalidDataError
+
+        raise InvalidDataError(
+            f"the target column holds -1, 0 and 1 between its partitions: binary measures need 0/1 "
+            f"(or -1/1, booleans) targets; {CODE_TARGETS}"
+        )
+    return ScoreHistogram.merge_all([p[0] for p in parts]), sum(p[1] for p in parts), found
 
 
 def tree_summary(pieces: list, split_every: int = 8):
@@ -123,7 +198,7 @@ def evaluate_dask(
         if any(s.measure.kind != "binary" for s in specs):
             raise InvalidParameterError("per-group measures need a Dask DataFrame with a group column")
         parts = [
-            dask.delayed(lambda a, b: (_summarize(a, b), len(a)))(a, b)
+            dask.delayed(lambda a, b: (_summarize(a, b), len(a), _labels_found(a)))(a, b)
             for a, b in zip(data.to_delayed().ravel(), y_score.to_delayed().ravel(), strict=False)
         ]
     else:
@@ -131,7 +206,7 @@ def evaluate_dask(
     if not parts:
         summary, rows = ScoreHistogram.empty(), 0
     else:
-        summary, rows = dask.compute(tree_summary(parts, split_every))[0]
+        summary, rows, _found = dask.compute(tree_summary(parts, split_every))[0]
     return binary_report(
         specs, summary, rows=rows, threshold=threshold, weighted=weight is not None, backend="dask"
     )
@@ -146,6 +221,10 @@ def _group_values(pdf, target, score, group, weight, specs):
 
     if len(pdf) == 0:
         return pd.DataFrame({"group": [], "size": [], "rows": [], **{s.label: [] for s in specs}})
+    _no_missing_target(pdf, target)
+    _column_values(pdf, score, "score")  # errors naming the column, not a row of the partition
+    if weight is not None:
+        _column_values(pdf, weight, "weight")
     import warnings
 
     with warnings.catch_warnings():

@@ -19,7 +19,7 @@ import numpy as np
 
 from perfeval._nicknames import ALL
 from perfeval._validation import Cases, binary_targets, check_relevance, floats
-from perfeval.exceptions import InvalidParameterError
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.measures._data import GroupedData
 from perfeval.measures.spec import split_measures, with_threshold
@@ -334,6 +334,7 @@ def binary_values(specs: list[MeasureSpec], h: ScoreHistogram, suffix: str, resu
     arrays are made first; its memo of shared sums is a dict, whose item assignment is atomic).
     Each measure is computed as alone, so the numbers do not depend on the threads.
     """
+    overflow = _weights_overflow(h)
     split = h.split()
     cells = len(h.scores) if split is None else len(split[0]) + len(split[1])  # at most, when split
     if len(specs) >= 4 and cells >= PARALLEL_CELLS:
@@ -342,10 +343,36 @@ def binary_values(specs: list[MeasureSpec], h: ScoreHistogram, suffix: str, resu
         h.scores  # noqa: B018  (made once, before the threads read it)
         with ThreadPoolExecutor(2, thread_name_prefix="perfeval-measure") as pool:
             values = list(pool.map(lambda s: s(h), specs))
+    elif overflow is not None:  # inf / inf: said below, as the reason of each NaN, not as numpy's warning
+        with np.errstate(over="ignore", invalid="ignore"):
+            values = [s(h) for s in specs]
     else:
         values = [s(h) for s in specs]
     for s, v in zip(specs, values, strict=True):
         results[s.label + suffix] = MeasureResult.single(s, float(v))
+        if overflow is not None and math.isnan(float(v)):
+            results[s.label + suffix].why = overflow
+
+
+def _weights_overflow(h: ScoreHistogram) -> str | None:
+    """Weights too large for double precision: an error when the classes' totals overflow (every
+    measure reads them); when only their product does (the measures that count pairs of a positive
+    and a negative), why those measures are NaN; else None.  A check of two totals, not of the rows.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        pos, neg = h.n_pos, h.n_neg
+        total = pos + neg
+    if not (math.isfinite(pos) and math.isfinite(neg) and math.isfinite(total)):
+        raise InvalidDataError(
+            "the weights overflow double precision: their sum is inf (the positives' total "
+            f"{pos:g}, the negatives' {neg:g}); scale them down"
+        )
+    if pos > 0 and neg > 0 and math.isinf(pos * neg):
+        return (
+            "the weights overflow double precision: the product of the positives' and the negatives' "
+            f"total weights ({pos:g} x {neg:g}) is inf; scale them down"
+        )
+    return None
 
 
 def binary_report(
@@ -395,7 +422,11 @@ def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) 
         elif r.per_group is None and isinstance(r.value, float) and math.isnan(r.value):
             why = edge.get(label.split("[")[0], "")
             warnings.warn(
-                UndefinedMeasureWarning(f"{label} is undefined for this data. Edge cases: {why}"),
+                UndefinedMeasureWarning(
+                    f"{label} is undefined for this data: {r.why}"
+                    if r.why
+                    else f"{label} is undefined for this data. Edge cases: {why}"
+                ),
                 stacklevel=user_stacklevel(),
             )
     for (keys, total), labels in by_groups.items():

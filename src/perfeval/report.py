@@ -90,6 +90,9 @@ class MeasureResult:
     tied_pairs : float or None
         The share of the pairs the measure compares (cases of one group or query with different
         targets or grades) whose scores are equal; ``pairs`` their number (weights multiplied).
+    why : str or None
+        Why ``value`` is NaN when the reason is not one of the measure's edge cases (weights whose
+        products overflow double precision); None otherwise.
     """
 
     label: str
@@ -105,6 +108,7 @@ class MeasureResult:
     tie_max_per_group: np.ndarray | None = None
     tied_pairs: float | None = None
     pairs: float | None = None
+    why: str | None = None
     tie_note: str = ""
 
     @classmethod
@@ -197,7 +201,7 @@ class Report:
         for k, r in self.results.items():
             d: dict[str, Any] = {"value": json_number(r.value), "direction": r.direction}
             if _why(r.value, k):
-                d["why_null"] = _why(r.value, k)
+                d["why_null"] = r.why or _why(r.value, k)
             if r.per_group is not None:
                 d.update(
                     mean=json_number(r.mean),

@@ -93,11 +93,13 @@ def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold:
             "and a group column"
         )
     summ = Summarizer()
+    weighted = False
     for chunk in chunks:
         if len(chunk) not in (2, 3):
             raise InvalidParameterError("each chunk must be (y_true, y_score) or (y_true, y_score, weight)")
+        weighted = weighted or (len(chunk) == 3 and chunk[2] is not None)
         summ.update(*chunk)
-    return binary_report(specs, summ.summary(), rows=summ.rows, threshold=threshold, weighted=False)
+    return binary_report(specs, summ.summary(), rows=summ.rows, threshold=threshold, weighted=weighted)
 
 
 def iter_columns(
@@ -111,6 +113,7 @@ def iter_columns(
     ids: Iterable[int] = (),
     labels: Iterable[int] = (),
     delimiter: str | None = None,
+    convert: Any = None,
 ) -> Iterator[list[np.ndarray | None]]:
     """Yield the chosen columns (name or 1-based position; None: skipped) chunk by chunk.
 
@@ -121,7 +124,11 @@ def iter_columns(
     chunk is a plain integer, else the text as written (a column of numbers written as floats is an
     error: :func:`perfeval.io.tables.check_text_ids`); those at ``labels`` are read the same way but
     are labels (a target read with ``--pos-label``): any values, not checked as ids.  The others must
-    be numbers (float64).
+    be numbers (float64).  ``convert``, a callable ``(columns, where) -> columns``, replaces that
+    last step for a text table: it gets the picked columns as read (numbers, or text where a value
+    is not one) and ``where``, a :class:`perfeval.io.tables.Table` of the block whose ``line_of``
+    gives a row's line, and returns the columns (its errors name the lines: the command line's
+    checks, the same as for a table read whole).
 
     The bytes are read as :func:`perfeval.io.tables.read_table` reads them (compressed input, a
     byte-order mark, any line end; the same grammar, the same compiled fast path), in blocks of
@@ -163,6 +170,7 @@ def iter_columns(
                 set(labels),
                 delimiter,
                 skipped,
+                convert,
             )
             # a regular file is read one block ahead on another thread; standard input and pipes are
             # read here (a read of a pipe can wait for ever, and Ctrl-C must not wait for it)
@@ -254,7 +262,9 @@ def _record_end(data: bytes, quoted: bool) -> int:
     return cut
 
 
-def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, labels, delimiter, skipped):
+def _text_chunks(
+    fh, columns, fmt, header, chunk_bytes, source, meter, ids, labels, delimiter, skipped, convert=None
+):
     """The chunks of a text table; the lines skipped as comments are counted in ``skipped``."""
     from perfeval.io.tables import first_lines, hash_lines, layout
 
@@ -281,7 +291,9 @@ def _text_chunks(fh, columns, fmt, header, chunk_bytes, source, meter, ids, labe
             want_ids = {k for i in ids | labels if i < len(picks) and (k := picks[i]) is not None}
             checked = {k for i in ids if i < len(picks) and (k := picks[i]) is not None}
         if first_lines(body, 1, lay.comments):
-            out, n = _picked(body, lay, picks, ids | labels, want_ids, checked, rd.line0, source, skipped)
+            out, n = _picked(
+                body, lay, picks, ids | labels, want_ids, checked, rd.line0, source, skipped, convert
+            )
             if meter:
                 meter.advance(len(body), n)
             rows += n
@@ -360,9 +372,10 @@ def _picked(
     line0: int,
     source: str,
     skipped=None,
+    convert=None,
 ) -> tuple[list, int]:
-    """The picked columns of a block (identity columns as read, the others as numbers) and its rows
-    (the lines skipped as comments added to ``skipped``).
+    """The picked columns of a block (identity columns as read, the others as numbers, or as
+    ``convert`` makes them) and its rows (the lines skipped as comments added to ``skipped``).
     """
     from perfeval.io.tables import Table, check_text_ids, parse_body
 
@@ -370,6 +383,8 @@ def _picked(
     out: list = []
     where = Table([], {}, source, lay.header, lines, body if lines is None else None, line0, [], lay.comments)
     check_text_ids(where, lay.names, cols, checked)
+    if convert is not None:
+        return convert([None if k is None else cols[k] for k in picks], where), (len(cols[0]) if cols else 0)
     for i, k in enumerate(picks):
         if k is None:
             out.append(None)

@@ -96,9 +96,10 @@ def missing_message(name: str, value: Any, count: int | None) -> str:
     )
 
 
-def _no_missing(table: Any, name: str, col: Any) -> None:
+def _no_missing(table: Any, name: str, col: Any, whole: bool = True) -> None:
     """An error naming the line of the first missing target: a row without a target is neither a
-    positive nor a negative (as a label it would be counted as one, silently).
+    positive nor a negative (as a label it would be counted as one, silently).  ``whole``: the
+    table is the whole file (the rows without one are counted), not a chunk of it.
     """
     from perfeval.exceptions import InputFormatError
 
@@ -106,14 +107,54 @@ def _no_missing(table: Any, name: str, col: Any) -> None:
     if len(bad):
         i = int(bad[0])
         raise InputFormatError(
-            missing_message(name, col[i], len(bad)), source=table.source, line=table.line_of(i)
+            missing_message(name, col[i], len(bad) if whole else None),
+            source=table.source,
+            line=table.line_of(i),
         )
 
 
-def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool) -> Any:
+def labels_message(name: str, col: Any) -> str:
+    """Targets that are not 0/1 for a binary measure: the labels found (``col``: the file's, or the
+    ones read so far) and the ``--pos-label`` that would name one of them positive.
+    """
+    import numpy as np
+
+    from perfeval._validation import label_values
+
+    vals = np.unique(col)
+    example = vals[-1].item() if len(vals) and hasattr(vals[-1], "item") else (vals[-1] if len(vals) else "1")
+    if isinstance(example, float) and example.is_integer():
+        example = int(example)
+    return (
+        f"the target column {name!r} holds {label_values(col)}: binary measures need 0/1 (or -1/1) "
+        f"targets; name the positive label with --pos-label, e.g. --pos-label {example}"
+    )
+
+
+def _labels_line(table: Any, col: Any) -> int | None:
+    """The line of the first target that is not a number (text labels), else None (numbers that are
+    not a 0/1 coding: no one line is to blame).
+    """
+    import numpy as np
+
+    from perfeval.io import grammar
+
+    arr = np.asarray(col)
+    if arr.dtype.kind not in "US":
+        return None
+    i = grammar.first_bad_number([str(v) for v in arr.tolist()])
+    return None if i < 0 else table.line_of(i)
+
+
+def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool, seen: dict | None = None) -> Any:
     """The target column for the measures asked: 0/1 for binary measures (``--pos-label`` names the
     positive label; else 0/1, -1/1 or booleans), numbers for ranking measures; or one line naming
-    the file and the column, and how to map the labels.
+    the file, the line and the column, and how to map the labels.
+
+    ``seen``: ``table`` is one chunk of a file read in chunks (``--stream``), and ``seen`` what the
+    earlier chunks held (filled here): the rows without a target are not counted, a file whose
+    chunks hold 0 and -1 between them is not a coding, and with ``--pos-label`` the labels are
+    returned as read (coded chunk by chunk by :func:`coded`).
     """
     import numpy as np
 
@@ -121,7 +162,7 @@ def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool) -> An
     from perfeval.exceptions import InputFormatError
     from perfeval.io.tables import numeric
 
-    _no_missing(table, name, col)
+    _no_missing(table, name, col, whole=seen is None)
     if not binary:
         rel = numeric(table, name, col, "target")
         bad = ~(rel >= 0)  # NaN too
@@ -134,6 +175,8 @@ def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool) -> An
                 line=table.line_of(i),
             )
         return rel
+    if pos_label is not None and seen is not None:
+        return col
     coded = binary_coding(np.asarray(col), pos_label)
     if pos_label is not None:
         if not np.any(coded):
@@ -152,18 +195,17 @@ def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool) -> An
                 f"({shown})\n"
             )
         return coded
+    if coded is not None and seen is not None:
+        # a chunk's coding must be the file's: 0/1 in one chunk and -1/1 in another is neither
+        y = np.asarray(col)
+        if y.dtype.kind != "b":
+            found = seen.setdefault("labels", set())
+            found.update(v for v in (-1.0, 0.0, 1.0) if v not in found and bool(np.any(y == v)))
+            if {-1.0, 0.0} <= found:
+                coded = None
+                col = np.array(sorted(found))  # the labels read so far
     if coded is None:
-        vals = np.unique(col)
-        example = (
-            vals[-1].item() if len(vals) and hasattr(vals[-1], "item") else (vals[-1] if len(vals) else "1")
-        )
-        if isinstance(example, float) and example.is_integer():
-            example = int(example)
-        raise InputFormatError(
-            f"the target column {name!r} holds {label_values(col)}: binary measures need 0/1 (or -1/1) "
-            f"targets; name the positive label with --pos-label, e.g. --pos-label {example}",
-            source=table.source,
-        )
+        raise InputFormatError(labels_message(name, col), source=table.source, line=_labels_line(table, col))
     return coded
 
 
@@ -191,9 +233,14 @@ def finite(values: Any, name: str, source: str, line: Callable[[int], int | None
 
 def scores(table: Any, col: Any) -> Any:
     """A score column of a table: numbers, every one finite."""
+    return score_values(table, col.name, table.get(col))
+
+
+def score_values(table: Any, name: str, values: Any) -> Any:
+    """:func:`scores` of the column ``name`` holding ``values`` (as read: numbers or text)."""
     from perfeval.io.tables import numeric
 
-    return finite(numeric(table, col.name, table.get(col), "score"), col.name, table.source, table.line_of)
+    return finite(numeric(table, name, values, "score"), name, table.source, table.line_of)
 
 
 #: measures whose weights are counts of cases (whole numbers): said by the CLI with the line
@@ -205,22 +252,34 @@ def weights(table: Any, col: Any, specs: list | None = None) -> Any:
     among them that reads weights as counts (APR, CA2) makes a fractional weight one line naming
     the column, the value and its line.
     """
-    from perfeval.io.tables import numeric
-
     if col is None:
         return None
+    return weight_values(table, col.name, table.get(col), specs)
+
+
+def weight_values(table: Any, name: str, values: Any, specs: list | None = None) -> Any:
+    """:func:`weights` of the column ``name`` holding ``values`` (as read: numbers or text)."""
     import numpy as np
 
     from perfeval.exceptions import InputFormatError
+    from perfeval.io.tables import numeric
 
-    w = numeric(table, col.name, table.get(col), "weight")
+    w = numeric(table, name, values, "weight")
     bad = ~(np.isfinite(w) & (w >= 0))
     if bad.any():  # said here, with the file's line, not by the library's 0-based index
         i = int(np.argmax(bad))
         raise InputFormatError(
-            f"the weight column {col.name!r} holds {float(w[i])!r}; weights must be finite numbers >= 0",
+            f"the weight column {name!r} holds {float(w[i])!r}; weights must be finite numbers >= 0",
             source=table.source,
             line=table.line_of(i),
+        )
+    with np.errstate(over="ignore"):
+        total = float(w.sum())
+    if math.isinf(total):  # a check of the total, not of the rows: every measure reads the sums
+        raise InputFormatError(
+            f"the weight column {name!r} sums to inf: its weights (up to {float(w.max()):g}) overflow "
+            "double precision; scale them down",
+            source=table.source,
         )
     counted = [s.label for s in specs or () if s.measure.name in COUNT_WEIGHTED]
     if counted:
@@ -229,11 +288,61 @@ def weights(table: Any, col: Any, specs: list | None = None) -> Any:
             i = int(np.argmax(frac))
             raise InputFormatError(
                 f"{counted[0]} reads weights as counts of cases (whole numbers), but the weight column "
-                f"{col.name!r} holds {float(w[i])!r}; leave {counted[0]} out of -m for these weights",
+                f"{name!r} holds {float(w[i])!r}; leave {counted[0]} out of -m for these weights",
                 source=table.source,
                 line=table.line_of(i),
             )
     return w
+
+
+def earliest(*checks: Callable[[], Any]) -> list:
+    """The values of ``checks`` (the target's, the score's, the weight's: in that order), or the
+    error of the first line of the file that fails one: a file with a missing target on line 4 and
+    a bad score on line 5 is reported at line 4, read whole or in chunks; on one line, the first
+    check's error.  An error of no one line (labels that are not a coding) comes after the others.
+    """
+    from perfeval.exceptions import InputFormatError
+
+    out: list = []
+    errors: list = []
+    for k, check in enumerate(checks):
+        try:
+            out.append(check())
+        except InputFormatError as e:
+            errors.append((math.inf if e.line is None else e.line, k, e))
+            out.append(None)
+    if errors:
+        raise min(errors, key=lambda t: t[:2])[2]
+    return out
+
+
+class ChunkChecks:
+    """The checks of a table read whole, on each chunk of a file read in chunks (the ``convert`` of
+    :func:`perfeval.stream.iter_columns`, whose columns are target, score, weight, group): the same
+    errors, at the same lines.
+
+    Parameters
+    ----------
+    chosen : list
+        Filled by the chooser of the columns: its first item, the :class:`perfeval.io.columns`
+        choice (for the column names).
+    pos_label, binary, specs
+        As for :func:`targets` and :func:`weight_values`.
+    """
+
+    def __init__(self, chosen: list, pos_label: Any, binary: bool, specs: list) -> None:
+        self.chosen, self.pos_label, self.binary, self.specs = chosen, pos_label, binary, specs
+        self.seen: dict = {}
+
+    def __call__(self, cols: list, where: Any) -> list:
+        ch = self.chosen[0]
+        t, s, w = cols[0], cols[1], cols[2]
+        checked = earliest(
+            lambda: targets(where, ch.target.name, t, self.pos_label, self.binary, self.seen),
+            lambda: score_values(where, ch.score.name, s),
+            lambda: None if w is None else weight_values(where, ch.weight.name, w, self.specs),
+        )
+        return [*checked, *cols[3:]]
 
 
 def partitions(items: list[str]) -> dict[str, list] | None:

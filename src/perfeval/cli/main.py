@@ -311,6 +311,15 @@ _LIBRARY_WORDS = (
     ("pass `groups=`", "give --group COLUMN"),
     ("pass `group=`", "give --group COLUMN"),
     ("`groups=`", "--group"),
+    ("use method='bca' or 'percentile'", "use --method bca or --method percentile"),
+    ("use method='percentile'", "use --method percentile"),
+    ("(or perfeval.ci on the cases)", "(or drop --stream/--dask to evaluate in memory)"),
+    ("got n_boot=", "got --n-boot "),
+    # perfeval.dask.CODE_TARGETS
+    (
+        "or evaluate in memory with `pos_label=`",
+        "or drop --dask and name the positive label with --pos-label",
+    ),
 )
 
 

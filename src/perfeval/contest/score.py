@@ -78,6 +78,8 @@ class _Errors:
         self.cap = cap
         self.kept: list[str] = []
         self.count = 0
+        #: lines whose id is one of the key's written as a float (``1.0`` for ``1``): said once
+        self.floated = 0
 
     def add(self, message: str) -> None:
         self.count += 1
@@ -547,7 +549,7 @@ def check_submission(
                 ) from None
         rows += n
         missing = [i for i in key.ids if i not in got]
-        if missing:
+        if missing and not errors.floated:  # ids written as floats: said once, not again as missing
             listed = ", ".join(token(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
             errors.add(
                 f"{shown(path)}: {len(missing)} example(s) of the answer key have no prediction: {listed}"
@@ -586,6 +588,8 @@ def _check_lines(
         "ranked": "one example id",
     }[task.submission]
     probs = ", ".join(c.name for c in task.criteria if c.probability)
+    whole_ids = bool(key.ids) and all(_INTEGER.fullmatch(i) for i in key.ids[:100])
+    said = -1  # the index of the one message about ids written as floats
     for k, f in lines:
         rows += 1
         pos = f"{where}, line {k}"
@@ -598,7 +602,26 @@ def _check_lines(
         ident = f[1] if width == 3 else f[0]
         row = index.get(ident)
         if row is None:
-            errors.add(f"{pos}: example {token(ident)} is not in the answer key")
+            if whole_ids and _NUMBER.fullmatch(ident) and not _INTEGER.fullmatch(ident):
+                errors.floated += 1  # 1.0 for 1, 5.0066e+18 for 5006673085033590973: said once
+                if errors.floated == 1:
+                    said = len(errors.kept)
+                    errors.add(
+                        f"{pos}: ids written as numbers with a decimal point or exponent ({token(ident)}): "
+                        f"write them as in the answer key ({token(_key_id(ident, key))})"
+                    )
+                continue
+            header = rows == 1 and (
+                ident.lower().replace("-", "_") in _HEADER_NAMES or (whole_ids and _number(ident) is None)
+            )
+            errors.add(
+                f"{pos}: example {token(ident)} is not in the answer key"
+                + (
+                    "; a header line? a submission has none (every line holds " + expected + ")"
+                    if header
+                    else ""
+                )
+            )
             continue
         if ident in got:
             errors.add(f"{pos}: example {token(ident)} appears again (first on line {got[ident][1]})")
@@ -624,7 +647,27 @@ def _check_lines(
             continue
         errors.add(f"{pos}: {bad}")
         got[ident] = ("0", k)  # a bad prediction is reported once, not again as too large
+    if errors.floated > 1 and 0 <= said < len(errors.kept):
+        errors.kept[said] += f"; {errors.floated:,} lines"
     return got, rows
+
+
+#: whole numbers as a key writes its ids
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+#: first fields that name a column: a header line (a submission has none)
+_HEADER_NAMES = {"id", "ids", "example", "example_id", "exampleid", "block", "block_id", "gene", "gene_id"}
+
+
+def _key_id(text: str, key: Key) -> str:
+    """The key's id that ``text`` (an id written as a float) stands for, when it is exact; else the
+    key's first id, as an example of how the key writes them.
+    """
+    v = float(text)
+    if v.is_integer() and abs(v) < 2**53:
+        whole = str(int(v))
+        if whole in key.index:
+            return whole
+    return key.ids[0]
 
 
 def _prediction_error(text: str, needs_prob: bool, probs: str) -> str | None:

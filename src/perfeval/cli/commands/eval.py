@@ -275,21 +275,26 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
     ch = table.choose(target=args.target, score=args.score, group=args.group, weight=args.weight)
     load.say_columns(ch)
     target = table.get(ch.target)
-    score = load.scores(table, ch.score)
     groups = None if ch.group is None else table.get(ch.group)
-    weights = load.weights(table, ch.weight, specs)
     picked = table.pick(args.id, "id") if getattr(args, "id", None) else None
     ids = None if picked is None else picked[1]
     parts = load.partitions(args.partition)
+    binary = any(s.measure.kind == "binary" for s in specs) or (
+        args.pos_label is not None and any(s.measure.kind == "grouped" for s in specs)
+    )  # GAUC reads labels through --pos-label, else grades (> 0: positive)
+    if args.pos_label is not None and not parts:
+        shown_label = load.label_as_read(args.pos_label, target)
+    raw = target
+    # the first bad line of the file is the one said, whichever column it is in (as streamed)
+    checked, score, weights = load.earliest(
+        lambda: raw if parts else load.targets(table, ch.target.name, raw, args.pos_label, binary),
+        lambda: load.scores(table, ch.score),
+        lambda: load.weights(table, ch.weight, specs),
+    )
     if parts:
         parts = {k: load.labels_as(v, target) for k, v in parts.items()}
     else:
-        binary = any(s.measure.kind == "binary" for s in specs) or (
-            args.pos_label is not None and any(s.measure.kind == "grouped" for s in specs)
-        )  # GAUC reads labels through --pos-label, else grades (> 0: positive)
-        if args.pos_label is not None:
-            shown_label = load.label_as_read(args.pos_label, target)
-        target = load.targets(table, ch.target.name, target, args.pos_label, binary)
+        target = checked
         if not binary:
             load.say_grades_as_labels(target, specs, args.pos_label, ch.target.name)
     with warnings.catch_warnings(record=True) as caught:
@@ -379,6 +384,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         ]
 
     labels = args.pos_label is not None  # the target read as labels, coded chunk by chunk
+    binary = any(s.measure.kind == "binary" for s in specs)
     cols = iter_columns(
         path,
         chooser,
@@ -388,6 +394,8 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         ids=(3,),
         labels=(0,) if labels else (),
         delimiter=args.delimiter,
+        # each chunk checked as a table read whole is: the same errors, at the same lines
+        convert=load.ChunkChecks(chosen, args.pos_label, binary or labels, specs),
     )
     read: dict = {}
     if labels:
@@ -422,7 +430,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
 def _dask(args: Any, path: str | None, specs: list) -> Any:
     """The evaluation on a Dask cluster: the files read by the Dask backend."""
     from perfeval.dask import connect, evaluate_dask, read_files
-    from perfeval.exceptions import InvalidParameterError
+    from perfeval.exceptions import InputFormatError, InvalidDataError, InvalidParameterError
 
     if path is None:
         raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
@@ -442,14 +450,17 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
         def name(c: Any) -> str | None:
             return None if c is None else names[c.index]
 
-        report = evaluate_dask(
-            ddf,
-            target=name(ch.target),
-            score=name(ch.score),
-            group=name(ch.group),
-            weight=name(ch.weight),
-            measures=specs,
-            threshold=args.threshold,
-        )
+        try:
+            report = evaluate_dask(
+                ddf,
+                target=name(ch.target),
+                score=name(ch.score),
+                group=name(ch.group),
+                weight=name(ch.weight),
+                measures=specs,
+                threshold=args.threshold,
+            )
+        except InvalidDataError as e:  # a column's values, found on a worker: the file and the column
+            raise InputFormatError(str(e), source=path) from None
     report.params["columns"] = ch.names()
     return report

@@ -17,13 +17,23 @@ def run(args: Any) -> int:
     table = load.read(args, args.file)
     ch = table.choose(target=args.target, score=args.score, group=args.group, weight=args.weight)
     load.say_columns(ch)
-    score = load.scores(table, ch.score)
+    from perfeval.engine import resolve
+
     groups = None if ch.group is None else table.get(ch.group)
-    weights = load.weights(table, ch.weight)
     picked = table.pick(args.id, "id") if args.id else None
     target = table.get(ch.target)
+    binary = any(s.measure.kind == "binary" for s in resolve(args.measures, args.threshold))
+    # the targets checked as eval checks them (the first bad line said, in the command's words); a
+    # coding of their own (0/1, -1/1) is left to the dialects, which read it each its own way
+    coded, score, weights = load.earliest(
+        lambda: load.targets(
+            table, ch.target.name, target, args.pos_label, binary or args.pos_label is not None
+        ),
+        lambda: load.scores(table, ch.score),
+        lambda: load.weights(table, ch.weight),
+    )
     if args.pos_label is not None:
-        target = load.targets(table, ch.target.name, target, args.pos_label, True)
+        target = coded
     e = explain(
         target,
         score,
