@@ -346,6 +346,87 @@ def detect_header(first: list[str], second: list[str] | None) -> bool:
     return False
 
 
+#: the look-ahead of the header rule for pandas' default names: the data lines after the first, up
+#: to this many, within the first ``SNIFF_BYTES`` of the table (whole lines only)
+SNIFF_LINES = 20
+SNIFF_BYTES = 65536
+
+
+def default_names(fields: list[str]) -> bool:
+    """Whether a first line is exactly ``0, 1, ..., k-1`` (k >= 2), as written: pandas' default
+    column names (``pd.DataFrame(array).to_csv(index=False)``), or a row of integers.
+
+    Examples
+    --------
+    >>> firsts = (["0", "1"], ["0", "1", "2"], ["1", "0"], ["0"], ["0.0", "1"], ["+0", "1"])
+    >>> [default_names(f) for f in firsts]
+    [True, True, False, False, False, False]
+    """
+    return len(fields) >= 2 and fields == [str(i) for i in range(len(fields))]
+
+
+def _window(body: bytes) -> list[tuple[int, int, bytes]]:
+    """The data lines the header rule looks at: the first ``SNIFF_LINES + 1`` (comments and blank
+    lines apart) among the whole lines of the first ``SNIFF_BYTES`` (the same lines for the
+    whole-file and chunked readers).
+    """
+    head = body if len(body) <= SNIFF_BYTES else body[: body.rfind(b"\n", 0, SNIFF_BYTES) + 1]
+    return first_lines(head, SNIFF_LINES + 1)
+
+
+def _written_as_float(
+    lines: list[tuple[int, int, bytes]], fmt: str, delim: str | None, k: int
+) -> tuple[int, int, str] | None:
+    """(line, column, value) of the first value with a decimal point or an exponent (``1.0``,
+    ``1e-05``: how pandas writes a float column) in the first ``k`` columns of the lines after the
+    first, or None.
+    """
+    for line, _pos, text in lines[1:]:
+        for i, f in enumerate(_split_line(text.decode("utf-8", "replace"), fmt, delim)[:k]):
+            if grammar.is_number(f) and any(c in f for c in ".eE"):
+                return line, i + 1, f
+    return None
+
+
+def header_pending(body: bytes, fmt: str, header: bool | None, delimiter: str | None) -> bool:
+    """Whether the header rule needs more lines than ``body`` (a first block, not the whole table)
+    holds: its first line is pandas' default names (:func:`default_names`), no value after it is
+    written as a float yet, and the look-ahead is not full.  The chunked reader then reads on, so
+    that it decides as the whole-file reader does.
+    """
+    if header is not None or len(body) >= SNIFF_BYTES:
+        return False
+    delim = sniff_delimiter(fmt, body[:SNIFF_BYTES], delimiter)
+    lines = _window(body)
+    if len(lines) > SNIFF_LINES or not lines:
+        return False
+    fields = _split_line(lines[0][2].decode("utf-8", "replace"), fmt, delim)
+    return default_names(fields) and _written_as_float(lines, fmt, delim, len(fields)) is None
+
+
+def _ambiguous_names(body: bytes, fields: list[str], fmt: str, delim: str | None, source: str) -> None:
+    """Refuse a first line of pandas' default names (``0,1``) followed, within the look-ahead, by a
+    value written as a float: a header or a row of data, the text cannot say which.  A table of
+    integers only (hard 0/1 predictions) keeps its first line as data.
+    """
+    if not default_names(fields):
+        return
+    lines = _window(body)
+    found = _written_as_float(lines, fmt, delim, len(fields))
+    if found is None:
+        return
+    line, col, value = found
+    text = lines[0][2].decode("utf-8", "replace").strip()
+    text = text if len(text) <= 40 else text[:37] + "..."
+    raise InputFormatError(
+        f"{text!r} may be pandas' default column names (0, 1, ...) or a row of data (line {line} "
+        f"writes column {col} as {value!r}, a float): give --header or --no-header (in the library: "
+        "header=True or header=False)",
+        source=source,
+        line=lines[0][0],
+    )
+
+
 @dataclass
 class Layout:
     """What the first lines of a text table say: format, delimiter, header, names, where data starts."""
@@ -377,6 +458,8 @@ def layout(body: bytes, fmt: str, header: bool | None, delimiter: str | None, so
     if header is None:
         second = _split_line(first[1][2].decode("utf-8", "replace"), fmt, delim) if len(first) > 1 else None
         header = detect_header(fields, second)
+        if not header:
+            _ambiguous_names(body, fields, fmt, delim, source)
     if header:
         skip = first[0][1] + len(first[0][2]) + 1
         names = fields
