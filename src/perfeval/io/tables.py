@@ -776,6 +776,7 @@ def read_table(
     *,
     delimiter: str | None = None,
     identity: Identity | None = None,
+    labels: Identity | None = None,
 ) -> Table:
     """Read a whole table.
 
@@ -792,6 +793,11 @@ def read_table(
     identity : callable, optional
         ``(names, header) -> positions`` (0-based) of the identity columns (groups, ids): read as
         int64 when every value is a plain integer, else as the text written (never as floats).
+    labels : callable, optional
+        ``(names, header) -> positions`` of columns to keep as written, as identity columns are read
+        (int64 when every value is a plain integer, else the text) but not refused when written as
+        floats: to compare two files' columns exactly (``perfeval compare``).  In Parquet they keep
+        their type (a float column stays float).
 
     Returns
     -------
@@ -818,9 +824,9 @@ def read_table(
     if fmt == "auto":
         fmt = guess_format(path, raw[:65536].lstrip(BOM))
     if fmt == "parquet":
-        return _parquet(raw, source, identity)
+        return _parquet(raw, source, identity, labels)
     if fmt == "jsonl":
-        return _jsonl(clean(raw, True), source, identity)
+        return _jsonl(clean(raw, True), source, identity, labels)
     body = clean(raw, True)
     lay = layout(body, fmt, header, delimiter, source)
     if lay is None:
@@ -830,9 +836,10 @@ def read_table(
     if not first_lines(data_body, 1, lay.comments):
         raise InputFormatError("holds a header and no data", source=source)
     ids = set(identity(list(lay.names), lay.header)) if identity is not None else set()
+    kept = set(labels(list(lay.names), lay.header)) - ids if labels is not None else set()
     skipped = Skipped()
     hash_lines(body[: lay.skip], 0, skipped)  # comments before the header
-    cols, lines = parse_body(data_body, lay, ncol, ids, source, lay.skip_lines, skipped=skipped)
+    cols, lines = parse_body(data_body, lay, ncol, ids | kept, source, lay.skip_lines, skipped=skipped)
     columns: dict[str, np.ndarray] = {}
     for name, col in zip(lay.names, cols, strict=False):
         columns.setdefault(name, col)
@@ -853,7 +860,7 @@ def read_table(
     return table
 
 
-def _jsonl(raw: bytes, source: str, identity: Identity | None) -> Table:
+def _jsonl(raw: bytes, source: str, identity: Identity | None, labels: Identity | None = None) -> Table:
     records = []
     for k, line in enumerate(raw.decode("utf-8", errors="replace").split("\n"), 1):
         s = line.strip()
@@ -870,6 +877,7 @@ def _jsonl(raw: bytes, source: str, identity: Identity | None) -> Table:
         raise InputFormatError("holds no data", source=source)
     names = list(records[0][1])
     ids = set(identity(names, True)) if identity is not None else set()
+    kept = set(labels(names, True)) - ids if labels is not None else set()
     cols = {}
     for c, name in enumerate(names):
         vals = []
@@ -888,7 +896,7 @@ def _jsonl(raw: bytes, source: str, identity: Identity | None) -> Table:
                     line=k,
                 )
             vals.append(v)
-        if c in ids:
+        if c in ids or c in kept:
             cols[name] = grammar.identity([str(v).lower() if isinstance(v, bool) else str(v) for v in vals])
         elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
             cols[name] = np.array([float(v) for v in vals], dtype=np.float64)
@@ -899,7 +907,7 @@ def _jsonl(raw: bytes, source: str, identity: Identity | None) -> Table:
     return Table(names, cols, source, True, np.array([k for k, _ in records]))
 
 
-def _parquet(raw: bytes, source: str, identity: Identity | None) -> Table:
+def _parquet(raw: bytes, source: str, identity: Identity | None, labels: Identity | None = None) -> Table:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -913,13 +921,14 @@ def _parquet(raw: bytes, source: str, identity: Identity | None) -> Table:
         raise InputFormatError(f"is not a readable Parquet file ({one_line(e)})", source=source) from None
     names = list(t.column_names)
     ids = set(identity(names, True)) if identity is not None else set()
+    kept = set(labels(names, True)) - ids if labels is not None else set()
     data = []
     for c, name in enumerate(names):
         col = t.column(c)
         if col.null_count:
             raise InputFormatError(f"the column {name!r} holds {col.null_count} null value(s)", source=source)
         arr = col.to_numpy()
-        if c in ids:
+        if c in ids or (c in kept and arr.dtype.kind != "f"):
             arr = parquet_identity(arr, name, source)
         data.append(arr)
     columns: dict[str, np.ndarray] = {}
