@@ -417,6 +417,132 @@ def test_compare_join_errors_name_the_file_and_the_id(tmp_path, capsys):
     assert f"--id 'id': no such column in {d}" in err and "did you mean 'ID'?" in err, err
 
 
+def _sorted_by_label(tmp_path, n=400, seed=5):
+    """Two files of the same cases, both sorted by label (so the targets agree row by row), one then
+    by id, the other by its score: paired by position they compare different cases (break test)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    ids = rng.choice(np.arange(2**62, 2**62 + 10 * n), size=n, replace=False)
+    a = np.round(rng.random(n) * 0.6 + y * 0.3, 3)
+    b = np.round(rng.random(n) * 0.6 + y * 0.25, 3)
+    oa = np.lexsort((ids, y))
+    ob = np.lexsort((b, y))
+    fa, fb = tmp_path / "sa.csv", tmp_path / "sb.csv"
+    fa.write_text("id,label,p\n" + "".join(f"{ids[i]},{y[i]},{a[i]}\n" for i in oa))
+    fb.write_text("id,label,p\n" + "".join(f"{ids[i]},{y[i]},{b[i]}\n" for i in ob))
+    return fa, fb, y, ids, a, b, oa, ob
+
+
+def test_compare_refuses_files_whose_shared_column_differs_row_by_row(tmp_path, capsys):
+    import json
+
+    import numpy as np
+    import pytest
+
+    from perfeval.stats import compare
+
+    fa, fb, y, ids, a, b, oa, ob = _sorted_by_label(tmp_path)
+    assert (y[oa] == y[ob]).all() and (ids[oa] != ids[ob]).any()  # only the targets agree
+    base = ["compare", str(fa), str(fb), "-m", "roc", "--format", "json"]
+    assert main(base) == 1
+    err = capsys.readouterr().err
+    i = int(np.argmax(ids[oa] != ids[ob]))
+    assert len(err.splitlines()) == 1 and err.startswith(f"perfeval: error: {fb}, line {i + 2}: "), err
+    assert f"column 'id' holds {ids[ob][i]} here and {ids[oa][i]} at line {i + 2} of {fa}" in err, err
+    assert "join them by id: --id id" in err and "--by-position" in err
+    # joined by id: the models on the same cases, as the library compares the aligned arrays
+    assert main([*base, "--id", "id"]) == 0
+    got = json.loads(capsys.readouterr().out)["comparisons"][0]
+    want = compare(y, b, a, "roc", method="delong")["ROC"]
+    assert got["p_value"] == pytest.approx(want.p_value, rel=1e-9, abs=1e-300)
+    assert got["difference"] == pytest.approx(want.difference, abs=1e-15)
+    # --by-position: the user says the rows pair as they are; the positional number, as before
+    assert main([*base, "--by-position"]) == 0
+    got = json.loads(capsys.readouterr().out)["comparisons"][0]
+    assert got["p_value"] == pytest.approx(
+        compare(y[oa], b[ob], a[oa], "roc", method="delong")["ROC"].p_value, rel=1e-9
+    )
+
+
+def test_compare_checks_shared_columns_exactly_and_only_shared_ones(tmp_path, capsys):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    args = ["compare", str(a), str(b), "-m", "roc"]
+
+    def refused(text_a: str, text_b: str, *says: str) -> None:
+        a.write_text(text_a)
+        b.write_text(text_b)
+        assert main(args) == 1
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and all(s in err for s in says), err
+
+    def accepted(text_a: str, text_b: str) -> None:
+        a.write_text(text_a)
+        b.write_text(text_b)
+        code = main(args)
+        assert code == 0, capsys.readouterr().err
+        capsys.readouterr()
+
+    # ids a float would merge (2^53 + 1 and 2^53) are two ids
+    refused(
+        "id,y,p\n9007199254740993,1,0.9\n2,0,0.1\n3,1,0.4\n",
+        "id,y,p\n9007199254740992,1,0.8\n2,0,0.3\n3,1,0.2\n",
+        "b.csv, line 2: column 'id' holds 9007199254740992 here and 9007199254740993 at line 2 of",
+    )
+    # text ids, in another column order
+    refused(
+        "user,y,p\nann,1,0.9\nbob,1,0.1\ncid,0,0.4\n",
+        "p,y,user\n0.8,1,bob\n0.3,1,ann\n0.2,0,cid\n",
+        "b.csv, line 2: column 'user' holds 'bob' here and 'ann' at line 2 of",
+        "--id user",
+    )
+    # a column that repeats (a query): no column is offered as the id
+    refused(
+        "q,y,p\n1,1,0.9\n1,0,0.1\n2,1,0.4\n2,0,0.5\n",
+        "q,y,p\n2,1,0.8\n1,0,0.3\n1,1,0.2\n2,0,0.5\n",
+        "column 'q' holds 2 here and 1 at line 2",
+        "--id COLUMN (a column naming each case once)",
+    )
+    # as the group (--group q), it is the groups that differ, and --by-position does not pass them
+    for extra in ([], ["--by-position"]):
+        assert main([*args, "--group", "q", "-m", "gauc", *extra]) == 1
+        err = capsys.readouterr().err
+        assert "b.csv, line 2: the groups differ from" in err and "--id COLUMN joins them" in err, err
+    # the same cases in the same order: a shared id, and a feature written two ways (0.5, 0.50)
+    accepted(
+        "id,x,y,p\n7,0.5,1,0.9\n8,1e3,0,0.1\n9,2,1,0.4\n10,3,0,0.5\n",
+        "id,x,y,p\n7,0.50,1,0.8\n8,1000,0,0.3\n9,2.0,1,0.2\n10,3,0,0.1\n",
+    )
+    # a column only one file has, and headerless files (no names to share): paired as before
+    accepted("id,y,p\n7,1,0.9\n8,0,0.1\n9,1,0.4\n6,0,0.5\n", "y,p\n1,0.8\n0,0.3\n1,0.2\n0,0.1\n")
+    accepted("1,0.9,7\n0,0.1,8\n1,0.4,9\n0,0.5,6\n", "1,0.8,9\n0,0.3,8\n1,0.2,7\n0,0.1,6\n")
+    # a column of each model's own (its rank): refused unless --by-position says so
+    refused(
+        "y,p,rank\n1,0.9,1\n0,0.1,4\n1,0.4,3\n0,0.5,2\n",
+        "y,p,rank\n1,0.2,3\n0,0.3,2\n1,0.8,1\n0,0.1,4\n",
+        "column 'rank' holds 3 here and 1 at line 2",
+    )
+    assert main([*args, "--by-position"]) == 0
+    capsys.readouterr()
+    for argv, says in (
+        ([*args, "--by-position", "--id", "y"], "--by-position and --id"),
+        (["compare", str(a), "--score", "p,rank", "--by-position"], "--by-position pairs several tables"),
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and says in err, err
+
+
+def test_compare_checks_shared_columns_of_json_lines(tmp_path, capsys):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text('{"id": 9007199254740993, "y": 1, "p": 0.9}\n{"id": 2, "y": 0, "p": 0.1}\n')
+    b.write_text('{"id": 9007199254740992, "y": 1, "p": 0.8}\n{"id": 2, "y": 0, "p": 0.3}\n')
+    assert main(["compare", str(a), str(b), "-m", "roc"]) == 1
+    err = capsys.readouterr().err
+    assert "b.jsonl, line 1: column 'id' holds 9007199254740992 here and 9007199254740993" in err, err
+
+
 def test_sample_lists_writes_and_locates_the_shipped_files(tmp_path, capsys):
     from perfeval.cli.commands.sample import SAMPLES, path
 

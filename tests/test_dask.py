@@ -219,3 +219,28 @@ def test_partitions_of_0_1_and_of_minus_1_1_are_not_one_coding(client):
     assert ddf.npartitions == 2
     with pytest.raises(perfeval.InvalidDataError, match="holds -1, 0 and 1 between its partitions"):
         perfeval.evaluate(ddf, target="y", score="s", measures=["roc"])
+
+
+def test_dask_tells_a_header_as_the_other_readers_do(client, tmp_path):
+    """CSV files read by Dask: the header is told by the table readers' rule, never assumed (a
+    headerless file of hard 0/1 predictions keeps its first row), and pandas' default names over
+    floats are the same error."""
+    from perfeval.dask import read_files
+    from perfeval.exceptions import InputFormatError
+    from perfeval.io.tables import read_table
+
+    hard = tmp_path / "hard.csv"
+    hard.write_text("0,1\n1,1\n0,0\n1,1\n0,1\n0,0\n1,0\n")
+    ddf, ch = read_files(str(hard))
+    assert not read_table(str(hard)).header
+    assert ddf[ch.target.name].compute().tolist() == [0, 1, 0, 1, 0, 0, 1]
+    named = tmp_path / "named.csv"
+    named.write_text("y,p\n1,0.9\n0,0.2\n")
+    ddf, ch = read_files(str(named))
+    assert ch.target.name == "y" and len(ddf) == 2
+    ints = tmp_path / "intcols.csv"
+    pd.DataFrame(np.column_stack([[1, 0, 1], [0.9, 0.2, 0.8]])).to_csv(ints, index=False)
+    with pytest.raises(InputFormatError, match=r"intcols.csv, line 1: '0,1' may be pandas' default column"):
+        read_files(str(ints))
+    ddf, ch = read_files(str(ints), header=True, target="1", score="2")
+    assert ddf[ch.score.name].compute().tolist() == [0.9, 0.2, 0.8]

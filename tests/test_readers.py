@@ -555,3 +555,132 @@ def test_ids_written_as_floats_are_refused_with_their_line(tmp_path):
 
     table = read_table(str(t), identity=lambda names, header: [0])
     assert table.columns["zip"].tolist() == ["007", "007", "7", "7"]
+
+
+# -- pandas' default column names: a header or a row? (break test brk1) -----------------------------
+_Y = [1, 0, 1, 0, 0, 1]
+_P = [0.9, 0.2, 0.8, 0.95, 0.4, 0.7]
+
+
+def _pandas_default_csv(path, sep=","):
+    """What ``pd.DataFrame(np.column_stack([y, p])).to_csv(index=False)`` writes: a header ``0,1``
+    (pandas' default names) over rows of floats ``1.0,0.9``."""
+    pd = pytest.importorskip("pandas")
+    pd.DataFrame(np.column_stack([_Y, _P])).to_csv(path, index=False, sep=sep)
+    return path
+
+
+@pytest.mark.parametrize(
+    "content, line, fragment",
+    [
+        # pandas' float columns: every value written with a decimal point
+        (b"0,1\n1.0,0.9\n0.0,0.2\n1.0,0.8\n", 1, "line 2 writes column 1 as '1.0'"),
+        # an integer target, a float score: the score column says it
+        (b"0,1\n1,0.9\n0,0.2\n1,0.8\n", 1, "line 2 writes column 2 as '0.9'"),
+        # three columns, a tab, an exponent (pandas writes 1e-05), the float a few lines down
+        (b"0\t1\t2\n1\t0\t1\n0\t1\t1\n1\t1\t1e-05\n", 1, "line 4 writes column 3 as '1e-05'"),
+        # a comment and a blank line before it: its own line is named
+        (b"# made by pandas\n\n0,1\n1,0.9\n0,0.2\n", 3, "line 4 writes column 2 as '0.9'"),
+        # whitespace text too (to_csv(sep=' '))
+        (b"0 1\n1.0 0.9\n0.0 0.2\n", 1, "line 2 writes column 1 as '1.0'"),
+        # a CSV with ';' (to_csv(sep=';'), Excel's), CRLF line ends
+        (b"0;1\r\n1;0.9\r\n0;0.2\r\n", 1, "line 2 writes column 2 as '0.9'"),
+    ],
+)
+def test_pandas_default_names_over_floats_are_refused_by_both_readers(tmp_path, content, line, fragment):
+    name = "t.csv" if b";" in content else "t.txt"
+    whole, chunked = both(tmp_path, content, name=name, chunk=3)
+    assert whole == chunked, (whole, chunked)
+    assert isinstance(whole, str) and f"{name}, line {line}: " in whole and fragment in whole, whole
+    assert "pandas' default column names (0, 1, ...)" in whole
+    assert "give --header or --no-header" in whole and "header=True or header=False" in whole
+    assert "\n" not in whole
+
+
+@pytest.mark.parametrize(
+    "content, rows",
+    [
+        (b"0,1\n1,1\n0,0\n1,1\n0,1\n0,0\n1,0\n", 7),  # hard 0/1 predictions: integers everywhere
+        (b"1,0\n1.0,0.9\n0.0,0.2\n", 3),  # not 0, 1: a row (PERF's files)
+        (b"0,2\n1.0,0.9\n0.0,0.2\n", 3),
+        (b"0.0,1\n1.0,0.9\n0.0,0.2\n", 3),  # written with a decimal point: a row
+        (b"0\n1.5\n0.5\n", 3),  # one field (k >= 2)
+        # the first float past the look-ahead (20 lines after the first): a row, as before
+        (b"0,1\n" + b"1,1\n0,0\n" * 10 + b"1,0.5\n", 22),
+    ],
+)
+def test_first_lines_that_are_not_ambiguous_stay_rows(tmp_path, content, rows):
+    whole, chunked = both(tmp_path, content, cols=("1",), chunk=3)
+    assert whole == chunked and len(whole[0]) == rows, (whole, chunked)
+
+
+def test_a_float_at_the_end_of_the_look_ahead_is_seen_by_both_readers(tmp_path):
+    content = b"0,1\n" + b"1,1\n0,0\n" * 9 + b"1,1\n1,0.5\n"  # line 21: the 20th after the first
+    whole, chunked = both(tmp_path, content, chunk=3)
+    assert whole == chunked and "line 21 writes column 2 as '0.5'" in whole
+
+
+def test_the_look_ahead_stops_at_64_kib(tmp_path):
+    """A first data line of default names whose next lines are past the first 64 KiB: only whole
+    lines within it are looked at, so the long first rows make it a row, by both readers alike."""
+    wide = 3000
+    first = ",".join(str(i) for i in range(wide)).encode()
+    row = ",".join(["1"] * wide).encode()
+    content = first + b"\n" + b"\n".join([row] * 12) + b"\n" + ",".join(["0.5"] * wide).encode() + b"\n"
+    assert len(content.split(b"\n", 1)[0] + b"\n" + row * 11) > 65536 > len(first)
+    whole, chunked = both(tmp_path, content, cols=("1",), chunk=4096)
+    assert whole == chunked and len(whole[0]) == 14
+
+
+def test_the_library_says_it_and_takes_header(tmp_path):
+    path = _pandas_default_csv(tmp_path / "intcols.csv")
+    with pytest.raises(InputFormatError, match=r"intcols.csv, line 1: '0,1' may be pandas' default"):
+        read_table(str(path))
+    with pytest.raises(InputFormatError, match="header=True or header=False"):
+        list(iter_columns(str(path), ["1", "2"]))
+    t = read_table(str(path), header=True)
+    assert t.names == ["0", "1"] and t.data[1].tolist() == _P
+    t = read_table(str(path), header=False)
+    assert t.data[0].tolist() == [0.0, *map(float, _Y)]
+    chunks = list(iter_columns(str(path), ["1", "2"], header=True, chunk_bytes=5))
+    assert np.concatenate([c[1] for c in chunks]).tolist() == _P
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["eval", "{f}", "-m", "roc"],
+        ["eval", "{f}", "-m", "roc", "--stream"],
+        ["eval", "-", "-m", "roc"],
+        ["plot", "roc", "{f}", "-o", "{d}/r.png"],
+        ["report", "{f}", "-o", "{d}/r.html"],
+        ["compare", "{f}", "{d}/copy.csv", "-m", "roc"],
+    ],
+)
+def test_every_table_command_refuses_pandas_default_names_over_floats(tmp_path, capsys, argv):
+    path = _pandas_default_csv(tmp_path / "intcols.csv")
+    (tmp_path / "copy.csv").write_bytes(path.read_bytes())
+    args = [a.format(f=path, d=tmp_path) for a in argv]
+    code, out, err = run(args, capsys, stdin=path.read_bytes())
+    where = "standard input" if "-" in args else str(path)
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert f"{where}, line 1: '0,1' may be pandas' default column names" in err
+    assert "give --header or --no-header" in err and "Traceback" not in err
+
+
+def test_header_or_no_header_says_which_and_header_gives_sklearns_number(tmp_path, capsys):
+    from sklearn.metrics import roc_auc_score
+
+    path = _pandas_default_csv(tmp_path / "intcols.csv")
+    want = roc_auc_score(_Y, _P)
+    for extra in ([], ["--stream"]):
+        code, out, err = run(
+            ["eval", str(path), "--header", "--target", "1", "--score", "2", "-m", "roc", "--format", "json"]
+            + extra,
+            capsys,
+        )
+        assert code == 0, err
+        assert json.loads(out)["measures"]["ROC"]["value"] == pytest.approx(want, abs=1e-12)
+        argv = ["eval", str(path), "--no-header", "-m", "roc", "--format", "json"]
+        code, out, err = run(argv + extra, capsys)
+        assert code == 0 and json.loads(out)["params"]["rows"] == 7, (out, err)

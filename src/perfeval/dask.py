@@ -378,7 +378,8 @@ def read_files(
     elif fmt == "jsonl":
         ddf, header = dd.read_json(path, lines=True), True
     else:
-        header = header if header is not None else fmt != "text"
+        if header is None:  # told from the first file as the other readers tell it (never assumed)
+            header = _sniffed_header(path, fmt)
         kw = {"sep": {"csv": ",", "tsv": "\t"}.get(fmt, r"\s+"), "comment": "#"}
         ddf = dd.read_csv(path, header=0 if header else None, **kw)
     keys = list(ddf.columns)
@@ -398,29 +399,45 @@ def read_files(
     return ddf, ch
 
 
-def _files_hold(pattern: str, fmt: str, needed: list[str]) -> None:
-    """Every file `pattern` names (a path, a glob or a directory) holds the `needed` columns: checked
-    from each file's schema or header before any work starts, so a missing column is one line naming
-    the file and the column, not a failed task on a worker.
-    """
+def _files(pattern: str) -> list[str]:
+    """The files a path, a glob or a directory names, in order."""
     import glob
     import os
 
-    from perfeval._console import one_line
-    from perfeval.exceptions import InputFormatError
-
-    if fmt == "jsonl":
-        return  # JSON lines name their fields line by line: nothing to check ahead
     if os.path.isdir(pattern):
-        files = sorted(
+        return sorted(
             os.path.join(dp, f)
             for dp, _dirs, fs in os.walk(pattern)
             for f in fs
             if not f.startswith((".", "_"))
         )
-    else:
-        files = sorted(glob.glob(pattern)) or [pattern]
-    for f in files:
+    return sorted(glob.glob(pattern)) or [pattern]
+
+
+def _sniffed_header(pattern: str, fmt: str) -> bool:
+    """Whether the text files ``pattern`` names have a header, told from the first one by the rule of
+    the table readers (:func:`perfeval.io.tables.layout`: a first-row field that is not a number
+    over a number; pandas' default names ``0,1`` over floats are an error asking for --header or
+    --no-header).
+    """
+    from perfeval.stream import text_layout
+
+    first = _files(pattern)[0]
+    lay = text_layout(first, fmt)
+    return bool(lay is not None and lay.header)
+
+
+def _files_hold(pattern: str, fmt: str, needed: list[str]) -> None:
+    """Every file `pattern` names (a path, a glob or a directory) holds the `needed` columns: checked
+    from each file's schema or header before any work starts, so a missing column is one line naming
+    the file and the column, not a failed task on a worker.
+    """
+    from perfeval._console import one_line
+    from perfeval.exceptions import InputFormatError
+
+    if fmt == "jsonl":
+        return  # JSON lines name their fields line by line: nothing to check ahead
+    for f in _files(pattern):
         if fmt == "parquet":
             import pyarrow.parquet as pq
 

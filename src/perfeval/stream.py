@@ -230,8 +230,11 @@ def _ahead(chunks: Generator[Any, None, None]) -> Iterator[Any]:
         worker.join()
 
 
-def column_names(path: str, fmt: str = "auto", header: bool | None = None) -> list[str]:
-    """The columns of a text table: its header's names, or column1, column2, ... without one."""
+def text_layout(path: str, fmt: str = "auto", header: bool | None = None):
+    """The :class:`~perfeval.io.tables.Layout` of a text table, from its first 64 KiB: whether it has
+    a header (detected by the readers' rule when ``header`` is None), and its column names; None
+    when those bytes hold no data line.
+    """
     from perfeval.io.tables import clean, guess_format, layout, open_bytes
 
     fh = open_bytes(path, path)
@@ -242,7 +245,12 @@ def column_names(path: str, fmt: str = "auto", header: bool | None = None) -> li
     if fmt == "auto":
         fmt = guess_format(path, head)
     cut = head.rfind(b"\n") + 1 or len(head)
-    lay = layout(head[:cut], fmt, header, None, path)
+    return layout(head[:cut], fmt, header, None, path)
+
+
+def column_names(path: str, fmt: str = "auto", header: bool | None = None) -> list[str]:
+    """The columns of a text table: its header's names, or column1, column2, ... without one."""
+    lay = text_layout(path, fmt, header)
     return [] if lay is None else list(lay.names)
 
 
@@ -266,7 +274,7 @@ def _text_chunks(
     fh, columns, fmt, header, chunk_bytes, source, meter, ids, labels, delimiter, skipped, convert=None
 ):
     """The chunks of a text table; the lines skipped as comments are counted in ``skipped``."""
-    from perfeval.io.tables import first_lines, hash_lines, layout
+    from perfeval.io.tables import first_lines, hash_lines, header_pending, layout
 
     rd = _RecordReader(fh, chunk_bytes, fmt != "text" or delimiter is not None, source)
     lay = None
@@ -278,6 +286,10 @@ def _text_chunks(
         if lay is None:
             if not last and len(first_lines(body, 2)) < 2:
                 rd.unread(body)  # the header is told from two data lines, as the whole-file reader does
+                continue
+            if not last and header_pending(body, fmt, header, delimiter):
+                # pandas' default names: read on to the look-ahead of the whole-file reader
+                rd.unread(body, bounded=False)
                 continue
             lay = layout(body, fmt, header, delimiter, source)
             if lay is None:  # nothing but blank or comment lines so far
@@ -328,10 +340,13 @@ class _RecordReader:
                 line=self.line0 + 1,
             )
 
-    def unread(self, body: bytes) -> None:
-        """Give a block back: it is read again in front of the next one."""
+    def unread(self, body: bytes, bounded: bool = True) -> None:
+        """Give a block back: it is read again in front of the next one (``bounded=False``: the
+        caller bounds it, as the header rule's look-ahead is).
+        """
         self.carry = body + self.carry
-        self._bounded(self.carry)
+        if bounded:
+            self._bounded(self.carry)
 
     def blocks(self) -> Iterator[tuple[bytes, bool]]:
         """(whole records, whether this is the last block)."""

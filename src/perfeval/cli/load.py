@@ -59,8 +59,10 @@ def group_position(args: Any, file: str) -> Callable[[list[str], bool], tuple[in
     return position
 
 
-def read(args: Any, file: str) -> Any:
-    """The table of ``file`` as the table options of the command line say to read it."""
+def read(args: Any, file: str, labels: Callable[[list[str], bool], Iterable[int]] | None = None) -> Any:
+    """The table of ``file`` as the table options of the command line say to read it (``labels``: the
+    positions of columns to keep as written, :func:`perfeval.io.tables.read_table`).
+    """
     from perfeval.io.tables import read_table
 
     return read_table(
@@ -69,6 +71,7 @@ def read(args: Any, file: str) -> Any:
         args.header,
         delimiter=args.delimiter,
         identity=group_position(args, file),
+        labels=labels,
     )
 
 

@@ -272,6 +272,13 @@ def build() -> argparse.ArgumentParser:
         "read as an integer or text, never a float)",
     )
     cp.add_argument(
+        "--by-position",
+        action="store_true",
+        help="several tables without --id: pair their rows by position even when a column both tables "
+        "name alike (other than the target, score and weight) differs (a column of each model's own); "
+        "without it, that is an error",
+    )
+    cp.add_argument(
         "--baseline", help="the model the others are compared with (its column or file; default the first)"
     )
     cp.add_argument(

@@ -346,6 +346,87 @@ def detect_header(first: list[str], second: list[str] | None) -> bool:
     return False
 
 
+#: the look-ahead of the header rule for pandas' default names: the data lines after the first, up
+#: to this many, within the first ``SNIFF_BYTES`` of the table (whole lines only)
+SNIFF_LINES = 20
+SNIFF_BYTES = 65536
+
+
+def default_names(fields: list[str]) -> bool:
+    """Whether a first line is exactly ``0, 1, ..., k-1`` (k >= 2), as written: pandas' default
+    column names (``pd.DataFrame(array).to_csv(index=False)``), or a row of integers.
+
+    Examples
+    --------
+    >>> firsts = (["0", "1"], ["0", "1", "2"], ["1", "0"], ["0"], ["0.0", "1"], ["+0", "1"])
+    >>> [default_names(f) for f in firsts]
+    [True, True, False, False, False, False]
+    """
+    return len(fields) >= 2 and fields == [str(i) for i in range(len(fields))]
+
+
+def _window(body: bytes) -> list[tuple[int, int, bytes]]:
+    """The data lines the header rule looks at: the first ``SNIFF_LINES + 1`` (comments and blank
+    lines apart) among the whole lines of the first ``SNIFF_BYTES`` (the same lines for the
+    whole-file and chunked readers).
+    """
+    head = body if len(body) <= SNIFF_BYTES else body[: body.rfind(b"\n", 0, SNIFF_BYTES) + 1]
+    return first_lines(head, SNIFF_LINES + 1)
+
+
+def _written_as_float(
+    lines: list[tuple[int, int, bytes]], fmt: str, delim: str | None, k: int
+) -> tuple[int, int, str] | None:
+    """(line, column, value) of the first value with a decimal point or an exponent (``1.0``,
+    ``1e-05``: how pandas writes a float column) in the first ``k`` columns of the lines after the
+    first, or None.
+    """
+    for line, _pos, text in lines[1:]:
+        for i, f in enumerate(_split_line(text.decode("utf-8", "replace"), fmt, delim)[:k]):
+            if grammar.is_number(f) and any(c in f for c in ".eE"):
+                return line, i + 1, f
+    return None
+
+
+def header_pending(body: bytes, fmt: str, header: bool | None, delimiter: str | None) -> bool:
+    """Whether the header rule needs more lines than ``body`` (a first block, not the whole table)
+    holds: its first line is pandas' default names (:func:`default_names`), no value after it is
+    written as a float yet, and the look-ahead is not full.  The chunked reader then reads on, so
+    that it decides as the whole-file reader does.
+    """
+    if header is not None or len(body) >= SNIFF_BYTES:
+        return False
+    delim = sniff_delimiter(fmt, body[:SNIFF_BYTES], delimiter)
+    lines = _window(body)
+    if len(lines) > SNIFF_LINES or not lines:
+        return False
+    fields = _split_line(lines[0][2].decode("utf-8", "replace"), fmt, delim)
+    return default_names(fields) and _written_as_float(lines, fmt, delim, len(fields)) is None
+
+
+def _ambiguous_names(body: bytes, fields: list[str], fmt: str, delim: str | None, source: str) -> None:
+    """Refuse a first line of pandas' default names (``0,1``) followed, within the look-ahead, by a
+    value written as a float: a header or a row of data, the text cannot say which.  A table of
+    integers only (hard 0/1 predictions) keeps its first line as data.
+    """
+    if not default_names(fields):
+        return
+    lines = _window(body)
+    found = _written_as_float(lines, fmt, delim, len(fields))
+    if found is None:
+        return
+    line, col, value = found
+    text = lines[0][2].decode("utf-8", "replace").strip()
+    text = text if len(text) <= 40 else text[:37] + "..."
+    raise InputFormatError(
+        f"{text!r} may be pandas' default column names (0, 1, ...) or a row of data (line {line} "
+        f"writes column {col} as {value!r}, a float): give --header or --no-header (in the library: "
+        "header=True or header=False)",
+        source=source,
+        line=lines[0][0],
+    )
+
+
 @dataclass
 class Layout:
     """What the first lines of a text table say: format, delimiter, header, names, where data starts."""
@@ -377,6 +458,8 @@ def layout(body: bytes, fmt: str, header: bool | None, delimiter: str | None, so
     if header is None:
         second = _split_line(first[1][2].decode("utf-8", "replace"), fmt, delim) if len(first) > 1 else None
         header = detect_header(fields, second)
+        if not header:
+            _ambiguous_names(body, fields, fmt, delim, source)
     if header:
         skip = first[0][1] + len(first[0][2]) + 1
         names = fields
@@ -693,6 +776,7 @@ def read_table(
     *,
     delimiter: str | None = None,
     identity: Identity | None = None,
+    labels: Identity | None = None,
 ) -> Table:
     """Read a whole table.
 
@@ -709,6 +793,11 @@ def read_table(
     identity : callable, optional
         ``(names, header) -> positions`` (0-based) of the identity columns (groups, ids): read as
         int64 when every value is a plain integer, else as the text written (never as floats).
+    labels : callable, optional
+        ``(names, header) -> positions`` of columns to keep as written, as identity columns are read
+        (int64 when every value is a plain integer, else the text) but not refused when written as
+        floats: to compare two files' columns exactly (``perfeval compare``).  In Parquet they keep
+        their type (a float column stays float).
 
     Returns
     -------
@@ -735,9 +824,9 @@ def read_table(
     if fmt == "auto":
         fmt = guess_format(path, raw[:65536].lstrip(BOM))
     if fmt == "parquet":
-        return _parquet(raw, source, identity)
+        return _parquet(raw, source, identity, labels)
     if fmt == "jsonl":
-        return _jsonl(clean(raw, True), source, identity)
+        return _jsonl(clean(raw, True), source, identity, labels)
     body = clean(raw, True)
     lay = layout(body, fmt, header, delimiter, source)
     if lay is None:
@@ -747,9 +836,10 @@ def read_table(
     if not first_lines(data_body, 1, lay.comments):
         raise InputFormatError("holds a header and no data", source=source)
     ids = set(identity(list(lay.names), lay.header)) if identity is not None else set()
+    kept = set(labels(list(lay.names), lay.header)) - ids if labels is not None else set()
     skipped = Skipped()
     hash_lines(body[: lay.skip], 0, skipped)  # comments before the header
-    cols, lines = parse_body(data_body, lay, ncol, ids, source, lay.skip_lines, skipped=skipped)
+    cols, lines = parse_body(data_body, lay, ncol, ids | kept, source, lay.skip_lines, skipped=skipped)
     columns: dict[str, np.ndarray] = {}
     for name, col in zip(lay.names, cols, strict=False):
         columns.setdefault(name, col)
@@ -770,7 +860,7 @@ def read_table(
     return table
 
 
-def _jsonl(raw: bytes, source: str, identity: Identity | None) -> Table:
+def _jsonl(raw: bytes, source: str, identity: Identity | None, labels: Identity | None = None) -> Table:
     records = []
     for k, line in enumerate(raw.decode("utf-8", errors="replace").split("\n"), 1):
         s = line.strip()
@@ -787,6 +877,7 @@ def _jsonl(raw: bytes, source: str, identity: Identity | None) -> Table:
         raise InputFormatError("holds no data", source=source)
     names = list(records[0][1])
     ids = set(identity(names, True)) if identity is not None else set()
+    kept = set(labels(names, True)) - ids if labels is not None else set()
     cols = {}
     for c, name in enumerate(names):
         vals = []
@@ -805,7 +896,7 @@ def _jsonl(raw: bytes, source: str, identity: Identity | None) -> Table:
                     line=k,
                 )
             vals.append(v)
-        if c in ids:
+        if c in ids or c in kept:
             cols[name] = grammar.identity([str(v).lower() if isinstance(v, bool) else str(v) for v in vals])
         elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
             cols[name] = np.array([float(v) for v in vals], dtype=np.float64)
@@ -816,7 +907,7 @@ def _jsonl(raw: bytes, source: str, identity: Identity | None) -> Table:
     return Table(names, cols, source, True, np.array([k for k, _ in records]))
 
 
-def _parquet(raw: bytes, source: str, identity: Identity | None) -> Table:
+def _parquet(raw: bytes, source: str, identity: Identity | None, labels: Identity | None = None) -> Table:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -830,13 +921,14 @@ def _parquet(raw: bytes, source: str, identity: Identity | None) -> Table:
         raise InputFormatError(f"is not a readable Parquet file ({one_line(e)})", source=source) from None
     names = list(t.column_names)
     ids = set(identity(names, True)) if identity is not None else set()
+    kept = set(labels(names, True)) - ids if labels is not None else set()
     data = []
     for c, name in enumerate(names):
         col = t.column(c)
         if col.null_count:
             raise InputFormatError(f"the column {name!r} holds {col.null_count} null value(s)", source=source)
         arr = col.to_numpy()
-        if c in ids:
+        if c in ids or (c in kept and arr.dtype.kind != "f"):
             arr = parquet_identity(arr, name, source)
         data.append(arr)
     columns: dict[str, np.ndarray] = {}

@@ -4,6 +4,9 @@ models compared.
 
 The models come as one table with several score columns (``--score base,a,b``) or as several tables
 of one score column each, row for row in the same order, or joined by an id column (``--id``).
+Tables paired row for row are checked to be in the same order: their targets, groups, weights, and
+every column they name alike other than those and the scores (an id, a user) agree row by row
+(``--by-position`` skips the second check, for a column of each model's own).
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ from perfeval.cli.commands.eval import check_ci_options
 from perfeval.cli.output import csv_number, number, p_value, signature_line, table, write
 
 
-def _load(args: Any, file: str, several: bool, binary: bool, specs: list) -> tuple:
+def _load(args: Any, file: str, several: bool, binary: bool, specs: list, keep: bool = False) -> tuple:
+    """(table, columns chosen, targets) of ``file``; ``keep``: the columns of no role kept as written
+    (:func:`_other_columns`), to check that several tables hold their rows in the same order.
+    """
     import numpy as np
 
-    t = load.read(args, file)
+    t = load.read(args, file, _other_columns(args, file) if keep else None)
     ch = t.choose(
         target=args.target, score=args.score, group=args.group, weight=args.weight, several_scores=several
     )
@@ -30,6 +36,104 @@ def _load(args: Any, file: str, several: bool, binary: bool, specs: list) -> tup
     if not binary:
         load.say_grades_as_labels(y, specs, args.pos_label, ch.target.name)
     return t, ch, y
+
+
+def _other_columns(args: Any, file: str) -> Any:
+    """For the reader: the positions of a table's columns that are not its target, score, weight or
+    group (ids, users, features): read as written (int64 or text), so that two tables' columns of the
+    same name are compared exactly.  Only under a header (a name is then the file's).
+    """
+    from perfeval.exceptions import PerfError
+    from perfeval.io.columns import choose
+
+    source = "standard input" if file == "-" else file
+
+    def positions(names: list[str], header: bool) -> list[int]:
+        if not header:
+            return []
+        try:
+            ch = choose(
+                names,
+                source,
+                header=header,
+                target=args.target,
+                score=args.score,
+                group=args.group,
+                weight=args.weight,
+            )
+        except PerfError:
+            return []  # said when the columns are chosen, after the table is read
+        used = {c.index for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None}
+        return [i for i in range(len(names)) if i not in used]
+
+    return positions
+
+
+def _as_compared(x: Any, y: Any) -> tuple:
+    """Two columns of the same name as comparable arrays: integers as integers, numbers written
+    otherwise (``0.5``, ``1e3``) as numbers, and text as text.
+    """
+    import numpy as np
+
+    from perfeval.io import grammar
+
+    if x.dtype.kind in "iub" and y.dtype.kind in "iub":
+        return x, y
+    if x.dtype.kind == "f" and y.dtype.kind == "f":
+        return x, y
+
+    def number(a: Any) -> Any:
+        if a.dtype.kind in "iubf":
+            return a.astype(np.float64)
+        return grammar.numbers([str(v) for v in a.tolist()])
+
+    nx, ny = number(x), number(y)
+    if nx is not None and ny is not None:
+        return nx, ny
+    return x.astype(str), y.astype(str)
+
+
+def _same_order(args: Any, t0: Any, ch0: Any, t: Any, ch: Any) -> None:
+    """Tables paired row by row (no ``--id``) hold their rows in the same order: every column both
+    name alike, other than their targets, scores, weights and groups (ids, users, features), holds
+    the same value on each row (the groups are checked by :func:`_same`); else one line naming the
+    column, the first row that differs in both files and its values, and ``--id``.  The targets
+    alone may agree in another order (two files sorted by label), and the models would then be
+    compared on different cases.
+    """
+    import numpy as np
+
+    from perfeval.exceptions import InputFormatError
+
+    if not (t0.header and t.header):
+        return
+    roles = {c.name for x in (ch0, ch) for c in (x.target, x.score, x.weight, x.group) if c is not None}
+    seen: set[str] = set()
+    for name in t0.names:
+        if name in roles or name in seen or name not in t.columns:
+            continue
+        seen.add(name)
+        x, y = _as_compared(t0.columns[name], t.columns[name])
+        if len(x) != len(y):
+            return  # said by the caller
+        diff = x != y
+        if x.dtype.kind == "f":  # NaN (a Parquet float column) is NaN's equal here
+            diff &= ~(np.isnan(x) & np.isnan(y))
+        if not diff.any():
+            continue
+        i = int(np.argmax(diff))
+        a, b = t0.columns[name][i], t.columns[name][i]
+        col = t0.columns[name]
+        unique = len(np.unique(col)) == len(col)
+        join = f"--id {name}" if unique else "--id COLUMN (a column naming each case once)"
+        raise InputFormatError(
+            f"column {name!r} holds {_id_text(b)} here and {_id_text(a)} at line {t0.line_of(i)} of "
+            f"{args.files[0]}: the rows are paired by position, so the files list the cases in different "
+            f"orders (or hold different cases); join them by id: {join} (or, when {name!r} is each model's "
+            "own column, pair them as they are: --by-position)",
+            source=t.source,
+            line=t.line_of(i),
+        )
 
 
 def _extras(t: Any, ch: Any) -> tuple:
@@ -52,9 +156,9 @@ def _one_table(args: Any, binary: bool, specs: list) -> tuple:
     return (y, models, *_extras(t, ch))
 
 
-def _same(what: str, x: Any, y: Any, source: str, first: str, t0: Any, line: Any) -> None:
+def _same(what: str, x: Any, y: Any, source: str, first: str, t0: Any, line: Any, hint: str = "") -> None:
     """The groups (or weights) of a table equal the first table's, row for row; else one line naming
-    the first row that differs, in both files.
+    the first row that differs, in both files (and ``hint``).
     """
     import numpy as np
 
@@ -69,11 +173,13 @@ def _same(what: str, x: Any, y: Any, source: str, first: str, t0: Any, line: Any
         i = int(np.argmax(x != y))
         raise InputFormatError(
             f"the {what} differ from {first}'s: {_id_text(y[i])} here, {_id_text(x[i])} at line "
-            f"{t0.line_of(i)} of {first} (the models must score the same cases)",
+            f"{t0.line_of(i)} of {first} (the models must score the same cases{hint})",
             source=source,
             line=line(i),
         )
-    raise InputFormatError(f"the {what} differ from {first}'s", source=source)
+    raise InputFormatError(
+        f"the {what} differ from {first}'s (the models must score the same cases{hint})", source=source
+    )
 
 
 def _ids(t: Any, args: Any) -> Any:
@@ -148,7 +254,10 @@ def _tables(args: Any, binary: bool, specs: list) -> tuple:
         raise InvalidParameterError("with several tables, --score names one column, found in each")
     if len(set(args.files)) != len(args.files):
         raise InvalidParameterError("a table is named twice")
-    loaded = [_load(args, f, False, binary, specs) for f in args.files]
+    if args.by_position and args.id:
+        raise InvalidParameterError("--by-position and --id: the rows are paired by position or joined by id")
+    check = not (args.id or args.by_position)
+    loaded = [_load(args, f, False, binary, specs, keep=check) for f in args.files]
     t0, ch0, y0 = loaded[0]
     ids0 = _ids(t0, args) if args.id else None
     g0, w0 = _extras(t0, ch0)
@@ -179,8 +288,11 @@ def _tables(args: Any, binary: bool, specs: list) -> tuple:
                 source=t.source,
                 line=line(i),
             )
-        _same("groups", g0, g, t.source, args.files[0], t0, line)
-        _same("weights", w0, w, t.source, args.files[0], t0, line)
+        if check:
+            _same_order(args, t0, ch0, t, ch)
+        hint = "" if ids0 is not None else " in the same order, or --id COLUMN joins them"
+        _same("groups", g0, g, t.source, args.files[0], t0, line, hint)
+        _same("weights", w0, w, t.source, args.files[0], t0, line, hint)
         models[f] = s
     return y0, models, g0, w0
 
@@ -195,8 +307,9 @@ def inputs(args: Any, specs: list) -> tuple:
         args.pos_label is not None and any(s.measure.kind == "grouped" for s in specs)
     )  # GAUC reads labels through --pos-label, else grades (> 0: positive)
     if len(args.files) == 1:
-        if args.id:
-            raise InvalidParameterError("--id joins several tables; one table's rows are already together")
+        if args.id or args.by_position:
+            what = "--id joins" if args.id else "--by-position pairs"
+            raise InvalidParameterError(f"{what} several tables; one table's rows are already together")
         return _one_table(args, binary, specs)
     return _tables(args, binary, specs)
 
