@@ -628,6 +628,7 @@ static void WALK(ca2_block)(ca2_t *z, const vd *P, const vd *Q, const double *sc
         double *buf = z->buf;
         for (int i = 0; i < n; i++) {
             vm row = rel[i] + w0;
+#pragma GCC unroll 8
             for (int b = 0; b < LANES; b++) {
                 double *o = buf + row[b] * LANES + b, x = val[i][b];
                 o[0] = x;
