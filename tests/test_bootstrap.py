@@ -502,7 +502,8 @@ def test_ca2_replicates_are_the_obvious_window_in_every_lane():
             _x87.walk_target(name)
             for window in (1, 100, 5000):
                 plan = np.array([float(CA2_K), float(window)])
-                got = np.frombuffer(_x87.boot_hist_multi(sc, pos, neg, plan, 9, 0, reps, 1)).reshape(reps, -1)[:, 0]
+                got = np.frombuffer(_x87.boot_hist_multi(sc, pos, neg, plan, 9, 0, reps, 1))
+                got = got.reshape(reps, -1)[:, 0]
                 want = [_ca2_reference(sc, dp[r], dn[r], window) for r in range(reps)]
                 assert np.array_equal(got, np.array(want), equal_nan=True), (name, window)
     finally:
