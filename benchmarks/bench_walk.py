@@ -8,10 +8,10 @@ Run by hand (never in CI):
 Nanoseconds per cell and replicate, one thread, for a summary of a million distinct scores (one
 case a cell: one Poisson(1) draw a cell) and for the summary of 30 million scores printed with 6
 decimals (about 950,000 cells of about 30 cases: two table draws a cell), each with the plan of
-`eval --ci -m roc,apr,rms` and with the plan of PERF's whole report (22 measures); and the same
-for the case-level walk of `compare` (two models on the same draws, per model).  Every walk gives
-the same numbers (tests/test_bootstrap.py); this says how fast each is: "base" is the SSE2 baseline
-every x86-64 runs, "v3" AVX2, "v4" AVX-512.
+`eval --ci -m roc,apr,rms`, with CA2's alone and with the plan of PERF's whole report (22
+measures); and the same for the case-level walk of `compare` (two models on the same draws, per
+model).  Every walk gives the same numbers (tests/test_bootstrap.py); this says how fast each
+is: "base" is the SSE2 baseline every x86-64 runs, "v3" AVX2, "v4" AVX-512.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ def plans():
     from perfeval.stats.replicates import _plan_of
 
     out = {}
-    for name, measures in (("roc,apr,rms", ["roc", "apr", "rms"]), ("PERF's 22", list(ALL))):
+    chosen = (("roc,apr,rms", ["roc", "apr", "rms"]), ("ca2", ["ca2"]), ("PERF's 22", list(ALL)))
+    for name, measures in chosen:
         plan, _ = plan_stats([_plan_of(parse_measure(m)) for m in measures])
         out[name] = plan
     return out

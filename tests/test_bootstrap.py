@@ -9,6 +9,8 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perfeval import _x87
 from perfeval.exceptions import InvalidParameterError
@@ -395,3 +397,114 @@ def test_apr_of_large_tie_groups_is_exact_to_rounding():
         pos, neg = np.array([float(m), float(a_pos)]), np.array([float(g - m), float(a_neg)])
         walk = np.frombuffer(_x87.rep_finish(sc, pos, neg, plan))[0]
         assert walk == pytest.approx(_x87.hist_apr(pos, neg), rel=4e-16, abs=0), (a, g, m)
+
+
+def _ca2_reference(sc, pos, neg, window):
+    """CA2 of one replicate (counts pos, neg per cell, the highest score last) the slow obvious way, in
+    the walk's arithmetic: each case of a cell (its count rounded up) enters a ring of `window` slots;
+    d, the window's sum of frac - score, and err, the sum of |d| over the complete windows, in double;
+    every 4096 cells with cases (and at least `window`) d summed again from the ring in 80-bit, and err
+    gathered into an 80-bit total."""
+    ext = np.longdouble
+    ring, at, count, since = [0.0] * window, 0, 0, 0
+    d, err, total = 0.0, 0.0, ext(0)
+    for c in reversed(range(len(sc))):
+        size = pos[c] + neg[c]
+        if not size > 0:
+            continue
+        v = pos[c] / size - sc[c]
+        j = 0.0
+        while size > j:
+            d = d + v
+            ring[at] = v
+            at = (at + 1) % window
+            count += 1
+            if count >= window:
+                err = err + abs(d)
+                d = d - ring[at]
+            j += 1
+        since += 1
+        if since >= 4096 and since >= window:
+            s = ext(0)
+            for x in ring:
+                s += ext(x)
+            d = float(s - ext(ring[at]))
+            total += ext(err)
+            err, since = 0.0, 0
+    windows = count - window + 1
+    if float(np.sum(pos) + np.sum(neg)) < window or not windows > 0:
+        return math.nan
+    return float((total + ext(err)) / ext(window) / ext(windows))
+
+
+def _ca2_walk(sc, pos, neg, window):
+    from perfeval.stats.fastpaths import CA2_K
+
+    plan = np.array([float(CA2_K), float(window)])
+    return np.frombuffer(_x87.rep_finish(sc, pos, neg, plan))[0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.9, 1.0, 1.5, -0.3]),
+            st.one_of(st.integers(0, 6).map(float), st.floats(0, 5)),
+            st.one_of(st.integers(0, 6).map(float), st.floats(0, 5)),
+        ),
+        max_size=60,
+    ),
+    st.integers(1, 40),
+)
+def test_ca2_walk_is_the_obvious_window(cells, window):
+    """The compiled walk's CA2 (its cases written out per lane, then the windows a row of lanes at a
+    time) is, to the bit, the window stepped case by case, counts whole or not."""
+    sc = np.sort(np.array([c[0] for c in cells], float))
+    pos = np.array([c[1] for c in cells], float)
+    neg = np.array([c[2] for c in cells], float)
+    want = _ca2_reference(sc, pos, neg, window)
+    got = _ca2_walk(sc, pos, neg, window)
+    assert np.array_equal(np.array([got]), np.array([want]), equal_nan=True), (got, want)
+
+
+@pytest.mark.parametrize("window", [1, 2, 100, 4097, 6000])
+def test_ca2_walk_is_the_obvious_window_through_resyncs(window):
+    """Enough cells for the walk's 80-bit resyncs (every 4096 cells with cases), and large counts."""
+    rng = np.random.default_rng(window)
+    k = 13_000
+    sc = np.sort(np.round(rng.random(k), 2))
+    pos = rng.poisson(0.7, k).astype(float)
+    neg = rng.poisson(0.5, k).astype(float)
+    pos[rng.integers(0, k, 20)] = 300.0  # some cells of many cases
+    neg[rng.integers(0, k, 5)] = 2.5  # a count that is not whole
+    want = _ca2_reference(sc, pos, neg, window)
+    assert not math.isnan(want)
+    assert np.array_equal(np.array([_ca2_walk(sc, pos, neg, window)]), np.array([want]))
+
+
+def test_ca2_replicates_are_the_obvious_window_in_every_lane():
+    """Each replicate of a summary's bootstrap (lanes whose counts differ cell by cell, walked
+    together) is CA2 of its own drawn counts, to the bit, on every walk this machine runs.  (Fewer
+    than 4096 cells: the walk's resyncs fall every 4096 cells where any lane of the block has cases,
+    a count its lanes share.)"""
+    from perfeval.stats.fastpaths import CA2_K
+
+    rng = np.random.default_rng(5)
+    k, reps = 4000, 10
+    sc = np.sort(rng.random(k))
+    pos = rng.integers(0, 3, k).astype(float)
+    neg = rng.integers(0, 3, k).astype(float)
+    pos[rng.integers(0, k, 30)] = 400.0  # lanes far apart after these
+    dp, dn = (np.frombuffer(x).reshape(reps, k) for x in _x87.boot_hist_draws(pos, neg, 9, 0, reps, False))
+    here = _x87.walk_target()
+    try:
+        for name in _walks():
+            _x87.walk_target(name)
+            for window in (1, 100, 5000):
+                plan = np.array([float(CA2_K), float(window)])
+                got = np.frombuffer(_x87.boot_hist_multi(sc, pos, neg, plan, 9, 0, reps, 1))
+                got = got.reshape(reps, -1)[:, 0]
+                want = [_ca2_reference(sc, dp[r], dn[r], window) for r in range(reps)]
+                assert np.array_equal(got, np.array(want), equal_nan=True), (name, window)
+    finally:
+        _x87.walk_target(here)

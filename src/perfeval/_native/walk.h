@@ -21,21 +21,48 @@
 typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
 typedef long long vm __attribute__((vector_size(LANES * sizeof(double))));
 
+VINLINE vd WALK(vblend)(vm m, vd a, vd b) { return (vd)(((vm)a & m) | ((vm)b & ~m)); } /* m ? a : b */
+VINLINE int WALK(vany)(vm m)
+{
+    long long r = 0;
+    for (int b = 0; b < LANES; b++)
+        r |= m[b];
+    return r != 0;
+}
+VINLINE vd WALK(vsplat)(double x) { return x - (vd){0}; }
+
+/* The walk takes the cells this many at a time (walk_block). */
+#define WALK_CELLS 64
+
 /* CA2's windows in every lane: d, the sum of frac - score over the window's cases (frac: the share
- * of positives of the case's cell), err, the sum of |d| over the windows, and a ring of the last S
- * cases' frac - score per lane (S slots and one an idle lane writes to; written where pos is, the
- * oldest case there too once S are in).  A
- * case enters: d += its value; a window is complete (S cases): err += |d|; the oldest leaves: d -=
- * its value: nv_ca2_total's steps, in double.  So that d does not drift over millions of steps, it
- * is summed again from the ring (in 80-bit) every CA2_RESYNC cells, and err is gathered in 80-bit
- * then. */
+ * of positives of the case's cell), err, the sum of |d| over the windows.  A case enters: d += its
+ * value; a window is complete (S cases): err += |d|; the oldest leaves: d -= its value:
+ * nv_ca2_total's steps, in double.  So that d does not drift over millions of steps, it is summed
+ * again (in 80-bit) every CA2_RESYNC cells, from the last S cases in the order of a ring of S slots
+ * (case t in slot t mod S), and err is gathered in 80-bit then.
+ *
+ * The cases are first written out (a cell drawn k times: k rows), each lane in its own column of a
+ * buffer of rows (row r, lane b: buf[r * LANES + b]), then the windows run down the rows that every
+ * lane has written, a row of all lanes one vector: no lane waits for another's larger count, and no
+ * gather or scatter.  Row r of lane b is its case r + off[b]; rows below done are through the
+ * windows in every lane, S rows below done are kept (a lane's oldest case and its resync read them),
+ * and a lane's rows from done to w[b] wait.  When the buffer is full its live rows move to its start
+ * (rebase); when a lane runs more than the buffer ahead of another, every lane's waiting rows go
+ * through its window one by one (catch_up) and the lanes start again level, each with its own off.
+ * A resync falls at a lane's row (its count at the end of the CA2_RESYNC-th cell): ev holds those
+ * rows until the windows reach them. */
 #define CA2_RESYNC 4096
+#define CA2_EV 16     /* pending resyncs per lane (WALK_CELLS < CA2_RESYNC: one a block at most) */
+#define CA2_SLACK 3   /* rows past a lane's last one written anyway (a cell's first three cases) */
 typedef struct {
     vd d, err, count;
-    vm pos;       /* each lane's slot in its ring */
+    vm thr;        /* lane b's windows are complete from row thr[b] = S - 1 - off[b] */
     ext total[LANES];
     long long S, since;
-    double *ring; /* LANES x (S + 1) */
+    double *buf;   /* cap rows of LANES */
+    long long cap, done, thrmax;
+    long long w[LANES], off[LANES];
+    long long ev[CA2_EV][LANES], evh[LANES], evt; /* resync rows: lane b's next is ev[evh[b] % CA2_EV][b] */
 } ca2_t;
 
 /* A walk's running state (one block of LANES replicates or groups). */
@@ -75,8 +102,11 @@ static int WALK(walk_alloc)(walk_t *w, const plan_t *pl)
         if (w->ca2_of[m] >= 0) {
             ca2_t *z = &w->ca2[w->ca2_of[m]];
             z->S = pl->e[m].par >= 1 && pl->e[m].par <= CA2_MAX ? (long long)pl->e[m].par : 0;
-            if (z->S && !(z->ring = malloc((size_t)(z->S + 1) * LANES * sizeof(double))))
-                return -1;
+            if (z->S) { /* S rows kept, room for their moves to be rare, a block's rows */
+                z->cap = 2 * z->S + (z->S / 2 > 8192 ? z->S / 2 : 8192) + 4 * WALK_CELLS + CA2_SLACK;
+                if (!(z->buf = aligned_alloc(sizeof(vd), (size_t)z->cap * sizeof(vd))))
+                    return -1;
+            }
         }
     return 0;
 }
@@ -84,7 +114,7 @@ static int WALK(walk_alloc)(walk_t *w, const plan_t *pl)
 static void WALK(walk_free)(walk_t *w)
 {
     for (int i = 0; w->ca2 && i < w->nca2; i++)
-        free(w->ca2[i].ring);
+        free(w->ca2[i].buf);
     free(w->v);
     free(w->off);
     free(w->ca2);
@@ -102,29 +132,178 @@ static void WALK(walk_reset)(walk_t *w, const plan_t *pl)
         ca2_t *z = &w->ca2[i];
         z->d = z->err = z->count = (vd){0};
         z->since = 0;
-        z->pos = (vm){0};
-        for (int b = 0; b < LANES; b++)
+        z->done = z->S; /* rows 0 .. S - 1: the cases before the first, 0 (a ring's unwritten slots) */
+        z->thrmax = 2 * z->S - 1;
+        z->evt = 0;
+        for (int b = 0; b < LANES; b++) {
             z->total[b] = 0;
-        if (z->ring)
-            memset(z->ring, 0, (size_t)(z->S + 1) * LANES * sizeof(double));
+            z->w[b] = z->S;
+            z->off[b] = -z->S;
+            z->thr[b] = 2 * z->S - 1;
+            z->evh[b] = 0;
+        }
+        if (z->buf)
+            memset(z->buf, 0, (size_t)z->S * sizeof(vd));
     }
     (void)pl;
 }
 
-/* CA2's err gathered into the 80-bit totals, and each lane's d summed again from its ring: the sum
- * of the ring less its oldest case once the window is full (the ring's unwritten slots are 0). */
-static void WALK(ca2_resync)(ca2_t *z)
+/* CA2's err of lane b gathered into its 80-bit total, and its d summed again from its last S cases
+ * (before row R: its count is c = R + off[b]) as a ring of S slots holds them, case t in slot
+ * t mod S, slot 0 first (the cases before the first are 0): the sum less the oldest (case c - S). */
+static void WALK(ca2_resync)(ca2_t *z, int b, long long R)
+{
+    const double *col = z->buf + b;
+    long long S = z->S, c = R + z->off[b], m = c % S, first = c - m; /* slot 0 holds case first (or first - S) */
+    ext sum = 0;
+    for (long long i = 0; i < S; i++) {
+        long long t = i < m ? first + i : first - S + i;
+        sum += t >= 0 ? col[(t - z->off[b]) * LANES] : 0.0;
+    }
+    double oldest = c - S >= 0 ? col[(c - S - z->off[b]) * LANES] : 0.0;
+    z->d[b] = (double)(sum - oldest);
+    z->total[b] += z->err[b];
+    z->err[b] = 0.0;
+}
+
+/* The resyncs of every lane due at row done (before it). */
+static void WALK(ca2_due)(ca2_t *z)
+{
+    for (int b = 0; b < LANES; b++)
+        while (z->evh[b] < z->evt && z->ev[z->evh[b] % CA2_EV][b] == z->done) {
+            WALK(ca2_resync)(z, b, z->done);
+            z->evh[b]++;
+        }
+}
+
+/* The windows of every lane down rows r0 .. r1 - 1 (no resync due between), one vector a row. */
+static void WALK(ca2_rows)(ca2_t *z, long long r0, long long r1)
+{
+    const vm absmask = ~(vm)WALK(vsplat)(-0.0); /* every bit but the sign: |x| = x & absmask */
+    const vd zero = WALK(vsplat)(0.0);
+    const vd *row = (const vd *)z->buf;
+    const long long back = z->S - 1; /* the oldest case of a window ending at row r: row r - back */
+    vd d = z->d, err = z->err;
+    long long r = r0;
+    for (; r < r1 && r < z->thrmax; r++) { /* some lane's windows not yet complete */
+        vm full = (r - (vm){0}) >= z->thr;
+        d += row[r];
+        err += WALK(vblend)(full, (vd)((vm)d & absmask), zero);
+        d -= WALK(vblend)(full, row[r - back], zero);
+    }
+    for (; r < r1; r++) {
+        d += row[r];
+        err += (vd)((vm)d & absmask);
+        d -= row[r - back];
+    }
+    z->d = d;
+    z->err = err;
+}
+
+/* The windows of every lane down the rows every lane has written, each resync at its row. */
+static void WALK(ca2_run)(ca2_t *z)
+{
+    long long minw = z->w[0];
+    for (int b = 1; b < LANES; b++)
+        minw = z->w[b] < minw ? z->w[b] : minw;
+    for (;;) {
+        WALK(ca2_due)(z);
+        if (z->done >= minw)
+            break;
+        long long stop = minw;
+        for (int b = 0; b < LANES; b++)
+            if (z->evh[b] < z->evt && z->ev[z->evh[b] % CA2_EV][b] < stop)
+                stop = z->ev[z->evh[b] % CA2_EV][b];
+        WALK(ca2_rows)(z, z->done, stop);
+        z->done = stop;
+    }
+}
+
+/* Every lane's rows from done to its w through its windows, one by one (the same operations as
+ * ca2_rows), its resyncs at their rows: each lane's cases all in, at its own row. */
+static void WALK(ca2_catch_up)(ca2_t *z)
 {
     for (int b = 0; b < LANES; b++) {
-        const double *r = z->ring + (size_t)b * (size_t)(z->S + 1);
-        ext sum = 0;
-        for (long long i = 0; i < z->S; i++)
-            sum += r[i];
-        z->d[b] = (double)(sum - r[z->pos[b]]);
-        z->total[b] += z->err[b];
-        z->err[b] = 0.0;
+        const double *col = z->buf + b;
+        long long r = z->done;
+        for (;;) {
+            while (z->evh[b] < z->evt && z->ev[z->evh[b] % CA2_EV][b] == r) {
+                WALK(ca2_resync)(z, b, r);
+                z->evh[b]++;
+            }
+            if (r >= z->w[b])
+                break;
+            double d = z->d[b] + col[r * LANES];
+            if (r >= z->thr[b]) {
+                z->err[b] = z->err[b] + fabs(d);
+                d = d - col[(r - z->S + 1) * LANES];
+            }
+            z->d[b] = d;
+            r++;
+        }
     }
-    z->since = 0;
+}
+
+/* Lane b's rows from p[b] - S moved to the buffer's start (its live rows: the S it keeps and those
+ * waiting); done becomes S.  Every p[b] is done, or each lane's w after ca2_catch_up. */
+static void WALK(ca2_rebase)(ca2_t *z, const long long *p)
+{
+    int level = 1;
+    long long top = 0;
+    for (int b = 0; b < LANES; b++) {
+        level &= p[b] == p[0];
+        top = z->w[b] > top ? z->w[b] : top;
+    }
+    if (level) {
+        long long shift = p[0] - z->S;
+        if (shift > 0)
+            memmove(z->buf, z->buf + shift * LANES, (size_t)(top - shift) * sizeof(vd));
+    } else
+        for (int b = 0; b < LANES; b++)
+            for (long long r = 0, shift = p[b] - z->S; r < z->w[b] - shift; r++)
+                z->buf[r * LANES + b] = z->buf[(r + shift) * LANES + b];
+    z->thrmax = 0;
+    for (int b = 0; b < LANES; b++) {
+        long long shift = p[b] - z->S;
+        z->w[b] -= shift;
+        z->off[b] += shift;
+        z->thr[b] = z->S - 1 - z->off[b];
+        z->thrmax = z->thr[b] > z->thrmax ? z->thr[b] : z->thrmax;
+        for (long long e = z->evh[b]; e < z->evt; e++)
+            z->ev[e % CA2_EV][b] -= shift;
+    }
+    z->done = z->S;
+}
+
+/* Room for need rows (and the slack) past every lane's last: the windows run, the live rows moved to
+ * the start, and if a lane is still too far ahead, every lane caught up and the lanes levelled. */
+static void WALK(ca2_room)(ca2_t *z, long long need)
+{
+    long long top = 0, p[LANES];
+    for (int b = 0; b < LANES; b++)
+        top = z->w[b] > top ? z->w[b] : top;
+    if (top + need + CA2_SLACK <= z->cap)
+        return;
+    WALK(ca2_run)(z);
+    for (int b = 0; b < LANES; b++)
+        p[b] = z->done;
+    WALK(ca2_rebase)(z, p);
+    top = 0;
+    for (int b = 0; b < LANES; b++)
+        top = z->w[b] > top ? z->w[b] : top;
+    if (top + need + CA2_SLACK <= z->cap)
+        return;
+    WALK(ca2_catch_up)(z);
+    WALK(ca2_rebase)(z, z->w);
+}
+
+/* The end of the walk: every lane's cases through its windows, and its count of cases. */
+static void WALK(ca2_finish)(ca2_t *z)
+{
+    WALK(ca2_run)(z);
+    WALK(ca2_catch_up)(z);
+    for (int b = 0; b < LANES; b++)
+        z->count[b] = (double)(z->w[b] + z->off[b]);
 }
 
 /* The statistics of lane b into o (REP_WIDTH per entry). */
@@ -362,15 +541,6 @@ VINLINE int WALK(cell_counts)(const src_t *s, const lanes_t *L, Py_ssize_t c, do
     return 1;
 }
 
-VINLINE vd WALK(vblend)(vm m, vd a, vd b) { return (vd)(((vm)a & m) | ((vm)b & ~m)); } /* m ? a : b */
-VINLINE int WALK(vany)(vm m)
-{
-    long long r = 0;
-    for (int b = 0; b < LANES; b++)
-        r |= m[b];
-    return r != 0;
-}
-VINLINE vd WALK(vsplat)(double x) { return x - (vd){0}; }
 
 /* APR's groups of one cell in every lane: (b + 1)/(a + 1) + (b + 2)/(a + 2) + ... for the lanes whose
  * group is of one to three positives (a cell of distinct scores: apr_group's sum in one vector
@@ -406,52 +576,94 @@ VINLINE vd WALK(apr_cell)(vd P, vd Q, vd A, vd B)
     return t;
 }
 
-/* CA2's windows over cell c's cases in every lane (see ca2_t): the lanes step through their cases
- * together, a lane whose cell holds fewer cases idle for the rest (branch-free: a lane's ring slot
- * is written with its own value when it idles). */
-VINLINE void WALK(ca2_cell)(ca2_t *z, vd P, vd Q, double sc)
+/* CA2 over a block of n cells (cell i: counts P[i], Q[i], score sc[-i]) in every lane (see ca2_t):
+ * a lane takes a cell's value k times, k the number of whole j >= 0 below its count P + Q (its
+ * count, or the count rounded up if it is not whole); the cells where some lane has cases count
+ * towards the resyncs.  First each cell's value and each lane's row in it, then the rows written
+ * (a cell's first three rows written in every lane, its k counted: no branch on k; the rare k > 3
+ * after), then the windows down the rows every lane has. */
+static void WALK(ca2_block)(ca2_t *z, const vd *P, const vd *Q, const double *sc, int n)
 {
-    vd zero = WALK(vsplat)(0.0), one = WALK(vsplat)(1.0), size = P + Q;
-    double kmax = 0;
+    vd val[WALK_CELLS];
+    vm rel[WALK_CELLS + 1]; /* each lane's rows before cell i, from the block's start */
+    unsigned char rare[WALK_CELLS];
+    int evc[WALK_CELLS], nev = 0;
+    const vd zero = WALK(vsplat)(0.0), one = WALK(vsplat)(1.0), two = WALK(vsplat)(2.0),
+             three = WALK(vsplat)(3.0);
+    _Static_assert(WALK_CELLS < CA2_RESYNC, "one resync a block at most");
+    long long pend = 0;
     for (int b = 0; b < LANES; b++)
-        kmax = size[b] > kmax ? size[b] : kmax;
-    if (!(kmax > 0))
-        return;
-    vd delta = WALK(vblend)(size > zero, P / size - sc, zero), S = WALK(vsplat)((double)z->S);
-    vm absmask = ~(vm)WALK(vsplat)(-0.0); /* every bit but the sign: |x| = x & absmask */
-#ifdef WALK_AVX512
-    _Static_assert(LANES == 8, "the AVX-512 ring steps hold 8 lanes");
-    vm SS = z->S - (vm){0}, base = (vm){0, 1, 2, 3, 4, 5, 6, 7} * (z->S + 1);
-#endif
-    for (double j = 0; j < kmax; j++) {
-        vm act = size > WALK(vsplat)(j);
-        vd old;
-        z->d += WALK(vblend)(act, delta, zero);
-        /* the case into the ring (an idle lane into its slot S), the oldest one read */
-#ifdef WALK_AVX512
-        {
-            vm next = z->pos + 1, at = (z->pos & act) | (SS & ~act);
-            next &= next != SS;
-            _mm512_i64scatter_pd(z->ring, (__m512i)(at + base), (__m512d)delta, 8);
-            z->pos = (next & act) | (z->pos & ~act);
-            old = (vd)_mm512_i64gather_pd((__m512i)(z->pos + base), z->ring, 8);
-        }
-#else
-        for (int b = 0; b < LANES; b++) {
-            double *r = z->ring + (size_t)b * (size_t)(z->S + 1);
-            long long at = z->pos[b], next = (at + 1) & -(long long)(at + 1 != z->S), m = act[b];
-            r[(at & m) | (z->S & ~m)] = delta[b];
-            z->pos[b] = (next & m) | (at & ~m);
-            old[b] = r[z->pos[b]];
-        }
-#endif
-        z->count += WALK(vblend)(act, one, zero);
-        vm full = act & (z->count >= S);
-        z->err += WALK(vblend)(full, (vd)((vm)z->d & absmask), zero);
-        z->d -= WALK(vblend)(full, old, zero);
+        pend = z->evt - z->evh[b] > pend ? z->evt - z->evh[b] : pend;
+    if (pend >= CA2_EV - 1) { /* a lane far behind: everyone's cases in, the lanes levelled */
+        WALK(ca2_catch_up)(z);
+        WALK(ca2_rebase)(z, z->w);
     }
-    if (++z->since >= CA2_RESYNC && z->since >= z->S)
-        WALK(ca2_resync)(z);
+    vm at = (vm){0};
+    for (int i = 0; i < n; i++) {
+        vd size = P[i] + Q[i];
+        vm pos = size > zero;
+        val[i] = WALK(vblend)(pos, P[i] / size - sc[-i], zero);
+        rel[i] = at;
+        at -= pos + (size > one) + (size > two);
+        vm more = size > three;
+        rare[i] = (unsigned char)WALK(vany)(more);
+        if (rare[i])
+            for (int b = 0; b < LANES; b++)
+                if (more[b])
+                    at[b] += (long long)ceil(size[b]) - 3;
+        if (WALK(vany)(pos) && ++z->since >= CA2_RESYNC && z->since >= z->S) {
+            evc[nev++] = i;
+            z->since = 0;
+        }
+    }
+    rel[n] = at;
+    long long need = 0;
+    for (int b = 0; b < LANES; b++)
+        need = at[b] > need ? at[b] : need;
+    if (need <= (z->cap - 2 * z->S) / 2) {
+        WALK(ca2_room)(z, need);
+        vm w0;
+        for (int b = 0; b < LANES; b++)
+            w0[b] = z->w[b];
+        double *buf = z->buf;
+        for (int i = 0; i < n; i++) {
+            vm row = rel[i] + w0;
+#pragma GCC unroll 8
+            for (int b = 0; b < LANES; b++) {
+                double *o = buf + row[b] * LANES + b, x = val[i][b];
+                o[0] = x;
+                o[LANES] = x;
+                o[2 * LANES] = x;
+            }
+            if (rare[i])
+                for (int b = 0; b < LANES; b++)
+                    for (long long r = row[b] + 3; r < rel[i + 1][b] + w0[b]; r++)
+                        buf[r * LANES + b] = val[i][b];
+        }
+        for (int b = 0; b < LANES; b++)
+            z->w[b] += at[b];
+        for (int e = 0; e < nev; e++, z->evt++) /* at the end of cell evc[e]: rows counted from w */
+            for (int b = 0; b < LANES; b++)
+                z->ev[z->evt % CA2_EV][b] = z->w[b] - (at[b] - rel[evc[e] + 1][b]);
+    } else /* a lane's cells of many cases: cell by cell, in pieces the buffer holds */
+        for (int i = 0, e = 0; i < n; i++) {
+            for (int b = 0; b < LANES; b++)
+                for (long long k = rel[i + 1][b] - rel[i][b]; k > 0;) {
+                    long long piece = k < (z->cap - 2 * z->S) / 2 ? k : (z->cap - 2 * z->S) / 2;
+                    WALK(ca2_room)(z, piece);
+                    for (long long r = z->w[b]; r < z->w[b] + piece; r++)
+                        z->buf[r * LANES + b] = val[i][b];
+                    z->w[b] += piece;
+                    k -= piece;
+                }
+            if (e < nev && evc[e] == i) {
+                for (int b = 0; b < LANES; b++)
+                    z->ev[z->evt % CA2_EV][b] = z->w[b];
+                z->evt++;
+                e++;
+            }
+        }
+    WALK(ca2_run)(z);
 }
 
 /* One entry of the plan over a block of n cells, the highest first: cell hi - 1 - i has counts
@@ -619,8 +831,7 @@ static inline void WALK(walk_entry)(walk_t *w, const plan_t *pl, int m, const sr
         break;
     case REP_CA2:
         if (w->ca2[w->ca2_of[m]].S)
-            for (int i = 0; i < n; i++)
-                WALK(ca2_cell)(&w->ca2[w->ca2_of[m]], P[i], Q[i], sc[-i]);
+            WALK(ca2_block)(&w->ca2[w->ca2_of[m]], P, Q, sc, n);
         break;
     }
 }
@@ -655,7 +866,6 @@ static void WALK(walk_prb)(walk_t *w, const plan_t *pl, const src_t *s, const la
  * cells are taken WALK_CELLS at a time: their counts drawn and the weights above each summed, then
  * each entry of the plan runs over them (its own tight loop, no choice of entry per cell; an entry
  * done at the top of the walk, as TOP10 or R50, costs nothing below). */
-#define WALK_CELLS 64
 static void WALK(walk_block)(walk_t *w, const plan_t *pl, const src_t *s, const lanes_t *L, double *out,
                               size_t stride)
 {
@@ -687,6 +897,9 @@ static void WALK(walk_block)(walk_t *w, const plan_t *pl, const src_t *s, const 
         w->ap = ap;
         w->an = an;
     }
+    for (int i = 0; i < w->nca2; i++)
+        if (w->ca2[i].S)
+            WALK(ca2_finish)(&w->ca2[i]);
     if (pl->needs_P_first)
         WALK(walk_prb)(w, pl, s, L);
     for (int b = 0; b < L->nl; b++)
