@@ -38,7 +38,9 @@ VINLINE vd WALK(vsplat)(double x) { return x - (vd){0}; }
  * of positives of the case's cell), err, the sum of |d| over the windows.  A case enters: d += its
  * value; a window is complete (S cases): err += |d|; the oldest leaves: d -= its value:
  * nv_ca2_total's steps, in double.  So that d does not drift over millions of steps, it is summed
- * again (in 80-bit) every CA2_RESYNC cells, from the last S cases in the order of a ring of S slots
+ * again (in 80-bit) every CA2_RESYNC cells of the lane's own that hold a case (a lane's count, not
+ * the block's: a replicate's bits do not depend on the replicates walked beside it, nor on how many
+ * lanes the machine's vectors hold), from the last S cases in the order of a ring of S slots
  * (case t in slot t mod S), and err is gathered in 80-bit then.
  *
  * The cases are first written out (a cell drawn k times: k rows), each lane in its own column of a
@@ -58,11 +60,11 @@ typedef struct {
     vd d, err, count;
     vm thr;        /* lane b's windows are complete from row thr[b] = S - 1 - off[b] */
     ext total[LANES];
-    long long S, since;
+    long long S, since[LANES]; /* per lane: its cells with a case since its last resync */
     double *buf;   /* cap rows of LANES */
     long long cap, done, thrmax;
     long long w[LANES], off[LANES];
-    long long ev[CA2_EV][LANES], evh[LANES], evt; /* resync rows: lane b's next is ev[evh[b] % CA2_EV][b] */
+    long long ev[CA2_EV][LANES], evh[LANES], evt[LANES]; /* resync rows: lane b's next is ev[evh[b] % CA2_EV][b] */
 } ca2_t;
 
 /* A walk's running state (one block of LANES replicates or groups). */
@@ -131,11 +133,10 @@ static void WALK(walk_reset)(walk_t *w, const plan_t *pl)
     for (int i = 0; i < w->nca2; i++) {
         ca2_t *z = &w->ca2[i];
         z->d = z->err = z->count = (vd){0};
-        z->since = 0;
         z->done = z->S; /* rows 0 .. S - 1: the cases before the first, 0 (a ring's unwritten slots) */
         z->thrmax = 2 * z->S - 1;
-        z->evt = 0;
         for (int b = 0; b < LANES; b++) {
+            z->since[b] = z->evt[b] = 0;
             z->total[b] = 0;
             z->w[b] = z->S;
             z->off[b] = -z->S;
@@ -170,7 +171,7 @@ static void WALK(ca2_resync)(ca2_t *z, int b, long long R)
 static void WALK(ca2_due)(ca2_t *z)
 {
     for (int b = 0; b < LANES; b++)
-        while (z->evh[b] < z->evt && z->ev[z->evh[b] % CA2_EV][b] == z->done) {
+        while (z->evh[b] < z->evt[b] && z->ev[z->evh[b] % CA2_EV][b] == z->done) {
             WALK(ca2_resync)(z, b, z->done);
             z->evh[b]++;
         }
@@ -212,7 +213,7 @@ static void WALK(ca2_run)(ca2_t *z)
             break;
         long long stop = minw;
         for (int b = 0; b < LANES; b++)
-            if (z->evh[b] < z->evt && z->ev[z->evh[b] % CA2_EV][b] < stop)
+            if (z->evh[b] < z->evt[b] && z->ev[z->evh[b] % CA2_EV][b] < stop)
                 stop = z->ev[z->evh[b] % CA2_EV][b];
         WALK(ca2_rows)(z, z->done, stop);
         z->done = stop;
@@ -227,7 +228,7 @@ static void WALK(ca2_catch_up)(ca2_t *z)
         const double *col = z->buf + b;
         long long r = z->done;
         for (;;) {
-            while (z->evh[b] < z->evt && z->ev[z->evh[b] % CA2_EV][b] == r) {
+            while (z->evh[b] < z->evt[b] && z->ev[z->evh[b] % CA2_EV][b] == r) {
                 WALK(ca2_resync)(z, b, r);
                 z->evh[b]++;
             }
@@ -269,7 +270,7 @@ static void WALK(ca2_rebase)(ca2_t *z, const long long *p)
         z->off[b] += shift;
         z->thr[b] = z->S - 1 - z->off[b];
         z->thrmax = z->thr[b] > z->thrmax ? z->thr[b] : z->thrmax;
-        for (long long e = z->evh[b]; e < z->evt; e++)
+        for (long long e = z->evh[b]; e < z->evt[b]; e++)
             z->ev[e % CA2_EV][b] -= shift;
     }
     z->done = z->S;
@@ -587,18 +588,20 @@ static void WALK(ca2_block)(ca2_t *z, const vd *P, const vd *Q, const double *sc
     vd val[WALK_CELLS];
     vm rel[WALK_CELLS + 1]; /* each lane's rows before cell i, from the block's start */
     unsigned char rare[WALK_CELLS];
-    int evc[WALK_CELLS], nev = 0;
+    int evc[LANES]; /* each lane's resync: at the end of its cell evc[b] (one a block at most), or -1 */
     const vd zero = WALK(vsplat)(0.0), one = WALK(vsplat)(1.0), two = WALK(vsplat)(2.0),
              three = WALK(vsplat)(3.0);
     _Static_assert(WALK_CELLS < CA2_RESYNC, "one resync a block at most");
     long long pend = 0;
     for (int b = 0; b < LANES; b++)
-        pend = z->evt - z->evh[b] > pend ? z->evt - z->evh[b] : pend;
+        pend = z->evt[b] - z->evh[b] > pend ? z->evt[b] - z->evh[b] : pend;
     if (pend >= CA2_EV - 1) { /* a lane far behind: everyone's cases in, the lanes levelled */
         WALK(ca2_catch_up)(z);
         WALK(ca2_rebase)(z, z->w);
     }
     vm at = (vm){0};
+    for (int b = 0; b < LANES; b++)
+        evc[b] = -1;
     for (int i = 0; i < n; i++) {
         vd size = P[i] + Q[i];
         vm pos = size > zero;
@@ -611,10 +614,13 @@ static void WALK(ca2_block)(ca2_t *z, const vd *P, const vd *Q, const double *sc
             for (int b = 0; b < LANES; b++)
                 if (more[b])
                     at[b] += (long long)ceil(size[b]) - 3;
-        if (WALK(vany)(pos) && ++z->since >= CA2_RESYNC && z->since >= z->S) {
-            evc[nev++] = i;
-            z->since = 0;
-        }
+        /* a lane's own count of cells with a case: its resyncs do not depend on the lanes beside it */
+        if (WALK(vany)(pos))
+            for (int b = 0; b < LANES; b++)
+                if (pos[b] && ++z->since[b] >= CA2_RESYNC && z->since[b] >= z->S) {
+                    evc[b] = i;
+                    z->since[b] = 0;
+                }
     }
     rel[n] = at;
     long long need = 0;
@@ -642,11 +648,11 @@ static void WALK(ca2_block)(ca2_t *z, const vd *P, const vd *Q, const double *sc
         }
         for (int b = 0; b < LANES; b++)
             z->w[b] += at[b];
-        for (int e = 0; e < nev; e++, z->evt++) /* at the end of cell evc[e]: rows counted from w */
-            for (int b = 0; b < LANES; b++)
-                z->ev[z->evt % CA2_EV][b] = z->w[b] - (at[b] - rel[evc[e] + 1][b]);
+        for (int b = 0; b < LANES; b++) /* at the end of cell evc[b]: rows counted from w */
+            if (evc[b] >= 0)
+                z->ev[z->evt[b]++ % CA2_EV][b] = z->w[b] - (at[b] - rel[evc[b] + 1][b]);
     } else /* a lane's cells of many cases: cell by cell, in pieces the buffer holds */
-        for (int i = 0, e = 0; i < n; i++) {
+        for (int i = 0; i < n; i++) {
             for (int b = 0; b < LANES; b++)
                 for (long long k = rel[i + 1][b] - rel[i][b]; k > 0;) {
                     long long piece = k < (z->cap - 2 * z->S) / 2 ? k : (z->cap - 2 * z->S) / 2;
@@ -656,12 +662,9 @@ static void WALK(ca2_block)(ca2_t *z, const vd *P, const vd *Q, const double *sc
                     z->w[b] += piece;
                     k -= piece;
                 }
-            if (e < nev && evc[e] == i) {
-                for (int b = 0; b < LANES; b++)
-                    z->ev[z->evt % CA2_EV][b] = z->w[b];
-                z->evt++;
-                e++;
-            }
+            for (int b = 0; b < LANES; b++)
+                if (evc[b] == i)
+                    z->ev[z->evt[b]++ % CA2_EV][b] = z->w[b];
         }
     WALK(ca2_run)(z);
 }
