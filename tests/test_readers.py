@@ -577,18 +577,16 @@ def _pandas_default_csv(path, sep=","):
         (b"0,1\n1.0,0.9\n0.0,0.2\n1.0,0.8\n", 1, "line 2 writes column 1 as '1.0'"),
         # an integer target, a float score: the score column says it
         (b"0,1\n1,0.9\n0,0.2\n1,0.8\n", 1, "line 2 writes column 2 as '0.9'"),
-        # three columns, a tab, an exponent (pandas writes 1e-05), the float a few lines down
+        # three columns, a tab (a .tsv), an exponent (pandas writes 1e-05), the float a few lines down
         (b"0\t1\t2\n1\t0\t1\n0\t1\t1\n1\t1\t1e-05\n", 1, "line 4 writes column 3 as '1e-05'"),
         # a comment and a blank line before it: its own line is named
         (b"# made by pandas\n\n0,1\n1,0.9\n0,0.2\n", 3, "line 4 writes column 2 as '0.9'"),
-        # whitespace text too (to_csv(sep=' '))
-        (b"0 1\n1.0 0.9\n0.0 0.2\n", 1, "line 2 writes column 1 as '1.0'"),
         # a CSV with ';' (to_csv(sep=';'), Excel's), CRLF line ends
         (b"0;1\r\n1;0.9\r\n0;0.2\r\n", 1, "line 2 writes column 2 as '0.9'"),
     ],
 )
 def test_pandas_default_names_over_floats_are_refused_by_both_readers(tmp_path, content, line, fragment):
-    name = "t.csv" if b";" in content else "t.txt"
+    name = "t.tsv" if b"\t" in content else "t.csv"
     whole, chunked = both(tmp_path, content, name=name, chunk=3)
     assert whole == chunked, (whole, chunked)
     assert isinstance(whole, str) and f"{name}, line {line}: " in whole and fragment in whole, whole
@@ -605,6 +603,8 @@ def test_pandas_default_names_over_floats_are_refused_by_both_readers(tmp_path, 
         (b"0,2\n1.0,0.9\n0.0,0.2\n", 3),
         (b"0.0,1\n1.0,0.9\n0.0,0.2\n", 3),  # written with a decimal point: a row
         (b"0\n1.5\n0.5\n", 3),  # one field (k >= 2)
+        # whitespace text is PERF's headerless format: a first case 0 1 (C's %g) stays a row
+        (b"0 1\n1 0.9\n0 0.2\n", 3),
         # the first float past the look-ahead (20 lines after the first): a row, as before
         (b"0,1\n" + b"1,1\n0,0\n" * 10 + b"1,0.5\n", 22),
     ],

@@ -394,7 +394,7 @@ def header_pending(body: bytes, fmt: str, header: bool | None, delimiter: str | 
     written as a float yet, and the look-ahead is not full.  The chunked reader then reads on, so
     that it decides as the whole-file reader does.
     """
-    if header is not None or len(body) >= SNIFF_BYTES:
+    if header is not None or len(body) >= SNIFF_BYTES or fmt == "text":
         return False
     delim = sniff_delimiter(fmt, body[:SNIFF_BYTES], delimiter)
     lines = _window(body)
@@ -407,9 +407,11 @@ def header_pending(body: bytes, fmt: str, header: bool | None, delimiter: str | 
 def _ambiguous_names(body: bytes, fields: list[str], fmt: str, delim: str | None, source: str) -> None:
     """Refuse a first line of pandas' default names (``0,1``) followed, within the look-ahead, by a
     value written as a float: a header or a row of data, the text cannot say which.  A table of
-    integers only (hard 0/1 predictions) keeps its first line as data.
+    integers only (hard 0/1 predictions) keeps its first line as data, and so does whitespace text:
+    PERF's format, headerless, where a first case ``0 1`` (a negative scored 1, as C's ``%g`` writes
+    it) is common and pandas' ``to_csv`` never writes spaces unless asked.
     """
-    if not default_names(fields):
+    if fmt == "text" or not default_names(fields):
         return
     lines = _window(body)
     found = _written_as_float(lines, fmt, delim, len(fields))
