@@ -368,6 +368,9 @@ def paired_t_test(a: Any, b: Any) -> float:
     n = d.size
     if not d.any():
         return 1.0
+    # t does not change when d is scaled: by a power of two, exactly, so that differences of 1e-286
+    # (whose squares underflow to 0) give their t, and other data the same bits as unscaled
+    d = np.ldexp(d, -math.frexp(float(np.max(np.abs(d))))[1])
     # scipy.stats.ttest_1samp(d, 0): mean, _var(ddof=1) = mean of squared deviations * n / (n - 1)
     mean = np.mean(d)
     var = np.mean((d - mean) ** 2) * (n / (n - 1.0))
