@@ -155,3 +155,27 @@ def test_group_keys_are_escaped_in_tables_and_quoted_in_csv(tmp_path, capsys):
     assert code == 0 and "\x1b" not in out + err and "a\\x1b[2Jb" in out
     code, out, err = run_cli(args + ["--format", "csv"], capsys)
     assert code == 0 and '\n"c,d",1.0\n' in out
+
+
+def test_ctrl_c_inside_an_import_that_wraps_it_is_status_130(monkeypatch, capsys):
+    """numpy, interrupted while it imports its C modules, raises ImportError from the
+    KeyboardInterrupt: that is Ctrl-C (130, nothing said), not an internal error."""
+    import perfeval.cli.main as cli
+    from conftest import run_cli
+
+    def interrupted_import(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as e:
+            raise ImportError("importing the numpy C-extensions failed") from e
+
+    monkeypatch.setattr(cli, "command", lambda name: interrupted_import)
+    code, out, err = run_cli(["eval", "-m", "roc"], capsys, stdin="1 0.5\n0 0.2\n")
+    assert code == 130 and out == "" and err == ""
+
+    def broken(args):
+        raise ImportError("a real bug")
+
+    monkeypatch.setattr(cli, "command", lambda name: broken)
+    code, _, err = run_cli(["eval", "-m", "roc"], capsys, stdin="1 0.5\n0 0.2\n")
+    assert code == 70 and "internal error (ImportError: a real bug)" in err

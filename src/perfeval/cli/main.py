@@ -303,7 +303,23 @@ def _run(args: Any) -> tuple[int, bool]:
         where = f" ({one_line(e.filename)})" if getattr(e, "filename", None) else ""
         return _error(f"{e.strerror or one_line(e)}{where}", 1)
     except Exception as e:  # never a traceback
+        if _interrupted(e):  # Ctrl-C inside an import that wraps what it catches (numpy's ImportError)
+            return 130, True
         return _error(f"internal error ({type(e).__name__}: {one_line(e)}); please report it", 70)
+
+
+def _interrupted(e: BaseException) -> bool:
+    """Whether a KeyboardInterrupt is in the chain of causes of ``e``: numpy, interrupted while it
+    imports its C modules, raises ImportError from it.
+    """
+    seen: set[int] = set()
+    x: BaseException | None = e
+    while x is not None and id(x) not in seen:
+        if isinstance(x, KeyboardInterrupt):
+            return True
+        seen.add(id(x))
+        x = x.__cause__ or x.__context__
+    return False
 
 
 #: the library's words for what the command line says with an option
