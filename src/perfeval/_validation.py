@@ -71,7 +71,9 @@ def _torch_host(x: Any, name: str) -> np.ndarray:
     """
     t = x.detach()
     device = str(getattr(getattr(t, "device", None), "type", "cpu"))
-    what = f"a torch tensor ({t.dtype}, device {device!r}"
+    what = (
+        f"a torch tensor ({getattr(t, 'dtype', getattr(x, 'dtype', 'of unknown dtype'))}, device {device!r}"
+    )
     if device == "meta":
         raise InvalidDataError(
             f"`{name}` is {what}), which holds no values (only a shape); give the tensor its data first"
@@ -87,7 +89,9 @@ def _torch_host(x: Any, name: str) -> np.ndarray:
         raise InvalidDataError(f"`{name}` is {what}); complex numbers are not scores or labels")
     try:
         if callable(getattr(t, "is_floating_point", None)) and t.is_floating_point():
-            if t.element_size() < 2 or str(t.dtype).endswith("bfloat16"):  # numpy has no such type
+            if t.element_size() < 2 or str(getattr(t, "dtype", "")).endswith(
+                "bfloat16"
+            ):  # numpy has no such type
                 t = t.float()  # exact: float32 holds every bfloat16 and float8 value
         t = t.cpu()
         for lazy in ("resolve_conj", "resolve_neg"):  # a view with a pending negation
