@@ -563,13 +563,166 @@ def test_torch_tensors():
         assert bits(compute(m)) == bits(evaluate(y, exact, ["roc", "rms", "acc"])), dtype
 
 
+#: every way a torch tensor comes out of a loop, and the numpy array it stands for (labels, scores)
+TORCH_CASES = {
+    "float32": lambda y, s: (torch.tensor(y), torch.tensor(s)),
+    "float64": lambda y, s: (torch.tensor(y), torch.tensor(s).double()),
+    "bool labels": lambda y, s: (torch.tensor(y).bool(), torch.tensor(s)),
+    "int32 labels": lambda y, s: (torch.tensor(y, dtype=torch.int32), torch.tensor(s)),
+    "uint8 labels": lambda y, s: (torch.tensor(y, dtype=torch.uint8), torch.tensor(s)),
+    "float labels": lambda y, s: (torch.tensor(y, dtype=torch.float32), torch.tensor(s)),
+    "requires_grad leaf": lambda y, s: (torch.tensor(y), torch.tensor(s, requires_grad=True)),
+    "in a graph": lambda y, s: (torch.tensor(y), torch.tensor(s, requires_grad=True) * 1),
+    "column of a matrix": lambda y, s: (
+        torch.tensor(np.stack([y, 1 - y], 1))[:, 0],
+        torch.tensor(np.stack([s[::-1], s], 1))[:, 1],
+    ),
+    "every other element": lambda y, s: (
+        torch.tensor(np.repeat(y, 2))[::2],
+        torch.tensor(np.repeat(s, 2))[1::2],
+    ),
+    "column vector": lambda y, s: (torch.tensor(y)[:, None], torch.tensor(s)[:, None]),
+    "transposed row": lambda y, s: (torch.tensor(y)[None, :].t(), torch.tensor(s)[None, :].t()),
+    "negated view": lambda y, s: (torch.tensor(y), torch._neg_view(torch.tensor(-s))),
+}
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (not in the test extra)")
+@pytest.mark.parametrize("case", sorted(TORCH_CASES))
+def test_torch_tensors_of_every_kind_give_the_numpy_bits(case):
+    """Labels as int, bool, uint8 or float tensors; scores float32 or float64, requiring grad, views
+    that are not contiguous, a lazily negated view: each gives what the numpy arrays give."""
+    assert torch is not None
+    rng = np.random.default_rng(5)
+    y, g = rng.integers(0, 2, 300), rng.integers(0, 20, 300)
+    s = np.round(rng.random(300), 2).astype(np.float32)  # ties
+    yt, st_ = TORCH_CASES[case](y, s)
+    s64 = st_.detach().resolve_neg().to(torch.float64).numpy().reshape(-1)
+    assert (
+        s64.tobytes()
+        == s.astype(np.float64 if st_.dtype == torch.float64 else np.float32).astype(np.float64).tobytes()
+    )  # the case is the data it says it is
+    for measures, kw in (
+        (["roc", "apr", "ap", "acc", "rms", "logloss"], {}),
+        (["ndcg@10", "map", "mrr", "gauc"], {"groups": g}),
+    ):
+        m = Metric(measures)
+        gt = {"groups": torch.tensor(g)} if kw else {}
+        m.update(yt[:100], st_[:100], **{k: v[:100] for k, v in gt.items()})
+        m.update(yt[100:], st_[100:], **{k: v[100:] for k, v in gt.items()})
+        assert bits(compute(m)) == bits(evaluate(y, s64, measures, **kw)), (case, measures)
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (not in the test extra)")
+def test_torch_float8_scores_are_read_exactly():
+    """numpy has no float8: the tensor is read through float32, which holds each of its values."""
+    assert torch is not None
+    for dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
+        t = torch.tensor([0.1, 0.3, 0.3, 0.7]).to(dtype)
+        exact = t.float().double().numpy()
+        m = Metric(["roc", "rms"])
+        m.update(torch.tensor([0, 1, 0, 1]), t)
+        assert bits(compute(m)) == bits(evaluate([0, 1, 0, 1], exact, ["roc", "rms"])), dtype
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (not in the test extra)")
+def test_torch_tensors_that_hold_no_readable_values_are_refused_with_a_message():
+    assert torch is not None
+    y = torch.tensor([0, 1, 1])
+    cases = [
+        (
+            y,
+            torch.zeros(3, device="meta"),
+            r"`y_score` is a torch tensor \(torch.float32, device 'meta'\), "
+            r"which holds no values",
+        ),
+        (torch.zeros(3, dtype=torch.long, device="meta"), torch.zeros(3), r"`y_true` is .*device 'meta'"),
+        (
+            y,
+            torch.tensor([0.1, 0.0, 0.3]).to_sparse(),
+            r"`y_score` is .*layout sparse_coo\); perfeval reads "
+            r"dense tensors \(.to_dense\(\) makes one",
+        ),
+        (
+            y,
+            torch.tensor([0.1, 0.2, 0.3], dtype=torch.complex64),
+            r"`y_score` is .*complex64.*complex numbers",
+        ),
+    ]
+    for yt, st_, match in cases:
+        for measures in (["roc"], ["ndcg"]):
+            m = Metric(measures)
+            kw = {"groups": [0, 0, 0]} if measures == ["ndcg"] else {}
+            with pytest.raises(perfeval.InvalidDataError, match=match):
+                m.update(yt, st_, **kw)
+            assert m.rows == 0
+        with pytest.raises(perfeval.InvalidDataError, match=match):
+            perfeval.evaluate(yt, st_, measures=["roc"])
+    for yt, st_ in ((torch.tensor(1), torch.tensor(0.5)), (y, torch.tensor(0.5))):  # 0-dim: not a batch
+        with pytest.raises(perfeval.InvalidParameterError, match=r"must be one-dimensional, got shape \(\)"):
+            Metric(["roc"]).update(yt, st_)
+
+
+def test_complex_scores_are_refused_not_cut_to_their_real_part():
+    """numpy turns complex into float with only a warning, dropping the imaginary parts."""
+    s = np.array([0.1, 0.2, 0.3]) + 1j
+    with pytest.raises(perfeval.InvalidDataError, match=r"`y_score` must hold real numbers, got complex"):
+        Metric(["roc"]).update([0, 1, 1], s)
+    with pytest.raises(perfeval.InvalidDataError, match=r"`y_score` must hold real numbers, got complex"):
+        perfeval.evaluate([0, 1, 1], s, measures=["roc"])
+    with pytest.raises(perfeval.InvalidDataError, match=r"`y_true` must hold real numbers, got complex"):
+        perfeval.evaluate(np.array([0, 1, 2]) + 0j, [0.1, 0.2, 0.3], groups=[0, 0, 0], measures=["ndcg"])
+
+
+jax = importlib.import_module("jax") if importlib.util.find_spec("jax") else None
+
+
+@pytest.mark.skipif(jax is None, reason="jax is not installed (not in the test extra)")
+def test_jax_arrays_give_the_numpy_bits():
+    assert jax is not None
+    jnp = importlib.import_module("jax.numpy")
+    rng = np.random.default_rng(6)
+    y, g = rng.integers(0, 2, 300), rng.integers(0, 20, 300)
+    s = np.round(rng.random(300), 2).astype(np.float32)
+    for dtype in (jnp.float32, jnp.float16, jnp.bfloat16, jnp.float8_e4m3fn):
+        js = jnp.asarray(s).astype(dtype)
+        exact = np.asarray(js.astype(jnp.float32)).astype(np.float64)  # each value, exactly
+        for yj in (jnp.asarray(y), jnp.asarray(y).astype(bool), jnp.asarray(np.stack([y, y], 1))[:, 1]):
+            for measures, kw in (
+                (["roc", "apr", "acc", "rms"], {}),
+                (["ndcg@10", "map", "gauc"], {"groups": g}),
+            ):
+                m = Metric(measures)
+                gj = {"groups": jnp.asarray(g)} if kw else {}
+                m.update(yj[:100], js[:100], **{k: v[:100] for k, v in gj.items()})
+                m.update(yj[100:], js[100:], **{k: v[100:] for k, v in gj.items()})
+                assert bits(compute(m)) == bits(evaluate(y, exact, measures, **kw)), (dtype, measures)
+    with pytest.raises(perfeval.InvalidParameterError, match=r"one-dimensional, got shape \(\)"):
+        Metric(["roc"]).update(jnp.asarray(1), jnp.asarray(0.5))
+
+
 def test_importing_perfeval_does_not_import_the_metric():
     code = "import sys, perfeval; print('perfeval.metric' in sys.modules, 'numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
-    code = "import sys, perfeval; perfeval.Metric; print('torch' in sys.modules, 'jax' in sys.modules)"
+
+
+def test_using_the_metric_on_numpy_imports_no_array_library():
+    """A Metric fed numpy arrays and pandas Series, updated, merged, pickled and computed, and
+    evaluate() on the same rows, import neither torch, jax nor cupy (present or not)."""
+    code = (
+        "import sys, pickle, numpy as np, pandas as pd, perfeval\n"
+        "y, s, g = np.array([0, 1, 1, 0] * 50), np.linspace(0, 1, 200), np.repeat(np.arange(20), 10)\n"
+        "m = perfeval.Metric(['roc', 'apr', 'acc'])\n"
+        "m.update(y[:100], s[:100]); m.update(pd.Series(y[100:]), pd.Series(s[100:]))\n"
+        "r = pickle.loads(pickle.dumps(m)).merge(perfeval.Metric(['roc', 'apr', 'acc'])).compute()\n"
+        "k = perfeval.Metric(['ndcg@10', 'map', 'gauc'], clustered=True)\n"
+        "k.update(y, s.astype(np.float32), groups=g); k.compute()\n"
+        "perfeval.evaluate(y, s, measures=['roc', 'ndcg'], groups=g)\n"
+        "print(*(lib in sys.modules for lib in ('torch', 'jax', 'cupy', 'tensorflow')))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["False", "False"]
+    assert out.split() == ["False"] * 4
 
 
 # -- docs/metric.md --------------------------------------------------------------------------------------

@@ -48,10 +48,7 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
 def host_memory(x: Any, name: str) -> Any:
     """An array library's array in host memory, through its protocol (see :func:`to_numpy`)."""
     if all(callable(getattr(x, a, None)) for a in ("detach", "cpu", "numpy")):  # torch
-        t = x.detach()
-        if str(getattr(t, "dtype", "")).endswith("bfloat16"):  # numpy has no bfloat16
-            t = t.float()
-        return t.cpu().numpy()
+        return _torch_host(x, name)
     if hasattr(x, "__cuda_array_interface__") and callable(getattr(x, "get", None)):  # cupy
         return x.get()
     if not hasattr(x, "__array__") and not hasattr(x, "to_numpy") and hasattr(x, "__dlpack__"):
@@ -62,6 +59,51 @@ def host_memory(x: Any, name: str) -> Any:
                 f"`{name}` cannot be read through DLPack ({type(e).__name__}: {e}); copy it to the CPU first"
             ) from None
     return x
+
+
+def _torch_host(x: Any, name: str) -> np.ndarray:
+    """A torch tensor (duck-typed: torch is not imported) as a numpy array in host memory.
+
+    Detached from its graph, copied to the CPU, its lazy negation/conjugation resolved; a floating
+    dtype numpy has no type for (bfloat16, the float8 kinds) read through float32, which holds each
+    of its values exactly.  A tensor that holds no data (the ``meta`` device), a sparse or nested
+    tensor, or one whose copy fails is an :class:`InvalidDataError` naming the argument.
+    """
+    t = x.detach()
+    device = str(getattr(getattr(t, "device", None), "type", "cpu"))
+    what = (
+        f"a torch tensor ({getattr(t, 'dtype', getattr(x, 'dtype', 'of unknown dtype'))}, device {device!r}"
+    )
+    if device == "meta":
+        raise InvalidDataError(
+            f"`{name}` is {what}), which holds no values (only a shape); give the tensor its data first"
+        )
+    layout = str(getattr(t, "layout", "torch.strided"))
+    if layout != "torch.strided" or getattr(t, "is_nested", False):
+        kind = "nested" if getattr(t, "is_nested", False) else layout.replace("torch.", "")
+        raise InvalidDataError(
+            f"`{name}` is {what}, layout {kind}); perfeval reads dense tensors "
+            "(.to_dense() makes one of a sparse tensor)"
+        )
+    if callable(getattr(t, "is_complex", None)) and t.is_complex():
+        raise InvalidDataError(f"`{name}` is {what}); complex numbers are not scores or labels")
+    try:
+        if callable(getattr(t, "is_floating_point", None)) and t.is_floating_point():
+            if t.element_size() < 2 or str(getattr(t, "dtype", "")).endswith(
+                "bfloat16"
+            ):  # numpy has no such type
+                t = t.float()  # exact: float32 holds every bfloat16 and float8 value
+        t = t.cpu()
+        for lazy in ("resolve_conj", "resolve_neg"):  # a view with a pending negation
+            if callable(getattr(t, lazy, None)):
+                t = getattr(t, lazy)()
+        return np.asarray(t.numpy())
+    except (TypeError, ValueError, RuntimeError, NotImplementedError) as e:
+        raise InvalidDataError(
+            f"`{name}` is {what}) that cannot be read as a numpy array "
+            f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
+            "copy it to the CPU as a dense float or integer tensor first"
+        ) from None
 
 
 def one_d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
@@ -79,6 +121,8 @@ def one_d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
 
 def floats(arr: np.ndarray, name: str) -> np.ndarray:
     """``arr`` as float64 (no copy when it already is); a data error naming the type otherwise."""
+    if arr.dtype.kind == "c":  # numpy would drop the imaginary parts with only a warning
+        raise InvalidDataError(f"`{name}` must hold real numbers, got complex values ({arr.dtype})")
     try:
         out = arr.astype(np.float64, copy=False)
     except (TypeError, ValueError):
