@@ -311,7 +311,10 @@ def _cutoffs(text: str) -> list[str]:
     return [t for t in out if t]
 
 
-def _specs(measures: Iterable[str | MeasureSpec] | str) -> list[MeasureSpec]:
+def measure_specs(measures: Iterable[str | MeasureSpec] | str) -> list[MeasureSpec]:
+    """The measures asked of judgments and runs, parsed (trec_eval's `P.5,10` cut-offs, tool spellings):
+    per-query ranking measures only, or an error naming the one that is not.
+    """
     specs = resolve(_cutoffs(measures) if isinstance(measures, str) else measures, 0.5, trec=True)
     if not specs:
         raise InvalidParameterError("no measure named (e.g. map,ndcg_cut_10,P_10)")
@@ -666,7 +669,7 @@ def evaluate(
         (``Report.groups`` are the query ids).
     """
     _check(queries, ties, level)
-    specs = _specs(measures)
+    specs = measure_specs(measures)
     with _scratch():
         q, r = _load(qrels, run, qrels_columns, run_columns)
         _not_empty(r)
@@ -991,7 +994,7 @@ def compare(
         raise InvalidParameterError(f"correction={correction!r}: expected one of {', '.join(CORRECTIONS)}")
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InvalidParameterError(f"alpha={alpha!r}: expected a number between 0 and 1")
-    specs = _specs(measures)
+    specs = measure_specs(measures)
     done: list[tuple[tuple[str, str], Report, tuple[np.ndarray, dict[str, np.ndarray]]]] = []
     with _scratch():
         q = as_qrels(qrels, qrels_columns)

@@ -117,7 +117,7 @@ def _dialect_specs(measures: str, dialect: str | None) -> Any:
 
     d, _opts = parse_dialect(dialect)
     out = []
-    for spec in trec._specs(measures):
+    for spec in trec.measure_specs(measures):
         if spec.measure.name not in d.policies:
             out.append(spec)
             continue
