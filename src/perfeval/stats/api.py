@@ -464,6 +464,7 @@ def _warn_undefined_groups(label: str, cases: Cases, values: np.ndarray, name: s
     bad = np.flatnonzero(np.isnan(values))
     if not len(bad):
         return
+    assert cases.groups is not None  # a comparison over groups
     keys, _codes = group_codes(cases.groups)
     shown = ", ".join(repr(keys[i].item() if hasattr(keys[i], "item") else keys[i]) for i in bad[:5])
     warnings.warn(
