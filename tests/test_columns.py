@@ -140,3 +140,19 @@ def test_plot_and_compare_use_the_same_rule(tmp_path, capsys):
     assert code == 0 and json.loads(out)["baseline"] == "old" and "target 'label' (2)" in err
     code, out, err = run(["plot", "roc", str(f), "--score", "old,nwe", "-o", str(tmp_path / "r.png")], capsys)
     assert code == 2 and "did you mean 'new'" in err
+
+
+def test_a_number_out_of_range_that_is_a_columns_name_says_positions_are_1_based():
+    """pandas' default names 0, 1: `--target 0` is not a position; the message says which is."""
+    from perfeval.exceptions import InvalidParameterError
+    from perfeval.io.columns import pick
+
+    with pytest.raises(InvalidParameterError) as e:
+        pick(["0", "1"], "0", "target", "f.csv", header=True)
+    assert str(e.value) == (
+        "--target 0: f.csv has 2 columns (0, 1); a number is a 1-based position: the column named '0' is "
+        "--target 1"
+    )
+    with pytest.raises(InvalidParameterError) as e:  # no such name: no hint
+        pick(["a", "b"], "3", "score", "f.csv", header=True)
+    assert str(e.value) == "--score 3: f.csv has 2 columns (a, b)"

@@ -156,9 +156,15 @@ def pick(
     if text.isdigit():  # a position is always a position, whatever the header says
         k = int(text)
         if not 1 <= k <= len(names):
+            named = [i for i, n in enumerate(names) if n.strip() == text]
+            hint = (
+                f"; a number is a 1-based position: the column named {text!r} is {opt} {named[0] + 1}"
+                if named
+                else ""
+            )
             raise InvalidParameterError(
                 f"{opt} {text}: {source} has {len(names)} column{'s' if len(names) != 1 else ''} "
-                f"({_listing(names)})"
+                f"({_listing(names)}){hint}"
             )
         return Column(role, k - 1, names[k - 1], "position")
     hits = [i for i, n in enumerate(names) if n == text]

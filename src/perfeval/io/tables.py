@@ -423,7 +423,8 @@ def _ambiguous_names(body: bytes, fields: list[str], fmt: str, delim: str | None
     raise InputFormatError(
         f"{text!r} may be pandas' default column names (0, 1, ...) or a row of data (line {line} "
         f"writes column {col} as {value!r}, a float): give --header or --no-header (in the library: "
-        "header=True or header=False)",
+        "header=True or header=False); a number chooses a column by its 1-based position (--target 1 "
+        "--score 2), not by these names",
         source=source,
         line=lines[0][0],
     )
