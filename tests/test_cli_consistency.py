@@ -814,6 +814,15 @@ def test_messages_speak_the_command_lines_words_and_name_the_line(tmp_path, caps
     assert main(["eval", str(f), "--score", "s", "--weight", "w", "-m", "roc,apr"]) == 1
     err = capsys.readouterr().err
     assert f"{f}, line 4: APR reads weights as counts of cases (whole numbers)" in err and "holds 0.5" in err
+    # report says it as eval does (its default measures hold APR and CA2), before any work
+    html = tmp_path / "r.html"
+    for measures in ([], ["-m", "roc,ca2"]):
+        assert main(["report", str(f), "--score", "s", "--weight", "w", "-o", str(html), *measures]) == 1
+        err = capsys.readouterr().err
+        name = "CA2" if measures else "APR"
+        assert f"{f}, line 4: {name} reads weights as counts of cases (whole numbers)" in err, err
+        assert "holds 0.5" in err and not html.exists()
+    assert main(["report", str(f), "--score", "s", "--weight", "w", "-m", "roc", "-o", str(html)]) == 0
 
 
 def test_an_infinite_log_loss_says_which_cases_make_it(tmp_path, capsys):
