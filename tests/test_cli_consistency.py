@@ -561,6 +561,24 @@ def test_sample_lists_writes_and_locates_the_shipped_files(tmp_path, capsys):
     assert "no sample 'nope'" in capsys.readouterr().err
 
 
+def test_the_samples_hold_the_cases_their_descriptions_count():
+    import re
+
+    from perfeval.cli.commands.sample import SAMPLES, path
+
+    counted = 0
+    for name, what in SAMPLES.items():
+        said = re.search(r"([0-9][0-9,]*) (?:cases|impressions)", what)
+        if said is None:
+            continue
+        counted += 1
+        with open(path(name), "rb") as fh:
+            lines = [ln for ln in fh.read().splitlines() if ln.strip()]
+        rows = len(lines) - (name.endswith(".csv"))  # a CSV's header is no case
+        assert rows == int(said.group(1).replace(",", "")), (name, rows, what)
+    assert counted == 4
+
+
 def test_the_clicks_sample_is_what_its_script_writes(tmp_path):
     import subprocess
     import sys
