@@ -561,6 +561,24 @@ def test_sample_lists_writes_and_locates_the_shipped_files(tmp_path, capsys):
     assert "no sample 'nope'" in capsys.readouterr().err
 
 
+def test_the_samples_hold_the_cases_their_descriptions_count():
+    import re
+
+    from perfeval.cli.commands.sample import SAMPLES, path
+
+    counted = 0
+    for name, what in SAMPLES.items():
+        said = re.search(r"([0-9][0-9,]*) (?:cases|impressions)", what)
+        if said is None:
+            continue
+        counted += 1
+        with open(path(name), "rb") as fh:
+            lines = [ln for ln in fh.read().splitlines() if ln.strip()]
+        rows = len(lines) - (name.endswith(".csv"))  # a CSV's header is no case
+        assert rows == int(said.group(1).replace(",", "")), (name, rows, what)
+    assert counted == 4
+
+
 def test_the_clicks_sample_is_what_its_script_writes(tmp_path):
     import subprocess
     import sys
@@ -814,6 +832,15 @@ def test_messages_speak_the_command_lines_words_and_name_the_line(tmp_path, caps
     assert main(["eval", str(f), "--score", "s", "--weight", "w", "-m", "roc,apr"]) == 1
     err = capsys.readouterr().err
     assert f"{f}, line 4: APR reads weights as counts of cases (whole numbers)" in err and "holds 0.5" in err
+    # report says it as eval does (its default measures hold APR and CA2), before any work
+    html = tmp_path / "r.html"
+    for measures in ([], ["-m", "roc,ca2"]):
+        assert main(["report", str(f), "--score", "s", "--weight", "w", "-o", str(html), *measures]) == 1
+        err = capsys.readouterr().err
+        name = "CA2" if measures else "APR"
+        assert f"{f}, line 4: {name} reads weights as counts of cases (whole numbers)" in err, err
+        assert "holds 0.5" in err and not html.exists()
+    assert main(["report", str(f), "--score", "s", "--weight", "w", "-m", "roc", "-o", str(html)]) == 0
 
 
 def test_an_infinite_log_loss_says_which_cases_make_it(tmp_path, capsys):

@@ -237,3 +237,21 @@ def test_mrr_counts_only_the_tie_at_the_first_relevant_case():
         )
         a, b = (next(iter(r.results.values())).value for r in (order_a, order_b))
         assert (a != b) == moves, (q, a, b)
+
+
+def test_explain_names_no_empty_query_rule_where_perfeval_gives_the_same_value():
+    # query 1 holds no relevant case: P@k and perfeval both give it 0, so trec_eval's "counts 0" is
+    # no difference there; SUCCESS and MRR are undefined in perfeval, so the rule moves them.  A
+    # mixed tie across the cut-off in query 2 makes every value differ, so rules are listed at all.
+    g = np.array([1, 1, 1, 2, 2, 2, 2], dtype=np.int64)
+    ids = np.array([f"d{i}" for i in range(7)])
+    y = np.array([0, 0, 0, 1, 0, 0, 1])
+    s = np.array([0.9, 0.5, 0.1, 0.5, 0.5, 0.5, 0.2])
+    e = perfeval.explain(y, s, groups=g, ids=ids, measures="p@2,success@2,mrr", dialects="trec_eval")
+    base = perfeval.evaluate(y, s, groups=g, measures=["p@2", "success@2", "mrr"])
+    assert base.results["P@2"].per_group[0] == 0.0  # perfeval's own value of the empty query
+    assert math.isnan(base.results["SUCCESS@2"].per_group[0])
+    rules = e.cells["trec_eval"]
+    assert rules["P@2"].rules and not any("without a relevant case" in r for r in rules["P@2"].rules)
+    for m in ("SUCCESS@2", "MRR"):
+        assert any("counts 0 in the mean [1 of 2 queries have none]" in r for r in rules[m].rules), m

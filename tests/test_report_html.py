@@ -361,4 +361,6 @@ def test_weighted_report_is_perfeval_eval_weighted(clicks, tmp_path, capsys):
     kept = frame[frame["weight"] != 0]
     assert f'<td>rows</td><td class="num">{len(kept):,}</td>' in text
     assert f"({int((frame['weight'] == 0).sum()):,} rows of weight 0 left out)" in text
+    assert (frame["weight"] == 0).any()  # the plots' note counts the same rows as the input table
+    assert f"Every curve is drawn over all {len(kept):,} rows pooled" in text
     assert "weights:yes" in text  # the signature says so

@@ -216,13 +216,21 @@ def explain(
             value = r.results[spec.label].value
             cell = Cell(value)
             if not _same(value, cells["perfeval"][spec.label].value):
-                cell.rules = [PERF_RULE] if pol is None else _rules(d, pol, spec, opts, facts, raw)
+                ours = base.results[spec.label]
+                cell.rules = (
+                    [PERF_RULE] if pol is None else _rules(d, pol, spec, opts, facts, raw, _per_group(ours))
+                )
             row[spec.label] = cell
         cells[text] = row
     keys = base.groups
     return Explanation(
         [s.label for s in specs], cells, int(checked.rows_in), None if keys is None else len(keys)
     )
+
+
+def _per_group(r: Any) -> list[float]:
+    """The value of each group of one of perfeval's results (its one value without groups)."""
+    return list(r.per_group) if r.per_group is not None else [r.value]
 
 
 def _same(a: float, b: float) -> bool:
@@ -300,10 +308,18 @@ class _Facts:
 
 
 def _rules(
-    d: Dialect, pol: Policy, spec: MeasureSpec, opts: dict[str, Any], f: _Facts, raw: Cases | None = None
+    d: Dialect,
+    pol: Policy,
+    spec: MeasureSpec,
+    opts: dict[str, Any],
+    f: _Facts,
+    raw: Cases | None = None,
+    ours: Any = None,
 ) -> list[str]:
     """The rules of ``pol`` that can make its value differ from perfeval's, each with what it touched
-    in this data (only those that touched something, and the differences of definition).
+    in this data (only those that touched something, and the differences of definition).  ``ours``:
+    perfeval's value of each group (or the one value), so that a rule giving a group the value
+    perfeval gives it too (P@k's 0 without a relevant case) is not named.
     """
     from perfeval.measures import get_measure
 
@@ -318,9 +334,11 @@ def _rules(
         empty = {"neg": "zero", "pos": "one", "skip": "skip", "error": "error"}[opts["empty_target_action"]]
     total = f.n_groups
     if empty != "skip":
-        none = int(
-            np.count_nonzero(np.bincount(f.codes, weights=(y > 0).astype(np.float64), minlength=total) == 0)
-        )
+        empty_groups = np.bincount(f.codes, weights=(y > 0).astype(np.float64), minlength=total) == 0
+        mine = np.asarray(ours, dtype=np.float64) if ours is not None else None
+        if mine is not None and len(mine) == total and empty in ("zero", "one"):
+            empty_groups &= mine != (0.0 if empty == "zero" else 1.0)  # perfeval's value already: no rule
+        none = int(np.count_nonzero(empty_groups))
         if none:
             out.append(f"{EMPTY_TEXT[empty]} [{none} of {total} {unit} have none]")
     if pol.measure != spec.measure.name:

@@ -415,6 +415,11 @@ def _grouped_notes(labels: list[str], pooled: list[str], info: _Groups, column: 
     return "<ul class='notes'>" + "".join(f"<li>{n}</li>" for n in notes) + "</ul>"
 
 
+def _rows(y: np.ndarray, w: Any) -> int:
+    """The rows that are cases: those of weight 0 are none (as the input table counts them)."""
+    return len(y) if w is None else int(np.count_nonzero(np.asarray(w) != 0))
+
+
 def _plots(
     y: np.ndarray, models: dict[str, Any], g: Any, w: Any, info: _Groups | None, threshold: float
 ) -> list[str]:
@@ -426,7 +431,7 @@ def _plots(
     esc = html.escape
     parts = [
         "<h2>Plots</h2>",
-        f"<p class='meta'>Every curve is drawn over all {len(y):,} rows pooled"
+        f"<p class='meta'>Every curve is drawn over all {_rows(y, w):,} rows pooled"
         + (" (the <i>overall</i> column)" if info is not None else "")
         + f"; a circle marks each model's operating point, score &ge; {threshold:g}.</p>",
         "<div class='plots'>",

@@ -524,9 +524,10 @@ def _large_numeric(args: Any) -> tuple | None:
     return path, cols[0], models, cols[n]
 
 
-def models(args: Any) -> tuple:
+def models(args: Any, specs: list | None = None) -> tuple:
     """(source, targets, {model name: scores}, groups, weights) for plot and report: several score
-    columns; groups and weights None when not asked for.
+    columns; groups and weights None when not asked for.  ``specs``: the measures computed (the
+    weights' check of :func:`weights`).
     """
     weight = getattr(args, "weight", None)
     big = None if weight else _large_numeric(args)  # the chunked reader takes no weight column
@@ -541,7 +542,7 @@ def models(args: Any) -> tuple:
         target,
         {c.name: scores(t, c) for c in ch.scores},
         None if ch.group is None else t.get(ch.group),
-        weights(t, ch.weight),
+        weights(t, ch.weight, specs),
     )
 
 

@@ -88,11 +88,15 @@ def run_report(args: Any) -> int:
     from perfeval.cli.commands.eval import check_ci_options
 
     _matplotlib()
+    from perfeval.engine import DEFAULT_MEASURES, resolve
     from perfeval.html import build
 
     if args.ci is not None:
         check_ci_options(args)
-    source, y, models, g, w = load.models(args)
+    # parsed before reading: a bad -m is said at once, and a fractional weight where APR or CA2
+    # reads weights as counts is one line naming the column, the value and its line, as in eval
+    specs = resolve(args.measures or DEFAULT_MEASURES, args.threshold)
+    source, y, models, g, w = load.models(args, specs)
     _say_scores_outside(models, w, "perf")  # the report's calibration plot: PERF's bins
     text = build(
         y,

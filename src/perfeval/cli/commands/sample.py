@@ -13,7 +13,7 @@ SAMPLES = {
     "qrels.txt": "TREC judgments, made up: qid iter docid rel (grades 0-2), 40 topics",
     "bm25.run": "a TREC run for qrels.txt: qid Q0 docid rank score tag",
     "rm3.run": "another run for qrels.txt (perfeval trec compares runs)",
-    "testperfdata": "PERF's own example: target prediction, 400 cases",
+    "testperfdata": "PERF's own example: target prediction, 401 cases",
     "badtestperfdata": "PERF's example with predictions outside [0, 1] (perf warns)",
     "phy_perf_sample_test.dat": "KDD Cup 2004 physics sample: target prediction, 3,000 cases",
     "bio_perf_sample_test.dat": "KDD Cup 2004 protein sample: block target prediction, 3,000 cases "
