@@ -577,3 +577,32 @@ def test_leaderboard_database_that_cannot_be_opened(tmp_path, capsys, db):
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("perfeval: error: cannot open the leaderboard database ")
     assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("where", ["key", "sub", "both"])
+@pytest.mark.parametrize("fast", [True, False])  # the whole-file check, and the line-by-line reading
+def test_a_byte_order_mark_is_not_part_of_the_first_id(tmp_path, capsys, monkeypatch, where, fast):
+    """Notepad's and PowerShell's UTF-8 files start with a byte-order mark: read without it, as the
+    table readers read theirs (it was read into the first id: every submission rejected, blamed)."""
+    import perfeval.contest.score as sc
+
+    if not fast:
+        monkeypatch.setattr(sc, "_fast_check", lambda *a, **k: None)
+        monkeypatch.setattr(sc, "_fast_columns", lambda *a, **k: None)
+    size = 300
+    rng = np.random.default_rng(size)
+    y = rng.integers(0, 2, size)
+    p = np.round(rng.random(size), 3)
+    key = "".join(f"ev{i} {t}\n" for i, t in enumerate(y)).encode()
+    sub = "".join(f"ev{i} {v}\n" for i, v in enumerate(p)).encode()
+    bom = b"\xef\xbb\xbf"
+    (tmp_path / "key.txt").write_bytes(bom + key if where in ("key", "both") else key)
+    (tmp_path / "sub.txt").write_bytes(bom + sub if where in ("sub", "both") else sub)
+    (tmp_path / "plain.txt").write_bytes(sub)
+    argv = ["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-physics", "--no-store"]
+    argv += ["--format", "json"]
+    assert main([*argv, str(tmp_path / "plain.txt")]) == 0
+    want = json.loads(capsys.readouterr().out)
+    assert main([*argv, str(tmp_path / "sub.txt")]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert json.dumps(got).replace("sub.txt", "plain.txt") == json.dumps(want)

@@ -101,11 +101,19 @@ class ErrorList(list):
         self.total = total
 
 
+BOM = b"\xef\xbb\xbf"
+
+
+def _no_bom(raw: bytes) -> bytes:
+    """The file without a UTF-8 byte-order mark (Notepad's, PowerShell's): not part of the first id."""
+    return raw[3:] if raw.startswith(BOM) else raw
+
+
 def _read(path: str) -> bytes:
     """The answer key (the organiser's own file: trusted, read whole)."""
     try:
         with open(path, "rb") as fh:
-            return fh.read()
+            return _no_bom(fh.read())
     except IsADirectoryError:
         raise InputFormatError("is a directory, not a file", source=path) from None
     except OSError as e:
@@ -198,6 +206,8 @@ def _physical_lines(fh, limit: int) -> Iterator[tuple[int, str | None]]:
     while True:
         block = fh.read(1 << 16)
         total += len(block)
+        if total == len(block):  # the first block: a byte-order mark is not part of the first id
+            block = _no_bom(block)
         if total > limit:
             raise _TooLarge(k)
         data = carry + block
@@ -530,7 +540,7 @@ def check_submission(
                 )
             source = fh
             if size <= FAST_BYTES_PER_ROW * len(key.ids) + (1 << 20):
-                raw = fh.read(limit + 1)
+                raw = _no_bom(fh.read(limit + 1))
                 fast = _fast_check(raw, task, key, needs_prob)
                 if fast is not None:
                     preds[lst], n = fast
