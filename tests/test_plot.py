@@ -261,6 +261,46 @@ def test_report_with_intervals_and_comparisons(tmp_path):
     assert "90% confidence intervals (bca bootstrap, 200 replicates, seed 5, cases resampled)" in text
 
 
+def test_report_comparisons_are_compares_delong_and_holm_included(tmp_path, capsys):
+    """The report's comparisons say how they were made and are `perfeval compare`'s numbers: DeLong's
+    test when --method delong (they were a bca bootstrap, said nowhere), and with three models the
+    Holm-corrected p-values beside the raw ones."""
+    import json
+
+    rng = np.random.default_rng(4)
+    y = (rng.random(500) < 0.4).astype(int)
+    cols = {k: np.round(rng.normal(size=500) + s * y, 4) for k, s in (("a", 1.0), ("b", 0.6), ("c", 0.8))}
+    (tmp_path / "t.csv").write_text(
+        "y,a,b,c\n" + "".join(f"{t},{x},{z},{w}\n" for t, x, z, w in zip(y, *cols.values(), strict=True))
+    )
+    base = [str(tmp_path / "t.csv"), "--target", "y", "--ci", "0.95", "--n-boot", "200"]
+    out = tmp_path / "r.html"
+    assert main(["report", *base, "--score", "a,b", "-m", "roc", "--method", "delong", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert (
+        main(["compare", *base[:3], "--score", "a,b", "-m", "roc", "--method", "delong", "--format", "json"])
+        == 0
+    )
+    row = json.loads(capsys.readouterr().out)["comparisons"][0]
+    text = out.read_text()
+    assert "DeLong's paired test on the same cases" in text
+    assert f"[{row['low']:.6f}, {row['high']:.6f}]" in text and f"<td>{row['p_value']:.4g}</td>" in text
+    assert main(["report", *base, "--score", "a,b,c", "-m", "roc,apr", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert (
+        main(
+            ["compare", *base[:3], "--score", "a,b,c", "-m", "roc,apr", "--n-boot", "200", "--format", "json"]
+        )
+        == 0
+    )
+    rows = json.loads(capsys.readouterr().out)["comparisons"]
+    text = out.read_text()
+    assert "Paired bca bootstrap (200 replicates, seed 0, cases resampled)" in text and "p (holm)" in text
+    for r in rows:
+        cells = f"<td>{r['p_value']:.4g}</td><td>{r['p_adjusted']:.4g}</td>"
+        assert cells in text.replace("\n", ""), (r, cells)
+
+
 def test_report_with_tie_bounds(tmp_path):
     """--tie-bounds adds each measure's range over the orders of the tied cases, per model, and the
     share of tied pairs; the ranges are evaluate(..., tie_bounds=True)'s."""

@@ -279,7 +279,7 @@ def _comparisons(
         models,
         base,
         labels,
-        method="bca" if method == "delong" else method,
+        method=method,  # DeLong's test where the intervals are DeLong's (ROC alone), as `compare`
         level=ci,
         n_boot=n_boot,
         seed=seed,
@@ -288,30 +288,54 @@ def _comparisons(
         sample_weight=w,
         progress=progress,
     )
+    several = len(names) > 2
+    holm: dict[tuple[str, str], float] = {}
+    if several:  # each measure's p-values corrected over the models compared, as `perfeval compare`
+        from perfeval.stats.paired import correct
+
+        for lab in labels:
+            ps = np.array([every[o][lab].p_value for o in names[1:]], float)
+            ok = np.isfinite(ps)
+            adj = np.full(len(ps), np.nan)
+            if ok.any():
+                adj[ok] = correct(ps[ok], method="holm")
+            holm.update({(o, lab): float(a) for o, a in zip(names[1:], adj, strict=True)})
     for other in names[1:]:
         res = every[other]
         for lab, c in res.items():
-            crow.append(
-                [
-                    lab,
-                    f"{other} - {base}",
-                    c.difference,
-                    f"[{_fmt(c.low)}, {_fmt(c.high)}]",
-                    f"{c.p_value:.4g}",
-                ]
-            )
+            row = [
+                lab,
+                f"{other} - {base}",
+                c.difference,
+                f"[{_fmt(c.low)}, {_fmt(c.high)}]",
+                f"{c.p_value:.4g}",
+            ]
+            if several:
+                row.append(f"{holm[(other, lab)]:.4g}")
+            crow.append(row)
     what = (
         "the difference of the means over groups (whole groups resampled)"
         if g is not None
         else "the difference over all rows"
     )
+    one = next(iter(every[names[1]].values()))
+    how = (
+        "DeLong's paired test"
+        if one.method == "delong"
+        else f"Paired {one.method} bootstrap ({one.n_boot} replicates, seed {seed}, "
+        f"{one.resampled} resampled)"
+    )
+    head = ["measure", "models", "difference", f"{ci * 100:g}% interval", "p-value"]
+    if several:
+        head.append("p (holm)")
+    corrected = (
+        "; p (holm): corrected over the models compared with the baseline on that measure" if several else ""
+    )
     return [
         f"<h2>Comparisons with {html.escape(base)}</h2>",
-        f"<p class='meta'>Paired bootstrap on the same cases: {what}, its interval, and the "
-        "two-sided p-value of no difference.</p>",
-        _table(
-            ["measure", "models", "difference", f"{ci * 100:g}% interval", "p-value"], crow, "comparisons"
-        ),
+        f"<p class='meta'>{how} on the same cases: {what}, its interval, and the "
+        f"two-sided p-value of no difference{corrected}.</p>",
+        _table(head, crow, "comparisons"),
     ]
 
 
