@@ -423,7 +423,9 @@ def _grouped_notes(labels: list[str], pooled: list[str], info: _Groups, column: 
         f"{esc(column)}</code> with the other options the same.",
         "<b>groups counted</b>: the groups where the measure is defined; the others are left out "
         f"of the mean. One-class groups: {esc(info.one_class_text())}; a measure of both classes "
-        "(ROC, APR, ...) is undefined there.",
+        "(ROC, APR, ...) is undefined there. Other measures have edge cases of their own (CA2: a group "
+        "of fewer cases than its window; <code>perfeval list-measures --long</code> lists each "
+        "measure's).",
     ]
     per_query = [lab for lab in pooled if _kind(lab) == "ranking"]
     if per_query:
