@@ -48,6 +48,8 @@ static inline uint64_t draw_bits(uint64_t key, uint64_t ctr) { return mix64(key 
 #define GUIDE_BITS 10
 
 #define GUIDE_SCAN 0x80000000u
+/* Poisson(1)'s first thresholds the walk compares in registers (walk.h's pois1); each below 2^53 */
+#define PO1_CHAIN 6
 
 typedef struct {
     uint64_t *T; /* thresholds, the last one UINT64_MAX */

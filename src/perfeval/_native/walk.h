@@ -418,6 +418,47 @@ static void WALK(walk_out)(const walk_t *w, const plan_t *pl, int b, double *o0)
 
 
 
+#if defined(WALK_AVX512) || defined(WALK_AVX2)
+/* Poisson(1) of the 53 bits x[b] of every lane from its table's thresholds T: the draw is the least
+ * k with x <= T[k], that is the number of thresholds below x (T increases).  The first PO1_CHAIN
+ * thresholds are compared in registers, every lane (no gather, no branch on the draw); a lane above
+ * all of them (probability 1 - F(5) = 5.9e-4) scans on from there, as ptab_draw does: the same k. */
+VINLINE void WALK(pois1)(const uint64_t *T, const uint64_t *x, double *out)
+{
+#if defined(WALK_AVX512) /* unsigned compares into masks, a masked add each */
+    __m512i X = _mm512_loadu_si512((const void *)x), K = _mm512_setzero_si512(), one = _mm512_set1_epi64(1);
+#pragma GCC unroll 16
+    for (int j = 0; j < PO1_CHAIN; j++)
+        K = _mm512_mask_add_epi64(K, _mm512_cmpgt_epu64_mask(X, _mm512_set1_epi64((long long)T[j])), K, one);
+    __mmask8 far = _mm512_cmpeq_epi64_mask(K, _mm512_set1_epi64(PO1_CHAIN));
+    if (__builtin_expect(far != 0, 0)) {
+        uint64_t k[LANES];
+        _mm512_storeu_si512((void *)k, K);
+        for (int b = 0; b < LANES; b++)
+            while (x[b] > T[k[b]])
+                k[b]++;
+        K = _mm512_loadu_si512((const void *)k);
+    }
+    _mm512_storeu_pd(out, _mm512_cvtepi64_pd(K)); /* exact: k is small */
+#else /* AVX2: signed compares (all ones where true), subtracted */
+    vm X, k = (vm){0};
+    memcpy(&X, x, sizeof X);
+    /* as signed numbers: x < 2^53, and so are these thresholds (the table's UINT64_MAX is its
+     * last, past k = 18) */
+#pragma GCC unroll 16
+    for (int j = 0; j < PO1_CHAIN; j++)
+        k -= X > (vm){0} + (long long)T[j];
+    if (__builtin_expect(WALK(vany)(k == (vm){0} + PO1_CHAIN), 0))
+        for (int b = 0; b < LANES; b++)
+            while ((uint64_t)X[b] > T[k[b]])
+                k[b]++;
+    /* k below 2^52: 2^52 + k has k in its low bits, and less 2^52 is k exactly ((double)k's bits) */
+    vd d = (vd)(k | ((vm){0} + 0x4330000000000000LL)) - WALK(vsplat)(0x1.0p52);
+    memcpy(out, &d, sizeof d);
+#endif
+}
+#endif
+
 /* Poisson(lam) draws of counter ctr in every lane, written as loops of LANES that the compiler
  * vectorises (the hash; the table's lookups as gathers where the machine has them): the guide and
  * one step of the scan for every lane, the rare further steps lane by lane. */
@@ -435,6 +476,12 @@ VINLINE void WALK(lane_draws)(const pset *ps, int32_t id, double lam, const uint
         __asm__("" : "+r"(x[b]));
 #endif
     }
+#if defined(WALK_AVX512) || defined(WALK_AVX2) /* (the baseline is faster with its guide) */
+    if (id == 1) { /* Poisson(1), every distinct cell and every case: no gather */
+        WALK(pois1)(ps->t[1].T, x, out);
+        return;
+    }
+#endif
     if (id > 0) {
         const ptab *t = &ps->t[id];
         uint32_t g[LANES], scan = 0;
