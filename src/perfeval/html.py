@@ -291,14 +291,10 @@ def _comparisons(
     several = len(names) > 2
     holm: dict[tuple[str, str], float] = {}
     if several:  # each measure's p-values corrected over the models compared, as `perfeval compare`
-        from perfeval.stats.paired import correct
+        from perfeval.stats.paired import correct_tested
 
         for lab in labels:
-            ps = np.array([every[o][lab].p_value for o in names[1:]], float)
-            ok = np.isfinite(ps)
-            adj = np.full(len(ps), np.nan)
-            if ok.any():
-                adj[ok] = correct(ps[ok], method="holm")
+            adj = correct_tested([every[o][lab].p_value for o in names[1:]], "holm")
             holm.update({(o, lab): float(a) for o, a in zip(names[1:], adj, strict=True)})
     for other in names[1:]:
         res = every[other]

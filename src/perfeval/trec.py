@@ -929,11 +929,7 @@ def _corrected(
     from perfeval.stats import paired
 
     for s in specs:
-        ps = np.array([raw[n][s.label] for n in raw])
-        ok = ~np.isnan(ps)
-        adj = ps.copy()
-        if ok.any():
-            adj[ok] = paired.correct(ps[ok], method=correction)
+        adj = paired.correct_tested([raw[n][s.label] for n in raw], correction)
         for n, p in zip(raw, adj, strict=True):
             out[n][s.label] = float(p)
     return out

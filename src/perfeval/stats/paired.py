@@ -71,6 +71,7 @@ from perfeval.exceptions import InvalidDataError, InvalidParameterError
 __all__ = [
     "CORRECTIONS",
     "correct",
+    "correct_tested",
     "paired_bootstrap_test",
     "paired_t_test",
     "randomization_test",
@@ -626,3 +627,21 @@ def correct(pvalues: Any, method: str = "holm") -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         raise InvalidDataError(f"`pvalues` holds {flat[i]} at position {i}; p-values must be in [0, 1]")
     return fn(flat).reshape(p.shape)
+
+
+def correct_tested(pvalues: Any, method: str = "holm") -> np.ndarray:
+    """:func:`correct` over the comparisons that have a test: a NaN p-value (no test: an undefined
+    measure, an infinite difference) stays NaN and is not counted in the family; ``method="none"``
+    returns the p-values as they are.  The correction of ``perfeval compare``, ``perfeval trec`` and
+    the report, per measure over the models compared with the baseline.
+
+    Examples
+    --------
+    >>> correct_tested([0.01, float("nan"), 0.03]).round(12)
+    array([0.02,  nan, 0.03])
+    """
+    p = np.array(pvalues, dtype=np.float64)
+    ok = ~np.isnan(p)
+    if method != "none" and ok.any():
+        p[ok] = correct(p[ok], method=method)
+    return p

@@ -331,21 +331,13 @@ def _baseline(args: Any, names: list[str]) -> str:
 
 def _corrected(rows: list[dict], correction: str) -> None:
     """Each row's ``p_adjusted``: its p-value corrected over the models compared on that measure."""
-    import math
-
-    import numpy as np
-
-    from perfeval.stats.paired import correct
+    from perfeval.stats.paired import correct_tested
 
     for label in dict.fromkeys(r["measure"] for r in rows):
         same = [r for r in rows if r["measure"] == label]
-        ps = np.array([r["p_value"] for r in same], dtype=np.float64)
-        adj = ps.copy()
-        ok = ~np.isnan(ps)
-        if correction != "none" and ok.any():
-            adj[ok] = correct(ps[ok], method=correction)
+        adj = correct_tested([r["p_value"] for r in same], correction)
         for r, p in zip(same, adj, strict=True):
-            r["p_adjusted"] = float(p) if not math.isnan(p) else math.nan
+            r["p_adjusted"] = float(p)
 
 
 def run(args: Any) -> int:
