@@ -202,6 +202,26 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
             "t.csv: the target column 'y' holds 'click', 'no': binary measures need 0/1 (or -1/1, booleans) "
             "targets; code the column so, or drop --dask and name the positive label with --pos-label",
         ),
+        # what the targets look like, as in memory: a regression target, grades, classes (issue 30)
+        (
+            "y,p\n177.83,170.2\n250.5,260.1\n99.25,120.0\n",
+            [],
+            "t.csv: the target column 'y' holds real values (99.25, 177.83, 250.5): this looks like a "
+            "regression target, and perfeval has no regression measures yet; its RMS (rmse) and BRIER (mse)",
+        ),
+        (
+            "y,p\n0,0.1\n3,0.9\n1,0.4\n2,0.5\n",
+            [],
+            "t.csv: the target column 'y' holds 0, 1, 2, 3: graded relevance (or 4 classes), not a binary "
+            "target; binary measures need 0/1 (or -1/1, booleans) targets; code the column so (grades above "
+            "0: 1), or drop --dask and name them with --partition",
+        ),
+        (
+            "y,p\nsetosa,0.1\nvirginica,0.9\nversicolor,0.4\n",
+            [],
+            "t.csv: the target column 'y' holds 'setosa', 'versicolor', 'virginica': 3 classes or more, and "
+            "perfeval has no multiclass measures yet",
+        ),
         ("y,p,w\n1,0.9,1\n0,0.2,-1\n", ["--weight", "w"], "t.csv: the weight column 'w' holds -1.0;"),
         ("y,p,w\n1,0.9,1e308\n0,0.2,1e308\n0,0.3,1e308\n", ["--weight", "w"], "overflow double precision"),
     ]
