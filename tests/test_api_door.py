@@ -404,6 +404,17 @@ def test_a_score_matrix_is_told_which_column_to_pass():
         perfeval.evaluate(["a", "b", "c"], np.eye(3), measures=["roc"])
 
 
+def test_mse_is_brier_on_0_1_targets_scikit_learns_mean_squared_error():
+    """`mse` is kept as BRIER's alias: on 0/1 targets and probabilities it is scikit-learn's
+    mean_squared_error (the same formula); a regression target is refused, never averaged."""
+    from sklearn.metrics import mean_squared_error
+
+    y = np.array([1, 0, 1, 1, 0, 0, 1])
+    s = np.array([0.9, 0.2, 0.6, 0.4, 0.35, 0.1, 0.8])
+    r = perfeval.evaluate(y, s, measures=["mse"])
+    assert list(r.results) == ["BRIER"] and math.isclose(r["BRIER"], mean_squared_error(y, s), rel_tol=1e-12)
+
+
 def test_a_stream_of_many_real_targets_shows_them_not_stand_ins():
     """The grouped stream keeps the first few hundred distinct targets: the error shows those it saw
     (it showed 0.5, 2.0, 3.0, values no row held)."""
