@@ -264,3 +264,23 @@ def test_dask_tells_a_header_as_the_other_readers_do(client, tmp_path):
         read_files(str(ints))
     ddf, ch = read_files(str(ints), header=True, target="1", score="2")
     assert ddf[ch.score.name].compute().tolist() == [0.9, 0.2, 0.8]
+
+
+def test_a_positive_label_with_a_dask_collection_is_refused_not_dropped(client):
+    """pos_label=0 of 0/1 targets on Dask gave the ROC of label 1 (pos_label was dropped): refused,
+    as --pos-label with --dask is."""
+    import dask.array as dask_array
+
+    y = np.array([1, 0, 1, 0, 1, 1])
+    s = np.array([0.9, 0.2, 0.8, 0.3, 0.4, 0.7])
+    assert perfeval.evaluate(y, s, measures=["roc"], pos_label=0)["ROC"] == 0.0
+    ddf = dd.from_pandas(pd.DataFrame({"y": y, "s": s}), npartitions=2)
+    with pytest.raises(perfeval.InvalidParameterError, match="pos_label=0 with a Dask collection"):
+        perfeval.evaluate(ddf, target="y", score="s", measures=["roc"], pos_label=0)
+    with pytest.raises(perfeval.InvalidParameterError, match="pos_label=0 with a Dask collection"):
+        perfeval.evaluate(
+            dask_array.from_array(y, chunks=3),
+            dask_array.from_array(s, chunks=3),
+            measures=["roc"],
+            pos_label=0,
+        )
