@@ -383,7 +383,14 @@ def test_graded_targets_printed_as_whole_numbers_and_the_advice_works():
         ([0, 2], "(e.g. pos_label=2)"),
         (["B", "M"], "name the positive label: pos_label='B' or pos_label='M'"),
         ([2, 4], "name the positive label: pos_label=2 or pos_label=4"),
-        (["false", "no"], "name the positive label with pos_label= (none of these looks like one)"),
+        (
+            ["false", "no"],
+            "name the positive label with pos_label= (none of these looks like one: no positive",
+        ),
+        (
+            ["no", "no"],
+            "holds 'no'; name the positive label with pos_label= (it looks negative: no positive case?)",
+        ),
     ],
 )
 def test_the_positive_label_offered_never_looks_negative(labels, offered):

@@ -471,9 +471,8 @@ def _labels(vals: np.ndarray, words: LabelWords) -> TargetsRead:
         example = f", e.g. {words.pos(choice)}" if words.cli else f" (e.g. {words.pos(choice)})"
         return TargetsRead("labels", what, f"name the positive label with {name}{example}")
     if not candidates:  # only labels that look negative: no example to give
-        return TargetsRead(
-            "labels", what, f"name the positive label with {name} (none of these looks like one)"
-        )
+        none = "it looks negative" if len(vals) == 1 else "none of these looks like one"
+        return TargetsRead("labels", what, f"name the positive label with {name} ({none}: no positive case?)")
     return TargetsRead(
         "labels", what, "name the positive label: " + " or ".join(words.pos(v) for v in candidates)
     )
