@@ -343,3 +343,14 @@ def test_graded_targets_in_a_command_without_partition_are_told_to_code_the_colu
     assert "holds 0, 1, 2, 3: graded relevance" in err and "--pos-label 3 would count grade 3 alone" in err
     assert "--partition" not in err
     assert "code the column 1 for every grade above 0 (as MAP reads them), 0 for the rest" in err
+
+
+def test_labels_named_by_pos_label_messages_are_whole_numbers_read_whole_or_streamed(tmp_path, capsys):
+    """--pos-label's note and error list grades as 0, 1, 2 (not 0.0, 1.0; streamed, not '0', '1')."""
+    f = tmp_path / "g.csv"
+    f.write_text("y,p\n0,0.1\n1,0.3\n2,0.5\n3,0.9\n")
+    for extra in ([], ["--stream"]):
+        err = _one_error(*_run(["eval", str(f), "-m", "roc", "--pos-label", "9", *extra], capsys))
+        assert "--pos-label 9: the target column 'y' holds no such label (labels: 0, 1, 2, 3)" in err
+    code, out, err = _run(["eval", str(f), "-m", "roc", "--pos-label", "3"], capsys)
+    assert code == 0 and "--pos-label 3: 3 other labels are negative (0, 1, 2)" in err, err

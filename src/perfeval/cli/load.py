@@ -169,7 +169,7 @@ def targets(
     """
     import numpy as np
 
-    from perfeval._validation import binary_coding, label_values
+    from perfeval._validation import binary_coding, label_values, shown_label
     from perfeval.exceptions import InputFormatError
     from perfeval.io.tables import numeric
 
@@ -200,7 +200,7 @@ def targets(
         if len(negative) and bool(np.any(negative != negative[0])):  # O(n); the sort only to say which
             # more than one label becomes negative: said, not silently merged
             others = np.unique(negative).tolist()
-            shown = ", ".join(repr(v) for v in others[:6]) + (", ..." if len(others) > 6 else "")
+            shown = ", ".join(repr(shown_label(v)) for v in others[:6]) + (", ..." if len(others) > 6 else "")
             note(
                 f"perfeval: note: --pos-label {pos_label}: {len(others)} other labels are negative "
                 f"({shown})\n"
@@ -480,11 +480,25 @@ def coded(
         yield [y, *c[1:]]
     if not seen:
         name = chosen[0].target.name if chosen else "target"
-        shown = ", ".join(repr(v) for v in sorted(labels))
         raise InputFormatError(
-            f"--pos-label {pos_label}: the target column {name!r} holds no such label (labels: {shown})",
+            f"--pos-label {pos_label}: the target column {name!r} holds no such label (labels: "
+            f"{_as_read(labels)})",
             source=source,
         )
+
+
+def _as_read(labels: set[str]) -> str:
+    """Labels kept as written (a streamed target column), shown as :func:`perfeval._validation.label_values`
+    shows a column read whole: numbers when every one is a number (``0, 1, 2``), else quoted text.
+    """
+    import numpy as np
+
+    from perfeval._validation import label_values
+
+    try:
+        return label_values(np.array([float(v) for v in labels]))
+    except ValueError:
+        return label_values(np.array(sorted(labels)))
 
 
 def _large_numeric(args: Any) -> tuple | None:
