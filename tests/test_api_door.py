@@ -271,11 +271,12 @@ def test_every_door_reads_a_tensor_that_requires_grad():
 
 
 def test_targets_not_0_1_get_a_hint_that_fits_them():
-    """The error for targets that are not 0/1 names one of their own labels, calls a NaN a missing
-    target, and says when the targets look like scores (the arguments swapped)."""
+    """The error for targets that are not 0/1 names one of their own labels (one that looks
+    positive), calls a NaN a missing target, and says when the targets look like scores (the
+    arguments swapped)."""
     with pytest.raises(
         InvalidDataError,
-        match="holds 'click', 'no'; name the positive label with pos_label= \\(e.g. pos_label='no'\\)",
+        match="holds 'click', 'no'; name the positive label with pos_label= \\(e.g. pos_label='click'\\)",
     ):
         perfeval.evaluate(["click", "no", "no"], [0.9, 0.1, 0.2], measures=["roc"])
     with pytest.raises(
@@ -283,5 +284,153 @@ def test_targets_not_0_1_get_a_hint_that_fits_them():
     ):
         perfeval.evaluate([0.0, 1.0, np.nan], [0.9, 0.1, 0.2], measures=["roc"])
     scores = np.linspace(0.05, 0.95, 20)
-    with pytest.raises(InvalidDataError, match="these look like scores: the targets come first"):
+    with pytest.raises(
+        InvalidDataError,
+        match="scores or probabilities rather than targets \\(the targets come first, as in scikit-learn",
+    ):
         perfeval.Metric(["roc"]).update(scores, np.arange(20) % 2)
+
+
+# -- targets that are not 0/1, through every door: what they look like, in Python's words (issue 30)
+def _doors(y, s):
+    """The message of each door of the library for targets ``y`` with a binary measure."""
+    from perfeval import functional
+    from perfeval.stream import evaluate_stream
+
+    calls = {
+        "evaluate": lambda: perfeval.evaluate(y, s, measures=["roc"]),
+        "Metric": lambda: perfeval.Metric(["roc"]).update(y, s),
+        "stream": lambda: evaluate_stream([(np.asarray(y), np.asarray(s))], measures=["roc"]),
+        "ci": lambda: perfeval.ci(y, s, "roc", n_boot=20),
+        "functional": lambda: functional.roc_auc(y, s),
+    }
+    out = {}
+    for name, call in calls.items():
+        with pytest.raises(InvalidDataError) as e:
+            call()
+        out[name] = str(e.value)
+        assert "\n" not in out[name]
+    return out
+
+
+@pytest.mark.parametrize("measure", ["rms", "mse", "brier", "roc"])
+def test_a_regression_target_is_said_to_be_one(measure):
+    """House prices: not offered pos_label=177.83...; said to look like a regression target, with
+    what perfeval's RMS and BRIER (mse) compute."""
+    rng = np.random.default_rng(1)
+    price = rng.lognormal(5, 0.3, 300)
+    with pytest.raises(InvalidDataError) as e:
+        perfeval.evaluate(price, price * rng.normal(1, 0.1, 300), measures=[measure])
+    msg = str(e.value)
+    assert "but `y_true` holds 300 distinct real values (" in msg and "looks like a regression target" in msg
+    assert "perfeval has no regression measures yet" in msg
+    assert "RMS (rmse) and BRIER (mse) are the root mean squared and the mean squared difference" in msg
+    assert "pos_label" not in msg
+
+
+def test_every_door_says_what_the_targets_look_like():
+    """evaluate, Metric, the stream, the intervals and the functional door: the same reading of the
+    targets; the doors that take no pos_label say how to code them instead."""
+    s = [0.1, 0.4, 0.35, 0.8, 0.7, 0.2]
+    price = [100.5, 230.25, 180.0, 99.9, 150.75, 300.1]
+    for msg in _doors(price, s).values():
+        assert "6 distinct real values" in msg or "real values (" in msg
+        assert "looks like a regression target" in msg and "pos_label" not in msg
+    species = ["setosa", "versicolor", "virginica"] * 2
+    got = _doors(species, s)
+    for msg in got.values():
+        assert "holds 'setosa', 'versicolor', 'virginica': 3 classes" in msg
+        assert "perfeval has no multiclass measures yet" in msg
+    for name in ("evaluate", "Metric", "ci"):
+        assert "pos_label='setosa' evaluates 'setosa' against the other classes" in got[name]
+    for name in ("stream", "functional"):  # no pos_label there
+        assert "pos_label" not in got[name] and "np.asarray(y_true) == 'setosa'" in got[name]
+    got = _doors(["no", "click", "no", "click", "no", "no"], s)
+    for msg in got.values():
+        assert "holds 'click', 'no'" in msg and "'no')" not in msg and "== 'no'" not in msg
+    for name in ("evaluate", "Metric", "ci"):
+        assert "pos_label='click'" in got[name]
+    for name in ("stream", "functional"):
+        assert "code them 0/1 first: np.asarray(y_true) == 'click'" in got[name]
+    got = _doors([0, 1, 2, 3, 1, 0], s)
+    for msg in got.values():
+        assert "holds 0, 1, 2, 3: graded relevance (or 4 classes), not a binary target" in msg
+        assert "the ranking measures (ndcg, map, ...) read the grades themselves" in msg
+    for name in ("evaluate", "Metric", "ci"):
+        assert "pos_label=3 would count grade 3 alone as positive" in got[name]
+        assert "passing np.asarray(y_true) > 0 counts every grade above 0 (as MAP reads them)" in got[name]
+    for name in ("stream", "functional"):
+        assert "code them 0/1 first: np.asarray(y_true) > 0 counts every grade above 0" in got[name]
+
+
+def test_graded_targets_printed_as_whole_numbers_and_the_advice_works():
+    g = np.array([0.0, 1.0, 2.0, 3.0, 1.0, 0.0, 2.0, 0.0])
+    s = np.array([0.1, 0.4, 0.6, 0.9, 0.3, 0.2, 0.5, 0.45])
+    with pytest.raises(InvalidDataError) as e:
+        perfeval.evaluate(g, s, measures=["ap", "roc"])
+    assert "holds 0, 1, 2, 3: graded" in str(e.value) and "0.0" not in str(e.value)
+    coded = perfeval.evaluate(np.asarray(g) > 0, s, measures=["ap", "roc"])
+    parts = perfeval.evaluate(g, s, measures=["ap", "roc"], partitions={"relevant": [1, 2, 3]})
+    assert coded["AP"] == parts["AP[relevant]"] and coded["ROC"] == parts["ROC[relevant]"]
+
+
+@pytest.mark.parametrize(
+    "labels, offered",
+    [
+        (["no", "click"], "(e.g. pos_label='click')"),
+        (["No", "Yes"], "(e.g. pos_label='Yes')"),
+        (["ham", "spam"], "(e.g. pos_label='spam')"),
+        ([0, 2], "(e.g. pos_label=2)"),
+        (["B", "M"], "name the positive label: pos_label='B' or pos_label='M'"),
+        ([2, 4], "name the positive label: pos_label=2 or pos_label=4"),
+        (
+            ["false", "no"],
+            "name the positive label with pos_label= (none of these looks like one: no positive",
+        ),
+        (
+            ["no", "no"],
+            "holds 'no'; name the positive label with pos_label= (it looks negative: no positive case?)",
+        ),
+    ],
+)
+def test_the_positive_label_offered_never_looks_negative(labels, offered):
+    with pytest.raises(InvalidDataError) as e:
+        perfeval.evaluate(labels * 2, [0.1, 0.2, 0.3, 0.4], measures=["roc"])
+    assert offered in str(e.value), str(e.value)
+
+
+def test_a_score_matrix_is_told_which_column_to_pass():
+    """predict_proba's two columns, or one score a class: the error says which column to pass."""
+    with pytest.raises(
+        InvalidParameterError, match="predict_proba\\? pass the positive class's, y_score\\[:, 1\\]"
+    ):
+        perfeval.evaluate([1, 0, 1], np.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]]), measures=["roc"])
+    with pytest.raises(
+        InvalidParameterError, match="one score a class \\(3 classes\\)\\? perfeval has no multiclass"
+    ):
+        perfeval.evaluate(["a", "b", "c"], np.eye(3), measures=["roc"])
+
+
+def test_mse_is_brier_on_0_1_targets_scikit_learns_mean_squared_error():
+    """`mse` is kept as BRIER's alias: on 0/1 targets and probabilities it is scikit-learn's
+    mean_squared_error (the same formula); a regression target is refused, never averaged."""
+    from sklearn.metrics import mean_squared_error
+
+    y = np.array([1, 0, 1, 1, 0, 0, 1])
+    s = np.array([0.9, 0.2, 0.6, 0.4, 0.35, 0.1, 0.8])
+    r = perfeval.evaluate(y, s, measures=["mse"])
+    assert list(r.results) == ["BRIER"] and math.isclose(r["BRIER"], mean_squared_error(y, s), rel_tol=1e-12)
+
+
+def test_a_stream_of_many_real_targets_shows_them_not_stand_ins():
+    """The grouped stream keeps the first few hundred distinct targets: the error shows those it saw
+    (it showed 0.5, 2.0, 3.0, values no row held)."""
+    from perfeval.stream import evaluate_stream_grouped
+
+    y = np.arange(1000) * 1.5 + 100.25
+    s, g = np.linspace(0, 1, 1000), np.arange(1000) % 10
+    with pytest.raises(InvalidDataError) as e:
+        evaluate_stream_grouped([(y[:500], s[:500], g[:500]), (y[500:], s[500:], g[500:])], measures=["roc"])
+    msg = str(e.value)
+    assert "holds real values (100.25, 101.75, 103.25, ...)" in msg and "regression target" in msg
+    assert "0.5, 2" not in msg and "distinct" not in msg  # not every value seen: not counted

@@ -893,10 +893,15 @@ def _both(path, argv, capsys):
             "y,p\nno,0.3\nclick,0.8\nno,0.2\n",
             [],
             "t.csv, line 2: the target column 'y' holds 'click', 'no': binary measures need 0/1 (or -1/1) "
-            "targets; name the positive label with --pos-label, e.g. --pos-label no",
+            "targets; name the positive label with --pos-label, e.g. --pos-label click",
         ),
         # labels that are numbers but not a coding: no one line to blame, the same message
-        ("y,p\n1,0.3\n2,0.8\n1,0.2\n", [], "t.csv: the target column 'y' holds 1.0, 2.0: "),
+        (
+            "y,p\n1,0.3\n2,0.8\n1,0.2\n",
+            [],
+            "t.csv: the target column 'y' holds 1, 2: binary measures need 0/1 (or -1/1) targets; name the "
+            "positive label: --pos-label 1 or --pos-label 2",
+        ),
         # a missing target on line 4, a bad score on line 5: line 4 both ways (it used to be 5 in memory)
         (
             "y,p\n1.0,0.9\n0.0,0.2\nNA,0.5\n1.0,NA\n0,0.1\n",
@@ -947,7 +952,9 @@ def test_a_streamed_file_whose_chunks_hold_0_1_and_minus_1_1_is_not_a_coding(tmp
         return [chosen[0].target.index, chosen[0].score.index, None, None]
 
     checks = ChunkChecks(chosen, None, True, [])
-    with pytest.raises(InputFormatError, match=r"t.csv: the target column 'y' holds -1.0, 0.0, 1.0: binary"):
+    with pytest.raises(
+        InputFormatError, match=r"t.csv: the target column 'y' holds -1, 0, 1: 3 classes or more"
+    ):
         list(iter_columns(str(f), chooser, chunk_bytes=64, convert=checks))
     assert main(["eval", str(f), "-m", "roc"]) == 1  # read whole: the same labels
 

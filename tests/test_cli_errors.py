@@ -182,3 +182,175 @@ def test_two_tables_whose_groups_differ_name_the_row_in_both(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "b.csv, line 4: the groups differ from" in err
     assert "3 here, 2 at line 4 of" in err
+
+
+# -- targets that are not 0/1: what they look like, and what to do (issue 30) -------------------------
+def _run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_error(code, out, err):
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"]])
+@pytest.mark.parametrize("measure", ["rms", "mse", "roc"])
+def test_a_regression_target_is_said_to_be_one_not_offered_a_float_positive_label(
+    tmp_path, capsys, extra, measure
+):
+    """House prices written by pandas: real values, each its own.  They were offered
+    `--pos-label 177.8359230826602`; now the line says they look like a regression target, that
+    perfeval has none of those measures, and what its RMS and BRIER (mse) are."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(1)
+    price = rng.lognormal(5, 0.3, 500)
+    pd.DataFrame({"price": price, "predicted": price * rng.normal(1, 0.1, 500)}).to_csv(
+        tmp_path / "houses.csv", index=False
+    )
+    argv = ["eval", str(tmp_path / "houses.csv"), "--target", "price", "--score", "predicted", "-m", measure]
+    err = _one_error(*_run([*argv, *extra], capsys))
+    assert "the target column 'price' holds" in err and "real values (" in err
+    assert "looks like a regression target" in err and "no regression measures yet" in err
+    assert "RMS (rmse) and BRIER (mse) are the root mean squared and the mean squared difference" in err
+    assert "between a 0/1 target and a predicted probability" in err
+    assert "--pos-label" not in err and "pos_label" not in err
+    if not extra:  # read whole: the distinct values counted
+        assert "holds 500 distinct real values (" in err
+
+
+def test_real_targets_in_0_1_may_be_the_scores(tmp_path, capsys):
+    (tmp_path / "t.csv").write_text("y,p\n" + "".join(f"{i / 20 + 0.01},{i % 2}\n" for i in range(20)))
+    err = _one_error(*_run(["eval", str(tmp_path / "t.csv"), "-m", "roc"], capsys))
+    assert "holds 20 distinct real values in [0, 1] (0.01, 0.06, 0.11, ...)" in err
+    assert "scores or probabilities rather than targets (is --target the score column?)" in err
+    assert "--pos-label" not in err
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"]])
+def test_three_classes_with_one_score_column_are_named_a_multiclass_problem(tmp_path, capsys, extra):
+    names = ["setosa", "versicolor", "virginica"]
+    (tmp_path / "iris.csv").write_text(
+        "species,score\n" + "".join(f"{names[i % 3]},{(i * 7 % 10) / 10}\n" for i in range(30))
+    )
+    argv = ["eval", str(tmp_path / "iris.csv"), "--target", "species", "-m", "roc", *extra]
+    err = _one_error(*_run(argv, capsys))
+    assert (
+        "iris.csv, line 2: the target column 'species' holds 'setosa', 'versicolor', 'virginica': 3 classes"
+        in err
+    )
+    assert "perfeval has no multiclass measures yet" in err
+    assert "its measures are binary: --pos-label setosa evaluates 'setosa' against the other classes" in err
+    assert "--partition NAME=LABEL,... several labels against the rest" in err
+    # what it says to do works: one class against the rest
+    code, out, err = _run([*argv, "--pos-label", "setosa"], capsys)
+    assert code == 0 and out.startswith("measure"), err
+
+
+def test_a_score_column_a_class_is_told_to_evaluate_one_class_a_command(tmp_path, capsys):
+    names = ["setosa", "versicolor", "virginica"]
+    (tmp_path / "iris.csv").write_text(
+        "species,p_a,p_b,p_c\n" + "".join(f"{names[i % 3]},0.5,0.25,0.25\n" for i in range(9))
+    )
+    for command in (["eval", "-m", "roc"], ["report", "-o", str(tmp_path / "r.html")]):
+        argv = [*command[:1], str(tmp_path / "iris.csv"), *command[1:], "--target", "species"]
+        err = _one_error(*_run([*argv, "--score", "p_a,p_b,p_c"], capsys))
+        assert "3 classes, and perfeval has no multiclass measures yet" in err
+        assert (
+            "a score column a class (p_a, p_b, p_c): one command a class, --score p_a --pos-label ITS_CLASS"
+            in err
+        )
+    # two models of a 3-class target: not said to be a column a class
+    err = _one_error(
+        *_run(["eval", str(tmp_path / "iris.csv"), "--target", "species", "--score", "p_a,p_b"], capsys)
+    )
+    assert "3 classes" in err and "a score column a class" not in err
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"]])
+@pytest.mark.parametrize(
+    "labels, offered",
+    [
+        (("no", "click"), "e.g. --pos-label click"),
+        (("yes", "no"), "e.g. --pos-label yes"),
+        (("False", "True"), "e.g. --pos-label True"),
+        (("ham", "spam"), "e.g. --pos-label spam"),
+        (("0", "2"), "e.g. --pos-label 2"),
+        (("B", "M"), "name the positive label: --pos-label B or --pos-label M"),
+        (("1", "2"), "name the positive label: --pos-label 1 or --pos-label 2"),
+        (("not spam", "spam"), "e.g. --pos-label spam"),
+        (("unsure", "not sure"), "--pos-label 'not sure' or --pos-label unsure"),
+    ],
+)
+def test_the_positive_label_offered_looks_positive_never_negative(tmp_path, capsys, extra, labels, offered):
+    """A click/no log was offered `--pos-label no` (the last label sorted): the one offered now looks
+    positive (click, yes, true, spam, ...), never negative (no, false, 0, ...); between labels
+    that say nothing (B/M, 1/2) both are offered; and it is quoted for the shell."""
+    a, b = labels
+    (tmp_path / "t.csv").write_text(f"y,p\n{a},0.3\n{b},0.8\n{a},0.2\n{b},0.6\n")
+    err = _one_error(*_run(["eval", str(tmp_path / "t.csv"), "-m", "roc", *extra], capsys))
+    assert "binary measures need 0/1 (or -1/1) targets" in err and offered in err, err
+    for negative in ("no", "False", "ham", "0"):
+        if negative in labels:
+            assert f"--pos-label {negative}" not in err, err
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"]])
+def test_graded_targets_are_not_offered_one_grade_as_the_positive_label(tmp_path, capsys, extra):
+    """Grades 0..3 with -m ap,roc were offered `--pos-label 3` (grade 3 alone) and printed as
+    0.0, 1.0, ...: now they are said to be graded relevance (or classes), --pos-label 3 is said to
+    count grade 3 alone, and --partition names every grade above 0 positive."""
+    f = tmp_path / "g.csv"
+    f.write_text(
+        "qid,rel,score\n" + "".join(f"{i // 10},{i * 7 % 4},{(i * 3 % 10) / 10}\n" for i in range(40))
+    )
+    err = _one_error(*_run(["eval", str(f), "-m", "ap,roc", *extra], capsys))
+    assert "g.csv: the target column 'rel' holds 0, 1, 2, 3: graded relevance (or 4 classes)" in err
+    assert "(or 4 classes), not a binary target" in err
+    assert "--pos-label 3 would count grade 3 alone as positive" in err
+    assert "--partition relevant=1,2,3 counts every grade above 0 (as MAP reads them)" in err
+    assert "the ranking measures (ndcg, map, ...) read the grades themselves" in err
+    assert "0.0" not in err and "1.0" not in err
+    # the option offered does what it says: grades 1, 2 and 3 positive
+    code, out, err = _run(
+        ["eval", str(f), "-m", "ap,roc", "--partition", "relevant=1,2,3", "--format", "json"], capsys
+    )
+    assert code == 0, err
+    got = json.loads(out)["measures"]
+    want = perfeval_evaluate_binary(f)
+    assert got["AP[relevant]"]["value"] == want["AP"] and got["ROC[relevant]"]["value"] == want["ROC"]
+
+
+def perfeval_evaluate_binary(f):
+    import perfeval
+
+    rows = [line.split(",") for line in f.read_text().splitlines()[1:]]
+    y = np.array([float(r[1]) > 0 for r in rows], dtype=float)
+    s = np.array([float(r[2]) for r in rows])
+    r = perfeval.evaluate(y, s, measures=["ap", "roc"])
+    return {"AP": r["AP"], "ROC": r["ROC"]}
+
+
+@pytest.mark.parametrize(
+    "command", [["explain", "--score", "s", "-m", "roc"], ["compare", "--score", "s,t", "-m", "roc"]]
+)
+def test_graded_targets_in_a_command_without_partition_are_told_to_code_the_column(tmp_path, capsys, command):
+    f = tmp_path / "g.csv"
+    f.write_text("rel,s,t\n0,0.1,0.2\n1,0.4,0.3\n2,0.5,0.9\n3,0.8,0.7\n")
+    err = _one_error(*_run([command[0], str(f), *command[1:]], capsys))
+    assert "holds 0, 1, 2, 3: graded relevance" in err and "--pos-label 3 would count grade 3 alone" in err
+    assert "--partition" not in err
+    assert "code the column 1 for every grade above 0 (as MAP reads them), 0 for the rest" in err
+
+
+def test_labels_named_by_pos_label_messages_are_whole_numbers_read_whole_or_streamed(tmp_path, capsys):
+    """--pos-label's note and error list grades as 0, 1, 2 (not 0.0, 1.0; streamed, not '0', '1')."""
+    f = tmp_path / "g.csv"
+    f.write_text("y,p\n0,0.1\n1,0.3\n2,0.5\n3,0.9\n")
+    for extra in ([], ["--stream"]):
+        err = _one_error(*_run(["eval", str(f), "-m", "roc", "--pos-label", "9", *extra], capsys))
+        assert "--pos-label 9: the target column 'y' holds no such label (labels: 0, 1, 2, 3)" in err
+    code, out, err = _run(["eval", str(f), "-m", "roc", "--pos-label", "3"], capsys)
+    assert code == 0 and "--pos-label 3: 3 other labels are negative (0, 1, 2)" in err, err

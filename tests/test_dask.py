@@ -202,6 +202,26 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
             "t.csv: the target column 'y' holds 'click', 'no': binary measures need 0/1 (or -1/1, booleans) "
             "targets; code the column so, or drop --dask and name the positive label with --pos-label",
         ),
+        # what the targets look like, as in memory: a regression target, grades, classes (issue 30)
+        (
+            "y,p\n177.83,170.2\n250.5,260.1\n99.25,120.0\n",
+            [],
+            "t.csv: the target column 'y' holds real values (99.25, 177.83, 250.5): this looks like a "
+            "regression target, and perfeval has no regression measures yet; its RMS (rmse) and BRIER (mse)",
+        ),
+        (
+            "y,p\n0,0.1\n3,0.9\n1,0.4\n2,0.5\n",
+            [],
+            "t.csv: the target column 'y' holds 0, 1, 2, 3: graded relevance (or 4 classes), not a binary "
+            "target; binary measures need 0/1 (or -1/1, booleans) targets; code the column so (grades above "
+            "0: 1), or drop --dask and name them with --partition",
+        ),
+        (
+            "y,p\nsetosa,0.1\nvirginica,0.9\nversicolor,0.4\n",
+            [],
+            "t.csv: the target column 'y' holds 'setosa', 'versicolor', 'virginica': 3 classes or more, and "
+            "perfeval has no multiclass measures yet",
+        ),
         ("y,p,w\n1,0.9,1\n0,0.2,-1\n", ["--weight", "w"], "t.csv: the weight column 'w' holds -1.0;"),
         ("y,p,w\n1,0.9,1e308\n0,0.2,1e308\n0,0.3,1e308\n", ["--weight", "w"], "overflow double precision"),
     ]
@@ -244,3 +264,23 @@ def test_dask_tells_a_header_as_the_other_readers_do(client, tmp_path):
         read_files(str(ints))
     ddf, ch = read_files(str(ints), header=True, target="1", score="2")
     assert ddf[ch.score.name].compute().tolist() == [0.9, 0.2, 0.8]
+
+
+def test_a_positive_label_with_a_dask_collection_is_refused_not_dropped(client):
+    """pos_label=0 of 0/1 targets on Dask gave the ROC of label 1 (pos_label was dropped): refused,
+    as --pos-label with --dask is."""
+    import dask.array as dask_array
+
+    y = np.array([1, 0, 1, 0, 1, 1])
+    s = np.array([0.9, 0.2, 0.8, 0.3, 0.4, 0.7])
+    assert perfeval.evaluate(y, s, measures=["roc"], pos_label=0)["ROC"] == 0.0
+    ddf = dd.from_pandas(pd.DataFrame({"y": y, "s": s}), npartitions=2)
+    with pytest.raises(perfeval.InvalidParameterError, match="pos_label=0 with a Dask collection"):
+        perfeval.evaluate(ddf, target="y", score="s", measures=["roc"], pos_label=0)
+    with pytest.raises(perfeval.InvalidParameterError, match="pos_label=0 with a Dask collection"):
+        perfeval.evaluate(
+            dask_array.from_array(y, chunks=3),
+            dask_array.from_array(s, chunks=3),
+            measures=["roc"],
+            pos_label=0,
+        )

@@ -39,10 +39,26 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
-        raise InvalidParameterError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+        raise InvalidParameterError(
+            f"`{name}` must be one-dimensional, got shape {arr.shape}{_columns_hint(name, arr.shape)}"
+        )
     if arr.dtype.name == "bfloat16":  # jax's and ml_dtypes' bfloat16: float32 holds it exactly
         arr = arr.astype(np.float32)
     return arr
+
+
+def _columns_hint(name: str, shape: tuple) -> str:
+    """For scores of several columns: what they likely are (predict_proba's, one a class) and
+    which one to pass.
+    """
+    if name != "y_score" or len(shape) != 2 or shape[1] < 2:
+        return ""
+    if shape[1] == 2:
+        return ": the two columns of a binary model's predict_proba? pass the positive class's, y_score[:, 1]"
+    return (
+        f": one score a class ({shape[1]} classes)? perfeval has no multiclass measures yet; pass one "
+        "class's column, y_score[:, k], with pos_label= that class: one class against the rest"
+    )
 
 
 def host_memory(x: Any, name: str) -> Any:
@@ -183,33 +199,62 @@ def check_relevance(rel: np.ndarray) -> None:
 
 
 def zero_one(t: Any) -> np.ndarray:
-    """Targets that must be exactly 0/1 (or booleans), as a boolean array of the positives."""
+    """Targets that must be exactly 0/1 (or booleans), as a boolean array of the positives; else one
+    line saying what they look like (:func:`read_targets`) and how to code them.
+    """
     t = np.asarray(t)
     t = t.reshape(-1) if t.ndim == 2 and 1 in t.shape else t
     if t.dtype.kind not in "biuf":
-        t = one_d("y_true", t)
+        try:
+            t = one_d("y_true", t)
+        except InvalidDataError:
+            if t.ndim != 1 or t.dtype.kind not in "USO":
+                raise
+            _not_zero_one(t)
     elif t.ndim != 1:
         raise InvalidDataError(f"`y_true` must be one-dimensional, got shape {t.shape}")
     is_pos = t == 1
     bad = ~(is_pos | (t == 0))
     if bad.any():
         i = int(np.argmax(bad))
-        tf = t.astype(np.float64)
-        vals = np.unique(tf[~np.isnan(tf)])[:5].tolist()
-        raise InvalidDataError(
-            f"`y_true` must hold only 0 and 1, got {t[i]!r} at index {i} (values seen: {vals})"
-        )
+        if t.dtype.kind == "f" and np.isnan(t[i]):
+            raise InvalidDataError(
+                f"`y_true` holds NaN at index {i}, a missing target: drop or fill those cases"
+            )
+        _not_zero_one(t)
     return is_pos
 
 
+def _not_zero_one(t: np.ndarray) -> None:
+    said = read_targets(t, LabelWords(pos_label=False))
+    raise InvalidDataError(
+        f"`y_true` must hold only 0 and 1 (or booleans), but it {said.what}; {said.advice}"
+    )
+
+
 # -- labels ------------------------------------------------------------------------------------------------
-def label_values(y: np.ndarray, most: int = 8) -> str:
-    """The distinct values of a target column, for a message: ``'no', 'yes'`` (at most ``most``)."""
+def _distinct(y: np.ndarray) -> np.ndarray:
+    """The distinct values of a target column, sorted (as text when the types are mixed)."""
     try:
-        vals = np.unique(y)
+        return np.unique(y)
     except TypeError:  # mixed types
-        vals = np.array(sorted({str(v) for v in y.tolist()}), dtype=object)
-    shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in vals[:most])
+        return np.array(sorted({str(v) for v in y.tolist()}), dtype=object)
+
+
+def shown_label(v: Any) -> Any:
+    """A label as a message shows it: a whole number as one (``3``, not ``3.0``), else as it is."""
+    v = v.item() if hasattr(v, "item") else v
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2.0**53:
+        return int(v)
+    return v
+
+
+def label_values(y: np.ndarray, most: int = 8) -> str:
+    """The distinct values of a target column, for a message: ``'no', 'yes'`` or ``0, 1, 2`` (whole
+    numbers as such, at most ``most``).
+    """
+    vals = _distinct(y)
+    shown = ", ".join(repr(shown_label(v)) for v in vals[:most])
     return shown + ("" if len(vals) <= most else f", ... ({len(vals)} values)")
 
 
@@ -242,8 +287,13 @@ def binary_coding(y: np.ndarray, pos_label: Any = None) -> np.ndarray | None:
     return None
 
 
-def binary_targets(y: np.ndarray, needs: str, pos_label: Any = None) -> np.ndarray:
-    """The 0/1 coding of ``y`` for the measure ``needs``, or one line listing the labels found."""
+def binary_targets(
+    y: np.ndarray, needs: str, pos_label: Any = None, *, words: LabelWords | None = None
+) -> np.ndarray:
+    """The 0/1 coding of ``y`` for the measure ``needs``, or one line saying what the targets look
+    like and what to do (:func:`read_targets`; ``words``: what the caller takes, by default
+    ``pos_label=``).
+    """
     out = binary_coding(y, pos_label)
     if pos_label is not None:
         assert out is not None  # with pos_label every label has a coding
@@ -253,37 +303,228 @@ def binary_targets(y: np.ndarray, needs: str, pos_label: Any = None) -> np.ndarr
             )
         return out
     if out is None:
+        vals = _distinct(y)
+        if vals.dtype.kind == "f" and bool(np.isnan(vals).any()):
+            missing = np.isnan(np.asarray(y, dtype=np.float64))
+            raise InvalidDataError(
+                f"{needs} needs binary targets (0/1, -1/1 or booleans), but `y_true` holds "
+                f"{label_values(y)}; the NaN (first at index {int(np.argmax(missing))}, "
+                f"{int(missing.sum()):,} in all) is a missing target: drop or fill those cases"
+            )
+        said = read_targets(y, words or LabelWords())
         raise InvalidDataError(
-            f"{needs} needs binary targets (0/1, -1/1 or booleans), but `y_true` holds "
-            f"{label_values(y)}; {_labels_hint(y)}"
+            f"{needs} needs binary targets (0/1, -1/1 or booleans), but `y_true` {said.what}; {said.advice}"
         )
     return out
 
 
-def _labels_hint(y: np.ndarray) -> str:
-    """What to do about targets that are not 0/1: name a positive label (one of those found), or,
-    when they look like scores (many distinct fractions), put the targets first.
+#: labels that usually name the positive class, and the negative one (compared in lower case)
+POSITIVE_WORDS = frozenset(
+    "1 +1 true t yes y pos positive click clicked clicks spam fraud fraudulent churn churned relevant "
+    "hit success converted conversion purchase purchased malignant abnormal anomaly outlier attack".split()
+)
+NEGATIVE_WORDS = frozenset(
+    "0 -1 false f no n neg negative none null nil noclick no_click no-click nonclick non-click not_clicked "
+    "unclicked ham legit legitimate normal benign healthy control irrelevant nonrelevant non-relevant "
+    "not_relevant miss other rest".split()
+)
+
+
+def _looks(v: Any, words: frozenset) -> bool:
+    return str(shown_label(v)).strip().lower() in words
+
+
+def positive_choice(vals: Any) -> Any:
+    """Of the distinct labels ``vals``, the one that looks like the positive class (``'click'`` of
+    click/no, ``2`` of 0/2), or None when none does: a label that looks negative (no, false, 0,
+    ...) is never the one, and between numbers (1/2, 2/4) nothing is guessed.
     """
-    try:
-        vals = np.unique(y)
-    except TypeError:  # mixed types
-        vals = np.array(sorted({str(v) for v in y.tolist()}), dtype=object)
-    if vals.dtype.kind == "f" and bool(np.isnan(vals).any()):
-        missing = np.isnan(np.asarray(y, dtype=np.float64))
-        return (
-            f"the NaN (first at index {int(np.argmax(missing))}, {int(missing.sum()):,} in all) is a missing "
-            "target: drop or fill those cases"
+    text = [v for v in vals if not isinstance(shown_label(v), (int, float))]
+    pos = [v for v in text if _looks(v, POSITIVE_WORDS)]
+    if len(pos) == 1:
+        return pos[0]
+    others = [v for v in vals if not _looks(v, NEGATIVE_WORDS)]
+    if len(others) == 1 and len(others) < len(vals):
+        return others[0]
+    return None
+
+
+class LabelWords:
+    """How a door names what the user can do about targets that are not 0/1: the library's
+    argument (``pos_label=``) and Python (``np.asarray(y_true) > 0``), or the command's options
+    (``--pos-label``, ``--partition``); and which of them the caller takes.
+
+    Parameters
+    ----------
+    cli : bool
+        The command line's words.
+    pos_label : bool
+        The caller takes a positive label (``pos_label=``, ``--pos-label``).
+    partition : bool
+        The command takes ``--partition`` (``perfeval eval``).
+    whole : bool
+        The targets are all of them (their distinct values counted), not a chunk or a partition.
+    """
+
+    def __init__(
+        self, cli: bool = False, pos_label: bool = True, partition: bool = False, whole: bool = True
+    ):
+        self.cli, self.pos_label, self.partition, self.whole = cli, pos_label, partition, whole
+
+    def pos(self, v: Any) -> str:
+        """The option that names ``v`` the positive label."""
+        v = shown_label(v)
+        if self.cli:
+            import shlex
+
+            return f"--pos-label {shlex.quote(str(v))}"
+        return f"pos_label={v!r}"
+
+    def code(self, test: str) -> str:
+        """What to do without a positive label to name: code the targets 0/1 (``test``: ``== 'yes'``)."""
+        return "code the column 0/1 first" if self.cli else f"code them 0/1 first: np.asarray(y_true) {test}"
+
+
+class TargetsRead:
+    """What targets that are not a binary coding look like (:func:`read_targets`).
+
+    Attributes
+    ----------
+    kind : str
+        ``"labels"`` (one or two labels), ``"classes"`` (three or more), ``"grades"`` (small whole
+        numbers >= 0: graded relevance, or classes), ``"regression"`` (real values, or many whole
+        numbers).
+    what : str
+        ``holds ...`` and what that looks like, for after the column's name.
+    advice : str
+        What to do, in the door's words.
+    """
+
+    __slots__ = ("kind", "what", "advice")
+
+    def __init__(self, kind: str, what: str, advice: str):
+        self.kind, self.what, self.advice = kind, what, advice
+
+
+#: what perfeval's squared-error measures are, said to whoever brings a regression target
+SQUARED_ERRORS = (
+    "its RMS (rmse) and BRIER (mse) are the root mean squared and the mean squared difference between a "
+    "0/1 target and a predicted probability"
+)
+
+
+def read_targets(y: Any, words: LabelWords, scores: tuple[str, ...] = ()) -> TargetsRead:
+    """What the targets ``y`` (not 0/1, -1/1 or booleans, no NaN) look like to a binary measure, and
+    what to do: two labels, one to name positive (one that looks positive suggested, never one
+    that looks negative); three or more classes (perfeval has no multiclass measures); small
+    whole numbers >= 0 (graded relevance, or classes: a positive label would count one grade
+    alone); real values or many whole numbers (a regression target: perfeval has no regression
+    measures).  ``scores``: the score columns of several models, said to be one a class when
+    there are as many as classes.
+    """
+    vals = _distinct(np.asarray(y))
+    n = len(vals)
+    count = f"{n:,} distinct " if words.whole else ""
+    if vals.dtype.kind in "iuf" and n > 2:
+        f = vals.astype(np.float64)
+        shown = ", ".join(f"{shown_label(v)!r}" if float(v).is_integer() else f"{v:.6g}" for v in f[:3]) + (
+            ", ..." if n > 3 else ""
         )
-    if vals.dtype.kind == "f" and len(vals) > 8 and bool(np.any(vals != np.floor(vals))):
-        return (
-            "these look like scores: the targets come first, as in scikit-learn (y_true, y_score; "
-            "torchmetrics takes the predictions first)"
-        )
-    example = vals[-1].item() if hasattr(vals[-1], "item") else vals[-1] if len(vals) else "yes"
-    return (
-        f"name the positive label with pos_label= (e.g. pos_label={example!r}), map several with "
-        "partitions=, or choose ranking measures"
+        if not bool(np.all(f == np.floor(f))):
+            if f[0] >= 0 and f[-1] <= 1:
+                swapped = (
+                    "scores or probabilities rather than targets (is --target the score column?)"
+                    if words.cli
+                    else "scores or probabilities rather than targets (the targets come first, as in "
+                    "scikit-learn: y_true, y_score; torchmetrics takes the predictions first)"
+                )
+                what = f"holds {count}real values in [0, 1] ({shown}): {swapped}, or a regression target"
+            else:
+                what = f"holds {count}real values ({shown}): this looks like a regression target"
+            return TargetsRead(
+                "regression", what + ", and perfeval has no regression measures yet", SQUARED_ERRORS
+            )
+        if f[0] >= 0 and f[-1] <= 10:
+            return _grades(vals, words)
+        if n > 20:
+            what = (
+                f"holds {count}whole numbers ({shown}): a regression target or class ids, and perfeval "
+                "has no regression or multiclass measures yet"
+            )
+            return TargetsRead("regression", what, SQUARED_ERRORS)
+    if n > 2:
+        return _classes(vals, words, scores)
+    return _labels(vals, words)
+
+
+def _labels(vals: np.ndarray, words: LabelWords) -> TargetsRead:
+    """One or two labels: name the positive one (never one that looks negative)."""
+    what = f"holds {label_values(vals)}"
+    choice = positive_choice(vals)
+    candidates = [v for v in vals if not _looks(v, NEGATIVE_WORDS)]
+    if not words.pos_label:
+        if choice is not None:
+            return TargetsRead("labels", what, words.code(f"== {shown_label(choice)!r}"))
+        return TargetsRead("labels", what, words.code("== LABEL") + " (LABEL: the positive one)")
+    name = "--pos-label" if words.cli else "pos_label="
+    if choice is not None:
+        example = f", e.g. {words.pos(choice)}" if words.cli else f" (e.g. {words.pos(choice)})"
+        return TargetsRead("labels", what, f"name the positive label with {name}{example}")
+    if not candidates:  # only labels that look negative: no example to give
+        none = "it looks negative" if len(vals) == 1 else "none of these looks like one"
+        return TargetsRead("labels", what, f"name the positive label with {name} ({none}: no positive case?)")
+    return TargetsRead(
+        "labels", what, "name the positive label: " + " or ".join(words.pos(v) for v in candidates)
     )
+
+
+def _classes(vals: np.ndarray, words: LabelWords, scores: tuple[str, ...]) -> TargetsRead:
+    """Three or more labels: a multiclass problem, evaluated one class against the rest."""
+    n = len(vals)
+    what = (
+        f"holds {label_values(vals)}: {n:,} classes{'' if words.whole else ' or more'}, and perfeval has "
+        "no multiclass measures yet"
+    )
+    choice = positive_choice(vals)
+    if choice is None:
+        choice = next((v for v in vals if not _looks(v, NEGATIVE_WORDS)), vals[0])
+    label = shown_label(choice)
+    if not words.pos_label:
+        return TargetsRead("classes", what, words.code(f"== {label!r}") + " is one class against the rest")
+    advice = f"its measures are binary: {words.pos(choice)} evaluates {label!r} against the other classes"
+    if words.partition:
+        advice += ", --partition NAME=LABEL,... several labels against the rest"
+    if words.cli and len(scores) == n:  # a score column a class: each with its own
+        advice += (
+            f"; a score column a class ({', '.join(scores)}): one command a class, "
+            f"--score {scores[0]} --pos-label ITS_CLASS"
+        )
+    return TargetsRead("classes", what, advice)
+
+
+def _grades(vals: np.ndarray, words: LabelWords) -> TargetsRead:
+    """Small whole numbers >= 0: graded relevance (or classes); a positive label counts one grade alone."""
+    lowest, top = shown_label(vals[0]), shown_label(vals[-1])
+    what = f"holds {label_values(vals)}: graded relevance (or {len(vals)} classes), not a binary target"
+    above = f"every grade above {lowest}" + (" (as MAP reads them)" if lowest == 0 else "")
+    if not words.pos_label:
+        advice = words.code(f"> {lowest}") + f" counts {above}"
+    else:
+        advice = f"{words.pos(top)} would count grade {top} alone as positive; "
+        if words.partition:
+            import shlex
+
+            grades = ",".join(str(shown_label(v)) for v in vals[1:])
+            advice += f"--partition {shlex.quote('relevant=' + grades)} counts {above}"
+        elif words.cli:
+            advice += f"code the column 1 for {above}, 0 for the rest"
+        else:
+            advice += f"passing np.asarray(y_true) > {lowest} counts {above}"
+    advice += (
+        "; the ranking measures (ndcg, map, ...) read the grades themselves, and perfeval has no "
+        "multiclass measures yet"
+    )
+    return TargetsRead("grades", what, advice)
 
 
 # -- identities --------------------------------------------------------------------------------------------

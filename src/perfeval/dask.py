@@ -42,16 +42,19 @@ is_dask = _is_dask  # the test lives at the door, so that evaluate() need not im
 
 #: the end of the message for targets that are not 0/1 (the command line says it in its words)
 CODE_TARGETS = "code the column so, or evaluate in memory with `pos_label=`"
+#: the same for graded targets: several grades positive
+CODE_GRADES = "code the column so (grades above 0: 1), or evaluate in memory with `partitions=`"
 
 
 def _summarize(y, s, w=None) -> ScoreHistogram:
-    from perfeval._validation import binary_targets, check_scores, floats, to_numpy
+    from perfeval._validation import LabelWords, binary_targets, check_scores, floats, to_numpy
 
     y = to_numpy(y, "y_true")
     s = floats(to_numpy(s, "y_score"), "y_score")
     check_scores(s)
+    words = LabelWords(pos_label=False, whole=False)  # a chunk's targets; no pos_label on Dask
     return ScoreHistogram.from_arrays(
-        binary_targets(y, "dask evaluation"), s, None if w is None else to_numpy(w, "w")
+        binary_targets(y, "dask evaluation", words=words), s, None if w is None else to_numpy(w, "w")
     )
 
 
@@ -101,19 +104,32 @@ def _summarize_frame(
     """A partition's summary, its rows, and which of the labels -1 and 0 it holds (a partition of
     -1/1 and another of 0/1 are not one coding: checked when the summaries merge).
     """
-    from perfeval._validation import binary_coding, label_values
+    from perfeval._validation import binary_coding
     from perfeval.exceptions import InvalidDataError
 
     y = _no_missing_target(pdf, target)
     coded = binary_coding(y)
     if coded is None:
-        raise InvalidDataError(
-            f"the target column {target!r} holds {label_values(y)}: binary measures need 0/1 "
-            f"(or -1/1, booleans) targets; {CODE_TARGETS}"
-        )
+        raise InvalidDataError(_labels_message(target, y))
     s = _column_values(pdf, score, "score")
     w = None if weight is None else _column_values(pdf, weight, "weight")
     return ScoreHistogram.from_arrays(coded, s, w), len(pdf), _labels_found(y)
+
+
+def _labels_message(target: str, y: np.ndarray) -> str:
+    """Targets of a partition that are not 0/1: what they look like (two labels, classes, grades, a
+    regression target: :func:`perfeval._validation.read_targets`) and what to do on Dask.
+    """
+    from perfeval._validation import LabelWords, read_targets
+
+    said = read_targets(y, LabelWords(pos_label=False, whole=False))
+    if said.kind == "regression":
+        return f"the target column {target!r} {said.what}; {said.advice}"
+    tail = CODE_GRADES if said.kind == "grades" else CODE_TARGETS
+    return (
+        f"the target column {target!r} {said.what}{':' if said.kind == 'labels' else ';'} binary measures "
+        f"need 0/1 (or -1/1, booleans) targets; {tail}"
+    )
 
 
 def _labels_found(y: np.ndarray) -> frozenset:

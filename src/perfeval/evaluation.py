@@ -71,6 +71,7 @@ def evaluate(
         The positive label of ``y_true`` for the binary measures (``"yes"``, ``True``, ``2``): it
         is 1, every other label 0.  Without it the targets must be 0/1, -1/1 (1 positive) or
         booleans; any other coding is an error that lists the labels found (nothing is guessed).
+        Not with a Dask collection (its targets come coded).
     target, score, group, weight : str, optional
         Column names, when ``y_true`` is a table (a pandas, polars or Dask DataFrame, a pyarrow
         Table): ``evaluate(df, target="click", score="ctr", group="user")``.  A Dask DataFrame (or
@@ -141,11 +142,8 @@ def evaluate(
     if is_dask(y_true):
         from perfeval.dask import evaluate_dask
 
-        if tie_bounds:
-            raise InvalidParameterError("tie_bounds: in memory only, not with a Dask collection")
-
-        if partitions or groups is not None or sample_weight is not None:
-            raise InvalidParameterError("with a Dask collection, name the columns: group=..., weight=...")
+        arrays = bool(partitions) or groups is not None or sample_weight is not None
+        _not_on_dask(tie_bounds, arrays, pos_label)
         return evaluate_dask(
             y_true,
             y_score,
@@ -201,6 +199,21 @@ def evaluate(
         # the kernels' scratch kept between their calls (the group kernels' sort records: huge
         # pages, see _native/buffers.c) handed back: an evaluation leaves only its report behind
         _x87.release_cache()
+
+
+def _not_on_dask(tie_bounds: bool, arrays: bool, pos_label: Any) -> None:
+    """What evaluate() does not take with a Dask collection (``arrays``: partitions, groups or
+    weights given as arrays rather than named columns).
+    """
+    if tie_bounds:
+        raise InvalidParameterError("tie_bounds: in memory only, not with a Dask collection")
+    if arrays:
+        raise InvalidParameterError("with a Dask collection, name the columns: group=..., weight=...")
+    if pos_label is not None:  # it was dropped: pos_label=0 of 0/1 targets gave the ROC of label 1
+        raise InvalidParameterError(
+            f"pos_label={pos_label!r} with a Dask collection: the Dask backend reads 0/1 (or -1/1, "
+            "boolean) targets; code the column so, or evaluate in memory"
+        )
 
 
 def _say_grades_as_labels(y: Any, specs: list) -> None:

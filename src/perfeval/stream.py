@@ -48,13 +48,17 @@ class Summarizer:
         self.rows = 0
 
     def update(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> None:
-        from perfeval._validation import binary_targets, check_scores, floats, to_numpy
+        from perfeval._validation import LabelWords, binary_targets, check_scores, floats, to_numpy
 
         y = to_numpy(y_true, "y_true")
         s = floats(to_numpy(y_score, "y_score"), "y_score")
         check_scores(s)
+        # a chunk's targets (not all of them); the stream takes no pos_label: they come coded
+        words = LabelWords(pos_label=False, whole=False)
         self._parts.append(
-            ScoreHistogram.from_arrays(binary_targets(y, "streaming evaluation"), s, sample_weight)
+            ScoreHistogram.from_arrays(
+                binary_targets(y, "streaming evaluation", words=words), s, sample_weight
+            )
         )
         self.rows += len(s)
         if len(self._parts) >= self._batch:
@@ -841,10 +845,13 @@ class _Labels:
         self.many = len(self.values) > self.LIMIT
 
     def coding(self) -> np.ndarray:
-        """The distinct values as an array (refused by the binary coding when ``many``)."""
-        if self.many:
-            return np.array([0.5, 2.0, 3.0])
-        return np.array(list(self.values))
+        """The distinct values seen as an array (all of them unless ``many``: then more than
+        :attr:`LIMIT`, refused by the binary coding).
+        """
+        try:
+            return np.array(sorted(self.values))
+        except TypeError:  # labels of mixed types
+            return np.array(list(self.values), dtype=object)
 
 
 class _Terminated(SystemExit):
@@ -1009,7 +1016,7 @@ def _check_request(specs, weighted: bool, labels: _Labels) -> None:
     """The errors evaluate() gives for the whole data, said once before any part is evaluated
     (each part alone might pass: one holding only 1s looks like 0/1 targets).
     """
-    from perfeval._validation import binary_targets
+    from perfeval._validation import LabelWords, binary_targets
 
     ranking = [s for s in specs if s.measure.kind != "binary"]
     if ranking and weighted:
@@ -1019,7 +1026,9 @@ def _check_request(specs, weighted: bool, labels: _Labels) -> None:
         )
     binary = [s for s in specs if s.measure.kind == "binary"]
     if binary:
-        binary_targets(labels.coding(), binary[0].label)
+        # the stream takes no pos_label: the targets come coded
+        words = LabelWords(pos_label=False, whole=not labels.many)
+        binary_targets(labels.coding(), binary[0].label, words=words)
 
 
 class _Results:

@@ -116,22 +116,19 @@ def _no_missing(table: Any, name: str, col: Any, whole: bool = True) -> None:
         )
 
 
-def labels_message(name: str, col: Any) -> str:
-    """Targets that are not 0/1 for a binary measure: the labels found (``col``: the file's, or the
-    ones read so far) and the ``--pos-label`` that would name one of them positive.
+def labels_message(
+    name: str, col: Any, *, partition: bool = False, scores: tuple[str, ...] = (), whole: bool = True
+) -> str:
+    """Targets that are not 0/1 for a binary measure: the labels found (``col``: the file's, or, not
+    ``whole``, the ones read so far), what they look like (two labels, classes, grades, a regression
+    target: :func:`perfeval._validation.read_targets`) and what to do, in the command's options
+    (``partition``: the command takes ``--partition``; ``scores``: its several score columns).
     """
-    import numpy as np
+    from perfeval._validation import LabelWords, read_targets
 
-    from perfeval._validation import label_values
-
-    vals = np.unique(col)
-    example = vals[-1].item() if len(vals) and hasattr(vals[-1], "item") else (vals[-1] if len(vals) else "1")
-    if isinstance(example, float) and example.is_integer():
-        example = int(example)
-    return (
-        f"the target column {name!r} holds {label_values(col)}: binary measures need 0/1 (or -1/1) "
-        f"targets; name the positive label with --pos-label, e.g. --pos-label {example}"
-    )
+    said = read_targets(col, LabelWords(cli=True, partition=partition, whole=whole), scores)
+    need = ": binary measures need 0/1 (or -1/1) targets" if said.kind == "labels" else ""
+    return f"the target column {name!r} {said.what}{need}; {said.advice}"
 
 
 def _labels_line(table: Any, col: Any) -> int | None:
@@ -149,7 +146,17 @@ def _labels_line(table: Any, col: Any) -> int | None:
     return None if i < 0 else table.line_of(i)
 
 
-def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool, seen: dict | None = None) -> Any:
+def targets(
+    table: Any,
+    name: str,
+    col: Any,
+    pos_label: Any,
+    binary: bool,
+    seen: dict | None = None,
+    *,
+    partition: bool = False,
+    scores: tuple[str, ...] = (),
+) -> Any:
     """The target column for the measures asked: 0/1 for binary measures (``--pos-label`` names the
     positive label; else 0/1, -1/1 or booleans), numbers for ranking measures; or one line naming
     the file, the line and the column, and how to map the labels.
@@ -157,11 +164,12 @@ def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool, seen:
     ``seen``: ``table`` is one chunk of a file read in chunks (``--stream``), and ``seen`` what the
     earlier chunks held (filled here): the rows without a target are not counted, a file whose
     chunks hold 0 and -1 between them is not a coding, and with ``--pos-label`` the labels are
-    returned as read (coded chunk by chunk by :func:`coded`).
+    returned as read (coded chunk by chunk by :func:`coded`).  ``partition``, ``scores``: as for
+    :func:`labels_message`.
     """
     import numpy as np
 
-    from perfeval._validation import binary_coding, label_values
+    from perfeval._validation import binary_coding, label_values, shown_label
     from perfeval.exceptions import InputFormatError
     from perfeval.io.tables import numeric
 
@@ -192,7 +200,7 @@ def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool, seen:
         if len(negative) and bool(np.any(negative != negative[0])):  # O(n); the sort only to say which
             # more than one label becomes negative: said, not silently merged
             others = np.unique(negative).tolist()
-            shown = ", ".join(repr(v) for v in others[:6]) + (", ..." if len(others) > 6 else "")
+            shown = ", ".join(repr(shown_label(v)) for v in others[:6]) + (", ..." if len(others) > 6 else "")
             note(
                 f"perfeval: note: --pos-label {pos_label}: {len(others)} other labels are negative "
                 f"({shown})\n"
@@ -208,7 +216,8 @@ def targets(table: Any, name: str, col: Any, pos_label: Any, binary: bool, seen:
                 coded = None
                 col = np.array(sorted(found))  # the labels read so far
     if coded is None:
-        raise InputFormatError(labels_message(name, col), source=table.source, line=_labels_line(table, col))
+        said = labels_message(name, col, partition=partition, scores=scores, whole=seen is None)
+        raise InputFormatError(said, source=table.source, line=_labels_line(table, col))
     return coded
 
 
@@ -329,19 +338,38 @@ class ChunkChecks:
     chosen : list
         Filled by the chooser of the columns: its first item, the :class:`perfeval.io.columns`
         choice (for the column names).
-    pos_label, binary, specs
+    pos_label, binary, specs, partition, scores
         As for :func:`targets` and :func:`weight_values`.
     """
 
-    def __init__(self, chosen: list, pos_label: Any, binary: bool, specs: list) -> None:
+    def __init__(
+        self,
+        chosen: list,
+        pos_label: Any,
+        binary: bool,
+        specs: list,
+        *,
+        partition: bool = False,
+        scores: tuple[str, ...] = (),
+    ) -> None:
         self.chosen, self.pos_label, self.binary, self.specs = chosen, pos_label, binary, specs
+        self.partition, self.scores = partition, scores
         self.seen: dict = {}
 
     def __call__(self, cols: list, where: Any) -> list:
         ch = self.chosen[0]
         t, s, w = cols[0], cols[1], cols[2]
         checked = earliest(
-            lambda: targets(where, ch.target.name, t, self.pos_label, self.binary, self.seen),
+            lambda: targets(
+                where,
+                ch.target.name,
+                t,
+                self.pos_label,
+                self.binary,
+                self.seen,
+                partition=self.partition,
+                scores=self.scores,
+            ),
             lambda: score_values(where, ch.score.name, s),
             lambda: None if w is None else weight_values(where, ch.weight.name, w, self.specs),
         )
@@ -452,11 +480,25 @@ def coded(
         yield [y, *c[1:]]
     if not seen:
         name = chosen[0].target.name if chosen else "target"
-        shown = ", ".join(repr(v) for v in sorted(labels))
         raise InputFormatError(
-            f"--pos-label {pos_label}: the target column {name!r} holds no such label (labels: {shown})",
+            f"--pos-label {pos_label}: the target column {name!r} holds no such label (labels: "
+            f"{_as_read(labels)})",
             source=source,
         )
+
+
+def _as_read(labels: set[str]) -> str:
+    """Labels kept as written (a streamed target column), shown as :func:`perfeval._validation.label_values`
+    shows a column read whole: numbers when every one is a number (``0, 1, 2``), else quoted text.
+    """
+    import numpy as np
+
+    from perfeval._validation import label_values
+
+    try:
+        return label_values(np.array([float(v) for v in labels]))
+    except ValueError:
+        return label_values(np.array(sorted(labels)))
 
 
 def _large_numeric(args: Any) -> tuple | None:
@@ -536,7 +578,8 @@ def models(args: Any, specs: list | None = None) -> tuple:
     t = read(args, args.file)
     ch = t.choose(target=args.target, score=args.score, group=args.group, weight=weight, several_scores=True)
     say_columns(ch)
-    target = targets(t, ch.target.name, t.get(ch.target), args.pos_label, True)
+    names = tuple(c.name for c in ch.scores)
+    target = targets(t, ch.target.name, t.get(ch.target), args.pos_label, True, scores=names)
     return (
         t.source,
         target,

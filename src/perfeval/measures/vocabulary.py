@@ -141,7 +141,9 @@ _binary(
     "BRIER",
     "Brier score",
     ("brier_score", "mse"),
-    "mean over cases of (target - score)^2 (RMS squared).",
+    "mean over cases of (target - score)^2, the targets 0/1 and the scores probabilities (RMS "
+    "squared): scikit-learn's brier_score_loss, and its mean_squared_error on such targets (hence the "
+    "alias mse).  Not a regression measure: real-valued targets are refused, with a line that says so.",
     "no data: NaN.",
     params=(),
     direction="lower",

@@ -91,7 +91,12 @@ class Cases:
         """The positive cases (an error unless every target is 0 or 1)."""
         pos = self.y == 1
         if not (pos | (self.y == 0)).all():
-            raise InvalidDataError("`y_true` must hold only 0 and 1 for a binary measure")
+            from perfeval._validation import LabelWords, read_targets
+
+            said = read_targets(self.y, LabelWords())
+            raise InvalidDataError(
+                f"a binary measure needs 0/1 targets, but `y_true` {said.what}; {said.advice}"
+            )
         return pos
 
     @cached_property

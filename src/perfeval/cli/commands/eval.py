@@ -181,7 +181,7 @@ def run(args: Any) -> int:
         reports, shared = {}, _Table(args)
         for name in names:
             one = copy.copy(args)
-            one.score, one.shared_table = name, shared
+            one.score, one.shared_table, one.models = name, shared, tuple(names)
             report = _one(one, path, specs, dialect)
             # a model is named by its column (--score 2,3 of a file with a header: its names)
             column = report.params.get("columns", {}).get("score") or name
@@ -287,7 +287,19 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
     raw = target
     # the first bad line of the file is the one said, whichever column it is in (as streamed)
     checked, score, weights = load.earliest(
-        lambda: raw if parts else load.targets(table, ch.target.name, raw, args.pos_label, binary),
+        lambda: (
+            raw
+            if parts
+            else load.targets(
+                table,
+                ch.target.name,
+                raw,
+                args.pos_label,
+                binary,
+                partition=True,
+                scores=getattr(args, "models", ()),
+            )
+        ),
         lambda: load.scores(table, ch.score),
         lambda: load.weights(table, ch.weight, specs),
     )
@@ -395,7 +407,14 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         labels=(0,) if labels else (),
         delimiter=args.delimiter,
         # each chunk checked as a table read whole is: the same errors, at the same lines
-        convert=load.ChunkChecks(chosen, args.pos_label, binary or labels, specs),
+        convert=load.ChunkChecks(
+            chosen,
+            args.pos_label,
+            binary or labels,
+            specs,
+            partition=True,
+            scores=getattr(args, "models", ()),
+        ),
     )
     read: dict = {}
     if labels:
