@@ -65,6 +65,11 @@ __all__ = [
     "QUERIES",
     "TESTS",
     "TIES",
+    "DIALECTS",
+    "DIALECT_QUERIES",
+    "DIALECT_TIES",
+    "Rules",
+    "rules",
 ]
 
 QUERIES = ("qrels", "run")
@@ -73,6 +78,19 @@ DEFAULT = ("map", "ndcg_cut_10", "P_10", "recall_100", "recip_rank")
 #: tie rules: perfeval's expectation over tie orders; trec_eval's (score, then docid descending);
 #: the run's line order
 TIES = ("perfeval", "trec_eval", "file", "ranx")
+#: the dialects: each tool as its users run it by default (its order of ties, its definitions, and
+#: the queries it averages over: :data:`DIALECT_QUERIES`)
+DIALECTS = ("perfeval", "trec_eval", "ranx", "ir_measures")
+#: the queries each dialect's tool averages over by default: trec_eval (and pytrec_eval) the judged
+#: queries the run answers (without ``-c``); ranx every judged query (it refuses a run that leaves one
+#: out, and with ``make_comparable=True`` scores it 0); ir_measures every judged query (one the run
+#: leaves out gets the measure's default, 0); perfeval every judged query (trec_eval's ``-c``)
+DIALECT_QUERIES = {"perfeval": "qrels", "trec_eval": "run", "ranx": "qrels", "ir_measures": "qrels"}
+#: each dialect's order of tied documents as this module's tie rule (ir_measures': trec_eval's, but
+#: for its Judged@k)
+DIALECT_TIES = {"perfeval": "perfeval", "trec_eval": "trec_eval", "ranx": "ranx", "ir_measures": "trec_eval"}
+#: a dialect policy's order of ties as this module's tie rule (``id_asc``: ir_measures' Judged@k)
+_POLICY_TIES = {"id_desc": "trec_eval", "numba": "ranx", "id_asc": "id_asc", "perfeval": "perfeval"}
 #: measures that read the relevance itself rather than relevant / not relevant
 _GRADED = ("NDCG", "DCG", "CG")
 
@@ -182,10 +200,13 @@ def _tie_break(
     score = run.score if everything else run.score[keep]
     if ties == "perfeval" or not len(score):
         return score, None
-    if ties == "ranx":  # numba's argsort over each query's rows in the run's order (rows are stored so)
+    if ties in ("ranx", "ranx2"):  # numba's argsort over each query's rows in the run's order (rows are
+        # stored so); ranx2: sorted again from that order, as ranx's make_comparable=True does
         from perfeval.dialects.orders import numba_order
 
         order = numba_order(query, score)
+        if ties == "ranx2":
+            order = order[numba_order(query[order], score[order])]
         out = np.empty(len(score))
         out[order] = -np.arange(len(score), dtype=np.float64)
         return out, order
@@ -202,13 +223,14 @@ def _tie_break(
         rows = order[at]
         line = rows if everything else np.flatnonzero(keep)[rows]  # the tied rows' lines in the run
         # trec_eval: by score, then by document id descending (strcmp order of the bytes; codes are
-        # positions in the sorted ids); else the run's line order
+        # positions in the sorted ids); id_asc (ir_measures' Judged@k): ascending; else the run's
+        # line order
         if ties in ("best", "worst"):
             sign = -1.0 if ties == "best" else 1.0
             by = [sign * np.asarray(k, dtype=np.float64)[rows] for k in reversed(keys)]
             order[at] = rows[np.lexsort((*by, segment))]
         else:
-            second = -run.dcode[line] if ties == "trec_eval" else run.order[line]
+            second = {"trec_eval": -run.dcode[line], "id_asc": run.dcode[line]}.get(ties, run.order[line])
             order[at] = rows[np.lexsort((second, segment))]  # order is query_order's own array
         identity = False
     if identity:
@@ -315,7 +337,11 @@ def measure_specs(measures: Iterable[str | MeasureSpec] | str) -> list[MeasureSp
     """The measures asked of judgments and runs, parsed (trec_eval's `P.5,10` cut-offs, tool spellings):
     per-query ranking measures only, or an error naming the one that is not.
     """
-    specs = resolve(_cutoffs(measures) if isinstance(measures, str) else measures, 0.5, trec=True)
+    tokens = _cutoffs(measures) if isinstance(measures, str) else list(measures)
+    specs = resolve(tokens, 0.5, trec=True)
+    for token, spec in zip(tokens, specs, strict=True):  # each named as asked (``mrr``, not ``MRR``)
+        if isinstance(token, str) and not spec.written:
+            object.__setattr__(spec, "written", token.strip())
     if not specs:
         raise InvalidParameterError("no measure named (e.g. map,ndcg_cut_10,P_10)")
     wrong = [s.written or s.label for s in specs if s.measure.kind != "ranking"]
@@ -326,6 +352,118 @@ def measure_specs(measures: Iterable[str | MeasureSpec] | str) -> list[MeasureSp
             "(or trec_eval's and ir_measures' names: ndcg_cut_10, P_5, recall_100, nDCG@10, ...)"
         )
     return specs
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What an evaluation of judgments and runs computes, settled from its arguments: the measures
+    (with the dialect's definitions), each one's order of ties (by label), the queries averaged over,
+    the dialect (None: perfeval's rules) and the tie rule as the signature says it.
+    """
+
+    specs: list[MeasureSpec]
+    ties: dict[str, str]
+    queries: str
+    dialect: str | None
+    tie_rule: str
+
+
+def rules(
+    measures: Iterable[str | MeasureSpec] | str,
+    *,
+    dialect: str | None = None,
+    ties: str | None = None,
+    queries: str | None = None,
+    level: float | None = None,
+) -> Rules:
+    """The measures, ties and queries of an evaluation: a dialect's own (``trec_eval``: its order of
+    ties, its definitions, the judged queries the run answers; ``ranx``, ``ir_measures``: theirs) where
+    ``ties`` and ``queries`` are not given; perfeval's (its tie rule, every judged query) without one.
+    A tie rule other than the dialect's, or a measure its tool does not define, is an error.
+    """
+    if dialect is not None and dialect not in DIALECTS:
+        raise InvalidParameterError(f"dialect={dialect!r}: expected one of {', '.join(DIALECTS)}")
+    tool = None if dialect in (None, "perfeval") else dialect
+    own = DIALECT_TIES[tool or "perfeval"]
+    if dialect is not None and ties is not None and ties != own:
+        raise InvalidParameterError(
+            f"dialect={dialect!r} orders tied documents its own way: drop ties={ties!r}"
+        )
+    ties = own if ties is None else ties
+    queries = DIALECT_QUERIES[dialect or "perfeval"] if queries is None else queries
+    _check(queries, ties, level)
+    specs = measure_specs(measures)
+    if tool is None:
+        return Rules(specs, {s.label: ties for s in specs}, queries, dialect, ties)
+    out, rule = [], {}
+    for spec in specs:
+        new, pol_ties = _dialect_spec(tool, spec)
+        out.append(new)
+        rule[new.label] = _POLICY_TIES[pol_ties]
+    labels = [s.label for s in out]
+    dup = next((lab for lab in labels if labels.count(lab) > 1), None)
+    if dup is not None:
+        raise InvalidParameterError(f"measure named twice: {dup} (under dialect {tool})")
+    return Rules(out, rule, queries, tool, f"dialect={tool}")
+
+
+def _dialect_spec(tool: str, spec: MeasureSpec) -> tuple[MeasureSpec, str]:
+    """The measure as the dialect's tool computes it (its fixed parameters: trec_eval's and ranx's
+    ndcg@k have linear gain), with the order of ties of its policy; a measure the tool does not
+    define is an error naming the dialects that do.
+    """
+    from perfeval.dialects.apply import policy_spec
+    from perfeval.dialects.table import IR_MEASURES, RANX, TREC_EVAL
+
+    table = {"trec_eval": TREC_EVAL, "ranx": RANX, "ir_measures": IR_MEASURES}
+    d = table[tool]
+    if spec.measure.name not in d.policies:
+        others = [n for n, t in table.items() if spec.measure.name in t.policies]
+        raise InvalidParameterError(
+            f"dialect {tool} does not define {spec.written or spec.label} ({d.tool} has no such measure); "
+            f"dialects that do: {', '.join(['perfeval', *others])}"
+        )
+    pol, engine = policy_spec(d, spec)
+    changed = {k for k, v in engine.params if dict(spec.params).get(k) != v}
+    if not changed and engine.measure is spec.measure:
+        return spec, pol.ties
+    new = MeasureSpec(engine.measure, engine.params)
+    object.__setattr__(new, "_set", frozenset(spec._set) | changed)  # the label shows what the tool set
+    object.__setattr__(new, "written", spec.written)
+    object.__setattr__(new, "tool", spec.tool)
+    return new, pol.ties
+
+
+def _values(
+    qrels: Qrels,
+    run: Run,
+    how: Rules,
+    keys: np.ndarray,
+    *,
+    level: float | None,
+    facts: dict[str, Any],
+) -> dict[str, np.ndarray]:
+    """Each measure's per-query values, the measures of each order of ties together (a dialect may
+    order them differently for one measure: ir_measures' Judged@k).
+    """
+    values: dict[str, np.ndarray] = {}
+    resorted = _ranx_resorts(how, qrels, run)
+    if resorted:
+        facts["tie_rule"] = how.tie_rule + ":sorts=2"
+    for i, rule in enumerate(dict.fromkeys(how.ties.values())):
+        group = [s for s in how.specs if how.ties[s.label] == rule]
+        rule = "ranx2" if rule == "ranx" and resorted else rule
+        got = per_query(qrels, run, group, keys, ties=rule, level=level, facts=facts if i == 0 else None)
+        values.update(got)
+    return values
+
+
+def _ranx_resorts(how: Rules, qrels: Qrels, run: Run) -> bool:
+    """Whether ranx, as its users run it, sorts the run twice: ranx refuses a run whose queries are
+    not the judgments' unless ``make_comparable=True``, which sorts the run again (tied documents of a
+    query of more than 15 move: numba's quicksort).
+    """
+    return how.dialect == "ranx" and not np.array_equal(run.qvocab, qrels.qvocab)
 
 
 def per_query(
@@ -619,8 +757,9 @@ def evaluate(
     run: str | Mapping[Any, Mapping[Any, Any]] | Run,
     measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     *,
-    queries: str = "qrels",
-    ties: str = "perfeval",
+    dialect: str | None = None,
+    queries: str | None = None,
+    ties: str | None = None,
     level: float | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
@@ -641,13 +780,23 @@ def evaluate(
         ``rprec``, ``bpref``, ``success@10``, ``judged@10``, ``map@100``), trec_eval's (``ndcg_cut_10``,
         ``P_5``, ``recall_100``, ``recip_rank``, ``Rprec``, ``success_10``, ``ndcg``) or ir_measures'
         (``nDCG@10``, ``AP``, ``RR``, ``R@100``, ``Judged@10``), each meaning its tool's definition.
-    queries : {"qrels", "run"}
+    dialect : {"perfeval", "trec_eval", "ranx", "ir_measures"}, optional
+        Another tool's numbers, as its users get them by default: its order of tied documents, its
+        definitions (trec_eval's, ranx's and ir_measures' ndcg@k have linear gain: the label says
+        ``gain=linear``) and the queries it averages over (trec_eval: the judged queries the run
+        answers, as without ``-c``; ranx and ir_measures: every judged query, an unanswered one 0).
+        ir_measures is trec_eval's rules but for its Judged@k, whose ties go by document id ascending.
+        A measure the tool does not define is an error.  The report's signature says
+        ``ties:dialect=NAME`` and the queries averaged over.
+    queries : {"qrels", "run"}, optional
         Evaluate every judged query (unanswered ones score 0; trec_eval ``-c``), or only the judged
-        queries the run answers (trec_eval's default).
-    ties : {"perfeval", "trec_eval", "file", "ranx"}
-        The tie rule: the expectation over the orders of tied documents; trec_eval's (document id
-        descending); the run's line order; ranx's (numba's argsort of the query's documents in the
-        run's order: the line order up to 15 documents, numba's quicksort order above, replayed).
+        queries the run answers (trec_eval's default).  Default: the dialect's (see
+        :data:`DIALECT_QUERIES`); without one, ``"qrels"``.
+    ties : {"perfeval", "trec_eval", "file", "ranx"}, optional
+        The tie rule: the expectation over the orders of tied documents (the default without a
+        dialect); trec_eval's (document id descending); the run's line order; ranx's (numba's
+        argsort of the query's documents in the run's order: the line order up to 15 documents,
+        numba's quicksort order above, replayed).  With a dialect: its own (another is an error).
     level : float, optional
         trec_eval's ``-l``: relevance >= level is relevant to the binary measures (default: > 0).
     qrels_columns, run_columns : dict, optional
@@ -668,15 +817,15 @@ def evaluate(
         One result per measure: the mean over the evaluated queries, and each query's value
         (``Report.groups`` are the query ids).
     """
-    _check(queries, ties, level)
-    specs = measure_specs(measures)
+    how = rules(measures, dialect=dialect, ties=ties, queries=queries, level=level)
+    specs = how.specs
     with _scratch():
         q, r = _load(qrels, run, qrels_columns, run_columns)
         _not_empty(r)
-        keys = _queries(q, r, queries)
+        keys = _queries(q, r, how.queries)
         facts: dict[str, Any] = {}
-        values = per_query(q, r, specs, keys, ties=ties, level=level, facts=facts)
-        report = _report(specs, keys, values, q, r, queries=queries, ties=ties, level=level, **facts)
+        values = _values(q, r, how, keys, level=level, facts=facts)
+        report = _report(specs, keys, values, q, r, how, level=level, **facts)
         if tie_bounds:
             _set_bounds(report, specs, bounds_per_query(q, r, specs, keys, values, level=level))
         return report
@@ -733,9 +882,15 @@ def _report(
     values: dict[str, np.ndarray],
     q: Qrels,
     r: Run,
+    how: Rules,
     **params: Any,
 ) -> Report:
+    """The report of one run: its parameters say the tie rule, the dialect, the queries averaged over
+    (``queries``), how many queries are judged (``judged_queries``) and how many of them the run
+    answers (``answered_queries``).
+    """
     sizes = _sizes(q, r, keys)
+    answered = np.intersect1d(r.qvocab, q.qvocab, assume_unique=True)
     report = grouped_report(
         specs,
         keys,
@@ -748,7 +903,11 @@ def _report(
         run=r.name,
         qrels=q.source,
         judgments="qrels",
-        tie_rule=params.pop("ties"),
+        tie_rule=params.pop("tie_rule", how.tie_rule),
+        dialect=how.dialect,
+        queries=how.queries,
+        judged_queries=int(len(q.qvocab)),
+        answered_queries=int(len(answered)),
         names={s.label: s.written for s in specs if s.written},
         **params,
     )
@@ -946,8 +1105,9 @@ def compare(
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     seed: int = 0,
-    queries: str = "qrels",
-    ties: str = "perfeval",
+    dialect: str | None = None,
+    queries: str | None = None,
+    ties: str | None = None,
     level: float | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
@@ -975,7 +1135,7 @@ def compare(
         The level at which a difference is significant.
     n_resamples, seed : int
         Of the randomization and bootstrap tests.
-    queries, ties, level, qrels_columns, run_columns, tie_bounds
+    dialect, queries, ties, level, qrels_columns, run_columns, tie_bounds
         As :func:`evaluate` (``run_columns`` holds for every run).  With ``queries="run"`` each run
         is averaged over the queries it answers, and a test pairs the queries both runs answer.
 
@@ -983,22 +1143,22 @@ def compare(
     -------
     Comparison
     """
-    _check(queries, ties, level)
+    how = rules(measures, dialect=dialect, ties=ties, queries=queries, level=level)
+    specs = how.specs
     if test not in TESTS:
         raise InvalidParameterError(f"test={test!r}: expected one of {', '.join(TESTS)}")
     if correction not in CORRECTIONS:
         raise InvalidParameterError(f"correction={correction!r}: expected one of {', '.join(CORRECTIONS)}")
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InvalidParameterError(f"alpha={alpha!r}: expected a number between 0 and 1")
-    specs = measure_specs(measures)
     done: list[tuple[tuple[str, str], Report, tuple[np.ndarray, dict[str, np.ndarray]]]] = []
     with _scratch():
         q = as_qrels(qrels, qrels_columns)
         for r in _runs(runs, run_columns):  # one run in memory at a time (and the next one being read)
-            keys = _queries(q, r, queries)
+            keys = _queries(q, r, how.queries)
             facts: dict[str, Any] = {}
-            per = per_query(q, r, specs, keys, ties=ties, level=level, facts=facts)
-            report = _report(specs, keys, per, q, r, queries=queries, ties=ties, level=level, **facts)
+            per = _values(q, r, how, keys, level=level, facts=facts)
+            report = _report(specs, keys, per, q, r, how, level=level, **facts)
             if tie_bounds:
                 _set_bounds(report, specs, bounds_per_query(q, r, specs, keys, per, level=level))
             done.append(((r.name, r.source), report, (keys, per)))

@@ -361,14 +361,15 @@ def build() -> argparse.ArgumentParser:
     )
     tr.add_argument(
         "--queries",
-        default="qrels",
+        default=None,
         choices=("qrels", "run"),
-        help="qrels: every judged query, unanswered ones 0 (trec_eval -c; default); run: the judged "
-        "queries each run answers (trec_eval's default)",
+        help="qrels: every judged query, unanswered ones 0 (trec_eval -c); run: the judged queries each "
+        "run answers (trec_eval's default).  Default: the dialect's (trec_eval: run; ranx, ir_measures: "
+        "qrels), else qrels",
     )
     tr.add_argument(
         "--ties",
-        default="perfeval",
+        default=None,
         choices=("perfeval", "trec_eval", "file", "ranx"),
         help="tied scores: perfeval (expected over the orders of the tie; default), trec_eval (by "
         "document id, descending), file (the run's line order), ranx (numba's argsort order: the "
@@ -377,11 +378,11 @@ def build() -> argparse.ArgumentParser:
     tr.add_argument(
         "--dialect",
         default=None,
-        choices=("perfeval", "trec_eval", "ranx"),
-        help="a tool's rules, as in perfeval eval: its ties (trec_eval: by document id; ranx: numba's "
-        "order) and its definitions (their ndcg@k has linear gain: the label says gain=linear); without "
-        "it, tool spellings (ndcg_cut.10) mean the tool's definition, perfeval's (ndcg@10) perfeval's "
-        "(docs/dialects.md)",
+        choices=("perfeval", "trec_eval", "ranx", "ir_measures"),
+        help="a tool's numbers as its users get them by default: its ties (trec_eval, ir_measures: by "
+        "document id; ranx: numba's order), its definitions (their ndcg@k has linear gain) and the "
+        "queries it averages over (trec_eval: those the run answers, as without -c; ranx, "
+        "ir_measures: every judged query).  --format trec is --dialect trec_eval (docs/dialects.md)",
     )
     tr.add_argument(
         "-l",
