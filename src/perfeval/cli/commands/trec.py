@@ -82,6 +82,7 @@ def _note_query_sets(c: Any) -> None:
     """
     import numpy as np
 
+    from perfeval._text import shown
     from perfeval.cli.load import note
 
     base = np.asarray(c.reports[c.baseline].groups)
@@ -92,7 +93,9 @@ def _note_query_sets(c: Any) -> None:
         mine = np.asarray(rep.groups)
         both = int(np.isin(mine, base).sum())
         if both != len(mine) or both != len(base):
-            parts.append(f"{name} {len(mine):,} and {c.baseline} {len(base):,}: {both:,} in both")
+            parts.append(
+                f"{shown(name)} {len(mine):,} and {shown(c.baseline)} {len(base):,}: {both:,} in both"
+            )
     if parts:
         note(
             "perfeval: note: --queries run: each run's mean is over the queries it answers, and each test "
@@ -197,7 +200,9 @@ def _legend(c: Any, baseline: str | None = None) -> str:
         if c.correction == "none"
         else f", {c.correction}-corrected over {len(c.reports) - 1} run{'s' if len(c.reports) > 2 else ''}"
     )
-    name = c.baseline if baseline is None else baseline
+    from perfeval._text import shown
+
+    name = shown(c.baseline) if baseline is None else baseline
     return f"+/-: better/worse than {name} ({how[c.test]}{extra}{corr}, p < {c.alpha:g})"
 
 
@@ -293,8 +298,11 @@ def _trec(c: Any, args: Any) -> str:
     trec_eval's names as it prints them (``P.5`` -> ``P_5``) and in its order of measures, not the
     order of ``-m``; measures trec_eval does not name (``nDCG@10``, ``p@5``) come after, as written.
     With several runs, one such block per run, each with trec_eval's ``runid  all  NAME`` line
-    (where ``-m runid`` puts it: first of the ``all`` lines).
+    (where ``-m runid`` puts it: first of the ``all`` lines).  Query ids and run names with control
+    or format characters are escaped (:func:`perfeval._text.shown`): one line a value, shown as it is.
     """
+    from perfeval._text import shown
+
     lines = []
     printed = {
         s.label: (c.name(s).replace(".", "_") if s.tool == "trec_eval" else c.name(s)) for s in c.specs
@@ -306,9 +314,10 @@ def _trec(c: Any, args: Any) -> str:
         if args.per_query:
             for i, key in enumerate(rep.groups):
                 for s in specs:
-                    lines.append(f"{printed[s.label]:<22}\t{key}\t{rep.results[s.label].per_group[i]:6.4f}")
+                    value = rep.results[s.label].per_group[i]
+                    lines.append(f"{printed[s.label]:<22}\t{shown(str(key))}\t{value:6.4f}")
         if len(c.reports) > 1:
-            lines.append(f"{'runid':<22}\tall\t{name}")
+            lines.append(f"{'runid':<22}\tall\t{shown(name)}")
         for s in specs:
             lines.append(f"{printed[s.label]:<22}\tall\t{rep.results[s.label].value:6.4f}")
     return "\n".join(lines) + "\n"
@@ -465,8 +474,12 @@ _MARKDOWN_SPECIAL = frozenset("\\`*_|<>[]~&#")
 
 
 def _markdown(text: str) -> str:
-    """Text as Markdown prints it literally in a table cell (run and measure names hold _, *, |)."""
-    return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in text)
+    """Text as Markdown prints it literally in a table cell (run and measure names hold _, *, |), its
+    control and format characters escaped first (a bidirectional override would reverse the name).
+    """
+    from perfeval._text import shown
+
+    return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in shown(text))
 
 
 def _latex(text: str) -> str:
@@ -474,4 +487,6 @@ def _latex(text: str) -> str:
     special = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_"}
     special.update({"|": "\\textbar{}", "<": "\\textless{}", ">": "\\textgreater{}"})
     special.update({"{": "\\{", "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}"})
-    return "".join(special.get(ch, ch) for ch in text)
+    from perfeval._text import shown
+
+    return "".join(special.get(ch, ch) for ch in shown(text))
