@@ -299,3 +299,44 @@ def test_ids_that_reorder_a_line_are_escaped(tmp_path, capsys):
     assert code == 0 and rlo not in err and "t\\u202eag 1: 1 in both" in err
     code, out, _ = run_cli([*args, "-q", "--format", "json"], capsys)
     assert rlo not in out and json.loads(out)["t" + rlo + "ag"]["map"]["per_query"]["q" + rlo + "1"] == 0.5
+
+
+def test_explain_judgments_and_a_run_in_python_as_on_the_command_line(tmp_path, capsys):
+    """`perfeval explain QRELS RUN` and `perfeval.trec.explain`: every dialect's number (the tool's,
+    checked against pytrec_eval and ranx here), a measure the tool lacks said, and under each value
+    that differs the rules that made it, with what they touched."""
+    ranx = pytest.importorskip("ranx")
+    qrels, run = _case(8)
+    qf, rf = _write(tmp_path, qrels, run)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = trec.explain(qf, rf, "map,ndcg@10,bpref,Judged@10")
+    assert e.dialects == ["perfeval", "trec_eval", "ranx", "ir_measures"]
+    assert e.measures == ["map", "ndcg@10", "bpref", "Judged@10"]
+    per = pytrec_eval.RelevanceEvaluator(qrels, {"map", "bpref"}).evaluate(run)
+    assert e.value("trec_eval", "map") == pytest.approx(np.mean([v["map"] for v in per.values()]), abs=1e-12)
+    theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["map", "ndcg@10"], make_comparable=True)
+    assert e.value("ranx", "map") == pytest.approx(theirs["map"], abs=1e-12)
+    assert e.value("ranx", "ndcg@10") == pytest.approx(theirs["ndcg@10"], abs=1e-12)
+    for d in ("perfeval", "trec_eval", "ir_measures"):
+        r = _quiet_evaluate(qf, rf, "map,ndcg@10,bpref", dialect=d)
+        assert [e.value(d, m) for m in ("map", "ndcg@10", "bpref")] == [x.value for x in r.results.values()]
+    assert np.isnan(e.value("ranx", "bpref")) and e.cells["ranx"]["bpref"].note == "not defined by ranx"
+    assert np.isnan(e.value("trec_eval", "Judged@10")) and e.value("ir_measures", "Judged@10") >= 0
+    rules = e.cells["trec_eval"]["ndcg@10"].rules
+    assert any(r.startswith("tied scores ranked by document id, descending") for r in rules)
+    assert any(r.endswith("[2 of 14 judged queries unanswered]") for r in rules)
+    assert any(r.startswith("linear gain (the grade itself") for r in rules)
+    assert not any("unanswered" in r for r in e.cells["ir_measures"]["map"].rules)  # both over every query
+    assert "sorted twice" in e.cells["ranx"]["map"].rules[0]
+    code, out, _ = run_cli(["explain", qf, rf, "-m", "map,ndcg@10,bpref,Judged@10"], capsys)
+    assert code == 0 and out == str(e)
+    assert "run sys: 251 documents ranked; 14 judged queries, 12 of them answered" in out
+    code, out, _ = run_cli(["explain", qf, rf, "-m", "map", "--dialects", "ranx", "--format", "csv"], capsys)
+    assert out.splitlines() == [
+        "dialect,map",
+        f"perfeval,{e.value('perfeval', 'map')!r}",
+        f"ranx,{float(theirs['map'])!r}",
+    ]
+    code, _, err = run_cli(["explain", qf, rf, "-m", "map", "--group", "q"], capsys)
+    assert code == 2 and "--group names a column of a table" in err

@@ -70,6 +70,7 @@ __all__ = [
     "DIALECT_TIES",
     "Rules",
     "rules",
+    "explain",
 ]
 
 QUERIES = ("qrels", "run")
@@ -1173,3 +1174,187 @@ def compare(
     raw = _raw_pvalues(values, baseline, specs, test, n_resamples, seed)
     corrected = _corrected(raw, specs, correction)
     return Comparison(reports, baseline, specs, corrected, raw, test, correction, alpha, n_resamples, seed)
+
+
+def explain(
+    qrels: str | Mapping[Any, Mapping[Any, Any]] | Qrels,
+    run: str | Mapping[Any, Mapping[Any, Any]] | Run,
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
+    *,
+    dialects: Sequence[str] | str | None = None,
+    level: float | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+) -> Any:
+    """A run's measures under every dialect of judgments and runs, side by side, and for each value
+    that differs from perfeval's the rules that make the difference, with what each touched here:
+    :func:`perfeval.explain` for judgments and runs (``perfeval explain QRELS RUN``).
+
+    Parameters
+    ----------
+    qrels, run, measures, level, qrels_columns, run_columns
+        As :func:`evaluate`.
+    dialects : sequence of str, or a comma-separated str, optional
+        Of :data:`DIALECTS` (default: every one; perfeval's first whatever is given).  A dialect whose
+        tool does not define a measure has no value for it (its note says so).
+
+    Returns
+    -------
+    perfeval.explanation.Explanation
+        ``cells[dialect][measure]`` (the measures named as asked): each dialect's mean as
+        ``evaluate(..., dialect=)`` gives it, and the rules that separate it from perfeval's: the
+        order of tied documents (with the queries whose ties mix relevant and non-relevant
+        documents), the queries averaged over (with how many judged queries the run leaves out),
+        the tool's definition (linear gain, with the queries holding a grade above 1).
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}}
+    >>> run = {"q1": {"d1": 0.5, "d2": 0.5}}
+    >>> e = explain(qrels, run, "map", dialects="trec_eval")
+    >>> e.value("perfeval", "map"), e.value("trec_eval", "map")   # q2 unanswered: 0, or left out
+    (0.25, 0.5)
+    >>> for rule in e.cells["trec_eval"]["map"].rules:  # each with what it touched here
+    ...     print(rule.split(",")[0], "[" + rule.split(" [")[1].split(" have")[0].rstrip("]") + "]")
+    tied scores ranked by document id [1 of 1 answered queries]
+    the mean over the judged queries the run answers [1 of 2 judged queries unanswered]
+    """
+    from perfeval._text import shown
+    from perfeval.explanation import Cell, Explanation
+
+    names = _explain_dialects(dialects)
+    base = rules(measures, level=level)
+    asked = [s.written or s.label for s in base.specs]
+    with _scratch():
+        q, r = _load(qrels, run, qrels_columns, run_columns)
+        _not_empty(r)
+        j = _join(q, r)
+        cells: dict[str, dict[str, Cell]] = {}
+        ours: dict[str, float] = {}
+        judged = int(len(q.qvocab))
+        for n, d in enumerate(names):
+            defined = [s for s in base.specs if d == "perfeval" or _defines(d, s)]
+            row: dict[str, Cell] = {}
+            report = None
+            how = None
+            if defined:
+                how = rules(defined, dialect=None if d == "perfeval" else d, level=level)
+                with warnings.catch_warnings():
+                    if n:  # the run's queries without judgments are said once
+                        warnings.simplefilter("ignore")
+                    keys = _queries(q, r, how.queries)
+                    facts: dict[str, Any] = {}
+                    values = _values(q, r, how, keys, level=level, facts=facts)
+                    report = _report(how.specs, keys, values, q, r, how, level=level, **facts)
+            for asked_name, spec in zip(asked, base.specs, strict=True):
+                if report is None or how is None or spec not in defined:
+                    row[asked_name] = Cell(math.nan, f"not defined by {d}")
+                    continue
+                mine = how.specs[defined.index(spec)]
+                value = report.results[mine.label].value
+                cell = Cell(value)
+                if d == "perfeval":
+                    ours[asked_name] = value
+                elif not _same(value, ours[asked_name]):
+                    cell.rules = _trec_rules(q, r, j, spec, mine, how, report, judged, level)
+                row[asked_name] = cell
+            cells[d] = row
+    answered = int(len(np.intersect1d(r.qvocab, q.qvocab, assume_unique=True)))
+    where = (
+        f"run {shown(r.name)}: {len(r):,} documents ranked; {judged:,} judged queries, {answered:,} of them "
+        "answered"
+    )
+    return Explanation(asked, cells, int(len(r)), judged, where)
+
+
+def _explain_dialects(dialects: Sequence[str] | str | None) -> list[str]:
+    if dialects is None:
+        return list(DIALECTS)
+    if isinstance(dialects, str):
+        dialects = [p for p in dialects.split(",") if p.strip()]
+    out = [str(t).strip() for t in dialects]
+    for t in out:
+        if t not in DIALECTS:
+            raise InvalidParameterError(f"dialect {t!r}: expected one of {', '.join(DIALECTS)}")
+    return out if "perfeval" in out else ["perfeval", *out]
+
+
+def _defines(dialect: str, spec: MeasureSpec) -> bool:
+    try:
+        _dialect_spec(dialect, spec)
+    except InvalidParameterError:
+        return False
+    return True
+
+
+def _same(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= 1e-12 * max(1.0, abs(b))
+
+
+def _mixed_tie_queries(r: Run, j: _Joined, keys: np.ndarray, q: Qrels, flag: np.ndarray) -> int:
+    """The evaluated queries the run answers with a tie (equal scores) holding rows of both values of
+    ``flag`` (relevant or not; judged or not).
+    """
+    row_key, _ = _row_keys(j, q, keys)
+    keep = row_key >= 0
+    qk, sk, fk = row_key[keep], r.score[keep], flag[keep]
+    order = np.lexsort((fk, sk, qk))
+    qs, ss, fs = qk[order], sk[order], fk[order]
+    same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1]) & (fs[1:] != fs[:-1])
+    return int(len(np.unique(qs[1:][same])))
+
+
+def _trec_rules(
+    q: Qrels,
+    r: Run,
+    j: _Joined,
+    spec: MeasureSpec,
+    mine: MeasureSpec,
+    how: Rules,
+    report: Report,
+    judged: int,
+    level: float | None,
+) -> list[str]:
+    """The rules of a dialect that separate its value of ``spec`` from perfeval's, each with what it
+    touched in these judgments and this run.
+    """
+    from perfeval.dialects.table import ORDER_TEXT
+
+    out = []
+    keys = np.asarray(report.groups)
+    answered = int(report.params["answered_queries"])
+    rule = how.ties[mine.label]
+    text = {"trec_eval": "id_desc", "ranx": "numba", "id_asc": "id_asc"}.get(rule)
+    if text is not None:
+        if spec.measure.name == "JUDGED":
+            flag, what = j.pooled, "judged and unjudged"
+        else:
+            flag, what = (j.rel > 0 if level is None else j.rel >= level), "relevant and non-relevant"
+        n = _mixed_tie_queries(r, j, keys, q, flag)
+        if n:
+            sentence = ORDER_TEXT[text]
+            if report.params.get("tie_rule", "").endswith("sorts=2"):
+                sentence += (
+                    ", sorted twice (ranx refuses these queries unless make_comparable=True, which sorts "
+                    "the run again)"
+                )
+            out.append(f"{sentence} [{n} of {answered} answered queries have a tie of {what} documents]")
+    if how.queries != "qrels" and answered < judged:
+        out.append(
+            "the mean over the judged queries the run answers, as trec_eval without -c (perfeval: every "
+            f"judged query, the unanswered ones 0) [{judged - answered} of {judged} judged queries "
+            "unanswered]"
+        )
+    if mine.label != spec.label:
+        if dict(mine.params).get("gain") == "linear" and dict(spec.params).get("gain") != "linear":
+            graded = int(len(np.unique(j.jquery[j.jrel > 1]))) if len(j.jrel) else 0
+            if graded:
+                out.append(
+                    "linear gain (the grade itself, not 2^grade - 1) "
+                    f"[{graded} of {judged} judged queries have a grade above 1]"
+                )
+        else:
+            out.append(f"computed as {mine.label} [every query]")
+    return out

@@ -427,15 +427,24 @@ def build() -> argparse.ArgumentParser:
         description="Compute the measures under every dialect (sklearn, trec_eval, ranx, torchmetrics, "
         "spark, keras, din: each tool's rules over perfeval's engine) and print one table, a row a tool, "
         "with, under it, the rules that make each tool's value differ from perfeval's and how many "
-        "cases or queries each rule touched.  docs/dialects.md lists every rule.",
+        "cases or queries each rule touched.  With judgments and a run (QRELS RUN, as perfeval trec "
+        "reads them): the dialects of perfeval trec (trec_eval, ranx, ir_measures), each as its tool "
+        "averages.  docs/dialects.md lists every rule.",
         epilog="examples:\n"
         "  perfeval explain run.csv --target rel --score s --group qid --id doc -m ap,ndcg@10\n"
+        "  perfeval explain qrels.txt bm25.run -m map,ndcg_cut_10,P_10\n"
         "  perfeval explain preds.csv --target y --score p -m roc,ap --dialects sklearn,spark,keras\n"
         "  perfeval explain preds.csv -m roc --dialects keras:num_thresholds=1000,spark:numBins=100 "
         "--format json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ex.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
+    ex.add_argument(
+        "run",
+        nargs="?",
+        default=None,
+        help="a TREC run (or a table of qid, docid, score): FILE is then the judgments (qrels)",
+    )
     _table_options(ex)
     ex.add_argument("--target", help="target / relevance column: name or 1-based position (default 1)")
     ex.add_argument("--score", help="score column: name or position (default 2)")
