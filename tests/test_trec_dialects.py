@@ -340,3 +340,22 @@ def test_explain_judgments_and_a_run_in_python_as_on_the_command_line(tmp_path, 
     ]
     code, _, err = run_cli(["explain", qf, rf, "-m", "map", "--group", "q"], capsys)
     assert code == 2 and "--group names a column of a table" in err
+
+
+def test_trec_eval_dialect_reads_scores_as_pytrec_eval_does(tmp_path, capsys):
+    """pytrec_eval (and trec_eval 9.0.x) read scores as float: two scores equal as float32 are a tie,
+    broken by document id.  A dense retriever's scores printed to ten digits meet that; --dialect
+    trec_eval, --format trec and --dialect ir_measures gave another AP (the scores compared as double,
+    trec_eval 10.0's rule, which --ties trec_eval keeps)."""
+    qrels = {"q": {"a": 1, "b": 0, "c": 0}}
+    run = {"q": {"a": 0.8341234502, "b": 0.8341234501, "c": 0.1}}  # a above b, equal as float32
+    assert np.float32(run["q"]["a"]) == np.float32(run["q"]["b"])
+    qf, rf = _write(tmp_path, qrels, run)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)["q"]["map"]
+    assert theirs == 0.5  # b ranked first: its id is greater
+    assert _json([qf, rf, "-m", "map", "--dialect", "trec_eval"], capsys) == {"map": theirs}
+    assert _json([qf, rf, "-m", "AP", "--dialect", "ir_measures"], capsys) == {"AP": theirs}
+    assert trec.evaluate(qf, rf, "map", dialect="trec_eval")["MAP"] == theirs
+    code, out, _ = run_cli(["trec", qf, rf, "-m", "map", "--format", "trec"], capsys)
+    assert code == 0 and out == "map                   \tall\t0.5000\n"
+    assert _json([qf, rf, "-m", "map", "--ties", "trec_eval"], capsys) == {"map": 1.0}  # as written

@@ -90,8 +90,10 @@ DIALECT_QUERIES = {"perfeval": "qrels", "trec_eval": "run", "ranx": "qrels", "ir
 #: each dialect's order of tied documents as this module's tie rule (ir_measures': trec_eval's, but
 #: for its Judged@k)
 DIALECT_TIES = {"perfeval": "perfeval", "trec_eval": "trec_eval", "ranx": "ranx", "ir_measures": "trec_eval"}
-#: a dialect policy's order of ties as this module's tie rule (``id_asc``: ir_measures' Judged@k)
-_POLICY_TIES = {"id_desc": "trec_eval", "numba": "ranx", "id_asc": "id_asc", "perfeval": "perfeval"}
+#: a dialect policy's order of ties as this module's tie rule: ``trec_eval9`` is trec_eval's order of
+#: the scores read as float32, as trec_eval 9.0.x and pytrec_eval read them (``ties="trec_eval"``
+#: compares them as written, as 10.0); ``id_asc``: ir_measures' Judged@k
+_POLICY_TIES = {"id_desc": "trec_eval9", "numba": "ranx", "id_asc": "id_asc", "perfeval": "perfeval"}
 #: measures that read the relevance itself rather than relevant / not relevant
 _GRADED = ("NDCG", "DCG", "CG")
 
@@ -211,6 +213,9 @@ def _tie_break(
         out = np.empty(len(score))
         out[order] = -np.arange(len(score), dtype=np.float64)
         return out, order
+    if ties == "trec_eval9":  # trec_eval 9.0.x and pytrec_eval read the scores as float: ties there
+        score = score.astype(np.float32).astype(np.float64)
+        ties = "trec_eval"
     order = query_order(query, score, int(np.count_nonzero(np.bincount(query))))
     identity = is_identity(order)  # a run file's layout: nothing to gather
     sq, ss = (query, score) if identity else (query[order], score[order])
@@ -1293,13 +1298,17 @@ def _same(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-12 * max(1.0, abs(b))
 
 
-def _mixed_tie_queries(r: Run, j: _Joined, keys: np.ndarray, q: Qrels, flag: np.ndarray) -> int:
-    """The evaluated queries the run answers with a tie (equal scores) holding rows of both values of
-    ``flag`` (relevant or not; judged or not).
+def _mixed_tie_queries(
+    r: Run, j: _Joined, keys: np.ndarray, q: Qrels, flag: np.ndarray, *, float32: bool = False
+) -> int:
+    """The evaluated queries the run answers with a tie (equal scores; ``float32``: equal as float32)
+    holding rows of both values of ``flag`` (relevant or not; judged or not).
     """
     row_key, _ = _row_keys(j, q, keys)
     keep = row_key >= 0
     qk, sk, fk = row_key[keep], r.score[keep], flag[keep]
+    if float32:
+        sk = sk.astype(np.float32)
     order = np.lexsort((fk, sk, qk))
     qs, ss, fs = qk[order], sk[order], fk[order]
     same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1]) & (fs[1:] != fs[:-1])
@@ -1326,13 +1335,13 @@ def _trec_rules(
     keys = np.asarray(report.groups)
     answered = int(report.params["answered_queries"])
     rule = how.ties[mine.label]
-    text = {"trec_eval": "id_desc", "ranx": "numba", "id_asc": "id_asc"}.get(rule)
+    text = {"trec_eval9": "id_desc", "ranx": "numba", "id_asc": "id_asc"}.get(rule)
     if text is not None:
         if spec.measure.name == "JUDGED":
             flag, what = j.pooled, "judged and unjudged"
         else:
             flag, what = (j.rel > 0 if level is None else j.rel >= level), "relevant and non-relevant"
-        n = _mixed_tie_queries(r, j, keys, q, flag)
+        n = _mixed_tie_queries(r, j, keys, q, flag, float32=rule == "trec_eval9")
         if n:
             sentence = ORDER_TEXT[text]
             if report.params.get("tie_rule", "").endswith("sorts=2"):
