@@ -359,3 +359,22 @@ def test_trec_eval_dialect_reads_scores_as_pytrec_eval_does(tmp_path, capsys):
     code, out, _ = run_cli(["trec", qf, rf, "-m", "map", "--format", "trec"], capsys)
     assert code == 0 and out == "map                   \tall\t0.5000\n"
     assert _json([qf, rf, "-m", "map", "--ties", "trec_eval"], capsys) == {"map": 1.0}  # as written
+
+
+def test_runs_evaluated_under_other_rules_each_show_their_signature(tmp_path, capsys):
+    """Under --dialect ranx a run that leaves out judged queries is sorted twice (ranx needs
+    make_comparable=True for it), a run answering every judged query once: the table says each run's
+    rules, not the baseline's alone."""
+    qrels, run = _case(9, every_query=True)
+    qf, full = _write(tmp_path, qrels, run)
+    short = tmp_path / "short.run"
+    short.write_text(
+        "".join(f"{q} Q0 {d} 1 {s} short\n" for q, docs in run.items() if q != "q05" for d, s in docs.items())
+    )
+    code, out, _ = run_cli(["trec", qf, full, str(short), "-m", "map", "--dialect", "ranx"], capsys)
+    assert code == 0
+    sigs = [line.split("|", 2) for line in out.splitlines() if line.startswith("signature")]
+    assert [(head.split(":")[0], ties) for head, ties, _ in sigs] == [
+        ("signature of sys", "ties:dialect=ranx"),
+        ("signature of short", "ties:dialect=ranx:sorts=2"),
+    ]

@@ -228,7 +228,11 @@ def _table(c: Any, args: Any) -> str:
             cells = [_span(rep.results[s.label]) for s in c.specs]
             brow.append([shown(name), *cells, _share(rep)])
         lines += table(brow, "lr")
-    lines.append(signature_line(c.reports[c.baseline].signature))
+    signatures = {name: str(rep.signature) for name, rep in c.reports.items()}
+    if len(set(signatures.values())) == 1:
+        lines.append(signature_line(signatures[c.baseline]))
+    else:  # runs evaluated under other rules (ranx sorts again a run that leaves out judged queries)
+        lines += [f"signature of {shown(name)}: {sig}" for name, sig in signatures.items()]
     if _compared(c):
         lines += ["", f"p-values against {shown(c.baseline)}:"]
         prow = [["run", *_names(c)]]
