@@ -1346,7 +1346,7 @@ def _trec_rules(
             sentence = ORDER_TEXT[text]
             if report.params.get("tie_rule", "").endswith("sorts=2"):
                 sentence += (
-                    ", sorted twice (ranx refuses these queries unless make_comparable=True, which sorts "
+                    ", sorted twice (ranx refuses this run unless make_comparable=True, which sorts "
                     "the run again)"
                 )
             out.append(f"{sentence} [{n} of {answered} answered queries have a tie of {what} documents]")
