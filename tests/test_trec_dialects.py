@@ -229,6 +229,7 @@ def test_every_format_names_the_measures_as_asked(tmp_path, capsys):
     assert list(body) == asked
     py = trec.evaluate(qf, rf, ",".join(asked), dialect="ranx")
     assert body["ndcg@10"] == py["NDCG@10:gain=linear"] and body["mrr"] == py["MRR"]
+    assert py["ndcg@10"] == body["ndcg@10"]  # the report answers to the name asked (ranx's ndcg@10)
     _, out, _ = run_cli([*argv, "-q", "--format", "json"], capsys)
     assert list(json.loads(out)) == asked
     _, out, _ = run_cli([*argv, "--format", "csv"], capsys)

@@ -937,7 +937,8 @@ class Comparison:
     baseline : str
         The run the others are compared with.
     specs : list of MeasureSpec
-        The measures, in the order asked (``spec.written`` holds a tool's spelling).
+        The measures, in the order asked (``spec.written`` holds the name asked: every output names a
+        measure so).
     pvalues, raw_pvalues : dict of str to dict of str to float
         For each run but the baseline, for each measure label, the p-value of the paired test of the
         per-query values against the baseline's, corrected across the runs (``pvalues``) and not
@@ -963,7 +964,7 @@ class Comparison:
     seed: int
 
     def name(self, spec: MeasureSpec) -> str:
-        """The measure as the user wrote it (a tool's spelling) or its canonical label."""
+        """The measure as the user asked for it (``mrr``, ``ndcg_cut_10``), else its canonical label."""
         return spec.written or spec.label
 
     def marker(self, run: str, label: str) -> str:
