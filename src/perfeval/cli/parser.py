@@ -357,7 +357,9 @@ def build() -> argparse.ArgumentParser:
         "whose scores are tied",
     )
     output_options(
-        tr, ("table", "trec", "json", "csv", "markdown", "latex"), "trec: trec_eval's three columns"
+        tr,
+        ("table", "trec", "json", "csv", "markdown", "latex"),
+        "trec: trec_eval's three columns, with trec_eval's numbers (--dialect trec_eval)",
     )
     tr.add_argument(
         "--queries",

@@ -59,7 +59,9 @@ def run(args: Any) -> int:
                 f"({tied}): perfeval averages over the orders of a tie; trec_eval breaks ties by "
                 "document id (--dialect trec_eval gives its numbers)\n"
             )
-    if args.queries is None and not (args.format == "trec" and args.dialect is None):  # else said above
+    if args.format == "trec" and args.dialect is None:
+        _note_trec_layout(args)
+    elif args.queries is None:
         _note_averaging(c, dialect)
     if c.reports[c.baseline].params["queries"] == "run" and _compared(c):
         _note_query_sets(c)
@@ -104,10 +106,9 @@ def _note_query_sets(c: Any) -> None:
 
 
 def _dialect(args: Any) -> str | None:
-    """The dialect asked for; with ``--format trec``, trec_eval's (its layout carries its numbers: said
-    on stderr when the dialect was not asked), another tool's refused.
+    """The dialect asked for; with ``--format trec``, trec_eval's (its layout carries its numbers),
+    another tool's refused.
     """
-    from perfeval.cli.load import note
     from perfeval.exceptions import InvalidParameterError
     from perfeval.trec import DIALECT_TIES
 
@@ -127,17 +128,22 @@ def _dialect(args: Any) -> str | None:
             f"--format trec is trec_eval's layout, for trec_eval's numbers (ties by document id): drop "
             f"--ties {args.ties}, or use --format table, json, csv, markdown or latex"
         )
-    if args.dialect is None:
-        which = (
-            "every judged query, unanswered ones 0 (trec_eval -c)"
-            if args.queries == "qrels"
-            else "the judged queries each run answers, as trec_eval without -c (--queries qrels: -c)"
-        )
-        note(
-            "perfeval: note: --format trec prints trec_eval's numbers (--dialect trec_eval): ties by "
-            f"document id, trec_eval's definitions, the mean over {which}\n"
-        )
     return "trec_eval"
+
+
+def _note_trec_layout(args: Any) -> None:
+    """``--format trec`` without a dialect is ``--dialect trec_eval``: said in one note."""
+    from perfeval.cli.load import note
+
+    which = (
+        "every judged query, unanswered ones 0 (trec_eval -c)"
+        if args.queries == "qrels"
+        else "the judged queries each run answers, as trec_eval without -c (--queries qrels: -c)"
+    )
+    note(
+        "perfeval: note: --format trec prints trec_eval's numbers (--dialect trec_eval): ties by "
+        f"document id, trec_eval's definitions, the mean over {which}\n"
+    )
 
 
 def _note_averaging(c: Any, dialect: str | None) -> None:
