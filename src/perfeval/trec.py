@@ -17,6 +17,11 @@ documents, AP's one threshold per tie), which equals trec_eval's number on runs 
 ``ties="trec_eval"`` breaks them as trec_eval does (by document id, descending, as strcmp orders
 them) and ``ties="file"`` by the order of the run's lines.
 
+``dialect="trec_eval"``, ``"ranx"`` or ``"ir_measures"`` gives that tool's numbers as its users get them
+by default: its order of ties, its definitions and the queries it averages over (trec_eval: the judged
+queries the run answers, as without ``-c``; ranx and ir_measures: every judged query).  :func:`explain`
+puts them side by side with the rules that make them differ.
+
 The measures are the registry's per-query ones, named as perfeval, trec_eval or ir_measures name
 them (``map``, ``ndcg_cut_10``, ``P_5``, ``nDCG@10``, ``recall_100``, ``Rprec``, ``bpref``,
 ``success_10``, ``Judged@10``, ...); a tool's spelling means that tool's definition, and here
@@ -236,7 +241,12 @@ def _tie_break(
             by = [sign * np.asarray(k, dtype=np.float64)[rows] for k in reversed(keys)]
             order[at] = rows[np.lexsort((*by, segment))]
         else:
-            second = {"trec_eval": -run.dcode[line], "id_asc": run.dcode[line]}.get(ties, run.order[line])
+            if ties == "trec_eval":
+                second = -run.dcode[line]
+            elif ties == "id_asc":
+                second = run.dcode[line]
+            else:
+                second = run.order[line]
             order[at] = rows[np.lexsort((second, segment))]  # order is query_order's own array
         identity = False
     if identity:
