@@ -318,8 +318,9 @@ def build() -> argparse.ArgumentParser:
         help="evaluate TREC runs against judgments (qrels): one run, or several compared",
         description="Evaluate runs against relevance judgments, as trec_eval counts: a relevant document a "
         "run never retrieved still counts (MAP, recall, the ideal DCG), a judged query a run does not "
-        "answer scores 0 (--queries run: only the answered ones).  Measures are named as perfeval, "
-        "trec_eval or ir_measures name them, each meaning its tool's definition (here `ndcg` is "
+        "answer scores 0 (--queries run, and --dialect trec_eval as trec_eval does: only the answered "
+        "ones).  Measures are named as perfeval, trec_eval or ir_measures name them, each meaning its "
+        "tool's definition (here `ndcg` is "
         "trec_eval's: linear gain).  With several runs, each is tested against the first (or "
         "--baseline) query by query, with a multiple-testing correction over the runs.",
         epilog="examples:\n"
