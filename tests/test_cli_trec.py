@@ -59,7 +59,12 @@ def test_one_run_equals_trec_eval(files, capsys):
     code, out, err = run_cli(
         ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "-m", ",".join(NAMES)], capsys
     )
-    assert code == 0 and err == ""
+    # the run leaves out 3 judged queries: perfeval's mean counts them 0 (trec_eval -c), and says so
+    assert code == 0 and err == (
+        "perfeval: note: perfeval gives the mean over every judged query, the unanswered ones 0 (as "
+        "trec_eval -c; --queries run leaves them out, as trec_eval without -c); judged queries answered: "
+        "bm25 37 of 40\n"
+    )
     head, row = out.splitlines()[:2]
     assert head.split() == ["run", *NAMES] and row.split()[0] == "bm25"
     expected = _trec_eval(qrels, runs["bm25"])
@@ -71,7 +76,8 @@ def test_one_run_equals_trec_eval(files, capsys):
 def test_per_query_in_trec_evals_layout(files, capsys):
     d, qrels, runs = files
     code, out, _ = run_cli(
-        ["trec", str(d / "qrels.txt"), str(d / "rm3.run"), "-m", "map,P_5,bpref", "-q", "--format", "trec"],
+        ["trec", str(d / "qrels.txt"), str(d / "rm3.run"), "-m", "map,P_5,bpref", "-q", "--format", "trec"]
+        + ["--queries", "qrels"],
         capsys,
     )
     assert code == 0
@@ -96,10 +102,10 @@ def test_json_one_run_maps_names_as_written(files, capsys):
         capsys,
     )
     body = json.loads(out)
-    assert list(body) == ["map", "nDCG@10", "NDCG@10"]
+    assert list(body) == ["map", "nDCG@10", "ndcg@10"]
     r = trec.evaluate(str(d / "qrels.txt"), str(d / "bm25.run"), "map,nDCG@10,ndcg@10")
-    assert body["nDCG@10"] == r["NDCG@10:gain=linear"] and body["NDCG@10"] == r["NDCG@10"]
-    assert body["nDCG@10"] != body["NDCG@10"]  # graded judgments: linear and exponential gain differ
+    assert body["nDCG@10"] == r["NDCG@10:gain=linear"] and body["ndcg@10"] == r["NDCG@10"]
+    assert body["nDCG@10"] != body["ndcg@10"]  # graded judgments: linear and exponential gain differ
 
 
 def test_several_runs_tested_against_the_baseline_with_holm(files, capsys):
@@ -434,10 +440,13 @@ _ALL_RUN = (
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (["-q"], _Q10 + _Q9 + _QA + _ALL_C),  # trec_eval 10.0 -q -c (9.0.8 -q -c leaves out the lines of A)
-        ([], _ALL_C),  # trec_eval -c
-        (["-q", "--queries", "run"], _Q10 + _Q9 + _ALL_RUN),  # trec_eval 9.0.8 -q (10.0 stops at query A)
+        # trec_eval 10.0 -q -c (9.0.8 -q -c leaves out the lines of A)
+        (["-q", "--queries", "qrels"], _Q10 + _Q9 + _QA + _ALL_C),
+        (["--queries", "qrels"], _ALL_C),  # trec_eval -c
+        (["-q"], _Q10 + _Q9 + _ALL_RUN),  # trec_eval 9.0.8 -q (10.0 stops at query A)
+        (["-q", "--queries", "run"], _Q10 + _Q9 + _ALL_RUN),
         (["--queries", "run"], _ALL_RUN),  # trec_eval 9.0.8
+        ([], _ALL_RUN),
     ],
 )
 def test_trec_layout_is_what_trec_eval_prints(tmp_path, capsys, argv, expected):
@@ -455,13 +464,14 @@ def test_trec_layout_is_what_trec_eval_prints(tmp_path, capsys, argv, expected):
 
 def test_trec_layout_of_two_runs_is_trec_evals_with_runid(tmp_path, capsys):
     """Each run's block as ``trec_eval -q -c -m runid -m ...`` prints it: runid first of the ``all``
-    lines; a measure trec_eval does not name (perfeval's ``p@1``, printed ``P@1``) after trec_eval's."""
+    lines; a measure trec_eval does not name (perfeval's ``p@1``, printed as asked) after trec_eval's."""
     (tmp_path / "qrels").write_text(_SMALL_QRELS)
     (tmp_path / "run").write_text(_SMALL_RUN)
     (tmp_path / "run2").write_text(_SMALL_RUN.replace(" 2.0 ", " 0.1 ").replace(" sys", " other"))
     code, out, _ = run_cli(
         ["trec", str(tmp_path / "qrels"), str(tmp_path / "run"), str(tmp_path / "run2"), "--format", "trec"]
-        + ["--ties", "trec_eval", "-m", "p@1,ndcg_cut_10,P.5,map,bpref", "--test", "none", "-q"],
+        + ["--ties", "trec_eval", "-m", "p@1,ndcg_cut_10,P.5,map,bpref", "--test", "none", "-q"]
+        + ["--queries", "qrels"],
         capsys,
     )
     other_9 = (
@@ -480,8 +490,8 @@ def test_trec_layout_of_two_runs_is_trec_evals_with_runid(tmp_path, capsys):
     sys_all = "runid                 \tall\tsys\n" + _ALL_C
     trec_eval = _Q10 + _Q9 + _QA + sys_all + _Q10 + other_9 + _QA + other_all
     lines = out.splitlines(keepends=True)
-    assert code == 0 and [x for x in lines if not x.startswith("P@1 ")] == trec_eval.splitlines(keepends=True)
-    after = [lines[i - 1].split("\t")[0].strip() for i, x in enumerate(lines) if x.startswith("P@1 ")]
+    assert code == 0 and [x for x in lines if not x.startswith("p@1 ")] == trec_eval.splitlines(keepends=True)
+    after = [lines[i - 1].split("\t")[0].strip() for i, x in enumerate(lines) if x.startswith("p@1 ")]
     assert after == ["ndcg_cut_10"] * 2 * 4
 
 
@@ -566,12 +576,13 @@ def test_dialect_sets_the_tools_gain_as_eval_does(files, capsys, tmp_path):
     `perfeval eval --dialect` computes it; it was perfeval's exponential gain with the tool's ties."""
     d, qrels, runs = files
     want = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(runs["bm25"])
-    te = np.mean([want.get(q, {}).get("ndcg_cut_10", 0.0) for q in qrels])  # unanswered queries 0
+    answered = np.mean([v["ndcg_cut_10"] for v in want.values()])  # trec_eval: the answered queries
+    every = np.mean([want.get(q, {}).get("ndcg_cut_10", 0.0) for q in qrels])  # ranx: unanswered ones 0
     args = ["trec", str(d / "qrels.txt"), str(d / "bm25.run"), "--format", "json"]
-    for dialect in ("trec_eval", "ranx"):
+    for dialect, te in (("trec_eval", answered), ("ranx", every)):
         code, out, err = run_cli([*args, "-m", "ndcg@10", "--dialect", dialect], capsys)
         assert code == 0, err
-        assert json.loads(out) == {"NDCG@10:gain=linear": pytest.approx(te, abs=1e-12)}
+        assert json.loads(out) == {"ndcg@10": pytest.approx(te, abs=1e-12)}
     # the same through `perfeval eval --dialect trec_eval` on a table holding every judged document
     (tmp_path / "s.qrels").write_text("q1 0 d1 3\nq1 0 d2 1\nq1 0 d3 0\n")
     (tmp_path / "s.run").write_text("q1 Q0 d2 1 3 r\nq1 Q0 d1 2 2 r\nq1 Q0 d3 3 1 r\n")
@@ -584,14 +595,14 @@ def test_dialect_sets_the_tools_gain_as_eval_does(files, capsys, tmp_path):
         capsys,
     )
     assert code == code2 == 0, err
-    assert json.loads(out)["NDCG@3:gain=linear"] == json.loads(out2)["measures"]["NDCG@3"]["value"]
-    assert json.loads(out)["NDCG@3:gain=linear"] == pytest.approx(0.7967075809905066, abs=1e-15)
+    assert json.loads(out)["ndcg@3"] == json.loads(out2)["measures"]["NDCG@3"]["value"]
+    assert json.loads(out)["ndcg@3"] == pytest.approx(0.7967075809905066, abs=1e-15)
     # a gain the tool does not have is refused; ranx has exponential gain too (ndcg_burges)
     code, _, err = run_cli([*args, "-m", "ndcg@10:gain=exp", "--dialect", "trec_eval"], capsys)
     assert code == 2 and "dialect trec_eval computes NDCG@10:gain=exp with gain=linear" in err
     code, out, _ = run_cli([*args, "-m", "ndcg@10:gain=exp", "--dialect", "ranx"], capsys)
     code3, out3, _ = run_cli([*args, "-m", "ndcg@10", "--ties", "ranx"], capsys)
-    assert code == code3 == 0 and json.loads(out)["NDCG@10:gain=exp"] == json.loads(out3)["NDCG@10"]
+    assert code == code3 == 0 and json.loads(out)["ndcg@10:gain=exp"] == json.loads(out3)["ndcg@10"]
 
 
 def test_runs_over_other_queries_are_said_with_queries_run(capsys, tmp_path):

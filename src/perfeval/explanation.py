@@ -58,6 +58,8 @@ class Explanation:
     cells: dict[str, dict[str, Cell]]
     rows: int
     groups: int | None
+    #: what was evaluated, in words, where "N rows in M groups" does not say it (judgments and a run)
+    where: str = ""
 
     @property
     def dialects(self) -> list[str]:
@@ -136,7 +138,7 @@ class Explanation:
                     notes.append(f"{d} {m}: {text}")
         if notes:
             lines += ["", *notes]
-        where = f"{self.rows} rows" + (
+        where = self.where or f"{self.rows} rows" + (
             f" in {self.groups} group{'s' if self.groups != 1 else ''}" if self.groups is not None else ""
         )
         lines += ["", f"{where}; '-': not defined by that tool or not reproducible (said above)"]

@@ -157,11 +157,16 @@ class Report:
         self.pairs: float | None = None
 
     def __getitem__(self, label: str) -> float:
-        """A measure's value by its label, or by any spelling of it (``r["acc"]`` is ``ACC@0.7``
-        in a report at threshold 0.7).
+        """A measure's value by its label, by the name it was asked by (``perfeval.trec``: ``r["ndcg@10"]``
+        under a dialect whose ndcg@10 is ``NDCG@10:gain=linear``), or by any spelling of it (``r["acc"]``
+        is ``ACC@0.7`` in a report at threshold 0.7).
         """
         if label in self.results:
             return self.results[label].value
+        asked = self.params.get("names") if isinstance(self.params, dict) else None
+        for key, name in (asked or {}).items():  # the name a measure was asked by (perfeval.trec)
+            if name == label and key in self.results:
+                return self.results[key].value
         from perfeval.measures import parse_measure
         from perfeval.measures.spec import with_threshold
 

@@ -17,6 +17,11 @@ documents, AP's one threshold per tie), which equals trec_eval's number on runs 
 ``ties="trec_eval"`` breaks them as trec_eval does (by document id, descending, as strcmp orders
 them) and ``ties="file"`` by the order of the run's lines.
 
+``dialect="trec_eval"``, ``"ranx"`` or ``"ir_measures"`` gives that tool's numbers as its users get them
+by default: its order of ties, its definitions and the queries it averages over (trec_eval: the judged
+queries the run answers, as without ``-c``; ranx and ir_measures: every judged query).  :func:`explain`
+puts them side by side with the rules that make them differ.
+
 The measures are the registry's per-query ones, named as perfeval, trec_eval or ir_measures name
 them (``map``, ``ndcg_cut_10``, ``P_5``, ``nDCG@10``, ``recall_100``, ``Rprec``, ``bpref``,
 ``success_10``, ``Judged@10``, ...); a tool's spelling means that tool's definition, and here
@@ -65,6 +70,12 @@ __all__ = [
     "QUERIES",
     "TESTS",
     "TIES",
+    "DIALECTS",
+    "DIALECT_QUERIES",
+    "DIALECT_TIES",
+    "Rules",
+    "rules",
+    "explain",
 ]
 
 QUERIES = ("qrels", "run")
@@ -73,6 +84,21 @@ DEFAULT = ("map", "ndcg_cut_10", "P_10", "recall_100", "recip_rank")
 #: tie rules: perfeval's expectation over tie orders; trec_eval's (score, then docid descending);
 #: the run's line order
 TIES = ("perfeval", "trec_eval", "file", "ranx")
+#: the dialects: each tool as its users run it by default (its order of ties, its definitions, and
+#: the queries it averages over: :data:`DIALECT_QUERIES`)
+DIALECTS = ("perfeval", "trec_eval", "ranx", "ir_measures")
+#: the queries each dialect's tool averages over by default: trec_eval (and pytrec_eval) the judged
+#: queries the run answers (without ``-c``); ranx every judged query (it refuses a run that leaves one
+#: out, and with ``make_comparable=True`` scores it 0); ir_measures every judged query (one the run
+#: leaves out gets the measure's default, 0); perfeval every judged query (trec_eval's ``-c``)
+DIALECT_QUERIES = {"perfeval": "qrels", "trec_eval": "run", "ranx": "qrels", "ir_measures": "qrels"}
+#: each dialect's order of tied documents as this module's tie rule (ir_measures': trec_eval's, but
+#: for its Judged@k)
+DIALECT_TIES = {"perfeval": "perfeval", "trec_eval": "trec_eval", "ranx": "ranx", "ir_measures": "trec_eval"}
+#: a dialect policy's order of ties as this module's tie rule: ``trec_eval9`` is trec_eval's order of
+#: the scores read as float32, as trec_eval 9.0.x and pytrec_eval read them (``ties="trec_eval"``
+#: compares them as written, as 10.0); ``id_asc``: ir_measures' Judged@k
+_POLICY_TIES = {"id_desc": "trec_eval9", "numba": "ranx", "id_asc": "id_asc", "perfeval": "perfeval"}
 #: measures that read the relevance itself rather than relevant / not relevant
 _GRADED = ("NDCG", "DCG", "CG")
 
@@ -182,13 +208,19 @@ def _tie_break(
     score = run.score if everything else run.score[keep]
     if ties == "perfeval" or not len(score):
         return score, None
-    if ties == "ranx":  # numba's argsort over each query's rows in the run's order (rows are stored so)
+    if ties in ("ranx", "ranx2"):  # numba's argsort over each query's rows in the run's order (rows are
+        # stored so); ranx2: sorted again from that order, as ranx's make_comparable=True does
         from perfeval.dialects.orders import numba_order
 
         order = numba_order(query, score)
+        if ties == "ranx2":
+            order = order[numba_order(query[order], score[order])]
         out = np.empty(len(score))
         out[order] = -np.arange(len(score), dtype=np.float64)
         return out, order
+    if ties == "trec_eval9":  # trec_eval 9.0.x and pytrec_eval read the scores as float: ties there
+        score = score.astype(np.float32).astype(np.float64)
+        ties = "trec_eval"
     order = query_order(query, score, int(np.count_nonzero(np.bincount(query))))
     identity = is_identity(order)  # a run file's layout: nothing to gather
     sq, ss = (query, score) if identity else (query[order], score[order])
@@ -202,13 +234,19 @@ def _tie_break(
         rows = order[at]
         line = rows if everything else np.flatnonzero(keep)[rows]  # the tied rows' lines in the run
         # trec_eval: by score, then by document id descending (strcmp order of the bytes; codes are
-        # positions in the sorted ids); else the run's line order
+        # positions in the sorted ids); id_asc (ir_measures' Judged@k): ascending; else the run's
+        # line order
         if ties in ("best", "worst"):
             sign = -1.0 if ties == "best" else 1.0
             by = [sign * np.asarray(k, dtype=np.float64)[rows] for k in reversed(keys)]
             order[at] = rows[np.lexsort((*by, segment))]
         else:
-            second = -run.dcode[line] if ties == "trec_eval" else run.order[line]
+            if ties == "trec_eval":
+                second = -run.dcode[line]
+            elif ties == "id_asc":
+                second = run.dcode[line]
+            else:
+                second = run.order[line]
             order[at] = rows[np.lexsort((second, segment))]  # order is query_order's own array
         identity = False
     if identity:
@@ -315,7 +353,11 @@ def measure_specs(measures: Iterable[str | MeasureSpec] | str) -> list[MeasureSp
     """The measures asked of judgments and runs, parsed (trec_eval's `P.5,10` cut-offs, tool spellings):
     per-query ranking measures only, or an error naming the one that is not.
     """
-    specs = resolve(_cutoffs(measures) if isinstance(measures, str) else measures, 0.5, trec=True)
+    tokens = _cutoffs(measures) if isinstance(measures, str) else list(measures)
+    specs = resolve(tokens, 0.5, trec=True)
+    for token, spec in zip(tokens, specs, strict=True):  # each named as asked (``mrr``, not ``MRR``)
+        if isinstance(token, str) and not spec.written:
+            object.__setattr__(spec, "written", token.strip())
     if not specs:
         raise InvalidParameterError("no measure named (e.g. map,ndcg_cut_10,P_10)")
     wrong = [s.written or s.label for s in specs if s.measure.kind != "ranking"]
@@ -326,6 +368,118 @@ def measure_specs(measures: Iterable[str | MeasureSpec] | str) -> list[MeasureSp
             "(or trec_eval's and ir_measures' names: ndcg_cut_10, P_5, recall_100, nDCG@10, ...)"
         )
     return specs
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What an evaluation of judgments and runs computes, settled from its arguments: the measures
+    (with the dialect's definitions), each one's order of ties (by label), the queries averaged over,
+    the dialect (None: perfeval's rules) and the tie rule as the signature says it.
+    """
+
+    specs: list[MeasureSpec]
+    ties: dict[str, str]
+    queries: str
+    dialect: str | None
+    tie_rule: str
+
+
+def rules(
+    measures: Iterable[str | MeasureSpec] | str,
+    *,
+    dialect: str | None = None,
+    ties: str | None = None,
+    queries: str | None = None,
+    level: float | None = None,
+) -> Rules:
+    """The measures, ties and queries of an evaluation: a dialect's own (``trec_eval``: its order of
+    ties, its definitions, the judged queries the run answers; ``ranx``, ``ir_measures``: theirs) where
+    ``ties`` and ``queries`` are not given; perfeval's (its tie rule, every judged query) without one.
+    A tie rule other than the dialect's, or a measure its tool does not define, is an error.
+    """
+    if dialect is not None and dialect not in DIALECTS:
+        raise InvalidParameterError(f"dialect={dialect!r}: expected one of {', '.join(DIALECTS)}")
+    tool = None if dialect in (None, "perfeval") else dialect
+    own = DIALECT_TIES[tool or "perfeval"]
+    if dialect is not None and ties is not None and ties != own:
+        raise InvalidParameterError(
+            f"dialect={dialect!r} orders tied documents its own way: drop ties={ties!r}"
+        )
+    ties = own if ties is None else ties
+    queries = DIALECT_QUERIES[dialect or "perfeval"] if queries is None else queries
+    _check(queries, ties, level)
+    specs = measure_specs(measures)
+    if tool is None:
+        return Rules(specs, {s.label: ties for s in specs}, queries, dialect, ties)
+    out, rule = [], {}
+    for spec in specs:
+        new, pol_ties = _dialect_spec(tool, spec)
+        out.append(new)
+        rule[new.label] = _POLICY_TIES[pol_ties]
+    labels = [s.label for s in out]
+    dup = next((lab for lab in labels if labels.count(lab) > 1), None)
+    if dup is not None:
+        raise InvalidParameterError(f"measure named twice: {dup} (under dialect {tool})")
+    return Rules(out, rule, queries, tool, f"dialect={tool}")
+
+
+def _dialect_spec(tool: str, spec: MeasureSpec) -> tuple[MeasureSpec, str]:
+    """The measure as the dialect's tool computes it (its fixed parameters: trec_eval's and ranx's
+    ndcg@k have linear gain), with the order of ties of its policy; a measure the tool does not
+    define is an error naming the dialects that do.
+    """
+    from perfeval.dialects.apply import policy_spec
+    from perfeval.dialects.table import IR_MEASURES, RANX, TREC_EVAL
+
+    table = {"trec_eval": TREC_EVAL, "ranx": RANX, "ir_measures": IR_MEASURES}
+    d = table[tool]
+    if spec.measure.name not in d.policies:
+        others = [n for n, t in table.items() if spec.measure.name in t.policies]
+        raise InvalidParameterError(
+            f"dialect {tool} does not define {spec.written or spec.label} ({d.tool} has no such measure); "
+            f"dialects that do: {', '.join(['perfeval', *others])}"
+        )
+    pol, engine = policy_spec(d, spec)
+    changed = {k for k, v in engine.params if dict(spec.params).get(k) != v}
+    if not changed and engine.measure is spec.measure:
+        return spec, pol.ties
+    new = MeasureSpec(engine.measure, engine.params)
+    object.__setattr__(new, "_set", frozenset(spec._set) | changed)  # the label shows what the tool set
+    object.__setattr__(new, "written", spec.written)
+    object.__setattr__(new, "tool", spec.tool)
+    return new, pol.ties
+
+
+def _values(
+    qrels: Qrels,
+    run: Run,
+    how: Rules,
+    keys: np.ndarray,
+    *,
+    level: float | None,
+    facts: dict[str, Any],
+) -> dict[str, np.ndarray]:
+    """Each measure's per-query values, the measures of each order of ties together (a dialect may
+    order them differently for one measure: ir_measures' Judged@k).
+    """
+    values: dict[str, np.ndarray] = {}
+    resorted = _ranx_resorts(how, qrels, run)
+    if resorted:
+        facts["tie_rule"] = how.tie_rule + ":sorts=2"
+    for i, rule in enumerate(dict.fromkeys(how.ties.values())):
+        group = [s for s in how.specs if how.ties[s.label] == rule]
+        rule = "ranx2" if rule == "ranx" and resorted else rule
+        got = per_query(qrels, run, group, keys, ties=rule, level=level, facts=facts if i == 0 else None)
+        values.update(got)
+    return values
+
+
+def _ranx_resorts(how: Rules, qrels: Qrels, run: Run) -> bool:
+    """Whether ranx, as its users run it, sorts the run twice: ranx refuses a run whose queries are
+    not the judgments' unless ``make_comparable=True``, which sorts the run again (tied documents of a
+    query of more than 15 move: numba's quicksort).
+    """
+    return how.dialect == "ranx" and not np.array_equal(run.qvocab, qrels.qvocab)
 
 
 def per_query(
@@ -619,8 +773,9 @@ def evaluate(
     run: str | Mapping[Any, Mapping[Any, Any]] | Run,
     measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     *,
-    queries: str = "qrels",
-    ties: str = "perfeval",
+    dialect: str | None = None,
+    queries: str | None = None,
+    ties: str | None = None,
     level: float | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
@@ -641,13 +796,23 @@ def evaluate(
         ``rprec``, ``bpref``, ``success@10``, ``judged@10``, ``map@100``), trec_eval's (``ndcg_cut_10``,
         ``P_5``, ``recall_100``, ``recip_rank``, ``Rprec``, ``success_10``, ``ndcg``) or ir_measures'
         (``nDCG@10``, ``AP``, ``RR``, ``R@100``, ``Judged@10``), each meaning its tool's definition.
-    queries : {"qrels", "run"}
+    dialect : {"perfeval", "trec_eval", "ranx", "ir_measures"}, optional
+        Another tool's numbers, as its users get them by default: its order of tied documents, its
+        definitions (trec_eval's, ranx's and ir_measures' ndcg@k have linear gain: the label says
+        ``gain=linear``) and the queries it averages over (trec_eval: the judged queries the run
+        answers, as without ``-c``; ranx and ir_measures: every judged query, an unanswered one 0).
+        ir_measures is trec_eval's rules but for its Judged@k, whose ties go by document id ascending.
+        A measure the tool does not define is an error.  The report's signature says
+        ``ties:dialect=NAME`` and the queries averaged over.
+    queries : {"qrels", "run"}, optional
         Evaluate every judged query (unanswered ones score 0; trec_eval ``-c``), or only the judged
-        queries the run answers (trec_eval's default).
-    ties : {"perfeval", "trec_eval", "file", "ranx"}
-        The tie rule: the expectation over the orders of tied documents; trec_eval's (document id
-        descending); the run's line order; ranx's (numba's argsort of the query's documents in the
-        run's order: the line order up to 15 documents, numba's quicksort order above, replayed).
+        queries the run answers (trec_eval's default).  Default: the dialect's (see
+        :data:`DIALECT_QUERIES`); without one, ``"qrels"``.
+    ties : {"perfeval", "trec_eval", "file", "ranx"}, optional
+        The tie rule: the expectation over the orders of tied documents (the default without a
+        dialect); trec_eval's (document id descending); the run's line order; ranx's (numba's
+        argsort of the query's documents in the run's order: the line order up to 15 documents,
+        numba's quicksort order above, replayed).  With a dialect: its own (another is an error).
     level : float, optional
         trec_eval's ``-l``: relevance >= level is relevant to the binary measures (default: > 0).
     qrels_columns, run_columns : dict, optional
@@ -668,15 +833,15 @@ def evaluate(
         One result per measure: the mean over the evaluated queries, and each query's value
         (``Report.groups`` are the query ids).
     """
-    _check(queries, ties, level)
-    specs = measure_specs(measures)
+    how = rules(measures, dialect=dialect, ties=ties, queries=queries, level=level)
+    specs = how.specs
     with _scratch():
         q, r = _load(qrels, run, qrels_columns, run_columns)
         _not_empty(r)
-        keys = _queries(q, r, queries)
+        keys = _queries(q, r, how.queries)
         facts: dict[str, Any] = {}
-        values = per_query(q, r, specs, keys, ties=ties, level=level, facts=facts)
-        report = _report(specs, keys, values, q, r, queries=queries, ties=ties, level=level, **facts)
+        values = _values(q, r, how, keys, level=level, facts=facts)
+        report = _report(specs, keys, values, q, r, how, level=level, **facts)
         if tie_bounds:
             _set_bounds(report, specs, bounds_per_query(q, r, specs, keys, values, level=level))
         return report
@@ -733,9 +898,15 @@ def _report(
     values: dict[str, np.ndarray],
     q: Qrels,
     r: Run,
+    how: Rules,
     **params: Any,
 ) -> Report:
+    """The report of one run: its parameters say the tie rule, the dialect, the queries averaged over
+    (``queries``), how many queries are judged (``judged_queries``) and how many of them the run
+    answers (``answered_queries``).
+    """
     sizes = _sizes(q, r, keys)
+    answered = np.intersect1d(r.qvocab, q.qvocab, assume_unique=True)
     report = grouped_report(
         specs,
         keys,
@@ -748,7 +919,11 @@ def _report(
         run=r.name,
         qrels=q.source,
         judgments="qrels",
-        tie_rule=params.pop("ties"),
+        tie_rule=params.pop("tie_rule", how.tie_rule),
+        dialect=how.dialect,
+        queries=how.queries,
+        judged_queries=int(len(q.qvocab)),
+        answered_queries=int(len(answered)),
         names={s.label: s.written for s in specs if s.written},
         **params,
     )
@@ -772,7 +947,8 @@ class Comparison:
     baseline : str
         The run the others are compared with.
     specs : list of MeasureSpec
-        The measures, in the order asked (``spec.written`` holds a tool's spelling).
+        The measures, in the order asked (``spec.written`` holds the name asked: every output names a
+        measure so).
     pvalues, raw_pvalues : dict of str to dict of str to float
         For each run but the baseline, for each measure label, the p-value of the paired test of the
         per-query values against the baseline's, corrected across the runs (``pvalues``) and not
@@ -798,7 +974,7 @@ class Comparison:
     seed: int
 
     def name(self, spec: MeasureSpec) -> str:
-        """The measure as the user wrote it (a tool's spelling) or its canonical label."""
+        """The measure as the user asked for it (``mrr``, ``ndcg_cut_10``), else its canonical label."""
         return spec.written or spec.label
 
     def marker(self, run: str, label: str) -> str:
@@ -946,8 +1122,9 @@ def compare(
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     seed: int = 0,
-    queries: str = "qrels",
-    ties: str = "perfeval",
+    dialect: str | None = None,
+    queries: str | None = None,
+    ties: str | None = None,
     level: float | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
@@ -975,7 +1152,7 @@ def compare(
         The level at which a difference is significant.
     n_resamples, seed : int
         Of the randomization and bootstrap tests.
-    queries, ties, level, qrels_columns, run_columns, tie_bounds
+    dialect, queries, ties, level, qrels_columns, run_columns, tie_bounds
         As :func:`evaluate` (``run_columns`` holds for every run).  With ``queries="run"`` each run
         is averaged over the queries it answers, and a test pairs the queries both runs answer.
 
@@ -983,22 +1160,22 @@ def compare(
     -------
     Comparison
     """
-    _check(queries, ties, level)
+    how = rules(measures, dialect=dialect, ties=ties, queries=queries, level=level)
+    specs = how.specs
     if test not in TESTS:
         raise InvalidParameterError(f"test={test!r}: expected one of {', '.join(TESTS)}")
     if correction not in CORRECTIONS:
         raise InvalidParameterError(f"correction={correction!r}: expected one of {', '.join(CORRECTIONS)}")
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InvalidParameterError(f"alpha={alpha!r}: expected a number between 0 and 1")
-    specs = measure_specs(measures)
     done: list[tuple[tuple[str, str], Report, tuple[np.ndarray, dict[str, np.ndarray]]]] = []
     with _scratch():
         q = as_qrels(qrels, qrels_columns)
         for r in _runs(runs, run_columns):  # one run in memory at a time (and the next one being read)
-            keys = _queries(q, r, queries)
+            keys = _queries(q, r, how.queries)
             facts: dict[str, Any] = {}
-            per = per_query(q, r, specs, keys, ties=ties, level=level, facts=facts)
-            report = _report(specs, keys, per, q, r, queries=queries, ties=ties, level=level, **facts)
+            per = _values(q, r, how, keys, level=level, facts=facts)
+            report = _report(specs, keys, per, q, r, how, level=level, **facts)
             if tie_bounds:
                 _set_bounds(report, specs, bounds_per_query(q, r, specs, keys, per, level=level))
             done.append(((r.name, r.source), report, (keys, per)))
@@ -1013,3 +1190,191 @@ def compare(
     raw = _raw_pvalues(values, baseline, specs, test, n_resamples, seed)
     corrected = _corrected(raw, specs, correction)
     return Comparison(reports, baseline, specs, corrected, raw, test, correction, alpha, n_resamples, seed)
+
+
+def explain(
+    qrels: str | Mapping[Any, Mapping[Any, Any]] | Qrels,
+    run: str | Mapping[Any, Mapping[Any, Any]] | Run,
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
+    *,
+    dialects: Sequence[str] | str | None = None,
+    level: float | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+) -> Any:
+    """A run's measures under every dialect of judgments and runs, side by side, and for each value
+    that differs from perfeval's the rules that make the difference, with what each touched here:
+    :func:`perfeval.explain` for judgments and runs (``perfeval explain QRELS RUN``).
+
+    Parameters
+    ----------
+    qrels, run, measures, level, qrels_columns, run_columns
+        As :func:`evaluate`.
+    dialects : sequence of str, or a comma-separated str, optional
+        Of :data:`DIALECTS` (default: every one; perfeval's first whatever is given).  A dialect whose
+        tool does not define a measure has no value for it (its note says so).
+
+    Returns
+    -------
+    perfeval.explanation.Explanation
+        ``cells[dialect][measure]`` (the measures named as asked): each dialect's mean as
+        ``evaluate(..., dialect=)`` gives it, and the rules that separate it from perfeval's: the
+        order of tied documents (with the queries whose ties mix relevant and non-relevant
+        documents), the queries averaged over (with how many judged queries the run leaves out),
+        the tool's definition (linear gain, with the queries holding a grade above 1).
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}}
+    >>> run = {"q1": {"d1": 0.5, "d2": 0.5}}
+    >>> e = explain(qrels, run, "map", dialects="trec_eval")
+    >>> e.value("perfeval", "map"), e.value("trec_eval", "map")   # q2 unanswered: 0, or left out
+    (0.25, 0.5)
+    >>> for rule in e.cells["trec_eval"]["map"].rules:  # each with what it touched here
+    ...     print(rule.split(",")[0], "[" + rule.split(" [")[1].split(" have")[0].rstrip("]") + "]")
+    tied scores ranked by document id [1 of 1 answered queries]
+    the mean over the judged queries the run answers [1 of 2 judged queries unanswered]
+    """
+    from perfeval._text import shown
+    from perfeval.explanation import Cell, Explanation
+
+    names = _explain_dialects(dialects)
+    base = rules(measures, level=level)
+    asked = [s.written or s.label for s in base.specs]
+    with _scratch():
+        q, r = _load(qrels, run, qrels_columns, run_columns)
+        _not_empty(r)
+        j = _join(q, r)
+        cells: dict[str, dict[str, Cell]] = {}
+        ours: dict[str, float] = {}
+        judged = int(len(q.qvocab))
+        for n, d in enumerate(names):
+            defined = [s for s in base.specs if d == "perfeval" or _defines(d, s)]
+            row: dict[str, Cell] = {}
+            report = None
+            how = None
+            if defined:
+                how = rules(defined, dialect=None if d == "perfeval" else d, level=level)
+                with warnings.catch_warnings():
+                    if n:  # the run's queries without judgments are said once
+                        warnings.simplefilter("ignore")
+                    keys = _queries(q, r, how.queries)
+                    facts: dict[str, Any] = {}
+                    values = _values(q, r, how, keys, level=level, facts=facts)
+                    report = _report(how.specs, keys, values, q, r, how, level=level, **facts)
+            for asked_name, spec in zip(asked, base.specs, strict=True):
+                if report is None or how is None or spec not in defined:
+                    row[asked_name] = Cell(math.nan, f"not defined by {d}")
+                    continue
+                mine = how.specs[defined.index(spec)]
+                value = report.results[mine.label].value
+                cell = Cell(value)
+                if d == "perfeval":
+                    ours[asked_name] = value
+                elif not _same(value, ours[asked_name]):
+                    cell.rules = _trec_rules(q, r, j, spec, mine, how, report, judged, level)
+                row[asked_name] = cell
+            cells[d] = row
+    answered = int(len(np.intersect1d(r.qvocab, q.qvocab, assume_unique=True)))
+    where = (
+        f"run {shown(r.name)}: {len(r):,} documents ranked; {judged:,} judged queries, {answered:,} of them "
+        "answered"
+    )
+    return Explanation(asked, cells, int(len(r)), judged, where)
+
+
+def _explain_dialects(dialects: Sequence[str] | str | None) -> list[str]:
+    if dialects is None:
+        return list(DIALECTS)
+    if isinstance(dialects, str):
+        dialects = [p for p in dialects.split(",") if p.strip()]
+    out = [str(t).strip() for t in dialects]
+    for t in out:
+        if t not in DIALECTS:
+            raise InvalidParameterError(f"dialect {t!r}: expected one of {', '.join(DIALECTS)}")
+    return out if "perfeval" in out else ["perfeval", *out]
+
+
+def _defines(dialect: str, spec: MeasureSpec) -> bool:
+    try:
+        _dialect_spec(dialect, spec)
+    except InvalidParameterError:
+        return False
+    return True
+
+
+def _same(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= 1e-12 * max(1.0, abs(b))
+
+
+def _mixed_tie_queries(
+    r: Run, j: _Joined, keys: np.ndarray, q: Qrels, flag: np.ndarray, *, float32: bool = False
+) -> int:
+    """The evaluated queries the run answers with a tie (equal scores; ``float32``: equal as float32)
+    holding rows of both values of ``flag`` (relevant or not; judged or not).
+    """
+    row_key, _ = _row_keys(j, q, keys)
+    keep = row_key >= 0
+    qk, sk, fk = row_key[keep], r.score[keep], flag[keep]
+    if float32:
+        sk = sk.astype(np.float32)
+    order = np.lexsort((fk, sk, qk))
+    qs, ss, fs = qk[order], sk[order], fk[order]
+    same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1]) & (fs[1:] != fs[:-1])
+    return int(len(np.unique(qs[1:][same])))
+
+
+def _trec_rules(
+    q: Qrels,
+    r: Run,
+    j: _Joined,
+    spec: MeasureSpec,
+    mine: MeasureSpec,
+    how: Rules,
+    report: Report,
+    judged: int,
+    level: float | None,
+) -> list[str]:
+    """The rules of a dialect that separate its value of ``spec`` from perfeval's, each with what it
+    touched in these judgments and this run.
+    """
+    from perfeval.dialects.table import ORDER_TEXT
+
+    out = []
+    keys = np.asarray(report.groups)
+    answered = int(report.params["answered_queries"])
+    rule = how.ties[mine.label]
+    text = {"trec_eval9": "id_desc", "ranx": "numba", "id_asc": "id_asc"}.get(rule)
+    if text is not None:
+        if spec.measure.name == "JUDGED":
+            flag, what = j.pooled, "judged and unjudged"
+        else:
+            flag, what = (j.rel > 0 if level is None else j.rel >= level), "relevant and non-relevant"
+        n = _mixed_tie_queries(r, j, keys, q, flag, float32=rule == "trec_eval9")
+        if n:
+            sentence = ORDER_TEXT[text]
+            if report.params.get("tie_rule", "").endswith("sorts=2"):
+                sentence += (
+                    ", sorted twice (ranx refuses this run unless make_comparable=True, which sorts "
+                    "the run again)"
+                )
+            out.append(f"{sentence} [{n} of {answered} answered queries have a tie of {what} documents]")
+    if how.queries != "qrels" and answered < judged:
+        out.append(
+            "the mean over the judged queries the run answers, as trec_eval without -c (perfeval: every "
+            f"judged query, the unanswered ones 0) [{judged - answered} of {judged} judged queries "
+            "unanswered]"
+        )
+    if mine.label != spec.label:
+        if dict(mine.params).get("gain") == "linear" and dict(spec.params).get("gain") != "linear":
+            graded = int(len(np.unique(j.jquery[j.jrel > 1]))) if len(j.jrel) else 0
+            if graded:
+                out.append(
+                    "linear gain (the grade itself, not 2^grade - 1) "
+                    f"[{graded} of {judged} judged queries have a grade above 1]"
+                )
+        else:
+            out.append(f"computed as {mine.label} [every query]")
+    return out

@@ -318,8 +318,9 @@ def build() -> argparse.ArgumentParser:
         help="evaluate TREC runs against judgments (qrels): one run, or several compared",
         description="Evaluate runs against relevance judgments, as trec_eval counts: a relevant document a "
         "run never retrieved still counts (MAP, recall, the ideal DCG), a judged query a run does not "
-        "answer scores 0 (--queries run: only the answered ones).  Measures are named as perfeval, "
-        "trec_eval or ir_measures name them, each meaning its tool's definition (here `ndcg` is "
+        "answer scores 0 (--queries run, and --dialect trec_eval as trec_eval does: only the answered "
+        "ones).  Measures are named as perfeval, trec_eval or ir_measures name them, each meaning its "
+        "tool's definition (here `ndcg` is "
         "trec_eval's: linear gain).  With several runs, each is tested against the first (or "
         "--baseline) query by query, with a multiple-testing correction over the runs.",
         epilog="examples:\n"
@@ -357,18 +358,21 @@ def build() -> argparse.ArgumentParser:
         "whose scores are tied",
     )
     output_options(
-        tr, ("table", "trec", "json", "csv", "markdown", "latex"), "trec: trec_eval's three columns"
+        tr,
+        ("table", "trec", "json", "csv", "markdown", "latex"),
+        "trec: trec_eval's three columns, with trec_eval's numbers (--dialect trec_eval)",
     )
     tr.add_argument(
         "--queries",
-        default="qrels",
+        default=None,
         choices=("qrels", "run"),
-        help="qrels: every judged query, unanswered ones 0 (trec_eval -c; default); run: the judged "
-        "queries each run answers (trec_eval's default)",
+        help="qrels: every judged query, unanswered ones 0 (trec_eval -c); run: the judged queries each "
+        "run answers (trec_eval's default).  Default: the dialect's (trec_eval: run; ranx, ir_measures: "
+        "qrels), else qrels",
     )
     tr.add_argument(
         "--ties",
-        default="perfeval",
+        default=None,
         choices=("perfeval", "trec_eval", "file", "ranx"),
         help="tied scores: perfeval (expected over the orders of the tie; default), trec_eval (by "
         "document id, descending), file (the run's line order), ranx (numba's argsort order: the "
@@ -377,11 +381,11 @@ def build() -> argparse.ArgumentParser:
     tr.add_argument(
         "--dialect",
         default=None,
-        choices=("perfeval", "trec_eval", "ranx"),
-        help="a tool's rules, as in perfeval eval: its ties (trec_eval: by document id; ranx: numba's "
-        "order) and its definitions (their ndcg@k has linear gain: the label says gain=linear); without "
-        "it, tool spellings (ndcg_cut.10) mean the tool's definition, perfeval's (ndcg@10) perfeval's "
-        "(docs/dialects.md)",
+        choices=("perfeval", "trec_eval", "ranx", "ir_measures"),
+        help="a tool's numbers as its users get them by default: its ties (trec_eval, ir_measures: by "
+        "document id; ranx: numba's order), its definitions (their ndcg@k has linear gain) and the "
+        "queries it averages over (trec_eval: those the run answers, as without -c; ranx, "
+        "ir_measures: every judged query).  --format trec is --dialect trec_eval (docs/dialects.md)",
     )
     tr.add_argument(
         "-l",
@@ -426,15 +430,24 @@ def build() -> argparse.ArgumentParser:
         description="Compute the measures under every dialect (sklearn, trec_eval, ranx, torchmetrics, "
         "spark, keras, din: each tool's rules over perfeval's engine) and print one table, a row a tool, "
         "with, under it, the rules that make each tool's value differ from perfeval's and how many "
-        "cases or queries each rule touched.  docs/dialects.md lists every rule.",
+        "cases or queries each rule touched.  With judgments and a run (QRELS RUN, as perfeval trec "
+        "reads them): the dialects of perfeval trec (trec_eval, ranx, ir_measures), each as its tool "
+        "averages.  docs/dialects.md lists every rule.",
         epilog="examples:\n"
         "  perfeval explain run.csv --target rel --score s --group qid --id doc -m ap,ndcg@10\n"
+        "  perfeval explain qrels.txt bm25.run -m map,ndcg_cut_10,P_10\n"
         "  perfeval explain preds.csv --target y --score p -m roc,ap --dialects sklearn,spark,keras\n"
         "  perfeval explain preds.csv -m roc --dialects keras:num_thresholds=1000,spark:numBins=100 "
         "--format json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ex.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
+    ex.add_argument(
+        "run",
+        nargs="?",
+        default=None,
+        help="a TREC run (or a table of qid, docid, score): FILE is then the judgments (qrels)",
+    )
     _table_options(ex)
     ex.add_argument("--target", help="target / relevance column: name or 1-based position (default 1)")
     ex.add_argument("--score", help="score column: name or position (default 2)")

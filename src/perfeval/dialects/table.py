@@ -12,7 +12,7 @@ from and the tests check against (tests/test_dialects*.py, tests/oracles/).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from perfeval.measures.base import Param
@@ -24,6 +24,7 @@ ORDER_TEXT = {
     "reverse": "tied scores ranked in reverse input order (the last row first)",
     "worst": "a tie of a relevant (positive) and a non-relevant case counts against the model",
     "id_desc": "tied scores ranked by document id, descending (strcmp order), as trec_eval sorts",
+    "id_asc": "tied scores ranked by document id, ascending, as ir_measures' Judged@k sorts (-score, docid)",
     "numba": "tied scores ranked as numba's argsort orders them: input order up to 15 rows a query, "
     "above that numba's quicksort order (replayed exactly)",
     "unspecified": "tied scores ranked in torch.topk's order, which is unspecified: not reproducible when "
@@ -240,6 +241,34 @@ RANX = Dialect(
             integer=True,
         ),
     ),
+)
+
+#: ir_measures' names of the measures it computes through pytrec_eval (trec_eval's rules)
+_IR_CALLS = {
+    "MAP": "AP / AP@k",
+    "AP": "AP (per query)",
+    "NDCG": "nDCG / nDCG@k",
+    "P": "P@k",
+    "R": "R@k",
+    "MRR": "RR",
+    "RPREC": "Rprec",
+    "BPREF": "Bpref",
+    "SUCCESS": "Success@k",
+    "F": "SetF",
+}
+#: ir_measures 0.4 with pytrec_eval (its default provider of every measure here but Judged@k): for
+#: judgments and runs only (``perfeval trec --dialect ir_measures``, :func:`perfeval.trec.evaluate`),
+#: not in :data:`DIALECTS` (``perfeval eval`` has no documents to judge)
+IR_MEASURES = Dialect(
+    "ir_measures",
+    "ir_measures",
+    "0.4.3 (with pytrec_eval 0.5)",
+    "ir_measures' measures: trec_eval's through pytrec_eval (ties by document id descending, linear "
+    "gain) and its own Judged@k (ties by document id ascending, a negative judgment judged)",
+    {
+        **{name: replace(p, call=_IR_CALLS[name]) for name, p in TREC_EVAL.policies.items()},
+        "JUDGED": Policy("Judged@k", "JUDGED", ties="id_asc", empty="zero"),
+    },
 )
 
 _TM_THRESHOLDS = Param(

@@ -76,6 +76,7 @@ class MeasureSpec:
     # names of parameters that were given explicitly (kept out of eq/hash via object.__setattr__)
     _set: frozenset = field(default=frozenset(), compare=False, repr=False)
     #: the name as the user wrote it when it is another tool's spelling (``ndcg_cut_10``), else ""
+    #: (:mod:`perfeval.trec` keeps every name asked here: its outputs name the measures so)
     written: str = field(default="", compare=False, repr=False)
     #: that tool (``trec_eval``, ``ir_measures``, ``ranx``), else ""
     tool: str = field(default="", compare=False, repr=False)

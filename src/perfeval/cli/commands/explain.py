@@ -14,6 +14,8 @@ from perfeval.cli.output import csv_field, write
 def run(args: Any) -> int:
     from perfeval.explanation import explain
 
+    if args.run is not None:
+        return _trec(args)
     table = load.read(args, args.file)
     ch = table.choose(target=args.target, score=args.score, group=args.group, weight=args.weight)
     load.say_columns(ch)
@@ -44,6 +46,28 @@ def run(args: Any) -> int:
         dialects=args.dialects,
         threshold=args.threshold,
     )
+    _write(e, args)
+    return 0
+
+
+def _trec(args: Any) -> int:
+    """``perfeval explain QRELS RUN``: :func:`perfeval.trec.explain`."""
+    from perfeval import trec
+    from perfeval.exceptions import InvalidParameterError
+
+    given = [f"--{o}" for o in ("target", "score", "group", "weight", "id") if getattr(args, o) is not None]
+    if given:
+        raise InvalidParameterError(
+            f"{given[0]} names a column of a table; with judgments and a run (QRELS RUN) the columns are "
+            "the TREC files' (or qid, docid, rel / score in tables)"
+        )
+    if "-" in (args.file, args.run):
+        raise InvalidParameterError("explain QRELS RUN reads files: give both as files, not standard input")
+    _write(trec.explain(args.file, args.run, args.measures, dialects=args.dialects), args)
+    return 0
+
+
+def _write(e: Any, args: Any) -> None:
     if args.format == "json":
         write(e.to_json() + "\n")
     elif args.format == "csv":
@@ -54,4 +78,3 @@ def run(args: Any) -> int:
         write("\n".join(rows) + "\n")
     else:
         write(str(e))
-    return 0

@@ -17,6 +17,8 @@ _MARK = {"markdown": {"+": "<sup>+</sup>", "-": "<sup>−</sup>"}, "latex": {"+"
 
 def run(args: Any) -> int:
     from perfeval import _x87, trec
+    from perfeval._text import shown
+    from perfeval.cli.load import note
     from perfeval.exceptions import InvalidParameterError
 
     _x87.keep_heap()  # this process frees and allocates arrays of 10M rows run after run: reuse them
@@ -29,17 +31,11 @@ def run(args: Any) -> int:
     if [*args.runs, args.qrels].count("-") > 1:
         raise InvalidParameterError("standard input (-) can be read once: give the other inputs as files")
 
-    ties = args.ties
-    if args.dialect is not None:
-        if ties not in ("perfeval", args.dialect):
-            raise InvalidParameterError(
-                f"--dialect {args.dialect} orders ties its own way: drop --ties {ties}"
-            )
-        ties = args.dialect
+    dialect = _dialect(args)
     c = trec.compare(
         args.qrels,
         args.runs,
-        _dialect_specs(args.measures, args.dialect),
+        args.measures,
         qrels_columns=_columns(args.qrels_columns, "--qrels-columns"),
         run_columns=_columns(args.run_columns, "--run-columns"),
         baseline=args.baseline,
@@ -48,23 +44,26 @@ def run(args: Any) -> int:
         alpha=args.alpha,
         n_resamples=args.n_resamples,
         seed=args.seed,
+        dialect=dialect,
         queries=args.queries,
-        ties=ties,
+        ties=args.ties,
         level=args.level,
         tie_bounds=args.tie_bounds,
     )
-    if ties == "perfeval":  # said, as trec_eval's users expect trec_eval's order of ties
+    if args.ties in (None, "perfeval") and dialect is None:  # said, as trec_eval's users expect its order
         mixed = {n: r.params.get("mixed_tie_queries", 0) for n, r in c.reports.items()}
-        tied = ", ".join(f"{n} {k:,}" for n, k in mixed.items() if k)
+        tied = ", ".join(f"{shown(n)} {k:,}" for n, k in mixed.items() if k)
         if tied:
-            from perfeval.cli.load import note
-
             note(
                 f"perfeval: note: queries with tied scores mixing relevant and non-relevant documents "
                 f"({tied}): perfeval averages over the orders of a tie; trec_eval breaks ties by "
                 "document id (--dialect trec_eval gives its numbers)\n"
             )
-    if args.queries == "run" and _compared(c):
+    if args.format == "trec" and args.dialect is None:
+        _note_trec_layout(args)
+    elif args.queries is None:
+        _note_averaging(c, dialect)
+    if c.reports[c.baseline].params["queries"] == "run" and _compared(c):
         _note_query_sets(c)
     out = {
         "table": _table,
@@ -85,6 +84,7 @@ def _note_query_sets(c: Any) -> None:
     """
     import numpy as np
 
+    from perfeval._text import shown
     from perfeval.cli.load import note
 
     base = np.asarray(c.reports[c.baseline].groups)
@@ -95,7 +95,9 @@ def _note_query_sets(c: Any) -> None:
         mine = np.asarray(rep.groups)
         both = int(np.isin(mine, base).sum())
         if both != len(mine) or both != len(base):
-            parts.append(f"{name} {len(mine):,} and {c.baseline} {len(base):,}: {both:,} in both")
+            parts.append(
+                f"{shown(name)} {len(mine):,} and {shown(c.baseline)} {len(base):,}: {both:,} in both"
+            )
     if parts:
         note(
             "perfeval: note: --queries run: each run's mean is over the queries it answers, and each test "
@@ -103,34 +105,74 @@ def _note_query_sets(c: Any) -> None:
         )
 
 
-def _dialect_specs(measures: str, dialect: str | None) -> Any:
-    """The measures as the dialect's tool computes them, as ``perfeval eval --dialect`` does: its
-    ties (the caller's) and its fixed parameters (trec_eval's and ranx's ndcg@k have linear gain,
-    perfeval's ndcg@k exponential); a measure the tool does not define keeps perfeval's definition
-    with the tool's ties.  Without a dialect: the names as written.
+def _dialect(args: Any) -> str | None:
+    """The dialect asked for; with ``--format trec``, trec_eval's (its layout carries its numbers),
+    another tool's refused.
     """
-    if dialect in (None, "perfeval"):
-        return measures
-    from perfeval import trec
-    from perfeval.dialects.apply import parse_dialect, policy_spec
-    from perfeval.measures import MeasureSpec
+    from perfeval.exceptions import InvalidParameterError
+    from perfeval.trec import DIALECT_TIES
 
-    d, _opts = parse_dialect(dialect)
-    out = []
-    for spec in trec.measure_specs(measures):
-        if spec.measure.name not in d.policies:
-            out.append(spec)
-            continue
-        _pol, engine = policy_spec(d, spec)
-        changed = {k for k, v in engine.params if dict(spec.params).get(k) != v}
-        if not changed and engine.measure is spec.measure:
-            out.append(spec)
-            continue
-        new = MeasureSpec(engine.measure, engine.params)
-        object.__setattr__(new, "_set", frozenset(spec._set) | changed)  # the label shows what the tool set
-        object.__setattr__(new, "written", spec.written)
-        out.append(new)
-    return out
+    if args.dialect is not None and args.ties not in (None, DIALECT_TIES[args.dialect]):
+        raise InvalidParameterError(
+            f"--dialect {args.dialect} orders ties its own way: drop --ties {args.ties}"
+        )
+    if args.format != "trec":
+        return args.dialect
+    if args.dialect not in (None, "trec_eval"):
+        raise InvalidParameterError(
+            f"--format trec is trec_eval's layout, for trec_eval's numbers: --dialect {args.dialect} gives "
+            f"{args.dialect}'s; use --format table, json, csv, markdown or latex (or --dialect trec_eval)"
+        )
+    if args.ties not in (None, "trec_eval"):
+        raise InvalidParameterError(
+            f"--format trec is trec_eval's layout, for trec_eval's numbers (ties by document id): drop "
+            f"--ties {args.ties}, or use --format table, json, csv, markdown or latex"
+        )
+    return "trec_eval"
+
+
+def _note_trec_layout(args: Any) -> None:
+    """``--format trec`` without a dialect is ``--dialect trec_eval``: said in one note."""
+    from perfeval.cli.load import note
+
+    which = (
+        "every judged query, unanswered ones 0 (trec_eval -c)"
+        if args.queries == "qrels"
+        else "the judged queries each run answers, as trec_eval without -c (--queries qrels: -c)"
+    )
+    note(
+        "perfeval: note: --format trec prints trec_eval's numbers (--dialect trec_eval): ties by "
+        f"document id, trec_eval's definitions, the mean over {which}\n"
+    )
+
+
+def _note_averaging(c: Any, dialect: str | None) -> None:
+    """Which queries each mean is over, said when a run leaves out judged queries and the choice was
+    not the user's (``--queries``): a dialect's default (trec_eval: the answered ones) or perfeval's
+    (every judged query, the unanswered ones 0) gives another number than the other choice.
+    """
+    from perfeval._text import shown
+    from perfeval.cli.load import note
+
+    short = []
+    for name, rep in c.reports.items():
+        judged, answered = rep.params["judged_queries"], rep.params["answered_queries"]
+        if answered < judged:
+            short.append(f"{shown(name)} {answered:,} of {judged:,}")
+    if not short:
+        return
+    who = f"--dialect {dialect}" if dialect not in (None, "perfeval") else "perfeval"
+    if c.reports[c.baseline].params["queries"] == "run":
+        how = (
+            "the mean over the judged queries each run answers (as trec_eval without -c; "
+            "--queries qrels counts the others 0, as trec_eval -c)"
+        )
+    else:
+        how = (
+            "the mean over every judged query, the unanswered ones 0 (as trec_eval -c; --queries run "
+            "leaves them out, as trec_eval without -c)"
+        )
+    note(f"perfeval: note: {who} gives {how}; judged queries answered: {'; '.join(short)}\n")
 
 
 def _columns(text: str | None, option: str) -> dict[str, str] | None:
@@ -164,7 +206,9 @@ def _legend(c: Any, baseline: str | None = None) -> str:
         if c.correction == "none"
         else f", {c.correction}-corrected over {len(c.reports) - 1} run{'s' if len(c.reports) > 2 else ''}"
     )
-    name = c.baseline if baseline is None else baseline
+    from perfeval._text import shown
+
+    name = shown(c.baseline) if baseline is None else baseline
     return f"+/-: better/worse than {name} ({how[c.test]}{extra}{corr}, p < {c.alpha:g})"
 
 
@@ -190,7 +234,11 @@ def _table(c: Any, args: Any) -> str:
             cells = [_span(rep.results[s.label]) for s in c.specs]
             brow.append([shown(name), *cells, _share(rep)])
         lines += table(brow, "lr")
-    lines.append(signature_line(c.reports[c.baseline].signature))
+    signatures = {name: str(rep.signature) for name, rep in c.reports.items()}
+    if len(set(signatures.values())) == 1:
+        lines.append(signature_line(signatures[c.baseline]))
+    else:  # runs evaluated under other rules (ranx sorts again a run that leaves out judged queries)
+        lines += [f"signature of {shown(name)}: {sig}" for name, sig in signatures.items()]
     if _compared(c):
         lines += ["", f"p-values against {shown(c.baseline)}:"]
         prow = [["run", *_names(c)]]
@@ -260,8 +308,11 @@ def _trec(c: Any, args: Any) -> str:
     trec_eval's names as it prints them (``P.5`` -> ``P_5``) and in its order of measures, not the
     order of ``-m``; measures trec_eval does not name (``nDCG@10``, ``p@5``) come after, as written.
     With several runs, one such block per run, each with trec_eval's ``runid  all  NAME`` line
-    (where ``-m runid`` puts it: first of the ``all`` lines).
+    (where ``-m runid`` puts it: first of the ``all`` lines).  Query ids and run names with control
+    or format characters are escaped (:func:`perfeval._text.shown`): one line a value, shown as it is.
     """
+    from perfeval._text import shown
+
     lines = []
     printed = {
         s.label: (c.name(s).replace(".", "_") if s.tool == "trec_eval" else c.name(s)) for s in c.specs
@@ -273,9 +324,10 @@ def _trec(c: Any, args: Any) -> str:
         if args.per_query:
             for i, key in enumerate(rep.groups):
                 for s in specs:
-                    lines.append(f"{printed[s.label]:<22}\t{key}\t{rep.results[s.label].per_group[i]:6.4f}")
+                    value = rep.results[s.label].per_group[i]
+                    lines.append(f"{printed[s.label]:<22}\t{shown(str(key))}\t{value:6.4f}")
         if len(c.reports) > 1:
-            lines.append(f"{'runid':<22}\tall\t{name}")
+            lines.append(f"{'runid':<22}\tall\t{shown(name)}")
         for s in specs:
             lines.append(f"{printed[s.label]:<22}\tall\t{rep.results[s.label].value:6.4f}")
     return "\n".join(lines) + "\n"
@@ -432,8 +484,12 @@ _MARKDOWN_SPECIAL = frozenset("\\`*_|<>[]~&#")
 
 
 def _markdown(text: str) -> str:
-    """Text as Markdown prints it literally in a table cell (run and measure names hold _, *, |)."""
-    return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in text)
+    """Text as Markdown prints it literally in a table cell (run and measure names hold _, *, |), its
+    control and format characters escaped first (a bidirectional override would reverse the name).
+    """
+    from perfeval._text import shown
+
+    return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in shown(text))
 
 
 def _latex(text: str) -> str:
@@ -441,4 +497,6 @@ def _latex(text: str) -> str:
     special = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_"}
     special.update({"|": "\\textbar{}", "<": "\\textless{}", ">": "\\textgreater{}"})
     special.update({"{": "\\{", "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}"})
-    return "".join(special.get(ch, ch) for ch in text)
+    from perfeval._text import shown
+
+    return "".join(special.get(ch, ch) for ch in shown(text))
