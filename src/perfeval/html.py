@@ -260,7 +260,7 @@ def _comparisons(
     g: Any,
     w: Any,
     ci: float,
-    method: str,
+    method: str | None,
     n_boot: int,
     seed: int,
     threshold: float,
@@ -279,7 +279,7 @@ def _comparisons(
         models,
         base,
         labels,
-        method=method,  # DeLong's test where the intervals are DeLong's (ROC alone), as `compare`
+        method=method,  # None: compare's default, DeLong's test for the ROC area, the bootstrap else
         level=ci,
         n_boot=n_boot,
         seed=seed,
@@ -290,12 +290,18 @@ def _comparisons(
     )
     several = len(names) > 2
     holm: dict[tuple[str, str], float] = {}
+    bound: dict[tuple[str, str], bool] = {}
     if several:  # each measure's p-values corrected over the models compared, as `perfeval compare`
         from perfeval.stats.paired import correct_tested
 
         for lab in labels:
-            adj = correct_tested([every[o][lab].p_value for o in names[1:]], "holm")
-            holm.update({(o, lab): float(a) for o, a in zip(names[1:], adj, strict=True)})
+            ps = [every[o][lab].p_value for o in names[1:]]
+            adj = correct_tested(ps, "holm")
+            floors = [every[o][lab].p_value for o in names[1:] if every[o][lab].p_at_floor]
+            for o, a, p in zip(names[1:], adj, ps, strict=True):
+                holm[(o, lab)] = float(a)
+                bound[(o, lab)] = any(f <= p for f in floors)  # Holm's from a bound is a bound
+    floored = []
     for other in names[1:]:
         res = every[other]
         for lab, c in res.items():
@@ -304,35 +310,48 @@ def _comparisons(
                 f"{other} - {base}",
                 c.difference,
                 f"[{_fmt(c.low)}, {_fmt(c.high)}]",
-                f"{c.p_value:.4g}",
+                _p(c.p_value, c.p_at_floor),
             ]
             if several:
-                row.append(f"{holm[(other, lab)]:.4g}")
+                row.append(_p(holm[(other, lab)], bound[(other, lab)]))
+            row.append(c.method)
+            if c.p_at_floor:
+                floored.append(c.p_value)
             crow.append(row)
     what = (
         "the difference of the means over groups (whole groups resampled)"
         if g is not None
         else "the difference over all rows"
     )
-    one = next(iter(every[names[1]].values()))
-    how = (
-        "DeLong's paired test"
-        if one.method == "delong"
-        else f"Paired {one.method} bootstrap ({one.n_boot} replicates, seed {seed}, "
-        f"{one.resampled} resampled)"
-    )
+    from perfeval.stats.intervals import which_tests
+
+    tests = which_tests([c for o in names[1:] for c in every[o].values()], seed)
     head = ["measure", "models", "difference", f"{ci * 100:g}% interval", "p-value"]
     if several:
         head.append("p (holm)")
+    head.append("test")
     corrected = (
         "; p (holm): corrected over the models compared with the baseline on that measure" if several else ""
     )
+    floor = (
+        f" &le;{min(floored):.4g}: no replicate difference on the far side of zero, the least p-value the "
+        "bootstrap gives (2 / (replicates + 1)): a bound, which more replicates can lower."
+        if floored
+        else ""
+    )
     return [
         f"<h2>Comparisons with {html.escape(base)}</h2>",
-        f"<p class='meta'>{how} on the same cases: {what}, its interval, and the "
-        f"two-sided p-value of no difference{corrected}.</p>",
+        f"<p class='meta'>{html.escape(tests)}, on the same cases: {what}, its interval, and the "
+        f"two-sided p-value of no difference{corrected}.{floor}</p>",
         _table(head, crow, "comparisons"),
     ]
+
+
+def _p(p: float, bound: bool) -> str:
+    """A p-value cell of the report: a bootstrap's at its floor as a bound (``≤0.001998``)."""
+    if math.isnan(p):
+        return "undefined"
+    return f"\u2264{p:.4g}" if bound else f"{p:.4g}"
 
 
 def _tie_bounds(reports: dict[str, Any], labels: list[str], grouped: bool) -> list[str]:
@@ -509,7 +528,7 @@ def build(
     ci: float | None = None,
     n_boot: int = 1000,
     seed: int = 0,
-    method: str = "bca",
+    method: str | None = None,
     tie_bounds: bool = False,
     group_column: str = "",
     sample_weight: Any = None,
@@ -541,7 +560,9 @@ def build(
         mean over groups when grouped), and with several models each is compared with the first
         (:func:`perfeval.compare`: difference, interval, p-value).
     n_boot, seed, method
-        The bootstrap's replicates, seed and interval method.
+        The bootstrap's replicates, seed and method: the intervals' (None: ``"bca"``) and the
+        comparisons' (None: :func:`perfeval.compare`'s default, DeLong's test for the ROC area over
+        all unweighted cases and the BCa bootstrap for the rest; each row says which).
     tie_bounds : bool
         Add a table of each measure's least and greatest value over every order of the tied cases,
         per model, and the share of tied pairs (``evaluate(..., tie_bounds=True)``).
@@ -610,7 +631,7 @@ def build(
                 y,
                 s,
                 labels,
-                method=method,
+                method=method or "bca",
                 level=ci,
                 n_boot=n_boot,
                 seed=seed,

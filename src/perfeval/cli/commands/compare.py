@@ -11,6 +11,7 @@ every column they name alike other than those and the scores (an id, a user) agr
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from perfeval._progress import wanted
@@ -330,14 +331,22 @@ def _baseline(args: Any, names: list[str]) -> str:
 
 
 def _corrected(rows: list[dict], correction: str) -> None:
-    """Each row's ``p_adjusted``: its p-value corrected over the models compared on that measure."""
+    """Each row's ``p_adjusted``: its p-value corrected over the models compared on that measure; and
+    ``p_adjusted_bound``: whether it is an upper bound, computed from a bootstrap p-value at its floor
+    (every correction is monotone in the p-values, so a bound in gives a bound out).
+    """
     from perfeval.stats.paired import correct_tested
 
     for label in dict.fromkeys(r["measure"] for r in rows):
         same = [r for r in rows if r["measure"] == label]
         adj = correct_tested([r["p_value"] for r in same], correction)
+        floors = [r["p_value"] for r in same if r["p_at_floor"]]
         for r, p in zip(same, adj, strict=True):
             r["p_adjusted"] = float(p)
+            if correction == "holm":  # from the p-values at or below its own
+                r["p_adjusted_bound"] = any(f <= r["p_value"] for f in floors)
+            else:
+                r["p_adjusted_bound"] = r["p_at_floor"]
 
 
 def run(args: Any) -> int:
@@ -345,6 +354,7 @@ def run(args: Any) -> int:
 
     from perfeval.engine import resolve
     from perfeval.stats import compare_models
+    from perfeval.stats.intervals import which_tests
 
     check_ci_options(args)
     specs = resolve(args.measures, args.threshold)
@@ -352,23 +362,17 @@ def run(args: Any) -> int:
     names = list(models)
     base = _baseline(args, names)
     others = [n for n in names if n != base]
-    from perfeval.stats.fastpaths import fast_paths
-
-    # DeLong's test by default when every measure has one (the ROC area) and the cases are neither
-    # grouped nor weighted (DeLong reads weights as frequencies: its variance would change with their
-    # unit, the bootstrap's does not)
-    analytic = g is None and w is None and all(fast_paths(sp).delong_test is not None for sp in specs)
-    method = args.method or ("delong" if analytic else "bca")
     rows: list[dict] = []
-    first = None
     noted: list[str] = []
-    # every model with the baseline as perfeval.compare(y, model, baseline) gives it, all on one walk
+    # every model with the baseline as perfeval.compare(y, model, baseline) gives it, all on one walk;
+    # the test of each measure compare's default (DeLong's for the ROC area over all unweighted
+    # cases, the bca bootstrap for the others) unless --method forces one
     every = compare_models(
         y,
         {name: models[name] for name in [*others, base]},
         base,
         [sp.label for sp in specs],
-        method=method,
+        method=args.method,
         level=args.ci,
         n_boot=args.n_boot,
         seed=args.seed,
@@ -377,9 +381,9 @@ def run(args: Any) -> int:
         threshold=args.threshold,
         progress=wanted(args),
     )
+    comparisons = [c for name in others for c in every[name].values()]
     for name in others:
         for c in every[name].values():
-            first = first or c
             undefined = not math.isfinite(c.difference)  # an infinite log loss: no test of it
             if undefined:
                 noted.append(c.label)
@@ -395,6 +399,7 @@ def run(args: Any) -> int:
                     "high": c.high,
                     "level": c.level,
                     "p_value": math.nan if undefined else c.p_value,
+                    "p_at_floor": c.p_at_floor and not undefined,
                     "method": c.method,
                     "n_boot": c.n_boot,
                     "se": c.se,
@@ -410,15 +415,15 @@ def run(args: Any) -> int:
         )
     bounds = _tie_bounds(y, models, base, g, w, specs, args.threshold) if args.tie_bounds else None
     if args.format == "json":
-        from perfeval.report import dumps, json_number
+        from perfeval.report import dumps
 
         out: dict = {
             "baseline": base,
             "models": others,
             "correction": args.correction,
-            "comparisons": [
-                {k: json_number(v) if isinstance(v, float) else v for k, v in r.items()} for r in rows
-            ],
+            "tests": which_tests(comparisons, args.seed),
+            "signature": str(_signature(args, specs, comparisons, w is not None)),
+            "comparisons": [_json_row(r, c) for r, c in zip(rows, comparisons, strict=True)],
         }
         if bounds is not None:
             out["tie_bounds"] = bounds
@@ -429,8 +434,46 @@ def run(args: Any) -> int:
         lines = [",".join(head)] + [",".join(csv_number(v) for v in r.values()) for r in rows]
         write("\n".join(lines) + "\n")
         return 0
-    write(_text(args, specs, rows, base, others, first, bounds, w is not None))
+    write(_text(args, specs, rows, base, others, comparisons, bounds, w is not None))
     return 0
+
+
+#: a comparison row's fields (compare's JSON and CSV) by the Comparison field they come from
+_FIELDS = {
+    "baseline_value": "estimate_b",
+    "model_value": "estimate_a",
+    "difference": "difference",
+    "low": "low",
+    "high": "high",
+    "p_value": "p_value",
+    "p_adjusted": "p_value",
+    "se": "se",
+    "seed": "seed",
+}
+
+
+def _json_row(r: dict, c: Any) -> dict:
+    """A row of the JSON output: every null with its reason beside it (``KEY_why_null``), the
+    reasons of :func:`perfeval.stats.intervals.reasons` (model a: the model, b: the baseline).
+    """
+    from perfeval.report import with_reasons
+    from perfeval.stats.intervals import reasons
+
+    why = reasons(c)
+    said = {
+        k: why[f].replace("model a's", "the model's").replace("model b's", "the baseline's")
+        for k, f in _FIELDS.items()
+        if f in why
+    }
+    if "difference" in said:  # compare gives no p-value of a difference that is not finite
+        for k in ("p_value", "p_adjusted"):
+            said.setdefault(k, "no test of a difference that is not a finite number: " + said["difference"])
+    return with_reasons(r, said)
+
+
+def _p_cell(p: float, bound: bool) -> str:
+    """A p-value cell: a bound (a bootstrap at its floor) as ``<=0.001998``."""
+    return f"<={p_value(p)}" if bound and math.isfinite(p) else p_value(p)
 
 
 def _text(
@@ -439,11 +482,12 @@ def _text(
     rows: list[dict],
     base: str,
     others: list[str],
-    first: Any,
+    comparisons: list,
     bounds: Any,
     weighted: bool,
 ) -> str:
     from perfeval._text import shown
+    from perfeval.stats.intervals import which_tests
 
     pct = f"{args.ci * 100:g}%"
     several = len(others) > 1
@@ -459,6 +503,7 @@ def _text(
     head.append("p-value")
     if several and args.correction != "none":
         head.append(f"p ({args.correction})")
+    head.append("test")
     cells = []
     for r in rows:
         row = [
@@ -469,10 +514,11 @@ def _text(
             number(r["difference"]),
             number(r["low"]),
             number(r["high"]),
-            p_value(r["p_value"]),
+            _p_cell(r["p_value"], r["p_at_floor"]),
         ]
         if several and args.correction != "none":
-            row.append(p_value(r["p_adjusted"]))
+            row.append(_p_cell(r["p_adjusted"], r["p_adjusted_bound"]))
+        row.append(r["method"])
         if bounds is not None:
             tb = bounds["measures"][r["measure"]]
             mb, bb = tb["models"][r["model"]], tb["models"][base]
@@ -484,28 +530,30 @@ def _text(
         cells.append(row)
     if bounds is not None:
         head += ["model over tie orders", "baseline over tie orders", "ties can reverse"]
-    how = (
-        "DeLong's test"
-        if first.method == "delong"
-        else f"paired {first.method} bootstrap, {first.n_boot} replicates, seed {args.seed}, "
-        f"{first.resampled} resampled"
-    )
+    note = which_tests(comparisons, args.seed)
     if several:
-        how += (
+        note += (
             "; p-values not corrected for the number of models"
             if args.correction == "none"
             else f"; p ({args.correction}): corrected over the {len(others)} models compared, per measure"
         )
     lines = [f"baseline = {shown(base)} (each model is compared with it: model - baseline)"]
-    lines += table([head, *cells], "llr")
-    lines.append(f"({how})")
+    at = head.index("test")
+    lines += table([head, *cells], "ll" + "r" * (at - 2) + "lr")
+    lines.append(f"({note})")
+    if any(r["p_at_floor"] for r in rows):
+        floor = min(r["p_value"] for r in rows if r["p_at_floor"])
+        lines.append(
+            f"(<={p_value(floor)}: no replicate on the far side of zero, so the bootstrap's least p-value, "
+            "2 / (replicates + 1): a bound, which more replicates (--n-boot) can lower)"
+        )
     if bounds is not None:
         shares = ", ".join(f"{shown(n)} {number(v)}" for n, v in bounds["tied_pairs"].items())
         lines.append(
             f"tied pairs: {shares} (ties can reverse: the two ranges over every order of the tied cases "
             "overlap)"
         )
-    lines.append(signature_line(_signature(args, specs, first, weighted)))
+    lines.append(signature_line(_signature(args, specs, comparisons, weighted)))
     return "\n".join(lines) + "\n"
 
 
@@ -539,13 +587,13 @@ def _tie_bounds(y: Any, models: dict, base: str, g: Any, w: Any, specs: list, th
     return {"measures": measures, "tied_pairs": {n: r.tied_pairs for n, r in reports.items()}}
 
 
-def _signature(args: Any, specs: list, first: Any, weighted: bool) -> Any:
-    from perfeval.signature import ci_text, of_specs
+def _signature(args: Any, specs: list, comparisons: list, weighted: bool) -> Any:
+    from perfeval.signature import ci_text_of, of_specs
 
     return of_specs(
         specs,
         args.threshold,
         weights=weighted,
         positive=None if args.pos_label is None else repr(getattr(args, "pos_label_read", args.pos_label)),
-        ci=ci_text(first.method, first.n_boot, args.seed, args.ci),
+        ci=ci_text_of(comparisons, args.seed, args.ci),
     )
