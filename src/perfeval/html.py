@@ -72,6 +72,8 @@ def _figure(kind: str, png: tuple[str, int, int], caption: str, *, wide: bool = 
 
 
 def _fmt(v: float) -> str:
+    if math.isinf(v):
+        return "+infinity" if v > 0 else "-infinity"
     return "undefined" if math.isnan(v) else f"{v:.6f}"
 
 
@@ -176,7 +178,7 @@ def _kind(label: str) -> str:
 def _value_cell(shown: tuple[float, Any], attrs: str) -> str:
     """A headline value, with its confidence interval under it when there is one."""
     v, iv = shown
-    cls = "num undef" if math.isnan(v) else "num"
+    cls = "num undef" if not math.isfinite(v) else "num"
     ci = "" if iv is None else f"<br><span class='ci'>[{_fmt(iv.low)}, {_fmt(iv.high)}]</span>"
     return f"<td class='{cls}' {attrs}>{_fmt(v)}{ci}</td>"
 
@@ -426,6 +428,95 @@ CAPTIONS = {
 }
 
 
+def _classes(y: np.ndarray, w: Any) -> tuple[float, float]:
+    """The positives and negatives of the input (weighted; a case of weight 0 is none)."""
+    yy = np.asarray(y, dtype=float) > 0
+    ww = np.ones(len(yy)) if w is None else np.asarray(w, dtype=float)
+    return float(ww[yy].sum()), float(ww[~yy].sum())
+
+
+def _value_notes(
+    labels: list[str],
+    reports: dict[str, Any],
+    y: np.ndarray,
+    models: dict[str, Any],
+    w: Any,
+) -> str:
+    """Why a value of the measures table is not a number, as ``perfeval eval`` says it: the input of
+    one class, an infinite log loss (the cases that give their own class a probability of 0, the
+    first named), a measure undefined for the data (its edge cases), a mean over groups infinite in
+    a group.  Empty when every value is a number.
+    """
+    esc = html.escape
+    notes: list[str] = []
+    pos, neg = _classes(y, w)
+    if len(y) and (pos == 0 or neg == 0):
+        which = "no negative" if neg == 0 else "no positive"
+        notes.append(
+            f"<b>One class only</b>: the input holds {which} ({pos:,.6g} positives, {neg:,.6g} "
+            "negatives): every measure that needs both classes is undefined, and so are the curves that "
+            "need them (the ROC curve"
+            + (", the precision / recall and lift curves" if pos == 0 else "")
+            + ")."
+        )
+    said: dict[tuple[str, str], list[str]] = {}
+    for name, rep in reports.items():
+        for lab in labels:
+            why = _why_not_a_number(lab, rep.results[lab], rep.groups, y, models[name], w)
+            if why is not None:
+                said.setdefault((lab, why), []).append(name)
+    for (lab, why), names in said.items():
+        who = ""
+        if len(reports) > 1:
+            who = " of every model" if len(names) == len(reports) else " of " + ", ".join(names)
+        notes.append(f"<b>{esc(lab)}</b>{esc(who)} {why.rstrip('.')}.")
+    if not notes:
+        return ""
+    return "<ul class='notes value-notes'>" + "".join(f"<li>{n}</li>" for n in notes) + "</ul>"
+
+
+def _why_not_a_number(lab: str, r: Any, groups: Any, y: np.ndarray, s: Any, w: Any) -> str | None:
+    """Why a measure's value is not a finite number (HTML, after its label), or None when it is."""
+    from perfeval._validation import to_numpy
+    from perfeval.measures import parse_measure
+    from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
+
+    esc = html.escape
+    v = r.value
+    if math.isfinite(v):
+        return None
+    base = lab.split("[")[0]
+    try:
+        edge = parse_measure(base).measure.edge_cases
+    except Exception:  # a partition's label
+        edge = ""
+    if math.isinf(v) and base.split(":")[0] in ("LOGLOSS", "CXE") and "eps=" not in base:
+        bad = zero_probability_cases(y, to_numpy(s, "y_score"), w)
+        n = int(np.count_nonzero(bad))
+        cases = f"{n:,} cases give their" if n > 1 else "1 case gives its"
+        why = (
+            f"is infinite: {cases} {ZERO_PROBABILITY}, the first case {int(np.argmax(bad)) + 1:,} of the "
+            f"input; <code>{esc(base.lower())}:eps=1e-15</code> clips the probabilities as scikit-learn's "
+            "log_loss(eps=) did"
+            if n
+            else "is infinite"
+        )
+    elif math.isinf(v):
+        why = "is " + _fmt(v)
+    elif r.why:
+        why = "is undefined: " + esc(r.why)
+    else:
+        where = "in every group" if r.per_group is not None else "for this data"
+        why = f"is undefined {where}" + (f": {esc(edge)}" if edge else "")
+    if r.per_group is not None and math.isinf(v):
+        inf = np.flatnonzero(np.isinf(np.asarray(r.per_group, dtype=float)))
+        if len(inf):
+            first = _plain(groups[int(inf[0])])
+            where = f"group {first!r}" if len(inf) == 1 else f"{len(inf):,} groups (the first: {first!r})"
+            why += f"; the mean over groups is infinite because the value is in {esc(where)}"
+    return why
+
+
 def _grouped_notes(labels: list[str], pooled: list[str], info: _Groups, column: str) -> str:
     """What the three columns of the grouped measures table are, and the measures' exceptions."""
     esc = html.escape
@@ -647,9 +738,11 @@ def build(
     parts.append("<h2>Measures</h2>")
     if info is not None:
         parts.append(_measures_grouped(labels, reports, overall, shown, len(info)))
+        parts.append(_value_notes(labels, reports, y, models, w))
         parts.append(_grouped_notes(labels, pooled, info, column))
     else:
         parts.append(_measures_plain(labels, reports, shown))
+        parts.append(_value_notes(labels, reports, y, models, w))
         parts.append(
             "<p class='meta'>Over all rows, as <code>perfeval eval</code>; the legends of the plots "
             "below give these values.</p>"

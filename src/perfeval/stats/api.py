@@ -445,7 +445,9 @@ def _compare_all(
     cb = Cases(y_true, score_b, sample_weight, groups)
     specs = specs_of(measures, threshold)
     threads_n = threads_of(threads)
-    methods = {sp.label: method_of(sp, method, cb.groups is not None, cb.w is not None) for sp in specs}
+    y = np.asarray(cb.y)
+    both = int(np.count_nonzero(y > 0)) > 1 and int(np.count_nonzero(y <= 0)) > 1
+    methods = {sp.label: method_of(sp, method, cb.groups is not None, cb.w is not None, both) for sp in specs}
     by_cases = [
         sp
         for sp in specs
@@ -472,13 +474,15 @@ def _compare_all(
     ]
 
 
-def method_of(spec: Any, method: str | None, grouped: bool, weighted: bool) -> str:
+def method_of(spec: Any, method: str | None, grouped: bool, weighted: bool, both: bool = True) -> str:
     """The test a comparison of ``spec`` takes: ``method`` when given; by default DeLong's test for a
-    measure that has one (the ROC area) over all cases without weights, else the BCa bootstrap.
+    measure that has one (the ROC area) over all cases without weights and with at least two cases
+    of each class (``both``: DeLong's variance needs them), else the BCa bootstrap (whose interval
+    and p-value are then NaN where the measure is undefined, as the ROC area of one class).
     """
     if method is not None:
         return method
-    if fast_paths(spec).delong_test is not None and not grouped and not weighted:
+    if fast_paths(spec).delong_test is not None and not grouped and not weighted and both:
         return "delong"
     return "bca"
 

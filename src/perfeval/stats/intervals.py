@@ -101,46 +101,51 @@ def as_dict(result: Interval | Comparison) -> dict[str, Any]:
     return with_reasons(dict(result.__dict__), reasons(result))
 
 
-def _what(v: float, whose: str) -> str:
-    if math.isinf(v):
-        return f"{whose} is {'+' if v > 0 else '-'}infinity"
-    return f"{whose} is undefined for this data (`perfeval list-measures --long` says when)"
+def _what(v: float, label: str, whose: str) -> str:
+    from perfeval.report import _why
+
+    return f"{whose} {label} is " + (_why(v, label) or "")
 
 
 def reasons(result: Interval | Comparison) -> dict[str, str]:
-    """Why each field of ``result`` that is not a finite number (or is None) is not one, by field."""
+    """Why each field of ``result`` that is not a finite number (or is None) is not one, by field:
+    which value is infinite or undefined (with the measure's edge cases), and that an interval or a
+    test of it cannot be; the seed of DeLong's, which draws none.
+    """
     why: dict[str, str] = {}
     if result.seed is None:
         why["seed"] = "DeLong's method draws no replicates"
+    label = result.label
     if isinstance(result, Interval):
-        values = {"estimate": _what(result.estimate, result.label)}
-        bad_value = not math.isfinite(result.estimate)
+        if not math.isfinite(result.estimate):
+            why["estimate"] = _what(result.estimate, label, "")[1:]
+        bad = "estimate" in why
+        cause = "the estimate is not a finite number"
+        rest: tuple[str, ...] = ("low", "high", "se")
     else:
-        values = {
-            "estimate_a": _what(result.estimate_a, f"model a's {result.label}"),
-            "estimate_b": _what(result.estimate_b, f"model b's {result.label}"),
-        }
+        for k, whose in (("estimate_a", "model a's"), ("estimate_b", "model b's")):
+            if not math.isfinite(getattr(result, k)):
+                why[k] = _what(getattr(result, k), label, whose)
         d = result.difference
         if not math.isfinite(d):
-            said = [values[k] for k in values if not math.isfinite(getattr(result, k))]
-            values["difference"] = (
-                f"{'+' if d > 0 else '-'}infinity: " if math.isinf(d) else "undefined: "
-            ) + ("; ".join(said) or "the difference of two infinite values")
-        bad_value = not math.isfinite(d)
-    for k, text in values.items():
-        if not math.isfinite(getattr(result, k)):
-            why[k] = text
-    rest = ("low", "high", "se") + (() if isinstance(result, Interval) else ("p_value",))
-    if bad_value:
-        what = "no interval" if isinstance(result, Interval) else "no interval or test"
-        text = f"{what} of a value that is not a finite number: " + (
-            values.get("difference") or values["estimate"]
-        )
-    else:
-        text = (
-            "more than 5% of the replicates leave the value undefined (e.g. a replicate without a "
-            "positive): no interval from a biased subset"
-        )
+            which = [w for w, k in (("model a's", "estimate_a"), ("model b's", "estimate_b")) if k in why]
+            why["difference"] = (
+                ("+infinity" if d > 0 else "-infinity") if math.isinf(d) else "undefined"
+            ) + (
+                f": {' and '.join(which)} {label} "
+                + ("is not a finite number" if len(which) == 1 else "are not finite numbers")
+                if which
+                else ": the difference of two infinite values"
+            )
+        bad = "difference" in why
+        cause = "the difference is not a finite number"
+        rest = ("low", "high", "se", "p_value")
+    text = (
+        f"no interval{'' if isinstance(result, Interval) else ' or test'}: {cause}"
+        if bad
+        else "more than 5% of the replicates leave the value undefined (e.g. a replicate without a "
+        "positive): no interval from a biased subset"
+    )
     for k in rest:
         v = getattr(result, k)
         if v is None or not math.isfinite(v):

@@ -363,7 +363,7 @@ def run(args: Any) -> int:
     base = _baseline(args, names)
     others = [n for n in names if n != base]
     rows: list[dict] = []
-    noted: list[str] = []
+    noted: list[tuple[str, bool]] = []
     # every model with the baseline as perfeval.compare(y, model, baseline) gives it, all on one walk;
     # the test of each measure compare's default (DeLong's for the ROC area over all unweighted
     # cases, the bca bootstrap for the others) unless --method forces one
@@ -386,7 +386,8 @@ def run(args: Any) -> int:
         for c in every[name].values():
             undefined = not math.isfinite(c.difference)  # an infinite log loss: no test of it
             if undefined:
-                noted.append(c.label)
+                values = (c.estimate_a, c.estimate_b)
+                noted.append((c.label, any(math.isinf(v) for v in values)))
             rows.append(
                 {
                     "model": name,
@@ -408,11 +409,14 @@ def run(args: Any) -> int:
                 }
             )
     _corrected(rows, args.correction)
-    for label in dict.fromkeys(noted):
-        load.note(
-            f"perfeval: note: {label}: a model's value is not finite, so its difference has no interval or "
-            "p-value (log loss: a score of exactly 0 or 1 on the wrong side; logloss:eps=1e-15 clips)\n"
+    for label, infinite in dict.fromkeys(noted):
+        why = (
+            "a model's value is infinite (log loss: a score of exactly 0 or 1 on the wrong side; "
+            "logloss:eps=1e-15 clips)"
+            if infinite
+            else "a model's value is undefined for this data (`perfeval list-measures --long` says when)"
         )
+        load.note(f"perfeval: note: {label}: {why}, so its difference has no interval or p-value\n")
     bounds = _tie_bounds(y, models, base, g, w, specs, args.threshold) if args.tie_bounds else None
     if args.format == "json":
         from perfeval.report import dumps
