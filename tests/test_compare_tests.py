@@ -153,3 +153,36 @@ def test_holm_of_a_bound_is_a_bound(models, capsys):
     assert not rows["newer"]["p_at_floor"]
     # Holm's value of `newer` is max(2 p_new, p_newer): a bound when it comes from new's floor
     assert rows["newer"]["p_adjusted_bound"] == (rows["newer"]["p_value"] >= rows["new"]["p_value"])
+
+
+def test_roc_by_the_bootstrap_says_why(models, tmp_path, capsys):
+    frame, _path = models
+    frame = frame.assign(w=np.where(np.arange(len(frame)) % 3, 1.0, 0.5), g=np.arange(len(frame)) % 10)
+    path = tmp_path / "w.csv"
+    frame.to_csv(path, index=False)
+    base = ["compare", str(path), "--target", "label", "--score", "old,new", "-m", "roc", "--n-boot", "50"]
+    capsys.readouterr()
+    assert main([*base, "--weight", "w"]) == 0
+    out = capsys.readouterr().out
+    assert "(ROC by the bootstrap, not DeLong's test: the cases are weighted" in out
+    assert main([*base, "--group", "g"]) == 0
+    assert (
+        "(ROC by the bootstrap, not DeLong's test: the comparison is over groups)" in capsys.readouterr().out
+    )
+    # APR reads weights as counts: a fractional one is one line with its file, line and column, as in eval
+    assert main([*base[:-4], "-m", "apr", "--weight", "w"]) == 1
+    assert capsys.readouterr().err.startswith(
+        f"perfeval: error: {path}, line 2: APR reads weights as counts of cases (whole numbers), but the "
+        "weight column 'w' holds 0.5"
+    )
+
+
+def test_one_class_takes_the_bootstrap_by_default_and_delong_says_why_not():
+    y = [1, 1, 1, 1, 1, 0]  # one negative: DeLong's variance needs two
+    a, b = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4], [0.4, 0.5, 0.6, 0.7, 0.8, 0.3]
+    c = compare(y, a, b, ["roc"], n_boot=50)["ROC"]
+    assert c.method == "bca" and c.difference == pytest.approx(0.0)
+    from perfeval.exceptions import InvalidDataError
+
+    with pytest.raises(InvalidDataError, match="DeLong's variance needs more than one positive"):
+        compare(y, a, b, ["roc"], method="delong")

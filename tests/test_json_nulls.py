@@ -136,4 +136,6 @@ def test_python_to_dict_of_a_comparison_says_why():
     d = c.to_dict()
     assert d["estimate_a"] is None and d["estimate_a_why_null"] == "model a's LOGLOSS is +infinity"
     assert d["low"] is None and d["low_why_null"].startswith("no interval or test")
+    # no test of an infinite difference (it was a p-value of replicates of -inf), as `perfeval compare`
+    assert c.p_value != c.p_value and d["p_value"] is None and not c.p_at_floor
     assert bare_nulls(d) == []

@@ -403,7 +403,7 @@ def test_an_infinite_log_loss_says_why_as_eval_does(tmp_path, capsys):
     assert parse(text).value("p", "LOGLOSS", "overall") == "+infinity"
     notes = _notes(text)
     assert "LOGLOSS is infinite: 1 case gives its own class a probability of 0 (a positive scored 0" in notes
-    assert "the first case 1 of the input; logloss:eps=1e-15 clips" in notes
+    assert "the first is case 1 of the input; logloss:eps=1e-15 clips" in notes
     assert main(["report", str(path), "-m", "logloss", "--group", "g", "-o", str(out)]) == 0
     notes = _notes(out.read_text(encoding="utf-8"))
     assert "the mean over groups is infinite because the value is in group 1" in notes

@@ -65,10 +65,20 @@ def _figure(kind: str, png: tuple[str, int, int], caption: str, *, wide: bool = 
     data, w, h = png
     return (
         ("<figure class='wide'>" if wide else "<figure>")
-        + f"<img alt='{html.escape(kind)}' width='{w}' height='{h}' data-dpi='{DPI}' "
-        f"data-kind='{html.escape(kind)}' src='data:image/png;base64,{data}'>"
+        + f"<img alt='{_esc(kind)}' width='{w}' height='{h}' data-dpi='{DPI}' "
+        f"data-kind='{_esc(kind)}' src='data:image/png;base64,{data}'>"
         f"<figcaption>{caption}</figcaption></figure>"
     )
+
+
+def _esc(text: Any) -> str:
+    r"""Text of the page from the user (a column, model or group name, a command line): every control
+    character shown escaped (``\x1b``, ``\n``: :func:`perfeval._text.shown`), never written raw,
+    then HTML-escaped.
+    """
+    from perfeval._text import shown
+
+    return html.escape(shown(str(text)))
 
 
 def _fmt(v: float) -> str:
@@ -79,18 +89,18 @@ def _fmt(v: float) -> str:
 
 def _cell(v: Any) -> str:
     if isinstance(v, (float, np.floating)):
-        if math.isnan(v):
-            return '<td class="num undef">undefined</td>'
+        if not math.isfinite(v):
+            return f'<td class="num undef">{_fmt(float(v))}</td>'
         return f'<td class="num">{v:.6f}</td>'
     if isinstance(v, (int, np.integer)):
         return f'<td class="num">{v:,}</td>'
-    return f"<td>{html.escape(str(v))}</td>"
+    return f"<td>{_esc(str(v))}</td>"
 
 
 def _table(head: list[str], rows: list[list[Any]], cls: str = "") -> str:
     out = [
         f'<div class="scroll"><table class="{cls}"><tr>'
-        + "".join(f"<th>{html.escape(h)}</th>" for h in head)
+        + "".join(f"<th>{_esc(h)}</th>" for h in head)
         + "</tr>"
     ]
     out += ["<tr>" + "".join(_cell(v) for v in r) + "</tr>" for r in rows]
@@ -194,7 +204,7 @@ def _measures_grouped(
     groups, and how many groups the mean counts.
     """
     first = next(iter(reports.values()))
-    esc = html.escape
+    esc = _esc
     out = [
         '<div class="scroll"><table class="measures grouped">',
         "<tr><th rowspan='2'>measure</th><th rowspan='2'>better</th>"
@@ -239,7 +249,7 @@ def _aggregate(label: str) -> str:
 def _measures_plain(labels: list[str], reports: dict[str, Any], shown: Any) -> str:
     """The headline table without groups: each model's value over all rows."""
     first = next(iter(reports.values()))
-    esc = html.escape
+    esc = _esc
     out = [
         '<div class="scroll"><table class="measures">',
         "<tr><th>measure</th><th>better</th>"
@@ -342,9 +352,9 @@ def _comparisons(
         else ""
     )
     return [
-        f"<h2>Comparisons with {html.escape(base)}</h2>",
-        f"<p class='meta'>{html.escape(tests)}, on the same cases: {what}, its interval, and the "
-        f"two-sided p-value of no difference{corrected}.{floor}</p>",
+        f"<h2>Comparisons with {_esc(base)}</h2>",
+        f"<p class='meta'>{_esc(tests[:1].upper() + tests[1:])}, on the same cases: {what}, its interval, "
+        f"and the two-sided p-value of no difference{corrected}.{floor}</p>",
         _table(head, crow, "comparisons"),
     ]
 
@@ -386,7 +396,7 @@ def _per_group(
     reports: dict[str, Any], labels: list[str], groups: _Groups, column: str, max_rows: int
 ) -> list[str]:
     """Every model's value of every measure in each group (at most ``max_rows`` groups a model)."""
-    esc = html.escape
+    esc = _esc
     n = len(groups)
     note = f" (the first {max_rows:,} of {n:,} groups, by key)" if n > max_rows else ""
     out = [
@@ -447,7 +457,7 @@ def _value_notes(
     first named), a measure undefined for the data (its edge cases), a mean over groups infinite in
     a group.  Empty when every value is a number.
     """
-    esc = html.escape
+    esc = _esc
     notes: list[str] = []
     pos, neg = _classes(y, w)
     if len(y) and (pos == 0 or neg == 0):
@@ -481,7 +491,7 @@ def _why_not_a_number(lab: str, r: Any, groups: Any, y: np.ndarray, s: Any, w: A
     from perfeval.measures import parse_measure
     from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
 
-    esc = html.escape
+    esc = _esc
     v = r.value
     if math.isfinite(v):
         return None
@@ -495,9 +505,9 @@ def _why_not_a_number(lab: str, r: Any, groups: Any, y: np.ndarray, s: Any, w: A
         n = int(np.count_nonzero(bad))
         cases = f"{n:,} cases give their" if n > 1 else "1 case gives its"
         why = (
-            f"is infinite: {cases} {ZERO_PROBABILITY}, the first case {int(np.argmax(bad)) + 1:,} of the "
-            f"input; <code>{esc(base.lower())}:eps=1e-15</code> clips the probabilities as scikit-learn's "
-            "log_loss(eps=) did"
+            f"is infinite: {cases} {ZERO_PROBABILITY}, the first is case {int(np.argmax(bad)) + 1:,} of "
+            f"the input; <code>{esc(base.lower())}:eps=1e-15</code> clips the probabilities as "
+            "scikit-learn's log_loss(eps=) did"
             if n
             else "is infinite"
         )
@@ -519,7 +529,7 @@ def _why_not_a_number(lab: str, r: Any, groups: Any, y: np.ndarray, s: Any, w: A
 
 def _grouped_notes(labels: list[str], pooled: list[str], info: _Groups, column: str) -> str:
     """What the three columns of the grouped measures table are, and the measures' exceptions."""
-    esc = html.escape
+    esc = _esc
     notes = [
         "<b>overall</b>: every row pooled, as <code>perfeval eval</code> without <code>--group</code> "
         "(the other options the same); "
@@ -560,7 +570,7 @@ def _plots(
 
     from perfeval.plot import TITLES, CurveDisplay, plot_by_group
 
-    esc = html.escape
+    esc = _esc
     parts = [
         "<h2>Plots</h2>",
         f"<p class='meta'>Every curve is drawn over all {_rows(y, w):,} rows pooled"
@@ -701,7 +711,7 @@ def build(
                 )
     info = _Groups(y, g, w) if g is not None else None
     column = group_column or "GROUP"
-    esc = html.escape
+    esc = _esc
     parts = [
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'>"

@@ -27,9 +27,12 @@ from perfeval.exceptions import InvalidParameterError, MissingDependencyError
 
 def literal(text: Any) -> str:
     r"""A user's string shown as written: a ``$`` would start matplotlib's mathtext (``$x$``,
-    ``a_b^c`` inside dollars, ``\alpha``), so each is escaped.
+    ``a_b^c`` inside dollars, ``\alpha``), so each is escaped, and so is every control character
+    (``\x1b`` shown as such, :func:`perfeval._text.shown`).
     """
-    return str(text).replace("$", r"\$")
+    from perfeval._text import shown
+
+    return shown(str(text)).replace("$", r"\$")
 
 
 def _plt():

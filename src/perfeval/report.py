@@ -36,7 +36,7 @@ def plain_why(v: float) -> str:
     return "undefined (not a number)"
 
 
-def _why(v: float | None, label: str, where: str = "for this data") -> str | None:
+def why_not_finite(v: float | None, label: str, where: str = "for this data") -> str | None:
     """Why a value is null in JSON: infinite, or undefined (with the measure's edge cases)."""
     if v is None:
         return None
@@ -256,11 +256,13 @@ class Report:
         out: dict[str, Any] = {"params": self.params, "signature": str(self.signature), "measures": {}}
         for k, r in self.results.items():
             d: dict[str, Any] = {"value": json_number(r.value), "direction": r.direction}
-            if _why(r.value, k):
-                d["why_null"] = r.why or _why(r.value, k)
+            if why_not_finite(r.value, k):
+                d["why_null"] = r.why or why_not_finite(r.value, k)
             if r.per_group is not None:
                 per_group, per_why = map_with_reasons(
-                    _keys(self.groups), r.per_group.tolist(), lambda v, k=k: _why(v, k, "in this group")
+                    _keys(self.groups),
+                    r.per_group.tolist(),
+                    lambda v, k=k: why_not_finite(v, k, "in this group"),
                 )
                 d.update(
                     with_reasons(
@@ -308,7 +310,7 @@ class Report:
                         bounds[str(g)] = [json_number(lo), json_number(hi)]
                         if bounds[str(g)][0] is None or bounds[str(g)][1] is None:
                             bounds_why[str(g)] = r.tie_note or (
-                                _why(v, k, "in this group") or "no bound in this group"
+                                why_not_finite(v, k, "in this group") or "no bound in this group"
                             )
                     d["tie_bounds_per_group"] = bounds
                     if bounds_why:
@@ -386,7 +388,7 @@ def _over_groups(v: float | None, r: MeasureResult, label: str, groups: Any) -> 
         where = f"group {first!r}" if len(inf) == 1 else f"{len(inf)} groups (the first: {first!r})"
         return f"{plain_why(v)}: the value is infinite in {where}"
     if r.per_group is not None and not np.any(~np.isnan(np.asarray(r.per_group, dtype=float))):
-        return _why(math.nan, label, "in every group") or "undefined in every group"
+        return why_not_finite(math.nan, label, "in every group") or "undefined in every group"
     return plain_why(math.nan if v is None else v)
 
 

@@ -586,8 +586,9 @@ def _compare_one(
             diff = ea - eb
             reps = ra - rb
         lo, hi, sd = interval(diff, reps, level, method, accel)
+        tested = bool(np.isfinite(diff))  # an infinite log loss: no test of an infinite difference
         out[spec.label] = Comparison(
-            spec.label, ea, eb, diff, lo, hi, p_value(reps), level, method, n_boot, sd, resampled, seed,
-            p_at_floor(reps),
+            spec.label, ea, eb, diff, lo, hi, p_value(reps) if tested else np.nan, level, method, n_boot, sd,
+            resampled, seed, tested and p_at_floor(reps),
         )  # fmt: skip
     return out

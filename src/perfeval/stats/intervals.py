@@ -102,9 +102,9 @@ def as_dict(result: Interval | Comparison) -> dict[str, Any]:
 
 
 def _what(v: float, label: str, whose: str) -> str:
-    from perfeval.report import _why
+    from perfeval.report import why_not_finite
 
-    return f"{whose} {label} is " + (_why(v, label) or "")
+    return f"{whose} {label} is " + (why_not_finite(v, label) or "")
 
 
 def reasons(result: Interval | Comparison) -> dict[str, str]:

@@ -137,8 +137,11 @@ def _same_order(args: Any, t0: Any, ch0: Any, t: Any, ch: Any) -> None:
         )
 
 
-def _extras(t: Any, ch: Any) -> tuple:
-    return (None if ch.group is None else t.get(ch.group)), load.weights(t, ch.weight)
+def _extras(t: Any, ch: Any, specs: list) -> tuple:
+    """(groups, weights) of a table; a fractional weight where APR or CA2 reads weights as counts is
+    one line naming the column, the value and its line, as in ``eval``.
+    """
+    return (None if ch.group is None else t.get(ch.group)), load.weights(t, ch.weight, specs)
 
 
 def _one_table(args: Any, binary: bool, specs: list) -> tuple:
@@ -154,7 +157,7 @@ def _one_table(args: Any, binary: bool, specs: list) -> tuple:
     if len(set(names)) != len(names):
         raise InvalidParameterError(f"--score {args.score}: a column named twice")
     models = {c.name: load.scores(t, c) for c in ch.scores}
-    return (y, models, *_extras(t, ch))
+    return (y, models, *_extras(t, ch, specs))
 
 
 def _same(what: str, x: Any, y: Any, source: str, first: str, t0: Any, line: Any, hint: str = "") -> None:
@@ -261,11 +264,11 @@ def _tables(args: Any, binary: bool, specs: list) -> tuple:
     loaded = [_load(args, f, False, binary, specs, keep=check) for f in args.files]
     t0, ch0, y0 = loaded[0]
     ids0 = _ids(t0, args) if args.id else None
-    g0, w0 = _extras(t0, ch0)
+    g0, w0 = _extras(t0, ch0, specs)
     models = {args.files[0]: load.scores(t0, ch0.score)}
     for f, (t, ch, y) in zip(args.files[1:], loaded[1:], strict=True):
         s = load.scores(t, ch.score)
-        g, w = _extras(t, ch)
+        g, w = _extras(t, ch, specs)
         if ids0 is not None:
             order = _join(args, t0, ids0, t)
             y, s = y[order], s[order]
@@ -545,6 +548,22 @@ def _text(
     at = head.index("test")
     lines += table([head, *cells], "ll" + "r" * (at - 2) + "lr")
     lines.append(f"({note})")
+    if args.method is None:
+        from perfeval.stats.fastpaths import fast_paths
+
+        boot = [sp.label for sp in specs if fast_paths(sp).delong_test is not None]
+        boot = [lab for lab in boot if any(r["measure"] == lab and r["method"] != "delong" for r in rows)]
+        if boot:
+            why = (
+                "the cases are weighted, and DeLong's variance would read the weights as frequencies"
+                if weighted
+                else (
+                    "the comparison is over groups"
+                    if args.group is not None
+                    else "DeLong's variance needs two cases of each class"
+                )
+            )
+            lines.append(f"({', '.join(boot)} by the bootstrap, not DeLong's test: {why})")
     if any(r["p_at_floor"] for r in rows):
         floor = min(r["p_value"] for r in rows if r["p_at_floor"])
         lines.append(
