@@ -139,3 +139,13 @@ def test_python_to_dict_of_a_comparison_says_why():
     # no test of an infinite difference (it was a p-value of replicates of -inf), as `perfeval compare`
     assert c.p_value != c.p_value and d["p_value"] is None and not c.p_at_floor
     assert bare_nulls(d) == []
+
+
+def test_explain_says_why_a_dialect_has_no_value(tmp_path, capsys):
+    p = tmp_path / "ex.csv"
+    p.write_text("q,d,rel,s\n1,a,0,0.9\n1,b,0,0.5\n2,c,1,0.3\n2,d,0,0.3\n")
+    argv = ["explain", str(p), "--target", "rel", "--score", "s", "--group", "q", "--id", "d", "-m", "ap,roc"]
+    got = _json(capsys, [*argv, "--format", "json"])
+    perf = got["dialects"]["perf"]["ROC"]
+    assert perf["value"] is None and perf["why_null"] == perf["note"] and perf["note"]
+    assert bare_nulls(got) == []
