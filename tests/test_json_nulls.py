@@ -14,7 +14,7 @@ import pytest
 from perfeval.cli.main import main
 
 #: the maps of a measure (group or query -> value, or -> [low, high])
-MAPS = ("per_group", "tie_bounds_per_group")
+MAPS = ("per_group", "tie_bounds_per_group", "models", "overlap", "tied_pairs")
 
 
 def bare_nulls(obj, path="") -> list[str]:
@@ -29,7 +29,7 @@ def bare_nulls(obj, path="") -> list[str]:
                 why = "why_null" if k == "value" else f"{k}_why_null"
                 if not (isinstance(obj.get(why), str) and obj[why]):
                     out.append(here)
-            elif k in MAPS:
+            elif k in MAPS and isinstance(v, dict):
                 reasons = obj.get(f"{k}_why_null") or {}
                 for g, x in v.items():
                     if (x is None or (isinstance(x, list) and None in x)) and not reasons.get(g):
@@ -123,6 +123,17 @@ def test_every_null_of_several_models_and_of_compare_says_why(tmp_path, capsys):
     assert ll["difference_why_null"] == "+infinity: the model's LOGLOSS is not a finite number"
     assert ll["p_value"] is None and "not a finite number" in ll["p_value_why_null"]
     assert rows["ROC"]["seed"] is None and rows["ROC"]["seed_why_null"]
+    assert bare_nulls(got) == []
+    # the ranges over the orders of the ties: a bound that is not a number says why, and so does an
+    # overlap that cannot be known
+    got = _json(capsys, [*argv[:5], "roc,logloss,ca2", *argv[6:], "--tie-bounds"])
+    tb = got["tie_bounds"]["measures"]
+    assert (
+        tb["LOGLOSS"]["models"]["b"] == [None, None] and tb["LOGLOSS"]["models_why_null"]["b"] == "+infinity"
+    )
+    assert tb["CA2"]["overlap"]["b"] is None and tb["CA2"]["overlap_why_null"]["b"].startswith(
+        "no range to compare"
+    )
     assert bare_nulls(got) == []
 
 

@@ -585,9 +585,8 @@ def _tie_bounds(y: Any, models: dict, base: str, g: Any, w: Any, specs: list, th
     tie_bounds=True), whether each model's range overlaps the baseline's, and each model's share of
     tied pairs.
     """
-    import math
-
     from perfeval.evaluation import evaluate
+    from perfeval.report import why_not_finite
 
     reports = {
         n: evaluate(y, s, measures=specs, groups=g, sample_weight=w, threshold=threshold, tie_bounds=True)
@@ -606,8 +605,29 @@ def _tie_bounds(y: Any, models: dict, base: str, g: Any, w: Any, specs: list, th
                 continue
             known = not any(math.isnan(v) for v in (lo, hi, lo_b, hi_b))
             overlap[n] = (lo <= hi_b and lo_b <= hi) if known else None
-        measures[sp.label] = {"models": ranges, "overlap": overlap}
-    return {"measures": measures, "tied_pairs": {n: r.tied_pairs for n, r in reports.items()}}
+        entry: dict[str, Any] = {"models": ranges, "overlap": overlap}
+        # the JSON's reasons of its nulls: a range not a number (or infinite), an overlap not known
+        why = {
+            n: r.results[sp.label].tie_note
+            or why_not_finite(next(v for v in ranges[n] if not math.isfinite(v)), sp.label)
+            or "no bound"
+            for n, r in reports.items()
+            if not all(math.isfinite(v) for v in ranges[n])
+        }
+        if why:
+            entry["models_why_null"] = why
+        unknown = {
+            n: f"no range to compare: {why.get(n) or why.get(base)}" for n, v in overlap.items() if v is None
+        }
+        if unknown:
+            entry["overlap_why_null"] = unknown
+        measures[sp.label] = entry
+    pairs = {n: r.tied_pairs for n, r in reports.items()}
+    out: dict[str, Any] = {"measures": measures, "tied_pairs": pairs}
+    none = {n: "no comparable pair (a positive and a negative)" for n, v in pairs.items() if v is None}
+    if none:
+        out["tied_pairs_why_null"] = none
+    return out
 
 
 def _signature(args: Any, specs: list, comparisons: list, weighted: bool) -> Any:
