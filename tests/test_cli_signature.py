@@ -58,7 +58,9 @@ def test_csv_output_has_no_signature_line(table, capsys):
 def test_compare_names_method_replicates_seed_and_level(table, capsys):
     path, *_ = table
     args = ["compare", str(path), "--target", "y", "--score", "s,s2", "-m", "roc,apr", "--n-boot", "50"]
-    assert main([*args, "--seed", "7", "--level", "0.9"]) == 0
+    assert main([*args, "--seed", "7", "--level", "0.9"]) == 0  # each measure's test named
+    assert _last_line(capsys).endswith("|ci:delong(ROC)+bca(APR),n=50,seed=7,level=0.9")
+    assert main([*args, "--seed", "7", "--level", "0.9", "--method", "bca"]) == 0
     assert _last_line(capsys).endswith("|ci:bca,n=50,seed=7,level=0.9")
     assert main(["compare", str(path), "--target", "y", "--score", "s,s2"]) == 0
     assert _last_line(capsys).endswith("|ci:delong,level=0.95")

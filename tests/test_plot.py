@@ -283,7 +283,7 @@ def test_report_comparisons_are_compares_delong_and_holm_included(tmp_path, caps
     )
     row = json.loads(capsys.readouterr().out)["comparisons"][0]
     text = out.read_text()
-    assert "DeLong's paired test on the same cases" in text
+    assert "DeLong&#x27;s test, on the same cases" in text
     assert f"[{row['low']:.6f}, {row['high']:.6f}]" in text and f"<td>{row['p_value']:.4g}</td>" in text
     assert main(["report", *base, "--score", "a,b,c", "-m", "roc,apr", "-o", str(out)]) == 0
     capsys.readouterr()
@@ -295,9 +295,16 @@ def test_report_comparisons_are_compares_delong_and_holm_included(tmp_path, caps
     )
     rows = json.loads(capsys.readouterr().out)["comparisons"]
     text = out.read_text()
-    assert "Paired bca bootstrap (200 replicates, seed 0, cases resampled)" in text and "p (holm)" in text
+    assert (
+        "ROC: DeLong&#x27;s test; APR: paired bca bootstrap, 200 replicates, seed 0, cases resampled" in text
+    )
+    assert "p (holm)" in text
     for r in rows:
-        cells = f"<td>{r['p_value']:.4g}</td><td>{r['p_adjusted']:.4g}</td>"
+        p, adj = (
+            ("\u2264" if bound else "") + f"{v:.4g}"
+            for v, bound in ((r["p_value"], r["p_at_floor"]), (r["p_adjusted"], r["p_adjusted_bound"]))
+        )
+        cells = f"<td>{p}</td><td>{adj}</td><td>{r['method']}</td>"
         assert cells in text.replace("\n", ""), (r, cells)
 
 

@@ -364,3 +364,56 @@ def test_weighted_report_is_perfeval_eval_weighted(clicks, tmp_path, capsys):
     assert (frame["weight"] == 0).any()  # the plots' note counts the same rows as the input table
     assert f"Every curve is drawn over all {len(kept):,} rows pooled" in text
     assert "weights:yes" in text  # the signature says so
+
+
+def _notes(text: str) -> str:
+    """The notes under the measures table, as text."""
+    import re
+
+    i = text.index("value-notes")
+    return re.sub(r"<[^>]+>", "", text[i : text.index("</ul>", i)])
+
+
+def test_one_class_input_gives_a_report_that_says_why(tmp_path, capsys):
+    """Positives only: the report is written (it was exit 70, a ZeroDivisionError drawing the ROC
+    curve's operating point), says the input holds one class and why each undefined measure is."""
+    frame = pd.DataFrame({"y": [1, 1, 1, 1], "a": [0.2, 0.7, 0.4, 0.9], "b": [0.3, 0.6, 0.1, 0.8]})
+    path = tmp_path / "one.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "one.html"
+    for extra in ([], ["--ci", "0.9", "--n-boot", "50"]):
+        assert main(["report", str(path), "--score", "a,b", *extra, "-o", str(out)]) == 0
+        notes = _notes(out.read_text(encoding="utf-8"))
+        assert "One class only: the input holds no negative (4 positives, 0 negatives)" in notes
+        assert "ROC of every model is undefined for this data: one class only" in notes
+        assert "SPC of every model is undefined for this data: no negatives" in notes
+    cells = parse(out.read_text(encoding="utf-8"))
+    assert cells.value("a", "ROC", "overall").startswith("undefined")
+    assert cells.value("a", "PPV", "overall").startswith("1.000000")
+    assert "internal error" not in capsys.readouterr().err
+
+
+def test_an_infinite_log_loss_says_why_as_eval_does(tmp_path, capsys):
+    frame = pd.DataFrame({"y": [1, 0, 1, 0], "p": [0.0, 0.5, 0.7, 0.2], "g": [1, 1, 2, 2]})
+    path = tmp_path / "a.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "a.html"
+    assert main(["report", str(path), "-m", "logloss,roc", "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert parse(text).value("p", "LOGLOSS", "overall") == "+infinity"
+    notes = _notes(text)
+    assert "LOGLOSS is infinite: 1 case gives its own class a probability of 0 (a positive scored 0" in notes
+    assert "the first is case 1 of the input; logloss:eps=1e-15 clips" in notes
+    assert main(["report", str(path), "-m", "logloss", "--group", "g", "-o", str(out)]) == 0
+    notes = _notes(out.read_text(encoding="utf-8"))
+    assert "the mean over groups is infinite because the value is in group 1" in notes
+    # a finite report has no such notes
+    assert main(["report", str(path), "-m", "roc", "-o", str(out)]) == 0
+    assert "value-notes" not in out.read_text(encoding="utf-8")
+
+
+def test_a_curve_of_one_class_is_drawn_without_error_and_says_undefined():
+    from perfeval.plot import CurveDisplay
+
+    d = CurveDisplay.from_predictions([1, 1, 1], [0.2, 0.7, 0.4], kind="roc").plot()
+    assert d.lines_[0].get_label() == "model (AUC undefined)"

@@ -25,7 +25,7 @@ from perfeval.dialects.table import DIALECTS, EMPTY_TEXT, ORDER_TEXT, SCORED_TEX
 from perfeval.engine import finish, resolve
 from perfeval.exceptions import PerfError, UndefinedMeasureWarning
 from perfeval.measures import MeasureSpec, parse_measure
-from perfeval.report import dumps
+from perfeval.report import dumps, why_not_finite, with_reasons
 from perfeval.summaries.ranking import group_codes
 
 #: why the perf dialect's value differs: all of PERF 5.12 at once (its rules are the classic engine)
@@ -44,6 +44,12 @@ class Cell:
     value: float
     note: str = ""
     rules: list[str] = field(default_factory=list)
+
+
+def _why_value(v: float, label: str) -> dict[str, str]:
+    """The reason of a dialect's value that is not a number (its note, when it has one, else this)."""
+    why = why_not_finite(v, label)
+    return {"value": why} if why else {}
 
 
 @dataclass
@@ -107,7 +113,13 @@ class Explanation:
             "groups": self.groups,
             "measures": self.measures,
             "dialects": {
-                d: {m: {"value": c.value, "note": c.note, "rules": c.rules} for m, c in row.items()}
+                d: {
+                    m: with_reasons(
+                        {"value": c.value, "note": c.note, "rules": c.rules},
+                        {"value": c.note} if c.note else _why_value(c.value, m),
+                    )
+                    for m, c in row.items()
+                }
                 for d, row in self.cells.items()
             },
         }

@@ -65,30 +65,42 @@ def _figure(kind: str, png: tuple[str, int, int], caption: str, *, wide: bool = 
     data, w, h = png
     return (
         ("<figure class='wide'>" if wide else "<figure>")
-        + f"<img alt='{html.escape(kind)}' width='{w}' height='{h}' data-dpi='{DPI}' "
-        f"data-kind='{html.escape(kind)}' src='data:image/png;base64,{data}'>"
+        + f"<img alt='{_esc(kind)}' width='{w}' height='{h}' data-dpi='{DPI}' "
+        f"data-kind='{_esc(kind)}' src='data:image/png;base64,{data}'>"
         f"<figcaption>{caption}</figcaption></figure>"
     )
 
 
+def _esc(text: Any) -> str:
+    r"""Text of the page from the user (a column, model or group name, a command line): every control
+    character shown escaped (``\x1b``, ``\n``: :func:`perfeval._text.shown`), never written raw,
+    then HTML-escaped.
+    """
+    from perfeval._text import shown
+
+    return html.escape(shown(str(text)))
+
+
 def _fmt(v: float) -> str:
+    if math.isinf(v):
+        return "+infinity" if v > 0 else "-infinity"
     return "undefined" if math.isnan(v) else f"{v:.6f}"
 
 
 def _cell(v: Any) -> str:
     if isinstance(v, (float, np.floating)):
-        if math.isnan(v):
-            return '<td class="num undef">undefined</td>'
+        if not math.isfinite(v):
+            return f'<td class="num undef">{_fmt(float(v))}</td>'
         return f'<td class="num">{v:.6f}</td>'
     if isinstance(v, (int, np.integer)):
         return f'<td class="num">{v:,}</td>'
-    return f"<td>{html.escape(str(v))}</td>"
+    return f"<td>{_esc(str(v))}</td>"
 
 
 def _table(head: list[str], rows: list[list[Any]], cls: str = "") -> str:
     out = [
         f'<div class="scroll"><table class="{cls}"><tr>'
-        + "".join(f"<th>{html.escape(h)}</th>" for h in head)
+        + "".join(f"<th>{_esc(h)}</th>" for h in head)
         + "</tr>"
     ]
     out += ["<tr>" + "".join(_cell(v) for v in r) + "</tr>" for r in rows]
@@ -176,7 +188,7 @@ def _kind(label: str) -> str:
 def _value_cell(shown: tuple[float, Any], attrs: str) -> str:
     """A headline value, with its confidence interval under it when there is one."""
     v, iv = shown
-    cls = "num undef" if math.isnan(v) else "num"
+    cls = "num undef" if not math.isfinite(v) else "num"
     ci = "" if iv is None else f"<br><span class='ci'>[{_fmt(iv.low)}, {_fmt(iv.high)}]</span>"
     return f"<td class='{cls}' {attrs}>{_fmt(v)}{ci}</td>"
 
@@ -192,7 +204,7 @@ def _measures_grouped(
     groups, and how many groups the mean counts.
     """
     first = next(iter(reports.values()))
-    esc = html.escape
+    esc = _esc
     out = [
         '<div class="scroll"><table class="measures grouped">',
         "<tr><th rowspan='2'>measure</th><th rowspan='2'>better</th>"
@@ -237,7 +249,7 @@ def _aggregate(label: str) -> str:
 def _measures_plain(labels: list[str], reports: dict[str, Any], shown: Any) -> str:
     """The headline table without groups: each model's value over all rows."""
     first = next(iter(reports.values()))
-    esc = html.escape
+    esc = _esc
     out = [
         '<div class="scroll"><table class="measures">',
         "<tr><th>measure</th><th>better</th>"
@@ -260,7 +272,7 @@ def _comparisons(
     g: Any,
     w: Any,
     ci: float,
-    method: str,
+    method: str | None,
     n_boot: int,
     seed: int,
     threshold: float,
@@ -279,7 +291,7 @@ def _comparisons(
         models,
         base,
         labels,
-        method=method,  # DeLong's test where the intervals are DeLong's (ROC alone), as `compare`
+        method=method,  # None: compare's default, DeLong's test for the ROC area, the bootstrap else
         level=ci,
         n_boot=n_boot,
         seed=seed,
@@ -290,12 +302,18 @@ def _comparisons(
     )
     several = len(names) > 2
     holm: dict[tuple[str, str], float] = {}
+    bound: dict[tuple[str, str], bool] = {}
     if several:  # each measure's p-values corrected over the models compared, as `perfeval compare`
         from perfeval.stats.paired import correct_tested
 
         for lab in labels:
-            adj = correct_tested([every[o][lab].p_value for o in names[1:]], "holm")
-            holm.update({(o, lab): float(a) for o, a in zip(names[1:], adj, strict=True)})
+            ps = [every[o][lab].p_value for o in names[1:]]
+            adj = correct_tested(ps, "holm")
+            floors = [every[o][lab].p_value for o in names[1:] if every[o][lab].p_at_floor]
+            for o, a, p in zip(names[1:], adj, ps, strict=True):
+                holm[(o, lab)] = float(a)
+                bound[(o, lab)] = any(f <= p for f in floors)  # Holm's from a bound is a bound
+    floored = []
     for other in names[1:]:
         res = every[other]
         for lab, c in res.items():
@@ -304,35 +322,48 @@ def _comparisons(
                 f"{other} - {base}",
                 c.difference,
                 f"[{_fmt(c.low)}, {_fmt(c.high)}]",
-                f"{c.p_value:.4g}",
+                _p(c.p_value, c.p_at_floor),
             ]
             if several:
-                row.append(f"{holm[(other, lab)]:.4g}")
+                row.append(_p(holm[(other, lab)], bound[(other, lab)]))
+            row.append(c.method)
+            if c.p_at_floor:
+                floored.append(c.p_value)
             crow.append(row)
     what = (
         "the difference of the means over groups (whole groups resampled)"
         if g is not None
         else "the difference over all rows"
     )
-    one = next(iter(every[names[1]].values()))
-    how = (
-        "DeLong's paired test"
-        if one.method == "delong"
-        else f"Paired {one.method} bootstrap ({one.n_boot} replicates, seed {seed}, "
-        f"{one.resampled} resampled)"
-    )
+    from perfeval.stats.intervals import which_tests
+
+    tests = which_tests([c for o in names[1:] for c in every[o].values()], seed)
     head = ["measure", "models", "difference", f"{ci * 100:g}% interval", "p-value"]
     if several:
         head.append("p (holm)")
+    head.append("test")
     corrected = (
         "; p (holm): corrected over the models compared with the baseline on that measure" if several else ""
     )
+    floor = (
+        f" &le;{min(floored):.4g}: no replicate difference on the far side of zero, the least p-value the "
+        "bootstrap gives (2 / (replicates + 1)): a bound, which more replicates can lower."
+        if floored
+        else ""
+    )
     return [
-        f"<h2>Comparisons with {html.escape(base)}</h2>",
-        f"<p class='meta'>{how} on the same cases: {what}, its interval, and the "
-        f"two-sided p-value of no difference{corrected}.</p>",
+        f"<h2>Comparisons with {_esc(base)}</h2>",
+        f"<p class='meta'>{_esc(tests[:1].upper() + tests[1:])}, on the same cases: {what}, its interval, "
+        f"and the two-sided p-value of no difference{corrected}.{floor}</p>",
         _table(head, crow, "comparisons"),
     ]
+
+
+def _p(p: float, bound: bool) -> str:
+    """A p-value cell of the report: a bootstrap's at its floor as a bound (``≤0.001998``)."""
+    if math.isnan(p):
+        return "undefined"
+    return f"\u2264{p:.4g}" if bound else f"{p:.4g}"
 
 
 def _tie_bounds(reports: dict[str, Any], labels: list[str], grouped: bool) -> list[str]:
@@ -365,7 +396,7 @@ def _per_group(
     reports: dict[str, Any], labels: list[str], groups: _Groups, column: str, max_rows: int
 ) -> list[str]:
     """Every model's value of every measure in each group (at most ``max_rows`` groups a model)."""
-    esc = html.escape
+    esc = _esc
     n = len(groups)
     note = f" (the first {max_rows:,} of {n:,} groups, by key)" if n > max_rows else ""
     out = [
@@ -407,9 +438,98 @@ CAPTIONS = {
 }
 
 
+def _classes(y: np.ndarray, w: Any) -> tuple[float, float]:
+    """The positives and negatives of the input (weighted; a case of weight 0 is none)."""
+    yy = np.asarray(y, dtype=float) > 0
+    ww = np.ones(len(yy)) if w is None else np.asarray(w, dtype=float)
+    return float(ww[yy].sum()), float(ww[~yy].sum())
+
+
+def _value_notes(
+    labels: list[str],
+    reports: dict[str, Any],
+    y: np.ndarray,
+    models: dict[str, Any],
+    w: Any,
+) -> str:
+    """Why a value of the measures table is not a number, as ``perfeval eval`` says it: the input of
+    one class, an infinite log loss (the cases that give their own class a probability of 0, the
+    first named), a measure undefined for the data (its edge cases), a mean over groups infinite in
+    a group.  Empty when every value is a number.
+    """
+    esc = _esc
+    notes: list[str] = []
+    pos, neg = _classes(y, w)
+    if len(y) and (pos == 0 or neg == 0):
+        which = "no negative" if neg == 0 else "no positive"
+        notes.append(
+            f"<b>One class only</b>: the input holds {which} ({pos:,.6g} positives, {neg:,.6g} "
+            "negatives): every measure that needs both classes is undefined, and so are the curves that "
+            "need them (the ROC curve"
+            + (", the precision / recall and lift curves" if pos == 0 else "")
+            + ")."
+        )
+    said: dict[tuple[str, str], list[str]] = {}
+    for name, rep in reports.items():
+        for lab in labels:
+            why = _why_not_a_number(lab, rep.results[lab], rep.groups, y, models[name], w)
+            if why is not None:
+                said.setdefault((lab, why), []).append(name)
+    for (lab, why), names in said.items():
+        who = ""
+        if len(reports) > 1:
+            who = " of every model" if len(names) == len(reports) else " of " + ", ".join(names)
+        notes.append(f"<b>{esc(lab)}</b>{esc(who)} {why.rstrip('.')}.")
+    if not notes:
+        return ""
+    return "<ul class='notes value-notes'>" + "".join(f"<li>{n}</li>" for n in notes) + "</ul>"
+
+
+def _why_not_a_number(lab: str, r: Any, groups: Any, y: np.ndarray, s: Any, w: Any) -> str | None:
+    """Why a measure's value is not a finite number (HTML, after its label), or None when it is."""
+    from perfeval._validation import to_numpy
+    from perfeval.measures import parse_measure
+    from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
+
+    esc = _esc
+    v = r.value
+    if math.isfinite(v):
+        return None
+    base = lab.split("[")[0]
+    try:
+        edge = parse_measure(base).measure.edge_cases
+    except Exception:  # a partition's label
+        edge = ""
+    if math.isinf(v) and base.split(":")[0] in ("LOGLOSS", "CXE") and "eps=" not in base:
+        bad = zero_probability_cases(y, to_numpy(s, "y_score"), w)
+        n = int(np.count_nonzero(bad))
+        cases = f"{n:,} cases give their" if n > 1 else "1 case gives its"
+        why = (
+            f"is infinite: {cases} {ZERO_PROBABILITY}, the first is case {int(np.argmax(bad)) + 1:,} of "
+            f"the input; <code>{esc(base.lower())}:eps=1e-15</code> clips the probabilities as "
+            "scikit-learn's log_loss(eps=) did"
+            if n
+            else "is infinite"
+        )
+    elif math.isinf(v):
+        why = "is " + _fmt(v)
+    elif r.why:
+        why = "is undefined: " + esc(r.why)
+    else:
+        where = "in every group" if r.per_group is not None else "for this data"
+        why = f"is undefined {where}" + (f": {esc(edge)}" if edge else "")
+    if r.per_group is not None and math.isinf(v):
+        inf = np.flatnonzero(np.isinf(np.asarray(r.per_group, dtype=float)))
+        if len(inf):
+            first = _plain(groups[int(inf[0])])
+            where = f"group {first!r}" if len(inf) == 1 else f"{len(inf):,} groups (the first: {first!r})"
+            why += f"; the mean over groups is infinite because the value is in {esc(where)}"
+    return why
+
+
 def _grouped_notes(labels: list[str], pooled: list[str], info: _Groups, column: str) -> str:
     """What the three columns of the grouped measures table are, and the measures' exceptions."""
-    esc = html.escape
+    esc = _esc
     notes = [
         "<b>overall</b>: every row pooled, as <code>perfeval eval</code> without <code>--group</code> "
         "(the other options the same); "
@@ -450,7 +570,7 @@ def _plots(
 
     from perfeval.plot import TITLES, CurveDisplay, plot_by_group
 
-    esc = html.escape
+    esc = _esc
     parts = [
         "<h2>Plots</h2>",
         f"<p class='meta'>Every curve is drawn over all {_rows(y, w):,} rows pooled"
@@ -509,7 +629,7 @@ def build(
     ci: float | None = None,
     n_boot: int = 1000,
     seed: int = 0,
-    method: str = "bca",
+    method: str | None = None,
     tie_bounds: bool = False,
     group_column: str = "",
     sample_weight: Any = None,
@@ -541,7 +661,9 @@ def build(
         mean over groups when grouped), and with several models each is compared with the first
         (:func:`perfeval.compare`: difference, interval, p-value).
     n_boot, seed, method
-        The bootstrap's replicates, seed and interval method.
+        The bootstrap's replicates, seed and method: the intervals' (None: ``"bca"``) and the
+        comparisons' (None: :func:`perfeval.compare`'s default, DeLong's test for the ROC area over
+        all unweighted cases and the BCa bootstrap for the rest; each row says which).
     tie_bounds : bool
         Add a table of each measure's least and greatest value over every order of the tied cases,
         per model, and the share of tied pairs (``evaluate(..., tie_bounds=True)``).
@@ -589,7 +711,7 @@ def build(
                 )
     info = _Groups(y, g, w) if g is not None else None
     column = group_column or "GROUP"
-    esc = html.escape
+    esc = _esc
     parts = [
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
@@ -610,7 +732,7 @@ def build(
                 y,
                 s,
                 labels,
-                method=method,
+                method=method or "bca",
                 level=ci,
                 n_boot=n_boot,
                 seed=seed,
@@ -626,9 +748,11 @@ def build(
     parts.append("<h2>Measures</h2>")
     if info is not None:
         parts.append(_measures_grouped(labels, reports, overall, shown, len(info)))
+        parts.append(_value_notes(labels, reports, y, models, w))
         parts.append(_grouped_notes(labels, pooled, info, column))
     else:
         parts.append(_measures_plain(labels, reports, shown))
+        parts.append(_value_notes(labels, reports, y, models, w))
         parts.append(
             "<p class='meta'>Over all rows, as <code>perfeval eval</code>; the legends of the plots "
             "below give these values.</p>"

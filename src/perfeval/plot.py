@@ -14,6 +14,7 @@ point at its threshold and the chance line.  matplotlib is an optional dependenc
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,9 +27,12 @@ from perfeval.exceptions import InvalidParameterError, MissingDependencyError
 
 def literal(text: Any) -> str:
     r"""A user's string shown as written: a ``$`` would start matplotlib's mathtext (``$x$``,
-    ``a_b^c`` inside dollars, ``\alpha``), so each is escaped.
+    ``a_b^c`` inside dollars, ``\alpha``), so each is escaped, and so is every control character
+    (``\x1b`` shown as such, :func:`perfeval._text.shown`).
     """
-    return str(text).replace("$", r"\$")
+    from perfeval._text import shown
+
+    return shown(str(text)).replace("$", r"\$")
 
 
 def _plt():
@@ -84,7 +88,8 @@ def thinned(x: np.ndarray, y: np.ndarray, cells: int = THIN_CELLS) -> tuple[np.n
 def operating_point(kind: str, curve: Curve, h, threshold: float) -> tuple[float, float] | None:
     """The (x, y) of the curve where a case with score >= threshold is predicted positive."""
     k = int(np.searchsorted(h.scores, threshold, side="left"))
-    tp, fp = float(h.pos[k:].sum()), float(h.neg[k:].sum())
+    # numpy floats: a class with no case gives NaN (no point), never Python's ZeroDivisionError
+    tp, fp = np.float64(h.pos[k:].sum()), np.float64(h.neg[k:].sum())
     with np.errstate(invalid="ignore", divide="ignore"):
         if kind == "roc":
             return fp / h.n_neg, tp / h.n_pos
@@ -175,7 +180,8 @@ class CurveDisplay:
         for curve, name, pt in zip(self.curves, self.names, self.points, strict=False):
             label = literal(name)
             if curve.area is not None and self.kind in AREA:
-                label = f"{literal(name)} ({AREA[self.kind]} {curve.area:.4f})"
+                area = "undefined" if math.isnan(curve.area) else f"{curve.area:.4f}"
+                label = f"{literal(name)} ({AREA[self.kind]} {area})"
             drawstyle = "steps-post" if self.kind in ("acc", "cost") else "default"
             marker = "o" if self.kind == "calibration" else None
             (line,) = ax.plot(

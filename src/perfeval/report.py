@@ -13,14 +13,30 @@ from perfeval.measures import MeasureSpec
 
 
 def json_number(v: float | None) -> float | None:
-    """A float for JSON: None for NaN and infinities (strict JSON has neither)."""
+    """A float for JSON: None for NaN and infinities (strict JSON has neither).  The one NaN-to-null
+    rule of every JSON perfeval writes; :func:`with_reasons` puts the reason beside each null.
+    """
     if v is None:
         return None
     v = float(v)
     return v if math.isfinite(v) else None
 
 
-def _why(v: float | None, label: str) -> str | None:
+def why_key(key: str) -> str:
+    """Where the reason of a null at ``key`` is: ``why_null`` beside a ``value``, else
+    ``KEY_why_null`` (``mean_why_null``, ``per_group_why_null``, ``low_why_null``, ...).
+    """
+    return "why_null" if key == "value" else f"{key}_why_null"
+
+
+def plain_why(v: float) -> str:
+    """The reason of a non-finite number when nothing more is known: which infinity, or NaN."""
+    if math.isinf(v):
+        return f"{'+' if v > 0 else '-'}infinity"
+    return "undefined (not a number)"
+
+
+def why_not_finite(v: float | None, label: str, where: str = "for this data") -> str | None:
     """Why a value is null in JSON: infinite, or undefined (with the measure's edge cases)."""
     if v is None:
         return None
@@ -28,25 +44,65 @@ def _why(v: float | None, label: str) -> str | None:
     if math.isfinite(v):
         return None
     if math.isinf(v):
-        return f"{'+' if v > 0 else '-'}infinity"
+        return plain_why(v)
     try:
         from perfeval.measures import parse_measure
 
         edge = parse_measure(label.split("[")[0]).measure.edge_cases
     except Exception:  # a label that is not a measure spec
         edge = ""
-    return "undefined for this data" + (f": {edge}" if edge else "")
+    return f"undefined {where}" + (f": {edge}" if edge else "")
+
+
+def with_reasons(d: dict[str, Any], why: dict[str, str] | None = None) -> dict[str, Any]:
+    """``d`` for JSON: every NaN or infinite float None, and beside every None its reason at
+    :func:`why_key` (``why[key]``, else which infinity or NaN).  A None with no reason known is an
+    error of the caller's: every null perfeval writes says why.
+    """
+    why = why or {}
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, (float, np.floating)):
+            out[k] = json_number(float(v))
+            if out[k] is None:
+                out[why_key(k)] = why.get(k) or plain_why(float(v))
+        else:
+            out[k] = v
+            if v is None:
+                assert k in why, f"a null {k!r} without its reason"
+                out[why_key(k)] = why[k]
+    return out
+
+
+def map_with_reasons(keys: Any, values: Any, why: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """A map ``{str(key): value}`` for JSON and the reasons of its nulls ``{str(key): reason}``
+    (``why(value)`` for each NaN or infinite value): the ``per_group`` and ``per_group_why_null`` of a
+    measure.
+    """
+    out: dict[str, Any] = {}
+    reasons: dict[str, str] = {}
+    for k, v in zip(keys, values, strict=False):
+        key = str(k)
+        out[key] = json_number(v)
+        if out[key] is None:
+            reasons[key] = why(float(v))
+    return out, reasons
 
 
 def strict(obj: Any) -> Any:
     """``obj`` with every NaN or infinite float replaced by None, so that ``json.dumps(...,
-    allow_nan=False)`` holds (numpy scalars become Python numbers).
+    allow_nan=False)`` holds (numpy scalars become Python numbers).  A non-finite number in a dict
+    without its reason beside it gets the plain one (:func:`plain_why`) at :func:`why_key`.
     """
     if isinstance(obj, dict):
-        return {
+        out = {
             str(k) if not isinstance(k, (str, int, float, bool)) and k is not None else k: strict(v)
             for k, v in obj.items()
         }
+        for k, v in obj.items():
+            if isinstance(v, (float, np.floating)) and not math.isfinite(v) and isinstance(k, str):
+                out.setdefault(why_key(k), plain_why(float(v)))
+        return out
     if isinstance(obj, (list, tuple)):
         return [strict(v) for v in obj]
     if isinstance(obj, np.ndarray):
@@ -205,45 +261,78 @@ class Report:
         out: dict[str, Any] = {"params": self.params, "signature": str(self.signature), "measures": {}}
         for k, r in self.results.items():
             d: dict[str, Any] = {"value": json_number(r.value), "direction": r.direction}
-            if _why(r.value, k):
-                d["why_null"] = r.why or _why(r.value, k)
+            if why_not_finite(r.value, k):
+                d["why_null"] = r.why or why_not_finite(r.value, k)
             if r.per_group is not None:
+                per_group, per_why = map_with_reasons(
+                    _keys(self.groups),
+                    r.per_group.tolist(),
+                    lambda v, k=k: why_not_finite(v, k, "in this group"),
+                )
                 d.update(
-                    mean=json_number(r.mean),
-                    weighted_mean=json_number(r.weighted_mean),
+                    with_reasons(
+                        {"mean": r.mean, "weighted_mean": r.weighted_mean},
+                        {
+                            key: _over_groups(getattr(r, key), r, k, self.groups)
+                            for key in ("mean", "weighted_mean")
+                        },
+                    )
+                )
+                d.update(
                     defined_groups=int(np.sum(~np.isnan(r.per_group))),
                     undefined_groups=r.undefined,
-                    per_group={
-                        str(g): json_number(v)
-                        for g, v in zip(_keys(self.groups), r.per_group.tolist(), strict=False)
-                    },
+                    per_group=per_group,
                 )
+                if per_why:
+                    d["per_group_why_null"] = per_why
             if r.tie_min is not None:
-                d.update(tie_min=json_number(r.tie_min), tie_max=json_number(r.tie_max))
+                no_bound = r.tie_note or "no bound: the value itself is not a finite number"
+                d.update(
+                    with_reasons(
+                        {"tie_min": r.tie_min, "tie_max": r.tie_max},
+                        {"tie_min": no_bound, "tie_max": no_bound},
+                    )
+                )
                 if r.tie_note:
                     d["tie_bounds_why_null"] = r.tie_note
-                d.update(tied_pairs=json_number(r.tied_pairs), pairs=json_number(r.pairs))
+                no_pairs = "no comparable pair (a case of each class, or of two grades, in one group)"
+                d.update(
+                    with_reasons(
+                        {"tied_pairs": r.tied_pairs, "pairs": r.pairs},
+                        {"tied_pairs": no_pairs, "pairs": no_pairs},
+                    )
+                )
                 if r.tie_min_per_group is not None and r.tie_max_per_group is not None:
-                    d["tie_bounds_per_group"] = {
-                        str(g): [json_number(lo), json_number(hi)]
-                        for g, lo, hi in zip(
-                            _keys(self.groups),
-                            r.tie_min_per_group.tolist(),
-                            r.tie_max_per_group.tolist(),
-                            strict=False,
-                        )
-                    }
+                    bounds: dict[str, list] = {}
+                    bounds_why: dict[str, str] = {}
+                    for g, lo, hi, v in zip(
+                        _keys(self.groups),
+                        r.tie_min_per_group.tolist(),
+                        r.tie_max_per_group.tolist(),
+                        r.per_group.tolist() if r.per_group is not None else [],
+                        strict=False,
+                    ):
+                        bounds[str(g)] = [json_number(lo), json_number(hi)]
+                        if bounds[str(g)][0] is None or bounds[str(g)][1] is None:
+                            bounds_why[str(g)] = r.tie_note or (
+                                why_not_finite(v, k, "in this group") or "no bound in this group"
+                            )
+                    d["tie_bounds_per_group"] = bounds
+                    if bounds_why:
+                        d["tie_bounds_per_group_why_null"] = bounds_why
             if k in self.intervals:
                 iv = self.intervals[k].to_dict()
-                d["ci"] = {
-                    key: iv[key]
-                    for key in ("low", "high", "level", "method", "n_boot", "seed", "se", "resampled")
-                    if key in iv
-                }
+                keys = ("low", "high", "level", "method", "n_boot", "seed", "se", "resampled")
+                d["ci"] = {key: iv[key] for key in iv if key in keys or key.removesuffix("_why_null") in keys}
             out["measures"][k] = d
         if self.tied_pairs is not None:
-            out["tied_pairs"] = json_number(self.tied_pairs)
-            out["pairs"] = json_number(self.pairs)
+            no_pairs = "no comparable pair (a case of each class, or of two grades, in one group)"
+            out.update(
+                with_reasons(
+                    {"tied_pairs": self.tied_pairs, "pairs": self.pairs},
+                    {"tied_pairs": no_pairs, "pairs": no_pairs},
+                )
+            )
         return out
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -289,6 +378,23 @@ class Report:
             extra = f"  ({len(r.undefined)} undefined groups)" if r.undefined else ""
             lines.append(f"{k:<{width}}  {r.value:>10.6f}{extra}")
         return "\n".join(lines)
+
+
+def _over_groups(v: float | None, r: MeasureResult, label: str, groups: Any) -> str:
+    """Why a mean over groups is not a finite number: a group's value is infinite, or the measure is
+    defined in no group.
+    """
+    if v is not None and math.isinf(v):
+        vals = np.asarray(r.per_group, dtype=float)
+        inf = np.flatnonzero(np.isinf(vals))
+        if not len(inf):
+            return plain_why(v) + ": the groups' values overflow double precision in their sum"
+        first = _keys(groups)[int(inf[0])]
+        where = f"group {first!r}" if len(inf) == 1 else f"{len(inf)} groups (the first: {first!r})"
+        return f"{plain_why(v)}: the value is infinite in {where}"
+    if r.per_group is not None and not np.any(~np.isnan(np.asarray(r.per_group, dtype=float))):
+        return why_not_finite(math.nan, label, "in every group") or "undefined in every group"
+    return plain_why(math.nan if v is None else v)
 
 
 def _keys(groups: Any) -> list:

@@ -145,6 +145,26 @@ def ci_text(method: str, n_boot: int, seed: int | None, level: float) -> str:
     return f"{method},n={n_boot}" + (f",seed={seed}" if seed is not None else "") + f",level={level:g}"
 
 
+def ci_text_of(results: list[Any], seed: int | None, level: float) -> str:
+    """The ``ci`` part of a signature for comparisons (or intervals) that may come from several
+    methods: :func:`ci_text` when one method gave them all, else each method's measures named
+    before it, ``delong(ROC)+bca(LOGLOSS),n=1000,seed=0,level=0.95``.
+    """
+    by: dict[str, list[str]] = {}
+    n_boot = 0
+    for r in results:
+        by.setdefault(r.method, [])
+        if r.label not in by[r.method]:
+            by[r.method].append(r.label)
+        if r.method != "delong":
+            n_boot = r.n_boot
+    if len(by) <= 1:
+        method = next(iter(by), "bca")
+        return ci_text(method, n_boot, None if method == "delong" else seed, level)
+    named = "+".join(f"{m}({'/'.join(labels)})" for m, labels in by.items())
+    return f"{named},n={n_boot}" + (f",seed={seed}" if seed is not None else "") + f",level={level:g}"
+
+
 def of_specs(specs: list[Any], threshold: float, **fields: Any) -> Signature:
     """The signature of measure specs evaluated at ``threshold``; ``fields`` sets the others
     (``weights``, ``positive``, ``backend``, ``ci``).

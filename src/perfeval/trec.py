@@ -55,7 +55,7 @@ from perfeval.engine import grouped_report, resolve
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
-from perfeval.report import MeasureResult, Report
+from perfeval.report import MeasureResult, Report, json_number
 from perfeval.summaries.ranking import TieTable, group_codes, is_identity, query_order
 
 __all__ = [
@@ -999,19 +999,15 @@ class Comparison:
         for run, rep in self.reports.items():
             row: dict[str, Any] = {}
             for s in self.specs:
-                entry: dict[str, Any] = {"mean": _num(rep.results[s.label].value)}
+                entry: dict[str, Any] = {"mean": json_number(rep.results[s.label].value)}
                 if run != self.baseline and self.test != "none":
-                    entry["p_value"] = _num(self.pvalues[run][s.label])
-                    entry["p_value_uncorrected"] = _num(self.raw_pvalues[run][s.label])
+                    entry["p_value"] = json_number(self.pvalues[run][s.label])
+                    entry["p_value_uncorrected"] = json_number(self.raw_pvalues[run][s.label])
                     entry["significant"] = bool(self.pvalues[run][s.label] < self.alpha)
                 row[self.name(s)] = entry
             out["runs"][run] = row
         out["signature"] = str(self.reports[self.baseline].signature)
         return out
-
-
-def _num(v: float) -> float | None:
-    return None if math.isnan(v) else float(v)
 
 
 def _test(name: str, a: np.ndarray, b: np.ndarray, n_resamples: int, seed: int) -> float:

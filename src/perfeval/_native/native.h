@@ -189,6 +189,59 @@ PyObject *nv_rep_finish(PyObject *self, PyObject *args);
 PyObject *nv_delong_hist(PyObject *self, PyObject *args);
 PyObject *nv_delong_rows(PyObject *self, PyObject *args);
 
+#define APR_M2 (1.0 / 12)
+#define APR_M4 (1.0 / 240)
+#define APR_M6 (1.0 / 1344)
+#define APR_M8 (1.0 / 11520)
+#define APR_M10 (1.0 / 33792)
+/* M2 + M4 y2 + M6 y2^2 + ... with M2k the 2k-th moments of the offsets -h..h of a group of g (gg = g^2) */
+#define APR_ODD(g, gg, y2)                                                                                        \
+    ((g) * ((g)-1) * ((g) + 1) *                                                                                  \
+     (APR_M2 + (y2) * ((3 * (gg)-7) * APR_M4 +                                                                    \
+                       (y2) * (((3 * (gg)-18) * (gg) + 31) * APR_M6 +                                             \
+                               (y2) * ((((5 * (gg)-55) * (gg) + 239) * (gg)-381) * APR_M8 +                        \
+                                       (y2) * ((gg)-5) * ((((3 * (gg)-37) * (gg) + 225) * (gg)-511) * APR_M10))))))
+
+
+/* APR's sums over one tie group of g cases, m of them positive, under a cases of which b are positive
+ * (s1 = sum_j 1/(a + j), s2 = sum_j (j - 1)/(a + j), j = 1..g): summed case by case up to
+ * APR_LOOP_MAX cases (summary.c, resample.c); a larger group (a weight of millions of cases, up to
+ * 1e308) from closed forms, apr_big: the same numbers to about 1e-15, in constant time (the sum of
+ * 1e16 terms ran for hours, and one of more than 2^63 cases cast to a negative count and gave 0). */
+#define APR_LOOP_MAX 67108864.0 /* 2^26 */
+
+/* t(z) = ln z - psi(z), for z >= 32: 1/(2z) + 1/(12 z^2) - 1/(120 z^4) + 1/(252 z^6) - 1/(240 z^8)
+ * + 1/(132 z^10) (the next term, 691/(32760 z^12), is below 2e-20) */
+static inline double apr_psi_tail(double z)
+{
+    double r = 1.0 / z, r2 = r * r;
+    return r * 0.5 + r2 * (1.0 / 12 - r2 * (1.0 / 120 - r2 * (1.0 / 252 - r2 * (1.0 / 240 - r2 / 132))));
+}
+
+static inline double apr_big(double m, double g, double a, double b)
+{
+    double s1, s2;
+    if (a >= 16 * g) { /* resample.c's expansion about the group's middle, in u = g/x, v = 1/x (no g^3) */
+        double x = a + (g + 1) / 2, h = (g - 1) / 2, u = g / x, v = 1.0 / x, u2 = u * u, v2 = v * v;
+        double odd =
+            (u2 - v2) *
+            (APR_M2 + (3 * u2 - 7 * v2) * APR_M4 + ((3 * u2 - 18 * v2) * u2 + 31 * v2 * v2) * APR_M6 +
+             (((5 * u2 - 55 * v2) * u2 + 239 * v2 * v2) * u2 - 381 * v2 * v2 * v2) * APR_M8 +
+             (u2 - 5 * v2) * (((3 * u2 - 37 * v2) * u2 + 225 * v2 * v2) * u2 - 511 * v2 * v2 * v2) * APR_M10);
+        s1 = u * (1 + odd); /* = y (g + y^2 APR_ODD) */
+        s2 = h * s1 - g * odd;
+    } else { /* s1 = psi(a + g + 1) - psi(a + 1), its first terms summed up to 32; s2 = g - (a + 1) s1 */
+        double x = a + 1.0, k = 0.0;
+        s1 = 0.0;
+        for (; x < 32.0; x += 1.0, k += 1.0)
+            s1 += 1.0 / x;
+        double rest = g - k;
+        s1 += log1p(rest / x) + apr_psi_tail(x) - apr_psi_tail(x + rest);
+        s2 = g - (a + 1.0) * s1;
+    }
+    return m / g * ((b + 1.0) * s1 + (m - 1.0) / (g - 1.0) * s2);
+}
+
 /* ---- contest.c ------------------------------------------------------------------------------- */
 PyObject *nv_join_ids(PyObject *self, PyObject *args);
 PyObject *nv_same_tokens(PyObject *self, PyObject *args);

@@ -489,19 +489,7 @@ static int plan_make(plan_t *pl, const double *plan, int nk, const double *sc, P
  * group of more than 4 cases under at least 16 times as many, from their expansion about the
  * group's middle x = a + (g + 1)/2 (the odd moments of the offsets vanish; the first term left out
  * is below 1e-18 of the sum): the same numbers to rounding, without a division per case. */
-#define APR_M2 (1.0 / 12)
-#define APR_M4 (1.0 / 240)
-#define APR_M6 (1.0 / 1344)
-#define APR_M8 (1.0 / 11520)
-#define APR_M10 (1.0 / 33792)
-/* M2 + M4 y2 + M6 y2^2 + ... with M2k the 2k-th moments of the offsets -h..h of a group of g (gg = g^2) */
-#define APR_ODD(g, gg, y2)                                                                                        \
-    ((g) * ((g)-1) * ((g) + 1) *                                                                                  \
-     (APR_M2 + (y2) * ((3 * (gg)-7) * APR_M4 +                                                                    \
-                       (y2) * (((3 * (gg)-18) * (gg) + 31) * APR_M6 +                                             \
-                               (y2) * ((((5 * (gg)-55) * (gg) + 239) * (gg)-381) * APR_M8 +                        \
-                                       (y2) * ((gg)-5) * ((((3 * (gg)-37) * (gg) + 225) * (gg)-511) * APR_M10))))))
-
+/* APR_M2 ... APR_M10 and APR_ODD: native.h (summary.c's large groups use them too) */
 static inline double apr_odd(double g, double gg, double y2) { return APR_ODD(g, gg, y2); }
 
 static inline double apr_group(double m, double g, double a, double b)
@@ -510,6 +498,8 @@ static inline double apr_group(double m, double g, double a, double b)
         return 0.0;
     if (g == 1)
         return (b + 1.0) / (a + 1.0);
+    if (g > APR_LOOP_MAX) /* a weight of many cases: closed forms, not a sum of g terms */
+        return apr_big(m, g, a, b);
     double s1 = 0, s2 = 0;
     if (g <= 4 || a < 16 * g) {
         long long gi = (long long)g;

@@ -30,6 +30,8 @@ static inline double apr_term(double m, double g, double a, double b)
 {
     if (g == 1)
         return (b + 1.0) / (a + 1.0);
+    if (g > APR_LOOP_MAX) /* a weight of many cases: closed forms, not a sum of g terms */
+        return apr_big(m, g, a, b);
     double s1 = 0, s2 = 0;
     long long gi = (long long)g;
     for (long long j = 1; j <= gi; j++) {

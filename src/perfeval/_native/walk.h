@@ -609,7 +609,7 @@ VINLINE vd WALK(apr_cell)(vd P, vd Q, vd A, vd B)
     if (!WALK(vany)(rest))
         return t;
     /* apr_group's expansion for the lanes it takes, all at once (the same operations) */
-    vm series = rest & (G > WALK(vsplat)(4.0)) & (A >= 16 * G);
+    vm series = rest & (G > WALK(vsplat)(4.0)) & (A >= 16 * G) & (G <= WALK(vsplat)(APR_LOOP_MAX));
     if (WALK(vany)(series)) {
         vd X = A + (G + 1) / 2, H = (G - 1) / 2, Y = one / X, Y2 = Y * Y, GG = G * G;
         vd odd = APR_ODD(G, GG, Y2);

@@ -5,6 +5,7 @@ list-measures), the CSV and JSON forms, and the signature line under a table of 
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -68,8 +69,26 @@ def p_value(p: float, resamples: int | None = None) -> str:
     return "<1e-300" if p < 1e-300 else f"{p:.4g}"
 
 
+#: a number as a spreadsheet reads one (a text cell that starts with + or - and is one stays as written)
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+#: what a spreadsheet reads as the start of a formula (OWASP's CSV injection list)
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
 def csv_field(text: str) -> str:
-    """A CSV field as RFC 4180 writes it: quoted when it holds a comma, a quote or a line break."""
+    """A text CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180); a text
+    that a spreadsheet would run as a formula (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a
+    carriage return, and is not a number such as ``-0.5``) gets a ``'`` in front, as OWASP
+    recommends against CSV injection, and is quoted: ``'=HYPERLINK(...)`` is shown, never run.
+
+    Examples
+    --------
+    >>> print(csv_field("=1+2"), csv_field("-0.5"), csv_field("@SUM(A1)"), csv_field("a,b"))
+    "'=1+2" -0.5 "'@SUM(A1)" "a,b"
+    """
+    if text.startswith(_FORMULA) and not _NUMBER.fullmatch(text):
+        return "\"'" + text.replace('"', '""') + '"'
     if any(c in text for c in ',"\n\r'):
         return '"' + text.replace('"', '""') + '"'
     return text

@@ -244,7 +244,8 @@ def build() -> argparse.ArgumentParser:
         help="compare models on the same cases, each against a baseline: difference, interval, p-value",
         description="Compare models scored on the same cases, each against the baseline (the first, or "
         "--baseline): the difference of each measure (model - baseline), its confidence interval and a "
-        "two-sided p-value (DeLong's test for the ROC area, or a paired bootstrap for any measure), with "
+        "two-sided p-value (DeLong's test for the ROC area, a paired bootstrap for the other measures; "
+        "each row names its test, and --method forces one), with "
         "the p-values corrected for the number of models compared (Holm by default).  Give one table and "
         "--score BASE,A,B..., or several tables of `target score` with the same cases: row for row, or "
         "joined by an id column (--id).",
@@ -595,8 +596,9 @@ def _ci_options(p, flag: str | tuple[str, ...], helptext: str, default=None) -> 
         "--method",
         default=None,
         choices=("bca", "percentile", "delong"),
-        help="interval method: bca (default), percentile, or delong (ROC area; for compare, the "
-        "default when every measure is the ROC area)",
+        help="interval method: bca (default), percentile, or delong (ROC area); compare's and the report's "
+        "comparisons take DeLong's test for the ROC area over all unweighted cases and the bca bootstrap "
+        "for the rest unless --method forces one",
     )
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates (default 1000)")
     p.add_argument(

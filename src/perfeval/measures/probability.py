@@ -86,6 +86,22 @@ def logloss(h: ScoreHistogram, *, eps: float = 0.0) -> float:
     return float((lp.sum() + ln.sum()) / h.n)
 
 
+def zero_probability_cases(y: Any, s: Any, w: Any = None) -> np.ndarray:
+    """The cases that give their own class a probability of 0 (a positive scored 0 or less, a negative
+    1 or more; weight 0 is no case): why an unclipped LOGLOSS or CXE is infinite.  Said by ``eval``'s
+    note and the report's.
+    """
+    y, s = np.asarray(y, dtype=np.float64), np.asarray(s, dtype=np.float64)
+    bad = ((y == 1) & (s <= 0)) | ((y == 0) & (s >= 1))
+    if w is not None:
+        bad &= np.asarray(w) > 0
+    return bad
+
+
+#: why an unclipped LOGLOSS or CXE is infinite, after the count of such cases
+ZERO_PROBABILITY = "own class a probability of 0 (a positive scored 0 or less, or a negative 1 or more)"
+
+
 def tree_sums(n: int, part: Any, leaf: int = 1 << 16) -> tuple[float, ...]:
     """The sums numpy's np.sum makes of arrays of n terms, given ``part(a, b)`` -> the np.sum of
     terms a..b of each: numpy sums pairwise, halving at a multiple of 8 down to 128 terms, so a

@@ -51,7 +51,19 @@ def roc(h: ScoreHistogram) -> float:
 
         area = h.memo(("sum", "roc", 0.0), lambda: np.float64(_x87.split_sum("roc", *split)))
         return float(area / (P * N))
-    return float(_hsum(h, "roc") / (P * N))
+    return _per_pair(_hsum(h, "roc"), P, N)
+
+
+def _per_pair(area: float, P: float, N: float) -> float:
+    """``area / (P N)``, the share of the positive/negative pairs; when the number of pairs P N
+    overflows double precision (weights of 1e308) but the area does not, ``area / P / N`` (a finite
+    area over an infinite count would give 0); an infinite area is NaN (the engine says why).
+    """
+    with np.errstate(over="ignore"):
+        pairs = P * N
+    if math.isinf(pairs):
+        return float(area / P / N) if math.isfinite(area) else NAN
+    return float(area / pairs)
 
 
 def sar(h: ScoreHistogram, *, threshold: float, w_acc: float, w_roc: float, w_rms: float) -> float:
@@ -70,7 +82,7 @@ def r50(h: ScoreHistogram, *, negatives: int) -> float:
     # negatives of each group inside the limit, take = clip(limit - fp_above, 0, neg), with
     # slope = pos / neg where neg > 0 (else 0): np.sum(take * tp_above + 0.5 * slope * take * take)
     area = _hsum(h, "r50", limit)
-    return float(area / (limit * P))
+    return _per_pair(area, limit, P)
 
 
 def apr(h: ScoreHistogram) -> float:

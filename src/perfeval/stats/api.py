@@ -22,6 +22,7 @@ from perfeval.stats.intervals import (
     acceleration,
     check_request,
     interval,
+    p_at_floor,
     p_value,
 )
 from perfeval.stats.replicates import (
@@ -301,7 +302,7 @@ def compare(
     score_b: Any,
     measures: Iterable[str] | str = "roc",
     *,
-    method: str = "bca",
+    method: str | None = None,
     level: float = 0.95,
     n_boot: int = 1000,
     seed: int = 0,
@@ -318,12 +319,22 @@ def compare(
     model - baseline, its first score column being the baseline: ``compare(y, model, baseline)``
     gives the same sign.)
 
-    ``method="delong"`` is DeLong's paired test (ROC area only).  Otherwise a paired bootstrap: each
-    replicate gives both models the same case (or group) weights, so the difference's interval
-    accounts for their correlation; the p-value is twice the share of replicate differences on the
-    far side of zero, as (k + 1) / (R + 1), so never below 2 / (R + 1).  Parameters as for :func:`ci`
-    (``weights``: the deprecated spelling of ``sample_weight``; ``progress``: show the replicates
-    drawn on standard error).
+    The test of each measure (``method=None``, the default): DeLong's paired test for the ROC area
+    over all cases, unweighted (as pROC's ``roc.test``); a paired BCa bootstrap for every other
+    measure, and for the ROC area over groups or with case weights (DeLong's variance reads weights
+    as frequencies, so it would change with their unit; the bootstrap's does not).  Each
+    :class:`Comparison`'s ``method`` says which gave it.  ``method="delong"`` forces DeLong's test
+    (ROC area over all cases only); ``"bca"`` or ``"percentile"`` forces the bootstrap for every
+    measure.  The paired bootstrap gives each replicate both models' same case (or group) weights, so
+    the difference's interval accounts for their correlation; its p-value is twice the share of
+    replicate differences on the far side of zero, as (k + 1) / (R + 1), so never below 2 / (R + 1):
+    at that floor (``Comparison.p_at_floor``) it is a bound, not an estimate.  Parameters as for
+    :func:`ci` (``weights``: the deprecated spelling of ``sample_weight``; ``progress``: show the
+    replicates drawn on standard error).
+
+    .. versionchanged:: 0.1.0
+       The default was the BCa bootstrap for every measure; it is now DeLong's test for the ROC area
+       over all unweighted cases, as the command line's ``perfeval compare`` and the report.
 
     Examples
     --------
@@ -332,8 +343,11 @@ def compare(
     >>> y = (rng.random(400) < 0.5).astype(int)
     >>> a, b = rng.normal(size=400) + 1.2 * y, rng.normal(size=400) + 0.4 * y
     >>> c = compare(y, a, b, "roc", n_boot=300, seed=2)["ROC"]
-    >>> c.difference > 0 and c.low > 0 and c.p_value < 0.01
-    True
+    >>> c.method, c.difference > 0 and c.low > 0 and c.p_value < 0.01
+    ('delong', True)
+    >>> b = compare(y, a, b, "roc", method="bca", n_boot=300, seed=2)["ROC"]
+    >>> b.method, b.p_value, b.p_at_floor  # no replicate on the far side: 2 / 301, a bound
+    ('bca', 0.006644518272425249, True)
     """
     sample_weight = sample_weight_of(sample_weight, weights, "compare")
     y_true = coded(y_true, pos_label)
@@ -349,7 +363,7 @@ def compare_models(
     baseline: str,
     measures: Iterable[str] | str = "roc",
     *,
-    method: str = "bca",
+    method: str | None = None,
     level: float = 0.95,
     n_boot: int = 1000,
     seed: int = 0,
@@ -408,7 +422,7 @@ def _compare_all(
     scores: list,
     score_b: Any,
     measures: Iterable[str] | str,
-    method: str,
+    method: str | None,
     level: float,
     n_boot: int,
     seed: int,
@@ -423,13 +437,21 @@ def _compare_all(
     measure walked on the same case weights, drawn once (a column's replicates do not depend on the
     other columns of its walk, so each comparison is the one of its own call).
     """
-    check_request(method, level, None, "comparison")
+    if method is not None:
+        check_request(method, level, None, "comparison")
+    else:
+        check_request("bca", level, None, "comparison")
     cas = [Cases(y_true, a, sample_weight, groups) for a in scores]
     cb = Cases(y_true, score_b, sample_weight, groups)
     specs = specs_of(measures, threshold)
     threads_n = threads_of(threads)
+    y = np.asarray(cb.y)
+    both = int(np.count_nonzero(y > 0)) > 1 and int(np.count_nonzero(y <= 0)) > 1
+    methods = {sp.label: method_of(sp, method, cb.groups is not None, cb.w is not None, both) for sp in specs}
     by_cases = [
-        sp for sp in specs if method != "delong" and cb.groups is None and sp.measure.kind == "binary"
+        sp
+        for sp in specs
+        if methods[sp.label] != "delong" and cb.groups is None and sp.measure.kind == "binary"
     ]
     cols = [*cas, cb]
     paired: dict[str, list[np.ndarray]] = {}
@@ -447,9 +469,22 @@ def _compare_all(
         paired = {sp.label: reps[k * i : k * i + k] for i, sp in enumerate(by_cases)}
     jack = _Jackknife([sp for sp in by_cases if fast_paths(sp).jack_cases is None], cols, threads_n, progress)
     return [
-        _compare_one(specs, m, cas[m], cb, paired, jack, method, level, n_boot, seed, names)
+        _compare_one(specs, m, cas[m], cb, paired, jack, methods, level, n_boot, seed, names)
         for m in range(len(cas))
     ]
+
+
+def method_of(spec: Any, method: str | None, grouped: bool, weighted: bool, both: bool = True) -> str:
+    """The test a comparison of ``spec`` takes: ``method`` when given; by default DeLong's test for a
+    measure that has one (the ROC area) over all cases without weights and with at least two cases
+    of each class (``both``: DeLong's variance needs them), else the BCa bootstrap (whose interval
+    and p-value are then NaN where the measure is undefined, as the ROC area of one class).
+    """
+    if method is not None:
+        return method
+    if fast_paths(spec).delong_test is not None and not grouped and not weighted and both:
+        return "delong"
+    return "bca"
 
 
 def _warn_undefined_groups(label: str, cases: Cases, values: np.ndarray, name: str) -> None:
@@ -484,7 +519,7 @@ def _compare_one(
     cb: Cases,
     paired: dict[str, list[np.ndarray]],
     jack: _Jackknife,
-    method: str,
+    methods: dict[str, str],
     level: float,
     n_boot: int,
     seed: int,
@@ -496,6 +531,7 @@ def _compare_one(
     out: dict[str, Comparison] = {}
     for spec in specs:
         fp = fast_paths(spec)
+        method = methods[spec.label]
         if method == "delong":
             if fp.delong_test is None or ca.groups is not None:
                 raise InvalidParameterError(
@@ -550,7 +586,9 @@ def _compare_one(
             diff = ea - eb
             reps = ra - rb
         lo, hi, sd = interval(diff, reps, level, method, accel)
+        tested = bool(np.isfinite(diff))  # an infinite log loss: no test of an infinite difference
         out[spec.label] = Comparison(
-            spec.label, ea, eb, diff, lo, hi, p_value(reps), level, method, n_boot, sd, resampled, seed
-        )
+            spec.label, ea, eb, diff, lo, hi, p_value(reps) if tested else np.nan, level, method, n_boot, sd,
+            resampled, seed, tested and p_at_floor(reps),
+        )  # fmt: skip
     return out

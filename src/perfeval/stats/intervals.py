@@ -66,6 +66,11 @@ class Interval:
 class Comparison:
     """Two models' values of a measure on the same cases, the difference a - b, its interval and a
     two-sided p-value for "no difference" (``seed``: of the replicates, None for DeLong).
+
+    ``method`` says which test gave it: ``"delong"`` (DeLong's test) or the bootstrap's interval
+    method (``"bca"``, ``"percentile"``).  ``p_at_floor`` is True when a bootstrap's p-value is the
+    least it can give, 2 / (R + 1) for R replicates (no replicate difference on the far side of
+    zero): the p-value is then a bound, p <= ``p_value``, not an estimate.
     """
 
     label: str
@@ -81,16 +86,102 @@ class Comparison:
     se: float
     resampled: str = "cases"
     seed: int | None = None
+    p_at_floor: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)
 
 
 def as_dict(result: Interval | Comparison) -> dict[str, Any]:
-    """A result's fields, NaN as None (JSON has no NaN)."""
-    from perfeval.report import json_number
+    """A result's fields for JSON: a NaN or infinite number is None, with its reason beside it
+    (``low_why_null``, ..., :func:`reasons`); the seed of DeLong's, which draws none, too.
+    """
+    from perfeval.report import with_reasons
 
-    return {k: json_number(v) if isinstance(v, float) else v for k, v in result.__dict__.items()}
+    return with_reasons(dict(result.__dict__), reasons(result))
+
+
+def _what(v: float, label: str, whose: str) -> str:
+    from perfeval.report import why_not_finite
+
+    return f"{whose} {label} is " + (why_not_finite(v, label) or "")
+
+
+def reasons(result: Interval | Comparison) -> dict[str, str]:
+    """Why each field of ``result`` that is not a finite number (or is None) is not one, by field:
+    which value is infinite or undefined (with the measure's edge cases), and that an interval or a
+    test of it cannot be; the seed of DeLong's, which draws none.
+    """
+    why: dict[str, str] = {}
+    if result.seed is None:
+        why["seed"] = "DeLong's method draws no replicates"
+    label = result.label
+    if isinstance(result, Interval):
+        if not math.isfinite(result.estimate):
+            why["estimate"] = _what(result.estimate, label, "")[1:]
+        bad = "estimate" in why
+        cause = "the estimate is not a finite number"
+        rest: tuple[str, ...] = ("low", "high", "se")
+    else:
+        for k, whose in (("estimate_a", "model a's"), ("estimate_b", "model b's")):
+            if not math.isfinite(getattr(result, k)):
+                why[k] = _what(getattr(result, k), label, whose)
+        d = result.difference
+        if not math.isfinite(d):
+            which = [w for w, k in (("model a's", "estimate_a"), ("model b's", "estimate_b")) if k in why]
+            why["difference"] = (
+                ("+infinity" if d > 0 else "-infinity") if math.isinf(d) else "undefined"
+            ) + (
+                f": {' and '.join(which)} {label} "
+                + ("is not a finite number" if len(which) == 1 else "are not finite numbers")
+                if which
+                else ": the difference of two infinite values"
+            )
+        bad = "difference" in why
+        cause = "the difference is not a finite number"
+        rest = ("low", "high", "se", "p_value")
+    text = (
+        f"no interval{'' if isinstance(result, Interval) else ' or test'}: {cause}"
+        if bad
+        else "more than 5% of the replicates leave the value undefined (e.g. a replicate without a "
+        "positive): no interval from a biased subset"
+    )
+    for k in rest:
+        v = getattr(result, k)
+        if v is None or not math.isfinite(v):
+            why[k] = text
+    return why
+
+
+#: what each test of a comparison is called in a note
+TESTS = {
+    "delong": "DeLong's test",
+    "bca": "paired bca bootstrap",
+    "percentile": "paired percentile bootstrap",
+}
+
+
+def which_tests(comparisons: list[Comparison], seed: int | None) -> str:
+    """The tests that gave ``comparisons``, for a note: ``DeLong's test`` alone, one bootstrap with
+    its replicates, seed and what it resampled, or each test after the measures it gave (``ROC:
+    DeLong's test; LOGLOSS: paired bca bootstrap, 1000 replicates, seed 0, cases resampled``).
+    """
+    by: dict[tuple, list[str]] = {}
+    for c in comparisons:
+        key = (c.method, c.n_boot, c.resampled) if c.method != "delong" else ("delong", 0, "")
+        labels = by.setdefault(key, [])
+        if c.label not in labels:
+            labels.append(c.label)
+
+    def one(key: tuple) -> str:
+        method, n_boot, resampled = key
+        if method == "delong":
+            return TESTS["delong"]
+        return f"{TESTS[method]}, {n_boot} replicates, seed {seed}, {resampled} resampled"
+
+    if len(by) == 1:
+        return one(next(iter(by)))
+    return "; ".join(f"{', '.join(labels)}: {one(key)}" for key, labels in by.items())
 
 
 # -- interval arithmetic ---------------------------------------------------------------------------
@@ -173,3 +264,14 @@ def p_value(diffs: np.ndarray) -> float:
     zero = 0.5 * np.count_nonzero(d == 0)
     k = min(np.count_nonzero(d < 0) + zero, np.count_nonzero(d > 0) + zero)
     return float(min(1.0, 2.0 * (k + 1.0) / (len(d) + 1.0)))
+
+
+def p_at_floor(diffs: np.ndarray) -> bool:
+    """Whether :func:`p_value` of ``diffs`` is its floor, 2 / (R + 1) for R defined replicates: no
+    replicate difference on the far side of zero (nor at zero), so the p-value is a bound, not an
+    estimate (more replicates could only lower it).
+    """
+    d = diffs[~np.isnan(diffs)]
+    if len(d) == 0:
+        return False
+    return bool(np.count_nonzero(d <= 0) == 0 or np.count_nonzero(d >= 0) == 0)

@@ -11,6 +11,7 @@ every column they name alike other than those and the scores (an id, a user) agr
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from perfeval._progress import wanted
@@ -136,8 +137,11 @@ def _same_order(args: Any, t0: Any, ch0: Any, t: Any, ch: Any) -> None:
         )
 
 
-def _extras(t: Any, ch: Any) -> tuple:
-    return (None if ch.group is None else t.get(ch.group)), load.weights(t, ch.weight)
+def _extras(t: Any, ch: Any, specs: list) -> tuple:
+    """(groups, weights) of a table; a fractional weight where APR or CA2 reads weights as counts is
+    one line naming the column, the value and its line, as in ``eval``.
+    """
+    return (None if ch.group is None else t.get(ch.group)), load.weights(t, ch.weight, specs)
 
 
 def _one_table(args: Any, binary: bool, specs: list) -> tuple:
@@ -153,7 +157,7 @@ def _one_table(args: Any, binary: bool, specs: list) -> tuple:
     if len(set(names)) != len(names):
         raise InvalidParameterError(f"--score {args.score}: a column named twice")
     models = {c.name: load.scores(t, c) for c in ch.scores}
-    return (y, models, *_extras(t, ch))
+    return (y, models, *_extras(t, ch, specs))
 
 
 def _same(what: str, x: Any, y: Any, source: str, first: str, t0: Any, line: Any, hint: str = "") -> None:
@@ -260,11 +264,11 @@ def _tables(args: Any, binary: bool, specs: list) -> tuple:
     loaded = [_load(args, f, False, binary, specs, keep=check) for f in args.files]
     t0, ch0, y0 = loaded[0]
     ids0 = _ids(t0, args) if args.id else None
-    g0, w0 = _extras(t0, ch0)
+    g0, w0 = _extras(t0, ch0, specs)
     models = {args.files[0]: load.scores(t0, ch0.score)}
     for f, (t, ch, y) in zip(args.files[1:], loaded[1:], strict=True):
         s = load.scores(t, ch.score)
-        g, w = _extras(t, ch)
+        g, w = _extras(t, ch, specs)
         if ids0 is not None:
             order = _join(args, t0, ids0, t)
             y, s = y[order], s[order]
@@ -330,14 +334,22 @@ def _baseline(args: Any, names: list[str]) -> str:
 
 
 def _corrected(rows: list[dict], correction: str) -> None:
-    """Each row's ``p_adjusted``: its p-value corrected over the models compared on that measure."""
+    """Each row's ``p_adjusted``: its p-value corrected over the models compared on that measure; and
+    ``p_adjusted_bound``: whether it is an upper bound, computed from a bootstrap p-value at its floor
+    (every correction is monotone in the p-values, so a bound in gives a bound out).
+    """
     from perfeval.stats.paired import correct_tested
 
     for label in dict.fromkeys(r["measure"] for r in rows):
         same = [r for r in rows if r["measure"] == label]
         adj = correct_tested([r["p_value"] for r in same], correction)
+        floors = [r["p_value"] for r in same if r["p_at_floor"]]
         for r, p in zip(same, adj, strict=True):
             r["p_adjusted"] = float(p)
+            if correction == "holm":  # from the p-values at or below its own
+                r["p_adjusted_bound"] = any(f <= r["p_value"] for f in floors)
+            else:
+                r["p_adjusted_bound"] = r["p_at_floor"]
 
 
 def run(args: Any) -> int:
@@ -345,6 +357,7 @@ def run(args: Any) -> int:
 
     from perfeval.engine import resolve
     from perfeval.stats import compare_models
+    from perfeval.stats.intervals import which_tests
 
     check_ci_options(args)
     specs = resolve(args.measures, args.threshold)
@@ -352,23 +365,17 @@ def run(args: Any) -> int:
     names = list(models)
     base = _baseline(args, names)
     others = [n for n in names if n != base]
-    from perfeval.stats.fastpaths import fast_paths
-
-    # DeLong's test by default when every measure has one (the ROC area) and the cases are neither
-    # grouped nor weighted (DeLong reads weights as frequencies: its variance would change with their
-    # unit, the bootstrap's does not)
-    analytic = g is None and w is None and all(fast_paths(sp).delong_test is not None for sp in specs)
-    method = args.method or ("delong" if analytic else "bca")
     rows: list[dict] = []
-    first = None
-    noted: list[str] = []
-    # every model with the baseline as perfeval.compare(y, model, baseline) gives it, all on one walk
+    noted: list[tuple[str, bool]] = []
+    # every model with the baseline as perfeval.compare(y, model, baseline) gives it, all on one walk;
+    # the test of each measure compare's default (DeLong's for the ROC area over all unweighted
+    # cases, the bca bootstrap for the others) unless --method forces one
     every = compare_models(
         y,
         {name: models[name] for name in [*others, base]},
         base,
         [sp.label for sp in specs],
-        method=method,
+        method=args.method,
         level=args.ci,
         n_boot=args.n_boot,
         seed=args.seed,
@@ -377,12 +384,13 @@ def run(args: Any) -> int:
         threshold=args.threshold,
         progress=wanted(args),
     )
+    comparisons = [c for name in others for c in every[name].values()]
     for name in others:
         for c in every[name].values():
-            first = first or c
             undefined = not math.isfinite(c.difference)  # an infinite log loss: no test of it
             if undefined:
-                noted.append(c.label)
+                values = (c.estimate_a, c.estimate_b)
+                noted.append((c.label, any(math.isinf(v) for v in values)))
             rows.append(
                 {
                     "model": name,
@@ -395,6 +403,7 @@ def run(args: Any) -> int:
                     "high": c.high,
                     "level": c.level,
                     "p_value": math.nan if undefined else c.p_value,
+                    "p_at_floor": c.p_at_floor and not undefined,
                     "method": c.method,
                     "n_boot": c.n_boot,
                     "se": c.se,
@@ -403,22 +412,25 @@ def run(args: Any) -> int:
                 }
             )
     _corrected(rows, args.correction)
-    for label in dict.fromkeys(noted):
-        load.note(
-            f"perfeval: note: {label}: a model's value is not finite, so its difference has no interval or "
-            "p-value (log loss: a score of exactly 0 or 1 on the wrong side; logloss:eps=1e-15 clips)\n"
+    for label, infinite in dict.fromkeys(noted):
+        why = (
+            "a model's value is infinite (log loss: a score of exactly 0 or 1 on the wrong side; "
+            "logloss:eps=1e-15 clips)"
+            if infinite
+            else "a model's value is undefined for this data (`perfeval list-measures --long` says when)"
         )
+        load.note(f"perfeval: note: {label}: {why}, so its difference has no interval or p-value\n")
     bounds = _tie_bounds(y, models, base, g, w, specs, args.threshold) if args.tie_bounds else None
     if args.format == "json":
-        from perfeval.report import dumps, json_number
+        from perfeval.report import dumps
 
         out: dict = {
             "baseline": base,
             "models": others,
             "correction": args.correction,
-            "comparisons": [
-                {k: json_number(v) if isinstance(v, float) else v for k, v in r.items()} for r in rows
-            ],
+            "tests": which_tests(comparisons, args.seed),
+            "signature": str(_signature(args, specs, comparisons, w is not None)),
+            "comparisons": [_json_row(r, c) for r, c in zip(rows, comparisons, strict=True)],
         }
         if bounds is not None:
             out["tie_bounds"] = bounds
@@ -429,8 +441,46 @@ def run(args: Any) -> int:
         lines = [",".join(head)] + [",".join(csv_number(v) for v in r.values()) for r in rows]
         write("\n".join(lines) + "\n")
         return 0
-    write(_text(args, specs, rows, base, others, first, bounds, w is not None))
+    write(_text(args, specs, rows, base, others, comparisons, bounds, w is not None))
     return 0
+
+
+#: a comparison row's fields (compare's JSON and CSV) by the Comparison field they come from
+_FIELDS = {
+    "baseline_value": "estimate_b",
+    "model_value": "estimate_a",
+    "difference": "difference",
+    "low": "low",
+    "high": "high",
+    "p_value": "p_value",
+    "p_adjusted": "p_value",
+    "se": "se",
+    "seed": "seed",
+}
+
+
+def _json_row(r: dict, c: Any) -> dict:
+    """A row of the JSON output: every null with its reason beside it (``KEY_why_null``), the
+    reasons of :func:`perfeval.stats.intervals.reasons` (model a: the model, b: the baseline).
+    """
+    from perfeval.report import with_reasons
+    from perfeval.stats.intervals import reasons
+
+    why = reasons(c)
+    said = {
+        k: why[f].replace("model a's", "the model's").replace("model b's", "the baseline's")
+        for k, f in _FIELDS.items()
+        if f in why
+    }
+    if "difference" in said:  # compare gives no p-value of a difference that is not finite
+        for k in ("p_value", "p_adjusted"):
+            said.setdefault(k, "no test of a difference that is not a finite number: " + said["difference"])
+    return with_reasons(r, said)
+
+
+def _p_cell(p: float, bound: bool) -> str:
+    """A p-value cell: a bound (a bootstrap at its floor) as ``<=0.001998``."""
+    return f"<={p_value(p)}" if bound and math.isfinite(p) else p_value(p)
 
 
 def _text(
@@ -439,11 +489,12 @@ def _text(
     rows: list[dict],
     base: str,
     others: list[str],
-    first: Any,
+    comparisons: list,
     bounds: Any,
     weighted: bool,
 ) -> str:
     from perfeval._text import shown
+    from perfeval.stats.intervals import which_tests
 
     pct = f"{args.ci * 100:g}%"
     several = len(others) > 1
@@ -459,6 +510,7 @@ def _text(
     head.append("p-value")
     if several and args.correction != "none":
         head.append(f"p ({args.correction})")
+    head.append("test")
     cells = []
     for r in rows:
         row = [
@@ -469,10 +521,11 @@ def _text(
             number(r["difference"]),
             number(r["low"]),
             number(r["high"]),
-            p_value(r["p_value"]),
+            _p_cell(r["p_value"], r["p_at_floor"]),
         ]
         if several and args.correction != "none":
-            row.append(p_value(r["p_adjusted"]))
+            row.append(_p_cell(r["p_adjusted"], r["p_adjusted_bound"]))
+        row.append(r["method"])
         if bounds is not None:
             tb = bounds["measures"][r["measure"]]
             mb, bb = tb["models"][r["model"]], tb["models"][base]
@@ -484,28 +537,46 @@ def _text(
         cells.append(row)
     if bounds is not None:
         head += ["model over tie orders", "baseline over tie orders", "ties can reverse"]
-    how = (
-        "DeLong's test"
-        if first.method == "delong"
-        else f"paired {first.method} bootstrap, {first.n_boot} replicates, seed {args.seed}, "
-        f"{first.resampled} resampled"
-    )
+    note = which_tests(comparisons, args.seed)
     if several:
-        how += (
+        note += (
             "; p-values not corrected for the number of models"
             if args.correction == "none"
             else f"; p ({args.correction}): corrected over the {len(others)} models compared, per measure"
         )
     lines = [f"baseline = {shown(base)} (each model is compared with it: model - baseline)"]
-    lines += table([head, *cells], "llr")
-    lines.append(f"({how})")
+    at = head.index("test")
+    lines += table([head, *cells], "ll" + "r" * (at - 2) + "lr")
+    lines.append(f"({note})")
+    if args.method is None:
+        from perfeval.stats.fastpaths import fast_paths
+
+        boot = [sp.label for sp in specs if fast_paths(sp).delong_test is not None]
+        boot = [lab for lab in boot if any(r["measure"] == lab and r["method"] != "delong" for r in rows)]
+        if boot:
+            why = (
+                "the cases are weighted, and DeLong's variance would read the weights as frequencies"
+                if weighted
+                else (
+                    "the comparison is over groups"
+                    if args.group is not None
+                    else "DeLong's variance needs two cases of each class"
+                )
+            )
+            lines.append(f"({', '.join(boot)} by the bootstrap, not DeLong's test: {why})")
+    if any(r["p_at_floor"] for r in rows):
+        floor = min(r["p_value"] for r in rows if r["p_at_floor"])
+        lines.append(
+            f"(<={p_value(floor)}: no replicate on the far side of zero, so the bootstrap's least p-value, "
+            "2 / (replicates + 1): a bound, which more replicates (--n-boot) can lower)"
+        )
     if bounds is not None:
         shares = ", ".join(f"{shown(n)} {number(v)}" for n, v in bounds["tied_pairs"].items())
         lines.append(
             f"tied pairs: {shares} (ties can reverse: the two ranges over every order of the tied cases "
             "overlap)"
         )
-    lines.append(signature_line(_signature(args, specs, first, weighted)))
+    lines.append(signature_line(_signature(args, specs, comparisons, weighted)))
     return "\n".join(lines) + "\n"
 
 
@@ -514,9 +585,8 @@ def _tie_bounds(y: Any, models: dict, base: str, g: Any, w: Any, specs: list, th
     tie_bounds=True), whether each model's range overlaps the baseline's, and each model's share of
     tied pairs.
     """
-    import math
-
     from perfeval.evaluation import evaluate
+    from perfeval.report import why_not_finite
 
     reports = {
         n: evaluate(y, s, measures=specs, groups=g, sample_weight=w, threshold=threshold, tie_bounds=True)
@@ -535,17 +605,38 @@ def _tie_bounds(y: Any, models: dict, base: str, g: Any, w: Any, specs: list, th
                 continue
             known = not any(math.isnan(v) for v in (lo, hi, lo_b, hi_b))
             overlap[n] = (lo <= hi_b and lo_b <= hi) if known else None
-        measures[sp.label] = {"models": ranges, "overlap": overlap}
-    return {"measures": measures, "tied_pairs": {n: r.tied_pairs for n, r in reports.items()}}
+        entry: dict[str, Any] = {"models": ranges, "overlap": overlap}
+        # the JSON's reasons of its nulls: a range not a number (or infinite), an overlap not known
+        why = {
+            n: r.results[sp.label].tie_note
+            or why_not_finite(next(v for v in ranges[n] if not math.isfinite(v)), sp.label)
+            or "no bound"
+            for n, r in reports.items()
+            if not all(math.isfinite(v) for v in ranges[n])
+        }
+        if why:
+            entry["models_why_null"] = why
+        unknown = {
+            n: f"no range to compare: {why.get(n) or why.get(base)}" for n, v in overlap.items() if v is None
+        }
+        if unknown:
+            entry["overlap_why_null"] = unknown
+        measures[sp.label] = entry
+    pairs = {n: r.tied_pairs for n, r in reports.items()}
+    out: dict[str, Any] = {"measures": measures, "tied_pairs": pairs}
+    none = {n: "no comparable pair (a positive and a negative)" for n, v in pairs.items() if v is None}
+    if none:
+        out["tied_pairs_why_null"] = none
+    return out
 
 
-def _signature(args: Any, specs: list, first: Any, weighted: bool) -> Any:
-    from perfeval.signature import ci_text, of_specs
+def _signature(args: Any, specs: list, comparisons: list, weighted: bool) -> Any:
+    from perfeval.signature import ci_text_of, of_specs
 
     return of_specs(
         specs,
         args.threshold,
         weights=weighted,
         positive=None if args.pos_label is None else repr(getattr(args, "pos_label_read", args.pos_label)),
-        ci=ci_text(first.method, first.n_boot, args.seed, args.ci),
+        ci=ci_text_of(comparisons, args.seed, args.ci),
     )

@@ -132,17 +132,17 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
     ]
     if not inf:
         return
-    bad = ((y == 1) & (s <= 0)) | ((y == 0) & (s >= 1))
-    if weights is not None:
-        bad &= np.asarray(weights) > 0
+    from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
+
+    bad = zero_probability_cases(y, s, weights)
     n = int(np.count_nonzero(bad))
     if n:
         first = table.line_of(int(np.argmax(bad)))
         cases = f"{n:,} cases give their" if n > 1 else "1 case gives its"
         load.note(
             f"perfeval: note: {' and '.join(inf)} {'is' if len(inf) == 1 else 'are'} infinite: {cases} "
-            "own class a probability of 0 (a positive scored 0 or less, or a negative 1 or more), the "
-            f"first on line {first}; --dialect sklearn clips probabilities as scikit-learn does\n"
+            f"{ZERO_PROBABILITY}, the first on line {first}; --dialect sklearn clips probabilities as "
+            "scikit-learn does\n"
         )
 
 

@@ -110,7 +110,7 @@ def run_report(args: Any) -> int:
         ci=args.ci,
         n_boot=args.n_boot,
         seed=args.seed,
-        method=args.method or "bca",
+        method=args.method,
         tie_bounds=args.tie_bounds,
         group_column=str(args.group or ""),
         progress=wanted(args),

@@ -338,23 +338,24 @@ def _json(c: Any, args: Any) -> str:
     baseline holding ``"p_values": {measure: corrected p}`` too.  With ``-q`` a measure maps to
     ``{"mean": m, "per_query": {query: value}}``.  Measures are named as written.
     """
+    from perfeval.report import json_number
 
     def means(name: str, rep: Any) -> dict:
         out: dict[str, Any] = {}
         for s in c.specs:
             r = rep.results[s.label]
-            v = _num(r.value)
+            v = json_number(r.value)
             if args.per_query or args.tie_bounds:
                 entry: dict[str, Any] = {"mean": v}
                 if args.tie_bounds:
-                    entry.update(tie_min=_num(r.tie_min), tie_max=_num(r.tie_max))
+                    entry.update(tie_min=json_number(r.tie_min), tie_max=json_number(r.tie_max))
                 if args.per_query:
                     entry["per_query"] = {
-                        str(k): _num(float(x)) for k, x in zip(rep.groups, r.per_group, strict=True)
+                        str(k): json_number(float(x)) for k, x in zip(rep.groups, r.per_group, strict=True)
                     }
                 if args.per_query and args.tie_bounds:
                     entry["tie_bounds_per_query"] = {
-                        str(k): [_num(float(lo)), _num(float(hi))]
+                        str(k): [json_number(float(lo)), json_number(float(hi))]
                         for k, lo, hi in zip(
                             rep.groups, r.tie_min_per_group, r.tie_max_per_group, strict=True
                         )
@@ -363,10 +364,10 @@ def _json(c: Any, args: Any) -> str:
             else:
                 out[c.name(s)] = v
         if args.tie_bounds:
-            out["tied_pairs"] = _num(rep.tied_pairs)
-            out["pairs"] = _num(rep.pairs)
+            out["tied_pairs"] = json_number(rep.tied_pairs)
+            out["pairs"] = json_number(rep.pairs)
         if name in c.pvalues and c.test != "none":
-            out["p_values"] = {c.name(s): _num(c.pvalues[name][s.label]) for s in c.specs}
+            out["p_values"] = {c.name(s): json_number(c.pvalues[name][s.label]) for s in c.specs}
         return out
 
     if len(c.reports) == 1:
@@ -374,10 +375,6 @@ def _json(c: Any, args: Any) -> str:
     else:
         body = {name: means(name, rep) for name, rep in c.reports.items()}
     return json.dumps(body, indent=2, allow_nan=False) + "\n"
-
-
-def _num(v: float) -> float | None:
-    return None if math.isnan(v) else float(v)
 
 
 def _csv(c: Any, args: Any) -> str:
