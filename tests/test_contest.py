@@ -4,7 +4,6 @@ message), scores equal to perf on the joined file and to the library, the leader
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pytest
@@ -30,10 +29,16 @@ def _physics(tmp_path, n=1500, seed=1):
     return y, p
 
 
-def _value(out: str, label: str) -> float:
-    line = next(ln for ln in out.splitlines() if ln.split()[0] == label)
-    v = line.split()[1]
-    return math.nan if v == "-nan" else float(v)
+def _printed(out: str, label: str) -> str:
+    """What perf printed for `label`."""
+    return next(ln for ln in out.splitlines() if ln.split()[0] == label).split()[1]
+
+
+def _as_perf_prints(v: float, label: str) -> str:
+    """A score (full precision) as perf prints it."""
+    from perfeval.classic.engine import f8
+
+    return str(int(v)) if label == "RKL" else f8(v).strip()
 
 
 def test_physics_preset_equals_perf_on_the_joined_file_and_the_library(tmp_path):
@@ -44,7 +49,7 @@ def test_physics_preset_equals_perf_on_the_joined_file_and_the_library(tmp_path)
     joined = (tmp_path / "joined.txt").read_bytes()
     for c in task.criteria:
         out, _, _ = run_perf(list(c.perf), joined)
-        assert r.scores[c.name] == _value(out, c.perf_label), c.name
+        assert _as_perf_prints(r.scores[c.name], c.perf_label) == _printed(out, c.perf_label), c.name
     lib = evaluate(y, p, measures=["acc", "roc", "cxe", "slq"])
     for name in ("ACC", "ROC", "CXE"):
         assert abs(r.scores[name] - lib[name]) < 1e-5, name  # perf prints 5 decimals of float32 inputs
@@ -70,7 +75,7 @@ def test_protein_preset_block_means(tmp_path):
     joined = "".join(f"{b} {t} {pred[i]}\n" for b, i, t in key_order).encode()
     for c in task.criteria:
         out, _, _ = run_perf(list(c.perf), joined)
-        assert r.scores[c.name] == _value(out, c.perf_label), c.name
+        assert _as_perf_prints(r.scores[c.name], c.perf_label) == _printed(out, c.perf_label), c.name
     lib = evaluate(
         [int(t) for _, _, t in key_order],
         [pred[i] for _, i, _ in key_order],
@@ -606,3 +611,36 @@ def test_a_byte_order_mark_is_not_part_of_the_first_id(tmp_path, capsys, monkeyp
     assert main([*argv, str(tmp_path / "sub.txt")]) == 0
     got = json.loads(capsys.readouterr().out)
     assert json.dumps(got).replace("sub.txt", "plain.txt") == json.dumps(want)
+
+
+def test_scores_keep_full_precision(tmp_path, capsys):
+    """The JSON output and the leaderboard keep each score as the double perf rounds to the digits it
+    prints (they kept those 5 digits): equal to scikit-learn to far more than 5 decimals."""
+    metrics = pytest.importorskip("sklearn.metrics")
+    y, p = _physics(tmp_path, n=2000, seed=4)
+    argv = ["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-physics", "--team", "red"]
+    assert main([*argv, "--format", "json", str(tmp_path / "sub.txt")]) == 0
+    scores = json.loads(capsys.readouterr().out)[0]["scores"]
+    p32 = p.astype(np.float32).astype(np.float64)  # as perf reads them
+    assert abs(scores["ACC"] - metrics.accuracy_score(y, p32 >= 0.5)) < 1e-12
+    assert abs(scores["ROC"] - metrics.roc_auc_score(y, p32)) < 1e-8  # PERF's float32 tie fractions
+    assert abs(scores["CXE"] - metrics.log_loss(y, p32) / np.log(2)) < 1e-12  # bits
+    out, _, _ = run_perf(["-acc", "-roc", "-cxe", "-slq", "0.01"], (tmp_path / "joined.txt").read_bytes())
+    for name in ("ACC", "ROC", "CXE", "SLQ"):
+        assert _as_perf_prints(scores[name], name) == _printed(out, name), name
+    assert (
+        main(
+            [
+                "leaderboard",
+                "--key",
+                str(tmp_path / "key.txt"),
+                "--task",
+                "kddcup2004-physics",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
+    board = json.loads(capsys.readouterr().out)
+    assert {name: board[name][0]["value"] for name in scores} == scores
