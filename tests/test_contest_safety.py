@@ -702,3 +702,31 @@ def test_the_leaderboard_reads_after_a_writer_was_killed(tmp_path, capsys):
     )
     assert code == 0, err
     assert [s["team"] for s in json.loads(out)["ROC"]] == ["red"]  # the killed transaction is rolled back
+
+
+# -- issue 30: trust at the edges ---------------------------------------------------------------------
+def test_blanks_in_a_file_name_cannot_fake_columns_of_the_score_table(tmp_path, capsys):
+    """A name with a run of blanks (or a tab, a no-break space, a quote) is quoted in the table, so it
+    is one cell: its blanks cannot pass for the gap before value columns (they were shown as they are)."""
+    key, sub = _files(tmp_path, n=50)
+    names = [
+        "red   0.99000   0.99000   0.01000   0.99000",
+        "tab\t0.99\t0.99",
+        "nbsp\u00a0\u00a00.99000",
+        "  leading",
+        'it\'s "quoted"',
+    ]
+    paths = []
+    for name in names:
+        path = tmp_path / "subs" / name
+        path.write_bytes(open(sub, "rb").read())
+        paths.append(str(path))
+    code, out, err = _score(capsys, key, sub, *paths)
+    assert code == 0, err
+    rows = out.splitlines()[1:-1]
+    assert rows[0].startswith(sub + " ")  # a plain name stays as it is
+    for path, row in zip(paths, rows[1:], strict=True):
+        literal = repr(path)  # one Python string literal: quotes, escapes
+        assert row.startswith(literal + " "), row
+        assert len(row[len(literal) :].split()) == 4  # then the four scores, nothing more
+        assert "\t" not in row and "\u00a0" not in row

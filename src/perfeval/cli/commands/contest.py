@@ -41,7 +41,7 @@ def run_score(args: Any) -> int:
     stored), 1 one rejected, 2 a bad command line, task file or database, 75 scored but not stored
     (the scores are printed; run again, or store them by hand).
     """
-    from perfeval._text import shown
+    from perfeval._text import cell, shown
     from perfeval.contest.board import Board, StoreError, check_team, default_db
     from perfeval.contest.score import read_key, score_submission
     from perfeval.contest.tasks import load_task
@@ -87,7 +87,8 @@ def run_score(args: Any) -> int:
         ]
         write(dumps(out, indent=2) + "\n")
     else:
-        write(_score_table([shown(s) for s in args.submissions], results, names, shown(task.name)))
+        # a name is one cell: quoted when it holds blanks (a run of them would fake value columns)
+        write(_score_table([cell(s) for s in args.submissions], results, names, shown(task.name)))
     for r in results:
         for line in r.errors:
             sys.stderr.write(f"perfeval: error: {line}\n")
