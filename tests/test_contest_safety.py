@@ -730,3 +730,85 @@ def test_blanks_in_a_file_name_cannot_fake_columns_of_the_score_table(tmp_path, 
         assert row.startswith(literal + " "), row
         assert len(row[len(literal) :].split()) == 4  # then the four scores, nothing more
         assert "\t" not in row and "\u00a0" not in row
+
+
+def _linked_tree(tmp_path):
+    """subs/team.txt; other/inner/team.txt; entries/linkdir -> other (a link a team could plant)."""
+    key, sub = _files(tmp_path, n=50)
+    (tmp_path / "other" / "inner").mkdir(parents=True)
+    (tmp_path / "other" / "inner" / "team.txt").write_bytes(open(sub, "rb").read())
+    (tmp_path / "entries").mkdir()
+    (tmp_path / "entries" / "linkdir").symlink_to(tmp_path / "other")
+    return key
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "entries/linkdir/inner/team.txt",  # a link in a directory above the file's own
+        "entries/linkdir/./inner/team.txt",
+        "entries/linkdir/inner/./team.txt",
+        "entries/linkdir/../other/inner/team.txt",  # linkdir/.. is the link target's parent
+        "entries/linkdir/inner/../inner/team.txt",
+        "entries//linkdir/inner/team.txt",
+    ],
+)
+def test_a_link_anywhere_on_a_submissions_path_is_refused(tmp_path, capsys, monkeypatch, path):
+    """Every directory on the path is opened without following a link (only the file's own
+    directory was checked, and `linkdir/.` passed that check)."""
+    key = _linked_tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for arg in (path, f"{tmp_path}/{path}"):
+        code, out, err = _score(capsys, key, arg)
+        link = arg[: arg.index("linkdir") + len("linkdir")].replace("//", "/")  # the path walked
+        assert code == 1 and "rejected" in out, (arg, out)
+        assert err == (
+            f"perfeval: error: {arg}: is reached through a symbolic link ({link!r}); "
+            "a submission is read through no link (--follow-links accepts links)\n"
+        ), err
+        code, out, err = _score(capsys, key, arg, extra=["--follow-links"])
+        assert code == 0, err
+
+
+def test_paths_without_links_are_read_whatever_their_dots_and_slashes(tmp_path, capsys, monkeypatch):
+    key = _linked_tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for arg in (
+        "subs/team.txt",
+        "subs/./team.txt",
+        "other/inner/../../subs/team.txt",
+        "subs//team.txt",
+        "./subs/team.txt",
+    ):
+        code, out, err = _score(capsys, key, arg)
+        assert code == 0, (arg, err)
+    code, out, err = _score(capsys, key, "subs/team.txt/")
+    assert code == 1 and err == "perfeval: error: subs/team.txt/: cannot be read (Not a directory)\n"
+    for arg in ("subs/.", "subs/", "subs/.."):
+        code, out, err = _score(capsys, key, arg)
+        assert code == 1 and err == f"perfeval: error: {arg}: is a directory, not a file\n", err
+
+
+@pytest.mark.parametrize(
+    "arg", ["entries/team_b/.", "entries/team_b/", "entries/team_b/../team_a", "entries/x/../team_b/."]
+)
+def test_a_ranked_lists_directory_reached_through_a_link_is_refused(tmp_path, capsys, monkeypatch, arg):
+    (tmp_path / "genes.txt").write_text(
+        "".join(f"g{i} {['change', 'nc', 'control'][i % 3]}\n" for i in range(30))
+    )
+    team = tmp_path / "team_a"
+    team.mkdir()
+    for lst in ("narrow", "broad"):
+        (team / f"{lst}.txt").write_text("".join(f"g{i}\n" for i in range(30)))
+    (tmp_path / "entries" / "x").mkdir(parents=True)
+    (tmp_path / "entries" / "team_b").symlink_to(team)
+    monkeypatch.chdir(tmp_path)
+    argv = ["score", "--key", "genes.txt", "--task", "kddcup2002-task2", arg, "--no-store"]
+    code, out, err = run_cli(argv, capsys)
+    link = arg[: arg.index("team_b") + len("team_b")]
+    assert code == 1 and err == (
+        f"perfeval: error: {os.path.join(arg, 'narrow.txt')}: is reached through a symbolic link "
+        f"({link!r}); a submission is read through no link (--follow-links accepts links)\n"
+    )
+    code, out, err = run_cli([*argv, "--follow-links"], capsys)
+    assert code == 0, err

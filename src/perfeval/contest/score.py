@@ -142,36 +142,85 @@ def _refuse_link(path: str, what: str = "a regular file") -> None:
     )
 
 
+def _open_without_links(path: str, flags: int) -> int:
+    """Open `path` with no symbolic link in any of its components: each directory is opened without
+    following a link, inside the one before (so ``linkdir/.``, ``linkdir/..`` and a trailing slash
+    are resolved by the kernel as they are read, and nothing can be swapped in between), then the
+    file inside the last one, without following a link either.
+    """
+    o_path = getattr(os, "O_PATH", 0)  # Linux: a directory is walked through without reading it
+    walk = (o_path or os.O_RDONLY | os.O_DIRECTORY) | os.O_NOFOLLOW
+    names = [x for x in path.split("/") if x] or (["."] if path else [""])
+    trailing = path.endswith("/") and len(path) > 1  # the last component must be a directory
+    try:
+        fd = os.open("/" if path.startswith("/") else ".", (o_path or os.O_RDONLY) | os.O_DIRECTORY)
+    except OSError as e:
+        raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
+    walked = "/" if path.startswith("/") else ""
+    try:
+        for name in names[:-1]:
+            walked = os.path.join(walked, name)
+            try:
+                inner = os.open(name, walk, dir_fd=fd)
+            except OSError as e:
+                if e.errno == errno.ELOOP:  # no O_PATH: O_NOFOLLOW refuses the link itself
+                    _refuse_link_on_path(path, walked)
+                raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
+            os.close(fd)
+            fd = inner
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISLNK(mode):  # O_PATH with O_NOFOLLOW opens the link itself
+                _refuse_link_on_path(path, walked)
+            if not stat.S_ISDIR(mode):
+                raise InputFormatError(f"cannot be read ({os.strerror(errno.ENOTDIR)})", source=path)
+        try:
+            return os.open(names[-1], flags | (os.O_DIRECTORY if trailing else 0), dir_fd=fd)
+        except OSError as e:
+            # (with O_DIRECTORY, for a trailing slash, a link is said to be no directory)
+            if e.errno == errno.ELOOP or (e.errno == errno.ENOTDIR and _is_link_at(names[-1], fd)):
+                _refuse_link(path)
+            raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
+    finally:
+        os.close(fd)
+
+
+def _is_link_at(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _refuse_link_on_path(path: str, link: str) -> None:
+    raise InputFormatError(
+        f"is reached through a symbolic link ({link!r}); a submission is read through no link "
+        "(--follow-links accepts links)",
+        source=path,
+    )
+
+
 def open_submission(path: str, key: Key | None = None, follow_links: bool = False):
     """Open a submission file for reading, refusing what a team could use to read what it must not.
 
-    Refused, unless `follow_links`: a symbolic link, as the file itself and, for a ranked-lists
-    task, as the team's directory (a link could lead to the key, to a system file or to another
-    team's submission, and where it leads is not shown).  The directory is opened without following
-    a link and the list file opened inside it, so nothing can be swapped between the check and the
+    Refused, unless `follow_links`: a symbolic link, as the file itself or as any directory on its
+    path (a link could lead to the key, to a system file or to another team's submission, and
+    where it leads is not shown).  Each directory is opened without following a link, inside the
+    one before, and the file inside the last, so nothing can be swapped between the check and the
     read.  Always refused: anything but a regular file (a FIFO would block, a device never ends),
     and the answer key itself, reached by any link or hard link.
     Returns a binary file object and the file's size.
     """
     nofollow = 0 if follow_links else getattr(os, "O_NOFOLLOW", 0)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | nofollow
-    folder, name = os.path.split(path)
-    dir_fd = None
-    try:
-        if folder and not follow_links and os.path.basename(folder) and os.path.islink(folder):
-            # a ranked-lists task's team directory (the organiser names the path above it)
-            _refuse_link(folder, "a directory of regular files")
+    if nofollow and hasattr(os, "O_DIRECTORY") and os.open in os.supports_dir_fd:
+        fd = _open_without_links(path, flags)
+    else:
         try:
-            if folder and nofollow and hasattr(os, "O_DIRECTORY"):
-                dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | nofollow)
-            fd = os.open(name if dir_fd is not None else path, flags, dir_fd=dir_fd)
+            fd = os.open(path, flags)
         except OSError as e:
             if e.errno == errno.ELOOP:
                 _refuse_link(path)
             raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
-    finally:
-        if dir_fd is not None:
-            os.close(dir_fd)
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
