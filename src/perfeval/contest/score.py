@@ -27,7 +27,7 @@ from perfeval.contest.engine import classic_cases, run_classic
 from perfeval.contest.tasks import Task
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
-MAX_ERRORS = 20  # errors listed per submission; the rest are counted
+MAX_ERRORS = 20  # errors listed per submission: at the next one, reading stops
 MAX_LINE = 1 << 16  # a longer submission line is an error, read past in bounded memory
 # A submission is read whole (the compiled fast path) when it is at most this many bytes a key row
 # (plus a MiB); a larger one, or one the fast path declines, is read line by line, so junk costs
@@ -36,6 +36,10 @@ FAST_BYTES_PER_ROW = 100
 # A submission larger than this many bytes a key row (plus 64 MiB) is refused unread: no valid one
 # is anywhere near it, and a sparse or growing file must not hold the scorer for hours.
 MAX_BYTES_PER_ROW = 1024
+# A submission of more lines than this many a key row (plus EXTRA_LINES) is read no further: blank
+# and comment lines cost a step each, and a valid submission has about one line a key row.
+MAX_LINES_PER_ROW = 2
+EXTRA_LINES = 100_000
 
 
 @dataclass
@@ -66,9 +70,10 @@ class Key:
 class Result:
     submission: str
     scores: dict[str, float] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)  # the first MAX_ERRORS, then "... and N more errors"
+    errors: list[str] = field(default_factory=list)  # the first MAX_ERRORS, then "... more" (see _Errors)
     rows: int = 0
     n_errors: int = 0  # all the errors found, listed or not
+    stopped: bool = False  # reading stopped at the error cap: more errors may follow
 
     @property
     def ok(self) -> bool:
@@ -76,8 +81,9 @@ class Result:
 
 
 class _Errors:
-    """A submission's errors: the first `cap` are kept (each one line), the rest only counted, so a
-    file of junk costs bounded memory whatever its size.
+    """A submission's errors: the first `cap` are kept (each one line); reading stops at the next
+    one (`capped`), so a file of junk costs bounded memory and time whatever its size.  Errors
+    found after the reading (ids with no prediction) are counted past the cap.
     """
 
     def __init__(self, cap: int = MAX_ERRORS):
@@ -86,25 +92,37 @@ class _Errors:
         self.count = 0
         #: lines whose id is one of the key's written as a float (``1.0`` for ``1``): said once
         self.floated = 0
+        #: the line at which reading stopped (the error cap, or too many lines), else None
+        self.stopped_at: int | None = None
+        self.capped = False
 
     def add(self, message: str) -> None:
         self.count += 1
         if len(self.kept) < self.cap:
             self.kept.append(message)
 
+    @property
+    def full(self) -> bool:
+        return self.count > self.cap
+
     def listed(self) -> ErrorList:
         more = self.count - len(self.kept)
-        return ErrorList(
-            self.kept + ([f"... and {more} more error{'s' * (more > 1)}"] if more else []), self.count
-        )
+        if self.capped:
+            tail = [f"... more than {self.cap} errors: reading stopped at line {self.stopped_at:,}"]
+        else:
+            tail = [f"... and {more} more error{'s' * (more > 1)}"] if more else []
+        return ErrorList(self.kept + tail, self.count, self.capped)
 
 
 class ErrorList(list):
-    """The listed errors of a submission (a list of lines); ``total`` counts them all, listed or not."""
+    """The listed errors of a submission (a list of lines); ``total`` counts them all, listed or not;
+    ``stopped``: reading stopped at the error cap, so there may be more.
+    """
 
-    def __init__(self, lines: list[str], total: int):
+    def __init__(self, lines: list[str], total: int, stopped: bool = False):
         super().__init__(lines)
         self.total = total
+        self.stopped = stopped
 
 
 BOM = b"\xef\xbb\xbf"
@@ -248,12 +266,16 @@ def open_submission(path: str, key: Key | None = None, follow_links: bool = Fals
 _EOL = re.compile(rb"\r\n|\r|\n")
 
 
-def _physical_lines(fh, limit: int) -> Iterator[tuple[int, str | None]]:
+def _physical_lines(fh, limit: int, max_lines: int | None = None) -> Iterator[tuple[int, str | None]]:
     """(line number, text) of every line of an open submission, read in bounded memory, whatever the
     file's size: a line longer than MAX_LINE bytes gives (number, None) and is read past; reading
-    stops with (number, "") after `limit` bytes (a file that keeps growing).  Lines end at LF, CR LF
-    or CR, and are then split as ``str.splitlines`` splits them, as the key is read.
+    stops with _TooLarge after `limit` bytes (a file that keeps growing), and with _TooManyLines
+    past line `max_lines`.  Lines end at LF, CR LF or CR, and are then split as ``str.splitlines``
+    splits them, as the key is read.
     """
+    if max_lines is not None:
+        yield from _at_most(_physical_lines(fh, limit), max_lines)
+        return
     k = 0
     carry = b""
     skipping = False
@@ -299,8 +321,22 @@ def _split(line: bytes, k: int):
     return k, True
 
 
+def _at_most(lines: Iterator[tuple[int, str | None]], max_lines: int) -> Iterator[tuple[int, str | None]]:
+    for k, text in lines:
+        if k > max_lines:
+            raise _TooManyLines(k)
+        yield k, text
+
+
 class _TooLarge(Exception):
     """A submission past the size limit: reading stopped."""
+
+    def __init__(self, line: int):
+        self.line = line
+
+
+class _TooManyLines(Exception):
+    """A submission past the line limit: reading stopped."""
 
     def __init__(self, line: int):
         self.line = line
@@ -721,7 +757,8 @@ def check_submission(
     Memory is bounded by the key, not by the submission: a file no larger than a valid submission
     can be is read whole by the compiled fast path; anything else (and any file the fast path
     declines) is read line by line, keeping only what belongs to the key and the first MAX_ERRORS
-    errors.
+    errors.  So is time: that reading stops at the error after them, and at the line after
+    `max_lines` (blank and comment lines too), so junk is read no further than that.
     """
     errors = _Errors()
     preds: dict[str, np.ndarray] = {}
@@ -730,6 +767,7 @@ def check_submission(
     lists = task.lists or [""]
     width = {"id-score": 2, "block-id-score": 3, "ranked": 1}[task.submission]
     limit = MAX_BYTES_PER_ROW * len(key.ids) + (64 << 20)
+    max_lines = MAX_LINES_PER_ROW * len(key.ids) + EXTRA_LINES
     for lst, path in zip(lists, paths, strict=False):
         fh, size = open_submission(path, key, follow_links)
         with fh:
@@ -742,13 +780,17 @@ def check_submission(
             source = fh
             if size <= FAST_BYTES_PER_ROW * len(key.ids) + (1 << 20):
                 raw = _no_bom(fh.read(limit + 1))
-                fast = _fast_check(_without_header(raw, width, key), task, key, needs_prob)
+                # a plain file's lines end at LF (a CR only before one); more than max_lines: an error
+                many = raw.count(b"\n") + (bool(raw) and not raw.endswith(b"\n")) > max_lines
+                fast = None if many else _fast_check(_without_header(raw, width, key), task, key, needs_prob)
                 if fast is not None:
                     preds[lst], n = fast
                     rows += n
                     continue
                 source = io.BytesIO(raw)  # read again line by line, as a larger file is
-            lines = _fields(_physical_lines(source, limit), width)
+            lines = _fields(_physical_lines(source, limit, max_lines), width)
+            got: dict[str, tuple[str, int]] = {}
+            n = 0
             try:
                 got, n = _check_lines(lines, shown(path), task, key, width, needs_prob, errors)
             except _TooLarge as e:
@@ -757,7 +799,16 @@ def check_submission(
                     "must not change while it is scored",
                     source=path,
                 ) from None
+            except _TooManyLines as e:
+                errors.add(
+                    f"{shown(path)}, line {e.line:,}: more lines than a submission for this key can have "
+                    f"(at most {max_lines:,}: {MAX_LINES_PER_ROW} a key row and {EXTRA_LINES:,}, blank "
+                    "and comment lines included); reading stopped"
+                )
+                errors.stopped_at = e.line
         rows += n
+        if errors.stopped_at is not None:  # what was not read cannot be checked: nothing more is said
+            break
         missing = [i for i in key.ids if i not in got]
         if missing and not errors.floated:  # ids written as floats: said once, not again as missing
             listed = ", ".join(token(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
@@ -784,8 +835,15 @@ def check_submission(
 
 
 def _data_lines(lines, width: int, key: Key, errors: _Errors) -> Iterator[tuple[int, list[str] | None]]:
-    """A submission's lines (number, fields) but its header line."""
+    """A submission's lines (number, fields) but its header line, up to the error after the cap: the
+    rest is not read.
+    """
+    last = 0
     for i, (k, f) in enumerate(lines):
+        if errors.full:
+            errors.stopped_at, errors.capped = last, True
+            return
+        last = k
         if i == 0 and f is not None and _is_header(f, width, key):
             continue
         yield k, f
@@ -988,7 +1046,7 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
             source=",".join(paths),
         )
     preds, errors, rows = check_submission(paths, task, key, follow_links)
-    res = Result(name, errors=errors, rows=rows, n_errors=errors.total)
+    res = Result(name, errors=errors, rows=rows, n_errors=errors.total, stopped=errors.stopped)
     if errors:
         return res
     blocks = task.key == "block-id-target"

@@ -28,7 +28,8 @@ def _score_table(subs: list[str], results: list, names: list[str], task: str) ->
         if r.ok:
             rows.append([s, *(f"{r.scores[n]:>10.5f}" for n in names)])
         else:
-            rows.append([s, f"rejected: {r.n_errors} error(s), listed on stderr"])
+            count = f"more than {r.n_errors - 1}" if r.stopped else str(r.n_errors)
+            rows.append([s, f"rejected: {count} error(s), listed on stderr"])
     from perfeval.signature import Signature
 
     # the criteria are computed by the classic engine (PERF's tie rules, float32 predictions)
