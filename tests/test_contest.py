@@ -4,7 +4,6 @@ message), scores equal to perf on the joined file and to the library, the leader
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pytest
@@ -30,10 +29,16 @@ def _physics(tmp_path, n=1500, seed=1):
     return y, p
 
 
-def _value(out: str, label: str) -> float:
-    line = next(ln for ln in out.splitlines() if ln.split()[0] == label)
-    v = line.split()[1]
-    return math.nan if v == "-nan" else float(v)
+def _printed(out: str, label: str) -> str:
+    """What perf printed for `label`."""
+    return next(ln for ln in out.splitlines() if ln.split()[0] == label).split()[1]
+
+
+def _as_perf_prints(v: float, label: str) -> str:
+    """A score (full precision) as perf prints it."""
+    from perfeval.classic.engine import f8
+
+    return str(int(v)) if label == "RKL" else f8(v).strip()
 
 
 def test_physics_preset_equals_perf_on_the_joined_file_and_the_library(tmp_path):
@@ -44,7 +49,7 @@ def test_physics_preset_equals_perf_on_the_joined_file_and_the_library(tmp_path)
     joined = (tmp_path / "joined.txt").read_bytes()
     for c in task.criteria:
         out, _, _ = run_perf(list(c.perf), joined)
-        assert r.scores[c.name] == _value(out, c.perf_label), c.name
+        assert _as_perf_prints(r.scores[c.name], c.perf_label) == _printed(out, c.perf_label), c.name
     lib = evaluate(y, p, measures=["acc", "roc", "cxe", "slq"])
     for name in ("ACC", "ROC", "CXE"):
         assert abs(r.scores[name] - lib[name]) < 1e-5, name  # perf prints 5 decimals of float32 inputs
@@ -70,7 +75,7 @@ def test_protein_preset_block_means(tmp_path):
     joined = "".join(f"{b} {t} {pred[i]}\n" for b, i, t in key_order).encode()
     for c in task.criteria:
         out, _, _ = run_perf(list(c.perf), joined)
-        assert r.scores[c.name] == _value(out, c.perf_label), c.name
+        assert _as_perf_prints(r.scores[c.name], c.perf_label) == _printed(out, c.perf_label), c.name
     lib = evaluate(
         [int(t) for _, _, t in key_order],
         [pred[i] for _, i, _ in key_order],
@@ -140,15 +145,17 @@ BAD = [
 
 
 NUMBERED = [
-    # pandas' to_csv with its header: the header line is said to be one (a submission has none)
+    # a first line that is not a header by the rule (the id column's name, a prediction that is not
+    # a number) is a line of data, said to be a header line perhaps, with the rule
     (
-        "id,p\n1,0.5\n2,0.5\n3,0.7\n",
-        "sub.txt, line 1: example 'id' is not in the answer key; a header line? a submission has none "
-        "(every line holds example_id prediction)",
+        "name,p\n1,0.5\n2,0.5\n3,0.7\n",
+        "sub.txt, line 1: example 'name' is not in the answer key; a header line? a header is the "
+        "first line, naming the columns, e.g. id,prediction (the id column: id, or a name ending "
+        "in _id or Id)",
     ),
     (
-        "example_id prediction\n1 0.5\n2 0.5\n3 0.7\n",
-        "sub.txt, line 1: example 'example_id' is not in the answer key; a header line?",
+        "id,0.5\n1,0.5\n2,0.5\n3,0.7\n",
+        "sub.txt, line 1: example 'id' is not in the answer key; a header line?",
     ),
     # ids written as floats: one line for the file (not one per line and the key's ids as missing)
     (
@@ -236,7 +243,10 @@ def test_block_mismatch_all_errors_listed_and_no_target_revealed(tmp_path, capsy
     errs = err.splitlines()
     assert code == 1
     assert errs[0].endswith("sub.txt, line 4: example 'q3' belongs to block '7', not '8'")
-    assert len(errs) == 21 and errs[-1] == "perfeval: error: ... and 11 more errors"
+    # the 21st error (line 60) stops the reading: the last 10 lines are not read
+    assert (
+        len(errs) == 21 and errs[-1] == "perfeval: error: ... more than 20 errors: reading stopped at line 60"
+    )
     assert "target" not in err and " 0\n" not in err and " 1\n" not in err
 
 
@@ -351,8 +361,10 @@ def test_fast_path_equals_line_by_line_reading(monkeypatch, tmp_path, data):
     ids = [f"e{k}" for k in range(n)]
     blocks = [str(data.draw(st.sampled_from([3, 4]))) for _ in ids]
     targets = [str(data.draw(st.integers(0, 1))) for _ in ids]
+    quoted = data.draw(st.booleans())  # the key as a CSV writer quotes it
     key = "".join(
-        (f"{b} " if protein else "") + f"{i} {t}\n" for b, i, t in zip(blocks, ids, targets, strict=False)
+        (f"{b} " if protein else "") + (f'"{i}"' if quoted else i) + f" {t}\n"
+        for b, i, t in zip(blocks, ids, targets, strict=False)
     )
     order = data.draw(st.permutations(range(n)))
     lines = [
@@ -362,7 +374,21 @@ def test_fast_path_equals_line_by_line_reading(monkeypatch, tmp_path, data):
     for _ in range(data.draw(st.integers(0, 3))):  # mutations
         kind = data.draw(
             st.sampled_from(
-                ["token", "drop", "repeat", "unknown", "comment", "blank", "crlf", "comma", "block", "utf8"]
+                [
+                    "token",
+                    "drop",
+                    "repeat",
+                    "unknown",
+                    "comment",
+                    "blank",
+                    "crlf",
+                    "comma",
+                    "block",
+                    "utf8",
+                    "header",
+                    "quote",
+                    "empty",
+                ]
             )
         )
         k = data.draw(st.integers(0, len(lines) - 1)) if lines else 0
@@ -379,11 +405,10 @@ def test_fast_path_equals_line_by_line_reading(monkeypatch, tmp_path, data):
             continue
         elif kind == "unknown" and len(f) >= 2:
             f[-2] = "zz"
-        elif kind == "comment":
-            lines.insert(k, "# a comment")
-            continue
-        elif kind == "blank":
-            lines.insert(k, "   ")
+        elif kind in ("comment", "blank", "header"):  # a header: first, or anywhere (not one there)
+            header = "block_id,id,prediction" if protein else "id,prediction"
+            where = k * data.draw(st.booleans()) if kind == "header" else k
+            lines.insert(where, {"comment": "# a comment", "blank": "   ", "header": header}[kind])
             continue
         elif kind == "crlf":
             f[-1] += "\r"
@@ -393,6 +418,10 @@ def test_fast_path_equals_line_by_line_reading(monkeypatch, tmp_path, data):
             f[0] = "9"
         elif kind == "utf8" and len(f) >= 2:
             f[-2] += "é"
+        elif kind == "quote" and len(f) >= 2:  # as a CSV writer quotes
+            f[-2] = data.draw(st.sampled_from(['"{}"', '"{}', '{}"', 'x"{}"', '"{}"""', '""'])).format(f[-2])
+        elif kind == "empty":  # pandas' missing value
+            f = [",".join(f[:-1]) + ","]
         lines[k] = " ".join(f)
     sub = ("\n".join(lines) + ("\n" if data.draw(st.booleans()) else "")).encode()
     (fp, fe, fr), (sp, se, sr) = _both_ways(
@@ -606,3 +635,195 @@ def test_a_byte_order_mark_is_not_part_of_the_first_id(tmp_path, capsys, monkeyp
     assert main([*argv, str(tmp_path / "sub.txt")]) == 0
     got = json.loads(capsys.readouterr().out)
     assert json.dumps(got).replace("sub.txt", "plain.txt") == json.dumps(want)
+
+
+# -- files as pandas and Excel write them -------------------------------------------------------------
+def _csv_variants(ids: list[str], preds: list[str]) -> dict[str, bytes]:
+    """One submission as pandas' to_csv and Excel write it: headers, CR LF, quotes, a byte-order mark."""
+    rows = list(zip(ids, preds, strict=True))
+    plain = "".join(f"{i},{p}\n" for i, p in rows)
+    return {
+        "pandas": ("id,prediction\n" + plain).encode(),
+        "crlf": ("id,prediction\n" + plain).replace("\n", "\r\n").encode(),
+        "bom": b"\xef\xbb\xbf" + ("id,prediction\r\n" + plain.replace("\n", "\r\n")).encode(),
+        "quoted": ('"id","prediction"\n' + "".join(f'"{i}",{p}\n' for i, p in rows)).encode(),
+        "excel": b"\xef\xbb\xbf"
+        + ('"id","prediction"\r\n' + "".join(f'"{i}","{p}"\r\n' for i, p in rows)).encode(),
+        "named": ("example_id,score\n" + plain).encode(),
+        "kaggle": ("Id,Predicted\n" + plain).encode(),
+        "tabs": ("id\tprediction\n" + plain.replace(",", "\t")).encode(),
+        "comment first": ("# team red\nid,prediction\n" + plain).encode(),
+    }
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_header_naming_the_columns_is_read_as_a_header(tmp_path, capsys, monkeypatch, fast):
+    """pandas writes a header (id,prediction), Excel quotes and ends lines with CR LF: each such
+    file scores as the plain one does (they were rejected: "example 'id' is not in the answer key")."""
+    import perfeval.contest.score as sc
+
+    if not fast:
+        monkeypatch.setattr(sc, "_fast_check", lambda *a, **k: None)
+    y, p = _physics(tmp_path, n=400, seed=9)
+    ids = [f"ev{i}" for i in range(len(y))]
+    argv = ["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-physics", "--no-store"]
+    assert main([*argv, "--format", "json", str(tmp_path / "sub.txt")]) == 0
+    want = json.loads(capsys.readouterr().out)[0]["scores"]
+    for name, raw in _csv_variants(ids, [str(v) for v in p]).items():
+        (tmp_path / "v.csv").write_bytes(raw)
+        code = main([*argv, "--format", "json", str(tmp_path / "v.csv")])
+        got = json.loads(capsys.readouterr().out)[0]
+        assert code == 0 and got["scores"] == want and got["rows"] == len(y), (name, got["errors"])
+    # the key may have a header too (pandas' to_csv); the submissions' then may name the id as it does
+    (tmp_path / "key.csv").write_text(
+        "gene_id,target\n" + "".join(f"{i},{t}\n" for i, t in zip(ids, y, strict=True))
+    )
+    (tmp_path / "v.csv").write_text(
+        "gene_id,p\n" + "".join(f"{i},{v}\n" for i, v in zip(ids, p, strict=True))
+    )
+    argv[2] = str(tmp_path / "key.csv")
+    assert main([*argv, "--format", "json", str(tmp_path / "v.csv")]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["scores"] == want
+
+
+def test_headers_of_the_protein_and_ranked_tasks(tmp_path, capsys):
+    (tmp_path / "key.txt").write_text("block_id,id,target\n7,a,1\n7,b,0\n8,c,0\n8,d,1\n")
+    (tmp_path / "sub.csv").write_text("block_id,id,prediction\n7,a,0.9\n7,b,0.2\n8,c,0.4\n8,d,0.3\n")
+    argv = ["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-protein", "--no-store"]
+    assert main([*argv, str(tmp_path / "sub.csv")]) == 0
+    capsys.readouterr()
+    genes = [f"g{i}" for i in range(12)]
+    (tmp_path / "genes.csv").write_text(
+        "gene_id,label\n"
+        + "".join(f"{g},{['change', 'nc', 'control'][i % 3]}\n" for i, g in enumerate(genes))
+    )
+    team = tmp_path / "team"
+    team.mkdir()
+    for lst in ("narrow", "broad"):
+        (team / f"{lst}.txt").write_text("gene_id\n" + "\n".join(genes) + "\n")
+    argv = ["score", "--key", str(tmp_path / "genes.csv"), "--task", "kddcup2002-task2", "--no-store"]
+    code = main([*argv, "--format", "json", str(team)])
+    out = json.loads(capsys.readouterr().out)[0]
+    assert code == 0 and out["rows"] == 24, out["errors"]
+
+
+def test_a_first_line_that_could_be_data_is_never_taken_for_a_header(tmp_path, capsys):
+    # an example of the key named 'id': its line is data
+    (tmp_path / "key.txt").write_text("id 1\nev1 0\nev2 1\n")
+    argv = ["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-physics", "--no-store"]
+    (tmp_path / "sub.txt").write_text("id,0.7\nev1,0.2\nev2,0.9\n")
+    code = main([*argv, "--format", "json", str(tmp_path / "sub.txt")])
+    assert code == 0 and json.loads(capsys.readouterr().out)[0]["rows"] == 3
+    (tmp_path / "sub.txt").write_text("id,prediction\nev1,0.2\nev2,0.9\n")
+    code = main([*argv, str(tmp_path / "sub.txt")])
+    err = capsys.readouterr().err
+    assert code == 1 and "line 1: the prediction 'prediction' is not a number" in err
+    # a number where the prediction's name would be: data (and wrong), never dropped
+    (tmp_path / "key.txt").write_text("ev0 1\nev1 0\nev2 1\n")
+    (tmp_path / "sub.txt").write_text("example_id,0.5\nev0,0.7\nev1,0.2\nev2,0.9\n")
+    code = main([*argv, str(tmp_path / "sub.txt")])
+    err = capsys.readouterr().err
+    assert code == 1 and "line 1: example 'example_id' is not in the answer key; a header line?" in err
+    # only the first line can be a header
+    (tmp_path / "sub.txt").write_text("ev0,0.7\nid,prediction\nev1,0.2\nev2,0.9\n")
+    assert main([*argv, str(tmp_path / "sub.txt")]) == 1
+    assert "line 2: example 'id' is not in the answer key" in capsys.readouterr().err
+
+
+EMPTY = [
+    ("ev0,0.5\nev1,\nev2,0.1\n", "sub.txt, line 2: missing prediction for example 'ev1' (an empty field)"),
+    (
+        '"ev0","0.5"\n"ev1",""\n"ev2","0.1"\n',
+        "sub.txt, line 2: missing prediction for example 'ev1' (an empty field)",
+    ),
+    ("ev0,0.5\n,0.3\nev1,0.2\nev2,0.1\n", "sub.txt, line 2: missing example id (an empty field)"),
+]
+
+
+@pytest.mark.parametrize("text, message", EMPTY, ids=["empty", "quoted empty", "empty id"])
+def test_an_empty_field_is_a_missing_prediction(tmp_path, capsys, text, message):
+    """pandas writes a NaN as an empty field ("ev1,"): one error, saying what is missing (it was
+    "expected 2 fields (example_id prediction), found 1", then "no prediction" for the same id)."""
+    (tmp_path / "key.txt").write_text("ev0 1\nev1 0\nev2 1\n")
+    (tmp_path / "sub.txt").write_text(text)
+    code = main(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.txt"),
+            "--task",
+            "kddcup2004-physics",
+            "--no-store",
+            str(tmp_path / "sub.txt"),
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 1 and "rejected: 1 error(s)" in out
+    assert err == f"perfeval: error: {tmp_path}/{message}\n"
+
+
+def test_pandas_index_column_is_named(tmp_path, capsys):
+    (tmp_path / "key.txt").write_text("ev0 1\nev1 0\nev2 1\n")
+    (tmp_path / "sub.csv").write_text(",id,prediction\n0,ev0,0.5\n1,ev1,0.2\n2,ev2,0.9\n")
+    code = main(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.txt"),
+            "--task",
+            "kddcup2004-physics",
+            "--no-store",
+            str(tmp_path / "sub.csv"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert (
+        code == 1
+        and (
+            "line 2: expected 2 fields (example_id prediction), found 3; is the first a column of row "
+            "numbers (pandas: to_csv(index=False))?"
+        )
+        in err
+    )
+
+
+def test_scores_keep_full_precision(tmp_path, capsys):
+    """The JSON output and the leaderboard keep each score as the double perf rounds to the digits it
+    prints (they kept those 5 digits): equal to scikit-learn to far more than 5 decimals."""
+    metrics = pytest.importorskip("sklearn.metrics")
+    y, p = _physics(tmp_path, n=2000, seed=4)
+    argv = ["score", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2004-physics", "--team", "red"]
+    assert main([*argv, "--format", "json", str(tmp_path / "sub.txt")]) == 0
+    scores = json.loads(capsys.readouterr().out)[0]["scores"]
+    p32 = p.astype(np.float32).astype(np.float64)  # as perf reads them
+    assert abs(scores["ACC"] - metrics.accuracy_score(y, p32 >= 0.5)) < 1e-12
+    assert abs(scores["ROC"] - metrics.roc_auc_score(y, p32)) < 1e-8  # PERF keeps intermediates in float32
+    assert abs(scores["CXE"] - metrics.log_loss(y, p32) / np.log(2)) < 1e-12  # bits
+    out, _, _ = run_perf(["-acc", "-roc", "-cxe", "-slq", "0.01"], (tmp_path / "joined.txt").read_bytes())
+    for name in ("ACC", "ROC", "CXE", "SLQ"):
+        assert _as_perf_prints(scores[name], name) == _printed(out, name), name
+    assert (
+        main(
+            [
+                "leaderboard",
+                "--key",
+                str(tmp_path / "key.txt"),
+                "--task",
+                "kddcup2004-physics",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
+    board = json.loads(capsys.readouterr().out)
+    assert {name: board[name][0]["value"] for name in scores} == scores
+
+
+def test_two_header_lines_read_the_same_whole_or_line_by_line(monkeypatch, tmp_path):
+    """Only the first line can be a header, on either reading (the fast path blanks it out; the
+    line-by-line reading of the same file must not take the second for one)."""
+    key = b"ev0 1\nev1 0\n"
+    sub = b"id,prediction\nid,prediction\nev0,0.5\nev1,0.2\n"
+    (fp, fe, fr), (sp, se, sr) = _both_ways(monkeypatch, key, sub, "kddcup2004-physics", tmp_path)
+    assert fe == se and fr == sr and len(fe) == 1 and "line 2: example 'id' is not in the answer key" in fe[0]

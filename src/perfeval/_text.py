@@ -55,3 +55,25 @@ def token(text: str, limit: int = 40) -> str:
     if len(text) <= limit:
         return repr(text)
     return f"{text[:limit] + '...'!r} ({len(text)} characters)"
+
+
+_WORD = re.compile(r"[^\s'\"\\]+")
+
+
+def cell(text: str) -> str:
+    r"""`text` as a cell of a table: as it is when it is one plain word, else quoted as a Python
+    string literal, so that blanks (a run of them would pass for the gap between columns), quotes,
+    backslashes and control or format characters are visible and the name is one cell, one line.
+
+    Examples
+    --------
+    >>> cell("team_red.txt")
+    'team_red.txt'
+    >>> print(cell("red   0.99000   0.01000.txt"))
+    'red   0.99000   0.01000.txt'
+    >>> print(cell("a\tb\u00a0c\n"))
+    'a\tb\xa0c\n'
+    """
+    if _WORD.fullmatch(text) and shown(text) == text:
+        return text
+    return repr(text)

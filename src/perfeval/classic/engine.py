@@ -117,6 +117,14 @@ class Classic:
         #: only ``values`` is kept (perfeval.classic.values): the work for what is only printed (the
         #: accuracy sweep, the sections at other thresholds, rank measures not asked for) is skipped
         self.values_only = False
+        #: each value printed, before rounding, by the label it is printed under (the first time): a
+        #: contest's criteria in full precision (perfeval.contest.engine); -loss gives the loss here
+        self.printed: dict[str, float] = {}
+
+    def _f8(self, label: str, x: float) -> str:
+        """`x` printed by f8 under `label`, and kept unrounded in `printed`."""
+        self.printed.setdefault(label, float(x))
+        return f8(x)
 
     # -- reading ------------------------------------------------------------------------------------
     def read_warnings(self, p: Buffer, limit: int) -> None:
@@ -370,24 +378,29 @@ class Classic:
             self.values["APR"] = res["apr"][0]
         out = []
         if "PRB" in f:
-            out.append("PRB   %s\n" % f8(prb_l if loss else prb))
+            out.append("PRB   %s\n" % self._f8("PRB", prb_l if loss else prb))
         if "APR" in f:
             v, v_l, _, warns, _ = res["apr"]
             for w in warns:
                 io.err(w)
-            out.append("APR   %s\n" % f8(v_l if loss else v))
+            out.append("APR   %s\n" % self._f8("APR", v_l if loss else v))
         if "ROC" in f:
-            out.append("ROC   %s\n" % f8(res["roc"][1] if loss else res["roc"][0]))
+            out.append("ROC   %s\n" % self._f8("ROC", res["roc"][1] if loss else res["roc"][0]))
         if "R50" in f:
-            out.append("R50   %s\n" % f8(res["r50"][1] if loss else res["r50"][0]))
+            out.append("R50   %s\n" % self._f8("R50", res["r50"][1] if loss else res["r50"][0]))
         if "RKL" in f:
-            out.append("RKL    %s\n" % f8(rkl_l) if loss else "RKL    %d\n" % c_int(rkl))
+            if loss:
+                out.append("RKL    %s\n" % self._f8("RKL", rkl_l))
+            else:
+                self.printed.setdefault("RKL", float(c_int(rkl)))
+                out.append("RKL    %d\n" % c_int(rkl))
         if "TOP1" in f:
-            out.append("TOP1  %s\n" % f8(1.0 - top1 if loss else top1))
+            out.append("TOP1  %s\n" % self._f8("TOP1", 1.0 - top1 if loss else top1))
         if "TOP10" in f:
-            out.append("TOP10 %s\n" % f8(1.0 - top10 if loss else top10))
+            out.append("TOP10 %s\n" % self._f8("TOP10", 1.0 - top10 if loss else top10))
         if "NTOP" in f:
-            out.append("NTOP%d  %s\n" % (K.c_int_sum(r.ntop, 0.01), f8(ntop_l if loss else ntop)))
+            n = K.c_int_sum(r.ntop, 0.01)
+            out.append("NTOP%d  %s\n" % (n, self._f8(f"NTOP{n}", ntop_l if loss else ntop)))
         return out
 
     def _probability_lines(self, res: dict) -> list[str]:
@@ -402,20 +415,20 @@ class Classic:
                 self.values[name] = res[key]
         if "SLQ" in f:
             v, v_l = res["slq"]
-            out.append("SLQ   %s Bin_Width %s\n" % (f8(v_l if loss else v), f9(r.slq_width)))
+            out.append("SLQ   %s Bin_Width %s\n" % (self._f8("SLQ", v_l if loss else v), f9(r.slq_width)))
         if "CXE" in f:
             v, warns = res["cxe"]
             self._range_warnings(warns)
-            out.append("CXE   %s\n" % f8(v))
+            out.append("CXE   %s\n" % self._f8("CXE", v))
         if "NRM" in f:
-            out.append("NRM   %s\n" % f8(res["nrm"]))
+            out.append("NRM   %s\n" % self._f8("NRM", res["nrm"]))
         if "RMS" in f:
             v, _, warns = res["rms"]
             self._range_warnings(warns)
-            out.append("RMS   %s\n" % f8(v))
+            out.append("RMS   %s\n" % self._f8("RMS", v))
         if "CAL" in f:
-            out.append("CA1   %s 19_0.05_bins\n" % f8(res["ca1"]))
-            out.append("CA2   %s Bin_Size %d\n" % (f8(res["ca2"]), r.cal_window))
+            out.append("CA1   %s 19_0.05_bins\n" % self._f8("CA1", res["ca1"]))
+            out.append("CA2   %s Bin_Size %d\n" % (self._f8("CA2", res["ca2"]), r.cal_window))
         return out
 
     def section(self, counts: tuple, tname: str, tval: float, table_label: str) -> None:
@@ -442,17 +455,17 @@ class Classic:
             if label in f:
                 if first:
                     self.values.setdefault(label, float(v))
-                lines.append("%3s   %s   %s %s\n" % (label, f8(v), tname, f9(tval)))
+                lines.append("%3s   %s   %s %s\n" % (label, self._f8(label, v), tname, f9(tval)))
         if first:
             self.values.setdefault("SAR", float(vals[9]))
             self.values.setdefault("CST", float(vals[10]))
         if "SAR" in f:
             lines.append(
                 "SAR   %s   %s %s wacc %s wroc %s wrms %s \n"
-                % (f8(vals[9]), tname, f9(tval), f9(r.sar[0]), f9(r.sar[1]), f9(r.sar[2]))
+                % (self._f8("SAR", vals[9]), tname, f9(tval), f9(r.sar[0]), f9(r.sar[1]), f9(r.sar[2]))
             )
         if "CST" in f:
-            lines.append("CST   %s   %s %s\n" % (f8(vals[10]), tname, f9(tval)))
+            lines.append("CST   %s   %s %s\n" % (self._f8("CST", vals[10]), tname, f9(tval)))
         if r.confusion:
             lines.append("\n       Predicted_1  Predicted_0   %s %s\n" % (table_label, f9(tval)))
             lines.append("True_1  %s       %s\n" % (fmt("%6.4f", A), fmt("%6.4f", B)))
@@ -516,7 +529,9 @@ class Classic:
             ("TOP1", "TOP1", m_top1),
         ):
             if flag in f:
-                io.out("MEAN_BLOCK_%-4s   %s\n" % (name, f8(K.div_ext(total, nb))))
+                io.out(
+                    "MEAN_BLOCK_%-4s   %s\n" % (name, self._f8(f"MEAN_BLOCK_{name}", K.div_ext(total, nb)))
+                )
 
 
 GROUP_WITH_NUMPY = 50_000  # rows from which grouping by block id uses numpy (its import costs ~0.05 s)

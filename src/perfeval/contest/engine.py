@@ -27,7 +27,9 @@ def classic_cases(cols: tuple):
 
 
 def run_classic(argv: list[str], cases, blocks: bool) -> dict[str, float]:
-    """Run the classic engine in this process on a copy of the cases; the printed values by label."""
+    """Run the classic engine in this process on a copy of the cases; the printed values by label,
+    in full precision: each is the double ``perf`` rounds to the digits it prints.
+    """
     from perfeval import _x87 as K
     from perfeval.classic.engine import Classic, Out
     from perfeval.classic.options import parse_options
@@ -43,5 +45,7 @@ def run_classic(argv: list[str], cases, blocks: bool) -> dict[str, float]:
     for line in b"".join(out.chunks).decode().splitlines():
         parts = line.split()
         if len(parts) >= 2 and parts[0] not in values:
-            values[parts[0]] = float("nan") if parts[1] == "-nan" else float(parts[1])
+            values[parts[0]] = job.printed.get(
+                parts[0], float("nan") if parts[1] == "-nan" else float(parts[1])
+            )
     return values

@@ -27,7 +27,7 @@ from perfeval.contest.engine import classic_cases, run_classic
 from perfeval.contest.tasks import Task
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
-MAX_ERRORS = 20  # errors listed per submission; the rest are counted
+MAX_ERRORS = 20  # errors listed per submission: at the next one, reading stops
 MAX_LINE = 1 << 16  # a longer submission line is an error, read past in bounded memory
 # A submission is read whole (the compiled fast path) when it is at most this many bytes a key row
 # (plus a MiB); a larger one, or one the fast path declines, is read line by line, so junk costs
@@ -36,6 +36,10 @@ FAST_BYTES_PER_ROW = 100
 # A submission larger than this many bytes a key row (plus 64 MiB) is refused unread: no valid one
 # is anywhere near it, and a sparse or growing file must not hold the scorer for hours.
 MAX_BYTES_PER_ROW = 1024
+# A submission of more lines than this many a key row (plus EXTRA_LINES) is read no further: blank
+# and comment lines cost a step each, and a valid submission has about one line a key row.
+MAX_LINES_PER_ROW = 2
+EXTRA_LINES = 100_000
 
 
 @dataclass
@@ -49,20 +53,27 @@ class Key:
     plain: tuple | None = None  # (text, id starts, id ends) when the key file is plain: the fast join
     plain_blocks: tuple | None = None  # (text, block id starts, ends) likewise
     inode: tuple | None = None  # (device, inode) of the key file: a submission may never be it
+    header: list[str] | None = None  # the names on the key's header line, when it has one
 
     @cached_property
     def index(self) -> dict[str, int]:
         """Row of each example id."""
         return {ident: k for k, ident in enumerate(self.ids)}
 
+    def has(self, ident: str) -> bool:
+        """`ident` is an example id of the key (one look-up does not build the index)."""
+        index = self.__dict__.get("index")
+        return ident in index if index is not None else ident in self.ids
+
 
 @dataclass
 class Result:
     submission: str
     scores: dict[str, float] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)  # the first MAX_ERRORS, then "... and N more errors"
+    errors: list[str] = field(default_factory=list)  # the first MAX_ERRORS, then "... more" (see _Errors)
     rows: int = 0
     n_errors: int = 0  # all the errors found, listed or not
+    stopped: bool = False  # reading stopped at the error cap: more errors may follow
 
     @property
     def ok(self) -> bool:
@@ -70,8 +81,9 @@ class Result:
 
 
 class _Errors:
-    """A submission's errors: the first `cap` are kept (each one line), the rest only counted, so a
-    file of junk costs bounded memory whatever its size.
+    """A submission's errors: the first `cap` are kept (each one line); reading stops at the next
+    one (`capped`), so a file of junk costs bounded memory and time whatever its size.  Errors
+    found after the reading (ids with no prediction) are counted past the cap.
     """
 
     def __init__(self, cap: int = MAX_ERRORS):
@@ -80,25 +92,37 @@ class _Errors:
         self.count = 0
         #: lines whose id is one of the key's written as a float (``1.0`` for ``1``): said once
         self.floated = 0
+        #: the line at which reading stopped (the error cap, or too many lines), else None
+        self.stopped_at: int | None = None
+        self.capped = False
 
     def add(self, message: str) -> None:
         self.count += 1
         if len(self.kept) < self.cap:
             self.kept.append(message)
 
+    @property
+    def full(self) -> bool:
+        return self.count > self.cap
+
     def listed(self) -> ErrorList:
         more = self.count - len(self.kept)
-        return ErrorList(
-            self.kept + ([f"... and {more} more error{'s' * (more > 1)}"] if more else []), self.count
-        )
+        if self.capped:
+            tail = [f"... more than {self.cap} errors: reading stopped at line {self.stopped_at:,}"]
+        else:
+            tail = [f"... and {more} more error{'s' * (more > 1)}"] if more else []
+        return ErrorList(self.kept + tail, self.count, self.capped)
 
 
 class ErrorList(list):
-    """The listed errors of a submission (a list of lines); ``total`` counts them all, listed or not."""
+    """The listed errors of a submission (a list of lines); ``total`` counts them all, listed or not;
+    ``stopped``: reading stopped at the error cap, so there may be more.
+    """
 
-    def __init__(self, lines: list[str], total: int):
+    def __init__(self, lines: list[str], total: int, stopped: bool = False):
         super().__init__(lines)
         self.total = total
+        self.stopped = stopped
 
 
 BOM = b"\xef\xbb\xbf"
@@ -142,36 +166,85 @@ def _refuse_link(path: str, what: str = "a regular file") -> None:
     )
 
 
+def _open_without_links(path: str, flags: int) -> int:
+    """Open `path` with no symbolic link in any of its components: each directory is opened without
+    following a link, inside the one before (so ``linkdir/.``, ``linkdir/..`` and a trailing slash
+    are resolved by the kernel as they are read, and nothing can be swapped in between), then the
+    file inside the last one, without following a link either.
+    """
+    o_path = getattr(os, "O_PATH", 0)  # Linux: a directory is walked through without reading it
+    walk = (o_path or os.O_RDONLY | os.O_DIRECTORY) | os.O_NOFOLLOW
+    names = [x for x in path.split("/") if x] or (["."] if path else [""])
+    trailing = path.endswith("/") and len(path) > 1  # the last component must be a directory
+    try:
+        fd = os.open("/" if path.startswith("/") else ".", (o_path or os.O_RDONLY) | os.O_DIRECTORY)
+    except OSError as e:
+        raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
+    walked = "/" if path.startswith("/") else ""
+    try:
+        for name in names[:-1]:
+            walked = os.path.join(walked, name)
+            try:
+                inner = os.open(name, walk, dir_fd=fd)
+            except OSError as e:
+                if e.errno == errno.ELOOP:  # no O_PATH: O_NOFOLLOW refuses the link itself
+                    _refuse_link_on_path(path, walked)
+                raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
+            os.close(fd)
+            fd = inner
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISLNK(mode):  # O_PATH with O_NOFOLLOW opens the link itself
+                _refuse_link_on_path(path, walked)
+            if not stat.S_ISDIR(mode):
+                raise InputFormatError(f"cannot be read ({os.strerror(errno.ENOTDIR)})", source=path)
+        try:
+            return os.open(names[-1], flags | (os.O_DIRECTORY if trailing else 0), dir_fd=fd)
+        except OSError as e:
+            # (with O_DIRECTORY, for a trailing slash, a link is said to be no directory)
+            if e.errno == errno.ELOOP or (e.errno == errno.ENOTDIR and _is_link_at(names[-1], fd)):
+                _refuse_link(path)
+            raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
+    finally:
+        os.close(fd)
+
+
+def _is_link_at(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _refuse_link_on_path(path: str, link: str) -> None:
+    raise InputFormatError(
+        f"is reached through a symbolic link ({link!r}); a submission is read through no link "
+        "(--follow-links accepts links)",
+        source=path,
+    )
+
+
 def open_submission(path: str, key: Key | None = None, follow_links: bool = False):
     """Open a submission file for reading, refusing what a team could use to read what it must not.
 
-    Refused, unless `follow_links`: a symbolic link, as the file itself and, for a ranked-lists
-    task, as the team's directory (a link could lead to the key, to a system file or to another
-    team's submission, and where it leads is not shown).  The directory is opened without following
-    a link and the list file opened inside it, so nothing can be swapped between the check and the
+    Refused, unless `follow_links`: a symbolic link, as the file itself or as any directory on its
+    path (a link could lead to the key, to a system file or to another team's submission, and
+    where it leads is not shown).  Each directory is opened without following a link, inside the
+    one before, and the file inside the last, so nothing can be swapped between the check and the
     read.  Always refused: anything but a regular file (a FIFO would block, a device never ends),
     and the answer key itself, reached by any link or hard link.
     Returns a binary file object and the file's size.
     """
     nofollow = 0 if follow_links else getattr(os, "O_NOFOLLOW", 0)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | nofollow
-    folder, name = os.path.split(path)
-    dir_fd = None
-    try:
-        if folder and not follow_links and os.path.basename(folder) and os.path.islink(folder):
-            # a ranked-lists task's team directory (the organiser names the path above it)
-            _refuse_link(folder, "a directory of regular files")
+    if nofollow and hasattr(os, "O_DIRECTORY") and os.open in os.supports_dir_fd:
+        fd = _open_without_links(path, flags)
+    else:
         try:
-            if folder and nofollow and hasattr(os, "O_DIRECTORY"):
-                dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | nofollow)
-            fd = os.open(name if dir_fd is not None else path, flags, dir_fd=dir_fd)
+            fd = os.open(path, flags)
         except OSError as e:
             if e.errno == errno.ELOOP:
                 _refuse_link(path)
             raise InputFormatError(f"cannot be read ({e.strerror})", source=path) from None
-    finally:
-        if dir_fd is not None:
-            os.close(dir_fd)
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
@@ -193,12 +266,16 @@ def open_submission(path: str, key: Key | None = None, follow_links: bool = Fals
 _EOL = re.compile(rb"\r\n|\r|\n")
 
 
-def _physical_lines(fh, limit: int) -> Iterator[tuple[int, str | None]]:
+def _physical_lines(fh, limit: int, max_lines: int | None = None) -> Iterator[tuple[int, str | None]]:
     """(line number, text) of every line of an open submission, read in bounded memory, whatever the
     file's size: a line longer than MAX_LINE bytes gives (number, None) and is read past; reading
-    stops with (number, "") after `limit` bytes (a file that keeps growing).  Lines end at LF, CR LF
-    or CR, and are then split as ``str.splitlines`` splits them, as the key is read.
+    stops with _TooLarge after `limit` bytes (a file that keeps growing), and with _TooManyLines
+    past line `max_lines`.  Lines end at LF, CR LF or CR, and are then split as ``str.splitlines``
+    splits them, as the key is read.
     """
+    if max_lines is not None:
+        yield from _at_most(_physical_lines(fh, limit), max_lines)
+        return
     k = 0
     carry = b""
     skipping = False
@@ -244,6 +321,13 @@ def _split(line: bytes, k: int):
     return k, True
 
 
+def _at_most(lines: Iterator[tuple[int, str | None]], max_lines: int) -> Iterator[tuple[int, str | None]]:
+    for k, text in lines:
+        if k > max_lines:
+            raise _TooManyLines(k)
+        yield k, text
+
+
 class _TooLarge(Exception):
     """A submission past the size limit: reading stopped."""
 
@@ -251,25 +335,146 @@ class _TooLarge(Exception):
         self.line = line
 
 
+class _TooManyLines(Exception):
+    """A submission past the line limit: reading stopped."""
+
+    def __init__(self, line: int):
+        self.line = line
+
+
+def _unquote(text: str) -> str:
+    """A field as a CSV writer quotes it (``"ev1"``, ``"a""b"``), without its quotes."""
+    if len(text) >= 2 and text[0] == '"' == text[-1]:
+        return text[1:-1].replace('""', '"')
+    return text
+
+
+def _line_fields(line: str, width: int = 0) -> list[str]:
+    """The fields of a line as ``perf`` splits them (blanks and commas separate fields), each without
+    the quotes a CSV writer puts around it; none for a blank line or a comment (its first field
+    starts with ``#``).  With `width`: a line that is short of fields but has `width` of them when
+    split at its commas (``ev3,``: pandas writes a missing value so) gives them that way, the
+    empty one as "", so that what is missing can be named.
+    """
+    fields = line.replace(",", " ").split()
+    if not fields or fields[0].startswith("#"):
+        return []
+    if '"' in line:
+        fields = [_unquote(f) for f in fields]
+    if len(fields) < width and "," in line:
+        parts = line.split(",")
+        if len(parts) == width:
+            fields = [_unquote(p.strip()) for p in parts]
+    return fields
+
+
 def _lines(raw: bytes):
     """(line number, fields) of every line that holds fields and is not a comment; the reference
     reading of the key, and of a submission whenever the fast path below declines it.
     """
     for k, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
-        fields = line.replace(",", " ").split()
-        if fields and not fields[0].startswith("#"):
+        fields = _line_fields(line)
+        if fields:
             yield k, fields
 
 
-def _fields(lines) -> Iterator[tuple[int, list[str] | None]]:
+def _fields(lines, width: int) -> Iterator[tuple[int, list[str] | None]]:
     """`_lines` over (number, text) pairs: None for a line too long to read."""
     for k, line in lines:
         if line is None:
             yield k, None
             continue
-        fields = line.replace(",", " ").split()
-        if fields and not fields[0].startswith("#"):
+        fields = _line_fields(line, width)
+        if fields:
             yield k, fields
+
+
+# -- header lines ---------------------------------------------------------------------------------
+#: the name of an id column: ``id``, or a name ending in ``_id`` (``-id``, ``.id``) or ``Id`` / ``ID``
+#: (``example_id``, ``gene-id``, ``ExampleId``), in any case, and their plurals
+_ID_COLUMN = re.compile(r"(?i:ids?|[a-z0-9]+(?:[_.\-][a-z0-9]+)*[_.\-]ids?)|[A-Za-z0-9]*[a-z0-9](?:Id|ID)s?")
+#: the name of a block column: ``block``, ``block_id`` (or an id column's name)
+_BLOCK_COLUMN = re.compile(r"(?i)block(?:[_.\-]?ids?)?")
+#: a column's name: a letter or ``_``, then letters, digits, ``_``, ``.``, ``-``
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_PRINTABLE = re.compile(rb"[\t\x20-\x7e]*")
+_HEADER_LINE = 4096  # a header is a short line
+
+
+def _first_line(raw: bytes, max_lines: int | None = None) -> tuple[int, int, int, list[str]] | None:
+    """(line number, start, end, fields) of the first line of `raw` that holds fields, when it and
+    the lines before it are short lines of printable ASCII (only such a line can be a header);
+    else None.  With `max_lines`, None when that line is further down.
+    """
+    k = pos = 0
+    while pos < len(raw) and (max_lines is None or k < max_lines):
+        m = _EOL.search(raw, pos)
+        end = m.start() if m else len(raw)
+        k += 1
+        line = raw[pos:end]
+        if len(line) > _HEADER_LINE or not _PRINTABLE.fullmatch(line):
+            return None
+        fields = _line_fields(line.decode("ascii"))
+        if fields:
+            return k, pos, end, fields
+        pos = m.end() if m else len(raw)
+    return None
+
+
+def _names(text: str, pattern: re.Pattern, header: list[str] | None, col: int) -> bool:
+    """`text` names the column: it matches `pattern`, or is the name the key's header gives it."""
+    return bool(pattern.fullmatch(text)) or (header is not None and text.lower() == header[col].lower())
+
+
+def _is_header(f: list[str], width: int, key: Key) -> bool:
+    """The first line of a submission is a header: it names the columns (the id column by the rule
+    of _ID_COLUMN or as the key's header names it, the block column likewise, the prediction by any
+    name), its prediction is not a number and its id is not one of the key's, so that it cannot be
+    a line of data.
+    """
+    if len(f) != width:
+        return False
+    ident = f[1] if width == 3 else f[0]
+    if not _names(ident, _ID_COLUMN, key.header, -2):
+        return False
+    if width == 3 and not (_names(f[0], _BLOCK_COLUMN, key.header, 0) or _ID_COLUMN.fullmatch(f[0])):
+        return False
+    if width > 1 and (not _NAME.fullmatch(f[-1]) or _number(f[-1]) is not None):
+        return False
+    return not key.has(ident)
+
+
+def _without_header(raw: bytes, width: int, key: Key) -> bytes:
+    """A submission's text with its header line (if it has one, as a plain line) blanked out: the
+    fast path below reads it as a blank line; the line-by-line reading skips the header itself.
+    """
+    found = _first_line(raw, 1000)
+    if found is None or not _is_header(found[3], width, key):
+        return raw
+    _, start, end, _ = found
+    return raw[:start] + b" " * (end - start) + raw[end:]
+
+
+def _key_header(raw: bytes, task: Task) -> tuple[bytes, list[str] | None]:
+    """The key's text with its header line blanked out (so that line numbers stay), and the header's
+    names; the text as it is and None when it has none.  The first line is a header when all its
+    fields are names (not numbers) and its id field names an id column (_ID_COLUMN; its block field
+    a block column); for a key of labels (words), also when its label is on no other line.
+    """
+    width = {"id-target": 2, "id-label": 2, "block-id-target": 3}[task.key]
+    found = _first_line(raw)
+    if found is None:
+        return raw, None
+    k, start, end, f = found
+    if len(f) != width or not all(_NAME.fullmatch(x) and _number(x) is None for x in f):
+        return raw, None
+    if not _ID_COLUMN.fullmatch(f[-2]):
+        return raw, None
+    if width == 3 and not (_BLOCK_COLUMN.fullmatch(f[0]) or _ID_COLUMN.fullmatch(f[0])):
+        return raw, None
+    if task.key == "id-label" and any(g[-1] == f[-1] for j, g in _lines(raw) if j != k):
+        return raw, None  # a label of the key's: the line may be data
+    return raw[:start] + b" " * (end - start) + raw[end:], f
 
 
 @dataclass
@@ -294,7 +499,9 @@ def _fast_columns(raw: bytes, width: int, rows: int | None = None) -> _Plain | N
     """The fields of a plain file, or None when the file is anything but plain.
 
     Plain: printable ASCII, blanks, tabs, commas and newlines (a carriage return only before a
-    newline), no ``#``, and every line either empty or holding exactly `width` fields.  On such a
+    newline), no ``#``, quotes only in pairs around whole fields (``"ev1"``: they are taken off, as
+    the reference reading takes them off), and every line either empty or holding exactly `width`
+    fields.  On such a
     file this gives exactly what `_lines` gives, without a Python step per line (it is what lets a
     million-row submission be checked in a fraction of a second); on any other file the caller
     falls back to `_lines`, which finds and words the problems.  With `rows` (a submission), a file
@@ -303,6 +510,11 @@ def _fast_columns(raw: bytes, width: int, rows: int | None = None) -> _Plain | N
     """
     from perfeval import _x87 as K
 
+    if b'"' in raw:  # quoted fields: the reference reading takes their quotes off
+        unquoted = _dequoted(raw, width)
+        if unquoted is None:
+            return None
+        raw = unquoted
     found = K.plain_tokens(raw, width)
     if found is None or not found[0]:
         return None
@@ -320,6 +532,29 @@ def _fast_columns(raw: bytes, width: int, rows: int | None = None) -> _Plain | N
     return _Plain(raw, [toks[i::width] for i in range(width)], starts, ends, width)
 
 
+def _dequoted(raw: bytes, width: int) -> bytes | None:
+    """`raw` without the quotes a CSV writer puts around fields, when every quote in it is one of a
+    pair around a whole field of other characters (``"ev1"``; not ``a"b``, ``"a`` or ``""``): its
+    fields are then those the reference reading gives, each unquoted.  None otherwise.
+    """
+    from perfeval import _x87 as K
+
+    found = K.plain_tokens(raw, width)
+    if found is None:
+        return None
+    starts, ends = (np.frombuffer(x, np.int64) for x in found)
+    text = np.frombuffer(raw, np.uint8)
+    first, last = text[starts] == 34, text[ends - 1] == 34  # 34: '"'
+    wrapped = first & last & (ends - starts >= 3)
+    if (
+        not np.array_equal(first, wrapped)
+        or not np.array_equal(last, wrapped)
+        or 2 * int(wrapped.sum()) != raw.count(b'"')  # no quote inside a field
+    ):
+        return None
+    return raw.replace(b'"', b"")
+
+
 def read_key(path: str, task: Task) -> Key:
     """Read the answer key; its problems are the organiser's, so the first one is an error, naming
     the key's file and line.  Checked here, before any submission is read: the number of fields, no
@@ -329,7 +564,7 @@ def read_key(path: str, task: Task) -> Key:
     from perfeval import _x87 as K
 
     width = {"id-target": 2, "id-label": 2, "block-id-target": 3}[task.key]
-    raw = _read(path)
+    raw, header = _key_header(_read(path), task)
     key = None
     plain = _fast_columns(raw, width)
     if plain is not None:
@@ -364,6 +599,7 @@ def read_key(path: str, task: Task) -> Key:
             key.targets.append(f[-1])
             if key.blocks is not None:
                 key.blocks.append(f[0])
+    key.header = header
     if not key.ids:
         raise InputFormatError("the answer key holds no examples", source=path)
     _check_key_values(raw, key, task)
@@ -459,7 +695,8 @@ def _fast_check(raw: bytes, task: Task, key: Key, needs_prob: bool) -> tuple[np.
     """(predictions in answer-key order as float32, rows) of a submission file with no error, else None.
 
     Every condition here implies that `check_submission`'s line-by-line reading finds no error and
-    the same predictions; when one fails, that reading runs and lists the errors.
+    the same predictions; when one fails, that reading runs and lists the errors.  A header line
+    has been blanked out (`_without_header`).
     """
     from perfeval import _x87 as K
 
@@ -520,7 +757,8 @@ def check_submission(
     Memory is bounded by the key, not by the submission: a file no larger than a valid submission
     can be is read whole by the compiled fast path; anything else (and any file the fast path
     declines) is read line by line, keeping only what belongs to the key and the first MAX_ERRORS
-    errors.
+    errors.  So is time: that reading stops at the error after them, and at the line after
+    `max_lines` (blank and comment lines too), so junk is read no further than that.
     """
     errors = _Errors()
     preds: dict[str, np.ndarray] = {}
@@ -529,6 +767,7 @@ def check_submission(
     lists = task.lists or [""]
     width = {"id-score": 2, "block-id-score": 3, "ranked": 1}[task.submission]
     limit = MAX_BYTES_PER_ROW * len(key.ids) + (64 << 20)
+    max_lines = MAX_LINES_PER_ROW * len(key.ids) + EXTRA_LINES
     for lst, path in zip(lists, paths, strict=False):
         fh, size = open_submission(path, key, follow_links)
         with fh:
@@ -541,23 +780,35 @@ def check_submission(
             source = fh
             if size <= FAST_BYTES_PER_ROW * len(key.ids) + (1 << 20):
                 raw = _no_bom(fh.read(limit + 1))
-                fast = _fast_check(raw, task, key, needs_prob)
+                # a plain file's lines end at LF (a CR only before one); more than max_lines: an error
+                many = raw.count(b"\n") + (bool(raw) and not raw.endswith(b"\n")) > max_lines
+                fast = None if many else _fast_check(_without_header(raw, width, key), task, key, needs_prob)
                 if fast is not None:
                     preds[lst], n = fast
                     rows += n
                     continue
                 source = io.BytesIO(raw)  # read again line by line, as a larger file is
+            lines = _fields(_physical_lines(source, limit, max_lines), width)
+            got: dict[str, tuple[str, int]] = {}
+            n = 0
             try:
-                got, n = _check_lines(
-                    _fields(_physical_lines(source, limit)), shown(path), task, key, width, needs_prob, errors
-                )
+                got, n = _check_lines(lines, shown(path), task, key, width, needs_prob, errors)
             except _TooLarge as e:
                 raise InputFormatError(
                     f"grew past {limit:,} bytes while it was read (line {e.line}); a submission "
                     "must not change while it is scored",
                     source=path,
                 ) from None
+            except _TooManyLines as e:
+                errors.add(
+                    f"{shown(path)}, line {e.line:,}: more lines than a submission for this key can have "
+                    f"(at most {max_lines:,}: {MAX_LINES_PER_ROW} a key row and {EXTRA_LINES:,}, blank "
+                    "and comment lines included); reading stopped"
+                )
+                errors.stopped_at = e.line
         rows += n
+        if errors.stopped_at is not None:  # what was not read cannot be checked: nothing more is said
+            break
         missing = [i for i in key.ids if i not in got]
         if missing and not errors.floated:  # ids written as floats: said once, not again as missing
             listed = ", ".join(token(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
@@ -583,6 +834,21 @@ def check_submission(
     return preds, errors.listed(), rows
 
 
+def _data_lines(lines, width: int, key: Key, errors: _Errors) -> Iterator[tuple[int, list[str] | None]]:
+    """A submission's lines (number, fields) but its header line, up to the error after the cap: the
+    rest is not read.
+    """
+    last = 0
+    for i, (k, f) in enumerate(lines):
+        if errors.full:
+            errors.stopped_at, errors.capped = last, True
+            return
+        last = k
+        if i == 0 and f is not None and _is_header(f, width, key):
+            continue
+        yield k, f
+
+
 def _check_lines(
     lines, where: str, task: Task, key: Key, width: int, needs_prob: bool, errors: _Errors
 ) -> tuple[dict[str, tuple[str, int]], int]:
@@ -600,14 +866,12 @@ def _check_lines(
     probs = ", ".join(c.name for c in task.criteria if c.probability)
     whole_ids = bool(key.ids) and all(_INTEGER.fullmatch(i) for i in key.ids[:100])
     said = -1  # the index of the one message about ids written as floats
-    for k, f in lines:
+    for k, f in _data_lines(lines, width, key, errors):
         rows += 1
         pos = f"{where}, line {k}"
-        if f is None:
-            errors.add(f"{pos}: longer than {MAX_LINE} bytes; a submission line holds {expected}")
-            continue
-        if len(f) != width:
-            errors.add(f"{pos}: expected {width} field{'s' * (width > 1)} ({expected}), found {len(f)}")
+        bad = _shape_error(f, width, expected, index)
+        if f is None or bad is not None:
+            errors.add(f"{pos}: {bad}")
             continue
         ident = f[1] if width == 3 else f[0]
         row = index.get(ident)
@@ -622,20 +886,18 @@ def _check_lines(
                     )
                 continue
             header = rows == 1 and (
-                ident.lower().replace("-", "_") in _HEADER_NAMES or (whole_ids and _number(ident) is None)
+                ident.lower().replace("-", "_") in _HEADER_NAMES
+                or _ID_COLUMN.fullmatch(ident)
+                or (whole_ids and _number(ident) is None)
             )
             errors.add(
                 f"{pos}: example {token(ident)} is not in the answer key"
-                + (
-                    "; a header line? a submission has none (every line holds " + expected + ")"
-                    if header
-                    else ""
-                )
+                + (f"; a header line? {_header_rule(task, key)}" if header else "")
             )
             continue
         if ident in got:
             errors.add(f"{pos}: example {token(ident)} appears again (first on line {got[ident][1]})")
-            bad = None if task.submission == "ranked" else _prediction_error(f[-1], needs_prob, probs)
+            bad = None if task.submission == "ranked" else _prediction_error(f[-1], needs_prob, probs, ident)
             if bad is not None:  # every error of a line is listed, not only the first
                 errors.add(f"{pos}: {bad}")
             continue
@@ -652,7 +914,7 @@ def _check_lines(
             got[ident] = (str(rank), k)
             continue
         got[ident] = (f[-1], k)
-        bad = _prediction_error(f[-1], needs_prob, probs)
+        bad = _prediction_error(f[-1], needs_prob, probs, ident)
         if bad is None:
             continue
         errors.add(f"{pos}: {bad}")
@@ -680,8 +942,48 @@ def _key_id(text: str, key: Key) -> str:
     return key.ids[0]
 
 
-def _prediction_error(text: str, needs_prob: bool, probs: str) -> str | None:
+def _shape_error(f: list[str] | None, width: int, expected: str, index: dict[str, int]) -> str | None:
+    """What is wrong with a line's fields as such (a line too long, a field too few or too many, an
+    empty one), or None.
+    """
+    if f is None:
+        return f"longer than {MAX_LINE} bytes; a submission line holds {expected}"
+    if len(f) != width:
+        # pandas' to_csv writes its index (row numbers) as a first column unless index=False
+        index_column = len(f) == width + 1 and _INTEGER.fullmatch(f[0]) and f[-2] in index
+        return f"expected {width} field{'s' * (width > 1)} ({expected}), found {len(f)}" + (
+            "; is the first a column of row numbers (pandas: to_csv(index=False))?" if index_column else ""
+        )
+    if "" in f[:-1]:  # an empty field of a CSV line (,0.5 or 7,,0.5): named, not counted
+        return f"missing {'block id' if f[0] == '' and width == 3 else 'example id'} (an empty field)"
+    return None
+
+
+def _header_rule(task: Task, key: Key) -> str:
+    """What a header line of a submission must be, with an example of one for the task."""
+    names = {
+        "id-score": ["id", "prediction"],
+        "block-id-score": ["block_id", "id", "prediction"],
+        "ranked": ["id"],
+    }
+    example = names[task.submission]
+    if key.header is not None:  # the key's own names
+        example[-2 if len(example) > 1 else 0] = key.header[-2]
+        if len(example) == 3:
+            example[0] = key.header[0]
+    return (
+        "a header is the first line, naming the columns, e.g. "
+        + ",".join(example)
+        + " (the id column: id, or a name ending in _id or Id"
+        + (", or as the key's header names it" if key.header is not None else "")
+        + ")"
+    )
+
+
+def _prediction_error(text: str, needs_prob: bool, probs: str, ident: str = "") -> str | None:
     """What is wrong with a submission's prediction (None: nothing)."""
+    if text == "":  # an empty field of a CSV line: pandas writes a missing value (NaN) so
+        return f"missing prediction for example {token(ident)} (an empty field)"
     v = _number(text)
     if v is None:
         return f"the prediction {token(text)} is not a number"
@@ -744,7 +1046,7 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
             source=",".join(paths),
         )
     preds, errors, rows = check_submission(paths, task, key, follow_links)
-    res = Result(name, errors=errors, rows=rows, n_errors=errors.total)
+    res = Result(name, errors=errors, rows=rows, n_errors=errors.total, stopped=errors.stopped)
     if errors:
         return res
     blocks = task.key == "block-id-target"

@@ -28,7 +28,8 @@ def _score_table(subs: list[str], results: list, names: list[str], task: str) ->
         if r.ok:
             rows.append([s, *(f"{r.scores[n]:>10.5f}" for n in names)])
         else:
-            rows.append([s, f"rejected: {r.n_errors} error(s), listed on stderr"])
+            count = f"more than {r.n_errors - 1}" if r.stopped else str(r.n_errors)
+            rows.append([s, f"rejected: {count} error(s), listed on stderr"])
     from perfeval.signature import Signature
 
     # the criteria are computed by the classic engine (PERF's tie rules, float32 predictions)
@@ -41,7 +42,7 @@ def run_score(args: Any) -> int:
     stored), 1 one rejected, 2 a bad command line, task file or database, 75 scored but not stored
     (the scores are printed; run again, or store them by hand).
     """
-    from perfeval._text import shown
+    from perfeval._text import cell, shown
     from perfeval.contest.board import Board, StoreError, check_team, default_db
     from perfeval.contest.score import read_key, score_submission
     from perfeval.contest.tasks import load_task
@@ -87,7 +88,8 @@ def run_score(args: Any) -> int:
         ]
         write(dumps(out, indent=2) + "\n")
     else:
-        write(_score_table([shown(s) for s in args.submissions], results, names, shown(task.name)))
+        # a name is one cell: quoted when it holds blanks (a run of them would fake value columns)
+        write(_score_table([cell(s) for s in args.submissions], results, names, shown(task.name)))
     for r in results:
         for line in r.errors:
             sys.stderr.write(f"perfeval: error: {line}\n")
