@@ -122,7 +122,7 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
             i = int(np.argmax(outside))
             load.note(
                 f"perfeval: note: {', '.join(probabilities)} read the scores as probabilities, but {n:,} "
-                f"{'are' if n > 1 else 'is'} outside [0, 1], the first on line {table.line_of(i)} "
+                f"{'are' if n > 1 else 'is'} outside [0, 1], the first on {table.position(i)} "
                 f"({float(s[i])!r})\n"
             )
     inf = [
@@ -137,12 +137,12 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
         bad &= np.asarray(weights) > 0
     n = int(np.count_nonzero(bad))
     if n:
-        first = table.line_of(int(np.argmax(bad)))
+        first = table.position(int(np.argmax(bad)))
         cases = f"{n:,} cases give their" if n > 1 else "1 case gives its"
         load.note(
             f"perfeval: note: {' and '.join(inf)} {'is' if len(inf) == 1 else 'are'} infinite: {cases} "
             "own class a probability of 0 (a positive scored 0 or less, or a negative 1 or more), the "
-            f"first on line {first}; --dialect sklearn clips probabilities as scikit-learn does\n"
+            f"first on {first}; --dialect sklearn clips probabilities as scikit-learn does\n"
         )
 
 
