@@ -155,6 +155,7 @@ def evaluate(
             weight=weight,
             measures=measures,
             threshold=threshold,
+            pos_label=pos_label,
         )
     if target is not None or score is not None:
         if y_score is not None:

@@ -332,10 +332,7 @@ _LIBRARY_WORDS = (
     ("(or perfeval.ci on the cases)", "(or drop --stream/--dask to evaluate in memory)"),
     ("got n_boot=", "got --n-boot "),
     # perfeval.dask.CODE_TARGETS
-    (
-        "or evaluate in memory with `pos_label=`",
-        "or drop --dask and name the positive label with --pos-label",
-    ),
+    ("name the positive label with `pos_label=`", "name the positive label with --pos-label"),
 )
 
 

@@ -56,11 +56,6 @@ def _check_options(args: Any) -> None:
         flag = "--per-group" if args.per_group else "--per-group-output"
         raise InvalidParameterError(f"{flag} needs --group COLUMN (the groups to list)")
 
-    if args.dask and args.pos_label is not None:
-        raise InvalidParameterError(
-            "--pos-label with --dask: the Dask backend reads 0/1 (or -1/1, boolean) targets; code the target "
-            "column so, or drop --dask to evaluate in memory"
-        )
     if getattr(args, "tie_bounds", False) and (args.stream or args.dask):
         raise InvalidParameterError(
             "--tie-bounds evaluates in memory (the bounds are the measures of two orders of the rows "
@@ -434,6 +429,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
 
     if path is None:
         raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
+    read: dict = {}
     with connect(args.dask):
         ddf, ch = read_files(
             path,
@@ -443,13 +439,24 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
             score=args.score,
             group=args.group,
             weight=args.weight,
+            delimiter=args.delimiter,
+            read=read,
         )
         load.say_columns(ch)
+        for source, skipped in read.get("skipped", {}).items():  # comment lines: said, as read whole
+            if skipped.count:
+                load.note(f"perfeval: note: {skipped.message(source)}\n")
         names = list(map(str, ddf.columns))
 
         def name(c: Any) -> str | None:
             return None if c is None else names[c.index]
 
+        # --pos-label codes the labels where the in-memory path does (a binary measure, or GAUC)
+        binary = any(s.measure.kind == "binary" for s in specs) or any(
+            s.measure.kind == "grouped" for s in specs
+        )
+        pos_label = args.pos_label if binary else None
+        labels: dict = {}
         try:
             report = evaluate_dask(
                 ddf,
@@ -459,8 +466,28 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
                 weight=name(ch.weight),
                 measures=specs,
                 threshold=args.threshold,
+                pos_label=pos_label,
+                labels_read=labels,
             )
         except InvalidDataError as e:  # a column's values, found on a worker: the file and the column
+            if "others" in labels:  # the label is in no partition: in the words of the other paths
+                raise InputFormatError(
+                    load.no_such_label(args.pos_label, ch.target.name, labels["others"]), source=path
+                ) from None
             raise InputFormatError(str(e), source=path) from None
+    if report.params.get("rows") == 0:  # as read whole: no row, no number to give
+        from perfeval.io.tables import empty_parquet
+
+        raise InputFormatError(
+            empty_parquet(names)
+            if read.get("format") == "parquet"
+            else "holds a header and no data"
+            if read.get("header")
+            else "holds no data",
+            source=path,
+        )
+    if pos_label is not None:
+        load.say_other_labels(args.pos_label, labels.get("others", set()))
+        report.params["pos_label"] = load.label_as_read(args.pos_label, ddf[name(ch.target)]._meta.to_numpy())
     report.params["columns"] = ch.names()
     return report
