@@ -369,3 +369,17 @@ def test_plot_and_report_read_a_large_file_as_a_small_one(monkeypatch, tmp_path,
     if isinstance(small, str):  # read in chunks, the rows without a target are not counted
         small = small.replace("the 1 row without one", "the rows without one")
     assert small == large
+
+
+def test_plot_and_report_read_large_json_lines_whole(monkeypatch, tmp_path):
+    """A large JSON lines file (by its name or its first byte) is read whole by plot and report, as
+    a small one: the chunked reader refused it ('JSON lines are read whole', exit 2)."""
+    for name in ("t.jsonl", "t.data"):
+        f = tmp_path / name
+        f.write_text('{"y": 1, "p": 0.9}\n{"y": 0, "p": 0.1}\n{"y": 1, "p": 0.4}\n')
+        small = _models(monkeypatch, tmp_path, [str(f)], False)
+        assert (
+            small
+            == _models(monkeypatch, tmp_path, [str(f)], True)
+            == ([1.0, 0.0, 1.0], {"p": [0.9, 0.1, 0.4]}, None)
+        )

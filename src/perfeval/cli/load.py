@@ -493,15 +493,21 @@ def _large_numeric(args: Any) -> tuple | None:
     import numpy as np
 
     path = path_of(args.file)
-    if (
-        path is None
-        or not os.path.isfile(path)
-        or os.path.getsize(path) < LARGE_BYTES
-        or args.input_format == "jsonl"
-    ):
+    if path is None or not os.path.isfile(path) or os.path.getsize(path) < LARGE_BYTES:
         return None
     from perfeval.io.columns import choose
+    from perfeval.io.tables import BOM, clean, guess_format, open_bytes
     from perfeval.stream import iter_columns
+
+    fmt = args.input_format
+    if fmt == "auto":  # JSON lines are read whole (by name, or by their first byte)
+        fh = open_bytes(path, path)
+        try:
+            fmt = guess_format(path, clean(fh.read(1 << 16), True).lstrip(BOM))
+        finally:
+            fh.close()
+    if fmt == "jsonl":
+        return None
 
     chosen: list = []
 
