@@ -354,3 +354,81 @@ def test_labels_named_by_pos_label_messages_are_whole_numbers_read_whole_or_stre
         assert "--pos-label 9: the target column 'y' holds no such label (labels: 0, 1, 2, 3)" in err
     code, out, err = _run(["eval", str(f), "-m", "roc", "--pos-label", "3"], capsys)
     assert code == 0 and "--pos-label 3: 3 other labels are negative (0, 1, 2)" in err, err
+
+
+# -- issue 30: no row merged or dropped at the edges, by any command ----------------------------------
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        (b"1 0.9\f0 0.1\f1 0.8\f0 0.3\n", "line 1: holds a form feed (\\f) at column 6"),  # was 'rows: 1'
+        (b"1 0.9\v0 0.1\n1 0.8\v0 0.3\n", "line 1: holds a vertical tab (\\v) at column 6"),
+        ("1 0.9\u20280 0.1\n".encode(), "line 1: holds a line separator (U+2028) at column 6"),
+        (b"1 0.9 -\n0 0.1 5\n1 0.8 5\n0 0.3 6\n", "line 1: '1 0.9 -' may be a header or a row of data"),
+    ],
+)
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["eval", "{f}", "-m", "roc"],
+        ["eval", "{f}", "-m", "roc", "--stream"],
+        ["eval", "-", "-m", "roc"],
+        ["eval", "-", "-m", "roc", "--stream"],
+        ["eval", "{f}", "--target", "1", "--score", "2", "--group", "3", "-m", "gauc"],
+        ["plot", "roc", "{f}", "-o", "{d}/r.png"],
+        ["report", "{f}", "-o", "{d}/r.html"],
+        ["compare", "{f}", "{d}/copy.txt", "-m", "roc"],
+    ],
+)
+def test_no_command_merges_rows_at_a_line_end_of_some_readers_or_drops_a_row_as_a_header(
+    tmp_path, capsys, content, says, argv
+):
+    from conftest import run_cli
+
+    path = tmp_path / "t.txt"
+    path.write_bytes(content)
+    (tmp_path / "copy.txt").write_bytes(content)
+    args = [a.format(f=path, d=tmp_path) for a in argv]
+    code, out, err = run_cli(args, capsys, stdin=content)
+    where = "standard input" if "-" in args else str(path)
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert f"{where}, {says}" in err, err
+
+
+def test_the_line_of_an_infinite_score_is_right_in_every_format_and_path(tmp_path, capsys):
+    """Issue 30: 'a wrong line number for an inf score': Parquet said 'line 4' for its row 3 in
+    memory and gave the library's 0-based index, without the file, streamed.  Text formats name the
+    line (comments, blank lines, CRLF, a quoted line break counted), Parquet the row, the same in
+    memory, streamed and from standard input."""
+    from conftest import run_cli
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    files = {
+        "t.txt": ("# c\n1 0.9\n\n0 0.1\r\n1 inf\n0 0.3\n", "line 5"),
+        "t.csv": ('y,p,n\n1,0.9,"a\nb"\n0,0.1,c\n1,1e400,d\n', "line 5"),
+        "t.tsv": ("y\tp\n1\t0.9\n0\t-Infinity\n", "line 3"),
+        "t.jsonl": ('{"y": 1, "p": 0.9}\n\n{"y": 0, "p": 1e400}\n', "line 3"),
+    }
+    for name, (text, _where) in files.items():
+        (tmp_path / name).write_bytes(text.encode())
+    pq.write_table(
+        pa.table({"y": [1, 0, 1, 0], "p": [0.9, 0.1, float("inf"), 0.3]}),
+        tmp_path / "t.parquet",
+        row_group_size=2,
+    )
+    files["t.parquet"] = ("", "row 3")
+    for name, (_, where) in files.items():
+        path = tmp_path / name
+        runs = [["eval", str(path), "-m", "roc"], ["eval", str(path), "-m", "roc", "--stream"]]
+        if name != "t.parquet":
+            runs.append(
+                ["eval", "-", "-m", "roc", "--input-format", name.split(".")[1].replace("txt", "text")]
+            )
+        if name == "t.jsonl":
+            runs = runs[::2]  # JSON lines are read whole
+        for argv in runs:
+            code, out, err = run_cli(argv, capsys, stdin=path.read_bytes())
+            source = "standard input" if "-" in argv else str(path)
+            assert code == 1 and err.count("\n") == 1, (name, argv, err)
+            assert f"{source}, {where}: the score column " in err and "finite" in err, (name, argv, err)
+            assert "index" not in err

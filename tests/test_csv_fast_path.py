@@ -310,3 +310,20 @@ def test_a_large_body_read_in_two_halves(tmp_path):
     t = read_table(str(path), identity=lambda n, h: [0, 1])
     assert t.lines is None and t.data[0][7] == "u 7" and t.data[1].tolist() == item
     assert t.data[2].dtype.kind == "U" and t.data[2][n - 10] == "yes" and t.data[3].tolist() == score
+
+
+@pytest.mark.parametrize("char", ["\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+def test_a_line_end_of_some_readers_is_data_in_quotes_and_refused_outside_on_both_paths(tmp_path, char):
+    """Issue 30: in a quoted field the compiled reader and the CSV parser read such a character as
+    data, the same arrays; outside quotes both refuse it, naming its line and column, before either
+    reads (it used to merge two rows, or split a field, or be stripped as a blank)."""
+    quoted = tmp_path / "q.csv"
+    quoted.write_text(f'id,y,p\n"a{char}b",1,0.5\n"c{char}",0,0.25\n"{char}d",1,0.125\n', encoding="utf-8")
+    fast, slow = both_paths(quoted, [0])
+    assert fast == slow and not isinstance(fast, str)
+    bare = tmp_path / "b.csv"
+    bare.write_text(f"id,y,p\n7,1,0.5\n8,0,0.25{char}9,1,0.125\n", encoding="utf-8")
+    fast, slow = both_paths(bare, [0])
+    assert fast == slow and isinstance(fast, str)
+    assert fast.startswith(f"{bare}, line 3: holds a ") and "at column 9," in fast
+    assert _chunks(bare, 3, [0]) == fast

@@ -200,7 +200,8 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
             "y,p\nno,0.9\nclick,0.2\n",
             [],
             "t.csv: the target column 'y' holds 'click', 'no': binary measures need 0/1 (or -1/1, booleans) "
-            "targets; code the column so, or drop --dask and name the positive label with --pos-label",
+            "targets; name the positive label with --pos-label (the others are negative), or code the "
+            "column so",
         ),
         # what the targets look like, as in memory: a regression target, grades, classes (issue 30)
         (
@@ -266,21 +267,223 @@ def test_dask_tells_a_header_as_the_other_readers_do(client, tmp_path):
     assert ddf[ch.score.name].compute().tolist() == [0.9, 0.2, 0.8]
 
 
-def test_a_positive_label_with_a_dask_collection_is_refused_not_dropped(client):
-    """pos_label=0 of 0/1 targets on Dask gave the ROC of label 1 (pos_label was dropped): refused,
-    as --pos-label with --dask is."""
+def test_a_positive_label_with_a_dask_collection_is_taken_not_dropped(client):
+    """pos_label=0 of 0/1 targets on Dask gave the ROC of label 1 (pos_label was dropped): taken, with
+    the in-memory number, for a frame and for arrays."""
     import dask.array as dask_array
 
     y = np.array([1, 0, 1, 0, 1, 1])
     s = np.array([0.9, 0.2, 0.8, 0.3, 0.4, 0.7])
     assert perfeval.evaluate(y, s, measures=["roc"], pos_label=0)["ROC"] == 0.0
     ddf = dd.from_pandas(pd.DataFrame({"y": y, "s": s}), npartitions=2)
-    with pytest.raises(perfeval.InvalidParameterError, match="pos_label=0 with a Dask collection"):
-        perfeval.evaluate(ddf, target="y", score="s", measures=["roc"], pos_label=0)
-    with pytest.raises(perfeval.InvalidParameterError, match="pos_label=0 with a Dask collection"):
+    assert perfeval.evaluate(ddf, target="y", score="s", measures=["roc"], pos_label=0)["ROC"] == 0.0
+    on_arrays = perfeval.evaluate(
+        dask_array.from_array(y, chunks=3),
+        dask_array.from_array(s, chunks=3),
+        measures=["roc"],
+        pos_label=0,
+    )
+    assert on_arrays["ROC"] == 0.0
+    with pytest.raises(
+        perfeval.InvalidDataError, match=r"pos_label=5 does not occur in the targets \(labels: 0, 1\)"
+    ):
         perfeval.evaluate(
             dask_array.from_array(y, chunks=3),
             dask_array.from_array(s, chunks=3),
             measures=["roc"],
-            pos_label=0,
+            pos_label=5,
         )
+
+
+# -- issue 30: --dask reads what the other paths read, or refuses what they refuse -------------------
+@pytest.fixture
+def on_cluster(client, monkeypatch):
+    """``--dask ADDRESS`` on the module's cluster (one start for all the runs of a test)."""
+    import contextlib
+
+    import perfeval.dask
+
+    monkeypatch.setattr(perfeval.dask, "connect", lambda address: contextlib.nullcontext(client))
+    return client
+
+
+def _three_ways(path, argv, capsys):
+    """(status, JSON output or '', stderr) of the command in memory, streamed and on Dask."""
+    import json
+
+    from conftest import run_cli
+
+    out = []
+    for extra in ([], ["--stream"], ["--dask", "local:1"]):
+        code, text, err = run_cli(["eval", str(path), "--format", "json", *argv, *extra], capsys)
+        got = json.loads(text) if code == 0 else ""
+        if got:
+            got = {
+                "measures": got["measures"],
+                "rows": got["params"]["rows"],
+                "pos": got["params"].get("pos_label"),
+            }
+        out.append((code, got, err))
+    return out
+
+
+def _labelled(tmp_path, n=600, seed=4):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["click", "no", "skip"], n, p=[0.3, 0.5, 0.2])
+    s = np.round(rng.random(n) * 0.5 + (y == "click") * 0.3, 3)
+    return pd.DataFrame({"user": rng.integers(2**62, 2**62 + 40, n), "label": y, "score": s})
+
+
+def test_the_command_on_dask_takes_pos_label_with_the_numbers_of_the_other_paths(
+    on_cluster, tmp_path, capsys
+):
+    """Issue 30: --dask refused --pos-label (a 1M-row CSV had to be rewritten).  It takes it: string
+    labels, labels a tool wrote as floats (1.0/0.0: --pos-label 1), numbers; the same numbers, the
+    same note that more than one label is negative, the same label in the report, in memory,
+    streamed and on Dask, from CSV, gzip, TSV, JSON lines and Parquet."""
+    df = _labelled(tmp_path)
+    floats = df.assign(label=(df["label"] == "click").astype(float))
+    files = {
+        "l.csv": lambda p: df.to_csv(p, index=False),
+        "l.csv.gz": lambda p: df.to_csv(p, index=False),
+        "l.tsv": lambda p: df.to_csv(p, index=False, sep="\t"),
+        "l.jsonl": lambda p: df.to_json(p, orient="records", lines=True),
+        "l.parquet": lambda p: df.to_parquet(p),
+        "f.csv": lambda p: floats.to_csv(p, index=False),
+    }
+    for name, write in files.items():
+        write(tmp_path / name)
+        label = "1" if name == "f.csv" else "click"
+        for measures in (["-m", "roc,apr,acc"], ["--group", "user", "-m", "gauc,roc"]):
+            argv = ["--target", "label", "--score", "score", "--pos-label", label, *measures]
+            got = _three_ways(tmp_path / name, argv, capsys)
+            if name.endswith(".jsonl"):
+                assert got[1][0] == 2 and "JSON lines are read whole" in got[1][2]
+                got = [got[0], got[2]]
+            for code, out, err in got:
+                assert code == 0, (name, err)
+                assert out == got[0][1], (name, measures)
+                assert out["pos"] == (1 if label == "1" else "click")
+                negative = (
+                    "" if name == "f.csv" else "--pos-label click: 2 other labels are negative ('no', 'skip')"
+                )
+                assert negative in err, (name, err)
+            if name == "l.csv" and "acc" in measures[-1]:  # the library's number, in memory
+                want = perfeval.evaluate(
+                    df["label"].to_numpy(), df["score"].to_numpy(), pos_label="click", measures=["roc"]
+                )
+                assert got[0][1]["measures"]["ROC"]["value"] == want["ROC"]
+
+
+def test_a_pos_label_in_no_row_is_the_same_error_on_dask(on_cluster, tmp_path, capsys):
+    _labelled(tmp_path).to_csv(tmp_path / "l.csv", index=False)
+    got = _three_ways(
+        tmp_path / "l.csv", ["--target", "label", "--score", "score", "--pos-label", "yes"], capsys
+    )
+    for code, _out, err in got:
+        assert code == 1 and err.count("\n") == 1, err
+    assert got[0][2] == got[1][2] == got[2][2]
+    assert (
+        "l.csv: --pos-label yes: the target column 'label' holds no such label "
+        "(labels: 'click', 'no', 'skip')" in got[0][2]
+    )
+
+
+def test_evaluate_dask_takes_pos_label(client):
+    df = pd.DataFrame({"y": ["a", "b", "c", "a", "b", "a"] * 50, "s": np.linspace(0, 1, 300).round(2)})
+    ddf = dd.from_pandas(df, npartitions=4)
+    read: dict = {}
+    from perfeval.dask import evaluate_dask
+
+    a = evaluate_dask(ddf, target="y", score="s", measures=["roc", "apr"], pos_label="a", labels_read=read)
+    b = perfeval.evaluate(df["y"].to_numpy(), df["s"].to_numpy(), measures=["roc", "apr"], pos_label="a")
+    assert a["ROC"] == b["ROC"] and a["APR"] == b["APR"] and read == {"others": {"b", "c"}}
+    with pytest.raises(
+        perfeval.InvalidDataError, match=r"pos_label='z' does not occur .* \(labels: 'a', 'b', 'c'\)"
+    ):
+        evaluate_dask(ddf, target="y", score="s", measures=["roc"], pos_label="z")
+    # through evaluate() too: pos_label= was dropped there, and -1/1 targets read 1 as positive
+    pm = pd.DataFrame({"y": [-1, 1, -1, 1, -1], "s": [0.9, 0.1, 0.8, 0.3, 0.7]})
+    on = perfeval.evaluate(
+        dd.from_pandas(pm, npartitions=2), target="y", score="s", pos_label=-1, measures=["roc"]
+    )
+    assert on["ROC"] == perfeval.evaluate(pm["y"], pm["s"], pos_label=-1, measures=["roc"])["ROC"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "name, content, says",
+    [
+        # issue 30: a form feed between rows merged them; every path refuses it, naming the line
+        ("ff.txt", b"1 0.9\f0 0.1\f1 0.8\f0 0.3\n", "ff.txt, line 1: holds a form feed (\\f) at column 6"),
+        (
+            "ls.csv",
+            ("y,p\n" + "1,0.9\n0,0.1\n" * 300 + "1,0.8\u20280,0.3\n").encode(),
+            "ls.csv, line 602: holds a line separator (U+2028) at column 6",
+        ),
+        # a first line that may be a row: not dropped as a header
+        (
+            "dash.txt",
+            b"1 0.9 -\n0 0.1 5\n1 0.8 5\n0 0.3 6\n",
+            "dash.txt, line 1: '1 0.9 -' may be a header or a row of data",
+        ),
+        # no data: an error, not NaN
+        ("h.csv", b"y,p\n", "h.csv: holds a header and no data"),
+        ("e.txt", b"\n# nothing\n", "e.txt: holds no data"),
+    ],
+)
+def test_the_command_on_dask_refuses_what_the_other_paths_refuse(
+    on_cluster, tmp_path, capsys, name, content, says
+):
+    (tmp_path / name).write_bytes(content)
+    got = _three_ways(tmp_path / name, ["-m", "roc"], capsys)
+    for code, _out, err in got:
+        assert code == 1 and err.count("\n") == 1 and says in err, err
+    assert got[0][2] == got[1][2] == got[2][2]
+
+
+def test_dask_reads_parquet_as_the_other_paths_or_says_why_not(on_cluster, tmp_path, capsys):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    pq.write_table(
+        pa.table({"y": pa.array([], pa.int64()), "p": pa.array([], pa.float64())}), tmp_path / "e.parquet"
+    )
+    got = _three_ways(tmp_path / "e.parquet", ["-m", "roc"], capsys)
+    for code, _out, err in got:  # it gave NaN with exit 0
+        assert code == 1 and "e.parquet: holds no rows (columns: y, p)" in err, err
+    pq.write_table(
+        pa.table([pa.array([1, 0]), pa.array([0.9, 0.1]), pa.array([0.5, 0.5])], names=["y", "p", "p"]),
+        tmp_path / "d.parquet",
+    )
+    got = _three_ways(tmp_path / "d.parquet", ["--target", "1", "--score", "2", "-m", "roc"], capsys)
+    assert got[0][0] == got[1][0] == 0 and got[0][1] == got[1][1]
+    assert (
+        got[2][0] == 1
+        and "d.parquet: has two columns named 'p': Dask reads columns by name only" in got[2][2]
+    )
+
+
+def test_dask_says_comment_lines_and_keeps_rows_starting_with_a_hash_after_a_header(
+    on_cluster, tmp_path, capsys
+):
+    (tmp_path / "c.txt").write_text("# run 3\n1 0.9\n0 0.1\n# x\n1 0.8\n0 0.3\n")
+    got = _three_ways(tmp_path / "c.txt", ["-m", "roc"], capsys)
+    for code, out, err in got:
+        assert code == 0 and out == got[0][1], err
+        assert "c.txt: 2 lines starting with '#' skipped as comments (lines 1, 4)" in err, err
+    # after a header a '#' line is a row (Excel's #N/A: a missing target), not skipped in silence
+    (tmp_path / "h.csv").write_text("# exported\ny,p\n1,0.9\n#N/A,0.1\n0,0.3\n")
+    got = _three_ways(tmp_path / "h.csv", ["-m", "roc"], capsys)
+    for code, _out, err in got:
+        assert code == 1 and "the target column 'y' holds" in err and "missing value" in err, err
+    # pandas cuts a line at a '#' anywhere: refused where the other readers read a field
+    (tmp_path / "m.txt").write_text("1 0.9 u#1\n0 0.1 u2\n")
+    got = _three_ways(tmp_path / "m.txt", ["--group", "3", "-m", "roc"], capsys)
+    assert got[0][0] == got[1][0] == 0
+    assert got[2][0] == 1 and "m.txt, line 1: holds '#' inside a line" in got[2][2]
+
+
+def test_dask_sniffs_the_delimiter_as_the_other_readers(on_cluster, tmp_path, capsys):
+    (tmp_path / "x.csv").write_text("y;p\n1;0.9\n0;0.1\n1;0.4\n0;0.5\n")
+    got = _three_ways(tmp_path / "x.csv", ["-m", "roc"], capsys)
+    assert all(code == 0 for code, _, _ in got), got
+    assert got[0][1] == got[1][1] == got[2][1]

@@ -1,12 +1,13 @@
 """A bounded mutation fuzzer of the command's inputs.
 
 Valid tables (text, CSV with a header, TSV, JSON lines; 64-bit ids, string labels, weights, groups)
-are mutated (bytes and lines deleted, repeated, swapped; junk, CR, CRLF, form feeds, a BOM, quotes,
-empty fields, NUL, huge numbers, NaN and infinities, other digits, extra and missing columns, an
-empty file), then read by ``perfeval eval`` in memory and streamed.  Every run must end with status
-0, 1 or 2, no traceback and no internal error; an error is one line on stderr; JSON output is strict;
-streamed and in-memory runs agree (the same numbers, or both an error).  ``perf`` on the mutated
-text must end with a documented status (0, 1, or 255: the original's exit(-1)) and no traceback.
+are mutated (bytes and lines deleted, repeated, swapped; junk, CR, CRLF, form feeds and the other
+line ends of some readers only, a BOM, quotes, empty fields, NUL, huge numbers, NaN and infinities,
+other digits, extra and missing columns, an empty file), then read by ``perfeval eval`` in memory
+and streamed.  Every run must end with status 0, 1 or 2, no traceback and no internal error; an
+error is one line on stderr; JSON output is strict; streamed and in-memory runs agree (the same
+numbers, or the same error at the same line).  ``perf`` on the mutated text must end with a
+documented status (0, 1, or 255: the original's exit(-1)) and no traceback.
 
 CI runs a few hundred cases; more by hand:
 ``PERFEVAL_FUZZ_CASES=5000 PERFEVAL_FUZZ_SEED=3 pytest tests/test_input_fuzz.py``.
@@ -19,6 +20,7 @@ import io
 import json
 import os
 import random
+import re
 import traceback
 
 import pytest
@@ -69,6 +71,11 @@ JUNK = [
     b"\r",
     b"\r\n",
     b"\f",
+    b"\v",
+    b"\x1c",
+    b"\x1e",
+    "\x85".encode(),
+    "\u2028".encode(),
     b"\x00",
     b"\xef\xbb\xbf",
     b'"',
@@ -123,7 +130,9 @@ def _mutate(data: bytes, rng: random.Random) -> bytes:
             lines[k] = b",".join(parts)
             data = b"\n".join(lines)
         elif op == 5:  # line ends
-            data = data.replace(b"\n", rng.choice([b"\r", b"\r\n", b"\n\n", b"\f\n"]))
+            # and a line end of some readers only (str.splitlines, PERF): refused, never merged
+            ends = [b"\r", b"\r\n", b"\n\n", b"\f\n", b"\f", b"\v", b"\x1e", "\u2028".encode()]
+            data = data.replace(b"\n", rng.choice(ends))
         elif op == 6:  # a BOM, or compressed
             data = b"\xef\xbb\xbf" + data
         elif op == 7:  # cut the file
@@ -182,6 +191,23 @@ def test_mutated_inputs(tmp_path, block):
             assert (a[0] == 0) == (b[0] == 0), f"{what}: in memory {a[0]} {a[2]!r}, streamed {b[0]} {b[2]!r}"
             if a[0] == 0:
                 assert _measures(a[1]) == _measures(b[1]), what
+            elif data.count(b'"') % 2 == 0 and "JSON lines are read whole" not in b[2]:
+                # the same error, at the same line (read whole, the rows without a target are
+                # counted); a file with an odd number of quotes is read in two blocks, cut before
+                # the line of the last one (a quoted field is never cut), each with its first error;
+                # a file that looks like JSON lines is refused by the stream before it is read
+                assert _as_streamed(a[2]) == b[2], what
+
+
+def _as_streamed(err: str) -> str:
+    """An error read whole in the words of the stream, which sees a chunk, not the whole column:
+    counts that need the whole file are left out there (the rows without a target, the classes, the
+    distinct real values).
+    """
+    err = re.sub(r"the \d+ rows? without", "the rows without", err)
+    err = re.sub(r"holds (?:[\d,]+ )?(\d+) classes,", r"holds \1 classes or more,", err)
+    err = re.sub(r": (\d+) classes,", r": \1 classes or more,", err)
+    return re.sub(r"holds [\d,]+ distinct real values", "holds real values", err)
 
 
 @pytest.mark.parametrize("block", range(2))

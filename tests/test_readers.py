@@ -684,3 +684,224 @@ def test_header_or_no_header_says_which_and_header_gives_sklearns_number(tmp_pat
         argv = ["eval", str(path), "--no-header", "-m", "roc", "--format", "json"]
         code, out, err = run(argv + extra, capsys)
         assert code == 0 and json.loads(out)["params"]["rows"] == 7, (out, err)
+
+
+# -- issue 30: no row merged, split or dropped at the edges -----------------------------------------
+#: characters that end a line for some readers (str.splitlines, PERF) and not for others
+LINE_ENDS = ["\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+@pytest.mark.parametrize("char", LINE_ENDS)
+@pytest.mark.parametrize(
+    "name, text, line",
+    [
+        ("t.txt", "1 0.9\n0 0.2\n1 0.8{c}0 0.3\n", 3),
+        ("t.txt", "# note\n1 0.9\n\n0 0.2\r\n1 0.8{c}0 0.3\n", 5),  # a comment, a blank line, CRLF
+        ("t.csv", "y,p\n1,0.9\n0,0.2\n1,0.8{c}0,0.3\n", 4),
+        ("t.csv", 'y,p,n\n1,0.9,"a\nb"\n0,0.2,c\n1,0.8{c}0,0.3,d\n', 5),  # after a quoted line break
+        ("t.tsv", "y\tp\n1\t0.9\n0\t0.2\n1\t0.8{c}0\t0.3\n", 4),
+        ("t.csv", "y,p{c}\n1,0.9\n0,0.2\n", 1),  # in the header
+    ],
+)
+def test_a_line_end_of_some_readers_only_is_refused_the_same_way_read_whole_and_in_chunks(
+    tmp_path, char, name, text, line
+):
+    """Issue 30: a form feed (or \\v, \\x1c-\\x1e, U+0085, U+2028, U+2029) between two rows merged
+    them (text: a blank; CSV: one line); now one error naming the character, its line and column,
+    whether the file is read whole or in chunks of any size."""
+    content = text.format(c=char).encode()
+    column = next(ln for ln in text.format(c=char).split("\n") if char in ln).index(char) + 1
+    got = {both(tmp_path, content, name=name, chunk=chunk) for chunk in (5, 64, 1 << 20)}
+    assert len(got) == 1
+    whole, chunked = got.pop()
+    assert whole == chunked
+    assert isinstance(whole, str), whole
+    assert whole.startswith(f"{tmp_path / name}, line {line}: holds a "), whole
+    assert f"at column {column}, a line end to some readers" in whole, whole
+
+
+def test_a_line_end_of_some_readers_inside_quotes_is_data(tmp_path):
+    """In a quoted CSV field (a name, a text id) such a character is data, as every CSV parser reads
+    it: the ids stay whole and apart, read whole or in chunks."""
+    ids = [f"u{k}{c}x" for k, c in enumerate(LINE_ENDS)]
+    content = "y,p,user\n" + "".join(f'{k % 2},0.{k + 1},"{u}"\n' for k, u in enumerate(ids * 2))
+    for chunk in (7, 1 << 20):
+        whole, chunked = both(
+            tmp_path, content.encode(), name="q.csv", cols=("1", "2", "3"), ids=(2,), chunk=chunk
+        )
+        assert whole == chunked
+        assert whole[2] == ids * 2
+
+
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        (
+            "1 0.9 -\n0 0.1 5\n1 0.8 5\n0 0.3 6\n",
+            "field 3, '-', over line 2's '5' looks like a name, but field 1, '1', is a number",
+        ),
+        (
+            "1,0.9,u7\n0,0.1,7\n1,0.8,7\n",
+            "field 3, 'u7', over line 2's '7' looks like a name, but field 1, '1', is a number",
+        ),
+        ("y,NA,g\n1,0.1,7\n0,0.8,7\n", "but field 2, 'NA', is no name"),
+        ("y p ?\n1 0.1 7\n0 0.8 7\n", "but field 3, '?', is no name"),
+    ],
+)
+def test_a_first_line_that_may_be_a_row_is_not_dropped_as_a_header(tmp_path, text, why):
+    """Issue 30: ``1 0.9 -`` over ``0 0.1 5`` was taken for a header and dropped without a word; a
+    first line with a field no header holds (a number, a missing value, signs only) is now an error
+    asking for --header or --no-header, the same read whole and in chunks."""
+    name = "t.csv" if "," in text else "t.txt"
+    whole, chunked = both(tmp_path, text.encode(), name=name, cols=("1", "2"))
+    assert whole == chunked
+    assert isinstance(whole, str) and whole.startswith(f"{tmp_path / name}, line 1: "), whole
+    assert "may be a header or a row of data" in whole and why in whole, whole
+    assert "give --header or --no-header" in whole
+    rows = text.count("\n")
+    assert len(read_table(str(tmp_path / name), header=False).data[0]) == rows
+    assert len(read_table(str(tmp_path / name), header=True).data[0]) == rows - 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "y p g\n1 0.9 -\n0 0.1 5\n",  # names, whatever the rows hold
+        ",y,p\n0,1,0.9\n1,0,0.1\n",  # pandas' index column, unnamed
+        '"","y","p"\n"1",1,0.9\n"2",0,0.1\n',  # R's row names
+        "user_id,y-true,p.1\nu1,1,0.9\nu2,0,0.1\n",
+    ],
+)
+def test_a_header_of_names_is_still_told_without_a_word(tmp_path, text):
+    t = read_table(_write(tmp_path, "h.csv" if "," in text else "h.txt", text))
+    assert t.header and len(t.data[0]) == text.count("\n") - 1
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_a_json_integer_past_float64_reads_as_the_same_digits_in_text(tmp_path, capsys):
+    """Issue 30: a 400-digit integer in JSON lines was an internal error (OverflowError, exit 70);
+    it is read as the same digits in text are (+-inf: a score must be finite), named by its line."""
+    big = "9" * 400
+    (tmp_path / "t.jsonl").write_text(f'\n{{"y": 1, "p": 0.5}}\n\n{{"y": 0, "p": -{big}}}\n')
+    (tmp_path / "t.csv").write_text(f"y,p\n1,0.5\n\n0,-{big}\n")
+    errs = []
+    for name in ("t.jsonl", "t.csv"):
+        code, out, err = run(["eval", str(tmp_path / name), "-m", "roc"], capsys)
+        assert code == 1 and out == "" and err.count("\n") == 1, err
+        errs.append(err.replace(name, "T"))
+    assert errs[0] == errs[1]
+    assert "T, line 4: the score column 'p' holds -inf (a number beyond float64's range" in errs[0]
+    # past int64 a JSON id is text; a JSON target of 400 digits is a label, not a coding
+    (tmp_path / "g.jsonl").write_text(
+        "".join(f'{{"y": {k % 2}, "p": 0.{k + 1}, "g": {big}{k % 2}}}\n' for k in range(4))
+    )
+    t = read_table(str(tmp_path / "g.jsonl"), identity=lambda n, h: [2])
+    assert t.data[2].tolist() == [f"{big}0", f"{big}1"] * 2
+
+
+@pytest.mark.parametrize(
+    "line, says",
+    [
+        ('{"y": 1, "p": ' + "9" * 5000 + "}", "not valid JSON here (an integer of too many digits)"),
+        ("[" * 100_000, "not valid JSON here (nested too deeply)"),
+        ('{"y": 1, "p": 0.5}\f{"y": 0, "p": 0.1}', "not valid JSON (Extra data)"),
+    ],
+)
+def test_json_lines_python_cannot_read_are_one_line(tmp_path, capsys, line, says):
+    (tmp_path / "t.jsonl").write_text('{"y": 0, "p": 0.1}\n' + line + "\n")
+    code, out, err = run(["eval", str(tmp_path / "t.jsonl"), "-m", "roc"], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert f"t.jsonl, line 2: {says}" in err and "internal error" not in err
+
+
+# -- Parquet: the same table, or the same error, read whole or by row group --------------------------
+def _parquet(path, columns: dict, names=None, row_group_size=None):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    arrays = [pa.array(v) for v in columns.values()]
+    pq.write_table(pa.table(arrays, names=names or list(columns)), path, row_group_size=row_group_size)
+    return str(path)
+
+
+def _parquet_both(path, argv, capsys):
+    return [
+        run(["eval", path, "-m", "roc,apr", "--format", "json", *argv, *extra], capsys)
+        for extra in ([], ["--stream"])
+    ]
+
+
+def test_parquet_with_two_columns_of_one_name_reads_them_by_position(tmp_path, capsys):
+    """Issue 30: two columns of one name under --stream were an internal error (exit 70), and read
+    whole 'not a readable Parquet file': a position tells them apart, both ways."""
+    path = _parquet(
+        tmp_path / "d.parquet",
+        {"y": [1, 0, 1, 0], "p": [0.9, 0.1, 0.8, 0.3], "q": [0.1, 0.9, 0.5, 0.5]},
+        names=["y", "p", "p"],
+    )
+    got = {}
+    for score in ("2", "3"):
+        (a, b) = _parquet_both(path, ["--target", "1", "--score", score], capsys)
+        assert a[0] == b[0] == 0, (a, b)
+        got[score] = [json.loads(r[1])["measures"]["ROC"]["value"] for r in (a, b)]
+    assert got == {"2": [1.0, 1.0], "3": [0.125, 0.125]}
+    for r in _parquet_both(path, ["--target", "1", "--score", "p"], capsys):
+        assert r[0] == 2 and "has 2 columns named 'p' (columns 2 and 3); choose one by position" in r[2], r
+
+
+def test_an_empty_parquet_is_an_error_as_an_empty_text_table_is(tmp_path, capsys):
+    """Issue 30: a Parquet of no rows gave exit 0 and NaN (an empty text table exits 1)."""
+    pa = pytest.importorskip("pyarrow")
+    path = _parquet(tmp_path / "e.parquet", {"y": pa.array([], pa.int64()), "p": pa.array([], pa.float64())})
+    for code, out, err in _parquet_both(path, [], capsys):
+        assert code == 1 and out == "" and err.count("\n") == 1, err
+        assert f"{path}: holds no rows (columns: y, p)" in err
+
+
+def test_parquet_rows_are_named_as_rows_read_whole_and_by_row_group(tmp_path, capsys):
+    """Issue 30: an inf score in Parquet was said at 'line 4' read whole (its row 3, plus a header
+    line it has not) and without the file or the row streamed; a null too.  A null in a column not
+    used is no error (it was, read whole)."""
+    rows = 10
+    base = {"y": [k % 2 for k in range(rows)], "p": [k / rows for k in range(rows)], "note": ["a"] * rows}
+    for column, value, says in [
+        ("p", float("inf"), "row 8: the score column 'p' holds inf"),
+        ("p", None, "row 8: the column 'p' holds a null, a missing value"),
+        ("y", None, "row 8: the column 'y' holds a null, a missing value"),
+        ("y", 2, "the target column 'y' holds 0, 1, 2"),
+    ]:
+        cols = {k: list(v) for k, v in base.items()}
+        cols[column][7] = value
+        path = _parquet(tmp_path / "r.parquet", cols, row_group_size=3)
+        got = _parquet_both(path, [], capsys)
+        for code, out, err in got:
+            assert code == 1 and out == "" and err.count("\n") == 1, err
+            assert f"{path}, {says}" in err or says.startswith("the") and says in err, err
+            assert "line" not in err and "index" not in err
+        assert got[0][2] == got[1][2]
+    cols = {k: list(v) for k, v in base.items()}
+    cols["note"][3] = None
+    path = _parquet(tmp_path / "n.parquet", cols, row_group_size=3)
+    a, b = _parquet_both(path, [], capsys)
+    assert a[0] == b[0] == 0 and json.loads(a[1])["measures"] == json.loads(b[1])["measures"], (a, b)
+
+
+def test_a_damaged_parquet_read_by_row_group_names_the_file(tmp_path, capsys):
+    """Issue 30: a Parquet whose footer reads but whose pages do not was an internal error under
+    --stream; it is one line naming the file, as read whole."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = _parquet(
+        tmp_path / "ok.parquet", {"y": [k % 2 for k in range(500)], "p": [k / 500 for k in range(500)]}
+    )
+    data = bytearray(open(path, "rb").read())
+    off = pq.ParquetFile(path).metadata.row_group(0).column(1).data_page_offset
+    data[off : off + 12] = b"\xff" * 12
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(bytes(data))
+    for code, out, err in _parquet_both(str(bad), [], capsys):
+        assert code == 1 and out == "" and err.count("\n") == 1, err
+        assert f"{bad}: is not a readable Parquet file (" in err and "internal error" not in err

@@ -306,3 +306,80 @@ def test_the_reader_one_block_ahead_keeps_order_errors_and_stops_with_its_caller
     it.close()
     assert closed.wait(5)
     assert not any(t.name == "perfeval-reader" for t in threading.enumerate())
+
+
+# -- issue 30: labels read the same in every path -----------------------------------------------------
+def test_pos_label_matches_a_label_written_as_a_float_streamed_as_in_memory(tmp_path, capsys):
+    """pandas writes a float label column as 1.0/0.0: ``--pos-label 1`` names it in memory (a float
+    column), and streamed it was 'no such label' (a chunk read the labels as text)."""
+    from conftest import run_cli
+
+    f = tmp_path / "f.csv"
+    f.write_text("y,p\n1.0,0.9\n0.0,0.1\n1.0,0.8\n0.0,0.3\n1.0,0.2\n")
+    got = [
+        run_cli(["eval", str(f), "--pos-label", "1", "-m", "roc", "--format", "json", *extra], capsys)
+        for extra in ([], ["--stream"])
+    ]
+    for code, out, err in got:
+        assert code == 0, err
+        j = json.loads(out)
+        assert j["measures"]["ROC"]["value"] == pytest.approx(5 / 6) and j["params"]["pos_label"] == 1
+
+
+def _models(monkeypatch, tmp_path, argv, large):
+    """What plot and report read (:func:`perfeval.cli.load.models`): the file read whole, or in
+    chunks as a large file is (``large``)."""
+    from perfeval.cli import load
+    from perfeval.cli.parser import build
+
+    monkeypatch.setattr(load, "LARGE_BYTES", 1 if large else 1 << 40)
+    args = build().parse_args(["report", *argv, "-o", str(tmp_path / "r.html")])
+    if args.score:  # as the command joins them (perfeval.cli.main)
+        args.score = ",".join(args.score)
+    try:
+        source, y, scores, groups, w = load.models(args)
+    except InputFormatError as e:
+        return str(e)
+    return (
+        np.asarray(y, dtype=float).tolist(),
+        {k: v.tolist() for k, v in scores.items()},
+        None if groups is None else groups.tolist(),
+    )
+
+
+@pytest.mark.parametrize(
+    "text, argv",
+    [
+        ("y,p\n-1,0.9\n1,0.1\n-1,0.8\n1,0.3\n", []),  # -1/1: coded in memory, refused by the library before
+        ("y,p\n-1,0.9\n1,0.1\n-1,0.8\n1,0.3\n", ["--pos-label", "-1"]),  # was read as 1 positive
+        ("y,p,q\nyes,0.9,0.2\nno,0.1,0.5\nmaybe,0.8,0.1\n", ["--pos-label", "yes", "--score", "p,q"]),
+        ("y,p\nyes,0.9\nno,0.1\n", []),  # labels that are not a coding: the same error
+        ("y,p,g\n1,0.9,u1\n0,0.1,u1\n1,inf,u2\n", ["--group", "g"]),  # the line of an inf score
+        ("y,p\n1,0.9\nNA,0.1\n1,abc\n", []),  # the first bad line, whichever column
+    ],
+)
+def test_plot_and_report_read_a_large_file_as_a_small_one(monkeypatch, tmp_path, text, argv):
+    """Issue 30: a large file (read in chunks, with a progress line) was read without the checks of
+    a small one: -1/1 targets failed in the library, --pos-label was not applied (-1 positive was
+    read as 1 positive), an inf score had no line."""
+    f = tmp_path / "t.csv"
+    f.write_text(text)
+    small = _models(monkeypatch, tmp_path, [str(f), *argv], False)
+    large = _models(monkeypatch, tmp_path, [str(f), *argv], True)
+    if isinstance(small, str):  # read in chunks, the rows without a target are not counted
+        small = small.replace("the 1 row without one", "the rows without one")
+    assert small == large
+
+
+def test_plot_and_report_read_large_json_lines_whole(monkeypatch, tmp_path):
+    """A large JSON lines file (by its name or its first byte) is read whole by plot and report, as
+    a small one: the chunked reader refused it ('JSON lines are read whole', exit 2)."""
+    for name in ("t.jsonl", "t.data"):
+        f = tmp_path / name
+        f.write_text('{"y": 1, "p": 0.9}\n{"y": 0, "p": 0.1}\n{"y": 1, "p": 0.4}\n')
+        small = _models(monkeypatch, tmp_path, [str(f)], False)
+        assert (
+            small
+            == _models(monkeypatch, tmp_path, [str(f)], True)
+            == ([1.0, 0.0, 1.0], {"p": [0.9, 0.1, 0.4]}, None)
+        )

@@ -41,7 +41,7 @@ is_dask = _is_dask  # the test lives at the door, so that evaluate() need not im
 
 
 #: the end of the message for targets that are not 0/1 (the command line says it in its words)
-CODE_TARGETS = "code the column so, or evaluate in memory with `pos_label=`"
+CODE_TARGETS = "name the positive label with `pos_label=` (the others are negative), or code the column so"
 #: the same for graded targets: several grades positive
 CODE_GRADES = "code the column so (grades above 0: 1), or evaluate in memory with `partitions=`"
 
@@ -99,21 +99,41 @@ def _no_missing_target(pdf, target: str) -> np.ndarray:
 
 
 def _summarize_frame(
-    pdf, target: str, score: str, weight: str | None
-) -> tuple[ScoreHistogram, int, frozenset]:
-    """A partition's summary, its rows, and which of the labels -1 and 0 it holds (a partition of
-    -1/1 and another of 0/1 are not one coding: checked when the summaries merge).
+    pdf, target: str, score: str, weight: str | None, pos_label: Any = None
+) -> tuple[ScoreHistogram, int, frozenset, tuple[bool, frozenset]]:
+    """A partition's summary, its rows, which of the labels -1 and 0 it holds (a partition of -1/1
+    and another of 0/1 are not one coding: checked when the summaries merge), and with
+    ``pos_label`` whether it holds that label and the others it holds (:func:`coded_labels`).
     """
     from perfeval._validation import binary_coding
     from perfeval.exceptions import InvalidDataError
 
+    if len(pdf) == 0:  # an empty partition (a file of a header only): nothing to add
+        return ScoreHistogram.empty(), 0, frozenset(), (False, frozenset())
     y = _no_missing_target(pdf, target)
-    coded = binary_coding(y)
+    coded: np.ndarray | None
+    if pos_label is not None:
+        coded, labels = coded_labels(y, pos_label)
+        found: frozenset = frozenset()
+    else:
+        coded, labels, found = binary_coding(y), (False, frozenset()), _labels_found(y)
     if coded is None:
         raise InvalidDataError(_labels_message(target, y))
     s = _column_values(pdf, score, "score")
     w = None if weight is None else _column_values(pdf, weight, "weight")
-    return ScoreHistogram.from_arrays(coded, s, w), len(pdf), _labels_found(y)
+    return ScoreHistogram.from_arrays(coded, s, w), len(pdf), found, labels
+
+
+def coded_labels(y: np.ndarray, pos_label: Any) -> tuple[np.ndarray, tuple[bool, frozenset]]:
+    """A partition's targets coded 1 where the label is ``pos_label`` and 0 elsewhere, by the rule of
+    every reader (:func:`perfeval.io.grammar.label_hits`: ``1``, ``1.0`` and 1 are one label), with
+    whether the label occurs and the other labels (:func:`perfeval.io.grammar.other_labels`).
+    """
+    from perfeval.io.grammar import label_hits, other_labels
+
+    y = np.asarray(y)
+    coded = label_hits(y, pos_label)
+    return coded, (bool(coded.any()), frozenset(other_labels(y, coded)))
 
 
 def _labels_message(target: str, y: np.ndarray) -> str:
@@ -138,7 +158,7 @@ def _labels_found(y: np.ndarray) -> frozenset:
     return frozenset(v for v in (-1, 0) if y.dtype.kind in "iuf" and bool(np.any(y == v)))
 
 
-def _merge(parts: list) -> tuple[ScoreHistogram, int, frozenset]:
+def _merge(parts: list) -> tuple[ScoreHistogram, int, frozenset, tuple[bool, frozenset]]:
     found = frozenset().union(*(p[2] for p in parts))
     if len(found) > 1:
         from perfeval.exceptions import InvalidDataError
@@ -147,7 +167,26 @@ def _merge(parts: list) -> tuple[ScoreHistogram, int, frozenset]:
             f"the target column holds -1, 0 and 1 between its partitions: binary measures need 0/1 "
             f"(or -1/1, booleans) targets; {CODE_TARGETS}"
         )
-    return ScoreHistogram.merge_all([p[0] for p in parts]), sum(p[1] for p in parts), found
+    labels = (any(p[3][0] for p in parts), frozenset().union(*(p[3][1] for p in parts)))
+    return ScoreHistogram.merge_all([p[0] for p in parts]), sum(p[1] for p in parts), found, labels
+
+
+def _pos_label_found(
+    pos_label: Any, target: str | None, labels: tuple[bool, frozenset], read: dict | None
+) -> None:
+    """The labels read with ``pos_label`` put in ``read`` (``"others"``: the labels read as negative);
+    a label found in no partition is an error naming the labels there are.
+    """
+    from perfeval.exceptions import InvalidDataError
+    from perfeval.io.grammar import labels_text
+
+    if read is not None:
+        read["others"] = set(labels[1])
+    if not labels[0]:
+        where = "the targets" if target is None else f"the target column {target!r}"
+        raise InvalidDataError(
+            f"pos_label={pos_label!r} does not occur in {where} (labels: {labels_text(set(labels[1]), 8)})"
+        )
 
 
 def tree_summary(pieces: list, split_every: int = 8):
@@ -171,12 +210,19 @@ def evaluate_dask(
     measures: Any = None,
     threshold: float = 0.5,
     split_every: int = 8,
+    pos_label: Any = None,
+    labels_read: dict | None = None,
 ):
     """Evaluate a Dask DataFrame (columns by name) or a pair of Dask arrays (targets, scores).
 
     Returns the :class:`~perfeval.report.Report` of :func:`perfeval.evaluate`, computed on the
     cluster.  Binary measures: exact, from per-partition summaries.  Per-group measures (with
     ``group``): the rows are shuffled by group first.
+
+    ``pos_label`` (a DataFrame's target): the positive label, every other label negative; a label
+    is compared by its value when it is a number (``1``, ``1.0`` and ``"1"`` are one label, however
+    a partition's column was typed), else by its text (:func:`perfeval.io.grammar.label_key`).
+    ``labels_read``, a dict, gets ``"others"``: the labels read as negative.
     """
     _require()
     import dask
@@ -197,12 +243,15 @@ def evaluate_dask(
                 f"(columns: {', '.join(map(str, data.columns))})"
             )
         if group is not None:
-            return _grouped(data, target, score, group, weight, specs, threshold)
+            return _grouped(data, target, score, group, weight, specs, threshold, pos_label, labels_read)
         if any(s.measure.kind != "binary" for s in specs):
             name = next(s.label for s in specs if s.measure.kind != "binary")
             raise InvalidParameterError(f"{name} is computed per group: pass `group=`")
         cols = [c for c in (target, score, weight) if c is not None]
-        parts = [dask.delayed(_summarize_frame)(p, target, score, weight) for p in data[cols].to_delayed()]
+        parts = [
+            dask.delayed(_summarize_frame)(p, target, score, weight, pos_label)
+            for p in data[cols].to_delayed()
+        ]
     elif isinstance(data, da.Array):
         if y_score is None or not isinstance(y_score, da.Array):
             raise InvalidParameterError("Dask arrays: pass the targets and the scores as two Dask arrays")
@@ -214,30 +263,55 @@ def evaluate_dask(
         if any(s.measure.kind != "binary" for s in specs):
             raise InvalidParameterError("per-group measures need a Dask DataFrame with a group column")
         parts = [
-            dask.delayed(lambda a, b: (_summarize(a, b), len(a), _labels_found(a)))(a, b)
+            dask.delayed(_summarize_arrays)(a, b, pos_label)
             for a, b in zip(data.to_delayed().ravel(), y_score.to_delayed().ravel(), strict=False)
         ]
     else:
         raise InvalidParameterError(f"expected a Dask DataFrame or Dask arrays, got {type(data).__name__}")
+    labels: tuple[bool, frozenset]
     if not parts:
-        summary, rows = ScoreHistogram.empty(), 0
+        summary, rows, labels = ScoreHistogram.empty(), 0, (False, frozenset())
     else:
-        summary, rows, _found = dask.compute(tree_summary(parts, split_every))[0]
-    return binary_report(
+        summary, rows, _found, labels = dask.compute(tree_summary(parts, split_every))[0]
+    if pos_label is not None:
+        _pos_label_found(pos_label, None if target is None else str(target), labels, labels_read)
+    report = binary_report(
         specs, summary, rows=rows, threshold=threshold, weighted=weight is not None, backend="dask"
     )
+    if pos_label is not None:
+        report.params["pos_label"] = pos_label
+    return report
 
 
-def _group_values(pdf, target, score, group, weight, specs):
-    """Per-group values of every measure for the whole groups of one partition (a small frame)."""
+def _summarize_arrays(
+    y: np.ndarray, s: np.ndarray, pos_label: Any = None
+) -> tuple[ScoreHistogram, int, frozenset, tuple[bool, frozenset]]:
+    """A chunk of Dask arrays summarised as :func:`_summarize_frame` summarises a partition (with
+    ``pos_label``: the targets coded by :func:`coded_labels`).
+    """
+    if pos_label is None:
+        return _summarize(y, s), len(y), _labels_found(y), (False, frozenset())
+    coded, labels = coded_labels(y, pos_label)
+    return _summarize(coded, s), len(y), frozenset(), labels
+
+
+def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
+    """Per-group values of every measure for the whole groups of one partition (a small frame), and
+    with ``pos_label`` whether the partition holds it and its other labels (:func:`coded_labels`).
+    """
     import pandas as pd
 
     from perfeval._validation import cases
     from perfeval.engine import finish
 
+    labels: tuple[bool, frozenset] = (False, frozenset())
     if len(pdf) == 0:
-        return pd.DataFrame({"group": [], "size": [], "rows": [], **{s.label: [] for s in specs}})
+        empty = pd.DataFrame({"group": [], "size": [], "rows": [], **{s.label: [] for s in specs}})
+        return empty, labels
     _no_missing_target(pdf, target)
+    if pos_label is not None:
+        coded, labels = coded_labels(pdf[target].to_numpy(), pos_label)
+        pdf = pdf.assign(**{target: coded})
     _column_values(pdf, score, "score")  # errors naming the column, not a row of the partition
     if weight is not None:
         _column_values(pdf, weight, "weight")
@@ -262,10 +336,10 @@ def _group_values(pdf, target, score, group, weight, specs):
     }
     for s in specs:
         out[s.label] = r.results[s.label].per_group
-    return pd.DataFrame(out)
+    return pd.DataFrame(out), labels
 
 
-def _grouped(ddf, target, score, group, weight, specs, threshold):
+def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None, labels_read=None):
     import dask
     import pandas as pd
 
@@ -273,10 +347,16 @@ def _grouped(ddf, target, score, group, weight, specs, threshold):
 
     cols = [c for c in (target, score, group, weight) if c is not None]
     shuffled = ddf[cols].shuffle(on=group)
-    frames = dask.compute(
-        *[dask.delayed(_group_values)(p, target, score, group, weight, specs) for p in shuffled.to_delayed()]
+    got = dask.compute(
+        *[
+            dask.delayed(_group_values)(p, target, score, group, weight, specs, pos_label)
+            for p in shuffled.to_delayed()
+        ]
     )
-    table = pd.concat(frames, ignore_index=True).sort_values("group", kind="stable")
+    if pos_label is not None:
+        labels = (any(g[1][0] for g in got), frozenset().union(*(g[1][1] for g in got)))
+        _pos_label_found(pos_label, None if target is None else str(target), labels, labels_read)
+    table = pd.concat([g[0] for g in got], ignore_index=True).sort_values("group", kind="stable")
     keys = table["group"].to_numpy()
     sizes = table["size"].to_numpy(dtype=np.float64)
     return grouped_report(
@@ -288,6 +368,7 @@ def _grouped(ddf, target, score, group, weight, specs, threshold):
         rows=int(table["rows"].sum()),
         weighted=weight is not None,
         backend="dask",
+        pos_label=pos_label,
     )
 
 
@@ -356,12 +437,23 @@ def connect(address: str) -> Iterator[Any]:
 
 
 def _file_format(path: str, fmt: str) -> str:
+    """The format of the files ``path`` names: as given, else that of the first, by its name (under
+    ``.gz``/``.bz2``/``.xz`` too) or its first bytes, as the table readers tell it.
+    """
     if fmt != "auto":
         return fmt
-    low = path.lower()
-    if low.endswith((".parquet", ".pq")):
-        return "parquet"
-    return "tsv" if low.endswith(".tsv") else "csv" if low.endswith(".csv") else "text"
+    from perfeval.io.tables import BOM, clean, guess_format, open_bytes
+
+    first = _files(path)[0]
+    try:
+        fh = open_bytes(first, first)
+    except Exception:  # not a local file (s3://...): by its name
+        return guess_format(first, b"")
+    try:
+        head = fh.read(1 << 16)
+    finally:
+        fh.close()
+    return guess_format(first, clean(head, True).lstrip(BOM))
 
 
 def read_files(
@@ -373,31 +465,53 @@ def read_files(
     score: str | None = None,
     group: str | None = None,
     weight: str | None = None,
+    delimiter: str | None = None,
+    read: dict | None = None,
 ) -> tuple[Any, Any]:
     """Files (a path, a glob or a directory of CSV/TSV/text/JSON lines/Parquet) as a Dask DataFrame
     with the columns chosen as the table reader chooses them.
 
     Returns ``(frame, choice)``: the frame's columns are named (``column1``... without a header), the
     group column is an identity (int64 or text, never float), and every file of a glob was checked to
-    hold the chosen columns before any work starts.  ``choice`` is the
-    :class:`~perfeval.io.columns.Choice` made.
+    hold the chosen columns before any work starts; the bytes of text files are checked on the
+    workers as the table readers check them (:func:`check_text_files`).  The header and the CSV
+    delimiter are told from the first file by the table readers' rule (``delimiter``: as given).
+    ``choice`` is the :class:`~perfeval.io.columns.Choice` made.  ``read``, a dict, gets the format
+    (``"format"``), whether there is a header (``"header"``) and, for text files without one, the
+    lines skipped as comments (``"skipped"``: ``{file: Skipped}``, to be said as the other readers
+    say them).
     """
     _require()
     import dask.dataframe as dd
 
+    from perfeval.exceptions import InputFormatError
     from perfeval.io.columns import choose
 
     fmt = _file_format(path, fmt)
     kw: dict[str, Any] = {}
     if fmt == "parquet":
+        _unique_names(path)
         ddf, header = dd.read_parquet(path), True
     elif fmt == "jsonl":
         ddf, header = dd.read_json(path, lines=True), True
     else:
-        if header is None:  # told from the first file as the other readers tell it (never assumed)
-            header = _sniffed_header(path, fmt)
-        kw = {"sep": {"csv": ",", "tsv": "\t"}.get(fmt, r"\s+"), "comment": "#"}
+        # told from the first file as the other readers tell it (never assumed): the header, and
+        # the delimiter (an Excel CSV's ';')
+        lay = _first_layout(path, fmt, header, delimiter)
+        if lay is None:
+            raise InputFormatError("holds no data", source=_files(path)[0])
+        header, fmt = lay.header, lay.fmt
+        skipped = check_text_files(path, fmt != "text", comments=not header)
+        if read is not None:
+            read["skipped"] = skipped
+        sep = lay.delim or r"\s+"
+        # without a header (PERF's files) a line starting with '#' is a comment; after a header it
+        # is a row (#N/A: a missing value), as the table readers have it (pandas' comment= would cut
+        # a line at a '#' anywhere: check_text_files refuses one inside a line of such a file)
+        kw = {"sep": sep, "comment": None if header else "#", "skiprows": max(lay.skip_lines - 1, 0)}
         ddf = dd.read_csv(path, header=0 if header else None, **kw)
+    if read is not None:
+        read.update(format=fmt, header=bool(header))
     keys = list(ddf.columns)
     names = [str(c) for c in keys] if header else [f"column{i + 1}" for i in range(len(keys))]
     ch = choose(names, path, header=bool(header), target=target, score=score, group=group, weight=weight)
@@ -430,17 +544,125 @@ def _files(pattern: str) -> list[str]:
     return sorted(glob.glob(pattern)) or [pattern]
 
 
-def _sniffed_header(pattern: str, fmt: str) -> bool:
-    """Whether the text files ``pattern`` names have a header, told from the first one by the rule of
-    the table readers (:func:`perfeval.io.tables.layout`: a first-row field that is not a number
-    over a number; pandas' default names ``0,1`` over floats are an error asking for --header or
-    --no-header).
+def _first_layout(pattern: str, fmt: str, header: bool | None, delimiter: str | None) -> Any:
+    """The :class:`~perfeval.io.tables.Layout` of the first text file ``pattern`` names, by the rule
+    of the table readers (:func:`perfeval.io.tables.layout`: a header is a first-row field that is
+    not a number over a number, refused when the line may as well be a row; pandas' default names
+    ``0,1`` over floats are an error asking for --header or --no-header); None when its first 64 KiB
+    hold no data line.
     """
     from perfeval.stream import text_layout
 
+    return text_layout(_files(pattern)[0], fmt, header, delimiter)
+
+
+#: bytes of a text file a worker checks at a time (:func:`check_text_files`)
+CHECK_BYTES = 64 << 20
+
+
+def check_text_files(pattern: str, quoted: bool, comments: bool = False) -> dict[str, Any]:
+    """The bytes of every text file ``pattern`` names checked on the workers as the table readers
+    check a file (:func:`perfeval.io.tables.check_bytes`: a NUL byte, or a character that is a line
+    end to some readers and not to others, such as a form feed, outside quotes when ``quoted``):
+    one line naming the file, the line and the column, before any work starts.  Each file is read
+    in blocks of whole lines (one block for a compressed file), its lines counted block by block.
+
+    ``comments`` (a file without a header): the lines starting with '#' are comments, returned as
+    ``{file: Skipped}`` to be said; a '#' inside a line is refused (pandas would cut the line there,
+    where the table readers read a field).
+    """
+    import dask
+    from dask.bytes import read_bytes
+
+    from perfeval.exceptions import InputFormatError
+    from perfeval.io.tables import COMPRESSED_EXT, Skipped
+
+    tasks = []
+    for f in _files(pattern):
+        compressed = f.lower().endswith(COMPRESSED_EXT)
+        _, blocks, paths = read_bytes(
+            f,
+            delimiter=b"\n",
+            blocksize=None if compressed else CHECK_BYTES,
+            sample=False,
+            compression="infer" if compressed else None,
+            include_path=True,
+        )
+        for name, file_blocks in zip(paths, blocks, strict=True):
+            shown = f if len(paths) == 1 else name
+            tasks.append(
+                (
+                    shown,
+                    [
+                        dask.delayed(_check_block)(b, k == 0, quoted, comments)
+                        for k, b in enumerate(file_blocks)
+                    ],
+                )
+            )
+    results = dask.compute([t for _, t in tasks])[0]
+    out: dict[str, Any] = {}
+    for (name, _), found in zip(tasks, results, strict=True):
+        line0 = 0
+        skipped = out.setdefault(name, Skipped())
+        for lines, bad, (count, first) in found:
+            if bad is not None:
+                raise InputFormatError(bad[1], source=name, line=line0 + bad[0])
+            skipped.merge(Skipped(count, [line0 + k for k in first]))
+            line0 += lines
+    return out
+
+
+def _check_block(data: bytes, first: bool, quoted: bool, comments: bool) -> tuple[int, Any, tuple]:
+    """A block of a text file: its lines, the first bad byte's line (in the block) and message, and
+    (``comments``) how many of its lines are comments and the first few (lines of the block).
+    """
+    from perfeval.exceptions import InputFormatError
+    from perfeval.io.tables import Skipped, check_bytes, clean
+
+    body = clean(data, first)
+    lines = body.count(b"\n")
+    try:
+        check_bytes(body, "", 0, quoted)
+    except InputFormatError as e:
+        return lines, (int(e.line or 1), e.message), (0, [])
+    hashes = Skipped()
+    if comments and b"#" in body:
+        for k, line in enumerate(body.split(b"\n"), 1):
+            if b"#" not in line:
+                continue
+            if not line.lstrip().startswith(b"#"):
+                return lines, (k, _HASH_INSIDE), (0, [])
+            hashes.add(k)
+    return lines, None, (hashes.count, hashes.first)
+
+
+_HASH_INSIDE = (
+    "holds '#' inside a line of a table without a header: --dask reads it as the start of a comment "
+    "there (pandas) and the other readers as data; give the table a header, or drop --dask"
+)
+
+
+def _unique_names(pattern: str) -> None:
+    """Two columns of one name in a Parquet file: Dask takes columns by name only, so it is refused
+    (the other readers tell them apart by position).
+    """
+    import pyarrow.parquet as pq
+
+    from perfeval._console import one_line
+    from perfeval.exceptions import InputFormatError
+
     first = _files(pattern)[0]
-    lay = text_layout(first, fmt)
-    return bool(lay is not None and lay.header)
+    try:
+        names = pq.read_schema(first).names
+    except Exception as e:
+        raise InputFormatError(f"is not a Parquet file ({one_line(e)})", source=first) from None
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise InputFormatError(
+            f"has two columns named {twice[0]!r}: Dask reads columns by name only; rename one, or drop "
+            "--dask (the other readers take a column by its position)",
+            source=first,
+        )
 
 
 def _files_hold(pattern: str, fmt: str, needed: list[str]) -> None:

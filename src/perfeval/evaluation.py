@@ -143,7 +143,7 @@ def evaluate(
         from perfeval.dask import evaluate_dask
 
         arrays = bool(partitions) or groups is not None or sample_weight is not None
-        _not_on_dask(tie_bounds, arrays, pos_label)
+        _not_on_dask(tie_bounds, arrays)
         return evaluate_dask(
             y_true,
             y_score,
@@ -153,6 +153,7 @@ def evaluate(
             weight=weight,
             measures=measures,
             threshold=threshold,
+            pos_label=pos_label,
         )
     if target is not None or score is not None:
         if y_score is not None:
@@ -201,7 +202,7 @@ def evaluate(
         _x87.release_cache()
 
 
-def _not_on_dask(tie_bounds: bool, arrays: bool, pos_label: Any) -> None:
+def _not_on_dask(tie_bounds: bool, arrays: bool) -> None:
     """What evaluate() does not take with a Dask collection (``arrays``: partitions, groups or
     weights given as arrays rather than named columns).
     """
@@ -209,11 +210,6 @@ def _not_on_dask(tie_bounds: bool, arrays: bool, pos_label: Any) -> None:
         raise InvalidParameterError("tie_bounds: in memory only, not with a Dask collection")
     if arrays:
         raise InvalidParameterError("with a Dask collection, name the columns: group=..., weight=...")
-    if pos_label is not None:  # it was dropped: pos_label=0 of 0/1 targets gave the ROC of label 1
-        raise InvalidParameterError(
-            f"pos_label={pos_label!r} with a Dask collection: the Dask backend reads 0/1 (or -1/1, "
-            "boolean) targets; code the column so, or evaluate in memory"
-        )
 
 
 def _say_grades_as_labels(y: Any, specs: list) -> None:

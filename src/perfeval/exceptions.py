@@ -51,6 +51,8 @@ class InputFormatError(PerfError, ValueError):
         The file name, or ``"standard input"``.
     line, field : int or None
         1-based position of the offending token; ``field`` counts the tokens of its line.
+    row : int or None
+        1-based row of a table that has no lines (Parquet), instead of ``line``.
 
     Examples
     --------
@@ -58,16 +60,27 @@ class InputFormatError(PerfError, ValueError):
     "data.txt, line 4, field 1: expected a number, found 'foo'"
     """
 
-    def __init__(self, message: str, *, source: str = "", line: int | None = None, field: int | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str = "",
+        line: int | None = None,
+        field: int | None = None,
+        row: int | None = None,
+    ):
         self.message = message
         self.source = source
         self.line = line
         self.field = field
+        self.row = row
         from perfeval._text import shown
 
         where = shown(source)  # a file name may hold a newline or an escape sequence
         if line is not None:
             where += f", line {line}" if where else f"line {line}"
+        elif row is not None:
+            where += f", row {row}" if where else f"row {row}"
         if field is not None:
             where += f", field {field}"
         super().__init__(f"{where}: {message}" if where else message)

@@ -153,7 +153,7 @@ def iter_columns(
         total = os.fstat(fh.fileno()).st_size if regular else 0
         meter = Progress(total, source) if progress else None
         if fmt == "parquet":
-            yield from _parquet_chunks(fh, columns, source, meter, set(ids), set(labels))
+            yield from _parquet_chunks(fh, columns, source, meter, set(ids), set(labels), convert)
         elif fmt == "jsonl":
             raise InvalidParameterError(
                 "JSON lines are read whole; streaming reads text, CSV, TSV and Parquet"
@@ -234,12 +234,13 @@ def _ahead(chunks: Generator[Any, None, None]) -> Iterator[Any]:
         worker.join()
 
 
-def text_layout(path: str, fmt: str = "auto", header: bool | None = None):
+def text_layout(path: str, fmt: str = "auto", header: bool | None = None, delimiter: str | None = None):
     """The :class:`~perfeval.io.tables.Layout` of a text table, from its first 64 KiB: whether it has
-    a header (detected by the readers' rule when ``header`` is None), and its column names; None
-    when those bytes hold no data line.
+    a header (detected by the readers' rule when ``header`` is None), its delimiter and its column
+    names; None when those bytes hold no data line.  Their bytes are checked first, as the readers
+    check them (:func:`perfeval.io.tables.check_bytes`).
     """
-    from perfeval.io.tables import clean, guess_format, layout, open_bytes
+    from perfeval.io.tables import check_bytes, clean, guess_format, layout, open_bytes
 
     fh = open_bytes(path, path)
     try:
@@ -249,7 +250,8 @@ def text_layout(path: str, fmt: str = "auto", header: bool | None = None):
     if fmt == "auto":
         fmt = guess_format(path, head)
     cut = head.rfind(b"\n") + 1 or len(head)
-    return layout(head[:cut], fmt, header, None, path)
+    check_bytes(head[:cut], path, 0, fmt != "text" or delimiter is not None)
+    return layout(head[:cut], fmt, header, delimiter, path)
 
 
 def column_names(path: str, fmt: str = "auto", header: bool | None = None) -> list[str]:
@@ -277,16 +279,31 @@ def _record_end(data: bytes, quoted: bool) -> int:
 def _text_chunks(
     fh, columns, fmt, header, chunk_bytes, source, meter, ids, labels, delimiter, skipped, convert=None
 ):
-    """The chunks of a text table; the lines skipped as comments are counted in ``skipped``."""
-    from perfeval.io.tables import first_lines, hash_lines, header_pending, layout
+    """The chunks of a text table; the lines skipped as comments are counted in ``skipped``.  The
+    columns are chosen at the first data line, as the whole-file reader chooses them once it has
+    read its table: a table of a header only is said as such, and a wrong line of the first block
+    before a column that is not there.
+    """
+    from perfeval.exceptions import PerfError
+    from perfeval.io.tables import (
+        Skipped,
+        check_bytes,
+        first_lines,
+        hash_lines,
+        header_pending,
+        layout,
+        parse_body,
+    )
 
-    rd = _RecordReader(fh, chunk_bytes, fmt != "text" or delimiter is not None, source)
+    quoted = fmt != "text" or delimiter is not None
+    rd = _RecordReader(fh, chunk_bytes, quoted, source)
     lay = None
-    picks: list[int | None] = []
+    picks: list[int | None] | None = None
     want_ids: set[int] = set()
     checked: set[int] = set()  # the identity columns that are ids (not labels)
     rows = 0
     for body, last in rd.blocks():
+        check_bytes(body, source, rd.line0, quoted)  # before the header is told, as read_table does
         if lay is None:
             if not last and len(first_lines(body, 2)) < 2:
                 rd.unread(body)  # the header is told from two data lines, as the whole-file reader does
@@ -300,13 +317,18 @@ def _text_chunks(
                 hash_lines(body, rd.line0, skipped)
                 rd.line0 += body.count(b"\n")
                 continue
-            picks = _picks(columns, list(lay.names), lay.header, source)
             hash_lines(body[: lay.skip], rd.line0, skipped)  # comments before the header
             rd.line0 += lay.skip_lines
             body = body[lay.skip :]
+        if picks is None and first_lines(body, 1, lay.comments):
+            try:
+                picks = _picks(columns, list(lay.names), lay.header, source)
+            except PerfError:  # the whole-file reader reads its table first: a wrong line is said first
+                parse_body(body, lay, len(lay.names), set(), source, rd.line0, skipped=Skipped())
+                raise
             want_ids = {k for i in ids | labels if i < len(picks) and (k := picks[i]) is not None}
             checked = {k for i in ids if i < len(picks) and (k := picks[i]) is not None}
-        if first_lines(body, 1, lay.comments):
+        if picks is not None and first_lines(body, 1, lay.comments):
             out, n = _picked(
                 body, lay, picks, ids | labels, want_ids, checked, rd.line0, source, skipped, convert
             )
@@ -358,8 +380,16 @@ class _RecordReader:
 
         first = True
         pending_cr = False
+        ahead = b""
         while True:
-            block = self.fh.read(self.chunk_bytes)
+            raw, ahead = ahead or self.fh.read(self.chunk_bytes), b""
+            end = not raw
+            if 0 < len(raw) < self.chunk_bytes:
+                # a short read: the end of the file when the next one is empty, and then this block
+                # is the last whole, its last line too (one block, as the whole-file reader reads it)
+                ahead = self.fh.read(self.chunk_bytes)
+                end = not ahead
+            block = raw
             if pending_cr and block.startswith(b"\n"):
                 block = block[1:]  # the \n of a \r\n cut between two blocks
             pending_cr = block.endswith(b"\r")
@@ -368,7 +398,7 @@ class _RecordReader:
             data = self.carry + block
             if not data:
                 return
-            if not block:
+            if end:
                 self.carry = b""
                 yield data, True
                 return
@@ -442,45 +472,78 @@ def _position(spec: str | None, names: list[str], source: str) -> int | None:
     return None if col is None else col.index
 
 
-def _parquet_chunks(fh, columns, source, meter, ids=frozenset(), labels=frozenset()):
+def _parquet_chunks(fh, columns, source, meter, ids=frozenset(), labels=frozenset(), convert=None):
+    """The chunks of a Parquet file, a row group each, as :func:`perfeval.io.tables.read_table` reads
+    it: the columns by position (two may share a name), a null in a used column an error naming its
+    row, the first among the columns (the whole-file reader's order); ``convert`` as for text, with
+    a ``where`` whose rows are counted across row groups; a file of no rows an error.
+    """
     try:
         import pyarrow.parquet as pq
     except ImportError:
         raise MissingDependencyError("reading Parquet needs pyarrow: pip install pyarrow") from None
-    from perfeval.io.tables import one_line, parquet_identity
+    from perfeval.io.tables import (
+        Table,
+        empty_parquet,
+        first_null,
+        null_message,
+        one_line,
+        parquet_numpy,
+    )
+
+    def unreadable(e: Exception) -> InputFormatError:
+        return InputFormatError(f"is not a readable Parquet file ({one_line(e)})", source=source)
 
     try:
         pf = pq.ParquetFile(fh)
+        names = pf.schema_arrow.names
     except Exception as e:
-        raise InputFormatError(f"is not a readable Parquet file ({one_line(e)})", source=source) from None
-    names = pf.schema_arrow.names
+        raise unreadable(e) from None
     picks = _picks(columns, names, True, source)
-    wanted = sorted({names[k] for k in picks if k is not None})
+    used = sorted({k for k in picks if k is not None})
+    by_name = len(set(names)) == len(names)  # else the whole row group, its columns by position
+    row0 = 0
     for rg in range(pf.num_row_groups):
-        t = pf.read_row_group(rg, columns=wanted)
+        try:
+            t = pf.read_row_group(rg, columns=[names[k] for k in used] if by_name else None)
+        except Exception as e:  # a damaged page, a bad encoding: pyarrow raises several types
+            raise unreadable(e) from None
         if meter:
             meter.advance(t.nbytes, t.num_rows)
-        out = []
-        for i, k in enumerate(picks):
-            if k is None:
-                out.append(None)
-                continue
-            col = t.column(names[k])
-            if col.null_count:
-                raise InputFormatError(
-                    f"the column {names[k]!r} holds null values (row group {rg + 1})", source=source
-                )
-            arr = col.to_numpy()
-            if i in ids:
-                arr = parquet_identity(arr, names[k], source)
-            elif i in labels:
-                pass  # labels as they are: --pos-label codes them
-            elif arr.dtype.kind not in "biuf":
-                raise InputFormatError(
-                    f"the column {names[k]!r} holds {arr.dtype} values, not numbers", source=source
-                )
-            out.append(arr)
-        yield out
+        cols = {k: t.column(names[k]) if by_name else t.column(k) for k in used}
+        bad = [
+            (first_null(cols[k]), i, k) for i, k in enumerate(picks) if k is not None and cols[k].null_count
+        ]
+        if bad:
+            row, _, k = min(bad)
+            raise InputFormatError(null_message(names[k]), source=source, row=row0 + row + 1)
+        out = [
+            None
+            if k is None
+            else _parquet_column(parquet_numpy(cols[k]), names[k], source, i in ids, i in labels, convert)
+            for i, k in enumerate(picks)
+        ]
+        if convert is not None and t.num_rows:
+            where = Table([], {}, source, True, line0=row0, data=[], rows_only=True)
+            out = convert(out, where)
+        row0 += t.num_rows
+        if t.num_rows:
+            yield out
+    if row0 == 0:  # as read whole: no number to give
+        raise InputFormatError(empty_parquet(names), source=source)
+
+
+def _parquet_column(arr: np.ndarray, name: str, source: str, ident: bool, label: bool, convert) -> np.ndarray:
+    """A picked column of a row group: an identity (``ident``), a label as it is (--pos-label codes
+    it), else numbers (``convert``, when given, checks them).
+    """
+    from perfeval.io.tables import parquet_identity
+
+    if ident:
+        return parquet_identity(arr, name, source)
+    if not label and convert is None and arr.dtype.kind not in "biuf":
+        raise InputFormatError(f"the column {name!r} holds {arr.dtype} values, not numbers", source=source)
+    return arr
 
 
 class Progress:

@@ -49,9 +49,14 @@ def group_position(args: Any, file: str) -> Callable[[list[str], bool], tuple[in
     source = "standard input" if file == "-" else file
 
     def position(names: list[str], header: bool) -> tuple[int, ...]:
+        from perfeval.exceptions import PerfError
+
         out = []
         for spec, role in ((args.group, "group"), (getattr(args, "id", None), "id")):
-            col = pick(names, spec, role, source, header=header, default=False)
+            try:
+                col = pick(names, spec, role, source, header=header, default=False)
+            except PerfError:  # said when the columns are chosen, in the order the chunked reader says it
+                continue
             if col is not None:
                 out.append(col.index)
         return tuple(dict.fromkeys(out))
@@ -112,7 +117,7 @@ def _no_missing(table: Any, name: str, col: Any, whole: bool = True) -> None:
         raise InputFormatError(
             missing_message(name, col[i], len(bad) if whole else None),
             source=table.source,
-            line=table.line_of(i),
+            **table.at(i),
         )
 
 
@@ -131,19 +136,19 @@ def labels_message(
     return f"the target column {name!r} {said.what}{need}; {said.advice}"
 
 
-def _labels_line(table: Any, col: Any) -> int | None:
-    """The line of the first target that is not a number (text labels), else None (numbers that are
-    not a 0/1 coding: no one line is to blame).
+def _labels_line(table: Any, col: Any) -> dict[str, int]:
+    """Where the first target that is not a number is (text labels: its line, or its row in a table
+    without lines), else nothing (numbers that are not a 0/1 coding: no one line is to blame).
     """
     import numpy as np
 
     from perfeval.io import grammar
 
     arr = np.asarray(col)
-    if arr.dtype.kind not in "US":
-        return None
+    if arr.dtype.kind not in "USO":
+        return {}
     i = grammar.first_bad_number([str(v) for v in arr.tolist()])
-    return None if i < 0 else table.line_of(i)
+    return {} if i < 0 else table.at(i)
 
 
 def targets(
@@ -169,8 +174,9 @@ def targets(
     """
     import numpy as np
 
-    from perfeval._validation import binary_coding, label_values, shown_label
+    from perfeval._validation import binary_coding
     from perfeval.exceptions import InputFormatError
+    from perfeval.io import grammar
     from perfeval.io.tables import numeric
 
     _no_missing(table, name, col, whole=seen is None)
@@ -183,29 +189,19 @@ def targets(
                 f"the target column {name!r} holds {float(rel[i])!r}; the measures asked read it as "
                 "graded relevance, a number >= 0 (0: not relevant); labels such as -1/1: --pos-label 1",
                 source=table.source,
-                line=table.line_of(i),
+                **table.at(i),
             )
         return rel
     if pos_label is not None and seen is not None:
         return col
-    coded = binary_coding(np.asarray(col), pos_label)
     if pos_label is not None:
-        if not np.any(coded):
-            raise InputFormatError(
-                f"--pos-label {pos_label}: the target column {name!r} holds no such label "
-                f"(labels: {label_values(col)})",
-                source=table.source,
-            )
-        negative = np.asarray(col)[coded == 0]
-        if len(negative) and bool(np.any(negative != negative[0])):  # O(n); the sort only to say which
-            # more than one label becomes negative: said, not silently merged
-            others = np.unique(negative).tolist()
-            shown = ", ".join(repr(shown_label(v)) for v in others[:6]) + (", ..." if len(others) > 6 else "")
-            note(
-                f"perfeval: note: --pos-label {pos_label}: {len(others)} other labels are negative "
-                f"({shown})\n"
-            )
-        return coded
+        hits = grammar.label_hits(np.asarray(col), pos_label)
+        others = grammar.other_labels(col, hits)
+        if not np.any(hits):
+            raise InputFormatError(no_such_label(pos_label, name, others), source=table.source)
+        say_other_labels(pos_label, others)
+        return hits
+    coded = binary_coding(np.asarray(col))
     if coded is not None and seen is not None:
         # a chunk's coding must be the file's: 0/1 in one chunk and -1/1 in another is neither
         y = np.asarray(col)
@@ -216,14 +212,43 @@ def targets(
                 coded = None
                 col = np.array(sorted(found))  # the labels read so far
     if coded is None:
+        y = np.asarray(col)
+        if seen is not None and y.dtype.kind in "iuf" and seen.get("labels"):
+            # the labels of the chunks read so far too (0/1 there), as the whole column lists them
+            col = np.array(sorted(set(seen["labels"]) | set(np.unique(y).tolist())), dtype=y.dtype)
         said = labels_message(name, col, partition=partition, scores=scores, whole=seen is None)
-        raise InputFormatError(said, source=table.source, line=_labels_line(table, col))
+        raise InputFormatError(said, source=table.source, **_labels_line(table, col))
     return coded
 
 
-def finite(values: Any, name: str, source: str, line: Callable[[int], int | None] | None = None) -> Any:
+def no_such_label(pos_label: Any, name: str, labels: set) -> str:
+    """The message of a ``--pos-label`` found in no row (``labels``: the labels found, as keys of
+    :func:`perfeval.io.grammar.label_key`), the same however the file was read.
+    """
+    from perfeval.io.grammar import labels_text
+
+    return (
+        f"--pos-label {pos_label}: the target column {name!r} holds no such label "
+        f"(labels: {labels_text(labels, 8)})"
+    )
+
+
+def say_other_labels(pos_label: Any, others: set) -> None:
+    """More than one label read as negative (``others``, keys of
+    :func:`perfeval.io.grammar.label_key`): said on stderr, not silently merged.
+    """
+    from perfeval.io.grammar import labels_text
+
+    if len(others) > 1:
+        note(
+            f"perfeval: note: --pos-label {pos_label}: {len(others)} other labels are negative "
+            f"({labels_text(others)})\n"
+        )
+
+
+def finite(values: Any, name: str, source: str, at: Callable[[int], dict] | None = None) -> Any:
     """``values`` (a score column) when every value is finite; else one line naming the column, the
-    value and (when known) the line.
+    value and (when known) where it is (``at``: :meth:`perfeval.io.tables.Table.at`).
     """
     import numpy as np
 
@@ -238,7 +263,7 @@ def finite(values: Any, name: str, source: str, line: Callable[[int], int | None
         raise InputFormatError(
             f"the score column {name!r} holds {shown}; scores must be finite numbers",
             source=source,
-            line=None if line is None else line(i),
+            **({} if at is None else at(i)),
         )
     return values
 
@@ -252,7 +277,7 @@ def score_values(table: Any, name: str, values: Any) -> Any:
     """:func:`scores` of the column ``name`` holding ``values`` (as read: numbers or text)."""
     from perfeval.io.tables import numeric
 
-    return finite(numeric(table, name, values, "score"), name, table.source, table.line_of)
+    return finite(numeric(table, name, values, "score"), name, table.source, table.at)
 
 
 #: measures whose weights are counts of cases (whole numbers): said by the CLI with the line
@@ -283,7 +308,7 @@ def weight_values(table: Any, name: str, values: Any, specs: list | None = None)
         raise InputFormatError(
             f"the weight column {name!r} holds {float(w[i])!r}; weights must be finite numbers >= 0",
             source=table.source,
-            line=table.line_of(i),
+            **table.at(i),
         )
     with np.errstate(over="ignore"):
         total = float(w.sum())
@@ -302,7 +327,7 @@ def weight_values(table: Any, name: str, values: Any, specs: list | None = None)
                 f"{counted[0]} reads weights as counts of cases (whole numbers), but the weight column "
                 f"{name!r} holds {float(w[i])!r}; leave {counted[0]} out of -m for these weights",
                 source=table.source,
-                line=table.line_of(i),
+                **table.at(i),
             )
     return w
 
@@ -321,7 +346,8 @@ def earliest(*checks: Callable[[], Any]) -> list:
         try:
             out.append(check())
         except InputFormatError as e:
-            errors.append((math.inf if e.line is None else e.line, k, e))
+            where = e.line if e.line is not None else e.row  # a file's line, or a Parquet row
+            errors.append((math.inf if where is None else where, k, e))
             out.append(None)
     if errors:
         raise min(errors, key=lambda t: t[:2])[2]
@@ -437,20 +463,23 @@ def no_missing(chunks: Iterable[Any], source: str, chosen: list, relevance: bool
 
 
 def label_as_read(pos_label: str, col: Any) -> Any:
-    """``--pos-label``'s text as the label it matched in the column, for the report's parameters:
-    against numbers a number as typed (``2``, ``2.0``, ``0.5``), ``True`` against booleans, else the text.
+    """``--pos-label``'s text as the label it names, for the report's parameters: a number as typed
+    (``2``, ``2.0``, ``0.5``), ``True`` against booleans, else the text; whatever the column's type
+    (the whole file's, a chunk's or a Dask partition's), as labels are matched
+    (:func:`perfeval.io.grammar.label_key`).
     """
+    import re
+
     import numpy as np
 
-    from perfeval._validation import as_label
-
-    label = as_label(pos_label, np.asarray(col))
-    if isinstance(label, float) and label.is_integer():
+    if np.asarray(col).dtype.kind == "b" and pos_label.lower() in ("true", "false"):
+        return pos_label.lower() == "true"
+    if re.fullmatch(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", pos_label):
         try:
-            return int(pos_label)  # typed as a whole number: shown as one, whatever the column's dtype
+            return int(pos_label)  # typed as a whole number: shown as one
         except ValueError:
-            pass
-    return label
+            return float(pos_label)
+    return pos_label
 
 
 def coded(
@@ -462,64 +491,51 @@ def coded(
     """
     import numpy as np
 
-    from perfeval._validation import binary_coding
     from perfeval.exceptions import InputFormatError
+    from perfeval.io import grammar
 
     seen = False
-    labels: set = set()
+    others: set = set()  # the labels read as negative, as the whole column's
     rows = 0
     for c in chunks:
         _missing_in_chunk(c, rows, source, chosen)
         rows += len(c[0])
         if read is not None and "pos_label" not in read:
             read["pos_label"] = label_as_read(pos_label, c[0])
-        y = binary_coding(c[0], pos_label)
+        y = grammar.label_hits(c[0], pos_label)
         seen = seen or bool(np.any(y))
-        if not seen and len(labels) < 8:
-            labels.update(str(v) for v in np.unique(c[0])[:8].tolist())
+        others |= grammar.other_labels(c[0], y)
         yield [y, *c[1:]]
+    name = chosen[0].target.name if chosen else "target"
     if not seen:
-        name = chosen[0].target.name if chosen else "target"
-        raise InputFormatError(
-            f"--pos-label {pos_label}: the target column {name!r} holds no such label (labels: "
-            f"{_as_read(labels)})",
-            source=source,
-        )
-
-
-def _as_read(labels: set[str]) -> str:
-    """Labels kept as written (a streamed target column), shown as :func:`perfeval._validation.label_values`
-    shows a column read whole: numbers when every one is a number (``0, 1, 2``), else quoted text.
-    """
-    import numpy as np
-
-    from perfeval._validation import label_values
-
-    try:
-        return label_values(np.array([float(v) for v in labels]))
-    except ValueError:
-        return label_values(np.array(sorted(labels)))
+        raise InputFormatError(no_such_label(pos_label, name, others), source=source)
+    say_other_labels(pos_label, others)
 
 
 def _large_numeric(args: Any) -> tuple | None:
-    """A large file of numbers read chunk by chunk, with the progress line on a terminal:
-    (source, targets, {model name: scores}, groups); None when the file is small, not a file, or
-    has a column of strings (then the table reader reads it).
+    """A large file read chunk by chunk, with the progress line on a terminal: (source, targets,
+    {model name: scores}, groups), each chunk checked as a table read whole is (the targets coded,
+    ``--pos-label`` too; the scores finite: the same errors at the same lines); None when the file
+    is small or not a file (then the table reader reads it).
     """
     import numpy as np
 
-    from perfeval.exceptions import InputFormatError
-
     path = path_of(args.file)
-    if (
-        path is None
-        or not os.path.isfile(path)
-        or os.path.getsize(path) < LARGE_BYTES
-        or args.input_format == "jsonl"
-    ):
+    if path is None or not os.path.isfile(path) or os.path.getsize(path) < LARGE_BYTES:
         return None
     from perfeval.io.columns import choose
+    from perfeval.io.tables import BOM, clean, guess_format, open_bytes
     from perfeval.stream import iter_columns
+
+    fmt = args.input_format
+    if fmt == "auto":  # JSON lines are read whole (by name, or by their first byte)
+        fh = open_bytes(path, path)
+        try:
+            fmt = guess_format(path, clean(fh.read(1 << 16), True).lstrip(BOM))
+        finally:
+            fh.close()
+    if fmt == "jsonl":
+        return None
 
     chosen: list = []
 
@@ -534,36 +550,42 @@ def _large_numeric(args: Any) -> tuple | None:
             several_scores=True,
         )
         chosen.append(ch)
-        return [ch.target.index, *(c.index for c in ch.scores), None if ch.group is None else ch.group.index]
+        # the group second: its place does not depend on the number of scores (--score a,b or repeated)
+        return [ch.target.index, None if ch.group is None else ch.group.index, *(c.index for c in ch.scores)]
 
-    try:
-        nscores = len(args.score.split(",")) if args.score else 1
-        parts = list(
-            iter_columns(
-                path,
-                chooser,
-                args.input_format,
-                args.header,
-                progress=wanted(args),
-                ids=(1 + nscores,),
-                delimiter=args.delimiter,
-            )
+    seen: dict = {}
+
+    def checks(cols: list, where: Any) -> list:
+        ch = chosen[0]
+        target, *values = earliest(
+            lambda: targets(where, ch.target.name, cols[0], args.pos_label, True, seen),
+            *(
+                lambda c=c, v=v: score_values(where, c.name, v)
+                for c, v in zip(ch.scores, cols[2:], strict=True)
+            ),
         )
-    except InputFormatError as e:
-        if "not a number" in str(e):
-            return None  # a string column: the general reader
-        raise
+        return [target, cols[1], *values]
+
+    chunks: Iterable[Any] = iter_columns(
+        path,
+        chooser,
+        args.input_format,
+        args.header,
+        progress=wanted(args),
+        ids=(1,),
+        delimiter=args.delimiter,
+        convert=checks,
+    )
+    if args.pos_label is not None:
+        chunks = coded(chunks, args.pos_label, path, chosen)
+    parts = list(chunks)
     ch = chosen[0]
     say_columns(ch)
-    n = 1 + len(ch.scores)
     cols = [
-        None if not parts or parts[0][k] is None else np.concatenate([p[k] for p in parts])
-        for k in range(n + 1)
+        None if parts[0][k] is None else np.concatenate([p[k] for p in parts]) for k in range(len(parts[0]))
     ]
-    if cols[0] is None:
-        cols = [np.zeros(0) for _ in range(n)] + [None]
-    models = {c.name: finite(cols[1 + i], c.name, path) for i, c in enumerate(ch.scores)}
-    return path, cols[0], models, cols[n]
+    models = {c.name: cols[2 + i] for i, c in enumerate(ch.scores)}
+    return path, cols[0], models, cols[1]
 
 
 def models(args: Any, specs: list | None = None) -> tuple:
@@ -579,13 +601,18 @@ def models(args: Any, specs: list | None = None) -> tuple:
     ch = t.choose(target=args.target, score=args.score, group=args.group, weight=weight, several_scores=True)
     say_columns(ch)
     names = tuple(c.name for c in ch.scores)
-    target = targets(t, ch.target.name, t.get(ch.target), args.pos_label, True, scores=names)
+    # the first bad line of the file is the one said, whichever column it is in (as read in chunks)
+    target, *values, w = earliest(
+        lambda: targets(t, ch.target.name, t.get(ch.target), args.pos_label, True, scores=names),
+        *(lambda c=c: scores(t, c) for c in ch.scores),
+        lambda: weights(t, ch.weight, specs),
+    )
     return (
         t.source,
         target,
-        {c.name: scores(t, c) for c in ch.scores},
+        dict(zip((c.name for c in ch.scores), values, strict=True)),
         None if ch.group is None else t.get(ch.group),
-        weights(t, ch.weight, specs),
+        w,
     )
 
 

@@ -331,11 +331,9 @@ _LIBRARY_WORDS = (
     ("use method='percentile'", "use --method percentile"),
     ("(or perfeval.ci on the cases)", "(or drop --stream/--dask to evaluate in memory)"),
     ("got n_boot=", "got --n-boot "),
-    # perfeval.dask.CODE_TARGETS, CODE_GRADES
-    (
-        "or evaluate in memory with `pos_label=`",
-        "or drop --dask and name the positive label with --pos-label",
-    ),
+    # perfeval.dask.CODE_TARGETS
+    ("name the positive label with `pos_label=`", "name the positive label with --pos-label"),
+    # perfeval.dask.CODE_GRADES
     ("or evaluate in memory with `partitions=`", "or drop --dask and name them with --partition"),
 )
 

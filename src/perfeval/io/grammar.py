@@ -125,3 +125,87 @@ def first_bad_number(values: Sequence[str]) -> int:
         if match(v) is None:
             return i
     return -1
+
+
+# -- labels named positive (``--pos-label``) --------------------------------------------------------
+def label_key(value: object) -> object:
+    """A label as ``--pos-label`` compares it: a boolean as itself, a number (a numeric value, or text
+    that is a number of the grammar) by its value as float64, anything else by its text.  So a
+    label matches however a reader typed its column: ``1``, ``1.0`` and ``1e0`` are one label, read
+    as numbers (the whole file) or as text (a chunk, a Dask partition); ``007`` is 7; ``click`` is
+    ``click``.
+
+    Examples
+    --------
+    >>> [label_key(v) for v in ("1", "1.0", 1, np.int64(1), "click", "007", np.True_)]
+    [1.0, 1.0, 1.0, 1.0, 'click', 7.0, True]
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value)
+    text = str(value)
+    return float(text) if NUMBER.match(text) else text
+
+
+def label_hits(col: np.ndarray, pos_label: object) -> np.ndarray:
+    """1.0 where a label of ``col`` is ``pos_label`` (:func:`label_key`), else 0.0 (float64).
+
+    Examples
+    --------
+    >>> label_hits(np.array(["1.0", "0", "1"]), "1").tolist()
+    [1.0, 0.0, 1.0]
+    >>> label_hits(np.array([1.0, 0.0]), "1").tolist(), label_hits(np.array([True, False]), "False").tolist()
+    ([1.0, 0.0], [0.0, 1.0])
+    """
+    arr = np.asarray(col)
+    want = label_key(pos_label)
+    if arr.dtype.kind == "b":  # booleans: the words true and false, in any case
+        text = str(pos_label).lower()
+        if text not in ("true", "false"):
+            return np.zeros(len(arr))
+        return np.asarray(arr == (text == "true"), dtype=np.float64)
+    if arr.dtype.kind in "iuf":
+        if isinstance(want, str):  # a word against numbers: none of them
+            return np.zeros(len(arr))
+        return np.asarray(arr == float(want), dtype=np.float64)  # type: ignore[arg-type]
+    if not len(arr):
+        return np.zeros(0)
+    # text (or objects): each distinct label once (few), then every row by its label's index
+    uniq, inv = np.unique(arr, return_inverse=True)
+    hit = np.array([label_key(u) == want for u in uniq.tolist()], dtype=np.float64)
+    return hit[inv.reshape(-1)]
+
+
+def other_labels(col: np.ndarray, hits: np.ndarray) -> set:
+    """The distinct labels (:func:`label_key`) of ``col`` where ``hits`` is 0: the labels read as
+    negative (one pass when they are all one label, the usual case; a sort otherwise).
+    """
+    neg = np.asarray(col)[np.asarray(hits) == 0]
+    if not len(neg):
+        return set()
+    if not bool(np.any(neg != neg[0])):
+        return {label_key(neg[0])}
+    return {label_key(u) for u in np.unique(neg).tolist()}
+
+
+def labels_text(keys: set, most: int = 6) -> str:
+    """Labels (:func:`label_key`) for a message, in order: ``0, 2`` or ``'Yes', 'no'``; past
+    ``most``, ``...``.
+
+    Examples
+    --------
+    >>> labels_text({2.0, 0.0}), labels_text({"no", "Yes"}), labels_text({0.5, "x", 3.0}, most=2)
+    ('0, 2', "'Yes', 'no'", '0.5, 3, ...')
+    """
+
+    def shown(k: object) -> str:
+        if isinstance(k, float) and k.is_integer():
+            return str(int(k))
+        return repr(k)
+
+    def order(k: object) -> tuple:
+        return (True, str(k), 0.0) if isinstance(k, str) else (False, "", float(k))  # type: ignore[arg-type]
+
+    ordered = sorted(keys, key=order)
+    return ", ".join(shown(k) for k in ordered[:most]) + (", ..." if len(ordered) > most else "")

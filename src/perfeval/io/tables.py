@@ -6,7 +6,10 @@ One reading, shared by the whole-file reader (:func:`read_table`) and the chunke
 whichever reads it:
 
 - bytes: ``.gz``/``.bz2``/``.xz`` are decompressed (by magic bytes, whatever the name); a UTF-8
-  byte-order mark is dropped; ``\r\n`` and a lone ``\r`` end a line as ``\n`` does;
+  byte-order mark is dropped; ``\r\n`` and a lone ``\r`` end a line as ``\n`` does; a NUL byte,
+  and a character that some readers take for a line end and others for a blank or a character of a
+  field (:data:`LINE_BREAKS`: ``\v``, ``\f``, ``\x1c``-``\x1e``, U+0085, U+2028, U+2029), outside a
+  quoted field, are errors (:func:`check_bytes`): rows are neither merged nor split silently;
 - records: in text, fields are separated by blanks (and commas, as PERF reads them); in CSV/TSV by
   the delimiter only (``,``, ``;`` or tab: sniffed, or ``--delimiter``), with quoted fields as a
   CSV parser reads them (the standard library's); an empty field is an error;
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 import re
 import sys
@@ -46,10 +50,25 @@ from perfeval.io import grammar
 
 FORMATS = ("auto", "text", "csv", "tsv", "jsonl", "parquet")
 COMPRESSED = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "lzma"}
-_COMPRESSED_EXT = (".gz", ".bz2", ".xz")
+COMPRESSED_EXT = (".gz", ".bz2", ".xz")
 BOM = b"\xef\xbb\xbf"
-#: the separators of the text format: as the compiled reader's (C's isspace, and the comma)
+#: the separators of the text format: as the compiled reader's (C's isspace, and the comma; a
+#: vertical tab or a form feed never reaches it: :func:`check_bytes`)
 _TEXT_SEP = re.compile(r"[ \t\v\f,]+")
+
+#: characters that end a line for some readers (Python's ``str.splitlines``, PERF's fscanf for \v and
+#: \f, a report writer's page break) and not for others (C's isspace blanks \v and \f, a CSV parser
+#: keeps them in a field): as UTF-8 bytes, with their names
+LINE_BREAKS = {
+    b"\x0b": "a vertical tab (\\v)",
+    b"\x0c": "a form feed (\\f)",
+    b"\x1c": "a file separator (\\x1c)",
+    b"\x1d": "a group separator (\\x1d)",
+    b"\x1e": "a record separator (\\x1e)",
+    b"\xc2\x85": "a next-line character (U+0085)",
+    b"\xe2\x80\xa8": "a line separator (U+2028)",
+    b"\xe2\x80\xa9": "a paragraph separator (U+2029)",
+}
 
 #: the positions of the identity columns, once the header (or its absence) is known
 Identity = Callable[[list, bool], Iterable[int]]
@@ -121,12 +140,28 @@ class Table:
     data: list[np.ndarray] | None = None
     comments: bool = True  # whether a '#' line of ``body`` was a comment (not after a header)
     skipped: Skipped = field(default_factory=Skipped)  # the lines skipped as comments
+    rows_only: bool = False  # a table without lines (Parquet): a row is named by its number
+    #: Parquet columns holding nulls: position -> the first such row (0-based); an error when used
+    nulls: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.data is None:
             self.data = [self.columns[n] for n in self.names]
 
+    def at(self, row: int) -> dict[str, int]:
+        """Where row ``row`` (0-based) is, as :class:`~perfeval.exceptions.InputFormatError` takes it:
+        its file line, or (Parquet, no lines) its 1-based row number.
+        """
+        return {"row": self.line0 + row + 1} if self.rows_only else {"line": self.line_of(row)}
+
+    def position(self, row: int) -> str:
+        """Where row ``row`` (0-based) is, in words: ``line 5``, or ``row 4`` in a table without lines."""
+        return " ".join(f"{k} {v}" for k, v in self.at(row).items())
+
     def line_of(self, row: int) -> int:
+        """The file line of row ``row`` (0-based); in a table without lines, its 1-based number."""
+        if self.rows_only:
+            return self.line0 + row + 1
         if self.lines is not None:
             return int(self.lines[row])
         if self.body is not None:
@@ -151,7 +186,7 @@ class Table:
         """The columns to use, by the one rule of :func:`perfeval.io.columns.choose`."""
         from perfeval.io.columns import choose
 
-        return choose(
+        ch = choose(
             self.names,
             self.source,
             header=self.header,
@@ -161,6 +196,19 @@ class Table:
             weight=weight,
             several_scores=several_scores,
         )
+        used = [ch.target, *ch.scores, *(c for c in (ch.weight, ch.group) if c is not None)]
+        self.no_nulls(used)
+        return ch
+
+    def no_nulls(self, used: Sequence) -> None:
+        """A null in a used column (Parquet's missing values): an error naming the first row that
+        holds one, whichever column (among equals, the first in ``used``), as the chunked reader
+        says it; a null in a column not used is no error.
+        """
+        bad = [(self.nulls[c.index], k, c) for k, c in enumerate(used) if c.index in self.nulls]
+        if bad:
+            row, _, col = min(bad, key=lambda t: t[:2])
+            raise InputFormatError(null_message(col.name), source=self.source, **self.at(row))
 
     def pick(self, spec: str | None, role: str) -> tuple[str, np.ndarray] | None:
         """One column by name or 1-based position (:func:`perfeval.io.columns.pick`; no default)."""
@@ -170,8 +218,9 @@ class Table:
         return None if col is None else (col.name, self.get(col))
 
     def get(self, col) -> np.ndarray:
-        """The data of a chosen :class:`perfeval.io.columns.Column`."""
+        """The data of a chosen :class:`perfeval.io.columns.Column` (an error when it holds a null)."""
         assert self.data is not None  # set in __post_init__
+        self.no_nulls([col])
         return self.data[col.index]
 
 
@@ -241,10 +290,48 @@ def clean(data: bytes, first: bool) -> bytes:
     return data
 
 
+def check_bytes(body: bytes, source: str, line0: int = 0, quoted: bool = False) -> None:
+    """Refuse a NUL byte, and a character of :data:`LINE_BREAKS` outside a quoted field (``quoted``:
+    a CSV/TSV body, whose quoted fields may hold them as data), in a cleaned body that starts a record
+    (``line0`` lines precede it): one line naming the character, its line and its column.  A scan a
+    character (memchr: a few ms a 64 MB block); the quotes are counted only when one is found.
+    """
+    import heapq
+
+    seqs = [b"\x00", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e"]
+    if not body.isascii():
+        seqs += [b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9"]
+    found = [(i, seq) for seq in seqs if (i := body.find(seq)) >= 0]
+    heapq.heapify(found)
+    inside, counted = False, 0
+    while found:
+        i, seq = heapq.heappop(found)
+        if quoted and seq != b"\x00":
+            inside ^= body.count(b'"', counted, i) % 2 == 1
+            counted = i
+            if inside:  # data of a quoted field, as every CSV parser reads it: the next one
+                if (j := body.find(seq, i + 1)) >= 0:
+                    heapq.heappush(found, (j, seq))
+                continue
+        start = body.rfind(b"\n", 0, i) + 1
+        column = len(body[start:i].decode("utf-8", "replace")) + 1
+        line = line0 + body.count(b"\n", 0, i) + 1
+        if seq == b"\x00":  # a text table holds none (numpy's text would drop it silently)
+            raise InputFormatError(
+                f"holds a NUL byte (\\x00) at column {column}: not a text table", source=source, line=line
+            )
+        raise InputFormatError(
+            f"holds {LINE_BREAKS[seq]} at column {column}, a line end to some readers and a blank or "
+            "text to others (rows would merge or split): end each row with a newline only",
+            source=source,
+            line=line,
+        )
+
+
 # -- format and header ---------------------------------------------------------------------------
 def _strip_ext(path: str | None) -> str:
     p = (path or "").lower()
-    for ext in _COMPRESSED_EXT:
+    for ext in COMPRESSED_EXT:
         if p.endswith(ext):
             return p[: -len(ext)]
     return p
@@ -430,6 +517,54 @@ def _ambiguous_names(body: bytes, fields: list[str], fmt: str, delim: str | None
     )
 
 
+def not_a_name(field: str) -> bool:
+    """Whether a field of a line taken for a header cannot be a column's name: a number, a missing
+    value (``NA``, ``NULL``, ...), or signs only (``-``, ``?``, ``.``).  An empty name is one (R's
+    row-names column, pandas' index).
+
+    Examples
+    --------
+    >>> [not_a_name(f) for f in ("score", "p_1", "", "0.9", "-", "NA", "?", "#N/A", "x-y")]
+    [False, False, False, True, True, True, True, True, False]
+    """
+    return (
+        grammar.is_number(field)
+        or field in grammar.MISSING
+        or (field != "" and not any(c.isalnum() or c == "_" for c in field))
+    )
+
+
+def _ambiguous_header(
+    first: list[tuple[int, int, bytes]], fields: list[str], second: list[str] | None, source: str
+) -> None:
+    """Refuse a first line detected as a header (:func:`detect_header`) that holds a field no header
+    would (:func:`not_a_name`): ``1 0.9 -`` over ``0 0.1 5`` is more likely a row whose group is
+    ``-`` than names, and taken for names it would be dropped without a word.
+    """
+    odd = next((j for j, f in enumerate(fields) if not_a_name(f)), None)
+    if odd is None:
+        return
+    k = next(
+        i
+        for i, f in enumerate(fields)
+        if not grammar.is_number(f) and (second is None or (i < len(second) and grammar.is_number(second[i])))
+    )
+    what = "a number" if grammar.is_number(fields[odd]) else "no name"
+    why = (
+        f"field {k + 1}, {fields[k]!r}, "
+        + ("is not a number" if second is None else f"over line {first[1][0]}'s {second[k]!r}")
+        + f" looks like a name, but field {odd + 1}, {fields[odd]!r}, is {what}"
+    )
+    text = first[0][2].decode("utf-8", "replace").strip()
+    text = text if len(text) <= 40 else text[:37] + "..."
+    raise InputFormatError(
+        f"{text!r} may be a header or a row of data ({why}): give --header or --no-header (in the "
+        "library: header=True or header=False)",
+        source=source,
+        line=first[0][0],
+    )
+
+
 @dataclass
 class Layout:
     """What the first lines of a text table say: format, delimiter, header, names, where data starts."""
@@ -461,7 +596,9 @@ def layout(body: bytes, fmt: str, header: bool | None, delimiter: str | None, so
     if header is None:
         second = _split_line(first[1][2].decode("utf-8", "replace"), fmt, delim) if len(first) > 1 else None
         header = detect_header(fields, second)
-        if not header:
+        if header:
+            _ambiguous_header(first, fields, second, source)
+        else:
             _ambiguous_names(body, fields, fmt, delim, source)
     if header:
         skip = first[0][1] + len(first[0][2]) + 1
@@ -503,30 +640,19 @@ def parse_body(
     keep_text: bool = True,
     skipped: Skipped | None = None,
 ) -> tuple[list[np.ndarray], np.ndarray | None]:
-    """The columns of the data lines of ``body`` (cleaned; ``line0`` lines precede it), and their
-    line numbers (None when the compiled reader read them: found again only for a message).  The
-    lines skipped as comments (only in a table without a header) are added to ``skipped``.
+    """The columns of the data lines of ``body`` (cleaned, and checked by :func:`check_bytes`;
+    ``line0`` lines precede it), and their line numbers (None when the compiled reader read them:
+    found again only for a message).  The lines skipped as comments (only in a table without a
+    header) are added to ``skipped``.
     """
-    nul = body.find(b"\x00")
-    if nul >= 0:  # a text table holds no NUL (numpy's text would drop it silently)
-        raise InputFormatError(
-            "holds a NUL byte (\\x00): not a text table",
-            source=source,
-            line=line0 + body.count(b"\n", 0, nul) + 1,
-        )
     skipped = Skipped() if skipped is None else skipped
     compiled = _compiled(body, lay, ncol, ids, source, line0, keep_text, skipped)
     if compiled is not None:
         return compiled, None
-    lines, rows = _records(body, lay, source, line0, skipped)
+    lines, rows = _records(body, lay, source, line0, skipped, ncol)
     for ln, fields in zip(lines, rows, strict=False):
         if len(fields) != ncol:
-            raise InputFormatError(
-                f"expected {ncol} fields, found {len(fields)}"
-                + _hash_hint(fields[0].encode() if fields else b"", lay.header),
-                source=source,
-                line=int(ln),
-            )
+            _wrong_count(ncol, fields, lay.header, source, int(ln))
     cols = []
     for c, values in enumerate(zip(*rows, strict=False) if rows else [() for _ in range(ncol)]):
         if c in ids:
@@ -640,6 +766,15 @@ def _hash_hint(first: bytes, header: bool) -> str:
     return ""
 
 
+def _wrong_count(ncol: int, fields: list[str], header: bool, source: str, line: int) -> None:
+    raise InputFormatError(
+        f"expected {ncol} fields, found {len(fields)}"
+        + _hash_hint(fields[0].encode() if fields else b"", header),
+        source=source,
+        line=line,
+    )
+
+
 def _from_kernel(col) -> np.ndarray:
     if isinstance(col, tuple):
         if col[0] == "ucs4":  # numpy's unicode array itself: UCS-4 code units, ``width`` a value
@@ -650,18 +785,19 @@ def _from_kernel(col) -> np.ndarray:
 
 
 def _records(
-    body: bytes, lay: Layout, source: str, line0: int, skipped: Skipped
+    body: bytes, lay: Layout, source: str, line0: int, skipped: Skipped, ncol: int | None = None
 ) -> tuple[list[int], list[list[str]]]:
     """(line numbers, fields) of every data record: blank lines skipped, and unquoted '#' lines when
-    they are comments (``lay.comments``; counted in ``skipped``).
+    they are comments (``lay.comments``; counted in ``skipped``).  A CSV/TSV record with an empty
+    field, or (``ncol``) another number of fields, is an error at the first such line.
     """
     text = body.decode("utf-8", errors="replace")
     names = lay.names if lay.header else None
     if lay.delim is None:
         return _text_records(text, line0, lay.comments, skipped)
     if '"' not in text:
-        return _unquoted_records(text, lay.delim, source, line0, names, lay.comments, skipped)
-    return _csv_records(text, lay.delim, source, line0, names, lay.comments, skipped)
+        return _unquoted_records(text, lay.delim, source, line0, names, lay.comments, skipped, ncol)
+    return _csv_records(text, lay.delim, source, line0, names, lay.comments, skipped, ncol)
 
 
 def _text_records(
@@ -698,6 +834,7 @@ def _unquoted_records(
     names: list[str] | None = None,
     comments: bool = True,
     skipped: Skipped | None = None,
+    ncol: int | None = None,
 ) -> tuple[list[int], list[list[str]]]:
     """No quoting: a record is a line, its fields the delimiter's pieces."""
     lines: list[int] = []
@@ -713,6 +850,8 @@ def _unquoted_records(
                 row = [f.strip() for f in row]
             if "" in row:
                 raise InputFormatError(_empty(row, names), source=source, line=k)
+            if ncol is not None and len(row) != ncol:
+                _wrong_count(ncol, row, names is not None, source, k)
             lines.append(k)
             rows.append(row)
     return lines, rows
@@ -726,6 +865,7 @@ def _csv_records(
     names: list[str] | None = None,
     comments: bool = True,
     skipped: Skipped | None = None,
+    ncol: int | None = None,
 ) -> tuple[list[int], list[list[str]]]:
     """Quoted CSV (RFC 4180, by the csv module): a record may span lines; its line is where it starts."""
     lines: list[int] = []
@@ -754,6 +894,8 @@ def _csv_records(
             row = [f.strip() for f in fields]
             if "" in row:
                 raise InputFormatError(_empty(row, names), source=source, line=start)
+            if ncol is not None and len(row) != ncol:
+                _wrong_count(ncol, row, names is not None, source, start)
             lines.append(start)
             rows.append(row)
     except csv.Error as e:
@@ -831,6 +973,7 @@ def read_table(
     if fmt == "jsonl":
         return _jsonl(clean(raw, True), source, identity, labels)
     body = clean(raw, True)
+    check_bytes(body, source, 0, fmt != "text" or delimiter is not None)
     lay = layout(body, fmt, header, delimiter, source)
     if lay is None:
         raise InputFormatError("holds no data", source=source)
@@ -873,6 +1016,15 @@ def _jsonl(raw: bytes, source: str, identity: Identity | None, labels: Identity 
             rec = json.loads(s)
         except json.JSONDecodeError as e:
             raise InputFormatError(f"not valid JSON ({e.msg})", source=source, line=k) from None
+        except (ValueError, RecursionError) as e:  # an integer of over 4300 digits; nesting too deep
+            why = (
+                "nested too deeply"
+                if isinstance(e, RecursionError)
+                else "an integer of too many digits"
+                if "digits" in str(e)
+                else one_line(e)
+            )
+            raise InputFormatError(f"not valid JSON here ({why})", source=source, line=k) from None
         if not isinstance(rec, dict):
             raise InputFormatError("expected a JSON object a line", source=source, line=k)
         records.append((k, rec))
@@ -902,12 +1054,20 @@ def _jsonl(raw: bytes, source: str, identity: Identity | None, labels: Identity 
         if c in ids or c in kept:
             cols[name] = grammar.identity([str(v).lower() if isinstance(v, bool) else str(v) for v in vals])
         elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
-            cols[name] = np.array([float(v) for v in vals], dtype=np.float64)
+            cols[name] = np.array([_float(v) for v in vals], dtype=np.float64)
         elif all(isinstance(v, bool) for v in vals):
             cols[name] = np.array(vals, dtype=bool)
         else:
             cols[name] = np.array([str(v) for v in vals], dtype=str)
     return Table(names, cols, source, True, np.array([k for k, _ in records]))
+
+
+def _float(v: int | float) -> float:
+    """A JSON number as float64: an integer past its range is +-inf, as the same digits in text are."""
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
 
 
 def _parquet(raw: bytes, source: str, identity: Identity | None, labels: Identity | None = None) -> Table:
@@ -919,25 +1079,56 @@ def _parquet(raw: bytes, source: str, identity: Identity | None, labels: Identit
             "reading Parquet needs pyarrow: pip install 'perfeval[parquet]'"
         ) from None
     try:
-        t = pq.read_table(pa.BufferReader(raw))
+        # the file's own reader: pq.read_table refuses two columns of one name (positions tell them apart)
+        t = pq.ParquetFile(pa.BufferReader(raw)).read()
     except Exception as e:  # pyarrow raises several types for a bad file
         raise InputFormatError(f"is not a readable Parquet file ({one_line(e)})", source=source) from None
     names = list(t.column_names)
+    if t.num_rows == 0:  # as a text table of a header and no row: no number to give
+        raise InputFormatError(empty_parquet(names), source=source)
     ids = set(identity(names, True)) if identity is not None else set()
     kept = set(labels(names, True)) - ids if labels is not None else set()
     data = []
+    nulls: dict[int, int] = {}
     for c, name in enumerate(names):
         col = t.column(c)
-        if col.null_count:
-            raise InputFormatError(f"the column {name!r} holds {col.null_count} null value(s)", source=source)
-        arr = col.to_numpy()
-        if c in ids or (c in kept and arr.dtype.kind != "f"):
+        arr = parquet_numpy(col)
+        if col.null_count:  # an error where the column is used (the chunked reader reads no other)
+            nulls[c] = first_null(col)
+            if c in kept:
+                raise InputFormatError(null_message(name), source=source, row=nulls[c] + 1)
+        elif c in ids or (c in kept and arr.dtype.kind != "f"):
             arr = parquet_identity(arr, name, source)
         data.append(arr)
     columns: dict[str, np.ndarray] = {}
     for name, col in zip(names, data, strict=False):
         columns.setdefault(name, col)
-    return Table(names, columns, source, True, data=data)
+    return Table(names, columns, source, True, data=data, rows_only=True, nulls=nulls)
+
+
+def empty_parquet(names: Sequence[str]) -> str:
+    """The message of a Parquet file of no rows (a text table's is 'holds a header and no data')."""
+    return f"holds no rows (columns: {', '.join(map(str, names))}): no measure to give"
+
+
+def null_message(name: str) -> str:
+    """The message of a used Parquet column holding a null (its row named beside it)."""
+    return f"the column {name!r} holds a null, a missing value: every row needs one"
+
+
+def first_null(col) -> int:
+    """The first row (0-based) of a pyarrow column that holds a null."""
+    import pyarrow.compute as pc
+
+    return int(pc.index(col.is_null(), True).as_py())
+
+
+def parquet_numpy(col) -> np.ndarray:
+    """A pyarrow column as numpy (a type numpy does not hold, such as a dictionary: its values)."""
+    try:
+        return col.to_numpy()
+    except Exception:  # pyarrow raises several types
+        return np.array(col.to_pylist(), dtype=object)
 
 
 def check_text_ids(
@@ -954,7 +1145,7 @@ def check_text_ids(
                 "text (past 2^53 a float has merged ids); write them as integers (pandas: "
                 ".astype('int64')) or as text",
                 source=where.source,
-                line=where.line_of(i),
+                **where.at(i),
             )
 
 
@@ -999,6 +1190,6 @@ def numeric(table: Table, name: str, col: np.ndarray, role: str) -> np.ndarray:
         raise InputFormatError(
             f"{what} {name!r} holds {values[i]!r}, not a number{why}",
             source=table.source,
-            line=table.line_of(i),
+            **table.at(i),
         )
     return np.array(values, dtype=np.float64)

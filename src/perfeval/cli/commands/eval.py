@@ -56,11 +56,6 @@ def _check_options(args: Any) -> None:
         flag = "--per-group" if args.per_group else "--per-group-output"
         raise InvalidParameterError(f"{flag} needs --group COLUMN (the groups to list)")
 
-    if args.dask and args.pos_label is not None:
-        raise InvalidParameterError(
-            "--pos-label with --dask: the Dask backend reads 0/1 (or -1/1, boolean) targets; code the target "
-            "column so, or drop --dask to evaluate in memory"
-        )
     if getattr(args, "tie_bounds", False) and (args.stream or args.dask):
         raise InvalidParameterError(
             "--tie-bounds evaluates in memory (the bounds are the measures of two orders of the rows "
@@ -122,7 +117,7 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
             i = int(np.argmax(outside))
             load.note(
                 f"perfeval: note: {', '.join(probabilities)} read the scores as probabilities, but {n:,} "
-                f"{'are' if n > 1 else 'is'} outside [0, 1], the first on line {table.line_of(i)} "
+                f"{'are' if n > 1 else 'is'} outside [0, 1], the first on {table.position(i)} "
                 f"({float(s[i])!r})\n"
             )
     inf = [
@@ -137,11 +132,11 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
     bad = zero_probability_cases(y, s, weights)
     n = int(np.count_nonzero(bad))
     if n:
-        first = table.line_of(int(np.argmax(bad)))
+        first = table.position(int(np.argmax(bad)))
         cases = f"{n:,} cases give their" if n > 1 else "1 case gives its"
         load.note(
             f"perfeval: note: {' and '.join(inf)} {'is' if len(inf) == 1 else 'are'} infinite: {cases} "
-            f"{ZERO_PROBABILITY}, the first on line {first}; --dialect sklearn clips probabilities as "
+            f"{ZERO_PROBABILITY}, the first on {first}; --dialect sklearn clips probabilities as "
             "scikit-learn does\n"
         )
 
@@ -453,6 +448,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
 
     if path is None:
         raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
+    read: dict = {}
     with connect(args.dask):
         ddf, ch = read_files(
             path,
@@ -462,13 +458,24 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
             score=args.score,
             group=args.group,
             weight=args.weight,
+            delimiter=args.delimiter,
+            read=read,
         )
         load.say_columns(ch)
+        for source, skipped in read.get("skipped", {}).items():  # comment lines: said, as read whole
+            if skipped.count:
+                load.note(f"perfeval: note: {skipped.message(source)}\n")
         names = list(map(str, ddf.columns))
 
         def name(c: Any) -> str | None:
             return None if c is None else names[c.index]
 
+        # --pos-label codes the labels where the in-memory path does (a binary measure, or GAUC)
+        binary = any(s.measure.kind == "binary" for s in specs) or any(
+            s.measure.kind == "grouped" for s in specs
+        )
+        pos_label = args.pos_label if binary else None
+        labels: dict = {}
         try:
             report = evaluate_dask(
                 ddf,
@@ -478,8 +485,28 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
                 weight=name(ch.weight),
                 measures=specs,
                 threshold=args.threshold,
+                pos_label=pos_label,
+                labels_read=labels,
             )
         except InvalidDataError as e:  # a column's values, found on a worker: the file and the column
+            if "others" in labels:  # the label is in no partition: in the words of the other paths
+                raise InputFormatError(
+                    load.no_such_label(args.pos_label, ch.target.name, labels["others"]), source=path
+                ) from None
             raise InputFormatError(str(e), source=path) from None
+    if report.params.get("rows") == 0:  # as read whole: no row, no number to give
+        from perfeval.io.tables import empty_parquet
+
+        raise InputFormatError(
+            empty_parquet(names)
+            if read.get("format") == "parquet"
+            else "holds a header and no data"
+            if read.get("header")
+            else "holds no data",
+            source=path,
+        )
+    if pos_label is not None:
+        load.say_other_labels(args.pos_label, labels.get("others", set()))
+        report.params["pos_label"] = load.label_as_read(args.pos_label, ddf[name(ch.target)]._meta.to_numpy())
     report.params["columns"] = ch.names()
     return report
