@@ -11,6 +11,7 @@ Nothing here imports more than numpy and the exceptions, so every layer may use 
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import Any
 
@@ -107,25 +108,72 @@ def _torch_host(x: Any, name: str) -> np.ndarray:
 
 
 def one_d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
-    """``a`` as a 1-D array of ``dtype`` (a column vector is flattened); a data error otherwise."""
+    """``a`` as a 1-D array of ``dtype`` (a column vector is flattened); a data error otherwise
+    (for floats, as :func:`floats` says it: complex numbers, dates and durations are refused).
+    """
     arr = np.asarray(a)
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
         raise InvalidDataError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+    if np.dtype(dtype) == np.float64:
+        return floats(arr, name)
     try:
         return arr.astype(dtype, copy=False)
     except (TypeError, ValueError):
         raise InvalidDataError(f"`{name}` must be numeric, got values of type {arr.dtype}") from None
 
 
+#: Python types of dates, times and durations (pandas' Timestamp and Timedelta are subclasses)
+_TIME_TYPES = (np.datetime64, np.timedelta64, datetime.date, datetime.time, datetime.timedelta)
+
+
+def _time_text(v: Any) -> str:
+    """A datetime64 or timedelta64 value as a person writes it (``2020-01-01``, ``0:00:01``)."""
+    if isinstance(v, np.datetime64):
+        return str(np.datetime_as_string(v, unit="auto"))
+    us = v.astype("timedelta64[us]")
+    return str(us.astype(object)) if us == v else str(v)  # exact in microseconds: Python's text
+
+
 def floats(arr: np.ndarray, name: str) -> np.ndarray:
-    """``arr`` as float64 (no copy when it already is); a data error naming the type otherwise."""
-    if arr.dtype.kind == "c":  # numpy would drop the imaginary parts with only a warning
+    """``arr`` as float64 (no copy when it already is); a data error naming the type otherwise.
+
+    Complex numbers are refused (numpy would drop the imaginary parts with only a warning), and so
+    are dates, times and durations (datetime64, timedelta64, Python's or pandas' objects), which
+    numpy would turn into counts of days or nanoseconds: the command refuses them as it reads them
+    (``holds '2020-01-01', not a number``), and so does the library.
+    """
+    kind = arr.dtype.kind
+    if kind == "c":
         raise InvalidDataError(f"`{name}` must hold real numbers, got complex values ({arr.dtype})")
+    if kind in "mM":
+        what = "dates" if kind == "M" else "durations"
+        if not len(arr):
+            raise InvalidDataError(f"`{name}` holds {what} ({arr.dtype}), not numbers")
+        i = int(np.argmax(~np.isnat(arr))) if bool((~np.isnat(arr)).any()) else 0
+        raise InvalidDataError(
+            f"`{name}` holds {_time_text(arr[i])!r} at index {i}, not a number ({what}, {arr.dtype})"
+        )
+    if kind == "O":
+        values = arr.tolist()
+        for i, v in enumerate(values):
+            if isinstance(v, _TIME_TYPES):
+                text = _time_text(v) if isinstance(v, (np.datetime64, np.timedelta64)) else str(v)
+                raise InvalidDataError(
+                    f"`{name}` holds {text!r} at index {i}, not a number ({type(v).__name__})"
+                )
     try:
         out = arr.astype(np.float64, copy=False)
     except (TypeError, ValueError):
+        if kind == "O":
+            for i, v in enumerate(arr.tolist()):
+                try:
+                    float(v)
+                except (TypeError, ValueError):
+                    raise InvalidDataError(
+                        f"`{name}` holds {v!r} at index {i}, not a number ({type(v).__name__})"
+                    ) from None
         raise InvalidDataError(f"`{name}` must hold numbers, got values of type {arr.dtype}") from None
     return out
 
@@ -205,6 +253,8 @@ def zero_one(t: Any) -> np.ndarray:
 # -- labels ------------------------------------------------------------------------------------------------
 def label_values(y: np.ndarray, most: int = 8) -> str:
     """The distinct values of a target column, for a message: ``'no', 'yes'`` (at most ``most``)."""
+    if not len(y):
+        return "no label (no rows)"
     try:
         vals = np.unique(y)
     except TypeError:  # mixed types
@@ -232,6 +282,8 @@ def binary_coding(y: np.ndarray, pos_label: Any = None) -> np.ndarray | None:
     if pos_label is not None:
         hit = y == as_label(pos_label, y)
         return np.asarray(hit, dtype=np.float64)
+    if not len(y):  # no rows: no label to read, whatever the column's type (an empty text column)
+        return np.zeros(0)
     if y.dtype.kind == "b":
         return y.astype(np.float64)
     if y.dtype.kind in "iuf":
@@ -279,7 +331,7 @@ def _labels_hint(y: np.ndarray) -> str:
             "these look like scores: the targets come first, as in scikit-learn (y_true, y_score; "
             "torchmetrics takes the predictions first)"
         )
-    example = vals[-1].item() if hasattr(vals[-1], "item") else vals[-1] if len(vals) else "yes"
+    example = "yes" if not len(vals) else vals[-1].item() if hasattr(vals[-1], "item") else vals[-1]
     return (
         f"name the positive label with pos_label= (e.g. pos_label={example!r}), map several with "
         "partitions=, or choose ranking measures"
@@ -409,6 +461,8 @@ def cases(
     whose tool counts their scores, as Spark's binning does).
     """
     yt = to_numpy(y_true, "y_true")
+    if yt.dtype.kind == "c":  # not labels, and not relevance grades either
+        raise InvalidDataError(f"`y_true` must hold labels or real numbers, got complex values ({yt.dtype})")
     ys = floats(to_numpy(y_score, "y_score"), "y_score")
     check_pair(yt, ys)
     check_scores(ys)
