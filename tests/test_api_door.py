@@ -409,3 +409,20 @@ def test_parameters_outside_their_domain_are_one_line_of_ours(call, match):
     import perfeval.functional as F
 
     _one_line_of_ours(call, F, match=match)
+
+
+def test_missing_targets_among_python_objects_are_said_missing():
+    """pandas' nullable columns hold NA (booleans, text) or NaN, Python's None: a missing target,
+    said so with where it is, not a label to name as pos_label=."""
+    pd = pytest.importorskip("pandas")
+    for y, shown, where in [
+        (pd.Series([True, None, False, None], dtype="boolean"), "'<NA>'", "first at index 1, 2 in all"),
+        (np.array(["a", "b", None], dtype=object), "'None'", "first at index 2, 1 in all"),
+    ]:
+        msg = _one_line_of_ours(perfeval.evaluate, y, np.linspace(0, 1, len(y)), measures=["roc"])
+        assert f"{shown} is a missing target ({where}): drop or fill" in msg, msg
+        assert "pos_label=" not in msg
+    msg = _one_line_of_ours(
+        perfeval.evaluate, [1, 0], [0.2, 0.4], sample_weight=pd.Series([1, None], dtype="Int64")
+    )
+    assert msg.startswith("`sample_weight` must be finite non-negative numbers, got nan at index 1"), msg

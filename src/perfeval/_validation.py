@@ -294,8 +294,11 @@ def binary_coding(y: np.ndarray, pos_label: Any = None) -> np.ndarray | None:
     return None
 
 
-def binary_targets(y: np.ndarray, needs: str, pos_label: Any = None) -> np.ndarray:
-    """The 0/1 coding of ``y`` for the measure ``needs``, or one line listing the labels found."""
+def binary_targets(y: np.ndarray, needs: str, pos_label: Any = None, *, rows: Any = None) -> np.ndarray:
+    """The 0/1 coding of ``y`` for the measure ``needs``, or one line listing the labels found;
+    ``rows``: the rows a missing target (NaN) is counted and found in, when ``y`` holds only the
+    distinct labels (:class:`perfeval.Metric`: every label seen, and this batch's rows).
+    """
     out = binary_coding(y, pos_label)
     if pos_label is not None:
         assert out is not None  # with pos_label every label has a coding
@@ -307,25 +310,33 @@ def binary_targets(y: np.ndarray, needs: str, pos_label: Any = None) -> np.ndarr
     if out is None:
         raise InvalidDataError(
             f"{needs} needs binary targets (0/1, -1/1 or booleans), but `y_true` holds "
-            f"{label_values(y)}; {_labels_hint(y)}"
+            f"{label_values(y)}; {_labels_hint(y, y if rows is None else np.asarray(rows))}"
         )
     return out
 
 
-def _labels_hint(y: np.ndarray) -> str:
+def _labels_hint(y: np.ndarray, rows: np.ndarray) -> str:
     """What to do about targets that are not 0/1: name a positive label (one of those found), or,
-    when they look like scores (many distinct fractions), put the targets first.
+    when they look like scores (many distinct fractions), put the targets first; a missing target
+    (NaN) is found and counted in ``rows``.
     """
     try:
         vals = np.unique(y)
     except TypeError:  # mixed types
         vals = np.array(sorted({str(v) for v in y.tolist()}), dtype=object)
     if vals.dtype.kind == "f" and bool(np.isnan(vals).any()):
-        missing = np.isnan(np.asarray(y, dtype=np.float64))
+        missing = np.isnan(np.asarray(rows, dtype=np.float64))
         return (
             f"the NaN (first at index {int(np.argmax(missing))}, {int(missing.sum()):,} in all) is a missing "
             "target: drop or fill those cases"
         )
+    if np.asarray(rows).dtype.kind == "O":  # None, NaN, pandas' NA or NaT among Python objects
+        at = [i for i, v in enumerate(np.asarray(rows).tolist()) if _missing(v)]
+        if at:
+            return (
+                f"{str(rows[at[0]])!r} is a missing target (first at index {at[0]}, {len(at):,} in all): "
+                "drop or fill those cases"
+            )
     if vals.dtype.kind == "f" and len(vals) > 8 and bool(np.any(vals != np.floor(vals))):
         return (
             "these look like scores: the targets come first, as in scikit-learn (y_true, y_score; "
@@ -336,6 +347,11 @@ def _labels_hint(y: np.ndarray) -> str:
         f"name the positive label with pos_label= (e.g. pos_label={example!r}), map several with "
         "partitions=, or choose ranking measures"
     )
+
+
+def _missing(v: Any) -> bool:
+    """Whether a Python value in an object column is a missing value: None, NaN, pandas' NA or NaT."""
+    return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
 
 
 # -- identities --------------------------------------------------------------------------------------------
@@ -371,10 +387,10 @@ def identity_groups(g: np.ndarray) -> np.ndarray:
             if v is None or (isinstance(v, float) and v != v):
                 raise InvalidDataError(f"`groups` holds {v!r} at index {i}; every case needs a group id")
         kinds = {type(v) for v in values}
-        if len(kinds) > 1 and len({_id_kind(k) for k in kinds}) > 1:  # 1 and "a": not one kind of id
+        if len(kinds) > 1 and len({id_kind(k) for k in kinds}) > 1:  # 1 and "a": not one kind of id
             first: dict[str, int] = {}
             for i, v in enumerate(values):
-                first.setdefault(_id_kind(type(v)), i)
+                first.setdefault(id_kind(type(v)), i)
                 if len(first) == 2:
                     break
             (ka, ia), (kb, ib) = first.items()
@@ -385,7 +401,7 @@ def identity_groups(g: np.ndarray) -> np.ndarray:
     return g
 
 
-def _id_kind(t: type) -> str:
+def id_kind(t: type) -> str:
     """What kind of id a Python value of type ``t`` is, for :func:`identity_groups`."""
     if issubclass(t, (str, np.str_)):
         return "strings"
@@ -469,10 +485,10 @@ def cases(
     g = None if groups is None else identity_groups(to_numpy(groups, "groups"))
     if g is not None:
         same_length("groups", g, len(ys))
-    w = None if weights is None else floats(to_numpy(weights, "weights"), "weights")
+    w = None if weights is None else floats(to_numpy(weights, "sample_weight"), "sample_weight")
     if w is not None:
-        same_length("weights", w, len(ys))
-        check_weights(w)
+        same_length("sample_weight", w, len(ys))
+        check_weights(w, "sample_weight")
     rows_in = len(ys)
     if w is not None and not w.all() and not keep_zero:
         keep = w > 0
