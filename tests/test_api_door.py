@@ -426,3 +426,29 @@ def test_missing_targets_among_python_objects_are_said_missing():
         perfeval.evaluate, [1, 0], [0.2, 0.4], sample_weight=pd.Series([1, None], dtype="Int64")
     )
     assert msg.startswith("`sample_weight` must be finite non-negative numbers, got nan at index 1"), msg
+
+
+@pytest.mark.parametrize(
+    "kw,match",
+    [
+        ({"measures": None}, "`measures` must be names"),
+        ({"measures": 5}, "`measures` must be names"),
+        ({"measures": {"roc": 1}}, "`measures` must be names"),
+        ({"measures": ["roc", 5]}, "a measure is a name such as 'roc'"),
+        (
+            {"measures": ["acc"], "threshold": math.nan},
+            r"`threshold` must be a number \(\+-inf allowed\), got nan",
+        ),
+        ({"measures": ["roc"], "threshold": math.nan}, "got nan"),  # unused by ROC: still not a threshold
+        ({"measures": ["acc"], "threshold": "0.5"}, "got '0.5'"),
+        ({"measures": ["roc"], "tie_bounds": "no"}, "`tie_bounds` must be True or False"),
+        ({"measures": ["roc"], "partitions": ["change"]}, "`partitions` maps a name to the labels"),
+    ],
+)
+def test_evaluate_and_metric_options_outside_their_domain_are_one_line(kw, match):
+    """Options of evaluate() and Metric that reached Python's own errors (a TypeError, an
+    AttributeError) or were taken as something else (the text "no" as True), refused by name."""
+    _one_line_of_ours(perfeval.evaluate, [1, 0, 1, 0], [0.1, 0.4, 0.35, 0.8], match=match, **kw)
+    if "tie_bounds" not in kw and "partitions" not in kw:
+        _one_line_of_ours(perfeval.Metric, match=match, **kw)
+    assert perfeval.evaluate([1, 0], [0.2, 0.4], measures=["acc"], threshold=-math.inf)["ACC@-inf"] == 0.5

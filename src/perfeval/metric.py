@@ -180,9 +180,11 @@ class Metric:
         dialect: str = "perfeval",
     ):
         from perfeval.dialects.apply import dialect_text, parse_dialect
+        from perfeval.evaluation import check_options
 
         if not isinstance(clustered, (bool, np.bool_)):
             raise InvalidParameterError(f"clustered must be True or False, got {clustered!r}")
+        check_options(threshold=threshold)
         d, opts = parse_dialect(dialect)
         #: the dialect with its options (``"keras:num_thresholds=200:..."``), or "perfeval"
         self.dialect = "perfeval" if d.name == "perfeval" else dialect_text(d, opts)
