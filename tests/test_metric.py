@@ -1686,3 +1686,44 @@ def test_a_missing_target_is_found_and_counted_in_its_batch():
     assert "holds 0.0, 1.0, nan; the NaN (first at index 1, 2 in all) is a missing target" in str(got.value)
     assert str(got.value) == str(alone.value)
     assert m.rows == 2
+
+
+@pytest.mark.parametrize("where", ["kept", "fold", "groups"])
+def test_an_error_inside_the_change_puts_the_state_back(where, monkeypatch):
+    """Whatever raises once the state has begun to change (memory running out while the kept
+    parts are joined or the summary folded), update() and merge() put every attribute, the
+    batches waiting, the kept parts and the finished groups back as they were."""
+    from perfeval import _metric_state
+
+    measures, kw = {"kept": (["ndcg"], {}), "fold": (["roc"], {}), "groups": (["gauc"], {"clustered": True})}[
+        where
+    ]
+    rng = np.random.default_rng(5)
+
+    def batch(k):
+        return rng.integers(0, 2, 40), rng.random(40), {"groups": np.repeat(np.arange(4) + 10 * k, 10)}
+
+    m, other = Metric(measures, **kw), Metric(measures, **kw)
+    for k in range(3):
+        m.update(*batch(k)[:2], **(batch(k)[2] if where != "fold" else {}))
+    other_batch = batch(7)
+    other.update(*other_batch[:2], **(other_batch[2] if where != "fold" else {}))
+    inside, theirs = _inside(m), _inside(other)
+
+    def boom(*a, **k):
+        raise MemoryError("no memory left")
+
+    if where == "kept":
+        monkeypatch.setattr(_metric_state.KeptRows, "_settle", boom)
+    elif where == "fold":
+        monkeypatch.setattr(Metric, "_fold", boom)
+        monkeypatch.setattr(perfeval.metric, "_FOLD_ROWS", 1)  # every batch is folded at once
+    else:
+        monkeypatch.setattr(_metric_state.FinishedGroups, "_settle", boom)
+    new = batch(9)
+    with pytest.raises(MemoryError):
+        m.update(*new[:2], **(new[2] if where != "fold" else {}))
+    assert _inside(m) == inside
+    with pytest.raises(MemoryError):
+        m.merge(other)
+    assert _inside(m) == inside and _inside(other) == theirs

@@ -29,8 +29,7 @@ arrays, lists, pandas or polars Series, and torch, jax or cupy arrays, read thro
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -326,7 +325,8 @@ class Metric:
         first = g[0] if g is not None and len(g) and c.g is not None and c.g.dtype.kind == "O" else None
         group_dtype, group_kind = self._check_groups(c.g, first, c.rows_in)
         finished = self._finish_update(c) if self.clustered else None
-        with self._atomic():  # the batch is valid: the state changes from here on
+        saved = self._saved()  # the batch is valid: the state changes from here on, whole or not at all
+        try:
             self._grouped, self._weighted = g is not None, w is not None
             self._with_ids = i is not None
             self._rows_in += c.rows_in
@@ -351,24 +351,26 @@ class Metric:
             self._pending_rows += len(c.s)
             if self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
                 self._fold()
-
-    @contextmanager
-    def _atomic(self) -> Iterator[None]:
-        """A change of the state that is made whole or not at all: whatever raises inside, the
-        state is put back as it was (the attributes, the batches waiting, the kept parts, the
-        finished groups), so a failed call changes nothing.
-        """
-        saved = dict(self.__dict__)
-        pending, kept, done = list(self._pending), self._kept.snapshot(), self._done.snapshot()
-        try:
-            yield
         except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            self._pending[:] = pending
-            self._kept.restore(kept)
-            self._done.restore(done)
+            self._restore(saved)
             raise
+
+    def _saved(self) -> tuple:
+        """What :meth:`_restore` puts back, so that a change of the state is made whole or not at
+        all: the attributes, and the lengths or lists of the batches waiting, the kept parts and
+        the finished groups.  The list of batches waiting is only appended to (a fold makes a new
+        one): its length is enough, and copying it at every update would cost O(batches) each time.
+        """
+        return dict(self.__dict__), len(self._pending), self._kept.snapshot(), self._done.snapshot()
+
+    def _restore(self, saved: tuple) -> None:
+        """The state as it was when ``saved`` (:meth:`_saved`): a failed call changes nothing."""
+        attributes, pending, kept, done = saved
+        self.__dict__.clear()
+        self.__dict__.update(attributes)
+        del self._pending[pending:]
+        self._kept.restore(kept)
+        self._done.restore(done)
 
     def _check_ids(self, ids: Any, c: Cases) -> np.ndarray | None:
         """The document ids of a batch, checked as evaluate(..., ids=) checks them: one a row, none
@@ -703,7 +705,8 @@ class Metric:
             [(other._hist.scores, other._hist.pos, other._hist.neg)] if len(other._hist.scores) else []
         )
         theirs_pending += list(other._pending)
-        with self._atomic():  # the merge is valid: the state changes from here on
+        saved = self._saved()  # the merge is valid: the state changes from here on, whole or not at all
+        try:
             self._labels = labels
             self._family = self._family or other._family
             self._any_positive = self._any_positive or other._any_positive
@@ -720,6 +723,9 @@ class Metric:
                 self._pending_rows += sum(len(p[0]) for p in theirs_pending)
                 if fold and self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
                     self._fold()
+        except BaseException:
+            self._restore(saved)
+            raise
         return self
 
     def _signature(self) -> str:
