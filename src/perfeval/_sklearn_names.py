@@ -161,7 +161,10 @@ def _scores(fn: str, y_score: Any, n: int, name: str = "y_score") -> Array:
             f"{fn}: `{name}` has shape {arr.shape}; perfeval computes the binary case, one score per "
             "case (for a binary classifier's predict_proba pass the positive class's column, [:, 1])"
         )
-    s = floats(arr, name)
+    try:
+        s = floats(arr, name)
+    except InvalidDataError as e:  # complex numbers, dates: said with the function's name
+        raise InvalidDataError(f"{fn}: {e}") from None
     if len(s) != n:
         raise InvalidDataError(f"{fn}: `y_true` and `{name}` have different lengths, {n} and {len(s)}")
     check_scores(s)
