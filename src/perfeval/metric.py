@@ -240,9 +240,7 @@ class Metric:
         self._any_positive = False
         self._group_dtype: np.dtype | None = None  # the ids' dtype: one kind over every update
         self._group_kind: str | None = None  # what they are (integers, text, Python integers, ...)
-        self._with_ids: bool | None = (
-            None  # document ids given (a dialect's ties), decided by the first update
-        )
+        self._with_ids: bool | None = None  # document ids given (a dialect's ties): by the first update
         self._hist = ScoreHistogram.empty()  # the summary (binary measures, no groups)
         self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # cells not yet folded in
         self._pending_rows = 0
