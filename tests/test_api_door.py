@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import math
 import warnings
 
@@ -434,3 +435,171 @@ def test_a_stream_of_many_real_targets_shows_them_not_stand_ins():
     msg = str(e.value)
     assert "holds real values (100.25, 101.75, 103.25, ...)" in msg and "regression target" in msg
     assert "0.5, 2" not in msg and "distinct" not in msg  # not every value seen: not counted
+
+
+# -- trust at the edges: the door refuses what it cannot read, in one line of ours ----------------------
+def _one_line_of_ours(fn, *a, match=None, **kw):
+    from perfeval.exceptions import PerfError
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(PerfError, match=match) as e:
+            fn(*a, **kw)
+    assert "\n" not in str(e.value) and "Traceback" not in str(e.value)
+    return str(e.value)
+
+
+@pytest.mark.parametrize("dtype", [object, "datetime64[ns]", "timedelta64[s]", complex, "U3", "S3", bool])
+@pytest.mark.parametrize("where", ["y_true", "y_score"])
+def test_empty_arrays_of_any_dtype_are_no_data_or_one_line(dtype, where):
+    """An empty column of any dtype is either no data (evaluate's NaN, as for ``[]``) or one line of
+    ours saying why it cannot be read: never numpy's IndexError."""
+    empty = np.array([], dtype=dtype)
+    y, s = (empty, np.zeros(0)) if where == "y_true" else (np.zeros(0), empty)
+    for measures in (["roc", "acc"], ["ndcg"]):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = perfeval.evaluate(y, s, measures=measures)
+        except perfeval.PerfError as e:
+            assert "\n" not in str(e)
+            assert np.dtype(dtype).kind in "cmMUS" or where == "y_score", (dtype, where, str(e))
+        else:
+            assert all(math.isnan(v) for v in r.values.values()), r.values
+            assert np.dtype(dtype).kind not in "cmM" or where == "y_true", (dtype, where)
+
+
+def test_complex_targets_are_refused_as_complex_scores_are():
+    msg = _one_line_of_ours(perfeval.evaluate, np.array([1 + 0j, 0j]), [0.2, 0.8], measures=["roc"])
+    assert "complex" in msg and "y_true" in msg
+    y = np.array([1 + 0j, 0j])
+    _one_line_of_ours(perfeval.evaluate, y, [0.2, 0.8], measures=["ndcg"], match="complex")
+
+
+def _pandas_dates(tz=None):
+    import pandas as pd
+
+    s = pd.Series(pd.to_datetime(["2020-01-01", "2020-01-02"]))
+    return s if tz is None else s.dt.tz_localize(tz)
+
+
+def _pandas_durations():
+    import pandas as pd
+
+    return pd.Series(pd.to_timedelta([1, 2], unit="s"))
+
+
+@pytest.mark.parametrize(
+    "make,shown",
+    [
+        (lambda: np.array(["2020-01-01", "2020-01-02"], dtype="datetime64[D]"), "'2020-01-01' at index 0"),
+        (lambda: np.array(["NaT", "2020-03-04T10:30"], dtype="datetime64[ns]"), "'2020-03-04T10:30' at 1"),
+        (lambda: np.array([1, 2], dtype="timedelta64[s]"), "'0:00:01' at index 0"),
+        (lambda: np.array([0.5, datetime.datetime(2020, 1, 2)], dtype=object), "index 1"),
+        (lambda: np.array([np.datetime64("2020-01-01"), 0.5], dtype=object), "'2020-01-01' at index 0"),
+        (_pandas_dates, "'2020-01-01' at index 0"),
+        (lambda: _pandas_dates("UTC"), "'2020-01-01 00:00:00+00:00' at index 0"),
+        (_pandas_durations, "'0:00:01' at index 0"),
+    ],
+)
+def test_dates_and_durations_are_not_scores(make, shown):
+    """numpy turns dates into day or nanosecond counts; the command refuses them as it reads them
+    (``holds '2020-01-01', not a number``) and so does every Python door: evaluate, a table's column,
+    Metric.update, the weights, the scikit-learn names."""
+    pytest.importorskip("pandas")
+    import pandas as pd
+
+    s = make()
+    y = [1, 0]
+    msg = _one_line_of_ours(perfeval.evaluate, y, s, measures=["roc"])
+    assert shown.replace(" at 1", " at index 1") in msg and "not a number" in msg and "`y_score`" in msg, msg
+    shown = shown.replace(" at 1", " at index 1")
+    frame = pd.DataFrame({"click": y, "when": s})
+    assert shown in _one_line_of_ours(perfeval.evaluate, frame, target="click", score="when")
+    m = perfeval.Metric(["roc"])
+    assert shown in _one_line_of_ours(m.update, y, s)
+    assert m.rows == 0
+    assert "not a number" in _one_line_of_ours(
+        perfeval.evaluate, y, [0.2, 0.4], sample_weight=s, measures=["roc"]
+    )
+    assert _one_line_of_ours(perfeval.functional.roc_auc_score, y, s).startswith(
+        "roc_auc_score: `y_score` holds"
+    )
+    auc = perfeval.functional.roc_auc_score
+    assert "not a number" in _one_line_of_ours(auc, y, [0.2, 0.4], sample_weight=s)
+
+
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda F: F.log_loss([1, 0], [0.3, 0.4], base=1), "base must be a finite number > 0 other than 1"),
+        (lambda F: F.log_loss([1, 0], [0.3, 0.4], base=0), "got 0"),
+        (lambda F: F.log_loss([1, 0], [0.3, 0.4], base=-2), "got -2"),
+        (lambda F: F.log_loss([1, 0], [0.3, 0.4], base=math.inf), "got inf"),
+        (lambda F: F.log_loss([1, 0], [0.3, 0.4], base=math.nan), "got nan"),
+        (lambda F: F.log_loss([1, 0], [0.3, 0.4], base="2"), "got '2'"),
+        (lambda F: F.log_loss([1, 0], [0.3, 0.4], base=True), "got True"),
+        (lambda F: F.dcg_score([[1, 0, 2]], [[0.1, 0.2, 0.3]], log_base=math.inf), "finite number > 0"),
+        (lambda F: F.dcg_score([[1, 0, 2]], [[0.1, 0.2, 0.3]], log_base="e"), "log_base"),
+        (lambda F: F.roc_auc_score([1, 0], [0.3, 0.4], max_fpr="0.5"), "max_fpr"),
+        (lambda F: F.confusion_matrix([1, 0], [0.3, 0.4], threshold=math.nan), "threshold"),
+        (lambda F: F.confusion_matrix([1, 0], [0.3, 0.4], threshold="0.5"), "threshold"),
+        (lambda F: F.ndcg([1, 0], [0.3, 0.4], k=math.nan), "k must be a whole number"),
+        (lambda F: F.ndcg([1, 0], [0.3, 0.4], k=math.inf), "k must be a whole number"),
+        (lambda F: F.precision_at_k([1, 0], [0.3, 0.4], k=None), "k must be a whole number"),
+        (lambda F: F.recall_at_k([1, 0], [0.3, 0.4], k="3"), "k must be a whole number"),
+        (lambda F: F.scorer("fbeta", beta=-1), "beta"),
+        (lambda F: F.scorer("acc", threshold=math.nan), "threshold"),
+        (lambda F: F.scorer("roc", bins=3), "no parameter 'bins'"),
+    ],
+)
+def test_parameters_outside_their_domain_are_one_line_of_ours(call, match):
+    """A value outside a parameter's domain never reaches the arithmetic (a ZeroDivisionError, a
+    math domain error, a silent 0.0 or NaN): each is refused by name.  The scorer checks its
+    parameters when it is made, since inside cross_val_score an error is only a warning and NaN."""
+    import perfeval.functional as F
+
+    _one_line_of_ours(call, F, match=match)
+
+
+def test_missing_targets_among_python_objects_are_said_missing():
+    """pandas' nullable columns hold NA (booleans, text) or NaN, Python's None: a missing target,
+    said so with where it is, not a label to name as pos_label=."""
+    pd = pytest.importorskip("pandas")
+    for y, shown, where in [
+        (pd.Series([True, None, False, None], dtype="boolean"), "'<NA>'", "first at index 1, 2 in all"),
+        (np.array(["a", "b", None], dtype=object), "'None'", "first at index 2, 1 in all"),
+    ]:
+        msg = _one_line_of_ours(perfeval.evaluate, y, np.linspace(0, 1, len(y)), measures=["roc"])
+        assert f"{shown} is a missing target ({where}): drop or fill" in msg, msg
+        assert "pos_label=" not in msg
+    msg = _one_line_of_ours(
+        perfeval.evaluate, [1, 0], [0.2, 0.4], sample_weight=pd.Series([1, None], dtype="Int64")
+    )
+    assert msg.startswith("`sample_weight` must be finite non-negative numbers, got nan at index 1"), msg
+
+
+@pytest.mark.parametrize(
+    "kw,match",
+    [
+        ({"measures": None}, "`measures` must be names"),
+        ({"measures": 5}, "`measures` must be names"),
+        ({"measures": {"roc": 1}}, "`measures` must be names"),
+        ({"measures": ["roc", 5]}, "a measure is a name such as 'roc'"),
+        (
+            {"measures": ["acc"], "threshold": math.nan},
+            r"`threshold` must be a number \(\+-inf allowed\), got nan",
+        ),
+        ({"measures": ["roc"], "threshold": math.nan}, "got nan"),  # unused by ROC: still not a threshold
+        ({"measures": ["acc"], "threshold": "0.5"}, "got '0.5'"),
+        ({"measures": ["roc"], "tie_bounds": "no"}, "`tie_bounds` must be True or False"),
+        ({"measures": ["roc"], "partitions": ["change"]}, "`partitions` maps a name to the labels"),
+    ],
+)
+def test_evaluate_and_metric_options_outside_their_domain_are_one_line(kw, match):
+    """Options of evaluate() and Metric that reached Python's own errors (a TypeError, an
+    AttributeError) or were taken as something else (the text "no" as True), refused by name."""
+    _one_line_of_ours(perfeval.evaluate, [1, 0, 1, 0], [0.1, 0.4, 0.35, 0.8], match=match, **kw)
+    if "tie_bounds" not in kw and "partitions" not in kw:
+        _one_line_of_ours(perfeval.Metric, match=match, **kw)
+    assert perfeval.evaluate([1, 0], [0.2, 0.4], measures=["acc"], threshold=-math.inf)["ACC@-inf"] == 0.5

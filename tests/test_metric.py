@@ -670,7 +670,9 @@ def test_complex_scores_are_refused_not_cut_to_their_real_part():
         Metric(["roc"]).update([0, 1, 1], s)
     with pytest.raises(perfeval.InvalidDataError, match=r"`y_score` must hold real numbers, got complex"):
         perfeval.evaluate([0, 1, 1], s, measures=["roc"])
-    with pytest.raises(perfeval.InvalidDataError, match=r"`y_true` must hold real numbers, got complex"):
+    with pytest.raises(
+        perfeval.InvalidDataError, match=r"`y_true` must hold labels or real numbers, got complex"
+    ):
         perfeval.evaluate(np.array([0, 1, 2]) + 0j, [0.1, 0.2, 0.3], groups=[0, 0, 0], measures=["ndcg"])
 
 
@@ -1276,3 +1278,452 @@ def test_kept_rows_in_many_parts_read_back_as_one(d, ids, bool_targets):
             _same_report(quiet(m.compute), evaluate(y_all, s, measures, groups=g_all, sample_weight=ww))
     finally:
         KeptRows.JOIN_ROWS = cap
+
+
+# -- a failed call changes nothing (issue 30) ---------------------------------------------------------------
+def _inside(m: Metric) -> bytes:
+    """Everything a Metric holds, its batches not yet folded into the summary and its kept parts as
+    they are (not state_dict(), which folds them): equal bytes, equal state."""
+    return pickle.dumps({k: v for k, v in vars(m).items() if k != "_specs"})  # (the measures: not state)
+
+
+def _fed(measures, batches, **kw) -> Metric:
+    m = Metric(measures, **kw)
+    for y, s, extra in batches:
+        m.update(y, s, **extra)
+    return m
+
+
+#: (Metric's arguments, the batches of the Metric, the failing batch or Metric, how it is given)
+_TEXT = np.array(["no", "yes", "no"])
+_BYTES = np.array([b"no", b"yes", b"yes"])
+_OBJ_INTS = np.array([0, 1, 1], dtype=object)
+FAILING = [
+    # numpy joins text and bytes as text (b"yes" becomes "yes"): each batch's coding is not the whole's
+    (
+        {"measures": ["roc"], "pos_label": "yes"},
+        [(_TEXT, [0.2, 0.8, 0.5], {})],
+        (_BYTES, [0.3, 0.7, 0.5], {}),
+    ),
+    (
+        {"measures": ["gauc"], "pos_label": "yes"},
+        [(_TEXT, [0.2, 0.8, 0.5], {"groups": [1, 1, 2]})],
+        (_BYTES, [0.3, 0.7, 0.5], {"groups": [3, 3, 3]}),
+    ),  # fmt: skip
+    # group ids: Python integers, then text (one object column evaluate() refuses, "mixes")
+    (
+        {"measures": ["ndcg"]},
+        [([1, 0, 2], [0.2, 0.8, 0.5], {"groups": _OBJ_INTS})],
+        ([1, 0, 1], [0.3, 0.7, 0.5], {"groups": np.array(["a", "b", "b"], dtype=object)}),
+    ),  # fmt: skip
+    (
+        {"measures": ["gauc"], "clustered": True},
+        [([1, 0, 1], [0.2, 0.8, 0.5], {"groups": _OBJ_INTS})],
+        ([1, 0, 1], [0.3, 0.7, 0.5], {"groups": np.array(["a", "b", "b"])}),
+    ),  # fmt: skip
+    (
+        {"measures": ["roc", "ndcg"]},
+        [([1, 0, 1], [0.2, 0.8, 0.5], {"groups": np.array(["a", "a", "b"])})],
+        ([1, 0, 1], [0.3, 0.7, 0.5], {"groups": _OBJ_INTS}),
+    ),  # fmt: skip
+    # {0, 1} and then {-1}: no binary coding of the three labels
+    (
+        {"measures": ["roc", "acc"]},
+        [([0, 1, 1], [0.2, 0.8, 0.5], {}), ([1, 0], [0.1, 0.9], {})],
+        ([-1, 1], [0.3, 0.7], {}),
+    ),  # fmt: skip
+    # a group already finished
+    (
+        {"measures": ["gauc"], "clustered": True},
+        [([1, 0, 1, 0], [0.2, 0.8, 0.5, 0.4], {"groups": [1, 1, 2, 2]})],
+        ([1, 0], [0.3, 0.7], {"groups": [1, 1]}),
+    ),  # fmt: skip
+]
+
+
+@pytest.mark.parametrize("how", ["update", "merge", "merge_all"])
+@pytest.mark.parametrize("case", range(len(FAILING)))
+def test_a_failed_update_or_merge_changes_nothing(case, how):
+    """The call raises one line of perfeval's errors (never numpy's TypeError), the Metric holds
+    the same bytes as before it (the batches waiting, the summary, the kept parts, the finished
+    groups), computes what a Metric never given the bad batch computes, and goes on working; the
+    Metric merged in and every Metric given to merge_all are unchanged too."""
+    args, batches, (y, s, extra) = FAILING[case]
+    args = dict(args)
+    measures = args.pop("measures")
+    m = _fed(measures, batches, **args)
+    twin = _fed(measures, batches, **args)
+    inside = _inside(m)
+    if how == "update":
+        with pytest.raises(perfeval.PerfError) as e:
+            m.update(y, s, **extra)
+    else:
+        other = _fed(measures, [(y, s, extra)], **args)  # fine alone: refused together
+        theirs = _inside(other)
+        with pytest.raises(perfeval.PerfError) as e:
+            m.merge(other) if how == "merge" else Metric.merge_all([m, other])
+        assert _inside(other) == theirs
+    assert "\n" not in str(e.value)
+    assert _inside(m) == inside
+    assert bits(quiet(m.compute)) == bits(quiet(twin.compute))
+    y, s, extra = batches[0]  # and it goes on: a batch like the first, its groups (if any) new ones
+    extra = {k: _new_ids(v) if k == "groups" else v for k, v in extra.items()}
+    m.update(y, s, **extra)
+    twin.update(y, s, **extra)
+    assert bits(quiet(m.compute)) == bits(quiet(twin.compute))
+
+
+def _new_ids(g):
+    """Group ids like ``g`` (the same kind and dtype), none of them among ``g``'s."""
+    g = np.asarray(g)
+    if g.dtype.kind == "O" and isinstance(g[0], str) or g.dtype.kind == "U":
+        return np.array([f"new{v}" for v in g.tolist()], dtype=g.dtype if g.dtype.kind == "O" else None)
+    return (g + 100).astype(g.dtype)
+
+
+def test_merge_all_leaves_every_metric_as_it_was():
+    """merge_all() read the first Metric through state_dict(), which folded its batches into its
+    summary: a change of a Metric the call should leave alone (and left so when it failed)."""
+    a, b = Metric(["roc", "acc"]), Metric(["roc", "acc"])
+    a.update([1, 0, 1], [0.2, 0.8, 0.5])
+    a.update([0, 1], [0.1, 0.9])
+    b.update([1, 0], [0.3, 0.3])
+    before = _inside(a), _inside(b)
+    merged = Metric.merge_all([a, b])
+    assert (_inside(a), _inside(b)) == before
+    want = evaluate([1, 0, 1, 0, 1, 1, 0], [0.2, 0.8, 0.5, 0.1, 0.9, 0.3, 0.3], ["roc", "acc"])
+    _same_report(quiet(merged.compute), want)
+    bad = Metric(["roc", "acc"])
+    bad.update([-1], [0.5])
+    with pytest.raises(perfeval.InvalidDataError, match="needs binary targets"):
+        Metric.merge_all([a, b, bad])
+    assert (_inside(a), _inside(b)) == before
+
+
+@pytest.mark.parametrize(
+    "batches",
+    [
+        [np.array(["no", "yes"]), np.array([0, 1], dtype=object)],  # text, then Python integers
+        [np.array(["no", 1, "yes"], dtype=object), np.array(["yes", "no"])],  # a mixed object column
+        [np.array([False, True], dtype=object), np.array(["maybe", "yes"], dtype=object)],
+        [np.array(["no", 2], dtype=object), np.array([1.5, "no"], dtype=object)],  # no "yes" at all
+    ],
+)
+@pytest.mark.parametrize("measures", [["roc", "acc"], ["gauc"]])
+def test_labels_of_several_python_types_with_a_positive_label_are_evaluates(batches, measures):
+    """With pos_label, text and Python objects of any types are one kind of labels, as evaluate()
+    codes their concatenation (an object column): the positive label 1, every other 0.  numpy
+    cannot sort such labels (a TypeError once raised by update and merge); the Metric's numbers, or
+    its error, are evaluate()'s, updated and merged."""
+    rng = np.random.default_rng(len(batches[0]))
+    parts = [
+        (y, np.round(rng.random(len(y)), 1), np.arange(len(y)) % 2 + 10 * k) for k, y in enumerate(batches)
+    ]
+    y = np.concatenate([p[0] for p in parts])
+    s = np.concatenate([p[1] for p in parts])
+    g = np.concatenate([p[2] for p in parts])
+    kw = {"groups": g} if "gauc" in measures else {}
+    try:
+        want = bits(evaluate(y, s, measures, pos_label="yes", **kw))
+    except perfeval.PerfError as e:
+        want = str(e)
+    one = Metric(measures, pos_label="yes")
+    workers = []
+    for yy, ss, gg in parts:
+        extra = {"groups": gg} if kw else {}
+        one.update(yy, ss, **extra)
+        w = Metric(measures, pos_label="yes")
+        w.update(yy, ss, **extra)
+        workers.append(w)
+    for m in (one, Metric.merge_all(workers), workers[0].merge(workers[1])):
+        try:
+            got = bits(quiet(m.compute))
+        except perfeval.PerfError as e:
+            got = str(e)
+        assert got == want
+
+
+# -- dialects: another tool's numbers, batch by batch (issue 30) --------------------------------------------
+#: (dialect, measures, targets, groups, weights, document ids): every dialect, measures it defines,
+#: on the data its tool takes (weights with zeros where it takes weights: Spark counts their scores)
+DIALECT_CASES = [
+    ("sklearn", ["roc", "ap", "logloss", "brier"], "binary", False, True, False),
+    ("sklearn", ["ndcg", "dcg@3"], "graded", True, False, False),
+    ("sklearn", ["roc", "ap"], "binary", True, True, False),  # each group's value, then their mean
+    ("trec_eval", ["map", "ndcg", "p@3", "mrr", "bpref"], "graded", True, False, True),
+    ("trec_eval:version=10", ["map", "ndcg@5", "success@2"], "graded", True, False, True),
+    ("ranx", ["map", "ndcg", "mrr", "p@3", "rprec"], "graded", True, False, False),
+    ("ranx:sorts=2", ["map", "ndcg@5"], "graded", True, False, False),
+    ("torchmetrics", ["roc", "ap"], "binary", False, False, False),
+    ("torchmetrics:thresholds=20", ["roc", "ap"], "binary", False, False, False),
+    ("torchmetrics:empty_target_action=skip", ["ndcg@3"], "graded", True, False, False),
+    ("torchmetrics", ["gauc_unweighted"], "binary", True, False, False),
+    ("spark", ["roc", "ap"], "binary", False, True, False),
+    ("spark:numBins=7", ["roc", "ap"], "binary", True, True, False),
+    ("keras", ["roc", "ap"], "binary", False, True, False),
+    ("keras:num_thresholds=30:summation_method=majoring", ["roc", "ap"], "binary", False, False, False),
+    ("din", ["gauc", "gauc_unweighted"], "binary", True, False, False),
+    ("din", ["roc"], "binary", False, False, False),
+    ("perf", ["acc", "roc", "apr", "rms", "prf", "ca1"], "binary", False, False, False),
+]
+
+
+def _dialect_data(seed: int, targets: str, n: int = 160):
+    """Rows with heavy ties (scores in tenths), queries of 2 rows or more (about 18: ranx orders
+    ties its own way above 15) spread over the input (a query's rows in several batches), unique
+    document ids, whole weights with zeros."""
+    rng = np.random.default_rng(seed)
+    q = np.repeat(np.arange(9), 2)
+    q = rng.permutation(np.concatenate([q, rng.integers(0, 9, n - len(q))]))
+    g = np.array([f"q{v:02d}" for v in q])
+    y = rng.integers(0, 3 if targets == "graded" else 2, n)
+    s = np.round(rng.random(n), 1)
+    ids = np.array([f"d{v}" for v in rng.permutation(3 * n)[:n]])  # "d10" < "d9" as text
+    w = rng.integers(0, 3, n).astype(np.float64)
+    cuts = np.sort(rng.choice(np.arange(1, n), size=5, replace=False))
+    return y, s, g, ids, w, [0, *cuts.tolist(), n]
+
+
+def _dialect_kw(grouped, weighted, with_ids, g, w, ids, a=0, b=None):
+    kw = {}
+    if grouped:
+        kw["groups"] = g[a:b]
+    if weighted:
+        kw["sample_weight"] = w[a:b]
+    if with_ids:
+        kw["ids"] = ids[a:b]
+    return kw
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize(
+    "case", DIALECT_CASES, ids=lambda c: f"{c[0]}-{','.join(c[1])}" if isinstance(c, tuple) else ""
+)
+def test_a_dialect_metric_is_evaluates_and_the_commands(case, seed, tmp_path, capsys):
+    """Metric(measures, dialect=) updated batch by batch, merged from three workers (in order: the
+    tools that read the input order see the same rows in the same order), pickled, gives
+    evaluate(..., dialect=) on all the rows, bit for bit (values, per-group values, parameters,
+    the signature's ``ties:dialect=...``), and ``perfeval eval --dialect`` on the same rows."""
+    import json
+
+    from perfeval.cli.main import main
+
+    dialect, measures, targets, grouped, weighted, with_ids = case
+    y, s, g, ids, w, bounds = _dialect_data(seed, targets)
+    if with_ids or not weighted:
+        w = np.ones(len(y))
+    want_error = None
+    try:
+        want = evaluate(
+            y, s, measures, dialect=dialect, **_dialect_kw(grouped, weighted, with_ids, g, w, ids)
+        )
+    except perfeval.PerfError as e:
+        want_error = str(e)
+    one = Metric(measures, dialect=dialect)
+    workers = [Metric(measures, dialect=dialect) for _ in range(3)]
+    pieces = list(zip(bounds, bounds[1:], strict=False))
+    for k, (a, b) in enumerate(pieces):
+        kw = _dialect_kw(grouped, weighted, with_ids, g, w, ids, a, b)
+        one.update(y[a:b], s[a:b], **kw)
+        workers[min(k * 3 // len(pieces), 2)].update(y[a:b], s[a:b], **kw)
+    workers[1] = pickle.loads(pickle.dumps(workers[1]))
+    chained = workers[0]._copy().merge(workers[1]).merge(workers[2])
+    for m in (one, Metric.merge_all(workers), chained):
+        if want_error is not None:
+            with pytest.raises(perfeval.PerfError) as e:
+                quiet(m.compute)
+            assert str(e.value) == want_error
+            continue
+        got = quiet(m.compute)
+        _same_report(got, want)
+        assert f"ties:dialect={want.params['dialect']}" in str(got.signature) and "backend:metric" in str(
+            got.signature
+        )
+    if want_error is not None:
+        return
+    # the command, on the same rows written to a file
+    path = tmp_path / "rows.csv"
+    lines = ["y,s,q,d,w"] + [
+        f"{a},{b!r},{c},{d},{e!r}"
+        for a, b, c, d, e in zip(y.tolist(), s.tolist(), g.tolist(), ids.tolist(), w.tolist(), strict=True)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    argv = [
+        "eval",
+        str(path),
+        "--target",
+        "y",
+        "--score",
+        "s",
+        "-m",
+        ",".join(measures),
+        "--dialect",
+        dialect,
+    ]
+    argv += ["--group", "q"] if grouped else []
+    argv += ["--weight", "w"] if weighted else []
+    argv += ["--id", "d"] if with_ids else []
+    capsys.readouterr()
+    assert main([*argv, "--format", "json"]) == 0
+    cli = json.loads(capsys.readouterr().out)["measures"]
+    got = quiet(one.compute)
+    assert list(cli) == list(got.results)
+    for label, r in got.results.items():
+        value = cli[label]["value"]
+        assert (value is None and math.isnan(r.value)) or value == r.value, (label, value, r.value)
+        if grouped:
+            per = [cli[label]["per_group"].get(str(k)) for k in got.groups]
+            assert [math.nan if v is None else v for v in per] == pytest.approx(
+                list(r.per_group), abs=0, nan_ok=True
+            )
+
+
+def test_a_dialect_metric_says_what_it_cannot_do_in_one_line():
+    """A measure the tool does not define, a dialect that cannot finish groups as they come
+    (clustered=True), weights or groups the tool does not take, ids without a dialect, a positive
+    label for PERF: refused at once, each in one line, the state unchanged."""
+    with pytest.raises(
+        perfeval.InvalidParameterError, match="dialect spark does not define NDCG; dialects that do"
+    ):
+        Metric(["ndcg"], dialect="spark")
+    with pytest.raises(perfeval.InvalidParameterError, match="unknown dialect 'sklaern'"):
+        Metric(["roc"], dialect="sklaern")
+    with pytest.raises(
+        perfeval.InvalidParameterError, match=r"not with clustered=True \(a dialect evaluates"
+    ):
+        Metric(["map"], dialect="trec_eval", clustered=True)
+    with pytest.raises(
+        perfeval.InvalidParameterError, match="the perf dialect reads the targets as PERF does"
+    ):
+        Metric(["roc"], dialect="perf", pos_label=1)
+    with pytest.raises(perfeval.InvalidParameterError, match="dialect perf does not define NDCG"):
+        Metric(["ndcg"], dialect="perf")
+    m = Metric(["roc", "ap"], dialect="torchmetrics")
+    m.update([1, 0], [0.5, 0.4])
+    inside = _inside(m)
+    for kw, say in [
+        ({"sample_weight": [1.0, 2.0]}, "`sample_weight=` was given to this update"),
+        ({"groups": [1, 1]}, "`groups=` was given to this update"),
+    ]:
+        with pytest.raises(perfeval.InvalidParameterError, match=say):
+            m.update([1, 0], [0.5, 0.4], **kw)
+    fresh = Metric(["roc", "ap"], dialect="torchmetrics")
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        fresh.update([1, 0], [0.5, 0.4], sample_weight=[1.0, 2.0])
+    with pytest.raises(perfeval.InvalidParameterError) as want:
+        perfeval.evaluate(
+            [1, 0], [0.5, 0.4], sample_weight=[1.0, 2.0], measures=["roc", "ap"], dialect="torchmetrics"
+        )
+    assert str(e.value) == str(want.value)  # evaluate()'s words, said at the update
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        Metric(["roc"], dialect="din").update([1, 0], [0.5, 0.4], groups=[1, 1])
+    with pytest.raises(perfeval.InvalidParameterError) as want:
+        perfeval.evaluate([1, 0], [0.5, 0.4], groups=[1, 1], measures=["roc"], dialect="din")
+    assert str(e.value) == str(want.value)
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        Metric(["acc"], dialect="perf").update([1, 0], [0.5, 0.4], sample_weight=[1, 1])
+    assert "neither groups nor weights" in str(e.value)
+    with pytest.raises(perfeval.InvalidParameterError, match="`ids=` orders tied documents for a dialect"):
+        Metric(["map"]).update([1, 0], [0.5, 0.4], groups=[1, 1], ids=["a", "b"])
+    t = Metric(["map"], dialect="trec_eval")
+    t.update([1, 0], [0.5, 0.5], groups=[1, 1], ids=["a", "b"])
+    for kw, say in [
+        ({}, "`ids=` was given to the earlier updates"),
+        ({"ids": ["c"]}, r"`ids` needs one id per row \(2\)"),
+        ({"ids": np.array(["c", None], dtype=object)}, "`ids` holds None at index 1"),
+    ]:
+        before = _inside(t)
+        with pytest.raises(perfeval.PerfError, match=say):
+            t.update([1, 0], [0.5, 0.4], groups=[2, 2], **kw)
+        assert _inside(t) == before
+    assert _inside(m) == inside
+    assert "\n" not in str(e.value)
+
+
+def test_a_dialect_metric_merges_pickles_and_resets_only_as_itself():
+    """The dialect is part of what a Metric computes: in its repr, its state, and merging or loading
+    a Metric of another dialect (or options) is refused; the same dialect spelled with its default
+    options is the same computation."""
+    a = Metric(["roc", "ap"], dialect="keras")
+    b = Metric(["roc", "ap"], dialect="keras:num_thresholds=200")
+    c = Metric(["roc", "ap"], dialect="keras:num_thresholds=50")
+    p = Metric(["roc", "ap"])
+    for m in (a, b, c, p):
+        m.update([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.2])
+    assert "dialect='keras:num_thresholds=200:summation_method=interpolation'" in repr(a)
+    a.merge(b)
+    for other in (c, p):
+        with pytest.raises(perfeval.InvalidParameterError, match="the dialect must be the same"):
+            a.merge(other)
+    with pytest.raises(perfeval.InvalidParameterError, match="the state is of Metric"):
+        c.load_state_dict(a.state_dict())
+    with pytest.raises(perfeval.InvalidParameterError, match="the state is of Metric"):
+        p.load_state_dict(a.state_dict())
+    y, s = [1, 0, 1, 0] * 2, [0.9, 0.5, 0.5, 0.2] * 2
+    _same_report(quiet(pickle.loads(pickle.dumps(a)).compute), evaluate(y, s, ["roc", "ap"], dialect="keras"))
+    loaded = Metric(["roc", "ap"], dialect="keras")
+    loaded.load_state_dict(a.state_dict())
+    _same_report(quiet(loaded.compute), evaluate(y, s, ["roc", "ap"], dialect="keras"))
+    a.reset()
+    assert a.rows == 0 and a.dialect.startswith("keras")
+    a.update([1, 0], [0.3, 0.6])
+    _same_report(quiet(a.compute), evaluate([1, 0], [0.3, 0.6], ["roc", "ap"], dialect="keras"))
+    # every measure the tool defines, by default, as evaluate() and the command take them
+    assert Metric(dialect="spark").measures == ["ROC", "AP"]
+
+
+def test_a_missing_target_is_found_and_counted_in_its_batch():
+    """A NaN target (a nullable pandas column's NA): the message lists every label seen and finds
+    the NaN in the batch (its index and count there), not among the distinct labels."""
+    pd = pytest.importorskip("pandas")
+    m = Metric(["roc"])
+    m.update([0, 1], [0.5, 0.4])
+    batch = pd.Series([1, None, 0, None], dtype="Int64")
+    with pytest.raises(perfeval.InvalidDataError) as got:
+        m.update(batch, [0.1, 0.2, 0.3, 0.4])
+    with pytest.raises(perfeval.InvalidDataError) as alone:
+        perfeval.evaluate(batch, [0.1, 0.2, 0.3, 0.4], measures=["roc"])
+    assert "holds 0, 1, nan; the NaN (first at index 1, 2 in all) is a missing target" in str(got.value)
+    assert str(got.value) == str(alone.value)
+    assert m.rows == 2
+
+
+@pytest.mark.parametrize("where", ["kept", "fold", "groups"])
+def test_an_error_inside_the_change_puts_the_state_back(where, monkeypatch):
+    """Whatever raises once the state has begun to change (memory running out while the kept
+    parts are joined or the summary folded), update() and merge() put every attribute, the
+    batches waiting, the kept parts and the finished groups back as they were."""
+    from perfeval import _metric_state
+
+    measures, kw = {"kept": (["ndcg"], {}), "fold": (["roc"], {}), "groups": (["gauc"], {"clustered": True})}[
+        where
+    ]
+    rng = np.random.default_rng(5)
+
+    def batch(k):
+        return rng.integers(0, 2, 40), rng.random(40), {"groups": np.repeat(np.arange(4) + 10 * k, 10)}
+
+    m, other = Metric(measures, **kw), Metric(measures, **kw)
+    for k in range(3):
+        m.update(*batch(k)[:2], **(batch(k)[2] if where != "fold" else {}))
+    other_batch = batch(7)
+    other.update(*other_batch[:2], **(other_batch[2] if where != "fold" else {}))
+    inside, theirs = _inside(m), _inside(other)
+
+    def boom(*a, **k):
+        raise MemoryError("no memory left")
+
+    if where == "kept":
+        monkeypatch.setattr(_metric_state.KeptRows, "_settle", boom)
+    elif where == "fold":
+        monkeypatch.setattr(Metric, "_fold", boom)
+        monkeypatch.setattr(perfeval.metric, "_FOLD_ROWS", 1)  # every batch is folded at once
+    else:
+        monkeypatch.setattr(_metric_state.FinishedGroups, "_settle", boom)
+    new = batch(9)
+    with pytest.raises(MemoryError):
+        m.update(*new[:2], **(new[2] if where != "fold" else {}))
+    assert _inside(m) == inside
+    with pytest.raises(MemoryError):
+        m.merge(other)
+    assert _inside(m) == inside and _inside(other) == theirs

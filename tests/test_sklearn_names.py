@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import perfeval.functional as F
+from perfeval import _sklearn_names
 from perfeval.exceptions import InvalidParameterError, UndefinedMeasureWarning
 
 sk = pytest.importorskip("sklearn.metrics")
@@ -310,6 +311,81 @@ def test_signatures_are_scikit_learns():
             assert q.default is p.default or q.default == p.default, (name, p.name, q.default, p.default)
         extra = set(ours) - set(theirs)
         assert extra <= {"base", "threshold"}, (name, extra)
+
+
+# -- all-zero sample_weight ------------------------------------------------------------------------------
+_Y = np.array([0, 1, 1, 0, 1, 0])
+_S = np.array([0.1, 0.8, 0.5, 0.5, 0.3, 0.9])  # a tie of both classes
+_P = (_S >= 0.5).astype(int)
+_REL = np.array([[1, 0, 2, 0, 1], [0, 3, 1, 1, 0]])
+_RS = np.array([[0.1, 0.8, 0.6, 0.6, 0.3], [0.5, 0.5, 0.2, 0.9, 0.1]])
+_YM = np.array([0, 1, 2, 2, 1, 0])
+_SM = np.array(
+    [[0.5, 0.3, 0.2], [0.1, 0.1, 0.8], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.6, 0.2, 0.2], [1.0, 0.0, 0.0]]
+)
+
+#: every scikit-learn name perfeval gives (a new one is a new case of the tests parametrised by it)
+SKLEARN_NAMES = list(_sklearn_names.__all__)
+
+#: every scikit-learn name of perfeval._sklearn_names that takes sample_weight: its arguments and the
+#: variants of its options that change what all-zero weights give (a new name must be added here)
+ZERO_WEIGHT_CALLS = {
+    "roc_auc_score": ((_Y, _S), [{}, {"max_fpr": 0.5}]),
+    "average_precision_score": ((_Y, _S), [{}]),
+    "roc_curve": ((_Y, _S), [{}, {"drop_intermediate": False}]),
+    "precision_recall_curve": ((_Y, _S), [{}]),
+    "det_curve": ((_Y, _S), [{}]),
+    "brier_score_loss": ((_Y, _S), [{}]),
+    "log_loss": ((_Y, _S), [{}, {"normalize": False}]),
+    "ndcg_score": ((_REL, _RS), [{}, {"k": 2}]),
+    "dcg_score": ((_REL, _RS), [{}]),
+    "accuracy_score": ((_Y, _P), [{}, {"normalize": False}]),
+    "precision_score": ((_Y, _P), [{}, {"zero_division": 1.0}]),
+    "recall_score": ((_Y, _P), [{}, {"zero_division": 1.0}]),
+    "f1_score": ((_Y, _P), [{}, {"zero_division": np.nan}]),
+    "fbeta_score": ((_Y, _P), [{"beta": 2}]),
+    "confusion_matrix": ((_Y, _P), [{}, {"normalize": "all"}, {"labels": [1, 0]}]),
+    "matthews_corrcoef": ((_Y, _P), [{}]),
+    "balanced_accuracy_score": ((_Y, _P), [{}, {"adjusted": True}]),
+    "top_k_accuracy_score": ((_YM, _SM), [{}, {"normalize": False}, {"k": 1}]),
+}
+
+
+@pytest.mark.parametrize("name", SKLEARN_NAMES)
+def test_all_zero_sample_weight_as_scikit_learn(name):
+    """Weights that are all 0: each scikit-learn name raises where the installed scikit-learn raises
+    (perfeval's error, a ValueError where scikit-learn's is one, one line naming the function) and
+    returns scikit-learn's value where it returns one (top_k_accuracy_score(normalize=False): 0)."""
+    import inspect
+
+    import sklearn.calibration
+
+    from perfeval.exceptions import PerfError
+
+    peer = getattr(sklearn.calibration if name == "calibration_curve" else sk, name)
+    ours_fn = getattr(F, name)
+    if "sample_weight" not in inspect.signature(peer).parameters:
+        assert "sample_weight" not in inspect.signature(ours_fn).parameters
+        return
+    args, variants = ZERO_WEIGHT_CALLS[name]
+    n = len(args[0])
+    for kw in variants:
+        for w in (np.zeros(n), np.zeros(n, dtype=np.int64), [0] * n, np.full(n, -0.0)):
+            ours = outcome(ours_fn, *args, sample_weight=w, **kw)
+            theirs = outcome(peer, *args, sample_weight=w, **kw)
+            if isinstance(theirs, type):
+                assert isinstance(ours, type) and issubclass(ours, PerfError), (kw, ours, theirs)
+                if issubclass(theirs, ValueError):
+                    assert issubclass(ours, ValueError), (kw, ours, theirs)
+                with pytest.raises(PerfError) as e:
+                    quiet(ours_fn, *args, sample_weight=w, **kw)
+                assert "\n" not in str(e.value) and str(e.value).startswith(f"{name}: "), str(e.value)
+            else:
+                assert not isinstance(ours, type), (kw, ours, theirs)
+                if isinstance(theirs, tuple) or isinstance(theirs, np.ndarray):
+                    same_arrays(list(ours), list(theirs))
+                else:
+                    assert close(ours, theirs), (kw, ours, theirs)
 
 
 # -- top_k_accuracy_score ----------------------------------------------------------------------------------

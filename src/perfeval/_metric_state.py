@@ -204,18 +204,20 @@ def _remap(new_code: np.ndarray, codes: np.ndarray, out: np.ndarray, block: int 
 
 
 class _Part:
-    """The rows of one or more consecutive updates."""
+    """The rows of one or more consecutive updates (``i``: the document ids a dialect orders ties by)."""
 
-    __slots__ = ("g", "s", "w", "y")
+    __slots__ = ("g", "i", "s", "w", "y")
 
-    def __init__(self, y: Column, s: Column, g: Column | None, w: Column | None):
-        self.y, self.s, self.g, self.w = y, s, g, w
+    def __init__(
+        self, y: Column, s: Column, g: Column | None, w: Column | None, i: Column | None = None
+    ) -> None:
+        self.y, self.s, self.g, self.w, self.i = y, s, g, w, i
 
     def __len__(self) -> int:
         return len(self.s)
 
     def columns(self) -> list[Column | None]:
-        return [self.y, self.s, self.g, self.w]
+        return [self.y, self.s, self.g, self.w, self.i]
 
     @staticmethod
     def join(pair: list[_Part]) -> _Part:
@@ -234,7 +236,7 @@ class _Part:
             del x, z
         y, s = cols[0], cols[1]
         assert y is not None and s is not None
-        return _Part(y, s, cols[2], cols[3])
+        return _Part(y, s, cols[2], cols[3], cols[4])
 
 
 class KeptRows:
@@ -259,7 +261,14 @@ class KeptRows:
     def __bool__(self) -> bool:
         return bool(self._parts)
 
-    def add(self, y: np.ndarray, s: np.ndarray, g: np.ndarray | None, w: np.ndarray | None) -> None:
+    def add(
+        self,
+        y: np.ndarray,
+        s: np.ndarray,
+        g: np.ndarray | None,
+        w: np.ndarray | None,
+        ids: np.ndarray | None = None,
+    ) -> None:
         """One update's checked rows (copied: the caller's buffers are never kept)."""
         self._parts.append(
             _Part(
@@ -267,6 +276,7 @@ class KeptRows:
                 Column.of_values(s, whole=False),
                 None if g is None else Column.of_groups(g),
                 None if w is None else Column.of_values(w),
+                None if ids is None else Column.of_values(ids),
             )
         )
         self._settle()
@@ -275,6 +285,19 @@ class KeptRows:
         """``other``'s rows after these (``other`` unchanged: its parts are never written to)."""
         self._parts.extend(other._parts)
         self._settle()
+
+    def copy(self) -> KeptRows:
+        """The same rows in a new list of parts (the parts themselves are never written to)."""
+        out = KeptRows()
+        out._parts = list(self._parts)
+        return out
+
+    def snapshot(self) -> list:
+        """What :meth:`restore` puts back: the list of parts as it is now."""
+        return list(self._parts)
+
+    def restore(self, snapshot: list) -> None:
+        self._parts[:] = snapshot
 
     def _settle(self) -> None:
         """Join the last part with the one before while that one is at most twice its size (each
@@ -295,35 +318,39 @@ class KeptRows:
         """
         if not self._parts:
             return None
-        n = self.rows
-        out: list[np.ndarray | None] = []
-        for i in range(4):
-            maybe = [p.columns()[i] for p in self._parts]
-            cols = [c for c in maybe if c is not None]
-            if not cols:  # no groups, no weights
-                out.append(None)
-                continue
-            dtype = cols[0].dtype
-            for c in cols[1:]:
-                dtype = _promote(dtype, c.dtype)
-            if len(cols) == 1:
-                out.append(cols[0].decode())
-                continue
-            a = np.empty(n, dtype=dtype)
-            at = 0
-            for c in cols:
-                a[at : at + len(c)] = c.decode()
-                at += len(c)
-            out.append(a)
+        out = [self._column(i) for i in range(4)]
         y, s = out[0], out[1]
         assert y is not None and s is not None
         return y, s, out[2], out[3]
+
+    def ids(self) -> np.ndarray | None:
+        """The document ids of every row, as ``np.concatenate`` of the batches' (None: none kept)."""
+        return self._column(4) if self._parts else None
+
+    def _column(self, i: int) -> np.ndarray | None:
+        """Column ``i`` of every part as one array: made once and filled part by part (each part
+        read back in its own dtype, then cast as np.concatenate casts it).
+        """
+        cols = [c for c in (p.columns()[i] for p in self._parts) if c is not None]
+        if not cols:  # no groups, no weights, no ids
+            return None
+        dtype = cols[0].dtype
+        for c in cols[1:]:
+            dtype = _promote(dtype, c.dtype)
+        if len(cols) == 1:
+            return cols[0].decode()
+        a = np.empty(self.rows, dtype=dtype)
+        at = 0
+        for c in cols:
+            a[at : at + len(c)] = c.decode()
+            at += len(c)
+        return a
 
     def state(self) -> list[dict] | None:
         if not self._parts:
             return None
         return [
-            {k: None if c is None else c.state() for k, c in zip("ysgw", p.columns(), strict=True)}
+            {k: None if c is None else c.state() for k, c in zip("ysgwi", p.columns(), strict=True)}
             for p in self._parts
         ]
 
@@ -334,15 +361,24 @@ class KeptRows:
         if state is None:
             return out
         if isinstance(state, list):
-            for part in state:
-                cols = [None if part[k] is None else Column.from_state(part[k]) for k in "ysgw"]
+            for part in state:  # (a state written before ids were kept has no "i")
+                cols = [None if part.get(k) is None else Column.from_state(part[k]) for k in "ysgwi"]
                 y, s = cols[0], cols[1]
                 assert y is not None and s is not None
-                out._parts.append(_Part(y, s, cols[2], cols[3]))
+                out._parts.append(_Part(y, s, cols[2], cols[3], cols[4]))
         else:
             y, s, g, w = state
             out.add(np.asarray(y), np.asarray(s, dtype=np.float64), g, w)
         return out
+
+    def first_group_id(self) -> Any:
+        """One group id held (for the kind of ids a state of an earlier layout holds), or None."""
+        for p in self._parts:
+            if p.g is not None and len(p.g):
+                held = p.g.vocab if p.g.vocab is not None else p.g.data
+                if len(held):
+                    return held[0]
+        return None
 
     def group_dtype(self) -> np.dtype | None:
         """The dtype the group ids are read back in (None without groups)."""
@@ -398,6 +434,23 @@ class FinishedGroups:
             (self.stored(keys), np.asarray(sizes, dtype=np.float64), np.asarray(values, dtype=np.float64))
         )
         self._settle()
+
+    def copy(self) -> FinishedGroups:
+        """The same groups in a new list of runs (the runs themselves are never written to)."""
+        out = FinishedGroups(self.labels)
+        out._runs, out.key_dtype = list(self._runs), self.key_dtype
+        return out
+
+    def snapshot(self) -> tuple:
+        """What :meth:`restore` puts back: the runs and the keys' dtype as they are now."""
+        return list(self._runs), self.key_dtype
+
+    def restore(self, snapshot: tuple) -> None:
+        self._runs[:], self.key_dtype = snapshot[0], snapshot[1]
+
+    def first_key(self) -> Any:
+        """One key held, or None."""
+        return next((run[0][0] for run in self._runs if len(run[0])), None)
 
     def extend(self, other: FinishedGroups) -> None:
         if other.key_dtype is not None:

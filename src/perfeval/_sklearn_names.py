@@ -130,16 +130,24 @@ def _default_pos_label(fn: str, classes: Array) -> Any:
     )
 
 
-def _weights(fn: str, sample_weight: Any, n: int) -> Array | None:
+def _weights(fn: str, sample_weight: Any, n: int, *, all_zero: bool = False) -> Array | None:
+    """The weights, checked: one a case, finite, >= 0, and (unless ``all_zero``) not all 0, which
+    scikit-learn refuses in every function that takes them except ``top_k_accuracy_score``.
+    """
     if sample_weight is None:
         return None
-    w = one_d("sample_weight", sample_weight)
-    if len(w) != n:
-        raise InvalidDataError(f"{fn}: `sample_weight` has {len(w)} values for {n} cases")
     try:
+        w = one_d("sample_weight", sample_weight)
+        if len(w) != n:
+            raise InvalidDataError(f"`sample_weight` has {len(w)} values for {n} cases")
         check_weights(w, "sample_weight")
     except InvalidDataError as e:
         raise InvalidDataError(f"{fn}: {e}") from None
+    if not all_zero and not w.any():
+        raise InvalidDataError(
+            f"{fn}: `sample_weight` is 0 for every case; at least one weight must be non-zero "
+            "(scikit-learn refuses this too)"
+        )
     return w
 
 
@@ -153,7 +161,10 @@ def _scores(fn: str, y_score: Any, n: int, name: str = "y_score") -> Array:
             f"{fn}: `{name}` has shape {arr.shape}; perfeval computes the binary case, one score per "
             "case (for a binary classifier's predict_proba pass the positive class's column, [:, 1])"
         )
-    s = floats(arr, name)
+    try:
+        s = floats(arr, name)
+    except InvalidDataError as e:  # complex numbers, dates: said with the function's name
+        raise InvalidDataError(f"{fn}: {e}") from None
     if len(s) != n:
         raise InvalidDataError(f"{fn}: `y_true` and `{name}` have different lengths, {n} and {len(s)}")
     check_scores(s)
@@ -358,7 +369,9 @@ def roc_auc_score(
         )
     if multi_class not in ("raise", "ovr", "ovo"):
         raise InvalidParameterError(f"{fn}: multi_class={multi_class!r}: expected 'raise', 'ovr' or 'ovo'")
-    if max_fpr is not None and not (0 < max_fpr <= 1):
+    if max_fpr is not None and (
+        isinstance(max_fpr, bool) or not isinstance(max_fpr, numbers.Real) or not (0 < max_fpr <= 1)
+    ):
         raise InvalidParameterError(f"{fn}: Expected max_fpr in range (0, 1], got: {max_fpr!r}")
     y = to_numpy(y_true, "y_true")
     classes = class_labels(fn, y)
@@ -517,6 +530,16 @@ def log_loss(
     from perfeval.measures import get_measure
 
     fn = "log_loss"
+    if (
+        isinstance(base, bool)
+        or not isinstance(base, numbers.Real)
+        or not math.isfinite(base)
+        or not base > 0
+        or base == 1
+    ):
+        raise InvalidParameterError(
+            f"{fn}: base must be a finite number > 0 other than 1 (e, or 2 for bits), got {base!r}"
+        )
     if not (isinstance(y_pred, str) and y_pred == "deprecated"):  # scikit-learn < 1.9's name
         if y_proba is not None:
             raise InvalidParameterError(f"{fn}: pass y_proba or its former name y_pred, not both")
@@ -561,7 +584,7 @@ def log_loss(
         raise InvalidDataError(f"{fn}: every case has weight 0; nothing to evaluate")
     nats = float(get_measure("LOGLOSS")(h, eps=float(np.finfo(np.float64).eps)))
     value = nats if normalize else nats * h.n
-    return value if base == math.e else value / math.log(base)
+    return value if base == math.e else value / math.log(float(base))
 
 
 def _prob_1d(fn: str, y_prob: Any, n: int) -> Array:
@@ -749,8 +772,14 @@ def dcg_score(
     Relevance must be >= 0 here (scikit-learn accepts negative values; perfeval refuses them).
     """
     fn = "dcg_score"
-    if not log_base > 0 or log_base == 1:
-        raise InvalidParameterError(f"{fn}: log_base must be > 0 and not 1, got {log_base!r}")
+    if (
+        isinstance(log_base, bool)
+        or not isinstance(log_base, numbers.Real)
+        or not math.isfinite(log_base)
+        or not log_base > 0
+        or log_base == 1
+    ):
+        raise InvalidParameterError(f"{fn}: log_base must be a finite number > 0 and not 1, got {log_base!r}")
     values = _dcg_rows(fn, y_true, y_score, k, ignore_ties, "dcg")
     if log_base != 2:
         values = values * (math.log(log_base) / math.log(2.0))
@@ -887,7 +916,7 @@ def top_k_accuracy_score(
         )
     if len(s) != len(y):
         raise InvalidDataError(f"{fn}: `y_true` and `y_score` have different lengths, {len(y)} and {len(s)}")
-    w = _weights(fn, sample_weight, len(y))
+    w = _weights(fn, sample_weight, len(y), all_zero=True)  # scikit-learn: 0 hits, or 0 / 0
     classes = _top_k_classes(fn, seen, labels, s.shape[1] if s.ndim == 2 else 2)
     code = _indices(y, classes)
     outside = code == len(classes)
@@ -1186,7 +1215,12 @@ def confusion_matrix(
     if threshold is not None:
         if labels is not None:
             raise InvalidParameterError(f"{fn}: threshold= reads y_pred as scores; labels= does not apply")
-        h = ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), floats(yp_raw, "y_pred"), sample_weight)
+        if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, numbers.Real):
+            raise InvalidParameterError(f"{fn}: threshold must be a number, got {threshold!r}")
+        _threshold_param().check(threshold, fn)
+        yt_raw = to_numpy(y_true, "y_true")
+        w = _weights(fn, sample_weight, len(yt_raw))
+        h = ScoreHistogram.from_arrays(yt_raw, floats(yp_raw, "y_pred"), w)
         tp, fn_, fp, tn = h.counts_at(threshold)
         m = np.array([[tn, fp], [fn_, tp]])
         cm = m.astype(np.int64) if sample_weight is None else m
@@ -1220,6 +1254,13 @@ def confusion_matrix(
             stacklevel=2,
         )
     return cm
+
+
+def _threshold_param() -> Any:
+    """The registry's ``threshold`` parameter (its domain: a number, +-inf allowed, never NaN)."""
+    from perfeval.measures import get_measure
+
+    return next(p for p in get_measure("ACC").params if p.name == "threshold")
 
 
 def matthews_corrcoef(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:

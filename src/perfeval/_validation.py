@@ -11,6 +11,7 @@ Nothing here imports more than numpy and the exceptions, so every layer may use 
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import Any
 
@@ -123,25 +124,72 @@ def _torch_host(x: Any, name: str) -> np.ndarray:
 
 
 def one_d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
-    """``a`` as a 1-D array of ``dtype`` (a column vector is flattened); a data error otherwise."""
+    """``a`` as a 1-D array of ``dtype`` (a column vector is flattened); a data error otherwise
+    (for floats, as :func:`floats` says it: complex numbers, dates and durations are refused).
+    """
     arr = np.asarray(a)
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
         raise InvalidDataError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+    if np.dtype(dtype) == np.float64:
+        return floats(arr, name)
     try:
         return arr.astype(dtype, copy=False)
     except (TypeError, ValueError):
         raise InvalidDataError(f"`{name}` must be numeric, got values of type {arr.dtype}") from None
 
 
+#: Python types of dates, times and durations (pandas' Timestamp and Timedelta are subclasses)
+_TIME_TYPES = (np.datetime64, np.timedelta64, datetime.date, datetime.time, datetime.timedelta)
+
+
+def _time_text(v: Any) -> str:
+    """A datetime64 or timedelta64 value as a person writes it (``2020-01-01``, ``0:00:01``)."""
+    if isinstance(v, np.datetime64):
+        return str(np.datetime_as_string(v, unit="auto"))
+    us = v.astype("timedelta64[us]")
+    return str(us.astype(object)) if us == v else str(v)  # exact in microseconds: Python's text
+
+
 def floats(arr: np.ndarray, name: str) -> np.ndarray:
-    """``arr`` as float64 (no copy when it already is); a data error naming the type otherwise."""
-    if arr.dtype.kind == "c":  # numpy would drop the imaginary parts with only a warning
+    """``arr`` as float64 (no copy when it already is); a data error naming the type otherwise.
+
+    Complex numbers are refused (numpy would drop the imaginary parts with only a warning), and so
+    are dates, times and durations (datetime64, timedelta64, Python's or pandas' objects), which
+    numpy would turn into counts of days or nanoseconds: the command refuses them as it reads them
+    (``holds '2020-01-01', not a number``), and so does the library.
+    """
+    kind = arr.dtype.kind
+    if kind == "c":
         raise InvalidDataError(f"`{name}` must hold real numbers, got complex values ({arr.dtype})")
+    if kind in "mM":
+        what = "dates" if kind == "M" else "durations"
+        if not len(arr):
+            raise InvalidDataError(f"`{name}` holds {what} ({arr.dtype}), not numbers")
+        i = int(np.argmax(~np.isnat(arr))) if bool((~np.isnat(arr)).any()) else 0
+        raise InvalidDataError(
+            f"`{name}` holds {_time_text(arr[i])!r} at index {i}, not a number ({what}, {arr.dtype})"
+        )
+    if kind == "O":
+        values = arr.tolist()
+        for i, v in enumerate(values):
+            if isinstance(v, _TIME_TYPES):
+                text = _time_text(v) if isinstance(v, (np.datetime64, np.timedelta64)) else str(v)
+                raise InvalidDataError(
+                    f"`{name}` holds {text!r} at index {i}, not a number ({type(v).__name__})"
+                )
     try:
         out = arr.astype(np.float64, copy=False)
     except (TypeError, ValueError):
+        if kind == "O":
+            for i, v in enumerate(arr.tolist()):
+                try:
+                    float(v)
+                except (TypeError, ValueError):
+                    raise InvalidDataError(
+                        f"`{name}` holds {v!r} at index {i}, not a number ({type(v).__name__})"
+                    ) from None
         raise InvalidDataError(f"`{name}` must hold numbers, got values of type {arr.dtype}") from None
     return out
 
@@ -253,6 +301,8 @@ def label_values(y: np.ndarray, most: int = 8) -> str:
     """The distinct values of a target column, for a message: ``'no', 'yes'`` or ``0, 1, 2`` (whole
     numbers as such, at most ``most``).
     """
+    if not len(y):
+        return "no label (no rows)"
     vals = _distinct(y)
     shown = ", ".join(repr(shown_label(v)) for v in vals[:most])
     return shown + ("" if len(vals) <= most else f", ... ({len(vals)} values)")
@@ -277,6 +327,8 @@ def binary_coding(y: np.ndarray, pos_label: Any = None) -> np.ndarray | None:
     if pos_label is not None:
         hit = y == as_label(pos_label, y)
         return np.asarray(hit, dtype=np.float64)
+    if not len(y):  # no rows: no label to read, whatever the column's type (an empty text column)
+        return np.zeros(0)
     if y.dtype.kind == "b":
         return y.astype(np.float64)
     if y.dtype.kind in "iuf":
@@ -288,11 +340,12 @@ def binary_coding(y: np.ndarray, pos_label: Any = None) -> np.ndarray | None:
 
 
 def binary_targets(
-    y: np.ndarray, needs: str, pos_label: Any = None, *, words: LabelWords | None = None
+    y: np.ndarray, needs: str, pos_label: Any = None, *, words: LabelWords | None = None, rows: Any = None
 ) -> np.ndarray:
     """The 0/1 coding of ``y`` for the measure ``needs``, or one line saying what the targets look
     like and what to do (:func:`read_targets`; ``words``: what the caller takes, by default
-    ``pos_label=``).
+    ``pos_label=``); ``rows``: the rows a missing target (NaN) is counted and found in, when ``y``
+    holds only the distinct labels (:class:`perfeval.Metric`: every label seen, and this batch's rows).
     """
     out = binary_coding(y, pos_label)
     if pos_label is not None:
@@ -303,13 +356,11 @@ def binary_targets(
             )
         return out
     if out is None:
-        vals = _distinct(y)
-        if vals.dtype.kind == "f" and bool(np.isnan(vals).any()):
-            missing = np.isnan(np.asarray(y, dtype=np.float64))
+        hint = _missing_hint(y, y if rows is None else np.asarray(rows))
+        if hint is not None:
             raise InvalidDataError(
                 f"{needs} needs binary targets (0/1, -1/1 or booleans), but `y_true` holds "
-                f"{label_values(y)}; the NaN (first at index {int(np.argmax(missing))}, "
-                f"{int(missing.sum()):,} in all) is a missing target: drop or fill those cases"
+                f"{label_values(y)}; {hint}"
             )
         said = read_targets(y, words or LabelWords())
         raise InvalidDataError(
@@ -527,6 +578,32 @@ def _grades(vals: np.ndarray, words: LabelWords) -> TargetsRead:
     return TargetsRead("grades", what, advice)
 
 
+def _missing_hint(y: np.ndarray, rows: np.ndarray) -> str | None:
+    """A missing target among the targets ``y`` (NaN, or None, pandas' NA or NaT among Python
+    objects), found and counted in ``rows``: what to do; else None.
+    """
+    vals = _distinct(np.asarray(y))
+    if vals.dtype.kind == "f" and bool(np.isnan(vals).any()):
+        missing = np.isnan(np.asarray(rows, dtype=np.float64))
+        return (
+            f"the NaN (first at index {int(np.argmax(missing))}, {int(missing.sum()):,} in all) is a missing "
+            "target: drop or fill those cases"
+        )
+    if np.asarray(rows).dtype.kind == "O":  # None, NaN, pandas' NA or NaT among Python objects
+        at = [i for i, v in enumerate(np.asarray(rows).tolist()) if _missing(v)]
+        if at:
+            return (
+                f"{str(rows[at[0]])!r} is a missing target (first at index {at[0]}, {len(at):,} in all): "
+                "drop or fill those cases"
+            )
+    return None
+
+
+def _missing(v: Any) -> bool:
+    """Whether a Python value in an object column is a missing value: None, NaN, pandas' NA or NaT."""
+    return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
+
+
 # -- identities --------------------------------------------------------------------------------------------
 def identity_groups(g: np.ndarray) -> np.ndarray:
     """Groups as ids: integral floats become int64 (a group prints as 5, not 5.0); fractional floats,
@@ -560,10 +637,10 @@ def identity_groups(g: np.ndarray) -> np.ndarray:
             if v is None or (isinstance(v, float) and v != v):
                 raise InvalidDataError(f"`groups` holds {v!r} at index {i}; every case needs a group id")
         kinds = {type(v) for v in values}
-        if len(kinds) > 1 and len({_id_kind(k) for k in kinds}) > 1:  # 1 and "a": not one kind of id
+        if len(kinds) > 1 and len({id_kind(k) for k in kinds}) > 1:  # 1 and "a": not one kind of id
             first: dict[str, int] = {}
             for i, v in enumerate(values):
-                first.setdefault(_id_kind(type(v)), i)
+                first.setdefault(id_kind(type(v)), i)
                 if len(first) == 2:
                     break
             (ka, ia), (kb, ib) = first.items()
@@ -574,7 +651,7 @@ def identity_groups(g: np.ndarray) -> np.ndarray:
     return g
 
 
-def _id_kind(t: type) -> str:
+def id_kind(t: type) -> str:
     """What kind of id a Python value of type ``t`` is, for :func:`identity_groups`."""
     if issubclass(t, (str, np.str_)):
         return "strings"
@@ -650,16 +727,18 @@ def cases(
     whose tool counts their scores, as Spark's binning does).
     """
     yt = to_numpy(y_true, "y_true")
+    if yt.dtype.kind == "c":  # not labels, and not relevance grades either
+        raise InvalidDataError(f"`y_true` must hold labels or real numbers, got complex values ({yt.dtype})")
     ys = floats(to_numpy(y_score, "y_score"), "y_score")
     check_pair(yt, ys)
     check_scores(ys)
     g = None if groups is None else identity_groups(to_numpy(groups, "groups"))
     if g is not None:
         same_length("groups", g, len(ys))
-    w = None if weights is None else floats(to_numpy(weights, "weights"), "weights")
+    w = None if weights is None else floats(to_numpy(weights, "sample_weight"), "sample_weight")
     if w is not None:
-        same_length("weights", w, len(ys))
-        check_weights(w)
+        same_length("sample_weight", w, len(ys))
+        check_weights(w, "sample_weight")
     rows_in = len(ys)
     if w is not None and not w.all() and not keep_zero:
         keep = w > 0

@@ -44,10 +44,19 @@ def resolve(
     measure named twice is an error.  ``trec``: names shared by trec_eval and perfeval mean
     trec_eval's (see :mod:`perfeval.measures.spellings`).
     """
+    from perfeval.measures import Measure
+
     if isinstance(measures, str):
         measures = split_measures(measures)
+    elif not isinstance(measures, Iterable) or isinstance(measures, (bytes, Mapping)):
+        raise InvalidParameterError(
+            f"`measures` must be names (a list such as ['roc', 'ndcg@10'], or 'roc,ndcg@10'), "
+            f"got {type(measures).__name__}"
+        )
     specs = []
     for m in measures:
+        if not isinstance(m, (str, MeasureSpec, Measure)):
+            raise InvalidParameterError(f"a measure is a name such as 'roc' or 'ndcg@10', got {m!r}")
         specs.append(with_threshold(parse_measure(m, trec=trec), threshold))
     labels = [s.label for s in specs]
     dup = {lab for lab in labels if labels.count(lab) > 1}

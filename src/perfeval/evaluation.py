@@ -133,6 +133,7 @@ def evaluate(
             "evaluate(weights=...) is deprecated; use sample_weight=...", DeprecationWarning, stacklevel=2
         )
         sample_weight = weights
+    check_options(threshold=threshold, tie_bounds=tie_bounds, partitions=partitions)
     modern = str(dialect).split(":")[0].strip().lower() in ("perfeval", "")
     if not modern and (tie_bounds or partitions or is_dask(y_true)):
         what = "tie_bounds" if tie_bounds else ("partitions" if partitions else "a Dask collection")
@@ -210,6 +211,30 @@ def _not_on_dask(tie_bounds: bool, arrays: bool) -> None:
         raise InvalidParameterError("tie_bounds: in memory only, not with a Dask collection")
     if arrays:
         raise InvalidParameterError("with a Dask collection, name the columns: group=..., weight=...")
+
+
+def check_options(*, threshold: Any, tie_bounds: Any = False, partitions: Any = None) -> None:
+    """The options of evaluate() and Metric in their domains, before any row is read: a threshold
+    is a number (+-inf too, never NaN: every case would fall on one side), ``tie_bounds`` True or
+    False, ``partitions`` a mapping of names to labels.
+    """
+    import numbers
+
+    import numpy as np
+
+    if (
+        isinstance(threshold, (bool, np.bool_))
+        or not isinstance(threshold, numbers.Real)
+        or threshold != threshold
+    ):
+        raise InvalidParameterError(f"`threshold` must be a number (+-inf allowed), got {threshold!r}")
+    if not isinstance(tie_bounds, (bool, np.bool_)):
+        raise InvalidParameterError(f"`tie_bounds` must be True or False, got {tie_bounds!r}")
+    if partitions is not None and not isinstance(partitions, Mapping):
+        raise InvalidParameterError(
+            "`partitions` maps a name to the labels that are positive in it (e.g. {'narrow': ['change']}), "
+            f"got {type(partitions).__name__}"
+        )
 
 
 def _say_grades_as_labels(y: Any, specs: list) -> None:

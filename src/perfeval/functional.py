@@ -192,8 +192,11 @@ def slq(y_true, y_score, *, bins: int = 100) -> float:
 
 
 def _with_k(name: str, k: int) -> str:
-    if k < 0 or int(k) != k:
-        raise InvalidParameterError(f"k must be a whole number >= 0 (0: no cut-off), got {k}")
+    import math
+    import numbers
+
+    if isinstance(k, bool) or not isinstance(k, numbers.Real) or not math.isfinite(k) or k < 0 or int(k) != k:
+        raise InvalidParameterError(f"k must be a whole number >= 0 (0: no cut-off), got {k!r}")
     return f"{name}@{int(k)}" if k else name
 
 
@@ -307,6 +310,13 @@ def scorer(
             f"{spec.label} reads scores as probabilities; a decision_function is not one (use "
             "response_method='predict_proba', or a ranking measure such as roc or apr)"
         )
+    unknown = sorted(set(params) - set(spec.kwargs))
+    if unknown:  # said now: inside cross_val_score an error would only be a warning and a NaN score
+        raise InvalidParameterError(
+            f"measure {spec.measure.name} has no parameter {unknown[0]!r}; "
+            f"expected one of {list(spec.kwargs) or 'none'}"
+        )
+    spec.measure.check_params(params)
     kwargs = {**spec.kwargs, **params}
     label = pos_label
 

@@ -15,7 +15,9 @@ What it keeps is what the streaming and Dask backends keep, finished by the same
   rows, as torchmetrics' retrieval metrics keep every row;
 * the same with ``clustered=True`` (each group's rows together, as the ``clustered`` stream takes
   them): each group finished by ``finish`` when it ends, only its key, size and values kept, so
-  memory grows with the groups, not the rows.
+  memory grows with the groups, not the rows;
+* with ``dialect=`` (another tool's definitions, :mod:`perfeval.dialects`): every row, those of
+  weight 0 and the document ids included, handed to the function ``evaluate(..., dialect=)`` runs.
 
 The numbers are those of ``evaluate`` on the concatenated batches, bit for bit, whatever the
 weights for updates of one object; merging objects is bit for bit when the weights add up exactly
@@ -40,6 +42,7 @@ from perfeval._validation import (
     cases,
     check_relevance,
     floats,
+    id_kind,
     to_numpy,
 )
 from perfeval.engine import DEFAULT_MEASURES, TIES, binary_values, finish, resolve, warn_undefined
@@ -90,9 +93,13 @@ def host_array(x: Any, name: str) -> np.ndarray:
 
 
 def _family(y: np.ndarray) -> str:
-    """What kind of labels ``y`` holds: booleans, numbers or text (the positive label is read by it)."""
+    """What kind of labels ``y`` holds: booleans, numbers, bytes or text (Python objects included),
+    by which the positive label is read.  numpy joins numpy text with bytes as text (``b'yes'``
+    becomes ``'yes'``), so the two are not one kind: the labels of the batches together would be
+    coded otherwise than each batch's.
+    """
     k = y.dtype.kind
-    return "booleans" if k == "b" else ("numbers" if k in "iuf" else "text")
+    return "booleans" if k == "b" else "numbers" if k in "iuf" else "bytes" if k == "S" else "text"
 
 
 class Metric:
@@ -114,7 +121,13 @@ class Metric:
         of an update's last row may run on into the next update.  Each group is finished when it
         ends and only its key, size and values are kept (memory O(groups), not O(rows)); a group
         whose rows come again after it ended is an error naming it.  Needs ``groups=`` in every
-        update.
+        update.  Not with a dialect.
+    dialect : str, default "perfeval"
+        Compute each measure as another tool does, as :func:`perfeval.evaluate` and the command's
+        ``--dialect`` do (``"sklearn"``, ``"trec_eval"``, ``"ranx"``, ``"torchmetrics"``,
+        ``"spark"``, ``"keras"``, ``"din"``, ``"perf"``, with the tool's options after colons):
+        the same numbers, warnings and errors on the rows of every update.  The rows are kept
+        (docs/metric.md); a measure the tool does not define is refused here.
 
     Notes
     -----
@@ -124,7 +137,7 @@ class Metric:
     Every measure of the registry is accepted; the kind of data decides what is kept (see the
     module's description): a :class:`~perfeval.summaries.ScoreHistogram` for binary measures
     without groups, the checked rows otherwise, each group's values with ``clustered=True``
-    (:attr:`nbytes` says how much).  ``partitions``, ``tie_bounds`` and ``dialect`` of
+    (:attr:`nbytes` says how much).  ``partitions`` and ``tie_bounds`` of
     :func:`perfeval.evaluate` are not offered.
 
     Examples
@@ -163,19 +176,38 @@ class Metric:
         threshold: float = 0.5,
         pos_label: Any = None,
         clustered: bool = False,
+        dialect: str = "perfeval",
     ):
-        self._specs = resolve(measures, threshold)
-        self.threshold = threshold
-        self.pos_label = pos_label
+        from perfeval.dialects.apply import dialect_text, parse_dialect
+        from perfeval.evaluation import check_options
+
         if not isinstance(clustered, (bool, np.bool_)):
             raise InvalidParameterError(f"clustered must be True or False, got {clustered!r}")
+        check_options(threshold=threshold)
+        d, opts = parse_dialect(dialect)
+        #: the dialect with its options (``"keras:num_thresholds=200:..."``), or "perfeval"
+        self.dialect = "perfeval" if d.name == "perfeval" else dialect_text(d, opts)
+        if self.dialect != "perfeval":
+            if clustered:
+                raise InvalidParameterError(
+                    f"dialect={dialect!r}: not with clustered=True (a dialect evaluates every row "
+                    "together, as the command's --dialect does in memory: the Metric keeps the rows)"
+                )
+            if measures is DEFAULT_MEASURES:  # every measure the tool defines, as evaluate() does
+                measures = list(d.policies)
+        self._specs = resolve(measures, threshold, trec=d.name == "trec_eval")
+        self.threshold = threshold
+        self.pos_label = pos_label
+        if self.dialect != "perfeval":
+            _check_dialect_specs(d, self._specs, threshold, pos_label)
         #: each group's rows come together (in one update, or running on into the next): groups
         #: are finished as they end and only their values are kept
         self.clustered = bool(clustered)
         kinds = {s.measure.kind for s in self._specs}
         #: the rows are kept (not only a ScoreHistogram): a per-query measure or the group AUC,
-        #: or (decided by the first update) groups
-        self._needs_rows = bool(kinds - {"binary"})
+        #: or (decided by the first update) groups; under a dialect always (its order of ties, its
+        #: bins, its document ids are the rows')
+        self._needs_rows = bool(kinds - {"binary"}) or self.dialect != "perfeval"
         self.reset()
 
     # -- what it computes ---------------------------------------------------------------------------------
@@ -190,7 +222,12 @@ class Metric:
         return self._rows_in
 
     def _key(self) -> tuple:
-        return (tuple((s.label, s.params) for s in self._specs), self.threshold, _label_key(self.pos_label))
+        return (
+            tuple((s.label, s.params) for s in self._specs),
+            self.threshold,
+            _label_key(self.pos_label),
+            self.dialect,
+        )
 
     # -- the state --------------------------------------------------------------------------------------
     def reset(self) -> None:
@@ -202,6 +239,8 @@ class Metric:
         self._labels: np.ndarray | None = None  # the distinct targets seen (binary coding, messages)
         self._any_positive = False
         self._group_dtype: np.dtype | None = None  # the ids' dtype: one kind over every update
+        self._group_kind: str | None = None  # what they are (integers, text, Python integers, ...)
+        self._with_ids: bool | None = None  # document ids given (a dialect's ties): by the first update
         self._hist = ScoreHistogram.empty()  # the summary (binary measures, no groups)
         self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # cells not yet folded in
         self._pending_rows = 0
@@ -243,7 +282,15 @@ class Metric:
         return size
 
     # -- update ------------------------------------------------------------------------------------------
-    def update(self, y_true: Any, y_score: Any, *, groups: Any = None, sample_weight: Any = None) -> None:
+    def update(
+        self,
+        y_true: Any,
+        y_score: Any,
+        *,
+        groups: Any = None,
+        sample_weight: Any = None,
+        ids: Any = None,
+    ) -> None:
         """Add a batch of cases.
 
         Parameters
@@ -253,6 +300,9 @@ class Metric:
             included (see :func:`host_array`).  Give ``groups`` to every update or to none (with
             ``clustered=True``: to every update), ids of one kind (integers, or text) in all, and
             ``sample_weight`` to every update or to none.
+        ids : array-like, optional
+            With a ``dialect`` that orders tied documents by their ids (``trec_eval``), each row's
+            document id, as ``evaluate(..., ids=)`` takes them; to every update or to none.
 
         Raises
         ------
@@ -266,50 +316,129 @@ class Metric:
         s = host_array(y_score, "y_score")
         g = None if groups is None else host_array(groups, "groups")
         w = None if sample_weight is None else host_array(sample_weight, "sample_weight")
-        c = cases(y, s, g, w)
+        c = cases(y, s, g, w, keep_zero=self.dialect != "perfeval")  # a dialect may count them (Spark)
+        i = self._check_ids(ids, c)
         self._check_mode(g is not None, w is not None)
         labels, family, positive = self._check_targets(c)
-        group_dtype = self._check_groups(c.g, c.rows_in)
+        first = g[0] if g is not None and len(g) and c.g is not None and c.g.dtype.kind == "O" else None
+        group_dtype, group_kind = self._check_groups(c.g, first, c.rows_in)
         finished = self._finish_update(c) if self.clustered else None
-        # the batch is valid: the state changes from here on, and nothing below raises
-        self._grouped, self._weighted = g is not None, w is not None
-        self._rows_in += c.rows_in
-        self._labels, self._family = labels, family
-        self._any_positive = self._any_positive or positive
-        self._group_dtype = group_dtype
-        if finished is not None:
-            (keys, sizes, values, key_dtype), self._open = finished
-            self._done.add(keys, sizes, values, key_dtype)
-            return
-        if not len(c.s):
-            return
-        if self._keeps_rows:
-            self._kept.add(c.y, c.s, c.g, c.w)  # copied, compactly
-            return
-        # this batch's labels are among the labels checked above, so it has their coding
-        is_pos = np.asarray(binary_coding(c.y, self.pos_label)) == 1
-        weight = np.ones(len(c.s)) if c.w is None else c.w
-        pos = weight * is_pos  # as ScoreHistogram.from_checked weighs a case
-        by_score = np.argsort(c.s, kind="stable")  # a sorted run for _fold; one score's rows in order
-        self._pending.append((c.s[by_score], pos[by_score], (weight - pos)[by_score]))
-        self._pending_rows += len(c.s)
-        if self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
-            self._fold()
+        saved = self._saved()  # the batch is valid: the state changes from here on, whole or not at all
+        try:
+            self._grouped, self._weighted = g is not None, w is not None
+            self._with_ids = i is not None
+            self._rows_in += c.rows_in
+            self._labels, self._family = labels, family
+            self._any_positive = self._any_positive or positive
+            self._group_dtype, self._group_kind = group_dtype, group_kind
+            if finished is not None:
+                (keys, sizes, values, key_dtype), self._open = finished
+                self._done.add(keys, sizes, values, key_dtype)
+                return
+            if not len(c.s):
+                return
+            if self._keeps_rows:
+                self._kept.add(c.y, c.s, c.g, c.w, i)  # copied, compactly
+                return
+            # this batch's labels are among the labels checked above, so it has their coding
+            is_pos = np.asarray(binary_coding(c.y, self.pos_label)) == 1
+            weight = np.ones(len(c.s)) if c.w is None else c.w
+            pos = weight * is_pos  # as ScoreHistogram.from_checked weighs a case
+            by_score = np.argsort(c.s, kind="stable")  # a sorted run for _fold; one score's rows in order
+            self._pending.append((c.s[by_score], pos[by_score], (weight - pos)[by_score]))
+            self._pending_rows += len(c.s)
+            if self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
+                self._fold()
+        except BaseException:
+            self._restore(saved)
+            raise
 
-    def _check_groups(self, g: np.ndarray | None, rows: int) -> np.dtype | None:
-        """The dtype of the group ids of every update so far with these: refused when they cannot
-        be put together exactly (numbers and text, or 64-bit ids of both signs, which numpy would
-        join as floats).
+    def _saved(self) -> tuple:
+        """What :meth:`_restore` puts back, so that a change of the state is made whole or not at
+        all: the attributes, and the lengths or lists of the batches waiting, the kept parts and
+        the finished groups.  The list of batches waiting is only appended to (a fold makes a new
+        one): its length is enough, and copying it at every update would cost O(batches) each time.
+        """
+        return dict(self.__dict__), len(self._pending), self._kept.snapshot(), self._done.snapshot()
+
+    def _restore(self, saved: tuple) -> None:
+        """The state as it was when ``saved`` (:meth:`_saved`): a failed call changes nothing."""
+        attributes, pending, kept, done = saved
+        self.__dict__.clear()
+        self.__dict__.update(attributes)
+        del self._pending[pending:]
+        self._kept.restore(kept)
+        self._done.restore(done)
+
+    def _check_ids(self, ids: Any, c: Cases) -> np.ndarray | None:
+        """The document ids of a batch, checked as evaluate(..., ids=) checks them: one a row, none
+        missing, none on a row of weight 0; only with a dialect, and to every update or to none.
+        """
+        if ids is None:
+            if self._with_ids:
+                raise InvalidParameterError(
+                    "`ids=` was given to the earlier updates of this Metric but not to this one"
+                )
+            return None
+        if self.dialect == "perfeval":
+            raise InvalidParameterError(
+                "`ids=` orders tied documents for a dialect (Metric(..., dialect='trec_eval')); perfeval's "
+                "measures take every order of a tie, whatever the ids"
+            )
+        if self._with_ids is False:
+            raise InvalidParameterError(
+                "`ids=` was given to this update but not to the earlier ones of this Metric"
+            )
+        a = host_array(ids, "ids")
+        if len(a) != c.rows_in:
+            raise InvalidParameterError(f"`ids` needs one id per row ({c.rows_in}), got {a.shape}")
+        if a.dtype.kind == "O":
+            for k, v in enumerate(a.tolist()):
+                if v is None or (isinstance(v, float) and v != v):
+                    raise InvalidDataError(f"`ids` holds {v!r} at index {k}; every row needs a document id")
+        if c.w is not None and not c.w.all():
+            raise InvalidParameterError("`ids` with rows of weight 0: drop those rows first")
+        return a
+
+    def _check_groups(
+        self, g: np.ndarray | None, first: Any, rows: int
+    ) -> tuple[np.dtype | None, str | None]:
+        """The dtype and kind of the group ids of every update so far with these (``first``: this
+        batch's first id when they are Python objects, whose kind is that of their values): refused
+        when they cannot be put together exactly (numbers and text, Python integers and text, or
+        64-bit ids of both signs, which numpy would join as floats).
         """
         if g is None:
             if self.clustered:
                 raise InvalidParameterError(
                     "clustered=True finishes the groups as their rows come: pass `groups=` to every update"
                 )
-            return self._group_dtype
+            return self._group_dtype, self._group_kind
         if not rows:  # no id: no kind to check (an empty list reads as floats)
-            return self._group_dtype
-        return _joined_ids(self._group_dtype, g.dtype, "in this update", "in the earlier ones of this Metric")
+            return self._group_dtype, self._group_kind
+        kind = _ids_kind(g.dtype, first)
+        joined = _joined_ids(
+            self._group_dtype,
+            self._held_group_kind(),
+            g.dtype,
+            kind,
+            "in this update",
+            "in the earlier ones of this Metric",
+        )
+        return joined, kind if kind is not None else self._group_kind
+
+    def _held_group_kind(self) -> str | None:
+        """The kind of the group ids held (read off a held id for a state of an earlier layout)."""
+        if self._group_kind is not None or self._group_dtype is None:
+            return self._group_kind
+        if self._group_dtype.kind != "O":
+            return _ids_kind(self._group_dtype, None)
+        held = self._kept.first_group_id()
+        if held is None:
+            held = self._done.first_key()
+        if held is None and self._open is not None and len(self._open[2]):
+            held = self._open[2][0]
+        return None if held is None else _ids_kind(np.dtype(object), _plain(held))
 
     def _finish_update(self, c: Cases):
         """With ``clustered=True``: this update's groups finished, with the rows left open before,
@@ -412,6 +541,9 @@ class Metric:
                 if self._weighted
                 else "`sample_weight=` was given to this update but not to the earlier ones of this Metric"
             )
+        if self.dialect != "perfeval":  # the tool's own: weights or groups it does not take
+            _check_dialect_batches(self.dialect, self._specs, grouped, weighted)
+            return
         grouped_specs = [s.label for s in self._specs if s.measure.kind == "grouped"]
         if grouped_specs and not grouped:
             raise InvalidParameterError(f"{grouped_specs[0]} is computed over groups: pass `groups=`")
@@ -428,6 +560,16 @@ class Metric:
         """
         y = c.y
         coded = self.pos_label is not None
+        if self.dialect != "perfeval":  # the tool reads them: compute() says what it refuses
+            if not coded or not len(y):
+                return self._labels, self._family, self._any_positive
+            kind = self._family or _family(y)
+            if _family(y) != kind:
+                raise InvalidDataError(
+                    f"`y_true` holds {_family(y)} in this update and {kind} in the earlier ones "
+                    f"of this Metric: pos_label={self.pos_label!r} is read by the kind of the labels"
+                )
+            return self._labels, kind, self._any_positive
         ranking = [s for s in self._specs if s.measure.kind == "ranking"]
         grouped = [s for s in self._specs if s.measure.kind == "grouped"]
         binary = [s for s in self._specs if s.measure.kind == "binary"]
@@ -453,14 +595,14 @@ class Metric:
             elif not (
                 new.dtype == labels.dtype
                 and len(labels) <= 64
-                and set(new.tolist()) <= set(labels.tolist())  # the usual batch: no new label
+                and _known(new, labels)  # the usual batch: no new label
             ):
-                labels = np.union1d(labels, new)
+                labels = _union(labels, new)
         if coded:
             hit = np.asarray(binary_coding(y, self.pos_label))
             return labels, family, self._any_positive or bool(hit.any())
-        if labels is not None and binary_coding(labels) is None:
-            binary_targets(labels, labelled[0].label)  # raises evaluate()'s message, with every label seen
+        if labels is not None and binary_coding(labels) is None:  # evaluate()'s message, every label seen
+            binary_targets(labels, labelled[0].label, rows=y)  # (a NaN: found in this batch, new in it)
         return labels, family, False
 
     def _fold(self) -> None:
@@ -514,14 +656,13 @@ class Metric:
             raise InvalidParameterError(f"merge() takes a perfeval.Metric, got {type(other).__name__}")
         if other._key() != self._key():
             raise InvalidParameterError(
-                f"cannot merge Metric({other.measures}, threshold={other.threshold!r}, "
-                f"pos_label={other.pos_label!r}) into Metric({self.measures}, "
-                f"threshold={self.threshold!r}, pos_label={self.pos_label!r}): the measures, "
-                "their parameters and the positive label must be the same"
+                f"cannot merge {other._signature()} into {self._signature()}: the measures, "
+                "their parameters, the positive label and the dialect must be the same"
             )
         for what, mine, theirs in (
             ("groups=", self._grouped, other._grouped),
             ("sample_weight=", self._weighted, other._weighted),
+            ("ids=", self._with_ids, other._with_ids),
         ):
             if mine is not None and theirs is not None and mine != theirs:
                 raise InvalidParameterError(
@@ -537,14 +678,21 @@ class Metric:
                 "cannot merge a Metric made with clustered=True and one made without: "
                 "one keeps every row, the other only each group's values"
             )
-        group_dtype = self._group_dtype
+        group_dtype, group_kind = self._group_dtype, self._held_group_kind()
         if other._group_dtype is not None:
+            theirs_kind = other._held_group_kind()
             group_dtype = _joined_ids(
-                group_dtype, other._group_dtype, "in the Metric merged in", "in this one"
+                group_dtype,
+                group_kind,
+                other._group_dtype,
+                theirs_kind,
+                "in the Metric merged in",
+                "in this one",
             )
+            group_kind = group_kind or theirs_kind
         labels = self._labels
         if other._labels is not None:
-            labels = other._labels if labels is None else np.union1d(labels, other._labels)
+            labels = other._labels if labels is None else _union(labels, other._labels)
         labelled = [s for s in self._specs if s.measure.kind == "binary"]
         if labels is not None and labelled and self.pos_label is None and binary_coding(labels) is None:
             binary_targets(labels, labelled[0].label)
@@ -555,22 +703,33 @@ class Metric:
             [(other._hist.scores, other._hist.pos, other._hist.neg)] if len(other._hist.scores) else []
         )
         theirs_pending += list(other._pending)
-        self._labels = labels
-        self._family = self._family or other._family
-        self._any_positive = self._any_positive or other._any_positive
-        self._grouped = self._grouped if self._grouped is not None else other._grouped
-        self._weighted = self._weighted if self._weighted is not None else other._weighted
-        self._group_dtype = group_dtype
-        self._rows_in += other._rows_in
-        self._kept.extend(other._kept)
-        if theirs_done is not None:
-            self._done.extend(theirs_done)
-        if theirs_pending:  # folded as batches are: when they outgrow the summary
-            self._pending.extend(theirs_pending)
-            self._pending_rows += sum(len(p[0]) for p in theirs_pending)
-            if fold and self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
-                self._fold()
+        saved = self._saved()  # the merge is valid: the state changes from here on, whole or not at all
+        try:
+            self._labels = labels
+            self._family = self._family or other._family
+            self._any_positive = self._any_positive or other._any_positive
+            self._grouped = self._grouped if self._grouped is not None else other._grouped
+            self._weighted = self._weighted if self._weighted is not None else other._weighted
+            self._with_ids = self._with_ids if self._with_ids is not None else other._with_ids
+            self._group_dtype, self._group_kind = group_dtype, group_kind
+            self._rows_in += other._rows_in
+            self._kept.extend(other._kept)
+            if theirs_done is not None:
+                self._done.extend(theirs_done)
+            if theirs_pending:  # folded as batches are: when they outgrow the summary
+                self._pending.extend(theirs_pending)
+                self._pending_rows += sum(len(p[0]) for p in theirs_pending)
+                if fold and self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
+                    self._fold()
+        except BaseException:
+            self._restore(saved)
+            raise
         return self
+
+    def _signature(self) -> str:
+        """The computation, as a message names it: ``Metric(['ROC'], threshold=0.5, pos_label=None)``."""
+        text = f"Metric({self.measures}, threshold={self.threshold!r}, pos_label={self.pos_label!r}"
+        return text + (f", dialect={self.dialect!r})" if self.dialect != "perfeval" else ")")
 
     def _merge_groups(self, other: Metric) -> FinishedGroups:
         """``other``'s groups, its open group finished (its rows cannot go on in this Metric's
@@ -611,11 +770,21 @@ class Metric:
             raise InvalidParameterError(
                 f"merge_all() takes perfeval.Metric objects, got {type(first).__name__}"
             )
-        out = cls.__new__(cls)
-        out.__setstate__(first.state_dict())
+        out = first._copy()  # not first.state_dict(): that would fold the first Metric's batches
         for m in metrics[1:]:
             out._merge(m, False)
         out._fold()  # one sort of every summary's cells: their sorted runs merged at once
+        return out
+
+    def _copy(self) -> Metric:
+        """A new Metric of the same state; this one unchanged (the arrays and parts it holds are
+        never written to, so they are shared; the lists of them are copied).
+        """
+        out = type(self).__new__(type(self))
+        out.__dict__.update(self.__dict__)
+        out._pending = list(self._pending)
+        out._kept = self._kept.copy()
+        out._done = self._done.copy()
         return out
 
     # -- compute -----------------------------------------------------------------------------------------
@@ -639,6 +808,8 @@ class Metric:
         }
         if self.clustered:
             return self._compute_groups(params)
+        if self.dialect != "perfeval":
+            return self._compute_dialect()
         if self._keeps_rows:  # finish() gives every error of evaluate() on these rows itself
             rows = self._kept.arrays()  # read back for the engine; the state stays compact
             y, s, g, w = rows if rows is not None else self._nothing()
@@ -653,6 +824,34 @@ class Metric:
         warn_undefined(results, self._specs)
         report = Report(results, None, params)
         report.summary = self._hist  # intervals can be drawn from it (perfeval.stats.ci_from_summary)
+        return report
+
+    def _compute_dialect(self) -> Report:
+        """compute() under a dialect: evaluate(..., dialect=) of the kept rows, every one (those of
+        weight 0 too, which a tool may count: Spark bins their scores), the same function on the
+        same arrays, so the same numbers, warnings and errors.
+        """
+        from perfeval.dialects.apply import evaluate_dialect
+
+        rows = self._kept.arrays()
+        y, s, g, w = rows if rows is not None else self._nothing()
+        ids = self._kept.ids()
+        every = Cases(y, s, g, w, self._rows_in)
+        checked, raw = every, None
+        if w is not None and not w.all():  # as evaluate() checks them: the cases of weight 0 dropped
+            keep = w > 0
+            checked = Cases(y[keep], s[keep], None if g is None else g[keep], w[keep], self._rows_in)
+            raw = every
+        report = evaluate_dialect(
+            checked,
+            self._specs,
+            self.dialect,
+            threshold=self.threshold,
+            pos_label=self.pos_label,
+            ids=ids,
+            raw=raw,
+        )
+        report.params["backend"] = "metric"
         return report
 
     def _finish_rows(self, y: Any, s: Any, g: Any, w: Any) -> Report:
@@ -737,6 +936,9 @@ class Metric:
             "labels": self._labels,
             "any_positive": self._any_positive,
             "group_dtype": None if self._group_dtype is None else self._group_dtype.str,
+            "group_kind": self._held_group_kind(),
+            "dialect": self.dialect,
+            "with_ids": self._with_ids,
             "summary": (self._hist.scores, self._hist.pos, self._hist.neg),
             "kept": self._kept.state(),
             "groups": self._done.state() if self.clustered else None,
@@ -757,13 +959,14 @@ class Metric:
                 f"not a perfeval.Metric state of version 1 or {STATE_VERSION} (got "
                 f"{state.get('version') if isinstance(state, dict) else type(state).__name__!r})"
             )
-        other = Metric(state["measures"], threshold=state["threshold"], pos_label=state["pos_label"])
+        other = Metric(
+            _specs_of(state["measures"]),
+            threshold=state["threshold"],
+            pos_label=state["pos_label"],
+            dialect=state.get("dialect", "perfeval"),
+        )
         if other._key() != self._key():
-            raise InvalidParameterError(
-                f"the state is of Metric({other.measures}, threshold={other.threshold!r}, "
-                f"pos_label={other.pos_label!r}), not of Metric({self.measures}, "
-                f"threshold={self.threshold!r}, pos_label={self.pos_label!r})"
-            )
+            raise InvalidParameterError(f"the state is of {other._signature()}, not of {self._signature()}")
         if bool(state.get("clustered", False)) != self.clustered:
             raise InvalidParameterError(
                 f"the state is of a Metric with clustered={bool(state.get('clustered', False))}, "
@@ -783,6 +986,8 @@ class Metric:
         if dtype is None and state["grouped"]:  # a version-1 state: the kept ids' own dtype
             dtype = self._kept.group_dtype()
         self._group_dtype = None if dtype is None else np.dtype(dtype)
+        self._group_kind = state.get("group_kind")  # None in a state of an earlier layout: read off an id
+        self._with_ids = state.get("with_ids")
         if state.get("groups") is not None:
             self._done = FinishedGroups.from_state(self._order(), state["groups"])
         self._open = state.get("open")
@@ -793,10 +998,11 @@ class Metric:
     def __setstate__(self, state: dict[str, Any]) -> None:
         Metric.__init__(
             self,
-            state["measures"],
+            _specs_of(state["measures"]),
             threshold=state["threshold"],
             pos_label=state["pos_label"],
             clustered=bool(state.get("clustered", False)),
+            dialect=state.get("dialect", "perfeval"),
         )
         self._set(state)
 
@@ -804,6 +1010,8 @@ class Metric:
         head = f"Metric({self.measures}, threshold={self.threshold!r}"
         if self.pos_label is not None:
             head += f", pos_label={self.pos_label!r}"
+        if self.dialect != "perfeval":
+            head += f", dialect={self.dialect!r}"
         if self.clustered:
             open_rows = 0 if self._open is None else len(self._open[1])
             return (
@@ -817,16 +1025,27 @@ class Metric:
         return head + f", summary={self._hist!r})"
 
 
-def _joined_ids(before: np.dtype | None, new: np.dtype, here: str, there: str) -> np.dtype:
-    """The dtype of group ids of these two dtypes put together, or the error saying why they cannot
-    be put together exactly (numbers and text; 64-bit ids of both signs, which numpy joins as floats).
+def _joined_ids(
+    before: np.dtype | None,
+    before_kind: str | None,
+    new: np.dtype,
+    new_kind: str | None,
+    here: str,
+    there: str,
+) -> np.dtype:
+    """The dtype of group ids of these two dtypes (and kinds) put together, or the error saying why
+    they cannot be put together exactly: ids of two kinds (numbers and text; Python integers and
+    text, which numpy would hold in one object array evaluate() refuses), or 64-bit ids of both
+    signs, which numpy joins as floats.
     """
-    if before is None or before == new:
+    if before is None:
         return new
-    if key_family(before) != key_family(new):
+    if before_kind is not None and new_kind is not None and before_kind != new_kind:
         raise InvalidDataError(
-            f"`groups` holds {_ids(new)} {here} and {_ids(before)} {there}: give every update ids of one kind"
+            f"`groups` holds {new_kind} {here} and {before_kind} {there}: give every update ids of one kind"
         )
+    if before == new:
+        return new
     joined = np.concatenate([np.zeros(0, before), np.zeros(0, new)]).dtype
     if joined.kind not in "iubUSO":
         raise InvalidDataError(
@@ -836,9 +1055,49 @@ def _joined_ids(before: np.dtype | None, new: np.dtype, here: str, there: str) -
     return joined
 
 
-def _ids(dtype: np.dtype) -> str:
-    """What a group column holds, in a message."""
-    return "Python objects" if dtype.kind == "O" else key_family(dtype)
+def _ids_kind(dtype: np.dtype, first: Any) -> str | None:
+    """What kind of ids a group column holds, for messages and for the check that every update's
+    ids can be put together: by the dtype, or for Python objects by their values (one kind in a
+    batch: evaluate() refuses a mix), ``first`` being one of them (None: not known).
+    """
+    if dtype.kind != "O":
+        return key_family(dtype)
+    if first is None:
+        return None
+    kind = id_kind(type(first))
+    return {"strings": "text", "bytes": "bytes"}.get(kind, f"Python {kind}")
+
+
+def _specs_of(labels: list[str]) -> list[MeasureSpec]:
+    """The specs of a state's canonical labels, read as perfeval names them (not as a tool spells
+    them: ``NDCG:gain=linear`` is that, whatever the dialect).
+    """
+    from perfeval.measures import parse_measure
+
+    return [parse_measure(label) for label in labels]
+
+
+def _check_dialect_specs(d: Any, specs: list[MeasureSpec], threshold: float, pos_label: Any) -> None:
+    """The measures a dialect's tool defines, refused at once otherwise, as evaluate() refuses them."""
+    from perfeval.dialects.apply import policy_spec
+
+    if d.name == "perf":
+        from perfeval.dialects.perf import check_specs
+
+        check_specs(specs, threshold, pos_label)
+        return
+    for spec in specs:
+        policy_spec(d, spec)
+
+
+def _check_dialect_batches(dialect: str, specs: list[MeasureSpec], grouped: bool, weighted: bool) -> None:
+    """Weights or groups the dialect's tool does not take, refused at the update with evaluate()'s
+    message rather than at compute().
+    """
+    from perfeval.dialects.apply import check_batches, parse_dialect
+
+    d, _opts = parse_dialect(dialect)
+    check_batches(d, specs, grouped, weighted)
 
 
 def _plain(key: Any) -> Any:
@@ -852,8 +1111,40 @@ def _distinct(y: np.ndarray) -> np.ndarray:
         return np.array([v for v, hit in ((0, not y.all()), (1, bool(y.any()))) if hit], dtype=y.dtype)
     try:
         return np.unique(y)
-    except TypeError:  # an object column of mixed types: evaluate()'s message lists them as text
-        return np.array(sorted({str(v) for v in y.tolist()}), dtype=object)
+    except TypeError:  # an object column of several types (1 and 'yes'): numpy cannot order them
+        return _distinct_objects(y.tolist())
+
+
+def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The distinct labels of both, whatever their types (Python objects numpy cannot order too)."""
+    try:
+        return np.union1d(a, b)
+    except TypeError:
+        return _distinct_objects(a.tolist() + b.tolist())
+
+
+def _known(new: np.ndarray, labels: np.ndarray) -> bool:
+    """Whether every label of ``new`` is among ``labels`` (False when that cannot be told cheaply)."""
+    try:
+        return set(new.tolist()) <= set(labels.tolist())
+    except TypeError:  # unhashable objects
+        return False
+
+
+def _distinct_objects(values: list) -> np.ndarray:
+    """Python values of several types, each once (as ``==`` tells them apart, the comparison that
+    codes the labels), in an order of their own (type, then text): for the labels a message lists.
+    """
+    seen: dict = {}
+    for v in values:
+        try:
+            seen.setdefault(v, v)
+        except TypeError:  # unhashable: told apart by its text
+            seen.setdefault(("unhashable", repr(v)), v)
+    ordered = sorted(seen.values(), key=lambda v: (type(v).__name__, repr(v)))
+    out = np.empty(len(ordered), dtype=object)
+    out[:] = ordered
+    return out
 
 
 def _label_key(label: Any) -> Any:

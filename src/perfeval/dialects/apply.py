@@ -116,6 +116,38 @@ def policy_spec(d: Dialect, spec: MeasureSpec) -> tuple[Policy, MeasureSpec]:
     return pol, engine
 
 
+def refuse_weights(d: Dialect, plan: list) -> None:
+    """A measure of ``plan`` (spec, policy, engine spec) whose tool takes no case weights: refused."""
+    unweighted = [s.label for s, pol, _e in plan if not pol.weights]
+    if unweighted:
+        raise InvalidParameterError(
+            f"dialect {d.name}: {unweighted[0]} takes no weights in {d.tool} "
+            f"({dict((s.label, p.call) for s, p, _e in plan)[unweighted[0]]}); evaluate it without"
+        )
+
+
+def check_batches(d: Dialect, specs: list[MeasureSpec], grouped: bool, weighted: bool) -> None:
+    """What :func:`evaluate_dialect` refuses whatever the rows are, said before any is read (by
+    :class:`perfeval.Metric` at its updates): weights a tool does not take, groups for a measure
+    the tool computes without (or none for a measure over groups).
+    """
+    if d.name == "perf":
+        from perfeval.dialects.perf import refuse_groups_and_weights
+
+        refuse_groups_and_weights(grouped, weighted)
+        return
+    plan = [(spec, *policy_spec(d, spec)) for spec in specs]
+    if weighted:
+        refuse_weights(d, plan)
+    for spec, pol, engine in plan:
+        if grouped and not pol.grouped:
+            raise InvalidParameterError(
+                f"dialect {d.name}: {pol.call} has no groups; evaluate {spec.label} without"
+            )
+        if not grouped and engine.measure.kind == "grouped":
+            raise InvalidParameterError(f"{engine.label} is computed over groups: pass `groups=`")
+
+
 def evaluate_dialect(
     cases: Cases,
     specs: list[MeasureSpec],
@@ -141,12 +173,7 @@ def evaluate_dialect(
         keys, codes = None, np.zeros(len(cases.s), dtype=np.int64)
     plan = [(spec, *policy_spec(d, spec)) for spec in specs]
     if cases.w is not None:  # a tool without weights has no number for weighted cases
-        unweighted = [s.label for s, pol, _e in plan if not pol.weights]
-        if unweighted:
-            raise InvalidParameterError(
-                f"dialect {d.name}: {unweighted[0]} takes no weights in {d.tool} "
-                f"({dict((s.label, p.call) for s, p, _e in plan)[unweighted[0]]}); evaluate it without"
-            )
+        refuse_weights(d, plan)
     results: dict[str, MeasureResult] = {}
     sizes = np.bincount(codes, minlength=1 if keys is None else len(keys)).astype(np.float64)
     # torchmetrics without thresholds computes the exact areas: the engine's, in its one pass

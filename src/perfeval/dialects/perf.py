@@ -80,15 +80,26 @@ ORDER_FREE = frozenset(
 )
 
 
+def check_specs(specs: list[MeasureSpec], threshold: float, pos_label: Any) -> list[str]:
+    """PERF's options for the specs (a measure PERF has not, refused), and no positive label."""
+    argv = _options(specs, threshold)  # a measure PERF has not: said first
+    if pos_label is not None:
+        raise InvalidParameterError("the perf dialect reads the targets as PERF does: no pos_label")
+    return argv
+
+
+def refuse_groups_and_weights(grouped: bool, weighted: bool) -> None:
+    if grouped or weighted:
+        raise InvalidParameterError("the perf dialect takes neither groups nor weights (PERF has none)")
+
+
 def evaluate_perf(cases: Cases, specs: list[MeasureSpec], *, threshold: float, pos_label: Any) -> Report:
     """The measures as ``perf`` computes them (float32 input, PERF's rules), unrounded."""
     from perfeval.classic.values import values
 
     argv = _options(specs, threshold)  # a measure PERF has not: said first
-    if cases.g is not None or cases.w is not None:
-        raise InvalidParameterError("the perf dialect takes neither groups nor weights (PERF has none)")
-    if pos_label is not None:
-        raise InvalidParameterError("the perf dialect reads the targets as PERF does: no pos_label")
+    refuse_groups_and_weights(cases.g is not None, cases.w is not None)
+    check_specs(specs, threshold, pos_label)
     y = np.asarray(cases.y)
     if y.dtype.kind not in "iufb":
         raise InvalidParameterError("the perf dialect needs numeric targets (PERF reads numbers)")
