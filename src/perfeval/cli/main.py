@@ -242,45 +242,46 @@ def _check_paths(args: Any) -> None:
                 raise InvalidParameterError(f"--per-group-output {path}: it writes CSV (a .csv file)")
 
 
-def _run_to_file(args: Any) -> tuple[int, bool]:
-    """Run a command whose text goes to ``args.output``: written to a temporary file beside it and
-    renamed there when the command succeeds, so a failure leaves no half-written file (nor replaces
-    an old one).
-    """
-    import os
-    import tempfile
+class _Collected:
+    """The text a command writes to ``-o FILE``, kept until it has succeeded."""
 
-    path = args.output
-    folder = os.path.dirname(os.path.abspath(path))
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, s: str) -> int:
+        self.parts.append(s)
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _run_to_file(args: Any) -> tuple[int, bool]:
+    """Run a command whose text goes to ``args.output``: kept until the command has succeeded, then
+    written whole or not at all (:func:`perfeval._console.write_file`), so a failure, a full disk or a
+    Ctrl-C leaves no half-written file, nor replaces an old one.
+    """
+    from perfeval._console import write_file
+
+    saved, collected = sys.stdout, _Collected()
+    sys.stdout = collected
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".perfeval-", suffix=".part", dir=folder)
-    except OSError as e:
-        return _error(f"cannot write {one_line(path)} ({e.strerror or one_line(e)})", 1)
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(tmp, 0o666 & ~mask)  # as open() would have made it, not mkstemp's 0600
-    saved = sys.stdout
-    ok = False
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            sys.stdout = fh
-            try:
-                status, failed = _run(args)
-            finally:
-                sys.stdout = saved
-        if not failed and status in (0, 75):  # 75: scored, not stored; the scores are written
-            os.replace(tmp, path)
-            ok = True
-            sys.stderr.write(f"perfeval: wrote {path}\n")
-        return status, failed
-    except OSError as e:
-        return _error(f"cannot write {one_line(path)} ({e.strerror or one_line(e)})", 1)
+        status, failed = _run(args)
     finally:
-        if not ok:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        sys.stdout = saved
+    if failed or status not in (0, 75):  # 75: scored, not stored; the scores are written
+        return status, failed
+    text = "".join(collected.parts)  # one part, usually: no copy
+    collected.parts.clear()
+    try:
+        write_file(args.output, text.encode("utf-8"))
+    except OSError as e:
+        return _error(f"cannot write {one_line(args.output)} ({e.strerror or one_line(e)})", 1)
+    sys.stderr.write(f"perfeval: wrote {args.output}\n")
+    return status, failed
 
 
 def _run(args: Any) -> tuple[int, bool]:
@@ -293,7 +294,11 @@ def _run(args: Any) -> tuple[int, bool]:
         return _error(_cli_words(one_line(e)), 1)
     except PerfError as e:  # the command line, or a missing optional dependency: 2
         return _error(_cli_words(one_line(e)), 2)
-    except (BrokenPipeError, OutputError):
+    except OutputError as e:
+        if e.filename is None:  # standard output: main() answers it (_run_to_file: names its file)
+            raise
+        return _error(f"cannot write {one_line(e.filename)} ({e.strerror or one_line(e)})", 1)
+    except BrokenPipeError:
         raise  # main() answers it
     except KeyboardInterrupt:
         return 130, True
