@@ -4,13 +4,10 @@ Dask requests end with one line and a conventional status, never a traceback or 
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 BIN = Path(sys.executable).parent
@@ -78,31 +75,6 @@ def test_a_full_disk_under_the_output(small, name):
         )
     assert r.returncode == 1 and "cannot write the output (No space left on device)" in r.stderr
     _one_line_error(r.stderr)
-
-
-def test_ctrl_c_at_any_moment_is_status_130_without_a_traceback(tmp_path):
-    rng = np.random.default_rng(0)
-    n = 3_000_000
-    big = tmp_path / "big.txt"
-    np.savetxt(big, np.column_stack([rng.integers(0, 2, n), rng.random(n)]), fmt=["%d", "%.6f"])
-    r = subprocess.run(
-        _cmd("perf"), stdin=open(big), capture_output=True, timeout=120
-    )  # it runs, uninterrupted
-    assert r.returncode == 0 and r.stdout.startswith(b"ACC")
-    for name, args in (("perfeval", ["eval", str(big), "-m", "roc,apr,rms"]), ("perf", [])):
-        for delay in (0.1, 0.2, 0.4, 0.8, 1.2):
-            p = subprocess.Popen(
-                _cmd(name) + args, stdin=open(big), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-            )
-            time.sleep(delay)
-            p.send_signal(signal.SIGINT)
-            out, err = p.communicate(timeout=120)
-            assert "Traceback" not in err and "internal error" not in err, (name, delay, err)
-            assert p.returncode in (130, -signal.SIGINT) or (p.returncode == 0 and out), (
-                name,
-                delay,
-                p.returncode,
-            )
 
 
 # -- a full disk under a file a command writes (-o FILE, --per-group-output FILE): one line naming the

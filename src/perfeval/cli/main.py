@@ -44,11 +44,88 @@ def command(name: str) -> Callable[[Any], int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``perfeval`` console script; returns the exit status."""
+    """``perfeval`` console script; returns the exit status.
+
+    Ctrl-C at any moment is status 130 with nothing said: while the command runs it raises
+    KeyboardInterrupt through the ``finally`` blocks (a spill, a half-written output file removed),
+    and a failure that follows a Ctrl-C is 130 whatever became of the KeyboardInterrupt (a C module
+    that imports another, as numpy's does ``datetime``, turns it into an ImportError without a
+    trace of it).  Before and after the command, Ctrl-C keeps the handling main() found: for the
+    console script, ending the process as it ends a C program (see ``perfeval/__init__.py``).
+    """
+    previous = _arm()
+    try:
+        status = 130 if _CTRL_C.received else _checked(argv)
+    except KeyboardInterrupt:  # raised in the cleanup of _checked: the status is said below
+        status = 130
+    finally:
+        _CTRL_C.armed = False  # first, before any call: from here a Ctrl-C is noted, not raised
+        _disarm(previous)
+    return 130 if _CTRL_C.received else status
+
+
+class _CtrlC:
+    """What main() knows of Ctrl-C: ``armed`` while the command runs (a Ctrl-C raises
+    KeyboardInterrupt), ``received`` once one came (the status is then 130).
+    """
+
+    armed = False
+    received = False
+    saved_hook: Any = None
+
+
+_CTRL_C = _CtrlC()
+
+
+def _on_ctrl_c(signum: int, frame: Any) -> None:
+    _CTRL_C.received = True
+    if _CTRL_C.armed:
+        raise KeyboardInterrupt
+
+
+def _unraisable(unraisable: Any) -> None:
+    """A KeyboardInterrupt of a Ctrl-C raised where Python cannot pass it on (a ``__del__``, a
+    callback of the garbage collector) is not printed ("Exception ignored in ..." and a traceback):
+    the command runs on, as Python has it, and its status is 130.
+    """
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and _CTRL_C.received:
+        return
+    _CTRL_C.saved_hook(unraisable)
+
+
+def _arm() -> tuple[Any] | None:
+    """Install main()'s handling of Ctrl-C: the handler it replaced, or None when it installed none
+    (not the main thread, which alone receives signals).
+    """
     import signal
 
+    _CTRL_C.received = False
     try:
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C from here: cleanup, then 130
+        previous = signal.signal(signal.SIGINT, _on_ctrl_c)
+    except ValueError:
+        return None
+    _CTRL_C.saved_hook = sys.unraisablehook
+    sys.unraisablehook = _unraisable
+    _CTRL_C.armed = True
+    return (previous,)
+
+
+def _disarm(armed: tuple[Any] | None) -> None:
+    """Give back the handling that :func:`_arm` replaced."""
+    import signal
+
+    _CTRL_C.armed = False
+    if armed is None:
+        return
+    if sys.unraisablehook is _unraisable:
+        sys.unraisablehook = _CTRL_C.saved_hook
+    if armed[0] is not None:  # None: a handler not set from Python, which cannot be put back
+        signal.signal(signal.SIGINT, armed[0])
+
+
+def _checked(argv: Sequence[str] | None) -> int:
+    """Run the command; every failure is one line and a status, never a traceback."""
+    try:
         guard()
         if sys.stdout is sys.__stdout__ and hasattr(sys.stdout, "buffer"):
             sys.stdout = WholeWrites(sys.stdout)
@@ -62,6 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except OSError as e:  # the output could not be written: a full disk, a closed standard output
         quiet_stdout()
+        if _CTRL_C.received:
+            return 130
         sys.stderr.write(f"perfeval: error: cannot write the output ({e.strerror or e})\n")
         return 1
     finally:
@@ -314,9 +393,11 @@ def _run(args: Any) -> tuple[int, bool]:
 
 
 def _interrupted(e: BaseException) -> bool:
-    """Whether a KeyboardInterrupt is in the chain of causes of ``e``: numpy, interrupted while it
-    imports its C modules, raises ImportError from it.
+    """Whether ``e`` came of a Ctrl-C: one was received (the KeyboardInterrupt may be lost: a C
+    module importing another replaces it with an ImportError), or one is in its chain of causes.
     """
+    if _CTRL_C.received:
+        return True
     seen: set[int] = set()
     x: BaseException | None = e
     while x is not None and id(x) not in seen:
@@ -352,6 +433,8 @@ def _cli_words(text: str) -> str:
 
 
 def _error(text: str, status: int) -> tuple[int, bool]:
+    if _CTRL_C.received:  # whatever failed after a Ctrl-C failed because of it: 130, nothing said
+        return 130, True
     sys.stderr.write(f"perfeval: error: {text}\n")
     return status, True
 
