@@ -162,6 +162,19 @@ def test_a_full_tmpfs_under_a_plot(tmp_path):
     assert r.stdout.split() == ["status", "1", "filler"], r.stdout
 
 
+def test_an_output_file_through_a_link_is_written_there_the_link_kept(small, tmp_path):
+    """-o through a symbolic link (-o /dev/stdout is one) writes where it points; it was replaced by
+    a file of its own."""
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    r = subprocess.run(
+        _cmd("perfeval") + ["eval", small, "-m", "roc", "-o", str(link)], capture_output=True, text=True
+    )
+    assert r.returncode == 0 and link.is_symlink() and '"ROC"' in real.read_text(), r.stderr
+
+
 @pytest.mark.parametrize("addr", ["local:0", "local:x", "local:-1"])
 def test_dask_local_zero_workers_is_an_error_not_a_hang(small, addr):
     pytest.importorskip("distributed")
