@@ -19,6 +19,26 @@ import sys
 from typing import Any
 
 
+class CtrlC:
+    """What the ``perfeval`` command knows of Ctrl-C (:func:`perfeval.cli.main.main`): ``armed``
+    while the command runs (a Ctrl-C raises KeyboardInterrupt), ``received`` once one came (the status
+    is then 130, and nothing more is written: standard output and the files the command writes raise
+    KeyboardInterrupt instead).
+    """
+
+    armed = False
+    received = False
+    saved_hook: Any = None
+
+
+CTRL_C = CtrlC()
+
+
+def _no_output_after_ctrl_c() -> None:
+    if CTRL_C.received:
+        raise KeyboardInterrupt
+
+
 def write_all(stdout: Any, data: bytes) -> None:
     """Write every byte, or raise: a buffered binary stream may return a short count instead of raising
     when the reader goes away mid-write (``perf ... | head``), so keep writing until it raises.
@@ -112,6 +132,7 @@ class WholeWrites:
         self.text = text
 
     def write(self, s: str) -> int:
+        _no_output_after_ctrl_c()
         try:
             self.text.flush()
             write_all(self.text.buffer, s.encode(self.text.encoding or "utf-8"))
@@ -122,6 +143,7 @@ class WholeWrites:
         return len(s)
 
     def flush(self) -> None:
+        _no_output_after_ctrl_c()
         try:
             self.text.flush()
         except BrokenPipeError:
@@ -178,6 +200,7 @@ def write_file(path: str, data: bytes) -> None:
     OutputError
         The file could not be written; its ``filename`` is ``path``.
     """
+    _no_output_after_ctrl_c()
     try:
         if _writes_in_place(path):
             with open(path, "wb") as fh:

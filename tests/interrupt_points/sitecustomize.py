@@ -10,7 +10,9 @@ test's to check), walking through its points:
 - the first call of every function of perfeval's code (under PERFEVAL_TEST_INTERRUPT_SRC, a folder),
   and the first call of each built-in called by the code that runs the process (the entry points,
   the streams, the writing of files), and its return;
-- the return of the command's ``main``, and the interpreter's first and last exit handlers.
+- the return of the command's ``main``, and the interpreter's first and last exit handlers;
+- importlib's callback that drops a module's lock, once under each handling of Ctrl-C (a
+  KeyboardInterrupt there is "Exception ignored in" and a traceback).
 
 At each point the process forks; the copy sends itself SIGINT there and runs on, as if Ctrl-C had
 landed at that instant, while the walker waits for it and writes a line to FILE (a dict's repr): the
@@ -147,6 +149,14 @@ def _audit(event: str, args: tuple) -> None:
 
 def _profile(frame, event, arg):
     code = frame.f_code
+    if event == "call" and code.co_name == "cb" and code.co_filename == "<frozen importlib._bootstrap>":
+        # importlib's weak-reference callback of a module lock: a KeyboardInterrupt there cannot be
+        # passed on ("Exception ignored in"); once under each handling of Ctrl-C
+        handler = signal.getsignal(signal.SIGINT)
+        if ("cb", handler) not in _seen:
+            _seen.add(("cb", handler))
+            _point(f"call importlib's module lock callback (Ctrl-C: {getattr(handler, '__name__', handler)})")
+        return
     if not code.co_filename.startswith(_SRC):
         return
     file = code.co_filename[len(_SRC) :].replace(os.sep, "/")

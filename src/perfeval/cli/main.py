@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from perfeval._console import CTRL_C as _CTRL_C
 from perfeval._console import OutputError, WholeWrites, guard, one_line, quiet_stdout
 
 #: command name -> (module of perfeval.cli.commands, function)
@@ -60,21 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = 130
     finally:
         _CTRL_C.armed = False  # first, before any call: from here a Ctrl-C is noted, not raised
-        _disarm(previous)
-    return 130 if _CTRL_C.received else status
-
-
-class _CtrlC:
-    """What main() knows of Ctrl-C: ``armed`` while the command runs (a Ctrl-C raises
-    KeyboardInterrupt), ``received`` once one came (the status is then 130).
-    """
-
-    armed = False
-    received = False
-    saved_hook: Any = None
-
-
-_CTRL_C = _CtrlC()
+        interrupted = _disarm(previous)
+    return 130 if interrupted else status
 
 
 def _on_ctrl_c(signum: int, frame: Any) -> None:
@@ -85,8 +73,9 @@ def _on_ctrl_c(signum: int, frame: Any) -> None:
 
 def _unraisable(unraisable: Any) -> None:
     """A KeyboardInterrupt of a Ctrl-C raised where Python cannot pass it on (a ``__del__``, a
-    callback of the garbage collector) is not printed ("Exception ignored in ..." and a traceback):
-    the command runs on, as Python has it, and its status is 130.
+    callback of the garbage collector or of importlib) is not printed ("Exception ignored in ..." and
+    a traceback): the command runs on, as Python has it, until it writes (it raises
+    KeyboardInterrupt there: :data:`perfeval._console.CTRL_C`), and its status is 130.
     """
     if isinstance(unraisable.exc_value, KeyboardInterrupt) and _CTRL_C.received:
         return
@@ -110,17 +99,18 @@ def _arm() -> tuple[Any] | None:
     return (previous,)
 
 
-def _disarm(armed: tuple[Any] | None) -> None:
-    """Give back the handling that :func:`_arm` replaced."""
+def _disarm(armed: tuple[Any] | None) -> bool:
+    """Give back the handling that :func:`_arm` replaced; whether a Ctrl-C was received."""
     import signal
 
     _CTRL_C.armed = False
-    if armed is None:
-        return
-    if sys.unraisablehook is _unraisable:
-        sys.unraisablehook = _CTRL_C.saved_hook
-    if armed[0] is not None:  # None: a handler not set from Python, which cannot be put back
-        signal.signal(signal.SIGINT, armed[0])
+    if armed is not None:
+        if sys.unraisablehook is _unraisable:
+            sys.unraisablehook = _CTRL_C.saved_hook
+        if armed[0] is not None:  # None: a handler not set from Python, which cannot be put back
+            signal.signal(signal.SIGINT, armed[0])
+    received, _CTRL_C.received = _CTRL_C.received, False
+    return received
 
 
 def _checked(argv: Sequence[str] | None) -> int:
@@ -156,6 +146,8 @@ def _one_line_warning(
     """
     from perfeval.exceptions import CommentLinesWarning
 
+    if _CTRL_C.received:  # after a Ctrl-C nothing is said
+        return
     if isinstance(category, type) and issubclass(category, CommentLinesWarning):
         from perfeval.cli.load import note
 
