@@ -4,20 +4,19 @@ The package is imported by the classic ``perf`` command on every run, so this mo
 numpy and everything that needs it are imported on first use (``perfeval.ScoreHistogram``).
 """
 
-from __future__ import annotations
-
 import sys as _sys
 
+# The first statements of the package, before any import (no `from __future__`: it is one):
+# started as the `perf` or `perfeval` command, Ctrl-C ends the process as it ends a C program (no
+# traceback from the middle of an import) until `perfeval` arms its own handling in main(), and again
+# once main() is done.  The C module _signal, not signal: importing signal imports enum.  What runs
+# before this line is the interpreter's (its site module, finding this package): out of our reach.
 if getattr(_sys.modules.get("__main__"), "__file__", "").replace("\\", "/").rsplit("/", 1)[-1] in (
     "perf",
     "perfeval",
     "perf.exe",
     "perfeval.exe",
 ):
-    # Started as the `perf` or `perfeval` command: until the command installs its own handling, Ctrl-C
-    # ends the process as it ends a C program (no traceback from the middle of an import).  The C
-    # module _signal, not signal: importing signal imports enum, a window in which a Ctrl-C still
-    # raised KeyboardInterrupt in the middle of the import (seen on a loaded machine).
     import _signal
 
     _signal.signal(_signal.SIGINT, _signal.SIG_DFL)

@@ -19,6 +19,26 @@ import sys
 from typing import Any
 
 
+class CtrlC:
+    """What the ``perfeval`` command knows of Ctrl-C (:func:`perfeval.cli.main.main`): ``armed``
+    while the command runs (a Ctrl-C raises KeyboardInterrupt), ``received`` once one came (the status
+    is then 130, and nothing more is written: standard output and the files the command writes raise
+    KeyboardInterrupt instead).
+    """
+
+    armed = False
+    received = False
+    saved_hook: Any = None
+
+
+CTRL_C = CtrlC()
+
+
+def _no_output_after_ctrl_c() -> None:
+    if CTRL_C.received:
+        raise KeyboardInterrupt
+
+
 def write_all(stdout: Any, data: bytes) -> None:
     """Write every byte, or raise: a buffered binary stream may return a short count instead of raising
     when the reader goes away mid-write (``perf ... | head``), so keep writing until it raises.
@@ -112,6 +132,7 @@ class WholeWrites:
         self.text = text
 
     def write(self, s: str) -> int:
+        _no_output_after_ctrl_c()
         try:
             self.text.flush()
             write_all(self.text.buffer, s.encode(self.text.encoding or "utf-8"))
@@ -122,6 +143,7 @@ class WholeWrites:
         return len(s)
 
     def flush(self) -> None:
+        _no_output_after_ctrl_c()
         try:
             self.text.flush()
         except BrokenPipeError:
@@ -131,3 +153,71 @@ class WholeWrites:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.text, name)
+
+
+def _writes_in_place(path: str) -> bool:
+    """Whether an output file is written where it is rather than through a temporary file renamed
+    over it: a link or a device (``-o /dev/stdout``) is written through, never replaced.
+    """
+    import stat
+
+    try:
+        return not stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:  # no such file yet
+        return False
+
+
+def _temporary_beside(path: str) -> tuple[int, str]:
+    """A new temporary file in the folder of ``path``, to be renamed over it (the same file system:
+    the rename is atomic); its descriptor and name.  Its mode is the one ``open()`` gives a new file
+    (not ``mkstemp``'s 0600), and a Ctrl-C just after it is made does not leave it behind.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = os.path.join(folder, f".perfeval-{os.urandom(6).hex()}.part")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+        except BaseException:  # made, then interrupted: removed (an error making it made none)
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", folder)
+
+
+def write_file(path: str, data: bytes) -> None:
+    """Write ``data`` to the file ``path`` whole or not at all: into a temporary file beside it, renamed
+    over it once written and closed, so that a full disk (or Ctrl-C) leaves neither a half-written nor
+    an empty file, and a file that was there as it was.  A link or a device is written through
+    (:func:`_writes_in_place`).
+
+    Raises
+    ------
+    OutputError
+        The file could not be written; its ``filename`` is ``path``.
+    """
+    _no_output_after_ctrl_c()
+    try:
+        if _writes_in_place(path):
+            with open(path, "wb") as fh:
+                fh.write(data)
+            return
+        fd, tmp = _temporary_beside(path)
+    except OSError as e:
+        raise OutputError(e.errno, e.strerror, path) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise OutputError(e.errno, e.strerror, path) from None
+        raise

@@ -1763,7 +1763,15 @@ def check_path(path: str, format: str | None = None) -> str:
 
 def save(fig: Any, path: str, format: str | None = None) -> None:
     """Write a figure as PNG, SVG or PDF: ``format``, else the file's extension (matplotlib's agg,
-    svg or pdf backend; a PDF keeps the curves as vectors).
+    svg or pdf backend; a PDF keeps the curves as vectors).  The file is written whole or not at all:
+    drawn in memory, then written beside ``path`` and renamed over it, so that a full disk leaves no
+    half-written or empty file (an OSError naming ``path`` says why).
     """
+    import io
+
+    from perfeval._console import write_file
+
     ext = check_path(path, format)
-    fig.savefig(path, format=ext, dpi=130, bbox_inches="tight")
+    buf = io.BytesIO()
+    fig.savefig(buf, format=ext, dpi=130, bbox_inches="tight")
+    write_file(str(path), buf.getvalue())

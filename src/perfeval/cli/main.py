@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from perfeval._console import CTRL_C as _CTRL_C
 from perfeval._console import OutputError, WholeWrites, guard, one_line, quiet_stdout
 
 #: command name -> (module of perfeval.cli.commands, function)
@@ -44,11 +45,77 @@ def command(name: str) -> Callable[[Any], int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``perfeval`` console script; returns the exit status."""
+    """``perfeval`` console script; returns the exit status.
+
+    Ctrl-C at any moment is status 130 with nothing said: while the command runs it raises
+    KeyboardInterrupt through the ``finally`` blocks (a spill, a half-written output file removed),
+    and a failure that follows a Ctrl-C is 130 whatever became of the KeyboardInterrupt (a C module
+    that imports another, as numpy's does ``datetime``, turns it into an ImportError without a
+    trace of it).  Before and after the command, Ctrl-C keeps the handling main() found: for the
+    console script, ending the process as it ends a C program (see ``perfeval/__init__.py``).
+    """
+    previous = _arm()
+    try:
+        status = 130 if _CTRL_C.received else _checked(argv)
+    except KeyboardInterrupt:  # raised in the cleanup of _checked: the status is said below
+        status = 130
+    finally:
+        _CTRL_C.armed = False  # first, before any call: from here a Ctrl-C is noted, not raised
+        interrupted = _disarm(previous)
+    return 130 if interrupted else status
+
+
+def _on_ctrl_c(signum: int, frame: Any) -> None:
+    _CTRL_C.received = True
+    if _CTRL_C.armed:
+        raise KeyboardInterrupt
+
+
+def _unraisable(unraisable: Any) -> None:
+    """A KeyboardInterrupt of a Ctrl-C raised where Python cannot pass it on (a ``__del__``, a
+    callback of the garbage collector or of importlib) is not printed ("Exception ignored in ..." and
+    a traceback): the command runs on, as Python has it, until it writes (it raises
+    KeyboardInterrupt there: :data:`perfeval._console.CTRL_C`), and its status is 130.
+    """
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and _CTRL_C.received:
+        return
+    _CTRL_C.saved_hook(unraisable)
+
+
+def _arm() -> tuple[Any] | None:
+    """Install main()'s handling of Ctrl-C: the handler it replaced, or None when it installed none
+    (not the main thread, which alone receives signals).
+    """
     import signal
 
+    _CTRL_C.received = False
     try:
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C from here: cleanup, then 130
+        previous = signal.signal(signal.SIGINT, _on_ctrl_c)
+    except ValueError:
+        return None
+    _CTRL_C.saved_hook = sys.unraisablehook
+    sys.unraisablehook = _unraisable
+    _CTRL_C.armed = True
+    return (previous,)
+
+
+def _disarm(armed: tuple[Any] | None) -> bool:
+    """Give back the handling that :func:`_arm` replaced; whether a Ctrl-C was received."""
+    import signal
+
+    _CTRL_C.armed = False
+    if armed is not None:
+        if sys.unraisablehook is _unraisable:
+            sys.unraisablehook = _CTRL_C.saved_hook
+        if armed[0] is not None:  # None: a handler not set from Python, which cannot be put back
+            signal.signal(signal.SIGINT, armed[0])
+    received, _CTRL_C.received = _CTRL_C.received, False
+    return received
+
+
+def _checked(argv: Sequence[str] | None) -> int:
+    """Run the command; every failure is one line and a status, never a traceback."""
+    try:
         guard()
         if sys.stdout is sys.__stdout__ and hasattr(sys.stdout, "buffer"):
             sys.stdout = WholeWrites(sys.stdout)
@@ -62,6 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except OSError as e:  # the output could not be written: a full disk, a closed standard output
         quiet_stdout()
+        if _CTRL_C.received:
+            return 130
         sys.stderr.write(f"perfeval: error: cannot write the output ({e.strerror or e})\n")
         return 1
     finally:
@@ -77,6 +146,8 @@ def _one_line_warning(
     """
     from perfeval.exceptions import CommentLinesWarning
 
+    if _CTRL_C.received:  # after a Ctrl-C nothing is said
+        return
     if isinstance(category, type) and issubclass(category, CommentLinesWarning):
         from perfeval.cli.load import note
 
@@ -242,45 +313,46 @@ def _check_paths(args: Any) -> None:
                 raise InvalidParameterError(f"--per-group-output {path}: it writes CSV (a .csv file)")
 
 
-def _run_to_file(args: Any) -> tuple[int, bool]:
-    """Run a command whose text goes to ``args.output``: written to a temporary file beside it and
-    renamed there when the command succeeds, so a failure leaves no half-written file (nor replaces
-    an old one).
-    """
-    import os
-    import tempfile
+class _Collected:
+    """The text a command writes to ``-o FILE``, kept until it has succeeded."""
 
-    path = args.output
-    folder = os.path.dirname(os.path.abspath(path))
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, s: str) -> int:
+        self.parts.append(s)
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _run_to_file(args: Any) -> tuple[int, bool]:
+    """Run a command whose text goes to ``args.output``: kept until the command has succeeded, then
+    written whole or not at all (:func:`perfeval._console.write_file`), so a failure, a full disk or a
+    Ctrl-C leaves no half-written file, nor replaces an old one.
+    """
+    from perfeval._console import write_file
+
+    saved, collected = sys.stdout, _Collected()
+    sys.stdout = collected
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".perfeval-", suffix=".part", dir=folder)
-    except OSError as e:
-        return _error(f"cannot write {one_line(path)} ({e.strerror or one_line(e)})", 1)
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(tmp, 0o666 & ~mask)  # as open() would have made it, not mkstemp's 0600
-    saved = sys.stdout
-    ok = False
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            sys.stdout = fh
-            try:
-                status, failed = _run(args)
-            finally:
-                sys.stdout = saved
-        if not failed and status in (0, 75):  # 75: scored, not stored; the scores are written
-            os.replace(tmp, path)
-            ok = True
-            sys.stderr.write(f"perfeval: wrote {path}\n")
-        return status, failed
-    except OSError as e:
-        return _error(f"cannot write {one_line(path)} ({e.strerror or one_line(e)})", 1)
+        status, failed = _run(args)
     finally:
-        if not ok:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        sys.stdout = saved
+    if failed or status not in (0, 75):  # 75: scored, not stored; the scores are written
+        return status, failed
+    text = "".join(collected.parts)  # one part, usually: no copy
+    collected.parts.clear()
+    try:
+        write_file(args.output, text.encode("utf-8"))
+    except OSError as e:
+        return _error(f"cannot write {one_line(args.output)} ({e.strerror or one_line(e)})", 1)
+    sys.stderr.write(f"perfeval: wrote {args.output}\n")
+    return status, failed
 
 
 def _run(args: Any) -> tuple[int, bool]:
@@ -293,7 +365,11 @@ def _run(args: Any) -> tuple[int, bool]:
         return _error(_cli_words(one_line(e)), 1)
     except PerfError as e:  # the command line, or a missing optional dependency: 2
         return _error(_cli_words(one_line(e)), 2)
-    except (BrokenPipeError, OutputError):
+    except OutputError as e:
+        if e.filename is None:  # standard output: main() answers it (_run_to_file: names its file)
+            raise
+        return _error(f"cannot write {one_line(e.filename)} ({e.strerror or one_line(e)})", 1)
+    except BrokenPipeError:
         raise  # main() answers it
     except KeyboardInterrupt:
         return 130, True
@@ -309,9 +385,11 @@ def _run(args: Any) -> tuple[int, bool]:
 
 
 def _interrupted(e: BaseException) -> bool:
-    """Whether a KeyboardInterrupt is in the chain of causes of ``e``: numpy, interrupted while it
-    imports its C modules, raises ImportError from it.
+    """Whether ``e`` came of a Ctrl-C: one was received (the KeyboardInterrupt may be lost: a C
+    module importing another replaces it with an ImportError), or one is in its chain of causes.
     """
+    if _CTRL_C.received:
+        return True
     seen: set[int] = set()
     x: BaseException | None = e
     while x is not None and id(x) not in seen:
@@ -346,6 +424,8 @@ def _cli_words(text: str) -> str:
 
 
 def _error(text: str, status: int) -> tuple[int, bool]:
+    if _CTRL_C.received:  # whatever failed after a Ctrl-C failed because of it: 130, nothing said
+        return 130, True
     sys.stderr.write(f"perfeval: error: {text}\n")
     return status, True
 

@@ -188,8 +188,9 @@ def run(args: Any) -> int:
         text = models_text(reports, args.format, args.per_group)
         groups_text = models_group_csv(reports) if args.per_group_output else ""
     if args.per_group_output:
-        with open(args.per_group_output, "w", encoding="utf-8") as fh:
-            fh.write(groups_text)
+        from perfeval._console import write_file
+
+        write_file(args.per_group_output, groups_text.encode("utf-8"))  # whole or not at all
         sys.stderr.write(f"perfeval: wrote {args.per_group_output}\n")
     write(text)
     return 0

@@ -115,7 +115,8 @@ def run_report(args: Any) -> int:
         group_column=str(args.group or ""),
         progress=wanted(args),
     )
-    with open(args.output, "w", encoding="utf-8") as fh:
-        fh.write(text)
+    from perfeval._console import write_file
+
+    write_file(args.output, text.encode("utf-8"))  # whole or not at all: a full disk leaves no part
     sys.stderr.write(f"perfeval: wrote {args.output}\n")
     return 0
