@@ -343,3 +343,27 @@ def test_file_order_ties_are_ranxs_on_queries_of_up_to_15_documents(seed, n):
         np.testing.assert_allclose(
             ours.results[label].per_group, theirs[name], rtol=0, atol=1e-12, err_msg=name
         )
+
+
+def test_ranx_above_15_documents_keeps_neither_the_file_order_nor_its_reverse():
+    """docs/ranking.md: on queries of 16 to 200 documents with heavy ties ranx's values match neither
+    the run's order of tied documents nor its reverse; its numba quicksort order, replayed
+    (``ties="ranx"``), gives them."""
+    ranx = pytest.importorskip("ranx")
+    rng = np.random.default_rng(5)
+    qrels, run, reverse = {}, {}, {}
+    for q in range(20):
+        size = int(rng.integers(16, 201))
+        docs = [f"d{i}" for i in rng.permutation(size)]
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 3)) for d in docs}
+        qrels[f"q{q}"][docs[0]] = 2
+        run[f"q{q}"] = {d: float(rng.integers(0, 3)) for d in docs}
+        reverse[f"q{q}"] = dict(reversed(list(run[f"q{q}"].items())))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = np.array(ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "map", return_mean=False))
+    for r, rule in ((run, "file"), (reverse, "file")):
+        ours = trec.evaluate(qrels, r, ["map"], ties=rule).results["MAP"].per_group
+        assert (np.abs(ours - theirs) > 1e-12).sum() >= 10
+    replayed = trec.evaluate(qrels, run, ["map"], ties="ranx").results["MAP"].per_group
+    np.testing.assert_allclose(replayed, theirs, rtol=0, atol=1e-12)

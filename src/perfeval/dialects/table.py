@@ -199,7 +199,7 @@ TREC_EVAL = Dialect(
         Param(
             "version",
             "9",
-            "trec_eval's version: 9 (and pytrec_eval) reads scores as float32, 10 as double",
+            "trec_eval's version: 9 (its v9.0.8 tag, and pytrec_eval) reads scores as float32, 10 as double",
             choices=("9", "10"),
         ),
     ),
