@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import perfeval.functional as F
 from perfeval import _sklearn_names
-from perfeval.exceptions import InvalidParameterError, UndefinedMeasureWarning
+from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
 
 sk = pytest.importorskip("sklearn.metrics")
 
@@ -247,6 +247,19 @@ def test_errors_mean_what_scikit_learns_mean():
         F.accuracy_score([0, 1], [0.2, 0.9])
     with pytest.raises(ValueError, match="Mix of label input types"):
         F.accuracy_score(["a", "b"], [0, 1])
+
+
+@pytest.mark.parametrize("name", ["ndcg_score", "dcg_score"])
+def test_one_document_a_query_is_refused_as_scikit_learn_refuses_it(name):
+    """scikit-learn reads a one-column y_true as a 1-D target: ndcg_score says NDCG needs more than one
+    document, dcg_score that the format is not supported; both raise a ValueError."""
+    for rel, s in (([[1]], [[0.5]]), ([[1], [0]], [[0.5], [0.2]]), ([[2], [1]], [[0.5], [0.2]])):
+        ours, theirs = both(name, rel, s)
+        assert isinstance(theirs, type) and issubclass(theirs, ValueError)
+        assert ours is InvalidDataError, (rel, ours)
+        with pytest.raises(InvalidDataError) as e:
+            getattr(F, name)(rel, s)
+        assert str(e.value).startswith(f"{name}: ") and "\n" not in str(e.value)
 
 
 def test_what_perfeval_does_not_compute_is_refused_not_approximated():

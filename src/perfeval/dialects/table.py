@@ -157,6 +157,7 @@ SKLEARN = Dialect(
             "sklearn.metrics.dcg_score",
             "DCG",
             params=(("gain", "linear"),),
+            min_size=2,  # one document is a 1-D target to scikit-learn, which dcg_score refuses
             notes=("gain is the relevance itself (linear), not 2^rel - 1",),
         ),
         "LOGLOSS": Policy(
