@@ -157,3 +157,46 @@ def test_din_fixtures():
     checked, bad = _check("din", _din)
     assert not bad, f"{len(bad)} of {checked + len(bad)}:\n" + "\n".join(bad[:25])
     assert checked > 300
+
+
+def test_torchmetrics_dialect_reads_logits_through_torchmetrics_sigmoid():
+    """torchmetrics puts every score through a sigmoid when one lies outside [0, 1]; the sigmoid keeps
+    the order but ties the logits it saturates (in float64 above about 37, below about -745).  The exact
+    areas (thresholds=None) of such logits, fed as float64 tensors (tests/oracles/fixtures/
+    torchmetrics_metric.json), are the dialect's; per group, as torchmetrics on each group alone."""
+    data = _load("torchmetrics_metric")
+    checked = 0
+    for c in data["cases"]:
+        if not c["name"].startswith("logits") or c["dtype"] != "float64":
+            continue
+        y, s = np.asarray(c["y"]), np.asarray(c["s"])
+        rep = perfeval.evaluate(y, s, measures=["roc", "ap"], dialect="torchmetrics")
+        for r in c["results"]:
+            assert abs(rep[r["measure"]] - _value(r)) < 2e-6, (
+                c["name"],
+                r["measure"],
+                rep[r["measure"]],
+                r["value"],
+            )
+            checked += 1
+        # two groups: one of logits (squashed), one of the same logits scaled into [0, 1] (not)
+        inside = (s - s.min()) / (s.max() - s.min())
+        g = np.repeat([0, 1], len(y))
+        both = perfeval.evaluate(
+            np.r_[y, y], np.r_[s, inside], groups=g, measures=["roc"], dialect="torchmetrics"
+        )
+        alone = perfeval.evaluate(y, inside, measures=["roc"], dialect="torchmetrics")["ROC"]
+        assert both.results["ROC"].per_group.tolist() == [rep["ROC"], alone]
+    assert checked == 6
+    # a limit (docs/dialects.md): torchmetrics takes the sigmoid in the tensor's dtype, the dialect in
+    # float64, so float32 logits above about 17 tie in torchmetrics and not in the dialect
+    (c32,) = [c for c in data["cases"] if c["name"] == "logits-wide-float32"]
+    s32 = np.asarray(c32["s"], dtype=np.float32)
+    rep = perfeval.evaluate(c32["y"], s32, measures=["roc"], dialect="torchmetrics")
+    assert (
+        rep["ROC"]
+        == perfeval.evaluate(c32["y"], s32.astype(np.float64), measures=["roc"], dialect="torchmetrics")[
+            "ROC"
+        ]
+    )
+    assert abs(rep["ROC"] - _value(c32["results"][0])) > 1e-3

@@ -371,7 +371,7 @@ TORCHMETRICS = Dialect(
 SPARK = Dialect(
     "spark",
     "Apache Spark",
-    "3.x / 4.x",
+    "4.3",
     "Spark's BinaryClassificationEvaluator: distinct scores merged into about numBins thresholds "
     "(default 1000), trapezoids under the ROC and PR curves",
     {
@@ -399,7 +399,7 @@ SPARK = Dialect(
 KERAS = Dialect(
     "keras",
     "Keras",
-    "3.x",
+    "3.15",
     "keras.metrics.AUC: num_thresholds (200) evenly spaced thresholds, a case positive above one, "
     "Riemann sums (interpolation: trapezoids for ROC, Davis-Goadrich for PR), float32",
     {
