@@ -130,3 +130,29 @@ def test_the_fixture_is_torchmetrics_1_9():
     assert (
         FIXTURE["version"].startswith("1.9.") and FIXTURE["generated_by"] == "tests/oracles/make_fixtures.py"
     )
+
+
+@pytest.mark.parametrize("action", ["neg", "pos", "error"])
+def test_empty_target_action_under_the_dialect_is_torchmetrics(action):
+    """``Metric(..., dialect="torchmetrics:empty_target_action=...")`` batch by batch: neg counts a query
+    without a relevant case 0, pos 1, error refuses (torchmetrics raises a ValueError)."""
+    name = f"retrieval-empty-{action}"
+    c, theirs = CASES[name], _theirs(name)
+    y, s, g = np.asarray(c["y"]), np.asarray(c["s"], dtype=c["dtype"]), np.asarray(c["g"])
+    m = perfeval.Metric(["ndcg@10", "map", "mrr"], dialect=f"torchmetrics:empty_target_action={action}")
+    for a in range(0, len(y), c["batch"]):
+        b = slice(a, a + c["batch"])
+        m.update(y[b], s[b], groups=g[b])
+    if action == "error":
+        assert all(
+            r["error"].startswith("ValueError: `compute` method was provided with a query with no positive")
+            for r in theirs.values()
+        )
+        with pytest.raises(perfeval.InvalidDataError, match="has no relevant case"):
+            m.compute()
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = m.compute()
+    for measure, label in (("NDCG", "NDCG@10"), ("MAP", "MAP"), ("MRR", "MRR")):
+        assert abs(theirs[measure]["value"] - r[label]) < TOL, (action, measure)

@@ -619,7 +619,7 @@ def run_spark(outdir):
 
 def _tm_stateful(case_, makers):
     """Feed each (name, measure, constructor) torchmetrics metric the case's batches of tensors;
-    record each value and the first warning's text."""
+    record each value (or the error it raised) and the first warning's text."""
     import torch
 
     n, size = len(case_["y"]), case_["batch"]
@@ -629,16 +629,20 @@ def _tm_stateful(case_, makers):
     out = []
     for call, measure, make in makers:
         m = make()
+        rec = {"call": call, "measure": measure, "options": {}}
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
-            for a in range(0, n, size):
-                b = slice(a, min(a + size, n))
-                if g is None:
-                    m.update(s[b], y[b])
-                else:
-                    m.update(s[b], y[b], indexes=g[b])
-            v = m.compute()
-        rec = {"call": call, "measure": measure, "options": {}, "value": fnum(v.item()), "dtype": tm_dtype(v)}
+            try:
+                for a in range(0, n, size):
+                    b = slice(a, min(a + size, n))
+                    if g is None:
+                        m.update(s[b], y[b])
+                    else:
+                        m.update(s[b], y[b], indexes=g[b])
+                v = m.compute()
+                rec.update(value=fnum(v.item()), dtype=tm_dtype(v))
+            except Exception as e:  # noqa: BLE001 - the tool's error is the record
+                rec["error"] = err(e)
         if seen:
             rec["warning"] = str(seen[0].message).strip().splitlines()[0]
         out.append(rec)
@@ -721,6 +725,8 @@ def run_metric(outdir):
     y = (rng.random(3000) < 0.05).astype(np.int64)
     s = rng.permutation(3000).astype(np.float32) / 3000 + np.float32(1 / 3000)
     cases.append((c("retrieval-empty-neg", y, s, g=g, batch=900, dtype="float32"), retrieval("neg")))
+    cases.append((c("retrieval-empty-pos", y, s, g=g, batch=900, dtype="float32"), retrieval("pos")))
+    cases.append((c("retrieval-empty-error", y, s, g=g, batch=3000, dtype="float32"), retrieval("error")))
     cases.append(
         (
             c(
