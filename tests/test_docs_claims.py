@@ -272,3 +272,101 @@ def test_metric_md_trec_eval_example_is_pytrec_evals_number():
     got = {"MAP": round(float(np.mean([v["map"] for v in per.values()])), 4)}
     got["NDCG@10"] = round(float(np.mean([v["ndcg_cut_10"] for v in per.values()])), 4)
     assert str(got) in (DOCS / "metric.md").read_text()
+
+
+# -- the checklist (docs/compatibility.md) and the versions (docs/dialects.md) ---------------------------
+SECTION = "## What is checked against which tool, and where"
+
+#: each dialect (and ir_measures') -> how the checklist's tool column names its tool
+DIALECT_TOOLS = {
+    "perf": "PERF 5.12",
+    "sklearn": "scikit-learn",
+    "trec_eval": "trec_eval",
+    "ranx": "ranx",
+    "ir_measures": "ir_measures",
+    "torchmetrics": "torchmetrics",
+    "spark": "Spark",
+    "keras": "Keras",
+    "din": "DIN",
+}
+
+
+def _checklist() -> str:
+    text = (DOCS / "compatibility.md").read_text(encoding="utf-8")
+    return text[text.index(SECTION) :]
+
+
+def test_the_checklist_names_tests_that_exist():
+    """Every ``tests/FILE.py::NAME`` of the checklist is a test function of that file; every fixture
+    of tests/oracles/fixtures is named with the script that made it, which exists; every tool
+    perfeval has a dialect for has a row."""
+    import ast
+
+    from perfeval.dialects.table import DIALECTS, IR_MEASURES
+
+    section = _checklist()
+    refs = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", section)
+    assert len(refs) >= 90, len(refs)
+    defined: dict[str, set[str]] = {}
+    for path, name in refs:
+        if path not in defined:
+            tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+            defined[path] = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+        assert name.startswith("test_") and name in defined[path], f"{path}::{name} is no test"
+    for path in re.findall(r"`(tests/[\w/]+\.py)`", section):
+        assert (ROOT / path).exists(), path
+    scripts = {"r_write_csv.csv": "make_r_csv.R"}
+    for f in sorted(FIXTURES.iterdir()):
+        assert f"`{f.name}`" in section, f"the checklist does not name the fixture {f.name}"
+        script = scripts.get(f.name) or json.loads(f.read_text())["generated_by"].removeprefix(
+            "tests/oracles/"
+        )
+        assert (ROOT / "tests" / "oracles" / script).exists(), script
+        assert f"`{f.name}` (`{script}" in section, f"{f.name}: its script {script} is not named beside it"
+    tools = [row.split("|")[2] for row in section.splitlines() if row.startswith("| ") and "`tests/" in row]
+    for name in [*DIALECTS, IR_MEASURES.name]:
+        if name != "perfeval":
+            assert any(DIALECT_TOOLS[name] in t for t in tools), f"no row for {name}'s tool"
+
+
+def test_the_versions_dialects_md_names_are_those_checked():
+    """docs/dialects.md's "tool, version checked" column, the dialects' own version strings, and the
+    versions the tests run (installed) or the fixtures were made with."""
+    import importlib.metadata
+
+    import ir_measures
+    import sklearn
+
+    from perfeval.dialects.table import DIALECTS, IR_MEASURES
+
+    text = (DOCS / "dialects.md").read_text()
+    rows = {
+        m.group(1): m.group(2)
+        for m in re.finditer(
+            r"^\| `(\w+)` \| ([^|]+) \|", text.split("## The dialects")[1].split("##")[0], re.M
+        )
+    }
+
+    def fixture(name: str) -> str:
+        return json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))["version"]
+
+    checked = {
+        "sklearn": (sklearn.__version__, "scikit-learn {}"),
+        "ranx": (importlib.metadata.version("ranx"), "ranx {}"),
+        "ir_measures": (ir_measures.__version__, "ir_measures {} (with pytrec_eval 0.5)"),
+        "torchmetrics": (fixture("torchmetrics"), "torchmetrics {}"),
+        "spark": (fixture("spark"), "Apache Spark {}"),
+        "keras": (fixture("keras"), "Keras {}"),
+    }
+    for name, (version, form) in checked.items():
+        shown = DIALECTS[name].version if name != "ir_measures" else IR_MEASURES.version.split()[0]
+        assert version.startswith(shown), (name, version, shown)  # the dialect's version string
+        assert rows[name].startswith(form.format(shown)), (name, rows[name])
+    assert importlib.metadata.version("pytrec_eval-terrier").startswith("0.5")
+    builds = {b["tag"] for b in json.loads((FIXTURES / "trec_eval.json").read_text())["builds"]}
+    assert {"v10.0", "v9.0.8"} <= builds and rows["trec_eval"].startswith(
+        "trec_eval 9.0.8 / 10.0 (and pytrec_eval 0.5"
+    )
+    assert DIALECTS["trec_eval"].version == "9.0.8 / 10.0 (pytrec_eval 0.5)"
+    din = fixture("din")
+    assert DIALECTS["din"].version.endswith("@" + din[:7]) and din[:7] in rows["din"]
