@@ -156,3 +156,15 @@ def test_empty_target_action_under_the_dialect_is_torchmetrics(action):
         r = m.compute()
     for measure, label in (("NDCG", "NDCG@10"), ("MAP", "MAP"), ("MRR", "MRR")):
         assert abs(theirs[measure]["value"] - r[label]) < TOL, (action, measure)
+
+
+def test_torchmetrics_keeps_every_row_until_compute():
+    """docs/metric.md: torchmetrics' retrieval metrics (and its exact binary ones) keep every row in
+    their state until ``compute``, as a Metric with groups does."""
+    kept = [
+        (c["name"], r["state_rows"], len(c["y"]))
+        for c in FIXTURE["cases"]
+        for r in c["results"]
+        if "value" in r
+    ]
+    assert len(kept) > 25 and all(rows == n for _, rows, n in kept), kept

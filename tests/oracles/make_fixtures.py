@@ -639,8 +639,12 @@ def _tm_stateful(case_, makers):
                         m.update(s[b], y[b])
                     else:
                         m.update(s[b], y[b], indexes=g[b])
+                # the rows its state keeps (list states: every row until compute)
+                kept = [
+                    sum(len(t) for t in getattr(m, k)) for k in m._defaults if isinstance(getattr(m, k), list)
+                ]
                 v = m.compute()
-                rec.update(value=fnum(v.item()), dtype=tm_dtype(v))
+                rec.update(value=fnum(v.item()), dtype=tm_dtype(v), state_rows=max(kept, default=0))
             except Exception as e:  # noqa: BLE001 - the tool's error is the record
                 rec["error"] = err(e)
         if seen:
