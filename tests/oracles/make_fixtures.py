@@ -18,7 +18,7 @@ backend (``KERAS_BACKEND=torch`` is set here).
 
 Run again with the same versions (2026-11-28), the script wrote torchmetrics.json, spark.json and
 din.json byte for byte as committed, and keras.json within a float32 unit (16 of its 3,678 values
-moved, by 6e-8 at most: Keras sums in float32, in an order its threads decide).
+moved, by 6e-8 at most; Keras sums in float32).
 
 The committed fixtures were made with: Python 3.11, numpy 2.4.6, torch 2.13.0+cpu,
 torchmetrics 1.9.0, keras 3.15.1 (torch backend), pyspark 4.3.0 (OpenJDK 17.0.15), and DIN at
