@@ -396,7 +396,8 @@ def test_trec_layout_prints_trec_evals_names_and_latex_escapes(files, capsys):
     assert _latex("a|b<c>_d") == "a\\textbar{}b\\textless{}c\\textgreater{}\\_d"
 
 
-#: a small case and what trec_eval 10.0 (and 9.0.8 where said) printed for it, byte for byte, with
+#: a small case and what trec_eval 10.0 (and 9.0.8 where said) printed for it, byte for byte (recorded
+#: by tests/oracles/make_trec_eval_fixture.py, case "small"; tests/test_trec_eval_binary.py), with
 #: -m ndcg_cut.10 -m P.5 -m map -m bpref: judged queries 9, 10 and A (A unanswered), a run query Z
 #: without judgments, a negative judgment, an unretrieved relevant document, and a tie in query 9
 #: (d2 and d3 at 1.5, which trec_eval orders d3 first)

@@ -243,6 +243,21 @@ def test_errors_of_a_table_with_text_are_the_csv_parsers(tmp_path, content, frag
     assert fast == slow and fragment in fast
 
 
+def test_a_table_r_wrote_reads_as_written():
+    """A file R's write.csv wrote (tests/oracles/make_r_csv.R): the quoted header with the row names'
+    column named "", quoted strings (a '#', a blank, a comma, a doubled quote inside), numbers bare."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent / "oracles" / "fixtures" / "r_write_csv.csv"
+    assert path.read_text().splitlines()[0] == '"","user","item","y","score"'
+    t = read_table(str(path), identity=lambda names, header: [0, 1])
+    assert t.names == ["", "user", "item", "y", "score"]
+    assert t.data[1].tolist() == ["u1", "#u2", "u 3", "u,4", 'u"5']
+    assert t.data[0].tolist() == [1, 2, 3, 4, 5] and t.data[4].tolist() == [0.25, -0.5, 1e-300, 0.75, 0.125]
+    fast, slow = both_paths(path, ids=(0, 1))
+    assert fast == slow
+
+
 def test_quoted_files_as_r_and_pandas_write_them(tmp_path):
     """R's write.csv quotes every string and the header; pandas' QUOTE_NONNUMERIC every string: the
     compiled reader reads them (the same table as the csv module's path)."""

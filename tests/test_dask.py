@@ -487,3 +487,18 @@ def test_dask_sniffs_the_delimiter_as_the_other_readers(on_cluster, tmp_path, ca
     got = _three_ways(tmp_path / "x.csv", ["-m", "roc"], capsys)
     assert all(code == 0 for code, _, _ in got), got
     assert got[0][1] == got[1][1] == got[2][1]
+
+
+def test_what_docs_dask_md_says_of_dask_and_pandas():
+    """Dask's default partitions (docs/dask.md, "Memory per worker"): CSV blocks of at most 64 MB, Parquet
+    partitions of row groups up to 256 MiB; and pandas' ``comment="#"`` cuts a line at its ``#`` (why a
+    ``#`` inside a line is refused)."""
+    import io
+
+    from dask.dataframe.io import csv
+    from dask.dataframe.io.parquet.utils import Engine
+
+    assert 0 < csv.AUTO_BLOCKSIZE <= 64_000_000
+    assert Engine.default_blocksize() == "256 MiB"
+    cut = pd.read_csv(io.StringIO("y,p\n1,0.9#2\n0,0.1\n"), comment="#")
+    assert cut["p"].tolist() == [0.9, 0.1]  # the row's "#2" is gone

@@ -1,10 +1,13 @@
 """DeLong's variance, interval and test: against the paper's pairwise formulas (an independent
-implementation), scikit-learn's area, repeated rows for integer weights, merged summaries, and the
+implementation), scikit-learn's area, R's pROC (its values recorded by tests/oracles/make_proc_fixture.py
+in tests/oracles/fixtures/proc.json), repeated rows for integer weights, merged summaries, and the
 coverage of the interval on data whose true area is known."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from statistics import NormalDist
 
 import numpy as np
@@ -12,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import perfeval
 from _reference import delong_pairwise
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.stats.delong import delong, delong_from_histogram, delong_test
@@ -137,3 +141,56 @@ def test_bad_inputs_of_the_paired_test():
         delong_test([1, 1, 0, 0], [1, 2, 3, 4], [1, 2, 3, 4], y_true_b=[1, 0])
     r = delong_test([1, 1, 0, 0], [4, 3, 2, 1], [3, 1, 4, 2, 5, 0], paired=False, y_true_b=[1, 0, 1, 0, 1, 0])
     assert r.auc_a == 1.0 and r.auc_b == pytest.approx(1.0) and not r.paired
+
+
+# -- R's pROC (a fixture: R is not in the test extra) ---------------------------------------------------
+PROC = json.loads((Path(__file__).resolve().parent / "oracles" / "fixtures" / "proc.json").read_text())
+
+
+@pytest.mark.parametrize("case", PROC["cases"], ids=lambda c: c["name"])
+def test_area_variance_and_interval_are_procs(case):
+    """pROC's ``auc``, ``var`` (DeLong) and ``ci.auc(method="delong")``, clipped to [0, 1] as pROC
+    clips it, at two levels; ties included (half credit in both)."""
+    res = case["results"]
+    for name in ("a", "b"):
+        for level in (0.95, 0.9):
+            r = delong(case["y"], case[name], level=level)
+            assert r.auc == pytest.approx(res[f"{name}.auc"], abs=1e-14)
+            assert r.variance == pytest.approx(res[f"{name}.var"], rel=1e-10, abs=1e-16)
+            assert r.ci == pytest.approx(tuple(res[f"{name}.ci{level}"]), abs=1e-12)
+
+
+def test_the_fixture_holds_clipped_intervals():
+    res = [(c["name"], k, v) for c in PROC["cases"] for k, v in c["results"].items() if ".ci" in k]
+    clipped = [name for name, _, v in res if v[1] == 1.0]
+    assert "near-one" in clipped and any(c["results"]["b.ci0.95"][0] == 0.0 for c in PROC["cases"])
+
+
+@pytest.mark.parametrize("case", PROC["cases"], ids=lambda c: c["name"])
+def test_compare_takes_procs_default_test_of_two_roc_areas(case):
+    """pROC's ``roc.test`` of two curves of one response defaults to DeLong's paired test; so does
+    ``perfeval.compare`` for the ROC area: the same z and p-value."""
+    res = case["results"]
+    assert res["paired.method"] == "DeLong's test for two correlated ROC curves"
+    t = delong_test(case["y"], case["a"], case["b"])
+    c = perfeval.compare(case["y"], case["a"], case["b"], ["roc"])["ROC"]
+    assert c.method == "delong" and c.p_value == t.p_value
+    assert t.z == pytest.approx(res["paired.statistic"], rel=1e-9, abs=1e-12)
+    assert t.p_value == pytest.approx(res["paired.p"], rel=1e-9, abs=1e-15)
+
+
+@pytest.mark.parametrize("case", PROC["cases"][:8], ids=lambda c: c["name"])
+def test_unpaired_statistic_is_procs_and_its_p_value_the_normal_one(case):
+    """pROC's unpaired DeLong test (``paired=FALSE``) has perfeval's statistic, but takes its p-value
+    from a t distribution with Welch-Satterthwaite degrees of freedom, where perfeval takes the normal
+    one (docs/statistics.md says so)."""
+    stats = pytest.importorskip("scipy.stats")
+    res = case["results"]
+    assert res["unpaired.method"] == "DeLong's test for two ROC curves"
+    t = delong_test(case["y"], case["a"], case["b"], paired=False)
+    assert t.z == pytest.approx(res["unpaired.statistic"], rel=1e-9)
+    ra, rb = delong(case["y"], case["a"]), delong(case["y"], case["b"])
+    n = len(case["y"])
+    df = (ra.variance + rb.variance) ** 2 / (ra.variance**2 / (n - 1) + rb.variance**2 / (n - 1))
+    assert res["unpaired.p"] == pytest.approx(2 * stats.t.sf(abs(t.z), df), rel=1e-8)
+    assert t.p_value == pytest.approx(math.erfc(abs(t.z) / math.sqrt(2)), rel=1e-12)

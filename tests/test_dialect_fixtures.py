@@ -24,6 +24,12 @@ def _load(tool: str) -> dict:
     return json.loads((FIXTURES / f"{tool}.json").read_text())
 
 
+def _says(tool: str, checked: int) -> bool:
+    """docs/dialects.md's "How it is checked" gives the number of values checked for the tool."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "dialects.md").read_text().replace("\n  ", " ")
+    return f"{tool} ({checked:,} values" in text
+
+
 def _value(r: dict) -> float:
     v = r["value"]
     return math.nan if v == "nan" else float(v)
@@ -97,7 +103,7 @@ def _check(tool: str, fn) -> tuple[int, list[str]]:
 def test_torchmetrics_fixtures():
     checked, bad = _check("torchmetrics", _torchmetrics)
     assert not bad, f"{len(bad)} of {checked + len(bad)}:\n" + "\n".join(bad[:25])
-    assert checked > 2000
+    assert checked > 2000 and _says("torchmetrics", checked)
 
 
 # -- Keras --------------------------------------------------------------------------------------------
@@ -114,7 +120,7 @@ def _keras(c: dict, r: dict) -> tuple[float, float]:
 def test_keras_fixtures():
     checked, bad = _check("keras", _keras)
     assert not bad, f"{len(bad)} of {checked + len(bad)}:\n" + "\n".join(bad[:25])
-    assert checked > 3000
+    assert checked > 3000 and _says("Keras", checked)
 
 
 # -- Spark --------------------------------------------------------------------------------------------
@@ -133,7 +139,7 @@ def _spark(c: dict, r: dict) -> tuple[float, float]:
 def test_spark_fixtures():
     checked, bad = _check("spark", _spark)
     assert not bad, f"{len(bad)} of {checked + len(bad)}:\n" + "\n".join(bad[:25])
-    assert checked > 1000
+    assert checked > 1000 and _says("Spark", checked)
 
 
 # -- DIN ----------------------------------------------------------------------------------------------
@@ -156,4 +162,47 @@ def _din(c: dict, r: dict) -> tuple[float, float] | None:
 def test_din_fixtures():
     checked, bad = _check("din", _din)
     assert not bad, f"{len(bad)} of {checked + len(bad)}:\n" + "\n".join(bad[:25])
-    assert checked > 300
+    assert checked > 300 and _says("DIN", checked)
+
+
+def test_torchmetrics_dialect_reads_logits_through_torchmetrics_sigmoid():
+    """torchmetrics puts every score through a sigmoid when one lies outside [0, 1]; the sigmoid keeps
+    the order but ties the logits it saturates (in float64 above about 37, below about -745).  The exact
+    areas (thresholds=None) of such logits, fed as float64 tensors (tests/oracles/fixtures/
+    torchmetrics_metric.json), are the dialect's; per group, as torchmetrics on each group alone."""
+    data = _load("torchmetrics_metric")
+    checked = 0
+    for c in data["cases"]:
+        if not c["name"].startswith("logits") or c["dtype"] != "float64":
+            continue
+        y, s = np.asarray(c["y"]), np.asarray(c["s"])
+        rep = perfeval.evaluate(y, s, measures=["roc", "ap"], dialect="torchmetrics")
+        for r in c["results"]:
+            assert abs(rep[r["measure"]] - _value(r)) < 2e-6, (
+                c["name"],
+                r["measure"],
+                rep[r["measure"]],
+                r["value"],
+            )
+            checked += 1
+        # two groups: one of logits (squashed), one of the same logits scaled into [0, 1] (not)
+        inside = (s - s.min()) / (s.max() - s.min())
+        g = np.repeat([0, 1], len(y))
+        both = perfeval.evaluate(
+            np.r_[y, y], np.r_[s, inside], groups=g, measures=["roc"], dialect="torchmetrics"
+        )
+        alone = perfeval.evaluate(y, inside, measures=["roc"], dialect="torchmetrics")["ROC"]
+        assert both.results["ROC"].per_group.tolist() == [rep["ROC"], alone]
+    assert checked == 6
+    # a limit (docs/dialects.md): torchmetrics takes the sigmoid in the tensor's dtype, the dialect in
+    # float64, so float32 logits above about 17 tie in torchmetrics and not in the dialect
+    (c32,) = [c for c in data["cases"] if c["name"] == "logits-wide-float32"]
+    s32 = np.asarray(c32["s"], dtype=np.float32)
+    rep = perfeval.evaluate(c32["y"], s32, measures=["roc"], dialect="torchmetrics")
+    assert (
+        rep["ROC"]
+        == perfeval.evaluate(c32["y"], s32.astype(np.float64), measures=["roc"], dialect="torchmetrics")[
+            "ROC"
+        ]
+    )
+    assert abs(rep["ROC"] - _value(c32["results"][0])) > 1e-3

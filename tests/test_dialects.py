@@ -68,8 +68,12 @@ def test_sklearn_ndcg_and_dcg_per_query(seed, n, k):
     g, y, s, _ = _queries(seed, n, 12, 4, 3)
     sizes = np.bincount(g)
     if (sizes < 2).any():  # sklearn refuses one-document queries; so does the dialect
-        with pytest.raises(InvalidDataError, match="fewer than 2"):
-            perfeval.evaluate(y, s, groups=g, measures=["ndcg"], dialect="sklearn")
+        one = np.flatnonzero(g == np.flatnonzero(sizes < 2)[0])
+        for m, fn in (("ndcg", metrics.ndcg_score), ("dcg", metrics.dcg_score)):
+            with pytest.raises(ValueError):
+                fn([y[one]], [s[one]])
+            with pytest.raises(InvalidDataError, match=f"{fn.__name__} refuses queries of fewer than 2"):
+                perfeval.evaluate(y, s, groups=g, measures=[m], dialect="sklearn")
         keep = np.isin(g, np.flatnonzero(sizes >= 2))
         g, y, s = g[keep], y[keep], s[keep]
         if not len(g):

@@ -255,3 +255,15 @@ def test_explain_names_no_empty_query_rule_where_perfeval_gives_the_same_value()
     assert rules["P@2"].rules and not any("without a relevant case" in r for r in rules["P@2"].rules)
     for m in ("SUCCESS@2", "MRR"):
         assert any("counts 0 in the mean [1 of 2 queries have none]" in r for r in rules[m].rules), m
+
+
+def test_explain_says_torchmetrics_reads_logits_through_a_sigmoid():
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 2, 500)
+    s = np.round((rng.random(500) - 0.5) * 160 + 20 * y, 2)  # both ends saturate in float64
+    e = perfeval.explain(y, s, measures="roc,ap", dialects="torchmetrics")
+    rules = e.cells["torchmetrics"]["ROC"].rules
+    assert any(r.startswith("scores outside [0, 1] read as logits: their sigmoid") for r in rules), rules
+    assert e.value("torchmetrics", "ROC") != e.value("perfeval", "ROC")
+    inside = perfeval.explain(y, (s - s.min()) / (s.max() - s.min()), measures="roc", dialects="torchmetrics")
+    assert not any("sigmoid" in r for r in inside.cells["torchmetrics"]["ROC"].rules)

@@ -7,7 +7,8 @@ the difference and why (read in torchmetrics 1.9's source; docs/metric.md says i
 - BinaryAUROC / BinaryAveragePrecision (thresholds=None) are tie-aware and exact: ROC and AP agree,
   ties included.  perfeval's APR (PERF's) takes the expectation over the orders of a tie, so it
   differs from AP where a tie holds both classes.  torchmetrics puts scores outside [0, 1] through a
-  float32 sigmoid, which ties the logits above about 17: perfeval ranks the logits themselves.
+  sigmoid in the tensor's dtype, which ties the logits above about 37 (float64; 17 in float32):
+  perfeval ranks the logits themselves.
   One class only: torchmetrics gives 0 with a warning, perfeval NaN with UndefinedMeasureWarning.
 - RetrievalNormalizedDCG is tie-averaged like perfeval's NDCG, with linear gain (``gain=linear``;
   the same as perfeval's default exp gain on 0/1 targets).  RetrievalMAP and RetrievalMRR take a tie
@@ -81,9 +82,10 @@ def test_binary_auroc_and_average_precision_agree_ties_included(decimals, dtype_
     assert distinct["APR"] == pytest.approx(distinct["AP"], abs=1e-12)  # no ties: one definition
 
 
-def test_logits_are_put_through_a_float32_sigmoid_that_ties_the_large_ones():
-    """Scores outside [0, 1] go through torch.sigmoid in float32, monotone but saturating: above
-    about 17 every logit becomes 1.0 and they tie.  perfeval ranks the logits as given."""
+def test_logits_are_put_through_a_sigmoid_that_ties_the_large_ones():
+    """Scores outside [0, 1] go through torch.sigmoid in the tensor's dtype (float64 here), monotone but
+    saturating: above about 37 every logit becomes 1.0 and they tie (above about 17 in float32).
+    perfeval ranks the logits as given."""
     rng = np.random.default_rng(3)
     y = rng.integers(0, 2, 2000)
     small = (rng.random(2000) - 0.5) * 8 + y  # logits in (-4, 5): the sigmoid keeps their order

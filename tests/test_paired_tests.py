@@ -406,6 +406,23 @@ def test_randomization_is_within_monte_carlo_error_of_ranx_as_shipped(ranx_fishe
         assert abs(ours - theirs) <= 5 * math.sqrt(2 * p * (1 - p) / n_resamples) + 2 / n_resamples
 
 
+def test_ranx_as_shipped_gives_another_p_value_for_the_same_seed(ranx_fisher):
+    """docs/ranking.md: ranx's own p-values change from call to call with the same data and seed (so
+    no tool can reproduce them); and ranx has no bootstrap test."""
+    shipped, _ = ranx_fisher
+    rng = np.random.default_rng(9)
+    a = rng.random(50)
+    b = np.clip(a - 0.01 + rng.normal(0, 0.15, 50), 0, 1)
+    seen = {float(shipped(a, b, 1000, 0.01, 42)[0]) for _ in range(8)}
+    assert len(seen) > 1, seen
+    from ranx import Qrels, Run, compare
+
+    qrels = Qrels({"q": {"d": 1}})
+    runs = [Run({"q": {"d": 1.0}}, name="x"), Run({"q": {"d": 0.5}}, name="y")]
+    with pytest.raises(NotImplementedError, match="bootstrap"):
+        compare(qrels, runs, ["map"], stat_test="bootstrap")
+
+
 def _exact_randomization_p(a, b):
     """All 2^n assignments of the pairs, with ranx's statistic (column means summed in order)."""
     n = a.size

@@ -63,6 +63,26 @@ def same_picture(ours, theirs) -> None:
     assert np.array_equal(pixels(ours), pixels(theirs))
 
 
+# -- RocCurveDisplay, PrecisionRecallDisplay, DetCurveDisplay: the pixels (their lines: tests/test_plot.py) --
+@pytest.mark.parametrize("n", [30, 500])
+@pytest.mark.parametrize(
+    "kw", [{}, {"sample_weight": "w"}, {"plot_chance_level": True}, {"drop_intermediate": False}]
+)
+def test_curve_displays_draw_scikit_learns_pixels(n, kw):
+    rng = np.random.default_rng(n)
+    y = (rng.random(n) < 0.4).astype(int)
+    s = np.round(rng.random(n) * 0.7 + 0.3 * y, 2)  # ties
+    kw = {k: (rng.integers(1, 4, n) / 2 if v == "w" else v) for k, v in kw.items()}
+    pairs = [(P.RocCurveDisplay, skm.RocCurveDisplay), (P.PrecisionRecallDisplay, skm.PrecisionRecallDisplay)]
+    if "plot_chance_level" not in kw:
+        pairs.append((P.DetCurveDisplay, skm.DetCurveDisplay))
+    for ours, theirs in pairs:
+        same_picture(
+            ours.from_predictions(y, s, name="m", **kw), theirs.from_predictions(y, s, name="m", **kw)
+        )
+        plt.close("all")
+
+
 # -- CalibrationDisplay --------------------------------------------------------------------------------------
 #: (labels, pos_label to pass)
 CODINGS = [((0, 1), None), ((-1, 1), None), (("ham", "spam"), "spam"), (("ham", "spam"), "ham"), ((3, 8), 3)]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import perfeval.functional as F
 from perfeval import _sklearn_names
-from perfeval.exceptions import InvalidParameterError, UndefinedMeasureWarning
+from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
 
 sk = pytest.importorskip("sklearn.metrics")
 
@@ -247,6 +247,19 @@ def test_errors_mean_what_scikit_learns_mean():
         F.accuracy_score([0, 1], [0.2, 0.9])
     with pytest.raises(ValueError, match="Mix of label input types"):
         F.accuracy_score(["a", "b"], [0, 1])
+
+
+@pytest.mark.parametrize("name", ["ndcg_score", "dcg_score"])
+def test_one_document_a_query_is_refused_as_scikit_learn_refuses_it(name):
+    """scikit-learn reads a one-column y_true as a 1-D target: ndcg_score says NDCG needs more than one
+    document, dcg_score that the format is not supported; both raise a ValueError."""
+    for rel, s in (([[1]], [[0.5]]), ([[1], [0]], [[0.5], [0.2]]), ([[2], [1]], [[0.5], [0.2]])):
+        ours, theirs = both(name, rel, s)
+        assert isinstance(theirs, type) and issubclass(theirs, ValueError)
+        assert ours is InvalidDataError, (rel, ours)
+        with pytest.raises(InvalidDataError) as e:
+            getattr(F, name)(rel, s)
+        assert str(e.value).startswith(f"{name}: ") and "\n" not in str(e.value)
 
 
 def test_what_perfeval_does_not_compute_is_refused_not_approximated():
@@ -593,3 +606,52 @@ def test_calibration_curve_bad_input_is_one_line_of_ours(args, kw, match):
     with pytest.raises(InvalidParameterError, match=match) as e:
         F.calibration_curve(*args, **kw)
     assert "\n" not in str(e.value) and str(e.value).startswith("calibration_curve: ")
+
+
+# -- what docs/sklearn.md says scikit-learn does where perfeval differs -----------------------------------
+def test_the_differences_docs_sklearn_md_lists_are_scikit_learns():
+    """Each sentence of "What differs, and why" about scikit-learn, against the installed scikit-learn."""
+    import sklearn.exceptions
+    from sklearn.calibration import calibration_curve
+
+    y, s = np.array([0, 1, 1, 0, 1]), np.array([0.1, 0.8, 0.4, 0.3, 0.9])
+    # scikit-learn accepts negative sample weights; perfeval refuses them
+    assert quiet(sk.roc_auc_score, y, s, sample_weight=[1, -1, 1, 1, 1]) == 1.0
+    with pytest.raises(InvalidDataError, match="index 1"):
+        F.roc_auc_score(y, s, sample_weight=[1, -1, 1, 1, 1])
+    # scikit-learn keeps float32 input in float32 for log_loss and brier_score_loss
+    for name in ("log_loss", "brier_score_loss"):
+        f32, f64 = getattr(sk, name)(y, s.astype(np.float32)), getattr(sk, name)(y, s)
+        assert f32 == float(np.float32(f32)) and abs(f32 - f64) > 1e-10, name
+        assert close(
+            getattr(F, name)(y, s.astype(np.float32)), getattr(F, name)(y, s.astype(np.float32).astype(float))
+        )
+    # calibration_curve lets NaN through (NaN in its bin); perfeval refuses it
+    _, prob_pred = calibration_curve([0, 1, 1, 0], [np.nan, 0.5, 0.9, 0.2], n_bins=2)
+    assert np.isnan(prob_pred).any()
+    # all-zero weights: numpy's ZeroDivisionError in top_k_accuracy_score, ndcg_score and dcg_score
+    rel, rs = [[1, 0, 2], [0, 1, 1]], [[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]]
+    for name, args in (
+        ("top_k_accuracy_score", ([0, 1, 2], np.eye(3))),
+        ("ndcg_score", (rel, rs)),
+        ("dcg_score", (rel, rs)),
+    ):
+        with pytest.raises(ZeroDivisionError):
+            getattr(sk, name)(*args, sample_weight=np.zeros(len(args[0])))
+        with pytest.raises(InvalidDataError):
+            getattr(F, name)(*args, sample_weight=np.zeros(len(args[0])))
+    # max_fpr with one class left after the weights of 0: NaN without positives, a ValueError without
+    # negatives in scikit-learn; NaN and the one-class warning in perfeval for both
+    assert math.isnan(quiet(sk.roc_auc_score, y, s, sample_weight=[1, 0, 0, 1, 0], max_fpr=0.5))
+    with pytest.raises(ValueError, match="At least 2 points"):
+        quiet(sk.roc_auc_score, y, s, sample_weight=[0, 1, 1, 0, 1], max_fpr=0.5)
+    for w in ([1, 0, 0, 1, 0], [0, 1, 1, 0, 1]):
+        with pytest.warns(UndefinedMeasureWarning, match="Only one class"):
+            assert math.isnan(F.roc_auc_score(y, s, sample_weight=w, max_fpr=0.5))
+    # dcg_score accepts negative relevance; perfeval refuses it (ndcg_score: both refuse)
+    assert close(sk.dcg_score([[1, -1, 2]], [[0.1, 0.2, 0.3]]), 2 - 1 / math.log2(3) + 1 / 2)
+    with pytest.raises(InvalidDataError):
+        F.dcg_score([[1, -1, 2]], [[0.1, 0.2, 0.3]])
+    # the warning classes differ: a filter on one does not catch the other
+    assert not issubclass(UndefinedMeasureWarning, sklearn.exceptions.UndefinedMetricWarning)
+    assert not issubclass(sklearn.exceptions.UndefinedMetricWarning, UndefinedMeasureWarning)

@@ -129,6 +129,9 @@ def test_ranx_dialect_is_ranxs_number_as_its_users_get_it(tmp_path, capsys, seed
         qrels, run = _case(seed, every_query=every)
         qf, rf = _write(tmp_path, qrels, run)
         theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), RANX.split(","), make_comparable=not every)
+        if not every:  # ranx's default call refuses it
+            with pytest.raises(AssertionError, match="make_comparable=True"):
+                ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), RANX.split(","))
         got = _json([qf, rf, "-m", RANX, "--dialect", "ranx"], capsys)
         py = _quiet_evaluate(qf, rf, RANX, dialect="ranx")
         assert list(got) == RANX.split(",")  # keyed as asked

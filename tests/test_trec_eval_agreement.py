@@ -6,6 +6,9 @@ And perfeval's own tie rule against the brute-force mean over every order of the
 from __future__ import annotations
 
 import itertools
+import signal
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -68,8 +71,8 @@ def _data(seed: int, n_queries: int, grades: int, ties: bool, negative: bool = F
         judged = rng.choice(len(docs), size=int(rng.integers(1, len(docs) + 1)), replace=False)
         low = -1 if negative else 0
         qrels[f"q{q}"] = {docs[i]: int(rng.integers(low, grades)) for i in judged}
-        if all(v < 0 for v in qrels[f"q{q}"].values()):  # trec_eval spins on such a query (its ideal
-            qrels[f"q{q}"][docs[judged[0]]] = 0  # DCG loop never meets level 0); perfeval answers 0
+        if all(v < 0 for v in qrels[f"q{q}"].values()):  # undefined in trec_eval (it reads relevance
+            qrels[f"q{q}"][docs[judged[0]]] = 0  # levels it never stored; pytrec_eval can crash); perfeval: 0
         if rng.random() < 0.85:  # some judged queries are not answered
             shown = rng.choice(len(docs), size=int(rng.integers(1, len(docs) + 1)), replace=False)
             if ties:
@@ -198,9 +201,23 @@ def test_tool_spellings_mean_the_tools_definitions():
         trec.evaluate(qrels, run, ["nDCG@2", "ndcg_cut_2"])
 
 
-def test_a_query_judged_only_negative_scores_0_where_trec_eval_spins():
+def test_a_query_judged_only_negative_scores_0_where_trec_eval_is_undefined():
+    """trec_eval stores no relevance level for such a query and reads the levels anyway (the program:
+    tests/test_trec_eval_binary.py); pytrec_eval 0.5 answers 0 for some measures and crashes the
+    process (a segmentation fault) for others.  perfeval scores it 0."""
     r = trec.evaluate({"q": {"a": -1, "b": -1}}, {"q": {"a": 1.0, "x": 0.5}}, ["ndcg", "map", "bpref", "P_5"])
     assert all(v.value == 0.0 for v in r.results.values())
+    script = (
+        "import sys, pytrec_eval\n"
+        "q = {'a': {'x': -1, 'z': -1}, 'b': {'y': 1}}\n"
+        "r = {'a': {'x': 1.0, 'w': 0.5}, 'b': {'y': 1.0}}\n"
+        "print(pytrec_eval.RelevanceEvaluator(q, set(sys.argv[1:])).evaluate(r)['a'])\n"
+    )
+    alone = subprocess.run([sys.executable, "-c", script, "map"], capture_output=True, text=True, timeout=60)
+    assert alone.returncode == 0 and alone.stdout.strip() == "{'map': 0.0}"
+    many = ["map", "ndcg", "bpref", "P.5", "recall.5", "Rprec", "recip_rank"]
+    crash = subprocess.run([sys.executable, "-c", script, *many], capture_output=True, text=True, timeout=60)
+    assert crash.returncode == -signal.SIGSEGV
 
 
 #: ir_measures' names of trec_eval's set measures (SetF's beta is trec_eval's x, 1 by default)
@@ -326,3 +343,27 @@ def test_file_order_ties_are_ranxs_on_queries_of_up_to_15_documents(seed, n):
         np.testing.assert_allclose(
             ours.results[label].per_group, theirs[name], rtol=0, atol=1e-12, err_msg=name
         )
+
+
+def test_ranx_above_15_documents_keeps_neither_the_file_order_nor_its_reverse():
+    """docs/ranking.md: on queries of 16 to 200 documents with heavy ties ranx's values match neither
+    the run's order of tied documents nor its reverse; its numba quicksort order, replayed
+    (``ties="ranx"``), gives them."""
+    ranx = pytest.importorskip("ranx")
+    rng = np.random.default_rng(5)
+    qrels, run, reverse = {}, {}, {}
+    for q in range(20):
+        size = int(rng.integers(16, 201))
+        docs = [f"d{i}" for i in rng.permutation(size)]
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 3)) for d in docs}
+        qrels[f"q{q}"][docs[0]] = 2
+        run[f"q{q}"] = {d: float(rng.integers(0, 3)) for d in docs}
+        reverse[f"q{q}"] = dict(reversed(list(run[f"q{q}"].items())))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = np.array(ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "map", return_mean=False))
+    for r, rule in ((run, "file"), (reverse, "file")):
+        ours = trec.evaluate(qrels, r, ["map"], ties=rule).results["MAP"].per_group
+        assert (np.abs(ours - theirs) > 1e-12).sum() >= 10
+    replayed = trec.evaluate(qrels, run, ["map"], ties="ranx").results["MAP"].per_group
+    np.testing.assert_allclose(replayed, theirs, rtol=0, atol=1e-12)

@@ -769,9 +769,16 @@ def dcg_score(
     """scikit-learn's ``dcg_score``: the mean over rows of DCG@k, gain the relevance itself, discount
     1 / log_base(rank + 1), tied scores averaged over their orders.
 
-    Relevance must be >= 0 here (scikit-learn accepts negative values; perfeval refuses them).
+    Relevance must be >= 0 here (scikit-learn accepts negative values; perfeval refuses them).  Each
+    row holds at least two documents: scikit-learn reads one column as a 1-D target and refuses it.
     """
     fn = "dcg_score"
+    rel = np.asarray(host_memory(y_true, "y_true"))
+    if rel.ndim == 2 and rel.shape[1] <= 1:
+        raise InvalidDataError(
+            f"{fn}: y_true has {rel.shape[1]} column(s): a query needs at least 2 documents (scikit-learn "
+            "reads one column as a 1-D target, which dcg_score does not support)"
+        )
     if (
         isinstance(log_base, bool)
         or not isinstance(log_base, numbers.Real)

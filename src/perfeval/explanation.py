@@ -359,6 +359,8 @@ def _rules(
         out.append(f"{pol.call} is {engine.title} [{total} {unit}]")
     if pol.finish:
         out.append(_binning(d, opts, f, raw))
+        if d.name == "torchmetrics":
+            out.append(_sigmoid_rule(f))
         if d.name in ("spark", "keras") and float((y > 0).sum()) in (0.0, float(len(y))):
             out.append(f"{d.tool} gives one class its own value, not undefined [the data hold one class]")
     # the gain's rule is said where it touched; AP@k's only with a cut-off
@@ -410,6 +412,22 @@ def _param_rules(pol: Policy, spec: MeasureSpec, y: np.ndarray, f: _Facts, unit:
             if n:
                 out.append(f"scores clipped to [{value:.3g}, 1 - {value:.3g}] [{n} cases clipped]")
     return out
+
+
+def _sigmoid_rule(f: _Facts) -> str:
+    """The rule of torchmetrics' binary metrics for scores outside [0, 1]: read as logits, their sigmoid,
+    which keeps their order but ties those it rounds to one value.
+    """
+    s = f.c.s
+    outside = int(np.count_nonzero((s < 0) | (s > 1)))
+    if not outside:
+        return ""
+    distinct = np.unique(s)
+    tied = len(distinct) - len(np.unique(1.0 / (1.0 + np.exp(-distinct))))
+    return (
+        f"scores outside [0, 1] read as logits: their sigmoid, which ties those it rounds to one value "
+        f"[{outside} scores outside [0, 1]; {tied} distinct scores tied by the sigmoid]"
+    )
 
 
 def _binning(d: Dialect, opts: dict[str, Any], f: _Facts, raw: Cases | None = None) -> str:

@@ -10,11 +10,15 @@ How to run (by hand, in a venv outside the repository; nothing here runs in CI):
     /tmp/oracle-venv/bin/pip install torch==2.13.0 torchmetrics pyspark keras numpy
     # DIN: a git dir (or work tree) of https://github.com/zhougr1993/DeepInterestNetwork
     /tmp/oracle-venv/bin/python tests/oracles/make_fixtures.py \
-        [--tools torchmetrics,spark,keras,din] [--din-repo PATH] [--out DIR]
+        [--tools torchmetrics,spark,keras,din,docs,metric] [--din-repo PATH] [--out DIR]
 
 Spark needs Java 17 or later; it runs with ``local[1]`` (one partition, so that Spark's
 per-partition down-sampling into bins is deterministic) and the UI off. Keras 3 runs on the torch
 backend (``KERAS_BACKEND=torch`` is set here).
+
+Run again with the same versions (2026-11-28), the script wrote torchmetrics.json, spark.json and
+din.json byte for byte as committed, and keras.json within a float32 unit (16 of its 3,678 values
+moved, by 6e-8 at most; Keras sums in float32).
 
 The committed fixtures were made with: Python 3.11, numpy 2.4.6, torch 2.13.0+cpu,
 torchmetrics 1.9.0, keras 3.15.1 (torch backend), pyspark 4.3.0 (OpenJDK 17.0.15), and DIN at
@@ -26,6 +30,12 @@ functions ``calc_auc``, ``_auc_arr`` and ``_eval`` of ``din/train.py`` and the c
 ``ast`` and executed. Only the TensorFlow model is replaced by a stand-in whose ``eval`` returns
 what DIN's graph returns: ``mf_auc = reduce_mean(to_float(x > 0))`` with ``x`` the positive's
 score minus the negative's (one pair per user), and the two scores of each pair.
+
+``--tools metric`` feeds torchmetrics' stateful metrics the batches of
+tests/test_metric_torchmetrics.py (the same seeds) and writes ``torchmetrics_metric.json`` (each case
+also holds ``batch`` and ``dtype``; a result may hold the first ``warning``).  ``--tools docs`` runs
+torchmetrics, Keras and Spark at their defaults on the file of docs/dialects.md's example
+(``docs/examples/dialects/clicks.csv``) and writes ``docs_examples.json``.
 
 Fixture format: ``{"tool", "version", "backend", "generated_by", "seed", "cases": [{"name", "y",
 "s", "w", "g", "results": [{"call", "measure", "options", "value" | "error", "dtype"}]}]}``;
@@ -608,6 +618,199 @@ def run_spark(outdir):
 
 
 # ---------------------------------------------------------------------------------------------
+# torchmetrics' stateful metrics fed batch by batch (docs/metric.md, "Against torchmetrics")
+
+
+def _tm_stateful(case_, makers):
+    """Feed each (name, measure, constructor) torchmetrics metric the case's batches of tensors;
+    record each value (or the error it raised) and the first warning's text."""
+    import torch
+
+    n, size = len(case_["y"]), case_["batch"]
+    y = torch.tensor(case_["y"])
+    s = torch.tensor(case_["s"], dtype=getattr(torch, case_["dtype"]))
+    g = None if case_["g"] is None else torch.tensor(case_["g"])
+    out = []
+    for call, measure, make in makers:
+        m = make()
+        rec = {"call": call, "measure": measure, "options": {}}
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
+                for a in range(0, n, size):
+                    b = slice(a, min(a + size, n))
+                    if g is None:
+                        m.update(s[b], y[b])
+                    else:
+                        m.update(s[b], y[b], indexes=g[b])
+                # the rows its state keeps (list states: every row until compute)
+                kept = [
+                    sum(len(t) for t in getattr(m, k)) for k in m._defaults if isinstance(getattr(m, k), list)
+                ]
+                v = m.compute()
+                rec.update(value=fnum(v.item()), dtype=tm_dtype(v), state_rows=max(kept, default=0))
+            except Exception as e:  # noqa: BLE001 - the tool's error is the record
+                rec["error"] = err(e)
+        if seen:
+            rec["warning"] = str(seen[0].message).strip().splitlines()[0]
+        out.append(rec)
+    return out
+
+
+def run_metric(outdir):
+    """The cases of tests/test_metric_torchmetrics.py (the same seeds and batches), torchmetrics'
+    BinaryAUROC, BinaryAveragePrecision and retrieval metrics updated batch by batch."""
+    import torch
+    import torchmetrics
+    from torchmetrics.classification import BinaryAUROC, BinaryAveragePrecision
+    from torchmetrics.retrieval import RetrievalMAP, RetrievalMRR, RetrievalNormalizedDCG
+
+    binary = [
+        ("BinaryAUROC(thresholds=None)", "ROC", lambda: BinaryAUROC(thresholds=None)),
+        ("BinaryAveragePrecision(thresholds=None)", "AP", lambda: BinaryAveragePrecision(thresholds=None)),
+    ]
+
+    def retrieval(empty, k=10):
+        return [
+            (
+                f"RetrievalNormalizedDCG(top_k={k}, empty_target_action={empty!r})",
+                "NDCG",
+                lambda: RetrievalNormalizedDCG(top_k=k, empty_target_action=empty),
+            ),
+            (
+                f"RetrievalMAP(empty_target_action={empty!r})",
+                "MAP",
+                lambda: RetrievalMAP(empty_target_action=empty),
+            ),
+            (
+                f"RetrievalMRR(empty_target_action={empty!r})",
+                "MRR",
+                lambda: RetrievalMRR(empty_target_action=empty),
+            ),
+        ]
+
+    def c(name, y, s, g=None, batch=700, dtype="float64", **extra):
+        d = case(name, np.asarray(y).astype(int), np.asarray(s, dtype=np.float64), g=g)
+        d.update(batch=batch, dtype=dtype, **extra)
+        return d
+
+    cases = []
+    for decimals in (2, 6):
+        rng = np.random.default_rng(decimals)
+        y = rng.integers(0, 2, 5000)
+        s = np.round(np.clip(0.3 * y + 0.7 * rng.random(5000), 0, 1), decimals)
+        for dt in ("float32", "float64"):
+            cases.append((c(f"binary-{decimals}-decimals-{dt}", y, s, dtype=dt), binary))
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 2000)
+    small = (rng.random(2000) - 0.5) * 8 + y
+    cases.append((c("logits-small", y, small), binary))
+    cases.append((c("logits-large", y, small * 10 + 40), binary))
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 2, 3000)
+    wide = np.round((rng.random(3000) - 0.5) * 160 + 20 * y, 2)  # logits in -80 .. 100: both ends saturate
+    cases.append((c("logits-wide", y, wide, batch=3000), binary))
+    cases.append((c("logits-wide-float32", y, wide, batch=3000, dtype="float32"), binary))
+    cases.append((c("one-class", np.ones(10), np.linspace(0.1, 0.9, 10)), binary))
+    rng = np.random.default_rng(4)
+    g = rng.integers(0, 300, 6000)
+    y = (rng.random(6000) < 0.15).astype(np.int64)
+    s = rng.permutation(6000).astype(np.float32) / 6000 + np.float32(1 / 6000)
+    cases.append((c("retrieval-spread", y, s, g=g, batch=900, dtype="float32"), retrieval("skip")))
+    rng = np.random.default_rng(5)
+    g = rng.integers(0, 200, 4000)
+    grades = rng.integers(0, 3, 4000) * (rng.random(4000) < 0.3)
+    s = (np.round(rng.random(4000), 1) + 0.05).astype(np.float32)
+    cases.append(
+        (c("retrieval-graded-ties", grades, s, g=g, batch=4000, dtype="float32"), retrieval("skip")[:1])
+    )
+    y = (grades > 0).astype(np.int64)
+    cases.append((c("retrieval-ties", y, s, g=g, batch=900, dtype="float32"), retrieval("skip")))
+    s2 = np.where(y > 0, (rng.permutation(4000) / 4000 * 0.09 + 0.051).astype(np.float32), s)
+    cases.append((c("retrieval-relevant-untied", y, s2, g=g, batch=900, dtype="float32"), retrieval("skip")))
+    rng = np.random.default_rng(6)
+    g = rng.integers(0, 200, 3000)
+    y = (rng.random(3000) < 0.05).astype(np.int64)
+    s = rng.permutation(3000).astype(np.float32) / 3000 + np.float32(1 / 3000)
+    cases.append((c("retrieval-empty-neg", y, s, g=g, batch=900, dtype="float32"), retrieval("neg")))
+    cases.append((c("retrieval-empty-pos", y, s, g=g, batch=900, dtype="float32"), retrieval("pos")))
+    cases.append((c("retrieval-empty-error", y, s, g=g, batch=3000, dtype="float32"), retrieval("error")))
+    cases.append(
+        (
+            c(
+                "scored-0-or-less",
+                [1, 0, 1, 0],
+                [-0.5, -1.0, 0.3, 0.1],
+                g=[0, 0, 0, 0],
+                batch=4,
+                dtype="float32",
+            ),
+            [("RetrievalMAP()", "MAP", RetrievalMAP)],
+        )
+    )
+    for d, makers in cases:
+        d["s"] = [
+            float(v) for v in np.asarray(d["s"], dtype=getattr(np, d["dtype"]))
+        ]  # as the tensor holds them
+        d["results"] = _tm_stateful(d, makers)
+    header = {
+        "tool": "torchmetrics",
+        "version": torchmetrics.__version__,
+        "backend": f"torch {torch.__version__}",
+        "generated_by": GENERATED_BY,
+        "seed": SEED,
+        "notes": {
+            "fed": "torch.tensor(y), torch.tensor(s, dtype=dtype) in batches of `batch` rows, in order"
+        },
+    }
+    write_fixture(outdir / "torchmetrics_metric.json", header, [d for d, _ in cases])
+
+
+# ---------------------------------------------------------------------------------------------
+# the docs' example: the binning tools on docs/examples/dialects/clicks.csv (docs/dialects.md)
+
+
+def run_docs(outdir):
+    """torchmetrics, Keras and Spark at their defaults on the file of docs/dialects.md's example, whose
+    table shows each tool's ROC and AP (tests/test_docs_claims.py holds the table to these values)."""
+    os.environ.setdefault("KERAS_BACKEND", "torch")
+    import keras
+    import pyspark
+    import torch
+    import torchmetrics
+
+    warnings.filterwarnings("ignore")
+    path = HERE.parents[1] / "docs" / "examples" / "dialects" / "clicks.csv"
+    rows = np.loadtxt(path, delimiter=",", skiprows=1)
+    c = case("docs/examples/dialects/clicks.csv", rows[:, 0].astype(int), rows[:, 1])
+    out = [r for r in tm_binary_results(c) if r["options"]["thresholds"] in (None, 200)]
+    for curve in ("ROC", "PR"):
+        call = f"keras.metrics.AUC(num_thresholds=200, curve='{curve}').update_state(y, s)"
+        opts = {"num_thresholds": 200, "curve": curve, "summation_method": "interpolation"}
+
+        def run(curve=curve):
+            return keras_auc_value(c, 200, curve, "interpolation")
+
+        out.append(result(call, "ROC" if curve == "ROC" else "AP", opts, run))
+    spark = spark_session()
+    out += spark_results(spark, c, bins=(None,))
+    spark.stop()
+    c["results"] = out
+    header = {
+        "tool": "torchmetrics, keras, spark",
+        "version": {
+            "torchmetrics": torchmetrics.__version__,
+            "keras": keras.__version__,
+            "pyspark": pyspark.__version__,
+        },
+        "backend": f"torch {torch.__version__}; keras backend {keras.backend.backend()}; spark local[1]",
+        "generated_by": GENERATED_BY,
+        "seed": SEED,
+    }
+    write_fixture(outdir / "docs_examples.json", header, [c])
+
+
+# ---------------------------------------------------------------------------------------------
 # DIN (Deep Interest Network, zhougr1993/DeepInterestNetwork)
 
 
@@ -826,6 +1029,8 @@ def main(argv=None):
         "keras": lambda: run_keras(outdir),
         "spark": lambda: run_spark(outdir),
         "din": lambda: run_din(outdir, a.din_repo),
+        "docs": lambda: run_docs(outdir),
+        "metric": lambda: run_metric(outdir),
     }
     for tool in a.tools.split(","):
         t0 = time.time()

@@ -176,8 +176,14 @@ def evaluate_dialect(
         refuse_weights(d, plan)
     results: dict[str, MeasureResult] = {}
     sizes = np.bincount(codes, minlength=1 if keys is None else len(keys)).astype(np.float64)
-    # torchmetrics without thresholds computes the exact areas: the engine's, in its one pass
-    exact = d.name == "torchmetrics" and not opts.get("thresholds")
+    # torchmetrics without thresholds computes the exact areas: the engine's, in its one pass, unless
+    # a score lies outside [0, 1]: torchmetrics then reads the sigmoid of the scores, which ties the
+    # logits it saturates (the finisher reads them so, each group alone)
+    exact = (
+        d.name == "torchmetrics"
+        and not opts.get("thresholds")
+        and not (len(cases.s) and (float(cases.s.min()) < 0.0 or float(cases.s.max()) > 1.0))
+    )
     plan = [(s, replace(pol, finish="") if exact else pol, e) for s, pol, e in plan]
     for kind in dict.fromkeys(_kind(pol, e) for _s, pol, e in plan):
         todo = [(s, pol, e) for s, pol, e in plan if _kind(pol, e) == kind]

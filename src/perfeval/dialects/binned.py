@@ -100,6 +100,24 @@ def _squashed(h: ScoreHistogram) -> np.ndarray:
     return s
 
 
+def _torchmetrics_exact(h: ScoreHistogram, curve: str) -> float:
+    """``thresholds=None``: the tie-aware areas of the scores torchmetrics reads, their sigmoid when one
+    lies outside [0, 1] (which ties the logits it rounds to the same value: in float64 those above
+    about 37); 0 where a class is missing (AP: where no case is positive).
+    """
+    from perfeval.measures import get_measure
+
+    squashed = _squashed(h)
+    scores, cell = np.unique(squashed, return_inverse=True)
+    merged = ScoreHistogram(
+        scores,
+        np.bincount(cell, weights=h.pos, minlength=len(scores)),
+        np.bincount(cell, weights=h.neg, minlength=len(scores)),
+    )
+    value = float(get_measure("roc" if curve == "ROC" else "ap")(merged))
+    return 0.0 if math.isnan(value) else value
+
+
 def torchmetrics_thresholds(thresholds: int) -> np.ndarray:
     """``torch.linspace(0, 1, thresholds)`` in float32: ``start + i * step`` for the first half, ``end
     - (steps - 1 - i) * step`` for the second (ATen's linspace kernel).
@@ -126,6 +144,8 @@ def torchmetrics_binned(h: ScoreHistogram, *, thresholds: int, curve: str) -> fl
     """
     if h.n == 0:
         return math.nan
+    if not thresholds:
+        return _torchmetrics_exact(h, curve)
     thr = torchmetrics_thresholds(thresholds).astype(np.float64)
     tp, fp = _above(h, _squashed(h), thr, strict=False)
     P, N = h.n_pos, h.n_neg

@@ -157,6 +157,7 @@ SKLEARN = Dialect(
             "sklearn.metrics.dcg_score",
             "DCG",
             params=(("gain", "linear"),),
+            min_size=2,  # one document is a 1-D target to scikit-learn, which dcg_score refuses
             notes=("gain is the relevance itself (linear), not 2^rel - 1",),
         ),
         "LOGLOSS": Policy(
@@ -199,7 +200,7 @@ TREC_EVAL = Dialect(
         Param(
             "version",
             "9",
-            "trec_eval's version: 9 (and pytrec_eval) reads scores as float32, 10 as double",
+            "trec_eval's version: 9 (its v9.0.8 tag, and pytrec_eval) reads scores as float32, 10 as double",
             choices=("9", "10"),
         ),
     ),
@@ -370,7 +371,7 @@ TORCHMETRICS = Dialect(
 SPARK = Dialect(
     "spark",
     "Apache Spark",
-    "3.x / 4.x",
+    "4.3",
     "Spark's BinaryClassificationEvaluator: distinct scores merged into about numBins thresholds "
     "(default 1000), trapezoids under the ROC and PR curves",
     {
@@ -398,7 +399,7 @@ SPARK = Dialect(
 KERAS = Dialect(
     "keras",
     "Keras",
-    "3.x",
+    "3.15",
     "keras.metrics.AUC: num_thresholds (200) evenly spaced thresholds, a case positive above one, "
     "Riemann sums (interpolation: trapezoids for ROC, Davis-Goadrich for PR), float32",
     {

@@ -32,8 +32,8 @@ reproduce *the numbers ranx prints*, because those are not reproducible themselv
 ``np.random.seed(random_seed)`` and then draws its permutations inside a ``prange`` loop.  numba
 keeps one random state per thread: the seed reaches the calling thread's state only, while the loop
 body runs on numba's worker threads, whose states are seeded on their own, from ``os.urandom``.  Two
-calls with the same seed and data therefore give different p-values (with ``random_seed=42`` and
-1,000 permutations, 0.399 and 0.419 on the same 50 queries, in one process, even with one thread).
+calls with the same seed and data therefore give different p-values (1,000 permutations of the same
+50 queries with ``random_seed=42``, called again in one process: tests/test_paired_tests.py).
 What the seed *would* give, if it reached the draws (ranx's function compiled without
 ``parallel=True``), is reproduced exactly: numba's
 ``np.random`` is the Mersenne Twister of numpy's legacy :class:`numpy.random.RandomState`, seeded by
