@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval._text import place
 from perfeval.engine import grouped_report, resolve
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
@@ -620,22 +621,22 @@ def _role_columns(
         if role in given:
             if given[role] not in names:
                 raise InvalidParameterError(
-                    f"{source}: no column {given[role]!r} for {role} (columns: {', '.join(names)})"
+                    f"{place(source)}: no column {given[role]!r} for {role} (columns: {', '.join(names)})"
                 )
             out[role] = given[role]
             continue
         hits = [lower[c] for c in ROLES[role] if c in lower and lower[c] not in out.values()]
         if not hits:
             raise InvalidParameterError(
-                f"{source}: no {role} column (columns: {', '.join(names)}; looked for "
+                f"{place(source)}: no {role} column (columns: {', '.join(names)}; looked for "
                 f"{', '.join(ROLES[role])}; name it with {_option(roles)} {role}=NAME))"
             )
         # the role's own name decides; else one usual name only: a log's click and its model's score
         # are both usual names of the relevance, and taking the first would be a guess
         if len(hits) > 1 and hits[0].lower() != role:
             raise InvalidParameterError(
-                f"{source}: {len(hits)} columns could be the {role} column: {', '.join(hits)}; name the one "
-                f"with {_option(roles)} {role}=NAME)"
+                f"{place(source)}: {len(hits)} columns could be the {role} column: {', '.join(hits)}; name "
+                f"the one with {_option(roles)} {role}=NAME)"
             )
         out[role] = hits[0]
     return out
@@ -653,7 +654,7 @@ def _ids(values: Any, name: str, source: str) -> np.ndarray:
     try:
         arr = identity_groups(arr)
     except InvalidDataError as e:
-        raise InvalidDataError(f"{source}: {str(e).replace('`groups`', f'column {name!r}')}") from None
+        raise InvalidDataError(f"{place(source)}: {str(e).replace('`groups`', f'column {name!r}')}") from None
     if arr.dtype.kind == "i":
         return arr.astype(str)
     return np.array([str(v) for v in arr.tolist()], dtype=str)
@@ -666,12 +667,14 @@ def _numbers_of(values: Any, name: str, source: str) -> np.ndarray:
     try:
         out = arr.astype(np.float64)
     except (TypeError, ValueError):
-        raise InvalidDataError(f"{source}: column {name!r} holds values that are not numbers") from None
+        raise InvalidDataError(
+            f"{place(source)}: column {name!r} holds values that are not numbers"
+        ) from None
     bad = ~np.isfinite(out)
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidDataError(
-            f"{source}: column {name!r} holds {out[i]!r} at row {i + 1}; expected a finite number"
+            f"{place(source)}: column {name!r} holds {out[i]!r} at row {i + 1}; expected a finite number"
         )
     return out
 

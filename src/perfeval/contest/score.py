@@ -22,7 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
-from perfeval._text import shown, token
+from perfeval._text import place, token
 from perfeval.contest.engine import classic_cases, run_classic
 from perfeval.contest.tasks import Task
 from perfeval.exceptions import InputFormatError, InvalidParameterError
@@ -792,7 +792,7 @@ def check_submission(
             got: dict[str, tuple[str, int]] = {}
             n = 0
             try:
-                got, n = _check_lines(lines, shown(path), task, key, width, needs_prob, errors)
+                got, n = _check_lines(lines, place(path), task, key, width, needs_prob, errors)
             except _TooLarge as e:
                 raise InputFormatError(
                     f"grew past {limit:,} bytes while it was read (line {e.line}); a submission "
@@ -801,7 +801,7 @@ def check_submission(
                 ) from None
             except _TooManyLines as e:
                 errors.add(
-                    f"{shown(path)}, line {e.line:,}: more lines than a submission for this key can have "
+                    f"{place(path)}, line {e.line:,}: more lines than a submission for this key can have "
                     f"(at most {max_lines:,}: {MAX_LINES_PER_ROW} a key row and {EXTRA_LINES:,}, blank "
                     "and comment lines included); reading stopped"
                 )
@@ -813,7 +813,7 @@ def check_submission(
         if missing and not errors.floated:  # ids written as floats: said once, not again as missing
             listed = ", ".join(token(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
             errors.add(
-                f"{shown(path)}: {len(missing)} example(s) of the answer key have no prediction: {listed}"
+                f"{place(path)}: {len(missing)} example(s) of the answer key have no prediction: {listed}"
             )
         if task.submission == "ranked":  # rank 1 = most confident: the highest score
             if not errors.count:
@@ -826,7 +826,7 @@ def check_submission(
         wide = np.isinf(_float32([text for _, text in found])) if found else np.zeros(0, bool)
         for k, text in sorted(found[i] for i in np.flatnonzero(wide)):
             errors.add(
-                f"{shown(path)}, line {k}: the prediction {token(text)} is too large for the 32-bit "
+                f"{place(path)}, line {k}: the prediction {token(text)} is too large for the 32-bit "
                 "float perf reads (at most 3.4028235e+38 in magnitude)"
             )
         if not errors.count:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, NoReturn
 
-from perfeval._text import shown
+from perfeval._text import place, shown
 from perfeval.exceptions import InvalidParameterError, PerfError
 
 SUBMISSIONS = ("id-score", "block-id-score", "ranked")
@@ -350,14 +350,14 @@ def load_task(name_or_path: str) -> Task:
     if os.path.isfile(name_or_path):
         try:
             with open(name_or_path, encoding="utf-8") as f:
-                text, source = f.read(), name_or_path
+                text, where = f.read(), place(name_or_path)
         except (OSError, UnicodeDecodeError) as e:
             raise InvalidParameterError(
-                f"{shown(name_or_path)}: the task file cannot be read ({getattr(e, 'strerror', None) or e})"
+                f"{place(name_or_path)}: the task file cannot be read ({getattr(e, 'strerror', None) or e})"
             ) from None
     elif name_or_path in presets():
         text = resources.files("perfeval.contest.presets").joinpath(f"{name_or_path}.toml").read_text()
-        source = f"preset {name_or_path}"
+        where = f"preset {name_or_path}"
     else:
         raise InvalidParameterError(
             f"unknown task {shown(name_or_path)!r}: not a file, nor a preset ({', '.join(presets())})"
@@ -365,9 +365,9 @@ def load_task(name_or_path: str) -> Task:
     try:
         d = _toml(text)
     except ValueError as e:  # tomllib.TOMLDecodeError is a ValueError
-        raise InvalidParameterError(f"{shown(source)}: not valid TOML ({e})") from None
+        raise InvalidParameterError(f"{where}: not valid TOML ({e})") from None
     except RecursionError:
         raise InvalidParameterError(
-            f"{shown(source)}: not a task file (arrays or tables nested too deeply)"
+            f"{where}: not a task file (arrays or tables nested too deeply)"
         ) from None
-    return _task(d, shown(source))
+    return _task(d, where)
