@@ -359,6 +359,20 @@ def test_control_characters_in_names_are_shown_escaped(tmp_path, capsys):
     assert code == 1 and "\x1b" not in err and "no\\x1bsuch.txt" in err
 
 
+def test_a_team_name_that_reads_as_a_value_is_quoted_on_the_leaderboard(tmp_path, capsys):
+    key, sub = _files(tmp_path, n=50)
+    fake = tmp_path / "subs" / "red 0.99000.txt"  # its team: 'red 0.99000', from the file name
+    fake.write_bytes(open(sub, "rb").read())
+    db = str(tmp_path / "board.sqlite")
+    assert run_cli(["score", "--key", key, "--task", PHYSICS, str(fake), sub, "--db", db], capsys)[0] == 0
+    code, out, _ = run_cli(["leaderboard", "--key", key, "--task", PHYSICS, "--db", db], capsys)
+    rows = [ln for ln in out.splitlines() if ln.startswith("    1. ") or ln.startswith("    2. ")]
+    assert code == 0 and len(rows) == 10
+    for ln in rows:  # the name is one quoted cell, or one plain word: never a word and a number
+        name = ln[7:].split("   ")[0].strip()
+        assert name in ("'red 0.99000'", "team"), ln
+
+
 def test_the_postgresql_password_is_never_printed(tmp_path, capsys):
     pytest.importorskip("psycopg")
     key, sub = _files(tmp_path, n=20)

@@ -101,7 +101,7 @@ def run_score(args: Any) -> int:
 
 
 def run_leaderboard(args: Any) -> int:
-    from perfeval._text import shown
+    from perfeval._text import cell, shown
     from perfeval.contest.board import Board, default_db, rankings
     from perfeval.contest.tasks import load_task
     from perfeval.exceptions import InputFormatError
@@ -130,6 +130,7 @@ def run_leaderboard(args: Any) -> int:
             out.append(f"\n{shown(crit)} ({task.directions()[crit]} is better)")
         for s in standings:
             v = "-" if s.value is None else f"{s.value:.5f}"
-            out.append(f"  {s.rank:>3}. {shown(s.team):<24} {v:>12}   {shown(s.time)}")
+            # a team is one cell: quoted unless one plain word (`red 0.99000` could pass for a value)
+            out.append(f"  {s.rank:>3}. {cell(s.team):<24} {v:>12}   {shown(s.time)}")
     write("\n".join(out) + "\n")
     return 0
