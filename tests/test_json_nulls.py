@@ -160,3 +160,41 @@ def test_explain_says_why_a_dialect_has_no_value(tmp_path, capsys):
     perf = got["dialects"]["perf"]["ROC"]
     assert perf["value"] is None and perf["why_null"] == perf["note"] and perf["note"]
     assert bare_nulls(got) == []
+
+
+def test_score_and_leaderboard_say_why_a_score_is_null(tmp_path, capsys):
+    # no example of the key is "change": the narrow list's ROC area (change vs the rest) is undefined,
+    # and so is the total that adds it
+    (tmp_path / "key.txt").write_text("g1 nc\ng2 control\ng3 nc\n")
+    for lst in ("narrow", "broad"):
+        (tmp_path / f"{lst}.txt").write_text("g1\ng2\ng3\n")
+    subs = f"{tmp_path / 'narrow.txt'},{tmp_path / 'broad.txt'}"
+    argv = [
+        "score",
+        "--key",
+        str(tmp_path / "key.txt"),
+        "--task",
+        "kddcup2002-task2",
+        subs,
+        "--format",
+        "json",
+    ]
+    (got,) = _json(capsys, argv)
+    s = got["scores"]
+    assert s["ROC_narrow"] is None and s["ROC_narrow_why_null"] == (
+        "undefined: every example of the key is negative for ROC_narrow (positives: change), and ROC needs "
+        "both classes"
+    )
+    assert (
+        s["ROC_broad"] == 0.5
+        and s["score"] is None
+        and "ROC_narrow is not a finite number" in s["score_why_null"]
+    )
+    assert bare_nulls(got) == []
+    board = _json(
+        capsys,
+        ["leaderboard", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2002-task2", "--format", "json"],
+    )
+    (entry,) = board["ROC_narrow"]
+    assert entry["value"] is None and "not a number when it was scored" in entry["why_null"]
+    assert bare_nulls(board) == []

@@ -71,9 +71,11 @@ class Result:
     submission: str
     scores: dict[str, float] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)  # the first MAX_ERRORS, then "... more" (see _Errors)
-    rows: int = 0
+    rows: int = 0  # the lines of data read (all of them, or up to where reading stopped)
     n_errors: int = 0  # all the errors found, listed or not
-    stopped: bool = False  # reading stopped at the error cap: more errors may follow
+    capped: bool = False  # reading stopped at the error cap: more errors may follow
+    stopped: bool = False  # reading stopped before the end (the error cap, the line cap, a separator)
+    why: dict[str, str] = field(default_factory=dict)  # why a score is not a number, by criterion
 
     @property
     def ok(self) -> bool:
@@ -111,18 +113,20 @@ class _Errors:
             tail = [f"... more than {self.cap} errors: reading stopped at line {self.stopped_at:,}"]
         else:
             tail = [f"... and {more} more error{'s' * (more > 1)}"] if more else []
-        return ErrorList(self.kept + tail, self.count, self.capped)
+        return ErrorList(self.kept + tail, self.count, self.capped, self.stopped_at is not None)
 
 
 class ErrorList(list):
     """The listed errors of a submission (a list of lines); ``total`` counts them all, listed or not;
-    ``stopped``: reading stopped at the error cap, so there may be more.
+    ``capped``: reading stopped at the error cap, so there may be more; ``stopped``: reading stopped
+    before the file's end (at the error cap, or another limit that says so in its line).
     """
 
-    def __init__(self, lines: list[str], total: int, stopped: bool = False):
+    def __init__(self, lines: list[str], total: int, capped: bool = False, stopped: bool = False):
         super().__init__(lines)
         self.total = total
-        self.stopped = stopped
+        self.capped = capped
+        self.stopped = stopped or capped
 
 
 BOM = b"\xef\xbb\xbf"
@@ -789,23 +793,21 @@ def check_submission(
                     continue
                 source = io.BytesIO(raw)  # read again line by line, as a larger file is
             lines = _fields(_physical_lines(source, limit, max_lines), width)
-            got: dict[str, tuple[str, int]] = {}
-            n = 0
             try:
-                got, n = _check_lines(lines, place(path), task, key, width, needs_prob, errors)
+                got, n, too_many = _check_lines(lines, place(path), task, key, width, needs_prob, errors)
             except _TooLarge as e:
                 raise InputFormatError(
                     f"grew past {limit:,} bytes while it was read (line {e.line}); a submission "
                     "must not change while it is scored",
                     source=path,
                 ) from None
-            except _TooManyLines as e:
+            if too_many is not None:
                 errors.add(
-                    f"{place(path)}, line {e.line:,}: more lines than a submission for this key can have "
+                    f"{place(path)}, line {too_many:,}: more lines than a submission for this key can have "
                     f"(at most {max_lines:,}: {MAX_LINES_PER_ROW} a key row and {EXTRA_LINES:,}, blank "
                     "and comment lines included); reading stopped"
                 )
-                errors.stopped_at = e.line
+                errors.stopped_at = too_many
         rows += n
         if errors.stopped_at is not None:  # what was not read cannot be checked: nothing more is said
             break
@@ -851,9 +853,10 @@ def _data_lines(lines, width: int, key: Key, errors: _Errors) -> Iterator[tuple[
 
 def _check_lines(
     lines, where: str, task: Task, key: Key, width: int, needs_prob: bool, errors: _Errors
-) -> tuple[dict[str, tuple[str, int]], int]:
-    """Check a submission's lines one by one: ({key id: (prediction text or rank, line)}, lines
-    read).  Only ids of the key are kept, so memory follows the key.
+) -> tuple[dict[str, tuple[str, int]], int, int | None]:
+    """Check a submission's lines one by one: ({key id: (prediction text or rank, line)}, lines of
+    data read, the line past the line cap at which reading stopped, or None).  Only ids of the key
+    are kept, so memory follows the key.
     """
     index = key.index
     got: dict[str, tuple[str, int]] = {}
@@ -866,7 +869,8 @@ def _check_lines(
     probs = ", ".join(c.name for c in task.criteria if c.probability)
     whole_ids = bool(key.ids) and all(_INTEGER.fullmatch(i) for i in key.ids[:100])
     said = -1  # the index of the one message about ids written as floats
-    for k, f in _data_lines(lines, width, key, errors):
+    too_many: list[int] = []  # the line past the line cap, where reading stopped
+    for k, f in _data_lines(_until_too_many(lines, too_many), width, key, errors):
         rows += 1
         pos = f"{where}, line {k}"
         bad = _shape_error(f, width, expected, index)
@@ -921,7 +925,17 @@ def _check_lines(
         got[ident] = ("0", k)  # a bad prediction is reported once, not again as too large
     if errors.floated > 1 and 0 <= said < len(errors.kept):
         errors.kept[said] += f"; {errors.floated:,} lines"
-    return got, rows
+    return got, rows, too_many[0] if too_many else None
+
+
+def _until_too_many(lines, stop: list[int]):
+    """`lines` up to the line cap (_TooManyLines), whose line is put in `stop`: the lines read
+    before it are checked and counted as every other.
+    """
+    try:
+        yield from lines
+    except _TooManyLines as e:
+        stop.append(e.line)
 
 
 #: whole numbers as a key writes its ids
@@ -1046,7 +1060,9 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
             source=",".join(paths),
         )
     preds, errors, rows = check_submission(paths, task, key, follow_links)
-    res = Result(name, errors=errors, rows=rows, n_errors=errors.total, stopped=errors.stopped)
+    res = Result(
+        name, errors=errors, rows=rows, n_errors=errors.total, capped=errors.capped, stopped=errors.stopped
+    )
     if errors:
         return res
     blocks = task.key == "block-id-target"
@@ -1060,6 +1076,38 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
         if label not in vals:
             raise InvalidParameterError(f"criterion {c.name}: perf {' '.join(c.perf)} printed no {label}")
         res.scores[c.name] = vals[label]
+        if not math.isfinite(vals[label]):
+            res.why[c.name] = _why_not_a_number(c, vals[label], inputs[k], blocks)
     if task.total:
-        res.scores[task.total["name"]] = sum(res.scores[n] for n in task.total["sum"])
+        total, parts = task.total["name"], task.total["sum"]
+        res.scores[total] = sum(res.scores[n] for n in parts)
+        if not math.isfinite(res.scores[total]):
+            bad = [n for n in parts if not math.isfinite(res.scores[n])]
+            from perfeval.report import plain_why
+
+            res.why[total] = (
+                f"{plain_why(res.scores[total])}: the sum of {', '.join(parts)}, of which "
+                f"{', '.join(bad) or 'none'} {'is' if len(bad) == 1 else 'are'} not a finite number"
+            )
     return res
+
+
+def _why_not_a_number(c, v: float, cases, blocks: bool) -> str:
+    """Why criterion `c`'s score `v` is not a finite number (the JSON's reason beside its null): the
+    key's one class for the criterion when that is why, else the measure's edge cases.
+    """
+    from perfeval.report import plain_why, why_not_finite
+
+    measure = c.perf_label.removeprefix("MEAN_BLOCK_")
+    if math.isinf(v):
+        return plain_why(v)
+    classes = np.unique(np.asarray(cases.targets))
+    if not blocks and len(classes) == 1:
+        if c.positives is not None:
+            which = "positive" if classes[0] == 1 else "negative"
+            return (
+                f"undefined: every example of the key is {which} for {c.name} (positives: "
+                f"{', '.join(c.positives)}), and {measure} needs both classes"
+            )
+        return f"undefined: every target of the key is {classes[0]:g}, and {measure} needs two classes"
+    return why_not_finite(v, measure, "for this submission joined with the key") or plain_why(v)

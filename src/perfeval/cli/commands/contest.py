@@ -28,7 +28,7 @@ def _score_table(subs: list[str], results: list, names: list[str], task: str) ->
         if r.ok:
             rows.append([s, *(f"{r.scores[n]:>10.5f}" for n in names)])
         else:
-            count = f"more than {r.n_errors - 1}" if r.stopped else str(r.n_errors)
+            count = f"more than {r.n_errors - 1}" if r.capped else str(r.n_errors)
             rows.append([s, f"rejected: {count} error(s), listed on stderr"])
     from perfeval.signature import Signature
 
@@ -72,7 +72,7 @@ def run_score(args: Any) -> int:
             board.close()
     names = [c.name for c in task.criteria] + ([task.total["name"]] if task.total else [])
     if args.format == "json":
-        from perfeval.report import dumps
+        from perfeval.report import dumps, with_reasons
 
         stored = board is not None and not_stored is None
         out = [
@@ -80,8 +80,9 @@ def run_score(args: Any) -> int:
                 "submission": s,
                 "ok": r.ok,
                 "rows": r.rows,
+                "stopped": r.stopped,
                 "stored": r.ok and stored,
-                "scores": {k: (None if v != v else v) for k, v in r.scores.items()},
+                "scores": with_reasons(r.scores, r.why),  # a null says why beside it
                 "errors": r.errors,
             }
             for s, r in zip(args.submissions, results, strict=True)
@@ -117,7 +118,7 @@ def run_leaderboard(args: Any) -> int:
     if args.format == "json":
         from perfeval.report import dumps
 
-        write(dumps({k: [s.__dict__ for s in v] for k, v in ranks.items()}) + "\n")
+        write(dumps({k: [s.to_dict() for s in v] for k, v in ranks.items()}) + "\n")
         return 0
     if not ranks:
         write(f"no scored submissions for {task.name} yet\n")
