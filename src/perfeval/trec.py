@@ -46,7 +46,7 @@ import numbers
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -56,7 +56,7 @@ from perfeval.engine import grouped_report, resolve
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
-from perfeval.report import MeasureResult, Report, json_number
+from perfeval.report import MeasureResult, Report, why_not_finite, with_reasons
 from perfeval.summaries.ranking import TieTable, group_codes, is_identity, query_order
 
 __all__ = [
@@ -963,6 +963,9 @@ class Comparison:
         The level at which a difference is marked significant.
     n_resamples, seed : int
         Of the randomization and bootstrap tests.
+    paired : dict of str to int
+        For each run but the baseline, the number of queries it is tested on: those both it and the
+        baseline have (a paired test needs two).
     """
 
     reports: dict[str, Report]
@@ -975,6 +978,7 @@ class Comparison:
     alpha: float
     n_resamples: int
     seed: int
+    paired: dict[str, int] = field(default_factory=dict)
 
     def name(self, spec: MeasureSpec) -> str:
         """The measure as the user asked for it (``mrr``, ``ndcg_cut_10``), else its canonical label."""
@@ -988,8 +992,25 @@ class Comparison:
         diff = self.reports[run].results[label].value - self.reports[self.baseline].results[label].value
         return "+" if diff > 0 else ("-" if diff < 0 else "")
 
+    def why_no_p_value(self, run: str, label: str) -> str | None:
+        """Why the p-value of ``run`` against the baseline on measure ``label`` is not a number (the
+        reason beside its null in JSON); None when it is one.
+        """
+        p = self.pvalues.get(run, {}).get(label, math.nan)
+        if not math.isnan(p):
+            return None
+        n = self.paired.get(run)
+        if n is not None and n < 2:
+            return (
+                f"no test: {n} quer{'y' if n == 1 else 'ies'} in common with the baseline "
+                f"{self.baseline!r}; a paired test needs 2 or more"
+            )
+        return "no test: the p-value is not a number"
+
     def to_dict(self) -> dict[str, Any]:
-        """Means per run and measure (names as written), with the p-values of the comparisons."""
+        """Means per run and measure (names as written), with the p-values of the comparisons; a null
+        with its reason beside it (``KEY_why_null``).
+        """
         out: dict[str, Any] = {
             "baseline": self.baseline,
             "test": self.test,
@@ -1002,10 +1023,21 @@ class Comparison:
         for run, rep in self.reports.items():
             row: dict[str, Any] = {}
             for s in self.specs:
-                entry: dict[str, Any] = {"mean": json_number(rep.results[s.label].value)}
+                r = rep.results[s.label]
+                entry: dict[str, Any] = with_reasons(
+                    {"mean": r.value}, {"mean": r.why or why_not_finite(r.value, s.label) or ""}
+                )
                 if run != self.baseline and self.test != "none":
-                    entry["p_value"] = json_number(self.pvalues[run][s.label])
-                    entry["p_value_uncorrected"] = json_number(self.raw_pvalues[run][s.label])
+                    no_test = self.why_no_p_value(run, s.label) or ""
+                    entry.update(
+                        with_reasons(
+                            {
+                                "p_value": self.pvalues[run][s.label],
+                                "p_value_uncorrected": self.raw_pvalues[run][s.label],
+                            },
+                            {"p_value": no_test, "p_value_uncorrected": no_test},
+                        )
+                    )
                     entry["significant"] = bool(self.pvalues[run][s.label] < self.alpha)
                 row[self.name(s)] = entry
             out["runs"][run] = row
@@ -1188,7 +1220,10 @@ def compare(
     values = {name: v for name, (_, _, v) in ranked}
     raw = _raw_pvalues(values, baseline, specs, test, n_resamples, seed)
     corrected = _corrected(raw, specs, correction)
-    return Comparison(reports, baseline, specs, corrected, raw, test, correction, alpha, n_resamples, seed)
+    paired = {n: len(np.intersect1d(values[baseline][0], v[0])) for n, v in values.items() if n != baseline}
+    return Comparison(
+        reports, baseline, specs, corrected, raw, test, correction, alpha, n_resamples, seed, paired
+    )
 
 
 def explain(
