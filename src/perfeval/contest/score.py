@@ -54,6 +54,7 @@ class Key:
     plain_blocks: tuple | None = None  # (text, block id starts, ends) likewise
     inode: tuple | None = None  # (device, inode) of the key file: a submission may never be it
     header: list[str] | None = None  # the names on the key's header line, when it has one
+    header_line: int | None = None  # and its line
 
     @cached_property
     def index(self) -> dict[str, int]:
@@ -459,26 +460,88 @@ def _without_header(raw: bytes, width: int, key: Key) -> bytes:
     return raw[:start] + b" " * (end - start) + raw[end:]
 
 
-def _key_header(raw: bytes, task: Task) -> tuple[bytes, list[str] | None]:
-    """The key's text with its header line blanked out (so that line numbers stay), and the header's
-    names; the text as it is and None when it has none.  The first line is a header when all its
-    fields are names (not numbers) and its id field names an id column (_ID_COLUMN; its block field
-    a block column); for a key of labels (words), also when its label is on no other line.
+#: a column's name in a key's header: a letter (any script) or ``_`` first, then letters, digits, ``_.-``
+_KEY_NAME = re.compile(r"[^\W\d][\w.\-]*")
+
+
+def _key_header(raw: bytes, task: Task, path: str) -> tuple[bytes, list[str] | None, int | None]:
+    """The key's text with its header line blanked out (so that line numbers stay), the header's
+    names and its line; the text as it is, None and None when it has none.
+
+    The key's first line holding fields is never silently an example when it may be a header: it
+    is one when its fields are names (a letter first; not numbers) and either its id field names
+    an id column (_ID_COLUMN; its block field a block column), or its target is not a valid target
+    of the task while every other line's is (a number; for a key of labels, one of the task's
+    ``labels``).  A key of labels whose task declares no labels cannot tell a header from a line
+    whose label is on no other line: that first line is refused, with what to do.
     """
     width = {"id-target": 2, "id-label": 2, "block-id-target": 3}[task.key]
-    found = _first_line(raw)
-    if found is None:
-        return raw, None
-    k, start, end, f = found
-    if len(f) != width or not all(_NAME.fullmatch(x) and _number(x) is None for x in f):
-        return raw, None
-    if not _ID_COLUMN.fullmatch(f[-2]):
-        return raw, None
-    if width == 3 and not (_BLOCK_COLUMN.fullmatch(f[0]) or _ID_COLUMN.fullmatch(f[0])):
-        return raw, None
-    if task.key == "id-label" and any(g[-1] == f[-1] for j, g in _lines(raw) if j != k):
-        return raw, None  # a label of the key's: the line may be data
-    return raw[:start] + b" " * (end - start) + raw[end:], f
+    first = next(_lines(raw), None)
+    if first is None:
+        return raw, None, None
+    k, f = first
+    if len(f) != width or not all(_KEY_NAME.fullmatch(x) and _number(x) is None for x in f):
+        return raw, None, None  # not names: a line of data (its errors are said as such)
+    named = bool(_ID_COLUMN.fullmatch(f[-2])) and (
+        width < 3 or bool(_BLOCK_COLUMN.fullmatch(f[0]) or _ID_COLUMN.fullmatch(f[0]))
+    )
+    labels = set(task.labels) if task.labels is not None else None
+    if task.key == "id-label" and labels is None:
+        if any(t == f[-1] for t in _key_targets(raw, k, width)):
+            return raw, None, None  # a label of the key's: a line of data
+        if not named:
+            seen = sorted(set(_key_targets(raw, k, width)))
+            raise InputFormatError(
+                f"({', '.join(token(x) for x in f)}) may be a header or an example: its label is on no "
+                "other line of the key; remove the line if it is a header, or declare the task's "
+                "labels in its file (labels = ["
+                + ", ".join(f'"{x}"' for x in seen[:5])
+                + (", ..." if len(seen) > 5 else "")
+                + "]), so that a first line with another is its header",
+                source=path,
+                line=k,
+            )
+    elif not named:
+        valid = (lambda t: t in labels) if labels is not None else (lambda t: _number(t) is not None)
+        if valid(f[-1]):
+            return raw, None, None  # a line of data
+        if not all(map(valid, _key_targets(raw, k, width))):  # then it may be data: no guess
+            j, g = next((j, g) for j, g in _lines(_blank_line(raw, k)) if not valid(g[-1]))
+            what = f"one of the task's labels ({', '.join(task.labels or ())})" if labels else "a number"
+            raise InputFormatError(
+                f"the {'label' if labels else 'target'} {token(g[-1])} is not {what}; line {k} "
+                f"({', '.join(token(x) for x in f)}) is the key's header only if every other line's is",
+                source=path,
+                line=j,
+            )
+    elif labels is not None and f[-1] in labels:
+        return raw, None, None
+    return _blank_line(raw, k), f, k
+
+
+def _key_targets(raw: bytes, skip: int, width: int) -> Iterator[str]:
+    """The target (label) of every line of the key but line `skip`, read by the compiled path when
+    the rest of the key is plain, else line by line.
+    """
+    rest = _blank_line(raw, skip)
+    plain = _fast_columns(rest, width)
+    if plain is not None:
+        yield from plain.cols[-1]
+        return
+    for _, g in _lines(rest):
+        yield g[-1]
+
+
+def _blank_line(raw: bytes, k: int) -> bytes:
+    """`raw` with its line `k` (as `_lines` numbers them) blanked out: line numbers stay."""
+    found = _first_line(raw, k)
+    if found is not None and found[0] == k:  # a plain line: blanked in place
+        _, start, end, _ = found
+        return raw[:start] + b" " * (end - start) + raw[end:]
+    lines = raw.decode("utf-8", errors="replace").splitlines(keepends=True)
+    text = lines[k - 1].splitlines()[0]
+    lines[k - 1] = " " * len(text) + lines[k - 1][len(text) :]
+    return "".join(lines).encode("utf-8")
 
 
 @dataclass
@@ -568,7 +631,7 @@ def read_key(path: str, task: Task) -> Key:
     from perfeval import _x87 as K
 
     width = {"id-target": 2, "id-label": 2, "block-id-target": 3}[task.key]
-    raw, header = _key_header(_read(path), task)
+    raw, header, header_line = _key_header(_read(path), task, path)
     key = None
     plain = _fast_columns(raw, width)
     if plain is not None:
@@ -603,7 +666,7 @@ def read_key(path: str, task: Task) -> Key:
             key.targets.append(f[-1])
             if key.blocks is not None:
                 key.blocks.append(f[0])
-    key.header = header
+    key.header, key.header_line = header, header_line
     if not key.ids:
         raise InputFormatError("the answer key holds no examples", source=path)
     _check_key_values(raw, key, task)
@@ -639,6 +702,16 @@ def _check_key_values(raw: bytes, key: Key, task: Task) -> None:
 
     blocks = read(key.blocks, "i", "block id") if key.blocks is not None else None
     if task.key == "id-label":  # labels: each criterion codes them 0/1 by its positives
+        if task.labels is not None:
+            known = set(task.labels)
+            bad = next((i for i, t in enumerate(key.targets) if t not in known), None)
+            if bad is not None:
+                raise InputFormatError(
+                    f"the label {token(key.targets[bad])} is not one of the task's labels "
+                    f"({', '.join(task.labels)})",
+                    source=key.source,
+                    line=line_of(bad),
+                )
         return
     t = read(key.targets, "f", "target")
     if blocks is None:
@@ -893,6 +966,7 @@ def _check_lines(
                 ident.lower().replace("-", "_") in _HEADER_NAMES
                 or _ID_COLUMN.fullmatch(ident)
                 or (whole_ids and _number(ident) is None)
+                or (width > 1 and all(_NAME.fullmatch(x) and _number(x) is None for x in f))  # names
             )
             errors.add(
                 f"{pos}: example {token(ident)} is not in the answer key"

@@ -53,6 +53,13 @@ def run_score(args: Any) -> int:
     team = check_team(args.team) if args.team is not None else None
     task = load_task(args.task)
     key = read_key(args.key, task)
+    if key.header is not None:  # said: a line of the key is not an example
+        from perfeval._text import place
+        from perfeval.cli.load import note
+
+        header = ", ".join(shown(x) for x in key.header)
+        where = f"{place(args.key)}, line {key.header_line}"
+        note(f"perfeval: note: {where} is the answer key's header ({header})\n")
     board = None if args.no_store else Board(args.db or default_db(args.key), wait=args.db_wait)
     not_stored = None
     try:
