@@ -212,3 +212,80 @@ def test_a_first_line_of_names_that_is_no_header_by_the_rule_gets_the_hint(tmp_p
         "is the first line, naming the columns, e.g. id,prediction (the id column: id, or a name ending "
         "in _id or Id)"
     ]
+
+
+SEMI = "fields separated by ';' ({found}): fields are separated by blanks, tabs or commas"
+PANDAS = " (pandas: to_csv(sep=','))"
+DECIMAL = ", and a decimal point is '.' (pandas: to_csv(sep=',', decimal='.'))"
+COMMA = "the prediction {found} has a decimal comma: a decimal point is '.' (pandas: to_csv(decimal='.'))"
+
+
+def _european(ids, preds, sep: str, comma: bool, header: bool, quote: bool = False) -> str:
+    def q(x: str) -> str:
+        return f'"{x}"' if quote else x
+
+    text = [sep.join(map(q, ["id", "prediction"]))] if header else []
+    for i, p in zip(ids, preds, strict=True):
+        v = str(p).replace(".", ",") if comma else str(p)
+        text.append(sep.join([q(i), q(v)]))
+    return "\n".join(text) + "\n"
+
+
+@pytest.mark.parametrize(
+    "sep, comma, header, quote, line, message",
+    [
+        (";", False, True, False, 2, SEMI.format(found="'ev0;0.5'") + PANDAS),
+        (";", True, True, False, 2, SEMI.format(found="'ev0;0,5'") + DECIMAL),
+        (";", True, False, False, 1, SEMI.format(found="'ev0;0,5'") + DECIMAL),
+        (";", True, True, True, 2, SEMI.format(found='\'"ev0";"0,5"\'') + DECIMAL),
+        ("\t", True, True, False, 2, COMMA.format(found="'0,5'")),
+        (" ", True, False, False, 1, COMMA.format(found="'0,5'")),
+        (",", True, True, True, 2, COMMA.format(found="'0,5'")),
+    ],
+    ids=[
+        "semicolons",
+        "semicolons-commas",
+        "no-header",
+        "quoted",
+        "tabs-commas",
+        "blanks-commas",
+        "csv-quoted",
+    ],
+)
+def test_another_separator_or_a_decimal_comma_is_one_error_saying_so(
+    tmp_path, capsys, sep, comma, header, quote, line, message
+):
+    """A file written with sep=";" or decimal="," gave one "expected 2 fields" (or unknown id) error a
+    line, up to the cap, with no hint: it is one line saying what was found and what is expected, and
+    reading stops there."""
+    key = _key(tmp_path, "key.txt", "".join(f"ev{i} {i % 2}\n" for i in range(500)))
+    ids, preds = (
+        [f"ev{i}" for i in range(500)],
+        [0.5 if i == 0 else round(0.1 + (i % 8) / 10, 1) for i in range(500)],
+    )
+    sub = tmp_path / "sub.csv"
+    sub.write_text(_european(ids, preds, sep, comma, header, quote))
+    code, got, err = _scores(capsys, key, "kddcup2004-physics", str(sub))
+    assert code == 1 and got["errors"] == [f"{sub}, line {line}: {message}; reading stopped"], got["errors"]
+    # the lines read as data: a header of commas, tabs or blanks is no such line, one of semicolons is
+    assert got["stopped"] is True and got["rows"] == line - (header and sep != ";") and err.count("\n") == 1
+    # written as perf reads it, the same predictions score
+    sub.write_text(_european(ids, preds, ",", False, header, quote))
+    assert _scores(capsys, key, "kddcup2004-physics", str(sub))[0] == 0
+
+
+def test_a_key_or_a_block_submission_of_semicolons_says_so(tmp_path, capsys):
+    key = _key(tmp_path, "key.txt", "".join(f"7;ev{i};{i % 2}\n" for i in range(10)))
+    (tmp_path / "sub.csv").write_text("".join(f"7;ev{i};0,{i}\n" for i in range(10)))
+    code, _, err = _scores(capsys, key, "kddcup2004-protein", str(tmp_path / "sub.csv"))
+    assert code == 1 and err == (
+        f"perfeval: error: {key}, line 1: the answer key needs 3 fields a line (block-id-target), found 1: "
+        + SEMI.format(found="'7;ev0;0'")
+        + PANDAS
+        + "\n"
+    )
+    key = _key(tmp_path, "key.txt", "".join(f"7 ev{i} {i % 2}\n" for i in range(10)))
+    code, got, err = _scores(capsys, key, "kddcup2004-protein", str(tmp_path / "sub.csv"))
+    assert code == 1 and got["errors"] == [
+        f"{tmp_path}/sub.csv, line 1: " + SEMI.format(found="'7;ev0;0,0'") + DECIMAL + "; reading stopped"
+    ]

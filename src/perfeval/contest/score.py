@@ -93,8 +93,10 @@ class _Errors:
         self.cap = cap
         self.kept: list[str] = []
         self.count = 0
-        #: lines whose id is one of the key's written as a float (``1.0`` for ``1``): said once
+        #: lines whose id is one of the key's written as a float (``1.0`` for ``1``): said once,
+        #: in the error kept at `floated_at`
         self.floated = 0
+        self.floated_at: int | None = None
         #: the line at which reading stopped (the error cap, or too many lines), else None
         self.stopped_at: int | None = None
         self.capped = False
@@ -383,15 +385,54 @@ def _lines(raw: bytes):
             yield k, fields
 
 
-def _fields(lines, width: int) -> Iterator[tuple[int, list[str] | None]]:
-    """`_lines` over (number, text) pairs: None for a line too long to read."""
+def _fields(lines, width: int) -> Iterator[tuple[int, list[str] | None, str]]:
+    """`_lines` over (number, text) pairs, with each line's text: None for a line too long to read."""
     for k, line in lines:
         if line is None:
-            yield k, None
+            yield k, None, ""
             continue
         fields = _line_fields(line, width)
         if fields:
-            yield k, fields
+            yield k, fields, line
+
+
+#: a number written with a decimal comma (``0,5``: Excel and pandas' decimal="," in much of Europe)
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]*,[0-9]+(?:[eE][+-]?[0-9]+)?")
+
+
+def _separator_hint(text: str, width: int) -> str | None:
+    """What a line written with another separator (``;``: pandas' to_csv(sep=";"), Excel in much of
+    Europe) or a decimal comma (``0,5``) holds, and what is expected; None for any other line.
+    """
+    import csv
+
+    if width < 2:
+        return None
+    if ";" in text:
+        parts = [_unquote(p.strip()) for p in text.split(";")]
+        if len(parts) != width or not all(parts):
+            return None
+        comma = _DECIMAL_COMMA.fullmatch(parts[-1]) is not None
+        if not (comma or _NUMBER.fullmatch(parts[-1]) or all(map(_KEY_NAME.fullmatch, parts))):
+            return None  # not a line of data (a number last) nor of names: no guess
+        found = next(t for t in text.split() if ";" in t)
+        decimal = (", and a decimal point is '.'", ", decimal='.'") if comma else ("", "")
+        return (
+            f"fields separated by ';' ({token(found)}): fields are separated by blanks, tabs or commas"
+            f"{decimal[0]} (pandas: to_csv(sep=','{decimal[1]}))"
+        )
+    try:
+        as_csv = next(csv.reader([text]), [])
+    except csv.Error:  # a NUL byte, a field too long: not a CSV line either
+        as_csv = []
+    for parts in (text.split(), as_csv):
+        parts = [_unquote(p.strip()) for p in parts]
+        if len(parts) == width and all(parts) and _DECIMAL_COMMA.fullmatch(parts[-1]):
+            return (
+                f"the prediction {token(parts[-1])} has a decimal comma: a decimal point is '.' "
+                "(pandas: to_csv(decimal='.'))"
+            )
+    return None
 
 
 # -- header lines ---------------------------------------------------------------------------------
@@ -651,8 +692,10 @@ def read_key(path: str, task: Task) -> Key:
         seen: set[str] = set()
         for k, f in _lines(raw):
             if len(f) != width:
+                hint = _separator_hint(raw.decode("utf-8", errors="replace").splitlines()[k - 1], width)
                 raise InputFormatError(
-                    f"the answer key needs {width} fields a line ({task.key}), found {len(f)}",
+                    f"the answer key needs {width} fields a line ({task.key}), found {len(f)}"
+                    + (f": {hint.replace('the prediction', 'the target')}" if hint else ""),
                     source=path,
                     line=k,
                 )
@@ -909,19 +952,19 @@ def check_submission(
     return preds, errors.listed(), rows
 
 
-def _data_lines(lines, width: int, key: Key, errors: _Errors) -> Iterator[tuple[int, list[str] | None]]:
-    """A submission's lines (number, fields) but its header line, up to the error after the cap: the
-    rest is not read.
+def _data_lines(lines, width: int, key: Key, errors: _Errors) -> Iterator[tuple[int, list[str] | None, str]]:
+    """A submission's lines (number, fields, text) but its header line, up to the error after the cap:
+    the rest is not read.
     """
     last = 0
-    for i, (k, f) in enumerate(lines):
+    for i, (k, f, text) in enumerate(lines):
         if errors.full:
             errors.stopped_at, errors.capped = last, True
             return
         last = k
         if i == 0 and f is not None and _is_header(f, width, key):
             continue
-        yield k, f
+        yield k, f, text
 
 
 def _check_lines(
@@ -941,37 +984,26 @@ def _check_lines(
     }[task.submission]
     probs = ", ".join(c.name for c in task.criteria if c.probability)
     whole_ids = bool(key.ids) and all(_INTEGER.fullmatch(i) for i in key.ids[:100])
-    said = -1  # the index of the one message about ids written as floats
     too_many: list[int] = []  # the line past the line cap, where reading stopped
-    for k, f in _data_lines(_until_too_many(lines, too_many), width, key, errors):
+    pending = ""  # a first line of names of another separator: said with the next line, which says more
+    for k, f, text in _data_lines(_until_too_many(lines, too_many), width, key, errors):
         rows += 1
         pos = f"{where}, line {k}"
         bad = _shape_error(f, width, expected, index)
+        ident = (f[1] if width == 3 else f[0]) if f is not None and bad is None else ""
+        suspect = bad is not None or ident not in index
+        step, pending = _separator_step(text, width, suspect, rows, pos, pending, errors)
+        if step == "next":
+            continue
+        if step == "stop":
+            errors.stopped_at = k
+            break
         if f is None or bad is not None:
             errors.add(f"{pos}: {bad}")
             continue
-        ident = f[1] if width == 3 else f[0]
         row = index.get(ident)
         if row is None:
-            if whole_ids and _NUMBER.fullmatch(ident) and not _INTEGER.fullmatch(ident):
-                errors.floated += 1  # 1.0 for 1, 5.0066e+18 for 5006673085033590973: said once
-                if errors.floated == 1:
-                    said = len(errors.kept)
-                    errors.add(
-                        f"{pos}: ids written as numbers with a decimal point or exponent ({token(ident)}): "
-                        f"write them as in the answer key ({token(_key_id(ident, key))})"
-                    )
-                continue
-            header = rows == 1 and (
-                ident.lower().replace("-", "_") in _HEADER_NAMES
-                or _ID_COLUMN.fullmatch(ident)
-                or (whole_ids and _number(ident) is None)
-                or (width > 1 and all(_NAME.fullmatch(x) and _number(x) is None for x in f))  # names
-            )
-            errors.add(
-                f"{pos}: example {token(ident)} is not in the answer key"
-                + (f"; a header line? {_header_rule(task, key)}" if header else "")
-            )
+            _unknown_id(f, ident, pos, rows == 1, whole_ids, task, key, errors)
             continue
         if ident in got:
             errors.add(f"{pos}: example {token(ident)} appears again (first on line {got[ident][1]})")
@@ -997,9 +1029,60 @@ def _check_lines(
             continue
         errors.add(f"{pos}: {bad}")
         got[ident] = ("0", k)  # a bad prediction is reported once, not again as too large
-    if errors.floated > 1 and 0 <= said < len(errors.kept):
+    if pending:
+        errors.add(pending)
+    said = errors.floated_at  # the one message about ids written as floats: how many lines
+    if errors.floated > 1 and said is not None and said < len(errors.kept):
         errors.kept[said] += f"; {errors.floated:,} lines"
     return got, rows, too_many[0] if too_many else None
+
+
+def _unknown_id(
+    f: list[str], ident: str, pos: str, first: bool, whole_ids: bool, task: Task, key: Key, errors: _Errors
+) -> None:
+    """The error of a line whose id is not the key's: ids written as floats (said once for the file),
+    else the id, with the header rule when the line is the first and may be a header.
+    """
+    if whole_ids and _NUMBER.fullmatch(ident) and not _INTEGER.fullmatch(ident):
+        errors.floated += 1  # 1.0 for 1, 5.0066e+18 for 5006673085033590973: said once
+        if errors.floated == 1:
+            errors.floated_at = len(errors.kept)
+            errors.add(
+                f"{pos}: ids written as numbers with a decimal point or exponent ({token(ident)}): "
+                f"write them as in the answer key ({token(_key_id(ident, key))})"
+            )
+        return
+    header = first and (
+        ident.lower().replace("-", "_") in _HEADER_NAMES
+        or _ID_COLUMN.fullmatch(ident)
+        or (whole_ids and _number(ident) is None)
+        or (len(f) > 1 and all(_NAME.fullmatch(x) and _number(x) is None for x in f))  # names
+    )
+    errors.add(
+        f"{pos}: example {token(ident)} is not in the answer key"
+        + (f"; a header line? {_header_rule(task, key)}" if header else "")
+    )
+
+
+def _separator_step(
+    text: str, width: int, suspect: bool, rows: int, pos: str, header: str, errors: _Errors
+) -> tuple[str, str]:
+    """A file of another separator or a decimal comma is one error, not one a line: ("stop", "") when
+    this line (`suspect`: with an error) says so (the error is added; reading stops); ("next", its
+    error) for a first line of names of another separator (a header: said with the next line, which
+    says whether the numbers have decimal commas too); ("", "") for any other line (a first line's
+    error kept till now is added: the next line is of commas or blanks).
+    """
+    hint = _separator_hint(text, width) if suspect else None
+    if hint is not None and rows == 1 and ";" in text:
+        if all(_KEY_NAME.fullmatch(_unquote(p.strip())) for p in text.split(";")):
+            return "next", f"{pos}: {hint}"
+    if hint is not None:
+        errors.add(f"{pos}: {hint}; reading stopped")
+        return "stop", ""
+    if header:
+        errors.add(header)
+    return "", ""
 
 
 def _until_too_many(lines, stop: list[int]):
