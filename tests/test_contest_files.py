@@ -289,3 +289,25 @@ def test_a_key_or_a_block_submission_of_semicolons_says_so(tmp_path, capsys):
     assert code == 1 and got["errors"] == [
         f"{tmp_path}/sub.csv, line 1: " + SEMI.format(found="'7;ev0;0,0'") + DECIMAL + "; reading stopped"
     ]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "example_id,target\nev0,1\nev1,\nev2,0\n",
+            "line 3: missing target for example 'ev1' (an empty field)",
+        ),
+        (
+            ",example_id,target\n0,ev0,1\n1,ev1,0\n2,ev2,1\n",
+            "line 2: the answer key needs 2 fields a line (id-target), found 3; the first looks like a "
+            "column of row numbers (pandas: to_csv(index=False) writes none)",
+        ),
+    ],
+    ids=["empty target", "index column"],
+)
+def test_a_pandas_key_line_of_the_wrong_width_says_why(tmp_path, capsys, text, message):
+    key = _key(tmp_path, "key.csv", text)
+    (tmp_path / "sub.txt").write_text("ev0 0.5\nev1 0.2\nev2 0.9\n")
+    code, _, err = _scores(capsys, key, "kddcup2004-physics", str(tmp_path / "sub.txt"))
+    assert code == 1 and err == f"perfeval: error: {key}, {message}\n"

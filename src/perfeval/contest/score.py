@@ -692,13 +692,8 @@ def read_key(path: str, task: Task) -> Key:
         seen: set[str] = set()
         for k, f in _lines(raw):
             if len(f) != width:
-                hint = _separator_hint(raw.decode("utf-8", errors="replace").splitlines()[k - 1], width)
-                raise InputFormatError(
-                    f"the answer key needs {width} fields a line ({task.key}), found {len(f)}"
-                    + (f": {hint.replace('the prediction', 'the target')}" if hint else ""),
-                    source=path,
-                    line=k,
-                )
+                text = raw.decode("utf-8", errors="replace").splitlines()[k - 1]
+                raise InputFormatError(_key_shape_error(text, f, width, task), source=path, line=k)
             ident = f[-2]
             if ident in seen:
                 raise InputFormatError(
@@ -719,6 +714,23 @@ def read_key(path: str, task: Task) -> Key:
     except OSError:
         pass
     return key
+
+
+def _key_shape_error(text: str, f: list[str], width: int, task: Task) -> str:
+    """What is wrong with a key line of the wrong number of fields: an empty field (pandas writes a
+    missing value so), another separator or a decimal comma, pandas' index column, or the count.
+    """
+    g = _line_fields(text, width)
+    if len(g) == width and "" in g:
+        which = "target" if g[-1] == "" else "block id" if width == 3 and g[0] == "" else "example id"
+        return f"missing {which}" + (f" for example {token(g[-2])}" if g[-2] else "") + " (an empty field)"
+    said = f"the answer key needs {width} fields a line ({task.key}), found {len(f)}"
+    hint = _separator_hint(text, width)
+    if hint is not None:
+        return f"{said}: {hint.replace('the prediction', 'the target')}"
+    if len(f) == width + 1 and _INTEGER.fullmatch(f[0]):
+        return said + _ROW_NUMBERS
+    return said
 
 
 def _check_key_values(raw: bytes, key: Key, task: Task) -> None:
@@ -992,7 +1004,7 @@ def _check_lines(
         bad = _shape_error(f, width, expected, index)
         ident = (f[1] if width == 3 else f[0]) if f is not None and bad is None else ""
         suspect = bad is not None or ident not in index
-        step, pending = _separator_step(text, width, suspect, rows, pos, pending, errors)
+        step, pending = _separator_step(text, width, bad, suspect, rows, pos, pending, errors)
         if step == "next":
             continue
         if step == "stop":
@@ -1065,7 +1077,7 @@ def _unknown_id(
 
 
 def _separator_step(
-    text: str, width: int, suspect: bool, rows: int, pos: str, header: str, errors: _Errors
+    text: str, width: int, bad: str | None, suspect: bool, rows: int, pos: str, header: str, errors: _Errors
 ) -> tuple[str, str]:
     """A file of another separator or a decimal comma is one error, not one a line: ("stop", "") when
     this line (`suspect`: with an error) says so (the error is added; reading stops); ("next", its
@@ -1074,6 +1086,8 @@ def _separator_step(
     error kept till now is added: the next line is of commas or blanks).
     """
     hint = _separator_hint(text, width) if suspect else None
+    if hint is None and bad is not None and bad.endswith(_ROW_NUMBERS):
+        hint = bad  # pandas' index as a first column: every line has it
     if hint is not None and rows == 1 and ";" in text:
         if all(_KEY_NAME.fullmatch(_unquote(p.strip())) for p in text.split(";")):
             return "next", f"{pos}: {hint}"
@@ -1113,6 +1127,10 @@ def _key_id(text: str, key: Key) -> str:
     return key.ids[0]
 
 
+#: pandas' to_csv writes its index (row numbers) as a first column unless index=False
+_ROW_NUMBERS = "; the first looks like a column of row numbers (pandas: to_csv(index=False) writes none)"
+
+
 def _shape_error(f: list[str] | None, width: int, expected: str, index: dict[str, int]) -> str | None:
     """What is wrong with a line's fields as such (a line too long, a field too few or too many, an
     empty one), or None.
@@ -1123,7 +1141,7 @@ def _shape_error(f: list[str] | None, width: int, expected: str, index: dict[str
         # pandas' to_csv writes its index (row numbers) as a first column unless index=False
         index_column = len(f) == width + 1 and _INTEGER.fullmatch(f[0]) and f[-2] in index
         return f"expected {width} field{'s' * (width > 1)} ({expected}), found {len(f)}" + (
-            "; is the first a column of row numbers (pandas: to_csv(index=False))?" if index_column else ""
+            _ROW_NUMBERS if index_column else ""
         )
     if "" in f[:-1]:  # an empty field of a CSV line (,0.5 or 7,,0.5): named, not counted
         return f"missing {'block id' if f[0] == '' and width == 3 else 'example id'} (an empty field)"
