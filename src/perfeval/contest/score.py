@@ -528,10 +528,11 @@ def _key_header(raw: bytes, task: Task, path: str) -> tuple[bytes, list[str] | N
     )
     labels = set(task.labels) if task.labels is not None else None
     if task.key == "id-label" and labels is None:
-        if any(t == f[-1] for t in _key_targets(raw, k, width)):
+        others = _key_targets(raw, k, width)
+        if f[-1] in others:
             return raw, None, None  # a label of the key's: a line of data
         if not named:
-            seen = sorted(set(_key_targets(raw, k, width)))
+            seen = sorted(others)
             raise InputFormatError(
                 f"({', '.join(token(x) for x in f)}) may be a header or an example: its label is on no "
                 "other line of the key; remove the line if it is a header, or declare the task's "
@@ -560,17 +561,15 @@ def _key_header(raw: bytes, task: Task, path: str) -> tuple[bytes, list[str] | N
     return _blank_line(raw, k), f, k
 
 
-def _key_targets(raw: bytes, skip: int, width: int) -> Iterator[str]:
-    """The target (label) of every line of the key but line `skip`, read by the compiled path when
-    the rest of the key is plain, else line by line.
+def _key_targets(raw: bytes, skip: int, width: int) -> set[str]:
+    """The targets (labels) of the lines of the key but line `skip`, each once; read by the compiled
+    path when the rest of the key is plain, else line by line.
     """
     rest = _blank_line(raw, skip)
     plain = _fast_columns(rest, width)
     if plain is not None:
-        yield from plain.cols[-1]
-        return
-    for _, g in _lines(rest):
-        yield g[-1]
+        return set(plain.cols[-1])
+    return {g[-1] for _, g in _lines(rest)}
 
 
 def _blank_line(raw: bytes, k: int) -> bytes:
