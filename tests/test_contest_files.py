@@ -301,7 +301,7 @@ def test_a_key_or_a_block_submission_of_semicolons_says_so(tmp_path, capsys):
         (
             ",example_id,target\n0,ev0,1\n1,ev1,0\n2,ev2,1\n",
             "line 2: the answer key needs 2 fields a line (id-target), found 3; the first looks like a "
-            "column of row numbers (pandas: to_csv(index=False) writes none)",
+            "column of row numbers (pandas: to_csv(index=False), R: write.csv(row.names=FALSE) write none)",
         ),
     ],
     ids=["empty target", "index column"],
@@ -311,3 +311,19 @@ def test_a_pandas_key_line_of_the_wrong_width_says_why(tmp_path, capsys, text, m
     (tmp_path / "sub.txt").write_text("ev0 0.5\nev1 0.2\nev2 0.9\n")
     code, _, err = _scores(capsys, key, "kddcup2004-physics", str(tmp_path / "sub.txt"))
     assert code == 1 and err == f"perfeval: error: {key}, {message}\n"
+
+
+def test_row_numbers_of_r_or_pandas_are_one_error(tmp_path, capsys):
+    """R's write.csv quotes an empty name over its row numbers ("","id","prediction"): that line is the
+    header, and the row numbers one error for the file (it was one a line, then every id as missing)."""
+    key = _key(tmp_path, "key.txt", "".join(f"ev{i} {i % 2}\n" for i in range(50)))
+    for head, row in (('"","id","prediction"', '"{k}","ev{i}",0.5'), (",id,prediction", "{k},ev{i},0.5")):
+        (tmp_path / "sub.csv").write_text(
+            head + "\n" + "".join(row.format(k=i + 1, i=i) + "\n" for i in range(50))
+        )
+        code, got, _ = _scores(capsys, key, "kddcup2004-physics", str(tmp_path / "sub.csv"))
+        assert code == 1 and got["errors"] == [
+            f"{tmp_path}/sub.csv, line 2: expected 2 fields (example_id prediction), found 3; the first "
+            "looks like a column of row numbers (pandas: to_csv(index=False), R: write.csv(row.names=FALSE) "
+            "write none); reading stopped"
+        ]

@@ -476,8 +476,11 @@ def _is_header(f: list[str], width: int, key: Key) -> bool:
     """The first line of a submission is a header: it names the columns (the id column by the rule
     of _ID_COLUMN or as the key's header names it, the block column likewise, the prediction by any
     name), its prediction is not a number and its id is not one of the key's, so that it cannot be
-    a line of data.
+    a line of data.  A first empty name over a column of row numbers (R's write.csv: ``"","id",...``)
+    is part of a header: the lines after it are said to hold row numbers.
     """
+    if len(f) == width + 1 and f[0] == "":
+        f = f[1:]
     if len(f) != width:
         return False
     ident = f[1] if width == 3 else f[0]
@@ -1126,8 +1129,11 @@ def _key_id(text: str, key: Key) -> str:
     return key.ids[0]
 
 
-#: pandas' to_csv writes its index (row numbers) as a first column unless index=False
-_ROW_NUMBERS = "; the first looks like a column of row numbers (pandas: to_csv(index=False) writes none)"
+#: pandas' to_csv and R's write.csv write row numbers as a first column unless told not to
+_ROW_NUMBERS = (
+    "; the first looks like a column of row numbers (pandas: to_csv(index=False), R: "
+    "write.csv(row.names=FALSE) write none)"
+)
 
 
 def _shape_error(f: list[str] | None, width: int, expected: str, index: dict[str, int]) -> str | None:
