@@ -327,3 +327,17 @@ def test_row_numbers_of_r_or_pandas_are_one_error(tmp_path, capsys):
             "looks like a column of row numbers (pandas: to_csv(index=False), R: write.csv(row.names=FALSE) "
             "write none); reading stopped"
         ]
+
+
+def test_row_numbers_before_a_ranked_list_are_named(tmp_path, capsys):
+    key = _key(tmp_path, "key.csv", "".join(f"{g},{lab}\n" for g, lab in zip(GENES, LABELS, strict=True)))
+    team = tmp_path / "team"
+    team.mkdir()
+    for lst in ("narrow", "broad"):
+        (team / f"{lst}.txt").write_text(",gene_id\n" + "".join(f"{k},{g}\n" for k, g in enumerate(GENES)))
+    code, got, _ = _scores(capsys, key, "kddcup2002-task2", str(team))
+    assert code == 1 and got["errors"] == [
+        f"{team}/narrow.txt, line 2: expected 1 field (one example id), found 2; the first looks like a "
+        "column of row numbers (pandas: to_csv(index=False), R: write.csv(row.names=FALSE) write none); "
+        "reading stopped"
+    ]
