@@ -191,8 +191,8 @@ def test_score_and_leaderboard_say_why_a_score_is_null(tmp_path, capsys):
     (got,) = _json(capsys, argv)
     s = got["scores"]
     assert s["ROC_narrow"] is None and s["ROC_narrow_why_null"] == (
-        "undefined: every example of the key is negative for ROC_narrow (positives: change), and ROC needs "
-        "both classes"
+        "undefined: the key's examples are all of one class for ROC_narrow (positives: change), and ROC "
+        "needs both classes"
     )
     assert (
         s["ROC_broad"] == 0.5

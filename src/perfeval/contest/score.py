@@ -1283,12 +1283,10 @@ def _why_not_a_number(c, v: float, cases, blocks: bool) -> str:
     if math.isinf(v):
         return plain_why(v)
     classes = np.unique(np.asarray(cases.targets))
-    if not blocks and len(classes) == 1:
-        if c.positives is not None:
-            which = "positive" if classes[0] == 1 else "negative"
-            return (
-                f"undefined: every example of the key is {which} for {c.name} (positives: "
-                f"{', '.join(c.positives)}), and {measure} needs both classes"
-            )
-        return f"undefined: every target of the key is {classes[0]:g}, and {measure} needs two classes"
+    if not blocks and len(classes) == 1:  # said without which class: a team may read the reason
+        positives = f" (positives: {', '.join(c.positives)})" if c.positives is not None else ""
+        return (
+            f"undefined: the key's examples are all of one class for {c.name}{positives}, and {measure} "
+            "needs both classes"
+        )
     return why_not_finite(v, measure, "for this submission joined with the key") or plain_why(v)
