@@ -1144,8 +1144,8 @@ def _shape_error(f: list[str] | None, width: int, expected: str, index: dict[str
         return f"longer than {MAX_LINE} bytes; a submission line holds {expected}"
     if len(f) != width:
         # pandas' to_csv writes its index (row numbers) as a first column unless index=False
-        ident = f[-2] if width > 1 else f[-1]  # the id, after the row number
-        index_column = len(f) == width + 1 and _INTEGER.fullmatch(f[0]) and ident in index
+        # the row number, then the line's fields, the id among them
+        index_column = len(f) == width + 1 and _INTEGER.fullmatch(f[0]) and f[1 if width < 3 else 2] in index
         return f"expected {width} field{'s' * (width > 1)} ({expected}), found {len(f)}" + (
             _ROW_NUMBERS if index_column else ""
         )
