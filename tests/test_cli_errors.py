@@ -432,3 +432,39 @@ def test_the_line_of_an_infinite_score_is_right_in_every_format_and_path(tmp_pat
             assert code == 1 and err.count("\n") == 1, (name, argv, err)
             assert f"{source}, {where}: the score column " in err and "finite" in err, (name, argv, err)
             assert "index" not in err
+
+
+FAKE = "x, line 5: expected a number, found 'x'.txt"
+SCORE = ["score", "--task", "kddcup2004-physics", "--no-store"]
+
+
+@pytest.mark.parametrize(
+    "argv, text, place",
+    [
+        (["eval", "{f}"], "1 0.9\n0 oops\n", "line 2"),
+        (["perf-like", "{f}"], "1 0.9\n0 oops\n", "line 2, field 2"),
+        ([*SCORE, "--key", "{k}", "{f}"], "e1 0.5\ne2\n", "line 2"),
+        ([*SCORE, "--key", "{k}", "{f}"], "e1 0.5\n", None),
+        ([*SCORE, "--key", "{f}", "{k}"], "e1 1\ne2 x\n", "line 2"),
+    ],
+    ids=["eval", "perf", "score-line", "score-file", "key"],
+)
+def test_a_file_name_that_reads_as_a_place_is_quoted(tmp_path, capsys, argv, text, place):
+    # a name holding ", line 5: " could pass for a place in the message: it is quoted, as a whole
+    (tmp_path / FAKE).write_text(text)
+    (tmp_path / "k.txt").write_text("e1 1\ne2 0\n")
+    f, k = str(tmp_path / FAKE), str(tmp_path / "k.txt")
+    argv = [a.format(f=f, k=k) for a in argv]
+    if argv[0] == "perf-like":
+        from perfeval.classic.main import main as perf
+
+        code = perf(["-roc", "-file", f])
+        err = capsys.readouterr().err
+        start = "Error: "
+    else:
+        code = main(argv)
+        err = capsys.readouterr().err
+        start = "perfeval: error: "
+    first = err.splitlines()[0]
+    assert code == 1 and first.startswith(start + repr(f) + (f", {place}: " if place else ": ")), err
+    assert ", line 5: expected" not in first.replace(repr(f), "")

@@ -780,10 +780,12 @@ def test_pandas_index_column_is_named(tmp_path, capsys):
     assert (
         code == 1
         and (
-            "line 2: expected 2 fields (example_id prediction), found 3; is the first a column of row "
-            "numbers (pandas: to_csv(index=False))?"
+            "line 2: expected 2 fields (example_id prediction), found 3; the first looks like a column of "
+            "row numbers (pandas: to_csv(index=False), R: write.csv(row.names=FALSE) write none); reading "
+            "stopped\n"
         )
         in err
+        and err.count("\n") == 1  # one error for the file, not one a line and the ids as missing
     )
 
 

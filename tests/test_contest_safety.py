@@ -359,6 +359,20 @@ def test_control_characters_in_names_are_shown_escaped(tmp_path, capsys):
     assert code == 1 and "\x1b" not in err and "no\\x1bsuch.txt" in err
 
 
+def test_a_team_name_that_reads_as_a_value_is_quoted_on_the_leaderboard(tmp_path, capsys):
+    key, sub = _files(tmp_path, n=50)
+    fake = tmp_path / "subs" / "red 0.99000.txt"  # its team: 'red 0.99000', from the file name
+    fake.write_bytes(open(sub, "rb").read())
+    db = str(tmp_path / "board.sqlite")
+    assert run_cli(["score", "--key", key, "--task", PHYSICS, str(fake), sub, "--db", db], capsys)[0] == 0
+    code, out, _ = run_cli(["leaderboard", "--key", key, "--task", PHYSICS, "--db", db], capsys)
+    rows = [ln for ln in out.splitlines() if ln.startswith("    1. ") or ln.startswith("    2. ")]
+    assert code == 0 and len(rows) == 10
+    for ln in rows:  # the name is one quoted cell, or one plain word: never a word and a number
+        name = ln[7:].split("   ")[0].strip()
+        assert name in ("'red 0.99000'", "team"), ln
+
+
 def test_the_postgresql_password_is_never_printed(tmp_path, capsys):
     pytest.importorskip("psycopg")
     key, sub = _files(tmp_path, n=20)
@@ -849,3 +863,30 @@ def test_blank_and_comment_lines_are_read_up_to_a_limit(tmp_path, capsys, text):
     small = tmp_path / "subs" / "small.txt"  # as many as that is fine, read whole or line by line
     small.write_bytes(open(sub, "rb").read() + text * 101_000)
     assert _score(capsys, key, str(small))[0] == 0
+
+
+def test_reading_stopped_at_the_line_cap_says_the_rows_read(tmp_path, capsys, monkeypatch):
+    """The JSON's rows are the lines of data read before reading stopped (it said 0), and it says that
+    reading stopped, at the line cap as at the error cap."""
+    from perfeval.contest import score as S
+
+    monkeypatch.setattr(S, "EXTRA_LINES", 50)
+    key, sub = _files(tmp_path, n=20)  # at most 2 * 20 + 50 = 90 lines
+    junk = tmp_path / "subs" / "junk.txt"
+    data = open(sub, "rb").read().splitlines(keepends=True)
+    junk.write_bytes(b"".join(data[:7]) + b"\n" * 200 + b"".join(data[7:]))
+    code, out, err = _score(capsys, key, str(junk), extra=["--format", "json"])
+    (entry,) = json.loads(out)
+    assert code == 1 and entry["errors"][-1].endswith(
+        "line 91: more lines than a submission for this key "
+        "can have (at most 90: 2 a key row and 50, blank and "
+        "comment lines included); reading stopped"
+    )
+    assert entry["rows"] == 7 and entry["stopped"] is True and len(entry["errors"]) == 1
+    code, out, err = _score(capsys, key, str(tmp_path / "subs" / "x.txt"), sub, extra=["--format", "json"])
+    missing, whole = json.loads(out)
+    assert missing["stopped"] is False and whole["stopped"] is False and whole["rows"] == 20
+    bad = tmp_path / "subs" / "bad.txt"
+    bad.write_bytes(b"".join(b"zz%d 0.5\n" % i for i in range(40)))
+    (capped,) = json.loads(_score(capsys, key, str(bad), extra=["--format", "json"])[1])
+    assert capped["stopped"] is True and capped["rows"] == 21  # the 21st error stopped it

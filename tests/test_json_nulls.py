@@ -14,7 +14,16 @@ import pytest
 from perfeval.cli.main import main
 
 #: the maps of a measure (group or query -> value, or -> [low, high])
-MAPS = ("per_group", "tie_bounds_per_group", "models", "overlap", "tied_pairs")
+MAPS = (
+    "per_group",
+    "tie_bounds_per_group",
+    "models",
+    "overlap",
+    "tied_pairs",
+    "p_values",
+    "per_query",
+    "tie_bounds_per_query",
+)
 
 
 def bare_nulls(obj, path="") -> list[str]:
@@ -160,3 +169,72 @@ def test_explain_says_why_a_dialect_has_no_value(tmp_path, capsys):
     perf = got["dialects"]["perf"]["ROC"]
     assert perf["value"] is None and perf["why_null"] == perf["note"] and perf["note"]
     assert bare_nulls(got) == []
+
+
+def test_score_and_leaderboard_say_why_a_score_is_null(tmp_path, capsys):
+    # no example of the key is "change": the narrow list's ROC area (change vs the rest) is undefined,
+    # and so is the total that adds it
+    (tmp_path / "key.txt").write_text("g1 nc\ng2 control\ng3 nc\n")
+    for lst in ("narrow", "broad"):
+        (tmp_path / f"{lst}.txt").write_text("g1\ng2\ng3\n")
+    subs = f"{tmp_path / 'narrow.txt'},{tmp_path / 'broad.txt'}"
+    argv = [
+        "score",
+        "--key",
+        str(tmp_path / "key.txt"),
+        "--task",
+        "kddcup2002-task2",
+        subs,
+        "--format",
+        "json",
+    ]
+    (got,) = _json(capsys, argv)
+    s = got["scores"]
+    assert s["ROC_narrow"] is None and s["ROC_narrow_why_null"] == (
+        "undefined: the key's examples are all of one class for ROC_narrow (positives: change), and ROC "
+        "needs both classes"
+    )
+    assert (
+        s["ROC_broad"] == 0.5
+        and s["score"] is None
+        and "ROC_narrow is not a finite number" in s["score_why_null"]
+    )
+    assert bare_nulls(got) == []
+    board = _json(
+        capsys,
+        ["leaderboard", "--key", str(tmp_path / "key.txt"), "--task", "kddcup2002-task2", "--format", "json"],
+    )
+    (entry,) = board["ROC_narrow"]
+    assert entry["value"] is None and "not a number when it was scored" in entry["why_null"]
+    assert bare_nulls(board) == []
+
+
+def test_trec_says_why_a_p_value_or_a_share_of_tied_pairs_is_null(tmp_path, capsys):
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n2 0 d4 0\n")
+    (tmp_path / "a.txt").write_text("1 Q0 d1 1 0.9 a\n1 Q0 d2 2 0.3 a\n")
+    (tmp_path / "b.txt").write_text("1 Q0 d1 1 0.2 b\n1 Q0 d2 2 0.7 b\n")
+    runs = [str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]
+    # the runs answer one query each (--queries run): one query in common, no paired test
+    for extra in ([], ["-q"], ["--tie-bounds", "-q"]):
+        got = _json(
+            capsys,
+            ["trec", str(qrels), *runs, "-m", "map,ndcg", "--queries", "run", "--format", "json", *extra],
+        )
+        assert got["b"]["p_values"]["map"] is None
+        assert got["b"]["p_values_why_null"]["map"] == (
+            "no test: 1 query in common with the baseline 'a'; a paired test needs 2 or more"
+        )
+        assert bare_nulls(got) == [], extra
+    # no pair of documents of different relevance: no share of tied pairs
+    qrels.write_text("1 0 d1 1\n1 0 d2 1\n")
+    got = _json(capsys, ["trec", str(qrels), runs[0], "-m", "map", "-q", "--tie-bounds", "--format", "json"])
+    assert got["tied_pairs"] is None and got["tied_pairs_why_null"].startswith("no comparable pair")
+    assert bare_nulls(got) == []
+    # the Python door says the same
+    from perfeval import trec
+
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n2 0 d4 0\n")
+    d = trec.compare(str(qrels), runs, "map", queries="run").to_dict()
+    assert d["runs"]["b"]["map"]["p_value_why_null"].startswith("no test: 1 query in common")
+    assert bare_nulls(d) == []

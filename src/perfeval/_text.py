@@ -77,3 +77,25 @@ def cell(text: str) -> str:
     if _WORD.fullmatch(text) and shown(text) == text:
         return text
     return repr(text)
+
+
+#: the sources a message names in the project's own words (not file names): never quoted
+OWN_SOURCES = frozenset({"standard input", "the answer key", "a submission"})
+
+
+def place(source: str) -> str:
+    r"""A file name where a message names its place (``FILE, line 3: ...``): as it is when it is one
+    plain word, else quoted as a Python string literal (:func:`cell`), so that a name holding
+    ``, line 5: `` (or a blank, a quote, an escaped character) cannot pass for another place or
+    message on the same line.  The project's own words (``standard input``) stay as they are.
+
+    Examples
+    --------
+    >>> place("data/runs.csv")
+    'data/runs.csv'
+    >>> print(place("x, line 5: expected a number.txt"))
+    'x, line 5: expected a number.txt'
+    >>> place("standard input")
+    'standard input'
+    """
+    return source if source in OWN_SOURCES else cell(source)

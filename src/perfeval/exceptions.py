@@ -48,7 +48,8 @@ class InputFormatError(PerfError, ValueError):
     message : str
         What is wrong, without the position.
     source : str
-        The file name, or ``"standard input"``.
+        The file name, or ``"standard input"``; shown escaped, and quoted when it is not one plain
+        word (``'my data.txt', line 4: ...``: :func:`perfeval._text.place`).
     line, field : int or None
         1-based position of the offending token; ``field`` counts the tokens of its line.
     row : int or None
@@ -74,9 +75,11 @@ class InputFormatError(PerfError, ValueError):
         self.line = line
         self.field = field
         self.row = row
-        from perfeval._text import shown
+        from perfeval._text import place
 
-        where = shown(source)  # a file name may hold a newline or an escape sequence
+        # a file name may hold a newline, an escape sequence or text that reads as a place
+        # (``x, line 5: ``): quoted unless it is one plain word
+        where = place(source) if source else ""
         if line is not None:
             where += f", line {line}" if where else f"line {line}"
         elif row is not None:

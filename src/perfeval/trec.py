@@ -46,16 +46,17 @@ import numbers
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from perfeval._text import place
 from perfeval.engine import grouped_report, resolve
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
-from perfeval.report import MeasureResult, Report, json_number
+from perfeval.report import MeasureResult, Report, why_not_finite, with_reasons
 from perfeval.summaries.ranking import TieTable, group_codes, is_identity, query_order
 
 __all__ = [
@@ -620,22 +621,22 @@ def _role_columns(
         if role in given:
             if given[role] not in names:
                 raise InvalidParameterError(
-                    f"{source}: no column {given[role]!r} for {role} (columns: {', '.join(names)})"
+                    f"{place(source)}: no column {given[role]!r} for {role} (columns: {', '.join(names)})"
                 )
             out[role] = given[role]
             continue
         hits = [lower[c] for c in ROLES[role] if c in lower and lower[c] not in out.values()]
         if not hits:
             raise InvalidParameterError(
-                f"{source}: no {role} column (columns: {', '.join(names)}; looked for "
+                f"{place(source)}: no {role} column (columns: {', '.join(names)}; looked for "
                 f"{', '.join(ROLES[role])}; name it with {_option(roles)} {role}=NAME))"
             )
         # the role's own name decides; else one usual name only: a log's click and its model's score
         # are both usual names of the relevance, and taking the first would be a guess
         if len(hits) > 1 and hits[0].lower() != role:
             raise InvalidParameterError(
-                f"{source}: {len(hits)} columns could be the {role} column: {', '.join(hits)}; name the one "
-                f"with {_option(roles)} {role}=NAME)"
+                f"{place(source)}: {len(hits)} columns could be the {role} column: {', '.join(hits)}; name "
+                f"the one with {_option(roles)} {role}=NAME)"
             )
         out[role] = hits[0]
     return out
@@ -653,7 +654,7 @@ def _ids(values: Any, name: str, source: str) -> np.ndarray:
     try:
         arr = identity_groups(arr)
     except InvalidDataError as e:
-        raise InvalidDataError(f"{source}: {str(e).replace('`groups`', f'column {name!r}')}") from None
+        raise InvalidDataError(f"{place(source)}: {str(e).replace('`groups`', f'column {name!r}')}") from None
     if arr.dtype.kind == "i":
         return arr.astype(str)
     return np.array([str(v) for v in arr.tolist()], dtype=str)
@@ -666,12 +667,14 @@ def _numbers_of(values: Any, name: str, source: str) -> np.ndarray:
     try:
         out = arr.astype(np.float64)
     except (TypeError, ValueError):
-        raise InvalidDataError(f"{source}: column {name!r} holds values that are not numbers") from None
+        raise InvalidDataError(
+            f"{place(source)}: column {name!r} holds values that are not numbers"
+        ) from None
     bad = ~np.isfinite(out)
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidDataError(
-            f"{source}: column {name!r} holds {out[i]!r} at row {i + 1}; expected a finite number"
+            f"{place(source)}: column {name!r} holds {out[i]!r} at row {i + 1}; expected a finite number"
         )
     return out
 
@@ -960,6 +963,9 @@ class Comparison:
         The level at which a difference is marked significant.
     n_resamples, seed : int
         Of the randomization and bootstrap tests.
+    paired : dict of str to int
+        For each run but the baseline, the number of queries it is tested on: those both it and the
+        baseline have (a paired test needs two).
     """
 
     reports: dict[str, Report]
@@ -972,6 +978,7 @@ class Comparison:
     alpha: float
     n_resamples: int
     seed: int
+    paired: dict[str, int] = field(default_factory=dict)
 
     def name(self, spec: MeasureSpec) -> str:
         """The measure as the user asked for it (``mrr``, ``ndcg_cut_10``), else its canonical label."""
@@ -985,8 +992,25 @@ class Comparison:
         diff = self.reports[run].results[label].value - self.reports[self.baseline].results[label].value
         return "+" if diff > 0 else ("-" if diff < 0 else "")
 
+    def why_no_p_value(self, run: str, label: str) -> str | None:
+        """Why the p-value of ``run`` against the baseline on measure ``label`` is not a number (the
+        reason beside its null in JSON); None when it is one.
+        """
+        p = self.pvalues.get(run, {}).get(label, math.nan)
+        if not math.isnan(p):
+            return None
+        n = self.paired.get(run)
+        if n is not None and n < 2:
+            return (
+                f"no test: {n} quer{'y' if n == 1 else 'ies'} in common with the baseline "
+                f"{self.baseline!r}; a paired test needs 2 or more"
+            )
+        return "no test: the p-value is not a number"
+
     def to_dict(self) -> dict[str, Any]:
-        """Means per run and measure (names as written), with the p-values of the comparisons."""
+        """Means per run and measure (names as written), with the p-values of the comparisons; a null
+        with its reason beside it (``KEY_why_null``).
+        """
         out: dict[str, Any] = {
             "baseline": self.baseline,
             "test": self.test,
@@ -999,10 +1023,21 @@ class Comparison:
         for run, rep in self.reports.items():
             row: dict[str, Any] = {}
             for s in self.specs:
-                entry: dict[str, Any] = {"mean": json_number(rep.results[s.label].value)}
+                r = rep.results[s.label]
+                entry: dict[str, Any] = with_reasons(
+                    {"mean": r.value}, {"mean": r.why or why_not_finite(r.value, s.label) or ""}
+                )
                 if run != self.baseline and self.test != "none":
-                    entry["p_value"] = json_number(self.pvalues[run][s.label])
-                    entry["p_value_uncorrected"] = json_number(self.raw_pvalues[run][s.label])
+                    no_test = self.why_no_p_value(run, s.label) or ""
+                    entry.update(
+                        with_reasons(
+                            {
+                                "p_value": self.pvalues[run][s.label],
+                                "p_value_uncorrected": self.raw_pvalues[run][s.label],
+                            },
+                            {"p_value": no_test, "p_value_uncorrected": no_test},
+                        )
+                    )
                     entry["significant"] = bool(self.pvalues[run][s.label] < self.alpha)
                 row[self.name(s)] = entry
             out["runs"][run] = row
@@ -1185,7 +1220,10 @@ def compare(
     values = {name: v for name, (_, _, v) in ranked}
     raw = _raw_pvalues(values, baseline, specs, test, n_resamples, seed)
     corrected = _corrected(raw, specs, correction)
-    return Comparison(reports, baseline, specs, corrected, raw, test, correction, alpha, n_resamples, seed)
+    paired = {n: len(np.intersect1d(values[baseline][0], v[0])) for n, v in values.items() if n != baseline}
+    return Comparison(
+        reports, baseline, specs, corrected, raw, test, correction, alpha, n_resamples, seed, paired
+    )
 
 
 def explain(

@@ -291,6 +291,26 @@ class Standing:
     time: str
     file: str
     rank: float
+    why: str | None = None  # why `value` is None (or not a finite number)
+
+    def to_dict(self) -> dict[str, Any]:
+        """For JSON: a value that is not a number is null with its reason beside it (``why_null``)."""
+        from perfeval.report import with_reasons
+
+        d = {k: v for k, v in self.__dict__.items() if k != "why"}
+        return with_reasons(d, {"value": self.why} if self.why else None)
+
+
+def _why_no_value(crit: str, scores: dict[str, Any]) -> str | None:
+    """Why an entry's stored score for `crit` is no number: stored as null (it was not a number when
+    scored), or not stored at all (the entry is older than the criterion).
+    """
+    v = scores.get(crit)
+    if v is None and crit in scores:
+        return f"no number: the entry's {crit} was not a number when it was scored"
+    if v is None:
+        return f"no score: the entry has no {crit} (it was stored before the task had that criterion)"
+    return None
 
 
 def _key(direction: str, value: float | None, time: str) -> tuple:
@@ -316,7 +336,14 @@ def rankings(entries: list[dict[str, Any]], directions: dict[str, str]) -> dict[
                 best[e["team"]] = e
         ordered = sorted(best.values(), key=lambda e: _key(direction, e["scores"].get(crit), e["time"]))
         out[crit] = [
-            Standing(e["team"], e["scores"].get(crit), e["time"], e["file"], i + 1)
+            Standing(
+                e["team"],
+                e["scores"].get(crit),
+                e["time"],
+                e["file"],
+                i + 1,
+                _why_no_value(crit, e["scores"]),
+            )
             for i, e in enumerate(ordered)
         ]
     teams = {e["team"] for e in entries}

@@ -22,7 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
-from perfeval._text import shown, token
+from perfeval._text import place, token
 from perfeval.contest.engine import classic_cases, run_classic
 from perfeval.contest.tasks import Task
 from perfeval.exceptions import InputFormatError, InvalidParameterError
@@ -54,6 +54,7 @@ class Key:
     plain_blocks: tuple | None = None  # (text, block id starts, ends) likewise
     inode: tuple | None = None  # (device, inode) of the key file: a submission may never be it
     header: list[str] | None = None  # the names on the key's header line, when it has one
+    header_line: int | None = None  # and its line
 
     @cached_property
     def index(self) -> dict[str, int]:
@@ -71,9 +72,11 @@ class Result:
     submission: str
     scores: dict[str, float] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)  # the first MAX_ERRORS, then "... more" (see _Errors)
-    rows: int = 0
+    rows: int = 0  # the lines of data read (all of them, or up to where reading stopped)
     n_errors: int = 0  # all the errors found, listed or not
-    stopped: bool = False  # reading stopped at the error cap: more errors may follow
+    capped: bool = False  # reading stopped at the error cap: more errors may follow
+    stopped: bool = False  # reading stopped before the end (the error cap, the line cap, a separator)
+    why: dict[str, str] = field(default_factory=dict)  # why a score is not a number, by criterion
 
     @property
     def ok(self) -> bool:
@@ -90,8 +93,10 @@ class _Errors:
         self.cap = cap
         self.kept: list[str] = []
         self.count = 0
-        #: lines whose id is one of the key's written as a float (``1.0`` for ``1``): said once
+        #: lines whose id is one of the key's written as a float (``1.0`` for ``1``): said once,
+        #: in the error kept at `floated_at`
         self.floated = 0
+        self.floated_at: int | None = None
         #: the line at which reading stopped (the error cap, or too many lines), else None
         self.stopped_at: int | None = None
         self.capped = False
@@ -111,18 +116,20 @@ class _Errors:
             tail = [f"... more than {self.cap} errors: reading stopped at line {self.stopped_at:,}"]
         else:
             tail = [f"... and {more} more error{'s' * (more > 1)}"] if more else []
-        return ErrorList(self.kept + tail, self.count, self.capped)
+        return ErrorList(self.kept + tail, self.count, self.capped, self.stopped_at is not None)
 
 
 class ErrorList(list):
     """The listed errors of a submission (a list of lines); ``total`` counts them all, listed or not;
-    ``stopped``: reading stopped at the error cap, so there may be more.
+    ``capped``: reading stopped at the error cap, so there may be more; ``stopped``: reading stopped
+    before the file's end (at the error cap, or another limit that says so in its line).
     """
 
-    def __init__(self, lines: list[str], total: int, stopped: bool = False):
+    def __init__(self, lines: list[str], total: int, capped: bool = False, stopped: bool = False):
         super().__init__(lines)
         self.total = total
-        self.stopped = stopped
+        self.capped = capped
+        self.stopped = stopped or capped
 
 
 BOM = b"\xef\xbb\xbf"
@@ -378,15 +385,54 @@ def _lines(raw: bytes):
             yield k, fields
 
 
-def _fields(lines, width: int) -> Iterator[tuple[int, list[str] | None]]:
-    """`_lines` over (number, text) pairs: None for a line too long to read."""
+def _fields(lines, width: int) -> Iterator[tuple[int, list[str] | None, str]]:
+    """`_lines` over (number, text) pairs, with each line's text: None for a line too long to read."""
     for k, line in lines:
         if line is None:
-            yield k, None
+            yield k, None, ""
             continue
         fields = _line_fields(line, width)
         if fields:
-            yield k, fields
+            yield k, fields, line
+
+
+#: a number written with a decimal comma (``0,5``: Excel and pandas' decimal="," in much of Europe)
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]*,[0-9]+(?:[eE][+-]?[0-9]+)?")
+
+
+def _separator_hint(text: str, width: int) -> str | None:
+    """What a line written with another separator (``;``: pandas' to_csv(sep=";"), Excel in much of
+    Europe) or a decimal comma (``0,5``) holds, and what is expected; None for any other line.
+    """
+    import csv
+
+    if width < 2:
+        return None
+    if ";" in text:
+        parts = [_unquote(p.strip()) for p in text.split(";")]
+        if len(parts) != width or not all(parts):
+            return None
+        comma = _DECIMAL_COMMA.fullmatch(parts[-1]) is not None
+        if not (comma or _NUMBER.fullmatch(parts[-1]) or all(map(_KEY_NAME.fullmatch, parts))):
+            return None  # not a line of data (a number last) nor of names: no guess
+        found = next(t for t in text.split() if ";" in t)
+        decimal = (", and a decimal point is '.'", ", decimal='.'") if comma else ("", "")
+        return (
+            f"fields separated by ';' ({token(found)}): fields are separated by blanks, tabs or commas"
+            f"{decimal[0]} (pandas: to_csv(sep=','{decimal[1]}))"
+        )
+    try:
+        as_csv = next(csv.reader([text]), [])
+    except csv.Error:  # a NUL byte, a field too long: not a CSV line either
+        as_csv = []
+    for parts in (text.split(), as_csv):
+        parts = [_unquote(p.strip()) for p in parts]
+        if len(parts) == width and all(parts) and _DECIMAL_COMMA.fullmatch(parts[-1]):
+            return (
+                f"the prediction {token(parts[-1])} has a decimal comma: a decimal point is '.' "
+                "(pandas: to_csv(decimal='.'))"
+            )
+    return None
 
 
 # -- header lines ---------------------------------------------------------------------------------
@@ -430,8 +476,11 @@ def _is_header(f: list[str], width: int, key: Key) -> bool:
     """The first line of a submission is a header: it names the columns (the id column by the rule
     of _ID_COLUMN or as the key's header names it, the block column likewise, the prediction by any
     name), its prediction is not a number and its id is not one of the key's, so that it cannot be
-    a line of data.
+    a line of data.  A first empty name over a column of row numbers (R's write.csv: ``"","id",...``)
+    is part of a header: the lines after it are said to hold row numbers.
     """
+    if len(f) == width + 1 and f[0] == "":
+        f = f[1:]
     if len(f) != width:
         return False
     ident = f[1] if width == 3 else f[0]
@@ -455,26 +504,87 @@ def _without_header(raw: bytes, width: int, key: Key) -> bytes:
     return raw[:start] + b" " * (end - start) + raw[end:]
 
 
-def _key_header(raw: bytes, task: Task) -> tuple[bytes, list[str] | None]:
-    """The key's text with its header line blanked out (so that line numbers stay), and the header's
-    names; the text as it is and None when it has none.  The first line is a header when all its
-    fields are names (not numbers) and its id field names an id column (_ID_COLUMN; its block field
-    a block column); for a key of labels (words), also when its label is on no other line.
+#: a column's name in a key's header: a letter (any script) or ``_`` first, then letters, digits, ``_.-``
+_KEY_NAME = re.compile(r"[^\W\d][\w.\-]*")
+
+
+def _key_header(raw: bytes, task: Task, path: str) -> tuple[bytes, list[str] | None, int | None]:
+    """The key's text with its header line blanked out (so that line numbers stay), the header's
+    names and its line; the text as it is, None and None when it has none.
+
+    The key's first line holding fields is never silently an example when it may be a header: it
+    is one when its fields are names (a letter first; not numbers) and either its id field names
+    an id column (_ID_COLUMN; its block field a block column), or its target is not a valid target
+    of the task while every other line's is (a number; for a key of labels, one of the task's
+    ``labels``).  A key of labels whose task declares no labels cannot tell a header from a line
+    whose label is on no other line: that first line is refused, with what to do.
     """
     width = {"id-target": 2, "id-label": 2, "block-id-target": 3}[task.key]
-    found = _first_line(raw)
-    if found is None:
-        return raw, None
-    k, start, end, f = found
-    if len(f) != width or not all(_NAME.fullmatch(x) and _number(x) is None for x in f):
-        return raw, None
-    if not _ID_COLUMN.fullmatch(f[-2]):
-        return raw, None
-    if width == 3 and not (_BLOCK_COLUMN.fullmatch(f[0]) or _ID_COLUMN.fullmatch(f[0])):
-        return raw, None
-    if task.key == "id-label" and any(g[-1] == f[-1] for j, g in _lines(raw) if j != k):
-        return raw, None  # a label of the key's: the line may be data
-    return raw[:start] + b" " * (end - start) + raw[end:], f
+    first = next(_lines(raw), None)
+    if first is None:
+        return raw, None, None
+    k, f = first
+    if len(f) != width or not all(_KEY_NAME.fullmatch(x) and _number(x) is None for x in f):
+        return raw, None, None  # not names: a line of data (its errors are said as such)
+    named = bool(_ID_COLUMN.fullmatch(f[-2])) and (
+        width < 3 or bool(_BLOCK_COLUMN.fullmatch(f[0]) or _ID_COLUMN.fullmatch(f[0]))
+    )
+    labels = set(task.labels) if task.labels is not None else None
+    if task.key == "id-label" and labels is None:
+        others = _key_targets(raw, k, width)
+        if f[-1] in others:
+            return raw, None, None  # a label of the key's: a line of data
+        if not named:
+            seen = sorted(others)
+            raise InputFormatError(
+                f"({', '.join(token(x) for x in f)}) may be a header or an example: its label is on no "
+                "other line of the key; remove the line if it is a header, or declare the task's "
+                "labels in its file (labels = ["
+                + ", ".join(f'"{x}"' for x in seen[:5])
+                + (", ..." if len(seen) > 5 else "")
+                + "]), so that a first line with another is its header",
+                source=path,
+                line=k,
+            )
+    elif not named:
+        valid = (lambda t: t in labels) if labels is not None else (lambda t: _number(t) is not None)
+        if valid(f[-1]):
+            return raw, None, None  # a line of data
+        if not all(map(valid, _key_targets(raw, k, width))):  # then it may be data: no guess
+            j, g = next((j, g) for j, g in _lines(_blank_line(raw, k)) if not valid(g[-1]))
+            what = f"one of the task's labels ({', '.join(task.labels or ())})" if labels else "a number"
+            raise InputFormatError(
+                f"the {'label' if labels else 'target'} {token(g[-1])} is not {what}; line {k} "
+                f"({', '.join(token(x) for x in f)}) is the key's header only if every other line's is",
+                source=path,
+                line=j,
+            )
+    elif labels is not None and f[-1] in labels:
+        return raw, None, None
+    return _blank_line(raw, k), f, k
+
+
+def _key_targets(raw: bytes, skip: int, width: int) -> set[str]:
+    """The targets (labels) of the lines of the key but line `skip`, each once; read by the compiled
+    path when the rest of the key is plain, else line by line.
+    """
+    rest = _blank_line(raw, skip)
+    plain = _fast_columns(rest, width)
+    if plain is not None:
+        return set(plain.cols[-1])
+    return {g[-1] for _, g in _lines(rest)}
+
+
+def _blank_line(raw: bytes, k: int) -> bytes:
+    """`raw` with its line `k` (as `_lines` numbers them) blanked out: line numbers stay."""
+    found = _first_line(raw, k)
+    if found is not None and found[0] == k:  # a plain line: blanked in place
+        _, start, end, _ = found
+        return raw[:start] + b" " * (end - start) + raw[end:]
+    lines = raw.decode("utf-8", errors="replace").splitlines(keepends=True)
+    text = lines[k - 1].splitlines()[0]
+    lines[k - 1] = " " * len(text) + lines[k - 1][len(text) :]
+    return "".join(lines).encode("utf-8")
 
 
 @dataclass
@@ -564,7 +674,7 @@ def read_key(path: str, task: Task) -> Key:
     from perfeval import _x87 as K
 
     width = {"id-target": 2, "id-label": 2, "block-id-target": 3}[task.key]
-    raw, header = _key_header(_read(path), task)
+    raw, header, header_line = _key_header(_read(path), task, path)
     key = None
     plain = _fast_columns(raw, width)
     if plain is not None:
@@ -584,11 +694,8 @@ def read_key(path: str, task: Task) -> Key:
         seen: set[str] = set()
         for k, f in _lines(raw):
             if len(f) != width:
-                raise InputFormatError(
-                    f"the answer key needs {width} fields a line ({task.key}), found {len(f)}",
-                    source=path,
-                    line=k,
-                )
+                text = raw.decode("utf-8", errors="replace").splitlines()[k - 1]
+                raise InputFormatError(_key_shape_error(text, f, width, task), source=path, line=k)
             ident = f[-2]
             if ident in seen:
                 raise InputFormatError(
@@ -599,7 +706,7 @@ def read_key(path: str, task: Task) -> Key:
             key.targets.append(f[-1])
             if key.blocks is not None:
                 key.blocks.append(f[0])
-    key.header = header
+    key.header, key.header_line = header, header_line
     if not key.ids:
         raise InputFormatError("the answer key holds no examples", source=path)
     _check_key_values(raw, key, task)
@@ -609,6 +716,23 @@ def read_key(path: str, task: Task) -> Key:
     except OSError:
         pass
     return key
+
+
+def _key_shape_error(text: str, f: list[str], width: int, task: Task) -> str:
+    """What is wrong with a key line of the wrong number of fields: an empty field (pandas writes a
+    missing value so), another separator or a decimal comma, pandas' index column, or the count.
+    """
+    g = _line_fields(text, width)
+    if len(g) == width and "" in g:
+        which = "target" if g[-1] == "" else "block id" if width == 3 and g[0] == "" else "example id"
+        return f"missing {which}" + (f" for example {token(g[-2])}" if g[-2] else "") + " (an empty field)"
+    said = f"the answer key needs {width} fields a line ({task.key}), found {len(f)}"
+    hint = _separator_hint(text, width)
+    if hint is not None:
+        return f"{said}: {hint.replace('the prediction', 'the target')}"
+    if len(f) == width + 1 and _INTEGER.fullmatch(f[0]):
+        return said + _ROW_NUMBERS
+    return said
 
 
 def _check_key_values(raw: bytes, key: Key, task: Task) -> None:
@@ -635,6 +759,16 @@ def _check_key_values(raw: bytes, key: Key, task: Task) -> None:
 
     blocks = read(key.blocks, "i", "block id") if key.blocks is not None else None
     if task.key == "id-label":  # labels: each criterion codes them 0/1 by its positives
+        if task.labels is not None:
+            known = set(task.labels)
+            bad = next((i for i, t in enumerate(key.targets) if t not in known), None)
+            if bad is not None:
+                raise InputFormatError(
+                    f"the label {token(key.targets[bad])} is not one of the task's labels "
+                    f"({', '.join(task.labels)})",
+                    source=key.source,
+                    line=line_of(bad),
+                )
         return
     t = read(key.targets, "f", "target")
     if blocks is None:
@@ -789,23 +923,21 @@ def check_submission(
                     continue
                 source = io.BytesIO(raw)  # read again line by line, as a larger file is
             lines = _fields(_physical_lines(source, limit, max_lines), width)
-            got: dict[str, tuple[str, int]] = {}
-            n = 0
             try:
-                got, n = _check_lines(lines, shown(path), task, key, width, needs_prob, errors)
+                got, n, too_many = _check_lines(lines, place(path), task, key, width, needs_prob, errors)
             except _TooLarge as e:
                 raise InputFormatError(
                     f"grew past {limit:,} bytes while it was read (line {e.line}); a submission "
                     "must not change while it is scored",
                     source=path,
                 ) from None
-            except _TooManyLines as e:
+            if too_many is not None:
                 errors.add(
-                    f"{shown(path)}, line {e.line:,}: more lines than a submission for this key can have "
+                    f"{place(path)}, line {too_many:,}: more lines than a submission for this key can have "
                     f"(at most {max_lines:,}: {MAX_LINES_PER_ROW} a key row and {EXTRA_LINES:,}, blank "
                     "and comment lines included); reading stopped"
                 )
-                errors.stopped_at = e.line
+                errors.stopped_at = too_many
         rows += n
         if errors.stopped_at is not None:  # what was not read cannot be checked: nothing more is said
             break
@@ -813,7 +945,7 @@ def check_submission(
         if missing and not errors.floated:  # ids written as floats: said once, not again as missing
             listed = ", ".join(token(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
             errors.add(
-                f"{shown(path)}: {len(missing)} example(s) of the answer key have no prediction: {listed}"
+                f"{place(path)}: {len(missing)} example(s) of the answer key have no prediction: {listed}"
             )
         if task.submission == "ranked":  # rank 1 = most confident: the highest score
             if not errors.count:
@@ -826,7 +958,7 @@ def check_submission(
         wide = np.isinf(_float32([text for _, text in found])) if found else np.zeros(0, bool)
         for k, text in sorted(found[i] for i in np.flatnonzero(wide)):
             errors.add(
-                f"{shown(path)}, line {k}: the prediction {token(text)} is too large for the 32-bit "
+                f"{place(path)}, line {k}: the prediction {token(text)} is too large for the 32-bit "
                 "float perf reads (at most 3.4028235e+38 in magnitude)"
             )
         if not errors.count:
@@ -834,26 +966,27 @@ def check_submission(
     return preds, errors.listed(), rows
 
 
-def _data_lines(lines, width: int, key: Key, errors: _Errors) -> Iterator[tuple[int, list[str] | None]]:
-    """A submission's lines (number, fields) but its header line, up to the error after the cap: the
-    rest is not read.
+def _data_lines(lines, width: int, key: Key, errors: _Errors) -> Iterator[tuple[int, list[str] | None, str]]:
+    """A submission's lines (number, fields, text) but its header line, up to the error after the cap:
+    the rest is not read.
     """
     last = 0
-    for i, (k, f) in enumerate(lines):
+    for i, (k, f, text) in enumerate(lines):
         if errors.full:
             errors.stopped_at, errors.capped = last, True
             return
         last = k
         if i == 0 and f is not None and _is_header(f, width, key):
             continue
-        yield k, f
+        yield k, f, text
 
 
 def _check_lines(
     lines, where: str, task: Task, key: Key, width: int, needs_prob: bool, errors: _Errors
-) -> tuple[dict[str, tuple[str, int]], int]:
-    """Check a submission's lines one by one: ({key id: (prediction text or rank, line)}, lines
-    read).  Only ids of the key are kept, so memory follows the key.
+) -> tuple[dict[str, tuple[str, int]], int, int | None]:
+    """Check a submission's lines one by one: ({key id: (prediction text or rank, line)}, lines of
+    data read, the line past the line cap at which reading stopped, or None).  Only ids of the key
+    are kept, so memory follows the key.
     """
     index = key.index
     got: dict[str, tuple[str, int]] = {}
@@ -865,35 +998,26 @@ def _check_lines(
     }[task.submission]
     probs = ", ".join(c.name for c in task.criteria if c.probability)
     whole_ids = bool(key.ids) and all(_INTEGER.fullmatch(i) for i in key.ids[:100])
-    said = -1  # the index of the one message about ids written as floats
-    for k, f in _data_lines(lines, width, key, errors):
+    too_many: list[int] = []  # the line past the line cap, where reading stopped
+    pending = ""  # a first line of names of another separator: said with the next line, which says more
+    for k, f, text in _data_lines(_until_too_many(lines, too_many), width, key, errors):
         rows += 1
         pos = f"{where}, line {k}"
         bad = _shape_error(f, width, expected, index)
+        ident = (f[1] if width == 3 else f[0]) if f is not None and bad is None else ""
+        suspect = bad is not None or ident not in index
+        step, pending = _separator_step(text, width, bad, suspect, rows, pos, pending, errors)
+        if step == "next":
+            continue
+        if step == "stop":
+            errors.stopped_at = k
+            break
         if f is None or bad is not None:
             errors.add(f"{pos}: {bad}")
             continue
-        ident = f[1] if width == 3 else f[0]
         row = index.get(ident)
         if row is None:
-            if whole_ids and _NUMBER.fullmatch(ident) and not _INTEGER.fullmatch(ident):
-                errors.floated += 1  # 1.0 for 1, 5.0066e+18 for 5006673085033590973: said once
-                if errors.floated == 1:
-                    said = len(errors.kept)
-                    errors.add(
-                        f"{pos}: ids written as numbers with a decimal point or exponent ({token(ident)}): "
-                        f"write them as in the answer key ({token(_key_id(ident, key))})"
-                    )
-                continue
-            header = rows == 1 and (
-                ident.lower().replace("-", "_") in _HEADER_NAMES
-                or _ID_COLUMN.fullmatch(ident)
-                or (whole_ids and _number(ident) is None)
-            )
-            errors.add(
-                f"{pos}: example {token(ident)} is not in the answer key"
-                + (f"; a header line? {_header_rule(task, key)}" if header else "")
-            )
+            _unknown_id(f, ident, pos, rows == 1, whole_ids, task, key, errors)
             continue
         if ident in got:
             errors.add(f"{pos}: example {token(ident)} appears again (first on line {got[ident][1]})")
@@ -919,9 +1043,72 @@ def _check_lines(
             continue
         errors.add(f"{pos}: {bad}")
         got[ident] = ("0", k)  # a bad prediction is reported once, not again as too large
-    if errors.floated > 1 and 0 <= said < len(errors.kept):
+    if pending:
+        errors.add(pending)
+    said = errors.floated_at  # the one message about ids written as floats: how many lines
+    if errors.floated > 1 and said is not None and said < len(errors.kept):
         errors.kept[said] += f"; {errors.floated:,} lines"
-    return got, rows
+    return got, rows, too_many[0] if too_many else None
+
+
+def _unknown_id(
+    f: list[str], ident: str, pos: str, first: bool, whole_ids: bool, task: Task, key: Key, errors: _Errors
+) -> None:
+    """The error of a line whose id is not the key's: ids written as floats (said once for the file),
+    else the id, with the header rule when the line is the first and may be a header.
+    """
+    if whole_ids and _NUMBER.fullmatch(ident) and not _INTEGER.fullmatch(ident):
+        errors.floated += 1  # 1.0 for 1, 5.0066e+18 for 5006673085033590973: said once
+        if errors.floated == 1:
+            errors.floated_at = len(errors.kept)
+            errors.add(
+                f"{pos}: ids written as numbers with a decimal point or exponent ({token(ident)}): "
+                f"write them as in the answer key ({token(_key_id(ident, key))})"
+            )
+        return
+    header = first and (
+        ident.lower().replace("-", "_") in _HEADER_NAMES
+        or _ID_COLUMN.fullmatch(ident)
+        or (whole_ids and _number(ident) is None)
+        or (len(f) > 1 and all(_NAME.fullmatch(x) and _number(x) is None for x in f))  # names
+    )
+    errors.add(
+        f"{pos}: example {token(ident)} is not in the answer key"
+        + (f"; a header line? {_header_rule(task, key)}" if header else "")
+    )
+
+
+def _separator_step(
+    text: str, width: int, bad: str | None, suspect: bool, rows: int, pos: str, header: str, errors: _Errors
+) -> tuple[str, str]:
+    """A file of another separator or a decimal comma is one error, not one a line: ("stop", "") when
+    this line (`suspect`: with an error) says so (the error is added; reading stops); ("next", its
+    error) for a first line of names of another separator (a header: said with the next line, which
+    says whether the numbers have decimal commas too); ("", "") for any other line (a first line's
+    error kept till now is added: the next line is of commas or blanks).
+    """
+    hint = _separator_hint(text, width) if suspect else None
+    if hint is None and bad is not None and bad.endswith(_ROW_NUMBERS):
+        hint = bad  # pandas' index as a first column: every line has it
+    if hint is not None and rows == 1 and ";" in text:
+        if all(_KEY_NAME.fullmatch(_unquote(p.strip())) for p in text.split(";")):
+            return "next", f"{pos}: {hint}"
+    if hint is not None:
+        errors.add(f"{pos}: {hint}; reading stopped")
+        return "stop", ""
+    if header:
+        errors.add(header)
+    return "", ""
+
+
+def _until_too_many(lines, stop: list[int]):
+    """`lines` up to the line cap (_TooManyLines), whose line is put in `stop`: the lines read
+    before it are checked and counted as every other.
+    """
+    try:
+        yield from lines
+    except _TooManyLines as e:
+        stop.append(e.line)
 
 
 #: whole numbers as a key writes its ids
@@ -942,6 +1129,13 @@ def _key_id(text: str, key: Key) -> str:
     return key.ids[0]
 
 
+#: pandas' to_csv and R's write.csv write row numbers as a first column unless told not to
+_ROW_NUMBERS = (
+    "; the first looks like a column of row numbers (pandas: to_csv(index=False), R: "
+    "write.csv(row.names=FALSE) write none)"
+)
+
+
 def _shape_error(f: list[str] | None, width: int, expected: str, index: dict[str, int]) -> str | None:
     """What is wrong with a line's fields as such (a line too long, a field too few or too many, an
     empty one), or None.
@@ -950,9 +1144,10 @@ def _shape_error(f: list[str] | None, width: int, expected: str, index: dict[str
         return f"longer than {MAX_LINE} bytes; a submission line holds {expected}"
     if len(f) != width:
         # pandas' to_csv writes its index (row numbers) as a first column unless index=False
-        index_column = len(f) == width + 1 and _INTEGER.fullmatch(f[0]) and f[-2] in index
+        # the row number, then the line's fields, the id among them
+        index_column = len(f) == width + 1 and _INTEGER.fullmatch(f[0]) and f[1 if width < 3 else 2] in index
         return f"expected {width} field{'s' * (width > 1)} ({expected}), found {len(f)}" + (
-            "; is the first a column of row numbers (pandas: to_csv(index=False))?" if index_column else ""
+            _ROW_NUMBERS if index_column else ""
         )
     if "" in f[:-1]:  # an empty field of a CSV line (,0.5 or 7,,0.5): named, not counted
         return f"missing {'block id' if f[0] == '' and width == 3 else 'example id'} (an empty field)"
@@ -1046,7 +1241,9 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
             source=",".join(paths),
         )
     preds, errors, rows = check_submission(paths, task, key, follow_links)
-    res = Result(name, errors=errors, rows=rows, n_errors=errors.total, stopped=errors.stopped)
+    res = Result(
+        name, errors=errors, rows=rows, n_errors=errors.total, capped=errors.capped, stopped=errors.stopped
+    )
     if errors:
         return res
     blocks = task.key == "block-id-target"
@@ -1060,6 +1257,36 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
         if label not in vals:
             raise InvalidParameterError(f"criterion {c.name}: perf {' '.join(c.perf)} printed no {label}")
         res.scores[c.name] = vals[label]
+        if not math.isfinite(vals[label]):
+            res.why[c.name] = _why_not_a_number(c, vals[label], inputs[k], blocks)
     if task.total:
-        res.scores[task.total["name"]] = sum(res.scores[n] for n in task.total["sum"])
+        total, parts = task.total["name"], task.total["sum"]
+        res.scores[total] = sum(res.scores[n] for n in parts)
+        if not math.isfinite(res.scores[total]):
+            bad = [n for n in parts if not math.isfinite(res.scores[n])]
+            from perfeval.report import plain_why
+
+            res.why[total] = (
+                f"{plain_why(res.scores[total])}: the sum of {', '.join(parts)}, of which "
+                f"{', '.join(bad) or 'none'} {'is' if len(bad) == 1 else 'are'} not a finite number"
+            )
     return res
+
+
+def _why_not_a_number(c, v: float, cases, blocks: bool) -> str:
+    """Why criterion `c`'s score `v` is not a finite number (the JSON's reason beside its null): the
+    key's one class for the criterion when that is why, else the measure's edge cases.
+    """
+    from perfeval.report import plain_why, why_not_finite
+
+    measure = c.perf_label.removeprefix("MEAN_BLOCK_")
+    if math.isinf(v):
+        return plain_why(v)
+    classes = np.unique(np.asarray(cases.targets))
+    if not blocks and len(classes) == 1:  # said without which class: a team may read the reason
+        positives = f" (positives: {', '.join(c.positives)})" if c.positives is not None else ""
+        return (
+            f"undefined: the key's examples are all of one class for {c.name}{positives}, and {measure} "
+            "needs both classes"
+        )
+    return why_not_finite(v, measure, "for this submission joined with the key") or plain_why(v)

@@ -8,6 +8,7 @@ Schema::
     name, title
     submission = "id-score" | "block-id-score" | "ranked"
     key = "id-target" | "block-id-target" | "id-label"
+    labels = ["change", "nc", "control"]        # id-label keys: every label a key line may hold
     lists = ["narrow", "broad"]                 # ranked-list tasks: one list per name
     [[criteria]]
     name = "ROC"                                # the column in tables and the leaderboard
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, NoReturn
 
-from perfeval._text import shown
+from perfeval._text import place, shown
 from perfeval.exceptions import InvalidParameterError, PerfError
 
 SUBMISSIONS = ("id-score", "block-id-score", "ranked")
@@ -64,6 +65,7 @@ class Task:
     lists: list[str] = field(default_factory=list)
     total: dict[str, Any] | None = None
     source: str = ""
+    labels: list[str] | None = None  # a key of labels: every label its lines may hold, when declared
 
     def directions(self) -> dict[str, str]:
         d = {c.name: c.direction for c in self.criteria}
@@ -86,7 +88,7 @@ def presets() -> list[str]:
     )
 
 
-_TOP = {"name", "title", "submission", "key", "lists", "criteria", "total"}
+_TOP = {"name", "title", "submission", "key", "labels", "lists", "criteria", "total"}
 _CRITERION = {"name", "perf", "direction", "probability", "list", "positives"}
 _TOTAL = {"name", "sum", "direction"}
 _PAIRS = {
@@ -193,7 +195,32 @@ def _task(d: dict, source: str) -> Task:
     total = d.get("total")
     if total is not None:
         _check_total(ck, total, criteria)
-    return Task(name, title, submission, key, criteria, lists, total, source)
+    labels = _labels(ck, d, key, criteria)
+    return Task(name, title, submission, key, criteria, lists, total, source, labels)
+
+
+def _labels(ck: _Checker, d: dict, key: str, criteria: list[Criterion]) -> list[str] | None:
+    """A key of labels' declared labels: plain tokens (a key field holds no blank nor comma), every
+    criterion's positives among them.
+    """
+    import re
+
+    if "labels" not in d:
+        return None
+    if key != "id-label":
+        ck.fail("labels", f"only a key of labels (id-label) takes labels; this key is {key!r}")
+    labels = ck.names(d["labels"], "labels")
+    for x in labels:
+        if not re.fullmatch(r"[^\s,\"#][^\s,\"]*", x) or shown(x) != x:
+            ck.fail("labels", f"{x!r} is not a label a key line can hold (a blank, a comma or a quote)")
+    for c in criteria:
+        unknown = [x for x in c.positives or () if x not in labels]
+        if unknown:
+            ck.fail(
+                f"criterion {c.name!r}.positives",
+                f"{unknown[0]!r} is not one of the task's labels ({', '.join(labels)})",
+            )
+    return labels
 
 
 def _lists(ck: _Checker, d: dict, submission: str) -> list[str]:
@@ -350,14 +377,14 @@ def load_task(name_or_path: str) -> Task:
     if os.path.isfile(name_or_path):
         try:
             with open(name_or_path, encoding="utf-8") as f:
-                text, source = f.read(), name_or_path
+                text, where = f.read(), place(name_or_path)
         except (OSError, UnicodeDecodeError) as e:
             raise InvalidParameterError(
-                f"{shown(name_or_path)}: the task file cannot be read ({getattr(e, 'strerror', None) or e})"
+                f"{place(name_or_path)}: the task file cannot be read ({getattr(e, 'strerror', None) or e})"
             ) from None
     elif name_or_path in presets():
         text = resources.files("perfeval.contest.presets").joinpath(f"{name_or_path}.toml").read_text()
-        source = f"preset {name_or_path}"
+        where = f"preset {name_or_path}"
     else:
         raise InvalidParameterError(
             f"unknown task {shown(name_or_path)!r}: not a file, nor a preset ({', '.join(presets())})"
@@ -365,9 +392,9 @@ def load_task(name_or_path: str) -> Task:
     try:
         d = _toml(text)
     except ValueError as e:  # tomllib.TOMLDecodeError is a ValueError
-        raise InvalidParameterError(f"{shown(source)}: not valid TOML ({e})") from None
+        raise InvalidParameterError(f"{where}: not valid TOML ({e})") from None
     except RecursionError:
         raise InvalidParameterError(
-            f"{shown(source)}: not a task file (arrays or tables nested too deeply)"
+            f"{where}: not a task file (arrays or tables nested too deeply)"
         ) from None
-    return _task(d, shown(source))
+    return _task(d, where)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
+from perfeval._text import place
 from perfeval.exceptions import InvalidParameterError
 
 #: conventional names, searched case-insensitively when a table with a header leaves a role unnamed
@@ -136,19 +137,20 @@ def pick(
                 return Column(role, hits[0], names[hits[0]], "default")
             if not hits:
                 raise InvalidParameterError(
-                    f"{source} has a header but no {role} column by a usual name ({', '.join(wanted)}); "
-                    f"name it with {opt} NAME or a position (columns: {_listing(names)})"
+                    f"{place(source)} has a header but no {role} column by a usual name "
+                    f"({', '.join(wanted)}); name it with {opt} NAME or a position (columns: "
+                    f"{_listing(names)})"
                 )
             shown = ", ".join(f"{names[i]!r} ({i + 1})" for i in hits)
             raise InvalidParameterError(
-                f"{source}: more than one column could be the {role} ({shown}); choose one with {opt}"
+                f"{place(source)}: more than one column could be the {role} ({shown}); choose one with {opt}"
             )
         if role in DEFAULT_POSITIONS:
             k = DEFAULT_POSITIONS[role]
             if k > len(names):
                 raise InvalidParameterError(
-                    f"{source} has {len(names)} column{'s' if len(names) != 1 else ''}; the {role} is column "
-                    f"{k} by default (name it with {opt})"
+                    f"{place(source)} has {len(names)} column{'s' if len(names) != 1 else ''}; the {role} is "
+                    f"column {k} by default (name it with {opt})"
                 )
             return Column(role, k - 1, names[k - 1], "default")
         return None
@@ -163,7 +165,7 @@ def pick(
                 else ""
             )
             raise InvalidParameterError(
-                f"{opt} {text}: {source} has {len(names)} column{'s' if len(names) != 1 else ''} "
+                f"{opt} {text}: {place(source)} has {len(names)} column{'s' if len(names) != 1 else ''} "
                 f"({_listing(names)}){hint}"
             )
         return Column(role, k - 1, names[k - 1], "position")
@@ -173,7 +175,7 @@ def pick(
     if len(hits) > 1:
         where = " and ".join(str(i + 1) for i in hits)
         raise InvalidParameterError(
-            f"{opt} {text!r}: {source} has {len(hits)} columns named {text!r} (columns {where}); "
+            f"{opt} {text!r}: {place(source)} has {len(hits)} columns named {text!r} (columns {where}); "
             f"choose one by position, e.g. {opt} {hits[0] + 1}"
         )
     close = difflib.get_close_matches(text, names, n=1, cutoff=0.6)
@@ -182,7 +184,7 @@ def pick(
         close = low[:1]
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise InvalidParameterError(
-        f"{opt} {text!r}: no such column in {source} (columns: {_listing(names)}){hint}"
+        f"{opt} {text!r}: no such column in {place(source)} (columns: {_listing(names)}){hint}"
     )
 
 
@@ -227,7 +229,7 @@ def choose(
             if other.role == c.role == "score":
                 raise InvalidParameterError(f"--score names column {c.name!r} ({c.index + 1}) twice")
             raise InvalidParameterError(
-                f"{source}: the {other.role} and the {c.role} would both be column {c.name!r} "
+                f"{place(source)}: the {other.role} and the {c.role} would both be column {c.name!r} "
                 f"({c.index + 1}); "
                 f"name them apart with --{other.role} and --{c.role}"
             )

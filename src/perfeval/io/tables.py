@@ -95,12 +95,12 @@ class Skipped:
 
     def message(self, source: str) -> str:
         """One line for the user: how many lines were skipped, and which."""
-        from perfeval._text import shown
+        from perfeval._text import place
 
         lines = ", ".join(str(k) for k in self.first) + (", ..." if self.count > len(self.first) else "")
         plural = "s" if self.count > 1 else ""
         return (
-            f"{shown(source)}: {self.count} line{plural} starting with '#' skipped as comment{plural} "
+            f"{place(source)}: {self.count} line{plural} starting with '#' skipped as comment{plural} "
             f"(line{'s' if len(self.first) > 1 else ''} {lines})"
         )
 

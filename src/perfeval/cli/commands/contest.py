@@ -28,7 +28,7 @@ def _score_table(subs: list[str], results: list, names: list[str], task: str) ->
         if r.ok:
             rows.append([s, *(f"{r.scores[n]:>10.5f}" for n in names)])
         else:
-            count = f"more than {r.n_errors - 1}" if r.stopped else str(r.n_errors)
+            count = f"more than {r.n_errors - 1}" if r.capped else str(r.n_errors)
             rows.append([s, f"rejected: {count} error(s), listed on stderr"])
     from perfeval.signature import Signature
 
@@ -53,6 +53,13 @@ def run_score(args: Any) -> int:
     team = check_team(args.team) if args.team is not None else None
     task = load_task(args.task)
     key = read_key(args.key, task)
+    if key.header is not None:  # said: a line of the key is not an example
+        from perfeval._text import place
+        from perfeval.cli.load import note
+
+        header = ", ".join(shown(x) for x in key.header)
+        where = f"{place(args.key)}, line {key.header_line}"
+        note(f"perfeval: note: {where} is the answer key's header ({header})\n")
     board = None if args.no_store else Board(args.db or default_db(args.key), wait=args.db_wait)
     not_stored = None
     try:
@@ -72,7 +79,7 @@ def run_score(args: Any) -> int:
             board.close()
     names = [c.name for c in task.criteria] + ([task.total["name"]] if task.total else [])
     if args.format == "json":
-        from perfeval.report import dumps
+        from perfeval.report import dumps, with_reasons
 
         stored = board is not None and not_stored is None
         out = [
@@ -80,8 +87,9 @@ def run_score(args: Any) -> int:
                 "submission": s,
                 "ok": r.ok,
                 "rows": r.rows,
+                "stopped": r.stopped,
                 "stored": r.ok and stored,
-                "scores": {k: (None if v != v else v) for k, v in r.scores.items()},
+                "scores": with_reasons(r.scores, r.why),  # a null says why beside it
                 "errors": r.errors,
             }
             for s, r in zip(args.submissions, results, strict=True)
@@ -101,7 +109,7 @@ def run_score(args: Any) -> int:
 
 
 def run_leaderboard(args: Any) -> int:
-    from perfeval._text import shown
+    from perfeval._text import cell, shown
     from perfeval.contest.board import Board, default_db, rankings
     from perfeval.contest.tasks import load_task
     from perfeval.exceptions import InputFormatError
@@ -117,7 +125,7 @@ def run_leaderboard(args: Any) -> int:
     if args.format == "json":
         from perfeval.report import dumps
 
-        write(dumps({k: [s.__dict__ for s in v] for k, v in ranks.items()}) + "\n")
+        write(dumps({k: [s.to_dict() for s in v] for k, v in ranks.items()}) + "\n")
         return 0
     if not ranks:
         write(f"no scored submissions for {task.name} yet\n")
@@ -130,6 +138,7 @@ def run_leaderboard(args: Any) -> int:
             out.append(f"\n{shown(crit)} ({task.directions()[crit]} is better)")
         for s in standings:
             v = "-" if s.value is None else f"{s.value:.5f}"
-            out.append(f"  {s.rank:>3}. {shown(s.team):<24} {v:>12}   {shown(s.time)}")
+            # a team is one cell: quoted unless one plain word (`red 0.99000` could pass for a value)
+            out.append(f"  {s.rank:>3}. {cell(s.team):<24} {v:>12}   {shown(s.time)}")
     write("\n".join(out) + "\n")
     return 0

@@ -336,38 +336,73 @@ def _trec(c: Any, args: Any) -> str:
 def _json(c: Any, args: Any) -> str:
     """One run: ``{measure: mean}``; several: ``{run: {measure: mean}}``, each run compared with the
     baseline holding ``"p_values": {measure: corrected p}`` too.  With ``-q`` a measure maps to
-    ``{"mean": m, "per_query": {query: value}}``.  Measures are named as written.
+    ``{"mean": m, "per_query": {query: value}}``.  Measures are named as written.  A null has its
+    reason beside it: ``KEY_why_null`` (in a map, ``p_values_why_null``, ``per_query_why_null``, ...,
+    under the same keys), as every JSON perfeval writes.
     """
-    from perfeval.report import json_number
+    from perfeval.report import json_number, map_with_reasons, why_not_finite, with_reasons
+
+    no_pairs = "no comparable pair (two retrieved documents of different relevance in one query)"
 
     def means(name: str, rep: Any) -> dict:
         out: dict[str, Any] = {}
         for s in c.specs:
             r = rep.results[s.label]
-            v = json_number(r.value)
+            why_mean = r.why or why_not_finite(r.value, s.label) or ""
             if args.per_query or args.tie_bounds:
-                entry: dict[str, Any] = {"mean": v}
+                entry: dict[str, Any] = with_reasons({"mean": r.value}, {"mean": why_mean})
                 if args.tie_bounds:
-                    entry.update(tie_min=json_number(r.tie_min), tie_max=json_number(r.tie_max))
-                if args.per_query:
-                    entry["per_query"] = {
-                        str(k): json_number(float(x)) for k, x in zip(rep.groups, r.per_group, strict=True)
-                    }
-                if args.per_query and args.tie_bounds:
-                    entry["tie_bounds_per_query"] = {
-                        str(k): [json_number(float(lo)), json_number(float(hi))]
-                        for k, lo, hi in zip(
-                            rep.groups, r.tie_min_per_group, r.tie_max_per_group, strict=True
+                    no_bound = r.tie_note or "no bound: the value itself is not a finite number"
+                    entry.update(
+                        with_reasons(
+                            {"tie_min": r.tie_min, "tie_max": r.tie_max},
+                            {"tie_min": no_bound, "tie_max": no_bound},
                         )
-                    }
+                    )
+                if args.per_query:
+                    entry["per_query"], why = map_with_reasons(
+                        rep.groups,
+                        r.per_group.tolist(),
+                        lambda v, label=s.label: why_not_finite(v, label, "for this query") or "",
+                    )
+                    if why:
+                        entry["per_query_why_null"] = why
+                if args.per_query and args.tie_bounds:
+                    bounds: dict[str, list] = {}
+                    bounds_why: dict[str, str] = {}
+                    for k, lo, hi, v in zip(
+                        rep.groups, r.tie_min_per_group, r.tie_max_per_group, r.per_group, strict=True
+                    ):
+                        bounds[str(k)] = [json_number(float(lo)), json_number(float(hi))]
+                        if None in bounds[str(k)]:
+                            bounds_why[str(k)] = (
+                                r.tie_note
+                                or why_not_finite(float(v), s.label, "for this query")
+                                or "no bound for this query"
+                            )
+                    entry["tie_bounds_per_query"] = bounds
+                    if bounds_why:
+                        entry["tie_bounds_per_query_why_null"] = bounds_why
                 out[c.name(s)] = entry
             else:
-                out[c.name(s)] = v
+                out.update(with_reasons({c.name(s): r.value}, {c.name(s): why_mean}))
         if args.tie_bounds:
-            out["tied_pairs"] = json_number(rep.tied_pairs)
-            out["pairs"] = json_number(rep.pairs)
+            out.update(
+                with_reasons(
+                    {"tied_pairs": rep.tied_pairs, "pairs": rep.pairs},
+                    {"tied_pairs": no_pairs, "pairs": no_pairs},
+                )
+            )
         if name in c.pvalues and c.test != "none":
-            out["p_values"] = {c.name(s): json_number(c.pvalues[name][s.label]) for s in c.specs}
+            p_values = {c.name(s): json_number(c.pvalues[name][s.label]) for s in c.specs}
+            out["p_values"] = p_values
+            why = {
+                c.name(s): c.why_no_p_value(name, s.label) or "no test"
+                for s in c.specs
+                if p_values[c.name(s)] is None
+            }
+            if why:
+                out["p_values_why_null"] = why
         return out
 
     if len(c.reports) == 1:
