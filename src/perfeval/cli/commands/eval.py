@@ -363,7 +363,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             "evaluate in memory"
         )
     from perfeval import _x87
-    from perfeval.io.columns import choose
+    from perfeval.io.columns import choose, pick
     from perfeval.stream import evaluate_stream, evaluate_stream_grouped, iter_columns
 
     # this process allocates and frees blocks of 64 MB and their columns, chunk after chunk: keep the
@@ -371,6 +371,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
     # touch, a fifth of the reading's time)
     _x87.keep_heap()
     chosen: list = []
+    id_column: list = []
 
     def chooser(names: list[str], header: bool) -> list[int | None]:
         ch = choose(
@@ -382,6 +383,10 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             group=args.group,
             weight=args.weight,
         )
+        if getattr(args, "id", None):  # not read (the engine's ties need no ids), but named as in memory
+            id_column.append(
+                pick(names, args.id, "id", path or "standard input", header=header, default=False)
+            )
         chosen.append(ch)
         load.say_columns(ch)
         return [
@@ -437,6 +442,8 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         )
     if chosen:
         report.params["columns"] = chosen[0].names()
+    if id_column:
+        report.params["columns"]["id"] = id_column[0].name
     if "pos_label" in read:  # the CLI coded the labels: the label it read
         report.params["pos_label"] = read["pos_label"]
     return report
@@ -467,6 +474,11 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
             if skipped.count:
                 load.note(f"perfeval: note: {skipped.message(source)}\n")
         names = list(map(str, ddf.columns))
+        id_column = None
+        if getattr(args, "id", None):  # not read (the engine's ties need no ids), but named as in memory
+            from perfeval.io.columns import pick
+
+            id_column = pick(names, args.id, "id", path, header=True, default=False)
 
         def name(c: Any) -> str | None:
             return None if c is None else names[c.index]
@@ -510,4 +522,6 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
         load.say_other_labels(args.pos_label, labels.get("others", set()))
         report.params["pos_label"] = load.label_as_read(args.pos_label, ddf[name(ch.target)]._meta.to_numpy())
     report.params["columns"] = ch.names()
+    if id_column is not None:
+        report.params["columns"]["id"] = id_column.name
     return report
