@@ -188,15 +188,21 @@ def test_command_stream_equals_in_memory(tmp_path, capsys):
 
 @pytest.mark.parametrize("group", [[], ["--group", "query"]])
 def test_command_stream_reads_id_as_in_memory(tmp_path, capsys, group):
-    """--id names a column streamed as in memory: a column the file lacks is the same error (it was
-    ignored when streamed), and the JSON names the id column."""
+    """--id reads a column streamed as in memory (it was ignored when streamed): a column the file
+    lacks, and an id written as a float, are the same errors; the JSON names the id column."""
     path = tmp_path / "r.csv"
-    path.write_text("query,doc,rel,score\nu1,d1,1,0.5\nu1,d2,0,0.5\nu2,d3,1,0.1\nu2,d4,0,0.3\n")
+    path.write_text("query,doc,rel,score\nu1,d1,1,0.5\nu1,d2,0,0.5\nu2,1.5,1,0.1\nu2,d4,0,0.3\n")
     args = ["eval", str(path), "--target", "rel", "--score", "score", *group, "-m", "roc", "--format", "json"]
     for extra in ([], ["--stream"]):
         assert main([*args, "--id", "docid", *extra]) == 2
         err = capsys.readouterr().err
         assert err.startswith("perfeval: error: --id 'docid': no such column in") and err.count("\n") == 1
+    errors = []
+    for extra in ([], ["--stream"]):
+        assert main([*args, "--id", "doc", *extra]) == 1
+        errors.append(capsys.readouterr().err.splitlines()[-1])
+    assert errors[0] == errors[1] and "line 4: the id column 'doc' holds '1.5', a float" in errors[0], errors
+    path.write_text(path.read_text().replace("1.5", "d3"))
     outs = []
     for extra in ([], ["--stream"]):
         assert main([*args, "--id", "doc", *extra]) == 0

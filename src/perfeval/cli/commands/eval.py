@@ -371,7 +371,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
     # touch, a fifth of the reading's time)
     _x87.keep_heap()
     chosen: list = []
-    id_column: list = []
+    id_column: list = []  # read as in memory (an identity: int64 or text, never a float), not used
 
     def chooser(names: list[str], header: bool) -> list[int | None]:
         ch = choose(
@@ -383,7 +383,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             group=args.group,
             weight=args.weight,
         )
-        if getattr(args, "id", None):  # not read (the engine's ties need no ids), but named as in memory
+        if getattr(args, "id", None):
             id_column.append(
                 pick(names, args.id, "id", path or "standard input", header=header, default=False)
             )
@@ -394,6 +394,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             ch.score.index,
             None if ch.weight is None else ch.weight.index,
             None if ch.group is None else ch.group.index,
+            id_column[0].index if id_column else None,
         ]
 
     labels = args.pos_label is not None  # the target read as labels, coded chunk by chunk
@@ -404,7 +405,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         args.input_format,
         args.header,
         progress=wanted(args),
-        ids=(3,),
+        ids=(3, 4),
         labels=(0,) if labels else (),
         delimiter=args.delimiter,
         # each chunk checked as a table read whole is: the same errors, at the same lines
@@ -424,7 +425,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         relevance = not any(s.measure.kind == "binary" for s in specs)  # as in memory (no --pos-label)
         cols = load.no_missing(cols, path or "standard input", chosen, relevance)
     if args.group is not None:  # spilled by group to temporary files, then evaluated file by file
-        chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g in cols)
+        chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g, _id in cols)
         size = os.path.getsize(path) if path is not None and os.path.isfile(path) else None
         report = evaluate_stream_grouped(
             chunks,
@@ -436,7 +437,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         )
     else:
         report = evaluate_stream(
-            ((t, sc) if w is None else (t, sc, w) for t, sc, w, _g in cols),
+            ((t, sc) if w is None else (t, sc, w) for t, sc, w, _g, _id in cols),
             measures=specs,
             threshold=args.threshold,
         )
