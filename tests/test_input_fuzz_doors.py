@@ -9,9 +9,9 @@ of ``test_input_fuzz.py``: status 0, 1 or 2, no traceback and no internal error,
 stderr, strict JSON (no NaN or infinity, no key twice in an object).  Where a door has two paths to
 one answer they must agree (the same numbers, or both an error):
 
-- ``trec``: a plain file (read mapped) and the same bytes gzip-compressed (read into memory); JSON
-  and CSV (full precision, the same numbers) and trec_eval's layout (each value as JSON's, printed
-  ``%6.4f``);
+- ``trec``: a plain file (read mapped) and the same bytes gzip-compressed or on standard input (read
+  into memory); JSON and CSV (full precision, the same numbers) and trec_eval's layout (each value as
+  JSON's, printed ``%6.4f``);
 - ``explain``: JSON and CSV; a value it shows for a dialect is ``eval --dialect`` 's value;
 - ``eval --dialect``: in memory and ``--stream`` where the dialect streams (perfeval's; the others
   refuse ``--stream`` as a usage error), and ``--dialect perfeval`` is ``eval`` without one;
@@ -30,6 +30,8 @@ import json
 import math
 import os
 import random
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -348,23 +350,38 @@ def _trec_case(
             got = sorted(line for line in b[1].splitlines() if line)
             assert got == _trec_lines(body, n, per_query), f"{what}: --format trec {b[1]!r} json {body}"
 
-    # the same bytes compressed: read into memory, not mapped
+    # the same bytes compressed, or a TREC file on standard input: read into memory, not mapped
     if qname.endswith(".parquet") or any(p.name.endswith(".parquet") for p in run_paths):
         return
     which = rng.randrange(n + 1)
-    zipped = list(files)
-    z = Path(files[which] + ".gz")
-    z.write_bytes(gzip.compress(Path(files[which]).read_bytes()))
-    zipped[which] = str(z)
-    c = _run(["trec", *zipped, *args, "--format", "json"])
-    zbody = _check(*c, f"{what} ({z.name} compressed)")
-    _agree(a, c, f"{what}: plain and {z.name}")
+    other = list(files)
+    data = Path(files[which]).read_bytes()
+    if files[which].endswith((".txt", ".run")) and rng.random() < 0.5:  # a table is told by its name
+        other[which], how = "-", "standard input"
+        c = _run_stdin(["trec", *other, *args, "--format", "json"], data)
+    else:
+        z = Path(files[which] + ".gz")
+        z.write_bytes(gzip.compress(data))
+        other[which], how = str(z), z.name
+        c = _run(["trec", *other, *args, "--format", "json"])
+    zbody = _check(*c, f"{what} ({Path(files[which]).name} as {how})")
+    _agree(a, c, f"{what}: {Path(files[which]).name} and {how}")
     if a[0] == 0:
         # a run without one tag is named after its file: the values, in order
         x, y = _trec_numbers(body, n), _trec_numbers(zbody, n)
         assert len(x) == len(y) and all(_same(u, v) for u, v in zip(x.values(), y.values(), strict=True)), (
-            f"{what}: plain {body} compressed {zbody}"
+            f"{what}: {Path(files[which]).name} {body} as {how} {zbody}"
         )
+
+
+def _run_stdin(argv: list[str], data: bytes) -> tuple[int, str, str]:
+    """:func:`_run` with ``data`` on standard input."""
+    old = sys.stdin
+    sys.stdin = types.SimpleNamespace(buffer=io.BytesIO(data))  # type: ignore[assignment]
+    try:
+        return _run(argv)
+    finally:
+        sys.stdin = old
 
 
 @pytest.mark.parametrize("block", range(2))
