@@ -153,6 +153,12 @@ TREC_MEASURES = [
     "ndcg@5:gain=linear,rprec,success@1",
 ]
 TREC_DIALECTS = [None, "perfeval", "trec_eval", "ranx"]
+#: the sets written in a tool's spelling, which means that tool's definition: its dialect adds its ties
+#: only (``--dialect trec_eval`` is ``--ties trec_eval`` there)
+SPELLED = {
+    "trec_eval": TREC_MEASURES[1:5],  # ir_measures' names are trec_eval's measures
+    "ranx": TREC_MEASURES[5:6],
+}
 
 
 def _trec_seeds(rng: random.Random) -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]:
@@ -271,6 +277,16 @@ def _trec_numbers(body: dict, runs: int, means: bool = True) -> dict:
     return out
 
 
+def _trec_entries(body: dict, runs: int) -> list[tuple[tuple, dict]]:
+    """((run, measure), entry) of each measure of trec's JSON with ``-q``."""
+    out = []
+    for run, values in body.items() if runs > 1 else [(None, body)]:
+        for name, entry in values.items():
+            if name not in ("p_values", "tied_pairs", "pairs"):
+                out.append(((run, name), entry))
+    return out
+
+
 def _trec_csv(text: str, runs: int, per_query: bool) -> dict:
     rows = list(csv.reader(io.StringIO(text)))
     head, out = rows[0], {}
@@ -331,28 +347,68 @@ def _trec_case(
     files = [str(qpath), *map(str, run_paths)]
     a = _run(["trec", *files, *args, "--format", "json"])
     body = _check(*a, what + " --format json")
-    per_query = "-q" in args
+    if a[0] == 0 and "-q" in args:
+        _trec_means(body, n, what)
+    if a[0] == 0 and n > 1:  # a p-value is a probability, or null (untestable)
+        ps = [p for run in body.values() for p in run.get("p_values", {}).values()]
+        assert all(p is None or 0.0 <= p <= 1.0 for p in ps), f"{what}: p-values {ps}"
+    _trec_dialect(files, args, a, body, what)
+    _trec_formats(files, args, n, rng, a, body, what)
+    if not any(f.endswith(".parquet") for f in files):
+        _trec_read_whole(files, args, n, rng, a, body, what)
 
-    # another format of the same answer
+
+def _trec_means(body: dict, n: int, what: str) -> None:
+    """With ``-q``, each mean is the mean of the queries' values."""
+    for key, entry in _trec_entries(body, n):
+        values = list(entry["per_query"].values())
+        if None in values or entry["mean"] is None:
+            assert entry["mean"] is None or not values, f"{what}: {key}: {entry}"
+            continue
+        mean = math.fsum(values) / len(values)
+        assert math.isclose(entry["mean"], mean, rel_tol=1e-12, abs_tol=1e-15), (
+            f"{what}: {key}: the mean {entry['mean']!r}, the queries' mean {mean!r} ({values})"
+        )
+
+
+def _trec_dialect(files: list[str], args: list[str], a: tuple, body: Any, what: str) -> None:
+    """A tool's spelling under its dialect: the tool's ties, nothing else."""
+    dialect = args[args.index("--dialect") + 1] if "--dialect" in args else None
+    measures = args[args.index("-m") + 1] if "-m" in args else None
+    if dialect in SPELLED and measures in SPELLED[dialect]:
+        k = args.index("--dialect")
+        t = _run(["trec", *files, *args[:k], "--ties", dialect, *args[k + 2 :], "--format", "json"])
+        _agree(a, t, f"{what}: --dialect {dialect} and --ties {dialect}")
+        assert a[0] or json.loads(t[1]) == body, f"{what}: --dialect {dialect} {body} --ties {t[1]}"
+
+
+def _trec_formats(
+    files: list[str], args: list[str], n: int, rng: random.Random, a: tuple, body: Any, what: str
+) -> None:
+    """Another format of the same answer."""
+    per_query = "-q" in args
     fmt = rng.choice(["csv", "trec", "table", "markdown", "latex"])
     b = _run(["trec", *files, *args, "--format", fmt])
     _check(*b, f"{what} --format {fmt}", strict_json=False)
     if not (fmt == "trec" and "--tie-bounds" in args):  # refused there: trec_eval has no tie bounds
         _agree(a, b, f"{what}: json and {fmt}")
-    if a[0] == 0 and b[0] == 0:
-        if fmt == "csv":
-            got = _trec_csv(b[1], n, per_query)
-            want = _trec_numbers(body, n, means=not per_query)
-            assert got.keys() == want.keys(), f"{what}: csv {sorted(got)} json {sorted(want)}"
-            bad = {k: (got[k], want[k]) for k in got if not _same(got[k], want[k])}
-            assert not bad, f"{what}: csv and json differ: {bad}"
-        elif fmt == "trec":
-            got = sorted(line for line in b[1].splitlines() if line)
-            assert got == _trec_lines(body, n, per_query), f"{what}: --format trec {b[1]!r} json {body}"
-
-    # the same bytes compressed, or a TREC file on standard input: read into memory, not mapped
-    if qname.endswith(".parquet") or any(p.name.endswith(".parquet") for p in run_paths):
+    if a[0] or b[0]:
         return
+    if fmt == "csv":
+        got = _trec_csv(b[1], n, per_query)
+        want = _trec_numbers(body, n, means=not per_query)
+        assert got.keys() == want.keys(), f"{what}: csv {sorted(got)} json {sorted(want)}"
+        bad = {k: (got[k], want[k]) for k in got if not _same(got[k], want[k])}
+        assert not bad, f"{what}: csv and json differ: {bad}"
+    elif fmt == "trec":
+        got = sorted(line for line in b[1].splitlines() if line)
+        assert got == _trec_lines(body, n, per_query), f"{what}: --format trec {b[1]!r} json {body}"
+
+
+def _trec_read_whole(
+    files: list[str], args: list[str], n: int, rng: random.Random, a: tuple, body: Any, what: str
+) -> None:
+    """The same bytes compressed, or a TREC file on standard input: read into memory, not mapped."""
     which = rng.randrange(n + 1)
     other = list(files)
     data = Path(files[which]).read_bytes()
