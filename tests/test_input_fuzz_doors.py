@@ -47,8 +47,9 @@ def _cases(ci: int) -> int:
     return CASES if CASES is not None else ci
 
 
-def _check(code: int, out: str, err: str, what: str, strict_json: bool = True) -> Any:
-    """The rules of every run; the parsed JSON of a successful run when ``strict_json``.
+def _check(code: int, out: str, err: str, what: str, strict_json: bool = True, options: tuple = ()) -> Any:
+    """The rules of every run; the parsed JSON of a successful run when ``strict_json`` (``options``:
+    its top-level keys that are options, ``null`` when not given).
 
     An error is one line, the last on stderr; the lines before it may only be whole notes and
     warnings (``trec`` reads its files one after another and says what it found in the first before
@@ -75,9 +76,32 @@ def _check(code: int, out: str, err: str, what: str, strict_json: bool = True) -
         return dict(pairs)
 
     try:
-        return json.loads(out, parse_constant=refuse, object_pairs_hook=once)
+        body = json.loads(out, parse_constant=refuse, object_pairs_hook=once)
     except json.JSONDecodeError as e:
         raise AssertionError(f"{what}: not JSON ({e}): {out[:300]!r}") from None
+    _nulls_say_why({k: v for k, v in body.items() if k not in options} if options else body, {}, "", what)
+    return body
+
+
+def _nulls_say_why(obj: Any, parent: dict, name: str, what: str) -> None:
+    """Every ``null`` says why beside it (docs/guide.md): ``KEY_why_null`` (``why_null`` beside a
+    ``value``) in its object, or, in a map, under the same key in the map's ``NAME_why_null``; a
+    ``null`` in ``params`` is an option not given.
+    """
+    if isinstance(obj, list):
+        for x in obj:
+            _nulls_say_why(x, {}, name, what)
+        return
+    if not isinstance(obj, dict):
+        return
+    for key, v in obj.items():
+        if v is None:
+            mine = obj.get("why_null" if key == "value" else f"{key}_why_null")
+            theirs = parent.get(f"{name}_why_null")
+            theirs = theirs.get(key) if isinstance(theirs, dict) else None
+            assert mine or theirs, f"{what}: {name}.{key} is null and says not why: {obj}"
+        elif key != "params":
+            _nulls_say_why(v, obj, key, what)
 
 
 #: ids and numbers of another kind: bidi controls, other digits, no-break spaces, quoted separators,
@@ -152,13 +176,7 @@ TREC_MEASURES = [
     "ndcg@10,map@5,mrr,p@3,judged@5,f:beta=2",
     "ndcg@5:gain=linear,rprec,success@1",
 ]
-TREC_DIALECTS = [None, "perfeval", "trec_eval", "ranx"]
-#: the sets written in a tool's spelling, which means that tool's definition: its dialect adds its ties
-#: only (``--dialect trec_eval`` is ``--ties trec_eval`` there)
-SPELLED = {
-    "trec_eval": TREC_MEASURES[1:5],  # ir_measures' names are trec_eval's measures
-    "ranx": TREC_MEASURES[5:6],
-}
+TREC_DIALECTS = [None, "perfeval", "trec_eval", "ranx", "ir_measures"]
 
 
 def _trec_seeds(rng: random.Random) -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]:
@@ -258,6 +276,11 @@ def _trec_args(rng: random.Random) -> tuple[list[str], int]:
     return args, 1 + (rng.random() < 0.3)
 
 
+def _is_measure(key: str) -> bool:
+    """A key of a run in trec's JSON that is a measure (not its p-values, tied pairs or reasons)."""
+    return key not in ("p_values", "tied_pairs", "pairs") and not key.endswith("_why_null")
+
+
 def _trec_numbers(body: dict, runs: int, means: bool = True) -> dict:
     """(run, measure[, query]) -> value of trec's JSON (the run None when there is one); without
     ``means``, each query's values only.
@@ -265,7 +288,7 @@ def _trec_numbers(body: dict, runs: int, means: bool = True) -> dict:
     out: dict = {}
     for run, values in body.items() if runs > 1 else [(None, body)]:
         for name, entry in values.items():
-            if name in ("p_values", "tied_pairs", "pairs"):
+            if not _is_measure(name):
                 continue
             if isinstance(entry, dict):
                 if means:
@@ -282,7 +305,7 @@ def _trec_entries(body: dict, runs: int) -> list[tuple[tuple, dict]]:
     out = []
     for run, values in body.items() if runs > 1 else [(None, body)]:
         for name, entry in values.items():
-            if name not in ("p_values", "tied_pairs", "pairs"):
+            if _is_measure(name):
                 out.append(((run, name), entry))
     return out
 
@@ -308,7 +331,7 @@ def _trec_lines(body: dict, runs: int, per_query: bool) -> list[str]:
         if run is not None:
             lines.append(f"{'runid':<22}\tall\t{run}")
         for name, entry in means.items():
-            if name in ("p_values", "tied_pairs", "pairs"):
+            if not _is_measure(name):
                 continue
             printed = name.replace(".", "_")
             mean = entry["mean"] if isinstance(entry, dict) else entry
@@ -352,7 +375,6 @@ def _trec_case(
     if a[0] == 0 and n > 1:  # a p-value is a probability, or null (untestable)
         ps = [p for run in body.values() for p in run.get("p_values", {}).values()]
         assert all(p is None or 0.0 <= p <= 1.0 for p in ps), f"{what}: p-values {ps}"
-    _trec_dialect(files, args, a, body, what)
     _trec_formats(files, args, n, rng, a, body, what)
     if not any(f.endswith(".parquet") for f in files):
         _trec_read_whole(files, args, n, rng, a, body, what)
@@ -371,36 +393,40 @@ def _trec_means(body: dict, n: int, what: str) -> None:
         )
 
 
-def _trec_dialect(files: list[str], args: list[str], a: tuple, body: Any, what: str) -> None:
-    """A tool's spelling under its dialect: the tool's ties, nothing else."""
-    dialect = args[args.index("--dialect") + 1] if "--dialect" in args else None
-    measures = args[args.index("-m") + 1] if "-m" in args else None
-    if dialect in SPELLED and measures in SPELLED[dialect]:
-        k = args.index("--dialect")
-        t = _run(["trec", *files, *args[:k], "--ties", dialect, *args[k + 2 :], "--format", "json"])
-        _agree(a, t, f"{what}: --dialect {dialect} and --ties {dialect}")
-        assert a[0] or json.loads(t[1]) == body, f"{what}: --dialect {dialect} {body} --ties {t[1]}"
-
-
 def _trec_formats(
     files: list[str], args: list[str], n: int, rng: random.Random, a: tuple, body: Any, what: str
 ) -> None:
-    """Another format of the same answer."""
+    """Another format of the same answer; trec_eval's layout is ``--dialect trec_eval``'s answer, and
+    refused under another dialect or tie rule (docs/ranking.md).
+    """
     per_query = "-q" in args
     fmt = rng.choice(["csv", "trec", "table", "markdown", "latex"])
     b = _run(["trec", *files, *args, "--format", fmt])
     _check(*b, f"{what} --format {fmt}", strict_json=False)
-    if not (fmt == "trec" and "--tie-bounds" in args):  # refused there: trec_eval has no tie bounds
+    if fmt != "trec":
         _agree(a, b, f"{what}: json and {fmt}")
-    if a[0] or b[0]:
+        if a[0] == 0 and fmt == "csv":
+            got = _trec_csv(b[1], n, per_query)
+            want = _trec_numbers(body, n, means=not per_query)
+            assert got.keys() == want.keys(), f"{what}: csv {sorted(got)} json {sorted(want)}"
+            bad = {k: (got[k], want[k]) for k in got if not _same(got[k], want[k])}
+            assert not bad, f"{what}: csv and json differ: {bad}"
         return
-    if fmt == "csv":
-        got = _trec_csv(b[1], n, per_query)
-        want = _trec_numbers(body, n, means=not per_query)
-        assert got.keys() == want.keys(), f"{what}: csv {sorted(got)} json {sorted(want)}"
-        bad = {k: (got[k], want[k]) for k in got if not _same(got[k], want[k])}
-        assert not bad, f"{what}: csv and json differ: {bad}"
-    elif fmt == "trec":
+    options = dict(zip(args, [*args[1:], None], strict=False))
+    if (
+        options.get("--dialect", "trec_eval") != "trec_eval"
+        or options.get("--ties", "trec_eval") != "trec_eval"
+    ):
+        assert b[0] == 2, f"{what}: --format trec {b}"
+        return
+    if "--tie-bounds" in args:  # trec_eval's layout has no place for them
+        assert b[0] == 2, f"{what}: --format trec --tie-bounds {b}"
+        return
+    te = args if "--dialect" in args else [*args, "--dialect", "trec_eval"]
+    c = _run(["trec", *files, *te, "--format", "json"])
+    body = _check(*c, f"{what} --dialect trec_eval")
+    _agree(b, c, f"{what}: --format trec and --dialect trec_eval")
+    if b[0] == 0:
         got = sorted(line for line in b[1].splitlines() if line)
         assert got == _trec_lines(body, n, per_query), f"{what}: --format trec {b[1]!r} json {body}"
 
@@ -448,6 +474,56 @@ def test_trec_mutated(tmp_path, block):
         d = tmp_path / f"{case}"
         d.mkdir()
         _trec_case(d, rng, rng.choice(qrels), runs, f"case {block}/{case}")
+
+
+def _explain_trec_case(
+    tmp: Path, rng: random.Random, qrels: tuple[str, bytes], run: tuple[str, bytes], what: str
+) -> None:
+    """``explain QRELS RUN``: JSON and CSV agree, and a value it shows for a dialect is ``perfeval
+    trec --dialect`` 's (perfeval's: ``perfeval trec`` 's).
+    """
+    where = rng.random()
+    (qname, qdata), (rname, rdata) = qrels, run
+    qdata = _mutated(qdata, rng) if where < 0.55 else qdata
+    rdata = _mutated(rdata, rng) if where >= 0.45 else rdata
+    qpath, rpath = tmp / f"q-{qname}", tmp / f"r-{rname}"
+    qpath.write_bytes(qdata)
+    rpath.write_bytes(rdata)
+    args = [str(qpath), str(rpath), "-m", rng.choice(TREC_MEASURES[1:])]
+    if rng.random() < 0.5:
+        names = ["perfeval", "trec_eval", "ranx", "ir_measures"]
+        args += ["--dialects", ",".join(rng.sample(names, rng.randint(1, 4)))]
+    what = f"{what} explain {args} qrels {qdata[:200]!r} run {rdata[:200]!r}"
+    a = _run(["explain", *args, "--format", "json"])
+    body = _check(*a, what, options=("groups",))  # the number of groups, null without --group
+    _explain_other_format(args, a, body, rng, what)
+    if a[0]:
+        return
+    shown = [
+        (d, m, _value(cell))
+        for d, cells in body["dialects"].items()
+        for m, cell in cells.items()
+        if _value(cell) is not None
+    ]
+    if not shown:
+        return
+    d, m, value = rng.choice(shown)
+    dialect = [] if d == "perfeval" else ["--dialect", d]
+    c = _run(["trec", str(qpath), str(rpath), "-m", m, *dialect, "--format", "json"])
+    got = _check(*c, f"{what}: trec {dialect} -m {m}")
+    assert c[0] == 0, f"{what}: explain shows {d} {m} = {value!r}, trec {dialect} -m {m} says {c[2]!r}"
+    (entry,) = got.values()
+    assert _same(entry, value), f"{what}: explain {d} {m} = {value!r}, trec {dialect}: {entry!r}"
+
+
+@pytest.mark.parametrize("block", range(2))
+def test_explain_trec_mutated(tmp_path, block):
+    rng = random.Random(7000 + block + 7919 * SEED)
+    qrels, runs = _trec_seeds(rng)
+    for case in range(max(1, _cases(200) // 2)):
+        d = tmp_path / f"{case}"
+        d.mkdir()
+        _explain_trec_case(d, rng, rng.choice(qrels), rng.choice(runs), f"case {block}/{case}")
 
 
 # ---------------------------------------------------------------- tables: explain, eval --dialect
@@ -515,22 +591,12 @@ def _value(entry: dict) -> float | None:
     return entry["value"]
 
 
-def _explain_case(tmp: Path, rng: random.Random, seed: tuple[str, bytes, list[str], bool], what: str) -> None:
-    name, content, extra, ranked = seed
-    measures, dialects = rng.choice(RANKED if ranked else BINARY)
-    data = _mutated(content, rng)
-    path = tmp / name
-    path.write_bytes(data)
-    args = [str(path), *extra, "-m", measures, *(["--dialects", dialects] if dialects else [])]
-    what = f"{what} explain {name} {args[1:]} {data[:200]!r}"
-    a = _run(["explain", *args, "--format", "json"])
-    body = _check(*a, what)
+def _explain_other_format(args: list[str], a: tuple, body: Any, rng: random.Random, what: str) -> None:
+    """``explain`` as CSV or a table: both succeed or both fail, and CSV's values are JSON's."""
     b = _run(["explain", *args, "--format", rng.choice(["csv", "table"])])
     _check(*b, what, strict_json=False)
     _agree(a, b, f"{what}: json and {b[1][:9]!r}")
-    if a[0]:
-        return
-    if b[1].startswith("dialect,"):
+    if a[0] == 0 and b[1].startswith("dialect,"):
         rows = list(csv.reader(io.StringIO(b[1])))
         got = {
             (r[0], m): (float(v) if v else None)
@@ -541,6 +607,21 @@ def _explain_case(tmp: Path, rng: random.Random, seed: tuple[str, bytes, list[st
         assert got.keys() == want.keys(), f"{what}: csv {sorted(got)} json {sorted(want)}"
         bad = {k: (got[k], want[k]) for k in got if not _same(got[k], want[k])}
         assert not bad, f"{what}: csv and json differ: {bad}"
+
+
+def _explain_case(tmp: Path, rng: random.Random, seed: tuple[str, bytes, list[str], bool], what: str) -> None:
+    name, content, extra, ranked = seed
+    measures, dialects = rng.choice(RANKED if ranked else BINARY)
+    data = _mutated(content, rng)
+    path = tmp / name
+    path.write_bytes(data)
+    args = [str(path), *extra, "-m", measures, *(["--dialects", dialects] if dialects else [])]
+    what = f"{what} explain {name} {args[1:]} {data[:200]!r}"
+    a = _run(["explain", *args, "--format", "json"])
+    body = _check(*a, what, options=("groups",))  # the number of groups, null without --group
+    _explain_other_format(args, a, body, rng, what)
+    if a[0]:
+        return
     # a value explain shows for a tool is that tool's dialect's value in eval
     shown = [
         (d, k, _value(cell))
