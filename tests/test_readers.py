@@ -733,6 +733,27 @@ def test_a_line_end_of_some_readers_inside_quotes_is_data(tmp_path):
         assert whole[2] == ids * 2
 
 
+@pytest.mark.parametrize("header", ["user,y,p\n", '"us\ner",y,p\n'])
+def test_a_quoted_line_break_in_the_first_row_keeps_the_header(tmp_path, header):
+    """A quoted line break in the first record (pandas writes one for a text id or name that holds
+    it): the header was told from the first two lines, not records (the header read as a row,
+    columns named column1, ...; perfeval trec: 'the header names 3 columns, the first row has 1
+    fields'); now the records, read whole and in chunks, as when the break is in a later row."""
+    rows = '"a\nb",1,0.9\nc,0,0.2\n"a\nb",0,0.4\n'
+    for chunk in (7, 1 << 20):
+        whole, chunked = both(
+            tmp_path, (header + rows).encode(), name="q.csv", cols=("1", "2", "3"), ids=(0,), chunk=chunk
+        )
+        assert whole == chunked == [["a\nb", "c", "a\nb"], [1.0, 0.0, 0.0], [0.9, 0.2, 0.4]], whole
+    t = read_table(str(tmp_path / "q.csv"))
+    assert t.header and t.names == [header.split(",")[0].strip('"').replace("\\n", "\n"), "y", "p"]
+    assert t.line_of(1) == (5 if "\n" in header[:-1] else 4)  # the record after the break, on its line
+    from perfeval import trec
+
+    (tmp_path / "q.csv").write_text("qid,docid,rel\n" + '"a\nb",d1,1\nc,d2,1\n')
+    assert sorted(trec.as_qrels(str(tmp_path / "q.csv")).qid.tolist()) == ["a\nb", "c"]
+
+
 @pytest.mark.parametrize(
     "text, why",
     [

@@ -404,19 +404,26 @@ def _split_line(line: str, fmt: str, delim: str | None) -> list[str]:
     return [f.strip() for f in next(csv.reader([line], delimiter=delim))]
 
 
-def first_lines(body: bytes, limit: int = 2, comments: bool = True) -> list[tuple[int, int, bytes]]:
+def first_lines(
+    body: bytes, limit: int = 2, comments: bool = True, quoted: bool = False
+) -> list[tuple[int, int, bytes]]:
     """(line number, byte offset, text) of the first ``limit`` data lines: not blank, and (when
-    ``comments``) not a comment (first non-blank character ``#``).
+    ``comments``) not a comment (first non-blank character ``#``).  ``quoted`` (CSV, TSV): a line end
+    inside quotes is data, and the record goes on to the next line (its number is its first line's).
     """
     out: list[tuple[int, int, bytes]] = []
     pos, k, n = 0, 0, len(body)
     while pos < n and len(out) < limit:
         end = body.find(b"\n", pos)
         end = n if end < 0 else end
+        while quoted and end < n and body.count(b'"', pos, end) % 2:  # as the record reader cuts them
+            end = body.find(b"\n", end + 1)
+            end = n if end < 0 else end
         k += 1
         s = body[pos:end].strip()
         if s and not (comments and s.startswith(b"#")):
             out.append((k, pos, body[pos:end]))
+        k += body.count(b"\n", pos, end)
         pos = end + 1
     return out
 
@@ -452,13 +459,13 @@ def default_names(fields: list[str]) -> bool:
     return len(fields) >= 2 and fields == [str(i) for i in range(len(fields))]
 
 
-def _window(body: bytes) -> list[tuple[int, int, bytes]]:
+def _window(body: bytes, quoted: bool = False) -> list[tuple[int, int, bytes]]:
     """The data lines the header rule looks at: the first ``SNIFF_LINES + 1`` (comments and blank
     lines apart) among the whole lines of the first ``SNIFF_BYTES`` (the same lines for the
-    whole-file and chunked readers).
+    whole-file and chunked readers; ``quoted``: records, as :func:`first_lines`).
     """
     head = body if len(body) <= SNIFF_BYTES else body[: body.rfind(b"\n", 0, SNIFF_BYTES) + 1]
-    return first_lines(head, SNIFF_LINES + 1)
+    return first_lines(head, SNIFF_LINES + 1, quoted=quoted)
 
 
 def _written_as_float(
@@ -484,7 +491,7 @@ def header_pending(body: bytes, fmt: str, header: bool | None, delimiter: str | 
     if header is not None or len(body) >= SNIFF_BYTES or fmt == "text":
         return False
     delim = sniff_delimiter(fmt, body[:SNIFF_BYTES], delimiter)
-    lines = _window(body)
+    lines = _window(body, delim is not None)
     if len(lines) > SNIFF_LINES or not lines:
         return False
     fields = _split_line(lines[0][2].decode("utf-8", "replace"), fmt, delim)
@@ -500,7 +507,7 @@ def _ambiguous_names(body: bytes, fields: list[str], fmt: str, delim: str | None
     """
     if fmt == "text" or not default_names(fields):
         return
-    lines = _window(body)
+    lines = _window(body, delim is not None)
     found = _written_as_float(lines, fmt, delim, len(fields))
     if found is None:
         return
@@ -589,7 +596,7 @@ def layout(body: bytes, fmt: str, header: bool | None, delimiter: str | None, so
     delim = sniff_delimiter(fmt, body[:65536], delimiter)
     if delimiter is not None and fmt == "text":
         fmt = "tsv" if delim == "\t" else "csv"
-    first = first_lines(body)
+    first = first_lines(body, quoted=delim is not None)
     if not first:
         return None
     fields = _split_line(first[0][2].decode("utf-8", "replace"), fmt, delim)
@@ -603,7 +610,7 @@ def layout(body: bytes, fmt: str, header: bool | None, delimiter: str | None, so
     if header:
         skip = first[0][1] + len(first[0][2]) + 1
         names = fields
-        rest = first_lines(body[skip:], 1, comments=False)
+        rest = first_lines(body[skip:], 1, comments=False, quoted=delim is not None)
         if rest:
             width = len(_split_line(rest[0][2].decode("utf-8", "replace"), fmt, delim))
             if width != len(names):
@@ -613,7 +620,7 @@ def layout(body: bytes, fmt: str, header: bool | None, delimiter: str | None, so
                     source=source,
                     line=first[0][0] + rest[0][0],
                 )
-        return Layout(fmt, delim, True, names, skip, first[0][0])
+        return Layout(fmt, delim, True, names, skip, first[0][0] + first[0][2].count(b"\n"))
     return Layout(fmt, delim, False, [f"column{i + 1}" for i in range(len(fields))], 0, 0)
 
 
