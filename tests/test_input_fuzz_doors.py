@@ -1,24 +1,28 @@
 """The mutation fuzzer of ``tests/test_input_fuzz.py`` at the other doors: ``perfeval trec``,
-``perfeval explain``, ``perfeval eval --dialect`` and ``perfeval report``.
+``perfeval explain`` (a table, and QRELS RUN), ``perfeval eval --dialect`` and ``perfeval report``.
 
 Valid inputs (TREC qrels and runs with grades, -1 judgments, ties, a BOM, tabs and 64-bit-looking
 ids, and the tables ``trec`` reads: CSV, TSV with a header, JSON lines, Parquet; binary and graded
-tables for the others) are mutated with that file's mutators (the qrels and the runs separately), then
-read through each door with its measures, dialects and formats.  The rules of every run are those
-of ``test_input_fuzz.py``: status 0, 1 or 2, no traceback and no internal error, an error one line on
-stderr, strict JSON (no NaN or infinity, no key twice in an object).  Where a door has two paths to
-one answer they must agree (the same numbers, or both an error):
+tables for the others) are mutated with that file's mutators, or a field replaced by an odd id or
+number (the qrels and the runs separately), then read through each door with its measures, dialects
+and formats.  The rules of every run are those of ``test_input_fuzz.py``: status 0, 1 or 2, no
+traceback and no internal error, an error one line on stderr (the last; notes and warnings before
+it), strict JSON (no NaN or infinity, no key twice in an object, every null saying why beside it).
+Where a door has two paths to one answer they must agree (the same numbers, or both an error):
 
 - ``trec``: a plain file (read mapped) and the same bytes gzip-compressed or on standard input (read
-  into memory); JSON and CSV (full precision, the same numbers) and trec_eval's layout (each value as
-  JSON's, printed ``%6.4f``);
-- ``explain``: JSON and CSV; a value it shows for a dialect is ``eval --dialect`` 's value;
+  into memory); JSON and CSV (full precision, the same numbers); trec_eval's layout and ``--dialect
+  trec_eval``'s JSON (each value printed ``%6.4f``; refused under another dialect or tie rule); with
+  ``-q``, each mean is the mean of the queries' values; p-values lie in [0, 1];
+- ``explain``: JSON and CSV; a value it shows for a dialect is ``eval --dialect`` 's (of QRELS RUN:
+  ``trec --dialect`` 's);
 - ``eval --dialect``: in memory and ``--stream`` where the dialect streams (perfeval's; the others
   refuse ``--stream`` as a usage error), and ``--dialect perfeval`` is ``eval`` without one;
 - ``report``: the page is written on success, and nothing is written on an error.
 
-CI runs a few hundred cases a door (the report, which draws its plots, fewer); more by hand:
-``PERFEVAL_FUZZ_CASES=5000 PERFEVAL_FUZZ_SEED=3 pytest tests/test_input_fuzz_doors.py``.
+CI runs a few hundred cases a door (the report, which draws its plots, 40); more by hand:
+``PERFEVAL_FUZZ_CASES=5000 PERFEVAL_FUZZ_SEED=3 pytest tests/test_input_fuzz_doors.py`` (every door
+that many cases).
 """
 
 from __future__ import annotations
