@@ -755,6 +755,28 @@ def test_a_quoted_line_break_in_the_first_row_keeps_the_header(tmp_path, header)
 
 
 @pytest.mark.parametrize(
+    "name, text, says",
+    [
+        (
+            "h.tsv",
+            'q,",rel\n1\td1\t0\n2\td2\t1\n',
+            "line 2: the header names 1 columns, the first row has 3 fields",
+        ),
+        ("r.tsv", 'q\tdoc\trel\n30"1\td1\t1\n301\td2\t0\n', "expected 3 fields"),
+        ("u.csv", 'q,doc,rel\n"1,d1,1\n2,d2,0\n', "not valid CSV (unexpected end of data)"),
+    ],
+)
+def test_the_first_records_are_the_csv_parsers_records(tmp_path, name, text, says):
+    """The records the header is told from are the CSV parser's: a quote inside a field is a
+    character, one never closed does not join the lines after it into the header's record (an
+    internal error, 'new-line character seen in unquoted field'): an error naming the file, read
+    whole and in chunks."""
+    whole, chunked = both(tmp_path, text.encode(), name=name, cols=("1", "3"))
+    assert isinstance(whole, str) and isinstance(chunked, str) and says in whole, (whole, chunked)
+    assert whole.startswith(str(tmp_path / name)) and "new-line character" not in whole + chunked
+
+
+@pytest.mark.parametrize(
     "text, why",
     [
         (

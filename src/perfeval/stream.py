@@ -305,7 +305,7 @@ def _text_chunks(
     for body, last in rd.blocks():
         check_bytes(body, source, rd.line0, quoted)  # before the header is told, as read_table does
         if lay is None:
-            if not last and len(first_lines(body, 2, quoted=quoted)) < 2:
+            if not last and len(first_lines(body, 2)) < 2:
                 rd.unread(body)  # the header is told from two data lines, as the whole-file reader does
                 continue
             if not last and header_pending(body, fmt, header, delimiter):
