@@ -329,11 +329,15 @@ def _trec_csv(text: str, runs: int, per_query: bool) -> dict:
 
 
 def _trec_lines(body: dict, runs: int, per_query: bool) -> list[str]:
-    """trec_eval's lines that trec's JSON answer gives (sorted: the order is another rule)."""
+    """trec_eval's lines that trec's JSON answer gives (sorted: the order is another rule); query ids
+    and run names with control characters escaped, one line a value (docs/ranking.md).
+    """
+    from perfeval._text import shown
+
     lines = []
     for run, means in body.items() if runs > 1 else [(None, body)]:
         if run is not None:
-            lines.append(f"{'runid':<22}\tall\t{run}")
+            lines.append(f"{'runid':<22}\tall\t{shown(run)}")
         for name, entry in means.items():
             if not _is_measure(name):
                 continue
@@ -342,7 +346,7 @@ def _trec_lines(body: dict, runs: int, per_query: bool) -> list[str]:
             lines.append(f"{printed:<22}\tall\t{math.nan if mean is None else mean:6.4f}")
             if per_query:
                 for q, v in entry["per_query"].items():
-                    lines.append(f"{printed:<22}\t{q}\t{math.nan if v is None else v:6.4f}")
+                    lines.append(f"{printed:<22}\t{shown(q)}\t{math.nan if v is None else v:6.4f}")
     return sorted(lines)
 
 
