@@ -314,8 +314,15 @@ def _trec_entries(body: dict, runs: int) -> list[tuple[tuple, dict]]:
     return out
 
 
+def _text_cell(cell: str) -> str:
+    """A CSV text cell as written before perfeval's guard against formulas (docs/guide.md: a text a
+    spreadsheet would run, ``=``, ``+``, ``-``, ``@``, a tab or a carriage return first, gets a ``'``).
+    """
+    return cell[1:] if cell[:1] == "'" and cell[1:2] in ("=", "+", "-", "@", "\t", "\r") else cell
+
+
 def _trec_csv(text: str, runs: int, per_query: bool) -> dict:
-    rows = list(csv.reader(io.StringIO(text)))
+    rows = [[_text_cell(c) for c in row] for row in csv.reader(io.StringIO(text))]
     head, out = rows[0], {}
     skip = 2 if per_query else 1
     for row in rows[1:]:
@@ -605,7 +612,7 @@ def _explain_other_format(args: list[str], a: tuple, body: Any, rng: random.Rand
     _check(*b, what, strict_json=False)
     _agree(a, b, f"{what}: json and {b[1][:9]!r}")
     if a[0] == 0 and b[1].startswith("dialect,"):
-        rows = list(csv.reader(io.StringIO(b[1])))
+        rows = [[_text_cell(c) for c in row] for row in csv.reader(io.StringIO(b[1]))]
         got = {
             (r[0], m): (float(v) if v else None)
             for r in rows[1:]
