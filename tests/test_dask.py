@@ -502,3 +502,35 @@ def test_what_docs_dask_md_says_of_dask_and_pandas():
     assert Engine.default_blocksize() == "256 MiB"
     cut = pd.read_csv(io.StringIO("y,p\n1,0.9#2\n0,0.1\n"), comment="#")
     assert cut["p"].tolist() == [0.9, 0.1]  # the row's "#2" is gone
+
+
+def test_command_reads_id_as_in_memory_on_a_cluster(tmp_path, capsys):
+    """--id names a column with --dask as in memory: a column the files lack is the same error (it was
+    ignored on a cluster), and the JSON names the id column."""
+    import json
+
+    from perfeval.cli.main import main
+
+    (tmp_path / "r.csv").write_text(
+        "query,doc,rel,score\nu1,d1,1,0.5\nu1,d2,0,0.5\nu2,d3,1,0.1\nu2,d4,0,0.3\n"
+    )
+    argv = [
+        "eval",
+        str(tmp_path / "r.csv"),
+        "--target",
+        "rel",
+        "--score",
+        "score",
+        "-m",
+        "roc",
+        "--format",
+        "json",
+    ]
+    errors = []
+    for extra in ([], ["--dask", "local:1"]):
+        assert main([*argv, "--id", "docid", *extra]) == 2
+        errors.append(capsys.readouterr().err)
+    assert errors[0] == errors[1] and errors[0].startswith("perfeval: error: --id 'docid': no such column in")
+    assert main([*argv, "--id", "doc", "--dask", "local:1"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["params"]["columns"]["id"] == "doc" and got["measures"]["ROC"]["value"] == 0.375

@@ -733,6 +733,49 @@ def test_a_line_end_of_some_readers_inside_quotes_is_data(tmp_path):
         assert whole[2] == ids * 2
 
 
+@pytest.mark.parametrize("header", ["user,y,p\n", '"us\ner",y,p\n'])
+def test_a_quoted_line_break_in_the_first_row_keeps_the_header(tmp_path, header):
+    """A quoted line break in the first record (pandas writes one for a text id or name that holds
+    it): the header was told from the first two lines, not records (the header read as a row,
+    columns named column1, ...; perfeval trec: 'the header names 3 columns, the first row has 1
+    fields'); now the records, read whole and in chunks, as when the break is in a later row."""
+    rows = '"a\nb",1,0.9\nc,0,0.2\n"a\nb",0,0.4\n'
+    for chunk in (7, 1 << 20):
+        whole, chunked = both(
+            tmp_path, (header + rows).encode(), name="q.csv", cols=("1", "2", "3"), ids=(0,), chunk=chunk
+        )
+        assert whole == chunked == [["a\nb", "c", "a\nb"], [1.0, 0.0, 0.0], [0.9, 0.2, 0.4]], whole
+    t = read_table(str(tmp_path / "q.csv"))
+    assert t.header and t.names == [header.split(",")[0].strip('"').replace("\\n", "\n"), "y", "p"]
+    assert t.line_of(1) == (5 if "\n" in header[:-1] else 4)  # the record after the break, on its line
+    from perfeval import trec
+
+    (tmp_path / "q.csv").write_text("qid,docid,rel\n" + '"a\nb",d1,1\nc,d2,1\n')
+    assert sorted(trec.as_qrels(str(tmp_path / "q.csv")).qid.tolist()) == ["a\nb", "c"]
+
+
+@pytest.mark.parametrize(
+    "name, text, says",
+    [
+        (
+            "h.tsv",
+            'q,",rel\n1\td1\t0\n2\td2\t1\n',
+            "line 2: the header names 1 columns, the first row has 3 fields",
+        ),
+        ("r.tsv", 'q\tdoc\trel\n30"1\td1\t1\n301\td2\t0\n', "expected 3 fields"),
+        ("u.csv", 'q,doc,rel\n"1,d1,1\n2,d2,0\n', "not valid CSV (unexpected end of data)"),
+    ],
+)
+def test_the_first_records_are_the_csv_parsers_records(tmp_path, name, text, says):
+    """The records the header is told from are the CSV parser's: a quote inside a field is a
+    character, one never closed does not join the lines after it into the header's record (an
+    internal error, 'new-line character seen in unquoted field'): an error naming the file, read
+    whole and in chunks."""
+    whole, chunked = both(tmp_path, text.encode(), name=name, cols=("1", "3"))
+    assert isinstance(whole, str) and isinstance(chunked, str) and says in whole, (whole, chunked)
+    assert whole.startswith(str(tmp_path / name)) and "new-line character" not in whole + chunked
+
+
 @pytest.mark.parametrize(
     "text, why",
     [

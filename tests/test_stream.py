@@ -186,6 +186,31 @@ def test_command_stream_equals_in_memory(tmp_path, capsys):
     assert got["per_group"] == outs[0]["GAUC"]["per_group"]
 
 
+@pytest.mark.parametrize("group", [[], ["--group", "query"]])
+def test_command_stream_reads_id_as_in_memory(tmp_path, capsys, group):
+    """--id reads a column streamed as in memory (it was ignored when streamed): a column the file
+    lacks, and an id written as a float, are the same errors; the JSON names the id column."""
+    path = tmp_path / "r.csv"
+    path.write_text("query,doc,rel,score\nu1,d1,1,0.5\nu1,d2,0,0.5\nu2,1.5,1,0.1\nu2,d4,0,0.3\n")
+    args = ["eval", str(path), "--target", "rel", "--score", "score", *group, "-m", "roc", "--format", "json"]
+    for extra in ([], ["--stream"]):
+        assert main([*args, "--id", "docid", *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("perfeval: error: --id 'docid': no such column in") and err.count("\n") == 1
+    errors = []
+    for extra in ([], ["--stream"]):
+        assert main([*args, "--id", "doc", *extra]) == 1
+        errors.append(capsys.readouterr().err.splitlines()[-1])
+    assert errors[0] == errors[1] and "line 4: the id column 'doc' holds '1.5', a float" in errors[0], errors
+    path.write_text(path.read_text().replace("1.5", "d3"))
+    outs = []
+    for extra in ([], ["--stream"]):
+        assert main([*args, "--id", "doc", *extra]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert outs[0]["measures"] == outs[1]["measures"]
+    assert outs[0]["params"]["columns"]["id"] == outs[1]["params"]["columns"]["id"] == "doc"
+
+
 def test_memory_is_bounded_by_the_chunk(tmp_path):
     """A 40 MB file through 1 MB chunks: the process stays near its start-up size."""
     path = tmp_path / "big.txt"

@@ -346,6 +346,21 @@ def test_explain_judgments_and_a_run_in_python_as_on_the_command_line(tmp_path, 
     assert code == 2 and "--group names a column of a table" in err
 
 
+def test_explain_judgments_and_a_run_puts_perfeval_first_whatever_the_order_given():
+    """perfeval's row is first, and each dialect once, whatever --dialects says (an internal error, a
+    KeyError, when a tool came before perfeval), as the table form of explain does."""
+    qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}}
+    run = {"q1": {"d1": 0.5, "d2": 0.5}}
+    want = trec.explain(qrels, run, "map,P_1", dialects="trec_eval,ranx")
+    for given, order in (
+        ("ranx,perfeval,trec_eval", ["perfeval", "ranx", "trec_eval"]),
+        (["trec_eval", "perfeval", "ranx", "trec_eval"], ["perfeval", "trec_eval", "ranx"]),
+    ):
+        e = trec.explain(qrels, run, "map,P_1", dialects=given)
+        assert e.dialects == order
+        assert all(e.value(d, m) == want.value(d, m) for d in order for m in ("map", "P_1"))
+
+
 def test_trec_eval_dialect_reads_scores_as_pytrec_eval_does(tmp_path, capsys):
     """pytrec_eval (and trec_eval 9.0.x) read scores as float: two scores equal as float32 are a tie,
     broken by document id.  A dense retriever's scores printed to ten digits meet that; --dialect

@@ -1326,7 +1326,7 @@ def _explain_dialects(dialects: Sequence[str] | str | None) -> list[str]:
     for t in out:
         if t not in DIALECTS:
             raise InvalidParameterError(f"dialect {t!r}: expected one of {', '.join(DIALECTS)}")
-    return out if "perfeval" in out else ["perfeval", *out]
+    return list(dict.fromkeys(["perfeval", *out]))  # perfeval's first (the others differ from it), each once
 
 
 def _defines(dialect: str, spec: MeasureSpec) -> bool:

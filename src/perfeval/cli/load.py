@@ -356,7 +356,7 @@ def earliest(*checks: Callable[[], Any]) -> list:
 
 class ChunkChecks:
     """The checks of a table read whole, on each chunk of a file read in chunks (the ``convert`` of
-    :func:`perfeval.stream.iter_columns`, whose columns are target, score, weight, group): the same
+    :func:`perfeval.stream.iter_columns`, whose columns are target, score, weight, group, id): the same
     errors, at the same lines.
 
     Parameters

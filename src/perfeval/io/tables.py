@@ -34,7 +34,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -404,10 +404,16 @@ def _split_line(line: str, fmt: str, delim: str | None) -> list[str]:
     return [f.strip() for f in next(csv.reader([line], delimiter=delim))]
 
 
-def first_lines(body: bytes, limit: int = 2, comments: bool = True) -> list[tuple[int, int, bytes]]:
+def first_lines(
+    body: bytes, limit: int = 2, comments: bool = True, delim: str | None = None
+) -> list[tuple[int, int, bytes]]:
     """(line number, byte offset, text) of the first ``limit`` data lines: not blank, and (when
-    ``comments``) not a comment (first non-blank character ``#``).
+    ``comments``) not a comment (first non-blank character ``#``).  With a CSV/TSV ``delim``, the
+    records as the CSV parser reads them: a line end inside a quoted field is data, and the record
+    goes on over the next line (its number is its first line's).
     """
+    if delim is not None and b'"' in body:
+        return _first_records(body, limit, comments, delim)
     out: list[tuple[int, int, bytes]] = []
     pos, k, n = 0, 0, len(body)
     while pos < n and len(out) < limit:
@@ -418,6 +424,46 @@ def first_lines(body: bytes, limit: int = 2, comments: bool = True) -> list[tupl
         if s and not (comments and s.startswith(b"#")):
             out.append((k, pos, body[pos:end]))
         pos = end + 1
+    return out
+
+
+def _first_records(body: bytes, limit: int, comments: bool, delim: str) -> list[tuple[int, int, bytes]]:
+    """:func:`first_lines` of a quoted CSV/TSV body: the records of the CSV parser (which reads the
+    lines one by one, so no further than the records asked).  Where the parser stops (a field
+    past its size limit: a quote never closed), the lines from there are records each, and the
+    table's reading says what is wrong.
+    """
+    spans: list[tuple[int, int]] = []  # (offset, end) of each line given to the parser
+
+    def lines() -> Iterator[str]:
+        pos, n = 0, len(body)
+        while pos < n:
+            end = body.find(b"\n", pos)
+            end = n if end < 0 else end
+            spans.append((pos, end))
+            yield body[pos:end].decode("utf-8", errors="replace") + "\n"
+            pos = end + 1
+
+    out: list[tuple[int, int, bytes]] = []
+    reader = csv.reader(lines(), delimiter=delim)
+    start = 0  # the first line of the next record (0-based)
+    try:
+        while len(out) < limit:
+            if next(reader, None) is None:
+                return out
+            pos, end = spans[start][0], spans[reader.line_num - 1][1]
+            s = body[pos:end].strip()
+            if s and not (comments and s.startswith(b"#")):
+                out.append((start + 1, pos, body[pos:end]))
+            start = reader.line_num
+    except csv.Error:
+        pass
+    for k, (pos, end) in enumerate(spans[start:], start + 1):  # then line by line
+        if len(out) >= limit:
+            break
+        s = body[pos:end].strip()
+        if s and not (comments and s.startswith(b"#")):
+            out.append((k, pos, body[pos:end]))
     return out
 
 
@@ -452,13 +498,13 @@ def default_names(fields: list[str]) -> bool:
     return len(fields) >= 2 and fields == [str(i) for i in range(len(fields))]
 
 
-def _window(body: bytes) -> list[tuple[int, int, bytes]]:
+def _window(body: bytes, delim: str | None = None) -> list[tuple[int, int, bytes]]:
     """The data lines the header rule looks at: the first ``SNIFF_LINES + 1`` (comments and blank
     lines apart) among the whole lines of the first ``SNIFF_BYTES`` (the same lines for the
-    whole-file and chunked readers).
+    whole-file and chunked readers; with a CSV/TSV ``delim``, records, as :func:`first_lines`).
     """
     head = body if len(body) <= SNIFF_BYTES else body[: body.rfind(b"\n", 0, SNIFF_BYTES) + 1]
-    return first_lines(head, SNIFF_LINES + 1)
+    return first_lines(head, SNIFF_LINES + 1, delim=delim)
 
 
 def _written_as_float(
@@ -484,7 +530,7 @@ def header_pending(body: bytes, fmt: str, header: bool | None, delimiter: str | 
     if header is not None or len(body) >= SNIFF_BYTES or fmt == "text":
         return False
     delim = sniff_delimiter(fmt, body[:SNIFF_BYTES], delimiter)
-    lines = _window(body)
+    lines = _window(body, delim)
     if len(lines) > SNIFF_LINES or not lines:
         return False
     fields = _split_line(lines[0][2].decode("utf-8", "replace"), fmt, delim)
@@ -500,7 +546,7 @@ def _ambiguous_names(body: bytes, fields: list[str], fmt: str, delim: str | None
     """
     if fmt == "text" or not default_names(fields):
         return
-    lines = _window(body)
+    lines = _window(body, delim)
     found = _written_as_float(lines, fmt, delim, len(fields))
     if found is None:
         return
@@ -589,7 +635,7 @@ def layout(body: bytes, fmt: str, header: bool | None, delimiter: str | None, so
     delim = sniff_delimiter(fmt, body[:65536], delimiter)
     if delimiter is not None and fmt == "text":
         fmt = "tsv" if delim == "\t" else "csv"
-    first = first_lines(body)
+    first = first_lines(body, delim=delim)
     if not first:
         return None
     fields = _split_line(first[0][2].decode("utf-8", "replace"), fmt, delim)
@@ -603,7 +649,7 @@ def layout(body: bytes, fmt: str, header: bool | None, delimiter: str | None, so
     if header:
         skip = first[0][1] + len(first[0][2]) + 1
         names = fields
-        rest = first_lines(body[skip:], 1, comments=False)
+        rest = first_lines(body[skip:], 1, comments=False, delim=delim)
         if rest:
             width = len(_split_line(rest[0][2].decode("utf-8", "replace"), fmt, delim))
             if width != len(names):
@@ -613,7 +659,7 @@ def layout(body: bytes, fmt: str, header: bool | None, delimiter: str | None, so
                     source=source,
                     line=first[0][0] + rest[0][0],
                 )
-        return Layout(fmt, delim, True, names, skip, first[0][0])
+        return Layout(fmt, delim, True, names, skip, first[0][0] + first[0][2].count(b"\n"))
     return Layout(fmt, delim, False, [f"column{i + 1}" for i in range(len(fields))], 0, 0)
 
 

@@ -363,7 +363,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             "evaluate in memory"
         )
     from perfeval import _x87
-    from perfeval.io.columns import choose
+    from perfeval.io.columns import choose, pick
     from perfeval.stream import evaluate_stream, evaluate_stream_grouped, iter_columns
 
     # this process allocates and frees blocks of 64 MB and their columns, chunk after chunk: keep the
@@ -371,6 +371,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
     # touch, a fifth of the reading's time)
     _x87.keep_heap()
     chosen: list = []
+    id_column: list = []  # read as in memory (an identity: int64 or text, never a float), not used
 
     def chooser(names: list[str], header: bool) -> list[int | None]:
         ch = choose(
@@ -382,6 +383,10 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             group=args.group,
             weight=args.weight,
         )
+        if getattr(args, "id", None):
+            id_column.append(
+                pick(names, args.id, "id", path or "standard input", header=header, default=False)
+            )
         chosen.append(ch)
         load.say_columns(ch)
         return [
@@ -389,6 +394,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             ch.score.index,
             None if ch.weight is None else ch.weight.index,
             None if ch.group is None else ch.group.index,
+            id_column[0].index if id_column else None,
         ]
 
     labels = args.pos_label is not None  # the target read as labels, coded chunk by chunk
@@ -399,7 +405,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         args.input_format,
         args.header,
         progress=wanted(args),
-        ids=(3,),
+        ids=(3, 4),
         labels=(0,) if labels else (),
         delimiter=args.delimiter,
         # each chunk checked as a table read whole is: the same errors, at the same lines
@@ -419,7 +425,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         relevance = not any(s.measure.kind == "binary" for s in specs)  # as in memory (no --pos-label)
         cols = load.no_missing(cols, path or "standard input", chosen, relevance)
     if args.group is not None:  # spilled by group to temporary files, then evaluated file by file
-        chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g in cols)
+        chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g, _id in cols)
         size = os.path.getsize(path) if path is not None and os.path.isfile(path) else None
         report = evaluate_stream_grouped(
             chunks,
@@ -431,12 +437,14 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         )
     else:
         report = evaluate_stream(
-            ((t, sc) if w is None else (t, sc, w) for t, sc, w, _g in cols),
+            ((t, sc) if w is None else (t, sc, w) for t, sc, w, _g, _id in cols),
             measures=specs,
             threshold=args.threshold,
         )
     if chosen:
         report.params["columns"] = chosen[0].names()
+    if id_column:
+        report.params["columns"]["id"] = id_column[0].name
     if "pos_label" in read:  # the CLI coded the labels: the label it read
         report.params["pos_label"] = read["pos_label"]
     return report
@@ -467,6 +475,11 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
             if skipped.count:
                 load.note(f"perfeval: note: {skipped.message(source)}\n")
         names = list(map(str, ddf.columns))
+        id_column = None
+        if getattr(args, "id", None):  # not read (the engine's ties need no ids), but named as in memory
+            from perfeval.io.columns import pick
+
+            id_column = pick(names, args.id, "id", path, header=True, default=False)
 
         def name(c: Any) -> str | None:
             return None if c is None else names[c.index]
@@ -510,4 +523,6 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
         load.say_other_labels(args.pos_label, labels.get("others", set()))
         report.params["pos_label"] = load.label_as_read(args.pos_label, ddf[name(ch.target)]._meta.to_numpy())
     report.params["columns"] = ch.names()
+    if id_column is not None:
+        report.params["columns"]["id"] = id_column.name
     return report
