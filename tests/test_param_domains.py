@@ -47,7 +47,9 @@ def test_the_call_and_the_threshold_are_checked_too():
     roc_like = parse_measure("ntop").measure
     with pytest.raises(InvalidParameterError, match="NTOP needs `n`"):
         roc_like(H, n=-3)
-    with pytest.raises(InvalidParameterError, match="ACC needs `threshold` a number, got nan"):
+    with pytest.raises(
+        InvalidParameterError, match=r"`threshold` must be a number \(\+-inf allowed\), got nan"
+    ):
         perfeval.evaluate([1, 0], [0.9, 0.1], measures=["acc"], threshold=math.nan)
 
 
