@@ -375,6 +375,66 @@ def test_the_command_on_dask_takes_pos_label_with_the_numbers_of_the_other_paths
                 assert got[0][1]["measures"]["ROC"]["value"] == want["ROC"]
 
 
+def test_pos_label_codes_the_target_of_every_measure_on_every_path(on_cluster, tmp_path, capsys):
+    """--pos-label with per-query measures alone (NDCG, MAP) was ignored in memory and on Dask (the
+    grades were read, under a signature saying pos:3) and applied streamed, and in memory NDCG moved
+    when GAUC was asked beside it; text labels (click/no) were "not a number" in memory and in
+    compare.  The column is coded for every measure asked: one number on every path, whatever else
+    is asked, and compare's."""
+    import json
+
+    from conftest import run_cli
+
+    rng = np.random.default_rng(11)
+    n = 400
+    grade = rng.integers(0, 4, n)
+    df = pd.DataFrame(
+        {"q": rng.integers(0, 30, n), "grade": grade, "s": np.round(grade + rng.normal(0, 1.5, n), 2)}
+    )
+    df.to_csv(tmp_path / "g.csv", index=False)
+    df.assign(grade=np.where(grade == 3, "click", "no")).to_csv(tmp_path / "t.csv", index=False)
+    binary = (grade == 3).astype(int)
+    want = perfeval.evaluate(
+        binary, df["s"].to_numpy(), groups=df["q"].to_numpy(), measures=["ndcg@10", "map"]
+    )
+    for name, label in (("g.csv", "3"), ("t.csv", "click")):
+        argv = ["--target", "grade", "--score", "s", "--group", "q", "--pos-label", label]
+        for measures in ("ndcg@10,map", "ndcg@10,map,gauc"):
+            got = _three_ways(tmp_path / name, [*argv, "-m", measures], capsys)
+            for code, out, err in got:
+                assert code == 0, (name, err)
+                assert out["measures"]["NDCG@10"]["value"] == want["NDCG@10"], (name, measures)
+                assert out["measures"]["MAP"]["value"] == want["MAP"], (name, measures)
+                assert out["pos"] == (3 if label == "3" else "click")
+    # compare reads the column as eval does (it refused text labels: "holds 'no', not a number")
+    pd.read_csv(tmp_path / "t.csv").assign(s2=lambda d: d["s"] + 0.5 * (d.index % 5 == 0)).to_csv(
+        tmp_path / "c.csv", index=False
+    )
+    code, text, err = run_cli(
+        [
+            "compare",
+            str(tmp_path / "c.csv"),
+            "--target",
+            "grade",
+            "--group",
+            "q",
+            "--pos-label",
+            "click",
+            "--score",
+            "s,s2",
+            "-m",
+            "map",
+            "--n-boot",
+            "20",
+            "--format",
+            "json",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert json.loads(text)["comparisons"][0]["baseline_value"] == want["MAP"]
+
+
 def test_a_pos_label_in_no_row_is_the_same_error_on_dask(on_cluster, tmp_path, capsys):
     _labelled(tmp_path).to_csv(tmp_path / "l.csv", index=False)
     got = _three_ways(

@@ -307,9 +307,9 @@ def inputs(args: Any, specs: list) -> tuple:
     """
     from perfeval.exceptions import InvalidParameterError
 
-    binary = any(s.measure.kind == "binary" for s in specs) or (
-        args.pos_label is not None and any(s.measure.kind == "grouped" for s in specs)
-    )  # GAUC reads labels through --pos-label, else grades (> 0: positive)
+    # --pos-label codes the column for every measure asked, as perfeval eval does; without it,
+    # GAUC reads grades (> 0: positive)
+    binary = any(s.measure.kind == "binary" for s in specs) or args.pos_label is not None
     if len(args.files) == 1:
         if args.id or args.by_position:
             what = "--id joins" if args.id else "--by-position pairs"
