@@ -200,8 +200,8 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
             "y,p\nno,0.9\nclick,0.2\n",
             [],
             "t.csv: the target column 'y' holds 'click', 'no': binary measures need 0/1 (or -1/1, booleans) "
-            "targets; name the positive label with --pos-label (the others are negative), or code the "
-            "column so",
+            "targets; name the positive label with --pos-label (the others are negative), e.g. "
+            "--pos-label click, or code the column so",
         ),
         # what the targets look like, as in memory: a regression target, grades, classes (issue 30)
         (
@@ -226,6 +226,17 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
         ("y,p,w\n1,0.9,1\n0,0.2,-1\n", ["--weight", "w"], "t.csv: the weight column 'w' holds -1.0;"),
         ("y,p,w\n1,0.9,1e308\n0,0.2,1e308\n0,0.3,1e308\n", ["--weight", "w"], "overflow double precision"),
     ]
+    # GAUC (or NDCG) reads numbers: click/no is offered --pos-label click there too, not "`y_true`
+    # holds 'no' at index 0, not a number (str)" (issue 30)
+    cases.append(
+        (
+            "g,y,p\n1,no,0.9\n1,click,0.2\n2,click,0.5\n2,no,0.1\n",
+            ["--group", "g", "-m", "gauc"],
+            "t.csv: the target column 'y' holds 'click', 'no': the measures asked read numbers (0/1, or "
+            "graded relevance: above 0 relevant); name the positive label with --pos-label (the others "
+            "are negative), e.g. --pos-label click, or code the column so",
+        )
+    )
     for text, argv, expected in cases:
         (tmp_path / "t.csv").write_text(text)
         code = main(["eval", str(tmp_path / "t.csv"), "-m", "roc", "--dask", "local:1", *argv])
