@@ -605,3 +605,28 @@ def test_command_reads_id_as_in_memory_on_a_cluster(tmp_path, capsys):
     assert main([*argv, "--id", "doc", "--dask", "local:1"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["params"]["columns"]["id"] == "doc" and got["measures"]["ROC"]["value"] == 0.375
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        ("9223372036854775807", "1000000000000000000"),  # 19 digits within int64: integers
+        ("-9223372036854775808", "7"),
+        ("9223372036854775808", "7"),  # past int64: text
+        ("-0", "7"),  # not a plain integer: text
+    ],
+)
+def test_group_ids_of_19_digits_are_read_on_dask_as_in_memory(on_cluster, tmp_path, capsys, ids):
+    """Dask read an id column as integers only up to 18 digits (and took "-0" for 0): user ids of 19
+    digits within int64 (10^18 and up, a quarter of random 64-bit ids) were text on Dask and
+    integers in memory, so the JSON listed the groups as "8" on one and 8 on the other."""
+    a, b = ids
+    f = tmp_path / "u.csv"
+    f.write_text(f"u,y,s\n{a},1,0.9\n{a},0,0.2\n{b},1,0.3\n{b},0,0.5\n8,1,0.4\n")
+    got = _three_ways(f, ["--target", "y", "--score", "s", "--group", "u", "-m", "gauc"], capsys)
+    for code, _out, err in got:
+        assert code == 0, err
+    memory, _streamed, dask = (g[1]["measures"]["GAUC"] for g in got)
+    assert dask["undefined_groups"] == memory["undefined_groups"]
+    assert type(dask["undefined_groups"][0]) is type(memory["undefined_groups"][0])
+    assert list(dask["per_group"]) == list(memory["per_group"])

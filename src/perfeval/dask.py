@@ -737,7 +737,7 @@ def _identity(ddf: Any, name: str, path: str) -> Any:
 
     col = ddf[name].astype(str)
     plain, floats = dask.compute(
-        col.str.fullmatch(r"-?(?:0|[1-9][0-9]{0,17})").all(),
+        col.map_partitions(_plain_int_ids, meta=(name, bool)).all(),
         col.map_partitions(_first_float_id, meta=(name, object)),
     )
     bad = [v for v in floats.tolist() if v]
@@ -748,6 +748,26 @@ def _identity(ddf: Any, name: str, path: str) -> Any:
             source=path,
         )
     return ddf.assign(**{name: col.astype("int64") if plain else col})
+
+
+def _plain_int_ids(part: Any) -> Any:
+    """Whether every id of a partition (read as text) is a plain integer within int64, by the
+    readers' rule (:func:`perfeval.io.grammar.is_plain_int`: no sign on 0, no leading zero, 19
+    digits up to 2^63 - 1), as one boolean; vectorised (the 19-digit ids compared as text).
+    """
+    import pandas as pd
+
+    text = part.astype(str)
+    ok = bool(text.str.fullmatch(r"0|-?[1-9][0-9]{0,18}").all())
+    if ok:
+        digits = text.str.lstrip("-")
+        long = digits.str.len() == 19
+        if bool(long.any()):
+            neg = text.str.startswith("-")
+            ok = bool((digits[long & ~neg] <= str((1 << 63) - 1)).all()) and bool(
+                (digits[long & neg] <= str(1 << 63)).all()
+            )
+    return pd.Series([ok])
 
 
 def _first_float_id(part: Any) -> Any:
