@@ -184,6 +184,20 @@ def which_tests(comparisons: list[Comparison], seed: int | None) -> str:
     return "; ".join(f"{', '.join(labels)}: {one(key)}" for key, labels in by.items())
 
 
+def undefined_intervals(results: list[tuple[str, Interval | Comparison]]) -> str:
+    """Why the intervals of ``results`` (each with the name it is shown under: a measure's label,
+    or a model's name and the label) that are not numbers are not, for a note under a table: each
+    reason once, after the names it holds for (``ROC, APR: more than 5% of the replicates ...``);
+    '' when every one is.
+    """
+    by: dict[str, list[str]] = {}
+    for name, r in results:
+        why = reasons(r).get("low") if not (math.isfinite(r.low) and math.isfinite(r.high)) else None
+        if why:
+            by.setdefault(why, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {why}" for why, names in by.items())
+
+
 # -- interval arithmetic ---------------------------------------------------------------------------
 
 
