@@ -564,6 +564,17 @@ def _text(
                 )
             )
             lines.append(f"({', '.join(boot)} by the bootstrap, not DeLong's test: {why})")
+    from perfeval.stats.intervals import undefined_intervals
+
+    undefined = undefined_intervals(  # an infinite difference is said on stderr already
+        [
+            (f"{shown(c_row['model'])} {c.label}", c)
+            for c_row, c in zip(rows, comparisons, strict=True)
+            if math.isfinite(c.difference)
+        ]
+    )
+    if undefined:
+        lines.append(f"(nan: {undefined})")
     if any(r["p_at_floor"] for r in rows):
         floor = min(r["p_value"] for r in rows if r["p_at_floor"])
         lines.append(
