@@ -345,6 +345,32 @@ def test_graded_targets_in_a_command_without_partition_are_told_to_code_the_colu
     assert "code the column 1 for every grade above 0 (as MAP reads them), 0 for the rest" in err
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["eval", "--score", "s", "-m", "gauc"],
+        ["eval", "--score", "s", "-m", "ndcg@10,map"],
+        ["eval", "--score", "s", "-m", "gauc", "--stream"],
+        ["compare", "--score", "s,t", "-m", "gauc"],
+        ["explain", "--score", "s", "-m", "gauc"],
+    ],
+)
+def test_click_no_labels_for_gauc_or_ndcg_are_offered_pos_label_click(tmp_path, capsys, command):
+    """A click/no log with GAUC (or NDCG, MAP) and no --pos-label was "holds 'no', not a number":
+    no word of --pos-label, which the binary measures offer for the same file."""
+    f = tmp_path / "c.csv"
+    f.write_text("user,label,s,t\n1,no,0.1,0.2\n1,click,0.4,0.3\n2,click,0.5,0.9\n2,no,0.8,0.7\n")
+    argv = [command[0], str(f), "--target", "label", "--group", "user", *command[1:]]
+    err = _one_error(*_run(argv, capsys))
+    assert "c.csv, line 2: the target column 'label' holds 'click', 'no'" in err, err
+    assert "name the positive label with --pos-label, e.g. --pos-label click" in err, err
+    assert "not a number" not in err
+    # a stray word among grades is still that value, not a set of labels
+    f.write_text("user,label,s,t\n1,0,0.1,0.2\n1,2,0.4,0.3\n2,x,0.5,0.9\n2,1,0.8,0.7\n")
+    err = _one_error(*_run(argv, capsys))
+    assert "c.csv, line 4: the target column 'label' holds 'x', not a number" in err, err
+
+
 def test_labels_named_by_pos_label_messages_are_whole_numbers_read_whole_or_streamed(tmp_path, capsys):
     """--pos-label's note and error list grades as 0, 1, 2 (not 0.0, 1.0; streamed, not '0', '1')."""
     f = tmp_path / "g.csv"

@@ -186,3 +186,30 @@ def test_one_class_takes_the_bootstrap_by_default_and_delong_says_why_not():
 
     with pytest.raises(InvalidDataError, match="DeLong's variance needs more than one positive"):
         compare(y, a, b, ["roc"], method="delong")
+
+
+def test_a_bootstrap_with_too_many_undefined_replicates_gives_no_p_value_either(tmp_path, capsys):
+    """More than 5% of the replicates undefined (2 positives in 7 cases: many replicates draw none)
+    left the interval NaN, "no interval from a biased subset", but printed a p-value (0.3678)
+    from that same subset.  The test is refused with the interval, and the table says why."""
+    y = np.array([1, 0, 0, 0, 0, 1, 0])
+    a = np.array([0.9, 0.1, 0.2, 0.4, 0.3, 0.35, 0.6])
+    b = np.array([0.8, 0.3, 0.1, 0.5, 0.2, 0.7, 0.65])
+    c = compare(y, b, a, "apr", n_boot=100)["APR"]
+    assert np.isnan(c.low) and np.isnan(c.high)
+    assert np.isnan(c.p_value) and not c.p_at_floor
+    path = tmp_path / "two.csv"
+    pd.DataFrame({"y": y, "a": a, "b": b}).to_csv(path, index=False)
+    argv = ["compare", str(path), "--target", "y", "--score", "a,b", "-m", "apr", "--n-boot", "100"]
+    assert main([*argv, "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)["comparisons"][0]
+    assert row["p_value"] is None and row["p_adjusted"] is None
+    assert row["p_value_why_null"].startswith("more than 5% of the replicates leave the value undefined")
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "(nan: b APR: more than 5% of the replicates leave the value undefined" in out
+    assert "no interval or test from a biased subset)" in out
+    # enough replicates defined: a p-value, as before
+    assert np.isfinite(
+        compare(np.tile(y, 20), np.tile(b, 20), np.tile(a, 20), "apr", n_boot=100)["APR"].p_value
+    )

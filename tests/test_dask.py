@@ -200,8 +200,8 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
             "y,p\nno,0.9\nclick,0.2\n",
             [],
             "t.csv: the target column 'y' holds 'click', 'no': binary measures need 0/1 (or -1/1, booleans) "
-            "targets; name the positive label with --pos-label (the others are negative), or code the "
-            "column so",
+            "targets; name the positive label with --pos-label (the others are negative), e.g. "
+            "--pos-label click, or code the column so",
         ),
         # what the targets look like, as in memory: a regression target, grades, classes (issue 30)
         (
@@ -226,6 +226,17 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
         ("y,p,w\n1,0.9,1\n0,0.2,-1\n", ["--weight", "w"], "t.csv: the weight column 'w' holds -1.0;"),
         ("y,p,w\n1,0.9,1e308\n0,0.2,1e308\n0,0.3,1e308\n", ["--weight", "w"], "overflow double precision"),
     ]
+    # GAUC (or NDCG) reads numbers: click/no is offered --pos-label click there too, not "`y_true`
+    # holds 'no' at index 0, not a number (str)" (issue 30)
+    cases.append(
+        (
+            "g,y,p\n1,no,0.9\n1,click,0.2\n2,click,0.5\n2,no,0.1\n",
+            ["--group", "g", "-m", "gauc"],
+            "t.csv: the target column 'y' holds 'click', 'no': the measures asked read numbers (0/1, or "
+            "graded relevance: above 0 relevant); name the positive label with --pos-label (the others "
+            "are negative), e.g. --pos-label click, or code the column so",
+        )
+    )
     for text, argv, expected in cases:
         (tmp_path / "t.csv").write_text(text)
         code = main(["eval", str(tmp_path / "t.csv"), "-m", "roc", "--dask", "local:1", *argv])
@@ -373,6 +384,66 @@ def test_the_command_on_dask_takes_pos_label_with_the_numbers_of_the_other_paths
                     df["label"].to_numpy(), df["score"].to_numpy(), pos_label="click", measures=["roc"]
                 )
                 assert got[0][1]["measures"]["ROC"]["value"] == want["ROC"]
+
+
+def test_pos_label_codes_the_target_of_every_measure_on_every_path(on_cluster, tmp_path, capsys):
+    """--pos-label with per-query measures alone (NDCG, MAP) was ignored in memory and on Dask (the
+    grades were read, under a signature saying pos:3) and applied streamed, and in memory NDCG moved
+    when GAUC was asked beside it; text labels (click/no) were "not a number" in memory and in
+    compare.  The column is coded for every measure asked: one number on every path, whatever else
+    is asked, and compare's."""
+    import json
+
+    from conftest import run_cli
+
+    rng = np.random.default_rng(11)
+    n = 400
+    grade = rng.integers(0, 4, n)
+    df = pd.DataFrame(
+        {"q": rng.integers(0, 30, n), "grade": grade, "s": np.round(grade + rng.normal(0, 1.5, n), 2)}
+    )
+    df.to_csv(tmp_path / "g.csv", index=False)
+    df.assign(grade=np.where(grade == 3, "click", "no")).to_csv(tmp_path / "t.csv", index=False)
+    binary = (grade == 3).astype(int)
+    want = perfeval.evaluate(
+        binary, df["s"].to_numpy(), groups=df["q"].to_numpy(), measures=["ndcg@10", "map"]
+    )
+    for name, label in (("g.csv", "3"), ("t.csv", "click")):
+        argv = ["--target", "grade", "--score", "s", "--group", "q", "--pos-label", label]
+        for measures in ("ndcg@10,map", "ndcg@10,map,gauc"):
+            got = _three_ways(tmp_path / name, [*argv, "-m", measures], capsys)
+            for code, out, err in got:
+                assert code == 0, (name, err)
+                assert out["measures"]["NDCG@10"]["value"] == want["NDCG@10"], (name, measures)
+                assert out["measures"]["MAP"]["value"] == want["MAP"], (name, measures)
+                assert out["pos"] == (3 if label == "3" else "click")
+    # compare reads the column as eval does (it refused text labels: "holds 'no', not a number")
+    pd.read_csv(tmp_path / "t.csv").assign(s2=lambda d: d["s"] + 0.5 * (d.index % 5 == 0)).to_csv(
+        tmp_path / "c.csv", index=False
+    )
+    code, text, err = run_cli(
+        [
+            "compare",
+            str(tmp_path / "c.csv"),
+            "--target",
+            "grade",
+            "--group",
+            "q",
+            "--pos-label",
+            "click",
+            "--score",
+            "s,s2",
+            "-m",
+            "map",
+            "--n-boot",
+            "20",
+            "--format",
+            "json",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert json.loads(text)["comparisons"][0]["baseline_value"] == want["MAP"]
 
 
 def test_a_pos_label_in_no_row_is_the_same_error_on_dask(on_cluster, tmp_path, capsys):
@@ -534,3 +605,28 @@ def test_command_reads_id_as_in_memory_on_a_cluster(tmp_path, capsys):
     assert main([*argv, "--id", "doc", "--dask", "local:1"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["params"]["columns"]["id"] == "doc" and got["measures"]["ROC"]["value"] == 0.375
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        ("9223372036854775807", "1000000000000000000"),  # 19 digits within int64: integers
+        ("-9223372036854775808", "7"),
+        ("9223372036854775808", "7"),  # past int64: text
+        ("-0", "7"),  # not a plain integer: text
+    ],
+)
+def test_group_ids_of_19_digits_are_read_on_dask_as_in_memory(on_cluster, tmp_path, capsys, ids):
+    """Dask read an id column as integers only up to 18 digits (and took "-0" for 0): user ids of 19
+    digits within int64 (10^18 and up, a quarter of random 64-bit ids) were text on Dask and
+    integers in memory, so the JSON listed the groups as "8" on one and 8 on the other."""
+    a, b = ids
+    f = tmp_path / "u.csv"
+    f.write_text(f"u,y,s\n{a},1,0.9\n{a},0,0.2\n{b},1,0.3\n{b},0,0.5\n8,1,0.4\n")
+    got = _three_ways(f, ["--target", "y", "--score", "s", "--group", "u", "-m", "gauc"], capsys)
+    for code, _out, err in got:
+        assert code == 0, err
+    memory, _streamed, dask = (g[1]["measures"]["GAUC"] for g in got)
+    assert dask["undefined_groups"] == memory["undefined_groups"]
+    assert type(dask["undefined_groups"][0]) is type(memory["undefined_groups"][0])
+    assert list(dask["per_group"]) == list(memory["per_group"])

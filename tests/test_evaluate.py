@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from _reference import dcg_of, expected, hits_at, pairwise_auc, rr_of
-from perfeval import InvalidParameterError, UnknownMeasureError, evaluate
+from perfeval import InvalidDataError, InvalidParameterError, UnknownMeasureError, evaluate
 
 # one query: up to 7 cases, graded relevance, coarse scores (ties)
 query = st.lists(
@@ -392,6 +392,31 @@ def test_gauc_on_grades_says_it_reads_above_0_as_positive():
         evaluate((y > 0).astype(int), s, groups=g, measures=["gauc"])  # 0/1: nothing to say
         evaluate(y, s, groups=g, measures=["ndcg@3"])  # grades are what NDCG reads
         evaluate(y, s, groups=g, measures=["gauc"], pos_label=2)  # the label named
+
+
+def test_labels_for_a_measure_reading_numbers_say_what_to_pass():
+    """Click/no labels for GAUC or NDCG were "`y_true` holds 'no' at index 0, not a number (str)":
+    GAUC is offered pos_label='click' (it codes the group AUCs), NDCG a coding of the caller's
+    (pos_label= codes the binary measures and GAUC only), in one line each."""
+    y = np.array(["no", "click", "click", "no", "click", "no"])
+    s = [0.1, 0.4, 0.5, 0.8, 0.9, 0.2]
+    g = [1, 1, 2, 2, 3, 3]
+    with pytest.raises(InvalidDataError) as e:
+        evaluate(y, s, groups=g, measures=["gauc"])
+    assert "GAUC reads numbers" in str(e.value) and "`y_true` holds 'click', 'no'" in str(e.value)
+    assert "name the positive label with pos_label= (e.g. pos_label='click')" in str(e.value)
+    with pytest.raises(InvalidDataError) as e:
+        evaluate(y, s, groups=g, measures=["gauc", "ndcg@2"])
+    assert "NDCG@2 reads numbers" in str(e.value) and "np.asarray(y_true) == 'click'" in str(e.value)
+    assert "pos_label=" not in str(e.value)
+    with pytest.raises(InvalidDataError) as e:
+        evaluate(y, s, groups=g, measures=["ndcg@2"], pos_label="click")
+    assert "pos_label= codes the binary measures and GAUC only" in str(e.value)
+    assert "np.asarray(y_true) == 'click' as y_true for NDCG@2" in str(e.value)
+    assert evaluate(y, s, groups=g, measures=["gauc"], pos_label="click")["GAUC"] == pytest.approx(2 / 3)
+    # a stray word among grades is that value, as before
+    with pytest.raises(InvalidDataError, match="`y_true` holds 'x' at index 2, not a number"):
+        evaluate(np.array([0, 2, "x", 1, 0, 1], dtype=object), s, groups=g, measures=["ndcg@2"])
 
 
 def test_warnings_point_at_the_callers_line():

@@ -267,3 +267,17 @@ def test_explain_says_torchmetrics_reads_logits_through_a_sigmoid():
     assert e.value("torchmetrics", "ROC") != e.value("perfeval", "ROC")
     inside = perfeval.explain(y, (s - s.min()) / (s.max() - s.min()), measures="roc", dialects="torchmetrics")
     assert not any("sigmoid" in r for r in inside.cells["torchmetrics"]["ROC"].rules)
+
+
+def test_explain_json_of_rows_without_groups_says_why_groups_is_null(tmp_path, capsys):
+    """`perfeval explain FILE` without --group wrote "groups": null with no reason beside it (every
+    null of the JSON says why, issue 30)."""
+    from test_json_nulls import bare_nulls
+
+    f = tmp_path / "b.csv"
+    f.write_text("y,p\n1,0.9\n0,0.2\n1,0.4\n0,0.5\n")
+    assert main(["explain", str(f), "-m", "roc,ap", "--format", "json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["groups"] is None and d["groups_why_null"].startswith("no groups")
+    assert bare_nulls(d) == []
+    assert perfeval.explain([1, 0, 1, 0], [0.9, 0.2, 0.4, 0.5], measures="roc").to_dict()["groups_why_null"]

@@ -412,6 +412,33 @@ def test_an_infinite_log_loss_says_why_as_eval_does(tmp_path, capsys):
     assert "value-notes" not in out.read_text(encoding="utf-8")
 
 
+def test_undefined_intervals_and_comparisons_say_why(tmp_path, capsys):
+    """With --ci, an interval or a comparison that is not a number showed "[undefined, undefined]"
+    with no reason (the JSON of eval and compare gives one: more than 5% of the replicates undefined,
+    or an infinite estimate); eval's table printed nan likewise.  The report and the table say why,
+    naming the model and the measure."""
+    import re
+
+    path = tmp_path / "inf.csv"
+    path.write_text("y,a,b\n1,0.0,0.8\n0,0.1,0.3\n1,0.7,0.6\n0,0.4,0.5\n0,0.3,0.2\n1,0.9,0.9\n")
+    out = tmp_path / "inf.html"
+    argv = ["--score", "a,b", "-m", "roc,logloss", "--ci", "0.95", "--n-boot", "50"]
+    assert main(["report", str(path), *argv, "-o", str(out)]) == 0
+    text = re.sub(r"<[^>]+>", "", out.read_text(encoding="utf-8")).replace("&#x27;", "'")
+    assert (
+        "[undefined, undefined]: ROC of a, ROC of b: more than 5% of the replicates leave the value" in text
+    )
+    assert "LOGLOSS of a: no interval: the estimate is not a finite number" in text
+    assert "undefined: LOGLOSS (b - a): -infinity: a's LOGLOSS is not a finite number" in text
+    capsys.readouterr()
+    assert main(["eval", str(path), *argv]) == 0
+    err_out = capsys.readouterr().out
+    assert "(nan intervals: a ROC, b ROC: more than 5% of the replicates leave the value undefined" in err_out
+    assert "a LOGLOSS: no interval: the estimate is not a finite number)" in err_out
+    assert main(["eval", str(path), *argv[:1], "a", *argv[2:]]) == 0
+    assert "(nan intervals: ROC: more than 5%" in capsys.readouterr().out
+
+
 def test_a_curve_of_one_class_is_drawn_without_error_and_says_undefined():
     from perfeval.plot import CurveDisplay
 

@@ -528,3 +528,25 @@ def test_compare_tie_bounds_say_whether_ties_can_reverse_the_comparison(tmp_path
     assert main(base) == 0
     out = capsys.readouterr().out
     assert "ties can reverse" in out and out.splitlines()[2].endswith(" yes")
+
+
+def test_the_group_auc_bounds_read_the_targets_pos_label_codes():
+    """GAUC's value reads the targets coded by pos_label, but its bounds read the grades (> 0
+    positive): grades 0..3 with pos_label=3 gave GAUC 0.8088 between bounds 0.8120 and 0.8131, and
+    click/no labels with pos_label='click' an error ("`y_true` holds 'no' ... not a number").  The
+    bounds are those of the coded targets, around the value."""
+    rng = np.random.default_rng(5)
+    n = 600
+    grade = rng.integers(0, 4, n)
+    g = rng.integers(0, 40, n)
+    s = np.round(grade + rng.normal(0, 1.5, n), 1)  # ties
+    coded = perfeval.evaluate((grade == 3).astype(int), s, groups=g, measures=["gauc"], tie_bounds=True)
+    want = coded.results["GAUC"]
+    for y, label in ((grade, 3), (np.where(grade == 3, "click", "no"), "click")):
+        for measures in (["gauc"], ["gauc", "roc"]):
+            r = perfeval.evaluate(y, s, groups=g, measures=measures, pos_label=label, tie_bounds=True)
+            got = r.results["GAUC"]
+            assert (got.value, got.tie_min, got.tie_max) == (want.value, want.tie_min, want.tie_max)
+            assert got.tie_min <= got.value <= got.tie_max
+            assert want.tie_min < want.tie_max  # the ties move it: the check can fail
+            assert r.tied_pairs == coded.tied_pairs and r.pairs == coded.pairs

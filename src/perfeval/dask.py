@@ -136,20 +136,42 @@ def coded_labels(y: np.ndarray, pos_label: Any) -> tuple[np.ndarray, tuple[bool,
     return coded, (bool(coded.any()), frozenset(other_labels(y, coded)))
 
 
-def _labels_message(target: str, y: np.ndarray) -> str:
+def _labels_message(target: str, y: np.ndarray, numbers: bool = False) -> str:
     """Targets of a partition that are not 0/1: what they look like (two labels, classes, grades, a
-    regression target: :func:`perfeval._validation.read_targets`) and what to do on Dask.
+    regression target: :func:`perfeval._validation.read_targets`) and what to do on Dask (two
+    labels: the one that looks positive offered, ```pos_label='click'```).  ``numbers``: the
+    measures read numbers (GAUC, NDCG, ...), not 0/1 alone.
     """
-    from perfeval._validation import LabelWords, read_targets
+    from perfeval._validation import LabelWords, positive_choice, read_targets, shown_label
 
     said = read_targets(y, LabelWords(pos_label=False, whole=False))
     if said.kind == "regression":
         return f"the target column {target!r} {said.what}; {said.advice}"
     tail = CODE_GRADES if said.kind == "grades" else CODE_TARGETS
-    return (
-        f"the target column {target!r} {said.what}{':' if said.kind == 'labels' else ';'} binary measures "
-        f"need 0/1 (or -1/1, booleans) targets; {tail}"
+    if said.kind == "labels":
+        choice = positive_choice(np.unique(y))
+        if choice is not None:
+            tail = tail.replace(", or ", f", e.g. `pos_label={shown_label(choice)!r}`, or ", 1)
+    need = (
+        "the measures asked read numbers (0/1, or graded relevance: above 0 relevant)"
+        if numbers
+        else "binary measures need 0/1 (or -1/1, booleans) targets"
     )
+    return f"the target column {target!r} {said.what}{':' if said.kind == 'labels' else ';'} {need}; {tail}"
+
+
+def _no_text_labels(y: np.ndarray, target: str) -> None:
+    """A partition's targets of labels (no value a number: click/no) where the measures read numbers
+    (GAUC, NDCG, MAP): an error offering ``pos_label=``, as the binary measures' does.
+    """
+    from perfeval.exceptions import InvalidDataError
+    from perfeval.io import grammar
+
+    if y.dtype.kind not in "OUS":
+        return
+    values = [str(v) for v in y.tolist()]
+    if values and not any(grammar.is_number(v) for v in values):
+        raise InvalidDataError(_labels_message(target, np.asarray(values), numbers=True))
 
 
 def _labels_found(y: np.ndarray) -> frozenset:
@@ -312,6 +334,8 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
     if pos_label is not None:
         coded, labels = coded_labels(pdf[target].to_numpy(), pos_label)
         pdf = pdf.assign(**{target: coded})
+    else:
+        _no_text_labels(pdf[target].to_numpy(), target)
     _column_values(pdf, score, "score")  # errors naming the column, not a row of the partition
     if weight is not None:
         _column_values(pdf, weight, "weight")
@@ -713,7 +737,7 @@ def _identity(ddf: Any, name: str, path: str) -> Any:
 
     col = ddf[name].astype(str)
     plain, floats = dask.compute(
-        col.str.fullmatch(r"-?(?:0|[1-9][0-9]{0,17})").all(),
+        col.map_partitions(_plain_int_ids, meta=(name, bool)).all(),
         col.map_partitions(_first_float_id, meta=(name, object)),
     )
     bad = [v for v in floats.tolist() if v]
@@ -724,6 +748,26 @@ def _identity(ddf: Any, name: str, path: str) -> Any:
             source=path,
         )
     return ddf.assign(**{name: col.astype("int64") if plain else col})
+
+
+def _plain_int_ids(part: Any) -> Any:
+    """Whether every id of a partition (read as text) is a plain integer within int64, by the
+    readers' rule (:func:`perfeval.io.grammar.is_plain_int`: no sign on 0, no leading zero, 19
+    digits up to 2^63 - 1), as one boolean; vectorised (the 19-digit ids compared as text).
+    """
+    import pandas as pd
+
+    text = part.astype(str)
+    ok = bool(text.str.fullmatch(r"0|-?[1-9][0-9]{0,18}").all())
+    if ok:
+        digits = text.str.lstrip("-")
+        long = digits.str.len() == 19
+        if bool(long.any()):
+            neg = text.str.startswith("-")
+            ok = bool((digits[long & ~neg] <= str((1 << 63) - 1)).all()) and bool(
+                (digits[long & neg] <= str(1 << 63)).all()
+            )
+    return pd.Series([ok])
 
 
 def _first_float_id(part: Any) -> Any:

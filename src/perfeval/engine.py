@@ -135,7 +135,7 @@ def finish(
     report = Report(results, keys if g is not None else None, params)
     report.group_sizes = group_sizes  # total weight (rows, unweighted) of each group, in key order
     if tie_bounds:  # the pairs of the per-query measures when there are any, else the binary ones'
-        tied, pairs = counted.get("ranking", counted.get("binary", (math.nan, 0.0)))
+        tied, pairs = counted.get("ranking", counted.get("grouped", counted.get("binary", (math.nan, 0.0))))
         report.tied_pairs, report.pairs = (tied / pairs if pairs > 0 else math.nan), pairs
     return report
 
@@ -174,7 +174,7 @@ def _task(
         if coded and part[0].measure.kind == "grouped":
             yr = np.asarray(binary_targets(y, part[0].label, pos_label), dtype=np.float64)
         else:
-            yr = floats(y, "y_true")
+            yr = relevance_targets(y, part, pos_label)
             check_relevance(yr)  # the targets read as graded relevance: checked here, where that is known
         # the measures take the rows and make the tie table on first need (the group AUC needs none)
         rd = RankingData.from_checked(yr, ys, g, grouping)
@@ -232,13 +232,17 @@ def _tie_bounds(
     codes = None if g is None else (grouping if grouping is not None else group_codes(g))[1]
     sizes = None if codes is None else np.bincount(codes, weights=w).astype(np.float64)
     counted: dict[str, tuple[float, float]] = {}
-    ranking = [s for s in specs if s.measure.kind in ("ranking", "grouped")]
+    # the group AUCs read the targets coded by pos_label when one is named, as their values do
+    # (:func:`_task`): their bounds are over the same targets
+    coded = pos_label is not None
+    ranking = [s for s in specs if s.measure.kind == "ranking" or (s.measure.kind == "grouped" and not coded)]
+    grouped = [s for s in specs if s.measure.kind == "grouped" and coded]
     binary = [s for s in specs if s.measure.kind == "binary"]
-    for kind, kind_specs in (("ranking", ranking), ("binary", binary)):
+    for kind, kind_specs in (("ranking", ranking), ("grouped", grouped), ("binary", binary)):
         if not kind_specs:
             continue
         if kind == "ranking":
-            t = floats(y, "y_true")
+            t = relevance_targets(y, kind_specs, pos_label)
         else:
             t = np.asarray(binary_targets(y, kind_specs[0].label, pos_label), dtype=np.float64)
         tie_orders = TieOrders(ys, t, codes, w)  # one sort: both extreme orders and the tied pairs
@@ -286,6 +290,35 @@ def _tie_bounds(
                 r.tie_min = MeasureResult.of(s, lo, sizes, np.arange(len(lo)), True).value
                 r.tie_max = MeasureResult.of(s, hi, sizes, np.arange(len(hi)), True).value
     return counted
+
+
+def relevance_targets(y: np.ndarray, specs: list[MeasureSpec], pos_label: Any) -> np.ndarray:
+    """The targets as the graded relevance the per-query measures ``specs`` read; labels (no value a
+    number: click/no) one line saying so and what to pass, rather than ``'no' is not a number``
+    (``pos_label=`` where it codes them all: the group AUCs; else a coding of the caller's).
+    """
+    try:
+        return floats(y, "y_true")
+    except InvalidDataError:
+        from perfeval._validation import LabelWords, label_values, read_targets
+        from perfeval.io.grammar import is_number
+
+        values = [str(v) for v in np.asarray(y).tolist()] if y.dtype.kind in "OUS" else []
+        if not values or any(is_number(v) for v in values):
+            raise
+        ranking = [s.label for s in specs if s.measure.kind != "grouped"]
+        needs = (ranking or [specs[0].label])[0]
+        if pos_label is not None:  # it codes the binary measures and the group AUCs only
+            raise InvalidDataError(
+                f"{needs} reads graded relevance (numbers), but `y_true` holds {label_values(y)}; "
+                f"pos_label= codes the binary measures and GAUC only: pass np.asarray(y_true) == "
+                f"{pos_label!r} as y_true for {needs}"
+            ) from None
+        said = read_targets(y, LabelWords(pos_label=not ranking))
+        raise InvalidDataError(
+            f"{needs} reads numbers (0/1, or graded relevance: above 0 relevant), but `y_true` "
+            f"{said.what}; {said.advice}"
+        ) from None
 
 
 def _values(r: MeasureResult) -> np.ndarray:

@@ -68,10 +68,11 @@ def evaluate(
         positive and any other label negative. Each measure is computed per partition and named
         ``"<measure>[<partition>]"``.
     pos_label : optional
-        The positive label of ``y_true`` for the binary measures (``"yes"``, ``True``, ``2``): it
-        is 1, every other label 0.  Without it the targets must be 0/1, -1/1 (1 positive) or
-        booleans; any other coding is an error that lists the labels found (nothing is guessed).
-        Not with a Dask collection (its targets come coded).
+        The positive label of ``y_true`` for the binary measures and GAUC (``"yes"``, ``True``,
+        ``2``): it is 1, every other label 0 (the per-query measures, NDCG, MAP, ..., read the
+        targets as graded relevance: pass ``np.asarray(y_true) == label`` for them).  Without it
+        the targets must be 0/1, -1/1 (1 positive) or booleans; any other coding is an error that
+        lists the labels found (nothing is guessed).  A Dask collection takes it too.
     target, score, group, weight : str, optional
         Column names, when ``y_true`` is a table (a pandas, polars or Dask DataFrame, a pyarrow
         Table): ``evaluate(df, target="click", score="ctr", group="user")``.  A Dask DataFrame (or

@@ -109,8 +109,10 @@ class Explanation:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "rows": self.rows,
-            "groups": self.groups,
+            **with_reasons(
+                {"rows": self.rows, "groups": self.groups},
+                {"groups": "no groups: every row in one set (no --group, groups=None)"},
+            ),
             "measures": self.measures,
             "dialects": {
                 d: {

@@ -351,12 +351,29 @@ def _comparisons(
         if floored
         else ""
     )
-    return [
+    from perfeval.stats.intervals import reasons
+
+    undefined: dict[str, list[str]] = {}  # why a difference, an interval or a p-value is undefined
+    for other in names[1:]:
+        for lab, c in every[other].items():
+            why = reasons(c)
+            text = why.get("difference") or why.get("low") or why.get("p_value")
+            if text:  # compare(y, model, baseline)'s a and b, by their names
+                text = text.replace("model a's", f"{other}'s").replace("model b's", f"{base}'s")
+                undefined.setdefault(text, []).append(f"{lab} ({other} - {base})")
+    out = [
         f"<h2>Comparisons with {_esc(base)}</h2>",
         f"<p class='meta'>{_esc(tests[:1].upper() + tests[1:])}, on the same cases: {what}, its interval, "
         f"and the two-sided p-value of no difference{corrected}.{floor}</p>",
         _table(head, crow, "comparisons"),
     ]
+    if undefined:
+        out.append(
+            "<p class='meta'><i>undefined</i>: "
+            + "; ".join(f"{_esc(', '.join(where))}: {_esc(why)}" for why, where in undefined.items())
+            + ".</p>"
+        )
+    return out
 
 
 def _p(p: float, bound: bool) -> str:
@@ -774,8 +791,15 @@ def build(
             else (f"{one.method} bootstrap, {one.n_boot} replicates, seed {seed}, {one.resampled} resampled")
         )
         where = " of the mean over groups" if info is not None else ""
+        from perfeval.stats.intervals import undefined_intervals
+
+        undefined = undefined_intervals(
+            [(f"{lab} of {name}", iv) for name, ivs in intervals.items() for lab, iv in ivs.items()]
+        )
         parts.append(
-            f"<p class='meta'>In brackets: {ci * 100:g}% confidence intervals{where} ({esc(how)}).</p>"
+            f"<p class='meta'>In brackets: {ci * 100:g}% confidence intervals{where} ({esc(how)})."
+            + (f" <i>[undefined, undefined]</i>: {esc(undefined)}." if undefined else "")
+            + "</p>"
         )
         if len(models) > 1:
             parts += _comparisons(y, models, labels, g, w, ci, method, n_boot, seed, threshold, progress)

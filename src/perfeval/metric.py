@@ -41,7 +41,6 @@ from perfeval._validation import (
     binary_targets,
     cases,
     check_relevance,
-    floats,
     id_kind,
     to_numpy,
 )
@@ -574,8 +573,10 @@ class Metric:
         grouped = [s for s in self._specs if s.measure.kind == "grouped"]
         binary = [s for s in self._specs if s.measure.kind == "binary"]
         as_relevance = ranking + ([] if coded else grouped)
-        if as_relevance:  # graded relevance >= 0, row by row
-            check_relevance(floats(y, "y_true"))
+        if as_relevance:  # graded relevance >= 0, row by row (labels said as evaluate() says them)
+            from perfeval.engine import relevance_targets
+
+            check_relevance(relevance_targets(y, as_relevance, self.pos_label))
         labelled = binary + (grouped if coded else [])
         if not labelled:
             return self._labels, self._family, self._any_positive

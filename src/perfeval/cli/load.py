@@ -136,6 +136,32 @@ def labels_message(
     return f"the target column {name!r} {said.what}{need}; {said.advice}"
 
 
+def _text_labels(
+    table: Any, name: str, col: Any, *, partition: bool, scores: tuple[str, ...], whole: bool
+) -> None:
+    """Targets of labels (no value a number: click/no, yes/no, classes) where the measures asked
+    read numbers (GAUC, NDCG, MAP, ... without --pos-label): an error saying what they look like and
+    offering --pos-label, as for a binary measure; nothing when some value is a number (a stray
+    value among grades is the reader's "not a number").
+    """
+    import numpy as np
+
+    from perfeval._validation import LabelWords, read_targets
+    from perfeval.exceptions import InputFormatError
+    from perfeval.io import grammar
+
+    values = [str(v) for v in np.asarray(col).tolist()]
+    if not values or any(grammar.is_number(v) for v in values):
+        return
+    said = read_targets(np.asarray(values), LabelWords(cli=True, partition=partition, whole=whole), scores)
+    raise InputFormatError(
+        f"the target column {name!r} {said.what}{':' if said.kind == 'labels' else ';'} the measures "
+        f"asked read numbers (0/1, or graded relevance: above 0 relevant); {said.advice}",
+        source=table.source,
+        **_labels_line(table, col),
+    )
+
+
 def _labels_line(table: Any, col: Any) -> dict[str, int]:
     """Where the first target that is not a number is (text labels: its line, or its row in a table
     without lines), else nothing (numbers that are not a 0/1 coding: no one line is to blame).
@@ -181,7 +207,11 @@ def targets(
 
     _no_missing(table, name, col, whole=seen is None)
     if not binary:
-        rel = numeric(table, name, col, "target")
+        try:
+            rel = numeric(table, name, col, "target")
+        except InputFormatError:
+            _text_labels(table, name, col, partition=partition, scores=scores, whole=seen is None)
+            raise
         bad = ~(rel >= 0)  # NaN too
         if bad.any():  # said here, with the file's line, not by the library's 0-based index
             i = int(np.argmax(bad))

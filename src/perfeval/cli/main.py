@@ -417,10 +417,24 @@ _LIBRARY_WORDS = (
 
 
 def _cli_words(text: str) -> str:
-    """A library message in the command line's words (``pass `groups=``` is ``give --group COLUMN``)."""
+    """A library message in the command line's words (``pass `groups=``` is ``give --group COLUMN``,
+    ```pos_label='click'``` is ``--pos-label click``).
+    """
+    import ast
+    import re
+    import shlex
+
     for lib, cli in _LIBRARY_WORDS:
         text = text.replace(lib, cli)
-    return text
+
+    def option(m: re.Match) -> str:
+        try:
+            value = ast.literal_eval(m.group(1))
+        except (ValueError, SyntaxError):
+            return m.group(0)
+        return f"--pos-label {shlex.quote(str(value))}"
+
+    return re.sub(r"`pos_label=([^`]+)`", option, text)
 
 
 def _error(text: str, status: int) -> tuple[int, bool]:

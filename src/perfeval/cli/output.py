@@ -104,14 +104,29 @@ FROM_SUMMARY = (
 )
 
 
-def _interval_note(iv: dict, why: str | None = None) -> str:
+def _interval_note(iv: dict, why: str | None = None, models: dict | None = None) -> str:
+    """The note under a table of intervals: how they were drawn, and why any of them is nan
+    (``models``: each model's intervals, for a table of several).
+    """
+    from perfeval.stats.intervals import undefined_intervals
+
     one = next(iter(iv.values()))
     how = (
         "DeLong"
         if one.method == "delong"
         else f"{one.method} bootstrap, {one.n_boot} replicates, {one.resampled} resampled"
     )
-    return f"({one.level * 100:g}% intervals: {how}" + (f"; {why})" if why else ")")
+    shown = (
+        [(lab, r) for lab, r in iv.items()]
+        if models is None
+        else [(f"{name} {lab}", r) for name, ivs in models.items() for lab, r in ivs.items()]
+    )
+    undefined = undefined_intervals(shown)
+    return (
+        f"({one.level * 100:g}% intervals: {how}"
+        + (f"; {why})" if why else ")")
+        + (f"\n(nan intervals: {undefined})" if undefined else "")
+    )
 
 
 def _bounded(report: Any) -> bool:
@@ -282,7 +297,13 @@ def models_text(reports: dict[str, Any], output: str, per_group: bool) -> str:
         )
         lines += _tie_note(first)[1:]  # the measures without an exact bound
     if first.intervals:
-        lines.append(_interval_note(first.intervals, getattr(first, "interval_why", None)))
+        lines.append(
+            _interval_note(
+                first.intervals,
+                getattr(first, "interval_why", None),
+                {name: r.intervals or {} for name, r in reports.items()},
+            )
+        )
     lines.append(signature_line(first.signature))
     if per:
         for name, r in reports.items():

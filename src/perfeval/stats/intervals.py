@@ -144,7 +144,7 @@ def reasons(result: Interval | Comparison) -> dict[str, str]:
         f"no interval{'' if isinstance(result, Interval) else ' or test'}: {cause}"
         if bad
         else "more than 5% of the replicates leave the value undefined (e.g. a replicate without a "
-        "positive): no interval from a biased subset"
+        f"positive): no interval{'' if isinstance(result, Interval) else ' or test'} from a biased subset"
     )
     for k in rest:
         v = getattr(result, k)
@@ -182,6 +182,20 @@ def which_tests(comparisons: list[Comparison], seed: int | None) -> str:
     if len(by) == 1:
         return one(next(iter(by)))
     return "; ".join(f"{', '.join(labels)}: {one(key)}" for key, labels in by.items())
+
+
+def undefined_intervals(results: list[tuple[str, Interval | Comparison]]) -> str:
+    """Why the intervals of ``results`` (each with the name it is shown under: a measure's label,
+    or a model's name and the label) that are not numbers are not, for a note under a table: each
+    reason once, after the names it holds for (``ROC, APR: more than 5% of the replicates ...``);
+    '' when every one is.
+    """
+    by: dict[str, list[str]] = {}
+    for name, r in results:
+        why = reasons(r).get("low") if not (math.isfinite(r.low) and math.isfinite(r.high)) else None
+        if why:
+            by.setdefault(why, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {why}" for why, names in by.items())
 
 
 # -- interval arithmetic ---------------------------------------------------------------------------
@@ -256,10 +270,12 @@ def interval(
 
 def p_value(diffs: np.ndarray) -> float:
     """Two-sided Monte Carlo p-value of "no difference": twice the share of replicate differences on
-    the far side of zero (ties half), counted as (k + 1) / (R + 1) so that it is never 0.
+    the far side of zero (ties half), counted as (k + 1) / (R + 1) so that it is never 0.  NaN when
+    more than 5% of the replicates are undefined, as the interval (:func:`interval`): no test from a
+    biased subset either.
     """
     d = diffs[~np.isnan(diffs)]
-    if len(d) == 0:
+    if len(d) == 0 or len(d) < 0.95 * len(diffs):
         return math.nan
     zero = 0.5 * np.count_nonzero(d == 0)
     k = min(np.count_nonzero(d < 0) + zero, np.count_nonzero(d > 0) + zero)
@@ -272,6 +288,6 @@ def p_at_floor(diffs: np.ndarray) -> bool:
     estimate (more replicates could only lower it).
     """
     d = diffs[~np.isnan(diffs)]
-    if len(d) == 0:
+    if len(d) == 0 or len(d) < 0.95 * len(diffs):
         return False
     return bool(np.count_nonzero(d <= 0) == 0 or np.count_nonzero(d >= 0) == 0)

@@ -307,9 +307,9 @@ def inputs(args: Any, specs: list) -> tuple:
     """
     from perfeval.exceptions import InvalidParameterError
 
-    binary = any(s.measure.kind == "binary" for s in specs) or (
-        args.pos_label is not None and any(s.measure.kind == "grouped" for s in specs)
-    )  # GAUC reads labels through --pos-label, else grades (> 0: positive)
+    # --pos-label codes the column for every measure asked, as perfeval eval does; without it,
+    # GAUC reads grades (> 0: positive)
+    binary = any(s.measure.kind == "binary" for s in specs) or args.pos_label is not None
     if len(args.files) == 1:
         if args.id or args.by_position:
             what = "--id joins" if args.id else "--by-position pairs"
@@ -564,6 +564,17 @@ def _text(
                 )
             )
             lines.append(f"({', '.join(boot)} by the bootstrap, not DeLong's test: {why})")
+    from perfeval.stats.intervals import undefined_intervals
+
+    undefined = undefined_intervals(  # an infinite difference is said on stderr already
+        [
+            (f"{shown(c_row['model'])} {c.label}", c)
+            for c_row, c in zip(rows, comparisons, strict=True)
+            if math.isfinite(c.difference)
+        ]
+    )
+    if undefined:
+        lines.append(f"(nan: {undefined})")
     if any(r["p_at_floor"] for r in rows):
         floor = min(r["p_value"] for r in rows if r["p_at_floor"])
         lines.append(

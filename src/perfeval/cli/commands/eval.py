@@ -275,9 +275,10 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
     picked = table.pick(args.id, "id") if getattr(args, "id", None) else None
     ids = None if picked is None else picked[1]
     parts = load.partitions(args.partition)
-    binary = any(s.measure.kind == "binary" for s in specs) or (
-        args.pos_label is not None and any(s.measure.kind == "grouped" for s in specs)
-    )  # GAUC reads labels through --pos-label, else grades (> 0: positive)
+    # --pos-label codes the column for every measure asked, as streamed and on Dask (a ranking
+    # measure read the grades in memory unless a binary measure or GAUC came with it); without it,
+    # GAUC reads grades (> 0: positive)
+    binary = any(s.measure.kind == "binary" for s in specs) or args.pos_label is not None
     if args.pos_label is not None and not parts:
         shown_label = load.label_as_read(args.pos_label, target)
     raw = target
@@ -484,11 +485,8 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
         def name(c: Any) -> str | None:
             return None if c is None else names[c.index]
 
-        # --pos-label codes the labels where the in-memory path does (a binary measure, or GAUC)
-        binary = any(s.measure.kind == "binary" for s in specs) or any(
-            s.measure.kind == "grouped" for s in specs
-        )
-        pos_label = args.pos_label if binary else None
+        # --pos-label codes the labels for every measure asked, as in memory and streamed
+        pos_label = args.pos_label
         labels: dict = {}
         try:
             report = evaluate_dask(
