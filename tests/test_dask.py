@@ -639,18 +639,7 @@ def test_dask_keeps_group_ids_past_2_53_when_a_partition_holds_no_group(on_clust
     from conftest import run_cli
 
     code, out, err = run_cli(
-        [
-            "eval",
-            str(tmp_path / "d"),
-            "--input-format",
-            "parquet",
-            "--group",
-            "user",
-            "--score",
-            "p",
-            "--target",
-            "y",
-        ]
+        ["eval", str(tmp_path / "d"), "--input-format", "parquet", "--group", "user", "--score", "p"]
         + ["-m", "gauc", "--format", "json", "--dask", "local:1"],
         capsys,
     )
