@@ -645,3 +645,40 @@ def test_dask_keeps_group_ids_past_2_53_when_a_partition_holds_no_group(on_clust
     )
     assert code == 0, err
     assert sorted(json.loads(out)["measures"]["GAUC"]["per_group"]) == [str(2**62), str(2**62 + 1)]
+
+
+def test_a_file_that_cannot_be_decompressed_is_named_on_dask(on_cluster, tmp_path, capsys):
+    """A gzip cut short was an internal error (EOFError) on --dask, a corrupt one or a corrupt
+    Parquet page an error naming no file ("CRC check failed ..."); they are the other paths' errors."""
+    import gzip
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rng = np.random.default_rng(0)
+    text = (
+        "label,score\n" + "".join(f"{k % 2},{v:.6f}\n" for k, v in enumerate(rng.random(50_000)))
+    ).encode()
+    packed = gzip.compress(text)
+    half = len(packed) // 2
+    (tmp_path / "cut.csv.gz").write_bytes(packed[:half])
+    (tmp_path / "bad.csv.gz").write_bytes(packed[:half] + bytes(100) + packed[half + 100 :])
+    for name, says in (
+        ("cut.csv.gz", "cut.csv.gz: is not a readable gzip file (Compressed file ended before"),
+        ("bad.csv.gz", "bad.csv.gz: is not a readable gzip file (CRC check failed"),
+    ):
+        for code, _out, err in _three_ways(tmp_path / name, ["-m", "roc"], capsys):
+            assert code == 1 and err.count("\n") == 1 and says in err, err
+    n = 50_000
+    pq.write_table(
+        pa.table({"label": rng.integers(0, 2, n), "score": rng.random(n)}),
+        tmp_path / "t.parquet",
+        row_group_size=5_000,
+        compression="zstd",
+    )
+    raw = (tmp_path / "t.parquet").read_bytes()
+    at = len(raw) * 3 // 4
+    (tmp_path / "t.parquet").write_bytes(raw[:at] + bytes(200) + raw[at + 200 :])
+    for code, _out, err in _three_ways(tmp_path / "t.parquet", ["-m", "roc"], capsys):
+        assert code == 1 and err.count("\n") == 1 and "t.parquet: is not a readable Parquet file (" in err, (
+            err
+        )

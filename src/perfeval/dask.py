@@ -662,6 +662,10 @@ def check_text_files(pattern: str, quoted: bool, comments: bool = False) -> dict
     tasks = []
     for f in _files(pattern):
         compressed = f.lower().endswith(COMPRESSED_EXT)
+        if compressed:  # one block, read on a worker by the table readers' own opening, whose
+            # errors name the file (a corrupt or cut gzip: CRC check failed, EOFError)
+            tasks.append((f, [dask.delayed(_check_compressed)(f, quoted, comments)]))
+            continue
         _, blocks, paths = read_bytes(
             f,
             delimiter=b"\n",
@@ -692,6 +696,20 @@ def check_text_files(pattern: str, quoted: bool, comments: bool = False) -> dict
             skipped.merge(Skipped(count, [line0 + k for k in first]))
             line0 += lines
     return out
+
+
+def _check_compressed(path: str, quoted: bool, comments: bool) -> tuple[int, Any, tuple]:
+    """:func:`_check_block` of a compressed file, read whole by :func:`perfeval.io.tables.open_bytes`
+    (a file that cannot be decompressed is an error naming it, as read whole).
+    """
+    from perfeval.io.tables import open_bytes
+
+    fh = open_bytes(path, path)
+    try:
+        data = fh.read()
+    finally:
+        fh.close()
+    return _check_block(data, True, quoted, comments)
 
 
 def _check_block(data: bytes, first: bool, quoted: bool, comments: bool) -> tuple[int, Any, tuple]:
