@@ -603,3 +603,95 @@ def test_evaluate_and_metric_options_outside_their_domain_are_one_line(kw, match
     if "tie_bounds" not in kw and "partitions" not in kw:
         _one_line_of_ours(perfeval.Metric, match=match, **kw)
     assert perfeval.evaluate([1, 0], [0.2, 0.4], measures=["acc"], threshold=-math.inf)["ACC@-inf"] == 0.5
+
+
+@pytest.mark.parametrize(
+    "make,missing",
+    [
+        (lambda pa: pa.array([0.1, None, 0.3, 0.4]), True),
+        (lambda pa: pa.chunked_array([[0.1, None], [0.3, 0.4]]), True),
+        (lambda pa: pa.array([1, 2, 3, 4]).cast(pa.decimal128(30, 2)), False),
+        (lambda pa: pa.array(["0.1", "0.2", "0.3", "0.4"]).dictionary_encode(), False),
+    ],
+)
+def test_pyarrow_arrays_that_need_a_copy_are_read(make, missing):
+    """A pyarrow array with a null, of decimals or a dictionary cannot be read without a copy:
+    ``to_numpy()`` raised pyarrow's ArrowInvalid from every door; it is copied, as ``np.asarray``
+    copies it, and a null is then a missing value said in one line of ours."""
+    import perfeval.functional as F
+
+    pa = pytest.importorskip("pyarrow")
+    s, y = make(pa), [0, 1, 0, 1]
+    calls = [
+        lambda: perfeval.evaluate(y, s, measures=["roc"])["ROC"],
+        lambda: F.roc_auc(y, s),
+        lambda: F.roc_auc_score(y, s),
+    ]
+    if missing:
+        for call in calls:
+            _one_line_of_ours(call, match="(?i)nan")
+        targets = pa.array([0, 1, None, 1])
+        _one_line_of_ours(perfeval.evaluate, targets, [0.1, 0.2, 0.3, 0.4], measures=["roc"], match="missing")
+    else:
+        want = perfeval.evaluate(y, [1, 2, 3, 4], measures=["roc"])["ROC"]
+        assert [call() for call in calls] == pytest.approx([want] * 3)
+        m = perfeval.Metric(["roc"])
+        m.update(pa.array([0, 1, 0, 1]).dictionary_encode(), s)
+        assert m.compute()["ROC"] == pytest.approx(want)
+
+
+@pytest.mark.parametrize("where", ["y_score", "sample_weight"])
+def test_an_integer_beyond_float64_is_one_line_of_ours(where):
+    """A Python integer past float64's range (a 400-digit id pasted as a score) raised Python's
+    OverflowError from every door; it is refused by name, with its index."""
+    import perfeval.functional as F
+
+    big = [1, 10**400, 1, 1]
+    kw = {"y_score": big} if where == "y_score" else {"y_score": [0.1, 0.2, 0.3, 0.4], "sample_weight": big}
+    y = [0, 1, 0, 1]
+    msg = _one_line_of_ours(perfeval.evaluate, y, measures=["roc"], **kw)
+    assert f"`{where}` holds an integer of 401 digits at index 1" in msg, msg
+    _one_line_of_ours(F.roc_auc_score, y, **kw, match="401 digits at index 1")
+    m = perfeval.Metric(["roc"])
+    _one_line_of_ours(m.update, y, kw["y_score"], sample_weight=kw.get("sample_weight"), match="401 digits")
+    assert m.rows == 0
+    if where == "y_score":
+        _one_line_of_ours(F.ndcg, y, big, match="401 digits at index 1")
+        _one_line_of_ours(F.log_loss, y, [0.1, -(10**400), 0.3, 0.4], match="401 digits|y_prob")
+
+
+def test_a_trec_table_with_an_integer_beyond_float64_is_one_line_of_ours():
+    pd = pytest.importorskip("pandas")
+    import perfeval.trec as T
+
+    qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "score": [0.5, 10**400]})
+    msg = _one_line_of_ours(T.evaluate, qrels, run, measures=["map"])
+    assert "column 'score' holds an integer of 401 digits at row 2" in msg, msg
+    msg = _one_line_of_ours(T.evaluate, qrels, run.assign(score=[0.5, None]), measures=["map"])
+    assert "column 'score' holds nan at row 2" in msg, msg  # not np.float64(nan)
+
+
+def test_ragged_nested_sequences_are_one_line_of_ours():
+    """Nested lists of different lengths made numpy raise its own ValueError at every door."""
+    import perfeval.functional as F
+
+    ragged = [[0.1], [0.2, 0.3], [0.3], [0.4]]
+    y = [0, 1, 0, 1]
+    for fn in (
+        lambda: perfeval.evaluate(y, ragged, measures=["roc"]),
+        lambda: F.roc_auc_score(y, ragged),
+        lambda: F.log_loss(y, ragged),
+        lambda: F.ndcg_score([[1, 0]], [[0.1], [0.2, 0.3]]),
+        lambda: perfeval.Metric(["roc"]).update(y, ragged),
+    ):
+        _one_line_of_ours(fn, match="nested sequences of different lengths")
+
+
+def test_a_nan_score_is_shown_as_a_number_not_numpys_repr():
+    msg = _one_line_of_ours(perfeval.evaluate, [0, 1], np.array([0.1, np.nan]), measures=["roc"])
+    assert "got nan at index 1" in msg and "np.float64" not in msg, msg
+    import perfeval.functional as F
+
+    msg = _one_line_of_ours(F.accuracy_score, [0, 1, np.nan], [0, 1, 1])
+    assert "holds nan at index 2" in msg and "np.float64" not in msg, msg

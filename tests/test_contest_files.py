@@ -341,3 +341,38 @@ def test_row_numbers_before_a_ranked_list_are_named(tmp_path, capsys):
         "column of row numbers (pandas: to_csv(index=False), R: write.csv(row.names=FALSE) write none); "
         "reading stopped"
     ]
+
+
+@pytest.mark.parametrize(
+    "char,name",
+    [
+        ("\f", "a form feed (\\f)"),
+        ("\v", "a vertical tab (\\v)"),
+        ("\x1e", "a record separator (\\x1e)"),
+        ("\x85", "a next-line character (U+0085)"),
+        ("\u2028", "a line separator (U+2028)"),
+    ],
+)
+def test_a_line_end_of_some_readers_only_is_an_error_at_an_editors_line(tmp_path, capsys, char, name):
+    """A form feed, a vertical tab or U+2028 between two rows was a line end (``str.splitlines``):
+    the rows were read, but every line number after it was one more than an editor's, so an error
+    further down named the wrong line ("line 4" for the third line).  The line ends are LF, CR LF
+    and CR, as documented: such a character is an error at its line and column, in a submission as
+    in the key, and the rows after it keep their editor's numbers."""
+    key = _key(tmp_path, "key.txt", "".join(f"ev{i} {i % 2}\n" for i in range(4)))
+    sub = tmp_path / "sub.txt"
+    sub.write_text(f"ev0 0.9\nev1 0.2{char}ev2 0.7\nev3 oops\n", encoding="utf-8")
+    code, got, err = _scores(capsys, key, "kddcup2004-physics", str(sub))
+    assert code == 1 and got["errors"] == [
+        f"{sub}, line 2: holds {name} at column 8, a line end to some readers and a blank to others "
+        "(rows would merge or split): end each line with a newline only",
+        f"{sub}, line 3: the prediction 'oops' is not a number",
+    ], got["errors"]
+    bad_key = _key(tmp_path, "bad_key.txt", f"ev0 1\nev1 0{char}ev2 1\nev3 0\n")
+    sub.write_text("ev0 0.9\nev1 0.2\nev2 0.7\nev3 0.1\n")
+    code, _, err = _scores(capsys, bad_key, "kddcup2004-physics", str(sub))
+    assert code == 1 and err == (
+        f"perfeval: error: {bad_key}, line 2: holds {name} at column 6, a line end to some readers and "
+        "a blank to others (rows would merge or split): end each line with a newline only\n"
+    )
+    assert _scores(capsys, key, "kddcup2004-physics", str(sub))[0] == 0

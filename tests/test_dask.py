@@ -3,6 +3,8 @@ processes, so summaries really travel between processes)."""
 
 from __future__ import annotations
 
+import datetime
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -630,3 +632,149 @@ def test_group_ids_of_19_digits_are_read_on_dask_as_in_memory(on_cluster, tmp_pa
     assert dask["undefined_groups"] == memory["undefined_groups"]
     assert type(dask["undefined_groups"][0]) is type(memory["undefined_groups"][0])
     assert list(dask["per_group"]) == list(memory["per_group"])
+
+
+def _json_lines(*scores: str) -> bytes:
+    return "".join(f'{{"label": {k % 2}, "score": {s}}}\n' for k, s in enumerate(scores)).encode()
+
+
+@pytest.mark.parametrize(
+    "name, content, says",
+    [
+        # Python's float() reads these, the readers' grammar does not: pandas left the column as text
+        # and --dask took 1_000 for 1000 (ROC 0.5 where the other paths refuse the file)
+        ("us.csv", b"label,score\n1,0.9\n0,1_000\n1,0.3\n0,0.1\n", "holds '1_000', not a number"),
+        ("ar.csv", "label,score\n1,0.9\n0,\u0663\n1,0.3\n0,0.1\n".encode(), "holds '\u0663', not a number"),
+        ("fw.csv", "label,score\n1,0.9\n0,\uff11\n1,0.3\n0,0.1\n".encode(), "holds '\uff11', not a number"),
+        # JSON lines were pandas' reader's: "1_000" and true were numbers, and an integer past 64
+        # bits, a broken line or a line that is no object an internal error (status 70)
+        ("us.jsonl", _json_lines("0.9", '"1_000"', "0.3", "0.1"), "holds '1_000', not a number"),
+        ("b.jsonl", _json_lines("0.9", "true", "0.3", "0.1"), "holds 'True', not a number"),
+        ("big.jsonl", _json_lines("0.9", "9" * 400, "0.3", "0.1"), "the score column 'score' holds inf"),
+        ("x.jsonl", _json_lines("0.9", "0.2")[:-5] + b"\n" + _json_lines("0.3"), "not valid JSON"),
+        ("a.jsonl", _json_lines("0.9") + b"[1, 2]\n", "line 2: expected a JSON object a line"),
+        ("m.jsonl", _json_lines("0.9") + b'{"label": 0}\n', "line 2: the field 'score' is missing"),
+    ],
+)
+def test_dask_reads_values_by_the_readers_grammar(on_cluster, tmp_path, capsys, name, content, says):
+    (tmp_path / name).write_bytes(content)
+    got = _three_ways(tmp_path / name, ["-m", "roc"], capsys)
+    for k, (code, _out, err) in enumerate(got):
+        if k == 1 and name.endswith(".jsonl"):  # JSON lines are not streamed
+            assert code == 2 and "JSON lines are read whole" in err, err
+            continue
+        assert code == 1 and err.count("\n") == 1 and says in err and "internal error" not in err, (k, err)
+
+
+@pytest.mark.parametrize(
+    "make, says",
+    [
+        (lambda pa: pa.array([datetime.datetime(2020, 1, 1 + i) for i in range(4)]), "'2020-01-01 00:00:00'"),
+        (lambda pa: pa.array([datetime.timedelta(seconds=i) for i in range(4)]), "'0:00:00'"),
+        (lambda pa: pa.array([b"0.9", b"0.1", b"0.8", b"0.3"], pa.binary()), "\"b'0.9'\""),
+    ],
+)
+def test_dask_refuses_dates_durations_and_bytes_as_scores_as_the_other_paths(
+    on_cluster, tmp_path, capsys, make, says
+):
+    """numpy reads a datetime64 as nanoseconds and bytes as text: --dask scored timestamps (ROC 0.58,
+    RMS 1.6e15) where the other paths say the column holds no numbers."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    pq.write_table(pa.table({"label": [1, 0, 1, 0], "score": make(pa)}), tmp_path / "t.parquet")
+    got = _three_ways(tmp_path / "t.parquet", ["-m", "roc,rms"], capsys)
+    for code, _out, err in got:
+        assert code == 1 and f"the score column 'score' holds {says}, not a number" in err, err
+
+
+def test_dask_reads_json_lines_as_read_whole(on_cluster, tmp_path, capsys):
+    """A partition a file, read by the table reader: group ids past 2^53 kept, labels named by
+    --pos-label, a glob of files; the numbers of the in-memory path."""
+    rng = np.random.default_rng(7)
+    rows = [
+        {
+            "user": int(2**62 + rng.integers(20)),
+            "label": str(rng.choice(["yes", "no"])),
+            "p": float(rng.random()),
+        }
+        for _ in range(300)
+    ]
+    import json
+
+    (tmp_path / "g.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    argv = ["--group", "user", "--score", "p", "--pos-label", "yes", "-m", "gauc,roc"]
+    memory, _, on_dask = _three_ways(tmp_path / "g.jsonl", argv, capsys)
+    assert memory[0] == on_dask[0] == 0 and memory[1] == on_dask[1], (memory, on_dask)
+    (tmp_path / "d").mkdir()
+    for part in range(3):
+        (tmp_path / "d" / f"{part}.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in rows[part * 100 : part * 100 + 100])
+        )
+    glob = _three_ways(tmp_path / "d" / "*.jsonl", argv, capsys)[2]
+    assert glob[0] == 0 and glob[1]["measures"] == memory[1]["measures"], glob
+
+
+def test_dask_keeps_group_ids_past_2_53_when_a_partition_holds_no_group(on_cluster, tmp_path, capsys):
+    """An empty partition after the shuffle gave its groups a float column: put together with the
+    others, every int64 id became a float (4.611686018427388e+18), and the JSON's per-group values of
+    ids past 2^53 merged into one (two groups, one value shown)."""
+    import json
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rng = np.random.default_rng(3)
+    (tmp_path / "d").mkdir()
+    for k in range(4):  # four partitions, two groups: at least two partitions empty after the shuffle
+        n = 50
+        pq.write_table(
+            pa.table(
+                {"user": 2**62 + rng.integers(0, 2, n), "label": rng.integers(0, 2, n), "p": rng.random(n)}
+            ),
+            tmp_path / "d" / f"{k}.parquet",
+        )
+    from conftest import run_cli
+
+    code, out, err = run_cli(
+        ["eval", str(tmp_path / "d"), "--input-format", "parquet", "--group", "user", "--score", "p"]
+        + ["-m", "gauc", "--format", "json", "--dask", "local:1"],
+        capsys,
+    )
+    assert code == 0, err
+    assert sorted(json.loads(out)["measures"]["GAUC"]["per_group"]) == [str(2**62), str(2**62 + 1)]
+
+
+def test_a_file_that_cannot_be_decompressed_is_named_on_dask(on_cluster, tmp_path, capsys):
+    """A gzip cut short was an internal error (EOFError) on --dask, a corrupt one or a corrupt
+    Parquet page an error naming no file ("CRC check failed ..."); they are the other paths' errors."""
+    import gzip
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rng = np.random.default_rng(0)
+    text = (
+        "label,score\n" + "".join(f"{k % 2},{v:.6f}\n" for k, v in enumerate(rng.random(50_000)))
+    ).encode()
+    packed = gzip.compress(text)
+    half = len(packed) // 2
+    (tmp_path / "cut.csv.gz").write_bytes(packed[:half])
+    (tmp_path / "bad.csv.gz").write_bytes(packed[:half] + bytes(100) + packed[half + 100 :])
+    for name, says in (
+        ("cut.csv.gz", "cut.csv.gz: is not a readable gzip file (Compressed file ended before"),
+        ("bad.csv.gz", "bad.csv.gz: is not a readable gzip file (CRC check failed"),
+    ):
+        for code, _out, err in _three_ways(tmp_path / name, ["-m", "roc"], capsys):
+            assert code == 1 and err.count("\n") == 1 and says in err, err
+    n = 50_000
+    pq.write_table(
+        pa.table({"label": rng.integers(0, 2, n), "score": rng.random(n)}),
+        tmp_path / "t.parquet",
+        row_group_size=5_000,
+        compression="zstd",
+    )
+    raw = (tmp_path / "t.parquet").read_bytes()
+    at = len(raw) * 3 // 4
+    (tmp_path / "t.parquet").write_bytes(raw[:at] + bytes(200) + raw[at + 200 :])
+    for code, _out, err in _three_ways(tmp_path / "t.parquet", ["-m", "roc"], capsys):
+        assert code == 1 and err.count("\n") == 1 and "t.parquet: is not a readable Parquet file (" in err, (
+            err
+        )

@@ -356,6 +356,43 @@ def test_state_of_other_measures_is_refused():
         Metric(["roc"]).load_state_dict({"version": 99})
 
 
+@pytest.mark.parametrize("clustered", [False, True])
+def test_a_state_that_cannot_be_read_is_one_line_of_ours_and_changes_nothing(clustered):
+    """A truncated or altered checkpoint raised KeyError, TypeError or ValueError, after the Metric
+    had been reset (its rows lost: a failed call changed it), or was taken (``labels="junk"``, a
+    flag of another type) and failed later at compute with an AttributeError."""
+    m = Metric(["gauc", "roc"], clustered=clustered)
+    m.update([1, 0, 1, 0], [0.9, 0.2, 0.4, 0.6], groups=[1, 1, 2, 2])
+    good = m.state_dict()
+    target = Metric(["gauc", "roc"], clustered=clustered)
+    target.update([1, 0], [0.3, 0.1], groups=[7, 7])
+    before = pickle.dumps(target.state_dict())
+    held = (repr(target), bits(compute(target)))
+    broken = []
+    for key in good:
+        if key == "version":
+            continue
+        broken.append({k: v for k, v in good.items() if k != key})
+        for junk in ("junk", -1, [1], {"a": 1}):
+            broken.append({**good, key: junk})
+    refused = 0
+    for state in broken:
+        try:
+            target.load_state_dict(state)
+        except perfeval.PerfError as e:
+            assert "\n" not in str(e)
+            assert (repr(target), bits(compute(target))) == held, state  # nothing changed
+            refused += 1
+            continue
+        except Exception as e:  # pragma: no cover - the failure this test is for
+            raise AssertionError(f"{type(e).__name__}: {e} for {state}") from None
+        quiet(target.compute)  # taken: it computes, or says why not in our words
+        target.load_state_dict(pickle.loads(before))
+    assert refused > len(broken) // 2
+    target.load_state_dict(good)
+    assert bits(compute(target)) == bits(compute(m))
+
+
 def test_repr_says_what_is_kept():
     m = Metric(["roc", "ndcg@10"])
     m.update([1, 0, 1], [0.3, 0.2, 0.1])

@@ -444,3 +444,32 @@ def test_a_curve_of_one_class_is_drawn_without_error_and_says_undefined():
 
     d = CurveDisplay.from_predictions([1, 1, 1], [0.2, 0.7, 0.4], kind="roc").plot()
     assert d.lines_[0].get_label() == "model (AUC undefined)"
+
+
+def test_weights_all_0_give_a_report_and_plots_not_an_internal_error(tmp_path, capsys):
+    """Every weight 0 (no case): the lift curve divided by a base rate of 0 cases (a
+    ZeroDivisionError: exit 70 for `report` and `plot lift`), and with --ci the jackknife of
+    TOP1/CA1 had no group to leave out (a ValueError from the compiled walk, exit 70; so did
+    `perfeval.ci` on no case).  The report and the plots are written; the measures are those of
+    `eval`: undefined, or PERF's 0 of no data."""
+    frame = pd.DataFrame({"y": [1, 0, 1], "p": [0.5, 0.3, 0.7], "w": [0, 0, 0]})
+    path = tmp_path / "w0.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "w0.html"
+    for extra in ([], ["--ci", "0.9", "--n-boot", "20"]):
+        assert main(["report", str(path), "--weight", "w", *extra, "-o", str(out)]) == 0
+        cells = parse(out.read_text(encoding="utf-8"))
+        assert cells.value("p", "ROC", "overall").startswith("undefined")
+        assert cells.value("p", "TOP1", "overall").startswith("0.000000")
+    for kind in ("lift", "roc", "pr"):
+        assert main(["plot", kind, str(path), "--weight", "w", "-o", str(tmp_path / f"{kind}.png")]) == 0
+    assert "internal error" not in capsys.readouterr().err
+    import math
+
+    from perfeval.curves import lift
+    from perfeval.stats import ci
+
+    assert all(math.isnan(v) for v in lift([1, 0], [0.5, 0.2], sample_weight=[0, 0]).y)
+    for y, s, w in (([], [], None), ([1, 0, 1], [0.5, 0.3, 0.7], [0, 0, 0])):
+        got = ci(y, s, sample_weight=w, measures=["top1", "ca1", "roc"], n_boot=20)
+        assert got["TOP1"].estimate == 0.0 and math.isnan(got["ROC"].estimate)

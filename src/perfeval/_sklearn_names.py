@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 
 from perfeval._validation import (
+    as_array,
     check_scores,
     check_weights,
     floats,
-    host_memory,
     label_values,
     one_d,
     to_numpy,
@@ -85,12 +85,14 @@ def class_labels(fn: str, y: Array, name: str = "y_true") -> Array:
         bad = np.isnan(y) | ~np.isfinite(y)
         if bad.any():
             i = int(np.argmax(bad))
-            raise InvalidDataError(f"{fn}: `{name}` holds {y[i]!r} at index {i}; labels must be finite")
+            raise InvalidDataError(
+                f"{fn}: `{name}` holds {y[i].item()!r} at index {i}; labels must be finite"
+            )
         frac = y != np.floor(y)
         if frac.any():
             i = int(np.argmax(frac))
             raise InvalidDataError(
-                f"{fn}: `{name}` holds continuous values ({y[i]!r} at index {i}), not class labels"
+                f"{fn}: `{name}` holds continuous values ({y[i].item()!r} at index {i}), not class labels"
             )
     try:
         return np.unique(y)
@@ -152,8 +154,7 @@ def _weights(fn: str, sample_weight: Any, n: int, *, all_zero: bool = False) -> 
 
 
 def _scores(fn: str, y_score: Any, n: int, name: str = "y_score") -> Array:
-    y_score = host_memory(y_score, name)  # a torch tensor (detached) or a device array, in host memory
-    arr = np.asarray(y_score) if not hasattr(y_score, "to_numpy") else to_numpy(y_score, name)
+    arr = as_array(y_score, name)  # a torch tensor (detached), a device array: in host memory
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
@@ -375,7 +376,7 @@ def roc_auc_score(
         raise InvalidParameterError(f"{fn}: Expected max_fpr in range (0, 1], got: {max_fpr!r}")
     y = to_numpy(y_true, "y_true")
     classes = class_labels(fn, y)
-    s_arr = np.asarray(host_memory(y_score, "y_score"))
+    s_arr = as_array(y_score, "y_score")
     if len(classes) > 2 or (s_arr.ndim == 2 and s_arr.shape[1] > 1):
         raise InvalidParameterError(
             f"{fn}: y_true holds {len(classes)} classes / y_score has shape {s_arr.shape}: perfeval "
@@ -434,8 +435,8 @@ def average_precision_score(
         )
     y = to_numpy(y_true, "y_true")
     classes = class_labels(fn, y)
-    y_score = host_memory(y_score, "y_score")
-    if len(classes) > 2 or np.asarray(y_score).ndim == 2 and np.asarray(y_score).shape[1] > 1:
+    y_score = as_array(y_score, "y_score")
+    if len(classes) > 2 or y_score.ndim == 2 and y_score.shape[1] > 1:
         raise InvalidParameterError(
             f"{fn}: y_true holds {len(classes)} classes: perfeval computes the binary average precision "
             "only (multiclass / multilabel averaging is not supported); pass one class against the "
@@ -589,8 +590,7 @@ def log_loss(
 
 def _prob_1d(fn: str, y_prob: Any, n: int) -> Array:
     """``y_prob`` as 1-D float64, finite, in [0, 1]."""
-    x = host_memory(y_prob, "y_prob")
-    arr = x.to_numpy() if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray) else np.asarray(x)
+    arr = as_array(y_prob, "y_prob")
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
@@ -689,7 +689,7 @@ def _dcg_rows(fn: str, y_true: Any, y_score: Any, k: int | None, ignore_ties: bo
     """Per row (query) the tie-averaged DCG@k or NDCG@k with linear gain, from perfeval's tie tables."""
     from perfeval.evaluation import evaluate
 
-    rel, s = np.asarray(host_memory(y_true, "y_true")), np.asarray(host_memory(y_score, "y_score"))
+    rel, s = as_array(y_true, "y_true"), as_array(y_score, "y_score")
     if rel.ndim != 2:
         raise InvalidDataError(
             f"{fn}: y_true must be 2-D, one row a query and one column a document, as in scikit-learn; "
@@ -746,7 +746,7 @@ def ndcg_score(
     0.695694
     """
     fn = "ndcg_score"
-    rel = np.asarray(host_memory(y_true, "y_true"))
+    rel = as_array(y_true, "y_true")
     if rel.ndim == 2 and rel.shape[1] <= 1:
         raise InvalidDataError(
             f"{fn}: Computing NDCG is only meaningful when there is more than 1 document. "
@@ -773,7 +773,7 @@ def dcg_score(
     row holds at least two documents: scikit-learn reads one column as a 1-D target and refuses it.
     """
     fn = "dcg_score"
-    rel = np.asarray(host_memory(y_true, "y_true"))
+    rel = as_array(y_true, "y_true")
     if rel.ndim == 2 and rel.shape[1] <= 1:
         raise InvalidDataError(
             f"{fn}: y_true has {rel.shape[1]} column(s): a query needs at least 2 documents (scikit-learn "
@@ -797,8 +797,7 @@ def _score_matrix(fn: str, y_score: Any) -> Array:
     """``y_score`` as scikit-learn's ``check_array`` leaves it: 1-D or 2-D, numbers in their own type
     (integers stay integers, so that scores beyond 2**53 are not merged into ties), finite.
     """
-    x = host_memory(y_score, "y_score")
-    arr = x.to_numpy() if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray) else np.asarray(x)
+    arr = as_array(y_score, "y_score")
     if arr.ndim not in (1, 2):
         raise InvalidDataError(f"{fn}: `y_score` must be 1-D or 2-D, got shape {arr.shape}")
     if arr.dtype.kind == "O":

@@ -29,14 +29,7 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
     """
     if x is None:
         raise InvalidParameterError(f"`{name}` is required")
-    if not isinstance(x, np.ndarray):
-        x = host_memory(x, name)
-    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
-        try:
-            x = x.to_numpy()
-        except TypeError:  # pyarrow ChunkedArray with nulls etc.
-            x = np.asarray(x)
-    arr = np.asarray(x)
+    arr = as_array(x, name)
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
@@ -46,6 +39,32 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
     if arr.dtype.name == "bfloat16":  # jax's and ml_dtypes' bfloat16: float32 holds it exactly
         arr = arr.astype(np.float32)
     return arr
+
+
+def as_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as a numpy array of any shape, read through the array libraries' protocols
+    (:func:`host_memory`, then ``to_numpy``): a pyarrow array that needs a copy (nulls, a
+    dictionary, decimals) is copied, as ``np.asarray`` copies it.  Nested sequences of different
+    lengths, or an object numpy cannot read, are an :class:`InvalidDataError` naming the argument.
+    """
+    if not isinstance(x, np.ndarray):
+        x = host_memory(x, name)
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        try:
+            x = x.to_numpy()
+        except (TypeError, ValueError):  # pyarrow's zero-copy refusal (ArrowInvalid is a ValueError)
+            pass
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError) as e:
+        why = (
+            "nested sequences of different lengths"
+            if "inhomogeneous" in str(e) or "sequence" in str(e)
+            else f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        )
+        raise InvalidDataError(
+            f"`{name}` cannot be read as an array ({why}); pass one value a case"
+        ) from None
 
 
 def _columns_hint(name: str, shape: tuple) -> str:
@@ -181,6 +200,12 @@ def floats(arr: np.ndarray, name: str) -> np.ndarray:
                 )
     try:
         out = arr.astype(np.float64, copy=False)
+    except OverflowError:  # a Python integer beyond float64's range
+        i, v = next((i, v) for i, v in enumerate(arr.tolist()) if overflows(v))
+        raise InvalidDataError(
+            f"`{name}` holds an integer of {len(str(abs(v)))} digits at index {i}, beyond the range of "
+            "a 64-bit float (about 1.8e308)"
+        ) from None
     except (TypeError, ValueError):
         if kind == "O":
             for i, v in enumerate(arr.tolist()):
@@ -192,6 +217,17 @@ def floats(arr: np.ndarray, name: str) -> np.ndarray:
                     ) from None
         raise InvalidDataError(f"`{name}` must hold numbers, got values of type {arr.dtype}") from None
     return out
+
+
+def overflows(v: Any) -> bool:
+    """Whether ``float(v)`` overflows: a Python integer beyond float64's range (``10**400``)."""
+    try:
+        float(v)
+    except OverflowError:
+        return True
+    except (TypeError, ValueError):
+        return False
+    return False
 
 
 def check_pair(yt: np.ndarray, ys: np.ndarray) -> None:
@@ -213,7 +249,7 @@ def check_scores(score: np.ndarray) -> None:
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidDataError(
-            f"`y_score` must be finite numbers, got {score[i]!r} at index {i} "
+            f"`y_score` must be finite numbers, got {float(score[i])!r} at index {i} "
             "(NaN cannot be ranked; replace it or drop the row)"
         )
 

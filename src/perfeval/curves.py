@@ -95,7 +95,7 @@ def lift(y_true: Any, y_score: Any = None, sample_weight: Any = None) -> Curve:
     thr, tp, fp = _cum(h)
     with np.errstate(invalid="ignore", divide="ignore"):
         x = (tp + fp) / h.n
-        y = (tp / (tp + fp)) / (h.n_pos / h.n)
+        y = (tp / (tp + fp)) / np.divide(h.n_pos, h.n)  # no case of weight > 0: NaN, as the others
     return Curve("lift", x, y, thr, "share of cases predicted positive", "lift (precision / base rate)")
 
 

@@ -66,11 +66,22 @@ def _column_values(pdf, name: str, role: str) -> np.ndarray:
     from perfeval.io import grammar
 
     arr = pdf[name].to_numpy()
+    kind = arr.dtype.kind
+    if kind in "mM":  # dates and durations: numpy would count their nanoseconds
+        first = arr[:1].astype("M8[us]" if kind == "M" else "m8[us]").astype(object)[0]
+        raise InvalidDataError(f"the {role} column {name!r} holds {str(first)!r}, not a number")
     try:
-        v = arr.astype(np.float64)
+        if kind in "biuf":
+            v = arr.astype(np.float64)
+        else:  # text (pandas could not read the column as numbers): the readers' one grammar, not
+            # Python's float(), which takes 1_000, full-width and Arabic-Indic digits
+            text = [x.strip() if isinstance(x, str) else str(x) for x in arr.tolist()]
+            if grammar.first_bad_number(text) >= 0:
+                raise ValueError
+            v = np.array(text, dtype=np.float64)
     except (TypeError, ValueError):
         text = [str(x) for x in arr.tolist()]
-        bad = text[max(grammar.first_bad_number(text), 0)]
+        bad = text[max(grammar.first_bad_number([t.strip() for t in text]), 0)]
         raise InvalidDataError(
             f"the {role} column {name!r} holds {bad!r}, not a number"
             + (" (an empty cell: every row needs one)" if not bad.strip() else "")
@@ -327,8 +338,10 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
     from perfeval.engine import finish
 
     labels: tuple[bool, frozenset] = (False, frozenset())
-    if len(pdf) == 0:
-        empty = pd.DataFrame({"group": [], "size": [], "rows": [], **{s.label: [] for s in specs}})
+    if len(pdf) == 0:  # the group column keeps its type: an empty float column would make every
+        # partition's int64 ids floats when they are put together (ids past 2^53 merged)
+        ids = pd.Series([], dtype=pdf[group].dtype)
+        empty = pd.DataFrame({"group": ids, "size": [], "rows": [], **{s.label: [] for s in specs}})
         return empty, labels
     _no_missing_target(pdf, target)
     if pos_label is not None:
@@ -517,7 +530,7 @@ def read_files(
         _unique_names(path)
         ddf, header = dd.read_parquet(path), True
     elif fmt == "jsonl":
-        ddf, header = dd.read_json(path, lines=True), True
+        ddf, header = None, True
     else:
         # told from the first file as the other readers tell it (never assumed): the header, and
         # the delimiter (an Excel CSV's ';')
@@ -536,6 +549,10 @@ def read_files(
         ddf = dd.read_csv(path, header=0 if header else None, **kw)
     if read is not None:
         read.update(format=fmt, header=bool(header))
+    if ddf is None:  # JSON lines: read by the table reader, file by file, once the group is known
+        names = _jsonl_names(path)
+        ch = choose(names, path, header=True, target=target, score=score, group=group, weight=weight)
+        return _jsonl_frame(path, names, ch.group.index if ch.group is not None else None), ch
     keys = list(ddf.columns)
     names = [str(c) for c in keys] if header else [f"column{i + 1}" for i in range(len(keys))]
     ch = choose(names, path, header=bool(header), target=target, score=score, group=group, weight=weight)
@@ -551,6 +568,71 @@ def read_files(
     if ch.group is not None:
         ddf = _identity(ddf, names[ch.group.index], path)
     return ddf, ch
+
+
+def _jsonl_names(pattern: str) -> list[str]:
+    """The field names of the first record of the first JSON lines file, as the table reader takes
+    them; that file's first problem, as the table reader says it, when there is no such record.
+    """
+    import json
+
+    from perfeval.io.tables import clean, open_bytes, read_table
+
+    first = _files(pattern)[0]
+    fh = open_bytes(first, first)
+    head = b""
+    try:
+        while True:  # up to the first line that is not blank (not the whole file)
+            block = fh.read(1 << 16)
+            head += block
+            lines = clean(head, True).split(b"\n")
+            text = next((ln.strip() for ln in lines[:-1] if ln.strip()), None)
+            if text is None and not block:
+                text = lines[-1].strip() or None
+            if text is not None or not block:
+                break
+    finally:
+        fh.close()
+    try:
+        rec = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
+        rec = None
+    if isinstance(rec, dict):
+        return list(rec)
+    read_table(first, "jsonl")  # the file's error, said as read whole
+    raise AssertionError("unreachable: a JSON lines file without a first record")  # pragma: no cover
+
+
+def _jsonl_part(path: str, names: list[str], group: int | None) -> Any:
+    """A JSON lines file read by the table reader (:func:`perfeval.io.tables.read_table`: the
+    same values, types and errors, with the file's line, as read whole; an integer past float64
+    is +-inf, a boolean is no number), as a pandas frame of the columns ``names``.
+    """
+    import pandas as pd
+
+    from perfeval.exceptions import InputFormatError
+    from perfeval.io.tables import read_table
+
+    gname = None if group is None else names[group]
+    t = read_table(path, "jsonl", identity=lambda found, _h: [found.index(gname)] if gname in found else [])
+    missing = [n for n in names if n not in t.columns]
+    if missing:
+        raise InputFormatError(
+            f"has no field {missing[0]!r} (its fields: {', '.join(map(str, t.names))})", source=path
+        )
+    return pd.DataFrame({n: t.columns[n] for n in names})
+
+
+def _jsonl_frame(pattern: str, names: list[str], group: int | None) -> Any:
+    """JSON lines files as a Dask frame, a partition a file, each read on a worker by the table
+    reader (:func:`_jsonl_part`); pandas' JSON reader took ``"1_000"`` and ``true`` for numbers and
+    failed on an integer past 64 bits or a line that is not an object (an internal error).
+    """
+    import dask
+    import dask.dataframe as dd
+
+    parts = [dask.delayed(_jsonl_part)(f, names, group) for f in _files(pattern)]
+    return dd.from_delayed(parts, verify_meta=False)
 
 
 def _files(pattern: str) -> list[str]:
@@ -604,6 +686,10 @@ def check_text_files(pattern: str, quoted: bool, comments: bool = False) -> dict
     tasks = []
     for f in _files(pattern):
         compressed = f.lower().endswith(COMPRESSED_EXT)
+        if compressed:  # one block, read on a worker by the table readers' own opening, whose
+            # errors name the file (a corrupt or cut gzip: CRC check failed, EOFError)
+            tasks.append((f, [dask.delayed(_check_compressed)(f, quoted, comments)]))
+            continue
         _, blocks, paths = read_bytes(
             f,
             delimiter=b"\n",
@@ -634,6 +720,20 @@ def check_text_files(pattern: str, quoted: bool, comments: bool = False) -> dict
             skipped.merge(Skipped(count, [line0 + k for k in first]))
             line0 += lines
     return out
+
+
+def _check_compressed(path: str, quoted: bool, comments: bool) -> tuple[int, Any, tuple]:
+    """:func:`_check_block` of a compressed file, read whole by :func:`perfeval.io.tables.open_bytes`
+    (a file that cannot be decompressed is an error naming it, as read whole).
+    """
+    from perfeval.io.tables import open_bytes
+
+    fh = open_bytes(path, path)
+    try:
+        data = fh.read()
+    finally:
+        fh.close()
+    return _check_block(data, True, quoted, comments)
 
 
 def _check_block(data: bytes, first: bool, quoted: bool, comments: bool) -> tuple[int, Any, tuple]:

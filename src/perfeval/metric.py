@@ -955,17 +955,7 @@ class Metric:
             A state of other measures, parameters or positive label, of the other ``clustered``, or
             of another layout.
         """
-        if not isinstance(state, dict) or state.get("version") not in (1, STATE_VERSION):
-            raise InvalidParameterError(
-                f"not a perfeval.Metric state of version 1 or {STATE_VERSION} (got "
-                f"{state.get('version') if isinstance(state, dict) else type(state).__name__!r})"
-            )
-        other = Metric(
-            _specs_of(state["measures"]),
-            threshold=state["threshold"],
-            pos_label=state["pos_label"],
-            dialect=state.get("dialect", "perfeval"),
-        )
+        other = _from_state(state, self.clustered)
         if other._key() != self._key():
             raise InvalidParameterError(f"the state is of {other._signature()}, not of {self._signature()}")
         if bool(state.get("clustered", False)) != self.clustered:
@@ -973,7 +963,7 @@ class Metric:
                 f"the state is of a Metric with clustered={bool(state.get('clustered', False))}, "
                 f"not of one with clustered={self.clustered}"
             )
-        self._set(state)
+        self.__dict__.update(other.__dict__)  # all at once: a state that cannot be read changes nothing
 
     def _set(self, state: dict[str, Any]) -> None:
         self.reset()
@@ -997,15 +987,7 @@ class Metric:
         return self.state_dict()
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        Metric.__init__(
-            self,
-            _specs_of(state["measures"]),
-            threshold=state["threshold"],
-            pos_label=state["pos_label"],
-            clustered=bool(state.get("clustered", False)),
-            dialect=state.get("dialect", "perfeval"),
-        )
-        self._set(state)
+        self.__dict__.update(_from_state(state, bool(state.get("clustered", False))).__dict__)
 
     def __repr__(self) -> str:
         head = f"Metric({self.measures}, threshold={self.threshold!r}"
@@ -1024,6 +1006,76 @@ class Metric:
             return head + f", kept_rows={self._kept.rows}" + (", grouped" if self._grouped else "") + ")"
         self._fold()
         return head + f", summary={self._hist!r})"
+
+
+#: the fields of a state (:meth:`Metric.state_dict`) that hold True, False or (before the first
+#: update) None, and the label families
+_STATE_FLAGS = ("grouped", "weighted", "with_ids")
+#: the fields every state holds (versions 1 and 2)
+_STATE_FIELDS = (
+    "measures", "threshold", "pos_label", "rows", "grouped", "weighted", "family", "labels",
+    "any_positive", "summary", "kept",
+)  # fmt: skip
+_FAMILIES = (None, "booleans", "numbers", "bytes", "text")
+
+
+def _from_state(state: Any, clustered: bool) -> Metric:
+    """A new Metric holding ``state`` (:meth:`Metric.state_dict`, of version 1 or 2), or an
+    :class:`InvalidParameterError` saying what of it cannot be read (a truncated or altered state:
+    a missing field, a field of another type).
+    """
+    if not isinstance(state, dict) or state.get("version") not in (1, STATE_VERSION):
+        raise InvalidParameterError(
+            f"not a perfeval.Metric state of version 1 or {STATE_VERSION} (got "
+            f"{state.get('version') if isinstance(state, dict) else type(state).__name__!r})"
+        )
+    missing = [k for k in _STATE_FIELDS if k not in state]
+    bad = [k for k in _STATE_FLAGS if not isinstance(state.get(k), (bool, np.bool_, type(None)))]
+    if not isinstance(state.get("any_positive"), (bool, np.bool_)):
+        bad.append("any_positive")
+    if state.get("family") not in _FAMILIES:
+        bad.append("family")
+    if not isinstance(state.get("labels"), (np.ndarray, type(None))):
+        bad.append("labels")
+    if not isinstance(state.get("group_kind"), (str, type(None))):
+        bad.append("group_kind")
+    held = state.get("open")  # a clustered Metric's open group: its rows (y, s, g, w or None)
+    if held is not None and not (
+        isinstance(held, (tuple, list))
+        and len(held) == 4
+        and all(isinstance(a, np.ndarray) for a in held[:3])
+        and isinstance(held[3], (np.ndarray, type(None)))
+    ):
+        bad.append("open")
+    rows = state.get("rows")
+    if isinstance(rows, (bool, np.bool_)) or not isinstance(rows, (int, np.integer)) or rows < 0:
+        bad.append("rows")
+    bad = [k for k in bad if k not in missing]
+    if missing or bad:
+        said = [f"no {', '.join(map(repr, missing))}"] if missing else []
+        said += [f"{', '.join(map(repr, bad))} of another type"] if bad else []
+        raise InvalidParameterError(f"not a readable perfeval.Metric state ({'; '.join(said)})")
+    try:
+        measures = _specs_of(state["measures"])
+    except (TypeError, AttributeError, ValueError):
+        raise InvalidParameterError(
+            f"not a readable perfeval.Metric state ('measures' is {state['measures']!r}, not a list of names)"
+        ) from None
+    other = Metric(
+        measures,
+        threshold=state["threshold"],
+        pos_label=state["pos_label"],
+        clustered=clustered,
+        dialect=state.get("dialect", "perfeval"),
+    )
+    try:
+        other._set(state)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        why = str(e).splitlines()[0] if str(e) else ""
+        raise InvalidParameterError(
+            f"not a readable perfeval.Metric state ({type(e).__name__}: {why})"
+        ) from None
+    return other
 
 
 def _joined_ids(

@@ -661,11 +661,17 @@ def _ids(values: Any, name: str, source: str) -> np.ndarray:
 
 
 def _numbers_of(values: Any, name: str, source: str) -> np.ndarray:
-    from perfeval._validation import to_numpy
+    from perfeval._validation import overflows, to_numpy
 
     arr = to_numpy(values, name)
     try:
         out = arr.astype(np.float64)
+    except OverflowError:  # a Python integer beyond float64's range
+        i, v = next((i, v) for i, v in enumerate(arr.tolist()) if overflows(v))
+        raise InvalidDataError(
+            f"{place(source)}: column {name!r} holds an integer of {len(str(abs(v)))} digits at row "
+            f"{i + 1}, beyond the range of a 64-bit float; expected a finite number"
+        ) from None
     except (TypeError, ValueError):
         raise InvalidDataError(
             f"{place(source)}: column {name!r} holds values that are not numbers"
@@ -674,7 +680,8 @@ def _numbers_of(values: Any, name: str, source: str) -> np.ndarray:
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidDataError(
-            f"{place(source)}: column {name!r} holds {out[i]!r} at row {i + 1}; expected a finite number"
+            f"{place(source)}: column {name!r} holds {float(out[i])!r} at row {i + 1}; "
+            "expected a finite number"
         )
     return out
 

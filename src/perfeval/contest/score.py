@@ -97,6 +97,8 @@ class _Errors:
         #: in the error kept at `floated_at`
         self.floated = 0
         self.floated_at: int | None = None
+        #: lines refused for a character some readers take for a line end (their ids are not read)
+        self.broken = 0
         #: the line at which reading stopped (the error cap, or too many lines), else None
         self.stopped_at: int | None = None
         self.capped = False
@@ -277,8 +279,8 @@ def _physical_lines(fh, limit: int, max_lines: int | None = None) -> Iterator[tu
     """(line number, text) of every line of an open submission, read in bounded memory, whatever the
     file's size: a line longer than MAX_LINE bytes gives (number, None) and is read past; reading
     stops with _TooLarge after `limit` bytes (a file that keeps growing), and with _TooManyLines
-    past line `max_lines`.  Lines end at LF, CR LF or CR, and are then split as ``str.splitlines``
-    splits them, as the key is read.
+    past line `max_lines`.  Lines end at LF, CR LF or CR only, as the key's (a line holding another
+    character some readers take for a line end is an error: `_line_break`).
     """
     if max_lines is not None:
         yield from _at_most(_physical_lines(fh, limit), max_lines)
@@ -321,11 +323,36 @@ def _physical_lines(fh, limit: int, max_lines: int | None = None) -> Iterator[tu
 
 
 def _split(line: bytes, k: int):
-    texts = line.decode("utf-8", errors="replace").splitlines() or [""]
-    for text in texts:
-        k += 1
-        yield k, text
-    return k, True
+    yield k + 1, line.decode("utf-8", errors="replace")
+    return k + 1, True
+
+
+#: characters that end a line for ``str.splitlines`` and some editors but not for others (C's
+#: ``isspace`` blanks \v and \f; most editors show U+2028 as a character), with their names
+_BREAKS = {
+    "\v": "a vertical tab (\\v)",
+    "\f": "a form feed (\\f)",
+    "\x1c": "a file separator (\\x1c)",
+    "\x1d": "a group separator (\\x1d)",
+    "\x1e": "a record separator (\\x1e)",
+    "\x85": "a next-line character (U+0085)",
+    "\u2028": "a line separator (U+2028)",
+    "\u2029": "a paragraph separator (U+2029)",
+}
+_BREAK = re.compile("[" + "".join(_BREAKS) + "]")
+
+
+def _line_break(text: str) -> str | None:
+    """What is wrong with a line holding a character of _BREAKS (a line end to some readers, a blank
+    to others: rows would merge or split, and line numbers would differ from an editor's), or None.
+    """
+    m = _BREAK.search(text)
+    if m is None:
+        return None
+    return (
+        f"holds {_BREAKS[m.group()]} at column {m.start() + 1}, a line end to some readers and a blank "
+        "to others (rows would merge or split): end each line with a newline only"
+    )
 
 
 def _at_most(lines: Iterator[tuple[int, str | None]], max_lines: int) -> Iterator[tuple[int, str | None]]:
@@ -392,7 +419,7 @@ def _fields(lines, width: int) -> Iterator[tuple[int, list[str] | None, str]]:
             yield k, None, ""
             continue
         fields = _line_fields(line, width)
-        if fields:
+        if fields or _BREAK.search(line):
             yield k, fields, line
 
 
@@ -674,7 +701,9 @@ def read_key(path: str, task: Task) -> Key:
     from perfeval import _x87 as K
 
     width = {"id-target": 2, "id-label": 2, "block-id-target": 3}[task.key]
-    raw, header, header_line = _key_header(_read(path), task, path)
+    raw = _read(path)
+    _no_line_breaks(raw, path)
+    raw, header, header_line = _key_header(raw, task, path)
     key = None
     plain = _fast_columns(raw, width)
     if plain is not None:
@@ -716,6 +745,18 @@ def read_key(path: str, task: Task) -> Key:
     except OSError:
         pass
     return key
+
+
+def _no_line_breaks(raw: bytes, path: str) -> None:
+    """Refuse a key holding a character of _BREAKS: the key's lines are the lines LF, CR LF and CR
+    end, as a submission's (so that every line number said is an editor's).
+    """
+    if not any(c.encode() in raw for c in _BREAKS):
+        return
+    for k, line in enumerate(_EOL.split(raw), 1):
+        broken = _line_break(line.decode("utf-8", errors="replace"))
+        if broken is not None:
+            raise InputFormatError(broken, source=path, line=k)
 
 
 def _key_shape_error(text: str, f: list[str], width: int, task: Task) -> str:
@@ -942,7 +983,9 @@ def check_submission(
         if errors.stopped_at is not None:  # what was not read cannot be checked: nothing more is said
             break
         missing = [i for i in key.ids if i not in got]
-        if missing and not errors.floated:  # ids written as floats: said once, not again as missing
+        # ids written as floats are said once, not again as missing; the ids of a line refused for
+        # its line end were not read, and may be there
+        if missing and not errors.floated and not errors.broken:
             listed = ", ".join(token(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
             errors.add(
                 f"{place(path)}: {len(missing)} example(s) of the answer key have no prediction: {listed}"
@@ -1003,6 +1046,11 @@ def _check_lines(
     for k, f, text in _data_lines(_until_too_many(lines, too_many), width, key, errors):
         rows += 1
         pos = f"{where}, line {k}"
+        broken = _line_break(text)
+        if broken is not None:
+            errors.broken += 1
+            errors.add(f"{pos}: {broken}")
+            continue
         bad = _shape_error(f, width, expected, index)
         ident = (f[1] if width == 3 else f[0]) if f is not None and bad is None else ""
         suspect = bad is not None or ident not in index

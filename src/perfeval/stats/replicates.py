@@ -361,6 +361,8 @@ def jack_groups_many(specs: list, cases: Cases, threads: int = 0, progress: bool
 
     G = min(JACK_GROUPS, len(cases.cls))
     outs = [np.empty(G) for _ in specs]
+    if G == 0:  # no case (none given, or every weight 0): no group to leave out, no value
+        return outs
     memo = _memo_of(cases) if _MEMO is not None else None
     todo = [i for i, sp in enumerate(specs) if memo is None or sp.label not in memo]
     for i, sp in enumerate(specs):

@@ -506,6 +506,15 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
                     load.no_such_label(args.pos_label, ch.target.name, labels["others"]), source=path
                 ) from None
             raise InputFormatError(str(e), source=path) from None
+        except Exception as e:  # a file a worker cannot read (a corrupt Parquet page): named, one line
+            if isinstance(e, (OSError, EOFError)) or type(e).__module__.startswith("pyarrow"):
+                from perfeval._console import one_line
+
+                what = (
+                    "is not a readable Parquet file" if read.get("format") == "parquet" else "cannot be read"
+                )
+                raise InputFormatError(f"{what} ({one_line(e)})", source=path) from None
+            raise
     if report.params.get("rows") == 0:  # as read whole: no row, no number to give
         from perfeval.io.tables import empty_parquet
 
