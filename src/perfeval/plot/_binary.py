@@ -5,14 +5,16 @@ recall (both also perfeval's :class:`CurveDisplay`) and DET.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from perfeval.curves import Curve
 from perfeval.exceptions import InvalidParameterError
-from perfeval.plot._base import binary_label, cv_folds, literal, pyplot, response_of, styled
+from perfeval.plot._base import Display, cv_folds, literal, parameters, styled
 from perfeval.plot._curves import CurveDisplay
+
+S = TypeVar("S", bound="_SklearnDisplay")
 
 
 def _area(x: np.ndarray, y: np.ndarray) -> float:
@@ -115,11 +117,17 @@ def _despine(ax: Any) -> None:
         ax.spines[side].set_bounds(0, 1)
 
 
-class _SklearnDisplay(CurveDisplay):
-    """One curve drawn as scikit-learn draws it (``from_predictions``, ``from_estimator``, ``plot``),
-    beside perfeval's multi-model form (``from_models``) of the same class.
+class _SklearnDisplay(Display, CurveDisplay):
+    """One curve drawn as scikit-learn draws it (``from_predictions``, ``from_estimator``,
+    ``from_cv_results``, ``plot``), beside perfeval's multi-model form (``from_models``) of the same
+    class.
     """
 
+    #: the display's arrays (in the order the message of different lengths names them), the two drawn
+    #: (x, y), and the optional ones: a value a curve in the legend, then the positive class' prevalence
+    _arrays: tuple[str, ...] = ()
+    _xy: tuple[str, str] = ("", "")
+    _values: tuple[str, ...] = ()
     _metric = ""
     _x_label = ""
     _y_label = ""
@@ -142,7 +150,58 @@ class _SklearnDisplay(CurveDisplay):
         """(xs, ys, metric values, names, prevalences) of the curves, each a list of one a curve
         (the metric values, names and prevalences None when not given), lengths checked.
         """
-        raise NotImplementedError
+        names = _as_list(name)
+        required = {f"self.{a}": _as_list(getattr(self, a)) or [] for a in self._arrays}
+        optional: dict[str, Any] = {f"self.{a}": _as_list(getattr(self, a)) for a in self._values}
+        if isinstance(names, list) and len(names) != 1:
+            optional["'name' (or self.name)"] = names
+        _check_lengths(required, optional, type(self).__name__)
+        x, y = (required[f"self.{a}"] for a in self._xy)
+        return x, y, optional[f"self.{self._values[0]}"], names, optional.get("self.prevalence_pos_label")
+
+    @classmethod
+    def _perfeval_form(cls, y_true: Any, y_score: Any, a: dict[str, Any]) -> Any:
+        if a["threshold"] is None:
+            return None
+        return cls.from_models(
+            y_true,
+            {a["name"] or "model": y_score},
+            kind=cls.kind,
+            threshold=a["threshold"],
+            sample_weight=a["sample_weight"],
+        )
+
+    @classmethod
+    def from_cv_results(cls: type[S], *args: Any, **kwargs: Any) -> S:
+        """One curve a cross-validation fold: each fold's estimator scores its test rows
+        (:func:`cv_folds`), each fold's curve is :meth:`_curve`'s, the display's arrays are lists,
+        one item a fold.
+        """
+        a = cls._arguments("from_cv_results", args, kwargs)
+        folds = cv_folds(
+            cls.__name__,
+            a["cv_results"],
+            a["X"],
+            a["y"],
+            a["sample_weight"],
+            a["response_method"],
+            a["pos_label"],
+        )
+        drop = a["drop_intermediate"]
+        curves = [
+            cls._curve(y, score, pos_label=pos, sample_weight=w, drop_intermediate=drop)
+            for y, score, pos, w in folds
+        ]
+        display: Any = cls(
+            **{k: [c[k] for c in curves] for k in curves[0]}, name=a["name"], pos_label=folds[-1][2]
+        )
+        return display.plot(
+            ax=a["ax"],
+            curve_kwargs=a["curve_kwargs"],
+            plot_chance_level=a["plot_chance_level"],
+            chance_level_kw=a["chance_level_kwargs"],
+            despine=a["despine"],
+        )
 
     def plot(
         self,
@@ -186,10 +245,7 @@ class _SklearnDisplay(CurveDisplay):
         """
         if not self._sklearn:
             return super().plot(ax, chance=chance, mark_threshold=mark_threshold, title=title)
-        plt = pyplot()
-        if ax is None:
-            _fig, ax = plt.subplots()
-        self.ax_, self.figure_ = ax, ax.figure
+        ax = self._axes(ax)
         name = self.name if name is None else name
         xs, ys, metric, names, prevalence = self._series(name)
         n = len(xs)
@@ -245,6 +301,23 @@ class RocCurveDisplay(_SklearnDisplay):
     """
 
     kind = "roc"
+    _what = "ROC curve"
+    _from_predictions = parameters(
+        "y_true y_score sample_weight drop_intermediate pos_label name ax curve_kwargs plot_chance_level "
+        "chance_level_kw despine threshold kwargs"
+    )
+    _from_cv_results = parameters(
+        "sample_weight drop_intermediate response_method pos_label ax name curve_kwargs plot_chance_level "
+        "chance_level_kwargs despine"
+    )
+    _notes = {
+        "from_predictions": "The legend reads ``name (AUC = 0.xx)``.",
+        "from_cv_results": "``fpr``, ``tpr`` and ``roc_auc`` are lists, one item a fold, and ``line_`` "
+        "the list of lines (scikit-learn >= 1.7).",
+    }
+    _arrays = ("fpr", "tpr")
+    _xy = ("fpr", "tpr")
+    _values = ("roc_auc",)
     _metric = "AUC"
     _x_label = "False Positive Rate"
     _y_label = "True Positive Rate"
@@ -268,14 +341,6 @@ class RocCurveDisplay(_SklearnDisplay):
         if self._sklearn and (fpr is None or tpr is None):
             raise InvalidParameterError("RocCurveDisplay needs fpr and tpr (or use from_predictions)")
 
-    def _series(self, name: Any) -> tuple[list, list, list | None, Any, list | None]:
-        fpr, tpr, auc, names = _as_list(self.fpr), _as_list(self.tpr), _as_list(self.roc_auc), _as_list(name)
-        optional: dict[str, Any] = {"self.roc_auc": auc}
-        if isinstance(names, list) and len(names) != 1:
-            optional["'name' (or self.name)"] = names
-        _check_lengths({"self.fpr": fpr or [], "self.tpr": tpr or []}, optional, "RocCurveDisplay")
-        return fpr or [], tpr or [], auc, names, None
-
     def _chance_level(
         self, ax: Any, kw: dict[str, Any] | None, n: int, prevalence: list | None
     ) -> tuple[Any, dict[str, Any]]:
@@ -283,154 +348,11 @@ class RocCurveDisplay(_SklearnDisplay):
         return ax.plot((0, 1), (0, 1), **style)[0], style
 
     @classmethod
-    def from_predictions(
-        cls,
-        y_true: Any,
-        y_score: Any = None,
-        *,
-        sample_weight: Any = None,
-        drop_intermediate: bool = True,
-        pos_label: Any = None,
-        name: str | None = None,
-        ax: Any = None,
-        curve_kwargs: dict[str, Any] | None = None,
-        plot_chance_level: bool = False,
-        chance_level_kw: dict[str, Any] | None = None,
-        despine: bool = False,
-        threshold: float | None = None,
-        **kwargs: Any,
-    ) -> RocCurveDisplay:
-        """The ROC curve of scores, drawn as scikit-learn's ``RocCurveDisplay.from_predictions``.
-
-        ``name`` defaults to ``"Classifier"``; the legend reads ``name (AUC = 0.xx)``.  With
-        perfeval's ``threshold=`` the display is instead perfeval's (the operating point marked, not
-        yet drawn: call :meth:`plot`), as in earlier releases.
-        """
-        if threshold is not None:
-            legacy = CurveDisplay.from_models(
-                y_true,
-                {name or "model": y_score},
-                kind="roc",
-                threshold=threshold,
-                sample_weight=sample_weight,
-            )
-            return cls(legacy.curves, legacy.names, kind="roc", points=legacy.points, threshold=threshold)
+    def _curve(cls, y_true: Any, y_score: Any, **kw: Any) -> dict[str, Any]:
         from perfeval.functional import roc_curve
 
-        pos = binary_label(f"{cls.__name__}.from_predictions", y_true, pos_label)
-        fpr, tpr, _ = roc_curve(
-            y_true, y_score, pos_label=pos, sample_weight=sample_weight, drop_intermediate=drop_intermediate
-        )
-        d = cls(
-            fpr=fpr,
-            tpr=tpr,
-            roc_auc=_area(fpr, tpr),
-            name="Classifier" if name is None else name,
-            pos_label=pos,
-        )
-        return d.plot(
-            ax=ax,
-            curve_kwargs=curve_kwargs,
-            plot_chance_level=plot_chance_level,
-            chance_level_kw=chance_level_kw,
-            despine=despine,
-            **kwargs,
-        )
-
-    @classmethod
-    def from_estimator(
-        cls,
-        estimator: Any,
-        X: Any,
-        y: Any,
-        *,
-        sample_weight: Any = None,
-        drop_intermediate: bool = True,
-        response_method: Any = "auto",
-        pos_label: Any = None,
-        name: str | None = None,
-        ax: Any = None,
-        curve_kwargs: dict[str, Any] | None = None,
-        plot_chance_level: bool = False,
-        chance_level_kw: dict[str, Any] | None = None,
-        despine: bool = False,
-        **kwargs: Any,
-    ) -> RocCurveDisplay:
-        """The ROC curve of a fitted binary classifier on (X, y), as scikit-learn's
-        ``RocCurveDisplay.from_estimator``: ``predict_proba``'s ``pos_label`` column (default the
-        last class) or ``decision_function``; the estimator's class name is the default ``name``.
-        """
-        pyplot()
-        score, pos = response_of(estimator, X, response_method, pos_label)
-        return cls.from_predictions(
-            y,
-            score,
-            sample_weight=sample_weight,
-            drop_intermediate=drop_intermediate,
-            pos_label=pos,
-            name=type(estimator).__name__ if name is None else name,
-            ax=ax,
-            curve_kwargs=curve_kwargs,
-            plot_chance_level=plot_chance_level,
-            chance_level_kw=chance_level_kw,
-            despine=despine,
-            **kwargs,
-        )
-
-    @classmethod
-    def from_cv_results(
-        cls,
-        cv_results: Any,
-        X: Any,
-        y: Any,
-        *,
-        sample_weight: Any = None,
-        drop_intermediate: bool = True,
-        response_method: Any = "auto",
-        pos_label: Any = None,
-        ax: Any = None,
-        name: Any = None,
-        curve_kwargs: Any = None,
-        plot_chance_level: bool = False,
-        chance_level_kwargs: dict[str, Any] | None = None,
-        despine: bool = False,
-    ) -> RocCurveDisplay:
-        """One ROC curve a cross-validation fold, as scikit-learn's
-        ``RocCurveDisplay.from_cv_results`` (>= 1.7): each fold's estimator scores its test rows.
-
-        Parameters
-        ----------
-        cv_results : dict
-            ``sklearn.model_selection.cross_validate(..., return_estimator=True,
-            return_indices=True)``: the keys ``"estimator"`` and ``"indices"`` are read.
-        X, y : array-like
-            The data ``cross_validate`` was given (``y`` binary).
-        name, curve_kwargs
-            As in :meth:`plot`: by default the folds share one legend entry, ``AUC = mean +/- std``.
-
-        The other parameters are :meth:`from_estimator`'s.  Attributes ``fpr``, ``tpr``,
-        ``roc_auc`` are lists, one item a fold; ``line_`` is the list of lines.
-        """
-        from perfeval.functional import roc_curve
-
-        fpr_folds, tpr_folds, auc_folds, pos = [], [], [], None
-        for y_fold, score, pos, w in cv_folds(
-            cls.__name__, cv_results, X, y, sample_weight, response_method, pos_label
-        ):
-            fpr, tpr, _ = roc_curve(
-                y_fold, score, pos_label=pos, sample_weight=w, drop_intermediate=drop_intermediate
-            )
-            fpr_folds.append(fpr)
-            tpr_folds.append(tpr)
-            auc_folds.append(_area(fpr, tpr))
-        d = cls(fpr=fpr_folds, tpr=tpr_folds, roc_auc=auc_folds, name=name, pos_label=pos)
-        return d.plot(
-            ax=ax,
-            curve_kwargs=curve_kwargs,
-            plot_chance_level=plot_chance_level,
-            chance_level_kw=chance_level_kwargs,
-            despine=despine,
-        )
+        fpr, tpr, _ = roc_curve(y_true, y_score, **kw)
+        return {"fpr": fpr, "tpr": tpr, "roc_auc": _area(fpr, tpr)}
 
 
 class PrecisionRecallDisplay(_SklearnDisplay):
@@ -443,6 +365,25 @@ class PrecisionRecallDisplay(_SklearnDisplay):
     """
 
     kind = "pr"
+    _what = "precision / recall curve"
+    _from_predictions = parameters(
+        "y_true y_score sample_weight drop_intermediate pos_label name ax curve_kwargs plot_chance_level "
+        "chance_level_kw despine threshold kwargs",
+        drop_intermediate=False,
+    )
+    _from_cv_results = parameters(  # scikit-learn's order: name before ax here, after it for ROC
+        "sample_weight drop_intermediate response_method pos_label name ax curve_kwargs plot_chance_level "
+        "chance_level_kwargs despine"
+    )
+    _notes = {
+        "from_predictions": "A step function (``steps-post``); the legend reads ``name (AP = 0.xx)``.",
+        "from_cv_results": "``precision``, ``recall``, ``average_precision`` and ``prevalence_pos_label`` "
+        "(unweighted, as scikit-learn's) are lists, one item a fold, and ``line_`` the list of lines "
+        "(scikit-learn >= 1.9).",
+    }
+    _arrays = ("precision", "recall")
+    _xy = ("recall", "precision")
+    _values = ("average_precision", "prevalence_pos_label")
     _metric = "AP"
     _x_label = "Recall"
     _y_label = "Precision"
@@ -473,20 +414,6 @@ class PrecisionRecallDisplay(_SklearnDisplay):
                 "PrecisionRecallDisplay needs precision and recall (or use from_predictions)"
             )
 
-    def _series(self, name: Any) -> tuple[list, list, list | None, Any, list | None]:
-        precision, recall = _as_list(self.precision), _as_list(self.recall)
-        ap, prevalence = _as_list(self.average_precision), _as_list(self.prevalence_pos_label)
-        names = _as_list(name)
-        optional: dict[str, Any] = {"self.average_precision": ap, "self.prevalence_pos_label": prevalence}
-        if isinstance(names, list) and len(names) != 1:
-            optional["'name' (or self.name)"] = names
-        _check_lengths(
-            {"self.precision": precision or [], "self.recall": recall or []},
-            optional,
-            "PrecisionRecallDisplay",
-        )
-        return recall or [], precision or [], ap, names, prevalence
-
     def _chance_level(
         self, ax: Any, kw: dict[str, Any] | None, n: int, prevalence: list | None
     ) -> tuple[Any, dict[str, Any]]:
@@ -507,159 +434,22 @@ class PrecisionRecallDisplay(_SklearnDisplay):
         return (lines[0] if n == 1 else lines), style
 
     @classmethod
-    def from_predictions(
-        cls,
-        y_true: Any,
-        y_score: Any = None,
-        *,
-        sample_weight: Any = None,
-        drop_intermediate: bool = False,
-        pos_label: Any = None,
-        name: str | None = None,
-        ax: Any = None,
-        curve_kwargs: dict[str, Any] | None = None,
-        plot_chance_level: bool = False,
-        chance_level_kw: dict[str, Any] | None = None,
-        despine: bool = False,
-        threshold: float | None = None,
-        **kwargs: Any,
-    ) -> PrecisionRecallDisplay:
-        """The precision / recall curve of scores, drawn as scikit-learn's
-        ``PrecisionRecallDisplay.from_predictions`` (``threshold=``: perfeval's display, as
-        :meth:`RocCurveDisplay.from_predictions`).
-        """
-        if threshold is not None:
-            legacy = CurveDisplay.from_models(
-                y_true,
-                {name or "model": y_score},
-                kind="pr",
-                threshold=threshold,
-                sample_weight=sample_weight,
-            )
-            return cls(
-                curves=legacy.curves,
-                names=legacy.names,
-                kind="pr",
-                points=legacy.points,
-                threshold=threshold,
-                base_rate=legacy.base_rate,
-            )
+    def _curve(cls, y_true: Any, y_score: Any, **kw: Any) -> dict[str, Any]:
         from perfeval._validation import to_numpy
         from perfeval.functional import average_precision_score, precision_recall_curve
 
-        pos = binary_label(f"{cls.__name__}.from_predictions", y_true, pos_label)
-        precision, recall, _ = precision_recall_curve(
-            y_true, y_score, pos_label=pos, sample_weight=sample_weight, drop_intermediate=drop_intermediate
+        precision, recall, _ = precision_recall_curve(y_true, y_score, **kw)
+        ap = average_precision_score(
+            y_true, y_score, pos_label=kw["pos_label"], sample_weight=kw["sample_weight"]
         )
-        ap = average_precision_score(y_true, y_score, pos_label=pos, sample_weight=sample_weight)
         y = to_numpy(y_true, "y_true")
-        d = cls(
-            precision=precision,
-            recall=recall,
-            average_precision=ap,
-            name="Classifier" if name is None else name,
-            pos_label=pos,
-            prevalence_pos_label=float(np.sum(y == pos) / len(y)),
-        )
-        return d.plot(
-            ax=ax,
-            curve_kwargs=curve_kwargs,
-            plot_chance_level=plot_chance_level,
-            chance_level_kw=chance_level_kw,
-            despine=despine,
-            **kwargs,
-        )
-
-    @classmethod
-    def from_estimator(
-        cls,
-        estimator: Any,
-        X: Any,
-        y: Any,
-        *,
-        sample_weight: Any = None,
-        drop_intermediate: bool = False,
-        response_method: Any = "auto",
-        pos_label: Any = None,
-        name: str | None = None,
-        ax: Any = None,
-        curve_kwargs: dict[str, Any] | None = None,
-        plot_chance_level: bool = False,
-        chance_level_kw: dict[str, Any] | None = None,
-        despine: bool = False,
-        **kwargs: Any,
-    ) -> PrecisionRecallDisplay:
-        """The precision / recall curve of a fitted binary classifier on (X, y), as scikit-learn's
-        ``PrecisionRecallDisplay.from_estimator``.
-        """
-        pyplot()
-        score, pos = response_of(estimator, X, response_method, pos_label)
-        return cls.from_predictions(
-            y,
-            score,
-            sample_weight=sample_weight,
-            drop_intermediate=drop_intermediate,
-            pos_label=pos,
-            name=type(estimator).__name__ if name is None else name,
-            ax=ax,
-            curve_kwargs=curve_kwargs,
-            plot_chance_level=plot_chance_level,
-            chance_level_kw=chance_level_kw,
-            despine=despine,
-            **kwargs,
-        )
-
-    @classmethod
-    def from_cv_results(
-        cls,
-        cv_results: Any,
-        X: Any,
-        y: Any,
-        *,
-        sample_weight: Any = None,
-        drop_intermediate: bool = True,
-        response_method: Any = "auto",
-        pos_label: Any = None,
-        name: Any = None,
-        ax: Any = None,
-        curve_kwargs: Any = None,
-        plot_chance_level: bool = False,
-        chance_level_kwargs: dict[str, Any] | None = None,
-        despine: bool = False,
-    ) -> PrecisionRecallDisplay:
-        """One precision / recall curve a cross-validation fold, as scikit-learn's
-        ``PrecisionRecallDisplay.from_cv_results`` (>= 1.9); parameters as
-        :meth:`RocCurveDisplay.from_cv_results`.  ``precision``, ``recall``, ``average_precision``
-        and ``prevalence_pos_label`` (unweighted, as scikit-learn's) are lists, one item a fold.
-        """
-        from perfeval.functional import average_precision_score, precision_recall_curve
-
-        precision_folds, recall_folds, ap_folds, prevalence_folds, pos = [], [], [], [], None
-        for y_fold, score, pos, w in cv_folds(
-            cls.__name__, cv_results, X, y, sample_weight, response_method, pos_label
-        ):
-            precision, recall, _ = precision_recall_curve(
-                y_fold, score, pos_label=pos, sample_weight=w, drop_intermediate=drop_intermediate
-            )
-            precision_folds.append(precision)
-            recall_folds.append(recall)
-            ap_folds.append(average_precision_score(y_fold, score, pos_label=pos, sample_weight=w))
-            prevalence_folds.append(float(np.count_nonzero(y_fold == pos) / len(y_fold)))
-        d = cls(
-            precision=precision_folds,
-            recall=recall_folds,
-            average_precision=ap_folds,
-            name=name,
-            pos_label=pos,
-            prevalence_pos_label=prevalence_folds,
-        )
-        return d.plot(
-            ax=ax,
-            curve_kwargs=curve_kwargs,
-            plot_chance_level=plot_chance_level,
-            chance_level_kw=chance_level_kwargs,
-            despine=despine,
-        )
+        prevalence = float(np.sum(y == kw["pos_label"]) / len(y))
+        return {
+            "precision": precision,
+            "recall": recall,
+            "average_precision": ap,
+            "prevalence_pos_label": prevalence,
+        }
 
 
 def _probit(p: np.ndarray) -> np.ndarray:
@@ -672,7 +462,7 @@ def _probit(p: np.ndarray) -> np.ndarray:
     return np.array([inv(float(v)) for v in np.asarray(p, dtype=np.float64).ravel()]).reshape(np.shape(p))
 
 
-class DetCurveDisplay:
+class DetCurveDisplay(Display):
     """The detection error tradeoff curve (false positive rate against false negative rate, both on
     normal-deviate axes), drawn as scikit-learn's ``DetCurveDisplay`` draws it, from perfeval's
     exact :func:`perfeval.functional.det_curve`.
@@ -680,6 +470,10 @@ class DetCurveDisplay:
     Attributes: ``fpr``, ``fnr``, ``estimator_name`` (``name``), ``pos_label``, and after
     :meth:`plot` ``line_``, ``ax_``, ``figure_``.
     """
+
+    _what = "DET curve"
+    _from_predictions = parameters("y_true y_score sample_weight drop_intermediate pos_label name ax kwargs")
+    _name_field = "estimator_name"
 
     def __init__(self, *, fpr: Any, fnr: Any, estimator_name: str | None = None, pos_label: Any = None):
         self.fpr, self.fnr = np.asarray(fpr, dtype=np.float64), np.asarray(fnr, dtype=np.float64)
@@ -690,65 +484,15 @@ class DetCurveDisplay:
         return self.estimator_name
 
     @classmethod
-    def from_predictions(
-        cls,
-        y_true: Any,
-        y_score: Any = None,
-        *,
-        sample_weight: Any = None,
-        drop_intermediate: bool = True,
-        pos_label: Any = None,
-        name: str | None = None,
-        ax: Any = None,
-        **kwargs: Any,
-    ) -> DetCurveDisplay:
-        """The DET curve of scores, as scikit-learn's ``DetCurveDisplay.from_predictions``."""
+    def _curve(cls, y_true: Any, y_score: Any, **kw: Any) -> dict[str, Any]:
         from perfeval.functional import det_curve
 
-        pos = binary_label(f"{cls.__name__}.from_predictions", y_true, pos_label)
-        fpr, fnr, _ = det_curve(
-            y_true, y_score, pos_label=pos, sample_weight=sample_weight, drop_intermediate=drop_intermediate
-        )
-        name = "Classifier" if name is None else name
-        return cls(fpr=fpr, fnr=fnr, estimator_name=name, pos_label=pos).plot(ax=ax, name=name, **kwargs)
-
-    @classmethod
-    def from_estimator(
-        cls,
-        estimator: Any,
-        X: Any,
-        y: Any,
-        *,
-        sample_weight: Any = None,
-        drop_intermediate: bool = True,
-        response_method: Any = "auto",
-        pos_label: Any = None,
-        name: str | None = None,
-        ax: Any = None,
-        **kwargs: Any,
-    ) -> DetCurveDisplay:
-        """The DET curve of a fitted binary classifier on (X, y), as scikit-learn's
-        ``DetCurveDisplay.from_estimator``.
-        """
-        pyplot()
-        score, pos = response_of(estimator, X, response_method, pos_label)
-        return cls.from_predictions(
-            y,
-            score,
-            sample_weight=sample_weight,
-            drop_intermediate=drop_intermediate,
-            pos_label=pos,
-            name=type(estimator).__name__ if name is None else name,
-            ax=ax,
-            **kwargs,
-        )
+        fpr, fnr, _ = det_curve(y_true, y_score, **kw)
+        return {"fpr": fpr, "fnr": fnr}
 
     def plot(self, ax: Any = None, *, name: str | None = None, **kwargs: Any) -> DetCurveDisplay:
         """Draw on normal-deviate axes (rates clipped to [eps, 1 - eps]), ticks 0.1% ... 99.9%."""
-        plt = pyplot()
-        if ax is None:
-            _fig, ax = plt.subplots()
-        self.ax_, self.figure_ = ax, ax.figure
+        ax = self._axes(ax)
         name = self.estimator_name if name is None else name
         line_kwargs: dict[str, Any] = {} if name is None else {"label": literal(name)}
         line_kwargs.update(**kwargs)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from perfeval.curves import Curve
 from perfeval.exceptions import InvalidParameterError
-from perfeval.plot._base import binary_label, literal, pyplot, response_of, styled
+from perfeval.plot._base import Display, binary_label, literal, parameters, pyplot, styled
 from perfeval.plot._curves import CurveDisplay
 
 
-class CalibrationDisplay(CurveDisplay):
+class CalibrationDisplay(Display, CurveDisplay):
     """The calibration curve (reliability diagram) drawn as scikit-learn's
     ``sklearn.calibration.CalibrationDisplay`` draws it, from perfeval's
     :func:`perfeval.functional.calibration_curve`: the mean probability of each bin (x) against its
@@ -21,8 +22,9 @@ class CalibrationDisplay(CurveDisplay):
     ``pos_label``, and after :meth:`plot` ``line_``, ``ax_``, ``figure_``.
 
     perfeval's own calibration plot stays: :meth:`from_models` (several models, PERF's 19
-    overlapping bins by default, ``bins=``, ``sample_weight=``), and ``from_predictions`` given
-    ``threshold=``, ``sample_weight=`` or ``bins=`` (undrawn: call :meth:`plot`).
+    overlapping bins by default, ``bins="perf"``, or ``"uniform"`` or ``"quantile"`` with ``n_bins``,
+    10 by default; ``sample_weight=``), and ``from_predictions`` given ``threshold=``,
+    ``sample_weight=`` or ``bins=`` (undrawn: call :meth:`plot`).
 
     Examples
     --------
@@ -34,6 +36,21 @@ class CalibrationDisplay(CurveDisplay):
     """
 
     kind = "calibration"
+    _what = "calibration curve"
+    _response_method = "predict_proba"
+    _from_predictions = parameters(
+        "y_true y_prob n_bins strategy pos_label name ax ref_line threshold sample_weight kwargs"
+    )
+    _predictions_only = ("threshold", "sample_weight")
+    _name_field = "estimator_name"
+    _docs = {
+        "threshold": "perfeval's: ``threshold``, ``sample_weight`` or ``bins=`` gives perfeval's display "
+        'instead (:meth:`from_models`: PERF\'s 19 overlapping bins by default, ``bins="perf"``; '
+        '``"uniform"`` or ``"quantile"`` with ``n_bins``), the operating point at ``threshold`` (0.5 by '
+        "default) marked, not yet drawn (call :meth:`plot`), as in earlier releases.",
+        "sample_weight": "perfeval's: the weight of each case, in perfeval's display (see ``threshold``).",
+        "kwargs": "matplotlib line properties (and perfeval's ``bins=``: see ``threshold``).",
+    }
 
     def __init__(
         self,
@@ -53,147 +70,53 @@ class CalibrationDisplay(CurveDisplay):
         return self.estimator_name
 
     @classmethod
-    def _perfeval_form(cls, d: CurveDisplay) -> CalibrationDisplay:
+    def _of_curves(cls, curves: list[Curve], names: list[str], **kw: Any) -> CalibrationDisplay:
         """The display of perfeval's form (several models, the operating points), as a CalibrationDisplay."""
         obj = cls.__new__(cls)
-        CurveDisplay.__init__(
-            obj, d.curves, d.names, kind=d.kind, points=d.points, threshold=d.threshold, base_rate=d.base_rate
-        )
+        CurveDisplay.__init__(obj, curves, names, **kw)
         obj._sklearn = False
         obj.prob_true = obj.prob_pred = obj.y_prob = obj.pos_label = None
-        obj.estimator_name = d.names[0] if len(d.names) == 1 else None
+        obj.estimator_name = names[0] if len(names) == 1 else None
         return obj
 
     @classmethod
-    def from_models(
-        cls,
-        y_true: Any,
-        scores: dict[str, Any],
-        *,
-        kind: str | None = None,
-        threshold: float = 0.5,
-        sample_weight: Any = None,
-        **curve_kw: Any,
-    ) -> CalibrationDisplay:
-        """The calibration plot of perfeval's form, of several models' scores (``bins="perf"``: PERF's 19
-        overlapping bins; ``"uniform"`` or ``"quantile"`` with ``n_bins``, 10 by default).
-        """
-        d = CurveDisplay.from_models(
+    def _perfeval_form(cls, y_true: Any, y_prob: Any, a: dict[str, Any]) -> CalibrationDisplay | None:
+        kwargs = a["kwargs"]
+        if a["threshold"] is None and a["sample_weight"] is None and "bins" not in kwargs:
+            return None
+        bins = kwargs.pop("bins", "perf")
+        if kwargs:
+            raise InvalidParameterError(
+                f"perfeval's calibration display (threshold=, sample_weight=, bins=) takes no "
+                f"line properties; got {', '.join(map(repr, kwargs))}"
+            )
+        return cls.from_models(
             y_true,
-            scores,
-            kind=kind or cls.kind,
-            threshold=threshold,
-            sample_weight=sample_weight,
-            **curve_kw,
+            {"model" if a["name"] is None else a["name"]: y_prob},
+            kind="calibration",
+            threshold=0.5 if a["threshold"] is None else a["threshold"],
+            sample_weight=a["sample_weight"],
+            bins=bins,
+            n_bins=a["n_bins"],
         )
-        return cls._perfeval_form(d)
 
     @classmethod
-    def from_predictions(  # type: ignore[override]
-        cls,
-        y_true: Any,
-        y_prob: Any,
-        *,
-        n_bins: int = 5,
-        strategy: str = "uniform",
-        pos_label: Any = None,
-        name: str | None = None,
-        ax: Any = None,
-        ref_line: bool = True,
-        threshold: float | None = None,
-        sample_weight: Any = None,
-        **kwargs: Any,
-    ) -> CalibrationDisplay:
-        """The calibration curve of probabilities, drawn as scikit-learn's
-        ``CalibrationDisplay.from_predictions``.
-
-        Parameters
-        ----------
-        y_true : array-like of shape (n_samples,)
-            Binary labels ({0, 1}, {-1, 1}, or two labels with ``pos_label``).
-        y_prob : array-like of shape (n_samples,)
-            The probability of the positive class.
-        n_bins, strategy
-            As :func:`perfeval.functional.calibration_curve`.
-        pos_label : optional
-            The positive class.
-        name : str, optional
-            The legend's name (default ``"Classifier"``).
-        ax : matplotlib Axes, optional
-        ref_line : bool, default True
-            Draw the diagonal, ``Perfectly calibrated`` (once an Axes).
-        threshold, sample_weight, bins
-            perfeval's: any of them gives perfeval's display instead (``bins="perf"`` by default),
-            undrawn, as in earlier releases.
-        **kwargs
-            matplotlib line properties.
-        """
-        if threshold is not None or sample_weight is not None or "bins" in kwargs:
-            bins = kwargs.pop("bins", "perf")
-            if kwargs:
-                raise InvalidParameterError(
-                    f"perfeval's calibration display (threshold=, sample_weight=, bins=) takes no "
-                    f"line properties; got {', '.join(map(repr, kwargs))}"
-                )
-            d = CurveDisplay.from_models(
-                y_true,
-                {"model" if name is None else name: y_prob},
-                kind="calibration",
-                threshold=0.5 if threshold is None else threshold,
-                sample_weight=sample_weight,
-                bins=bins,
-                n_bins=n_bins,
-            )
-            return cls._perfeval_form(d)
+    def _fields(cls, y_true: Any, y_prob: Any, a: dict[str, Any]) -> dict[str, Any]:
         from perfeval._validation import to_numpy
         from perfeval.functional import calibration_curve
 
-        pos = binary_label(f"{cls.__name__}.from_predictions", y_true, pos_label)
+        pos = binary_label(f"{cls.__name__}.from_predictions", y_true, a["pos_label"])
         pyplot()
         prob_true, prob_pred = calibration_curve(
-            y_true, y_prob, n_bins=n_bins, strategy=strategy, pos_label=pos_label
+            y_true, y_prob, n_bins=a["n_bins"], strategy=a["strategy"], pos_label=a["pos_label"]
         )
-        d = cls(
-            prob_true,
-            prob_pred,
-            to_numpy(y_prob, "y_prob"),
-            estimator_name="Classifier" if name is None else name,
-            pos_label=pos,
-        )
-        return d.plot(ax=ax, ref_line=ref_line, **kwargs)
-
-    @classmethod
-    def from_estimator(
-        cls,
-        estimator: Any,
-        X: Any,
-        y: Any,
-        *,
-        n_bins: int = 5,
-        strategy: str = "uniform",
-        pos_label: Any = None,
-        name: str | None = None,
-        ax: Any = None,
-        ref_line: bool = True,
-        **kwargs: Any,
-    ) -> CalibrationDisplay:
-        """The calibration curve of a fitted binary classifier's ``predict_proba`` on (X, y), as
-        scikit-learn's ``CalibrationDisplay.from_estimator``: the ``pos_label`` column (default the
-        last of ``classes_``); the estimator's class name is the default ``name``.
-        """
-        pyplot()
-        y_prob, pos = response_of(estimator, X, "predict_proba", pos_label)
-        return cls.from_predictions(
-            y,
-            y_prob,
-            n_bins=n_bins,
-            strategy=strategy,
-            pos_label=pos,
-            name=type(estimator).__name__ if name is None else name,
-            ax=ax,
-            ref_line=ref_line,
-            **kwargs,
-        )
+        return {
+            "prob_true": prob_true,
+            "prob_pred": prob_pred,
+            "y_prob": to_numpy(y_prob, "y_prob"),
+            "estimator_name": "Classifier" if a["name"] is None else a["name"],
+            "pos_label": pos,
+        }
 
     def plot(
         self,
@@ -218,10 +141,7 @@ class CalibrationDisplay(CurveDisplay):
             ax = args[0]
         if not self._sklearn:
             return super().plot(ax, chance=chance, mark_threshold=mark_threshold, title=title)
-        plt = pyplot()
-        if ax is None:
-            _fig, ax = plt.subplots()
-        self.ax_, self.figure_ = ax, ax.figure
+        ax = self._axes(ax)
         name = self.estimator_name if name is None else name
         info = f"(Positive class: {literal(self.pos_label)})" if self.pos_label is not None else ""
         defaults: dict[str, Any] = {"marker": "s", "linestyle": "-"}

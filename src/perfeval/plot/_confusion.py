@@ -7,10 +7,10 @@ from typing import Any
 import numpy as np
 
 from perfeval.exceptions import InvalidParameterError
-from perfeval.plot._base import is_classifier, literal, pyplot, styled
+from perfeval.plot._base import Display, literal, parameters, pyplot, styled
 
 
-class ConfusionMatrixDisplay:
+class ConfusionMatrixDisplay(Display):
     """The confusion matrix drawn as scikit-learn's ``ConfusionMatrixDisplay`` draws it, from
     perfeval's :func:`perfeval.functional.confusion_matrix`: an image of the counts (rows the true
     labels, columns the predicted ones), each cell's value written in it in the colour that stands
@@ -27,6 +27,15 @@ class ConfusionMatrixDisplay:
     >>> d.confusion_matrix.tolist(), [t.get_text() for t in d.text_.ravel()]
     ([[1, 0], [1, 1]], ['1', '0', '1', '1'])
     """
+
+    _what = "confusion matrix"
+    _response_method = "predict"
+    _from_predictions = parameters(
+        "y_true y_pred labels sample_weight normalize display_labels include_values xticks_rotation "
+        "values_format cmap ax colorbar im_kw text_kw"
+    )
+    _predictions_only = ()
+    _docs = {"y_true": "The true labels."}
 
     def __init__(self, confusion_matrix: Any, *, display_labels: Any = None):
         self.confusion_matrix = confusion_matrix
@@ -101,89 +110,17 @@ class ConfusionMatrixDisplay:
         return self
 
     @classmethod
-    def from_predictions(
-        cls,
-        y_true: Any,
-        y_pred: Any,
-        *,
-        labels: Any = None,
-        sample_weight: Any = None,
-        normalize: str | None = None,
-        display_labels: Any = None,
-        include_values: bool = True,
-        xticks_rotation: Any = "horizontal",
-        values_format: str | None = None,
-        cmap: Any = "viridis",
-        ax: Any = None,
-        colorbar: bool = True,
-        im_kw: dict[str, Any] | None = None,
-        text_kw: dict[str, Any] | None = None,
-    ) -> ConfusionMatrixDisplay:
-        """The confusion matrix of hard predictions, drawn as scikit-learn's
-        ``ConfusionMatrixDisplay.from_predictions``: ``labels``, ``sample_weight`` and
-        ``normalize`` as :func:`perfeval.functional.confusion_matrix` (scores are refused: this
-        takes labels); ``display_labels`` default to ``labels``, else the sorted labels of both.
-        """
+    def _fields(cls, y_true: Any, y_pred: Any, a: dict[str, Any]) -> dict[str, Any]:
         from perfeval._sklearn_names import hard_labels
         from perfeval.functional import confusion_matrix
 
         pyplot()
-        _yt, _yp, present, _w = hard_labels(f"{cls.__name__}.from_predictions", y_true, y_pred, sample_weight)
+        fn = f"{cls.__name__}.from_predictions"
+        _yt, _yp, present, _w = hard_labels(fn, y_true, y_pred, a["sample_weight"])
+        labels, display_labels = a["labels"], a["display_labels"]
         if display_labels is None:
             display_labels = present if labels is None else labels
-        cm = confusion_matrix(y_true, y_pred, labels=labels, sample_weight=sample_weight, normalize=normalize)
-        return cls(cm, display_labels=display_labels).plot(
-            include_values=include_values,
-            cmap=cmap,
-            ax=ax,
-            xticks_rotation=xticks_rotation,
-            values_format=values_format,
-            colorbar=colorbar,
-            im_kw=im_kw,
-            text_kw=text_kw,
+        cm = confusion_matrix(
+            y_true, y_pred, labels=labels, sample_weight=a["sample_weight"], normalize=a["normalize"]
         )
-
-    @classmethod
-    def from_estimator(
-        cls,
-        estimator: Any,
-        X: Any,
-        y: Any,
-        *,
-        labels: Any = None,
-        sample_weight: Any = None,
-        normalize: str | None = None,
-        display_labels: Any = None,
-        include_values: bool = True,
-        xticks_rotation: Any = "horizontal",
-        values_format: str | None = None,
-        cmap: Any = "viridis",
-        ax: Any = None,
-        colorbar: bool = True,
-        im_kw: dict[str, Any] | None = None,
-        text_kw: dict[str, Any] | None = None,
-    ) -> ConfusionMatrixDisplay:
-        """The confusion matrix of a fitted classifier's ``predict(X)`` against ``y``, as
-        scikit-learn's ``ConfusionMatrixDisplay.from_estimator``.
-        """
-        pyplot()
-        if not is_classifier(estimator):
-            raise InvalidParameterError(
-                f"{cls.__name__}.from_estimator only supports classifiers, got {type(estimator).__name__}"
-            )
-        return cls.from_predictions(
-            y,
-            estimator.predict(X),
-            labels=labels,
-            sample_weight=sample_weight,
-            normalize=normalize,
-            display_labels=display_labels,
-            include_values=include_values,
-            xticks_rotation=xticks_rotation,
-            values_format=values_format,
-            cmap=cmap,
-            ax=ax,
-            colorbar=colorbar,
-            im_kw=im_kw,
-            text_kw=text_kw,
-        )
+        return {"confusion_matrix": cm, "display_labels": display_labels}

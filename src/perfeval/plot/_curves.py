@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -13,6 +13,8 @@ from perfeval.curves import KINDS, Curve
 from perfeval.curves import summary as curve_summary
 from perfeval.exceptions import InvalidParameterError
 from perfeval.plot._base import literal, pyplot
+
+C = TypeVar("C", bound="CurveDisplay")
 
 TITLES = {
     "roc": "ROC curve",
@@ -102,7 +104,7 @@ class CurveDisplay:
 
     @classmethod
     def from_models(
-        cls,
+        cls: type[C],
         y_true: Any,
         scores: dict[str, Any],
         *,
@@ -110,7 +112,7 @@ class CurveDisplay:
         threshold: float = 0.5,
         sample_weight: Any = None,
         **curve_kw: Any,
-    ) -> CurveDisplay:
+    ) -> C:
         """Several models' scores for the same cases, one curve each."""
         kind = kind or cls.kind
         if kind not in KINDS:
@@ -123,7 +125,14 @@ class CurveDisplay:
             names.append(name)
             points.append(operating_point(kind, curve, h, threshold) if kind != "calibration" else None)
             base = h.n_pos / h.n if h.n else None
-        return cls(curves, names, kind=kind, points=points, threshold=threshold, base_rate=base)
+        return cls._of_curves(curves, names, kind=kind, points=points, threshold=threshold, base_rate=base)
+
+    @classmethod
+    def _of_curves(cls: type[C], curves: list[Curve], names: list[str], **kw: Any) -> C:
+        """The display of these curves (:meth:`from_models`); a display whose constructor is another's
+        (scikit-learn's) makes itself otherwise.
+        """
+        return cls(curves, names, **kw)
 
     @classmethod
     def from_predictions(
