@@ -10,6 +10,13 @@
 ``plot_by_group`` draws small multiples, one panel a group.  Every display marks the operating
 point at its threshold and the chance line.  matplotlib is an optional dependency
 (``pip install 'perfeval[plot]'``), imported when a plot is drawn.
+
+The modules, one a family of displays: ``_base`` (:class:`Display`, the base of scikit-learn's
+displays, where ``from_predictions``, ``from_estimator`` and ``from_cv_results`` are written once,
+and what every display shares), ``_curves`` (perfeval's :class:`CurveDisplay` and its kinds),
+``_binary`` (ROC, precision / recall, DET), ``_calibration``, ``_confusion`` and ``_figures``
+(:func:`plot_by_group`, :func:`save`).  A new display of scikit-learn's names its constructors'
+parameters and how it is made from one set of predictions, and inherits the constructors.
 """
 
 from __future__ import annotations
