@@ -654,6 +654,9 @@ def _json_lines(*scores: str) -> bytes:
         ("x.jsonl", _json_lines("0.9", "0.2")[:-5] + b"\n" + _json_lines("0.3"), "not valid JSON"),
         ("a.jsonl", _json_lines("0.9") + b"[1, 2]\n", "line 2: expected a JSON object a line"),
         ("m.jsonl", _json_lines("0.9") + b'{"label": 0}\n', "line 2: the field 'score' is missing"),
+        # json.loads kept the last value of a key given twice (issue 30): the first line, or a later one
+        ("k1.jsonl", b'{"label": 1, "score": 0.9, "score": 0}\n' + _json_lines("0.9", "0.3"), "line 1: the"),
+        ("k2.jsonl", _json_lines("0.9") + b'{"label": 0, "label": 1, "score": 0.1}\n', "line 2: the key"),
     ],
 )
 def test_dask_reads_values_by_the_readers_grammar(on_cluster, tmp_path, capsys, name, content, says):

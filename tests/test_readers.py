@@ -448,6 +448,43 @@ def test_jsonl_groups(tmp_path, capsys, line, fragment):
     assert code == 1 and fragment in err and "line 2" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    "line, key",
+    [
+        ('{"label": 1, "score": 0.3, "score": 0.9}', "score"),  # the last value was kept silently
+        ('{"label": 1, "label": 0, "score": 0.3}', "label"),
+        ('{"label": 1, "score": 0.3, "at": "12:00", "at": "12:30"}', "at"),  # a ':' in a value too
+        ('{"label": 1, "score": 0.3, "x": {"a": 1, "a": 2}}', "a"),  # in a nested object
+    ],
+)
+def test_a_json_key_given_twice_is_an_error_at_its_line(tmp_path, capsys, line, key):
+    """Issue 30: ``json.loads`` keeps the last of two values of one key: the row read was not the
+    one written, without a word.  An error naming the file, the line and the key, at every door that
+    reads JSON lines (eval, compare, trec's tables, the library's reader)."""
+    good = '{"label": 0, "score": 0.1}\n'
+    (tmp_path / "t.jsonl").write_text(good + line + "\n" + good.replace("0.1", "0.2"))
+    says = f"t.jsonl, line 2: the key {key!r} is given twice in one object"
+    with pytest.raises(InputFormatError, match=re.escape(says)):
+        read_table(str(tmp_path / "t.jsonl"))
+    code, out, err = run(["eval", str(tmp_path / "t.jsonl"), "-m", "roc"], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1 and says in err, err
+    (tmp_path / "c.jsonl").write_text(good + line.replace('"score"', '"s2"', 1) + "\n" + good)
+    code, out, err = run(["compare", str(tmp_path / "c.jsonl"), str(tmp_path / "t.jsonl")], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1 and "line 2: the key" in err, err
+
+
+def test_a_json_key_given_twice_in_trec_tables_is_an_error(tmp_path, capsys):
+    (tmp_path / "q.jsonl").write_text(
+        '{"qid": 1, "docid": "a", "rel": 1}\n{"qid": 1, "docid": "b", "rel": 0}\n'
+    )
+    (tmp_path / "r.jsonl").write_text(
+        '{"qid": 1, "docid": "a", "score": 0.2}\n{"qid": 1, "docid": "b", "docid": "a", "score": 0.9}\n'
+    )
+    code, out, err = run(["trec", str(tmp_path / "q.jsonl"), str(tmp_path / "r.jsonl")], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert "r.jsonl, line 2: the key 'docid' is given twice in one object" in err, err
+
+
 def test_jsonl_big_integer_ids(tmp_path):
     (tmp_path / "j.jsonl").write_text(
         '{"label": 0, "score": 0.1, "g": 9007199254740993}\n'

@@ -574,9 +574,7 @@ def _jsonl_names(pattern: str) -> list[str]:
     """The field names of the first record of the first JSON lines file, as the table reader takes
     them; that file's first problem, as the table reader says it, when there is no such record.
     """
-    import json
-
-    from perfeval.io.tables import clean, open_bytes, read_table
+    from perfeval.io.tables import clean, load_record, open_bytes, read_table
 
     first = _files(pattern)[0]
     fh = open_bytes(first, first)
@@ -594,8 +592,8 @@ def _jsonl_names(pattern: str) -> list[str]:
     finally:
         fh.close()
     try:
-        rec = json.loads(text) if text is not None else None
-    except (ValueError, RecursionError):
+        rec = load_record(text) if text is not None else None
+    except (ValueError, RecursionError):  # a key named twice too: said as read whole
         rec = None
     if isinstance(rec, dict):
         return list(rec)

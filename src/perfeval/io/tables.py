@@ -1052,28 +1052,74 @@ def read_table(
     return table
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object naming a key twice (:func:`_unique_keys`)."""
+
+    def __init__(self, key: str):
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object as a dict, its keys each once: the standard library keeps the last of two values
+    of one key silently (``{"s": 0.3, "s": 0.9}`` is ``{"s": 0.9}``), a row that is not the one
+    written; an error instead (RFC 8259: names should be unique; readers differ on which they keep).
+    """
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
+def load_record(text: str | bytes):
+    """One line of JSON lines, as :func:`json.loads` reads it but refusing an object that names a key
+    twice (:func:`_unique_keys`; raises ``_DuplicateKey``).  Each key of the text is followed by its
+    own colon: an object with as many keys as the line has colons names none twice, and is not read
+    again (the common flat record; the check costs a count, the hook doubles the parse).
+    """
+    rec = json.loads(text)
+    colons = text.count(b":" if isinstance(text, bytes) else ":")
+    if isinstance(rec, dict) and colons != len(rec):  # a key twice, a nested key or a ':' in text
+        rec = json.loads(text, object_pairs_hook=_unique_keys)
+    return rec
+
+
+def _record(text: str, source: str, line: int) -> dict:
+    """One line of JSON lines as an object (:func:`load_record`), or an error naming its line."""
+    try:
+        rec = load_record(text)
+    except _DuplicateKey as e:
+        raise InputFormatError(
+            f"the key {e.key!r} is given twice in one object (a JSON reader keeps one of its values "
+            "without a word): give each key once",
+            source=source,
+            line=line,
+        ) from None
+    except json.JSONDecodeError as e:
+        raise InputFormatError(f"not valid JSON ({e.msg})", source=source, line=line) from None
+    except (ValueError, RecursionError) as e:  # an integer of over 4300 digits; nesting too deep
+        why = (
+            "nested too deeply"
+            if isinstance(e, RecursionError)
+            else "an integer of too many digits"
+            if "digits" in str(e)
+            else one_line(e)
+        )
+        raise InputFormatError(f"not valid JSON here ({why})", source=source, line=line) from None
+    if not isinstance(rec, dict):
+        raise InputFormatError("expected a JSON object a line", source=source, line=line)
+    return rec
+
+
 def _jsonl(raw: bytes, source: str, identity: Identity | None, labels: Identity | None = None) -> Table:
     records = []
     for k, line in enumerate(raw.decode("utf-8", errors="replace").split("\n"), 1):
         s = line.strip()
-        if not s:
-            continue
-        try:
-            rec = json.loads(s)
-        except json.JSONDecodeError as e:
-            raise InputFormatError(f"not valid JSON ({e.msg})", source=source, line=k) from None
-        except (ValueError, RecursionError) as e:  # an integer of over 4300 digits; nesting too deep
-            why = (
-                "nested too deeply"
-                if isinstance(e, RecursionError)
-                else "an integer of too many digits"
-                if "digits" in str(e)
-                else one_line(e)
-            )
-            raise InputFormatError(f"not valid JSON here ({why})", source=source, line=k) from None
-        if not isinstance(rec, dict):
-            raise InputFormatError("expected a JSON object a line", source=source, line=k)
-        records.append((k, rec))
+        if s:
+            records.append((k, _record(s, source, k)))
     if not records:
         raise InputFormatError("holds no data", source=source)
     names = list(records[0][1])
