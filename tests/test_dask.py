@@ -157,9 +157,28 @@ def test_command_refuses_group_ids_written_as_floats_on_a_cluster(tmp_path, caps
     argv = ["eval", str(tmp_path / "u.csv"), "--group", "user", "-m", "gauc"]
     assert main([*argv, "--dask", "local:1"]) == 1
     err = capsys.readouterr().err
-    assert "u.csv" in err and "'user' holds '1e+17', a float" in err, err
+    assert "u.csv" in err and "'user' (--group) holds '1e+17', a float" in err, err
     assert main(argv) == 1
-    assert "'user' holds '1e+17', a float" in capsys.readouterr().err
+    assert "'user' (--group) holds '1e+17', a float" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl"])
+def test_a_float_group_column_is_named_by_its_option_on_a_cluster(on_cluster, tmp_path, capsys, fmt):
+    """Issue 30: a float group column was 'the group column' read from Parquet and 'the id column'
+    read from CSV: on a cluster as in memory, the column named by its option, --group."""
+    frame = pd.DataFrame({"label": [1, 0, 1, 0], "score": [0.9, 0.2, 0.8, 0.1], "q": [1.0, 1.0, 2.5, 2.5]})
+    path = tmp_path / f"t.{fmt}"
+    if fmt == "parquet":
+        frame.to_parquet(path)
+    elif fmt == "csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_json(path, orient="records", lines=True)
+    noun = "field" if fmt == "jsonl" else "column"
+    for code, _out, err in _three_ways(path, ["--group", "q", "-m", "gauc"], capsys):
+        if fmt == "jsonl" and "JSON lines are read whole" in err:
+            continue
+        assert code == 1 and err.count("\n") == 1 and f"the group {noun} 'q' (--group) " in err, err
 
 
 def test_the_command_keeps_dasks_log_lines_off_stderr(tmp_path):

@@ -439,7 +439,7 @@ def test_many_columns(tmp_path):
     "line, fragment",
     [
         ('{"label": 1, "score": 0.5, "g": null}', "the field 'g' is null"),
-        ('{"label": 1, "score": 0.5, "g": 1.5}', "the group field 'g' is a floating-point number"),
+        ('{"label": 1, "score": 0.5, "g": 1.5}', "the group field 'g' (--group) is a floating-point number"),
     ],
 )
 def test_jsonl_groups(tmp_path, capsys, line, fragment):
@@ -583,7 +583,9 @@ def test_ids_written_as_floats_are_refused_with_their_line(tmp_path):
                 base[:4] + [str(f)] + base[4:] + ["-m", "gauc"] + extra, capture_output=True, text=True
             )
             assert r.returncode == 1, (f, extra, r.stderr)
-            assert f"{f}, line 2: the id column 'user' holds {value}, a float" in r.stderr, r.stderr
+            assert f"{f}, line 2: the group column 'user' (--group) holds {value}, a float" in r.stderr, (
+                r.stderr
+            )
             assert len(r.stderr.strip().splitlines()) == 1
     # text ids that merely look numeric stay text ids: '007' and '7' are two groups
     t = tmp_path / "zip.csv"
@@ -985,3 +987,70 @@ def test_a_damaged_parquet_read_by_row_group_names_the_file(tmp_path, capsys):
     for code, out, err in _parquet_both(str(bad), [], capsys):
         assert code == 1 and out == "" and err.count("\n") == 1, err
         assert f"{bad}: is not a readable Parquet file (" in err and "internal error" not in err
+
+
+# -- an identity column written as floats: named by the option that chose it (issue 30) --------------
+def _float_ids(tmp_path, fmt: str, float_col: str) -> str:
+    """A table of y, p, doc, q where `float_col` (doc or q) holds floats and the other integers."""
+    pd = pytest.importorskip("pandas")
+    cols = {"y": [1, 0, 1, 0], "p": [0.9, 0.2, 0.8, 0.1], "doc": [1, 2, 3, 4], "q": [1, 1, 2, 2]}
+    cols[float_col] = [v + 0.5 for v in cols[float_col]]
+    frame = pd.DataFrame(cols)
+    path = tmp_path / f"t.{fmt}"
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+        frame.to_parquet(path)
+    elif fmt == "csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_json(path, orient="records", lines=True)
+    return str(path)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl"])
+@pytest.mark.parametrize("option, column, other", [("--group", "q", "doc"), ("--id", "doc", "q")])
+@pytest.mark.parametrize("extra", [[], ["--stream"]])
+def test_a_float_identity_column_is_named_by_its_option(tmp_path, capsys, fmt, option, column, other, extra):
+    """A Parquet float --id column was 'the group column' (and a CSV --group column 'the id column'):
+    each door names the column by the option that chose it, --group or --id."""
+    if fmt == "jsonl" and extra:
+        pytest.skip("JSON lines are read whole")
+    path = _float_ids(tmp_path, fmt, column)
+    argv = [
+        "eval",
+        path,
+        "--target",
+        "y",
+        "--score",
+        "p",
+        "--group",
+        "q",
+        "--id",
+        "doc",
+        "-m",
+        "ndcg",
+        *extra,
+    ]
+    code, out, err = run(argv, capsys)
+    noun = "field" if fmt == "jsonl" else "column"
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert f"the {option[2:]} {noun} {column!r} ({option}) " in err and repr(other) not in err, err
+
+
+def test_compare_and_trec_name_a_float_identity_column_by_its_option_or_role(tmp_path, capsys):
+    path = _float_ids(tmp_path, "parquet", "doc")
+    other = tmp_path / "u.parquet"
+    other.write_bytes(open(path, "rb").read())
+    code, out, err = run(
+        ["compare", path, str(other), "--target", "y", "--score", "p", "--id", "doc"], capsys
+    )
+    assert code == 1 and "t.parquet: the id column 'doc' (--id) holds floating-point numbers" in err, err
+    pd = pytest.importorskip("pandas")
+    qrels, runs = tmp_path / "q.parquet", tmp_path / "r.parquet"
+    pd.DataFrame({"qid": [1.0, 1.0, 2.0], "docid": ["a", "b", "a"], "rel": [1, 0, 1]}).to_parquet(qrels)
+    pd.DataFrame({"qid": [1, 1, 2], "docid": [1.5, 2.0, 1.0], "score": [0.3, 0.2, 0.1]}).to_parquet(runs)
+    code, out, err = run(["trec", str(qrels), str(runs)], capsys)
+    assert code == 1 and "q.parquet: the qid column 'qid' holds floating-point numbers" in err, err
+    pd.DataFrame({"qid": [1, 1, 2], "docid": ["a", "b", "a"], "rel": [1, 0, 1]}).to_parquet(qrels)
+    code, out, err = run(["trec", str(qrels), str(runs)], capsys)
+    assert code == 1 and "r.parquet: the docid column 'docid' holds floating-point numbers" in err, err

@@ -566,7 +566,7 @@ def read_files(
         used = [names[c.index] for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None]
         _files_hold(path, fmt, used)
     if ch.group is not None:
-        ddf = _identity(ddf, names[ch.group.index], path)
+        ddf = _identity(ddf, names[ch.group.index], path, "--group")
     return ddf, ch
 
 
@@ -612,7 +612,9 @@ def _jsonl_part(path: str, names: list[str], group: int | None) -> Any:
     from perfeval.io.tables import read_table
 
     gname = None if group is None else names[group]
-    t = read_table(path, "jsonl", identity=lambda found, _h: [found.index(gname)] if gname in found else [])
+    t = read_table(
+        path, "jsonl", identity=lambda found, _h: {found.index(gname): "--group"} if gname in found else {}
+    )
     missing = [n for n in names if n not in t.columns]
     if missing:
         raise InputFormatError(
@@ -816,19 +818,21 @@ def _files_hold(pattern: str, fmt: str, needed: list[str]) -> None:
             )
 
 
-def _identity(ddf: Any, name: str, path: str) -> Any:
-    """The group column of a Dask frame as an identity: int64 when every value is a plain integer
-    that fits, else the text as written; a float column (Parquet, JSON) is refused.
+def _identity(ddf: Any, name: str, path: str, role: str | None) -> Any:
+    """An identity column of a Dask frame (the group's, its ``role`` or option naming it in an error):
+    int64 when every value is a plain integer that fits, else the text as written; a float column
+    (Parquet, JSON) is refused.
     """
     from perfeval.exceptions import InputFormatError
+    from perfeval.io.tables import id_column
 
     kind = ddf[name].dtype.kind
     if kind in "iu":
         return ddf
     if kind == "f":
         raise InputFormatError(
-            f"the group column {name!r} holds floating-point numbers; group ids must be integers or text "
-            "(cast the column)",
+            f"{id_column(name, role)} holds floating-point numbers; ids must be integers or text (cast the "
+            "column)",
             source=path,
         )
     import dask
@@ -841,8 +845,8 @@ def _identity(ddf: Any, name: str, path: str) -> Any:
     bad = [v for v in floats.tolist() if v]
     if bad:  # as the in-memory reader (io.tables.check_text_ids): a float id has lost its identity
         raise InputFormatError(
-            f"the id column {name!r} holds {bad[0]!r}, a float: ids must be integers or text (past 2^53 a "
-            "float has merged ids); write them as integers (pandas: .astype('int64')) or as text",
+            f"{id_column(name, role)} holds {bad[0]!r}, a float: ids must be integers or text (past 2^53 "
+            "a float has merged ids); write them as integers (pandas: .astype('int64')) or as text",
             source=path,
         )
     return ddf.assign(**{name: col.astype("int64") if plain else col})

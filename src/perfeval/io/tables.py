@@ -34,7 +34,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -70,8 +70,35 @@ LINE_BREAKS = {
     b"\xe2\x80\xa9": "a paragraph separator (U+2029)",
 }
 
-#: the positions of the identity columns, once the header (or its absence) is known
-Identity = Callable[[list, bool], Iterable[int]]
+#: the positions of the identity columns, once the header (or its absence) is known; as a mapping,
+#: each with the role or option that chose it, to name it in messages (:func:`id_column`)
+Identity = Callable[[list, bool], Iterable[int] | Mapping[int, str | None]]
+
+
+def id_roles(found: Iterable[int] | Mapping[int, str | None]) -> dict[int, str | None]:
+    """Identity positions, each with its role (None where none is said): from a mapping as it is, from
+    positions alone with no role.
+    """
+    return dict(found) if isinstance(found, Mapping) else dict.fromkeys(found)
+
+
+def id_column(name: str, role: str | None, noun: str = "column") -> str:
+    """An identity column as a message names it: by the option that chose it (``--group``, ``--id``),
+    by its role (``qid``), or, with neither, as an id column.
+
+    Examples
+    --------
+    >>> id_column("doc", "--id"), id_column("q", "qid"), id_column("g", "--group", "field")
+    ("the id column 'doc' (--id)", "the qid column 'q'", "the group field 'g' (--group)")
+    >>> id_column("u", None)
+    "the id column 'u'"
+    """
+    if role is None:
+        return f"the id {noun} {name!r}"
+    if role.startswith("--"):
+        return f"the {role[2:]} {noun} {name!r} ({role})"
+    return f"the {role} {noun} {name!r}"
+
 
 #: how many of the comment lines skipped a message names
 SHOWN_COMMENTS = 5
@@ -983,7 +1010,9 @@ def read_table(
         The CSV field delimiter (default: sniffed among ``,``, ``;`` and tab).
     identity : callable, optional
         ``(names, header) -> positions`` (0-based) of the identity columns (groups, ids): read as
-        int64 when every value is a plain integer, else as the text written (never as floats).
+        int64 when every value is a plain integer, else as the text written (never as floats).  It
+        may return ``{position: role}`` instead: an error names the column by its role or option
+        (``"--group"``, ``"--id"``, ``"qid"``: :func:`id_column`).
     labels : callable, optional
         ``(names, header) -> positions`` of columns to keep as written, as identity columns are read
         (int64 when every value is a plain integer, else the text) but not refused when written as
@@ -1027,7 +1056,8 @@ def read_table(
     ncol = len(lay.names)
     if not first_lines(data_body, 1, lay.comments):
         raise InputFormatError("holds a header and no data", source=source)
-    ids = set(identity(list(lay.names), lay.header)) if identity is not None else set()
+    roles = id_roles(identity(list(lay.names), lay.header)) if identity is not None else {}
+    ids = set(roles)
     kept = set(labels(list(lay.names), lay.header)) - ids if labels is not None else set()
     skipped = Skipped()
     hash_lines(body[: lay.skip], 0, skipped)  # comments before the header
@@ -1047,7 +1077,7 @@ def read_table(
         lay.comments,
         skipped,
     )
-    check_text_ids(table, lay.names, cols, ids)
+    check_text_ids(table, lay.names, cols, roles)
     skipped.warn(source)
     return table
 
@@ -1081,7 +1111,7 @@ def load_record(text: str | bytes):
     again (the common flat record; the check costs a count, the hook doubles the parse).
     """
     rec = json.loads(text)
-    colons = text.count(b":" if isinstance(text, bytes) else ":")
+    colons = text.count(b":") if isinstance(text, bytes) else text.count(":")
     if isinstance(rec, dict) and colons != len(rec):  # a key twice, a nested key or a ':' in text
         rec = json.loads(text, object_pairs_hook=_unique_keys)
     return rec
@@ -1123,7 +1153,8 @@ def _jsonl(raw: bytes, source: str, identity: Identity | None, labels: Identity 
     if not records:
         raise InputFormatError("holds no data", source=source)
     names = list(records[0][1])
-    ids = set(identity(names, True)) if identity is not None else set()
+    roles = id_roles(identity(names, True)) if identity is not None else {}
+    ids = set(roles)
     kept = set(labels(names, True)) - ids if labels is not None else set()
     cols = {}
     for c, name in enumerate(names):
@@ -1137,8 +1168,8 @@ def _jsonl(raw: bytes, source: str, identity: Identity | None, labels: Identity 
                 raise InputFormatError(f"the field {name!r} is {what}", source=source, line=k)
             if c in ids and isinstance(v, float):
                 raise InputFormatError(
-                    f"the group field {name!r} is a floating-point number ({v!r}); ids must be "
-                    "integers or strings",
+                    f"{id_column(name, roles[c], 'field')} is a floating-point number ({v!r}); ids must "
+                    "be integers or strings",
                     source=source,
                     line=k,
                 )
@@ -1178,7 +1209,8 @@ def _parquet(raw: bytes, source: str, identity: Identity | None, labels: Identit
     names = list(t.column_names)
     if t.num_rows == 0:  # as a text table of a header and no row: no number to give
         raise InputFormatError(empty_parquet(names), source=source)
-    ids = set(identity(names, True)) if identity is not None else set()
+    roles = id_roles(identity(names, True)) if identity is not None else {}
+    ids = set(roles)
     kept = set(labels(names, True)) - ids if labels is not None else set()
     data = []
     nulls: dict[int, int] = {}
@@ -1190,7 +1222,7 @@ def _parquet(raw: bytes, source: str, identity: Identity | None, labels: Identit
             if c in kept:
                 raise InputFormatError(null_message(name), source=source, row=nulls[c] + 1)
         elif c in ids or (c in kept and arr.dtype.kind != "f"):
-            arr = parquet_identity(arr, name, source)
+            arr = parquet_identity(arr, name, source, roles.get(c))
         data.append(arr)
     columns: dict[str, np.ndarray] = {}
     for name, col in zip(names, data, strict=False):
@@ -1224,33 +1256,40 @@ def parquet_numpy(col) -> np.ndarray:
 
 
 def check_text_ids(
-    where: Table, names: Sequence[str], cols: Sequence[np.ndarray], ids: Iterable[int]
+    where: Table,
+    names: Sequence[str],
+    cols: Sequence[np.ndarray],
+    ids: Iterable[int] | Mapping[int, str | None],
 ) -> None:
     """Identity columns read from text with an id written as a float (:func:`grammar.first_float_id`):
-    one line naming the column, the value and its line, as Parquet's float ids are refused.
+    one line naming the column (by its role or option, when ``ids`` maps each to one: :func:`id_column`),
+    the value and its line, as Parquet's float ids are refused.
     """
-    for c in sorted(ids):
+    roles = id_roles(ids)
+    for c in sorted(roles):
         i = grammar.first_float_id(cols[c])
         if i >= 0:
             raise InputFormatError(
-                f"the id column {names[c]!r} holds {str(cols[c][i])!r}, a float: ids must be integers or "
-                "text (past 2^53 a float has merged ids); write them as integers (pandas: "
+                f"{id_column(names[c], roles[c])} holds {str(cols[c][i])!r}, a float: ids must be integers "
+                "or text (past 2^53 a float has merged ids); write them as integers (pandas: "
                 ".astype('int64')) or as text",
                 source=where.source,
                 **where.at(i),
             )
 
 
-def parquet_identity(arr: np.ndarray, name: str, source: str) -> np.ndarray:
-    """An identity column from Parquet: integers as int64, text as text, floats refused."""
+def parquet_identity(arr: np.ndarray, name: str, source: str, role: str | None = None) -> np.ndarray:
+    """An identity column from Parquet: integers as int64, text as text, floats refused (the column
+    named by its ``role`` or option: :func:`id_column`).
+    """
     if arr.dtype.kind in "iu":
         if arr.dtype.kind == "u" and len(arr) and int(arr.max()) > (1 << 63) - 1:
             return arr.astype(str)
         return arr.astype(np.int64, copy=False)
     if arr.dtype.kind == "f":
         raise InputFormatError(
-            f"the group column {name!r} holds floating-point numbers; ids must be integers or "
-            "text (cast the column)",
+            f"{id_column(name, role)} holds floating-point numbers; ids must be integers or text (cast the "
+            "column)",
             source=source,
         )
     if arr.dtype.kind == "b":

@@ -406,7 +406,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         args.input_format,
         args.header,
         progress=wanted(args),
-        ids=(3, 4),
+        ids={3: "--group", 4: "--id"},
         labels=(0,) if labels else (),
         delimiter=args.delimiter,
         # each chunk checked as a table read whole is: the same errors, at the same lines
