@@ -688,6 +688,30 @@ def test_dask_reads_values_by_the_readers_grammar(on_cluster, tmp_path, capsys, 
         assert code == 1 and err.count("\n") == 1 and says in err and "internal error" not in err, (k, err)
 
 
+def _rows(n: int, bad: int, cell: str) -> bytes:
+    """label,score and n rows, row `bad` (0-based) with `cell` for its score."""
+    return ("label,score\n" + "".join(f"{k % 2},{cell if k == bad else '0.25'}\n" for k in range(n))).encode()
+
+
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        # pandas' parser refused these: an internal error (status 70), on the first file's head as
+        # on a worker (past Dask's sample); the table readers' error, its line, as read whole
+        (_rows(4, 1, '"0.2'), "line 3: not valid CSV: the quote that opens a field here is never closed"),
+        (_rows(60_000, 5, '"0.2'), "line 7: not valid CSV: the quote that opens a field here is not closed"),
+        (_rows(4, 2, "0.2,7"), "line 4: expected 2 fields, found 3"),
+        (_rows(60_000, 59_000, "0.2,7"), "line 59002: expected 2 fields, found 3"),
+    ],
+)
+def test_dask_says_what_pandas_parser_refuses_as_read_whole(on_cluster, tmp_path, capsys, content, says):
+    (tmp_path / "t.csv").write_bytes(content)
+    got = _three_ways(tmp_path / "t.csv", ["-m", "roc"], capsys)
+    for code, _out, err in got:
+        assert code == 1 and err.count("\n") == 1 and f"t.csv, {says}" in err, err
+    assert got[0][2] == got[1][2] == got[2][2]
+
+
 @pytest.mark.parametrize(
     "make, says",
     [

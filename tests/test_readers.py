@@ -794,6 +794,40 @@ def test_a_quoted_line_break_in_the_first_row_keeps_the_header(tmp_path, header)
 
 
 @pytest.mark.parametrize(
+    "text, line",
+    [
+        ('y,p\n1,0.9\n0,"0.2\n1,0.8\n0,0.1\n', 3),  # the error said line 6, past the end
+        ('y,p\n1,0.9\n0,0.2\n1,0.8\n0,"0.1\n', 5),  # on the last line
+        ('y,p\n1,0.9\n0,0.2\n1,"0.8\n0,0.1\n\n\n', 4),  # blank lines after it (line 8)
+        ('y,p\n1,0.9\n"0\n","0.2\n1,0.8\n', 4),  # the record opens on line 3, the quote on 4
+        ('y,p\n1,0.9\n0,"0.2"",\n1,0.8\n', 3),  # a quote of the text ("") is no close
+        ('y,p\r\n1,0.9\r\n0,"0.2\r\n1,0.8\r\n', 3),
+    ],
+)
+def test_a_quote_never_closed_is_named_at_the_line_where_it_opens(tmp_path, capsys, text, line):
+    """Issue 30: a quote never closed was named at a line past the end of the file (the parser's
+    last line); it is the line where the quoted field opens, read whole and in chunks of any size."""
+    says = f"line {line}: not valid CSV: the quote that opens a field here is never closed"
+    for chunk in (7, 16, 1 << 20):
+        whole, chunked = both(tmp_path, text.encode(), name="t.csv", chunk=chunk)
+        assert says in whole and says in chunked, (chunk, whole, chunked)
+    for extra in ([], ["--stream"]):
+        code, out, err = run(["eval", str(tmp_path / "t.csv"), "-m", "roc", *extra], capsys)
+        assert code == 1 and out == "" and err.count("\n") == 1 and f"t.csv, {says}" in err, err
+
+
+def test_a_quote_never_closed_past_the_csv_parsers_limit_is_named_where_it_opens(tmp_path, capsys):
+    """Past the parser's limit of a field (131072 characters) the error named the line the parser
+    had reached (line 21857 of 100001): the line of the quote."""
+    rows = "".join(str(k % 2) + ("," + chr(34) + "0.5\n" if k == 10 else ",0.25\n") for k in range(100_000))
+    (tmp_path / "t.csv").write_text("y,p\n" + rows)
+    for extra in ([], ["--stream"]):
+        code, out, err = run(["eval", str(tmp_path / "t.csv"), "-m", "roc", *extra], capsys)
+        assert code == 1 and out == "" and err.count("\n") == 1, err
+        assert "t.csv, line 12: not valid CSV: the quote that opens a field here is not closed within" in err
+
+
+@pytest.mark.parametrize(
     "name, text, says",
     [
         (
@@ -802,7 +836,11 @@ def test_a_quoted_line_break_in_the_first_row_keeps_the_header(tmp_path, header)
             "line 2: the header names 1 columns, the first row has 3 fields",
         ),
         ("r.tsv", 'q\tdoc\trel\n30"1\td1\t1\n301\td2\t0\n', "expected 3 fields"),
-        ("u.csv", 'q,doc,rel\n"1,d1,1\n2,d2,0\n', "not valid CSV (unexpected end of data)"),
+        (
+            "u.csv",
+            'q,doc,rel\n"1,d1,1\n2,d2,0\n',
+            "line 2: not valid CSV: the quote that opens a field here is never",
+        ),
     ],
 )
 def test_the_first_records_are_the_csv_parsers_records(tmp_path, name, text, says):
@@ -1054,3 +1092,12 @@ def test_compare_and_trec_name_a_float_identity_column_by_its_option_or_role(tmp
     pd.DataFrame({"qid": [1, 1, 2], "docid": ["a", "b", "a"], "rel": [1, 0, 1]}).to_parquet(qrels)
     code, out, err = run(["trec", str(qrels), str(runs)], capsys)
     assert code == 1 and "r.parquet: the docid column 'docid' holds floating-point numbers" in err, err
+
+
+def test_a_quote_never_closed_in_a_record_longer_than_the_chunks_says_so(tmp_path):
+    """Streamed, a quoted record longer than 16 chunks is refused at its first line ('no line end
+    found', though the file has line ends: inside the quote); read whole, the quote's line."""
+    text = b'y,p\n1,0.9\n0,0.2\n1,"0.8\n' + b"0,0.1\n" * 400
+    whole, chunked = both(tmp_path, text, name="t.csv", chunk=16)
+    assert "line 4: not valid CSV: the quote that opens a field here is never closed" in whole, whole
+    assert "line 4: a record longer than 0 MB (no line end outside quotes: a quote not closed?)" in chunked

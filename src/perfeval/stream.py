@@ -361,8 +361,10 @@ class _RecordReader:
 
     def _bounded(self, data: bytes) -> None:
         if len(data) > MAX_RECORD_CHUNKS * self.chunk_bytes:
+            quote = self.quoted and b'"' in data
+            why = "no line end outside quotes: a quote not closed?" if quote else "no line end found"
             raise InputFormatError(
-                f"a record longer than {len(data) >> 20} MB (no line end found)",
+                f"a record longer than {len(data) >> 20} MB ({why})",
                 source=self.source,
                 line=self.line0 + 1,
             )

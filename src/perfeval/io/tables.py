@@ -944,10 +944,11 @@ def _csv_records(
     lines: list[int] = []
     rows: list[list[str]] = []
     physical: list[int] = []
+    split = text.split("\n")
 
     def data_lines():
         inside = False
-        for k, line in enumerate(text.split("\n"), line0 + 1):
+        for k, line in enumerate(split, line0 + 1):
             if not inside and not line.strip():
                 continue
             if not inside and comments and line.lstrip().startswith("#"):
@@ -959,6 +960,7 @@ def _csv_records(
             yield line + "\n"
 
     reader = csv.reader(data_lines(), delimiter=delim, strict=True)
+    done = 0  # the lines given to the parser up to the end of the last record read
     try:
         for fields in reader:
             end = reader.line_num - 1
@@ -971,7 +973,20 @@ def _csv_records(
                 _wrong_count(ncol, row, names is not None, source, start)
             lines.append(start)
             rows.append(row)
+            done = reader.line_num
     except csv.Error as e:
+        record = [(k, split[k - line0 - 1]) for k in physical[done : reader.line_num]]
+        opened = _open_quote(record, delim)
+        if opened is not None:  # at the end of the text, or past the field limit: the quote's line
+            limit = str(e).startswith("field larger")
+            raise InputFormatError(
+                f"not valid CSV: the quote that opens a field here is not closed within "
+                f"{csv.field_size_limit()} characters (the CSV parser's limit of a field)"
+                if limit
+                else f"not valid CSV: the quote that opens a field here is never closed ({e})",
+                source=source,
+                line=opened,
+            ) from None
         k = (
             physical[reader.line_num - 1]
             if reader.line_num and reader.line_num <= len(physical)
@@ -979,6 +994,29 @@ def _csv_records(
         )
         raise InputFormatError(f"not valid CSV ({e})", source=source, line=k) from None
     return lines, rows
+
+
+def _open_quote(record: list[tuple[int, str]], delim: str) -> int | None:
+    """The line of the quote that opens a field never closed within ``record`` (its ``(line, text)``
+    from its first line: the lines the CSV parser read of the record it failed on), or None when
+    every quoted field of it is closed.  As the parser reads quotes: one opens a field only at its
+    start; in a quoted field a quote closes it, and two are one quote of the text.
+    """
+    inside = closed = False  # in a quoted field; just after the quote that closed one
+    start = True  # at the start of a field
+    opened: int | None = None
+    for k, line in record:
+        for ch in line:
+            if inside:
+                inside = ch != '"'
+                closed = not inside
+                continue
+            if ch == '"' and (start or closed):  # a field opens, or a quote of its text ("")
+                opened = k if start else opened
+                inside = True
+            start, closed = ch == delim and not inside, False
+        start, closed = not inside, False
+    return opened if inside else None
 
 
 def fields_lines(fields: list[str]) -> int:

@@ -453,7 +453,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
 
 def _dask(args: Any, path: str | None, specs: list) -> Any:
     """The evaluation on a Dask cluster: the files read by the Dask backend."""
-    from perfeval.dask import connect, evaluate_dask, read_files
+    from perfeval.dask import connect, evaluate_dask, read_files, said_as_read, unparsed
     from perfeval.exceptions import InputFormatError, InvalidDataError, InvalidParameterError
 
     if path is None:
@@ -507,6 +507,8 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
                 ) from None
             raise InputFormatError(str(e), source=path) from None
         except Exception as e:  # a file a worker cannot read (a corrupt Parquet page): named, one line
+            if unparsed(e):  # a text file pandas' parser refused: where and why, as read whole
+                raise said_as_read(path, read["format"], read["header"], read["delimiter"], e) from None
             if isinstance(e, (OSError, EOFError)) or type(e).__module__.startswith("pyarrow"):
                 from perfeval._console import one_line
 
