@@ -417,6 +417,54 @@ def test_compare_join_errors_name_the_file_and_the_id(tmp_path, capsys):
     assert f"--id 'id': no such column in {d}" in err and "did you mean 'ID'?" in err, err
 
 
+def test_compare_names_a_parquet_files_rows_not_lines(tmp_path, capsys):
+    """Issue 30: compare said 'line 3' of a Parquet file, which has rows, not lines (eval says
+    'row 3'); a text file beside it keeps its lines."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+
+    def parquet(name, **cols):
+        base = {"id": [1, 2, 3, 4], "y": [1, 0, 1, 0], "p": [0.9, 0.2, 0.8, 0.1], "g": [1, 1, 2, 2]}
+        pd.DataFrame({**base, **cols}).to_parquet(tmp_path / name)
+        return str(tmp_path / name)
+
+    a = parquet("a.parquet")
+    cases = [
+        ([parquet("b.parquet", y=[1, 0, 0, 0])], [], "b.parquet, row 3: the target differs from", "(row 3)"),
+        ([parquet("c.parquet", id=[1, 2, 2, 4])], ["--id", "id"], "c.parquet, row 3: id 2 of column", ""),
+        (
+            [parquet("d.parquet", id=[1, 2, 3, 5])],
+            ["--id", "id"],
+            "d.parquet: has no row of id 4 (row 4 of",
+            "",
+        ),
+        (
+            [parquet("e.parquet", g=[1, 1, 2, 3])],
+            ["--group", "g"],
+            "e.parquet, row 4: the groups",
+            "at row 4 of",
+        ),
+        (
+            [parquet("f.parquet", g=[1, 1, 2, 3])],
+            ["--id", "id", "--group", "g"],
+            "f.parquet, row 4:",
+            "at row 4",
+        ),
+        ([parquet("h.parquet", u=[5, 6, 9, 8])], [], "h.parquet, row 3: column 'u' holds 9", "at row 3 of"),
+    ]
+    parquet("u.parquet", u=[5, 6, 7, 8])
+    for files, extra, says, also in cases:
+        first = str(tmp_path / "u.parquet") if "u" in pd.read_parquet(files[0]).columns else a
+        code, out, err = run_cli(["compare", first, *files, "--target", "y", "--score", "p", *extra], capsys)
+        assert code == 1 and out == "" and err.count("\n") == 1, err
+        assert says in err and also in err and "line" not in err, err
+    pd.read_parquet(files[0]).to_csv(tmp_path / "h.csv", index=False)
+    code, out, err = run_cli(
+        ["compare", first, str(tmp_path / "h.csv"), "--target", "y", "--score", "p"], capsys
+    )
+    assert code == 1 and "h.csv, line 4: column 'u' holds 9 here and 7 at row 3 of" in err, err
+
+
 def _sorted_by_label(tmp_path, n=400, seed=5):
     """Two files of the same cases, both sorted by label (so the targets agree row by row), one then
     by id, the other by its score: paired by position they compare different cases (break test)."""
