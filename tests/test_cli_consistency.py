@@ -169,6 +169,42 @@ def test_a_failing_command_leaves_no_file_and_keeps_an_old_one(tmp_path, capsys)
     assert "unknown measure" in err and "wrote" not in err
 
 
+def test_output_paths_are_quoted_in_messages_as_input_paths_are(tmp_path, capsys):
+    """Issue 30: 'cannot write PATH' (and the other messages naming an output) left PATH as it is,
+    where an input's name is quoted when it is not one plain word (a blank, a quote, a line break):
+    'cannot write out put.txt (Is a directory)' read as two words of the message."""
+    f = _file(tmp_path)
+    folder = tmp_path / "a dir"
+    folder.mkdir()
+    (tmp_path / "k.txt").write_text("ev0 1\nev1 0\nev2 1\nev3 0\n")
+    (tmp_path / "s.txt").write_text("ev0 0.9\nev1 0.2\nev2 0.7\nev3 0.1\n")
+    score = [
+        "score",
+        "--key",
+        str(tmp_path / "k.txt"),
+        "--task",
+        "kddcup2004-physics",
+        str(tmp_path / "s.txt"),
+    ]
+    nodir = tmp_path / "no dir" / "r.txt"
+    copy = str(tmp_path / "in put.txt")
+    (tmp_path / "in put.txt").write_text(open(f).read())
+    for argv, says in (
+        (["eval", f, "-m", "roc", "-o", str(folder)], f"cannot write {str(folder)!r} (Is a directory)"),
+        ([*score, "--no-store", "-o", str(folder)], f"cannot write {str(folder)!r} (Is a directory)"),
+        (
+            ["eval", f, "-m", "roc", "-o", str(nodir)],
+            f"-o {str(nodir)!r}: cannot write it (no folder {str(nodir.parent)!r})",
+        ),
+        (["eval", copy, "-m", "roc", "-o", copy], f"-o {copy!r}: that is an input file"),
+    ):
+        code, out, err = run_cli(argv, capsys)
+        assert code in (1, 2) and err.count("\n") == 1 and says in err, (argv, err)
+    for name in ("o ut.txt", "o\nut.txt"):
+        code, out, err = run_cli(["eval", f, "-m", "roc", "-o", str(tmp_path / name)], capsys)
+        assert code == 0 and err == f"perfeval: wrote {str(tmp_path / name)!r}\n", err
+
+
 def test_output_and_format_errors_are_one_line(tmp_path, capsys):
     f = _file(tmp_path)
     for argv, says in (

@@ -191,7 +191,9 @@ def run(args: Any) -> int:
         from perfeval._console import write_file
 
         write_file(args.per_group_output, groups_text.encode("utf-8"))  # whole or not at all
-        sys.stderr.write(f"perfeval: wrote {args.per_group_output}\n")
+        from perfeval._text import place
+
+        sys.stderr.write(f"perfeval: wrote {place(args.per_group_output)}\n")
     write(text)
     return 0
 
