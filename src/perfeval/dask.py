@@ -514,9 +514,10 @@ def read_files(
     workers as the table readers check them (:func:`check_text_files`).  The header and the CSV
     delimiter are told from the first file by the table readers' rule (``delimiter``: as given).
     ``choice`` is the :class:`~perfeval.io.columns.Choice` made.  ``read``, a dict, gets the format
-    (``"format"``), whether there is a header (``"header"``) and, for text files without one, the
-    lines skipped as comments (``"skipped"``: ``{file: Skipped}``, to be said as the other readers
-    say them).
+    (``"format"``), whether there is a header (``"header"``), the CSV delimiter (``"delimiter"``)
+    and, for text files without one, the lines skipped as comments (``"skipped"``: ``{file:
+    Skipped}``, to be said as the other readers say them).  A text file pandas' parser refuses (a
+    quote never closed, a row of another width) is the table readers' error (:func:`said_as_read`).
     """
     _require()
     import dask.dataframe as dd
@@ -525,34 +526,67 @@ def read_files(
     from perfeval.io.columns import choose
 
     fmt = _file_format(path, fmt)
-    kw: dict[str, Any] = {}
-    if fmt == "parquet":
-        _unique_names(path)
-        ddf, header = dd.read_parquet(path), True
-    elif fmt == "jsonl":
-        ddf, header = None, True
-    else:
-        # told from the first file as the other readers tell it (never assumed): the header, and
-        # the delimiter (an Excel CSV's ';')
-        lay = _first_layout(path, fmt, header, delimiter)
-        if lay is None:
-            raise InputFormatError("holds no data", source=_files(path)[0])
-        header, fmt = lay.header, lay.fmt
-        skipped = check_text_files(path, fmt != "text", comments=not header)
+    if fmt in ("parquet", "jsonl"):
         if read is not None:
-            read["skipped"] = skipped
-        sep = lay.delim or r"\s+"
-        # without a header (PERF's files) a line starting with '#' is a comment; after a header it
-        # is a row (#N/A: a missing value), as the table readers have it (pandas' comment= would cut
-        # a line at a '#' anywhere: check_text_files refuses one inside a line of such a file)
-        kw = {"sep": sep, "comment": None if header else "#", "skiprows": max(lay.skip_lines - 1, 0)}
-        ddf = dd.read_csv(path, header=0 if header else None, **kw)
-    if read is not None:
-        read.update(format=fmt, header=bool(header))
-    if ddf is None:  # JSON lines: read by the table reader, file by file, once the group is known
+            read.update(format=fmt, header=True, delimiter=None)
+        if fmt == "parquet":
+            _unique_names(path)
+            return _columns(dd.read_parquet(path), path, fmt, True, {}, target, score, group, weight)
+        # JSON lines: read by the table reader, file by file, once the group is known
         names = _jsonl_names(path)
         ch = choose(names, path, header=True, target=target, score=score, group=group, weight=weight)
         return _jsonl_frame(path, names, ch.group.index if ch.group is not None else None), ch
+    # told from the first file as the other readers tell it (never assumed): the header, and the
+    # delimiter (an Excel CSV's ';')
+    lay = _first_layout(path, fmt, header, delimiter)
+    if lay is None:
+        raise InputFormatError("holds no data", source=_files(path)[0])
+    fmt = lay.fmt
+    skipped = check_text_files(path, fmt != "text", comments=not lay.header)
+    if read is not None:
+        read.update(format=fmt, header=lay.header, delimiter=lay.delim, skipped=skipped)
+    # without a header (PERF's files) a line starting with '#' is a comment; after a header it is a
+    # row (#N/A: a missing value), as the table readers have it (pandas' comment= would cut a line at
+    # a '#' anywhere: check_text_files refuses one inside a line of such a file)
+    kw = {
+        "sep": lay.delim or r"\s+",
+        "comment": None if lay.header else "#",
+        "skiprows": max(lay.skip_lines - 1, 0),
+    }
+    try:
+        return _columns(
+            dd.read_csv(path, header=0 if lay.header else None, **kw),
+            path,
+            fmt,
+            lay.header,
+            kw,
+            target,
+            score,
+            group,
+            weight,
+        )
+    except Exception as e:  # pandas' parser refused a file: the table readers say where and why
+        if unparsed(e):
+            raise said_as_read(path, fmt, lay.header, lay.delim, e) from None
+        raise
+
+
+def _columns(
+    ddf: Any,
+    path: str,
+    fmt: str,
+    header: bool,
+    kw: dict,
+    target: str | None,
+    score: str | None,
+    group: str | None,
+    weight: str | None,
+) -> tuple[Any, Any]:
+    """The frame's columns named and chosen, the group column an identity (:func:`read_files`)."""
+    import dask.dataframe as dd
+
+    from perfeval.io.columns import choose
+
     keys = list(ddf.columns)
     names = [str(c) for c in keys] if header else [f"column{i + 1}" for i in range(len(keys))]
     ch = choose(names, path, header=bool(header), target=target, score=score, group=group, weight=weight)
@@ -566,17 +600,59 @@ def read_files(
         used = [names[c.index] for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None]
         _files_hold(path, fmt, used)
     if ch.group is not None:
-        ddf = _identity(ddf, names[ch.group.index], path)
+        ddf = _identity(ddf, names[ch.group.index], path, "--group")
     return ddf, ch
+
+
+def unparsed(e: BaseException) -> bool:
+    """Whether ``e`` is pandas' CSV parser refusing a file's text (raised on a worker, or wrapped by
+    Dask's reading of the first file's head): a quote never closed, a row of another width.
+    """
+    import pandas as pd
+
+    seen: set[int] = set()
+    at: BaseException | None = e
+    while at is not None and id(at) not in seen:
+        if isinstance(at, pd.errors.ParserError):
+            return True
+        seen.add(id(at))
+        at = at.__cause__ or at.__context__
+    return False
+
+
+def said_as_read(pattern: str, fmt: str, header: bool, delimiter: str | None, e: BaseException) -> Exception:
+    """The error of a text file that pandas' parser refused (:func:`unparsed`), as the table readers
+    say it: each file ``pattern`` names read by the chunked reader (:func:`perfeval.stream.iter_columns`,
+    with the header and delimiter told from the first file) up to the first problem, its file and
+    line named (a quote never closed: the line where it opens).  When they read every file, pandas'
+    own words, the file named.
+    """
+    import warnings
+
+    from perfeval._console import one_line
+    from perfeval.exceptions import InputFormatError, PerfError
+    from perfeval.stream import iter_columns
+
+    files = _files(pattern)
+    for f in files:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # comment lines: said when the files are read
+                for _ in iter_columns(f, [], fmt, header, delimiter=delimiter):
+                    pass
+        except PerfError as found:
+            return found
+    return InputFormatError(
+        f"cannot be read by Dask's CSV reader ({one_line(e)})",
+        source=files[0] if len(files) == 1 else pattern,
+    )
 
 
 def _jsonl_names(pattern: str) -> list[str]:
     """The field names of the first record of the first JSON lines file, as the table reader takes
     them; that file's first problem, as the table reader says it, when there is no such record.
     """
-    import json
-
-    from perfeval.io.tables import clean, open_bytes, read_table
+    from perfeval.io.tables import clean, load_record, open_bytes, read_table
 
     first = _files(pattern)[0]
     fh = open_bytes(first, first)
@@ -594,8 +670,8 @@ def _jsonl_names(pattern: str) -> list[str]:
     finally:
         fh.close()
     try:
-        rec = json.loads(text) if text is not None else None
-    except (ValueError, RecursionError):
+        rec = load_record(text) if text is not None else None
+    except (ValueError, RecursionError):  # a key named twice too: said as read whole
         rec = None
     if isinstance(rec, dict):
         return list(rec)
@@ -614,7 +690,9 @@ def _jsonl_part(path: str, names: list[str], group: int | None) -> Any:
     from perfeval.io.tables import read_table
 
     gname = None if group is None else names[group]
-    t = read_table(path, "jsonl", identity=lambda found, _h: [found.index(gname)] if gname in found else [])
+    t = read_table(
+        path, "jsonl", identity=lambda found, _h: {found.index(gname): "--group"} if gname in found else {}
+    )
     missing = [n for n in names if n not in t.columns]
     if missing:
         raise InputFormatError(
@@ -818,19 +896,21 @@ def _files_hold(pattern: str, fmt: str, needed: list[str]) -> None:
             )
 
 
-def _identity(ddf: Any, name: str, path: str) -> Any:
-    """The group column of a Dask frame as an identity: int64 when every value is a plain integer
-    that fits, else the text as written; a float column (Parquet, JSON) is refused.
+def _identity(ddf: Any, name: str, path: str, role: str | None) -> Any:
+    """An identity column of a Dask frame (the group's, its ``role`` or option naming it in an error):
+    int64 when every value is a plain integer that fits, else the text as written; a float column
+    (Parquet, JSON) is refused.
     """
     from perfeval.exceptions import InputFormatError
+    from perfeval.io.tables import id_column
 
     kind = ddf[name].dtype.kind
     if kind in "iu":
         return ddf
     if kind == "f":
         raise InputFormatError(
-            f"the group column {name!r} holds floating-point numbers; group ids must be integers or text "
-            "(cast the column)",
+            f"{id_column(name, role)} holds floating-point numbers; ids must be integers or text (cast the "
+            "column)",
             source=path,
         )
     import dask
@@ -843,8 +923,8 @@ def _identity(ddf: Any, name: str, path: str) -> Any:
     bad = [v for v in floats.tolist() if v]
     if bad:  # as the in-memory reader (io.tables.check_text_ids): a float id has lost its identity
         raise InputFormatError(
-            f"the id column {name!r} holds {bad[0]!r}, a float: ids must be integers or text (past 2^53 a "
-            "float has merged ids); write them as integers (pandas: .astype('int64')) or as text",
+            f"{id_column(name, role)} holds {bad[0]!r}, a float: ids must be integers or text (past 2^53 "
+            "a float has merged ids); write them as integers (pandas: .astype('int64')) or as text",
             source=path,
         )
     return ddf.assign(**{name: col.astype("int64") if plain else col})

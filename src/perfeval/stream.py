@@ -23,7 +23,7 @@ import math
 import os
 import struct
 import sys
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -114,7 +114,7 @@ def iter_columns(
     chunk_bytes: int = CHUNK_BYTES,
     progress: bool = False,
     *,
-    ids: Iterable[int] = (),
+    ids: Iterable[int] | Mapping[int, str | None] = (),
     labels: Iterable[int] = (),
     delimiter: str | None = None,
     convert: Any = None,
@@ -126,7 +126,8 @@ def iter_columns(
     :mod:`perfeval.io.columns` whatever the source (a file, standard input, Parquet).  The entries
     of the list at the indices ``ids`` are identity columns (groups): int64 when every value of the
     chunk is a plain integer, else the text as written (a column of numbers written as floats is an
-    error: :func:`perfeval.io.tables.check_text_ids`); those at ``labels`` are read the same way but
+    error: :func:`perfeval.io.tables.check_text_ids`; ``ids`` as ``{index: role}`` names the column
+    by its role or option there, ``"--group"``); those at ``labels`` are read the same way but
     are labels (a target read with ``--pos-label``): any values, not checked as ids.  The others must
     be numbers (float64).  ``convert``, a callable ``(columns, where) -> columns``, replaces that
     last step for a text table: it gets the picked columns as read (numbers, or text where a value
@@ -140,7 +141,7 @@ def iter_columns(
     Errors name the source and the line, counted across chunks.  An input with no data is an error.
     ``progress``: show the bytes and rows read on standard error (:class:`Progress`).
     """
-    from perfeval.io.tables import BOM, guess_format, open_bytes
+    from perfeval.io.tables import BOM, guess_format, id_roles, open_bytes
 
     source = path if path and path != "-" else "standard input"
     fh = open_bytes(path, source)
@@ -153,7 +154,7 @@ def iter_columns(
         total = os.fstat(fh.fileno()).st_size if regular else 0
         meter = Progress(total, source) if progress else None
         if fmt == "parquet":
-            yield from _parquet_chunks(fh, columns, source, meter, set(ids), set(labels), convert)
+            yield from _parquet_chunks(fh, columns, source, meter, id_roles(ids), set(labels), convert)
         elif fmt == "jsonl":
             raise InvalidParameterError(
                 "JSON lines are read whole; streaming reads text, CSV, TSV and Parquet"
@@ -170,7 +171,7 @@ def iter_columns(
                 chunk_bytes,
                 source,
                 meter,
-                set(ids),
+                id_roles(ids),
                 set(labels),
                 delimiter,
                 skipped,
@@ -300,7 +301,7 @@ def _text_chunks(
     lay = None
     picks: list[int | None] | None = None
     want_ids: set[int] = set()
-    checked: set[int] = set()  # the identity columns that are ids (not labels)
+    checked: dict[int, str | None] = {}  # the identity columns that are ids (not labels), their roles
     rows = 0
     for body, last in rd.blocks():
         check_bytes(body, source, rd.line0, quoted)  # before the header is told, as read_table does
@@ -326,11 +327,11 @@ def _text_chunks(
             except PerfError:  # the whole-file reader reads its table first: a wrong line is said first
                 parse_body(body, lay, len(lay.names), set(), source, rd.line0, skipped=Skipped())
                 raise
-            want_ids = {k for i in ids | labels if i < len(picks) and (k := picks[i]) is not None}
-            checked = {k for i in ids if i < len(picks) and (k := picks[i]) is not None}
+            want_ids = {k for i in set(ids) | labels if i < len(picks) and (k := picks[i]) is not None}
+            checked = {k: role for i, role in ids.items() if i < len(picks) and (k := picks[i]) is not None}
         if picks is not None and first_lines(body, 1, lay.comments):
             out, n = _picked(
-                body, lay, picks, ids | labels, want_ids, checked, rd.line0, source, skipped, convert
+                body, lay, picks, set(ids) | labels, want_ids, checked, rd.line0, source, skipped, convert
             )
             if meter:
                 meter.advance(len(body), n)
@@ -360,8 +361,10 @@ class _RecordReader:
 
     def _bounded(self, data: bytes) -> None:
         if len(data) > MAX_RECORD_CHUNKS * self.chunk_bytes:
+            quote = self.quoted and b'"' in data
+            why = "no line end outside quotes: a quote not closed?" if quote else "no line end found"
             raise InputFormatError(
-                f"a record longer than {len(data) >> 20} MB (no line end found)",
+                f"a record longer than {len(data) >> 20} MB ({why})",
                 source=self.source,
                 line=self.line0 + 1,
             )
@@ -417,7 +420,7 @@ def _picked(
     picks: list[int | None],
     ids,
     want_ids: set[int],
-    checked: set[int],
+    checked: dict[int, str | None],
     line0: int,
     source: str,
     skipped=None,
@@ -472,12 +475,14 @@ def _position(spec: str | None, names: list[str], source: str) -> int | None:
     return None if col is None else col.index
 
 
-def _parquet_chunks(fh, columns, source, meter, ids=frozenset(), labels=frozenset(), convert=None):
+def _parquet_chunks(fh, columns, source, meter, ids=None, labels=frozenset(), convert=None):
     """The chunks of a Parquet file, a row group each, as :func:`perfeval.io.tables.read_table` reads
     it: the columns by position (two may share a name), a null in a used column an error naming its
     row, the first among the columns (the whole-file reader's order); ``convert`` as for text, with
-    a ``where`` whose rows are counted across row groups; a file of no rows an error.
+    a ``where`` whose rows are counted across row groups; a file of no rows an error.  ``ids``:
+    ``{index: role}`` of the identity columns.
     """
+    ids = {} if ids is None else ids
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -517,12 +522,25 @@ def _parquet_chunks(fh, columns, source, meter, ids=frozenset(), labels=frozense
         if bad:
             row, _, k = min(bad)
             raise InputFormatError(null_message(names[k]), source=source, row=row0 + row + 1)
-        out = [
-            None
-            if k is None
-            else _parquet_column(parquet_numpy(cols[k]), names[k], source, i in ids, i in labels, convert)
-            for i, k in enumerate(picks)
-        ]
+        # the identity columns first, in the file's order, as read whole (a float id is refused as
+        # the table is read, before any value is checked)
+        order = sorted(
+            (i for i, k in enumerate(picks) if k is not None),
+            key=lambda i: (i not in ids, picks[i] if i in ids else 0),
+        )
+        built = {
+            i: _parquet_column(
+                parquet_numpy(cols[picks[i]]),
+                names[picks[i]],
+                source,
+                i in ids,
+                i in labels,
+                convert,
+                ids.get(i),
+            )
+            for i in order
+        }
+        out = [built.get(i) for i in range(len(picks))]
         if convert is not None and t.num_rows:
             where = Table([], {}, source, True, line0=row0, data=[], rows_only=True)
             out = convert(out, where)
@@ -533,14 +551,16 @@ def _parquet_chunks(fh, columns, source, meter, ids=frozenset(), labels=frozense
         raise InputFormatError(empty_parquet(names), source=source)
 
 
-def _parquet_column(arr: np.ndarray, name: str, source: str, ident: bool, label: bool, convert) -> np.ndarray:
-    """A picked column of a row group: an identity (``ident``), a label as it is (--pos-label codes
-    it), else numbers (``convert``, when given, checks them).
+def _parquet_column(
+    arr: np.ndarray, name: str, source: str, ident: bool, label: bool, convert, role: str | None = None
+) -> np.ndarray:
+    """A picked column of a row group: an identity (``ident``, named in an error by its ``role``), a
+    label as it is (--pos-label codes it), else numbers (``convert``, when given, checks them).
     """
     from perfeval.io.tables import parquet_identity
 
     if ident:
-        return parquet_identity(arr, name, source)
+        return parquet_identity(arr, name, source, role)
     if not label and convert is None and arr.dtype.kind not in "biuf":
         raise InputFormatError(f"the column {name!r} holds {arr.dtype} values, not numbers", source=source)
     return arr

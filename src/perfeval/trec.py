@@ -698,9 +698,9 @@ def _table_columns(obj: Any, roles: tuple[str, ...], columns: Mapping[str, str] 
         source = obj
         found: dict = {}
 
-        def identity(names: list, header: bool) -> list[int]:
+        def identity(names: list, header: bool) -> dict[int, str]:
             found.update(_role_columns([str(n) for n in names], roles, columns, source))
-            return [names.index(found[r]) for r in ("qid", "docid")]
+            return {names.index(found[r]): r for r in ("qid", "docid")}
 
         t = read_table(obj, "auto", True, identity=identity)
         picked = {role: t.columns[name] for role, name in found.items()}

@@ -40,26 +40,27 @@ def path_of(file: str) -> str | None:
     return None if file == "-" else file
 
 
-def group_position(args: Any, file: str) -> Callable[[list[str], bool], tuple[int, ...]]:
+def group_position(args: Any, file: str) -> Callable[[list[str], bool], dict[int, str]]:
     """For the readers: the positions of the group column and of the document id column (``--id``)
-    of ``file`` (named in messages): identities, read as int64 or text, never float.
+    of ``file`` (named in messages), each with its option (``{position: "--group"}``: an error names
+    the column by it): identities, read as int64 or text, never float.
     """
     from perfeval.io.columns import pick
 
     source = "standard input" if file == "-" else file
 
-    def position(names: list[str], header: bool) -> tuple[int, ...]:
+    def position(names: list[str], header: bool) -> dict[int, str]:
         from perfeval.exceptions import PerfError
 
-        out = []
+        out: dict[int, str] = {}
         for spec, role in ((args.group, "group"), (getattr(args, "id", None), "id")):
             try:
                 col = pick(names, spec, role, source, header=header, default=False)
             except PerfError:  # said when the columns are chosen, in the order the chunked reader says it
                 continue
             if col is not None:
-                out.append(col.index)
-        return tuple(dict.fromkeys(out))
+                out.setdefault(col.index, f"--{role}")
+        return out
 
     return position
 
@@ -602,7 +603,7 @@ def _large_numeric(args: Any) -> tuple | None:
         args.input_format,
         args.header,
         progress=wanted(args),
-        ids=(1,),
+        ids={1: "--group"},
         delimiter=args.delimiter,
         convert=checks,
     )

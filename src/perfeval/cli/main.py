@@ -279,6 +279,7 @@ def _check_paths(args: Any) -> None:
     """
     import os
 
+    from perfeval._text import place
     from perfeval.cli.parser import EXTENSIONS
     from perfeval.exceptions import InvalidParameterError
 
@@ -300,17 +301,19 @@ def _check_paths(args: Any) -> None:
     for flag, path in outputs:
         real = os.path.realpath(path)
         if real in real_inputs:
-            raise InvalidParameterError(f"{flag} {path}: that is an input file; writing it would destroy it")
+            raise InvalidParameterError(
+                f"{flag} {place(path)}: that is an input file; writing it would destroy it"
+            )
         if real in seen:
-            raise InvalidParameterError(f"{flag} {path}: {seen[real]} writes that file already")
+            raise InvalidParameterError(f"{flag} {place(path)}: {seen[real]} writes that file already")
         seen[real] = flag
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
-            raise InvalidParameterError(f"{flag} {path}: cannot write it (no folder {folder})")
+            raise InvalidParameterError(f"{flag} {place(path)}: cannot write it (no folder {place(folder)})")
         if flag == "--per-group-output":
             ext = path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else ""
             if EXTENSIONS.get(ext) not in (None, "csv", "table"):
-                raise InvalidParameterError(f"--per-group-output {path}: it writes CSV (a .csv file)")
+                raise InvalidParameterError(f"--per-group-output {place(path)}: it writes CSV (a .csv file)")
 
 
 class _Collected:
@@ -336,6 +339,7 @@ def _run_to_file(args: Any) -> tuple[int, bool]:
     Ctrl-C leaves no half-written file, nor replaces an old one.
     """
     from perfeval._console import write_file
+    from perfeval._text import place
 
     saved, collected = sys.stdout, _Collected()
     sys.stdout = collected
@@ -350,13 +354,14 @@ def _run_to_file(args: Any) -> tuple[int, bool]:
     try:
         write_file(args.output, text.encode("utf-8"))
     except OSError as e:
-        return _error(f"cannot write {one_line(args.output)} ({e.strerror or one_line(e)})", 1)
-    sys.stderr.write(f"perfeval: wrote {args.output}\n")
+        return _error(f"cannot write {place(args.output)} ({e.strerror or one_line(e)})", 1)
+    sys.stderr.write(f"perfeval: wrote {place(args.output)}\n")
     return status, failed
 
 
 def _run(args: Any) -> tuple[int, bool]:
     """Run the command: (its status, False), or (a status, True) when it failed and one line said why."""
+    from perfeval._text import place
     from perfeval.exceptions import InputFormatError, InvalidDataError, PerfError
 
     try:
@@ -368,7 +373,7 @@ def _run(args: Any) -> tuple[int, bool]:
     except OutputError as e:
         if e.filename is None:  # standard output: main() answers it (_run_to_file: names its file)
             raise
-        return _error(f"cannot write {one_line(e.filename)} ({e.strerror or one_line(e)})", 1)
+        return _error(f"cannot write {place(str(e.filename))} ({e.strerror or one_line(e)})", 1)
     except BrokenPipeError:
         raise  # main() answers it
     except KeyboardInterrupt:
@@ -376,7 +381,7 @@ def _run(args: Any) -> tuple[int, bool]:
     except MemoryError:
         return _error("out of memory (--stream evaluates a large file in bounded memory)", 1)
     except OSError as e:  # the file system: a full disk under the spill, a file that fails to read
-        where = f" ({one_line(e.filename)})" if getattr(e, "filename", None) else ""
+        where = f" ({place(str(e.filename))})" if getattr(e, "filename", None) else ""
         return _error(f"{e.strerror or one_line(e)}{where}", 1)
     except Exception as e:  # never a traceback
         if _interrupted(e):  # Ctrl-C inside an import that wraps what it catches (numpy's ImportError)

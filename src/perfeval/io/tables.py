@@ -34,7 +34,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -70,8 +70,35 @@ LINE_BREAKS = {
     b"\xe2\x80\xa9": "a paragraph separator (U+2029)",
 }
 
-#: the positions of the identity columns, once the header (or its absence) is known
-Identity = Callable[[list, bool], Iterable[int]]
+#: the positions of the identity columns, once the header (or its absence) is known; as a mapping,
+#: each with the role or option that chose it, to name it in messages (:func:`id_column`)
+Identity = Callable[[list, bool], Iterable[int] | Mapping[int, str | None]]
+
+
+def id_roles(found: Iterable[int] | Mapping[int, str | None]) -> dict[int, str | None]:
+    """Identity positions, each with its role (None where none is said): from a mapping as it is, from
+    positions alone with no role.
+    """
+    return dict(found) if isinstance(found, Mapping) else dict.fromkeys(found)
+
+
+def id_column(name: str, role: str | None, noun: str = "column") -> str:
+    """An identity column as a message names it: by the option that chose it (``--group``, ``--id``),
+    by its role (``qid``), or, with neither, as an id column.
+
+    Examples
+    --------
+    >>> id_column("doc", "--id"), id_column("q", "qid"), id_column("g", "--group", "field")
+    ("the id column 'doc' (--id)", "the qid column 'q'", "the group field 'g' (--group)")
+    >>> id_column("u", None)
+    "the id column 'u'"
+    """
+    if role is None:
+        return f"the id {noun} {name!r}"
+    if role.startswith("--"):
+        return f"the {role[2:]} {noun} {name!r} ({role})"
+    return f"the {role} {noun} {name!r}"
+
 
 #: how many of the comment lines skipped a message names
 SHOWN_COMMENTS = 5
@@ -917,10 +944,11 @@ def _csv_records(
     lines: list[int] = []
     rows: list[list[str]] = []
     physical: list[int] = []
+    split = text.split("\n")
 
     def data_lines():
         inside = False
-        for k, line in enumerate(text.split("\n"), line0 + 1):
+        for k, line in enumerate(split, line0 + 1):
             if not inside and not line.strip():
                 continue
             if not inside and comments and line.lstrip().startswith("#"):
@@ -932,6 +960,7 @@ def _csv_records(
             yield line + "\n"
 
     reader = csv.reader(data_lines(), delimiter=delim, strict=True)
+    done = 0  # the lines given to the parser up to the end of the last record read
     try:
         for fields in reader:
             end = reader.line_num - 1
@@ -944,7 +973,20 @@ def _csv_records(
                 _wrong_count(ncol, row, names is not None, source, start)
             lines.append(start)
             rows.append(row)
+            done = reader.line_num
     except csv.Error as e:
+        record = [(k, split[k - line0 - 1]) for k in physical[done : reader.line_num]]
+        opened = _open_quote(record, delim)
+        if opened is not None:  # at the end of the text, or past the field limit: the quote's line
+            limit = str(e).startswith("field larger")
+            raise InputFormatError(
+                f"not valid CSV: the quote that opens a field here is not closed within "
+                f"{csv.field_size_limit()} characters (the CSV parser's limit of a field)"
+                if limit
+                else f"not valid CSV: the quote that opens a field here is never closed ({e})",
+                source=source,
+                line=opened,
+            ) from None
         k = (
             physical[reader.line_num - 1]
             if reader.line_num and reader.line_num <= len(physical)
@@ -952,6 +994,29 @@ def _csv_records(
         )
         raise InputFormatError(f"not valid CSV ({e})", source=source, line=k) from None
     return lines, rows
+
+
+def _open_quote(record: list[tuple[int, str]], delim: str) -> int | None:
+    """The line of the quote that opens a field never closed within ``record`` (its ``(line, text)``
+    from its first line: the lines the CSV parser read of the record it failed on), or None when
+    every quoted field of it is closed.  As the parser reads quotes: one opens a field only at its
+    start; in a quoted field a quote closes it, and two are one quote of the text.
+    """
+    inside = closed = False  # in a quoted field; just after the quote that closed one
+    start = True  # at the start of a field
+    opened: int | None = None
+    for k, line in record:
+        for ch in line:
+            if inside:
+                inside = ch != '"'
+                closed = not inside
+                continue
+            if ch == '"' and (start or closed):  # a field opens, or a quote of its text ("")
+                opened = k if start else opened
+                inside = True
+            start, closed = ch == delim and not inside, False
+        start, closed = not inside, False
+    return opened if inside else None
 
 
 def fields_lines(fields: list[str]) -> int:
@@ -983,7 +1048,9 @@ def read_table(
         The CSV field delimiter (default: sniffed among ``,``, ``;`` and tab).
     identity : callable, optional
         ``(names, header) -> positions`` (0-based) of the identity columns (groups, ids): read as
-        int64 when every value is a plain integer, else as the text written (never as floats).
+        int64 when every value is a plain integer, else as the text written (never as floats).  It
+        may return ``{position: role}`` instead: an error names the column by its role or option
+        (``"--group"``, ``"--id"``, ``"qid"``: :func:`id_column`).
     labels : callable, optional
         ``(names, header) -> positions`` of columns to keep as written, as identity columns are read
         (int64 when every value is a plain integer, else the text) but not refused when written as
@@ -1027,7 +1094,8 @@ def read_table(
     ncol = len(lay.names)
     if not first_lines(data_body, 1, lay.comments):
         raise InputFormatError("holds a header and no data", source=source)
-    ids = set(identity(list(lay.names), lay.header)) if identity is not None else set()
+    roles = id_roles(identity(list(lay.names), lay.header)) if identity is not None else {}
+    ids = set(roles)
     kept = set(labels(list(lay.names), lay.header)) - ids if labels is not None else set()
     skipped = Skipped()
     hash_lines(body[: lay.skip], 0, skipped)  # comments before the header
@@ -1047,37 +1115,84 @@ def read_table(
         lay.comments,
         skipped,
     )
-    check_text_ids(table, lay.names, cols, ids)
+    check_text_ids(table, lay.names, cols, roles)
     skipped.warn(source)
     return table
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object naming a key twice (:func:`_unique_keys`)."""
+
+    def __init__(self, key: str):
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object as a dict, its keys each once: the standard library keeps the last of two values
+    of one key silently (``{"s": 0.3, "s": 0.9}`` is ``{"s": 0.9}``), a row that is not the one
+    written; an error instead (RFC 8259: names should be unique; readers differ on which they keep).
+    """
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
+def load_record(text: str | bytes):
+    """One line of JSON lines, as :func:`json.loads` reads it but refusing an object that names a key
+    twice (:func:`_unique_keys`; raises ``_DuplicateKey``).  Each key of the text is followed by its
+    own colon: an object with as many keys as the line has colons names none twice, and is not read
+    again (the common flat record; the check costs a count, the hook doubles the parse).
+    """
+    rec = json.loads(text)
+    colons = text.count(b":") if isinstance(text, bytes) else text.count(":")
+    if isinstance(rec, dict) and colons != len(rec):  # a key twice, a nested key or a ':' in text
+        rec = json.loads(text, object_pairs_hook=_unique_keys)
+    return rec
+
+
+def _record(text: str, source: str, line: int) -> dict:
+    """One line of JSON lines as an object (:func:`load_record`), or an error naming its line."""
+    try:
+        rec = load_record(text)
+    except _DuplicateKey as e:
+        raise InputFormatError(
+            f"the key {e.key!r} is given twice in one object (a JSON reader keeps one of its values "
+            "without a word): give each key once",
+            source=source,
+            line=line,
+        ) from None
+    except json.JSONDecodeError as e:
+        raise InputFormatError(f"not valid JSON ({e.msg})", source=source, line=line) from None
+    except (ValueError, RecursionError) as e:  # an integer of over 4300 digits; nesting too deep
+        why = (
+            "nested too deeply"
+            if isinstance(e, RecursionError)
+            else "an integer of too many digits"
+            if "digits" in str(e)
+            else one_line(e)
+        )
+        raise InputFormatError(f"not valid JSON here ({why})", source=source, line=line) from None
+    if not isinstance(rec, dict):
+        raise InputFormatError("expected a JSON object a line", source=source, line=line)
+    return rec
 
 
 def _jsonl(raw: bytes, source: str, identity: Identity | None, labels: Identity | None = None) -> Table:
     records = []
     for k, line in enumerate(raw.decode("utf-8", errors="replace").split("\n"), 1):
         s = line.strip()
-        if not s:
-            continue
-        try:
-            rec = json.loads(s)
-        except json.JSONDecodeError as e:
-            raise InputFormatError(f"not valid JSON ({e.msg})", source=source, line=k) from None
-        except (ValueError, RecursionError) as e:  # an integer of over 4300 digits; nesting too deep
-            why = (
-                "nested too deeply"
-                if isinstance(e, RecursionError)
-                else "an integer of too many digits"
-                if "digits" in str(e)
-                else one_line(e)
-            )
-            raise InputFormatError(f"not valid JSON here ({why})", source=source, line=k) from None
-        if not isinstance(rec, dict):
-            raise InputFormatError("expected a JSON object a line", source=source, line=k)
-        records.append((k, rec))
+        if s:
+            records.append((k, _record(s, source, k)))
     if not records:
         raise InputFormatError("holds no data", source=source)
     names = list(records[0][1])
-    ids = set(identity(names, True)) if identity is not None else set()
+    roles = id_roles(identity(names, True)) if identity is not None else {}
+    ids = set(roles)
     kept = set(labels(names, True)) - ids if labels is not None else set()
     cols = {}
     for c, name in enumerate(names):
@@ -1091,8 +1206,8 @@ def _jsonl(raw: bytes, source: str, identity: Identity | None, labels: Identity 
                 raise InputFormatError(f"the field {name!r} is {what}", source=source, line=k)
             if c in ids and isinstance(v, float):
                 raise InputFormatError(
-                    f"the group field {name!r} is a floating-point number ({v!r}); ids must be "
-                    "integers or strings",
+                    f"{id_column(name, roles[c], 'field')} is a floating-point number ({v!r}); ids must "
+                    "be integers or strings",
                     source=source,
                     line=k,
                 )
@@ -1132,7 +1247,8 @@ def _parquet(raw: bytes, source: str, identity: Identity | None, labels: Identit
     names = list(t.column_names)
     if t.num_rows == 0:  # as a text table of a header and no row: no number to give
         raise InputFormatError(empty_parquet(names), source=source)
-    ids = set(identity(names, True)) if identity is not None else set()
+    roles = id_roles(identity(names, True)) if identity is not None else {}
+    ids = set(roles)
     kept = set(labels(names, True)) - ids if labels is not None else set()
     data = []
     nulls: dict[int, int] = {}
@@ -1144,7 +1260,7 @@ def _parquet(raw: bytes, source: str, identity: Identity | None, labels: Identit
             if c in kept:
                 raise InputFormatError(null_message(name), source=source, row=nulls[c] + 1)
         elif c in ids or (c in kept and arr.dtype.kind != "f"):
-            arr = parquet_identity(arr, name, source)
+            arr = parquet_identity(arr, name, source, roles.get(c))
         data.append(arr)
     columns: dict[str, np.ndarray] = {}
     for name, col in zip(names, data, strict=False):
@@ -1178,33 +1294,40 @@ def parquet_numpy(col) -> np.ndarray:
 
 
 def check_text_ids(
-    where: Table, names: Sequence[str], cols: Sequence[np.ndarray], ids: Iterable[int]
+    where: Table,
+    names: Sequence[str],
+    cols: Sequence[np.ndarray],
+    ids: Iterable[int] | Mapping[int, str | None],
 ) -> None:
     """Identity columns read from text with an id written as a float (:func:`grammar.first_float_id`):
-    one line naming the column, the value and its line, as Parquet's float ids are refused.
+    one line naming the column (by its role or option, when ``ids`` maps each to one: :func:`id_column`),
+    the value and its line, as Parquet's float ids are refused.
     """
-    for c in sorted(ids):
+    roles = id_roles(ids)
+    for c in sorted(roles):
         i = grammar.first_float_id(cols[c])
         if i >= 0:
             raise InputFormatError(
-                f"the id column {names[c]!r} holds {str(cols[c][i])!r}, a float: ids must be integers or "
-                "text (past 2^53 a float has merged ids); write them as integers (pandas: "
+                f"{id_column(names[c], roles[c])} holds {str(cols[c][i])!r}, a float: ids must be integers "
+                "or text (past 2^53 a float has merged ids); write them as integers (pandas: "
                 ".astype('int64')) or as text",
                 source=where.source,
                 **where.at(i),
             )
 
 
-def parquet_identity(arr: np.ndarray, name: str, source: str) -> np.ndarray:
-    """An identity column from Parquet: integers as int64, text as text, floats refused."""
+def parquet_identity(arr: np.ndarray, name: str, source: str, role: str | None = None) -> np.ndarray:
+    """An identity column from Parquet: integers as int64, text as text, floats refused (the column
+    named by its ``role`` or option: :func:`id_column`).
+    """
     if arr.dtype.kind in "iu":
         if arr.dtype.kind == "u" and len(arr) and int(arr.max()) > (1 << 63) - 1:
             return arr.astype(str)
         return arr.astype(np.int64, copy=False)
     if arr.dtype.kind == "f":
         raise InputFormatError(
-            f"the group column {name!r} holds floating-point numbers; ids must be integers or "
-            "text (cast the column)",
+            f"{id_column(name, role)} holds floating-point numbers; ids must be integers or text (cast the "
+            "column)",
             source=source,
         )
     if arr.dtype.kind == "b":

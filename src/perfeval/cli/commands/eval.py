@@ -191,7 +191,9 @@ def run(args: Any) -> int:
         from perfeval._console import write_file
 
         write_file(args.per_group_output, groups_text.encode("utf-8"))  # whole or not at all
-        sys.stderr.write(f"perfeval: wrote {args.per_group_output}\n")
+        from perfeval._text import place
+
+        sys.stderr.write(f"perfeval: wrote {place(args.per_group_output)}\n")
     write(text)
     return 0
 
@@ -406,7 +408,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         args.input_format,
         args.header,
         progress=wanted(args),
-        ids=(3, 4),
+        ids={3: "--group", 4: "--id"},
         labels=(0,) if labels else (),
         delimiter=args.delimiter,
         # each chunk checked as a table read whole is: the same errors, at the same lines
@@ -453,7 +455,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
 
 def _dask(args: Any, path: str | None, specs: list) -> Any:
     """The evaluation on a Dask cluster: the files read by the Dask backend."""
-    from perfeval.dask import connect, evaluate_dask, read_files
+    from perfeval.dask import connect, evaluate_dask, read_files, said_as_read, unparsed
     from perfeval.exceptions import InputFormatError, InvalidDataError, InvalidParameterError
 
     if path is None:
@@ -507,6 +509,8 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
                 ) from None
             raise InputFormatError(str(e), source=path) from None
         except Exception as e:  # a file a worker cannot read (a corrupt Parquet page): named, one line
+            if unparsed(e):  # a text file pandas' parser refused: where and why, as read whole
+                raise said_as_read(path, read["format"], read["header"], read["delimiter"], e) from None
             if isinstance(e, (OSError, EOFError)) or type(e).__module__.startswith("pyarrow"):
                 from perfeval._console import one_line
 

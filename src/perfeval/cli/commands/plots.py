@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from perfeval._progress import wanted
+from perfeval._text import place
 from perfeval.cli import load
 
 
@@ -80,7 +81,7 @@ def run_plot(args: Any) -> int:
             .figure_
         )
     save(fig, args.output, args.format)
-    sys.stderr.write(f"perfeval: wrote {args.output}\n")
+    sys.stderr.write(f"perfeval: wrote {place(args.output)}\n")
     return 0
 
 
@@ -118,5 +119,5 @@ def run_report(args: Any) -> int:
     from perfeval._console import write_file
 
     write_file(args.output, text.encode("utf-8"))  # whole or not at all: a full disk leaves no part
-    sys.stderr.write(f"perfeval: wrote {args.output}\n")
+    sys.stderr.write(f"perfeval: wrote {place(args.output)}\n")
     return 0
