@@ -9,7 +9,7 @@ DEMO   ?= demo-output
 
 .PHONY: demo test docs report-sample bench fuzz cwarn sanitize clean
 
-NATIVE := $(sort $(wildcard src/perfeval/_native/*.c src/perfeval/_native/*.h))
+NATIVE := $(sort $(wildcard csrc/*.c csrc/*.h))
 SOURCES := pyproject.toml setup.py $(NATIVE)
 
 # the package with plots, Parquet and progress bars: what `make demo` needs (a stamp each, so each installs once)

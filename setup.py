@@ -5,7 +5,7 @@ from glob import glob
 
 from setuptools import Extension, setup
 
-NATIVE = "src/perfeval/_native"
+NATIVE = "csrc"
 # IEEE arithmetic exactly as written: no contraction into FMA, no fast-math reassociation;
 # `long double` is the x87 80-bit format the original computed in.
 FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-std=gnu99", "-pthread", "-Wall"]

@@ -200,7 +200,7 @@ def evaluate(
         from perfeval import _x87
 
         # the kernels' scratch kept between their calls (the group kernels' sort records: huge
-        # pages, see _native/buffers.c) handed back: an evaluation leaves only its report behind
+        # pages, see csrc/buffers.c) handed back: an evaluation leaves only its report behind
         _x87.release_cache()
 
 

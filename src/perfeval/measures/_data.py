@@ -174,7 +174,7 @@ def hist_sum(gd: GroupedData, term) -> np.ndarray:
 
 def hist_groups(gd: Any, op: str, par: float = 0.0) -> tuple[np.ndarray, ...]:
     """A measure's parts for every group from the groups' histograms in one compiled pass
-    (_native/summary.c hist_groups: the numpy expressions' bits), kept on ``gd`` for the next
+    (csrc/summary.c hist_groups: the numpy expressions' bits), kept on ``gd`` for the next
     measure that asks (the threshold counts of ten measures, RMS's sums for SAR).
     """
     memo = gd.__dict__.setdefault("_memo", {})

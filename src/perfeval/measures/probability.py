@@ -24,7 +24,7 @@ def _in_unit(h: ScoreHistogram) -> bool:
 
 def _squared_errors(h: ScoreHistogram) -> np.float64:
     """np.sum(h.pos * (1 - s) ** 2 + h.neg * s**2), once a summary, without its temporaries (the same
-    sum bit for bit, _native/summary.c hist_sum).
+    sum bit for bit, csrc/summary.c hist_sum).
     """
     from perfeval import _x87
 
@@ -185,7 +185,7 @@ def ca2(h: ScoreHistogram, *, window: int) -> float:
     S = int(window)
     if h.n < S:
         return NAN
-    from perfeval import _x87  # one pass over the cases with running window sums (see _native/summary.c)
+    from perfeval import _x87  # one pass over the cases with running window sums (see csrc/summary.c)
 
     return _x87.hist_ca2(h.scores, h.pos, h.neg, S)
 

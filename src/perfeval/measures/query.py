@@ -287,7 +287,7 @@ def group_auc(rd: Any) -> tuple[np.ndarray, np.ndarray]:
     if not isinstance(rd, TieTable):
         # from the rows: every sum is of whole and half numbers, exact in any order, so the
         # compiled pass over each group's sorted rows gives the tie table's numbers bit for bit
-        # without the order of all the rows or the table (_native/summary.c, group_auc_rows)
+        # without the order of all the rows or the table (csrc/summary.c, group_auc_rows)
         from perfeval import _x87
 
         codes, score, rel = rd._rows

@@ -26,7 +26,7 @@ def _desc(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray]:
 
 def _hsum(h: ScoreHistogram, op: str, par: float = 0.0) -> np.float64:
     """A measure's sum over the summary, computed once (SAR reads ROC's): the numpy expression its
-    comment gives, bit for bit, by one compiled pass without its temporaries (_native/summary.c,
+    comment gives, bit for bit, by one compiled pass without its temporaries (csrc/summary.c,
     hist_sum).
     """
     from perfeval import _x87
@@ -102,7 +102,7 @@ def apr(h: ScoreHistogram) -> float:
     if P == 0:
         return NAN  # no positive to average over (PERF printed 0)
     # a sequential sum over the cases: the compiled kernel does it in one pass without the n-sized
-    # temporaries a numpy expression needs (see _native/summary.c, hist_apr)
+    # temporaries a numpy expression needs (see csrc/summary.c, hist_apr)
     from perfeval import _x87
 
     split = h.split()  # unit cases from the sorted halves: the same walk over the same cells

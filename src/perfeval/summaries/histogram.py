@@ -181,7 +181,7 @@ class ScoreHistogram:
         if w is None:
             # unit weights: the positives' and the negatives' scores sorted apart (numpy's vectorised
             # sort, in place on the two copies: one sort of the whole in all), then merged into the
-            # summary in one compiled pass (_native/summary.c, hist_merge)
+            # summary in one compiled pass (csrc/summary.c, hist_merge)
             from perfeval import _x87  # the two classes' scores apart in one pass
 
             flags = np.ascontiguousarray(is_pos, dtype=bool)

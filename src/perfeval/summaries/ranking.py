@@ -513,7 +513,7 @@ def _as_ranked(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray | Non
 def query_order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
     """Rows sorted by query, then by descending score.  The order inside equal (query, score) does
     not matter to any measure (all are tie-aware), so: the rows counted into their queries and
-    each query sorted on its own (compiled, _native/summary.c query_order).  Rows already grouped
+    each query sorted on its own (compiled, csrc/summary.c query_order).  Rows already grouped
     by query and ranked (a TREC run) are only put in query order.
     """
     n = len(codes)
