@@ -1,5 +1,5 @@
 /*
- * perfeval._x87, sort.c: the original's sort, step for step: PERF's Hoare quicksort with the same
+ * perfeval._native, sort.c: the original's sort, step for step: PERF's Hoare quicksort with the same
  * partitions and swaps, made fast on degenerate input by segment trees and two threads.
  */
 #include "native.h"

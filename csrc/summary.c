@@ -1,5 +1,5 @@
 /*
- * perfeval._x87, summary.c: modern float64 kernels over summaries (score histograms, runs of a
+ * perfeval._native, summary.c: modern float64 kernels over summaries (score histograms, runs of a
  * sorted array): sequential sums that numpy would need several n-sized temporaries for.
  */
 #include "native.h"
