@@ -28,7 +28,9 @@
  *   module.c    the method table and the module's init, nothing else
  *   buffers.c   scratch memory (nv_big_alloc), the Buf type, plot-line buffers, argument marshalling
  *   text.c      reading numbers: the tokenizer, float32 reading, parse / parse_fd / parse_table
- *   sort.c      the original's Hoare quicksort, step for step
+ *   sort.c      the sorts that replay another program's order: PERF's Hoare quicksort step for
+ *               step, numba's argsort (ranx), trec_eval's order of ties by document id
+ *   introsort.h the kernels' own sort of exact keys, included by summary.c once per record type
  *   classic.c   the classic measures in x87 80-bit arithmetic (ROC, APR, RMS, CA1, ...)
  *   summary.c   modern float64 kernels over summaries (histograms, runs, tie tables, disc_sums)
  *   resample.c  the bootstrap's draws, the fused replicate walk, the jackknife, DeLong's components

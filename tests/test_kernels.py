@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import platform
 import random
+import re
 import struct
 import subprocess
 import sys
 from array import array
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -312,3 +314,18 @@ def test_the_kernels_are_perfeval_native_and_the_old_name_warns():
     assert run.stdout.split() == ["True", str(K.mantissa_bits())]
     assert "DeprecationWarning: perfeval._x87 is renamed perfeval._native" in run.stderr
     assert "<string>:1" in run.stderr  # said where the user imports it, not inside perfeval
+
+
+def test_one_introsort_of_exact_keys():
+    """The kernels sort exact keys with one introsort, csrc/introsort.h, included once per record
+    type; no C file writes another heapsort fallback (sort.c's sorts replay other programs' orders,
+    and they have none)."""
+    csrc = Path(__file__).resolve().parents[1] / "csrc"
+    heap_step = re.compile(r"static void ([\w()]*sift[\w()]*)\(")
+    heap_steps = {f.name: heap_step.findall(f.read_text()) for f in sorted(csrc.glob("*.[ch]"))}
+    assert {name: found for name, found in heap_steps.items() if found} == {"introsort.h": ["SORT(sift)"]}
+    includes = re.findall(
+        r'#define SORT_T (\w+)\n#define SORT_KEY\(x\) .*\n#include "introsort.h"',
+        (csrc / "summary.c").read_text(),
+    )
+    assert includes == ["qrec", "uint64_t"]
