@@ -576,16 +576,16 @@ def test_roc_in_input_order_walk_is_the_roc_of_the_broken_scores(seed, rule):
 def test_roc_input_hash_and_sorted_walk_agree(seed, levels):
     """The two compiled counts of DIN's ROC: by a hash of the distinct scores, and over the rows sorted
     (the hash gives up past its cap: None); -0.0 and 0.0 are one score."""
-    from perfeval import _x87
+    from perfeval import _native
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 5000))
     s = rng.integers(0, levels, n) / 7.0
     s[rng.random(n) < 0.1] = -0.0
     p = rng.integers(0, 2, n).astype(np.uint8)
-    walk = _x87.roc_input_ties(np.argsort(s).astype(np.int64), s, p)
-    assert _x87.roc_input_hash(s, p, 1 << 24) == walk
-    assert _x87.roc_input_hash(s, p, 1) is None or len(np.unique(s)) <= 512
+    walk = _native.roc_input_ties(np.argsort(s).astype(np.int64), s, p)
+    assert _native.roc_input_hash(s, p, 1 << 24) == walk
+    assert _native.roc_input_hash(s, p, 1) is None or len(np.unique(s)) <= 512
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -612,12 +612,12 @@ def test_perf_dialect_without_perfs_quicksort_gives_its_bits(seed, n, levels):
 def test_roc_input_hash_in_two_halves_merges_exactly():
     """From 200,000 rows the hash counts each half of the rows in its own thread and merges them (a
     positive of the first half precedes every negative of the second): the sorted walk's numbers."""
-    from perfeval import _x87
+    from perfeval import _native
 
     rng = np.random.default_rng(3)
     for levels in (1, 40, 100_000):
         s = rng.integers(0, levels, 300_000) / 7.0
         s[rng.random(300_000) < 0.1] = -0.0
         p = rng.integers(0, 2, 300_000).astype(np.uint8)
-        walk = _x87.roc_input_ties(np.argsort(s).astype(np.int64), s, p)
-        assert _x87.roc_input_hash(s, p, 1 << 24) == walk
+        walk = _native.roc_input_ties(np.argsort(s).astype(np.int64), s, p)
+        assert _native.roc_input_hash(s, p, 1 << 24) == walk

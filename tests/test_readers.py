@@ -525,17 +525,17 @@ _PIECES = [b"1", b"2.5", b"-3e4", b",", b"\t", b"\n", b"inf", b" ", b'"', b"#", 
 
 @given(st.lists(st.sampled_from(_PIECES), max_size=30), st.sampled_from([b",", b"\t"]))
 def test_the_compiled_check_of_a_plain_csv_body_is_the_rule(parts, d):
-    from perfeval import _x87
+    from perfeval import _native
 
     body = b"".join(parts)
-    assert _x87.fast_csv_ok(body, d.decode()) == _fast_csv_ok_by_definition(body, d)
+    assert _native.fast_csv_ok(body, d.decode()) == _fast_csv_ok_by_definition(body, d)
 
 
 def test_a_large_table_read_in_two_halves_is_the_table_and_its_first_error():
     """parse_table reads a body of more than 4 MB in two halves on two threads: the same columns as
     the rows read one by one, identity columns included, and an error in the second half named by
     its line in the whole body."""
-    from perfeval import _x87
+    from perfeval import _native
 
     rng = np.random.default_rng(3)
     n = 400_000
@@ -544,7 +544,7 @@ def test_a_large_table_read_in_two_halves_is_the_table_and_its_first_error():
     lines = [f"{i},{float(x)!r},{k % 7}" for i, x, k in zip(ids.tolist(), a.tolist(), range(n), strict=True)]
     body = ("\n".join(lines) + "\n").encode()
     assert len(body) > 4 << 20
-    ok, cols, rows = _x87.parse_table(body, 3, b"\x01\x00\x00")
+    ok, cols, rows = _native.parse_table(body, 3, b"\x01\x00\x00")
     assert ok == "ok" and rows == n
     assert cols[0][0] == "int" and np.array_equal(np.frombuffer(cols[0][1], np.int64), ids)
     assert np.array_equal(np.frombuffer(cols[1], np.float64), a)
@@ -552,11 +552,11 @@ def test_a_large_table_read_in_two_halves_is_the_table_and_its_first_error():
     bad = list(lines)
     bad[300_000] = bad[300_000].replace(",", ",x", 1)
     bad[350_000] = "1,2"
-    res = _x87.parse_table(("\n".join(bad) + "\n").encode(), 3, b"\x01\x00\x00")
+    res = _native.parse_table(("\n".join(bad) + "\n").encode(), 3, b"\x01\x00\x00")
     assert res[:4] == ("error", "number", 300_001, 2)
     first_half = list(lines)
     first_half[10] = "1,2"
-    res = _x87.parse_table(("\n".join(first_half) + "\n").encode(), 3, b"\x01\x00\x00")
+    res = _native.parse_table(("\n".join(first_half) + "\n").encode(), 3, b"\x01\x00\x00")
     assert res[:3] == ("error", "fields", 11)
 
 

@@ -197,11 +197,11 @@ def evaluate(
             tie_bounds=tie_bounds,
         )
     finally:
-        from perfeval import _x87
+        from perfeval import _native
 
         # the kernels' scratch kept between their calls (the group kernels' sort records: huge
-        # pages, see _native/buffers.c) handed back: an evaluation leaves only its report behind
-        _x87.release_cache()
+        # pages, see csrc/buffers.c) handed back: an evaluation leaves only its report behind
+        _native.release_cache()
 
 
 def _not_on_dask(tie_bounds: bool, arrays: bool) -> None:

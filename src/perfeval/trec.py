@@ -119,10 +119,12 @@ def _map(ids: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
     if ids.dtype.kind != "U" or vocabulary.dtype.kind != "U":
         pos = np.minimum(np.searchsorted(vocabulary, ids), len(vocabulary) - 1)
         return np.where(vocabulary[pos] == ids, pos, -1).astype(np.int64)
-    from perfeval import _x87
+    from perfeval import _native
 
     a, b = np.ascontiguousarray(ids), np.ascontiguousarray(vocabulary)
-    out = _x87.vocab_map(a.view(np.uint32), a.dtype.itemsize // 4, b.view(np.uint32), b.dtype.itemsize // 4)
+    out = _native.vocab_map(
+        a.view(np.uint32), a.dtype.itemsize // 4, b.view(np.uint32), b.dtype.itemsize // 4
+    )
     return np.frombuffer(out, np.int64)
 
 
@@ -150,11 +152,11 @@ def _join(qrels: Qrels, run: Run) -> _Joined:
         none = np.zeros(len(run), dtype=bool)
         rq = _map(run.qvocab, qrels.qvocab)[run.qcode]
         return _Joined(np.zeros(len(run)), none, none, rq, jq, jrel, np.zeros(0, dtype=bool))
-    from perfeval import _x87
+    from perfeval import _native
 
     qmap, dmap = _map(run.qvocab, qrels.qvocab), _map(run.dvocab, qrels.dvocab)
     at, rq = (
-        np.frombuffer(b, np.int64) for b in _x87.trec_join(run.qcode, run.dcode, qmap, dmap, jstart, jdoc)
+        np.frombuffer(b, np.int64) for b in _native.trec_join(run.qcode, run.dcode, qmap, dmap, jstart, jdoc)
     )
     found = at >= 0
     rel = np.where(found, jrel[at], 0.0)
@@ -888,18 +890,18 @@ def _scratch() -> Iterator[None]:
     """
     import os
 
-    from perfeval import _x87
+    from perfeval import _native
 
     try:  # a run of 10M lines frees about 1.5 GB of scratch blocks (hash tables, columns, vocabulary)
         ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         ram = 16 << 30
-    before = _x87.cache_limit(int(min(_KEPT, ram // 8)))
+    before = _native.cache_limit(int(min(_KEPT, ram // 8)))
     try:
         yield
     finally:
-        _x87.cache_limit(before)
-        _x87.release_cache()
+        _native.cache_limit(before)
+        _native.release_cache()
 
 
 def _report(

@@ -645,7 +645,7 @@ def _fast_columns(raw: bytes, width: int, rows: int | None = None) -> _Plain | N
     of any other number of lines, or with a line over MAX_LINE bytes, is declined before its text is
     split (so a large file of junk costs no more than its bytes).
     """
-    from perfeval import _x87 as K
+    from perfeval import _native as K
 
     if b'"' in raw:  # quoted fields: the reference reading takes their quotes off
         unquoted = _dequoted(raw, width)
@@ -674,7 +674,7 @@ def _dequoted(raw: bytes, width: int) -> bytes | None:
     pair around a whole field of other characters (``"ev1"``; not ``a"b``, ``"a`` or ``""``): its
     fields are then those the reference reading gives, each unquoted.  None otherwise.
     """
-    from perfeval import _x87 as K
+    from perfeval import _native as K
 
     found = K.plain_tokens(raw, width)
     if found is None:
@@ -698,7 +698,7 @@ def read_key(path: str, task: Task) -> Key:
     id twice, targets that are numbers as ``perf`` reads them and take at most two values (in each
     block, for block tasks), block ids that are integers.
     """
-    from perfeval import _x87 as K
+    from perfeval import _native as K
 
     width = {"id-target": 2, "id-label": 2, "block-id-target": 3}[task.key]
     raw = _read(path)
@@ -873,7 +873,7 @@ def _fast_check(raw: bytes, task: Task, key: Key, needs_prob: bool) -> tuple[np.
     the same predictions; when one fails, that reading runs and lists the errors.  A header line
     has been blanked out (`_without_header`).
     """
-    from perfeval import _x87 as K
+    from perfeval import _native as K
 
     width = {"id-score": 2, "block-id-score": 3, "ranked": 1}[task.submission]
     plain = _fast_columns(raw, width, len(key.ids))

@@ -288,19 +288,19 @@ def _roc_by_rows(pol: Policy, todo: list, cases: Cases) -> bool:
 def _roc_input_order(cases: Cases, rule: str, pos_label: Any, label: str) -> float:
     """The ROC area with tied scores ordered by input position (``input``: the earlier row ranks higher;
     ``reverse``: the later, as DIN's stable ascending sort leaves them): the pairs ordered by score,
-    plus the tied pairs the input order puts right, counted in one pass (``_x87.roc_input_hash``, or
+    plus the tied pairs the input order puts right, counted in one pass (``_native.roc_input_hash``, or
     ``roc_input_ties`` over the rows sorted; making 10M scores distinct and summarising them costs
     five times more).
     """
-    from perfeval import _x87
+    from perfeval import _native
 
     is_pos = (np.asarray(binary_targets(cases.y, label, pos_label)) == 1).astype(np.uint8)
     s = np.ascontiguousarray(cases.s)
     # a hash of the distinct scores, counted in input order (no sort of the rows); past 4M distinct
     # scores (a table of 200 MB) the rows are sorted instead and each tie put back in input order
-    got = _x87.roc_input_hash(s, is_pos, 4_000_000)
+    got = _native.roc_input_hash(s, is_pos, 4_000_000)
     if got is None:
-        got = _x87.roc_input_ties(np.argsort(s).astype(np.int64), s, is_pos)
+        got = _native.roc_input_ties(np.argsort(s).astype(np.int64), s, is_pos)
     strict, tied, pos_first, P, N = got
     if P == 0 or N == 0:
         return math.nan

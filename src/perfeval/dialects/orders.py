@@ -80,9 +80,9 @@ def _by_id_desc(codes: np.ndarray, s: np.ndarray, ids: np.ndarray) -> np.ndarray
 
 def _ties_sorted(codes: np.ndarray, s: np.ndarray, keys: np.ndarray, width: int) -> np.ndarray:
     """Rows by group and descending score, each tie's rows by ``keys`` descending (``width``: how the
-    kernel compares them, see ``_x87.ties_by_id``).
+    kernel compares them, see ``_native.ties_by_id``).
     """
-    from perfeval import _x87
+    from perfeval import _native
     from perfeval.summaries.ranking import query_order
 
     order = query_order(codes, s, int(codes.max()) + 1 if len(codes) else 0)
@@ -99,7 +99,7 @@ def _ties_sorted(codes: np.ndarray, s: np.ndarray, keys: np.ndarray, width: int)
     head = np.concatenate(([True], ~same))[at]
     starts = np.concatenate((np.flatnonzero(head), [len(at)])).astype(np.int64)
     rows = np.ascontiguousarray(order[at], dtype=np.int64)
-    _x87.ties_by_id(rows, starts, keys, width)
+    _native.ties_by_id(rows, starts, keys, width)
     order[at] = rows
     return order
 
@@ -120,17 +120,17 @@ def _id_buffer(ids: np.ndarray) -> tuple[np.ndarray, int]:
 def numba_order(codes: np.ndarray, s: np.ndarray) -> np.ndarray:
     """Rows by group, then as ranx ranks a query: numba's ``np.argsort`` (quicksort) of ``-score``
     over the group's rows in input order (up to 15 rows an insertion sort, so stable).  Replayed by
-    the compiled kernel ``_x87.numba_argsort`` (:func:`numba_argsort` is the same in Python, for
+    the compiled kernel ``_native.numba_argsort`` (:func:`numba_argsort` is the same in Python, for
     reading and for the tests).
     """
-    from perfeval import _x87
+    from perfeval import _native
 
     by_group = np.argsort(codes, kind="stable")  # each group's rows in input order
     sc = codes[by_group]
     starts = np.concatenate(([0], np.flatnonzero(sc[1:] != sc[:-1]) + 1, [len(s)])).astype(np.int64)
     keys = np.ascontiguousarray(-s[by_group], dtype=np.float64)
     local = np.empty(len(s), dtype=np.int64)
-    _x87.numba_argsort(keys, starts, local)
+    _native.numba_argsort(keys, starts, local)
     base = np.repeat(starts[:-1], np.diff(starts))
     return by_group[base + local]
 

@@ -105,7 +105,7 @@ def evaluate_perf(cases: Cases, specs: list[MeasureSpec], *, threshold: float, p
         raise InvalidParameterError("the perf dialect needs numeric targets (PERF reads numbers)")
     t32, p32 = y.astype(np.float32), np.asarray(cases.s).astype(np.float32)
     # measures that do not read the order inside ties need not PERF's quicksort (1.1 s at 10M rows):
-    # a radix sort (_x87.sort_by_pred) gives them the same bits
+    # a radix sort (_native.sort_by_pred) gives them the same bits
     fast = all(s.measure.name in ORDER_FREE for s in specs)
     got, _warnings = values(t32.tobytes(), p32.tobytes(), argv, any_tie_order=fast)
     results = {

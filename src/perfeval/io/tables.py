@@ -19,7 +19,7 @@ whichever reads it:
   (:class:`~perfeval.exceptions.CommentLinesWarning`): no row is dropped without a word;
 - values: :mod:`perfeval.io.grammar` (what a number is; identity columns as int64 or text).
 
-Plain numeric text goes through the compiled reader (``_x87.parse_table``), about 40 times the
+Plain numeric text goes through the compiled reader (``_native.parse_table``), about 40 times the
 speed of the csv module; it checks the same grammar, and is used only where it reads exactly what
 the CSV parser would.  Every problem is an :class:`~perfeval.exceptions.InputFormatError` that
 names the source, the line and the column, on one line.
@@ -697,10 +697,10 @@ def _fast_ok(body: bytes, lay: Layout) -> bool:
         return True  # text: the compiled reader's own grammar of fields
     if lay.delim not in ",\t":
         return False
-    from perfeval import _x87
+    from perfeval import _native
 
     # no quote, blank, comment or other text, no empty field (compiled: one pass without the GIL)
-    return bool(_x87.fast_csv_ok(body, lay.delim))
+    return bool(_native.fast_csv_ok(body, lay.delim))
 
 
 def parse_body(
@@ -759,10 +759,10 @@ def _compiled(
     name the same way.
     """
     if _fast_ok(body, lay):
-        from perfeval import _x87
+        from perfeval import _native
 
         mask = bytes(1 if c in ids else 0 for c in range(ncol))
-        res = _x87.parse_table(body, ncol, mask, lay.comments)
+        res = _native.parse_table(body, ncol, mask, lay.comments)
         if res[0] == "ok":
             if lay.comments:
                 hash_lines(body, line0, skipped)
@@ -788,7 +788,7 @@ def _compiled(
 
 
 def _delimited(body: bytes, lay: Layout, ncol: int, ids: set[int]) -> list[np.ndarray] | None:
-    """The columns of a CSV/TSV body read by the compiled reader (``_x87.parse_delimited``), exactly
+    """The columns of a CSV/TSV body read by the compiled reader (``_native.parse_delimited``), exactly
     as the CSV parser's path reads them (tested on random tables): numbers, identities (int64 or
     text) and text columns, fields quoted or not.  None when it cannot (a comment line, an escaped
     or stray quote, a record of several lines, an empty field, a wrong field count, white space
@@ -798,7 +798,7 @@ def _delimited(body: bytes, lay: Layout, ncol: int, ids: set[int]) -> list[np.nd
     d = lay.delim
     if d is None or len(d) != 1 or not d.isascii() or (lay.comments and b"#" in body):
         return None
-    from perfeval import _x87
+    from perfeval import _native
 
     # with a quote in the body the csv module reads it, and refuses a field over its size limit
     limit = csv.field_size_limit() if b'"' in body else 0
@@ -810,14 +810,14 @@ def _delimited(body: bytes, lay: Layout, ncol: int, ids: set[int]) -> list[np.nd
     if 0 < cut < len(body):
         head = body[:cut]
         for _ in range(ncol + 1):
-            res = _x87.parse_delimited(head, d, bytes(kinds), limit)
+            res = _native.parse_delimited(head, d, bytes(kinds), limit)
             if res[0] == "other":
                 return None
             if res[0] == "ok":
                 break
             kinds[res[1]] = 2
     for _ in range(ncol + 1):
-        res = _x87.parse_delimited(body, d, bytes(kinds), limit)
+        res = _native.parse_delimited(body, d, bytes(kinds), limit)
         if res[0] == "ok":
             return [_from_kernel(c) for c in res[1]]
         if res[0] == "other":

@@ -80,9 +80,9 @@ def histograms(gd: GroupedData):
     """(scores, pos, neg, bounds): every group's ScoreHistogram as slices of three arrays."""
     if getattr(gd, "_hist", None) is None:
         if not gd.weighted:  # whole counts: compiled, from the rows in any order
-            from perfeval import _x87
+            from perfeval import _native
 
-            sc, pos, neg, bounds = _x87.group_hist_rows(
+            sc, pos, neg, bounds = _native.group_hist_rows(
                 np.ascontiguousarray(gd.codes, np.int64),
                 np.ascontiguousarray(gd.s, np.float64),
                 np.ascontiguousarray(gd._y == 1, np.uint8),
@@ -135,7 +135,7 @@ def hist_sum(gd: GroupedData, term) -> np.ndarray:
     and the kernel release the GIL): a term is the same value wherever it is made, and each group
     is summed whole, so the bits do not depend on the pieces; the temporaries stay small.
     """
-    from perfeval import _x87
+    from perfeval import _native
 
     sc, pos, neg, bounds = histograms(gd)
     bounds = np.ascontiguousarray(bounds, np.int64)
@@ -152,7 +152,7 @@ def hist_sum(gd: GroupedData, term) -> np.ndarray:
         g0, g1 = int(cuts[k]), int(cuts[k + 1])
         a, b = int(bounds[g0]), int(bounds[g1])
         terms = np.ascontiguousarray(term(sc[a:b], pos[a:b], neg[a:b]), dtype=np.float64)
-        sums = _x87.hist_groups(
+        sums = _native.hist_groups(
             "sum",
             terms,
             np.ascontiguousarray(pos[a:b], np.float64),
@@ -174,18 +174,18 @@ def hist_sum(gd: GroupedData, term) -> np.ndarray:
 
 def hist_groups(gd: Any, op: str, par: float = 0.0) -> tuple[np.ndarray, ...]:
     """A measure's parts for every group from the groups' histograms in one compiled pass
-    (_native/summary.c hist_groups: the numpy expressions' bits), kept on ``gd`` for the next
+    (csrc/summary.c hist_groups: the numpy expressions' bits), kept on ``gd`` for the next
     measure that asks (the threshold counts of ten measures, RMS's sums for SAR).
     """
     memo = gd.__dict__.setdefault("_memo", {})
     key = (op, float(par))
     if key not in memo:
-        from perfeval import _x87
+        from perfeval import _native
 
         sc, pos, neg, bounds = histograms(gd)
         memo[key] = tuple(
             np.frombuffer(b, np.float64)
-            for b in _x87.hist_groups(
+            for b in _native.hist_groups(
                 op,
                 np.ascontiguousarray(sc, np.float64),
                 np.ascontiguousarray(pos, np.float64),

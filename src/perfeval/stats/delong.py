@@ -119,10 +119,10 @@ def _check_classes(m: float, n: float) -> None:
 
 def delong_from_histogram(h, level: float = 0.95) -> DeLongResult:
     """DeLong's variance and interval of the ROC area of an exact summary (merged chunks included)."""
-    from perfeval import _x87
+    from perfeval import _native
 
     z = _z(level)
-    auc, s10, s01, m, n = _x87.delong_hist(
+    auc, s10, s01, m, n = _native.delong_hist(
         np.ascontiguousarray(h.pos, np.float64), np.ascontiguousarray(h.neg, np.float64)
     )
     _check_classes(m, n)
@@ -162,12 +162,12 @@ def delong(y_true: Any, y_score: Any, *, sample_weight: Any = None, level: float
 def case_components(is_pos: np.ndarray, s: np.ndarray, w: np.ndarray | None):
     """(auc, each case's structural component in case order: V10 for a positive, V01 for a negative,
     m, n).  One argsort orders the cases; a compiled walk over the tie groups writes the components
-    (see ``_x87.delong_rows``).
+    (see ``_native.delong_rows``).
     """
-    from perfeval import _x87
+    from perfeval import _native
 
     order = np.argsort(s).astype(np.int64, copy=False)
-    auc, m, n, comp = _x87.delong_rows(
+    auc, m, n, comp = _native.delong_rows(
         order,
         np.ascontiguousarray(s, np.float64),
         np.ascontiguousarray(is_pos).view(np.uint8),

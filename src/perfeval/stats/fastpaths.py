@@ -7,7 +7,7 @@ measure name -> :class:`FastPaths`); :func:`perfeval.stats.ci`, :func:`perfeval.
 the replicate engines look the entry up and take whatever it offers:
 
 * a replicate plan (:class:`Plan`): the statistics of a replicate summary the measure is finished
-  from, gathered by the compiled walk of ``_native/resample.c`` for every measure of a request in
+  from, gathered by the compiled walk of ``csrc/resample.c`` for every measure of a request in
   the same walk over the cells, eight replicates side by side on every core (the draws are paid
   once, and never stored), then finished in numpy over all the replicates at once.  The
   statistics are those the measure's own function reads (the confusion counts, the sums of
@@ -68,7 +68,7 @@ class FastPaths:
 
 # -- replicate plans ---------------------------------------------------------------------------------
 
-# the kinds of statistics of the compiled finishers (REP_* in _native/resample.c), REP_WIDTH each
+# the kinds of statistics of the compiled finishers (REP_* in csrc/resample.c), REP_WIDTH each
 ROC_K, APR_K, SQ_K, CXE_K, THR_K, R50_K, RKL_K, TOP1_K, TOP10_K, NTOP_K, SLQ_K, CA1_K, CA2_K = range(13)
 LL_K, AP_K, NRM_K = range(13, 16)
 REP_WIDTH = 4
@@ -156,7 +156,7 @@ def _value_plan(kind: int, param: str | float | None = None, counts: bool = Fals
     return plan
 
 
-#: the longest CA2 window the compiled walk takes (CA2_MAX in _native/resample.c: a ring of that many
+#: the longest CA2 window the compiled walk takes (CA2_MAX in csrc/resample.c: a ring of that many
 #: cases per replicate); a longer one is computed the generic way
 CA2_MAX_WINDOW = 1 << 20
 

@@ -201,7 +201,7 @@ def hist_replicates(
     meter = _progress.bar(progress, n_boot * max(1, bool(planned) + bool(rest)), _desc(specs), "replicates")
     with meter:
         if planned:
-            from perfeval import _x87
+            from perfeval import _native
             from perfeval.stats.fastpaths import finish_plans, plan_stats
 
             plans = [_plan_of(specs[i]) for i in planned]
@@ -210,7 +210,7 @@ def hist_replicates(
             sc, pos, neg = (np.ascontiguousarray(a, np.float64) for a in (h.scores, h.pos, h.neg))
             for r0, r1 in _chunks(n_boot, meter):
                 st = np.frombuffer(
-                    _x87.boot_hist_multi(sc, pos, neg, plan, seed, r0, r1, threads), np.float64
+                    _native.boot_hist_multi(sc, pos, neg, plan, seed, r0, r1, threads), np.float64
                 ).reshape(r1 - r0, k, REP_WIDTH)
                 for i, vals in zip(planned, finish_plans(plans, where, st), strict=True):
                     outs[i][r0:r1] = vals
@@ -227,7 +227,7 @@ def _hist_generic(
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from perfeval import _x87
+    from perfeval import _native
     from perfeval.summaries import ScoreHistogram
 
     pos, neg = (np.ascontiguousarray(a, np.float64) for a in (h.pos, h.neg))
@@ -236,7 +236,7 @@ def _hist_generic(
         cells, p, q = (
             np.frombuffer(b, t)
             for b, t in zip(
-                _x87.boot_hist_draws(pos, neg, seed, r, r + 1, True),
+                _native.boot_hist_draws(pos, neg, seed, r, r + 1, True),
                 (np.int64, np.float64, np.float64),
                 strict=True,
             )
@@ -271,7 +271,7 @@ def row_replicates(
     column in one compiled walk on the same draws (a case's draw depends on its number, not on a
     column's order); the others are computed on each replicate's summary.
     """
-    from perfeval import _progress, _x87
+    from perfeval import _native, _progress
     from perfeval.stats.fastpaths import finish_plans, plan_stats
 
     outs = [np.empty(n_boot) for _ in specs_and_sorted]
@@ -298,7 +298,7 @@ def row_replicates(
             k = len(plan) // 2
             models = [(so.order, so.gend, so.gscores) for so, _ in group]
             for r0, r1 in _chunks(n_boot, meter):
-                got = _x87.boot_rows_multi(u8, wbuf, plan, seed, r0, r1, threads, *models)
+                got = _native.boot_rows_multi(u8, wbuf, plan, seed, r0, r1, threads, *models)
                 for (_so, idx), buf in zip(group, got if isinstance(got, tuple) else (got,), strict=True):
                     st = np.frombuffer(buf, np.float64).reshape(r1 - r0, k, REP_WIDTH)
                     by_spec = dict(zip(uniq, finish_plans(plans, where, st), strict=True))
@@ -309,7 +309,7 @@ def row_replicates(
             step = max(1, CHUNK_CELLS // max(1, n))
             for r0 in range(0, n_boot, step):
                 r1 = min(n_boot, r0 + step)
-                P = np.frombuffer(_x87.poisson_rows(n, seed, r0, r1), np.float64).reshape(r1 - r0, n)
+                P = np.frombuffer(_native.poisson_rows(n, seed, r0, r1), np.float64).reshape(r1 - r0, n)
                 for r in range(r1 - r0):
                     cw = P[r] if w is None else P[r] * w
                     pw = cw * cls
@@ -355,7 +355,7 @@ def jack_groups_many(specs: list, cases: Cases, threads: int = 0, progress: bool
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from perfeval import _progress, _x87
+    from perfeval import _native, _progress
     from perfeval.stats.fastpaths import finish_plans, plan_stats
     from perfeval.summaries import ScoreHistogram
 
@@ -380,7 +380,7 @@ def jack_groups_many(specs: list, cases: Cases, threads: int = 0, progress: bool
             col = (so.order, so.gend, so.gscores)
             u8 = cases.cls.astype(np.uint8)
             st = np.frombuffer(
-                _x87.jack_multi(u8, wbuf, plan, G, threads_of(threads), col), np.float64
+                _native.jack_multi(u8, wbuf, plan, G, threads_of(threads), col), np.float64
             ).reshape(G, -1, REP_WIDTH)
             for i, v in zip(planned, finish_plans(plans, where, st), strict=True):
                 outs[i][:] = v
@@ -477,9 +477,9 @@ def group_parts(spec, cases: Cases) -> tuple[float, np.ndarray, np.ndarray]:
 
 def group_weights(n_groups: int, seed: int, r0: int, r1: int) -> np.ndarray:
     """Poisson(1) weights of the groups in replicates r0..r1 - 1 (one row a replicate)."""
-    from perfeval import _x87
+    from perfeval import _native
 
-    return np.frombuffer(_x87.poisson_rows(n_groups, seed, r0, r1), np.float64).reshape(r1 - r0, n_groups)
+    return np.frombuffer(_native.poisson_rows(n_groups, seed, r0, r1), np.float64).reshape(r1 - r0, n_groups)
 
 
 def group_replicates(vals_list, agg, seed: int, n_boot: int) -> list[np.ndarray]:

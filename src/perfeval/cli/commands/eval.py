@@ -365,14 +365,14 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             "--stream needs --group for per-group measures, and does not take --partition; drop --stream to "
             "evaluate in memory"
         )
-    from perfeval import _x87
+    from perfeval import _native
     from perfeval.io.columns import choose, pick
     from perfeval.stream import evaluate_stream, evaluate_stream_grouped, iter_columns
 
     # this process allocates and frees blocks of 64 MB and their columns, chunk after chunk: keep the
     # freed memory for the next chunk (a fresh mapping's pages are zeroed by the kernel on first
     # touch, a fifth of the reading's time)
-    _x87.keep_heap()
+    _native.keep_heap()
     chosen: list = []
     id_column: list = []  # read as in memory (an identity: int64 or text, never a float), not used
 

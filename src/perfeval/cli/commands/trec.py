@@ -16,12 +16,12 @@ _MARK = {"markdown": {"+": "<sup>+</sup>", "-": "<sup>−</sup>"}, "latex": {"+"
 
 
 def run(args: Any) -> int:
-    from perfeval import _x87, trec
+    from perfeval import _native, trec
     from perfeval._text import shown
     from perfeval.cli.load import note
     from perfeval.exceptions import InvalidParameterError
 
-    _x87.keep_heap()  # this process frees and allocates arrays of 10M rows run after run: reuse them
+    _native.keep_heap()  # this process frees and allocates arrays of 10M rows run after run: reuse them
 
     if args.tie_bounds and args.format == "trec":
         raise InvalidParameterError(

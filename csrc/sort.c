@@ -1,6 +1,8 @@
 /*
- * perfeval._x87, sort.c: the original's sort, step for step: PERF's Hoare quicksort with the same
- * partitions and swaps, made fast on degenerate input by segment trees and two threads.
+ * perfeval._native, sort.c: the original's sort, step for step: PERF's Hoare quicksort with the same
+ * partitions and swaps, made fast on degenerate input by segment trees and two threads; numba's
+ * argsort (ranx's order); ties ordered by document id (trec_eval's).  Sorts that only need exact
+ * keys in order, whatever the order of equal ones, use introsort.h instead.
  */
 #include "native.h"
 
