@@ -57,7 +57,8 @@ from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
 from perfeval.report import MeasureResult, Report, why_not_finite, with_reasons
-from perfeval.summaries.ranking import TieTable, group_codes, is_identity, query_order
+from perfeval.summaries.orders import distinct, order_name, tie_order
+from perfeval.summaries.ranking import TieTable, group_codes, query_order
 
 __all__ = [
     "Comparison",
@@ -82,8 +83,9 @@ __all__ = [
 QUERIES = ("qrels", "run")
 #: the measures of ``evaluate``, ``compare`` and ``perfeval trec`` when none are named (trec_eval's)
 DEFAULT = ("map", "ndcg_cut_10", "P_10", "recall_100", "recip_rank")
-#: tie rules: perfeval's expectation over tie orders; trec_eval's (score, then docid descending);
-#: the run's line order
+#: tie rules as ``ties=`` and ``--ties`` name them: perfeval's expectation over tie orders; trec_eval's
+#: (score, then docid descending), the run's line order and ranx's: the orders of
+#: :mod:`perfeval.summaries.orders` (``id_desc``, ``input``, ``numba``) under these names
 TIES = ("perfeval", "trec_eval", "file", "ranx")
 #: the dialects: each tool as its users run it by default (its order of ties, its definitions, and
 #: the queries it averages over: :data:`DIALECT_QUERIES`)
@@ -96,10 +98,10 @@ DIALECT_QUERIES = {"perfeval": "qrels", "trec_eval": "run", "ranx": "qrels", "ir
 #: each dialect's order of tied documents as this module's tie rule (ir_measures': trec_eval's, but
 #: for its Judged@k)
 DIALECT_TIES = {"perfeval": "perfeval", "trec_eval": "trec_eval", "ranx": "ranx", "ir_measures": "trec_eval"}
-#: a dialect policy's order of ties as this module's tie rule: ``trec_eval9`` is trec_eval's order of
-#: the scores read as float32, as trec_eval 9.0.x and pytrec_eval read them (``ties="trec_eval"``
-#: compares them as written, as 10.0); ``id_asc``: ir_measures' Judged@k
-_POLICY_TIES = {"id_desc": "trec_eval9", "numba": "ranx", "id_asc": "id_asc", "perfeval": "perfeval"}
+#: a dialect policy's order of ties as this module's tie rule: trec_eval's ``id_desc`` of the scores
+#: read as float32, as trec_eval 9.0.x and pytrec_eval read them (``ties="trec_eval"`` compares them
+#: as written, as 10.0); ``id_asc``: ir_measures' Judged@k
+_POLICY_TIES = {"id_desc": "id_desc:float32", "numba": "numba", "id_asc": "id_asc", "perfeval": "perfeval"}
 #: measures that read the relevance itself rather than relevant / not relevant
 _GRADED = ("NDCG", "DCG", "CG")
 
@@ -200,61 +202,31 @@ def _tie_break(
     keys: tuple[np.ndarray, ...] = (),
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """The scores of the kept rows, made distinct inside each query by the tie rule (a strictly
-    decreasing score in the rule's order), with the rows' order by query and that score; or the
-    scores as they are for perfeval's rule (and None).  Only the tied rows are sorted by the rule's
-    second key.  The rules ``best`` and ``worst`` (tie bounds) put a tie's rows with higher ``keys``
-    (per kept row, the first deciding first) first, or last.
+    decreasing score in the rule's order: :func:`perfeval.summaries.orders.tie_order`), with the rows'
+    order by query and that score; or the scores as they are for perfeval's rule (and None).  A rule
+    ending in ``:float32`` orders the scores as read into a C float (trec_eval 9.0.x and pytrec_eval
+    read a run so).  ``input`` is the order of the run's lines, ``id_desc``/``id_asc`` of the document
+    ids; the tie bounds ``best`` and ``worst`` put a tie's rows with higher ``keys`` (per kept row,
+    the first deciding first) first, or last.
     """
     everything = bool(keep.all())
     score = run.score if everything else run.score[keep]
-    if ties == "perfeval" or not len(score):
+    rule, _, reading = order_name(ties).partition(":")
+    if rule == "perfeval" or not len(score):
         return score, None
-    if ties in ("ranx", "ranx2"):  # numba's argsort over each query's rows in the run's order (rows are
-        # stored so); ranx2: sorted again from that order, as ranx's make_comparable=True does
-        from perfeval.dialects.orders import numba_order
-
-        order = numba_order(query, score)
-        if ties == "ranx2":
-            order = order[numba_order(query[order], score[order])]
-        out = np.empty(len(score))
-        out[order] = -np.arange(len(score), dtype=np.float64)
-        return out, order
-    if ties == "trec_eval9":  # trec_eval 9.0.x and pytrec_eval read the scores as float: ties there
+    if reading == "float32":  # trec_eval 9.0.x and pytrec_eval read the scores as float: ties there
         score = score.astype(np.float32).astype(np.float64)
-        ties = "trec_eval"
-    order = query_order(query, score, int(np.count_nonzero(np.bincount(query))))
-    identity = is_identity(order)  # a run file's layout: nothing to gather
-    sq, ss = (query, score) if identity else (query[order], score[order])
-    same = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
-    if same.any():
-        tied = np.zeros(len(order), dtype=bool)
-        tied[1:] |= same
-        tied[:-1] |= same
-        at = np.flatnonzero(tied)
-        segment = np.cumsum(~np.concatenate(([False], same))[at])  # the tie of each tied row
-        rows = order[at]
-        line = rows if everything else np.flatnonzero(keep)[rows]  # the tied rows' lines in the run
-        # trec_eval: by score, then by document id descending (strcmp order of the bytes; codes are
-        # positions in the sorted ids); id_asc (ir_measures' Judged@k): ascending; else the run's
-        # line order
-        if ties in ("best", "worst"):
-            sign = -1.0 if ties == "best" else 1.0
-            by = [sign * np.asarray(k, dtype=np.float64)[rows] for k in reversed(keys)]
-            order[at] = rows[np.lexsort((*by, segment))]
-        else:
-            if ties == "trec_eval":
-                second = -run.dcode[line]
-            elif ties == "id_asc":
-                second = run.dcode[line]
-            else:
-                second = run.order[line]
-            order[at] = rows[np.lexsort((second, segment))]  # order is query_order's own array
-        identity = False
-    if identity:
-        return -np.arange(len(score), dtype=np.float64), order
-    out = np.empty(len(score))
-    out[order] = -np.arange(len(score), dtype=np.float64)
-    return out, order
+
+    def kept(a: np.ndarray) -> np.ndarray:
+        return a if everything else a[keep]
+
+    if rule in ("input", "reverse"):
+        order = tie_order(query, score, rule, rank=kept(run.order))
+    elif rule in ("id_desc", "id_asc"):  # codes are positions in the sorted ids: strcmp's order
+        order = tie_order(query, score, rule, id_codes=kept(run.dcode))
+    else:  # numba's argsort over each query's rows in the run's order (rows are stored so)
+        order = tie_order(query, score, rule, y=keys)
+    return distinct(order), order
 
 
 def _row_keys(j: _Joined, qrels: Qrels, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -374,8 +346,10 @@ def measure_specs(measures: Iterable[str | MeasureSpec] | str) -> list[MeasureSp
 @dataclass(frozen=True)
 class Rules:
     """What an evaluation of judgments and runs computes, settled from its arguments: the measures
-    (with the dialect's definitions), each one's order of ties (by label), the queries averaged over,
-    the dialect (None: perfeval's rules) and the tie rule as the signature says it.
+    (with the dialect's definitions), each one's order of ties (by label: ``perfeval`` or a name of
+    :data:`perfeval.summaries.orders.ORDERS`, ``:float32`` after it for the scores read as C floats),
+    the queries averaged over, the dialect (None: perfeval's rules) and the tie rule as the signature
+    says it.
     """
 
     specs: list[MeasureSpec]
@@ -411,7 +385,7 @@ def rules(
     _check(queries, ties, level)
     specs = measure_specs(measures)
     if tool is None:
-        return Rules(specs, {s.label: ties for s in specs}, queries, dialect, ties)
+        return Rules(specs, {s.label: order_name(ties) for s in specs}, queries, dialect, ties)
     out, rule = [], {}
     for spec in specs:
         new, pol_ties = _dialect_spec(tool, spec)
@@ -469,7 +443,7 @@ def _values(
         facts["tie_rule"] = how.tie_rule + ":sorts=2"
     for i, rule in enumerate(dict.fromkeys(how.ties.values())):
         group = [s for s in how.specs if how.ties[s.label] == rule]
-        rule = "ranx2" if rule == "ranx" and resorted else rule
+        rule = "numba2" if rule == "numba" and resorted else rule
         got = per_query(qrels, run, group, keys, ties=rule, level=level, facts=facts if i == 0 else None)
         values.update(got)
     return values
@@ -1386,14 +1360,13 @@ def _trec_rules(
     out = []
     keys = np.asarray(report.groups)
     answered = int(report.params["answered_queries"])
-    rule = how.ties[mine.label]
-    text = {"trec_eval9": "id_desc", "ranx": "numba", "id_asc": "id_asc"}.get(rule)
-    if text is not None:
+    text, _, reading = how.ties[mine.label].partition(":")
+    if text != "perfeval":
         if spec.measure.name == "JUDGED":
             flag, what = j.pooled, "judged and unjudged"
         else:
             flag, what = (j.rel > 0 if level is None else j.rel >= level), "relevant and non-relevant"
-        n = _mixed_tie_queries(r, j, keys, q, flag, float32=rule == "trec_eval9")
+        n = _mixed_tie_queries(r, j, keys, q, flag, float32=reading == "float32")
         if n:
             sentence = ORDER_TEXT[text]
             if report.params.get("tie_rule", "").endswith("sorts=2"):
