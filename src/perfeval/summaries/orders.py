@@ -162,11 +162,11 @@ def _tied(codes: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarra
     that share their group and score with another (each tie's rows consecutive) and the tie of each
     (1, 2, ...); None when there is no tie.
     """
-    from perfeval.summaries.ranking import query_order
+    from perfeval.summaries.ranking import is_identity, query_order
 
     q = int(np.count_nonzero(np.bincount(codes))) if len(codes) else 0  # the groups present
     order = query_order(codes, s, q)
-    sc, ss = codes[order], s[order]
+    sc, ss = (codes, s) if is_identity(order) else (codes[order], s[order])  # a run file's layout as is
     same = (sc[1:] == sc[:-1]) & (ss[1:] == ss[:-1])
     if not same.any():
         return order, None
