@@ -266,7 +266,8 @@ def test_every_door_reads_a_tensor_that_requires_grad():
     y, s = [1, 0, 1, 0, 1], [0.9, 0.4, 0.4, 0.2, 0.7]
     want = perfeval.evaluate(y, s, measures=["roc"])["ROC"]
     assert perfeval.evaluate(_GradTensor(y), _GradTensor(s), measures=["roc"])["ROC"] == want
-    assert roc_auc(_GradTensor(y), _GradTensor(s)) == want
+    with pytest.warns(DeprecationWarning, match="use roc_auc_score"):
+        assert roc_auc(_GradTensor(y), _GradTensor(s)) == want
     assert roc_auc_score(_GradTensor(y), _GradTensor(s)) == want
     assert average_precision_score(_GradTensor(y), _GradTensor(s)) == average_precision_score(y, s)
 
@@ -292,6 +293,12 @@ def test_targets_not_0_1_get_a_hint_that_fits_them():
         perfeval.Metric(["roc"]).update(scores, np.arange(20) % 2)
 
 
+def _deprecated(fn, *args):
+    """A deprecated function's call: its warning expected (pytest's filters make it an error)."""
+    with pytest.warns(DeprecationWarning, match="is deprecated and is removed in perfeval"):
+        return fn(*args)
+
+
 # -- targets that are not 0/1, through every door: what they look like, in Python's words (issue 30)
 def _doors(y, s):
     """The message of each door of the library for targets ``y`` with a binary measure."""
@@ -303,7 +310,7 @@ def _doors(y, s):
         "Metric": lambda: perfeval.Metric(["roc"]).update(y, s),
         "stream": lambda: evaluate_stream([(np.asarray(y), np.asarray(s))], measures=["roc"]),
         "ci": lambda: perfeval.ci(y, s, "roc", n_boot=20),
-        "functional": lambda: functional.roc_auc(y, s),
+        "functional": lambda: _deprecated(functional.roc_auc, y, s),
     }
     out = {}
     for name, call in calls.items():
@@ -624,7 +631,7 @@ def test_pyarrow_arrays_that_need_a_copy_are_read(make, missing):
     s, y = make(pa), [0, 1, 0, 1]
     calls = [
         lambda: perfeval.evaluate(y, s, measures=["roc"])["ROC"],
-        lambda: F.roc_auc(y, s),
+        lambda: _deprecated(F.roc_auc, y, s),
         lambda: F.roc_auc_score(y, s),
     ]
     if missing:

@@ -18,6 +18,7 @@ LAYERS = [
         "perfeval._x87",
         "perfeval._text",
         "perfeval._version",
+        "perfeval._deprecation",
         "perfeval._nicknames",
         "perfeval._console",
         "perfeval._progress",
