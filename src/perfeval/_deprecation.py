@@ -74,6 +74,6 @@ def measures_keyword(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
                 args = args[:-1]
             return fn(*args, **kwargs)
 
-        return call  # type: ignore[return-value]
+        return call
 
     return wrap
