@@ -218,13 +218,13 @@ def test_pos_label_in_intervals_and_comparisons():
     y = ["y", "n", "y", "n", "y", "n"]
     a, b = [0.9, 0.1, 0.8, 0.3, 0.2, 0.4], [0.5, 0.1, 0.8, 0.3, 0.7, 0.4]
     y01 = [1, 0, 1, 0, 1, 0]
-    assert perfeval.ci(y, a, "roc", method="delong", pos_label="y") == perfeval.ci(
-        y01, a, "roc", method="delong"
+    assert perfeval.ci(y, a, measures="roc", method="delong", pos_label="y") == perfeval.ci(
+        y01, a, measures="roc", method="delong"
     )
-    got = perfeval.compare(y, a, b, "roc", method="delong", pos_label="y")["ROC"]
-    assert got == perfeval.compare(y01, a, b, "roc", method="delong")["ROC"]
+    got = perfeval.compare(y, a, b, measures="roc", method="delong", pos_label="y")["ROC"]
+    assert got == perfeval.compare(y01, a, b, measures="roc", method="delong")["ROC"]
     with pytest.raises(InvalidDataError, match="pos_label='x' does not occur"):
-        perfeval.ci(y, a, "roc", pos_label="x")
+        perfeval.ci(y, a, measures="roc", pos_label="x")
 
 
 class _GradTensor:
@@ -309,7 +309,7 @@ def _doors(y, s):
         "evaluate": lambda: perfeval.evaluate(y, s, measures=["roc"]),
         "Metric": lambda: perfeval.Metric(["roc"]).update(y, s),
         "stream": lambda: evaluate_stream([(np.asarray(y), np.asarray(s))], measures=["roc"]),
-        "ci": lambda: perfeval.ci(y, s, "roc", n_boot=20),
+        "ci": lambda: perfeval.ci(y, s, measures="roc", n_boot=20),
         "functional": lambda: _deprecated(functional.roc_auc, y, s),
     }
     out = {}

@@ -340,7 +340,7 @@ def test_trec_ties_ranx_is_ranx_on_files_with_queries_above_15_documents(seed, n
         theirs = {m: ranx.evaluate(qr, ru, m, return_mean=False) for m in names}
     # perfeval's spellings of ranx's measures (ranx's ndcg is linear: docs/ranking.md)
     spelled = ["map", "ndcg:gain=linear", "ndcg@5:gain=linear", "p@5", "r@10", "mrr", "rprec", "success@3"]
-    ours = trec.evaluate(str(qrels_f), str(run_f), spelled, ties="ranx")
+    ours = trec.evaluate(str(qrels_f), str(run_f), measures=spelled, ties="ranx")
     for name, label in zip(names, ours.results, strict=True):
         np.testing.assert_allclose(
             ours.results[label].per_group, theirs[name], rtol=0, atol=1e-12, err_msg=name

@@ -15,6 +15,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
+from perfeval.exceptions import user_stacklevel
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -36,7 +38,7 @@ def renamed(instead: str, *, note: str = "") -> Callable[[Callable[P, R]], Calla
 
         @functools.wraps(fn)
         def call(*args: P.args, **kwargs: P.kwargs) -> R:
-            warnings.warn(message, DeprecationWarning, stacklevel=2)
+            warnings.warn(message, DeprecationWarning, stacklevel=user_stacklevel())
             return fn(*args, **kwargs)
 
         head, _, rest = (fn.__doc__ or f"Deprecated: {advice}.").partition("\n")
@@ -69,7 +71,7 @@ def measures_keyword(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
             if len(args) == at + 1:  # the one more: measures, where it was a positional parameter
                 if "measures" in kwargs:
                     raise TypeError(f"{fn.__name__}() got multiple values for argument 'measures'")
-                warnings.warn(message, DeprecationWarning, stacklevel=2)
+                warnings.warn(message, DeprecationWarning, stacklevel=user_stacklevel())
                 kwargs["measures"] = args[-1]
                 args = args[:-1]
             return fn(*args, **kwargs)

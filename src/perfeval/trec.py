@@ -34,7 +34,7 @@ Examples
 --------
 >>> qrels = {"q1": {"d1": 1, "d2": 1, "d9": 1}, "q2": {"d1": 1}}
 >>> run = {"q1": {"d1": 0.9, "d3": 0.8, "d2": 0.7}}
->>> r = evaluate(qrels, run, "map,p@2,r@10")
+>>> r = evaluate(qrels, run, measures="map,p@2,r@10")
 >>> round(r["MAP"], 6), r["P@2"], round(r["R@10"], 6)   # q1: AP (1 + 2/3) / 3; q2 unanswered: 0
 (0.277778, 0.25, 0.333333)
 """
@@ -51,9 +51,10 @@ from typing import Any
 
 import numpy as np
 
+from perfeval._deprecation import REMOVED_IN, measures_keyword
 from perfeval._text import place
 from perfeval.engine import grouped_report, resolve
-from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval.exceptions import InvalidDataError, InvalidParameterError, user_stacklevel
 from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
 from perfeval.report import MeasureResult, Report, why_not_finite, with_reasons
@@ -61,7 +62,7 @@ from perfeval.summaries.orders import distinct, order_name, tie_order
 from perfeval.summaries.ranking import TieTable, group_codes, query_order
 
 __all__ = [
-    "Comparison",
+    "RunComparison",
     "as_qrels",
     "as_run",
     "compare",
@@ -176,7 +177,7 @@ def _queries(qrels: Qrels, run: Run, which: str) -> np.ndarray:
         more = ", ..." if len(unjudged) > 5 else ""
         warnings.warn(
             f"queries of run {run.name!r} without judgments are left out: {len(unjudged)} ({shown}{more})",
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     keys = judged if which == "qrels" else np.intersect1d(answered, judged, assume_unique=True)
     if not len(keys):
@@ -752,11 +753,12 @@ def _load(
     return as_qrels(qrels, qrels_columns), as_run(run, run_columns)
 
 
+@measures_keyword("perfeval.trec.evaluate")
 def evaluate(
     qrels: str | Mapping[Any, Mapping[Any, Any]] | Qrels,
     run: str | Mapping[Any, Mapping[Any, Any]] | Run,
-    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     *,
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     dialect: str | None = None,
     queries: str | None = None,
     ties: str | None = None,
@@ -921,8 +923,12 @@ CORRECTIONS = ("holm", "bonferroni", "none")
 
 
 @dataclass
-class Comparison:
-    """Several runs evaluated on the same judgments, each compared with a baseline.
+class RunComparison:
+    """Several runs evaluated on the same judgments, each compared with a baseline: what
+    :func:`compare` returns (one table of runs by measures, tested query by query).  Not
+    :class:`perfeval.stats.Comparison`, the difference of one measure between two models scored on
+    the same cases, which :func:`perfeval.compare` returns per measure.  ``Comparison`` is this
+    class's deprecated name (removed in perfeval 0.2.0).
 
     Attributes
     ----------
@@ -1053,7 +1059,9 @@ def _names(runs: list[tuple[str, str]]) -> list[str]:
 
 def _not_empty(run: Run) -> Run:
     if not len(run):
-        warnings.warn(f"run {run.name!r} ranks no document: it scores 0 on every query", stacklevel=4)
+        warnings.warn(
+            f"run {run.name!r} ranks no document: it scores 0 on every query", stacklevel=user_stacklevel()
+        )
     return run
 
 
@@ -1123,11 +1131,12 @@ def _corrected(
     return out
 
 
+@measures_keyword("perfeval.trec.compare")
 def compare(
     qrels: str | Mapping[Any, Mapping[Any, Any]] | Qrels,
     runs: Sequence[str | Mapping[Any, Mapping[Any, Any]] | Run] | Mapping[str, Any],
-    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     *,
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     baseline: str | None = None,
     test: str = "t",
     correction: str = "holm",
@@ -1141,7 +1150,7 @@ def compare(
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     tie_bounds: bool = False,
-) -> Comparison:
+) -> RunComparison:
     """Evaluate several runs on the same judgments and test each against a baseline, query by query.
 
     Parameters
@@ -1170,7 +1179,12 @@ def compare(
 
     Returns
     -------
-    Comparison
+    RunComparison
+
+    See Also
+    --------
+    perfeval.compare : two models' scores of the same cases (one row a case): the difference of each
+        measure, its interval and a p-value (``perfeval compare`` on the command line).
     """
     how = rules(measures, dialect=dialect, ties=ties, queries=queries, level=level)
     specs = how.specs
@@ -1202,16 +1216,17 @@ def compare(
     raw = _raw_pvalues(values, baseline, specs, test, n_resamples, seed)
     corrected = _corrected(raw, specs, correction)
     paired = {n: len(np.intersect1d(values[baseline][0], v[0])) for n, v in values.items() if n != baseline}
-    return Comparison(
+    return RunComparison(
         reports, baseline, specs, corrected, raw, test, correction, alpha, n_resamples, seed, paired
     )
 
 
+@measures_keyword("perfeval.trec.explain")
 def explain(
     qrels: str | Mapping[Any, Mapping[Any, Any]] | Qrels,
     run: str | Mapping[Any, Mapping[Any, Any]] | Run,
-    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     *,
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     dialects: Sequence[str] | str | None = None,
     level: float | None = None,
     qrels_columns: Mapping[str, str] | None = None,
@@ -1242,7 +1257,7 @@ def explain(
     --------
     >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}}
     >>> run = {"q1": {"d1": 0.5, "d2": 0.5}}
-    >>> e = explain(qrels, run, "map", dialects="trec_eval")
+    >>> e = explain(qrels, run, measures="map", dialects="trec_eval")
     >>> e.value("perfeval", "map"), e.value("trec_eval", "map")   # q2 unanswered: 0, or left out
     (0.25, 0.5)
     >>> for rule in e.cells["trec_eval"]["map"].rules:  # each with what it touched here
@@ -1392,3 +1407,15 @@ def _trec_rules(
         else:
             out.append(f"computed as {mine.label} [every query]")
     return out
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: the deprecated name of RunComparison
+    if name == "Comparison":
+        warnings.warn(
+            "perfeval.trec.Comparison is deprecated and is removed in perfeval "
+            f"{REMOVED_IN}: use perfeval.trec.RunComparison (the same class)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return RunComparison
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,7 +35,7 @@ def run(args: Any) -> int:
     c = trec.compare(
         args.qrels,
         args.runs,
-        args.measures,
+        measures=args.measures,
         qrels_columns=_columns(args.qrels_columns, "--qrels-columns"),
         run_columns=_columns(args.run_columns, "--run-columns"),
         baseline=args.baseline,
