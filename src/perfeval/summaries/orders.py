@@ -80,8 +80,10 @@ def tie_order(
         if id_codes is not None:  # positions in the sorted ids: compared as numbers
             key = np.asarray(id_codes, dtype=np.int64)
             return _by_key_desc(codes, s, key if rule == "id_desc" else -key)
-        if ids is None or rule == "id_asc":
+        if ids is None:
             raise InvalidParameterError("this rule breaks ties by document id: pass `ids=`")
+        if rule == "id_asc":  # pragma: no cover - its one user (trec) passes the codes
+            raise ValueError("id_asc takes the ids' codes in their sorted order (id_codes=)")
         return _by_id_desc(codes, s, np.asarray(ids))
     if rule == "numba":
         return numba_order(codes, s)
