@@ -359,7 +359,7 @@ PyObject *nv_sort(PyObject *Py_UNUSED(self), PyObject *args)
 
 /* ------------------------------------------------------------------------------------------------ */
 /* numba's np.argsort (kind "quicksort") of float64 keys, segment by segment: the order in which ranx */
-/* ranks a query's documents (perfeval.dialects.orders).  numba/misc/quicksort.py step for step:      */
+/* ranks a query's documents (perfeval.summaries.orders). numba/misc/quicksort.py step for step:      */
 /* median-of-three pivot, its partition, the larger part pushed, insertion sort below 16 elements.    */
 /* Keys hold no NaN (scores are finite).                                                               */
 /* ------------------------------------------------------------------------------------------------ */

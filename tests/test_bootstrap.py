@@ -95,10 +95,10 @@ def test_reproducible_and_thread_independent():
     rng = np.random.default_rng(6)
     y = (rng.random(2000) < 0.3).astype(int)
     s = rng.normal(size=2000) + y
-    a = ci(y, s, ["roc", "apr"], n_boot=100, seed=3, threads=1)
-    b = ci(y, s, ["roc", "apr"], n_boot=100, seed=3, threads=4)
+    a = ci(y, s, measures=["roc", "apr"], n_boot=100, seed=3, threads=1)
+    b = ci(y, s, measures=["roc", "apr"], n_boot=100, seed=3, threads=4)
     assert a == b
-    assert ci(y, s, "roc", n_boot=100, seed=4)["ROC"] != a["ROC"]
+    assert ci(y, s, measures="roc", n_boot=100, seed=4)["ROC"] != a["ROC"]
 
 
 def _binormal(rng, n_neg=150, n_pos=100, d=1.0):
@@ -114,7 +114,7 @@ def test_roc_interval_coverage(method):
     reps, hits = 300, 0
     for i in range(reps):
         y, s = _binormal(rng)
-        r = ci(y, s, "roc", method=method, n_boot=400, seed=i)["ROC"]
+        r = ci(y, s, measures="roc", method=method, n_boot=400, seed=i)["ROC"]
         hits += r.low <= truth <= r.high
     assert 0.91 <= hits / reps <= 0.985, hits / reps  # binomial sd 0.0126 around 0.95
 
@@ -122,8 +122,8 @@ def test_roc_interval_coverage(method):
 def test_bootstrap_se_agrees_with_delong():
     rng = np.random.default_rng(8)
     y, s = _binormal(rng, 3000, 2000)
-    boot = ci(y, s, "roc", n_boot=2000, seed=1)["ROC"]
-    de = ci(y, s, "roc", method="delong")["ROC"]
+    boot = ci(y, s, measures="roc", n_boot=2000, seed=1)["ROC"]
+    de = ci(y, s, measures="roc", method="delong")["ROC"]
     assert boot.estimate == pytest.approx(de.estimate, abs=1e-12)
     assert boot.se == pytest.approx(de.se, rel=0.08)
     assert boot.low == pytest.approx(de.low, abs=0.004) and boot.high == pytest.approx(de.high, abs=0.004)
@@ -133,10 +133,10 @@ def test_weights_path_and_group_resampling():
     rng = np.random.default_rng(9)
     y = (rng.random(1000) < 0.4).astype(int)
     s = rng.normal(size=1000) + y
-    unit = ci(y, s, "apr", n_boot=200, seed=2, sample_weight=np.ones(1000))["APR"]
+    unit = ci(y, s, measures="apr", n_boot=200, seed=2, sample_weight=np.ones(1000))["APR"]
     assert unit.low < unit.estimate < unit.high
     g = np.repeat(np.arange(100), 10)
-    r = ci(y, s, ["gauc", "ndcg@5"], groups=g, n_boot=200, seed=2)
+    r = ci(y, s, measures=["gauc", "ndcg@5"], groups=g, n_boot=200, seed=2)
     assert r["GAUC"].resampled == "groups" and r["GAUC"].low < r["GAUC"].estimate < r["GAUC"].high
     # a replicate is the Poisson-weighted mean of the per-group values: recompute one interval by hand
     from perfeval import evaluate
@@ -154,15 +154,15 @@ def test_compare_paired():
     y = (rng.random(600) < 0.5).astype(int)
     latent = rng.normal(size=600) + y
     a, b = latent + 0.3 * rng.normal(size=600), latent + 1.5 * rng.normal(size=600)
-    c = compare(y, a, b, ["roc", "apr"], n_boot=500, seed=1)
-    d = compare(y, a, b, "roc", method="delong")["ROC"]
+    c = compare(y, a, b, measures=["roc", "apr"], n_boot=500, seed=1)
+    d = compare(y, a, b, measures="roc", method="delong")["ROC"]
     assert c["ROC"].difference == pytest.approx(d.difference, abs=1e-12)
     assert c["ROC"].se == pytest.approx(d.se, rel=0.15)
     assert c["ROC"].p_value < 0.01 and d.p_value < 0.01 and c["ROC"].low > 0
-    same = compare(y, a, a, ["roc", "apr"], n_boot=100)
+    same = compare(y, a, a, measures=["roc", "apr"], n_boot=100)
     assert same["ROC"].difference == 0 and same["ROC"].p_value == 1.0 and same["APR"].se == 0.0
     g = np.repeat(np.arange(60), 10)
-    cg = compare(y, a, b, "gauc", groups=g, n_boot=300, seed=1)["GAUC"]
+    cg = compare(y, a, b, measures="gauc", groups=g, n_boot=300, seed=1)["GAUC"]
     assert cg.resampled == "groups" and cg.difference > 0
 
 
@@ -180,9 +180,9 @@ def test_bad_requests():
     with pytest.raises(InvalidParameterError, match="at least 2 replicates"):
         ci(y, s, n_boot=1)
     with pytest.raises(InvalidParameterError, match="DeLong's interval is for the ROC area"):
-        ci(y, s, "apr", method="delong")
+        ci(y, s, measures="apr", method="delong")
     with pytest.raises(InvalidParameterError, match="over groups: pass `groups=`"):
-        ci(y, s, "ndcg@5")
+        ci(y, s, measures="ndcg@5")
 
 
 def test_exact_case_jackknife_of_the_roc_area_with_weights():
@@ -221,9 +221,9 @@ def test_shared_replicates_equal_one_measure_at_a_time():
     rng = np.random.default_rng(14)
     y = (rng.random(3000) < 0.3).astype(int)
     s = np.round(rng.normal(size=3000) + y, 2)
-    together = ci(y, s, ["apr", "acc", "roc"], n_boot=150, seed=6, threads=2)
+    together = ci(y, s, measures=["apr", "acc", "roc"], n_boot=150, seed=6, threads=2)
     for m in ("apr", "acc", "roc"):
-        alone = ci(y, s, m, n_boot=150, seed=6, threads=1)
+        alone = ci(y, s, measures=m, n_boot=150, seed=6, threads=1)
         assert alone[m.upper()] == together[m.upper()]
 
 
@@ -237,9 +237,9 @@ def test_intervals_from_merged_chunk_summaries_equal_the_cases():
         [ScoreHistogram.from_arrays(y[k : k + 900], s[k : k + 900]) for k in range(0, 4000, 900)]
     )
     got = ci_from_summary(merged, ["roc", "apr", "rms"], n_boot=200, seed=3)
-    assert got == ci(y, s, ["roc", "apr", "rms"], method="percentile", n_boot=200, seed=3)
+    assert got == ci(y, s, measures=["roc", "apr", "rms"], method="percentile", n_boot=200, seed=3)
     assert ci_from_summary(merged, "roc", method="bca", n_boot=200, seed=3) == ci(
-        y, s, "roc", n_boot=200, seed=3
+        y, s, measures="roc", n_boot=200, seed=3
     )
     with pytest.raises(InvalidParameterError, match="needs unweighted cases"):
         ci_from_summary(ScoreHistogram.from_arrays([0, 1], [0.2, 0.8], [0.5, 1.5]))
@@ -255,10 +255,10 @@ def test_every_default_measure_without_warnings(recwarn):
     s = np.clip(np.round(rng.normal(0.4, 0.2, 3000) + 0.2 * y, 3), 0, 1)
     s[np.flatnonzero(y == 1)[0]] = 0.0
     for kw in ({}, {"sample_weight": rng.integers(1, 3, 3000).astype(float)}):
-        r = ci(y, s, DEFAULT_MEASURES, n_boot=60, **kw)
+        r = ci(y, s, measures=DEFAULT_MEASURES, n_boot=60, **kw)
         assert [k for k, v in r.items() if math.isnan(v.low)] == ["CXE"], kw
         assert all(v.low <= v.estimate <= v.high for k, v in r.items() if k != "CXE")
-    c = compare(y, s, s**2, DEFAULT_MEASURES, n_boot=60)
+    c = compare(y, s, s**2, measures=DEFAULT_MEASURES, n_boot=60)
     assert [k for k, v in c.items() if math.isnan(v.low)] == ["CXE"]
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 

@@ -377,7 +377,7 @@ def test_compare_n_models_against_the_baseline_with_holm(tmp_path, capsys):
     got = json.loads(capsys.readouterr().out)
     assert got["baseline"] == "base" and got["models"] == ["new", "newer"] and got["correction"] == "holm"
     rows = {(c["model"], c["measure"]): c for c in got["comparisons"]}
-    want = {m: compare(y, s[m], s["base"], ["roc", "apr"], n_boot=200) for m in ("new", "newer")}
+    want = {m: compare(y, s[m], s["base"], measures=["roc", "apr"], n_boot=200) for m in ("new", "newer")}
     for label in ("ROC", "APR"):
         raw = [want[m][label].p_value for m in ("new", "newer")]
         adjusted = correct(np.array(raw), method="holm")
@@ -539,14 +539,14 @@ def test_compare_refuses_files_whose_shared_column_differs_row_by_row(tmp_path, 
     # joined by id: the models on the same cases, as the library compares the aligned arrays
     assert main([*base, "--id", "id"]) == 0
     got = json.loads(capsys.readouterr().out)["comparisons"][0]
-    want = compare(y, b, a, "roc", method="delong")["ROC"]
+    want = compare(y, b, a, measures="roc", method="delong")["ROC"]
     assert got["p_value"] == pytest.approx(want.p_value, rel=1e-9, abs=1e-300)
     assert got["difference"] == pytest.approx(want.difference, abs=1e-15)
     # --by-position: the user says the rows pair as they are; the positional number, as before
     assert main([*base, "--by-position"]) == 0
     got = json.loads(capsys.readouterr().out)["comparisons"][0]
     assert got["p_value"] == pytest.approx(
-        compare(y[oa], b[ob], a[oa], "roc", method="delong")["ROC"].p_value, rel=1e-9
+        compare(y[oa], b[ob], a[oa], measures="roc", method="delong")["ROC"].p_value, rel=1e-9
     )
 
 

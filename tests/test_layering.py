@@ -19,6 +19,7 @@ LAYERS = [
         "perfeval._x87",  # the deprecated alias of _native (removed in 0.2.0)
         "perfeval._text",
         "perfeval._version",
+        "perfeval._deprecation",
         "perfeval._nicknames",
         "perfeval._console",
         "perfeval._progress",

@@ -151,10 +151,10 @@ def test_intervals_with_plans_equal_the_generic_intervals_to_rounding(monkeypatc
     """The whole request, BCa included: the plans change how fast, not what."""
     y, s, _ = _data(1200, 8)
     names = ["apr", "rms", "acc", "sar", "prb", "ca1", "slq", "logloss", "ap", "nrm:p=3"]
-    fast = ci(y, s, names, n_boot=80, seed=5)
+    fast = ci(y, s, measures=names, n_boot=80, seed=5)
     for sp in [parse_measure(m) for m in names]:
         monkeypatch.setitem(FAST_PATHS, sp.measure.name, FastPaths())
-    slow = ci(y, s, names, n_boot=80, seed=5)
+    slow = ci(y, s, measures=names, n_boot=80, seed=5)
     for k in fast:
         assert fast[k].low == pytest.approx(slow[k].low, abs=1e-12)
         assert fast[k].high == pytest.approx(slow[k].high, abs=1e-12)
@@ -165,8 +165,8 @@ def test_weights_that_are_not_counts_still_refuse_apr():
     y, s, rng = _data(300, 9)
     w = rng.random(len(s)) + 0.5
     with pytest.raises(InvalidParameterError, match="whole-number"):
-        ci(y, s, "apr", n_boot=20, sample_weight=w)
-    assert not math.isnan(ci(y, s, "rms", n_boot=20, sample_weight=w)["RMS"].low)
+        ci(y, s, measures="apr", n_boot=20, sample_weight=w)
+    assert not math.isnan(ci(y, s, measures="rms", n_boot=20, sample_weight=w)["RMS"].low)
 
 
 def test_the_finishers_refuse_a_plan_they_do_not_know():

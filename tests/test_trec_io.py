@@ -539,6 +539,8 @@ def test_trec_gives_the_scratch_limit_back():
 
     before = _native.cache_limit(1 << 30)
     _native.cache_limit(before)
-    trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}, "map")
-    trec.compare({"q": {"a": 1}}, {"x": {"q": {"a": 1.0}}, "y": {"q": {"b": 1.0}}}, "map", test="none")
+    trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}, measures="map")
+    trec.compare(
+        {"q": {"a": 1}}, {"x": {"q": {"a": 1.0}}, "y": {"q": {"b": 1.0}}}, measures="map", test="none"
+    )
     assert _native.cache_limit(before) == before  # set back when done

@@ -290,7 +290,7 @@ def _comparisons(
         y,
         models,
         base,
-        labels,
+        measures=labels,
         method=method,  # None: compare's default, DeLong's test for the ROC area, the bootstrap else
         level=ci,
         n_boot=n_boot,
@@ -748,7 +748,7 @@ def build(
             intervals[name] = _ci(
                 y,
                 s,
-                labels,
+                measures=labels,
                 method=method or "bca",
                 level=ci,
                 n_boot=n_boot,

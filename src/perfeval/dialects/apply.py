@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from perfeval._validation import Cases, binary_targets
-from perfeval.dialects.orders import broken
 from perfeval.dialects.table import DIALECTS, Dialect, Policy
 from perfeval.engine import finish, warn_undefined
 from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
@@ -22,6 +21,7 @@ from perfeval.measures import MeasureSpec, get_measure
 from perfeval.report import MeasureResult, Report
 from perfeval.signature import gains
 from perfeval.summaries import ScoreHistogram
+from perfeval.summaries.orders import broken
 from perfeval.summaries.ranking import group_codes
 
 

@@ -375,7 +375,7 @@ def run(args: Any) -> int:
         y,
         {name: models[name] for name in [*others, base]},
         base,
-        [sp.label for sp in specs],
+        measures=[sp.label for sp in specs],
         method=args.method,
         level=args.ci,
         n_boot=args.n_boot,

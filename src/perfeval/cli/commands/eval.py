@@ -331,7 +331,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
         report.intervals = ci(
             target,
             score,
-            specs,
+            measures=specs,
             method=args.method or "bca",
             level=args.ci,
             n_boot=args.n_boot,

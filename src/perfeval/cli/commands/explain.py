@@ -63,7 +63,7 @@ def _trec(args: Any) -> int:
         )
     if "-" in (args.file, args.run):
         raise InvalidParameterError("explain QRELS RUN reads files: give both as files, not standard input")
-    _write(trec.explain(args.file, args.run, args.measures, dialects=args.dialects), args)
+    _write(trec.explain(args.file, args.run, measures=args.measures, dialects=args.dialects), args)
     return 0
 
 

@@ -35,7 +35,7 @@ def run(args: Any) -> int:
     c = trec.compare(
         args.qrels,
         args.runs,
-        args.measures,
+        measures=args.measures,
         qrels_columns=_columns(args.qrels_columns, "--qrels-columns"),
         run_columns=_columns(args.run_columns, "--run-columns"),
         baseline=args.baseline,
@@ -340,7 +340,14 @@ def _json(c: Any, args: Any) -> str:
     reason beside it: ``KEY_why_null`` (in a map, ``p_values_why_null``, ``per_query_why_null``, ...,
     under the same keys), as every JSON perfeval writes.
     """
-    from perfeval.report import json_number, map_with_reasons, why_not_finite, with_reasons
+    from perfeval.report import (
+        bounds_map_with_reasons,
+        json_number,
+        map_with_reasons,
+        tie_bounds_with_reasons,
+        why_not_finite,
+        with_reasons,
+    )
 
     no_pairs = "no comparable pair (two retrieved documents of different relevance in one query)"
 
@@ -352,13 +359,7 @@ def _json(c: Any, args: Any) -> str:
             if args.per_query or args.tie_bounds:
                 entry: dict[str, Any] = with_reasons({"mean": r.value}, {"mean": why_mean})
                 if args.tie_bounds:
-                    no_bound = r.tie_note or "no bound: the value itself is not a finite number"
-                    entry.update(
-                        with_reasons(
-                            {"tie_min": r.tie_min, "tie_max": r.tie_max},
-                            {"tie_min": no_bound, "tie_max": no_bound},
-                        )
-                    )
+                    entry.update(tie_bounds_with_reasons(r))
                 if args.per_query:
                     entry["per_query"], why = map_with_reasons(
                         rep.groups,
@@ -368,18 +369,7 @@ def _json(c: Any, args: Any) -> str:
                     if why:
                         entry["per_query_why_null"] = why
                 if args.per_query and args.tie_bounds:
-                    bounds: dict[str, list] = {}
-                    bounds_why: dict[str, str] = {}
-                    for k, lo, hi, v in zip(
-                        rep.groups, r.tie_min_per_group, r.tie_max_per_group, r.per_group, strict=True
-                    ):
-                        bounds[str(k)] = [json_number(float(lo)), json_number(float(hi))]
-                        if None in bounds[str(k)]:
-                            bounds_why[str(k)] = (
-                                r.tie_note
-                                or why_not_finite(float(v), s.label, "for this query")
-                                or "no bound for this query"
-                            )
+                    bounds, bounds_why = bounds_map_with_reasons(r, rep.groups, s.label, "for this query")
                     entry["tie_bounds_per_query"] = bounds
                     if bounds_why:
                         entry["tie_bounds_per_query_why_null"] = bounds_why
