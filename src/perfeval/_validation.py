@@ -142,7 +142,17 @@ def _torch_host(x: Any, name: str) -> np.ndarray:
         ) from None
 
 
-def one_d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
+def said(message: str, where: str | None = None) -> str:
+    """``message`` as the function ``where`` says it (``roc_curve: ...``); as it is without one.
+
+    Every check below takes ``where``: an entry point that names itself in its messages (the
+    scikit-learn names do, as scikit-learn does) passes its name, rather than catching the error
+    and raising it again.
+    """
+    return message if where is None else f"{where}: {message}"
+
+
+def one_d(name: str, a: Any, dtype: Any = np.float64, *, where: str | None = None) -> np.ndarray:
     """``a`` as a 1-D array of ``dtype`` (a column vector is flattened); a data error otherwise
     (for floats, as :func:`floats` says it: complex numbers, dates and durations are refused).
     """
@@ -150,13 +160,15 @@ def one_d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
-        raise InvalidDataError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+        raise InvalidDataError(said(f"`{name}` must be one-dimensional, got shape {arr.shape}", where))
     if np.dtype(dtype) == np.float64:
-        return floats(arr, name)
+        return floats(arr, name, where=where)
     try:
         return arr.astype(dtype, copy=False)
     except (TypeError, ValueError):
-        raise InvalidDataError(f"`{name}` must be numeric, got values of type {arr.dtype}") from None
+        raise InvalidDataError(
+            said(f"`{name}` must be numeric, got values of type {arr.dtype}", where)
+        ) from None
 
 
 #: Python types of dates, times and durations (pandas' Timestamp and Timedelta are subclasses)
@@ -171,24 +183,29 @@ def _time_text(v: Any) -> str:
     return str(us.astype(object)) if us == v else str(v)  # exact in microseconds: Python's text
 
 
-def floats(arr: np.ndarray, name: str) -> np.ndarray:
+def floats(arr: np.ndarray, name: str, *, where: str | None = None) -> np.ndarray:
     """``arr`` as float64 (no copy when it already is); a data error naming the type otherwise.
 
     Complex numbers are refused (numpy would drop the imaginary parts with only a warning), and so
     are dates, times and durations (datetime64, timedelta64, Python's or pandas' objects), which
     numpy would turn into counts of days or nanoseconds: the command refuses them as it reads them
-    (``holds '2020-01-01', not a number``), and so does the library.
+    (``holds '2020-01-01', not a number``), and so does the library.  ``where``: see :func:`said`.
     """
     kind = arr.dtype.kind
     if kind == "c":
-        raise InvalidDataError(f"`{name}` must hold real numbers, got complex values ({arr.dtype})")
+        raise InvalidDataError(
+            said(f"`{name}` must hold real numbers, got complex values ({arr.dtype})", where)
+        )
     if kind in "mM":
         what = "dates" if kind == "M" else "durations"
         if not len(arr):
-            raise InvalidDataError(f"`{name}` holds {what} ({arr.dtype}), not numbers")
+            raise InvalidDataError(said(f"`{name}` holds {what} ({arr.dtype}), not numbers", where))
         i = int(np.argmax(~np.isnat(arr))) if bool((~np.isnat(arr)).any()) else 0
         raise InvalidDataError(
-            f"`{name}` holds {_time_text(arr[i])!r} at index {i}, not a number ({what}, {arr.dtype})"
+            said(
+                f"`{name}` holds {_time_text(arr[i])!r} at index {i}, not a number ({what}, {arr.dtype})",
+                where,
+            )
         )
     if kind == "O":
         values = arr.tolist()
@@ -196,15 +213,18 @@ def floats(arr: np.ndarray, name: str) -> np.ndarray:
             if isinstance(v, _TIME_TYPES):
                 text = _time_text(v) if isinstance(v, (np.datetime64, np.timedelta64)) else str(v)
                 raise InvalidDataError(
-                    f"`{name}` holds {text!r} at index {i}, not a number ({type(v).__name__})"
+                    said(f"`{name}` holds {text!r} at index {i}, not a number ({type(v).__name__})", where)
                 )
     try:
         out = arr.astype(np.float64, copy=False)
     except OverflowError:  # a Python integer beyond float64's range
         i, v = next((i, v) for i, v in enumerate(arr.tolist()) if overflows(v))
         raise InvalidDataError(
-            f"`{name}` holds an integer of {len(str(abs(v)))} digits at index {i}, beyond the range of "
-            "a 64-bit float (about 1.8e308)"
+            said(
+                f"`{name}` holds an integer of {len(str(abs(v)))} digits at index {i}, beyond the range "
+                "of a 64-bit float (about 1.8e308)",
+                where,
+            )
         ) from None
     except (TypeError, ValueError):
         if kind == "O":
@@ -213,9 +233,11 @@ def floats(arr: np.ndarray, name: str) -> np.ndarray:
                     float(v)
                 except (TypeError, ValueError):
                     raise InvalidDataError(
-                        f"`{name}` holds {v!r} at index {i}, not a number ({type(v).__name__})"
+                        said(f"`{name}` holds {v!r} at index {i}, not a number ({type(v).__name__})", where)
                     ) from None
-        raise InvalidDataError(f"`{name}` must hold numbers, got values of type {arr.dtype}") from None
+        raise InvalidDataError(
+            said(f"`{name}` must hold numbers, got values of type {arr.dtype}", where)
+        ) from None
     return out
 
 
@@ -262,13 +284,13 @@ def check_no_nan(score: np.ndarray, name: str = "y_score") -> None:
         raise InvalidDataError(f"`{name}` holds NaN at index {i}; scores must be numbers")
 
 
-def check_weights(w: np.ndarray, name: str = "weights") -> None:
+def check_weights(w: np.ndarray, name: str = "weights", *, where: str | None = None) -> None:
     """Weights are finite and non-negative (0: the case is dropped)."""
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidDataError(
-            f"`{name}` must be finite non-negative numbers, got {float(w[i])!r} at index {i}"
+            said(f"`{name}` must be finite non-negative numbers, got {float(w[i])!r} at index {i}", where)
         )
 
 
