@@ -26,6 +26,7 @@ LAYERS = [
     ["perfeval.measures"],
     [
         "perfeval.engine",
+        "perfeval.door",
         "perfeval.report",
         "perfeval.curves",
         "perfeval.signature",
