@@ -38,7 +38,6 @@ from perfeval._validation import (
     read_targets,
 )
 from perfeval.exceptions import InvalidDataError
-from perfeval.io.grammar import is_number
 
 __all__ = ["ArraySpec", "EVALUATION", "Cases", "Targets", "check", "check_array", "code", "relevance_targets"]
 
@@ -125,6 +124,8 @@ def relevance_targets(y: np.ndarray, specs: list, pos_label: Any) -> np.ndarray:
     try:
         return floats(y, "y_true")
     except InvalidDataError:
+        from perfeval.io.grammar import is_number  # lazy: an error's path (evaluate() loads no reader)
+
         values = [str(v) for v in np.asarray(y).tolist()] if y.dtype.kind in "OUS" else []
         if not values or any(is_number(v) for v in values):
             raise
