@@ -83,12 +83,15 @@ class Targets:
             self._coding = binary_coding(self.y, self.pos_label)
         return self._coding
 
-    def binary(self, needs: str) -> np.ndarray:
+    def binary(self, needs: str, *, words: LabelWords | None = None, rows: Any = None) -> np.ndarray:
         """The 0/1 targets of the measure ``needs``, or the door's one line about them
-        (:func:`~perfeval._validation.binary_targets`).
+        (:func:`~perfeval._validation.binary_targets`: ``words``, what the caller takes; ``rows``,
+        where a missing target is found when the targets are the distinct labels).
         """
         if self._binary is None:
-            self._binary = binary_targets(self.y, needs, self.pos_label, coding=self.coding())
+            self._binary = binary_targets(
+                self.y, needs, self.pos_label, words=words, rows=rows, coding=self.coding()
+            )
         return self._binary
 
     def release(self) -> None:
