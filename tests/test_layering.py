@@ -28,6 +28,7 @@ LAYERS = [
     ["perfeval.measures"],
     [
         "perfeval.engine",
+        "perfeval.door",
         "perfeval.report",
         "perfeval.curves",
         "perfeval.signature",

@@ -2,8 +2,8 @@
 into a :class:`Report`.
 
 It takes arrays or a table's columns, sends a Dask collection to the Dask backend, checks the
-input once (:mod:`perfeval._validation`) and finishes every measure in the engine
-(:mod:`perfeval.engine`), which the streaming and Dask backends share.
+input and codes its targets once (:mod:`perfeval.door`: check -> code) and finishes every measure
+in the engine (:mod:`perfeval.engine`), which the streaming and Dask backends share.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from perfeval._validation import cases, column, is_dask
+from perfeval._validation import column, deprecated_weights, is_dask
+from perfeval.door import check, code
 from perfeval.engine import DEFAULT_MEASURES, finish, resolve
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import MeasureSpec
@@ -125,15 +126,7 @@ def evaluate(
     >>> r.results["ROC"].tie_min, r.results["ROC"].tie_max, r.tied_pairs   # 1 of 4 pairs tied
     (0.75, 1.0, 0.25)
     """
-    if weights is not None:
-        import warnings
-
-        if sample_weight is not None:
-            raise InvalidParameterError("pass `sample_weight=` only (`weights=` is its deprecated spelling)")
-        warnings.warn(
-            "evaluate(weights=...) is deprecated; use sample_weight=...", DeprecationWarning, stacklevel=2
-        )
-        sample_weight = weights
+    sample_weight = deprecated_weights(sample_weight, weights, "evaluate")
     check_options(threshold=threshold, tie_bounds=tie_bounds, partitions=partitions)
     modern = str(dialect).split(":")[0].strip().lower() in ("perfeval", "")
     if not modern and (tie_bounds or partitions or is_dask(y_true)):
@@ -176,16 +169,16 @@ def evaluate(
         if measures is DEFAULT_MEASURES:  # every measure the tool defines
             measures = list(d.policies)
         specs = resolve(measures, threshold, trec=d.name == "trec_eval")
-        checked = cases(y_true, y_score, groups, sample_weight)
+        checked = check(y_true, y_score, groups, sample_weight)
         raw = None
         if sample_weight is not None and len(checked.s) < checked.rows_in:  # cases of weight 0
-            raw = cases(y_true, y_score, groups, sample_weight, keep_zero=True)
+            raw = check(y_true, y_score, groups, sample_weight, keep_zero=True)
         return evaluate_dialect(
             checked, specs, dialect, threshold=threshold, pos_label=pos_label, ids=ids, raw=raw
         )
     specs = resolve(measures, threshold)
     try:
-        checked = cases(y_true, y_score, groups, sample_weight)
+        checked = code(check(y_true, y_score, groups, sample_weight), pos_label, keep=tie_bounds)
         if pos_label is None and not partitions:
             _say_grades_as_labels(checked.y, specs)
         return finish(

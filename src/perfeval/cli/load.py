@@ -35,6 +35,28 @@ def say_columns(choice: Any) -> None:
         note(f"perfeval: columns: {one_line(choice.describe())}\n")
 
 
+def choose_columns(
+    args: Any, names: list[str], header: bool, source: str, *, weight: bool = True, several: bool = False
+) -> Any:
+    """The columns of a file (``names``: its header's, or ``column1``, ...) as the command's options
+    name them (``--target``, ``--score``, ``--group``, and ``--weight`` unless ``weight`` is False;
+    ``several``: several score columns): :func:`perfeval.io.columns.choose`, written once for every
+    reader that chooses them from a header (a file read in chunks, the columns kept as written).
+    """
+    from perfeval.io.columns import choose
+
+    return choose(
+        names,
+        source,
+        header=header,
+        target=args.target,
+        score=args.score,
+        group=args.group,
+        weight=args.weight if weight else None,
+        several_scores=several,
+    )
+
+
 def path_of(file: str) -> str | None:
     """A file argument as a path; None for standard input (``-``)."""
     return None if file == "-" else file
@@ -554,7 +576,6 @@ def _large_numeric(args: Any) -> tuple | None:
     path = path_of(args.file)
     if path is None or not os.path.isfile(path) or os.path.getsize(path) < LARGE_BYTES:
         return None
-    from perfeval.io.columns import choose
     from perfeval.io.tables import BOM, clean, guess_format, open_bytes
     from perfeval.stream import iter_columns
 
@@ -571,15 +592,7 @@ def _large_numeric(args: Any) -> tuple | None:
     chosen: list = []
 
     def chooser(names: list[str], header: bool) -> list[int | None]:
-        ch = choose(
-            names,
-            path,
-            header=header,
-            target=args.target,
-            score=args.score,
-            group=args.group,
-            several_scores=True,
-        )
+        ch = choose_columns(args, names, header, path, weight=False, several=True)
         chosen.append(ch)
         # the group second: its place does not depend on the number of scores (--score a,b or repeated)
         return [ch.target.index, None if ch.group is None else ch.group.index, *(c.index for c in ch.scores)]

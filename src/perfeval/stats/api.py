@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from perfeval._deprecation import measures_keyword
-from perfeval.exceptions import InvalidParameterError, user_stacklevel
+from perfeval._validation import deprecated_weights
+from perfeval.exceptions import InvalidParameterError
 from perfeval.stats.fastpaths import fast_paths
 from perfeval.stats.intervals import (
     Comparison,
@@ -55,24 +56,6 @@ def coded(y_true: Any, pos_label: Any) -> Any:
     from perfeval._validation import binary_targets, to_numpy
 
     return binary_targets(to_numpy(y_true, "y_true"), "the interval", pos_label)
-
-
-def sample_weight_of(sample_weight: Any, weights: Any, func: str) -> Any:
-    """``sample_weight``, or its deprecated spelling ``weights`` with a DeprecationWarning (as
-    :func:`perfeval.evaluate`); both at once is an error.
-    """
-    if weights is None:
-        return sample_weight
-    import warnings
-
-    if sample_weight is not None:
-        raise InvalidParameterError("pass `sample_weight=` only (`weights=` is its deprecated spelling)")
-    warnings.warn(  # at the caller's line, through measures_keyword's wrapper too
-        f"{func}(weights=...) is deprecated; use sample_weight=...",
-        DeprecationWarning,
-        stacklevel=user_stacklevel(),
-    )
-    return weights
 
 
 @measures_keyword("perfeval.ci")
@@ -141,7 +124,7 @@ def ci(
     >>> ci(y, s, measures="roc", method="delong")["ROC"].method
     'delong'
     """
-    sample_weight = sample_weight_of(sample_weight, weights, "ci")
+    sample_weight = deprecated_weights(sample_weight, weights, "ci")
     check_request(method, level, n_boot)
     cases = Cases(coded(y_true, pos_label), y_score, sample_weight, groups)
     specs = specs_of(measures, threshold)
@@ -362,7 +345,7 @@ def compare(
     >>> b.method, b.p_value, b.p_at_floor  # no replicate on the far side: 2 / 301, a bound
     ('bca', 0.006644518272425249, True)
     """
-    sample_weight = sample_weight_of(sample_weight, weights, "compare")
+    sample_weight = deprecated_weights(sample_weight, weights, "compare")
     y_true = coded(y_true, pos_label)
     return _compare_all(
         y_true, [score_a], score_b, measures, method, level, n_boot, seed, groups, sample_weight, threshold,

@@ -45,7 +45,6 @@ def _other_columns(args: Any, file: str) -> Any:
     same name are compared exactly.  Only under a header (a name is then the file's).
     """
     from perfeval.exceptions import PerfError
-    from perfeval.io.columns import choose
 
     source = "standard input" if file == "-" else file
 
@@ -53,15 +52,7 @@ def _other_columns(args: Any, file: str) -> Any:
         if not header:
             return []
         try:
-            ch = choose(
-                names,
-                source,
-                header=header,
-                target=args.target,
-                score=args.score,
-                group=args.group,
-                weight=args.weight,
-            )
+            ch = load.choose_columns(args, names, header, source)
         except PerfError:
             return []  # said when the columns are chosen, after the table is read
         used = {c.index for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None}

@@ -366,7 +366,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             "evaluate in memory"
         )
     from perfeval import _native
-    from perfeval.io.columns import choose, pick
+    from perfeval.io.columns import pick
     from perfeval.stream import evaluate_stream, evaluate_stream_grouped, iter_columns
 
     # this process allocates and frees blocks of 64 MB and their columns, chunk after chunk: keep the
@@ -377,15 +377,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
     id_column: list = []  # read as in memory (an identity: int64 or text, never a float), not used
 
     def chooser(names: list[str], header: bool) -> list[int | None]:
-        ch = choose(
-            names,
-            path or "standard input",
-            header=header,
-            target=args.target,
-            score=args.score,
-            group=args.group,
-            weight=args.weight,
-        )
+        ch = load.choose_columns(args, names, header, path or "standard input")
         if getattr(args, "id", None):
             id_column.append(
                 pick(names, args.id, "id", path or "standard input", header=header, default=False)

@@ -1,0 +1,107 @@
+"""The door in named stages (perfeval.door): check -> code -> summarize, the function's name in
+messages by ``where=``, the array arguments checked by a table of ArraySpec, the targets coded once."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+
+import perfeval
+import perfeval.door as door
+from perfeval._validation import ArraySpec, check, floats, one_d
+from perfeval.exceptions import InvalidDataError
+from perfeval.functional import f1_score, fbeta_score, precision_score, recall_score
+
+
+def test_where_names_the_function_in_the_message_and_nothing_without_it():
+    with pytest.raises(InvalidDataError) as e:
+        floats(np.array([1j]), "y_score", where="roc_curve")
+    assert str(e.value) == "roc_curve: `y_score` must hold real numbers, got complex values (complex128)"
+    with pytest.raises(InvalidDataError) as e:
+        one_d("sample_weight", [[1, 2], [3, 4]], where="log_loss")
+    assert str(e.value) == "log_loss: `sample_weight` must be one-dimensional, got shape (2, 2)"
+    with pytest.raises(InvalidDataError) as e:
+        floats(np.array(["a"], dtype=object), "y_score")
+    assert str(e.value) == "`y_score` holds 'a' at index 0, not a number (str)"
+
+
+def test_a_table_of_array_specs_names_its_own_arguments():
+    specs = (
+        ArraySpec("target", "labels"),
+        ArraySpec("score", finite=True),
+        ArraySpec("block", "ids"),
+        ArraySpec("w", finite=True, nonneg=True),
+    )
+    with pytest.raises(InvalidDataError, match=r"^`score` must be finite numbers, got nan at index 1 "):
+        check([0, 1], [0.5, np.nan], specs=specs)
+    with pytest.raises(
+        InvalidDataError, match=r"^`target` and `score` must have the same length, got 2 and 3$"
+    ):
+        check([0, 1], [0.5, 0.2, 0.1], specs=specs)
+    with pytest.raises(InvalidDataError, match=r"^`w` must have the length of `score` \(2\), got 1$"):
+        check([0, 1], [0.5, 0.2], None, [1.0], specs=specs)
+    with pytest.raises(
+        InvalidDataError, match=r"^`w` must be finite non-negative numbers, got -1.0 at index 0$"
+    ):
+        check([0, 1], [0.5, 0.2], None, [-1.0, 1.0], specs=specs)
+
+
+def _count_codings(monkeypatch) -> list:
+    calls: list = []
+    real = door.binary_coding
+
+    def counted(y, pos_label=None):
+        calls.append(len(y))
+        return real(y, pos_label)
+
+    monkeypatch.setattr(door, "binary_coding", counted)
+    return calls
+
+
+def test_evaluate_codes_the_targets_once_for_every_kind_of_measure(monkeypatch):
+    calls = _count_codings(monkeypatch)
+    y = np.array(["yes", "no", "no", "yes", "no", "yes"])
+    s = [0.9, 0.2, 0.4, 0.3, 0.8, 0.6]
+    r = perfeval.evaluate(
+        y, s, groups=[1, 1, 1, 2, 2, 2], measures=["roc", "acc", "gauc"], pos_label="yes", tie_bounds=True
+    )
+    assert (r["ROC"], r["ACC"], r["GAUC"]) == (0.5, pytest.approx(2 / 3), 0.5)  # one group each: 1 and 0
+    assert calls == [6]  # once: the group AUC, the binary measures and their tie bounds share it
+
+
+def test_metric_update_codes_a_batch_once(monkeypatch):
+    calls = _count_codings(monkeypatch)
+    m = perfeval.Metric(["roc", "acc"], pos_label="yes")
+    m.update(np.array(["yes", "no", "no"]), [0.9, 0.2, 0.4])
+    assert calls == [3]
+    assert m.compute()["ROC"] == 1.0
+
+
+def test_the_scores_of_precision_recall_and_f_keep_scikit_learns_signatures():
+    tail = "*, labels: 'Any' = None, pos_label: 'Any' = 1, average: 'str | None' = 'binary', sample_weight: 'Any' = None, zero_division: 'Any' = 'warn') -> 'float'"  # noqa: E501
+    for fn in (precision_score, recall_score, f1_score):
+        assert str(inspect.signature(fn)) == "(y_true: 'Any', y_pred: 'Any', " + tail
+    assert (
+        str(inspect.signature(fbeta_score)) == "(y_true: 'Any', y_pred: 'Any', *, beta: 'float', " + tail[3:]
+    )
+    yt, yp = [1, 1, 0, 0, 1], [1, 0, 1, 0, 1]
+    assert precision_score(yt, yp) == recall_score(yt, yp) == f1_score(yt, yp) == pytest.approx(2 / 3)
+    assert fbeta_score(yt, yp, beta=2) == pytest.approx(2 / 3)
+    with pytest.raises(TypeError):
+        precision_score(yt, yp, None)  # keyword-only, as in scikit-learn
+
+
+@pytest.mark.parametrize("call", ["evaluate", "ci"])
+def test_the_weights_deprecation_points_at_the_callers_line(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if call == "evaluate":
+            perfeval.evaluate([0, 1, 0, 1], [0.1, 0.9, 0.4, 0.6], measures=["roc"], weights=[1, 1, 1, 1])
+        else:
+            perfeval.ci([0, 1, 0, 1], [0.1, 0.9, 0.4, 0.6], "roc", n_boot=20, weights=[1, 1, 1, 1])
+    said = [w for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert [str(w.message) for w in said] == [f"{call}(weights=...) is deprecated; use sample_weight=..."]
+    assert said[0].filename == __file__
