@@ -101,7 +101,7 @@ def test_the_weights_deprecation_points_at_the_callers_line(call):
         if call == "evaluate":
             perfeval.evaluate([0, 1, 0, 1], [0.1, 0.9, 0.4, 0.6], measures=["roc"], weights=[1, 1, 1, 1])
         else:
-            perfeval.ci([0, 1, 0, 1], [0.1, 0.9, 0.4, 0.6], "roc", n_boot=20, weights=[1, 1, 1, 1])
+            perfeval.ci([0, 1, 0, 1], [0.1, 0.9, 0.4, 0.6], measures="roc", n_boot=20, weights=[1, 1, 1, 1])
     said = [w for w in caught if issubclass(w.category, DeprecationWarning)]
     assert [str(w.message) for w in said] == [f"{call}(weights=...) is deprecated; use sample_weight=..."]
     assert said[0].filename == __file__
