@@ -101,7 +101,57 @@ def test_the_weights_deprecation_points_at_the_callers_line(call):
         if call == "evaluate":
             perfeval.evaluate([0, 1, 0, 1], [0.1, 0.9, 0.4, 0.6], measures=["roc"], weights=[1, 1, 1, 1])
         else:
-            perfeval.ci([0, 1, 0, 1], [0.1, 0.9, 0.4, 0.6], "roc", n_boot=20, weights=[1, 1, 1, 1])
+            perfeval.ci([0, 1, 0, 1], [0.1, 0.9, 0.4, 0.6], measures="roc", n_boot=20, weights=[1, 1, 1, 1])
     said = [w for w in caught if issubclass(w.category, DeprecationWarning)]
     assert [str(w.message) for w in said] == [f"{call}(weights=...) is deprecated; use sample_weight=..."]
     assert said[0].filename == __file__
+
+
+def _count_every_coding(monkeypatch) -> dict:
+    """Every coding of a target column (0/1 by its values, by a positive label, as graded relevance)."""
+    import perfeval._validation as validation
+    from perfeval.io import grammar
+
+    counts: dict = {}
+
+    def counted(mod, name):
+        real = getattr(mod, name)
+
+        def call(*a, **k):
+            counts[name] = counts.get(name, 0) + 1
+            return real(*a, **k)
+
+        return call
+
+    coding = counted(validation, "binary_coding")
+    monkeypatch.setattr(validation, "binary_coding", coding)
+    monkeypatch.setattr(door, "binary_coding", coding)
+    monkeypatch.setattr(grammar, "label_hits", counted(grammar, "label_hits"))
+    monkeypatch.setattr(door, "relevance_targets", counted(door, "relevance_targets"))
+    return counts
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        [],
+        ["-m", "roc,gauc,ndcg", "--group", "q"],
+        ["--pos-label", "1"],
+        ["--pos-label", "1", "-m", "roc,gauc,ndcg,acc", "--group", "q", "--tie-bounds"],
+    ],
+)
+def test_one_command_codes_its_target_column_once(extra, tmp_path, monkeypatch, capsys):
+    from perfeval.cli.main import main
+
+    rng = np.random.default_rng(1)
+    y, s, q = (rng.random(200) < 0.4).astype(int), rng.random(200).round(3), rng.integers(0, 9, 200)
+    rows = zip(y, s, q, strict=True)
+    (tmp_path / "t.csv").write_text("y,s,q\n" + "".join(f"{y},{s},{q}\n" for y, s, q in rows))
+    argv = ["eval", str(tmp_path / "t.csv"), "--target", "y", "--score", "s", "--format", "json", *extra]
+    assert main(argv) == 0
+    expected = capsys.readouterr().out
+    counts = _count_every_coding(monkeypatch)
+    assert main(argv) == 0
+    assert capsys.readouterr().out == expected
+    # the loader's coding (its errors name the file's lines), read by the engine: not coded again
+    assert sum(counts.values()) == 1, counts

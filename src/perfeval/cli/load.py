@@ -1,8 +1,10 @@
 """The ``perfeval`` command's one input loader: a table read, its columns chosen, the targets coded
 and the scores checked, with every error naming the file, the line and the column.
 
-The library's door (:mod:`perfeval._validation`) checks the arrays again; what this module adds is
-where a bad value is in the file.  Notes for standard error (which columns were used when they were
+The library's check stage (:mod:`perfeval.door`) reads the arrays again, but its coding is this
+module's: the target coded here (:func:`targets`) is handed to the engine as the code stage's
+(``door.code(cases, made=...)``), not coded again.  What this module adds is where a bad value is
+in the file.  Notes for standard error (which columns were used when they were
 not named) are kept in :data:`NOTES` and written when the command succeeds.
 """
 
