@@ -39,7 +39,17 @@ from perfeval._validation import (
 )
 from perfeval.exceptions import InvalidDataError
 
-__all__ = ["ArraySpec", "EVALUATION", "Cases", "Targets", "check", "check_array", "code", "relevance_targets"]
+__all__ = [
+    "ArraySpec",
+    "EVALUATION",
+    "Cases",
+    "Targets",
+    "check",
+    "check_array",
+    "code",
+    "relevance_targets",
+    "targets_of",
+]
 
 
 class Targets:
@@ -146,6 +156,17 @@ def code(
     """
     cases.targets = Targets(cases.y, pos_label, keep=keep) if made is None else Targets.made_by(cases.y, made)
     return cases
+
+
+def targets_of(cases: Cases, pos_label: Any = None) -> Targets:
+    """The coding of ``cases``' targets (the code stage's, :func:`code`), attached now when they were
+    not coded: every later asker of the same cases (a dialect's rules, the engine, an explanation's
+    facts) reads the first one's.  Coded for another ``pos_label``: a coding of its own, not kept.
+    """
+    if cases.targets is None:
+        code(cases, pos_label)
+    t: Targets = cases.targets
+    return t if t.pos_label is pos_label else Targets(cases.y, pos_label)
 
 
 def relevance_targets(y: np.ndarray, specs: list, pos_label: Any) -> np.ndarray:
