@@ -271,7 +271,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
     from perfeval.evaluation import check_options, evaluate_cases
 
     table = _table(args)
-    ch = table.choose(target=args.target, score=args.score, group=args.group, weight=args.weight)
+    ch = load.choose_table(args, table)
     load.say_columns(ch)
     target = table.get(ch.target)
     groups = None if ch.group is None else table.get(ch.group)
