@@ -105,3 +105,91 @@ def test_the_weights_deprecation_points_at_the_callers_line(call):
     said = [w for w in caught if issubclass(w.category, DeprecationWarning)]
     assert [str(w.message) for w in said] == [f"{call}(weights=...) is deprecated; use sample_weight=..."]
     assert said[0].filename == __file__
+
+
+def _count_every_coding(monkeypatch) -> dict:
+    """Every coding of a target column (0/1 by its values, by a positive label, as graded relevance)."""
+    import perfeval._validation as validation
+    from perfeval.io import grammar
+
+    counts: dict = {}
+
+    def counted(mod, name):
+        real = getattr(mod, name)
+
+        def call(*a, **k):
+            counts[name] = counts.get(name, 0) + 1
+            return real(*a, **k)
+
+        return call
+
+    coding = counted(validation, "binary_coding")
+    monkeypatch.setattr(validation, "binary_coding", coding)
+    monkeypatch.setattr(door, "binary_coding", coding)
+    monkeypatch.setattr(grammar, "label_hits", counted(grammar, "label_hits"))
+    monkeypatch.setattr(door, "relevance_targets", counted(door, "relevance_targets"))
+    return counts
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        [],
+        ["-m", "roc,gauc,ndcg", "--group", "q"],
+        ["--pos-label", "1"],
+        ["--pos-label", "1", "-m", "roc,gauc,ndcg,acc", "--group", "q", "--tie-bounds"],
+    ],
+)
+def test_one_command_codes_its_target_column_once(extra, tmp_path, monkeypatch, capsys):
+    from perfeval.cli.main import main
+
+    rng = np.random.default_rng(1)
+    y, s, q = (rng.random(200) < 0.4).astype(int), rng.random(200).round(3), rng.integers(0, 9, 200)
+    rows = zip(y, s, q, strict=True)
+    (tmp_path / "t.csv").write_text("y,s,q\n" + "".join(f"{y},{s},{q}\n" for y, s, q in rows))
+    argv = ["eval", str(tmp_path / "t.csv"), "--target", "y", "--score", "s", "--format", "json", *extra]
+    assert main(argv) == 0
+    expected = capsys.readouterr().out
+    counts = _count_every_coding(monkeypatch)
+    assert main(argv) == 0
+    assert capsys.readouterr().out == expected
+    # the loader's coding (its errors name the file's lines), read by the engine: not coded again
+    assert sum(counts.values()) == 1, counts
+
+
+def test_an_explanation_codes_the_targets_once_for_every_dialect(monkeypatch):
+    counts = _count_every_coding(monkeypatch)
+    y = np.array(["yes", "no", "no", "yes", "no", "yes", "no", "no"])
+    s = [0.9, 0.2, 0.4, 0.4, 0.8, 0.6, 0.1, 0.4]
+    e = perfeval.explain(y, s, measures="roc,apr,acc", pos_label="yes")
+    assert e.value("perfeval", "ROC") == pytest.approx(0.8)
+    assert len(e.dialects) > 3
+    assert counts == {"binary_coding": 1}  # perfeval's row, every dialect's and the rules' facts share it
+
+
+def test_a_dialect_codes_the_targets_once_for_its_rules_and_the_engine(monkeypatch):
+    counts = _count_every_coding(monkeypatch)
+    y = np.array(["yes", "no", "no", "yes", "no", "yes"])
+    r = perfeval.evaluate(
+        y, [0.9, 0.2, 0.4, 0.4, 0.8, 0.6], measures=["roc", "ap"], pos_label="yes", dialect="sklearn"
+    )
+    assert r["ROC"] == pytest.approx(6.5 / 9)  # the tie of 0.4 (a positive and a negative): half credit
+    assert counts == {"binary_coding": 1}
+
+
+def test_an_interval_reads_the_targets_coded_for_its_replicates(monkeypatch):
+    import perfeval._validation as validation
+    import perfeval.summaries.histogram as histogram
+
+    calls: list = []
+    real = validation.zero_one
+
+    def counted(t):
+        calls.append(len(t))
+        return real(t)
+
+    monkeypatch.setattr(histogram, "zero_one", counted)
+    y = np.array(["yes", "no", "no", "yes", "no", "yes"])
+    r = perfeval.ci(y, [0.9, 0.2, 0.4, 0.3, 0.8, 0.6], measures="roc,apr", n_boot=50, pos_label="yes")
+    assert r["ROC"].estimate == pytest.approx(6 / 9)
+    assert calls == []  # the summary made of the positives found once (Cases.cls), not coded again

@@ -19,7 +19,7 @@ sequence:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -39,7 +39,17 @@ from perfeval._validation import (
 )
 from perfeval.exceptions import InvalidDataError
 
-__all__ = ["ArraySpec", "EVALUATION", "Cases", "Targets", "check", "check_array", "code", "relevance_targets"]
+__all__ = [
+    "ArraySpec",
+    "EVALUATION",
+    "Cases",
+    "Targets",
+    "check",
+    "check_array",
+    "code",
+    "relevance_targets",
+    "targets_of",
+]
 
 
 class Targets:
@@ -60,10 +70,11 @@ class Targets:
         when nothing asks for it again, so that its copy is not held while the measures run.
     """
 
-    __slots__ = ("y", "pos_label", "keep", "_coding", "_binary", "_relevance")
+    __slots__ = ("y", "pos_label", "keep", "made", "_coding", "_binary", "_relevance")
 
     def __init__(self, y: np.ndarray, pos_label: Any = None, *, keep: bool = True):
         self.y, self.pos_label, self.keep = y, pos_label, keep
+        self.made: str | None = None  # coded by the caller: "binary" or "relevance" (:meth:`made_by`)
         self._coding: Any = False  # not made yet (None: not a 0/1 coding)
         self._binary: np.ndarray | None = None
         self._relevance: np.ndarray | None = None
@@ -73,6 +84,22 @@ class Targets:
         """Targets already coded and checked (0/1, or relevance >= 0, as float64): read as they are."""
         out = cls(t)
         out._coding = out._binary = out._relevance = t
+        return out
+
+    @classmethod
+    def made_by(cls, t: np.ndarray, made: Literal["binary", "relevance"]) -> Targets:
+        """Targets the caller coded and checked already, with its own words for what was wrong (the
+        command's loader: the file, the line and the column): ``made`` ``"binary"``, numbers 0/1
+        (the loader's coding, as :func:`~perfeval._validation.binary_coding` gives it), or
+        ``"relevance"``, graded relevance >= 0 as float64.  Nothing is coded again: the binary
+        measures read ``t`` as it is, the per-query measures it as float64.
+        """
+        out = cls(t)
+        out.made = made
+        if made == "binary":
+            out._coding = t  # 0/1 numbers: binary_coding would give them as they are
+        else:
+            out._relevance = t
         return out
 
     def coding(self) -> np.ndarray | None:
@@ -96,7 +123,7 @@ class Targets:
 
     def release(self) -> None:
         """Drop the binary coding (unless ``keep``): its copy is not held while the measures run."""
-        if not self.keep:
+        if not self.keep and self.made is None:  # (a caller's coding is not copied: nothing to drop)
             self._binary = None
             self._coding = False
 
@@ -105,18 +132,41 @@ class Targets:
         (:func:`relevance_targets`, then checked >= 0).
         """
         if self._relevance is None:
+            if self.made == "binary":  # the caller's 0/1 coding: relevance 0 and 1, as float64
+                self._relevance = floats(self.y, "y_true")
+                return self._relevance
             rel = relevance_targets(self.y, specs, self.pos_label)
             check_relevance(rel)
             self._relevance = rel
         return self._relevance
 
 
-def code(cases: Cases, pos_label: Any = None, *, keep: bool = True) -> Cases:
+def code(
+    cases: Cases,
+    pos_label: Any = None,
+    *,
+    keep: bool = True,
+    made: Literal["binary", "relevance"] | None = None,
+) -> Cases:
     """The code stage: ``cases`` with their targets' coding attached (:class:`Targets`), made on
-    first need by whichever measure asks first and shared by the others.
+    first need by whichever measure asks first and shared by the others.  ``made``: the targets
+    are a coding the caller made and checked already, ``"binary"`` or ``"relevance"``
+    (:meth:`Targets.made_by`: the command's loader codes a target column once, its messages naming
+    the file's lines), read as they are.
     """
-    cases.targets = Targets(cases.y, pos_label, keep=keep)
+    cases.targets = Targets(cases.y, pos_label, keep=keep) if made is None else Targets.made_by(cases.y, made)
     return cases
+
+
+def targets_of(cases: Cases, pos_label: Any = None) -> Targets:
+    """The coding of ``cases``' targets (the code stage's, :func:`code`), attached now when they were
+    not coded: every later asker of the same cases (a dialect's rules, the engine, an explanation's
+    facts) reads the first one's.  Coded for another ``pos_label``: a coding of its own, not kept.
+    """
+    if cases.targets is None:
+        code(cases, pos_label)
+    t: Targets = cases.targets
+    return t if t.pos_label is pos_label else Targets(cases.y, pos_label)
 
 
 def relevance_targets(y: np.ndarray, specs: list, pos_label: Any) -> np.ndarray:

@@ -8,10 +8,10 @@ in the engine (:mod:`perfeval.engine`), which the streaming and Dask backends sh
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from perfeval._validation import column, deprecated_weights, is_dask
+from perfeval._validation import Cases, column, deprecated_weights, is_dask
 from perfeval.door import check, code
 from perfeval.engine import DEFAULT_MEASURES, finish, resolve
 from perfeval.exceptions import InvalidParameterError
@@ -162,23 +162,59 @@ def evaluate(
         ids = column(table, id) if id is not None else ids
     if y_score is None:
         raise InvalidParameterError("`y_score` is required (or a table with `target=` and `score=`)")
-    if not modern:
+
+    def checked(keep_zero: bool) -> Cases:  # the check stage
+        return check(y_true, y_score, groups, sample_weight, keep_zero=keep_zero)
+
+    return evaluate_cases(
+        checked,
+        measures,
+        threshold=threshold,
+        partitions=partitions,
+        pos_label=pos_label,
+        tie_bounds=tie_bounds,
+        dialect=dialect,
+        ids=ids,
+    )
+
+
+def evaluate_cases(
+    cases_of: Callable[[bool], Cases],
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT_MEASURES,
+    *,
+    threshold: float = 0.5,
+    partitions: Mapping[str, Sequence[Any]] | None = None,
+    pos_label: Any = None,
+    tie_bounds: bool = False,
+    dialect: str = "perfeval",
+    ids: Any = None,
+) -> Report:
+    """:func:`evaluate` once its arrays are found (options checked by :func:`check_options`): the
+    measures resolved, then the stages, check (``cases_of(keep_zero)``: the cases checked; the
+    cases of weight 0 kept when ``keep_zero``, for a dialect's tool that counts their scores), code
+    (:func:`perfeval.door.code`, unless ``cases_of`` attached a coding of its own, as the command's
+    loader does, its messages naming the file's lines) and summarize (:func:`perfeval.engine.finish`,
+    or the dialect's tool's rules).  Arguments as for :func:`evaluate`.
+    """
+    if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
         from perfeval.dialects.apply import evaluate_dialect, parse_dialect
 
         d, _opts = parse_dialect(dialect)
         if measures is DEFAULT_MEASURES:  # every measure the tool defines
             measures = list(d.policies)
         specs = resolve(measures, threshold, trec=d.name == "trec_eval")
-        checked = check(y_true, y_score, groups, sample_weight)
+        checked = cases_of(False)
         raw = None
-        if sample_weight is not None and len(checked.s) < checked.rows_in:  # cases of weight 0
-            raw = check(y_true, y_score, groups, sample_weight, keep_zero=True)
+        if checked.w is not None and len(checked.s) < checked.rows_in:  # cases of weight 0
+            raw = cases_of(True)
         return evaluate_dialect(
             checked, specs, dialect, threshold=threshold, pos_label=pos_label, ids=ids, raw=raw
         )
     specs = resolve(measures, threshold)
     try:
-        checked = code(check(y_true, y_score, groups, sample_weight), pos_label, keep=tie_bounds)
+        checked = cases_of(False)
+        if checked.targets is None:  # the code stage, unless the caller coded them
+            code(checked, pos_label, keep=tie_bounds)
         if pos_label is None and not partitions:
             _say_grades_as_labels(checked.y, specs)
         return finish(

@@ -1,8 +1,10 @@
 """The ``perfeval`` command's one input loader: a table read, its columns chosen, the targets coded
 and the scores checked, with every error naming the file, the line and the column.
 
-The library's door (:mod:`perfeval._validation`) checks the arrays again; what this module adds is
-where a bad value is in the file.  Notes for standard error (which columns were used when they were
+The library's check stage (:mod:`perfeval.door`) reads the arrays again, but its coding is this
+module's: the target coded here (:func:`targets`) is handed to the engine as the code stage's
+(``door.code(cases, made=...)``), not coded again.  What this module adds is where a bad value is
+in the file.  Notes for standard error (which columns were used when they were
 not named) are kept in :data:`NOTES` and written when the command succeeds.
 """
 
@@ -45,16 +47,28 @@ def choose_columns(
     """
     from perfeval.io.columns import choose
 
-    return choose(
-        names,
-        source,
-        header=header,
-        target=args.target,
-        score=args.score,
-        group=args.group,
-        weight=args.weight if weight else None,
-        several_scores=several,
-    )
+    return choose(names, source, header=header, **column_options(args, weight=weight, several=several))
+
+
+def choose_table(args: Any, table: Any, *, several: bool = False) -> Any:
+    """The columns of a table read whole (:meth:`perfeval.io.tables.Table.choose`) as the command's
+    options name them: the choice of :func:`choose_columns`, for the in-memory readers.
+    """
+    return table.choose(**column_options(args, several=several))
+
+
+def column_options(args: Any, *, weight: bool = True, several: bool = False) -> dict[str, Any]:
+    """The command's column options (``--target``, ``--score``, ``--group``, ``--weight``: not when
+    ``weight`` is False or the command has none) as :func:`perfeval.io.columns.choose` takes them,
+    written once for every reader, whole or in chunks.
+    """
+    return {
+        "target": args.target,
+        "score": args.score,
+        "group": args.group,
+        "weight": getattr(args, "weight", None) if weight else None,
+        "several_scores": several,
+    }
 
 
 def path_of(file: str) -> str | None:
@@ -642,7 +656,7 @@ def models(args: Any, specs: list | None = None) -> tuple:
     if big is not None:
         return (*big, None)
     t = read(args, args.file)
-    ch = t.choose(target=args.target, score=args.score, group=args.group, weight=weight, several_scores=True)
+    ch = choose_table(args, t, several=True)
     say_columns(ch)
     names = tuple(c.name for c in ch.scores)
     # the first bad line of the file is the one said, whichever column it is in (as read in chunks)

@@ -50,12 +50,15 @@ def specs_of(measures: Iterable[str] | str, threshold: float) -> list:
 
 
 def coded(y_true: Any, pos_label: Any) -> Any:
-    """0/1 targets from labels when ``pos_label`` is given (the rule of :func:`perfeval.evaluate`)."""
+    """0/1 targets from labels when ``pos_label`` is given: the door's code stage
+    (:class:`perfeval.door.Targets`), the rule of :func:`perfeval.evaluate`.
+    """
     if pos_label is None:
         return y_true
-    from perfeval._validation import binary_targets, to_numpy
+    from perfeval._validation import to_numpy
+    from perfeval.door import Targets
 
-    return binary_targets(to_numpy(y_true, "y_true"), "the interval", pos_label)
+    return Targets(to_numpy(y_true, "y_true"), pos_label).binary("the interval")
 
 
 @measures_keyword("perfeval.ci")

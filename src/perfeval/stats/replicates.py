@@ -81,9 +81,13 @@ class Cases:
 
     @cached_property
     def hist(self):
-        """The exact summary of the cases."""
+        """The exact summary of the cases (of :attr:`cls` when the targets were coded already: the
+        scores and weights are checked, and the targets are not coded again).
+        """
         from perfeval.summaries import ScoreHistogram
 
+        if "cls" in self.__dict__:
+            return ScoreHistogram.from_checked(self.cls, self.s, self.w)
         return ScoreHistogram.from_arrays(self.y, self.s, self.w)
 
     @cached_property

@@ -27,9 +27,7 @@ def _load(args: Any, file: str, several: bool, binary: bool, specs: list, keep: 
     import numpy as np
 
     t = load.read(args, file, _other_columns(args, file) if keep else None)
-    ch = t.choose(
-        target=args.target, score=args.score, group=args.group, weight=args.weight, several_scores=several
-    )
+    ch = load.choose_table(args, t, several=several)
     load.say_columns(ch)
     if args.pos_label is not None:  # the label as read, for the signature (a number against numbers)
         args.pos_label_read = load.label_as_read(args.pos_label, t.get(ch.target))

@@ -267,10 +267,11 @@ def _summary_intervals(args: Any, report: Any) -> None:
 
 
 def _in_memory(args: Any, path: str | None, specs: list) -> Any:
-    from perfeval.evaluation import evaluate
+    from perfeval.door import check, code
+    from perfeval.evaluation import check_options, evaluate_cases
 
     table = _table(args)
-    ch = table.choose(target=args.target, score=args.score, group=args.group, weight=args.weight)
+    ch = load.choose_table(args, table)
     load.say_columns(ch)
     target = table.get(ch.target)
     groups = None if ch.group is None else table.get(ch.group)
@@ -308,17 +309,24 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
         target = checked
         if not binary:
             load.say_grades_as_labels(target, specs, args.pos_label, ch.target.name)
+    tie_bounds = getattr(args, "tie_bounds", False)
+    check_options(threshold=args.threshold, tie_bounds=tie_bounds, partitions=parts)
+    # the loader coded the target (its errors name the file's lines): the engine reads that coding,
+    # it does not code the column again (with partitions, the engine makes each task's targets)
+    made: Any = None if parts else ("binary" if binary else "relevance")
+
+    def cases_of(keep_zero: bool) -> Any:  # the check stage, then the loader's coding attached
+        cases = check(target, score, groups, weights, keep_zero=keep_zero)
+        return cases if made is None else code(cases, made=made)
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        report = evaluate(
-            target,
-            score,
-            measures=specs,
-            groups=groups,
-            sample_weight=weights,
+        report = evaluate_cases(
+            cases_of,
+            specs,
             threshold=args.threshold,
             partitions=parts,
-            tie_bounds=getattr(args, "tie_bounds", False),
+            tie_bounds=tie_bounds,
             dialect=getattr(args, "dialect", "perfeval") or "perfeval",
             ids=ids,
         )

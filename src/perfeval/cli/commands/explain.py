@@ -17,7 +17,7 @@ def run(args: Any) -> int:
     if args.run is not None:
         return _trec(args)
     table = load.read(args, args.file)
-    ch = table.choose(target=args.target, score=args.score, group=args.group, weight=args.weight)
+    ch = load.choose_table(args, table)
     load.say_columns(ch)
     from perfeval.engine import resolve
 
