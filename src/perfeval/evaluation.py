@@ -8,15 +8,23 @@ in the engine (:mod:`perfeval.engine`), which the streaming and Dask backends sh
 
 from __future__ import annotations
 
+import numbers
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from perfeval._validation import Cases, column, deprecated_weights, is_dask
+import numpy as np
+
+from perfeval import _native
+from perfeval._validation import Cases, column, deprecated_weights, grades_as_labels, is_dask
 from perfeval.door import check, code
 from perfeval.engine import DEFAULT_MEASURES, finish, resolve
-from perfeval.exceptions import InvalidParameterError
+from perfeval.exceptions import GradesAsLabelsWarning, InvalidParameterError, user_stacklevel
 from perfeval.measures import MeasureSpec
 from perfeval.report import Report
+
+# The Dask backend and the dialects are imported where they are asked for: evaluate() of a
+# measure loads neither (tests/test_registry_cli.py counts the modules it loads).
 
 __all__ = ["evaluate", "DEFAULT_MEASURES"]
 
@@ -226,8 +234,6 @@ def evaluate_cases(
             tie_bounds=tie_bounds,
         )
     finally:
-        from perfeval import _native
-
         # the kernels' scratch kept between their calls (the group kernels' sort records: huge
         # pages, see csrc/buffers.c) handed back: an evaluation leaves only its report behind
         _native.release_cache()
@@ -248,10 +254,6 @@ def check_options(*, threshold: Any, tie_bounds: Any = False, partitions: Any = 
     is a number (+-inf too, never NaN: every case would fall on one side), ``tie_bounds`` True or
     False, ``partitions`` a mapping of names to labels.
     """
-    import numbers
-
-    import numpy as np
-
     if (
         isinstance(threshold, (bool, np.bool_))
         or not isinstance(threshold, numbers.Real)
@@ -271,14 +273,8 @@ def _say_grades_as_labels(y: Any, specs: list) -> None:
     """GAUC given graded targets without ``pos_label``: a grade above 0 is positive, said in a
     :class:`~perfeval.exceptions.GradesAsLabelsWarning` (the command line says it as a note).
     """
-    from perfeval._validation import grades_as_labels
-
     said = grades_as_labels(y, specs)
     if said is not None:
-        import warnings
-
-        from perfeval.exceptions import GradesAsLabelsWarning, user_stacklevel
-
         grouped, shown = said
         warnings.warn(
             f"{', '.join(grouped)} read y_true's grades ({shown}) as positive where above 0; "

@@ -34,6 +34,9 @@ perfeval's engine; ``roc_curve``, ``confusion_matrix`` and ``log_loss`` are thos
 
 from __future__ import annotations
 
+import math
+import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -62,9 +65,16 @@ from perfeval._sklearn_names import (
 )
 from perfeval._validation import to_numpy
 from perfeval.evaluation import evaluate
-from perfeval.exceptions import InvalidParameterError
+from perfeval.exceptions import (
+    InvalidDataError,
+    InvalidParameterError,
+    MissingDependencyError,
+    UndefinedMeasureWarning,
+)
 from perfeval.measures import parse_measure
 from perfeval.summaries import ScoreHistogram
+
+# scikit-learn is optional: imported by make_scorer only.
 
 __all__ = [
     "error_rate",
@@ -226,9 +236,6 @@ def slq(y_true, y_score, *, bins: int = 100) -> float:
 
 
 def _with_k(name: str, k: int) -> str:
-    import math
-    import numbers
-
     if isinstance(k, bool) or not isinstance(k, numbers.Real) or not math.isfinite(k) or k < 0 or int(k) != k:
         raise InvalidParameterError(f"k must be a whole number >= 0 (0: no cut-off), got {k!r}")
     return f"{name}@{int(k)}" if k else name
@@ -321,8 +328,6 @@ def scorer(
     try:
         from sklearn.metrics import make_scorer
     except ImportError:
-        from perfeval.exceptions import MissingDependencyError
-
         raise MissingDependencyError("scorer() needs scikit-learn: pip install scikit-learn") from None
     spec = parse_measure(measure)
     if spec.measure.kind != "binary":
@@ -381,8 +386,6 @@ def _positive(y: np.ndarray, pos_label: Any) -> np.ndarray:
     if y.dtype.kind in "iuf" and set(labels.tolist()) <= {0, 1, -1}:
         return (y == 1).astype(np.float64)
     if len(labels) > 2:
-        from perfeval.exceptions import InvalidDataError
-
         raise InvalidDataError(
             f"a binary measure needs two classes, the targets hold {len(labels)}: "
             f"{', '.join(map(repr, labels[:5].tolist()))}"
@@ -402,8 +405,6 @@ def scores_from_ranking(ranking: Any, ids: Any) -> np.ndarray:
     >>> scores_from_ranking(["c", "a", "b"], ids=["a", "b", "c"]).tolist()
     [2.0, 1.0, 3.0]
     """
-    from perfeval.exceptions import InvalidDataError
-
     rk = [r.item() if hasattr(r, "item") else r for r in to_numpy(ranking, "ranking")]
     ids_l = [i.item() if hasattr(i, "item") else i for i in to_numpy(ids, "ids")]
     position: dict = {}
@@ -443,10 +444,6 @@ def kddcup2002_task2(labels: Any, score_narrow: Any, score_broad: Any | None = N
     >>> kddcup2002_task2(["change", "nc", "nc", "change"], [0.9, 0.1, 0.4, 0.3])
     {'narrow': 0.75, 'broad': 0.75, 'score': 1.5}
     """
-    import warnings
-
-    from perfeval.exceptions import InvalidDataError, UndefinedMeasureWarning
-
     y = to_numpy(labels, "labels")
     texts = np.array([str(v) for v in y.tolist()])
     unknown = sorted(set(texts.tolist()) - {"change", "nc", "control"})

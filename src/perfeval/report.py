@@ -9,7 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.measures import MeasureSpec
+from perfeval.exceptions import MissingDependencyError
+from perfeval.measures import MeasureSpec, parse_measure
+from perfeval.measures.spec import with_threshold
+
+# pandas is optional (to_frame); perfeval.signature is imported where a report is signed:
+# evaluate() of one measure does not load it (tests/test_registry_cli.py counts the modules).
 
 
 def json_number(v: float | None) -> float | None:
@@ -46,8 +51,6 @@ def why_not_finite(v: float | None, label: str, where: str = "for this data") ->
     if math.isinf(v):
         return plain_why(v)
     try:
-        from perfeval.measures import parse_measure
-
         edge = parse_measure(label.split("[")[0]).measure.edge_cases
     except Exception:  # a label that is not a measure spec
         edge = ""
@@ -251,8 +254,6 @@ class Report:
         for key, name in (asked or {}).items():  # the name a measure was asked by (perfeval.trec)
             if name == label and key in self.results:
                 return self.results[key].value
-        from perfeval.measures import parse_measure
-        from perfeval.measures.spec import with_threshold
 
         threshold = self.params.get("threshold") if isinstance(self.params, dict) else None
         spec = with_threshold(parse_measure(label), 0.5 if threshold is None else threshold)
@@ -414,8 +415,6 @@ def _pandas():
     try:
         import pandas as pd
     except ImportError:
-        from perfeval.exceptions import MissingDependencyError
-
         raise MissingDependencyError(
             "this needs pandas: pip install pandas (or pip install 'perfeval[all]')"
         ) from None

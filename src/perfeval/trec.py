@@ -43,23 +43,34 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+import re
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval._deprecation import REMOVED_IN, measures_keyword
-from perfeval._text import place
+from perfeval._text import place, shown
+from perfeval._validation import column, identity_groups, overflows, table_names, to_numpy
 from perfeval.engine import grouped_report, resolve
 from perfeval.exceptions import InvalidDataError, InvalidParameterError, user_stacklevel
+from perfeval.io.tables import guess_format, open_bytes, read_table
 from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
+from perfeval.measures.spec import split_measures
+from perfeval.measures.tiebounds import tied_pairs
 from perfeval.report import MeasureResult, Report, why_not_finite, with_reasons
 from perfeval.summaries.orders import distinct, order_name, tie_order
 from perfeval.summaries.ranking import TieTable, group_codes, query_order
+
+# The dialects, the statistics and the explanation are imported where runs are compared or a
+# dialect is applied: `perfeval trec` of one run loads none of them.
 
 __all__ = [
     "RunComparison",
@@ -122,7 +133,6 @@ def _map(ids: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
     if ids.dtype.kind != "U" or vocabulary.dtype.kind != "U":
         pos = np.minimum(np.searchsorted(vocabulary, ids), len(vocabulary) - 1)
         return np.where(vocabulary[pos] == ids, pos, -1).astype(np.int64)
-    from perfeval import _native
 
     a, b = np.ascontiguousarray(ids), np.ascontiguousarray(vocabulary)
     out = _native.vocab_map(
@@ -155,7 +165,6 @@ def _join(qrels: Qrels, run: Run) -> _Joined:
         none = np.zeros(len(run), dtype=bool)
         rq = _map(run.qvocab, qrels.qvocab)[run.qcode]
         return _Joined(np.zeros(len(run)), none, none, rq, jq, jrel, np.zeros(0, dtype=bool))
-    from perfeval import _native
 
     qmap, dmap = _map(run.qvocab, qrels.qvocab), _map(run.dvocab, qrels.dvocab)
     at, rq = (
@@ -309,11 +318,8 @@ def _check(queries: str, ties: str, level: float | None) -> None:
 
 def _cutoffs(text: str) -> list[str]:
     """trec_eval's ``-m P.5,10,20`` form: a bare number after ``name.k`` is another cut-off of it."""
-    import re
-
     out: list[str] = []
     family = None
-    from perfeval.measures.spec import split_measures
 
     for token in split_measures(text):
         if token.isdigit() and family is not None:
@@ -507,8 +513,6 @@ def bounds_per_query(
     those with equal scores.  Under any tie rule the value lies between the bounds (``ties="trec_eval"``
     and ``"file"`` pick one order); 0 for a query with no relevant document, as its value.
     """
-    from perfeval.measures.tiebounds import tied_pairs
-
     j = _join(qrels, run)  # once, for both extreme orders and the pairs
     ordered = [s for s in specs if s.measure.tie_bounds == "orders"]
     best = per_query(qrels, run, ordered, keys, ties="best", level=level, joined=j) if ordered else {}
@@ -562,8 +566,6 @@ def _is_table_file(path: str) -> bool:
     """A CSV, Parquet or JSON-lines file; a ``.tsv`` when its first line names a known column (else a
     TREC file written with tabs, as MS MARCO's qrels).
     """
-    from perfeval.io.tables import guess_format, open_bytes
-
     fmt = guess_format(path, b"")  # from the name alone (compressed or not)
     if fmt in ("csv", "parquet", "jsonl"):
         return True
@@ -623,8 +625,6 @@ def _ids(values: Any, name: str, source: str) -> np.ndarray:
     """An id column as text: whole numbers as written without a fraction (7, not 7.0); fractional or
     missing ids are refused (an id is never a float).
     """
-    from perfeval._validation import identity_groups, to_numpy
-
     arr = to_numpy(values, name)
     if arr.dtype.kind in "iub":
         return arr.astype(np.int64).astype(str)
@@ -638,8 +638,6 @@ def _ids(values: Any, name: str, source: str) -> np.ndarray:
 
 
 def _numbers_of(values: Any, name: str, source: str) -> np.ndarray:
-    from perfeval._validation import overflows, to_numpy
-
     arr = to_numpy(values, name)
     try:
         out = arr.astype(np.float64)
@@ -667,11 +665,7 @@ def _table_columns(obj: Any, roles: tuple[str, ...], columns: Mapping[str, str] 
     """The role columns of a DataFrame (pandas, polars), a pyarrow Table, a dict of columns, or a
     table file: ids as text, numbers as float64.
     """
-    from perfeval._validation import column, table_names
-
     if isinstance(obj, str):
-        from perfeval.io.tables import read_table
-
         source = obj
         found: dict = {}
 
@@ -696,8 +690,6 @@ def _table_columns(obj: Any, roles: tuple[str, ...], columns: Mapping[str, str] 
 
 
 def _is_table(obj: Any) -> bool:
-    from perfeval._validation import table_names
-
     if isinstance(obj, str):
         return _is_table_file(obj)
     if isinstance(obj, Mapping):  # {qid: {docid: value}} is the dict form; {column: values} a table
@@ -864,10 +856,6 @@ def _scratch() -> Iterator[None]:
     """The compiled kernels' scratch buffers kept between runs (a run's reading frees its hash tables
     and the next one's takes them again) and handed back to the system at the end.
     """
-    import os
-
-    from perfeval import _native
-
     try:  # a run of 10M lines frees about 1.5 GB of scratch blocks (hash tables, columns, vocabulary)
         ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
@@ -1073,8 +1061,6 @@ def _runs(runs: Any, columns: Mapping[str, str] | None) -> Iterator[Run]:
     reader runs without the GIL), so reading and evaluating overlap on two cores and at most two runs
     are in memory.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     items: list[tuple[Any, str | None]]
     if isinstance(runs, Mapping):
         items = [(v, str(k)) for k, v in runs.items()]
@@ -1267,7 +1253,6 @@ def explain(
     tied scores ranked by document id [1 of 1 answered queries]
     the mean over the judged queries the run answers [1 of 2 judged queries unanswered]
     """
-    from perfeval._text import shown
     from perfeval.explanation import Cell, Explanation
 
     names = _explain_dialects(dialects)

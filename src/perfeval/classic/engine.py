@@ -22,6 +22,9 @@ from perfeval._nicknames import STATS
 from perfeval.classic.options import ClassicExit, ClassicRequest, c_int
 from perfeval.classic.reader import Cases
 
+# Start-up: `perf` never imports numpy, except to group the blocks of a large -blocks input
+# (_blocks, GROUP_WITH_NUMPY).
+
 #: a float32 (or int32) column: a kernel Buf, or a bytearray
 Buffer = Union[bytearray, "K.Buf"]
 

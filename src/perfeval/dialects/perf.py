@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from perfeval._validation import Cases
+from perfeval.classic.values import values
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import MeasureSpec
 from perfeval.report import MeasureResult, Report
@@ -95,8 +96,6 @@ def refuse_groups_and_weights(grouped: bool, weighted: bool) -> None:
 
 def evaluate_perf(cases: Cases, specs: list[MeasureSpec], *, threshold: float, pos_label: Any) -> Report:
     """The measures as ``perf`` computes them (float32 input, PERF's rules), unrounded."""
-    from perfeval.classic.values import values
-
     argv = _options(specs, threshold)  # a measure PERF has not: said first
     refuse_groups_and_weights(cases.g is not None, cases.w is not None)
     check_specs(specs, threshold, pos_label)

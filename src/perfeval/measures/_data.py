@@ -12,6 +12,12 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
+from perfeval.summaries.ranking import TieTable
+
+# Start-up: concurrent.futures is imported where the sums run on threads (evaluate() of one
+# measure does not load it).
+
 
 class GroupedData:
     """Rows with their group code; ``w`` is the weight of each row (1 when unweighted).
@@ -80,8 +86,6 @@ def histograms(gd: GroupedData):
     """(scores, pos, neg, bounds): every group's ScoreHistogram as slices of three arrays."""
     if getattr(gd, "_hist", None) is None:
         if not gd.weighted:  # whole counts: compiled, from the rows in any order
-            from perfeval import _native
-
             sc, pos, neg, bounds = _native.group_hist_rows(
                 np.ascontiguousarray(gd.codes, np.int64),
                 np.ascontiguousarray(gd.s, np.float64),
@@ -113,8 +117,6 @@ def tie_table(gd: GroupedData):
     if gd.weighted:
         return None
     if gd._ranking is None:
-        from perfeval.summaries.ranking import TieTable
-
         _sc, pos, neg, bounds = histograms(gd)
         gd._ranking = TieTable.from_histograms(pos, neg, bounds)
     return gd._ranking
@@ -135,8 +137,6 @@ def hist_sum(gd: GroupedData, term) -> np.ndarray:
     and the kernel release the GIL): a term is the same value wherever it is made, and each group
     is summed whole, so the bits do not depend on the pieces; the temporaries stay small.
     """
-    from perfeval import _native
-
     sc, pos, neg, bounds = histograms(gd)
     bounds = np.ascontiguousarray(bounds, np.int64)
     G = len(bounds) - 1
@@ -180,8 +180,6 @@ def hist_groups(gd: Any, op: str, par: float = 0.0) -> tuple[np.ndarray, ...]:
     memo = gd.__dict__.setdefault("_memo", {})
     key = (op, float(par))
     if key not in memo:
-        from perfeval import _native
-
         sc, pos, neg, bounds = histograms(gd)
         memo[key] = tuple(
             np.frombuffer(b, np.float64)

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import _formulas as _f
 from perfeval.measures._data import GroupedData, group_sizes, hist_groups, hist_sum
@@ -26,8 +27,6 @@ def _squared_errors(h: ScoreHistogram) -> np.float64:
     """np.sum(h.pos * (1 - s) ** 2 + h.neg * s**2), once a summary, without its temporaries (the same
     sum bit for bit, csrc/summary.c hist_sum).
     """
-    from perfeval import _native
-
     return h.memo(("sum", "sq", 0.0), lambda: np.float64(_native.hist_sum("sq", h.scores, h.pos, h.neg, 0.0)))
 
 
@@ -130,7 +129,6 @@ def slq(h: ScoreHistogram, *, bins: int) -> float:
     # weights) adds in order from 0.0: so does the compiled sum of the run
     edges = np.arange(1, int(bins), dtype=np.float64) / int(bins)
     bounds = np.concatenate(([0], np.searchsorted(h.scores, edges, side="left"), [len(h.scores)]))
-    from perfeval import _native
 
     runs = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
     sc, pos, neg = h.scores, h.pos, h.neg
@@ -156,8 +154,6 @@ def slq_bins(scores: np.ndarray, bins: int) -> np.ndarray:
 
 def ca1(h: ScoreHistogram) -> float:
     """Mean calibration error over the bins [i/20, i/20 + 1/10], i = 0..18, both ends inclusive."""
-    from perfeval import _native
-
     errs = []
     for i in range(19):
         lo, hi = i / 20, (i + 2) / 20
@@ -185,7 +181,6 @@ def ca2(h: ScoreHistogram, *, window: int) -> float:
     S = int(window)
     if h.n < S:
         return NAN
-    from perfeval import _native  # one pass over the cases with running window sums (see csrc/summary.c)
 
     return _native.hist_ca2(h.scores, h.pos, h.neg, S)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.summaries.ranking import TieTable
 
 NAN = np.nan
@@ -49,8 +50,6 @@ def within_query_cumsum(t: TieTable, tie_values: np.ndarray) -> np.ndarray:
 
 def _disc(first: np.ndarray, stop: np.ndarray) -> np.ndarray:
     """Sum of the rank discounts 1 / log2(p + 2) over the positions p in [first, stop) of each run."""
-    from perfeval import _native  # one pass per run in C: a huge tie needs no array of its positions
-
     return np.frombuffer(
         _native.disc_sums(np.ascontiguousarray(first, np.float64), np.ascontiguousarray(stop, np.float64)),
         dtype=np.float64,
@@ -274,7 +273,6 @@ def mrr(rd: Any) -> np.ndarray:
     a = np.ascontiguousarray(t.first[first_idx], dtype=np.float64)
     g = np.ascontiguousarray(t.size[first_idx], dtype=np.float64)
     mm = np.ascontiguousarray(t.rel[first_idx], dtype=np.float64)
-    from perfeval import _native  # each group on its own: the value does not depend on the others
 
     out[q] = np.frombuffer(_native.expected_rr(a, g, mm), dtype=np.float64)
     return out
@@ -288,7 +286,6 @@ def group_auc(rd: Any) -> tuple[np.ndarray, np.ndarray]:
         # from the rows: every sum is of whole and half numbers, exact in any order, so the
         # compiled pass over each group's sorted rows gives the tie table's numbers bit for bit
         # without the order of all the rows or the table (csrc/summary.c, group_auc_rows)
-        from perfeval import _native
 
         codes, score, rel = rd._rows
         wins, P, N = (

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import _formulas as _f
 from perfeval.measures._data import GroupedData, hist_groups, histograms
@@ -29,8 +30,6 @@ def _hsum(h: ScoreHistogram, op: str, par: float = 0.0) -> np.float64:
     comment gives, bit for bit, by one compiled pass without its temporaries (csrc/summary.c,
     hist_sum).
     """
-    from perfeval import _native
-
     # a numpy float, as np.sum gave: a division by zero is inf or NaN, not an exception
     return h.memo(
         ("sum", op, par), lambda: np.float64(_native.hist_sum(op, h.scores, h.pos, h.neg, par, h.is_counts()))
@@ -47,7 +46,6 @@ def roc(h: ScoreHistogram) -> float:
     if split is not None and P * N < 2.0**52:
         # unit cases: whole and half numbers, exact in any order, so the same bits from the sorted
         # halves in one walk, without the summary's arrays
-        from perfeval import _native
 
         area = h.memo(("sum", "roc", 0.0), lambda: np.float64(_native.split_sum("roc", *split)))
         return float(area / (P * N))
@@ -126,7 +124,6 @@ def apr(h: ScoreHistogram) -> float:
         return NAN  # no positive to average over (PERF printed 0)
     # a sequential sum over the cases: the compiled kernel does it in one pass without the n-sized
     # temporaries a numpy expression needs (see csrc/summary.c, hist_apr)
-    from perfeval import _native
 
     split = h.split()  # unit cases from the sorted halves: the same walk over the same cells
     return (_native.split_sum("apr", *split) if split is not None else _native.hist_apr(h.pos, h.neg)) / P
@@ -206,7 +203,6 @@ def roc_groups(gd: GroupedData) -> np.ndarray | None:
     """Per-group ROC area (half credit for ties) through the ranking kernel; None with weights."""
     if gd.weighted:
         return None
-    from perfeval import _native
 
     # from each group's summary in one pass: whole and half numbers, the tie table's bits (group_auc)
     _sc, pos, neg, bounds = histograms(gd)
@@ -278,7 +274,6 @@ def apr_groups(gd: GroupedData) -> np.ndarray | None:
     """PERF's APR per group: the one-pass kernel on each group's slice (no per-group objects)."""
     if gd.weighted:
         return None
-    from perfeval import _native
 
     _sc, pos, neg, bounds = histograms(gd)
     out = np.full(gd.G, np.nan)

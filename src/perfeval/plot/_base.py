@@ -14,7 +14,12 @@ from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import numpy as np
 
+from perfeval._text import shown
+from perfeval._validation import label_values, to_numpy
 from perfeval.exceptions import InvalidParameterError, MissingDependencyError
+
+# matplotlib is optional and heavy: imported where a figure is made (`import perfeval.plot`
+# does not load it); the scikit-learn face (and through it the door) by from_cv_results only.
 
 
 def literal(text: Any) -> str:
@@ -22,8 +27,6 @@ def literal(text: Any) -> str:
     ``a_b^c`` inside dollars, ``\alpha``), so each is escaped, and so is every control character
     (``\x1b`` shown as such, :func:`perfeval._text.shown`).
     """
-    from perfeval._text import shown
-
     return shown(str(text)).replace("$", r"\$")
 
 
@@ -124,8 +127,6 @@ def response_of(estimator: Any, X: Any, response_method: Any, pos_label: Any) ->
 
 def binary_label(cls_name: str, y_true: Any, pos_label: Any) -> Any:
     """scikit-learn's check of a display's targets: binary, and ``pos_label`` named unless 0/1, -1/1."""
-    from perfeval._validation import to_numpy
-
     y = to_numpy(y_true, "y_true")
     try:
         labels = np.unique(y)
@@ -190,10 +191,7 @@ def cv_folds(
     """Each fold's (y, scores, positive label, weights) on its test rows, from ``cross_validate``'s
     results with ``return_estimator=True, return_indices=True``, as scikit-learn's ``from_cv_results``.
     """
-    from collections.abc import Mapping
-
     from perfeval._sklearn_names import class_labels
-    from perfeval._validation import label_values, to_numpy
 
     pyplot()
     fn = f"{cls_name}.from_cv_results"

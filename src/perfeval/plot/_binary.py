@@ -9,10 +9,15 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from perfeval._validation import to_numpy
 from perfeval.curves import Curve
 from perfeval.exceptions import InvalidParameterError
 from perfeval.plot._base import Display, cv_folds, literal, parameters, styled
 from perfeval.plot._curves import CurveDisplay
+
+# perfeval.functional (and through it the door and the engine) is imported where a display
+# computes its curve from predictions, statistics (decimal, fractions, random) for the DET axes:
+# `perfeval plot` loads neither.
 
 S = TypeVar("S", bound="_SklearnDisplay")
 
@@ -435,7 +440,6 @@ class PrecisionRecallDisplay(_SklearnDisplay):
 
     @classmethod
     def _curve(cls, y_true: Any, y_score: Any, **kw: Any) -> dict[str, Any]:
-        from perfeval._validation import to_numpy
         from perfeval.functional import average_precision_score, precision_recall_curve
 
         precision, recall, _ = precision_recall_curve(y_true, y_score, **kw)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from perfeval._validation import to_numpy
 from perfeval.curves import Curve
 from perfeval.exceptions import InvalidParameterError
 from perfeval.plot._base import Display, binary_label, literal, parameters, pyplot, styled
 from perfeval.plot._curves import CurveDisplay
+
+# perfeval.functional (and through it the door and the engine) is imported where a display
+# computes its curve from predictions: `perfeval plot` does not load it.
 
 
 class CalibrationDisplay(Display, CurveDisplay):
@@ -102,7 +106,6 @@ class CalibrationDisplay(Display, CurveDisplay):
 
     @classmethod
     def _fields(cls, y_true: Any, y_prob: Any, a: dict[str, Any]) -> dict[str, Any]:
-        from perfeval._validation import to_numpy
         from perfeval.functional import calibration_curve
 
         pos = binary_label(f"{cls.__name__}.from_predictions", y_true, a["pos_label"])

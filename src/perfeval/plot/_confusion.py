@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from itertools import product
 from typing import Any
 
 import numpy as np
 
 from perfeval.exceptions import InvalidParameterError
 from perfeval.plot._base import Display, literal, parameters, pyplot, styled
+
+# perfeval.functional and the scikit-learn face (and through them the door and the engine) are
+# imported where a display computes its matrix: `perfeval plot` does not load them.
 
 
 class ConfusionMatrixDisplay(Display):
@@ -57,8 +61,6 @@ class ConfusionMatrixDisplay(Display):
         ``.2g`` whichever is shorter (``values_format`` to choose), the tick labels
         ``display_labels`` (default 0 ... n - 1), ``True label`` / ``Predicted label``.
         """
-        from itertools import product
-
         plt = pyplot()
         cm = np.asarray(self.confusion_matrix)
         if cm.ndim != 2 or cm.shape[0] != cm.shape[1] or cm.shape[0] == 0:

@@ -4,11 +4,14 @@ to a file (:func:`save`).
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from perfeval._console import write_file
+from perfeval._validation import to_numpy
 from perfeval.exceptions import InvalidParameterError
 from perfeval.plot._base import literal, pyplot
 from perfeval.plot._curves import AREA, TITLES, CurveDisplay
@@ -84,8 +87,6 @@ def plot_by_group(
         group in ``evaluate(..., groups=...).results[...].per_group``.
     """
     plt = pyplot()
-
-    from perfeval._validation import to_numpy
 
     if isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer)) or ncols < 1:
         raise InvalidParameterError(f"ncols={ncols!r}: expected a whole number >= 1")
@@ -176,10 +177,6 @@ def save(fig: Any, path: str, format: str | None = None) -> None:
     drawn in memory, then written beside ``path`` and renamed over it, so that a full disk leaves no
     half-written or empty file (an OSError naming ``path`` says why).
     """
-    import io
-
-    from perfeval._console import write_file
-
     ext = check_path(path, format)
     buf = io.BytesIO()
     fig.savefig(buf, format=ext, dpi=130, bbox_inches="tight")

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval.measures import _formulas as formulas
 from perfeval.stats.delong import (
     DeLongComparison,
     DeLongResult,
@@ -110,12 +111,10 @@ def _rms_value(t: np.ndarray) -> np.ndarray:
 
 
 def _threshold_formula(spec: Any) -> Callable[..., Any]:
-    from perfeval.measures import _formulas as f
-
     name = spec.measure.compute.rsplit(":", 1)[1]
     name = {"pre": "ppv", "rec": "sen"}.get(name, name)
     kw = {k: v for k, v in spec.kwargs.items() if k != "threshold"}
-    formula = getattr(f, name)
+    formula = getattr(formulas, name)
     return lambda tp, fn, fp, tn: formula(tp, fn, fp, tn, **kw)
 
 
@@ -130,15 +129,13 @@ def _threshold_plan(spec: Any) -> Plan:
 
 
 def _sar_plan(spec: Any) -> Plan:
-    from perfeval.measures import _formulas as f
-
     kw = spec.kwargs
     wa, wr, wm = kw["w_acc"], kw["w_roc"], kw["w_rms"]
     wsum = wa + wr + wm
 
     def finish(st: list[np.ndarray]) -> np.ndarray:
         t = st[0]
-        acc = np.asarray(f.acc(t[:, 0], t[:, 1], t[:, 2], t[:, 3]), np.float64)
+        acc = np.asarray(formulas.acc(t[:, 0], t[:, 1], t[:, 2], t[:, 3]), np.float64)
         with np.errstate(all="ignore"):
             total = wa * acc + wr * _roc_value(st[1]) + wm * (1 - _rms_value(st[2]))
             return total / wsum if wsum != 0 else np.full(len(t), np.nan)

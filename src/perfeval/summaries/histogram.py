@@ -10,18 +10,18 @@ float64 per distinct score).
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval._validation import check_no_nan, check_pair, check_weights, one_d, same_length, zero_one
 from perfeval.exceptions import InvalidParameterError
 
 
 def runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct values of a sorted array and how often each occurs (as float64); -0.0 becomes 0.0."""
-    from perfeval import _native
-
     vals, counts = _native.runs(np.ascontiguousarray(sorted_values, dtype=np.float64))
     return np.frombuffer(vals, np.float64), np.frombuffer(counts, np.float64)
 
@@ -88,8 +88,6 @@ class ScoreHistogram:
 
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._scores is None:
-            from perfeval import _native
-
             assert self._split is not None
             if self._buf is not None:  # the halves merged over their own buffer (no third copy)
                 buf, m, small_is_pos = self._buf
@@ -182,7 +180,6 @@ class ScoreHistogram:
             # unit weights: the positives' and the negatives' scores sorted apart (numpy's vectorised
             # sort, in place on the two copies: one sort of the whole in all), then merged into the
             # summary in one compiled pass (csrc/summary.c, hist_merge)
-            from perfeval import _native  # the two classes' scores apart in one pass
 
             flags = np.ascontiguousarray(is_pos, dtype=bool)
             P = int(np.count_nonzero(flags))
@@ -193,8 +190,6 @@ class ScoreHistogram:
             a, b = (buf[:P], buf[P:]) if P <= N else (buf[N:], buf[:N])
             _native.split_classes(np.ascontiguousarray(s, np.float64), flags.view(np.uint8), a, b)
             if len(s) >= 1 << 20:  # the two sorts on two threads (numpy's sort releases the GIL)
-                import threading
-
                 th = threading.Thread(target=a.sort)
                 th.start()
                 b.sort()

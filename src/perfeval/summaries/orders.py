@@ -19,7 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.exceptions import InvalidParameterError
+from perfeval.summaries.ranking import is_identity, query_order
 
 #: the orders of tied scores, by name: ``input`` (the earlier row first), ``reverse`` (the later
 #: first), ``id_desc`` (the greater document id first, as text: trec_eval's), ``id_asc`` (the smaller
@@ -164,8 +166,6 @@ def _tied(codes: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarra
     that share their group and score with another (each tie's rows consecutive) and the tie of each
     (1, 2, ...); None when there is no tie.
     """
-    from perfeval.summaries.ranking import is_identity, query_order
-
     q = int(np.count_nonzero(np.bincount(codes))) if len(codes) else 0  # the groups present
     order = query_order(codes, s, q)
     sc, ss = (codes, s) if is_identity(order) else (codes[order], s[order])  # a run file's layout as is
@@ -184,8 +184,6 @@ def _ties_sorted(codes: np.ndarray, s: np.ndarray, keys: np.ndarray, width: int)
     """Rows by group and descending score, each tie's rows by ``keys`` descending (``width``: how the
     kernel compares them, see ``_native.ties_by_id``).
     """
-    from perfeval import _native
-
     order, tied = _tied(codes, s)
     if tied is None:
         return order
@@ -218,8 +216,6 @@ def numba_order(codes: np.ndarray, s: np.ndarray) -> np.ndarray:
     the compiled kernel ``_native.numba_argsort`` (:func:`numba_argsort` is the same in Python, for
     reading and for the tests).
     """
-    from perfeval import _native
-
     by_group = np.argsort(codes, kind="stable")  # each group's rows in input order
     sc = codes[by_group]
     starts = np.concatenate(([0], np.flatnonzero(sc[1:] != sc[:-1]) + 1, [len(s)])).astype(np.int64)

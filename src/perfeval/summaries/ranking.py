@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval._validation import check_no_nan, check_relevance
 from perfeval.exceptions import InvalidDataError
 
@@ -323,8 +324,6 @@ class TieTable:
         >>> t.query.tolist(), t.size.tolist(), t.rel.tolist(), t.gain.tolist(), t.lin.tolist()
         ([0, 1], [2.0, 1.0], [1.0, 1.0], [3.0, 1.0], [2.0, 1.0])
         """
-        from perfeval import _native
-
         codes = np.ascontiguousarray(codes, dtype=np.int64)
         score = np.ascontiguousarray(score, dtype=np.float64)
         rel = np.ascontiguousarray(rel, dtype=np.float64)
@@ -425,8 +424,6 @@ class TieTable:
         group k's distinct scores, ascending, are cells bounds[k]:bounds[k + 1] of ``pos``/``neg``.
         Keys are the group codes 0..G-1.
         """
-        from perfeval import _native  # one pass over the cells (whole counts: the same numbers in any order)
-
         G = len(bounds) - 1
         grp, size, first, rel, sizes, P = _native.hist_tie_groups(
             np.ascontiguousarray(pos, np.float64),
@@ -480,7 +477,6 @@ def group_codes(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ):
         # integer ids (64-bit user ids): a hash table of the distinct ids, only those sorted (the
         # same keys and codes as np.unique's, without a sort of every row)
-        from perfeval import _native
 
         keys, codes = (
             np.frombuffer(b, np.int64) for b in _native.group_codes_int64(np.ascontiguousarray(g, np.int64))
@@ -520,7 +516,6 @@ def query_order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
     ranked = _as_ranked(codes, score, q)
     if ranked is not None:
         return ranked
-    from perfeval import _native
 
     # counted into their queries, each query's rows sorted on their own (two threads): a tenth of
     # an argsort of all the scores and a stable sort by query
