@@ -18,7 +18,7 @@ from pathlib import Path
 # the modules through which a user's input comes in (the old and the new places)
 DOORS = (
     "_validation.py",
-    "_sklearn_names.py",
+    "sklearn_names.py",
     "sklearn.py",
     "metric.py",
     "stream.py",
@@ -26,6 +26,7 @@ DOORS = (
     "dask.py",
     "evaluation.py",
     "functional.py",
+    "functional/__init__.py",
     "door.py",
     "checks.py",
 )
