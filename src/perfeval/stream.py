@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import struct
 import sys
 from collections.abc import Generator, Iterable, Iterator
 from typing import Any
@@ -33,6 +32,8 @@ from perfeval.exceptions import (
     InvalidParameterError,
     MissingDependencyError,
 )
+from perfeval.io.spill import read_blocks as _read_blocks  # the spill's codec, under the names its
+from perfeval.io.spill import write_block as _write_block  # tests patch (a full disk)
 from perfeval.summaries import ScoreHistogram
 
 #: bytes of text parsed at a time (about 6 million `target score` lines)
@@ -639,158 +640,6 @@ def _text_hash(text: str, k: int, seed: int) -> int:
 
     crc = zlib.crc32(text.encode("utf-8", "surrogatepass"))
     return crc % k if seed == 0 else int(_int_hash(np.array([crc], dtype=np.int64), k, seed)[0])
-
-
-# The spill format.  A part file is a sequence of blocks; a block is
-#   b"PSB1", rows (uint64), columns (uint8), then per column a header
-#   (encoding uint8, original dtype 16 ASCII bytes, base int64, payload bytes uint64, text bytes uint64)
-# followed by the column's payload (and, for text, its UTF-8 bytes).  Only the columns evaluated
-# are written (target, score, group[, weight]), each as narrow as it is exact: small integers
-# (targets, whole weights, group ids minus the block's smallest) in the narrowest unsigned type,
-# text ids as their bytes and lengths, scores as raw float64.  Reading a block back gives arrays
-# equal bit for bit to those written, in the original dtype.
-_MAGIC = b"PSB1"
-_BLOCK = struct.Struct("<4sQB")
-_COLUMN = struct.Struct("<B16sqQQ")
-_RAW, _INT, _ASCII, _UTF8 = range(4)
-
-
-def _narrowest(span: int) -> np.dtype:
-    for dt in (np.uint8, np.uint16, np.uint32):
-        if span <= np.iinfo(dt).max:
-            return np.dtype(dt)
-    return np.dtype(np.uint64)
-
-
-def _encode_column(a: np.ndarray) -> tuple[bytes, list]:
-    """(column header, payload buffers) of one column; see the format above."""
-    kind = a.dtype.kind
-    orig = a.dtype.str.encode("ascii")
-    if kind == "U":
-        return _encode_text(a, orig)
-    if len(a) and kind in "iubf":
-        ints = _exact_ints(a)
-        if ints is not None:
-            base = int(ints.min())
-            span = int(ints.max()) - base
-            if span < 1 << 63:
-                stored = (ints - np.int64(base)).astype(_narrowest(span))
-                if stored.itemsize < a.itemsize:
-                    return _COLUMN.pack(_INT, orig, base, stored.nbytes, 0), [stored]
-    a = np.ascontiguousarray(a)
-    return _COLUMN.pack(_RAW, orig, 0, a.nbytes, 0), [a]
-
-
-def _exact_ints(a: np.ndarray) -> np.ndarray | None:
-    """The values as int64 when that is exact (whole floats bit for bit: not -0.0, NaN, 2**63), else None."""
-    if a.dtype.kind in "ib" or (a.dtype.kind == "u" and a.dtype.itemsize < 8):
-        return a.astype(np.int64)
-    if a.dtype.kind == "u":
-        return a.astype(np.int64) if int(a.max()) < 1 << 63 else None
-    if a.dtype != np.float64:
-        return None
-    head = a[:64]  # most score columns are not whole: a cheap look first
-    if not np.array_equal(head, np.trunc(head)):
-        return None
-    with np.errstate(invalid="ignore"):
-        fin = np.isfinite(a).all() and np.abs(a).max() < 2.0**62
-        if not fin:
-            return None
-        ints = a.astype(np.int64)
-    return ints if np.array_equal(ints.astype(np.float64).view(np.int64), a.view(np.int64)) else None
-
-
-def _encode_text(a: np.ndarray, orig: bytes) -> tuple[bytes, list]:
-    n, width = len(a), a.dtype.itemsize // 4
-    if n == 0 or width == 0:
-        return _COLUMN.pack(_ASCII, orig, 0, 0, 0), []
-    cps = np.ascontiguousarray(a).view(np.uint32).reshape(n, width)
-    if int(cps.max()) < 128:  # ASCII, the usual id: one byte per character, no Python loop
-        nz = cps != 0
-        # numpy drops trailing NULs, so a value ends after its last non-NUL character
-        lengths = np.where(nz.any(axis=1), width - np.argmax(nz[:, ::-1], axis=1), 0)
-        data = cps[np.arange(width) < lengths[:, None]].astype(np.uint8)
-        lens = lengths.astype(_narrowest(width))
-        return _COLUMN.pack(_ASCII, orig, 0, lens.nbytes, data.nbytes), [lens, data]
-    encoded = [t.encode("utf-8", "surrogatepass") for t in a.tolist()]
-    lens = np.array([len(e) for e in encoded], dtype=np.uint64)
-    lens = lens.astype(_narrowest(int(lens.max())))
-    text = b"".join(encoded)
-    return _COLUMN.pack(_UTF8, orig, 0, lens.nbytes, len(text)), [lens, text]
-
-
-def _write_block(fh, arrays: list[np.ndarray]) -> int:
-    """Append one block of equal-length columns to ``fh``; returns the bytes written."""
-    parts = [_BLOCK.pack(_MAGIC, len(arrays[1]), len(arrays))]
-    payloads = []
-    for a in arrays:
-        head, bufs = _encode_column(a)
-        parts.append(head)
-        payloads.extend(bufs)
-    out = 0
-    for p in parts:
-        out += fh.write(p)
-    for b in payloads:
-        out += fh.write(b if isinstance(b, bytes) else memoryview(b).cast("B"))
-    return out
-
-
-def _read_exact(fh, n: int, path: str) -> bytes:
-    data = fh.read(n)
-    if len(data) != n:
-        raise OSError(f"spill file {path} is truncated")
-    return data
-
-
-def _read_blocks(path: str) -> Iterator[list[np.ndarray]]:
-    """The blocks of a part file, one at a time, as written."""
-    with open(path, "rb") as fh:
-        while True:
-            head = fh.read(_BLOCK.size)
-            if not head:
-                return
-            if len(head) != _BLOCK.size:
-                raise OSError(f"spill file {path} is truncated")
-            magic, n, ncols = _BLOCK.unpack(head)
-            if magic != _MAGIC:
-                raise OSError(f"spill file {path} is damaged")
-            heads = [_COLUMN.unpack(_read_exact(fh, _COLUMN.size, path)) for _ in range(ncols)]
-            yield [_decode_column(fh, n, h[0], h[1], h[2], h[3], h[4], path) for h in heads]
-
-
-def _decode_column(
-    fh, n: int, enc: int, orig: bytes, base: int, nbytes: int, tbytes: int, path: str
-) -> np.ndarray:
-    dtype = np.dtype(orig.rstrip(b"\0").decode("ascii"))
-    if enc == _RAW:
-        return np.frombuffer(_read_exact(fh, nbytes, path), dtype=dtype)
-    if enc == _INT:
-        stored = np.frombuffer(_read_exact(fh, nbytes, path), dtype=_narrowest_for(nbytes, n))
-        return (stored.astype(np.int64) + np.int64(base)).astype(dtype)
-    lens = (
-        np.frombuffer(_read_exact(fh, nbytes, path), dtype=_narrowest_for(nbytes, n))
-        if n
-        else np.zeros(0, int)
-    )
-    data = _read_exact(fh, tbytes, path)
-    if enc == _UTF8:
-        ends = np.cumsum(lens.astype(np.int64)).tolist()
-        starts = [0, *ends[:-1]]
-        return np.array(
-            [data[a:b].decode("utf-8", "surrogatepass") for a, b in zip(starts, ends, strict=False)],
-            dtype=dtype,
-        )
-    width = dtype.itemsize // 4
-    if n == 0 or width == 0:
-        return np.zeros(n, dtype=dtype)
-    cps = np.zeros((n, width), dtype=np.uint32)
-    cps[np.arange(width) < lens[:, None].astype(np.int64)] = np.frombuffer(data, dtype=np.uint8)
-    return cps.view(dtype).reshape(n)
-
-
-def _narrowest_for(nbytes: int, n: int) -> np.dtype:
-    """The unsigned type of a narrowed column: its width is its bytes over its rows."""
-    return np.dtype(f"u{nbytes // n}") if n else np.dtype(np.uint8)
 
 
 class _Part:
