@@ -408,3 +408,26 @@ def test_plot_and_report_read_large_json_lines_whole(monkeypatch, tmp_path):
             == _models(monkeypatch, tmp_path, [str(f)], True)
             == ([1.0, 0.0, 1.0], {"p": [0.9, 0.1, 0.4]}, None)
         )
+
+
+def test_the_stream_folds_as_a_metric_does_bit_for_bit_with_any_weights():
+    """Issue 31: the stream summed each chunk's weights per score, then the chunks' totals (another
+    order than evaluate()'s, so fractional weights could move the last bits); it folds its chunks as
+    a Metric folds its batches, each score's weights in row order: the numbers of evaluate() and of
+    a Metric given the same batches, bit for bit."""
+    from perfeval import Metric
+
+    measures = ["roc", "acc", "rms", "cxe", "brier", "ppv"]
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        n = 4000
+        y, s, w = rng.integers(0, 2, n), rng.random(n).round(2), rng.random(n) * 3
+        cut = np.array_split(np.arange(n), 7)
+        streamed = evaluate_stream([(y[i], s[i], w[i]) for i in cut], measures=measures)
+        memory = evaluate(y, s, measures=measures, sample_weight=w)
+        metric = Metric(measures)
+        for i in cut:
+            metric.update(y[i], s[i], sample_weight=w[i])
+        batches = metric.compute()
+        for m in memory.results:
+            assert float(streamed[m]).hex() == float(memory[m]).hex() == float(batches[m]).hex(), (seed, m)

@@ -2,13 +2,12 @@
 
 The summary of every binary measure is the :class:`~perfeval.summaries.ScoreHistogram` (distinct
 scores with their positive and negative weight), so a chunk's summary is as good as its rows: the
-numbers are those of evaluating everything in memory, identical bit for bit when the weights sum
-exactly in float64 (no weights, whole-number weights, dyadic fractions such as 0.5 or 0.25).  With
-other fractional weights each distinct score's weight total is added up in another order, so a
-value can differ in its last bits (at most about n * 2**-53 relative for n rows at one score;
-``tests/test_registry_properties.py`` holds both).  Memory is bounded by the chunk and the
-summary, which grows with the number of **distinct** scores (24 bytes each), not with the rows:
-100 million rows of 6-decimal scores hold at most a million distinct values, 24 MB.
+chunks are folded into it as a :class:`perfeval.Metric` folds its batches
+(:func:`perfeval.summaries.histogram.folded`: each distinct score's weights added in row order), so
+the numbers are those of evaluating everything in memory, bit for bit, whatever the weights.
+Memory is bounded by the chunk and the summary, which grows with the number of **distinct** scores
+(24 bytes each), not with the rows: 100 million rows of 6-decimal scores hold at most a million
+distinct values, 24 MB.
 
 Per-group measures need whole groups together: :func:`evaluate_stream_grouped` spills the rows to
 temporary files by a hash of their group (any key type, any input order), in a compact binary form,
@@ -35,45 +34,10 @@ from perfeval.exceptions import (
 from perfeval.io.spill import read_blocks as _read_blocks  # the spill's codec, under the names its
 from perfeval.io.spill import write_block as _write_block  # tests patch (a full disk)
 from perfeval.summaries import ScoreHistogram
+from perfeval.summaries.histogram import Fold, checked_cases
 
 #: bytes of text parsed at a time (about 6 million `target score` lines)
 CHUNK_BYTES = 64 << 20
-
-
-class Summarizer:
-    """Accumulates a ScoreHistogram chunk by chunk; merges in batches to keep the work linear."""
-
-    def __init__(self, batch: int = 8):
-        self._parts: list[ScoreHistogram] = []
-        self._batch = batch
-        self.rows = 0
-
-    def update(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> None:
-        from perfeval._validation import LabelWords, binary_targets, check_scores, floats, to_numpy
-
-        y = to_numpy(y_true, "y_true")
-        s = floats(to_numpy(y_score, "y_score"), "y_score")
-        check_scores(s)
-        # a chunk's targets (not all of them); the stream takes no pos_label: they come coded
-        words = LabelWords(pos_label=False, whole=False)
-        self._parts.append(
-            ScoreHistogram.from_arrays(
-                binary_targets(y, "streaming evaluation", words=words), s, sample_weight
-            )
-        )
-        self.rows += len(s)
-        if len(self._parts) >= self._batch:
-            self._parts = [ScoreHistogram.merge_all(self._parts)]
-
-    def merge(self, other: Summarizer) -> Summarizer:
-        out = Summarizer(self._batch)
-        out._parts = [self.summary(), other.summary()]
-        out.rows = self.rows + other.rows
-        return out
-
-    def summary(self) -> ScoreHistogram:
-        self._parts = [ScoreHistogram.merge_all(self._parts)]
-        return self._parts[0]
 
 
 def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold: float = 0.5):
@@ -97,14 +61,30 @@ def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold:
             f"{other[0]} is a per-query or per-group measure: stream it with evaluate_stream_grouped() "
             "and a group column"
         )
-    summ = Summarizer()
+    fold = Fold()  # as a Metric folds its batches: each score's weights added in row order
+    rows = 0
     weighted = False
     for chunk in chunks:
         if len(chunk) not in (2, 3):
             raise InvalidParameterError("each chunk must be (y_true, y_score) or (y_true, y_score, weight)")
         weighted = weighted or (len(chunk) == 3 and chunk[2] is not None)
-        summ.update(*chunk)
-    return binary_report(specs, summ.summary(), rows=summ.rows, threshold=threshold, weighted=weighted)
+        is_pos, s, w = _chunk_cases(*chunk)
+        fold.add(is_pos, s, w)
+        rows += len(s)
+    return binary_report(specs, fold.summary(), rows=rows, threshold=threshold, weighted=weighted)
+
+
+def _chunk_cases(y_true: Any, y_score: Any, sample_weight: Any = None) -> tuple:
+    """A chunk's cases, checked: (positives, scores, weights or None).  Its targets are coded alone
+    (a chunk's, not all of them: the stream takes no pos_label, they come coded).
+    """
+    from perfeval._validation import LabelWords, binary_targets, check_scores, floats, to_numpy
+
+    y = to_numpy(y_true, "y_true")
+    s = floats(to_numpy(y_score, "y_score"), "y_score")
+    check_scores(s)
+    words = LabelWords(pos_label=False, whole=False)
+    return checked_cases(binary_targets(y, "streaming evaluation", words=words), s, sample_weight)
 
 
 def iter_columns(
@@ -1086,8 +1066,10 @@ class _Job:
                     pairs.add_histogram(h)  # 0/1 grades: the block's histogram is its pair counts
                 else:
                     pairs.add(s, rel)
-        h_bin = ScoreHistogram.merge_all(hb) if binary else None
-        if h_bin is not None and self.weighted and h_bin.scores.size == 0:
+        # merged block by block as the groups' summaries are (not folded in row order: a group's
+        # weights in memory are added in the order of its rows sorted by score and weight)
+        h_bin = ScoreHistogram.merge_all(hb)
+        if binary and self.weighted and h_bin.scores.size == 0:
             return  # every row of weight 0: no case at all, so no group (as in evaluate)
         values = {}
         if ranking:
@@ -1097,7 +1079,6 @@ class _Job:
             for sp in ranking:
                 values[sp.label] = np.asarray(sp.measure.function()(table, **sp.kwargs), dtype=np.float64)
         for sp in binary:
-            assert h_bin is not None
             values[sp.label] = self._binary_from_summary(sp, h_bin)
         keys = np.asarray(key)
         if keys.dtype.kind == "f":
