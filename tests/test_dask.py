@@ -261,7 +261,7 @@ def test_dask_tells_a_header_as_the_other_readers_do(client, tmp_path):
     floats are the same error."""
     from perfeval.dask import read_files
     from perfeval.exceptions import InputFormatError
-    from perfeval.io.tables import read_table
+    from perfeval.io.readers import read_table
 
     hard = tmp_path / "hard.csv"
     hard.write_text("0,1\n1,1\n0,0\n1,1\n0,1\n0,0\n1,0\n")

@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from perfeval.exceptions import CommentLinesWarning, InputFormatError, PerfError
-from perfeval.io.tables import numeric, read_table
-from perfeval.stream import iter_columns
+from perfeval.io.readers import iter_columns, read_table
+from perfeval.io.tables import numeric
 
 
 def both(tmp_path, content: bytes, name: str = "t.txt", cols=("1", "2"), ids=(), chunk: int = 7, **kw):
@@ -551,7 +551,7 @@ def test_ids_written_as_floats_are_refused_with_their_line(tmp_path):
     # text ids that merely look numeric stay text ids: '007' and '7' are two groups
     t = tmp_path / "zip.csv"
     t.write_text("zip,y,s\n007,1,0.9\n007,0,0.1\n7,1,0.2\n7,0,0.8\n")
-    from perfeval.io.tables import read_table
+    from perfeval.io.readers import read_table
 
     table = read_table(str(t), identity=lambda names, header: [0])
     assert table.columns["zip"].tolist() == ["007", "007", "7", "7"]

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from perfeval import ScoreHistogram, evaluate, evaluate_stream
 from perfeval.cli.main import main
 from perfeval.exceptions import InputFormatError
+from perfeval.io.readers import iter_columns
 from perfeval.measures import list_measures
-from perfeval.stream import iter_columns
 
 BINARY = [m.name for m in list_measures() if m.kind == "binary"]
 rows = st.lists(
@@ -225,7 +225,8 @@ def test_memory_is_bounded_by_the_chunk(tmp_path):
             )
     code = f"""
 import resource, perfeval
-from perfeval.stream import evaluate_stream, iter_columns
+from perfeval.io.readers import iter_columns
+from perfeval.stream import evaluate_stream
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 r = evaluate_stream(iter_columns({str(path)!r}, ["1", "2"], chunk_bytes=1 << 20),
                     measures=["roc", "apr", "rms"])
@@ -308,7 +309,7 @@ def test_the_reader_one_block_ahead_keeps_order_errors_and_stops_with_its_caller
     import threading
 
     from perfeval.exceptions import InputFormatError
-    from perfeval.stream import _ahead
+    from perfeval.io.base import ahead as _ahead
 
     closed = threading.Event()
 

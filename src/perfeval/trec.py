@@ -585,7 +585,8 @@ def _is_table_file(path: str) -> bool:
     """A CSV, Parquet or JSON-lines file; a ``.tsv`` when its first line names a known column (else a
     TREC file written with tabs, as MS MARCO's qrels).
     """
-    from perfeval.io.tables import guess_format, open_bytes
+    from perfeval.io.readers import guess_format
+    from perfeval.io.tables import open_bytes
 
     fmt = guess_format(path, b"")  # from the name alone (compressed or not)
     if fmt in ("csv", "parquet", "jsonl"):
@@ -693,7 +694,7 @@ def _table_columns(obj: Any, roles: tuple[str, ...], columns: Mapping[str, str] 
     from perfeval._validation import column, table_names
 
     if isinstance(obj, str):
-        from perfeval.io.tables import read_table
+        from perfeval.io.readers import read_table
 
         source = obj
         found: dict = {}
