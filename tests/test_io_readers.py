@@ -1,13 +1,14 @@
 """One reader a format (perfeval.io.readers): whole files, chunks and Dask partitions read by the same
-reader (issue 31)."""
+reader; JSON lines stream as they are read whole (issue 31)."""
 
 from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
-from perfeval.exceptions import PerfError
+from perfeval.exceptions import InputFormatError, PerfError
 from perfeval.io.readers import READERS, guess_format, iter_columns, read_table
 from perfeval.io.tables import numeric
 
@@ -37,6 +38,91 @@ def _whole_and_chunked(path, cols, chunk, ids=()):
         for k in range(len(cols))
     ]
     return whole, chunked
+
+
+def test_json_lines_read_in_chunks_give_the_columns_read_whole(tmp_path):
+    """Every chunk size, a line end split between two blocks (CR LF), blank lines, ids that are
+    integers in one chunk and text in another: the columns read whole."""
+    rng = np.random.default_rng(1)
+    rows = [
+        {
+            "y": int(rng.integers(0, 2)),
+            "p": round(float(rng.random()), 3),
+            "u": int(rng.integers(2**62, 2**62 + 5)),
+        }
+        for _ in range(40)
+    ]
+    rows[17]["u"] = "u17"  # text ids: one chunk's ids are text, the others' int64
+    lines = [json.dumps(r) for r in rows]
+    lines[5:5] = ["", "   "]  # blank lines
+    body = ("\r\n".join(lines) + "\r\n").encode()
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(body)
+    for chunk in (64, 97, 150, 1 << 20):
+        whole, chunked = _whole_and_chunked(path, ("y", "p", "u"), chunk, ids=("u",))
+        assert isinstance(whole, list) and chunked == whole, chunk
+
+
+@pytest.mark.parametrize(
+    "bad, says",
+    [
+        ('{"y": 1, "p": 0.5', "not valid JSON"),
+        ("[1, 2]", "expected a JSON object a line"),
+        ('{"y": 1}', "the field 'p' is missing"),
+        ('{"y": null, "p": 0.5}', "the field 'y' is null"),
+        ('{"y": 1, "p": "x"}', "the column 'p' holds 'x', not a number"),
+    ],
+)
+def test_json_lines_errors_name_the_same_line_read_whole_or_in_chunks(tmp_path, bad, says):
+    lines = [json.dumps({"y": k % 2, "p": k / 50}) for k in range(30)]
+    lines[23] = bad
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    whole, chunked = _whole_and_chunked(path, ("y", "p"), 80)
+    assert whole == chunked and f"line 24: {says}" in whole, (whole, chunked)
+
+
+def test_a_json_field_of_booleans_in_one_chunk_and_numbers_in_another_is_refused(tmp_path):
+    """Read whole, such a field is text ('True' is no number); in chunks, each chunk is typed alone:
+    the first would read as booleans and the second as numbers, so it is said, not read."""
+    lines = [json.dumps({"y": True if k < 20 else k % 2, "p": k / 50}) for k in range(40)]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    whole, _ = _whole_and_chunked(path, ("y", "p"), 1 << 20)
+    assert "'True', not a number" in whole
+    with pytest.raises(InputFormatError, match="the field 'y' holds true or false only in some blocks"):
+        list(iter_columns(str(path), ["y", "p"], chunk_bytes=200))
+
+
+def test_json_lines_stream_on_the_command_line_as_read_whole(tmp_path, capsys):
+    """Issue 31: `perfeval eval file.jsonl --stream` was refused ('JSON lines are read whole', status
+    2); binary and per-group measures, labels named by --pos-label: the numbers read whole."""
+    from conftest import run_cli
+
+    rng = np.random.default_rng(3)
+    rows = [
+        {
+            "user": int(rng.integers(2**62, 2**62 + 30)),
+            "y": str(rng.choice(["click", "no"])),
+            "p": float(rng.random()),
+        }
+        for _ in range(500)
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(_jsonl(rows))
+    for argv in (
+        ["--target", "y", "--pos-label", "click", "-m", "roc,apr,rms"],
+        ["--target", "y", "--pos-label", "click", "--group", "user", "-m", "gauc,roc,ndcg"],
+    ):
+        got = [
+            run_cli(["eval", str(path), "--format", "json", *argv, *extra], capsys)
+            for extra in ([], ["--stream"])
+        ]
+        assert got[0][0] == got[1][0] == 0, got
+        memory, streamed = (json.loads(g[1]) for g in got)
+        assert streamed["measures"] == memory["measures"]
+        assert streamed["params"]["rows"] == memory["params"]["rows"] == 500
+        assert streamed["params"]["backend"] == "stream"
 
 
 def test_every_format_is_one_reader_and_the_command_offers_them_all():

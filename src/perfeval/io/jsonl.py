@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfError
+from perfeval.exceptions import InputFormatError, PerfError
 from perfeval.io import grammar
 from perfeval.io.base import Partitions, Reader, RecordReader, Request, files, read_file
 from perfeval.io.tables import Identity, Table, clean, numeric, one_line, open_bytes
@@ -57,8 +57,7 @@ class JsonLinesReader(Reader):
         )
 
     def chunks(self, fh: Any, source: str, fmt: str, request: Request) -> Iterator[list]:
-        raise InvalidParameterError("JSON lines are read whole; streaming reads text, CSV, TSV and Parquet")
-        yield  # a generator: refused when the first chunk is asked for
+        return _chunks(fh, source, request)
 
     def partitions(self, pattern: str, fmt: str, header: bool | None, delimiter: str | None) -> Partitions:
         """A partition a file, each read on a worker by this reader (:func:`_part`); pandas' JSON

@@ -356,7 +356,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         args.group is not None or all(s.measure.kind == "binary" for s in specs)
     ) and not args.partition
     big = path is not None and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES
-    if not (args.stream or (big and streamable and args.input_format != "jsonl")):
+    if not (args.stream or (big and streamable)):
         return None
     if not streamable:
         raise InvalidParameterError(
