@@ -25,9 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.exceptions import (
-    InvalidParameterError,
-)
+from perfeval.exceptions import InvalidParameterError
 from perfeval.io.spill import read_blocks as _read_blocks  # the spill's codec, under the names its
 from perfeval.io.spill import write_block as _write_block  # tests patch (a full disk)
 from perfeval.summaries import ScoreHistogram

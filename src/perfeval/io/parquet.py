@@ -57,6 +57,9 @@ READER = ParquetReader()
 
 
 def _table(raw: bytes, source: str, identity: Identity | None, labels: Identity | None = None) -> Table:
+    """The whole table of a Parquet file's bytes, its columns by position (nulls noted, an error
+    where a column holding one is used: :meth:`perfeval.io.tables.Table.no_nulls`).
+    """
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -130,7 +133,7 @@ def parquet_identity(arr: np.ndarray, name: str, source: str) -> np.ndarray:
 
 
 def _chunks(fh: Any, source: str, request: Request) -> Iterator[list]:
-    """The chunks of a Parquet file, a row group each, as :func:`perfeval.io.tables.read_table` reads
+    """The chunks of a Parquet file, a row group each, as :func:`perfeval.io.readers.read_table` reads
     it: the columns by position (two may share a name), a null in a used column an error naming its
     row, the first among the columns (the whole-file reader's order); ``convert`` as for text, with
     a ``where`` whose rows are counted across row groups; a file of no rows an error.
