@@ -48,6 +48,20 @@ class Request:
         return picks(self.columns, names, header, source)
 
 
+@dataclass(frozen=True)
+class Options:
+    """How a whole table is read (:func:`perfeval.io.readers.read_table`): its format, the header and
+    the delimiter of a text table, and the callables ``(names, header) -> positions`` of the
+    identity columns and of the columns kept as labels.
+    """
+
+    fmt: str
+    header: bool | None = None
+    delimiter: str | None = None
+    identity: Identity | None = None
+    labels: Identity | None = None
+
+
 @dataclass
 class Partitions:
     """Files as a Dask frame, a format's way (:meth:`Reader.partitions`): the format read, whether
@@ -83,17 +97,8 @@ class Reader:
         """
         return None
 
-    def table(
-        self,
-        raw: bytes,
-        source: str,
-        fmt: str,
-        header: bool | None,
-        delimiter: str | None,
-        identity: Identity | None,
-        labels: Identity | None,
-    ) -> Table:
-        """The whole table of a file's bytes (:func:`perfeval.io.readers.read_table`)."""
+    def table(self, raw: bytes, source: str, how: Options) -> Table:
+        """The whole table of a file's bytes, as ``how`` says (:func:`perfeval.io.readers.read_table`)."""
         raise NotImplementedError
 
     def chunks(self, fh: Any, source: str, fmt: str, request: Request) -> Iterator[list]:

@@ -23,8 +23,8 @@ import numpy as np
 
 from perfeval.exceptions import InputFormatError, PerfError
 from perfeval.io import grammar
-from perfeval.io.base import Partitions, Reader, RecordReader, Request, files, read_file
-from perfeval.io.tables import Identity, Table, clean, numeric, one_line, open_bytes
+from perfeval.io.base import Options, Partitions, Reader, RecordReader, Request, files, read_file
+from perfeval.io.tables import Table, clean, numeric, one_line, open_bytes
 
 
 class JsonLinesReader(Reader):
@@ -36,22 +36,13 @@ class JsonLinesReader(Reader):
     def sniff(self, sample: bytes, first: bytes) -> str | None:
         return "jsonl" if first.startswith(b"{") else None
 
-    def table(
-        self,
-        raw: bytes,
-        source: str,
-        fmt: str,
-        header: bool | None,
-        delimiter: str | None,
-        identity: Identity | None,
-        labels: Identity | None,
-    ) -> Table:
+    def table(self, raw: bytes, source: str, how: Options) -> Table:
         recs = records(clean(raw, True), 0, source)
         if not recs:
             raise InputFormatError("holds no data", source=source)
         names = list(recs[0][1])
-        ids = set(identity(names, True)) if identity is not None else set()
-        kept = set(labels(names, True)) - ids if labels is not None else set()
+        ids = set(how.identity(names, True)) if how.identity is not None else set()
+        kept = set(how.labels(names, True)) - ids if how.labels is not None else set()
         return Table(
             names, columns(recs, names, ids, kept, source), source, True, np.array([k for k, _ in recs])
         )
@@ -232,7 +223,7 @@ def _first_names(pattern: str) -> list[str]:
         rec = None
     if isinstance(rec, dict):
         return list(rec)
-    READER.table(read_file(first, first), first, "jsonl", True, None, None, None)  # the file's error
+    READER.table(read_file(first, first), first, Options("jsonl"))  # the file's error, as read whole
     raise AssertionError("unreachable: a JSON lines file without a first record")  # pragma: no cover
 
 
@@ -244,15 +235,11 @@ def _part(path: str, names: list[str], group: int | None) -> Any:
     import pandas as pd
 
     gname = None if group is None else names[group]
-    t = READER.table(
-        read_file(path, path),
-        path,
-        "jsonl",
-        True,
-        None,
-        lambda found, _h: [found.index(gname)] if gname in found else [],
-        None,
-    )
+
+    def identity(found: list, _header: bool) -> list[int]:
+        return [found.index(gname)] if gname in found else []
+
+    t = READER.table(read_file(path, path), path, Options("jsonl", identity=identity))
     missing = [n for n in names if n not in t.columns]
     if missing:
         raise InputFormatError(

@@ -14,7 +14,7 @@ import numpy as np
 
 from perfeval._console import one_line as console_line
 from perfeval.exceptions import InputFormatError, MissingDependencyError
-from perfeval.io.base import Partitions, Reader, Request, files
+from perfeval.io.base import Options, Partitions, Reader, Request, files
 from perfeval.io.tables import Identity, Table, null_message, one_line
 
 
@@ -27,17 +27,8 @@ class ParquetReader(Reader):
     def sniff(self, sample: bytes, first: bytes) -> str | None:
         return "parquet" if sample[:4] == b"PAR1" else None
 
-    def table(
-        self,
-        raw: bytes,
-        source: str,
-        fmt: str,
-        header: bool | None,
-        delimiter: str | None,
-        identity: Identity | None,
-        labels: Identity | None,
-    ) -> Table:
-        return _table(raw, source, identity, labels)
+    def table(self, raw: bytes, source: str, how: Options) -> Table:
+        return _table(raw, source, how.identity, how.labels)
 
     def chunks(self, fh: Any, source: str, fmt: str, request: Request) -> Iterator[list]:
         return _chunks(fh, source, request)

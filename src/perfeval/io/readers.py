@@ -19,7 +19,7 @@ import numpy as np
 
 from perfeval.exceptions import InvalidParameterError
 from perfeval.io import jsonl, parquet, text
-from perfeval.io.base import CHUNK_BYTES, Progress, Reader, Request, files, read_file
+from perfeval.io.base import CHUNK_BYTES, Options, Progress, Reader, Request, files, read_file
 from perfeval.io.tables import BOM, COMPRESSED_EXT, Identity, Table, clean, open_bytes
 
 #: every format's reader, by the names ``--input-format`` gives them; the order in which their
@@ -122,7 +122,7 @@ def read_table(
     raw = read_file(path, source)
     if fmt == "auto":
         fmt = guess_format(path, raw[:65536].lstrip(BOM))
-    return READERS[fmt].table(raw, source, fmt, header, delimiter, identity, labels)
+    return READERS[fmt].table(raw, source, Options(fmt, header, delimiter, identity, labels))
 
 
 def iter_columns(

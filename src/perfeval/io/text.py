@@ -13,10 +13,9 @@ from typing import Any
 import numpy as np
 
 from perfeval.exceptions import InputFormatError, PerfError
-from perfeval.io.base import Partitions, Reader, RecordReader, Request, ahead, files
+from perfeval.io.base import Options, Partitions, Reader, RecordReader, Request, ahead, files
 from perfeval.io.tables import (
     COMPRESSED_EXT,
-    Identity,
     Layout,
     Skipped,
     Table,
@@ -49,17 +48,8 @@ class TextReader(Reader):
             return "csv"
         return "text"
 
-    def table(
-        self,
-        raw: bytes,
-        source: str,
-        fmt: str,
-        header: bool | None,
-        delimiter: str | None,
-        identity: Identity | None,
-        labels: Identity | None,
-    ) -> Table:
-        return text_table(raw, source, fmt, header, delimiter, identity, labels)
+    def table(self, raw: bytes, source: str, how: Options) -> Table:
+        return text_table(raw, source, how.fmt, how.header, how.delimiter, how.identity, how.labels)
 
     def chunks(self, fh: Any, source: str, fmt: str, request: Request) -> Iterator[list]:
         skipped = Skipped()
