@@ -5,7 +5,10 @@ partitions (:func:`perfeval.dask.read_files`, through :meth:`~perfeval.io.base.R
 A format is one :class:`~perfeval.io.base.Reader` (its module: :mod:`perfeval.io.text` for
 whitespace text, CSV and TSV, :mod:`perfeval.io.jsonl`, :mod:`perfeval.io.parquet`), listed in
 :data:`READERS`; its file extensions and first bytes tell it (:func:`guess_format`).  A new input
-format is a new module with its reader, and its entry here.
+format is a new module with its reader (a :class:`~perfeval.io.base.Reader`: ``formats``,
+``extensions``, ``sniff``, ``table``, ``chunks``, ``partitions``) and its entry here, its name in
+the command's ``--input-format`` choices (``perfeval.cli.parser.INPUT_FORMATS``, which a test keeps
+equal to these names).
 """
 
 from __future__ import annotations
