@@ -157,3 +157,21 @@ def test_every_format_is_one_reader_and_the_command_offers_them_all():
 )
 def test_the_format_is_told_by_the_readers_extensions_then_first_bytes(path, head, fmt):
     assert guess_format(path, head) == fmt
+
+
+def test_a_large_json_lines_file_streams_whether_its_name_or_the_option_tells_its_format(
+    tmp_path, capsys, monkeypatch
+):
+    """A file over the stream's size told JSON lines by its name was sent to the stream and refused
+    ('JSON lines are read whole', status 2), while --input-format jsonl read it whole: both stream."""
+    import perfeval.cli.commands.eval as command
+    from conftest import run_cli
+
+    monkeypatch.setattr(command, "STREAM_BYTES", 0)  # every file is large
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(_jsonl([{"y": 1, "p": 0.9}, {"y": 0, "p": 0.1}, {"y": 1, "p": 0.4}]))
+    for extra in ([], ["--input-format", "jsonl"]):
+        code, out, err = run_cli(["eval", str(path), "-m", "roc", "--format", "json", *extra], capsys)
+        assert code == 0, err
+        got = json.loads(out)
+        assert got["params"]["backend"] == "stream" and got["measures"]["ROC"]["value"] == 1.0
