@@ -9,7 +9,7 @@ DEMO   ?= demo-output
 
 .PHONY: demo test docs report-sample bench fuzz cwarn sanitize clean
 
-NATIVE := $(sort $(wildcard src/perfeval/_native/*.c src/perfeval/_native/*.h))
+NATIVE := $(sort $(wildcard csrc/*.c csrc/*.h))
 SOURCES := pyproject.toml setup.py $(NATIVE)
 
 # the package with plots, Parquet and progress bars: what `make demo` needs (a stamp each, so each installs once)
@@ -102,7 +102,7 @@ SANITIZE_TESTS := tests/test_kernels.py tests/test_csv_fast_path.py tests/test_r
                   tests/test_golden.py
 sanitize: $(BIN)/perf
 	PERFEVAL_SANITIZE=1 $(BIN)/python -m pip install --quiet --no-deps -e .
-	nm -D --undefined-only src/perfeval/_x87.*.so | grep -q __asan_ || { echo "not a sanitizer build"; exit 1; }
+	nm -D --undefined-only src/perfeval/_native.*.so | grep -q __asan_ || { echo "not a sanitizer build"; exit 1; }
 	LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" \
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(BIN)/python -m pytest -q -p no:cacheprovider -k "not postgresql" $(SANITIZE_TESTS); \

@@ -1,11 +1,16 @@
-"""Build the compiled kernels of the classic dialect (src/perfeval/_native/native.h says why they are C)."""
+"""Build perfeval's compiled kernels, the extension module ``perfeval._native``, from csrc/*.c.
+
+One module holds every kernel: the classic ``perf`` command's (PERF 5.12's x87 80-bit arithmetic, its
+reader and its quicksort) and the modern engine's (float64 summaries, orders, resampling, the
+CSV/TSV, TREC and competition readers).  csrc/native.h says why they are C.
+"""
 
 import os
 from glob import glob
 
 from setuptools import Extension, setup
 
-NATIVE = "src/perfeval/_native"
+NATIVE = "csrc"
 # IEEE arithmetic exactly as written: no contraction into FMA, no fast-math reassociation;
 # `long double` is the x87 80-bit format the original computed in.
 FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-std=gnu99", "-pthread", "-Wall"]
@@ -17,7 +22,7 @@ if not os.environ.get("PERFEVAL_SANITIZE"):
 setup(
     ext_modules=[
         Extension(
-            "perfeval._x87",
+            "perfeval._native",
             sources=sorted(glob(f"{NATIVE}/*.c")),
             depends=sorted(glob(f"{NATIVE}/*.h")),
             extra_compile_args=FLAGS + SANITIZE,

@@ -39,13 +39,13 @@ elif job == "delong_test":
     r = delong_test(y, a, b); out = [r.difference, r.p_value]
 elif job == "boot_roc":
     import perfeval
-    r = perfeval.ci(y, a, "roc", n_boot=reps)["ROC"]; out = [r.low, r.high]
+    r = perfeval.ci(y, a, measures="roc", n_boot=reps)["ROC"]; out = [r.low, r.high]
 elif job == "boot_roc_percentile":
     import perfeval
-    r = perfeval.ci(y, a, "roc", n_boot=reps, method="percentile")["ROC"]; out = [r.low, r.high]
+    r = perfeval.ci(y, a, measures="roc", n_boot=reps, method="percentile")["ROC"]; out = [r.low, r.high]
 elif job == "boot_compare":
     import perfeval
-    r = perfeval.compare(y, a, b, "roc", n_boot=reps)["ROC"]; out = [r.low, r.high, r.p_value]
+    r = perfeval.compare(y, a, b, measures="roc", n_boot=reps)["ROC"]; out = [r.low, r.high, r.p_value]
 elif job == "ci_delong":
     from confidenceinterval import roc_auc_score
     auc, ci = roc_auc_score(y, a, confidence_level=0.95); out = [float(auc), float(ci[0]), float(ci[1])]

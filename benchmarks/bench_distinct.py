@@ -229,7 +229,7 @@ def memory(runs: int) -> None:
     inputs = y.nbytes + s.nbytes
     for who, kw in (("every PERF measure (22)", {}), ("ROC + APR", {"measures": ["roc", "apr"]})):
         perfeval.evaluate(y, s, **kw)  # warm-up
-        perfeval._x87.release_cache()  # the kernels' kept buffers given back: each run from nothing
+        perfeval._native.release_cache()  # the kernels' kept buffers given back: each run from nothing
         peak = _peak_rss_above(lambda kw=kw: perfeval.evaluate(y, s, **kw))
         if peak is None:
             print("| memory | needs Linux's /proc/self/clear_refs |")
@@ -243,7 +243,7 @@ def memory(runs: int) -> None:
     g, yg, sg = grouped_data()
     inputs = g.nbytes + yg.nbytes + sg.nbytes
     for who, kw in (("GAUC", {"measures": ["gauc"]}), ("every PERF measure per group", {})):
-        perfeval._x87.release_cache()
+        perfeval._native.release_cache()
         peak = _peak_rss_above(lambda kw=kw: perfeval.evaluate(yg, sg, groups=g, **kw))
         assert peak is not None
         print(
@@ -263,9 +263,9 @@ def main() -> int:
 
     walk = ""
     try:
-        from perfeval import _x87
+        from perfeval import _native
 
-        walk = f", walk {_x87.walk_target()}"
+        walk = f", walk {_native.walk_target()}"
     except Exception:
         pass
     print(

@@ -34,7 +34,7 @@ the median and every run of the process's wall time (start-up, imports, reading 
 evaluating every run: end to end), the median time inside the process from the first read to the
 last mean (imports excluded), and the peak RSS of the process (``wait4``):
 
-* perfeval, library: ``perfeval.trec.compare(qrels, runs, measures, test="none")`` (reads the
+* perfeval, library: ``perfeval.trec.compare(qrels, runs, measures=..., test="none")`` (reads the
   judgments once; perfeval's tie rule, the expectation over the orders of tied documents);
 * perfeval, command: ``perfeval trec qrels run01 ... -m ... --test none --format json``;
 * perfeval, library with ``ties="trec_eval"`` (trec_eval's tie rule: the one to compare the means);
@@ -93,7 +93,7 @@ if variant.startswith("perfeval"):
     import perfeval.trec
     t0 = time.perf_counter()
     ties = "trec_eval" if variant == "perfeval_ties" else "perfeval"
-    d = perfeval.trec.compare(qrels, runs, KEYS, test="none", ties=ties).to_dict()["runs"]
+    d = perfeval.trec.compare(qrels, runs, measures=KEYS, test="none", ties=ties).to_dict()["runs"]
     means = {n: {k: d[n][k]["mean"] for k in KEYS} for n in d}
 elif variant == "pytrec_eval":
     import pytrec_eval

@@ -56,16 +56,16 @@ def plans():
 
 
 def walks() -> list[str]:
-    from perfeval import _x87
+    from perfeval import _native
 
-    here, out = _x87.walk_target(), []
+    here, out = _native.walk_target(), []
     for name in ("base", "v3", "v4"):
         try:
-            _x87.walk_target(name)
+            _native.walk_target(name)
             out.append(name)
         except ValueError:
             pass
-    _x87.walk_target(here)
+    _native.walk_target(here)
     return out
 
 
@@ -74,7 +74,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--replicates", type=int, default=64)
     a = ap.parse_args()
-    from perfeval import _x87
+    from perfeval import _native
     from perfeval.stats.replicates import Sorted
 
     print(
@@ -86,7 +86,7 @@ def main() -> int:
     b = 1 / (1 + np.exp(-(rng.normal(size=len(s)) + y - 1)))
     cols = [(so.order, so.gend, so.gscores) for so in (Sorted(s), Sorted(b))]
     u8 = y.astype(np.uint8)
-    here = _x87.walk_target()
+    here = _native.walk_target()
     print("| data | plan | " + " | ".join(f"{w} ns" for w in walks()) + " |")
     print("|---|---|" + "---|" * len(walks()))
     try:
@@ -95,27 +95,27 @@ def main() -> int:
                 sc, pos, neg = (np.ascontiguousarray(x, np.float64) for x in (h.scores, h.pos, h.neg))
                 cells = []
                 for w in walks():
-                    _x87.walk_target(w)
+                    _native.walk_target(w)
                     times = []
                     for _ in range(a.runs):
                         t0 = time.perf_counter()
-                        _x87.boot_hist_multi(sc, pos, neg, plan, 0, 0, a.replicates, 1)
+                        _native.boot_hist_multi(sc, pos, neg, plan, 0, 0, a.replicates, 1)
                         times.append(time.perf_counter() - t0)
                     cells.append(statistics.median(times) / a.replicates / len(sc) * 1e9)
                 print(f"| {dname} summary | {pname} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
             cells = []
             for w in walks():
-                _x87.walk_target(w)
+                _native.walk_target(w)
                 times = []
                 for _ in range(a.runs):
                     t0 = time.perf_counter()
-                    _x87.boot_rows_multi(u8, None, plan, 0, 0, a.replicates, 1, *cols)
+                    _native.boot_rows_multi(u8, None, plan, 0, 0, a.replicates, 1, *cols)
                     times.append(time.perf_counter() - t0)
                 cells.append(statistics.median(times) / a.replicates / len(s) / 2 * 1e9)
             shown = " | ".join(f"{c:.2f}" for c in cells)
             print(f"| 1M cases, two models (per model) | {pname} | {shown} |")
     finally:
-        _x87.walk_target(here)
+        _native.walk_target(here)
     return 0
 
 

@@ -54,7 +54,7 @@ def datasets():
 
 
 def dump(where: pathlib.Path) -> int:
-    from perfeval import _x87
+    from perfeval import _native
     from perfeval._nicknames import ALL
     from perfeval.measures import parse_measure
     from perfeval.stats import replicates as R
@@ -63,12 +63,12 @@ def dump(where: pathlib.Path) -> int:
 
     where.mkdir(parents=True, exist_ok=True)
     plans = {"ca2": CA2, "perf": CA2 + [m.lower() for m in ALL if m.lower() != "ca2"]}
-    here = _x87.walk_target()
+    here = _native.walk_target()
     count = 0
     try:
         for target in ("base", "v3", "v4"):
             try:
-                _x87.walk_target(target)
+                _native.walk_target(target)
             except ValueError:
                 print(f"{target}: not on this machine", file=sys.stderr)
                 continue
@@ -94,7 +94,7 @@ def dump(where: pathlib.Path) -> int:
                             count += 1
                 print(target, dname, "done", file=sys.stderr)
     finally:
-        _x87.walk_target(here)
+        _native.walk_target(here)
     print(f"{count} arrays in {where}")
     return 0
 

@@ -218,13 +218,13 @@ def test_pos_label_in_intervals_and_comparisons():
     y = ["y", "n", "y", "n", "y", "n"]
     a, b = [0.9, 0.1, 0.8, 0.3, 0.2, 0.4], [0.5, 0.1, 0.8, 0.3, 0.7, 0.4]
     y01 = [1, 0, 1, 0, 1, 0]
-    assert perfeval.ci(y, a, "roc", method="delong", pos_label="y") == perfeval.ci(
-        y01, a, "roc", method="delong"
+    assert perfeval.ci(y, a, measures="roc", method="delong", pos_label="y") == perfeval.ci(
+        y01, a, measures="roc", method="delong"
     )
-    got = perfeval.compare(y, a, b, "roc", method="delong", pos_label="y")["ROC"]
-    assert got == perfeval.compare(y01, a, b, "roc", method="delong")["ROC"]
+    got = perfeval.compare(y, a, b, measures="roc", method="delong", pos_label="y")["ROC"]
+    assert got == perfeval.compare(y01, a, b, measures="roc", method="delong")["ROC"]
     with pytest.raises(InvalidDataError, match="pos_label='x' does not occur"):
-        perfeval.ci(y, a, "roc", pos_label="x")
+        perfeval.ci(y, a, measures="roc", pos_label="x")
 
 
 class _GradTensor:
@@ -266,7 +266,8 @@ def test_every_door_reads_a_tensor_that_requires_grad():
     y, s = [1, 0, 1, 0, 1], [0.9, 0.4, 0.4, 0.2, 0.7]
     want = perfeval.evaluate(y, s, measures=["roc"])["ROC"]
     assert perfeval.evaluate(_GradTensor(y), _GradTensor(s), measures=["roc"])["ROC"] == want
-    assert roc_auc(_GradTensor(y), _GradTensor(s)) == want
+    with pytest.warns(DeprecationWarning, match="use roc_auc_score"):
+        assert roc_auc(_GradTensor(y), _GradTensor(s)) == want
     assert roc_auc_score(_GradTensor(y), _GradTensor(s)) == want
     assert average_precision_score(_GradTensor(y), _GradTensor(s)) == average_precision_score(y, s)
 
@@ -292,6 +293,12 @@ def test_targets_not_0_1_get_a_hint_that_fits_them():
         perfeval.Metric(["roc"]).update(scores, np.arange(20) % 2)
 
 
+def _deprecated(fn, *args):
+    """A deprecated function's call: its warning expected (pytest's filters make it an error)."""
+    with pytest.warns(DeprecationWarning, match="is deprecated and is removed in perfeval"):
+        return fn(*args)
+
+
 # -- targets that are not 0/1, through every door: what they look like, in Python's words (issue 30)
 def _doors(y, s):
     """The message of each door of the library for targets ``y`` with a binary measure."""
@@ -302,8 +309,8 @@ def _doors(y, s):
         "evaluate": lambda: perfeval.evaluate(y, s, measures=["roc"]),
         "Metric": lambda: perfeval.Metric(["roc"]).update(y, s),
         "stream": lambda: evaluate_stream([(np.asarray(y), np.asarray(s))], measures=["roc"]),
-        "ci": lambda: perfeval.ci(y, s, "roc", n_boot=20),
-        "functional": lambda: functional.roc_auc(y, s),
+        "ci": lambda: perfeval.ci(y, s, measures="roc", n_boot=20),
+        "functional": lambda: _deprecated(functional.roc_auc, y, s),
     }
     out = {}
     for name, call in calls.items():
@@ -624,7 +631,7 @@ def test_pyarrow_arrays_that_need_a_copy_are_read(make, missing):
     s, y = make(pa), [0, 1, 0, 1]
     calls = [
         lambda: perfeval.evaluate(y, s, measures=["roc"])["ROC"],
-        lambda: F.roc_auc(y, s),
+        lambda: _deprecated(F.roc_auc, y, s),
         lambda: F.roc_auc_score(y, s),
     ]
     if missing:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfeval import _x87
+from perfeval import _native
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import parse_measure
 from perfeval.stats import ci, compare
@@ -24,7 +24,7 @@ from perfeval.summaries import ScoreHistogram
 @pytest.mark.parametrize("lam", [0.3, 1.0, 2.0, 3.7, 9.0, 10.0, 42.5, 1000.0])
 def test_poisson_draws_have_the_right_moments(lam):
     n = 200_000
-    p, _ = _x87.boot_hist_draws(np.full(n, lam), np.zeros(n), 11, 0, 1, False)
+    p, _ = _native.boot_hist_draws(np.full(n, lam), np.zeros(n), 11, 0, 1, False)
     d = np.frombuffer(p)
     sd = math.sqrt(lam / n)
     assert abs(d.mean() - lam) < 5 * sd
@@ -35,7 +35,7 @@ def test_poisson_draws_have_the_right_moments(lam):
 
 
 def test_poisson_one_case_weights():
-    d = np.frombuffer(_x87.poisson_rows(300_000, 5, 0, 1))
+    d = np.frombuffer(_native.poisson_rows(300_000, 5, 0, 1))
     for k in range(5):
         assert abs((d == k).mean() - math.exp(-1) / math.factorial(k)) < 0.004
 
@@ -53,13 +53,13 @@ def test_fused_roc_replicates_equal_recomputation_from_the_drawn_counts():
     h = ScoreHistogram.from_arrays(y, s)
     roc = [parse_measure("roc")]
     fused = hist_replicates(roc, h, 9, 20, 2)[0]
-    P, Q = (np.frombuffer(b).reshape(20, -1) for b in _x87.boot_hist_draws(h.pos, h.neg, 9, 0, 20, False))
+    P, Q = (np.frombuffer(b).reshape(20, -1) for b in _native.boot_hist_draws(h.pos, h.neg, 9, 0, 20, False))
     for r in range(20):  # whole numbers: the area is exact in any order, equal to the bit
         assert fused[r] == _auc(ScoreHistogram(h.scores, P[r], Q[r]))
     # any split of the replicates, any number of threads: the same numbers
     sc, pos, neg = h.scores, h.pos, h.neg
     plan = np.array([0.0, 0.0])
-    part = np.frombuffer(_x87.boot_hist_multi(sc, pos, neg, plan, 9, 5, 13, 1)).reshape(8, 4)
+    part = np.frombuffer(_native.boot_hist_multi(sc, pos, neg, plan, 9, 5, 13, 1)).reshape(8, 4)
     assert np.array_equal(part[:, 0] / (part[:, 1] * part[:, 2]), fused[5:13])
     assert np.array_equal(hist_replicates(roc, h, 9, 20, 3)[0], fused)
 
@@ -75,7 +75,7 @@ def test_case_level_roc_replicates_equal_recomputation_from_the_drawn_weights():
     sa, sb = Sorted(a), Sorted(b)
     roc = parse_measure("roc")
     ra, rb = row_replicates([(roc, sa), (roc, sb)], y == 1, w, 7, 15, 2)
-    P = np.frombuffer(_x87.poisson_rows(800, 7, 0, 15)).reshape(15, 800)
+    P = np.frombuffer(_native.poisson_rows(800, 7, 0, 15)).reshape(15, 800)
     for r in range(15):
         assert ra[r] == pytest.approx(_auc(ScoreHistogram.from_arrays(y, a, P[r] * w)), abs=1e-12)
         assert rb[r] == pytest.approx(_auc(ScoreHistogram.from_arrays(y, b, P[r] * w)), abs=1e-12)
@@ -95,10 +95,10 @@ def test_reproducible_and_thread_independent():
     rng = np.random.default_rng(6)
     y = (rng.random(2000) < 0.3).astype(int)
     s = rng.normal(size=2000) + y
-    a = ci(y, s, ["roc", "apr"], n_boot=100, seed=3, threads=1)
-    b = ci(y, s, ["roc", "apr"], n_boot=100, seed=3, threads=4)
+    a = ci(y, s, measures=["roc", "apr"], n_boot=100, seed=3, threads=1)
+    b = ci(y, s, measures=["roc", "apr"], n_boot=100, seed=3, threads=4)
     assert a == b
-    assert ci(y, s, "roc", n_boot=100, seed=4)["ROC"] != a["ROC"]
+    assert ci(y, s, measures="roc", n_boot=100, seed=4)["ROC"] != a["ROC"]
 
 
 def _binormal(rng, n_neg=150, n_pos=100, d=1.0):
@@ -114,7 +114,7 @@ def test_roc_interval_coverage(method):
     reps, hits = 300, 0
     for i in range(reps):
         y, s = _binormal(rng)
-        r = ci(y, s, "roc", method=method, n_boot=400, seed=i)["ROC"]
+        r = ci(y, s, measures="roc", method=method, n_boot=400, seed=i)["ROC"]
         hits += r.low <= truth <= r.high
     assert 0.91 <= hits / reps <= 0.985, hits / reps  # binomial sd 0.0126 around 0.95
 
@@ -122,8 +122,8 @@ def test_roc_interval_coverage(method):
 def test_bootstrap_se_agrees_with_delong():
     rng = np.random.default_rng(8)
     y, s = _binormal(rng, 3000, 2000)
-    boot = ci(y, s, "roc", n_boot=2000, seed=1)["ROC"]
-    de = ci(y, s, "roc", method="delong")["ROC"]
+    boot = ci(y, s, measures="roc", n_boot=2000, seed=1)["ROC"]
+    de = ci(y, s, measures="roc", method="delong")["ROC"]
     assert boot.estimate == pytest.approx(de.estimate, abs=1e-12)
     assert boot.se == pytest.approx(de.se, rel=0.08)
     assert boot.low == pytest.approx(de.low, abs=0.004) and boot.high == pytest.approx(de.high, abs=0.004)
@@ -133,16 +133,16 @@ def test_weights_path_and_group_resampling():
     rng = np.random.default_rng(9)
     y = (rng.random(1000) < 0.4).astype(int)
     s = rng.normal(size=1000) + y
-    unit = ci(y, s, "apr", n_boot=200, seed=2, sample_weight=np.ones(1000))["APR"]
+    unit = ci(y, s, measures="apr", n_boot=200, seed=2, sample_weight=np.ones(1000))["APR"]
     assert unit.low < unit.estimate < unit.high
     g = np.repeat(np.arange(100), 10)
-    r = ci(y, s, ["gauc", "ndcg@5"], groups=g, n_boot=200, seed=2)
+    r = ci(y, s, measures=["gauc", "ndcg@5"], groups=g, n_boot=200, seed=2)
     assert r["GAUC"].resampled == "groups" and r["GAUC"].low < r["GAUC"].estimate < r["GAUC"].high
     # a replicate is the Poisson-weighted mean of the per-group values: recompute one interval by hand
     from perfeval import evaluate
 
     per = evaluate(y, s, measures=["ndcg@5"], groups=g).results["NDCG@5"].per_group
-    P = np.frombuffer(_x87.poisson_rows(100, 2, 0, 200)).reshape(200, 100)
+    P = np.frombuffer(_native.poisson_rows(100, 2, 0, 200)).reshape(200, 100)
     ok = ~np.isnan(per)  # groups with nothing relevant have no NDCG and stay out of every mean
     assert 0 < ok.sum() < 100
     reps = (P[:, ok] @ per[ok]) / P[:, ok].sum(axis=1)
@@ -154,15 +154,15 @@ def test_compare_paired():
     y = (rng.random(600) < 0.5).astype(int)
     latent = rng.normal(size=600) + y
     a, b = latent + 0.3 * rng.normal(size=600), latent + 1.5 * rng.normal(size=600)
-    c = compare(y, a, b, ["roc", "apr"], n_boot=500, seed=1)
-    d = compare(y, a, b, "roc", method="delong")["ROC"]
+    c = compare(y, a, b, measures=["roc", "apr"], n_boot=500, seed=1)
+    d = compare(y, a, b, measures="roc", method="delong")["ROC"]
     assert c["ROC"].difference == pytest.approx(d.difference, abs=1e-12)
     assert c["ROC"].se == pytest.approx(d.se, rel=0.15)
     assert c["ROC"].p_value < 0.01 and d.p_value < 0.01 and c["ROC"].low > 0
-    same = compare(y, a, a, ["roc", "apr"], n_boot=100)
+    same = compare(y, a, a, measures=["roc", "apr"], n_boot=100)
     assert same["ROC"].difference == 0 and same["ROC"].p_value == 1.0 and same["APR"].se == 0.0
     g = np.repeat(np.arange(60), 10)
-    cg = compare(y, a, b, "gauc", groups=g, n_boot=300, seed=1)["GAUC"]
+    cg = compare(y, a, b, measures="gauc", groups=g, n_boot=300, seed=1)["GAUC"]
     assert cg.resampled == "groups" and cg.difference > 0
 
 
@@ -180,9 +180,9 @@ def test_bad_requests():
     with pytest.raises(InvalidParameterError, match="at least 2 replicates"):
         ci(y, s, n_boot=1)
     with pytest.raises(InvalidParameterError, match="DeLong's interval is for the ROC area"):
-        ci(y, s, "apr", method="delong")
+        ci(y, s, measures="apr", method="delong")
     with pytest.raises(InvalidParameterError, match="over groups: pass `groups=`"):
-        ci(y, s, "ndcg@5")
+        ci(y, s, measures="ndcg@5")
 
 
 def test_exact_case_jackknife_of_the_roc_area_with_weights():
@@ -221,9 +221,9 @@ def test_shared_replicates_equal_one_measure_at_a_time():
     rng = np.random.default_rng(14)
     y = (rng.random(3000) < 0.3).astype(int)
     s = np.round(rng.normal(size=3000) + y, 2)
-    together = ci(y, s, ["apr", "acc", "roc"], n_boot=150, seed=6, threads=2)
+    together = ci(y, s, measures=["apr", "acc", "roc"], n_boot=150, seed=6, threads=2)
     for m in ("apr", "acc", "roc"):
-        alone = ci(y, s, m, n_boot=150, seed=6, threads=1)
+        alone = ci(y, s, measures=m, n_boot=150, seed=6, threads=1)
         assert alone[m.upper()] == together[m.upper()]
 
 
@@ -237,9 +237,9 @@ def test_intervals_from_merged_chunk_summaries_equal_the_cases():
         [ScoreHistogram.from_arrays(y[k : k + 900], s[k : k + 900]) for k in range(0, 4000, 900)]
     )
     got = ci_from_summary(merged, ["roc", "apr", "rms"], n_boot=200, seed=3)
-    assert got == ci(y, s, ["roc", "apr", "rms"], method="percentile", n_boot=200, seed=3)
+    assert got == ci(y, s, measures=["roc", "apr", "rms"], method="percentile", n_boot=200, seed=3)
     assert ci_from_summary(merged, "roc", method="bca", n_boot=200, seed=3) == ci(
-        y, s, "roc", n_boot=200, seed=3
+        y, s, measures="roc", n_boot=200, seed=3
     )
     with pytest.raises(InvalidParameterError, match="needs unweighted cases"):
         ci_from_summary(ScoreHistogram.from_arrays([0, 1], [0.2, 0.8], [0.5, 1.5]))
@@ -255,10 +255,10 @@ def test_every_default_measure_without_warnings(recwarn):
     s = np.clip(np.round(rng.normal(0.4, 0.2, 3000) + 0.2 * y, 3), 0, 1)
     s[np.flatnonzero(y == 1)[0]] = 0.0
     for kw in ({}, {"sample_weight": rng.integers(1, 3, 3000).astype(float)}):
-        r = ci(y, s, DEFAULT_MEASURES, n_boot=60, **kw)
+        r = ci(y, s, measures=DEFAULT_MEASURES, n_boot=60, **kw)
         assert [k for k, v in r.items() if math.isnan(v.low)] == ["CXE"], kw
         assert all(v.low <= v.estimate <= v.high for k, v in r.items() if k != "CXE")
-    c = compare(y, s, s**2, DEFAULT_MEASURES, n_boot=60)
+    c = compare(y, s, s**2, measures=DEFAULT_MEASURES, n_boot=60)
     assert [k for k, v in c.items() if math.isnan(v.low)] == ["CXE"]
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
@@ -273,7 +273,7 @@ def test_poisson_draws_follow_the_distribution(lam):
     from scipy.stats import chi2, poisson
 
     n = 200_000
-    p, _ = _x87.boot_hist_draws(np.full(n, lam), np.zeros(n), 3, 0, 1, False)
+    p, _ = _native.boot_hist_draws(np.full(n, lam), np.zeros(n), 3, 0, 1, False)
     d = np.frombuffer(p).astype(np.int64)
     lo, hi = int(poisson.ppf(1e-6, lam)), int(poisson.isf(1e-6, lam))
     edges = np.arange(lo, hi + 2)
@@ -301,33 +301,35 @@ def test_a_draw_depends_on_its_seed_replicate_and_cell_only():
     rng = np.random.default_rng(11)
     pos = rng.integers(0, 4, 500).astype(float)
     neg = rng.integers(0, 40, 500).astype(float)
-    P, Q = (np.frombuffer(b).reshape(6, -1) for b in _x87.boot_hist_draws(pos, neg, 5, 0, 6, False))
+    P, Q = (np.frombuffer(b).reshape(6, -1) for b in _native.boot_hist_draws(pos, neg, 5, 0, 6, False))
     more = [np.r_[pos, 7.0, 0.0], np.r_[neg, 1.0, 12.0]]
-    P2, Q2 = (np.frombuffer(b).reshape(3, -1) for b in _x87.boot_hist_draws(*more, 5, 3, 6, False))
+    P2, Q2 = (np.frombuffer(b).reshape(3, -1) for b in _native.boot_hist_draws(*more, 5, 3, 6, False))
     assert np.array_equal(P2[:, :500], P[3:]) and np.array_equal(Q2[:, :500], Q[3:])
     cells, p, q = (
         np.frombuffer(b, t)
-        for b, t in zip(_x87.boot_hist_draws(pos, neg, 5, 4, 5, True), (np.int64, float, float), strict=True)
+        for b, t in zip(
+            _native.boot_hist_draws(pos, neg, 5, 4, 5, True), (np.int64, float, float), strict=True
+        )
     )
     drawn = np.flatnonzero(P[4] + Q[4])
     assert np.array_equal(cells, drawn) and np.array_equal(p, P[4][drawn]) and np.array_equal(q, Q[4][drawn])
     # the case weights of the rows path are the same draws with the case's number as the counter
-    rows = np.frombuffer(_x87.poisson_rows(300, 5, 0, 6)).reshape(6, 300)
-    assert np.array_equal(rows, np.frombuffer(_x87.poisson_rows(300, 5, 0, 6)).reshape(6, 300))
+    rows = np.frombuffer(_native.poisson_rows(300, 5, 0, 6)).reshape(6, 300)
+    assert np.array_equal(rows, np.frombuffer(_native.poisson_rows(300, 5, 0, 6)).reshape(6, 300))
     assert not np.array_equal(rows[0], rows[1])
-    assert np.array_equal(np.frombuffer(_x87.poisson_rows(200, 5, 2, 4)).reshape(2, 200), rows[2:4, :200])
+    assert np.array_equal(np.frombuffer(_native.poisson_rows(200, 5, 2, 4)).reshape(2, 200), rows[2:4, :200])
 
 
 def _walks() -> list[str]:
-    here = _x87.walk_target()
+    here = _native.walk_target()
     out = []
     for name in ("base", "v3", "v4"):
         try:
-            _x87.walk_target(name)
+            _native.walk_target(name)
             out.append(name)
         except ValueError:
             pass
-    _x87.walk_target(here)
+    _native.walk_target(here)
     return out
 
 
@@ -350,11 +352,11 @@ def test_every_walk_this_machine_runs_gives_the_same_bits():
     sa, sb = R.Sorted(a), R.Sorted(b)
     w = rng.integers(1, 4, 3000).astype(float)
     wf = rng.random(3000) + 0.25  # weights that are not counts: the plans that take them
-    here = _x87.walk_target()
+    here = _native.walk_target()
     got = {}
     try:
         for name in _walks():
-            _x87.walk_target(name)
+            _native.walk_target(name)
             got[name] = (
                 R.hist_replicates(specs, h, 3, 40, 2)
                 + R.row_replicates([(sp, so) for sp in specs for so in (sa, sb)], y == 1, w, 3, 40, 2)
@@ -363,7 +365,7 @@ def test_every_walk_this_machine_runs_gives_the_same_bits():
                 + R.jack_groups_many(frac, R.Cases(y, a, wf, None), threads=2)
             )
     finally:
-        _x87.walk_target(here)
+        _native.walk_target(here)
     first = got.pop("base")
     for name, arrays in got.items():
         for x, z in zip(arrays, first, strict=True):
@@ -391,12 +393,12 @@ def test_apr_of_large_tie_groups_is_exact_to_rounding():
         # under negatives only: b = 0, and the group's term is the whole APR numerator
         sc, pos, neg = np.array([0.2, 0.5]), np.array([float(m), 0.0]), np.array([float(g - m), float(a)])
         exact = Fraction(m, g) * (s1 + Fraction(m - 1, g - 1) * s2)
-        walk = np.frombuffer(_x87.rep_finish(sc, pos, neg, plan))[0]
+        walk = np.frombuffer(_native.rep_finish(sc, pos, neg, plan))[0]
         assert abs(Fraction(walk) - exact) <= Fraction(4, 10**16) * exact, (a, g, m)
         # under a tie group of a_pos positives and a_neg negatives
         pos, neg = np.array([float(m), float(a_pos)]), np.array([float(g - m), float(a_neg)])
-        walk = np.frombuffer(_x87.rep_finish(sc, pos, neg, plan))[0]
-        assert walk == pytest.approx(_x87.hist_apr(pos, neg), rel=4e-16, abs=0), (a, g, m)
+        walk = np.frombuffer(_native.rep_finish(sc, pos, neg, plan))[0]
+        assert walk == pytest.approx(_native.hist_apr(pos, neg), rel=4e-16, abs=0), (a, g, m)
 
 
 def _ca2_reference(sc, pos, neg, window):
@@ -441,7 +443,7 @@ def _ca2_walk(sc, pos, neg, window):
     from perfeval.stats.fastpaths import CA2_K
 
     plan = np.array([float(CA2_K), float(window)])
-    return np.frombuffer(_x87.rep_finish(sc, pos, neg, plan))[0]
+    return np.frombuffer(_native.rep_finish(sc, pos, neg, plan))[0]
 
 
 @settings(max_examples=150, deadline=None)
@@ -496,16 +498,16 @@ def test_ca2_replicates_are_the_obvious_window_in_every_lane():
     pos = rng.integers(0, 3, k).astype(float)
     neg = rng.integers(0, 3, k).astype(float)
     pos[rng.integers(0, k, 30)] = 400.0  # lanes far apart after these
-    dp, dn = (np.frombuffer(x).reshape(reps, k) for x in _x87.boot_hist_draws(pos, neg, 9, 0, reps, False))
-    here = _x87.walk_target()
+    dp, dn = (np.frombuffer(x).reshape(reps, k) for x in _native.boot_hist_draws(pos, neg, 9, 0, reps, False))
+    here = _native.walk_target()
     want = {w: np.array([_ca2_reference(sc, dp[r], dn[r], w) for r in range(reps)]) for w in (1, 100, 5000)}
     try:
         for name in _walks():
-            _x87.walk_target(name)
+            _native.walk_target(name)
             for window in (1, 100, 5000):
                 plan = np.array([float(CA2_K), float(window)])
-                got = np.frombuffer(_x87.boot_hist_multi(sc, pos, neg, plan, 9, 0, reps, 1))
+                got = np.frombuffer(_native.boot_hist_multi(sc, pos, neg, plan, 9, 0, reps, 1))
                 got = got.reshape(reps, -1)[:, 0]
                 assert np.array_equal(got, want[window], equal_nan=True), (name, window)
     finally:
-        _x87.walk_target(here)
+        _native.walk_target(here)

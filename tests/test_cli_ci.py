@@ -35,7 +35,7 @@ def test_eval_ci_table_and_json(data, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    want = ci(y, a, ["roc", "apr"], level=0.9, n_boot=300, seed=4)
+    want = ci(y, a, measures=["roc", "apr"], level=0.9, n_boot=300, seed=4)
     line = next(ln for ln in out.splitlines() if ln.startswith("ROC"))
     assert line.split()[2:4] == [f"{want['ROC'].low:.6f}", f"{want['ROC'].high:.6f}"]
     assert "(90% intervals: bca bootstrap, 300 replicates, cases resampled)" in out
@@ -63,7 +63,7 @@ def test_eval_ci_table_and_json(data, capsys):
         == 0
     )
     j = json.loads(capsys.readouterr().out)["measures"]["GAUC"]["ci"]
-    want = ci(y, a, "gauc", groups=np.arange(1200) // 20, n_boot=200)["GAUC"]
+    want = ci(y, a, measures="gauc", groups=np.arange(1200) // 20, n_boot=200)["GAUC"]
     assert (
         j["resampled"] == "groups"
         and j["low"] == pytest.approx(want.low)
@@ -75,7 +75,7 @@ def test_compare_two_files_is_delong_by_default(data, capsys):
     d, y, a, b, _ = data
     assert main(["compare", str(d / "a.txt"), str(d / "b.txt"), "--format", "json"]) == 0
     c = json.loads(capsys.readouterr().out)["comparisons"][0]
-    want = compare(y, b, a, "roc", method="delong")["ROC"]  # the second against the first: b - a
+    want = compare(y, b, a, measures="roc", method="delong")["ROC"]  # the second against the first: b - a
     assert (
         c["model"] == str(d / "b.txt")
         and c["baseline"] == str(d / "a.txt")
@@ -107,7 +107,9 @@ def test_compare_one_table_bootstrap_and_groups(data, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    want = compare(y, b, a, ["roc", "apr"], method="percentile", n_boot=200)  # b against the baseline a
+    want = compare(
+        y, b, a, measures=["roc", "apr"], method="percentile", n_boot=200
+    )  # b against the baseline a
     apr = next(ln for ln in out.splitlines() if ln.split()[:2] == ["b", "APR"]).split()
     assert apr[4:7] == [f"{want['APR'].difference:.6f}", f"{want['APR'].low:.6f}", f"{want['APR'].high:.6f}"]
     assert "(paired percentile bootstrap, 200 replicates, seed 0, cases resampled)" in out
@@ -194,7 +196,7 @@ def test_stream_ci_equals_in_memory_percentile(data, capsys):
         == 0
     )
     got = json.loads(capsys.readouterr().out)["measures"]
-    want = ci(y, a, ["roc", "apr", "acc"], method="percentile", n_boot=300)
+    want = ci(y, a, measures=["roc", "apr", "acc"], method="percentile", n_boot=300)
     for label in ("ROC", "APR", "ACC"):
         assert got[label]["ci"]["low"] == want[label].low and got[label]["ci"]["high"] == want[label].high
         assert got[label]["ci"]["method"] == "percentile"

@@ -169,6 +169,42 @@ def test_a_failing_command_leaves_no_file_and_keeps_an_old_one(tmp_path, capsys)
     assert "unknown measure" in err and "wrote" not in err
 
 
+def test_output_paths_are_quoted_in_messages_as_input_paths_are(tmp_path, capsys):
+    """Issue 30: 'cannot write PATH' (and the other messages naming an output) left PATH as it is,
+    where an input's name is quoted when it is not one plain word (a blank, a quote, a line break):
+    'cannot write out put.txt (Is a directory)' read as two words of the message."""
+    f = _file(tmp_path)
+    folder = tmp_path / "a dir"
+    folder.mkdir()
+    (tmp_path / "k.txt").write_text("ev0 1\nev1 0\nev2 1\nev3 0\n")
+    (tmp_path / "s.txt").write_text("ev0 0.9\nev1 0.2\nev2 0.7\nev3 0.1\n")
+    score = [
+        "score",
+        "--key",
+        str(tmp_path / "k.txt"),
+        "--task",
+        "kddcup2004-physics",
+        str(tmp_path / "s.txt"),
+    ]
+    nodir = tmp_path / "no dir" / "r.txt"
+    copy = str(tmp_path / "in put.txt")
+    (tmp_path / "in put.txt").write_text(open(f).read())
+    for argv, says in (
+        (["eval", f, "-m", "roc", "-o", str(folder)], f"cannot write {str(folder)!r} (Is a directory)"),
+        ([*score, "--no-store", "-o", str(folder)], f"cannot write {str(folder)!r} (Is a directory)"),
+        (
+            ["eval", f, "-m", "roc", "-o", str(nodir)],
+            f"-o {str(nodir)!r}: cannot write it (no folder {str(nodir.parent)!r})",
+        ),
+        (["eval", copy, "-m", "roc", "-o", copy], f"-o {copy!r}: that is an input file"),
+    ):
+        code, out, err = run_cli(argv, capsys)
+        assert code in (1, 2) and err.count("\n") == 1 and says in err, (argv, err)
+    for name in ("o ut.txt", "o\nut.txt"):
+        code, out, err = run_cli(["eval", f, "-m", "roc", "-o", str(tmp_path / name)], capsys)
+        assert code == 0 and err == f"perfeval: wrote {str(tmp_path / name)!r}\n", err
+
+
 def test_output_and_format_errors_are_one_line(tmp_path, capsys):
     f = _file(tmp_path)
     for argv, says in (
@@ -341,7 +377,7 @@ def test_compare_n_models_against_the_baseline_with_holm(tmp_path, capsys):
     got = json.loads(capsys.readouterr().out)
     assert got["baseline"] == "base" and got["models"] == ["new", "newer"] and got["correction"] == "holm"
     rows = {(c["model"], c["measure"]): c for c in got["comparisons"]}
-    want = {m: compare(y, s[m], s["base"], ["roc", "apr"], n_boot=200) for m in ("new", "newer")}
+    want = {m: compare(y, s[m], s["base"], measures=["roc", "apr"], n_boot=200) for m in ("new", "newer")}
     for label in ("ROC", "APR"):
         raw = [want[m][label].p_value for m in ("new", "newer")]
         adjusted = correct(np.array(raw), method="holm")
@@ -417,6 +453,54 @@ def test_compare_join_errors_name_the_file_and_the_id(tmp_path, capsys):
     assert f"--id 'id': no such column in {d}" in err and "did you mean 'ID'?" in err, err
 
 
+def test_compare_names_a_parquet_files_rows_not_lines(tmp_path, capsys):
+    """Issue 30: compare said 'line 3' of a Parquet file, which has rows, not lines (eval says
+    'row 3'); a text file beside it keeps its lines."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+
+    def parquet(name, **cols):
+        base = {"id": [1, 2, 3, 4], "y": [1, 0, 1, 0], "p": [0.9, 0.2, 0.8, 0.1], "g": [1, 1, 2, 2]}
+        pd.DataFrame({**base, **cols}).to_parquet(tmp_path / name)
+        return str(tmp_path / name)
+
+    a = parquet("a.parquet")
+    cases = [
+        ([parquet("b.parquet", y=[1, 0, 0, 0])], [], "b.parquet, row 3: the target differs from", "(row 3)"),
+        ([parquet("c.parquet", id=[1, 2, 2, 4])], ["--id", "id"], "c.parquet, row 3: id 2 of column", ""),
+        (
+            [parquet("d.parquet", id=[1, 2, 3, 5])],
+            ["--id", "id"],
+            "d.parquet: has no row of id 4 (row 4 of",
+            "",
+        ),
+        (
+            [parquet("e.parquet", g=[1, 1, 2, 3])],
+            ["--group", "g"],
+            "e.parquet, row 4: the groups",
+            "at row 4 of",
+        ),
+        (
+            [parquet("f.parquet", g=[1, 1, 2, 3])],
+            ["--id", "id", "--group", "g"],
+            "f.parquet, row 4:",
+            "at row 4",
+        ),
+        ([parquet("h.parquet", u=[5, 6, 9, 8])], [], "h.parquet, row 3: column 'u' holds 9", "at row 3 of"),
+    ]
+    parquet("u.parquet", u=[5, 6, 7, 8])
+    for files, extra, says, also in cases:
+        first = str(tmp_path / "u.parquet") if "u" in pd.read_parquet(files[0]).columns else a
+        code, out, err = run_cli(["compare", first, *files, "--target", "y", "--score", "p", *extra], capsys)
+        assert code == 1 and out == "" and err.count("\n") == 1, err
+        assert says in err and also in err and "line" not in err, err
+    pd.read_parquet(files[0]).to_csv(tmp_path / "h.csv", index=False)
+    code, out, err = run_cli(
+        ["compare", first, str(tmp_path / "h.csv"), "--target", "y", "--score", "p"], capsys
+    )
+    assert code == 1 and "h.csv, line 4: column 'u' holds 9 here and 7 at row 3 of" in err, err
+
+
 def _sorted_by_label(tmp_path, n=400, seed=5):
     """Two files of the same cases, both sorted by label (so the targets agree row by row), one then
     by id, the other by its score: paired by position they compare different cases (break test)."""
@@ -455,14 +539,14 @@ def test_compare_refuses_files_whose_shared_column_differs_row_by_row(tmp_path, 
     # joined by id: the models on the same cases, as the library compares the aligned arrays
     assert main([*base, "--id", "id"]) == 0
     got = json.loads(capsys.readouterr().out)["comparisons"][0]
-    want = compare(y, b, a, "roc", method="delong")["ROC"]
+    want = compare(y, b, a, measures="roc", method="delong")["ROC"]
     assert got["p_value"] == pytest.approx(want.p_value, rel=1e-9, abs=1e-300)
     assert got["difference"] == pytest.approx(want.difference, abs=1e-15)
     # --by-position: the user says the rows pair as they are; the positional number, as before
     assert main([*base, "--by-position"]) == 0
     got = json.loads(capsys.readouterr().out)["comparisons"][0]
     assert got["p_value"] == pytest.approx(
-        compare(y[oa], b[ob], a[oa], "roc", method="delong")["ROC"].p_value, rel=1e-9
+        compare(y[oa], b[ob], a[oa], measures="roc", method="delong")["ROC"].p_value, rel=1e-9
     )
 
 

@@ -103,7 +103,7 @@ def test_json_one_run_maps_names_as_written(files, capsys):
     )
     body = json.loads(out)
     assert list(body) == ["map", "nDCG@10", "ndcg@10"]
-    r = trec.evaluate(str(d / "qrels.txt"), str(d / "bm25.run"), "map,nDCG@10,ndcg@10")
+    r = trec.evaluate(str(d / "qrels.txt"), str(d / "bm25.run"), measures="map,nDCG@10,ndcg@10")
     assert body["nDCG@10"] == r["NDCG@10:gain=linear"] and body["ndcg@10"] == r["NDCG@10"]
     assert body["nDCG@10"] != body["ndcg@10"]  # graded judgments: linear and exponential gain differ
 
@@ -116,7 +116,7 @@ def test_several_runs_tested_against_the_baseline_with_holm(files, capsys):
     )
     body = json.loads(out)
     assert list(body) == ["bm25", "rm3", "dense"] and "p_values" not in body["bm25"]
-    c = trec.compare(str(d / "qrels.txt"), paths, "map,P_5")
+    c = trec.compare(str(d / "qrels.txt"), paths, measures="map,P_5")
     raw = {
         n: paired.paired_t_test(
             c.reports[n].results["MAP"].per_group, c.reports["bm25"].results["MAP"].per_group
@@ -305,7 +305,7 @@ def test_dataframes_and_pyarrow_tables_in_the_library(files):
     pa = pytest.importorskip("pyarrow")
     pl = pytest.importorskip("polars")
     _, qrels, runs = files
-    want = trec.evaluate(qrels, runs["rm3"], "map,ndcg_cut_10,bpref")
+    want = trec.evaluate(qrels, runs["rm3"], measures="map,ndcg_cut_10,bpref")
     q = pd.DataFrame(
         [(k, doc, v) for k, ds in qrels.items() for doc, v in ds.items()], columns=["qid", "docid", "rel"]
     )
@@ -318,7 +318,7 @@ def test_dataframes_and_pyarrow_tables_in_the_library(files):
         (pa.Table.from_pandas(q), pa.Table.from_pandas(r)),
         (pl.from_pandas(q), pl.from_pandas(r)),
     ):
-        got = trec.evaluate(qq, rr, "map,ndcg_cut_10,bpref")
+        got = trec.evaluate(qq, rr, measures="map,ndcg_cut_10,bpref")
         assert {k: v.value for k, v in got.results.items()} == {k: v.value for k, v in want.results.items()}
 
 
@@ -330,13 +330,13 @@ def test_an_id_column_is_never_a_float_or_missing(qid, message):
     pd = pytest.importorskip("pandas")
     q = pd.DataFrame({"qid": qid, "docid": ["x", "y"], "rel": [1, 0]})
     with pytest.raises(Exception, match=message):
-        trec.evaluate(q, {"a": {"x": 1.0}}, "map")
+        trec.evaluate(q, {"a": {"x": 1.0}}, measures="map")
 
 
 def test_a_pair_twice_in_a_table_names_its_rows():
     q = {"qid": ["a", "a", "a"], "docid": ["x", "y", "x"], "rel": [1, 0, 1]}
     with pytest.raises(Exception, match=r"document 'x' is given twice \(rows 1 and 3\)"):
-        trec.evaluate(q, {"a": {"x": 1.0}}, "map")
+        trec.evaluate(q, {"a": {"x": 1.0}}, measures="map")
 
 
 @pytest.mark.parametrize(
@@ -521,8 +521,8 @@ def test_markdown_escapes_run_and_measure_names(tmp_path, capsys):
 def test_ranx_objects_are_taken_as_they_are(files):
     ranx = pytest.importorskip("ranx")
     _, qrels, runs = files
-    want = trec.evaluate(qrels, runs["bm25"], "map,P_5")
-    got = trec.evaluate(ranx.Qrels(qrels), ranx.Run(runs["bm25"], name="bm25"), "map,P_5")
+    want = trec.evaluate(qrels, runs["bm25"], measures="map,P_5")
+    got = trec.evaluate(ranx.Qrels(qrels), ranx.Run(runs["bm25"], name="bm25"), measures="map,P_5")
     assert got["MAP"] == want["MAP"] and got["P@5"] == want["P@5"] and got.params["run"] == "bm25"
 
 
@@ -533,7 +533,7 @@ def test_trec_evals_list_of_cutoffs(files, capsys):
         capsys,
     )
     assert code == 0 and list(json.loads(out)) == ["P.5", "P.10", "ndcg_cut.5", "ndcg_cut.10"]
-    r = trec.evaluate(str(d / "qrels.txt"), str(d / "bm25.run"), "P_10")
+    r = trec.evaluate(str(d / "qrels.txt"), str(d / "bm25.run"), measures="P_10")
     assert json.loads(out)["P.10"] == r["P@10"]
 
 
@@ -546,7 +546,7 @@ def test_csv_of_several_runs_reads_back_with_pandas(files, capsys):
     _, out, _ = run_cli(["trec", str(d / "qrels.txt"), *paths, "-m", "map,P_5", "--format", "csv"], capsys)
     df = pd.read_csv(io.StringIO(out))
     assert list(df.columns) == ["run", "map", "P_5", "map p", "P_5 p"]
-    c = trec.compare(str(d / "qrels.txt"), paths, "map,P_5")
+    c = trec.compare(str(d / "qrels.txt"), paths, measures="map,P_5")
     assert df["map"].tolist() == [c.reports[n].results["MAP"].value for n in ("bm25", "rm3")]
     assert np.isnan(df["map p"][0]) and df["map p"][1] == c.pvalues["rm3"]["MAP"]
 
@@ -569,7 +569,7 @@ def test_ties_that_move_a_measure_are_said_with_perfevals_rule_only(tmp_path, ca
     assert code == 0 and "tied scores" not in err
     code, _out, err = run_cli(["trec", qrels, b, "-m", "map"], capsys)
     assert code == 0 and "tied scores" not in err  # b's only tie holds no relevant document
-    assert trec.evaluate(qrels, a, "map").params["mixed_tie_queries"] == 1
+    assert trec.evaluate(qrels, a, measures="map").params["mixed_tie_queries"] == 1
 
 
 def test_dialect_sets_the_tools_gain_as_eval_does(files, capsys, tmp_path):

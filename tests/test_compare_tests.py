@@ -81,9 +81,9 @@ def test_library_report_and_command_agree(models, capsys, tmp_path):
     pytest.importorskip("matplotlib")
     frame, path = models
     y = frame["label"].to_numpy()
-    lib = compare(y, frame["new"], frame["old"], ["roc", "apr"], n_boot=300, seed=4)
+    lib = compare(y, frame["new"], frame["old"], measures=["roc", "apr"], n_boot=300, seed=4)
     every = compare_models(
-        y, {c: frame[c] for c in ("old", "new", "newer")}, "old", ["roc", "apr"], n_boot=300, seed=4
+        y, {c: frame[c] for c in ("old", "new", "newer")}, "old", measures=["roc", "apr"], n_boot=300, seed=4
     )
     assert every["new"] == lib
     assert lib["ROC"].method == "delong" and lib["APR"].method == "bca"
@@ -107,9 +107,12 @@ def test_weighted_or_grouped_roc_takes_the_bootstrap(models):
     frame, _path = models
     y = frame["label"].to_numpy()
     w = np.ones(len(y))
-    assert compare(y, frame["new"], frame["old"], "roc", sample_weight=w, n_boot=50)["ROC"].method == "bca"
+    assert (
+        compare(y, frame["new"], frame["old"], measures="roc", sample_weight=w, n_boot=50)["ROC"].method
+        == "bca"
+    )
     g = np.arange(len(y)) % 20
-    got = compare(y, frame["new"], frame["old"], "roc", groups=g, n_boot=50)["ROC"]
+    got = compare(y, frame["new"], frame["old"], measures="roc", groups=g, n_boot=50)["ROC"]
     assert got.method == "bca" and got.resampled == "groups"
 
 
@@ -180,12 +183,12 @@ def test_roc_by_the_bootstrap_says_why(models, tmp_path, capsys):
 def test_one_class_takes_the_bootstrap_by_default_and_delong_says_why_not():
     y = [1, 1, 1, 1, 1, 0]  # one negative: DeLong's variance needs two
     a, b = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4], [0.4, 0.5, 0.6, 0.7, 0.8, 0.3]
-    c = compare(y, a, b, ["roc"], n_boot=50)["ROC"]
+    c = compare(y, a, b, measures=["roc"], n_boot=50)["ROC"]
     assert c.method == "bca" and c.difference == pytest.approx(0.0)
     from perfeval.exceptions import InvalidDataError
 
     with pytest.raises(InvalidDataError, match="DeLong's variance needs more than one positive"):
-        compare(y, a, b, ["roc"], method="delong")
+        compare(y, a, b, measures=["roc"], method="delong")
 
 
 def test_a_bootstrap_with_too_many_undefined_replicates_gives_no_p_value_either(tmp_path, capsys):
@@ -195,7 +198,7 @@ def test_a_bootstrap_with_too_many_undefined_replicates_gives_no_p_value_either(
     y = np.array([1, 0, 0, 0, 0, 1, 0])
     a = np.array([0.9, 0.1, 0.2, 0.4, 0.3, 0.35, 0.6])
     b = np.array([0.8, 0.3, 0.1, 0.5, 0.2, 0.7, 0.65])
-    c = compare(y, b, a, "apr", n_boot=100)["APR"]
+    c = compare(y, b, a, measures="apr", n_boot=100)["APR"]
     assert np.isnan(c.low) and np.isnan(c.high)
     assert np.isnan(c.p_value) and not c.p_at_floor
     path = tmp_path / "two.csv"
@@ -211,5 +214,5 @@ def test_a_bootstrap_with_too_many_undefined_replicates_gives_no_p_value_either(
     assert "no interval or test from a biased subset)" in out
     # enough replicates defined: a p-value, as before
     assert np.isfinite(
-        compare(np.tile(y, 20), np.tile(b, 20), np.tile(a, 20), "apr", n_boot=100)["APR"].p_value
+        compare(np.tile(y, 20), np.tile(b, 20), np.tile(a, 20), measures="apr", n_boot=100)["APR"].p_value
     )

@@ -455,7 +455,7 @@ def test_fast_path_ranked_lists_and_key_reading(monkeypatch, tmp_path):
 
 
 def test_join_ids_kernel():
-    from perfeval import _x87 as K
+    from perfeval import _native as K
     from perfeval.contest.score import _fast_columns
 
     def offsets(text: bytes):
@@ -570,7 +570,7 @@ def test_leaderboard_in_postgresql(tmp_path, capsys, postgres_url):
 
 
 def test_key_check_and_block_comparison_kernels():
-    from perfeval import _x87 as K
+    from perfeval import _native as K
     from perfeval.contest.score import _fast_columns
 
     none = np.zeros(0, np.int64)

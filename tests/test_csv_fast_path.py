@@ -1,5 +1,5 @@
-"""The compiled readers of CSV/TSV bodies (``_x87.parse_table`` for plain numbers,
-``_x87.parse_delimited`` for bodies with text columns) read exactly what the CSV parser's path of
+"""The compiled readers of CSV/TSV bodies (``_native.parse_table`` for plain numbers,
+``_native.parse_delimited`` for bodies with text columns) read exactly what the CSV parser's path of
 :mod:`perfeval.io.tables` reads: the same arrays (dtype and bytes), the same lines, the same error.
 The slow path is the reference: Python's csv module, str.split/strip and the grammar's regular
 expressions."""

@@ -173,7 +173,7 @@ def test_compare_takes_procs_default_test_of_two_roc_areas(case):
     res = case["results"]
     assert res["paired.method"] == "DeLong's test for two correlated ROC curves"
     t = delong_test(case["y"], case["a"], case["b"])
-    c = perfeval.compare(case["y"], case["a"], case["b"], ["roc"])["ROC"]
+    c = perfeval.compare(case["y"], case["a"], case["b"], measures=["roc"])["ROC"]
     assert c.method == "delong" and c.p_value == t.p_value
     assert t.z == pytest.approx(res["paired.statistic"], rel=1e-9, abs=1e-12)
     assert t.p_value == pytest.approx(res["paired.p"], rel=1e-9, abs=1e-15)

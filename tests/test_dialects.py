@@ -186,7 +186,7 @@ def test_ranx_dialect_is_ranx_per_query_even_above_15_documents(seed, n, levels)
 
 def test_numba_argsort_replay_is_numba_s_own():
     numba = pytest.importorskip("numba")
-    from perfeval.dialects.orders import numba_argsort
+    from perfeval.summaries.orders import numba_argsort
 
     argsort = numba.njit(lambda a: np.argsort(a))
     rng = np.random.default_rng(0)
@@ -340,7 +340,7 @@ def test_trec_ties_ranx_is_ranx_on_files_with_queries_above_15_documents(seed, n
         theirs = {m: ranx.evaluate(qr, ru, m, return_mean=False) for m in names}
     # perfeval's spellings of ranx's measures (ranx's ndcg is linear: docs/ranking.md)
     spelled = ["map", "ndcg:gain=linear", "ndcg@5:gain=linear", "p@5", "r@10", "mrr", "rprec", "success@3"]
-    ours = trec.evaluate(str(qrels_f), str(run_f), spelled, ties="ranx")
+    ours = trec.evaluate(str(qrels_f), str(run_f), measures=spelled, ties="ranx")
     for name, label in zip(names, ours.results, strict=True):
         np.testing.assert_allclose(
             ours.results[label].per_group, theirs[name], rtol=0, atol=1e-12, err_msg=name
@@ -398,7 +398,7 @@ def test_perf_dialect_refuses_what_perf_has_not():
 def test_ties_by_id_order_ids_as_text(seed, kind):
     """trec_eval's order inside a tie (id descending as strcmp orders the text), for int64 ids
     (compared without making text), negative ids, numpy text of mixed lengths and Python objects."""
-    from perfeval.dialects.orders import broken
+    from perfeval.summaries.orders import broken
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 400))
@@ -420,7 +420,7 @@ def test_ties_by_id_order_ids_as_text(seed, kind):
 
 def test_numba_order_kernel_is_numba_on_large_groups():
     numba = pytest.importorskip("numba")
-    from perfeval.dialects.orders import numba_order
+    from perfeval.summaries.orders import numba_order
 
     argsort = numba.njit(lambda a: np.argsort(a))
     rng = np.random.default_rng(1)
@@ -437,7 +437,7 @@ def test_numba_order_kernel_is_numba_on_large_groups():
 def test_tie_orders_by_row_or_grade(seed, rule):
     """ranx/DIN-style orders inside ties (input order, reverse input order, lower grade first), as the
     compiled per-tie sort gives them, against numpy's lexsort."""
-    from perfeval.dialects.orders import broken
+    from perfeval.summaries.orders import broken
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 500))
@@ -561,7 +561,7 @@ def test_roc_in_input_order_walk_is_the_roc_of_the_broken_scores(seed, rule):
     scores made distinct in that order."""
     from perfeval import _validation
     from perfeval.dialects.apply import _roc_input_order
-    from perfeval.dialects.orders import broken
+    from perfeval.summaries.orders import broken
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 400))
@@ -576,16 +576,16 @@ def test_roc_in_input_order_walk_is_the_roc_of_the_broken_scores(seed, rule):
 def test_roc_input_hash_and_sorted_walk_agree(seed, levels):
     """The two compiled counts of DIN's ROC: by a hash of the distinct scores, and over the rows sorted
     (the hash gives up past its cap: None); -0.0 and 0.0 are one score."""
-    from perfeval import _x87
+    from perfeval import _native
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 5000))
     s = rng.integers(0, levels, n) / 7.0
     s[rng.random(n) < 0.1] = -0.0
     p = rng.integers(0, 2, n).astype(np.uint8)
-    walk = _x87.roc_input_ties(np.argsort(s).astype(np.int64), s, p)
-    assert _x87.roc_input_hash(s, p, 1 << 24) == walk
-    assert _x87.roc_input_hash(s, p, 1) is None or len(np.unique(s)) <= 512
+    walk = _native.roc_input_ties(np.argsort(s).astype(np.int64), s, p)
+    assert _native.roc_input_hash(s, p, 1 << 24) == walk
+    assert _native.roc_input_hash(s, p, 1) is None or len(np.unique(s)) <= 512
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -612,12 +612,12 @@ def test_perf_dialect_without_perfs_quicksort_gives_its_bits(seed, n, levels):
 def test_roc_input_hash_in_two_halves_merges_exactly():
     """From 200,000 rows the hash counts each half of the rows in its own thread and merges them (a
     positive of the first half precedes every negative of the second): the sorted walk's numbers."""
-    from perfeval import _x87
+    from perfeval import _native
 
     rng = np.random.default_rng(3)
     for levels in (1, 40, 100_000):
         s = rng.integers(0, levels, 300_000) / 7.0
         s[rng.random(300_000) < 0.1] = -0.0
         p = rng.integers(0, 2, 300_000).astype(np.uint8)
-        walk = _x87.roc_input_ties(np.argsort(s).astype(np.int64), s, p)
-        assert _x87.roc_input_hash(s, p, 1 << 24) == walk
+        walk = _native.roc_input_ties(np.argsort(s).astype(np.int64), s, p)
+        assert _native.roc_input_hash(s, p, 1 << 24) == walk

@@ -150,9 +150,9 @@ def test_python_to_dict_of_a_comparison_says_why():
     from perfeval.stats import compare
 
     y = [1, 0, 1, 0, 1, 0]
-    c = compare(y, [0.0, 0.2, 0.9, 0.1, 0.8, 0.3], [0.7, 0.2, 0.9, 0.1, 0.8, 0.3], "logloss", n_boot=20)[
-        "LOGLOSS"
-    ]
+    c = compare(
+        y, [0.0, 0.2, 0.9, 0.1, 0.8, 0.3], [0.7, 0.2, 0.9, 0.1, 0.8, 0.3], measures="logloss", n_boot=20
+    )["LOGLOSS"]
     d = c.to_dict()
     assert d["estimate_a"] is None and d["estimate_a_why_null"] == "model a's LOGLOSS is +infinity"
     assert d["low"] is None and d["low_why_null"].startswith("no interval or test")
@@ -235,6 +235,6 @@ def test_trec_says_why_a_p_value_or_a_share_of_tied_pairs_is_null(tmp_path, caps
     from perfeval import trec
 
     qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n2 0 d4 0\n")
-    d = trec.compare(str(qrels), runs, "map", queries="run").to_dict()
+    d = trec.compare(str(qrels), runs, measures="map", queries="run").to_dict()
     assert d["runs"]["b"]["map"]["p_value_why_null"].startswith("no test: 1 query in common")
     assert bare_nulls(d) == []

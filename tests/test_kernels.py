@@ -5,17 +5,19 @@ from __future__ import annotations
 import os
 import platform
 import random
+import re
 import struct
 import subprocess
 import sys
 from array import array
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from _reference import f32, f32_from_decimal, hoare_quicksort
-from perfeval import _x87 as K
+from perfeval import _native as K
 
 
 def _floats(buf) -> list[float]:
@@ -274,7 +276,8 @@ def test_cache_limit_is_set_and_given_back():
 
 def test_keep_heap_says_whether_it_could():
     # process-wide: run in a child, which then allocates and frees large arrays as usual
-    code = "from perfeval import _x87; import numpy as np; ok = _x87.keep_heap(); a = np.ones(50_000_000)\n"
+    code = "from perfeval import _native; import numpy as np\n"
+    code += "ok = _native.keep_heap(); a = np.ones(50_000_000)\n"
     code += "del a; b = np.ones(50_000_000); assert b.sum() == 50_000_000; print(ok)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     # glibc's mallopt, unless a sanitizer's allocator stands in for malloc (make sanitize preloads it)
@@ -294,3 +297,35 @@ def test_apr_of_heavy_ties_in_two_threads_equals_one():
     both = K.apr(pb, fr, T1, 1, 0.0)
     one = K.apr(pb, fr, T1, 1, 0.0, 1)
     assert both == one  # value, 1 - value, accumulator, warnings and the PR plot, to the bit
+
+
+def test_the_kernels_are_perfeval_native_and_the_old_name_warns():
+    """The extension module is perfeval._native (it holds every kernel, not only the classic
+    dialect's); perfeval._x87, the name docs/compatibility.md once gave, is the same module for one
+    release, with a DeprecationWarning that names the new one."""
+    import perfeval._native
+
+    assert perfeval._native.__name__ == "perfeval._native"
+    assert perfeval._native.Buf.__module__ == "perfeval._native"
+    code = "import perfeval._x87 as old, perfeval._native as new; print(old is new, old.mantissa_bits())"
+    run = subprocess.run(
+        [sys.executable, "-W", "always", "-c", code], capture_output=True, text=True, check=True
+    )
+    assert run.stdout.split() == ["True", str(K.mantissa_bits())]
+    assert "DeprecationWarning: perfeval._x87 is renamed perfeval._native" in run.stderr
+    assert "<string>:1" in run.stderr  # said where the user imports it, not inside perfeval
+
+
+def test_one_introsort_of_exact_keys():
+    """The kernels sort exact keys with one introsort, csrc/introsort.h, included once per record
+    type; no C file writes another heapsort fallback (sort.c's sorts replay other programs' orders,
+    and they have none)."""
+    csrc = Path(__file__).resolve().parents[1] / "csrc"
+    heap_step = re.compile(r"static void ([\w()]*sift[\w()]*)\(")
+    heap_steps = {f.name: heap_step.findall(f.read_text()) for f in sorted(csrc.glob("*.[ch]"))}
+    assert {name: found for name, found in heap_steps.items() if found} == {"introsort.h": ["SORT(sift)"]}
+    includes = re.findall(
+        r'#define SORT_T (\w+)\n#define SORT_KEY\(x\) .*\n#include "introsort.h"',
+        (csrc / "summary.c").read_text(),
+    )
+    assert includes == ["qrec", "uint64_t"]

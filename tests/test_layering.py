@@ -15,9 +15,11 @@ LAYERS = [
     [
         "perfeval.exceptions",
         "perfeval._validation",
-        "perfeval._x87",
+        "perfeval._native",
+        "perfeval._x87",  # the deprecated alias of _native (removed in 0.2.0)
         "perfeval._text",
         "perfeval._version",
+        "perfeval._deprecation",
         "perfeval._nicknames",
         "perfeval._console",
         "perfeval._progress",
@@ -26,6 +28,7 @@ LAYERS = [
     ["perfeval.measures"],
     [
         "perfeval.engine",
+        "perfeval.door",
         "perfeval.report",
         "perfeval.curves",
         "perfeval.signature",
@@ -108,7 +111,7 @@ def _edges() -> list[tuple[str, str, str, int]]:
                     if (
                         sub in MODULES
                         or (SRC.parent / sub.replace(".", "/")).with_suffix(".c").exists()
-                        or sub == "perfeval._x87"
+                        or sub == "perfeval._native"
                     ):
                         edges.append((mod, sub, "", node.lineno))  # a module imported from its package
                         aliases[a.asname or a.name] = sub
@@ -195,6 +198,13 @@ def test_no_import_cycle():
         if n not in seen:
             visit(n)
     assert not cycles, "\n".join(cycles)
+
+
+def test_nothing_in_the_package_imports_the_old_name_of_the_kernels():
+    """perfeval._x87 is a deprecated alias of perfeval._native, kept for users only: a module of the
+    package that imported it would warn in every user's process."""
+    users = sorted(f"{a}:{line}" for a, b, _name, line in EDGES if b == "perfeval._x87" or _name == "_x87")
+    assert not users, users
 
 
 @pytest.mark.parametrize("mod", ["perfeval.engine", "perfeval._validation", "perfeval.summaries.histogram"])

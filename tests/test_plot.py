@@ -254,9 +254,9 @@ def test_report_with_intervals_and_comparisons(tmp_path):
         == 0
     )
     text = out.read_text()
-    iv = ci(y, b, ["roc", "apr"], level=0.9, n_boot=200, seed=5)["APR"]
+    iv = ci(y, b, measures=["roc", "apr"], level=0.9, n_boot=200, seed=5)["APR"]
     assert f"[{iv.low:.6f}, {iv.high:.6f}]" in text
-    c = compare(y, b, a, ["roc", "apr"], level=0.9, n_boot=200, seed=5)["ROC"]
+    c = compare(y, b, a, measures=["roc", "apr"], level=0.9, n_boot=200, seed=5)["ROC"]
     assert "Comparisons with a" in text and f"[{c.low:.6f}, {c.high:.6f}]" in text
     assert "90% confidence intervals (bca bootstrap, 200 replicates, seed 5, cases resampled)" in text
 

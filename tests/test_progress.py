@@ -125,13 +125,13 @@ def test_the_library_is_silent_by_default_and_shows_progress_when_asked(capsys):
     rng = np.random.default_rng(1)
     y = (rng.random(2000) < 0.4).astype(int)
     s = np.round(rng.random(2000) + 0.3 * y, 3)
-    quiet = ci(y, s, ["apr", "rms"], n_boot=100)
+    quiet = ci(y, s, measures=["apr", "rms"], n_boot=100)
     assert capsys.readouterr().err == ""
-    loud = ci(y, s, ["apr", "rms"], n_boot=100, progress=True)
+    loud = ci(y, s, measures=["apr", "rms"], n_boot=100, progress=True)
     err = capsys.readouterr().err
     assert "bootstrap APR, RMS" in err and "/100 [" in err
     assert quiet == loud
-    compare(y, s, s**2, "apr", n_boot=50, progress=True)
+    compare(y, s, s**2, measures="apr", n_boot=50, progress=True)
     assert "/50 [" in capsys.readouterr().err
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfeval import _x87 as K
+from perfeval import _native as K
 from perfeval.summaries.ranking import RankingData, TieTable, group_codes, query_order
 
 
@@ -550,9 +550,9 @@ def test_per_group_measures_are_the_numpy_forms_bit_for_bit(n, groups, decimals,
 
 
 def test_group_rows_kernels_refuse_codes_outside_and_unequal_lengths():
-    from perfeval import _x87
+    from perfeval import _native
 
-    for kernel in (_x87.group_auc_rows, _x87.group_hist_rows):
+    for kernel in (_native.group_auc_rows, _native.group_hist_rows):
         with pytest.raises(ValueError, match=r"a group code outside \[0, G\)"):
             kernel(np.array([0, 5]), np.zeros(2), np.zeros(2, np.uint8), 2)
         with pytest.raises(ValueError, match="differ in length, or G < 0"):

@@ -439,13 +439,50 @@ def test_many_columns(tmp_path):
     "line, fragment",
     [
         ('{"label": 1, "score": 0.5, "g": null}', "the field 'g' is null"),
-        ('{"label": 1, "score": 0.5, "g": 1.5}', "the group field 'g' is a floating-point number"),
+        ('{"label": 1, "score": 0.5, "g": 1.5}', "the group field 'g' (--group) is a floating-point number"),
     ],
 )
 def test_jsonl_groups(tmp_path, capsys, line, fragment):
     (tmp_path / "j.jsonl").write_text('{"label": 0, "score": 0.1, "g": 1}\n' + line + "\n")
     code, out, err = run(["eval", str(tmp_path / "j.jsonl"), "--group", "g", "-m", "gauc"], capsys)
     assert code == 1 and fragment in err and "line 2" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "line, key",
+    [
+        ('{"label": 1, "score": 0.3, "score": 0.9}', "score"),  # the last value was kept silently
+        ('{"label": 1, "label": 0, "score": 0.3}', "label"),
+        ('{"label": 1, "score": 0.3, "at": "12:00", "at": "12:30"}', "at"),  # a ':' in a value too
+        ('{"label": 1, "score": 0.3, "x": {"a": 1, "a": 2}}', "a"),  # in a nested object
+    ],
+)
+def test_a_json_key_given_twice_is_an_error_at_its_line(tmp_path, capsys, line, key):
+    """Issue 30: ``json.loads`` keeps the last of two values of one key: the row read was not the
+    one written, without a word.  An error naming the file, the line and the key, at every door that
+    reads JSON lines (eval, compare, trec's tables, the library's reader)."""
+    good = '{"label": 0, "score": 0.1}\n'
+    (tmp_path / "t.jsonl").write_text(good + line + "\n" + good.replace("0.1", "0.2"))
+    says = f"t.jsonl, line 2: the key {key!r} is given twice in one object"
+    with pytest.raises(InputFormatError, match=re.escape(says)):
+        read_table(str(tmp_path / "t.jsonl"))
+    code, out, err = run(["eval", str(tmp_path / "t.jsonl"), "-m", "roc"], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1 and says in err, err
+    (tmp_path / "c.jsonl").write_text(good + line.replace('"score"', '"s2"', 1) + "\n" + good)
+    code, out, err = run(["compare", str(tmp_path / "c.jsonl"), str(tmp_path / "t.jsonl")], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1 and "line 2: the key" in err, err
+
+
+def test_a_json_key_given_twice_in_trec_tables_is_an_error(tmp_path, capsys):
+    (tmp_path / "q.jsonl").write_text(
+        '{"qid": 1, "docid": "a", "rel": 1}\n{"qid": 1, "docid": "b", "rel": 0}\n'
+    )
+    (tmp_path / "r.jsonl").write_text(
+        '{"qid": 1, "docid": "a", "score": 0.2}\n{"qid": 1, "docid": "b", "docid": "a", "score": 0.9}\n'
+    )
+    code, out, err = run(["trec", str(tmp_path / "q.jsonl"), str(tmp_path / "r.jsonl")], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert "r.jsonl, line 2: the key 'docid' is given twice in one object" in err, err
 
 
 def test_jsonl_big_integer_ids(tmp_path):
@@ -488,17 +525,17 @@ _PIECES = [b"1", b"2.5", b"-3e4", b",", b"\t", b"\n", b"inf", b" ", b'"', b"#", 
 
 @given(st.lists(st.sampled_from(_PIECES), max_size=30), st.sampled_from([b",", b"\t"]))
 def test_the_compiled_check_of_a_plain_csv_body_is_the_rule(parts, d):
-    from perfeval import _x87
+    from perfeval import _native
 
     body = b"".join(parts)
-    assert _x87.fast_csv_ok(body, d.decode()) == _fast_csv_ok_by_definition(body, d)
+    assert _native.fast_csv_ok(body, d.decode()) == _fast_csv_ok_by_definition(body, d)
 
 
 def test_a_large_table_read_in_two_halves_is_the_table_and_its_first_error():
     """parse_table reads a body of more than 4 MB in two halves on two threads: the same columns as
     the rows read one by one, identity columns included, and an error in the second half named by
     its line in the whole body."""
-    from perfeval import _x87
+    from perfeval import _native
 
     rng = np.random.default_rng(3)
     n = 400_000
@@ -507,7 +544,7 @@ def test_a_large_table_read_in_two_halves_is_the_table_and_its_first_error():
     lines = [f"{i},{float(x)!r},{k % 7}" for i, x, k in zip(ids.tolist(), a.tolist(), range(n), strict=True)]
     body = ("\n".join(lines) + "\n").encode()
     assert len(body) > 4 << 20
-    ok, cols, rows = _x87.parse_table(body, 3, b"\x01\x00\x00")
+    ok, cols, rows = _native.parse_table(body, 3, b"\x01\x00\x00")
     assert ok == "ok" and rows == n
     assert cols[0][0] == "int" and np.array_equal(np.frombuffer(cols[0][1], np.int64), ids)
     assert np.array_equal(np.frombuffer(cols[1], np.float64), a)
@@ -515,11 +552,11 @@ def test_a_large_table_read_in_two_halves_is_the_table_and_its_first_error():
     bad = list(lines)
     bad[300_000] = bad[300_000].replace(",", ",x", 1)
     bad[350_000] = "1,2"
-    res = _x87.parse_table(("\n".join(bad) + "\n").encode(), 3, b"\x01\x00\x00")
+    res = _native.parse_table(("\n".join(bad) + "\n").encode(), 3, b"\x01\x00\x00")
     assert res[:4] == ("error", "number", 300_001, 2)
     first_half = list(lines)
     first_half[10] = "1,2"
-    res = _x87.parse_table(("\n".join(first_half) + "\n").encode(), 3, b"\x01\x00\x00")
+    res = _native.parse_table(("\n".join(first_half) + "\n").encode(), 3, b"\x01\x00\x00")
     assert res[:3] == ("error", "fields", 11)
 
 
@@ -546,7 +583,9 @@ def test_ids_written_as_floats_are_refused_with_their_line(tmp_path):
                 base[:4] + [str(f)] + base[4:] + ["-m", "gauc"] + extra, capture_output=True, text=True
             )
             assert r.returncode == 1, (f, extra, r.stderr)
-            assert f"{f}, line 2: the id column 'user' holds {value}, a float" in r.stderr, r.stderr
+            assert f"{f}, line 2: the group column 'user' (--group) holds {value}, a float" in r.stderr, (
+                r.stderr
+            )
             assert len(r.stderr.strip().splitlines()) == 1
     # text ids that merely look numeric stay text ids: '007' and '7' are two groups
     t = tmp_path / "zip.csv"
@@ -755,6 +794,40 @@ def test_a_quoted_line_break_in_the_first_row_keeps_the_header(tmp_path, header)
 
 
 @pytest.mark.parametrize(
+    "text, line",
+    [
+        ('y,p\n1,0.9\n0,"0.2\n1,0.8\n0,0.1\n', 3),  # the error said line 6, past the end
+        ('y,p\n1,0.9\n0,0.2\n1,0.8\n0,"0.1\n', 5),  # on the last line
+        ('y,p\n1,0.9\n0,0.2\n1,"0.8\n0,0.1\n\n\n', 4),  # blank lines after it (line 8)
+        ('y,p\n1,0.9\n"0\n","0.2\n1,0.8\n', 4),  # the record opens on line 3, the quote on 4
+        ('y,p\n1,0.9\n0,"0.2"",\n1,0.8\n', 3),  # a quote of the text ("") is no close
+        ('y,p\r\n1,0.9\r\n0,"0.2\r\n1,0.8\r\n', 3),
+    ],
+)
+def test_a_quote_never_closed_is_named_at_the_line_where_it_opens(tmp_path, capsys, text, line):
+    """Issue 30: a quote never closed was named at a line past the end of the file (the parser's
+    last line); it is the line where the quoted field opens, read whole and in chunks of any size."""
+    says = f"line {line}: not valid CSV: the quote that opens a field here is never closed"
+    for chunk in (7, 16, 1 << 20):
+        whole, chunked = both(tmp_path, text.encode(), name="t.csv", chunk=chunk)
+        assert says in whole and says in chunked, (chunk, whole, chunked)
+    for extra in ([], ["--stream"]):
+        code, out, err = run(["eval", str(tmp_path / "t.csv"), "-m", "roc", *extra], capsys)
+        assert code == 1 and out == "" and err.count("\n") == 1 and f"t.csv, {says}" in err, err
+
+
+def test_a_quote_never_closed_past_the_csv_parsers_limit_is_named_where_it_opens(tmp_path, capsys):
+    """Past the parser's limit of a field (131072 characters) the error named the line the parser
+    had reached (line 21857 of 100001): the line of the quote."""
+    rows = "".join(str(k % 2) + ("," + chr(34) + "0.5\n" if k == 10 else ",0.25\n") for k in range(100_000))
+    (tmp_path / "t.csv").write_text("y,p\n" + rows)
+    for extra in ([], ["--stream"]):
+        code, out, err = run(["eval", str(tmp_path / "t.csv"), "-m", "roc", *extra], capsys)
+        assert code == 1 and out == "" and err.count("\n") == 1, err
+        assert "t.csv, line 12: not valid CSV: the quote that opens a field here is not closed within" in err
+
+
+@pytest.mark.parametrize(
     "name, text, says",
     [
         (
@@ -763,7 +836,11 @@ def test_a_quoted_line_break_in_the_first_row_keeps_the_header(tmp_path, header)
             "line 2: the header names 1 columns, the first row has 3 fields",
         ),
         ("r.tsv", 'q\tdoc\trel\n30"1\td1\t1\n301\td2\t0\n', "expected 3 fields"),
-        ("u.csv", 'q,doc,rel\n"1,d1,1\n2,d2,0\n', "not valid CSV (unexpected end of data)"),
+        (
+            "u.csv",
+            'q,doc,rel\n"1,d1,1\n2,d2,0\n',
+            "line 2: not valid CSV: the quote that opens a field here is never",
+        ),
     ],
 )
 def test_the_first_records_are_the_csv_parsers_records(tmp_path, name, text, says):
@@ -948,3 +1025,78 @@ def test_a_damaged_parquet_read_by_row_group_names_the_file(tmp_path, capsys):
     for code, out, err in _parquet_both(str(bad), [], capsys):
         assert code == 1 and out == "" and err.count("\n") == 1, err
         assert f"{bad}: is not a readable Parquet file (" in err and "internal error" not in err
+
+
+# -- an identity column written as floats: named by the option that chose it (issue 30) --------------
+def _float_ids(tmp_path, fmt: str, float_col: str) -> str:
+    """A table of y, p, doc, q where `float_col` (doc or q) holds floats and the other integers."""
+    pd = pytest.importorskip("pandas")
+    cols = {"y": [1, 0, 1, 0], "p": [0.9, 0.2, 0.8, 0.1], "doc": [1, 2, 3, 4], "q": [1, 1, 2, 2]}
+    cols[float_col] = [v + 0.5 for v in cols[float_col]]
+    frame = pd.DataFrame(cols)
+    path = tmp_path / f"t.{fmt}"
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+        frame.to_parquet(path)
+    elif fmt == "csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_json(path, orient="records", lines=True)
+    return str(path)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl"])
+@pytest.mark.parametrize("option, column, other", [("--group", "q", "doc"), ("--id", "doc", "q")])
+@pytest.mark.parametrize("extra", [[], ["--stream"]])
+def test_a_float_identity_column_is_named_by_its_option(tmp_path, capsys, fmt, option, column, other, extra):
+    """A Parquet float --id column was 'the group column' (and a CSV --group column 'the id column'):
+    each door names the column by the option that chose it, --group or --id (JSON lines streamed
+    too, now that they stream)."""
+    path = _float_ids(tmp_path, fmt, column)
+    argv = [
+        "eval",
+        path,
+        "--target",
+        "y",
+        "--score",
+        "p",
+        "--group",
+        "q",
+        "--id",
+        "doc",
+        "-m",
+        "ndcg",
+        *extra,
+    ]
+    code, out, err = run(argv, capsys)
+    noun = "field" if fmt == "jsonl" else "column"
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert f"the {option[2:]} {noun} {column!r} ({option}) " in err and repr(other) not in err, err
+
+
+def test_compare_and_trec_name_a_float_identity_column_by_its_option_or_role(tmp_path, capsys):
+    path = _float_ids(tmp_path, "parquet", "doc")
+    other = tmp_path / "u.parquet"
+    other.write_bytes(open(path, "rb").read())
+    code, out, err = run(
+        ["compare", path, str(other), "--target", "y", "--score", "p", "--id", "doc"], capsys
+    )
+    assert code == 1 and "t.parquet: the id column 'doc' (--id) holds floating-point numbers" in err, err
+    pd = pytest.importorskip("pandas")
+    qrels, runs = tmp_path / "q.parquet", tmp_path / "r.parquet"
+    pd.DataFrame({"qid": [1.0, 1.0, 2.0], "docid": ["a", "b", "a"], "rel": [1, 0, 1]}).to_parquet(qrels)
+    pd.DataFrame({"qid": [1, 1, 2], "docid": [1.5, 2.0, 1.0], "score": [0.3, 0.2, 0.1]}).to_parquet(runs)
+    code, out, err = run(["trec", str(qrels), str(runs)], capsys)
+    assert code == 1 and "q.parquet: the qid column 'qid' holds floating-point numbers" in err, err
+    pd.DataFrame({"qid": [1, 1, 2], "docid": ["a", "b", "a"], "rel": [1, 0, 1]}).to_parquet(qrels)
+    code, out, err = run(["trec", str(qrels), str(runs)], capsys)
+    assert code == 1 and "r.parquet: the docid column 'docid' holds floating-point numbers" in err, err
+
+
+def test_a_quote_never_closed_in_a_record_longer_than_the_chunks_says_so(tmp_path):
+    """Streamed, a quoted record longer than 16 chunks is refused at its first line ('no line end
+    found', though the file has line ends: inside the quote); read whole, the quote's line."""
+    text = b'y,p\n1,0.9\n0,0.2\n1,"0.8\n' + b"0,0.1\n" * 400
+    whole, chunked = both(tmp_path, text, name="t.csv", chunk=16)
+    assert "line 4: not valid CSV: the quote that opens a field here is never closed" in whole, whole
+    assert "line 4: a record longer than 0 MB (no line end outside quotes: a quote not closed?)" in chunked

@@ -128,6 +128,36 @@ def test_import_perfeval_stays_light():
     assert out.strip() == "False"
 
 
+def test_the_registry_lists_without_numpy():
+    """Why the measures name their functions by strings (measures/base.py): perf -h and perfeval
+    list-measures read every entry of the registry, and neither loads numpy."""
+    code = (
+        "import sys; from perfeval.classic.main import main as perf; from perfeval.cli.main import main\n"
+        "assert perf(['-h']) == 0 and main(['list-measures', '--long']) == 0\n"
+        "sys.stderr.write(f'numpy loaded: {\"numpy\" in sys.modules}')"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "ROC" in run.stdout and "NDCG" in run.stdout and run.stderr == "numpy loaded: False"
+
+
+def test_measure_functions_are_named_in_full_where_registered():
+    """Each measure's compute and per-group functions are literal "module:function" strings in the
+    module that registers it (never composed: a search for a function's name finds its measure), and
+    each names a function defined in that module."""
+    import importlib
+    from pathlib import Path
+
+    measures = Path(__file__).resolve().parents[1] / "src" / "perfeval" / "measures"
+    source = (measures / "perf.py").read_text() + (measures / "vocabulary.py").read_text()
+    for m in list_measures():
+        for ref in filter(None, (m.compute, m.per_group)):
+            assert f'"{ref}"' in source, f"{m.name}: {ref} is not written out where it is registered"
+            module, _, name = ref.partition(":")
+            assert module.startswith("perfeval.measures.") and name.isidentifier(), ref
+            fn = getattr(importlib.import_module(module), name)
+            assert callable(fn) and fn.__module__ == module, ref
+
+
 def test_docs_measures_is_generated_from_the_registry():
     from pathlib import Path
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfeval import _x87
+from perfeval import _native
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import list_measures, parse_measure
 from perfeval.stats import ci
@@ -71,7 +71,7 @@ def test_summary_replicates_equal_each_replicate_summary_recomputed():
     h = ScoreHistogram.from_arrays(y, s)
     specs = _specs()
     got = R.hist_replicates(specs, h, 9, 12, 2)
-    P, Q = (np.frombuffer(b).reshape(12, -1) for b in _x87.boot_hist_draws(h.pos, h.neg, 9, 0, 12, False))
+    P, Q = (np.frombuffer(b).reshape(12, -1) for b in _native.boot_hist_draws(h.pos, h.neg, 9, 0, 12, False))
     for r in range(12):
         drawn = (P[r] + Q[r]) > 0
         rep = ScoreHistogram(h.scores[drawn], P[r][drawn], Q[r][drawn])
@@ -87,7 +87,7 @@ def test_summary_replicates_with_scores_outside_zero_one():
     specs = [parse_measure(m) for m in ("cxe", "slq", "logloss", "logloss:eps=0.1", "ca1", "rms", "ca2")]
     specs += [parse_measure(m) for m in ("ap", "nrm", "nrm:p=3")]
     got = R.hist_replicates(specs, h, 2, 6, 1)
-    P, Q = (np.frombuffer(b).reshape(6, -1) for b in _x87.boot_hist_draws(h.pos, h.neg, 2, 0, 6, False))
+    P, Q = (np.frombuffer(b).reshape(6, -1) for b in _native.boot_hist_draws(h.pos, h.neg, 2, 0, 6, False))
     for r in range(6):
         drawn = (P[r] + Q[r]) > 0
         rep = ScoreHistogram(h.scores[drawn], P[r][drawn], Q[r][drawn])
@@ -106,7 +106,7 @@ def test_case_replicates_of_two_models_equal_recomputation_from_the_drawn_weight
     sa, sb = R.Sorted(a), R.Sorted(b)
     pairs = [(sp, so) for sp in specs for so in (sa, sb)]
     got = R.row_replicates(pairs, y == 1, w, 7, 10, 2)
-    P = np.frombuffer(_x87.poisson_rows(len(a), 7, 0, 10)).reshape(10, -1)
+    P = np.frombuffer(_native.poisson_rows(len(a), 7, 0, 10)).reshape(10, -1)
     for r in range(10):
         cw = P[r] if w is None else P[r] * w
         keep = cw > 0
@@ -151,10 +151,10 @@ def test_intervals_with_plans_equal_the_generic_intervals_to_rounding(monkeypatc
     """The whole request, BCa included: the plans change how fast, not what."""
     y, s, _ = _data(1200, 8)
     names = ["apr", "rms", "acc", "sar", "prb", "ca1", "slq", "logloss", "ap", "nrm:p=3"]
-    fast = ci(y, s, names, n_boot=80, seed=5)
+    fast = ci(y, s, measures=names, n_boot=80, seed=5)
     for sp in [parse_measure(m) for m in names]:
         monkeypatch.setitem(FAST_PATHS, sp.measure.name, FastPaths())
-    slow = ci(y, s, names, n_boot=80, seed=5)
+    slow = ci(y, s, measures=names, n_boot=80, seed=5)
     for k in fast:
         assert fast[k].low == pytest.approx(slow[k].low, abs=1e-12)
         assert fast[k].high == pytest.approx(slow[k].high, abs=1e-12)
@@ -165,21 +165,21 @@ def test_weights_that_are_not_counts_still_refuse_apr():
     y, s, rng = _data(300, 9)
     w = rng.random(len(s)) + 0.5
     with pytest.raises(InvalidParameterError, match="whole-number"):
-        ci(y, s, "apr", n_boot=20, sample_weight=w)
-    assert not math.isnan(ci(y, s, "rms", n_boot=20, sample_weight=w)["RMS"].low)
+        ci(y, s, measures="apr", n_boot=20, sample_weight=w)
+    assert not math.isnan(ci(y, s, measures="rms", n_boot=20, sample_weight=w)["RMS"].low)
 
 
 def test_the_finishers_refuse_a_plan_they_do_not_know():
     z = np.zeros(3)
     with pytest.raises(ValueError, match="unknown kind"):
-        _x87.rep_finish(z, z, z, np.array([99.0, 0.0]))
+        _native.rep_finish(z, z, z, np.array([99.0, 0.0]))
     with pytest.raises(ValueError, match="pairs"):
-        _x87.boot_hist_multi(z, z, z, np.array([1.0]), 0, 0, 2, 1)
+        _native.boot_hist_multi(z, z, z, np.array([1.0]), 0, 0, 2, 1)
     with pytest.raises(ValueError, match="differ"):
-        _x87.boot_hist_multi(z, z, np.zeros(2), np.array([0.0, 0.0]), 0, 0, 2, 1)
+        _native.boot_hist_multi(z, z, np.zeros(2), np.array([0.0, 0.0]), 0, 0, 2, 1)
     order = np.arange(3, dtype=np.int64)
     with pytest.raises(ValueError, match="out of range"):
-        _x87.boot_rows_multi(
+        _native.boot_rows_multi(
             np.zeros(3, np.uint8), None, np.array([0.0, 0.0]), 0, 0, 2, 1,
             (order + 5, np.array([3], np.int64), np.array([0.5])),
         )  # fmt: skip
@@ -192,8 +192,8 @@ def test_a_shared_jackknife_is_computed_once_for_the_same_cases(monkeypatch):
     specs = [parse_measure(m) for m in ("apr", "rms")]
     alone = R.jack_groups_many(specs, R.Cases(y, s, None, None))
     calls = []
-    real = _x87.jack_multi
-    monkeypatch.setattr(_x87, "jack_multi", lambda *a: calls.append(1) or real(*a))
+    real = _native.jack_multi
+    monkeypatch.setattr(_native, "jack_multi", lambda *a: calls.append(1) or real(*a))
     with R.shared_jackknife():
         first = R.jack_groups_many(specs, R.Cases(y, s, None, None))
         again = R.jack_groups_many(specs[::-1], R.Cases(list(y), s.copy(), None, None))
@@ -253,7 +253,7 @@ def test_summary_walk_equals_the_registry_on_each_replicate_summary(data, seed):
     h = ScoreHistogram.from_arrays(y, s, w)  # whole counts: a summary's draws
     specs = _specs()
     got = R.hist_replicates(specs, h, seed, 9, 1)  # a block of 8 lanes and one of 1 (AVX-512)
-    P, Q = (np.frombuffer(b).reshape(9, -1) for b in _x87.boot_hist_draws(h.pos, h.neg, seed, 0, 9, False))
+    P, Q = (np.frombuffer(b).reshape(9, -1) for b in _native.boot_hist_draws(h.pos, h.neg, seed, 0, 9, False))
     for r in range(9):
         drawn = (P[r] + Q[r]) > 0
         rep = ScoreHistogram(h.scores[drawn], P[r][drawn], Q[r][drawn])
@@ -270,7 +270,7 @@ def test_case_walk_of_two_models_equals_the_registry_on_each_replicate(data, see
     sa, sb = R.Sorted(a), R.Sorted(b)
     pairs = [(sp, so) for sp in specs for so in (sa, sb)]
     got = R.row_replicates(pairs, y == 1, w, seed, 9, 1)
-    P = np.frombuffer(_x87.poisson_rows(len(a), seed, 0, 9)).reshape(9, -1)
+    P = np.frombuffer(_native.poisson_rows(len(a), seed, 0, 9)).reshape(9, -1)
     for r in range(9):
         cw = P[r] if w is None else P[r] * w
         keep = cw > 0

@@ -237,7 +237,7 @@ def test_intervals_go_with_the_mean_over_groups(tmp_path):
     models = {m: frame[m].to_numpy() for m in MODELS[:2]}
     text = build(y, models, measures=["roc"], groups=g, ci=0.9, n_boot=60, seed=3)
     p = parse(text)
-    iv = ci(y, models["model_b"], ["roc"], level=0.9, n_boot=60, seed=3, groups=g)["ROC"]
+    iv = ci(y, models["model_b"], measures=["roc"], level=0.9, n_boot=60, seed=3, groups=g)["ROC"]
     assert p.value("model_b", "ROC", "mean").endswith(f"[{iv.low:.6f}, {iv.high:.6f}]")
     assert "[" not in p.value("model_b", "ROC", "overall")
     assert "95% confidence" not in text and "90% confidence intervals of the mean over groups" in text

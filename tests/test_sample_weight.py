@@ -61,3 +61,25 @@ def test_weights_that_overflow_double_precision_say_so():
         "why_null" in r.to_dict()["measures"]["ROC"]
         and "is inf" in r.to_dict()["measures"]["ROC"]["why_null"]
     )
+
+
+@pytest.mark.parametrize("exponent", [-500, -700, -1000])
+def test_tiny_weights_give_the_shares_of_the_weights_scaled_up(exponent):
+    """Weights of 1e-200 made the product of the classes' weights underflow: ROC, R50 and SAR were
+    0/0 = NaN, with a warning that the data had one class.  The areas are linear in each class's
+    weights: weights times a power of two give the same bits, and scikit-learn's value."""
+    import math
+
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 30)  # fewer than 50 negatives: R50 is the whole area at every scale
+    s = rng.integers(0, 8, 30) / 8
+    w = rng.choice([0.5, 1.0, 2.0, 3.0], 30)
+    measures = ["roc", "r50", "sar"]
+    whole = perfeval.evaluate(y, s, measures=measures, sample_weight=w)
+    tiny = perfeval.evaluate(y, s, measures=measures, sample_weight=np.ldexp(w, exponent))
+    for m in ("ROC", "R50", "SAR"):
+        assert math.isfinite(tiny[m]) and tiny[m] == whole[m], m
+    assert tiny["ROC"] == pytest.approx(roc_auc_score(y, s, sample_weight=w * 1e-200), abs=1e-12)

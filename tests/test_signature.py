@@ -35,7 +35,7 @@ def test_what_changes_a_number_changes_the_signature():
 
 def test_intervals_are_in_the_signature():
     r = perfeval.evaluate(Y * 20, S * 20, measures=["roc"])
-    r.intervals = perfeval.ci(Y * 20, S * 20, "roc", n_boot=50, seed=3)
+    r.intervals = perfeval.ci(Y * 20, S * 20, measures="roc", n_boot=50, seed=3)
     assert "|ci:bca,n=50" in str(r.signature) and "level=0.95" in str(r.signature)
 
 

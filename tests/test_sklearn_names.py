@@ -294,7 +294,8 @@ def test_the_perfeval_forms_keep_working():
     with pytest.warns(DeprecationWarning, match="threshold=0.5"):
         assert F.confusion_matrix(y, s).tolist() == [[1, 1], [1, 2]]
     assert close(F.log_loss(y, s, base=2) * math.log(2), F.log_loss(y, s))
-    assert F.roc_auc(y, s) == F.roc_auc_score(y, s)
+    with pytest.warns(DeprecationWarning, match="use roc_auc_score"):
+        assert F.roc_auc(y, s) == F.roc_auc_score(y, s)
     with pytest.warns(FutureWarning, match="y_proba"):
         assert F.log_loss(y, y_pred=s) == F.log_loss(y, s) and close(F.log_loss(y, s), sk.log_loss(y, s))
     full = F.roc_curve(y, s, drop_intermediate=False)

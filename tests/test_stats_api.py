@@ -32,40 +32,40 @@ def _data(n=500, seed=0):
 def test_ci_weights_alias_equals_sample_weight_and_warns(method):
     y, a, _, w = _data()
     measures = "roc" if method == "delong" else ["roc", "apr", "acc"]
-    want = ci(y, a, measures, method=method, n_boot=100, seed=3, sample_weight=w)
+    want = ci(y, a, measures=measures, method=method, n_boot=100, seed=3, sample_weight=w)
     with pytest.warns(
         DeprecationWarning, match=r"ci\(weights=\.\.\.\) is deprecated; use sample_weight="
     ) as rec:
-        got = ci(y, a, measures, method=method, n_boot=100, seed=3, weights=w)
+        got = ci(y, a, measures=measures, method=method, n_boot=100, seed=3, weights=w)
     assert got == want
     assert rec[0].filename == __file__  # the warning points at the caller
-    assert want != ci(y, a, measures, method=method, n_boot=100, seed=3)  # the weights were used
+    assert want != ci(y, a, measures=measures, method=method, n_boot=100, seed=3)  # the weights were used
 
 
 @pytest.mark.parametrize("method", ["bca", "delong"])
 def test_compare_weights_alias_equals_sample_weight_and_warns(method):
     y, a, b, w = _data()
-    want = compare(y, a, b, "roc", method=method, n_boot=100, seed=3, sample_weight=w)
+    want = compare(y, a, b, measures="roc", method=method, n_boot=100, seed=3, sample_weight=w)
     with pytest.warns(
         DeprecationWarning, match=r"compare\(weights=\.\.\.\) is deprecated; use sample_weight="
     ):
-        got = compare(y, a, b, "roc", method=method, n_boot=100, seed=3, weights=w)
+        got = compare(y, a, b, measures="roc", method=method, n_boot=100, seed=3, weights=w)
     assert got == want
 
 
 def test_sample_weight_gives_no_warning(recwarn):
     y, a, b, w = _data()
-    ci(y, a, "roc", n_boot=50, sample_weight=w)
-    compare(y, a, b, "roc", n_boot=50, sample_weight=w)
+    ci(y, a, measures="roc", n_boot=50, sample_weight=w)
+    compare(y, a, b, measures="roc", n_boot=50, sample_weight=w)
     assert not [r for r in recwarn if issubclass(r.category, DeprecationWarning)]
 
 
 def test_both_spellings_at_once_is_an_error():
     y, a, b, w = _data()
     with pytest.raises(InvalidParameterError, match="pass `sample_weight=` only"):
-        ci(y, a, "roc", sample_weight=w, weights=w)
+        ci(y, a, measures="roc", sample_weight=w, weights=w)
     with pytest.raises(InvalidParameterError, match="pass `sample_weight=` only"):
-        compare(y, a, b, "roc", sample_weight=w, weights=w)
+        compare(y, a, b, measures="roc", sample_weight=w, weights=w)
 
 
 # -- the seed in the results ---------------------------------------------------------------------------
@@ -75,19 +75,19 @@ def test_the_seed_is_in_the_result_and_its_dict():
     y, a, b, _ = _data()
     g = np.arange(len(y)) % 25
     for r in (
-        ci(y, a, ["roc", "apr"], n_boot=50, seed=17)["APR"],
-        ci(y, a, "roc", method="percentile", n_boot=50, seed=17)["ROC"],
-        ci(y, a, "gauc", groups=g, n_boot=50, seed=17)["GAUC"],
-        compare(y, a, b, ["roc", "rms"], n_boot=50, seed=17)["RMS"],
-        compare(y, a, b, "gauc", groups=g, n_boot=50, seed=17)["GAUC"],
+        ci(y, a, measures=["roc", "apr"], n_boot=50, seed=17)["APR"],
+        ci(y, a, measures="roc", method="percentile", n_boot=50, seed=17)["ROC"],
+        ci(y, a, measures="gauc", groups=g, n_boot=50, seed=17)["GAUC"],
+        compare(y, a, b, measures=["roc", "rms"], n_boot=50, seed=17)["RMS"],
+        compare(y, a, b, measures="gauc", groups=g, n_boot=50, seed=17)["GAUC"],
     ):
         assert r.seed == 17
         d = r.to_dict()
         assert d["seed"] == 17 and d["method"] == r.method and d["n_boot"] == 50
         assert json.loads(json.dumps(d))["seed"] == 17
     # DeLong draws nothing: no seed
-    assert ci(y, a, "roc", method="delong", seed=17)["ROC"].to_dict()["seed"] is None
-    assert compare(y, a, b, "roc", method="delong", seed=17)["ROC"].seed is None
+    assert ci(y, a, measures="roc", method="delong", seed=17)["ROC"].to_dict()["seed"] is None
+    assert compare(y, a, b, measures="roc", method="delong", seed=17)["ROC"].seed is None
 
 
 def test_ci_from_summary_records_its_seed():
@@ -104,7 +104,7 @@ def test_the_seed_reaches_the_report_json_and_signature():
 
     y, a, _, _ = _data()
     report = evaluate(y, a, measures=["roc", "apr"])
-    report.intervals = ci(y, a, ["roc", "apr"], method="percentile", n_boot=60, seed=42)
+    report.intervals = ci(y, a, measures=["roc", "apr"], method="percentile", n_boot=60, seed=42)
     d = json.loads(report.to_json())
     assert d["measures"]["ROC"]["ci"]["seed"] == 42
     assert d["measures"]["APR"]["ci"]["n_boot"] == 60 and d["measures"]["APR"]["ci"]["method"] == "percentile"
@@ -138,22 +138,22 @@ def test_without_its_entry_the_roc_area_takes_the_generic_path(monkeypatch):
     """The fast paths draw the same replicates as the generic engines: with the ROC entry taken out
     of the table, percentile intervals agree to rounding, and DeLong is refused like for any measure."""
     y, a, b, w = _data(400, 1)
-    fast = ci(y, a, "roc", method="percentile", n_boot=60, seed=2)["ROC"]
-    fast_w = ci(y, a, "roc", method="percentile", n_boot=60, seed=2, sample_weight=w)["ROC"]
-    fast_c = compare(y, a, b, "roc", method="percentile", n_boot=60, seed=2)["ROC"]
+    fast = ci(y, a, measures="roc", method="percentile", n_boot=60, seed=2)["ROC"]
+    fast_w = ci(y, a, measures="roc", method="percentile", n_boot=60, seed=2, sample_weight=w)["ROC"]
+    fast_c = compare(y, a, b, measures="roc", method="percentile", n_boot=60, seed=2)["ROC"]
     monkeypatch.setitem(FAST_PATHS, "ROC", FastPaths())
-    slow = ci(y, a, "roc", method="percentile", n_boot=60, seed=2)["ROC"]
-    slow_w = ci(y, a, "roc", method="percentile", n_boot=60, seed=2, sample_weight=w)["ROC"]
-    slow_c = compare(y, a, b, "roc", method="percentile", n_boot=60, seed=2)["ROC"]
+    slow = ci(y, a, measures="roc", method="percentile", n_boot=60, seed=2)["ROC"]
+    slow_w = ci(y, a, measures="roc", method="percentile", n_boot=60, seed=2, sample_weight=w)["ROC"]
+    slow_c = compare(y, a, b, measures="roc", method="percentile", n_boot=60, seed=2)["ROC"]
     for f, s in ((fast, slow), (fast_w, slow_w), (fast_c, slow_c)):
         assert s.low == pytest.approx(f.low, abs=1e-12) and s.high == pytest.approx(f.high, abs=1e-12)
         assert s.se == pytest.approx(f.se, rel=1e-9)
     with pytest.raises(InvalidParameterError, match="DeLong's interval is for the ROC area"):
-        ci(y, a, "roc", method="delong")
+        ci(y, a, measures="roc", method="delong")
     with pytest.raises(InvalidParameterError, match="DeLong's test is for the ROC area"):
-        compare(y, a, b, "roc", method="delong")
+        compare(y, a, b, measures="roc", method="delong")
     # and its BCa interval uses the generic delete-a-group jackknife (close, not equal)
-    assert ci(y, a, "roc", n_boot=60, seed=2)["ROC"].low == pytest.approx(fast.low, abs=0.02)
+    assert ci(y, a, measures="roc", n_boot=60, seed=2)["ROC"].low == pytest.approx(fast.low, abs=0.02)
 
 
 def test_no_roc_special_case_outside_the_table():
@@ -205,7 +205,7 @@ def test_old_import_paths_still_work():
     assert "deprecated" in bootstrap.__doc__.lower() and "perfeval.stats" in bootstrap.__doc__
     assert "deprecated" in delong.__doc__.lower() and "perfeval.stats" in delong.__doc__
     y, a, _, _ = _data()
-    assert bootstrap.ci(y, a, "roc", n_boot=30) == ci(y, a, "roc", n_boot=30)
+    assert bootstrap.ci(y, a, measures="roc", n_boot=30) == ci(y, a, measures="roc", n_boot=30)
     assert delong.delong(y, a) == new_delong.delong(y, a)
     import perfeval
 
@@ -236,10 +236,10 @@ def test_compare_models_gives_each_model_what_compare_gives_it(kind):
         measures = ["roc", "gauc"]
     elif kind == "delong":
         kw["method"], measures = "delong", ["roc"]
-    got = compare_models(y, models, "b", measures, **kw)
+    got = compare_models(y, models, "b", measures=measures, **kw)
     assert list(got) == ["a", "c"]
     for name in ("a", "c"):
-        want = compare(y, models[name], b, measures, **kw)
+        want = compare(y, models[name], b, measures=measures, **kw)
         assert list(got[name]) == list(want)
         for label in want:
             g, x = dataclasses.asdict(got[name][label]), dataclasses.asdict(want[label])
@@ -266,7 +266,7 @@ def test_compare_over_groups_says_where_a_model_is_undefined(capsys, tmp_path):
     g = np.array([1, 1, 2, 2, 3, 3])
     with _w.catch_warnings(record=True) as got:
         _w.simplefilter("always")
-        compare(y, a, b, "gauc", groups=g, n_boot=50)
+        compare(y, a, b, measures="gauc", groups=g, n_boot=50)
     said = [str(x.message) for x in got if issubclass(x.category, UndefinedMeasureWarning)]
     assert said == [
         f"GAUC of {name} is undefined for 1 of 3 groups (2); they are left out of its mean "
@@ -275,7 +275,7 @@ def test_compare_over_groups_says_where_a_model_is_undefined(capsys, tmp_path):
     ]
     with _w.catch_warnings(record=True) as got:
         _w.simplefilter("always")
-        compare_models(y, {"base": b, "m1": a, "m2": a}, "base", "gauc,map", groups=g, n_boot=50)
+        compare_models(y, {"base": b, "m1": a, "m2": a}, "base", measures="gauc,map", groups=g, n_boot=50)
     said = [str(x.message).split(" is ")[0] for x in got if issubclass(x.category, UndefinedMeasureWarning)]
     assert said == ["GAUC of m1", "GAUC of base", "GAUC of m2"]  # the baseline once; MAP is defined
     (tmp_path / "g.csv").write_text(

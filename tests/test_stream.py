@@ -201,7 +201,9 @@ def test_command_stream_reads_id_as_in_memory(tmp_path, capsys, group):
     for extra in ([], ["--stream"]):
         assert main([*args, "--id", "doc", *extra]) == 1
         errors.append(capsys.readouterr().err.splitlines()[-1])
-    assert errors[0] == errors[1] and "line 4: the id column 'doc' holds '1.5', a float" in errors[0], errors
+    assert (
+        errors[0] == errors[1] and "line 4: the id column 'doc' (--id) holds '1.5', a float" in errors[0]
+    ), errors
     path.write_text(path.read_text().replace("1.5", "d3"))
     outs = []
     for extra in ([], ["--stream"]):

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfeval import _x87
+from perfeval import _native
 from perfeval.measures import probability as P
 from perfeval.measures import rank as R
 from perfeval.summaries import ScoreHistogram
@@ -196,9 +196,9 @@ def test_the_unit_weight_summary_is_the_one_of_two_sorts_and_a_search(n):
 def test_hist_sum_refuses_what_it_does_not_know():
     z = np.zeros(3)
     with pytest.raises(ValueError, match="unknown sum"):
-        _x87.hist_sum("nope", z, z, z, 0.0)
+        _native.hist_sum("nope", z, z, z, 0.0)
     with pytest.raises(ValueError, match="outside"):
-        _x87.hist_sum("cases", z, z, z, 9.0)
+        _native.hist_sum("cases", z, z, z, 9.0)
 
 
 @pytest.mark.parametrize("n", [0, 1, 5, 3000, 100_000])
@@ -256,10 +256,10 @@ def test_split_classes_is_the_two_masks(n, rate, seed):
     s, m = rng.normal(size=n), rng.random(n) < rate
     P = int(m.sum())
     a, b = np.empty(P), np.empty(n - P)
-    _x87.split_classes(s, m.view(np.uint8), a, b)
+    _native.split_classes(s, m.view(np.uint8), a, b)
     assert np.array_equal(a, s[m]) and np.array_equal(b, s[~m])
     with pytest.raises(ValueError, match="outputs"):
-        _x87.split_classes(s, m.view(np.uint8), np.empty(P + 1), b)
+        _native.split_classes(s, m.view(np.uint8), np.empty(P + 1), b)
 
 
 @pytest.mark.parametrize("decimals", [None, 2])
@@ -330,7 +330,7 @@ def test_unit_summary_merged_over_its_buffer_is_hist_merge(n, rate, decimals, se
     s[rng.random(n) < 0.05] = 0.0
     y = rng.random(n) < rate
     h = ScoreHistogram.from_checked(y, s)
-    want = [np.frombuffer(x, np.float64) for x in _x87.hist_merge(np.sort(s[y]), np.sort(s[~y]))]
+    want = [np.frombuffer(x, np.float64) for x in _native.hist_merge(np.sort(s[y]), np.sort(s[~y]))]
     for got, w in zip((h.scores, h.pos, h.neg), want, strict=True):
         assert np.array_equal(got.view(np.uint64), w.view(np.uint64))
     assert h.split() is None
@@ -338,4 +338,4 @@ def test_unit_summary_merged_over_its_buffer_is_hist_merge(n, rate, decimals, se
 
 def test_hist_merge_inplace_refuses_a_class_longer_than_the_buffer():
     with pytest.raises(ValueError, match="smaller class"):
-        _x87.hist_merge_inplace(np.zeros(3), 4, True)
+        _native.hist_merge_inplace(np.zeros(3), 4, True)

@@ -319,7 +319,7 @@ def judged_runs(draw):
 @given(judged_runs())
 def test_trec_bounds_are_the_extremes_over_every_order(case):
     qrels, run = case
-    r = trec.evaluate(qrels, run, TREC, tie_bounds=True)
+    r = trec.evaluate(qrels, run, measures=TREC, tie_bounds=True)
     keys = [str(k) for k in r.groups]
     for qi, q in enumerate(keys):
         if q not in run:
@@ -328,7 +328,9 @@ def test_trec_bounds_are_the_extremes_over_every_order(case):
         score = np.array([run[q][d] for d in docs])
         seen: dict[str, list[float]] = {s.label: [] for s in TREC}
         for rank in orders(score):
-            one = trec.evaluate({q: qrels[q]}, {q: dict(zip(docs, rank.tolist(), strict=True))}, TREC)
+            one = trec.evaluate(
+                {q: qrels[q]}, {q: dict(zip(docs, rank.tolist(), strict=True))}, measures=TREC
+            )
             for s in TREC:
                 seen[s.label].append(float(one.results[s.label].per_group[0]))
         for s in TREC:
@@ -336,7 +338,7 @@ def test_trec_bounds_are_the_extremes_over_every_order(case):
             assert close(res.tie_min_per_group[qi], min(seen[s.label])), (s.label, q, qrels, run)
             assert close(res.tie_max_per_group[qi], max(seen[s.label])), (s.label, q, qrels, run)
     for ties in ("trec_eval", "file"):  # one of the orders: between the bounds (AP: one threshold aside)
-        t = trec.evaluate(qrels, run, TREC, ties=ties, tie_bounds=True)
+        t = trec.evaluate(qrels, run, measures=TREC, ties=ties, tie_bounds=True)
         for s in TREC:
             res = t.results[s.label]
             assert res.tie_min - TOL <= res.value <= res.tie_max + TOL, (ties, s.label)
@@ -346,7 +348,7 @@ def test_trec_bounds_are_the_extremes_over_every_order(case):
 def test_trec_compare_carries_bounds():
     qrels = {"q1": {"a": 1, "b": 0}}
     runs = {"x": {"q1": {"a": 0.5, "b": 0.5}}, "y": {"q1": {"a": 0.9, "b": 0.5}}}
-    c = trec.compare(qrels, runs, "map,P_1", test="none", tie_bounds=True)
+    c = trec.compare(qrels, runs, measures="map,P_1", test="none", tie_bounds=True)
     x, y = c.reports["x"], c.reports["y"]
     assert (x.results["MAP"].tie_min, x.results["MAP"].tie_max) == (0.5, 1.0)
     assert (y.results["MAP"].tie_min, y.results["MAP"].tie_max) == (1.0, 1.0)

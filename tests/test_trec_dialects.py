@@ -230,7 +230,7 @@ def test_every_format_names_the_measures_as_asked(tmp_path, capsys):
     argv = ["trec", qf, rf, "-m", ",".join(asked), "--dialect", "ranx"]
     body = _json(argv[1:], capsys)
     assert list(body) == asked
-    py = trec.evaluate(qf, rf, ",".join(asked), dialect="ranx")
+    py = trec.evaluate(qf, rf, measures=",".join(asked), dialect="ranx")
     assert body["ndcg@10"] == py["NDCG@10:gain=linear"] and body["mrr"] == py["MRR"]
     assert py["ndcg@10"] == body["ndcg@10"]  # the report answers to the name asked (ranx's ndcg@10)
     _, out, _ = run_cli([*argv, "-q", "--format", "json"], capsys)
@@ -245,7 +245,7 @@ def test_every_format_names_the_measures_as_asked(tmp_path, capsys):
     assert "Run & map & ndcg@10 & precision@10 & mrr \\\\" in out
     _, out, _ = run_cli(["trec", qf, rf, "-m", "map,mrr,ndcg@10", "--format", "trec"], capsys)
     assert [line.split("\t")[0].strip() for line in out.splitlines()] == ["map", "mrr", "ndcg@10"]
-    c = trec.compare(qf, {"a": rf, "b": rf}, ",".join(asked), dialect="ranx", test="none")
+    c = trec.compare(qf, {"a": rf, "b": rf}, measures=",".join(asked), dialect="ranx", test="none")
     assert list(c.to_dict()["runs"]["a"]) == asked
 
 
@@ -265,7 +265,7 @@ def test_compare_with_a_dialect_is_the_commands(tmp_path, capsys):
     body = json.loads(out)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        c = trec.compare(qf, [rf, str(of)], "map,P_5", dialect="trec_eval")
+        c = trec.compare(qf, [rf, str(of)], measures="map,P_5", dialect="trec_eval")
     assert body["sys"]["map"] == c.reports["sys"]["MAP"] and body["other"]["P_5"] == c.reports["other"]["P@5"]
     assert body["other"]["p_values"]["map"] == c.pvalues["other"]["MAP"]
     per = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(other)
@@ -277,13 +277,13 @@ def test_python_dialect_refuses_what_the_command_refuses(tmp_path):
     from perfeval.exceptions import InvalidParameterError
 
     with pytest.raises(InvalidParameterError, match="dialect='trec_eval' orders tied documents its own way"):
-        trec.evaluate(qrels, run, "map", dialect="trec_eval", ties="file")
+        trec.evaluate(qrels, run, measures="map", dialect="trec_eval", ties="file")
     with pytest.raises(InvalidParameterError, match="dialect='sklearn': expected one of perfeval, trec_eval"):
-        trec.evaluate(qrels, run, "map", dialect="sklearn")
+        trec.evaluate(qrels, run, measures="map", dialect="sklearn")
     with pytest.raises(InvalidParameterError, match="dialect ranx does not define bpref"):
-        trec.compare(qrels, [run], "bpref", dialect="ranx")
+        trec.compare(qrels, [run], measures="bpref", dialect="ranx")
     # without a dialect: perfeval's rules, every judged query (trec_eval -c), as before
-    r = trec.evaluate(qrels, run, "map")
+    r = trec.evaluate(qrels, run, measures="map")
     assert "ties:perfeval" in str(r.signature) and "queries:qrels" in str(r.signature)
 
 
@@ -314,7 +314,7 @@ def test_explain_judgments_and_a_run_in_python_as_on_the_command_line(tmp_path, 
     qf, rf = _write(tmp_path, qrels, run)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        e = trec.explain(qf, rf, "map,ndcg@10,bpref,Judged@10")
+        e = trec.explain(qf, rf, measures="map,ndcg@10,bpref,Judged@10")
     assert e.dialects == ["perfeval", "trec_eval", "ranx", "ir_measures"]
     assert e.measures == ["map", "ndcg@10", "bpref", "Judged@10"]
     per = pytrec_eval.RelevanceEvaluator(qrels, {"map", "bpref"}).evaluate(run)
@@ -351,12 +351,12 @@ def test_explain_judgments_and_a_run_puts_perfeval_first_whatever_the_order_give
     KeyError, when a tool came before perfeval), as the table form of explain does."""
     qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}}
     run = {"q1": {"d1": 0.5, "d2": 0.5}}
-    want = trec.explain(qrels, run, "map,P_1", dialects="trec_eval,ranx")
+    want = trec.explain(qrels, run, measures="map,P_1", dialects="trec_eval,ranx")
     for given, order in (
         ("ranx,perfeval,trec_eval", ["perfeval", "ranx", "trec_eval"]),
         (["trec_eval", "perfeval", "ranx", "trec_eval"], ["perfeval", "trec_eval", "ranx"]),
     ):
-        e = trec.explain(qrels, run, "map,P_1", dialects=given)
+        e = trec.explain(qrels, run, measures="map,P_1", dialects=given)
         assert e.dialects == order
         assert all(e.value(d, m) == want.value(d, m) for d in order for m in ("map", "P_1"))
 
@@ -374,7 +374,7 @@ def test_trec_eval_dialect_reads_scores_as_pytrec_eval_does(tmp_path, capsys):
     assert theirs == 0.5  # b ranked first: its id is greater
     assert _json([qf, rf, "-m", "map", "--dialect", "trec_eval"], capsys) == {"map": theirs}
     assert _json([qf, rf, "-m", "AP", "--dialect", "ir_measures"], capsys) == {"AP": theirs}
-    assert trec.evaluate(qf, rf, "map", dialect="trec_eval")["MAP"] == theirs
+    assert trec.evaluate(qf, rf, measures="map", dialect="trec_eval")["MAP"] == theirs
     code, out, _ = run_cli(["trec", qf, rf, "-m", "map", "--format", "trec"], capsys)
     assert code == 0 and out == "map                   \tall\t0.5000\n"
     assert _json([qf, rf, "-m", "map", "--ties", "trec_eval"], capsys) == {"map": 1.0}  # as written

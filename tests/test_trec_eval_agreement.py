@@ -104,7 +104,7 @@ def _check(report, expected):
 def _evaluate(qrels, run, **kw):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "queries of run", UserWarning)
-        return trec.evaluate(qrels, run, NAMES, **kw)
+        return trec.evaluate(qrels, run, measures=NAMES, **kw)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -164,10 +164,10 @@ def test_perfevals_tie_rule_is_the_mean_over_every_order(rels, scores, missed):
     if not qrels["q"]:
         qrels["q"]["m"] = 0
     run = read_run({"q": {d: float(s) for d, s in zip(docs, scores, strict=False)}})
-    ours = trec.evaluate(qrels, run, EXPECTED)
+    ours = trec.evaluate(qrels, run, measures=EXPECTED)
     runs = list(_tie_orders(run))
     assert len(runs) <= 120
-    each = [trec.evaluate(qrels, r, EXPECTED, ties="file") for r in runs]
+    each = [trec.evaluate(qrels, r, measures=EXPECTED, ties="file") for r in runs]
     for label in ours.results:
         mean = float(np.mean([rep.results[label].value for rep in each]))
         assert ours.results[label].value == pytest.approx(mean, abs=1e-12), label
@@ -176,14 +176,14 @@ def test_perfevals_tie_rule_is_the_mean_over_every_order(rels, scores, missed):
 def test_only_the_runs_queries():
     qrels = {"q1": {"a": 1, "b": 1}, "q2": {"a": 1}}
     run = {"q1": {"a": 2.0, "c": 1.0, "b": 0.5}}
-    assert trec.evaluate(qrels, run, "map")["MAP"] == pytest.approx((1 + 2 / 3) / 2 / 2)
-    only = trec.evaluate(qrels, run, "map", queries="run")
+    assert trec.evaluate(qrels, run, measures="map")["MAP"] == pytest.approx((1 + 2 / 3) / 2 / 2)
+    only = trec.evaluate(qrels, run, measures="map", queries="run")
     assert only["MAP"] == pytest.approx((1 + 2 / 3) / 2) and [str(k) for k in only.groups] == ["q1"]
 
 
 def test_a_binary_measure_is_refused():
     with pytest.raises(Exception, match="not a per-query ranking measure"):
-        trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, "roc")
+        trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, measures="roc")
 
 
 def test_tool_spellings_mean_the_tools_definitions():
@@ -191,21 +191,23 @@ def test_tool_spellings_mean_the_tools_definitions():
     exponential; in perfeval.trec a bare `ndcg` is trec_eval's."""
     qrels = {"q": {"a": 3, "b": 1}}
     run = {"q": {"b": 2.0, "a": 1.0}}
-    r = trec.evaluate(qrels, run, ["ndcg", "nDCG@2", "ndcg@2", "ndcg_cut_2"][:3])
+    r = trec.evaluate(qrels, run, measures=["ndcg", "nDCG@2", "ndcg@2", "ndcg_cut_2"][:3])
     linear = (1 + 3 / np.log2(3)) / (3 + 1 / np.log2(3))
     exp = (1 + 7 / np.log2(3)) / (7 + 1 / np.log2(3))
     assert r["NDCG:gain=linear"] == pytest.approx(linear, abs=1e-15)
     assert r["NDCG@2:gain=linear"] == pytest.approx(linear, abs=1e-15)
     assert r["NDCG@2"] == pytest.approx(exp, abs=1e-15)
     with pytest.raises(Exception, match="named twice"):
-        trec.evaluate(qrels, run, ["nDCG@2", "ndcg_cut_2"])
+        trec.evaluate(qrels, run, measures=["nDCG@2", "ndcg_cut_2"])
 
 
 def test_a_query_judged_only_negative_scores_0_where_trec_eval_is_undefined():
     """trec_eval stores no relevance level for such a query and reads the levels anyway (the program:
     tests/test_trec_eval_binary.py); pytrec_eval 0.5 answers 0 for some measures and crashes the
     process (a segmentation fault) for others.  perfeval scores it 0."""
-    r = trec.evaluate({"q": {"a": -1, "b": -1}}, {"q": {"a": 1.0, "x": 0.5}}, ["ndcg", "map", "bpref", "P_5"])
+    r = trec.evaluate(
+        {"q": {"a": -1, "b": -1}}, {"q": {"a": 1.0, "x": 0.5}}, measures=["ndcg", "map", "bpref", "P_5"]
+    )
     assert all(v.value == 0.0 for v in r.results.values())
     script = (
         "import sys, pytrec_eval\n"
@@ -247,7 +249,7 @@ def test_set_measures_by_ir_measures_names_and_weighted_set_f(seed, n, beta):
 def _evaluate_names(qrels, run, names):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "queries of run", UserWarning)
-        return trec.evaluate(qrels, run, names)
+        return trec.evaluate(qrels, run, measures=names)
 
 
 def test_set_f_edge_cases_as_trec_eval():
@@ -258,7 +260,7 @@ def test_set_f_edge_cases_as_trec_eval():
     run = {"hit": {"a": 2.0, "c": 1.0}, "miss": {"a": 1.0}, "none": {"a": 1.0}}
     per = pytrec_eval.RelevanceEvaluator(qrels, {"set_F"}).evaluate(run)
     assert [per[q]["set_F"] for q in ("hit", "miss", "none")] == [0.5, 0.0, 0.0]
-    r = trec.evaluate(qrels, run, ["set_F"])
+    r = trec.evaluate(qrels, run, measures=["set_F"])
     assert r.results["F"].per_group.tolist() == [0.5, 0.0, 0.0]  # hit: P = R = 1/2
     with pytest.warns(UserWarning, match="F is undefined for 1 of 2 groups"):
         own = perfeval.evaluate([1, 0, 0, 0], [2.0, 1.0, 2.0, 1.0], groups=[0, 0, 1, 1], measures=["f"])
@@ -270,15 +272,15 @@ def test_a_weighted_set_f_in_a_tools_spelling_is_refused_with_perfevals_beta(wri
     """trec_eval's set_F.x weighs with x = beta^2 (ir_measures' SetF(beta=x) passes x on): not
     perfeval's beta, so refused, naming the f:beta= that means it."""
     with pytest.raises(InvalidParameterError, match=r"x = beta\^2.*f:beta=(0\.5|2\.0)"):
-        trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [written])
+        trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, measures=[written])
     with pytest.raises(InvalidParameterError, match="no @ parameter"):
-        trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["f@2"])
+        trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, measures=["f@2"])
 
 
 def test_judged_at_k_as_ir_measures_counts_it():
     qrels = {"q": {"a": 1, "b": 0, "c": -1}}  # c: -1, which ir_measures counts as judged
     run = {"q": {"a": 4.0, "x": 3.0, "b": 2.0, "c": 1.0}}
-    r = trec.evaluate(qrels, run, ["Judged@2", "Judged@10", "bpref"])
+    r = trec.evaluate(qrels, run, measures=["Judged@2", "Judged@10", "bpref"])
     assert r["JUDGED@2"] == 0.5 and r["JUDGED@10"] == 0.75  # 3 in the qrels of min(10, 4) ranked
     assert r["BPREF"] == 1.0  # bpref (trec_eval) skips the -1: b is the only judged non-relevant
 
@@ -314,7 +316,7 @@ def test_runs_without_ties_agree_with_ranx(seed, n, grades):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), list(RANX), make_comparable=True)
-    ours = trec.evaluate(qrels, run, list(RANX.values()))
+    ours = trec.evaluate(qrels, run, measures=list(RANX.values()))
     for (name, mine), label in zip(RANX.items(), ours.results, strict=True):
         assert ours.results[label].value == pytest.approx(theirs[name], abs=1e-12), (name, mine)
 
@@ -337,7 +339,7 @@ def test_file_order_ties_are_ranxs_on_queries_of_up_to_15_documents(seed, n):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs = {m: ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), m, return_mean=False) for m in RANX}
-    ours = trec.evaluate(qrels, run, list(RANX.values()), ties="file")
+    ours = trec.evaluate(qrels, run, measures=list(RANX.values()), ties="file")
     assert [str(k) for k in ours.groups] == sorted(qrels)  # ranx's per-query order too
     for (name, _), label in zip(RANX.items(), ours.results, strict=True):
         np.testing.assert_allclose(
@@ -363,7 +365,7 @@ def test_ranx_above_15_documents_keeps_neither_the_file_order_nor_its_reverse():
         warnings.simplefilter("ignore")
         theirs = np.array(ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "map", return_mean=False))
     for r, rule in ((run, "file"), (reverse, "file")):
-        ours = trec.evaluate(qrels, r, ["map"], ties=rule).results["MAP"].per_group
+        ours = trec.evaluate(qrels, r, measures=["map"], ties=rule).results["MAP"].per_group
         assert (np.abs(ours - theirs) > 1e-12).sum() >= 10
-    replayed = trec.evaluate(qrels, run, ["map"], ties="ranx").results["MAP"].per_group
+    replayed = trec.evaluate(qrels, run, measures=["map"], ties="ranx").results["MAP"].per_group
     np.testing.assert_allclose(replayed, theirs, rtol=0, atol=1e-12)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from perfeval import _x87
+from perfeval import _native
 from perfeval.exceptions import InputFormatError, InvalidDataError
 from perfeval.io import grammar
 from perfeval.io.trec import Qrels, Run, read_qrels, read_run
@@ -122,7 +122,7 @@ def test_empty_files_are_empty():
     assert len(r) == 0 and r.score.dtype == np.float64
 
 
-# -- the compiled reader (_x87.trec_read) against the pure-Python reader it replaced ----------------
+# -- the compiled reader (_native.trec_read) against the pure-Python reader it replaced ----------------
 
 
 def _old_read(path: str, run: bool) -> dict:
@@ -474,11 +474,11 @@ def test_built_from_ids_or_codes():
 def test_numbers_are_decided_by_the_one_grammar(token):
     """trec_read, parse_table and grammar.is_number accept the same tokens and read the same value."""
     ok = grammar.is_number(token)
-    out = _x87.trec_read(b"q x d " + token.encode() + b"\n", "qxdn")
+    out = _native.trec_read(b"q x d " + token.encode() + b"\n", "qxdn")
     assert (out[0] == "ok") == ok
     if "," in token or token.startswith("#") or not token:
         return
-    table = _x87.parse_table(token.encode() + b"\n", 1)
+    table = _native.parse_table(token.encode() + b"\n", 1)
     assert (table[0] == "ok") == ok or (table[0] == "error" and table[1] == "nan")  # parse_table refuses NaN
     if ok:
         value = np.frombuffer(out[5][0], np.float64)[0]
@@ -506,12 +506,12 @@ def test_trec_duplicate_names_the_first_pair_in_code_order(pairs, grouped):
         pairs = sorted(pairs, key=lambda p: p[0])  # a query's rows together, as runs list them
     q = np.array([p[0] for p in pairs], dtype=np.int64)
     d = np.array([p[1] for p in pairs], dtype=np.int64)
-    assert _x87.trec_duplicate(q, d, 5, 6) == _first_duplicate(q, d)
+    assert _native.trec_duplicate(q, d, 5, 6) == _first_duplicate(q, d)
 
 
 def test_trec_duplicate_checks_its_codes():
     with pytest.raises(ValueError, match="codes outside"):
-        _x87.trec_duplicate(np.array([0, 5]), np.array([0, 0]), 5, 1)
+        _native.trec_duplicate(np.array([0, 5]), np.array([0, 0]), 5, 1)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -535,10 +535,12 @@ def test_vocabulary_order_of_ids_sharing_their_first_bytes(tmp_path, prefix, suf
 
 
 def test_trec_gives_the_scratch_limit_back():
-    from perfeval import _x87, trec
+    from perfeval import _native, trec
 
-    before = _x87.cache_limit(1 << 30)
-    _x87.cache_limit(before)
-    trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}, "map")
-    trec.compare({"q": {"a": 1}}, {"x": {"q": {"a": 1.0}}, "y": {"q": {"b": 1.0}}}, "map", test="none")
-    assert _x87.cache_limit(before) == before  # set back when done
+    before = _native.cache_limit(1 << 30)
+    _native.cache_limit(before)
+    trec.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}, measures="map")
+    trec.compare(
+        {"q": {"a": 1}}, {"x": {"q": {"a": 1.0}}, "y": {"q": {"b": 1.0}}}, measures="map", test="none"
+    )
+    assert _native.cache_limit(before) == before  # set back when done

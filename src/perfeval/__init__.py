@@ -80,6 +80,8 @@ _LAZY = {
 }
 
 
+# Start-up (`perf` imports this package on every run): each export is imported on first use, and
+# importlib with it (the package's namespace holds its public names only).
 def __getattr__(name: str):  # PEP 562: import on first use
     if name == "functional":
         import importlib

@@ -15,8 +15,14 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import sys
 from typing import Any
+
+from perfeval.exceptions import InputFormatError
+
+# Start-up: this module is on every `perf` run's path; perfeval._text (its pattern is compiled
+# at import) is imported where a message is made.
 
 
 class CtrlC:
@@ -68,8 +74,6 @@ class _Closed:
 
     def _refuse(self, *args: Any, **kwargs: Any) -> int:
         if self.name == "input":
-            from perfeval.exceptions import InputFormatError
-
             raise InputFormatError(
                 "cannot be read: it was closed when the command started", source="standard input"
             )
@@ -159,8 +163,6 @@ def _writes_in_place(path: str) -> bool:
     """Whether an output file is written where it is rather than through a temporary file renamed
     over it: a link or a device (``-o /dev/stdout``) is written through, never replaced.
     """
-    import stat
-
     try:
         return not stat.S_ISREG(os.lstat(path).st_mode)
     except OSError:  # no such file yet

@@ -10,9 +10,12 @@ only: never noise in a log or a pipe).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Any
+
+# tqdm is optional: imported where a bar is drawn.
 
 #: seconds between two redraws
 INTERVAL = 0.2
@@ -109,8 +112,6 @@ def bar(enabled: bool, total: float | None, desc: str, unit: str = "it", scale: 
 
 
 def _width() -> int:
-    import os
-
     try:
         return os.get_terminal_size(sys.stderr.fileno()).columns
     except (OSError, ValueError, AttributeError):

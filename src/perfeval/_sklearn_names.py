@@ -37,6 +37,7 @@ from perfeval._validation import (
     floats,
     label_values,
     one_d,
+    said,
     to_numpy,
 )
 from perfeval.exceptions import (
@@ -77,8 +78,10 @@ def _warn(message: str) -> None:
     warnings.warn(UndefinedMeasureWarning(message), stacklevel=user_stacklevel())
 
 
-def class_labels(fn: str, y: Array, name: str = "y_true") -> Array:
-    """The sorted distinct labels of ``y``; a data error for NaN, continuous values or mixed types."""
+def class_labels(fn: str, y: Array, name: str = "y_true", continuous: str = "") -> Array:
+    """The sorted distinct labels of ``y``; a data error for NaN, continuous values (``continuous``:
+    what to do then, after the message) or mixed types.
+    """
     if len(y) == 0:
         raise InvalidDataError(f"{fn}: `{name}` is empty; at least one case is needed")
     if y.dtype.kind == "f":
@@ -93,6 +96,7 @@ def class_labels(fn: str, y: Array, name: str = "y_true") -> Array:
             i = int(np.argmax(frac))
             raise InvalidDataError(
                 f"{fn}: `{name}` holds continuous values ({y[i].item()!r} at index {i}), not class labels"
+                + continuous
             )
     try:
         return np.unique(y)
@@ -138,13 +142,10 @@ def _weights(fn: str, sample_weight: Any, n: int, *, all_zero: bool = False) -> 
     """
     if sample_weight is None:
         return None
-    try:
-        w = one_d("sample_weight", sample_weight)
-        if len(w) != n:
-            raise InvalidDataError(f"`sample_weight` has {len(w)} values for {n} cases")
-        check_weights(w, "sample_weight")
-    except InvalidDataError as e:
-        raise InvalidDataError(f"{fn}: {e}") from None
+    w = one_d("sample_weight", sample_weight, where=fn)
+    if len(w) != n:
+        raise InvalidDataError(said(f"`sample_weight` has {len(w)} values for {n} cases", fn))
+    check_weights(w, "sample_weight", where=fn)
     if not all_zero and not w.any():
         raise InvalidDataError(
             f"{fn}: `sample_weight` is 0 for every case; at least one weight must be non-zero "
@@ -162,10 +163,7 @@ def _scores(fn: str, y_score: Any, n: int, name: str = "y_score") -> Array:
             f"{fn}: `{name}` has shape {arr.shape}; perfeval computes the binary case, one score per "
             "case (for a binary classifier's predict_proba pass the positive class's column, [:, 1])"
         )
-    try:
-        s = floats(arr, name)
-    except InvalidDataError as e:  # complex numbers, dates: said with the function's name
-        raise InvalidDataError(f"{fn}: {e}") from None
+    s = floats(arr, name, where=fn)  # complex numbers, dates: said with the function's name
     if len(s) != n:
         raise InvalidDataError(f"{fn}: `y_true` and `{name}` have different lengths, {n} and {len(s)}")
     check_scores(s)
@@ -597,10 +595,7 @@ def _prob_1d(fn: str, y_prob: Any, n: int) -> Array:
         raise InvalidDataError(f"{fn}: `y_prob` must be one-dimensional, got shape {arr.shape}")
     if arr.dtype.kind not in "biufO":
         raise InvalidDataError(f"{fn}: `y_prob` must hold numbers, got values of type {arr.dtype}")
-    try:
-        p = floats(arr, "y_prob")
-    except InvalidDataError as e:
-        raise InvalidDataError(f"{fn}: {e}") from None
+    p = floats(arr, "y_prob", where=fn)
     if len(p) != n:
         raise InvalidDataError(f"{fn}: `y_true` and `y_prob` have different lengths, {n} and {len(p)}")
     bad = ~np.isfinite(p)
@@ -953,15 +948,13 @@ def hard_labels(
     if len(yt) != len(yp):
         raise InvalidDataError(f"{fn}: `y_true` and `y_pred` have different lengths, {len(yt)} and {len(yp)}")
     ct = class_labels(fn, yt)
-    try:
-        cp = class_labels(fn, yp, "y_pred")
-    except InvalidDataError as e:
-        if "continuous" in str(e):
-            raise InvalidDataError(
-                f"{e}; {fn} takes hard predictions (class labels), as scikit-learn: threshold the "
-                "scores first (y_score >= 0.5), or use perfeval's score functions with threshold="
-            ) from None
-        raise
+    cp = class_labels(
+        fn,
+        yp,
+        "y_pred",
+        f"; {fn} takes hard predictions (class labels), as scikit-learn: threshold the scores first "
+        "(y_score >= 0.5), or use perfeval's score functions with threshold=",
+    )
     if _has_text(ct) != _has_text(cp):
         raise InvalidDataError(
             f"{fn}: Mix of label input types (string and number): y_true holds {label_values(yt)}, "
@@ -1037,6 +1030,10 @@ def _prf(
     sample_weight: Any,
     zero_division: Any,
 ) -> float:
+    """The one implementation of precision, recall and the F-scores (``which``: ``"precision"``,
+    ``"recall"``, ``"f"``), for the public functions below, which keep scikit-learn's signatures
+    and hand their arguments on whole (``**locals()``, read first thing: exactly their parameters).
+    """
     zero = _zero_division(fn, zero_division)
     tp, fn_, fp, _tn = _binary_counts(fn, y_true, y_pred, pos_label, average, labels, sample_weight)
     warn = zero_division == "warn"
@@ -1046,6 +1043,7 @@ def _prf(
     if which == "recall":
         msg = "Recall is ill-defined and being set to 0.0 due to no true samples."
         return _divide(tp, tp + fn_, zero, msg + _ZD if warn else None)
+    beta = float(beta)
     if math.isinf(beta):
         return _divide(tp, tp + fn_, zero, None)
     if beta == 0:
@@ -1073,10 +1071,7 @@ def precision_score(
     Nothing predicted positive: ``zero_division`` (``"warn"``: 0.0 and a warning).  Only
     ``average='binary'`` is computed; ``labels`` is ignored then, as in scikit-learn.
     """
-    return _prf(
-        "precision_score", "precision", y_true, y_pred, labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _prf("precision_score", "precision", **locals())
 
 
 def recall_score(
@@ -1090,10 +1085,7 @@ def recall_score(
     zero_division: Any = "warn",
 ) -> float:
     """scikit-learn's ``recall_score`` (binary): TP / (TP + FN) of ``pos_label`` from hard labels."""
-    return _prf(
-        "recall_score", "recall", y_true, y_pred, labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _prf("recall_score", "recall", **locals())
 
 
 def fbeta_score(
@@ -1113,10 +1105,7 @@ def fbeta_score(
     """
     if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not beta >= 0:
         raise InvalidParameterError(f"fbeta_score: beta must be a number >= 0, got {beta!r}")
-    return _prf(
-        "fbeta_score", "f", y_true, y_pred, beta=float(beta), labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _prf("fbeta_score", "f", **locals())
 
 
 def f1_score(
@@ -1130,10 +1119,7 @@ def f1_score(
     zero_division: Any = "warn",
 ) -> float:
     """scikit-learn's ``f1_score`` (binary): 2 TP / (2 TP + FP + FN)."""
-    return _prf(
-        "f1_score", "f", y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
-        average=average, sample_weight=sample_weight, zero_division=zero_division,
-    )  # fmt: skip
+    return _prf("f1_score", "f", **locals())
 
 
 def accuracy_score(y_true: Any, y_pred: Any, *, normalize: bool = True, sample_weight: Any = None) -> float:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -142,7 +142,17 @@ def _torch_host(x: Any, name: str) -> np.ndarray:
         ) from None
 
 
-def one_d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
+def said(message: str, where: str | None = None) -> str:
+    """``message`` as the function ``where`` says it (``roc_curve: ...``); as it is without one.
+
+    Every check below takes ``where``: an entry point that names itself in its messages (the
+    scikit-learn names do, as scikit-learn does) passes its name, rather than catching the error
+    and raising it again.
+    """
+    return message if where is None else f"{where}: {message}"
+
+
+def one_d(name: str, a: Any, dtype: Any = np.float64, *, where: str | None = None) -> np.ndarray:
     """``a`` as a 1-D array of ``dtype`` (a column vector is flattened); a data error otherwise
     (for floats, as :func:`floats` says it: complex numbers, dates and durations are refused).
     """
@@ -150,13 +160,15 @@ def one_d(name: str, a: Any, dtype: Any = np.float64) -> np.ndarray:
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
-        raise InvalidDataError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+        raise InvalidDataError(said(f"`{name}` must be one-dimensional, got shape {arr.shape}", where))
     if np.dtype(dtype) == np.float64:
-        return floats(arr, name)
+        return floats(arr, name, where=where)
     try:
         return arr.astype(dtype, copy=False)
     except (TypeError, ValueError):
-        raise InvalidDataError(f"`{name}` must be numeric, got values of type {arr.dtype}") from None
+        raise InvalidDataError(
+            said(f"`{name}` must be numeric, got values of type {arr.dtype}", where)
+        ) from None
 
 
 #: Python types of dates, times and durations (pandas' Timestamp and Timedelta are subclasses)
@@ -171,24 +183,29 @@ def _time_text(v: Any) -> str:
     return str(us.astype(object)) if us == v else str(v)  # exact in microseconds: Python's text
 
 
-def floats(arr: np.ndarray, name: str) -> np.ndarray:
+def floats(arr: np.ndarray, name: str, *, where: str | None = None) -> np.ndarray:
     """``arr`` as float64 (no copy when it already is); a data error naming the type otherwise.
 
     Complex numbers are refused (numpy would drop the imaginary parts with only a warning), and so
     are dates, times and durations (datetime64, timedelta64, Python's or pandas' objects), which
     numpy would turn into counts of days or nanoseconds: the command refuses them as it reads them
-    (``holds '2020-01-01', not a number``), and so does the library.
+    (``holds '2020-01-01', not a number``), and so does the library.  ``where``: see :func:`said`.
     """
     kind = arr.dtype.kind
     if kind == "c":
-        raise InvalidDataError(f"`{name}` must hold real numbers, got complex values ({arr.dtype})")
+        raise InvalidDataError(
+            said(f"`{name}` must hold real numbers, got complex values ({arr.dtype})", where)
+        )
     if kind in "mM":
         what = "dates" if kind == "M" else "durations"
         if not len(arr):
-            raise InvalidDataError(f"`{name}` holds {what} ({arr.dtype}), not numbers")
+            raise InvalidDataError(said(f"`{name}` holds {what} ({arr.dtype}), not numbers", where))
         i = int(np.argmax(~np.isnat(arr))) if bool((~np.isnat(arr)).any()) else 0
         raise InvalidDataError(
-            f"`{name}` holds {_time_text(arr[i])!r} at index {i}, not a number ({what}, {arr.dtype})"
+            said(
+                f"`{name}` holds {_time_text(arr[i])!r} at index {i}, not a number ({what}, {arr.dtype})",
+                where,
+            )
         )
     if kind == "O":
         values = arr.tolist()
@@ -196,15 +213,18 @@ def floats(arr: np.ndarray, name: str) -> np.ndarray:
             if isinstance(v, _TIME_TYPES):
                 text = _time_text(v) if isinstance(v, (np.datetime64, np.timedelta64)) else str(v)
                 raise InvalidDataError(
-                    f"`{name}` holds {text!r} at index {i}, not a number ({type(v).__name__})"
+                    said(f"`{name}` holds {text!r} at index {i}, not a number ({type(v).__name__})", where)
                 )
     try:
         out = arr.astype(np.float64, copy=False)
     except OverflowError:  # a Python integer beyond float64's range
         i, v = next((i, v) for i, v in enumerate(arr.tolist()) if overflows(v))
         raise InvalidDataError(
-            f"`{name}` holds an integer of {len(str(abs(v)))} digits at index {i}, beyond the range of "
-            "a 64-bit float (about 1.8e308)"
+            said(
+                f"`{name}` holds an integer of {len(str(abs(v)))} digits at index {i}, beyond the range "
+                "of a 64-bit float (about 1.8e308)",
+                where,
+            )
         ) from None
     except (TypeError, ValueError):
         if kind == "O":
@@ -213,9 +233,11 @@ def floats(arr: np.ndarray, name: str) -> np.ndarray:
                     float(v)
                 except (TypeError, ValueError):
                     raise InvalidDataError(
-                        f"`{name}` holds {v!r} at index {i}, not a number ({type(v).__name__})"
+                        said(f"`{name}` holds {v!r} at index {i}, not a number ({type(v).__name__})", where)
                     ) from None
-        raise InvalidDataError(f"`{name}` must hold numbers, got values of type {arr.dtype}") from None
+        raise InvalidDataError(
+            said(f"`{name}` must hold numbers, got values of type {arr.dtype}", where)
+        ) from None
     return out
 
 
@@ -230,10 +252,12 @@ def overflows(v: Any) -> bool:
     return False
 
 
-def check_pair(yt: np.ndarray, ys: np.ndarray) -> None:
-    if len(yt) != len(ys):
+def check_pair(yt: Any, ys: np.ndarray, names: tuple[str, str] = ("y_true", "y_score")) -> None:
+    """Two arrays of one length (``yt``: the first, or its length)."""
+    n = yt if isinstance(yt, int) else len(yt)
+    if n != len(ys):
         raise InvalidDataError(
-            f"`y_true` and `y_score` must have the same length, got {len(yt)} and {len(ys)}"
+            f"`{names[0]}` and `{names[1]}` must have the same length, got {n} and {len(ys)}"
         )
 
 
@@ -243,13 +267,13 @@ def same_length(name: str, a: np.ndarray, n: int, other: str = "y_score") -> Non
 
 
 # -- values ----------------------------------------------------------------------------------------------
-def check_scores(score: np.ndarray) -> None:
+def check_scores(score: np.ndarray, name: str = "y_score") -> None:
     """Scores are finite: NaN cannot be ranked, and an infinite score is a model's bug."""
     bad = ~np.isfinite(score)
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidDataError(
-            f"`y_score` must be finite numbers, got {float(score[i])!r} at index {i} "
+            f"`{name}` must be finite numbers, got {float(score[i])!r} at index {i} "
             "(NaN cannot be ranked; replace it or drop the row)"
         )
 
@@ -262,13 +286,13 @@ def check_no_nan(score: np.ndarray, name: str = "y_score") -> None:
         raise InvalidDataError(f"`{name}` holds NaN at index {i}; scores must be numbers")
 
 
-def check_weights(w: np.ndarray, name: str = "weights") -> None:
+def check_weights(w: np.ndarray, name: str = "weights", *, where: str | None = None) -> None:
     """Weights are finite and non-negative (0: the case is dropped)."""
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidDataError(
-            f"`{name}` must be finite non-negative numbers, got {float(w[i])!r} at index {i}"
+            said(f"`{name}` must be finite non-negative numbers, got {float(w[i])!r} at index {i}", where)
         )
 
 
@@ -376,14 +400,21 @@ def binary_coding(y: np.ndarray, pos_label: Any = None) -> np.ndarray | None:
 
 
 def binary_targets(
-    y: np.ndarray, needs: str, pos_label: Any = None, *, words: LabelWords | None = None, rows: Any = None
+    y: np.ndarray,
+    needs: str,
+    pos_label: Any = None,
+    *,
+    words: LabelWords | None = None,
+    rows: Any = None,
+    coding: Any = False,
 ) -> np.ndarray:
     """The 0/1 coding of ``y`` for the measure ``needs``, or one line saying what the targets look
     like and what to do (:func:`read_targets`; ``words``: what the caller takes, by default
     ``pos_label=``); ``rows``: the rows a missing target (NaN) is counted and found in, when ``y``
     holds only the distinct labels (:class:`perfeval.Metric`: every label seen, and this batch's rows).
+    ``coding``: :func:`binary_coding` of ``y`` and ``pos_label`` when made already.
     """
-    out = binary_coding(y, pos_label)
+    out = binary_coding(y, pos_label) if coding is False else coding
     if pos_label is not None:
         assert out is not None  # with pos_label every label has a coding
         if not np.any(out):
@@ -700,6 +731,27 @@ def id_kind(t: type) -> str:
     return t.__name__
 
 
+def deprecated_weights(sample_weight: Any, weights: Any, func: str) -> Any:
+    """``sample_weight``, or its deprecated spelling ``weights`` with a DeprecationWarning naming
+    ``func`` (said at the line that called it); both at once is an error.  Written once, for every
+    entry point that still takes ``weights=`` (:func:`perfeval.evaluate`, :func:`perfeval.ci`, ...).
+    """
+    if weights is None:
+        return sample_weight
+    import warnings
+
+    if sample_weight is not None:
+        raise InvalidParameterError("pass `sample_weight=` only (`weights=` is its deprecated spelling)")
+    from perfeval.exceptions import user_stacklevel
+
+    warnings.warn(  # at the caller's line, through any wrapper (measures_keyword's) too
+        f"{func}(weights=...) is deprecated; use sample_weight=...",
+        DeprecationWarning,
+        stacklevel=user_stacklevel(),
+    )
+    return weights
+
+
 def is_dask(obj: Any) -> bool:
     """Whether ``obj`` is a Dask collection (by its type's module: Dask itself is not imported)."""
     mod = type(obj).__module__
@@ -739,48 +791,114 @@ def column(table: Any, name: str) -> Any:
         raise InvalidParameterError(f"column {name!r} cannot be read from the table") from None
 
 
-# -- the whole input of evaluate() ------------------------------------------------------------
+# -- the check stage: an entry point's arrays, by its table of ArraySpec -----------------------------------
+class ArraySpec(NamedTuple):
+    """What one array argument of an entry point must be, said once (as
+    :class:`~perfeval.measures.Param` says it of a measure's parameter); :func:`check_array` checks
+    it and a table of them (:data:`EVALUATION`) is an entry point's door.
+
+    Attributes
+    ----------
+    name : str
+        The argument, as messages name it (``"y_score"``, ``"sample_weight"``).
+    kind : str
+        ``"labels"``: as given (labels or numbers; complex numbers refused); ``"floats"``: float64
+        (:func:`floats`); ``"ids"``: identities, never floats (:func:`identity_groups`).
+    finite : bool
+        No NaN and no +-inf (scores: NaN cannot be ranked).
+    nonneg : bool
+        No value below 0 (weights; with ``finite``).
+    """
+
+    name: str
+    kind: str = "floats"
+    finite: bool = False
+    nonneg: bool = False
+
+
+#: the arrays of an evaluation (evaluate, Metric.update, the streaming and Dask backends), in the
+#: order they are read and checked; the second is the one the others' lengths are said against
+EVALUATION = (
+    ArraySpec("y_true", "labels"),
+    ArraySpec("y_score", "floats", finite=True),
+    ArraySpec("groups", "ids"),
+    ArraySpec("sample_weight", "floats", finite=True, nonneg=True),
+)
+
+
+def check_array(spec: ArraySpec, x: Any, length: tuple[str, int, bool] | None = None) -> np.ndarray:
+    """``x`` read and checked as ``spec`` says, in this order: its kind, its length (``length``: the
+    argument it is measured against, that one's length, and whether the two are said as a pair,
+    ``y_true`` and ``y_score``), its values.
+    """
+    a = to_numpy(x, spec.name)
+    if spec.kind == "labels":
+        if a.dtype.kind == "c":  # not labels, and not relevance grades either
+            raise InvalidDataError(
+                f"`{spec.name}` must hold labels or real numbers, got complex values ({a.dtype})"
+            )
+    elif spec.kind == "ids":
+        a = identity_groups(a)
+    else:
+        a = floats(a, spec.name)
+    if length is not None:
+        other, n, pair = length
+        if pair:
+            check_pair(n, a, (other, spec.name))
+        else:
+            same_length(spec.name, a, n, other)
+    if spec.finite and spec.nonneg:
+        check_weights(a, spec.name)
+    elif spec.finite:
+        check_scores(a, spec.name)
+    return a
+
+
 class Cases:
     """Checked arrays of one evaluation: targets as given, float64 scores (finite), group ids (never
     floats) or None, float64 weights or None; cases of weight 0 already dropped (``rows_in`` counts
-    them).
+    them).  ``targets``: the targets coded (the code stage, :func:`perfeval.door.code`), or None.
     """
 
-    __slots__ = ("y", "s", "g", "w", "rows_in")
+    __slots__ = ("y", "s", "g", "w", "rows_in", "targets")
 
     def __init__(
         self, y: np.ndarray, s: np.ndarray, g: np.ndarray | None, w: np.ndarray | None, rows_in: int
     ):
         self.y, self.s, self.g, self.w, self.rows_in = y, s, g, w, rows_in
+        self.targets: Any = None
 
 
-def cases(
-    y_true: Any, y_score: Any, groups: Any = None, weights: Any = None, *, keep_zero: bool = False
+def check(
+    y_true: Any,
+    y_score: Any,
+    groups: Any = None,
+    weights: Any = None,
+    *,
+    keep_zero: bool = False,
+    specs: tuple[ArraySpec, ...] = EVALUATION,
 ) -> Cases:
-    """Check the arrays of an evaluation once (lengths, finite scores, ids, weights) and drop the
-    cases of weight 0: a case of weight 0 is no case at all, for every measure, so it must add no
-    distinct score, rank, group or count anywhere below.  ``keep_zero``: keep them (for a dialect
-    whose tool counts their scores, as Spark's binning does).
+    """The check stage: the arrays of an evaluation checked once, each as its :class:`ArraySpec`
+    in ``specs`` says (lengths, finite scores, ids, weights), and the cases of weight 0 dropped: a
+    case of weight 0 is no case at all, for every measure, so it must add no distinct score, rank,
+    group or count anywhere below.  ``keep_zero``: keep them (for a dialect whose tool counts their
+    scores, as Spark's binning does).
     """
-    yt = to_numpy(y_true, "y_true")
-    if yt.dtype.kind == "c":  # not labels, and not relevance grades either
-        raise InvalidDataError(f"`y_true` must hold labels or real numbers, got complex values ({yt.dtype})")
-    ys = floats(to_numpy(y_score, "y_score"), "y_score")
-    check_pair(yt, ys)
-    check_scores(ys)
-    g = None if groups is None else identity_groups(to_numpy(groups, "groups"))
-    if g is not None:
-        same_length("groups", g, len(ys))
-    w = None if weights is None else floats(to_numpy(weights, "sample_weight"), "sample_weight")
-    if w is not None:
-        same_length("sample_weight", w, len(ys))
-        check_weights(w, "sample_weight")
+    yt = check_array(specs[0], y_true)
+    ys = check_array(specs[1], y_score, (specs[0].name, len(yt), True))
+    against = (specs[1].name, len(ys), False)
+    g = None if groups is None else check_array(specs[2], groups, against)
+    w = None if weights is None else check_array(specs[3], weights, against)
     rows_in = len(ys)
     if w is not None and not w.all() and not keep_zero:
         keep = w > 0
         yt, ys, w = yt[keep], ys[keep], w[keep]
         g = None if g is None else g[keep]
     return Cases(yt, ys, g, w, rows_in)
+
+
+#: the check stage's former name (the streaming and Dask backends call it so)
+cases = check
 
 
 def grades_as_labels(y: Any, specs: list) -> tuple[list[str], str] | None:

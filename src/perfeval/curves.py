@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from perfeval._validation import check_scores, floats, to_numpy
 from perfeval.exceptions import InvalidParameterError
+from perfeval.measures import get_measure
 from perfeval.summaries import ScoreHistogram
 
 
@@ -38,7 +40,6 @@ def summary(y_true: Any, y_score: Any, sample_weight: Any = None) -> ScoreHistog
     """The exact summary every curve is drawn from (``y_true`` may already be one), inputs checked."""
     if isinstance(y_true, ScoreHistogram):
         return y_true
-    from perfeval._validation import check_scores, floats, to_numpy
 
     s = floats(to_numpy(y_score, "y_score"), "y_score")
     check_scores(s)
@@ -52,8 +53,6 @@ def _cum(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def roc(y_true: Any, y_score: Any = None, sample_weight: Any = None) -> Curve:
     """False positive rate (x) against true positive rate (y), from (0, 0) to (1, 1)."""
-    from perfeval.measures import get_measure
-
     h = summary(y_true, y_score, sample_weight)
     thr, tp, fp = _cum(h)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -72,8 +71,6 @@ def roc(y_true: Any, y_score: Any = None, sample_weight: Any = None) -> Curve:
 
 def precision_recall(y_true: Any, y_score: Any = None, sample_weight: Any = None) -> Curve:
     """Recall (x) against precision (y), one point per threshold from the top."""
-    from perfeval.measures import get_measure
-
     h = summary(y_true, y_score, sample_weight)
     thr, tp, fp = _cum(h)
     with np.errstate(invalid="ignore", divide="ignore"):

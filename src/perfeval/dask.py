@@ -24,6 +24,7 @@ import numpy as np
 
 from perfeval._validation import is_dask as _is_dask
 from perfeval.exceptions import InvalidParameterError, MissingDependencyError
+from perfeval.io.text import said_as_read, unparsed  # noqa: F401 - the command's --dask path names them so
 from perfeval.summaries import ScoreHistogram
 
 
@@ -496,8 +497,10 @@ def read_files(
     (:func:`perfeval.io.text.check_text_files`).  The header and the CSV delimiter are told from the
     first file by the table readers' rule (``delimiter``: as given).  ``choice`` is the
     :class:`~perfeval.io.columns.Choice` made.  ``read``, a dict, gets the format (``"format"``),
-    whether there is a header (``"header"``) and, for text files without one, the lines skipped as
-    comments (``"skipped"``: ``{file: Skipped}``, to be said as the other readers say them).
+    whether there is a header (``"header"``), the CSV delimiter (``"delimiter"``) and, for text files
+    without one, the lines skipped as comments (``"skipped"``: ``{file: Skipped}``, to be said as the
+    other readers say them).  A text file pandas' parser refuses (a quote never closed, a row of
+    another width) is the table readers' error (:func:`perfeval.io.text.said_as_read`).
     """
     _require()
     from perfeval.io.columns import choose
@@ -508,7 +511,7 @@ def read_files(
     if read is not None:
         if parts.skipped is not None:
             read["skipped"] = parts.skipped
-        read.update(format=parts.fmt, header=parts.header)
+        read.update(format=parts.fmt, header=parts.header, delimiter=parts.delimiter)
     names = parts.names
     ch = choose(names, path, header=parts.header, target=target, score=score, group=group, weight=weight)
     ddf = parts.frame(None if ch.group is None else ch.group.index)
@@ -516,7 +519,7 @@ def read_files(
         used = [names[c.index] for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None]
         _files_hold(path, parts.columns_of, used)
     if ch.group is not None and not parts.identities:
-        ddf = _identity(ddf, names[ch.group.index], path)
+        ddf = _identity(ddf, names[ch.group.index], path, "--group")
     return ddf, ch
 
 
@@ -537,19 +540,21 @@ def _files_hold(pattern: str, columns_of: Any, needed: list[str]) -> None:
             )
 
 
-def _identity(ddf: Any, name: str, path: str) -> Any:
-    """The group column of a Dask frame as an identity: int64 when every value is a plain integer
-    that fits, else the text as written; a float column (Parquet, JSON) is refused.
+def _identity(ddf: Any, name: str, path: str, role: str | None) -> Any:
+    """An identity column of a Dask frame (the group's, its ``role`` or option naming it in an error):
+    int64 when every value is a plain integer that fits, else the text as written; a float column
+    (Parquet, JSON) is refused.
     """
     from perfeval.exceptions import InputFormatError
+    from perfeval.io.tables import id_column
 
     kind = ddf[name].dtype.kind
     if kind in "iu":
         return ddf
     if kind == "f":
         raise InputFormatError(
-            f"the group column {name!r} holds floating-point numbers; group ids must be integers or text "
-            "(cast the column)",
+            f"{id_column(name, role)} holds floating-point numbers; ids must be integers or text (cast the "
+            "column)",
             source=path,
         )
     import dask
@@ -562,8 +567,8 @@ def _identity(ddf: Any, name: str, path: str) -> Any:
     bad = [v for v in floats.tolist() if v]
     if bad:  # as the in-memory reader (io.tables.check_text_ids): a float id has lost its identity
         raise InputFormatError(
-            f"the id column {name!r} holds {bad[0]!r}, a float: ids must be integers or text (past 2^53 a "
-            "float has merged ids); write them as integers (pandas: .astype('int64')) or as text",
+            f"{id_column(name, role)} holds {bad[0]!r}, a float: ids must be integers or text (past 2^53 "
+            "a float has merged ids); write them as integers (pandas: .astype('int64')) or as text",
             source=path,
         )
     return ddf.assign(**{name: col.astype("int64") if plain else col})

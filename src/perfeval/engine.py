@@ -1,12 +1,13 @@
 """The engine: measure specs and checked arrays in, a :class:`~perfeval.report.Report` out.
 
-validate -> summarize -> finish.  The arrays reaching :func:`finish` were checked once at the door
-(:mod:`perfeval._validation`); here each kind of summary is built once and shared by every measure
-that needs it (one :class:`~perfeval.summaries.ScoreHistogram` for the binary measures, one per
-group when grouped; one :class:`~perfeval.summaries.ranking.TieTable` for the per-query measures and
-the group AUC), and every measure is finished from it.  No I/O and no backend here: the in-memory
-front door (:func:`perfeval.evaluate`), the streaming and the Dask backends all finish through this
-module, so they give the same numbers.
+check -> code -> summarize (:mod:`perfeval.door`).  The arrays reaching :func:`finish` were checked
+once at the door and their targets are coded once (:class:`perfeval.door.Targets`); here each kind
+of summary is built once and shared by every measure that needs it (one
+:class:`~perfeval.summaries.ScoreHistogram` for the binary measures, one per group when grouped; one
+:class:`~perfeval.summaries.ranking.TieTable` for the per-query measures and the group AUC), and
+every measure is finished from it.  No I/O and no backend here: the in-memory front door
+(:func:`perfeval.evaluate`), the streaming and the Dask backends all finish through this module, so
+they give the same numbers.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from perfeval._nicknames import ALL
-from perfeval._validation import Cases, binary_targets, check_relevance, floats
+from perfeval._validation import Cases
+from perfeval.door import Targets
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.measures._data import GroupedData
@@ -79,7 +81,7 @@ def finish(
     :mod:`perfeval.measures.tiebounds`).
     """
     yt, ys, g, w, rows_in = cases.y, cases.s, cases.g, cases.w, cases.rows_in
-    tasks: list[tuple[str, np.ndarray]]
+    tasks: list[tuple[str, Targets]]  # each task's targets, coded once (the code stage)
     if partitions:
         tasks = []
         known = set(np.unique(yt).tolist())
@@ -90,9 +92,12 @@ def finish(
                     f"partition {name!r}: label {missing[0]!r} does not occur in `y_true` (labels: "
                     f"{sorted(known)[:8]})"
                 )
-            tasks.append((f"[{name}]", np.isin(yt, list(labels)).astype(np.float64)))
+            tasks.append((f"[{name}]", Targets(np.isin(yt, list(labels)).astype(np.float64))))
     else:
-        tasks = [("", yt)]
+        coded = cases.targets
+        if coded is None or coded.pos_label is not pos_label:  # not through the code stage
+            coded = Targets(yt, pos_label, keep=tie_bounds)
+        tasks = [("", coded)]
     results: dict[str, MeasureResult] = {}
     keys: Any = None
     counted: dict[str, tuple[float, float]] = {}  # tied and comparable pairs, of each kind of measure
@@ -107,12 +112,9 @@ def finish(
                 f"`weights` apply to the binary measures only, not to {ranking_specs[0].label} "
                 "(a per-query measure); evaluate them without weights"
             )
-        label = pos_label if not partitions else None
-        keys = _task(y, ys, g, w, specs, suffix, results, label, grouping)
+        keys = _task(y, ys, g, w, specs, suffix, results, grouping)
         if tie_bounds:
-            for kind, (tied, pairs) in _tie_bounds(
-                y, ys, g, w, specs, suffix, results, label, grouping
-            ).items():
+            for kind, (tied, pairs) in _tie_bounds(y, ys, g, w, specs, suffix, results, grouping).items():
                 t0, p0 = counted.get(kind, (0.0, 0.0))
                 counted[kind] = (t0 + tied, p0 + pairs)
     # in the order asked (each kind of measure is computed in its own pass), partition by partition
@@ -141,18 +143,17 @@ def finish(
 
 
 def _task(
-    y: np.ndarray,
+    y: Targets,
     ys: np.ndarray,
     g: np.ndarray | None,
     w: np.ndarray | None,
     specs: list[MeasureSpec],
     suffix: str,
     results: dict[str, MeasureResult],
-    pos_label: Any,
     grouping: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Any:
-    """Every measure of ``specs`` for the targets ``y`` (one task) into ``results``; the group keys
-    (``grouping``: group_codes(g), when made already).
+    """Every measure of ``specs`` for the targets ``y`` (one task, coded once: each kind of measure
+    asks its coding) into ``results``; the group keys (``grouping``: group_codes(g), when made already).
     """
     if g is not None and grouping is None:
         grouping = group_codes(g)
@@ -160,7 +161,7 @@ def _task(
     ranking_specs = [s for s in specs if s.measure.kind in ("ranking", "grouped")]
     binary_specs = [s for s in specs if s.measure.kind == "binary"]
     # the group AUCs read 0/1 targets: coded by pos_label when one is named (labels, not grades)
-    coded = pos_label is not None and any(s.measure.kind == "grouped" for s in ranking_specs)
+    coded = y.pos_label is not None and any(s.measure.kind == "grouped" for s in ranking_specs)
     for part in (
         (
             [s for s in ranking_specs if s.measure.kind == "ranking"],
@@ -172,10 +173,9 @@ def _task(
         if not part:
             continue
         if coded and part[0].measure.kind == "grouped":
-            yr = np.asarray(binary_targets(y, part[0].label, pos_label), dtype=np.float64)
-        else:
-            yr = relevance_targets(y, part, pos_label)
-            check_relevance(yr)  # the targets read as graded relevance: checked here, where that is known
+            yr = np.asarray(y.binary(part[0].label), dtype=np.float64)
+        else:  # the targets read as graded relevance: checked >= 0 where that is known
+            yr = y.relevance(part)
         # the measures take the rows and make the tie table on first need (the group AUC needs none)
         rd = RankingData.from_checked(yr, ys, g, grouping)
         keys = rd.keys if g is not None else None
@@ -183,10 +183,11 @@ def _task(
             per_query = np.asarray(s.measure.function()(rd, **s.kwargs), dtype=np.float64)
             results[s.label + suffix] = MeasureResult.of(s, per_query, rd.query_sizes, keys, g is not None)
     if binary_specs:
-        yb = binary_targets(y, binary_specs[0].label, pos_label)
+        yb = y.binary(binary_specs[0].label)
         if g is None:
             h = ScoreHistogram.from_checked(yb == 1, ys, w)
             del yb  # a coding's copy (booleans, a pos_label) is not kept while the measures run
+            y.release()  # (unless the tie bounds ask for it again)
             binary_values(binary_specs, h, suffix, results)
         else:
             assert grouping is not None
@@ -212,14 +213,13 @@ def _task(
 
 
 def _tie_bounds(
-    y: np.ndarray,
+    y: Targets,
     ys: np.ndarray,
     g: np.ndarray | None,
     w: np.ndarray | None,
     specs: list[MeasureSpec],
     suffix: str,
     results: dict[str, MeasureResult],
-    pos_label: Any,
     grouping: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, tuple[float, float]]:
     """Each measure's minimum and maximum over every order of the tied cases, and the share of its
@@ -234,7 +234,7 @@ def _tie_bounds(
     counted: dict[str, tuple[float, float]] = {}
     # the group AUCs read the targets coded by pos_label when one is named, as their values do
     # (:func:`_task`): their bounds are over the same targets
-    coded = pos_label is not None
+    coded = y.pos_label is not None
     ranking = [s for s in specs if s.measure.kind == "ranking" or (s.measure.kind == "grouped" and not coded)]
     grouped = [s for s in specs if s.measure.kind == "grouped" and coded]
     binary = [s for s in specs if s.measure.kind == "binary"]
@@ -242,9 +242,9 @@ def _tie_bounds(
         if not kind_specs:
             continue
         if kind == "ranking":
-            t = relevance_targets(y, kind_specs, pos_label)
+            t = y.relevance(kind_specs)
         else:
-            t = np.asarray(binary_targets(y, kind_specs[0].label, pos_label), dtype=np.float64)
+            t = np.asarray(y.binary(kind_specs[0].label), dtype=np.float64)
         tie_orders = TieOrders(ys, t, codes, w)  # one sort: both extreme orders and the tied pairs
         tied, pairs = tie_orders.pairs()
         counted[kind] = (tied, pairs)
@@ -255,12 +255,13 @@ def _tie_bounds(
             ordered.append(roc)
         best: dict[str, MeasureResult] = {}
         worst: dict[str, MeasureResult] = {}
+        coded_t = Targets.coded(t)  # coded and checked above: read as it is
         if ordered:
-            _task(t, tie_orders.scores(best=True), g, w, ordered, "", best, None, grouping)
-            _task(t, tie_orders.scores(best=False), g, w, ordered, "", worst, None, grouping)
+            _task(coded_t, tie_orders.scores(best=True), g, w, ordered, "", best, grouping)
+            _task(coded_t, tie_orders.scores(best=False), g, w, ordered, "", worst, grouping)
         if linear:
             plain: dict[str, MeasureResult] = {}
-            _task(t, ys, g, w, [roc], "", plain, None, grouping)
+            _task(coded_t, ys, g, w, [roc], "", plain, grouping)
             roc_value = _values(plain[roc.label])
         for s in kind_specs:
             r = results[s.label + suffix]
@@ -290,35 +291,6 @@ def _tie_bounds(
                 r.tie_min = MeasureResult.of(s, lo, sizes, np.arange(len(lo)), True).value
                 r.tie_max = MeasureResult.of(s, hi, sizes, np.arange(len(hi)), True).value
     return counted
-
-
-def relevance_targets(y: np.ndarray, specs: list[MeasureSpec], pos_label: Any) -> np.ndarray:
-    """The targets as the graded relevance the per-query measures ``specs`` read; labels (no value a
-    number: click/no) one line saying so and what to pass, rather than ``'no' is not a number``
-    (``pos_label=`` where it codes them all: the group AUCs; else a coding of the caller's).
-    """
-    try:
-        return floats(y, "y_true")
-    except InvalidDataError:
-        from perfeval._validation import LabelWords, label_values, read_targets
-        from perfeval.io.grammar import is_number
-
-        values = [str(v) for v in np.asarray(y).tolist()] if y.dtype.kind in "OUS" else []
-        if not values or any(is_number(v) for v in values):
-            raise
-        ranking = [s.label for s in specs if s.measure.kind != "grouped"]
-        needs = (ranking or [specs[0].label])[0]
-        if pos_label is not None:  # it codes the binary measures and the group AUCs only
-            raise InvalidDataError(
-                f"{needs} reads graded relevance (numbers), but `y_true` holds {label_values(y)}; "
-                f"pos_label= codes the binary measures and GAUC only: pass np.asarray(y_true) == "
-                f"{pos_label!r} as y_true for {needs}"
-            ) from None
-        said = read_targets(y, LabelWords(pos_label=not ranking))
-        raise InvalidDataError(
-            f"{needs} reads numbers (0/1, or graded relevance: above 0 relevant), but `y_true` "
-            f"{said.what}; {said.advice}"
-        ) from None
 
 
 def _values(r: MeasureResult) -> np.ndarray:

@@ -2,20 +2,29 @@
 into a :class:`Report`.
 
 It takes arrays or a table's columns, sends a Dask collection to the Dask backend, checks the
-input once (:mod:`perfeval._validation`) and finishes every measure in the engine
-(:mod:`perfeval.engine`), which the streaming and Dask backends share.
+input and codes its targets once (:mod:`perfeval.door`: check -> code) and finishes every measure
+in the engine (:mod:`perfeval.engine`), which the streaming and Dask backends share.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import numbers
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from perfeval._validation import cases, column, is_dask
+import numpy as np
+
+from perfeval import _native
+from perfeval._validation import Cases, column, deprecated_weights, grades_as_labels, is_dask
+from perfeval.door import check, code
 from perfeval.engine import DEFAULT_MEASURES, finish, resolve
-from perfeval.exceptions import InvalidParameterError
+from perfeval.exceptions import GradesAsLabelsWarning, InvalidParameterError, user_stacklevel
 from perfeval.measures import MeasureSpec
 from perfeval.report import Report
+
+# The Dask backend and the dialects are imported where they are asked for: evaluate() of a
+# measure loads neither (tests/test_registry_cli.py counts the modules it loads).
 
 __all__ = ["evaluate", "DEFAULT_MEASURES"]
 
@@ -125,15 +134,7 @@ def evaluate(
     >>> r.results["ROC"].tie_min, r.results["ROC"].tie_max, r.tied_pairs   # 1 of 4 pairs tied
     (0.75, 1.0, 0.25)
     """
-    if weights is not None:
-        import warnings
-
-        if sample_weight is not None:
-            raise InvalidParameterError("pass `sample_weight=` only (`weights=` is its deprecated spelling)")
-        warnings.warn(
-            "evaluate(weights=...) is deprecated; use sample_weight=...", DeprecationWarning, stacklevel=2
-        )
-        sample_weight = weights
+    sample_weight = deprecated_weights(sample_weight, weights, "evaluate")
     check_options(threshold=threshold, tie_bounds=tie_bounds, partitions=partitions)
     modern = str(dialect).split(":")[0].strip().lower() in ("perfeval", "")
     if not modern and (tie_bounds or partitions or is_dask(y_true)):
@@ -169,23 +170,59 @@ def evaluate(
         ids = column(table, id) if id is not None else ids
     if y_score is None:
         raise InvalidParameterError("`y_score` is required (or a table with `target=` and `score=`)")
-    if not modern:
+
+    def checked(keep_zero: bool) -> Cases:  # the check stage
+        return check(y_true, y_score, groups, sample_weight, keep_zero=keep_zero)
+
+    return evaluate_cases(
+        checked,
+        measures,
+        threshold=threshold,
+        partitions=partitions,
+        pos_label=pos_label,
+        tie_bounds=tie_bounds,
+        dialect=dialect,
+        ids=ids,
+    )
+
+
+def evaluate_cases(
+    cases_of: Callable[[bool], Cases],
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT_MEASURES,
+    *,
+    threshold: float = 0.5,
+    partitions: Mapping[str, Sequence[Any]] | None = None,
+    pos_label: Any = None,
+    tie_bounds: bool = False,
+    dialect: str = "perfeval",
+    ids: Any = None,
+) -> Report:
+    """:func:`evaluate` once its arrays are found (options checked by :func:`check_options`): the
+    measures resolved, then the stages, check (``cases_of(keep_zero)``: the cases checked; the
+    cases of weight 0 kept when ``keep_zero``, for a dialect's tool that counts their scores), code
+    (:func:`perfeval.door.code`, unless ``cases_of`` attached a coding of its own, as the command's
+    loader does, its messages naming the file's lines) and summarize (:func:`perfeval.engine.finish`,
+    or the dialect's tool's rules).  Arguments as for :func:`evaluate`.
+    """
+    if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
         from perfeval.dialects.apply import evaluate_dialect, parse_dialect
 
         d, _opts = parse_dialect(dialect)
         if measures is DEFAULT_MEASURES:  # every measure the tool defines
             measures = list(d.policies)
         specs = resolve(measures, threshold, trec=d.name == "trec_eval")
-        checked = cases(y_true, y_score, groups, sample_weight)
+        checked = cases_of(False)
         raw = None
-        if sample_weight is not None and len(checked.s) < checked.rows_in:  # cases of weight 0
-            raw = cases(y_true, y_score, groups, sample_weight, keep_zero=True)
+        if checked.w is not None and len(checked.s) < checked.rows_in:  # cases of weight 0
+            raw = cases_of(True)
         return evaluate_dialect(
             checked, specs, dialect, threshold=threshold, pos_label=pos_label, ids=ids, raw=raw
         )
     specs = resolve(measures, threshold)
     try:
-        checked = cases(y_true, y_score, groups, sample_weight)
+        checked = cases_of(False)
+        if checked.targets is None:  # the code stage, unless the caller coded them
+            code(checked, pos_label, keep=tie_bounds)
         if pos_label is None and not partitions:
             _say_grades_as_labels(checked.y, specs)
         return finish(
@@ -197,11 +234,9 @@ def evaluate(
             tie_bounds=tie_bounds,
         )
     finally:
-        from perfeval import _x87
-
         # the kernels' scratch kept between their calls (the group kernels' sort records: huge
-        # pages, see _native/buffers.c) handed back: an evaluation leaves only its report behind
-        _x87.release_cache()
+        # pages, see csrc/buffers.c) handed back: an evaluation leaves only its report behind
+        _native.release_cache()
 
 
 def _not_on_dask(tie_bounds: bool, arrays: bool) -> None:
@@ -219,10 +254,6 @@ def check_options(*, threshold: Any, tie_bounds: Any = False, partitions: Any = 
     is a number (+-inf too, never NaN: every case would fall on one side), ``tie_bounds`` True or
     False, ``partitions`` a mapping of names to labels.
     """
-    import numbers
-
-    import numpy as np
-
     if (
         isinstance(threshold, (bool, np.bool_))
         or not isinstance(threshold, numbers.Real)
@@ -242,14 +273,8 @@ def _say_grades_as_labels(y: Any, specs: list) -> None:
     """GAUC given graded targets without ``pos_label``: a grade above 0 is positive, said in a
     :class:`~perfeval.exceptions.GradesAsLabelsWarning` (the command line says it as a note).
     """
-    from perfeval._validation import grades_as_labels
-
     said = grades_as_labels(y, specs)
     if said is not None:
-        import warnings
-
-        from perfeval.exceptions import GradesAsLabelsWarning, user_stacklevel
-
         grouped, shown = said
         warnings.warn(
             f"{', '.join(grouped)} read y_true's grades ({shown}) as positive where above 0; "

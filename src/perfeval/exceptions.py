@@ -7,6 +7,13 @@ line, field or option), what was expected and what was found.  The command-line 
 
 from __future__ import annotations
 
+import os
+import sys
+import types
+
+# Start-up: this module is on every `perf` run's path; perfeval._text (its pattern is compiled
+# at import) is imported where a message names a place.
+
 
 class PerfError(Exception):
     """Base class of every error perfeval raises on purpose.
@@ -111,10 +118,6 @@ def user_stacklevel() -> int:
     line), whatever the path of calls inside the package; for the function that calls
     ``warnings.warn`` (it calls this one on the same line).
     """
-    import os
-    import sys
-    import types
-
     package = os.path.dirname(os.path.abspath(__file__)) + os.sep
     frame: types.FrameType | None = sys._getframe(1)  # the function about to warn: stacklevel 1
     level = 1

@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._validation import Cases, binary_targets, cases
+from perfeval._validation import Cases
 from perfeval.dialects.apply import evaluate_dialect, parse_dialect, policy_spec
 from perfeval.dialects.table import DIALECTS, EMPTY_TEXT, ORDER_TEXT, SCORED_TEXT, Dialect, Policy
+from perfeval.door import check, code, targets_of
 from perfeval.engine import finish, resolve
 from perfeval.exceptions import PerfError, UndefinedMeasureWarning
 from perfeval.measures import MeasureSpec, parse_measure
@@ -199,10 +200,12 @@ def explain(
     >>> [round(e.value(d, "NDCG"), 4) for d in e.dialects]
     [0.6404, 0.6404, 0.4307, 1.0]
     """
-    checked = cases(y_true, y_score, groups, sample_weight)
+    # check -> code (perfeval.door): the targets coded once, for perfeval's row, every dialect's
+    # and the facts the rules are said with
+    checked = code(check(y_true, y_score, groups, sample_weight), pos_label)
     raw = None  # the cases of weight 0 too, for the tools that count their scores (Spark's bins)
     if sample_weight is not None and len(checked.s) < checked.rows_in:
-        raw = cases(y_true, y_score, groups, sample_weight, keep_zero=True)
+        raw = check(y_true, y_score, groups, sample_weight, keep_zero=True)
     specs = resolve(measures, threshold)
     names = _dialects(dialects, specs)
     base = finish(checked, specs, threshold=threshold, pos_label=pos_label)
@@ -285,7 +288,7 @@ class _Facts:
 
     def y(self, binary: bool, label: str) -> np.ndarray:
         if binary:
-            return (np.asarray(binary_targets(self.c.y, label, self.pos_label)) == 1).astype(np.float64)
+            return (np.asarray(targets_of(self.c, self.pos_label).binary(label)) == 1).astype(np.float64)
         return np.asarray(self.c.y, dtype=np.float64)
 
     def per_group(self, flags: np.ndarray) -> int:

@@ -1,14 +1,21 @@
-"""scikit-learn-style functions: one measure, arrays in, a float out.
+"""scikit-learn's metric functions under scikit-learn's names, and perfeval's measures that
+scikit-learn has no function for: one measure, arrays in, a float out.
 
-Each is a thin wrapper over the registry (the same code as :func:`perfeval.evaluate`), with
-scikit-learn's argument names: ``y_true``, ``y_score``, keyword-only options, ``sample_weight``.
-The threshold measures named perfeval's way (``accuracy``, ``precision``, ...) take scores and a
-``threshold``; those named scikit-learn's way (``accuracy_score``, ``precision_score``, ...) take
-hard labels, as scikit-learn's do.
+Where scikit-learn has the function, this module has it under scikit-learn's name, signature and
+conventions (``roc_auc_score``, ``precision_recall_curve``, ``accuracy_score`` on hard labels, ...:
+docs/sklearn.md).  The rest are thin wrappers over the registry (the same code as
+:func:`perfeval.evaluate`), with scikit-learn's argument names: ``y_true``, ``y_score``,
+keyword-only options, ``sample_weight``: the rates at a threshold scikit-learn has no function for
+(``fpr``, ``tnr``, ``fnr``, ``lift``, ``error_rate``), PERF's and the ranking measures (``rmse``,
+``slq``, ``perf_average_precision``, ``ndcg`` on rows with ``groups=``, ``mean_average_precision``,
+``mrr``, ``group_auc``, ...), ``scorer`` and the KDD Cup helpers.  perfeval's earlier one-liners for
+what scikit-learn's names now give (``roc_auc``, ``pr_curve``, ``average_precision``,
+``brier_score``, and ``accuracy``, ``precision``, ``recall``, ``tpr``, ``f_beta`` on scores and a
+threshold) are deprecated: each says what to call instead and is removed in perfeval 0.2.0.
 
 Examples
 --------
->>> roc_auc([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1])
+>>> roc_auc_score([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1])
 0.875
 >>> ndcg([3, 2, 0, 1], [0.9, 0.8, 0.7, 0.1], k=3) > 0.9
 True
@@ -27,10 +34,14 @@ perfeval's engine; ``roc_curve``, ``confusion_matrix`` and ``log_loss`` are thos
 
 from __future__ import annotations
 
+import math
+import numbers
+import warnings
 from typing import Any
 
 import numpy as np
 
+from perfeval._deprecation import renamed
 from perfeval._sklearn_names import (
     accuracy_score,
     average_precision_score,
@@ -54,29 +65,27 @@ from perfeval._sklearn_names import (
 )
 from perfeval._validation import to_numpy
 from perfeval.evaluation import evaluate
-from perfeval.exceptions import InvalidParameterError
+from perfeval.exceptions import (
+    InvalidDataError,
+    InvalidParameterError,
+    MissingDependencyError,
+    UndefinedMeasureWarning,
+)
 from perfeval.measures import parse_measure
 from perfeval.summaries import ScoreHistogram
 
+# scikit-learn is optional: imported by make_scorer only.
+
 __all__ = [
-    "accuracy",
     "error_rate",
-    "precision",
-    "recall",
-    "f_beta",
-    "tpr",
     "fpr",
     "tnr",
     "fnr",
     "lift",
     "confusion_matrix",
-    "roc_auc",
     "roc_curve",
-    "pr_curve",
-    "average_precision",
     "perf_average_precision",
     "log_loss",
-    "brier_score",
     "rmse",
     "slq",
     "ndcg",
@@ -109,6 +118,19 @@ __all__ = [
     "calibration_curve",
 ]
 
+#: the deprecated one-liners (still here until perfeval 0.2.0, each warning with what to call instead)
+DEPRECATED = (
+    "accuracy",
+    "precision",
+    "recall",
+    "tpr",
+    "f_beta",
+    "roc_auc",
+    "pr_curve",
+    "average_precision",
+    "brier_score",
+)
+
 
 def _binary(name: str, y_true: Any, y_score: Any, sample_weight: Any = None, **params: Any) -> float:
     spec = parse_measure(name)
@@ -116,6 +138,7 @@ def _binary(name: str, y_true: Any, y_score: Any, sample_weight: Any = None, **p
     return float(spec.measure(h, **{**spec.kwargs, **params}))
 
 
+@renamed("accuracy_score(y_true, y_score >= threshold)")
 def accuracy(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> float:
     """Share of cases on the right side of the threshold (score >= threshold predicts 1)."""
     return _binary("acc", y_true, y_score, sample_weight, threshold=threshold)
@@ -125,18 +148,27 @@ def error_rate(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -
     return _binary("err", y_true, y_score, sample_weight, threshold=threshold)
 
 
+@renamed("precision_score(y_true, y_score >= threshold, zero_division=np.nan)")
 def precision(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> float:
+    """Share of the cases predicted positive (score >= threshold) that are positive."""
     return _binary("pre", y_true, y_score, sample_weight, threshold=threshold)
 
 
+@renamed("recall_score(y_true, y_score >= threshold, zero_division=np.nan)")
 def recall(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> float:
+    """Share of the positive cases predicted positive (score >= threshold)."""
     return _binary("rec", y_true, y_score, sample_weight, threshold=threshold)
 
 
-tpr = recall
+@renamed("recall_score(y_true, y_score >= threshold, zero_division=np.nan)")
+def tpr(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> float:
+    """The true positive rate: recall."""
+    return _binary("rec", y_true, y_score, sample_weight, threshold=threshold)
 
 
+@renamed("fbeta_score(y_true, y_score >= threshold, beta=beta, zero_division=np.nan)")
 def f_beta(y_true, y_score, *, beta: float = 1.0, threshold: float = 0.5, sample_weight=None) -> float:
+    """The F-measure of precision and recall at the threshold, recall weighted ``beta`` times."""
     return _binary("fbeta", y_true, y_score, sample_weight, beta=beta, threshold=threshold)
 
 
@@ -156,11 +188,17 @@ def lift(y_true, y_score, *, threshold: float = 0.5, sample_weight=None) -> floa
     return _binary("lft", y_true, y_score, sample_weight, threshold=threshold)
 
 
+@renamed("roc_auc_score(y_true, y_score)")
 def roc_auc(y_true, y_score, *, sample_weight=None) -> float:
     """Area under the ROC curve; a tied positive/negative pair counts one half."""
     return _binary("roc", y_true, y_score, sample_weight)
 
 
+@renamed(
+    "precision_recall_curve(y_true, y_score)",
+    note="in scikit-learn's order: the thresholds ascending, then the point of recall 0 and precision 1; "
+    "without a positive case a recall of 1 with a warning, as scikit-learn, where this gave NaN",
+)
 def pr_curve(y_true, y_score, *, sample_weight=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(precision, recall, thresholds): one point per distinct score from the top."""
     h = ScoreHistogram.from_arrays(to_numpy(y_true, "y_true"), to_numpy(y_score, "y_score"), sample_weight)
@@ -169,6 +207,10 @@ def pr_curve(y_true, y_score, *, sample_weight=None) -> tuple[np.ndarray, np.nda
         return tp / (tp + fp), tp / h.n_pos, thr
 
 
+@renamed(
+    "average_precision_score(y_true, y_score)",
+    note="0.0 with a warning where there is no positive case, as scikit-learn; this gave NaN",
+)
 def average_precision(y_true, y_score, *, sample_weight=None) -> float:
     """Information-retrieval AP: mean precision at the positives; a tie is one threshold."""
     return _binary("ap", y_true, y_score, sample_weight)
@@ -179,7 +221,9 @@ def perf_average_precision(y_true, y_score) -> float:
     return _binary("apr", y_true, y_score)
 
 
+@renamed("brier_score_loss(y_true, y_score)")
 def brier_score(y_true, y_score, *, sample_weight=None) -> float:
+    """Mean squared difference between the target and the probability."""
     return _binary("brier", y_true, y_score, sample_weight)
 
 
@@ -192,9 +236,6 @@ def slq(y_true, y_score, *, bins: int = 100) -> float:
 
 
 def _with_k(name: str, k: int) -> str:
-    import math
-    import numbers
-
     if isinstance(k, bool) or not isinstance(k, numbers.Real) or not math.isfinite(k) or k < 0 or int(k) != k:
         raise InvalidParameterError(f"k must be a whole number >= 0 (0: no cut-off), got {k!r}")
     return f"{name}@{int(k)}" if k else name
@@ -287,8 +328,6 @@ def scorer(
     try:
         from sklearn.metrics import make_scorer
     except ImportError:
-        from perfeval.exceptions import MissingDependencyError
-
         raise MissingDependencyError("scorer() needs scikit-learn: pip install scikit-learn") from None
     spec = parse_measure(measure)
     if spec.measure.kind != "binary":
@@ -347,8 +386,6 @@ def _positive(y: np.ndarray, pos_label: Any) -> np.ndarray:
     if y.dtype.kind in "iuf" and set(labels.tolist()) <= {0, 1, -1}:
         return (y == 1).astype(np.float64)
     if len(labels) > 2:
-        from perfeval.exceptions import InvalidDataError
-
         raise InvalidDataError(
             f"a binary measure needs two classes, the targets hold {len(labels)}: "
             f"{', '.join(map(repr, labels[:5].tolist()))}"
@@ -368,8 +405,6 @@ def scores_from_ranking(ranking: Any, ids: Any) -> np.ndarray:
     >>> scores_from_ranking(["c", "a", "b"], ids=["a", "b", "c"]).tolist()
     [2.0, 1.0, 3.0]
     """
-    from perfeval.exceptions import InvalidDataError
-
     rk = [r.item() if hasattr(r, "item") else r for r in to_numpy(ranking, "ranking")]
     ids_l = [i.item() if hasattr(i, "item") else i for i in to_numpy(ids, "ids")]
     position: dict = {}
@@ -409,10 +444,6 @@ def kddcup2002_task2(labels: Any, score_narrow: Any, score_broad: Any | None = N
     >>> kddcup2002_task2(["change", "nc", "nc", "change"], [0.9, 0.1, 0.4, 0.3])
     {'narrow': 0.75, 'broad': 0.75, 'score': 1.5}
     """
-    import warnings
-
-    from perfeval.exceptions import InvalidDataError, UndefinedMeasureWarning
-
     y = to_numpy(labels, "labels")
     texts = np.array([str(v) for v in y.tolist()])
     unknown = sorted(set(texts.tolist()) - {"change", "nc", "control"})
@@ -436,6 +467,6 @@ def kddcup2002_task2(labels: Any, score_narrow: Any, score_broad: Any | None = N
             )
             out[name] = float("nan")
         else:
-            out[name] = roc_auc(yb, sc)
+            out[name] = _binary("roc", yb, sc)
     out["score"] = out["narrow"] + out["broad"]
     return out

@@ -5,15 +5,32 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime as _dt
+import functools
 import html
 import io
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 
+from perfeval._text import shown
+from perfeval._validation import to_numpy
 from perfeval._version import __version__
+from perfeval.engine import DEFAULT_MEASURES
+from perfeval.evaluation import evaluate
+from perfeval.measures import parse_measure
+from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
+from perfeval.plot import TITLES, CurveDisplay, plot_by_group
+from perfeval.stats import ci as _ci
+from perfeval.stats.api import compare_models
+from perfeval.stats.intervals import reasons, undefined_intervals, which_tests
+from perfeval.stats.paired import correct_tested
+from perfeval.stats.replicates import shared_jackknife
+
+# matplotlib is optional (perfeval[plot]): imported where a figure is drawn.
 
 PLOTS = ("roc", "pr", "lift", "calibration", "acc", "cost")
 
@@ -76,8 +93,6 @@ def _esc(text: Any) -> str:
     character shown escaped (``\x1b``, ``\n``: :func:`perfeval._text.shown`), never written raw,
     then HTML-escaped.
     """
-    from perfeval._text import shown
-
     return html.escape(shown(str(text)))
 
 
@@ -147,8 +162,6 @@ def _input_table(
     threshold: float,
     w: np.ndarray | None = None,
 ) -> str:
-    from perfeval._validation import to_numpy
-
     yy = np.asarray(y, dtype=float)
     kept = slice(None) if w is None else np.asarray(w) != 0
     summary: list[list[Any]] = [
@@ -180,8 +193,6 @@ def _input_table(
 
 def _kind(label: str) -> str:
     """The measure's kind: "binary", "ranking" (per query) or "grouped" (over groups only)."""
-    from perfeval.measures import parse_measure
-
     return parse_measure(label).measure.kind
 
 
@@ -241,8 +252,6 @@ def _measures_grouped(
 
 
 def _aggregate(label: str) -> str:
-    from perfeval.measures import parse_measure
-
     return parse_measure(label).measure.aggregate
 
 
@@ -281,8 +290,6 @@ def _comparisons(
     """Each model against the first: a paired bootstrap of every measure (every model on one walk,
     :func:`perfeval.stats.compare_models`: the numbers of one compare() per model).
     """
-    from perfeval.stats.api import compare_models
-
     names = list(models)
     base = names[0]
     crow = []
@@ -290,7 +297,7 @@ def _comparisons(
         y,
         models,
         base,
-        labels,
+        measures=labels,
         method=method,  # None: compare's default, DeLong's test for the ROC area, the bootstrap else
         level=ci,
         n_boot=n_boot,
@@ -304,8 +311,6 @@ def _comparisons(
     holm: dict[tuple[str, str], float] = {}
     bound: dict[tuple[str, str], bool] = {}
     if several:  # each measure's p-values corrected over the models compared, as `perfeval compare`
-        from perfeval.stats.paired import correct_tested
-
         for lab in labels:
             ps = [every[o][lab].p_value for o in names[1:]]
             adj = correct_tested(ps, "holm")
@@ -335,7 +340,6 @@ def _comparisons(
         if g is not None
         else "the difference over all rows"
     )
-    from perfeval.stats.intervals import which_tests
 
     tests = which_tests([c for o in names[1:] for c in every[o].values()], seed)
     head = ["measure", "models", "difference", f"{ci * 100:g}% interval", "p-value"]
@@ -351,7 +355,6 @@ def _comparisons(
         if floored
         else ""
     )
-    from perfeval.stats.intervals import reasons
 
     undefined: dict[str, list[str]] = {}  # why a difference, an interval or a p-value is undefined
     for other in names[1:]:
@@ -504,10 +507,6 @@ def _value_notes(
 
 def _why_not_a_number(lab: str, r: Any, groups: Any, y: np.ndarray, s: Any, w: Any) -> str | None:
     """Why a measure's value is not a finite number (HTML, after its label), or None when it is."""
-    from perfeval._validation import to_numpy
-    from perfeval.measures import parse_measure
-    from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
-
     esc = _esc
     v = r.value
     if math.isfinite(v):
@@ -585,8 +584,6 @@ def _plots(
     """Every curve of every model over all rows, and the small multiples of the largest groups."""
     import matplotlib.pyplot as plt
 
-    from perfeval.plot import TITLES, CurveDisplay, plot_by_group
-
     esc = _esc
     parts = [
         "<h2>Plots</h2>",
@@ -620,12 +617,9 @@ def _one_jackknife(fn):
     """Run the report with each model's jackknife computed once: its interval and its comparisons
     ask for the same one (:func:`perfeval.stats.replicates.shared_jackknife`).
     """
-    import functools
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        from perfeval.stats.replicates import shared_jackknife
-
         with shared_jackknife():
             return fn(*args, **kwargs)
 
@@ -700,15 +694,11 @@ def build(
     import matplotlib
 
     matplotlib.use("Agg", force=False)
-    from perfeval._validation import to_numpy
-    from perfeval.engine import DEFAULT_MEASURES
-    from perfeval.evaluation import evaluate
 
     y = to_numpy(y_true, "y_true")
     g = None if groups is None else to_numpy(groups, "groups")
     w = None if sample_weight is None else to_numpy(sample_weight, "sample_weight")
     measures = measures or DEFAULT_MEASURES
-    import warnings
 
     reports = {}
     overall: dict[str, Any] = {}
@@ -742,13 +732,11 @@ def build(
     # metrics
     intervals: dict[str, dict] = {}
     if ci is not None:
-        from perfeval.stats import ci as _ci
-
         for name, s in models.items():
             intervals[name] = _ci(
                 y,
                 s,
-                labels,
+                measures=labels,
                 method=method or "bca",
                 level=ci,
                 n_boot=n_boot,
@@ -776,8 +764,6 @@ def build(
         )
     sig = first.signature
     if intervals:
-        import dataclasses
-
         one = next(iter(next(iter(intervals.values())).values()))
         how = "delong" if one.method == "delong" else f"{one.method},n={one.n_boot},seed={seed}"
         sig = dataclasses.replace(sig, ci=f"{how},level={ci:g}")
@@ -791,7 +777,6 @@ def build(
             else (f"{one.method} bootstrap, {one.n_boot} replicates, seed {seed}, {one.resampled} resampled")
         )
         where = " of the mean over groups" if info is not None else ""
-        from perfeval.stats.intervals import undefined_intervals
 
         undefined = undefined_intervals(
             [(f"{lab} of {name}", iv) for name, ivs in intervals.items() for lab, iv in ivs.items()]

@@ -39,11 +39,10 @@ from perfeval._validation import (
     Cases,
     binary_coding,
     binary_targets,
-    cases,
-    check_relevance,
     id_kind,
     to_numpy,
 )
+from perfeval.door import check, code
 from perfeval.engine import DEFAULT_MEASURES, TIES, binary_values, finish, resolve, warn_undefined
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec
@@ -316,7 +315,9 @@ class Metric:
         s = host_array(y_score, "y_score")
         g = None if groups is None else host_array(groups, "groups")
         w = None if sample_weight is None else host_array(sample_weight, "sample_weight")
-        c = cases(y, s, g, w, keep_zero=self.dialect != "perfeval")  # a dialect may count them (Spark)
+        # the door: check -> code (each batch's targets coded once, for the checks and the summary);
+        # a dialect may count the cases of weight 0 (Spark)
+        c = code(check(y, s, g, w, keep_zero=self.dialect != "perfeval"), self.pos_label)
         i = self._check_ids(ids, c)
         self._check_mode(g is not None, w is not None)
         labels, family, positive = self._check_targets(c)
@@ -341,7 +342,7 @@ class Metric:
                 self._kept.add(c.y, c.s, c.g, c.w, i)  # copied, compactly
                 return
             # this batch's labels are among the labels checked above, so it has their coding
-            is_pos = np.asarray(binary_coding(c.y, self.pos_label)) == 1
+            is_pos = np.asarray(c.targets.coding()) == 1
             self._pending.append(cells(is_pos, c.s, c.w))  # sorted cells, folded in by _fold
             self._pending_rows += len(c.s)
             if self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
@@ -572,9 +573,7 @@ class Metric:
         binary = [s for s in self._specs if s.measure.kind == "binary"]
         as_relevance = ranking + ([] if coded else grouped)
         if as_relevance:  # graded relevance >= 0, row by row (labels said as evaluate() says them)
-            from perfeval.engine import relevance_targets
-
-            check_relevance(relevance_targets(y, as_relevance, self.pos_label))
+            c.targets.relevance(as_relevance)
         labelled = binary + (grouped if coded else [])
         if not labelled:
             return self._labels, self._family, self._any_positive
@@ -598,7 +597,7 @@ class Metric:
             ):
                 labels = _union(labels, new)
         if coded:
-            hit = np.asarray(binary_coding(y, self.pos_label))
+            hit = np.asarray(c.targets.coding())
             return labels, family, self._any_positive or bool(hit.any())
         if labels is not None and binary_coding(labels) is None:  # evaluate()'s message, every label seen
             binary_targets(labels, labelled[0].label, rows=y)  # (a NaN: found in this batch, new in it)

@@ -9,7 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.measures import MeasureSpec
+from perfeval.exceptions import MissingDependencyError
+from perfeval.measures import MeasureSpec, parse_measure
+from perfeval.measures.spec import with_threshold
+
+# pandas is optional (to_frame); perfeval.signature is imported where a report is signed:
+# evaluate() of one measure does not load it (tests/test_registry_cli.py counts the modules).
 
 
 def json_number(v: float | None) -> float | None:
@@ -46,8 +51,6 @@ def why_not_finite(v: float | None, label: str, where: str = "for this data") ->
     if math.isinf(v):
         return plain_why(v)
     try:
-        from perfeval.measures import parse_measure
-
         edge = parse_measure(label.split("[")[0]).measure.edge_cases
     except Exception:  # a label that is not a measure spec
         edge = ""
@@ -87,6 +90,34 @@ def map_with_reasons(keys: Any, values: Any, why: Any) -> tuple[dict[str, Any], 
         if out[key] is None:
             reasons[key] = why(float(v))
     return out, reasons
+
+
+def tie_bounds_with_reasons(r: MeasureResult) -> dict[str, Any]:
+    """A result's ``tie_min`` and ``tie_max`` for JSON, each null with its reason (the measure's
+    ``tie_note``, else that the value itself is no finite number).
+    """
+    no_bound = r.tie_note or "no bound: the value itself is not a finite number"
+    return with_reasons(
+        {"tie_min": r.tie_min, "tie_max": r.tie_max}, {"tie_min": no_bound, "tie_max": no_bound}
+    )
+
+
+def bounds_map_with_reasons(
+    r: MeasureResult, keys: Any, label: str, where: str
+) -> tuple[dict[str, list], dict[str, str]]:
+    """A result's tie bounds per group (or query) for JSON: ``{str(key): [low, high]}`` and the
+    reasons of the pairs holding a null (the measure's ``tie_note``, else why the group's value is no
+    number ``where`` (``"in this group"``), else no bound ``where``).
+    """
+    bounds: dict[str, list] = {}
+    why: dict[str, str] = {}
+    lows, highs = np.asarray(r.tie_min_per_group).tolist(), np.asarray(r.tie_max_per_group).tolist()
+    values = r.per_group.tolist() if r.per_group is not None else []
+    for k, lo, hi, v in zip(keys, lows, highs, values, strict=False):
+        bounds[str(k)] = [json_number(lo), json_number(hi)]
+        if bounds[str(k)][0] is None or bounds[str(k)][1] is None:
+            why[str(k)] = r.tie_note or why_not_finite(v, label, where) or f"no bound {where}"
+    return bounds, why
 
 
 def strict(obj: Any) -> Any:
@@ -223,8 +254,6 @@ class Report:
         for key, name in (asked or {}).items():  # the name a measure was asked by (perfeval.trec)
             if name == label and key in self.results:
                 return self.results[key].value
-        from perfeval.measures import parse_measure
-        from perfeval.measures.spec import with_threshold
 
         threshold = self.params.get("threshold") if isinstance(self.params, dict) else None
         spec = with_threshold(parse_measure(label), 0.5 if threshold is None else threshold)
@@ -286,13 +315,7 @@ class Report:
                 if per_why:
                     d["per_group_why_null"] = per_why
             if r.tie_min is not None:
-                no_bound = r.tie_note or "no bound: the value itself is not a finite number"
-                d.update(
-                    with_reasons(
-                        {"tie_min": r.tie_min, "tie_max": r.tie_max},
-                        {"tie_min": no_bound, "tie_max": no_bound},
-                    )
-                )
+                d.update(tie_bounds_with_reasons(r))
                 if r.tie_note:
                     d["tie_bounds_why_null"] = r.tie_note
                 no_pairs = "no comparable pair (a case of each class, or of two grades, in one group)"
@@ -303,20 +326,7 @@ class Report:
                     )
                 )
                 if r.tie_min_per_group is not None and r.tie_max_per_group is not None:
-                    bounds: dict[str, list] = {}
-                    bounds_why: dict[str, str] = {}
-                    for g, lo, hi, v in zip(
-                        _keys(self.groups),
-                        r.tie_min_per_group.tolist(),
-                        r.tie_max_per_group.tolist(),
-                        r.per_group.tolist() if r.per_group is not None else [],
-                        strict=False,
-                    ):
-                        bounds[str(g)] = [json_number(lo), json_number(hi)]
-                        if bounds[str(g)][0] is None or bounds[str(g)][1] is None:
-                            bounds_why[str(g)] = r.tie_note or (
-                                why_not_finite(v, k, "in this group") or "no bound in this group"
-                            )
+                    bounds, bounds_why = bounds_map_with_reasons(r, _keys(self.groups), k, "in this group")
                     d["tie_bounds_per_group"] = bounds
                     if bounds_why:
                         d["tie_bounds_per_group_why_null"] = bounds_why
@@ -405,8 +415,6 @@ def _pandas():
     try:
         import pandas as pd
     except ImportError:
-        from perfeval.exceptions import MissingDependencyError
-
         raise MissingDependencyError(
             "this needs pandas: pip install pandas (or pip install 'perfeval[all]')"
         ) from None

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from perfeval._version import __version__
+from perfeval.measures import get_measure
 
 #: measures whose value depends on the threshold / on the gain
 _THRESHOLD_PARAM = "threshold"
@@ -178,8 +179,6 @@ def of_specs(specs: list[Any], threshold: float, **fields: Any) -> Signature:
 
 
 def _uses_threshold(names: list[str]) -> bool:
-    from perfeval.measures import get_measure
-
     for n in names:
         try:
             m = get_measure(n)

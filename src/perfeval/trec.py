@@ -34,7 +34,7 @@ Examples
 --------
 >>> qrels = {"q1": {"d1": 1, "d2": 1, "d9": 1}, "q2": {"d1": 1}}
 >>> run = {"q1": {"d1": 0.9, "d3": 0.8, "d2": 0.7}}
->>> r = evaluate(qrels, run, "map,p@2,r@10")
+>>> r = evaluate(qrels, run, measures="map,p@2,r@10")
 >>> round(r["MAP"], 6), r["P@2"], round(r["R@10"], 6)   # q1: AP (1 + 2/3) / 3; q2 unanswered: 0
 (0.277778, 0.25, 0.333333)
 """
@@ -43,24 +43,38 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+import re
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from perfeval._text import place
+from perfeval import _native
+from perfeval._deprecation import REMOVED_IN, measures_keyword
+from perfeval._text import place, shown
+from perfeval._validation import column, identity_groups, overflows, table_names, to_numpy
 from perfeval.engine import grouped_report, resolve
-from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval.exceptions import InvalidDataError, InvalidParameterError, user_stacklevel
+from perfeval.io.readers import guess_format, read_table
+from perfeval.io.tables import open_bytes
 from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
+from perfeval.measures.spec import split_measures
+from perfeval.measures.tiebounds import tied_pairs
 from perfeval.report import MeasureResult, Report, why_not_finite, with_reasons
-from perfeval.summaries.ranking import TieTable, group_codes, is_identity, query_order
+from perfeval.summaries.orders import distinct, order_name, tie_order
+from perfeval.summaries.ranking import TieTable, group_codes, query_order
+
+# The dialects, the statistics and the explanation are imported where runs are compared or a
+# dialect is applied: `perfeval trec` of one run loads none of them.
 
 __all__ = [
-    "Comparison",
+    "RunComparison",
     "as_qrels",
     "as_run",
     "compare",
@@ -82,8 +96,9 @@ __all__ = [
 QUERIES = ("qrels", "run")
 #: the measures of ``evaluate``, ``compare`` and ``perfeval trec`` when none are named (trec_eval's)
 DEFAULT = ("map", "ndcg_cut_10", "P_10", "recall_100", "recip_rank")
-#: tie rules: perfeval's expectation over tie orders; trec_eval's (score, then docid descending);
-#: the run's line order
+#: tie rules as ``ties=`` and ``--ties`` name them: perfeval's expectation over tie orders; trec_eval's
+#: (score, then docid descending), the run's line order and ranx's: the orders of
+#: :mod:`perfeval.summaries.orders` (``id_desc``, ``input``, ``numba``) under these names
 TIES = ("perfeval", "trec_eval", "file", "ranx")
 #: the dialects: each tool as its users run it by default (its order of ties, its definitions, and
 #: the queries it averages over: :data:`DIALECT_QUERIES`)
@@ -96,10 +111,10 @@ DIALECT_QUERIES = {"perfeval": "qrels", "trec_eval": "run", "ranx": "qrels", "ir
 #: each dialect's order of tied documents as this module's tie rule (ir_measures': trec_eval's, but
 #: for its Judged@k)
 DIALECT_TIES = {"perfeval": "perfeval", "trec_eval": "trec_eval", "ranx": "ranx", "ir_measures": "trec_eval"}
-#: a dialect policy's order of ties as this module's tie rule: ``trec_eval9`` is trec_eval's order of
-#: the scores read as float32, as trec_eval 9.0.x and pytrec_eval read them (``ties="trec_eval"``
-#: compares them as written, as 10.0); ``id_asc``: ir_measures' Judged@k
-_POLICY_TIES = {"id_desc": "trec_eval9", "numba": "ranx", "id_asc": "id_asc", "perfeval": "perfeval"}
+#: a dialect policy's order of ties as this module's tie rule: trec_eval's ``id_desc`` of the scores
+#: read as float32, as trec_eval 9.0.x and pytrec_eval read them (``ties="trec_eval"`` compares them
+#: as written, as 10.0); ``id_asc``: ir_measures' Judged@k
+_POLICY_TIES = {"id_desc": "id_desc:float32", "numba": "numba", "id_asc": "id_asc", "perfeval": "perfeval"}
 #: measures that read the relevance itself rather than relevant / not relevant
 _GRADED = ("NDCG", "DCG", "CG")
 
@@ -119,10 +134,11 @@ def _map(ids: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
     if ids.dtype.kind != "U" or vocabulary.dtype.kind != "U":
         pos = np.minimum(np.searchsorted(vocabulary, ids), len(vocabulary) - 1)
         return np.where(vocabulary[pos] == ids, pos, -1).astype(np.int64)
-    from perfeval import _x87
 
     a, b = np.ascontiguousarray(ids), np.ascontiguousarray(vocabulary)
-    out = _x87.vocab_map(a.view(np.uint32), a.dtype.itemsize // 4, b.view(np.uint32), b.dtype.itemsize // 4)
+    out = _native.vocab_map(
+        a.view(np.uint32), a.dtype.itemsize // 4, b.view(np.uint32), b.dtype.itemsize // 4
+    )
     return np.frombuffer(out, np.int64)
 
 
@@ -150,11 +166,10 @@ def _join(qrels: Qrels, run: Run) -> _Joined:
         none = np.zeros(len(run), dtype=bool)
         rq = _map(run.qvocab, qrels.qvocab)[run.qcode]
         return _Joined(np.zeros(len(run)), none, none, rq, jq, jrel, np.zeros(0, dtype=bool))
-    from perfeval import _x87
 
     qmap, dmap = _map(run.qvocab, qrels.qvocab), _map(run.dvocab, qrels.dvocab)
     at, rq = (
-        np.frombuffer(b, np.int64) for b in _x87.trec_join(run.qcode, run.dcode, qmap, dmap, jstart, jdoc)
+        np.frombuffer(b, np.int64) for b in _native.trec_join(run.qcode, run.dcode, qmap, dmap, jstart, jdoc)
     )
     found = at >= 0
     rel = np.where(found, jrel[at], 0.0)
@@ -174,7 +189,7 @@ def _queries(qrels: Qrels, run: Run, which: str) -> np.ndarray:
         more = ", ..." if len(unjudged) > 5 else ""
         warnings.warn(
             f"queries of run {run.name!r} without judgments are left out: {len(unjudged)} ({shown}{more})",
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     keys = judged if which == "qrels" else np.intersect1d(answered, judged, assume_unique=True)
     if not len(keys):
@@ -200,61 +215,31 @@ def _tie_break(
     keys: tuple[np.ndarray, ...] = (),
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """The scores of the kept rows, made distinct inside each query by the tie rule (a strictly
-    decreasing score in the rule's order), with the rows' order by query and that score; or the
-    scores as they are for perfeval's rule (and None).  Only the tied rows are sorted by the rule's
-    second key.  The rules ``best`` and ``worst`` (tie bounds) put a tie's rows with higher ``keys``
-    (per kept row, the first deciding first) first, or last.
+    decreasing score in the rule's order: :func:`perfeval.summaries.orders.tie_order`), with the rows'
+    order by query and that score; or the scores as they are for perfeval's rule (and None).  A rule
+    ending in ``:float32`` orders the scores as read into a C float (trec_eval 9.0.x and pytrec_eval
+    read a run so).  ``input`` is the order of the run's lines, ``id_desc``/``id_asc`` of the document
+    ids; the tie bounds ``best`` and ``worst`` put a tie's rows with higher ``keys`` (per kept row,
+    the first deciding first) first, or last.
     """
     everything = bool(keep.all())
     score = run.score if everything else run.score[keep]
-    if ties == "perfeval" or not len(score):
+    rule, _, reading = order_name(ties).partition(":")
+    if rule == "perfeval" or not len(score):
         return score, None
-    if ties in ("ranx", "ranx2"):  # numba's argsort over each query's rows in the run's order (rows are
-        # stored so); ranx2: sorted again from that order, as ranx's make_comparable=True does
-        from perfeval.dialects.orders import numba_order
-
-        order = numba_order(query, score)
-        if ties == "ranx2":
-            order = order[numba_order(query[order], score[order])]
-        out = np.empty(len(score))
-        out[order] = -np.arange(len(score), dtype=np.float64)
-        return out, order
-    if ties == "trec_eval9":  # trec_eval 9.0.x and pytrec_eval read the scores as float: ties there
+    if reading == "float32":  # trec_eval 9.0.x and pytrec_eval read the scores as float: ties there
         score = score.astype(np.float32).astype(np.float64)
-        ties = "trec_eval"
-    order = query_order(query, score, int(np.count_nonzero(np.bincount(query))))
-    identity = is_identity(order)  # a run file's layout: nothing to gather
-    sq, ss = (query, score) if identity else (query[order], score[order])
-    same = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
-    if same.any():
-        tied = np.zeros(len(order), dtype=bool)
-        tied[1:] |= same
-        tied[:-1] |= same
-        at = np.flatnonzero(tied)
-        segment = np.cumsum(~np.concatenate(([False], same))[at])  # the tie of each tied row
-        rows = order[at]
-        line = rows if everything else np.flatnonzero(keep)[rows]  # the tied rows' lines in the run
-        # trec_eval: by score, then by document id descending (strcmp order of the bytes; codes are
-        # positions in the sorted ids); id_asc (ir_measures' Judged@k): ascending; else the run's
-        # line order
-        if ties in ("best", "worst"):
-            sign = -1.0 if ties == "best" else 1.0
-            by = [sign * np.asarray(k, dtype=np.float64)[rows] for k in reversed(keys)]
-            order[at] = rows[np.lexsort((*by, segment))]
-        else:
-            if ties == "trec_eval":
-                second = -run.dcode[line]
-            elif ties == "id_asc":
-                second = run.dcode[line]
-            else:
-                second = run.order[line]
-            order[at] = rows[np.lexsort((second, segment))]  # order is query_order's own array
-        identity = False
-    if identity:
-        return -np.arange(len(score), dtype=np.float64), order
-    out = np.empty(len(score))
-    out[order] = -np.arange(len(score), dtype=np.float64)
-    return out, order
+
+    def kept(a: np.ndarray) -> np.ndarray:
+        return a if everything else a[keep]
+
+    if rule in ("input", "reverse"):
+        order = tie_order(query, score, rule, rank=kept(run.order))
+    elif rule in ("id_desc", "id_asc"):  # codes are positions in the sorted ids: strcmp's order
+        order = tie_order(query, score, rule, id_codes=kept(run.dcode))
+    else:  # numba's argsort over each query's rows in the run's order (rows are stored so)
+        order = tie_order(query, score, rule, y=keys)
+    return distinct(order), order
 
 
 def _row_keys(j: _Joined, qrels: Qrels, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -334,11 +319,8 @@ def _check(queries: str, ties: str, level: float | None) -> None:
 
 def _cutoffs(text: str) -> list[str]:
     """trec_eval's ``-m P.5,10,20`` form: a bare number after ``name.k`` is another cut-off of it."""
-    import re
-
     out: list[str] = []
     family = None
-    from perfeval.measures.spec import split_measures
 
     for token in split_measures(text):
         if token.isdigit() and family is not None:
@@ -374,8 +356,10 @@ def measure_specs(measures: Iterable[str | MeasureSpec] | str) -> list[MeasureSp
 @dataclass(frozen=True)
 class Rules:
     """What an evaluation of judgments and runs computes, settled from its arguments: the measures
-    (with the dialect's definitions), each one's order of ties (by label), the queries averaged over,
-    the dialect (None: perfeval's rules) and the tie rule as the signature says it.
+    (with the dialect's definitions), each one's order of ties (by label: ``perfeval`` or a name of
+    :data:`perfeval.summaries.orders.ORDERS`, ``:float32`` after it for the scores read as C floats),
+    the queries averaged over, the dialect (None: perfeval's rules) and the tie rule as the signature
+    says it.
     """
 
     specs: list[MeasureSpec]
@@ -411,7 +395,7 @@ def rules(
     _check(queries, ties, level)
     specs = measure_specs(measures)
     if tool is None:
-        return Rules(specs, {s.label: ties for s in specs}, queries, dialect, ties)
+        return Rules(specs, {s.label: order_name(ties) for s in specs}, queries, dialect, ties)
     out, rule = [], {}
     for spec in specs:
         new, pol_ties = _dialect_spec(tool, spec)
@@ -469,7 +453,7 @@ def _values(
         facts["tie_rule"] = how.tie_rule + ":sorts=2"
     for i, rule in enumerate(dict.fromkeys(how.ties.values())):
         group = [s for s in how.specs if how.ties[s.label] == rule]
-        rule = "ranx2" if rule == "ranx" and resorted else rule
+        rule = "numba2" if rule == "numba" and resorted else rule
         got = per_query(qrels, run, group, keys, ties=rule, level=level, facts=facts if i == 0 else None)
         values.update(got)
     return values
@@ -530,8 +514,6 @@ def bounds_per_query(
     those with equal scores.  Under any tie rule the value lies between the bounds (``ties="trec_eval"``
     and ``"file"`` pick one order); 0 for a query with no relevant document, as its value.
     """
-    from perfeval.measures.tiebounds import tied_pairs
-
     j = _join(qrels, run)  # once, for both extreme orders and the pairs
     ordered = [s for s in specs if s.measure.tie_bounds == "orders"]
     best = per_query(qrels, run, ordered, keys, ties="best", level=level, joined=j) if ordered else {}
@@ -585,9 +567,6 @@ def _is_table_file(path: str) -> bool:
     """A CSV, Parquet or JSON-lines file; a ``.tsv`` when its first line names a known column (else a
     TREC file written with tabs, as MS MARCO's qrels).
     """
-    from perfeval.io.readers import guess_format
-    from perfeval.io.tables import open_bytes
-
     fmt = guess_format(path, b"")  # from the name alone (compressed or not)
     if fmt in ("csv", "parquet", "jsonl"):
         return True
@@ -647,8 +626,6 @@ def _ids(values: Any, name: str, source: str) -> np.ndarray:
     """An id column as text: whole numbers as written without a fraction (7, not 7.0); fractional or
     missing ids are refused (an id is never a float).
     """
-    from perfeval._validation import identity_groups, to_numpy
-
     arr = to_numpy(values, name)
     if arr.dtype.kind in "iub":
         return arr.astype(np.int64).astype(str)
@@ -662,8 +639,6 @@ def _ids(values: Any, name: str, source: str) -> np.ndarray:
 
 
 def _numbers_of(values: Any, name: str, source: str) -> np.ndarray:
-    from perfeval._validation import overflows, to_numpy
-
     arr = to_numpy(values, name)
     try:
         out = arr.astype(np.float64)
@@ -691,17 +666,13 @@ def _table_columns(obj: Any, roles: tuple[str, ...], columns: Mapping[str, str] 
     """The role columns of a DataFrame (pandas, polars), a pyarrow Table, a dict of columns, or a
     table file: ids as text, numbers as float64.
     """
-    from perfeval._validation import column, table_names
-
     if isinstance(obj, str):
-        from perfeval.io.readers import read_table
-
         source = obj
         found: dict = {}
 
-        def identity(names: list, header: bool) -> list[int]:
+        def identity(names: list, header: bool) -> dict[int, str]:
             found.update(_role_columns([str(n) for n in names], roles, columns, source))
-            return [names.index(found[r]) for r in ("qid", "docid")]
+            return {names.index(found[r]): r for r in ("qid", "docid")}
 
         t = read_table(obj, "auto", True, identity=identity)
         picked = {role: t.columns[name] for role, name in found.items()}
@@ -720,8 +691,6 @@ def _table_columns(obj: Any, roles: tuple[str, ...], columns: Mapping[str, str] 
 
 
 def _is_table(obj: Any) -> bool:
-    from perfeval._validation import table_names
-
     if isinstance(obj, str):
         return _is_table_file(obj)
     if isinstance(obj, Mapping):  # {qid: {docid: value}} is the dict form; {column: values} a table
@@ -779,11 +748,12 @@ def _load(
     return as_qrels(qrels, qrels_columns), as_run(run, run_columns)
 
 
+@measures_keyword("perfeval.trec.evaluate")
 def evaluate(
     qrels: str | Mapping[Any, Mapping[Any, Any]] | Qrels,
     run: str | Mapping[Any, Mapping[Any, Any]] | Run,
-    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     *,
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     dialect: str | None = None,
     queries: str | None = None,
     ties: str | None = None,
@@ -887,20 +857,16 @@ def _scratch() -> Iterator[None]:
     """The compiled kernels' scratch buffers kept between runs (a run's reading frees its hash tables
     and the next one's takes them again) and handed back to the system at the end.
     """
-    import os
-
-    from perfeval import _x87
-
     try:  # a run of 10M lines frees about 1.5 GB of scratch blocks (hash tables, columns, vocabulary)
         ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         ram = 16 << 30
-    before = _x87.cache_limit(int(min(_KEPT, ram // 8)))
+    before = _native.cache_limit(int(min(_KEPT, ram // 8)))
     try:
         yield
     finally:
-        _x87.cache_limit(before)
-        _x87.release_cache()
+        _native.cache_limit(before)
+        _native.release_cache()
 
 
 def _report(
@@ -948,8 +914,12 @@ CORRECTIONS = ("holm", "bonferroni", "none")
 
 
 @dataclass
-class Comparison:
-    """Several runs evaluated on the same judgments, each compared with a baseline.
+class RunComparison:
+    """Several runs evaluated on the same judgments, each compared with a baseline: what
+    :func:`compare` returns (one table of runs by measures, tested query by query).  Not
+    :class:`perfeval.stats.Comparison`, the difference of one measure between two models scored on
+    the same cases, which :func:`perfeval.compare` returns per measure.  ``Comparison`` is this
+    class's deprecated name (removed in perfeval 0.2.0).
 
     Attributes
     ----------
@@ -1080,7 +1050,9 @@ def _names(runs: list[tuple[str, str]]) -> list[str]:
 
 def _not_empty(run: Run) -> Run:
     if not len(run):
-        warnings.warn(f"run {run.name!r} ranks no document: it scores 0 on every query", stacklevel=4)
+        warnings.warn(
+            f"run {run.name!r} ranks no document: it scores 0 on every query", stacklevel=user_stacklevel()
+        )
     return run
 
 
@@ -1090,8 +1062,6 @@ def _runs(runs: Any, columns: Mapping[str, str] | None) -> Iterator[Run]:
     reader runs without the GIL), so reading and evaluating overlap on two cores and at most two runs
     are in memory.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     items: list[tuple[Any, str | None]]
     if isinstance(runs, Mapping):
         items = [(v, str(k)) for k, v in runs.items()]
@@ -1150,11 +1120,12 @@ def _corrected(
     return out
 
 
+@measures_keyword("perfeval.trec.compare")
 def compare(
     qrels: str | Mapping[Any, Mapping[Any, Any]] | Qrels,
     runs: Sequence[str | Mapping[Any, Mapping[Any, Any]] | Run] | Mapping[str, Any],
-    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     *,
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     baseline: str | None = None,
     test: str = "t",
     correction: str = "holm",
@@ -1168,7 +1139,7 @@ def compare(
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     tie_bounds: bool = False,
-) -> Comparison:
+) -> RunComparison:
     """Evaluate several runs on the same judgments and test each against a baseline, query by query.
 
     Parameters
@@ -1197,7 +1168,12 @@ def compare(
 
     Returns
     -------
-    Comparison
+    RunComparison
+
+    See Also
+    --------
+    perfeval.compare : two models' scores of the same cases (one row a case): the difference of each
+        measure, its interval and a p-value (``perfeval compare`` on the command line).
     """
     how = rules(measures, dialect=dialect, ties=ties, queries=queries, level=level)
     specs = how.specs
@@ -1229,16 +1205,17 @@ def compare(
     raw = _raw_pvalues(values, baseline, specs, test, n_resamples, seed)
     corrected = _corrected(raw, specs, correction)
     paired = {n: len(np.intersect1d(values[baseline][0], v[0])) for n, v in values.items() if n != baseline}
-    return Comparison(
+    return RunComparison(
         reports, baseline, specs, corrected, raw, test, correction, alpha, n_resamples, seed, paired
     )
 
 
+@measures_keyword("perfeval.trec.explain")
 def explain(
     qrels: str | Mapping[Any, Mapping[Any, Any]] | Qrels,
     run: str | Mapping[Any, Mapping[Any, Any]] | Run,
-    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     *,
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT,
     dialects: Sequence[str] | str | None = None,
     level: float | None = None,
     qrels_columns: Mapping[str, str] | None = None,
@@ -1269,7 +1246,7 @@ def explain(
     --------
     >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}}
     >>> run = {"q1": {"d1": 0.5, "d2": 0.5}}
-    >>> e = explain(qrels, run, "map", dialects="trec_eval")
+    >>> e = explain(qrels, run, measures="map", dialects="trec_eval")
     >>> e.value("perfeval", "map"), e.value("trec_eval", "map")   # q2 unanswered: 0, or left out
     (0.25, 0.5)
     >>> for rule in e.cells["trec_eval"]["map"].rules:  # each with what it touched here
@@ -1277,7 +1254,6 @@ def explain(
     tied scores ranked by document id [1 of 1 answered queries]
     the mean over the judged queries the run answers [1 of 2 judged queries unanswered]
     """
-    from perfeval._text import shown
     from perfeval.explanation import Cell, Explanation
 
     names = _explain_dialects(dialects)
@@ -1387,14 +1363,13 @@ def _trec_rules(
     out = []
     keys = np.asarray(report.groups)
     answered = int(report.params["answered_queries"])
-    rule = how.ties[mine.label]
-    text = {"trec_eval9": "id_desc", "ranx": "numba", "id_asc": "id_asc"}.get(rule)
-    if text is not None:
+    text, _, reading = how.ties[mine.label].partition(":")
+    if text != "perfeval":
         if spec.measure.name == "JUDGED":
             flag, what = j.pooled, "judged and unjudged"
         else:
             flag, what = (j.rel > 0 if level is None else j.rel >= level), "relevant and non-relevant"
-        n = _mixed_tie_queries(r, j, keys, q, flag, float32=rule == "trec_eval9")
+        n = _mixed_tie_queries(r, j, keys, q, flag, float32=reading == "float32")
         if n:
             sentence = ORDER_TEXT[text]
             if report.params.get("tie_rule", "").endswith("sorts=2"):
@@ -1420,3 +1395,15 @@ def _trec_rules(
         else:
             out.append(f"computed as {mine.label} [every query]")
     return out
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: the deprecated name of RunComparison
+    if name == "Comparison":
+        warnings.warn(
+            "perfeval.trec.Comparison is deprecated and is removed in perfeval "
+            f"{REMOVED_IN}: use perfeval.trec.RunComparison (the same class)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return RunComparison
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

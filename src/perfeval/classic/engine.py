@@ -4,7 +4,7 @@ The flow follows the original run (SPEC sections 4-8): read-time warnings; per d
 input, or each block) binarise the targets, sort with the original's quicksort, form the tie
 fractions, run the accuracy sweep and the up-front plots; then print the threshold sections and the
 measures.  All arithmetic that decides a printed digit runs in the compiled kernels
-(:mod:`perfeval._x87`) in the original's 80-bit precision; this module orchestrates and formats.
+(:mod:`perfeval._native`) in the original's 80-bit precision; this module orchestrates and formats.
 """
 
 from __future__ import annotations
@@ -17,10 +17,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Union
 
-from perfeval import _x87 as K
+from perfeval import _native as K
 from perfeval._nicknames import STATS
 from perfeval.classic.options import ClassicExit, ClassicRequest, c_int
 from perfeval.classic.reader import Cases
+
+# Start-up: `perf` never imports numpy, except to group the blocks of a large -blocks input
+# (_blocks, GROUP_WITH_NUMPY).
 
 #: a float32 (or int32) column: a kernel Buf, or a bytearray
 Buffer = Union[bytearray, "K.Buf"]

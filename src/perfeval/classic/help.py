@@ -5,6 +5,9 @@ from __future__ import annotations
 from perfeval._nicknames import EASY, STATS
 from perfeval._version import __version__
 
+# Start-up: the measure registry is read where the help is written (`perf --version` imports
+# this module for VERSION_LINE alone).
+
 VERSION_LINE = f"perf (perfeval {__version__}): PERF 5.12 [KDDCUP-2004 July 12, 2004] compatible"
 
 

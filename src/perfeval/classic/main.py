@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import sys
 
-from perfeval._console import write_all
+from perfeval._console import guard, quiet_stdout, write_all
+from perfeval.classic.engine import Classic, Out
 from perfeval.classic.options import ClassicExit, HelpRequested, parse_options
+from perfeval.classic.reader import read_cases
 from perfeval.exceptions import PerfError
+
+# Start-up: the help (and through it the measure registry) is imported for -h, --version and a
+# usage error only: `perf -roc` does not load it.
 
 
 def run(argv: list[str], stdout, stderr) -> int:
     """Run the classic command; ``stdout`` takes bytes, ``stderr`` text. Returns the exit status."""
-    from perfeval.classic.engine import Classic, Out
-
     io = Out(err=stderr.write)
     try:
         try:
@@ -22,7 +25,6 @@ def run(argv: list[str], stdout, stderr) -> int:
 
             stdout.write((help_text() if h.what == "help" else VERSION_LINE + "\n").encode())
             return 0
-        from perfeval.classic.reader import read_cases
 
         cases = read_cases(req.infile, req.predfile, req.blocks)
         job = Classic(req, io)
@@ -55,8 +57,6 @@ def run(argv: list[str], stdout, stderr) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``perf`` console script."""
-    from perfeval._console import guard, quiet_stdout
-
     args = sys.argv[1:] if argv is None else argv
     try:
         guard()  # a standard stream closed at start-up: a clear error, not an AttributeError

@@ -3,7 +3,7 @@ or targets and predictions from two files (``-files``).
 
 PERF reads with ``scanf``: a stream of numbers taken two (or three) at a time, line ends irrelevant,
 each stored as a 32-bit float rounded once from its decimal text.  The tokenising and the rounding
-happen in the compiled kernel (:func:`perfeval._x87.parse`).  Deviations from the original, each
+happen in the compiled kernel (:func:`perfeval._native.parse`).  Deviations from the original, each
 deliberate (docs/compatibility.md): a comma separates like white space, a line whose first non-blank
 character is ``#`` is skipped, and a token that is not a number, a NaN, or a block id that is not an
 integer is an error naming the source, line and field instead of a crash or an endless loop.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from perfeval import _x87
+from perfeval import _native
 from perfeval.exceptions import InputFormatError
 
 STDIN = "standard input"
@@ -47,10 +47,10 @@ def read_columns(path: str | None, pattern: str, source: str, role: str | None =
         try:
             fd = fh.fileno()
         except (OSError, ValueError, AttributeError):  # not a real file (tests, embedding)
-            res = _x87.parse(fh.read(), pattern)
+            res = _native.parse(fh.read(), pattern)
         else:
             try:
-                res = _x87.parse_fd(fd, pattern)
+                res = _native.parse_fd(fd, pattern)
             except IsADirectoryError:
                 raise InputFormatError("is a directory, not a data file", source=source) from None
             except OSError as e:
@@ -63,7 +63,7 @@ def read_columns(path: str | None, pattern: str, source: str, role: str | None =
 
 def parse_bytes(data: bytes, pattern: str, source: str) -> list:
     """Columns of PERF-format text held in memory (float32; int32 block ids)."""
-    return _columns(_x87.parse(data, pattern), pattern, source, None)
+    return _columns(_native.parse(data, pattern), pattern, source, None)
 
 
 def _columns(res: tuple, pattern: str, source: str, role: str | None) -> list:
@@ -91,9 +91,9 @@ def _columns(res: tuple, pattern: str, source: str, role: str | None) -> list:
 class Cases:
     """The cases as read, in input order (float32 columns; block ids as int32)."""
 
-    targets: _x87.Buf
-    preds: _x87.Buf
-    blocks: _x87.Buf | None
+    targets: _native.Buf
+    preds: _native.Buf
+    blocks: _native.Buf | None
     longer: str | None = None  # "true" / "predicted": which -files input had more values
 
     @property
@@ -129,4 +129,4 @@ def read_cases(infile: str | None, predfile: str | None, blocks: bool) -> Cases:
 
 def _copy_prefix(buf, nbytes: int):
     """The first ``nbytes`` of a column, as a new writable buffer."""
-    return _x87.copy(memoryview(buf)[:nbytes])
+    return _native.copy(memoryview(buf)[:nbytes])

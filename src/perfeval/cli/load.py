@@ -1,8 +1,10 @@
 """The ``perfeval`` command's one input loader: a table read, its columns chosen, the targets coded
 and the scores checked, with every error naming the file, the line and the column.
 
-The library's door (:mod:`perfeval._validation`) checks the arrays again; what this module adds is
-where a bad value is in the file.  Notes for standard error (which columns were used when they were
+The library's check stage (:mod:`perfeval.door`) reads the arrays again, but its coding is this
+module's: the target coded here (:func:`targets`) is handed to the engine as the code stage's
+(``door.code(cases, made=...)``), not coded again.  What this module adds is where a bad value is
+in the file.  Notes for standard error (which columns were used when they were
 not named) are kept in :data:`NOTES` and written when the command succeeds.
 """
 
@@ -35,31 +37,66 @@ def say_columns(choice: Any) -> None:
         note(f"perfeval: columns: {one_line(choice.describe())}\n")
 
 
+def choose_columns(
+    args: Any, names: list[str], header: bool, source: str, *, weight: bool = True, several: bool = False
+) -> Any:
+    """The columns of a file (``names``: its header's, or ``column1``, ...) as the command's options
+    name them (``--target``, ``--score``, ``--group``, and ``--weight`` unless ``weight`` is False;
+    ``several``: several score columns): :func:`perfeval.io.columns.choose`, written once for every
+    reader that chooses them from a header (a file read in chunks, the columns kept as written).
+    """
+    from perfeval.io.columns import choose
+
+    return choose(names, source, header=header, **column_options(args, weight=weight, several=several))
+
+
+def choose_table(args: Any, table: Any, *, several: bool = False) -> Any:
+    """The columns of a table read whole (:meth:`perfeval.io.tables.Table.choose`) as the command's
+    options name them: the choice of :func:`choose_columns`, for the in-memory readers.
+    """
+    return table.choose(**column_options(args, several=several))
+
+
+def column_options(args: Any, *, weight: bool = True, several: bool = False) -> dict[str, Any]:
+    """The command's column options (``--target``, ``--score``, ``--group``, ``--weight``: not when
+    ``weight`` is False or the command has none) as :func:`perfeval.io.columns.choose` takes them,
+    written once for every reader, whole or in chunks.
+    """
+    return {
+        "target": args.target,
+        "score": args.score,
+        "group": args.group,
+        "weight": getattr(args, "weight", None) if weight else None,
+        "several_scores": several,
+    }
+
+
 def path_of(file: str) -> str | None:
     """A file argument as a path; None for standard input (``-``)."""
     return None if file == "-" else file
 
 
-def group_position(args: Any, file: str) -> Callable[[list[str], bool], tuple[int, ...]]:
+def group_position(args: Any, file: str) -> Callable[[list[str], bool], dict[int, str]]:
     """For the readers: the positions of the group column and of the document id column (``--id``)
-    of ``file`` (named in messages): identities, read as int64 or text, never float.
+    of ``file`` (named in messages), each with its option (``{position: "--group"}``: an error names
+    the column by it): identities, read as int64 or text, never float.
     """
     from perfeval.io.columns import pick
 
     source = "standard input" if file == "-" else file
 
-    def position(names: list[str], header: bool) -> tuple[int, ...]:
+    def position(names: list[str], header: bool) -> dict[int, str]:
         from perfeval.exceptions import PerfError
 
-        out = []
+        out: dict[int, str] = {}
         for spec, role in ((args.group, "group"), (getattr(args, "id", None), "id")):
             try:
                 col = pick(names, spec, role, source, header=header, default=False)
             except PerfError:  # said when the columns are chosen, in the order the chunked reader says it
                 continue
             if col is not None:
-                out.append(col.index)
-        return tuple(dict.fromkeys(out))
+                out.setdefault(col.index, f"--{role}")
+        return out
 
     return position
 
@@ -553,7 +590,6 @@ def _large_numeric(args: Any) -> tuple | None:
     path = path_of(args.file)
     if path is None or not os.path.isfile(path) or os.path.getsize(path) < LARGE_BYTES:
         return None
-    from perfeval.io.columns import choose
     from perfeval.io.readers import guess_format, iter_columns
     from perfeval.io.tables import BOM, clean, open_bytes
 
@@ -570,15 +606,7 @@ def _large_numeric(args: Any) -> tuple | None:
     chosen: list = []
 
     def chooser(names: list[str], header: bool) -> list[int | None]:
-        ch = choose(
-            names,
-            path,
-            header=header,
-            target=args.target,
-            score=args.score,
-            group=args.group,
-            several_scores=True,
-        )
+        ch = choose_columns(args, names, header, path, weight=False, several=True)
         chosen.append(ch)
         # the group second: its place does not depend on the number of scores (--score a,b or repeated)
         return [ch.target.index, None if ch.group is None else ch.group.index, *(c.index for c in ch.scores)]
@@ -602,7 +630,7 @@ def _large_numeric(args: Any) -> tuple | None:
         args.input_format,
         args.header,
         progress=wanted(args),
-        ids=(1,),
+        ids={1: "--group"},
         delimiter=args.delimiter,
         convert=checks,
     )
@@ -628,7 +656,7 @@ def models(args: Any, specs: list | None = None) -> tuple:
     if big is not None:
         return (*big, None)
     t = read(args, args.file)
-    ch = t.choose(target=args.target, score=args.score, group=args.group, weight=weight, several_scores=True)
+    ch = choose_table(args, t, several=True)
     say_columns(ch)
     names = tuple(c.name for c in ch.scores)
     # the first bad line of the file is the one said, whichever column it is in (as read in chunks)

@@ -14,12 +14,30 @@ Errors are one line on stderr, never a traceback.
 
 from __future__ import annotations
 
+import os
+import re
+import signal
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from perfeval._console import CTRL_C as _CTRL_C
-from perfeval._console import OutputError, WholeWrites, guard, one_line, quiet_stdout
+from perfeval._console import OutputError, WholeWrites, guard, one_line, quiet_stdout, write_file
+from perfeval.cli import load
+from perfeval.cli.load import note
+from perfeval.cli.parser import DEFAULT_MEASURES, EXTENSIONS, INPUT_FORMATS, build
+from perfeval.exceptions import (
+    CommentLinesWarning,
+    InputFormatError,
+    InvalidDataError,
+    InvalidParameterError,
+    PerfError,
+)
+
+# Start-up (`perfeval --help` loads nothing it does not use): importlib where a command is
+# dispatched, perfeval._text where a message names a file, ast and shlex where a library's
+# message is put in the command line's words.
 
 #: command name -> (module of perfeval.cli.commands, function)
 COMMANDS = {
@@ -86,8 +104,6 @@ def _arm() -> tuple[Any] | None:
     """Install main()'s handling of Ctrl-C: the handler it replaced, or None when it installed none
     (not the main thread, which alone receives signals).
     """
-    import signal
-
     _CTRL_C.received = False
     try:
         previous = signal.signal(signal.SIGINT, _on_ctrl_c)
@@ -101,8 +117,6 @@ def _arm() -> tuple[Any] | None:
 
 def _disarm(armed: tuple[Any] | None) -> bool:
     """Give back the handling that :func:`_arm` replaced; whether a Ctrl-C was received."""
-    import signal
-
     _CTRL_C.armed = False
     if armed is not None:
         if sys.unraisablehook is _unraisable:
@@ -144,25 +158,15 @@ def _one_line_warning(
     """A warning that reaches the command (a library's too) is one line on stderr; lines of the input
     skipped as comments are a note, written when the command succeeds (an error stays one line).
     """
-    from perfeval.exceptions import CommentLinesWarning
-
     if _CTRL_C.received:  # after a Ctrl-C nothing is said
         return
     if isinstance(category, type) and issubclass(category, CommentLinesWarning):
-        from perfeval.cli.load import note
-
         note(f"perfeval: note: {one_line(message)}\n")
         return
     sys.stderr.write(f"perfeval: warning: {one_line(message)}\n")
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
-    import warnings
-
-    from perfeval.cli import load
-    from perfeval.cli.parser import build
-    from perfeval.exceptions import CommentLinesWarning, PerfError
-
     parser = build()
     try:
         args = parser.parse_args(argv)
@@ -172,8 +176,6 @@ def _main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     if hasattr(args, "measures"):  # -m repeated adds measures; none given: the command's default
-        from perfeval.cli.parser import DEFAULT_MEASURES
-
         given = args.measures
         args.measures = ",".join(given) if given else DEFAULT_MEASURES.get(args.command)
     if isinstance(getattr(args, "score", None), list):  # --score repeated adds models, as -m adds measures
@@ -205,11 +207,6 @@ def resolve_output(args: Any) -> bool:
 
     ``-o json`` with a format's bare name, the old spelling, still means the format (with a note).
     """
-    import os
-
-    from perfeval.cli.parser import EXTENSIONS, INPUT_FORMATS
-    from perfeval.exceptions import InvalidParameterError
-
     formats = getattr(args, "output_formats", None)
     if formats is None:
         return False
@@ -234,8 +231,6 @@ def resolve_output(args: Any) -> bool:
         )
         raise InvalidParameterError(f"--format {fmt}: {args.command} writes {', '.join(formats)}{hint}")
     if out is not None and out in formats and fmt is None and "." not in out and not os.path.exists(out):
-        from perfeval.cli.load import note
-
         note(f"perfeval: note: -o {out} names a format: it is --format {out} now (-o names a file)\n")
         args.output, args.format = None, out
         return False
@@ -277,10 +272,7 @@ def _check_paths(args: Any) -> None:
     """The files a command writes, checked before any work: each in a folder that exists, none of
     them an input file or another output, and ``--per-group-output`` a CSV file.
     """
-    import os
-
-    from perfeval.cli.parser import EXTENSIONS
-    from perfeval.exceptions import InvalidParameterError
+    from perfeval._text import place
 
     outputs = [
         (flag, v)
@@ -300,17 +292,19 @@ def _check_paths(args: Any) -> None:
     for flag, path in outputs:
         real = os.path.realpath(path)
         if real in real_inputs:
-            raise InvalidParameterError(f"{flag} {path}: that is an input file; writing it would destroy it")
+            raise InvalidParameterError(
+                f"{flag} {place(path)}: that is an input file; writing it would destroy it"
+            )
         if real in seen:
-            raise InvalidParameterError(f"{flag} {path}: {seen[real]} writes that file already")
+            raise InvalidParameterError(f"{flag} {place(path)}: {seen[real]} writes that file already")
         seen[real] = flag
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
-            raise InvalidParameterError(f"{flag} {path}: cannot write it (no folder {folder})")
+            raise InvalidParameterError(f"{flag} {place(path)}: cannot write it (no folder {place(folder)})")
         if flag == "--per-group-output":
             ext = path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else ""
             if EXTENSIONS.get(ext) not in (None, "csv", "table"):
-                raise InvalidParameterError(f"--per-group-output {path}: it writes CSV (a .csv file)")
+                raise InvalidParameterError(f"--per-group-output {place(path)}: it writes CSV (a .csv file)")
 
 
 class _Collected:
@@ -335,7 +329,7 @@ def _run_to_file(args: Any) -> tuple[int, bool]:
     written whole or not at all (:func:`perfeval._console.write_file`), so a failure, a full disk or a
     Ctrl-C leaves no half-written file, nor replaces an old one.
     """
-    from perfeval._console import write_file
+    from perfeval._text import place
 
     saved, collected = sys.stdout, _Collected()
     sys.stdout = collected
@@ -350,14 +344,14 @@ def _run_to_file(args: Any) -> tuple[int, bool]:
     try:
         write_file(args.output, text.encode("utf-8"))
     except OSError as e:
-        return _error(f"cannot write {one_line(args.output)} ({e.strerror or one_line(e)})", 1)
-    sys.stderr.write(f"perfeval: wrote {args.output}\n")
+        return _error(f"cannot write {place(args.output)} ({e.strerror or one_line(e)})", 1)
+    sys.stderr.write(f"perfeval: wrote {place(args.output)}\n")
     return status, failed
 
 
 def _run(args: Any) -> tuple[int, bool]:
     """Run the command: (its status, False), or (a status, True) when it failed and one line said why."""
-    from perfeval.exceptions import InputFormatError, InvalidDataError, PerfError
+    from perfeval._text import place
 
     try:
         return command(args.command)(args), False
@@ -368,7 +362,7 @@ def _run(args: Any) -> tuple[int, bool]:
     except OutputError as e:
         if e.filename is None:  # standard output: main() answers it (_run_to_file: names its file)
             raise
-        return _error(f"cannot write {one_line(e.filename)} ({e.strerror or one_line(e)})", 1)
+        return _error(f"cannot write {place(str(e.filename))} ({e.strerror or one_line(e)})", 1)
     except BrokenPipeError:
         raise  # main() answers it
     except KeyboardInterrupt:
@@ -376,7 +370,7 @@ def _run(args: Any) -> tuple[int, bool]:
     except MemoryError:
         return _error("out of memory (--stream evaluates a large file in bounded memory)", 1)
     except OSError as e:  # the file system: a full disk under the spill, a file that fails to read
-        where = f" ({one_line(e.filename)})" if getattr(e, "filename", None) else ""
+        where = f" ({place(str(e.filename))})" if getattr(e, "filename", None) else ""
         return _error(f"{e.strerror or one_line(e)}{where}", 1)
     except Exception as e:  # never a traceback
         if _interrupted(e):  # Ctrl-C inside an import that wraps what it catches (numpy's ImportError)
@@ -421,7 +415,6 @@ def _cli_words(text: str) -> str:
     ```pos_label='click'``` is ``--pos-label click``).
     """
     import ast
-    import re
     import shlex
 
     for lib, cli in _LIBRARY_WORDS:

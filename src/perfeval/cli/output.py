@@ -4,11 +4,17 @@ list-measures), the CSV and JSON forms, and the signature line under a table of 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import sys
 from collections.abc import Sequence
 from typing import Any
+
+from perfeval._text import shown
+
+# The statistics (perfeval.stats) are imported where intervals are printed: `list-measures` and
+# `sample` print through this module too.
 
 
 def table(rows: Sequence[Sequence[str]], align: str = "l") -> list[str]:
@@ -192,7 +198,6 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
             rows = [[*row, _f(r.tied_pairs)] for row, r in zip(rows, report.results.values(), strict=True)]
         lines = [",".join(head)] + [",".join(csv_number(v) for v in row) for row in rows]
         return "\n".join(lines) + "\n"
-    from perfeval._text import shown
 
     lines = table([head] + [[number(v) for v in row] for row in rows], "lr")
     if bounded:
@@ -262,10 +267,6 @@ def models_text(reports: dict[str, Any], output: str, per_group: bool) -> str:
     """Several models' reports (``eval --score a,b,c``) as one table, a row a model: ``table`` (with
     the signature under it), ``csv`` (every column) or ``json`` (``{"models": {name: report}}``).
     """
-    import json
-
-    from perfeval._text import shown
-
     if output == "json":
         body = {"models": {name: json.loads(r.to_json()) for name, r in reports.items()}}
         return json.dumps(body, indent=2) + "\n"

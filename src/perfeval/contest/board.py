@@ -12,10 +12,17 @@ import datetime as _dt
 import json
 import math
 import os
+import re
+import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
+from perfeval._text import shown
 from perfeval.exceptions import InputFormatError, InvalidParameterError, MissingDependencyError, PerfError
+from perfeval.report import with_reasons
+
+# The database drivers (sqlite3; psycopg, optional) are imported where a board is opened.
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS submissions (
     id INTEGER PRIMARY KEY {auto},
@@ -47,10 +54,6 @@ def redacted(url: str) -> str:
     >>> redacted("board.sqlite")
     'board.sqlite'
     """
-    import re
-
-    from perfeval._text import shown
-
     if not url.startswith(("postgresql://", "postgres://")):
         return shown(url)
     out = re.sub(r"^(postgres(?:ql)?://[^:/@?#]*):[^@/?#]*@", r"\1:***@", url)
@@ -60,8 +63,6 @@ def redacted(url: str) -> str:
 
 def _secret(url: str) -> str | None:
     """The password written in a PostgreSQL URL, if any (to strip it from a driver's message)."""
-    from urllib.parse import parse_qs, unquote, urlsplit
-
     try:
         parts = urlsplit(url)
         if parts.password:
@@ -74,8 +75,6 @@ def _secret(url: str) -> str | None:
 
 def _uri_path(path: str) -> str:
     """A file path as the path of a SQLite ``file:`` URI (``?`` and ``#`` would end it)."""
-    from urllib.parse import quote
-
     return quote(os.path.abspath(path))
 
 
@@ -175,8 +174,6 @@ class Board:
         """Run `statements` in one transaction (the table created first, race-free), retrying a
         transient failure with backoff for up to `wait` seconds.
         """
-        import time
-
         deadline = time.monotonic() + self.wait
         delay = 0.05
         while True:
@@ -247,8 +244,6 @@ class Board:
         """Every stored submission of `task`, oldest first; waits (up to `wait` seconds) for a
         database a writer holds.
         """
-        import time
-
         deadline = time.monotonic() + self.wait
         delay = 0.05
         while True:
@@ -295,8 +290,6 @@ class Standing:
 
     def to_dict(self) -> dict[str, Any]:
         """For JSON: a value that is not a number is null with its reason beside it (``why_null``)."""
-        from perfeval.report import with_reasons
-
         d = {k: v for k, v in self.__dict__.items() if k != "why"}
         return with_reasons(d, {"value": self.why} if self.why else None)
 
@@ -361,8 +354,6 @@ def check_team(team: str) -> str:
     """A team name given with ``--team``: 1 to 200 characters, no control characters (a newline
     would forge a leaderboard line, an escape sequence would reach a terminal).
     """
-    from perfeval._text import shown
-
     if shown(team) != team:
         raise InvalidParameterError(
             f"--team {shown(team)}: a team name cannot hold control or format characters"

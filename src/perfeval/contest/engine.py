@@ -10,14 +10,16 @@ import io
 
 import numpy as np
 
+from perfeval import _native as K
+from perfeval.classic.engine import Classic, Out
+from perfeval.classic.options import parse_options
+from perfeval.classic.reader import Cases, parse_bytes
+
 
 def classic_cases(cols: tuple):
     """The joined input as the classic reader stores it: target (and block id) texts read by the
     classic reader; the predictions already float32.
     """
-    from perfeval import _x87 as K
-    from perfeval.classic.reader import Cases, parse_bytes
-
     *texts, p = cols
     read = [
         parse_bytes(("\n".join(c) + "\n").encode(), pat, "the answer key")[0]
@@ -30,11 +32,6 @@ def run_classic(argv: list[str], cases, blocks: bool) -> dict[str, float]:
     """Run the classic engine in this process on a copy of the cases; the printed values by label,
     in full precision: each is the double ``perf`` rounds to the digits it prints.
     """
-    from perfeval import _x87 as K
-    from perfeval.classic.engine import Classic, Out
-    from perfeval.classic.options import parse_options
-    from perfeval.classic.reader import Cases
-
     req = parse_options(argv)
     mine = Cases(K.copy(cases.targets), K.copy(cases.preds), cases.blocks)  # the engine sorts in place
     err = io.StringIO()

@@ -10,6 +10,7 @@ score is what ``perf`` prints on the joined file.
 
 from __future__ import annotations
 
+import csv
 import errno
 import io
 import math
@@ -22,10 +23,13 @@ from functools import cached_property
 
 import numpy as np
 
+from perfeval import _native as K
 from perfeval._text import place, token
+from perfeval.classic.reader import parse_bytes
 from perfeval.contest.engine import classic_cases, run_classic
 from perfeval.contest.tasks import Task
 from perfeval.exceptions import InputFormatError, InvalidParameterError
+from perfeval.report import plain_why, why_not_finite
 
 MAX_ERRORS = 20  # errors listed per submission: at the next one, reading stops
 MAX_LINE = 1 << 16  # a longer submission line is an error, read past in bounded memory
@@ -431,8 +435,6 @@ def _separator_hint(text: str, width: int) -> str | None:
     """What a line written with another separator (``;``: pandas' to_csv(sep=";"), Excel in much of
     Europe) or a decimal comma (``0,5``) holds, and what is expected; None for any other line.
     """
-    import csv
-
     if width < 2:
         return None
     if ";" in text:
@@ -645,8 +647,6 @@ def _fast_columns(raw: bytes, width: int, rows: int | None = None) -> _Plain | N
     of any other number of lines, or with a line over MAX_LINE bytes, is declined before its text is
     split (so a large file of junk costs no more than its bytes).
     """
-    from perfeval import _x87 as K
-
     if b'"' in raw:  # quoted fields: the reference reading takes their quotes off
         unquoted = _dequoted(raw, width)
         if unquoted is None:
@@ -674,8 +674,6 @@ def _dequoted(raw: bytes, width: int) -> bytes | None:
     pair around a whole field of other characters (``"ev1"``; not ``a"b``, ``"a`` or ``""``): its
     fields are then those the reference reading gives, each unquoted.  None otherwise.
     """
-    from perfeval import _x87 as K
-
     found = K.plain_tokens(raw, width)
     if found is None:
         return None
@@ -698,8 +696,6 @@ def read_key(path: str, task: Task) -> Key:
     id twice, targets that are numbers as ``perf`` reads them and take at most two values (in each
     block, for block tasks), block ids that are integers.
     """
-    from perfeval import _x87 as K
-
     width = {"id-target": 2, "id-label": 2, "block-id-target": 3}[task.key]
     raw = _read(path)
     _no_line_breaks(raw, path)
@@ -780,7 +776,6 @@ def _check_key_values(raw: bytes, key: Key, task: Task) -> None:
     """The key's targets and block ids as the classic engine will read them; a problem names the
     key's line (rows are counted back to lines only when there is one).
     """
-    from perfeval.classic.reader import parse_bytes
 
     def line_of(row: int) -> int:
         return [k for k, _ in _lines(raw)][row]
@@ -861,8 +856,6 @@ def _number(text: str) -> float | None:
 
 def _float32(texts: list[str]) -> np.ndarray:
     """Numbers as the classic reader stores them (float32, rounded once from the decimal text)."""
-    from perfeval.classic.reader import parse_bytes
-
     return np.frombuffer(parse_bytes(("\n".join(texts) + "\n").encode(), "f", "a submission")[0], np.float32)
 
 
@@ -873,8 +866,6 @@ def _fast_check(raw: bytes, task: Task, key: Key, needs_prob: bool) -> tuple[np.
     the same predictions; when one fails, that reading runs and lists the errors.  A header line
     has been blanked out (`_without_header`).
     """
-    from perfeval import _x87 as K
-
     width = {"id-score": 2, "block-id-score": 3, "ranked": 1}[task.submission]
     plain = _fast_columns(raw, width, len(key.ids))
     if plain is None:
@@ -1312,7 +1303,6 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
         res.scores[total] = sum(res.scores[n] for n in parts)
         if not math.isfinite(res.scores[total]):
             bad = [n for n in parts if not math.isfinite(res.scores[n])]
-            from perfeval.report import plain_why
 
             res.why[total] = (
                 f"{plain_why(res.scores[total])}: the sum of {', '.join(parts)}, of which "
@@ -1325,8 +1315,6 @@ def _why_not_a_number(c, v: float, cases, blocks: bool) -> str:
     """Why criterion `c`'s score `v` is not a finite number (the JSON's reason beside its null): the
     key's one class for the criterion when that is why, else the measure's edge cases.
     """
-    from perfeval.report import plain_why, why_not_finite
-
     measure = c.perf_label.removeprefix("MEAN_BLOCK_")
     if math.isinf(v):
         return plain_why(v)

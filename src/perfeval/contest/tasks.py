@@ -25,12 +25,19 @@ from __future__ import annotations
 import builtins
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, NoReturn
 
+import numpy as np
+
 from perfeval._text import place, shown
+from perfeval.classic.options import ClassicExit, HelpRequested, parse_options
+from perfeval.contest.engine import classic_cases, run_classic
 from perfeval.exceptions import InvalidParameterError, PerfError
+
+# tomllib (tomli before Python 3.11) is imported where a task file is read.
 
 SUBMISSIONS = ("id-score", "block-id-score", "ranked")
 KEYS = ("id-target", "block-id-target", "id-label")
@@ -48,8 +55,6 @@ class Criterion:
     @property
     def perf_label(self) -> str:
         """The label perf prints the criterion's value under (ACC, ROC, MEAN_BLOCK_APR, ...)."""
-        from perfeval.classic.options import parse_options
-
         req = parse_options(list(self.perf))
         (name,) = req.flags
         return f"MEAN_BLOCK_{name}" if req.blocks else name
@@ -203,8 +208,6 @@ def _labels(ck: _Checker, d: dict, key: str, criteria: list[Criterion]) -> list[
     """A key of labels' declared labels: plain tokens (a key field holds no blank nor comma), every
     criterion's positives among them.
     """
-    import re
-
     if "labels" not in d:
         return None
     if key != "id-label":
@@ -225,8 +228,6 @@ def _labels(ck: _Checker, d: dict, key: str, criteria: list[Criterion]) -> list[
 
 def _lists(ck: _Checker, d: dict, submission: str) -> list[str]:
     """A ranked task's lists: plain names (each read from <directory>/<name>.txt, never a path)."""
-    import re
-
     if submission != "ranked":
         if "lists" in d:
             ck.fail("lists", f"only a ranked task has lists; this one's submission is {submission!r}")
@@ -305,8 +306,6 @@ def _check_perf_options(source: str, c: Criterion, blocks: bool) -> None:
     """The criterion's perf options must be options perf takes, computing one number (refused here,
     when the task is loaded).
     """
-    from perfeval.classic.options import ClassicExit, HelpRequested, parse_options
-
     where = f"{source}: criterion {c.name!r}: perf"
     if not isinstance(c.perf, list) or not c.perf or not all(isinstance(o, str) for o in c.perf):
         raise InvalidParameterError(
@@ -362,10 +361,6 @@ def _dry_run(perf: list[str], blocks: bool) -> list[str]:
     cases, both classes in each): a criterion is checked to give its value when the task is
     loaded, not after the key and the submissions have been read.
     """
-    import numpy as np
-
-    from perfeval.contest.engine import classic_cases, run_classic
-
     targets = ["1", "0", "1", "1", "0", "0", "1", "0", "0", "1"] * 2
     preds = np.array([0.9, 0.1, 0.8, 0.4, 0.35, 0.2, 0.7, 0.6, 0.05, 0.55] * 2, np.float32)
     cols = (["1"] * 10 + ["2"] * 10, targets, preds) if blocks else (targets, preds)

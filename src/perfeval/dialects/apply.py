@@ -13,15 +13,16 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._validation import Cases, binary_targets
-from perfeval.dialects.orders import broken
+from perfeval._validation import Cases
 from perfeval.dialects.table import DIALECTS, Dialect, Policy
+from perfeval.door import targets_of
 from perfeval.engine import finish, warn_undefined
 from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
 from perfeval.measures import MeasureSpec, get_measure
 from perfeval.report import MeasureResult, Report
 from perfeval.signature import gains
 from perfeval.summaries import ScoreHistogram
+from perfeval.summaries.orders import broken
 from perfeval.summaries.ranking import group_codes
 
 
@@ -203,6 +204,8 @@ def evaluate_dialect(
         if pol0.scored_relevant:  # torchmetrics: a case scored 0 or less is never relevant
             y = np.where(cases.s > 0, np.asarray(y, dtype=np.float64), 0.0)
         part_cases = Cases(y, s, g, cases.w, cases.rows_in)
+        if y is cases.y:  # the targets as given: their coding is the one every kind reads (coded once)
+            part_cases.targets = targets_of(cases, pos_label)
         engines = [e for _s, _p, e in todo]
         if pol0.cut_rows and engine0.kwargs.get("k", 0) > 0:  # the top k of each query, then over them alone
             part_cases = _top_rows(part_cases, codes, int(engine0.kwargs["k"]))
@@ -269,7 +272,7 @@ def _ordered(
             s = broken(codes, s, "input")  # no tie: any rule gives this order
         else:
             order_y = _relevant(
-                cases.y, pos_label, spec_label(todo), get_measure(pol0.measure).kind != "ranking"
+                cases, pos_label, spec_label(todo), get_measure(pol0.measure).kind != "ranking"
             )
             rule = "numba2" if pol0.ties == "numba" and opts.get("sorts") == 2 else pol0.ties
             s = broken(codes, s, rule, None if ids is None else _kept(ids, cases), y=order_y)
@@ -288,19 +291,19 @@ def _roc_by_rows(pol: Policy, todo: list, cases: Cases) -> bool:
 def _roc_input_order(cases: Cases, rule: str, pos_label: Any, label: str) -> float:
     """The ROC area with tied scores ordered by input position (``input``: the earlier row ranks higher;
     ``reverse``: the later, as DIN's stable ascending sort leaves them): the pairs ordered by score,
-    plus the tied pairs the input order puts right, counted in one pass (``_x87.roc_input_hash``, or
+    plus the tied pairs the input order puts right, counted in one pass (``_native.roc_input_hash``, or
     ``roc_input_ties`` over the rows sorted; making 10M scores distinct and summarising them costs
     five times more).
     """
-    from perfeval import _x87
+    from perfeval import _native
 
-    is_pos = (np.asarray(binary_targets(cases.y, label, pos_label)) == 1).astype(np.uint8)
+    is_pos = (np.asarray(targets_of(cases, pos_label).binary(label)) == 1).astype(np.uint8)
     s = np.ascontiguousarray(cases.s)
     # a hash of the distinct scores, counted in input order (no sort of the rows); past 4M distinct
     # scores (a table of 200 MB) the rows are sorted instead and each tie put back in input order
-    got = _x87.roc_input_hash(s, is_pos, 4_000_000)
+    got = _native.roc_input_hash(s, is_pos, 4_000_000)
     if got is None:
-        got = _x87.roc_input_ties(np.argsort(s).astype(np.int64), s, is_pos)
+        got = _native.roc_input_ties(np.argsort(s).astype(np.int64), s, is_pos)
     strict, tied, pos_first, P, N = got
     if P == 0 or N == 0:
         return math.nan
@@ -375,11 +378,13 @@ def _kept(ids: Any, cases: Cases) -> np.ndarray:
     return a
 
 
-def _relevant(y: np.ndarray, pos_label: Any, label: str, binary: bool) -> np.ndarray:
-    """Whether each row is relevant (graded > 0) or positive (binary measures)."""
+def _relevant(cases: Cases, pos_label: Any, label: str, binary: bool) -> np.ndarray:
+    """Whether each row is relevant (graded > 0) or positive (binary measures: the cases' coding,
+    made once for every rule that reads it, :func:`perfeval.door.targets_of`).
+    """
     if binary:
-        return np.asarray(binary_targets(y, label, pos_label)) == 1
-    return np.asarray(y, dtype=np.float64) > 0
+        return np.asarray(targets_of(cases, pos_label).binary(label)) == 1
+    return np.asarray(cases.y, dtype=np.float64) > 0
 
 
 def _rules(
@@ -413,7 +418,7 @@ def _rules(
         empty = {"neg": "zero", "pos": "one", "skip": "skip", "error": "error"}[opts["empty_target_action"]]
     vals = np.array(r.per_group if grouped else [r.value], dtype=np.float64)
     binary = get_measure(pol.measure).kind != "ranking"
-    relevant = _relevant(cases.y, pos_label, spec.label, binary).astype(np.float64)
+    relevant = _relevant(cases, pos_label, spec.label, binary).astype(np.float64)
     n_rel = np.bincount(codes, weights=relevant, minlength=len(vals))
     none = n_rel == 0
     if pol.scored_relevant:  # relevant cases, none of them counted (scored 0 or less, or below k): 0
@@ -459,7 +464,7 @@ def _finished(
         raise InvalidParameterError(
             f"dialect {d.name}: {pol0.call} has no groups; evaluate {spec0.label} without"
         )
-    is_pos = np.asarray(binary_targets(cases.y, spec0.label, pos_label)) == 1
+    is_pos = np.asarray(targets_of(cases, pos_label).binary(spec0.label)) == 1
     # Spark counts the scores of the cases of weight 0 among those it bins: their scores join the
     # histogram as empty cells
     zero = raw.s[raw.w == 0] if raw is not None and raw.w is not None and d.name == "spark" else None

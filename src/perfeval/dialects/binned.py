@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from perfeval.measures import get_measure
 from perfeval.summaries import ScoreHistogram
 
 #: keras.backend.epsilon(): the outer thresholds are -eps and 1 + eps
@@ -105,8 +106,6 @@ def _torchmetrics_exact(h: ScoreHistogram, curve: str) -> float:
     lies outside [0, 1] (which ties the logits it rounds to the same value: in float64 those above
     about 37); 0 where a class is missing (AP: where no case is positive).
     """
-    from perfeval.measures import get_measure
-
     squashed = _squashed(h)
     scores, cell = np.unique(squashed, return_inverse=True)
     merged = ScoreHistogram(

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from perfeval._validation import Cases
+from perfeval.classic.values import values
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import MeasureSpec
 from perfeval.report import MeasureResult, Report
@@ -95,8 +96,6 @@ def refuse_groups_and_weights(grouped: bool, weighted: bool) -> None:
 
 def evaluate_perf(cases: Cases, specs: list[MeasureSpec], *, threshold: float, pos_label: Any) -> Report:
     """The measures as ``perf`` computes them (float32 input, PERF's rules), unrounded."""
-    from perfeval.classic.values import values
-
     argv = _options(specs, threshold)  # a measure PERF has not: said first
     refuse_groups_and_weights(cases.g is not None, cases.w is not None)
     check_specs(specs, threshold, pos_label)
@@ -105,7 +104,7 @@ def evaluate_perf(cases: Cases, specs: list[MeasureSpec], *, threshold: float, p
         raise InvalidParameterError("the perf dialect needs numeric targets (PERF reads numbers)")
     t32, p32 = y.astype(np.float32), np.asarray(cases.s).astype(np.float32)
     # measures that do not read the order inside ties need not PERF's quicksort (1.1 s at 10M rows):
-    # a radix sort (_x87.sort_by_pred) gives them the same bits
+    # a radix sort (_native.sort_by_pred) gives them the same bits
     fast = all(s.measure.name in ORDER_FREE for s in specs)
     got, _warnings = values(t32.tobytes(), p32.tobytes(), argv, any_tie_order=fast)
     results = {

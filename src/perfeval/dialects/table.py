@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from perfeval.measures import get_measure
 from perfeval.measures.base import Param
 
 #: what a tie order is called in a sentence
@@ -127,8 +128,6 @@ class Dialect:
 
     def defines(self, measure: str) -> bool:
         if self.name == "perf":  # every measure PERF 5.12 has an option for
-            from perfeval.measures import get_measure
-
             return bool(get_measure(measure).perf_options)
         return self.name == "perfeval" or measure in self.policies
 

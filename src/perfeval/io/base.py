@@ -28,16 +28,17 @@ CHUNK_BYTES = 64 << 20
 class Request:
     """What :func:`perfeval.io.readers.iter_columns` was asked, as every format's chunk reader takes
     it: the columns (specs, or a callable ``(names, header) -> positions``), those read as
-    identities (``ids``) or as labels (``labels``), the ``convert`` of the picked columns, the text
-    options, the block size, the progress line (``meter``) and whether the source is a regular
-    file (read one block ahead).
+    identities (``ids``, ``{index: role}``: the role or option that names the column in an error,
+    :func:`perfeval.io.tables.id_column`) or as labels (``labels``), the ``convert`` of the picked
+    columns, the text options, the block size, the progress line (``meter``) and whether the source
+    is a regular file (read one block ahead).
     """
 
     columns: Any
     header: bool | None = None
     delimiter: str | None = None
     chunk_bytes: int = CHUNK_BYTES
-    ids: set[int] = field(default_factory=set)
+    ids: dict[int, str | None] = field(default_factory=dict)
     labels: set[int] = field(default_factory=set)
     convert: Callable | None = None
     meter: Progress | None = None
@@ -65,15 +66,17 @@ class Options:
 @dataclass
 class Partitions:
     """Files as a Dask frame, a format's way (:meth:`Reader.partitions`): the format read, whether
-    there is a header, the column names, ``frame(group)`` the lazy frame once the group column is
-    chosen (its position, or None), ``columns_of(file)`` the columns one file holds (None: not
-    checked ahead), whether ``frame`` reads the group column as an identity itself, and the lines
-    skipped as comments (``{file: Skipped}``), to be said as the other readers say them.
+    there is a header, the column names, the CSV delimiter (None: white space, or not a text
+    format), ``frame(group)`` the lazy frame once the group column is chosen (its position, or
+    None), ``columns_of(file)`` the columns one file holds (None: not checked ahead), whether
+    ``frame`` reads the group column as an identity itself, and the lines skipped as comments
+    (``{file: Skipped}``), to be said as the other readers say them.
     """
 
     fmt: str
     header: bool
     names: list[str]
+    delimiter: str | None
     frame: Callable[[int | None], Any]
     columns_of: Callable[[str], list[str]] | None = None
     identities: bool = False
@@ -186,8 +189,10 @@ class RecordReader:
 
     def _bounded(self, data: bytes) -> None:
         if len(data) > MAX_RECORD_CHUNKS * self.chunk_bytes:
+            quote = self.quoted and b'"' in data
+            why = "no line end outside quotes: a quote not closed?" if quote else "no line end found"
             raise InputFormatError(
-                f"a record longer than {len(data) >> 20} MB (no line end found)",
+                f"a record longer than {len(data) >> 20} MB ({why})",
                 source=self.source,
                 line=self.line0 + 1,
             )

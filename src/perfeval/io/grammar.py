@@ -3,7 +3,7 @@
 - A **number** is ``[+-]digits[.digits][(e|E)[+-]digits]`` or ``[+-].digits[...]`` with ASCII
   digits, or one of the words ``inf``, ``infinity``, ``nan`` (any case, with a sign); nothing else:
   not Python's ``1_000``, full-width digits or surrounding blanks, not C's hex floats.  (The
-  compiled reader, ``_x87.parse_table``, checks the same grammar: ``modern_number_ok``.)
+  compiled reader, ``_native.parse_table``, checks the same grammar: ``modern_number_ok``.)
 - A **plain integer** is ``-?(0|[1-9][0-9]*)`` within int64, not ``-0``: the only spelling of its
   value, so an identity column of plain integers can be held as int64 without merging two ids.
 - An **identity column** (a group or id) is int64 when every value is a plain integer, else the

@@ -9,7 +9,8 @@ an identity column (a group, an id) is int64 when every value is a plain integer
 and refused when a value is a floating-point number.  Read in chunks, a column is typed chunk by
 chunk: numbers in one chunk and text in another read as they would whole (the checks read text of
 numbers as numbers), but a field of booleans in one chunk and of other values in another, which
-the whole file reads as text, is refused there (:func:`chunks`).
+the whole file reads as text, is refused there (:func:`chunks`).  An object that names a key twice
+is an error (:func:`load_record`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import numpy as np
 from perfeval.exceptions import InputFormatError, PerfError
 from perfeval.io import grammar
 from perfeval.io.base import Options, Partitions, Reader, RecordReader, Request, files, read_file
-from perfeval.io.tables import Table, clean, numeric, one_line, open_bytes
+from perfeval.io.tables import Table, clean, id_column, id_roles, numeric, one_line, open_bytes
 
 
 class JsonLinesReader(Reader):
@@ -41,8 +42,8 @@ class JsonLinesReader(Reader):
         if not recs:
             raise InputFormatError("holds no data", source=source)
         names = list(recs[0][1])
-        ids = set(how.identity(names, True)) if how.identity is not None else set()
-        kept = set(how.labels(names, True)) - ids if how.labels is not None else set()
+        ids = id_roles(how.identity(names, True)) if how.identity is not None else {}
+        kept = set(how.labels(names, True)) - set(ids) if how.labels is not None else set()
         return Table(
             names, columns(recs, names, ids, kept, source), source, True, np.array([k for k, _ in recs])
         )
@@ -64,46 +65,96 @@ class JsonLinesReader(Reader):
             parts = [dask.delayed(_part)(f, names, group) for f in files(pattern)]
             return dd.from_delayed(parts, verify_meta=False)
 
-        return Partitions("jsonl", True, names, frame, identities=True)
+        return Partitions("jsonl", True, names, None, frame, identities=True)
 
 
 READER = JsonLinesReader()
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object naming a key twice (:func:`_unique_keys`)."""
+
+    def __init__(self, key: str):
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object as a dict, its keys each once: the standard library keeps the last of two values
+    of one key silently (``{"s": 0.3, "s": 0.9}`` is ``{"s": 0.9}``), a row that is not the one
+    written; an error instead (RFC 8259: names should be unique; readers differ on which they keep).
+    """
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
+def load_record(text: str | bytes):
+    """One line of JSON lines, as :func:`json.loads` reads it but refusing an object that names a key
+    twice (:func:`_unique_keys`; raises ``_DuplicateKey``).  Each key of the text is followed by its
+    own colon: an object with as many keys as the line has colons names none twice, and is not read
+    again (the common flat record; the check costs a count, the hook doubles the parse).
+    """
+    rec = json.loads(text)
+    colons = text.count(b":") if isinstance(text, bytes) else text.count(":")
+    if isinstance(rec, dict) and colons != len(rec):  # a key twice, a nested key or a ':' in text
+        rec = json.loads(text, object_pairs_hook=_unique_keys)
+    return rec
+
+
+def record(text: str, source: str, line: int) -> dict:
+    """One line of JSON lines as an object (:func:`load_record`), or an error naming its line."""
+    try:
+        rec = load_record(text)
+    except _DuplicateKey as e:
+        raise InputFormatError(
+            f"the key {e.key!r} is given twice in one object (a JSON reader keeps one of its values "
+            "without a word): give each key once",
+            source=source,
+            line=line,
+        ) from None
+    except json.JSONDecodeError as e:
+        raise InputFormatError(f"not valid JSON ({e.msg})", source=source, line=line) from None
+    except (ValueError, RecursionError) as e:  # an integer of over 4300 digits; nesting too deep
+        why = (
+            "nested too deeply"
+            if isinstance(e, RecursionError)
+            else "an integer of too many digits"
+            if "digits" in str(e)
+            else one_line(e)
+        )
+        raise InputFormatError(f"not valid JSON here ({why})", source=source, line=line) from None
+    if not isinstance(rec, dict):
+        raise InputFormatError("expected a JSON object a line", source=source, line=line)
+    return rec
+
+
 def records(body: bytes, line0: int, source: str) -> list[tuple[int, dict]]:
     """(line, object) of every line of a cleaned block (``line0`` lines before it) that is not blank;
-    a line that is not a JSON object is an error naming it.
+    a line that is not a JSON object is an error naming it (:func:`record`).
     """
     out = []
     for k, line in enumerate(body.decode("utf-8", errors="replace").split("\n"), line0 + 1):
         s = line.strip()
-        if not s:
-            continue
-        try:
-            rec = json.loads(s)
-        except json.JSONDecodeError as e:
-            raise InputFormatError(f"not valid JSON ({e.msg})", source=source, line=k) from None
-        except (ValueError, RecursionError) as e:  # an integer of over 4300 digits; nesting too deep
-            why = (
-                "nested too deeply"
-                if isinstance(e, RecursionError)
-                else "an integer of too many digits"
-                if "digits" in str(e)
-                else one_line(e)
-            )
-            raise InputFormatError(f"not valid JSON here ({why})", source=source, line=k) from None
-        if not isinstance(rec, dict):
-            raise InputFormatError("expected a JSON object a line", source=source, line=k)
-        out.append((k, rec))
+        if s:
+            out.append((k, record(s, source, k)))
     return out
 
 
 def columns(
-    recs: list[tuple[int, dict]], names: list[str], ids: set[int], kept: set[int], source: str
+    recs: list[tuple[int, dict]],
+    names: list[str],
+    ids: dict[int, str | None],
+    kept: set[int],
+    source: str,
 ) -> dict[str, np.ndarray]:
     """The columns ``names`` of these records, each checked (every record holds it, as one value;
-    an id is no float) and typed (see the module's description; ``kept``: read as identities are,
-    without the float check).
+    an id is no float: ``ids``, ``{index: role}``, names it by its role or option) and typed (see
+    the module's description; ``kept``: read as identities are, without the float check).
     """
     cols = {}
     for c, name in enumerate(names):
@@ -117,8 +168,8 @@ def columns(
                 raise InputFormatError(f"the field {name!r} is {what}", source=source, line=k)
             if c in ids and isinstance(v, float):
                 raise InputFormatError(
-                    f"the group field {name!r} is a floating-point number ({v!r}); ids must be "
-                    "integers or strings",
+                    f"{id_column(name, ids[c], 'field')} is a floating-point number ({v!r}); ids must "
+                    "be integers or strings",
                     source=source,
                     line=k,
                 )
@@ -152,7 +203,7 @@ def _chunks(fh: Any, source: str, request: Request) -> Iterator[list]:
     rd = RecordReader(fh, request.chunk_bytes, False, source)
     names: list[str] | None = None
     picks: list[int | None] = []
-    ids: set[int] = set()
+    ids: dict[int, str | None] = {}
     booleans: dict[int, bool] = {}  # a picked column: whether its first block was true/false only
     for body, _last in rd.blocks():
         recs = records(body, rd.line0, source)
@@ -164,14 +215,16 @@ def _chunks(fh: Any, source: str, request: Request) -> Iterator[list]:
             try:
                 picks = request.picks(names, True, source)
             except PerfError:  # the whole-file reader reads its table first: a wrong line is said first
-                columns(recs, names, set(), set(), source)
+                columns(recs, names, {}, set(), source)
                 raise
-            ids = {k for i in request.ids if i < len(picks) and (k := picks[i]) is not None}
+            ids = {
+                k: role for i, role in request.ids.items() if i < len(picks) and (k := picks[i]) is not None
+            }
         cols = columns(recs, names, ids, set(), source)
         where = Table(names, cols, source, True, np.array([k for k, _ in recs]))
         assert where.data is not None
         data = where.data
-        for k in {k for k in picks if k is not None} - ids:
+        for k in {k for k in picks if k is not None} - set(ids):
             only = data[k].dtype.kind == "b"
             if booleans.setdefault(k, only) != only:  # read whole, a field of both is text
                 raise InputFormatError(
@@ -218,8 +271,8 @@ def _first_names(pattern: str) -> list[str]:
     finally:
         fh.close()
     try:
-        rec = json.loads(text) if text is not None else None
-    except (ValueError, RecursionError):
+        rec = load_record(text) if text is not None else None
+    except (ValueError, RecursionError):  # a key named twice too: said as read whole
         rec = None
     if isinstance(rec, dict):
         return list(rec)
@@ -236,8 +289,8 @@ def _part(path: str, names: list[str], group: int | None) -> Any:
 
     gname = None if group is None else names[group]
 
-    def identity(found: list, _header: bool) -> list[int]:
-        return [found.index(gname)] if gname in found else []
+    def identity(found: list, _header: bool) -> dict[int, str | None]:
+        return {found.index(gname): "--group"} if gname in found else {}
 
     t = READER.table(read_file(path, path), path, Options("jsonl", identity=identity))
     missing = [n for n in names if n not in t.columns]

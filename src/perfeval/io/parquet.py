@@ -15,7 +15,7 @@ import numpy as np
 from perfeval._console import one_line as console_line
 from perfeval.exceptions import InputFormatError, MissingDependencyError
 from perfeval.io.base import Options, Partitions, Reader, Request, files
-from perfeval.io.tables import Identity, Table, null_message, one_line
+from perfeval.io.tables import Identity, Table, id_column, id_roles, null_message, one_line
 
 
 class ParquetReader(Reader):
@@ -41,7 +41,8 @@ class ParquetReader(Reader):
 
         _unique_names(pattern)
         ddf = dd.read_parquet(pattern)
-        return Partitions("parquet", True, list(map(str, ddf.columns)), lambda group: ddf, columns_of=_schema)
+        names = list(map(str, ddf.columns))
+        return Partitions("parquet", True, names, None, lambda group: ddf, columns_of=_schema)
 
 
 READER = ParquetReader()
@@ -66,7 +67,8 @@ def _table(raw: bytes, source: str, identity: Identity | None, labels: Identity 
     names = list(t.column_names)
     if t.num_rows == 0:  # as a text table of a header and no row: no number to give
         raise InputFormatError(empty_parquet(names), source=source)
-    ids = set(identity(names, True)) if identity is not None else set()
+    roles = id_roles(identity(names, True)) if identity is not None else {}
+    ids = set(roles)
     kept = set(labels(names, True)) - ids if labels is not None else set()
     data = []
     nulls: dict[int, int] = {}
@@ -78,7 +80,7 @@ def _table(raw: bytes, source: str, identity: Identity | None, labels: Identity 
             if c in kept:
                 raise InputFormatError(null_message(name), source=source, row=nulls[c] + 1)
         elif c in ids or (c in kept and arr.dtype.kind != "f"):
-            arr = parquet_identity(arr, name, source)
+            arr = parquet_identity(arr, name, source, roles.get(c))
         data.append(arr)
     columns: dict[str, np.ndarray] = {}
     for name, col in zip(names, data, strict=False):
@@ -106,16 +108,18 @@ def parquet_numpy(col) -> np.ndarray:
         return np.array(col.to_pylist(), dtype=object)
 
 
-def parquet_identity(arr: np.ndarray, name: str, source: str) -> np.ndarray:
-    """An identity column from Parquet: integers as int64, text as text, floats refused."""
+def parquet_identity(arr: np.ndarray, name: str, source: str, role: str | None = None) -> np.ndarray:
+    """An identity column from Parquet: integers as int64, text as text, floats refused (the column
+    named by its ``role`` or option: :func:`perfeval.io.tables.id_column`).
+    """
     if arr.dtype.kind in "iu":
         if arr.dtype.kind == "u" and len(arr) and int(arr.max()) > (1 << 63) - 1:
             return arr.astype(str)
         return arr.astype(np.int64, copy=False)
     if arr.dtype.kind == "f":
         raise InputFormatError(
-            f"the group column {name!r} holds floating-point numbers; ids must be integers or "
-            "text (cast the column)",
+            f"{id_column(name, role)} holds floating-point numbers; ids must be integers or text (cast the "
+            "column)",
             source=source,
         )
     if arr.dtype.kind == "b":
@@ -127,7 +131,8 @@ def _chunks(fh: Any, source: str, request: Request) -> Iterator[list]:
     """The chunks of a Parquet file, a row group each, as :func:`perfeval.io.readers.read_table` reads
     it: the columns by position (two may share a name), a null in a used column an error naming its
     row, the first among the columns (the whole-file reader's order); ``convert`` as for text, with
-    a ``where`` whose rows are counted across row groups; a file of no rows an error.
+    a ``where`` whose rows are counted across row groups; a file of no rows an error.  The identity
+    columns (``request.ids``, ``{index: role}``) are read first, in the file's order, as read whole.
     """
     try:
         import pyarrow.parquet as pq
@@ -161,12 +166,19 @@ def _chunks(fh: Any, source: str, request: Request) -> Iterator[list]:
         if bad:
             row, _, k = min(bad)
             raise InputFormatError(null_message(names[k]), source=source, row=row0 + row + 1)
-        out = [
-            None
-            if k is None
-            else _parquet_column(parquet_numpy(cols[k]), names[k], source, i in ids, i in labels, convert)
-            for i, k in enumerate(picks)
-        ]
+        # the identity columns first, in the file's order, as read whole (a float id is refused as
+        # the table is read, before any value is checked)
+        order = sorted(
+            ((i, k) for i, k in enumerate(picks) if k is not None),
+            key=lambda ik: (ik[0] not in ids, ik[1] if ik[0] in ids else 0),
+        )
+        built = {
+            i: _parquet_column(
+                parquet_numpy(cols[k]), names[k], source, i in ids, i in labels, convert, ids.get(i)
+            )
+            for i, k in order
+        }
+        out = [built.get(i) for i in range(len(picks))]
         if convert is not None and t.num_rows:
             where = Table([], {}, source, True, line0=row0, data=[], rows_only=True)
             out = convert(out, where)
@@ -177,12 +189,14 @@ def _chunks(fh: Any, source: str, request: Request) -> Iterator[list]:
         raise InputFormatError(empty_parquet(names), source=source)
 
 
-def _parquet_column(arr: np.ndarray, name: str, source: str, ident: bool, label: bool, convert) -> np.ndarray:
-    """A picked column of a row group: an identity (``ident``), a label as it is (--pos-label codes
-    it), else numbers (``convert``, when given, checks them).
+def _parquet_column(
+    arr: np.ndarray, name: str, source: str, ident: bool, label: bool, convert, role: str | None = None
+) -> np.ndarray:
+    """A picked column of a row group: an identity (``ident``, named in an error by its ``role``), a
+    label as it is (--pos-label codes it), else numbers (``convert``, when given, checks them).
     """
     if ident:
-        return parquet_identity(arr, name, source)
+        return parquet_identity(arr, name, source, role)
     if not label and convert is None and arr.dtype.kind not in "biuf":
         raise InputFormatError(f"the column {name!r} holds {arr.dtype} values, not numbers", source=source)
     return arr

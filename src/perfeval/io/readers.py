@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -23,7 +23,7 @@ import numpy as np
 from perfeval.exceptions import InvalidParameterError
 from perfeval.io import jsonl, parquet, text
 from perfeval.io.base import CHUNK_BYTES, Options, Progress, Reader, Request, files, read_file
-from perfeval.io.tables import BOM, COMPRESSED_EXT, Identity, Table, clean, open_bytes
+from perfeval.io.tables import BOM, COMPRESSED_EXT, Identity, Table, clean, id_roles, open_bytes
 
 #: every format's reader, by the names ``--input-format`` gives them; the order in which their
 #: first bytes are asked for the format of a file whose name does not tell it (text last: any)
@@ -101,7 +101,9 @@ def read_table(
         The CSV field delimiter (default: sniffed among ``,``, ``;`` and tab).
     identity : callable, optional
         ``(names, header) -> positions`` (0-based) of the identity columns (groups, ids): read as
-        int64 when every value is a plain integer, else as the text written (never as floats).
+        int64 when every value is a plain integer, else as the text written (never as floats).  It
+        may return ``{position: role}`` instead: an error names the column by its role or option
+        (``"--group"``, ``"--id"``, ``"qid"``: :func:`perfeval.io.tables.id_column`).
     labels : callable, optional
         ``(names, header) -> positions`` of columns to keep as written, as identity columns are read
         (int64 when every value is a plain integer, else the text) but not refused when written as
@@ -136,7 +138,7 @@ def iter_columns(
     chunk_bytes: int = CHUNK_BYTES,
     progress: bool = False,
     *,
-    ids: Iterable[int] = (),
+    ids: Iterable[int] | Mapping[int, str | None] = (),
     labels: Iterable[int] = (),
     delimiter: str | None = None,
     convert: Any = None,
@@ -148,7 +150,8 @@ def iter_columns(
     :mod:`perfeval.io.columns` whatever the source (a file, standard input, Parquet).  The entries
     of the list at the indices ``ids`` are identity columns (groups): int64 when every value of the
     chunk is a plain integer, else the text as written (a column of numbers written as floats is an
-    error: :func:`perfeval.io.tables.check_text_ids`); those at ``labels`` are read the same way but
+    error: :func:`perfeval.io.tables.check_text_ids`; ``ids`` as ``{index: role}`` names the column
+    by its role or option there, ``"--group"``); those at ``labels`` are read the same way but
     are labels (a target read with ``--pos-label``): any values, not checked as ids.  The others must
     be numbers (float64).  ``convert``, a callable ``(columns, where) -> columns``, replaces that
     last step: it gets the picked columns as read (numbers, or text where a value is not one) and
@@ -180,7 +183,7 @@ def iter_columns(
             header,
             delimiter,
             chunk_bytes,
-            set(ids),
+            id_roles(ids),
             set(labels),
             convert,
             meter,

@@ -20,7 +20,7 @@ it:
   (:class:`~perfeval.exceptions.CommentLinesWarning`): no row is dropped without a word;
 - values: :mod:`perfeval.io.grammar` (what a number is; identity columns as int64 or text).
 
-Plain numeric text goes through the compiled reader (``_x87.parse_table``), about 40 times the
+Plain numeric text goes through the compiled reader (``_native.parse_table``), about 40 times the
 speed of the csv module; it checks the same grammar, and is used only where it reads exactly what
 the CSV parser would.  Every problem is an :class:`~perfeval.exceptions.InputFormatError` that
 names the source, the line and the column, on one line.
@@ -32,7 +32,7 @@ import csv
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -66,8 +66,35 @@ LINE_BREAKS = {
     b"\xe2\x80\xa9": "a paragraph separator (U+2029)",
 }
 
-#: the positions of the identity columns, once the header (or its absence) is known
-Identity = Callable[[list, bool], Iterable[int]]
+#: the positions of the identity columns, once the header (or its absence) is known; as a mapping,
+#: each with the role or option that chose it, to name it in messages (:func:`id_column`)
+Identity = Callable[[list, bool], Iterable[int] | Mapping[int, str | None]]
+
+
+def id_roles(found: Iterable[int] | Mapping[int, str | None]) -> dict[int, str | None]:
+    """Identity positions, each with its role (None where none is said): from a mapping as it is, from
+    positions alone with no role.
+    """
+    return dict(found) if isinstance(found, Mapping) else dict.fromkeys(found)
+
+
+def id_column(name: str, role: str | None, noun: str = "column") -> str:
+    """An identity column as a message names it: by the option that chose it (``--group``, ``--id``),
+    by its role (``qid``), or, with neither, as an id column.
+
+    Examples
+    --------
+    >>> id_column("doc", "--id"), id_column("q", "qid"), id_column("g", "--group", "field")
+    ("the id column 'doc' (--id)", "the qid column 'q'", "the group field 'g' (--group)")
+    >>> id_column("u", None)
+    "the id column 'u'"
+    """
+    if role is None:
+        return f"the id {noun} {name!r}"
+    if role.startswith("--"):
+        return f"the {role[2:]} {noun} {name!r} ({role})"
+    return f"the {role} {noun} {name!r}"
+
 
 #: how many of the comment lines skipped a message names
 SHOWN_COMMENTS = 5
@@ -633,10 +660,10 @@ def _fast_ok(body: bytes, lay: Layout) -> bool:
         return True  # text: the compiled reader's own grammar of fields
     if lay.delim not in ",\t":
         return False
-    from perfeval import _x87
+    from perfeval import _native
 
     # no quote, blank, comment or other text, no empty field (compiled: one pass without the GIL)
-    return bool(_x87.fast_csv_ok(body, lay.delim))
+    return bool(_native.fast_csv_ok(body, lay.delim))
 
 
 def parse_body(
@@ -695,10 +722,10 @@ def _compiled(
     name the same way.
     """
     if _fast_ok(body, lay):
-        from perfeval import _x87
+        from perfeval import _native
 
         mask = bytes(1 if c in ids else 0 for c in range(ncol))
-        res = _x87.parse_table(body, ncol, mask, lay.comments)
+        res = _native.parse_table(body, ncol, mask, lay.comments)
         if res[0] == "ok":
             if lay.comments:
                 hash_lines(body, line0, skipped)
@@ -724,7 +751,7 @@ def _compiled(
 
 
 def _delimited(body: bytes, lay: Layout, ncol: int, ids: set[int]) -> list[np.ndarray] | None:
-    """The columns of a CSV/TSV body read by the compiled reader (``_x87.parse_delimited``), exactly
+    """The columns of a CSV/TSV body read by the compiled reader (``_native.parse_delimited``), exactly
     as the CSV parser's path reads them (tested on random tables): numbers, identities (int64 or
     text) and text columns, fields quoted or not.  None when it cannot (a comment line, an escaped
     or stray quote, a record of several lines, an empty field, a wrong field count, white space
@@ -734,7 +761,7 @@ def _delimited(body: bytes, lay: Layout, ncol: int, ids: set[int]) -> list[np.nd
     d = lay.delim
     if d is None or len(d) != 1 or not d.isascii() or (lay.comments and b"#" in body):
         return None
-    from perfeval import _x87
+    from perfeval import _native
 
     # with a quote in the body the csv module reads it, and refuses a field over its size limit
     limit = csv.field_size_limit() if b'"' in body else 0
@@ -746,14 +773,14 @@ def _delimited(body: bytes, lay: Layout, ncol: int, ids: set[int]) -> list[np.nd
     if 0 < cut < len(body):
         head = body[:cut]
         for _ in range(ncol + 1):
-            res = _x87.parse_delimited(head, d, bytes(kinds), limit)
+            res = _native.parse_delimited(head, d, bytes(kinds), limit)
             if res[0] == "other":
                 return None
             if res[0] == "ok":
                 break
             kinds[res[1]] = 2
     for _ in range(ncol + 1):
-        res = _x87.parse_delimited(body, d, bytes(kinds), limit)
+        res = _native.parse_delimited(body, d, bytes(kinds), limit)
         if res[0] == "ok":
             return [_from_kernel(c) for c in res[1]]
         if res[0] == "other":
@@ -880,10 +907,11 @@ def _csv_records(
     lines: list[int] = []
     rows: list[list[str]] = []
     physical: list[int] = []
+    split = text.split("\n")
 
     def data_lines():
         inside = False
-        for k, line in enumerate(text.split("\n"), line0 + 1):
+        for k, line in enumerate(split, line0 + 1):
             if not inside and not line.strip():
                 continue
             if not inside and comments and line.lstrip().startswith("#"):
@@ -895,6 +923,7 @@ def _csv_records(
             yield line + "\n"
 
     reader = csv.reader(data_lines(), delimiter=delim, strict=True)
+    done = 0  # the lines given to the parser up to the end of the last record read
     try:
         for fields in reader:
             end = reader.line_num - 1
@@ -907,7 +936,20 @@ def _csv_records(
                 _wrong_count(ncol, row, names is not None, source, start)
             lines.append(start)
             rows.append(row)
+            done = reader.line_num
     except csv.Error as e:
+        record = [(k, split[k - line0 - 1]) for k in physical[done : reader.line_num]]
+        opened = _open_quote(record, delim)
+        if opened is not None:  # at the end of the text, or past the field limit: the quote's line
+            limit = str(e).startswith("field larger")
+            raise InputFormatError(
+                f"not valid CSV: the quote that opens a field here is not closed within "
+                f"{csv.field_size_limit()} characters (the CSV parser's limit of a field)"
+                if limit
+                else f"not valid CSV: the quote that opens a field here is never closed ({e})",
+                source=source,
+                line=opened,
+            ) from None
         k = (
             physical[reader.line_num - 1]
             if reader.line_num and reader.line_num <= len(physical)
@@ -915,6 +957,29 @@ def _csv_records(
         )
         raise InputFormatError(f"not valid CSV ({e})", source=source, line=k) from None
     return lines, rows
+
+
+def _open_quote(record: list[tuple[int, str]], delim: str) -> int | None:
+    """The line of the quote that opens a field never closed within ``record`` (its ``(line, text)``
+    from its first line: the lines the CSV parser read of the record it failed on), or None when
+    every quoted field of it is closed.  As the parser reads quotes: one opens a field only at its
+    start; in a quoted field a quote closes it, and two are one quote of the text.
+    """
+    inside = closed = False  # in a quoted field; just after the quote that closed one
+    start = True  # at the start of a field
+    opened: int | None = None
+    for k, line in record:
+        for ch in line:
+            if inside:
+                inside = ch != '"'
+                closed = not inside
+                continue
+            if ch == '"' and (start or closed):  # a field opens, or a quote of its text ("")
+                opened = k if start else opened
+                inside = True
+            start, closed = ch == delim and not inside, False
+        start, closed = not inside, False
+    return opened if inside else None
 
 
 def fields_lines(fields: list[str]) -> int:
@@ -944,7 +1009,8 @@ def text_table(
     ncol = len(lay.names)
     if not first_lines(data_body, 1, lay.comments):
         raise InputFormatError("holds a header and no data", source=source)
-    ids = set(identity(list(lay.names), lay.header)) if identity is not None else set()
+    roles = id_roles(identity(list(lay.names), lay.header)) if identity is not None else {}
+    ids = set(roles)
     kept = set(labels(list(lay.names), lay.header)) - ids if labels is not None else set()
     skipped = Skipped()
     hash_lines(body[: lay.skip], 0, skipped)  # comments before the header
@@ -964,7 +1030,7 @@ def text_table(
         lay.comments,
         skipped,
     )
-    check_text_ids(table, lay.names, cols, ids)
+    check_text_ids(table, lay.names, cols, roles)
     skipped.warn(source)
     return table
 
@@ -975,17 +1041,22 @@ def null_message(name: str) -> str:
 
 
 def check_text_ids(
-    where: Table, names: Sequence[str], cols: Sequence[np.ndarray], ids: Iterable[int]
+    where: Table,
+    names: Sequence[str],
+    cols: Sequence[np.ndarray],
+    ids: Iterable[int] | Mapping[int, str | None],
 ) -> None:
     """Identity columns read from text with an id written as a float (:func:`grammar.first_float_id`):
-    one line naming the column, the value and its line, as Parquet's float ids are refused.
+    one line naming the column (by its role or option, when ``ids`` maps each to one: :func:`id_column`),
+    the value and its line, as Parquet's float ids are refused.
     """
-    for c in sorted(ids):
+    roles = id_roles(ids)
+    for c in sorted(roles):
         i = grammar.first_float_id(cols[c])
         if i >= 0:
             raise InputFormatError(
-                f"the id column {names[c]!r} holds {str(cols[c][i])!r}, a float: ids must be integers or "
-                "text (past 2^53 a float has merged ids); write them as integers (pandas: "
+                f"{id_column(names[c], roles[c])} holds {str(cols[c][i])!r}, a float: ids must be integers "
+                "or text (past 2^53 a float has merged ids); write them as integers (pandas: "
                 ".astype('int64')) or as text",
                 source=where.source,
                 **where.at(i),

@@ -2,16 +2,19 @@
 :func:`perfeval.io.tables.text_table`, chunks of whole records cut at a record's end (the same
 grammar, the same compiled fast path, the lines counted across chunks), and Dask partitions read by
 pandas under the layout the other readers tell (header, delimiter, comments), their bytes checked
-on the workers as the other readers check them.
+on the workers as the other readers check them; a file pandas' parser refuses (a quote never
+closed, a row of another width) is this reader's error (:func:`said_as_read`).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Generator, Iterator
 from typing import Any
 
 import numpy as np
 
+from perfeval._console import one_line as console_line
 from perfeval.exceptions import InputFormatError, PerfError
 from perfeval.io.base import Options, Partitions, Reader, RecordReader, Request, ahead, files
 from perfeval.io.tables import (
@@ -61,7 +64,9 @@ class TextReader(Reader):
 
     def partitions(self, pattern: str, fmt: str, header: bool | None, delimiter: str | None) -> Partitions:
         """Pandas' reader (through Dask) under the layout of the first file, as the other readers
-        tell it (never assumed): the header, the delimiter (an Excel CSV's ';'), the comments.
+        tell it (never assumed): the header, the delimiter (an Excel CSV's ';'), the comments.  A
+        file pandas' parser refuses as it reads a file's head is said as this reader says it
+        (:func:`said_as_read`); on the workers, the caller says it so (:func:`unparsed`).
         """
         import dask.dataframe as dd
 
@@ -79,20 +84,23 @@ class TextReader(Reader):
             "comment": None if header else "#",
             "skiprows": max(lay.skip_lines - 1, 0),
         }
-        first_frame = dd.read_csv(pattern, header=0 if header else None, **kw)
+
+        def read_csv(**more: Any) -> Any:
+            try:
+                return dd.read_csv(pattern, header=0 if header else None, **kw, **more)
+            except Exception as e:  # pandas' parser refused a file: this reader says where and why
+                if unparsed(e):
+                    raise said_as_read(pattern, fmt, bool(header), lay.delim, e) from None
+                raise
+
+        first_frame = read_csv()
         keys = list(first_frame.columns)
         names = [str(c) for c in keys] if header else [f"column{i + 1}" for i in range(len(keys))]
 
         def frame(group: int | None) -> Any:
             ddf = first_frame
             if group is not None:  # the group column read as text
-                ddf = dd.read_csv(
-                    pattern,
-                    header=0 if header else None,
-                    dtype={keys[group]: str},
-                    keep_default_na=False,
-                    **kw,
-                )
+                ddf = read_csv(dtype={keys[group]: str}, keep_default_na=False)
             if not header:
                 ddf.columns = names
             return ddf
@@ -101,6 +109,7 @@ class TextReader(Reader):
             fmt,
             bool(header),
             names,
+            lay.delim,
             frame,
             columns_of=(lambda f: column_names(f, fmt, True)) if header else None,
             skipped=skipped,
@@ -149,7 +158,7 @@ def _text_chunks(
     lay = None
     picks: list[int | None] | None = None
     want_ids: set[int] = set()
-    checked: set[int] = set()  # the identity columns that are ids (not labels)
+    checked: dict[int, str | None] = {}  # the identity columns that are ids (not labels), their roles
     rows = 0
     for body, last in rd.blocks():
         check_bytes(body, source, rd.line0, quoted)  # before the header is told, as read_table does
@@ -175,11 +184,11 @@ def _text_chunks(
             except PerfError:  # the whole-file reader reads its table first: a wrong line is said first
                 parse_body(body, lay, len(lay.names), set(), source, rd.line0, skipped=Skipped())
                 raise
-            want_ids = {k for i in ids | labels if i < len(picks) and (k := picks[i]) is not None}
-            checked = {k for i in ids if i < len(picks) and (k := picks[i]) is not None}
+            want_ids = {k for i in set(ids) | labels if i < len(picks) and (k := picks[i]) is not None}
+            checked = {k: role for i, role in ids.items() if i < len(picks) and (k := picks[i]) is not None}
         if picks is not None and first_lines(body, 1, lay.comments):
             out, n = _picked(
-                body, lay, picks, ids | labels, want_ids, checked, rd.line0, source, skipped, convert
+                body, lay, picks, set(ids) | labels, want_ids, checked, rd.line0, source, skipped, convert
             )
             if meter:
                 meter.advance(len(body), n)
@@ -201,7 +210,7 @@ def _picked(
     picks: list[int | None],
     ids,
     want_ids: set[int],
-    checked: set[int],
+    checked: dict[int, str | None],
     line0: int,
     source: str,
     skipped=None,
@@ -327,3 +336,45 @@ _HASH_INSIDE = (
     "holds '#' inside a line of a table without a header: --dask reads it as the start of a comment "
     "there (pandas) and the other readers as data; give the table a header, or drop --dask"
 )
+
+
+def unparsed(e: BaseException) -> bool:
+    """Whether ``e`` is pandas' CSV parser refusing a file's text (raised on a worker, or wrapped by
+    Dask's reading of the first file's head): a quote never closed, a row of another width.
+    """
+    import pandas as pd  # heavy: only once something failed
+
+    seen: set[int] = set()
+    at: BaseException | None = e
+    while at is not None and id(at) not in seen:
+        if isinstance(at, pd.errors.ParserError):
+            return True
+        seen.add(id(at))
+        at = at.__cause__ or at.__context__
+    return False
+
+
+def said_as_read(pattern: str, fmt: str, header: bool, delimiter: str | None, e: BaseException) -> Exception:
+    """The error of a text file that pandas' parser refused (:func:`unparsed`), as this reader says it:
+    each file ``pattern`` names read in chunks (:meth:`TextReader.chunks`, with the header and
+    delimiter told from the first file) up to the first problem, its file and line named (a quote
+    never closed: the line where it opens).  When they read every file, pandas' own words, the file
+    named.
+    """
+    found = files(pattern)
+    for f in found:
+        try:
+            fh = open_bytes(f, f)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # comment lines: said when the files are read
+                    for _ in READER.chunks(fh, f, fmt, Request([], header, delimiter)):
+                        pass
+            finally:
+                fh.close()
+        except PerfError as problem:
+            return problem
+    return InputFormatError(
+        f"cannot be read by Dask's CSV reader ({console_line(e)})",
+        source=found[0] if len(found) == 1 else pattern,
+    )

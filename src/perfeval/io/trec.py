@@ -12,7 +12,7 @@ wrong number of fields, a relevance or score that is not a number, a non-finite 
 
 Ids are held dictionary-encoded: ``qcode``/``dcode`` give each row's position in ``qvocab``/``dvocab``,
 the distinct ids sorted (so code order is string order); ``qid``/``docid``, each row's id as text,
-are built from them on first use.  Files are read by the compiled ``_x87.trec_read`` in one pass
+are built from them on first use.  Files are read by the compiled ``_native.trec_read`` in one pass
 (numbers by the grammar of :mod:`perfeval.io.grammar`): a run of 10 million lines in one to two
 seconds on two cores (``benchmarks/bench_trec_read.py``).
 """
@@ -37,7 +37,7 @@ QRELS_FIELDS = 4
 RUN_FIELDS = 6
 #: blank characters between fields (trec_eval splits at spaces and tabs)
 _BLANKS = b" \t\r\v\f"
-#: the fields of a line for ``_x87.trec_read``: q query id, d document id, f a finite number, i a
+#: the fields of a line for ``_native.trec_read``: q query id, d document id, f a finite number, i a
 #: number kept as int64 (the rank), t the run's tag, x ignored
 _QRELS_PATTERN = "qxdf"
 _RUN_PATTERN = "qxdift"
@@ -265,15 +265,15 @@ _LABELS = {_QRELS_PATTERN: {4: "the relevance"}, _RUN_PATTERN: {4: "the rank", 5
 
 
 def _read(path: str, pattern: str, what: str) -> tuple[Any, ...]:
-    """``_x87.trec_read`` of the file: (qcode, dcode, qvocab, dvocab, numbers, tag), or the error of
+    """``_native.trec_read`` of the file: (qcode, dcode, qvocab, dvocab, numbers, tag), or the error of
     the line, worded as the pure-Python reader worded it.
     """
-    from perfeval import _x87
+    from perfeval import _native
 
     with _data(path) as data:
         view = memoryview(data)
         try:  # a UTF-8 byte-order mark (Notepad, PowerShell) is not part of the first query id
-            out = _x87.trec_read(view[3:] if view[:3] == b"\xef\xbb\xbf" else view, pattern)
+            out = _native.trec_read(view[3:] if view[:3] == b"\xef\xbb\xbf" else view, pattern)
         finally:
             view.release()
     if out[0] == "ok":
@@ -393,9 +393,9 @@ def _no_duplicates(
     """Each (query, document) pair once: a judgment or a retrieval given twice is an error, never a
     silent choice of one of them (``rows``: the message names the two rows, 1-based).
     """
-    from perfeval import _x87
+    from perfeval import _native
 
-    pair = _x87.trec_duplicate(qcode, dcode, len(qvocab), len(dvocab))
+    pair = _native.trec_duplicate(qcode, dcode, len(qvocab), len(dvocab))
     if pair is not None:
         a, b = sorted(int(i) for i in pair)
         where = f"rows {a + 1} and {b + 1}" if rows else "twice"

@@ -12,6 +12,12 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
+from perfeval.summaries.ranking import TieTable
+
+# Start-up: concurrent.futures is imported where the sums run on threads (evaluate() of one
+# measure does not load it).
+
 
 class GroupedData:
     """Rows with their group code; ``w`` is the weight of each row (1 when unweighted).
@@ -80,9 +86,7 @@ def histograms(gd: GroupedData):
     """(scores, pos, neg, bounds): every group's ScoreHistogram as slices of three arrays."""
     if getattr(gd, "_hist", None) is None:
         if not gd.weighted:  # whole counts: compiled, from the rows in any order
-            from perfeval import _x87
-
-            sc, pos, neg, bounds = _x87.group_hist_rows(
+            sc, pos, neg, bounds = _native.group_hist_rows(
                 np.ascontiguousarray(gd.codes, np.int64),
                 np.ascontiguousarray(gd.s, np.float64),
                 np.ascontiguousarray(gd._y == 1, np.uint8),
@@ -113,8 +117,6 @@ def tie_table(gd: GroupedData):
     if gd.weighted:
         return None
     if gd._ranking is None:
-        from perfeval.summaries.ranking import TieTable
-
         _sc, pos, neg, bounds = histograms(gd)
         gd._ranking = TieTable.from_histograms(pos, neg, bounds)
     return gd._ranking
@@ -135,8 +137,6 @@ def hist_sum(gd: GroupedData, term) -> np.ndarray:
     and the kernel release the GIL): a term is the same value wherever it is made, and each group
     is summed whole, so the bits do not depend on the pieces; the temporaries stay small.
     """
-    from perfeval import _x87
-
     sc, pos, neg, bounds = histograms(gd)
     bounds = np.ascontiguousarray(bounds, np.int64)
     G = len(bounds) - 1
@@ -152,7 +152,7 @@ def hist_sum(gd: GroupedData, term) -> np.ndarray:
         g0, g1 = int(cuts[k]), int(cuts[k + 1])
         a, b = int(bounds[g0]), int(bounds[g1])
         terms = np.ascontiguousarray(term(sc[a:b], pos[a:b], neg[a:b]), dtype=np.float64)
-        sums = _x87.hist_groups(
+        sums = _native.hist_groups(
             "sum",
             terms,
             np.ascontiguousarray(pos[a:b], np.float64),
@@ -174,18 +174,16 @@ def hist_sum(gd: GroupedData, term) -> np.ndarray:
 
 def hist_groups(gd: Any, op: str, par: float = 0.0) -> tuple[np.ndarray, ...]:
     """A measure's parts for every group from the groups' histograms in one compiled pass
-    (_native/summary.c hist_groups: the numpy expressions' bits), kept on ``gd`` for the next
+    (csrc/summary.c hist_groups: the numpy expressions' bits), kept on ``gd`` for the next
     measure that asks (the threshold counts of ten measures, RMS's sums for SAR).
     """
     memo = gd.__dict__.setdefault("_memo", {})
     key = (op, float(par))
     if key not in memo:
-        from perfeval import _x87
-
         sc, pos, neg, bounds = histograms(gd)
         memo[key] = tuple(
             np.frombuffer(b, np.float64)
-            for b in _x87.hist_groups(
+            for b in _native.hist_groups(
                 op,
                 np.ascontiguousarray(sc, np.float64),
                 np.ascontiguousarray(pos, np.float64),

@@ -6,6 +6,14 @@ rule and edge cases, and one ``compute`` function (float64, modern semantics) fo
 that importing the registry stays cheap.  Help text, ``perfeval list-measures`` and the lists of
 valid names in error messages are generated from here.  The classic ``perf`` dialect reads the same
 entries for its option names and output labels and supplies its own x87-faithful arithmetic.
+
+Why a measure names its functions by a string and not by the function itself: the registry is read
+where numpy is not loaded and must not be (``perf -h`` and ``perfeval list-measures`` list every
+measure without it; ``import perfeval`` stays light), and every measure module imports numpy.  So
+each ``compute`` / ``per_group`` is a plain literal ``"module:function"``, written out in full where
+the measure is registered (measures/perf.py, measures/vocabulary.py; never composed), so that a
+search for the function's name finds its measure, and imported on first use
+(:meth:`Measure.function`).
 """
 
 from __future__ import annotations
@@ -113,7 +121,8 @@ class Measure:
         What it is computed from: ``"histogram"`` (distinct scores with positive/negative weight)
         for every PERF measure.
     compute : str
-        ``"module:function"`` of the float64 implementation, imported on first use.
+        ``"module:function"`` of the float64 implementation, imported on first use; a literal
+        string, written out in full (the module docstring says why it is not the function).
     blocks : bool
         Allowed in PERF's ``-blocks`` mode (APR, RMS, RKL, TOP1).
     perf_usage : str

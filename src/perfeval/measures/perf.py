@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from perfeval.measures.base import REGISTRY, Direction, Measure, Param
 
-#: the family module of the threshold measures: each measure's scalar form `name` and its form over
-#: every group at once `name_groups` sit side by side there (rank.py and probability.py likewise)
-_T = "perfeval.measures.threshold:"
 _THR = Param("threshold", 0.5, "a case with score >= threshold is predicted positive", infinite=True)
 _TIE_THR = "none needed: every case with the same score is on the same side of the threshold."
 _THR_PERF = (
@@ -29,7 +26,12 @@ def _threshold(
     formula: str,
     edge: str,
     direction: Direction = "higher",
+    *,
+    compute: str,
+    per_group: str,
 ) -> None:
+    # compute / per_group: literal "module:function" strings, not the functions, because perf -h
+    # reads this registry without numpy (measures/base.py says why and who else does)
     REGISTRY.register(
         Measure(
             name=name,
@@ -39,8 +41,8 @@ def _threshold(
             params=(_THR,),
             direction=direction,
             summary="histogram",
-            compute=_T + name.lower(),
-            per_group=_T + name.lower() + "_groups",
+            compute=compute,
+            per_group=per_group,
             definition=formula,
             ties=_TIE_THR,
             edge_cases=edge,
@@ -56,6 +58,8 @@ _threshold(
     ("accuracy",),
     "(TP + TN) / n, with TP, FP, TN, FN counted at the threshold.",
     "no data: undefined (NaN); classic prints 0.",
+    compute="perfeval.measures.threshold:acc",
+    per_group="perfeval.measures.threshold:acc_groups",
 )
 _threshold(
     "PPV",
@@ -64,6 +68,8 @@ _threshold(
     ("positive_predictive_value",),
     "TP / (TP + FP).",
     "nothing predicted positive: undefined (NaN); classic prints 0.",
+    compute="perfeval.measures.threshold:ppv",
+    per_group="perfeval.measures.threshold:ppv_groups",
 )
 _threshold(
     "NPV",
@@ -72,6 +78,8 @@ _threshold(
     ("negative_predictive_value",),
     "TN / (TN + FN).",
     "nothing predicted negative: undefined (NaN); classic prints 0.",
+    compute="perfeval.measures.threshold:npv",
+    per_group="perfeval.measures.threshold:npv_groups",
 )
 _threshold(
     "SEN",
@@ -80,6 +88,8 @@ _threshold(
     ("sensitivity", "tpr"),
     "TP / (TP + FN).",
     "no positives: undefined (NaN); classic prints 0.",
+    compute="perfeval.measures.threshold:sen",
+    per_group="perfeval.measures.threshold:sen_groups",
 )
 _threshold(
     "SPC",
@@ -88,6 +98,8 @@ _threshold(
     ("specificity", "tnr"),
     "TN / (TN + FP).",
     "no negatives: undefined (NaN); classic prints 0.",
+    compute="perfeval.measures.threshold:spc",
+    per_group="perfeval.measures.threshold:spc_groups",
 )
 _threshold(
     "PRE",
@@ -96,6 +108,8 @@ _threshold(
     ("precision",),
     "TP / (TP + FP) (the same number as PPV).",
     "nothing predicted positive: undefined (NaN).",
+    compute="perfeval.measures.threshold:pre",
+    per_group="perfeval.measures.threshold:pre_groups",
 )
 _threshold(
     "REC",
@@ -104,6 +118,8 @@ _threshold(
     ("recall",),
     "TP / (TP + FN) (the same number as SEN).",
     "no positives: undefined (NaN).",
+    compute="perfeval.measures.threshold:rec",
+    per_group="perfeval.measures.threshold:rec_groups",
 )
 _threshold(
     "PRF",
@@ -113,6 +129,8 @@ _threshold(
     "F1 = 2 TP / (2 TP + FN + FP), scikit-learn's count form (equal to 2PR / (P + R) where both are "
     "defined); the same formula as FBETA at beta = 1, bit for bit.",
     "TP = 0 with an error (FN + FP > 0): 0; TP = FN = FP = 0: undefined (NaN); classic prints 0.",
+    compute="perfeval.measures.threshold:prf",
+    per_group="perfeval.measures.threshold:prf_groups",
 )
 _threshold(
     "LFT",
@@ -121,6 +139,8 @@ _threshold(
     ("lift",),
     "(TP / P) / ((TP + FP) / n): the positive rate among the predicted positives over the base rate.",
     "no positives: undefined (NaN); classic prints -nan too (no 1e-10 in TP / P).",
+    compute="perfeval.measures.threshold:lft",
+    per_group="perfeval.measures.threshold:lft_groups",
 )
 
 REGISTRY.register(

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import _formulas as _f
 from perfeval.measures._data import GroupedData, group_sizes, hist_groups, hist_sum
@@ -24,11 +25,9 @@ def _in_unit(h: ScoreHistogram) -> bool:
 
 def _squared_errors(h: ScoreHistogram) -> np.float64:
     """np.sum(h.pos * (1 - s) ** 2 + h.neg * s**2), once a summary, without its temporaries (the same
-    sum bit for bit, _native/summary.c hist_sum).
+    sum bit for bit, csrc/summary.c hist_sum).
     """
-    from perfeval import _x87
-
-    return h.memo(("sum", "sq", 0.0), lambda: np.float64(_x87.hist_sum("sq", h.scores, h.pos, h.neg, 0.0)))
+    return h.memo(("sum", "sq", 0.0), lambda: np.float64(_native.hist_sum("sq", h.scores, h.pos, h.neg, 0.0)))
 
 
 def rms(h: ScoreHistogram) -> float:
@@ -130,12 +129,11 @@ def slq(h: ScoreHistogram, *, bins: int) -> float:
     # weights) adds in order from 0.0: so does the compiled sum of the run
     edges = np.arange(1, int(bins), dtype=np.float64) / int(bins)
     bounds = np.concatenate(([0], np.searchsorted(h.scores, edges, side="left"), [len(h.scores)]))
-    from perfeval import _x87
 
     runs = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
     sc, pos, neg = h.scores, h.pos, h.neg
     x, y = (
-        np.array([_x87.hist_sum(op, sc[a:b], pos[a:b], neg[a:b], 0.0) for a, b in runs])
+        np.array([_native.hist_sum(op, sc[a:b], pos[a:b], neg[a:b], 0.0) for a, b in runs])
         for op in ("seqpos", "seqneg")
     )
     tot = x + y
@@ -156,8 +154,6 @@ def slq_bins(scores: np.ndarray, bins: int) -> np.ndarray:
 
 def ca1(h: ScoreHistogram) -> float:
     """Mean calibration error over the bins [i/20, i/20 + 1/10], i = 0..18, both ends inclusive."""
-    from perfeval import _x87
-
     errs = []
     for i in range(19):
         lo, hi = i / 20, (i + 2) / 20
@@ -171,7 +167,7 @@ def ca1(h: ScoreHistogram) -> float:
             errs.append(0.0)
             continue
         # np.sum(scores * (pos + neg)) over the run, without its temporaries
-        mass = _x87.hist_sum("mass", h.scores[a:b], h.pos[a:b], h.neg[a:b], 0.0)
+        mass = _native.hist_sum("mass", h.scores[a:b], h.pos[a:b], h.neg[a:b], 0.0)
         errs.append(abs(sp / k - mass / k))
     return float(sum(errs) / 19)
 
@@ -185,9 +181,8 @@ def ca2(h: ScoreHistogram, *, window: int) -> float:
     S = int(window)
     if h.n < S:
         return NAN
-    from perfeval import _x87  # one pass over the cases with running window sums (see _native/summary.c)
 
-    return _x87.hist_ca2(h.scores, h.pos, h.neg, S)
+    return _native.hist_ca2(h.scores, h.pos, h.neg, S)
 
 
 # -- every group at once (GroupedData); None: declined, each group from its own summary --------

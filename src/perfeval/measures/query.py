@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.summaries.ranking import TieTable
 
 NAN = np.nan
@@ -49,10 +50,8 @@ def within_query_cumsum(t: TieTable, tie_values: np.ndarray) -> np.ndarray:
 
 def _disc(first: np.ndarray, stop: np.ndarray) -> np.ndarray:
     """Sum of the rank discounts 1 / log2(p + 2) over the positions p in [first, stop) of each run."""
-    from perfeval import _x87  # one pass per run in C: a huge tie needs no array of its positions
-
     return np.frombuffer(
-        _x87.disc_sums(np.ascontiguousarray(first, np.float64), np.ascontiguousarray(stop, np.float64)),
+        _native.disc_sums(np.ascontiguousarray(first, np.float64), np.ascontiguousarray(stop, np.float64)),
         dtype=np.float64,
     )
 
@@ -274,9 +273,8 @@ def mrr(rd: Any) -> np.ndarray:
     a = np.ascontiguousarray(t.first[first_idx], dtype=np.float64)
     g = np.ascontiguousarray(t.size[first_idx], dtype=np.float64)
     mm = np.ascontiguousarray(t.rel[first_idx], dtype=np.float64)
-    from perfeval import _x87  # each group on its own: the value does not depend on the others
 
-    out[q] = np.frombuffer(_x87.expected_rr(a, g, mm), dtype=np.float64)
+    out[q] = np.frombuffer(_native.expected_rr(a, g, mm), dtype=np.float64)
     return out
 
 
@@ -287,13 +285,12 @@ def group_auc(rd: Any) -> tuple[np.ndarray, np.ndarray]:
     if not isinstance(rd, TieTable):
         # from the rows: every sum is of whole and half numbers, exact in any order, so the
         # compiled pass over each group's sorted rows gives the tie table's numbers bit for bit
-        # without the order of all the rows or the table (_native/summary.c, group_auc_rows)
-        from perfeval import _x87
+        # without the order of all the rows or the table (csrc/summary.c, group_auc_rows)
 
         codes, score, rel = rd._rows
         wins, P, N = (
             np.frombuffer(b, np.float64)
-            for b in _x87.group_auc_rows(codes, score, (rel > 0).view(np.uint8), len(rd.keys))
+            for b in _native.group_auc_rows(codes, score, (rel > 0).view(np.uint8), len(rd.keys))
         )
         denom = P * N
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import _formulas as _f
 from perfeval.measures._data import GroupedData, hist_groups, histograms
@@ -26,14 +27,12 @@ def _desc(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray]:
 
 def _hsum(h: ScoreHistogram, op: str, par: float = 0.0) -> np.float64:
     """A measure's sum over the summary, computed once (SAR reads ROC's): the numpy expression its
-    comment gives, bit for bit, by one compiled pass without its temporaries (_native/summary.c,
+    comment gives, bit for bit, by one compiled pass without its temporaries (csrc/summary.c,
     hist_sum).
     """
-    from perfeval import _x87
-
     # a numpy float, as np.sum gave: a division by zero is inf or NaN, not an exception
     return h.memo(
-        ("sum", op, par), lambda: np.float64(_x87.hist_sum(op, h.scores, h.pos, h.neg, par, h.is_counts()))
+        ("sum", op, par), lambda: np.float64(_native.hist_sum(op, h.scores, h.pos, h.neg, par, h.is_counts()))
     )
 
 
@@ -47,11 +46,29 @@ def roc(h: ScoreHistogram) -> float:
     if split is not None and P * N < 2.0**52:
         # unit cases: whole and half numbers, exact in any order, so the same bits from the sorted
         # halves in one walk, without the summary's arrays
-        from perfeval import _x87
 
-        area = h.memo(("sum", "roc", 0.0), lambda: np.float64(_x87.split_sum("roc", *split)))
+        area = h.memo(("sum", "roc", 0.0), lambda: np.float64(_native.split_sum("roc", *split)))
         return float(area / (P * N))
+    if P * N < _TINY:
+        return roc(_rescaled(h, pos=True, neg=True))
     return _per_pair(_hsum(h, "roc"), P, N)
+
+
+# P N below 2^-969: the products of weights would lose bits in the subnormal range or underflow to 0
+# (weights of 1e-200 gave ROC 0/0 = NaN); the areas are linear in each class's weights, so those
+# are scaled by powers of two (exact) to the order of 1, and the share is the same
+_TINY = 2.0**-969
+
+
+def _rescaled(h: ScoreHistogram, *, pos: bool, neg: bool) -> ScoreHistogram:
+    """``h`` with its positive (and/or negative) weights times a power of two that brings their
+    largest cell to [1, 2): exact, and every share of the positive/negative pairs unchanged.
+    """
+
+    def scale(w: np.ndarray) -> np.ndarray:
+        return np.ldexp(w, -math.frexp(float(w.max()))[1] + 1)
+
+    return ScoreHistogram(h.scores, scale(h.pos) if pos else h.pos, scale(h.neg) if neg else h.neg)
 
 
 def _per_pair(area: float, P: float, N: float) -> float:
@@ -78,6 +95,10 @@ def r50(h: ScoreHistogram, *, negatives: int) -> float:
     if P == 0 or N == 0:
         return NAN
     limit = min(float(negatives), N)
+    if limit * P < _TINY and limit == N:  # the whole area, linear in each class's weights
+        return r50(_rescaled(h, pos=True, neg=True), negatives=negatives)
+    if limit * P < _TINY and limit >= 1:  # the area and limit * P are linear in the positives' weights
+        return r50(_rescaled(h, pos=True, neg=False), negatives=negatives)
     # from the highest score: tp_above, fp_above = cumsum(pos) - pos, cumsum(neg) - neg; the
     # negatives of each group inside the limit, take = clip(limit - fp_above, 0, neg), with
     # slope = pos / neg where neg > 0 (else 0): np.sum(take * tp_above + 0.5 * slope * take * take)
@@ -102,11 +123,10 @@ def apr(h: ScoreHistogram) -> float:
     if P == 0:
         return NAN  # no positive to average over (PERF printed 0)
     # a sequential sum over the cases: the compiled kernel does it in one pass without the n-sized
-    # temporaries a numpy expression needs (see _native/summary.c, hist_apr)
-    from perfeval import _x87
+    # temporaries a numpy expression needs (see csrc/summary.c, hist_apr)
 
     split = h.split()  # unit cases from the sorted halves: the same walk over the same cells
-    return (_x87.split_sum("apr", *split) if split is not None else _x87.hist_apr(h.pos, h.neg)) / P
+    return (_native.split_sum("apr", *split) if split is not None else _native.hist_apr(h.pos, h.neg)) / P
 
 
 def prb(h: ScoreHistogram) -> float:
@@ -183,11 +203,10 @@ def roc_groups(gd: GroupedData) -> np.ndarray | None:
     """Per-group ROC area (half credit for ties) through the ranking kernel; None with weights."""
     if gd.weighted:
         return None
-    from perfeval import _x87
 
     # from each group's summary in one pass: whole and half numbers, the tie table's bits (group_auc)
     _sc, pos, neg, bounds = histograms(gd)
-    wins, P, N = (np.frombuffer(b, np.float64) for b in _x87.hist_auc_groups(pos, neg, bounds))
+    wins, P, N = (np.frombuffer(b, np.float64) for b in _native.hist_auc_groups(pos, neg, bounds))
     denom = P * N
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denom > 0, wins / np.where(denom > 0, denom, 1.0), np.nan)
@@ -255,14 +274,15 @@ def apr_groups(gd: GroupedData) -> np.ndarray | None:
     """PERF's APR per group: the one-pass kernel on each group's slice (no per-group objects)."""
     if gd.weighted:
         return None
-    from perfeval import _x87
 
     _sc, pos, neg, bounds = histograms(gd)
     out = np.full(gd.G, np.nan)
     if gd.G == 0:
         return out
     P = np.add.reduceat(pos, bounds[:-1])  # every group holds at least one cell
-    total = np.frombuffer(_x87.hist_apr_groups(pos, neg, np.ascontiguousarray(bounds, np.int64)), np.float64)
+    total = np.frombuffer(
+        _native.hist_apr_groups(pos, neg, np.ascontiguousarray(bounds, np.int64)), np.float64
+    )
     has = P > 0  # a group with no positive: NaN
     out[has] = total[has] / P[has]
     return out

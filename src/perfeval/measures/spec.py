@@ -22,6 +22,9 @@ from typing import Any
 from perfeval.exceptions import InvalidParameterError, UnknownMeasureError
 from perfeval.measures.base import REGISTRY, Measure, Param
 
+# Start-up: `perf -h` and `list-measures` read the registry through this module; difflib and
+# the other tools' spellings are imported where a name is not found or is another tool's.
+
 _NUM = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$|^[+-]?inf$", re.IGNORECASE)
 
 
@@ -161,7 +164,6 @@ def _lookup(name: str, raw: str) -> Measure:
         return REGISTRY.get(name)
     except UnknownMeasureError:
         import difflib
-        import re
 
         if re.fullmatch(r"\w+\(.*\)(@\d+)?", raw.strip()):
             raise UnknownMeasureError(

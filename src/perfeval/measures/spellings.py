@@ -17,8 +17,11 @@ except where the inputs are a tool's: :mod:`perfeval.trec` and ``perfeval trec``
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
+
+from perfeval.exceptions import InvalidParameterError
 
 #: (tool, spelling pattern, registry measure, parameters fixed by the spelling); ``{k}`` is the cut-off
 _TABLE: tuple[tuple[str, str, str, tuple[tuple[str, str], ...]], ...] = (
@@ -102,8 +105,6 @@ def tool_spelling(text: str, *, trec: bool = False) -> Spelling | None:
         return None
     # NDCG would be perfeval's, ndcg trec_eval's; nDCG is ir_measures' (linear, as trec_eval's)
     if trec and t.lower() == "ndcg" and t not in ("ndcg", "nDCG"):
-        from perfeval.exceptions import InvalidParameterError
-
         raise InvalidParameterError(
             f"{t!r} is ambiguous here: write ndcg for trec_eval's (linear gain) or ndcg:gain=exp for "
             "perfeval's (2^rel - 1)"
@@ -116,8 +117,6 @@ def tool_spelling(text: str, *, trec: bool = False) -> Spelling | None:
         if m:
             params = (("k", m.group("k")),) if "k" in pat.groupindex else ()
             if params and int(params[0][1]) == 0:
-                from perfeval.exceptions import InvalidParameterError
-
                 raise InvalidParameterError(f"{t!r}: {tool}'s cut-offs are positive (no cut-off: drop it)")
             return Spelling(tool, name, params + fixed)
     return None
@@ -127,10 +126,6 @@ def _refuse_weighted_f(text: str, x: str | None) -> None:
     """trec_eval's ``set_F.x`` (and ir_measures' ``SetF(beta=x)``, which passes x to it) computes
     (x + 1) P R / (x P + R): its x is beta^2, so it is not perfeval's ``f:beta=x``.
     """
-    import math
-
-    from perfeval.exceptions import InvalidParameterError
-
     try:
         beta = f"f:beta={math.sqrt(float(x))!r}" if x is not None and float(x) >= 0 else "f:beta=..."
     except ValueError:

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from perfeval.summaries.ranking import query_order
+
 #: what ``Measure.tie_bounds`` may say
 KINDS = ("orders", "free", "linear", "none")
 
@@ -43,8 +45,6 @@ class TieOrders:
     """
 
     def __init__(self, score: Any, key: Any, codes: Any = None, weight: Any = None):
-        from perfeval.summaries.ranking import query_order
-
         sc = np.asarray(score, dtype=np.float64).reshape(-1)
         n = len(sc)
         self.n = n

@@ -7,17 +7,6 @@ from __future__ import annotations
 
 from perfeval.measures.base import REGISTRY, Direction, Measure, Param
 
-_R = "perfeval.measures.query:"
-#: the family module of each binary measure below (its scalar and per-group forms side by side)
-_FAMILY = {
-    "err": "threshold",
-    "fpr": "threshold",
-    "fnr": "threshold",
-    "fbeta": "threshold",
-    "logloss": "probability",
-    "brier": "probability",
-    "ap": "rank",
-}
 _THR = Param("threshold", 0.5, "a case with score >= threshold is predicted positive", infinite=True)
 _K = Param("k", 0, "cut-off: the top k cases of each query (0: all of them)", low=0)
 _GAIN = Param(
@@ -51,13 +40,14 @@ def _binary(
     params: tuple[Param, ...] = (_THR,),
     direction: Direction = "higher",
     ties: str = _TIE_THR,
-    compute: str | None = None,
+    compute: str,
+    per_group: str,
     at_param: bool = False,
-    per_group: bool = True,
     tie_bounds: str = "free",
     tie_bounds_doc: str = "",
 ) -> None:
-    fn = compute or name.lower()
+    # compute / per_group: literal "module:function" strings, not the functions, because the registry
+    # is read without numpy (measures/base.py says why and by whom)
     REGISTRY.register(
         Measure(
             name=name,
@@ -67,8 +57,8 @@ def _binary(
             params=params,
             direction=direction,
             summary="histogram",
-            compute=f"perfeval.measures.{_FAMILY[fn]}:{fn}",
-            per_group=f"perfeval.measures.{_FAMILY[fn]}:{fn}_groups" if per_group else "",
+            compute=compute,
+            per_group=per_group,
             definition=definition,
             ties=ties,
             edge_cases=edge,
@@ -87,6 +77,8 @@ _binary(
     "(FP + FN) / n = 1 - ACC.",
     "no data: NaN.",
     direction="lower",
+    compute="perfeval.measures.threshold:err",
+    per_group="perfeval.measures.threshold:err_groups",
 )
 _binary(
     "FPR",
@@ -95,6 +87,8 @@ _binary(
     "FP / (FP + TN) = 1 - SPC.",
     "no negatives: NaN.",
     direction="lower",
+    compute="perfeval.measures.threshold:fpr",
+    per_group="perfeval.measures.threshold:fpr_groups",
 )
 _binary(
     "FNR",
@@ -103,6 +97,8 @@ _binary(
     "FN / (FN + TP) = 1 - SEN.",
     "no positives: NaN.",
     direction="lower",
+    compute="perfeval.measures.threshold:fnr",
+    per_group="perfeval.measures.threshold:fnr_groups",
 )
 _binary(
     "FBETA",
@@ -115,6 +111,8 @@ _binary(
     "(scikit-learn's zero_division case).",
     params=(Param("beta", 1.0, "weight of recall relative to precision", low=0), _THR),
     at_param=True,
+    compute="perfeval.measures.threshold:fbeta",
+    per_group="perfeval.measures.threshold:fbeta_groups",
 )
 _binary(
     "LOGLOSS",
@@ -136,6 +134,8 @@ _binary(
     ),
     direction="lower",
     ties="none needed.",
+    compute="perfeval.measures.probability:logloss",
+    per_group="perfeval.measures.probability:logloss_groups",
 )
 _binary(
     "BRIER",
@@ -148,6 +148,8 @@ _binary(
     params=(),
     direction="lower",
     ties="none needed.",
+    compute="perfeval.measures.probability:brier",
+    per_group="perfeval.measures.probability:brier_groups",
 )
 _binary(
     "AP",
@@ -160,7 +162,8 @@ _binary(
     ties="a group of equal scores is one threshold: each positive in it gets the precision at the group's "
     "end (scikit-learn's average_precision_score). PERF's APR takes the expectation over orders "
     "instead.",
-    per_group=False,
+    compute="perfeval.measures.rank:ap",
+    per_group="",
     tie_bounds="orders",
     tie_bounds_doc=_AP_BOUNDS,
 )
@@ -191,7 +194,7 @@ def _ranking(
             params=params,
             direction="higher",
             summary="ranking",
-            compute=_R + compute,
+            compute=compute,
             definition=definition,
             ties=ties,
             edge_cases=edge,
@@ -209,7 +212,7 @@ _ranking(
     "NDCG",
     "normalised discounted cumulative gain",
     ("ndcg",),
-    "ndcg",
+    "perfeval.measures.query:ndcg",
     "per query, DCG@k / the DCG@k of the ideal order; DCG@k = sum over the top k of gain(rel) / "
     "log2(i + 1), i the 1-based rank, gain(rel) = 2^rel - 1 (gain=exp) or rel (gain=linear); "
     "relevance graded (0, 1, 2, ...).  With judgments (perfeval.trec) the ideal order holds every "
@@ -226,7 +229,7 @@ _ranking(
     "DCG",
     "discounted cumulative gain",
     ("dcg",),
-    "dcg",
+    "perfeval.measures.query:dcg",
     "per query, sum over the top k of gain(rel) / log2(i + 1).",
     "empty query: 0.",
     params=(_K, _GAIN),
@@ -239,7 +242,7 @@ _ranking(
     "CG",
     "cumulative gain",
     ("cg",),
-    "cg",
+    "perfeval.measures.query:cg",
     "per query, sum over the top k of gain(rel).",
     "empty query: 0.",
     params=(_K, _GAIN),
@@ -252,7 +255,7 @@ _ranking(
     "MAP",
     "mean average precision",
     ("map", "mean_average_precision"),
-    "ap",
+    "perfeval.measures.query:ap",
     "the mean over queries of AP (information-retrieval form; relevance > 0 counts as relevant): "
     "the sum over the relevant cases in the top k (k = 0: all) of the precision at their rank, over "
     "the query's relevant cases R (trec_eval's map and map_cut_k, ranx's map@k; with judgments R "
@@ -266,7 +269,7 @@ _ranking(
     "P",
     "precision at k",
     ("precision_at_k", "prec"),
-    "precision_at",
+    "perfeval.measures.query:precision_at",
     "per query, the relevant cases among the top k, over k (k = 0: over the query's size).",
     "a query shorter than k still divides by k (trec_eval's P_k).",
     tie_bounds_doc=(
@@ -279,7 +282,7 @@ _ranking(
     "R",
     "recall at k",
     ("recall_at_k",),
-    "recall_at",
+    "perfeval.measures.query:recall_at",
     "per query, the relevant cases among the top k over the query's relevant cases.",
     "a query with no relevant case: undefined, left out of the mean and listed.",
     tie_bounds_doc=(
@@ -292,7 +295,7 @@ _ranking(
     "F",
     "F-measure of the whole ranked set",
     ("set_f",),
-    "set_f",
+    "perfeval.measures.query:set_f",
     "per query, (1 + beta^2) P R / (beta^2 P + R) over all its cases, P = p@0 (relevant cases over "
     "the query's size) and R = r@0 (relevant cases over the query's relevant cases, with judgments "
     "those the run missed included): trec_eval's set_F (beta = 1; trec_eval's set_F.x weighs with "
@@ -309,7 +312,7 @@ _ranking(
     "MRR",
     "mean reciprocal rank",
     ("mrr", "recip_rank"),
-    "mrr",
+    "perfeval.measures.query:mrr",
     "per query, 1 / the rank of the first relevant case; the mean over queries.",
     "a query with no relevant case: undefined, left out of the mean and listed.",
     params=(),
@@ -322,7 +325,7 @@ _ranking(
     "RPREC",
     "R-precision",
     ("rprec",),
-    "rprec",
+    "perfeval.measures.query:rprec",
     "per query, the relevant cases among the top R over R, R the query's relevant cases (with "
     "judgments, those the run missed included): trec_eval's Rprec.",
     "a query with no relevant case: undefined, left out of the mean and listed.",
@@ -336,7 +339,7 @@ _ranking(
     "BPREF",
     "binary preference",
     ("bpref",),
-    "bpref",
+    "perfeval.measures.query:bpref",
     "per query, the mean over its R relevant cases of 1 - min(n, R) / min(N, R), n the judged "
     "non-relevant cases ranked above the relevant one, N the query's judged non-relevant cases "
     "(Buckley and Voorhees 2004; trec_eval's bpref).  A relevant case not retrieved adds 0; "
@@ -354,7 +357,7 @@ _ranking(
     "SUCCESS",
     "success at k (hit rate)",
     ("success", "hit_rate", "hitrate"),
-    "success_at",
+    "perfeval.measures.query:success_at",
     "per query, 1 when a relevant case is among the top k, else 0 (trec_eval's success_k, ranx's "
     "hit_rate@k).",
     "a query with no relevant case: undefined, left out of the mean and listed.",
@@ -370,7 +373,7 @@ _ranking(
     "JUDGED",
     "judged at k",
     ("judged",),
-    "judged_at",
+    "perfeval.measures.query:judged_at",
     "per query, the judged cases among the top k over min(k, the cases ranked) (ir_measures' "
     "Judged@k); without judgments every case is judged (1).",
     "a query with nothing ranked: undefined.",
@@ -383,7 +386,7 @@ _ranking(
     "GAUC",
     "group AUC (weighted by group size)",
     ("gauc", "group_auc"),
-    "gauc",
+    "perfeval.measures.query:gauc",
     "the ROC area of each group, averaged with each group weighted by its number of cases.",
     "a group with one class only: skipped (its AUC is undefined) and counted in the report. Graded "
     "targets (0, 1, 2, ...) without a positive label: a grade above 0 is positive (said in a warning; "
@@ -402,7 +405,7 @@ _ranking(
     "GAUC_UNWEIGHTED",
     "group AUC (each group counts once)",
     ("gauc_unweighted", "mean_auc"),
-    "gauc_unweighted",
+    "perfeval.measures.query:gauc_unweighted",
     "the plain mean of the groups' ROC areas (torchmetrics' RetrievalAUROC).",
     "a group with one class only: skipped and counted in the report. Graded targets without a "
     "positive label: a grade above 0 is positive (said in a warning), as GAUC.",

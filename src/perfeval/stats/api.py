@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from perfeval._deprecation import measures_keyword
+from perfeval._validation import deprecated_weights
 from perfeval.exceptions import InvalidParameterError
 from perfeval.stats.fastpaths import fast_paths
 from perfeval.stats.intervals import (
@@ -48,35 +50,23 @@ def specs_of(measures: Iterable[str] | str, threshold: float) -> list:
 
 
 def coded(y_true: Any, pos_label: Any) -> Any:
-    """0/1 targets from labels when ``pos_label`` is given (the rule of :func:`perfeval.evaluate`)."""
+    """0/1 targets from labels when ``pos_label`` is given: the door's code stage
+    (:class:`perfeval.door.Targets`), the rule of :func:`perfeval.evaluate`.
+    """
     if pos_label is None:
         return y_true
-    from perfeval._validation import binary_targets, to_numpy
+    from perfeval._validation import to_numpy
+    from perfeval.door import Targets
 
-    return binary_targets(to_numpy(y_true, "y_true"), "the interval", pos_label)
-
-
-def sample_weight_of(sample_weight: Any, weights: Any, func: str) -> Any:
-    """``sample_weight``, or its deprecated spelling ``weights`` with a DeprecationWarning (as
-    :func:`perfeval.evaluate`); both at once is an error.
-    """
-    if weights is None:
-        return sample_weight
-    import warnings
-
-    if sample_weight is not None:
-        raise InvalidParameterError("pass `sample_weight=` only (`weights=` is its deprecated spelling)")
-    warnings.warn(
-        f"{func}(weights=...) is deprecated; use sample_weight=...", DeprecationWarning, stacklevel=3
-    )
-    return weights
+    return Targets(to_numpy(y_true, "y_true"), pos_label).binary("the interval")
 
 
+@measures_keyword("perfeval.ci")
 def ci(
     y_true: Any,
     y_score: Any,
-    measures: Iterable[str] | str = "roc",
     *,
+    measures: Iterable[str] | str = "roc",
     method: str = "bca",
     level: float = 0.95,
     n_boot: int = 1000,
@@ -131,13 +121,13 @@ def ci(
     >>> rng = np.random.default_rng(0)
     >>> y = (rng.random(500) < 0.4).astype(int)
     >>> s = rng.normal(size=500) + y
-    >>> r = ci(y, s, ["roc", "apr"], n_boot=200, seed=1)
+    >>> r = ci(y, s, measures=["roc", "apr"], n_boot=200, seed=1)
     >>> r["ROC"].low < r["ROC"].estimate < r["ROC"].high
     True
-    >>> ci(y, s, "roc", method="delong")["ROC"].method
+    >>> ci(y, s, measures="roc", method="delong")["ROC"].method
     'delong'
     """
-    sample_weight = sample_weight_of(sample_weight, weights, "ci")
+    sample_weight = deprecated_weights(sample_weight, weights, "ci")
     check_request(method, level, n_boot)
     cases = Cases(coded(y_true, pos_label), y_score, sample_weight, groups)
     specs = specs_of(measures, threshold)
@@ -249,7 +239,7 @@ def ci_from_summary(
     >>> from perfeval.summaries import ScoreHistogram
     >>> h = ScoreHistogram.from_arrays([0, 1, 0, 1, 1, 0, 1, 0], [.1, .9, .3, .6, .2, .4, .8, .5])
     >>> y, s = [0, 1, 0, 1, 1, 0, 1, 0], [.1, .9, .3, .6, .2, .4, .8, .5]
-    >>> ci_from_summary(h, "roc", n_boot=200) == ci(y, s, "roc", method="percentile", n_boot=200)
+    >>> ci_from_summary(h, "roc", n_boot=200) == ci(y, s, measures="roc", method="percentile", n_boot=200)
     True
     """
     check_request(method, level, n_boot)
@@ -296,12 +286,13 @@ def _delong_interval(spec, summary, level: float) -> Interval:
     return Interval(spec.label, d.auc, d.ci[0], d.ci[1], level, "delong", 0, d.se)
 
 
+@measures_keyword("perfeval.compare")
 def compare(
     y_true: Any,
     score_a: Any,
     score_b: Any,
-    measures: Iterable[str] | str = "roc",
     *,
+    measures: Iterable[str] | str = "roc",
     method: str | None = None,
     level: float = 0.95,
     n_boot: int = 1000,
@@ -335,6 +326,14 @@ def compare(
     .. versionchanged:: 0.1.0
        The default was the BCa bootstrap for every measure; it is now DeLong's test for the ROC area
        over all unweighted cases, as the command line's ``perfeval compare`` and the report.
+       ``measures`` is keyword-only, as in :func:`perfeval.evaluate` (by position: a
+       DeprecationWarning, an error from 0.2.0).
+
+    See Also
+    --------
+    compare_models : several models against one baseline, the same numbers.
+    perfeval.trec.compare : runs (a ranking of documents per query) on judgments, each against a
+        baseline run by a paired test over the queries: the same question for rankings.
 
     Examples
     --------
@@ -342,14 +341,14 @@ def compare(
     >>> rng = np.random.default_rng(0)
     >>> y = (rng.random(400) < 0.5).astype(int)
     >>> a, b = rng.normal(size=400) + 1.2 * y, rng.normal(size=400) + 0.4 * y
-    >>> c = compare(y, a, b, "roc", n_boot=300, seed=2)["ROC"]
+    >>> c = compare(y, a, b, measures="roc", n_boot=300, seed=2)["ROC"]
     >>> c.method, c.difference > 0 and c.low > 0 and c.p_value < 0.01
     ('delong', True)
-    >>> b = compare(y, a, b, "roc", method="bca", n_boot=300, seed=2)["ROC"]
+    >>> b = compare(y, a, b, measures="roc", method="bca", n_boot=300, seed=2)["ROC"]
     >>> b.method, b.p_value, b.p_at_floor  # no replicate on the far side: 2 / 301, a bound
     ('bca', 0.006644518272425249, True)
     """
-    sample_weight = sample_weight_of(sample_weight, weights, "compare")
+    sample_weight = deprecated_weights(sample_weight, weights, "compare")
     y_true = coded(y_true, pos_label)
     return _compare_all(
         y_true, [score_a], score_b, measures, method, level, n_boot, seed, groups, sample_weight, threshold,
@@ -357,12 +356,13 @@ def compare(
     )[0]  # fmt: skip
 
 
+@measures_keyword("perfeval.stats.compare_models")
 def compare_models(
     y_true: Any,
     models: Mapping[str, Any],
     baseline: str,
-    measures: Iterable[str] | str = "roc",
     *,
+    measures: Iterable[str] | str = "roc",
     method: str | None = None,
     level: float = 0.95,
     n_boot: int = 1000,
@@ -400,8 +400,8 @@ def compare_models(
     >>> rng = np.random.default_rng(0)
     >>> y = (rng.random(400) < 0.5).astype(int)
     >>> m = {"base": rng.normal(size=400) + y, "a": rng.normal(size=400) + 1.2 * y}
-    >>> res = compare_models(y, m, "base", "roc", n_boot=200, seed=2)
-    >>> res["a"]["ROC"] == compare(y, m["a"], m["base"], "roc", n_boot=200, seed=2)["ROC"]
+    >>> res = compare_models(y, m, "base", measures="roc", n_boot=200, seed=2)
+    >>> res["a"]["ROC"] == compare(y, m["a"], m["base"], measures="roc", n_boot=200, seed=2)["ROC"]
     True
     """
     if baseline not in models:

@@ -24,13 +24,17 @@ The paired test needs, per case, the components of both scores, so it takes arra
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
+from perfeval import _native
+from perfeval._validation import one_d
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval.summaries import ScoreHistogram
 
 __all__ = ["DeLongComparison", "DeLongResult", "delong", "delong_from_histogram", "delong_test"]
 
@@ -119,10 +123,8 @@ def _check_classes(m: float, n: float) -> None:
 
 def delong_from_histogram(h, level: float = 0.95) -> DeLongResult:
     """DeLong's variance and interval of the ROC area of an exact summary (merged chunks included)."""
-    from perfeval import _x87
-
     z = _z(level)
-    auc, s10, s01, m, n = _x87.delong_hist(
+    auc, s10, s01, m, n = _native.delong_hist(
         np.ascontiguousarray(h.pos, np.float64), np.ascontiguousarray(h.neg, np.float64)
     )
     _check_classes(m, n)
@@ -154,20 +156,16 @@ def delong(y_true: Any, y_score: Any, *, sample_weight: Any = None, level: float
     >>> round(r.auc, 4), round(r.se, 4)
     (0.8889, 0.1571)
     """
-    from perfeval.summaries import ScoreHistogram
-
     return delong_from_histogram(ScoreHistogram.from_arrays(y_true, y_score, sample_weight), level)
 
 
 def case_components(is_pos: np.ndarray, s: np.ndarray, w: np.ndarray | None):
     """(auc, each case's structural component in case order: V10 for a positive, V01 for a negative,
     m, n).  One argsort orders the cases; a compiled walk over the tie groups writes the components
-    (see ``_x87.delong_rows``).
+    (see ``_native.delong_rows``).
     """
-    from perfeval import _x87
-
     order = np.argsort(s).astype(np.int64, copy=False)
-    auc, m, n, comp = _x87.delong_rows(
+    auc, m, n, comp = _native.delong_rows(
         order,
         np.ascontiguousarray(s, np.float64),
         np.ascontiguousarray(is_pos).view(np.uint8),
@@ -222,8 +220,6 @@ def delong_test(
     >>> round(r.difference, 4), round(r.p_value, 3)
     (0.25, 0.317)
     """
-    from perfeval._validation import one_d
-
     zq = _z(level)
     t = np.asarray(y_true)
     t = t.reshape(-1) if t.ndim == 2 and 1 in t.shape else t
@@ -245,7 +241,6 @@ def delong_test(
             raise InvalidDataError(f"`sample_weight` must be {len(a)} finite, non-negative numbers")
         if len(t) != len(a):
             raise InvalidDataError(f"`y_true` has {len(t)} values, the scores {len(a)}")
-        from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(2) as pool:  # numpy sorts without the GIL: the two scores in parallel
             fa, fb = pool.submit(_row_components, t, a, wa), pool.submit(_row_components, t, b, wa)

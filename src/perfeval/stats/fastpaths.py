@@ -7,7 +7,7 @@ measure name -> :class:`FastPaths`); :func:`perfeval.stats.ci`, :func:`perfeval.
 the replicate engines look the entry up and take whatever it offers:
 
 * a replicate plan (:class:`Plan`): the statistics of a replicate summary the measure is finished
-  from, gathered by the compiled walk of ``_native/resample.c`` for every measure of a request in
+  from, gathered by the compiled walk of ``csrc/resample.c`` for every measure of a request in
   the same walk over the cells, eight replicates side by side on every core (the draws are paid
   once, and never stored), then finished in numpy over all the replicates at once.  The
   statistics are those the measure's own function reads (the confusion counts, the sums of
@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval.measures import _formulas as formulas
 from perfeval.stats.delong import (
     DeLongComparison,
     DeLongResult,
@@ -68,7 +69,7 @@ class FastPaths:
 
 # -- replicate plans ---------------------------------------------------------------------------------
 
-# the kinds of statistics of the compiled finishers (REP_* in _native/resample.c), REP_WIDTH each
+# the kinds of statistics of the compiled finishers (REP_* in csrc/resample.c), REP_WIDTH each
 ROC_K, APR_K, SQ_K, CXE_K, THR_K, R50_K, RKL_K, TOP1_K, TOP10_K, NTOP_K, SLQ_K, CA1_K, CA2_K = range(13)
 LL_K, AP_K, NRM_K = range(13, 16)
 REP_WIDTH = 4
@@ -110,12 +111,10 @@ def _rms_value(t: np.ndarray) -> np.ndarray:
 
 
 def _threshold_formula(spec: Any) -> Callable[..., Any]:
-    from perfeval.measures import _formulas as f
-
     name = spec.measure.compute.rsplit(":", 1)[1]
     name = {"pre": "ppv", "rec": "sen"}.get(name, name)
     kw = {k: v for k, v in spec.kwargs.items() if k != "threshold"}
-    formula = getattr(f, name)
+    formula = getattr(formulas, name)
     return lambda tp, fn, fp, tn: formula(tp, fn, fp, tn, **kw)
 
 
@@ -130,15 +129,13 @@ def _threshold_plan(spec: Any) -> Plan:
 
 
 def _sar_plan(spec: Any) -> Plan:
-    from perfeval.measures import _formulas as f
-
     kw = spec.kwargs
     wa, wr, wm = kw["w_acc"], kw["w_roc"], kw["w_rms"]
     wsum = wa + wr + wm
 
     def finish(st: list[np.ndarray]) -> np.ndarray:
         t = st[0]
-        acc = np.asarray(f.acc(t[:, 0], t[:, 1], t[:, 2], t[:, 3]), np.float64)
+        acc = np.asarray(formulas.acc(t[:, 0], t[:, 1], t[:, 2], t[:, 3]), np.float64)
         with np.errstate(all="ignore"):
             total = wa * acc + wr * _roc_value(st[1]) + wm * (1 - _rms_value(st[2]))
             return total / wsum if wsum != 0 else np.full(len(t), np.nan)
@@ -156,7 +153,7 @@ def _value_plan(kind: int, param: str | float | None = None, counts: bool = Fals
     return plan
 
 
-#: the longest CA2 window the compiled walk takes (CA2_MAX in _native/resample.c: a ring of that many
+#: the longest CA2 window the compiled walk takes (CA2_MAX in csrc/resample.c: a ring of that many
 #: cases per replicate); a longer one is computed the generic way
 CA2_MAX_WINDOW = 1 << 20
 

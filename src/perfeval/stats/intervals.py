@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from perfeval.exceptions import InvalidParameterError
+from perfeval.report import why_not_finite, with_reasons
 
 __all__ = ["METHODS", "Comparison", "Interval"]
 
@@ -96,14 +97,10 @@ def as_dict(result: Interval | Comparison) -> dict[str, Any]:
     """A result's fields for JSON: a NaN or infinite number is None, with its reason beside it
     (``low_why_null``, ..., :func:`reasons`); the seed of DeLong's, which draws none, too.
     """
-    from perfeval.report import with_reasons
-
     return with_reasons(dict(result.__dict__), reasons(result))
 
 
 def _what(v: float, label: str, whose: str) -> str:
-    from perfeval.report import why_not_finite
-
     return f"{whose} {label} is " + (why_not_finite(v, label) or "")
 
 

@@ -24,17 +24,28 @@ resampling leaves one group out.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
+import warnings
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from perfeval import _native, _progress
+from perfeval._validation import LabelWords, one_d, read_targets, to_numpy
 from perfeval.exceptions import InvalidDataError
-from perfeval.stats.fastpaths import REP_WIDTH, fast_paths
+from perfeval.stats.fastpaths import REP_WIDTH, fast_paths, finish_plans, plan_stats
+from perfeval.summaries import ScoreHistogram
+from perfeval.summaries.histogram import runs
+from perfeval.summaries.ranking import group_codes
+
+# perfeval.evaluation (the door, the engine) is imported for the grouped bootstrap only:
+# `perfeval compare` does not load it.
 
 JACK_GROUPS = 100
 CHUNK_CELLS = 1 << 23  # replicate counts held at once (x 16 bytes): bounded memory for any data
@@ -52,8 +63,6 @@ class Cases:
     """Validated arrays: targets (0/1 for binary measures), scores, optional weights and groups."""
 
     def __init__(self, y_true: Any, y_score: Any, weights: Any, groups: Any):
-        from perfeval._validation import one_d, to_numpy
-
         self.y = to_numpy(y_true, "y_true")
         self.s = one_d("y_score", to_numpy(y_score, "y_score"))
         if len(self.y) != len(self.s):
@@ -81,9 +90,11 @@ class Cases:
 
     @cached_property
     def hist(self):
-        """The exact summary of the cases."""
-        from perfeval.summaries import ScoreHistogram
-
+        """The exact summary of the cases (of :attr:`cls` when the targets were coded already: the
+        scores and weights are checked, and the targets are not coded again).
+        """
+        if "cls" in self.__dict__:
+            return ScoreHistogram.from_checked(self.cls, self.s, self.w)
         return ScoreHistogram.from_arrays(self.y, self.s, self.w)
 
     @cached_property
@@ -91,8 +102,6 @@ class Cases:
         """The positive cases (an error unless every target is 0 or 1)."""
         pos = self.y == 1
         if not (pos | (self.y == 0)).all():
-            from perfeval._validation import LabelWords, read_targets
-
             said = read_targets(self.y, LabelWords())
             raise InvalidDataError(
                 f"a binary measure needs 0/1 targets, but `y_true` {said.what}; {said.advice}"
@@ -108,8 +117,6 @@ class Sorted:
     """A score column sorted once: each case's distinct-score cell, for case-level replicates."""
 
     def __init__(self, s: np.ndarray):
-        from perfeval.summaries.histogram import runs
-
         self.order = np.argsort(s, kind="stable").astype(np.int64)
         vals, counts = runs(s[self.order])
         self.scores = vals
@@ -120,8 +127,6 @@ class Sorted:
         self.gscores = np.ascontiguousarray(vals, np.float64)
 
     def histogram(self, pos_w: np.ndarray, neg_w: np.ndarray):
-        from perfeval.summaries import ScoreHistogram
-
         k = len(self.scores)
         p = np.bincount(self.cell, weights=pos_w, minlength=k)
         q = np.bincount(self.cell, weights=neg_w, minlength=k)
@@ -131,8 +136,6 @@ class Sorted:
 
 def value(spec, h) -> float:
     """A measure on a summary, NaN where it is undefined, without warnings."""
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with np.errstate(all="ignore"):
@@ -192,8 +195,6 @@ def hist_replicates(
     replicate's statistics (one compiled walk for all of them); any other measure is computed on
     each replicate's summary.
     """
-    from perfeval import _progress
-
     outs = [np.empty(n_boot) for _ in specs]
     planned = _planned(specs)
     rest = [i for i in range(len(specs)) if i not in planned]
@@ -201,16 +202,13 @@ def hist_replicates(
     meter = _progress.bar(progress, n_boot * max(1, bool(planned) + bool(rest)), _desc(specs), "replicates")
     with meter:
         if planned:
-            from perfeval import _x87
-            from perfeval.stats.fastpaths import finish_plans, plan_stats
-
             plans = [_plan_of(specs[i]) for i in planned]
             plan, where = plan_stats(plans)
             k = len(plan) // 2
             sc, pos, neg = (np.ascontiguousarray(a, np.float64) for a in (h.scores, h.pos, h.neg))
             for r0, r1 in _chunks(n_boot, meter):
                 st = np.frombuffer(
-                    _x87.boot_hist_multi(sc, pos, neg, plan, seed, r0, r1, threads), np.float64
+                    _native.boot_hist_multi(sc, pos, neg, plan, seed, r0, r1, threads), np.float64
                 ).reshape(r1 - r0, k, REP_WIDTH)
                 for i, vals in zip(planned, finish_plans(plans, where, st), strict=True):
                     outs[i][r0:r1] = vals
@@ -225,18 +223,13 @@ def _hist_generic(
     """The measures without a plan on each replicate's summary (drawn compactly, its drawn cells
     only), the replicates spread over the threads, the bar moved after each chunk of them.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from perfeval import _x87
-    from perfeval.summaries import ScoreHistogram
-
     pos, neg = (np.ascontiguousarray(a, np.float64) for a in (h.pos, h.neg))
 
     def one(r: int) -> None:  # the draws run without the GIL: replicates overlap on the cores
         cells, p, q = (
             np.frombuffer(b, t)
             for b, t in zip(
-                _x87.boot_hist_draws(pos, neg, seed, r, r + 1, True),
+                _native.boot_hist_draws(pos, neg, seed, r, r + 1, True),
                 (np.int64, np.float64, np.float64),
                 strict=True,
             )
@@ -246,8 +239,6 @@ def _hist_generic(
             for i in rest:
                 v = specs[i](rep)
                 outs[i][r] = math.nan if v is None else float(v)
-
-    import warnings
 
     with warnings.catch_warnings():  # set here, in this thread, around all the workers
         warnings.simplefilter("ignore")
@@ -271,9 +262,6 @@ def row_replicates(
     column in one compiled walk on the same draws (a case's draw depends on its number, not on a
     column's order); the others are computed on each replicate's summary.
     """
-    from perfeval import _progress, _x87
-    from perfeval.stats.fastpaths import finish_plans, plan_stats
-
     outs = [np.empty(n_boot) for _ in specs_and_sorted]
     u8 = cls.astype(np.uint8)
     wbuf = None if w is None else np.ascontiguousarray(w, np.float64)
@@ -298,7 +286,7 @@ def row_replicates(
             k = len(plan) // 2
             models = [(so.order, so.gend, so.gscores) for so, _ in group]
             for r0, r1 in _chunks(n_boot, meter):
-                got = _x87.boot_rows_multi(u8, wbuf, plan, seed, r0, r1, threads, *models)
+                got = _native.boot_rows_multi(u8, wbuf, plan, seed, r0, r1, threads, *models)
                 for (_so, idx), buf in zip(group, got if isinstance(got, tuple) else (got,), strict=True):
                     st = np.frombuffer(buf, np.float64).reshape(r1 - r0, k, REP_WIDTH)
                     by_spec = dict(zip(uniq, finish_plans(plans, where, st), strict=True))
@@ -309,7 +297,7 @@ def row_replicates(
             step = max(1, CHUNK_CELLS // max(1, n))
             for r0 in range(0, n_boot, step):
                 r1 = min(n_boot, r0 + step)
-                P = np.frombuffer(_x87.poisson_rows(n, seed, r0, r1), np.float64).reshape(r1 - r0, n)
+                P = np.frombuffer(_native.poisson_rows(n, seed, r0, r1), np.float64).reshape(r1 - r0, n)
                 for r in range(r1 - r0):
                     cw = P[r] if w is None else P[r] * w
                     pw = cw * cls
@@ -353,12 +341,6 @@ def jack_groups_many(specs: list, cases: Cases, threads: int = 0, progress: bool
     by one compiled walk over the cells for several left-out groups at once, the others computed on
     each left-out summary.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from perfeval import _progress, _x87
-    from perfeval.stats.fastpaths import finish_plans, plan_stats
-    from perfeval.summaries import ScoreHistogram
-
     G = min(JACK_GROUPS, len(cases.cls))
     outs = [np.empty(G) for _ in specs]
     if G == 0:  # no case (none given, or every weight 0): no group to leave out, no value
@@ -380,7 +362,7 @@ def jack_groups_many(specs: list, cases: Cases, threads: int = 0, progress: bool
             col = (so.order, so.gend, so.gscores)
             u8 = cases.cls.astype(np.uint8)
             st = np.frombuffer(
-                _x87.jack_multi(u8, wbuf, plan, G, threads_of(threads), col), np.float64
+                _native.jack_multi(u8, wbuf, plan, G, threads_of(threads), col), np.float64
             ).reshape(G, -1, REP_WIDTH)
             for i, v in zip(planned, finish_plans(plans, where, st), strict=True):
                 outs[i][:] = v
@@ -404,8 +386,6 @@ def jack_groups_many(specs: list, cases: Cases, threads: int = 0, progress: bool
                     for i in rest:
                         v = specs[i](rep)
                         outs[i][g] = math.nan if v is None else float(v)
-
-            import warnings
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -437,8 +417,6 @@ def shared_jackknife() -> Iterator[None]:
 
 
 def _memo_of(cases: Cases) -> dict[str, np.ndarray]:
-    import hashlib
-
     h = hashlib.blake2b(digest_size=16)
     for a in (cases.y, cases.s, cases.w):
         h.update(b"-" if a is None else np.ascontiguousarray(a).view(np.uint8).tobytes())
@@ -452,10 +430,7 @@ def _memo_of(cases: Cases) -> dict[str, np.ndarray]:
 
 def group_parts(spec, cases: Cases) -> tuple[float, np.ndarray, np.ndarray]:
     """(estimate, per-group values, aggregation weights) of a measure, groups in a fixed order."""
-    import warnings
-
     from perfeval.evaluation import evaluate
-    from perfeval.summaries.ranking import group_codes
 
     assert cases.groups is not None
     keys, codes = group_codes(cases.groups)
@@ -477,9 +452,7 @@ def group_parts(spec, cases: Cases) -> tuple[float, np.ndarray, np.ndarray]:
 
 def group_weights(n_groups: int, seed: int, r0: int, r1: int) -> np.ndarray:
     """Poisson(1) weights of the groups in replicates r0..r1 - 1 (one row a replicate)."""
-    from perfeval import _x87
-
-    return np.frombuffer(_x87.poisson_rows(n_groups, seed, r0, r1), np.float64).reshape(r1 - r0, n_groups)
+    return np.frombuffer(_native.poisson_rows(n_groups, seed, r0, r1), np.float64).reshape(r1 - r0, n_groups)
 
 
 def group_replicates(vals_list, agg, seed: int, n_boot: int) -> list[np.ndarray]:

@@ -10,19 +10,19 @@ float64 per distinct score).
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval._validation import check_no_nan, check_pair, check_weights, one_d, same_length, zero_one
 from perfeval.exceptions import InvalidParameterError
 
 
 def runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct values of a sorted array and how often each occurs (as float64); -0.0 becomes 0.0."""
-    from perfeval import _x87
-
-    vals, counts = _x87.runs(np.ascontiguousarray(sorted_values, dtype=np.float64))
+    vals, counts = _native.runs(np.ascontiguousarray(sorted_values, dtype=np.float64))
     return np.frombuffer(vals, np.float64), np.frombuffer(counts, np.float64)
 
 
@@ -106,20 +106,18 @@ class ScoreHistogram:
 
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._scores is None:
-            from perfeval import _x87
-
             assert self._split is not None
             if self._buf is not None:  # the halves merged over their own buffer (no third copy)
                 buf, m, small_is_pos = self._buf
                 self._split = self._buf = None  # the halves are overwritten: nobody reads them again
-                cells, pos, neg = _x87.hist_merge_inplace(buf, m, small_is_pos)
+                cells, pos, neg = _native.hist_merge_inplace(buf, m, small_is_pos)
                 # the scores in the buffer's first cells; copied out when far fewer than the rows
                 # (many ties), so that the rest of the buffer is given back
                 self._scores = buf[:cells] if 2 * cells >= len(buf) else buf[:cells].copy()
                 self._pos, self._neg = np.frombuffer(pos, np.float64), np.frombuffer(neg, np.float64)
             else:
                 self._scores, self._pos, self._neg = (
-                    np.frombuffer(x, np.float64) for x in _x87.hist_merge(*self._split)
+                    np.frombuffer(x, np.float64) for x in _native.hist_merge(*self._split)
                 )
             self._split = None
         assert self._pos is not None and self._neg is not None
@@ -190,8 +188,7 @@ class ScoreHistogram:
         if w is None:
             # unit weights: the positives' and the negatives' scores sorted apart (numpy's vectorised
             # sort, in place on the two copies: one sort of the whole in all), then merged into the
-            # summary in one compiled pass (_native/summary.c, hist_merge)
-            from perfeval import _x87  # the two classes' scores apart in one pass
+            # summary in one compiled pass (csrc/summary.c, hist_merge)
 
             flags = np.ascontiguousarray(is_pos, dtype=bool)
             P = int(np.count_nonzero(flags))
@@ -200,10 +197,8 @@ class ScoreHistogram:
             # (hist_merge_inplace), so the classes' scores cost no array beside the summary's
             buf = np.empty(len(s))
             a, b = (buf[:P], buf[P:]) if P <= N else (buf[N:], buf[:N])
-            _x87.split_classes(np.ascontiguousarray(s, np.float64), flags.view(np.uint8), a, b)
+            _native.split_classes(np.ascontiguousarray(s, np.float64), flags.view(np.uint8), a, b)
             if len(s) >= 1 << 20:  # the two sorts on two threads (numpy's sort releases the GIL)
-                import threading
-
                 th = threading.Thread(target=a.sort)
                 th.start()
                 b.sort()

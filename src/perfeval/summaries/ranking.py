@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval._validation import check_no_nan, check_relevance
 from perfeval.exceptions import InvalidDataError
 
@@ -323,8 +324,6 @@ class TieTable:
         >>> t.query.tolist(), t.size.tolist(), t.rel.tolist(), t.gain.tolist(), t.lin.tolist()
         ([0, 1], [2.0, 1.0], [1.0, 1.0], [3.0, 1.0], [2.0, 1.0])
         """
-        from perfeval import _x87
-
         codes = np.ascontiguousarray(codes, dtype=np.int64)
         score = np.ascontiguousarray(score, dtype=np.float64)
         rel = np.ascontiguousarray(rel, dtype=np.float64)
@@ -334,7 +333,7 @@ class TieTable:
             # the rows in query_order's order without making it: each query's rows sorted where
             # they lie, the same ties and sums (None: a grade that is not a whole number 0..63)
             span = int(codes.max()) + 1
-            got = _x87.tie_table_rows(codes, score, rel, span)
+            got = _native.tie_table_rows(codes, score, rel, span)
             if got is not None:
                 tq, tf, ts, tn, tg, tl = (
                     np.frombuffer(b, np.int64 if k == 0 else np.float64) for k, b in enumerate(got)
@@ -350,7 +349,7 @@ class TieTable:
             return None if f is None else np.ascontiguousarray(f, dtype=bool).view(np.uint8)
 
         identity = is_identity(order)
-        out = _x87.tie_table(
+        out = _native.tie_table(
             None if identity else np.ascontiguousarray(order, dtype=np.int64),
             codes,
             score,
@@ -425,10 +424,8 @@ class TieTable:
         group k's distinct scores, ascending, are cells bounds[k]:bounds[k + 1] of ``pos``/``neg``.
         Keys are the group codes 0..G-1.
         """
-        from perfeval import _x87  # one pass over the cells (whole counts: the same numbers in any order)
-
         G = len(bounds) - 1
-        grp, size, first, rel, sizes, P = _x87.hist_tie_groups(
+        grp, size, first, rel, sizes, P = _native.hist_tie_groups(
             np.ascontiguousarray(pos, np.float64),
             np.ascontiguousarray(neg, np.float64),
             np.ascontiguousarray(bounds, np.int64),
@@ -480,10 +477,9 @@ def group_codes(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ):
         # integer ids (64-bit user ids): a hash table of the distinct ids, only those sorted (the
         # same keys and codes as np.unique's, without a sort of every row)
-        from perfeval import _x87
 
         keys, codes = (
-            np.frombuffer(b, np.int64) for b in _x87.group_codes_int64(np.ascontiguousarray(g, np.int64))
+            np.frombuffer(b, np.int64) for b in _native.group_codes_int64(np.ascontiguousarray(g, np.int64))
         )
         return keys.astype(g.dtype), codes
     keys, codes = np.unique(g, return_inverse=True)
@@ -513,20 +509,19 @@ def _as_ranked(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray | Non
 def query_order(codes: np.ndarray, score: np.ndarray, q: int) -> np.ndarray:
     """Rows sorted by query, then by descending score.  The order inside equal (query, score) does
     not matter to any measure (all are tie-aware), so: the rows counted into their queries and
-    each query sorted on its own (compiled, _native/summary.c query_order).  Rows already grouped
+    each query sorted on its own (compiled, csrc/summary.c query_order).  Rows already grouped
     by query and ranked (a TREC run) are only put in query order.
     """
     n = len(codes)
     ranked = _as_ranked(codes, score, q)
     if ranked is not None:
         return ranked
-    from perfeval import _x87
 
     # counted into their queries, each query's rows sorted on their own (two threads): a tenth of
     # an argsort of all the scores and a stable sort by query
     codes = np.ascontiguousarray(codes, np.int64)
     span = int(codes.max()) + 1 if n else 0  # callers may count only the queries present (q)
-    return np.frombuffer(_x87.query_order(codes, np.ascontiguousarray(score, np.float64), span), np.int64)
+    return np.frombuffer(_native.query_order(codes, np.ascontiguousarray(score, np.float64), span), np.int64)
 
 
 def is_identity(order: np.ndarray) -> bool:

@@ -27,9 +27,7 @@ def _load(args: Any, file: str, several: bool, binary: bool, specs: list, keep: 
     import numpy as np
 
     t = load.read(args, file, _other_columns(args, file) if keep else None)
-    ch = t.choose(
-        target=args.target, score=args.score, group=args.group, weight=args.weight, several_scores=several
-    )
+    ch = load.choose_table(args, t, several=several)
     load.say_columns(ch)
     if args.pos_label is not None:  # the label as read, for the signature (a number against numbers)
         args.pos_label_read = load.label_as_read(args.pos_label, t.get(ch.target))
@@ -45,7 +43,6 @@ def _other_columns(args: Any, file: str) -> Any:
     same name are compared exactly.  Only under a header (a name is then the file's).
     """
     from perfeval.exceptions import PerfError
-    from perfeval.io.columns import choose
 
     source = "standard input" if file == "-" else file
 
@@ -53,15 +50,7 @@ def _other_columns(args: Any, file: str) -> Any:
         if not header:
             return []
         try:
-            ch = choose(
-                names,
-                source,
-                header=header,
-                target=args.target,
-                score=args.score,
-                group=args.group,
-                weight=args.weight,
-            )
+            ch = load.choose_columns(args, names, header, source)
         except PerfError:
             return []  # said when the columns are chosen, after the table is read
         used = {c.index for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None}
@@ -128,12 +117,12 @@ def _same_order(args: Any, t0: Any, ch0: Any, t: Any, ch: Any) -> None:
         unique = len(np.unique(col)) == len(col)
         join = f"--id {name}" if unique else "--id COLUMN (a column naming each case once)"
         raise InputFormatError(
-            f"column {name!r} holds {_id_text(b)} here and {_id_text(a)} at line {t0.line_of(i)} of "
+            f"column {name!r} holds {_id_text(b)} here and {_id_text(a)} at {t0.position(i)} of "
             f"{args.files[0]}: the rows are paired by position, so the files list the cases in different "
             f"orders (or hold different cases); join them by id: {join} (or, when {name!r} is each model's "
             "own column, pair them as they are: --by-position)",
             source=t.source,
-            line=t.line_of(i),
+            **t.at(i),
         )
 
 
@@ -160,9 +149,10 @@ def _one_table(args: Any, binary: bool, specs: list) -> tuple:
     return (y, models, *_extras(t, ch, specs))
 
 
-def _same(what: str, x: Any, y: Any, source: str, first: str, t0: Any, line: Any, hint: str = "") -> None:
+def _same(what: str, x: Any, y: Any, source: str, first: str, t0: Any, at: Any, hint: str = "") -> None:
     """The groups (or weights) of a table equal the first table's, row for row; else one line naming
-    the first row that differs, in both files (and ``hint``).
+    the first row that differs, in both files (``at``: where row ``i`` is in this one, as
+    :meth:`perfeval.io.tables.Table.at` says it: a line, or a Parquet file's row), and ``hint``.
     """
     import numpy as np
 
@@ -176,10 +166,10 @@ def _same(what: str, x: Any, y: Any, source: str, first: str, t0: Any, line: Any
     if len(x) == len(y) and x.dtype.kind == y.dtype.kind:
         i = int(np.argmax(x != y))
         raise InputFormatError(
-            f"the {what} differ from {first}'s: {_id_text(y[i])} here, {_id_text(x[i])} at line "
-            f"{t0.line_of(i)} of {first} (the models must score the same cases{hint})",
+            f"the {what} differ from {first}'s: {_id_text(y[i])} here, {_id_text(x[i])} at "
+            f"{t0.position(i)} of {first} (the models must score the same cases{hint})",
             source=source,
-            line=line(i),
+            **at(i),
         )
     raise InputFormatError(
         f"the {what} differ from {first}'s (the models must score the same cases{hint})", source=source
@@ -203,7 +193,7 @@ def _ids(t: Any, args: Any) -> Any:
         raise InputFormatError(
             f"id {_id_text(s[dup[0]])} of column {picked[0]!r} is on two rows: --id must name each case once",
             source=t.source,
-            line=t.line_of(i),
+            **t.at(i),
         )
     return ids
 
@@ -235,7 +225,7 @@ def _join(args: Any, first: Any, first_ids: Any, t: Any) -> Any:
     if not found.all():
         i = int(np.argmin(found))
         raise InputFormatError(
-            f"has no row of id {_id_text(a[i])} (line {first.line_of(i)} of {args.files[0]}; "
+            f"has no row of id {_id_text(a[i])} ({first.position(i)} of {args.files[0]}; "
             f"{int((~found).sum())} such ids): the models must score the same cases",
             source=t.source,
         )
@@ -274,9 +264,9 @@ def _tables(args: Any, binary: bool, specs: list) -> tuple:
             y, s = y[order], s[order]
             g = None if g is None else g[order]
             w = None if w is None else w[order]
-            line = lambda i, order=order, t=t: t.line_of(int(order[i]))  # noqa: E731
+            at = lambda i, order=order, t=t: t.at(int(order[i]))  # noqa: E731
         else:
-            line = t.line_of
+            at = t.at
             if len(y) != len(y0):
                 raise InputFormatError(
                     f"has {len(y)} rows, {args.files[0]} has {len(y0)}: the models must score the same cases "
@@ -287,16 +277,16 @@ def _tables(args: Any, binary: bool, specs: list) -> tuple:
         if diff.any():
             i = int(np.argmax(diff))
             raise InputFormatError(
-                f"the target differs from {args.files[0]} (line {t0.line_of(i)}): the models must score the "
+                f"the target differs from {args.files[0]} ({t0.position(i)}): the models must score the "
                 "same cases" + ("" if ids0 is not None else " in the same order (or --id COLUMN joins them)"),
                 source=t.source,
-                line=line(i),
+                **at(i),
             )
         if check:
             _same_order(args, t0, ch0, t, ch)
         hint = "" if ids0 is not None else " in the same order, or --id COLUMN joins them"
-        _same("groups", g0, g, t.source, args.files[0], t0, line, hint)
-        _same("weights", w0, w, t.source, args.files[0], t0, line, hint)
+        _same("groups", g0, g, t.source, args.files[0], t0, at, hint)
+        _same("weights", w0, w, t.source, args.files[0], t0, at, hint)
         models[f] = s
     return y0, models, g0, w0
 
@@ -374,7 +364,7 @@ def run(args: Any) -> int:
         y,
         {name: models[name] for name in [*others, base]},
         base,
-        [sp.label for sp in specs],
+        measures=[sp.label for sp in specs],
         method=args.method,
         level=args.ci,
         n_boot=args.n_boot,

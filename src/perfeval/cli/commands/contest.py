@@ -9,15 +9,21 @@ import sys
 from typing import Any
 
 from perfeval._console import one_line
+from perfeval._text import cell, place, shown
+from perfeval.cli.load import note
 from perfeval.cli.output import signature_line, table, write
+from perfeval.contest.board import Board, StoreError, check_team, default_db, rankings
+from perfeval.contest.score import read_key, score_submission
+from perfeval.contest.tasks import load_task
+from perfeval.exceptions import InputFormatError, InvalidParameterError
+from perfeval.report import dumps, with_reasons
+from perfeval.signature import Signature
 
 
 def _team_of(sub: str) -> str:
     """A team name from a submission's file name: shown escaped, blanks collapsed (so that a name
     cannot pad itself into the leaderboard's value and time columns), at most 200 characters.
     """
-    from perfeval._text import shown
-
     name = os.path.splitext(os.path.basename(sub.rstrip("/")))[0]
     return " ".join(shown(name).split())[:200] or "?"
 
@@ -30,7 +36,6 @@ def _score_table(subs: list[str], results: list, names: list[str], task: str) ->
         else:
             count = f"more than {r.n_errors - 1}" if r.capped else str(r.n_errors)
             rows.append([s, f"rejected: {count} error(s), listed on stderr"])
-    from perfeval.signature import Signature
 
     # the criteria are computed by the classic engine (PERF's tie rules, float32 predictions)
     sig = Signature(ties="perf", backend="classic", task=task)
@@ -42,21 +47,12 @@ def run_score(args: Any) -> int:
     stored), 1 one rejected, 2 a bad command line, task file or database, 75 scored but not stored
     (the scores are printed; run again, or store them by hand).
     """
-    from perfeval._text import cell, shown
-    from perfeval.contest.board import Board, StoreError, check_team, default_db
-    from perfeval.contest.score import read_key, score_submission
-    from perfeval.contest.tasks import load_task
-    from perfeval.exceptions import InvalidParameterError
-
     if not args.db_wait >= 0 or args.db_wait == float("inf"):
         raise InvalidParameterError(f"--db-wait {args.db_wait:g}: expected a number of seconds >= 0")
     team = check_team(args.team) if args.team is not None else None
     task = load_task(args.task)
     key = read_key(args.key, task)
     if key.header is not None:  # said: a line of the key is not an example
-        from perfeval._text import place
-        from perfeval.cli.load import note
-
         header = ", ".join(shown(x) for x in key.header)
         where = f"{place(args.key)}, line {key.header_line}"
         note(f"perfeval: note: {where} is the answer key's header ({header})\n")
@@ -79,8 +75,6 @@ def run_score(args: Any) -> int:
             board.close()
     names = [c.name for c in task.criteria] + ([task.total["name"]] if task.total else [])
     if args.format == "json":
-        from perfeval.report import dumps, with_reasons
-
         stored = board is not None and not_stored is None
         out = [
             {
@@ -109,11 +103,6 @@ def run_score(args: Any) -> int:
 
 
 def run_leaderboard(args: Any) -> int:
-    from perfeval._text import cell, shown
-    from perfeval.contest.board import Board, default_db, rankings
-    from perfeval.contest.tasks import load_task
-    from perfeval.exceptions import InputFormatError
-
     task = load_task(args.task)
     if not os.path.isfile(args.key):
         raise InputFormatError(
@@ -123,8 +112,6 @@ def run_leaderboard(args: Any) -> int:
     ranks = rankings(board.entries(task.name), task.directions())
     board.close()
     if args.format == "json":
-        from perfeval.report import dumps
-
         write(dumps({k: [s.to_dict() for s in v] for k, v in ranks.items()}) + "\n")
         return 0
     if not ranks:

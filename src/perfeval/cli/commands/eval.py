@@ -191,7 +191,9 @@ def run(args: Any) -> int:
         from perfeval._console import write_file
 
         write_file(args.per_group_output, groups_text.encode("utf-8"))  # whole or not at all
-        sys.stderr.write(f"perfeval: wrote {args.per_group_output}\n")
+        from perfeval._text import place
+
+        sys.stderr.write(f"perfeval: wrote {place(args.per_group_output)}\n")
     write(text)
     return 0
 
@@ -265,10 +267,11 @@ def _summary_intervals(args: Any, report: Any) -> None:
 
 
 def _in_memory(args: Any, path: str | None, specs: list) -> Any:
-    from perfeval.evaluation import evaluate
+    from perfeval.door import check, code
+    from perfeval.evaluation import check_options, evaluate_cases
 
     table = _table(args)
-    ch = table.choose(target=args.target, score=args.score, group=args.group, weight=args.weight)
+    ch = load.choose_table(args, table)
     load.say_columns(ch)
     target = table.get(ch.target)
     groups = None if ch.group is None else table.get(ch.group)
@@ -306,17 +309,24 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
         target = checked
         if not binary:
             load.say_grades_as_labels(target, specs, args.pos_label, ch.target.name)
+    tie_bounds = getattr(args, "tie_bounds", False)
+    check_options(threshold=args.threshold, tie_bounds=tie_bounds, partitions=parts)
+    # the loader coded the target (its errors name the file's lines): the engine reads that coding,
+    # it does not code the column again (with partitions, the engine makes each task's targets)
+    made: Any = None if parts else ("binary" if binary else "relevance")
+
+    def cases_of(keep_zero: bool) -> Any:  # the check stage, then the loader's coding attached
+        cases = check(target, score, groups, weights, keep_zero=keep_zero)
+        return cases if made is None else code(cases, made=made)
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        report = evaluate(
-            target,
-            score,
-            measures=specs,
-            groups=groups,
-            sample_weight=weights,
+        report = evaluate_cases(
+            cases_of,
+            specs,
             threshold=args.threshold,
             partitions=parts,
-            tie_bounds=getattr(args, "tie_bounds", False),
+            tie_bounds=tie_bounds,
             dialect=getattr(args, "dialect", "perfeval") or "perfeval",
             ids=ids,
         )
@@ -329,7 +339,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
         report.intervals = ci(
             target,
             score,
-            specs,
+            measures=specs,
             method=args.method or "bca",
             level=args.ci,
             n_boot=args.n_boot,
@@ -363,28 +373,20 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             "--stream needs --group for per-group measures, and does not take --partition; drop --stream to "
             "evaluate in memory"
         )
-    from perfeval import _x87
-    from perfeval.io.columns import choose, pick
+    from perfeval import _native
+    from perfeval.io.columns import pick
     from perfeval.io.readers import iter_columns
     from perfeval.stream import evaluate_stream, evaluate_stream_grouped
 
     # this process allocates and frees blocks of 64 MB and their columns, chunk after chunk: keep the
     # freed memory for the next chunk (a fresh mapping's pages are zeroed by the kernel on first
     # touch, a fifth of the reading's time)
-    _x87.keep_heap()
+    _native.keep_heap()
     chosen: list = []
     id_column: list = []  # read as in memory (an identity: int64 or text, never a float), not used
 
     def chooser(names: list[str], header: bool) -> list[int | None]:
-        ch = choose(
-            names,
-            path or "standard input",
-            header=header,
-            target=args.target,
-            score=args.score,
-            group=args.group,
-            weight=args.weight,
-        )
+        ch = load.choose_columns(args, names, header, path or "standard input")
         if getattr(args, "id", None):
             id_column.append(
                 pick(names, args.id, "id", path or "standard input", header=header, default=False)
@@ -407,7 +409,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         args.input_format,
         args.header,
         progress=wanted(args),
-        ids=(3, 4),
+        ids={3: "--group", 4: "--id"},
         labels=(0,) if labels else (),
         delimiter=args.delimiter,
         # each chunk checked as a table read whole is: the same errors, at the same lines
@@ -454,7 +456,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
 
 def _dask(args: Any, path: str | None, specs: list) -> Any:
     """The evaluation on a Dask cluster: the files read by the Dask backend."""
-    from perfeval.dask import connect, evaluate_dask, read_files
+    from perfeval.dask import connect, evaluate_dask, read_files, said_as_read, unparsed
     from perfeval.exceptions import InputFormatError, InvalidDataError, InvalidParameterError
 
     if path is None:
@@ -508,6 +510,8 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
                 ) from None
             raise InputFormatError(str(e), source=path) from None
         except Exception as e:  # a file a worker cannot read (a corrupt Parquet page): named, one line
+            if unparsed(e):  # a text file pandas' parser refused: where and why, as read whole
+                raise said_as_read(path, read["format"], read["header"], read["delimiter"], e) from None
             if isinstance(e, (OSError, EOFError)) or type(e).__module__.startswith("pyarrow"):
                 from perfeval._console import one_line
 

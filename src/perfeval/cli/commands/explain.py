@@ -17,7 +17,7 @@ def run(args: Any) -> int:
     if args.run is not None:
         return _trec(args)
     table = load.read(args, args.file)
-    ch = table.choose(target=args.target, score=args.score, group=args.group, weight=args.weight)
+    ch = load.choose_table(args, table)
     load.say_columns(ch)
     from perfeval.engine import resolve
 
@@ -63,7 +63,7 @@ def _trec(args: Any) -> int:
         )
     if "-" in (args.file, args.run):
         raise InvalidParameterError("explain QRELS RUN reads files: give both as files, not standard input")
-    _write(trec.explain(args.file, args.run, args.measures, dialects=args.dialects), args)
+    _write(trec.explain(args.file, args.run, measures=args.measures, dialects=args.dialects), args)
     return 0
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from perfeval.cli.output import table, write
+from perfeval.dialects import DIALECTS
+from perfeval.measures import list_measures
 
 
 def _dialects(name: str) -> str:
     """The dialects that define a measure, each with the tool's call (docs/dialects.md)."""
-    from perfeval.dialects import DIALECTS
-
     out = []
     for d in DIALECTS.values():
         if d.name == "perfeval" or not d.defines(name):
@@ -57,8 +57,6 @@ def _markdown(ms: list) -> str:
 
 def list_measures_text(long: bool = False, fmt: str = "table") -> str:
     """The measures as ``list-measures`` prints them."""
-    from perfeval.measures import list_measures
-
     ms = list_measures()
     if fmt == "markdown":
         return _markdown(ms)

@@ -6,14 +6,22 @@ import shlex
 import sys
 from typing import Any
 
+import numpy as np
+
+from perfeval import plot
+from perfeval._console import write_file
 from perfeval._progress import wanted
+from perfeval._text import place
 from perfeval.cli import load
+from perfeval.exceptions import MissingDependencyError
+
+# matplotlib is optional (perfeval[plot]); the report's modules (the engine, the HTML writer,
+# eval's options) are imported by run_report: `perfeval plot` loads neither the engine nor the
+# statistics.
 
 
 def _matplotlib() -> None:
     """Matplotlib on the Agg backend (files, no window), or the command that installs it."""
-    from perfeval.exceptions import MissingDependencyError
-
     try:
         import matplotlib
     except ImportError:
@@ -27,8 +35,6 @@ def _say_scores_outside(models: dict, w: Any, bins: str) -> None:
     picture is not what it seems; said, never drawn in silence (quantile bins draw their mean scores
     where they are).
     """
-    import numpy as np
-
     fate = {
         "perf": "left out of its bins (PERF's 19 bins lie in [0, 1])",
         "uniform": "counted in its first or last bin",
@@ -51,36 +57,32 @@ def _say_scores_outside(models: dict, w: Any, bins: str) -> None:
 
 def run_plot(args: Any) -> int:
     _matplotlib()
-    from perfeval.plot import CurveDisplay, check_path, plot_by_group, save
 
-    check_path(args.output, args.format)  # before reading: a wrong name is said at once
+    plot.check_path(args.output, args.format)  # before reading: a wrong name is said at once
 
     _source, y, models, g, w = load.models(args)
     kw = {"bins": args.bins} if args.kind == "calibration" else {}
     if args.kind == "calibration":
         _say_scores_outside(models, w, args.bins)
     if g is not None:
-        fig = plot_by_group(args.kind, y, models, g, threshold=args.threshold, sample_weight=w)
-        import numpy as np
-
-        from perfeval.plot import MAX_GROUPS
+        fig = plot.plot_by_group(args.kind, y, models, g, threshold=args.threshold, sample_weight=w)
 
         n_groups = len(np.unique(g))
-        if n_groups > MAX_GROUPS:
+        if n_groups > plot.MAX_GROUPS:
             load.note(
-                f"perfeval: note: the plot draws the {MAX_GROUPS} largest of {n_groups:,} groups "
+                f"perfeval: note: the plot draws the {plot.MAX_GROUPS} largest of {n_groups:,} groups "
                 "(the most rows)\n"
             )
     else:
         fig = (
-            CurveDisplay.from_models(
+            plot.CurveDisplay.from_models(
                 y, models, kind=args.kind, threshold=args.threshold, sample_weight=w, **kw
             )
             .plot()
             .figure_
         )
-    save(fig, args.output, args.format)
-    sys.stderr.write(f"perfeval: wrote {args.output}\n")
+    plot.save(fig, args.output, args.format)
+    sys.stderr.write(f"perfeval: wrote {place(args.output)}\n")
     return 0
 
 
@@ -115,8 +117,7 @@ def run_report(args: Any) -> int:
         group_column=str(args.group or ""),
         progress=wanted(args),
     )
-    from perfeval._console import write_file
 
     write_file(args.output, text.encode("utf-8"))  # whole or not at all: a full disk leaves no part
-    sys.stderr.write(f"perfeval: wrote {args.output}\n")
+    sys.stderr.write(f"perfeval: wrote {place(args.output)}\n")
     return 0

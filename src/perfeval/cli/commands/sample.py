@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pathlib
 from typing import Any
 
 from perfeval.cli.output import table, write
+from perfeval.exceptions import InvalidParameterError
 
 #: file name -> what it holds
 SAMPLES = {
@@ -25,14 +27,10 @@ SAMPLES = {
 
 def path(name: str) -> str:
     """The path of a shipped sample file."""
-    import pathlib
-
     return str(pathlib.Path(__file__).resolve().parents[2] / "data" / name)
 
 
 def run(args: Any) -> int:
-    from perfeval.exceptions import InvalidParameterError
-
     if args.name is None and args.path:
         raise InvalidParameterError("--path needs a sample's NAME (`perfeval sample` lists them)")
     if args.name is None:

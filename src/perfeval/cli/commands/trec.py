@@ -9,19 +9,29 @@ import json
 import math
 from typing import Any
 
+import numpy as np
+
+from perfeval import _native, trec
+from perfeval._text import shown
+from perfeval.cli.load import note
 from perfeval.cli.output import csv_field, csv_number, number, p_value, signature_line, table, write
+from perfeval.exceptions import InvalidParameterError
+from perfeval.report import (
+    bounds_map_with_reasons,
+    json_number,
+    map_with_reasons,
+    tie_bounds_with_reasons,
+    why_not_finite,
+    with_reasons,
+)
+from perfeval.trec import DIALECT_TIES
 
 #: what --format latex / markdown print beside a significant difference
 _MARK = {"markdown": {"+": "<sup>+</sup>", "-": "<sup>−</sup>"}, "latex": {"+": "$^{+}$", "-": "$^{-}$"}}
 
 
 def run(args: Any) -> int:
-    from perfeval import _x87, trec
-    from perfeval._text import shown
-    from perfeval.cli.load import note
-    from perfeval.exceptions import InvalidParameterError
-
-    _x87.keep_heap()  # this process frees and allocates arrays of 10M rows run after run: reuse them
+    _native.keep_heap()  # this process frees and allocates arrays of 10M rows run after run: reuse them
 
     if args.tie_bounds and args.format == "trec":
         raise InvalidParameterError(
@@ -35,7 +45,7 @@ def run(args: Any) -> int:
     c = trec.compare(
         args.qrels,
         args.runs,
-        args.measures,
+        measures=args.measures,
         qrels_columns=_columns(args.qrels_columns, "--qrels-columns"),
         run_columns=_columns(args.run_columns, "--run-columns"),
         baseline=args.baseline,
@@ -82,11 +92,6 @@ def _note_query_sets(c: Any) -> None:
     pairs the queries both runs answer: said when the sets differ (a mean over 56 queries beside one
     over 47, with a p-value of the 47).
     """
-    import numpy as np
-
-    from perfeval._text import shown
-    from perfeval.cli.load import note
-
     base = np.asarray(c.reports[c.baseline].groups)
     parts = []
     for name, rep in c.reports.items():
@@ -109,9 +114,6 @@ def _dialect(args: Any) -> str | None:
     """The dialect asked for; with ``--format trec``, trec_eval's (its layout carries its numbers),
     another tool's refused.
     """
-    from perfeval.exceptions import InvalidParameterError
-    from perfeval.trec import DIALECT_TIES
-
     if args.dialect is not None and args.ties not in (None, DIALECT_TIES[args.dialect]):
         raise InvalidParameterError(
             f"--dialect {args.dialect} orders ties its own way: drop --ties {args.ties}"
@@ -133,8 +135,6 @@ def _dialect(args: Any) -> str | None:
 
 def _note_trec_layout(args: Any) -> None:
     """``--format trec`` without a dialect is ``--dialect trec_eval``: said in one note."""
-    from perfeval.cli.load import note
-
     which = (
         "every judged query, unanswered ones 0 (trec_eval -c)"
         if args.queries == "qrels"
@@ -151,9 +151,6 @@ def _note_averaging(c: Any, dialect: str | None) -> None:
     not the user's (``--queries``): a dialect's default (trec_eval: the answered ones) or perfeval's
     (every judged query, the unanswered ones 0) gives another number than the other choice.
     """
-    from perfeval._text import shown
-    from perfeval.cli.load import note
-
     short = []
     for name, rep in c.reports.items():
         judged, answered = rep.params["judged_queries"], rep.params["answered_queries"]
@@ -177,8 +174,6 @@ def _note_averaging(c: Any, dialect: str | None) -> None:
 
 def _columns(text: str | None, option: str) -> dict[str, str] | None:
     """``--run-columns qid=user,docid=item`` as a dict."""
-    from perfeval.exceptions import InvalidParameterError
-
     if not text:
         return None
     out = {}
@@ -206,7 +201,6 @@ def _legend(c: Any, baseline: str | None = None) -> str:
         if c.correction == "none"
         else f", {c.correction}-corrected over {len(c.reports) - 1} run{'s' if len(c.reports) > 2 else ''}"
     )
-    from perfeval._text import shown
 
     name = shown(c.baseline) if baseline is None else baseline
     return f"+/-: better/worse than {name} ({how[c.test]}{extra}{corr}, p < {c.alpha:g})"
@@ -217,8 +211,6 @@ def _compared(c: Any) -> bool:
 
 
 def _table(c: Any, args: Any) -> str:
-    from perfeval._text import shown
-
     rows = [["run", *_names(c)]]
     for name, rep in c.reports.items():
         rows.append(
@@ -311,8 +303,6 @@ def _trec(c: Any, args: Any) -> str:
     (where ``-m runid`` puts it: first of the ``all`` lines).  Query ids and run names with control
     or format characters are escaped (:func:`perfeval._text.shown`): one line a value, shown as it is.
     """
-    from perfeval._text import shown
-
     lines = []
     printed = {
         s.label: (c.name(s).replace(".", "_") if s.tool == "trec_eval" else c.name(s)) for s in c.specs
@@ -340,8 +330,6 @@ def _json(c: Any, args: Any) -> str:
     reason beside it: ``KEY_why_null`` (in a map, ``p_values_why_null``, ``per_query_why_null``, ...,
     under the same keys), as every JSON perfeval writes.
     """
-    from perfeval.report import json_number, map_with_reasons, why_not_finite, with_reasons
-
     no_pairs = "no comparable pair (two retrieved documents of different relevance in one query)"
 
     def means(name: str, rep: Any) -> dict:
@@ -352,13 +340,7 @@ def _json(c: Any, args: Any) -> str:
             if args.per_query or args.tie_bounds:
                 entry: dict[str, Any] = with_reasons({"mean": r.value}, {"mean": why_mean})
                 if args.tie_bounds:
-                    no_bound = r.tie_note or "no bound: the value itself is not a finite number"
-                    entry.update(
-                        with_reasons(
-                            {"tie_min": r.tie_min, "tie_max": r.tie_max},
-                            {"tie_min": no_bound, "tie_max": no_bound},
-                        )
-                    )
+                    entry.update(tie_bounds_with_reasons(r))
                 if args.per_query:
                     entry["per_query"], why = map_with_reasons(
                         rep.groups,
@@ -368,18 +350,7 @@ def _json(c: Any, args: Any) -> str:
                     if why:
                         entry["per_query_why_null"] = why
                 if args.per_query and args.tie_bounds:
-                    bounds: dict[str, list] = {}
-                    bounds_why: dict[str, str] = {}
-                    for k, lo, hi, v in zip(
-                        rep.groups, r.tie_min_per_group, r.tie_max_per_group, r.per_group, strict=True
-                    ):
-                        bounds[str(k)] = [json_number(float(lo)), json_number(float(hi))]
-                        if None in bounds[str(k)]:
-                            bounds_why[str(k)] = (
-                                r.tie_note
-                                or why_not_finite(float(v), s.label, "for this query")
-                                or "no bound for this query"
-                            )
+                    bounds, bounds_why = bounds_map_with_reasons(r, rep.groups, s.label, "for this query")
                     entry["tie_bounds_per_query"] = bounds
                     if bounds_why:
                         entry["tie_bounds_per_query_why_null"] = bounds_why
@@ -519,8 +490,6 @@ def _markdown(text: str) -> str:
     """Text as Markdown prints it literally in a table cell (run and measure names hold _, *, |), its
     control and format characters escaped first (a bidirectional override would reverse the name).
     """
-    from perfeval._text import shown
-
     return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in shown(text))
 
 
@@ -529,6 +498,5 @@ def _latex(text: str) -> str:
     special = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_"}
     special.update({"|": "\\textbar{}", "<": "\\textless{}", ">": "\\textgreater{}"})
     special.update({"{": "\\{", "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}"})
-    from perfeval._text import shown
 
     return "".join(special.get(ch, ch) for ch in shown(text))

@@ -1,5 +1,5 @@
 /*
- * perfeval._x87, trec.c: reading TREC qrels and runs (perfeval.io.trec) in one pass over the bytes:
+ * perfeval._native, trec.c: reading TREC qrels and runs (perfeval.io.trec) in one pass over the bytes:
  * the lines split into blank-separated fields, the field count checked, the numbers read, the query
  * and document ids dictionary-encoded into int64 codes whose order is the ids' byte order.
  *

@@ -1,5 +1,5 @@
 /*
- * perfeval._x87, buffers.c: the shared plumbing of the kernels: scratch memory (nv_big_alloc), the
+ * perfeval._native, buffers.c: the shared plumbing of the kernels: scratch memory (nv_big_alloc), the
  * Buf type, plot-line output buffers and the marshalling of buffer arguments (nv_arg).
  */
 #include "native.h"
@@ -236,7 +236,7 @@ static PyBufferProcs Buf_as_buffer = {.bf_getbuffer = (getbufferproc)Buf_getbuff
 static PySequenceMethods Buf_as_seq = {.sq_length = (lenfunc)Buf_length};
 
 PyTypeObject nv_BufType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "perfeval._x87.Buf",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "perfeval._native.Buf",
     .tp_basicsize = sizeof(nv_BufObject),
     .tp_dealloc = (destructor)Buf_dealloc,
     .tp_as_buffer = &Buf_as_buffer,

@@ -1,5 +1,5 @@
 /*
- * perfeval._x87, resample.c: resampling.  The bootstrap's draws (counter-based: a replicate's draw
+ * perfeval._native, resample.c: resampling.  The bootstrap's draws (counter-based: a replicate's draw
  * for a cell or a case is a hash of the replicate's key and the cell's or case's number), Poisson
  * sampling by table inversion, the fused replicate walk that finishes every statistic of a plan from
  * several replicates at once, the jackknife on the same walk, and DeLong's structural components.

@@ -1,5 +1,5 @@
 /*
- * perfeval._x87, walk.h: the replicate walk's state and its vector code (resample.c has the draws'
+ * perfeval._native, walk.h: the replicate walk's state and its vector code (resample.c has the draws'
  * tables, the sources of counts, the plans and the threads).  resample.c includes this file once
  * for each instruction set it is compiled for: WALK(name) names a copy's functions and types,
  * WALK_LANES is its number of lanes (the machine's vector of doubles: 2 for the baseline's SSE2, 4

@@ -1,5 +1,5 @@
 /*
- * perfeval._x87, classic.c: the classic measures in the original's x87 80-bit arithmetic (see
+ * perfeval._native, classic.c: the classic measures in the original's x87 80-bit arithmetic (see
  * native.h for why): binarise, tie fractions, the accuracy sweep, confusion counts, ROC / R50 /
  * lift, APR, ranks, SLQ, RMS / CXE / NRM, calibration and the threshold statistics.
  */

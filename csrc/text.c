@@ -1,5 +1,5 @@
 /*
- * perfeval._x87, text.c: reading numbers: the tokenizer, correctly rounded float32 reading (two
+ * perfeval._native, text.c: reading numbers: the tokenizer, correctly rounded float32 reading (two
  * threads), the classic reader parse / parse_fd and the modern table reader parse_table.
  */
 #include "native.h"

@@ -1,6 +1,8 @@
 /*
- * perfeval._x87, sort.c: the original's sort, step for step: PERF's Hoare quicksort with the same
- * partitions and swaps, made fast on degenerate input by segment trees and two threads.
+ * perfeval._native, sort.c: the original's sort, step for step: PERF's Hoare quicksort with the same
+ * partitions and swaps, made fast on degenerate input by segment trees and two threads; numba's
+ * argsort (ranx's order); ties ordered by document id (trec_eval's).  Sorts that only need exact
+ * keys in order, whatever the order of equal ones, use introsort.h instead.
  */
 #include "native.h"
 
@@ -357,7 +359,7 @@ PyObject *nv_sort(PyObject *Py_UNUSED(self), PyObject *args)
 
 /* ------------------------------------------------------------------------------------------------ */
 /* numba's np.argsort (kind "quicksort") of float64 keys, segment by segment: the order in which ranx */
-/* ranks a query's documents (perfeval.dialects.orders).  numba/misc/quicksort.py step for step:      */
+/* ranks a query's documents (perfeval.summaries.orders). numba/misc/quicksort.py step for step:      */
 /* median-of-three pivot, its partition, the larger part pushed, insertion sort below 16 elements.    */
 /* Keys hold no NaN (scores are finite).                                                               */
 /* ------------------------------------------------------------------------------------------------ */

@@ -1,5 +1,5 @@
 /*
- * perfeval._x87, summary.c: modern float64 kernels over summaries (score histograms, runs of a
+ * perfeval._native, summary.c: modern float64 kernels over summaries (score histograms, runs of a
  * sorted array): sequential sums that numpy would need several n-sized temporaries for.
  */
 #include "native.h"
@@ -490,80 +490,11 @@ static inline uint64_t desc_key(double x)
     return ~b;                                       /* descending */
 }
 
-static void qrec_isort(qrec *a, Py_ssize_t n)
-{
-    for (Py_ssize_t i = 1; i < n; i++) {
-        qrec x = a[i];
-        Py_ssize_t j = i;
-        while (j > 0 && a[j - 1].key > x.key) {
-            a[j] = a[j - 1];
-            j--;
-        }
-        a[j] = x;
-    }
-}
-
-static void qrec_sift(qrec *a, Py_ssize_t i, Py_ssize_t n)
-{
-    for (;;) {
-        Py_ssize_t c = 2 * i + 1;
-        if (c >= n)
-            return;
-        if (c + 1 < n && a[c + 1].key > a[c].key)
-            c++;
-        if (a[i].key >= a[c].key)
-            return;
-        qrec t = a[i];
-        a[i] = a[c];
-        a[c] = t;
-        i = c;
-    }
-}
-
-/* introsort by key: quicksort (median of three), heapsort past a depth, insertion sort below 24 */
-static void qrec_sort(qrec *a, Py_ssize_t n, int depth)
-{
-    while (n > 24) {
-        if (depth-- == 0) {
-            for (Py_ssize_t i = n / 2 - 1; i >= 0; i--)
-                qrec_sift(a, i, n);
-            for (Py_ssize_t i = n - 1; i > 0; i--) {
-                qrec t = a[0];
-                a[0] = a[i];
-                a[i] = t;
-                qrec_sift(a, 0, i);
-            }
-            return;
-        }
-        uint64_t x = a[0].key, y = a[n / 2].key, z = a[n - 1].key;
-        uint64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-        Py_ssize_t i = 0, j = n - 1;
-        for (;;) {
-            while (a[i].key < piv)
-                i++;
-            while (a[j].key > piv)
-                j--;
-            if (i >= j)
-                break;
-            qrec t = a[i];
-            a[i] = a[j];
-            a[j] = t;
-            i++;
-            j--;
-        }
-        Py_ssize_t left = j + 1;
-        if (left < n - left) { /* the smaller side by recursion, the larger by the loop */
-            qrec_sort(a, left, depth);
-            a += left;
-            n -= left;
-        } else {
-            qrec_sort(a + left, n - left, depth);
-            n = left;
-        }
-    }
-    qrec_isort(a, n);
-}
-
+/* qrec_sort(a, n, depth): by key (introsort.h) */
+#define SORT(name) qrec_##name
+#define SORT_T qrec
+#define SORT_KEY(x) ((x).key)
+#include "introsort.h"
 
 /* Rows counted into their groups on two threads: each thread counts its half of the rows per group,
  * then writes them at its own places (the first half's rows of a group before the second half's:
@@ -1504,74 +1435,11 @@ static inline double asc_score(uint64_t k)
     return x;
 }
 
-static void u64_sift(uint64_t *a, Py_ssize_t i, Py_ssize_t n)
-{
-    for (;;) {
-        Py_ssize_t c = 2 * i + 1;
-        if (c >= n)
-            return;
-        if (c + 1 < n && a[c + 1] > a[c])
-            c++;
-        if (a[i] >= a[c])
-            return;
-        uint64_t t = a[i];
-        a[i] = a[c];
-        a[c] = t;
-        i = c;
-    }
-}
-
-/* introsort of keys: quicksort (median of three), heapsort past a depth, insertion sort below 24 */
-static void u64_sort(uint64_t *a, Py_ssize_t n, int depth)
-{
-    while (n > 24) {
-        if (depth-- == 0) {
-            for (Py_ssize_t i = n / 2 - 1; i >= 0; i--)
-                u64_sift(a, i, n);
-            for (Py_ssize_t i = n - 1; i > 0; i--) {
-                uint64_t t = a[0];
-                a[0] = a[i];
-                a[i] = t;
-                u64_sift(a, 0, i);
-            }
-            return;
-        }
-        uint64_t x = a[0], y = a[n / 2], z = a[n - 1];
-        uint64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-        Py_ssize_t i = 0, j = n - 1;
-        for (;;) {
-            while (a[i] < piv)
-                i++;
-            while (a[j] > piv)
-                j--;
-            if (i >= j)
-                break;
-            uint64_t t = a[i];
-            a[i] = a[j];
-            a[j] = t;
-            i++;
-            j--;
-        }
-        Py_ssize_t left = j + 1;
-        if (left < n - left) {
-            u64_sort(a, left, depth);
-            a += left;
-            n -= left;
-        } else {
-            u64_sort(a + left, n - left, depth);
-            n = left;
-        }
-    }
-    for (Py_ssize_t i = 1; i < n; i++) {
-        uint64_t x = a[i];
-        Py_ssize_t j = i;
-        while (j > 0 && a[j - 1] > x) {
-            a[j] = a[j - 1];
-            j--;
-        }
-        a[j] = x;
-    }
-}
+/* u64_sort(a, n, depth): keys (introsort.h) */
+#define SORT(name) u64_##name
+#define SORT_T uint64_t
+#define SORT_KEY(x) (x)
+#include "introsort.h"
 
 static inline void u64_sort_run(uint64_t *a, Py_ssize_t n)
 {

@@ -1,5 +1,5 @@
 /*
- * perfeval._x87, module.c: the method table and the module's init, nothing else.
+ * perfeval._native, module.c: the method table and the module's init, nothing else.
  */
 #include "native.h"
 
@@ -84,11 +84,12 @@ static PyMethodDef methods[] = {
     {"mantissa_bits", nv_mantissa_bits, METH_NOARGS, "test-only: significand bits of long double (64 for x87)."},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, .m_name = "_x87",
-                                    .m_doc = "Compiled kernels of perfeval's classic dialect.", .m_size = -1,
-                                    .m_methods = methods};
+static struct PyModuleDef moddef = {
+    PyModuleDef_HEAD_INIT, .m_name = "_native", .m_size = -1, .m_methods = methods,
+    .m_doc = "perfeval's compiled kernels: the classic command's x87 arithmetic, reader and sort, and the "
+             "modern engine's summaries, orders, resampling and readers (csrc/native.h)."};
 
-PyMODINIT_FUNC PyInit__x87(void)
+PyMODINIT_FUNC PyInit__native(void)
 {
     nv_walk_init();
     if (PyType_Ready(&nv_BufType) < 0)

@@ -1,7 +1,10 @@
 /*
- * perfeval._x87 -- the compiled kernels of the classic dialect.
+ * perfeval._native -- perfeval's compiled kernels, one extension module for the whole package: the
+ * classic `perf` command's (PERF 5.12's x87 80-bit arithmetic, its reader and its quicksort) and the
+ * modern engine's (float64 sums over summaries, group and query orders, the bootstrap's walk and
+ * DeLong's components, the CSV/TSV, TREC and competition readers).
  *
- * Why C and not numpy: the classic `perf` command must print what PERF 5.12 printed, and PERF 5.12
+ * Why C and not numpy, for the classic command: it must print what PERF 5.12 printed, and PERF 5.12
  * computed in x87 80-bit extended precision, rounding to 64-bit doubles only at particular points
  * (see tests/golden/SPEC.md, section 11.2).  Reproducing that needs a running recurrence per
  * case (for example `area = dbl(area + ext_expr)`), which numpy cannot vectorise and a Python loop
@@ -9,20 +12,25 @@
  * kernel states its arithmetic with `ext` (long double) where the original kept a value in an
  * 80-bit register and with `double` where it stored it.  The kernels also hold the two hot paths of
  * the command: reading numbers (correctly rounded straight to float32, as C's strtof does) and the
- * original's Hoare quicksort, whose arrangement inside ties decides several printed values.
+ * original's Hoare quicksort, whose arrangement inside ties decides several printed values.  For
+ * the modern kernels: one pass without the n-sized temporaries a numpy expression needs, in an
+ * order whose float64 bits match the numpy expression they replace, often on two threads (each
+ * file's header says why its kernels are C).
  *
- * Every function works on buffers handed in by the Python layer (bytearray / array / memoryview of
- * float32 or int32); nothing here keeps state between calls except the log-factorial table and the
+ * Every function works on buffers handed in by the Python layer (bytearray / array / memoryview /
+ * numpy arrays); nothing here keeps state between calls except the log-factorial table and the
  * caches named where they are defined.
  *
  * This code is perfeval's own, written from the behaviour spec; it contains no code of PERF.
  *
- * The files of this directory (one extension module, perfeval._x87):
+ * The files of this directory, csrc/ (one extension module, perfeval._native, built by setup.py):
  *   native.h    this header: what crosses files, every such name prefixed nv_
  *   module.c    the method table and the module's init, nothing else
  *   buffers.c   scratch memory (nv_big_alloc), the Buf type, plot-line buffers, argument marshalling
  *   text.c      reading numbers: the tokenizer, float32 reading, parse / parse_fd / parse_table
- *   sort.c      the original's Hoare quicksort, step for step
+ *   sort.c      the sorts that replay another program's order: PERF's Hoare quicksort step for
+ *               step, numba's argsort (ranx), trec_eval's order of ties by document id
+ *   introsort.h the kernels' own sort of exact keys, included by summary.c once per record type
  *   classic.c   the classic measures in x87 80-bit arithmetic (ROC, APR, RMS, CA1, ...)
  *   summary.c   modern float64 kernels over summaries (histograms, runs, tie tables, disc_sums)
  *   resample.c  the bootstrap's draws, the fused replicate walk, the jackknife, DeLong's components

@@ -1,5 +1,5 @@
 /*
- * perfeval._x87, contest.c: the competition scorer's kernels: the join of a submission to its
+ * perfeval._native, contest.c: the competition scorer's kernels: the join of a submission to its
  * answer key by example id, the comparison of token columns, the one-pass reading of a plain file.
  */
 #include "native.h"
