@@ -42,7 +42,7 @@ INNER = r"""
 import json, sys, time
 what, path = sys.argv[1], sys.argv[2]
 if what == "perfeval":
-    from perfeval.io.tables import read_table
+    from perfeval.io.readers import read_table
     read = lambda: read_table(path, identity=lambda names, header: [0])
 elif what == "pandas":
     import pandas as pd

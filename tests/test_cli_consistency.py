@@ -1026,7 +1026,7 @@ def test_a_streamed_file_whose_chunks_hold_0_1_and_minus_1_1_is_not_a_coding(tmp
     from perfeval.cli.load import ChunkChecks
     from perfeval.exceptions import InputFormatError
     from perfeval.io.columns import choose
-    from perfeval.stream import iter_columns
+    from perfeval.io.readers import iter_columns
 
     f = tmp_path / "t.csv"
     f.write_text("y,p\n" + "1,0.5\n0,0.25\n" * 20 + "-1,0.75\n1,0.5\n" * 20)

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from perfeval.exceptions import PerfError
 from perfeval.io import tables
-from perfeval.io.tables import Layout, parse_body, read_table
-from perfeval.stream import iter_columns
+from perfeval.io.readers import iter_columns, read_table
+from perfeval.io.tables import Layout, parse_body
 
 
 @contextlib.contextmanager

@@ -280,7 +280,7 @@ def test_dask_tells_a_header_as_the_other_readers_do(client, tmp_path):
     floats are the same error."""
     from perfeval.dask import read_files
     from perfeval.exceptions import InputFormatError
-    from perfeval.io.tables import read_table
+    from perfeval.io.readers import read_table
 
     hard = tmp_path / "hard.csv"
     hard.write_text("0,1\n1,1\n0,0\n1,1\n0,1\n0,0\n1,0\n")
@@ -389,10 +389,7 @@ def test_the_command_on_dask_takes_pos_label_with_the_numbers_of_the_other_paths
         for measures in (["-m", "roc,apr,acc"], ["--group", "user", "-m", "gauc,roc"]):
             argv = ["--target", "label", "--score", "score", "--pos-label", label, *measures]
             got = _three_ways(tmp_path / name, argv, capsys)
-            if name.endswith(".jsonl"):
-                assert got[1][0] == 2 and "JSON lines are read whole" in got[1][2]
-                got = [got[0], got[2]]
-            for code, out, err in got:
+            for code, out, err in got:  # JSON lines too: streamed as read whole (issue 31)
                 assert code == 0, (name, err)
                 assert out == got[0][1], (name, measures)
                 assert out["pos"] == (1 if label == "1" else "click")
@@ -681,11 +678,10 @@ def _json_lines(*scores: str) -> bytes:
 def test_dask_reads_values_by_the_readers_grammar(on_cluster, tmp_path, capsys, name, content, says):
     (tmp_path / name).write_bytes(content)
     got = _three_ways(tmp_path / name, ["-m", "roc"], capsys)
-    for k, (code, _out, err) in enumerate(got):
-        if k == 1 and name.endswith(".jsonl"):  # JSON lines are not streamed
-            assert code == 2 and "JSON lines are read whole" in err, err
-            continue
+    for k, (code, _out, err) in enumerate(got):  # JSON lines streamed too (issue 31)
         assert code == 1 and err.count("\n") == 1 and says in err and "internal error" not in err, (k, err)
+    if name.endswith(".jsonl"):  # the same error, at the same line, in memory and streamed
+        assert got[0][2] == got[1][2], got
 
 
 def _rows(n: int, bad: int, cell: str) -> bytes:

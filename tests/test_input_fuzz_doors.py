@@ -686,8 +686,6 @@ def _dialect_case(tmp: Path, rng: random.Random, seed: tuple[str, bytes, list[st
     what = f"{what} eval {name} {args[2:]} --dialect {dialect} {data[:200]!r}"
     a = _run([*args, "--dialect", dialect])
     _check(*a, what)
-    if name.endswith(".jsonl"):  # JSON lines are read whole
-        return
     b = _run([*args, "--dialect", dialect, "--stream"])
     _check(*b, what + " --stream")
     if dialect != "perfeval":

@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from perfeval.exceptions import CommentLinesWarning, InputFormatError, PerfError
-from perfeval.io.tables import numeric, read_table
-from perfeval.stream import iter_columns
+from perfeval.io.readers import iter_columns, read_table
+from perfeval.io.tables import numeric
 
 
 def both(tmp_path, content: bytes, name: str = "t.txt", cols=("1", "2"), ids=(), chunk: int = 7, **kw):
@@ -590,7 +590,7 @@ def test_ids_written_as_floats_are_refused_with_their_line(tmp_path):
     # text ids that merely look numeric stay text ids: '007' and '7' are two groups
     t = tmp_path / "zip.csv"
     t.write_text("zip,y,s\n007,1,0.9\n007,0,0.1\n7,1,0.2\n7,0,0.8\n")
-    from perfeval.io.tables import read_table
+    from perfeval.io.readers import read_table
 
     table = read_table(str(t), identity=lambda names, header: [0])
     assert table.columns["zip"].tolist() == ["007", "007", "7", "7"]
@@ -1050,9 +1050,8 @@ def _float_ids(tmp_path, fmt: str, float_col: str) -> str:
 @pytest.mark.parametrize("extra", [[], ["--stream"]])
 def test_a_float_identity_column_is_named_by_its_option(tmp_path, capsys, fmt, option, column, other, extra):
     """A Parquet float --id column was 'the group column' (and a CSV --group column 'the id column'):
-    each door names the column by the option that chose it, --group or --id."""
-    if fmt == "jsonl" and extra:
-        pytest.skip("JSON lines are read whole")
+    each door names the column by the option that chose it, --group or --id (JSON lines streamed
+    too, now that they stream)."""
     path = _float_ids(tmp_path, fmt, column)
     argv = [
         "eval",

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from perfeval import ScoreHistogram, evaluate, evaluate_stream
 from perfeval.cli.main import main
 from perfeval.exceptions import InputFormatError
+from perfeval.io.readers import iter_columns
 from perfeval.measures import list_measures
-from perfeval.stream import iter_columns
 
 BINARY = [m.name for m in list_measures() if m.kind == "binary"]
 rows = st.lists(
@@ -227,7 +227,8 @@ def test_memory_is_bounded_by_the_chunk(tmp_path):
             )
     code = f"""
 import resource, perfeval
-from perfeval.stream import evaluate_stream, iter_columns
+from perfeval.io.readers import iter_columns
+from perfeval.stream import evaluate_stream
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 r = evaluate_stream(iter_columns({str(path)!r}, ["1", "2"], chunk_bytes=1 << 20),
                     measures=["roc", "apr", "rms"])
@@ -310,7 +311,7 @@ def test_the_reader_one_block_ahead_keeps_order_errors_and_stops_with_its_caller
     import threading
 
     from perfeval.exceptions import InputFormatError
-    from perfeval.stream import _ahead
+    from perfeval.io.base import ahead as _ahead
 
     closed = threading.Event()
 
@@ -410,3 +411,26 @@ def test_plot_and_report_read_large_json_lines_whole(monkeypatch, tmp_path):
             == _models(monkeypatch, tmp_path, [str(f)], True)
             == ([1.0, 0.0, 1.0], {"p": [0.9, 0.1, 0.4]}, None)
         )
+
+
+def test_the_stream_folds_as_a_metric_does_bit_for_bit_with_any_weights():
+    """Issue 31: the stream summed each chunk's weights per score, then the chunks' totals (another
+    order than evaluate()'s, so fractional weights could move the last bits); it folds its chunks as
+    a Metric folds its batches, each score's weights in row order: the numbers of evaluate() and of
+    a Metric given the same batches, bit for bit."""
+    from perfeval import Metric
+
+    measures = ["roc", "acc", "rms", "cxe", "brier", "ppv"]
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        n = 4000
+        y, s, w = rng.integers(0, 2, n), rng.random(n).round(2), rng.random(n) * 3
+        cut = np.array_split(np.arange(n), 7)
+        streamed = evaluate_stream([(y[i], s[i], w[i]) for i in cut], measures=measures)
+        memory = evaluate(y, s, measures=measures, sample_weight=w)
+        metric = Metric(measures)
+        for i in cut:
+            metric.update(y[i], s[i], sample_weight=w[i])
+        batches = metric.compute()
+        for m in memory.results:
+            assert float(streamed[m]).hex() == float(memory[m]).hex() == float(batches[m]).hex(), (seed, m)

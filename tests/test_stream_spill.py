@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 
 from perfeval import evaluate
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval.io.readers import iter_columns
+from perfeval.io.spill import read_blocks as _read_blocks
+from perfeval.io.spill import write_block as _write_block
 from perfeval.measures import list_measures
 from perfeval.stream import (
     _Job,
-    _read_blocks,
-    _write_block,
     evaluate_stream_grouped,
-    iter_columns,
     partitions_for,
 )
 

@@ -142,7 +142,7 @@ def test_the_spill_is_smaller_than_its_text(tmp_path):
     g = rng.integers(0, 10**9, n)
     with open(path, "w") as fh:
         fh.writelines(f"{a} {b:.10f} {c}\n" for a, b, c in zip(y, s, g, strict=False))
-    from perfeval.stream import iter_columns
+    from perfeval.io.readers import iter_columns
 
     chunks = ((t, sc, gg) for t, sc, _w, gg in iter_columns(str(path), ["1", "2", None, "3"], ids=(3,)))
     r = evaluate_stream_grouped(chunks, measures=["gauc"])

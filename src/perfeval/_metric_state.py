@@ -4,7 +4,8 @@
 each, every column read back with the values and dtype it was given:
 
 * numbers in the narrowest type that holds them bit for bit (0/1 or graded targets in one byte,
-  float32 model scores in four, whole weights in one or two), read back in their own dtype;
+  float32 model scores in four, whole weights in one or two), read back in their own dtype: the
+  rule of the spill's codec (:func:`perfeval.io.spill.narrow`);
 * group ids (and text targets) as int32 codes into one sorted vocabulary of the distinct values.
 
 Updates are kept as parts, joined with their neighbours as they grow (each join at least 1.5 times
@@ -25,48 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from perfeval.io.spill import narrow
+
 __all__ = ["Column", "FinishedGroups", "KeptRows", "key_family", "nbytes"]
-
-
-# -- exact narrowing ---------------------------------------------------------------------------------
-def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two arrays of one dtype hold the same bits (floats: -0.0 is not 0.0, NaN is NaN)."""
-    if a.dtype.kind != "f":
-        return bool(np.array_equal(a, b))
-    u = np.dtype(f"u{a.dtype.itemsize}")
-    return bool(np.array_equal(a.view(u), b.view(u)))
-
-
-def narrow(a: np.ndarray, *, whole: bool = True) -> np.ndarray:
-    """``a`` (numbers or booleans) as a new array of the narrowest type it goes back from bit for
-    bit (``.astype(a.dtype)``); ``whole``: try one- and two-byte integers for floats too (targets,
-    weights), not only float32 (scores).  Always a copy: a caller's buffer is never kept.
-    """
-    a = np.asarray(a)
-    k = a.dtype.kind
-    if k == "b" or a.dtype.itemsize == 1 or not len(a):
-        return a.copy()
-    if k in "iu":
-        lo, hi = int(a.min()), int(a.max())
-        # unsigned stays unsigned: uint8 joined with uint64 is uint64 (int8 with it: float64)
-        for t in (np.uint8, np.uint16, np.uint32) if k == "u" else (np.int8, np.int16, np.int32):
-            info = np.iinfo(t)
-            if np.dtype(t).itemsize >= a.dtype.itemsize:
-                break
-            if info.min <= lo and hi <= info.max:
-                return a.astype(t)
-        return a.copy()
-    if k == "f":
-        tries = (np.int8, np.int16, np.float32) if whole else (np.float32,)
-        for to in tries:
-            if np.dtype(to).itemsize >= a.dtype.itemsize:
-                break
-            with np.errstate(invalid="ignore", over="ignore"):
-                c = a.astype(to)
-                back = c.astype(a.dtype)
-            if _same_bits(back, a):
-                return c
-    return a.copy()
 
 
 def _promote(a: np.dtype, b: np.dtype) -> np.dtype:

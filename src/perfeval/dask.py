@@ -24,6 +24,7 @@ import numpy as np
 
 from perfeval._validation import is_dask as _is_dask
 from perfeval.exceptions import InvalidParameterError, MissingDependencyError
+from perfeval.io.text import said_as_read, unparsed  # noqa: F401 - the command's --dask path names them so
 from perfeval.summaries import ScoreHistogram
 
 
@@ -473,26 +474,6 @@ def connect(address: str) -> Iterator[Any]:
                 cluster.close()
 
 
-def _file_format(path: str, fmt: str) -> str:
-    """The format of the files ``path`` names: as given, else that of the first, by its name (under
-    ``.gz``/``.bz2``/``.xz`` too) or its first bytes, as the table readers tell it.
-    """
-    if fmt != "auto":
-        return fmt
-    from perfeval.io.tables import BOM, clean, guess_format, open_bytes
-
-    first = _files(path)[0]
-    try:
-        fh = open_bytes(first, first)
-    except Exception:  # not a local file (s3://...): by its name
-        return guess_format(first, b"")
-    try:
-        head = fh.read(1 << 16)
-    finally:
-        fh.close()
-    return guess_format(first, clean(head, True).lstrip(BOM))
-
-
 def read_files(
     path: str,
     *,
@@ -508,387 +489,50 @@ def read_files(
     """Files (a path, a glob or a directory of CSV/TSV/text/JSON lines/Parquet) as a Dask DataFrame
     with the columns chosen as the table reader chooses them.
 
-    Returns ``(frame, choice)``: the frame's columns are named (``column1``... without a header), the
-    group column is an identity (int64 or text, never float), and every file of a glob was checked to
-    hold the chosen columns before any work starts; the bytes of text files are checked on the
-    workers as the table readers check them (:func:`check_text_files`).  The header and the CSV
-    delimiter are told from the first file by the table readers' rule (``delimiter``: as given).
-    ``choice`` is the :class:`~perfeval.io.columns.Choice` made.  ``read``, a dict, gets the format
-    (``"format"``), whether there is a header (``"header"``), the CSV delimiter (``"delimiter"``)
-    and, for text files without one, the lines skipped as comments (``"skipped"``: ``{file:
-    Skipped}``, to be said as the other readers say them).  A text file pandas' parser refuses (a
-    quote never closed, a row of another width) is the table readers' error (:func:`said_as_read`).
+    The partitions are the format's reader's (:meth:`perfeval.io.base.Reader.partitions`, its
+    reader in :data:`perfeval.io.readers.READERS`).  Returns ``(frame, choice)``: the frame's
+    columns are named (``column1``... without a header), the group column is an identity (int64 or
+    text, never float), and every file of a glob was checked to hold the chosen columns before any
+    work starts; the bytes of text files are checked on the workers as the table readers check them
+    (:func:`perfeval.io.text.check_text_files`).  The header and the CSV delimiter are told from the
+    first file by the table readers' rule (``delimiter``: as given).  ``choice`` is the
+    :class:`~perfeval.io.columns.Choice` made.  ``read``, a dict, gets the format (``"format"``),
+    whether there is a header (``"header"``), the CSV delimiter (``"delimiter"``) and, for text files
+    without one, the lines skipped as comments (``"skipped"``: ``{file: Skipped}``, to be said as the
+    other readers say them).  A text file pandas' parser refuses (a quote never closed, a row of
+    another width) is the table readers' error (:func:`perfeval.io.text.said_as_read`).
     """
     _require()
-    import dask.dataframe as dd
-
-    from perfeval.exceptions import InputFormatError
     from perfeval.io.columns import choose
+    from perfeval.io.readers import READERS, format_of
 
-    fmt = _file_format(path, fmt)
-    if fmt in ("parquet", "jsonl"):
-        if read is not None:
-            read.update(format=fmt, header=True, delimiter=None)
-        if fmt == "parquet":
-            _unique_names(path)
-            return _columns(dd.read_parquet(path), path, fmt, True, {}, target, score, group, weight)
-        # JSON lines: read by the table reader, file by file, once the group is known
-        names = _jsonl_names(path)
-        ch = choose(names, path, header=True, target=target, score=score, group=group, weight=weight)
-        return _jsonl_frame(path, names, ch.group.index if ch.group is not None else None), ch
-    # told from the first file as the other readers tell it (never assumed): the header, and the
-    # delimiter (an Excel CSV's ';')
-    lay = _first_layout(path, fmt, header, delimiter)
-    if lay is None:
-        raise InputFormatError("holds no data", source=_files(path)[0])
-    fmt = lay.fmt
-    skipped = check_text_files(path, fmt != "text", comments=not lay.header)
+    fmt = format_of(path, fmt)
+    parts = READERS[fmt].partitions(path, fmt, header, delimiter)
     if read is not None:
-        read.update(format=fmt, header=lay.header, delimiter=lay.delim, skipped=skipped)
-    # without a header (PERF's files) a line starting with '#' is a comment; after a header it is a
-    # row (#N/A: a missing value), as the table readers have it (pandas' comment= would cut a line at
-    # a '#' anywhere: check_text_files refuses one inside a line of such a file)
-    kw = {
-        "sep": lay.delim or r"\s+",
-        "comment": None if lay.header else "#",
-        "skiprows": max(lay.skip_lines - 1, 0),
-    }
-    try:
-        return _columns(
-            dd.read_csv(path, header=0 if lay.header else None, **kw),
-            path,
-            fmt,
-            lay.header,
-            kw,
-            target,
-            score,
-            group,
-            weight,
-        )
-    except Exception as e:  # pandas' parser refused a file: the table readers say where and why
-        if unparsed(e):
-            raise said_as_read(path, fmt, lay.header, lay.delim, e) from None
-        raise
-
-
-def _columns(
-    ddf: Any,
-    path: str,
-    fmt: str,
-    header: bool,
-    kw: dict,
-    target: str | None,
-    score: str | None,
-    group: str | None,
-    weight: str | None,
-) -> tuple[Any, Any]:
-    """The frame's columns named and chosen, the group column an identity (:func:`read_files`)."""
-    import dask.dataframe as dd
-
-    from perfeval.io.columns import choose
-
-    keys = list(ddf.columns)
-    names = [str(c) for c in keys] if header else [f"column{i + 1}" for i in range(len(keys))]
-    ch = choose(names, path, header=bool(header), target=target, score=score, group=group, weight=weight)
-    if ch.group is not None and fmt not in ("parquet", "jsonl"):  # the group column read as text
-        ddf = dd.read_csv(
-            path, header=0 if header else None, dtype={keys[ch.group.index]: str}, keep_default_na=False, **kw
-        )
-    if not header:
-        ddf.columns = names
-    if header:  # every file of a glob holds the columns chosen from the first one's
+        if parts.skipped is not None:
+            read["skipped"] = parts.skipped
+        read.update(format=parts.fmt, header=parts.header, delimiter=parts.delimiter)
+    names = parts.names
+    ch = choose(names, path, header=parts.header, target=target, score=score, group=group, weight=weight)
+    ddf = parts.frame(None if ch.group is None else ch.group.index)
+    if parts.header and parts.columns_of is not None:  # every file of a glob holds the columns chosen
         used = [names[c.index] for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None]
-        _files_hold(path, fmt, used)
-    if ch.group is not None:
+        _files_hold(path, parts.columns_of, used)
+    if ch.group is not None and not parts.identities:
         ddf = _identity(ddf, names[ch.group.index], path, "--group")
     return ddf, ch
 
 
-def unparsed(e: BaseException) -> bool:
-    """Whether ``e`` is pandas' CSV parser refusing a file's text (raised on a worker, or wrapped by
-    Dask's reading of the first file's head): a quote never closed, a row of another width.
-    """
-    import pandas as pd
-
-    seen: set[int] = set()
-    at: BaseException | None = e
-    while at is not None and id(at) not in seen:
-        if isinstance(at, pd.errors.ParserError):
-            return True
-        seen.add(id(at))
-        at = at.__cause__ or at.__context__
-    return False
-
-
-def said_as_read(pattern: str, fmt: str, header: bool, delimiter: str | None, e: BaseException) -> Exception:
-    """The error of a text file that pandas' parser refused (:func:`unparsed`), as the table readers
-    say it: each file ``pattern`` names read by the chunked reader (:func:`perfeval.stream.iter_columns`,
-    with the header and delimiter told from the first file) up to the first problem, its file and
-    line named (a quote never closed: the line where it opens).  When they read every file, pandas'
-    own words, the file named.
-    """
-    import warnings
-
-    from perfeval._console import one_line
-    from perfeval.exceptions import InputFormatError, PerfError
-    from perfeval.stream import iter_columns
-
-    files = _files(pattern)
-    for f in files:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # comment lines: said when the files are read
-                for _ in iter_columns(f, [], fmt, header, delimiter=delimiter):
-                    pass
-        except PerfError as found:
-            return found
-    return InputFormatError(
-        f"cannot be read by Dask's CSV reader ({one_line(e)})",
-        source=files[0] if len(files) == 1 else pattern,
-    )
-
-
-def _jsonl_names(pattern: str) -> list[str]:
-    """The field names of the first record of the first JSON lines file, as the table reader takes
-    them; that file's first problem, as the table reader says it, when there is no such record.
-    """
-    from perfeval.io.tables import clean, load_record, open_bytes, read_table
-
-    first = _files(pattern)[0]
-    fh = open_bytes(first, first)
-    head = b""
-    try:
-        while True:  # up to the first line that is not blank (not the whole file)
-            block = fh.read(1 << 16)
-            head += block
-            lines = clean(head, True).split(b"\n")
-            text = next((ln.strip() for ln in lines[:-1] if ln.strip()), None)
-            if text is None and not block:
-                text = lines[-1].strip() or None
-            if text is not None or not block:
-                break
-    finally:
-        fh.close()
-    try:
-        rec = load_record(text) if text is not None else None
-    except (ValueError, RecursionError):  # a key named twice too: said as read whole
-        rec = None
-    if isinstance(rec, dict):
-        return list(rec)
-    read_table(first, "jsonl")  # the file's error, said as read whole
-    raise AssertionError("unreachable: a JSON lines file without a first record")  # pragma: no cover
-
-
-def _jsonl_part(path: str, names: list[str], group: int | None) -> Any:
-    """A JSON lines file read by the table reader (:func:`perfeval.io.tables.read_table`: the
-    same values, types and errors, with the file's line, as read whole; an integer past float64
-    is +-inf, a boolean is no number), as a pandas frame of the columns ``names``.
-    """
-    import pandas as pd
-
-    from perfeval.exceptions import InputFormatError
-    from perfeval.io.tables import read_table
-
-    gname = None if group is None else names[group]
-    t = read_table(
-        path, "jsonl", identity=lambda found, _h: {found.index(gname): "--group"} if gname in found else {}
-    )
-    missing = [n for n in names if n not in t.columns]
-    if missing:
-        raise InputFormatError(
-            f"has no field {missing[0]!r} (its fields: {', '.join(map(str, t.names))})", source=path
-        )
-    return pd.DataFrame({n: t.columns[n] for n in names})
-
-
-def _jsonl_frame(pattern: str, names: list[str], group: int | None) -> Any:
-    """JSON lines files as a Dask frame, a partition a file, each read on a worker by the table
-    reader (:func:`_jsonl_part`); pandas' JSON reader took ``"1_000"`` and ``true`` for numbers and
-    failed on an integer past 64 bits or a line that is not an object (an internal error).
-    """
-    import dask
-    import dask.dataframe as dd
-
-    parts = [dask.delayed(_jsonl_part)(f, names, group) for f in _files(pattern)]
-    return dd.from_delayed(parts, verify_meta=False)
-
-
-def _files(pattern: str) -> list[str]:
-    """The files a path, a glob or a directory names, in order."""
-    import glob
-    import os
-
-    if os.path.isdir(pattern):
-        return sorted(
-            os.path.join(dp, f)
-            for dp, _dirs, fs in os.walk(pattern)
-            for f in fs
-            if not f.startswith((".", "_"))
-        )
-    return sorted(glob.glob(pattern)) or [pattern]
-
-
-def _first_layout(pattern: str, fmt: str, header: bool | None, delimiter: str | None) -> Any:
-    """The :class:`~perfeval.io.tables.Layout` of the first text file ``pattern`` names, by the rule
-    of the table readers (:func:`perfeval.io.tables.layout`: a header is a first-row field that is
-    not a number over a number, refused when the line may as well be a row; pandas' default names
-    ``0,1`` over floats are an error asking for --header or --no-header); None when its first 64 KiB
-    hold no data line.
-    """
-    from perfeval.stream import text_layout
-
-    return text_layout(_files(pattern)[0], fmt, header, delimiter)
-
-
-#: bytes of a text file a worker checks at a time (:func:`check_text_files`)
-CHECK_BYTES = 64 << 20
-
-
-def check_text_files(pattern: str, quoted: bool, comments: bool = False) -> dict[str, Any]:
-    """The bytes of every text file ``pattern`` names checked on the workers as the table readers
-    check a file (:func:`perfeval.io.tables.check_bytes`: a NUL byte, or a character that is a line
-    end to some readers and not to others, such as a form feed, outside quotes when ``quoted``):
-    one line naming the file, the line and the column, before any work starts.  Each file is read
-    in blocks of whole lines (one block for a compressed file), its lines counted block by block.
-
-    ``comments`` (a file without a header): the lines starting with '#' are comments, returned as
-    ``{file: Skipped}`` to be said; a '#' inside a line is refused (pandas would cut the line there,
-    where the table readers read a field).
-    """
-    import dask
-    from dask.bytes import read_bytes
-
-    from perfeval.exceptions import InputFormatError
-    from perfeval.io.tables import COMPRESSED_EXT, Skipped
-
-    tasks = []
-    for f in _files(pattern):
-        compressed = f.lower().endswith(COMPRESSED_EXT)
-        if compressed:  # one block, read on a worker by the table readers' own opening, whose
-            # errors name the file (a corrupt or cut gzip: CRC check failed, EOFError)
-            tasks.append((f, [dask.delayed(_check_compressed)(f, quoted, comments)]))
-            continue
-        _, blocks, paths = read_bytes(
-            f,
-            delimiter=b"\n",
-            blocksize=None if compressed else CHECK_BYTES,
-            sample=False,
-            compression="infer" if compressed else None,
-            include_path=True,
-        )
-        for name, file_blocks in zip(paths, blocks, strict=True):
-            shown = f if len(paths) == 1 else name
-            tasks.append(
-                (
-                    shown,
-                    [
-                        dask.delayed(_check_block)(b, k == 0, quoted, comments)
-                        for k, b in enumerate(file_blocks)
-                    ],
-                )
-            )
-    results = dask.compute([t for _, t in tasks])[0]
-    out: dict[str, Any] = {}
-    for (name, _), found in zip(tasks, results, strict=True):
-        line0 = 0
-        skipped = out.setdefault(name, Skipped())
-        for lines, bad, (count, first) in found:
-            if bad is not None:
-                raise InputFormatError(bad[1], source=name, line=line0 + bad[0])
-            skipped.merge(Skipped(count, [line0 + k for k in first]))
-            line0 += lines
-    return out
-
-
-def _check_compressed(path: str, quoted: bool, comments: bool) -> tuple[int, Any, tuple]:
-    """:func:`_check_block` of a compressed file, read whole by :func:`perfeval.io.tables.open_bytes`
-    (a file that cannot be decompressed is an error naming it, as read whole).
-    """
-    from perfeval.io.tables import open_bytes
-
-    fh = open_bytes(path, path)
-    try:
-        data = fh.read()
-    finally:
-        fh.close()
-    return _check_block(data, True, quoted, comments)
-
-
-def _check_block(data: bytes, first: bool, quoted: bool, comments: bool) -> tuple[int, Any, tuple]:
-    """A block of a text file: its lines, the first bad byte's line (in the block) and message, and
-    (``comments``) how many of its lines are comments and the first few (lines of the block).
-    """
-    from perfeval.exceptions import InputFormatError
-    from perfeval.io.tables import Skipped, check_bytes, clean
-
-    body = clean(data, first)
-    lines = body.count(b"\n")
-    try:
-        check_bytes(body, "", 0, quoted)
-    except InputFormatError as e:
-        return lines, (int(e.line or 1), e.message), (0, [])
-    hashes = Skipped()
-    if comments and b"#" in body:
-        for k, line in enumerate(body.split(b"\n"), 1):
-            if b"#" not in line:
-                continue
-            if not line.lstrip().startswith(b"#"):
-                return lines, (k, _HASH_INSIDE), (0, [])
-            hashes.add(k)
-    return lines, None, (hashes.count, hashes.first)
-
-
-_HASH_INSIDE = (
-    "holds '#' inside a line of a table without a header: --dask reads it as the start of a comment "
-    "there (pandas) and the other readers as data; give the table a header, or drop --dask"
-)
-
-
-def _unique_names(pattern: str) -> None:
-    """Two columns of one name in a Parquet file: Dask takes columns by name only, so it is refused
-    (the other readers tell them apart by position).
-    """
-    import pyarrow.parquet as pq
-
-    from perfeval._console import one_line
-    from perfeval.exceptions import InputFormatError
-
-    first = _files(pattern)[0]
-    try:
-        names = pq.read_schema(first).names
-    except Exception as e:
-        raise InputFormatError(f"is not a Parquet file ({one_line(e)})", source=first) from None
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise InputFormatError(
-            f"has two columns named {twice[0]!r}: Dask reads columns by name only; rename one, or drop "
-            "--dask (the other readers take a column by its position)",
-            source=first,
-        )
-
-
-def _files_hold(pattern: str, fmt: str, needed: list[str]) -> None:
+def _files_hold(pattern: str, columns_of: Any, needed: list[str]) -> None:
     """Every file `pattern` names (a path, a glob or a directory) holds the `needed` columns: checked
-    from each file's schema or header before any work starts, so a missing column is one line naming
-    the file and the column, not a failed task on a worker.
+    from each file's schema or header (``columns_of``) before any work starts, so a missing column
+    is one line naming the file and the column, not a failed task on a worker.
     """
-    from perfeval._console import one_line
     from perfeval.exceptions import InputFormatError
+    from perfeval.io.base import files
 
-    if fmt == "jsonl":
-        return  # JSON lines name their fields line by line: nothing to check ahead
-    for f in _files(pattern):
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
-
-            try:
-                have = pq.read_schema(f).names
-            except Exception as e:
-                raise InputFormatError(f"is not a Parquet file ({one_line(e)})", source=f) from None
-        else:
-            from perfeval.stream import column_names
-
-            have = column_names(f, fmt, True)
+    for f in files(pattern):
+        have = columns_of(f)
         missing = [c for c in needed if c not in have]
         if missing:
             raise InputFormatError(

@@ -48,6 +48,7 @@ from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec
 from perfeval.report import MeasureResult, Report
 from perfeval.summaries import ScoreHistogram
+from perfeval.summaries.histogram import FOLD_ROWS, cells, folded
 
 __all__ = ["Metric", "host_array"]
 
@@ -55,7 +56,7 @@ __all__ = ["Metric", "host_array"]
 STATE_VERSION = 2
 
 #: rows buffered before they are folded into the summary (at least; more when the summary is larger)
-_FOLD_ROWS = 1 << 16
+_FOLD_ROWS = FOLD_ROWS
 
 
 def host_array(x: Any, name: str) -> np.ndarray:
@@ -342,10 +343,7 @@ class Metric:
                 return
             # this batch's labels are among the labels checked above, so it has their coding
             is_pos = np.asarray(c.targets.coding()) == 1
-            weight = np.ones(len(c.s)) if c.w is None else c.w
-            pos = weight * is_pos  # as ScoreHistogram.from_checked weighs a case
-            by_score = np.argsort(c.s, kind="stable")  # a sorted run for _fold; one score's rows in order
-            self._pending.append((c.s[by_score], pos[by_score], (weight - pos)[by_score]))
+            self._pending.append(cells(is_pos, c.s, c.w))  # sorted cells, folded in by _fold
             self._pending_rows += len(c.s)
             if self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
                 self._fold()
@@ -606,31 +604,12 @@ class Metric:
         return labels, family, False
 
     def _fold(self) -> None:
-        """Add the pending cells to the summary, each distinct score's weight summed in row order
-        as :meth:`ScoreHistogram.from_checked` sums it over all the rows at once (a bincount runs
-        through its array in order).  Every pending batch was sorted by score when it came, stably
-        (its cells of one score in row order), and the summary and the cells of merged Metrics are
-        sorted: a stable sort of the concatenation merges these runs, and keeps the cells of each
-        score in the order summary, then batches in the order they came, each in row order.
+        """Add the pending cells to the summary (:func:`perfeval.summaries.histogram.folded`: each
+        distinct score's weight summed in row order, as evaluate() sums it).
         """
         if not self._pending:
             return
-        h = self._hist
-        both = np.concatenate([h.scores, *(p[0] for p in self._pending)])
-        order = np.argsort(both, kind="stable")  # sorted runs: merged, not sorted again
-        merged = both[order]
-        new = np.empty(len(merged), dtype=bool)
-        new[:1] = True
-        np.not_equal(merged[1:], merged[:-1], out=new[1:])  # -0.0 == 0.0: one score
-        run = np.cumsum(new, dtype=np.intp) - 1  # the distinct score of each cell, in merged order
-        k = int(run[-1]) + 1 if len(run) else 0
-        pos = np.concatenate([h.pos, *(p[1] for p in self._pending)])[order]
-        neg = np.concatenate([h.neg, *(p[2] for p in self._pending)])[order]
-        self._hist = ScoreHistogram(
-            merged[new] + 0.0,  # a run of -0.0 and 0.0 is 0.0, as ScoreHistogram's runs() keeps it
-            np.bincount(run, weights=pos, minlength=k),
-            np.bincount(run, weights=neg, minlength=k),
-        )
+        self._hist = folded(self._hist, self._pending)
         self._pending, self._pending_rows = [], 0
 
     # -- merge -------------------------------------------------------------------------------------------

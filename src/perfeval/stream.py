@@ -2,13 +2,12 @@
 
 The summary of every binary measure is the :class:`~perfeval.summaries.ScoreHistogram` (distinct
 scores with their positive and negative weight), so a chunk's summary is as good as its rows: the
-numbers are those of evaluating everything in memory, identical bit for bit when the weights sum
-exactly in float64 (no weights, whole-number weights, dyadic fractions such as 0.5 or 0.25).  With
-other fractional weights each distinct score's weight total is added up in another order, so a
-value can differ in its last bits (at most about n * 2**-53 relative for n rows at one score;
-``tests/test_registry_properties.py`` holds both).  Memory is bounded by the chunk and the
-summary, which grows with the number of **distinct** scores (24 bytes each), not with the rows:
-100 million rows of 6-decimal scores hold at most a million distinct values, 24 MB.
+chunks are folded into it as a :class:`perfeval.Metric` folds its batches
+(:func:`perfeval.summaries.histogram.folded`: each distinct score's weights added in row order), so
+the numbers are those of evaluating everything in memory, bit for bit, whatever the weights.
+Memory is bounded by the chunk and the summary, which grows with the number of **distinct** scores
+(24 bytes each), not with the rows: 100 million rows of 6-decimal scores hold at most a million
+distinct values, 24 MB.
 
 Per-group measures need whole groups together: :func:`evaluate_stream_grouped` spills the rows to
 temporary files by a hash of their group (any key type, any input order), in a compact binary form,
@@ -21,58 +20,16 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import struct
-import sys
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from perfeval.exceptions import (
-    InputFormatError,
-    InvalidParameterError,
-    MissingDependencyError,
-)
+from perfeval.exceptions import InvalidParameterError
+from perfeval.io.spill import read_blocks as _read_blocks  # the spill's codec, under the names its
+from perfeval.io.spill import write_block as _write_block  # tests patch (a full disk)
 from perfeval.summaries import ScoreHistogram
-
-#: bytes of text parsed at a time (about 6 million `target score` lines)
-CHUNK_BYTES = 64 << 20
-
-
-class Summarizer:
-    """Accumulates a ScoreHistogram chunk by chunk; merges in batches to keep the work linear."""
-
-    def __init__(self, batch: int = 8):
-        self._parts: list[ScoreHistogram] = []
-        self._batch = batch
-        self.rows = 0
-
-    def update(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> None:
-        from perfeval._validation import LabelWords, binary_targets, check_scores, floats, to_numpy
-
-        y = to_numpy(y_true, "y_true")
-        s = floats(to_numpy(y_score, "y_score"), "y_score")
-        check_scores(s)
-        # a chunk's targets (not all of them); the stream takes no pos_label: they come coded
-        words = LabelWords(pos_label=False, whole=False)
-        self._parts.append(
-            ScoreHistogram.from_arrays(
-                binary_targets(y, "streaming evaluation", words=words), s, sample_weight
-            )
-        )
-        self.rows += len(s)
-        if len(self._parts) >= self._batch:
-            self._parts = [ScoreHistogram.merge_all(self._parts)]
-
-    def merge(self, other: Summarizer) -> Summarizer:
-        out = Summarizer(self._batch)
-        out._parts = [self.summary(), other.summary()]
-        out.rows = self.rows + other.rows
-        return out
-
-    def summary(self) -> ScoreHistogram:
-        self._parts = [ScoreHistogram.merge_all(self._parts)]
-        return self._parts[0]
+from perfeval.summaries.histogram import Fold, checked_cases
 
 
 def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold: float = 0.5):
@@ -96,504 +53,30 @@ def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold:
             f"{other[0]} is a per-query or per-group measure: stream it with evaluate_stream_grouped() "
             "and a group column"
         )
-    summ = Summarizer()
+    fold = Fold()  # as a Metric folds its batches: each score's weights added in row order
+    rows = 0
     weighted = False
     for chunk in chunks:
         if len(chunk) not in (2, 3):
             raise InvalidParameterError("each chunk must be (y_true, y_score) or (y_true, y_score, weight)")
         weighted = weighted or (len(chunk) == 3 and chunk[2] is not None)
-        summ.update(*chunk)
-    return binary_report(specs, summ.summary(), rows=summ.rows, threshold=threshold, weighted=weighted)
+        is_pos, s, w = _chunk_cases(*chunk)
+        fold.add(is_pos, s, w)
+        rows += len(s)
+    return binary_report(specs, fold.summary(), rows=rows, threshold=threshold, weighted=weighted)
 
 
-def iter_columns(
-    path: str | None,
-    columns: Any,
-    fmt: str = "auto",
-    header: bool | None = None,
-    chunk_bytes: int = CHUNK_BYTES,
-    progress: bool = False,
-    *,
-    ids: Iterable[int] | Mapping[int, str | None] = (),
-    labels: Iterable[int] = (),
-    delimiter: str | None = None,
-    convert: Any = None,
-) -> Iterator[list[np.ndarray | None]]:
-    """Yield the chosen columns (name or 1-based position; None: skipped) chunk by chunk.
-
-    ``columns`` may instead be a callable ``(names, header) -> [0-based position or None]``, called
-    once the header (or its absence) is known, so that columns are chosen by the one rule of
-    :mod:`perfeval.io.columns` whatever the source (a file, standard input, Parquet).  The entries
-    of the list at the indices ``ids`` are identity columns (groups): int64 when every value of the
-    chunk is a plain integer, else the text as written (a column of numbers written as floats is an
-    error: :func:`perfeval.io.tables.check_text_ids`; ``ids`` as ``{index: role}`` names the column
-    by its role or option there, ``"--group"``); those at ``labels`` are read the same way but
-    are labels (a target read with ``--pos-label``): any values, not checked as ids.  The others must
-    be numbers (float64).  ``convert``, a callable ``(columns, where) -> columns``, replaces that
-    last step for a text table: it gets the picked columns as read (numbers, or text where a value
-    is not one) and ``where``, a :class:`perfeval.io.tables.Table` of the block whose ``line_of``
-    gives a row's line, and returns the columns (its errors name the lines: the command line's
-    checks, the same as for a table read whole).
-
-    The bytes are read as :func:`perfeval.io.tables.read_table` reads them (compressed input, a
-    byte-order mark, any line end; the same grammar, the same compiled fast path), in blocks of
-    ``chunk_bytes`` cut at a record's end; Parquet is read row group by row group (pyarrow).
-    Errors name the source and the line, counted across chunks.  An input with no data is an error.
-    ``progress``: show the bytes and rows read on standard error (:class:`Progress`).
+def _chunk_cases(y_true: Any, y_score: Any, sample_weight: Any = None) -> tuple:
+    """A chunk's cases, checked: (positives, scores, weights or None).  Its targets are coded alone
+    (a chunk's, not all of them: the stream takes no pos_label, they come coded).
     """
-    from perfeval.io.tables import BOM, guess_format, id_roles, open_bytes
+    from perfeval._validation import LabelWords, binary_targets, check_scores, floats, to_numpy
 
-    source = path if path and path != "-" else "standard input"
-    fh = open_bytes(path, source)
-    meter = None
-    try:
-        head = fh.peek(65536)[:65536] if hasattr(fh, "peek") else b""
-        if fmt == "auto":
-            fmt = guess_format(path if path != "-" else None, head.lstrip(BOM))
-        regular = bool(path and path != "-" and os.path.isfile(path))
-        total = os.fstat(fh.fileno()).st_size if regular else 0
-        meter = Progress(total, source) if progress else None
-        if fmt == "parquet":
-            yield from _parquet_chunks(fh, columns, source, meter, id_roles(ids), set(labels), convert)
-        elif fmt == "jsonl":
-            raise InvalidParameterError(
-                "JSON lines are read whole; streaming reads text, CSV, TSV and Parquet"
-            )
-        else:
-            from perfeval.io.tables import Skipped
-
-            skipped = Skipped()
-            chunks = _text_chunks(
-                fh,
-                columns,
-                fmt,
-                header,
-                chunk_bytes,
-                source,
-                meter,
-                id_roles(ids),
-                set(labels),
-                delimiter,
-                skipped,
-                convert,
-            )
-            # a regular file is read one block ahead on another thread; standard input and pipes are
-            # read here (a read of a pipe can wait for ever, and Ctrl-C must not wait for it)
-            yield from _ahead(chunks) if regular else chunks
-            skipped.warn(source)  # in the caller's thread, once every chunk is read
-    finally:
-        if meter:  # cleared before an error is written, too
-            meter.done()
-        if fh is not sys.stdin.buffer:
-            fh.close()
-
-
-def _ahead(chunks: Generator[Any, None, None]) -> Iterator[Any]:
-    """The items of ``chunks``, read one ahead on another thread: the next block is read and parsed
-    (compiled, without the GIL) while the caller summarizes this one, on two cores.  An error of the
-    reader is raised here, in order; when the caller stops (done, an error of its own, Ctrl-C), the
-    reader is stopped after its current block and waited for, so the file is not closed under it.
-    """
-    import queue
-    import threading
-
-    box: queue.Queue = queue.Queue(maxsize=1)
-    stop = threading.Event()
-
-    def put(item: tuple) -> bool:
-        while not stop.is_set():
-            try:
-                box.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def work() -> None:
-        try:
-            for chunk in chunks:
-                if not put(("chunk", chunk)):
-                    return
-            put(("end", None))
-        except BaseException as e:  # handed to the caller, raised there
-            put(("error", e))
-        finally:
-            chunks.close()
-
-    worker = threading.Thread(target=work, name="perfeval-reader", daemon=True)
-    worker.start()
-    try:
-        while True:
-            kind, item = box.get()
-            if kind == "end":
-                return
-            if kind == "error":
-                raise item
-            yield item
-    finally:
-        stop.set()
-        worker.join()
-
-
-def text_layout(path: str, fmt: str = "auto", header: bool | None = None, delimiter: str | None = None):
-    """The :class:`~perfeval.io.tables.Layout` of a text table, from its first 64 KiB: whether it has
-    a header (detected by the readers' rule when ``header`` is None), its delimiter and its column
-    names; None when those bytes hold no data line.  Their bytes are checked first, as the readers
-    check them (:func:`perfeval.io.tables.check_bytes`).
-    """
-    from perfeval.io.tables import check_bytes, clean, guess_format, layout, open_bytes
-
-    fh = open_bytes(path, path)
-    try:
-        head = clean(fh.read(1 << 16), True)
-    finally:
-        fh.close()
-    if fmt == "auto":
-        fmt = guess_format(path, head)
-    cut = head.rfind(b"\n") + 1 or len(head)
-    check_bytes(head[:cut], path, 0, fmt != "text" or delimiter is not None)
-    return layout(head[:cut], fmt, header, delimiter, path)
-
-
-def column_names(path: str, fmt: str = "auto", header: bool | None = None) -> list[str]:
-    """The columns of a text table: its header's names, or column1, column2, ... without one."""
-    lay = text_layout(path, fmt, header)
-    return [] if lay is None else list(lay.names)
-
-
-#: a record longer than this many chunks is refused rather than buffered without bound
-MAX_RECORD_CHUNKS = 16
-
-
-def _record_end(data: bytes, quoted: bool) -> int:
-    """The end of the last whole record in ``data`` (0 when there is none): after the last line end,
-    or, when fields may be quoted, after the last line end outside quotes.
-    """
-    cut = data.rfind(b"\n") + 1
-    if not quoted or b'"' not in data:
-        return cut
-    while cut > 0 and data.count(b'"', 0, cut) % 2:
-        cut = data.rfind(b"\n", 0, cut - 1) + 1
-    return cut
-
-
-def _text_chunks(
-    fh, columns, fmt, header, chunk_bytes, source, meter, ids, labels, delimiter, skipped, convert=None
-):
-    """The chunks of a text table; the lines skipped as comments are counted in ``skipped``.  The
-    columns are chosen at the first data line, as the whole-file reader chooses them once it has
-    read its table: a table of a header only is said as such, and a wrong line of the first block
-    before a column that is not there.
-    """
-    from perfeval.exceptions import PerfError
-    from perfeval.io.tables import (
-        Skipped,
-        check_bytes,
-        first_lines,
-        hash_lines,
-        header_pending,
-        layout,
-        parse_body,
-    )
-
-    quoted = fmt != "text" or delimiter is not None
-    rd = _RecordReader(fh, chunk_bytes, quoted, source)
-    lay = None
-    picks: list[int | None] | None = None
-    want_ids: set[int] = set()
-    checked: dict[int, str | None] = {}  # the identity columns that are ids (not labels), their roles
-    rows = 0
-    for body, last in rd.blocks():
-        check_bytes(body, source, rd.line0, quoted)  # before the header is told, as read_table does
-        if lay is None:
-            if not last and len(first_lines(body, 2)) < 2:
-                rd.unread(body)  # the header is told from two data lines, as the whole-file reader does
-                continue
-            if not last and header_pending(body, fmt, header, delimiter):
-                # pandas' default names: read on to the look-ahead of the whole-file reader
-                rd.unread(body, bounded=False)
-                continue
-            lay = layout(body, fmt, header, delimiter, source)
-            if lay is None:  # nothing but blank or comment lines so far
-                hash_lines(body, rd.line0, skipped)
-                rd.line0 += body.count(b"\n")
-                continue
-            hash_lines(body[: lay.skip], rd.line0, skipped)  # comments before the header
-            rd.line0 += lay.skip_lines
-            body = body[lay.skip :]
-        if picks is None and first_lines(body, 1, lay.comments):
-            try:
-                picks = _picks(columns, list(lay.names), lay.header, source)
-            except PerfError:  # the whole-file reader reads its table first: a wrong line is said first
-                parse_body(body, lay, len(lay.names), set(), source, rd.line0, skipped=Skipped())
-                raise
-            want_ids = {k for i in set(ids) | labels if i < len(picks) and (k := picks[i]) is not None}
-            checked = {k: role for i, role in ids.items() if i < len(picks) and (k := picks[i]) is not None}
-        if picks is not None and first_lines(body, 1, lay.comments):
-            out, n = _picked(
-                body, lay, picks, set(ids) | labels, want_ids, checked, rd.line0, source, skipped, convert
-            )
-            if meter:
-                meter.advance(len(body), n)
-            rows += n
-            if n:
-                yield out
-        else:
-            hash_lines(body, rd.line0, skipped)  # blank or comment lines only
-        rd.line0 += body.count(b"\n")
-    if lay is None:
-        raise InputFormatError("holds no data", source=source)
-    if rows == 0:
-        raise InputFormatError("holds a header and no data", source=source)
-
-
-class _RecordReader:
-    """A text file as blocks of whole records: a record cut by the block end is carried into the
-    next block, a CR LF cut between two blocks is one line end, and a record longer than
-    ``MAX_RECORD_CHUNKS`` chunks is an error naming its line (``line0``: the lines before the block,
-    kept by the reader's user).
-    """
-
-    def __init__(self, fh, chunk_bytes: int, quoted: bool, source: str):
-        self.fh, self.chunk_bytes, self.quoted, self.source = fh, chunk_bytes, quoted, source
-        self.carry = b""
-        self.line0 = 0
-
-    def _bounded(self, data: bytes) -> None:
-        if len(data) > MAX_RECORD_CHUNKS * self.chunk_bytes:
-            quote = self.quoted and b'"' in data
-            why = "no line end outside quotes: a quote not closed?" if quote else "no line end found"
-            raise InputFormatError(
-                f"a record longer than {len(data) >> 20} MB ({why})",
-                source=self.source,
-                line=self.line0 + 1,
-            )
-
-    def unread(self, body: bytes, bounded: bool = True) -> None:
-        """Give a block back: it is read again in front of the next one (``bounded=False``: the
-        caller bounds it, as the header rule's look-ahead is).
-        """
-        self.carry = body + self.carry
-        if bounded:
-            self._bounded(self.carry)
-
-    def blocks(self) -> Iterator[tuple[bytes, bool]]:
-        """(whole records, whether this is the last block)."""
-        from perfeval.io.tables import clean
-
-        first = True
-        pending_cr = False
-        ahead = b""
-        while True:
-            raw, ahead = ahead or self.fh.read(self.chunk_bytes), b""
-            end = not raw
-            if 0 < len(raw) < self.chunk_bytes:
-                # a short read: the end of the file when the next one is empty, and then this block
-                # is the last whole, its last line too (one block, as the whole-file reader reads it)
-                ahead = self.fh.read(self.chunk_bytes)
-                end = not ahead
-            block = raw
-            if pending_cr and block.startswith(b"\n"):
-                block = block[1:]  # the \n of a \r\n cut between two blocks
-            pending_cr = block.endswith(b"\r")
-            block = clean(block, first)
-            first = False
-            data = self.carry + block
-            if not data:
-                return
-            if end:
-                self.carry = b""
-                yield data, True
-                return
-            cut = _record_end(data, self.quoted)
-            if cut == 0:  # a record longer than a chunk: read on, within a bound
-                self._bounded(data)
-                self.carry = data
-                continue
-            self.carry = data[cut:]
-            yield data[:cut], False
-
-
-def _picked(
-    body: bytes,
-    lay,
-    picks: list[int | None],
-    ids,
-    want_ids: set[int],
-    checked: dict[int, str | None],
-    line0: int,
-    source: str,
-    skipped=None,
-    convert=None,
-) -> tuple[list, int]:
-    """The picked columns of a block (identity columns as read, the others as numbers, or as
-    ``convert`` makes them) and its rows (the lines skipped as comments added to ``skipped``).
-    """
-    from perfeval.io.tables import Table, check_text_ids, parse_body
-
-    cols, lines = parse_body(body, lay, len(lay.names), want_ids, source, line0, skipped=skipped)
-    out: list = []
-    where = Table([], {}, source, lay.header, lines, body if lines is None else None, line0, [], lay.comments)
-    check_text_ids(where, lay.names, cols, checked)
-    if convert is not None:
-        return convert([None if k is None else cols[k] for k in picks], where), (len(cols[0]) if cols else 0)
-    for i, k in enumerate(picks):
-        if k is None:
-            out.append(None)
-        elif i in ids:
-            out.append(cols[k])
-        else:
-            out.append(_numbers(cols[k], lay.names[k], where))
-    return out, (len(cols[0]) if cols else 0)
-
-
-def _numbers(col: np.ndarray, name: str, where) -> np.ndarray:
-    """A picked column that must be numbers: float64, or an error naming the line of the first that is
-    not (``where``: a :class:`perfeval.io.tables.Table` of the block, for its lines).
-    """
-    from perfeval.io.tables import numeric
-
-    return numeric(where, name, col, "")
-
-
-def _picks(columns, names: list[str], header: bool, source: str) -> list[int | None]:
-    """0-based positions of the wanted columns: ``columns`` is a list of specs (name or 1-based
-    position; None: skipped) or a callable ``(names, header) -> positions`` that chooses them once
-    the header is known (:func:`perfeval.io.columns.choose`).
-    """
-    if callable(columns):
-        return list(columns(list(names), header))
-    return [_position(c, names, source) for c in columns]
-
-
-def _position(spec: str | None, names: list[str], source: str) -> int | None:
-    from perfeval.io.columns import pick
-
-    if spec is None:
-        return None
-    col = pick(names, spec, "column", source, header=True, default=False)
-    return None if col is None else col.index
-
-
-def _parquet_chunks(fh, columns, source, meter, ids=None, labels=frozenset(), convert=None):
-    """The chunks of a Parquet file, a row group each, as :func:`perfeval.io.tables.read_table` reads
-    it: the columns by position (two may share a name), a null in a used column an error naming its
-    row, the first among the columns (the whole-file reader's order); ``convert`` as for text, with
-    a ``where`` whose rows are counted across row groups; a file of no rows an error.  ``ids``:
-    ``{index: role}`` of the identity columns.
-    """
-    ids = {} if ids is None else ids
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise MissingDependencyError("reading Parquet needs pyarrow: pip install pyarrow") from None
-    from perfeval.io.tables import (
-        Table,
-        empty_parquet,
-        first_null,
-        null_message,
-        one_line,
-        parquet_numpy,
-    )
-
-    def unreadable(e: Exception) -> InputFormatError:
-        return InputFormatError(f"is not a readable Parquet file ({one_line(e)})", source=source)
-
-    try:
-        pf = pq.ParquetFile(fh)
-        names = pf.schema_arrow.names
-    except Exception as e:
-        raise unreadable(e) from None
-    picks = _picks(columns, names, True, source)
-    used = sorted({k for k in picks if k is not None})
-    by_name = len(set(names)) == len(names)  # else the whole row group, its columns by position
-    row0 = 0
-    for rg in range(pf.num_row_groups):
-        try:
-            t = pf.read_row_group(rg, columns=[names[k] for k in used] if by_name else None)
-        except Exception as e:  # a damaged page, a bad encoding: pyarrow raises several types
-            raise unreadable(e) from None
-        if meter:
-            meter.advance(t.nbytes, t.num_rows)
-        cols = {k: t.column(names[k]) if by_name else t.column(k) for k in used}
-        bad = [
-            (first_null(cols[k]), i, k) for i, k in enumerate(picks) if k is not None and cols[k].null_count
-        ]
-        if bad:
-            row, _, k = min(bad)
-            raise InputFormatError(null_message(names[k]), source=source, row=row0 + row + 1)
-        # the identity columns first, in the file's order, as read whole (a float id is refused as
-        # the table is read, before any value is checked)
-        order = sorted(
-            (i for i, k in enumerate(picks) if k is not None),
-            key=lambda i: (i not in ids, picks[i] if i in ids else 0),
-        )
-        built = {
-            i: _parquet_column(
-                parquet_numpy(cols[picks[i]]),
-                names[picks[i]],
-                source,
-                i in ids,
-                i in labels,
-                convert,
-                ids.get(i),
-            )
-            for i in order
-        }
-        out = [built.get(i) for i in range(len(picks))]
-        if convert is not None and t.num_rows:
-            where = Table([], {}, source, True, line0=row0, data=[], rows_only=True)
-            out = convert(out, where)
-        row0 += t.num_rows
-        if t.num_rows:
-            yield out
-    if row0 == 0:  # as read whole: no number to give
-        raise InputFormatError(empty_parquet(names), source=source)
-
-
-def _parquet_column(
-    arr: np.ndarray, name: str, source: str, ident: bool, label: bool, convert, role: str | None = None
-) -> np.ndarray:
-    """A picked column of a row group: an identity (``ident``, named in an error by its ``role``), a
-    label as it is (--pos-label codes it), else numbers (``convert``, when given, checks them).
-    """
-    from perfeval.io.tables import parquet_identity
-
-    if ident:
-        return parquet_identity(arr, name, source, role)
-    if not label and convert is None and arr.dtype.kind not in "biuf":
-        raise InputFormatError(f"the column {name!r} holds {arr.dtype} values, not numbers", source=source)
-    return arr
-
-
-class Progress:
-    """Rows read from a file, on standard error: tqdm's bar over the file's bytes (rate, time left)
-    with the rows so far beside it, or a count of rows when the size is not known (standard input).
-    The bar comes from :mod:`perfeval._progress` (tqdm imported only when a bar is shown).
-    """
-
-    def __init__(self, total_bytes: int, source: str):
-        from perfeval import _progress
-
-        self.rows = 0
-        self.by_bytes = total_bytes > 0
-        if self.by_bytes:
-            self.bar = _progress.bar(
-                True, total_bytes, f"reading {os.path.basename(source)}", "B", scale=True
-            )
-        else:
-            self.bar = _progress.bar(True, None, f"reading {source}", "rows", scale=True)
-
-    def advance(self, nbytes: int, rows: int) -> None:
-        self.rows += rows
-        if self.by_bytes:
-            self.bar.set_postfix_str(f"{self.rows:,} rows")
-            self.bar.update(nbytes)
-        else:
-            self.bar.update(rows)
-
-    def done(self) -> None:
-        self.bar.close()
+    y = to_numpy(y_true, "y_true")
+    s = floats(to_numpy(y_score, "y_score"), "y_score")
+    check_scores(s)
+    words = LabelWords(pos_label=False, whole=False)
+    return checked_cases(binary_targets(y, "streaming evaluation", words=words), s, sample_weight)
 
 
 # -- per-group measures: spill by group, then evaluate part by part -----------------------------------
@@ -659,158 +142,6 @@ def _text_hash(text: str, k: int, seed: int) -> int:
 
     crc = zlib.crc32(text.encode("utf-8", "surrogatepass"))
     return crc % k if seed == 0 else int(_int_hash(np.array([crc], dtype=np.int64), k, seed)[0])
-
-
-# The spill format.  A part file is a sequence of blocks; a block is
-#   b"PSB1", rows (uint64), columns (uint8), then per column a header
-#   (encoding uint8, original dtype 16 ASCII bytes, base int64, payload bytes uint64, text bytes uint64)
-# followed by the column's payload (and, for text, its UTF-8 bytes).  Only the columns evaluated
-# are written (target, score, group[, weight]), each as narrow as it is exact: small integers
-# (targets, whole weights, group ids minus the block's smallest) in the narrowest unsigned type,
-# text ids as their bytes and lengths, scores as raw float64.  Reading a block back gives arrays
-# equal bit for bit to those written, in the original dtype.
-_MAGIC = b"PSB1"
-_BLOCK = struct.Struct("<4sQB")
-_COLUMN = struct.Struct("<B16sqQQ")
-_RAW, _INT, _ASCII, _UTF8 = range(4)
-
-
-def _narrowest(span: int) -> np.dtype:
-    for dt in (np.uint8, np.uint16, np.uint32):
-        if span <= np.iinfo(dt).max:
-            return np.dtype(dt)
-    return np.dtype(np.uint64)
-
-
-def _encode_column(a: np.ndarray) -> tuple[bytes, list]:
-    """(column header, payload buffers) of one column; see the format above."""
-    kind = a.dtype.kind
-    orig = a.dtype.str.encode("ascii")
-    if kind == "U":
-        return _encode_text(a, orig)
-    if len(a) and kind in "iubf":
-        ints = _exact_ints(a)
-        if ints is not None:
-            base = int(ints.min())
-            span = int(ints.max()) - base
-            if span < 1 << 63:
-                stored = (ints - np.int64(base)).astype(_narrowest(span))
-                if stored.itemsize < a.itemsize:
-                    return _COLUMN.pack(_INT, orig, base, stored.nbytes, 0), [stored]
-    a = np.ascontiguousarray(a)
-    return _COLUMN.pack(_RAW, orig, 0, a.nbytes, 0), [a]
-
-
-def _exact_ints(a: np.ndarray) -> np.ndarray | None:
-    """The values as int64 when that is exact (whole floats bit for bit: not -0.0, NaN, 2**63), else None."""
-    if a.dtype.kind in "ib" or (a.dtype.kind == "u" and a.dtype.itemsize < 8):
-        return a.astype(np.int64)
-    if a.dtype.kind == "u":
-        return a.astype(np.int64) if int(a.max()) < 1 << 63 else None
-    if a.dtype != np.float64:
-        return None
-    head = a[:64]  # most score columns are not whole: a cheap look first
-    if not np.array_equal(head, np.trunc(head)):
-        return None
-    with np.errstate(invalid="ignore"):
-        fin = np.isfinite(a).all() and np.abs(a).max() < 2.0**62
-        if not fin:
-            return None
-        ints = a.astype(np.int64)
-    return ints if np.array_equal(ints.astype(np.float64).view(np.int64), a.view(np.int64)) else None
-
-
-def _encode_text(a: np.ndarray, orig: bytes) -> tuple[bytes, list]:
-    n, width = len(a), a.dtype.itemsize // 4
-    if n == 0 or width == 0:
-        return _COLUMN.pack(_ASCII, orig, 0, 0, 0), []
-    cps = np.ascontiguousarray(a).view(np.uint32).reshape(n, width)
-    if int(cps.max()) < 128:  # ASCII, the usual id: one byte per character, no Python loop
-        nz = cps != 0
-        # numpy drops trailing NULs, so a value ends after its last non-NUL character
-        lengths = np.where(nz.any(axis=1), width - np.argmax(nz[:, ::-1], axis=1), 0)
-        data = cps[np.arange(width) < lengths[:, None]].astype(np.uint8)
-        lens = lengths.astype(_narrowest(width))
-        return _COLUMN.pack(_ASCII, orig, 0, lens.nbytes, data.nbytes), [lens, data]
-    encoded = [t.encode("utf-8", "surrogatepass") for t in a.tolist()]
-    lens = np.array([len(e) for e in encoded], dtype=np.uint64)
-    lens = lens.astype(_narrowest(int(lens.max())))
-    text = b"".join(encoded)
-    return _COLUMN.pack(_UTF8, orig, 0, lens.nbytes, len(text)), [lens, text]
-
-
-def _write_block(fh, arrays: list[np.ndarray]) -> int:
-    """Append one block of equal-length columns to ``fh``; returns the bytes written."""
-    parts = [_BLOCK.pack(_MAGIC, len(arrays[1]), len(arrays))]
-    payloads = []
-    for a in arrays:
-        head, bufs = _encode_column(a)
-        parts.append(head)
-        payloads.extend(bufs)
-    out = 0
-    for p in parts:
-        out += fh.write(p)
-    for b in payloads:
-        out += fh.write(b if isinstance(b, bytes) else memoryview(b).cast("B"))
-    return out
-
-
-def _read_exact(fh, n: int, path: str) -> bytes:
-    data = fh.read(n)
-    if len(data) != n:
-        raise OSError(f"spill file {path} is truncated")
-    return data
-
-
-def _read_blocks(path: str) -> Iterator[list[np.ndarray]]:
-    """The blocks of a part file, one at a time, as written."""
-    with open(path, "rb") as fh:
-        while True:
-            head = fh.read(_BLOCK.size)
-            if not head:
-                return
-            if len(head) != _BLOCK.size:
-                raise OSError(f"spill file {path} is truncated")
-            magic, n, ncols = _BLOCK.unpack(head)
-            if magic != _MAGIC:
-                raise OSError(f"spill file {path} is damaged")
-            heads = [_COLUMN.unpack(_read_exact(fh, _COLUMN.size, path)) for _ in range(ncols)]
-            yield [_decode_column(fh, n, h[0], h[1], h[2], h[3], h[4], path) for h in heads]
-
-
-def _decode_column(
-    fh, n: int, enc: int, orig: bytes, base: int, nbytes: int, tbytes: int, path: str
-) -> np.ndarray:
-    dtype = np.dtype(orig.rstrip(b"\0").decode("ascii"))
-    if enc == _RAW:
-        return np.frombuffer(_read_exact(fh, nbytes, path), dtype=dtype)
-    if enc == _INT:
-        stored = np.frombuffer(_read_exact(fh, nbytes, path), dtype=_narrowest_for(nbytes, n))
-        return (stored.astype(np.int64) + np.int64(base)).astype(dtype)
-    lens = (
-        np.frombuffer(_read_exact(fh, nbytes, path), dtype=_narrowest_for(nbytes, n))
-        if n
-        else np.zeros(0, int)
-    )
-    data = _read_exact(fh, tbytes, path)
-    if enc == _UTF8:
-        ends = np.cumsum(lens.astype(np.int64)).tolist()
-        starts = [0, *ends[:-1]]
-        return np.array(
-            [data[a:b].decode("utf-8", "surrogatepass") for a, b in zip(starts, ends, strict=False)],
-            dtype=dtype,
-        )
-    width = dtype.itemsize // 4
-    if n == 0 or width == 0:
-        return np.zeros(n, dtype=dtype)
-    cps = np.zeros((n, width), dtype=np.uint32)
-    cps[np.arange(width) < lens[:, None].astype(np.int64)] = np.frombuffer(data, dtype=np.uint8)
-    return cps.view(dtype).reshape(n)
-
-
-def _narrowest_for(nbytes: int, n: int) -> np.dtype:
-    """The unsigned type of a narrowed column: its width is its bytes over its rows."""
-    return np.dtype(f"u{nbytes // n}") if n else np.dtype(np.uint8)
 
 
 class _Part:
@@ -1257,8 +588,10 @@ class _Job:
                     pairs.add_histogram(h)  # 0/1 grades: the block's histogram is its pair counts
                 else:
                     pairs.add(s, rel)
-        h_bin = ScoreHistogram.merge_all(hb) if binary else None
-        if h_bin is not None and self.weighted and h_bin.scores.size == 0:
+        # merged block by block as the groups' summaries are (not folded in row order: a group's
+        # weights in memory are added in the order of its rows sorted by score and weight)
+        h_bin = ScoreHistogram.merge_all(hb)
+        if binary and self.weighted and h_bin.scores.size == 0:
             return  # every row of weight 0: no case at all, so no group (as in evaluate)
         values = {}
         if ranking:
@@ -1268,7 +601,6 @@ class _Job:
             for sp in ranking:
                 values[sp.label] = np.asarray(sp.measure.function()(table, **sp.kwargs), dtype=np.float64)
         for sp in binary:
-            assert h_bin is not None
             values[sp.label] = self._binary_from_summary(sp, h_bin)
         keys = np.asarray(key)
         if keys.dtype.kind == "f":

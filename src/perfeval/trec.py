@@ -60,7 +60,8 @@ from perfeval._text import place, shown
 from perfeval._validation import column, identity_groups, overflows, table_names, to_numpy
 from perfeval.engine import grouped_report, resolve
 from perfeval.exceptions import InvalidDataError, InvalidParameterError, user_stacklevel
-from perfeval.io.tables import guess_format, open_bytes, read_table
+from perfeval.io.readers import guess_format, read_table
+from perfeval.io.tables import open_bytes
 from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
 from perfeval.measures.spec import split_measures

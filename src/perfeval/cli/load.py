@@ -103,9 +103,9 @@ def group_position(args: Any, file: str) -> Callable[[list[str], bool], dict[int
 
 def read(args: Any, file: str, labels: Callable[[list[str], bool], Iterable[int]] | None = None) -> Any:
     """The table of ``file`` as the table options of the command line say to read it (``labels``: the
-    positions of columns to keep as written, :func:`perfeval.io.tables.read_table`).
+    positions of columns to keep as written, :func:`perfeval.io.readers.read_table`).
     """
-    from perfeval.io.tables import read_table
+    from perfeval.io.readers import read_table
 
     return read_table(
         path_of(file),
@@ -423,7 +423,7 @@ def earliest(*checks: Callable[[], Any]) -> list:
 
 class ChunkChecks:
     """The checks of a table read whole, on each chunk of a file read in chunks (the ``convert`` of
-    :func:`perfeval.stream.iter_columns`, whose columns are target, score, weight, group, id): the same
+    :func:`perfeval.io.readers.iter_columns`, whose columns are target, score, weight, group, id): the same
     errors, at the same lines.
 
     Parameters
@@ -590,8 +590,8 @@ def _large_numeric(args: Any) -> tuple | None:
     path = path_of(args.file)
     if path is None or not os.path.isfile(path) or os.path.getsize(path) < LARGE_BYTES:
         return None
-    from perfeval.io.tables import BOM, clean, guess_format, open_bytes
-    from perfeval.stream import iter_columns
+    from perfeval.io.readers import guess_format, iter_columns
+    from perfeval.io.tables import BOM, clean, open_bytes
 
     fmt = args.input_format
     if fmt == "auto":  # JSON lines are read whole (by name, or by their first byte)

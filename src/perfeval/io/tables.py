@@ -1,9 +1,10 @@
-r"""Reading evaluation tables for the ``perfeval`` command: whitespace text, CSV, TSV, JSON lines and
-Parquet, from a file or standard input, plain or compressed, with or without a header.
+r"""The grammar of evaluation tables: the bytes of every format, and the records of whitespace
+text, CSV and TSV, with or without a header; the :class:`Table` every reader gives.
 
-One reading, shared by the whole-file reader (:func:`read_table`) and the chunked one
-(:func:`perfeval.stream.iter_columns`), so that a file gives the same table, or the same error,
-whichever reads it:
+The readers of :mod:`perfeval.io.readers` (one a format: :mod:`perfeval.io.text`,
+:mod:`perfeval.io.jsonl`, :mod:`perfeval.io.parquet`) read a whole file, chunks of it and Dask
+partitions by these rules, so that a file gives the same table, or the same error, whichever reads
+it:
 
 - bytes: ``.gz``/``.bz2``/``.xz`` are decompressed (by magic bytes, whatever the name); a UTF-8
   byte-order mark is dropped; ``\r\n`` and a lone ``\r`` end a line as ``\n`` does; a NUL byte,
@@ -28,9 +29,6 @@ names the source, the line and the column, on one line.
 from __future__ import annotations
 
 import csv
-import json
-import math
-import os
 import re
 import sys
 import warnings
@@ -43,12 +41,10 @@ from perfeval.exceptions import (
     CommentLinesWarning,
     InputFormatError,
     InvalidParameterError,
-    MissingDependencyError,
     user_stacklevel,
 )
 from perfeval.io import grammar
 
-FORMATS = ("auto", "text", "csv", "tsv", "jsonl", "parquet")
 COMPRESSED = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "lzma"}
 COMPRESSED_EXT = (".gz", ".bz2", ".xz")
 BOM = b"\xef\xbb\xbf"
@@ -356,39 +352,6 @@ def check_bytes(body: bytes, source: str, line0: int = 0, quoted: bool = False) 
 
 
 # -- format and header ---------------------------------------------------------------------------
-def _strip_ext(path: str | None) -> str:
-    p = (path or "").lower()
-    for ext in COMPRESSED_EXT:
-        if p.endswith(ext):
-            return p[: -len(ext)]
-    return p
-
-
-def guess_format(path: str | None, sample: bytes) -> str:
-    """The format from the file name, else from the first data line."""
-    ext = os.path.splitext(_strip_ext(path))[1]
-    if ext in (".parquet", ".pq"):
-        return "parquet"
-    if ext in (".jsonl", ".ndjson"):
-        return "jsonl"
-    if ext == ".tsv":
-        return "tsv"
-    if ext == ".csv":
-        return "csv"
-    if sample[:4] == b"PAR1":
-        return "parquet"
-    first = sample.lstrip().split(b"\n", 1)[0]
-    if first.startswith(b"{"):
-        return "jsonl"
-    if b"\t" in first and b"," not in first:
-        # PERF's own files (the KDD Cup samples) end their lines with a tab: white space text, not a
-        # TSV with an empty last column (its field count is still checked line by line)
-        return "text" if first.rstrip(b"\r").endswith(b"\t") else "tsv"
-    if b"," in first or b";" in first:
-        return "csv"
-    return "text"
-
-
 def sniff_delimiter(fmt: str, sample: bytes, delimiter: str | None) -> str | None:
     """The field delimiter of a CSV/TSV table (None for text): as given, else the one of ``,``,
     ``;`` and tab found the same number of times (outside quotes) on the first lines.
@@ -1025,66 +988,18 @@ def fields_lines(fields: list[str]) -> int:
 
 
 # -- whole tables ------------------------------------------------------------------------------
-def read_table(
-    path: str | None,
-    fmt: str = "auto",
+def text_table(
+    raw: bytes,
+    source: str,
+    fmt: str,
     header: bool | None = None,
-    *,
     delimiter: str | None = None,
     identity: Identity | None = None,
     labels: Identity | None = None,
 ) -> Table:
-    """Read a whole table.
-
-    Parameters
-    ----------
-    path : str or None
-        A file (plain, or compressed with gzip, bzip2 or xz), or None / ``"-"`` for standard input.
-    fmt : {"auto", "text", "csv", "tsv", "jsonl", "parquet"}
-    header : bool or None
-        None detects a header: a first row with a field that is not a number while the second
-        row's field in that column is.
-    delimiter : str, optional
-        The CSV field delimiter (default: sniffed among ``,``, ``;`` and tab).
-    identity : callable, optional
-        ``(names, header) -> positions`` (0-based) of the identity columns (groups, ids): read as
-        int64 when every value is a plain integer, else as the text written (never as floats).  It
-        may return ``{position: role}`` instead: an error names the column by its role or option
-        (``"--group"``, ``"--id"``, ``"qid"``: :func:`id_column`).
-    labels : callable, optional
-        ``(names, header) -> positions`` of columns to keep as written, as identity columns are read
-        (int64 when every value is a plain integer, else the text) but not refused when written as
-        floats: to compare two files' columns exactly (``perfeval compare``).  In Parquet they keep
-        their type (a float column stays float).
-
-    Returns
-    -------
-    Table
-        Its ``skipped`` counts the lines read as comments (a ``#`` line before the header, or
-        anywhere without a header; after a header such a line is a row).
-
-    Warns
-    -----
-    CommentLinesWarning
-        When a line was skipped as a comment: how many, and which.
+    """The whole table of a text, CSV or TSV file's bytes (:func:`perfeval.io.readers.read_table`
+    reads every format; its parameters).
     """
-    source = path if path and path != "-" else "standard input"
-    if fmt not in FORMATS:
-        raise InvalidParameterError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    fh = open_bytes(path, source)
-    try:
-        raw = fh.read()
-    except OSError as e:
-        raise InputFormatError(f"cannot be read ({e.strerror})", source=source) from None
-    finally:
-        if fh is not sys.stdin.buffer:
-            fh.close()
-    if fmt == "auto":
-        fmt = guess_format(path, raw[:65536].lstrip(BOM))
-    if fmt == "parquet":
-        return _parquet(raw, source, identity, labels)
-    if fmt == "jsonl":
-        return _jsonl(clean(raw, True), source, identity, labels)
     body = clean(raw, True)
     check_bytes(body, source, 0, fmt != "text" or delimiter is not None)
     lay = layout(body, fmt, header, delimiter, source)
@@ -1120,177 +1035,9 @@ def read_table(
     return table
 
 
-class _DuplicateKey(ValueError):
-    """A JSON object naming a key twice (:func:`_unique_keys`)."""
-
-    def __init__(self, key: str):
-        self.key = key
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    """A JSON object as a dict, its keys each once: the standard library keeps the last of two values
-    of one key silently (``{"s": 0.3, "s": 0.9}`` is ``{"s": 0.9}``), a row that is not the one
-    written; an error instead (RFC 8259: names should be unique; readers differ on which they keep).
-    """
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return out
-
-
-def load_record(text: str | bytes):
-    """One line of JSON lines, as :func:`json.loads` reads it but refusing an object that names a key
-    twice (:func:`_unique_keys`; raises ``_DuplicateKey``).  Each key of the text is followed by its
-    own colon: an object with as many keys as the line has colons names none twice, and is not read
-    again (the common flat record; the check costs a count, the hook doubles the parse).
-    """
-    rec = json.loads(text)
-    colons = text.count(b":") if isinstance(text, bytes) else text.count(":")
-    if isinstance(rec, dict) and colons != len(rec):  # a key twice, a nested key or a ':' in text
-        rec = json.loads(text, object_pairs_hook=_unique_keys)
-    return rec
-
-
-def _record(text: str, source: str, line: int) -> dict:
-    """One line of JSON lines as an object (:func:`load_record`), or an error naming its line."""
-    try:
-        rec = load_record(text)
-    except _DuplicateKey as e:
-        raise InputFormatError(
-            f"the key {e.key!r} is given twice in one object (a JSON reader keeps one of its values "
-            "without a word): give each key once",
-            source=source,
-            line=line,
-        ) from None
-    except json.JSONDecodeError as e:
-        raise InputFormatError(f"not valid JSON ({e.msg})", source=source, line=line) from None
-    except (ValueError, RecursionError) as e:  # an integer of over 4300 digits; nesting too deep
-        why = (
-            "nested too deeply"
-            if isinstance(e, RecursionError)
-            else "an integer of too many digits"
-            if "digits" in str(e)
-            else one_line(e)
-        )
-        raise InputFormatError(f"not valid JSON here ({why})", source=source, line=line) from None
-    if not isinstance(rec, dict):
-        raise InputFormatError("expected a JSON object a line", source=source, line=line)
-    return rec
-
-
-def _jsonl(raw: bytes, source: str, identity: Identity | None, labels: Identity | None = None) -> Table:
-    records = []
-    for k, line in enumerate(raw.decode("utf-8", errors="replace").split("\n"), 1):
-        s = line.strip()
-        if s:
-            records.append((k, _record(s, source, k)))
-    if not records:
-        raise InputFormatError("holds no data", source=source)
-    names = list(records[0][1])
-    roles = id_roles(identity(names, True)) if identity is not None else {}
-    ids = set(roles)
-    kept = set(labels(names, True)) - ids if labels is not None else set()
-    cols = {}
-    for c, name in enumerate(names):
-        vals = []
-        for k, rec in records:
-            if name not in rec:
-                raise InputFormatError(f"the field {name!r} is missing", source=source, line=k)
-            v = rec[name]
-            if v is None or isinstance(v, (dict, list)):
-                what = "null" if v is None else "not a single value"
-                raise InputFormatError(f"the field {name!r} is {what}", source=source, line=k)
-            if c in ids and isinstance(v, float):
-                raise InputFormatError(
-                    f"{id_column(name, roles[c], 'field')} is a floating-point number ({v!r}); ids must "
-                    "be integers or strings",
-                    source=source,
-                    line=k,
-                )
-            vals.append(v)
-        if c in ids or c in kept:
-            cols[name] = grammar.identity([str(v).lower() if isinstance(v, bool) else str(v) for v in vals])
-        elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
-            cols[name] = np.array([_float(v) for v in vals], dtype=np.float64)
-        elif all(isinstance(v, bool) for v in vals):
-            cols[name] = np.array(vals, dtype=bool)
-        else:
-            cols[name] = np.array([str(v) for v in vals], dtype=str)
-    return Table(names, cols, source, True, np.array([k for k, _ in records]))
-
-
-def _float(v: int | float) -> float:
-    """A JSON number as float64: an integer past its range is +-inf, as the same digits in text are."""
-    try:
-        return float(v)
-    except OverflowError:
-        return math.inf if v > 0 else -math.inf
-
-
-def _parquet(raw: bytes, source: str, identity: Identity | None, labels: Identity | None = None) -> Table:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise MissingDependencyError(
-            "reading Parquet needs pyarrow: pip install 'perfeval[parquet]'"
-        ) from None
-    try:
-        # the file's own reader: pq.read_table refuses two columns of one name (positions tell them apart)
-        t = pq.ParquetFile(pa.BufferReader(raw)).read()
-    except Exception as e:  # pyarrow raises several types for a bad file
-        raise InputFormatError(f"is not a readable Parquet file ({one_line(e)})", source=source) from None
-    names = list(t.column_names)
-    if t.num_rows == 0:  # as a text table of a header and no row: no number to give
-        raise InputFormatError(empty_parquet(names), source=source)
-    roles = id_roles(identity(names, True)) if identity is not None else {}
-    ids = set(roles)
-    kept = set(labels(names, True)) - ids if labels is not None else set()
-    data = []
-    nulls: dict[int, int] = {}
-    for c, name in enumerate(names):
-        col = t.column(c)
-        arr = parquet_numpy(col)
-        if col.null_count:  # an error where the column is used (the chunked reader reads no other)
-            nulls[c] = first_null(col)
-            if c in kept:
-                raise InputFormatError(null_message(name), source=source, row=nulls[c] + 1)
-        elif c in ids or (c in kept and arr.dtype.kind != "f"):
-            arr = parquet_identity(arr, name, source, roles.get(c))
-        data.append(arr)
-    columns: dict[str, np.ndarray] = {}
-    for name, col in zip(names, data, strict=False):
-        columns.setdefault(name, col)
-    return Table(names, columns, source, True, data=data, rows_only=True, nulls=nulls)
-
-
-def empty_parquet(names: Sequence[str]) -> str:
-    """The message of a Parquet file of no rows (a text table's is 'holds a header and no data')."""
-    return f"holds no rows (columns: {', '.join(map(str, names))}): no measure to give"
-
-
 def null_message(name: str) -> str:
     """The message of a used Parquet column holding a null (its row named beside it)."""
     return f"the column {name!r} holds a null, a missing value: every row needs one"
-
-
-def first_null(col) -> int:
-    """The first row (0-based) of a pyarrow column that holds a null."""
-    import pyarrow.compute as pc
-
-    return int(pc.index(col.is_null(), True).as_py())
-
-
-def parquet_numpy(col) -> np.ndarray:
-    """A pyarrow column as numpy (a type numpy does not hold, such as a dictionary: its values)."""
-    try:
-        return col.to_numpy()
-    except Exception:  # pyarrow raises several types
-        return np.array(col.to_pylist(), dtype=object)
 
 
 def check_text_ids(
@@ -1314,25 +1061,6 @@ def check_text_ids(
                 source=where.source,
                 **where.at(i),
             )
-
-
-def parquet_identity(arr: np.ndarray, name: str, source: str, role: str | None = None) -> np.ndarray:
-    """An identity column from Parquet: integers as int64, text as text, floats refused (the column
-    named by its ``role`` or option: :func:`id_column`).
-    """
-    if arr.dtype.kind in "iu":
-        if arr.dtype.kind == "u" and len(arr) and int(arr.max()) > (1 << 63) - 1:
-            return arr.astype(str)
-        return arr.astype(np.int64, copy=False)
-    if arr.dtype.kind == "f":
-        raise InputFormatError(
-            f"{id_column(name, role)} holds floating-point numbers; ids must be integers or text (cast the "
-            "column)",
-            source=source,
-        )
-    if arr.dtype.kind == "b":
-        return arr.astype(np.int64)
-    return np.asarray([str(v) for v in arr.tolist()], dtype=str)
 
 
 def one_line(e: BaseException) -> str:

@@ -26,6 +26,24 @@ def runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.frombuffer(vals, np.float64), np.frombuffer(counts, np.float64)
 
 
+def checked_cases(
+    y_true: Any, y_score: Any, sample_weight: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The checks of :meth:`ScoreHistogram.from_arrays`: (positives as booleans, float64 scores,
+    weights or None), or the error of the first thing wrong.
+    """
+    is_pos = zero_one(y_true)
+    s = one_d("y_score", y_score)
+    check_pair(is_pos, s)
+    check_no_nan(s)
+    w = None
+    if sample_weight is not None:
+        w = one_d("sample_weight", sample_weight)
+        same_length("sample_weight", w, len(s))
+        check_weights(w, "sample_weight")
+    return is_pos, s, w
+
+
 class ScoreHistogram:
     """Distinct scores (ascending) with the positive and negative weight at each.
 
@@ -152,16 +170,7 @@ class ScoreHistogram:
         InvalidParameterError
             Mismatched lengths, a target other than 0/1, a NaN score, a negative weight.
         """
-        is_pos = zero_one(y_true)
-        s = one_d("y_score", y_score)
-        check_pair(is_pos, s)
-        check_no_nan(s)
-        w = None
-        if sample_weight is not None:
-            w = one_d("sample_weight", sample_weight)
-            same_length("sample_weight", w, len(s))
-            check_weights(w, "sample_weight")
-        return cls.from_checked(is_pos, s, w)
+        return cls.from_checked(*checked_cases(y_true, y_score, sample_weight))
 
     @classmethod
     def from_checked(cls, is_pos: np.ndarray, s: np.ndarray, w: np.ndarray | None = None) -> ScoreHistogram:
@@ -325,3 +334,91 @@ class ScoreHistogram:
     @classmethod
     def from_dict(cls, d: dict[str, list[float]]) -> ScoreHistogram:
         return cls(np.asarray(d["scores"]), np.asarray(d["pos"]), np.asarray(d["neg"]))
+
+
+# -- batch by batch -----------------------------------------------------------------------------------
+#: cases a summary built batch by batch holds as sorted cells before it folds them in (at least; as
+#: many as the summary holds when it is larger): a fold sorts the summary's cells with theirs
+FOLD_ROWS = 1 << 16
+
+Cells = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def cells(is_pos: np.ndarray, s: np.ndarray, w: np.ndarray | None = None) -> Cells:
+    """A batch of checked cases (:func:`checked_cases`) as cells for :func:`folded`: (scores
+    ascending, positive weight, negative weight).  Without weights, the batch's own summary (its
+    distinct scores with their counts, whole numbers that any order adds exactly); with weights,
+    a cell a case (weight 0: none), a score's cells in row order, so that :func:`folded` adds each
+    score's weights in the order :meth:`ScoreHistogram.from_checked` adds them over all the rows.
+    """
+    if w is None:
+        h = ScoreHistogram.from_checked(is_pos, s)
+        return h.scores, h.pos, h.neg
+    if not w.all():  # a case of weight 0 is no case at all
+        keep = w > 0
+        s, is_pos, w = s[keep], is_pos[keep], w[keep]
+    pos = w * is_pos  # as ScoreHistogram.from_checked weighs a case
+    by_score = np.argsort(s, kind="stable")  # a sorted run for folded(); one score's rows in order
+    return s[by_score], pos[by_score], (w - pos)[by_score]
+
+
+def folded(h: ScoreHistogram, pending: list[Cells]) -> ScoreHistogram:
+    """``h`` with the cells of ``pending`` added, each distinct score's weight summed in row order
+    as :meth:`ScoreHistogram.from_checked` sums it over all the rows at once (a bincount runs
+    through its array in order): the one fold of every summary built batch by batch (a
+    :class:`perfeval.Metric`, :func:`perfeval.stream.evaluate_stream`).  Every batch's cells are
+    sorted by score, stably (:func:`cells`), and so is the summary: a stable sort of the
+    concatenation merges these runs, and keeps the cells of each score in the order summary, then
+    batches in the order they came, each in row order.
+    """
+    if not pending:
+        return h
+    both = np.concatenate([h.scores, *(p[0] for p in pending)])
+    order = np.argsort(both, kind="stable")  # sorted runs: merged, not sorted again
+    merged = both[order]
+    new = np.empty(len(merged), dtype=bool)
+    new[:1] = True
+    np.not_equal(merged[1:], merged[:-1], out=new[1:])  # -0.0 == 0.0: one score
+    run = np.cumsum(new, dtype=np.intp) - 1  # the distinct score of each cell, in merged order
+    k = int(run[-1]) + 1 if len(run) else 0
+    pos = np.concatenate([h.pos, *(p[1] for p in pending)])[order]
+    neg = np.concatenate([h.neg, *(p[2] for p in pending)])[order]
+    return ScoreHistogram(
+        merged[new] + 0.0,  # a run of -0.0 and 0.0 is 0.0, as ScoreHistogram's runs() keeps it
+        np.bincount(run, weights=pos, minlength=k),
+        np.bincount(run, weights=neg, minlength=k),
+    )
+
+
+class Fold:
+    """A summary built batch by batch: each batch's :func:`cells` kept until they are as many as
+    :data:`FOLD_ROWS` or the summary's cells, then :func:`folded` in (a
+    :class:`perfeval.Metric` keeps the same two lists itself, to restore them when an update fails).
+
+    Examples
+    --------
+    >>> f = Fold()
+    >>> _ = f.add(np.array([True, False]), np.array([0.9, 0.5]))
+    >>> _ = f.add(np.array([True, False]), np.array([0.5, 0.1]))
+    >>> f.summary() == ScoreHistogram.from_arrays([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1])
+    True
+    """
+
+    def __init__(self) -> None:
+        self._summary = ScoreHistogram.empty()
+        self._pending: list[Cells] = []
+        self._waiting = 0
+
+    def add(self, is_pos: np.ndarray, s: np.ndarray, w: np.ndarray | None = None) -> Cells:
+        """A batch of checked cases (:func:`checked_cases`); returns its cells."""
+        c = cells(is_pos, s, w)
+        self._pending.append(c)
+        self._waiting += len(s)
+        if self._waiting >= max(FOLD_ROWS, len(self._summary.scores)):
+            self._summary, self._pending, self._waiting = folded(self._summary, self._pending), [], 0
+        return c
+
+    def summary(self) -> ScoreHistogram:
+        """The summary of every case added so far."""
+        self._summary, self._pending, self._waiting = folded(self._summary, self._pending), [], 0
+        return self._summary

@@ -366,7 +366,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         args.group is not None or all(s.measure.kind == "binary" for s in specs)
     ) and not args.partition
     big = path is not None and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES
-    if not (args.stream or (big and streamable and args.input_format != "jsonl")):
+    if not (args.stream or (big and streamable)):
         return None
     if not streamable:
         raise InvalidParameterError(
@@ -375,7 +375,8 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         )
     from perfeval import _native
     from perfeval.io.columns import pick
-    from perfeval.stream import evaluate_stream, evaluate_stream_grouped, iter_columns
+    from perfeval.io.readers import iter_columns
+    from perfeval.stream import evaluate_stream, evaluate_stream_grouped
 
     # this process allocates and frees blocks of 64 MB and their columns, chunk after chunk: keep the
     # freed memory for the next chunk (a fresh mapping's pages are zeroed by the kernel on first
@@ -520,7 +521,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
                 raise InputFormatError(f"{what} ({one_line(e)})", source=path) from None
             raise
     if report.params.get("rows") == 0:  # as read whole: no row, no number to give
-        from perfeval.io.tables import empty_parquet
+        from perfeval.io.parquet import empty_parquet
 
         raise InputFormatError(
             empty_parquet(names)

@@ -1,0 +1,380 @@
+"""The reader of whitespace text, CSV and TSV (:mod:`perfeval.io.readers`): a whole file by
+:func:`perfeval.io.tables.text_table`, chunks of whole records cut at a record's end (the same
+grammar, the same compiled fast path, the lines counted across chunks), and Dask partitions read by
+pandas under the layout the other readers tell (header, delimiter, comments), their bytes checked
+on the workers as the other readers check them; a file pandas' parser refuses (a quote never
+closed, a row of another width) is this reader's error (:func:`said_as_read`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Generator, Iterator
+from typing import Any
+
+import numpy as np
+
+from perfeval._console import one_line as console_line
+from perfeval.exceptions import InputFormatError, PerfError
+from perfeval.io.base import Options, Partitions, Reader, RecordReader, Request, ahead, files
+from perfeval.io.tables import (
+    COMPRESSED_EXT,
+    Layout,
+    Skipped,
+    Table,
+    check_bytes,
+    check_text_ids,
+    clean,
+    first_lines,
+    hash_lines,
+    header_pending,
+    layout,
+    numeric,
+    open_bytes,
+    parse_body,
+    text_table,
+)
+
+
+class TextReader(Reader):
+    """Whitespace text (PERF's files), CSV and TSV."""
+
+    formats = ("text", "csv", "tsv")
+    extensions = {".tsv": "tsv", ".csv": "csv"}
+
+    def sniff(self, sample: bytes, first: bytes) -> str | None:
+        if b"\t" in first and b"," not in first:
+            # PERF's own files (the KDD Cup samples) end their lines with a tab: white space text, not a
+            # TSV with an empty last column (its field count is still checked line by line)
+            return "text" if first.rstrip(b"\r").endswith(b"\t") else "tsv"
+        if b"," in first or b";" in first:
+            return "csv"
+        return "text"
+
+    def table(self, raw: bytes, source: str, how: Options) -> Table:
+        return text_table(raw, source, how.fmt, how.header, how.delimiter, how.identity, how.labels)
+
+    def chunks(self, fh: Any, source: str, fmt: str, request: Request) -> Iterator[list]:
+        skipped = Skipped()
+        chunks = _text_chunks(fh, source, fmt, request, skipped)
+        # a regular file is read one block ahead on another thread; standard input and pipes are
+        # read here (a read of a pipe can wait for ever, and Ctrl-C must not wait for it)
+        yield from ahead(chunks) if request.regular else chunks
+        skipped.warn(source)  # in the caller's thread, once every chunk is read
+
+    def partitions(self, pattern: str, fmt: str, header: bool | None, delimiter: str | None) -> Partitions:
+        """Pandas' reader (through Dask) under the layout of the first file, as the other readers
+        tell it (never assumed): the header, the delimiter (an Excel CSV's ';'), the comments.  A
+        file pandas' parser refuses as it reads a file's head is said as this reader says it
+        (:func:`said_as_read`); on the workers, the caller says it so (:func:`unparsed`).
+        """
+        import dask.dataframe as dd
+
+        first = files(pattern)[0]
+        lay = text_layout(first, fmt, header, delimiter)
+        if lay is None:
+            raise InputFormatError("holds no data", source=first)
+        header, fmt = lay.header, lay.fmt
+        skipped = check_text_files(pattern, fmt != "text", comments=not header)
+        # without a header (PERF's files) a line starting with '#' is a comment; after a header it
+        # is a row (#N/A: a missing value), as the table readers have it (pandas' comment= would cut
+        # a line at a '#' anywhere: check_text_files refuses one inside a line of such a file)
+        kw = {
+            "sep": lay.delim or r"\s+",
+            "comment": None if header else "#",
+            "skiprows": max(lay.skip_lines - 1, 0),
+        }
+
+        def read_csv(**more: Any) -> Any:
+            try:
+                return dd.read_csv(pattern, header=0 if header else None, **kw, **more)
+            except Exception as e:  # pandas' parser refused a file: this reader says where and why
+                if unparsed(e):
+                    raise said_as_read(pattern, fmt, bool(header), lay.delim, e) from None
+                raise
+
+        first_frame = read_csv()
+        keys = list(first_frame.columns)
+        names = [str(c) for c in keys] if header else [f"column{i + 1}" for i in range(len(keys))]
+
+        def frame(group: int | None) -> Any:
+            ddf = first_frame
+            if group is not None:  # the group column read as text
+                ddf = read_csv(dtype={keys[group]: str}, keep_default_na=False)
+            if not header:
+                ddf.columns = names
+            return ddf
+
+        return Partitions(
+            fmt,
+            bool(header),
+            names,
+            lay.delim,
+            frame,
+            columns_of=(lambda f: column_names(f, fmt, True)) if header else None,
+            skipped=skipped,
+        )
+
+
+READER = TextReader()
+
+
+def text_layout(
+    path: str, fmt: str, header: bool | None = None, delimiter: str | None = None
+) -> Layout | None:
+    """The :class:`~perfeval.io.tables.Layout` of a text table (``fmt``: text, csv or tsv), from its
+    first 64 KiB: whether it has a header (detected by the readers' rule when ``header`` is None),
+    its delimiter and its column names; None when those bytes hold no data line.  Their bytes are
+    checked first, as the readers check them (:func:`perfeval.io.tables.check_bytes`).
+    """
+    fh = open_bytes(path, path)
+    try:
+        head = clean(fh.read(1 << 16), True)
+    finally:
+        fh.close()
+    cut = head.rfind(b"\n") + 1 or len(head)
+    check_bytes(head[:cut], path, 0, fmt != "text" or delimiter is not None)
+    return layout(head[:cut], fmt, header, delimiter, path)
+
+
+def column_names(path: str, fmt: str, header: bool | None = None) -> list[str]:
+    """The columns of a text table: its header's names, or column1, column2, ... without one."""
+    lay = text_layout(path, fmt, header)
+    return [] if lay is None else list(lay.names)
+
+
+def _text_chunks(
+    fh: Any, source: str, fmt: str, request: Request, skipped: Skipped
+) -> Generator[list, None, None]:
+    """The chunks of a text table; the lines skipped as comments are counted in ``skipped``.  The
+    columns are chosen at the first data line, as the whole-file reader chooses them once it has
+    read its table: a table of a header only is said as such, and a wrong line of the first block
+    before a column that is not there.
+    """
+    header, delimiter, meter = request.header, request.delimiter, request.meter
+    ids, labels, convert = request.ids, request.labels, request.convert
+    quoted = fmt != "text" or delimiter is not None
+    rd = RecordReader(fh, request.chunk_bytes, quoted, source)
+    lay = None
+    picks: list[int | None] | None = None
+    want_ids: set[int] = set()
+    checked: dict[int, str | None] = {}  # the identity columns that are ids (not labels), their roles
+    rows = 0
+    for body, last in rd.blocks():
+        check_bytes(body, source, rd.line0, quoted)  # before the header is told, as read_table does
+        if lay is None:
+            if not last and len(first_lines(body, 2)) < 2:
+                rd.unread(body)  # the header is told from two data lines, as the whole-file reader does
+                continue
+            if not last and header_pending(body, fmt, header, delimiter):
+                # pandas' default names: read on to the look-ahead of the whole-file reader
+                rd.unread(body, bounded=False)
+                continue
+            lay = layout(body, fmt, header, delimiter, source)
+            if lay is None:  # nothing but blank or comment lines so far
+                hash_lines(body, rd.line0, skipped)
+                rd.line0 += body.count(b"\n")
+                continue
+            hash_lines(body[: lay.skip], rd.line0, skipped)  # comments before the header
+            rd.line0 += lay.skip_lines
+            body = body[lay.skip :]
+        if picks is None and first_lines(body, 1, lay.comments):
+            try:
+                picks = request.picks(list(lay.names), lay.header, source)
+            except PerfError:  # the whole-file reader reads its table first: a wrong line is said first
+                parse_body(body, lay, len(lay.names), set(), source, rd.line0, skipped=Skipped())
+                raise
+            want_ids = {k for i in set(ids) | labels if i < len(picks) and (k := picks[i]) is not None}
+            checked = {k: role for i, role in ids.items() if i < len(picks) and (k := picks[i]) is not None}
+        if picks is not None and first_lines(body, 1, lay.comments):
+            out, n = _picked(
+                body, lay, picks, set(ids) | labels, want_ids, checked, rd.line0, source, skipped, convert
+            )
+            if meter:
+                meter.advance(len(body), n)
+            rows += n
+            if n:
+                yield out
+        else:
+            hash_lines(body, rd.line0, skipped)  # blank or comment lines only
+        rd.line0 += body.count(b"\n")
+    if lay is None:
+        raise InputFormatError("holds no data", source=source)
+    if rows == 0:
+        raise InputFormatError("holds a header and no data", source=source)
+
+
+def _picked(
+    body: bytes,
+    lay,
+    picks: list[int | None],
+    ids,
+    want_ids: set[int],
+    checked: dict[int, str | None],
+    line0: int,
+    source: str,
+    skipped=None,
+    convert=None,
+) -> tuple[list, int]:
+    """The picked columns of a block (identity columns as read, the others as numbers, or as
+    ``convert`` makes them) and its rows (the lines skipped as comments added to ``skipped``).
+    """
+    cols, lines = parse_body(body, lay, len(lay.names), want_ids, source, line0, skipped=skipped)
+    out: list = []
+    where = Table([], {}, source, lay.header, lines, body if lines is None else None, line0, [], lay.comments)
+    check_text_ids(where, lay.names, cols, checked)
+    if convert is not None:
+        return convert([None if k is None else cols[k] for k in picks], where), (len(cols[0]) if cols else 0)
+    for i, k in enumerate(picks):
+        if k is None:
+            out.append(None)
+        elif i in ids:
+            out.append(cols[k])
+        else:
+            out.append(_numbers(cols[k], lay.names[k], where))
+    return out, (len(cols[0]) if cols else 0)
+
+
+def _numbers(col: np.ndarray, name: str, where) -> np.ndarray:
+    """A picked column that must be numbers: float64, or an error naming the line of the first that is
+    not (``where``: a :class:`perfeval.io.tables.Table` of the block, for its lines).
+    """
+    return numeric(where, name, col, "")
+
+
+#: bytes of a text file a worker checks at a time (:func:`check_text_files`)
+CHECK_BYTES = 64 << 20
+
+
+def check_text_files(pattern: str, quoted: bool, comments: bool = False) -> dict[str, Any]:
+    """The bytes of every text file ``pattern`` names checked on the workers as the table readers
+    check a file (:func:`perfeval.io.tables.check_bytes`: a NUL byte, or a character that is a line
+    end to some readers and not to others, such as a form feed, outside quotes when ``quoted``):
+    one line naming the file, the line and the column, before any work starts.  Each file is read
+    in blocks of whole lines (one block for a compressed file), its lines counted block by block.
+
+    ``comments`` (a file without a header): the lines starting with '#' are comments, returned as
+    ``{file: Skipped}`` to be said; a '#' inside a line is refused (pandas would cut the line there,
+    where the table readers read a field).
+    """
+    import dask
+    from dask.bytes import read_bytes
+
+    tasks = []
+    for f in files(pattern):
+        compressed = f.lower().endswith(COMPRESSED_EXT)
+        if compressed:  # one block, read on a worker by the table readers' own opening, whose
+            # errors name the file (a corrupt or cut gzip: CRC check failed, EOFError)
+            tasks.append((f, [dask.delayed(_check_compressed)(f, quoted, comments)]))
+            continue
+        _, blocks, paths = read_bytes(
+            f,
+            delimiter=b"\n",
+            blocksize=None if compressed else CHECK_BYTES,
+            sample=False,
+            compression="infer" if compressed else None,
+            include_path=True,
+        )
+        for name, file_blocks in zip(paths, blocks, strict=True):
+            shown = f if len(paths) == 1 else name
+            tasks.append(
+                (
+                    shown,
+                    [
+                        dask.delayed(_check_block)(b, k == 0, quoted, comments)
+                        for k, b in enumerate(file_blocks)
+                    ],
+                )
+            )
+    results = dask.compute([t for _, t in tasks])[0]
+    out: dict[str, Any] = {}
+    for (name, _), found in zip(tasks, results, strict=True):
+        line0 = 0
+        skipped = out.setdefault(name, Skipped())
+        for lines, bad, (count, first) in found:
+            if bad is not None:
+                raise InputFormatError(bad[1], source=name, line=line0 + bad[0])
+            skipped.merge(Skipped(count, [line0 + k for k in first]))
+            line0 += lines
+    return out
+
+
+def _check_compressed(path: str, quoted: bool, comments: bool) -> tuple[int, Any, tuple]:
+    """:func:`_check_block` of a compressed file, read whole by :func:`perfeval.io.tables.open_bytes`
+    (a file that cannot be decompressed is an error naming it, as read whole).
+    """
+    fh = open_bytes(path, path)
+    try:
+        data = fh.read()
+    finally:
+        fh.close()
+    return _check_block(data, True, quoted, comments)
+
+
+def _check_block(data: bytes, first: bool, quoted: bool, comments: bool) -> tuple[int, Any, tuple]:
+    """A block of a text file: its lines, the first bad byte's line (in the block) and message, and
+    (``comments``) how many of its lines are comments and the first few (lines of the block).
+    """
+    body = clean(data, first)
+    lines = body.count(b"\n")
+    try:
+        check_bytes(body, "", 0, quoted)
+    except InputFormatError as e:
+        return lines, (int(e.line or 1), e.message), (0, [])
+    hashes = Skipped()
+    if comments and b"#" in body:
+        for k, line in enumerate(body.split(b"\n"), 1):
+            if b"#" not in line:
+                continue
+            if not line.lstrip().startswith(b"#"):
+                return lines, (k, _HASH_INSIDE), (0, [])
+            hashes.add(k)
+    return lines, None, (hashes.count, hashes.first)
+
+
+_HASH_INSIDE = (
+    "holds '#' inside a line of a table without a header: --dask reads it as the start of a comment "
+    "there (pandas) and the other readers as data; give the table a header, or drop --dask"
+)
+
+
+def unparsed(e: BaseException) -> bool:
+    """Whether ``e`` is pandas' CSV parser refusing a file's text (raised on a worker, or wrapped by
+    Dask's reading of the first file's head): a quote never closed, a row of another width.
+    """
+    import pandas as pd  # heavy: only once something failed
+
+    seen: set[int] = set()
+    at: BaseException | None = e
+    while at is not None and id(at) not in seen:
+        if isinstance(at, pd.errors.ParserError):
+            return True
+        seen.add(id(at))
+        at = at.__cause__ or at.__context__
+    return False
+
+
+def said_as_read(pattern: str, fmt: str, header: bool, delimiter: str | None, e: BaseException) -> Exception:
+    """The error of a text file that pandas' parser refused (:func:`unparsed`), as this reader says it:
+    each file ``pattern`` names read in chunks (:meth:`TextReader.chunks`, with the header and
+    delimiter told from the first file) up to the first problem, its file and line named (a quote
+    never closed: the line where it opens).  When they read every file, pandas' own words, the file
+    named.
+    """
+    found = files(pattern)
+    for f in found:
+        try:
+            fh = open_bytes(f, f)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # comment lines: said when the files are read
+                    for _ in READER.chunks(fh, f, fmt, Request([], header, delimiter)):
+                        pass
+            finally:
+                fh.close()
+        except PerfError as problem:
+            return problem
+    return InputFormatError(
+        f"cannot be read by Dask's CSV reader ({console_line(e)})",
+        source=found[0] if len(found) == 1 else pattern,
+    )
