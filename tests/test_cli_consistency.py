@@ -1023,10 +1023,10 @@ def test_a_bad_file_gives_the_same_error_read_whole_and_streamed(tmp_path, capsy
 
 def test_a_streamed_file_whose_chunks_hold_0_1_and_minus_1_1_is_not_a_coding(tmp_path):
     """Chunk by chunk each coding looks right; the file's labels are -1, 0 and 1: an error, as in memory."""
+    from perfeval.backends.stream import iter_columns
     from perfeval.cli.load import ChunkChecks
     from perfeval.exceptions import InputFormatError
     from perfeval.io.columns import choose
-    from perfeval.stream import iter_columns
 
     f = tmp_path / "t.csv"
     f.write_text("y,p\n" + "1,0.5\n0,0.25\n" * 20 + "-1,0.75\n1,0.5\n" * 20)

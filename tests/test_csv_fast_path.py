@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from perfeval.backends.stream import iter_columns
 from perfeval.exceptions import PerfError
 from perfeval.io import tables
 from perfeval.io.tables import Layout, parse_body, read_table
-from perfeval.stream import iter_columns
 
 
 @contextlib.contextmanager

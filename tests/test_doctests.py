@@ -37,7 +37,7 @@ WITH_EXAMPLES = _with_examples()
 def test_the_search_finds_the_examples():
     # the modules known to hold examples are found (a broken search would test nothing)
     assert {
-        "perfeval.evaluation",
+        "perfeval.api.evaluation",
         "perfeval.summaries.histogram",
         "perfeval.measures.spec",
         "perfeval.functional",

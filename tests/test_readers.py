@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from perfeval.backends.stream import iter_columns
 from perfeval.exceptions import CommentLinesWarning, InputFormatError, PerfError
 from perfeval.io.tables import numeric, read_table
-from perfeval.stream import iter_columns
 
 
 def both(tmp_path, content: bytes, name: str = "t.txt", cols=("1", "2"), ids=(), chunk: int = 7, **kw):

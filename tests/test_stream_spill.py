@@ -17,9 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfeval import evaluate
-from perfeval.exceptions import InvalidDataError, InvalidParameterError
-from perfeval.measures import list_measures
-from perfeval.stream import (
+from perfeval.backends.stream import (
     _Job,
     _read_blocks,
     _write_block,
@@ -27,6 +25,8 @@ from perfeval.stream import (
     iter_columns,
     partitions_for,
 )
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval.measures import list_measures
 
 ALL = [m.name for m in list_measures()]
 BINARY = [m.name for m in list_measures() if m.kind == "binary"]
@@ -345,7 +345,7 @@ def test_spill_removed_on_signal(tmp_path, sig):
     code = textwrap.dedent(f"""
         import signal, sys, time
         import numpy as np
-        from perfeval.stream import evaluate_stream_grouped
+        from perfeval.backends.stream import evaluate_stream_grouped
 
         signal.signal(signal.SIGHUP, signal.SIG_DFL)
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from perfeval import evaluate
+from perfeval.backends.stream import evaluate_stream_grouped
 from perfeval.measures import list_measures
-from perfeval.stream import evaluate_stream_grouped
 
 BINARY = [m.name for m in list_measures() if m.kind == "binary"]
 RANKING = [m.name for m in list_measures() if m.kind == "ranking"]
@@ -142,7 +142,7 @@ def test_the_spill_is_smaller_than_its_text(tmp_path):
     g = rng.integers(0, 10**9, n)
     with open(path, "w") as fh:
         fh.writelines(f"{a} {b:.10f} {c}\n" for a, b, c in zip(y, s, g, strict=False))
-    from perfeval.stream import iter_columns
+    from perfeval.backends.stream import iter_columns
 
     chunks = ((t, sc, gg) for t, sc, _w, gg in iter_columns(str(path), ["1", "2", None, "3"], ids=(3,)))
     r = evaluate_stream_grouped(chunks, measures=["gauc"])
@@ -153,7 +153,7 @@ def test_a_full_disk_under_the_spill_is_one_line_and_leaves_nothing(tmp_path, ca
     import errno
     import tempfile
 
-    import perfeval.stream as S
+    import perfeval.backends.stream as S
     from conftest import run_cli
 
     data = tmp_path / "d.txt"

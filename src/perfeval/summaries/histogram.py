@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from perfeval import _native
-from perfeval._validation import check_no_nan, check_pair, check_weights, one_d, same_length, zero_one
+from perfeval.base.checks import check_no_nan, check_pair, check_weights, one_d, same_length, zero_one
 from perfeval.exceptions import InvalidParameterError
 
 
@@ -165,7 +165,7 @@ class ScoreHistogram:
 
     @classmethod
     def from_checked(cls, is_pos: np.ndarray, s: np.ndarray, w: np.ndarray | None = None) -> ScoreHistogram:
-        """:meth:`from_arrays` on arrays already checked at the door (:mod:`perfeval._validation`):
+        """:meth:`from_arrays` on arrays already checked at the door (:mod:`perfeval.base.checks`):
         booleans of the positives, float64 scores without NaN, finite weights >= 0; nothing is
         checked again.
         """

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._validation import is_dask as _is_dask
+from perfeval.base.checks import is_dask as _is_dask
 from perfeval.exceptions import InvalidParameterError, MissingDependencyError
 from perfeval.summaries import ScoreHistogram
 
@@ -47,7 +47,7 @@ CODE_GRADES = "code the column so (grades above 0: 1), or evaluate in memory wit
 
 
 def _summarize(y, s, w=None) -> ScoreHistogram:
-    from perfeval._validation import LabelWords, binary_targets, check_scores, floats, to_numpy
+    from perfeval.base.checks import LabelWords, binary_targets, check_scores, floats, to_numpy
 
     y = to_numpy(y, "y_true")
     s = floats(to_numpy(s, "y_score"), "y_score")
@@ -116,7 +116,7 @@ def _summarize_frame(
     and another of 0/1 are not one coding: checked when the summaries merge), and with
     ``pos_label`` whether it holds that label and the others it holds (:func:`coded_labels`).
     """
-    from perfeval._validation import binary_coding
+    from perfeval.base.checks import binary_coding
     from perfeval.exceptions import InvalidDataError
 
     if len(pdf) == 0:  # an empty partition (a file of a header only): nothing to add
@@ -153,7 +153,7 @@ def _labels_message(target: str, y: np.ndarray, numbers: bool = False) -> str:
     labels: the one that looks positive offered, ```pos_label='click'```).  ``numbers``: the
     measures read numbers (GAUC, NDCG, ...), not 0/1 alone.
     """
-    from perfeval._validation import LabelWords, positive_choice, read_targets, shown_label
+    from perfeval.base.checks import LabelWords, positive_choice, read_targets, shown_label
 
     said = read_targets(y, LabelWords(pos_label=False, whole=False))
     if said.kind == "regression":
@@ -334,7 +334,7 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
     """
     import pandas as pd
 
-    from perfeval._validation import cases
+    from perfeval.base.checks import cases
     from perfeval.engine import finish
 
     labels: tuple[bool, frozenset] = (False, frozenset())
@@ -429,7 +429,7 @@ def connect(address: str) -> Iterator[Any]:
     import os
     import warnings
 
-    from perfeval._console import one_line
+    from perfeval.base.console import one_line
 
     # Dask's log lines stay off our stderr (a failed task is our one line): in this process, and in the
     # worker processes a local cluster starts, which read this from their environment (a user's own
@@ -629,9 +629,9 @@ def said_as_read(pattern: str, fmt: str, header: bool, delimiter: str | None, e:
     """
     import warnings
 
-    from perfeval._console import one_line
+    from perfeval.backends.stream import iter_columns
+    from perfeval.base.console import one_line
     from perfeval.exceptions import InputFormatError, PerfError
-    from perfeval.stream import iter_columns
 
     files = _files(pattern)
     for f in files:
@@ -735,7 +735,7 @@ def _first_layout(pattern: str, fmt: str, header: bool | None, delimiter: str | 
     ``0,1`` over floats are an error asking for --header or --no-header); None when its first 64 KiB
     hold no data line.
     """
-    from perfeval.stream import text_layout
+    from perfeval.backends.stream import text_layout
 
     return text_layout(_files(pattern)[0], fmt, header, delimiter)
 
@@ -850,7 +850,7 @@ def _unique_names(pattern: str) -> None:
     """
     import pyarrow.parquet as pq
 
-    from perfeval._console import one_line
+    from perfeval.base.console import one_line
     from perfeval.exceptions import InputFormatError
 
     first = _files(pattern)[0]
@@ -872,7 +872,7 @@ def _files_hold(pattern: str, fmt: str, needed: list[str]) -> None:
     from each file's schema or header before any work starts, so a missing column is one line naming
     the file and the column, not a failed task on a worker.
     """
-    from perfeval._console import one_line
+    from perfeval.base.console import one_line
     from perfeval.exceptions import InputFormatError
 
     if fmt == "jsonl":
@@ -886,7 +886,7 @@ def _files_hold(pattern: str, fmt: str, needed: list[str]) -> None:
             except Exception as e:
                 raise InputFormatError(f"is not a Parquet file ({one_line(e)})", source=f) from None
         else:
-            from perfeval.stream import column_names
+            from perfeval.backends.stream import column_names
 
             have = column_names(f, fmt, True)
         missing = [c for c in needed if c not in have]

@@ -34,19 +34,19 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._metric_state import FinishedGroups, KeptRows, key_family
-from perfeval._validation import (
+from perfeval.backends.metric_state import FinishedGroups, KeptRows, key_family
+from perfeval.base.checks import (
     Cases,
     binary_coding,
     binary_targets,
     id_kind,
     to_numpy,
 )
-from perfeval.door import check, code
 from perfeval.engine import DEFAULT_MEASURES, TIES, binary_values, finish, resolve, warn_undefined
+from perfeval.engine.door import check, code
+from perfeval.engine.report import MeasureResult, Report
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec
-from perfeval.report import MeasureResult, Report
 from perfeval.summaries import ScoreHistogram
 
 __all__ = ["Metric", "host_array"]
@@ -176,8 +176,8 @@ class Metric:
         clustered: bool = False,
         dialect: str = "perfeval",
     ):
+        from perfeval.base.checks import check_options
         from perfeval.dialects.apply import dialect_text, parse_dialect
-        from perfeval.evaluation import check_options
 
         if not isinstance(clustered, (bool, np.bool_)):
             raise InvalidParameterError(f"clustered must be True or False, got {clustered!r}")
@@ -268,7 +268,7 @@ class Metric:
         >>> m.nbytes  # group 7: its key, size and GAUC; group 8's rows are kept until it ends
         72
         """
-        from perfeval._metric_state import nbytes
+        from perfeval.backends.metric_state import nbytes
 
         size = (
             nbytes(self._labels) + nbytes(self._hist.scores) + nbytes(self._hist.pos) + nbytes(self._hist.neg)
