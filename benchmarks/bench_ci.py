@@ -32,10 +32,10 @@ a = rng.normal(size=n) + y
 b = rng.normal(size=n) + 0.9 * y
 t0 = time.perf_counter()
 if job == "delong":
-    from perfeval.delong import delong
+    from perfeval.stats.delong import delong
     r = delong(y, a); out = [r.auc, r.ci[0], r.ci[1]]
 elif job == "delong_test":
-    from perfeval.delong import delong_test
+    from perfeval.stats.delong import delong_test
     r = delong_test(y, a, b); out = [r.difference, r.p_value]
 elif job == "boot_roc":
     import perfeval

@@ -147,7 +147,7 @@ def ir(runs: int) -> None:
     med, w, r = timeit(lambda: perfeval.evaluate(y, s, groups=g, measures=["ndcg@10", "map"]), runs)
     row(
         f"NDCG@10 + MAP, {len(g):,} rows / {len(np.unique(g)):,} queries",
-        "perfeval.evaluation",
+        "perfeval.api.evaluation",
         med,
         w,
         f"NDCG@10 {r['NDCG@10']:.7f} MAP {r['MAP']:.7f}",

@@ -42,7 +42,7 @@ def summaries():
 
 
 def plans():
-    from perfeval._nicknames import ALL
+    from perfeval.base.nicknames import ALL
     from perfeval.measures import parse_measure
     from perfeval.stats.fastpaths import plan_stats
     from perfeval.stats.replicates import _plan_of

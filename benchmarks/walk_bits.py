@@ -55,7 +55,7 @@ def datasets():
 
 def dump(where: pathlib.Path) -> int:
     from perfeval import _native
-    from perfeval._nicknames import ALL
+    from perfeval.base.nicknames import ALL
     from perfeval.measures import parse_measure
     from perfeval.stats import replicates as R
     from perfeval.stats.fastpaths import FAST_PATHS

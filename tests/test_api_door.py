@@ -303,7 +303,7 @@ def _deprecated(fn, *args):
 def _doors(y, s):
     """The message of each door of the library for targets ``y`` with a binary measure."""
     from perfeval import functional
-    from perfeval.stream import evaluate_stream
+    from perfeval.backends.stream import evaluate_stream
 
     calls = {
         "evaluate": lambda: perfeval.evaluate(y, s, measures=["roc"]),
@@ -433,7 +433,7 @@ def test_mse_is_brier_on_0_1_targets_scikit_learns_mean_squared_error():
 def test_a_stream_of_many_real_targets_shows_them_not_stand_ins():
     """The grouped stream keeps the first few hundred distinct targets: the error shows those it saw
     (it showed 0.5, 2.0, 3.0, values no row held)."""
-    from perfeval.stream import evaluate_stream_grouped
+    from perfeval.backends.stream import evaluate_stream_grouped
 
     y = np.arange(1000) * 1.5 + 100.25
     s, g = np.linspace(0, 1, 1000), np.arange(1000) % 10

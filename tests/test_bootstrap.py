@@ -248,7 +248,7 @@ def test_intervals_from_merged_chunk_summaries_equal_the_cases():
 def test_every_default_measure_without_warnings(recwarn):
     """PERF's whole report: every interval is a number except where the estimate is not (an infinite
     cross-entropy from a prediction of 0 for a positive), and no numpy warning escapes."""
-    from perfeval.evaluation import DEFAULT_MEASURES
+    from perfeval.api.evaluation import DEFAULT_MEASURES
 
     rng = np.random.default_rng(16)
     y = (rng.random(3000) < 0.3).astype(int)

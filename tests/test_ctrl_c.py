@@ -100,7 +100,7 @@ def test_ctrl_c_at_every_point_of_perfeval_is_status_130_and_silent(tmp_path, ta
         tmp_path,
         argv,
         PERFEVAL_TEST_INTERRUPT_WATCH=str(out),
-        PERFEVAL_TEST_INTERRUPT_REPLAY="call _console.py:write_file",
+        PERFEVAL_TEST_INTERRUPT_REPLAY="call base/console.py:write_file",
     )
     assert r.returncode == 0 and b"GAUC" in r.stdout, r.stderr.decode()[-2000:]
     points = _check(rows)
@@ -112,8 +112,8 @@ def test_ctrl_c_at_every_point_of_perfeval_is_status_130_and_silent(tmp_path, ta
         "import datetime",
         "call cli/main.py:_checked",
         "call cli/commands/eval.py:run",
-        "call _console.py:write_file",
-        "call _console.py:WholeWrites.write",
+        "call base/console.py:write_file",
+        "call base/console.py:WholeWrites.write",
         "return of cli/main.py:main",
         "call importlib's module lock callback (Ctrl-C: _on_ctrl_c)",
         "the first exit handler",
@@ -145,12 +145,12 @@ def test_ctrl_c_while_perfeval_writes_its_output_file(tmp_path, table):
         tmp_path,
         argv,
         PERFEVAL_TEST_INTERRUPT_WATCH=str(out),
-        PERFEVAL_TEST_INTERRUPT_FROM="call _console.py:write_file",
-        PERFEVAL_TEST_INTERRUPT_REPLAY="call _console.py:write_file",
+        PERFEVAL_TEST_INTERRUPT_FROM="call base/console.py:write_file",
+        PERFEVAL_TEST_INTERRUPT_REPLAY="call base/console.py:write_file",
     )
     assert r.returncode == 0 and (out / "m.json").exists(), r.stderr.decode()[-2000:]
     points = _check(rows)
-    assert "call _console.py:write_file" in points and "return of cli/main.py:main" in points
+    assert "call base/console.py:write_file" in points and "return of cli/main.py:main" in points
     size = (out / "m.json").stat().st_size
     for row in rows:
         assert set(row["files"]) <= {"m.json"} and row["files"].get("m.json", size) == size, row

@@ -278,7 +278,7 @@ def test_dask_tells_a_header_as_the_other_readers_do(client, tmp_path):
     """CSV files read by Dask: the header is told by the table readers' rule, never assumed (a
     headerless file of hard 0/1 predictions keeps its first row), and pandas' default names over
     floats are the same error."""
-    from perfeval.dask import read_files
+    from perfeval.backends.dask import read_files
     from perfeval.exceptions import InputFormatError
     from perfeval.io.readers import read_table
 
@@ -333,9 +333,9 @@ def on_cluster(client, monkeypatch):
     """``--dask ADDRESS`` on the module's cluster (one start for all the runs of a test)."""
     import contextlib
 
-    import perfeval.dask
+    import perfeval.backends.dask
 
-    monkeypatch.setattr(perfeval.dask, "connect", lambda address: contextlib.nullcontext(client))
+    monkeypatch.setattr(perfeval.backends.dask, "connect", lambda address: contextlib.nullcontext(client))
     return client
 
 
@@ -482,7 +482,7 @@ def test_evaluate_dask_takes_pos_label(client):
     df = pd.DataFrame({"y": ["a", "b", "c", "a", "b", "a"] * 50, "s": np.linspace(0, 1, 300).round(2)})
     ddf = dd.from_pandas(df, npartitions=4)
     read: dict = {}
-    from perfeval.dask import evaluate_dask
+    from perfeval.backends.dask import evaluate_dask
 
     a = evaluate_dask(ddf, target="y", score="s", measures=["roc", "apr"], pos_label="a", labels_read=read)
     b = perfeval.evaluate(df["y"].to_numpy(), df["s"].to_numpy(), measures=["roc", "apr"], pos_label="a")

@@ -559,7 +559,7 @@ def test_signature_names_the_dialect_and_its_options():
 def test_roc_in_input_order_walk_is_the_roc_of_the_broken_scores(seed, rule):
     """The one-walk ROC with ties in input order (DIN's calc_auc) equals the engine's ROC of the
     scores made distinct in that order."""
-    from perfeval import _validation
+    from perfeval.base import checks as _validation
     from perfeval.dialects.apply import _roc_input_order
     from perfeval.summaries.orders import broken
 

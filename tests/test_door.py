@@ -1,4 +1,4 @@
-"""The door in named stages (perfeval.door): check -> code -> summarize, the function's name in
+"""The door in named stages (perfeval.engine.door): check -> code -> summarize, the function's name in
 messages by ``where=``, the array arguments checked by a table of ArraySpec, the targets coded once."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import perfeval
-import perfeval.door as door
-from perfeval._validation import ArraySpec, check, floats, one_d
+import perfeval.engine.door as door
+from perfeval.base.checks import ArraySpec, check, floats, one_d
 from perfeval.exceptions import InvalidDataError
 from perfeval.functional import f1_score, fbeta_score, precision_score, recall_score
 
@@ -109,7 +109,7 @@ def test_the_weights_deprecation_points_at_the_callers_line(call):
 
 def _count_every_coding(monkeypatch) -> dict:
     """Every coding of a target column (0/1 by its values, by a positive label, as graded relevance)."""
-    import perfeval._validation as validation
+    import perfeval.base.checks as validation
     from perfeval.io import grammar
 
     counts: dict = {}
@@ -178,7 +178,7 @@ def test_a_dialect_codes_the_targets_once_for_its_rules_and_the_engine(monkeypat
 
 
 def test_an_interval_reads_the_targets_coded_for_its_replicates(monkeypatch):
-    import perfeval._validation as validation
+    import perfeval.base.checks as validation
     import perfeval.summaries.histogram as histogram
 
     calls: list = []

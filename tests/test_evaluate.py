@@ -329,7 +329,7 @@ def test_package_attribute_is_the_function_even_after_the_module_is_imported():
 
     import perfeval
 
-    importlib.import_module("perfeval.evaluation")
+    importlib.import_module("perfeval.api.evaluation")
     assert (
         callable(perfeval.evaluate) and perfeval.evaluate([1, 0], [0.9, 0.1], measures=["roc"])["ROC"] == 1.0
     )

@@ -339,7 +339,7 @@ def _trec_lines(body: dict, runs: int, per_query: bool) -> list[str]:
     """trec_eval's lines that trec's JSON answer gives (sorted: the order is another rule); query ids
     and run names with control characters escaped, one line a value (docs/ranking.md).
     """
-    from perfeval._text import shown
+    from perfeval.base.text import shown
 
     lines = []
     for run, means in body.items() if runs > 1 else [(None, body)]:

@@ -741,7 +741,7 @@ def test_jax_arrays_give_the_numpy_bits():
 
 
 def test_importing_perfeval_does_not_import_the_metric():
-    code = "import sys, perfeval; print('perfeval.metric' in sys.modules, 'numpy' in sys.modules)"
+    code = "import sys, perfeval; print('perfeval.backends.metric' in sys.modules, 'numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
 
@@ -1073,7 +1073,7 @@ def test_kept_rows_are_stored_compactly():
 @given(st.data())
 def test_a_kept_column_reads_back_exactly(data):
     """Any column narrowed, coded or joined reads back as np.concatenate of what was given, bit for bit."""
-    from perfeval._metric_state import Column
+    from perfeval.backends.metric_state import Column
 
     def column():
         kind = data.draw(
@@ -1284,7 +1284,7 @@ def test_clustered_torch_tensors():
 def test_kept_rows_in_many_parts_read_back_as_one(d, ids, bool_targets):
     """Parts that stop joining (a cap of 4 rows here) are read back into one array per column, cast
     as np.concatenate casts the batches: ids of two widths, targets as booleans and integers."""
-    from perfeval._metric_state import KeptRows
+    from perfeval.backends.metric_state import KeptRows
 
     y, s, g, w, kind, cuts = d
     if not len(y):
@@ -1730,7 +1730,7 @@ def test_an_error_inside_the_change_puts_the_state_back(where, monkeypatch):
     """Whatever raises once the state has begun to change (memory running out while the kept
     parts are joined or the summary folded), update() and merge() put every attribute, the
     batches waiting, the kept parts and the finished groups back as they were."""
-    from perfeval import _metric_state
+    from perfeval.backends import metric_state as _metric_state
 
     measures, kw = {"kept": (["ndcg"], {}), "fold": (["roc"], {}), "groups": (["gauc"], {"clustered": True})}[
         where
@@ -1754,7 +1754,7 @@ def test_an_error_inside_the_change_puts_the_state_back(where, monkeypatch):
         monkeypatch.setattr(_metric_state.KeptRows, "_settle", boom)
     elif where == "fold":
         monkeypatch.setattr(Metric, "_fold", boom)
-        monkeypatch.setattr(perfeval.metric, "_FOLD_ROWS", 1)  # every batch is folded at once
+        monkeypatch.setattr(perfeval.backends.metric, "_FOLD_ROWS", 1)  # every batch is folded at once
     else:
         monkeypatch.setattr(_metric_state.FinishedGroups, "_settle", boom)
     new = batch(9)

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from perfeval import _progress
+from perfeval.base import progress as _progress
 
 pytest.importorskip("tqdm")
 
@@ -157,7 +157,7 @@ def test_without_tqdm_a_plain_line_on_a_terminal_and_nothing_elsewhere(monkeypat
 
 def test_tqdm_is_not_imported_unless_a_bar_is_drawn():
     code = (
-        "import sys, perfeval, perfeval.cli.main, perfeval.stats, perfeval.stream\n"
+        "import sys, perfeval, perfeval.cli.main, perfeval.stats, perfeval.backends.stream\n"
         "from perfeval.cli.main import main\n"
         "main(['list-measures'])\n"
         "assert 'tqdm' not in sys.modules, 'tqdm imported'\n"

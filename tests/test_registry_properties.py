@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import perfeval
+from perfeval.backends.stream import evaluate_stream
 from perfeval.measures import list_measures
-from perfeval.stream import evaluate_stream
 
 BINARY = [m.name for m in list_measures() if m.kind == "binary"]
 RANKING = [m.name for m in list_measures() if m.kind == "ranking"]

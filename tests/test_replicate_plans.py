@@ -59,7 +59,7 @@ def _data(n=1500, seed=3):
 
 
 def test_every_plan_is_in_the_table_and_perfs_report_is_covered():
-    from perfeval._nicknames import ALL
+    from perfeval.base.nicknames import ALL
 
     specs = _specs()
     assert all(FAST_PATHS[sp.measure.name].plan is not None for sp in specs)

@@ -211,7 +211,7 @@ def test_small_multiples_are_full_width_with_every_model(clicks):
 def test_group_only_and_per_query_measures_say_so(tmp_path):
     """GAUC has no value over all rows (the cell says so); NDCG@10's overall is one query."""
     from perfeval import evaluate
-    from perfeval.html import build
+    from perfeval.plot.html import build
 
     frame = clicks_frame(n_groups=12)
     y, g = frame["clicked"].to_numpy(), frame["user_id"].to_numpy()
@@ -230,7 +230,7 @@ def test_group_only_and_per_query_measures_say_so(tmp_path):
 
 def test_intervals_go_with_the_mean_over_groups(tmp_path):
     from perfeval import ci
-    from perfeval.html import build
+    from perfeval.plot.html import build
 
     frame = clicks_frame(n_groups=10)
     y, g = frame["clicked"].to_numpy(), frame["user_id"].to_numpy()
@@ -246,7 +246,7 @@ def test_intervals_go_with_the_mean_over_groups(tmp_path):
 
 def test_without_groups_one_column_a_model(tmp_path):
     from perfeval import evaluate
-    from perfeval.html import build
+    from perfeval.plot.html import build
 
     frame = clicks_frame(n_groups=6)
     y = frame["clicked"].to_numpy()

@@ -32,8 +32,8 @@ def test_weights_that_overflow_double_precision_say_so():
 
     import numpy as np
 
+    from perfeval.backends.stream import evaluate_stream
     from perfeval.exceptions import InvalidDataError, UndefinedMeasureWarning
-    from perfeval.stream import evaluate_stream
 
     y, s = [1, 0, 1, 0], [0.9, 0.2, 0.5, 0.4]
     with pytest.raises(InvalidDataError, match="weights overflow double precision: their sum is inf"):

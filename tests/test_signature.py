@@ -7,8 +7,8 @@ import json
 import numpy as np
 
 import perfeval
-from perfeval.signature import Signature
-from perfeval.stream import evaluate_stream
+from perfeval.backends.stream import evaluate_stream
+from perfeval.engine.signature import Signature
 
 Y, S = [1, 0, 1, 0, 1], [0.9, 0.4, 0.6, 0.1, 0.4]
 

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import perfeval.functional as F
-from perfeval import _sklearn_names
 from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
+from perfeval.functional import sklearn_names as _sklearn_names
 
 sk = pytest.importorskip("sklearn.metrics")
 
@@ -309,7 +309,7 @@ def test_signatures_are_scikit_learns():
 
     import sklearn.calibration
 
-    from perfeval._sklearn_names import __all__ as names
+    from perfeval.functional.sklearn_names import __all__ as names
 
     assert {"top_k_accuracy_score", "calibration_curve"} <= set(names)
     for name in names:
@@ -341,8 +341,8 @@ _SM = np.array(
 #: every scikit-learn name perfeval gives (a new one is a new case of the tests parametrised by it)
 SKLEARN_NAMES = list(_sklearn_names.__all__)
 
-#: every scikit-learn name of perfeval._sklearn_names that takes sample_weight: its arguments and the
-#: variants of its options that change what all-zero weights give (a new name must be added here)
+#: every scikit-learn name of perfeval.functional.sklearn_names that takes sample_weight: its arguments and
+#: the variants of its options that change what all-zero weights give (a new name must be added here)
 ZERO_WEIGHT_CALLS = {
     "roc_auc_score": ((_Y, _S), [{}, {"max_fpr": 0.5}]),
     "average_precision_score": ((_Y, _S), [{}]),

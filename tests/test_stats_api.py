@@ -1,6 +1,6 @@
 """perfeval.stats as a package: the `sample_weight=` vocabulary (and its deprecated spelling
 `weights=`), the seed recorded in every result and its serialisations, the fast-path table, and the
-old import paths (perfeval.bootstrap, perfeval.delong) kept for one release."""
+old import paths (perfeval.bootstrap, perfeval.delong) kept until 0.2.0, with a warning."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def test_the_roc_area_has_every_fast_path_and_perfs_measures_a_plan():
             roc.plan,
         )
     )
-    from perfeval._nicknames import ALL
+    from perfeval.base.nicknames import ALL
 
     assert set(ALL) <= {name for name, fp in FAST_PATHS.items() if fp.plan is not None}
     others = [fp for name, fp in FAST_PATHS.items() if name != "ROC"]
@@ -171,6 +171,12 @@ def test_no_roc_special_case_outside_the_table():
 
 
 def test_old_import_paths_still_work():
+    import importlib
+
+    for old in ("perfeval.bootstrap", "perfeval.delong"):  # imported once, so warned once: again here
+        sys.modules.pop(old, None)
+        with pytest.warns(DeprecationWarning, match=f"{old} is moved to perfeval.stats"):
+            importlib.import_module(old)
     from perfeval import bootstrap, delong, stats
     from perfeval.bootstrap import (  # noqa: F401  (the private names the tests imported before)
         _JACK_GROUPS,
@@ -212,9 +218,20 @@ def test_old_import_paths_still_work():
     assert perfeval.ci is stats.ci and perfeval.compare is stats.compare
 
 
-def test_the_old_modules_warn_of_nothing_on_import():
-    code = "import perfeval.bootstrap, perfeval.delong"
-    subprocess.run([sys.executable, "-W", "error", "-c", code], check=True)
+def test_the_old_modules_warn_on_import_naming_the_new_path_and_the_release():
+    """Dated (issue 31): importing a shim warns, at the importer's line, until 0.2.0 removes it."""
+    code = "import perfeval.bootstrap\nimport perfeval.delong"
+    run = subprocess.run(
+        [sys.executable, "-W", "always", "-c", code], capture_output=True, text=True, check=True
+    )
+    assert (
+        "<string>:1: DeprecationWarning: perfeval.bootstrap is moved to perfeval.stats; "
+        "the old path is removed in perfeval 0.2.0"
+    ) in run.stderr
+    assert (
+        "<string>:2: DeprecationWarning: perfeval.delong is moved to perfeval.stats.delong; "
+        "the old path is removed in perfeval 0.2.0"
+    ) in run.stderr
 
 
 @pytest.mark.parametrize("kind", ["plain", "weighted", "grouped", "delong"])

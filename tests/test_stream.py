@@ -228,7 +228,7 @@ def test_memory_is_bounded_by_the_chunk(tmp_path):
     code = f"""
 import resource, perfeval
 from perfeval.io.readers import iter_columns
-from perfeval.stream import evaluate_stream
+from perfeval.backends.stream import evaluate_stream
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 r = evaluate_stream(iter_columns({str(path)!r}, ["1", "2"], chunk_bytes=1 << 20),
                     measures=["roc", "apr", "rms"])
@@ -255,7 +255,7 @@ group_rows = st.lists(
 
 @given(group_rows, st.lists(st.integers(1, 20), min_size=1, max_size=6), st.integers(1, 5), st.booleans())
 def test_grouped_streaming_equals_in_memory(data, cuts, parts, as_text):
-    from perfeval.stream import evaluate_stream_grouped
+    from perfeval.backends.stream import evaluate_stream_grouped
 
     y = [r[0] for r in data]
     s = [r[1] for r in data]
@@ -276,7 +276,7 @@ def test_grouped_streaming_equals_in_memory(data, cuts, parts, as_text):
 
 @given(group_rows, st.lists(st.integers(1, 20), min_size=1, max_size=6))
 def test_clustered_streaming_equals_in_memory(data, cuts):
-    from perfeval.stream import evaluate_stream_grouped
+    from perfeval.backends.stream import evaluate_stream_grouped
 
     data = sorted(data, key=lambda r: str(r[2]))  # clustered by group
     y, s, g = [r[0] for r in data], [r[1] for r in data], [str(r[2]) for r in data]
@@ -294,8 +294,8 @@ def test_clustered_streaming_equals_in_memory(data, cuts):
 
 
 def test_clustered_streaming_refuses_unclustered_input():
+    from perfeval.backends.stream import evaluate_stream_grouped
     from perfeval.exceptions import InvalidDataError
-    from perfeval.stream import evaluate_stream_grouped
 
     chunks = [
         (np.array([1, 0]), np.array([0.5, 0.2]), np.array(["a", "b"])),

@@ -17,16 +17,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfeval import evaluate
+from perfeval.backends.stream import (
+    _Job,
+    evaluate_stream_grouped,
+    partitions_for,
+)
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.readers import iter_columns
 from perfeval.io.spill import read_blocks as _read_blocks
 from perfeval.io.spill import write_block as _write_block
 from perfeval.measures import list_measures
-from perfeval.stream import (
-    _Job,
-    evaluate_stream_grouped,
-    partitions_for,
-)
 
 ALL = [m.name for m in list_measures()]
 BINARY = [m.name for m in list_measures() if m.kind == "binary"]
@@ -345,7 +345,7 @@ def test_spill_removed_on_signal(tmp_path, sig):
     code = textwrap.dedent(f"""
         import signal, sys, time
         import numpy as np
-        from perfeval.stream import evaluate_stream_grouped
+        from perfeval.backends.stream import evaluate_stream_grouped
 
         signal.signal(signal.SIGHUP, signal.SIG_DFL)
 

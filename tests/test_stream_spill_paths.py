@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from perfeval import evaluate
+from perfeval.backends.stream import evaluate_stream_grouped
 from perfeval.measures import list_measures
-from perfeval.stream import evaluate_stream_grouped
 
 BINARY = [m.name for m in list_measures() if m.kind == "binary"]
 RANKING = [m.name for m in list_measures() if m.kind == "ranking"]
@@ -153,7 +153,7 @@ def test_a_full_disk_under_the_spill_is_one_line_and_leaves_nothing(tmp_path, ca
     import errno
     import tempfile
 
-    import perfeval.stream as S
+    import perfeval.backends.stream as S
     from conftest import run_cli
 
     data = tmp_path / "d.txt"

@@ -264,12 +264,15 @@ def test_split_classes_is_the_two_masks(n, rate, seed):
 
 @pytest.mark.parametrize("decimals", [None, 2])
 def test_measures_on_two_threads_are_the_measures_one_by_one(monkeypatch, decimals):
-    """A large summary's measures are finished on two threads (engine.binary_values): every value
+    """A large summary's measures are finished on two threads (engine.finish.binary_values): every value
     the same bits as one by one, ties or not, with and without weights."""
+    import importlib
     import warnings
 
     import perfeval
-    from perfeval import engine
+
+    # the module (perfeval.engine.finish, the attribute of the package, is the function finish)
+    engine = importlib.import_module("perfeval.engine.finish")
 
     rng = np.random.default_rng(11)
     y = (rng.random(30000) < 0.3).astype(int)

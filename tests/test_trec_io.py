@@ -129,7 +129,7 @@ def _old_read(path: str, run: bool) -> dict:
     """The pure-Python reader of perfeval.io.trec before the compiled one (commit 7d72514), step for
     step: every row's ids as text, the numbers, the name, or the same error.
     """
-    from perfeval._text import shown
+    from perfeval.base.text import shown
     from perfeval.io.tables import open_bytes
 
     n, what = (6, "qid Q0 docid rank score tag") if run else (4, "qid iter docid rel")

@@ -23,6 +23,26 @@ if getattr(_sys.modules.get("__main__"), "__file__", "").replace("\\", "/").rspl
 
 from perfeval._version import __version__
 
+
+class _Moved:
+    """The old paths of the modules moved into folders (``perfeval.stream`` is
+    ``perfeval.backends.stream``) until 0.2.0: a finder at the end of :data:`sys.meta_path`, asked
+    only when no file was found, that reads its table (perfeval/base/moved.py) then only.
+    """
+
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: object = None) -> object:
+        if not name.startswith("perfeval.") or name.count(".") != 1:
+            return None
+        from perfeval.base.moved import find_spec
+
+        return find_spec(name)
+
+
+# typeshed's MetaPathFinderProtocol types find_spec's arguments with importlib's types, which this
+# module does not import (start-up): the finder is one by its method
+_sys.meta_path.append(_Moved)  # type: ignore[arg-type]
+
 __all__ = [
     "__version__",
     "PerfError",
@@ -69,12 +89,12 @@ _LAZY = {
     "RankingData": "perfeval.summaries.ranking",
     "MeasureSpec": "perfeval.measures",
     "parse_measure": "perfeval.measures",
-    "evaluate": "perfeval.evaluation",
-    "evaluate_stream": "perfeval.stream",
-    "Metric": "perfeval.metric",
-    "explain": "perfeval.explanation",
-    "Explanation": "perfeval.explanation",
-    "Report": "perfeval.report",
+    "evaluate": "perfeval.api.evaluation",
+    "evaluate_stream": "perfeval.backends.stream",
+    "Metric": "perfeval.backends.metric",
+    "explain": "perfeval.api.explanation",
+    "Explanation": "perfeval.api.explanation",
+    "Report": "perfeval.engine.report",
     "ci": "perfeval.stats",
     "compare": "perfeval.stats",
 }

@@ -2,11 +2,13 @@
 
 This module only re-exports, for one release, the names that used to live here: the public ones
 (``ci``, ``compare``, ``ci_from_summary``, ``Interval``, ``Comparison``, ``METHODS``) and the
-private helpers that tests and users imported, under their old names.  It is removed in the next
-release; importing it warns of nothing.
+private helpers that tests and users imported, under their old names.  Importing it warns
+(DeprecationWarning); it is removed in perfeval 0.2.0.
 """
 
 from __future__ import annotations
+
+import warnings
 
 from perfeval.stats.api import ci, ci_from_summary, compare
 from perfeval.stats.api import coded as _coded
@@ -62,4 +64,10 @@ _OLD_PRIVATE = (  # kept importable for one release (the names tests and users i
     _specs,
     _threads,
     _value,
+)
+
+warnings.warn(
+    "perfeval.bootstrap is moved to perfeval.stats; the old path is removed in perfeval 0.2.0",
+    DeprecationWarning,
+    stacklevel=2,
 )

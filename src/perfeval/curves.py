@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._validation import check_scores, floats, to_numpy
+from perfeval.base.checks import check_scores, floats, to_numpy
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import get_measure
 from perfeval.summaries import ScoreHistogram

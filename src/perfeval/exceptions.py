@@ -11,7 +11,7 @@ import os
 import sys
 import types
 
-# Start-up: this module is on every `perf` run's path; perfeval._text (its pattern is compiled
+# Start-up: this module is on every `perf` run's path; perfeval.base.text (its pattern is compiled
 # at import) is imported where a message names a place.
 
 
@@ -56,7 +56,7 @@ class InputFormatError(PerfError, ValueError):
         What is wrong, without the position.
     source : str
         The file name, or ``"standard input"``; shown escaped, and quoted when it is not one plain
-        word (``'my data.txt', line 4: ...``: :func:`perfeval._text.place`).
+        word (``'my data.txt', line 4: ...``: :func:`perfeval.base.text.place`).
     line, field : int or None
         1-based position of the offending token; ``field`` counts the tokens of its line.
     row : int or None
@@ -82,7 +82,7 @@ class InputFormatError(PerfError, ValueError):
         self.line = line
         self.field = field
         self.row = row
-        from perfeval._text import place
+        from perfeval.base.text import place
 
         # a file name may hold a newline, an escape sequence or text that reads as a place
         # (``x, line 5: ``): quoted unless it is one plain word

@@ -55,10 +55,11 @@ from typing import Any
 import numpy as np
 
 from perfeval import _native
-from perfeval._deprecation import REMOVED_IN, measures_keyword
-from perfeval._text import place, shown
-from perfeval._validation import column, identity_groups, overflows, table_names, to_numpy
+from perfeval.base.checks import column, identity_groups, overflows, table_names, to_numpy
+from perfeval.base.deprecation import REMOVED_IN, measures_keyword
+from perfeval.base.text import place, shown
 from perfeval.engine import grouped_report, resolve
+from perfeval.engine.report import MeasureResult, Report, why_not_finite, with_reasons
 from perfeval.exceptions import InvalidDataError, InvalidParameterError, user_stacklevel
 from perfeval.io.readers import guess_format, read_table
 from perfeval.io.tables import open_bytes
@@ -66,7 +67,6 @@ from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
 from perfeval.measures import REGISTRY, MeasureSpec
 from perfeval.measures.spec import split_measures
 from perfeval.measures.tiebounds import tied_pairs
-from perfeval.report import MeasureResult, Report, why_not_finite, with_reasons
 from perfeval.summaries.orders import distinct, order_name, tie_order
 from perfeval.summaries.ranking import TieTable, group_codes, query_order
 
@@ -924,7 +924,7 @@ class RunComparison:
     Attributes
     ----------
     reports : dict of str to Report
-        Each run's :class:`~perfeval.report.Report`, by run name, the baseline first.
+        Each run's :class:`~perfeval.engine.report.Report`, by run name, the baseline first.
     baseline : str
         The run the others are compared with.
     specs : list of MeasureSpec
@@ -1235,7 +1235,7 @@ def explain(
 
     Returns
     -------
-    perfeval.explanation.Explanation
+    perfeval.api.explanation.Explanation
         ``cells[dialect][measure]`` (the measures named as asked): each dialect's mean as
         ``evaluate(..., dialect=)`` gives it, and the rules that separate it from perfeval's: the
         order of tied documents (with the queries whose ties mix relevant and non-relevant
@@ -1254,7 +1254,7 @@ def explain(
     tied scores ranked by document id [1 of 1 answered queries]
     the mean over the judged queries the run answers [1 of 2 judged queries unanswered]
     """
-    from perfeval.explanation import Cell, Explanation
+    from perfeval.api.explanation import Cell, Explanation
 
     names = _explain_dialects(dialects)
     base = rules(measures, level=level)

@@ -39,7 +39,14 @@ _WATCH = os.environ.get("PERFEVAL_TEST_INTERRUPT_WATCH")
 _FROM = os.environ.get("PERFEVAL_TEST_INTERRUPT_FROM", "")
 _REPLAY = os.environ.get("PERFEVAL_TEST_INTERRUPT_REPLAY")
 #: the code that runs the process, whose built-in calls are points too
-_PLUMBING = ("__init__.py", "__main__.py", "_console.py", "cli/main.py", "classic/main.py", "cli/output.py")
+_PLUMBING = (
+    "__init__.py",
+    "__main__.py",
+    "base/console.py",
+    "cli/main.py",
+    "classic/main.py",
+    "cli/output.py",
+)
 #: child: a copy to interrupt; target: a replaying copy interrupts itself at its target-th point
 _state: dict = {"child": False, "n": 0, "set": False, "from": not _FROM, "target": 0, "done": False}
 _seen: set = set()

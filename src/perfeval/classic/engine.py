@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from perfeval import _native as K
-from perfeval._nicknames import STATS
+from perfeval.base.nicknames import STATS
 from perfeval.classic.options import ClassicExit, ClassicRequest, c_int
 from perfeval.classic.reader import Cases
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from perfeval._nicknames import EASY, STATS
 from perfeval._version import __version__
+from perfeval.base.nicknames import EASY, STATS
 
 # Start-up: the measure registry is read where the help is written (`perf --version` imports
 # this module for VERSION_LINE alone).

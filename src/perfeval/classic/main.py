@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from perfeval._console import guard, quiet_stdout, write_all
+from perfeval.base.console import guard, quiet_stdout, write_all
 from perfeval.classic.engine import Classic, Out
 from perfeval.classic.options import ClassicExit, HelpRequested, parse_options
 from perfeval.classic.reader import read_cases

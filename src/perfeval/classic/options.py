@@ -20,7 +20,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from perfeval._nicknames import ALL, EASY, STATS, classic_flags
+from perfeval.base.nicknames import ALL, EASY, STATS, classic_flags
 from perfeval.exceptions import InvalidParameterError
 
 EPS = 1e-10

@@ -1,7 +1,7 @@
 """The ``perfeval`` command's one input loader: a table read, its columns chosen, the targets coded
 and the scores checked, with every error naming the file, the line and the column.
 
-The library's check stage (:mod:`perfeval.door`) reads the arrays again, but its coding is this
+The library's check stage (:mod:`perfeval.engine.door`) reads the arrays again, but its coding is this
 module's: the target coded here (:func:`targets`) is handed to the engine as the code stage's
 (``door.code(cases, made=...)``), not coded again.  What this module adds is where a bad value is
 in the file.  Notes for standard error (which columns were used when they were
@@ -15,8 +15,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from perfeval._console import one_line
-from perfeval._progress import wanted
+from perfeval.base.console import one_line
+from perfeval.base.progress import wanted
 
 #: plot and report read files at least this large chunk by chunk (with a progress line on terminals)
 LARGE_BYTES = 64 << 20
@@ -163,10 +163,10 @@ def labels_message(
 ) -> str:
     """Targets that are not 0/1 for a binary measure: the labels found (``col``: the file's, or, not
     ``whole``, the ones read so far), what they look like (two labels, classes, grades, a regression
-    target: :func:`perfeval._validation.read_targets`) and what to do, in the command's options
+    target: :func:`perfeval.base.checks.read_targets`) and what to do, in the command's options
     (``partition``: the command takes ``--partition``; ``scores``: its several score columns).
     """
-    from perfeval._validation import LabelWords, read_targets
+    from perfeval.base.checks import LabelWords, read_targets
 
     said = read_targets(col, LabelWords(cli=True, partition=partition, whole=whole), scores)
     need = ": binary measures need 0/1 (or -1/1) targets" if said.kind == "labels" else ""
@@ -183,7 +183,7 @@ def _text_labels(
     """
     import numpy as np
 
-    from perfeval._validation import LabelWords, read_targets
+    from perfeval.base.checks import LabelWords, read_targets
     from perfeval.exceptions import InputFormatError
     from perfeval.io import grammar
 
@@ -237,7 +237,7 @@ def targets(
     """
     import numpy as np
 
-    from perfeval._validation import binary_coding
+    from perfeval.base.checks import binary_coding
     from perfeval.exceptions import InputFormatError
     from perfeval.io import grammar
     from perfeval.io.tables import numeric
@@ -678,7 +678,7 @@ def say_grades_as_labels(target: Any, specs: list, pos_label: Any, name: str) ->
     """A note when a binary-label group measure (GAUC) reads a target of grades: relevance > 0 is
     positive there, said rather than silently assumed.
     """
-    from perfeval._validation import grades_as_labels
+    from perfeval.base.checks import grades_as_labels
 
     said = None if pos_label is not None else grades_as_labels(target, specs)
     if said is not None:

@@ -22,8 +22,8 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from perfeval._console import CTRL_C as _CTRL_C
-from perfeval._console import OutputError, WholeWrites, guard, one_line, quiet_stdout, write_file
+from perfeval.base.console import CTRL_C as _CTRL_C
+from perfeval.base.console import OutputError, WholeWrites, guard, one_line, quiet_stdout, write_file
 from perfeval.cli import load
 from perfeval.cli.load import note
 from perfeval.cli.parser import DEFAULT_MEASURES, EXTENSIONS, INPUT_FORMATS, build
@@ -36,7 +36,7 @@ from perfeval.exceptions import (
 )
 
 # Start-up (`perfeval --help` loads nothing it does not use): importlib where a command is
-# dispatched, perfeval._text where a message names a file, ast and shlex where a library's
+# dispatched, perfeval.base.text where a message names a file, ast and shlex where a library's
 # message is put in the command line's words.
 
 #: command name -> (module of perfeval.cli.commands, function)
@@ -93,7 +93,7 @@ def _unraisable(unraisable: Any) -> None:
     """A KeyboardInterrupt of a Ctrl-C raised where Python cannot pass it on (a ``__del__``, a
     callback of the garbage collector or of importlib) is not printed ("Exception ignored in ..." and
     a traceback): the command runs on, as Python has it, until it writes (it raises
-    KeyboardInterrupt there: :data:`perfeval._console.CTRL_C`), and its status is 130.
+    KeyboardInterrupt there: :data:`perfeval.base.console.CTRL_C`), and its status is 130.
     """
     if isinstance(unraisable.exc_value, KeyboardInterrupt) and _CTRL_C.received:
         return
@@ -272,7 +272,7 @@ def _check_paths(args: Any) -> None:
     """The files a command writes, checked before any work: each in a folder that exists, none of
     them an input file or another output, and ``--per-group-output`` a CSV file.
     """
-    from perfeval._text import place
+    from perfeval.base.text import place
 
     outputs = [
         (flag, v)
@@ -326,10 +326,10 @@ class _Collected:
 
 def _run_to_file(args: Any) -> tuple[int, bool]:
     """Run a command whose text goes to ``args.output``: kept until the command has succeeded, then
-    written whole or not at all (:func:`perfeval._console.write_file`), so a failure, a full disk or a
+    written whole or not at all (:func:`perfeval.base.console.write_file`), so a failure, a full disk or a
     Ctrl-C leaves no half-written file, nor replaces an old one.
     """
-    from perfeval._text import place
+    from perfeval.base.text import place
 
     saved, collected = sys.stdout, _Collected()
     sys.stdout = collected
@@ -351,7 +351,7 @@ def _run_to_file(args: Any) -> tuple[int, bool]:
 
 def _run(args: Any) -> tuple[int, bool]:
     """Run the command: (its status, False), or (a status, True) when it failed and one line said why."""
-    from perfeval._text import place
+    from perfeval.base.text import place
 
     try:
         return command(args.command)(args), False
@@ -403,9 +403,9 @@ _LIBRARY_WORDS = (
     ("use method='percentile'", "use --method percentile"),
     ("(or perfeval.ci on the cases)", "(or drop --stream/--dask to evaluate in memory)"),
     ("got n_boot=", "got --n-boot "),
-    # perfeval.dask.CODE_TARGETS
+    # perfeval.backends.dask.CODE_TARGETS
     ("name the positive label with `pos_label=`", "name the positive label with --pos-label"),
-    # perfeval.dask.CODE_GRADES
+    # perfeval.backends.dask.CODE_GRADES
     ("or evaluate in memory with `partitions=`", "or drop --dask and name them with --partition"),
 )
 

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from perfeval._text import shown
+from perfeval.base.text import shown
 
 # The statistics (perfeval.stats) are imported where intervals are printed: `list-measures` and
 # `sample` print through this module too.
@@ -182,7 +182,7 @@ def _f(v: Any) -> float:
 
 
 def report_text(report: Any, output: str, per_group: bool) -> str:
-    """A :class:`~perfeval.report.Report` as the ``eval`` command prints it: ``table`` (with the
+    """A :class:`~perfeval.engine.report.Report` as the ``eval`` command prints it: ``table`` (with the
     signature under it), ``csv`` or ``json``.
     """
     if output == "json":

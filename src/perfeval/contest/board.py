@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from perfeval._text import shown
+from perfeval.base.text import shown
+from perfeval.engine.report import with_reasons
 from perfeval.exceptions import InputFormatError, InvalidParameterError, MissingDependencyError, PerfError
-from perfeval.report import with_reasons
 
 # The database drivers (sqlite3; psycopg, optional) are imported where a board is opened.
 

@@ -24,12 +24,12 @@ from functools import cached_property
 import numpy as np
 
 from perfeval import _native as K
-from perfeval._text import place, token
+from perfeval.base.text import place, token
 from perfeval.classic.reader import parse_bytes
 from perfeval.contest.engine import classic_cases, run_classic
 from perfeval.contest.tasks import Task
+from perfeval.engine.report import plain_why, why_not_finite
 from perfeval.exceptions import InputFormatError, InvalidParameterError
-from perfeval.report import plain_why, why_not_finite
 
 MAX_ERRORS = 20  # errors listed per submission: at the next one, reading stops
 MAX_LINE = 1 << 16  # a longer submission line is an error, read past in bounded memory

@@ -32,7 +32,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from perfeval._text import place, shown
+from perfeval.base.text import place, shown
 from perfeval.classic.options import ClassicExit, HelpRequested, parse_options
 from perfeval.contest.engine import classic_cases, run_classic
 from perfeval.exceptions import InvalidParameterError, PerfError

@@ -13,14 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._validation import Cases
+from perfeval.base.checks import Cases
 from perfeval.dialects.table import DIALECTS, Dialect, Policy
-from perfeval.door import targets_of
 from perfeval.engine import finish, warn_undefined
+from perfeval.engine.door import targets_of
+from perfeval.engine.report import MeasureResult, Report
+from perfeval.engine.signature import gains
 from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
 from perfeval.measures import MeasureSpec, get_measure
-from perfeval.report import MeasureResult, Report
-from perfeval.signature import gains
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.orders import broken
 from perfeval.summaries.ranking import group_codes
@@ -380,7 +380,7 @@ def _kept(ids: Any, cases: Cases) -> np.ndarray:
 
 def _relevant(cases: Cases, pos_label: Any, label: str, binary: bool) -> np.ndarray:
     """Whether each row is relevant (graded > 0) or positive (binary measures: the cases' coding,
-    made once for every rule that reads it, :func:`perfeval.door.targets_of`).
+    made once for every rule that reads it, :func:`perfeval.engine.door.targets_of`).
     """
     if binary:
         return np.asarray(targets_of(cases, pos_label).binary(label)) == 1

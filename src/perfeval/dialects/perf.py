@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._validation import Cases
+from perfeval.base.checks import Cases
 from perfeval.classic.values import values
+from perfeval.engine.report import MeasureResult, Report
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import MeasureSpec
-from perfeval.report import MeasureResult, Report
 
 
 def _options(specs: list[MeasureSpec], threshold: float) -> list[str]:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfeval import _progress
+from perfeval.base import progress as _progress
 from perfeval.exceptions import InputFormatError
 from perfeval.io.columns import pick
 from perfeval.io.tables import Identity, Table, clean, open_bytes
@@ -111,7 +111,7 @@ class Reader:
         raise NotImplementedError
 
     def partitions(self, pattern: str, fmt: str, header: bool | None, delimiter: str | None) -> Partitions:
-        """Files as Dask partitions (:func:`perfeval.dask.read_files`; Dask imported here only)."""
+        """Files as Dask partitions (:func:`perfeval.backends.dask.read_files`; Dask imported here only)."""
         raise NotImplementedError
 
 
@@ -287,7 +287,7 @@ def ahead(chunks: Generator[Any, None, None]) -> Iterator[Any]:
 class Progress:
     """Rows read from a file, on standard error: tqdm's bar over the file's bytes (rate, time left)
     with the rows so far beside it, or a count of rows when the size is not known (standard input).
-    The bar comes from :mod:`perfeval._progress` (tqdm imported only when a bar is shown).
+    The bar comes from :mod:`perfeval.base.progress` (tqdm imported only when a bar is shown).
     """
 
     def __init__(self, total_bytes: int, source: str):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
-from perfeval._text import place
+from perfeval.base.text import place
 from perfeval.exceptions import InvalidParameterError
 
 #: conventional names, searched case-insensitively when a table with a header leaves a role unnamed

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._console import one_line as console_line
+from perfeval.base.console import one_line as console_line
 from perfeval.exceptions import InputFormatError, MissingDependencyError
 from perfeval.io.base import Options, Partitions, Reader, Request, files
 from perfeval.io.tables import Identity, Table, id_column, id_roles, null_message, one_line

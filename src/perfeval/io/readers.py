@@ -1,6 +1,6 @@
 """Every input format's reader, and the three ways the backends read a file through them: whole
 (:func:`read_table`), in chunks (:func:`iter_columns`, for the stream and large files) and as Dask
-partitions (:func:`perfeval.dask.read_files`, through :meth:`~perfeval.io.base.Reader.partitions`).
+partitions (:func:`perfeval.backends.dask.read_files`, through :meth:`~perfeval.io.base.Reader.partitions`).
 
 A format is one :class:`~perfeval.io.base.Reader` (its module: :mod:`perfeval.io.text` for
 whitespace text, CSV and TSV, :mod:`perfeval.io.jsonl`, :mod:`perfeval.io.parquet`), listed in

@@ -1,13 +1,13 @@
 """Columns of numbers and text stored exactly and compactly: one codec for the spill of
-:func:`perfeval.stream.evaluate_stream_grouped` (blocks of a binary file) and the rows a
-:class:`perfeval.Metric` keeps (:mod:`perfeval._metric_state`).
+:func:`perfeval.backends.stream.evaluate_stream_grouped` (blocks of a binary file) and the rows a
+:class:`perfeval.Metric` keeps (:mod:`perfeval.backends.metric_state`).
 
 Both keep a column in the narrowest type it is read back from bit for bit, by one rule of what is
 exact (:func:`same_bits`, :func:`exact_ints`): whole numbers (0/1 or graded targets, whole weights,
 integer ids) in one, two or four bytes, float32 scores in four, anything else as it is.  A spill
 block writes integers as their distance from the block's smallest (:func:`encode_column`); a
 Metric's columns are arrays narrowed in place (:func:`narrow`), its text and group ids as codes
-into their distinct values (:class:`perfeval._metric_state.Column`).
+into their distinct values (:class:`perfeval.backends.metric_state.Column`).
 """
 
 from __future__ import annotations

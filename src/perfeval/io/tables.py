@@ -118,7 +118,7 @@ class Skipped:
 
     def message(self, source: str) -> str:
         """One line for the user: how many lines were skipped, and which."""
-        from perfeval._text import place
+        from perfeval.base.text import place
 
         lines = ", ".join(str(k) for k in self.first) + (", ..." if self.count > len(self.first) else "")
         plural = "s" if self.count > 1 else ""

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._console import one_line as console_line
+from perfeval.base.console import one_line as console_line
 from perfeval.exceptions import InputFormatError, PerfError
 from perfeval.io.base import Options, Partitions, Reader, RecordReader, Request, ahead, files
 from perfeval.io.tables import (

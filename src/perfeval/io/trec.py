@@ -309,7 +309,7 @@ def _read(path: str, pattern: str, what: str) -> tuple[Any, ...]:
 
 
 def _twice(qid: str, docid: str, where: str) -> str:
-    from perfeval._text import shown
+    from perfeval.base.text import shown
 
     return f"query {shown(qid)!r}, document {shown(docid)!r} is given twice ({where})"
 

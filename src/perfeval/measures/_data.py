@@ -3,7 +3,7 @@ the rows with their group codes (:class:`GroupedData`), each group's histogram (
 their positive and negative weight, :func:`histograms`) and the groups' tie table (:func:`tie_table`).
 
 The rank, bin and calibration forms read only the histograms and the tie table, never the rows, so a
-group known only by its summary (perfeval.stream, a group over the memory budget) gets the same bits.
+group known only by its summary (perfeval.backends.stream, a group over the memory budget) gets the same bits.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def histograms(gd: GroupedData):
 
 # -- rank and bin measures: from each group's summary (unweighted; weighted ones loop) ---------------
 # Every kernel below reads the groups' histograms (distinct scores with their counts), never the rows,
-# so a group known only by its summary (perfeval.stream, a group over the memory budget) gets the
+# so a group known only by its summary (perfeval.backends.stream, a group over the memory budget) gets the
 # same bits as in memory.
 def tie_table(gd: GroupedData):
     """The groups' TieTable (ties highest score first, keys the group codes), or None with weights."""

@@ -14,8 +14,8 @@ from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import numpy as np
 
-from perfeval._text import shown
-from perfeval._validation import label_values, to_numpy
+from perfeval.base.checks import label_values, to_numpy
+from perfeval.base.text import shown
 from perfeval.exceptions import InvalidParameterError, MissingDependencyError
 
 # matplotlib is optional and heavy: imported where a figure is made (`import perfeval.plot`
@@ -25,7 +25,7 @@ from perfeval.exceptions import InvalidParameterError, MissingDependencyError
 def literal(text: Any) -> str:
     r"""A user's string shown as written: a ``$`` would start matplotlib's mathtext (``$x$``,
     ``a_b^c`` inside dollars, ``\alpha``), so each is escaped, and so is every control character
-    (``\x1b`` shown as such, :func:`perfeval._text.shown`).
+    (``\x1b`` shown as such, :func:`perfeval.base.text.shown`).
     """
     return shown(str(text)).replace("$", r"\$")
 
@@ -191,7 +191,7 @@ def cv_folds(
     """Each fold's (y, scores, positive label, weights) on its test rows, from ``cross_validate``'s
     results with ``return_estimator=True, return_indices=True``, as scikit-learn's ``from_cv_results``.
     """
-    from perfeval._sklearn_names import class_labels
+    from perfeval.functional.sklearn_names import class_labels
 
     pyplot()
     fn = f"{cls_name}.from_cv_results"

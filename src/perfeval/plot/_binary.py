@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from perfeval._validation import to_numpy
+from perfeval.base.checks import to_numpy
 from perfeval.curves import Curve
 from perfeval.exceptions import InvalidParameterError
 from perfeval.plot._base import Display, cv_folds, literal, parameters, styled

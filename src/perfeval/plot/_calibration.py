@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from perfeval._validation import to_numpy
+from perfeval.base.checks import to_numpy
 from perfeval.curves import Curve
 from perfeval.exceptions import InvalidParameterError
 from perfeval.plot._base import Display, binary_label, literal, parameters, pyplot, styled

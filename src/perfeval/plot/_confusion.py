@@ -113,8 +113,8 @@ class ConfusionMatrixDisplay(Display):
 
     @classmethod
     def _fields(cls, y_true: Any, y_pred: Any, a: dict[str, Any]) -> dict[str, Any]:
-        from perfeval._sklearn_names import hard_labels
         from perfeval.functional import confusion_matrix
+        from perfeval.functional.sklearn_names import hard_labels
 
         pyplot()
         fn = f"{cls.__name__}.from_predictions"

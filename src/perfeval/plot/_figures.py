@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._console import write_file
-from perfeval._validation import to_numpy
+from perfeval.base.checks import to_numpy
+from perfeval.base.console import write_file
 from perfeval.exceptions import InvalidParameterError
 from perfeval.plot._base import literal, pyplot
 from perfeval.plot._curves import AREA, TITLES, CurveDisplay

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._deprecation import measures_keyword
-from perfeval._validation import deprecated_weights
+from perfeval.base.checks import deprecated_weights
+from perfeval.base.deprecation import measures_keyword
 from perfeval.exceptions import InvalidParameterError
 from perfeval.stats.fastpaths import fast_paths
 from perfeval.stats.intervals import (
@@ -51,12 +51,12 @@ def specs_of(measures: Iterable[str] | str, threshold: float) -> list:
 
 def coded(y_true: Any, pos_label: Any) -> Any:
     """0/1 targets from labels when ``pos_label`` is given: the door's code stage
-    (:class:`perfeval.door.Targets`), the rule of :func:`perfeval.evaluate`.
+    (:class:`perfeval.engine.door.Targets`), the rule of :func:`perfeval.evaluate`.
     """
     if pos_label is None:
         return y_true
-    from perfeval._validation import to_numpy
-    from perfeval.door import Targets
+    from perfeval.base.checks import to_numpy
+    from perfeval.engine.door import Targets
 
     return Targets(to_numpy(y_true, "y_true"), pos_label).binary("the interval")
 

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from perfeval import _native
-from perfeval._validation import one_d
+from perfeval.base.checks import one_d
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.summaries import ScoreHistogram
 

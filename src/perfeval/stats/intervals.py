@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from perfeval.engine.report import why_not_finite, with_reasons
 from perfeval.exceptions import InvalidParameterError
-from perfeval.report import why_not_finite, with_reasons
 
 __all__ = ["METHODS", "Comparison", "Interval"]
 

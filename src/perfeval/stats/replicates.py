@@ -36,15 +36,16 @@ from typing import Any
 
 import numpy as np
 
-from perfeval import _native, _progress
-from perfeval._validation import LabelWords, one_d, read_targets, to_numpy
+from perfeval import _native
+from perfeval.base import progress as _progress
+from perfeval.base.checks import LabelWords, one_d, read_targets, to_numpy
 from perfeval.exceptions import InvalidDataError
 from perfeval.stats.fastpaths import REP_WIDTH, fast_paths, finish_plans, plan_stats
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.histogram import runs
 from perfeval.summaries.ranking import group_codes
 
-# perfeval.evaluation (the door, the engine) is imported for the grouped bootstrap only:
+# perfeval.api.evaluation (the door, the engine) is imported for the grouped bootstrap only:
 # `perfeval compare` does not load it.
 
 JACK_GROUPS = 100
@@ -430,7 +431,7 @@ def _memo_of(cases: Cases) -> dict[str, np.ndarray]:
 
 def group_parts(spec, cases: Cases) -> tuple[float, np.ndarray, np.ndarray]:
     """(estimate, per-group values, aggregation weights) of a measure, groups in a fixed order."""
-    from perfeval.evaluation import evaluate
+    from perfeval.api.evaluation import evaluate
 
     assert cases.groups is not None
     keys, codes = group_codes(cases.groups)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from perfeval import _native
-from perfeval._validation import check_no_nan, check_pair, check_weights, one_d, same_length, zero_one
+from perfeval.base.checks import check_no_nan, check_pair, check_weights, one_d, same_length, zero_one
 from perfeval.exceptions import InvalidParameterError
 
 
@@ -174,7 +174,7 @@ class ScoreHistogram:
 
     @classmethod
     def from_checked(cls, is_pos: np.ndarray, s: np.ndarray, w: np.ndarray | None = None) -> ScoreHistogram:
-        """:meth:`from_arrays` on arrays already checked at the door (:mod:`perfeval._validation`):
+        """:meth:`from_arrays` on arrays already checked at the door (:mod:`perfeval.base.checks`):
         booleans of the positives, float64 scores without NaN, finite weights >= 0; nothing is
         checked again.
         """
@@ -366,7 +366,7 @@ def folded(h: ScoreHistogram, pending: list[Cells]) -> ScoreHistogram:
     """``h`` with the cells of ``pending`` added, each distinct score's weight summed in row order
     as :meth:`ScoreHistogram.from_checked` sums it over all the rows at once (a bincount runs
     through its array in order): the one fold of every summary built batch by batch (a
-    :class:`perfeval.Metric`, :func:`perfeval.stream.evaluate_stream`).  Every batch's cells are
+    :class:`perfeval.Metric`, :func:`perfeval.backends.stream.evaluate_stream`).  Every batch's cells are
     sorted by score, stably (:func:`cells`), and so is the summary: a stable sort of the
     concatenation merges these runs, and keeps the cells of each score in the order summary, then
     batches in the order they came, each in row order.

@@ -8,7 +8,7 @@ The measures read a :class:`TieTable`, not the rows: per tie (a run of equal sco
 size, position, relevant cases and gain, and per query the counts of each relevance grade.  Every
 tie-averaged measure depends on nothing else, so the same table built from a summary (counts per
 score and grade, :meth:`TieTable.from_counts`) gives the same numbers as from the rows, and a query
-too large for memory is evaluated from that summary (see perfeval.stream).
+too large for memory is evaluated from that summary (see perfeval.backends.stream).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from perfeval import _native
-from perfeval._validation import check_no_nan, check_relevance
+from perfeval.base.checks import check_no_nan, check_relevance
 from perfeval.exceptions import InvalidDataError
 
 
@@ -67,7 +67,7 @@ class RankingData:
         groups: np.ndarray | None,
         coded: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> RankingData:
-        """From arrays already checked at the door (:mod:`perfeval._validation`: float64 relevance
+        """From arrays already checked at the door (:mod:`perfeval.base.checks`: float64 relevance
         >= 0, scores without NaN, 1-D arrays of one length): nothing is checked again.  ``coded``:
         :func:`group_codes` of ``groups``, when made already.
         """

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from perfeval._progress import wanted
+from perfeval.base.progress import wanted
 from perfeval.cli import load
 from perfeval.cli.commands.eval import check_ci_options
 from perfeval.cli.output import csv_number, number, p_value, signature_line, table, write
@@ -201,7 +201,7 @@ def _ids(t: Any, args: Any) -> Any:
 def _id_text(v: Any) -> str:
     """An id as the file wrote it: an integer bare, text quoted."""
     v = v.item() if hasattr(v, "item") else v
-    from perfeval._text import shown
+    from perfeval.base.text import shown
 
     return repr(shown(v)) if isinstance(v, str) else str(v)
 
@@ -412,7 +412,7 @@ def run(args: Any) -> int:
         load.note(f"perfeval: note: {label}: {why}, so its difference has no interval or p-value\n")
     bounds = _tie_bounds(y, models, base, g, w, specs, args.threshold) if args.tie_bounds else None
     if args.format == "json":
-        from perfeval.report import dumps
+        from perfeval.engine.report import dumps
 
         out: dict = {
             "baseline": base,
@@ -453,7 +453,7 @@ def _json_row(r: dict, c: Any) -> dict:
     """A row of the JSON output: every null with its reason beside it (``KEY_why_null``), the
     reasons of :func:`perfeval.stats.intervals.reasons` (model a: the model, b: the baseline).
     """
-    from perfeval.report import with_reasons
+    from perfeval.engine.report import with_reasons
     from perfeval.stats.intervals import reasons
 
     why = reasons(c)
@@ -483,7 +483,7 @@ def _text(
     bounds: Any,
     weighted: bool,
 ) -> str:
-    from perfeval._text import shown
+    from perfeval.base.text import shown
     from perfeval.stats.intervals import which_tests
 
     pct = f"{args.ci * 100:g}%"
@@ -586,8 +586,8 @@ def _tie_bounds(y: Any, models: dict, base: str, g: Any, w: Any, specs: list, th
     tie_bounds=True), whether each model's range overlaps the baseline's, and each model's share of
     tied pairs.
     """
-    from perfeval.evaluation import evaluate
-    from perfeval.report import why_not_finite
+    from perfeval.api.evaluation import evaluate
+    from perfeval.engine.report import why_not_finite
 
     reports = {
         n: evaluate(y, s, measures=specs, groups=g, sample_weight=w, threshold=threshold, tie_bounds=True)
@@ -632,7 +632,7 @@ def _tie_bounds(y: Any, models: dict, base: str, g: Any, w: Any, specs: list, th
 
 
 def _signature(args: Any, specs: list, comparisons: list, weighted: bool) -> Any:
-    from perfeval.signature import ci_text_of, of_specs
+    from perfeval.engine.signature import ci_text_of, of_specs
 
     return of_specs(
         specs,

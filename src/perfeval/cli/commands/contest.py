@@ -8,16 +8,16 @@ import os
 import sys
 from typing import Any
 
-from perfeval._console import one_line
-from perfeval._text import cell, place, shown
+from perfeval.base.console import one_line
+from perfeval.base.text import cell, place, shown
 from perfeval.cli.load import note
 from perfeval.cli.output import signature_line, table, write
 from perfeval.contest.board import Board, StoreError, check_team, default_db, rankings
 from perfeval.contest.score import read_key, score_submission
 from perfeval.contest.tasks import load_task
+from perfeval.engine.report import dumps, with_reasons
+from perfeval.engine.signature import Signature
 from perfeval.exceptions import InputFormatError, InvalidParameterError
-from perfeval.report import dumps, with_reasons
-from perfeval.signature import Signature
 
 
 def _team_of(sub: str) -> str:

@@ -8,7 +8,7 @@ import sys
 import warnings
 from typing import Any
 
-from perfeval._progress import wanted
+from perfeval.base.progress import wanted
 from perfeval.cli import load
 from perfeval.cli.output import group_csv, models_group_csv, models_text, report_text, write
 
@@ -78,7 +78,7 @@ _SAID: set[str] = set()
 
 
 def _warn(caught: list) -> None:
-    from perfeval._console import one_line
+    from perfeval.base.console import one_line
     from perfeval.exceptions import CommentLinesWarning, GradesAsLabelsWarning
 
     for w in caught:  # never a silent drop: say what is undefined, on stderr, a line each
@@ -188,10 +188,10 @@ def run(args: Any) -> int:
         text = models_text(reports, args.format, args.per_group)
         groups_text = models_group_csv(reports) if args.per_group_output else ""
     if args.per_group_output:
-        from perfeval._console import write_file
+        from perfeval.base.console import write_file
 
         write_file(args.per_group_output, groups_text.encode("utf-8"))  # whole or not at all
-        from perfeval._text import place
+        from perfeval.base.text import place
 
         sys.stderr.write(f"perfeval: wrote {place(args.per_group_output)}\n")
     write(text)
@@ -267,8 +267,9 @@ def _summary_intervals(args: Any, report: Any) -> None:
 
 
 def _in_memory(args: Any, path: str | None, specs: list) -> Any:
-    from perfeval.door import check, code
-    from perfeval.evaluation import check_options, evaluate_cases
+    from perfeval.api.evaluation import evaluate_cases
+    from perfeval.base.checks import check_options
+    from perfeval.engine.door import check, code
 
     table = _table(args)
     ch = load.choose_table(args, table)
@@ -359,7 +360,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
 
 
 def _stream(args: Any, path: str | None, specs: list) -> Any:
-    """Chunked evaluation (perfeval.stream); None when the request needs the whole table."""
+    """Chunked evaluation (perfeval.backends.stream); None when the request needs the whole table."""
     from perfeval.exceptions import InvalidParameterError
 
     streamable = (
@@ -374,9 +375,9 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             "evaluate in memory"
         )
     from perfeval import _native
+    from perfeval.backends.stream import evaluate_stream, evaluate_stream_grouped
     from perfeval.io.columns import pick
     from perfeval.io.readers import iter_columns
-    from perfeval.stream import evaluate_stream, evaluate_stream_grouped
 
     # this process allocates and frees blocks of 64 MB and their columns, chunk after chunk: keep the
     # freed memory for the next chunk (a fresh mapping's pages are zeroed by the kernel on first
@@ -456,7 +457,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
 
 def _dask(args: Any, path: str | None, specs: list) -> Any:
     """The evaluation on a Dask cluster: the files read by the Dask backend."""
-    from perfeval.dask import connect, evaluate_dask, read_files, said_as_read, unparsed
+    from perfeval.backends.dask import connect, evaluate_dask, read_files, said_as_read, unparsed
     from perfeval.exceptions import InputFormatError, InvalidDataError, InvalidParameterError
 
     if path is None:
@@ -513,7 +514,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
             if unparsed(e):  # a text file pandas' parser refused: where and why, as read whole
                 raise said_as_read(path, read["format"], read["header"], read["delimiter"], e) from None
             if isinstance(e, (OSError, EOFError)) or type(e).__module__.startswith("pyarrow"):
-                from perfeval._console import one_line
+                from perfeval.base.console import one_line
 
                 what = (
                     "is not a readable Parquet file" if read.get("format") == "parquet" else "cannot be read"

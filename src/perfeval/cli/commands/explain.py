@@ -12,7 +12,7 @@ from perfeval.cli.output import csv_field, write
 
 
 def run(args: Any) -> int:
-    from perfeval.explanation import explain
+    from perfeval.api.explanation import explain
 
     if args.run is not None:
         return _trec(args)

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from perfeval import plot
-from perfeval._console import write_file
-from perfeval._progress import wanted
-from perfeval._text import place
+from perfeval.base.console import write_file
+from perfeval.base.progress import wanted
+from perfeval.base.text import place
 from perfeval.cli import load
 from perfeval.exceptions import MissingDependencyError
 
@@ -91,7 +91,7 @@ def run_report(args: Any) -> int:
 
     _matplotlib()
     from perfeval.engine import DEFAULT_MEASURES, resolve
-    from perfeval.html import build
+    from perfeval.plot.html import build
 
     if args.ci is not None:
         check_ci_options(args)

@@ -12,11 +12,10 @@ from typing import Any
 import numpy as np
 
 from perfeval import _native, trec
-from perfeval._text import shown
+from perfeval.base.text import shown
 from perfeval.cli.load import note
 from perfeval.cli.output import csv_field, csv_number, number, p_value, signature_line, table, write
-from perfeval.exceptions import InvalidParameterError
-from perfeval.report import (
+from perfeval.engine.report import (
     bounds_map_with_reasons,
     json_number,
     map_with_reasons,
@@ -24,6 +23,7 @@ from perfeval.report import (
     why_not_finite,
     with_reasons,
 )
+from perfeval.exceptions import InvalidParameterError
 from perfeval.trec import DIALECT_TIES
 
 #: what --format latex / markdown print beside a significant difference
@@ -301,7 +301,7 @@ def _trec(c: Any, args: Any) -> str:
     order of ``-m``; measures trec_eval does not name (``nDCG@10``, ``p@5``) come after, as written.
     With several runs, one such block per run, each with trec_eval's ``runid  all  NAME`` line
     (where ``-m runid`` puts it: first of the ``all`` lines).  Query ids and run names with control
-    or format characters are escaped (:func:`perfeval._text.shown`): one line a value, shown as it is.
+    or format characters are escaped (:func:`perfeval.base.text.shown`): one line a value, shown as it is.
     """
     lines = []
     printed = {

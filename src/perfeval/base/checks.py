@@ -12,6 +12,7 @@ Nothing here imports more than numpy and the exceptions, so every layer may use 
 from __future__ import annotations
 
 import datetime
+import numbers
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -857,7 +858,7 @@ def check_array(spec: ArraySpec, x: Any, length: tuple[str, int, bool] | None = 
 class Cases:
     """Checked arrays of one evaluation: targets as given, float64 scores (finite), group ids (never
     floats) or None, float64 weights or None; cases of weight 0 already dropped (``rows_in`` counts
-    them).  ``targets``: the targets coded (the code stage, :func:`perfeval.door.code`), or None.
+    them).  ``targets``: the targets coded (the code stage, :func:`perfeval.engine.door.code`), or None.
     """
 
     __slots__ = ("y", "s", "g", "w", "rows_in", "targets")
@@ -914,3 +915,23 @@ def grades_as_labels(y: Any, specs: list) -> tuple[list[str], str] | None:
         return None
     values = np.unique(t)
     return grouped, ", ".join(f"{v:g}" for v in values[:6].tolist()) + (", ..." if len(values) > 6 else "")
+
+
+def check_options(*, threshold: Any, tie_bounds: Any = False, partitions: Any = None) -> None:
+    """The options of evaluate() and Metric in their domains, before any row is read: a threshold
+    is a number (+-inf too, never NaN: every case would fall on one side), ``tie_bounds`` True or
+    False, ``partitions`` a mapping of names to labels.
+    """
+    if (
+        isinstance(threshold, (bool, np.bool_))
+        or not isinstance(threshold, numbers.Real)
+        or threshold != threshold
+    ):
+        raise InvalidParameterError(f"`threshold` must be a number (+-inf allowed), got {threshold!r}")
+    if not isinstance(tie_bounds, (bool, np.bool_)):
+        raise InvalidParameterError(f"`tie_bounds` must be True or False, got {tie_bounds!r}")
+    if partitions is not None and not isinstance(partitions, Mapping):
+        raise InvalidParameterError(
+            "`partitions` maps a name to the labels that are positive in it (e.g. {'narrow': ['change']}), "
+            f"got {type(partitions).__name__}"
+        )

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._text import shown
-from perfeval._validation import to_numpy
 from perfeval._version import __version__
+from perfeval.api.evaluation import evaluate
+from perfeval.base.checks import to_numpy
+from perfeval.base.text import shown
 from perfeval.engine import DEFAULT_MEASURES
-from perfeval.evaluation import evaluate
 from perfeval.measures import parse_measure
 from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
 from perfeval.plot import TITLES, CurveDisplay, plot_by_group
@@ -90,7 +90,7 @@ def _figure(kind: str, png: tuple[str, int, int], caption: str, *, wide: bool = 
 
 def _esc(text: Any) -> str:
     r"""Text of the page from the user (a column, model or group name, a command line): every control
-    character shown escaped (``\x1b``, ``\n``: :func:`perfeval._text.shown`), never written raw,
+    character shown escaped (``\x1b``, ``\n``: :func:`perfeval.base.text.shown`), never written raw,
     then HTML-escaped.
     """
     return html.escape(shown(str(text)))

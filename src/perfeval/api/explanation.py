@@ -19,14 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._validation import Cases
+from perfeval.base.checks import Cases
 from perfeval.dialects.apply import evaluate_dialect, parse_dialect, policy_spec
 from perfeval.dialects.table import DIALECTS, EMPTY_TEXT, ORDER_TEXT, SCORED_TEXT, Dialect, Policy
-from perfeval.door import check, code, targets_of
 from perfeval.engine import finish, resolve
+from perfeval.engine.door import check, code, targets_of
+from perfeval.engine.report import dumps, why_not_finite, with_reasons
 from perfeval.exceptions import PerfError, UndefinedMeasureWarning
 from perfeval.measures import MeasureSpec, parse_measure
-from perfeval.report import dumps, why_not_finite, with_reasons
 from perfeval.summaries.ranking import group_codes
 
 #: why the perf dialect's value differs: all of PERF 5.12 at once (its rules are the classic engine)
@@ -200,7 +200,7 @@ def explain(
     >>> [round(e.value(d, "NDCG"), 4) for d in e.dialects]
     [0.6404, 0.6404, 0.4307, 1.0]
     """
-    # check -> code (perfeval.door): the targets coded once, for perfeval's row, every dialect's
+    # check -> code (perfeval.engine.door): the targets coded once, for perfeval's row, every dialect's
     # and the facts the rules are said with
     checked = code(check(y_true, y_score, groups, sample_weight), pos_label)
     raw = None  # the cases of weight 0 too, for the tools that count their scores (Spark's bins)

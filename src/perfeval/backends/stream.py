@@ -70,7 +70,7 @@ def _chunk_cases(y_true: Any, y_score: Any, sample_weight: Any = None) -> tuple:
     """A chunk's cases, checked: (positives, scores, weights or None).  Its targets are coded alone
     (a chunk's, not all of them: the stream takes no pos_label, they come coded).
     """
-    from perfeval._validation import LabelWords, binary_targets, check_scores, floats, to_numpy
+    from perfeval.base.checks import LabelWords, binary_targets, check_scores, floats, to_numpy
 
     y = to_numpy(y_true, "y_true")
     s = floats(to_numpy(y_score, "y_score"), "y_score")
@@ -215,7 +215,7 @@ def _chunk_columns(chunk) -> list[np.ndarray]:
     """A chunk's columns as numpy arrays, checked; group ids of a type the spill can store."""
     if len(chunk) not in (3, 4):
         raise InvalidParameterError("each chunk must be (y_true, y_score, groups[, weight])")
-    from perfeval._validation import identity_groups
+    from perfeval.base.checks import identity_groups
 
     arrays = [np.asarray(a).reshape(-1) for a in chunk]
     n = len(arrays[1])
@@ -412,7 +412,7 @@ def evaluate_stream_grouped(
         out.spilled = out.live = out.peak = sum(p.bytes for p in parts)
         _check_request(specs, weighted, labels)
         job = _Job(specs, threshold, budget_rows, labels, weighted, out)
-        from perfeval import _progress
+        from perfeval.base import progress as _progress
 
         with _progress.bar(progress, sum(p.rows for p in parts), "groups", "rows", scale=True) as meter:
             for p in parts:
@@ -430,7 +430,7 @@ def _check_request(specs, weighted: bool, labels: _Labels) -> None:
     """The errors evaluate() gives for the whole data, said once before any part is evaluated
     (each part alone might pass: one holding only 1s looks like 0/1 targets).
     """
-    from perfeval._validation import LabelWords, binary_targets
+    from perfeval.base.checks import LabelWords, binary_targets
 
     ranking = [s for s in specs if s.measure.kind != "binary"]
     if ranking and weighted:
@@ -525,7 +525,7 @@ class _Job:
     def _in_memory(self, path: str) -> None:
         import warnings
 
-        from perfeval._validation import cases
+        from perfeval.base.checks import cases
         from perfeval.engine import finish
 
         blocks = list(_read_blocks(path))
@@ -549,7 +549,7 @@ class _Job:
         perfeval.summaries.ranking.TieTable), so the values are those of evaluate() on the rows.
         Memory: the group's distinct scores (and grades), not its rows.
         """
-        from perfeval._validation import binary_coding, check_relevance, check_scores, check_weights, floats
+        from perfeval.base.checks import binary_coding, check_relevance, check_scores, check_weights, floats
 
         binary = [s for s in self.specs if s.measure.kind == "binary"]
         ranking = [s for s in self.specs if s.measure.kind != "binary"]
@@ -718,7 +718,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
     """
     import warnings
 
-    from perfeval._validation import cases
+    from perfeval.base.checks import cases
     from perfeval.engine import finish
 
     done: set = set()

@@ -13,7 +13,7 @@ from perfeval.exceptions import MissingDependencyError
 from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.measures.spec import with_threshold
 
-# pandas is optional (to_frame); perfeval.signature is imported where a report is signed:
+# pandas is optional (to_frame); perfeval.engine.signature is imported where a report is signed:
 # evaluate() of one measure does not load it (tests/test_registry_cli.py counts the modules).
 
 
@@ -281,8 +281,8 @@ class Report:
 
     @property
     def signature(self):
-        """The :class:`~perfeval.signature.Signature`: everything that changes these numbers."""
-        from perfeval.signature import of_report
+        """The :class:`~perfeval.engine.signature.Signature`: everything that changes these numbers."""
+        from perfeval.engine.signature import of_report
 
         return of_report(self)
 

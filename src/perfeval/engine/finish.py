@@ -1,7 +1,7 @@
-"""The engine: measure specs and checked arrays in, a :class:`~perfeval.report.Report` out.
+"""The engine: measure specs and checked arrays in, a :class:`~perfeval.engine.report.Report` out.
 
-check -> code -> summarize (:mod:`perfeval.door`).  The arrays reaching :func:`finish` were checked
-once at the door and their targets are coded once (:class:`perfeval.door.Targets`); here each kind
+check -> code -> summarize (:mod:`perfeval.engine.door`).  The arrays reaching :func:`finish` were checked
+once at the door and their targets are coded once (:class:`perfeval.engine.door.Targets`); here each kind
 of summary is built once and shared by every measure that needs it (one
 :class:`~perfeval.summaries.ScoreHistogram` for the binary measures, one per group when grouped; one
 :class:`~perfeval.summaries.ranking.TieTable` for the per-query measures and the group AUC), and
@@ -18,14 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._nicknames import ALL
-from perfeval._validation import Cases
-from perfeval.door import Targets
+from perfeval.base.checks import Cases
+from perfeval.base.nicknames import ALL
+from perfeval.engine.door import Targets
+from perfeval.engine.report import MeasureResult, Report
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.measures._data import GroupedData
 from perfeval.measures.spec import split_measures, with_threshold
-from perfeval.report import MeasureResult, Report
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.ranking import RankingData, group_codes
 
@@ -76,7 +76,7 @@ def finish(
     pos_label: Any = None,
     tie_bounds: bool = False,
 ) -> Report:
-    """Every measure of ``specs`` over checked cases (see :func:`perfeval._validation.cases`);
+    """Every measure of ``specs`` over checked cases (see :func:`perfeval.base.checks.cases`);
     ``tie_bounds``: with each measure's minimum and maximum over the orders of the tied cases (see
     :mod:`perfeval.measures.tiebounds`).
     """

@@ -21,7 +21,7 @@ from typing import Any
 
 from perfeval.exceptions import InputFormatError
 
-# Start-up: this module is on every `perf` run's path; perfeval._text (its pattern is compiled
+# Start-up: this module is on every `perf` run's path; perfeval.base.text (its pattern is compiled
 # at import) is imported where a message is made.
 
 
@@ -61,7 +61,7 @@ def one_line(e: object) -> str:
     """An error's message on one line (a message from a library may hold line breaks), with any
     control character left in it escaped.
     """
-    from perfeval._text import shown
+    from perfeval.base.text import shown
 
     return shown(" ".join(str(e).split("\n")).replace("\r", " "))
 

@@ -2,26 +2,30 @@
 into a :class:`Report`.
 
 It takes arrays or a table's columns, sends a Dask collection to the Dask backend, checks the
-input and codes its targets once (:mod:`perfeval.door`: check -> code) and finishes every measure
+input and codes its targets once (:mod:`perfeval.engine.door`: check -> code) and finishes every measure
 in the engine (:mod:`perfeval.engine`), which the streaming and Dask backends share.
 """
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from perfeval import _native
-from perfeval._validation import Cases, column, deprecated_weights, grades_as_labels, is_dask
-from perfeval.door import check, code
+from perfeval.base.checks import (
+    Cases,
+    check_options,
+    column,
+    deprecated_weights,
+    grades_as_labels,
+    is_dask,
+)
 from perfeval.engine import DEFAULT_MEASURES, finish, resolve
+from perfeval.engine.door import check, code
+from perfeval.engine.report import Report
 from perfeval.exceptions import GradesAsLabelsWarning, InvalidParameterError, user_stacklevel
 from perfeval.measures import MeasureSpec
-from perfeval.report import Report
 
 # The Dask backend and the dialects are imported where they are asked for: evaluate() of a
 # measure loads neither (tests/test_registry_cli.py counts the modules it loads).
@@ -61,7 +65,7 @@ def evaluate(
         Scores, higher meaning more likely positive / more relevant. Must be finite.
     measures : iterable of str or MeasureSpec, or a comma-separated str
         Names with parameters: ``["roc", "ndcg@10", "slq:bins=100", "-apr"]``. Default: PERF's
-        report (``perfeval.evaluation.DEFAULT_MEASURES``).
+        report (``perfeval.api.evaluation.DEFAULT_MEASURES``).
     groups : array-like, optional
         Group (query, block, user) of each case. Every measure is then computed per group; the
         report gives the mean over groups, the mean weighted by group size, the per-group values
@@ -85,7 +89,7 @@ def evaluate(
     target, score, group, weight : str, optional
         Column names, when ``y_true`` is a table (a pandas, polars or Dask DataFrame, a pyarrow
         Table): ``evaluate(df, target="click", score="ctr", group="user")``.  A Dask DataFrame (or
-        two Dask arrays) is evaluated on the cluster (:mod:`perfeval.dask`).
+        two Dask arrays) is evaluated on the cluster (:mod:`perfeval.backends.dask`).
 
     tie_bounds : bool, default False
         Also give each measure's least and greatest value over every order of the tied cases
@@ -143,7 +147,7 @@ def evaluate(
             f"dialect={dialect!r}: not with {what} (tie bounds are over every order, whatever the tool)"
         )
     if is_dask(y_true):
-        from perfeval.dask import evaluate_dask
+        from perfeval.backends.dask import evaluate_dask
 
         arrays = bool(partitions) or groups is not None or sample_weight is not None
         _not_on_dask(tie_bounds, arrays)
@@ -200,7 +204,7 @@ def evaluate_cases(
     """:func:`evaluate` once its arrays are found (options checked by :func:`check_options`): the
     measures resolved, then the stages, check (``cases_of(keep_zero)``: the cases checked; the
     cases of weight 0 kept when ``keep_zero``, for a dialect's tool that counts their scores), code
-    (:func:`perfeval.door.code`, unless ``cases_of`` attached a coding of its own, as the command's
+    (:func:`perfeval.engine.door.code`, unless ``cases_of`` attached a coding of its own, as the command's
     loader does, its messages naming the file's lines) and summarize (:func:`perfeval.engine.finish`,
     or the dialect's tool's rules).  Arguments as for :func:`evaluate`.
     """
@@ -247,26 +251,6 @@ def _not_on_dask(tie_bounds: bool, arrays: bool) -> None:
         raise InvalidParameterError("tie_bounds: in memory only, not with a Dask collection")
     if arrays:
         raise InvalidParameterError("with a Dask collection, name the columns: group=..., weight=...")
-
-
-def check_options(*, threshold: Any, tie_bounds: Any = False, partitions: Any = None) -> None:
-    """The options of evaluate() and Metric in their domains, before any row is read: a threshold
-    is a number (+-inf too, never NaN: every case would fall on one side), ``tie_bounds`` True or
-    False, ``partitions`` a mapping of names to labels.
-    """
-    if (
-        isinstance(threshold, (bool, np.bool_))
-        or not isinstance(threshold, numbers.Real)
-        or threshold != threshold
-    ):
-        raise InvalidParameterError(f"`threshold` must be a number (+-inf allowed), got {threshold!r}")
-    if not isinstance(tie_bounds, (bool, np.bool_)):
-        raise InvalidParameterError(f"`tie_bounds` must be True or False, got {tie_bounds!r}")
-    if partitions is not None and not isinstance(partitions, Mapping):
-        raise InvalidParameterError(
-            "`partitions` maps a name to the labels that are positive in it (e.g. {'narrow': ['change']}), "
-            f"got {type(partitions).__name__}"
-        )
 
 
 def _say_grades_as_labels(y: Any, specs: list) -> None:

@@ -4,8 +4,8 @@ Every entry point that takes a user's arrays (:func:`perfeval.evaluate`, :meth:`
 the scikit-learn names, the command's loader; the streaming and Dask backends) goes through the same
 sequence:
 
-1. **check** (:func:`check`, in :mod:`perfeval._validation`): each array read and checked as its
-   :class:`~perfeval._validation.ArraySpec` in the entry point's table says (shape, type,
+1. **check** (:func:`check`, in :mod:`perfeval.base.checks`): each array read and checked as its
+   :class:`~perfeval.base.checks.ArraySpec` in the entry point's table says (shape, type,
    finiteness, domain, lengths); the cases of weight 0 dropped.  An entry point that names itself
    in its messages passes ``where=`` to the checks (``roc_curve: ...``), not a wrapper that raises
    again.
@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from perfeval._validation import (
+from perfeval.base.checks import (
     EVALUATION,
     ArraySpec,
     Cases,
@@ -90,7 +90,7 @@ class Targets:
     def made_by(cls, t: np.ndarray, made: Literal["binary", "relevance"]) -> Targets:
         """Targets the caller coded and checked already, with its own words for what was wrong (the
         command's loader: the file, the line and the column): ``made`` ``"binary"``, numbers 0/1
-        (the loader's coding, as :func:`~perfeval._validation.binary_coding` gives it), or
+        (the loader's coding, as :func:`~perfeval.base.checks.binary_coding` gives it), or
         ``"relevance"``, graded relevance >= 0 as float64.  Nothing is coded again: the binary
         measures read ``t`` as it is, the per-query measures it as float64.
         """
@@ -103,7 +103,7 @@ class Targets:
         return out
 
     def coding(self) -> np.ndarray | None:
-        """:func:`~perfeval._validation.binary_coding` of the targets (None: not 0/1, -1/1 or
+        """:func:`~perfeval.base.checks.binary_coding` of the targets (None: not 0/1, -1/1 or
         booleans, and no ``pos_label``): no error, whatever the labels.
         """
         if self._coding is False:
@@ -112,7 +112,7 @@ class Targets:
 
     def binary(self, needs: str, *, words: LabelWords | None = None, rows: Any = None) -> np.ndarray:
         """The 0/1 targets of the measure ``needs``, or the door's one line about them
-        (:func:`~perfeval._validation.binary_targets`: ``words``, what the caller takes; ``rows``,
+        (:func:`~perfeval.base.checks.binary_targets`: ``words``, what the caller takes; ``rows``,
         where a missing target is found when the targets are the distinct labels).
         """
         if self._binary is None:

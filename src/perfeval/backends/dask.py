@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._validation import is_dask as _is_dask
+from perfeval.base.checks import is_dask as _is_dask
 from perfeval.exceptions import InvalidParameterError, MissingDependencyError
 from perfeval.io.text import said_as_read, unparsed  # noqa: F401 - the command's --dask path names them so
 from perfeval.summaries import ScoreHistogram
@@ -48,7 +48,7 @@ CODE_GRADES = "code the column so (grades above 0: 1), or evaluate in memory wit
 
 
 def _summarize(y, s, w=None) -> ScoreHistogram:
-    from perfeval._validation import LabelWords, binary_targets, check_scores, floats, to_numpy
+    from perfeval.base.checks import LabelWords, binary_targets, check_scores, floats, to_numpy
 
     y = to_numpy(y, "y_true")
     s = floats(to_numpy(s, "y_score"), "y_score")
@@ -117,7 +117,7 @@ def _summarize_frame(
     and another of 0/1 are not one coding: checked when the summaries merge), and with
     ``pos_label`` whether it holds that label and the others it holds (:func:`coded_labels`).
     """
-    from perfeval._validation import binary_coding
+    from perfeval.base.checks import binary_coding
     from perfeval.exceptions import InvalidDataError
 
     if len(pdf) == 0:  # an empty partition (a file of a header only): nothing to add
@@ -150,11 +150,11 @@ def coded_labels(y: np.ndarray, pos_label: Any) -> tuple[np.ndarray, tuple[bool,
 
 def _labels_message(target: str, y: np.ndarray, numbers: bool = False) -> str:
     """Targets of a partition that are not 0/1: what they look like (two labels, classes, grades, a
-    regression target: :func:`perfeval._validation.read_targets`) and what to do on Dask (two
+    regression target: :func:`perfeval.base.checks.read_targets`) and what to do on Dask (two
     labels: the one that looks positive offered, ```pos_label='click'```).  ``numbers``: the
     measures read numbers (GAUC, NDCG, ...), not 0/1 alone.
     """
-    from perfeval._validation import LabelWords, positive_choice, read_targets, shown_label
+    from perfeval.base.checks import LabelWords, positive_choice, read_targets, shown_label
 
     said = read_targets(y, LabelWords(pos_label=False, whole=False))
     if said.kind == "regression":
@@ -249,7 +249,7 @@ def evaluate_dask(
 ):
     """Evaluate a Dask DataFrame (columns by name) or a pair of Dask arrays (targets, scores).
 
-    Returns the :class:`~perfeval.report.Report` of :func:`perfeval.evaluate`, computed on the
+    Returns the :class:`~perfeval.engine.report.Report` of :func:`perfeval.evaluate`, computed on the
     cluster.  Binary measures: exact, from per-partition summaries.  Per-group measures (with
     ``group``): the rows are shuffled by group first.
 
@@ -335,7 +335,7 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
     """
     import pandas as pd
 
-    from perfeval._validation import cases
+    from perfeval.base.checks import cases
     from perfeval.engine import finish
 
     labels: tuple[bool, frozenset] = (False, frozenset())
@@ -430,7 +430,7 @@ def connect(address: str) -> Iterator[Any]:
     import os
     import warnings
 
-    from perfeval._console import one_line
+    from perfeval.base.console import one_line
 
     # Dask's log lines stay off our stderr (a failed task is our one line): in this process, and in the
     # worker processes a local cluster starts, which read this from their environment (a user's own

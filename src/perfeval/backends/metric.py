@@ -1,7 +1,7 @@
 """``Metric``: a stateful, mergeable, exact evaluation for training loops (torchmetrics' habit).
 
 ``m = Metric(["roc", "apr"])``; ``m.update(y_true, y_score)`` batch after batch; ``m.merge(other)``
-to add another process's state; ``m.compute()`` for the :class:`~perfeval.report.Report` that
+to add another process's state; ``m.compute()`` for the :class:`~perfeval.engine.report.Report` that
 :func:`perfeval.evaluate` gives on every row seen so far; ``m.reset()`` to start again.
 
 What it keeps is what the streaming and Dask backends keep, finished by the same engine:
@@ -10,8 +10,8 @@ What it keeps is what the streaming and Dask backends keep, finished by the same
   with their positive and negative weight), memory 24 bytes per distinct score whatever the rows;
 * per-query measures (NDCG, MAP, ...), the group AUC, and any measure with ``groups=``: the checked
   rows themselves (targets, scores, groups, weights), stored compactly and exactly
-  (:mod:`perfeval._metric_state`: about 9 bytes a row), finished by :func:`perfeval.engine.finish`
-  as a spilled part of :func:`perfeval.stream.evaluate_stream_grouped` is; memory grows with the
+  (:mod:`perfeval.backends.metric_state`: about 9 bytes a row), finished by :func:`perfeval.engine.finish`
+  as a spilled part of :func:`perfeval.backends.stream.evaluate_stream_grouped` is; memory grows with the
   rows, as torchmetrics' retrieval metrics keep every row;
 * the same with ``clustered=True`` (each group's rows together, as the ``clustered`` stream takes
   them): each group finished by ``finish`` when it ends, only its key, size and values kept, so
@@ -34,19 +34,19 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._metric_state import FinishedGroups, KeptRows, key_family
-from perfeval._validation import (
+from perfeval.backends.metric_state import FinishedGroups, KeptRows, key_family
+from perfeval.base.checks import (
     Cases,
     binary_coding,
     binary_targets,
     id_kind,
     to_numpy,
 )
-from perfeval.door import check, code
 from perfeval.engine import DEFAULT_MEASURES, TIES, binary_values, finish, resolve, warn_undefined
+from perfeval.engine.door import check, code
+from perfeval.engine.report import MeasureResult, Report
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec
-from perfeval.report import MeasureResult, Report
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.histogram import FOLD_ROWS, cells, folded
 
@@ -115,7 +115,7 @@ class Metric:
         The positive label of ``y_true`` for the binary measures and the group AUC, as in
         :func:`perfeval.evaluate`.
     clustered : bool, default False
-        Each group's rows come together, as in :func:`perfeval.stream.evaluate_stream_grouped`:
+        Each group's rows come together, as in :func:`perfeval.backends.stream.evaluate_stream_grouped`:
         every group whole in one update (its rows in any order within it), except that the group
         of an update's last row may run on into the next update.  Each group is finished when it
         ends and only its key, size and values are kept (memory O(groups), not O(rows)); a group
@@ -177,8 +177,8 @@ class Metric:
         clustered: bool = False,
         dialect: str = "perfeval",
     ):
+        from perfeval.base.checks import check_options
         from perfeval.dialects.apply import dialect_text, parse_dialect
-        from perfeval.evaluation import check_options
 
         if not isinstance(clustered, (bool, np.bool_)):
             raise InvalidParameterError(f"clustered must be True or False, got {clustered!r}")
@@ -269,7 +269,7 @@ class Metric:
         >>> m.nbytes  # group 7: its key, size and GAUC; group 8's rows are kept until it ends
         72
         """
-        from perfeval._metric_state import nbytes
+        from perfeval.backends.metric_state import nbytes
 
         size = (
             nbytes(self._labels) + nbytes(self._hist.scores) + nbytes(self._hist.pos) + nbytes(self._hist.neg)
@@ -768,7 +768,7 @@ class Metric:
 
     # -- compute -----------------------------------------------------------------------------------------
     def compute(self) -> Report:
-        """The :class:`~perfeval.report.Report` of :func:`perfeval.evaluate` on every row so far.
+        """The :class:`~perfeval.engine.report.Report` of :func:`perfeval.evaluate` on every row so far.
 
         The same values, per-group tables, warnings and errors; ``report.params["backend"]`` is
         ``"metric"``.  With no row it is evaluate()'s answer to no data (NaN values with an

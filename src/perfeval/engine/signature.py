@@ -94,7 +94,9 @@ class Signature:
 
 
 def of_report(report: Any) -> Signature:
-    """The signature of a :class:`~perfeval.report.Report` (from its parameters, measures and intervals)."""
+    """The signature of a :class:`~perfeval.engine.report.Report` (from its parameters, measures and
+    intervals).
+    """
     params = report.params
     labels = list(report.results)
     base = [lab.split("[")[0].split("@")[0].split(":")[0] for lab in labels]

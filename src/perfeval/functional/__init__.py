@@ -41,8 +41,16 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._deprecation import renamed
-from perfeval._sklearn_names import (
+from perfeval.api.evaluation import evaluate
+from perfeval.base.checks import to_numpy
+from perfeval.base.deprecation import renamed
+from perfeval.exceptions import (
+    InvalidDataError,
+    InvalidParameterError,
+    MissingDependencyError,
+    UndefinedMeasureWarning,
+)
+from perfeval.functional.sklearn_names import (
     accuracy_score,
     average_precision_score,
     balanced_accuracy_score,
@@ -62,14 +70,6 @@ from perfeval._sklearn_names import (
     roc_auc_score,
     roc_curve,
     top_k_accuracy_score,
-)
-from perfeval._validation import to_numpy
-from perfeval.evaluation import evaluate
-from perfeval.exceptions import (
-    InvalidDataError,
-    InvalidParameterError,
-    MissingDependencyError,
-    UndefinedMeasureWarning,
 )
 from perfeval.measures import parse_measure
 from perfeval.summaries import ScoreHistogram
@@ -99,7 +99,7 @@ __all__ = [
     "scorer",
     "scores_from_ranking",
     "kddcup2002_task2",
-    # scikit-learn's names, signatures and conventions (perfeval._sklearn_names; docs/sklearn.md)
+    # scikit-learn's names, signatures and conventions (perfeval.functional.sklearn_names; docs/sklearn.md)
     "roc_auc_score",
     "average_precision_score",
     "precision_recall_curve",

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval._validation import (
+from perfeval.base.checks import (
     as_array,
     check_scores,
     check_weights,
@@ -682,7 +682,7 @@ def calibration_curve(
 # -- ranking (one row a query) ---------------------------------------------------------------------------
 def _dcg_rows(fn: str, y_true: Any, y_score: Any, k: int | None, ignore_ties: bool, measure: str) -> Array:
     """Per row (query) the tie-averaged DCG@k or NDCG@k with linear gain, from perfeval's tie tables."""
-    from perfeval.evaluation import evaluate
+    from perfeval.api.evaluation import evaluate
 
     rel, s = as_array(y_true, "y_true"), as_array(y_score, "y_score")
     if rel.ndim != 2:
