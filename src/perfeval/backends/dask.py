@@ -335,7 +335,7 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
     """
     import pandas as pd
 
-    from perfeval.base.checks import cases
+    from perfeval.base.checks import check
     from perfeval.engine import finish
 
     labels: tuple[bool, frozenset] = (False, frozenset())
@@ -358,7 +358,7 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = finish(
-            cases(
+            check(
                 pdf[target].to_numpy(),
                 pdf[score].to_numpy(),
                 pdf[group].to_numpy(),

@@ -525,7 +525,7 @@ class _Job:
     def _in_memory(self, path: str) -> None:
         import warnings
 
-        from perfeval.base.checks import cases
+        from perfeval.base.checks import check
         from perfeval.engine import finish
 
         blocks = list(_read_blocks(path))
@@ -534,7 +534,7 @@ class _Job:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             r = finish(
-                cases(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None),
+                check(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None),
                 self.specs,
                 threshold=self.threshold,
             )
@@ -718,7 +718,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
     """
     import warnings
 
-    from perfeval.base.checks import cases
+    from perfeval.base.checks import check
     from perfeval.engine import finish
 
     done: set = set()
@@ -732,7 +732,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             r = finish(
-                cases(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None),
+                check(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None),
                 specs,
                 threshold=threshold,
             )
