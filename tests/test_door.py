@@ -193,3 +193,30 @@ def test_an_interval_reads_the_targets_coded_for_its_replicates(monkeypatch):
     r = perfeval.ci(y, [0.9, 0.2, 0.4, 0.3, 0.8, 0.6], measures="roc,apr", n_boot=50, pos_label="yes")
     assert r["ROC"].estimate == pytest.approx(6 / 9)
     assert calls == []  # the summary made of the positives found once (Cases.cls), not coded again
+
+
+def test_the_streaming_and_dask_backends_code_their_targets_through_the_door(monkeypatch):
+    from perfeval.backends.dask import _summarize
+    from perfeval.backends.stream import evaluate_stream, evaluate_stream_grouped
+
+    asked: list = []
+    binary, coding = door.Targets.binary, door.Targets.coding
+    monkeypatch.setattr(
+        door.Targets, "binary", lambda t, needs, **kw: asked.append(needs) or binary(t, needs, **kw)
+    )
+    monkeypatch.setattr(door.Targets, "coding", lambda t: asked.append("coding") or coding(t))
+    y, s, w = [1, 0, 0, 1], [0.9, 0.1, 0.95, 0.7], [1.0, 1.0, 1.0, 2.0]
+    expected = perfeval.evaluate(y, s, sample_weight=w, measures=["roc"])["ROC"]
+    r = evaluate_stream([(y[:2], s[:2], w[:2]), (y[2:], s[2:], w[2:])], measures=["roc"])
+    assert r["ROC"] == expected
+    assert asked.count("streaming evaluation") == 2  # each chunk's targets coded by the door's Targets
+    asked.clear()
+    h = _summarize(np.array(y), np.array(s))
+    assert (h.scores.tolist(), h.pos.tolist()) == ([0.1, 0.7, 0.9, 0.95], [0.0, 1.0, 1.0, 0.0])
+    assert asked.count("dask evaluation") == 1
+    asked.clear()
+    g = evaluate_stream_grouped([(y, s, [7, 7, 7, 7], w)], measures=["roc"], budget_rows=2)
+    assert (g.groups.tolist(), g["ROC"]) == ([7], expected)
+    # one group over the budget, finished block by block: the whole request's coding (ROC), then
+    # each block's (in memory, the engine would ask for ROC's again)
+    assert asked.count("ROC") == 1 and asked.count("coding") >= 2, asked

@@ -48,14 +48,16 @@ CODE_GRADES = "code the column so (grades above 0: 1), or evaluate in memory wit
 
 
 def _summarize(y, s, w=None) -> ScoreHistogram:
-    from perfeval.base.checks import LabelWords, binary_targets, check_scores, floats, to_numpy
+    from perfeval.base.checks import EVALUATION, LabelWords, to_numpy
+    from perfeval.engine.door import Targets, check_array
 
+    # the door's stages one array at a time, in the order Dask always said its errors: the targets
+    # read, the scores checked, the targets coded, then the lengths and the weights (read as `w`)
     y = to_numpy(y, "y_true")
-    s = floats(to_numpy(s, "y_score"), "y_score")
-    check_scores(s)
+    s = check_array(EVALUATION[1], s)
     words = LabelWords(pos_label=False, whole=False)  # a chunk's targets; no pos_label on Dask
     return ScoreHistogram.from_arrays(
-        binary_targets(y, "dask evaluation", words=words), s, None if w is None else to_numpy(w, "w")
+        Targets(y).binary("dask evaluation", words=words), s, None if w is None else to_numpy(w, "w")
     )
 
 
@@ -117,7 +119,7 @@ def _summarize_frame(
     and another of 0/1 are not one coding: checked when the summaries merge), and with
     ``pos_label`` whether it holds that label and the others it holds (:func:`coded_labels`).
     """
-    from perfeval.base.checks import binary_coding
+    from perfeval.engine.door import Targets
     from perfeval.exceptions import InvalidDataError
 
     if len(pdf) == 0:  # an empty partition (a file of a header only): nothing to add
@@ -128,7 +130,7 @@ def _summarize_frame(
         coded, labels = coded_labels(y, pos_label)
         found: frozenset = frozenset()
     else:
-        coded, labels, found = binary_coding(y), (False, frozenset()), _labels_found(y)
+        coded, labels, found = Targets(y).coding(), (False, frozenset()), _labels_found(y)
     if coded is None:
         raise InvalidDataError(_labels_message(target, y))
     s = _column_values(pdf, score, "score")
@@ -335,7 +337,7 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
     """
     import pandas as pd
 
-    from perfeval.base.checks import cases
+    from perfeval.base.checks import check
     from perfeval.engine import finish
 
     labels: tuple[bool, frozenset] = (False, frozenset())
@@ -358,7 +360,7 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = finish(
-            cases(
+            check(
                 pdf[target].to_numpy(),
                 pdf[score].to_numpy(),
                 pdf[group].to_numpy(),

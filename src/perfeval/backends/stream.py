@@ -70,13 +70,15 @@ def _chunk_cases(y_true: Any, y_score: Any, sample_weight: Any = None) -> tuple:
     """A chunk's cases, checked: (positives, scores, weights or None).  Its targets are coded alone
     (a chunk's, not all of them: the stream takes no pos_label, they come coded).
     """
-    from perfeval.base.checks import LabelWords, binary_targets, check_scores, floats, to_numpy
+    from perfeval.base.checks import EVALUATION, LabelWords, to_numpy
+    from perfeval.engine.door import Targets, check_array
 
+    # the door's stages one array at a time, in the order the stream always said its errors: the
+    # targets read, the scores checked, the targets coded, then the lengths and the weights
     y = to_numpy(y_true, "y_true")
-    s = floats(to_numpy(y_score, "y_score"), "y_score")
-    check_scores(s)
+    s = check_array(EVALUATION[1], y_score)
     words = LabelWords(pos_label=False, whole=False)
-    return checked_cases(binary_targets(y, "streaming evaluation", words=words), s, sample_weight)
+    return checked_cases(Targets(y).binary("streaming evaluation", words=words), s, sample_weight)
 
 
 # -- per-group measures: spill by group, then evaluate part by part -----------------------------------
@@ -430,7 +432,8 @@ def _check_request(specs, weighted: bool, labels: _Labels) -> None:
     """The errors evaluate() gives for the whole data, said once before any part is evaluated
     (each part alone might pass: one holding only 1s looks like 0/1 targets).
     """
-    from perfeval.base.checks import LabelWords, binary_targets
+    from perfeval.base.checks import LabelWords
+    from perfeval.engine.door import Targets
 
     ranking = [s for s in specs if s.measure.kind != "binary"]
     if ranking and weighted:
@@ -442,7 +445,7 @@ def _check_request(specs, weighted: bool, labels: _Labels) -> None:
     if binary:
         # the stream takes no pos_label: the targets come coded
         words = LabelWords(pos_label=False, whole=not labels.many)
-        binary_targets(labels.coding(), binary[0].label, words=words)
+        Targets(labels.coding()).binary(binary[0].label, words=words)
 
 
 class _Results:
@@ -525,7 +528,7 @@ class _Job:
     def _in_memory(self, path: str) -> None:
         import warnings
 
-        from perfeval.base.checks import cases
+        from perfeval.base.checks import check
         from perfeval.engine import finish
 
         blocks = list(_read_blocks(path))
@@ -534,7 +537,7 @@ class _Job:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             r = finish(
-                cases(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None),
+                check(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None),
                 self.specs,
                 threshold=self.threshold,
             )
@@ -549,7 +552,11 @@ class _Job:
         perfeval.summaries.ranking.TieTable), so the values are those of evaluate() on the rows.
         Memory: the group's distinct scores (and grades), not its rows.
         """
-        from perfeval.base.checks import binary_coding, check_relevance, check_scores, check_weights, floats
+        from perfeval.base.checks import EVALUATION, check_relevance, floats
+        from perfeval.engine.door import Targets, check_array
+
+        # the spill's own name for the weights in its messages (`weights`), checked as the door checks them
+        weights = EVALUATION[3]._replace(name="weights")
 
         binary = [s for s in self.specs if s.measure.kind == "binary"]
         ranking = [s for s in self.specs if s.measure.kind != "binary"]
@@ -558,14 +565,13 @@ class _Job:
         size: Any = np.zeros(1)
         key = None
         for arrays in _read_blocks(part.path):
-            y, s, g = arrays[0], floats(arrays[1], "y_score"), arrays[2]
-            check_scores(s)
+            y, s, g = arrays[0], check_array(EVALUATION[1], arrays[1]), arrays[2]
+            targets = Targets(y)
             w = arrays[3] if len(arrays) == 4 else None
             if key is None or g.dtype.kind in "US":
                 key = g[:1]  # text if any block is text: as the concatenation of the blocks would be
             if w is not None:
-                w = floats(w, "weights")
-                check_weights(w)
+                w = check_array(weights, w)
                 keep = w > 0
                 # the group's size as evaluate() sums it: one sequential sum in row order, carried on
                 size = np.bincount(
@@ -577,11 +583,13 @@ class _Job:
             if binary:
                 # the coding of all the targets was checked (_check_request): a block's own coding
                 # agrees with it (a block of 1s alone reads as 0/1, and 1 is positive in both)
-                h = ScoreHistogram.from_checked(np.asarray(binary_coding(y)) == 1, s, w)
+                h = ScoreHistogram.from_checked(np.asarray(targets.coding()) == 1, s, w)
                 hb.append(h)
                 if len(hb) >= 8:
                     hb = [ScoreHistogram.merge_all(hb)]
             if ranking:
+                # as numbers, not targets.relevance(ranking): its line for text labels is not the one
+                # this path has always said (`y_true` must hold numbers)
                 rel = floats(y, "y_true")
                 check_relevance(rel)
                 if h is not None and w is None and bool(((rel == 0) | (rel == 1)).all()):
@@ -718,7 +726,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
     """
     import warnings
 
-    from perfeval.base.checks import cases
+    from perfeval.base.checks import check
     from perfeval.engine import finish
 
     done: set = set()
@@ -732,7 +740,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             r = finish(
-                cases(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None),
+                check(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None),
                 specs,
                 threshold=threshold,
             )

@@ -898,10 +898,6 @@ def check(
     return Cases(yt, ys, g, w, rows_in)
 
 
-#: the check stage's former name (the streaming and Dask backends call it so)
-cases = check
-
-
 def grades_as_labels(y: Any, specs: list) -> tuple[list[str], str] | None:
     """The group AUCs among ``specs`` that would read graded targets ``y`` as labels (a grade above 0
     positive), with the grades shown (``"0, 1, 2, 3"``); None when there is nothing to say (no group

@@ -76,7 +76,7 @@ def finish(
     pos_label: Any = None,
     tie_bounds: bool = False,
 ) -> Report:
-    """Every measure of ``specs`` over checked cases (see :func:`perfeval.base.checks.cases`);
+    """Every measure of ``specs`` over checked cases (see :func:`perfeval.base.checks.check`);
     ``tie_bounds``: with each measure's minimum and maximum over the orders of the tied cases (see
     :mod:`perfeval.measures.tiebounds`).
     """
