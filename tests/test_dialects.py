@@ -566,7 +566,7 @@ def test_roc_in_input_order_walk_is_the_roc_of_the_broken_scores(seed, rule):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 400))
     y, s = rng.integers(0, 2, n), rng.integers(0, 5, n) / 4
-    c = _validation.cases(y, s)
+    c = _validation.check(y, s)
     want = perfeval.evaluate(y, broken(np.zeros(n, dtype=np.int64), s, rule), measures=["roc"])["ROC"]
     assert _roc_input_order(c, rule, None, "ROC") == pytest.approx(want, abs=1e-15, nan_ok=True)
 
