@@ -26,8 +26,10 @@ from perfeval.engine import finish, resolve
 from perfeval.engine.door import check, code, targets_of
 from perfeval.engine.report import dumps, why_not_finite, with_reasons
 from perfeval.exceptions import PerfError, UndefinedMeasureWarning
-from perfeval.measures import MeasureSpec, parse_measure
+from perfeval.measures import MeasureSpec, get_measure, parse_measure
 from perfeval.summaries.ranking import group_codes
+
+# pandas is optional: imported where a frame is made.
 
 #: why the perf dialect's value differs: all of PERF 5.12 at once (its rules are the classic engine)
 PERF_RULE = (
@@ -340,8 +342,6 @@ def _rules(
     perfeval's value of each group (or the one value), so that a rule giving a group the value
     perfeval gives it too (P@k's 0 without a relevant case) is not named.
     """
-    from perfeval.measures import get_measure
-
     engine = get_measure(pol.measure)
     binary = engine.kind == "binary"
     y = f.y(binary, spec.label)

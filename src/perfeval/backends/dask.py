@@ -17,15 +17,43 @@ one and :func:`read_files` reads files into a frame with checked columns.
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
+from perfeval.base.checks import (
+    EVALUATION,
+    LabelWords,
+    check,
+    positive_choice,
+    read_targets,
+    shown_label,
+    to_numpy,
+)
 from perfeval.base.checks import is_dask as _is_dask
-from perfeval.exceptions import InvalidParameterError, MissingDependencyError
+from perfeval.base.console import one_line
+from perfeval.engine import DEFAULT_MEASURES, binary_report, finish, grouped_report, resolve
+from perfeval.engine.door import Targets, check_array
+from perfeval.exceptions import (
+    InputFormatError,
+    InvalidDataError,
+    InvalidParameterError,
+    MissingDependencyError,
+)
+from perfeval.io import grammar
+from perfeval.io.base import files
+from perfeval.io.columns import choose
+from perfeval.io.grammar import first_float_id, label_hits, labels_text, other_labels
+from perfeval.io.readers import READERS, format_of
+from perfeval.io.tables import id_column
 from perfeval.io.text import said_as_read, unparsed  # noqa: F401 - the command's --dask path names them so
 from perfeval.summaries import ScoreHistogram
+
+# Dask, distributed and pandas are optional: imported where a Dask run needs them.
 
 
 def _require():
@@ -48,9 +76,6 @@ CODE_GRADES = "code the column so (grades above 0: 1), or evaluate in memory wit
 
 
 def _summarize(y, s, w=None) -> ScoreHistogram:
-    from perfeval.base.checks import EVALUATION, LabelWords, to_numpy
-    from perfeval.engine.door import Targets, check_array
-
     # the door's stages one array at a time, in the order Dask always said its errors: the targets
     # read, the scores checked, the targets coded, then the lengths and the weights (read as `w`)
     y = to_numpy(y, "y_true")
@@ -65,9 +90,6 @@ def _column_values(pdf, name: str, role: str) -> np.ndarray:
     """A score or weight column of a partition as float64, or an error naming the column (a row's
     index within a partition would mislead, and the partition's place in the file is not known).
     """
-    from perfeval.exceptions import InvalidDataError
-    from perfeval.io import grammar
-
     arr = pdf[name].to_numpy()
     kind = arr.dtype.kind
     if kind in "mM":  # dates and durations: numpy would count their nanoseconds
@@ -100,8 +122,6 @@ def _column_values(pdf, name: str, role: str) -> np.ndarray:
 
 def _no_missing_target(pdf, target: str) -> np.ndarray:
     """The target column of a partition, or an error when a row has none (NaN)."""
-    from perfeval.exceptions import InvalidDataError
-
     y = pdf[target].to_numpy()
     if (y.dtype.kind == "f" and bool(np.isnan(y).any())) or (
         y.dtype.kind == "O" and bool(pdf[target].isna().any())
@@ -119,9 +139,6 @@ def _summarize_frame(
     and another of 0/1 are not one coding: checked when the summaries merge), and with
     ``pos_label`` whether it holds that label and the others it holds (:func:`coded_labels`).
     """
-    from perfeval.engine.door import Targets
-    from perfeval.exceptions import InvalidDataError
-
     if len(pdf) == 0:  # an empty partition (a file of a header only): nothing to add
         return ScoreHistogram.empty(), 0, frozenset(), (False, frozenset())
     y = _no_missing_target(pdf, target)
@@ -143,8 +160,6 @@ def coded_labels(y: np.ndarray, pos_label: Any) -> tuple[np.ndarray, tuple[bool,
     every reader (:func:`perfeval.io.grammar.label_hits`: ``1``, ``1.0`` and 1 are one label), with
     whether the label occurs and the other labels (:func:`perfeval.io.grammar.other_labels`).
     """
-    from perfeval.io.grammar import label_hits, other_labels
-
     y = np.asarray(y)
     coded = label_hits(y, pos_label)
     return coded, (bool(coded.any()), frozenset(other_labels(y, coded)))
@@ -156,8 +171,6 @@ def _labels_message(target: str, y: np.ndarray, numbers: bool = False) -> str:
     labels: the one that looks positive offered, ```pos_label='click'```).  ``numbers``: the
     measures read numbers (GAUC, NDCG, ...), not 0/1 alone.
     """
-    from perfeval.base.checks import LabelWords, positive_choice, read_targets, shown_label
-
     said = read_targets(y, LabelWords(pos_label=False, whole=False))
     if said.kind == "regression":
         return f"the target column {target!r} {said.what}; {said.advice}"
@@ -178,9 +191,6 @@ def _no_text_labels(y: np.ndarray, target: str) -> None:
     """A partition's targets of labels (no value a number: click/no) where the measures read numbers
     (GAUC, NDCG, MAP): an error offering ``pos_label=``, as the binary measures' does.
     """
-    from perfeval.exceptions import InvalidDataError
-    from perfeval.io import grammar
-
     if y.dtype.kind not in "OUS":
         return
     values = [str(v) for v in y.tolist()]
@@ -197,8 +207,6 @@ def _labels_found(y: np.ndarray) -> frozenset:
 def _merge(parts: list) -> tuple[ScoreHistogram, int, frozenset, tuple[bool, frozenset]]:
     found = frozenset().union(*(p[2] for p in parts))
     if len(found) > 1:
-        from perfeval.exceptions import InvalidDataError
-
         raise InvalidDataError(
             f"the target column holds -1, 0 and 1 between its partitions: binary measures need 0/1 "
             f"(or -1/1, booleans) targets; {CODE_TARGETS}"
@@ -213,9 +221,6 @@ def _pos_label_found(
     """The labels read with ``pos_label`` put in ``read`` (``"others"``: the labels read as negative);
     a label found in no partition is an error naming the labels there are.
     """
-    from perfeval.exceptions import InvalidDataError
-    from perfeval.io.grammar import labels_text
-
     if read is not None:
         read["others"] = set(labels[1])
     if not labels[0]:
@@ -262,8 +267,6 @@ def evaluate_dask(
     """
     _require()
     import dask
-
-    from perfeval.engine import DEFAULT_MEASURES, binary_report, resolve
 
     specs = resolve(measures or DEFAULT_MEASURES, threshold)
     import dask.array as da
@@ -337,9 +340,6 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
     """
     import pandas as pd
 
-    from perfeval.base.checks import check
-    from perfeval.engine import finish
-
     labels: tuple[bool, frozenset] = (False, frozenset())
     if len(pdf) == 0:  # the group column keeps its type: an empty float column would make every
         # partition's int64 ids floats when they are put together (ids past 2^53 merged)
@@ -355,7 +355,6 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
     _column_values(pdf, score, "score")  # errors naming the column, not a row of the partition
     if weight is not None:
         _column_values(pdf, weight, "weight")
-    import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -382,8 +381,6 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
 def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None, labels_read=None):
     import dask
     import pandas as pd
-
-    from perfeval.engine import grouped_report
 
     cols = [c for c in (target, score, group, weight) if c is not None]
     shuffled = ddf[cols].shuffle(on=group)
@@ -428,12 +425,6 @@ def connect(address: str) -> Iterator[Any]:
     MissingDependencyError
         dask or distributed is not installed.
     """
-    import logging
-    import os
-    import warnings
-
-    from perfeval.base.console import one_line
-
     # Dask's log lines stay off our stderr (a failed task is our one line): in this process, and in the
     # worker processes a local cluster starts, which read this from their environment (a user's own
     # DASK_LOGGING__DISTRIBUTED wins)
@@ -505,8 +496,6 @@ def read_files(
     another width) is the table readers' error (:func:`perfeval.io.text.said_as_read`).
     """
     _require()
-    from perfeval.io.columns import choose
-    from perfeval.io.readers import READERS, format_of
 
     fmt = format_of(path, fmt)
     parts = READERS[fmt].partitions(path, fmt, header, delimiter)
@@ -530,9 +519,6 @@ def _files_hold(pattern: str, columns_of: Any, needed: list[str]) -> None:
     from each file's schema or header (``columns_of``) before any work starts, so a missing column
     is one line naming the file and the column, not a failed task on a worker.
     """
-    from perfeval.exceptions import InputFormatError
-    from perfeval.io.base import files
-
     for f in files(pattern):
         have = columns_of(f)
         missing = [c for c in needed if c not in have]
@@ -547,9 +533,6 @@ def _identity(ddf: Any, name: str, path: str, role: str | None) -> Any:
     int64 when every value is a plain integer that fits, else the text as written; a float column
     (Parquet, JSON) is refused.
     """
-    from perfeval.exceptions import InputFormatError
-    from perfeval.io.tables import id_column
-
     kind = ddf[name].dtype.kind
     if kind in "iu":
         return ddf
@@ -599,8 +582,6 @@ def _plain_int_ids(part: Any) -> Any:
 def _first_float_id(part: Any) -> Any:
     """A partition's first group id written as a float (``980.0``, ``1e+17``), or '' (one row)."""
     import pandas as pd
-
-    from perfeval.io.grammar import first_float_id
 
     values = part.to_numpy().astype(str)
     i = first_float_id(values)

@@ -29,16 +29,18 @@ arrays, lists, pandas or polars Series, and torch, jax or cupy arrays, read thro
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from perfeval.backends.metric_state import FinishedGroups, KeptRows, key_family
+from perfeval.backends.metric_state import FinishedGroups, KeptRows, key_family, nbytes
 from perfeval.base.checks import (
     Cases,
     binary_coding,
     binary_targets,
+    check_options,
     id_kind,
     to_numpy,
 )
@@ -46,9 +48,12 @@ from perfeval.engine import DEFAULT_MEASURES, TIES, binary_values, finish, resol
 from perfeval.engine.door import check, code
 from perfeval.engine.report import MeasureResult, Report
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
-from perfeval.measures import MeasureSpec
+from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.histogram import FOLD_ROWS, cells, folded
+
+# The dialects (and the classic engine behind the perf dialect) are imported where a metric
+# is given a dialect: `import perfeval.metric` doesn't load them.
 
 __all__ = ["Metric", "host_array"]
 
@@ -177,7 +182,6 @@ class Metric:
         clustered: bool = False,
         dialect: str = "perfeval",
     ):
-        from perfeval.base.checks import check_options
         from perfeval.dialects.apply import dialect_text, parse_dialect
 
         if not isinstance(clustered, (bool, np.bool_)):
@@ -269,8 +273,6 @@ class Metric:
         >>> m.nbytes  # group 7: its key, size and GAUC; group 8's rows are kept until it ends
         72
         """
-        from perfeval.backends.metric_state import nbytes
-
         size = (
             nbytes(self._labels) + nbytes(self._hist.scores) + nbytes(self._hist.pos) + nbytes(self._hist.neg)
         )
@@ -481,8 +483,6 @@ class Metric:
         the targets (so a batch without a positive is no error here: compute() says it, as
         evaluate() would, when no row at all has one).
         """
-        import warnings
-
         specs = self._specs
         coded = (
             [sp for sp in specs if sp.measure.kind in ("binary", "grouped")]
@@ -1103,8 +1103,6 @@ def _specs_of(labels: list[str]) -> list[MeasureSpec]:
     """The specs of a state's canonical labels, read as perfeval names them (not as a tool spells
     them: ``NDCG:gain=linear`` is that, whatever the dialect).
     """
-    from perfeval.measures import parse_measure
-
     return [parse_measure(label) for label in labels]
 
 

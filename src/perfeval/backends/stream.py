@@ -20,16 +20,37 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import signal
+import tempfile
+import threading
+import warnings
+import zlib
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from perfeval.exceptions import InvalidParameterError
+from perfeval.base import progress as _progress
+from perfeval.base.checks import (
+    EVALUATION,
+    LabelWords,
+    check,
+    check_relevance,
+    floats,
+    identity_groups,
+    to_numpy,
+)
+from perfeval.engine import DEFAULT_MEASURES, binary_report, finish, grouped_report, resolve, safe
+from perfeval.engine.door import Targets, check_array
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval.io.grammar import is_plain_int
 from perfeval.io.spill import read_blocks as _read_blocks  # the spill's codec, under the names its
 from perfeval.io.spill import write_block as _write_block  # tests patch (a full disk)
 from perfeval.summaries import ScoreHistogram
-from perfeval.summaries.histogram import Fold, checked_cases
+from perfeval.summaries.histogram import Fold, checked_cases, runs
+from perfeval.summaries.ranking import TieTable
+
+# resource is Unix-only: imported where the open-file limit is read, and its absence handled.
 
 
 def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold: float = 0.5):
@@ -44,8 +65,6 @@ def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold:
     >>> evaluate_stream(chunks, measures=["roc", "apr"])["ROC"]
     0.875
     """
-    from perfeval.engine import DEFAULT_MEASURES, binary_report, resolve
-
     specs = resolve(measures or DEFAULT_MEASURES, threshold)
     other = [s.label for s in specs if s.measure.kind != "binary"]
     if other:
@@ -70,9 +89,6 @@ def _chunk_cases(y_true: Any, y_score: Any, sample_weight: Any = None) -> tuple:
     """A chunk's cases, checked: (positives, scores, weights or None).  Its targets are coded alone
     (a chunk's, not all of them: the stream takes no pos_label, they come coded).
     """
-    from perfeval.base.checks import EVALUATION, LabelWords, to_numpy
-    from perfeval.engine.door import Targets, check_array
-
     # the door's stages one array at a time, in the order the stream always said its errors: the
     # targets read, the scores checked, the targets coded, then the lengths and the weights
     y = to_numpy(y_true, "y_true")
@@ -105,8 +121,6 @@ def _partition_ids(groups: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
         return _int_hash(groups.astype(np.int64), k, seed)
     keys, inv = np.unique(groups, return_inverse=True)
     if keys.dtype.kind in "US":
-        from perfeval.io.grammar import is_plain_int
-
         texts = keys.tolist()
         plain = [is_plain_int(t) for t in texts]
         if any(plain):
@@ -140,8 +154,6 @@ def _int_hash(x: np.ndarray, k: int, seed: int) -> np.ndarray:
 
 
 def _text_hash(text: str, k: int, seed: int) -> int:
-    import zlib
-
     crc = zlib.crc32(text.encode("utf-8", "surrogatepass"))
     return crc % k if seed == 0 else int(_int_hash(np.array([crc], dtype=np.int64), k, seed)[0])
 
@@ -191,7 +203,6 @@ def _same_key(g: np.ndarray, key) -> np.ndarray:
         return g == key
     if g.dtype.kind in "US":
         return g == str(key)
-    from perfeval.io.grammar import is_plain_int
 
     return g == int(key) if is_plain_int(str(key)) else np.zeros(len(g), dtype=bool)
 
@@ -217,7 +228,6 @@ def _chunk_columns(chunk) -> list[np.ndarray]:
     """A chunk's columns as numpy arrays, checked; group ids of a type the spill can store."""
     if len(chunk) not in (3, 4):
         raise InvalidParameterError("each chunk must be (y_true, y_score, groups[, weight])")
-    from perfeval.base.checks import identity_groups
 
     arrays = [np.asarray(a).reshape(-1) for a in chunk]
     n = len(arrays[1])
@@ -281,9 +291,6 @@ def _cleanup_on_signals():
     thread and only where the signal has its default action: a program's own handler, or SIGHUP
     ignored under nohup, is left alone.  The previous handlers are restored on the way out.
     """
-    import signal
-    import threading
-
     old = {}
     if threading.current_thread() is threading.main_thread():
 
@@ -381,10 +388,6 @@ def evaluate_stream_grouped(
     >>> r.results["GAUC"].per_group.tolist()
     [1.0, 1.0]
     """
-    import tempfile
-
-    from perfeval.engine import DEFAULT_MEASURES, resolve
-
     specs = resolve(measures or DEFAULT_MEASURES, threshold)
     if clustered:
         keys_all, sizes_all, values, rows = _clustered(chunks, specs, threshold)
@@ -414,7 +417,6 @@ def evaluate_stream_grouped(
         out.spilled = out.live = out.peak = sum(p.bytes for p in parts)
         _check_request(specs, weighted, labels)
         job = _Job(specs, threshold, budget_rows, labels, weighted, out)
-        from perfeval.base import progress as _progress
 
         with _progress.bar(progress, sum(p.rows for p in parts), "groups", "rows", scale=True) as meter:
             for p in parts:
@@ -432,9 +434,6 @@ def _check_request(specs, weighted: bool, labels: _Labels) -> None:
     """The errors evaluate() gives for the whole data, said once before any part is evaluated
     (each part alone might pass: one holding only 1s looks like 0/1 targets).
     """
-    from perfeval.base.checks import LabelWords
-    from perfeval.engine.door import Targets
-
     ranking = [s for s in specs if s.measure.kind != "binary"]
     if ranking and weighted:
         raise InvalidParameterError(
@@ -526,11 +525,6 @@ class _Job:
                 self._remove(c)
 
     def _in_memory(self, path: str) -> None:
-        import warnings
-
-        from perfeval.base.checks import check
-        from perfeval.engine import finish
-
         blocks = list(_read_blocks(path))
         cols = [np.concatenate([b[k] for b in blocks]) for k in range(len(blocks[0]))]
         del blocks
@@ -552,9 +546,6 @@ class _Job:
         perfeval.summaries.ranking.TieTable), so the values are those of evaluate() on the rows.
         Memory: the group's distinct scores (and grades), not its rows.
         """
-        from perfeval.base.checks import EVALUATION, check_relevance, floats
-        from perfeval.engine.door import Targets, check_array
-
         # the spill's own name for the weights in its messages (`weights`), checked as the door checks them
         weights = EVALUATION[3]._replace(name="weights")
 
@@ -603,8 +594,6 @@ class _Job:
             return  # every row of weight 0: no case at all, so no group (as in evaluate)
         values = {}
         if ranking:
-            from perfeval.summaries.ranking import TieTable
-
             table = TieTable.from_counts(0, *pairs.result())
             for sp in ranking:
                 values[sp.label] = np.asarray(sp.measure.function()(table, **sp.kwargs), dtype=np.float64)
@@ -620,8 +609,6 @@ class _Job:
         read only the group's histogram), or with weights where a kernel declines them, the measure
         over the summary as evaluate() computes it group by group.
         """
-        from perfeval.engine import safe
-
         fast = spec.measure.per_group_function()
         if fast is not None:
             vals = fast(_SummaryGroup(h, self.weighted), **spec.kwargs)
@@ -640,8 +627,6 @@ class _PairCounts:
         self.levels: dict[float, list[tuple[np.ndarray, np.ndarray]]] = {}
 
     def add(self, score: np.ndarray, rel: np.ndarray) -> None:
-        from perfeval.summaries.histogram import runs
-
         for level in _levels(rel):
             part = score if len(rel) and bool((rel == level).all()) else score[rel == level]
             parts = self.levels.setdefault(level, [])
@@ -724,11 +709,6 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
     carrying the last (maybe unfinished) group into the next chunk.  Memory: one chunk and one
     group.  A group seen again after it ended is an error (the input is not clustered).
     """
-    import warnings
-
-    from perfeval.base.checks import check
-    from perfeval.engine import finish
-
     done: set = set()
     carry: list[np.ndarray] | None = None
     keys_all: list[np.ndarray] = []
@@ -747,8 +727,6 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
         ks = np.asarray(r.groups)
         again = [k for k in ks.tolist() if k in done]
         if again:
-            from perfeval.exceptions import InvalidDataError
-
             raise InvalidDataError(
                 f"the input is not clustered by group: group {again[0]!r} appears again after other groups; "
                 "drop clustered=True (--clustered) to spill the rows by group instead"
@@ -780,8 +758,6 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
 
 
 def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighted, partitions):
-    from perfeval.engine import grouped_report
-
     if not keys_all:
         raise InvalidParameterError("no rows to evaluate")
     # the pieces are released as they are joined: with millions of groups each copy is large

@@ -12,13 +12,17 @@ Nothing here imports more than numpy and the exceptions, so every layer may use 
 from __future__ import annotations
 
 import datetime
+import difflib
 import numbers
+import warnings
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval.exceptions import InvalidDataError, InvalidParameterError, user_stacklevel
+
+# shlex is imported where a command-line message quotes a value: `evaluate()` doesn't load it.
 
 
 # -- shape and type ------------------------------------------------------------------------------------
@@ -739,11 +743,9 @@ def deprecated_weights(sample_weight: Any, weights: Any, func: str) -> Any:
     """
     if weights is None:
         return sample_weight
-    import warnings
 
     if sample_weight is not None:
         raise InvalidParameterError("pass `sample_weight=` only (`weights=` is its deprecated spelling)")
-    from perfeval.exceptions import user_stacklevel
 
     warnings.warn(  # at the caller's line, through any wrapper (measures_keyword's) too
         f"{func}(weights=...) is deprecated; use sample_weight=...",
@@ -777,8 +779,6 @@ def table_names(table: Any) -> list[str] | None:
 
 def column(table: Any, name: str) -> Any:
     """A column of a table by name, or one line saying which columns there are."""
-    import difflib
-
     names = table_names(table)
     if names is not None and name not in names:
         close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from perfeval.base.console import one_line
 from perfeval.base.progress import wanted
+from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfError
+
+# Start-up: every `perfeval` command imports this module, `perfeval --help` too; numpy, the checks
+# (base/checks.py) and the readers (io/) are imported where a file is read or its columns coded.
 
 #: plot and report read files at least this large chunk by chunk (with a progress line on terminals)
 LARGE_BYTES = 64 << 20
@@ -86,8 +91,6 @@ def group_position(args: Any, file: str) -> Callable[[list[str], bool], dict[int
     source = "standard input" if file == "-" else file
 
     def position(names: list[str], header: bool) -> dict[int, str]:
-        from perfeval.exceptions import PerfError
-
         out: dict[int, str] = {}
         for spec, role in ((args.group, "group"), (getattr(args, "id", None), "id")):
             try:
@@ -146,8 +149,6 @@ def _no_missing(table: Any, name: str, col: Any, whole: bool = True) -> None:
     positive nor a negative (as a label it would be counted as one, silently).  ``whole``: the
     table is the whole file (the rows without one are counted), not a chunk of it.
     """
-    from perfeval.exceptions import InputFormatError
-
     bad = missing_rows(col)
     if len(bad):
         i = int(bad[0])
@@ -184,7 +185,6 @@ def _text_labels(
     import numpy as np
 
     from perfeval.base.checks import LabelWords, read_targets
-    from perfeval.exceptions import InputFormatError
     from perfeval.io import grammar
 
     values = [str(v) for v in np.asarray(col).tolist()]
@@ -238,7 +238,6 @@ def targets(
     import numpy as np
 
     from perfeval.base.checks import binary_coding
-    from perfeval.exceptions import InputFormatError
     from perfeval.io import grammar
     from perfeval.io.tables import numeric
 
@@ -319,8 +318,6 @@ def finite(values: Any, name: str, source: str, at: Callable[[int], dict] | None
     """
     import numpy as np
 
-    from perfeval.exceptions import InputFormatError
-
     bad = ~np.isfinite(values)
     if bad.any():
         i = int(np.argmax(bad))
@@ -365,7 +362,6 @@ def weight_values(table: Any, name: str, values: Any, specs: list | None = None)
     """:func:`weights` of the column ``name`` holding ``values`` (as read: numbers or text)."""
     import numpy as np
 
-    from perfeval.exceptions import InputFormatError
     from perfeval.io.tables import numeric
 
     w = numeric(table, name, values, "weight")
@@ -405,8 +401,6 @@ def earliest(*checks: Callable[[], Any]) -> list:
     a bad score on line 5 is reported at line 4, read whole or in chunks; on one line, the first
     check's error.  An error of no one line (labels that are not a coding) comes after the others.
     """
-    from perfeval.exceptions import InputFormatError
-
     out: list = []
     errors: list = []
     for k, check in enumerate(checks):
@@ -471,8 +465,6 @@ class ChunkChecks:
 
 def partitions(items: list[str]) -> dict[str, list] | None:
     """``--partition NAME=LABEL[,LABEL...]`` options as a mapping (None when there are none)."""
-    from perfeval.exceptions import InvalidParameterError
-
     out: dict[str, list] = {}
     for item in items:
         name, eq, labels = item.partition("=")
@@ -493,8 +485,6 @@ def labels_as(values: list, column: Any) -> list:
 
 
 def _missing_in_chunk(c: Any, rows: int, source: str, chosen: list) -> None:
-    from perfeval.exceptions import InputFormatError
-
     bad = missing_rows(c[0])
     if len(bad):  # the chunk has no line numbers: its data row (the header and blank lines apart)
         name = chosen[0].target.name if chosen else "target"
@@ -509,8 +499,6 @@ def no_missing(chunks: Iterable[Any], source: str, chosen: list, relevance: bool
     ``relevance``: the targets are graded relevance (no binary measure asked), checked >= 0.
     """
     import numpy as np
-
-    from perfeval.exceptions import InputFormatError
 
     rows = 0
     for c in chunks:
@@ -535,8 +523,6 @@ def label_as_read(pos_label: str, col: Any) -> Any:
     (the whole file's, a chunk's or a Dask partition's), as labels are matched
     (:func:`perfeval.io.grammar.label_key`).
     """
-    import re
-
     import numpy as np
 
     if np.asarray(col).dtype.kind == "b" and pos_label.lower() in ("true", "false"):
@@ -558,7 +544,6 @@ def coded(
     """
     import numpy as np
 
-    from perfeval.exceptions import InputFormatError
     from perfeval.io import grammar
 
     seen = False

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.base.checks import Cases
 from perfeval.dialects.table import DIALECTS, Dialect, Policy
 from perfeval.engine import finish, warn_undefined
@@ -24,6 +25,8 @@ from perfeval.measures import MeasureSpec, get_measure
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.orders import broken
 from perfeval.summaries.ranking import group_codes
+
+# The classic engine (dialects/perf.py, classic/) is imported where the perf dialect is asked for.
 
 
 def parse_dialect(text: str) -> tuple[Dialect, dict[str, Any]]:
@@ -295,8 +298,6 @@ def _roc_input_order(cases: Cases, rule: str, pos_label: Any, label: str) -> flo
     ``roc_input_ties`` over the rows sorted; making 10M scores distinct and summarising them costs
     five times more).
     """
-    from perfeval import _native
-
     is_pos = (np.asarray(targets_of(cases, pos_label).binary(label)) == 1).astype(np.uint8)
     s = np.ascontiguousarray(cases.s)
     # a hash of the distinct scores, counted in input order (no sort of the rows); past 4M distinct

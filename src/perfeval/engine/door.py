@@ -39,6 +39,9 @@ from perfeval.base.checks import (
 )
 from perfeval.exceptions import InvalidDataError
 
+# The input grammar (io/grammar.py) is imported where relevance grades are read:
+# `evaluate()` of binary targets doesn't load it.
+
 __all__ = [
     "ArraySpec",
     "EVALUATION",

@@ -13,6 +13,7 @@ they give the same numbers.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -22,12 +23,20 @@ from perfeval.base.checks import Cases
 from perfeval.base.nicknames import ALL
 from perfeval.engine.door import Targets
 from perfeval.engine.report import MeasureResult, Report
-from perfeval.exceptions import InvalidDataError, InvalidParameterError
-from perfeval.measures import MeasureSpec, parse_measure
+from perfeval.exceptions import (
+    InvalidDataError,
+    InvalidParameterError,
+    UndefinedMeasureWarning,
+    user_stacklevel,
+)
+from perfeval.measures import Measure, MeasureSpec, parse_measure
 from perfeval.measures._data import GroupedData
 from perfeval.measures.spec import split_measures, with_threshold
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.ranking import RankingData, group_codes
+
+# The tie bounds and the thread pool are imported where they are used: `evaluate()` of one
+# measure without tie bounds loads neither.
 
 #: the tie rules, as reports state them
 TIES = (
@@ -46,8 +55,6 @@ def resolve(
     measure named twice is an error.  ``trec``: names shared by trec_eval and perfeval mean
     trec_eval's (see :mod:`perfeval.measures.spellings`).
     """
-    from perfeval.measures import Measure
-
     if isinstance(measures, str):
         measures = split_measures(measures)
     elif not isinstance(measures, Iterable) or isinstance(measures, (bytes, Mapping)):
@@ -424,10 +431,6 @@ def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) 
     cases), and one for each set of groups where some measures are undefined (the measures named
     together: a one-class group leaves GAUC, ROC, APR, ... undefined at once).
     """
-    import warnings
-
-    from perfeval.exceptions import UndefinedMeasureWarning, user_stacklevel
-
     edge = {s.label: s.measure.edge_cases for s in specs}
     by_groups: dict[tuple, list[str]] = {}
     for label, r in results.items():

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval.api.evaluation import evaluate
 from perfeval.base.checks import (
     as_array,
     check_scores,
@@ -46,6 +47,7 @@ from perfeval.exceptions import (
     UndefinedMeasureWarning,
     user_stacklevel,
 )
+from perfeval.measures import get_measure
 from perfeval.summaries import ScoreHistogram
 
 __all__ = [
@@ -359,8 +361,6 @@ def roc_auc_score(
     >>> roc_auc_score([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1])
     0.875
     """
-    from perfeval.measures import get_measure
-
     fn = "roc_auc_score"
     if average not in (None, "micro", "macro", "samples", "weighted"):
         raise InvalidParameterError(
@@ -424,8 +424,6 @@ def average_precision_score(
     >>> average_precision_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.8333333333333333
     """
-    from perfeval.measures import get_measure
-
     fn = "average_precision_score"
     if average not in (None, "micro", "macro", "samples", "weighted"):
         raise InvalidParameterError(
@@ -501,7 +499,6 @@ def brier_score_loss(
     h = ScoreHistogram.from_checked(np.asarray(y == pos_label, dtype=bool), p, w)
     if h.n == 0:
         raise InvalidDataError(f"{fn}: every case has weight 0; nothing to evaluate")
-    from perfeval.measures import get_measure
 
     value = float(get_measure("BRIER")(h))
     return value if scale_by_half in ("auto", True) else 2.0 * value
@@ -526,8 +523,6 @@ def log_loss(
     needs ``labels`` (an error otherwise, as in scikit-learn).  ``y_pred`` is the former name of
     ``y_proba`` (a FutureWarning, as in scikit-learn 1.9).  ``base`` is perfeval's: 2 gives bits.
     """
-    from perfeval.measures import get_measure
-
     fn = "log_loss"
     if (
         isinstance(base, bool)
@@ -682,8 +677,6 @@ def calibration_curve(
 # -- ranking (one row a query) ---------------------------------------------------------------------------
 def _dcg_rows(fn: str, y_true: Any, y_score: Any, k: int | None, ignore_ties: bool, measure: str) -> Array:
     """Per row (query) the tie-averaged DCG@k or NDCG@k with linear gain, from perfeval's tie tables."""
-    from perfeval.api.evaluation import evaluate
-
     rel, s = as_array(y_true, "y_true"), as_array(y_score, "y_score")
     if rel.ndim != 2:
         raise InvalidDataError(
@@ -1250,8 +1243,6 @@ def confusion_matrix(
 
 def _threshold_param() -> Any:
     """The registry's ``threshold`` parameter (its domain: a number, +-inf allowed, never NaN)."""
-    from perfeval.measures import get_measure
-
     return next(p for p in get_measure("ACC").params if p.name == "threshold")
 
 

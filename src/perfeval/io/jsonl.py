@@ -27,6 +27,8 @@ from perfeval.io import grammar
 from perfeval.io.base import Options, Partitions, Reader, RecordReader, Request, files, read_file
 from perfeval.io.tables import Table, clean, id_column, id_roles, numeric, one_line, open_bytes
 
+# Dask and pandas are optional: imported where a Dask run reads JSON lines.
+
 
 class JsonLinesReader(Reader):
     """JSON lines (``.jsonl``, ``.ndjson``, or a first line that starts with ``{``)."""

@@ -17,6 +17,8 @@ from perfeval.exceptions import InputFormatError, MissingDependencyError
 from perfeval.io.base import Options, Partitions, Reader, Request, files
 from perfeval.io.tables import Identity, Table, id_column, id_roles, null_message, one_line
 
+# pyarrow and Dask are optional: imported where a Parquet file is read.
+
 
 class ParquetReader(Reader):
     """Parquet files (``.parquet``, ``.pq``, or ``PAR1`` first)."""

@@ -29,6 +29,8 @@ names the source, the line and the column, on one line.
 from __future__ import annotations
 
 import csv
+import heapq
+import importlib
 import re
 import sys
 import warnings
@@ -37,6 +39,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from perfeval import _native
+from perfeval.base.text import place
 from perfeval.exceptions import (
     CommentLinesWarning,
     InputFormatError,
@@ -44,6 +48,10 @@ from perfeval.exceptions import (
     user_stacklevel,
 )
 from perfeval.io import grammar
+from perfeval.io.columns import choose, pick
+
+# lzma and zlib are imported where a compressed file fails to read: `import perfeval.trec` doesn't
+# load them.
 
 COMPRESSED = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "lzma"}
 COMPRESSED_EXT = (".gz", ".bz2", ".xz")
@@ -118,8 +126,6 @@ class Skipped:
 
     def message(self, source: str) -> str:
         """One line for the user: how many lines were skipped, and which."""
-        from perfeval.base.text import place
-
         lines = ", ".join(str(k) for k in self.first) + (", ..." if self.count > len(self.first) else "")
         plural = "s" if self.count > 1 else ""
         return (
@@ -207,8 +213,6 @@ class Table:
         several_scores: bool = False,
     ):
         """The columns to use, by the one rule of :func:`perfeval.io.columns.choose`."""
-        from perfeval.io.columns import choose
-
         ch = choose(
             self.names,
             self.source,
@@ -235,8 +239,6 @@ class Table:
 
     def pick(self, spec: str | None, role: str) -> tuple[str, np.ndarray] | None:
         """One column by name or 1-based position (:func:`perfeval.io.columns.pick`; no default)."""
-        from perfeval.io.columns import pick
-
         col = pick(self.names, spec, role, self.source, header=self.header, default=False)
         return None if col is None else (col.name, self.get(col))
 
@@ -271,7 +273,6 @@ def open_bytes(path: str | None, source: str):
     kind = compression(head, path)
     if kind is None:
         return fh
-    import importlib
 
     return _Checked(importlib.import_module(kind).open(fh, "rb"), source, kind, fh)
 
@@ -319,8 +320,6 @@ def check_bytes(body: bytes, source: str, line0: int = 0, quoted: bool = False) 
     (``line0`` lines precede it): one line naming the character, its line and its column.  A scan a
     character (memchr: a few ms a 64 MB block); the quotes are counted only when one is found.
     """
-    import heapq
-
     seqs = [b"\x00", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e"]
     if not body.isascii():
         seqs += [b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9"]
@@ -660,7 +659,6 @@ def _fast_ok(body: bytes, lay: Layout) -> bool:
         return True  # text: the compiled reader's own grammar of fields
     if lay.delim not in ",\t":
         return False
-    from perfeval import _native
 
     # no quote, blank, comment or other text, no empty field (compiled: one pass without the GIL)
     return bool(_native.fast_csv_ok(body, lay.delim))
@@ -722,8 +720,6 @@ def _compiled(
     name the same way.
     """
     if _fast_ok(body, lay):
-        from perfeval import _native
-
         mask = bytes(1 if c in ids else 0 for c in range(ncol))
         res = _native.parse_table(body, ncol, mask, lay.comments)
         if res[0] == "ok":
@@ -761,7 +757,6 @@ def _delimited(body: bytes, lay: Layout, ncol: int, ids: set[int]) -> list[np.nd
     d = lay.delim
     if d is None or len(d) != 1 or not d.isascii() or (lay.comments and b"#" in body):
         return None
-    from perfeval import _native
 
     # with a quote in the body the csv module reads it, and refuses a field over its size limit
     limit = csv.field_size_limit() if b'"' in body else 0

@@ -35,6 +35,8 @@ from perfeval.io.tables import (
     text_table,
 )
 
+# Dask and pandas are optional: imported where a Dask run reads text files.
+
 
 class TextReader(Reader):
     """Whitespace text (PERF's files), CSV and TSV."""

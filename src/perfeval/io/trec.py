@@ -30,7 +30,10 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
+from perfeval.base.text import shown
 from perfeval.exceptions import InputFormatError, InvalidDataError
+from perfeval.io.tables import open_bytes
 
 #: fields of a qrels line and of a run line
 QRELS_FIELDS = 4
@@ -238,8 +241,6 @@ def _assign(obj: object, **fields: Any) -> None:
 @contextmanager
 def _data(path: str) -> Iterator[Any]:
     """The bytes of the file, decompressed: a plain file mapped into memory (no copy), else read."""
-    from perfeval.io.tables import open_bytes
-
     fh = open_bytes(path, path)
     try:
         mapped = None
@@ -268,8 +269,6 @@ def _read(path: str, pattern: str, what: str) -> tuple[Any, ...]:
     """``_native.trec_read`` of the file: (qcode, dcode, qvocab, dvocab, numbers, tag), or the error of
     the line, worded as the pure-Python reader worded it.
     """
-    from perfeval import _native
-
     with _data(path) as data:
         view = memoryview(data)
         try:  # a UTF-8 byte-order mark (Notepad, PowerShell) is not part of the first query id
@@ -309,8 +308,6 @@ def _read(path: str, pattern: str, what: str) -> tuple[Any, ...]:
 
 
 def _twice(qid: str, docid: str, where: str) -> str:
-    from perfeval.base.text import shown
-
     return f"query {shown(qid)!r}, document {shown(docid)!r} is given twice ({where})"
 
 
@@ -393,8 +390,6 @@ def _no_duplicates(
     """Each (query, document) pair once: a judgment or a retrieval given twice is an error, never a
     silent choice of one of them (``rows``: the message names the two rows, 1-based).
     """
-    from perfeval import _native
-
     pair = _native.trec_duplicate(qcode, dcode, len(qvocab), len(dvocab))
     if pair is not None:
         a, b = sorted(int(i) for i in pair)

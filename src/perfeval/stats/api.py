@@ -9,14 +9,17 @@ Both :func:`ci` and :func:`compare` take each measure's fast paths from one tabl
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
-from perfeval.base.checks import deprecated_weights
+from perfeval.base.checks import deprecated_weights, to_numpy
 from perfeval.base.deprecation import measures_keyword
-from perfeval.exceptions import InvalidParameterError
+from perfeval.engine import resolve
+from perfeval.engine.door import Targets
+from perfeval.exceptions import InvalidParameterError, UndefinedMeasureWarning, user_stacklevel
 from perfeval.stats.fastpaths import fast_paths
 from perfeval.stats.intervals import (
     Comparison,
@@ -38,14 +41,13 @@ from perfeval.stats.replicates import (
     threads_of,
     value,
 )
+from perfeval.summaries.ranking import group_codes
 
 __all__ = ["ci", "ci_from_summary", "compare", "compare_models"]
 
 
 def specs_of(measures: Iterable[str] | str, threshold: float) -> list:
     """Measure specs from names (a single name may hold a comma inside its parameters)."""
-    from perfeval.engine import resolve
-
     return resolve([measures] if isinstance(measures, str) and "," not in measures else measures, threshold)
 
 
@@ -55,8 +57,6 @@ def coded(y_true: Any, pos_label: Any) -> Any:
     """
     if pos_label is None:
         return y_true
-    from perfeval.base.checks import to_numpy
-    from perfeval.engine.door import Targets
 
     return Targets(to_numpy(y_true, "y_true"), pos_label).binary("the interval")
 
@@ -491,11 +491,6 @@ def _warn_undefined_groups(label: str, cases: Cases, values: np.ndarray, name: s
     """The groups where a model's measure is undefined, said as ``evaluate`` says them (the
     comparison's group values leave them out as its means do), the model named.
     """
-    import warnings
-
-    from perfeval.exceptions import UndefinedMeasureWarning, user_stacklevel
-    from perfeval.summaries.ranking import group_codes
-
     bad = np.flatnonzero(np.isnan(values))
     if not len(bad):
         return

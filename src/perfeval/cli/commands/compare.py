@@ -12,20 +12,33 @@ every column they name alike other than those and the scores (an id, a user) agr
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
+import numpy as np
+
 from perfeval.base.progress import wanted
+from perfeval.base.text import shown
 from perfeval.cli import load
 from perfeval.cli.commands.eval import check_ci_options
 from perfeval.cli.output import csv_number, number, p_value, signature_line, table, write
+from perfeval.engine import resolve
+from perfeval.engine.report import dumps, why_not_finite, with_reasons
+from perfeval.engine.signature import ci_text_of, of_specs
+from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfError
+from perfeval.io import grammar
+from perfeval.stats import compare_models
+from perfeval.stats.fastpaths import fast_paths
+from perfeval.stats.intervals import reasons, undefined_intervals, which_tests
+from perfeval.stats.paired import correct_tested
+
+# The evaluation is imported where tie bounds are asked for: a comparison without them doesn't load it.
 
 
 def _load(args: Any, file: str, several: bool, binary: bool, specs: list, keep: bool = False) -> tuple:
     """(table, columns chosen, targets) of ``file``; ``keep``: the columns of no role kept as written
     (:func:`_other_columns`), to check that several tables hold their rows in the same order.
     """
-    import numpy as np
-
     t = load.read(args, file, _other_columns(args, file) if keep else None)
     ch = load.choose_table(args, t, several=several)
     load.say_columns(ch)
@@ -42,8 +55,6 @@ def _other_columns(args: Any, file: str) -> Any:
     group (ids, users, features): read as written (int64 or text), so that two tables' columns of the
     same name are compared exactly.  Only under a header (a name is then the file's).
     """
-    from perfeval.exceptions import PerfError
-
     source = "standard input" if file == "-" else file
 
     def positions(names: list[str], header: bool) -> list[int]:
@@ -63,10 +74,6 @@ def _as_compared(x: Any, y: Any) -> tuple:
     """Two columns of the same name as comparable arrays: integers as integers, numbers written
     otherwise (``0.5``, ``1e3``) as numbers, and text as text.
     """
-    import numpy as np
-
-    from perfeval.io import grammar
-
     if x.dtype.kind in "iub" and y.dtype.kind in "iub":
         return x, y
     if x.dtype.kind == "f" and y.dtype.kind == "f":
@@ -91,10 +98,6 @@ def _same_order(args: Any, t0: Any, ch0: Any, t: Any, ch: Any) -> None:
     alone may agree in another order (two files sorted by label), and the models would then be
     compared on different cases.
     """
-    import numpy as np
-
-    from perfeval.exceptions import InputFormatError
-
     if not (t0.header and t.header):
         return
     roles = {c.name for x in (ch0, ch) for c in (x.target, x.score, x.weight, x.group) if c is not None}
@@ -134,8 +137,6 @@ def _extras(t: Any, ch: Any, specs: list) -> tuple:
 
 
 def _one_table(args: Any, binary: bool, specs: list) -> tuple:
-    from perfeval.exceptions import InvalidParameterError
-
     cols = (args.score or "").split(",")
     if len(cols) < 2 or not all(c.strip() for c in cols):
         raise InvalidParameterError(
@@ -154,10 +155,6 @@ def _same(what: str, x: Any, y: Any, source: str, first: str, t0: Any, at: Any, 
     the first row that differs, in both files (``at``: where row ``i`` is in this one, as
     :meth:`perfeval.io.tables.Table.at` says it: a line, or a Parquet file's row), and ``hint``.
     """
-    import numpy as np
-
-    from perfeval.exceptions import InputFormatError
-
     if (x is None) != (y is None):
         given = first if x is not None else source
         raise InputFormatError(f"the {what}: only {given} has a column of them", source=source)
@@ -178,10 +175,6 @@ def _same(what: str, x: Any, y: Any, source: str, first: str, t0: Any, at: Any, 
 
 def _ids(t: Any, args: Any) -> Any:
     """A table's ``--id`` column (int64 or text, never float), each id once."""
-    import numpy as np
-
-    from perfeval.exceptions import InputFormatError
-
     picked = t.pick(args.id, "id")
     assert picked is not None  # --id is given
     ids = picked[1]
@@ -201,7 +194,6 @@ def _ids(t: Any, args: Any) -> Any:
 def _id_text(v: Any) -> str:
     """An id as the file wrote it: an integer bare, text quoted."""
     v = v.item() if hasattr(v, "item") else v
-    from perfeval.base.text import shown
 
     return repr(shown(v)) if isinstance(v, str) else str(v)
 
@@ -210,10 +202,6 @@ def _join(args: Any, first: Any, first_ids: Any, t: Any) -> Any:
     """The row order that lines table ``t`` up with the first table by id; an id in one table and not
     in the other is an error naming it.
     """
-    import numpy as np
-
-    from perfeval.exceptions import InputFormatError
-
     ids = _ids(t, args)
     a, b = first_ids, ids
     if a.dtype.kind != b.dtype.kind:  # one file's ids read as numbers, the other's as text
@@ -240,10 +228,6 @@ def _join(args: Any, first: Any, first_ids: Any, t: Any) -> Any:
 
 
 def _tables(args: Any, binary: bool, specs: list) -> tuple:
-    import numpy as np
-
-    from perfeval.exceptions import InputFormatError, InvalidParameterError
-
     if args.score and "," in args.score:
         raise InvalidParameterError("with several tables, --score names one column, found in each")
     if len(set(args.files)) != len(args.files):
@@ -295,8 +279,6 @@ def inputs(args: Any, specs: list) -> tuple:
     """(target, {model name: scores}, groups, weights): from one table with several score columns or
     from several tables with the same targets (row for row, or joined by ``--id``).
     """
-    from perfeval.exceptions import InvalidParameterError
-
     # --pos-label codes the column for every measure asked, as perfeval eval does; without it,
     # GAUC reads grades (> 0: positive)
     binary = any(s.measure.kind == "binary" for s in specs) or args.pos_label is not None
@@ -309,13 +291,9 @@ def inputs(args: Any, specs: list) -> tuple:
 
 
 def _baseline(args: Any, names: list[str]) -> str:
-    from perfeval.exceptions import InvalidParameterError
-
     if args.baseline is None:
         return names[0]
     if args.baseline not in names:
-        import os
-
         same = [n for n in names if os.path.basename(n) == args.baseline]  # a file by its name alone
         if len(same) == 1:
             return same[0]
@@ -328,8 +306,6 @@ def _corrected(rows: list[dict], correction: str) -> None:
     ``p_adjusted_bound``: whether it is an upper bound, computed from a bootstrap p-value at its floor
     (every correction is monotone in the p-values, so a bound in gives a bound out).
     """
-    from perfeval.stats.paired import correct_tested
-
     for label in dict.fromkeys(r["measure"] for r in rows):
         same = [r for r in rows if r["measure"] == label]
         adj = correct_tested([r["p_value"] for r in same], correction)
@@ -343,12 +319,6 @@ def _corrected(rows: list[dict], correction: str) -> None:
 
 
 def run(args: Any) -> int:
-    import math
-
-    from perfeval.engine import resolve
-    from perfeval.stats import compare_models
-    from perfeval.stats.intervals import which_tests
-
     check_ci_options(args)
     specs = resolve(args.measures, args.threshold)
     y, models, g, w = inputs(args, specs)
@@ -412,8 +382,6 @@ def run(args: Any) -> int:
         load.note(f"perfeval: note: {label}: {why}, so its difference has no interval or p-value\n")
     bounds = _tie_bounds(y, models, base, g, w, specs, args.threshold) if args.tie_bounds else None
     if args.format == "json":
-        from perfeval.engine.report import dumps
-
         out: dict = {
             "baseline": base,
             "models": others,
@@ -453,9 +421,6 @@ def _json_row(r: dict, c: Any) -> dict:
     """A row of the JSON output: every null with its reason beside it (``KEY_why_null``), the
     reasons of :func:`perfeval.stats.intervals.reasons` (model a: the model, b: the baseline).
     """
-    from perfeval.engine.report import with_reasons
-    from perfeval.stats.intervals import reasons
-
     why = reasons(c)
     said = {
         k: why[f].replace("model a's", "the model's").replace("model b's", "the baseline's")
@@ -483,9 +448,6 @@ def _text(
     bounds: Any,
     weighted: bool,
 ) -> str:
-    from perfeval.base.text import shown
-    from perfeval.stats.intervals import which_tests
-
     pct = f"{args.ci * 100:g}%"
     several = len(others) > 1
     head = [
@@ -539,8 +501,6 @@ def _text(
     lines += table([head, *cells], "ll" + "r" * (at - 2) + "lr")
     lines.append(f"({note})")
     if args.method is None:
-        from perfeval.stats.fastpaths import fast_paths
-
         boot = [sp.label for sp in specs if fast_paths(sp).delong_test is not None]
         boot = [lab for lab in boot if any(r["measure"] == lab and r["method"] != "delong" for r in rows)]
         if boot:
@@ -554,7 +514,6 @@ def _text(
                 )
             )
             lines.append(f"({', '.join(boot)} by the bootstrap, not DeLong's test: {why})")
-    from perfeval.stats.intervals import undefined_intervals
 
     undefined = undefined_intervals(  # an infinite difference is said on stderr already
         [
@@ -587,7 +546,6 @@ def _tie_bounds(y: Any, models: dict, base: str, g: Any, w: Any, specs: list, th
     tied pairs.
     """
     from perfeval.api.evaluation import evaluate
-    from perfeval.engine.report import why_not_finite
 
     reports = {
         n: evaluate(y, s, measures=specs, groups=g, sample_weight=w, threshold=threshold, tie_bounds=True)
@@ -632,8 +590,6 @@ def _tie_bounds(y: Any, models: dict, base: str, g: Any, w: Any, specs: list, th
 
 
 def _signature(args: Any, specs: list, comparisons: list, weighted: bool) -> Any:
-    from perfeval.engine.signature import ci_text_of, of_specs
-
     return of_specs(
         specs,
         args.threshold,

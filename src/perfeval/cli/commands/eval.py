@@ -3,14 +3,37 @@
 from __future__ import annotations
 
 import copy
+import math
 import os
 import sys
 import warnings
 from typing import Any
 
+import numpy as np
+
+from perfeval import _native
+from perfeval.base.checks import check_options
+from perfeval.base.console import one_line, write_file
 from perfeval.base.progress import wanted
+from perfeval.base.text import place
 from perfeval.cli import load
-from perfeval.cli.output import group_csv, models_group_csv, models_text, report_text, write
+from perfeval.cli.output import FROM_SUMMARY, group_csv, models_group_csv, models_text, report_text, write
+from perfeval.engine import DEFAULT_MEASURES, resolve
+from perfeval.engine.door import check, code
+from perfeval.exceptions import (
+    CommentLinesWarning,
+    GradesAsLabelsWarning,
+    InputFormatError,
+    InvalidDataError,
+    InvalidParameterError,
+)
+from perfeval.io.columns import pick
+from perfeval.io.parquet import empty_parquet
+from perfeval.io.readers import iter_columns
+from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
+
+# Imported where the run takes that path: the stream and Dask backends, the dialects (--dialect),
+# the statistics (--ci) and the in-memory evaluation (`perfeval compare` imports this module without it).
 
 #: files over this size are streamed when every measure allows it
 STREAM_BYTES = 256 << 20
@@ -18,8 +41,6 @@ STREAM_BYTES = 256 << 20
 
 def check_ci_options(args: Any) -> None:
     """Refuse a bad level or replicate count before any work is done."""
-    from perfeval.exceptions import InvalidParameterError
-
     if not 0.0 < args.ci < 1.0:
         raise InvalidParameterError(
             f"the confidence level must lie strictly between 0 and 1, got {args.ci:g}"
@@ -31,7 +52,6 @@ def check_ci_options(args: Any) -> None:
 def _dialect(args: Any) -> str | None:
     """The dialect's name when one other than perfeval's is asked for, after checking it combines."""
     from perfeval.dialects.apply import parse_dialect
-    from perfeval.exceptions import InvalidParameterError
 
     text = getattr(args, "dialect", "perfeval") or "perfeval"
     d, _opts = parse_dialect(text)
@@ -50,8 +70,6 @@ def _dialect(args: Any) -> str | None:
 
 
 def _check_options(args: Any) -> None:
-    from perfeval.exceptions import InvalidParameterError
-
     if (args.per_group or args.per_group_output) and args.group is None:
         flag = "--per-group" if args.per_group else "--per-group-output"
         raise InvalidParameterError(f"{flag} needs --group COLUMN (the groups to list)")
@@ -78,9 +96,6 @@ _SAID: set[str] = set()
 
 
 def _warn(caught: list) -> None:
-    from perfeval.base.console import one_line
-    from perfeval.exceptions import CommentLinesWarning, GradesAsLabelsWarning
-
     for w in caught:  # never a silent drop: say what is undefined, on stderr, a line each
         if isinstance(w.message, CommentLinesWarning):  # lines of the input skipped: a note
             load.note(f"perfeval: note: {one_line(w.message)}\n")
@@ -102,10 +117,6 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
     by its line; an infinite log loss (or CXE), which is right, said why: the cases that give their
     own class a probability of 0, counted, the first by its line, and what clips them.
     """
-    import math
-
-    import numpy as np
-
     y, s = np.asarray(target, dtype=np.float64), np.asarray(score, dtype=np.float64)
     probabilities = [lab for lab in report.results if lab.split(":")[0] in _PROBABILITY_MEASURES]
     if probabilities:
@@ -127,7 +138,6 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
     ]
     if not inf:
         return
-    from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
 
     bad = zero_probability_cases(y, s, weights)
     n = int(np.count_nonzero(bad))
@@ -142,8 +152,6 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
 
 
 def run(args: Any) -> int:
-    from perfeval.engine import DEFAULT_MEASURES, resolve
-
     _SAID.clear()
     _check_options(args)
     dialect = _dialect(args)
@@ -167,8 +175,6 @@ def run(args: Any) -> int:
         groups_text = group_csv(report) if args.per_group_output else ""
     else:  # several models: one row each
         if path is None and (args.stream or args.dask):
-            from perfeval.exceptions import InvalidParameterError
-
             raise InvalidParameterError(
                 "several --score columns with --stream/--dask read the file once a model: give a file, "
                 "not standard input"
@@ -181,17 +187,12 @@ def run(args: Any) -> int:
             # a model is named by its column (--score 2,3 of a file with a header: its names)
             column = report.params.get("columns", {}).get("score") or name
             if column in reports:
-                from perfeval.exceptions import InvalidParameterError
-
                 raise InvalidParameterError(f"--score {args.score!r}: column {column!r} named twice")
             reports[column] = report
         text = models_text(reports, args.format, args.per_group)
         groups_text = models_group_csv(reports) if args.per_group_output else ""
     if args.per_group_output:
-        from perfeval.base.console import write_file
-
         write_file(args.per_group_output, groups_text.encode("utf-8"))  # whole or not at all
-        from perfeval.base.text import place
 
         sys.stderr.write(f"perfeval: wrote {place(args.per_group_output)}\n")
     write(text)
@@ -200,8 +201,6 @@ def run(args: Any) -> int:
 
 def _models(args: Any) -> list[str] | None:
     """The score columns of ``--score a,b,c`` (several models), or None for one model."""
-    from perfeval.exceptions import InvalidParameterError
-
     if args.score is None or "," not in args.score:
         return None
     names = [c.strip() for c in args.score.split(",")]
@@ -245,14 +244,11 @@ def _table(args: Any) -> Any:
 
 
 def _summary_intervals(args: Any, report: Any) -> None:
-    from perfeval.exceptions import InvalidParameterError
     from perfeval.stats import ci_from_summary
 
     if report.summary is None:
         raise InvalidParameterError("--ci: this evaluation kept no summary to draw intervals from")
     if args.method is None:  # the footnote says why the intervals are percentile ones here
-        from perfeval.cli.output import FROM_SUMMARY
-
         report.interval_why = FROM_SUMMARY
     report.intervals = ci_from_summary(
         report.summary,
@@ -268,8 +264,6 @@ def _summary_intervals(args: Any, report: Any) -> None:
 
 def _in_memory(args: Any, path: str | None, specs: list) -> Any:
     from perfeval.api.evaluation import evaluate_cases
-    from perfeval.base.checks import check_options
-    from perfeval.engine.door import check, code
 
     table = _table(args)
     ch = load.choose_table(args, table)
@@ -361,8 +355,6 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
 
 def _stream(args: Any, path: str | None, specs: list) -> Any:
     """Chunked evaluation (perfeval.backends.stream); None when the request needs the whole table."""
-    from perfeval.exceptions import InvalidParameterError
-
     streamable = (
         args.group is not None or all(s.measure.kind == "binary" for s in specs)
     ) and not args.partition
@@ -374,10 +366,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             "--stream needs --group for per-group measures, and does not take --partition; drop --stream to "
             "evaluate in memory"
         )
-    from perfeval import _native
     from perfeval.backends.stream import evaluate_stream, evaluate_stream_grouped
-    from perfeval.io.columns import pick
-    from perfeval.io.readers import iter_columns
 
     # this process allocates and frees blocks of 64 MB and their columns, chunk after chunk: keep the
     # freed memory for the next chunk (a fresh mapping's pages are zeroed by the kernel on first
@@ -458,7 +447,6 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
 def _dask(args: Any, path: str | None, specs: list) -> Any:
     """The evaluation on a Dask cluster: the files read by the Dask backend."""
     from perfeval.backends.dask import connect, evaluate_dask, read_files, said_as_read, unparsed
-    from perfeval.exceptions import InputFormatError, InvalidDataError, InvalidParameterError
 
     if path is None:
         raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
@@ -482,8 +470,6 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
         names = list(map(str, ddf.columns))
         id_column = None
         if getattr(args, "id", None):  # not read (the engine's ties need no ids), but named as in memory
-            from perfeval.io.columns import pick
-
             id_column = pick(names, args.id, "id", path, header=True, default=False)
 
         def name(c: Any) -> str | None:
@@ -514,16 +500,12 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
             if unparsed(e):  # a text file pandas' parser refused: where and why, as read whole
                 raise said_as_read(path, read["format"], read["header"], read["delimiter"], e) from None
             if isinstance(e, (OSError, EOFError)) or type(e).__module__.startswith("pyarrow"):
-                from perfeval.base.console import one_line
-
                 what = (
                     "is not a readable Parquet file" if read.get("format") == "parquet" else "cannot be read"
                 )
                 raise InputFormatError(f"{what} ({one_line(e)})", source=path) from None
             raise
     if report.params.get("rows") == 0:  # as read whole: no row, no number to give
-        from perfeval.io.parquet import empty_parquet
-
         raise InputFormatError(
             empty_parquet(names)
             if read.get("format") == "parquet"

@@ -7,19 +7,21 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from perfeval.api.explanation import explain
 from perfeval.cli import load
 from perfeval.cli.output import csv_field, write
+from perfeval.engine import resolve
+from perfeval.exceptions import InvalidParameterError
+
+# perfeval.trec (and through it the statistics) is imported where a TREC run is explained.
 
 
 def run(args: Any) -> int:
-    from perfeval.api.explanation import explain
-
     if args.run is not None:
         return _trec(args)
     table = load.read(args, args.file)
     ch = load.choose_table(args, table)
     load.say_columns(ch)
-    from perfeval.engine import resolve
 
     groups = None if ch.group is None else table.get(ch.group)
     picked = table.pick(args.id, "id") if args.id else None
@@ -53,7 +55,6 @@ def run(args: Any) -> int:
 def _trec(args: Any) -> int:
     """``perfeval explain QRELS RUN``: :func:`perfeval.trec.explain`."""
     from perfeval import trec
-    from perfeval.exceptions import InvalidParameterError
 
     given = [f"--{o}" for o in ("target", "score", "group", "weight", "id") if getattr(args, o) is not None]
     if given:
