@@ -15,7 +15,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "perfeval"
 LAYERS = [
     # 0: the ground
     ["perfeval.exceptions", "perfeval.base", "perfeval._native", "perfeval._version"]
-    + ["perfeval._x87"],  # the deprecated alias of _native (removed in 0.2.0)
+    + ["perfeval._x87"],  # the old name of _native, in base/moved.py's table (removed in 0.2.0)
     ["perfeval.io", "perfeval.summaries"],  # 1
     ["perfeval.measures"],  # 2
     ["perfeval.engine", "perfeval.curves", "perfeval.dialects", "perfeval.classic"],  # 3

@@ -12,7 +12,9 @@ import pytest
 from perfeval.base.moved import MOVED
 
 
-@pytest.mark.parametrize("old", sorted(MOVED))
+# the modules moved into folders; perfeval._x87, renamed in its package, is said "is renamed"
+# (tests/test_kernels.py::test_the_kernels_are_perfeval_native_and_the_old_name_warns)
+@pytest.mark.parametrize("old", sorted(k for k in MOVED if k != "perfeval._x87"))
 def test_an_old_path_is_the_new_module_with_a_warning(old):
     new = importlib.import_module(MOVED[old])
     sys.modules.pop(old, None)  # imported once, so warned once: again here

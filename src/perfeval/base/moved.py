@@ -1,4 +1,4 @@
-"""The old paths of the modules moved into folders (issue 31), importable until perfeval 0.2.0.
+"""The old paths of the modules moved into folders or renamed (issue 31), importable until perfeval 0.2.0.
 
 ``import perfeval.stream`` (or ``from perfeval.stream import evaluate_stream``) gives
 :mod:`perfeval.backends.stream` itself, the same module object under both names, with a
@@ -23,6 +23,9 @@ from perfeval.base.deprecation import REMOVED_IN
 
 #: old module path -> new module path
 MOVED = {
+    # the compiled kernels held only the classic dialect's x87 arithmetic when they were named so;
+    # docs/compatibility.md once told users to call perfeval._x87.mantissa_bits()
+    "perfeval._x87": "perfeval._native",
     "perfeval._console": "perfeval.base.console",
     "perfeval._text": "perfeval.base.text",
     "perfeval._nicknames": "perfeval.base.nicknames",
@@ -53,8 +56,9 @@ class _Alias(Loader):
         old = module.__name__
         new = MOVED[old]
         __import__(new)
+        how = "renamed" if old.rpartition(".")[0] == new.rpartition(".")[0] else "moved to"
         warnings.warn(
-            f"{old} is moved to {new}; the old path is removed in perfeval {REMOVED_IN}",
+            f"{old} is {how} {new}; the old path is removed in perfeval {REMOVED_IN}",
             DeprecationWarning,
             stacklevel=2,  # the import machinery's frames are skipped: the warning names the importer
         )
