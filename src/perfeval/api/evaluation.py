@@ -52,6 +52,7 @@ def evaluate(
     dialect: str = "perfeval",
     ids: Any = None,
     id: str | None = None,
+    classes: Sequence[Any] | None = None,
 ) -> Report:
     """Compute measures, over all cases or per group.
 
@@ -108,6 +109,19 @@ def evaluate(
     ids, id : array-like or str, optional
         Document ids, one per row (or the column's name), for the dialects that break ties by them
         (``trec_eval``: by id, descending).
+    classes : sequence of labels, optional
+        Multiclass: the labels of ``y_score``'s columns, in order, when ``y_score`` is an (n, K)
+        matrix (one score column a class, as ``predict_proba`` gives).  Without it: the column names
+        of a score table (``score=["cat", "dog", "bird"]``, or a DataFrame of ``predict_proba``
+        with ``columns=model.classes_``), else the sorted distinct labels of ``y_true`` when there
+        are exactly K of them (scikit-learn's ``classes_``); anything else is an error (a class absent
+        from the targets cannot be guessed).  The measures are then the multiclass ones
+        (docs/measures.md, "Multiclass"): a binary name with a multiclass form means it, its average
+        in its label (``roc`` is ``ROC_OVR:average=macro``); by default ROC_OVR, ROC_OVO, AP_OVR,
+        LOGLOSS_MC, BRIER_MC, ACC_MC, BACC, F_MC, MCC and KAPPA.  Each averaged measure's result holds
+        the value of each class (``result.per_class``) and the classes where it is undefined
+        (``result.undefined_classes``, left out of the means).  A two-column score matrix is read as
+        two classes only with ``classes=`` (else it is taken for a binary model's predict_proba).
     weights : array-like of float, optional
         Deprecated spelling of ``sample_weight`` (scikit-learn's name, used everywhere in
         perfeval); accepted with a DeprecationWarning for one release.
@@ -162,18 +176,42 @@ def evaluate(
             threshold=threshold,
             pos_label=pos_label,
         )
+    names = None  # the score columns' names, when they name the classes
     if target is not None or score is not None:
         if y_score is not None:
             raise InvalidParameterError("pass either a table with `target=`/`score=` names, or two arrays")
         table = y_true
         if target is None or score is None:
             raise InvalidParameterError("a table needs both `target=` and `score=` column names")
-        y_true, y_score = column(table, target), column(table, score)
+        y_true = column(table, target)
+        if isinstance(score, (list, tuple)):  # one score column a class
+            names = [str(c) for c in score]
+            y_score = _score_columns(table, list(score))
+        else:
+            y_score = column(table, score)
         groups = column(table, group) if group is not None else groups
         sample_weight = column(table, weight) if weight is not None else sample_weight
         ids = column(table, id) if id is not None else ids
     if y_score is None:
         raise InvalidParameterError("`y_score` is required (or a table with `target=` and `score=`)")
+    if names is None and classes is None and hasattr(y_score, "columns") and hasattr(y_score, "shape"):
+        if len(getattr(y_score, "shape", ())) == 2 and y_score.shape[1] >= 3:
+            names = [str(c) for c in y_score.columns]  # predict_proba's DataFrame, columns=classes_
+    if _is_matrix(y_score, classes is not None or names is not None):
+        return _evaluate_classes(
+            y_true,
+            y_score,
+            groups,
+            sample_weight,
+            measures,
+            classes,
+            names,
+            threshold=threshold,
+            partitions=partitions,
+            pos_label=pos_label,
+            tie_bounds=tie_bounds,
+            dialect=dialect,
+        )
 
     def checked(keep_zero: bool) -> Cases:  # the check stage
         return check(y_true, y_score, groups, sample_weight, keep_zero=keep_zero)
@@ -241,6 +279,72 @@ def evaluate_cases(
         # the kernels' scratch kept between their calls (the group kernels' sort records: huge
         # pages, see csrc/buffers.c) handed back: an evaluation leaves only its report behind
         _native.release_cache()
+
+
+def _score_columns(table: Any, names: list[str]) -> Any:
+    """The (n, K) matrix of a table's score columns ``names`` (one a class), in that order."""
+    import numpy as np
+
+    if len(names) < 2:
+        raise InvalidParameterError("`score=` of K classes names K >= 2 columns, one a class")
+    cols = [np.asarray(column(table, n)) for n in names]
+    return np.column_stack(cols)
+
+
+def _is_matrix(y_score: Any, named: bool) -> bool:
+    """Whether the scores are one column a class: 2-D with three or more columns, or two when the
+    classes are named (two columns alone are a binary model's predict_proba: the door says which
+    one to pass).
+    """
+    shape = getattr(y_score, "shape", None)
+    if shape is None:
+        if not isinstance(y_score, (list, tuple)) or not y_score or not isinstance(y_score[0], (list, tuple)):
+            return False
+        shape = (len(y_score), len(y_score[0]))
+    if len(shape) != 2 or shape[1] < 2 or (shape[1] == 1):
+        return False
+    return shape[1] >= 3 or named
+
+
+def _evaluate_classes(
+    y_true: Any,
+    y_score: Any,
+    groups: Any,
+    sample_weight: Any,
+    measures: Any,
+    classes: Any,
+    names: Any,
+    *,
+    threshold: float,
+    partitions: Any,
+    pos_label: Any,
+    tie_bounds: bool,
+    dialect: str,
+) -> Report:
+    """evaluate() of K classes: checked and coded at the door (:func:`perfeval.engine.door.check_classes`),
+    finished from a ClassSummary (:mod:`perfeval.engine.classes`).
+    """
+    from perfeval.engine.classes import class_specs, finish_classes
+    from perfeval.engine.door import check_classes
+
+    for what, given in (("partitions", partitions), ("pos_label", pos_label), ("tie_bounds", tie_bounds)):
+        if given:
+            raise InvalidParameterError(
+                f"{what}= does not apply to K classes (one score column a class): "
+                + (
+                    "each class is already one against the rest"
+                    if what != "tie_bounds"
+                    else "no tie bounds yet"
+                )
+            )
+    if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
+        raise InvalidParameterError(
+            f"dialect={dialect!r}: the multiclass measures have perfeval's rules only"
+        )
+    default = measures is DEFAULT_MEASURES
+    specs = class_specs([] if default else resolve(measures, threshold), default=default)
+    cases, found, how = check_classes(y_true, y_score, groups, sample_weight, classes=classes, names=names)
+    return finish_classes(cases, specs, found, threshold=threshold, classes_from=how)
 
 
 def _not_on_dask(tie_bounds: bool, arrays: bool) -> None:

@@ -37,7 +37,7 @@ from perfeval.base.checks import (
     label_values,
     read_targets,
 )
-from perfeval.exceptions import InvalidDataError
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
 
 # The input grammar (io/grammar.py) is imported where relevance grades are read:
 # `evaluate()` of binary targets doesn't load it.
@@ -49,6 +49,9 @@ __all__ = [
     "Targets",
     "check",
     "check_array",
+    "check_classes",
+    "class_codes",
+    "classes_of",
     "code",
     "relevance_targets",
     "targets_of",
@@ -198,3 +201,146 @@ def relevance_targets(y: np.ndarray, specs: list, pos_label: Any) -> np.ndarray:
             f"{needs} reads numbers (0/1, or graded relevance: above 0 relevant), but `y_true` "
             f"{said.what}; {said.advice}"
         ) from None
+
+
+# -- multiclass: one score column a class ------------------------------------------------------------------
+#: the arrays of a multiclass evaluation, in the order they are read and checked
+CLASSES = (
+    ArraySpec("y_true", "labels"),
+    ArraySpec("y_score", "floats", finite=True),
+    ArraySpec("groups", "ids"),
+    ArraySpec("sample_weight", "floats", finite=True, nonneg=True),
+)
+
+
+def score_matrix(y_score: Any, n: int, name: str = "y_score") -> np.ndarray:
+    """``y_score`` as an (n, K) float64 matrix of finite numbers, K >= 2, or one line saying what it is."""
+    from perfeval.base.checks import as_array
+
+    if y_score is None:
+        raise InvalidDataError(f"`{name}` is required")
+    a = as_array(y_score, name)
+    if a.ndim != 2 or a.shape[1] < 2:
+        raise InvalidDataError(
+            f"`{name}` of K classes is an (n, K) matrix, one score column a class (K >= 2), got shape {a.shape}"
+        )
+    if len(a) != n:
+        raise InvalidDataError(f"`y_true` and `{name}` must have the same length, got {n} and {len(a)}")
+    a = floats(a, name)
+    bad = ~np.isfinite(a)
+    if bad.any():
+        i, j = (int(v) for v in np.argwhere(bad)[0])
+        raise InvalidDataError(
+            f"`{name}` must be finite numbers, got {float(a[i, j])!r} at row {i}, column {j} "
+            "(NaN cannot be ranked; replace it or drop the row)"
+        )
+    return np.ascontiguousarray(a)
+
+
+def class_codes(y: np.ndarray, classes: tuple) -> np.ndarray:
+    """The targets as codes 0..K-1 in the order of ``classes``; a target that is none of them is one
+    line naming it, its row and the classes (nothing is dropped or guessed).
+    """
+    index: dict[Any, int] = {}
+    for i, c in enumerate(classes):
+        if c in index:
+            raise InvalidDataError(f"`classes` names {c!r} twice: one label a score column")
+        index[c] = i
+    if not len(y):
+        return np.zeros(0, dtype=np.intp)
+    try:
+        uniq, inv = np.unique(y, return_inverse=True)
+    except TypeError:  # labels of mixed types: a dictionary lookup a row
+        values = y.tolist()
+        missing = next((r for r, v in enumerate(values) if v not in index), None)
+        if missing is not None:
+            raise InvalidDataError(_not_a_class(values[missing], missing, classes)) from None
+        return np.fromiter((index[v] for v in values), dtype=np.intp, count=len(values))
+    lookup = np.empty(len(uniq), dtype=np.intp)
+    for i, v in enumerate(uniq.tolist()):
+        if v not in index:
+            row = int(np.argmax(inv.reshape(-1) == i))
+            raise InvalidDataError(_not_a_class(v, row, classes))
+        lookup[i] = index[v]
+    return lookup[inv.reshape(-1)]
+
+
+def _not_a_class(v: Any, row: int, classes: tuple) -> str:
+    shown = ", ".join(repr(c) for c in classes[:8]) + (", ..." if len(classes) > 8 else "")
+    hint = ""
+    if any(isinstance(c, str) for c in classes) != isinstance(v, str):
+        hint = " (the classes and the targets must be the same labels: text against numbers?)"
+    return f"`y_true` holds {v!r} at row {row}, which is not one of the classes [{shown}]{hint}"
+
+
+def classes_of(y: np.ndarray, k: int, classes: Any, names: Any = None) -> tuple[tuple, str]:
+    """The K labels of the score columns and how they were found: ``classes`` as given; else the
+    score table's column names (``names``: read as the targets' numbers when the targets are numbers);
+    else the sorted distinct targets when there are exactly K of them (scikit-learn's ``classes_``);
+    else one line asking for ``classes=``.
+    """
+    if classes is not None:
+        out = tuple(
+            c.item() if isinstance(c, np.generic) else c
+            for c in np.asarray(classes, dtype=object).reshape(-1)
+        )
+        if len(out) != k:
+            raise InvalidParameterError(
+                f"`classes` names {len(out)} labels for the {k} score columns: one label a column, in order"
+            )
+        return out, "given"
+    if names is not None:
+        out = tuple(names)
+        if y.dtype.kind in "iub" and all(isinstance(c, str) for c in out):
+            try:
+                nums = tuple(int(c) for c in out)
+            except ValueError:
+                nums = None
+            if nums is not None and all(str(v) == c.strip() for v, c in zip(nums, out, strict=True)):
+                return nums, "the score columns' names, read as the targets' numbers"
+        return out, "the score columns' names"
+    try:
+        seen = np.unique(y)
+    except TypeError:
+        raise InvalidParameterError(
+            "`y_true` holds labels of mixed types: pass `classes=` naming the score columns in order"
+        ) from None
+    if len(seen) != k:
+        shown = label_values(y)
+        raise InvalidParameterError(
+            f"`y_score` has {k} columns but `y_true` holds {len(seen)} distinct labels ({shown}): pass "
+            "`classes=` naming the score columns in order (a class absent from the targets is then "
+            "listed as undefined, not guessed)"
+        )
+    return tuple(
+        v.item() if isinstance(v, np.generic) else v for v in seen
+    ), "the sorted distinct labels of y_true"
+
+
+def check_classes(
+    y_true: Any,
+    y_score: Any,
+    groups: Any = None,
+    weights: Any = None,
+    *,
+    classes: Any = None,
+    names: Any = None,
+) -> tuple[Cases, tuple, str]:
+    """The check and code stages of a multiclass evaluation: the arrays checked as :data:`CLASSES`
+    says (the scores an (n, K) matrix), the cases of weight 0 dropped, the targets coded 0..K-1 in
+    the order of the classes (:func:`classes_of`).  Returns the cases (``y``: the codes), the
+    classes and how they were found.
+    """
+    yt = check_array(CLASSES[0], y_true)
+    ys = score_matrix(y_score, len(yt), CLASSES[1].name)
+    against = (CLASSES[1].name, len(ys), False)
+    g = None if groups is None else check_array(CLASSES[2], groups, against)
+    w = None if weights is None else check_array(CLASSES[3], weights, against)
+    rows_in = len(ys)
+    if w is not None and not w.all():
+        keep = w > 0
+        yt, ys, w = yt[keep], ys[keep], w[keep]
+        g = None if g is None else g[keep]
+    found, how = classes_of(yt, ys.shape[1], classes, names)
+    cases = Cases(class_codes(yt, found), ys, g, w, rows_in)
+    return cases, found, how

@@ -197,6 +197,11 @@ class MeasureResult:
     pairs: float | None = None
     why: str | None = None
     tie_note: str = ""
+    #: multiclass: each class's value (NaN where undefined), the classes in that order, and the
+    #: classes where the measure is undefined (left out of macro and weighted means)
+    per_class: np.ndarray | None = None
+    classes: list | None = None
+    undefined_classes: list = field(default_factory=list)
 
     @classmethod
     def single(cls, spec: MeasureSpec, value: float) -> MeasureResult:

@@ -417,3 +417,244 @@ _ranking(
         "minimum); the bounds of the mean are the means of the groups' bounds."
     ),
 )
+
+
+# -- multiclass: one score column a class, finished from a ClassSummary (summaries/classes.py) ----------
+_AVERAGE = Param(
+    "average",
+    "macro",
+    "over the classes: macro (plain mean over the classes where the measure is defined), weighted "
+    "(by each class's support), micro (every (case, class) pair pooled into one problem)",
+    choices=("macro", "weighted", "micro"),
+)
+_AVERAGE_OVO = Param(
+    "average",
+    "macro",
+    "over the pairs of classes: macro (plain mean over the pairs of classes both present), weighted "
+    "(each pair by its share of the cases, n_j + n_k, as scikit-learn)",
+    choices=("macro", "weighted"),
+)
+_CLASS_EDGE = (
+    "a class absent from the targets (or, for precision, never predicted) has no value: NaN in the "
+    "per-class values, left out of the macro and weighted means and listed in the report; micro "
+    "pools every class.  No case: NaN."
+)
+_ARGMAX = (
+    "the prediction is the argmax of each row; a tie at the maximum shares the case's weight "
+    "equally among the tied classes (the expected value over the orders of the tie)."
+)
+
+
+def _multiclass(
+    name: str,
+    title: str,
+    aliases: tuple[str, ...],
+    definition: str,
+    *,
+    compute: str,
+    params: tuple[Param, ...] = (),
+    direction: Direction = "higher",
+    ties: str = _ARGMAX,
+    edge: str = _CLASS_EDGE,
+    at_param: bool = False,
+) -> None:
+    # compute: a literal "module:function" string (measures/base.py says why it is not the function)
+    REGISTRY.register(
+        Measure(
+            name=name,
+            title=title,
+            aliases=aliases,
+            perf_options=(),
+            params=params,
+            direction=direction,
+            summary="classes",
+            compute=compute,
+            definition=definition,
+            ties=ties,
+            edge_cases=edge,
+            perf=_MODERN,
+            kind="multiclass",
+            at_param=at_param,
+            tie_bounds="none",
+            tie_bounds_doc="no bound computed yet for the multiclass measures: NaN.",
+        )
+    )
+
+
+_multiclass(
+    "ROC_OVR",
+    "one-vs-rest ROC area",
+    ("roc_ovr", "roc_auc_ovr", "auroc_ovr", "auc_ovr"),
+    "each class against all the others, ranked by its own score column: the binary ROC area; then "
+    "averaged over the classes (micro: the ROC area of every (case, class) pair pooled).",
+    compute="perfeval.measures.multiclass:roc_ovr",
+    params=(_AVERAGE,),
+    ties="half credit for a tied pair, as ROC.",
+)
+_multiclass(
+    "ROC_OVO",
+    "one-vs-one ROC area (Hand and Till)",
+    ("roc_ovo", "roc_auc_ovo", "auroc_ovo", "hand_till", "auc_ovo"),
+    "Hand and Till (2001): for each pair of classes j, k, A(j|k) is the probability that column j "
+    "scores a case of class j above one of class k (ties half); the pair's value is (A(j|k) + "
+    "A(k|j)) / 2; averaged over the pairs.  O(n K log n): each column sorted once, every other class "
+    "located in it (no K^2 passes).",
+    compute="perfeval.measures.multiclass:roc_ovo",
+    params=(_AVERAGE_OVO,),
+    ties="half credit for a tied pair, as ROC.",
+    edge="a pair with a class absent from the targets has no value: left out of the mean.  No pair "
+    "of present classes: NaN.",
+)
+_multiclass(
+    "AP_OVR",
+    "one-vs-rest average precision",
+    ("ap_ovr", "average_precision_ovr", "map_ovr"),
+    "each class against all the others, ranked by its own score column: AP (one threshold a tie, "
+    "as AP and scikit-learn); averaged over the classes (micro: every (case, class) pair pooled).",
+    compute="perfeval.measures.multiclass:ap_ovr",
+    params=(_AVERAGE,),
+    ties="one threshold per tie, as AP.",
+)
+_multiclass(
+    "LOGLOSS_MC",
+    "multiclass log loss (cross-entropy)",
+    ("log_loss_mc", "mlogloss", "multiclass_log_loss", "cross_entropy_mc"),
+    "mean over the cases of -ln p(true class), each probability clipped to [eps, 1 - eps] (eps of "
+    "float64), as scikit-learn's log_loss; natural log.",
+    compute="perfeval.measures.multiclass:log_loss",
+    direction="lower",
+    ties="none needed: each case is scored by its own probability.",
+    edge="rows that are not probabilities (a score outside [0, 1], or a row not summing to 1 "
+    "within 1e-4): NaN, and the report says which.  No case: NaN.",
+)
+_multiclass(
+    "BRIER_MC",
+    "multiclass Brier score",
+    ("brier_mc", "multiclass_brier", "mbrier"),
+    "mean over the cases of sum_k (p_k - [k is the true class])^2; range [0, 2] (scikit-learn's "
+    "brier_score_loss for K >= 3 classes; twice the binary Brier score when K = 2).",
+    compute="perfeval.measures.multiclass:brier",
+    direction="lower",
+    ties="none needed: each case is scored by its own probabilities.",
+    edge="rows that are not probabilities: NaN, and the report says which.  No case: NaN.",
+)
+_multiclass(
+    "ACC_MC",
+    "multiclass accuracy (argmax)",
+    ("acc_mc", "accuracy_mc", "multiclass_accuracy"),
+    "the share of the weight whose argmax is the true class.",
+    compute="perfeval.measures.multiclass:accuracy",
+    edge="no case: NaN.",
+)
+_multiclass(
+    "BACC",
+    "balanced accuracy",
+    ("bacc", "balanced_accuracy"),
+    "the mean over the classes present in the targets of each one's recall (of the argmax).",
+    compute="perfeval.measures.multiclass:balanced_accuracy",
+)
+_multiclass(
+    "TOPK_ACC",
+    "top-k accuracy",
+    ("topk_acc", "top_k_accuracy", "top_k"),
+    "the share of the weight whose true class is among the k classes scored highest.",
+    compute="perfeval.measures.multiclass:top_k_accuracy",
+    params=(Param("k", 2, "how many of the best scored classes count (1: accuracy)", low=1, integer=True),),
+    at_param=True,
+    ties="a tie across the k-th place counts its expected share over the orders of the tie: with g "
+    "classes above the true one and t tied with it, min(1, max(0, k - g) / (t + 1)) (scikit-learn's "
+    "top_k_accuracy_score breaks ties by column order instead).",
+    edge="no case: NaN; k >= K: 1.",
+)
+_multiclass(
+    "PRE_MC",
+    "multiclass precision (argmax)",
+    ("pre_mc", "precision_mc", "multiclass_precision"),
+    "each class's precision tp / (tp + fp) of the argmax prediction, averaged over the classes "
+    "(micro: of the summed counts, which is the accuracy).",
+    compute="perfeval.measures.multiclass:precision",
+    params=(_AVERAGE,),
+)
+_multiclass(
+    "REC_MC",
+    "multiclass recall (argmax)",
+    ("rec_mc", "recall_mc", "multiclass_recall"),
+    "each class's recall tp / (tp + fn) of the argmax prediction, averaged over the classes (macro: "
+    "the balanced accuracy).",
+    compute="perfeval.measures.multiclass:recall",
+    params=(_AVERAGE,),
+)
+_multiclass(
+    "F_MC",
+    "multiclass F-beta (argmax)",
+    ("f_mc", "f1_mc", "fbeta_mc", "multiclass_f1"),
+    "each class's F-beta (1 + b^2) tp / ((1 + b^2) tp + b^2 fn + fp) of the argmax prediction, "
+    "averaged over the classes (micro: of the summed counts).",
+    compute="perfeval.measures.multiclass:f_beta",
+    params=(Param("beta", 1.0, "weight of recall against precision (1: F1)", low=0, low_open=True), _AVERAGE),
+    edge="a class with tp + fp + fn = 0 (absent and never predicted) has no value: left out of the "
+    "means and listed.  No case: NaN.",
+)
+_multiclass(
+    "MCC",
+    "Matthews correlation (K classes)",
+    ("mcc", "matthews", "matthews_corrcoef"),
+    "Gorodkin's K-class correlation of the argmax prediction with the targets, (c s - sum_k t_k "
+    "p_k) / sqrt((s^2 - sum p_k^2)(s^2 - sum t_k^2)); the binary MCC when K = 2.",
+    compute="perfeval.measures.multiclass:mcc",
+    edge="every case of one class, or every case predicted as one: 0/0, NaN (scikit-learn gives 0).",
+)
+_multiclass(
+    "KAPPA",
+    "Cohen's kappa",
+    ("kappa", "cohen_kappa"),
+    "1 - sum(W * O) / sum(W * E): O the confusion of the argmax, E the product of its margins, W "
+    "0 on the diagonal and 1 off it (none), |i - j| (linear) or (i - j)^2 (quadratic), i and j the "
+    "classes' positions in the given order.",
+    compute="perfeval.measures.multiclass:kappa",
+    params=(
+        Param(
+            "weights",
+            "none",
+            "disagreement weights: none, linear or quadratic",
+            choices=("none", "linear", "quadratic"),
+        ),
+    ),
+    edge="sum(W * E) = 0 (one class only): NaN.",
+)
+_multiclass(
+    "QWK",
+    "quadratic weighted kappa",
+    ("qwk", "quadratic_weighted_kappa"),
+    "Cohen's kappa with quadratic weights (i - j)^2 over the classes in their given order (the "
+    "ordered classes of a grading task; a common competition metric).",
+    compute="perfeval.measures.multiclass:qwk",
+    edge="one class only: NaN.",
+)
+
+#: a binary measure's form for K classes: ``roc`` on a score column a class is ``ROC_OVR``
+MULTICLASS_OF = {
+    "ROC": "ROC_OVR",
+    "AP": "AP_OVR",
+    "LOGLOSS": "LOGLOSS_MC",
+    "BRIER": "BRIER_MC",
+    "ACC": "ACC_MC",
+    "PRE": "PRE_MC",
+    "REC": "REC_MC",
+    "PRF": "F_MC",
+    "FBETA": "F_MC",
+}
+
+#: what evaluate() computes for K classes when no measure is named
+MULTICLASS_DEFAULT = [
+    "ROC_OVR",
+    "ROC_OVO",
+    "AP_OVR",
+    "LOGLOSS_MC",
+    "BRIER_MC",
+    "ACC_MC",
+    "BACC",
+    "F_MC",
+    "MCC",
+    "KAPPA",
+]

@@ -1,0 +1,151 @@
+"""The engine's multiclass task: cases with one score column a class, finished from one
+:class:`~perfeval.summaries.classes.ClassSummary` (one a group when grouped).
+
+The measures asked are read for K classes once (:func:`class_specs`): a binary measure with a
+multiclass form is that form, under its own name and with its average written in the label
+(``roc`` is ``ROC_OVR:average=macro``: what is averaged, and how, is never a silent guess); a measure
+with none is an error that names the multiclass measures.  Each measure's value, its per-class
+values and the classes where it is undefined go into the report, as the groups of GAUC do.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from perfeval.base.checks import Cases
+from perfeval.engine.report import MeasureResult, Report
+from perfeval.exceptions import InvalidParameterError
+from perfeval.measures import MeasureSpec, parse_measure
+from perfeval.measures.vocabulary import MULTICLASS_DEFAULT, MULTICLASS_OF
+from perfeval.summaries.classes import ClassSummary
+from perfeval.summaries.ranking import group_codes
+
+__all__ = ["class_specs", "finish_classes", "summary_values"]
+
+TIES_CLASSES = (
+    "half credit (ROC_OVR, ROC_OVO); one threshold per tie (AP_OVR); a tie at the argmax or across "
+    "the k-th place shares the case among the tied classes (expected over the orders of the tie)"
+)
+
+
+def class_specs(specs: list[MeasureSpec], default: bool = False) -> list[MeasureSpec]:
+    """The measures asked, read for K classes: each binary measure with a multiclass form is that
+    form (its parameters carried over where they mean the same; a threshold is refused: the
+    prediction of K classes is the argmax), every averaged measure with its average in its label.
+    """
+    if default:
+        specs = [parse_measure(n) for n in MULTICLASS_DEFAULT]
+    out: list[MeasureSpec] = []
+    for s in specs:
+        m = s.measure
+        if m.kind != "multiclass":
+            target = MULTICLASS_OF.get(m.name)
+            if target is None:
+                names = ", ".join(MULTICLASS_DEFAULT + ["TOPK_ACC@k", "QWK", "PRE_MC", "REC_MC"])
+                raise InvalidParameterError(
+                    f"{s.label} is a {m.kind} measure and the scores are one column a class; "
+                    f"the multiclass measures: {names} (`perfeval list-measures` lists them all)"
+                )
+            given = {k: v for k, v in s.params if k in s._set}
+            if "threshold" in given or ("threshold" in dict(s.params) and dict(s.params)["threshold"] != 0.5):
+                raise InvalidParameterError(
+                    f"{s.label}: a threshold does not apply to K classes: the "
+                    f"prediction is the argmax of each row (measure {target})"
+                )
+            carried = {k: v for k, v in given.items() if k == "beta"}
+            left = set(given) - {"beta", "threshold"}
+            if left:
+                raise InvalidParameterError(
+                    f"{s.label}: `{sorted(left)[0]}` has no meaning for {target}, its form for K classes"
+                )
+            text = target + "".join(f":{k}={v}" for k, v in carried.items())
+            s = parse_measure(text)
+            m = s.measure
+        if any(p.name == "average" for p in m.params) and "average" not in s._set:
+            s = parse_measure(f"{s.label}{':' if ':' not in s.label else ','}average={s.kwargs['average']}")
+        out.append(s)
+    labels = [s.label for s in out]
+    dup = {lab for lab in labels if labels.count(lab) > 1}
+    if dup:
+        raise InvalidParameterError(f"measure named twice (as its form for K classes): {sorted(dup)[0]}")
+    return out
+
+
+def summary_values(specs: list[MeasureSpec], cs: ClassSummary) -> dict[str, MeasureResult]:
+    """Every measure of ``specs`` finished from one summary, with its per-class values."""
+    results: dict[str, MeasureResult] = {}
+    for s in specs:
+        f = s.measure.function()(cs, **s.kwargs)
+        r = MeasureResult.single(s, float(f.value))
+        if f.per_class is not None:
+            r.per_class = np.asarray(f.per_class, dtype=np.float64)
+            r.classes = list(cs.classes)
+            r.undefined_classes = [
+                c for c, v in zip(cs.classes, r.per_class.tolist(), strict=True) if math.isnan(v)
+            ]
+        if f.why:
+            r.why = f.why
+        results[s.label] = r
+    return results
+
+
+def finish_classes(
+    cases: Cases,
+    specs: list[MeasureSpec],
+    classes: Sequence[Any],
+    *,
+    threshold: float,
+    classes_from: str,
+) -> Report:
+    """Every measure of ``specs`` (read by :func:`class_specs`) over checked cases whose targets are
+    class codes (``cases.y``: 0..K-1 in the order of ``classes``) and scores an (n, K) matrix.
+    """
+    from perfeval.engine.finish import warn_undefined
+
+    y, s, g, w = cases.y, cases.s, cases.g, cases.w
+    classes = tuple(classes)
+    keys = None
+    sizes = None
+    if g is None:
+        cs = ClassSummary.from_checked(y, s, w, classes)
+        results = summary_values(specs, cs)
+        summary: Any = cs
+    else:
+        keys, codes = group_codes(g)
+        q = len(keys)
+        sizes = np.bincount(codes, weights=w, minlength=q).astype(np.float64)
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(q + 1))
+        per: dict[str, list[float]] = {sp.label: [] for sp in specs}
+        for i in range(q):
+            rows = order[bounds[i] : bounds[i + 1]]
+            cs_g = ClassSummary.from_checked(y[rows], s[rows], None if w is None else w[rows], classes)
+            for label, r in summary_values(specs, cs_g).items():
+                per[label].append(r.value)
+        results = {
+            sp.label: MeasureResult.of(sp, np.asarray(per[sp.label], dtype=np.float64), sizes, keys, True)
+            for sp in specs
+        }
+        summary = None
+    warn_undefined(results, specs)
+    params = {
+        "threshold": threshold,
+        "rows": int(cases.rows_in),
+        "groups": None if g is None else int(len(keys)),  # type: ignore[arg-type]
+        "weighted": w is not None,
+        "partitions": None,
+        "ties": TIES_CLASSES,
+        "pos_label": None,
+        "backend": "memory",
+        "task": "multiclass",
+        "classes": [c.item() if isinstance(c, np.generic) else c for c in classes],
+        "classes_from": classes_from,
+    }
+    report = Report(results, keys, params)
+    report.group_sizes = sizes
+    report.summary = summary
+    return report

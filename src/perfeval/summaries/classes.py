@@ -1,0 +1,451 @@
+"""ClassSummary: the exact, mergeable summary every multiclass measure is finished from.
+
+A multiclass data set is n cases, each with a true class (a code 0..K-1) and one score a class (an
+(n, K) matrix: predict_proba's, or any scores, higher meaning more likely).  Its summary holds, for
+every score column ``j`` and every true class ``c``, the distinct scores of column ``j`` among the
+cases of class ``c``, ascending, with their total weight (a *block*, ``K * K`` of them): the
+one-class histograms from which every pair of classes is compared in any column (one-vs-rest and
+one-vs-one ROC areas, average precision, log loss and Brier score read them).  Beside them two
+``K x K`` tables of what is decided row by row: the confusion of the argmax prediction (a tie at the
+maximum shares the case's weight equally among the tied classes: the expected confusion over the
+orders of the tie) and the top-k table (the weight of the cases whose true class has ``g`` classes
+scored above it and ``t`` others tied with it), and the rows whose scores are no probabilities.
+
+Summaries merge block by block (a sorted union adding the weights of equal scores) and table by
+table, so a data set can be summarised in pieces and finished once: memory, a stream, Dask and
+:class:`perfeval.Metric` give the same numbers.  With weights, the same bits too when the pieces come
+in row order (:meth:`ClassSummary.folded`: each cell's weights added in row order, as over all the
+rows at once).  Memory: two float64 per distinct (column, class, score), at most 2 x the score matrix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from perfeval.exceptions import InvalidParameterError
+
+__all__ = ["ClassSummary", "PROBABILITY_TOLERANCE"]
+
+#: a row of probabilities sums to 1 within this: float32 softmax rows of thousands of classes do (the
+#: log loss and Brier score of rows further off are NaN, and say why; scikit-learn only warns, beyond
+#: sqrt(eps) of the input's dtype: 3.5e-4 for float32)
+PROBABILITY_TOLERANCE = 1e-4
+
+
+class ClassSummary:
+    """The summary of a multiclass data set (see the module's docstring).
+
+    Parameters
+    ----------
+    classes : tuple
+        The K class labels, in the order of the score columns.
+    offsets : ndarray of int64, shape (K * K + 1,)
+        Block ``j * K + c`` (column ``j``, true class ``c``) is ``scores[offsets[b]:offsets[b + 1]]``.
+    scores, weights : ndarray of float64
+        The blocks' distinct scores (ascending within a block) and their total weights.
+    confusion : ndarray of float64, shape (K, K)
+        Rows: true class; columns: the argmax prediction (ties shared).
+    topk : ndarray of float64, shape (K, K)
+        ``topk[g, t]``: weight of the cases with ``g`` classes scored above their true class and
+        ``t`` other classes tied with it.
+    off_simplex : tuple of (int, float, float)
+        The rows that are no probability vector (a score outside [0, 1], or a row sum off 1 by more
+        than :data:`PROBABILITY_TOLERANCE`): their number, and one such row's sum and most extreme
+        score (NaN when none).
+
+    Examples
+    --------
+    >>> cs = ClassSummary.from_arrays([0, 1, 2, 1], [[.6, .3, .1], [.2, .5, .3], [.1, .1, .8], [.4, .4, .2]])
+    >>> cs.n_class.tolist(), cs.confusion.tolist()[1]
+    ([1.0, 2.0, 1.0], [0.5, 1.5, 0.0])
+    >>> a = ClassSummary.from_arrays([0, 1], [[.6, .3, .1], [.2, .5, .3]], classes=(0, 1, 2))
+    >>> b = ClassSummary.from_arrays([2, 1], [[.1, .1, .8], [.4, .4, .2]], classes=(0, 1, 2))
+    >>> a.merge(b) == cs
+    True
+    """
+
+    __slots__ = ("classes", "offsets", "scores", "weights", "confusion", "topk", "off_simplex", "_memo")
+
+    def __init__(
+        self,
+        classes: tuple,
+        offsets: np.ndarray,
+        scores: np.ndarray,
+        weights: np.ndarray,
+        confusion: np.ndarray,
+        topk: np.ndarray,
+        off_simplex: tuple[int, float, float] = (0, float("nan"), float("nan")),
+    ):
+        self.classes = tuple(classes)
+        k = len(self.classes)
+        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+        self.scores = np.ascontiguousarray(scores, dtype=np.float64)
+        self.weights = np.ascontiguousarray(weights, dtype=np.float64)
+        self.confusion = np.ascontiguousarray(confusion, dtype=np.float64).reshape(k, k)
+        self.topk = np.ascontiguousarray(topk, dtype=np.float64).reshape(k, k)
+        self.off_simplex = off_simplex
+        self._memo: dict[Any, Any] = {}
+        if len(self.offsets) != k * k + 1 or len(self.scores) != len(self.weights):
+            raise InvalidParameterError("a ClassSummary needs K*K+1 offsets and one weight a score")
+
+    # -- building ------------------------------------------------------------------------------------
+    @classmethod
+    def from_arrays(
+        cls, y_codes: Any, y_score: Any, sample_weight: Any = None, *, classes: tuple | None = None
+    ) -> ClassSummary:
+        """The summary of class codes 0..K-1 and an (n, K) score matrix (checked here: the door's
+        :func:`perfeval.engine.door.check_classes` checks a user's arrays once, with its messages).
+        """
+        s = np.asarray(y_score, dtype=np.float64)
+        if s.ndim != 2 or s.shape[1] < 2:
+            raise InvalidParameterError(f"y_score must be an (n, K) matrix with K >= 2, got shape {s.shape}")
+        y = np.asarray(y_codes).astype(np.intp, copy=False).reshape(-1)
+        k = s.shape[1]
+        if len(y) != len(s) or (len(y) and (y.min() < 0 or y.max() >= k)):
+            raise InvalidParameterError(f"class codes must be 0..{k - 1}, one a row of y_score")
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+        return cls.from_checked(y, s, w, tuple(range(k)) if classes is None else tuple(classes))
+
+    @classmethod
+    def from_checked(cls, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, classes: tuple) -> ClassSummary:
+        """The summary of checked arrays: class codes (intp, 0..K-1), an (n, K) float64 score matrix
+        without NaN, finite weights >= 0 or None.  A case of weight 0 is no case at all.
+        """
+        if w is not None and not w.all():
+            keep = w > 0
+            y, s, w = y[keep], s[keep], w[keep]
+        k = len(classes)
+        offsets, scores, weights = _blocks(y, s, w, k, aggregate=True)
+        confusion, topk = _tables(y, s, w, k, None)
+        return cls(classes, offsets, scores, weights, confusion, topk, _off_simplex(s))
+
+    @classmethod
+    def empty(cls, classes: tuple) -> ClassSummary:
+        k = len(classes)
+        z = np.zeros(0)
+        return cls(classes, np.zeros(k * k + 1, np.int64), z, z, np.zeros((k, k)), np.zeros((k, k)))
+
+    # -- the monoid ----------------------------------------------------------------------------------
+    def merge(self, other: ClassSummary) -> ClassSummary:
+        """The summary of both data sets (the same classes, in the same order)."""
+        return ClassSummary.merge_all([self, other])
+
+    __add__ = merge
+
+    @staticmethod
+    def merge_all(parts: list[ClassSummary]) -> ClassSummary:
+        """Merge summaries of the same classes: each block a sorted union adding equal scores'
+        weights in the order of ``parts``, each table a sum in that order.
+        """
+        if not parts:
+            raise InvalidParameterError("merge_all needs at least one summary")
+        classes = parts[0].classes
+        for p in parts[1:]:
+            if p.classes != classes:
+                raise InvalidParameterError(
+                    f"summaries of different classes cannot be merged: {list(classes)} and {list(p.classes)}"
+                )
+        if len(parts) == 1:
+            return parts[0]
+        k = len(classes)
+        offsets, scores, weights = _union([(p.offsets, p.scores, p.weights) for p in parts], k)
+        confusion = _table_sum([p.confusion for p in parts])
+        topk = _table_sum([p.topk for p in parts])
+        off = _off_simplex_merge([p.off_simplex for p in parts])
+        return ClassSummary(classes, offsets, scores, weights, confusion, topk, off)
+
+    def folded(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> ClassSummary:
+        """This summary with a batch of checked rows added, each cell's and each table entry's
+        weight added in row order after the summary's own, as :meth:`from_checked` adds them over
+        all the rows at once: batches folded in their order give the bits of one summary of all.
+        """
+        if w is not None and not w.all():
+            keep = w > 0
+            y, s, w = y[keep], s[keep], w[keep]
+        k = len(self.classes)
+        if not len(y):
+            return self
+        rows = _blocks(y, s, w, k, aggregate=w is None)  # with weights: a cell a row, in row order
+        offsets, scores, weights = _union([(self.offsets, self.scores, self.weights), rows], k)
+        confusion, topk = _tables(y, s, w, k, (self.confusion, self.topk))
+        off = _off_simplex_merge([self.off_simplex, _off_simplex(s)])
+        return ClassSummary(self.classes, offsets, scores, weights, confusion, topk, off)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ClassSummary):
+            return NotImplemented
+        return (
+            self.classes == other.classes
+            and np.array_equal(self.offsets, other.offsets)
+            and np.array_equal(self.scores, other.scores)
+            and np.array_equal(self.weights, other.weights)
+            and np.array_equal(self.confusion, other.confusion)
+            and np.array_equal(self.topk, other.topk)
+            and self.off_simplex[0] == other.off_simplex[0]
+        )
+
+    def __repr__(self) -> str:
+        return f"ClassSummary(classes={list(self.classes)}, cells={len(self.scores)}, weight={self.total:g})"
+
+    # -- reading -------------------------------------------------------------------------------------
+    @property
+    def k(self) -> int:
+        return len(self.classes)
+
+    def block(self, column: int, true_class: int) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct scores of ``column`` among the cases of ``true_class`` and their weights."""
+        b = column * self.k + true_class
+        a, e = int(self.offsets[b]), int(self.offsets[b + 1])
+        return self.scores[a:e], self.weights[a:e]
+
+    def memo(self, key: Any, make: Any) -> Any:
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
+    @property
+    def n_class(self) -> np.ndarray:
+        """The total weight of each true class (its support)."""
+
+        def make() -> np.ndarray:
+            k = self.k
+            # column 0's blocks: every case is in exactly one of them
+            return np.array([self.block(0, c)[1].sum() for c in range(k)], dtype=np.float64)
+
+        return self.memo("n_class", make)
+
+    @property
+    def total(self) -> float:
+        return float(self.n_class.sum())
+
+    def pairs(self) -> np.ndarray:
+        """``U[j, c]``: in column ``j``, the weight of the pairs (a case of class ``j``, a case of
+        class ``c``) where the class-``j`` case scores higher, ties counting half; ``U[j, j]`` is 0.
+        ``U[j, c] / (n_j n_c)`` is the probability that column ``j`` ranks a random case of class
+        ``j`` above one of class ``c`` (Hand and Till's A(j|c)); summed over ``c != j`` and divided by
+        ``n_j (N - n_j)``, the one-vs-rest ROC area of class ``j``.
+
+        One pass a column: the class-``j`` block's cumulative weights, and every other block's
+        scores located in it by binary search (the blocks are sorted): O(n K log n) in all.
+        """
+
+        def make() -> np.ndarray:
+            k = self.k
+            u = np.zeros((k, k))
+            for j in range(k):
+                ps, pw = self.block(j, j)
+                if not len(ps):
+                    continue
+                cum = np.concatenate(([0.0], np.cumsum(pw)))
+                total = cum[-1]
+                a, e = int(self.offsets[j * k]), int(self.offsets[(j + 1) * k])
+                xs, xw = self.scores[a:e], self.weights[a:e]
+                owner = np.repeat(np.arange(k), np.diff(self.offsets[j * k : (j + 1) * k + 1]))
+                lo = np.searchsorted(ps, xs, "left")
+                hi = np.searchsorted(ps, xs, "right")
+                above = total - cum[hi]
+                tied = cum[hi] - cum[lo]
+                row = np.bincount(owner, weights=xw * (above + 0.5 * tied), minlength=k)
+                row[j] = 0.0
+                u[j] = row
+            return u
+
+        return self.memo("pairs", make)
+
+    def one_vs_rest(self, j: int) -> Any:
+        """Class ``j`` against the rest, in column ``j``: a binary
+        :class:`~perfeval.summaries.ScoreHistogram` (the positives: class ``j``'s block).
+        """
+        from perfeval.summaries.histogram import ScoreHistogram
+
+        def make() -> Any:
+            k = self.k
+            a, e = int(self.offsets[j * k]), int(self.offsets[(j + 1) * k])
+            xs, xw = self.scores[a:e], self.weights[a:e]
+            pos = np.zeros(e - a, dtype=bool)
+            pa, pe = int(self.offsets[j * k + j]) - a, int(self.offsets[j * k + j + 1]) - a
+            pos[pa:pe] = True
+            return _histogram(xs, xw, pos, ScoreHistogram)
+
+        return self.memo(("ovr", j), make)
+
+    def micro(self) -> Any:
+        """Every (case, class) pair as one binary problem (the class is the case's true one or not),
+        each scored by its column: the micro-averaged ROC and AP read it.
+        """
+        from perfeval.summaries.histogram import ScoreHistogram
+
+        def make() -> Any:
+            k = self.k
+            pos = np.zeros(len(self.scores), dtype=bool)
+            for j in range(k):
+                pos[int(self.offsets[j * k + j]) : int(self.offsets[j * k + j + 1])] = True
+            return _histogram(self.scores, self.weights, pos, ScoreHistogram)
+
+        return self.memo("micro", make)
+
+
+# -- the kernels the summary is built with -------------------------------------------------------------
+def _blocks(
+    y: np.ndarray, s: np.ndarray, w: np.ndarray | None, k: int, *, aggregate: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The K*K blocks of rows: (offsets, scores, weights).  ``aggregate``: each block's equal scores
+    one cell (weights added in row order); else a cell a row, each block sorted stably (row order
+    within a score), for :func:`_union` to add after a summary's cells.
+    """
+    # the rows of each class together, in row order (a stable sort of the codes: counting)
+    order = np.argsort(y, kind="stable")
+    starts = np.searchsorted(y[order], np.arange(k + 1))
+    parts_s: list[np.ndarray] = []
+    parts_w: list[np.ndarray] = []
+    sizes = np.zeros(k * k, dtype=np.int64)
+    by_class = [order[starts[c] : starts[c + 1]] for c in range(k)]
+    sc = [s[r] for r in by_class]  # each class's rows of the matrix (one gather a class)
+    wc = [None if w is None else w[r] for r in by_class]
+    for j in range(k):
+        for c in range(k):
+            col = sc[c][:, j]
+            if w is None and aggregate:
+                srt = np.sort(col) + 0.0  # -0.0 and 0.0: one score, kept as 0.0
+                new = np.empty(len(srt), dtype=bool)
+                new[:1] = True
+                np.not_equal(srt[1:], srt[:-1], out=new[1:])
+                first = np.flatnonzero(new)
+                vals = srt[first]
+                cnt = np.diff(np.append(first, len(srt))).astype(np.float64)
+            else:
+                o = np.argsort(col, kind="stable")  # a score's rows in row order
+                srt = col[o] + 0.0
+                ww = np.ones(len(o)) if wc[c] is None else wc[c][o]  # type: ignore[index]
+                if aggregate:
+                    new = np.empty(len(srt), dtype=bool)
+                    new[:1] = True
+                    np.not_equal(srt[1:], srt[:-1], out=new[1:])
+                    first = np.flatnonzero(new)
+                    vals = srt[first]
+                    cnt = np.add.reduceat(ww, first) if len(first) else np.zeros(0)
+                else:
+                    vals, cnt = srt, ww
+            parts_s.append(vals)
+            parts_w.append(cnt)
+            sizes[j * k + c] = len(vals)
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    return (
+        offsets,
+        np.concatenate(parts_s) if parts_s else np.zeros(0),
+        np.concatenate(parts_w) if parts_w else np.zeros(0),
+    )
+
+
+def _union(
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Block by block, the sorted union of the parts' blocks adding equal scores' weights in the
+    order of the parts (then of their cells): a stable sort of the concatenation keeps that order.
+    """
+    out_s: list[np.ndarray] = []
+    out_w: list[np.ndarray] = []
+    sizes = np.zeros(k * k, dtype=np.int64)
+    for b in range(k * k):
+        ss = [p[1][p[0][b] : p[0][b + 1]] for p in parts]
+        ww = [p[2][p[0][b] : p[0][b + 1]] for p in parts]
+        both = np.concatenate(ss)
+        if not len(both):
+            out_s.append(both)
+            out_w.append(both)
+            continue
+        order = np.argsort(both, kind="stable")
+        srt = both[order] + 0.0
+        wt = np.concatenate(ww)[order]
+        new = np.empty(len(srt), dtype=bool)
+        new[:1] = True
+        np.not_equal(srt[1:], srt[:-1], out=new[1:])
+        run = np.cumsum(new, dtype=np.intp) - 1
+        m = int(run[-1]) + 1
+        out_s.append(srt[new])
+        out_w.append(np.bincount(run, weights=wt, minlength=m))  # in order: a cell's weights left to right
+        sizes[b] = m
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    return offsets, np.concatenate(out_s), np.concatenate(out_w)
+
+
+def _tables(
+    y: np.ndarray, s: np.ndarray, w: np.ndarray | None, k: int, before: tuple[np.ndarray, np.ndarray] | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The confusion of the argmax (ties shared) and the top-k table of the rows, each entry's
+    weight added in row order (after ``before``'s entries, when given: a fold).
+    """
+    n = len(y)
+    if n == 0:
+        z = np.zeros((k, k))
+        return (z, z.copy()) if before is None else before
+    top = s.max(axis=1)
+    at_top = s == top[:, None]
+    rows, cols = np.nonzero(at_top)  # row-major: row order
+    ties = np.bincount(rows, minlength=n).astype(np.float64)
+    share = (np.ones(n) if w is None else w)[rows] / ties[rows]
+    keys = y[rows] * k + cols
+    true_score = s[np.arange(n), y]
+    above = np.count_nonzero(s > true_score[:, None], axis=1)
+    tied = np.count_nonzero(s == true_score[:, None], axis=1) - 1
+    tkeys = above * k + tied
+    tw = np.ones(n) if w is None else w
+    if before is not None:
+        idx = np.arange(k * k)
+        keys = np.concatenate((idx, keys))
+        share = np.concatenate((before[0].reshape(-1), share))
+        tkeys = np.concatenate((idx, tkeys))
+        tw = np.concatenate((before[1].reshape(-1), tw))
+    confusion = np.bincount(keys, weights=share, minlength=k * k).reshape(k, k)
+    topk = np.bincount(tkeys, weights=tw, minlength=k * k).reshape(k, k)
+    return confusion, topk
+
+
+def _table_sum(tables: list[np.ndarray]) -> np.ndarray:
+    out = tables[0].copy()
+    for t in tables[1:]:
+        out += t
+    return out
+
+
+def _off_simplex(s: np.ndarray) -> tuple[int, float, float]:
+    """The rows of ``s`` that are no probability vector: their number, one's sum and extreme score."""
+    if not len(s):
+        return (0, float("nan"), float("nan"))
+    sums = s.sum(axis=1)
+    bad = (s.min(axis=1) < 0) | (s.max(axis=1) > 1) | (np.abs(sums - 1.0) > PROBABILITY_TOLERANCE)
+    count = int(np.count_nonzero(bad))
+    if not count:
+        return (0, float("nan"), float("nan"))
+    i = int(np.argmax(bad))
+    row = s[i]
+    extreme = float(row.min()) if row.min() < 0 else float(row.max())
+    return (count, float(sums[i]), extreme)
+
+
+def _off_simplex_merge(parts: list[tuple[int, float, float]]) -> tuple[int, float, float]:
+    count = sum(p[0] for p in parts)
+    first = next((p for p in parts if p[0]), (0, float("nan"), float("nan")))
+    return (count, first[1], first[2])
+
+
+def _histogram(xs: np.ndarray, xw: np.ndarray, pos: np.ndarray, cls: Any) -> Any:
+    """A binary ScoreHistogram of cells (score, weight, positive?), equal scores added."""
+    if not len(xs):
+        return cls.empty()
+    order = np.argsort(xs, kind="stable")
+    srt = xs[order]
+    new = np.empty(len(srt), dtype=bool)
+    new[:1] = True
+    np.not_equal(srt[1:], srt[:-1], out=new[1:])
+    run = np.cumsum(new, dtype=np.intp) - 1
+    m = int(run[-1]) + 1
+    ww = xw[order]
+    pp = pos[order]
+    return cls(
+        srt[new],
+        np.bincount(run, weights=np.where(pp, ww, 0.0), minlength=m),
+        np.bincount(run, weights=np.where(pp, 0.0, ww), minlength=m),
+    ).canonical()
