@@ -348,7 +348,7 @@ def test_every_door_says_what_the_targets_look_like():
     got = _doors(species, s)
     for msg in got.values():
         assert "holds 'setosa', 'versicolor', 'virginica': 3 classes" in msg
-        assert "perfeval has no multiclass measures yet" in msg
+        assert "the multiclass measures read a score column a class" in msg
     for name in ("evaluate", "Metric", "ci"):
         assert "pos_label='setosa' evaluates 'setosa' against the other classes" in got[name]
     for name in ("stream", "functional"):  # no pos_label there
@@ -413,10 +413,11 @@ def test_a_score_matrix_is_told_which_column_to_pass():
         InvalidParameterError, match="predict_proba\\? pass the positive class's, y_score\\[:, 1\\]"
     ):
         perfeval.evaluate([1, 0, 1], np.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]]), measures=["roc"])
-    with pytest.raises(
-        InvalidParameterError, match="one score a class \\(3 classes\\)\\? perfeval has no multiclass"
-    ):
-        perfeval.evaluate(["a", "b", "c"], np.eye(3), measures=["roc"])
+    # one score a class: the multiclass measures, ROC read as one class against the rest, averaged
+    r = perfeval.evaluate(["a", "b", "c"], np.eye(3), measures=["roc"])
+    assert list(r.results) == ["ROC_OVR:average=macro"] and r.params["classes"] == ["a", "b", "c"]
+    with pytest.raises(InvalidParameterError, match="`y_score` has 3 columns but `y_true` holds 2 distinct"):
+        perfeval.evaluate(["a", "b", "a"], np.eye(3), measures=["roc"])
 
 
 def test_mse_is_brier_on_0_1_targets_scikit_learns_mean_squared_error():

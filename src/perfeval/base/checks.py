@@ -81,8 +81,8 @@ def _columns_hint(name: str, shape: tuple) -> str:
     if shape[1] == 2:
         return ": the two columns of a binary model's predict_proba? pass the positive class's, y_score[:, 1]"
     return (
-        f": one score a class ({shape[1]} classes)? perfeval has no multiclass measures yet; pass one "
-        "class's column, y_score[:, k], with pos_label= that class: one class against the rest"
+        f": one score a class ({shape[1]} classes)? evaluate() reads it with classes=[...] (the "
+        "multiclass measures); here pass one class's column, y_score[:, k], with pos_label= that class"
     )
 
 
@@ -571,8 +571,8 @@ def read_targets(y: Any, words: LabelWords, scores: tuple[str, ...] = ()) -> Tar
             return _grades(vals, words)
         if n > 20:
             what = (
-                f"holds {count}whole numbers ({shown}): a regression target or class ids, and perfeval "
-                "has no regression or multiclass measures yet"
+                f"holds {count}whole numbers ({shown}): a regression target or class ids (perfeval "
+                "has no regression measures yet; the multiclass measures read a score column a class)"
             )
             return TargetsRead("regression", what, SQUARED_ERRORS)
     if n > 2:
@@ -604,17 +604,23 @@ def _labels(vals: np.ndarray, words: LabelWords) -> TargetsRead:
 def _classes(vals: np.ndarray, words: LabelWords, scores: tuple[str, ...]) -> TargetsRead:
     """Three or more labels: a multiclass problem, evaluated one class against the rest."""
     n = len(vals)
-    what = (
-        f"holds {label_values(vals)}: {n:,} classes{'' if words.whole else ' or more'}, and perfeval has "
-        "no multiclass measures yet"
+    what = f"holds {label_values(vals)}: {n:,} classes{'' if words.whole else ' or more'}"
+    multi = (
+        "the multiclass measures read a score column a class (--score COL_A,COL_B,... --classes A,B,...)"
+        if words.cli
+        else "the multiclass measures read a score column a class (y_score of shape (n, K), classes=[...])"
     )
     choice = positive_choice(vals)
     if choice is None:
         choice = next((v for v in vals if not _looks(v, NEGATIVE_WORDS)), vals[0])
     label = shown_label(choice)
     if not words.pos_label:
-        return TargetsRead("classes", what, words.code(f"== {label!r}") + " is one class against the rest")
-    advice = f"its measures are binary: {words.pos(choice)} evaluates {label!r} against the other classes"
+        return TargetsRead(
+            "classes", what, f"{multi}; " + words.code(f"== {label!r}") + " is one class against the rest"
+        )
+    advice = (
+        f"{multi}; the binary measures: {words.pos(choice)} evaluates {label!r} against the other classes"
+    )
     if words.partition:
         advice += ", --partition NAME=LABEL,... several labels against the rest"
     if words.cli and len(scores) == n:  # a score column a class: each with its own
@@ -644,8 +650,8 @@ def _grades(vals: np.ndarray, words: LabelWords) -> TargetsRead:
         else:
             advice += f"passing np.asarray(y_true) > {lowest} counts {above}"
     advice += (
-        "; the ranking measures (ndcg, map, ...) read the grades themselves, and perfeval has no "
-        "multiclass measures yet"
+        "; the ranking measures (ndcg, map, ...) read the grades themselves, and the multiclass "
+        "measures a score column a class"
     )
     return TargetsRead("grades", what, advice)
 
