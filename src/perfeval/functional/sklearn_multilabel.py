@@ -86,7 +86,9 @@ def _numbers(fn: str, arr: Array, name: str) -> Array:
         if bad.any():
             at = np.unravel_index(int(np.argmax(bad)), arr.shape)
             where = f"row {at[0]}, column {at[1]}" if arr.ndim == 2 else f"index {at[0]}"
-            raise InvalidDataError(f"{fn}: `{name}` holds {arr[at].item()!r} at {where}; values must be finite")
+            raise InvalidDataError(
+                f"{fn}: `{name}` holds {arr[at].item()!r} at {where}; values must be finite"
+            )
     return arr
 
 
@@ -127,9 +129,13 @@ def _door(
                 f"{fn}: `{name}` must be 2-D, one row a sample and one column a label, got shape {a.shape}"
             )
         if a.shape[0] == 0:
-            raise InvalidDataError(f"{fn}: `{name}` is empty (shape {a.shape}); at least one sample is needed")
+            raise InvalidDataError(
+                f"{fn}: `{name}` is empty (shape {a.shape}); at least one sample is needed"
+            )
         if a.ndim == 2 and a.shape[1] == 0:
-            raise InvalidDataError(f"{fn}: `{name}` has no column (shape {a.shape}); at least one label is needed")
+            raise InvalidDataError(
+                f"{fn}: `{name}` has no column (shape {a.shape}); at least one label is needed"
+            )
     y = _numbers(fn, y, "y_true")
     s = _numbers(fn, s, "y_score")
     if len(y) != len(s):

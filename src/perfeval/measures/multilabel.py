@@ -261,7 +261,8 @@ def row_sums(values: Array, weights: Array | None = None) -> RowSums:
     if weights is None:
         return RowSums(_exact_sum(v), len(v) << _SHIFT, len(v))
     w = np.asarray(weights, dtype=np.float64)
-    wv = w * v
+    with np.errstate(over="ignore"):
+        wv = w * v
     if not np.isfinite(wv).all():
         raise OverflowError("a weight times its row's value is beyond the range of a 64-bit float")
     return RowSums(_exact_sum(wv), _exact_sum(w), len(v))
