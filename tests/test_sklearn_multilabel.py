@@ -161,6 +161,14 @@ def test_scores_beyond_2_53_keep_their_order():
         assert getattr(F, name)(y, s) == getattr(sk, name)(y, s), name
 
 
+def test_unsigned_scores_rank_by_value_where_scikit_learns_lrap_wraps():
+    """docs/sklearn.md: scikit-learn's LRAP negates the scores; an unsigned 0 stays 0 and ranks first."""
+    y, s = np.array([[0, 1, 0]]), np.array([[0, 5, 3]], dtype=np.uint8)
+    assert sk.label_ranking_average_precision_score(y, s) == 0.5
+    assert F.label_ranking_average_precision_score(y, s) == 1.0
+    assert F.label_ranking_average_precision_score(y, s.astype(np.int64)) == 1.0
+
+
 # -- the exact mean over rows ---------------------------------------------------------------------------
 @settings(max_examples=150, deadline=None)
 @given(multilabel(k_min=2), st.integers(0, 2**32 - 1))
