@@ -57,17 +57,21 @@ def _is_sparse(x: Any) -> bool:
 
 
 def _target_type(y: Array) -> str:
-    """scikit-learn's ``type_of_target`` of a numeric 1-D or 2-D ``y``."""
+    """scikit-learn's ``type_of_target`` of a numeric 1-D or 2-D ``y``, in O(size): only whether
+    it holds one, two or more distinct values matters, not which (no sort).
+    """
     column = y.ndim == 1 or y.shape[1] == 1
-    values = np.unique(y)
-    whole = y.dtype.kind in "biu" or bool(np.all(values == np.floor(values)))
+    flat = y.reshape(-1)
+    rest = flat[flat != flat[0]]
+    few = rest.size == 0 or not (rest != rest[0]).any()  # at most two distinct values
+    whole = y.dtype.kind in "biu" or bool(np.all(flat == np.floor(flat)))
     if not column:
-        if len(values) < 3 and whole:
+        if few and whole:
             return "multilabel-indicator"
         return "continuous-multioutput" if not whole else "multiclass-multioutput"
     if not whole:
         return "continuous"
-    return "binary" if len(values) <= 2 else "multiclass"
+    return "binary" if few else "multiclass"
 
 
 def _numbers(fn: str, arr: Array, name: str) -> Array:
