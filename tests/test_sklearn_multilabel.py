@@ -161,6 +161,19 @@ def test_scores_beyond_2_53_keep_their_order():
         assert getattr(F, name)(y, s) == getattr(sk, name)(y, s), name
 
 
+@pytest.mark.parametrize(
+    "codes", [(0, 2), (-1, 1), (2, 5), (0.0, 3.0), (False, True)], ids=["0/2", "-1/1", "2/5", "0./3.", "bool"]
+)
+def test_any_non_zero_value_is_relevant_as_in_scikit_learn(codes):
+    """scikit-learn's multilabel indicator is any two whole values; a non-zero one is relevant."""
+    rng = np.random.default_rng(5)
+    pick = rng.random((12, 4)) < 0.5
+    y = np.where(pick, np.array(codes[1]), np.array(codes[0]))
+    s = np.round(rng.random((12, 4)), 1)
+    for name in NAMES:
+        assert close(getattr(F, name)(y, s), getattr(sk, name)(y, s)), name
+
+
 def test_unsigned_scores_rank_by_value_where_scikit_learns_lrap_wraps():
     """docs/sklearn.md: scikit-learn's LRAP negates the scores; an unsigned 0 stays 0 and ranks first."""
     y, s = np.array([[0, 1, 0]]), np.array([[0, 5, 3]], dtype=np.uint8)
