@@ -50,6 +50,11 @@ from perfeval.exceptions import (
     MissingDependencyError,
     UndefinedMeasureWarning,
 )
+from perfeval.functional.sklearn_multilabel import (
+    coverage_error,
+    label_ranking_average_precision_score,
+    label_ranking_loss,
+)
 from perfeval.functional.sklearn_names import (
     accuracy_score,
     average_precision_score,
@@ -116,6 +121,10 @@ __all__ = [
     "balanced_accuracy_score",
     "top_k_accuracy_score",
     "calibration_curve",
+    # scikit-learn's multilabel ranking names (perfeval.functional.sklearn_multilabel)
+    "label_ranking_average_precision_score",
+    "coverage_error",
+    "label_ranking_loss",
 ]
 
 #: the deprecated one-liners (still here until perfeval 0.2.0, each warning with what to call instead)
