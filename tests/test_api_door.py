@@ -348,7 +348,7 @@ def test_every_door_says_what_the_targets_look_like():
     got = _doors(species, s)
     for msg in got.values():
         assert "holds 'setosa', 'versicolor', 'virginica': 3 classes" in msg
-        assert "the multiclass measures read a score column a class" in msg
+        assert "the multiclass measures read one score column per class" in msg
     for name in ("evaluate", "Metric", "ci"):
         assert "pos_label='setosa' evaluates 'setosa' against the other classes" in got[name]
     for name in ("stream", "functional"):  # no pos_label there

@@ -241,7 +241,7 @@ def test_three_classes_with_one_score_column_are_named_a_multiclass_problem(tmp_
         "iris.csv, line 2: the target column 'species' holds 'setosa', 'versicolor', 'virginica': 3 classes"
         in err
     )
-    assert "the multiclass measures read a score column a class (--score COL_A,COL_B,... --classes" in err
+    assert "the multiclass measures read one score column per class (--score COL_A,COL_B,... --classes" in err
     assert "the binary measures: --pos-label setosa evaluates 'setosa' against the other classes" in err
     assert "--partition NAME=LABEL,... several labels against the rest" in err
     # what it says to do works: one class against the rest
@@ -257,7 +257,7 @@ def test_a_score_column_a_class_is_told_to_evaluate_one_class_a_command(tmp_path
     for command in (["eval", "-m", "roc"], ["report", "-o", str(tmp_path / "r.html")]):
         argv = [*command[:1], str(tmp_path / "iris.csv"), *command[1:], "--target", "species"]
         err = _one_error(*_run([*argv, "--score", "p_a,p_b,p_c"], capsys))
-        assert "3 classes; the multiclass measures read a score column a class" in err
+        assert "3 classes; the multiclass measures read one score column per class" in err
         assert (
             "a score column a class (p_a, p_b, p_c): one command a class, --score p_a --pos-label ITS_CLASS"
             in err

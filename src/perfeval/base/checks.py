@@ -572,7 +572,7 @@ def read_targets(y: Any, words: LabelWords, scores: tuple[str, ...] = ()) -> Tar
         if n > 20:
             what = (
                 f"holds {count}whole numbers ({shown}): a regression target or class ids (perfeval "
-                "has no regression measures yet; the multiclass measures read a score column a class)"
+                "has no regression measures yet; the multiclass measures read one score column per class)"
             )
             return TargetsRead("regression", what, SQUARED_ERRORS)
     if n > 2:
@@ -606,9 +606,9 @@ def _classes(vals: np.ndarray, words: LabelWords, scores: tuple[str, ...]) -> Ta
     n = len(vals)
     what = f"holds {label_values(vals)}: {n:,} classes{'' if words.whole else ' or more'}"
     multi = (
-        "the multiclass measures read a score column a class (--score COL_A,COL_B,... --classes A,B,...)"
+        "the multiclass measures read one score column per class (--score COL_A,COL_B,... --classes A,B,...)"
         if words.cli
-        else "the multiclass measures read a score column a class (y_score of shape (n, K), classes=[...])"
+        else "the multiclass measures read one score column per class (y_score of shape (n, K), classes=[...])"
     )
     choice = positive_choice(vals)
     if choice is None:
@@ -651,7 +651,7 @@ def _grades(vals: np.ndarray, words: LabelWords) -> TargetsRead:
             advice += f"passing np.asarray(y_true) > {lowest} counts {above}"
     advice += (
         "; the ranking measures (ndcg, map, ...) read the grades themselves, and the multiclass "
-        "measures a score column a class"
+        "measures one score column per class"
     )
     return TargetsRead("grades", what, advice)
 
