@@ -197,6 +197,21 @@ def evaluate(
     if names is None and classes is None and hasattr(y_score, "columns") and hasattr(y_score, "shape"):
         if len(getattr(y_score, "shape", ())) == 2 and y_score.shape[1] >= 3:
             names = [str(c) for c in y_score.columns]  # predict_proba's DataFrame, columns=classes_
+    if _is_label_matrix(y_true):
+        return _evaluate_labels(
+            y_true,
+            y_score,
+            groups,
+            sample_weight,
+            measures,
+            classes,
+            names,
+            threshold=threshold,
+            partitions=partitions,
+            pos_label=pos_label,
+            tie_bounds=tie_bounds,
+            dialect=dialect,
+        )
     if _is_matrix(y_score, classes is not None or names is not None):
         return _evaluate_classes(
             y_true,
@@ -345,6 +360,58 @@ def _evaluate_classes(
     specs = class_specs([] if default else resolve(measures, threshold), default=default)
     cases, found, how = check_classes(y_true, y_score, groups, sample_weight, classes=classes, names=names)
     return finish_classes(cases, specs, found, threshold=threshold, classes_from=how)
+
+
+def _is_label_matrix(y_true: Any) -> bool:
+    """Whether the targets are a label matrix (multilabel): 2-D with two or more columns."""
+    shape = getattr(y_true, "shape", None)
+    if shape is None:
+        return (
+            isinstance(y_true, (list, tuple))
+            and bool(y_true)
+            and isinstance(y_true[0], (list, tuple))
+            and len(y_true[0]) >= 2
+        )
+    return len(shape) == 2 and shape[1] >= 2
+
+
+def _evaluate_labels(
+    y_true: Any,
+    y_score: Any,
+    groups: Any,
+    sample_weight: Any,
+    measures: Any,
+    classes: Any,
+    names: Any,
+    *,
+    threshold: float,
+    partitions: Any,
+    pos_label: Any,
+    tie_bounds: bool,
+    dialect: str,
+) -> Report:
+    """evaluate() of K labels (a 0/1 target matrix): checked at the door
+    (:func:`perfeval.engine.door.check_labels`), finished from a LabelSummary (:mod:`perfeval.engine.labels`).
+    """
+    from perfeval.engine.classes import class_specs
+    from perfeval.engine.door import check_labels
+    from perfeval.engine.labels import finish_labels
+
+    for what, given in (("partitions", partitions), ("pos_label", pos_label), ("tie_bounds", tie_bounds)):
+        if given:
+            raise InvalidParameterError(
+                f"{what}= does not apply to a label matrix (K labels, each on or off)"
+            )
+    if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
+        raise InvalidParameterError(
+            f"dialect={dialect!r}: the multilabel measures have perfeval's rules only"
+        )
+    if names is None and hasattr(y_true, "columns"):
+        names = [str(c) for c in y_true.columns]
+    default = measures is DEFAULT_MEASURES
+    specs = class_specs([] if default else resolve(measures, threshold), default=default, task="multilabel")
+    cases, found, how = check_labels(y_true, y_score, groups, sample_weight, labels=classes, names=names)
+    return finish_labels(cases, specs, found, threshold=threshold, labels_from=how)
 
 
 def _not_on_dask(tie_bounds: bool, arrays: bool) -> None:

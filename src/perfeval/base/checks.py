@@ -608,7 +608,7 @@ def _classes(vals: np.ndarray, words: LabelWords, scores: tuple[str, ...]) -> Ta
     multi = (
         "the multiclass measures read one score column per class (--score COL_A,COL_B,... --classes A,B,...)"
         if words.cli
-        else "the multiclass measures read one score column per class (y_score of shape (n, K), classes=[...])"
+        else "the multiclass measures read one score column per class (y_score (n, K), classes=[...])"
     )
     choice = positive_choice(vals)
     if choice is None:

@@ -20,7 +20,7 @@ from perfeval.base.checks import Cases
 from perfeval.engine.report import MeasureResult, Report
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
-from perfeval.measures.vocabulary import MULTICLASS_DEFAULT, MULTICLASS_OF
+from perfeval.measures.vocabulary import MULTICLASS_DEFAULT, MULTICLASS_OF, MULTILABEL_DEFAULT, MULTILABEL_OF
 from perfeval.summaries.classes import ClassSummary
 from perfeval.summaries.ranking import group_codes
 
@@ -32,38 +32,48 @@ TIES_CLASSES = (
 )
 
 
-def class_specs(specs: list[MeasureSpec], default: bool = False) -> list[MeasureSpec]:
-    """The measures asked, read for K classes: each binary measure with a multiclass form is that
-    form (its parameters carried over where they mean the same; a threshold is refused: the
-    prediction of K classes is the argmax), every averaged measure with its average in its label.
+def class_specs(
+    specs: list[MeasureSpec], default: bool = False, *, task: str = "multiclass"
+) -> list[MeasureSpec]:
+    """The measures asked, read for K classes (``task`` "multiclass") or K labels ("multilabel"):
+    each binary measure with a form for the task is that form (its parameters carried over where they
+    mean the same: beta, and for labels the threshold; a threshold is refused for K classes, whose
+    prediction is the argmax), every averaged measure with its average in its label.
     """
+    of, defaults = (
+        (MULTICLASS_OF, MULTICLASS_DEFAULT) if task == "multiclass" else (MULTILABEL_OF, MULTILABEL_DEFAULT)
+    )
+    keeps = {"beta"} if task == "multiclass" else {"beta", "threshold"}
     if default:
-        specs = [parse_measure(n) for n in MULTICLASS_DEFAULT]
+        specs = [parse_measure(n) for n in defaults]
     out: list[MeasureSpec] = []
     for s in specs:
         m = s.measure
-        if m.kind != "multiclass":
-            target = MULTICLASS_OF.get(m.name)
+        if m.kind != task:
+            target = of.get(m.name)
             if target is None:
-                names = ", ".join(MULTICLASS_DEFAULT + ["TOPK_ACC@k", "QWK", "PRE_MC", "REC_MC"])
+                names = ", ".join(n for n in [*defaults, *(v for v in of.values() if v not in defaults)])
+                what = "one column a class" if task == "multiclass" else "a label matrix (one column a label)"
                 raise InvalidParameterError(
-                    f"{s.label} is a {m.kind} measure and the scores are one column a class; "
-                    f"the multiclass measures: {names} (`perfeval list-measures` lists them all)"
+                    f"{s.label} is a {m.kind} measure and the targets and scores are {what}; "
+                    f"the {task} measures: {names} (`perfeval list-measures` lists them all)"
                 )
             given = {k: v for k, v in s.params if k in s._set}
-            if "threshold" in given or ("threshold" in dict(s.params) and dict(s.params)["threshold"] != 0.5):
+            threshold = dict(s.params).get("threshold", 0.5)
+            if task == "multiclass" and ("threshold" in given or threshold != 0.5):
                 raise InvalidParameterError(
-                    f"{s.label}: a threshold does not apply to K classes: the "
-                    f"prediction is the argmax of each row (measure {target})"
+                    f"{s.label}: a threshold does not apply to K classes: the prediction is the argmax "
+                    f"of each row (measure {target})"
                 )
-            carried = {k: v for k, v in given.items() if k == "beta"}
-            left = set(given) - {"beta", "threshold"}
+            if task == "multilabel" and threshold != 0.5:
+                given["threshold"] = threshold
+            carried = {k: v for k, v in given.items() if k in keeps}
+            left = set(given) - keeps - {"threshold"}
             if left:
                 raise InvalidParameterError(
-                    f"{s.label}: `{sorted(left)[0]}` has no meaning for {target}, its form for K classes"
+                    f"{s.label}: `{sorted(left)[0]}` has no meaning for {target}, its {task} form"
                 )
-            text = target + "".join(f":{k}={v}" for k, v in carried.items())
-            s = parse_measure(text)
+            s = parse_measure(target + "".join(f":{k}={v}" for k, v in carried.items()))
             m = s.measure
         if any(p.name == "average" for p in m.params) and "average" not in s._set:
             s = parse_measure(f"{s.label}{':' if ':' not in s.label else ','}average={s.kwargs['average']}")
@@ -71,12 +81,14 @@ def class_specs(specs: list[MeasureSpec], default: bool = False) -> list[Measure
     labels = [s.label for s in out]
     dup = {lab for lab in labels if labels.count(lab) > 1}
     if dup:
-        raise InvalidParameterError(f"measure named twice (as its form for K classes): {sorted(dup)[0]}")
+        raise InvalidParameterError(f"measure named twice (as its {task} form): {sorted(dup)[0]}")
     return out
 
 
-def summary_values(specs: list[MeasureSpec], cs: ClassSummary) -> dict[str, MeasureResult]:
-    """Every measure of ``specs`` finished from one summary, with its per-class values."""
+def summary_values(specs: list[MeasureSpec], cs: Any) -> dict[str, MeasureResult]:
+    """Every measure of ``specs`` finished from one summary (a ClassSummary, or a LabelSummary), with
+    its per-class (per-label) values.
+    """
     results: dict[str, MeasureResult] = {}
     for s in specs:
         f = s.measure.function()(cs, **s.kwargs)

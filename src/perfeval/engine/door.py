@@ -222,7 +222,8 @@ def score_matrix(y_score: Any, n: int, name: str = "y_score") -> np.ndarray:
     a = as_array(y_score, name)
     if a.ndim != 2 or a.shape[1] < 2:
         raise InvalidDataError(
-            f"`{name}` of K classes is an (n, K) matrix, one score column a class (K >= 2), got shape {a.shape}"
+            f"`{name}` of K classes is an (n, K) matrix, one score column a class (K >= 2), got shape "
+            f"{a.shape}"
         )
     if len(a) != n:
         raise InvalidDataError(f"`y_true` and `{name}` must have the same length, got {n} and {len(a)}")
@@ -344,3 +345,63 @@ def check_classes(
     found, how = classes_of(yt, ys.shape[1], classes, names)
     cases = Cases(class_codes(yt, found), ys, g, w, rows_in)
     return cases, found, how
+
+
+def check_labels(
+    y_true: Any,
+    y_score: Any,
+    groups: Any = None,
+    weights: Any = None,
+    *,
+    labels: Any = None,
+    names: Any = None,
+) -> tuple[Cases, tuple, str]:
+    """The check and code stages of a multilabel evaluation: ``y_true`` an (n, K) matrix of 0/1 (or
+    booleans; anything else is one line naming the row, the column and the value), ``y_score`` an (n,
+    K) matrix of finite scores, the cases of weight 0 dropped.  The labels: ``labels`` as given, else
+    the table's column names, else the column numbers 0..K-1.  Returns the cases (``y``: booleans),
+    the labels and how they were found.
+    """
+    from perfeval.base.checks import as_array
+
+    t = as_array(y_true, "y_true")
+    if t.ndim != 2:
+        raise InvalidDataError(f"`y_true` of K labels is an (n, K) 0/1 matrix, got shape {t.shape}")
+    ys = score_matrix(y_score, len(t), "y_score")
+    if ys.shape != t.shape:
+        raise InvalidDataError(
+            f"`y_true` and `y_score` must have the same shape, got {t.shape} and {ys.shape}"
+        )
+    if t.dtype != bool:
+        tf = floats(t, "y_true")
+        bad = (tf != 0) & (tf != 1)
+        if bad.any():
+            i, j = (int(v) for v in np.argwhere(bad)[0])
+            raise InvalidDataError(
+                f"`y_true` of K labels holds 0 or 1 in each cell (label off or on), got "
+                f"{t[i, j].item()!r} at row {i}, column {j}"
+            )
+        t = tf == 1
+    against = ("y_score", len(ys), False)
+    g = None if groups is None else check_array(CLASSES[2], groups, against)
+    w = None if weights is None else check_array(CLASSES[3], weights, against)
+    rows_in = len(ys)
+    if w is not None and not w.all():
+        keep = w > 0
+        t, ys, w = t[keep], ys[keep], w[keep]
+        g = None if g is None else g[keep]
+    k = ys.shape[1]
+    if labels is not None:
+        found = tuple(
+            c.item() if isinstance(c, np.generic) else c for c in np.asarray(labels, dtype=object).reshape(-1)
+        )
+        if len(found) != k:
+            raise InvalidParameterError(
+                f"`classes` names {len(found)} labels for the {k} columns: one a column, in order"
+            )
+        how = "given"
+    elif names is not None:
+        found, how = tuple(names), "the columns' names"
+    else:
+        found, how = tuple(range(k)), "the column numbers"
+    return Cases(t, ys, g, w, rows_in), found, how

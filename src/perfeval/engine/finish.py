@@ -446,6 +446,21 @@ def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) 
                 ),
                 stacklevel=user_stacklevel(),
             )
+    by_classes: dict[tuple, list[str]] = {}
+    for label, r in results.items():
+        if r.per_class is not None and r.undefined_classes and not math.isnan(r.value):
+            by_classes.setdefault((tuple(map(repr, r.undefined_classes)), len(r.per_class)), []).append(label)
+    for (keys, total), labels in by_classes.items():
+        shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
+        named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+        verb, its = ("is", "its") if len(labels) == 1 else ("are", "their")
+        warnings.warn(
+            UndefinedMeasureWarning(
+                f"{named} {verb} undefined for {len(keys)} of {total} classes ({shown}: absent from the "
+                f"targets, or never predicted); they are left out of {its} means and listed in the report"
+            ),
+            stacklevel=user_stacklevel(),
+        )
     for (keys, total), labels in by_groups.items():
         shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
         named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]

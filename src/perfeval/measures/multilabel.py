@@ -37,9 +37,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+# the exact sums over rows are a summary (summaries/rowsums.py), kept importable from here
+from perfeval.summaries.rowsums import RowSums, finish_mean, row_sums
 
 __all__ = [
     "lrap_rows",
@@ -198,85 +201,6 @@ def ranking_loss_rows(y: Array, s: Array) -> Array:
     return out
 
 
-# -- the mean over rows, exactly, chunk by chunk -------------------------------------------------------
-#: a float64 is m 2**(e - 53) with m a whole number below 2**53 and e >= -1073 (np.frexp): times
-#: 2**_SHIFT every one is a whole number, and so is any sum of them
-_SHIFT = 1126
-_LOW = (1 << 26) - 1
-
-
-def _exact_sum(x: Array) -> int:
-    """``sum(x) * 2**_SHIFT`` exactly, a Python integer (``x``: finite float64).
-
-    The mantissas are summed as integers per exponent (26-bit halves: no overflow below 2**36
-    values of one exponent), then shifted into place: exact, so the order of ``x`` does not matter.
-    """
-    if x.size == 0:
-        return 0
-    frac, exp = np.frexp(x.ravel())
-    mant = np.ldexp(frac, 53).astype(np.int64)  # exact: |frac| < 1
-    order = np.argsort(exp, kind="stable")
-    exp, mant = exp[order], mant[order]
-    heads = np.flatnonzero(np.concatenate(([True], exp[1:] != exp[:-1])))
-    high = np.add.reduceat(mant >> 26, heads)  # floor: mant = high 2**26 + low, 0 <= low < 2**26
-    low = np.add.reduceat(mant & _LOW, heads)
-    total = 0
-    for e, h, lo in zip(exp[heads].tolist(), high.tolist(), low.tolist(), strict=True):
-        total += ((h << 26) + lo) << (e - 53 + _SHIFT)
-    return total
-
-
-@dataclass(frozen=True)
-class RowSums:
-    """The exact sums of some rows: ``total`` = sum of ``w_i v_i``, ``weight`` = sum of ``w_i``,
-    each times ``2**1126`` (a whole number: exact, whatever the order or the grouping of the rows),
-    and ``rows``, how many rows (weight 0 included).  ``a + b`` is the sums of both sets of rows.
-    """
-
-    total: int = 0
-    weight: int = 0
-    rows: int = 0
-
-    def __add__(self, other: RowSums) -> RowSums:
-        return RowSums(self.total + other.total, self.weight + other.weight, self.rows + other.rows)
-
-
-def row_sums(values: Array, weights: Array | None = None) -> RowSums:
-    """The exact sums of one chunk of rows (:class:`RowSums`): of ``w_i v_i`` (each product rounded
-    to float64 once, as the row's own number, so any chunking gives the same terms) and of ``w_i``.
-
-    Parameters
-    ----------
-    values : ndarray of float64, shape (n,)
-        The rows' values (:func:`lrap_rows`, ...), finite.
-    weights : ndarray of float64, shape (n,), optional
-        Finite weights >= 0; None counts 1 a row, with the same bits as ones.
-
-    Raises
-    ------
-    OverflowError
-        A product ``w_i v_i`` beyond float64's range.
-    """
-    v = np.asarray(values, dtype=np.float64)
-    if weights is None:
-        return RowSums(_exact_sum(v), len(v) << _SHIFT, len(v))
-    w = np.asarray(weights, dtype=np.float64)
-    with np.errstate(over="ignore"):
-        wv = w * v
-    if not np.isfinite(wv).all():
-        raise OverflowError("a weight times its row's value is beyond the range of a 64-bit float")
-    return RowSums(_exact_sum(wv), _exact_sum(w), len(v))
-
-
-def finish_mean(sums: RowSums) -> float:
-    """The weighted mean ``sum_i w_i v_i / sum_i w_i`` of :func:`row_sums`' sums, correctly rounded
-    (one rounding, of the exact quotient); NaN when the weights sum to 0 (no row, or all weight 0).
-    """
-    if sums.weight == 0:
-        return math.nan
-    return sums.total / sums.weight  # Python's int / int: the exact quotient, rounded once
-
-
 # -- the binary problems of the per-label and micro averages ---------------------------------------------
 def label_problems(y: Array, s: Array, w: Array | None = None) -> Iterator[tuple[Array, Array, Array | None]]:
     """The K binary problems of the per-label measures (macro, weighted, per label), one a label.
@@ -317,3 +241,135 @@ def micro_problem(y: Array, s: Array, w: Array | None = None) -> tuple[Array, Ar
     targets = (y != 0).reshape(-1)
     scores = np.ascontiguousarray(s, dtype=np.float64).reshape(-1)
     return targets, scores, None if w is None else np.repeat(np.asarray(w, dtype=np.float64), k)
+
+
+# -- the multilabel measures of the registry, finished from a LabelSummary (summaries/labels.py) -----------
+#: the per-row ranking measures a LabelSummary holds the exact sums of, by name
+RANKED = {"lrap": lrap_rows, "coverage": coverage_rows, "ranking_loss": ranking_loss_rows}
+
+
+def _finished(value: float, per_label: Array | None = None, why: str | None = None) -> Any:
+    from perfeval.measures.multiclass import Finished
+
+    return Finished(value, per_label, why)
+
+
+def _mean(per: Array, support: Array, average: str) -> float:
+    ok = ~np.isnan(per)
+    if not ok.any():
+        return math.nan
+    if average == "weighted":
+        w = support[ok]
+        total = w.sum()
+        return float((per[ok] * (w / total)).sum()) if total > 0 else math.nan
+    return float(per[ok].mean())
+
+
+def _per_label(ls: Any, name: str, average: str) -> Any:
+    from perfeval.measures.base import REGISTRY
+
+    fn = REGISTRY.get(name).function()
+
+    def one(h: Any) -> float:
+        v = fn(h)
+        return math.nan if v is None else float(v)
+
+    per = np.array([one(h) for h in ls.hists], dtype=np.float64)
+    if average == "micro":
+        return _finished(one(ls.micro()), per)
+    support = np.array([h.n_pos for h in ls.hists], dtype=np.float64)
+    return _finished(_mean(per, support, average), per)
+
+
+def roc_labels(ls: Any, average: str = "macro") -> Any:
+    """Each label's ROC area (its column's scores, the label on or off), averaged over the labels."""
+    return _per_label(ls, "ROC", average)
+
+
+def ap_labels(ls: Any, average: str = "macro") -> Any:
+    """Each label's AP (one threshold a tie), averaged over the labels."""
+    return _per_label(ls, "AP", average)
+
+
+def _prf_labels(ls: Any, which: str, threshold: float, average: str, beta: float = 1.0) -> Any:
+    b2 = beta * beta
+    if average == "samples":
+        tp, fp, fn, w = ls.row_counts(threshold)
+        num, den = _prf_terms(which, tp, fp, fn, b2)
+        ok = den > 0
+        if not ok.any():
+            return _finished(math.nan)
+        v = num[ok] / den[ok]
+        return _finished(float((v * w[ok]).sum() / w[ok].sum()))
+    tp, fn, fp, _tn = ls.counts(threshold)
+    num, den = _prf_terms(which, tp, fp, fn, b2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    if average == "micro":
+        n, d = float(num.sum()), float(den.sum())
+        return _finished(n / d if d > 0 else math.nan, per)
+    return _finished(_mean(per, tp + fn, average), per)
+
+
+def _prf_terms(which: str, tp: Array, fp: Array, fn: Array, b2: float) -> tuple[Array, Array]:
+    tp, fp, fn = (np.asarray(x, dtype=np.float64) for x in (tp, fp, fn))
+    if which == "precision":
+        return tp, tp + fp
+    if which == "recall":
+        return tp, tp + fn
+    if which == "jaccard":
+        return tp, tp + fp + fn
+    return (1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp
+
+
+def precision_labels(ls: Any, threshold: float = 0.5, average: str = "macro") -> Any:
+    """Each label's precision with a score >= threshold predicted on, averaged (samples: per row)."""
+    return _prf_labels(ls, "precision", threshold, average)
+
+
+def recall_labels(ls: Any, threshold: float = 0.5, average: str = "macro") -> Any:
+    """Each label's recall with a score >= threshold predicted on, averaged (samples: per row)."""
+    return _prf_labels(ls, "recall", threshold, average)
+
+
+def f_labels(ls: Any, threshold: float = 0.5, beta: float = 1.0, average: str = "macro") -> Any:
+    """Each label's F-beta with a score >= threshold predicted on, averaged (samples: per row)."""
+    return _prf_labels(ls, "f", threshold, average, beta)
+
+
+def jaccard_labels(ls: Any, threshold: float = 0.5, average: str = "samples") -> Any:
+    """Jaccard index tp / (tp + fp + fn) of the predicted and the true labels, averaged."""
+    return _prf_labels(ls, "jaccard", threshold, average)
+
+
+def hamming(ls: Any, threshold: float = 0.5) -> Any:
+    """The share of the (row, label) cells predicted wrong (weighted by the rows' weights)."""
+    tp, fn, fp, tn = ls.counts(threshold)
+    total = float((tp + fn + fp + tn).sum())
+    return _finished(float((fn + fp).sum()) / total if total > 0 else math.nan)
+
+
+def subset_accuracy(ls: Any, threshold: float = 0.5) -> Any:
+    """The share of the rows whose every label is predicted right (exact match)."""
+    _tp, fp, fn, w = ls.row_counts(threshold)
+    total = float(w.sum())
+    return _finished(float(w[(fp == 0) & (fn == 0)].sum()) / total if total > 0 else math.nan)
+
+
+def _row_mean(ls: Any, name: str) -> Any:
+    return _finished(finish_mean(ls.ranked[name]))
+
+
+def lrap(ls: Any) -> Any:
+    """Label ranking average precision, the weighted mean of :func:`lrap_rows`."""
+    return _row_mean(ls, "lrap")
+
+
+def coverage(ls: Any) -> Any:
+    """Coverage error, the weighted mean of :func:`coverage_rows`."""
+    return _row_mean(ls, "coverage")
+
+
+def ranking_loss(ls: Any) -> Any:
+    """Label ranking loss, the weighted mean of :func:`ranking_loss_rows`."""
+    return _row_mean(ls, "ranking_loss")

@@ -658,3 +658,194 @@ MULTICLASS_DEFAULT = [
     "MCC",
     "KAPPA",
 ]
+
+
+# -- multilabel: a 0/1 target and a score a label, finished from a LabelSummary (summaries/labels.py) ----
+_AVERAGE_LABELS = Param(
+    "average",
+    "macro",
+    "over the labels: macro (plain mean over the labels where the measure is defined), weighted (by "
+    "each label's support), micro (every (row, label) cell pooled into one problem)",
+    choices=("macro", "weighted", "micro"),
+)
+_AVERAGE_SAMPLES = Param(
+    "average",
+    "macro",
+    "macro, weighted or micro over the labels (as for ROC_ML), or samples (the mean over the rows of "
+    "each row's value, rows where it is 0/0 left out)",
+    choices=("macro", "weighted", "micro", "samples"),
+)
+_LABEL_EDGE = (
+    "a label never on (or, for precision, never predicted) has no value: NaN in the per-label values, "
+    "left out of the macro and weighted means and listed; micro pools every label.  No row: NaN."
+)
+_LABEL_THR = "a (row, label) cell with score >= threshold is predicted on; no ties to break."
+
+
+def _multilabel(
+    name: str,
+    title: str,
+    aliases: tuple[str, ...],
+    definition: str,
+    *,
+    compute: str,
+    params: tuple[Param, ...] = (),
+    direction: Direction = "higher",
+    ties: str = _LABEL_THR,
+    edge: str = _LABEL_EDGE,
+) -> None:
+    # compute: a literal "module:function" string (measures/base.py says why it is not the function)
+    REGISTRY.register(
+        Measure(
+            name=name,
+            title=title,
+            aliases=aliases,
+            perf_options=(),
+            params=params,
+            direction=direction,
+            summary="labels",
+            compute=compute,
+            definition=definition,
+            ties=ties,
+            edge_cases=edge,
+            perf=_MODERN,
+            kind="multilabel",
+            at_param=bool(params) and params[0].name == "threshold",
+            tie_bounds="none",
+            tie_bounds_doc="no bound computed yet for the multilabel measures: NaN.",
+        )
+    )
+
+
+_multilabel(
+    "ROC_ML",
+    "multilabel ROC area (per label)",
+    ("roc_ml", "roc_auc_multilabel", "roc_labels"),
+    "each label's ROC area over the rows (its column's scores; on or off), averaged over the labels.",
+    compute="perfeval.measures.multilabel:roc_labels",
+    params=(_AVERAGE_LABELS,),
+    ties="half credit for a tied pair, as ROC.",
+)
+_multilabel(
+    "AP_ML",
+    "multilabel average precision (per label)",
+    ("ap_ml", "average_precision_multilabel", "ap_labels"),
+    "each label's AP over the rows (one threshold a tie), averaged over the labels.",
+    compute="perfeval.measures.multilabel:ap_labels",
+    params=(_AVERAGE_LABELS,),
+    ties="one threshold per tie, as AP.",
+)
+_multilabel(
+    "PRE_ML",
+    "multilabel precision at a threshold",
+    ("pre_ml", "precision_multilabel"),
+    "tp / (tp + fp) of each label (or row, samples) with score >= threshold predicted on, averaged.",
+    compute="perfeval.measures.multilabel:precision_labels",
+    params=(_THR, _AVERAGE_SAMPLES),
+)
+_multilabel(
+    "REC_ML",
+    "multilabel recall at a threshold",
+    ("rec_ml", "recall_multilabel"),
+    "tp / (tp + fn) of each label (or row, samples) with score >= threshold predicted on, averaged.",
+    compute="perfeval.measures.multilabel:recall_labels",
+    params=(_THR, _AVERAGE_SAMPLES),
+)
+_multilabel(
+    "F_ML",
+    "multilabel F-beta at a threshold",
+    ("f_ml", "f1_ml", "f1_multilabel"),
+    "(1 + b^2) tp / ((1 + b^2) tp + b^2 fn + fp) of each label (or row, samples), averaged.",
+    compute="perfeval.measures.multilabel:f_labels",
+    params=(
+        _THR,
+        Param("beta", 1.0, "weight of recall against precision (1: F1)", low=0, low_open=True),
+        _AVERAGE_SAMPLES,
+    ),
+)
+_multilabel(
+    "JACCARD",
+    "Jaccard index at a threshold",
+    ("jaccard", "jaccard_ml", "iou"),
+    "tp / (tp + fp + fn) of the predicted and the true labels of each row (samples) or label, averaged.",
+    compute="perfeval.measures.multilabel:jaccard_labels",
+    edge="a row (samples) or label with no label on and none predicted (0/0) has no value: left out of "
+    "the mean (scikit-learn's jaccard_score counts it as zero_division, 0 by default).  No row: NaN.",
+    params=(_THR, Param("average", "samples", _AVERAGE_SAMPLES.doc, choices=_AVERAGE_SAMPLES.choices)),
+)
+_multilabel(
+    "HAMMING",
+    "Hamming loss at a threshold",
+    ("hamming", "hamming_loss"),
+    "the share of the (row, label) cells predicted wrong, each row's cells weighted by its weight.",
+    compute="perfeval.measures.multilabel:hamming",
+    params=(_THR,),
+    direction="lower",
+    edge="no row: NaN.",
+)
+_multilabel(
+    "SUBSET_ACC",
+    "subset accuracy (exact match) at a threshold",
+    ("subset_acc", "exact_match", "subset_accuracy"),
+    "the share of the rows whose every label is predicted right (scikit-learn's accuracy_score of "
+    "a label matrix).",
+    compute="perfeval.measures.multilabel:subset_accuracy",
+    params=(_THR,),
+    edge="no row: NaN.",
+)
+_multilabel(
+    "LRAP",
+    "label ranking average precision",
+    ("lrap", "label_ranking_average_precision"),
+    "per row: the mean over its relevant labels of (relevant labels ranked at or above it) / (labels "
+    "ranked at or above it); the weighted mean over the rows (scikit-learn's definition).",
+    compute="perfeval.measures.multilabel:lrap",
+    ties="a label tied with another counts as ranked above it (scikit-learn's rule).",
+    edge="a row with no relevant label, or every label relevant: 1.  No row: NaN.",
+)
+_multilabel(
+    "COVERAGE",
+    "coverage error",
+    ("coverage", "coverage_error"),
+    "per row: how far down the ranking one must go to cover every relevant label (the rank of the "
+    "lowest-scored relevant label, ties counting as above); the weighted mean over the rows.",
+    compute="perfeval.measures.multilabel:coverage",
+    direction="lower",
+    ties="every label tied with the lowest relevant one counts (scikit-learn's rule).",
+    edge="a row with no relevant label: 0.  No row: NaN.",
+)
+_multilabel(
+    "RANKING_LOSS",
+    "label ranking loss",
+    ("ranking_loss", "label_ranking_loss"),
+    "per row: the share of the (relevant, irrelevant) label pairs ordered wrong; the weighted mean "
+    "over the rows.",
+    compute="perfeval.measures.multilabel:ranking_loss",
+    direction="lower",
+    ties="a tied (relevant, irrelevant) pair counts as wrong (scikit-learn's rule).",
+    edge="a row with no relevant or no irrelevant label: 0.  No row: NaN.",
+)
+
+#: a binary measure's form for K labels: ``roc`` on a label matrix is ``ROC_ML``
+MULTILABEL_OF = {
+    "ROC": "ROC_ML",
+    "AP": "AP_ML",
+    "PRE": "PRE_ML",
+    "REC": "REC_ML",
+    "PRF": "F_ML",
+    "FBETA": "F_ML",
+    "ACC": "SUBSET_ACC",
+}
+
+#: what evaluate() computes for K labels when no measure is named
+MULTILABEL_DEFAULT = [
+    "ROC_ML",
+    "AP_ML",
+    "F_ML",
+    "JACCARD",
+    "HAMMING",
+    "SUBSET_ACC",
+    "LRAP",
+    "COVERAGE",
+    "RANKING_LOSS",
+]

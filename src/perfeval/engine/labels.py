@@ -1,0 +1,98 @@
+"""The engine's multilabel task: a 0/1 target and one score a label, finished from one
+:class:`~perfeval.summaries.labels.LabelSummary` (one a group when grouped).
+
+The measures asked are read for K labels by :func:`perfeval.engine.classes.class_specs` (``task=
+"multilabel"``: ``roc`` is ``ROC_ML:average=macro``, ``f1@0.3`` is ``F_ML@0.3:average=macro``); the
+summary holds the rows' (tp, fp, fn) at every threshold the measures ask, and the exact sums of the
+per-row ranking measures they ask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from perfeval.base.checks import Cases
+from perfeval.engine.classes import summary_values
+from perfeval.engine.report import MeasureResult, Report
+from perfeval.measures import MeasureSpec
+from perfeval.measures.multilabel import RANKED
+from perfeval.summaries.labels import LabelSummary
+from perfeval.summaries.ranking import group_codes
+
+__all__ = ["finish_labels", "label_summary"]
+
+TIES_LABELS = (
+    "half credit (ROC_ML); one threshold per tie (AP_ML); a score >= threshold is on; a tied label "
+    "counts as ranked above (LRAP, COVERAGE) and a tied pair as wrong (RANKING_LOSS), as scikit-learn"
+)
+
+
+def label_summary(
+    y: np.ndarray, s: np.ndarray, w: np.ndarray | None, labels: tuple, specs: list[MeasureSpec]
+) -> LabelSummary:
+    """The summary the measures ``specs`` need: the thresholds they ask, the row sums they read."""
+    thresholds = tuple(
+        sorted({float(sp.kwargs["threshold"]) for sp in specs if "threshold" in sp.kwargs})
+    ) or (0.5,)
+    ranked = {name: f for name, f in RANKED.items() if any(sp.measure.name == name.upper() for sp in specs)}
+    return LabelSummary.from_checked(y, s, w, labels, thresholds, ranked)
+
+
+def finish_labels(
+    cases: Cases,
+    specs: list[MeasureSpec],
+    labels: Sequence[Any],
+    *,
+    threshold: float,
+    labels_from: str,
+) -> Report:
+    """Every measure of ``specs`` (read by class_specs(task="multilabel")) over checked cases whose
+    targets are an (n, K) bool matrix and scores an (n, K) matrix.
+    """
+    from perfeval.engine.finish import warn_undefined
+
+    y, s, g, w = cases.y, cases.s, cases.g, cases.w
+    labels = tuple(labels)
+    keys = None
+    sizes = None
+    summary: Any = None
+    if g is None:
+        summary = label_summary(y, s, w, labels, specs)
+        results = summary_values(specs, summary)
+    else:
+        keys, codes = group_codes(g)
+        q = len(keys)
+        sizes = np.bincount(codes, weights=w, minlength=q).astype(np.float64)
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(q + 1))
+        per: dict[str, list[float]] = {sp.label: [] for sp in specs}
+        for i in range(q):
+            rows = order[bounds[i] : bounds[i + 1]]
+            ls = label_summary(y[rows], s[rows], None if w is None else w[rows], labels, specs)
+            for label, r in summary_values(specs, ls).items():
+                per[label].append(r.value)
+        results = {
+            sp.label: MeasureResult.of(sp, np.asarray(per[sp.label], dtype=np.float64), sizes, keys, True)
+            for sp in specs
+        }
+    warn_undefined(results, specs)
+    params = {
+        "threshold": threshold,
+        "rows": int(cases.rows_in),
+        "groups": None if keys is None else int(len(keys)),
+        "weighted": w is not None,
+        "partitions": None,
+        "ties": TIES_LABELS,
+        "pos_label": None,
+        "backend": "memory",
+        "task": "multilabel",
+        "classes": [c.item() if isinstance(c, np.generic) else c for c in labels],
+        "classes_from": labels_from,
+    }
+    report = Report(results, keys, params)
+    report.group_sizes = sizes
+    report.summary = summary
+    return report
