@@ -1608,7 +1608,8 @@ def run_multiclass(outdir):
         "sklearn_version": sklearn.__version__,
         "numpy_version": np.__version__,
         "python_version": platform.python_version(),
-        "generated_by": GENERATED_BY + " --tools multiclass",
+        "generated_by": GENERATED_BY,
+        "generated_with": "--tools multiclass",
         "seed": SEED,
         "keys": {
             "multiclass": [r["key"] for r in mc[0]["results"]],
@@ -1656,7 +1657,8 @@ def write_agreement_md(path, header, cases):
     lines = [
         "# torchmetrics against scikit-learn: multiclass and multilabel",
         "",
-        f"Made by `{header['generated_by']}` (do not edit by hand) from the cases of "
+        f"Made by `{header['generated_by']} {header['generated_with']}` (do not edit by hand) from the "
+        "cases of "
         f"`torchmetrics_multiclass.json`: torchmetrics {header['version']} ({header['backend']}), "
         f"scikit-learn {header['sklearn_version']}, numpy {header['numpy_version']}, seed {header['seed']}. "
         f"Agree: {MC_NOTES['agreement']}.",
