@@ -1848,7 +1848,7 @@ MC_REASONS = {
         "`cohen_kappa_score` builds its confusion matrix on the labels present "
         "(sklearn/metrics/_classification.py:978, 558-559) and its linear/quadratic weights are differences "
         "of "
-        "positions in that list (sklearn/metrics/_classification.py:1017-1022), so the gap closes; "
+        "positions in that list (sklearn/metrics/_classification.py:1017-1023), so the gap closes; "
         "torchmetrics' weights are differences of the codes 0..K-1 (functional/classification/"
         "cohen_kappa.py:45-48). With labels=range(K) they agree.",
     ),
@@ -1856,7 +1856,7 @@ MC_REASONS = {
         lambda c, r, sk: c["facts"]["tied_relevant_irrelevant_pairs"] > 0,
         "A relevant and an irrelevant label tied in a row: scikit-learn counts the pair as misordered (the "
         "cumulative count includes the tied score: sklearn/metrics/_ranking.py:1642); torchmetrics ranks by "
-        "`preds.argsort(dim=1).argsort(dim=1)` (functional/classification/ranking.py:205), which puts tied "
+        "`preds.argsort(dim=1).argsort(dim=1)` (functional/classification/ranking.py:208), which puts tied "
         "scores in argsort's order (torch.argsort is not stable by default; by position here), so a tied "
         "pair "
         "counts only when that order puts the irrelevant label above the relevant one.",
