@@ -315,7 +315,7 @@ def test_the_checklist_names_tests_that_exist():
         assert name.startswith("test_") and name in defined[path], f"{path}::{name} is no test"
     for path in re.findall(r"`(tests/[\w/]+\.py)`", section):
         assert (ROOT / path).exists(), path
-    scripts = {"r_write_csv.csv": "make_r_csv.R"}
+    scripts = {"r_write_csv.csv": "make_r_csv.R", "torchmetrics_multiclass.md": "make_fixtures.py"}
     for f in sorted(FIXTURES.iterdir()):
         assert f"`{f.name}`" in section, f"the checklist does not name the fixture {f.name}"
         script = scripts.get(f.name) or json.loads(f.read_text())["generated_by"].removeprefix(

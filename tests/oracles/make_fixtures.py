@@ -37,6 +37,24 @@ also holds ``batch`` and ``dtype``; a result may hold the first ``warning``).  `
 torchmetrics, Keras and Spark at their defaults on the file of docs/dialects.md's example
 (``docs/examples/dialects/clicks.csv``) and writes ``docs_examples.json``.
 
+``--tools multiclass`` (issue 32) runs torchmetrics' exact multiclass and multilabel functions
+(``torchmetrics.functional.classification``, ``thresholds=None``) and scikit-learn's counterparts on
+the same seeded cases and writes ``torchmetrics_multiclass.json`` and the agreement table
+``torchmetrics_multiclass.md`` (which names, with a source line, why each disagreement happens; a
+disagreement no reason covers is printed as UNEXPLAINED). It needs scikit-learn too::
+
+    python3.11 -m venv /tmp/oracle-venv
+    /tmp/oracle-venv/bin/pip install torch==2.13.0 torchmetrics==1.9.0 numpy==2.4.6 scikit-learn==1.9.1
+    /tmp/oracle-venv/bin/python tests/oracles/make_fixtures.py --tools multiclass
+
+Its format differs from the others': a case is ``{"name", "task": "multiclass" | "multilabel",
+"num_classes" | "num_labels", "kind", "y", "s", "facts", "argmax" | "pred", "results"}`` with ``y`` the
+labels (multiclass) or the 0/1 indicator rows (multilabel) and ``s`` the (n, K) score rows; a result is
+``{"key", "call", "value" | "error", "dtype", "warnings", "sklearn": [{"name", "call", "value" |
+"error", "warnings", "agreement"}]}``; a value is a number, a list (per class) or a list of lists
+(the confusion matrix), NaN as null (``notes.nan``). The header's ``keys`` lists every result key a
+case of each task holds, in order.
+
 Fixture format: ``{"tool", "version", "backend", "generated_by", "seed", "cases": [{"name", "y",
 "s", "w", "g", "results": [{"call", "measure", "options", "value" | "error", "dtype"}]}]}``;
 grouped cases also carry ``ties_within_group``. ``value`` is a float, ``"nan"`` for NaN.
@@ -1014,6 +1032,876 @@ def run_din(outdir, repo):
 
 
 # ---------------------------------------------------------------------------------------------
+# multiclass and multilabel (issue 32): torchmetrics' exact functions, scikit-learn's beside them
+
+MC_TOL = 1e-6  # "agree": every number within this (absolute), NaN only where the other is NaN
+MC_BETA = 2.0  # the beta of multiclass_fbeta_score / fbeta_score
+MC_KINDS = ("softmax", "softmax-2dp", "softmax-1dp", "raw", "raw-1dp", "softmax-round2")
+ML_KINDS = ("sigmoid", "sigmoid-2dp", "sigmoid-1dp", "raw", "raw-1dp")
+MC_SIZES = (1, 2, 3, 4, 6, 9, 15, 25, 40, 60, 100, 150, 220, 300)
+
+
+def jnum(x):
+    """A float for the multiclass fixtures: NaN as null (JSON has none), infinities as strings."""
+    x = float(x)
+    if math.isnan(x):
+        return None
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+def jval(v):
+    """A scalar, or a (nested) list of them, for JSON."""
+    a = np.asarray(v, dtype=np.float64)
+    if a.ndim == 0:
+        return jnum(a)
+    return [jval(x) for x in a]
+
+
+def capture(fn):
+    """fn() -> value, or the error it raised; with every warning it emitted (category: first line)."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            value, error = fn(), None
+        except Exception as e:  # noqa: BLE001 - the tool's own failure is part of the oracle
+            value, error = None, err(e)
+    texts = []
+    for w in seen:
+        t = f"{w.category.__name__}: {str(w.message).strip().splitlines()[0]}"
+        if t not in texts:
+            texts.append(t)
+    return value, error, texts
+
+
+def tm_record(key, call, fn, sk):
+    """One torchmetrics result (fn returns a tensor) with its scikit-learn counterparts."""
+    v, e, ws = capture(fn)
+    rec = {"key": key, "call": call}
+    if e is None:
+        rec["value"] = jval(v.detach().cpu().double().numpy())
+        rec["dtype"] = tm_dtype(v)
+    else:
+        rec["error"] = e
+    rec["warnings"] = ws
+    rec["sklearn"] = [sk_record(name, scall, sfn) for name, scall, sfn in sk]
+    return rec
+
+
+def sk_record(name, call, fn):
+    v, e, ws = capture(fn)
+    rec = {"name": name, "call": call}
+    if e is None:
+        rec["value"] = jval(v)
+    else:
+        rec["error"] = e
+    rec["warnings"] = ws
+    return rec
+
+
+def softmax_np(z):
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def mc_scores(rng, y, k, kind):
+    """(n, k) scores of one kind for labels y: probabilities (exact, or with ties on a 1/10 or 1/100 grid
+    and still summing to 1, or rounded so they no longer do) or raw scores (outside [0, 1])."""
+    n = len(y)
+    z = rng.normal(0, 1, (n, k)) + rng.uniform(0, 2.5) * np.eye(k)[y]
+    p = softmax_np(z)
+    if kind == "softmax":
+        return p
+    if kind in ("softmax-2dp", "softmax-1dp"):
+        m = 100 if kind == "softmax-2dp" else 10
+        return np.array([rng.multinomial(m, row / row.sum()) for row in p], dtype=np.int64) / m
+    if kind == "softmax-round2":
+        return np.round(p, 2)
+    if kind == "raw":
+        return 2 * z
+    return np.round(2 * z, 1)  # raw-1dp
+
+
+def mc_case(rng, name, k, n, kind, absent=()):
+    present = [c for c in range(k) if c not in absent]
+    prior = rng.dirichlet(np.full(len(present), 2.0))
+    y = rng.choice(present, size=n, p=prior)
+    return {
+        "name": name,
+        "task": "multiclass",
+        "num_classes": k,
+        "kind": kind,
+        "y": y,
+        "s": mc_scores(rng, y, k, kind),
+    }
+
+
+def multiclass_cases(rng):
+    """K = 2..7 classes, every kind of score, with and without a class absent from the targets; then
+    all scores equal, one row, one class only, two classes absent."""
+    out = []
+    for k in range(2, 8):
+        for kind in MC_KINDS:
+            for absent in (False, True):
+                if kind == "softmax-round2" and absent:
+                    continue
+                n = int(rng.choice(MC_SIZES))
+                gone = (int(rng.integers(0, k)),) if absent else ()
+                out.append(
+                    mc_case(rng, f"mc-k{k}-{kind}-n{n}{'-absent' if absent else ''}", k, n, kind, gone)
+                )
+    for k in (2, 3, 5, 7):
+        for i, kind in enumerate(("uniform", "raw-constant")):
+            n = int(rng.integers(5, 60))
+            c = mc_case(rng, f"mc-k{k}-all-equal-{kind}-n{n}", k, n, "softmax")
+            c["kind"] = f"all-equal-{kind}"
+            c["s"] = np.full((n, k), 1.0 / k if i == 0 else 2.5)
+            out.append(c)
+    for k in (3, 5, 7):
+        out.append(mc_case(rng, f"mc-k{k}-softmax-n1", k, 1, "softmax"))
+        out.append(mc_case(rng, f"mc-k{k}-softmax-1dp-n1", k, 1, "softmax-1dp"))
+    for k in (3, 4):
+        only = tuple(c for c in range(k) if c != 1)
+        out.append(mc_case(rng, f"mc-k{k}-softmax-n30-one-class", k, 30, "softmax", only))
+    for k in (5, 7):
+        out.append(mc_case(rng, f"mc-k{k}-softmax-2dp-n80-two-absent", k, 80, "softmax-2dp", (0, 3)))
+    return out
+
+
+def ml_case(rng, name, k, n, kind, absent=None, full=None):
+    prev = rng.uniform(0.1, 0.7, k)
+    y = (rng.random((n, k)) < prev).astype(np.int64)
+    if absent is not None:
+        y[:, absent] = 0
+    if full is not None:
+        y[:, full] = 1
+    z = rng.normal(0, 1, (n, k)) + rng.uniform(0, 2) * (2 * y - 1)
+    p = 1 / (1 + np.exp(-z))
+    s = {
+        "sigmoid": p,
+        "sigmoid-2dp": np.round(p, 2),
+        "sigmoid-1dp": np.round(p, 1),
+        "raw": 2 * z,
+        "raw-1dp": np.round(2 * z, 1),
+    }[kind]
+    return {"name": name, "task": "multilabel", "num_labels": k, "kind": kind, "y": y, "s": s}
+
+
+def multilabel_cases(rng):
+    """2..6 labels, every kind of score, with and without a label that no row has; then a label every
+    row has, all scores equal, one row."""
+    out = []
+    for k in range(2, 7):
+        for kind in ML_KINDS:
+            for absent in (False, True):
+                n = int(rng.choice(MC_SIZES[:-1]))
+                gone = int(rng.integers(0, k)) if absent else None
+                name = f"ml-l{k}-{kind}-n{n}{'-absent' if absent else ''}"
+                out.append(ml_case(rng, name, k, n, kind, absent=gone))
+    for k in (3, 5):
+        out.append(ml_case(rng, f"ml-l{k}-sigmoid-n40-full", k, 40, "sigmoid", full=1))
+        c = ml_case(rng, f"ml-l{k}-all-equal-n25", k, 25, "sigmoid")
+        c["kind"] = "all-equal"
+        c["s"] = np.full((25, k), 0.5)
+        out.append(c)
+        out.append(ml_case(rng, f"ml-l{k}-sigmoid-1dp-n1", k, 1, "sigmoid-1dp"))
+    return out
+
+
+def _topk_boundary_ties(s, k):
+    """Rows whose k-th and (k+1)-th largest scores tie (top-k is then a choice among tied classes)."""
+    if k >= s.shape[1]:
+        return 0
+    srt = -np.sort(-s, axis=1)
+    return int((srt[:, k - 1] == srt[:, k]).sum())
+
+
+def mc_facts(c, ranked, pred):
+    """What the disagreements turn on, computed here (numpy) for the table and for later tests."""
+    y, s, k = c["y"], c["s"], c["num_classes"]
+    top = s.max(axis=1, keepdims=True)
+    return {
+        "absent_from_targets": [j for j in range(k) if not (y == j).any()],
+        "every_target": [j for j in range(k) if (y == j).all()],
+        "never_predicted": [j for j in range(k) if not (pred == j).any()],
+        "absent_from_both": [j for j in range(k) if not (y == j).any() and not (pred == j).any()],
+        "rows_with_argmax_tie": int(((s == top).sum(axis=1) > 1).sum()),
+        "rows_with_top2_boundary_tie": _topk_boundary_ties(s, 2),
+        "rows_with_top3_boundary_tie": _topk_boundary_ties(s, 3),
+        "softmaxed": bool(not np.array_equal(ranked, s)),
+        "rows_sum_to_one": bool(np.allclose(s.sum(axis=1), 1.0)),
+    }
+
+
+def ml_facts(c, pred):
+    y, s = c["y"], c["s"]
+    npos = y.sum(axis=1)
+    tied_pairs = 0
+    for i in range(len(y)):
+        rel, irr = s[i][y[i] == 1], s[i][y[i] == 0]
+        tied_pairs += int((rel[:, None] == irr[None, :]).sum())
+    return {
+        "labels_without_positives": [j for j in range(y.shape[1]) if not y[:, j].any()],
+        "labels_without_negatives": [j for j in range(y.shape[1]) if y[:, j].all()],
+        "labels_never_predicted": [j for j in range(y.shape[1]) if not pred[:, j].any()],
+        "rows_without_positives": int((npos == 0).sum()),
+        "rows_all_positive": int((npos == y.shape[1]).sum()),
+        "tied_relevant_irrelevant_pairs": tied_pairs,
+        "sigmoided": bool(np.any((s < 0) | (s > 1))),
+    }
+
+
+def _sk_avg(avg):
+    return None if avg == "none" else avg
+
+
+def mc_ranking_specs(T, Y, k, y, s, ranked, softmaxed):
+    """multiclass_auroc and multiclass_average_precision, with scikit-learn's ovr and one-hot calls."""
+    import torchmetrics.functional.classification as F
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    onehot = np.eye(k, dtype=np.int64)[y]
+    labels = list(range(k))
+    inputs = [("s", s)] + ([("softmax(s)", ranked)] if softmaxed else [])
+    specs = []
+    for avg in ("macro", "weighted", "none"):
+        sk = []
+        for iname, x in inputs:
+            tag = "" if iname == "s" else "@softmax"
+            sk.append(
+                (
+                    "ovr" + tag,
+                    f"roc_auc_score(y, {iname}, multi_class='ovr', average={_sk_avg(avg)!r}, "
+                    "labels=range(K))",
+                    lambda x=x, avg=avg: roc_auc_score(
+                        y, x, multi_class="ovr", average=_sk_avg(avg), labels=labels
+                    ),
+                )
+            )
+            sk.append(
+                (
+                    "onehot" + tag,
+                    f"roc_auc_score(onehot(y), {iname}, average={_sk_avg(avg)!r})",
+                    lambda x=x, avg=avg: roc_auc_score(onehot, x, average=_sk_avg(avg)),
+                )
+            )
+        specs.append(
+            (
+                f"multiclass_auroc[average={avg}]",
+                f"multiclass_auroc(preds, target, num_classes=K, average={avg!r}, thresholds=None)",
+                lambda avg=avg: F.multiclass_auroc(T, Y, num_classes=k, average=avg, thresholds=None),
+                sk,
+            )
+        )
+        sk = [
+            (
+                "onehot" + ("" if iname == "s" else "@softmax"),
+                f"average_precision_score(onehot(y), {iname}, average={_sk_avg(avg)!r})",
+                lambda x=x, avg=avg: average_precision_score(onehot, x, average=_sk_avg(avg)),
+            )
+            for iname, x in inputs
+        ]
+        specs.append(
+            (
+                f"multiclass_average_precision[average={avg}]",
+                f"multiclass_average_precision(preds, target, num_classes=K, average={avg!r}, "
+                "thresholds=None)",
+                lambda avg=avg: F.multiclass_average_precision(
+                    T, Y, num_classes=k, average=avg, thresholds=None
+                ),
+                sk,
+            )
+        )
+    return specs
+
+
+def mc_accuracy_specs(T, Y, k, y, s, pred):
+    import torchmetrics.functional.classification as F
+    from sklearn import metrics as M
+
+    labels = list(range(k))
+    specs = []
+    for top_k in (1, 2, 3):
+        for avg in ("micro", "macro", "none"):
+            sk = []
+            if avg == "micro":
+                if top_k == 1:
+                    sk.append(("accuracy", "accuracy_score(y, argmax(s))", lambda: M.accuracy_score(y, pred)))
+                sk.append(
+                    (
+                        "top_k_accuracy",
+                        f"top_k_accuracy_score(y, s, k={top_k}, labels=range(K))",
+                        lambda t=top_k: M.top_k_accuracy_score(y, s, k=t, labels=labels),
+                    )
+                )
+            elif top_k == 1 and avg == "macro":
+                sk += [
+                    (
+                        "balanced_accuracy",
+                        "balanced_accuracy_score(y, argmax(s))",
+                        lambda: M.balanced_accuracy_score(y, pred),
+                    ),
+                    (
+                        "recall",
+                        "recall_score(y, argmax(s), average='macro')",
+                        lambda: M.recall_score(y, pred, average="macro"),
+                    ),
+                    (
+                        "recall[labels=range(K)]",
+                        "recall_score(y, argmax(s), average='macro', labels=range(K))",
+                        lambda: M.recall_score(y, pred, average="macro", labels=labels),
+                    ),
+                ]
+            elif top_k == 1:
+                sk.append(
+                    (
+                        "recall[labels=range(K)]",
+                        "recall_score(y, argmax(s), average=None, labels=range(K))",
+                        lambda: M.recall_score(y, pred, average=None, labels=labels),
+                    )
+                )
+            specs.append(
+                (
+                    f"multiclass_accuracy[average={avg},top_k={top_k}]",
+                    f"multiclass_accuracy(preds, target, num_classes=K, average={avg!r}, top_k={top_k})",
+                    lambda avg=avg, t=top_k: F.multiclass_accuracy(T, Y, num_classes=k, average=avg, top_k=t),
+                    sk,
+                )
+            )
+    return specs
+
+
+def mc_label_specs(T, Y, k, y, pred):
+    """precision, recall, F1, F-beta, MCC, kappa, the confusion matrix: on argmax(s) for scikit-learn."""
+    import torchmetrics.functional.classification as F
+    from sklearn import metrics as M
+
+    labels = list(range(k))
+    fams = [
+        ("precision", F.multiclass_precision, M.precision_score, {}),
+        ("recall", F.multiclass_recall, M.recall_score, {}),
+        ("f1_score", F.multiclass_f1_score, M.f1_score, {}),
+        ("fbeta_score", F.multiclass_fbeta_score, M.fbeta_score, {"beta": MC_BETA}),
+    ]
+    specs = []
+    for name, tf, sf, kw in fams:
+        extra = "".join(f", {a}={b!r}" for a, b in kw.items())
+        sname = sf.__name__
+        for avg in ("micro", "macro", "weighted", "none"):
+            sk = [
+                (
+                    f"{sname}[labels=range(K)]",
+                    f"{sname}(y, argmax(s){extra}, average={_sk_avg(avg)!r}, labels=range(K))",
+                    lambda sf=sf, kw=kw, avg=avg: sf(y, pred, average=_sk_avg(avg), labels=labels, **kw),
+                )
+            ]
+            if avg != "none":
+                sk.append(
+                    (
+                        sname,
+                        f"{sname}(y, argmax(s){extra}, average={avg!r})",
+                        lambda sf=sf, kw=kw, avg=avg: sf(y, pred, average=avg, **kw),
+                    )
+                )
+            specs.append(
+                (
+                    f"multiclass_{name}[average={avg}]",
+                    f"multiclass_{name}(preds, target, num_classes=K{extra}, average={avg!r})",
+                    lambda tf=tf, kw=kw, avg=avg: tf(T, Y, num_classes=k, average=avg, **kw),
+                    sk,
+                )
+            )
+    specs.append(
+        (
+            "multiclass_matthews_corrcoef",
+            "multiclass_matthews_corrcoef(preds, target, num_classes=K)",
+            lambda: F.multiclass_matthews_corrcoef(T, Y, num_classes=k),
+            [("matthews_corrcoef", "matthews_corrcoef(y, argmax(s))", lambda: M.matthews_corrcoef(y, pred))],
+        )
+    )
+    for w in ("none", "linear", "quadratic"):
+        sw = None if w == "none" else w
+        specs.append(
+            (
+                f"multiclass_cohen_kappa[weights={w}]",
+                f"multiclass_cohen_kappa(preds, target, num_classes=K, weights={sw!r})",
+                lambda sw=sw: F.multiclass_cohen_kappa(T, Y, num_classes=k, weights=sw),
+                [
+                    (
+                        "cohen_kappa[labels=range(K)]",
+                        f"cohen_kappa_score(y, argmax(s), weights={sw!r}, labels=range(K))",
+                        lambda sw=sw: M.cohen_kappa_score(y, pred, weights=sw, labels=labels),
+                    ),
+                    (
+                        "cohen_kappa",
+                        f"cohen_kappa_score(y, argmax(s), weights={sw!r})",
+                        lambda sw=sw: M.cohen_kappa_score(y, pred, weights=sw),
+                    ),
+                ],
+            )
+        )
+    specs.append(
+        (
+            "multiclass_confusion_matrix",
+            "multiclass_confusion_matrix(preds, target, num_classes=K)",
+            lambda: F.multiclass_confusion_matrix(T, Y, num_classes=k),
+            [
+                (
+                    "confusion_matrix[labels=range(K)]",
+                    "confusion_matrix(y, argmax(s), labels=range(K))",
+                    lambda: M.confusion_matrix(y, pred, labels=labels),
+                )
+            ],
+        )
+    )
+    return specs
+
+
+def mc_results(c):
+    import torch
+    from torchmetrics.utilities.compute import normalize_logits_if_needed
+
+    k, y, s = c["num_classes"], c["y"], c["s"]
+    T, Y = torch.tensor(s, dtype=torch.float64), torch.tensor(y, dtype=torch.long)
+    ranked = normalize_logits_if_needed(T, "softmax").numpy()  # what the ranking functions rank
+    pred = T.argmax(dim=1).numpy()  # what the label functions count (top_k=1)
+    assert np.array_equal(pred, np.argmax(s, axis=1))  # both take the first of tied maxima
+    c["facts"] = mc_facts(c, ranked, pred)
+    c["argmax"] = pred
+    softmaxed = c["facts"]["softmaxed"]
+    specs = mc_ranking_specs(T, Y, k, y, s, ranked, softmaxed)
+    specs += mc_accuracy_specs(T, Y, k, y, s, pred)
+    specs += mc_label_specs(T, Y, k, y, pred)
+    return [tm_record(key, call, fn, sk) for key, call, fn, sk in specs]
+
+
+def ml_specs(T, Y, k, y, s, pred):
+    import torchmetrics.functional.classification as F
+    from sklearn import metrics as M
+
+    specs = []
+    for fam, tf, sf in (
+        ("auroc", F.multilabel_auroc, M.roc_auc_score),
+        ("average_precision", F.multilabel_average_precision, M.average_precision_score),
+    ):
+        for avg in ("macro", "micro", "weighted", "none"):
+            specs.append(
+                (
+                    f"multilabel_{fam}[average={avg}]",
+                    f"multilabel_{fam}(preds, target, num_labels=L, average={avg!r}, thresholds=None)",
+                    lambda tf=tf, avg=avg: tf(T, Y, num_labels=k, average=avg, thresholds=None),
+                    [
+                        (
+                            sf.__name__,
+                            f"{sf.__name__}(y, s, average={_sk_avg(avg)!r})",
+                            lambda sf=sf, avg=avg: sf(y, s, average=_sk_avg(avg)),
+                        )
+                    ],
+                )
+            )
+    for tname, sf in (
+        ("ranking_average_precision", M.label_ranking_average_precision_score),
+        ("coverage_error", M.coverage_error),
+        ("ranking_loss", M.label_ranking_loss),
+    ):
+        specs.append(
+            (
+                f"multilabel_{tname}",
+                f"multilabel_{tname}(preds, target, num_labels=L)",
+                lambda tname=tname: getattr(F, f"multilabel_{tname}")(T, Y, num_labels=k),
+                [(sf.__name__, f"{sf.__name__}(y, s)", lambda sf=sf: sf(y, s))],
+            )
+        )
+    for avg in ("micro", "macro"):
+        specs.append(
+            (
+                f"multilabel_hamming_distance[average={avg}]",
+                f"multilabel_hamming_distance(preds, target, num_labels=L, average={avg!r})",
+                lambda avg=avg: F.multilabel_hamming_distance(T, Y, num_labels=k, average=avg),
+                [("hamming_loss", "hamming_loss(y, pred)", lambda: M.hamming_loss(y, pred))],
+            )
+        )
+    specs.append(
+        (
+            "multilabel_exact_match",
+            "multilabel_exact_match(preds, target, num_labels=L)",
+            lambda: F.multilabel_exact_match(T, Y, num_labels=k),
+            [("accuracy", "accuracy_score(y, pred)", lambda: M.accuracy_score(y, pred))],
+        )
+    )
+    for avg in ("micro", "macro", "weighted", "samples", "none"):
+        specs.append(
+            (
+                f"multilabel_f1_score[average={avg}]",
+                f"multilabel_f1_score(preds, target, num_labels=L, average={avg!r})",
+                lambda avg=avg: F.multilabel_f1_score(T, Y, num_labels=k, average=avg),
+                [
+                    (
+                        "f1_score",
+                        f"f1_score(y, pred, average={_sk_avg(avg)!r})",
+                        lambda avg=avg: M.f1_score(y, pred, average=_sk_avg(avg)),
+                    )
+                ],
+            )
+        )
+    return specs
+
+
+def ml_results(c):
+    import torch
+    from torchmetrics.utilities.compute import normalize_logits_if_needed
+
+    k, y, s = c["num_labels"], c["y"], c["s"]
+    T, Y = torch.tensor(s, dtype=torch.float64), torch.tensor(y, dtype=torch.long)
+    pred = (normalize_logits_if_needed(T, "sigmoid") > 0.5).long().numpy()  # threshold=0.5, as the F1 etc.
+    c["facts"] = ml_facts(c, pred)
+    c["pred"] = pred
+    return [tm_record(key, call, fn, sk) for key, call, fn, sk in ml_specs(T, Y, k, y, s, pred)]
+
+
+def mc_compare(a, b):
+    """One torchmetrics record against one scikit-learn record: agree / disagree / which refused."""
+    if "error" in a or "error" in b:
+        return {(True, True): "both_error", (True, False): "tm_error", (False, True): "sk_error"}[
+            ("error" in a, "error" in b)
+        ]
+    x = np.asarray(a["value"], dtype=np.float64)
+    z = np.asarray(b["value"], dtype=np.float64)
+    if x.shape != z.shape:
+        return "disagree"
+    same = (np.abs(x - z) <= MC_TOL) | (np.isnan(x) & np.isnan(z))
+    return "agree" if bool(same.all()) else "disagree"
+
+
+def mc_jsonable(c):
+    d = {}
+    for key, v in c.items():
+        if isinstance(v, np.ndarray):
+            d[key] = v.tolist() if v.dtype.kind in "iub" else jval(v)
+        else:
+            d[key] = v
+    return d
+
+
+def run_multiclass(outdir):
+    """torchmetrics' exact multiclass and multilabel functions, scikit-learn's beside them, on seeded
+    cases; writes torchmetrics_multiclass.json and the agreement table torchmetrics_multiclass.md."""
+    import sklearn
+    import torch
+    import torchmetrics
+
+    rng = np.random.default_rng(SEED)
+    mc, ml = multiclass_cases(rng), multilabel_cases(rng)
+    for c in mc:
+        c["results"] = mc_results(c)
+    for c in ml:
+        c["results"] = ml_results(c)
+    for c in mc + ml:
+        for r in c["results"]:
+            for sk in r["sklearn"]:
+                sk["agreement"] = mc_compare(r, sk)
+    header = {
+        "tool": "torchmetrics",
+        "version": torchmetrics.__version__,
+        "backend": f"torch {torch.__version__}",
+        "sklearn_version": sklearn.__version__,
+        "numpy_version": np.__version__,
+        "python_version": platform.python_version(),
+        "generated_by": GENERATED_BY,
+        "generated_with": "--tools multiclass",
+        "seed": SEED,
+        "keys": {
+            "multiclass": [r["key"] for r in mc[0]["results"]],
+            "multilabel": [r["key"] for r in ml[0]["results"]],
+        },
+        "notes": MC_NOTES,
+    }
+    cases = [mc_jsonable(c) for c in mc + ml]
+    write_fixture(outdir / "torchmetrics_multiclass.json", header, cases)
+    write_agreement_md(outdir / "torchmetrics_multiclass.md", header, cases)
+
+
+MC_STATUSES = ("agree", "disagree", "tm_error", "sk_error", "both_error")
+
+
+def mc_rows(cases):
+    """(key, sklearn name) -> list of (case, tm record, sk record), in the fixture's order."""
+    rows = {}
+    for c in cases:
+        for r in c["results"]:
+            for sk in r["sklearn"]:
+                rows.setdefault((r["key"], sk["name"]), []).append((c, r, sk))
+    return rows
+
+
+def mc_explain(key, name, triples):
+    """Each comparison that is not 'agree' gets the first reason of MC_REASONS whose test holds."""
+    counts, reasons, unexplained = dict.fromkeys(MC_STATUSES, 0), {}, []
+    for c, r, sk in triples:
+        st = sk["agreement"]
+        counts[st] += 1
+        if st == "agree":
+            continue
+        for rid in mc_reason_ids(key, name):
+            if MC_REASONS[rid][0](c, r, sk):
+                reasons[rid] = reasons.get(rid, 0) + 1
+                break
+        else:
+            unexplained.append(c["name"])
+    return counts, reasons, unexplained
+
+
+def write_agreement_md(path, header, cases):
+    rows = mc_rows(cases)
+    lines = [
+        "# torchmetrics against scikit-learn: multiclass and multilabel",
+        "",
+        f"Made by `{header['generated_by']} {header['generated_with']}` (do not edit by hand) from the "
+        "cases of "
+        f"`torchmetrics_multiclass.json`: torchmetrics {header['version']} ({header['backend']}), "
+        f"scikit-learn {header['sklearn_version']}, numpy {header['numpy_version']}, seed {header['seed']}. "
+        f"Agree: {MC_NOTES['agreement']}.",
+        "",
+        "Columns: cases compared; agree; disagree; only torchmetrics raised; only scikit-learn raised; both "
+        "raised. Every case that is not 'agree' is put under the first reason (below) whose test holds for "
+        "it; "
+        "a case no reason covers is listed as UNEXPLAINED.",
+        "",
+        "| torchmetrics | scikit-learn | n | agree | disagree | tm error | sk error | both error | why "
+        "(cases) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    total_unexplained = []
+    for (key, name), triples in rows.items():
+        counts, reasons, unexplained = mc_explain(key, name, triples)
+        why = ", ".join(f"{rid} ({n})" for rid, n in reasons.items())
+        if unexplained:
+            why += (", " if why else "") + f"UNEXPLAINED ({len(unexplained)}: {', '.join(unexplained[:4])})"
+            total_unexplained += unexplained
+        cells = " | ".join(str(counts[s]) for s in MC_STATUSES)
+        lines.append(f"| `{key}` | `{name}` | {len(triples)} | {cells} | {why} |")
+    dtypes = sorted({r["dtype"] for c in cases for r in c["results"] if r.get("dtype")})
+    lines += [
+        "",
+        f"torchmetrics returned these dtypes from float64 scores: {', '.join(dtypes)} (each result records "
+        "its "
+        "own); float32 is why 'agree' is within 1e-6 and not closer. Rows marked `@softmax` exist only for "
+        "the "
+        "multiclass cases whose scores torchmetrics softmaxed.",
+        "",
+        "## Reasons",
+        "",
+    ]
+    for rid, (_, text) in MC_REASONS.items():
+        lines.append(f"- **{rid}**: {text}")
+    path.write_text("\n".join(lines) + "\n")
+    print(f"wrote {path}; {len(total_unexplained)} comparisons unexplained")
+
+
+def mc_reason_ids(key, name):
+    return [rid for rid, pats in MC_REASON_MAP if _fnmatch_any(key, name, pats)]
+
+
+def _fnmatch_any(key, name, pats):
+    import fnmatch
+
+    return any(fnmatch.fnmatchcase(key, kp) and fnmatch.fnmatchcase(name, np_) for kp, np_ in pats)
+
+
+def _diff_positions(r, sk):
+    """The per-class positions where the two 'none' values differ (None when not comparable)."""
+    if "value" not in r or "value" not in sk:
+        return None
+    x, z = np.asarray(r["value"], dtype=np.float64), np.asarray(sk["value"], dtype=np.float64)
+    if x.ndim != 1 or x.shape != z.shape:
+        return None
+    same = (np.abs(x - z) <= MC_TOL) | (np.isnan(x) & np.isnan(z))
+    return set(np.flatnonzero(~same).tolist())
+
+
+def _one_sided(c):
+    """Classes (labels) whose one-vs-rest targets are all one value: no positives or no negatives."""
+    f = c["facts"]
+    if c["task"] == "multiclass":
+        return set(f["absent_from_targets"]) | set(f["every_target"])
+    return set(f["labels_without_positives"]) | set(f["labels_without_negatives"])
+
+
+def _only_at(c, r, sk, where):
+    """The case has such classes and, for a per-class value, the differences are only there."""
+    if not where:
+        return False
+    pos = _diff_positions(r, sk)
+    return pos is None or pos <= where
+
+
+def _kappa_gap(c):
+    f = c["facts"]
+    seen = sorted(set(c["y"].tolist() if isinstance(c["y"], np.ndarray) else c["y"]) | set(c["argmax"]))
+    return any(seen[0] < j < seen[-1] for j in f["absent_from_both"])
+
+
+MC_REASONS = {
+    "ovr-k2": (
+        lambda c, r, sk: c["num_classes"] == 2 and sk["agreement"] == "sk_error",
+        "K = 2: `roc_auc_score(y, s, multi_class='ovr')` with binary y takes its binary branch "
+        "(sklearn/metrics/_ranking.py:730-737), which wants the positive class's column: an (n, 2) score "
+        "array raises 'y should be a 1d array' (sklearn/utils/validation.py:1451). The one-hot call works.",
+    ),
+    "ovr-not-probabilities": (
+        lambda c, r, sk: not c["facts"]["rows_sum_to_one"] and sk["agreement"] == "sk_error",
+        "Rows of s that do not sum to 1 (raw scores; probabilities rounded to 2 decimals): "
+        "`multi_class='ovr'` refuses them, 'Target scores need to be probabilities for multiclass roc_auc' "
+        "(sklearn/metrics/_ranking.py:804-808); torchmetrics ranks them (softmaxed if any is outside [0, "
+        "1]).",
+    ),
+    "softmax": (
+        lambda c, r, sk: c["facts"]["softmaxed"] and not sk["name"].endswith("@softmax"),
+        "Scores outside [0, 1]: torchmetrics replaces the whole tensor by its softmax over the classes "
+        "(torchmetrics/utilities/compute.py:233-234, called at "
+        "functional/classification/precision_recall_curve.py:455) and ranks each class's column of "
+        "probabilities, which is not the order of the raw column scikit-learn ranks. The `@softmax` rows "
+        "give "
+        "scikit-learn the same softmax(s).",
+    ),
+    "auc-one-sided": (
+        lambda c, r, sk: _only_at(c, r, sk, _one_sided(c)),
+        "A class (label) with no positive targets, or no negative ones: torchmetrics sets its TPR (FPR) "
+        "curve "
+        "to zeros with a UserWarning (functional/classification/roc.py:60-76), so its AUC is 0, and the "
+        "macro "
+        "average takes that 0 in (auroc.py:57-66 leave out only NaN); weighted weighs it by its positives "
+        "(auroc.py:204, 332), so a class without positives drops out and one without negatives stays in with "
+        "0. "
+        "scikit-learn returns NaN for it with UndefinedMetricWarning 'Only one class is present in y_true' "
+        "(sklearn/metrics/_ranking.py:466-476), so macro is NaN, and weighted sets a 0-weight NaN to 0 "
+        "(sklearn/metrics/_base.py:136): NaN only when a class has no negatives.",
+    ),
+    "ap-absent": (
+        lambda c, r, sk: _only_at(c, r, sk, set(c["facts"]["absent_from_targets"])),
+        "A class absent from the targets: torchmetrics' recall for it is 0/0 = NaN "
+        "(functional/classification/precision_recall_curve.py:278), its AP NaN, and macro leaves it out with "
+        "the UserWarning 'Average precision score for one or more classes was `nan`. Ignoring these classes "
+        "in "
+        "macro-average' (average_precision.py:55-65); scikit-learn warns 'No positive class found in y_true, "
+        "recall is set to one for all thresholds' (sklearn/metrics/_ranking.py:1189-1196), scores it 0 and "
+        "averages that 0 into macro. Weighted agrees (the class weighs 0 in both). When every target is "
+        "class 0, the check at precision_recall_curve.py:279 (written for binary 0/1 targets) fires for "
+        "every "
+        "class: recall is set to one and the absent classes score -0.0, as scikit-learn's 0.",
+    ),
+    "topk-k2": (
+        lambda c, r, sk: c["num_classes"] == 2 and sk["agreement"] in ("sk_error", "both_error"),
+        "K = 2: `top_k_accuracy_score` with binary y and an (n, 2) score array raises '`y_true` is binary "
+        "while "
+        "y_score is 2d with 2 classes' even with labels=[0, 1] (sklearn/metrics/_ranking.py:2169-2175); it "
+        "wants the positive class's column. For top_k=3 torchmetrics also raises 'Expected argument `top_k` "
+        "to "
+        "be smaller or equal to `num_classes`' (functional/classification/stat_scores.py:246-248).",
+    ),
+    "argmax-tie": (
+        lambda c, r, sk: c["facts"]["rows_with_argmax_tie"] > 0,
+        "Rows whose largest score is tied: torchmetrics predicts the first of the tied classes "
+        "(torch.argmax, "
+        "functional/classification/stat_scores.py:341), `top_k_accuracy_score` the last (a stable ascending "
+        "argsort, reversed: sklearn/metrics/_ranking.py:2239). `accuracy_score` on the same argmax agrees.",
+    ),
+    "topk-tie": (
+        lambda c, r, sk: c["facts"][f"rows_with_top{r['key'][-2]}_boundary_tie"] > 0,
+        "Rows whose k-th and (k+1)-th largest scores tie: which tied classes are in the top k is a choice, "
+        "torch.topk's in torchmetrics (torchmetrics/utilities/data.py:121, from "
+        "functional/classification/stat_scores.py:403-404), the highest class indices in scikit-learn (a "
+        "stable "
+        "ascending argsort, reversed: sklearn/metrics/_ranking.py:2239).",
+    ),
+    "balanced-absent": (
+        lambda c, r, sk: bool(set(c["facts"]["absent_from_targets"]) - set(c["facts"]["absent_from_both"])),
+        "A class predicted but absent from the targets: torchmetrics' macro accuracy (the mean per-class "
+        "recall) keeps it, recall 0/0 -> 0 with weight 1 since tp + fp + fn > 0 "
+        "(torchmetrics/utilities/compute.py:87-93); `balanced_accuracy_score` drops it with the warning "
+        "'y_pred contains classes not in y_true' (sklearn/metrics/_classification.py:2937-2940). "
+        "`recall_score(average='macro')` keeps it, as torchmetrics does, and agrees.",
+    ),
+    "macro-absent-both": (
+        lambda c, r, sk: bool(c["facts"]["absent_from_both"]),
+        "A class absent from both the targets and argmax(s): torchmetrics' macro gives it weight 0 "
+        "(tp + fp + fn == 0: torchmetrics/utilities/compute.py:91-92), so it averages the classes seen; "
+        "scikit-learn with labels=range(K) averages every listed label, that one at 0 (zero_division, "
+        "sklearn/metrics/_classification.py:1859-1869, with an UndefinedMetricWarning). Without labels= "
+        "scikit-learn takes the labels present in y or y_pred (sklearn/metrics/_classification.py:749-750) "
+        "and agrees.",
+    ),
+    "mcc-k2": (
+        lambda c, r, sk: (
+            c["num_classes"] == 2 and bool(c["facts"]["absent_from_targets"] or c["facts"]["never_predicted"])
+        ),
+        "K = 2 with every target, or every prediction, in one class: the 2x2 confusion matrix takes "
+        "torchmetrics' binary shortcuts (functional/classification/matthews_corrcoef.py:46-52: 1.0 when "
+        "fp + fn == 0) or its eps path (matthews_corrcoef.py:67-85: a zero denominator rebuilt from products "
+        "with eps = float32 machine epsilon), which returns a number (seen here from -0.04 to 1.0); "
+        "scikit-learn returns 0.0 when the denominator is 0 (sklearn/metrics/_classification.py:1336-1338).",
+    ),
+    "kappa-gap": (
+        lambda c, r, sk: _kappa_gap(c),
+        "A class absent from both y and argmax(s), between two that occur: without labels= "
+        "`cohen_kappa_score` builds its confusion matrix on the labels present "
+        "(sklearn/metrics/_classification.py:978, 558-559) and its linear/quadratic weights are differences "
+        "of "
+        "positions in that list (sklearn/metrics/_classification.py:1017-1023), so the gap closes; "
+        "torchmetrics' weights are differences of the codes 0..K-1 (functional/classification/"
+        "cohen_kappa.py:45-48). With labels=range(K) they agree.",
+    ),
+    "ranking-loss-ties": (
+        lambda c, r, sk: c["facts"]["tied_relevant_irrelevant_pairs"] > 0,
+        "A relevant and an irrelevant label tied in a row: scikit-learn counts the pair as misordered (the "
+        "cumulative count includes the tied score: sklearn/metrics/_ranking.py:1642); torchmetrics ranks by "
+        "`preds.argsort(dim=1).argsort(dim=1)` (functional/classification/ranking.py:208), which puts tied "
+        "scores in argsort's order (torch.argsort is not stable by default; by position here), so a tied "
+        "pair "
+        "counts only when that order puts the irrelevant label above the relevant one.",
+    ),
+    "f1-samples": (
+        lambda c, r, sk: "error" in r and "samples" in r["key"],
+        "torchmetrics has no average='samples': it raises 'Expected argument `average` to be one of "
+        "('micro', 'macro', 'weighted', 'none', None)' (functional/classification/stat_scores.py:619-621).",
+    ),
+}
+MC_REASON_MAP = [
+    ("ovr-k2", [("multiclass_auroc*", "ovr*")]),
+    ("ovr-not-probabilities", [("multiclass_auroc*", "ovr*")]),
+    ("softmax", [("multiclass_auroc*", "*"), ("multiclass_average_precision*", "*")]),
+    ("auc-one-sided", [("multiclass_auroc*", "*"), ("multilabel_auroc*", "*")]),
+    ("ap-absent", [("multiclass_average_precision*", "*")]),
+    ("topk-k2", [("multiclass_accuracy*", "top_k_accuracy")]),
+    ("argmax-tie", [("multiclass_accuracy*top_k=1]", "top_k_accuracy")]),
+    ("topk-tie", [("multiclass_accuracy*top_k=[23]]", "top_k_accuracy")]),
+    ("balanced-absent", [("multiclass_accuracy*", "balanced_accuracy")]),
+    ("macro-absent-both", [("multiclass_*macro*", "*labels=range(K)]")]),
+    ("mcc-k2", [("multiclass_matthews_corrcoef", "*")]),
+    ("kappa-gap", [("multiclass_cohen_kappa*", "cohen_kappa")]),
+    ("ranking-loss-ties", [("multilabel_ranking_loss", "*")]),
+    ("f1-samples", [("multilabel_f1_score*", "*")]),
+]
+
+MC_NOTES = {
+    "nan": "NaN is stored as null (JSON has no NaN): in s never, in a value wherever the tool returned NaN",
+    "preds": "torch.tensor(s, dtype=torch.float64), target torch.tensor(y, dtype=torch.long); "
+    "torchmetrics.functional.classification, validate_args=True, thresholds=None where the function has it",
+    "argmax": "multiclass: argmax(s) (torch.argmax = numpy.argmax: the first of tied maxima) is the "
+    "prediction torchmetrics' label functions count at top_k=1 and scikit-learn's label functions are given",
+    "pred": "multilabel: sigmoid(s) > 0.5 if any score is outside [0, 1], else s > 0.5 (torchmetrics' "
+    "threshold=0.5), the prediction scikit-learn's label functions are given",
+    "softmax": "torchmetrics' ranking functions softmax (multiclass) or sigmoid (multilabel) the whole "
+    "score tensor when any score is outside [0, 1] (torchmetrics/utilities/compute.py:233-234); "
+    "scikit-learn is given s as is, and for such multiclass cases also softmax(s) (variants '@softmax')",
+    "agreement": f"every number within {MC_TOL} (absolute), NaN where the other is NaN, the same shape",
+    "fbeta_beta": MC_BETA,
+    "warnings": "every warning a call emitted, 'Category: first line', each text once",
+}
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 def main(argv=None):
@@ -1031,6 +1919,7 @@ def main(argv=None):
         "din": lambda: run_din(outdir, a.din_repo),
         "docs": lambda: run_docs(outdir),
         "metric": lambda: run_metric(outdir),
+        "multiclass": lambda: run_multiclass(outdir),
     }
     for tool in a.tools.split(","):
         t0 = time.time()
