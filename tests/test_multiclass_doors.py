@@ -1,0 +1,242 @@
+"""K classes through the other doors: ``perfeval.Metric(classes=)``, a Dask DataFrame with a score
+column a class, and the statistics (``perfeval.stats.ci`` / ``compare`` of an (n, K) score matrix)
+give what ``evaluate(y, S, classes=)`` gives in memory, bit for bit where the sums are the same
+(every multiclass measure of the registry: a new one is covered the day it is registered)."""
+
+from __future__ import annotations
+
+import math
+import pickle
+import warnings
+
+import hypothesis.strategies as st
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+import perfeval
+from perfeval import Metric
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval.measures import list_measures
+
+MULTICLASS = [m.name for m in list_measures() if m.kind == "multiclass"]
+
+
+def quiet(f, *a, **k):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return f(*a, **k)
+
+
+def same_bits(a, b) -> None:
+    """Two reports of K classes: the same measures, values and per-class values, bit for bit."""
+    assert list(a.results) == list(b.results)
+    for label, ra in a.results.items():
+        rb = b.results[label]
+        va, vb = np.float64(ra.value), np.float64(rb.value)
+        assert va.tobytes() == vb.tobytes() or (math.isnan(va) and math.isnan(vb)), (label, va, vb)
+        if ra.per_class is None:
+            assert rb.per_class is None, label
+        else:
+            assert np.array_equal(ra.per_class, rb.per_class, equal_nan=True), (
+                label,
+                ra.per_class,
+                rb.per_class,
+            )
+            assert ra.undefined_classes == rb.undefined_classes, label
+    assert a.params["classes"] == b.params["classes"]
+    assert a.params["rows"] == b.params["rows"]
+
+
+def close(a, b, rel: float = 1e-12) -> None:
+    assert list(a.results) == list(b.results)
+    for label, ra in a.results.items():
+        rb = b.results[label]
+        assert ra.value == pytest.approx(rb.value, rel=rel, abs=1e-15, nan_ok=True), label
+        if ra.per_class is not None:
+            assert np.allclose(ra.per_class, rb.per_class, rtol=rel, atol=1e-15, equal_nan=True), label
+
+
+@st.composite
+def data(draw, weighted: bool = False, labels: str = "ints"):
+    """Targets, an (n, K) score matrix with ties (scores on a coarse grid; some rows probabilities),
+    the classes, split points and weights."""
+    k = draw(st.integers(2, 5))
+    n = draw(st.integers(0, 40))
+    codes = np.array(draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)), dtype=np.int64)
+    grid = np.array(draw(st.lists(st.integers(0, 4), min_size=n * k, max_size=n * k)), dtype=np.float64)
+    s = grid.reshape(n, k) / 4.0
+    if draw(st.booleans()) and n:  # rows of probabilities (log loss and Brier defined)
+        s = (s + 0.25) / (s + 0.25).sum(axis=1, keepdims=True)
+    classes = list(range(k)) if labels == "ints" else [f"c{i}" for i in range(k)][::-1]
+    y = (
+        np.array([classes[c] for c in codes])
+        if n
+        else np.zeros(0, dtype=np.int64 if labels == "ints" else "U2")
+    )
+    w = None
+    if weighted:
+        w = np.array(
+            draw(st.lists(st.sampled_from([0.0, 0.1, 0.3, 1.0, 2.5, 1e-3]), min_size=n, max_size=n)),
+            dtype=np.float64,
+        )
+    cuts = sorted(set(draw(st.lists(st.integers(0, n), max_size=4))))
+    return y, s, classes, w, cuts
+
+
+def batches(y, s, w, cuts):
+    edges = [0, *cuts, len(y)]
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        yield y[a:b], s[a:b], None if w is None else w[a:b]
+
+
+def metric_of(y, s, classes, w, cuts) -> Metric:
+    m = Metric(MULTICLASS, classes=classes)
+    for yb, sb, wb in batches(y, s, w, cuts):
+        m.update(yb, sb, sample_weight=wb)
+    return m
+
+
+# -- Metric ------------------------------------------------------------------------------------------
+@settings(max_examples=25)
+@given(data(labels="ints") | data(labels="text"))
+def test_metric_batches_give_evaluate_bits(d):
+    y, s, classes, w, cuts = d
+    expected = quiet(perfeval.evaluate, y, s, classes=classes, measures=MULTICLASS)
+    got = quiet(metric_of(y, s, classes, w, cuts).compute)
+    same_bits(got, expected)
+    assert got.params["backend"] == "metric" and got.params["task"] == "multiclass"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="ClassSummary.from_checked adds a weighted cell's weights with np.add.reduceat (not in row "
+    "order: numpy unrolls it), ClassSummary.folded with a bincount (in row order): the lead's fix in "
+    "summaries/classes.py makes this pass",
+)
+@settings(max_examples=25)
+@given(data(weighted=True))
+def test_metric_batches_give_evaluate_bits_weighted(d):
+    y, s, classes, w, cuts = d
+    expected = quiet(perfeval.evaluate, y, s, classes=classes, measures=MULTICLASS, sample_weight=w)
+    got = quiet(metric_of(y, s, classes, w, cuts).compute)
+    same_bits(got, expected)
+
+
+@settings(max_examples=25)
+@given(data(weighted=True))
+def test_metric_batches_weighted_within_rounding(d):
+    y, s, classes, w, cuts = d
+    expected = quiet(perfeval.evaluate, y, s, classes=classes, measures=MULTICLASS, sample_weight=w)
+    close(quiet(metric_of(y, s, classes, w, cuts).compute), expected)
+
+
+@pytest.mark.parametrize("three_way_ties", [False, True])
+def test_metric_merge_unweighted(three_way_ties):
+    """Merged Metrics of unweighted rows: bit for bit while a row's weight is shared at the argmax
+    by at most two classes (halves add exactly in any order); with a tie of three classes or more
+    (thirds), the confusion's entries are summed in another order than in memory: within rounding.
+    """
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        k = int(rng.integers(3, 6))
+        n = int(rng.integers(1, 200))
+        y = rng.integers(0, k, n)
+        s = rng.integers(0, 5, (n, k)) / 4.0  # ties within a column
+        if not three_way_ties:  # no tie across columns: the argmax one class
+            s = s + np.arange(k) * 1e-3
+        cut = int(rng.integers(0, n + 1))
+        a, b = Metric(MULTICLASS, classes=range(k)), Metric(MULTICLASS, classes=range(k))
+        a.update(y[:cut], s[:cut])
+        b.update(y[cut:], s[cut:])
+        expected = quiet(perfeval.evaluate, y, s, classes=list(range(k)), measures=MULTICLASS)
+        (close if three_way_ties else same_bits)(quiet(a.merge(b).compute), expected)
+        assert b.rows == n - cut  # the other is unchanged
+
+
+@settings(max_examples=25)
+@given(data(weighted=True))
+def test_metric_merge_weighted_within_rounding(d):
+    y, s, classes, w, cuts = d
+    cut = cuts[0] if cuts else len(y) // 2
+    a, b = Metric(MULTICLASS, classes=classes), Metric(MULTICLASS, classes=classes)
+    a.update(y[:cut], s[:cut], sample_weight=w[:cut])
+    b.update(y[cut:], s[cut:], sample_weight=w[cut:])
+    expected = quiet(perfeval.evaluate, y, s, classes=classes, measures=MULTICLASS, sample_weight=w)
+    close(quiet(Metric.merge_all([a, b]).compute), expected)
+
+
+def test_metric_state_dict_and_pickle():
+    rng = np.random.default_rng(1)
+    y = rng.choice(["cat", "dog", "bird"], 300)
+    s = rng.dirichlet(np.ones(3), 300)
+    m = Metric(classes=["cat", "dog", "bird"])
+    m.update(y[:100], s[:100])
+    state = m.state_dict()
+    fresh = Metric(classes=["cat", "dog", "bird"])
+    fresh.load_state_dict(state)
+    for x in (fresh, pickle.loads(pickle.dumps(m))):
+        x.update(y[100:], s[100:])
+        same_bits(quiet(x.compute), quiet(perfeval.evaluate, y, s, classes=["cat", "dog", "bird"]))
+    with pytest.raises(InvalidParameterError, match="not of"):
+        Metric(classes=["cat", "dog", "fish"]).load_state_dict(state)
+    with pytest.raises(InvalidParameterError, match="not of"):
+        Metric().load_state_dict(state)
+
+
+def test_metric_failed_update_changes_nothing():
+    m = Metric(classes=["cat", "dog", "bird"])
+    m.update(["cat", "dog"], [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]])
+    before = quiet(m.compute)
+    state = m.state_dict()
+    with pytest.raises(InvalidDataError, match="'fish' at row 1, which is not one of the classes"):
+        m.update(["cat", "fish"], [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]])
+    with pytest.raises(InvalidDataError, match="an \\(n, K\\) matrix"):
+        m.update(["cat"], [0.6, 0.3, 0.1])
+    with pytest.raises(InvalidParameterError, match="sample_weight"):
+        m.update(["cat"], [[0.6, 0.3, 0.1]], sample_weight=[1.0])
+    with pytest.raises(InvalidParameterError, match="groups="):
+        m.update(["cat"], [[0.6, 0.3, 0.1]], groups=[1])
+    assert m.rows == 2
+    same_bits(quiet(m.compute), before)
+    assert np.array_equal(m.state_dict()["class_state"]["weights"], state["class_state"]["weights"])
+
+
+def test_metric_classes_refusals():
+    with pytest.raises(InvalidParameterError, match="clustered=True does not apply to K classes"):
+        Metric(classes=[0, 1, 2], clustered=True)
+    with pytest.raises(InvalidParameterError, match="pos_label= does not apply to K classes"):
+        Metric(classes=[0, 1, 2], pos_label=1)
+    with pytest.raises(InvalidParameterError, match="the multiclass measures have perfeval's rules only"):
+        Metric(classes=[0, 1, 2], dialect="sklearn")
+    with pytest.raises(InvalidParameterError, match="names 1 twice"):
+        Metric(classes=[0, 1, 1])
+    with pytest.raises(InvalidParameterError, match="a ranking measure"):
+        Metric(["ndcg"], classes=[0, 1, 2])
+    with pytest.raises(InvalidParameterError, match="cannot merge"):
+        Metric(classes=[0, 1, 2]).merge(Metric(classes=[0, 2, 1]))
+
+
+def test_metric_reads_binary_names_as_evaluate_does():
+    m = Metric(["roc", "acc"], classes=[0, 1, 2])
+    assert m.measures == ["ROC_OVR:average=macro", "ACC_MC"]
+    assert quiet(m.compute)["ACC_MC"] != quiet(m.compute)["ACC_MC"]  # no row: NaN, as evaluate()
+
+
+def test_metric_broken_class_state_is_one_line_and_changes_nothing():
+    m = Metric(classes=["cat", "dog", "bird"])
+    m.update(["cat", "dog", "bird"], [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]])
+    good = m.state_dict()
+    held = quiet(m.compute)
+    junk = [
+        {**good, "class_state": None},
+        {**good, "class_state": "junk"},
+        {**good, "class_state": {**good["class_state"], "offsets": np.zeros(3)}},
+        {**good, "class_state": {k: v for k, v in good["class_state"].items() if k != "topk"}},
+        {**good, "classes": ["cat", "dog"]},
+    ]
+    for state in junk:
+        with pytest.raises(perfeval.PerfError) as e:
+            m.load_state_dict(state)
+        assert "\n" not in str(e.value)
+        same_bits(quiet(m.compute), held)
