@@ -291,8 +291,8 @@ class Metric:
             raise InvalidParameterError(
                 f"dialect={dialect!r}: the multiclass measures have perfeval's rules only"
             )
-        given = np.asarray(classes if isinstance(classes, np.ndarray) else list(classes), dtype=object)
-        labels = tuple(c.item() if isinstance(c, np.generic) else c for c in given.reshape(-1).tolist())
+        held = np.asarray(classes if isinstance(classes, np.ndarray) else list(classes), dtype=object)
+        labels = tuple(c.item() if isinstance(c, np.generic) else c for c in held.reshape(-1).tolist())
         if len(labels) < 2:
             raise InvalidParameterError(f"`classes` names {len(labels)} labels: K classes need K >= 2")
         try:

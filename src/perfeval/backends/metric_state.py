@@ -513,7 +513,7 @@ class ClassState:
             return self.summary
         y = np.concatenate([p[0] for p in self.pending])
         s = np.concatenate([p[1] for p in self.pending])
-        w = None if self.pending[0][2] is None else np.concatenate([p[2] for p in self.pending])  # type: ignore[misc]
+        w = None if self.pending[0][2] is None else np.concatenate([p[2] for p in self.pending])
         return self.summary.folded(y, s, w)
 
     def fold(self) -> None:
