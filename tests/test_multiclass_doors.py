@@ -240,3 +240,72 @@ def test_metric_broken_class_state_is_one_line_and_changes_nothing():
             m.load_state_dict(state)
         assert "\n" not in str(e.value)
         same_bits(quiet(m.compute), held)
+
+
+# -- Dask --------------------------------------------------------------------------------------------
+def frame(y, s, names, w=None):
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"y": y})
+    for i, c in enumerate(names):
+        df[c] = s[:, i]
+    if w is not None:
+        df["w"] = w
+    return df
+
+
+@settings(max_examples=15, deadline=None)
+@given(data(labels="text"), st.integers(1, 5))
+def test_dask_gives_memory_numbers(d, npartitions):
+    dd = pytest.importorskip("dask.dataframe")
+    y, s, classes, _w, cuts = d
+    if not len(y):
+        return
+    names = list(classes)
+    if len(names) < 3:  # two columns are K classes only when named so (classes=): both doors the same
+        return
+    df = frame(y, s, names)
+    ddf = dd.from_pandas(df, npartitions=npartitions)
+    expected = quiet(perfeval.evaluate, df, target="y", score=names, measures=MULTICLASS)
+    got = quiet(perfeval.evaluate, ddf, target="y", score=names, measures=MULTICLASS)
+    assert got.params["backend"] == "dask" and got.params["classes_from"] == "the score columns' names"
+    # bits unless a row's argmax is tied among three classes or more (thirds added in another order)
+    top = s.max(axis=1, keepdims=True)
+    if (np.count_nonzero(s == top, axis=1) <= 2).all():
+        same_bits(got, expected)
+    else:
+        close(got, expected)
+
+
+def test_dask_weighted_within_rounding_and_classes_read_as_numbers():
+    dd = pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(3)
+    n = 2000
+    y = rng.integers(0, 4, n)
+    s = rng.dirichlet(np.ones(4), n)
+    w = rng.random(n) * (rng.random(n) > 0.1)  # some rows of weight 0
+    names = ["0", "1", "2", "3"]
+    df = frame(y, s, names, w)
+    ddf = dd.from_pandas(df, npartitions=9)
+    expected = quiet(perfeval.evaluate, df, target="y", score=names, weight="w", measures=MULTICLASS)
+    got = quiet(perfeval.evaluate, ddf, target="y", score=names, weight="w", measures=MULTICLASS)
+    assert got.params["classes"] == [0, 1, 2, 3] == expected.params["classes"]
+    assert got.params["rows"] == n and got.params["weighted"]
+    close(got, expected)
+    unweighted = quiet(perfeval.evaluate, ddf, target="y", score=names, classes=[0, 1, 2, 3])
+    same_bits(unweighted, quiet(perfeval.evaluate, y, s, classes=[0, 1, 2, 3]))
+
+
+def test_dask_classes_errors_are_one_line():
+    dd = pytest.importorskip("dask.dataframe")
+    s = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]])
+    df = frame(np.array(["cat", "fish", "bird"]), s, ["cat", "dog", "bird"])
+    df["g"] = [1, 1, 2]
+    ddf = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(
+        InvalidDataError, match="the target column 'y' holds 'fish', which is not one of the classes"
+    ):
+        perfeval.evaluate(ddf, target="y", score=["cat", "dog", "bird"])
+    with pytest.raises(InvalidParameterError, match="K classes per group on a Dask DataFrame: not yet"):
+        perfeval.evaluate(ddf, target="y", score=["cat", "dog", "bird"], group="g")
+    with pytest.raises(InvalidParameterError, match="column 'cow' is not in the Dask DataFrame"):
+        perfeval.evaluate(ddf, target="y", score=["cat", "dog", "cow"])
