@@ -309,3 +309,118 @@ def test_dask_classes_errors_are_one_line():
         perfeval.evaluate(ddf, target="y", score=["cat", "dog", "bird"], group="g")
     with pytest.raises(InvalidParameterError, match="column 'cow' is not in the Dask DataFrame"):
         perfeval.evaluate(ddf, target="y", score=["cat", "dog", "cow"])
+
+
+# -- ci and compare ----------------------------------------------------------------------------------
+def three_classes(n: int, seed: int, p: float = 0.7, k: int = 3):
+    """Targets and probabilities whose argmax is the true class with probability ``p`` (no ties):
+    the population's ACC_MC is ``p``."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    right = rng.random(n) < p
+    other = (y + rng.integers(1, k, n)) % k
+    top = np.where(right, y, other)
+    s = rng.random((n, k))
+    s[np.arange(n), top] += 1.0
+    return y, s / s.sum(axis=1, keepdims=True)
+
+
+def test_replica_summary_is_from_checked():
+    from perfeval.stats.classes import ClassReplicas
+    from perfeval.summaries.classes import ClassSummary
+
+    rng = np.random.default_rng(2)
+    for k in (2, 3, 5):
+        n = 300
+        y = rng.integers(0, k, n)
+        s = rng.integers(0, 4, (n, k)) / 3.0  # ties within columns and at the argmax
+        s[:5] = -0.0
+        reps = ClassReplicas(y, s, tuple(range(k)))
+        for _ in range(5):
+            v = rng.poisson(1.0, n).astype(np.float64)
+            keep = v > 0
+            assert reps.summary(v) == ClassSummary.from_checked(y[keep], s[keep], v[keep], tuple(range(k)))
+
+
+def test_ci_of_every_multiclass_measure():
+    y, s = three_classes(300, 1)
+    r = quiet(perfeval.stats.ci, y, s, measures=MULTICLASS, n_boot=120, seed=3)
+    memory = quiet(perfeval.evaluate, y, s, classes=[0, 1, 2], measures=MULTICLASS)
+    assert list(r) == list(memory.results)
+    for label, iv in r.items():
+        assert iv.estimate == memory.results[label].value, label  # the in-memory number, bit for bit
+        assert iv.low <= iv.estimate <= iv.high and iv.low < iv.high, (label, iv)
+        assert iv.method == "bca" and iv.n_boot == 120 and iv.resampled == "cases"
+    again = quiet(perfeval.stats.ci, y, s, measures=MULTICLASS, n_boot=120, seed=3)
+    assert again == r  # the same seed, the same intervals
+    other = quiet(perfeval.stats.ci, y, s, measures=["acc"], n_boot=200, seed=4)
+    assert other["ACC_MC"] != r["ACC_MC"]
+
+
+def test_ci_weighted_and_named_classes():
+    y, s = three_classes(200, 5)
+    names = np.array(["cat", "dog", "bird"])[y]
+    w = np.random.default_rng(5).random(200)
+    r = quiet(
+        perfeval.stats.ci,
+        names,
+        s,
+        classes=["cat", "dog", "bird"],
+        measures=["roc", "f1"],
+        sample_weight=w,
+        n_boot=100,
+        method="percentile",
+    )
+    memory = quiet(
+        perfeval.evaluate, names, s, classes=["cat", "dog", "bird"], measures=["roc", "f1"], sample_weight=w
+    )
+    for label, iv in r.items():
+        assert iv.estimate == memory.results[label].value
+        assert iv.low <= iv.estimate <= iv.high
+    two = quiet(perfeval.stats.ci, y % 2, s[:, :2], classes=[0, 1], measures=["acc"], n_boot=50)
+    assert list(two) == ["ACC_MC"]  # two columns named as classes: K = 2, as evaluate() reads them
+
+
+def test_compare_of_a_model_with_itself_and_with_a_worse_one():
+    y, good = three_classes(300, 7, p=0.8)
+    _, bad = three_classes(300, 8, p=0.5)
+    same = quiet(perfeval.stats.compare, y, good, good, measures=MULTICLASS, n_boot=40)
+    for label, c in same.items():
+        if math.isnan(c.estimate_a):
+            continue
+        assert c.difference == 0.0 and c.low == 0.0 and c.high == 0.0 and c.p_value == 1.0, (label, c)
+    c = quiet(perfeval.stats.compare, y, good, bad, measures=["acc", "roc"], n_boot=300, seed=1)
+    memory_a = quiet(perfeval.evaluate, y, good, classes=[0, 1, 2], measures=["acc", "roc"])
+    memory_b = quiet(perfeval.evaluate, y, bad, classes=[0, 1, 2], measures=["acc", "roc"])
+    for label, cmp in c.items():
+        assert cmp.estimate_a == memory_a[label] and cmp.estimate_b == memory_b[label]
+        assert cmp.method == "bca" and cmp.low <= cmp.difference <= cmp.high
+    assert c["ACC_MC"].low > 0 and c["ACC_MC"].p_value < 0.05
+    again = quiet(perfeval.stats.compare, y, good, bad, measures=["acc", "roc"], n_boot=300, seed=1)
+    assert again == c
+
+
+def test_ci_and_compare_refusals_are_one_line():
+    y, s = three_classes(50, 9)
+    with pytest.raises(InvalidParameterError, match="DeLong's interval is for the ROC area of two classes"):
+        perfeval.stats.ci(y, s, method="delong")
+    with pytest.raises(InvalidParameterError, match="`groups=` with K classes"):
+        perfeval.stats.ci(y, s, groups=np.arange(50) % 5)
+    with pytest.raises(InvalidParameterError, match="pos_label= does not apply to K classes"):
+        perfeval.stats.compare(y, s, s, pos_label=1)
+    with pytest.raises(InvalidParameterError, match="DeLong's test is for the ROC area of two classes"):
+        perfeval.stats.compare(y, s, s, method="delong")
+    with pytest.raises(InvalidParameterError, match="`classes` names 3 labels for the 4 score columns"):
+        perfeval.stats.compare(y, np.column_stack([s, s[:, :1]]), s)
+    with pytest.raises(InvalidDataError, match="which is not one of the classes"):
+        perfeval.stats.ci(y, s, classes=["a", "b", "c"])
+
+
+def test_ci_coverage_on_a_synthetic_case():
+    """The population ACC_MC is 0.7: a 95% percentile interval holds it in most of 40 samples."""
+    held = 0
+    for i in range(40):
+        y, s = three_classes(150, 100 + i, p=0.7)
+        iv = quiet(perfeval.stats.ci, y, s, measures="acc", method="percentile", n_boot=200, seed=i)["ACC_MC"]
+        held += iv.low <= 0.7 <= iv.high
+    assert held >= 32, held
