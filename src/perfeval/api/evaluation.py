@@ -175,6 +175,7 @@ def evaluate(
             measures=measures,
             threshold=threshold,
             pos_label=pos_label,
+            classes=classes,
         )
     names = None  # the score columns' names, when they name the classes
     if target is not None or score is not None:

@@ -253,6 +253,7 @@ def evaluate_dask(
     split_every: int = 8,
     pos_label: Any = None,
     labels_read: dict | None = None,
+    classes: Any = None,
 ):
     """Evaluate a Dask DataFrame (columns by name) or a pair of Dask arrays (targets, scores).
 
@@ -264,13 +265,26 @@ def evaluate_dask(
     is compared by its value when it is a number (``1``, ``1.0`` and ``"1"`` are one label, however
     a partition's column was typed), else by its text (:func:`perfeval.io.grammar.label_key`).
     ``labels_read``, a dict, gets ``"others"``: the labels read as negative.
+
+    K classes: ``score=["cat", "dog", "bird"]`` names one score column a class (``classes=`` the
+    labels of those columns, else their names, as :func:`perfeval.evaluate` reads them): a
+    :class:`~perfeval.summaries.classes.ClassSummary` a partition, merged in partition order, the
+    measures finished from it by the in-memory engine (:func:`_evaluate_classes`).
     """
     _require()
     import dask
-
-    specs = resolve(measures or DEFAULT_MEASURES, threshold)
     import dask.array as da
     import dask.dataframe as dd
+
+    if isinstance(score, (list, tuple)) and isinstance(data, dd.DataFrame):
+        return _evaluate_classes(
+            data, target, list(score), group, weight, measures, threshold, pos_label, classes, split_every
+        )
+    if classes is not None:
+        raise InvalidParameterError(
+            "`classes=` names the score columns of K classes: pass `score=[...]`, one a class"
+        )
+    specs = resolve(measures or DEFAULT_MEASURES, threshold)
 
     if isinstance(data, dd.DataFrame):
         if target is None or score is None:
@@ -320,6 +334,135 @@ def evaluate_dask(
     if pos_label is not None:
         report.params["pos_label"] = pos_label
     return report
+
+
+def _evaluate_classes(
+    ddf: Any,
+    target: str | None,
+    score: list,
+    group: str | None,
+    weight: str | None,
+    measures: Any,
+    threshold: float,
+    pos_label: Any,
+    classes: Any,
+    split_every: int,
+):
+    """evaluate() of K classes on a Dask DataFrame: the classes found as in memory
+    (:func:`perfeval.engine.door.classes_of`: given, else the score columns' names, read as the
+    targets' numbers when the target column holds numbers), one ClassSummary a partition
+    (:func:`_class_summary`), merged ``split_every`` at a time in partition order, finished by
+    :func:`perfeval.engine.classes.summary_values`.  Unweighted, the same numbers as in memory, bit for
+    bit while no row's argmax is tied among three classes or more; with weights (or such ties) each
+    cell's weights are added partition by partition, so within rounding (docs/dask.md).
+    """
+    import dask
+
+    from perfeval.engine.classes import TIES_CLASSES, class_specs, summary_values
+    from perfeval.engine.door import classes_of
+    from perfeval.engine.finish import warn_undefined
+    from perfeval.engine.report import Report
+    from perfeval.summaries.classes import ClassSummary
+
+    if target is None:
+        raise InvalidParameterError("a Dask DataFrame needs `target=` and `score=` column names")
+    if len(score) < 2:
+        raise InvalidParameterError("`score=` of K classes names K >= 2 columns, one a class")
+    missing = [c for c in (target, *score, group, weight) if c is not None and c not in ddf.columns]
+    if missing:
+        raise InvalidParameterError(
+            f"column {missing[0]!r} is not in the Dask DataFrame "
+            f"(columns: {', '.join(map(str, ddf.columns))})"
+        )
+    if group is not None:
+        raise InvalidParameterError(
+            "K classes per group on a Dask DataFrame: not yet; evaluate(df, target=, score=[...], "
+            "group=) computes them in memory"
+        )
+    if pos_label is not None:
+        raise InvalidParameterError(
+            "pos_label= does not apply to K classes (one score column a class): each class is already "
+            "one against the rest"
+        )
+    default = measures is None or measures is DEFAULT_MEASURES
+    specs = class_specs([] if default else resolve(measures, threshold), default=default)
+    names = [str(c) for c in score]
+    try:  # the target column's type: numbers read the columns' names as numbers
+        kind = np.dtype(ddf[target].dtype)
+    except TypeError:  # pandas' own (text, nullable integers): their values, as numpy holds them
+        kind = ddf[target].head(1).to_numpy().dtype if len(ddf.columns) else np.dtype(object)
+    found, how = classes_of(np.zeros(0, dtype=kind), len(score), classes, names)
+    cols = [target, *score] + ([weight] if weight is not None else [])
+    parts = [dask.delayed(_class_summary)(p, target, score, weight, found) for p in ddf[cols].to_delayed()]
+    if parts:
+        summary, rows = dask.compute(tree_classes(parts, split_every))[0]
+    else:
+        summary, rows = ClassSummary.empty(found), 0
+    results = summary_values(specs, summary)
+    warn_undefined(results, specs)
+    params = {
+        "threshold": threshold,
+        "rows": int(rows),
+        "groups": None,
+        "weighted": weight is not None,
+        "partitions": None,
+        "ties": TIES_CLASSES,
+        "pos_label": None,
+        "backend": "dask",
+        "task": "multiclass",
+        "classes": [c.item() if isinstance(c, np.generic) else c for c in found],
+        "classes_from": how,
+    }
+    report = Report(results, None, params)
+    report.summary = summary
+    return report
+
+
+def _class_summary(pdf, target: str, score: list, weight: str | None, classes: tuple) -> tuple[Any, int]:
+    """A partition's ClassSummary and its rows: the targets coded by the classes (a label that is
+    none of them an error naming the column: a row's index within a partition would mislead), the
+    score and weight columns checked (:func:`_column_values`), the rows of weight 0 dropped first.
+    """
+    from perfeval.engine.door import class_codes
+    from perfeval.summaries.classes import ClassSummary
+
+    if len(pdf) == 0:
+        return ClassSummary.empty(classes), 0
+    y = _no_missing_target(pdf, target)
+    s = np.column_stack([_column_values(pdf, c, "score") for c in score])
+    w = None if weight is None else _column_values(pdf, weight, "weight")
+    if w is not None and not w.all():
+        keep = w > 0
+        y, s, w = y[keep], s[keep], w[keep]
+    try:
+        codes = class_codes(y, classes)
+    except InvalidDataError:
+        index = set(classes)
+        bad = next(v for v in y.tolist() if v not in index)
+        shown = ", ".join(repr(c) for c in classes[:8]) + (", ..." if len(classes) > 8 else "")
+        raise InvalidDataError(
+            f"the target column {target!r} holds {bad!r}, which is not one of the classes [{shown}]"
+        ) from None
+    return ClassSummary.from_checked(codes, np.ascontiguousarray(s), w, classes), len(pdf)
+
+
+def _merge_classes(parts: list) -> tuple[Any, int]:
+    from perfeval.summaries.classes import ClassSummary
+
+    return ClassSummary.merge_all([p[0] for p in parts]), sum(p[1] for p in parts)
+
+
+def tree_classes(pieces: list, split_every: int = 8):
+    """A delayed (ClassSummary, rows): the pieces merged ``split_every`` at a time, in order."""
+    import dask
+
+    level = pieces
+    while len(level) > 1:
+        level = [
+            dask.delayed(_merge_classes)(level[i : i + split_every])
+            for i in range(0, len(level), split_every)
+        ]
+    return level[0]
 
 
 def _summarize_arrays(

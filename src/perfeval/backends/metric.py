@@ -30,12 +30,12 @@ arrays, lists, pandas or polars Series, and torch, jax or cupy arrays, read thro
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from perfeval.backends.metric_state import FinishedGroups, KeptRows, key_family, nbytes
+from perfeval.backends.metric_state import ClassState, FinishedGroups, KeptRows, key_family, nbytes
 from perfeval.base.checks import (
     Cases,
     binary_coding,
@@ -132,6 +132,18 @@ class Metric:
         ``"spark"``, ``"keras"``, ``"din"``, ``"perf"``, with the tool's options after colons):
         the same numbers, warnings and errors on the rows of every update.  The rows are kept
         (docs/metric.md); a measure the tool does not define is refused here.
+    classes : sequence of labels, optional
+        K classes: ``update(y_true, y_score)`` then takes the labels and an (n, K) score matrix whose
+        columns are these classes in order (``predict_proba``'s), as ``evaluate(y, S, classes=...)``
+        does, and the measures are the multiclass ones (a binary name with a multiclass form means
+        it: ``roc`` is ``ROC_OVR:average=macro``; the default is evaluate()'s default for K classes).
+        The state is one :class:`~perfeval.summaries.classes.ClassSummary` (memory follows the
+        distinct scores of each class in each column, not the rows), and ``compute()`` gives
+        evaluate()'s numbers on every row so far, bit for bit, weights too.  Merging Metrics is bit
+        for bit when every cell's and confusion entry's weights add up exactly in any order (no
+        weights and no tie at the argmax among three or more classes; whole-number or dyadic
+        weights), else within rounding (docs/metric.md).  Not with ``groups=``, ``clustered``, a
+        dialect or ``pos_label``.
 
     Notes
     -----
@@ -181,6 +193,7 @@ class Metric:
         pos_label: Any = None,
         clustered: bool = False,
         dialect: str = "perfeval",
+        classes: Sequence[Any] | None = None,
     ):
         from perfeval.dialects.apply import dialect_text, parse_dialect
 
@@ -188,6 +201,11 @@ class Metric:
             raise InvalidParameterError(f"clustered must be True or False, got {clustered!r}")
         check_options(threshold=threshold)
         d, opts = parse_dialect(dialect)
+        #: the K class labels of the score columns (None: binary and per-query measures)
+        self.classes: tuple | None = None
+        if classes is not None:
+            self._init_classes(measures, threshold, pos_label, clustered, d.name, classes)
+            return
         #: the dialect with its options (``"keras:num_thresholds=200:..."``), or "perfeval"
         self.dialect = "perfeval" if d.name == "perfeval" else dialect_text(d, opts)
         if self.dialect != "perfeval":
@@ -230,6 +248,7 @@ class Metric:
             self.threshold,
             _label_key(self.pos_label),
             self.dialect,
+            self.classes,
         )
 
     # -- the state --------------------------------------------------------------------------------------
@@ -252,6 +271,45 @@ class Metric:
         #: update may continue (y, s, g, w as checked)
         self._done = FinishedGroups(self._order())
         self._open: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None
+        #: K classes: the ClassSummary of the rows so far, and the rows not folded in yet
+        self._mc = None if self.classes is None else ClassState(self.classes)
+
+    def _init_classes(
+        self, measures: Any, threshold: float, pos_label: Any, clustered: bool, dialect: str, classes: Any
+    ) -> None:
+        """The rest of ``__init__`` for K classes (``classes=``): the measures read for K classes as
+        evaluate() reads them (:func:`perfeval.engine.classes.class_specs`), the labels checked.
+        """
+        from perfeval.engine.classes import class_specs
+
+        for what, given in (("clustered=True", clustered), ("pos_label=", pos_label is not None)):
+            if given:
+                raise InvalidParameterError(
+                    f"{what} does not apply to K classes (one score column a class): drop it or `classes=`"
+                )
+        if dialect != "perfeval":
+            raise InvalidParameterError(
+                f"dialect={dialect!r}: the multiclass measures have perfeval's rules only"
+            )
+        held = np.asarray(classes if isinstance(classes, np.ndarray) else list(classes), dtype=object)
+        labels = tuple(c.item() if isinstance(c, np.generic) else c for c in held.reshape(-1).tolist())
+        if len(labels) < 2:
+            raise InvalidParameterError(f"`classes` names {len(labels)} labels: K classes need K >= 2")
+        try:
+            twice = next((c for i, c in enumerate(labels) if c in labels[:i]), None)
+        except TypeError:
+            raise InvalidParameterError("`classes` holds a label that is not hashable") from None
+        if twice is not None:
+            raise InvalidParameterError(f"`classes` names {twice!r} twice: one label a score column")
+        default = measures is DEFAULT_MEASURES
+        self._specs = class_specs([] if default else resolve(measures, threshold), default=default)
+        self.threshold = threshold
+        self.pos_label = None
+        self.dialect = "perfeval"
+        self.clustered = False
+        self.classes = labels
+        self._needs_rows = False
+        self.reset()
 
     @property
     def _keeps_rows(self) -> bool:
@@ -278,6 +336,8 @@ class Metric:
         )
         size += sum(nbytes(a) for p in self._pending for a in p)
         size += self._kept.nbytes + self._done.nbytes
+        if self._mc is not None:
+            size += self._mc.nbytes
         if self._open is not None:
             size += sum(nbytes(a) for a in self._open)
         return size
@@ -313,6 +373,9 @@ class Metric:
             earlier updates'; with ``clustered=True``, a group whose rows come again after it
             ended (named).  The state is unchanged: a batch is taken whole or not at all.
         """
+        if self.classes is not None:
+            self._update_classes(y_true, y_score, groups, sample_weight, ids)
+            return
         y = host_array(y_true, "y_true")
         s = host_array(y_score, "y_score")
         g = None if groups is None else host_array(groups, "groups")
@@ -352,6 +415,35 @@ class Metric:
         except BaseException:
             self._restore(saved)
             raise
+
+    def _update_classes(self, y_true: Any, y_score: Any, groups: Any, sample_weight: Any, ids: Any) -> None:
+        """update() of K classes: the batch checked and coded as evaluate(y, S, classes=) checks it
+        (:func:`perfeval.engine.door.check_classes`), its rows held to be folded in row order.
+        """
+        from perfeval.engine.door import check_classes
+
+        if groups is not None:
+            raise InvalidParameterError(
+                "`groups=` with K classes: not in a Metric yet; evaluate(y, S, classes=..., groups=...) "
+                "computes the measures per group in memory"
+            )
+        if ids is not None:
+            raise InvalidParameterError("`ids=` orders tied documents for a dialect, not for K classes")
+        y = host_array(y_true, "y_true")
+        w = None if sample_weight is None else host_array(sample_weight, "sample_weight")
+        cases, _found, _how = check_classes(y, y_score, None, w, classes=self.classes)
+        if self._weighted is not None and (w is not None) != self._weighted:
+            raise InvalidParameterError(
+                "`sample_weight=` was given to the earlier updates of this Metric but not to this one"
+                if self._weighted
+                else "`sample_weight=` was given to this update but not to the earlier ones of this Metric"
+            )
+        assert self._mc is not None
+        state = self._mc.copy()  # the batch is valid: the new state is made whole, then taken
+        state.add(cases.y, cases.s, cases.w)
+        self._mc = state
+        self._grouped, self._weighted = False, w is not None
+        self._rows_in += cases.rows_in
 
     def _saved(self) -> tuple:
         """What :meth:`_restore` puts back, so that a change of the state is made whole or not at
@@ -647,6 +739,12 @@ class Metric:
                 raise InvalidParameterError(
                     f"cannot merge: `{what}` was given to the updates of one Metric and not to the other's"
                 )
+        if self.classes is not None:
+            return self._merge_classes(other)
+        return self._merge_rows(other, fold)
+
+    def _merge_rows(self, other: Metric, fold: bool) -> Metric:
+        """merge() of the binary and per-query measures, once the two Metrics are known alike."""
         if self._family and other._family and self._family != other._family:
             raise InvalidDataError(
                 f"cannot merge: `y_true` holds {self._family} in one Metric and {other._family} in the "
@@ -705,9 +803,25 @@ class Metric:
             raise
         return self
 
+    def _merge_classes(self, other: Metric) -> Metric:
+        """merge() of K classes: the other's summary (its held rows folded in, the other unchanged)
+        merged after this one's (:meth:`ClassSummary.merge`).
+        """
+        assert self._mc is not None and other._mc is not None
+        mine = self._mc.copy()
+        mine.fold()
+        mine.summary = mine.summary.merge(other._mc.folded())
+        self._mc = mine
+        self._grouped = self._grouped if self._grouped is not None else other._grouped
+        self._weighted = self._weighted if self._weighted is not None else other._weighted
+        self._rows_in += other._rows_in
+        return self
+
     def _signature(self) -> str:
         """The computation, as a message names it: ``Metric(['ROC'], threshold=0.5, pos_label=None)``."""
         text = f"Metric({self.measures}, threshold={self.threshold!r}, pos_label={self.pos_label!r}"
+        if self.classes is not None:
+            text += f", classes={list(self.classes)!r}"
         return text + (f", dialect={self.dialect!r})" if self.dialect != "perfeval" else ")")
 
     def _merge_groups(self, other: Metric) -> FinishedGroups:
@@ -764,6 +878,7 @@ class Metric:
         out._pending = list(self._pending)
         out._kept = self._kept.copy()
         out._done = self._done.copy()
+        out._mc = None if self._mc is None else self._mc.copy()
         return out
 
     # -- compute -----------------------------------------------------------------------------------------
@@ -785,6 +900,8 @@ class Metric:
             "pos_label": self.pos_label,
             "backend": "metric",
         }
+        if self.classes is not None:
+            return self._compute_classes(params)
         if self.clustered:
             return self._compute_groups(params)
         if self.dialect != "perfeval":
@@ -803,6 +920,28 @@ class Metric:
         warn_undefined(results, self._specs)
         report = Report(results, None, params)
         report.summary = self._hist  # intervals can be drawn from it (perfeval.stats.ci_from_summary)
+        return report
+
+    def _compute_classes(self, params: dict) -> Report:
+        """compute() of K classes: every measure finished from the one summary by the engine that
+        finishes evaluate(y, S, classes=) (:func:`perfeval.engine.classes.summary_values`).
+        """
+        from perfeval.engine.classes import TIES_CLASSES, summary_values
+
+        assert self._mc is not None and self.classes is not None
+        self._mc.fold()
+        cs = self._mc.summary
+        results = summary_values(self._specs, cs)
+        warn_undefined(results, self._specs)
+        params.update(
+            ties=TIES_CLASSES,
+            pos_label=None,
+            task="multiclass",
+            classes=list(self.classes),
+            classes_from="given",
+        )
+        report = Report(results, None, params)
+        report.summary = cs
         return report
 
     def _compute_dialect(self) -> Report:
@@ -922,6 +1061,8 @@ class Metric:
             "kept": self._kept.state(),
             "groups": self._done.state() if self.clustered else None,
             "open": self._open,
+            "classes": None if self.classes is None else list(self.classes),
+            "class_state": None if self._mc is None else self._mc.state(),
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -960,6 +1101,14 @@ class Metric:
         if state.get("groups") is not None:
             self._done = FinishedGroups.from_state(self._order(), state["groups"])
         self._open = state.get("open")
+        held = state.get("class_state")
+        if self.classes is not None:
+            if not isinstance(held, dict):
+                raise ValueError("no 'class_state' for the classes")
+            mc = ClassState.from_state(held)
+            if mc.classes != self.classes:
+                raise ValueError(f"a state of the classes {list(mc.classes)}, not {list(self.classes)}")
+            self._mc = mc
 
     def __getstate__(self) -> dict[str, Any]:
         return self.state_dict()
@@ -980,6 +1129,8 @@ class Metric:
                 + f", clustered=True, rows={self._rows_in}, groups={len(self._done)}, open_rows={open_rows})"
             )
         head += f", rows={self._rows_in}"
+        if self._mc is not None:
+            return head + f", classes={list(self.classes or ())!r}, summary={self._mc.folded()!r})"
         if self._keeps_rows:
             return head + f", kept_rows={self._kept.rows}" + (", grouped" if self._grouped else "") + ")"
         self._fold()
@@ -1017,6 +1168,10 @@ def _from_state(state: Any, clustered: bool) -> Metric:
         bad.append("labels")
     if not isinstance(state.get("group_kind"), (str, type(None))):
         bad.append("group_kind")
+    if not isinstance(state.get("classes"), (list, tuple, type(None))):
+        bad.append("classes")
+    if not isinstance(state.get("class_state"), (dict, type(None))):
+        bad.append("class_state")
     held = state.get("open")  # a clustered Metric's open group: its rows (y, s, g, w or None)
     if held is not None and not (
         isinstance(held, (tuple, list))
@@ -1045,6 +1200,7 @@ def _from_state(state: Any, clustered: bool) -> Metric:
         pos_label=state["pos_label"],
         clustered=clustered,
         dialect=state.get("dialect", "perfeval"),
+        classes=state.get("classes"),
     )
     try:
         other._set(state)

@@ -28,7 +28,7 @@ import numpy as np
 
 from perfeval.io.spill import narrow
 
-__all__ = ["Column", "FinishedGroups", "KeptRows", "key_family", "nbytes"]
+__all__ = ["ClassState", "Column", "FinishedGroups", "KeptRows", "key_family", "nbytes"]
 
 
 def _promote(a: np.dtype, b: np.dtype) -> np.dtype:
@@ -464,3 +464,95 @@ class FinishedGroups:
         if len(state["keys"]):
             out._runs = [(state["keys"], state["sizes"], state["values"])]
         return out
+
+
+# -- K classes -------------------------------------------------------------------------------------------
+class ClassState:
+    """The state of ``Metric(measures, classes=[...])``: one
+    :class:`~perfeval.summaries.classes.ClassSummary` of the rows folded so far, and the checked
+    rows of the updates not folded in yet (class codes, the (n, K) scores, the weights or None).
+
+    Rows are folded in their order (:meth:`ClassSummary.folded`), several updates at once when they
+    are many and small: folding their rows together adds each cell's weights in the same order as
+    folding them one update at a time, so the summary has the bits of the summary of every row
+    at once (weights too), whatever the sizes of the updates.
+    """
+
+    #: rows held before they are folded into the summary (at least; more when the summary is larger)
+    FOLD_ROWS = 1 << 16
+
+    __slots__ = ("classes", "summary", "pending", "pending_rows")
+
+    def __init__(self, classes: tuple, summary: Any = None):
+        from perfeval.summaries.classes import ClassSummary
+
+        self.classes = tuple(classes)
+        self.summary = ClassSummary.empty(self.classes) if summary is None else summary
+        self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = []
+        self.pending_rows = 0
+
+    def copy(self) -> ClassState:
+        out = ClassState(self.classes, self.summary)
+        out.pending, out.pending_rows = list(self.pending), self.pending_rows
+        return out
+
+    def add(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
+        """Hold a batch of checked rows (copied: none of the caller's buffers is kept)."""
+        if not len(y):
+            return
+        self.pending.append(
+            (np.array(y, np.intp), np.array(s, np.float64), None if w is None else np.array(w))
+        )
+        self.pending_rows += len(y)
+        if self.pending_rows >= max(self.FOLD_ROWS, len(self.summary.scores) // max(1, len(self.classes))):
+            self.fold()
+
+    def folded(self) -> Any:
+        """The summary with the rows held folded in (this state unchanged)."""
+        if not self.pending:
+            return self.summary
+        y = np.concatenate([p[0] for p in self.pending])
+        s = np.concatenate([p[1] for p in self.pending])
+        w = None if self.pending[0][2] is None else np.concatenate([p[2] for p in self.pending])
+        return self.summary.folded(y, s, w)
+
+    def fold(self) -> None:
+        self.summary = self.folded()
+        self.pending, self.pending_rows = [], 0
+
+    @property
+    def nbytes(self) -> int:
+        cs = self.summary
+        size = sum(nbytes(a) for a in (cs.offsets, cs.scores, cs.weights, cs.confusion, cs.topk))
+        return size + sum(nbytes(a) for p in self.pending for a in p)
+
+    def state(self) -> dict[str, Any]:
+        """The state as plain values and arrays (:meth:`from_state` reads it back)."""
+        self.fold()
+        cs = self.summary
+        return {
+            "classes": list(self.classes),
+            "offsets": cs.offsets,
+            "scores": cs.scores,
+            "weights": cs.weights,
+            "confusion": cs.confusion,
+            "topk": cs.topk,
+            "off_simplex": tuple(cs.off_simplex),
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> ClassState:
+        from perfeval.summaries.classes import ClassSummary
+
+        classes = tuple(state["classes"])
+        off = tuple(state["off_simplex"])
+        cs = ClassSummary(
+            classes,
+            np.asarray(state["offsets"]),
+            np.asarray(state["scores"]),
+            np.asarray(state["weights"]),
+            np.asarray(state["confusion"]),
+            np.asarray(state["topk"]),
+            (int(off[0]), float(off[1]), float(off[2])),
+        )
+        return cls(classes, cs)

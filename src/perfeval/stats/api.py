@@ -10,7 +10,7 @@ Both :func:`ci` and :func:`compare` take each measure's fast paths from one tabl
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from perfeval.base.deprecation import measures_keyword
 from perfeval.engine import resolve
 from perfeval.engine.door import Targets
 from perfeval.exceptions import InvalidParameterError, UndefinedMeasureWarning, user_stacklevel
+from perfeval.stats.classes import class_ci, class_compare, is_class_matrix
 from perfeval.stats.fastpaths import fast_paths
 from perfeval.stats.intervals import (
     Comparison,
@@ -78,6 +79,7 @@ def ci(
     pos_label: Any = None,
     weights: Any = None,
     progress: bool = False,
+    classes: Sequence[Any] | None = None,
 ) -> dict[str, Interval]:
     """Confidence intervals of measures: bootstrap (BCa or percentile) for any measure, or DeLong's
     for the ROC area.
@@ -110,6 +112,14 @@ def ci(
     progress : bool, default False
         Show the replicates drawn (rate, time left) on standard error (needs tqdm, the
         ``progress`` extra; else a plain line on a terminal).
+    classes : sequence of labels, optional
+        K classes: ``y_score`` an (n, K) matrix, one score column a class, as
+        ``evaluate(y, S, classes=)`` reads it (the classes given, else the sorted distinct targets
+        when there are exactly K; a matrix of three columns or more is read so without it).  The
+        measures are then the multiclass ones (``roc`` is ``ROC_OVR:average=macro``), each
+        replicate's value finished by the engine that gives evaluate()'s from the replicate's
+        ClassSummary (:mod:`perfeval.stats.classes`: a case bootstrap, BCa or percentile; not
+        with ``groups=``, ``pos_label=`` or ``method="delong"``).
 
     Returns
     -------
@@ -129,6 +139,12 @@ def ci(
     """
     sample_weight = deprecated_weights(sample_weight, weights, "ci")
     check_request(method, level, n_boot)
+    if is_class_matrix(y_score, classes):
+        return class_ci(
+            y_true, y_score, measures=measures, method=method, level=level, n_boot=n_boot, seed=seed,
+            groups=groups, sample_weight=sample_weight, threshold=threshold, pos_label=pos_label,
+            classes=classes, progress=progress,
+        )  # fmt: skip
     cases = Cases(coded(y_true, pos_label), y_score, sample_weight, groups)
     specs = specs_of(measures, threshold)
     threads_n = threads_of(threads)
@@ -304,6 +320,7 @@ def compare(
     pos_label: Any = None,
     weights: Any = None,
     progress: bool = False,
+    classes: Sequence[Any] | None = None,
 ) -> dict[str, Comparison]:
     """Compare two models scored on the same cases: the difference a - b of each measure, its
     confidence interval and a two-sided p-value.  (``perfeval compare`` on the command line prints
@@ -321,7 +338,8 @@ def compare(
     replicate differences on the far side of zero, as (k + 1) / (R + 1), so never below 2 / (R + 1):
     at that floor (``Comparison.p_at_floor``) it is a bound, not an estimate.  Parameters as for
     :func:`ci` (``weights``: the deprecated spelling of ``sample_weight``; ``progress``: show the
-    replicates drawn on standard error).
+    replicates drawn on standard error; ``classes``: two (n, K) score matrices of K classes, compared
+    by a paired case bootstrap, BCa by default, as :func:`ci` reads them).
 
     .. versionchanged:: 0.1.0
        The default was the BCa bootstrap for every measure; it is now DeLong's test for the ROC area
@@ -349,6 +367,13 @@ def compare(
     ('bca', 0.006644518272425249, True)
     """
     sample_weight = deprecated_weights(sample_weight, weights, "compare")
+    if is_class_matrix(score_a, classes) or is_class_matrix(score_b, classes):
+        check_request(method or "bca", level, None, "comparison")
+        return class_compare(
+            y_true, [score_a], score_b, measures=measures, method=method, level=level, n_boot=n_boot,
+            seed=seed, groups=groups, sample_weight=sample_weight, threshold=threshold, pos_label=pos_label,
+            classes=classes, progress=progress,
+        )[0]  # fmt: skip
     y_true = coded(y_true, pos_label)
     return _compare_all(
         y_true, [score_a], score_b, measures, method, level, n_boot, seed, groups, sample_weight, threshold,

@@ -1,0 +1,298 @@
+"""Intervals and paired comparisons of the multiclass measures: a case bootstrap of an (n, K) score
+matrix, each replicate finished by the engine that finishes ``evaluate(y, S, classes=)``.
+
+The design of the binary path (:mod:`perfeval.stats.replicates`), for K classes:
+
+* a replicate gives every case a weight drawn from Poisson(1) (times its own weight), from the
+  stream seeded by ``(seed, r)`` (the same draws as the binary path's case replicates, not
+  stratified by class, as that path is not): the same seed gives the same interval, and a paired
+  comparison gives both models the same case weights;
+* a replicate's :class:`~perfeval.summaries.classes.ClassSummary` is made from the cases' cells,
+  found once (:class:`ClassReplicas`: each case's cell in each score column, its share of the
+  confusion of the argmax, its top-k key), so a replicate costs a weighted count of the n K cells,
+  no sort; it is the summary :meth:`ClassSummary.from_checked` makes of the cases with those weights,
+  and every measure is finished from it by :func:`perfeval.engine.classes.summary_values`;
+* the BCa acceleration: the delete-a-group jackknife of :mod:`perfeval.stats.replicates` (one of
+  ``JACK_GROUPS`` groups of cases left out at a time, case i in group i mod G).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from perfeval import _native
+from perfeval.base import progress as _progress
+from perfeval.exceptions import InvalidParameterError
+from perfeval.stats.intervals import Comparison, Interval, acceleration, interval, p_at_floor, p_value
+from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
+
+__all__ = ["ClassReplicas", "class_ci", "class_compare", "is_class_matrix"]
+
+
+def is_class_matrix(y_score: Any, classes: Any) -> bool:
+    """Whether scores are one column a class, as :func:`perfeval.evaluate` reads them: 2-D with three
+    columns or more, or two when ``classes=`` names them.
+    """
+    shape = getattr(y_score, "shape", None)
+    if shape is None:
+        if not isinstance(y_score, (list, tuple)) or not y_score or not isinstance(y_score[0], (list, tuple)):
+            return False
+        shape = (len(y_score), len(y_score[0]))
+    return len(shape) == 2 and shape[1] >= 2 and (shape[1] >= 3 or classes is not None)
+
+
+class ClassReplicas:
+    """The cases of one model (class codes, an (n, K) score matrix, weights or None) made ready for
+    summaries of any case weights: :meth:`summary` of weights ``v`` is
+    ``ClassSummary.from_checked(y, S, v, classes)`` (the cases of weight 0 no cases), without a sort.
+    """
+
+    def __init__(self, y: np.ndarray, s: np.ndarray, classes: tuple):
+        k = len(classes)
+        n = len(y)
+        self.classes, self.k, self.n = classes, k, n
+        cell = np.empty((k, n), dtype=np.intp)  # each case's cell in each column's block of its class
+        scores: list[np.ndarray] = []
+        sizes = np.zeros(k * k, dtype=np.int64)
+        by_class = [np.flatnonzero(y == c) for c in range(k)]
+        base = 0
+        for j in range(k):
+            for c in range(k):
+                rows = by_class[c]
+                vals, inv = np.unique(s[rows, j] + 0.0, return_inverse=True)  # -0.0 and 0.0 one score
+                cell[j, rows] = base + inv.reshape(-1)
+                scores.append(vals)
+                sizes[j * k + c] = len(vals)
+                base += len(vals)
+        self.cells = cell.reshape(-1)  # column by column, each in case order
+        self.scores = np.concatenate(scores) if scores else np.zeros(0)
+        self.block = np.repeat(np.arange(k * k), sizes)
+        # the confusion of the argmax (a tie shares the case among the tied classes) and the top-k keys
+        if n:
+            top = s.max(axis=1)
+            self.rows, cols = np.nonzero(s == top[:, None])
+            self.ties = np.bincount(self.rows, minlength=n).astype(np.float64)[self.rows]
+            self.keys = y[self.rows] * k + cols
+            true = s[np.arange(n), y]
+            above = np.count_nonzero(s > true[:, None], axis=1)
+            tied = np.count_nonzero(s == true[:, None], axis=1) - 1
+            self.tkeys = above * k + tied
+            sums = s.sum(axis=1)
+            self.bad = (s.min(axis=1) < 0) | (s.max(axis=1) > 1) | (np.abs(sums - 1.0) > _tolerance())
+            self.sums = sums
+            self.extreme = np.where(s.min(axis=1) < 0, s.min(axis=1), s.max(axis=1))
+        else:
+            self.rows = self.keys = self.tkeys = np.zeros(0, np.intp)
+            self.ties = self.sums = self.extreme = np.zeros(0)
+            self.bad = np.zeros(0, bool)
+
+    def summary(self, v: np.ndarray) -> Any:
+        """The ClassSummary of the cases weighted by ``v`` (float64 >= 0, one a case)."""
+        from perfeval.summaries.classes import ClassSummary
+
+        k = self.k
+        w = np.bincount(self.cells, weights=np.tile(v, k), minlength=len(self.scores))
+        keep = w > 0
+        offsets = np.concatenate(([0], np.cumsum(np.bincount(self.block[keep], minlength=k * k))))
+        confusion = np.bincount(self.keys, weights=v[self.rows] / self.ties, minlength=k * k)
+        topk = np.bincount(self.tkeys, weights=v, minlength=k * k)
+        bad = self.bad & (v > 0)
+        off: tuple[int, float, float] = (0, math.nan, math.nan)
+        if bad.any():
+            i = int(np.argmax(bad))
+            off = (int(np.count_nonzero(bad)), float(self.sums[i]), float(self.extreme[i]))
+        return ClassSummary(self.classes, offsets, self.scores[keep], w[keep], confusion, topk, off)
+
+
+def _tolerance() -> float:
+    from perfeval.summaries.classes import PROBABILITY_TOLERANCE
+
+    return PROBABILITY_TOLERANCE
+
+
+def _values(specs: list, cs: Any) -> np.ndarray:
+    """Every measure of ``specs`` on one summary (NaN where undefined), without warnings."""
+    from perfeval.engine.classes import summary_values
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            got = summary_values(specs, cs)
+    return np.array([float(got[sp.label].value) for sp in specs], dtype=np.float64)
+
+
+def checked(y_true: Any, y_score: Any, sample_weight: Any, groups: Any, classes: Any, pos_label: Any):
+    """The door's check of K classes (:func:`perfeval.engine.door.check_classes`): the codes, the
+    score matrix, the weights (cases of weight 0 dropped) and the classes; what the bootstrap of K
+    classes does not take refused in one line.
+    """
+    from perfeval.engine.door import check_classes
+
+    if groups is not None:
+        raise InvalidParameterError(
+            "`groups=` with K classes: intervals over groups are not offered yet; resample the cases "
+            "(drop `groups=`)"
+        )
+    if pos_label is not None:
+        raise InvalidParameterError(
+            "pos_label= does not apply to K classes (one score column a class): each class is already "
+            "one against the rest"
+        )
+    cases, found, _how = check_classes(y_true, y_score, None, sample_weight, classes=classes)
+    return cases, found
+
+
+def specs_of_classes(measures: Any, threshold: float) -> list:
+    """The measures read for K classes as evaluate() reads them (``roc``: ``ROC_OVR:average=macro``)."""
+    from perfeval.engine import resolve
+    from perfeval.engine.classes import class_specs
+
+    names = [measures] if isinstance(measures, str) and "," not in measures else measures
+    return class_specs(resolve(names, threshold))
+
+
+def replicates(
+    models: list[ClassReplicas], w: np.ndarray | None, specs: list, seed: int, n_boot: int, progress: bool
+) -> list[np.ndarray]:
+    """Each model's replicate values (an (n_boot, measures) array), every model on the same Poisson(1)
+    case weights of replicate r (drawn from ``(seed, r)``, as the binary path draws them).
+    """
+    n = models[0].n
+    outs = [np.empty((n_boot, len(specs))) for _ in models]
+    step = max(1, CHUNK_CELLS // max(1, n))
+    desc = "bootstrap " + ", ".join(sp.label for sp in specs[:4]) + (", ..." if len(specs) > 4 else "")
+    with _progress.bar(progress, n_boot, desc, "replicates") as meter:
+        for r0 in range(0, n_boot, step):
+            r1 = min(n_boot, r0 + step)
+            P = np.frombuffer(_native.poisson_rows(n, seed, r0, r1), np.float64).reshape(r1 - r0, n)
+            for r in range(r1 - r0):
+                v = P[r] if w is None else P[r] * w
+                for out, m in zip(outs, models, strict=True):
+                    out[r0 + r] = _values(specs, m.summary(v))
+                meter.update(1)
+    return outs
+
+
+def jackknife(models: list[ClassReplicas], w: np.ndarray | None, specs: list) -> list[np.ndarray]:
+    """Each model's delete-a-group jackknife values ((G, measures)), case i in group i mod G."""
+    n = models[0].n
+    g_count = min(JACK_GROUPS, n)
+    base = np.ones(n) if w is None else np.asarray(w, np.float64)
+    outs = [np.empty((g_count, len(specs))) for _ in models]
+    for g in range(g_count):
+        v = base.copy()
+        v[g::g_count] = 0.0
+        for out, m in zip(outs, models, strict=True):
+            out[g] = _values(specs, m.summary(v))
+    return outs
+
+
+def class_ci(
+    y_true: Any,
+    y_score: Any,
+    *,
+    measures: Any,
+    method: str,
+    level: float,
+    n_boot: int,
+    seed: int,
+    groups: Any,
+    sample_weight: Any,
+    threshold: float,
+    pos_label: Any,
+    classes: Sequence[Any] | None,
+    progress: bool,
+) -> dict[str, Interval]:
+    """:func:`perfeval.stats.ci` of an (n, K) score matrix (arguments as there, checked there)."""
+    from perfeval.summaries.classes import ClassSummary
+
+    if method == "delong":
+        raise InvalidParameterError(
+            "DeLong's interval is for the ROC area of two classes; for K classes use method='bca' or "
+            "'percentile'"
+        )
+    cases, found = checked(y_true, y_score, sample_weight, groups, classes, pos_label)
+    specs = specs_of_classes(measures, threshold)
+    est = _values(specs, ClassSummary.from_checked(cases.y, cases.s, cases.w, found))
+    model = ClassReplicas(cases.y, cases.s, found)
+    reps = replicates([model], cases.w, specs, seed, n_boot, progress)[0]
+    jack: list[np.ndarray] = []
+    out: dict[str, Interval] = {}
+    for i, sp in enumerate(specs):
+
+        def accel(i: int = i) -> float:
+            if not jack:
+                jack.extend(jackknife([model], cases.w, specs))
+            return acceleration(jack[0][:, i], None)
+
+        lo, hi, sd = interval(float(est[i]), reps[:, i], level, method, accel)
+        out[sp.label] = Interval(sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed)
+    return out
+
+
+def class_compare(
+    y_true: Any,
+    scores: list,
+    score_b: Any,
+    *,
+    measures: Any,
+    method: str | None,
+    level: float,
+    n_boot: int,
+    seed: int,
+    groups: Any,
+    sample_weight: Any,
+    threshold: float,
+    pos_label: Any,
+    classes: Sequence[Any] | None,
+    progress: bool,
+) -> list[dict[str, Comparison]]:
+    """:func:`perfeval.stats.compare` of (n, K) score matrices: each model of ``scores`` against
+    ``score_b``, a paired bootstrap (the same case weights for both in every replicate).
+    """
+    from perfeval.summaries.classes import ClassSummary
+
+    if method == "delong":
+        raise InvalidParameterError(
+            "DeLong's test is for the ROC area of two classes; for K classes use method='bca' or 'percentile'"
+        )
+    method = method or "bca"
+    cb, found = checked(y_true, score_b, sample_weight, groups, classes, pos_label)
+    cas = []
+    for a in scores:
+        # the baseline's classes for every model (their lengths checked against y_true's by the door)
+        ca, _ = checked(y_true, a, sample_weight, groups, classes if classes is not None else found, None)
+        cas.append(ca)
+    specs = specs_of_classes(measures, threshold)
+    cols = [*cas, cb]
+    models = [ClassReplicas(c.y, c.s, found) for c in cols]
+    ests = [_values(specs, ClassSummary.from_checked(c.y, c.s, c.w, found)) for c in cols]
+    reps = replicates(models, cb.w, specs, seed, n_boot, progress)
+    jack: list[np.ndarray] = []
+    results: list[dict[str, Comparison]] = []
+    for m in range(len(cas)):
+        out: dict[str, Comparison] = {}
+        for i, sp in enumerate(specs):
+            ea, eb = float(ests[m][i]), float(ests[-1][i])
+
+            def accel(i: int = i, m: int = m) -> float:
+                if not jack:
+                    jack.extend(jackknife(models, cb.w, specs))
+                return acceleration(jack[m][:, i] - jack[-1][:, i], None)
+
+            with np.errstate(all="ignore"):
+                diff = ea - eb
+                d = reps[m][:, i] - reps[-1][:, i]
+            lo, hi, sd = interval(diff, d, level, method, accel)
+            tested = bool(np.isfinite(diff))
+            out[sp.label] = Comparison(
+                sp.label, ea, eb, diff, lo, hi, p_value(d) if tested else np.nan, level, method, n_boot, sd,
+                "cases", seed, tested and p_at_floor(d),
+            )  # fmt: skip
+        results.append(out)
+    return results
