@@ -577,9 +577,7 @@ def log_loss(
     if (p_arr.ndim == 2 and p_arr.shape[1] > 1) or n_labels > 2:  # scikit-learn's multiclass form
         from perfeval.functional import sklearn_scores as multi
 
-        nats = multi.log_loss(
-            fn, y, p_arr, normalize=normalize, sample_weight=sample_weight, labels=labels
-        )
+        nats = multi.log_loss(fn, y, p_arr, normalize=normalize, sample_weight=sample_weight, labels=labels)
         return nats if base == math.e else nats / math.log(float(base))
     if labels is not None:
         classes = class_labels(fn, to_numpy(labels, "labels"), "labels")

@@ -231,22 +231,7 @@ def roc_auc(
         )
     if multi_class == "raise":
         raise InvalidParameterError(f"{fn}: multi_class must be in ('ovo', 'ovr')")
-    y = to_numpy(y_true, "y_true")
-    seen = class_labels(fn, y)
-    s = _score_matrix(fn, y_score)
-    if s.ndim != 2:
-        raise InvalidDataError(
-            f"{fn}: `y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` contains "
-            f"multiple classes. Got `y_score.shape={s.shape}`."
-        )
-    if len(s) != len(y):
-        raise InvalidDataError(f"{fn}: `y_true` and `y_score` have different lengths, {len(y)} and {len(s)}")
-    s = s.astype(np.float64)
-    if not np.allclose(1, s.sum(axis=1)):
-        raise InvalidDataError(
-            f"{fn}: Target scores need to be probabilities for multiclass roc_auc, i.e. they should sum "
-            "up to 1.0 over classes"
-        )
+    y, s = _multiclass_scores(fn, y_true, y_score)
     options: tuple = ("macro", "weighted", None)
     if multi_class == "ovr":
         options = ("micro", *options)
@@ -254,25 +239,7 @@ def roc_auc(
         raise InvalidParameterError(f"{fn}: average must be one of {options} for multiclass problems")
     if average is None and multi_class == "ovo":
         raise InvalidParameterError(f"{fn}: average=None is not implemented for multi_class='ovo'.")
-    if labels is not None:
-        given, classes = _sorted_unique_labels(fn, labels)
-        if len(classes) != len(given):
-            raise InvalidParameterError(f"{fn}: Parameter 'labels' must be unique")
-        if not np.array_equal(classes, given):
-            raise InvalidParameterError(f"{fn}: Parameter 'labels' must be ordered")
-        if len(classes) != s.shape[1]:
-            raise InvalidDataError(
-                f"{fn}: Number of given labels, {len(classes)}, not equal to the number of columns in "
-                f"'y_score', {s.shape[1]}"
-            )
-        if len(np.setdiff1d(seen, classes)):
-            raise InvalidDataError(f"{fn}: 'y_true' contains labels not in parameter 'labels'")
-    else:
-        classes = seen
-        if len(classes) != s.shape[1]:
-            raise InvalidDataError(
-                f"{fn}: Number of classes in y_true not equal to the number of columns in 'y_score'"
-            )
+    classes = _roc_classes(fn, y, labels, s.shape[1])
     if multi_class == "ovo" and sample_weight is not None:
         raise InvalidParameterError(
             f"{fn}: sample_weight is not supported for multiclass one-vs-one ROC AUC, 'sample_weight' "
@@ -289,7 +256,7 @@ def roc_auc(
                 )
             warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=user_stacklevel())
             return math.nan
-        return mc.roc_ovo(cs, average).value  # Hand and Till over the classes y_true holds
+        return mc.roc_ovo(cs, str(average)).value  # Hand and Till over the classes y_true holds
     if average == "micro":
         return mc.roc_ovr(cs, "micro").value
     per = mc.roc_ovr_per_class(cs)
@@ -300,12 +267,55 @@ def roc_auc(
         if why is not None:
             _warn(why)
             per[j] = math.nan
-    if average == "weighted" and math.isclose(float(support.sum()), 0.0, rel_tol=1e-5, abs_tol=1e-8):
-        return 0.0
     return _average(fn, per, average, support if average == "weighted" else None)
 
 
-# -- average_precision_score -----------------------------------------------------------------------------------
+def _multiclass_scores(fn: str, y_true: Any, y_score: Any) -> tuple[Array, Array]:
+    """The labels and the (n, K) probabilities of a multiclass ROC area, as scikit-learn checks them."""
+    y = to_numpy(y_true, "y_true")
+    class_labels(fn, y)
+    s = _score_matrix(fn, y_score)
+    if s.ndim != 2:
+        raise InvalidDataError(
+            f"{fn}: `y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` contains "
+            f"multiple classes. Got `y_score.shape={s.shape}`."
+        )
+    if len(s) != len(y):
+        raise InvalidDataError(f"{fn}: `y_true` and `y_score` have different lengths, {len(y)} and {len(s)}")
+    s = s.astype(np.float64)
+    if not np.allclose(1, s.sum(axis=1)):
+        raise InvalidDataError(
+            f"{fn}: Target scores need to be probabilities for multiclass roc_auc, i.e. they should sum "
+            "up to 1.0 over classes"
+        )
+    return y, s
+
+
+def _roc_classes(fn: str, y: Array, labels: Any, k: int) -> Array:
+    """The labels of the K columns: ``labels`` (distinct, sorted, holding y_true's), or y_true's."""
+    seen = class_labels(fn, y)
+    if labels is None:
+        if len(seen) != k:
+            raise InvalidDataError(
+                f"{fn}: Number of classes in y_true not equal to the number of columns in 'y_score'"
+            )
+        return seen
+    given, classes = _sorted_unique_labels(fn, labels)
+    if len(classes) != len(given):
+        raise InvalidParameterError(f"{fn}: Parameter 'labels' must be unique")
+    if not np.array_equal(classes, given):
+        raise InvalidParameterError(f"{fn}: Parameter 'labels' must be ordered")
+    if len(classes) != k:
+        raise InvalidDataError(
+            f"{fn}: Number of given labels, {len(classes)}, not equal to the number of columns in "
+            f"'y_score', {k}"
+        )
+    if len(np.setdiff1d(seen, classes)):
+        raise InvalidDataError(f"{fn}: 'y_true' contains labels not in parameter 'labels'")
+    return classes
+
+
+# -- average_precision_score --------------------------------------------------------------------------
 def average_precision(
     fn: str, y_true: Any, y_score: Any, *, average: str | None, pos_label: Any, sample_weight: Any
 ) -> float | Array:
@@ -440,7 +450,9 @@ def _squares(cs: ClassSummary) -> float:
     return sq
 
 
-def log_loss(fn: str, y_true: Any, y_proba: Any, *, normalize: bool, sample_weight: Any, labels: Any) -> float:
+def log_loss(
+    fn: str, y_true: Any, y_proba: Any, *, normalize: bool, sample_weight: Any, labels: Any
+) -> float:
     """``log_loss`` of an (n, K) ``y_proba`` (or 1-D against more than two classes: an error), nats."""
     cs, _p = _probability_door(fn, y_true, y_proba, sample_weight, labels)
     if cs.total <= 0:
