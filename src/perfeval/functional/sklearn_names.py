@@ -354,7 +354,9 @@ def roc_auc_score(
     scikit-learn computes it.  One class only: NaN with an
     :class:`~perfeval.exceptions.UndefinedMeasureWarning` (scikit-learn >= 1.6 warns and returns
     NaN the same way).  ``average``, ``multi_class`` and ``labels`` do not apply to binary targets
-    (scikit-learn ignores them there too); more than two classes or a 2-D ``y_score`` is refused.
+    (scikit-learn ignores them there too).  Multiclass input (an (n, K) ``y_score``, K > 2) and a
+    multilabel indicator ``y_true`` are scored as scikit-learn scores them, by
+    :func:`perfeval.functional.sklearn_scores.roc_auc` (an array for ``average=None``).
 
     Examples
     --------
@@ -428,8 +430,8 @@ def average_precision_score(
     (R_n - R_{n-1}) P_n, a tie being one threshold (perfeval's AP).
 
     ``pos_label`` defaults to 1, as in scikit-learn (string labels need it).  No positive case: 0.0
-    with a warning, as scikit-learn.  More than two classes are refused (``average`` applies to
-    multiclass and multilabel input only, which perfeval does not compute here).
+    with a warning, as scikit-learn.  Multiclass and multilabel input (where ``average`` applies)
+    are scored as scikit-learn scores them, by :mod:`perfeval.functional.sklearn_scores`.
 
     Examples
     --------
@@ -491,7 +493,8 @@ def brier_score_loss(
     ``y_proba`` is the probability of ``pos_label`` (default: 1 for {0, 1} and {-1, 1} labels, the
     greater label for other numbers; string labels need it), in [0, 1].  ``scale_by_half`` is
     scikit-learn's (>= 1.7): ``"auto"`` and ``True`` give the mean, ``False`` twice it (the
-    two-column sum).  ``labels`` only matters for 2-D ``y_proba`` (multiclass), refused here.
+    two-column sum).  An (n, K) ``y_proba`` (K >= 2, its columns the sorted ``labels`` or the labels
+    of y_true) gives scikit-learn's multiclass Brier score (:mod:`perfeval.functional.sklearn_scores`).
     """
     fn = "brier_score_loss"
     if scale_by_half in ("auto", True, False) and as_array(y_proba, "y_proba").ndim == 2:
@@ -547,6 +550,8 @@ def log_loss(
     so that one certain mistake costs about 36 nats, not infinity.  ``y_true`` with one label only
     needs ``labels`` (an error otherwise, as in scikit-learn).  ``y_pred`` is the former name of
     ``y_proba`` (a FutureWarning, as in scikit-learn 1.9).  ``base`` is perfeval's: 2 gives bits.
+    An (n, K) ``y_proba``, or more than two classes, is scikit-learn's multiclass log loss
+    (:mod:`perfeval.functional.sklearn_scores`).
     """
     fn = "log_loss"
     if (

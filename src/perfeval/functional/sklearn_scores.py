@@ -28,14 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.base.checks import as_array, label_values, to_numpy
-from perfeval.exceptions import InvalidDataError, InvalidParameterError, user_stacklevel
-from perfeval.functional.sklearn_names import (
-    _indices,
-    _score_matrix,
-    _warn,
-    _weights,
-    class_labels,
+from perfeval.base.checks import as_array, check_weights, floats, label_values, one_d, said, to_numpy
+from perfeval.exceptions import (
+    InvalidDataError,
+    InvalidParameterError,
+    UndefinedMeasureWarning,
+    user_stacklevel,
 )
 from perfeval.measures import get_measure
 from perfeval.measures import multiclass as mc
@@ -56,6 +54,81 @@ _ONE_CLASS = "Only one class is present in y_true. ROC AUC score is not defined 
 _NO_NEG = "No negative samples in y_true, false positive value should be meaningless"
 _NO_POS = "No positive samples in y_true, true positive value should be meaningless"
 _NO_POS_AP = "No positive class found in y_true, recall is set to one for all thresholds."
+
+
+# -- the door's pieces (as sklearn_names reads labels, scores and weights; that module imports this one) ----
+def _warn(message: str) -> None:
+    warnings.warn(UndefinedMeasureWarning(message), stacklevel=user_stacklevel())
+
+
+def class_labels(fn: str, y: Array, name: str = "y_true") -> Array:
+    """The sorted distinct labels of ``y``; a data error for none, NaN, continuous values or mixed types."""
+    if len(y) == 0:
+        raise InvalidDataError(f"{fn}: `{name}` is empty; at least one case is needed")
+    if y.dtype.kind == "f":
+        bad = ~np.isfinite(y) | (y != np.floor(y))
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InvalidDataError(f"{fn}: `{name}` holds {y[i].item()!r} at index {i}; not a class label")
+    try:
+        return np.unique(y)
+    except TypeError:
+        raise InvalidDataError(
+            f"{fn}: `{name}` mixes label types (strings and numbers): {label_values(y)}"
+        ) from None
+
+
+def _weights(fn: str, sample_weight: Any, n: int) -> Array | None:
+    """The weights: one a case, finite, >= 0, not all 0 (scikit-learn refuses that too)."""
+    if sample_weight is None:
+        return None
+    w = one_d("sample_weight", sample_weight, where=fn)
+    if len(w) != n:
+        raise InvalidDataError(said(f"`sample_weight` has {len(w)} values for {n} cases", fn))
+    check_weights(w, "sample_weight", where=fn)
+    if not w.any():
+        raise InvalidDataError(
+            f"{fn}: `sample_weight` is 0 for every case; at least one weight must be non-zero "
+            "(scikit-learn refuses this too)"
+        )
+    return w
+
+
+def _score_matrix(fn: str, y_score: Any) -> Array:
+    """``y_score`` 1-D or 2-D, numbers, finite, as float64."""
+    arr = as_array(y_score, "y_score")
+    if arr.ndim not in (1, 2):
+        raise InvalidDataError(f"{fn}: `y_score` must be 1-D or 2-D, got shape {arr.shape}")
+    if arr.dtype.kind not in "biufO":
+        raise InvalidDataError(f"{fn}: `y_score` must hold numbers, got values of type {arr.dtype}")
+    s = floats(arr.reshape(-1), "y_score", where=fn).reshape(arr.shape)
+    bad = ~np.isfinite(s)
+    if bad.any():
+        at = np.unravel_index(int(np.argmax(bad)), s.shape)
+        where = f"row {at[0]}, column {at[1]}" if s.ndim == 2 else f"index {at[0]}"
+        raise InvalidDataError(f"{fn}: `y_score` holds {s[at].item()!r} at {where}; scores must be finite")
+    return s
+
+
+def _indices(values: Array, labels: Array) -> Array:
+    """The position of each value in ``labels`` (sorted, distinct; every value one of them)."""
+    try:
+        return np.searchsorted(labels, values).astype(np.intp)
+    except TypeError:  # labels numpy cannot order together with the values: one by one
+        index = {v: i for i, v in enumerate(labels.tolist())}
+        return np.array([index[v] for v in values.tolist()], dtype=np.intp)
+
+
+def _partial_roc(h: ScoreHistogram, max_fpr: float) -> float:
+    """scikit-learn's McClish-standardised partial ROC area up to ``max_fpr`` (both sides weighted)."""
+    _thr, tps, fps = h.cumulative()
+    fpr, tpr = np.r_[0.0, fps] / fps[-1], np.r_[0.0, tps] / tps[-1]
+    stop = int(np.searchsorted(fpr, max_fpr, "right"))
+    tpr = np.append(tpr[:stop], np.interp(max_fpr, [fpr[stop - 1], fpr[stop]], [tpr[stop - 1], tpr[stop]]))
+    fpr = np.append(fpr[:stop], max_fpr)
+    partial = float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0))
+    min_area, max_area = 0.5 * max_fpr**2, max_fpr
+    return float(0.5 * (1 + (partial - min_area) / (max_area - min_area)))
 
 
 def is_multilabel(y_true: Any) -> bool:
@@ -116,9 +189,7 @@ def _binary_roc(y: Array, s: Array, w: Array | None, max_fpr: float | None) -> f
         return math.nan
     if max_fpr is None or max_fpr == 1:
         return float(get_measure("ROC")(h))
-    from perfeval.functional.sklearn_names import roc_auc_score
-
-    return float(roc_auc_score(y.astype(np.int64), s, sample_weight=w, max_fpr=max_fpr))
+    return _partial_roc(h, max_fpr)
 
 
 def _binary_ap(y: Array, s: Array, w: Array | None) -> float:
@@ -254,7 +325,7 @@ def roc_auc(
                 raise InvalidDataError(
                     f"{fn}: y_true holds one class ({label_values(y)}): no pair of classes to average"
                 )
-            warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=user_stacklevel())
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=user_stacklevel())
             return math.nan
         return mc.roc_ovo(cs, str(average)).value  # Hand and Till over the classes y_true holds
     if average == "micro":
