@@ -354,7 +354,9 @@ def roc_auc_score(
     scikit-learn computes it.  One class only: NaN with an
     :class:`~perfeval.exceptions.UndefinedMeasureWarning` (scikit-learn >= 1.6 warns and returns
     NaN the same way).  ``average``, ``multi_class`` and ``labels`` do not apply to binary targets
-    (scikit-learn ignores them there too); more than two classes or a 2-D ``y_score`` is refused.
+    (scikit-learn ignores them there too).  Multiclass input (an (n, K) ``y_score``, K > 2) and a
+    multilabel indicator ``y_true`` are scored as scikit-learn scores them, by
+    :func:`perfeval.functional.sklearn_scores.roc_auc` (an array for ``average=None``).
 
     Examples
     --------
@@ -372,10 +374,16 @@ def roc_auc_score(
         isinstance(max_fpr, bool) or not isinstance(max_fpr, numbers.Real) or not (0 < max_fpr <= 1)
     ):
         raise InvalidParameterError(f"{fn}: Expected max_fpr in range (0, 1], got: {max_fpr!r}")
+    from perfeval.functional import sklearn_scores as multi
+
+    if multi.is_multilabel(y_true):
+        return multi.roc_auc(fn, y_true, y_score, **_them(locals()))  # type: ignore[return-value]
     y = to_numpy(y_true, "y_true")
     classes = class_labels(fn, y)
     s_arr = as_array(y_score, "y_score")
-    if len(classes) > 2 or (s_arr.ndim == 2 and s_arr.shape[1] > 1):
+    if len(classes) > 2 or (s_arr.ndim == 2 and s_arr.shape[1] > 2):
+        return multi.roc_auc(fn, y, s_arr, **_them(locals()))  # type: ignore[return-value]
+    if s_arr.ndim == 2 and s_arr.shape[1] > 1:
         raise InvalidParameterError(
             f"{fn}: y_true holds {len(classes)} classes / y_score has shape {s_arr.shape}: perfeval "
             "computes the binary ROC area only (multi_class='ovr'/'ovo' and multilabel input are not "
@@ -404,6 +412,12 @@ def roc_auc_score(
     return float(0.5 * (1 + (partial - min_area) / (max_area - min_area)))
 
 
+def _them(params: dict) -> dict:
+    """roc_auc_score's parameters for :func:`perfeval.functional.sklearn_scores.roc_auc`."""
+    names = ("average", "sample_weight", "max_fpr", "multi_class", "labels")
+    return {k: params[k] for k in names}
+
+
 def average_precision_score(
     y_true: Any,
     y_score: Any,
@@ -416,8 +430,8 @@ def average_precision_score(
     (R_n - R_{n-1}) P_n, a tie being one threshold (perfeval's AP).
 
     ``pos_label`` defaults to 1, as in scikit-learn (string labels need it).  No positive case: 0.0
-    with a warning, as scikit-learn.  More than two classes are refused (``average`` applies to
-    multiclass and multilabel input only, which perfeval does not compute here).
+    with a warning, as scikit-learn.  Multiclass and multilabel input (where ``average`` applies)
+    are scored as scikit-learn scores them, by :mod:`perfeval.functional.sklearn_scores`.
 
     Examples
     --------
@@ -429,10 +443,16 @@ def average_precision_score(
         raise InvalidParameterError(
             f"{fn}: average={average!r} is not one of micro, macro, samples, weighted"
         )
+    from perfeval.functional import sklearn_scores as multi
+
+    if multi.is_multilabel(y_true) or len(class_labels(fn, to_numpy(y_true, "y_true"))) > 2:
+        return multi.average_precision(  # type: ignore[return-value]
+            fn, y_true, y_score, average=average, pos_label=pos_label, sample_weight=sample_weight
+        )
     y = to_numpy(y_true, "y_true")
     classes = class_labels(fn, y)
     y_score = as_array(y_score, "y_score")
-    if len(classes) > 2 or y_score.ndim == 2 and y_score.shape[1] > 1:
+    if y_score.ndim == 2 and y_score.shape[1] > 1:
         raise InvalidParameterError(
             f"{fn}: y_true holds {len(classes)} classes: perfeval computes the binary average precision "
             "only (multiclass / multilabel averaging is not supported); pass one class against the "
@@ -473,9 +493,17 @@ def brier_score_loss(
     ``y_proba`` is the probability of ``pos_label`` (default: 1 for {0, 1} and {-1, 1} labels, the
     greater label for other numbers; string labels need it), in [0, 1].  ``scale_by_half`` is
     scikit-learn's (>= 1.7): ``"auto"`` and ``True`` give the mean, ``False`` twice it (the
-    two-column sum).  ``labels`` only matters for 2-D ``y_proba`` (multiclass), refused here.
+    two-column sum).  An (n, K) ``y_proba`` (K >= 2, its columns the sorted ``labels`` or the labels
+    of y_true) gives scikit-learn's multiclass Brier score (:mod:`perfeval.functional.sklearn_scores`).
     """
     fn = "brier_score_loss"
+    if scale_by_half in ("auto", True, False) and as_array(y_proba, "y_proba").ndim == 2:
+        if as_array(y_proba, "y_proba").shape[1] > 1:  # (n, K): scikit-learn's multiclass form
+            from perfeval.functional import sklearn_scores as multi
+
+            return multi.brier_score_loss(
+                fn, y_true, y_proba, sample_weight=sample_weight, labels=labels, scale_by_half=scale_by_half
+            )
     y = to_numpy(y_true, "y_true")
     classes = class_labels(fn, y)
     if len(classes) > 2:
@@ -522,6 +550,8 @@ def log_loss(
     so that one certain mistake costs about 36 nats, not infinity.  ``y_true`` with one label only
     needs ``labels`` (an error otherwise, as in scikit-learn).  ``y_pred`` is the former name of
     ``y_proba`` (a FutureWarning, as in scikit-learn 1.9).  ``base`` is perfeval's: 2 gives bits.
+    An (n, K) ``y_proba``, or more than two classes, is scikit-learn's multiclass log loss
+    (:mod:`perfeval.functional.sklearn_scores`).
     """
     fn = "log_loss"
     if (
@@ -545,8 +575,15 @@ def log_loss(
         y_proba = y_pred
     if y_proba is None:
         raise InvalidParameterError(f"{fn}: y_proba (the probability of the greater label) is required")
+    p_arr = as_array(y_proba, "y_proba")
     y = to_numpy(y_true, "y_true")
     seen = class_labels(fn, y)
+    n_labels = len(seen if labels is None else class_labels(fn, to_numpy(labels, "labels"), "labels"))
+    if (p_arr.ndim == 2 and p_arr.shape[1] > 1) or n_labels > 2:  # scikit-learn's multiclass form
+        from perfeval.functional import sklearn_scores as multi
+
+        nats = multi.log_loss(fn, y, p_arr, normalize=normalize, sample_weight=sample_weight, labels=labels)
+        return nats if base == math.e else nats / math.log(float(base))
     if labels is not None:
         classes = class_labels(fn, to_numpy(labels, "labels"), "labels")
         if len(classes) < 2:
