@@ -50,23 +50,31 @@ from perfeval.exceptions import (
     MissingDependencyError,
     UndefinedMeasureWarning,
 )
-from perfeval.functional.sklearn_names import (
+from perfeval.functional.sklearn_labels import (
     accuracy_score,
-    average_precision_score,
     balanced_accuracy_score,
-    brier_score_loss,
-    calibration_curve,
+    classification_report,
+    cohen_kappa_score,
     confusion_matrix,
-    dcg_score,
-    det_curve,
     f1_score,
     fbeta_score,
-    log_loss,
+    hamming_loss,
+    jaccard_score,
     matthews_corrcoef,
-    ndcg_score,
-    precision_recall_curve,
+    multilabel_confusion_matrix,
+    precision_recall_fscore_support,
     precision_score,
     recall_score,
+)
+from perfeval.functional.sklearn_names import (
+    average_precision_score,
+    brier_score_loss,
+    calibration_curve,
+    dcg_score,
+    det_curve,
+    log_loss,
+    ndcg_score,
+    precision_recall_curve,
     roc_auc_score,
     roc_curve,
     top_k_accuracy_score,
@@ -99,7 +107,7 @@ __all__ = [
     "scorer",
     "scores_from_ranking",
     "kddcup2002_task2",
-    # scikit-learn's names, signatures and conventions (perfeval.functional.sklearn_names; docs/sklearn.md)
+    # scikit-learn's names, signatures and conventions (sklearn_names, sklearn_labels; docs/sklearn.md)
     "roc_auc_score",
     "average_precision_score",
     "precision_recall_curve",
@@ -116,6 +124,13 @@ __all__ = [
     "balanced_accuracy_score",
     "top_k_accuracy_score",
     "calibration_curve",
+    # scikit-learn's names of hard predictions, binary, multiclass, multilabel (functional.sklearn_labels)
+    "precision_recall_fscore_support",
+    "cohen_kappa_score",
+    "multilabel_confusion_matrix",
+    "hamming_loss",
+    "jaccard_score",
+    "classification_report",
 ]
 
 #: the deprecated one-liners (still here until perfeval 0.2.0, each warning with what to call instead)
