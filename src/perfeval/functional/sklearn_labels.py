@@ -165,11 +165,12 @@ def _counts(fn: str, t: Targets, labels: Any, samplewise: bool = False) -> tuple
         given = t.present if labels is None else _given_labels(fn, labels)
         full = t.present if labels is None else _full_labels(fn, t.present, given)
         k = len(full)
-        C = K.confusion(_codes(fn, t.y_true, full), _codes(fn, t.y_pred, full), k, t.w)
-        tp, pred, true, total = K.class_counts(C)
+        tp, pred, true = K.class_totals(_codes(fn, t.y_true, full), _codes(fn, t.y_pred, full), k, t.w)
+        total = float(len(t.y_true) if t.w is None else t.w.sum())
         sel = np.arange(len(given))
         tp, pred, true = tp[sel], pred[sel], true[sel]
-        return tp, pred - tp, true - tp, total - pred - true + tp
+        fp, fn_ = pred - tp, true - tp
+        return tp, fp, fn_, total - tp - fp - fn_  # scikit-learn's order of the sums
     yt, yp = t.y_true, t.y_pred
     if labels is not None:
         lab = _given_labels(fn, labels)
@@ -189,7 +190,13 @@ def _counts(fn: str, t: Targets, labels: Any, samplewise: bool = False) -> tuple
                     f"{fn}: All labels must be in [0, n labels) for multilabel targets. Got {lab.min()} < 0"
                 )
         yt, yp = yt[:, lab.astype(np.intp)], yp[:, lab.astype(np.intp)]
-    return K.label_counts(yt, yp, t.w, axis=1 if samplewise else 0)
+    tp, pred, true = K.label_totals(yt, yp, t.w, axis=1 if samplewise else 0)
+    fp, fn_ = pred - tp, true - tp
+    if samplewise:  # the true negatives as scikit-learn takes them: what the other three leave
+        cells: Any = yt.shape[1] if t.w is None else t.w * yt.shape[1]
+    else:
+        cells = float(len(yt) if t.w is None else np.sum(t.w))
+    return tp, fp, fn_, cells - tp - fp - fn_
 
 
 def multilabel_confusion_matrix(
@@ -210,16 +217,19 @@ def multilabel_confusion_matrix(
     t = targets(fn, y_true, y_pred, sample_weight)
     tp, fp, fn_, tn = _counts(fn, t, labels, samplewise)
     out = np.stack([tn, fp, fn_, tp]).T.reshape(-1, 2, 2)
-    return out if _weighted_floats(t, sample_weight) else np.rint(out).astype(np.int64)
+    return out if _weighted_floats(t, sample_weight, samplewise) else np.rint(out).astype(np.int64)
 
 
-def _weighted_floats(t: Targets, sample_weight: Any) -> bool:
-    """Whether scikit-learn's counts are floats: weighted (multilabel: by non-integer weights)."""
-    if sample_weight is None:
-        return False
+def _weighted_floats(t: Targets, sample_weight: Any, samplewise: bool = False) -> bool:
+    """Whether scikit-learn's per-label counts are floats: weighted (per sample in a multilabel
+    problem: by non-integer weights), or, multiclass, where no case is predicted right (its counts of
+    true positives start as float zeros then).
+    """
     if t.kind != MULTILABEL:
-        return True
-    return np.asarray(sample_weight).dtype.kind not in "iub"
+        return sample_weight is not None or not bool(np.any(t.y_true == t.y_pred))
+    if samplewise:
+        return sample_weight is not None and np.asarray(sample_weight).dtype.kind not in "iub"
+    return sample_weight is not None
 
 
 # -- precision, recall, F ---------------------------------------------------------------------------------
@@ -253,6 +263,11 @@ def _set_wise_labels(fn: str, t: Targets, average: Any, labels: Any, pos_label: 
                 raise InvalidDataError(
                     f"{fn}: pos_label={pos_label!r} is not a valid label. It should be one of "
                     f"[{label_values(t.present)}]"
+                )
+            if pos_label is None:
+                raise InvalidParameterError(
+                    f"{fn}: pos_label=None with average='binary': name the positive label, or choose "
+                    "another average"
                 )
             return np.array([pos_label])
         options = [o for o in _AVERAGES if o != "samples" or t.kind != "multiclass"]
@@ -531,6 +546,8 @@ def jaccard_score(
     """
     fn = "jaccard_score"
     zero = _zero_division(fn, zero_division)
+    if math.isnan(zero):
+        raise InvalidParameterError(f"{fn}: zero_division must be 'warn', 0.0 or 1.0, got {zero_division!r}")
     t = targets(fn, y_true, y_pred, sample_weight)
     labels = _set_wise_labels(fn, t, average, labels, pos_label)
     tp, fp, fn_, _tn = _counts(fn, t, labels, average == "samples")
@@ -551,11 +568,21 @@ def jaccard_score(
     return float(np.average(j, weights=weights))
 
 
+_SINGLE_LABEL = (
+    "A single label was found in 'y_true' and 'y_pred'. For the confusion matrix to have the correct "
+    "shape, use the 'labels' parameter to pass all known labels."
+)
+
+
 # -- from the confusion matrix ---------------------------------------------------------------------------
-def _matrix_of(fn: str, t: Targets) -> Array:
-    """The K x K float64 confusion matrix over the present labels."""
+def _matrix_of(fn: str, t: Targets, single_warns: bool = False) -> Array:
+    """The K x K float64 confusion matrix over the present labels (one label: scikit-learn's warning
+    of its ``confusion_matrix``, which its function calls).
+    """
     _not_multilabel(fn, t)
     k = len(t.present)
+    if k == 1 and single_warns:
+        warnings.warn(_SINGLE_LABEL, UserWarning, stacklevel=3)
     return K.confusion(_codes(fn, t.y_true, t.present), _codes(fn, t.y_pred, t.present), k, t.w)
 
 
@@ -589,7 +616,7 @@ def balanced_accuracy_score(
     rescales so that chance is 0 (one class: NaN).
     """
     fn = "balanced_accuracy_score"
-    C = _matrix_of(fn, targets(fn, y_true, y_pred, sample_weight))
+    C = _matrix_of(fn, targets(fn, y_true, y_pred, sample_weight), single_warns=True)
     present = C.sum(axis=1) > 0
     if not present.all():
         warnings.warn("y_pred contains classes not in y_true", UserWarning, stacklevel=2)
@@ -611,7 +638,7 @@ def matthews_corrcoef(y_true: Any, y_pred: Any, *, sample_weight: Any = None) ->
     0.2
     """
     fn = "matthews_corrcoef"
-    value = K.matthews(_matrix_of(fn, targets(fn, y_true, y_pred, sample_weight)))
+    value = K.matthews(_matrix_of(fn, targets(fn, y_true, y_pred, sample_weight), single_warns=True))
     return 0.0 if math.isnan(value) else value
 
 
@@ -722,12 +749,7 @@ def confusion_matrix(
                 cm = cm / cm.sum()
         cm = np.nan_to_num(cm)
     if cm.shape == (1, 1):
-        warnings.warn(
-            "A single label was found in 'y_true' and 'y_pred'. For the confusion matrix to have the "
-            "correct shape, use the 'labels' parameter to pass all known labels.",
-            UserWarning,
-            stacklevel=2,
-        )
+        warnings.warn(_SINGLE_LABEL, UserWarning, stacklevel=2)
     return cm
 
 

@@ -37,6 +37,7 @@ from perfeval.exceptions import InvalidParameterError
 __all__ = [
     "confusion",
     "expected_confusion",
+    "class_totals",
     "class_counts",
     "accuracy",
     "balanced_accuracy",
@@ -46,6 +47,7 @@ __all__ = [
     "matthews",
     "cohen_kappa",
     "label_counts",
+    "label_totals",
     "hamming_loss",
     "subset_accuracy",
     "jaccard",
@@ -130,6 +132,28 @@ def expected_confusion(y_codes: Array, scores: Array, w: Array | None = None) ->
         share = (base / t)[rows]
     out = np.bincount(y[rows] * k + cols, weights=share, minlength=k * k)
     return out.astype(np.float64, copy=False).reshape(k, k)
+
+
+def class_totals(
+    y_codes: Array, p_codes: Array, k: int, w: Array | None = None
+) -> tuple[Array, Array, Array]:
+    """Each class's true positives, predicted weight and true weight counted from the codes.
+
+    The same numbers as :func:`class_counts` of :func:`confusion` (the diagonal, the column sums, the
+    row sums), each summed in case order by ``np.bincount``, as scikit-learn sums them (so that its
+    supports come out bit for bit); O(n).
+
+    Returns
+    -------
+    tp, pred, true : ndarray of float64, shape (k,)
+    """
+    y, p = np.asarray(y_codes, dtype=np.intp), np.asarray(p_codes, dtype=np.intp)
+    hit = y == p
+    wh = None if w is None else np.asarray(w, dtype=np.float64)[hit]
+    tp = np.bincount(y[hit], weights=wh, minlength=k)
+    pred = np.bincount(p, weights=w, minlength=k)
+    true = np.bincount(y, weights=w, minlength=k)
+    return tuple(a.astype(np.float64, copy=False) for a in (tp, pred, true))  # type: ignore[return-value]
 
 
 def class_counts(C: Array) -> tuple[Array, Array, Array, Array]:
@@ -307,13 +331,45 @@ def label_counts(
     if axis == 0:
         if w is None:
             return tuple(np.count_nonzero(c, axis=0).astype(np.float64) for c in cells)
-        ww = np.asarray(w, dtype=np.float64)
-        return tuple(ww @ c.astype(np.float64) for c in cells)
+        ww, k = np.asarray(w, dtype=np.float64), Yb.shape[1]
+        out = []
+        for c in cells:  # each label's weights summed in case order (np.nonzero's row-major order)
+            rows, cols = np.nonzero(c)
+            out.append(np.bincount(cols, weights=ww[rows], minlength=k).astype(np.float64, copy=False))
+        return out[0], out[1], out[2], out[3]
     counts = [np.count_nonzero(c, axis=1).astype(np.float64) for c in cells]
     if w is None:
         return tuple(counts)
     ww = np.asarray(w, dtype=np.float64)
     return tuple(c * ww for c in counts)
+
+
+def label_totals(Y: Array, P: Array, w: Array | None = None, *, axis: int = 0) -> tuple[Array, Array, Array]:
+    """Per label (``axis=0``) or per sample (``axis=1``) true positives, predicted weight and true
+    weight of two indicator matrices (FP = pred - tp, FN = true - tp), each weighted sum taken in
+    case order as scikit-learn takes it (so that its supports come out bit for bit).
+
+    Returns
+    -------
+    tp, pred, true : ndarray of float64, shape (K,) or (n,)
+    """
+    Yb, Pb = np.asarray(Y) != 0, np.asarray(P) != 0
+    cells = (Yb & Pb, Pb, Yb)
+    if axis == 1:
+        counts = [np.count_nonzero(c, axis=1).astype(np.float64) for c in cells]
+        if w is None:
+            return counts[0], counts[1], counts[2]
+        ww = np.asarray(w, dtype=np.float64)
+        return counts[0] * ww, counts[1] * ww, counts[2] * ww
+    if w is None:
+        counts = [np.count_nonzero(c, axis=0).astype(np.float64) for c in cells]
+        return counts[0], counts[1], counts[2]
+    ww, k = np.asarray(w, dtype=np.float64), Yb.shape[1]
+    out = []
+    for c in cells:  # each label's weights summed in case order (np.nonzero's row-major order)
+        rows, cols = np.nonzero(c)
+        out.append(np.bincount(cols, weights=ww[rows], minlength=k).astype(np.float64, copy=False))
+    return out[0], out[1], out[2]
 
 
 def hamming_loss(Y: Array, P: Array, w: Array | None = None) -> float:
