@@ -105,6 +105,7 @@ KNOWN_TEXTS = (
     "multilabel-indicator is not",
     "Classification metrics can't",
     "Number of classes,",
+    "pos_label=None is",
 )
 
 
@@ -252,6 +253,8 @@ def test_integer_weights_keep_scikit_learns_dtypes():
         ("classification_report", ([0, 1, 2], [0, 1, 1]), {"target_names": ["a", "b"]}),
         ("classification_report", ([0, 1, 2], [0, 1, 1]), {"labels": [0, 1], "target_names": ["a"]}),
         ("precision_score", ([0, 1, 2], [0, 1, 1]), {"average": "macro", "pos_label": 2}),  # ignored: warns
+        ("f1_score", ([0, 1, 1], [0, 1, 0]), {"pos_label": None}),  # not a valid label
+        ("f1_score", ([1, 1, 1], [1, 1, 1]), {"pos_label": None}),  # one label: a TypeError in scikit-learn
         ("f1_score", ([0, 1, 2], [0, 1, 7]), {"average": None, "labels": [7, 0, 9]}),
         ("jaccard_score", ([0, 1, 2], [0, 1, 7]), {"average": "weighted", "labels": [7, 9]}),
     ],

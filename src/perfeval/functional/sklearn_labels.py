@@ -264,7 +264,7 @@ def _set_wise_labels(fn: str, t: Targets, average: Any, labels: Any, pos_label: 
                     f"{fn}: pos_label={pos_label!r} is not a valid label. It should be one of "
                     f"[{label_values(t.present)}]"
                 )
-            if pos_label is None:
+            if pos_label is None:  # one label present (scikit-learn: a TypeError of comparing None)
                 raise InvalidParameterError(
                     f"{fn}: pos_label=None with average='binary': name the positive label, or choose "
                     "another average"
