@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import perfeval.functional as F
 from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
+from perfeval.functional import sklearn_labels as _sklearn_labels
 from perfeval.functional import sklearn_names as _sklearn_names
 
 sk = pytest.importorskip("sklearn.metrics")
@@ -268,8 +269,10 @@ def test_what_perfeval_does_not_compute_is_refused_not_approximated():
         F.roc_auc_score([0, 1, 1, 0], np.eye(2)[[0, 1, 1, 0]])  # multiclass: tests/test_sklearn_scores.py
     with pytest.raises(ValueError, match="needs to be of shape"):
         F.average_precision_score(y3, s)
-    with pytest.raises(InvalidParameterError, match="average='macro' is not supported"):
-        F.precision_score([0, 1], [0, 1], average="macro")
+    # averages are computed now (perfeval.functional.sklearn_labels; tests/test_sklearn_labels.py)
+    assert F.precision_score([0, 1, 1], [0, 1, 0], average="macro") == sk.precision_score(
+        [0, 1, 1], [0, 1, 0], average="macro"
+    )
     with pytest.raises(ValueError, match="multiclass"):
         F.f1_score(y3, [0, 1, 1, 2])
     with pytest.raises(InvalidParameterError, match="positive class's column"):
@@ -309,8 +312,7 @@ def test_signatures_are_scikit_learns():
 
     import sklearn.calibration
 
-    from perfeval.functional.sklearn_names import __all__ as names
-
+    names = list(_sklearn_names.__all__) + list(_sklearn_labels.__all__)
     assert {"top_k_accuracy_score", "calibration_curve"} <= set(names)
     for name in names:
         peer = sklearn.calibration if name == "calibration_curve" else sk
@@ -339,7 +341,7 @@ _SM = np.array(
 )
 
 #: every scikit-learn name perfeval gives (a new one is a new case of the tests parametrised by it)
-SKLEARN_NAMES = list(_sklearn_names.__all__)
+SKLEARN_NAMES = list(_sklearn_names.__all__) + list(_sklearn_labels.__all__)
 
 #: every scikit-learn name of perfeval.functional.sklearn_names that takes sample_weight: its arguments and
 #: the variants of its options that change what all-zero weights give (a new name must be added here)
@@ -361,6 +363,12 @@ ZERO_WEIGHT_CALLS = {
     "confusion_matrix": ((_Y, _P), [{}, {"normalize": "all"}, {"labels": [1, 0]}]),
     "matthews_corrcoef": ((_Y, _P), [{}]),
     "balanced_accuracy_score": ((_Y, _P), [{}, {"adjusted": True}]),
+    "precision_recall_fscore_support": ((_YM, _YM[::-1]), [{}, {"average": "macro"}]),
+    "cohen_kappa_score": ((_YM, _YM[::-1]), [{}, {"weights": "quadratic"}]),
+    "multilabel_confusion_matrix": ((_YM, _YM[::-1]), [{}]),
+    "hamming_loss": ((_YM, _YM[::-1]), [{}]),
+    "jaccard_score": ((_YM, _YM[::-1]), [{"average": "micro"}, {"average": None}]),
+    "classification_report": ((_YM, _YM[::-1]), [{}]),
     "top_k_accuracy_score": ((_YM, _SM), [{}, {"normalize": False}, {"k": 1}]),
 }
 

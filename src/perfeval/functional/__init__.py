@@ -50,28 +50,36 @@ from perfeval.exceptions import (
     MissingDependencyError,
     UndefinedMeasureWarning,
 )
+from perfeval.functional.sklearn_labels import (
+    accuracy_score,
+    balanced_accuracy_score,
+    classification_report,
+    cohen_kappa_score,
+    confusion_matrix,
+    f1_score,
+    fbeta_score,
+    hamming_loss,
+    jaccard_score,
+    matthews_corrcoef,
+    multilabel_confusion_matrix,
+    precision_recall_fscore_support,
+    precision_score,
+    recall_score,
+)
 from perfeval.functional.sklearn_multilabel import (
     coverage_error,
     label_ranking_average_precision_score,
     label_ranking_loss,
 )
 from perfeval.functional.sklearn_names import (
-    accuracy_score,
     average_precision_score,
-    balanced_accuracy_score,
     brier_score_loss,
     calibration_curve,
-    confusion_matrix,
     dcg_score,
     det_curve,
-    f1_score,
-    fbeta_score,
     log_loss,
-    matthews_corrcoef,
     ndcg_score,
     precision_recall_curve,
-    precision_score,
-    recall_score,
     roc_auc_score,
     roc_curve,
     top_k_accuracy_score,
@@ -104,7 +112,7 @@ __all__ = [
     "scorer",
     "scores_from_ranking",
     "kddcup2002_task2",
-    # scikit-learn's names, signatures and conventions (perfeval.functional.sklearn_names; docs/sklearn.md)
+    # scikit-learn's names, signatures and conventions (sklearn_names, sklearn_labels; docs/sklearn.md)
     "roc_auc_score",
     "average_precision_score",
     "precision_recall_curve",
@@ -125,6 +133,13 @@ __all__ = [
     "label_ranking_average_precision_score",
     "coverage_error",
     "label_ranking_loss",
+    # scikit-learn's names of hard predictions, binary, multiclass, multilabel (functional.sklearn_labels)
+    "precision_recall_fscore_support",
+    "cohen_kappa_score",
+    "multilabel_confusion_matrix",
+    "hamming_loss",
+    "jaccard_score",
+    "classification_report",
 ]
 
 #: the deprecated one-liners (still here until perfeval 0.2.0, each warning with what to call instead)

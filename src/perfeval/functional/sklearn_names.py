@@ -7,8 +7,8 @@ rules for one class), with the numbers computed from perfeval's exact summary
 (:class:`~perfeval.summaries.ScoreHistogram`, the tie tables of the ranking measures) in float64.
 scikit-learn is never imported.  :mod:`perfeval.functional` re-exports them; the differences that
 remain are listed in docs/sklearn.md (weights must be >= 0; float32 input is computed in float64;
-an argument value perfeval does not compute, such as ``average='macro'`` or ``multi_class='ovr'``,
-raises :class:`~perfeval.exceptions.InvalidParameterError` instead of giving another number).
+an argument value perfeval does not compute, such as ``multi_class='ovr'``, raises
+:class:`~perfeval.exceptions.InvalidParameterError` instead of giving another number).
 
 Examples
 --------
@@ -17,8 +17,9 @@ Examples
 >>> fpr, tpr, thr = roc_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
 >>> fpr.tolist(), tpr.tolist(), thr.tolist()
 ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0], [inf, 0.8, 0.4, 0.35, 0.1])
->>> precision_score(["no", "yes", "yes"], ["yes", "yes", "no"], pos_label="yes")
-0.5
+
+The names of hard predictions (``f1_score``, ``confusion_matrix``, ...) are in
+:mod:`perfeval.functional.sklearn_labels`, which takes the door's helpers from here.
 """
 
 from __future__ import annotations
@@ -60,14 +61,6 @@ __all__ = [
     "log_loss",
     "ndcg_score",
     "dcg_score",
-    "accuracy_score",
-    "precision_score",
-    "recall_score",
-    "f1_score",
-    "fbeta_score",
-    "confusion_matrix",
-    "matthews_corrcoef",
-    "balanced_accuracy_score",
     "top_k_accuracy_score",
     "calibration_curve",
 ]
@@ -1000,174 +993,6 @@ def hard_labels(
     return yt, yp, labels, _weights(fn, sample_weight, len(yt))
 
 
-def _binary_counts(
-    fn: str, y_true: Any, y_pred: Any, pos_label: Any, average: Any, labels: Any, sample_weight: Any
-) -> tuple[float, float, float, float]:
-    """(TP, FN, FP, TN) of ``pos_label`` from hard labels, weighted, through the exact summary."""
-    if average != "binary":
-        raise InvalidParameterError(
-            f"{fn}: average={average!r} is not supported: perfeval computes the binary score of "
-            "pos_label (average='binary'); for another class against the rest pass pos_label="
-        )
-    yt, yp, present, w = hard_labels(fn, y_true, y_pred, sample_weight)
-    if len(present) > 2:
-        raise InvalidDataError(
-            f"{fn}: Target is multiclass ({label_values(present)}) but average='binary'; perfeval "
-            "computes the binary score only (name one class against the rest by mapping the labels)"
-        )
-    if pos_label not in present.tolist() and len(present) >= 2:
-        raise InvalidDataError(
-            f"{fn}: pos_label={pos_label!r} is not a valid label. It should be one of "
-            f"[{label_values(present)}]"
-        )
-    pred = np.asarray(yp == pos_label, dtype=np.float64)
-    h = ScoreHistogram.from_checked(np.asarray(yt == pos_label, dtype=bool), pred, w)
-    return h.counts_at(1.0)
-
-
-def _zero_division(fn: str, zero_division: Any) -> float:
-    if isinstance(zero_division, str):
-        if zero_division == "warn":
-            return 0.0
-    elif isinstance(zero_division, numbers.Real) and not isinstance(zero_division, bool):
-        if zero_division in (0, 1):
-            return float(zero_division)
-        if math.isnan(zero_division):
-            return float("nan")
-    raise InvalidParameterError(
-        f"{fn}: zero_division must be 'warn', 0.0, 1.0 or np.nan, got {zero_division!r}"
-    )
-
-
-def _divide(num: float, den: float, zero: float, warn: str | None) -> float:
-    if den == 0:
-        if warn is not None:
-            _warn(warn)
-        return zero
-    return num / den
-
-
-def _prf(
-    fn: str,
-    which: str,
-    y_true: Any,
-    y_pred: Any,
-    *,
-    beta: float = 1.0,
-    labels: Any,
-    pos_label: Any,
-    average: Any,
-    sample_weight: Any,
-    zero_division: Any,
-) -> float:
-    """The one implementation of precision, recall and the F-scores (``which``: ``"precision"``,
-    ``"recall"``, ``"f"``), for the public functions below, which keep scikit-learn's signatures
-    and hand their arguments on whole (``**locals()``, read first thing: exactly their parameters).
-    """
-    zero = _zero_division(fn, zero_division)
-    tp, fn_, fp, _tn = _binary_counts(fn, y_true, y_pred, pos_label, average, labels, sample_weight)
-    warn = zero_division == "warn"
-    if which == "precision":
-        msg = "Precision is ill-defined and being set to 0.0 due to no predicted samples."
-        return _divide(tp, tp + fp, zero, msg + _ZD if warn else None)
-    if which == "recall":
-        msg = "Recall is ill-defined and being set to 0.0 due to no true samples."
-        return _divide(tp, tp + fn_, zero, msg + _ZD if warn else None)
-    beta = float(beta)
-    if math.isinf(beta):
-        return _divide(tp, tp + fn_, zero, None)
-    if beta == 0:
-        return _divide(tp, tp + fp, zero, None)
-    b2 = beta * beta
-    msg = "F-score is ill-defined and being set to 0.0 due to no true nor predicted samples."
-    return _divide((1 + b2) * tp, b2 * (tp + fn_) + (tp + fp), zero, msg + _ZD if warn else None)
-
-
-_ZD = " Use `zero_division` parameter to control this behavior."
-
-
-def precision_score(
-    y_true: Any,
-    y_pred: Any,
-    *,
-    labels: Any = None,
-    pos_label: Any = 1,
-    average: str | None = "binary",
-    sample_weight: Any = None,
-    zero_division: Any = "warn",
-) -> float:
-    """scikit-learn's ``precision_score`` (binary): TP / (TP + FP) of ``pos_label`` from hard labels.
-
-    Nothing predicted positive: ``zero_division`` (``"warn"``: 0.0 and a warning).  Only
-    ``average='binary'`` is computed; ``labels`` is ignored then, as in scikit-learn.
-    """
-    return _prf("precision_score", "precision", **locals())
-
-
-def recall_score(
-    y_true: Any,
-    y_pred: Any,
-    *,
-    labels: Any = None,
-    pos_label: Any = 1,
-    average: str | None = "binary",
-    sample_weight: Any = None,
-    zero_division: Any = "warn",
-) -> float:
-    """scikit-learn's ``recall_score`` (binary): TP / (TP + FN) of ``pos_label`` from hard labels."""
-    return _prf("recall_score", "recall", **locals())
-
-
-def fbeta_score(
-    y_true: Any,
-    y_pred: Any,
-    *,
-    beta: float,
-    labels: Any = None,
-    pos_label: Any = 1,
-    average: str | None = "binary",
-    sample_weight: Any = None,
-    zero_division: Any = "warn",
-) -> float:
-    """scikit-learn's ``fbeta_score`` (binary): (1 + b^2) TP / (b^2 (TP + FN) + TP + FP).
-
-    Undefined (no true and no predicted positive): ``zero_division``.
-    """
-    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not beta >= 0:
-        raise InvalidParameterError(f"fbeta_score: beta must be a number >= 0, got {beta!r}")
-    return _prf("fbeta_score", "f", **locals())
-
-
-def f1_score(
-    y_true: Any,
-    y_pred: Any,
-    *,
-    labels: Any = None,
-    pos_label: Any = 1,
-    average: str | None = "binary",
-    sample_weight: Any = None,
-    zero_division: Any = "warn",
-) -> float:
-    """scikit-learn's ``f1_score`` (binary): 2 TP / (2 TP + FP + FN)."""
-    return _prf("f1_score", "f", **locals())
-
-
-def accuracy_score(y_true: Any, y_pred: Any, *, normalize: bool = True, sample_weight: Any = None) -> float:
-    """scikit-learn's ``accuracy_score``: the (weighted) share (``normalize=False``: the weighted
-    count) of cases whose predicted label is the true one; any number of classes.
-    """
-    fn = "accuracy_score"
-    yt, yp, _labels, w = hard_labels(fn, y_true, y_pred, sample_weight)
-    hit = np.asarray(yt == yp, dtype=np.float64)
-    if w is None:
-        return float(hit.mean()) if normalize else float(hit.sum())
-    if not normalize:
-        return float(np.dot(hit, w))
-    if w.sum() == 0:
-        raise InvalidDataError(f"{fn}: the weights sum to zero")
-    return float(np.average(hit, weights=w))
-
-
 def _indices(values: Array, labels: Array) -> Array:
     """The position of each value in ``labels`` (``len(labels)`` where it is not one of them)."""
     n = len(labels)
@@ -1182,138 +1007,7 @@ def _indices(values: Array, labels: Array) -> Array:
         return np.array([index.get(v, n) for v in values.tolist()], dtype=np.int64)
 
 
-def _matrix(yt: Array, yp: Array, labels: Array, w: Array | None, dtype: Any) -> Array:
-    n = len(labels)
-    ti, pi = _indices(yt, labels), _indices(yp, labels)
-    keep = (ti < n) & (pi < n)
-    cells = ti[keep] * n + pi[keep]
-    if w is None:
-        return np.bincount(cells, minlength=n * n).astype(dtype).reshape(n, n)
-    if dtype == np.int64:
-        return np.bincount(cells, weights=w[keep], minlength=n * n).astype(np.int64).reshape(n, n)
-    cm = np.zeros(n * n, dtype=np.float64)
-    np.add.at(cm, cells, w[keep])  # in case order, as scikit-learn's sparse sum
-    return cm.reshape(n, n)
-
-
-def confusion_matrix(
-    y_true: Any,
-    y_pred: Any,
-    *,
-    labels: Any = None,
-    sample_weight: Any = None,
-    normalize: str | None = None,
-    threshold: float | None = None,
-) -> Array:
-    """scikit-learn's ``confusion_matrix``: rows the true labels, columns the predicted ones, in the
-    order of ``labels`` (default: the sorted labels of both); any number of classes.
-
-    Integer counts unless weighted by floats; ``normalize`` ``"true"``, ``"pred"`` or ``"all"``
-    divides by the rows, the columns or the total (0 where a row or column is empty).
-
-    perfeval's earlier form stays: with ``threshold=``, ``y_pred`` holds scores and a case is
-    predicted 1 when its score >= threshold (``y_true`` 0/1).  Scores without ``threshold`` are
-    read that way at 0.5 with a DeprecationWarning (this release only; scikit-learn refuses them).
-
-    Examples
-    --------
-    >>> confusion_matrix([1, 0, 1, 0], [1, 1, 0, 0]).tolist()
-    [[1, 1], [1, 1]]
-    """
-    fn = "confusion_matrix"
-    if normalize not in (None, "true", "pred", "all"):
-        raise InvalidParameterError(
-            f"{fn}: normalize must be 'true', 'pred', 'all' or None, got {normalize!r}"
-        )
-    yp_raw = to_numpy(y_pred, "y_pred")
-    if threshold is None and yp_raw.dtype.kind == "f" and bool(np.any(yp_raw != np.floor(yp_raw))):
-        warnings.warn(
-            "confusion_matrix: y_pred holds scores, not labels; reading them as score >= 0.5 is "
-            "deprecated (scikit-learn refuses scores): pass threshold=0.5, or hard labels",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        threshold = 0.5
-    if threshold is not None:
-        if labels is not None:
-            raise InvalidParameterError(f"{fn}: threshold= reads y_pred as scores; labels= does not apply")
-        if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, numbers.Real):
-            raise InvalidParameterError(f"{fn}: threshold must be a number, got {threshold!r}")
-        _threshold_param().check(threshold, fn)
-        yt_raw = to_numpy(y_true, "y_true")
-        w = _weights(fn, sample_weight, len(yt_raw))
-        h = ScoreHistogram.from_arrays(yt_raw, floats(yp_raw, "y_pred"), w)
-        tp, fn_, fp, tn = h.counts_at(threshold)
-        m = np.array([[tn, fp], [fn_, tp]])
-        cm = m.astype(np.int64) if sample_weight is None else m
-    else:
-        yt, yp, present, w = hard_labels(fn, y_true, yp_raw, sample_weight)
-        if labels is None:
-            lab = present
-        else:
-            lab = to_numpy(labels, "labels")
-            if len(lab) == 0:
-                raise InvalidParameterError(f"{fn}: 'labels' should contain at least one label.")
-            if len(np.intersect1d(yt, lab)) == 0:
-                raise InvalidDataError(f"{fn}: At least one label specified must be in y_true")
-        wk = None if sample_weight is None else np.asarray(sample_weight).dtype.kind
-        dtype = np.int64 if wk is None or wk in "iub" else np.float64
-        cm = _matrix(yt, yp, lab, w, dtype)
-    if normalize is not None:
-        with np.errstate(all="ignore"):
-            if normalize == "true":
-                cm = cm / cm.sum(axis=1, keepdims=True)
-            elif normalize == "pred":
-                cm = cm / cm.sum(axis=0, keepdims=True)
-            else:
-                cm = cm / cm.sum()
-        cm = np.nan_to_num(cm)
-    if cm.shape == (1, 1):
-        warnings.warn(
-            "A single label was found in 'y_true' and 'y_pred'. For the confusion matrix to have the "
-            "correct shape, use the 'labels' parameter to pass all known labels.",
-            UserWarning,
-            stacklevel=2,
-        )
-    return cm
-
-
-def _threshold_param() -> Any:
-    """The registry's ``threshold`` parameter (its domain: a number, +-inf allowed, never NaN)."""
-    return next(p for p in get_measure("ACC").params if p.name == "threshold")
-
-
-def matthews_corrcoef(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
-    """scikit-learn's ``matthews_corrcoef`` (any number of classes; 0.0 where undefined)."""
-    yt, yp, labels, w = hard_labels("matthews_corrcoef", y_true, y_pred, sample_weight)
-    c = _matrix(yt, yp, labels, w, np.float64)
-    t_sum, p_sum = c.sum(axis=1), c.sum(axis=0)
-    n_correct, n = float(np.trace(c)), float(p_sum.sum())
-    cov_ytyp = n_correct * n - float(np.dot(t_sum, p_sum))
-    cov_ypyp = n**2 - float(np.dot(p_sum, p_sum))
-    cov_ytyt = n**2 - float(np.dot(t_sum, t_sum))
-    if cov_ypyp * cov_ytyt == 0:
-        return 0.0
-    return float(cov_ytyp / np.sqrt(cov_ypyp * cov_ytyt))
-
-
-def balanced_accuracy_score(
-    y_true: Any, y_pred: Any, *, sample_weight: Any = None, adjusted: bool = False
-) -> float:
-    """scikit-learn's ``balanced_accuracy_score``: the mean recall over the classes of ``y_true``
-    (a class seen only in ``y_pred`` is left out with a warning, as scikit-learn); ``adjusted``
-    rescales so that chance is 0.
-    """
-    yt, yp, labels, w = hard_labels("balanced_accuracy_score", y_true, y_pred, sample_weight)
-    c = _matrix(yt, yp, labels, w, np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        per_class = np.diag(c) / c.sum(axis=1)
-    if np.isnan(per_class).any():
-        warnings.warn("y_pred contains classes not in y_true", UserWarning, stacklevel=2)
-        per_class = per_class[~np.isnan(per_class)]
-    score = np.mean(per_class)
-    if adjusted:  # one class: 0 / 0, NaN (with numpy's warning), as scikit-learn
-        chance = 1 / len(per_class)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score = (score - chance) / np.float64(1 - chance)
-    return float(score)
+#: the door's helpers under public names, for perfeval.functional.sklearn_labels (the label-based names)
+check_sample_weight = _weights
+warn_undefined = _warn
+label_indices = _indices
