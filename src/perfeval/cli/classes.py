@@ -49,6 +49,13 @@ def key(v: Any) -> str:
     return str(v)
 
 
+def said(v: Any) -> str:
+    """A case id or label in a message: an integer as the number, text quoted."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    return str(v) if isinstance(v, int) and not isinstance(v, bool) else repr(key(v))
+
+
 def listing(labels: Any) -> str:
     labels = list(labels)
     return ", ".join(key(c) for c in labels[:SHOWN]) + (", ..." if len(labels) > SHOWN else "")
@@ -372,7 +379,7 @@ def _each_class_once(
         r = int(np.argmax(again))  # the first row repeating its case's class
         before = int(np.argmax(cell == cell[r]))
         raise InputFormatError(
-            f"case {key(case_ids[case[r]])!r} (column {id_name!r}) has class "
+            f"case {said(case_ids[case[r]])} (column {id_name!r}) has class "
             f"{key(classes.labels[cls[r]])!r} twice ({t.position(before)} and {t.position(r)}): "
             "every case needs every class exactly once",
             source=t.source,
@@ -383,7 +390,7 @@ def _each_class_once(
         missing = [classes.written[j] for j in range(k) if counts[who * k + j] == 0]
         row = int(np.argmax(case == who))
         raise InputFormatError(
-            f"case {key(case_ids[who])!r} (column {id_name!r}, first on {t.position(row)}) has no row of "
+            f"case {said(case_ids[who])} (column {id_name!r}, first on {t.position(row)}) has no row of "
             f"class{'es' if len(missing) > 1 else ''} {listing(missing)}: every case needs every class "
             "exactly once",
             source=t.source,
@@ -426,7 +433,7 @@ def _long_targets(
             r = int(np.argmax(differ))
             f = int(first[case[r]])
             raise InputFormatError(
-                f"case {key(case_ids[case[r]])!r}: the target column {name!r} holds "
+                f"case {said(case_ids[case[r]])}: the target column {name!r} holds "
                 f"{key(classes.labels[codes[f]])!r} on {t.position(f)} and "
                 f"{key(classes.labels[codes[r]])!r} on {t.position(r)}: one true class a case (or a 0/1 "
                 "marker, 1 on the true class's row)",
@@ -439,14 +446,14 @@ def _long_targets(
     if wrong.any():
         who = int(np.argmax(wrong))
         rows = np.flatnonzero((case == who) & marked)
-        said = (
+        marks = (
             "marks no row"
             if not len(rows)
             else f"marks {len(rows)} rows ({', '.join(t.position(int(r)) for r in rows[:SHOWN])})"
         )
         raise InputFormatError(
-            f"case {key(case_ids[who])!r}: the target column {name!r}, a 0/1 marker of the true class's row, "
-            f"{said}: exactly one row a case holds 1",
+            f"case {said(case_ids[who])}: the target column {name!r}, a 0/1 marker of the true class's row, "
+            f"{marks}: exactly one row a case holds 1",
             source=t.source,
         )
     y = np.empty(m, dtype=np.intp)
@@ -464,7 +471,7 @@ def _per_case(t: Any, name: str, values: Any, case: np.ndarray, case_ids: Any, m
         r = int(np.argmax(differ))
         f = int(first[case[r]])
         raise InputFormatError(
-            f"case {key(case_ids[case[r]])!r}: the column {name!r} holds {key(v[f])!r} on {t.position(f)} and "
+            f"case {said(case_ids[case[r]])}: the column {name!r} holds {key(v[f])!r} on {t.position(f)} and "
             f"{key(v[r])!r} on {t.position(r)}: it is the case's, the same on each of its rows",
             source=t.source,
         )
@@ -557,8 +564,9 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
         ch, y, source = got
     cols = [c.name for c in ch.scores]
     y = np.asarray(y)
-    seen = {key(v) for v in np.unique(y).tolist()} if len(y) else set()
-    if seen and seen <= set(cols) and (len(cols) >= 3 or y.dtype.kind not in "f"):
+    # a table read whole holds numbers as float64: an integral one is the label written (2, not 2.0)
+    seen = {_number_key(v) for v in np.unique(y).tolist()} if len(y) else set()
+    if seen and seen <= set(cols) and len(cols) >= 3:
         return True
     if binary_coding(y) is not None or y.dtype.kind in "f" and not len(seen - {"nan"}):
         return False
@@ -572,6 +580,12 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
         "(one row each) need 0/1 targets or --pos-label",
         source=source,
     )
+
+
+def _number_key(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+        return str(int(v))
+    return key(v)
 
 
 def _first_targets(args: Any) -> tuple[Any, Any, str] | None:

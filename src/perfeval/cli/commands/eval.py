@@ -183,7 +183,7 @@ def run(args: Any) -> int:
             path is not None and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES
         )
         if not args.dask and classes.names_are_classes(args, names, None if streamed else shared()):
-            return classes.run(args, None if streamed else shared())
+            return classes.run(args)  # read again: the target's labels as written
         if path is None and (args.stream or args.dask):
             raise InvalidParameterError(
                 "several --score columns with --stream/--dask read the file once a model: give a file, "
