@@ -118,11 +118,15 @@ def test_how_the_classes_were_found_is_said(tmp_path, capsys):
     named = pd.DataFrame(p, columns=CLASSES)  # predict_proba's DataFrame, columns=classes_
     named.insert(0, "label", y)
     named.to_csv(tmp_path / "named.csv", index=False)
-    code, out, _ = run(["eval", tmp_path / "named.csv", "--target", "label", "--score", "cat,dog,bird"], capsys)
+    code, out, _ = run(
+        ["eval", tmp_path / "named.csv", "--target", "label", "--score", "cat,dog,bird"], capsys
+    )
     assert code == 0
     assert "classes (3): cat, dog, bird (from the score columns' names (--score))" in out
     df.to_csv(tmp_path / "p.csv", index=False)
-    code, out, _ = run(["eval", tmp_path / "p.csv", "--target", "label", "--score-prefix", "p_", "-m", "acc_mc"], capsys)
+    code, out, _ = run(
+        ["eval", tmp_path / "p.csv", "--target", "label", "--score-prefix", "p_", "-m", "acc_mc"], capsys
+    )
     assert code == 0
     assert "(from --score-prefix 'p_': the columns p_cat, p_dog, p_bird)" in out
 
@@ -135,7 +139,19 @@ def test_numeric_labels_and_string_column_names(tmp_path, capsys):
     df.insert(0, "label", y)
     df.to_csv(tmp_path / "n.csv", index=False)
     code, out, err = run(
-        ["eval", tmp_path / "n.csv", "--header", "--target", "label", "--score", "2,3,4", "-m", M, "--format", "json"],
+        [
+            "eval",
+            tmp_path / "n.csv",
+            "--header",
+            "--target",
+            "label",
+            "--score",
+            "2,3,4",
+            "-m",
+            M,
+            "--format",
+            "json",
+        ],
         capsys,
     )
     assert code == 0, err
@@ -167,7 +183,17 @@ def test_absent_class_is_listed_with_why(tmp_path, capsys):
 def test_confusion_matrix(tmp_path, capsys):
     df, y, p = data()
     df.to_csv(tmp_path / "p.csv", index=False)
-    base = ["eval", tmp_path / "p.csv", "--target", "label", "--score-prefix", "p_", "-m", "acc_mc", "--confusion"]
+    base = [
+        "eval",
+        tmp_path / "p.csv",
+        "--target",
+        "label",
+        "--score-prefix",
+        "p_",
+        "-m",
+        "acc_mc",
+        "--confusion",
+    ]
     code, out, _ = run([*base, "--format", "json"], capsys)
     from sklearn.metrics import confusion_matrix
 
@@ -176,7 +202,9 @@ def test_confusion_matrix(tmp_path, capsys):
     code, out, _ = run(base, capsys)
     lines = out.splitlines()
     at = lines.index("true \\ predicted  cat  dog  bird")
-    assert [ln.split()[1:] for ln in lines[at + 1 : at + 4]] == [[str(v) for v in row] for row in want.tolist()]
+    assert [ln.split()[1:] for ln in lines[at + 1 : at + 4]] == [
+        [str(v) for v in row] for row in want.tolist()
+    ]
 
 
 @pytest.mark.parametrize("weights", [False, True])
@@ -223,7 +251,8 @@ def test_long_equals_wide(tmp_path, capsys, weights):
     df.to_csv(tmp_path / "wide.csv", index=False)
     w = ["--weight", "w"] if weights else []
     code, wide, err = run(
-        ["eval", tmp_path / "wide.csv", "--target", "label", "--score-prefix", "p_", *w, "--format", "json"], capsys
+        ["eval", tmp_path / "wide.csv", "--target", "label", "--score-prefix", "p_", *w, "--format", "json"],
+        capsys,
     )
     assert code == 0, err
     for target in ("label", "marker"):
@@ -246,7 +275,18 @@ def test_group_per_user(tmp_path, capsys):
     df, y, p = data(n=90)
     df.to_csv(tmp_path / "p.csv", index=False)
     code, out, err = run(
-        ["eval", tmp_path / "p.csv", "--target", "label", "--score-prefix", "p_", "--group", "user", "-m", "roc_ovr"]
+        [
+            "eval",
+            tmp_path / "p.csv",
+            "--target",
+            "label",
+            "--score-prefix",
+            "p_",
+            "--group",
+            "user",
+            "-m",
+            "roc_ovr",
+        ]
         + ["--format", "json"],
         capsys,
     )
@@ -259,7 +299,17 @@ def test_group_per_user(tmp_path, capsys):
         assert r["per_group"][u] == pytest.approx(want, rel=1e-12, abs=0)
     assert r["value"] == pytest.approx(np.mean(list(r["per_group"].values())), rel=1e-12)
     code, out, err = run(
-        ["eval", tmp_path / "p.csv", "--target", "label", "--score-prefix", "p_", "--group", "user", "--stream"],
+        [
+            "eval",
+            tmp_path / "p.csv",
+            "--target",
+            "label",
+            "--score-prefix",
+            "p_",
+            "--group",
+            "user",
+            "--stream",
+        ],
         capsys,
     )
     assert code == 2 and "--stream --group of K classes is not supported yet" in err
@@ -271,15 +321,40 @@ WIDE = "case,label,p_cat,p_dog,p_bird\n1,cat,0.2,0.3,0.5\n2,dog,0.6,0.3,0.1\n"
 @pytest.mark.parametrize(
     "text, extra, status, message",
     [
-        (WIDE + "3,fish,0.2,0.3,0.5\n", [], 1, "line 4: the target column 'label' holds 'fish', which is not one"),
+        (
+            WIDE + "3,fish,0.2,0.3,0.5\n",
+            [],
+            1,
+            "line 4: the target column 'label' holds 'fish', which is not one",
+        ),
         (WIDE + "3,,0.2,0.3,0.5\n", [], 1, "line 4: empty value in column 2 ('label')"),
         (WIDE + "3,NA,0.2,0.3,0.5\n", [], 1, "line 4: the target column 'label' holds 'NA', a missing value"),
         (WIDE + "3,dog,0.2,x,0.5\n", [], 1, "line 4: the score column 'p_dog' holds 'x', not a number"),
         (WIDE + "3,dog,0.2,inf,0.5\n", [], 1, "line 4: the score column 'p_dog' holds inf"),
-        (WIDE, ["--score", "p_cat,p_dog,p_fish", "--classes", "cat,dog,fish"], 2, "--score 'p_fish': no such column"),
-        (WIDE, ["--score", "p_cat,p_dog", "--classes", "cat,dog,bird"], 2, "--classes names 3 labels for the 2"),
-        (WIDE, ["--score", "p_cat,p_dog,p_bird", "--classes", "cat,cat,bird"], 2, "the classes name 'cat' twice"),
-        (WIDE, ["--score", "p_cat,p_dog,p_bird"], 1, "the target column 'label' holds 2 labels (cat, dog) and"),
+        (
+            WIDE,
+            ["--score", "p_cat,p_dog,p_fish", "--classes", "cat,dog,fish"],
+            2,
+            "--score 'p_fish': no such column",
+        ),
+        (
+            WIDE,
+            ["--score", "p_cat,p_dog", "--classes", "cat,dog,bird"],
+            2,
+            "--classes names 3 labels for the 2",
+        ),
+        (
+            WIDE,
+            ["--score", "p_cat,p_dog,p_bird", "--classes", "cat,cat,bird"],
+            2,
+            "the classes name 'cat' twice",
+        ),
+        (
+            WIDE,
+            ["--score", "p_cat,p_dog,p_bird"],
+            1,
+            "the target column 'label' holds 2 labels (cat, dog) and",
+        ),
         (WIDE, ["--score-prefix", "q_"], 2, "--score-prefix q_: "),
         (WIDE, ["--score-prefix", "p_", "--pos-label", "cat"], 2, "--pos-label does not apply to K classes"),
     ],
@@ -300,19 +375,36 @@ LONG = "case,cls,p,y\n"
 @pytest.mark.parametrize(
     "rows, message",
     [
-        ("1,a,0.5,a\n1,b,0.5,a\n2,a,0.1,b\n2,a,0.9,b\n", "case 2 (column 'case') has class 'a' twice (line 4 and line 5)"),
-        ("1,a,0.5,a\n1,b,0.5,a\n2,a,0.1,b\n", "case 2 (column 'case', first on line 4) has no row of class b"),
+        (
+            "1,a,0.5,a\n1,b,0.5,a\n2,a,0.1,b\n2,a,0.9,b\n",
+            "case 2 (column 'case') has class 'a' twice (line 4 and line 5)",
+        ),
+        (
+            "1,a,0.5,a\n1,b,0.5,a\n2,a,0.1,b\n",
+            "case 2 (column 'case', first on line 4) has no row of class b",
+        ),
         ("1,a,0.5,a\n1,b,0.5,b\n", "case 1: the target column 'y' holds 'a' on line 2 and 'b' on line 3"),
-        ("1,a,0.5,c\n1,b,0.5,c\n", "line 2: the target column 'y' holds 'c', which is not one of the 2 classes"),
-        ("1,a,0.5,1\n1,b,0.5,1\n", "case 1: the target column 'y', a 0/1 marker of the true class's row, marks 2 rows"),
-        ("1,a,0.5,0\n1,b,0.5,0\n", "case 1: the target column 'y', a 0/1 marker of the true class's row, marks no row"),
+        (
+            "1,a,0.5,c\n1,b,0.5,c\n",
+            "line 2: the target column 'y' holds 'c', which is not one of the 2 classes",
+        ),
+        (
+            "1,a,0.5,1\n1,b,0.5,1\n",
+            "case 1: the target column 'y', a 0/1 marker of the true class's row, marks 2 rows",
+        ),
+        (
+            "1,a,0.5,0\n1,b,0.5,0\n",
+            "case 1: the target column 'y', a 0/1 marker of the true class's row, marks no row",
+        ),
         ("x,a,0.5,a\nx,b,oops,a\n", "line 3: the score column 'p' holds 'oops', not a number"),
     ],
 )
 def test_bad_long_input_is_one_line(tmp_path, capsys, rows, message):
     f = tmp_path / "l.csv"
     f.write_text(LONG + rows)
-    code, out, err = run(["eval", f, "--long", "--id", "case", "--class", "cls", "--score", "p", "--target", "y"], capsys)
+    code, out, err = run(
+        ["eval", f, "--long", "--id", "case", "--class", "cls", "--score", "p", "--target", "y"], capsys
+    )
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and message in err, err
 
@@ -322,7 +414,18 @@ def test_json_is_strict_and_every_null_says_why(tmp_path, capsys):
     df = df[df["label"] == "cat"]  # one class only: every one-vs-rest area undefined
     df.to_csv(tmp_path / "p.csv", index=False)
     code, out, err = run(
-        ["eval", tmp_path / "p.csv", "--target", "label", "--score-prefix", "p_", "-m", "roc_ovr", "--format", "json"],
+        [
+            "eval",
+            tmp_path / "p.csv",
+            "--target",
+            "label",
+            "--score-prefix",
+            "p_",
+            "-m",
+            "roc_ovr",
+            "--format",
+            "json",
+        ],
         capsys,
     )
     assert code == 0

@@ -147,7 +147,9 @@ def _score_spec(args: Any, names: list[str], header: bool, source: str, taken: s
             raise InvalidParameterError(
                 f"--score-prefix {prefix}: {place(source)} has no header (no column names to match)"
             )
-        found = [i for i, n in enumerate(names) if n.startswith(prefix) and len(n) > len(prefix) and i not in taken]
+        found = [
+            i for i, n in enumerate(names) if n.startswith(prefix) and len(n) > len(prefix) and i not in taken
+        ]
         if len(found) < 2:
             raise InvalidParameterError(
                 f"--score-prefix {prefix}: {place(source)} has {len(found)} column(s) named {prefix}<label> "
@@ -193,7 +195,11 @@ def _choose(args: Any, names: list[str], header: bool, source: str) -> tuple[Any
     from perfeval.io.columns import choose, pick
 
     taken = set()
-    for spec, role in ((args.target, "target"), (args.group, "group"), (getattr(args, "weight", None), "weight")):
+    for spec, role in (
+        (args.target, "target"),
+        (args.group, "group"),
+        (getattr(args, "weight", None), "weight"),
+    ):
         c = pick(names, spec, role, source, header=header, default=role == "target")
         if c is not None:
             taken.add(c.index)
@@ -295,7 +301,9 @@ def _long(args: Any, specs: list) -> Any:
     from perfeval.io.columns import pick
 
     if not getattr(args, "id", None) or not args.class_column:
-        raise InvalidParameterError("--long needs --id CASE (the case column) and --class CLASS (the class column)")
+        raise InvalidParameterError(
+            "--long needs --id CASE (the case column) and --class CLASS (the class column)"
+        )
     if args.score is not None and "," in args.score:
         raise InvalidParameterError("--long reads one --score column (a row a case and class)")
     if getattr(args, "score_prefix", None):
@@ -321,7 +329,9 @@ def _long(args: Any, specs: list) -> Any:
         classes = Classes(_split(args.classes, "--classes"), "--classes").typed(cls_col)
     else:
         seen = np.unique(cls_col)
-        classes = Classes([key(v) for v in seen.tolist()], f"the distinct values of the class column {cc.name!r}")
+        classes = Classes(
+            [key(v) for v in seen.tolist()], f"the distinct values of the class column {cc.name!r}"
+        )
         classes.typed(cls_col)
     if classes.k < 2:
         raise InputFormatError(
@@ -478,7 +488,7 @@ def _per_case(t: Any, name: str, values: Any, case: np.ndarray, case_ids: Any, m
     return v[first]
 
 
-# -- streamed --------------------------------------------------------------------------------------------------
+# -- streamed ----------------------------------------------------------------------------------------
 def _stream(args: Any, path: str | None, specs: list) -> Any:
     """A wide table read in chunks, each checked as a table read whole is and its rows folded into
     one summary in row order (:func:`perfeval.backends.stream.evaluate_stream_classes`): the bits of
@@ -498,7 +508,11 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         ch, classes = _choose(args, names, header, source)
         chosen.append((ch, classes))
         load.say_columns(ch)
-        return [ch.target.index, None if ch.weight is None else ch.weight.index, *(c.index for c in ch.scores)]
+        return [
+            ch.target.index,
+            None if ch.weight is None else ch.weight.index,
+            *(c.index for c in ch.scores),
+        ]
 
     typed: list = []
 
@@ -553,8 +567,16 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
     from perfeval.io.columns import choose
 
     if table is not None:
-        ch = choose(table.names, table.source, header=table.header, target=args.target, score=args.score,
-                    group=args.group, weight=getattr(args, "weight", None), several_scores=True)
+        ch = choose(
+            table.names,
+            table.source,
+            header=table.header,
+            target=args.target,
+            score=args.score,
+            group=args.group,
+            weight=getattr(args, "weight", None),
+            several_scores=True,
+        )
         y = table.get(ch.target)
         source = table.source
     else:
@@ -599,13 +621,28 @@ def _first_targets(args: Any) -> tuple[Any, Any, str] | None:
     chosen: list = []
 
     def chooser(names: list[str], header: bool) -> list[int | None]:
-        ch = choose(names, path, header=header, target=args.target, score=args.score, group=args.group,
-                    weight=getattr(args, "weight", None), several_scores=True)
+        ch = choose(
+            names,
+            path,
+            header=header,
+            target=args.target,
+            score=args.score,
+            group=args.group,
+            weight=getattr(args, "weight", None),
+            several_scores=True,
+        )
         chosen.append(ch)
         return [ch.target.index]
 
-    it = iter_columns(path, chooser, args.input_format, args.header, labels=(0,), delimiter=args.delimiter,
-                      convert=lambda cols, where: cols)
+    it: Any = iter_columns(
+        path,
+        chooser,
+        args.input_format,
+        args.header,
+        labels=(0,),
+        delimiter=args.delimiter,
+        convert=lambda cols, where: cols,
+    )
     try:
         first = next(it)
     finally:

@@ -384,11 +384,15 @@ def classes_text(report: Any, output: str, per_group: bool, confusion: Any = Non
         for what, labels in undefined.items():
             lines.append(f"(undefined, left out of the averages: {what}; in {', '.join(labels)})")
     if confusion is not None:
-        lines += ["", "confusion of the argmax (rows: true class; columns: predicted; a tie at the max shares "
-                  "the case among the tied classes):"]
+        lines += [
+            "",
+            "confusion of the argmax (rows: true class; columns: predicted; a tie at the max shares "
+            "the case among the tied classes):",
+        ]
         cells = [["true \\ predicted", *[shown(str(c)) for c in classes]]]
         cells += [
-            [shown(str(c)), *[f"{float(v):.15g}" for v in row]] for c, row in zip(classes, confusion.tolist(), strict=True)
+            [shown(str(c)), *[f"{float(v):.15g}" for v in row]]
+            for c, row in zip(classes, confusion.tolist(), strict=True)
         ]
         lines += table(cells, "lr")
     return "\n".join(lines) + "\n"

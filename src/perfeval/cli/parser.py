@@ -78,7 +78,7 @@ def build() -> argparse.ArgumentParser:
     ev.add_argument("--weight", help="weight column (binary measures)")
     _dialect_options(ev)
     mc = ev.add_argument_group(
-        "K classes (one score column a class; docs/input.md, \"Multiclass\")",
+        'K classes (one score column a class; docs/input.md, "Multiclass")',
         "name the class columns once: --score with a column a class and --classes (their labels, in order), "
         "--score alone when the columns' names are the labels, or --score-prefix",
     )
