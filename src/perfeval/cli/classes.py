@@ -566,24 +566,27 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
     from perfeval.base.checks import binary_coding
     from perfeval.io.columns import choose
 
-    if table is not None:
-        ch = choose(
-            table.names,
-            table.source,
-            header=table.header,
-            target=args.target,
-            score=args.score,
-            group=args.group,
-            weight=getattr(args, "weight", None),
-            several_scores=True,
-        )
-        y = table.get(ch.target)
-        source = table.source
-    else:
-        got = _first_targets(args)
-        if got is None:
-            return False
-        ch, y, source = got
+    try:  # columns the models' path refuses (one named twice): said there, in its words
+        if table is not None:
+            ch = choose(
+                table.names,
+                table.source,
+                header=table.header,
+                target=args.target,
+                score=args.score,
+                group=args.group,
+                weight=getattr(args, "weight", None),
+                several_scores=True,
+            )
+            y = table.get(ch.target)
+            source = table.source
+        else:
+            got = _first_targets(args)
+            if got is None:
+                return False
+            ch, y, source = got
+    except InvalidParameterError:
+        return False
     cols = [c.name for c in ch.scores]
     y = np.asarray(y)
     # a table read whole holds numbers as float64: an integral one is the label written (2, not 2.0)
@@ -674,8 +677,10 @@ def _refuse(args: Any) -> None:
         raise InvalidParameterError("--class names the class column of --long (a row a case and class)")
 
 
-def run(args: Any, table: Any = None) -> int:
-    """``perfeval eval`` of K classes; ``table``: the table read whole already, when it was."""
+def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
+    """``perfeval eval`` of K classes; ``table``: the table read whole already, when it was; a file
+    over ``stream_bytes`` is streamed (without --group), as the binary measures are.
+    """
     from perfeval.cli.output import classes_text, group_csv, write
     from perfeval.engine import resolve
     from perfeval.engine.classes import class_specs
@@ -685,7 +690,7 @@ def run(args: Any, table: Any = None) -> int:
     default = not args.measures
     specs = class_specs([] if default else resolve(args.measures, 0.5), default=default)
     path = load.path_of(args.file)
-    big = path is not None and os.path.isfile(path) and os.path.getsize(path) > _stream_bytes()
+    big = path is not None and os.path.isfile(path) and os.path.getsize(path) > stream_bytes
     cases = None
     if args.long:
         if args.stream:
@@ -716,9 +721,3 @@ def run(args: Any, table: Any = None) -> int:
         sys.stderr.write(f"perfeval: wrote {place(args.per_group_output)}\n")
     write(text)
     return 0
-
-
-def _stream_bytes() -> int:
-    from perfeval.cli.commands.eval import STREAM_BYTES
-
-    return STREAM_BYTES

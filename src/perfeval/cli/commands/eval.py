@@ -157,7 +157,7 @@ def run(args: Any) -> int:
     from perfeval.cli import classes  # K classes: a score column a class, or a row a case and class
 
     if classes.requested(args):
-        return classes.run(args)
+        return classes.run(args, stream_bytes=STREAM_BYTES)
     dialect = _dialect(args)
     path = load.path_of(args.file)
     measures = args.measures or DEFAULT_MEASURES
@@ -183,7 +183,7 @@ def run(args: Any) -> int:
             path is not None and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES
         )
         if not args.dask and classes.names_are_classes(args, names, None if streamed else shared()):
-            return classes.run(args)  # read again: the target's labels as written
+            return classes.run(args, stream_bytes=STREAM_BYTES)  # read again: the target's labels as written
         if path is None and (args.stream or args.dask):
             raise InvalidParameterError(
                 "several --score columns with --stream/--dask read the file once a model: give a file, "
