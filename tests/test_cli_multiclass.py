@@ -434,3 +434,27 @@ def test_json_is_strict_and_every_null_says_why(tmp_path, capsys):
     assert set(r["per_class_why_null"]) == {"cat", "dog", "bird"}
     assert r["per_class_why_null"]["cat"].startswith("every case is of class 'cat'")
     assert not math.isnan(len(out))
+
+
+def test_docs_multiclass_commands(capsys, monkeypatch):
+    """docs/input.md's "Multiclass" section: its commands, run in docs/examples/multiclass, print what it
+    shows; the long table's command the measures of the wide one."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "input.md").read_text()
+    section = text.split("## Multiclass: a score column a class", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```\n\$ (perfeval [^\n]*)\n(.*?)```", section, re.S)
+    assert len(blocks) == 2
+    monkeypatch.chdir(root / "docs" / "examples" / "multiclass")
+    outs = []
+    for command, shown in blocks:
+        code, out, err = run(shlex.split(command)[1:], capsys)
+        assert code == 0 and err == ""
+        if shown:
+            assert out == shown
+        outs.append(out)
+    measures_of = [[ln for ln in o.split("classes (3)")[0].splitlines()] for o in outs]
+    assert measures_of[0] == measures_of[1] and len(measures_of[0]) == 5
