@@ -458,3 +458,17 @@ def test_docs_multiclass_commands(capsys, monkeypatch):
         outs.append(out)
     measures_of = [[ln for ln in o.split("classes (3)")[0].splitlines()] for o in outs]
     assert measures_of[0] == measures_of[1] and len(measures_of[0]) == 5
+
+
+def test_report_frames_hold_the_classes():
+    from perfeval import evaluate
+
+    df, y, p = data()
+    keep = y != "bird"
+    r = evaluate(y[keep], p[keep], classes=CLASSES, measures=["roc_ovr", "acc_mc"])
+    frame = r.classes_frame()
+    assert list(frame.index) == CLASSES and list(frame.columns) == ["ROC_OVR:average=macro"]
+    assert math.isnan(frame.loc["bird", "ROC_OVR:average=macro"])
+    assert r.to_frame().loc["ROC_OVR:average=macro", "undefined_classes"] == 1
+    d = json.loads(r.to_json())["measures"]["ROC_OVR:average=macro"]
+    assert d["per_class_why_null"] == {"bird": "no case of class 'bird' among the targets"}

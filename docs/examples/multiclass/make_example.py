@@ -1,5 +1,6 @@
 """Writes proba.csv (a score column a class, as pandas writes predict_proba) and long.csv (the same
-cases, a row a case and class, the true class marked 0/1): docs/input.md, "Multiclass"."""
+cases, a row a case and class, the true class marked 0/1): docs/input.md, "Multiclass".
+"""
 
 import numpy as np
 import pandas as pd
