@@ -565,6 +565,7 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
         return False
     from perfeval.base.checks import binary_coding
     from perfeval.io.columns import choose
+    from perfeval.io.grammar import is_number
 
     try:  # columns the models' path refuses (one named twice): said there, in its words
         if table is not None:
@@ -593,8 +594,8 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
     seen = {_number_key(v) for v in np.unique(y).tolist()} if len(y) else set()
     if seen and seen <= set(cols) and len(cols) >= 3:
         return True
-    if binary_coding(y) is not None or y.dtype.kind in "f" and not len(seen - {"nan"}):
-        return False
+    if binary_coding(y) is not None or y.dtype.kind not in "USO" or any(is_number(v) for v in seen):
+        return False  # numbers (0/1, grades): several models, a row each, as ever
     shown = ", ".join(sorted(seen)[:SHOWN]) + (", ..." if len(seen) > SHOWN else "")
     prefix = os.path.commonprefix(cols)
     advice = f" (or --score-prefix {prefix})" if prefix and all(len(c) > len(prefix) for c in cols) else ""
