@@ -596,6 +596,8 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
         return True
     if binary_coding(y) is not None or y.dtype.kind not in "USO" or any(is_number(v) for v in seen):
         return False  # numbers (0/1, grades): several models, a row each, as ever
+    if len(seen) > len(cols):  # more labels than columns: no column a class (the binary measures say it)
+        return False
     shown = ", ".join(sorted(seen)[:SHOWN]) + (", ..." if len(seen) > SHOWN else "")
     prefix = os.path.commonprefix(cols)
     advice = f" (or --score-prefix {prefix})" if prefix and all(len(c) > len(prefix) for c in cols) else ""
