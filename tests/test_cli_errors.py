@@ -254,7 +254,13 @@ def test_a_score_column_a_class_is_told_to_evaluate_one_class_a_command(tmp_path
     (tmp_path / "iris.csv").write_text(
         "species,p_a,p_b,p_c\n" + "".join(f"{names[i % 3]},0.5,0.25,0.25\n" for i in range(9))
     )
-    for command in (["eval", "-m", "roc"], ["report", "-o", str(tmp_path / "r.html")]):
+    # eval evaluates K classes: told to name them (docs/input.md, "Multiclass")
+    argv = ["eval", str(tmp_path / "iris.csv"), "-m", "roc", "--target", "species", "--score", "p_a,p_b,p_c"]
+    err = _one_error(*_run(argv, capsys))
+    assert "name the classes in column order with --classes LABEL,... (or --score-prefix p_)" in err
+    code, out, err = _run([*argv, "--classes", "setosa,versicolor,virginica"], capsys)
+    assert code == 0 and out.startswith("measure"), err
+    for command in (["report", "-o", str(tmp_path / "r.html")],):
         argv = [*command[:1], str(tmp_path / "iris.csv"), *command[1:], "--target", "species"]
         err = _one_error(*_run([*argv, "--score", "p_a,p_b,p_c"], capsys))
         assert "3 classes; the multiclass measures read one score column per class" in err

@@ -85,6 +85,75 @@ def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold:
     return binary_report(specs, fold.summary(), rows=rows, threshold=threshold, weighted=weighted)
 
 
+def evaluate_stream_classes(
+    chunks: Iterable[tuple],
+    classes: Any,
+    *,
+    measures: Any = None,
+    classes_from: str = "given",
+    coded: bool = False,
+):
+    """Evaluate the multiclass measures over ``(y_true, y_score[, sample_weight])`` chunks, the
+    scores an (n, K) matrix a chunk, one column a class in the order of ``classes``.
+
+    Each chunk is checked at the door (:func:`perfeval.engine.door.check_classes`) and its rows
+    folded into one :class:`~perfeval.summaries.classes.ClassSummary` in row order
+    (:meth:`~perfeval.summaries.classes.ClassSummary.folded`): the bits of :func:`perfeval.evaluate`
+    of the concatenated chunks with ``classes=``, weights or not.  ``coded``: the targets are codes
+    0..K-1 in the order of ``classes`` already (checked by the caller, as the command's loader does
+    with its file's lines).
+
+    Examples
+    --------
+    >>> chunks = [(["a", "b"], [[0.7, 0.2, 0.1], [0.3, 0.6, 0.1]]), (["c"], [[0.2, 0.2, 0.6]])]
+    >>> evaluate_stream_classes(chunks, ["a", "b", "c"], measures=["acc_mc"])["ACC_MC"]
+    1.0
+    """
+    from perfeval.engine.classes import TIES_CLASSES, class_specs, summary_values
+    from perfeval.engine.door import check_classes
+    from perfeval.engine.finish import warn_undefined
+    from perfeval.engine.report import Report
+    from perfeval.summaries.classes import ClassSummary
+
+    labels = tuple(c.item() if isinstance(c, np.generic) else c for c in classes)
+    k = len(labels)
+    default = measures is None
+    specs = class_specs([] if default else resolve(measures, 0.5), default=default)
+    cs = ClassSummary.empty(labels)
+    rows = 0
+    weighted = False
+    for chunk in chunks:
+        if len(chunk) not in (2, 3):
+            raise InvalidParameterError("each chunk must be (y_true, y_score) or (y_true, y_score, weight)")
+        w = chunk[2] if len(chunk) == 3 else None
+        weighted = weighted or w is not None
+        cases, _found, _how = check_classes(
+            chunk[0], chunk[1], None, w, classes=tuple(range(k)) if coded else labels
+        )
+        if cases.s.shape[1] != k:
+            raise InvalidDataError(f"a chunk's `y_score` has {cases.s.shape[1]} columns for the {k} classes")
+        cs = cs.folded(cases.y, cases.s, cases.w)
+        rows += int(cases.rows_in)
+    results = summary_values(specs, cs)
+    warn_undefined(results, specs)
+    params = {
+        "threshold": 0.5,
+        "rows": rows,
+        "groups": None,
+        "weighted": weighted,
+        "partitions": None,
+        "ties": TIES_CLASSES,
+        "pos_label": None,
+        "backend": "stream",
+        "task": "multiclass",
+        "classes": list(labels),
+        "classes_from": classes_from,
+    }
+    report = Report(results, None, params)
+    report.summary = cs
+    return report
+
+
 def _chunk_cases(y_true: Any, y_score: Any, sample_weight: Any = None) -> tuple:
     """A chunk's cases, checked: (positives, scores, weights or None).  Its targets are coded alone
     (a chunk's, not all of them: the stream takes no pos_label, they come coded).

@@ -332,3 +332,67 @@ def models_group_csv(reports: dict[str, Any]) -> str:
             out.append("model," + body[0])
         out += [f"{csv_field(name)},{line}" for line in body[1:]]
     return "\n".join(out) + "\n"
+
+
+def classes_text(report: Any, output: str, per_group: bool, confusion: Any = None) -> str:
+    """A report of K classes as ``eval`` prints it: the table of the measures (each label with its
+    average), the classes and how they were found, the per-class table of the averaged measures
+    with the classes where each is undefined and why, and (``confusion``: the summary's K x K
+    table) the confusion matrix of the argmax.  ``json``: the report's dict, with ``confusion``;
+    ``csv``: as :func:`report_text`.
+    """
+    from perfeval.engine.report import class_reasons, dumps
+
+    classes = list(report.params.get("classes") or [])
+    if output == "json":
+        d = report.to_dict()
+        if confusion is not None:
+            d["confusion"] = {
+                "classes": classes,
+                "rows": "true class",
+                "columns": "predicted class (the argmax; a tie at the max shares the case)",
+                "matrix": [[float(v) for v in row] for row in confusion.tolist()],
+            }
+        return dumps(d) + "\n"
+    if output == "csv":
+        return report_text(report, output, per_group)
+    text = report_text(report, output, per_group).rstrip("\n").split("\n")
+    at = next(i for i, line in enumerate(text) if line.startswith("signature: "))
+    how = report.params.get("classes_from")
+    said = [f"classes ({len(classes)}): {', '.join(shown(str(c)) for c in classes)} (from {how})"]
+    form = report.params.get("target_form")
+    if form:
+        said.append(f"target: {form} ({report.params.get('cases')} cases)")
+    lines = text[:at] + said + text[at:]
+    per = [(k, r) for k, r in report.results.items() if r.per_class is not None]
+    if per:
+        support = getattr(report.summary, "n_class", None)
+        head = ["class", *[k for k, _ in per]] + (["support"] if support is not None else [])
+        rows = []
+        for i, c in enumerate(classes):
+            row = [shown(str(c))] + [number(float(r.per_class[i])) for _, r in per]
+            if support is not None:
+                row.append(f"{float(support[i]):.15g}")
+            rows.append(row)
+        lines += ["", "per class:"] + table([head, *rows], "lr")
+        undefined: dict[str, list[str]] = {}  # reason -> the measures, class by class
+        for k, r in per:
+            reasons = class_reasons(report.summary, k, r.per_class, r.classes or classes)
+            for c in r.undefined_classes:
+                why = reasons.get(str(c), "undefined")
+                undefined.setdefault(f"{shown(str(c))}: {why}", []).append(k)
+        for what, labels in undefined.items():
+            lines.append(f"(undefined, left out of the averages: {what}; in {', '.join(labels)})")
+    if confusion is not None:
+        lines += [
+            "",
+            "confusion of the argmax (rows: true class; columns: predicted; a tie at the max shares "
+            "the case among the tied classes):",
+        ]
+        cells = [["true \\ predicted", *[shown(str(c)) for c in classes]]]
+        cells += [
+            [shown(str(c)), *[f"{float(v):.15g}" for v in row]]
+            for c, row in zip(classes, confusion.tolist(), strict=True)
+        ]
+        lines += table(cells, "lr")
+    return "\n".join(lines) + "\n"

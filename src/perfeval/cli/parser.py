@@ -58,7 +58,9 @@ def build() -> argparse.ArgumentParser:
         "  perfeval eval clicks.parquet --target click --score ctr --group user -m gauc\n"
         "  perfeval eval qrels.tsv --target rel --score s --group qid -m ndcg@10,map,mrr -o scores.json\n"
         "  perfeval eval kdd2002.csv --target label --score s -m roc "
-        "--partition narrow=change --partition broad=change,control",
+        "--partition narrow=change --partition broad=change,control\n"
+        "  perfeval eval proba.csv --target label --score p_cat,p_dog,p_bird --classes cat,dog,bird\n"
+        "  perfeval eval long.csv --long --id case --class cls --score p --target y",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
@@ -75,6 +77,33 @@ def build() -> argparse.ArgumentParser:
     ev.add_argument("--group", help="group (query, user, block) column: every measure is computed per group")
     ev.add_argument("--weight", help="weight column (binary measures)")
     _dialect_options(ev)
+    mc = ev.add_argument_group(
+        'K classes (one score column a class; docs/input.md, "Multiclass")',
+        "name the class columns once: --score with a column a class and --classes (their labels, in order), "
+        "--score alone when the columns' names are the labels, or --score-prefix",
+    )
+    mc.add_argument(
+        "--classes",
+        metavar="LABEL,...",
+        help="the class of each --score column, in order: --score p_cat,p_dog --classes cat,dog",
+    )
+    mc.add_argument(
+        "--score-prefix",
+        metavar="PREFIX",
+        help="the score columns are every column named PREFIX<label> (p_cat, p_dog: --score-prefix p_)",
+    )
+    mc.add_argument(
+        "--long",
+        action="store_true",
+        help="one row a case and class: --id CASE --class CLASS --score P --target Y (Y: the true "
+        "class on every row of a case, or a 0/1 marker of the true class's row)",
+    )
+    mc.add_argument("--class", dest="class_column", metavar="COLUMN", help="with --long: the class column")
+    mc.add_argument(
+        "--confusion",
+        action="store_true",
+        help="also print the confusion matrix of the argmax (a tie at the max shares the case)",
+    )
     ev.add_argument(
         "-m",
         "--measures",

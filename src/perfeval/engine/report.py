@@ -319,6 +319,17 @@ class Report:
                 )
                 if per_why:
                     d["per_group_why_null"] = per_why
+            if r.per_class is not None and r.classes is not None:
+                per_class, class_why = map_with_reasons(
+                    r.classes,
+                    r.per_class.tolist(),
+                    lambda v: plain_why(v),
+                )
+                reasons = class_reasons(self.summary, k, r.per_class, r.classes)
+                class_why = {c: reasons.get(c, why) for c, why in class_why.items()}
+                d.update(per_class=per_class, undefined_classes=[_key(c) for c in r.undefined_classes])
+                if class_why:
+                    d["per_class_why_null"] = class_why
             if r.tie_min is not None:
                 d.update(tie_bounds_with_reasons(r))
                 if r.tie_note:
@@ -370,11 +381,23 @@ class Report:
         for row, r in zip(rows, self.results.values(), strict=True):
             if r.tie_min is not None:
                 row.update(tie_min=r.tie_min, tie_max=r.tie_max, tied_pairs=r.tied_pairs)
+        for row, r in zip(rows, self.results.values(), strict=True):
+            if r.per_class is not None:  # multiclass: how many classes the averages leave out
+                row.update(undefined_classes=len(r.undefined_classes))
         for row in rows:
             iv = self.intervals.get(row["measure"])
             if iv is not None:
                 row.update(ci_low=iv.low, ci_high=iv.high, ci_level=iv.level)
         return pd.DataFrame(rows).set_index("measure")
+
+    def classes_frame(self):
+        """One row a class, one column a measure with per-class values (pandas; multiclass reports)."""
+        pd = _pandas()
+        cols = {k: r.per_class for k, r in self.results.items() if r.per_class is not None}
+        classes = next((r.classes for r in self.results.values() if r.classes is not None), None)
+        if classes is None:
+            raise ValueError("this report holds no per-class values (not multiclass, or grouped)")
+        return pd.DataFrame(cols, index=pd.Index(_keys(classes), name="class"))
 
     def groups_frame(self):
         """One row a group, one column a measure (pandas)."""
@@ -410,6 +433,38 @@ def _over_groups(v: float | None, r: MeasureResult, label: str, groups: Any) -> 
     if r.per_group is not None and not np.any(~np.isnan(np.asarray(r.per_group, dtype=float))):
         return why_not_finite(math.nan, label, "in every group") or "undefined in every group"
     return plain_why(math.nan if v is None else v)
+
+
+def class_reasons(summary: Any, label: str, per_class: Any, classes: Any) -> dict[str, str]:
+    """Why each class's value of the measure ``label`` is NaN, ``{str(class): reason}``: read from the
+    multiclass summary (``summary``: a :class:`~perfeval.summaries.classes.ClassSummary`, or None
+    when grouped) where it tells (the class is absent from the targets, every case is of it, it is
+    never predicted), else the measure's edge cases.
+    """
+    out: dict[str, str] = {}
+    support = getattr(summary, "n_class", None)
+    confusion = getattr(summary, "confusion", None)
+    name = label.split(":")[0].split("@")[0]
+    for i, (c, v) in enumerate(zip(classes, np.asarray(per_class, dtype=float).tolist(), strict=False)):
+        if not math.isnan(v):
+            if math.isinf(v):
+                out[str(_key(c))] = plain_why(v)
+            continue
+        why = None
+        if support is not None and len(support) > i:
+            total = float(np.sum(support))
+            if support[i] <= 0:
+                why = f"no case of class {_key(c)!r} among the targets"
+            elif name == "PRE_MC" and confusion is not None and float(confusion[:, i].sum()) <= 0:
+                why = f"class {_key(c)!r} is never predicted (never the argmax of a row)"
+            elif support[i] >= total:
+                why = f"every case is of class {_key(c)!r}: no case of the rest to compare with"
+        out[str(_key(c))] = why or why_not_finite(v, label, "for this class") or "undefined for this class"
+    return out
+
+
+def _key(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
 
 
 def _keys(groups: Any) -> list:

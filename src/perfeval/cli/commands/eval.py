@@ -154,6 +154,10 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
 def run(args: Any) -> int:
     _SAID.clear()
     _check_options(args)
+    from perfeval.cli import classes  # K classes: a score column a class, or a row a case and class
+
+    if classes.requested(args):
+        return classes.run(args, stream_bytes=STREAM_BYTES)
     dialect = _dialect(args)
     path = load.path_of(args.file)
     measures = args.measures or DEFAULT_MEASURES
@@ -173,13 +177,19 @@ def run(args: Any) -> int:
         report = _one(args, path, specs, dialect)
         text = report_text(report, args.format, args.per_group)
         groups_text = group_csv(report) if args.per_group_output else ""
-    else:  # several models: one row each
+    else:  # several models: one row each, or one score column a class (the names are the labels)
+        shared = _Table(args)
+        streamed = args.stream or (
+            path is not None and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES
+        )
+        if not args.dask and classes.names_are_classes(args, names, None if streamed else shared()):
+            return classes.run(args, stream_bytes=STREAM_BYTES)  # read again: the target's labels as written
         if path is None and (args.stream or args.dask):
             raise InvalidParameterError(
                 "several --score columns with --stream/--dask read the file once a model: give a file, "
                 "not standard input"
             )
-        reports, shared = {}, _Table(args)
+        reports = {}
         for name in names:
             one = copy.copy(args)
             one.score, one.shared_table, one.models = name, shared, tuple(names)
