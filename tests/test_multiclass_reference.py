@@ -17,6 +17,10 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import perfeval
 from _mc_reference import (
     accuracy_of,
     averaged_of,
@@ -30,10 +34,6 @@ from _mc_reference import (
     per_class_of,
     topk_expected,
 )
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
-
-import perfeval
 from perfeval.summaries.classes import ClassSummary
 
 REL = 1e-12
@@ -196,7 +196,7 @@ def test_log_loss_and_brier_refuse_rows_that_are_no_probabilities():
         assert "1 row(s) of y_score are not" in r.results[label].why
 
 
-# -- the argmax: every order of every tie ---------------------------------------------------------------------
+# -- the argmax: every order of every tie -----
 @settings(max_examples=80, deadline=None)
 @given(mc_data())
 def test_the_confusion_is_the_expected_confusion_over_tie_orders(d):
@@ -273,7 +273,6 @@ def test_the_nonlinear_measures_are_not_the_expected_measure_over_tie_orders():
 def test_argmax_measures_agree_with_scikit_learn_without_ties(d):
     from sklearn.metrics import (
         accuracy_score,
-        balanced_accuracy_score,
         cohen_kappa_score,
         f1_score,
         matthews_corrcoef,
@@ -357,7 +356,7 @@ def test_topk_one_is_accuracy_and_k_at_least_K_is_one():
     assert r.results["TOPK_ACC@3"].value == 1.0
 
 
-# -- corner data --------------------------------------------------------------------------------------------------
+# -- corner data -----
 def test_all_equal_scores():
     """Every score equal: every pair tied (ROC areas 1/2), the argmax a uniform guess."""
     y = np.array([0, 1, 2, 0, 1, 0])
