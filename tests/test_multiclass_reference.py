@@ -323,7 +323,7 @@ def test_argmax_measures_agree_with_scikit_learn_without_ties(d):
             assert close(got, ref) or (math.isnan(got) and math.isnan(ref)), (label, got, ref)
 
 
-# -- top-k ----------------------------------------------------------------------------------------------------
+# -- top-k -----
 @settings(max_examples=60, deadline=None)
 @given(mc_data(max_k=5, max_n=6), st.integers(1, 6))
 def test_topk_is_its_expected_value_over_every_order_of_the_ties(d, k):
