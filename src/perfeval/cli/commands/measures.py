@@ -20,8 +20,42 @@ def _dialects(name: str) -> str:
     return ", ".join(out) or "none"
 
 
+#: the "Multiclass" section of docs/measures.md: an example that tests/test_doctests.py runs (``__test__``)
+MULTICLASS_EXAMPLE = """\
+>>> import numpy as np, perfeval
+>>> proba = np.array([[.7, .2, .1], [.2, .5, .3], [.1, .3, .6], [.3, .4, .3], [.5, .3, .2]])
+>>> y = np.array(["cat", "dog", "bird", "cat", "dog"])
+>>> r = perfeval.evaluate(y, proba, classes=["cat", "dog", "bird"], measures=["roc", "ROC_OVO", "BACC"])
+>>> r["ROC_OVR:average=macro"], r["ROC_OVO:average=macro"], r["BACC"]
+(0.8611111111111112, 0.875, 0.6666666666666666)
+>>> with_fish = np.c_[proba, np.zeros(5)]  # a fourth class no case is of
+>>> r = perfeval.evaluate(y, with_fish, classes=["cat", "dog", "bird", "fish"], measures=["roc"])
+>>> r.results["ROC_OVR:average=macro"].undefined_classes
+['fish']
+"""
+
+__test__ = {"multiclass_example": MULTICLASS_EXAMPLE}
+
+_MULTICLASS_INTRO = [
+    "## Multiclass",
+    "",
+    "With one score column a class (an (n, K) matrix, as `predict_proba` gives it), `evaluate` takes "
+    "`classes=` naming the columns in order (without it: a DataFrame's column names, else the sorted "
+    "distinct targets when there are exactly K of them) and computes the measures of kind "
+    "multiclass below (`ROC_OVR` to `QWK`); a binary name with a multiclass form means it (`roc` is "
+    "`ROC_OVR`), its average written in the label. A class absent from the targets is listed as "
+    "undefined and left out of the macro and weighted means:",
+    "",
+    "```python",
+    *MULTICLASS_EXAMPLE.rstrip("\n").splitlines(),
+    "```",
+    "",
+]
+
+
 def _markdown(ms: list) -> str:
     out = ["# Measures", "", "Generated from the registry (`perfeval list-measures --format markdown`).", ""]
+    out += _MULTICLASS_INTRO
     for m in ms:
         params = (
             [
