@@ -435,13 +435,15 @@ _AVERAGE_OVO = Param(
     choices=("macro", "weighted"),
 )
 _CLASS_EDGE = (
-    "a class absent from the targets (or, for precision, never predicted) has no value: NaN in the "
+    "a class absent from the targets (for precision: a class never predicted) has no value: NaN in the "
     "per-class values, left out of the macro and weighted means and listed in the report; micro "
     "pools every class.  No case: NaN."
 )
 _ARGMAX = (
     "the prediction is the argmax of each row; a tie at the maximum shares the case's weight "
-    "equally among the tied classes (the expected value over the orders of the tie)."
+    "equally among the tied classes: the confusion is the expected confusion over the orders of the "
+    "tie.  Accuracy, recall and balanced accuracy are then their expected value over those orders; "
+    "precision, F, MCC and kappa are the value of the expected confusion, not the expected value."
 )
 
 
@@ -552,6 +554,7 @@ _multiclass(
     ("bacc", "balanced_accuracy"),
     "the mean over the classes present in the targets of each one's recall (of the argmax).",
     compute="perfeval.measures.multiclass:balanced_accuracy",
+    edge="a class absent from the targets has no recall: left out of the mean and listed.  No case: NaN.",
 )
 _multiclass(
     "TOPK_ACC",
