@@ -389,7 +389,6 @@ def test_single_row():
     assert math.isnan(r.results["MCC"].value)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (engine, measures/multiclass.py:mcc): rounding of shared ties")
 def test_mcc_of_one_true_class_is_nan():
     """The registry: every case of one class is 0/0, NaN.  One case tied across six classes: its
     shares of 1/6 summed over the whole confusion and over its row round differently, so

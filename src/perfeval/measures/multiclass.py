@@ -243,6 +243,10 @@ def mcc(cs: ClassSummary) -> Finished:
     c = cs.confusion
     s = c.sum()
     t, p = c.sum(axis=1), c.sum(axis=0)
+    if np.count_nonzero(t > 0) <= 1 or np.count_nonzero(p > 0) <= 1:
+        # one true class, or one predicted: 0/0, decided by the structure (the sums of shared ties
+        # in two orders need not cancel exactly)
+        return Finished(math.nan)
     cov_yp = np.trace(c) * s - float(t @ p)
     cov_pp = s * s - float(p @ p)
     cov_yy = s * s - float(t @ t)
