@@ -44,7 +44,9 @@ def _sequential_blocks(y, s, w, k):
 @given(class_data(weighted=False))
 def test_class_blocks_unweighted_are_numpys_bit_for_bit(d):
     y, s, w, k = d
-    for got, want in zip(_blocks(y, s, w, k, aggregate=True), _blocks_numpy(y, s, w, k, aggregate=True)):
+    for got, want in zip(
+        _blocks(y, s, w, k, aggregate=True), _blocks_numpy(y, s, w, k, aggregate=True), strict=True
+    ):
         assert _bits(got) == _bits(want)
 
 
@@ -55,10 +57,10 @@ def test_class_blocks_add_a_cells_weights_in_row_order(d):
     if not len(y):
         return
     want = _sequential_blocks(y, s, w, k)
-    for g, x in zip(got, want):
+    for g, x in zip(got, want, strict=True):
         assert _bits(g) == _bits(x)
     rows = _blocks(y, s, w, k, aggregate=False)
-    for g, x in zip(rows, _blocks_numpy(y, s, w, k, aggregate=False)):
+    for g, x in zip(rows, _blocks_numpy(y, s, w, k, aggregate=False), strict=True):
         assert _bits(g) == _bits(x)
 
 
@@ -92,7 +94,7 @@ def test_summary_in_memory_equals_rows_folded_in_order_with_weights(d, pieces):
     whole = ClassSummary.from_checked(y, s, w, classes)
     cuts = np.linspace(0, len(y), pieces + 1).astype(int)
     part = ClassSummary.empty(classes)
-    for a, e in zip(cuts[:-1], cuts[1:]):
+    for a, e in zip(cuts[:-1], cuts[1:], strict=True):
         part = part.folded(y[a:e], s[a:e], w[a:e])
     assert whole == part
     assert _bits(whole.weights) == _bits(part.weights)

@@ -180,7 +180,7 @@ def brier(cs: ClassSummary) -> Finished:
     return Finished(sq / cs.total)
 
 
-# -- the argmax prediction ------------------------------------------------------------------------------------
+# -- the argmax prediction -------------------------------------------------------------------------------
 def per_class_counts(cs: ClassSummary) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(tp, fp, fn) of each class from the expected confusion of the argmax."""
     c = cs.confusion

@@ -158,7 +158,7 @@ class ClassSummary:
         return ClassSummary(classes, offsets, scores, weights, confusion, topk, off)
 
     def folded(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> ClassSummary:
-        """This summary with a batch of checked rows added, each cell's and each table entry's
+        """The summary with a batch of checked rows added to this one, each cell's and each table entry's
         weight added in row order after the summary's own, as :meth:`from_checked` adds them over
         all the rows at once: batches folded in their order give the bits of one summary of all.
         """
@@ -318,8 +318,12 @@ def _blocks(
     got = _native.class_blocks(yy, ss, ww, k, aggregate) if len(yy) else None
     if got is None:
         return _blocks_numpy(y, s, w, k, aggregate=aggregate)
-    offsets, scores, weights = (np.frombuffer(b, dtype=d) for b, d in zip(got, (np.int64, np.float64, np.float64)))
-    return offsets, scores, weights
+    offsets, scores, weights = got
+    return (
+        np.frombuffer(offsets, dtype=np.int64),
+        np.frombuffer(scores, dtype=np.float64),
+        np.frombuffer(weights, dtype=np.float64),
+    )
 
 
 def _blocks_numpy(
