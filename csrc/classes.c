@@ -31,27 +31,26 @@ static inline double cl_val(uint64_t k)
     return v;
 }
 
-#define CL_BITS 8
-#define CL_BUCKETS (1 << CL_BITS)
-#define CL_PASSES 8
+#define CL_MAXHIST (6 * 2048) /* the counts of every pass: 6 of 11 bits, or 8 of 8 */
 
 /* Stable LSD radix sort of (key, payload) by key: the sorted data end in *k / *p (the buffers are
  * swapped as the passes go).  Passes where every key has the same digit are skipped. */
-#define CL_RADIX(NAME, PTYPE)                                                                           \
+#define CL_RADIX(NAME, PTYPE, BITS, PASSES)                                                                           \
     static void NAME(uint64_t **k, PTYPE **p, uint64_t **k2, PTYPE **p2, size_t n, size_t *hist)        \
     {                                                                                                   \
         if (n < 2)                                                                                      \
             return;                                                                                     \
-        memset(hist, 0, sizeof(size_t) * CL_PASSES * CL_BUCKETS);                                       \
+        const size_t CL_BUCKETS = (size_t)1 << (BITS);                                                 \
+        memset(hist, 0, sizeof(size_t) * CL_MAXHIST);                                       \
         const uint64_t *kk = *k;                                                                        \
         for (size_t i = 0; i < n; i++) {                                                                \
             uint64_t x = kk[i];                                                                         \
-            for (int q = 0; q < CL_PASSES; q++)                                                         \
-                hist[q * CL_BUCKETS + ((x >> (q * CL_BITS)) & (CL_BUCKETS - 1))]++;                     \
+            for (int q = 0; q < (PASSES); q++)                                                         \
+                hist[q * CL_BUCKETS + ((x >> (q * (BITS))) & (CL_BUCKETS - 1))]++;                     \
         }                                                                                               \
-        for (int q = 0; q < CL_PASSES; q++) {                                                           \
+        for (int q = 0; q < (PASSES); q++) {                                                           \
             size_t *h = hist + q * CL_BUCKETS;                                                          \
-            int shift = q * CL_BITS;                                                                    \
+            int shift = q * (BITS);                                                                    \
             if (h[((*k)[0] >> shift) & (CL_BUCKETS - 1)] == n)                                          \
                 continue; /* one digit for all: the pass would move nothing */                          \
             size_t sum = 0;                                                                             \
@@ -81,8 +80,8 @@ static inline double cl_val(uint64_t k)
             *k2 = tk;                                                                                   \
         }                                                                                               \
     }
-CL_RADIX(cl_radix, uint32_t)
-CL_RADIX(cl_radix_w, double)
+CL_RADIX(cl_radix, uint32_t, 8, 8)
+CL_RADIX(cl_radix_w, double, 8, 8)   /* one class's rows: fewer buckets */
 
 /* ---- class_blocks ----------------------------------------------------------------------------- */
 
@@ -102,10 +101,13 @@ static void *blocks_run(void *arg)
 {
     blocks_job *b = arg;
     Py_ssize_t n = b->n, K = b->K;
-    size_t big = (size_t)(n ? n : 1);
+    size_t big = 1; /* scratch for one class's rows: the largest class */
+    for (Py_ssize_t c = 0; c < K; c++)
+        if ((size_t)(b->cstart[c + 1] - b->cstart[c]) > big)
+            big = (size_t)(b->cstart[c + 1] - b->cstart[c]);
     uint64_t *k1 = malloc(big * 8), *k2 = malloc(big * 8);
     double *p1 = b->w ? malloc(big * 8) : NULL, *p2 = b->w ? malloc(big * 8) : NULL;
-    size_t *hist = malloc(sizeof(size_t) * CL_PASSES * CL_BUCKETS);
+    size_t *hist = malloc(sizeof(size_t) * CL_MAXHIST);
     if (!k1 || !k2 || !hist || (b->w && (!p1 || !p2))) {
         b->failed = 1;
         goto done;
@@ -115,8 +117,8 @@ static void *blocks_run(void *arg)
         for (Py_ssize_t c = 0; c < K; c++) {
             int64_t a = b->cstart[c], m = b->cstart[c + 1] - a;
             /* the class's scores of column j in row order, sorted stably: a tie's rows in row order */
-            uint64_t *k = k1 + a, *kb = k2 + a;
-            double *p = p1 ? p1 + a : NULL, *pb = p2 ? p2 + a : NULL;
+            uint64_t *k = k1, *kb = k2;
+            double *p = p1, *pb = p2;
             for (int64_t t = 0; t < m; t++)
                 k[t] = cl_key(col[(size_t)b->perm[a + t] * K]);
             if (p)
@@ -372,7 +374,7 @@ PyObject *nv_class_hist(PyObject *Py_UNUSED(self), PyObject *args)
     const double *s = in.v[1].buf, *w = in.v[2].buf;
     uint64_t *k1 = malloc((n ? n : 1) * 8), *k2 = malloc((n ? n : 1) * 8);
     uint32_t *p1 = malloc((n ? n : 1) * 4), *p2 = malloc((n ? n : 1) * 4);
-    size_t *hist = malloc(sizeof(size_t) * CL_PASSES * CL_BUCKETS);
+    size_t *hist = malloc(sizeof(size_t) * CL_MAXHIST);
     PyObject *vo = NULL, *po = NULL, *no = NULL;
     if (!k1 || !k2 || !p1 || !p2 || !hist)
         goto nomem;
