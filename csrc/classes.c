@@ -442,3 +442,90 @@ nomem:
     nv_args_release(&in);
     return PyErr_NoMemory();
 }
+
+/* ---- class_tables ----------------------------------------------------------------------------- */
+
+/* numpy's pairwise sum (summary.c's np_pairwise): s.sum(axis=1) of a C-contiguous matrix sums each
+ * row so, and a row's sum decides whether it is a probability vector */
+static double cl_pairwise(const double *a, Py_ssize_t n)
+{
+    if (n < 8) {
+        double res = 0.;
+        for (Py_ssize_t i = 0; i < n; i++)
+            res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8], res;
+        Py_ssize_t i;
+        for (int j = 0; j < 8; j++)
+            r[j] = a[j];
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; j++)
+                r[j] += a[i + j];
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++)
+            res += a[i];
+        return res;
+    }
+    Py_ssize_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return cl_pairwise(a, n2) + cl_pairwise(a + n2, n - n2);
+}
+
+/* class_tables(y, s, w, K, confusion, topk, tolerance) -> (bad, first_bad): adds the rows to the
+ * confusion of the argmax (a tie at the maximum shares the row's weight, w / ties, among the tied
+ * classes) and to the top-k table (topk[above * K + tied] += w), in place, row by row in row order
+ * (np.bincount's order: the same bits); counts the rows that are no probability vector (a score
+ * outside [0, 1], or numpy's row sum off 1 by more than tolerance) and gives the first one (-1). */
+PyObject *nv_class_tables(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *yo, *so, *wo, *co, *to;
+    Py_ssize_t K;
+    double tol;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOOnOOd", &yo, &so, &wo, &K, &co, &to, &tol) || nv_arg(&in, yo, NV_RAW8) < 0 ||
+        nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, wo, NV_RAW8 | NV_OPTIONAL) < 0 ||
+        nv_arg(&in, co, NV_RAW8 | NV_WRITABLE) < 0 || nv_arg(&in, to, NV_RAW8 | NV_WRITABLE) < 0)
+        return NULL;
+    Py_ssize_t n = in.n[0];
+    if (K < 1 || in.n[1] != n * K || (in.v[2].buf && in.n[2] != n) || in.n[3] != K * K || in.n[4] != K * K)
+        return nv_args_fail(&in, PyExc_ValueError, "class_tables: y, s, w and the tables disagree"), NULL;
+    const int64_t *y = in.v[0].buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (y[i] < 0 || y[i] >= K)
+            return nv_args_fail(&in, PyExc_ValueError, "class_tables: a class code outside 0..K-1"), NULL;
+    const double *s = in.v[1].buf, *w = in.v[2].buf;
+    double *conf = in.v[3].buf, *topk = in.v[4].buf;
+    Py_ssize_t bad = 0, first = -1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double *r = s + i * K;
+        double top = r[0], lo = r[0], t = r[y[i]];
+        for (Py_ssize_t c = 1; c < K; c++) {
+            if (r[c] > top)
+                top = r[c];
+            if (r[c] < lo)
+                lo = r[c];
+        }
+        Py_ssize_t ties = 0, above = 0, tied = -1;
+        for (Py_ssize_t c = 0; c < K; c++) {
+            ties += r[c] == top;
+            above += r[c] > t;
+            tied += r[c] == t;
+        }
+        double wt = w ? w[i] : 1.0, share = wt / (double)ties;
+        for (Py_ssize_t c = 0; c < K; c++)
+            if (r[c] == top)
+                conf[y[i] * K + c] += share;
+        topk[above * K + tied] += wt;
+        if (lo < 0 || top > 1 || fabs(cl_pairwise(r, K) - 1.0) > tol) {
+            if (!bad)
+                first = i;
+            bad++;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    nv_args_release(&in);
+    return Py_BuildValue("(nn)", bad, first);
+}

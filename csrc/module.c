@@ -71,6 +71,7 @@ static PyMethodDef methods[] = {
     {"class_blocks", nv_class_blocks, METH_VARARGS, "The K*K blocks of a multiclass summary (offsets, scores, weights), each column sorted once."},
     {"class_pairs", nv_class_pairs, METH_VARARGS, "A multiclass summary's pair sums U (K*K), bit for bit ClassSummary.pairs()'s."},
     {"class_hist", nv_class_hist, METH_VARARGS, "The binary histogram of one column's cells of a multiclass summary, or of all (micro)."},
+    {"class_tables", nv_class_tables, METH_VARARGS, "Rows added to a multiclass summary's confusion and top-k tables; the rows that are no probabilities."},
     {"split_sum", nv_split_sum, METH_VARARGS, "ROC's or APR's sum from the sorted scores of the positives and of the negatives."},
     {"hist_sum", nv_hist_sum, METH_VARARGS, "One sum of a measure over a summary, bit for bit the numpy expression's."},
     {"query_order", nv_query_order, METH_VARARGS, "Rows sorted by query code, then by descending score (counted into queries, each sorted on its own)."},

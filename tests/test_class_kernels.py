@@ -121,3 +121,25 @@ def test_class_kernels_refuse_inconsistent_buffers():
         K.class_blocks(y, np.zeros(3), None, 2, True)
     with pytest.raises(ValueError, match="disagree"):
         K.class_pairs(np.zeros(5, np.int64), np.zeros(1), np.zeros(1), 2)
+
+
+@given(class_data(), st.booleans())
+def test_class_tables_are_numpys_bit_for_bit(d, fold):
+    from perfeval.summaries.classes import _off_simplex, _row_tables, _tables
+
+    y, s, w, k = d
+    r = np.random.default_rng(len(y))
+    s = s.copy()
+    if len(s):  # rows of probabilities, some exactly, some off by about the tolerance
+        p = r.dirichlet(np.ones(k), size=len(s))
+        p[::3] += r.choice([0.0, 5e-5, 2e-4, -2e-4], size=(len(p[::3]), 1)) / k
+        s[: len(s) // 2] = p[: len(s) // 2]
+    before = None
+    if fold:
+        before = (r.random((k, k)), r.random((k, k)))
+    conf, topk, off = _row_tables(y, s, w, k, before)
+    want_conf, want_topk = _tables(y, s, w, k, before)
+    assert _bits(conf) == _bits(want_conf) and _bits(topk) == _bits(want_topk)
+    want_off = _off_simplex(s)
+    assert off[0] == want_off[0]
+    assert np.array_equal(np.array(off[1:]), np.array(want_off[1:]), equal_nan=True)

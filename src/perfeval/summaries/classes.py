@@ -119,8 +119,8 @@ class ClassSummary:
             y, s, w = y[keep], s[keep], w[keep]
         k = len(classes)
         offsets, scores, weights = _blocks(y, s, w, k, aggregate=True)
-        confusion, topk = _tables(y, s, w, k, None)
-        return cls(classes, offsets, scores, weights, confusion, topk, _off_simplex(s))
+        confusion, topk, off = _row_tables(y, s, w, k, None)
+        return cls(classes, offsets, scores, weights, confusion, topk, off)
 
     @classmethod
     def empty(cls, classes: tuple) -> ClassSummary:
@@ -170,8 +170,8 @@ class ClassSummary:
             return self
         rows = _blocks(y, s, w, k, aggregate=w is None)  # with weights: a cell a row, in row order
         offsets, scores, weights = _union([(self.offsets, self.scores, self.weights), rows], k)
-        confusion, topk = _tables(y, s, w, k, (self.confusion, self.topk))
-        off = _off_simplex_merge([self.off_simplex, _off_simplex(s)])
+        confusion, topk, off = _row_tables(y, s, w, k, (self.confusion, self.topk))
+        off = _off_simplex_merge([self.off_simplex, off])
         return ClassSummary(self.classes, offsets, scores, weights, confusion, topk, off)
 
     def __eq__(self, other: object) -> bool:
@@ -404,6 +404,34 @@ def _union(
         sizes[b] = m
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     return offsets, np.concatenate(out_s), np.concatenate(out_w)
+
+
+def _row_tables(
+    y: np.ndarray, s: np.ndarray, w: np.ndarray | None, k: int, before: tuple[np.ndarray, np.ndarray] | None
+) -> tuple[np.ndarray, np.ndarray, tuple[int, float, float]]:
+    """:func:`_tables` and :func:`_off_simplex` of the rows in one compiled pass over them
+    (csrc/classes.c, class_tables: each entry's weight added in row order, the same bits).
+    """
+    if not len(y):
+        confusion, topk = _tables(y, s, w, k, before)
+        return confusion, topk, _off_simplex(s)
+    confusion = np.zeros((k, k)) if before is None else before[0].astype(np.float64, copy=True)
+    topk = np.zeros((k, k)) if before is None else before[1].astype(np.float64, copy=True)
+    ss = np.ascontiguousarray(s, dtype=np.float64)
+    bad, first = _native.class_tables(
+        np.ascontiguousarray(y, dtype=np.int64),
+        ss,
+        None if w is None else np.ascontiguousarray(w, dtype=np.float64),
+        k,
+        confusion,
+        topk,
+        PROBABILITY_TOLERANCE,
+    )
+    if not bad:
+        return confusion, topk, (0, float("nan"), float("nan"))
+    row = ss[first]
+    extreme = float(row.min()) if row.min() < 0 else float(row.max())
+    return confusion, topk, (int(bad), float(row.sum()), extreme)
 
 
 def _tables(
