@@ -33,6 +33,7 @@
  *   introsort.h the kernels' own sort of exact keys, included by summary.c once per record type
  *   classic.c   the classic measures in x87 80-bit arithmetic (ROC, APR, RMS, CA1, ...)
  *   summary.c   modern float64 kernels over summaries (histograms, runs, tie tables, disc_sums)
+ *   classes.c   the multiclass summary's kernels: its blocks, its pairs, its binary histograms
  *   resample.c  the bootstrap's draws, the fused replicate walk, the jackknife, DeLong's components
  *   contest.c   the competition scorer's id join, token comparison and plain-file reading
  *   trec.c      TREC qrels and runs read in one pass: ids dictionary-encoded, numbers, line errors
@@ -160,6 +161,12 @@ PyObject *nv_c_int_sum(PyObject *self, PyObject *args);
 PyObject *nv_range_scan(PyObject *self, PyObject *args);
 PyObject *nv_max_lift(PyObject *self, PyObject *args);
 PyObject *nv_mantissa_bits(PyObject *self, PyObject *noargs); /* test-only */
+
+/* ---- classes.c ------------------------------------------------------------------------------- */
+PyObject *nv_class_blocks(PyObject *self, PyObject *args);
+PyObject *nv_class_pairs(PyObject *self, PyObject *args);
+PyObject *nv_class_hist(PyObject *self, PyObject *args);
+PyObject *nv_class_tables(PyObject *self, PyObject *args);
 
 /* ---- summary.c ------------------------------------------------------------------------------- */
 PyObject *nv_hist_apr(PyObject *self, PyObject *args);

@@ -105,6 +105,69 @@ def summary_values(specs: list[MeasureSpec], cs: Any) -> dict[str, MeasureResult
     return results
 
 
+def grouped_fast(
+    specs: list[MeasureSpec],
+    y: np.ndarray,
+    s: np.ndarray,
+    codes: np.ndarray,
+    w: np.ndarray | None,
+    k: int,
+    q: int,
+) -> dict[str, np.ndarray]:
+    """The value of each group of the measures that have a path without a loop over the groups:
+    one-vs-rest ROC area (macro, weighted) of unweighted cases, each class's column scored per
+    group by the binary per-group kernel (csrc/summary.c, group_auc_rows: Mann-Whitney sums of whole
+    and half numbers, exact in any order), then each group's mean over its classes summed as numpy
+    sums one group's values: the bits of one :class:`ClassSummary` a group.
+    """
+    averages = ("macro", "weighted")
+    asked = [sp for sp in specs if sp.measure.name == "ROC_OVR" and sp.kwargs.get("average") in averages]
+    if not asked or w is not None or not len(y):
+        return {}
+    from perfeval import _native
+
+    cc = np.ascontiguousarray(codes, dtype=np.int64)
+    per = np.empty((q, k))
+    support = np.empty((q, k))
+    for j in range(k):
+        col = np.ascontiguousarray(s[:, j]) + 0.0  # -0.0 and 0.0 one score
+        wins, pos, neg = (
+            np.frombuffer(b, np.float64) for b in _native.group_auc_rows(cc, col, (y == j).view(np.uint8), q)
+        )
+        den = pos * neg  # n_j (N - n_j), as ClassSummary.pairs reads them: whole numbers, exact
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per[:, j] = np.where(den > 0, wins / np.where(den > 0, den, 1.0), np.nan)
+        support[:, j] = pos
+    return {sp.label: _group_means(per, support, sp.kwargs["average"]) for sp in asked}
+
+
+def _group_means(per: np.ndarray, support: np.ndarray, average: str) -> np.ndarray:
+    """Each row's macro or weighted mean over its defined values, as
+    :func:`perfeval.measures.multiclass._average` makes it for one group: the groups with m
+    classes defined together, their values in class order, summed by numpy's reduction over the
+    rows of a contiguous (groups, m) matrix (the sum numpy makes of each row alone).
+    """
+    q, k = per.shape
+    defined = ~np.isnan(per)
+    m = defined.sum(axis=1)
+    order = np.argsort(~defined, axis=1, kind="stable")  # the defined classes first, in class order
+    vals = np.take_along_axis(per, order, axis=1)
+    sup = np.take_along_axis(support, order, axis=1)
+    out = np.full(q, np.nan)
+    for size in np.unique(m[m > 0]).tolist():
+        rows = np.flatnonzero(m == size)
+        v = np.ascontiguousarray(vals[rows, :size])
+        if average == "weighted":
+            sw = np.ascontiguousarray(sup[rows, :size])
+            total = sw.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                res = np.ascontiguousarray(v * (sw / total[:, None])).sum(axis=1)
+            out[rows] = np.where(total > 0, res, np.nan)
+        else:
+            out[rows] = v.sum(axis=1) / size
+    return out
+
+
 def finish_classes(
     cases: Cases,
     specs: list[MeasureSpec],
@@ -130,14 +193,18 @@ def finish_classes(
         keys, codes = group_codes(g)
         q = len(keys)
         sizes = np.bincount(codes, weights=w, minlength=q).astype(np.float64)
-        order = np.argsort(codes, kind="stable")
-        bounds = np.searchsorted(codes[order], np.arange(q + 1))
-        per: dict[str, list[float]] = {sp.label: [] for sp in specs}
-        for i in range(q):
-            rows = order[bounds[i] : bounds[i + 1]]
-            cs_g = ClassSummary.from_checked(y[rows], s[rows], None if w is None else w[rows], classes)
-            for label, r in summary_values(specs, cs_g).items():
-                per[label].append(r.value)
+        fast = grouped_fast(specs, y, s, codes, w, len(classes), q)
+        rest = [sp for sp in specs if sp.label not in fast]
+        per: dict[str, Any] = {sp.label: [] for sp in rest}
+        if rest:
+            order = np.argsort(codes, kind="stable")
+            bounds = np.searchsorted(codes[order], np.arange(q + 1))
+            for i in range(q):
+                rows = order[bounds[i] : bounds[i + 1]]
+                cs_g = ClassSummary.from_checked(y[rows], s[rows], None if w is None else w[rows], classes)
+                for label, r in summary_values(rest, cs_g).items():
+                    per[label].append(r.value)
+        per.update(fast)
         results = {
             sp.label: MeasureResult.of(sp, np.asarray(per[sp.label], dtype=np.float64), sizes, keys, True)
             for sp in specs

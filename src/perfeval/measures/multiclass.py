@@ -130,9 +130,15 @@ def roc_ovo(cs: ClassSummary, average: str = "macro") -> Finished:
     return Finished(float(vals[ok].mean()))
 
 
+def ap_ovr_per_class(cs: ClassSummary) -> np.ndarray:
+    """Each class's one-vs-rest AP in its own column (NaN: the class is absent)."""
+    n = cs.n_class
+    return np.array([_binary("AP", cs.one_vs_rest(j)) if n[j] > 0 else math.nan for j in range(cs.k)])
+
+
 def ap_ovr(cs: ClassSummary, average: str = "macro") -> Finished:
     """One-vs-rest average precision (perfeval's AP: one threshold a tie), averaged over classes."""
-    per = np.array([_binary("AP", cs.one_vs_rest(j)) if cs.n_class[j] > 0 else math.nan for j in range(cs.k)])
+    per = cs.memo("ap_ovr_per_class", lambda: ap_ovr_per_class(cs)).copy()  # read by AP_OVR of each average
     if average == "micro":
         return Finished(_binary("AP", cs.micro()), per)
     return Finished(_average(per, cs.n_class, average), per)
@@ -180,7 +186,7 @@ def brier(cs: ClassSummary) -> Finished:
     return Finished(sq / cs.total)
 
 
-# -- the argmax prediction ------------------------------------------------------------------------------------
+# -- the argmax prediction -------------------------------------------------------------------------------
 def per_class_counts(cs: ClassSummary) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(tp, fp, fn) of each class from the expected confusion of the argmax."""
     c = cs.confusion

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.exceptions import InvalidParameterError
 
 __all__ = ["ClassSummary", "PROBABILITY_TOLERANCE"]
@@ -118,8 +119,8 @@ class ClassSummary:
             y, s, w = y[keep], s[keep], w[keep]
         k = len(classes)
         offsets, scores, weights = _blocks(y, s, w, k, aggregate=True)
-        confusion, topk = _tables(y, s, w, k, None)
-        return cls(classes, offsets, scores, weights, confusion, topk, _off_simplex(s))
+        confusion, topk, off = _row_tables(y, s, w, k, None)
+        return cls(classes, offsets, scores, weights, confusion, topk, off)
 
     @classmethod
     def empty(cls, classes: tuple) -> ClassSummary:
@@ -157,7 +158,7 @@ class ClassSummary:
         return ClassSummary(classes, offsets, scores, weights, confusion, topk, off)
 
     def folded(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> ClassSummary:
-        """This summary with a batch of checked rows added, each cell's and each table entry's
+        """The summary with a batch of checked rows added to this one, each cell's and each table entry's
         weight added in row order after the summary's own, as :meth:`from_checked` adds them over
         all the rows at once: batches folded in their order give the bits of one summary of all.
         """
@@ -169,8 +170,8 @@ class ClassSummary:
             return self
         rows = _blocks(y, s, w, k, aggregate=w is None)  # with weights: a cell a row, in row order
         offsets, scores, weights = _union([(self.offsets, self.scores, self.weights), rows], k)
-        confusion, topk = _tables(y, s, w, k, (self.confusion, self.topk))
-        off = _off_simplex_merge([self.off_simplex, _off_simplex(s)])
+        confusion, topk, off = _row_tables(y, s, w, k, (self.confusion, self.topk))
+        off = _off_simplex_merge([self.off_simplex, off])
         return ClassSummary(self.classes, offsets, scores, weights, confusion, topk, off)
 
     def __eq__(self, other: object) -> bool:
@@ -228,31 +229,38 @@ class ClassSummary:
         ``n_j (N - n_j)``, the one-vs-rest ROC area of class ``j``.
 
         One pass a column: the class-``j`` block's cumulative weights, and every other block's
-        scores located in it by binary search (the blocks are sorted): O(n K log n) in all.
+        scores located in it (csrc/classes.c, the columns on two threads; :func:`_pairs_numpy` is
+        the same computation in numpy, the same bits): O(n K) after the sort.
         """
 
         def make() -> np.ndarray:
             k = self.k
-            u = np.zeros((k, k))
-            for j in range(k):
-                ps, pw = self.block(j, j)
-                if not len(ps):
-                    continue
-                cum = np.concatenate(([0.0], np.cumsum(pw)))
-                total = cum[-1]
-                a, e = int(self.offsets[j * k]), int(self.offsets[(j + 1) * k])
-                xs, xw = self.scores[a:e], self.weights[a:e]
-                owner = np.repeat(np.arange(k), np.diff(self.offsets[j * k : (j + 1) * k + 1]))
-                lo = np.searchsorted(ps, xs, "left")
-                hi = np.searchsorted(ps, xs, "right")
-                above = total - cum[hi]
-                tied = cum[hi] - cum[lo]
-                row = np.bincount(owner, weights=xw * (above + 0.5 * tied), minlength=k)
-                row[j] = 0.0
-                u[j] = row
-            return u
+            got = _native.class_pairs(self.offsets, self.scores, self.weights, k)
+            return np.frombuffer(got, dtype=np.float64).reshape(k, k).copy()
 
         return self.memo("pairs", make)
+
+    def _pairs_numpy(self) -> np.ndarray:
+        """:meth:`pairs` in numpy (binary search a column): the reference of the compiled kernel."""
+        k = self.k
+        u = np.zeros((k, k))
+        for j in range(k):
+            ps, pw = self.block(j, j)
+            if not len(ps):
+                continue
+            cum = np.concatenate(([0.0], np.cumsum(pw)))
+            total = cum[-1]
+            a, e = int(self.offsets[j * k]), int(self.offsets[(j + 1) * k])
+            xs, xw = self.scores[a:e], self.weights[a:e]
+            owner = np.repeat(np.arange(k), np.diff(self.offsets[j * k : (j + 1) * k + 1]))
+            lo = np.searchsorted(ps, xs, "left")
+            hi = np.searchsorted(ps, xs, "right")
+            above = total - cum[hi]
+            tied = cum[hi] - cum[lo]
+            row = np.bincount(owner, weights=xw * (above + 0.5 * tied), minlength=k)
+            row[j] = 0.0
+            u[j] = row
+        return u
 
     def one_vs_rest(self, j: int) -> Any:
         """Class ``j`` against the rest, in column ``j``: a binary
@@ -262,6 +270,9 @@ class ClassSummary:
 
         def make() -> Any:
             k = self.k
+            got = _native.class_hist(self.offsets, self.scores, self.weights, k, j)
+            if got is not None:
+                return _from_kernel(got, ScoreHistogram)
             a, e = int(self.offsets[j * k]), int(self.offsets[(j + 1) * k])
             xs, xw = self.scores[a:e], self.weights[a:e]
             pos = np.zeros(e - a, dtype=bool)
@@ -279,6 +290,9 @@ class ClassSummary:
 
         def make() -> Any:
             k = self.k
+            got = _native.class_hist(self.offsets, self.scores, self.weights, k, -1)
+            if got is not None:
+                return _from_kernel(got, ScoreHistogram)
             pos = np.zeros(len(self.scores), dtype=bool)
             for j in range(k):
                 pos[int(self.offsets[j * k + j]) : int(self.offsets[j * k + j + 1])] = True
@@ -294,7 +308,28 @@ def _blocks(
     """The K*K blocks of rows: (offsets, scores, weights).  ``aggregate``: each block's equal scores
     one cell (weights added in row order); else a cell a row, each block sorted stably (row order
     within a score), for :func:`_union` to add after a summary's cells.
+
+    Each column sorted once and walked with a cursor a class (csrc/classes.c); a cell's weights
+    added in row order.  :func:`_blocks_numpy` is the same in numpy (a sort a block).
     """
+    yy = np.ascontiguousarray(y, dtype=np.int64)
+    ss = np.ascontiguousarray(s, dtype=np.float64)
+    ww = None if w is None else np.ascontiguousarray(w, dtype=np.float64)
+    got = _native.class_blocks(yy, ss, ww, k, aggregate) if len(yy) else None
+    if got is None:
+        return _blocks_numpy(y, s, w, k, aggregate=aggregate)
+    offsets, scores, weights = got
+    return (
+        np.frombuffer(offsets, dtype=np.int64),
+        np.frombuffer(scores, dtype=np.float64),
+        np.frombuffer(weights, dtype=np.float64),
+    )
+
+
+def _blocks_numpy(
+    y: np.ndarray, s: np.ndarray, w: np.ndarray | None, k: int, *, aggregate: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_blocks` in numpy: the reference of the compiled kernel (and the path past 2**32 rows)."""
     # the rows of each class together, in row order (a stable sort of the codes: counting)
     order = np.argsort(y, kind="stable")
     starts = np.searchsorted(y[order], np.arange(k + 1))
@@ -371,6 +406,34 @@ def _union(
     return offsets, np.concatenate(out_s), np.concatenate(out_w)
 
 
+def _row_tables(
+    y: np.ndarray, s: np.ndarray, w: np.ndarray | None, k: int, before: tuple[np.ndarray, np.ndarray] | None
+) -> tuple[np.ndarray, np.ndarray, tuple[int, float, float]]:
+    """:func:`_tables` and :func:`_off_simplex` of the rows in one compiled pass over them
+    (csrc/classes.c, class_tables: each entry's weight added in row order, the same bits).
+    """
+    if not len(y):
+        confusion, topk = _tables(y, s, w, k, before)
+        return confusion, topk, _off_simplex(s)
+    confusion = np.zeros((k, k)) if before is None else before[0].astype(np.float64, copy=True)
+    topk = np.zeros((k, k)) if before is None else before[1].astype(np.float64, copy=True)
+    ss = np.ascontiguousarray(s, dtype=np.float64)
+    bad, first = _native.class_tables(
+        np.ascontiguousarray(y, dtype=np.int64),
+        ss,
+        None if w is None else np.ascontiguousarray(w, dtype=np.float64),
+        k,
+        confusion,
+        topk,
+        PROBABILITY_TOLERANCE,
+    )
+    if not bad:
+        return confusion, topk, (0, float("nan"), float("nan"))
+    row = ss[first]
+    extreme = float(row.min()) if row.min() < 0 else float(row.max())
+    return confusion, topk, (int(bad), float(row.sum()), extreme)
+
+
 def _tables(
     y: np.ndarray, s: np.ndarray, w: np.ndarray | None, k: int, before: tuple[np.ndarray, np.ndarray] | None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -429,6 +492,12 @@ def _off_simplex_merge(parts: list[tuple[int, float, float]]) -> tuple[int, floa
     count = sum(p[0] for p in parts)
     first = next((p for p in parts if p[0]), (0, float("nan"), float("nan")))
     return (count, first[1], first[2])
+
+
+def _from_kernel(got: Any, cls: Any) -> Any:
+    """A binary ScoreHistogram from class_hist's (scores, pos, neg) buffers."""
+    v, p, n = (np.frombuffer(b, dtype=np.float64) for b in got)
+    return cls.empty() if not len(v) else cls(v, p, n).canonical()
 
 
 def _histogram(xs: np.ndarray, xw: np.ndarray, pos: np.ndarray, cls: Any) -> Any:
