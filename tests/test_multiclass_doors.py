@@ -108,12 +108,6 @@ def test_metric_batches_give_evaluate_bits(d):
     assert got.params["backend"] == "metric" and got.params["task"] == "multiclass"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ClassSummary.from_checked adds a weighted cell's weights with np.add.reduceat (not in row "
-    "order: numpy unrolls it), ClassSummary.folded with a bincount (in row order): the lead's fix in "
-    "summaries/classes.py makes this pass",
-)
 @settings(max_examples=25)
 @given(data(weighted=True))
 def test_metric_batches_give_evaluate_bits_weighted(d):

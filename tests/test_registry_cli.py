@@ -55,7 +55,10 @@ def test_every_measure_is_documented(m):
     for text in (m.title, m.definition, m.ties, m.edge_cases, m.perf):
         assert len(text) >= 4
     assert m.direction in ("higher", "lower")
-    assert m.kind in ("binary", "ranking", "grouped", "multiclass", "multilabel") and m.aggregate in ("mean", "weighted")
+    assert m.kind in ("binary", "ranking", "grouped", "multiclass", "multilabel") and m.aggregate in (
+        "mean",
+        "weighted",
+    )
     assert all(o.startswith("-") for o in m.perf_options)
     assert m.perf_options or m.perf.startswith("not in PERF")
     assert callable(m.function())
