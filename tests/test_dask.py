@@ -242,7 +242,7 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
             "y,p\nsetosa,0.1\nvirginica,0.9\nversicolor,0.4\n",
             [],
             "t.csv: the target column 'y' holds 'setosa', 'versicolor', 'virginica': 3 classes or more; "
-            "the multiclass measures read one score column per class",
+            "binary measures need 0/1",
         ),
         ("y,p,w\n1,0.9,1\n0,0.2,-1\n", ["--weight", "w"], "t.csv: the weight column 'w' holds -1.0;"),
         ("y,p,w\n1,0.9,1e308\n0,0.2,1e308\n0,0.3,1e308\n", ["--weight", "w"], "overflow double precision"),

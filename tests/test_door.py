@@ -81,7 +81,7 @@ def test_metric_update_codes_a_batch_once(monkeypatch):
 
 
 def test_the_scores_of_precision_recall_and_f_keep_scikit_learns_signatures():
-    tail = "*, labels: 'Any' = None, pos_label: 'Any' = 1, average: 'str | None' = 'binary', sample_weight: 'Any' = None, zero_division: 'Any' = 'warn') -> 'float'"  # noqa: E501
+    tail = "*, labels: 'Any' = None, pos_label: 'Any' = 1, average: 'str | None' = 'binary', sample_weight: 'Any' = None, zero_division: 'Any' = 'warn') -> 'Any'"  # noqa: E501  (average=None: one value a class)
     for fn in (precision_score, recall_score, f1_score):
         assert str(inspect.signature(fn)) == "(y_true: 'Any', y_pred: 'Any', " + tail
     assert (

@@ -203,8 +203,8 @@ def _as_streamed(err: str) -> str:
     distinct real values).
     """
     err = re.sub(r"the \d+ rows? without", "the rows without", err)
-    err = re.sub(r"holds (?:[\d,]+ )?(\d+) classes,", r"holds \1 classes or more,", err)
-    err = re.sub(r": (\d+) classes,", r": \1 classes or more,", err)
+    err = re.sub(r"holds (?:[\d,]+ )?(\d+) classes([,;])", r"holds \1 classes or more\2", err)
+    err = re.sub(r": (\d+) classes([,;])", r": \1 classes or more\2", err)
     return re.sub(r"holds [\d,]+ distinct real values", "holds real values", err)
 
 
