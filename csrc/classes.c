@@ -560,18 +560,27 @@ static void *cgauc_run(void *arg)
         if (b->starts[g + 1] - b->starts[g] > big)
             big = b->starts[g + 1] - b->starts[g];
     cgrec *r = malloc((size_t)big * sizeof(cgrec));
-    if (!r) {
+    double *loc = malloc((size_t)big * K * 8); /* the group's rows, gathered once for every column */
+    int64_t *ly = malloc((size_t)big * 8);
+    if (!r || !loc || !ly) {
+        free(r);
+        free(loc);
+        free(ly);
         b->failed = 1;
         return NULL;
     }
     for (int64_t g = b->g0; g < b->g1; g++) {
         Py_ssize_t a = b->starts[g], n = b->starts[g + 1] - a;
+        for (Py_ssize_t t = 0; t < n; t++) {
+            uint32_t row = b->perm[a + t];
+            memcpy(loc + t * K, b->s + (size_t)row * K, (size_t)K * 8);
+            ly[t] = b->y[row];
+        }
         for (Py_ssize_t j = 0; j < K; j++) {
             double P = 0;
             for (Py_ssize_t t = 0; t < n; t++) {
-                uint32_t row = b->perm[a + t];
-                r[t].key = cl_key(b->s[(size_t)row * K + j]);
-                r[t].pos = b->y[row] == j;
+                r[t].key = cl_key(loc[t * K + j]);
+                r[t].pos = ly[t] == j;
                 P += (double)r[t].pos;
             }
             if (n > 1)
@@ -596,6 +605,8 @@ static void *cgauc_run(void *arg)
         }
     }
     free(r);
+    free(loc);
+    free(ly);
     return NULL;
 }
 
