@@ -72,6 +72,7 @@ static PyMethodDef methods[] = {
     {"class_pairs", nv_class_pairs, METH_VARARGS, "A multiclass summary's pair sums U (K*K), bit for bit ClassSummary.pairs()'s."},
     {"class_hist", nv_class_hist, METH_VARARGS, "The binary histogram of one column's cells of a multiclass summary, or of all (micro)."},
     {"class_tables", nv_class_tables, METH_VARARGS, "Rows added to a multiclass summary's confusion and top-k tables; the rows that are no probabilities."},
+    {"class_group_auc", nv_class_group_auc, METH_VARARGS, "Each group's one-vs-rest Mann-Whitney sum and cases of every class, its rows counted into groups once."},
     {"split_sum", nv_split_sum, METH_VARARGS, "ROC's or APR's sum from the sorted scores of the positives and of the negatives."},
     {"hist_sum", nv_hist_sum, METH_VARARGS, "One sum of a measure over a summary, bit for bit the numpy expression's."},
     {"query_order", nv_query_order, METH_VARARGS, "Rows sorted by query code, then by descending score (counted into queries, each sorted on its own)."},

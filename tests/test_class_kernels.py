@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -113,8 +114,6 @@ def test_a_weighted_tie_of_three_rows_is_summed_in_row_order():
 def test_class_kernels_refuse_inconsistent_buffers():
     y = np.array([0, 3], dtype=np.int64)
     s = np.zeros(4)
-    import pytest
-
     with pytest.raises(ValueError, match="class code"):
         K.class_blocks(y, s, None, 2, True)
     with pytest.raises(ValueError, match="disagree"):
@@ -143,3 +142,22 @@ def test_class_tables_are_numpys_bit_for_bit(d, fold):
     want_off = _off_simplex(s)
     assert off[0] == want_off[0]
     assert np.array_equal(np.array(off[1:]), np.array(want_off[1:]), equal_nan=True)
+
+
+@given(class_data(weighted=False), st.integers(1, 12))
+def test_class_group_auc_is_group_auc_rows_of_each_column(d, q):
+    y, s, _w, k = d
+    r = np.random.default_rng(len(y) + q)
+    codes = r.integers(0, q, size=len(y)).astype(np.int64)
+    wins, pos = (
+        np.frombuffer(b, np.float64).reshape(q, k)
+        for b in K.class_group_auc(codes, y.astype(np.int64), np.ascontiguousarray(s), k, q)
+    )
+    for j in range(k):
+        col = np.ascontiguousarray(s[:, j]) + 0.0
+        w1, p1, n1 = (
+            np.frombuffer(b, np.float64) for b in K.group_auc_rows(codes, col, (y == j).view(np.uint8), q)
+        )
+        assert _bits(wins[:, j]) == _bits(w1) and _bits(pos[:, j]) == _bits(p1)
+    with pytest.raises(ValueError, match="out of range"):
+        K.class_group_auc(np.array([q], np.int64), np.array([0], np.int64), np.zeros(k), k, q)

@@ -77,3 +77,17 @@ def test_evaluate_per_group_mixes_the_fast_path_and_the_loop():
         )
         for label in ("ROC_OVR:average=macro", "ROC_OVO:average=macro"):
             assert rep.results[label].per_group[i] == alone.results[label].value
+
+
+@given(
+    st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=50),
+    st.sampled_from(["int64", "int32", "uint8"]),
+)
+def test_integer_targets_are_coded_as_by_np_unique(values, dtype):
+    from perfeval.engine.door import class_codes
+
+    info = np.iinfo(dtype)
+    y = np.array([min(max(v, info.min), info.max) for v in values], dtype=dtype)
+    classes = tuple(np.unique(y).tolist()[::-1])  # another order than sorted
+    codes = class_codes(y, classes)
+    assert [classes[c] for c in codes.tolist()] == y.tolist()

@@ -116,8 +116,9 @@ def grouped_fast(
 ) -> dict[str, np.ndarray]:
     """The value of each group of the measures that have a path without a loop over the groups:
     one-vs-rest ROC area (macro, weighted) of unweighted cases, each class's column scored per
-    group by the binary per-group kernel (csrc/summary.c, group_auc_rows: Mann-Whitney sums of whole
-    and half numbers, exact in any order), then each group's mean over its classes summed as numpy
+    group in one compiled pass (csrc/classes.c, class_group_auc: the rows counted into their groups
+    once, each group's column sorted on its own; Mann-Whitney sums of whole and half numbers, exact
+    in any order), then each group's mean over its classes summed as numpy
     sums one group's values: the bits of one :class:`ClassSummary` a group.
     """
     averages = ("macro", "weighted")
@@ -126,18 +127,20 @@ def grouped_fast(
         return {}
     from perfeval import _native
 
-    cc = np.ascontiguousarray(codes, dtype=np.int64)
-    per = np.empty((q, k))
-    support = np.empty((q, k))
-    for j in range(k):
-        col = np.ascontiguousarray(s[:, j]) + 0.0  # -0.0 and 0.0 one score
-        wins, pos, neg = (
-            np.frombuffer(b, np.float64) for b in _native.group_auc_rows(cc, col, (y == j).view(np.uint8), q)
-        )
-        den = pos * neg  # n_j (N - n_j), as ClassSummary.pairs reads them: whole numbers, exact
-        with np.errstate(invalid="ignore", divide="ignore"):
-            per[:, j] = np.where(den > 0, wins / np.where(den > 0, den, 1.0), np.nan)
-        support[:, j] = pos
+    got = _native.class_group_auc(
+        np.ascontiguousarray(codes, dtype=np.int64),
+        np.ascontiguousarray(y, dtype=np.int64),
+        np.ascontiguousarray(s, dtype=np.float64),
+        k,
+        q,
+    )
+    if got is None:  # 2**32 rows or more
+        return {}
+    wins, support = (np.frombuffer(b, np.float64).reshape(q, k) for b in got)
+    sizes = np.bincount(codes, minlength=q).astype(np.float64)
+    den = support * (sizes[:, None] - support)  # n_j (N - n_j), as ClassSummary.pairs reads them: exact
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per = np.where(den > 0, wins / np.where(den > 0, den, 1.0), np.nan)
     return {sp.label: _group_means(per, support, sp.kwargs["average"]) for sp in asked}
 
 

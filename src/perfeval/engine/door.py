@@ -250,7 +250,12 @@ def class_codes(y: np.ndarray, classes: tuple) -> np.ndarray:
     if not len(y):
         return np.zeros(0, dtype=np.intp)
     try:
-        uniq, inv = np.unique(y, return_inverse=True)
+        if y.dtype.kind in "iu":  # integer labels: counted or hashed, without a sort of the rows
+            from perfeval.summaries.ranking import group_codes
+
+            uniq, inv = group_codes(y)
+        else:
+            uniq, inv = np.unique(y, return_inverse=True)
     except TypeError:  # labels of mixed types: a dictionary lookup a row
         values = y.tolist()
         missing = next((r for r, v in enumerate(values) if v not in index), None)
