@@ -198,6 +198,12 @@ def evaluate(
     if names is None and classes is None and hasattr(y_score, "columns") and hasattr(y_score, "shape"):
         if len(getattr(y_score, "shape", ())) == 2 and y_score.shape[1] >= 3:
             names = [str(c) for c in y_score.columns]  # predict_proba's DataFrame, columns=classes_
+    if classes is not None and hasattr(y_score, "columns") and not _is_label_matrix(y_true):
+        cols = [str(c) for c in y_score.columns]
+        wanted = [str(c) for c in classes]
+        if sorted(cols) == sorted(wanted) and cols != wanted and len(set(cols)) == len(cols):
+            # the score table's columns ARE the classes, in another order: paired by name, not position
+            y_score = y_score[list(y_score.columns[[cols.index(c) for c in wanted]])]
     if _is_label_matrix(y_true):
         return _evaluate_labels(
             y_true,
@@ -407,12 +413,41 @@ def _evaluate_labels(
         raise InvalidParameterError(
             f"dialect={dialect!r}: the multilabel measures have perfeval's rules only"
         )
-    if names is None and hasattr(y_true, "columns"):
-        names = [str(c) for c in y_true.columns]
+    y_true, y_score, names = _aligned_labels(y_true, y_score, classes, names)
     default = measures is DEFAULT_MEASURES
     specs = class_specs([] if default else resolve(measures, threshold), default=default, task="multilabel")
     cases, found, how = check_labels(y_true, y_score, groups, sample_weight, labels=classes, names=names)
     return finish_labels(cases, specs, found, threshold=threshold, labels_from=how)
+
+
+def _aligned_labels(y_true: Any, y_score: Any, classes: Any, names: Any) -> tuple[Any, Any, Any]:
+    """A label matrix and its scores paired by label, never by position alone: when both are tables
+    with column names, the scores' columns are taken in the targets' order (the same names, in any
+    order; different names are one line saying which); ``classes=`` with a named table must name its
+    columns.  Returns the two matrices and the labels' names (None when neither has names).
+    """
+    tnames = [str(c) for c in y_true.columns] if hasattr(y_true, "columns") else None
+    snames = [str(c) for c in y_score.columns] if hasattr(y_score, "columns") else None
+    if tnames is not None and snames is not None:
+        if sorted(tnames) != sorted(snames) or len(set(tnames)) != len(tnames):
+            only_t = [n for n in tnames if n not in snames][:3]
+            only_s = [n for n in snames if n not in tnames][:3]
+            raise InvalidParameterError(
+                f"the label matrix's columns and the scores' name different labels (targets only: "
+                f"{only_t}, scores only: {only_s}): name them alike, so that each label is paired with "
+                "its own score column, or pass arrays in one order with classes=[...]"
+            )
+        if snames != tnames:
+            y_score = y_score[list(y_score.columns[[snames.index(n) for n in tnames]])]
+    given = tnames if tnames is not None else snames
+    if classes is not None and given is not None:
+        wanted = [str(c) for c in classes]
+        if wanted != given:
+            raise InvalidParameterError(
+                f"classes={list(classes)!r} does not name the table's label columns {given} in their "
+                "order: leave classes= out (the columns' names are the labels) or pass arrays"
+            )
+    return y_true, y_score, (names if names is not None else given)
 
 
 def _not_on_dask(tie_bounds: bool, arrays: bool) -> None:

@@ -99,8 +99,13 @@ def summary_values(specs: list[MeasureSpec], cs: Any) -> dict[str, MeasureResult
             r.undefined_classes = [
                 c for c, v in zip(cs.classes, r.per_class.tolist(), strict=True) if math.isnan(v)
             ]
+        elif f.undefined:
+            r.classes = list(cs.classes)
+            r.undefined_classes = [cs.classes[c] for c in f.undefined]
         if f.why:
             r.why = f.why
+        if f.note:
+            r.note = f.note
         results[s.label] = r
     return results
 

@@ -262,13 +262,16 @@ def class_codes(y: np.ndarray, classes: tuple) -> np.ndarray:
         if missing is not None:
             raise InvalidDataError(_not_a_class(values[missing], missing, classes)) from None
         return np.fromiter((index[v] for v in values), dtype=np.intp, count=len(values))
-    lookup = np.empty(len(uniq), dtype=np.intp)
-    for i, v in enumerate(uniq.tolist()):
-        if v not in index:
-            row = int(np.argmax(inv.reshape(-1) == i))
-            raise InvalidDataError(_not_a_class(v, row, classes))
-        lookup[i] = index[v]
-    return lookup[inv.reshape(-1)]
+    lookup = np.full(len(uniq), -1, dtype=np.intp)
+    values = uniq.tolist()
+    for i, v in enumerate(values):
+        if v in index:
+            lookup[i] = index[v]
+    codes = lookup[inv.reshape(-1)]
+    if (lookup < 0).any():  # the first row (not the first sorted label) that is no class
+        row = int(np.argmax(codes < 0))
+        raise InvalidDataError(_not_a_class(values[int(inv.reshape(-1)[row])], row, classes))
+    return codes
 
 
 def _not_a_class(v: Any, row: int, classes: tuple) -> str:
@@ -297,7 +300,8 @@ def classes_of(y: np.ndarray, k: int, classes: Any, names: Any = None) -> tuple[
         return out, "given"
     if names is not None:
         out = tuple(names)
-        if y.dtype.kind in "iub" and all(isinstance(c, str) for c in out):
+        whole = y.dtype.kind in "iub" or (y.dtype.kind == "f" and bool(np.all(np.mod(y, 1) == 0)))
+        if whole and all(isinstance(c, str) for c in out):
             try:
                 nums = tuple(int(c) for c in out)
             except ValueError:

@@ -74,6 +74,24 @@ def resolve(
     return specs
 
 
+def one_score_a_case(specs: list[MeasureSpec]) -> None:
+    """Measures of K classes or K labels asked of one score a case: one line saying what they read
+    (never an empty report: they would otherwise be left out without a word).
+    """
+    for s in specs:
+        if s.measure.kind == "multiclass":
+            raise InvalidParameterError(
+                f"{s.label} is a measure of K classes: it reads one score column per class (two classes: "
+                "both columns; in Python an (n, K) score matrix with classes=[...], on the command line "
+                "--score COL_A,COL_B,... --classes A,B,...); here the scores are one column"
+            )
+        if s.measure.kind == "multilabel":
+            raise InvalidParameterError(
+                f"{s.label} is a measure of K labels: it reads a 0/1 target matrix (one column a label) "
+                "and a score matrix of the same shape; here the targets and the scores are one column each"
+            )
+
+
 def finish(
     cases: Cases,
     specs: list[MeasureSpec],
@@ -87,6 +105,7 @@ def finish(
     ``tie_bounds``: with each measure's minimum and maximum over the orders of the tied cases (see
     :mod:`perfeval.measures.tiebounds`).
     """
+    one_score_a_case(specs)
     yt, ys, g, w, rows_in = cases.y, cases.s, cases.g, cases.w, cases.rows_in
     tasks: list[tuple[str, Targets]]  # each task's targets, coded once (the code stage)
     if partitions:
@@ -320,6 +339,7 @@ def grouped_report(
     """The Report of per-group values computed elsewhere (spilled parts, Dask partitions), keys sorted:
     the same results, warnings and parameters as :func:`finish` gives in memory.
     """
+    one_score_a_case(specs)
     results = {
         s.label: MeasureResult.of(s, np.asarray(values[s.label], dtype=np.float64), sizes, keys, True)
         for s in specs
@@ -406,6 +426,7 @@ def binary_report(
     backend: str = "stream",
 ) -> Report:
     """The Report of binary measures finished from a summary built elsewhere (a stream, a cluster)."""
+    one_score_a_case(specs)
     results: dict[str, MeasureResult] = {}
     binary_values(specs, h, "", results)
     warn_undefined(results, specs)
@@ -448,8 +469,10 @@ def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) 
             )
     by_classes: dict[tuple, list[str]] = {}
     for label, r in results.items():
-        if r.per_class is not None and r.undefined_classes and not math.isnan(r.value):
-            by_classes.setdefault((tuple(map(repr, r.undefined_classes)), len(r.per_class)), []).append(label)
+        if r.classes and r.undefined_classes and not math.isnan(r.value):
+            by_classes.setdefault((tuple(map(repr, r.undefined_classes)), len(r.classes)), []).append(label)
+        if r.note:
+            warnings.warn(UndefinedMeasureWarning(f"{label}: {r.note}"), stacklevel=user_stacklevel())
     for (keys, total), labels in by_classes.items():
         shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
         named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]

@@ -202,6 +202,8 @@ class MeasureResult:
     per_class: np.ndarray | None = None
     classes: list | None = None
     undefined_classes: list = field(default_factory=list)
+    #: what the value leaves out, said beside it (the rows of a samples average that are 0/0), or ""
+    note: str = ""
 
     @classmethod
     def single(cls, spec: MeasureSpec, value: float) -> MeasureResult:
@@ -330,6 +332,10 @@ class Report:
                 d.update(per_class=per_class, undefined_classes=[_key(c) for c in r.undefined_classes])
                 if class_why:
                     d["per_class_why_null"] = class_why
+            elif r.undefined_classes:  # no value a class (ROC_OVO): the classes its mean leaves out
+                d["undefined_classes"] = [_key(c) for c in r.undefined_classes]
+            if r.note:
+                d["note"] = r.note
             if r.tie_min is not None:
                 d.update(tie_bounds_with_reasons(r))
                 if r.tie_note:

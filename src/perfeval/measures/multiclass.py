@@ -53,6 +53,10 @@ class Finished:
     value: float
     per_class: np.ndarray | None = None
     why: str | None = None
+    #: the classes (codes) left out of the value when it has no per-class values (ROC_OVO's absent classes)
+    undefined: tuple[int, ...] = ()
+    #: what the value left out, said beside it (the rows of a samples average that are 0/0)
+    note: str = ""
 
     def __float__(self) -> float:
         return self.value
@@ -121,13 +125,14 @@ def roc_ovo(cs: ClassSummary, average: str = "macro") -> Finished:
     j, i = np.triu_indices(k, 1)
     vals = pair[j, i]
     ok = ~np.isnan(vals)
+    absent = tuple(int(c) for c in np.flatnonzero(cs.n_class <= 0))  # their pairs are left out
     if not ok.any():
-        return Finished(math.nan)
+        return Finished(math.nan, undefined=absent)
     if average == "weighted":
         n = cs.n_class
         w = (n[j] + n[i])[ok]
-        return Finished(float((vals[ok] * (w / w.sum())).sum()))
-    return Finished(float(vals[ok].mean()))
+        return Finished(float((vals[ok] * (w / w.sum())).sum()), undefined=absent)
+    return Finished(float(vals[ok].mean()), undefined=absent)
 
 
 def ap_ovr_per_class(cs: ClassSummary) -> np.ndarray:

@@ -248,10 +248,10 @@ def micro_problem(y: Array, s: Array, w: Array | None = None) -> tuple[Array, Ar
 RANKED = {"lrap": lrap_rows, "coverage": coverage_rows, "ranking_loss": ranking_loss_rows}
 
 
-def _finished(value: float, per_label: Array | None = None, why: str | None = None) -> Any:
+def _finished(value: float, per_label: Array | None = None, why: str | None = None, note: str = "") -> Any:
     from perfeval.measures.multiclass import Finished
 
-    return Finished(value, per_label, why)
+    return Finished(value, per_label, why, note=note)
 
 
 def _mean(per: Array, support: Array, average: str) -> float:
@@ -297,10 +297,20 @@ def _prf_labels(ls: Any, which: str, threshold: float, average: str, beta: float
         tp, fp, fn, w = ls.row_counts(threshold)
         num, den = _prf_terms(which, tp, fp, fn, b2)
         ok = den > 0
+        left = float(w[~ok].sum())
+        note = ""
+        if left > 0:
+            why = {"precision": "nothing predicted on", "recall": "no label on"}.get(
+                which, "no label on and none predicted"
+            )
+            note = (
+                f"{left:g} of {float(w.sum()):g} rows (by weight) are 0/0 ({why}) and are left out of "
+                "the samples average (scikit-learn counts them as zero_division, 0 by default)"
+            )
         if not ok.any():
-            return _finished(math.nan)
+            return _finished(math.nan, note=note)
         v = num[ok] / den[ok]
-        return _finished(float((v * w[ok]).sum() / w[ok].sum()))
+        return _finished(float((v * w[ok]).sum() / w[ok].sum()), note=note)
     tp, fn, fp, _tn = ls.counts(threshold)
     num, den = _prf_terms(which, tp, fp, fn, b2)
     with np.errstate(invalid="ignore", divide="ignore"):

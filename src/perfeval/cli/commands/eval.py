@@ -365,6 +365,9 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
 
 def _stream(args: Any, path: str | None, specs: list) -> Any:
     """Chunked evaluation (perfeval.backends.stream); None when the request needs the whole table."""
+    from perfeval.engine.finish import one_score_a_case
+
+    one_score_a_case(specs)  # a measure of K classes or labels asked of one score column: said first
     streamable = (
         args.group is not None or all(s.measure.kind == "binary" for s in specs)
     ) and not args.partition
