@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 import perfeval
 from perfeval.engine.signature import Signature, classes_text
 
@@ -49,7 +50,9 @@ def test_stream_and_memory_sign_alike(tmp_path, capsys):
     path = tmp_path / "p.csv"
     path.write_text(
         "y,cat,dog,bird\n"
-        + "".join(f"{names[t]},{float(a)!r},{float(b)!r},{float(c)!r}\n" for t, (a, b, c) in zip(y, s, strict=True))
+        + "".join(
+            f"{names[t]},{float(a)!r},{float(b)!r},{float(c)!r}\n" for t, (a, b, c) in zip(y, s, strict=True)
+        )  # noqa: E501
     )
     from perfeval.cli.main import main
 

@@ -64,6 +64,12 @@ RULES = {
         "sklearn/metrics/_ranking.py:1189-1196), averaged into macro; perfeval (and torchmetrics, "
         "average_precision.py:55-65) leave it out and list it [classes: {classes}]"
     ),
+    "tm-ap-all-zero": (
+        "torchmetrics: every target is the first class, so the check written for binary 0/1 targets "
+        "(functional/classification/precision_recall_curve.py:279) sets every recall to one and the "
+        "absent classes score 0, averaged in (as scikit-learn's); perfeval leaves them out "
+        "[classes: {classes}]"
+    ),
     "sk-topk-k2": (
         "scikit-learn: top_k_accuracy_score raises for two classes and an (n, 2) score array "
         "(sklearn/metrics/_ranking.py:2169-2175) [K = 2]"
@@ -108,9 +114,18 @@ def _first_argmax(s: np.ndarray) -> np.ndarray:
     return np.argmax(s, axis=1) if len(s) else np.zeros(0, dtype=np.intp)
 
 
-def _last_argmax(s: np.ndarray) -> np.ndarray:
-    k = s.shape[1]
-    return (k - 1 - np.argmax(s[:, ::-1], axis=1)) if len(s) else np.zeros(0, dtype=np.intp)
+def _last_argmax(s: np.ndarray, classes: tuple) -> np.ndarray:
+    """The class scikit-learn's top_k_accuracy_score predicts: the last of a tie in the order of its
+    sorted labels (it wants the columns so), as codes of ``classes``.
+    """
+    try:
+        order = np.argsort(np.asarray(classes), kind="stable")
+    except TypeError:  # labels numpy cannot order: the given order
+        order = np.arange(len(classes))
+    if not len(s):
+        return np.zeros(0, dtype=np.intp)
+    r = s[:, order][:, ::-1]
+    return order[len(classes) - 1 - np.argmax(r, axis=1)]
 
 
 def _softmax(s: np.ndarray) -> np.ndarray:
@@ -134,7 +149,7 @@ class _Facts:
         top = s == s.max(axis=1, keepdims=True) if len(s) else np.zeros((0, self.k), dtype=bool)
         self.tied_rows = int(np.count_nonzero(np.count_nonzero(top, axis=1) > 1))
         self.first = _first_argmax(s)
-        self.last = _last_argmax(s)
+        self.last = _last_argmax(s, classes)
         self.outside = int(np.count_nonzero((s < 0) | (s > 1)))
         sums = s.sum(axis=1) if len(s) else np.zeros(0)
         self.not_probabilities = int(np.count_nonzero(~np.isclose(sums, 1.0, rtol=0, atol=1e-8)))
@@ -213,6 +228,10 @@ def _ap(f: _Facts, spec: MeasureSpec, average: str) -> dict:
     if f.outside:
         per = mc.ap_ovr_per_class(ClassSummary.from_checked(f.y, _softmax(f.s), f.w, f.classes))
         rules.append(RULES["tm-softmax"].format(n=f.outside))
+    if f.support.sum() > 0 and f.support[0] == f.support.sum() and f.absent.any():
+        # every target class 0: torchmetrics' binary check fires for every class
+        per = np.where(f.absent, 0.0, per)
+        rules.append(RULES["tm-ap-all-zero"].format(classes=_names(f.classes, f.absent)))
     out["torchmetrics"] = (mc._average(per, f.support, average), "", rules)
     return out
 
