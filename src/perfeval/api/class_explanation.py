@@ -30,7 +30,7 @@ from perfeval.measures import confusion as K
 from perfeval.measures import multiclass as mc
 from perfeval.summaries.classes import ClassSummary
 
-__all__ = ["class_cells", "RULES"]
+__all__ = ["Facts", "class_cells", "RULES"]
 
 #: each rule's words (the reasons of tests/oracles/fixtures/torchmetrics_multiclass.md)
 RULES = {
@@ -137,7 +137,7 @@ def _mean(values: np.ndarray) -> float:
     return float(values.mean()) if len(values) else math.nan
 
 
-class _Facts:
+class Facts:
     """What the tools' rules can touch in one evaluation of K classes, counted once."""
 
     def __init__(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, classes: tuple):
@@ -158,7 +158,7 @@ class _Facts:
         return K.confusion(self.y, p, self.k, self.w)
 
 
-def class_cells(f: _Facts | Any, spec: MeasureSpec, ours: float) -> dict[str, tuple[float, str, list[str]]]:
+def class_cells(f: Facts | Any, spec: MeasureSpec, ours: float) -> dict[str, tuple[float, str, list[str]]]:
     """scikit-learn's and torchmetrics' value of one multiclass measure on the facts' data: for each
     tool (value, why there is none, the rules that touched this data).
     """
@@ -170,7 +170,7 @@ def class_cells(f: _Facts | Any, spec: MeasureSpec, ours: float) -> dict[str, tu
     return fn(f, spec, average)
 
 
-def _auc(f: _Facts, spec: MeasureSpec, average: str) -> dict:
+def _auc(f: Facts, spec: MeasureSpec, average: str) -> dict:
     out: dict[str, tuple[float, str, list[str]]] = {}
     per = mc.roc_ovr_per_class(f.cs)
     n = f.support
@@ -216,7 +216,7 @@ def _auc(f: _Facts, spec: MeasureSpec, average: str) -> dict:
     return out
 
 
-def _ap(f: _Facts, spec: MeasureSpec, average: str) -> dict:
+def _ap(f: Facts, spec: MeasureSpec, average: str) -> dict:
     out: dict[str, tuple[float, str, list[str]]] = {}
     per = mc.ap_ovr_per_class(f.cs)
     if average == "macro":
@@ -232,11 +232,11 @@ def _ap(f: _Facts, spec: MeasureSpec, average: str) -> dict:
         # every target class 0: torchmetrics' binary check fires for every class
         per = np.where(f.absent, 0.0, per)
         rules.append(RULES["tm-ap-all-zero"].format(classes=_names(f.classes, f.absent)))
-    out["torchmetrics"] = (mc._average(per, f.support, average), "", rules)
+    out["torchmetrics"] = (K.average(per, None if average == "macro" else f.support), "", rules)
     return out
 
 
-def _tie_rules(f: _Facts, tools: tuple[str, ...] = ("sklearn", "torchmetrics")) -> dict[str, list[str]]:
+def _tie_rules(f: Facts, tools: tuple[str, ...] = ("sklearn", "torchmetrics")) -> dict[str, list[str]]:
     if not f.tied_rows:
         return {t: [] for t in tools}
     where = {"sklearn": _SK_ARGMAX, "torchmetrics": _TM_ARGMAX}
@@ -250,7 +250,7 @@ def _tie_rules(f: _Facts, tools: tuple[str, ...] = ("sklearn", "torchmetrics")) 
     }
 
 
-def _accuracy(f: _Facts, spec: MeasureSpec, average: str) -> dict:
+def _accuracy(f: Facts, spec: MeasureSpec, average: str) -> dict:
     out: dict[str, tuple[float, str, list[str]]] = {}
     if f.k == 2:
         out["sklearn"] = (math.nan, RULES["sk-topk-k2"], [])
@@ -265,7 +265,7 @@ def _prf(which: str) -> Any:
     at = ("precision", "recall", "f").index(which)
     what = {"precision": "precision", "recall": "recall", "f": "F"}[which]
 
-    def cells(f: _Facts, spec: MeasureSpec, average: str) -> dict:
+    def cells(f: Facts, spec: MeasureSpec, average: str) -> dict:
         beta = float(spec.kwargs.get("beta", 1.0))
         c = f.confusion(f.first)
         tp, pred, true, _ = K.class_counts(c)
@@ -308,7 +308,7 @@ def _prf(which: str) -> Any:
     return cells
 
 
-def _bacc(f: _Facts, spec: MeasureSpec, average: str) -> dict:
+def _bacc(f: Facts, spec: MeasureSpec, average: str) -> dict:
     c = f.confusion(f.first)
     tp, pred, true, _ = K.class_counts(c)
     ties = _tie_rules(f)
@@ -323,7 +323,7 @@ def _bacc(f: _Facts, spec: MeasureSpec, average: str) -> dict:
     return out
 
 
-def _mcc(f: _Facts, spec: MeasureSpec, average: str) -> dict:
+def _mcc(f: Facts, spec: MeasureSpec, average: str) -> dict:
     ties = _tie_rules(f)
     m = K.matthews(f.confusion(f.first))
     out = {"sklearn": (0.0 if math.isnan(m) else m, "", ties["sklearn"])}
@@ -332,7 +332,7 @@ def _mcc(f: _Facts, spec: MeasureSpec, average: str) -> dict:
     return out
 
 
-def _kappa(f: _Facts, spec: MeasureSpec, average: str) -> dict:
+def _kappa(f: Facts, spec: MeasureSpec, average: str) -> dict:
     weights = spec.kwargs.get("weights", "none") if spec.measure.name == "KAPPA" else "quadratic"
     weights = None if weights == "none" else weights
     c = f.confusion(f.first)

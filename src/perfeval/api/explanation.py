@@ -210,9 +210,7 @@ def explain(
     >>> [round(e.value(d, "NDCG"), 4) for d in e.dialects]
     [0.6404, 0.6404, 0.4307, 1.0]
     """
-    from perfeval.api.evaluation import _is_matrix
-
-    if classes is not None or _is_matrix(y_score, False):
+    if classes is not None or _one_column_a_class(y_score):
         return _explain_classes(
             y_true, y_score, measures, groups, sample_weight, dialects, classes, pos_label
         )
@@ -263,6 +261,19 @@ def explain(
     )
 
 
+def _one_column_a_class(y_score: Any) -> bool:
+    """Scores of K classes without ``classes=``: 2-D with three columns or more (as evaluate() reads them)."""
+    shape = getattr(y_score, "shape", None)
+    if (
+        shape is None
+        and isinstance(y_score, (list, tuple))
+        and y_score
+        and isinstance(y_score[0], (list, tuple))
+    ):
+        shape = (len(y_score), len(y_score[0]))
+    return shape is not None and len(shape) == 2 and shape[1] >= 3
+
+
 #: the tools whose averages of K classes explain() shows
 CLASS_DIALECTS = ("sklearn", "torchmetrics")
 
@@ -280,7 +291,7 @@ def _explain_classes(
     """explain() of K classes: perfeval's row, and scikit-learn's and torchmetrics' values computed
     with their rules (:func:`perfeval.api.class_explanation.class_cells`).
     """
-    from perfeval.api.class_explanation import _Facts, class_cells
+    from perfeval.api.class_explanation import Facts, class_cells
     from perfeval.engine.classes import class_specs, summary_values
     from perfeval.engine.door import check_classes
 
@@ -302,7 +313,7 @@ def _explain_classes(
             )
     specs = class_specs(resolve(measures, 0.5))
     cases, found, _how = check_classes(y_true, y_score, None, sample_weight, classes=classes)
-    facts = _Facts(cases.y, cases.s, cases.w, tuple(found))
+    facts = Facts(cases.y, cases.s, cases.w, tuple(found))
     ours = summary_values(specs, facts.cs)
     cells: dict[str, dict[str, Cell]] = {"perfeval": {}}
     for s in specs:
