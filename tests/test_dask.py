@@ -242,7 +242,9 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
             "y,p\nsetosa,0.1\nvirginica,0.9\nversicolor,0.4\n",
             [],
             "t.csv: the target column 'y' holds 'setosa', 'versicolor', 'virginica': 3 classes or more; "
-            "binary measures need 0/1",
+            "the multiclass measures read one score column per class (drop --dask: --score COL_A,COL_B,... "
+            "--classes A,B,...); the binary measures: --pos-label setosa evaluates 'setosa' against the "
+            "other classes",
         ),
         ("y,p,w\n1,0.9,1\n0,0.2,-1\n", ["--weight", "w"], "t.csv: the weight column 'w' holds -1.0;"),
         ("y,p,w\n1,0.9,1e308\n0,0.2,1e308\n0,0.3,1e308\n", ["--weight", "w"], "overflow double precision"),
@@ -820,3 +822,19 @@ def test_a_file_that_cannot_be_decompressed_is_named_on_dask(on_cluster, tmp_pat
         assert code == 1 and err.count("\n") == 1 and "t.parquet: is not a readable Parquet file (" in err, (
             err
         )
+
+
+def test_three_classes_on_dask_point_to_the_multiclass_measures():
+    """3+ classes on Dask (issue 32): the message names the multiclass measures in the library's words
+    (`score=[...]`, `classes=[...]`, which evaluate K classes on Dask), and the binary one a class."""
+    import dask.dataframe as dd
+    import pandas as pd
+
+    df = pd.DataFrame({"y": ["setosa", "virginica", "versicolor"], "p": [0.1, 0.9, 0.4]})
+    with pytest.raises(perfeval.InvalidDataError) as e:
+        perfeval.evaluate(dd.from_pandas(df, npartitions=1), target="y", score="p", measures=["roc"])
+    assert str(e.value).endswith(
+        "the target column 'y' holds 'setosa', 'versicolor', 'virginica': 3 classes or more; the multiclass "
+        "measures read one score column per class (`score=[...]`, `classes=[...]`); the binary measures: "
+        "`pos_label='setosa'` evaluates 'setosa' against the other classes"
+    ), e.value

@@ -25,7 +25,7 @@ from perfeval.dialects.table import DIALECTS, EMPTY_TEXT, ORDER_TEXT, SCORED_TEX
 from perfeval.engine import finish, resolve
 from perfeval.engine.door import check, code, targets_of
 from perfeval.engine.report import dumps, why_not_finite, with_reasons
-from perfeval.exceptions import PerfError, UndefinedMeasureWarning
+from perfeval.exceptions import InvalidParameterError, PerfError, UndefinedMeasureWarning
 from perfeval.measures import MeasureSpec, get_measure, parse_measure
 from perfeval.summaries.ranking import group_codes
 
@@ -173,6 +173,7 @@ def explain(
     dialects: Sequence[str] | str | None = None,
     threshold: float = 0.5,
     pos_label: Any = None,
+    classes: Any = None,
 ) -> Explanation:
     """Every measure under every dialect, and the rules that make each tool's value differ.
 
@@ -187,7 +188,14 @@ def explain(
         column says why it has no value where ties matter.
     dialects : sequence of str, optional
         Which dialects (with options: ``"keras:num_thresholds=1000"``); default every dialect that
-        defines at least one of the measures, perfeval's first.
+        defines at least one of the measures, perfeval's first.  K classes: ``sklearn`` and
+        ``torchmetrics``.
+    classes : sequence, optional
+        K classes (``y_score`` an (n, K) matrix, one column a class, as :func:`perfeval.evaluate`):
+        each tool's value is computed by perfeval's per-class numbers with the tool's rules (its
+        prediction of a tied row, what it does with an absent or one-sided class, its softmax of
+        raw scores), never by calling it, and each rule is listed where it touched the data
+        (:mod:`perfeval.api.class_explanation`).
 
     Returns
     -------
@@ -202,6 +210,10 @@ def explain(
     >>> [round(e.value(d, "NDCG"), 4) for d in e.dialects]
     [0.6404, 0.6404, 0.4307, 1.0]
     """
+    if classes is not None or _one_column_a_class(y_score):
+        return _explain_classes(
+            y_true, y_score, measures, groups, sample_weight, dialects, classes, pos_label
+        )
     # check -> code (perfeval.engine.door): the targets coded once, for perfeval's row, every dialect's
     # and the facts the rules are said with
     checked = code(check(y_true, y_score, groups, sample_weight), pos_label)
@@ -246,6 +258,85 @@ def explain(
     keys = base.groups
     return Explanation(
         [s.label for s in specs], cells, int(checked.rows_in), None if keys is None else len(keys)
+    )
+
+
+def _one_column_a_class(y_score: Any) -> bool:
+    """Scores of K classes without ``classes=``: 2-D with three columns or more (as evaluate() reads them)."""
+    shape = getattr(y_score, "shape", None)
+    if (
+        shape is None
+        and isinstance(y_score, (list, tuple))
+        and y_score
+        and isinstance(y_score[0], (list, tuple))
+    ):
+        shape = (len(y_score), len(y_score[0]))
+    return shape is not None and len(shape) == 2 and shape[1] >= 3
+
+
+#: the tools whose averages of K classes explain() shows
+CLASS_DIALECTS = ("sklearn", "torchmetrics")
+
+
+def _explain_classes(
+    y_true: Any,
+    y_score: Any,
+    measures: Any,
+    groups: Any,
+    sample_weight: Any,
+    dialects: Sequence[str] | str | None,
+    classes: Any,
+    pos_label: Any,
+) -> Explanation:
+    """explain() of K classes: perfeval's row, and scikit-learn's and torchmetrics' values computed
+    with their rules (:func:`perfeval.api.class_explanation.class_cells`).
+    """
+    from perfeval.api.class_explanation import Facts, class_cells
+    from perfeval.engine.classes import class_specs, summary_values
+    from perfeval.engine.door import check_classes
+
+    if groups is not None:
+        raise InvalidParameterError(
+            "explain of K classes per group: not yet; evaluate(..., groups=) gives them"
+        )
+    if pos_label is not None:
+        raise InvalidParameterError(
+            "pos_label= does not apply to K classes (one score column a class): each class is already "
+            "one against the rest"
+        )
+    names = [p.strip() for p in dialects.split(",") if p.strip()] if isinstance(dialects, str) else dialects
+    wanted = list(CLASS_DIALECTS) if names is None else [str(d).strip().lower() for d in names]
+    for d in wanted:
+        if d not in ("perfeval", *CLASS_DIALECTS):
+            raise InvalidParameterError(
+                f"dialect {d!r}: the dialects of K classes are {', '.join(CLASS_DIALECTS)}"
+            )
+    specs = class_specs(resolve(measures, 0.5))
+    cases, found, _how = check_classes(y_true, y_score, None, sample_weight, classes=classes)
+    facts = Facts(cases.y, cases.s, cases.w, tuple(found))
+    ours = summary_values(specs, facts.cs)
+    cells: dict[str, dict[str, Cell]] = {"perfeval": {}}
+    for s in specs:
+        r = ours[s.label]
+        note = f"left out: {', '.join(str(c) for c in r.undefined_classes)}" if r.undefined_classes else ""
+        cells["perfeval"][s.label] = Cell(r.value, "", [note] if note else [])
+    for tool in (d for d in CLASS_DIALECTS if d in wanted):
+        row = {}
+        for s in specs:
+            got = class_cells(facts, s, ours[s.label].value).get(tool)
+            if got is None:
+                row[s.label] = Cell(math.nan, "not computed by explain for " + tool)
+            else:
+                value, why, rules = got
+                row[s.label] = Cell(value, why, rules)
+        cells[tool] = row
+    k = len(found)
+    return Explanation(
+        [s.label for s in specs],
+        cells,
+        int(cases.rows_in),
+        None,
+        where=f"{int(cases.rows_in)} rows, {k} classes ({', '.join(str(c) for c in found)})",
     )
 
 

@@ -73,6 +73,8 @@ is_dask = _is_dask  # the test lives at the door, so that evaluate() need not im
 CODE_TARGETS = "name the positive label with `pos_label=` (the others are negative), or code the column so"
 #: the same for graded targets: several grades positive
 CODE_GRADES = "code the column so (grades above 0: 1), or evaluate in memory with `partitions=`"
+#: the same for three classes or more: the multiclass measures, as in memory (base.checks._classes)
+CODE_CLASSES = "the multiclass measures read one score column per class (`score=[...]`, `classes=[...]`)"
 
 
 def _summarize(y, s, w=None) -> ScoreHistogram:
@@ -174,6 +176,14 @@ def _labels_message(target: str, y: np.ndarray, numbers: bool = False) -> str:
     said = read_targets(y, LabelWords(pos_label=False, whole=False))
     if said.kind == "regression":
         return f"the target column {target!r} {said.what}; {said.advice}"
+    if said.kind == "classes" and not numbers:
+        vals = np.unique(y)
+        choice = positive_choice(vals)
+        label = shown_label(vals[0] if choice is None else choice)
+        return (
+            f"the target column {target!r} {said.what}; {CODE_CLASSES}; the binary measures: "
+            f"`pos_label={label!r}` evaluates {label!r} against the other classes"
+        )
     tail = CODE_GRADES if said.kind == "grades" else CODE_TARGETS
     if said.kind == "labels":
         choice = positive_choice(np.unique(y))

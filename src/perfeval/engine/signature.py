@@ -3,9 +3,10 @@
 Two numbers are comparable when their signatures are equal.  A signature names the version, the tie
 policy, the threshold of the threshold measures, the gain of the DCG family, whether cases were
 weighted, which labels were positive, the backend that summarised the data, and for intervals the
-method, replicates, seed and level::
+method, replicates, seed and level; of K classes (or labels) the task and the classes, in order::
 
     perfeval:0.1.0|ties:perfeval|thr:0.5|gain:exp|weights:no|backend:memory|ci:bca,n=1000,seed=0,level=0.95
+    perfeval:0.1.0|ties:perfeval|multiclass:cat,dog,bird|weights:no|backend:memory
 
 It is printed under every table of the ``perfeval`` command and stored in the JSON output
 (``"signature"``) and the HTML report.
@@ -13,6 +14,7 @@ It is printed under every table of the ``perfeval`` command and stored in the JS
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -22,6 +24,8 @@ from perfeval.measures import get_measure
 #: measures whose value depends on the threshold / on the gain
 _THRESHOLD_PARAM = "threshold"
 _GAIN_FAMILY = ("NDCG", "DCG", "CG")
+#: the longest list of classes a signature writes out; a longer one is its count and a digest
+_CLASSES_SHOWN = 60
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,10 @@ class Signature:
     queries : str or None
         With judgments and runs, which queries were evaluated (``qrels``: every judged query, the
         unanswered ones 0; ``run``: the judged queries the run answers).
+    classes : str or None
+        Of K classes or labels, the task and the classes in their order (``multiclass:cat,dog,bird``,
+        ``multilabel:a,b,c``; a long list: ``multiclass:100 classes,sha1=...``; :func:`classes_text`);
+        None for binary cases (and ranking).
     """
 
     version: str = __version__
@@ -68,6 +76,7 @@ class Signature:
     task: str | None = None
     level: float | None = None
     queries: str | None = None
+    classes: str | None = None
 
     def __str__(self) -> str:
         parts = [f"perfeval:{self.version}", f"ties:{self.ties}"]
@@ -79,6 +88,8 @@ class Signature:
             parts.append(f"rel:>={self.level:g}")
         if self.queries is not None:
             parts.append(f"queries:{self.queries}")
+        if self.classes is not None:
+            parts.append(self.classes)
         parts.append(f"weights:{'yes' if self.weights else 'no'}")
         if self.positive is not None:
             parts.append(f"pos:{self.positive}")
@@ -121,7 +132,26 @@ def of_report(report: Any) -> Signature:
         ci=ci,
         level=params.get("level"),
         queries=params.get("queries"),
+        classes=classes_text(params.get("task"), params.get("classes")),
     )
+
+
+def classes_text(task: str | None, classes: Any) -> str | None:
+    """The task and the classes of a report of K classes (or labels), as its signature writes them:
+    ``multiclass:cat,dog,bird`` (the classes in their order: the columns of the scores); more than
+    :data:`_CLASSES_SHOWN` characters of them, or a name holding ``,`` or ``|``, is their count and the
+    first 12 hex digits of the SHA-1 of their ``repr`` (``multiclass:100 classes,sha1=...``).  None
+    for binary cases.
+    """
+    if task not in ("multiclass", "multilabel") or classes is None:
+        return None
+    names = [str(c) for c in classes]
+    text = ",".join(names)
+    if len(text) > _CLASSES_SHOWN or any("," in n or "|" in n for n in names):
+        digest = hashlib.sha1(repr([c for c in classes]).encode()).hexdigest()[:12]
+        word = "classes" if task == "multiclass" else "labels"
+        text = f"{len(names)} {word},sha1={digest}"
+    return f"{task}:{text}"
 
 
 def gains(labels: list[str]) -> str | None:

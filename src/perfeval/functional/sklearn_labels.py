@@ -32,13 +32,8 @@ import numpy as np
 
 from perfeval.base.checks import as_array, floats, label_values, to_numpy
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
-from perfeval.functional.sklearn_names import (
-    check_sample_weight,
-    class_labels,
-    hard_labels,
-    label_indices,
-    warn_undefined,
-)
+from perfeval.functional.door import check_sample_weight, class_labels, label_indices, warn_undefined
+from perfeval.functional.sklearn_names import hard_labels
 from perfeval.measures import confusion as K
 from perfeval.measures import get_measure
 from perfeval.summaries import ScoreHistogram

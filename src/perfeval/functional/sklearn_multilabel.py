@@ -36,8 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.base.checks import as_array, check_weights, floats, one_d, said
+from perfeval.base.checks import as_array
 from perfeval.exceptions import InvalidDataError, UndefinedMeasureWarning, user_stacklevel
+from perfeval.functional.door import check_sample_weight, finite_numbers
 from perfeval.measures.multilabel import (
     coverage_rows,
     finish_mean,
@@ -78,32 +79,12 @@ def _numbers(fn: str, arr: Array, name: str) -> Array:
     """``arr`` in its own numeric type (integers stay integers: scores beyond 2**53 keep their
     order), finite; object arrays through float64.  One line naming the row and column otherwise.
     """
-    if arr.dtype.kind == "O":
-        arr = floats(arr, name, where=fn)
-    if arr.dtype.kind not in "biuf":
-        raise InvalidDataError(
-            f"{fn}: `{name}` must hold numbers, got values of type {arr.dtype}"
-            + (" (y_true is a label indicator matrix of 0/1)" if name == "y_true" else "")
-        )
-    if arr.dtype.kind == "f":
-        bad = ~np.isfinite(arr)
-        if bad.any():
-            at = np.unravel_index(int(np.argmax(bad)), arr.shape)
-            where = f"row {at[0]}, column {at[1]}" if arr.ndim == 2 else f"index {at[0]}"
-            raise InvalidDataError(
-                f"{fn}: `{name}` holds {arr[at].item()!r} at {where}; values must be finite"
-            )
-    return arr
+    hint = " (y_true is a label indicator matrix of 0/1)" if name == "y_true" else ""
+    return finite_numbers(fn, arr, name, values="values", hint=hint)
 
 
 def _weights(fn: str, sample_weight: Any, n: int) -> Array | None:
-    if sample_weight is None:
-        return None
-    w = one_d("sample_weight", sample_weight, where=fn)
-    if len(w) != n:
-        raise InvalidDataError(said(f"`sample_weight` has {len(w)} values for {n} samples (rows)", fn))
-    check_weights(w, "sample_weight", where=fn)
-    return w
+    return check_sample_weight(fn, sample_weight, n, all_zero=True, cases="samples (rows)")
 
 
 def _door(

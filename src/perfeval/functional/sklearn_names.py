@@ -39,14 +39,20 @@ from perfeval.base.checks import (
     floats,
     label_values,
     one_d,
-    said,
     to_numpy,
 )
 from perfeval.exceptions import (
     InvalidDataError,
     InvalidParameterError,
     UndefinedMeasureWarning,
-    user_stacklevel,
+)
+from perfeval.functional.door import (
+    check_sample_weight,
+    class_labels,
+    label_indices,
+    score_matrix,
+    shown,
+    warn_undefined,
 )
 from perfeval.measures import get_measure
 from perfeval.summaries import ScoreHistogram
@@ -69,43 +75,6 @@ Array = np.ndarray
 
 
 # -- the door: labels, scores, weights, as scikit-learn reads them ---------------------------------------
-def _warn(message: str) -> None:
-    warnings.warn(UndefinedMeasureWarning(message), stacklevel=user_stacklevel())
-
-
-def class_labels(fn: str, y: Array, name: str = "y_true", continuous: str = "") -> Array:
-    """The sorted distinct labels of ``y``; a data error for NaN, continuous values (``continuous``:
-    what to do then, after the message) or mixed types.
-    """
-    if len(y) == 0:
-        raise InvalidDataError(f"{fn}: `{name}` is empty; at least one case is needed")
-    if y.dtype.kind == "f":
-        bad = np.isnan(y) | ~np.isfinite(y)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise InvalidDataError(
-                f"{fn}: `{name}` holds {y[i].item()!r} at index {i}; labels must be finite"
-            )
-        frac = y != np.floor(y)
-        if frac.any():
-            i = int(np.argmax(frac))
-            raise InvalidDataError(
-                f"{fn}: `{name}` holds continuous values ({y[i].item()!r} at index {i}), not class labels"
-                + continuous
-            )
-    try:
-        return np.unique(y)
-    except TypeError:
-        raise InvalidDataError(
-            f"{fn}: `{name}` mixes label types (strings and numbers): {label_values(y)}"
-        ) from None
-
-
-def _shown(v: Any) -> str:
-    """A value for a message, as written (``5``, ``'spam'``, ``nan``), not numpy's ``np.int64(5)``."""
-    return repr(v.item() if isinstance(v, np.generic) else v)
-
-
 def _is_text(classes: Array) -> bool:
     return classes.dtype.kind in "OUS"
 
@@ -129,24 +98,6 @@ def _default_pos_label(fn: str, classes: Array) -> Any:
         f"{fn}: y_true takes value in {{{shown}}} and pos_label is not specified: either make y_true "
         "take value in {0, 1} or {-1, 1} or pass pos_label explicitly"
     )
-
-
-def _weights(fn: str, sample_weight: Any, n: int, *, all_zero: bool = False) -> Array | None:
-    """The weights, checked: one a case, finite, >= 0, and (unless ``all_zero``) not all 0, which
-    scikit-learn refuses in every function that takes them except ``top_k_accuracy_score``.
-    """
-    if sample_weight is None:
-        return None
-    w = one_d("sample_weight", sample_weight, where=fn)
-    if len(w) != n:
-        raise InvalidDataError(said(f"`sample_weight` has {len(w)} values for {n} cases", fn))
-    check_weights(w, "sample_weight", where=fn)
-    if not all_zero and not w.any():
-        raise InvalidDataError(
-            f"{fn}: `sample_weight` is 0 for every case; at least one weight must be non-zero "
-            "(scikit-learn refuses this too)"
-        )
-    return w
 
 
 def _scores(fn: str, y_score: Any, n: int, name: str = "y_score") -> Array:
@@ -181,7 +132,7 @@ def _binary_curve_input(
             )
         pos_label = _default_pos_label(fn, classes)
     s = _scores(fn, y_score, len(y))
-    w = _weights(fn, sample_weight, len(y))
+    w = check_sample_weight(fn, sample_weight, len(y))
     is_pos = np.asarray(y == pos_label, dtype=bool)
     h = ScoreHistogram.from_checked(is_pos, s, w)
     if len(h.scores) == 0:
@@ -236,12 +187,12 @@ def roc_curve(
     fps, tps = np.r_[0.0, fps], np.r_[0.0, tps]
     thr = np.r_[np.inf, thr]
     if fps[-1] <= 0:
-        _warn("No negative samples in y_true, false positive value should be meaningless")
+        warn_undefined("No negative samples in y_true, false positive value should be meaningless")
         fpr = np.full(fps.shape, np.nan)
     else:
         fpr = fps / fps[-1]
     if tps[-1] <= 0:
-        _warn("No positive samples in y_true, true positive value should be meaningless")
+        warn_undefined("No positive samples in y_true, true positive value should be meaningless")
         tpr = np.full(tps.shape, np.nan)
     else:
         tpr = tps / tps[-1]
@@ -284,7 +235,7 @@ def precision_recall_curve(
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = np.where(ps != 0, tps / np.where(ps != 0, ps, 1.0), 0.0)
     if tps[-1] == 0:
-        _warn("No positive class found in y_true, recall is set to one for all thresholds.")
+        warn_undefined("No positive class found in y_true, recall is set to one for all thresholds.")
         recall = np.ones_like(tps)
     else:
         recall = tps / tps[-1]
@@ -384,12 +335,12 @@ def roc_auc_score(
             "roc_curve"
         )
     if len(classes) < 2:
-        _warn("Only one class is present in y_true. ROC AUC score is not defined in that case.")
+        warn_undefined("Only one class is present in y_true. ROC AUC score is not defined in that case.")
         return float("nan")
     h, _ = _binary_curve_input(fn, y, y_score, classes[1], sample_weight)
     if h.n_pos == 0 or h.n_neg == 0:  # one class left after the weights of 0 (scikit-learn: NaN, or
         # with max_fpr and no negative left a ValueError of its partial area's two points)
-        _warn("Only one class is present in y_true. ROC AUC score is not defined in that case.")
+        warn_undefined("Only one class is present in y_true. ROC AUC score is not defined in that case.")
         return float("nan")
     if max_fpr is None or max_fpr == 1:
         return float(get_measure("ROC")(h))
@@ -457,7 +408,7 @@ def average_precision_score(
         )
     h, _ = _binary_curve_input(fn, y, y_score, pos_label, sample_weight)
     if h.n_pos == 0:
-        _warn("No positive class found in y_true, recall is set to one for all thresholds.")
+        warn_undefined("No positive class found in y_true, recall is set to one for all thresholds.")
         return 0.0
     return float(max(0.0, get_measure("AP")(h)))
 
@@ -516,7 +467,7 @@ def brier_score_loss(
             if _is_text(classes):
                 raise
             pos_label = classes[-1]
-    w = _weights(fn, sample_weight, len(y))
+    w = check_sample_weight(fn, sample_weight, len(y))
     h = ScoreHistogram.from_checked(np.asarray(y == pos_label, dtype=bool), p, w)
     if h.n == 0:
         raise InvalidDataError(f"{fn}: every case has weight 0; nothing to evaluate")
@@ -602,7 +553,7 @@ def log_loss(
             "probability per case, of the greater label); multiclass y_proba is not supported"
         )
     p = _probabilities(fn, y_proba, len(y))
-    w = _weights(fn, sample_weight, len(y))
+    w = check_sample_weight(fn, sample_weight, len(y))
     h = ScoreHistogram.from_checked(np.asarray(y == classes[1], dtype=bool), p, w)
     if h.n == 0:
         raise InvalidDataError(f"{fn}: every case has weight 0; nothing to evaluate")
@@ -627,11 +578,11 @@ def _prob_1d(fn: str, y_prob: Any, n: int) -> Array:
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidDataError(
-            f"{fn}: `y_prob` holds {_shown(p[i])} at index {i}; probabilities must be numbers"
+            f"{fn}: `y_prob` holds {shown(p[i])} at index {i}; probabilities must be numbers"
         )
     if p.min() < 0 or p.max() > 1:
         i = int(np.argmax((p < 0) | (p > 1)))
-        raise InvalidDataError(f"{fn}: y_prob has values outside [0, 1]: {_shown(p[i])} at index {i}")
+        raise InvalidDataError(f"{fn}: y_prob has values outside [0, 1]: {shown(p[i])} at index {i}")
     return p
 
 
@@ -811,28 +762,6 @@ def dcg_score(
     return _row_average(fn, values, sample_weight)
 
 
-def _score_matrix(fn: str, y_score: Any) -> Array:
-    """``y_score`` as scikit-learn's ``check_array`` leaves it: 1-D or 2-D, numbers in their own type
-    (integers stay integers, so that scores beyond 2**53 are not merged into ties), finite.
-    """
-    arr = as_array(y_score, "y_score")
-    if arr.ndim not in (1, 2):
-        raise InvalidDataError(f"{fn}: `y_score` must be 1-D or 2-D, got shape {arr.shape}")
-    if arr.dtype.kind == "O":
-        arr = floats(arr, "y_score")
-    if arr.dtype.kind not in "biuf":
-        raise InvalidDataError(f"{fn}: `y_score` must hold numbers, got values of type {arr.dtype}")
-    if arr.dtype.kind == "f":
-        bad = ~np.isfinite(arr)
-        if bad.any():
-            at = np.unravel_index(int(np.argmax(bad)), arr.shape)
-            where = f"row {at[0]}, column {at[1]}" if arr.ndim == 2 else f"index {at[0]}"
-            raise InvalidDataError(
-                f"{fn}: `y_score` holds {_shown(arr[at])} at {where}; scores must be finite"
-            )
-    return arr
-
-
 def _top_k_hits(s: Array, code: Array, k: int) -> Array:
     """Whether each case's true label (column ``code``) is among its row's top ``k``, ties ordered as
     scikit-learn's reversed stable argsort orders them (the later column first); 1-D: binary rules.
@@ -925,7 +854,7 @@ def top_k_accuracy_score(
     y = to_numpy(y_true, "y_true")
     seen = class_labels(fn, y)
     multiclass = len(seen) > 2 or (labels is not None and len(np.asarray(labels).reshape(-1)) > 2)
-    s = _score_matrix(fn, y_score)
+    s = score_matrix(fn, y_score)
     if not multiclass:
         if s.ndim == 2 and s.shape[1] != 1:
             raise InvalidDataError(
@@ -940,17 +869,17 @@ def top_k_accuracy_score(
         )
     if len(s) != len(y):
         raise InvalidDataError(f"{fn}: `y_true` and `y_score` have different lengths, {len(y)} and {len(s)}")
-    w = _weights(fn, sample_weight, len(y), all_zero=True)  # scikit-learn: 0 hits, or 0 / 0
+    w = check_sample_weight(fn, sample_weight, len(y), all_zero=True)  # scikit-learn: 0 hits, or 0 / 0
     classes = _top_k_classes(fn, seen, labels, s.shape[1] if s.ndim == 2 else 2)
-    code = _indices(y, classes)
+    code = label_indices(y, classes)
     outside = code == len(classes)
     if outside.any():
         i = int(np.argmax(outside))
         raise InvalidDataError(
-            f"{fn}: 'y_true' contains labels not in parameter 'labels': {_shown(y[i])} at index {i}"
+            f"{fn}: 'y_true' contains labels not in parameter 'labels': {shown(y[i])} at index {i}"
         )
     if k >= len(classes):
-        _warn(
+        warn_undefined(
             f"'k' ({k}) greater than or equal to 'n_classes' ({len(classes)}) will result in a "
             "perfect score and is therefore meaningless."
         )
@@ -990,24 +919,4 @@ def hard_labels(
             f"{fn}: Mix of label input types (string and number): y_true holds {label_values(yt)}, "
             f"y_pred {label_values(yp)}"
         ) from None
-    return yt, yp, labels, _weights(fn, sample_weight, len(yt))
-
-
-def _indices(values: Array, labels: Array) -> Array:
-    """The position of each value in ``labels`` (``len(labels)`` where it is not one of them)."""
-    n = len(labels)
-    try:
-        order = np.argsort(labels, kind="stable")
-        ordered = labels[order]
-        at = np.minimum(np.searchsorted(ordered, values), max(n - 1, 0))
-        hit = (ordered[at] == values) if n else np.zeros(len(values), dtype=bool)
-        return np.where(hit, order[at] if n else 0, n).astype(np.int64)
-    except TypeError:  # labels numpy cannot order (mixed objects): one by one
-        index = {v.item() if hasattr(v, "item") else v: i for i, v in enumerate(labels)}
-        return np.array([index.get(v, n) for v in values.tolist()], dtype=np.int64)
-
-
-#: the door's helpers under public names, for perfeval.functional.sklearn_labels (the label-based names)
-check_sample_weight = _weights
-warn_undefined = _warn
-label_indices = _indices
+    return yt, yp, labels, check_sample_weight(fn, sample_weight, len(yt))

@@ -28,12 +28,18 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.base.checks import as_array, check_weights, floats, label_values, one_d, said, to_numpy
+from perfeval.base.checks import as_array, label_values, to_numpy
 from perfeval.exceptions import (
     InvalidDataError,
     InvalidParameterError,
-    UndefinedMeasureWarning,
     user_stacklevel,
+)
+from perfeval.functional.door import (
+    check_sample_weight,
+    class_labels,
+    label_indices,
+    score_matrix,
+    warn_undefined,
 )
 from perfeval.measures import get_measure
 from perfeval.measures import multiclass as mc
@@ -54,69 +60,6 @@ _ONE_CLASS = "Only one class is present in y_true. ROC AUC score is not defined 
 _NO_NEG = "No negative samples in y_true, false positive value should be meaningless"
 _NO_POS = "No positive samples in y_true, true positive value should be meaningless"
 _NO_POS_AP = "No positive class found in y_true, recall is set to one for all thresholds."
-
-
-# -- the door's pieces (as sklearn_names reads labels, scores and weights; that module imports this one) ----
-def _warn(message: str) -> None:
-    warnings.warn(UndefinedMeasureWarning(message), stacklevel=user_stacklevel())
-
-
-def class_labels(fn: str, y: Array, name: str = "y_true") -> Array:
-    """The sorted distinct labels of ``y``; a data error for none, NaN, continuous values or mixed types."""
-    if len(y) == 0:
-        raise InvalidDataError(f"{fn}: `{name}` is empty; at least one case is needed")
-    if y.dtype.kind == "f":
-        bad = ~np.isfinite(y) | (y != np.floor(y))
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise InvalidDataError(f"{fn}: `{name}` holds {y[i].item()!r} at index {i}; not a class label")
-    try:
-        return np.unique(y)
-    except TypeError:
-        raise InvalidDataError(
-            f"{fn}: `{name}` mixes label types (strings and numbers): {label_values(y)}"
-        ) from None
-
-
-def _weights(fn: str, sample_weight: Any, n: int) -> Array | None:
-    """The weights: one a case, finite, >= 0, not all 0 (scikit-learn refuses that too)."""
-    if sample_weight is None:
-        return None
-    w = one_d("sample_weight", sample_weight, where=fn)
-    if len(w) != n:
-        raise InvalidDataError(said(f"`sample_weight` has {len(w)} values for {n} cases", fn))
-    check_weights(w, "sample_weight", where=fn)
-    if not w.any():
-        raise InvalidDataError(
-            f"{fn}: `sample_weight` is 0 for every case; at least one weight must be non-zero "
-            "(scikit-learn refuses this too)"
-        )
-    return w
-
-
-def _score_matrix(fn: str, y_score: Any) -> Array:
-    """``y_score`` 1-D or 2-D, numbers, finite, as float64."""
-    arr = as_array(y_score, "y_score")
-    if arr.ndim not in (1, 2):
-        raise InvalidDataError(f"{fn}: `y_score` must be 1-D or 2-D, got shape {arr.shape}")
-    if arr.dtype.kind not in "biufO":
-        raise InvalidDataError(f"{fn}: `y_score` must hold numbers, got values of type {arr.dtype}")
-    s = floats(arr.reshape(-1), "y_score", where=fn).reshape(arr.shape)
-    bad = ~np.isfinite(s)
-    if bad.any():
-        at = np.unravel_index(int(np.argmax(bad)), s.shape)
-        where = f"row {at[0]}, column {at[1]}" if s.ndim == 2 else f"index {at[0]}"
-        raise InvalidDataError(f"{fn}: `y_score` holds {s[at].item()!r} at {where}; scores must be finite")
-    return s
-
-
-def _indices(values: Array, labels: Array) -> Array:
-    """The position of each value in ``labels`` (sorted, distinct; every value one of them)."""
-    try:
-        return np.searchsorted(labels, values).astype(np.intp)
-    except TypeError:  # labels numpy cannot order together with the values: one by one
-        index = {v: i for i, v in enumerate(labels.tolist())}
-        return np.array([index[v] for v in values.tolist()], dtype=np.intp)
 
 
 def _partial_roc(h: ScoreHistogram, max_fpr: float) -> float:
@@ -148,10 +91,10 @@ def _indicator(fn: str, y_true: Any, y_score: Any, sample_weight: Any) -> tuple[
             f"{fn}: multiclass-multioutput format is not supported: a 2-D y_true must hold 0 and 1 only "
             "(a label indicator matrix)"
         )
-    s = _score_matrix(fn, y_score)
+    s = score_matrix(fn, y_score).astype(np.float64, copy=False)
     if s.shape != y.shape:
         raise InvalidDataError(f"{fn}: y_true has shape {y.shape} but y_score {s.shape}; one score a label")
-    w = _weights(fn, sample_weight, len(y))
+    w = check_sample_weight(fn, sample_weight, len(y))
     return y.astype(bool), s.astype(np.float64), w
 
 
@@ -185,7 +128,7 @@ def _binary_roc(y: Array, s: Array, w: Array | None, max_fpr: float | None) -> f
     h = ScoreHistogram.from_checked(y, s, w)
     why = _roc_warning(bool(y.any() and not y.all()), h.n_pos, h.n_neg)
     if why is not None:
-        _warn(why)
+        warn_undefined(why)
         return math.nan
     if max_fpr is None or max_fpr == 1:
         return float(get_measure("ROC")(h))
@@ -195,7 +138,7 @@ def _binary_roc(y: Array, s: Array, w: Array | None, max_fpr: float | None) -> f
 def _binary_ap(y: Array, s: Array, w: Array | None) -> float:
     h = ScoreHistogram.from_checked(y, s, w)
     if h.n_pos <= 0:
-        _warn(_NO_POS_AP)
+        warn_undefined(_NO_POS_AP)
         return 0.0
     return float(max(0.0, get_measure("AP")(h)))
 
@@ -263,7 +206,7 @@ def _multilabel(
         else:
             per, ok = _rows(y, s, rows)
             if not ok.all():
-                _warn(_ONE_CLASS if rows == "roc" else _NO_POS_AP)
+                warn_undefined(_ONE_CLASS if rows == "roc" else _NO_POS_AP)
         return _average(fn, per, average, w)
     weight = None
     if average == "weighted":
@@ -316,8 +259,8 @@ def roc_auc(
             f"{fn}: sample_weight is not supported for multiclass one-vs-one ROC AUC, 'sample_weight' "
             "must be None in this case."
         )
-    w = _weights(fn, sample_weight, len(y))
-    codes = _indices(y, classes)
+    w = check_sample_weight(fn, sample_weight, len(y))
+    codes = label_indices(y, classes)
     cs = _summary(codes, s, w, classes)
     if multi_class == "ovo":
         if np.count_nonzero(np.bincount(codes, minlength=len(classes))) < 2:
@@ -336,7 +279,7 @@ def roc_auc(
     for j in range(len(classes)):
         why = _roc_warning(0 < present[j] < len(y), support[j], cs.total - support[j])
         if why is not None:
-            _warn(why)
+            warn_undefined(why)
             per[j] = math.nan
     return _average(fn, per, average, support if average == "weighted" else None)
 
@@ -345,7 +288,7 @@ def _multiclass_scores(fn: str, y_true: Any, y_score: Any) -> tuple[Array, Array
     """The labels and the (n, K) probabilities of a multiclass ROC area, as scikit-learn checks them."""
     y = to_numpy(y_true, "y_true")
     class_labels(fn, y)
-    s = _score_matrix(fn, y_score)
+    s = score_matrix(fn, y_score).astype(np.float64, copy=False)
     if s.ndim != 2:
         raise InvalidDataError(
             f"{fn}: `y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` contains "
@@ -406,14 +349,14 @@ def average_precision(
             f"{fn}: Parameter pos_label is fixed to 1 for multiclass y_true. Do not set pos_label or "
             "set pos_label to 1."
         )
-    s = _score_matrix(fn, y_score)
+    s = score_matrix(fn, y_score).astype(np.float64, copy=False)
     if s.shape != (len(y), len(classes)):
         raise InvalidDataError(
             f"{fn}: `y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` contains "
             f"multiple classes. Got `y_score.shape={s.shape}`."
         )
-    w = _weights(fn, sample_weight, len(y))
-    cs = _summary(_indices(y, classes), s, w, classes)
+    w = check_sample_weight(fn, sample_weight, len(y))
+    cs = _summary(label_indices(y, classes), s, w, classes)
     if average == "micro":
         return mc.ap_ovr(cs, "micro").value
     if average == "samples":  # one positive a row: 1 / (the classes scored >= the true one)
@@ -425,7 +368,7 @@ def average_precision(
     support = cs.n_class
     for j in range(len(classes)):
         if not support[j] > 0:
-            _warn(_NO_POS_AP)
+            warn_undefined(_NO_POS_AP)
             per[j] = 0.0
     return _average(fn, per, average, support if average == "weighted" else None)
 
@@ -437,7 +380,7 @@ def _probability_door(
     """scikit-learn's ``_validate_multiclass_probabilistic_prediction``, its checks in its order: the
     summary of the cases under the sorted classes (of ``labels``, or of y_true), and y_proba.
     """
-    p = _score_matrix(fn, y_proba).astype(np.float64)
+    p = score_matrix(fn, y_proba).astype(np.float64, copy=False)
     if p.size and p.max() > 1:
         raise InvalidDataError(f"{fn}: y_prob contains values greater than 1: {p.max()!r}")
     if p.size and p.min() < 0:
@@ -445,7 +388,7 @@ def _probability_door(
     y = to_numpy(y_true, "y_true")
     if len(p) != len(y):
         raise InvalidDataError(f"{fn}: `y_true` and `y_proba` have different lengths, {len(y)} and {len(p)}")
-    w = _weights(fn, sample_weight, len(y))
+    w = check_sample_weight(fn, sample_weight, len(y))
     seen = class_labels(fn, y)
     if labels is not None:
         given, classes = _sorted_unique_labels(fn, labels)
@@ -496,7 +439,7 @@ def _probability_door(
             f"{fn}: The number of classes in labels is different from that in y_prob. Classes found in "
             f"labels: {classes}"
         )
-    return _summary(_indices(y, classes), p, w, classes), p
+    return _summary(label_indices(y, classes), p, w, classes), p
 
 
 def _true_class_loss(cs: ClassSummary) -> float:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from perfeval.measures import confusion as K
 from perfeval.measures.base import REGISTRY
 from perfeval.summaries.classes import ClassSummary
 
@@ -215,21 +216,15 @@ def balanced_accuracy(cs: ClassSummary) -> Finished:
 
 
 def _prf(cs: ClassSummary, which: str, average: str, beta: float = 1.0) -> Finished:
-    tp, fp, fn = per_class_counts(cs)
-    support = tp + fn
-    b2 = beta * beta
-    if which == "precision":
-        num, den = tp, tp + fp
-    elif which == "recall":
-        num, den = tp, tp + fn
-    else:
-        num, den = (1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp
-    with np.errstate(invalid="ignore", divide="ignore"):
-        per = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    """Precision, recall or F-beta of the argmax by the kernels of :mod:`perfeval.measures.confusion`
+    (per class, and micro of the summed counts), macro and weighted by :func:`_average`.
+    """
+    tp, pred, true, _total = K.class_counts(cs.confusion)
+    at = ("precision", "recall", "f").index(which)
+    per = K.precision_recall_fbeta(tp, pred, true, beta)[at]
     if average == "micro":
-        n, d = float(num.sum()), float(den.sum())
-        return Finished(n / d if d > 0 else math.nan, per)
-    return Finished(_average(per, support, average), per)
+        return Finished(K.prf_average(tp, pred, true, "micro", beta)[at], per)
+    return Finished(_average(per, true, average), per)
 
 
 def precision(cs: ClassSummary, average: str = "macro") -> Finished:
@@ -243,7 +238,7 @@ def recall(cs: ClassSummary, average: str = "macro") -> Finished:
 
 
 def f_beta(cs: ClassSummary, beta: float = 1.0, average: str = "macro") -> Finished:
-    """Each class's F-beta (1 + b^2) tp / ((1 + b^2) tp + b^2 fn + fp), averaged (micro: of the sums)."""
+    """Each class's F-beta (1 + b^2) tp / (b^2 (tp + fn) + tp + fp), averaged (micro: of the sums)."""
     return _prf(cs, "f", average, beta)
 
 
@@ -252,38 +247,19 @@ def mcc(cs: ClassSummary) -> Finished:
     when K = 2.  NaN when every case is of one class or predicted as one (0/0).
     """
     c = cs.confusion
-    s = c.sum()
     t, p = c.sum(axis=1), c.sum(axis=0)
     if np.count_nonzero(t > 0) <= 1 or np.count_nonzero(p > 0) <= 1:
         # one true class, or one predicted: 0/0, decided by the structure (the sums of shared ties
         # in two orders need not cancel exactly)
         return Finished(math.nan)
-    cov_yp = np.trace(c) * s - float(t @ p)
-    cov_pp = s * s - float(p @ p)
-    cov_yy = s * s - float(t @ t)
-    den = cov_pp * cov_yy
-    return Finished(float(cov_yp / math.sqrt(den)) if den > 0 else math.nan)
+    return Finished(K.matthews(c))
 
 
 def kappa(cs: ClassSummary, weights: str = "none") -> Finished:
     """Cohen's kappa of the argmax prediction against the targets; ``weights`` linear (|i - j|) or
     quadratic ((i - j)^2, QWK) over the classes in their given order.  NaN on 0/0.
     """
-    c = cs.confusion
-    k = cs.k
-    s = c.sum()
-    if s <= 0:
-        return Finished(math.nan)
-    expected = np.outer(c.sum(axis=1), c.sum(axis=0)) / s
-    idx = np.arange(k)
-    if weights == "none":
-        w = 1.0 - np.eye(k)
-    elif weights == "linear":
-        w = np.abs(idx[:, None] - idx[None, :]).astype(np.float64)
-    else:
-        w = ((idx[:, None] - idx[None, :]) ** 2).astype(np.float64)
-    den = float((w * expected).sum())
-    return Finished(1.0 - float((w * c).sum()) / den if den != 0 else math.nan)
+    return Finished(K.cohen_kappa(cs.confusion, None if weights == "none" else weights))
 
 
 def qwk(cs: ClassSummary) -> Finished:
