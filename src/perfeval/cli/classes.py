@@ -662,8 +662,6 @@ def _refuse(args: Any) -> None:
     for flag, on in (
         ("--pos-label", args.pos_label is not None),
         ("--partition", bool(args.partition)),
-        ("--tie-bounds", getattr(args, "tie_bounds", False)),
-        ("--ci", args.ci is not None),
         ("--dask", args.dask is not None),
         ("--dialect", (getattr(args, "dialect", "perfeval") or "perfeval") != "perfeval"),
     ):
@@ -678,6 +676,37 @@ def _refuse(args: Any) -> None:
         )
     if getattr(args, "class_column", None) and not getattr(args, "long", False):
         raise InvalidParameterError("--class names the class column of --long (a row a case and class)")
+    for flag, on in (("--ci", args.ci is not None), ("--tie-bounds", getattr(args, "tie_bounds", False))):
+        if on and (args.group is not None or args.stream):
+            raise InvalidParameterError(
+                f"{flag} of K classes is over all the cases, in memory: not with "
+                f"{'--group' if args.group is not None else '--stream'} yet"
+            )
+
+
+def _statistics(args: Any, report: Any, cases: Any, specs: list) -> None:
+    """``--tie-bounds`` (:mod:`perfeval.engine.class_bounds`) and ``--ci`` (the case bootstrap of
+    :func:`perfeval.stats.ci` for K classes, the numbers of ``ci(y, S, classes=)``) on the cases read.
+    """
+    if args.tie_bounds:
+        from perfeval.engine.class_bounds import with_tie_bounds
+
+        with_tie_bounds(report, cases, specs)
+    if args.ci is not None:
+        from perfeval.stats import ci
+
+        report.intervals = ci(
+            cases.y,
+            cases.s,
+            measures=specs,
+            method=args.method or "bca",
+            level=args.ci,
+            n_boot=args.n_boot,
+            seed=args.seed,
+            sample_weight=cases.w,
+            classes=tuple(range(len(report.params["classes"]))),
+            progress=wanted(args),
+        )
 
 
 def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
@@ -702,12 +731,14 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
                 "table whole)"
             )
         report, cases = _long(args, specs)
-    elif args.stream or (big and args.group is None):
+    elif args.stream or (big and args.group is None and args.ci is None and not args.tie_bounds):
         report = _stream(args, path, specs)
     else:
         if table is None:
             table = _read(args, _label_positions(args, False))
         report, cases = _wide(args, table, specs)
+    if cases is not None and (args.tie_bounds or args.ci is not None):
+        _statistics(args, report, cases, specs)
     confusion = None
     if getattr(args, "confusion", False):
         summary = report.summary
