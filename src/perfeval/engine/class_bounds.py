@@ -70,9 +70,14 @@ def tie_matrix(cs: Any) -> np.ndarray:
 
 def _mean(per: np.ndarray, support: np.ndarray, average: str) -> float:
     """Macro or weighted over the classes where ``per`` is defined (as the values are averaged)."""
-    from perfeval.measures.multiclass import _average
-
-    return _average(per, support, average)
+    ok = ~np.isnan(per)
+    if not ok.any():
+        return math.nan
+    if average == "weighted":
+        w = support[ok]
+        total = w.sum()
+        return float((per[ok] * (w / total)).sum()) if total > 0 else math.nan
+    return float(per[ok].mean())
 
 
 def _ovr(u: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -102,11 +107,14 @@ def _ovo(u: np.ndarray, n: np.ndarray, average: str) -> float:
 
 def _binary_bounds(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str) -> tuple[float, float]:
     """The binary measure ``name``'s tie bounds (the binary engine's: ``evaluate(tie_bounds=True)``)."""
-    from perfeval.api.evaluation import evaluate
+    from perfeval.engine.door import check
+    from perfeval.engine.finish import finish
+    from perfeval.measures import parse_measure
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = evaluate(y, s, measures=[name], sample_weight=w, tie_bounds=True).results[name]
+        spec = parse_measure(name)
+        r = finish(check(y, s, None, w), [spec], threshold=0.5, tie_bounds=True).results[spec.label]
     return _num(r.tie_min), _num(r.tie_max)
 
 

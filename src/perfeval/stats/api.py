@@ -442,9 +442,9 @@ def compare_models(
     if any(is_class_matrix(m, classes) for m in models.values()):
         check_request(method or "bca", level, None, "comparison")
         res = class_compare(
-            y_true, [models[n] for n in names], models[baseline], measures=measures, method=method, level=level,
-            n_boot=n_boot, seed=seed, groups=groups, sample_weight=sample_weight, threshold=threshold,
-            pos_label=pos_label, classes=classes, progress=progress,
+            y_true, [models[n] for n in names], models[baseline], measures=measures, method=method,
+            level=level, n_boot=n_boot, seed=seed, groups=groups, sample_weight=sample_weight,
+            threshold=threshold, pos_label=pos_label, classes=classes, progress=progress,
         )  # fmt: skip
         return dict(zip(names, res, strict=True))
     y_true = coded(y_true, pos_label)
