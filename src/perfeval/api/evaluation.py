@@ -349,16 +349,16 @@ def _evaluate_classes(
     from perfeval.engine.classes import class_specs, finish_classes
     from perfeval.engine.door import check_classes
 
-    for what, given in (("partitions", partitions), ("pos_label", pos_label), ("tie_bounds", tie_bounds)):
+    for what, given in (("partitions", partitions), ("pos_label", pos_label)):
         if given:
             raise InvalidParameterError(
-                f"{what}= does not apply to K classes (one score column a class): "
-                + (
-                    "each class is already one against the rest"
-                    if what != "tie_bounds"
-                    else "no tie bounds yet"
-                )
+                f"{what}= does not apply to K classes (one score column a class): each class is already "
+                "one against the rest"
             )
+    if tie_bounds and groups is not None:
+        raise InvalidParameterError(
+            "tie_bounds= of K classes is over all the cases: not with groups= yet (drop one of them)"
+        )
     if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
         raise InvalidParameterError(
             f"dialect={dialect!r}: the multiclass measures have perfeval's rules only"
@@ -366,7 +366,12 @@ def _evaluate_classes(
     default = measures is DEFAULT_MEASURES
     specs = class_specs([] if default else resolve(measures, threshold), default=default)
     cases, found, how = check_classes(y_true, y_score, groups, sample_weight, classes=classes, names=names)
-    return finish_classes(cases, specs, found, threshold=threshold, classes_from=how)
+    report = finish_classes(cases, specs, found, threshold=threshold, classes_from=how)
+    if tie_bounds:  # each measure's range over the orders of the tied scores (engine/class_bounds.py)
+        from perfeval.engine.class_bounds import with_tie_bounds
+
+        with_tie_bounds(report, cases, specs)
+    return report
 
 
 def _is_label_matrix(y_true: Any) -> bool:

@@ -27,7 +27,16 @@ from perfeval.base.text import place
 from perfeval.cli import load
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
-__all__ = ["Classes", "names_are_classes", "requested", "run"]
+__all__ = [
+    "Classes",
+    "choose_wide",
+    "label_positions",
+    "names_are_classes",
+    "read_table",
+    "requested",
+    "run",
+    "target_codes",
+]
 
 #: how many labels a message lists before "..."
 SHOWN = 8
@@ -190,7 +199,7 @@ def _split(text: str, flag: str) -> list[str]:
     return out
 
 
-def _choose(args: Any, names: list[str], header: bool, source: str) -> tuple[Any, Classes]:
+def choose_wide(args: Any, names: list[str], header: bool, source: str) -> tuple[Any, Classes]:
     """The columns of a wide table (target, a score a class, group, weight) and the classes."""
     from perfeval.io.columns import choose, pick
 
@@ -232,13 +241,13 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
     from perfeval.engine.door import check_classes
 
     t = table
-    ch, classes = _choose(args, t.names, t.header, t.source)
+    ch, classes = choose_wide(args, t.names, t.header, t.source)
     t.no_nulls([ch.target, *ch.scores, *(c for c in (ch.weight, ch.group) if c is not None)])
     load.say_columns(ch)
     raw = t.get(ch.target)
     classes.typed(raw)
     codes, *columns, w = load.earliest(
-        lambda: _targets(t, ch.target.name, raw, classes),
+        lambda: target_codes(t, ch.target.name, raw, classes),
         *(lambda c=c: load.scores(t, c) for c in ch.scores),
         lambda: load.weights(t, ch.weight),
     )
@@ -251,7 +260,7 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
     return report, cases
 
 
-def _targets(where: Any, name: str, y: Any, classes: Classes) -> np.ndarray:
+def target_codes(where: Any, name: str, y: Any, classes: Classes) -> np.ndarray:
     """A chunk's or a table's targets: none missing, each one of the classes; their codes."""
     bad = load.missing_rows(y)
     if len(bad):
@@ -260,12 +269,12 @@ def _targets(where: Any, name: str, y: Any, classes: Classes) -> np.ndarray:
     return classes.codes(where, name, y)
 
 
-def _read(args: Any, columns: Callable[[list[str], bool], list[int]]) -> Any:
+def read_table(args: Any, columns: Callable[[list[str], bool], list[int]]) -> Any:
     """The whole table, the columns ``columns`` names kept as written (labels: int64 or text)."""
     return load.read(args, args.file, labels=columns)
 
 
-def _label_positions(args: Any, long: bool) -> Callable[[list[str], bool], list[int]]:
+def label_positions(args: Any, long: bool) -> Callable[[list[str], bool], list[int]]:
     from perfeval.io.columns import pick
 
     source = "standard input" if args.file == "-" else args.file
@@ -308,7 +317,7 @@ def _long(args: Any, specs: list) -> Any:
         raise InvalidParameterError("--long reads one --score column (a row a case and class)")
     if getattr(args, "score_prefix", None):
         raise InvalidParameterError("--long reads one --score column, not --score-prefix")
-    t = _read(args, _label_positions(args, True))
+    t = read_table(args, label_positions(args, True))
     src = t.source
     ch = load.choose_table(args, t)
     idc = pick(t.names, args.id, "id", src, header=t.header, default=False)
@@ -505,7 +514,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
     chosen: list = []
 
     def chooser(names: list[str], header: bool) -> list[int | None]:
-        ch, classes = _choose(args, names, header, source)
+        ch, classes = choose_wide(args, names, header, source)
         chosen.append((ch, classes))
         load.say_columns(ch)
         return [
@@ -522,7 +531,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             typed.append(classes.typed(cols[0]))
         t, w = cols[0], cols[1]
         codes, *scores, weights = load.earliest(
-            lambda: _targets(where, ch.target.name, t, classes),
+            lambda: target_codes(where, ch.target.name, t, classes),
             *(
                 lambda c=c, v=v: load.score_values(where, c.name, v)
                 for c, v in zip(ch.scores, cols[2:], strict=True)
@@ -662,8 +671,6 @@ def _refuse(args: Any) -> None:
     for flag, on in (
         ("--pos-label", args.pos_label is not None),
         ("--partition", bool(args.partition)),
-        ("--tie-bounds", getattr(args, "tie_bounds", False)),
-        ("--ci", args.ci is not None),
         ("--dask", args.dask is not None),
         ("--dialect", (getattr(args, "dialect", "perfeval") or "perfeval") != "perfeval"),
     ):
@@ -678,6 +685,37 @@ def _refuse(args: Any) -> None:
         )
     if getattr(args, "class_column", None) and not getattr(args, "long", False):
         raise InvalidParameterError("--class names the class column of --long (a row a case and class)")
+    for flag, on in (("--ci", args.ci is not None), ("--tie-bounds", getattr(args, "tie_bounds", False))):
+        if on and (args.group is not None or args.stream):
+            raise InvalidParameterError(
+                f"{flag} of K classes is over all the cases, in memory: not with "
+                f"{'--group' if args.group is not None else '--stream'} yet"
+            )
+
+
+def _statistics(args: Any, report: Any, cases: Any, specs: list) -> None:
+    """``--tie-bounds`` (:mod:`perfeval.engine.class_bounds`) and ``--ci`` (the case bootstrap of
+    :func:`perfeval.stats.ci` for K classes, the numbers of ``ci(y, S, classes=)``) on the cases read.
+    """
+    if args.tie_bounds:
+        from perfeval.engine.class_bounds import with_tie_bounds
+
+        with_tie_bounds(report, cases, specs)
+    if args.ci is not None:
+        from perfeval.stats import ci
+
+        report.intervals = ci(
+            cases.y,
+            cases.s,
+            measures=specs,
+            method=args.method or "bca",
+            level=args.ci,
+            n_boot=args.n_boot,
+            seed=args.seed,
+            sample_weight=cases.w,
+            classes=tuple(range(len(report.params["classes"]))),
+            progress=wanted(args),
+        )
 
 
 def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
@@ -702,12 +740,14 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
                 "table whole)"
             )
         report, cases = _long(args, specs)
-    elif args.stream or (big and args.group is None):
+    elif args.stream or (big and args.group is None and args.ci is None and not args.tie_bounds):
         report = _stream(args, path, specs)
     else:
         if table is None:
-            table = _read(args, _label_positions(args, False))
+            table = read_table(args, label_positions(args, False))
         report, cases = _wide(args, table, specs)
+    if cases is not None and (args.tie_bounds or args.ci is not None):
+        _statistics(args, report, cases, specs)
     confusion = None
     if getattr(args, "confusion", False):
         summary = report.summary

@@ -282,7 +282,9 @@ def build() -> argparse.ArgumentParser:
         "  perfeval compare model_a.txt model_b.txt\n"
         "  perfeval compare runs.csv --target y --score old,new,newer -m roc,apr --method bca\n"
         "  perfeval compare old.csv new.csv dense.csv --id doc --target label --score p -m roc,logloss\n"
-        "  perfeval compare clicks.parquet --target click --score a,b --group user -m gauc",
+        "  perfeval compare clicks.parquet --target click --score a,b --group user -m gauc\n"
+        "  perfeval compare old.csv new.csv --target y --score p_a,p_b,p_c --classes a,b,c -m roc_ovr,f1\n"
+        "  perfeval compare proba.csv --target y --score-prefix old_,new_ -m roc_ovr,acc",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cp.add_argument(
@@ -295,6 +297,18 @@ def build() -> argparse.ArgumentParser:
         action="append",
         help="score columns: BASE,A,B... for one table; one column, found in each, for several tables "
         "(default 2)",
+    )
+    cp.add_argument(
+        "--classes",
+        metavar="LABEL,...",
+        help="K classes: the class of each --score column, in order (each table a model): --score "
+        "p_cat,p_dog,p_bird --classes cat,dog,bird",
+    )
+    cp.add_argument(
+        "--score-prefix",
+        metavar="PREFIX[,PREFIX...]",
+        help="K classes: the score columns are every column named PREFIX<label>; one table: a prefix a "
+        "model, the baseline first (--score-prefix old_,new_); several tables: one prefix, found in each",
     )
     cp.add_argument(
         "--id",

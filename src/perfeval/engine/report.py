@@ -204,6 +204,9 @@ class MeasureResult:
     undefined_classes: list = field(default_factory=list)
     #: what the value leaves out, said beside it (the rows of a samples average that are 0/0), or ""
     note: str = ""
+    #: multiclass with tie_bounds=True: each class's bounds (NaN where the class has no value)
+    tie_min_per_class: np.ndarray | None = None
+    tie_max_per_class: np.ndarray | None = None
 
     @classmethod
     def single(cls, spec: MeasureSpec, value: float) -> MeasureResult:
@@ -347,6 +350,13 @@ class Report:
                         {"tied_pairs": no_pairs, "pairs": no_pairs},
                     )
                 )
+                if r.tie_min_per_class is not None and r.tie_max_per_class is not None and r.classes:
+                    d["tie_bounds_per_class"] = {
+                        str(c): [json_number(lo), json_number(hi)]
+                        for c, lo, hi in zip(
+                            r.classes, r.tie_min_per_class.tolist(), r.tie_max_per_class.tolist(), strict=True
+                        )
+                    }
                 if r.tie_min_per_group is not None and r.tie_max_per_group is not None:
                     bounds, bounds_why = bounds_map_with_reasons(r, _keys(self.groups), k, "in this group")
                     d["tie_bounds_per_group"] = bounds

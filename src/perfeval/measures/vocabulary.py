@@ -447,6 +447,37 @@ _ARGMAX = (
 )
 
 
+# the tie bounds of the multiclass measures (engine/class_bounds.py; tests/test_class_tie_bounds.py
+# checks each one said exact against every order of the ties of small data)
+_NO_CLASS_BOUND = (
+    "none: a tie at the argmax moves the counts of two classes at once (a ratio of them, or the "
+    "products of the margins), so the rows' best and worst orders are not the measure's extremes; no "
+    "exact bound is computed (NaN)."
+)
+_OVR_BOUNDS = (
+    "exact, per class and averaged: each class's bounds are the binary ROC's in its own column (every "
+    "tied pair of the class and the rest won, or every one lost); the columns are ordered "
+    "independently, so the macro and weighted bounds are the same means of the classes' bounds; "
+    "micro: the binary ROC's bounds over the orders of the pooled (case, class) ranking."
+)
+_OVO_BOUNDS = (
+    "exact: A(j|k) reads column j alone, and the class-j cases first (last) in every tie of column j "
+    "win (lose) every tied pair of A(j|k) for every k at once; the bounds are the pairs' means of "
+    "A(j|k) with every tied pair won, and lost."
+)
+_AP_OVR_BOUNDS = (
+    "per class the binary AP's bounds in its own column (the AP of the two extreme orders; the value, "
+    "one threshold a tie, can lie above the maximum, as AP's), averaged as the values (the columns "
+    "independent); micro: the binary AP's bounds of the pooled (case, class) ranking."
+)
+_ROW_BOUNDS = (
+    "exact, per class and averaged: a tie is broken in each row on its own, the row counting fully "
+    "when its true class comes first in its tie and not at all when it comes last; the maximum "
+    "(minimum) has every tied row at its best (worst)."
+)
+_FREE_CLASS = "order-free: each row is scored by its own probabilities (min = max = value)."
+
+
 def _multiclass(
     name: str,
     title: str,
@@ -459,6 +490,8 @@ def _multiclass(
     ties: str = _ARGMAX,
     edge: str = _CLASS_EDGE,
     at_param: bool = False,
+    tie_bounds: str = "none",
+    tie_bounds_doc: str = _NO_CLASS_BOUND,
 ) -> None:
     # compute: a literal "module:function" string (measures/base.py says why it is not the function)
     REGISTRY.register(
@@ -477,8 +510,8 @@ def _multiclass(
             perf=_MODERN,
             kind="multiclass",
             at_param=at_param,
-            tie_bounds="none",
-            tie_bounds_doc="no bound computed yet for the multiclass measures: NaN.",
+            tie_bounds=tie_bounds,
+            tie_bounds_doc=tie_bounds_doc,
         )
     )
 
@@ -492,6 +525,8 @@ _multiclass(
     compute="perfeval.measures.multiclass:roc_ovr",
     params=(_AVERAGE,),
     ties="half credit for a tied pair, as ROC.",
+    tie_bounds="orders",
+    tie_bounds_doc=_OVR_BOUNDS,
 )
 _multiclass(
     "ROC_OVO",
@@ -506,6 +541,8 @@ _multiclass(
     ties="half credit for a tied pair, as ROC.",
     edge="a pair with a class absent from the targets has no value: left out of the mean.  No pair "
     "of present classes: NaN.",
+    tie_bounds="orders",
+    tie_bounds_doc=_OVO_BOUNDS,
 )
 _multiclass(
     "AP_OVR",
@@ -516,6 +553,8 @@ _multiclass(
     compute="perfeval.measures.multiclass:ap_ovr",
     params=(_AVERAGE,),
     ties="one threshold per tie, as AP.",
+    tie_bounds="orders",
+    tie_bounds_doc=_AP_OVR_BOUNDS,
 )
 _multiclass(
     "LOGLOSS_MC",
@@ -528,6 +567,8 @@ _multiclass(
     ties="none needed: each case is scored by its own probability.",
     edge="rows that are not probabilities (a score outside [0, 1], or a row not summing to 1 "
     "within 1e-4): NaN, and the report says which.  No case: NaN.",
+    tie_bounds="free",
+    tie_bounds_doc=_FREE_CLASS,
 )
 _multiclass(
     "BRIER_MC",
@@ -539,6 +580,8 @@ _multiclass(
     direction="lower",
     ties="none needed: each case is scored by its own probabilities.",
     edge="rows that are not probabilities: NaN, and the report says which.  No case: NaN.",
+    tie_bounds="free",
+    tie_bounds_doc=_FREE_CLASS,
 )
 _multiclass(
     "ACC_MC",
@@ -547,6 +590,8 @@ _multiclass(
     "the share of the weight whose argmax is the true class.",
     compute="perfeval.measures.multiclass:accuracy",
     edge="no case: NaN.",
+    tie_bounds="orders",
+    tie_bounds_doc=_ROW_BOUNDS,
 )
 _multiclass(
     "BACC",
@@ -555,6 +600,8 @@ _multiclass(
     "the mean over the classes present in the targets of each one's recall (of the argmax).",
     compute="perfeval.measures.multiclass:balanced_accuracy",
     edge="a class absent from the targets has no recall: left out of the mean and listed.  No case: NaN.",
+    tie_bounds="orders",
+    tie_bounds_doc=_ROW_BOUNDS,
 )
 _multiclass(
     "TOPK_ACC",
@@ -568,6 +615,8 @@ _multiclass(
     "classes above the true one and t tied with it, min(1, max(0, k - g) / (t + 1)) (scikit-learn's "
     "top_k_accuracy_score breaks ties by column order instead).",
     edge="no case: NaN; k >= K: 1.",
+    tie_bounds="orders",
+    tie_bounds_doc=_ROW_BOUNDS,
 )
 _multiclass(
     "PRE_MC",
@@ -586,6 +635,8 @@ _multiclass(
     "the balanced accuracy).",
     compute="perfeval.measures.multiclass:recall",
     params=(_AVERAGE,),
+    tie_bounds="orders",
+    tie_bounds_doc=_ROW_BOUNDS,
 )
 _multiclass(
     "F_MC",

@@ -398,6 +398,7 @@ def compare_models(
     threads: int | None = None,
     pos_label: Any = None,
     progress: bool = False,
+    classes: Sequence[Any] | None = None,
 ) -> dict[str, dict[str, Comparison]]:
     """Compare every model with a baseline: for each other model, what :func:`compare` gives for
     ``compare(y_true, models[name], models[baseline], ...)``, the same numbers, but every model's
@@ -413,6 +414,10 @@ def compare_models(
         The key of the baseline in ``models``.
     measures, method, level, n_boot, seed, groups, sample_weight, threshold, threads, pos_label, progress
         As for :func:`compare`.
+    classes : sequence of labels, optional
+        K classes: each model an (n, K) score matrix, as :func:`compare` reads two (every model on
+        the same case weights in each replicate: the numbers of ``compare(y, model, baseline,
+        classes=)``).
 
     Returns
     -------
@@ -434,6 +439,14 @@ def compare_models(
             f"the baseline {baseline!r} is not one of the models ({', '.join(map(str, models))})"
         )
     names = [name for name in models if name != baseline]
+    if any(is_class_matrix(m, classes) for m in models.values()):
+        check_request(method or "bca", level, None, "comparison")
+        res = class_compare(
+            y_true, [models[n] for n in names], models[baseline], measures=measures, method=method,
+            level=level, n_boot=n_boot, seed=seed, groups=groups, sample_weight=sample_weight,
+            threshold=threshold, pos_label=pos_label, classes=classes, progress=progress,
+        )  # fmt: skip
+        return dict(zip(names, res, strict=True))
     y_true = coded(y_true, pos_label)
     res = _compare_all(
         y_true, [models[n] for n in names], models[baseline], measures, method, level, n_boot, seed, groups,

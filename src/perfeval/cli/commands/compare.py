@@ -11,6 +11,7 @@ every column they name alike other than those and the scores (an id, a user) agr
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from typing import Any
@@ -251,6 +252,7 @@ def _tables(args: Any, binary: bool, specs: list) -> tuple:
             at = lambda i, order=order, t=t: t.at(int(order[i]))  # noqa: E731
         else:
             at = t.at
+            assert y0 is not None
             if len(y) != len(y0):
                 raise InputFormatError(
                     f"has {len(y)} rows, {args.files[0]} has {len(y0)}: the models must score the same cases "
@@ -320,8 +322,27 @@ def _corrected(rows: list[dict], correction: str) -> None:
 
 def run(args: Any) -> int:
     check_ci_options(args)
-    specs = resolve(args.measures, args.threshold)
-    y, models, g, w = inputs(args, specs)
+    classes = None
+    if classes_requested(args):  # K classes: a score column a class, a model a table or a prefix
+        from perfeval.engine.classes import class_specs
+
+        if args.tie_bounds:
+            raise InvalidParameterError(
+                "--tie-bounds with K classes: not in compare yet (perfeval eval --tie-bounds gives each "
+                "model's ranges)"
+            )
+        if args.threshold != 0.5:
+            raise InvalidParameterError(
+                f"-t {args.threshold:g}: a threshold does not apply to K classes (the prediction is the "
+                "argmax)"
+            )
+        default = not args.measures
+        specs = class_specs([] if default else resolve(args.measures, 0.5), default=default)
+        y, models, w, classes = class_inputs(args)
+        g = None
+    else:
+        specs = resolve(args.measures, args.threshold)
+        y, models, g, w = inputs(args, specs)
     names = list(models)
     base = _baseline(args, names)
     others = [n for n in names if n != base]
@@ -343,6 +364,7 @@ def run(args: Any) -> int:
         sample_weight=w,
         threshold=args.threshold,
         progress=wanted(args),
+        classes=None if classes is None else tuple(range(classes.k)),
     )
     comparisons = [c for name in others for c in every[name].values()]
     for name in others:
@@ -390,6 +412,9 @@ def run(args: Any) -> int:
             "signature": str(_signature(args, specs, comparisons, w is not None)),
             "comparisons": [_json_row(r, c) for r, c in zip(rows, comparisons, strict=True)],
         }
+        if classes is not None:
+            out["classes"] = [c.item() if isinstance(c, np.generic) else c for c in classes.labels]
+            out["classes_from"] = classes.how
         if bounds is not None:
             out["tie_bounds"] = bounds
         write(dumps(out, indent=2) + "\n")
@@ -399,7 +424,14 @@ def run(args: Any) -> int:
         lines = [",".join(head)] + [",".join(csv_number(v) for v in r.values()) for r in rows]
         write("\n".join(lines) + "\n")
         return 0
-    write(_text(args, specs, rows, base, others, comparisons, bounds, w is not None))
+    text = _text(args, specs, rows, base, others, comparisons, bounds, w is not None)
+    if classes is not None:  # the classes, and how they were found, above the signature
+        lines = text.rstrip("\n").split("\n")
+        said = (
+            f"classes ({classes.k}): {', '.join(shown(str(c)) for c in classes.labels)} (from {classes.how})"
+        )
+        text = "\n".join([*lines[:-1], said, lines[-1]]) + "\n"
+    write(text)
     return 0
 
 
@@ -597,3 +629,124 @@ def _signature(args: Any, specs: list, comparisons: list, weighted: bool) -> Any
         positive=None if args.pos_label is None else repr(getattr(args, "pos_label_read", args.pos_label)),
         ci=ci_text_of(comparisons, args.seed, args.ci),
     )
+
+
+# -- K classes: a score column a class, a model a table (or a prefix of one table) ------------------------
+def classes_requested(args: Any) -> bool:
+    """Whether ``compare``'s command line asks for K classes (``--classes`` or ``--score-prefix``)."""
+    return bool(getattr(args, "classes", None) or getattr(args, "score_prefix", None))
+
+
+def _class_model(args: Any, table: Any, first: Any) -> tuple[Any, Any, np.ndarray, np.ndarray, Any]:
+    """(columns, classes, target codes, (n, K) scores in ``first``'s class order, weights) of one
+    model's columns in ``table``; ``first``: the first model's classes (None for the first).
+    """
+    from perfeval.cli.classes import choose_wide, target_codes
+
+    ch, classes = choose_wide(args, table.names, table.header, table.source)
+    table.no_nulls([ch.target, *ch.scores, *(c for c in (ch.weight,) if c is not None)])
+    load.say_columns(ch)
+    raw = table.get(ch.target)
+    classes.typed(raw)
+    if first is None:
+        first = classes
+    if sorted(classes.written) != sorted(first.written):
+        raise InputFormatError(
+            f"the score columns {', '.join(c.name for c in ch.scores)} name the classes "
+            f"{', '.join(classes.written)}, the baseline's {', '.join(first.written)}: each model needs a "
+            "score column for every class",
+            source=table.source,
+        )
+    codes, *columns, w = load.earliest(
+        lambda: target_codes(table, ch.target.name, raw, first),
+        *(lambda c=c: load.scores(table, c) for c in ch.scores),
+        lambda: load.weights(table, ch.weight),
+    )
+    s = np.column_stack(columns) if columns else np.zeros((0, first.k))
+    s = s[:, [classes.index[c] for c in first.written]]
+    return ch, first, codes, s, w
+
+
+def class_inputs(args: Any) -> tuple[np.ndarray, dict[str, np.ndarray], Any, Any]:
+    """(target codes, {model: (n, K) scores}, weights, classes) of ``compare``'s K classes."""
+    from perfeval.cli.classes import label_positions, read_table
+
+    if args.group is not None:
+        raise InvalidParameterError(
+            "--group with K classes: the comparison resamples the cases (per-group measures of K classes "
+            "are not compared yet); drop --group"
+        )
+    args.long, args.class_column, args.pos_label = False, None, None
+    prefixes = [p.strip() for p in (args.score_prefix or "").split(",")] if args.score_prefix else []
+    if len(args.files) == 1:
+        if len(prefixes) < 2:
+            raise InvalidParameterError(
+                "one table of K classes: --score-prefix BASE_,A_[,B_...] names each model's columns "
+                "(BASE_<label>, A_<label>), the baseline first; or give a table a model"
+            )
+        if args.id or args.by_position:
+            raise InvalidParameterError(
+                "--id and --by-position pair several tables; one table's rows are together"
+            )
+        args.file = args.files[0]
+        t = read_table(args, label_positions(args, False))
+        models: dict[str, np.ndarray] = {}
+        first = y = w = None
+        for p in prefixes:
+            one = copy.copy(args)
+            one.score_prefix = p
+            _ch, first, codes, s, wp = _class_model(one, t, first)
+            if p in models:
+                raise InvalidParameterError(f"--score-prefix {args.score_prefix}: {p!r} named twice")
+            models[p] = s
+            y, w = codes, wp
+        assert y is not None and first is not None
+        return y, models, w, first
+    if len(prefixes) > 1:
+        raise InvalidParameterError(
+            "with several tables, --score-prefix names one prefix, found in each (a table a model)"
+        )
+    if len(set(args.files)) != len(args.files):
+        raise InvalidParameterError("a table is named twice")
+    if args.by_position and args.id:
+        raise InvalidParameterError("--by-position and --id: the rows are paired by position or joined by id")
+    models = {}
+    t0 = ids0 = y0 = w0 = first = None
+    for f in args.files:
+        one = copy.copy(args)
+        one.file = f
+        t = read_table(one, label_positions(one, False))
+        _ch, first, y, s, w = _class_model(one, t, first)
+        if t0 is None:
+            t0, y0, w0 = t, y, w
+            ids0 = _ids(t, args) if args.id else None
+            models[f] = s
+            continue
+        if ids0 is not None:
+            order = _join(args, t0, ids0, t)
+            y, s = y[order], s[order]
+            w = None if w is None else w[order]
+            at = lambda i, order=order, t=t: t.at(int(order[i]))  # noqa: E731
+        else:
+            at = t.at
+            assert y0 is not None
+            if len(y) != len(y0):
+                raise InputFormatError(
+                    f"has {len(y)} rows, {args.files[0]} has {len(y0)}: the models must score the same cases "
+                    "in the same order (or name an id column to join them by: --id COLUMN)",
+                    source=t.source,
+                )
+        diff = y != y0
+        if diff.any():
+            i = int(np.argmax(diff))
+            raise InputFormatError(
+                f"the target differs from {args.files[0]} ({t0.position(i)}): the models must score the "
+                "same cases" + ("" if ids0 is not None else " in the same order (or --id COLUMN joins them)"),
+                source=t.source,
+                **at(i),
+            )
+        hint = "" if ids0 is not None else " in the same order, or --id COLUMN joins them"
+        _same("weights", w0, w, t.source, args.files[0], t0, at, hint)
+        models[f] = s
+    assert y0 is not None and first is not None
+    return y0, models, w0, first

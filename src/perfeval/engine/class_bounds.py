@@ -1,0 +1,268 @@
+"""Tie bounds of the multiclass measures: each measure's least and greatest value over every order of
+the tied scores, per class and averaged, where the bound is exact; NaN and why where it is not.
+
+What a "tie order" is for K classes, measure by measure (the registry entries of ``kind="multiclass"``
+say the same in ``tie_bounds_doc``):
+
+* ``ROC_OVR`` (macro, weighted, per class): each class's binary ROC area in its own column, whose
+  bounds are the binary ROC's: every tied (class, rest) pair won, or every one lost,
+  ``A_j +- T_j / (2 n_j (N - n_j))``.  The columns are ordered independently of each other, so the
+  mean of the classes' maxima is reached by one order of every column at once: the macro and
+  weighted bounds are the same means of the classes' bounds (exact).  ``micro``: the binary ROC of the
+  pooled (case, class) cells over the orders of that one pooled ranking (exact).
+* ``ROC_OVO``: Hand and Till's ``A(j|k)`` reads column ``j`` alone, and putting the class-``j`` cases
+  first in every tie of column ``j`` wins every tied pair of ``A(j|k)`` for every ``k`` at once: each
+  ``A(j|k) +- T[j, k] / (2 n_j n_k)``, and the pairs' means of them (exact).
+* ``AP_OVR``: each class's binary AP in its own column, with the binary AP's bounds (the AP of the
+  two extreme orders of :mod:`perfeval.measures.tiebounds`, from the binary engine on the class's
+  column); averaged as the values (the columns independent: exact as the binary bound is).
+  ``micro``: the binary AP's bounds of the pooled cells.
+* the argmax measures that count a row by itself (``ACC_MC``, ``REC_MC``, ``BACC``, ``TOPK_ACC``): a
+  tie at the max (or across the k-th place) is broken independently in each row; a row counts fully
+  when its true class wins its tie, not at all when it loses it, so the maximum (minimum) has every
+  tied row at its best (worst): exact, per class and averaged (recall's classes are their own rows).
+* order-free (``LOGLOSS_MC``, ``BRIER_MC``): each row scored by its own probabilities; the bounds are
+  the value.
+* ``PRE_MC``, ``F_MC``, ``MCC``, ``KAPPA``, ``QWK``: a row's tie moves a count of two classes at once
+  (a ratio of them, or products of the margins), so the rows' best and worst are not one order's: no
+  exact bound is computed (NaN, and ``tie_note`` says why).
+
+``report.tied_pairs``: the share of the pairs (a case of class ``j``, a case of another class) whose
+scores in column ``j`` are equal, over every column: the pairs the OvR and OvO areas compare (the
+two count the same pairs).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+__all__ = ["class_tie_bounds", "tie_matrix"]
+
+#: the measures whose bound is exact here, and how (the others: the registry's tie_bounds "none")
+RANKED = ("ROC_OVR", "ROC_OVO", "AP_OVR")
+ROWS = ("ACC_MC", "REC_MC", "BACC", "TOPK_ACC")
+
+
+def tie_matrix(cs: Any) -> np.ndarray:
+    """``T[j, c]``: in column ``j``, the weight of the pairs (a case of class ``j``, a case of class
+    ``c``) whose scores are equal (weights multiplied; ``T[j, j]`` is 0).
+    """
+    k = cs.k
+    t = np.zeros((k, k))
+    for j in range(k):
+        ps, pw = cs.block(j, j)
+        if not len(ps):
+            continue
+        a, e = int(cs.offsets[j * k]), int(cs.offsets[(j + 1) * k])
+        xs, xw = cs.scores[a:e], cs.weights[a:e]
+        owner = np.repeat(np.arange(k), np.diff(cs.offsets[j * k : (j + 1) * k + 1]))
+        at = np.minimum(np.searchsorted(ps, xs, "left"), len(ps) - 1)
+        same = ps[at] == xs
+        row = np.bincount(owner[same], weights=xw[same] * pw[at[same]], minlength=k)
+        row[j] = 0.0
+        t[j] = row
+    return t
+
+
+def _mean(per: np.ndarray, support: np.ndarray, average: str) -> float:
+    """Macro or weighted over the classes where ``per`` is defined (as the values are averaged)."""
+    ok = ~np.isnan(per)
+    if not ok.any():
+        return math.nan
+    if average == "weighted":
+        w = support[ok]
+        total = w.sum()
+        return float((per[ok] * (w / total)).sum()) if total > 0 else math.nan
+    return float(per[ok].mean())
+
+
+def _ovr(u: np.ndarray, n: np.ndarray) -> np.ndarray:
+    total = n.sum()
+    den = n * (total - n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, u.sum(axis=1) / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _ovo(u: np.ndarray, n: np.ndarray, average: str) -> float:
+    """Hand and Till's mean over the pairs of classes of ``(A(j|k) + A(k|j)) / 2``, ``A = U / n n``."""
+    k = len(n)
+    den = np.outer(n, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a = np.where(den > 0, u / np.where(den > 0, den, 1.0), np.nan)
+    pair = (a + a.T) / 2
+    j, i = np.triu_indices(k, 1)
+    vals = pair[j, i]
+    ok = ~np.isnan(vals)
+    if not ok.any():
+        return math.nan
+    if average == "weighted":
+        w = (n[j] + n[i])[ok]
+        return float((vals[ok] * (w / w.sum())).sum())
+    return float(vals[ok].mean())
+
+
+def _binary_bounds(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str) -> tuple[float, float]:
+    """The binary measure ``name``'s tie bounds (the binary engine's: ``evaluate(tie_bounds=True)``)."""
+    from perfeval.engine.door import check
+    from perfeval.engine.finish import finish
+    from perfeval.measures import parse_measure
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        spec = parse_measure(name)
+        r = finish(check(y, s, None, w), [spec], threshold=0.5, tie_bounds=True).results[spec.label]
+    return _num(r.tie_min), _num(r.tie_max)
+
+
+def _num(v: Any) -> float:
+    return math.nan if v is None else float(v)
+
+
+def _row_outcomes(y: np.ndarray, s: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's best and worst count (0 or 1) over the orders of its ties: the argmax is the true
+    class (``k`` None), or the true class is among the ``k`` best scored.
+    """
+    n = len(y)
+    true = s[np.arange(n), y]
+    above = np.count_nonzero(s > true[:, None], axis=1)
+    tied = np.count_nonzero(s == true[:, None], axis=1) - 1
+    kk = 1 if k is None else k
+    return (above < kk).astype(np.float64), (above + tied < kk).astype(np.float64)
+
+
+class _Bounds:
+    """The bounds of one evaluation's measures, each shared part computed once."""
+
+    def __init__(self, cases: Any, cs: Any):
+        self.y = np.asarray(cases.y, dtype=np.intp)
+        self.s = np.asarray(cases.s, dtype=np.float64)
+        self.w = cases.w
+        self.cs, self.k, self.n = cs, cs.k, cs.n_class
+        self.u, self.t = cs.pairs(), tie_matrix(cs)
+        self.weights = np.ones(len(self.y)) if self.w is None else np.asarray(self.w, dtype=np.float64)
+        self.memo: dict[Any, Any] = {}
+
+    def ap_per_class(self) -> tuple[np.ndarray, np.ndarray]:
+        if "ap" not in self.memo:
+            lo, hi = np.full(self.k, math.nan), np.full(self.k, math.nan)
+            for j in range(self.k):
+                if self.n[j] > 0:
+                    lo[j], hi[j] = _binary_bounds(
+                        (self.y == j).astype(np.float64), self.s[:, j], self.w, "AP"
+                    )
+            self.memo["ap"] = (lo, hi)
+        return self.memo["ap"]
+
+    def pooled(self, name: str) -> tuple[float, float]:
+        """The binary measure's bounds on every (case, class) cell pooled (micro)."""
+        if name not in self.memo:
+            k = self.k
+            onehot = (self.y[:, None] == np.arange(k)[None, :]).astype(np.float64).reshape(-1)
+            pw = None if self.w is None else np.repeat(np.asarray(self.w, dtype=np.float64), k)
+            self.memo[name] = _binary_bounds(onehot, self.s.reshape(-1), pw, name)
+        return self.memo[name]
+
+    def rows(self, kk: int | None) -> tuple[np.ndarray, np.ndarray]:
+        if kk not in self.memo:
+            self.memo[kk] = _row_outcomes(self.y, self.s, kk)
+        return self.memo[kk]
+
+    def ranked(self, name: str, average: str) -> tuple[float, float, Any, Any]:
+        n, u, t = self.n, self.u, self.t
+        if name == "ROC_OVO":
+            return _ovo(u - t / 2, n, average), _ovo(u + t / 2, n, average), None, None
+        if name == "ROC_OVR":
+            lo_c, hi_c = _ovr(u - t / 2, n), _ovr(u + t / 2, n)
+        else:
+            lo_c, hi_c = self.ap_per_class()
+        if average == "micro":
+            return (*self.pooled("ROC" if name == "ROC_OVR" else "AP"), lo_c, hi_c)
+        return _mean(lo_c, n, average), _mean(hi_c, n, average), lo_c, hi_c
+
+    def counted(self, name: str, kw: dict) -> tuple[float, float, Any, Any]:
+        """The measures of the rows' own counts: every tied row at its best, or at its worst."""
+        best, worst = self.rows(int(kw["k"]) if name == "TOPK_ACC" else None)
+        n, weights = self.n, self.weights
+        lo_c: np.ndarray | None = None
+        hi_c: np.ndarray | None = None
+        if name in ("REC_MC", "BACC"):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                lo_c = np.where(n > 0, np.bincount(self.y, weights * worst, minlength=self.k) / n, np.nan)
+                hi_c = np.where(n > 0, np.bincount(self.y, weights * best, minlength=self.k) / n, np.nan)
+            if name == "BACC" or kw.get("average", "macro") == "macro":
+                return _mean(lo_c, n, "macro"), _mean(hi_c, n, "macro"), lo_c, hi_c
+        # accuracy, top-k; micro and weighted recall are the accuracy (the summed counts over the support)
+        total = float(weights.sum())
+        if total <= 0:
+            return math.nan, math.nan, lo_c, hi_c
+        return float((weights * worst).sum() / total), float((weights * best).sum() / total), lo_c, hi_c
+
+
+def class_tie_bounds(
+    cases: Any, cs: Any, specs: list, results: dict, suffix: str = ""
+) -> tuple[float, float]:
+    """Set every multiclass result's ``tie_min`` and ``tie_max`` (and ``tie_min_per_class``,
+    ``tie_max_per_class`` where the measure has per-class values; ``tie_note`` where no exact bound
+    is computed, ``tied_pairs`` and ``pairs`` on the ranking measures); return (tied, pairs) of the
+    pairs the ranking measures compare.  ``cases``: the checked cases (codes, (n, K) scores, weights
+    or None); ``cs``: their ClassSummary.
+    """
+    b = _Bounds(cases, cs)
+    n = b.n
+    tied = float(b.t.sum())
+    pairs = float((n * (n.sum() - n)).sum())
+    for sp in specs:
+        r = results[sp.label + suffix]
+        name, kw = sp.measure.name, sp.kwargs
+        average = kw.get("average", "macro")
+        lo_c = hi_c = None
+        if sp.measure.tie_bounds == "free":
+            lo = hi = float(r.value)
+        elif name in RANKED:
+            lo, hi, lo_c, hi_c = b.ranked(name, average)
+            tp, pp = _pooled_pairs(cs) if average == "micro" else (tied, pairs)
+            r.tied_pairs, r.pairs = (tp / pp if pp > 0 else math.nan), pp
+        elif name in ROWS:
+            lo, hi, lo_c, hi_c = b.counted(name, kw)
+        else:
+            lo = hi = math.nan
+            r.tie_note = sp.measure.tie_bounds_text
+        if math.isnan(float(r.value)):
+            lo = hi = math.nan  # no value, no range
+        r.tie_min, r.tie_max = lo, hi
+        if lo_c is not None and hi_c is not None and r.per_class is not None:
+            r.tie_min_per_class, r.tie_max_per_class = lo_c, hi_c
+    return tied, pairs
+
+
+def _pooled_pairs(cs: Any) -> tuple[float, float]:
+    """(tied, pairs) of the pooled (case, class) cells: a positive cell and a negative one."""
+    k = cs.k
+    pos = np.zeros(len(cs.scores), dtype=bool)
+    for j in range(k):
+        pos[int(cs.offsets[j * k + j]) : int(cs.offsets[j * k + j + 1])] = True
+    _, inv = np.unique(cs.scores, return_inverse=True)
+    inv = inv.reshape(-1)
+    wp = np.bincount(inv, weights=np.where(pos, cs.weights, 0.0))
+    wn = np.bincount(inv, weights=np.where(pos, 0.0, cs.weights))
+    return float((wp * wn).sum()), float(wp.sum() * wn.sum())
+
+
+def with_tie_bounds(report: Any, cases: Any, specs: list) -> Any:
+    """``report`` (of :func:`perfeval.engine.classes.finish_classes`, over all the cases) with every
+    measure's tie bounds and the share of tied pairs (``report.tied_pairs``, ``report.pairs``).
+    """
+    from perfeval.exceptions import InvalidParameterError
+
+    if report.summary is None:
+        raise InvalidParameterError(
+            "tie bounds of K classes are over all the cases: not with groups yet (drop the groups, or "
+            "the tie bounds)"
+        )
+    tied, pairs = class_tie_bounds(cases, report.summary, specs, report.results)
+    report.tied_pairs, report.pairs = (tied / pairs if pairs > 0 else math.nan), pairs
+    return report
