@@ -176,3 +176,26 @@ def test_class_group_auc_is_group_auc_rows_of_each_column(d, q):
         assert _bits(wins[:, j]) == _bits(w1) and _bits(pos[:, j]) == _bits(p1)
     with pytest.raises(ValueError, match="out of range"):
         K.class_group_auc(np.array([q], np.int64), np.array([0], np.int64), np.zeros(k), k, q)
+
+
+@given(class_data())
+def test_class_walk_is_the_sums_of_the_histograms(d):
+    """class_walk's sums over the one-vs-rest and micro histograms, never made, are those the binary
+    ROC and AP make over the histograms, bit for bit (P, N: numpy's pairwise sums; roc: hist_sum's)."""
+    from perfeval.measures.rank import _hsum
+
+    y, s, w, k = d
+    cs = ClassSummary.from_checked(y, s, w, tuple(range(k)))
+    for j in [-1, *range(k)]:
+        h = cs.micro() if j < 0 else cs.one_vs_rest(j)
+        P, N, area, ap_sum, cells = K.class_walk(cs.offsets, cs.scores, cs.weights, k, j)
+        assert cells == len(h.scores)
+        assert _bits(np.float64(P)) == _bits(np.float64(h.pos.sum()))
+        assert _bits(np.float64(N)) == _bits(np.float64(h.neg.sum()))
+        if len(h.scores):
+            assert _bits(np.float64(area)) == _bits(_hsum(h, "roc"))
+            _t, tp, fp = h.cumulative()
+            cnt = tp + fp
+            with np.errstate(invalid="ignore", divide="ignore"):
+                prec = np.where(cnt > 0, tp / np.where(cnt > 0, cnt, 1.0), 0.0)
+            assert _bits(np.float64(ap_sum)) == _bits(np.sum(h.pos[::-1] * prec))
