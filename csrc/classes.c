@@ -473,31 +473,61 @@ static double cl_pairwise(const double *a, Py_ssize_t n)
     return cl_pairwise(a, n2) + cl_pairwise(a + n2, n - n2);
 }
 
-/* class_tables(y, s, w, K, confusion, topk, tolerance) -> (bad, first_bad): adds the rows to the
- * confusion of the argmax (a tie at the maximum shares the row's weight, w / ties, among the tied
- * classes) and to the top-k table (topk[above * K + tied] += w), in place, row by row in row order
- * (np.bincount's order: the same bits); counts the rows that are no probability vector (a score
- * outside [0, 1], or numpy's row sum off 1 by more than tolerance) and gives the first one (-1). */
+/* the slot of key in the ascending keys[0..m) (present) */
+static Py_ssize_t cl_slot(const int64_t *keys, Py_ssize_t m, int64_t key)
+{
+    Py_ssize_t l = 0, r = m;
+    while (l < r) {
+        Py_ssize_t h = l + (r - l) / 2;
+        if (keys[h] < key)
+            l = h + 1;
+        else
+            r = h;
+    }
+    return l;
+}
+
+/* class_tables(y, s, w, K, sure, topk, keys, rows, tolerance) -> (bad, first_bad, keys', rows'): adds
+ * the rows to the argmax tables of a multiclass summary and to its top-k table, row by row in row
+ * order (np.bincount's order: the same bits).  A row whose maximum is one class's adds its weight to
+ * sure[y * K + argmax]; a row whose maximum ties t >= 2 classes adds its whole weight (not w / t) to
+ * each tied class's entry of the row of key t * K + y of the tie table (keys: int64 ascending, one a
+ * (t, true class) present; rows: one K-vector a key): unweighted, every entry is a whole number, the
+ * same in any order of the rows or of merges, and the expected confusion divides by t when it is read.
+ * keys' and rows' are the tie table with this batch's keys added (bytearrays), or None when no row
+ * of the batch ties (the table unchanged).  topk[above * K + tied] += w in place.  Counts the rows
+ * that are no probability vector (a score outside [0, 1], or numpy's row sum off 1 by more than
+ * tolerance) and gives the first one (-1). */
 PyObject *nv_class_tables(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    PyObject *yo, *so, *wo, *co, *to;
+    PyObject *yo, *so, *wo, *co, *to, *ko, *ro;
     Py_ssize_t K;
     double tol;
     nv_args in = {0};
-    if (!PyArg_ParseTuple(args, "OOOnOOd", &yo, &so, &wo, &K, &co, &to, &tol) || nv_arg(&in, yo, NV_RAW8) < 0 ||
-        nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, wo, NV_RAW8 | NV_OPTIONAL) < 0 ||
-        nv_arg(&in, co, NV_RAW8 | NV_WRITABLE) < 0 || nv_arg(&in, to, NV_RAW8 | NV_WRITABLE) < 0)
+    if (!PyArg_ParseTuple(args, "OOOnOOOOd", &yo, &so, &wo, &K, &co, &to, &ko, &ro, &tol) ||
+        nv_arg(&in, yo, NV_RAW8) < 0 || nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, wo, NV_RAW8 | NV_OPTIONAL) < 0 ||
+        nv_arg(&in, co, NV_RAW8 | NV_WRITABLE) < 0 || nv_arg(&in, to, NV_RAW8 | NV_WRITABLE) < 0 ||
+        nv_arg(&in, ko, NV_RAW8) < 0 || nv_arg(&in, ro, NV_RAW8) < 0)
         return NULL;
-    Py_ssize_t n = in.n[0];
-    if (K < 1 || in.n[1] != n * K || (in.v[2].buf && in.n[2] != n) || in.n[3] != K * K || in.n[4] != K * K)
+    Py_ssize_t n = in.n[0], m0 = in.n[5];
+    if (K < 1 || in.n[1] != n * K || (in.v[2].buf && in.n[2] != n) || in.n[3] != K * K || in.n[4] != K * K ||
+        in.n[6] != m0 * K)
         return nv_args_fail(&in, PyExc_ValueError, "class_tables: y, s, w and the tables disagree"), NULL;
-    const int64_t *y = in.v[0].buf;
+    const int64_t *y = in.v[0].buf, *keys0 = in.v[5].buf;
     for (Py_ssize_t i = 0; i < n; i++)
         if (y[i] < 0 || y[i] >= K)
             return nv_args_fail(&in, PyExc_ValueError, "class_tables: a class code outside 0..K-1"), NULL;
-    const double *s = in.v[1].buf, *w = in.v[2].buf;
-    double *conf = in.v[3].buf, *topk = in.v[4].buf;
-    Py_ssize_t bad = 0, first = -1;
+    for (Py_ssize_t i = 0; i < m0; i++)
+        if (keys0[i] < 2 * K || keys0[i] >= (K + 1) * K || (i && keys0[i] <= keys0[i - 1]))
+            return nv_args_fail(&in, PyExc_ValueError, "class_tables: the tie keys are not ascending keys t * K + y"),
+                   NULL;
+    const double *s = in.v[1].buf, *w = in.v[2].buf, *rows0 = in.v[6].buf;
+    double *sure = in.v[3].buf, *topk = in.v[4].buf;
+    Py_ssize_t bad = 0, first = -1, ntied = 0, captied = 0;
+    size_t nbits = (size_t)(K + 1) * (size_t)K, nwords = (nbits + 63) / 64;
+    uint64_t *present = NULL; /* a bit a key t * K + y: the keys of this batch and of the table */
+    Py_ssize_t *tied_rows = NULL;
+    int nomem = 0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
         const double *r = s + i * K;
@@ -508,16 +538,37 @@ PyObject *nv_class_tables(PyObject *Py_UNUSED(self), PyObject *args)
             if (r[c] < lo)
                 lo = r[c];
         }
-        Py_ssize_t ties = 0, above = 0, tied = -1;
+        Py_ssize_t ties = 0, above = 0, tied = -1, arg = 0;
         for (Py_ssize_t c = 0; c < K; c++) {
-            ties += r[c] == top;
+            if (r[c] == top) {
+                ties++;
+                arg = c;
+            }
             above += r[c] > t;
             tied += r[c] == t;
         }
-        double wt = w ? w[i] : 1.0, share = wt / (double)ties;
-        for (Py_ssize_t c = 0; c < K; c++)
-            if (r[c] == top)
-                conf[y[i] * K + c] += share;
+        double wt = w ? w[i] : 1.0;
+        if (ties == 1)
+            sure[y[i] * K + arg] += wt;
+        else if (!nomem) {
+            if (!present && !(present = calloc(nwords, 8)))
+                nomem = 1;
+            if (ntied == captied) {
+                Py_ssize_t cap = captied ? 2 * captied : 1024;
+                Py_ssize_t *grown = realloc(tied_rows, (size_t)cap * sizeof(Py_ssize_t));
+                if (!grown)
+                    nomem = 1;
+                else {
+                    tied_rows = grown;
+                    captied = cap;
+                }
+            }
+            if (!nomem) {
+                size_t key = (size_t)ties * K + (size_t)y[i];
+                present[key >> 6] |= (uint64_t)1 << (key & 63);
+                tied_rows[ntied++] = i;
+            }
+        }
         topk[above * K + tied] += wt;
         if (lo < 0 || top > 1 || fabs(cl_pairwise(r, K) - 1.0) > tol) {
             if (!bad)
@@ -526,8 +577,60 @@ PyObject *nv_class_tables(PyObject *Py_UNUSED(self), PyObject *args)
         }
     }
     Py_END_ALLOW_THREADS
+    if (nomem) {
+        free(present);
+        free(tied_rows);
+        nv_args_release(&in);
+        return PyErr_NoMemory();
+    }
+    if (!ntied) {
+        nv_args_release(&in);
+        return Py_BuildValue("(nnOO)", bad, first, Py_None, Py_None);
+    }
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = 0; i < m0; i++)
+        present[(size_t)keys0[i] >> 6] |= (uint64_t)1 << ((size_t)keys0[i] & 63);
+    for (size_t q = 0; q < nwords; q++)
+        m += __builtin_popcountll(present[q]);
+    PyObject *kout = PyByteArray_FromStringAndSize(NULL, m * 8), *rout = PyByteArray_FromStringAndSize(NULL, m * K * 8);
+    if (!kout || !rout) {
+        Py_XDECREF(kout);
+        Py_XDECREF(rout);
+        free(present);
+        free(tied_rows);
+        nv_args_release(&in);
+        return NULL;
+    }
+    int64_t *keys = (int64_t *)PyByteArray_AS_STRING(kout);
+    double *rows = (double *)PyByteArray_AS_STRING(rout);
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t at = 0;
+    for (size_t q = 0; q < nwords; q++)
+        for (uint64_t bits = present[q]; bits; bits &= bits - 1)
+            keys[at++] = (int64_t)(q * 64 + (size_t)__builtin_ctzll(bits));
+    memset(rows, 0, (size_t)m * K * 8);
+    for (Py_ssize_t i = 0; i < m0; i++) /* the table's rows first, then the batch's in row order */
+        memcpy(rows + cl_slot(keys, m, keys0[i]) * K, rows0 + i * K, (size_t)K * 8);
+    for (Py_ssize_t u = 0; u < ntied; u++) {
+        Py_ssize_t i = tied_rows[u];
+        const double *r = s + i * K;
+        double top = r[0];
+        Py_ssize_t ties = 0;
+        for (Py_ssize_t c = 1; c < K; c++)
+            if (r[c] > top)
+                top = r[c];
+        for (Py_ssize_t c = 0; c < K; c++)
+            ties += r[c] == top;
+        double wt = w ? w[i] : 1.0, *row = rows + cl_slot(keys, m, (int64_t)ties * K + y[i]) * K;
+        for (Py_ssize_t c = 0; c < K; c++)
+            if (r[c] == top)
+                row[c] += wt;
+    }
+    Py_END_ALLOW_THREADS
+    free(present);
+    free(tied_rows);
     nv_args_release(&in);
-    return Py_BuildValue("(nn)", bad, first);
+    return Py_BuildValue("(nnNN)", bad, first, kout, rout);
 }
 
 /* ---- class_group_auc -------------------------------------------------------------------------- */
@@ -681,4 +784,196 @@ PyObject *nv_class_group_auc(PyObject *Py_UNUSED(self), PyObject *args)
         return PyErr_NoMemory();
     }
     return Py_BuildValue("(NN)", wo, po);
+}
+
+/* ---- class_walk ------------------------------------------------------------------------------- */
+
+/* numpy's pairwise tree over n terms (np_pairwise, summary.c's pw_terms): its leaves of at most 128
+ * terms, left to right; the sum of the leaves' sums combined as the tree combines them */
+static Py_ssize_t cw_leaves(Py_ssize_t n, Py_ssize_t *out, Py_ssize_t at)
+{
+    if (n <= 128) {
+        if (out)
+            out[at] = n;
+        return at + 1;
+    }
+    Py_ssize_t n2 = n / 2;
+    n2 -= n2 % 8;
+    at = cw_leaves(n2, out, at);
+    return cw_leaves(n - n2, out, at);
+}
+
+static double cw_combine(Py_ssize_t n, const double *leafsum, Py_ssize_t *at)
+{
+    if (n <= 128)
+        return leafsum[(*at)++];
+    Py_ssize_t n2 = n / 2;
+    n2 -= n2 % 8;
+    double left = cw_combine(n2, leafsum, at);
+    return left + cw_combine(n - n2, leafsum, at);
+}
+
+/* the heap of the blocks' cursors: the highest score on top, a tie the lowest block first */
+typedef struct {
+    const double *s;
+    const int64_t *end;
+    int64_t *cur;
+    Py_ssize_t *h, n;
+} cw_heap;
+
+static inline int cw_before(const cw_heap *q, Py_ssize_t a, Py_ssize_t b)
+{
+    double x = q->s[q->cur[a]], y = q->s[q->cur[b]];
+    return x > y || (x == y && a < b);
+}
+
+static void cw_down(cw_heap *q, Py_ssize_t i)
+{
+    Py_ssize_t v = q->h[i];
+    for (;;) {
+        Py_ssize_t c = 2 * i + 1;
+        if (c >= q->n)
+            break;
+        if (c + 1 < q->n && cw_before(q, q->h[c + 1], q->h[c]))
+            c++;
+        if (!cw_before(q, q->h[c], v))
+            break;
+        q->h[i] = q->h[c];
+        i = c;
+    }
+    q->h[i] = v;
+}
+
+/* cur[b] from the block's end (its highest score) down; the blocks with cells on the heap */
+static void cw_start(cw_heap *q, const int64_t *off, Py_ssize_t b0, Py_ssize_t b1)
+{
+    q->n = 0;
+    for (Py_ssize_t b = b0; b < b1; b++)
+        if (off[b + 1] > off[b]) {
+            q->cur[b] = off[b + 1] - 1;
+            q->h[q->n++] = b;
+        }
+    for (Py_ssize_t i = q->n / 2; i-- > 0;)
+        cw_down(q, i);
+}
+
+/* the next distinct score down: its positive and negative weights, each added in the order of the
+ * blocks from 0.0 (class_hist's order); 0 when none is left */
+static inline int cw_next(cw_heap *q, const int64_t *off, const double *w, Py_ssize_t K, Py_ssize_t b0, int micro,
+                          double *pos, double *neg)
+{
+    if (!q->n)
+        return 0;
+    double x = q->s[q->cur[q->h[0]]], p = 0.0, m = 0.0;
+    while (q->n && q->s[q->cur[q->h[0]]] == x) {
+        Py_ssize_t b = q->h[0];
+        int positive = micro ? b / K == b % K : b == b0 + b0 / K;
+        if (positive)
+            p += w[q->cur[b]];
+        else
+            m += w[q->cur[b]];
+        if (q->cur[b] > off[b])
+            q->cur[b]--;
+        else
+            q->h[0] = q->h[--q->n];
+        if (q->n)
+            cw_down(q, 0);
+    }
+    *pos = p;
+    *neg = m;
+    return 1;
+}
+
+/* class_walk(offsets, scores, weights, K, j) -> (P, N, roc, ap, cells): the sums rank.roc and
+ * rank.ap make over the binary histogram class_hist(offsets, scores, weights, K, j) would give (j < 0:
+ * micro), bit for bit, without making it: P and N its positive and negative weights (pos.sum(),
+ * neg.sum(): numpy's pairwise sums in ascending order), roc sum(neg * (tp_above + 0.5 * pos)) and ap
+ * sum(pos * precision) from the highest score down (hist_sum's and rank.ap's sums), cells its
+ * distinct scores.  The blocks' cells merged from the highest score down by a heap of cursors, twice
+ * (the number of cells first: numpy's pairwise tree depends on it); memory: the cursors and a sum a
+ * leaf of 128 terms.  Why: the micro histogram of every (case, class) cell is three arrays of up to
+ * n * K and its sort's scratch: several times the score matrix. */
+PyObject *nv_class_walk(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *oo, *so, *wo;
+    Py_ssize_t K, j;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOOnn", &oo, &so, &wo, &K, &j) || nv_arg(&in, oo, NV_RAW8) < 0 ||
+        nv_arg(&in, so, NV_RAW8) < 0 || nv_arg(&in, wo, NV_RAW8) < 0)
+        return NULL;
+    const int64_t *off = in.v[0].buf;
+    if (K < 1 || j >= K || in.n[0] != K * K + 1 || in.n[1] != in.n[2] || off[K * K] != in.n[1])
+        return nv_args_fail(&in, PyExc_ValueError, "class_walk: offsets, scores and weights disagree"), NULL;
+    const double *s = in.v[1].buf, *w = in.v[2].buf;
+    int micro = j < 0;
+    Py_ssize_t b0 = micro ? 0 : j * K, b1 = micro ? K * K : (j + 1) * K;
+    int64_t *cur = malloc((size_t)K * K * 8);
+    Py_ssize_t *heap = malloc((size_t)K * K * sizeof(Py_ssize_t));
+    Py_ssize_t *leaf = NULL;
+    double *sums = NULL;
+    double P = 0, N = 0, roc = 0, ap = 0;
+    Py_ssize_t m = 0;
+    int nomem = !cur || !heap;
+    if (!nomem) {
+        NOGIL_BEGIN
+        cw_heap q = {s, off, cur, heap, 0};
+        double p, g;
+        cw_start(&q, off, b0, b1);
+        while (cw_next(&q, off, w, K, b0, micro, &p, &g))
+            m++;
+        Py_ssize_t L = m ? cw_leaves(m, NULL, 0) : 0;
+        leaf = malloc((size_t)(L ? L : 1) * sizeof(Py_ssize_t));
+        sums = malloc((size_t)(L ? L : 1) * 4 * 8); /* a leaf's sum of each of the four sequences */
+        if (!leaf || !sums)
+            nomem = 1;
+        else if (m) {
+            cw_leaves(m, leaf, 0);
+            double *sp = sums, *sn = sums + L, *sr = sums + 2 * L, *sa = sums + 3 * L;
+            double bp[128], bn[128], br[128], ba[128];
+            /* descending position i (roc, ap: their leaves left to right); ascending index m - 1 - i
+             * (pos, neg: their leaves right to left, each filled from its end) */
+            Py_ssize_t dl = 0, dk = 0, al = L - 1, ak = leaf[L - 1];
+            double cum = 0, tp = 0, fp = 0;
+            cw_start(&q, off, b0, b1);
+            for (Py_ssize_t i = 0; cw_next(&q, off, w, K, b0, micro, &p, &g); i++) {
+                cum = i == 0 ? p : cum + p; /* np.cumsum: left to right */
+                tp = i == 0 ? p : tp + p;
+                fp = i == 0 ? g : fp + g;
+                double cnt = tp + fp;
+                br[dk] = g * ((cum - p) + 0.5 * p);
+                ba[dk] = p * (cnt > 0 ? tp / cnt : 0.0);
+                if (++dk == leaf[dl]) {
+                    sr[dl] = cl_pairwise(br, dk);
+                    sa[dl] = cl_pairwise(ba, dk);
+                    dl++;
+                    dk = 0;
+                }
+                ak--;
+                bp[ak] = p;
+                bn[ak] = g;
+                if (ak == 0) {
+                    sp[al] = cl_pairwise(bp, leaf[al]);
+                    sn[al] = cl_pairwise(bn, leaf[al]);
+                    if (al > 0) {
+                        al--;
+                        ak = leaf[al];
+                    }
+                }
+            }
+            Py_ssize_t at;
+            at = 0, P = cw_combine(m, sp, &at);
+            at = 0, N = cw_combine(m, sn, &at);
+            at = 0, roc = cw_combine(m, sr, &at);
+            at = 0, ap = cw_combine(m, sa, &at);
+        }
+        NOGIL_END
+    }
+    free(cur);
+    free(heap);
+    free(leaf);
+    free(sums);
+    nv_args_release(&in);
+    if (nomem)
+        return PyErr_NoMemory();
+    return Py_BuildValue("(ddddn)", P, N, roc, ap, m);
 }

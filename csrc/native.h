@@ -167,6 +167,7 @@ PyObject *nv_class_blocks(PyObject *self, PyObject *args);
 PyObject *nv_class_pairs(PyObject *self, PyObject *args);
 PyObject *nv_class_hist(PyObject *self, PyObject *args);
 PyObject *nv_class_tables(PyObject *self, PyObject *args);
+PyObject *nv_class_walk(PyObject *self, PyObject *args);
 PyObject *nv_class_group_auc(PyObject *self, PyObject *args);
 
 /* ---- summary.c ------------------------------------------------------------------------------- */

@@ -120,6 +120,19 @@ def test_class_kernels_refuse_inconsistent_buffers():
         K.class_blocks(y, np.zeros(3), None, 2, True)
     with pytest.raises(ValueError, match="disagree"):
         K.class_pairs(np.zeros(5, np.int64), np.zeros(1), np.zeros(1), 2)
+    z = np.zeros(4)
+    with pytest.raises(ValueError, match="tie keys"):  # t = 1 is no tie; keys ascending
+        K.class_tables(
+            np.array([0]), np.zeros(2), None, 2, z.copy(), z.copy(), np.array([2]), np.zeros(2), 1e-4
+        )
+    with pytest.raises(ValueError, match="tie keys"):
+        K.class_tables(
+            np.array([0]), np.zeros(2), None, 2, z.copy(), z.copy(), np.array([5, 4]), np.zeros(4), 1e-4
+        )
+    with pytest.raises(ValueError, match="disagree"):
+        K.class_tables(
+            np.array([0]), np.zeros(2), None, 2, z.copy(), z.copy(), np.array([4]), np.zeros(3), 1e-4
+        )
 
 
 @given(class_data(), st.booleans())
@@ -134,11 +147,13 @@ def test_class_tables_are_numpys_bit_for_bit(d, fold):
         p[::3] += r.choice([0.0, 5e-5, 2e-4, -2e-4], size=(len(p[::3]), 1)) / k
         s[: len(s) // 2] = p[: len(s) // 2]
     before = None
-    if fold:
-        before = (r.random((k, k)), r.random((k, k)))
-    conf, topk, off = _row_tables(y, s, w, k, before)
-    want_conf, want_topk = _tables(y, s, w, k, before)
-    assert _bits(conf) == _bits(want_conf) and _bits(topk) == _bits(want_topk)
+    if fold:  # a summary's tables with some tie rows (keys t * K + y, t >= 2)
+        keys = np.unique(r.integers(2 * k, (k + 1) * k, size=3)).astype(np.int64)
+        before = (r.random((k, k)), r.random((k, k)), keys, r.random((len(keys), k)))
+    sure, topk, off, ties = _row_tables(y, s, w, k, before)
+    want_sure, want_topk, want_ties = _tables(y, s, w, k, before)
+    assert _bits(sure) == _bits(want_sure) and _bits(topk) == _bits(want_topk)
+    assert _bits(ties[0]) == _bits(want_ties[0]) and _bits(ties[1]) == _bits(want_ties[1])
     want_off = _off_simplex(s)
     assert off[0] == want_off[0]
     assert np.array_equal(np.array(off[1:]), np.array(want_off[1:]), equal_nan=True)
@@ -161,3 +176,26 @@ def test_class_group_auc_is_group_auc_rows_of_each_column(d, q):
         assert _bits(wins[:, j]) == _bits(w1) and _bits(pos[:, j]) == _bits(p1)
     with pytest.raises(ValueError, match="out of range"):
         K.class_group_auc(np.array([q], np.int64), np.array([0], np.int64), np.zeros(k), k, q)
+
+
+@given(class_data())
+def test_class_walk_is_the_sums_of_the_histograms(d):
+    """class_walk's sums over the one-vs-rest and micro histograms, never made, are those the binary
+    ROC and AP make over the histograms, bit for bit (P, N: numpy's pairwise sums; roc: hist_sum's)."""
+    from perfeval.measures.rank import _hsum
+
+    y, s, w, k = d
+    cs = ClassSummary.from_checked(y, s, w, tuple(range(k)))
+    for j in [-1, *range(k)]:
+        h = cs.micro() if j < 0 else cs.one_vs_rest(j)
+        P, N, area, ap_sum, cells = K.class_walk(cs.offsets, cs.scores, cs.weights, k, j)
+        assert cells == len(h.scores)
+        assert _bits(np.float64(P)) == _bits(np.float64(h.pos.sum()))
+        assert _bits(np.float64(N)) == _bits(np.float64(h.neg.sum()))
+        if len(h.scores):
+            assert _bits(np.float64(area)) == _bits(_hsum(h, "roc"))
+            _t, tp, fp = h.cumulative()
+            cnt = tp + fp
+            with np.errstate(invalid="ignore", divide="ignore"):
+                prec = np.where(cnt > 0, tp / np.where(cnt > 0, cnt, 1.0), 0.0)
+            assert _bits(np.float64(ap_sum)) == _bits(np.sum(h.pos[::-1] * prec))

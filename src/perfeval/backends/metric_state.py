@@ -523,7 +523,9 @@ class ClassState:
     @property
     def nbytes(self) -> int:
         cs = self.summary
-        size = sum(nbytes(a) for a in (cs.offsets, cs.scores, cs.weights, cs.confusion, cs.topk))
+        size = sum(
+            nbytes(a) for a in (cs.offsets, cs.scores, cs.weights, cs.sure, cs.topk, cs.tie_keys, cs.tie_rows)
+        )
         return size + sum(nbytes(a) for p in self.pending for a in p)
 
     def state(self) -> dict[str, Any]:
@@ -535,7 +537,9 @@ class ClassState:
             "offsets": cs.offsets,
             "scores": cs.scores,
             "weights": cs.weights,
-            "confusion": cs.confusion,
+            "sure": cs.sure,
+            "tie_keys": cs.tie_keys,
+            "tie_rows": cs.tie_rows,
             "topk": cs.topk,
             "off_simplex": tuple(cs.off_simplex),
         }
@@ -551,8 +555,11 @@ class ClassState:
             np.asarray(state["offsets"]),
             np.asarray(state["scores"]),
             np.asarray(state["weights"]),
-            np.asarray(state["confusion"]),
+            # a state saved before the tie tables: its confusion (ties shared) read as the sure table
+            np.asarray(state["sure"] if "sure" in state else state["confusion"]),
             np.asarray(state["topk"]),
             (int(off[0]), float(off[1]), float(off[2])),
+            np.asarray(state["tie_keys"]) if "tie_keys" in state else None,
+            np.asarray(state["tie_rows"]) if "tie_rows" in state else None,
         )
         return cls(classes, cs)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.measures import confusion as K
 from perfeval.measures.base import REGISTRY
 from perfeval.summaries.classes import ClassSummary
@@ -82,6 +83,27 @@ def _binary(name: str, h: object) -> float:
     return math.nan if v is None else float(v)
 
 
+def _walked(cs: ClassSummary, name: str, j: int) -> float:
+    """The binary ``ROC`` or ``AP`` of the one-vs-rest histogram of class ``j`` (``j < 0``: micro),
+    bit for bit :func:`_binary` of it (rank.roc's and rank.ap's operations on the sums), from one
+    compiled walk over the summary's blocks (csrc/classes.c, class_walk) without the histogram: the
+    micro one holds every (case, class) cell, several times the score matrix with its sort.
+    """
+    from perfeval.measures import rank
+
+    P, N, area, ap_sum, _cells = cs.memo(
+        ("walk", j), lambda: _native.class_walk(cs.offsets, cs.scores, cs.weights, cs.k, j)
+    )
+    if name == "AP":
+        return math.nan if P == 0 else float(np.float64(ap_sum) / P)
+    if P == 0 or N == 0:
+        return math.nan
+    if P * N < rank._TINY:  # tiny weights: rank.roc rescales the histogram (made for it alone)
+        h = cs.micro() if j < 0 else cs.one_vs_rest(j)
+        return _binary("ROC", h)
+    return rank._per_pair(np.float64(area), P, N)
+
+
 # -- ranking measures over the score columns -------------------------------------------------------------
 def roc_ovr_per_class(cs: ClassSummary) -> np.ndarray:
     """Each class's one-vs-rest ROC area in its own column (NaN: the class or the rest is absent)."""
@@ -98,7 +120,7 @@ def roc_ovr(cs: ClassSummary, average: str = "macro") -> Finished:
     """One-vs-rest ROC area: each class against all the others in its own score column, averaged."""
     per = roc_ovr_per_class(cs)
     if average == "micro":
-        return Finished(_binary("ROC", cs.micro()), per)
+        return Finished(_walked(cs, "ROC", -1), per)
     return Finished(_average(per, cs.n_class, average), per)
 
 
@@ -139,14 +161,14 @@ def roc_ovo(cs: ClassSummary, average: str = "macro") -> Finished:
 def ap_ovr_per_class(cs: ClassSummary) -> np.ndarray:
     """Each class's one-vs-rest AP in its own column (NaN: the class is absent)."""
     n = cs.n_class
-    return np.array([_binary("AP", cs.one_vs_rest(j)) if n[j] > 0 else math.nan for j in range(cs.k)])
+    return np.array([_walked(cs, "AP", j) if n[j] > 0 else math.nan for j in range(cs.k)])
 
 
 def ap_ovr(cs: ClassSummary, average: str = "macro") -> Finished:
     """One-vs-rest average precision (perfeval's AP: one threshold a tie), averaged over classes."""
     per = cs.memo("ap_ovr_per_class", lambda: ap_ovr_per_class(cs)).copy()  # read by AP_OVR of each average
     if average == "micro":
-        return Finished(_binary("AP", cs.micro()), per)
+        return Finished(_walked(cs, "AP", -1), per)
     return Finished(_average(per, cs.n_class, average), per)
 
 
@@ -252,6 +274,10 @@ def mcc(cs: ClassSummary) -> Finished:
         # one true class, or one predicted: 0/0, decided by the structure (the sums of shared ties
         # in two orders need not cancel exactly)
         return Finished(math.nan)
+    if cs.uninformed:
+        # every case tied across all the classes: the prediction is independent of the truth, the
+        # covariance exactly 0 (its float sum of shares w / K need not cancel to the bit)
+        return Finished(0.0)
     return Finished(K.matthews(c))
 
 
@@ -259,6 +285,12 @@ def kappa(cs: ClassSummary, weights: str = "none") -> Finished:
     """Cohen's kappa of the argmax prediction against the targets; ``weights`` linear (|i - j|) or
     quadratic ((i - j)^2, QWK) over the classes in their given order.  NaN on 0/0.
     """
+    if cs.confusion.sum() <= 0:
+        return Finished(math.nan)
+    if cs.uninformed:
+        # every case tied across all the classes: O = E exactly (each true class spread evenly over
+        # the K predictions), and sum(W * E) > 0 with K >= 2 predicted classes: kappa is 0
+        return Finished(0.0)
     return Finished(K.cohen_kappa(cs.confusion, None if weights == "none" else weights))
 
 

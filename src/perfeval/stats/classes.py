@@ -75,9 +75,18 @@ class ClassReplicas:
         # the confusion of the argmax (a tie shares the case among the tied classes) and the top-k keys
         if n:
             top = s.max(axis=1)
-            self.rows, cols = np.nonzero(s == top[:, None])
-            self.ties = np.bincount(self.rows, minlength=n).astype(np.float64)[self.rows]
-            self.keys = y[self.rows] * k + cols
+            at_top = s == top[:, None]
+            ties = np.count_nonzero(at_top, axis=1)
+            one = ties == 1
+            # a case whose maximum is one class: its key in the sure table; a tie: a cell (slot, class)
+            # of the tie table, the slot its key (tie size, true class) among those present
+            self.sure_rows = np.flatnonzero(one)
+            self.sure_keys = y[one] * k + np.argmax(s[one], axis=1)
+            self.tie_rows, cols = np.nonzero(at_top & ~one[:, None])
+            tkey = ties[self.tie_rows].astype(np.int64) * k + y[self.tie_rows]
+            self.tie_keys, slot = np.unique(tkey, return_inverse=True)
+            self.tie_slot = slot.reshape(-1)
+            self.tie_cells = self.tie_slot * k + cols
             true = s[np.arange(n), y]
             above = np.count_nonzero(s > true[:, None], axis=1)
             tied = np.count_nonzero(s == true[:, None], axis=1) - 1
@@ -87,8 +96,10 @@ class ClassReplicas:
             self.sums = sums
             self.extreme = np.where(s.min(axis=1) < 0, s.min(axis=1), s.max(axis=1))
         else:
-            self.rows = self.keys = self.tkeys = np.zeros(0, np.intp)
-            self.ties = self.sums = self.extreme = np.zeros(0)
+            self.sure_rows = self.sure_keys = self.tkeys = np.zeros(0, np.intp)
+            self.tie_rows = self.tie_slot = self.tie_cells = np.zeros(0, np.intp)
+            self.tie_keys = np.zeros(0, np.int64)
+            self.sums = self.extreme = np.zeros(0)
             self.bad = np.zeros(0, bool)
 
     def summary(self, v: np.ndarray) -> Any:
@@ -99,14 +110,19 @@ class ClassReplicas:
         w = np.bincount(self.cells, weights=np.tile(v, k), minlength=len(self.scores))
         keep = w > 0
         offsets = np.concatenate(([0], np.cumsum(np.bincount(self.block[keep], minlength=k * k))))
-        confusion = np.bincount(self.keys, weights=v[self.rows] / self.ties, minlength=k * k)
+        sure = np.bincount(self.sure_keys, weights=v[self.sure_rows], minlength=k * k)
+        m = len(self.tie_keys)
+        tab = np.bincount(self.tie_cells, weights=v[self.tie_rows], minlength=m * k).reshape(m, k)
+        live = np.bincount(self.tie_slot, weights=v[self.tie_rows], minlength=m) > 0  # weight 0: no case
         topk = np.bincount(self.tkeys, weights=v, minlength=k * k)
         bad = self.bad & (v > 0)
         off: tuple[int, float, float] = (0, math.nan, math.nan)
         if bad.any():
             i = int(np.argmax(bad))
             off = (int(np.count_nonzero(bad)), float(self.sums[i]), float(self.extreme[i]))
-        return ClassSummary(self.classes, offsets, self.scores[keep], w[keep], confusion, topk, off)
+        return ClassSummary(
+            self.classes, offsets, self.scores[keep], w[keep], sure, topk, off, self.tie_keys[live], tab[live]
+        )
 
 
 def _tolerance() -> float:

@@ -5,17 +5,25 @@ A multiclass data set is n cases, each with a true class (a code 0..K-1) and one
 every score column ``j`` and every true class ``c``, the distinct scores of column ``j`` among the
 cases of class ``c``, ascending, with their total weight (a *block*, ``K * K`` of them): the
 one-class histograms from which every pair of classes is compared in any column (one-vs-rest and
-one-vs-one ROC areas, average precision, log loss and Brier score read them).  Beside them two
-``K x K`` tables of what is decided row by row: the confusion of the argmax prediction (a tie at the
-maximum shares the case's weight equally among the tied classes: the expected confusion over the
-orders of the tie) and the top-k table (the weight of the cases whose true class has ``g`` classes
-scored above it and ``t`` others tied with it), and the rows whose scores are no probabilities.
+one-vs-one ROC areas, average precision, log loss and Brier score read them).  Beside them the
+tables of what is decided row by row: the confusion of the argmax prediction (a tie at the maximum
+shares the case's weight equally among the tied classes: the expected confusion over the orders of
+the tie), the top-k table (the weight of the cases whose true class has ``g`` classes scored above
+it and ``t`` others tied with it), and the rows whose scores are no probabilities.
+
+The confusion is kept as sums of whole weights, so that no order of the rows or of merges changes a
+bit when they are whole numbers (no weights): the ``K x K`` table of the cases whose maximum is one
+class (``sure``), and for each (tie size ``t`` >= 2, true class ``y``) present, the K-vector of the
+weights of the cases of class ``y`` tied at their maximum among ``t`` classes, added to each tied
+class (``tie_keys`` ``t * K + y`` ascending, ``tie_rows``): sparse over the ties present, at most one
+K-vector a case.  The shares ``w / t`` are made when :attr:`ClassSummary.confusion` is read.
 
 Summaries merge block by block (a sorted union adding the weights of equal scores) and table by
 table, so a data set can be summarised in pieces and finished once: memory, a stream, Dask and
 :class:`perfeval.Metric` give the same numbers.  With weights, the same bits too when the pieces come
 in row order (:meth:`ClassSummary.folded`: each cell's weights added in row order, as over all the
-rows at once).  Memory: two float64 per distinct (column, class, score), at most 2 x the score matrix.
+rows at once).  Memory: two float64 per distinct (column, class, score), at most 2 x the score matrix
+(the one-vs-rest and micro histograms are walked over the blocks, never kept).
 """
 
 from __future__ import annotations
@@ -46,8 +54,8 @@ class ClassSummary:
         Block ``j * K + c`` (column ``j``, true class ``c``) is ``scores[offsets[b]:offsets[b + 1]]``.
     scores, weights : ndarray of float64
         The blocks' distinct scores (ascending within a block) and their total weights.
-    confusion : ndarray of float64, shape (K, K)
-        Rows: true class; columns: the argmax prediction (ties shared).
+    sure : ndarray of float64, shape (K, K)
+        Rows: true class; columns: the argmax prediction, of the cases whose maximum is one class.
     topk : ndarray of float64, shape (K, K)
         ``topk[g, t]``: weight of the cases with ``g`` classes scored above their true class and
         ``t`` other classes tied with it.
@@ -55,6 +63,11 @@ class ClassSummary:
         The rows that are no probability vector (a score outside [0, 1], or a row sum off 1 by more
         than :data:`PROBABILITY_TOLERANCE`): their number, and one such row's sum and most extreme
         score (NaN when none).
+    tie_keys : ndarray of int64, shape (m,), optional
+        The (tie size ``t`` >= 2, true class ``y``) present, as ``t * K + y``, ascending.
+    tie_rows : ndarray of float64, shape (m, K), optional
+        Row ``i``: the total weight of the cases of key ``tie_keys[i]`` tied at their maximum on each
+        class (whole weights: :attr:`confusion` divides by ``t``).
 
     Examples
     --------
@@ -67,7 +80,18 @@ class ClassSummary:
     True
     """
 
-    __slots__ = ("classes", "offsets", "scores", "weights", "confusion", "topk", "off_simplex", "_memo")
+    __slots__ = (
+        "classes",
+        "offsets",
+        "scores",
+        "weights",
+        "sure",
+        "topk",
+        "off_simplex",
+        "tie_keys",
+        "tie_rows",
+        "_memo",
+    )
 
     def __init__(
         self,
@@ -75,21 +99,38 @@ class ClassSummary:
         offsets: np.ndarray,
         scores: np.ndarray,
         weights: np.ndarray,
-        confusion: np.ndarray,
+        sure: np.ndarray,
         topk: np.ndarray,
         off_simplex: tuple[int, float, float] = (0, float("nan"), float("nan")),
+        tie_keys: np.ndarray | None = None,
+        tie_rows: np.ndarray | None = None,
     ):
         self.classes = tuple(classes)
         k = len(self.classes)
         self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
         self.scores = np.ascontiguousarray(scores, dtype=np.float64)
         self.weights = np.ascontiguousarray(weights, dtype=np.float64)
-        self.confusion = np.ascontiguousarray(confusion, dtype=np.float64).reshape(k, k)
+        self.sure = np.ascontiguousarray(sure, dtype=np.float64).reshape(k, k)
         self.topk = np.ascontiguousarray(topk, dtype=np.float64).reshape(k, k)
         self.off_simplex = off_simplex
+        self.tie_keys = (
+            np.zeros(0, np.int64) if tie_keys is None else np.ascontiguousarray(tie_keys, dtype=np.int64)
+        )
+        m = len(self.tie_keys)
+        self.tie_rows = (
+            np.zeros((0, k))
+            if tie_rows is None
+            else np.ascontiguousarray(tie_rows, dtype=np.float64).reshape(m, k)
+        )
         self._memo: dict[Any, Any] = {}
         if len(self.offsets) != k * k + 1 or len(self.scores) != len(self.weights):
             raise InvalidParameterError("a ClassSummary needs K*K+1 offsets and one weight a score")
+        if m and (
+            np.any(np.diff(self.tie_keys) <= 0)
+            or self.tie_keys[0] < 2 * k
+            or self.tie_keys[-1] >= (k + 1) * k
+        ):
+            raise InvalidParameterError("a ClassSummary's tie keys are t * K + y, t >= 2, ascending")
 
     # -- building ------------------------------------------------------------------------------------
     @classmethod
@@ -119,8 +160,8 @@ class ClassSummary:
             y, s, w = y[keep], s[keep], w[keep]
         k = len(classes)
         offsets, scores, weights = _blocks(y, s, w, k, aggregate=True)
-        confusion, topk, off = _row_tables(y, s, w, k, None)
-        return cls(classes, offsets, scores, weights, confusion, topk, off)
+        sure, topk, off, ties = _row_tables(y, s, w, k, None)
+        return cls(classes, offsets, scores, weights, sure, topk, off, *ties)
 
     @classmethod
     def empty(cls, classes: tuple) -> ClassSummary:
@@ -152,10 +193,11 @@ class ClassSummary:
             return parts[0]
         k = len(classes)
         offsets, scores, weights = _union([(p.offsets, p.scores, p.weights) for p in parts], k)
-        confusion = _table_sum([p.confusion for p in parts])
+        sure = _table_sum([p.sure for p in parts])
         topk = _table_sum([p.topk for p in parts])
         off = _off_simplex_merge([p.off_simplex for p in parts])
-        return ClassSummary(classes, offsets, scores, weights, confusion, topk, off)
+        ties = _ties_sum([(p.tie_keys, p.tie_rows) for p in parts], k)
+        return ClassSummary(classes, offsets, scores, weights, sure, topk, off, *ties)
 
     def folded(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> ClassSummary:
         """The summary with a batch of checked rows added to this one, each cell's and each table entry's
@@ -170,9 +212,9 @@ class ClassSummary:
             return self
         rows = _blocks(y, s, w, k, aggregate=w is None)  # with weights: a cell a row, in row order
         offsets, scores, weights = _union([(self.offsets, self.scores, self.weights), rows], k)
-        confusion, topk, off = _row_tables(y, s, w, k, (self.confusion, self.topk))
+        sure, topk, off, ties = _row_tables(y, s, w, k, (self.sure, self.topk, self.tie_keys, self.tie_rows))
         off = _off_simplex_merge([self.off_simplex, off])
-        return ClassSummary(self.classes, offsets, scores, weights, confusion, topk, off)
+        return ClassSummary(self.classes, offsets, scores, weights, sure, topk, off, *ties)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ClassSummary):
@@ -182,7 +224,9 @@ class ClassSummary:
             and np.array_equal(self.offsets, other.offsets)
             and np.array_equal(self.scores, other.scores)
             and np.array_equal(self.weights, other.weights)
-            and np.array_equal(self.confusion, other.confusion)
+            and np.array_equal(self.sure, other.sure)
+            and np.array_equal(self.tie_keys, other.tie_keys)
+            and np.array_equal(self.tie_rows, other.tie_rows)
             and np.array_equal(self.topk, other.topk)
             and self.off_simplex[0] == other.off_simplex[0]
         )
@@ -200,6 +244,35 @@ class ClassSummary:
         b = column * self.k + true_class
         a, e = int(self.offsets[b]), int(self.offsets[b + 1])
         return self.scores[a:e], self.weights[a:e]
+
+    @property
+    def confusion(self) -> np.ndarray:
+        """The expected confusion of the argmax, ``K x K`` (rows: true class; columns: predicted): a
+        case whose maximum ties ``t`` classes counts ``w / t`` on each.  :attr:`sure` plus each tie
+        row divided by its ``t``, added in the order of the keys (ascending ``t``): the same bits
+        from the same tables, whatever the order the rows came in when the weights are whole.
+        """
+
+        def make() -> np.ndarray:
+            k = self.k
+            out = self.sure.copy()
+            if len(self.tie_keys):
+                t, y = np.divmod(self.tie_keys, k)
+                for size in np.unique(t):
+                    at = t == size
+                    out[y[at]] += self.tie_rows[at] / float(size)
+            out.setflags(write=False)
+            return out
+
+        return self.memo("confusion", make)
+
+    @property
+    def uninformed(self) -> bool:
+        """Every case ties at its maximum across all K classes (all its scores equal): the argmax says
+        nothing, and the measures of the confusion that are defined are exactly 0 (no rounding).
+        """
+        k = self.k
+        return bool(len(self.tie_keys) and not self.sure.any() and np.all(self.tie_keys // k == k))
 
     def memo(self, key: Any, make: Any) -> Any:
         if key not in self._memo:
@@ -264,7 +337,8 @@ class ClassSummary:
 
     def one_vs_rest(self, j: int) -> Any:
         """Class ``j`` against the rest, in column ``j``: a binary
-        :class:`~perfeval.summaries.ScoreHistogram` (the positives: class ``j``'s block).
+        :class:`~perfeval.summaries.ScoreHistogram` (the positives: class ``j``'s block), made anew
+        at each call (the measures read its sums from csrc/classes.c's class_walk instead).
         """
         from perfeval.summaries.histogram import ScoreHistogram
 
@@ -280,11 +354,12 @@ class ClassSummary:
             pos[pa:pe] = True
             return _histogram(xs, xw, pos, ScoreHistogram)
 
-        return self.memo(("ovr", j), make)
+        return make()  # not kept: n cells, K of them (the measures walk the blocks: class_walk)
 
     def micro(self) -> Any:
         """Every (case, class) pair as one binary problem (the class is the case's true one or not),
-        each scored by its column: the micro-averaged ROC and AP read it.
+        each scored by its column, made anew at each call (the micro-averaged ROC and AP read its
+        sums from csrc/classes.c's class_walk instead: this is up to n * K cells).
         """
         from perfeval.summaries.histogram import ScoreHistogram
 
@@ -298,7 +373,7 @@ class ClassSummary:
                 pos[int(self.offsets[j * k + j]) : int(self.offsets[j * k + j + 1])] = True
             return _histogram(self.scores, self.weights, pos, ScoreHistogram)
 
-        return self.memo("micro", make)
+        return make()  # not kept: up to n * K cells (the measures walk the blocks: class_walk)
 
 
 # -- the kernels the summary is built with -------------------------------------------------------------
@@ -406,64 +481,120 @@ def _union(
     return offsets, np.concatenate(out_s), np.concatenate(out_w)
 
 
+Ties = tuple[np.ndarray, np.ndarray]  # (tie_keys, tie_rows)
+
+
 def _row_tables(
-    y: np.ndarray, s: np.ndarray, w: np.ndarray | None, k: int, before: tuple[np.ndarray, np.ndarray] | None
-) -> tuple[np.ndarray, np.ndarray, tuple[int, float, float]]:
+    y: np.ndarray,
+    s: np.ndarray,
+    w: np.ndarray | None,
+    k: int,
+    before: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None,
+) -> tuple[np.ndarray, np.ndarray, tuple[int, float, float], Ties]:
     """:func:`_tables` and :func:`_off_simplex` of the rows in one compiled pass over them
     (csrc/classes.c, class_tables: each entry's weight added in row order, the same bits).
+    ``before``: (sure, topk, tie_keys, tie_rows) to add the rows to (a fold).
     """
     if not len(y):
-        confusion, topk = _tables(y, s, w, k, before)
-        return confusion, topk, _off_simplex(s)
-    confusion = np.zeros((k, k)) if before is None else before[0].astype(np.float64, copy=True)
+        sure, topk, ties = _tables(y, s, w, k, before)
+        return sure, topk, _off_simplex(s), ties
+    sure = np.zeros((k, k)) if before is None else before[0].astype(np.float64, copy=True)
     topk = np.zeros((k, k)) if before is None else before[1].astype(np.float64, copy=True)
+    keys0 = np.zeros(0, np.int64) if before is None else np.ascontiguousarray(before[2], dtype=np.int64)
+    rows0 = np.zeros((0, k)) if before is None else np.ascontiguousarray(before[3], dtype=np.float64)
     ss = np.ascontiguousarray(s, dtype=np.float64)
-    bad, first = _native.class_tables(
+    bad, first, keys, rows = _native.class_tables(
         np.ascontiguousarray(y, dtype=np.int64),
         ss,
         None if w is None else np.ascontiguousarray(w, dtype=np.float64),
         k,
-        confusion,
+        sure,
         topk,
+        keys0,
+        rows0,
         PROBABILITY_TOLERANCE,
     )
+    ties = (
+        (keys0, rows0)
+        if keys is None
+        else (np.frombuffer(keys, dtype=np.int64), np.frombuffer(rows, dtype=np.float64).reshape(-1, k))
+    )
     if not bad:
-        return confusion, topk, (0, float("nan"), float("nan"))
+        return sure, topk, (0, float("nan"), float("nan")), ties
     row = ss[first]
     extreme = float(row.min()) if row.min() < 0 else float(row.max())
-    return confusion, topk, (int(bad), float(row.sum()), extreme)
+    return sure, topk, (int(bad), float(row.sum()), extreme), ties
 
 
 def _tables(
-    y: np.ndarray, s: np.ndarray, w: np.ndarray | None, k: int, before: tuple[np.ndarray, np.ndarray] | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """The confusion of the argmax (ties shared) and the top-k table of the rows, each entry's
-    weight added in row order (after ``before``'s entries, when given: a fold).
+    y: np.ndarray,
+    s: np.ndarray,
+    w: np.ndarray | None,
+    k: int,
+    before: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None,
+) -> tuple[np.ndarray, np.ndarray, Ties]:
+    """The argmax tables (the cases whose maximum is one class; those tied at it, by tie size) and
+    the top-k table of the rows, each entry's weight added in row order (after ``before``'s entries,
+    when given: a fold): :func:`_row_tables` in numpy, its reference.
     """
     n = len(y)
+    keys0 = np.zeros(0, np.int64) if before is None else np.asarray(before[2], dtype=np.int64)
+    rows0 = np.zeros((0, k)) if before is None else np.asarray(before[3], dtype=np.float64).reshape(-1, k)
     if n == 0:
         z = np.zeros((k, k))
-        return (z, z.copy()) if before is None else before
+        return (z, z.copy(), (keys0, rows0)) if before is None else (before[0], before[1], (keys0, rows0))
     top = s.max(axis=1)
     at_top = s == top[:, None]
-    rows, cols = np.nonzero(at_top)  # row-major: row order
-    ties = np.bincount(rows, minlength=n).astype(np.float64)
-    share = (np.ones(n) if w is None else w)[rows] / ties[rows]
-    keys = y[rows] * k + cols
+    ties = np.count_nonzero(at_top, axis=1)
+    tw = np.ones(n) if w is None else w
+    one = ties == 1
+    skeys = y[one] * k + np.argmax(s[one], axis=1)
+    sw = tw[one]
     true_score = s[np.arange(n), y]
     above = np.count_nonzero(s > true_score[:, None], axis=1)
     tied = np.count_nonzero(s == true_score[:, None], axis=1) - 1
     tkeys = above * k + tied
-    tw = np.ones(n) if w is None else w
     if before is not None:
         idx = np.arange(k * k)
-        keys = np.concatenate((idx, keys))
-        share = np.concatenate((before[0].reshape(-1), share))
+        skeys = np.concatenate((idx, skeys))
+        sw = np.concatenate((before[0].reshape(-1), sw))
         tkeys = np.concatenate((idx, tkeys))
         tw = np.concatenate((before[1].reshape(-1), tw))
-    confusion = np.bincount(keys, weights=share, minlength=k * k).reshape(k, k)
+    sure = np.bincount(skeys, weights=sw, minlength=k * k).reshape(k, k)
     topk = np.bincount(tkeys, weights=tw, minlength=k * k).reshape(k, k)
-    return confusion, topk
+    many = ~one
+    if not many.any():
+        return sure, topk, (keys0, rows0)
+    rows, cols = np.nonzero(at_top & many[:, None])  # row-major: row order
+    rkeys = ties[rows].astype(np.int64) * k + y[rows]
+    keys = np.union1d(keys0, rkeys).astype(np.int64)
+    cells = np.searchsorted(keys, rkeys) * k + cols
+    rw = (np.ones(n) if w is None else w)[rows]
+    if len(keys0):
+        old = (np.searchsorted(keys, keys0)[:, None] * k + np.arange(k)).reshape(-1)
+        cells = np.concatenate((old, cells))
+        rw = np.concatenate((rows0.reshape(-1), rw))
+    tab = np.bincount(cells, weights=rw, minlength=len(keys) * k).reshape(len(keys), k)
+    return sure, topk, (keys, tab)
+
+
+def _ties_sum(parts: list[Ties], k: int) -> Ties:
+    """The tie tables of several summaries added: the union of their keys, each row's entries
+    added in the order of ``parts`` (whole numbers without weights: any order, the same bits).
+    """
+    present = [p for p in parts if len(p[0])]
+    if not present:
+        return np.zeros(0, np.int64), np.zeros((0, k))
+    if len(present) == 1:
+        return present[0]
+    keys = present[0][0]
+    for p in present[1:]:
+        keys = np.union1d(keys, p[0])
+    keys = keys.astype(np.int64)
+    out = np.zeros((len(keys), k))
+    for pk, pr in present:
+        out[np.searchsorted(keys, pk)] += pr
+    return keys, out
 
 
 def _table_sum(tables: list[np.ndarray]) -> np.ndarray:
