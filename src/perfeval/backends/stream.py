@@ -994,6 +994,8 @@ class _ClassFeed:
             if not len(cases.y):
                 continue
             s = cases.s
+            if cases.g is None:
+                raise InvalidParameterError("each chunk must be (y_true, y_score, groups[, sample_weight])")
             block = [cases.y, s[:, 0], _spill_ids(cases.g), *(s[:, j] for j in range(1, k))]
             yield block if cases.w is None else [*block, cases.w]
 
