@@ -299,7 +299,7 @@ def test_dask_classes_errors_are_one_line():
         InvalidDataError, match="the target column 'y' holds 'fish', which is not one of the classes"
     ):
         perfeval.evaluate(ddf, target="y", score=["cat", "dog", "bird"])
-    with pytest.raises(InvalidParameterError, match="K classes per group on a Dask DataFrame: not yet"):
+    with pytest.raises(InvalidDataError, match="the target column 'y' holds 'fish'"):  # per group too
         perfeval.evaluate(ddf, target="y", score=["cat", "dog", "bird"], group="g")
     with pytest.raises(InvalidParameterError, match="column 'cow' is not in the Dask DataFrame"):
         perfeval.evaluate(ddf, target="y", score=["cat", "dog", "cow"])

@@ -384,11 +384,6 @@ def _evaluate_classes(
             f"column {missing[0]!r} is not in the Dask DataFrame "
             f"(columns: {', '.join(map(str, ddf.columns))})"
         )
-    if group is not None:
-        raise InvalidParameterError(
-            "K classes per group on a Dask DataFrame: not yet; evaluate(df, target=, score=[...], "
-            "group=) computes them in memory"
-        )
     if pos_label is not None:
         raise InvalidParameterError(
             "pos_label= does not apply to K classes (one score column a class): each class is already "
@@ -402,6 +397,8 @@ def _evaluate_classes(
     except TypeError:  # pandas' own (text, nullable integers): their values, as numpy holds them
         kind = ddf[target].head(1).to_numpy().dtype if len(ddf.columns) else np.dtype(object)
     found, how = classes_of(np.zeros(0, dtype=kind), len(score), classes, names)
+    if group is not None:
+        return _grouped_classes(ddf, target, score, group, weight, specs, found, how)
     cols = [target, *score] + ([weight] if weight is not None else [])
     parts = [dask.delayed(_class_summary)(p, target, score, weight, found) for p in ddf[cols].to_delayed()]
     if parts:
@@ -429,18 +426,28 @@ def _evaluate_classes(
 
 
 def _class_summary(pdf, target: str, score: list, weight: str | None, classes: tuple) -> tuple[Any, int]:
-    """A partition's ClassSummary and its rows: the targets coded by the classes (a label that is
-    none of them an error naming the column: a row's index within a partition would mislead), the
-    score and weight columns checked (:func:`_column_values`), the rows of weight 0 dropped first.
-    """
-    from perfeval.engine.door import class_codes
+    """A partition's ClassSummary and its rows (:func:`_class_rows`: the rows of weight 0 dropped)."""
     from perfeval.summaries.classes import ClassSummary
 
     if len(pdf) == 0:
         return ClassSummary.empty(classes), 0
+    codes, s, w, _keep = _class_rows(pdf, target, score, weight, classes)
+    return ClassSummary.from_checked(codes, s, w, classes), len(pdf)
+
+
+def _class_rows(pdf, target: str, score: list, weight: str | None, classes: tuple) -> tuple:
+    """A partition's rows of weight above 0: their class codes, (n, K) scores, weights (or None), and
+    which rows they are (None: all).  The targets are coded by the classes (a label that is none of
+    them an error naming the column: a row's index within a partition would mislead), the score and
+    weight columns checked (:func:`_column_values`), the rows of weight 0 dropped first (as the door
+    drops them: their labels are not read).
+    """
+    from perfeval.engine.door import class_codes
+
     y = _no_missing_target(pdf, target)
     s = np.column_stack([_column_values(pdf, c, "score") for c in score])
     w = None if weight is None else _column_values(pdf, weight, "weight")
+    keep = None
     if w is not None and not w.all():
         keep = w > 0
         y, s, w = y[keep], s[keep], w[keep]
@@ -453,7 +460,101 @@ def _class_summary(pdf, target: str, score: list, weight: str | None, classes: t
         raise InvalidDataError(
             f"the target column {target!r} holds {bad!r}, which is not one of the classes [{shown}]"
         ) from None
-    return ClassSummary.from_checked(codes, np.ascontiguousarray(s), w, classes), len(pdf)
+    return codes, np.ascontiguousarray(s), w, keep
+
+
+#: the columns a partition's rows are tagged with before the shuffle by group (their partition and
+#: their place in it): sorted on, they give each group's rows back in the order of the frame
+_PLACE = ("__perfeval_partition__", "__perfeval_row__")
+
+
+def _grouped_classes(ddf, target, score, group, weight, specs, classes, how):
+    """K classes per group on a Dask DataFrame: every row tagged with its place in the frame, the
+    rows shuffled by group so that a partition holds whole groups, each partition's rows put back in
+    the frame's order and finished there by :func:`perfeval.engine.classes.finish_classes`
+    (:func:`_class_group_values`), one row a group brought back: the bits of the evaluation in
+    memory, weights or not (each group's rows in the order of the frame, as there).
+    """
+    import dask
+    import dask.dataframe as dd
+
+    from perfeval.backends.stream import grouped_classes_report
+
+    cols = list(dict.fromkeys([target, *score, group] + ([weight] if weight is not None else [])))
+    taken = set(map(str, ddf.columns))
+    place = tuple(
+        p + "_" * next(i for i in range(len(taken) + 1) if p + "_" * i not in taken) for p in _PLACE
+    )
+    frame = ddf[cols]
+    meta = frame._meta.assign(**{place[0]: np.zeros(0, np.int64), place[1]: np.zeros(0, np.int64)})
+    pieces = [dask.delayed(_tag_rows)(p, i, place) for i, p in enumerate(frame.to_delayed())]
+    got = []
+    if pieces:
+        tagged = dd.from_delayed(pieces, meta=meta, verify_meta=False)
+        args = (target, score, group, weight, specs, classes, how, place)
+        got = dask.compute(
+            *[dask.delayed(_class_group_values)(p, *args) for p in tagged.shuffle(on=group).to_delayed()]
+        )
+    done = [x for x in got if x is not None]
+    if not done:  # no row: what memory says of no row
+        done = [
+            _class_group_values(meta, target, score, group, weight, specs, classes, how, place, empty=True)
+        ]
+    rows = sum(x[3] for x in done)
+    keys_all = [x[0] for x in done]
+    order = np.argsort(np.concatenate(keys_all), kind="stable")
+    keys = np.concatenate(keys_all)[order]
+    sizes = np.concatenate([x[1] for x in done])[order]
+    values = {sp.label: np.concatenate([x[2][sp.label] for x in done])[order] for sp in specs}
+    return grouped_classes_report(
+        specs,
+        keys,
+        sizes,
+        values,
+        classes,
+        classes_from=how,
+        rows=rows,
+        weighted=weight is not None,
+        backend="dask",
+    )
+
+
+def _tag_rows(pdf, i: int, place: tuple):
+    """A partition with its number and each row's place in it (the columns ``place``)."""
+    return pdf.assign(
+        **{place[0]: np.full(len(pdf), i, np.int64), place[1]: np.arange(len(pdf), dtype=np.int64)}
+    )
+
+
+def _class_group_values(pdf, target, score, group, weight, specs, classes, how, place, empty: bool = False):
+    """The whole groups of one shuffled partition, their rows in the frame's order, finished as in
+    memory: (keys, sizes, {label: per-group values}, rows), or None for no row.
+    """
+    from perfeval.engine.classes import finish_classes
+    from perfeval.engine.door import check_classes
+
+    if len(pdf) == 0 and not empty:
+        return None
+    pdf = pdf.sort_values(list(place), kind="stable")
+    k = len(classes)
+    codes, s, w = np.zeros(0, np.intp), np.zeros((0, k)), None if weight is None else np.zeros(0)
+    if len(pdf):
+        codes, s, w, keep = _class_rows(pdf, target, score, weight, classes)
+        if keep is not None:  # every row's group checked at the door, the rows of weight 0 dropped there
+            full_codes, full_s, full_w = (
+                np.zeros(len(pdf), np.intp),
+                np.zeros((len(pdf), k)),
+                np.zeros(len(pdf)),
+            )
+            full_codes[keep], full_s[keep], full_w[keep] = codes, s, w
+            codes, s, w = full_codes, full_s, full_w
+    cases, _found, _how = check_classes(codes, s, pdf[group].to_numpy(), w, classes=tuple(range(k)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = finish_classes(cases, specs, classes, threshold=0.5, classes_from=how)
+    keys = np.asarray(r.groups)
+    per = {sp.label: np.asarray(r.results[sp.label].per_group, dtype=np.float64) for sp in specs}
+    return keys, np.asarray(r.group_sizes, dtype=np.float64), per, len(pdf)
 
 
 def _merge_classes(parts: list) -> tuple[Any, int]:

@@ -852,3 +852,318 @@ def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighte
         backend="stream",
         spill_partitions=partitions,
     )
+
+
+# -- K classes per group: the spill of the binary measures, a class's score a column ----------------------
+def evaluate_stream_grouped_classes(
+    chunks: Iterable[tuple],
+    classes: Any,
+    *,
+    measures: Any = None,
+    partitions: int | None = None,
+    tmpdir: str | None = None,
+    clustered: bool = False,
+    size_hint: int | None = None,
+    budget_rows: int | None = None,
+    progress: bool = False,
+    classes_from: str = "given",
+    coded: bool = False,
+    totals: dict | None = None,
+):
+    """The multiclass measures per group over chunks ``(y_true, y_score, groups[, sample_weight])``,
+    the scores an (n, K) matrix a chunk (one column a class, in the order of ``classes``), in
+    bounded memory: the bits of :func:`perfeval.evaluate` of the concatenated chunks with
+    ``classes=`` and ``groups=``, weights or not.
+
+    Each chunk is checked at the door (:func:`perfeval.engine.door.check_classes`: the targets coded,
+    the rows of weight 0 dropped), then spilled by group as :func:`evaluate_stream_grouped` spills
+    (the K score columns side by side; each group's rows kept in input order), and each part is
+    finished by :func:`perfeval.engine.classes.finish_classes` as in memory; a single group over the
+    budget is folded block by block into its :class:`~perfeval.summaries.classes.ClassSummary` in
+    row order (:meth:`~perfeval.summaries.classes.ClassSummary.folded`, the bits of the summary of
+    its rows).  ``clustered``: each group's rows together in the input; nothing is spilled.
+
+    ``budget_rows``: rows of a part finished in memory at once (default
+    :data:`SPILL_BUDGET_ROWS` over K: a row holds K scores).  ``coded``: the targets are codes
+    0..K-1 already.  ``totals``, a dict, gets ``"summary"``: the ClassSummary of all the rows folded
+    in row order (the confusion over every case, as in memory), when the caller asks by passing it.
+    The other parameters are those of :func:`evaluate_stream_grouped`.
+
+    Examples
+    --------
+    >>> chunks = [([0, 1, 2], [[.7, .2, .1], [.2, .5, .3], [.1, .3, .6]], [1, 1, 2]),
+    ...           ([1, 0], [[.3, .6, .1], [.5, .3, .2]], [2, 2])]
+    >>> r = evaluate_stream_grouped_classes(chunks, [0, 1, 2], measures=["acc_mc"])
+    >>> r.results["ACC_MC"].per_group.tolist()
+    [1.0, 1.0]
+    """
+    from perfeval.engine.classes import class_specs
+
+    labels = tuple(c.item() if isinstance(c, np.generic) else c for c in classes)
+    k = len(labels)
+    default = measures is None
+    specs = class_specs([] if default else resolve(measures, 0.5), default=default)
+    budget = max(1, SPILL_BUDGET_ROWS // max(k, 1)) if budget_rows is None else budget_rows
+    if budget < 1:
+        raise InvalidParameterError(f"budget_rows must be at least 1, got {budget}")
+    feed = _ClassFeed(labels, coded, totals is not None)
+    out = _Results(specs)
+    job = _ClassJob(specs, budget, out, labels, classes_from)
+    if clustered:
+        for cols in _whole_groups(feed.blocks(chunks)):
+            job.finish_rows(cols, clustered=True)
+        spill = None
+    else:
+        if partitions is None:
+            # a line of K scores is about K times a binary line: the rows of size_hint, roughly
+            partitions = partitions_for(size_hint // max(k, 1), budget) if size_hint else 32
+        partitions = max(1, min(int(partitions), _max_partitions()))
+        with _cleanup_on_signals(), tempfile.TemporaryDirectory(prefix="perfeval-spill-", dir=tmpdir) as tmp:
+            parts = [_Part(os.path.join(tmp, f"part{i:04d}.bin")) for i in range(partitions)]
+            try:
+                for block in feed.blocks(chunks):
+                    _split(block, parts, 0)
+            finally:
+                for p in parts:
+                    p.close()
+            out.spilled = out.live = out.peak = sum(p.bytes for p in parts)
+            with _progress.bar(progress, sum(p.rows for p in parts), "groups", "rows", scale=True) as meter:
+                for p in parts:
+                    if p.rows:
+                        job.run(p, 1)
+                        meter.set_postfix_str(f"{sum(len(x) for x in out.keys):,} groups done")
+                        meter.update(p.rows)
+        spill = {"bytes": out.spilled, "peak_bytes": out.peak}
+    if totals is not None:
+        totals["summary"] = feed.summary
+    keys, sizes, values = _joined(out.keys, out.sizes, out.values, specs)
+    report = grouped_classes_report(
+        specs,
+        keys,
+        sizes,
+        values,
+        labels,
+        classes_from=classes_from,
+        rows=feed.rows,
+        weighted=bool(feed.weighted),
+        backend="stream",
+    )
+    if spill is not None:
+        report.params["spill_partitions"] = partitions
+        report.spill = spill
+    return report
+
+
+class _ClassFeed:
+    """The chunks of K classes checked at the door and laid out as spill blocks: the codes, the first
+    score column, the groups (where the spill looks for them), the other score columns, then the
+    weights when there are (:func:`_class_rows` reads them back).  Counts the rows given, and folds
+    every row into one summary when asked (``whole``).
+    """
+
+    def __init__(self, labels: tuple, coded: bool, whole: bool):
+        from perfeval.summaries.classes import ClassSummary
+
+        self.labels, self.k, self.coded = labels, len(labels), coded
+        self.rows = 0
+        self.weighted: bool | None = None
+        self.summary = ClassSummary.empty(labels) if whole else None
+
+    def blocks(self, chunks: Iterable[tuple]):
+        from perfeval.engine.door import check_classes
+
+        k = self.k
+        for chunk in chunks:
+            if len(chunk) not in (3, 4):
+                raise InvalidParameterError("each chunk must be (y_true, y_score, groups[, sample_weight])")
+            w = chunk[3] if len(chunk) == 4 else None
+            if self.weighted is None:
+                self.weighted = w is not None
+            elif self.weighted != (w is not None):
+                raise InvalidParameterError("the chunks must all have weights or none have: a chunk of each")
+            cases, _found, _how = check_classes(
+                chunk[0], chunk[1], chunk[2], w, classes=tuple(range(k)) if self.coded else self.labels
+            )
+            if cases.s.shape[1] != k:
+                raise InvalidDataError(
+                    f"a chunk's `y_score` has {cases.s.shape[1]} columns for the {k} classes"
+                )
+            self.rows += int(cases.rows_in)
+            if self.summary is not None:
+                self.summary = self.summary.folded(cases.y, cases.s, cases.w)
+            if not len(cases.y):
+                continue
+            s = cases.s
+            if cases.g is None:
+                raise InvalidParameterError("each chunk must be (y_true, y_score, groups[, sample_weight])")
+            block = [cases.y, s[:, 0], _spill_ids(cases.g), *(s[:, j] for j in range(1, k))]
+            yield block if cases.w is None else [*block, cases.w]
+
+
+def _spill_ids(g: np.ndarray) -> np.ndarray:
+    """Checked group ids as the spill stores them: Python objects (a pandas column's) as text or
+    int64, the type they all share.
+    """
+    if g.dtype.kind != "O":
+        return g
+    vals = g.tolist()
+    if all(isinstance(v, str) for v in vals):
+        return np.array(vals, dtype=str)
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
+        return np.array(vals, dtype=np.int64)
+    raise InvalidParameterError("streamed group ids must be all integers or all text within a chunk")
+
+
+def _class_rows(cols: list[np.ndarray], k: int) -> tuple:
+    """(codes, (n, K) scores, groups, weights or None) of a block laid out by :class:`_ClassFeed`."""
+    s = np.empty((len(cols[0]), k), dtype=np.float64)
+    s[:, 0] = cols[1]
+    for j in range(1, k):
+        s[:, j] = cols[2 + j]
+    return cols[0].astype(np.intp, copy=False), s, cols[2], cols[k + 2] if len(cols) > k + 2 else None
+
+
+def _whole_groups(blocks: Iterable[list[np.ndarray]]):
+    """The rows of input clustered by group, as lists of columns holding whole groups (the group
+    column third): each block's complete groups, the last one carried into the next block.
+    """
+    carry: list[np.ndarray] | None = None
+    for cols in blocks:
+        if carry is not None:
+            cols = [np.concatenate([a, b]) for a, b in zip(carry, cols, strict=True)]
+        g = cols[2]
+        last = g[-1]
+        tail = len(g)
+        while tail > 0 and g[tail - 1] == last:
+            tail -= 1
+        if tail > 0:
+            yield [a[:tail] for a in cols]
+        carry = [a[tail:] for a in cols]
+    if carry is not None and len(carry[2]):
+        yield carry
+
+
+class _ClassJob(_Job):
+    """Evaluates the spilled parts of K classes within the row budget (the binary job's splits)."""
+
+    def __init__(self, specs, budget, out: _Results, labels: tuple, how: str):
+        super().__init__(specs, 0.5, budget, None, False, out)
+        self.labels, self.how = labels, how
+        self.done: set = set()
+
+    def finish_rows(self, cols: list[np.ndarray], clustered: bool = False) -> None:
+        """Whole groups' rows (in input order) finished as :func:`perfeval.engine.classes.finish_classes`
+        finishes them in memory.  ``clustered``: a group seen in an earlier call is an error.
+        """
+        from perfeval.base.checks import Cases
+        from perfeval.engine.classes import finish_classes
+
+        y, s, g, w = _class_rows(cols, len(self.labels))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = finish_classes(
+                Cases(y, s, g, w, len(y)), self.specs, self.labels, threshold=0.5, classes_from=self.how
+            )
+        keys = np.asarray(r.groups)
+        if clustered:
+            again = [x for x in keys.tolist() if x in self.done]
+            if again:
+                raise InvalidDataError(
+                    f"the input is not clustered by group: group {again[0]!r} appears again after other "
+                    "groups; drop clustered=True (--clustered) to spill the rows by group instead"
+                )
+            self.done.update(keys.tolist())
+        self.out.add(keys, r.group_sizes, {sp.label: _per_group(r, sp.label) for sp in self.specs})
+
+    def _in_memory(self, path: str) -> None:
+        blocks = list(_read_blocks(path))
+        cols = [np.concatenate([b[i] for b in blocks]) for i in range(len(blocks[0]))]
+        del blocks
+        self.finish_rows(cols)
+
+    def _one_group(self, part: _Part) -> None:
+        """A single group over the budget: its rows folded block by block into one ClassSummary in
+        row order (the bits of the summary of all its rows at once), its size summed in row order
+        as in memory.  Memory: the group's distinct scores a class and column, not its rows.
+        """
+        from perfeval.engine.classes import summary_values
+        from perfeval.summaries.classes import ClassSummary
+
+        cs = ClassSummary.empty(self.labels)
+        size: Any = np.zeros(1)
+        key = None
+        for cols in _read_blocks(part.path):
+            y, s, g, w = _class_rows(cols, len(self.labels))
+            if key is None or g.dtype.kind in "US":
+                key = g[:1]  # text if any block is text: as the concatenation of the blocks would be
+            cs = cs.folded(y, s, w)
+            if w is None:
+                size = size + len(y)
+            else:  # one sequential sum in row order, carried on (np.bincount's, as in memory)
+                size = np.bincount(np.zeros(len(w) + 1, dtype=np.intp), weights=np.concatenate([size, w]))
+        values = {
+            label: np.array([r.value], dtype=np.float64)
+            for label, r in summary_values(self.specs, cs).items()
+        }
+        keys = np.asarray(key)
+        self.out.add(keys, size.astype(np.float64), values)
+
+
+def _joined(keys_all, sizes_all, values, specs) -> tuple:
+    """The groups' keys in their sorted order (as in memory), with their sizes and values."""
+    if not keys_all:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), {s.label: np.zeros(0) for s in specs}
+    keys = np.concatenate(keys_all)
+    keys_all.clear()
+    order = np.argsort(keys, kind="stable")
+    sizes = np.concatenate(sizes_all)[order]
+    sizes_all.clear()
+    joined = {}
+    for s in specs:
+        joined[s.label] = np.concatenate(values[s.label])[order]
+        values[s.label].clear()
+    return keys[order], sizes, joined
+
+
+def grouped_classes_report(
+    specs: list,
+    keys: np.ndarray,
+    sizes: np.ndarray,
+    values: dict[str, np.ndarray],
+    classes: tuple,
+    *,
+    classes_from: str,
+    rows: int,
+    weighted: bool,
+    backend: str,
+):
+    """The report of the multiclass measures per group from each group's size and values (the
+    groups sorted as in memory), as :func:`perfeval.engine.classes.finish_classes` makes it: the
+    means over the groups, the undefined groups listed and warned of.
+    """
+    from perfeval.engine.classes import TIES_CLASSES
+    from perfeval.engine.finish import warn_undefined
+    from perfeval.engine.report import MeasureResult, Report
+
+    sizes = np.asarray(sizes, dtype=np.float64)
+    results = {
+        sp.label: MeasureResult.of(sp, np.asarray(values[sp.label], dtype=np.float64), sizes, keys, True)
+        for sp in specs
+    }
+    warn_undefined(results, specs)
+    params = {
+        "threshold": 0.5,
+        "rows": int(rows),
+        "groups": int(len(keys)),
+        "weighted": weighted,
+        "partitions": None,
+        "ties": TIES_CLASSES,
+        "pos_label": None,
+        "backend": backend,
+        "task": "multiclass",
+        "classes": [c.item() if isinstance(c, np.generic) else c for c in classes],
+        "classes_from": classes_from,
+    }
+    report = Report(results, keys, params)
+    report.group_sizes = sizes
+    return report

@@ -498,18 +498,16 @@ def _per_case(t: Any, name: str, values: Any, case: np.ndarray, case_ids: Any, m
 
 
 # -- streamed ----------------------------------------------------------------------------------------
-def _stream(args: Any, path: str | None, specs: list) -> Any:
+def _stream(args: Any, path: str | None, specs: list, totals: dict | None = None) -> Any:
     """A wide table read in chunks, each checked as a table read whole is and its rows folded into
-    one summary in row order (:func:`perfeval.backends.stream.evaluate_stream_classes`): the bits of
-    the evaluation in memory.
+    one summary in row order (:func:`perfeval.backends.stream.evaluate_stream_classes`), or with
+    --group spilled by group and finished group by group
+    (:func:`perfeval.backends.stream.evaluate_stream_grouped_classes`, ``totals`` getting the summary
+    of all the rows): the bits of the evaluation in memory.
     """
-    from perfeval.backends.stream import evaluate_stream_classes
+    from perfeval.backends.stream import evaluate_stream_classes, evaluate_stream_grouped_classes
     from perfeval.io.readers import iter_columns
 
-    if args.group is not None:
-        raise InvalidParameterError(
-            "--stream --group of K classes is not supported yet: drop --stream (per group in memory)"
-        )
     source = path or "standard input"
     chosen: list = []
 
@@ -520,6 +518,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         return [
             ch.target.index,
             None if ch.weight is None else ch.weight.index,
+            None if ch.group is None else ch.group.index,
             *(c.index for c in ch.scores),
         ]
 
@@ -534,11 +533,11 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             lambda: target_codes(where, ch.target.name, t, classes),
             *(
                 lambda c=c, v=v: load.score_values(where, c.name, v)
-                for c, v in zip(ch.scores, cols[2:], strict=True)
+                for c, v in zip(ch.scores, cols[3:], strict=True)
             ),
             lambda: None if w is None else load.weight_values(where, ch.weight.name, w),
         )
-        return [codes, weights, np.column_stack(scores)]
+        return [codes, weights, np.column_stack(scores), cols[2]]
 
     cols = iter_columns(
         path,
@@ -546,16 +545,37 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         args.input_format,
         args.header,
         progress=wanted(args),
+        ids={2: "--group"},
         labels=(0,),
         delimiter=args.delimiter,
         convert=convert,
     )
-    chunks = ((c[0], c[2], c[1]) for c in cols)
+    if args.group is None:
+        chunks: Any = ((c[0], c[2], c[1]) for c in cols)
+    else:  # spilled by group to temporary files (or --clustered), then evaluated group by group
+        chunks = ((c[0], c[2], c[3]) if c[1] is None else (c[0], c[2], c[3], c[1]) for c in cols)
     first = next(chunks)  # the header read: the classes known
     ch, classes = chosen[0]
-    report = evaluate_stream_classes(
-        itertools.chain([first], chunks), classes.labels, measures=specs, classes_from=classes.how, coded=True
-    )
+    if args.group is None:
+        report = evaluate_stream_classes(
+            itertools.chain([first], chunks),
+            classes.labels,
+            measures=specs,
+            classes_from=classes.how,
+            coded=True,
+        )
+    else:
+        report = evaluate_stream_grouped_classes(
+            itertools.chain([first], chunks),
+            classes.labels,
+            measures=specs,
+            classes_from=classes.how,
+            coded=True,
+            clustered=getattr(args, "clustered", False),
+            size_hint=os.path.getsize(path) if path is not None and os.path.isfile(path) else None,
+            progress=wanted(args),
+            totals=totals,
+        )
     ch, _classes = chosen[0]
     report.params["source"] = source
     report.params["columns"] = ch.names()
@@ -733,6 +753,7 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
     path = load.path_of(args.file)
     big = path is not None and os.path.isfile(path) and os.path.getsize(path) > stream_bytes
     cases = None
+    confusion_summary = None
     if args.long:
         if args.stream:
             raise InvalidParameterError(
@@ -741,7 +762,10 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
             )
         report, cases = _long(args, specs)
     elif args.stream or (big and args.group is None and args.ci is None and not args.tie_bounds):
-        report = _stream(args, path, specs)
+        totals: dict | None = {} if getattr(args, "confusion", False) and args.group is not None else None
+        report = _stream(args, path, specs, totals)
+        if totals:  # per group: the confusion over all the cases, folded as the rows were read
+            confusion_summary = totals["summary"]
     else:
         if table is None:
             table = read_table(args, label_positions(args, False))
@@ -750,7 +774,7 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
         _statistics(args, report, cases, specs)
     confusion = None
     if getattr(args, "confusion", False):
-        summary = report.summary
+        summary = report.summary if confusion_summary is None else confusion_summary
         if summary is None and cases is not None:  # per group: the confusion over all the cases
             summary = ClassSummary.from_checked(cases.y, cases.s, cases.w, tuple(report.params["classes"]))
         confusion = summary.confusion
