@@ -183,6 +183,11 @@ class LabelSummary:
         return self.labels
 
     @property
+    def n_class(self) -> np.ndarray:
+        """The weight of the rows where each label is on (its support)."""
+        return self.memo("n_class", lambda: np.array([h.n_pos for h in self.hists], dtype=np.float64))
+
+    @property
     def total(self) -> float:
         """The total weight of the rows."""
         return self.memo(
