@@ -263,7 +263,7 @@ def test_ci_and_compare_of_a_label_matrix():
         ci(y, s, measures="roc_ml", method="delong")
 
 
-# -- the command -----------------------------------------------------------------------------------------------
+# -- the command ------------------------------------------------------------------------------------------
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "perfeval", *args], capture_output=True, text=True, timeout=120, check=False
@@ -280,7 +280,9 @@ def mail(tmp_path):
     w = np.round(rng.random(n), 3)
     w[3] = 0.0
     lines = ["id,y_spam,y_urgent,y_promo,p_spam,p_urgent,p_promo,w"]
-    lines += [",".join([str(i), *map(str, y[i]), *map(repr, s[i].tolist()), repr(float(w[i]))]) for i in range(n)]
+    lines += [
+        ",".join([str(i), *map(str, y[i]), *map(repr, s[i].tolist()), repr(float(w[i]))]) for i in range(n)
+    ]
     path = tmp_path / "mail.csv"
     path.write_text("\n".join(lines) + "\n")
     return path, y, s, w
@@ -323,10 +325,26 @@ def test_cli_label_prefix_text(mail):
 @pytest.mark.parametrize(
     ("args", "code", "said"),
     [
-        (["--labels", "y_spam,y_urgent", "--score", "p_spam"], 2, "--score names 1 columns for the 2 label columns"),
-        (["--labels", "y_spam,y_urgent", "--score", "p_spam,p_urgent", "--classes", "a,b"], 2, "--classes with"),
-        (["--labels", "y_spam,y_urgent", "--score", "p_spam,p_urgent", "--target", "y_spam"], 2, "--target with"),
-        (["--labels", "y_spam,p_urgent", "--score", "p_spam,w"], 1, "line 2: the label column 'p_urgent' holds"),
+        (
+            ["--labels", "y_spam,y_urgent", "--score", "p_spam"],
+            2,
+            "--score names 1 columns for the 2 label columns",
+        ),
+        (
+            ["--labels", "y_spam,y_urgent", "--score", "p_spam,p_urgent", "--classes", "a,b"],
+            2,
+            "--classes with",
+        ),
+        (
+            ["--labels", "y_spam,y_urgent", "--score", "p_spam,p_urgent", "--target", "y_spam"],
+            2,
+            "--target with",
+        ),
+        (
+            ["--labels", "y_spam,p_urgent", "--score", "p_spam,w"],
+            1,
+            "line 2: the label column 'p_urgent' holds",
+        ),
         (["--labels", "y_spam,nope", "--score", "p_spam,p_urgent"], 2, "nope"),
         (["--label-prefix", "q_", "--score-prefix", "p_"], 2, "0 column(s) named q_<label>"),
     ],

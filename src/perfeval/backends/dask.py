@@ -276,14 +276,12 @@ def evaluate_dask(
     import dask.array as da
     import dask.dataframe as dd
 
-    if isinstance(target, (list, tuple)) and isinstance(data, dd.DataFrame):  # K labels
-        return evaluate_dask_labels(
-            data, list(target), score, group, weight, measures, threshold, pos_label, classes, split_every
-        )
-    if isinstance(score, (list, tuple)) and isinstance(data, dd.DataFrame):
-        return _evaluate_classes(
-            data, target, list(score), group, weight, measures, threshold, pos_label, classes, split_every
-        )
+    if isinstance(data, dd.DataFrame) and (
+        isinstance(target, (list, tuple)) or isinstance(score, (list, tuple))
+    ):
+        # K labels (a 0/1 target column a label) or K classes (a score column a class)
+        of = evaluate_dask_labels if isinstance(target, (list, tuple)) else _evaluate_classes
+        return of(data, target, score, group, weight, measures, threshold, pos_label, classes, split_every)
     if classes is not None:
         raise InvalidParameterError(
             "`classes=` names the score columns of K classes: pass `score=[...]`, one a class"
@@ -769,9 +767,8 @@ def evaluate_dask_labels(
     score = list(score)
     missing = [c for c in (*target, *score, group, weight) if c is not None and c not in ddf.columns]
     if missing:
-        raise InvalidParameterError(
-            f"column {missing[0]!r} is not in the Dask DataFrame (columns: {', '.join(map(str, ddf.columns))})"
-        )
+        shown = ", ".join(map(str, ddf.columns))
+        raise InvalidParameterError(f"column {missing[0]!r} is not in the Dask DataFrame (columns: {shown})")
     for what, given in (("group=", group is not None), ("pos_label=", pos_label is not None)):
         if given:
             raise InvalidParameterError(
@@ -783,7 +780,9 @@ def evaluate_dask_labels(
     found: tuple = tuple(str(c) for c in target)
     how = "the columns' names"
     if labels is not None:
-        found = tuple(c.item() if isinstance(c, np.generic) else c for c in np.asarray(labels, dtype=object).reshape(-1))
+        found = tuple(
+            c.item() if isinstance(c, np.generic) else c for c in np.asarray(labels, dtype=object).reshape(-1)
+        )
         if len(found) != len(target):
             raise InvalidParameterError(
                 f"`classes` names {len(found)} labels for the {len(target)} columns: one a column, in order"
@@ -837,7 +836,8 @@ def _label_column(pdf, name: str) -> np.ndarray:
             f"the label column {name!r} holds {first.item() if isinstance(first, np.generic) else first!r}; "
             "a label column holds 0 or 1 (off or on)"
         )
-    return v == 1
+    assert v is not None
+    return np.asarray(v == 1)
 
 
 def _merge_labels(parts: list) -> tuple[Any, int]:

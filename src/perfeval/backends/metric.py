@@ -35,7 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.backends.metric_state import ClassState, FinishedGroups, KeptRows, LabelState, key_family, nbytes
+from perfeval.backends.metric_state import (
+    ClassState,
+    FinishedGroups,
+    KeptRows,
+    LabelState,
+    key_family,
+    nbytes,
+)
 from perfeval.base.checks import (
     Cases,
     binary_coding,
@@ -218,7 +225,8 @@ class Metric:
         self._task: str | None = None
         if classes is not None and labels is not None:
             raise InvalidParameterError(
-                "`classes=` (K classes, one target a row) or `labels=` (K labels, a 0/1 target matrix), not both"
+                "`classes=` (K classes, one target a row) or `labels=` (K labels, a 0/1 target matrix), "
+                "not both"
             )
         if classes is not None or labels is not None:
             task = "multiclass" if labels is None else "multilabel"
@@ -317,14 +325,18 @@ class Metric:
         """
         from perfeval.engine.classes import class_specs
 
-        word, what_k, one = ("classes", "K classes", "class") if task == "multiclass" else ("labels", "K labels", "label")
+        word, what_k, one = (
+            ("classes", "K classes", "class") if task == "multiclass" else ("labels", "K labels", "label")
+        )
         for what, given in (("clustered=True", clustered), ("pos_label=", pos_label is not None)):
             if given:
                 raise InvalidParameterError(
                     f"{what} does not apply to {what_k} (one score column a {one}): drop it or `{word}=`"
                 )
         if dialect != "perfeval":
-            raise InvalidParameterError(f"dialect={dialect!r}: the {task} measures have perfeval's rules only")
+            raise InvalidParameterError(
+                f"dialect={dialect!r}: the {task} measures have perfeval's rules only"
+            )
         held = np.asarray(classes if isinstance(classes, np.ndarray) else list(classes), dtype=object)
         labels = tuple(c.item() if isinstance(c, np.generic) else c for c in held.reshape(-1).tolist())
         if len(labels) < 2:
@@ -462,7 +474,8 @@ class Metric:
         if groups is not None:
             raise InvalidParameterError(
                 f"`groups=` with {what_k}: not in a Metric yet; evaluate(y, S, "
-                f"{'' if multilabel else 'classes=..., '}groups=...) computes the measures per group in memory"
+                f"{'' if multilabel else 'classes=..., '}groups=...) computes the measures per group in "
+                "memory"
             )
         if ids is not None:
             raise InvalidParameterError(f"`ids=` orders tied documents for a dialect, not for {what_k}")

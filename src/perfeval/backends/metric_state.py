@@ -648,7 +648,10 @@ class LabelState:
             classes,
             [ScoreHistogram(np.asarray(a), np.asarray(b), np.asarray(c)) for a, b, c in state["hists"]],
             ranked,
-            {float(t): (np.asarray(k, dtype=np.int64), np.asarray(w, dtype=np.float64)) for t, k, w in state["rows"]},
+            {
+                float(t): (np.asarray(k, dtype=np.int64), np.asarray(w, dtype=np.float64))
+                for t, k, w in state["rows"]
+            },
             {name: RANKED[name] for name in ranked},
         )
         return cls(classes, ls)

@@ -896,6 +896,8 @@ def evaluate_stream_labels(
             raise InvalidDataError(f"a chunk has {cases.s.shape[1]} label columns for the {k} labels")
         ls = ls.folded(cases.y, cases.s, cases.w)
         rows += int(cases.rows_in)
-    report = summary_report(ls, specs, rows=rows, weighted=weighted, backend="stream", labels_from=labels_from)
+    report = summary_report(
+        ls, specs, rows=rows, weighted=weighted, backend="stream", labels_from=labels_from
+    )
     report.params["threshold"] = threshold
     return report

@@ -93,13 +93,15 @@ def _choose(args: Any, names: list[str], header: bool, source: str) -> tuple[lis
     else:
         written = _split(args.labels, "--labels")
         labels = list(written)
-    ycols = [pick(names, c, "label", source, header=header, default=False) for c in written]
+    ycols = [_column(names, c, "label", source, header) for c in written]
     if args.label_prefix is None:
         labels = [c.name for c in ycols]  # the columns' names (a position: its header's name)
     prefix = getattr(args, "score_prefix", None)
     if prefix is not None:
         if args.score is not None:
-            raise InvalidParameterError("--score-prefix names the score columns: give it or --score, not both")
+            raise InvalidParameterError(
+                "--score-prefix names the score columns: give it or --score, not both"
+            )
         specs = [prefix + lab for lab in labels]
     elif args.score is None:
         raise InvalidParameterError(
@@ -113,19 +115,30 @@ def _choose(args: Any, names: list[str], header: bool, source: str) -> tuple[lis
                 f"--score names {len(specs)} columns for the {len(ycols)} label columns: one score column "
                 "a label, in the same order"
             )
-    scols = [pick(names, c, "score", source, header=header, default=False) for c in specs]
+    scols = [_column(names, c, "score", source, header) for c in specs]
     weight = pick(names, getattr(args, "weight", None), "weight", source, header=header, default=False)
     group = pick(names, args.group, "group", source, header=header, default=False)
     used = [c for c in (*ycols, *scols, weight, group) if c is not None]
     seen: dict[int, str] = {}
     for c in used:
         if c.index in seen:
-            raise InvalidParameterError(f"column {c.name!r} is named twice (as a label, score, weight or group)")
+            raise InvalidParameterError(
+                f"column {c.name!r} is named twice (as a label, score, weight or group)"
+            )
         seen[c.index] = c.name
     if len(set(labels)) != len(labels):
         twice = next(c for c in labels if labels.count(c) > 1)
         raise InvalidParameterError(f"the labels name {twice!r} twice: one label a column")
     return ycols, scols, weight, group, labels
+
+
+def _column(names: list[str], spec: str, role: str, source: str, header: bool) -> Any:
+    """The column ``spec`` (a name or a 1-based position) names, or one line saying why none."""
+    from perfeval.io.columns import pick
+
+    c = pick(names, spec, role, source, header=header, default=False)
+    assert c is not None  # a spec given: a column, or pick's error
+    return c
 
 
 def label_values(where: Any, name: str, values: Any) -> np.ndarray:
@@ -172,7 +185,9 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
     s = np.column_stack(columns[k:])
     groups = None if group is None else t.get(group)
     cases, _found, _how_found = check_labels(y, s, groups, w, labels=tuple(labels))
-    report = finish_labels(cases, specs, tuple(labels), threshold=args.threshold, labels_from=_how(args, ycols))
+    report = finish_labels(
+        cases, specs, tuple(labels), threshold=args.threshold, labels_from=_how(args, ycols)
+    )
     report.params["source"] = t.source
     report.params["columns"] = {
         "labels": [c.name for c in ycols],
@@ -200,7 +215,11 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         got = _choose(args, names, header, source)
         chosen.append(got)
         ycols, scols, weight, _group, _labels = got
-        return [None if weight is None else weight.index, *(c.index for c in ycols), *(c.index for c in scols)]
+        return [
+            None if weight is None else weight.index,
+            *(c.index for c in ycols),
+            *(c.index for c in scols),
+        ]
 
     def convert(cols: list, where: Any) -> list:
         ycols, scols, weight, _group, _labels = chosen[0]

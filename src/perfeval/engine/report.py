@@ -465,7 +465,6 @@ def class_reasons(summary: Any, label: str, per_class: Any, classes: Any) -> dic
     return out
 
 
-
 def _label_reasons(summary: Any, label: str, per_class: Any, labels: Any) -> dict[str, str]:
     """:func:`class_reasons` of K labels (a :class:`~perfeval.summaries.labels.LabelSummary`)."""
     out: dict[str, str] = {}
@@ -482,6 +481,7 @@ def _label_reasons(summary: Any, label: str, per_class: Any, labels: Any) -> dic
                 why = f"label {_key(c)!r} is on in every row: no row without it to compare with"
         out[str(_key(c))] = why or why_not_finite(v, label, "for this label") or "undefined for this label"
     return out
+
 
 def _key(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v

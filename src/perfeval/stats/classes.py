@@ -36,7 +36,14 @@ from perfeval.exceptions import InvalidParameterError
 from perfeval.stats.intervals import Comparison, Interval, acceleration, interval, p_at_floor, p_value
 from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
 
-__all__ = ["ClassReplicas", "LabelReplicas", "class_ci", "class_compare", "is_class_matrix", "is_label_matrix"]
+__all__ = [
+    "ClassReplicas",
+    "LabelReplicas",
+    "class_ci",
+    "class_compare",
+    "is_class_matrix",
+    "is_label_matrix",
+]
 
 
 def is_class_matrix(y_score: Any, classes: Any) -> bool:
@@ -295,8 +302,8 @@ def class_ci(
     task = "multilabel" if is_label_matrix(y_true) else "multiclass"
     if method == "delong":
         raise InvalidParameterError(
-            f"DeLong's interval is for the ROC area of two classes; for {'K labels' if task == 'multilabel' else 'K classes'} "
-            "use method='bca' or 'percentile'"
+            f"DeLong's interval is for the ROC area of two classes; for "
+            f"{'K labels' if task == 'multilabel' else 'K classes'} use method='bca' or 'percentile'"
         )
     cases, found = checked(y_true, y_score, sample_weight, groups, classes, pos_label)
     specs = specs_of_classes(measures, threshold, task)
@@ -340,8 +347,8 @@ def class_compare(
     task = "multilabel" if is_label_matrix(y_true) else "multiclass"
     if method == "delong":
         raise InvalidParameterError(
-            f"DeLong's test is for the ROC area of two classes; for {'K labels' if task == 'multilabel' else 'K classes'} "
-            "use method='bca' or 'percentile'"
+            f"DeLong's test is for the ROC area of two classes; for "
+            f"{'K labels' if task == 'multilabel' else 'K classes'} use method='bca' or 'percentile'"
         )
     method = method or "bca"
     cb, found = checked(y_true, score_b, sample_weight, groups, classes, pos_label)

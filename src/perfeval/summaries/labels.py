@@ -120,9 +120,12 @@ class LabelSummary:
         if not len(y):
             return self
         if y.shape[1] != self.k:
-            raise InvalidParameterError(f"rows of {y.shape[1]} labels cannot be folded into a summary of {self.k}")
+            raise InvalidParameterError(
+                f"rows of {y.shape[1]} labels cannot be folded into a summary of {self.k}"
+            )
         hists = [
-            folded(h, [cells(y[:, j].copy(), np.ascontiguousarray(s[:, j]), w)]) for j, h in enumerate(self.hists)
+            folded(h, [cells(y[:, j].copy(), np.ascontiguousarray(s[:, j]), w)])
+            for j, h in enumerate(self.hists)
         ]
         ranked = {name: self.ranked[name] + row_sums(self.kernels[name](y, s), w) for name in self.ranked}
         rows = {t: _table_folded(table, y, s, w, t) for t, table in self.rows.items()}
@@ -137,7 +140,8 @@ class LabelSummary:
             and self.ranked == other.ranked
             and self.rows.keys() == other.rows.keys()
             and all(
-                np.array_equal(self.rows[t][0], other.rows[t][0]) and np.array_equal(self.rows[t][1], other.rows[t][1])
+                np.array_equal(self.rows[t][0], other.rows[t][0])
+                and np.array_equal(self.rows[t][1], other.rows[t][1])
                 for t in self.rows
             )
         )
