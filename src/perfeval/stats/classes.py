@@ -144,7 +144,7 @@ class LabelReplicas:
 
     def __init__(self, y: np.ndarray, s: np.ndarray, labels: tuple, specs: list):
         from perfeval.engine.labels import empty_summary
-        from perfeval.summaries.labels import _row_keys
+        from perfeval.summaries.labels import row_keys
 
         self.classes, self.n, self.y = labels, len(y), y
         self.empty = empty_summary(labels, specs)
@@ -153,7 +153,7 @@ class LabelReplicas:
             vals, inv = np.unique(s[:, j] + 0.0, return_inverse=True)  # -0.0 and 0.0 one score
             self.columns.append((vals, inv.reshape(-1)))
         self.values = {name: self.empty.kernels[name](y, s) for name in self.empty.ranked}
-        self.keys = {t: _row_keys(y, s, t) for t in self.empty.rows}
+        self.keys = {t: row_keys(y, s, t) for t in self.empty.rows}
 
     def summary(self, v: np.ndarray) -> Any:
         from perfeval.summaries import ScoreHistogram

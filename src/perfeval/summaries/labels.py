@@ -231,12 +231,12 @@ def _row_table(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, t: float) -> 
     """The rows' weight by their (tp, fp, fn) at threshold ``t`` (a score >= t predicted on)."""
     if not len(y):
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    key = _row_keys(y, s, t)
+    key = row_keys(y, s, t)
     keys, inv = np.unique(key, return_inverse=True)
     return keys, np.bincount(inv.reshape(-1), weights=w, minlength=len(keys)).astype(np.float64)
 
 
-def _row_keys(y: np.ndarray, s: np.ndarray, t: float) -> np.ndarray:
+def row_keys(y: np.ndarray, s: np.ndarray, t: float) -> np.ndarray:
     """Each row's (tp, fp, fn) at threshold ``t``, coded as :class:`LabelSummary` codes them."""
     p = s >= t
     tp = np.count_nonzero(y & p, axis=1).astype(np.int64)
@@ -254,7 +254,7 @@ def _table_folded(
     the order it reads), as :func:`_row_table` adds them over all the rows at once.
     """
     keys, weights = table
-    key = _row_keys(y, s, t)
+    key = row_keys(y, s, t)
     both = np.concatenate((keys, key))
     order = np.argsort(both, kind="stable")
     merged = both[order]
