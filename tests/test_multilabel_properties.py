@@ -355,3 +355,50 @@ def test_cli_labels_errors(mail, args, code, said):
     assert out.returncode == code, out.stderr
     assert said in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_docs_multilabel_command(monkeypatch):
+    """docs/input.md's "Multilabel" section: its command, run in docs/examples/multilabel, prints what
+    the section shows, and the numbers are evaluate()'s on the same table."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    pd = pytest.importorskip("pandas")
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "input.md").read_text()
+    section = text.split("## Multilabel: a 0/1 target column a label", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```\n\$ (perfeval [^\n]*)\n(.*?)```", section, re.S)
+    assert len(blocks) == 1
+    folder = root / "docs" / "examples" / "multilabel"
+    command, shown = blocks[0]
+    out = subprocess.run(
+        [sys.executable, "-m", "perfeval", *shlex.split(command)[1:]],
+        capture_output=True, text=True, timeout=120, check=False, cwd=folder,
+    )  # fmt: skip
+    assert out.returncode == 0 and out.stderr == ""
+    assert out.stdout == shown
+    df = pd.read_csv(folder / "mail.csv")
+    names = ["spam", "urgent", "promo"]
+    r = perfeval.evaluate(
+        df, target=[f"y_{c}" for c in names], score=[f"p_{c}" for c in names], measures=["roc_ml", "lrap"]
+    )
+    assert f"ROC_ML:average=macro  {r['ROC_ML:average=macro']:.6f}" in out.stdout
+    assert f"LRAP                  {r['LRAP']:.6f}" in out.stdout
+
+
+def test_docs_metric_multilabel_example():
+    """docs/metric.md's "K labels" example prints what its comment says."""
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "metric.md").read_text()
+    section = text.split("## K labels (multilabel): `labels=`", 1)[1].split("\n## ", 1)[0]
+    code = re.findall(r"```python\n(.*?)```", section, re.S)[0]
+    said = re.findall(r"^# (.*)$", code, re.M)[-1]
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(compile(code, "metric.md", "exec"), {})
+    assert buf.getvalue().strip() == said
