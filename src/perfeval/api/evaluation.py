@@ -184,11 +184,14 @@ def evaluate(
         table = y_true
         if target is None or score is None:
             raise InvalidParameterError("a table needs both `target=` and `score=` column names")
-        y_true = column(table, target)
-        if isinstance(score, (list, tuple)):  # one score column a class
+        if isinstance(target, (list, tuple)):  # K labels: a 0/1 target column and a score column a label
+            y_true, y_score, names = _label_columns(table, list(target), score)
+        elif isinstance(score, (list, tuple)):  # one score column a class
+            y_true = column(table, target)
             names = [str(c) for c in score]
             y_score = _score_columns(table, list(score))
         else:
+            y_true = column(table, target)
             y_score = column(table, score)
         groups = column(table, group) if group is not None else groups
         sample_weight = column(table, weight) if weight is not None else sample_weight
@@ -311,6 +314,24 @@ def _score_columns(table: Any, names: list[str]) -> Any:
         raise InvalidParameterError("`score=` of K classes names K >= 2 columns, one a class")
     cols = [np.asarray(column(table, n)) for n in names]
     return np.column_stack(cols)
+
+
+def _label_columns(table: Any, target: list, score: Any) -> tuple[Any, Any, list[str]]:
+    """K labels in a table (``target=`` a list: one 0/1 column a label, ``score=`` a list of as many
+    score columns, in the same order): the (n, K) target and score matrices, and the labels (the
+    target columns' names).
+    """
+    import numpy as np
+
+    if not isinstance(score, (list, tuple)) or len(score) != len(target):
+        raise InvalidParameterError(
+            f"`target=` names {len(target)} label columns: `score=` names as many score columns, one a "
+            "label in the same order"
+        )
+    if len(target) < 2:
+        raise InvalidParameterError("`target=` of K labels names K >= 2 columns, one a label")
+    y = np.column_stack([np.asarray(column(table, n)) for n in target])
+    return y, _score_columns(table, list(score)), [str(c) for c in target]
 
 
 def _is_matrix(y_score: Any, named: bool) -> bool:

@@ -286,10 +286,12 @@ def evaluate_dask(
     import dask.array as da
     import dask.dataframe as dd
 
-    if isinstance(score, (list, tuple)) and isinstance(data, dd.DataFrame):
-        return _evaluate_classes(
-            data, target, list(score), group, weight, measures, threshold, pos_label, classes, split_every
-        )
+    if isinstance(data, dd.DataFrame) and (
+        isinstance(target, (list, tuple)) or isinstance(score, (list, tuple))
+    ):
+        # K labels (a 0/1 target column a label) or K classes (a score column a class)
+        of = evaluate_dask_labels if isinstance(target, (list, tuple)) else _evaluate_classes
+        return of(data, target, score, group, weight, measures, threshold, pos_label, classes, split_every)
     if classes is not None:
         raise InvalidParameterError(
             "`classes=` names the score columns of K classes: pass `score=[...]`, one a class"
@@ -840,3 +842,129 @@ def _first_float_id(part: Any) -> Any:
     values = part.to_numpy().astype(str)
     i = first_float_id(values)
     return pd.Series([str(values[i]) if i >= 0 else ""], dtype=object)
+
+
+# -- K labels (multilabel) ---------------------------------------------------------------------------------
+def evaluate_dask_labels(
+    ddf: Any,
+    target: list,
+    score: Any,
+    group: str | None,
+    weight: str | None,
+    measures: Any,
+    threshold: float,
+    pos_label: Any,
+    labels: Any,
+    split_every: int,
+):
+    """evaluate() of K labels on a Dask DataFrame: ``target=[...]`` the 0/1 columns, one a label,
+    ``score=[...]`` as many score columns in the same order; the labels are the target columns' names
+    (or ``classes=``, as in memory).  One :class:`~perfeval.summaries.labels.LabelSummary` a partition:
+    without weights merged ``split_every`` at a time (every sum a whole number: the bits of memory);
+    with weights folded partition after partition in their order (:meth:`LabelSummary.folded`: each
+    sum in row order, the bits of memory, one partition at a time).
+    """
+    import dask
+
+    from perfeval.engine.labels import empty_summary, label_specs, summary_report
+
+    if not isinstance(score, (list, tuple)) or len(score) != len(target):
+        raise InvalidParameterError(
+            f"`target=` names {len(target)} label columns: `score=` names as many score columns, one a "
+            "label in the same order"
+        )
+    if len(target) < 2:
+        raise InvalidParameterError("`target=` of K labels names K >= 2 columns, one a label")
+    score = list(score)
+    missing = [c for c in (*target, *score, group, weight) if c is not None and c not in ddf.columns]
+    if missing:
+        shown = ", ".join(map(str, ddf.columns))
+        raise InvalidParameterError(f"column {missing[0]!r} is not in the Dask DataFrame (columns: {shown})")
+    for what, given in (("group=", group is not None), ("pos_label=", pos_label is not None)):
+        if given:
+            raise InvalidParameterError(
+                f"{what} with K labels on a Dask DataFrame: not yet; evaluate(df, target=[...], score=[...], "
+                f"{what}...) computes them in memory"
+                if what == "group="
+                else f"{what} does not apply to a label matrix (K labels, each on or off)"
+            )
+    found: tuple = tuple(str(c) for c in target)
+    how = "the columns' names"
+    if labels is not None:
+        found = tuple(
+            c.item() if isinstance(c, np.generic) else c for c in np.asarray(labels, dtype=object).reshape(-1)
+        )
+        if len(found) != len(target):
+            raise InvalidParameterError(
+                f"`classes` names {len(found)} labels for the {len(target)} columns: one a column, in order"
+            )
+        how = "given"
+    specs = label_specs(measures, threshold)
+    cols = [*target, *score] + ([weight] if weight is not None else [])
+    pieces = ddf[cols].to_delayed()
+    start = (empty_summary(found, specs), 0)
+    if not pieces:
+        summary, rows = start
+    elif weight is None:
+        parts = [dask.delayed(_label_fold)(start, p, target, score, None) for p in pieces]
+        summary, rows = dask.compute(_label_tree(parts, split_every))[0]
+    else:
+        state: Any = start
+        for p in pieces:  # in partition order, each sum in row order: the bits of memory
+            state = dask.delayed(_label_fold)(state, p, target, score, weight)
+        summary, rows = dask.compute(state)[0]
+    report = summary_report(
+        summary, specs, rows=rows, weighted=weight is not None, backend="dask", labels_from=how
+    )
+    report.params["threshold"] = threshold
+    return report
+
+
+def _label_fold(state: tuple, pdf, target: list, score: list, weight: str | None) -> tuple[Any, int]:
+    """``state`` (a LabelSummary and its rows) with a partition's rows folded in: the target columns
+    0/1 (anything else an error naming the column and the value: a row's index within a partition
+    would mislead), the score and weight columns checked (:func:`_column_values`).
+    """
+    summary, rows = state
+    if len(pdf) == 0:
+        return summary, rows
+    y = np.column_stack([_label_column(pdf, c) for c in target])
+    s = np.column_stack([_column_values(pdf, c, "score") for c in score])
+    w = None if weight is None else _column_values(pdf, weight, "weight")
+    return summary.folded(y, s, w), rows + len(pdf)
+
+
+def _label_column(pdf, name: str) -> np.ndarray:
+    """A 0/1 target column of a partition as booleans, or one line naming the column and the value."""
+    arr = pdf[name].to_numpy()
+    if arr.dtype.kind == "b":
+        return arr.astype(bool)
+    v = arr.astype(np.float64) if arr.dtype.kind in "iuf" else None
+    bad = np.ones(len(arr), dtype=bool) if v is None else (v != 0) & (v != 1)
+    if bad.any():
+        first = arr[int(np.argmax(bad))]
+        raise InvalidDataError(
+            f"the label column {name!r} holds {first.item() if isinstance(first, np.generic) else first!r}; "
+            "a label column holds 0 or 1 (off or on)"
+        )
+    assert v is not None
+    return np.asarray(v == 1)
+
+
+def _merge_labels(parts: list) -> tuple[Any, int]:
+    out, rows = parts[0]
+    for summary, r in parts[1:]:
+        out, rows = out.merge(summary), rows + r
+    return out, rows
+
+
+def _label_tree(pieces: list, split_every: int = 8):
+    """A delayed (LabelSummary, rows): the pieces merged ``split_every`` at a time, in order."""
+    import dask
+
+    level = pieces
+    while len(level) > 1:
+        level = [
+            dask.delayed(_merge_labels)(level[i : i + split_every]) for i in range(0, len(level), split_every)
+        ]
+    return level[0]

@@ -35,7 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.backends.metric_state import ClassState, FinishedGroups, KeptRows, key_family, nbytes
+from perfeval.backends.metric_state import (
+    ClassState,
+    FinishedGroups,
+    KeptRows,
+    LabelState,
+    key_family,
+    nbytes,
+)
 from perfeval.base.checks import (
     Cases,
     binary_coding,
@@ -144,6 +151,16 @@ class Metric:
         weights and no tie at the argmax among three or more classes; whole-number or dyadic
         weights), else within rounding (docs/metric.md).  Not with ``groups=``, ``clustered``, a
         dialect or ``pos_label``.
+    labels : sequence of labels, optional
+        K labels (multilabel): ``update(y_true, y_score)`` then takes an (n, K) 0/1 target matrix and
+        an (n, K) score matrix, one column a label in the order of ``labels``, as ``evaluate(Y, S)``
+        does, and the measures are the multilabel ones (``roc`` is ``ROC_ML:average=macro``; the
+        default is evaluate()'s default for a label matrix).  A keyword of its own, not ``classes=``:
+        the task must be known before the first update, and the same names mean other measures
+        for K classes.  The state is one :class:`~perfeval.summaries.labels.LabelSummary`, rows
+        folded in their order: ``compute()`` gives evaluate()'s numbers on every row so far, bit
+        for bit, weights too (merging Metrics: bit for bit without weights).  Not with ``classes=``,
+        ``groups=``, ``clustered``, a dialect or ``pos_label``.
 
     Notes
     -----
@@ -194,6 +211,7 @@ class Metric:
         clustered: bool = False,
         dialect: str = "perfeval",
         classes: Sequence[Any] | None = None,
+        labels: Sequence[Any] | None = None,
     ):
         from perfeval.dialects.apply import dialect_text, parse_dialect
 
@@ -203,8 +221,18 @@ class Metric:
         d, opts = parse_dialect(dialect)
         #: the K class labels of the score columns (None: binary and per-query measures)
         self.classes: tuple | None = None
-        if classes is not None:
-            self._init_classes(measures, threshold, pos_label, clustered, d.name, classes)
+        #: "multiclass" (``classes=``), "multilabel" (``labels=``) or None
+        self._task: str | None = None
+        if classes is not None and labels is not None:
+            raise InvalidParameterError(
+                "`classes=` (K classes, one target a row) or `labels=` (K labels, a 0/1 target matrix), "
+                "not both"
+            )
+        if classes is not None or labels is not None:
+            task = "multiclass" if labels is None else "multilabel"
+            self._init_classes(
+                measures, threshold, pos_label, clustered, d.name, classes if labels is None else labels, task
+            )
             return
         #: the dialect with its options (``"keras:num_thresholds=200:..."``), or "perfeval"
         self.dialect = "perfeval" if d.name == "perfeval" else dialect_text(d, opts)
@@ -249,6 +277,7 @@ class Metric:
             _label_key(self.pos_label),
             self.dialect,
             self.classes,
+            self._task,
         )
 
     # -- the state --------------------------------------------------------------------------------------
@@ -272,37 +301,55 @@ class Metric:
         self._done = FinishedGroups(self._order())
         self._open: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None
         #: K classes: the ClassSummary of the rows so far, and the rows not folded in yet
-        self._mc = None if self.classes is None else ClassState(self.classes)
+        self._mc: Any = None
+        if self.classes is not None:
+            self._mc = (
+                LabelState.empty(self.classes, self._specs)
+                if self._task == "multilabel"
+                else ClassState(self.classes)
+            )
 
     def _init_classes(
-        self, measures: Any, threshold: float, pos_label: Any, clustered: bool, dialect: str, classes: Any
+        self,
+        measures: Any,
+        threshold: float,
+        pos_label: Any,
+        clustered: bool,
+        dialect: str,
+        classes: Any,
+        task: str = "multiclass",
     ) -> None:
-        """The rest of ``__init__`` for K classes (``classes=``): the measures read for K classes as
-        evaluate() reads them (:func:`perfeval.engine.classes.class_specs`), the labels checked.
+        """The rest of ``__init__`` for K classes (``classes=``) or K labels (``labels=``, ``task=
+        "multilabel"``): the measures read for the task as evaluate() reads them
+        (:func:`perfeval.engine.classes.class_specs`), the labels checked.
         """
         from perfeval.engine.classes import class_specs
 
+        word, what_k, one = (
+            ("classes", "K classes", "class") if task == "multiclass" else ("labels", "K labels", "label")
+        )
         for what, given in (("clustered=True", clustered), ("pos_label=", pos_label is not None)):
             if given:
                 raise InvalidParameterError(
-                    f"{what} does not apply to K classes (one score column a class): drop it or `classes=`"
+                    f"{what} does not apply to {what_k} (one score column a {one}): drop it or `{word}=`"
                 )
         if dialect != "perfeval":
             raise InvalidParameterError(
-                f"dialect={dialect!r}: the multiclass measures have perfeval's rules only"
+                f"dialect={dialect!r}: the {task} measures have perfeval's rules only"
             )
         held = np.asarray(classes if isinstance(classes, np.ndarray) else list(classes), dtype=object)
         labels = tuple(c.item() if isinstance(c, np.generic) else c for c in held.reshape(-1).tolist())
         if len(labels) < 2:
-            raise InvalidParameterError(f"`classes` names {len(labels)} labels: K classes need K >= 2")
+            raise InvalidParameterError(f"`{word}` names {len(labels)} labels: {what_k} need K >= 2")
         try:
             twice = next((c for i, c in enumerate(labels) if c in labels[:i]), None)
         except TypeError:
-            raise InvalidParameterError("`classes` holds a label that is not hashable") from None
+            raise InvalidParameterError(f"`{word}` holds a label that is not hashable") from None
         if twice is not None:
-            raise InvalidParameterError(f"`classes` names {twice!r} twice: one label a score column")
+            raise InvalidParameterError(f"`{word}` names {twice!r} twice: one label a score column")
         default = measures is DEFAULT_MEASURES
-        self._specs = class_specs([] if default else resolve(measures, threshold), default=default)
+        self._task = task
+        self._specs = class_specs([] if default else resolve(measures, threshold), default=default, task=task)
         self.threshold = threshold
         self.pos_label = None
         self.dialect = "perfeval"
@@ -420,18 +467,24 @@ class Metric:
         """update() of K classes: the batch checked and coded as evaluate(y, S, classes=) checks it
         (:func:`perfeval.engine.door.check_classes`), its rows held to be folded in row order.
         """
-        from perfeval.engine.door import check_classes
+        from perfeval.engine.door import check_classes, check_labels
 
+        multilabel = self._task == "multilabel"
+        what_k = "K labels" if multilabel else "K classes"
         if groups is not None:
             raise InvalidParameterError(
-                "`groups=` with K classes: not in a Metric yet; evaluate(y, S, classes=..., groups=...) "
-                "computes the measures per group in memory"
+                f"`groups=` with {what_k}: not in a Metric yet; evaluate(y, S, "
+                f"{'' if multilabel else 'classes=..., '}groups=...) computes the measures per group in "
+                "memory"
             )
         if ids is not None:
-            raise InvalidParameterError("`ids=` orders tied documents for a dialect, not for K classes")
-        y = host_array(y_true, "y_true")
+            raise InvalidParameterError(f"`ids=` orders tied documents for a dialect, not for {what_k}")
         w = None if sample_weight is None else host_array(sample_weight, "sample_weight")
-        cases, _found, _how = check_classes(y, y_score, None, w, classes=self.classes)
+        if multilabel:  # two (n, K) matrices, read through the array protocols at the door
+            cases, _found, _how = check_labels(y_true, y_score, None, w, labels=self.classes)
+        else:
+            y = host_array(y_true, "y_true")
+            cases, _found, _how = check_classes(y, y_score, None, w, classes=self.classes)
         if self._weighted is not None and (w is not None) != self._weighted:
             raise InvalidParameterError(
                 "`sample_weight=` was given to the earlier updates of this Metric but not to this one"
@@ -821,7 +874,7 @@ class Metric:
         """The computation, as a message names it: ``Metric(['ROC'], threshold=0.5, pos_label=None)``."""
         text = f"Metric({self.measures}, threshold={self.threshold!r}, pos_label={self.pos_label!r}"
         if self.classes is not None:
-            text += f", classes={list(self.classes)!r}"
+            text += f", {'labels' if self._task == 'multilabel' else 'classes'}={list(self.classes)!r}"
         return text + (f", dialect={self.dialect!r})" if self.dialect != "perfeval" else ")")
 
     def _merge_groups(self, other: Metric) -> FinishedGroups:
@@ -927,16 +980,18 @@ class Metric:
         finishes evaluate(y, S, classes=) (:func:`perfeval.engine.classes.summary_values`).
         """
         from perfeval.engine.classes import TIES_CLASSES, summary_values
+        from perfeval.engine.labels import TIES_LABELS
 
         assert self._mc is not None and self.classes is not None
         self._mc.fold()
         cs = self._mc.summary
         results = summary_values(self._specs, cs)
         warn_undefined(results, self._specs)
+        task = self._task or "multiclass"
         params.update(
-            ties=TIES_CLASSES,
+            ties=TIES_LABELS if task == "multilabel" else TIES_CLASSES,
             pos_label=None,
-            task="multiclass",
+            task=task,
             classes=list(self.classes),
             classes_from="given",
         )
@@ -1063,6 +1118,7 @@ class Metric:
             "open": self._open,
             "classes": None if self.classes is None else list(self.classes),
             "class_state": None if self._mc is None else self._mc.state(),
+            "task": self._task,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -1105,7 +1161,7 @@ class Metric:
         if self.classes is not None:
             if not isinstance(held, dict):
                 raise ValueError("no 'class_state' for the classes")
-            mc = ClassState.from_state(held)
+            mc = (LabelState if self._task == "multilabel" else ClassState).from_state(held)
             if mc.classes != self.classes:
                 raise ValueError(f"a state of the classes {list(mc.classes)}, not {list(self.classes)}")
             self._mc = mc
@@ -1130,7 +1186,8 @@ class Metric:
             )
         head += f", rows={self._rows_in}"
         if self._mc is not None:
-            return head + f", classes={list(self.classes or ())!r}, summary={self._mc.folded()!r})"
+            said = "labels" if self._task == "multilabel" else "classes"
+            return head + f", {said}={list(self.classes or ())!r}, summary={self._mc.folded()!r})"
         if self._keeps_rows:
             return head + f", kept_rows={self._kept.rows}" + (", grouped" if self._grouped else "") + ")"
         self._fold()
@@ -1200,7 +1257,8 @@ def _from_state(state: Any, clustered: bool) -> Metric:
         pos_label=state["pos_label"],
         clustered=clustered,
         dialect=state.get("dialect", "perfeval"),
-        classes=state.get("classes"),
+        classes=state.get("classes") if state.get("task") != "multilabel" else None,
+        labels=state.get("classes") if state.get("task") == "multilabel" else None,
     )
     try:
         other._set(state)

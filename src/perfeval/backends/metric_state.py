@@ -563,3 +563,102 @@ class ClassState:
             np.asarray(state["tie_rows"]) if "tie_rows" in state else None,
         )
         return cls(classes, cs)
+
+
+class LabelState:
+    """The state of ``Metric(measures, labels=[...])`` (multilabel): one
+    :class:`~perfeval.summaries.labels.LabelSummary` of the rows folded so far, and the checked rows
+    of the updates not folded in yet (the (n, K) 0/1 targets as booleans, the (n, K) scores, the
+    weights or None).  The same interface as :class:`ClassState`.
+
+    Rows are folded in their order (:meth:`LabelSummary.folded`), several updates at once: the
+    summary has the bits of the summary of every row at once (weights too), whatever the sizes of
+    the updates.
+    """
+
+    FOLD_ROWS = 1 << 16
+
+    __slots__ = ("classes", "summary", "pending", "pending_rows")
+
+    def __init__(self, classes: tuple, summary: Any):
+        self.classes = tuple(classes)
+        self.summary = summary
+        self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = []
+        self.pending_rows = 0
+
+    @classmethod
+    def empty(cls, classes: tuple, specs: list) -> LabelState:
+        """The state of no rows for the measures ``specs`` (their thresholds, their row sums)."""
+        from perfeval.engine.labels import empty_summary
+
+        return cls(classes, empty_summary(tuple(classes), specs))
+
+    def copy(self) -> LabelState:
+        out = LabelState(self.classes, self.summary)
+        out.pending, out.pending_rows = list(self.pending), self.pending_rows
+        return out
+
+    def add(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> None:
+        """Hold a batch of checked rows (copied: none of the caller's buffers is kept)."""
+        if not len(y):
+            return
+        self.pending.append((np.array(y, bool), np.array(s, np.float64), None if w is None else np.array(w)))
+        self.pending_rows += len(y)
+        held = sum(len(h.scores) for h in self.summary.hists) // max(1, len(self.classes))
+        if self.pending_rows >= max(self.FOLD_ROWS, held):
+            self.fold()
+
+    def folded(self) -> Any:
+        """The summary with the rows held folded in (this state unchanged)."""
+        if not self.pending:
+            return self.summary
+        y = np.concatenate([p[0] for p in self.pending])
+        s = np.concatenate([p[1] for p in self.pending])
+        w = None if self.pending[0][2] is None else np.concatenate([p[2] for p in self.pending])
+        return self.summary.folded(y, s, w)
+
+    def fold(self) -> None:
+        self.summary = self.folded()
+        self.pending, self.pending_rows = [], 0
+
+    @property
+    def nbytes(self) -> int:
+        ls = self.summary
+        size = sum(nbytes(a) for h in ls.hists for a in (h.scores, h.pos, h.neg))
+        size += sum(nbytes(a) for table in ls.rows.values() for a in table)
+        return size + sum(nbytes(a) for p in self.pending for a in p)
+
+    def state(self) -> dict[str, Any]:
+        """The state as plain values and arrays (:meth:`from_state` reads it back)."""
+        self.fold()
+        ls = self.summary
+        return {
+            "task": "multilabel",
+            "classes": list(self.classes),
+            "hists": [(h.scores, h.pos, h.neg) for h in ls.hists],
+            "ranked": {name: (r.total, r.weight, r.rows) for name, r in ls.ranked.items()},
+            "rows": [(t, keys, weights) for t, (keys, weights) in ls.rows.items()],
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> LabelState:
+        from perfeval.measures.multilabel import RANKED
+        from perfeval.summaries import ScoreHistogram
+        from perfeval.summaries.labels import LabelSummary
+        from perfeval.summaries.rowsums import RowSums
+
+        if state.get("task") != "multilabel":
+            raise ValueError("a state of K classes, not of K labels")
+        classes = tuple(state["classes"])
+        ranked = {str(name): RowSums(int(a), int(b), int(c)) for name, (a, b, c) in state["ranked"].items()}
+        ls = LabelSummary(
+            classes,
+            [ScoreHistogram(np.asarray(a), np.asarray(b), np.asarray(c)) for a, b, c in state["hists"]],
+            ranked,
+            {
+                float(t): (np.asarray(k, dtype=np.int64), np.asarray(w, dtype=np.float64))
+                for t, k, w in state["rows"]
+            },
+            {name: RANKED[name] for name in ranked},
+        )
+        return cls(classes, ls)

@@ -1167,3 +1167,52 @@ def grouped_classes_report(
     report = Report(results, keys, params)
     report.group_sizes = sizes
     return report
+
+
+def evaluate_stream_labels(
+    chunks: Iterable[tuple],
+    labels: Any,
+    *,
+    measures: Any = None,
+    threshold: float = 0.5,
+    labels_from: str = "given",
+):
+    """Evaluate the multilabel measures over ``(y_true, y_score[, sample_weight])`` chunks: the
+    targets an (n, K) 0/1 matrix a chunk, the scores an (n, K) matrix, one column a label in the
+    order of ``labels``.
+
+    Each chunk is checked at the door (:func:`perfeval.engine.door.check_labels`) and its rows
+    folded into one :class:`~perfeval.summaries.labels.LabelSummary` in row order
+    (:meth:`~perfeval.summaries.labels.LabelSummary.folded`): the bits of :func:`perfeval.evaluate`
+    of the concatenated chunks (a label matrix, ``classes=labels``), weights or not.
+
+    Examples
+    --------
+    >>> chunks = [([[1, 0], [0, 1]], [[0.9, 0.2], [0.3, 0.6]]), ([[1, 1]], [[0.8, 0.4]])]
+    >>> evaluate_stream_labels(chunks, ["spam", "urgent"], measures=["roc_ml"])["ROC_ML:average=macro"]
+    1.0
+    """
+    from perfeval.engine.door import check_labels
+    from perfeval.engine.labels import empty_summary, label_specs, summary_report
+
+    names = tuple(c.item() if isinstance(c, np.generic) else c for c in labels)
+    k = len(names)
+    specs = label_specs(measures, threshold)
+    ls = empty_summary(names, specs)
+    rows = 0
+    weighted = False
+    for chunk in chunks:
+        if len(chunk) not in (2, 3):
+            raise InvalidParameterError("each chunk must be (y_true, y_score) or (y_true, y_score, weight)")
+        w = chunk[2] if len(chunk) == 3 else None
+        weighted = weighted or w is not None
+        cases, _found, _how = check_labels(chunk[0], chunk[1], None, w, labels=None)
+        if cases.s.shape[1] != k:
+            raise InvalidDataError(f"a chunk has {cases.s.shape[1]} label columns for the {k} labels")
+        ls = ls.folded(cases.y, cases.s, cases.w)
+        rows += int(cases.rows_in)
+    report = summary_report(
+        ls, specs, rows=rows, weighted=weighted, backend="stream", labels_from=labels_from
+    )
+    report.params["threshold"] = threshold
+    return report

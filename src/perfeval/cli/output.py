@@ -359,7 +359,8 @@ def classes_text(report: Any, output: str, per_group: bool, confusion: Any = Non
     text = report_text(report, output, per_group).rstrip("\n").split("\n")
     at = next(i for i, line in enumerate(text) if line.startswith("signature: "))
     how = report.params.get("classes_from")
-    said = [f"classes ({len(classes)}): {', '.join(shown(str(c)) for c in classes)} (from {how})"]
+    word, one = ("labels", "label") if report.params.get("task") == "multilabel" else ("classes", "class")
+    said = [f"{word} ({len(classes)}): {', '.join(shown(str(c)) for c in classes)} (from {how})"]
     form = report.params.get("target_form")
     if form:
         said.append(f"target: {form} ({report.params.get('cases')} cases)")
@@ -367,14 +368,14 @@ def classes_text(report: Any, output: str, per_group: bool, confusion: Any = Non
     per = [(k, r) for k, r in report.results.items() if r.per_class is not None]
     if per:
         support = getattr(report.summary, "n_class", None)
-        head = ["class", *[k for k, _ in per]] + (["support"] if support is not None else [])
+        head = [one, *[k for k, _ in per]] + (["support"] if support is not None else [])
         rows = []
         for i, c in enumerate(classes):
             row = [shown(str(c))] + [number(float(r.per_class[i])) for _, r in per]
             if support is not None:
                 row.append(f"{float(support[i]):.15g}")
             rows.append(row)
-        lines += ["", "per class:"] + table([head, *rows], "lr")
+        lines += ["", f"per {one}:"] + table([head, *rows], "lr")
         undefined: dict[str, list[str]] = {}  # reason -> the measures, class by class
         for k, r in per:
             reasons = class_reasons(report.summary, k, r.per_class, r.classes or classes)

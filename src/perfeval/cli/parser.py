@@ -60,6 +60,7 @@ def build() -> argparse.ArgumentParser:
         "  perfeval eval kdd2002.csv --target label --score s -m roc "
         "--partition narrow=change --partition broad=change,control\n"
         "  perfeval eval proba.csv --target label --score p_cat,p_dog,p_bird --classes cat,dog,bird\n"
+        "  perfeval eval mail.csv --labels spam,urgent --score p_spam,p_urgent\n"
         "  perfeval eval long.csv --long --id case --class cls --score p --target y",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -103,6 +104,21 @@ def build() -> argparse.ArgumentParser:
         "--confusion",
         action="store_true",
         help="also print the confusion matrix of the argmax (a tie at the max shares the case)",
+    )
+    ml = ev.add_argument_group(
+        'K labels (multilabel: a 0/1 target column a label; docs/input.md, "Multilabel")',
+        "name the label columns once: --labels (the 0/1 columns, their names the labels) or "
+        "--label-prefix; the score columns in the same order with --score, or --score-prefix",
+    )
+    ml.add_argument(
+        "--labels",
+        metavar="COLUMN,...",
+        help="the 0/1 target columns, one a label: --labels spam,urgent --score p_spam,p_urgent",
+    )
+    ml.add_argument(
+        "--label-prefix",
+        metavar="PREFIX",
+        help="the target columns are every column named PREFIX<label> (y_spam, y_urgent: --label-prefix y_)",
     )
     ev.add_argument(
         "-m",

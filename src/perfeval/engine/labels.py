@@ -22,7 +22,7 @@ from perfeval.measures.multilabel import RANKED
 from perfeval.summaries.labels import LabelSummary
 from perfeval.summaries.ranking import group_codes
 
-__all__ = ["finish_labels", "label_summary"]
+__all__ = ["finish_labels", "label_specs", "label_summary", "summary_report"]
 
 TIES_LABELS = (
     "half credit (ROC_ML); one threshold per tie (AP_ML); a score >= threshold is on; a tied label "
@@ -30,15 +30,77 @@ TIES_LABELS = (
 )
 
 
-def label_summary(
-    y: np.ndarray, s: np.ndarray, w: np.ndarray | None, labels: tuple, specs: list[MeasureSpec]
-) -> LabelSummary:
-    """The summary the measures ``specs`` need: the thresholds they ask, the row sums they read."""
+def label_specs(measures: Any, threshold: float = 0.5) -> list[MeasureSpec]:
+    """The measures asked (``DEFAULT_MEASURES`` or None: the multilabel default) read for K labels, as
+    evaluate() reads them for a label matrix (:func:`perfeval.engine.classes.class_specs`).
+    """
+    from perfeval.engine.classes import class_specs
+    from perfeval.engine.finish import DEFAULT_MEASURES, resolve
+
+    default = measures is None or measures is DEFAULT_MEASURES
+    return class_specs([] if default else resolve(measures, threshold), default=default, task="multilabel")
+
+
+def _needs(specs: list[MeasureSpec]) -> tuple[tuple[float, ...], dict[str, Any]]:
+    """The thresholds and the per-row kernels a summary for the measures ``specs`` holds."""
     thresholds = tuple(
         sorted({float(sp.kwargs["threshold"]) for sp in specs if "threshold" in sp.kwargs})
     ) or (0.5,)
     ranked = {name: f for name, f in RANKED.items() if any(sp.measure.name == name.upper() for sp in specs)}
-    return LabelSummary.from_checked(y, s, w, labels, thresholds, ranked)
+    return thresholds, ranked
+
+
+def label_summary(
+    y: np.ndarray, s: np.ndarray, w: np.ndarray | None, labels: tuple, specs: list[MeasureSpec]
+) -> LabelSummary:
+    """The summary the measures ``specs`` need: the thresholds they ask, the row sums they read."""
+    return LabelSummary.from_checked(y, s, w, labels, *_needs(specs))
+
+
+def empty_summary(labels: tuple, specs: list[MeasureSpec]) -> LabelSummary:
+    """The summary of no rows for the measures ``specs``, to fold batches into
+    (:meth:`LabelSummary.folded`: the bits of :func:`label_summary` of all their rows).
+    """
+    return LabelSummary.empty(tuple(labels), *_needs(specs))
+
+
+def summary_report(
+    summary: LabelSummary,
+    specs: list[MeasureSpec],
+    *,
+    rows: int,
+    weighted: bool,
+    backend: str,
+    labels_from: str = "given",
+) -> Report:
+    """The report of every measure of ``specs`` finished from one summary (a stream's, a Metric's,
+    Dask's: the report finish_labels gives for the same rows in memory, with its ``backend``).
+    """
+    from perfeval.engine.finish import warn_undefined
+
+    results = summary_values(specs, summary)
+    warn_undefined(results, specs)
+    report = Report(results, None, _params(summary.labels, 0.5, rows, None, weighted, backend, labels_from))
+    report.summary = summary
+    return report
+
+
+def _params(
+    labels: tuple, threshold: float, rows: int, groups: int | None, weighted: bool, backend: str, how: str
+) -> dict[str, Any]:
+    return {
+        "threshold": threshold,
+        "rows": int(rows),
+        "groups": groups,
+        "weighted": weighted,
+        "partitions": None,
+        "ties": TIES_LABELS,
+        "pos_label": None,
+        "backend": backend,
+        "task": "multilabel",
+        "classes": [c.item() if isinstance(c, np.generic) else c for c in labels],
+        "classes_from": how,
+    }
 
 
 def finish_labels(
@@ -79,19 +141,8 @@ def finish_labels(
             for sp in specs
         }
     warn_undefined(results, specs)
-    params = {
-        "threshold": threshold,
-        "rows": int(cases.rows_in),
-        "groups": None if keys is None else int(len(keys)),
-        "weighted": w is not None,
-        "partitions": None,
-        "ties": TIES_LABELS,
-        "pos_label": None,
-        "backend": "memory",
-        "task": "multilabel",
-        "classes": [c.item() if isinstance(c, np.generic) else c for c in labels],
-        "classes_from": labels_from,
-    }
+    groups = None if keys is None else int(len(keys))
+    params = _params(labels, threshold, cases.rows_in, groups, w is not None, "memory", labels_from)
     report = Report(results, keys, params)
     report.group_sizes = sizes
     report.summary = summary

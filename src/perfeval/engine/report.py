@@ -461,6 +461,8 @@ def class_reasons(summary: Any, label: str, per_class: Any, classes: Any) -> dic
     support = getattr(summary, "n_class", None)
     confusion = getattr(summary, "confusion", None)
     name = label.split(":")[0].split("@")[0]
+    if hasattr(summary, "hists"):  # K labels (a LabelSummary): a label on or off in each row
+        return _label_reasons(summary, label, per_class, classes)
     for i, (c, v) in enumerate(zip(classes, np.asarray(per_class, dtype=float).tolist(), strict=False)):
         if not math.isnan(v):
             if math.isinf(v):
@@ -476,6 +478,24 @@ def class_reasons(summary: Any, label: str, per_class: Any, classes: Any) -> dic
             elif support[i] >= total:
                 why = f"every case is of class {_key(c)!r}: no case of the rest to compare with"
         out[str(_key(c))] = why or why_not_finite(v, label, "for this class") or "undefined for this class"
+    return out
+
+
+def _label_reasons(summary: Any, label: str, per_class: Any, labels: Any) -> dict[str, str]:
+    """:func:`class_reasons` of K labels (a :class:`~perfeval.summaries.labels.LabelSummary`)."""
+    out: dict[str, str] = {}
+    support = summary.n_class
+    total = float(summary.total)
+    for i, (c, v) in enumerate(zip(labels, np.asarray(per_class, dtype=float).tolist(), strict=False)):
+        if math.isfinite(v):
+            continue
+        why = None
+        if math.isnan(v) and i < len(support):
+            if support[i] <= 0:
+                why = f"label {_key(c)!r} is on in no row"
+            elif support[i] >= total:
+                why = f"label {_key(c)!r} is on in every row: no row without it to compare with"
+        out[str(_key(c))] = why or why_not_finite(v, label, "for this label") or "undefined for this label"
     return out
 
 

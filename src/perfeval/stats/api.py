@@ -20,7 +20,7 @@ from perfeval.base.deprecation import measures_keyword
 from perfeval.engine import resolve
 from perfeval.engine.door import Targets
 from perfeval.exceptions import InvalidParameterError, UndefinedMeasureWarning, user_stacklevel
-from perfeval.stats.classes import class_ci, class_compare, is_class_matrix
+from perfeval.stats.classes import class_ci, class_compare, is_class_matrix, is_label_matrix
 from perfeval.stats.fastpaths import fast_paths
 from perfeval.stats.intervals import (
     Comparison,
@@ -139,7 +139,7 @@ def ci(
     """
     sample_weight = deprecated_weights(sample_weight, weights, "ci")
     check_request(method, level, n_boot)
-    if is_class_matrix(y_score, classes):
+    if is_class_matrix(y_score, classes) or is_label_matrix(y_true):  # K classes, or K labels
         return class_ci(
             y_true, y_score, measures=measures, method=method, level=level, n_boot=n_boot, seed=seed,
             groups=groups, sample_weight=sample_weight, threshold=threshold, pos_label=pos_label,
@@ -367,7 +367,7 @@ def compare(
     ('bca', 0.006644518272425249, True)
     """
     sample_weight = deprecated_weights(sample_weight, weights, "compare")
-    if is_class_matrix(score_a, classes) or is_class_matrix(score_b, classes):
+    if is_class_matrix(score_a, classes) or is_class_matrix(score_b, classes) or is_label_matrix(y_true):
         check_request(method or "bca", level, None, "comparison")
         return class_compare(
             y_true, [score_a], score_b, measures=measures, method=method, level=level, n_boot=n_boot,

@@ -14,6 +14,11 @@ The design of the binary path (:mod:`perfeval.stats.replicates`), for K classes:
   and every measure is finished from it by :func:`perfeval.engine.classes.summary_values`;
 * the BCa acceleration: the delete-a-group jackknife of :mod:`perfeval.stats.replicates` (one of
   ``JACK_GROUPS`` groups of cases left out at a time, case i in group i mod G).
+
+K labels (a 0/1 target matrix, ``evaluate(Y, S)``'s multilabel task) take the same path: the cases
+are the rows, a replicate's :class:`~perfeval.summaries.labels.LabelSummary` is made by
+:class:`LabelReplicas` (each row's cell in each label's histogram, its ranking values and its
+(tp, fp, fn) keys found once), finished by the same engine.
 """
 
 from __future__ import annotations
@@ -31,7 +36,14 @@ from perfeval.exceptions import InvalidParameterError
 from perfeval.stats.intervals import Comparison, Interval, acceleration, interval, p_at_floor, p_value
 from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
 
-__all__ = ["ClassReplicas", "class_ci", "class_compare", "is_class_matrix"]
+__all__ = [
+    "ClassReplicas",
+    "LabelReplicas",
+    "class_ci",
+    "class_compare",
+    "is_class_matrix",
+    "is_label_matrix",
+]
 
 
 def is_class_matrix(y_score: Any, classes: Any) -> bool:
@@ -44,6 +56,21 @@ def is_class_matrix(y_score: Any, classes: Any) -> bool:
             return False
         shape = (len(y_score), len(y_score[0]))
     return len(shape) == 2 and shape[1] >= 2 and (shape[1] >= 3 or classes is not None)
+
+
+def is_label_matrix(y_true: Any) -> bool:
+    """Whether the targets are a label matrix (K labels, multilabel), as :func:`perfeval.evaluate`
+    reads them: 2-D with two columns or more.
+    """
+    shape = getattr(y_true, "shape", None)
+    if shape is None:
+        return (
+            isinstance(y_true, (list, tuple))
+            and bool(y_true)
+            and isinstance(y_true[0], (list, tuple))
+            and len(y_true[0]) >= 2
+        )
+    return len(shape) == 2 and shape[1] >= 2
 
 
 class ClassReplicas:
@@ -125,6 +152,47 @@ class ClassReplicas:
         )
 
 
+class LabelReplicas:
+    """The rows of one multilabel model (a bool (n, K) target matrix, an (n, K) score matrix) made
+    ready for summaries of any row weights: :meth:`summary` of weights ``v`` is
+    ``label_summary(y, S, v, labels, specs)`` (the rows of weight 0 no rows), without a sort.
+    """
+
+    def __init__(self, y: np.ndarray, s: np.ndarray, labels: tuple, specs: list):
+        from perfeval.engine.labels import empty_summary
+        from perfeval.summaries.labels import row_keys
+
+        self.classes, self.n, self.y = labels, len(y), y
+        self.empty = empty_summary(labels, specs)
+        self.columns = []  # each label's distinct scores and each row's among them
+        for j in range(y.shape[1]):
+            vals, inv = np.unique(s[:, j] + 0.0, return_inverse=True)  # -0.0 and 0.0 one score
+            self.columns.append((vals, inv.reshape(-1)))
+        self.values = {name: self.empty.kernels[name](y, s) for name in self.empty.ranked}
+        self.keys = {t: row_keys(y, s, t) for t in self.empty.rows}
+
+    def summary(self, v: np.ndarray) -> Any:
+        from perfeval.summaries import ScoreHistogram
+        from perfeval.summaries.labels import LabelSummary
+        from perfeval.summaries.rowsums import row_sums
+
+        keep = v > 0
+        hists = []
+        for j, (vals, inv) in enumerate(self.columns):
+            tw = v * self.y[:, j]  # as ScoreHistogram.from_checked weighs a case (a dropped one adds 0.0)
+            pos = np.bincount(inv, weights=tw, minlength=len(vals))
+            neg = np.bincount(inv, weights=v - tw, minlength=len(vals))
+            held = np.bincount(inv, weights=keep, minlength=len(vals)) > 0
+            hists.append(ScoreHistogram(vals[held], pos[held], neg[held]))
+        vk = v[keep]
+        ranked = {name: row_sums(values[keep], vk) for name, values in self.values.items()}
+        rows = {}
+        for t, keys in self.keys.items():
+            uniq, inv = np.unique(keys[keep], return_inverse=True)
+            rows[t] = (uniq, np.bincount(inv.reshape(-1), weights=vk, minlength=len(uniq)).astype(np.float64))
+        return LabelSummary(self.classes, hists, ranked, rows, self.empty.kernels)
+
+
 def _tolerance() -> float:
     from perfeval.summaries.classes import PROBABILITY_TOLERANCE
 
@@ -143,37 +211,57 @@ def _values(specs: list, cs: Any) -> np.ndarray:
 
 
 def checked(y_true: Any, y_score: Any, sample_weight: Any, groups: Any, classes: Any, pos_label: Any):
-    """The door's check of K classes (:func:`perfeval.engine.door.check_classes`): the codes, the
-    score matrix, the weights (cases of weight 0 dropped) and the classes; what the bootstrap of K
-    classes does not take refused in one line.
+    """The door's check of K classes (:func:`perfeval.engine.door.check_classes`) or, ``y_true`` a
+    label matrix, of K labels (:func:`perfeval.engine.door.check_labels`): the codes (the bool
+    label matrix), the score matrix, the weights (cases of weight 0 dropped) and the classes (the
+    labels); what the bootstrap does not take refused in one line.
     """
-    from perfeval.engine.door import check_classes
+    from perfeval.engine.door import check_classes, check_labels
 
+    what = "K labels" if is_label_matrix(y_true) else "K classes"
     if groups is not None:
         raise InvalidParameterError(
-            "`groups=` with K classes: intervals over groups are not offered yet; resample the cases "
+            f"`groups=` with {what}: intervals over groups are not offered yet; resample the cases "
             "(drop `groups=`)"
         )
     if pos_label is not None:
         raise InvalidParameterError(
-            "pos_label= does not apply to K classes (one score column a class): each class is already "
+            f"pos_label= does not apply to {what} (one score column a {what[2:-1]}): each is already "
             "one against the rest"
         )
-    cases, found, _how = check_classes(y_true, y_score, None, sample_weight, classes=classes)
+    if what == "K labels":
+        cases, found, _how = check_labels(y_true, y_score, None, sample_weight, labels=classes)
+    else:
+        cases, found, _how = check_classes(y_true, y_score, None, sample_weight, classes=classes)
     return cases, found
 
 
-def specs_of_classes(measures: Any, threshold: float) -> list:
-    """The measures read for K classes as evaluate() reads them (``roc``: ``ROC_OVR:average=macro``)."""
+def specs_of_classes(measures: Any, threshold: float, task: str = "multiclass") -> list:
+    """The measures read for K classes (or K labels: ``task="multilabel"``) as evaluate() reads them
+    (``roc``: ``ROC_OVR:average=macro``, or ``ROC_ML:average=macro``).
+    """
     from perfeval.engine import resolve
     from perfeval.engine.classes import class_specs
 
     names = [measures] if isinstance(measures, str) and "," not in measures else measures
-    return class_specs(resolve(names, threshold))
+    return class_specs(resolve(names, threshold), task=task)
+
+
+def _model(cases: Any, found: tuple, specs: list, task: str) -> tuple[Any, np.ndarray]:
+    """A model's replicas (:class:`ClassReplicas` or :class:`LabelReplicas`) and its estimates."""
+    if task == "multilabel":
+        from perfeval.engine.labels import label_summary
+
+        est = _values(specs, label_summary(cases.y, cases.s, cases.w, found, specs))
+        return LabelReplicas(cases.y, cases.s, found, specs), est
+    from perfeval.summaries.classes import ClassSummary
+
+    est = _values(specs, ClassSummary.from_checked(cases.y, cases.s, cases.w, found))
+    return ClassReplicas(cases.y, cases.s, found), est
 
 
 def replicates(
-    models: list[ClassReplicas], w: np.ndarray | None, specs: list, seed: int, n_boot: int, progress: bool
+    models: list[Any], w: np.ndarray | None, specs: list, seed: int, n_boot: int, progress: bool
 ) -> list[np.ndarray]:
     """Each model's replicate values (an (n_boot, measures) array), every model on the same Poisson(1)
     case weights of replicate r (drawn from ``(seed, r)``, as the binary path draws them).
@@ -194,7 +282,7 @@ def replicates(
     return outs
 
 
-def jackknife(models: list[ClassReplicas], w: np.ndarray | None, specs: list) -> list[np.ndarray]:
+def jackknife(models: list[Any], w: np.ndarray | None, specs: list) -> list[np.ndarray]:
     """Each model's delete-a-group jackknife values ((G, measures)), case i in group i mod G."""
     n = models[0].n
     g_count = min(JACK_GROUPS, n)
@@ -224,18 +312,18 @@ def class_ci(
     classes: Sequence[Any] | None,
     progress: bool,
 ) -> dict[str, Interval]:
-    """:func:`perfeval.stats.ci` of an (n, K) score matrix (arguments as there, checked there)."""
-    from perfeval.summaries.classes import ClassSummary
-
+    """:func:`perfeval.stats.ci` of an (n, K) score matrix of K classes, or of K labels with a label
+    matrix ``y_true`` (arguments as there, checked there).
+    """
+    task = "multilabel" if is_label_matrix(y_true) else "multiclass"
     if method == "delong":
         raise InvalidParameterError(
-            "DeLong's interval is for the ROC area of two classes; for K classes use method='bca' or "
-            "'percentile'"
+            f"DeLong's interval is for the ROC area of two classes; for "
+            f"{'K labels' if task == 'multilabel' else 'K classes'} use method='bca' or 'percentile'"
         )
     cases, found = checked(y_true, y_score, sample_weight, groups, classes, pos_label)
-    specs = specs_of_classes(measures, threshold)
-    est = _values(specs, ClassSummary.from_checked(cases.y, cases.s, cases.w, found))
-    model = ClassReplicas(cases.y, cases.s, found)
+    specs = specs_of_classes(measures, threshold, task)
+    model, est = _model(cases, found, specs, task)
     reps = replicates([model], cases.w, specs, seed, n_boot, progress)[0]
     jack: list[np.ndarray] = []
     out: dict[str, Interval] = {}
@@ -268,14 +356,15 @@ def class_compare(
     classes: Sequence[Any] | None,
     progress: bool,
 ) -> list[dict[str, Comparison]]:
-    """:func:`perfeval.stats.compare` of (n, K) score matrices: each model of ``scores`` against
-    ``score_b``, a paired bootstrap (the same case weights for both in every replicate).
+    """:func:`perfeval.stats.compare` of (n, K) score matrices (of K classes, or of K labels with a
+    label matrix ``y_true``): each model of ``scores`` against ``score_b``, a paired bootstrap (the
+    same case weights for both in every replicate).
     """
-    from perfeval.summaries.classes import ClassSummary
-
+    task = "multilabel" if is_label_matrix(y_true) else "multiclass"
     if method == "delong":
         raise InvalidParameterError(
-            "DeLong's test is for the ROC area of two classes; for K classes use method='bca' or 'percentile'"
+            f"DeLong's test is for the ROC area of two classes; for "
+            f"{'K labels' if task == 'multilabel' else 'K classes'} use method='bca' or 'percentile'"
         )
     method = method or "bca"
     cb, found = checked(y_true, score_b, sample_weight, groups, classes, pos_label)
@@ -284,10 +373,10 @@ def class_compare(
         # the baseline's classes for every model (their lengths checked against y_true's by the door)
         ca, _ = checked(y_true, a, sample_weight, groups, classes if classes is not None else found, None)
         cas.append(ca)
-    specs = specs_of_classes(measures, threshold)
-    cols = [*cas, cb]
-    models = [ClassReplicas(c.y, c.s, found) for c in cols]
-    ests = [_values(specs, ClassSummary.from_checked(c.y, c.s, c.w, found)) for c in cols]
+    specs = specs_of_classes(measures, threshold, task)
+    made = [_model(c, found, specs, task) for c in [*cas, cb]]
+    models = [m for m, _ in made]
+    ests = [e for _, e in made]
     reps = replicates(models, cb.w, specs, seed, n_boot, progress)
     jack: list[np.ndarray] = []
     results: list[dict[str, Comparison]] = []

@@ -154,8 +154,13 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
 def run(args: Any) -> int:
     _SAID.clear()
     _check_options(args)
-    from perfeval.cli import classes  # K classes: a score column a class, or a row a case and class
+    from perfeval.cli import (
+        classes,  # K classes: a score column a class, or a row a case and class
+        labels,  # K labels: a 0/1 target column and a score column a label
+    )
 
+    if labels.requested(args):
+        return labels.run(args, stream_bytes=STREAM_BYTES)
     if classes.requested(args):
         return classes.run(args, stream_bytes=STREAM_BYTES)
     dialect = _dialect(args)
