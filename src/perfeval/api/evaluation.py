@@ -201,12 +201,8 @@ def evaluate(
     if names is None and classes is None and hasattr(y_score, "columns") and hasattr(y_score, "shape"):
         if len(getattr(y_score, "shape", ())) == 2 and y_score.shape[1] >= 3:
             names = [str(c) for c in y_score.columns]  # predict_proba's DataFrame, columns=classes_
-    if classes is not None and hasattr(y_score, "columns") and not _is_label_matrix(y_true):
-        cols = [str(c) for c in y_score.columns]
-        wanted = [str(c) for c in classes]
-        if sorted(cols) == sorted(wanted) and cols != wanted and len(set(cols)) == len(cols):
-            # the score table's columns ARE the classes, in another order: paired by name, not position
-            y_score = y_score[list(y_score.columns[[cols.index(c) for c in wanted]])]
+    if classes is not None and not _is_label_matrix(y_true):
+        y_score = _by_class(y_score, classes)
     if _is_label_matrix(y_true):
         return _evaluate_labels(
             y_true,
@@ -393,6 +389,19 @@ def _evaluate_classes(
 
         with_tie_bounds(report, cases, specs)
     return report
+
+
+def _by_class(y_score: Any, classes: Any) -> Any:
+    """A score table whose columns ARE the classes, in another order than ``classes=``: its columns
+    taken in that order (paired by name, not position); anything else as it is.
+    """
+    if not hasattr(y_score, "columns"):
+        return y_score
+    cols = [str(c) for c in y_score.columns]
+    wanted = [str(c) for c in classes]
+    if sorted(cols) == sorted(wanted) and cols != wanted and len(set(cols)) == len(cols):
+        return y_score[list(y_score.columns[[cols.index(c) for c in wanted]])]
+    return y_score
 
 
 def _is_label_matrix(y_true: Any) -> bool:

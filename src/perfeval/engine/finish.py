@@ -473,14 +473,20 @@ def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) 
             by_classes.setdefault((tuple(map(repr, r.undefined_classes)), len(r.classes)), []).append(label)
         if r.note:
             warnings.warn(UndefinedMeasureWarning(f"{label}: {r.note}"), stacklevel=user_stacklevel())
+    kinds = {s.label: s.measure.kind for s in specs}
     for (keys, total), labels in by_classes.items():
         shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
         named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
         verb, its = ("is", "its") if len(labels) == 1 else ("are", "their")
+        what, why = (
+            ("labels", "on in no row, or never predicted on")
+            if kinds.get(labels[0]) == "multilabel"
+            else ("classes", "absent from the targets, or never predicted")
+        )
         warnings.warn(
             UndefinedMeasureWarning(
-                f"{named} {verb} undefined for {len(keys)} of {total} classes ({shown}: absent from the "
-                f"targets, or never predicted); they are left out of {its} means and listed in the report"
+                f"{named} {verb} undefined for {len(keys)} of {total} {what} ({shown}: {why}); they are "
+                f"left out of {its} means and listed in the report"
             ),
             stacklevel=user_stacklevel(),
         )

@@ -296,6 +296,37 @@ class Report:
 
         return of_report(self)
 
+    def _class_fields(self, k: str, r: MeasureResult) -> dict[str, Any]:
+        """A result's per-class (per-label) values for JSON, each null with its reason; the classes
+        its mean leaves out; what it leaves out of its rows (``note``); its per-class tie bounds.
+        """
+        d: dict[str, Any] = {}
+        if r.per_class is not None and r.classes is not None:
+            per_class, class_why = map_with_reasons(r.classes, r.per_class.tolist(), lambda v: plain_why(v))
+            reasons = class_reasons(self.summary, k, r.per_class, r.classes)
+            class_why = {c: reasons.get(c, why) for c, why in class_why.items()}
+            d.update(per_class=per_class, undefined_classes=[_key(c) for c in r.undefined_classes])
+            if class_why:
+                d["per_class_why_null"] = class_why
+        elif r.undefined_classes:  # no value a class (ROC_OVO): the classes its mean leaves out
+            d["undefined_classes"] = [_key(c) for c in r.undefined_classes]
+        if r.note:
+            d["note"] = r.note
+        if r.tie_min_per_class is not None and r.tie_max_per_class is not None and r.classes:
+            bounds: dict[str, list] = {}
+            why: dict[str, str] = {}
+            lows, highs = r.tie_min_per_class.tolist(), r.tie_max_per_class.tolist()
+            for c, lo, hi in zip(r.classes, lows, highs, strict=True):
+                bounds[str(c)] = [json_number(lo), json_number(hi)]
+                if None in bounds[str(c)]:
+                    why[str(c)] = (
+                        r.tie_note or "no bound: the class's value is undefined (absent from the targets)"
+                    )
+            d["tie_bounds_per_class"] = bounds
+            if why:
+                d["tie_bounds_per_class_why_null"] = why
+        return d
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"params": self.params, "signature": str(self.signature), "measures": {}}
         for k, r in self.results.items():
@@ -324,21 +355,7 @@ class Report:
                 )
                 if per_why:
                     d["per_group_why_null"] = per_why
-            if r.per_class is not None and r.classes is not None:
-                per_class, class_why = map_with_reasons(
-                    r.classes,
-                    r.per_class.tolist(),
-                    lambda v: plain_why(v),
-                )
-                reasons = class_reasons(self.summary, k, r.per_class, r.classes)
-                class_why = {c: reasons.get(c, why) for c, why in class_why.items()}
-                d.update(per_class=per_class, undefined_classes=[_key(c) for c in r.undefined_classes])
-                if class_why:
-                    d["per_class_why_null"] = class_why
-            elif r.undefined_classes:  # no value a class (ROC_OVO): the classes its mean leaves out
-                d["undefined_classes"] = [_key(c) for c in r.undefined_classes]
-            if r.note:
-                d["note"] = r.note
+            d.update(self._class_fields(k, r))
             if r.tie_min is not None:
                 d.update(tie_bounds_with_reasons(r))
                 if r.tie_note:
@@ -350,13 +367,6 @@ class Report:
                         {"tied_pairs": no_pairs, "pairs": no_pairs},
                     )
                 )
-                if r.tie_min_per_class is not None and r.tie_max_per_class is not None and r.classes:
-                    d["tie_bounds_per_class"] = {
-                        str(c): [json_number(lo), json_number(hi)]
-                        for c, lo, hi in zip(
-                            r.classes, r.tie_min_per_class.tolist(), r.tie_max_per_class.tolist(), strict=True
-                        )
-                    }
                 if r.tie_min_per_group is not None and r.tie_max_per_group is not None:
                     bounds, bounds_why = bounds_map_with_reasons(r, _keys(self.groups), k, "in this group")
                     d["tie_bounds_per_group"] = bounds
