@@ -86,7 +86,10 @@ def run_plot(args: Any) -> int:
     return 0
 
 
-def run_report(args: Any) -> int:
+def run_report(args: Any, table: Any = None) -> int:
+    """``perfeval report`` of one or more binary models (``table``: the table when it was read
+    already; K classes: :mod:`perfeval.cli.commands.report`).
+    """
     from perfeval.cli.commands.eval import check_ci_options
 
     _matplotlib()
@@ -98,7 +101,7 @@ def run_report(args: Any) -> int:
     # parsed before reading: a bad -m is said at once, and a fractional weight where APR or CA2
     # reads weights as counts is one line naming the column, the value and its line, as in eval
     specs = resolve(args.measures or DEFAULT_MEASURES, args.threshold)
-    source, y, models, g, w = load.models(args, specs)
+    source, y, models, g, w = load.models(args, specs, table)
     _say_scores_outside(models, w, "perf")  # the report's calibration plot: PERF's bins
     text = build(
         y,
