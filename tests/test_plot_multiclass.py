@@ -58,7 +58,9 @@ def test_confusion_matrix_display_of_k_labels_holds_scikit_learns_matrix(seed, n
     order = ["eel", "dog", "cat", "bird", "fish", "owl"] if seed >= 2 else None  # 'owl' in neither
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        d = P.ConfusionMatrixDisplay.from_predictions(y, p, labels=order, sample_weight=w, normalize=normalize)
+        d = P.ConfusionMatrixDisplay.from_predictions(
+            y, p, labels=order, sample_weight=w, normalize=normalize
+        )
         want = skm.confusion_matrix(y, p, labels=order, sample_weight=w, normalize=normalize)
     np.testing.assert_allclose(d.confusion_matrix, want, rtol=1e-12, atol=0)
     assert [t.get_text() for t in d.ax_.get_xticklabels()] == (
@@ -263,7 +265,15 @@ def test_the_classes_are_named_as_eval_names_them(tmp_path, capsys):
     assert main(["report", str(path), *common, "--score-prefix", "p_", "-o", str(by_prefix)]) == 0
     named = frame.rename(columns=lambda c: c.removeprefix("p_"))
     named.to_csv(tmp_path / "named.csv", index=False)
-    argv = ["report", str(tmp_path / "named.csv"), *common, "--score", "cat,dog,bird,fish", "-o", str(by_names)]
+    argv = [
+        "report",
+        str(tmp_path / "named.csv"),
+        *common,
+        "--score",
+        "cat,dog,bird,fish",
+        "-o",
+        str(by_names),
+    ]
     assert main(argv) == 0
     tables = [page(p).tables["measures"] for p in (by_classes, by_prefix, by_names)]
     assert tables[0] == tables[1] == tables[2]
@@ -285,7 +295,10 @@ def test_the_report_of_k_classes_reads_standard_input_once(tmp_path, capsys, mon
     (tmp_path / "n.csv").write_text(text)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
     assert main(["report", "-", "--target", "y", "--score", "cat,dog,bird", "-o", str(out)]) == 0
-    assert main(["report", str(tmp_path / "n.csv"), "--target", "y", "--score", "cat,dog,bird", "-o", str(ref)]) == 0
+    assert (
+        main(["report", str(tmp_path / "n.csv"), "--target", "y", "--score", "cat,dog,bird", "-o", str(ref)])
+        == 0
+    )
     assert page(out).tables["measures"] == page(ref).tables["measures"]
     assert page(out).tables["classes"] == page(ref).tables["classes"]
     # several binary models on standard input: still one model a column
@@ -321,7 +334,10 @@ def test_a_target_that_is_no_class_is_named_by_its_line(tmp_path, capsys):
     path, frame = animals(tmp_path, n=30)
     frame.loc[7, "y"] = "owl"
     frame.to_csv(path, index=False)
-    assert main(["report", str(path), "--target", "y", "--score-prefix", "p_", "-o", str(tmp_path / "r.html")]) == 1
+    assert (
+        main(["report", str(path), "--target", "y", "--score-prefix", "p_", "-o", str(tmp_path / "r.html")])
+        == 1
+    )
     err = capsys.readouterr().err
     assert "'owl'" in err and "line 9" in err and len(err.strip().splitlines()) == 1
 
@@ -346,7 +362,7 @@ def test_names_of_the_classes_are_shown_escaped(tmp_path, capsys):
 
 def test_the_curves_legends_give_each_classs_area_of_the_per_class_table():
     from perfeval import evaluate
-    from perfeval.plot.html_classes import _curves_figure, row_normalised
+    from perfeval.plot.html import _curves_figure, row_normalised
 
     y, s = scores(9, 200, k=4)
     y[y == 3] = 0  # class 3 absent from the targets
@@ -369,7 +385,7 @@ def test_the_curves_legends_give_each_classs_area_of_the_per_class_table():
 
 
 def test_the_report_of_arrays_takes_classes_as_evaluate():
-    from perfeval.plot.html_classes import build_classes, classes_report
+    from perfeval.plot.html import build_classes, classes_report
 
     y, s = scores(4, 50)
     text = classes_report(np.array(LABELS)[y], s, classes=list(LABELS), measures=["roc"])

@@ -27,7 +27,7 @@ from perfeval.base.text import place
 from perfeval.cli import load
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
-__all__ = ["Classes", "names_are_classes", "requested", "run"]
+__all__ = ["Classes", "names_are_classes", "read_wide", "requested", "run", "wide_report"]
 
 #: how many labels a message lists before "..."
 SHOWN = 8
@@ -249,6 +249,18 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
     report.params["source"] = t.source
     report.params["columns"] = ch.names()
     return report, cases
+
+
+def read_wide(args: Any) -> Any:
+    """The wide table read whole, the target column kept as written (``perfeval report`` reads it
+    once, standard input too).
+    """
+    return _read(args, _label_positions(args, False))
+
+
+def wide_report(args: Any, table: Any, specs: list) -> tuple[Any, Any]:
+    """(the report, the checked cases) of a wide table read whole, as ``eval`` makes them."""
+    return _wide(args, table, specs)
 
 
 def _targets(where: Any, name: str, y: Any, classes: Classes) -> np.ndarray:

@@ -217,7 +217,8 @@ def build() -> argparse.ArgumentParser:
             mc.add_argument(
                 "--score-prefix",
                 metavar="PREFIX",
-                help="the score columns are every column named PREFIX<label> (p_cat, p_dog: --score-prefix p_)",
+                help="the score columns are every column named PREFIX<label> "
+                "(p_cat, p_dog: --score-prefix p_)",
             )
             pp.set_defaults(long=False, class_column=None)  # eval's --long is not the report's (yet)
             _ci_options(

@@ -397,7 +397,6 @@ class RocCurveDisplay(_SklearnDisplay):
         :func:`perfeval.evaluate` checks and finds them (:func:`perfeval.engine.door.check_classes`).
         """
         from perfeval.engine.door import check_classes
-        from perfeval.functional import roc_curve
 
         fn = f"{cls.__name__}.from_predictions"
         if a["pos_label"] is not None:

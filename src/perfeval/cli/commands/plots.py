@@ -20,7 +20,7 @@ from perfeval.exceptions import MissingDependencyError
 # statistics.
 
 
-def _matplotlib() -> None:
+def matplotlib_agg() -> None:
     """Matplotlib on the Agg backend (files, no window), or the command that installs it."""
     try:
         import matplotlib
@@ -56,7 +56,7 @@ def _say_scores_outside(models: dict, w: Any, bins: str) -> None:
 
 
 def run_plot(args: Any) -> int:
-    _matplotlib()
+    matplotlib_agg()
 
     plot.check_path(args.output, args.format)  # before reading: a wrong name is said at once
 
@@ -92,7 +92,7 @@ def run_report(args: Any, table: Any = None) -> int:
     """
     from perfeval.cli.commands.eval import check_ci_options
 
-    _matplotlib()
+    matplotlib_agg()
     from perfeval.engine import DEFAULT_MEASURES, resolve
     from perfeval.plot.html import build
 

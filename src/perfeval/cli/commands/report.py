@@ -2,7 +2,7 @@
 (:func:`perfeval.cli.commands.plots.run_report`), or one model of K classes, its class columns named
 as ``perfeval eval`` names them (:mod:`perfeval.cli.classes`): ``--score`` with ``--classes``,
 ``--score-prefix``, or ``--score`` alone when every target names one of its columns.  The page of K
-classes: :func:`perfeval.plot.html_classes.build_classes`.
+classes: :func:`perfeval.plot.html.build_classes`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def run(args: Any) -> int:
             return _run_classes(args, None)
         return run_report(args)
     # standard input is read once: the labels as written (the classes' names are matched as written)
-    table = classes._read(args, classes._label_positions(args, False))
+    table = classes.read_wide(args)
     if classes.names_are_classes(args, names, table):
         return _run_classes(args, table)
     return run_report(args, table)
@@ -63,19 +63,19 @@ def _run_classes(args: Any, table: Any) -> int:
     """
     from perfeval.base.console import write_file
     from perfeval.cli import classes
-    from perfeval.cli.commands.plots import _matplotlib
+    from perfeval.cli.commands.plots import matplotlib_agg
     from perfeval.engine import resolve
     from perfeval.engine.classes import class_specs
 
     _refuse(args)
-    _matplotlib()
-    from perfeval.plot.html_classes import build_classes
+    matplotlib_agg()
+    from perfeval.plot.html import build_classes
 
     default = not args.measures
     specs = class_specs([] if default else resolve(args.measures, 0.5), default=default)
     if table is None:
-        table = classes._read(args, classes._label_positions(args, False))
-    report, cases = classes._wide(args, table, specs)
+        table = classes.read_wide(args)
+    report, cases = classes.wide_report(args, table, specs)
     text = build_classes(
         report,
         scores=cases.s,
