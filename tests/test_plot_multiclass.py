@@ -396,3 +396,14 @@ def test_the_report_of_arrays_takes_classes_as_evaluate():
 
     with pytest.raises(InvalidParameterError, match="report of K classes"):
         build_classes(evaluate([0, 1, 1], [0.2, 0.7, 0.6]))
+
+
+def test_a_class_without_a_case_leaves_the_other_cells_text_readable():
+    from perfeval.plot.html import _heatmap
+
+    confusion = np.array([[8.0, 1.0, 1.0], [2.0, 6.0, 2.0], [0.0, 0.0, 0.0]])  # class 2: no case
+    fig = _heatmap(confusion, ["a", "b", "c"], normalised=True)
+    texts = {(round(t.get_position()[1]), round(t.get_position()[0])): t for t in fig.axes[0].texts}
+    assert texts[(2, 0)].get_text() == "n/a"
+    # the high cell (0.80) and a low one (0.10) write in different colours (NaN made them one)
+    assert texts[(0, 0)].get_color() != texts[(0, 1)].get_color()

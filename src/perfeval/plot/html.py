@@ -957,7 +957,7 @@ def _curves_figure(kind: str, summary: Any, classes: list) -> Any:
     return fig
 
 
-def _heatmap(confusion: np.ndarray, classes: list, normalised: bool) -> Any:
+def _heatmap(confusion: np.ndarray, classes: list, normalised: bool, weighted: bool = False) -> Any:
     """The confusion matrix as a heatmap (scikit-learn's ConfusionMatrixDisplay): counts, or each
     row's shares; a row with no case says so in its cells.
     """
@@ -981,9 +981,17 @@ def _heatmap(confusion: np.ndarray, classes: list, normalised: bool) -> Any:
         colorbar=True,
     )
     if d.text_ is not None:
-        for i, j in zip(*np.nonzero(np.isnan(values)), strict=True):
-            d.text_[i, j].set(text="n/a", color="0.4")
-    ax.set_title("Row-normalised" if normalised else "Counts (weights)")
+        # the text's colour against its cell, the threshold over the cells that hold a number (a row
+        # of NaN would make scikit-learn's threshold NaN: every text in one colour)
+        finite = values[np.isfinite(values)]
+        thresh = (finite.max() + finite.min()) / 2.0 if finite.size else 0.0
+        dark, light = d.im_.cmap(1.0), d.im_.cmap(0.0)
+        for (i, j), v in np.ndenumerate(values):
+            if np.isnan(v):
+                d.text_[i, j].set(text="n/a", color="0.4")
+            else:
+                d.text_[i, j].set(color=dark if v < thresh else light)
+    ax.set_title("Row-normalised" if normalised else ("Weights" if weighted else "Counts"))
     return fig
 
 
@@ -1065,7 +1073,9 @@ def build_classes(
         ),
         _figure(
             "confusion",
-            _png(_heatmap(confusion, classes, normalised=False)),
+            _png(
+                _heatmap(confusion, classes, normalised=False, weighted=bool(report.params.get("weighted")))
+            ),
             "<b>Confusion matrix of the argmax</b>: rows the true class, columns the predicted one; a "
             "tie at the max shares the case among the tied classes (the table below gives every digit).",
         ),
