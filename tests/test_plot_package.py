@@ -110,6 +110,7 @@ def test_from_estimator_takes_from_predictions_parameters(display):
     fe = inspect.signature(display.from_estimator).parameters
     assert list(fe)[:3] == ["estimator", "X", "y"]
     own = {"threshold"} | ({"sample_weight"} if display is P.CalibrationDisplay else set())
+    own |= {"classes"} if display is P.RocCurveDisplay else set()  # K classes: from_predictions only
     expected = [n for n in list(fp)[2:] if n not in own]
     if display in (P.RocCurveDisplay, P.PrecisionRecallDisplay, P.DetCurveDisplay):
         expected.insert(expected.index("pos_label"), "response_method")

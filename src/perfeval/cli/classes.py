@@ -33,9 +33,11 @@ __all__ = [
     "label_positions",
     "names_are_classes",
     "read_table",
+    "read_wide",
     "requested",
     "run",
     "target_codes",
+    "wide_report",
 ]
 
 #: how many labels a message lists before "..."
@@ -258,6 +260,18 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
     report.params["source"] = t.source
     report.params["columns"] = ch.names()
     return report, cases
+
+
+def read_wide(args: Any) -> Any:
+    """The wide table read whole, the target column kept as written (``perfeval report`` reads it
+    once, standard input too).
+    """
+    return read_table(args, label_positions(args, False))
+
+
+def wide_report(args: Any, table: Any, specs: list) -> tuple[Any, Any]:
+    """(the report, the checked cases) of a wide table read whole, as ``eval`` makes them."""
+    return _wide(args, table, specs)
 
 
 def target_codes(where: Any, name: str, y: Any, classes: Classes) -> np.ndarray:

@@ -631,16 +631,17 @@ def _large_numeric(args: Any) -> tuple | None:
     return path, cols[0], models, cols[1]
 
 
-def models(args: Any, specs: list | None = None) -> tuple:
+def models(args: Any, specs: list | None = None, table: Any = None) -> tuple:
     """(source, targets, {model name: scores}, groups, weights) for plot and report: several score
     columns; groups and weights None when not asked for.  ``specs``: the measures computed (the
-    weights' check of :func:`weights`).
+    weights' check of :func:`weights`); ``table``: the table when it was read already (standard
+    input is read once).
     """
     weight = getattr(args, "weight", None)
-    big = None if weight else _large_numeric(args)  # the chunked reader takes no weight column
+    big = None if weight or table is not None else _large_numeric(args)  # the chunked reader takes no weight
     if big is not None:
         return (*big, None)
-    t = read(args, args.file)
+    t = read(args, args.file) if table is None else table
     ch = choose_table(args, t, several=True)
     say_columns(ch)
     names = tuple(c.name for c in ch.scores)

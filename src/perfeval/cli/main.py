@@ -44,7 +44,7 @@ COMMANDS = {
     "eval": ("eval", "run"),
     "compare": ("compare", "run"),
     "plot": ("plots", "run_plot"),
-    "report": ("plots", "run_report"),
+    "report": ("report", "run"),
     "score": ("contest", "run_score"),
     "leaderboard": ("contest", "run_leaderboard"),
     "trec": ("trec", "run"),

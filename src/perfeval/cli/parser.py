@@ -24,7 +24,8 @@ EXAMPLES = {
     "  perfeval plot roc clicks.csv --target click --score ctr --group user -o users.png",
     "report": "examples:\n"
     "  perfeval report runs.csv --target label --score model_a,model_b -o report.html\n"
-    "  perfeval report clicks.csv --target click --score a,b --group user --ci 0.95 --tie-bounds -o r.html",
+    "  perfeval report clicks.csv --target click --score a,b --group user --ci 0.95 --tie-bounds -o r.html\n"
+    "  perfeval report proba.csv --target label --score p_cat,p_dog,p_bird --classes cat,dog,bird -o r.html",
     "leaderboard": "examples:\n  perfeval leaderboard --key answers.txt --task kddcup2004-physics",
     "score": "examples:\n"
     "  perfeval score team_a.txt --key answers.txt --task kddcup2004-physics --team a\n"
@@ -219,6 +220,23 @@ def build() -> argparse.ArgumentParser:
                 default=None,
                 help="measures of the table; repeated, it adds (default: PERF's report)",
             )
+            mc = pp.add_argument_group(
+                'K classes (one score column a class; docs/input.md, "Multiclass")',
+                "one model of K classes, its class columns named once as eval names them: --score with "
+                "--classes, --score alone when the columns' names are the labels, or --score-prefix",
+            )
+            mc.add_argument(
+                "--classes",
+                metavar="LABEL,...",
+                help="the class of each --score column, in order: --score p_cat,p_dog --classes cat,dog",
+            )
+            mc.add_argument(
+                "--score-prefix",
+                metavar="PREFIX",
+                help="the score columns are every column named PREFIX<label> "
+                "(p_cat, p_dog: --score-prefix p_)",
+            )
+            pp.set_defaults(long=False, class_column=None)  # eval's --long is not the report's (yet)
             _ci_options(
                 pp,
                 "--ci",

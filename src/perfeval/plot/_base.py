@@ -368,6 +368,15 @@ PARAMETERS: dict[str, Arg] = {
         "releases.",
     ),
     "kwargs": Arg(_REQUIRED, "Any", "dict", "matplotlib line properties."),
+    "classes": Arg(
+        None,
+        "Any",
+        "array-like of shape (n_classes,)",
+        "perfeval's: ``y_score`` of shape (n_samples, n_classes) (``predict_proba``), the label of each "
+        "column in order (by default a DataFrame's column names, else the sorted labels of ``y_true`` "
+        "when there are n_classes of them): one curve a class, that class against the rest, its area "
+        "in the legend.",
+    ),
     "n_bins": Arg(5, "int", "int", "The number of bins, as :func:`perfeval.functional.calibration_curve`."),
     "strategy": Arg(
         "uniform",

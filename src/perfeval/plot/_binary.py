@@ -254,6 +254,9 @@ class _SklearnDisplay(Display, CurveDisplay):
         name = self.name if name is None else name
         xs, ys, metric, names, prevalence = self._series(name)
         n = len(xs)
+        if curve_kwargs is None and getattr(self, "classes", None) is not None:
+            # one curve a class: each its own colour and legend entry (not the folds' one style)
+            curve_kwargs = [{"color": f"C{i % 10}", "alpha": 1.0, "linestyle": "-"} for i in range(n)]
         if kwargs:
             if isinstance(curve_kwargs, list):
                 curve_kwargs = [{**(kw or {}), **kwargs} for kw in curve_kwargs]
@@ -309,14 +312,23 @@ class RocCurveDisplay(_SklearnDisplay):
     _what = "ROC curve"
     _from_predictions = parameters(
         "y_true y_score sample_weight drop_intermediate pos_label name ax curve_kwargs plot_chance_level "
-        "chance_level_kw despine threshold kwargs"
+        "chance_level_kw despine classes threshold kwargs"
     )
+    _predictions_only = ("threshold", "classes")
+    _docs = {
+        "y_score": "The scores: the higher, the more likely the positive class (probabilities or decision "
+        "values); of K classes, shape (n_samples, n_classes), a column a class (``classes``)."
+    }
     _from_cv_results = parameters(
         "sample_weight drop_intermediate response_method pos_label ax name curve_kwargs plot_chance_level "
         "chance_level_kwargs despine"
     )
     _notes = {
-        "from_predictions": "The legend reads ``name (AUC = 0.xx)``.",
+        "from_predictions": "The legend reads ``name (AUC = 0.xx)``.  Scores of K classes (``y_score`` of "
+        "shape (n_samples, n_classes), perfeval's; scikit-learn 1.9 draws two classes only): one curve a "
+        "class against the rest, each :func:`perfeval.functional.roc_curve` of ``y_true == class`` and "
+        "its column, the legend ``class (AUC = 0.xx)``; ``fpr``, ``tpr``, ``roc_auc`` and ``name`` are "
+        "lists, one item a class, ``classes`` the labels.",
         "from_cv_results": "``fpr``, ``tpr`` and ``roc_auc`` are lists, one item a fold, and ``line_`` "
         "the list of lines (scikit-learn >= 1.7).",
     }
@@ -338,11 +350,12 @@ class RocCurveDisplay(_SklearnDisplay):
         roc_auc: float | list[float] | None = None,
         name: Any = None,
         pos_label: Any = None,
+        classes: Any = None,
         **kw: Any,
     ):
         super().__init__(curves, names, **kw)
         self.fpr, self.tpr, self.roc_auc = fpr, tpr, roc_auc
-        self.name, self.pos_label = name, pos_label
+        self.name, self.pos_label, self.classes = name, pos_label, classes
         if self._sklearn and (fpr is None or tpr is None):
             raise InvalidParameterError("RocCurveDisplay needs fpr and tpr (or use from_predictions)")
 
@@ -358,6 +371,68 @@ class RocCurveDisplay(_SklearnDisplay):
 
         fpr, tpr, _ = roc_curve(y_true, y_score, **kw)
         return {"fpr": fpr, "tpr": tpr, "roc_auc": _area(fpr, tpr)}
+
+    @classmethod
+    def _perfeval_form(cls, y_true: Any, y_score: Any, a: dict[str, Any]) -> Any:
+        if a["threshold"] is not None and (a["classes"] is not None or np.ndim(y_score) == 2):
+            raise InvalidParameterError(
+                "RocCurveDisplay.from_predictions: threshold= marks the operating point of two classes; "
+                "the curves of K classes have none (drop threshold)"
+            )
+        return super()._perfeval_form(y_true, y_score, a)
+
+    @classmethod
+    def _fields(cls, y_true: Any, y_score: Any, a: dict[str, Any]) -> dict[str, Any]:
+        """A binary classifier's curve, or (scores of K classes: a 2-D ``y_score`` or ``classes``)
+        one curve a class against the rest.
+        """
+        if a["classes"] is None and np.ndim(y_score) != 2:
+            return super()._fields(y_true, y_score, a)
+        return cls._one_vs_rest(y_true, y_score, a)
+
+    @classmethod
+    def _one_vs_rest(cls, y_true: Any, y_score: Any, a: dict[str, Any]) -> dict[str, Any]:
+        """One ROC curve a class: the cases of the class against the rest, scored by its column
+        (:func:`perfeval.functional.roc_curve`), the arrays checked and the classes found as
+        :func:`perfeval.evaluate` checks and finds them (:func:`perfeval.engine.door.check_classes`).
+        """
+        from perfeval.engine.door import check_classes
+
+        fn = f"{cls.__name__}.from_predictions"
+        if a["pos_label"] is not None:
+            raise InvalidParameterError(
+                f"{fn}: pos_label={a['pos_label']!r} names the positive class of two; with scores of K "
+                "classes every class is drawn against the rest (drop pos_label)"
+            )
+        if np.ndim(y_score) != 2:
+            raise InvalidParameterError(
+                f"{fn}: classes= names the columns of y_score of shape (n_samples, n_classes), but "
+                f"y_score has {np.ndim(y_score)} dimension(s)"
+            )
+        columns = getattr(y_score, "columns", None)
+        names = None if columns is None or a["classes"] is not None else [str(c) for c in columns]
+        cases, classes, _how = check_classes(
+            y_true, y_score, None, a["sample_weight"], classes=a["classes"], names=names
+        )
+        if len(classes) < 2:
+            raise InvalidParameterError(f"{fn}: y_score has {len(classes)} column: K classes need K >= 2")
+        curves = []
+        for j in range(len(classes)):
+            curves.append(
+                cls._curve(
+                    cases.y == j,
+                    cases.s[:, j],
+                    pos_label=True,
+                    sample_weight=cases.w,
+                    drop_intermediate=a["drop_intermediate"],
+                )
+            )
+        shown = [str(c) for c in classes] if a["name"] is None else a["name"]
+        return {
+            **{k: [c[k] for c in curves] for k in ("fpr", "tpr", "roc_auc")},
+            "name": shown,
+            "classes": list(classes),
+        }
 
 
 class PrecisionRecallDisplay(_SklearnDisplay):

@@ -20,7 +20,7 @@ from perfeval.exceptions import MissingDependencyError
 # statistics.
 
 
-def _matplotlib() -> None:
+def matplotlib_agg() -> None:
     """Matplotlib on the Agg backend (files, no window), or the command that installs it."""
     try:
         import matplotlib
@@ -56,7 +56,7 @@ def _say_scores_outside(models: dict, w: Any, bins: str) -> None:
 
 
 def run_plot(args: Any) -> int:
-    _matplotlib()
+    matplotlib_agg()
 
     plot.check_path(args.output, args.format)  # before reading: a wrong name is said at once
 
@@ -86,10 +86,13 @@ def run_plot(args: Any) -> int:
     return 0
 
 
-def run_report(args: Any) -> int:
+def run_report(args: Any, table: Any = None) -> int:
+    """``perfeval report`` of one or more binary models (``table``: the table when it was read
+    already; K classes: :mod:`perfeval.cli.commands.report`).
+    """
     from perfeval.cli.commands.eval import check_ci_options
 
-    _matplotlib()
+    matplotlib_agg()
     from perfeval.engine import DEFAULT_MEASURES, resolve
     from perfeval.plot.html import build
 
@@ -98,7 +101,7 @@ def run_report(args: Any) -> int:
     # parsed before reading: a bad -m is said at once, and a fractional weight where APR or CA2
     # reads weights as counts is one line naming the column, the value and its line, as in eval
     specs = resolve(args.measures or DEFAULT_MEASURES, args.threshold)
-    source, y, models, g, w = load.models(args, specs)
+    source, y, models, g, w = load.models(args, specs, table)
     _say_scores_outside(models, w, "perf")  # the report's calibration plot: PERF's bins
     text = build(
         y,
