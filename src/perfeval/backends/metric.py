@@ -485,13 +485,15 @@ class Metric:
             y = host_array(y_true, "y_true")
             cases, _found, _how = check_classes(y, y_score, g, w, classes=self.classes)
         self._check_alike(g is not None, w is not None)
-        first = g[0] if g is not None and len(g) and cases.g is not None and cases.g.dtype.kind == "O" else None
+        first = (
+            g[0] if g is not None and len(g) and cases.g is not None and cases.g.dtype.kind == "O" else None
+        )
         group_dtype, group_kind = self._check_groups(cases.g, first, cases.rows_in)
-        assert self._mc is not None
+        assert self._mc is not None and self.classes is not None
         # the batch is valid: the new state is made whole, then taken (with groups: the rows kept,
         # finished at compute() as evaluate(..., groups=) finishes them)
         fresh = g is not None and not self._grouped
-        state = GroupedRows(self.classes, self._task or "multiclass") if fresh else self._mc.copy()
+        state: Any = GroupedRows(self.classes, self._task or "multiclass") if fresh else self._mc.copy()
         if g is not None:
             state.add(cases.y, cases.s, cases.g, cases.w)
         else:
@@ -879,6 +881,7 @@ class Metric:
                     "in the Metric merged in",
                     "in this one",
                 )
+            assert self.classes is not None
             rows = GroupedRows(self.classes, self._task or "multiclass")
             for m in (self, other):
                 if m._grouped:
@@ -1048,7 +1051,9 @@ class Metric:
             g = g.astype(self._group_dtype)
         cases = Cases(y, s, g, w, int(self._rows_in))
         if self._task == "multilabel":
-            report = finish_labels(cases, self._specs, self.classes, threshold=self.threshold, labels_from="given")
+            report = finish_labels(
+                cases, self._specs, self.classes, threshold=self.threshold, labels_from="given"
+            )
         else:
             report = finish_classes(cases, self._specs, self.classes, threshold=0.5, classes_from="given")
         report.params["backend"] = "metric"

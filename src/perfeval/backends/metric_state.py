@@ -28,7 +28,16 @@ import numpy as np
 
 from perfeval.io.spill import narrow
 
-__all__ = ["ClassState", "Column", "FinishedGroups", "GroupedRows", "KeptRows", "LabelState", "key_family", "nbytes"]
+__all__ = [
+    "ClassState",
+    "Column",
+    "FinishedGroups",
+    "GroupedRows",
+    "KeptRows",
+    "LabelState",
+    "key_family",
+    "nbytes",
+]
 
 
 def _promote(a: np.dtype, b: np.dtype) -> np.dtype:
@@ -719,7 +728,12 @@ class GroupedRows:
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> GroupedRows:
         parts = [
-            (np.asarray(y), np.asarray(s, dtype=np.float64), np.asarray(g), None if w is None else np.asarray(w))
+            (
+                np.asarray(y),
+                np.asarray(s, dtype=np.float64),
+                np.asarray(g),
+                None if w is None else np.asarray(w),
+            )
             for y, s, g, w in state["grouped_rows"]
         ]
         return cls(tuple(state["classes"]), str(state.get("task") or "multiclass"), parts)

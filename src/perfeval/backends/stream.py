@@ -887,7 +887,9 @@ class _Task:
                 y, s, g, w, classes=tuple(range(k)) if self.coded else self.labels
             )
             if cases.s.shape[1] != k:
-                raise InvalidDataError(f"a chunk's `y_score` has {cases.s.shape[1]} columns for the {k} classes")
+                raise InvalidDataError(
+                    f"a chunk's `y_score` has {cases.s.shape[1]} columns for the {k} classes"
+                )
         else:
             cases, _found, _how = check_labels(y, s, g, w, labels=None)
             if cases.s.shape[1] != k:
@@ -1214,8 +1216,8 @@ def grouped_classes_report(
     groups listed and warned of.
     """
     from perfeval.engine.classes import TIES_CLASSES
-    from perfeval.engine.labels import TIES_LABELS
     from perfeval.engine.finish import warn_undefined
+    from perfeval.engine.labels import TIES_LABELS
     from perfeval.engine.report import MeasureResult, Report
 
     sizes = np.asarray(sizes, dtype=np.float64)

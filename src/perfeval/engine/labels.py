@@ -122,7 +122,9 @@ def grouped_fast(
     from perfeval.engine.classes import _group_means
 
     asked = [
-        sp for sp in specs if sp.measure.name == "ROC_ML" and sp.kwargs.get("average") in ("macro", "weighted")
+        sp
+        for sp in specs
+        if sp.measure.name == "ROC_ML" and sp.kwargs.get("average") in ("macro", "weighted")
     ]
     if not asked or w is not None or not len(y):
         return {}
