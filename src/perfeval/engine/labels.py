@@ -116,10 +116,10 @@ def grouped_fast(
     group in one compiled pass (csrc/summary.c, group_auc_rows: the rows counted into their groups,
     each group's column sorted on its own; Mann-Whitney sums of whole and half numbers, exact in
     any order, over the group's positives times negatives as rank.roc divides them), then each
-    group's mean over its defined labels as :func:`perfeval.engine.classes._group_means` takes it:
+    group's mean over its defined labels as :func:`perfeval.engine.classes.group_means` takes it:
     the bits of one :class:`LabelSummary` a group.
     """
-    from perfeval.engine.classes import _group_means
+    from perfeval.engine.classes import group_means
 
     asked = [
         sp
@@ -148,7 +148,7 @@ def grouped_fast(
         with np.errstate(invalid="ignore", divide="ignore"):
             per[:, j] = np.where(den > 0, wins / np.where(den > 0, den, 1.0), np.nan)
         support[:, j] = pos
-    return {sp.label: _group_means(per, support, sp.kwargs["average"]) for sp in asked}
+    return {sp.label: group_means(per, support, sp.kwargs["average"]) for sp in asked}
 
 
 def finish_labels(
