@@ -477,37 +477,14 @@ def _grouped_classes(ddf, target, score, group, weight, specs, classes, how):
     (:func:`_class_group_values`), one row a group brought back: the bits of the evaluation in
     memory, weights or not (each group's rows in the order of the frame, as there).
     """
-    import dask
-    import dask.dataframe as dd
-
     from perfeval.backends.stream import grouped_classes_report
 
     cols = list(dict.fromkeys([target, *score, group] + ([weight] if weight is not None else [])))
-    taken = set(map(str, ddf.columns))
-    place = tuple(
-        p + "_" * next(i for i in range(len(taken) + 1) if p + "_" * i not in taken) for p in _PLACE
-    )
-    frame = ddf[cols]
-    meta = frame._meta.assign(**{place[0]: np.zeros(0, np.int64), place[1]: np.zeros(0, np.int64)})
-    pieces = [dask.delayed(_tag_rows)(p, i, place) for i, p in enumerate(frame.to_delayed())]
-    got = []
-    if pieces:
-        tagged = dd.from_delayed(pieces, meta=meta, verify_meta=False)
-        args = (target, score, group, weight, specs, classes, how, place)
-        got = dask.compute(
-            *[dask.delayed(_class_group_values)(p, *args) for p in tagged.shuffle(on=group).to_delayed()]
-        )
-    done = [x for x in got if x is not None]
+    args = (target, score, group, weight, specs, classes, how)
+    done, meta, place = _by_group(ddf, cols, group, _class_group_values, args)
     if not done:  # no row: what memory says of no row
-        done = [
-            _class_group_values(meta, target, score, group, weight, specs, classes, how, place, empty=True)
-        ]
-    rows = sum(x[3] for x in done)
-    keys_all = [x[0] for x in done]
-    order = np.argsort(np.concatenate(keys_all), kind="stable")
-    keys = np.concatenate(keys_all)[order]
-    sizes = np.concatenate([x[1] for x in done])[order]
-    values = {sp.label: np.concatenate([x[2][sp.label] for x in done])[order] for sp in specs}
+        done = [_class_group_values(meta, *args, place, empty=True)]
+    keys, sizes, values, rows = _joined_groups(done, specs)
     return grouped_classes_report(
         specs,
         keys,
@@ -519,6 +496,95 @@ def _grouped_classes(ddf, target, score, group, weight, specs, classes, how):
         weighted=weight is not None,
         backend="dask",
     )
+
+
+def _by_group(ddf, cols: list, group: str, compute_part: Any, args: tuple) -> tuple[list, Any, tuple]:
+    """Every row of ``ddf[cols]`` tagged with its place in the frame (:func:`_tag_rows`), the rows
+    shuffled by group so that a partition holds whole groups, ``compute_part(partition, *args,
+    place)`` run on each: its results (None for a partition of no row), the tagged frame's meta and
+    the names of the place columns.
+    """
+    import dask
+    import dask.dataframe as dd
+
+    taken = set(map(str, ddf.columns))
+    place = tuple(
+        p + "_" * next(i for i in range(len(taken) + 1) if p + "_" * i not in taken) for p in _PLACE
+    )
+    frame = ddf[cols]
+    meta = frame._meta.assign(**{place[0]: np.zeros(0, np.int64), place[1]: np.zeros(0, np.int64)})
+    pieces = [dask.delayed(_tag_rows)(p, i, place) for i, p in enumerate(frame.to_delayed())]
+    got: Any = []
+    if pieces:
+        tagged = dd.from_delayed(pieces, meta=meta, verify_meta=False)
+        got = dask.compute(
+            *[dask.delayed(compute_part)(p, *args, place) for p in tagged.shuffle(on=group).to_delayed()]
+        )
+    return [x for x in got if x is not None], meta, place
+
+
+def _joined_groups(done: list, specs: list) -> tuple:
+    """(keys, sizes, {label: values}, rows) of every partition's groups, the groups in sorted order."""
+    rows = sum(x[3] for x in done)
+    keys_all = np.concatenate([x[0] for x in done])
+    order = np.argsort(keys_all, kind="stable")
+    sizes = np.concatenate([x[1] for x in done])[order]
+    values = {sp.label: np.concatenate([x[2][sp.label] for x in done])[order] for sp in specs}
+    return keys_all[order], sizes, values, rows
+
+
+def _grouped_labels(ddf, target, score, group, weight, specs, labels, how, threshold):
+    """K labels per group on a Dask DataFrame, as K classes per group are (:func:`_grouped_classes`):
+    the rows shuffled by group, each partition's rows put back in the frame's order and finished
+    there by :func:`perfeval.engine.labels.finish_labels` (:func:`_label_group_values`): the bits of
+    ``evaluate(Y, S, groups=)``, weights or not.
+    """
+    from perfeval.backends.stream import grouped_classes_report
+
+    cols = list(dict.fromkeys([*target, *score, group] + ([weight] if weight is not None else [])))
+    args = (target, score, group, weight, specs, labels, how)
+    done, meta, place = _by_group(ddf, cols, group, _label_group_values, args)
+    if not done:  # no row: what memory says of no row
+        done = [_label_group_values(meta, *args, place, empty=True)]
+    keys, sizes, values, rows = _joined_groups(done, specs)
+    return grouped_classes_report(
+        specs,
+        keys,
+        sizes,
+        values,
+        labels,
+        classes_from=how,
+        rows=rows,
+        weighted=weight is not None,
+        backend="dask",
+        task="multilabel",
+        threshold=threshold,
+    )
+
+
+def _label_group_values(pdf, target, score, group, weight, specs, labels, how, place, empty: bool = False):
+    """The whole groups of one shuffled partition of K labels, their rows in the frame's order,
+    finished as in memory: (keys, sizes, {label: per-group values}, rows), or None for no row.
+    """
+    from perfeval.engine.door import check_labels
+    from perfeval.engine.labels import finish_labels
+
+    if len(pdf) == 0 and not empty:
+        return None
+    pdf = pdf.sort_values(list(place), kind="stable")
+    k = len(target)
+    y, s = np.zeros((0, k), dtype=bool), np.zeros((0, k))
+    w = None if weight is None else np.zeros(0)
+    if len(pdf):
+        y = np.column_stack([_label_column(pdf, c) for c in target])
+        s = np.column_stack([_column_values(pdf, c, "score") for c in score])
+        w = None if weight is None else _column_values(pdf, weight, "weight")
+    cases, _found, _how = check_labels(y, s, pdf[group].to_numpy(), w, labels=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = finish_labels(cases, specs, labels, threshold=0.5, labels_from=how)
+    per = {sp.label: np.asarray(r.results[sp.label].per_group, dtype=np.float64) for sp in specs}
+    return np.asarray(r.groups), np.asarray(r.group_sizes, dtype=np.float64), per, len(pdf)
 
 
 def _tag_rows(pdf, i: int, place: tuple):
@@ -880,14 +946,8 @@ def evaluate_dask_labels(
     if missing:
         shown = ", ".join(map(str, ddf.columns))
         raise InvalidParameterError(f"column {missing[0]!r} is not in the Dask DataFrame (columns: {shown})")
-    for what, given in (("group=", group is not None), ("pos_label=", pos_label is not None)):
-        if given:
-            raise InvalidParameterError(
-                f"{what} with K labels on a Dask DataFrame: not yet; evaluate(df, target=[...], score=[...], "
-                f"{what}...) computes them in memory"
-                if what == "group="
-                else f"{what} does not apply to a label matrix (K labels, each on or off)"
-            )
+    if pos_label is not None:
+        raise InvalidParameterError("pos_label= does not apply to a label matrix (K labels, each on or off)")
     found: tuple = tuple(str(c) for c in target)
     how = "the columns' names"
     if labels is not None:
@@ -900,6 +960,8 @@ def evaluate_dask_labels(
             )
         how = "given"
     specs = label_specs(measures, threshold)
+    if group is not None:
+        return _grouped_labels(ddf, target, score, group, weight, specs, found, how, threshold)
     cols = [*target, *score] + ([weight] if weight is not None else [])
     pieces = ddf[cols].to_delayed()
     start = (empty_summary(found, specs), 0)

@@ -38,6 +38,7 @@ import numpy as np
 from perfeval.backends.metric_state import (
     ClassState,
     FinishedGroups,
+    GroupedRows,
     KeptRows,
     LabelState,
     key_family,
@@ -149,8 +150,10 @@ class Metric:
         evaluate()'s numbers on every row so far, bit for bit, weights too.  Merging Metrics is bit
         for bit when every cell's and confusion entry's weights add up exactly in any order (no
         weights and no tie at the argmax among three or more classes; whole-number or dyadic
-        weights), else within rounding (docs/metric.md).  Not with ``groups=``, ``clustered``, a
-        dialect or ``pos_label``.
+        weights), else within rounding (docs/metric.md).  With ``groups=`` (to every update) the
+        checked rows are kept and ``compute()`` finishes them per group as ``evaluate(y, S,
+        classes=..., groups=...)`` does: its bits, weights too, merged or not.  Not with
+        ``clustered``, a dialect or ``pos_label``.
     labels : sequence of labels, optional
         K labels (multilabel): ``update(y_true, y_score)`` then takes an (n, K) 0/1 target matrix and
         an (n, K) score matrix, one column a label in the order of ``labels``, as ``evaluate(Y, S)``
@@ -159,8 +162,9 @@ class Metric:
         the task must be known before the first update, and the same names mean other measures
         for K classes.  The state is one :class:`~perfeval.summaries.labels.LabelSummary`, rows
         folded in their order: ``compute()`` gives evaluate()'s numbers on every row so far, bit
-        for bit, weights too (merging Metrics: bit for bit without weights).  Not with ``classes=``,
-        ``groups=``, ``clustered``, a dialect or ``pos_label``.
+        for bit, weights too (merging Metrics: bit for bit without weights).  With ``groups=`` the
+        rows are kept and finished per group as ``evaluate(Y, S, groups=...)`` does (its bits).  Not
+        with ``classes=``, ``clustered``, a dialect or ``pos_label``.
 
     Notes
     -----
@@ -471,31 +475,32 @@ class Metric:
 
         multilabel = self._task == "multilabel"
         what_k = "K labels" if multilabel else "K classes"
-        if groups is not None:
-            raise InvalidParameterError(
-                f"`groups=` with {what_k}: not in a Metric yet; evaluate(y, S, "
-                f"{'' if multilabel else 'classes=..., '}groups=...) computes the measures per group in "
-                "memory"
-            )
         if ids is not None:
             raise InvalidParameterError(f"`ids=` orders tied documents for a dialect, not for {what_k}")
+        g = None if groups is None else host_array(groups, "groups")
         w = None if sample_weight is None else host_array(sample_weight, "sample_weight")
         if multilabel:  # two (n, K) matrices, read through the array protocols at the door
-            cases, _found, _how = check_labels(y_true, y_score, None, w, labels=self.classes)
+            cases, _found, _how = check_labels(y_true, y_score, g, w, labels=self.classes)
         else:
             y = host_array(y_true, "y_true")
-            cases, _found, _how = check_classes(y, y_score, None, w, classes=self.classes)
-        if self._weighted is not None and (w is not None) != self._weighted:
-            raise InvalidParameterError(
-                "`sample_weight=` was given to the earlier updates of this Metric but not to this one"
-                if self._weighted
-                else "`sample_weight=` was given to this update but not to the earlier ones of this Metric"
-            )
-        assert self._mc is not None
-        state = self._mc.copy()  # the batch is valid: the new state is made whole, then taken
-        state.add(cases.y, cases.s, cases.w)
+            cases, _found, _how = check_classes(y, y_score, g, w, classes=self.classes)
+        self._check_alike(g is not None, w is not None)
+        first = (
+            g[0] if g is not None and len(g) and cases.g is not None and cases.g.dtype.kind == "O" else None
+        )
+        group_dtype, group_kind = self._check_groups(cases.g, first, cases.rows_in)
+        assert self._mc is not None and self.classes is not None
+        # the batch is valid: the new state is made whole, then taken (with groups: the rows kept,
+        # finished at compute() as evaluate(..., groups=) finishes them)
+        fresh = g is not None and not self._grouped
+        state: Any = GroupedRows(self.classes, self._task or "multiclass") if fresh else self._mc.copy()
+        if g is not None:
+            state.add(cases.y, cases.s, cases.g, cases.w)
+        else:
+            state.add(cases.y, cases.s, cases.w)
         self._mc = state
-        self._grouped, self._weighted = False, w is not None
+        self._grouped, self._weighted = g is not None, w is not None
+        self._group_dtype, self._group_kind = group_dtype, group_kind
         self._rows_in += cases.rows_in
 
     def _saved(self) -> tuple:
@@ -672,18 +677,7 @@ class Metric:
         return ranking + [s.label for s, k in zip(self._specs, kinds, strict=True) if k == "binary"]
 
     def _check_mode(self, grouped: bool, weighted: bool) -> None:
-        if self._grouped is not None and grouped != self._grouped:
-            raise InvalidParameterError(
-                "`groups=` was given to the earlier updates of this Metric but not to this one"
-                if self._grouped
-                else "`groups=` was given to this update but not to the earlier ones of this Metric"
-            )
-        if self._weighted is not None and weighted != self._weighted:
-            raise InvalidParameterError(
-                "`sample_weight=` was given to the earlier updates of this Metric but not to this one"
-                if self._weighted
-                else "`sample_weight=` was given to this update but not to the earlier ones of this Metric"
-            )
+        self._check_alike(grouped, weighted)
         if self.dialect != "perfeval":  # the tool's own: weights or groups it does not take
             _check_dialect_batches(self.dialect, self._specs, grouped, weighted)
             return
@@ -695,6 +689,21 @@ class Metric:
             raise InvalidParameterError(
                 f"`weights` apply to the binary measures only, not to {ranking[0]} "
                 "(a per-query measure); evaluate them without weights"
+            )
+
+    def _check_alike(self, grouped: bool, weighted: bool) -> None:
+        """Groups and weights given to every update or to none."""
+        if self._grouped is not None and grouped != self._grouped:
+            raise InvalidParameterError(
+                "`groups=` was given to the earlier updates of this Metric but not to this one"
+                if self._grouped
+                else "`groups=` was given to this update but not to the earlier ones of this Metric"
+            )
+        if self._weighted is not None and weighted != self._weighted:
+            raise InvalidParameterError(
+                "`sample_weight=` was given to the earlier updates of this Metric but not to this one"
+                if self._weighted
+                else "`sample_weight=` was given to this update but not to the earlier ones of this Metric"
             )
 
     def _check_targets(self, c: Cases) -> tuple[np.ndarray | None, str | None, bool]:
@@ -861,10 +870,30 @@ class Metric:
         merged after this one's (:meth:`ClassSummary.merge`).
         """
         assert self._mc is not None and other._mc is not None
-        mine = self._mc.copy()
-        mine.fold()
-        mine.summary = mine.summary.merge(other._mc.folded())
-        self._mc = mine
+        if self._grouped or other._grouped:  # the rows kept: the other's after this one's
+            group_dtype = self._group_dtype
+            if other._group_dtype is not None:
+                group_dtype = _joined_ids(
+                    group_dtype,
+                    self._held_group_kind(),
+                    other._group_dtype,
+                    other._held_group_kind(),
+                    "in the Metric merged in",
+                    "in this one",
+                )
+            assert self.classes is not None
+            rows = GroupedRows(self.classes, self._task or "multiclass")
+            for m in (self, other):
+                if m._grouped:
+                    rows.extend(m._mc)
+            self._mc = rows
+            self._group_dtype = group_dtype
+            self._group_kind = self._group_kind or other._group_kind
+        else:
+            mine = self._mc.copy()
+            mine.fold()
+            mine.summary = mine.summary.merge(other._mc.folded())
+            self._mc = mine
         self._grouped = self._grouped if self._grouped is not None else other._grouped
         self._weighted = self._weighted if self._weighted is not None else other._weighted
         self._rows_in += other._rows_in
@@ -983,6 +1012,8 @@ class Metric:
         from perfeval.engine.labels import TIES_LABELS
 
         assert self._mc is not None and self.classes is not None
+        if isinstance(self._mc, GroupedRows):
+            return self._compute_class_groups(params)
         self._mc.fold()
         cs = self._mc.summary
         results = summary_values(self._specs, cs)
@@ -997,6 +1028,35 @@ class Metric:
         )
         report = Report(results, None, params)
         report.summary = cs
+        return report
+
+    def _compute_class_groups(self, params: dict) -> Report:
+        """compute() of K classes or K labels with groups: the rows kept, finished by the engine that
+        finishes evaluate(..., groups=) (:func:`perfeval.engine.classes.finish_classes`,
+        :func:`perfeval.engine.labels.finish_labels`) on every row so far: its bits.
+        """
+        from perfeval.base.checks import Cases
+        from perfeval.engine.classes import finish_classes
+        from perfeval.engine.labels import finish_labels
+
+        assert isinstance(self._mc, GroupedRows) and self.classes is not None
+        k = len(self.classes)
+        held = self._mc.arrays()
+        if held is None:
+            ids = np.zeros(0, dtype=np.int64 if self._group_dtype is None else self._group_dtype)
+            y0 = np.zeros((0, k), dtype=bool) if self._task == "multilabel" else np.zeros(0, np.intp)
+            held = (y0, np.zeros((0, k)), ids, np.zeros(0) if self._weighted else None)
+        y, s, g, w = held
+        if self._group_dtype is not None and g.dtype != self._group_dtype:
+            g = g.astype(self._group_dtype)
+        cases = Cases(y, s, g, w, int(self._rows_in))
+        if self._task == "multilabel":
+            report = finish_labels(
+                cases, self._specs, self.classes, threshold=self.threshold, labels_from="given"
+            )
+        else:
+            report = finish_classes(cases, self._specs, self.classes, threshold=0.5, classes_from="given")
+        report.params["backend"] = "metric"
         return report
 
     def _compute_dialect(self) -> Report:
@@ -1161,7 +1221,13 @@ class Metric:
         if self.classes is not None:
             if not isinstance(held, dict):
                 raise ValueError("no 'class_state' for the classes")
-            mc = (LabelState if self._task == "multilabel" else ClassState).from_state(held)
+            mc: Any = (
+                GroupedRows
+                if "grouped_rows" in held
+                else LabelState
+                if self._task == "multilabel"
+                else ClassState
+            ).from_state(held)
             if mc.classes != self.classes:
                 raise ValueError(f"a state of the classes {list(mc.classes)}, not {list(self.classes)}")
             self._mc = mc
@@ -1187,6 +1253,8 @@ class Metric:
         head += f", rows={self._rows_in}"
         if self._mc is not None:
             said = "labels" if self._task == "multilabel" else "classes"
+            if isinstance(self._mc, GroupedRows):
+                return head + f", {said}={list(self.classes or ())!r}, kept_rows={self._mc.rows}, grouped)"
             return head + f", {said}={list(self.classes or ())!r}, summary={self._mc.folded()!r})"
         if self._keeps_rows:
             return head + f", kept_rows={self._kept.rows}" + (", grouped" if self._grouped else "") + ")"

@@ -28,7 +28,16 @@ import numpy as np
 
 from perfeval.io.spill import narrow
 
-__all__ = ["ClassState", "Column", "FinishedGroups", "KeptRows", "key_family", "nbytes"]
+__all__ = [
+    "ClassState",
+    "Column",
+    "FinishedGroups",
+    "GroupedRows",
+    "KeptRows",
+    "LabelState",
+    "key_family",
+    "nbytes",
+]
 
 
 def _promote(a: np.dtype, b: np.dtype) -> np.dtype:
@@ -662,3 +671,69 @@ class LabelState:
             {name: RANKED[name] for name in ranked},
         )
         return cls(classes, ls)
+
+
+class GroupedRows:
+    """The state of ``Metric(measures, classes=[...])`` or ``Metric(measures, labels=[...])`` updated
+    with ``groups=``: the checked rows of every update, in order (the targets, class codes or the
+    (n, K) 0/1 matrix as booleans; the (n, K) scores; the group ids; the weights or None), finished
+    at ``compute()`` by the engine that finishes ``evaluate(..., groups=)`` on all of them, so the
+    numbers are its bits, weights too, as a binary Metric with groups keeps its rows.  The same
+    interface as :class:`ClassState` where the Metric reads it (``copy``, ``nbytes``, ``state``).
+    """
+
+    __slots__ = ("classes", "task", "parts")
+
+    def __init__(self, classes: tuple, task: str, parts: list | None = None):
+        self.classes = tuple(classes)
+        self.task = task
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]] = list(parts or [])
+
+    def copy(self) -> GroupedRows:
+        return GroupedRows(self.classes, self.task, self.parts)
+
+    def add(self, y: np.ndarray, s: np.ndarray, g: np.ndarray, w: np.ndarray | None) -> None:
+        """Hold a batch of checked rows (copied: none of the caller's buffers is kept)."""
+        if not len(y):
+            return
+        dtype = bool if self.task == "multilabel" else np.intp
+        self.parts.append(
+            (np.array(y, dtype), np.array(s, np.float64), np.array(g), None if w is None else np.array(w))
+        )
+
+    def extend(self, other: GroupedRows) -> None:
+        """``other``'s rows after these (``other`` unchanged: its arrays are never written to)."""
+        self.parts.extend(other.parts)
+
+    @property
+    def rows(self) -> int:
+        return sum(len(p[0]) for p in self.parts)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None:
+        """Every row held, as ``np.concatenate`` of the batches (None when there is none)."""
+        if not self.parts:
+            return None
+        y, s, g = (np.concatenate([p[i] for p in self.parts]) for i in range(3))
+        w = None if self.parts[0][3] is None else np.concatenate([p[3] for p in self.parts])
+        return y, s, g, w
+
+    @property
+    def nbytes(self) -> int:
+        return sum(nbytes(a) for p in self.parts for a in p)
+
+    def state(self) -> dict[str, Any]:
+        """The state as plain values and arrays (:meth:`from_state` reads it back)."""
+        return {"task": self.task, "classes": list(self.classes), "grouped_rows": list(self.parts)}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> GroupedRows:
+        parts = [
+            (
+                np.asarray(y),
+                np.asarray(s, dtype=np.float64),
+                np.asarray(g),
+                None if w is None else np.asarray(w),
+            )
+            for y, s, g, w in state["grouped_rows"]
+        ]
+        return cls(tuple(state["classes"]), str(state.get("task") or "multiclass"), parts)

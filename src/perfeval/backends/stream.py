@@ -854,7 +854,93 @@ def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighte
     )
 
 
-# -- K classes per group: the spill of the binary measures, a class's score a column ----------------------
+# -- K classes or K labels per group: the spill of the binary measures, a class's score a column ----------
+class _Task:
+    """What the grouped stream of K classes or K labels needs of its task (``kind`` "multiclass" or
+    "multilabel"): the measures read for it, the door a chunk goes through, the spill block of its
+    checked rows and back, the in-memory finish of whole groups, and the summary a group over the
+    budget is folded into.  One stream for both tasks; only these differ.
+    """
+
+    def __init__(self, kind: str, labels: tuple, measures: Any, *, threshold: float, how: str, coded: bool):
+        from perfeval.engine.classes import class_specs
+        from perfeval.engine.labels import label_specs
+
+        self.kind, self.labels, self.k = kind, labels, len(labels)
+        self.threshold, self.how, self.coded = threshold, how, coded
+        if kind == "multiclass":
+            default = measures is None
+            self.specs = class_specs([] if default else resolve(measures, 0.5), default=default)
+        else:
+            self.specs = label_specs(measures, threshold)
+        #: the columns of a block before the weights: the targets (one column, or one a label), the
+        #: scores (one a column) and the groups
+        self.width = self.k + 2 if kind == "multiclass" else 2 * self.k + 1
+
+    def check(self, y: Any, s: Any, g: Any, w: Any) -> Any:
+        """A chunk's cases through evaluate()'s door for the task (the rows of weight 0 dropped)."""
+        from perfeval.engine.door import check_classes, check_labels
+
+        k = self.k
+        if self.kind == "multiclass":
+            cases, _found, _how = check_classes(
+                y, s, g, w, classes=tuple(range(k)) if self.coded else self.labels
+            )
+            if cases.s.shape[1] != k:
+                raise InvalidDataError(
+                    f"a chunk's `y_score` has {cases.s.shape[1]} columns for the {k} classes"
+                )
+        else:
+            cases, _found, _how = check_labels(y, s, g, w, labels=None)
+            if cases.s.shape[1] != k:
+                raise InvalidDataError(f"a chunk has {cases.s.shape[1]} label columns for the {k} labels")
+        return cases
+
+    def empty(self) -> Any:
+        """The summary of no rows, to fold rows into in their order."""
+        from perfeval.engine.labels import empty_summary
+        from perfeval.summaries.classes import ClassSummary
+
+        if self.kind == "multiclass":
+            return ClassSummary.empty(self.labels)
+        return empty_summary(self.labels, self.specs)
+
+    def block(self, cases: Any) -> list[np.ndarray]:
+        """Checked rows as a spill block: the first target column, the first score column, the
+        groups (where the spill looks for them), the other score columns, the other label columns
+        (K labels), then the weights when there are (:meth:`rows` reads them back).
+        """
+        y, s, k = cases.y, cases.s, self.k
+        ys = [y] if self.kind == "multiclass" else [y[:, j] for j in range(k)]
+        block = [ys[0], s[:, 0], _spill_ids(cases.g), *(s[:, j] for j in range(1, k)), *ys[1:]]
+        return block if cases.w is None else [*block, cases.w]
+
+    def rows(self, cols: list[np.ndarray]) -> tuple:
+        """(targets, (n, K) scores, groups, weights or None) of a block laid out by :meth:`block`."""
+        k = self.k
+        s = np.empty((len(cols[0]), k), dtype=np.float64)
+        s[:, 0] = cols[1]
+        for j in range(1, k):
+            s[:, j] = cols[2 + j]
+        w = cols[self.width] if len(cols) > self.width else None
+        if self.kind == "multiclass":
+            return cols[0].astype(np.intp, copy=False), s, cols[2], w
+        y = np.empty((len(cols[0]), k), dtype=bool)
+        y[:, 0] = cols[0]
+        for j in range(1, k):
+            y[:, j] = cols[k + 1 + j]
+        return y, s, cols[2], w
+
+    def finish(self, cases: Any) -> Any:
+        """Whole groups' checked rows finished as evaluate() finishes them in memory."""
+        from perfeval.engine.classes import finish_classes
+        from perfeval.engine.labels import finish_labels
+
+        if self.kind == "multiclass":
+            return finish_classes(cases, self.specs, self.labels, threshold=0.5, classes_from=self.how)
+        return finish_labels(cases, self.specs, self.labels, threshold=self.threshold, labels_from=self.how)
+
+
 def evaluate_stream_grouped_classes(
     chunks: Iterable[tuple],
     classes: Any,
@@ -869,11 +955,13 @@ def evaluate_stream_grouped_classes(
     classes_from: str = "given",
     coded: bool = False,
     totals: dict | None = None,
+    task: str = "multiclass",
+    threshold: float = 0.5,
 ):
-    """The multiclass measures per group over chunks ``(y_true, y_score, groups[, sample_weight])``,
-    the scores an (n, K) matrix a chunk (one column a class, in the order of ``classes``), in
-    bounded memory: the bits of :func:`perfeval.evaluate` of the concatenated chunks with
-    ``classes=`` and ``groups=``, weights or not.
+    """The multiclass (or multilabel) measures per group over chunks ``(y_true, y_score, groups[,
+    sample_weight])``, the scores an (n, K) matrix a chunk (one column a class, in the order of
+    ``classes``), in bounded memory: the bits of :func:`perfeval.evaluate` of the concatenated
+    chunks with ``classes=`` and ``groups=``, weights or not.
 
     Each chunk is checked at the door (:func:`perfeval.engine.door.check_classes`: the targets coded,
     the rows of weight 0 dropped), then spilled by group as :func:`evaluate_stream_grouped` spills
@@ -883,9 +971,14 @@ def evaluate_stream_grouped_classes(
     row order (:meth:`~perfeval.summaries.classes.ClassSummary.folded`, the bits of the summary of
     its rows).  ``clustered``: each group's rows together in the input; nothing is spilled.
 
+    ``task="multilabel"``: K labels, ``y_true`` an (n, K) 0/1 matrix a chunk and ``classes`` the
+    labels (:func:`perfeval.engine.door.check_labels`, :func:`perfeval.engine.labels.finish_labels`,
+    a group over the budget folded into its :class:`~perfeval.summaries.labels.LabelSummary`; the
+    bits of ``evaluate(Y, S, groups=)``), ``threshold`` that of the threshold measures.
+
     ``budget_rows``: rows of a part finished in memory at once (default
     :data:`SPILL_BUDGET_ROWS` over K: a row holds K scores).  ``coded``: the targets are codes
-    0..K-1 already.  ``totals``, a dict, gets ``"summary"``: the ClassSummary of all the rows folded
+    0..K-1 already.  ``totals``, a dict, gets ``"summary"``: the summary of all the rows folded
     in row order (the confusion over every case, as in memory), when the caller asks by passing it.
     The other parameters are those of :func:`evaluate_stream_grouped`.
 
@@ -897,18 +990,18 @@ def evaluate_stream_grouped_classes(
     >>> r.results["ACC_MC"].per_group.tolist()
     [1.0, 1.0]
     """
-    from perfeval.engine.classes import class_specs
-
+    if task not in ("multiclass", "multilabel"):
+        raise InvalidParameterError(f"task must be 'multiclass' or 'multilabel', got {task!r}")
     labels = tuple(c.item() if isinstance(c, np.generic) else c for c in classes)
     k = len(labels)
-    default = measures is None
-    specs = class_specs([] if default else resolve(measures, 0.5), default=default)
+    kind = _Task(task, labels, measures, threshold=threshold, how=classes_from, coded=coded)
+    specs = kind.specs
     budget = max(1, SPILL_BUDGET_ROWS // max(k, 1)) if budget_rows is None else budget_rows
     if budget < 1:
         raise InvalidParameterError(f"budget_rows must be at least 1, got {budget}")
-    feed = _ClassFeed(labels, coded, totals is not None)
+    feed = _ClassFeed(kind, totals is not None)
     out = _Results(specs)
-    job = _ClassJob(specs, budget, out, labels, classes_from)
+    job = _ClassJob(kind, budget, out)
     if clustered:
         for cols in _whole_groups(feed.blocks(chunks)):
             job.finish_rows(cols, clustered=True)
@@ -947,6 +1040,8 @@ def evaluate_stream_grouped_classes(
         rows=feed.rows,
         weighted=bool(feed.weighted),
         backend="stream",
+        task=task,
+        threshold=threshold,
     )
     if spill is not None:
         report.params["spill_partitions"] = partitions
@@ -955,24 +1050,18 @@ def evaluate_stream_grouped_classes(
 
 
 class _ClassFeed:
-    """The chunks of K classes checked at the door and laid out as spill blocks: the codes, the first
-    score column, the groups (where the spill looks for them), the other score columns, then the
-    weights when there are (:func:`_class_rows` reads them back).  Counts the rows given, and folds
-    every row into one summary when asked (``whole``).
+    """The chunks of K classes (or K labels) checked at the door and laid out as spill blocks
+    (:meth:`_Task.block`).  Counts the rows given, and folds every row into one summary when asked
+    (``whole``).
     """
 
-    def __init__(self, labels: tuple, coded: bool, whole: bool):
-        from perfeval.summaries.classes import ClassSummary
-
-        self.labels, self.k, self.coded = labels, len(labels), coded
+    def __init__(self, kind: _Task, whole: bool):
+        self.kind = kind
         self.rows = 0
         self.weighted: bool | None = None
-        self.summary = ClassSummary.empty(labels) if whole else None
+        self.summary = kind.empty() if whole else None
 
     def blocks(self, chunks: Iterable[tuple]):
-        from perfeval.engine.door import check_classes
-
-        k = self.k
         for chunk in chunks:
             if len(chunk) not in (3, 4):
                 raise InvalidParameterError("each chunk must be (y_true, y_score, groups[, sample_weight])")
@@ -981,23 +1070,15 @@ class _ClassFeed:
                 self.weighted = w is not None
             elif self.weighted != (w is not None):
                 raise InvalidParameterError("the chunks must all have weights or none have: a chunk of each")
-            cases, _found, _how = check_classes(
-                chunk[0], chunk[1], chunk[2], w, classes=tuple(range(k)) if self.coded else self.labels
-            )
-            if cases.s.shape[1] != k:
-                raise InvalidDataError(
-                    f"a chunk's `y_score` has {cases.s.shape[1]} columns for the {k} classes"
-                )
+            cases = self.kind.check(chunk[0], chunk[1], chunk[2], w)
             self.rows += int(cases.rows_in)
             if self.summary is not None:
                 self.summary = self.summary.folded(cases.y, cases.s, cases.w)
             if not len(cases.y):
                 continue
-            s = cases.s
             if cases.g is None:
                 raise InvalidParameterError("each chunk must be (y_true, y_score, groups[, sample_weight])")
-            block = [cases.y, s[:, 0], _spill_ids(cases.g), *(s[:, j] for j in range(1, k))]
-            yield block if cases.w is None else [*block, cases.w]
+            yield self.kind.block(cases)
 
 
 def _spill_ids(g: np.ndarray) -> np.ndarray:
@@ -1012,15 +1093,6 @@ def _spill_ids(g: np.ndarray) -> np.ndarray:
     if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
         return np.array(vals, dtype=np.int64)
     raise InvalidParameterError("streamed group ids must be all integers or all text within a chunk")
-
-
-def _class_rows(cols: list[np.ndarray], k: int) -> tuple:
-    """(codes, (n, K) scores, groups, weights or None) of a block laid out by :class:`_ClassFeed`."""
-    s = np.empty((len(cols[0]), k), dtype=np.float64)
-    s[:, 0] = cols[1]
-    for j in range(1, k):
-        s[:, j] = cols[2 + j]
-    return cols[0].astype(np.intp, copy=False), s, cols[2], cols[k + 2] if len(cols) > k + 2 else None
 
 
 def _whole_groups(blocks: Iterable[list[np.ndarray]]):
@@ -1044,26 +1116,25 @@ def _whole_groups(blocks: Iterable[list[np.ndarray]]):
 
 
 class _ClassJob(_Job):
-    """Evaluates the spilled parts of K classes within the row budget (the binary job's splits)."""
+    """Evaluates the spilled parts of K classes or K labels within the row budget (the binary job's
+    splits).
+    """
 
-    def __init__(self, specs, budget, out: _Results, labels: tuple, how: str):
-        super().__init__(specs, 0.5, budget, None, False, out)
-        self.labels, self.how = labels, how
+    def __init__(self, kind: _Task, budget, out: _Results):
+        super().__init__(kind.specs, kind.threshold, budget, None, False, out)
+        self.kind = kind
         self.done: set = set()
 
     def finish_rows(self, cols: list[np.ndarray], clustered: bool = False) -> None:
-        """Whole groups' rows (in input order) finished as :func:`perfeval.engine.classes.finish_classes`
-        finishes them in memory.  ``clustered``: a group seen in an earlier call is an error.
+        """Whole groups' rows (in input order) finished as evaluate() finishes them in memory
+        (:meth:`_Task.finish`).  ``clustered``: a group seen in an earlier call is an error.
         """
         from perfeval.base.checks import Cases
-        from perfeval.engine.classes import finish_classes
 
-        y, s, g, w = _class_rows(cols, len(self.labels))
+        y, s, g, w = self.kind.rows(cols)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = finish_classes(
-                Cases(y, s, g, w, len(y)), self.specs, self.labels, threshold=0.5, classes_from=self.how
-            )
+            r = self.kind.finish(Cases(y, s, g, w, len(y)))
         keys = np.asarray(r.groups)
         if clustered:
             again = [x for x in keys.tolist() if x in self.done]
@@ -1082,18 +1153,18 @@ class _ClassJob(_Job):
         self.finish_rows(cols)
 
     def _one_group(self, part: _Part) -> None:
-        """A single group over the budget: its rows folded block by block into one ClassSummary in
-        row order (the bits of the summary of all its rows at once), its size summed in row order
-        as in memory.  Memory: the group's distinct scores a class and column, not its rows.
+        """A single group over the budget: its rows folded block by block into one summary
+        (ClassSummary, LabelSummary) in row order (the bits of the summary of all its rows at once),
+        its size summed in row order as in memory.  Memory: the group's distinct scores a column
+        (and class), not its rows.
         """
         from perfeval.engine.classes import summary_values
-        from perfeval.summaries.classes import ClassSummary
 
-        cs = ClassSummary.empty(self.labels)
+        cs = self.kind.empty()
         size: Any = np.zeros(1)
         key = None
         for cols in _read_blocks(part.path):
-            y, s, g, w = _class_rows(cols, len(self.labels))
+            y, s, g, w = self.kind.rows(cols)
             if key is None or g.dtype.kind in "US":
                 key = g[:1]  # text if any block is text: as the concatenation of the blocks would be
             cs = cs.folded(y, s, w)
@@ -1136,13 +1207,17 @@ def grouped_classes_report(
     rows: int,
     weighted: bool,
     backend: str,
+    task: str = "multiclass",
+    threshold: float = 0.5,
 ):
-    """The report of the multiclass measures per group from each group's size and values (the
-    groups sorted as in memory), as :func:`perfeval.engine.classes.finish_classes` makes it: the
-    means over the groups, the undefined groups listed and warned of.
+    """The report of the multiclass (``task``: or multilabel) measures per group from each group's
+    size and values (the groups sorted as in memory), as :func:`perfeval.engine.classes.finish_classes`
+    (:func:`perfeval.engine.labels.finish_labels`) makes it: the means over the groups, the undefined
+    groups listed and warned of.
     """
     from perfeval.engine.classes import TIES_CLASSES
     from perfeval.engine.finish import warn_undefined
+    from perfeval.engine.labels import TIES_LABELS
     from perfeval.engine.report import MeasureResult, Report
 
     sizes = np.asarray(sizes, dtype=np.float64)
@@ -1152,15 +1227,15 @@ def grouped_classes_report(
     }
     warn_undefined(results, specs)
     params = {
-        "threshold": 0.5,
+        "threshold": threshold,
         "rows": int(rows),
         "groups": int(len(keys)),
         "weighted": weighted,
         "partitions": None,
-        "ties": TIES_CLASSES,
+        "ties": TIES_CLASSES if task == "multiclass" else TIES_LABELS,
         "pos_label": None,
         "backend": backend,
-        "task": "multiclass",
+        "task": task,
         "classes": [c.item() if isinstance(c, np.generic) else c for c in classes],
         "classes_from": classes_from,
     }

@@ -200,23 +200,26 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
 
 def _stream(args: Any, path: str | None, specs: list) -> Any:
     """A table read in chunks, each checked as a table read whole is and its rows folded into one
-    summary in row order (:func:`perfeval.backends.stream.evaluate_stream_labels`): the bits of the
-    evaluation in memory.
+    summary in row order (:func:`perfeval.backends.stream.evaluate_stream_labels`), or with --group
+    spilled by group (or --clustered) and finished group by group
+    (:func:`perfeval.backends.stream.evaluate_stream_grouped_classes`, ``task="multilabel"``): the
+    bits of the evaluation in memory.
     """
-    from perfeval.backends.stream import evaluate_stream_labels
+    import os
+
+    from perfeval.backends.stream import evaluate_stream_grouped_classes, evaluate_stream_labels
     from perfeval.io.readers import iter_columns
 
-    if args.group is not None:
-        raise InvalidParameterError("--stream --group of K labels is not supported yet: drop --stream")
     source = path or "standard input"
     chosen: list = []
 
     def chooser(names: list[str], header: bool) -> list[int | None]:
         got = _choose(args, names, header, source)
         chosen.append(got)
-        ycols, scols, weight, _group, _labels = got
+        ycols, scols, weight, group, _labels = got
         return [
             None if weight is None else weight.index,
+            None if group is None else group.index,
             *(c.index for c in ycols),
             *(c.index for c in scols),
         ]
@@ -224,13 +227,13 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
     def convert(cols: list, where: Any) -> list:
         ycols, scols, weight, _group, _labels = chosen[0]
         k = len(ycols)
-        w, ys, ss = cols[0], cols[1 : 1 + k], cols[1 + k :]
+        w, ys, ss = cols[0], cols[2 : 2 + k], cols[2 + k :]
         *columns, weights = load.earliest(
             *(lambda c=c, v=v: label_values(where, c.name, v) for c, v in zip(ycols, ys, strict=True)),
             *(lambda c=c, v=v: load.score_values(where, c.name, v) for c, v in zip(scols, ss, strict=True)),
             lambda: None if w is None else load.weight_values(where, weight.name, w),
         )
-        return [np.column_stack(columns[:k]), np.column_stack(columns[k:]), weights]
+        return [np.column_stack(columns[:k]), np.column_stack(columns[k:]), weights, cols[1]]
 
     cols = iter_columns(
         path,
@@ -238,14 +241,32 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         args.input_format,
         args.header,
         progress=wanted(args),
+        ids={1: "--group"},
         delimiter=args.delimiter,
         convert=convert,
     )
-    chunks = ((c[0], c[1]) if c[2] is None else (c[0], c[1], c[2]) for c in cols)
+    if args.group is None:
+        chunks: Any = ((c[0], c[1]) if c[2] is None else (c[0], c[1], c[2]) for c in cols)
+    else:  # spilled by group to temporary files (or --clustered), then evaluated group by group
+        chunks = ((c[0], c[1], c[3]) if c[2] is None else (c[0], c[1], c[3], c[2]) for c in cols)
     first = next(chunks, None)
     if not chosen:
         raise InputFormatError("no header and no rows: nothing to evaluate", source=source)
     ycols, scols, weight, _group, labels = chosen[0]
+    if args.group is not None:
+        report = evaluate_stream_grouped_classes(
+            itertools.chain([] if first is None else [first], chunks),
+            labels,
+            measures=specs,
+            task="multilabel",
+            threshold=args.threshold,
+            classes_from=_how(args, ycols),
+            clustered=getattr(args, "clustered", False),
+            size_hint=os.path.getsize(path) if path is not None and os.path.isfile(path) else None,
+            progress=wanted(args),
+        )
+        report.params["source"] = source
+        return report
     report = evaluate_stream_labels(
         itertools.chain([] if first is None else [first], chunks),
         labels,

@@ -146,10 +146,10 @@ def grouped_fast(
     den = support * (sizes[:, None] - support)  # n_j (N - n_j), as ClassSummary.pairs reads them: exact
     with np.errstate(invalid="ignore", divide="ignore"):
         per = np.where(den > 0, wins / np.where(den > 0, den, 1.0), np.nan)
-    return {sp.label: _group_means(per, support, sp.kwargs["average"]) for sp in asked}
+    return {sp.label: group_means(per, support, sp.kwargs["average"]) for sp in asked}
 
 
-def _group_means(per: np.ndarray, support: np.ndarray, average: str) -> np.ndarray:
+def group_means(per: np.ndarray, support: np.ndarray, average: str) -> np.ndarray:
     """Each row's macro or weighted mean over its defined values, as
     :func:`perfeval.measures.multiclass._average` makes it for one group: the groups with m
     classes defined together, their values in class order, summed by numpy's reduction over the
