@@ -36,7 +36,8 @@ def _run(capsys, key: str, fmt: str) -> str:
     os.chdir(HERE)  # the names in the output are the relative ones given
     try:
         capsys.readouterr()
-        rc = main(["score", "--key", key, "--task", "kddcup2002-task2", *TEAMS, "--no-store", "--format", fmt])
+        argv = ["score", "--key", key, "--task", "kddcup2002-task2", *TEAMS, "--no-store", "--format", fmt]
+        rc = main(argv)
         out, err = capsys.readouterr()
     finally:
         os.chdir(old)
@@ -70,7 +71,8 @@ def test_each_partition_is_the_multiclass_engines(capsys, team):
     them; the contest's value is the classic engine's (float32 storage), so within 1e-6."""
     ids, labels = _labels("genes.csv")
     text = _run(capsys, "genes.csv", "json")
-    got = next(r for r in json.loads(text.split("--- stdout\n")[1].split("--- stderr")[0]) if r["submission"] == team)
+    rows = json.loads(text.split("--- stdout\n")[1].split("--- stderr")[0])
+    got = next(r for r in rows if r["submission"] == team)
     classes = ["change", "nc", "control"]
     n = len(ids)
     s = np.zeros((n, 3))
@@ -80,4 +82,3 @@ def test_each_partition_is_the_multiclass_engines(capsys, team):
     per = dict(zip(classes, r.results["ROC_OVR:average=macro"].per_class, strict=True))
     assert math.isclose(got["scores"]["ROC_narrow"], per["change"], abs_tol=1e-6)
     assert math.isclose(got["scores"]["ROC_broad"], per["nc"], abs_tol=1e-6)
-
