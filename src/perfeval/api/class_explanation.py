@@ -12,10 +12,15 @@ checked against both tools.
 
 The scikit-learn calls modelled: ``roc_auc_score(y, S, multi_class='ovr', labels=classes,
 average=...)``, ``average_precision_score(label_binarize(y, classes=classes), S, average=...)``,
-``top_k_accuracy_score(y, S, k=1, labels=classes)`` for accuracy, and for the label measures
+``top_k_accuracy_score(y, S, k=1, labels=classes)`` for accuracy (``k=k`` for top-k),
+``roc_auc_score(y, S, multi_class='ovo', labels=classes, average=...)``, ``log_loss(y, S,
+labels=classes)`` and ``brier_score_loss(y, S, labels=classes)``, and for the label measures
 ``f1_score(y, classes[S.argmax(1)], average=...)`` (and family, ``balanced_accuracy_score``,
-``matthews_corrcoef``, ``cohen_kappa_score``) without ``labels=``; torchmetrics' exact
-``multiclass_*`` functions with ``num_classes=K``.
+``matthews_corrcoef``, ``cohen_kappa_score``) without ``labels=``; scikit-learn wants ``labels``
+sorted and the columns in their order (as ``predict_proba`` gives them): none of these values depends
+on the columns' order, so the classes' own order is kept.  torchmetrics' exact ``multiclass_*``
+functions with ``num_classes=K`` (top-k: ``multiclass_accuracy(top_k=k, average='micro')``); it has
+no one-vs-one AUROC, no multiclass log loss and no multiclass Brier score, and its row says so.
 """
 
 from __future__ import annotations
@@ -92,6 +97,61 @@ RULES = {
         "0 (torchmetrics/utilities/compute.py:87-93); balanced_accuracy_score and perfeval drop it "
         "[classes: {classes}]"
     ),
+    "sk-ovo-k2": (
+        "scikit-learn: roc_auc_score with two classes takes its binary branch and raises on an (n, 2) "
+        "score array, whatever multi_class says (sklearn/metrics/_ranking.py:730-737) [K = 2]"
+    ),
+    "sk-ovo-weights": (
+        "scikit-learn: roc_auc_score(multi_class='ovo') raises with sample_weight, 'sample_weight is not "
+        "supported for multiclass one-vs-one ROC AUC' (sklearn/metrics/_ranking.py:854-859)"
+    ),
+    "sk-ovo-not-probabilities": (
+        "scikit-learn: multi_class='ovo' refuses rows that do not sum to 1, 'Target scores need to be "
+        "probabilities for multiclass roc_auc' (sklearn/metrics/_ranking.py:804-808) [{n} rows]"
+    ),
+    "sk-ovo-one-class": (
+        "scikit-learn: with fewer than two classes in the targets there is no pair: macro is the mean "
+        "of no pair (NaN, numpy's 'Mean of empty slice'), weighted raises ZeroDivisionError ('Weights "
+        "sum to zero', sklearn/metrics/_base.py:209)"
+    ),
+    "tm-no-ovo": (
+        "torchmetrics has no one-vs-one AUROC: multiclass_auroc is one-vs-rest (its average over the classes)"
+    ),
+    "sk-proba-range": (
+        "scikit-learn: {fn} raises on a score outside [0, 1], 'y_prob contains values {which}' "
+        "(sklearn/metrics/_classification.py:272-275)"
+    ),
+    "sk-proba-sum": (
+        "scikit-learn: {fn} scores rows that do not sum to 1 as they are, with the warning 'The y_prob "
+        "values do not sum to one. Make sure to pass probabilities.' (sklearn/metrics/_classification.py"
+        ":297-307, relative tolerance sqrt(eps)); perfeval gives no value for rows off by more than 1e-4 "
+        "[{n} rows]"
+    ),
+    "tm-no-logloss": (
+        "torchmetrics has no multiclass log loss (no cross-entropy among its classification metrics)"
+    ),
+    "tm-no-brier": "torchmetrics has no multiclass Brier score",
+    "sk-brier-k2": (
+        "scikit-learn: brier_score_loss halves the sum of squares when y_proba has fewer than 3 columns "
+        "(scale_by_half='auto', sklearn/metrics/_classification.py:3851-3854); perfeval's BRIER_MC is "
+        "the plain sum, twice the binary Brier score [K = 2]"
+    ),
+    "sk-topk-tie": (
+        "scikit-learn: top_k_accuracy_score puts the last of the classes tied across the k-th place in "
+        "the top k (a stable ascending argsort, reversed: sklearn/metrics/_ranking.py:2239), a hit or a "
+        "miss; perfeval counts the expected share over the tie's orders [{n} rows whose true class is "
+        "tied across the k-th place]"
+    ),
+    "tm-topk-tie": (
+        "torchmetrics: which of the classes tied across the k-th place are in the top k is torch.topk's "
+        "choice (torchmetrics/utilities/data.py:121), which torch does not specify; its value is not "
+        "reproducible here [{n} rows whose true class is tied across the k-th place]"
+    ),
+    "tm-topk-k": (
+        "torchmetrics: multiclass_accuracy raises for top_k > num_classes, 'Expected argument `top_k` to "
+        "be smaller or equal to `num_classes`' (functional/classification/stat_scores.py:246-248) "
+        "[k = {k}, K = {K}]"
+    ),
     "kappa-gap": (
         "scikit-learn: without labels= cohen_kappa_score's linear/quadratic weights are differences of "
         "positions among the labels present (sklearn/metrics/_classification.py:978, 1017-1023), so a "
@@ -152,7 +212,13 @@ class Facts:
         self.last = _last_argmax(s, classes)
         self.outside = int(np.count_nonzero((s < 0) | (s > 1)))
         sums = s.sum(axis=1) if len(s) else np.zeros(0)
-        self.not_probabilities = int(np.count_nonzero(~np.isclose(sums, 1.0, rtol=0, atol=1e-8)))
+        # roc_auc_score's check, np.allclose(1, y_score.sum(axis=1)) (sklearn/metrics/_ranking.py:804)
+        self.not_probabilities = int(np.count_nonzero(~np.isclose(1.0, sums)))
+        # log_loss's and brier_score_loss's, isclose(sums, 1, rtol=sqrt(eps)) (_classification.py:297-301)
+        self.not_summing = int(
+            np.count_nonzero(~np.isclose(sums, 1.0, rtol=math.sqrt(np.finfo(np.float64).eps)))
+        )
+        self.true_score = s[np.arange(len(y)), y] if len(s) else np.zeros(0)
 
     def confusion(self, p: np.ndarray) -> np.ndarray:
         return K.confusion(self.y, p, self.k, self.w)
@@ -349,7 +415,131 @@ def _kappa(f: Facts, spec: MeasureSpec, average: str) -> dict:
     }
 
 
+def _ovo(f: Facts, spec: MeasureSpec, average: str) -> dict:
+    """roc_auc_score(multi_class='ovo'): Hand and Till's mean over the pairs of classes present in
+    the targets (sklearn/metrics/_base.py:142-209), each pair (A(a|b) + A(b|a)) / 2; weighted by the
+    pair's share of the rows.
+    """
+    tm: tuple[float, str, list[str]] = (math.nan, RULES["tm-no-ovo"], [])
+    if f.k == 2:
+        return {"sklearn": (math.nan, RULES["sk-ovo-k2"], []), "torchmetrics": tm}
+    if f.w is not None:
+        return {"sklearn": (math.nan, RULES["sk-ovo-weights"], []), "torchmetrics": tm}
+    if f.not_probabilities:
+        why = RULES["sk-ovo-not-probabilities"].format(n=f.not_probabilities)
+        return {"sklearn": (math.nan, why, []), "torchmetrics": tm}
+    pair = mc.ovo_pairs(f.cs)
+    present = np.flatnonzero(f.support > 0)
+    a, b = np.triu_indices(len(present), 1)
+    a, b = present[a], present[b]
+    if not len(a):
+        return {"sklearn": (math.nan, RULES["sk-ovo-one-class"], []), "torchmetrics": tm}
+    vals = pair[a, b]
+    prevalence = (f.support[a] + f.support[b]) / f.support.sum() if average == "weighted" else None
+    return {"sklearn": (float(np.average(vals, weights=prevalence)), "", []), "torchmetrics": tm}
+
+
+def _probabilities(f: Facts, fn: str) -> tuple[float, str, list[str]] | None:
+    """scikit-learn's refusal of scores outside [0, 1] in log_loss and brier_score_loss, or None."""
+    if not len(f.s):
+        return None
+    hi, lo = float(f.s.max()), float(f.s.min())
+    if hi > 1:
+        return (math.nan, RULES["sk-proba-range"].format(fn=fn, which=f"greater than 1: {hi!r}"), [])
+    if lo < 0:
+        return (math.nan, RULES["sk-proba-range"].format(fn=fn, which=f"lower than 0: {lo!r}"), [])
+    return None
+
+
+def _sum_rule(f: Facts, fn: str, ours: float) -> list[str]:
+    """The rows sum rule, listed where scikit-learn scores rows perfeval gives no value for."""
+    if f.not_summing and math.isnan(ours):
+        return [RULES["sk-proba-sum"].format(fn=fn, n=f.not_summing)]
+    return []
+
+
+def _log_loss(f: Facts, spec: MeasureSpec, average: str) -> dict:
+    """log_loss: the weighted mean of -ln of each row's true-class score clipped to [eps, 1 - eps]
+    (sklearn/metrics/_classification.py:3450-3458), the rows as given.
+    """
+    tm: tuple[float, str, list[str]] = (math.nan, RULES["tm-no-logloss"], [])
+    refused = _probabilities(f, "log_loss")
+    if refused is not None:
+        return {"sklearn": refused, "torchmetrics": tm}
+    eps = np.finfo(np.float64).eps
+    loss = -np.log(np.clip(f.true_score, eps, 1 - eps))
+    value = float(np.average(loss, weights=f.w)) if len(loss) else math.nan
+    return {"sklearn": (value, "", _sum_rule(f, "log_loss", mc.log_loss(f.cs).value)), "torchmetrics": tm}
+
+
+def _brier(f: Facts, spec: MeasureSpec, average: str) -> dict:
+    """brier_score_loss: the weighted mean of each row's sum of squares against its one-hot target,
+    halved for fewer than 3 columns (sklearn/metrics/_classification.py:3840-3854).
+    """
+    tm: tuple[float, str, list[str]] = (math.nan, RULES["tm-no-brier"], [])
+    refused = _probabilities(f, "brier_score_loss")
+    if refused is not None:
+        return {"sklearn": refused, "torchmetrics": tm}
+    onehot = np.zeros_like(f.s)
+    onehot[np.arange(len(f.y)), f.y] = 1.0
+    sq = ((onehot - f.s) ** 2).sum(axis=1)
+    value = float(np.average(sq, weights=f.w)) if len(sq) else math.nan
+    rules = _sum_rule(f, "brier_score_loss", mc.brier(f.cs).value)
+    if f.k < 3:
+        value *= 0.5
+        rules.append(RULES["sk-brier-k2"])
+    return {"sklearn": (value, "", rules), "torchmetrics": tm}
+
+
+def _topk(f: Facts, spec: MeasureSpec, average: str) -> dict:
+    """top_k_accuracy_score(k=k): a row is a hit when its true class is among the first k of a stable
+    ascending argsort of its scores (columns in sorted-label order), reversed; torchmetrics'
+    multiclass_accuracy(top_k=k): the same where no tie crosses the k-th place.
+    """
+    k = int(spec.kwargs.get("k", 2))
+    n = len(f.y)
+    s_true = f.true_score[:, None]
+    above = np.count_nonzero(f.s > s_true, axis=1)
+    tied = f.s == s_true  # the true class included
+    straddle = (above < k) & (k < above + np.count_nonzero(tied, axis=1))
+    out: dict[str, tuple[float, str, list[str]]] = {}
+    if f.k == 2:
+        out["sklearn"] = (math.nan, RULES["sk-topk-k2"], [])
+    elif n:
+        # scikit-learn's order: the tied classes of higher sorted-label position come first
+        pos = np.empty(f.k, dtype=np.intp)
+        pos[_label_order(f.classes)] = np.arange(f.k)
+        later = np.count_nonzero(tied & (pos[None, :] > pos[f.y][:, None]), axis=1)
+        hits = (above + later) < k
+        rules = [RULES["sk-topk-tie"].format(n=int(np.count_nonzero(straddle)))] if straddle.any() else []
+        out["sklearn"] = (float(np.average(hits, weights=f.w)), "", rules)
+    if k > f.k:
+        out["torchmetrics"] = (math.nan, RULES["tm-topk-k"].format(k=k, K=f.k), [])
+    elif k == 1:
+        out["torchmetrics"] = (K.accuracy(f.confusion(f.first)), "", _tie_rules(f)["torchmetrics"])
+    elif straddle.any():
+        why = RULES["tm-topk-tie"].format(n=int(np.count_nonzero(straddle)))
+        out["torchmetrics"] = (math.nan, why, [])
+    elif n:
+        out["torchmetrics"] = (float(np.average(above < k, weights=f.w)), "", [])
+    return out
+
+
+def _label_order(classes: tuple) -> np.ndarray:
+    """The columns in the order of scikit-learn's sorted labels (the given order where numpy cannot
+    order them).
+    """
+    try:
+        return np.argsort(np.asarray(classes), kind="stable")
+    except TypeError:
+        return np.arange(len(classes))
+
+
 _MEASURES = {
+    "ROC_OVO": _ovo,
+    "LOGLOSS_MC": _log_loss,
+    "BRIER_MC": _brier,
+    "TOPK_ACC": _topk,
     "ROC_OVR": _auc,
     "AP_OVR": _ap,
     "ACC_MC": _accuracy,

@@ -516,7 +516,8 @@ def build() -> argparse.ArgumentParser:
         "  perfeval explain qrels.txt bm25.run -m map,ndcg_cut_10,P_10\n"
         "  perfeval explain preds.csv --target y --score p -m roc,ap --dialects sklearn,spark,keras\n"
         "  perfeval explain preds.csv -m roc --dialects keras:num_thresholds=1000,spark:numBins=100 "
-        "--format json",
+        "--format json\n"
+        "  perfeval explain proba.csv --target y --score p_a,p_b,p_c --classes a,b,c -m roc_ovr,roc_ovo",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ex.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
@@ -532,6 +533,18 @@ def build() -> argparse.ArgumentParser:
     ex.add_argument("--group", help="group (query, user) column")
     ex.add_argument("--weight", help="weight column (binary measures)")
     ex.add_argument("--id", help="document id column (trec_eval orders tied documents by id)")
+    ex.add_argument(
+        "--classes",
+        metavar="LABEL,...",
+        help="K classes: the class of each --score column, in order (--score p_a,p_b,p_c --classes a,b,c); "
+        "scikit-learn's and torchmetrics' averages beside perfeval's",
+    )
+    ex.add_argument(
+        "--score-prefix",
+        metavar="PREFIX",
+        help="K classes: the score columns are every column named PREFIX<label> (p_a, p_b: "
+        "--score-prefix p_)",
+    )
     ex.add_argument(
         "-m",
         "--measures",

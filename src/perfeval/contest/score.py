@@ -59,6 +59,7 @@ class Key:
     inode: tuple | None = None  # (device, inode) of the key file: a submission may never be it
     header: list[str] | None = None  # the names on the key's header line, when it has one
     header_line: int | None = None  # and its line
+    codes: tuple | None = None  # a key of labels: (classes, each row's class code), coded once
 
     @cached_property
     def index(self) -> dict[str, int]:
@@ -1233,14 +1234,42 @@ def _prediction_error(text: str, needs_prob: bool, probs: str, ident: str = "") 
     return None
 
 
+def classes(task: Task, key: Key) -> tuple[str, ...]:
+    """The classes of a key of labels: the task's declared labels, in their order; else the key's
+    distinct labels, sorted.
+    """
+    return tuple(task.labels) if task.labels is not None else tuple(sorted(set(key.targets)))
+
+
+def partition(task: Task, key: Key, positives: list[str]) -> np.ndarray:
+    """A criterion's positives over the key's rows (booleans, key order), as the engine of K classes
+    codes them: the key's labels coded once as classes (:func:`perfeval.engine.door.class_codes`, the
+    classes of :func:`classes`); a partition naming one class is that class against the rest (its
+    one-vs-rest coding, ``codes == j``), one naming several the union of those classes against the
+    others.  A positive no row holds (a key without ``control``) adds nothing.
+    """
+    from perfeval.engine.door import class_codes
+
+    known = classes(task, key)
+    if key.codes is None or key.codes[0] != known:
+        key.codes = (known, class_codes(np.asarray(key.targets), known))
+    codes = key.codes[1]
+    index = {c: j for j, c in enumerate(known)}
+    wanted = [index[p] for p in positives if p in index]
+    if len(wanted) == 1:
+        return codes == wanted[0]
+    return np.isin(codes, wanted)
+
+
 def _columns(
     task: Task, key: Key, preds: dict[str, np.ndarray], lst: str = "", positives: list[str] | None = None
 ) -> tuple:
-    """The joined PERF input in answer-key order: ([block texts], target texts, float32 predictions)."""
+    """The joined PERF input in answer-key order: ([block texts], target texts, float32 predictions);
+    a key of labels coded 1/0 by the criterion's partition (:func:`partition`).
+    """
     t = key.targets
     if positives is not None:
-        pos = set(positives)
-        t = ["1" if x in pos else "0" for x in t]
+        t = np.where(partition(task, key, positives), "1", "0").tolist()
     if key.blocks is not None:
         return key.blocks, t, preds[lst]
     return t, preds[lst]

@@ -19,6 +19,8 @@ from perfeval.exceptions import InvalidParameterError
 def run(args: Any) -> int:
     if args.run is not None:
         return _trec(args)
+    if args.classes or args.score_prefix or (args.score is not None and "," in args.score):
+        return _classes(args)
     table = load.read(args, args.file)
     ch = load.choose_table(args, table)
     load.say_columns(ch)
@@ -47,6 +49,53 @@ def run(args: Any) -> int:
         sample_weight=weights,
         dialects=args.dialects,
         threshold=args.threshold,
+    )
+    _write(e, args)
+    return 0
+
+
+def _classes(args: Any) -> int:
+    """``perfeval explain`` of K classes: the class columns read as ``perfeval eval`` reads them
+    (:mod:`perfeval.cli.classes`), then :func:`perfeval.explain` with the classes.
+    """
+    import numpy as np
+
+    from perfeval.cli.classes import choose_wide, label_positions, read_table, target_codes
+
+    for flag, on in (
+        ("--group", args.group is not None),
+        ("--id", args.id is not None),
+        ("--pos-label", getattr(args, "pos_label", None) is not None),
+    ):
+        if on:
+            raise InvalidParameterError(
+                f"{flag} does not apply to explain of K classes (a score column a class) yet"
+            )
+    if args.threshold != 0.5:
+        raise InvalidParameterError(
+            f"-t {args.threshold:g}: a threshold does not apply to K classes (the prediction is the argmax)"
+        )
+    args.long, args.class_column = False, None  # the wide form: a score column a class
+    table = read_table(args, label_positions(args, False))
+    ch, classes = choose_wide(args, table.names, table.header, table.source)
+    table.no_nulls([ch.target, *ch.scores, *(c for c in (ch.weight,) if c is not None)])
+    load.say_columns(ch)
+    raw = table.get(ch.target)
+    classes.typed(raw)
+    codes, *columns, weights = load.earliest(
+        lambda: target_codes(table, ch.target.name, raw, classes),
+        *(lambda c=c: load.scores(table, c) for c in ch.scores),
+        lambda: load.weights(table, ch.weight),
+    )
+    labels = classes.labels
+    y = np.asarray(labels, dtype=object)[codes] if len(codes) else np.asarray([], dtype=object)
+    e = explain(
+        y,
+        np.column_stack(columns),
+        measures=args.measures,
+        sample_weight=weights,
+        dialects=args.dialects,
+        classes=labels,
     )
     _write(e, args)
     return 0
