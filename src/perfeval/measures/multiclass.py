@@ -98,10 +98,10 @@ def _walked(cs: ClassSummary, name: str, j: int) -> float:
         return math.nan if P == 0 else float(np.float64(ap_sum) / P)
     if P == 0 or N == 0:
         return math.nan
-    if P * N < rank._TINY:  # tiny weights: rank.roc rescales the histogram (made for it alone)
+    if P * N < rank.TINY:  # tiny weights: rank.roc rescales the histogram (made for it alone)
         h = cs.micro() if j < 0 else cs.one_vs_rest(j)
         return _binary("ROC", h)
-    return rank._per_pair(np.float64(area), P, N)
+    return rank.per_pair(np.float64(area), P, N)
 
 
 # -- ranking measures over the score columns -------------------------------------------------------------

@@ -49,15 +49,15 @@ def roc(h: ScoreHistogram) -> float:
 
         area = h.memo(("sum", "roc", 0.0), lambda: np.float64(_native.split_sum("roc", *split)))
         return float(area / (P * N))
-    if P * N < _TINY:
+    if P * N < TINY:
         return roc(_rescaled(h, pos=True, neg=True))
-    return _per_pair(_hsum(h, "roc"), P, N)
+    return per_pair(_hsum(h, "roc"), P, N)
 
 
 # P N below 2^-969: the products of weights would lose bits in the subnormal range or underflow to 0
 # (weights of 1e-200 gave ROC 0/0 = NaN); the areas are linear in each class's weights, so those
 # are scaled by powers of two (exact) to the order of 1, and the share is the same
-_TINY = 2.0**-969
+TINY = 2.0**-969
 
 
 def _rescaled(h: ScoreHistogram, *, pos: bool, neg: bool) -> ScoreHistogram:
@@ -71,7 +71,7 @@ def _rescaled(h: ScoreHistogram, *, pos: bool, neg: bool) -> ScoreHistogram:
     return ScoreHistogram(h.scores, scale(h.pos) if pos else h.pos, scale(h.neg) if neg else h.neg)
 
 
-def _per_pair(area: float, P: float, N: float) -> float:
+def per_pair(area: float, P: float, N: float) -> float:
     """``area / (P N)``, the share of the positive/negative pairs; when the number of pairs P N
     overflows double precision (weights of 1e308) but the area does not, ``area / P / N`` (a finite
     area over an infinite count would give 0); an infinite area is NaN (the engine says why).
@@ -95,15 +95,15 @@ def r50(h: ScoreHistogram, *, negatives: int) -> float:
     if P == 0 or N == 0:
         return NAN
     limit = min(float(negatives), N)
-    if limit * P < _TINY and limit == N:  # the whole area, linear in each class's weights
+    if limit * P < TINY and limit == N:  # the whole area, linear in each class's weights
         return r50(_rescaled(h, pos=True, neg=True), negatives=negatives)
-    if limit * P < _TINY and limit >= 1:  # the area and limit * P are linear in the positives' weights
+    if limit * P < TINY and limit >= 1:  # the area and limit * P are linear in the positives' weights
         return r50(_rescaled(h, pos=True, neg=False), negatives=negatives)
     # from the highest score: tp_above, fp_above = cumsum(pos) - pos, cumsum(neg) - neg; the
     # negatives of each group inside the limit, take = clip(limit - fp_above, 0, neg), with
     # slope = pos / neg where neg > 0 (else 0): np.sum(take * tp_above + 0.5 * slope * take * take)
     area = _hsum(h, "r50", limit)
-    return _per_pair(area, limit, P)
+    return per_pair(area, limit, P)
 
 
 def apr(h: ScoreHistogram) -> float:
