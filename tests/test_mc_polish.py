@@ -1,0 +1,54 @@
+"""What a new user of the multiclass features met (issue 32, "mcpolish"): each fixed, each tested."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from perfeval.cli.main import main
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- float32 probabilities: scikit-learn's tolerance of the input's type ------------------------------------
+def _float32_rows(seed=0, n=300, k=4, off=2e-5):
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.ones(k), size=n)
+    p[:, 0] += off  # off by more than sqrt(eps) of float64 (1.5e-8), less than float32's (3.45e-4)
+    y = rng.integers(0, k, size=n)
+    y[:k] = np.arange(k)
+    return y, p.astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    "name, kw",
+    [("log_loss", {}), ("brier_score_loss", {}), ("roc_auc_score", {"multi_class": "ovr"})],
+)
+def test_float32_rows_are_checked_with_float32s_tolerance(name, kw):
+    sk = pytest.importorskip("sklearn.metrics")
+    import perfeval.functional as F
+
+    # ROC's own check is np.allclose (rtol 1e-5) of the sums in the input's type
+    y, p = _float32_rows(off=5e-6 if name == "roc_auc_score" else 2e-5)
+    for mod in (sk, F):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = getattr(mod, name)(y, p, **kw)
+        assert np.isfinite(got), mod
+    # rows off by more than float32's tolerance: both warn (the losses) or both refuse (ROC)
+    y, p = _float32_rows(off=1e-3)
+    if name == "roc_auc_score":
+        for mod in (sk, F):
+            with pytest.raises(ValueError, match="sum up to 1.0 over classes"):
+                getattr(mod, name)(y, p, **kw)
+        return
+    for mod in (sk, F):
+        with pytest.warns(UserWarning, match="do not sum to one"):
+            getattr(mod, name)(y, p, **kw)
