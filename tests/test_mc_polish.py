@@ -52,3 +52,28 @@ def test_float32_rows_are_checked_with_float32s_tolerance(name, kw):
     for mod in (sk, F):
         with pytest.warns(UserWarning, match="do not sum to one"):
             getattr(mod, name)(y, p, **kw)
+
+
+# -- Metric(classes=): merges of unweighted batches with ties at the argmax are bit for bit ----------------
+def test_merged_metrics_with_three_way_ties_give_evaluates_bits():
+    """docs/metric.md: ties at the argmax among 3+ classes no longer break merges' bits."""
+    import perfeval
+
+    rng = np.random.default_rng(1)
+    k, n = 4, 600
+    s = rng.integers(0, 3, size=(n, k)).astype(float)  # many rows tied 3 and 4 ways at the max
+    y = rng.integers(0, k, size=n)
+    assert ((s == s.max(axis=1, keepdims=True)).sum(axis=1) >= 3).sum() > 50
+    measures = ["acc", "bacc", "f1", "mcc", "kappa", "qwk", "roc", "roc_ovo", "topk_acc@2"]
+    whole = perfeval.evaluate(y, s, classes=list(range(k)), measures=measures)
+    parts = []
+    for a, b in ((0, 97), (97, 300), (300, 451), (451, 600)):
+        m = perfeval.Metric(measures, classes=list(range(k)))
+        m.update(y[a:b], s[a:b])
+        parts.append(m)
+    merged = perfeval.Metric(measures, classes=list(range(k)))
+    for p in (parts[2], parts[0], parts[3], parts[1]):
+        merged.merge(p)
+    got = merged.compute()
+    for label, r in whole.results.items():
+        assert got[label] == r.value, label

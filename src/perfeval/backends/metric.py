@@ -147,10 +147,10 @@ class Metric:
         The state is one :class:`~perfeval.summaries.classes.ClassSummary` (memory follows the
         distinct scores of each class in each column, not the rows), and ``compute()`` gives
         evaluate()'s numbers on every row so far, bit for bit, weights too.  Merging Metrics is bit
-        for bit when every cell's and confusion entry's weights add up exactly in any order (no
-        weights and no tie at the argmax among three or more classes; whole-number or dyadic
-        weights), else within rounding (docs/metric.md).  Not with ``groups=``, ``clustered``, a
-        dialect or ``pos_label``.
+        for bit when every cell's weights add up exactly in any order (no weights, or whole-number
+        or dyadic weights; rows tied at the argmax are kept as whole sums by tie size, so ties do
+        not break it), else within rounding (docs/metric.md).  Not with ``groups=``,
+        ``clustered``, a dialect or ``pos_label``.
     labels : sequence of labels, optional
         K labels (multilabel): ``update(y_true, y_score)`` then takes an (n, K) 0/1 target matrix and
         an (n, K) score matrix, one column a label in the order of ``labels``, as ``evaluate(Y, S)``
