@@ -365,8 +365,8 @@ def _evaluate_classes(
     targets' numbers when the target column holds numbers), one ClassSummary a partition
     (:func:`_class_summary`), merged ``split_every`` at a time in partition order, finished by
     :func:`perfeval.engine.classes.summary_values`.  Unweighted, the same numbers as in memory, bit for
-    bit while no row's argmax is tied among three classes or more; with weights (or such ties) each
-    cell's weights are added partition by partition, so within rounding (docs/dask.md).
+    bit (ties at the argmax too: whole sums by tie size); with weights each cell's weights are added
+    partition by partition, so within rounding (docs/dask.md).
     """
     import dask
 
