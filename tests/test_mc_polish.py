@@ -77,3 +77,30 @@ def test_merged_metrics_with_three_way_ties_give_evaluates_bits():
     got = merged.compute()
     for label, r in whole.results.items():
         assert got[label] == r.value, label
+
+
+# -- a class's score column left out of --score -----------------------------------------------------------
+def _animals(tmp_path, name="a.csv"):
+    f = tmp_path / name
+    rng = np.random.default_rng(3)
+    labels = ["bird", "cat", "dog", "fish", "horse"]
+    rows = ["label,bird,cat,dog,fish,horse"]
+    for i in range(60):
+        p = rng.dirichlet(np.ones(5))
+        y = labels[i % 4] if i != 7 else "horse"  # the first horse on line 9
+        rows.append(y + "," + ",".join(f"{v:.6f}" for v in p))
+    f.write_text("\n".join(rows) + "\n")
+    return f
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_target_without_its_score_column_is_named_with_its_line(tmp_path, capsys, stream):
+    f = _animals(tmp_path)
+    argv = ["eval", str(f), "--target", "label", "--score", "bird,cat,dog,fish", "-m", "roc"]
+    code, out, err = run(argv + (["--stream"] if stream else []), capsys)
+    assert code == 1 and out == ""
+    assert err == (
+        f"perfeval: error: {f}, line 9: the target 'horse' in column 'label' has no score column among "
+        "those --score names (bird, cat, dog, fish): the score columns are named after the classes, one a "
+        "class (add its column to --score, or name the columns' classes with --classes)\n"
+    )

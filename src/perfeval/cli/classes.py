@@ -609,12 +609,12 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
                 several_scores=True,
             )
             y = table.get(ch.target)
-            source = table.source
+            source, where = table.source, table
         else:
             got = _first_targets(args)
             if got is None:
                 return False
-            ch, y, source = got
+            ch, y, source, where = got
     except InvalidParameterError:
         return False
     cols = [c.name for c in ch.scores]
@@ -623,6 +623,8 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
     seen = {_number_key(v) for v in np.unique(y).tolist()} if len(y) else set()
     if seen and seen <= set(cols) and len(cols) >= 3:
         return True
+    if len(cols) >= 2 and set(cols) < seen and binary_coding(y) is None:
+        _no_column_for(ch.target.name, y, cols, source, where)
     if binary_coding(y) is not None or y.dtype.kind not in "USO" or any(is_number(v) for v in seen):
         return False  # numbers (0/1, grades): several models, a row each, as ever
     if len(seen) > len(cols):  # more labels than columns: no column a class (the binary measures say it)
@@ -639,14 +641,34 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
     )
 
 
+def _no_column_for(name: str, y: Any, cols: list[str], source: str, where: Any) -> None:
+    """Every --score column is named after a target, but some target has none: one line naming the
+    first such target and its line (a class's column left out of --score, or missing from the file).
+    """
+    keys = [_number_key(v) for v in y.tolist()]
+    missing = ~np.isin(np.array(keys), cols)
+    i = int(np.argmax(missing))
+    others = sorted({k for k, m in zip(keys, missing.tolist(), strict=True) if m} - {keys[i]})
+    more = f" (and {len(others)} other label(s): {', '.join(others[:SHOWN])})" if others else ""
+    raise InputFormatError(
+        f"the target {keys[i]!r} in column {name!r} has no score column among those --score names "
+        f"({', '.join(cols)}){more}: the score columns are named after the classes, one a class "
+        "(add its column to --score, or name the columns' classes with --classes)",
+        source=source,
+        **({} if where is None else where.at(i)),
+    )
+
+
 def _number_key(v: Any) -> str:
     if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
         return str(int(v))
     return key(v)
 
 
-def _first_targets(args: Any) -> tuple[Any, Any, str] | None:
-    """The column choice and the first chunk's targets of a file read in chunks (None: standard input)."""
+def _first_targets(args: Any) -> tuple[Any, Any, str, Any] | None:
+    """The column choice, the first chunk's targets, the file and where the chunk's rows are (their
+    lines) of a file read in chunks (None: standard input).
+    """
     from perfeval.io.columns import choose
     from perfeval.io.readers import iter_columns
 
@@ -669,6 +691,12 @@ def _first_targets(args: Any) -> tuple[Any, Any, str] | None:
         chosen.append(ch)
         return [ch.target.index]
 
+    places: list = []
+
+    def convert(cols: list, where: Any) -> list:
+        places.append(where)
+        return cols
+
     it: Any = iter_columns(
         path,
         chooser,
@@ -676,13 +704,13 @@ def _first_targets(args: Any) -> tuple[Any, Any, str] | None:
         args.header,
         labels=(0,),
         delimiter=args.delimiter,
-        convert=lambda cols, where: cols,
+        convert=convert,
     )
     try:
         first = next(it)
     finally:
         it.close()
-    return chosen[0], first[0], path
+    return chosen[0], first[0], path, places[0] if places else None
 
 
 # -- the command ------------------------------------------------------------------------------------------
