@@ -104,3 +104,57 @@ def test_a_target_without_its_score_column_is_named_with_its_line(tmp_path, caps
         "those --score names (bird, cat, dog, fish): the score columns are named after the classes, one a "
         "class (add its column to --score, or name the columns' classes with --classes)\n"
     )
+
+
+# -- a binary name with a parameter only its form for K classes has -----------------------------------------
+def _three(seed=5, n=90):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, size=n)
+    s = rng.dirichlet(np.ones(3), size=n)
+    return y, s
+
+
+def test_binary_names_with_a_multiclass_parameter_are_the_multiclass_form():
+    import perfeval
+
+    y, s = _three()
+    r = perfeval.evaluate(y, s, measures=["roc:average=weighted", "f1:average=micro", "f1:beta=2"])
+    want = perfeval.evaluate(y, s, measures=["roc_ovr:average=weighted", "f_mc:average=micro", "f_mc:beta=2"])
+    assert list(r.results) == ["ROC_OVR:average=weighted", "F_MC:average=micro", "F_MC:beta=2,average=macro"]
+    assert [v.value for v in r.results.values()] == [v.value for v in want.results.values()]
+    m = perfeval.Metric(["roc:average=weighted"], classes=[0, 1, 2])
+    m.update(y, s)
+    assert m.compute()["ROC_OVR:average=weighted"] == want.results["ROC_OVR:average=weighted"].value
+
+
+def test_a_multiclass_parameter_of_a_binary_name_on_one_score_column_is_one_line():
+    import perfeval
+    from perfeval.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError) as e:
+        perfeval.evaluate([0, 1, 1, 0], [0.1, 0.2, 0.3, 0.4], measures=["roc:average=weighted"])
+    assert str(e.value) == (
+        "measure ROC has no parameter 'average' (parameters: none); its forms with it: "
+        "roc_ovr:average=weighted (of K classes), roc_ml:average=weighted (of K labels)"
+    )
+    with pytest.raises(InvalidParameterError, match="measure ROC has no parameter 'beta'"):
+        perfeval.evaluate(*_three(), measures=["roc:beta=2"])  # no form has it: as ever
+
+
+def test_cli_binary_names_with_a_multiclass_parameter(tmp_path, capsys):
+    f = _animals(tmp_path)
+    base = ["eval", str(f), "--target", "label", "--score", "bird,cat,dog,fish,horse", "--format", "json"]
+    code, out, err = run([*base, "-m", "roc:average=weighted,f1:beta=2"], capsys)
+    assert code == 0, err
+    got = json.loads(out)["measures"]
+    code, out2, err = run([*base, "-m", "roc_ovr:average=weighted,f_mc:beta=2"], capsys)
+    want = json.loads(out2)["measures"]
+    assert [got[k]["value"] for k in ("ROC_OVR:average=weighted", "F_MC:beta=2,average=macro")] == [
+        want[k]["value"] for k in ("ROC_OVR:average=weighted", "F_MC:beta=2,average=macro")
+    ]
+    one = ["eval", str(f), "--target", "label", "--score", "bird", "--pos-label", "bird"]
+    code, out, err = run([*one, "-m", "roc:average=weighted"], capsys)
+    assert (
+        code == 2 and out == "" and err.startswith("perfeval: error: measure ROC has no parameter 'average'")
+    )
+    assert "roc_ovr:average=weighted (of K classes)" in err and err.count("\n") == 1

@@ -392,7 +392,7 @@ def _evaluate_classes(
             "one against the rest"
         )
     default = measures is None or measures is DEFAULT_MEASURES
-    specs = class_specs([] if default else resolve(measures, threshold), default=default)
+    specs = class_specs([] if default else resolve(measures, threshold, pending=True), default=default)
     names = [str(c) for c in score]
     try:  # the target column's type: numbers read the columns' names as numbers
         kind = np.dtype(ddf[target].dtype)

@@ -349,7 +349,9 @@ class Metric:
             raise InvalidParameterError(f"`{word}` names {twice!r} twice: one label a score column")
         default = measures is DEFAULT_MEASURES
         self._task = task
-        self._specs = class_specs([] if default else resolve(measures, threshold), default=default, task=task)
+        self._specs = class_specs(
+            [] if default else resolve(measures, threshold, pending=True), default=default, task=task
+        )
         self.threshold = threshold
         self.pos_label = None
         self.dialect = "perfeval"

@@ -118,7 +118,7 @@ def evaluate_stream_classes(
     labels = tuple(c.item() if isinstance(c, np.generic) else c for c in classes)
     k = len(labels)
     default = measures is None
-    specs = class_specs([] if default else resolve(measures, 0.5), default=default)
+    specs = class_specs([] if default else resolve(measures, 0.5, pending=True), default=default)
     cs = ClassSummary.empty(labels)
     rows = 0
     weighted = False
@@ -902,7 +902,7 @@ def evaluate_stream_grouped_classes(
     labels = tuple(c.item() if isinstance(c, np.generic) else c for c in classes)
     k = len(labels)
     default = measures is None
-    specs = class_specs([] if default else resolve(measures, 0.5), default=default)
+    specs = class_specs([] if default else resolve(measures, 0.5, pending=True), default=default)
     budget = max(1, SPILL_BUDGET_ROWS // max(k, 1)) if budget_rows is None else budget_rows
     if budget < 1:
         raise InvalidParameterError(f"budget_rows must be at least 1, got {budget}")

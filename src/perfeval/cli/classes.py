@@ -777,7 +777,7 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
 
     _refuse(args)
     default = not args.measures
-    specs = class_specs([] if default else resolve(args.measures, 0.5), default=default)
+    specs = class_specs([] if default else resolve(args.measures, 0.5, pending=True), default=default)
     path = load.path_of(args.file)
     big = path is not None and os.path.isfile(path) and os.path.getsize(path) > stream_bytes
     cases = None

@@ -31,6 +31,7 @@ from perfeval.io.columns import pick
 from perfeval.io.parquet import empty_parquet
 from perfeval.io.readers import iter_columns
 from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
+from perfeval.measures.spec import refuse_pending
 
 # Imported where the run takes that path: the stream and Dask backends, the dialects (--dialect),
 # the statistics (--ci) and the in-memory evaluation (`perfeval compare` imports this module without it).
@@ -170,7 +171,8 @@ def run(args: Any) -> int:
         from perfeval.dialects import DIALECTS
 
         measures = list(DIALECTS[dialect].policies)
-    specs = resolve(measures, args.threshold, trec=dialect == "trec_eval")  # parsed once, here
+    # parsed once, here (a parameter only a measure's form for K classes has waits for the task)
+    specs = resolve(measures, args.threshold, trec=dialect == "trec_eval", pending=True)
     per_query = [s.label for s in specs if s.measure.kind in ("ranking", "grouped")]
     if per_query and args.group is None:  # said, not guessed: the whole table is one query
         load.note(
@@ -179,6 +181,7 @@ def run(args: Any) -> int:
         )
     names = _models(args)
     if names is None:
+        refuse_pending(specs)  # one score a case: roc:average=... is K classes' (said, not dropped)
         report = _one(args, path, specs, dialect)
         text = report_text(report, args.format, args.per_group)
         groups_text = group_csv(report) if args.per_group_output else ""
@@ -189,6 +192,7 @@ def run(args: Any) -> int:
         )
         if not args.dask and classes.names_are_classes(args, names, None if streamed else shared()):
             return classes.run(args, stream_bytes=STREAM_BYTES)  # read again: the target's labels as written
+        refuse_pending(specs)
         if path is None and (args.stream or args.dask):
             raise InvalidParameterError(
                 "several --score columns with --stream/--dask read the file once a model: give a file, "
