@@ -158,3 +158,53 @@ def test_cli_binary_names_with_a_multiclass_parameter(tmp_path, capsys):
         code == 2 and out == "" and err.startswith("perfeval: error: measure ROC has no parameter 'average'")
     )
     assert "roc_ovr:average=weighted (of K classes)" in err and err.count("\n") == 1
+
+
+# -- integer classes: predict_proba columns named 0, 1, 2, ... ----------------------------------------------
+def _int_classes(tmp_path):
+    """pandas' predict_proba of integer classes: columns named 0..4 (and p_0..p_4), targets 0..4."""
+    rng = np.random.default_rng(11)
+    f = tmp_path / "int.csv"
+    head = ["label"] + [x for c in range(5) for x in (str(c), f"p_{c}")]
+    rows = [",".join(head)]
+    for i in range(80):
+        p = rng.dirichlet(np.ones(5))
+        rows.append(f"{(i * 3) % 5}," + ",".join(f"{float(v)!r},{float(v)!r}" for v in p))
+    f.write_text("\n".join(rows) + "\n")
+    return f
+
+
+def test_digit_column_names_are_names_when_the_target_is_named(tmp_path, capsys):
+    f = _int_classes(tmp_path)
+    base = ["eval", str(f), "--target", "label", "-m", "roc,acc", "--format", "json"]
+    code, out, err = run([*base, "--score", "0,1,2,3,4"], capsys)
+    assert code == 0, err
+    assert err == (
+        f"perfeval: note: line 1 of {f} is the header: it holds --target's name 'label'\n"
+        "perfeval: note: --score 0,1,2,3,4 (columns 2, 4, 6, 8, 10): the header's column names, not "
+        "positions (columns are named by name here, so a number that is exactly a header name is that "
+        "column)\n"
+    )
+    got = json.loads(out)
+    assert got["params"]["classes"] == [0, 1, 2, 3, 4]
+    code, out2, err2 = run([*base, "--score-prefix", "p_"], capsys)
+    assert code == 0, err2
+    want = json.loads(out2)
+    assert {k: v["value"] for k, v in got["measures"].items()} == {
+        k: v["value"] for k, v in want["measures"].items()
+    }
+    # --header given: the same columns, said
+    code, out3, err3 = run([*base, "--header", "--score", "0,1,2,3,4"], capsys)
+    assert code == 0 and json.loads(out3)["measures"] == got["measures"] and "--score 0,1,2,3,4" in err3
+
+
+def test_numbers_that_are_not_all_header_names_stay_positions(tmp_path, capsys):
+    from perfeval.io.columns import choose
+
+    names = ["label", "0", "1", "2"]
+    c = choose(names, "f.csv", header=True, target="label", score="2,3,4", several_scores=True)
+    assert [s.index for s in c.scores] == [1, 2, 3] and c.numbers_as_names() == ""
+    c = choose(names, "f.csv", header=True, target="label", score="0,1,2", several_scores=True)
+    assert [s.index for s in c.scores] == [1, 2, 3] and "--score 0,1,2" in c.numbers_as_names()
+    c = choose(names, "f.csv", header=True, target="1", score="2,3,4", several_scores=True)
+    assert c.target.index == 0  # no column named by a name: numbers are positions, as ever

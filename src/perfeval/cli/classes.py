@@ -199,21 +199,39 @@ def _split(text: str, flag: str) -> list[str]:
     return out
 
 
+def by_name(args: Any, header: bool) -> bool:
+    """Whether a number the options give is a header's name when one is exactly that
+    (:func:`perfeval.io.columns.names_first`, over every column option of the command).
+    """
+    from perfeval.io.columns import names_first
+
+    return names_first(
+        header,
+        args.target,
+        args.score,
+        args.group,
+        getattr(args, "weight", None),
+        getattr(args, "id", None),
+        getattr(args, "class_column", None),
+    )
+
+
 def choose_wide(args: Any, names: list[str], header: bool, source: str) -> tuple[Any, Classes]:
     """The columns of a wide table (target, a score a class, group, weight) and the classes."""
     from perfeval.io.columns import choose, pick
 
+    first = by_name(args, header)
     taken = set()
     for spec, role in (
         (args.target, "target"),
         (args.group, "group"),
         (getattr(args, "weight", None), "weight"),
     ):
-        c = pick(names, spec, role, source, header=header, default=role == "target")
+        c = pick(names, spec, role, source, header=header, default=role == "target", by_name=first)
         if c is not None:
             taken.add(c.index)
     if getattr(args, "id", None):
-        c = pick(names, args.id, "id", source, header=header, default=False)
+        c = pick(names, args.id, "id", source, header=header, default=False, by_name=first)
         if c is not None:
             taken.add(c.index)
     spec, classes = _score_spec(args, names, header, source, taken)
@@ -226,6 +244,8 @@ def choose_wide(args: Any, names: list[str], header: bool, source: str) -> tuple
         group=args.group,
         weight=getattr(args, "weight", None),
         several_scores=True,
+        by_name=first,
+        score_positions=getattr(args, "score_prefix", None) is not None,
     )
     if classes is None:
         classes = Classes([c.name for c in ch.scores], "the score columns' names (--score)")
@@ -285,7 +305,9 @@ def label_positions(args: Any, long: bool) -> Callable[[list[str], bool], list[i
             if role == "class" and not long:
                 continue
             try:
-                c = pick(names, spec, role, source, header=header, default=default)
+                c = pick(
+                    names, spec, role, source, header=header, default=default, by_name=by_name(args, header)
+                )
             except InvalidParameterError:  # said when the columns are chosen
                 continue
             if c is not None:
@@ -320,8 +342,9 @@ def _long(args: Any, specs: list) -> Any:
     t = read_table(args, label_positions(args, True))
     src = t.source
     ch = load.choose_table(args, t)
-    idc = pick(t.names, args.id, "id", src, header=t.header, default=False)
-    cc = pick(t.names, args.class_column, "class", src, header=t.header, default=False)
+    first = by_name(args, t.header)
+    idc = pick(t.names, args.id, "id", src, header=t.header, default=False, by_name=first)
+    cc = pick(t.names, args.class_column, "class", src, header=t.header, default=False, by_name=first)
     assert idc is not None and cc is not None
     used = {c.index: c for c in ch.all()}
     for extra in (idc, cc):

@@ -155,6 +155,7 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
 def run(args: Any) -> int:
     _SAID.clear()
     _check_options(args)
+    load.header_by_name(args)  # `label,0,1,...` over `2,0.1,...`: the header, as --target names it
     from perfeval.cli import (
         classes,  # K classes: a score column a class, or a row a case and class
         labels,  # K labels: a 0/1 target column and a score column a label
