@@ -208,3 +208,51 @@ def test_numbers_that_are_not_all_header_names_stay_positions(tmp_path, capsys):
     assert [s.index for s in c.scores] == [1, 2, 3] and "--score 0,1,2" in c.numbers_as_names()
     c = choose(names, "f.csv", header=True, target="1", score="2,3,4", several_scores=True)
     assert c.target.index == 0  # no column named by a name: numbers are positions, as ever
+
+
+# -- output polish -------------------------------------------------------------------------------------------
+def test_per_class_table_names_the_measure_without_its_average(tmp_path, capsys):
+    f = _animals(tmp_path)
+    argv = ["eval", str(f), "--target", "label", "--score", "bird,cat,dog,fish,horse"]
+    code, out, err = run([*argv, "-m", "roc,roc:average=weighted,f1:beta=2"], capsys)
+    assert code == 0, err
+    per = out.split("per class:\n")[1].split("\n")
+    assert per[0].split() == ["class", "ROC_OVR", "F_MC:beta=2", "support"]
+
+
+def test_json_confusion_is_integers_without_weights(tmp_path, capsys):
+    f = _animals(tmp_path)
+    argv = ["eval", str(f), "--target", "label", "--score", "bird,cat,dog,fish,horse", "-m", "acc"]
+    code, out, err = run([*argv, "--confusion", "--format", "json"], capsys)
+    assert code == 0, err
+    m = json.loads(out)["confusion"]["matrix"]
+    assert all(type(v) is int for row in m for v in row) and sum(map(sum, m)) == 60
+
+
+def test_confusion_of_one_score_column_is_refused(tmp_path, capsys):
+    f = _animals(tmp_path)
+    argv = ["eval", str(f), "--target", "label", "--score", "bird", "--pos-label", "bird", "--confusion"]
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("perfeval: error: --confusion prints the confusion matrix of K classes")
+
+
+def test_the_list_of_multiclass_measures_is_the_registrys():
+    import perfeval
+    from perfeval.exceptions import InvalidParameterError
+    from perfeval.measures.base import REGISTRY
+
+    with pytest.raises(InvalidParameterError) as e:
+        perfeval.evaluate(*_three(), measures=["ndcg"])
+    listed = str(e.value).split("the multiclass measures: ")[1].split(" (")[0].split(", ")
+    assert sorted(listed) == sorted(m.name for m in REGISTRY if m.kind == "multiclass")
+    assert "TOPK_ACC" in listed and "QWK" in listed
+
+
+def test_printing_a_report_of_k_classes_says_the_classes_and_how_found():
+    import perfeval
+
+    y, s = _three()
+    text = str(perfeval.evaluate(np.array(["a", "b", "c"])[y], s, classes=["a", "b", "c"], measures=["roc"]))
+    assert text.split("\n")[-1] == "classes (3): a, b, c (from classes=)"
+    assert repr(perfeval.evaluate(y, s, measures=["roc"])) == str(perfeval.evaluate(y, s, measures=["roc"]))

@@ -55,7 +55,10 @@ def class_specs(
         if m.kind != task:
             target = of.get(m.name)
             if target is None:
-                names = ", ".join(n for n in [*defaults, *(v for v in of.values() if v not in defaults)])
+                from perfeval.measures.base import REGISTRY
+
+                every = [x.name for x in REGISTRY if x.kind == task]  # the registry's, in its order
+                names = ", ".join([*defaults, *(n for n in every if n not in defaults)])
                 what = "one column a class" if task == "multiclass" else "a label matrix (one column a label)"
                 raise InvalidParameterError(
                     f"{s.label} is a {m.kind} measure and the targets and scores are {what}; "

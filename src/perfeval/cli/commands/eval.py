@@ -182,7 +182,7 @@ def run(args: Any) -> int:
         )
     names = _models(args)
     if names is None:
-        refuse_pending(specs)  # one score a case: roc:average=... is K classes' (said, not dropped)
+        _one_score_a_case(args, specs)
         report = _one(args, path, specs, dialect)
         text = report_text(report, args.format, args.per_group)
         groups_text = group_csv(report) if args.per_group_output else ""
@@ -193,7 +193,7 @@ def run(args: Any) -> int:
         )
         if not args.dask and classes.names_are_classes(args, names, None if streamed else shared()):
             return classes.run(args, stream_bytes=STREAM_BYTES)  # read again: the target's labels as written
-        refuse_pending(specs)
+        _one_score_a_case(args, specs)
         if path is None and (args.stream or args.dask):
             raise InvalidParameterError(
                 "several --score columns with --stream/--dask read the file once a model: give a file, "
@@ -217,6 +217,18 @@ def run(args: Any) -> int:
         sys.stderr.write(f"perfeval: wrote {place(args.per_group_output)}\n")
     write(text)
     return 0
+
+
+def _one_score_a_case(args: Any, specs: list) -> None:
+    """What only K classes have, asked of one score a case (a model a column): one line, not dropped
+    (a parameter only a measure's multiclass form has, ``roc:average=weighted``; ``--confusion``).
+    """
+    refuse_pending(specs)
+    if getattr(args, "confusion", False):
+        raise InvalidParameterError(
+            "--confusion prints the confusion matrix of K classes (a score column a class: --score A,B,C "
+            "named after the classes, or --classes); here each score column is one model's score"
+        )
 
 
 def _models(args: Any) -> list[str] | None:
