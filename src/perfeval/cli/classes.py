@@ -342,9 +342,9 @@ def _long(args: Any, specs: list) -> Any:
     t = read_table(args, label_positions(args, True))
     src = t.source
     ch = load.choose_table(args, t)
-    first = by_name(args, t.header)
-    idc = pick(t.names, args.id, "id", src, header=t.header, default=False, by_name=first)
-    cc = pick(t.names, args.class_column, "class", src, header=t.header, default=False, by_name=first)
+    named = by_name(args, t.header)
+    idc = pick(t.names, args.id, "id", src, header=t.header, default=False, by_name=named)
+    cc = pick(t.names, args.class_column, "class", src, header=t.header, default=False, by_name=named)
     assert idc is not None and cc is not None
     used = {c.index: c for c in ch.all()}
     for extra in (idc, cc):
