@@ -381,7 +381,7 @@ def _evaluate_classes(
             f"dialect={dialect!r}: the multiclass measures have perfeval's rules only"
         )
     default = measures is DEFAULT_MEASURES
-    specs = class_specs([] if default else resolve(measures, threshold), default=default)
+    specs = class_specs([] if default else resolve(measures, threshold, pending=True), default=default)
     cases, found, how = check_classes(y_true, y_score, groups, sample_weight, classes=classes, names=names)
     report = finish_classes(cases, specs, found, threshold=threshold, classes_from=how)
     if tie_bounds:  # each measure's range over the orders of the tied scores (engine/class_bounds.py)
@@ -450,7 +450,9 @@ def _evaluate_labels(
         )
     y_true, y_score, names = _aligned_labels(y_true, y_score, classes, names)
     default = measures is DEFAULT_MEASURES
-    specs = class_specs([] if default else resolve(measures, threshold), default=default, task="multilabel")
+    specs = class_specs(
+        [] if default else resolve(measures, threshold, pending=True), default=default, task="multilabel"
+    )
     cases, found, how = check_labels(y_true, y_score, groups, sample_weight, labels=classes, names=names)
     return finish_labels(cases, specs, found, threshold=threshold, labels_from=how)
 

@@ -311,7 +311,7 @@ def _explain_classes(
             raise InvalidParameterError(
                 f"dialect {d!r}: the dialects of K classes are {', '.join(CLASS_DIALECTS)}"
             )
-    specs = class_specs(resolve(measures, 0.5))
+    specs = class_specs(resolve(measures, 0.5, pending=True))
     cases, found, _how = check_classes(y_true, y_score, None, sample_weight, classes=classes)
     facts = Facts(cases.y, cases.s, cases.w, tuple(found))
     ours = summary_values(specs, facts.cs)

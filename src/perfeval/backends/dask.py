@@ -365,8 +365,8 @@ def _evaluate_classes(
     targets' numbers when the target column holds numbers), one ClassSummary a partition
     (:func:`_class_summary`), merged ``split_every`` at a time in partition order, finished by
     :func:`perfeval.engine.classes.summary_values`.  Unweighted, the same numbers as in memory, bit for
-    bit while no row's argmax is tied among three classes or more; with weights (or such ties) each
-    cell's weights are added partition by partition, so within rounding (docs/dask.md).
+    bit (ties at the argmax too: whole sums by tie size); with weights each cell's weights are added
+    partition by partition, so within rounding (docs/dask.md).
     """
     import dask
 
@@ -392,7 +392,7 @@ def _evaluate_classes(
             "one against the rest"
         )
     default = measures is None or measures is DEFAULT_MEASURES
-    specs = class_specs([] if default else resolve(measures, threshold), default=default)
+    specs = class_specs([] if default else resolve(measures, threshold, pending=True), default=default)
     names = [str(c) for c in score]
     try:  # the target column's type: numbers read the columns' names as numbers
         kind = np.dtype(ddf[target].dtype)

@@ -148,9 +148,9 @@ class Metric:
         The state is one :class:`~perfeval.summaries.classes.ClassSummary` (memory follows the
         distinct scores of each class in each column, not the rows), and ``compute()`` gives
         evaluate()'s numbers on every row so far, bit for bit, weights too.  Merging Metrics is bit
-        for bit when every cell's and confusion entry's weights add up exactly in any order (no
-        weights and no tie at the argmax among three or more classes; whole-number or dyadic
-        weights), else within rounding (docs/metric.md).  With ``groups=`` (to every update) the
+        for bit when every cell's weights add up exactly in any order (no weights, or whole-number
+        or dyadic weights; rows tied at the argmax are kept as whole sums by tie size, so ties do
+        not break it), else within rounding (docs/metric.md).  With ``groups=`` (to every update) the
         checked rows are kept and ``compute()`` finishes them per group as ``evaluate(y, S,
         classes=..., groups=...)`` does: its bits, weights too, merged or not.  Not with
         ``clustered``, a dialect or ``pos_label``.
@@ -353,7 +353,9 @@ class Metric:
             raise InvalidParameterError(f"`{word}` names {twice!r} twice: one label a score column")
         default = measures is DEFAULT_MEASURES
         self._task = task
-        self._specs = class_specs([] if default else resolve(measures, threshold), default=default, task=task)
+        self._specs = class_specs(
+            [] if default else resolve(measures, threshold, pending=True), default=default, task=task
+        )
         self.threshold = threshold
         self.pos_label = None
         self.dialect = "perfeval"

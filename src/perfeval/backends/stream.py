@@ -118,7 +118,7 @@ def evaluate_stream_classes(
     labels = tuple(c.item() if isinstance(c, np.generic) else c for c in classes)
     k = len(labels)
     default = measures is None
-    specs = class_specs([] if default else resolve(measures, 0.5), default=default)
+    specs = class_specs([] if default else resolve(measures, 0.5, pending=True), default=default)
     cs = ClassSummary.empty(labels)
     rows = 0
     weighted = False
@@ -870,7 +870,7 @@ class _Task:
         self.threshold, self.how, self.coded = threshold, how, coded
         if kind == "multiclass":
             default = measures is None
-            self.specs = class_specs([] if default else resolve(measures, 0.5), default=default)
+            self.specs = class_specs([] if default else resolve(measures, 0.5, pending=True), default=default)
         else:
             self.specs = label_specs(measures, threshold)
         #: the columns of a block before the weights: the targets (one column, or one a label), the

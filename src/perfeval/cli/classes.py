@@ -201,21 +201,39 @@ def _split(text: str, flag: str) -> list[str]:
     return out
 
 
+def by_name(args: Any, header: bool) -> bool:
+    """Whether a number the options give is a header's name when one is exactly that
+    (:func:`perfeval.io.columns.names_first`, over every column option of the command).
+    """
+    from perfeval.io.columns import names_first
+
+    return names_first(
+        header,
+        args.target,
+        args.score,
+        args.group,
+        getattr(args, "weight", None),
+        getattr(args, "id", None),
+        getattr(args, "class_column", None),
+    )
+
+
 def choose_wide(args: Any, names: list[str], header: bool, source: str) -> tuple[Any, Classes]:
     """The columns of a wide table (target, a score a class, group, weight) and the classes."""
     from perfeval.io.columns import choose, pick
 
+    first = by_name(args, header)
     taken = set()
     for spec, role in (
         (args.target, "target"),
         (args.group, "group"),
         (getattr(args, "weight", None), "weight"),
     ):
-        c = pick(names, spec, role, source, header=header, default=role == "target")
+        c = pick(names, spec, role, source, header=header, default=role == "target", by_name=first)
         if c is not None:
             taken.add(c.index)
     if getattr(args, "id", None):
-        c = pick(names, args.id, "id", source, header=header, default=False)
+        c = pick(names, args.id, "id", source, header=header, default=False, by_name=first)
         if c is not None:
             taken.add(c.index)
     spec, classes = _score_spec(args, names, header, source, taken)
@@ -228,6 +246,8 @@ def choose_wide(args: Any, names: list[str], header: bool, source: str) -> tuple
         group=args.group,
         weight=getattr(args, "weight", None),
         several_scores=True,
+        by_name=first,
+        score_positions=getattr(args, "score_prefix", None) is not None,
     )
     if classes is None:
         classes = Classes([c.name for c in ch.scores], "the score columns' names (--score)")
@@ -299,7 +319,9 @@ def label_positions(args: Any, long: bool) -> Callable[[list[str], bool], list[i
             if role == "class" and not long:
                 continue
             try:
-                c = pick(names, spec, role, source, header=header, default=default)
+                c = pick(
+                    names, spec, role, source, header=header, default=default, by_name=by_name(args, header)
+                )
             except InvalidParameterError:  # said when the columns are chosen
                 continue
             if c is not None:
@@ -334,8 +356,9 @@ def _long(args: Any, specs: list) -> Any:
     t = read_table(args, label_positions(args, True))
     src = t.source
     ch = load.choose_table(args, t)
-    idc = pick(t.names, args.id, "id", src, header=t.header, default=False)
-    cc = pick(t.names, args.class_column, "class", src, header=t.header, default=False)
+    named = by_name(args, t.header)
+    idc = pick(t.names, args.id, "id", src, header=t.header, default=False, by_name=named)
+    cc = pick(t.names, args.class_column, "class", src, header=t.header, default=False, by_name=named)
     assert idc is not None and cc is not None
     used = {c.index: c for c in ch.all()}
     for extra in (idc, cc):
@@ -623,12 +646,12 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
                 several_scores=True,
             )
             y = table.get(ch.target)
-            source = table.source
+            source, where = table.source, table
         else:
             got = _first_targets(args)
             if got is None:
                 return False
-            ch, y, source = got
+            ch, y, source, where = got
     except InvalidParameterError:
         return False
     cols = [c.name for c in ch.scores]
@@ -637,6 +660,8 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
     seen = {_number_key(v) for v in np.unique(y).tolist()} if len(y) else set()
     if seen and seen <= set(cols) and len(cols) >= 3:
         return True
+    if len(cols) >= 2 and set(cols) < seen and binary_coding(y) is None:
+        _no_column_for(ch.target.name, y, cols, source, where)
     if binary_coding(y) is not None or y.dtype.kind not in "USO" or any(is_number(v) for v in seen):
         return False  # numbers (0/1, grades): several models, a row each, as ever
     if len(seen) > len(cols):  # more labels than columns: no column a class (the binary measures say it)
@@ -653,14 +678,34 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
     )
 
 
+def _no_column_for(name: str, y: Any, cols: list[str], source: str, where: Any) -> None:
+    """Every --score column is named after a target, but some target has none: one line naming the
+    first such target and its line (a class's column left out of --score, or missing from the file).
+    """
+    keys = [_number_key(v) for v in y.tolist()]
+    missing = ~np.isin(np.array(keys), cols)
+    i = int(np.argmax(missing))
+    others = sorted({k for k, m in zip(keys, missing.tolist(), strict=True) if m} - {keys[i]})
+    more = f" (and {len(others)} other label(s): {', '.join(others[:SHOWN])})" if others else ""
+    raise InputFormatError(
+        f"the target {keys[i]!r} in column {name!r} has no score column among those --score names "
+        f"({', '.join(cols)}){more}: the score columns are named after the classes, one a class "
+        "(add its column to --score, or name the columns' classes with --classes)",
+        source=source,
+        **({} if where is None else where.at(i)),
+    )
+
+
 def _number_key(v: Any) -> str:
     if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
         return str(int(v))
     return key(v)
 
 
-def _first_targets(args: Any) -> tuple[Any, Any, str] | None:
-    """The column choice and the first chunk's targets of a file read in chunks (None: standard input)."""
+def _first_targets(args: Any) -> tuple[Any, Any, str, Any] | None:
+    """The column choice, the first chunk's targets, the file and where the chunk's rows are (their
+    lines) of a file read in chunks (None: standard input).
+    """
     from perfeval.io.columns import choose
     from perfeval.io.readers import iter_columns
 
@@ -683,6 +728,12 @@ def _first_targets(args: Any) -> tuple[Any, Any, str] | None:
         chosen.append(ch)
         return [ch.target.index]
 
+    places: list = []
+
+    def convert(cols: list, where: Any) -> list:
+        places.append(where)
+        return cols
+
     it: Any = iter_columns(
         path,
         chooser,
@@ -690,13 +741,13 @@ def _first_targets(args: Any) -> tuple[Any, Any, str] | None:
         args.header,
         labels=(0,),
         delimiter=args.delimiter,
-        convert=lambda cols, where: cols,
+        convert=convert,
     )
     try:
         first = next(it)
     finally:
         it.close()
-    return chosen[0], first[0], path
+    return chosen[0], first[0], path, places[0] if places else None
 
 
 # -- the command ------------------------------------------------------------------------------------------
@@ -763,7 +814,7 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
 
     _refuse(args)
     default = not args.measures
-    specs = class_specs([] if default else resolve(args.measures, 0.5), default=default)
+    specs = class_specs([] if default else resolve(args.measures, 0.5, pending=True), default=default)
     path = load.path_of(args.file)
     big = path is not None and os.path.isfile(path) and os.path.getsize(path) > stream_bytes
     cases = None

@@ -18,6 +18,7 @@ from typing import Any
 
 from perfeval.base.console import one_line
 from perfeval.base.progress import wanted
+from perfeval.base.text import place
 from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfError
 
 # Start-up: every `perfeval` command imports this module, `perfeval --help` too; numpy, the checks
@@ -40,6 +41,9 @@ def say_columns(choice: Any) -> None:
     """Say on stderr which columns were used when some were not named on the command line."""
     if choice.worth_saying:
         note(f"perfeval: columns: {one_line(choice.describe())}\n")
+    said = choice.numbers_as_names()
+    if said:
+        note(f"perfeval: note: {said}\n")
 
 
 def choose_columns(
@@ -79,6 +83,36 @@ def column_options(args: Any, *, weight: bool = True, several: bool = False) -> 
 def path_of(file: str) -> str | None:
     """A file argument as a path; None for standard input (``-``)."""
     return None if file == "-" else file
+
+
+def header_by_name(args: Any) -> None:
+    """A first line whose header rule is in doubt (``label,0,1`` over ``2,0.1,0.9``: a name over a
+    number, but numbers in it too) is the header when it holds the name ``--target`` gives (a name,
+    not a number): ``args.header`` set, and said.  Only for a text, CSV or TSV file whose first line
+    the rule refuses; otherwise nothing changes (the rule's own error stays when the name is not
+    there).
+    """
+    target = (args.target or "").strip()
+    path = path_of(args.file)
+    if args.header is not None or not target or target.isdigit() or path is None or not os.path.isfile(path):
+        return
+    from perfeval.io.readers import format_of
+    from perfeval.io.text import text_layout
+
+    try:
+        fmt = format_of(path, args.input_format)
+        if fmt not in ("text", "csv", "tsv"):
+            return
+        text_layout(path, fmt, None, args.delimiter)
+        return  # the rule decides
+    except InputFormatError:
+        try:
+            lay = text_layout(path, fmt, True, args.delimiter)
+        except InputFormatError:
+            return
+    if lay is not None and target in lay.names:
+        args.header = True
+        note(f"perfeval: note: line 1 of {place(path)} is the header: it holds --target's name {target!r}\n")
 
 
 def group_position(args: Any, file: str) -> Callable[[list[str], bool], dict[int, str]]:

@@ -334,6 +334,31 @@ def models_group_csv(reports: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _confusion_numbers(confusion: Any, weighted: bool) -> list[list[float | int]]:
+    """The confusion matrix for JSON: integers when unweighted and every entry is whole (a tie at
+    the max shares a case, so entries may be fractions), else floats.
+    """
+    rows = [[float(v) for v in row] for row in confusion.tolist()]
+    if not weighted and all(v.is_integer() for row in rows for v in row):
+        return [[int(v) for v in row] for row in rows]
+    return rows
+
+
+def _per_class_columns(report: Any) -> list[tuple[str, Any]]:
+    """The per-class columns: each averaged measure under its name without the average (a class's
+    value is the same whatever the average: ``ROC_OVR:average=macro`` and ``:average=weighted`` are
+    one column, ``ROC_OVR``).
+    """
+    out: dict[str, Any] = {}
+    for k, r in report.results.items():
+        if r.per_class is None:
+            continue
+        name, _, params = k.partition(":")
+        kept = [p for p in params.split(",") if p and not p.startswith("average=")]
+        out.setdefault(name + (":" + ",".join(kept) if kept else ""), r)
+    return list(out.items())
+
+
 def classes_text(report: Any, output: str, per_group: bool, confusion: Any = None) -> str:
     """A report of K classes as ``eval`` prints it: the table of the measures (each label with its
     average), the classes and how they were found, the per-class table of the averaged measures
@@ -351,7 +376,7 @@ def classes_text(report: Any, output: str, per_group: bool, confusion: Any = Non
                 "classes": classes,
                 "rows": "true class",
                 "columns": "predicted class (the argmax; a tie at the max shares the case)",
-                "matrix": [[float(v) for v in row] for row in confusion.tolist()],
+                "matrix": _confusion_numbers(confusion, bool(report.params.get("weighted"))),
             }
         return dumps(d) + "\n"
     if output == "csv":
@@ -365,7 +390,7 @@ def classes_text(report: Any, output: str, per_group: bool, confusion: Any = Non
     if form:
         said.append(f"target: {form} ({report.params.get('cases')} cases)")
     lines = text[:at] + said + text[at:]
-    per = [(k, r) for k, r in report.results.items() if r.per_class is not None]
+    per = _per_class_columns(report)
     if per:
         support = getattr(report.summary, "n_class", None)
         head = [one, *[k for k, _ in per]] + (["support"] if support is not None else [])

@@ -20,6 +20,7 @@ from perfeval.base.checks import Cases
 from perfeval.engine.report import MeasureResult, Report
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
+from perfeval.measures.spec import refuse_pending
 from perfeval.measures.vocabulary import MULTICLASS_DEFAULT, MULTICLASS_OF, MULTILABEL_DEFAULT, MULTILABEL_OF
 from perfeval.summaries.classes import ClassSummary
 from perfeval.summaries.ranking import group_codes
@@ -49,16 +50,22 @@ def class_specs(
     out: list[MeasureSpec] = []
     for s in specs:
         m = s.measure
+        if s.pending and (m.kind == task or of.get(m.name) is None):  # not this task's form's
+            refuse_pending([s])
         if m.kind != task:
             target = of.get(m.name)
             if target is None:
-                names = ", ".join(n for n in [*defaults, *(v for v in of.values() if v not in defaults)])
+                from perfeval.measures.base import REGISTRY
+
+                every = [x.name for x in REGISTRY if x.kind == task]  # the registry's, in its order
+                names = ", ".join([*defaults, *(n for n in every if n not in defaults)])
                 what = "one column a class" if task == "multiclass" else "a label matrix (one column a label)"
                 raise InvalidParameterError(
                     f"{s.label} is a {m.kind} measure and the targets and scores are {what}; "
                     f"the {task} measures: {names} (`perfeval list-measures` lists them all)"
                 )
             given = {k: v for k, v in s.params if k in s._set}
+            later = dict(s.pending)  # parameters only the form has (roc:average=weighted): its own
             threshold = dict(s.params).get("threshold", 0.5)
             if task == "multiclass" and ("threshold" in given or threshold != 0.5):
                 raise InvalidParameterError(
@@ -67,7 +74,7 @@ def class_specs(
                 )
             if task == "multilabel" and threshold != 0.5:
                 given["threshold"] = threshold
-            carried = {k: v for k, v in given.items() if k in keeps}
+            carried = {k: v for k, v in given.items() if k in keeps} | later
             left = set(given) - keeps - {"threshold"}
             if left:
                 raise InvalidParameterError(

@@ -31,7 +31,7 @@ from perfeval.exceptions import (
 )
 from perfeval.measures import Measure, MeasureSpec, parse_measure
 from perfeval.measures._data import GroupedData
-from perfeval.measures.spec import split_measures, with_threshold
+from perfeval.measures.spec import refuse_pending, split_measures, with_threshold
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.ranking import RankingData, group_codes
 
@@ -49,11 +49,17 @@ DEFAULT_MEASURES = ALL
 
 
 def resolve(
-    measures: Iterable[str | MeasureSpec] | str, threshold: float, *, trec: bool = False
+    measures: Iterable[str | MeasureSpec] | str,
+    threshold: float,
+    *,
+    trec: bool = False,
+    pending: bool = False,
 ) -> list[MeasureSpec]:
     """Measure names (or specs) as specs, with ``threshold`` where a spec does not set its own; a
     measure named twice is an error.  ``trec``: names shared by trec_eval and perfeval mean
-    trec_eval's (see :mod:`perfeval.measures.spellings`).
+    trec_eval's (see :mod:`perfeval.measures.spellings`).  ``pending``: a binary name may keep a
+    parameter only its form for K classes or K labels has (``roc:average=weighted``), for
+    :func:`perfeval.engine.classes.class_specs` (:func:`perfeval.measures.spec.parse_measure`).
     """
     if isinstance(measures, str):
         measures = split_measures(measures)
@@ -66,7 +72,7 @@ def resolve(
     for m in measures:
         if not isinstance(m, (str, MeasureSpec, Measure)):
             raise InvalidParameterError(f"a measure is a name such as 'roc' or 'ndcg@10', got {m!r}")
-        specs.append(with_threshold(parse_measure(m, trec=trec), threshold))
+        specs.append(with_threshold(parse_measure(m, trec=trec, pending=pending), threshold))
     labels = [s.label for s in specs]
     dup = {lab for lab in labels if labels.count(lab) > 1}
     if dup:
@@ -78,6 +84,7 @@ def one_score_a_case(specs: list[MeasureSpec]) -> None:
     """Measures of K classes or K labels asked of one score a case: one line saying what they read
     (never an empty report: they would otherwise be left out without a word).
     """
+    refuse_pending(specs)
     for s in specs:
         if s.measure.kind == "multiclass":
             raise InvalidParameterError(

@@ -38,7 +38,9 @@ def label_specs(measures: Any, threshold: float = 0.5) -> list[MeasureSpec]:
     from perfeval.engine.finish import DEFAULT_MEASURES, resolve
 
     default = measures is None or measures is DEFAULT_MEASURES
-    return class_specs([] if default else resolve(measures, threshold), default=default, task="multilabel")
+    return class_specs(
+        [] if default else resolve(measures, threshold, pending=True), default=default, task="multilabel"
+    )
 
 
 def _needs(specs: list[MeasureSpec]) -> tuple[tuple[float, ...], dict[str, Any]]:

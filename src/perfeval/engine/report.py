@@ -441,6 +441,19 @@ class Report:
         for k, r in self.results.items():
             extra = f"  ({len(r.undefined)} undefined groups)" if r.undefined else ""
             lines.append(f"{k:<{width}}  {r.value:>10.6f}{extra}")
+        task = self.params.get("task")
+        if task in ("multiclass", "multilabel"):  # which classes (labels), and how they were found
+            classes = [str(c) for c in self.params.get("classes") or []]
+            word = "labels" if task == "multilabel" else "classes"
+            shown = ", ".join(classes[:20]) + (", ..." if len(classes) > 20 else "")
+            how = self.params.get("classes_from")
+            how = "classes=" if how == "given" else how
+            lines.append(f"{word} ({len(classes)}): {shown}" + (f" (from {how})" if how else ""))
+            undefined = {str(c) for r in self.results.values() for c in (r.undefined_classes or [])}
+            if undefined:
+                lines.append(
+                    f"undefined for some measure, left out of its averages: {', '.join(sorted(undefined))}"
+                )
         return "\n".join(lines)
 
 

@@ -288,7 +288,8 @@ def _multiclass_scores(fn: str, y_true: Any, y_score: Any) -> tuple[Array, Array
     """The labels and the (n, K) probabilities of a multiclass ROC area, as scikit-learn checks them."""
     y = to_numpy(y_true, "y_true")
     class_labels(fn, y)
-    s = score_matrix(fn, y_score).astype(np.float64, copy=False)
+    raw = score_matrix(fn, y_score)
+    s = raw.astype(np.float64, copy=False)
     if s.ndim != 2:
         raise InvalidDataError(
             f"{fn}: `y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` contains "
@@ -296,8 +297,7 @@ def _multiclass_scores(fn: str, y_true: Any, y_score: Any) -> tuple[Array, Array
         )
     if len(s) != len(y):
         raise InvalidDataError(f"{fn}: `y_true` and `y_score` have different lengths, {len(y)} and {len(s)}")
-    s = s.astype(np.float64)
-    if not np.allclose(1, s.sum(axis=1)):
+    if not np.allclose(1, raw.sum(axis=1)):  # summed in the input's type, as scikit-learn does
         raise InvalidDataError(
             f"{fn}: Target scores need to be probabilities for multiclass roc_auc, i.e. they should sum "
             "up to 1.0 over classes"
@@ -380,7 +380,8 @@ def _probability_door(
     """scikit-learn's ``_validate_multiclass_probabilistic_prediction``, its checks in its order: the
     summary of the cases under the sorted classes (of ``labels``, or of y_true), and y_proba.
     """
-    p = score_matrix(fn, y_proba).astype(np.float64, copy=False)
+    raw = score_matrix(fn, y_proba)
+    p = raw.astype(np.float64, copy=False)
     if p.size and p.max() > 1:
         raise InvalidDataError(f"{fn}: y_prob contains values greater than 1: {p.max()!r}")
     if p.size and p.min() < 0:
@@ -418,11 +419,10 @@ def _probability_door(
                 "expected class labels explicitly through the labels argument."
             )
     if p.ndim == 1:
-        p = p[:, None]
+        p, raw = p[:, None], raw[:, None]
     if p.shape[1] == 1:
         p = np.concatenate([1 - p, p], axis=1)
-    sums = p.sum(axis=1)
-    if not np.all(np.abs(sums - 1) <= 1e-8 + math.sqrt(np.finfo(np.float64).eps)):
+    if not _sum_to_one(raw):
         warnings.warn(
             "The y_prob values do not sum to one. Make sure to pass probabilities.",
             UserWarning,
@@ -440,6 +440,20 @@ def _probability_door(
             f"labels: {classes}"
         )
     return _summary(label_indices(y, classes), p, w, classes), p
+
+
+def _sum_to_one(raw: Array) -> bool:
+    """Whether every row of ``raw`` sums to one within scikit-learn's tolerance: summed in the type
+    scikit-learn's ``check_array`` gives it (float64, float32 and float16 kept; others float64),
+    ``1e-8 + sqrt(eps)`` of that type (float32: 3.45e-4), so float32 probabilities that
+    scikit-learn takes are not warned about.  A single column is the positive class's: its rows
+    (``1 - p, p``) sum to one.
+    """
+    kept = raw if raw.dtype in (np.float64, np.float32, np.float16) else raw.astype(np.float64)
+    if kept.shape[1] == 1:
+        kept = np.concatenate([1 - kept, kept], axis=1)
+    sums = kept.sum(axis=1)
+    return bool(np.all(np.abs(sums - 1) <= 1e-8 + math.sqrt(float(np.finfo(kept.dtype).eps))))
 
 
 def _true_class_loss(cs: ClassSummary) -> float:

@@ -4,7 +4,13 @@ A column is named by the user (``--target label``), by position (``--score 4``, 
 omitted, taken by its conventional name where the table has a header (``score``, ``prediction``,
 ``pred``, ``p``, ``prob`` for the score; ``target``, ``label``, ``y``, ``y_true``, ``click``,
 ``rel`` for the target).  A headerless table keeps PERF's layout: the target first, the score
-second.  Nothing is guessed silently: a name that is missing, misspelt or appears twice, a header
+second.  A number is a position, except in a table with a header where the same command names
+some column by a name that is not a number (``--target label --score 0,1,2``: pandas'
+``predict_proba`` columns of integer classes): there an option whose numbers are each exactly one
+header column's name names those columns (:func:`names_first`, :func:`all_named`; the command says
+so, :meth:`Choice.numbers_as_names`), and an option with a number that is no header name reads all
+its numbers as positions, as ever.
+Nothing is guessed silently: a name that is missing, misspelt or appears twice, a header
 with no conventional name or with two, is an error that lists the columns; what was used is
 described by :meth:`Choice.describe` so the command can say it.
 """
@@ -33,7 +39,7 @@ class Column:
     role: str
     index: int
     name: str
-    how: str  # "name", "position" or "default"
+    how: str  # "name", "position", "default" or "number name" (a number that is a header's name)
 
     def describe(self) -> str:
         return f"{self.role} {self.name!r} ({self.index + 1})"
@@ -74,6 +80,23 @@ class Choice:
             or self.width > len(self.all())
         )
 
+    def numbers_as_names(self) -> str:
+        """A note on the numbers read as the header's column names (:func:`names_first`), or ""."""
+        cols = [c for c in self.all() if c.how == "number name"]
+        if not cols:
+            return ""
+        roles = list(dict.fromkeys(c.role for c in cols))
+        shown = "; ".join(
+            f"--{r} {','.join(c.name for c in cols if c.role == r)} (column"
+            f"{'s' if sum(c.role == r for c in cols) > 1 else ''} "
+            f"{', '.join(str(c.index + 1) for c in cols if c.role == r)})"
+            for r in roles
+        )
+        return (
+            f"{shown}: the header's column names, not positions (columns are named by name here, so a "
+            "number that is exactly a header name is that column)"
+        )
+
     def describe(self) -> str:
         """``target 'label' (3), score 'score' (4), group 'user' (1)``."""
         return ", ".join(c.describe() for c in self.all())
@@ -92,8 +115,44 @@ def _listing(names: list[str]) -> str:
     return ", ".join(names)
 
 
+def names_first(header: bool, *specs: str | None) -> bool:
+    """Whether numbers that are exactly a header column's name name that column: the table has a
+    header and some spec (``--target label``; a list ``a,b`` counts by its parts) names a column by
+    a name that is not a number.  Otherwise a number is a 1-based position, as ever.
+
+    Examples
+    --------
+    >>> names_first(True, "label", "0,1,2"), names_first(True, "1", "0,2"), names_first(False, "label")
+    (True, False, False)
+    """
+    if not header:
+        return False
+    parts = [p.strip() for spec in specs if spec for p in spec.split(",")]
+    return any(p and not p.isdigit() for p in parts)
+
+
+def all_named(names: list[str], spec: str | None) -> bool:
+    """Whether every number of a list (``--score 0,1,2``) is exactly one header column's name: the
+    list is then read by name (under :func:`names_first`), else its numbers are all positions.
+
+    Examples
+    --------
+    >>> all_named(["label", "0", "1", "2"], "0,1,2"), all_named(["label", "0", "1", "2"], "2,3,4")
+    (True, False)
+    """
+    parts = [p.strip() for p in (spec or "").split(",")]
+    return all(sum(n == p for n in names) == 1 for p in parts if p.isdigit())
+
+
 def pick(
-    names: list[str], spec: str | None, role: str, source: str, *, header: bool, default: bool = True
+    names: list[str],
+    spec: str | None,
+    role: str,
+    source: str,
+    *,
+    header: bool,
+    default: bool = True,
+    by_name: bool = False,
 ) -> Column | None:
     """One column for ``role`` from ``spec`` (a name or a 1-based position), or its default.
 
@@ -112,6 +171,8 @@ def pick(
         Whether the names come from a header (then omitted target/score are found by name).
     default : bool
         Whether an omitted spec takes the role's default at all.
+    by_name : bool
+        A number that is exactly one header column's name is that column (:func:`names_first`).
 
     Raises
     ------
@@ -155,7 +216,10 @@ def pick(
             return Column(role, k - 1, names[k - 1], "default")
         return None
     text = spec.strip()
-    if text.isdigit():  # a position is always a position, whatever the header says
+    named = [i for i, n in enumerate(names) if n == text]
+    if text.isdigit() and by_name and header and len(named) == 1:  # the header's name (said)
+        return Column(role, named[0], text, "number name")
+    if text.isdigit():  # otherwise a position, whatever the header says
         k = int(text)
         if not 1 <= k <= len(names):
             named = [i for i, n in enumerate(names) if n.strip() == text]
@@ -198,11 +262,16 @@ def choose(
     group: str | None = None,
     weight: str | None = None,
     several_scores: bool = False,
+    by_name: bool | None = None,
+    score_positions: bool = False,
 ) -> Choice:
     """Every column a command reads, chosen by one rule (see the module's description).
 
     ``score`` may name several columns separated by commas when ``several_scores`` (plot, report,
     compare).  The target, the scores, the group and the weight must be different columns.
+    ``by_name``: whether numbers that are a header's names are those columns (None:
+    :func:`names_first` of these specs); ``score_positions``: ``score``'s numbers are positions
+    (the columns a command found itself, ``--score-prefix``'s).
 
     Examples
     --------
@@ -210,17 +279,19 @@ def choose(
     >>> c.describe()
     "target 'label' (3), score 'score' (4), group 'user' (1)"
     """
-    t = pick(names, target, "target", source, header=header)
+    first = names_first(header, target, score, group, weight) if by_name is None else by_name
+    as_score = first and not score_positions and all_named(names, score)
+    t = pick(names, target, "target", source, header=header, by_name=first)
     assert t is not None
     if score is not None and several_scores:
         parts = [s for s in score.split(",")]
         if any(not s.strip() for s in parts):
             raise InvalidParameterError(f"--score {score!r}: an empty column name between commas")
-        scores = [pick(names, s, "score", source, header=header) for s in parts]
+        scores = [pick(names, s, "score", source, header=header, by_name=as_score) for s in parts]
     else:
-        scores = [pick(names, score, "score", source, header=header)]
-    g = pick(names, group, "group", source, header=header, default=False)
-    w = pick(names, weight, "weight", source, header=header, default=False)
+        scores = [pick(names, score, "score", source, header=header, by_name=as_score)]
+    g = pick(names, group, "group", source, header=header, default=False, by_name=first)
+    w = pick(names, weight, "weight", source, header=header, default=False, by_name=first)
     out = Choice(t, [s for s in scores if s is not None], g, w, width=len(names))
     seen: dict[int, Column] = {}
     for c in out.all():

@@ -66,14 +66,16 @@ class MeasureSpec:
         given = {
             k: v for k, v in self.params if k in self._set or (k == "threshold" and v != _DEFAULT_THRESHOLD)
         }
-        if not given:
+        later = [f"{k}={v}" for k, v in self.pending]
+        if not given and not later:
             return m.name
         first = m.params[0].name if m.params else None
         text = m.name
         if first in given and _at(m):
             text += f"@{_fmt(given.pop(first))}"
-        if given:
-            text += ":" + ",".join(f"{k}={_fmt(v)}" for k, v in given.items())
+        items = [f"{k}={_fmt(v)}" for k, v in given.items()] + later
+        if items:
+            text += ":" + ",".join(items)
         return text
 
     # names of parameters that were given explicitly (kept out of eq/hash via object.__setattr__)
@@ -83,6 +85,11 @@ class MeasureSpec:
     written: str = field(default="", compare=False, repr=False)
     #: that tool (``trec_eval``, ``ir_measures``, ``ranx``), else ""
     tool: str = field(default="", compare=False, repr=False)
+    #: parameters (name, value as written) the measure does not have but its form for K classes or
+    #: K labels does (``roc:average=weighted``), kept by ``parse_measure(..., pending=True)`` until
+    #: the task is known: :func:`perfeval.engine.classes.class_specs` gives them to that form, and
+    #: :func:`refuse_pending` refuses them for one score a case
+    pending: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     def __str__(self) -> str:
         return self.label
@@ -185,12 +192,54 @@ def _lookup(name: str, raw: str) -> Measure:
         ) from None
 
 
+def _forms_with(m: Measure, key: str) -> list[str]:
+    """The forms of ``m`` for K classes and K labels (their names) that have the parameter ``key``."""
+    from perfeval.measures.vocabulary import MULTICLASS_OF, MULTILABEL_OF
+
+    out = []
+    for of in (MULTICLASS_OF, MULTILABEL_OF):
+        form = of.get(m.name)
+        if form is not None and any(p.name == key for p in REGISTRY.get(form).params) and form not in out:
+            out.append(form)
+    return out
+
+
+def _no_parameter(m: Measure, key: str, value: str = "") -> str:
+    """The message of a parameter ``m`` does not have; one its forms for K classes or K labels have
+    is named with them (``roc_ovr:average=weighted``).
+    """
+    names = [p.name for p in m.params] or "none"
+    text = f"measure {m.name} has no parameter {key!r} (parameters: {names})"
+    forms = _forms_with(m, key)
+    if forms:
+        kinds = {"multiclass": "K classes", "multilabel": "K labels"}
+        shown = ", ".join(
+            f"{f.lower()}:{key}={value.strip() or '...'} (of {kinds.get(REGISTRY.get(f).kind, 'K classes')})"
+            for f in forms
+        )
+        text += f"; its form{'s' if len(forms) > 1 else ''} with it: {shown}"
+    return text
+
+
+def refuse_pending(specs: Any) -> None:
+    """One line for the first spec that keeps a parameter only its form for K classes or K labels
+    has (``roc:average=weighted``), asked of one score a case.
+    """
+    for s in specs:
+        if s.pending:
+            key, value = s.pending[0]
+            raise InvalidParameterError(_no_parameter(s.measure, key, value))
+
+
 def parse_measure(
-    text: str | MeasureSpec | Measure, *, trec: bool = False, _tools: bool = True
+    text: str | MeasureSpec | Measure, *, trec: bool = False, _tools: bool = True, pending: bool = False
 ) -> MeasureSpec:
     """Parse ``"ndcg@10"``, ``"slq:bins=100"``, a registry name or alias, a PERF option, or another
     tool's spelling (``ndcg_cut_10``, ``nDCG@10``, ``P_5``: that tool's definition, see
     :mod:`perfeval.measures.spellings`; ``trec=True`` reads ``ndcg`` as trec_eval does).
+    ``pending``: a parameter the measure does not have but its form for K classes or K labels does
+    (``roc:average=weighted``, ``f1:beta=2``) is kept in :attr:`MeasureSpec.pending`, for the caller
+    that knows the task (:func:`perfeval.engine.classes.class_specs`), instead of refused.
 
     Raises
     ------
@@ -224,7 +273,7 @@ def parse_measure(
         meant = spelling.text
         if rest:
             meant += ("," if ":" in meant else ":") + rest
-        spec = parse_measure(meant, _tools=False)
+        spec = parse_measure(meant, _tools=False, pending=pending)
         object.__setattr__(spec, "written", raw)
         object.__setattr__(spec, "tool", spelling.tool)
         return spec
@@ -234,6 +283,7 @@ def parse_measure(
     m = _lookup(name.strip(), raw)
     params = m.defaults()
     given: set[str] = set()
+    later: list[tuple[str, str]] = []
     if at is not None:
         if not m.params or not _at(m):
             raise InvalidParameterError(f"measure {m.name} takes no @ parameter (in {raw!r})")
@@ -247,10 +297,10 @@ def parse_measure(
             if not eq:
                 raise InvalidParameterError(f"{raw!r}: expected param=value after ':', found {item!r}")
             if key not in params:
-                names = [p.name for p in m.params] or "none"
-                raise InvalidParameterError(
-                    f"measure {m.name} has no parameter {key!r} (parameters: {names})"
-                )
+                if pending and _forms_with(m, key) and ":" not in val:
+                    later.append((key, val.strip()))
+                    continue
+                raise InvalidParameterError(_no_parameter(m, key, val))
             if ":" in val:
                 raise InvalidParameterError(
                     f"{raw!r}: parameters are separated by commas, e.g. "
@@ -261,6 +311,7 @@ def parse_measure(
     m.check_params({k: params[k] for k in given})  # defaults are in their domains (tested)
     spec = MeasureSpec(m, tuple(params.items()))
     object.__setattr__(spec, "_set", frozenset(given))
+    object.__setattr__(spec, "pending", tuple(later))
     return spec
 
 
@@ -272,6 +323,6 @@ def with_threshold(spec: MeasureSpec, threshold: float) -> MeasureSpec:
     kw = dict(spec.params)
     kw["threshold"] = threshold
     new = MeasureSpec(spec.measure, tuple(kw.items()))
-    for attr in ("_set", "written", "tool"):
+    for attr in ("_set", "written", "tool", "pending"):
         object.__setattr__(new, attr, getattr(spec, attr))
     return new

@@ -244,7 +244,7 @@ def specs_of_classes(measures: Any, threshold: float, task: str = "multiclass") 
     from perfeval.engine.classes import class_specs
 
     names = [measures] if isinstance(measures, str) and "," not in measures else measures
-    return class_specs(resolve(names, threshold), task=task)
+    return class_specs(resolve(names, threshold, pending=True), task=task)
 
 
 def _model(cases: Any, found: tuple, specs: list, task: str) -> tuple[Any, np.ndarray]:

@@ -337,7 +337,7 @@ def run(args: Any) -> int:
                 "argmax)"
             )
         default = not args.measures
-        specs = class_specs([] if default else resolve(args.measures, 0.5), default=default)
+        specs = class_specs([] if default else resolve(args.measures, 0.5, pending=True), default=default)
         y, models, w, classes = class_inputs(args)
         g = None
     else:

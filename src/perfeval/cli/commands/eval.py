@@ -31,6 +31,7 @@ from perfeval.io.columns import pick
 from perfeval.io.parquet import empty_parquet
 from perfeval.io.readers import iter_columns
 from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
+from perfeval.measures.spec import refuse_pending
 
 # Imported where the run takes that path: the stream and Dask backends, the dialects (--dialect),
 # the statistics (--ci) and the in-memory evaluation (`perfeval compare` imports this module without it).
@@ -154,6 +155,7 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
 def run(args: Any) -> int:
     _SAID.clear()
     _check_options(args)
+    load.header_by_name(args)  # `label,0,1,...` over `2,0.1,...`: the header, as --target names it
     from perfeval.cli import (
         classes,  # K classes: a score column a class, or a row a case and class
         labels,  # K labels: a 0/1 target column and a score column a label
@@ -170,7 +172,8 @@ def run(args: Any) -> int:
         from perfeval.dialects import DIALECTS
 
         measures = list(DIALECTS[dialect].policies)
-    specs = resolve(measures, args.threshold, trec=dialect == "trec_eval")  # parsed once, here
+    # parsed once, here (a parameter only a measure's form for K classes has waits for the task)
+    specs = resolve(measures, args.threshold, trec=dialect == "trec_eval", pending=True)
     per_query = [s.label for s in specs if s.measure.kind in ("ranking", "grouped")]
     if per_query and args.group is None:  # said, not guessed: the whole table is one query
         load.note(
@@ -179,6 +182,7 @@ def run(args: Any) -> int:
         )
     names = _models(args)
     if names is None:
+        _one_score_a_case(args, specs)
         report = _one(args, path, specs, dialect)
         text = report_text(report, args.format, args.per_group)
         groups_text = group_csv(report) if args.per_group_output else ""
@@ -189,6 +193,7 @@ def run(args: Any) -> int:
         )
         if not args.dask and classes.names_are_classes(args, names, None if streamed else shared()):
             return classes.run(args, stream_bytes=STREAM_BYTES)  # read again: the target's labels as written
+        _one_score_a_case(args, specs)
         if path is None and (args.stream or args.dask):
             raise InvalidParameterError(
                 "several --score columns with --stream/--dask read the file once a model: give a file, "
@@ -212,6 +217,18 @@ def run(args: Any) -> int:
         sys.stderr.write(f"perfeval: wrote {place(args.per_group_output)}\n")
     write(text)
     return 0
+
+
+def _one_score_a_case(args: Any, specs: list) -> None:
+    """What only K classes have, asked of one score a case (a model a column): one line, not dropped
+    (a parameter only a measure's multiclass form has, ``roc:average=weighted``; ``--confusion``).
+    """
+    refuse_pending(specs)
+    if getattr(args, "confusion", False):
+        raise InvalidParameterError(
+            "--confusion prints the confusion matrix of K classes (a score column a class: --score A,B,C "
+            "named after the classes, or --classes); here each score column is one model's score"
+        )
 
 
 def _models(args: Any) -> list[str] | None:
