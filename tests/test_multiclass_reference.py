@@ -193,7 +193,7 @@ def test_log_loss_and_brier_refuse_rows_that_are_no_probabilities():
         r = perfeval.evaluate(y, s, classes=["a", "b", "c"], measures=["LOGLOSS_MC", "BRIER_MC"])
     for label in ("LOGLOSS_MC", "BRIER_MC"):
         assert math.isnan(r.results[label].value)
-        assert "1 row(s) of y_score are not" in r.results[label].why
+        assert "y_score holds 2, outside [0, 1]" in r.results[label].why
 
 
 # -- the argmax: every order of every tie -----

@@ -319,7 +319,7 @@ def test_cli_label_prefix_text(mail):
     assert f"{want['LRAP'].value:.6f}" in out.stdout
     assert "labels (3): spam, urgent, promo (from --label-prefix 'y_'" in out.stdout
     assert "per label:" in out.stdout
-    assert "promo: label 'promo' is on in no row; in ROC_ML:average=macro" in out.stdout
+    assert "promo: label 'promo' is on in no row; in ROC_ML)" in out.stdout
 
 
 @pytest.mark.parametrize(

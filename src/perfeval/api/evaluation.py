@@ -308,8 +308,22 @@ def _score_columns(table: Any, names: list[str]) -> Any:
 
     if len(names) < 2:
         raise InvalidParameterError("`score=` of K classes names K >= 2 columns, one a class")
+    _named_once(names, "score")
     cols = [np.asarray(column(table, n)) for n in names]
     return np.column_stack(cols)
+
+
+def _named_once(names: Any, option: str) -> None:
+    """Each column named once by ``option=`` (a column named twice would be scored twice, or
+    against two columns).
+    """
+    seen: set = set()
+    for n in names:
+        if n in seen:
+            raise InvalidParameterError(
+                f"`{option}=` names the column {n!r} twice: one column a label or class"
+            )
+        seen.add(n)
 
 
 def _label_columns(table: Any, target: list, score: Any) -> tuple[Any, Any, list[str]]:
@@ -327,6 +341,7 @@ def _label_columns(table: Any, target: list, score: Any) -> tuple[Any, Any, list
     if len(target) < 2:
         raise InvalidParameterError("`target=` of K labels names K >= 2 columns, one a label")
     y = np.column_stack([np.asarray(column(table, n)) for n in target])
+    _named_once(target, "target")
     return y, _score_columns(table, list(score)), [str(c) for c in target]
 
 

@@ -408,6 +408,9 @@ def check_labels(
             raise InvalidParameterError(
                 f"`classes` names {len(found)} labels for the {k} columns: one a column, in order"
             )
+        twice = next((c for i, c in enumerate(found) if c in found[:i]), None)
+        if twice is not None:
+            raise InvalidParameterError(f"`classes` names {twice!r} twice: one label a column")
         how = "given"
     elif names is not None:
         found, how = tuple(names), "the columns' names"

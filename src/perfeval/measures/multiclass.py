@@ -173,21 +173,34 @@ def ap_ovr(cs: ClassSummary, average: str = "macro") -> Finished:
 
 
 # -- probabilities ------------------------------------------------------------------------------------------
-def _not_probabilities(cs: ClassSummary, name: str) -> str | None:
+def _not_probabilities(cs: ClassSummary, name: str) -> tuple[str | None, str]:
+    """(why the value is NaN, a note beside it): a score outside [0, 1] is no probability (NaN, and
+    why); rows inside [0, 1] that do not sum to 1 (a CSV's rounded probabilities) are scored as given,
+    as scikit-learn scores them, and the note says how many.
+    """
     count, total, extreme = cs.off_simplex
     if not count:
-        return None
-    return (
-        f"{name} reads probabilities, but {count} row(s) of y_score are not (one sums to {total:.10g}"
-        f", its extreme score {extreme:.10g}): pass predict_proba's rows (each in [0, 1], summing to 1)"
+        return None, ""
+    low = float(cs.scores.min()) if len(cs.scores) else 0.0
+    high = float(cs.scores.max()) if len(cs.scores) else 0.0
+    if low < 0 or high > 1:
+        bad = low if low < 0 else high
+        return (
+            f"{name} reads probabilities, but y_score holds {bad:.10g}, outside [0, 1]: pass "
+            "predict_proba's rows (each in [0, 1], summing to 1)"
+        ), ""
+    return None, (
+        f"{count} row(s) of y_score do not sum to 1 (one sums to {total:.10g}): scored as given, as "
+        "scikit-learn scores them (rounded probabilities?)"
     )
 
 
 def log_loss(cs: ClassSummary) -> Finished:
     """Mean of -ln p(true class), each probability clipped to [eps, 1 - eps] (eps of float64), as
-    scikit-learn's log_loss; NaN when the rows are not probabilities.
+    scikit-learn's log_loss; NaN when a score is outside [0, 1]; rows that do not sum to 1 are
+    scored as given, with a note.
     """
-    why = _not_probabilities(cs, "LOGLOSS_MC")
+    why, note = _not_probabilities(cs, "LOGLOSS_MC")
     if why or cs.total <= 0:
         return Finished(math.nan, None, why)
     eps = np.finfo(np.float64).eps
@@ -195,14 +208,14 @@ def log_loss(cs: ClassSummary) -> Finished:
     for j in range(cs.k):
         s, w = cs.block(j, j)
         loss += float((w * -np.log(np.clip(s, eps, 1 - eps))).sum())
-    return Finished(loss / cs.total)
+    return Finished(loss / cs.total, note=note)
 
 
 def brier(cs: ClassSummary) -> Finished:
     """Mean over the cases of sum_k (p_k - [k is the true class])^2 (range [0, 2]; scikit-learn's
     brier_score_loss of K >= 3 classes; twice the binary Brier score when K = 2).
     """
-    why = _not_probabilities(cs, "BRIER_MC")
+    why, note = _not_probabilities(cs, "BRIER_MC")
     if why or cs.total <= 0:
         return Finished(math.nan, None, why)
     k = cs.k
@@ -211,7 +224,7 @@ def brier(cs: ClassSummary) -> Finished:
         for c in range(k):
             s, w = cs.block(j, c)
             sq += float((w * (s - (1.0 if c == j else 0.0)) ** 2).sum())
-    return Finished(sq / cs.total)
+    return Finished(sq / cs.total, note=note)
 
 
 # -- the argmax prediction -------------------------------------------------------------------------------
@@ -312,4 +325,9 @@ def top_k_accuracy(cs: ClassSummary, k: int = 2) -> Finished:
     g = np.arange(kk)[:, None]
     tied = np.arange(kk)[None, :]
     credit = np.clip(k - g, 0, tied + 1) / (tied + 1)
-    return Finished(float((t * credit).sum() / total))
+    note = (
+        f"k = {int(k)} is not below the {kk} classes: every case counts, the value is 1 and says nothing"
+        if k >= kk
+        else ""
+    )
+    return Finished(float((t * credit).sum() / total), note=note)

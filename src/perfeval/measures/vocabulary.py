@@ -565,8 +565,9 @@ _multiclass(
     compute="perfeval.measures.multiclass:log_loss",
     direction="lower",
     ties="none needed: each case is scored by its own probability.",
-    edge="rows that are not probabilities (a score outside [0, 1], or a row not summing to 1 "
-    "within 1e-4): NaN, and the report says which.  No case: NaN.",
+    edge="a score outside [0, 1]: NaN, and the report says which.  Rows that do not sum to 1 "
+    "(within 1e-4; rounded probabilities): scored as given, as scikit-learn does, with a note.  No "
+    "case: NaN.",
     tie_bounds="free",
     tie_bounds_doc=_FREE_CLASS,
 )
@@ -579,7 +580,8 @@ _multiclass(
     compute="perfeval.measures.multiclass:brier",
     direction="lower",
     ties="none needed: each case is scored by its own probabilities.",
-    edge="rows that are not probabilities: NaN, and the report says which.  No case: NaN.",
+    edge="a score outside [0, 1]: NaN, and the report says which.  Rows that do not sum to 1: scored "
+    "as given, with a note.  No case: NaN.",
     tie_bounds="free",
     tie_bounds_doc=_FREE_CLASS,
 )
