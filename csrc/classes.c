@@ -54,7 +54,7 @@ static inline double cl_val(uint64_t k)
             if (h[((*k)[0] >> shift) & (CL_BUCKETS - 1)] == n)                                          \
                 continue; /* one digit for all: the pass would move nothing */                          \
             size_t sum = 0;                                                                             \
-            for (int b = 0; b < CL_BUCKETS; b++) {                                                      \
+            for (size_t b = 0; b < CL_BUCKETS; b++) {                                                   \
                 size_t c = h[b];                                                                        \
                 h[b] = sum;                                                                             \
                 sum += c;                                                                               \
