@@ -454,10 +454,14 @@ def binary_report(
     return report
 
 
-def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) -> None:
+def warn_undefined(
+    results: dict[str, MeasureResult], specs: list[MeasureSpec], classes: Sequence[Any] | None = None
+) -> None:
     """An UndefinedMeasureWarning for the measures undefined overall (one each, with their edge
     cases), and one for each set of groups where some measures are undefined (the measures named
-    together: a one-class group leaves GAUC, ROC, APR, ... undefined at once).
+    together: a one-class group leaves GAUC, ROC, APR, ... undefined at once).  K classes (labels)
+    per group (``classes`` named): one for the classes some groups' values leave out of their
+    averages, and one for the groups whose samples averages leave rows out.
     """
     edge = {s.label: s.measure.edge_cases for s in specs}
     by_groups: dict[tuple, list[str]] = {}
@@ -494,6 +498,44 @@ def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) 
             UndefinedMeasureWarning(
                 f"{named} {verb} undefined for {len(keys)} of {total} {what} ({shown}: {why}); they are "
                 f"left out of {its} means and listed in the report"
+            ),
+            stacklevel=user_stacklevel(),
+        )
+    by_left: dict[tuple[tuple[tuple[str, int], ...], int], list[str]] = {}
+    noted: dict[tuple, list[str]] = {}
+    for label, r in results.items():
+        left = r.left_out_per_group
+        if left is not None and left.any() and classes is not None:
+            names = [repr(c.item() if isinstance(c, np.generic) else c) for c in classes]
+            counts = left.sum(axis=0).tolist()
+            which = tuple((names[j], int(n)) for j, n in enumerate(counts) if n)
+            by_left.setdefault((which, len(left)), []).append(label)
+        if r.noted_per_group is not None and r.noted_per_group.any():
+            noted.setdefault((int(r.noted_per_group.sum()), len(r.noted_per_group)), []).append(label)
+    for (counts, total), labels in by_left.items():
+        named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+        what, why = (
+            ("label", "on in no row of the group, or in every row")
+            if kinds.get(labels[0]) == "multilabel"
+            else ("class", "absent from the group's targets, or every case of the group of that class")
+        )
+        shown = "; ".join(f"{what} {c} out of {n} of {total} groups'" for c, n in counts[:5])
+        more = "; ..." if len(counts) > 5 else ""
+        warnings.warn(
+            UndefinedMeasureWarning(
+                f"{named} {'leaves' if len(labels) == 1 else 'leave'} {shown}{more} averages (undefined "
+                f"in those groups: {why}); each group's are listed in the report "
+                "(per_group_undefined_classes)"
+            ),
+            stacklevel=user_stacklevel(),
+        )
+    for (n, total), labels in noted.items():
+        named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+        warnings.warn(
+            UndefinedMeasureWarning(
+                f"{named}: in {n} of {total} groups, rows that are 0/0 are left out of the group's samples "
+                "average (scikit-learn counts them as zero_division); those groups are listed in the report "
+                "(per_group_rows_left_out)"
             ),
             stacklevel=user_stacklevel(),
         )
