@@ -109,12 +109,30 @@ def summary_values(specs: list[MeasureSpec], cs: Any) -> dict[str, MeasureResult
         elif f.undefined:
             r.classes = list(cs.classes)
             r.undefined_classes = [cs.classes[c] for c in f.undefined]
+        if r.undefined_classes:
+            r.undefined_why = undefined_reasons(cs, s.label, r)
         if f.why:
             r.why = f.why
         if f.note:
             r.note = f.note
         results[s.label] = r
     return results
+
+
+def undefined_reasons(cs: Any, label: str, r: MeasureResult) -> list[str]:
+    """Why each class of ``r.undefined_classes`` is undefined, read from the summary ``cs``
+    (:func:`perfeval.engine.report.class_reasons`: absent from the targets, never predicted, ...).
+    """
+    from perfeval.engine.report import class_reasons
+
+    classes = list(cs.classes)
+    per_class = r.per_class
+    if per_class is None:  # no value a class (ROC_OVO): NaN at the classes its mean leaves out
+        per_class = np.zeros(len(classes))
+        per_class[[classes.index(c) for c in r.undefined_classes]] = np.nan
+    reasons = class_reasons(cs, label, per_class, classes)
+    keys = [c.item() if isinstance(c, np.generic) else c for c in r.undefined_classes]
+    return [reasons.get(str(c), "") for c in keys]
 
 
 def grouped_fast(

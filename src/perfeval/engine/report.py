@@ -202,6 +202,9 @@ class MeasureResult:
     per_class: np.ndarray | None = None
     classes: list | None = None
     undefined_classes: list = field(default_factory=list)
+    #: why each of ``undefined_classes`` is undefined, in that order (read from the summary: absent
+    #: from the targets, never predicted, ...), or empty when not known
+    undefined_why: list = field(default_factory=list)
     #: what the value leaves out, said beside it (the rows of a samples average that are 0/0), or ""
     note: str = ""
     #: multiclass with tie_bounds=True: each class's bounds (NaN where the class has no value)

@@ -892,6 +892,12 @@ def _class_table(report: Any, summary: Any, classes: list) -> list[str]:
         for c in r.undefined_classes:
             why = reasons.get(str(c), "undefined")
             undefined.setdefault(f"{_label(c)}: {why}", []).append(lab)
+    for lab, r in report.results.items():  # no value a class (ROC_OVO): the classes its mean leaves out
+        if r.per_class is None and r.undefined_classes and r.per_group is None:
+            whys = r.undefined_why if len(r.undefined_why) == len(r.undefined_classes) else []
+            for i, c in enumerate(r.undefined_classes):
+                why = (whys[i] if whys else "") or "undefined"
+                undefined.setdefault(f"{_label(c)}: {why}", []).append(lab)
     if undefined:
         parts.append(
             "<ul class='notes undefined-classes'>"
