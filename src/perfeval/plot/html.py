@@ -85,10 +85,14 @@ def _png(fig: Any) -> tuple[str, int, int]:
 
 
 def _figure(kind: str, png: tuple[str, int, int], caption: str, *, wide: bool = False) -> str:
+    """A plot with its caption; its alternative text says what the plot is (its caption's text)."""
+    import re
+
     data, w, h = png
+    alt = html.escape(html.unescape(re.sub(r"<[^>]*>", "", caption)), quote=True)
     return (
         ("<figure class='wide'>" if wide else "<figure>")
-        + f"<img alt='{_esc(kind)}' width='{w}' height='{h}' data-dpi='{DPI}' "
+        + f"<img alt='{alt or _esc(kind)}' width='{w}' height='{h}' data-dpi='{DPI}' "
         f"data-kind='{_esc(kind)}' src='data:image/png;base64,{data}'>"
         f"<figcaption>{caption}</figcaption></figure>"
     )
