@@ -151,8 +151,11 @@ def label_values(where: Any, name: str, values: Any) -> np.ndarray:
     bad = (v != 0) & (v != 1)
     if bad.any():
         i = int(np.argmax(bad))
+        x = float(v[i])
+        # a number read whole is float64: an integral one is shown as it is written (2, not 2.0)
+        said = str(int(x)) if x.is_integer() and abs(x) < 2**53 else repr(x)
         raise InputFormatError(
-            f"the label column {name!r} holds {float(v[i])!r}; a label column holds 0 or 1 (off or on)",
+            f"the label column {name!r} holds {said}; a label column holds 0 or 1 (off or on)",
             source=where.source,
             **where.at(i),
         )
@@ -174,12 +177,13 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
 
     t = table
     ycols, scols, weight, group, labels = _choose(args, t.names, t.header, t.source)
-    t.no_nulls([*ycols, *scols, *(c for c in (weight, group) if c is not None)])
     k = len(ycols)
-    *columns, w = load.earliest(
+    # every column's check (its nulls too) at once: the error of the file's first bad line
+    *columns, w, _ = load.earliest(
         *(lambda c=c: label_values(t, c.name, t.get(c)) for c in ycols),
         *(lambda c=c: load.scores(t, c) for c in scols),
         lambda: load.weights(t, weight),
+        lambda: t.no_nulls([*ycols, *scols, *(c for c in (weight, group) if c is not None)]),
     )
     y = np.column_stack(columns[:k])
     s = np.column_stack(columns[k:])
