@@ -18,7 +18,7 @@ from perfeval.base.checks import Cases
 from perfeval.engine.classes import attach_left, left_marks, mark_left, summary_values
 from perfeval.engine.report import MeasureResult, Report
 from perfeval.measures import MeasureSpec
-from perfeval.measures.multilabel import RANKED
+from perfeval.measures.multilabel import RANKED, SAMPLES_RANKED
 from perfeval.summaries.labels import LabelSummary
 from perfeval.summaries.ranking import group_codes
 
@@ -49,6 +49,9 @@ def _needs(specs: list[MeasureSpec]) -> tuple[tuple[float, ...], dict[str, Any]]
         sorted({float(sp.kwargs["threshold"]) for sp in specs if "threshold" in sp.kwargs})
     ) or (0.5,)
     ranked = {name: f for name, f in RANKED.items() if any(sp.measure.name == name.upper() for sp in specs)}
+    for sp in specs:  # ROC_ML, AP_ML average=samples: each row's value over its labels, summed exactly
+        if sp.kwargs.get("average") == "samples" and sp.measure.name in SAMPLES_RANKED:
+            ranked.update(SAMPLES_RANKED[sp.measure.name])
     return thresholds, ranked
 
 
