@@ -357,7 +357,7 @@ WIDE = "case,label,p_cat,p_dog,p_bird\n1,cat,0.2,0.3,0.5\n2,dog,0.6,0.3,0.1\n"
         (
             WIDE,
             ["--score", "p_cat,p_dog,p_bird"],
-            1,
+            2,
             "the target column 'label' holds 2 labels (cat, dog) and",
         ),
         (WIDE, ["--score-prefix", "q_"], 2, "--score-prefix q_: "),

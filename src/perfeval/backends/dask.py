@@ -484,7 +484,7 @@ def _grouped_classes(ddf, target, score, group, weight, specs, classes, how):
     done, meta, place = _by_group(ddf, cols, group, _class_group_values, args)
     if not done:  # no row: what memory says of no row
         done = [_class_group_values(meta, *args, place, empty=True)]
-    keys, sizes, values, rows = _joined_groups(done, specs)
+    keys, sizes, values, rows, marks = _joined_groups(done, specs)
     return grouped_classes_report(
         specs,
         keys,
@@ -495,6 +495,7 @@ def _grouped_classes(ddf, target, score, group, weight, specs, classes, how):
         rows=rows,
         weighted=weight is not None,
         backend="dask",
+        marks=marks,
     )
 
 
@@ -524,13 +525,18 @@ def _by_group(ddf, cols: list, group: str, compute_part: Any, args: tuple) -> tu
 
 
 def _joined_groups(done: list, specs: list) -> tuple:
-    """(keys, sizes, {label: values}, rows) of every partition's groups, the groups in sorted order."""
+    """(keys, sizes, {label: values}, rows, marks) of every partition's groups, the groups in sorted
+    order (marks: what each group's values leave out, :func:`perfeval.backends.stream.joined_marks`).
+    """
+    from perfeval.backends.stream import joined_marks
+
     rows = sum(x[3] for x in done)
     keys_all = np.concatenate([x[0] for x in done])
     order = np.argsort(keys_all, kind="stable")
     sizes = np.concatenate([x[1] for x in done])[order]
     values = {sp.label: np.concatenate([x[2][sp.label] for x in done])[order] for sp in specs}
-    return keys_all[order], sizes, values, rows
+    marks = joined_marks([x[4] for x in done], order, specs) if all(len(x) > 4 for x in done) else None
+    return keys_all[order], sizes, values, rows, marks
 
 
 def _grouped_labels(ddf, target, score, group, weight, specs, labels, how, threshold):
@@ -546,7 +552,7 @@ def _grouped_labels(ddf, target, score, group, weight, specs, labels, how, thres
     done, meta, place = _by_group(ddf, cols, group, _label_group_values, args)
     if not done:  # no row: what memory says of no row
         done = [_label_group_values(meta, *args, place, empty=True)]
-    keys, sizes, values, rows = _joined_groups(done, specs)
+    keys, sizes, values, rows, marks = _joined_groups(done, specs)
     return grouped_classes_report(
         specs,
         keys,
@@ -559,13 +565,15 @@ def _grouped_labels(ddf, target, score, group, weight, specs, labels, how, thres
         backend="dask",
         task="multilabel",
         threshold=threshold,
+        marks=marks,
     )
 
 
 def _label_group_values(pdf, target, score, group, weight, specs, labels, how, place, empty: bool = False):
     """The whole groups of one shuffled partition of K labels, their rows in the frame's order,
-    finished as in memory: (keys, sizes, {label: per-group values}, rows), or None for no row.
+    finished as in memory: (keys, sizes, {label: per-group values}, rows, marks), or None for no row.
     """
+    from perfeval.backends.stream import report_marks
     from perfeval.engine.door import check_labels
     from perfeval.engine.labels import finish_labels
 
@@ -584,7 +592,7 @@ def _label_group_values(pdf, target, score, group, weight, specs, labels, how, p
         warnings.simplefilter("ignore")
         r = finish_labels(cases, specs, labels, threshold=0.5, labels_from=how)
     per = {sp.label: np.asarray(r.results[sp.label].per_group, dtype=np.float64) for sp in specs}
-    return np.asarray(r.groups), np.asarray(r.group_sizes, dtype=np.float64), per, len(pdf)
+    return np.asarray(r.groups), np.asarray(r.group_sizes, dtype=np.float64), per, len(pdf), report_marks(r)
 
 
 def _tag_rows(pdf, i: int, place: tuple):
@@ -596,8 +604,9 @@ def _tag_rows(pdf, i: int, place: tuple):
 
 def _class_group_values(pdf, target, score, group, weight, specs, classes, how, place, empty: bool = False):
     """The whole groups of one shuffled partition, their rows in the frame's order, finished as in
-    memory: (keys, sizes, {label: per-group values}, rows), or None for no row.
+    memory: (keys, sizes, {label: per-group values}, rows, marks), or None for no row.
     """
+    from perfeval.backends.stream import report_marks
     from perfeval.engine.classes import finish_classes
     from perfeval.engine.door import check_classes
 
@@ -622,7 +631,7 @@ def _class_group_values(pdf, target, score, group, weight, specs, classes, how, 
         r = finish_classes(cases, specs, classes, threshold=0.5, classes_from=how)
     keys = np.asarray(r.groups)
     per = {sp.label: np.asarray(r.results[sp.label].per_group, dtype=np.float64) for sp in specs}
-    return keys, np.asarray(r.group_sizes, dtype=np.float64), per, len(pdf)
+    return keys, np.asarray(r.group_sizes, dtype=np.float64), per, len(pdf), report_marks(r)
 
 
 def _merge_classes(parts: list) -> tuple[Any, int]:

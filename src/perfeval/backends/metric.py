@@ -482,7 +482,7 @@ class Metric:
         g = None if groups is None else host_array(groups, "groups")
         w = None if sample_weight is None else host_array(sample_weight, "sample_weight")
         if multilabel:  # two (n, K) matrices, read through the array protocols at the door
-            cases, _found, _how = check_labels(y_true, y_score, g, w, labels=self.classes)
+            cases, _found, _how = check_labels(y_true, y_score, g, w, labels=self.classes, word="labels")
         else:
             y = host_array(y_true, "y_true")
             cases, _found, _how = check_classes(y, y_score, g, w, classes=self.classes)

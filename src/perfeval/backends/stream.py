@@ -527,11 +527,20 @@ class _Results:
         self.live = 0  # bytes of the spill files that exist now
         self.peak = 0  # the most that existed at once
 
+        #: K classes (labels) per group: each part's marks of what its groups' values leave out,
+        #: ({label: (groups, K) classes}, {label: a bool a group}), as
+        #: :func:`perfeval.engine.classes.left_marks` makes them
+        self.marks: list[tuple[dict, dict]] = []
+
     def add(self, keys: np.ndarray, sizes: np.ndarray, values: dict[str, np.ndarray]) -> None:
         self.keys.append(keys)
         self.sizes.append(np.asarray(sizes, dtype=np.float64))
         for label, v in values.items():
             self.values[label].append(np.asarray(v, dtype=np.float64))
+
+    def add_marks(self, report: Any) -> None:
+        """A grouped report's marks of what its groups' values leave out, beside its values."""
+        self.marks.append(report_marks(report))
 
 
 class _Job:
@@ -1029,6 +1038,9 @@ def evaluate_stream_grouped_classes(
         spill = {"bytes": out.spilled, "peak_bytes": out.peak}
     if totals is not None:
         totals["summary"] = feed.summary
+    marks = None
+    if out.keys and len(out.marks) == len(out.keys):
+        marks = joined_marks(out.marks, np.argsort(np.concatenate(out.keys), kind="stable"), specs)
     keys, sizes, values = _joined(out.keys, out.sizes, out.values, specs)
     report = grouped_classes_report(
         specs,
@@ -1042,6 +1054,7 @@ def evaluate_stream_grouped_classes(
         backend="stream",
         task=task,
         threshold=threshold,
+        marks=marks,
     )
     if spill is not None:
         report.params["spill_partitions"] = partitions
@@ -1145,6 +1158,7 @@ class _ClassJob(_Job):
                 )
             self.done.update(keys.tolist())
         self.out.add(keys, r.group_sizes, {sp.label: _per_group(r, sp.label) for sp in self.specs})
+        self.out.add_marks(r)
 
     def _in_memory(self, path: str) -> None:
         blocks = list(_read_blocks(path))
@@ -1172,12 +1186,36 @@ class _ClassJob(_Job):
                 size = size + len(y)
             else:  # one sequential sum in row order, carried on (np.bincount's, as in memory)
                 size = np.bincount(np.zeros(len(w) + 1, dtype=np.intp), weights=np.concatenate([size, w]))
-        values = {
-            label: np.array([r.value], dtype=np.float64)
-            for label, r in summary_values(self.specs, cs).items()
-        }
+        from perfeval.engine.classes import left_marks, mark_left
+
+        got = summary_values(self.specs, cs)
+        values = {label: np.array([r.value], dtype=np.float64) for label, r in got.items()}
         keys = np.asarray(key)
         self.out.add(keys, size.astype(np.float64), values)
+        left, noted = left_marks(self.specs, 1, len(self.kind.labels))
+        index = {c: j for j, c in enumerate(cs.classes)}
+        for label, r in got.items():
+            mark_left(left[label], noted[label], 0, r, index)
+        self.out.marks.append((left, noted))
+
+
+def report_marks(report: Any) -> tuple[dict, dict]:
+    """A grouped K-class (K-label) report's marks of what its groups' values leave out, by label:
+    ({label: (groups, K) bool}, {label: a bool a group}), as :class:`_Results` keeps them.
+    """
+    q, k = len(report.groups), len(report.params["classes"])
+    left, noted = {}, {}
+    for label, r in report.results.items():
+        left[label] = r.left_out_per_group if r.left_out_per_group is not None else np.zeros((q, k), bool)
+        noted[label] = r.noted_per_group if r.noted_per_group is not None else np.zeros(q, bool)
+    return left, noted
+
+
+def joined_marks(marks: list[tuple[dict, dict]], order: np.ndarray, specs: list) -> tuple[dict, dict]:
+    """The parts' marks (:func:`report_marks`) with their groups in ``order`` (the keys' sorted order)."""
+    left = {sp.label: np.concatenate([m[0][sp.label] for m in marks])[order] for sp in specs}
+    noted = {sp.label: np.concatenate([m[1][sp.label] for m in marks])[order] for sp in specs}
+    return left, noted
 
 
 def _joined(keys_all, sizes_all, values, specs) -> tuple:
@@ -1209,13 +1247,15 @@ def grouped_classes_report(
     backend: str,
     task: str = "multiclass",
     threshold: float = 0.5,
+    marks: tuple[dict, dict] | None = None,
 ):
     """The report of the multiclass (``task``: or multilabel) measures per group from each group's
     size and values (the groups sorted as in memory), as :func:`perfeval.engine.classes.finish_classes`
     (:func:`perfeval.engine.labels.finish_labels`) makes it: the means over the groups, the undefined
-    groups listed and warned of.
+    groups listed and warned of; with ``marks`` (:func:`joined_marks`), the classes each group's
+    value leaves out, listed and warned of.
     """
-    from perfeval.engine.classes import TIES_CLASSES
+    from perfeval.engine.classes import TIES_CLASSES, attach_left
     from perfeval.engine.finish import warn_undefined
     from perfeval.engine.labels import TIES_LABELS
     from perfeval.engine.report import MeasureResult, Report
@@ -1225,7 +1265,9 @@ def grouped_classes_report(
         sp.label: MeasureResult.of(sp, np.asarray(values[sp.label], dtype=np.float64), sizes, keys, True)
         for sp in specs
     }
-    warn_undefined(results, specs)
+    if marks is not None:
+        attach_left(results, *marks)
+    warn_undefined(results, specs, classes)
     params = {
         "threshold": threshold,
         "rows": int(rows),

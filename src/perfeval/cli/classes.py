@@ -669,12 +669,12 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
     shown = ", ".join(sorted(seen)[:SHOWN]) + (", ..." if len(seen) > SHOWN else "")
     prefix = os.path.commonprefix(cols)
     advice = f" (or --score-prefix {prefix})" if prefix and all(len(c) > len(prefix) for c in cols) else ""
-    raise InputFormatError(
-        f"the target column {ch.target.name!r} holds {len(seen)} labels ({shown}) and --score names "
-        f"{len(cols)} columns ({', '.join(cols)}), not named after them: for a score column a class, "
-        f"name the classes in column order with --classes LABEL,...{advice}; several models "
-        "(one row each) need 0/1 targets or --pos-label",
-        source=source,
+    # the fix is an option (--classes): a usage error (exit 2), said of the file it read
+    raise InvalidParameterError(
+        f"{source}: the target column {ch.target.name!r} holds {len(seen)} labels ({shown}) and --score "
+        f"names {len(cols)} columns ({', '.join(cols)}), not named after them: for a score column a "
+        f"class, name the classes in column order with --classes LABEL,...{advice}; several models "
+        "(one row each) need 0/1 targets or --pos-label"
     )
 
 

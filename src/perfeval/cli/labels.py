@@ -116,6 +116,8 @@ def _choose(args: Any, names: list[str], header: bool, source: str) -> tuple[lis
                 "a label, in the same order"
             )
     scols = [_column(names, c, "score", source, header) for c in specs]
+    if args.score is not None and header:
+        _same_order(ycols, scols)
     weight = pick(names, getattr(args, "weight", None), "weight", source, header=header, default=False)
     group = pick(names, args.group, "group", source, header=header, default=False)
     used = [c for c in (*ycols, *scols, weight, group) if c is not None]
@@ -130,6 +132,29 @@ def _choose(args: Any, names: list[str], header: bool, source: str) -> tuple[lis
         twice = next(c for c in labels if labels.count(c) > 1)
         raise InvalidParameterError(f"the labels name {twice!r} twice: one label a column")
     return ycols, scols, weight, group, labels
+
+
+def _same_order(ycols: list, scols: list) -> None:
+    """An explicit --score order that plainly disagrees with the label columns: both sides named
+    prefix + label (``y_spam``, ``p_spam``), the same labels, in another order, is one line (a score
+    column a label, paired in order: ``y_spam`` with ``p_promo`` would be scored silently).
+    """
+    import os
+
+    ys, ss = [c.name for c in ycols], [c.name for c in scols]
+    py, ps = os.path.commonprefix(ys), os.path.commonprefix(ss)
+    if not py or not ps or py == ps:
+        return
+    yl, sl = [n[len(py) :] for n in ys], [n[len(ps) :] for n in ss]
+    if yl == sl or sorted(yl) != sorted(sl) or len(set(yl)) != len(yl) or not all(yl):
+        return
+    i = next(i for i, (a, b) in enumerate(zip(yl, sl, strict=True)) if a != b)
+    order = ",".join(ps + lab for lab in yl)
+    raise InvalidParameterError(
+        f"--score pairs the label column {ys[i]!r} with the score column {ss[i]!r}: the score columns "
+        f"name the same labels in another order; one score column a label, in the label columns' order: "
+        f"--score {order} (or --score-prefix {ps})"
+    )
 
 
 def _column(names: list[str], spec: str, role: str, source: str, header: bool) -> Any:
@@ -151,8 +176,11 @@ def label_values(where: Any, name: str, values: Any) -> np.ndarray:
     bad = (v != 0) & (v != 1)
     if bad.any():
         i = int(np.argmax(bad))
+        x = float(v[i])
+        # a number read whole is float64: an integral one is shown as it is written (2, not 2.0)
+        said = str(int(x)) if x.is_integer() and abs(x) < 2**53 else repr(x)
         raise InputFormatError(
-            f"the label column {name!r} holds {float(v[i])!r}; a label column holds 0 or 1 (off or on)",
+            f"the label column {name!r} holds {said}; a label column holds 0 or 1 (off or on)",
             source=where.source,
             **where.at(i),
         )
@@ -174,12 +202,13 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
 
     t = table
     ycols, scols, weight, group, labels = _choose(args, t.names, t.header, t.source)
-    t.no_nulls([*ycols, *scols, *(c for c in (weight, group) if c is not None)])
     k = len(ycols)
-    *columns, w = load.earliest(
+    # every column's check (its nulls too) at once: the error of the file's first bad line
+    *columns, w, _ = load.earliest(
         *(lambda c=c: label_values(t, c.name, t.get(c)) for c in ycols),
         *(lambda c=c: load.scores(t, c) for c in scols),
         lambda: load.weights(t, weight),
+        lambda: t.no_nulls([*ycols, *scols, *(c for c in (weight, group) if c is not None)]),
     )
     y = np.column_stack(columns[:k])
     s = np.column_stack(columns[k:])

@@ -359,6 +359,22 @@ def _per_class_columns(report: Any) -> list[tuple[str, Any]]:
     return list(out.items())
 
 
+def _without_average(label: str) -> str:
+    """A measure's label without its average (as the per-class columns name it)."""
+    name, _, params = label.partition(":")
+    kept = [p for p in params.split(",") if p and not p.startswith("average=")]
+    return name + (":" + ",".join(kept) if kept else "")
+
+
+def _nan_at(undefined: list, classes: list) -> Any:
+    """A value a class: NaN at the classes ``undefined``, 0 elsewhere (for their reasons)."""
+    import numpy as np
+
+    out = np.zeros(len(classes))
+    out[[i for i, c in enumerate(classes) if c in undefined]] = np.nan
+    return out
+
+
 def classes_text(report: Any, output: str, per_group: bool, confusion: Any = None) -> str:
     """A report of K classes as ``eval`` prints it: the table of the measures (each label with its
     average), the classes and how they were found, the per-class table of the averaged measures
@@ -401,14 +417,20 @@ def classes_text(report: Any, output: str, per_group: bool, confusion: Any = Non
                 row.append(f"{float(support[i]):.15g}")
             rows.append(row)
         lines += ["", f"per {one}:"] + table([head, *rows], "lr")
-        undefined: dict[str, list[str]] = {}  # reason -> the measures, class by class
-        for k, r in per:
-            reasons = class_reasons(report.summary, k, r.per_class, r.classes or classes)
-            for c in r.undefined_classes:
-                why = reasons.get(str(c), "undefined")
-                undefined.setdefault(f"{shown(str(c))}: {why}", []).append(k)
-        for what, labels in undefined.items():
-            lines.append(f"(undefined, left out of the averages: {what}; in {', '.join(labels)})")
+    undefined: dict[str, list[str]] = {}  # reason -> the measures, class by class
+    # the measures with no value a class (ROC_OVO) say the classes their means leave out too
+    bare = [
+        (_without_average(k), r, _nan_at(r.undefined_classes, classes))
+        for k, r in report.results.items()
+        if r.per_class is None and r.undefined_classes and r.per_group is None
+    ]
+    for k, r, per_class in [(k, r, r.per_class) for k, r in per] + bare:
+        reasons = class_reasons(report.summary, k, per_class, r.classes or classes)
+        for c in r.undefined_classes:
+            why = reasons.get(str(c), "undefined")
+            undefined.setdefault(f"{shown(str(c))}: {why}", []).append(k)
+    for what, labels in undefined.items():
+        lines.append(f"(undefined, left out of the averages: {what}; in {', '.join(labels)})")
     if confusion is not None:
         lines += [
             "",

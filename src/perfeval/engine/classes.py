@@ -109,12 +109,30 @@ def summary_values(specs: list[MeasureSpec], cs: Any) -> dict[str, MeasureResult
         elif f.undefined:
             r.classes = list(cs.classes)
             r.undefined_classes = [cs.classes[c] for c in f.undefined]
+        if r.undefined_classes:
+            r.undefined_why = undefined_reasons(cs, s.label, r)
         if f.why:
             r.why = f.why
         if f.note:
             r.note = f.note
         results[s.label] = r
     return results
+
+
+def undefined_reasons(cs: Any, label: str, r: MeasureResult) -> list[str]:
+    """Why each class of ``r.undefined_classes`` is undefined, read from the summary ``cs``
+    (:func:`perfeval.engine.report.class_reasons`: absent from the targets, never predicted, ...).
+    """
+    from perfeval.engine.report import class_reasons
+
+    classes = list(cs.classes)
+    per_class = r.per_class
+    if per_class is None:  # no value a class (ROC_OVO): NaN at the classes its mean leaves out
+        per_class = np.zeros(len(classes))
+        per_class[[classes.index(c) for c in r.undefined_classes]] = np.nan
+    reasons = class_reasons(cs, label, per_class, classes)
+    keys = [c.item() if isinstance(c, np.generic) else c for c in r.undefined_classes]
+    return [reasons.get(str(c), "") for c in keys]
 
 
 def grouped_fast(
@@ -125,6 +143,7 @@ def grouped_fast(
     w: np.ndarray | None,
     k: int,
     q: int,
+    left: dict | None = None,
 ) -> dict[str, np.ndarray]:
     """The value of each group of the measures that have a path without a loop over the groups:
     one-vs-rest ROC area (macro, weighted) of unweighted cases, each class's column scored per
@@ -153,7 +172,39 @@ def grouped_fast(
     den = support * (sizes[:, None] - support)  # n_j (N - n_j), as ClassSummary.pairs reads them: exact
     with np.errstate(invalid="ignore", divide="ignore"):
         per = np.where(den > 0, wins / np.where(den > 0, den, 1.0), np.nan)
+    if left is not None:  # the classes each group's value leaves out
+        left.update({sp.label: np.isnan(per) for sp in asked})
     return {sp.label: group_means(per, support, sp.kwargs["average"]) for sp in asked}
+
+
+def left_marks(specs: list[MeasureSpec], q: int, k: int) -> tuple[dict, dict]:
+    """Empty per-group marks of what each measure's group values leave out: a (q, k) bool matrix
+    of classes (labels) a measure, and a bool a group for the rows of a samples average.
+    """
+    return {sp.label: np.zeros((q, k), dtype=bool) for sp in specs}, {
+        sp.label: np.zeros(q, dtype=bool) for sp in specs
+    }
+
+
+def mark_left(left: np.ndarray, noted: np.ndarray, i: int, r: MeasureResult, index: dict) -> None:
+    """Group ``i``'s marks from its result ``r`` (:func:`summary_values`): the classes its value
+    leaves out, whether its samples average leaves rows out.
+    """
+    for c in r.undefined_classes:
+        left[i, index[c]] = True
+    noted[i] = bool(r.note)
+
+
+def attach_left(results: dict[str, MeasureResult], left: dict, noted: dict) -> None:
+    """Each grouped result's marks (:func:`left_marks`), kept only in the groups whose value is
+    defined (an undefined group is listed whole, as ``undefined``).
+    """
+    for label, r in results.items():
+        if r.per_group is None or label not in left:
+            continue
+        ok = ~np.isnan(np.asarray(r.per_group, dtype=np.float64))
+        r.left_out_per_group = np.asarray(left[label], dtype=bool) & ok[:, None]
+        r.noted_per_group = np.asarray(noted[label], dtype=bool) & ok
 
 
 def group_means(per: np.ndarray, support: np.ndarray, average: str) -> np.ndarray:
@@ -208,10 +259,12 @@ def finish_classes(
         keys, codes = group_codes(g)
         q = len(keys)
         sizes = np.bincount(codes, weights=w, minlength=q).astype(np.float64)
-        fast = grouped_fast(specs, y, s, codes, w, len(classes), q)
+        left, noted = left_marks(specs, q, len(classes))
+        fast = grouped_fast(specs, y, s, codes, w, len(classes), q, left=left)
         rest = [sp for sp in specs if sp.label not in fast]
         per: dict[str, Any] = {sp.label: [] for sp in rest}
         if rest:
+            index = {c: j for j, c in enumerate(classes)}
             order = np.argsort(codes, kind="stable")
             bounds = np.searchsorted(codes[order], np.arange(q + 1))
             for i in range(q):
@@ -219,13 +272,15 @@ def finish_classes(
                 cs_g = ClassSummary.from_checked(y[rows], s[rows], None if w is None else w[rows], classes)
                 for label, r in summary_values(rest, cs_g).items():
                     per[label].append(r.value)
+                    mark_left(left[label], noted[label], i, r, index)
         per.update(fast)
         results = {
             sp.label: MeasureResult.of(sp, np.asarray(per[sp.label], dtype=np.float64), sizes, keys, True)
             for sp in specs
         }
+        attach_left(results, left, noted)
         summary = None
-    warn_undefined(results, specs)
+    warn_undefined(results, specs, classes)
     params = {
         "threshold": threshold,
         "rows": int(cases.rows_in),

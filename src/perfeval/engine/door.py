@@ -364,12 +364,13 @@ def check_labels(
     *,
     labels: Any = None,
     names: Any = None,
+    word: str = "classes",
 ) -> tuple[Cases, tuple, str]:
     """The check and code stages of a multilabel evaluation: ``y_true`` an (n, K) matrix of 0/1 (or
     booleans; anything else is one line naming the row, the column and the value), ``y_score`` an (n,
     K) matrix of finite scores, the cases of weight 0 dropped.  The labels: ``labels`` as given, else
     the table's column names, else the column numbers 0..K-1.  Returns the cases (``y``: booleans),
-    the labels and how they were found.
+    the labels and how they were found.  ``word``: the caller's name of ``labels`` in its messages.
     """
     from perfeval.base.checks import as_array
 
@@ -406,7 +407,7 @@ def check_labels(
         )
         if len(found) != k:
             raise InvalidParameterError(
-                f"`classes` names {len(found)} labels for the {k} columns: one a column, in order"
+                f"`{word}` names {len(found)} labels for the {k} columns: one a column, in order"
             )
         twice = next((c for i, c in enumerate(found) if c in found[:i]), None)
         if twice is not None:

@@ -454,10 +454,14 @@ def binary_report(
     return report
 
 
-def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) -> None:
+def warn_undefined(
+    results: dict[str, MeasureResult], specs: list[MeasureSpec], classes: Sequence[Any] | None = None
+) -> None:
     """An UndefinedMeasureWarning for the measures undefined overall (one each, with their edge
     cases), and one for each set of groups where some measures are undefined (the measures named
-    together: a one-class group leaves GAUC, ROC, APR, ... undefined at once).
+    together: a one-class group leaves GAUC, ROC, APR, ... undefined at once).  K classes (labels)
+    per group (``classes`` named): one for the classes some groups' values leave out of their
+    averages, and one for the groups whose samples averages leave rows out.
     """
     edge = {s.label: s.measure.edge_cases for s in specs}
     by_groups: dict[tuple, list[str]] = {}
@@ -477,12 +481,16 @@ def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) 
     by_classes: dict[tuple, list[str]] = {}
     for label, r in results.items():
         if r.classes and r.undefined_classes and not math.isnan(r.value):
-            by_classes.setdefault((tuple(map(repr, r.undefined_classes)), len(r.classes)), []).append(label)
+            said = tuple(map(repr, r.undefined_classes))
+            if len(r.undefined_why) == len(said) and all(r.undefined_why):  # why each, from the summary
+                said = tuple(f"{c}: {why}" for c, why in zip(said, r.undefined_why, strict=True))
+            by_classes.setdefault((said, len(r.classes)), []).append(label)
         if r.note:
             warnings.warn(UndefinedMeasureWarning(f"{label}: {r.note}"), stacklevel=user_stacklevel())
     kinds = {s.label: s.measure.kind for s in specs}
     for (keys, total), labels in by_classes.items():
-        shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
+        explained = all(": " in k for k in keys)
+        shown = ("; " if explained else ", ").join(keys[:5]) + (", ..." if len(keys) > 5 else "")
         named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
         verb, its = ("is", "its") if len(labels) == 1 else ("are", "their")
         what, why = (
@@ -490,13 +498,16 @@ def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) 
             if kinds.get(labels[0]) == "multilabel"
             else ("classes", "absent from the targets, or never predicted")
         )
+        if not explained:
+            shown = f"{shown}: {why}"
         warnings.warn(
             UndefinedMeasureWarning(
-                f"{named} {verb} undefined for {len(keys)} of {total} {what} ({shown}: {why}); they are "
+                f"{named} {verb} undefined for {len(keys)} of {total} {what} ({shown}); they are "
                 f"left out of {its} means and listed in the report"
             ),
             stacklevel=user_stacklevel(),
         )
+    _warn_left_per_group(results, kinds, classes)
     for (keys, total), labels in by_groups.items():
         shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
         named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
@@ -506,6 +517,53 @@ def warn_undefined(results: dict[str, MeasureResult], specs: list[MeasureSpec]) 
                 f"{named} {verb} undefined for {len(keys)} of {total} groups ({shown}); they are left out "
                 f"of {its} means and listed in the report (`perfeval list-measures --long` says when a "
                 "measure is undefined)"
+            ),
+            stacklevel=user_stacklevel(),
+        )
+
+
+def _warn_left_per_group(
+    results: dict[str, MeasureResult], kinds: dict, classes: Sequence[Any] | None
+) -> None:
+    """K classes (labels) per group: an UndefinedMeasureWarning for the classes some groups' values
+    leave out of their averages, and one for the groups whose samples averages leave rows out (the
+    measures that leave out the same named together).
+    """
+    by_left: dict[tuple[tuple[tuple[str, int], ...], int], list[str]] = {}
+    noted: dict[tuple, list[str]] = {}
+    for label, r in results.items():
+        left = r.left_out_per_group
+        if left is not None and left.any() and classes is not None:
+            names = [repr(c.item() if isinstance(c, np.generic) else c) for c in classes]
+            counts = left.sum(axis=0).tolist()
+            which = tuple((names[j], int(n)) for j, n in enumerate(counts) if n)
+            by_left.setdefault((which, len(left)), []).append(label)
+        if r.noted_per_group is not None and r.noted_per_group.any():
+            noted.setdefault((int(r.noted_per_group.sum()), len(r.noted_per_group)), []).append(label)
+    for (counts, total), labels in by_left.items():
+        named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+        what, why = (
+            ("label", "on in no row of the group, or in every row")
+            if kinds.get(labels[0]) == "multilabel"
+            else ("class", "absent from the group's targets, or every case of the group of that class")
+        )
+        shown = "; ".join(f"{what} {c} out of {n} of {total} groups'" for c, n in counts[:5])
+        more = "; ..." if len(counts) > 5 else ""
+        warnings.warn(
+            UndefinedMeasureWarning(
+                f"{named} {'leaves' if len(labels) == 1 else 'leave'} {shown}{more} averages (undefined "
+                f"in those groups: {why}); each group's are listed in the report "
+                "(per_group_undefined_classes)"
+            ),
+            stacklevel=user_stacklevel(),
+        )
+    for (n, total), labels in noted.items():
+        named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+        warnings.warn(
+            UndefinedMeasureWarning(
+                f"{named}: in {n} of {total} groups, rows that are 0/0 are left out of the group's samples "
+                "average (scikit-learn counts them as zero_division); those groups are listed in the report "
+                "(per_group_rows_left_out)"
             ),
             stacklevel=user_stacklevel(),
         )

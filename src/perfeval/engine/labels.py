@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from perfeval.base.checks import Cases
-from perfeval.engine.classes import summary_values
+from perfeval.engine.classes import attach_left, left_marks, mark_left, summary_values
 from perfeval.engine.report import MeasureResult, Report
 from perfeval.measures import MeasureSpec
-from perfeval.measures.multilabel import RANKED
+from perfeval.measures.multilabel import RANKED, SAMPLES_RANKED
 from perfeval.summaries.labels import LabelSummary
 from perfeval.summaries.ranking import group_codes
 
@@ -49,6 +49,9 @@ def _needs(specs: list[MeasureSpec]) -> tuple[tuple[float, ...], dict[str, Any]]
         sorted({float(sp.kwargs["threshold"]) for sp in specs if "threshold" in sp.kwargs})
     ) or (0.5,)
     ranked = {name: f for name, f in RANKED.items() if any(sp.measure.name == name.upper() for sp in specs)}
+    for sp in specs:  # ROC_ML, AP_ML average=samples: each row's value over its labels, summed exactly
+        if sp.kwargs.get("average") == "samples" and sp.measure.name in SAMPLES_RANKED:
+            ranked.update(SAMPLES_RANKED[sp.measure.name])
     return thresholds, ranked
 
 
@@ -112,6 +115,7 @@ def grouped_fast(
     codes: np.ndarray,
     w: np.ndarray | None,
     q: int,
+    left: dict | None = None,
 ) -> dict[str, np.ndarray]:
     """The value of each group of the measures that have a path without a loop over the groups:
     the ROC area of each label (macro, weighted) of unweighted rows, each label's column scored per
@@ -150,6 +154,8 @@ def grouped_fast(
         with np.errstate(invalid="ignore", divide="ignore"):
             per[:, j] = np.where(den > 0, wins / np.where(den > 0, den, 1.0), np.nan)
         support[:, j] = pos
+    if left is not None:  # the classes each group's value leaves out
+        left.update({sp.label: np.isnan(per) for sp in asked})
     return {sp.label: group_means(per, support, sp.kwargs["average"]) for sp in asked}
 
 
@@ -178,10 +184,12 @@ def finish_labels(
         keys, codes = group_codes(g)
         q = len(keys)
         sizes = np.bincount(codes, weights=w, minlength=q).astype(np.float64)
-        fast = grouped_fast(specs, y, s, codes, w, q)
+        left, noted = left_marks(specs, q, len(labels))
+        fast = grouped_fast(specs, y, s, codes, w, q, left=left)
         rest = [sp for sp in specs if sp.label not in fast]
         per: dict[str, Any] = {sp.label: [] for sp in rest}
         if rest:
+            index = {c: j for j, c in enumerate(labels)}
             order = np.argsort(codes, kind="stable")
             bounds = np.searchsorted(codes[order], np.arange(q + 1))
             for i in range(q):
@@ -189,12 +197,14 @@ def finish_labels(
                 ls = label_summary(y[rows], s[rows], None if w is None else w[rows], labels, specs)
                 for label, r in summary_values(rest, ls).items():
                     per[label].append(r.value)
+                    mark_left(left[label], noted[label], i, r, index)
         per.update(fast)
         results = {
             sp.label: MeasureResult.of(sp, np.asarray(per[sp.label], dtype=np.float64), sizes, keys, True)
             for sp in specs
         }
-    warn_undefined(results, specs)
+        attach_left(results, left, noted)
+    warn_undefined(results, specs, labels)
     groups = None if keys is None else int(len(keys))
     params = _params(labels, threshold, cases.rows_in, groups, w is not None, "memory", labels_from)
     report = Report(results, keys, params)

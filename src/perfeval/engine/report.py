@@ -202,11 +202,19 @@ class MeasureResult:
     per_class: np.ndarray | None = None
     classes: list | None = None
     undefined_classes: list = field(default_factory=list)
+    #: why each of ``undefined_classes`` is undefined, in that order (read from the summary: absent
+    #: from the targets, never predicted, ...), or empty when not known
+    undefined_why: list = field(default_factory=list)
     #: what the value leaves out, said beside it (the rows of a samples average that are 0/0), or ""
     note: str = ""
     #: multiclass with tie_bounds=True: each class's bounds (NaN where the class has no value)
     tie_min_per_class: np.ndarray | None = None
     tie_max_per_class: np.ndarray | None = None
+    #: K classes (labels) per group: each group's classes left out of its average, a (groups, K)
+    #: bool matrix in the order of ``classes`` (False in the groups whose value is undefined); and
+    #: the groups whose samples average leaves rows out (0/0), a bool a group; None when not grouped
+    left_out_per_group: np.ndarray | None = None
+    noted_per_group: np.ndarray | None = None
 
     @classmethod
     def single(cls, spec: MeasureSpec, value: float) -> MeasureResult:
@@ -327,6 +335,25 @@ class Report:
                 d["tie_bounds_per_class_why_null"] = why
         return d
 
+    def _group_class_fields(self, r: MeasureResult) -> dict[str, Any]:
+        """K classes (labels) per group, for JSON: each group's classes its value leaves out of
+        its average (``per_group_undefined_classes``, the groups that leave none out not listed),
+        and the groups whose samples average leaves rows out (``per_group_rows_left_out``).
+        """
+        d: dict[str, Any] = {}
+        keys = _keys(self.groups)
+        classes = (self.params or {}).get("classes") or []
+        left = r.left_out_per_group
+        if left is not None and left.any():
+            d["per_group_undefined_classes"] = {
+                str(keys[i]): [_key(classes[j]) for j in np.flatnonzero(left[i]).tolist()]
+                for i in np.flatnonzero(left.any(axis=1)).tolist()
+            }
+        noted = r.noted_per_group
+        if noted is not None and noted.any():
+            d["per_group_rows_left_out"] = [keys[i] for i in np.flatnonzero(noted).tolist()]
+        return d
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"params": self.params, "signature": str(self.signature), "measures": {}}
         for k, r in self.results.items():
@@ -355,6 +382,7 @@ class Report:
                 )
                 if per_why:
                     d["per_group_why_null"] = per_why
+                d.update(self._group_class_fields(r))
             d.update(self._class_fields(k, r))
             if r.tie_min is not None:
                 d.update(tie_bounds_with_reasons(r))

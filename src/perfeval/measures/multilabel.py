@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from perfeval.exceptions import InvalidParameterError
+
 # the exact sums over rows are a summary (summaries/rowsums.py), kept importable from here
 from perfeval.summaries.rowsums import RowSums, finish_mean, row_sums
 
@@ -201,6 +203,71 @@ def ranking_loss_rows(y: Array, s: Array) -> Array:
     return out
 
 
+def roc_rows(y: Array, s: Array) -> Array:
+    """The ROC area of each row over its labels (the row's relevant labels against the others, by
+    their scores): the share of (relevant, other) pairs of the row ranked right, a tied pair half.
+    NaN for a row with no relevant label or every label relevant (no pair), as scikit-learn's
+    ``roc_auc_score(average="samples")`` refuses it.
+
+    Examples
+    --------
+    >>> roc_rows(np.array([[1, 0, 1], [1, 1, 1]]), np.array([[0.5, 0.5, 0.1], [1, 2, 3]])).tolist()
+    [0.25, nan]
+    """
+    n, k = s.shape
+    rel, first, last = _ranked(y, s)
+    p = np.count_nonzero(rel, axis=1).astype(np.float64)
+    # each label's rank from the bottom, the mean of its tie's (whole or half numbers: exact)
+    rank = k - (first + last) / 2.0
+    u = np.sum(np.where(rel, rank, 0.0), axis=1) - p * (p + 1) / 2.0
+    den = p * (k - p)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, u / np.where(den > 0, den, 1.0), np.nan)
+
+
+def ap_rows(y: Array, s: Array) -> Array:
+    """The average precision of each row over its labels (one threshold a tie: a label's precision
+    counts every label of its score as above it, as scikit-learn's ``average_precision_score``
+    cuts a tie); NaN for a row with no relevant label (no recall to reach).  A row with a relevant
+    label is its :func:`lrap_rows` value.
+
+    Examples
+    --------
+    >>> ap_rows(np.array([[1, 0, 1], [0, 0, 0]]), np.array([[0.5, 0.5, 0.1], [1, 2, 3]])).tolist()
+    [0.5833333333333333, nan]
+    """
+    n_rel = np.count_nonzero(y, axis=1)
+    out = lrap_rows(y, s)
+    out[n_rel == 0] = np.nan
+    return out
+
+
+def _defined(rows: Any) -> Any:
+    """The per-row kernels of a samples average whose row values may be NaN (0/0): the value where
+    defined (0 elsewhere), and 1 where defined (0 elsewhere); their exact sums give the mean over
+    the defined rows and the weight of the rows left out.
+    """
+
+    def values(y: Array, s: Array) -> Array:
+        v = rows(y, s)
+        return np.where(np.isnan(v), 0.0, v)
+
+    def defined(y: Array, s: Array) -> Array:
+        return (~np.isnan(rows(y, s))).astype(np.float64)
+
+    return values, defined
+
+
+_ROC_V, _ROC_OK = _defined(roc_rows)
+_AP_V, _AP_OK = _defined(ap_rows)
+
+#: the per-row kernels of ROC_ML and AP_ML ``average=samples``, by measure name
+SAMPLES_RANKED = {
+    "ROC_ML": {"roc_samples": _ROC_V, "roc_samples_defined": _ROC_OK},
+    "AP_ML": {"ap_samples": _AP_V, "ap_samples_defined": _AP_OK},
+}
+
+
 # -- the binary problems of the per-label and micro averages ---------------------------------------------
 def label_problems(y: Array, s: Array, w: Array | None = None) -> Iterator[tuple[Array, Array, Array | None]]:
     """The K binary problems of the per-label measures (macro, weighted, per label), one a label.
@@ -245,7 +312,12 @@ def micro_problem(y: Array, s: Array, w: Array | None = None) -> tuple[Array, Ar
 
 # -- the multilabel measures of the registry, finished from a LabelSummary (summaries/labels.py) -----------
 #: the per-row ranking measures a LabelSummary holds the exact sums of, by name
-RANKED = {"lrap": lrap_rows, "coverage": coverage_rows, "ranking_loss": ranking_loss_rows}
+RANKED = {
+    "lrap": lrap_rows,
+    "coverage": coverage_rows,
+    "ranking_loss": ranking_loss_rows,
+    **{name: f for kernels in SAMPLES_RANKED.values() for name, f in kernels.items()},
+}
 
 
 def _finished(value: float, per_label: Array | None = None, why: str | None = None, note: str = "") -> Any:
@@ -265,8 +337,38 @@ def _mean(per: Array, support: Array, average: str) -> float:
     return float(per[ok].mean())
 
 
+def _samples(ls: Any, name: str) -> Any:
+    """The mean over the rows of each row's value (``name``: ``roc`` or ``ap``), the rows where it is
+    0/0 (one class only) left out and said; from the summary's exact sums.
+    """
+    from perfeval.summaries.rowsums import RowSums
+
+    key = f"{name}_samples"
+    if key not in ls.ranked:
+        raise InvalidParameterError(
+            f"this summary holds no per-row sums of {name.upper()}_ML:average=samples (build it with "
+            "that measure asked)"
+        )
+    v, ok = ls.ranked[key], ls.ranked[key + "_defined"]
+    left = ok.weight - ok.total  # the rows' weight where the row's value is 0/0, exact
+    note = ""
+    if left > 0:
+        why = "no label on, or every label on" if name == "roc" else "no label on"
+        note = (
+            f"{finish_mean(RowSums(left, 1 << 1126)):g} of {finish_mean(RowSums(ok.weight, 1 << 1126)):g} "
+            f"rows (by weight) are 0/0 ({why}) and are left out of the samples average"
+            + (" (scikit-learn refuses such a row)" if name == "roc" else " (scikit-learn counts them as 0)")
+        )
+    if ok.total == 0:
+        return _finished(math.nan, note=note)
+    return _finished(finish_mean(RowSums(v.total, ok.total, ok.rows)), note=note)
+
+
 def _per_label(ls: Any, name: str, average: str) -> Any:
     from perfeval.measures.base import REGISTRY
+
+    if average == "samples":
+        return _samples(ls, name.lower())
 
     fn = REGISTRY.get(name).function()
 

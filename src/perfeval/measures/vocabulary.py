@@ -731,6 +731,14 @@ _AVERAGE_SAMPLES = Param(
     "each row's value, rows where it is 0/0 left out)",
     choices=("macro", "weighted", "micro", "samples"),
 )
+_AVERAGE_RANKED = Param(
+    "average",
+    "macro",
+    "over the labels: macro (plain mean over the labels where the measure is defined), weighted (by "
+    "each label's support), micro (every (row, label) cell pooled into one problem); or samples (each "
+    "row's value over its labels, then the mean over the rows, rows with one class only left out)",
+    choices=("macro", "weighted", "micro", "samples"),
+)
 _LABEL_EDGE = (
     "a label never on (or, for precision, never predicted) has no value: NaN in the per-label values, "
     "left out of the macro and weighted means and listed; micro pools every label.  No row: NaN."
@@ -779,7 +787,7 @@ _multilabel(
     ("roc_ml", "roc_auc_multilabel", "roc_labels"),
     "each label's ROC area over the rows (its column's scores; on or off), averaged over the labels.",
     compute="perfeval.measures.multilabel:roc_labels",
-    params=(_AVERAGE_LABELS,),
+    params=(_AVERAGE_RANKED,),
     ties="half credit for a tied pair, as ROC.",
 )
 _multilabel(
@@ -788,7 +796,7 @@ _multilabel(
     ("ap_ml", "average_precision_multilabel", "ap_labels"),
     "each label's AP over the rows (one threshold a tie), averaged over the labels.",
     compute="perfeval.measures.multilabel:ap_labels",
-    params=(_AVERAGE_LABELS,),
+    params=(_AVERAGE_RANKED,),
     ties="one threshold per tie, as AP.",
 )
 _multilabel(

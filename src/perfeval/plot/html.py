@@ -85,10 +85,14 @@ def _png(fig: Any) -> tuple[str, int, int]:
 
 
 def _figure(kind: str, png: tuple[str, int, int], caption: str, *, wide: bool = False) -> str:
+    """A plot with its caption; its alternative text says what the plot is (its caption's text)."""
+    import re
+
     data, w, h = png
+    alt = html.escape(html.unescape(re.sub(r"<[^>]*>", "", caption)), quote=True)
     return (
         ("<figure class='wide'>" if wide else "<figure>")
-        + f"<img alt='{_esc(kind)}' width='{w}' height='{h}' data-dpi='{DPI}' "
+        + f"<img alt='{alt or _esc(kind)}' width='{w}' height='{h}' data-dpi='{DPI}' "
         f"data-kind='{_esc(kind)}' src='data:image/png;base64,{data}'>"
         f"<figcaption>{caption}</figcaption></figure>"
     )
@@ -892,6 +896,12 @@ def _class_table(report: Any, summary: Any, classes: list) -> list[str]:
         for c in r.undefined_classes:
             why = reasons.get(str(c), "undefined")
             undefined.setdefault(f"{_label(c)}: {why}", []).append(lab)
+    for lab, r in report.results.items():  # no value a class (ROC_OVO): the classes its mean leaves out
+        if r.per_class is None and r.undefined_classes and r.per_group is None:
+            whys = r.undefined_why if len(r.undefined_why) == len(r.undefined_classes) else []
+            for i, c in enumerate(r.undefined_classes):
+                why = (whys[i] if whys else "") or "undefined"
+                undefined.setdefault(f"{_label(c)}: {why}", []).append(lab)
     if undefined:
         parts.append(
             "<ul class='notes undefined-classes'>"

@@ -40,16 +40,19 @@ def run(args: Any) -> int:
 
 def _refuse(args: Any) -> None:
     """The options of the binary report that do not apply to K classes (yet): one line, before any work."""
-    for flag, on in (
-        ("--pos-label", args.pos_label is not None),
-        ("--group", args.group is not None),
-        ("--ci", args.ci is not None),
-        ("--tie-bounds", args.tie_bounds),
+    for flag, on, hint in (
+        (
+            "--pos-label",
+            args.pos_label is not None,
+            "each class has its own score column: no class is the positive one",
+        ),
+        ("--group", args.group is not None, "`perfeval eval` takes K classes per --group"),
+        ("--ci", args.ci is not None, "`perfeval eval --ci` gives the intervals of K classes"),
+        ("--tie-bounds", args.tie_bounds, "`perfeval eval --tie-bounds` gives the bounds of K classes"),
     ):
         if on:
             raise InvalidParameterError(
-                f"{flag} does not apply to the report of K classes (a score column a class) yet; "
-                "`perfeval eval` takes K classes per --group"
+                f"{flag} does not apply to the report of K classes (a score column a class) yet; {hint}"
             )
     if args.threshold != 0.5:
         raise InvalidParameterError(
