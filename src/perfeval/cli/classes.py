@@ -18,13 +18,14 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
 from perfeval.base.progress import wanted
 from perfeval.base.text import place
 from perfeval.cli import load
+from perfeval.engine.long import SHOWN, key, listing
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
 __all__ = [
@@ -40,36 +41,12 @@ __all__ = [
     "wide_report",
 ]
 
-#: how many labels a message lists before "..."
-SHOWN = 8
-
 
 def requested(args: Any) -> bool:
     """Whether the command line asks for K classes by one of its own options."""
     return bool(
         getattr(args, "classes", None) or getattr(args, "score_prefix", None) or getattr(args, "long", False)
     )
-
-
-def key(v: Any) -> str:
-    """A label as written, for matching a target with a class: ``2`` (an int64 column's) is ``"2"``."""
-    if isinstance(v, (bool, np.bool_)):
-        return str(bool(v))
-    if isinstance(v, np.generic):
-        v = v.item()
-    return str(v)
-
-
-def said(v: Any) -> str:
-    """A case id or label in a message: an integer as the number, text quoted."""
-    if isinstance(v, np.generic):
-        v = v.item()
-    return str(v) if isinstance(v, int) and not isinstance(v, bool) else repr(key(v))
-
-
-def listing(labels: Any) -> str:
-    labels = list(labels)
-    return ", ".join(key(c) for c in labels[:SHOWN]) + (", ..." if len(labels) > SHOWN else "")
 
 
 class Classes:
@@ -331,18 +308,30 @@ def label_positions(args: Any, long: bool) -> Callable[[list[str], bool], list[i
     return positions
 
 
-# -- long: one row a case and class -------------------------------------------------------------------------
-#: how the target column of a long table was read (params["target_form"])
-LABELS_FORM = "labels: the true class on every row of a case"
-MARKER_FORM = "0/1 marker: 1 on the row of the true class"
+# -- long: one row a case and class (pivoted and checked by perfeval.engine.long, as evaluate() does) -------
+class _FileRows:
+    """The rows of a table read from a file, for :func:`perfeval.engine.long.pivot`: a row's line,
+    and the file's one-line error.
+    """
+
+    def __init__(self, t: Any):
+        self.t = t
+
+    def position(self, row: int) -> str:
+        return str(self.t.position(row))
+
+    def fail(self, message: str) -> NoReturn:
+        raise InputFormatError(message, source=self.t.source)
 
 
 def _long(args: Any, specs: list) -> Any:
     """The report of a long table: pivoted to a case a row (cases in the order they first appear),
-    every case with every class exactly once, the target read as labels or as a 0/1 marker.
+    every case with every class exactly once, the target read as labels or as a 0/1 marker
+    (:func:`perfeval.engine.long.pivot`).
     """
     from perfeval.engine.classes import finish_classes
     from perfeval.engine.door import check_classes
+    from perfeval.engine.long import pivot
     from perfeval.io.columns import pick
 
     if not getattr(args, "id", None) or not args.class_column:
@@ -395,143 +384,38 @@ def _long(args: Any, specs: list) -> Any:
     if len(bad):
         i = int(bad[0])
         raise InputFormatError(load.missing_message(ch.target.name, target[i], None), source=src, **t.at(i))
-    # the cases in the order they first appear
-    uniq, first, inv = np.unique(ids, return_index=True, return_inverse=True)
-    inv = inv.reshape(-1)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty(len(order), dtype=np.intp)
-    rank[order] = np.arange(len(order))
-    case = rank[inv]
-    m = len(order)
-    case_ids = uniq[order]
-    cell = case * k + cls
-    _each_class_once(t, cell, case, cls, case_ids, classes, idc.name)
-    s = np.empty((m, k), dtype=np.float64)
-    s[case, cls] = score
-    y, form = _long_targets(t, ch.target.name, target, case, cls, case_ids, classes, m)
-    groups = None if ch.group is None else _per_case(t, ch.group.name, t.get(ch.group), case, case_ids, m)
-    weights = None if w is None else _per_case(t, ch.weight.name, w, case, case_ids, m)
-    cases, _found, _how = check_classes(y, s, groups, weights, classes=tuple(range(k)))
+    name = ch.target.name
+
+    def coder(values: np.ndarray, strict: bool) -> np.ndarray | None:
+        if not strict:
+            try:
+                keys = [key(v) for v in np.unique(values).tolist()]
+            except TypeError:  # mixed Python objects: as text
+                keys = sorted({key(v) for v in np.asarray(values).tolist()})
+            if not all(c in classes.index for c in keys):
+                return None
+        return classes.codes(t, name, values)
+
+    long = pivot(
+        _FileRows(t),
+        ids,
+        cls,
+        score,
+        target,
+        classes.labels,
+        coder,
+        id_name=idc.name,
+        target_name=name,
+        group=None if ch.group is None else (ch.group.name, t.get(ch.group)),
+        weight=None if w is None else (ch.weight.name, w),
+    )
+    cases, _found, _how = check_classes(long.y, long.s, long.groups, long.weights, classes=tuple(range(k)))
     report = finish_classes(cases, specs, classes.labels, threshold=0.5, classes_from=classes.how)
     report.params["source"] = src
     report.params["columns"] = {**ch.names(), "id": idc.name, "class": cc.name}
-    report.params["target_form"] = form
-    report.params["cases"] = m
+    report.params["target_form"] = long.form
+    report.params["cases"] = len(long.case_ids)
     return report, cases
-
-
-def _each_class_once(
-    t: Any, cell: np.ndarray, case: np.ndarray, cls: np.ndarray, case_ids: Any, classes: Classes, id_name: str
-) -> None:
-    """Every case holds every class exactly once: else one line naming the case and what is
-    repeated (with both lines) or missing.
-    """
-    k = classes.k
-    counts = np.bincount(cell, minlength=len(case_ids) * k)
-    if (counts > 1).any():
-        _u, first = np.unique(cell, return_index=True)
-        again = np.ones(len(cell), dtype=bool)
-        again[first] = False
-        r = int(np.argmax(again))  # the first row repeating its case's class
-        before = int(np.argmax(cell == cell[r]))
-        raise InputFormatError(
-            f"case {said(case_ids[case[r]])} (column {id_name!r}) has class "
-            f"{key(classes.labels[cls[r]])!r} twice ({t.position(before)} and {t.position(r)}): "
-            "every case needs every class exactly once",
-            source=t.source,
-        )
-    if (counts == 0).any():
-        c = int(np.argmax(counts == 0))
-        who, which = divmod(c, k)
-        missing = [classes.written[j] for j in range(k) if counts[who * k + j] == 0]
-        row = int(np.argmax(case == who))
-        raise InputFormatError(
-            f"case {said(case_ids[who])} (column {id_name!r}, first on {t.position(row)}) has no row of "
-            f"class{'es' if len(missing) > 1 else ''} {listing(missing)}: every case needs every class "
-            "exactly once",
-            source=t.source,
-        )
-
-
-def _marker(target: np.ndarray) -> np.ndarray | None:
-    """A 0/1 (or true/false) column as booleans; None when it is not one."""
-    a = np.asarray(target)
-    if a.dtype.kind == "b":
-        return a
-    if a.dtype.kind in "iuf":
-        ok = (a == 0) | (a == 1)
-        return (a == 1) if bool(ok.all()) else None
-    words = np.char.lower(a.astype(str))
-    if bool(np.isin(words, ("0", "1", "true", "false")).all()):
-        return np.isin(words, ("1", "true"))
-    return None
-
-
-def _long_targets(
-    t: Any, name: str, target: Any, case: np.ndarray, cls: np.ndarray, case_ids: Any, classes: Classes, m: int
-) -> tuple[np.ndarray, str]:
-    """Each case's true class (a code) and how the target column was read: labels when every value
-    is a class and each case's rows agree, else a 0/1 marker of the true class's row (exactly one a
-    case).  The two cannot both hold (a case's K >= 2 rows agree, or exactly one is 1).
-    """
-    keys = [key(v) for v in np.unique(target).tolist()]
-    labels = all(c in classes.index for c in keys)
-    if labels:
-        codes = classes.codes(t, name, target)
-        first = np.full(m, -1, dtype=np.intp)
-        first[case[::-1]] = np.arange(len(case))[::-1]  # each case's first row
-        differ = codes != codes[first[case]]
-        if not differ.any():
-            return codes[first], LABELS_FORM
-    marked = _marker(target)
-    if marked is None:
-        if labels:
-            r = int(np.argmax(differ))
-            f = int(first[case[r]])
-            raise InputFormatError(
-                f"case {said(case_ids[case[r]])}: the target column {name!r} holds "
-                f"{key(classes.labels[codes[f]])!r} on {t.position(f)} and "
-                f"{key(classes.labels[codes[r]])!r} on {t.position(r)}: one true class a case (or a 0/1 "
-                "marker, 1 on the true class's row)",
-                source=t.source,
-            )
-        classes.codes(t, name, target)  # the first line whose label is no class: its one line
-    assert marked is not None
-    count = np.bincount(case, weights=marked.astype(np.float64), minlength=m)
-    wrong = count != 1
-    if wrong.any():
-        who = int(np.argmax(wrong))
-        rows = np.flatnonzero((case == who) & marked)
-        marks = (
-            "marks no row"
-            if not len(rows)
-            else f"marks {len(rows)} rows ({', '.join(t.position(int(r)) for r in rows[:SHOWN])})"
-        )
-        raise InputFormatError(
-            f"case {said(case_ids[who])}: the target column {name!r}, a 0/1 marker of the true class's row, "
-            f"{marks}: exactly one row a case holds 1",
-            source=t.source,
-        )
-    y = np.empty(m, dtype=np.intp)
-    y[case[marked]] = cls[marked]
-    return y, MARKER_FORM
-
-
-def _per_case(t: Any, name: str, values: Any, case: np.ndarray, case_ids: Any, m: int) -> np.ndarray:
-    """A column that is the case's (its group, its weight): the same on each of its rows."""
-    v = np.asarray(values)
-    first = np.full(m, -1, dtype=np.intp)
-    first[case[::-1]] = np.arange(len(case))[::-1]
-    differ = v != v[first[case]]
-    if differ.any():
-        r = int(np.argmax(differ))
-        f = int(first[case[r]])
-        raise InputFormatError(
-            f"case {said(case_ids[case[r]])}: the column {name!r} holds {key(v[f])!r} on {t.position(f)} and "
-            f"{key(v[r])!r} on {t.position(r)}: it is the case's, the same on each of its rows",
-            source=t.source,
-        )
-    return v[first]
 
 
 # -- streamed ----------------------------------------------------------------------------------------

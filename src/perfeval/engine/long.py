@@ -1,0 +1,263 @@
+"""K classes in long form, one row a case and class: pivoted to one row a case and a score column a
+class, with the same rules and the same one-line errors for every door that reads it (the command's
+``perfeval eval --long``, :func:`perfeval.evaluate` with ``case=`` and ``class_column=``).
+
+The rules: the cases are taken in the order they first appear; every case holds every class exactly
+once (a class repeated or missing is one line naming the case); the target column is either the true
+class on every row of a case (its rows agree) or a 0/1 marker, 1 on the row of the true class
+(exactly one a case); a case's group and weight are the case's, the same on each of its rows.
+
+Where a row is, in a message, is the caller's (:class:`Rows`): the command says a file's line, the
+Python door a row number; the error each raises is the caller's too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple, NoReturn, Protocol
+
+import numpy as np
+
+__all__ = [
+    "LABELS_FORM",
+    "MARKER_FORM",
+    "Long",
+    "Rows",
+    "key",
+    "listing",
+    "pivot",
+    "said",
+]
+
+#: how many labels a message lists before "..."
+SHOWN = 8
+
+#: how the target column of a long table was read (``report.params["target_form"]``)
+LABELS_FORM = "labels: the true class on every row of a case"
+MARKER_FORM = "0/1 marker: 1 on the row of the true class"
+
+
+def key(v: Any) -> str:
+    """A label as written, for matching a target with a class: ``2`` (an int64 column's) is ``"2"``."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, np.generic):
+        v = v.item()
+    return str(v)
+
+
+def said(v: Any) -> str:
+    """A case id or label in a message: an integer as the number, text quoted."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    return str(v) if isinstance(v, int) and not isinstance(v, bool) else repr(key(v))
+
+
+def listing(labels: Any) -> str:
+    """Labels in a message: the first :data:`SHOWN`, then "..."."""
+    labels = list(labels)
+    return ", ".join(key(c) for c in labels[:SHOWN]) + (", ..." if len(labels) > SHOWN else "")
+
+
+class Rows(Protocol):
+    """Where the rows of a long table are, for its messages: the command's table (a file's lines) or
+    the Python door's (row numbers).
+    """
+
+    def position(self, row: int) -> str:
+        """Row ``row`` (0-based) in words: ``line 5``, ``row 4``."""
+        ...
+
+    def fail(self, message: str) -> NoReturn:
+        """Raise the caller's one-line error."""
+        ...
+
+
+class Long(NamedTuple):
+    """A long table pivoted: a row a case, in the order the cases first appear."""
+
+    y: np.ndarray  #: each case's true class, a code 0..K-1
+    s: np.ndarray  #: (m, K) float64 scores, column j the class of code j
+    groups: np.ndarray | None  #: each case's group
+    weights: np.ndarray | None  #: each case's weight
+    case_ids: np.ndarray  #: each case's id
+    form: str  #: how the target column was read (:data:`LABELS_FORM` or :data:`MARKER_FORM`)
+
+
+def pivot(
+    rows: Rows,
+    ids: np.ndarray,
+    cls: np.ndarray,
+    score: np.ndarray,
+    target: np.ndarray,
+    labels: tuple,
+    coder: Callable[[np.ndarray, bool], np.ndarray | None],
+    *,
+    id_name: str,
+    target_name: str,
+    group: tuple[str, np.ndarray] | None = None,
+    weight: tuple[str, np.ndarray] | None = None,
+) -> Long:
+    """A long table (a row a case and class) as a row a case, checked by the rules above.
+
+    Parameters
+    ----------
+    rows : Rows
+        Where a row is, and the error to raise.
+    ids, cls, score, target : ndarray
+        The case ids, the class codes 0..K-1 (of ``labels``), the float64 scores and the targets as
+        read, one a row, none missing.
+    labels : tuple
+        The K classes, in the order of the codes (their labels as messages say them).
+    coder : callable
+        ``coder(target, strict)``: the targets as codes 0..K-1 when every one is a class, else None
+        (``strict``: the caller's one line about the first that is not one, instead of None).
+    id_name, target_name : str
+        The case and target columns, as messages name them.
+    group, weight : (name, values), optional
+        The groups and the (checked) weights, one a row: the case's, the same on each of its rows.
+    """
+    k = len(labels)
+    uniq, first, inv = np.unique(ids, return_index=True, return_inverse=True)
+    inv = inv.reshape(-1)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    case = rank[inv]
+    m = len(order)
+    case_ids = uniq[order]
+    _each_class_once(rows, case * k + cls, case, cls, case_ids, labels, id_name)
+    s = np.empty((m, k), dtype=np.float64)
+    s[case, cls] = score
+    y, form = _targets(rows, target_name, target, case, cls, case_ids, labels, coder, m)
+    g = None if group is None else _per_case(rows, group[0], group[1], case, case_ids, m)
+    w = None if weight is None else _per_case(rows, weight[0], weight[1], case, case_ids, m)
+    return Long(y, s, g, w, case_ids, form)
+
+
+def _first_rows(case: np.ndarray, m: int) -> np.ndarray:
+    """Each case's first row."""
+    first = np.full(m, -1, dtype=np.intp)
+    first[case[::-1]] = np.arange(len(case))[::-1]
+    return first
+
+
+def _each_class_once(
+    rows: Rows,
+    cell: np.ndarray,
+    case: np.ndarray,
+    cls: np.ndarray,
+    case_ids: Any,
+    labels: tuple,
+    id_name: str,
+) -> None:
+    """Every case holds every class exactly once: else one line naming the case and what is
+    repeated (with both rows) or missing.
+    """
+    k = len(labels)
+    counts = np.bincount(cell, minlength=len(case_ids) * k)
+    if (counts > 1).any():
+        _u, first = np.unique(cell, return_index=True)
+        again = np.ones(len(cell), dtype=bool)
+        again[first] = False
+        r = int(np.argmax(again))  # the first row repeating its case's class
+        before = int(np.argmax(cell == cell[r]))
+        rows.fail(
+            f"case {said(case_ids[case[r]])} (column {id_name!r}) has class "
+            f"{key(labels[cls[r]])!r} twice ({rows.position(before)} and {rows.position(r)}): "
+            "every case needs every class exactly once"
+        )
+    if (counts == 0).any():
+        c = int(np.argmax(counts == 0))
+        who = c // k
+        missing = [labels[j] for j in range(k) if counts[who * k + j] == 0]
+        row = int(np.argmax(case == who))
+        rows.fail(
+            f"case {said(case_ids[who])} (column {id_name!r}, first on {rows.position(row)}) has no row of "
+            f"class{'es' if len(missing) > 1 else ''} {listing(missing)}: every case needs every class "
+            "exactly once"
+        )
+
+
+def _marker(target: np.ndarray) -> np.ndarray | None:
+    """A 0/1 (or true/false) column as booleans; None when it is not one."""
+    a = np.asarray(target)
+    if a.dtype.kind == "b":
+        return a
+    if a.dtype.kind in "iuf":
+        ok = (a == 0) | (a == 1)
+        return (a == 1) if bool(ok.all()) else None
+    words = np.char.lower(
+        np.array([key(v) for v in a.tolist()], dtype=str) if a.dtype.kind == "O" else a.astype(str)
+    )
+    if bool(np.isin(words, ("0", "1", "true", "false")).all()):
+        return np.isin(words, ("1", "true"))
+    return None
+
+
+def _targets(
+    rows: Rows,
+    name: str,
+    target: np.ndarray,
+    case: np.ndarray,
+    cls: np.ndarray,
+    case_ids: Any,
+    labels: tuple,
+    coder: Callable[[np.ndarray, bool], np.ndarray | None],
+    m: int,
+) -> tuple[np.ndarray, str]:
+    """Each case's true class (a code) and how the target column was read: labels when every value
+    is a class and each case's rows agree, else a 0/1 marker of the true class's row (exactly one a
+    case).  The two cannot both hold (a case's K >= 2 rows agree, or exactly one is 1).
+    """
+    codes = coder(target, False)
+    first = _first_rows(case, m)
+    if codes is not None:
+        differ = codes != codes[first[case]]
+        if not differ.any():
+            return codes[first], LABELS_FORM
+    marked = _marker(target)
+    if marked is None:
+        if codes is not None:
+            r = int(np.argmax(differ))
+            f = int(first[case[r]])
+            rows.fail(
+                f"case {said(case_ids[case[r]])}: the target column {name!r} holds "
+                f"{key(labels[codes[f]])!r} on {rows.position(f)} and "
+                f"{key(labels[codes[r]])!r} on {rows.position(r)}: one true class a case (or a 0/1 "
+                "marker, 1 on the true class's row)"
+            )
+        coder(target, True)  # the first row whose label is no class: its one line
+        raise AssertionError("coder(strict=True) accepted a target that is no class")  # pragma: no cover
+    count = np.bincount(case, weights=marked.astype(np.float64), minlength=m)
+    wrong = count != 1
+    if wrong.any():
+        who = int(np.argmax(wrong))
+        hit = np.flatnonzero((case == who) & marked)
+        marks = (
+            "marks no row"
+            if not len(hit)
+            else f"marks {len(hit)} rows ({', '.join(rows.position(int(r)) for r in hit[:SHOWN])})"
+        )
+        rows.fail(
+            f"case {said(case_ids[who])}: the target column {name!r}, a 0/1 marker of the true class's row, "
+            f"{marks}: exactly one row a case holds 1"
+        )
+    y = np.empty(m, dtype=np.intp)
+    y[case[marked]] = cls[marked]
+    return y, MARKER_FORM
+
+
+def _per_case(rows: Rows, name: str, values: Any, case: np.ndarray, case_ids: Any, m: int) -> np.ndarray:
+    """A column that is the case's (its group, its weight): the same on each of its rows."""
+    v = np.asarray(values)
+    first = _first_rows(case, m)
+    differ = v != v[first[case]]
+    if differ.any():
+        r = int(np.argmax(differ))
+        f = int(first[case[r]])
+        rows.fail(
+            f"case {said(case_ids[case[r]])}: the column {name!r} holds {key(v[f])!r} on {rows.position(f)} "
+            f"and {key(v[r])!r} on {rows.position(r)}: it is the case's, the same on each of its rows"
+        )
+    return v[first]
