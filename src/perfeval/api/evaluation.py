@@ -20,6 +20,7 @@ from perfeval.base.checks import (
     deprecated_weights,
     grades_as_labels,
     is_dask,
+    table_names,
 )
 from perfeval.engine import DEFAULT_MEASURES, finish, resolve
 from perfeval.engine.door import check, code
@@ -53,6 +54,8 @@ def evaluate(
     ids: Any = None,
     id: str | None = None,
     classes: Sequence[Any] | None = None,
+    case: str | None = None,
+    class_column: str | None = None,
 ) -> Report:
     """Compute measures, over all cases or per group.
 
@@ -122,6 +125,16 @@ def evaluate(
         the value of each class (``result.per_class``) and the classes where it is undefined
         (``result.undefined_classes``, left out of the means).  A two-column score matrix is read as
         two classes only with ``classes=`` (else it is taken for a binary model's predict_proba).
+    case, class_column : str, optional
+        Multiclass in long form, a row a case and class (as ``perfeval eval --long --id CASE --class
+        CLASS``): the table's case id column and class column, with ``score=`` the one score column
+        (the row's class's score) and ``target=`` either the case's true class on each of its rows or
+        a 0/1 (or true/false) marker, 1 on the row of the true class (exactly one a case); which one
+        was read is ``report.params["target_form"]``.  The classes are ``classes=``, else the class
+        column's distinct values, sorted.  The table is pivoted to a row a case (in the order the
+        cases first appear) and evaluated as the wide form is: the same numbers, bit for bit.
+        Every case must hold every class exactly once, and its ``group=`` and ``weight=`` must be the
+        same on each of its rows; anything else is one line naming the case and the rows.
     weights : array-like of float, optional
         Deprecated spelling of ``sample_weight`` (scikit-learn's name, used everywhere in
         perfeval); accepted with a DeprecationWarning for one release.
@@ -151,6 +164,16 @@ def evaluate(
     >>> r = evaluate([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1], measures=["roc"], tie_bounds=True)
     >>> r.results["ROC"].tie_min, r.results["ROC"].tie_max, r.tied_pairs   # 1 of 4 pairs tied
     (0.75, 1.0, 0.25)
+
+    Three classes in long form, a row a case and class (``is_true`` marks the true class's row):
+
+    >>> import pandas as pd
+    >>> long = pd.DataFrame({"case": [7, 7, 7, 8, 8, 8], "cls": ["cat", "dog", "bird"] * 2,
+    ...                      "p": [0.7, 0.2, 0.1, 0.3, 0.3, 0.4], "is_true": [1, 0, 0, 0, 1, 0]})
+    >>> r = evaluate(long, target="is_true", score="p", case="case", class_column="cls",
+    ...              classes=["cat", "dog", "bird"], measures=["acc_mc", "roc_ovr"])
+    >>> r["ACC_MC"], r["ROC_OVR:average=macro"], r.params["target_form"]
+    (0.5, 1.0, '0/1 marker: 1 on the row of the true class')
     """
     sample_weight = deprecated_weights(sample_weight, weights, "evaluate")
     check_options(threshold=threshold, tie_bounds=tie_bounds, partitions=partitions)
@@ -177,22 +200,31 @@ def evaluate(
             pos_label=pos_label,
             classes=classes,
         )
+    if (case, class_column) != (None, None):  # the long form: a row a case and class
+        return _evaluate_long(
+            y_true,
+            y_score,
+            measures,
+            target=target,
+            score=score,
+            group=group,
+            weight=weight,
+            case=case,
+            class_column=class_column,
+            classes=classes,
+            threshold=threshold,
+            partitions=partitions,
+            pos_label=pos_label,
+            tie_bounds=tie_bounds,
+            dialect=dialect,
+            arrays=groups is not None or sample_weight is not None,
+        )
     names = None  # the score columns' names, when they name the classes
     if target is not None or score is not None:
         if y_score is not None:
             raise InvalidParameterError("pass either a table with `target=`/`score=` names, or two arrays")
         table = y_true
-        if target is None or score is None:
-            raise InvalidParameterError("a table needs both `target=` and `score=` column names")
-        if isinstance(target, (list, tuple)):  # K labels: a 0/1 target column and a score column a label
-            y_true, y_score, names = _label_columns(table, list(target), score)
-        elif isinstance(score, (list, tuple)):  # one score column a class
-            y_true = column(table, target)
-            names = [str(c) for c in score]
-            y_score = _score_columns(table, list(score))
-        else:
-            y_true = column(table, target)
-            y_score = column(table, score)
+        y_true, y_score, names = _table_columns(table, target, score)
         groups = column(table, group) if group is not None else groups
         sample_weight = column(table, weight) if weight is not None else sample_weight
         ids = column(table, id) if id is not None else ids
@@ -302,6 +334,19 @@ def evaluate_cases(
         _native.release_cache()
 
 
+def _table_columns(table: Any, target: Any, score: Any) -> tuple[Any, Any, list[str] | None]:
+    """The targets, the scores and the names of the score columns (when they name the classes or
+    labels) of a table's ``target=`` and ``score=`` columns.
+    """
+    if target is None or score is None:
+        raise InvalidParameterError("a table needs both `target=` and `score=` column names")
+    if isinstance(target, (list, tuple)):  # K labels: a 0/1 target column and a score column a label
+        return _label_columns(table, list(target), score)
+    if isinstance(score, (list, tuple)):  # one score column a class
+        return column(table, target), _score_columns(table, list(score)), [str(c) for c in score]
+    return column(table, target), column(table, score), None
+
+
 def _score_columns(table: Any, names: list[str]) -> Any:
     """The (n, K) matrix of a table's score columns ``names`` (one a class), in that order."""
     import numpy as np
@@ -374,6 +419,8 @@ def _evaluate_classes(
     pos_label: Any,
     tie_bounds: bool,
     dialect: str,
+    labels: tuple | None = None,
+    how: str | None = None,
 ) -> Report:
     """evaluate() of K classes: checked and coded at the door (:func:`perfeval.engine.door.check_classes`),
     finished from a ClassSummary (:mod:`perfeval.engine.classes`).
@@ -397,12 +444,99 @@ def _evaluate_classes(
         )
     default = measures is DEFAULT_MEASURES
     specs = class_specs([] if default else resolve(measures, threshold, pending=True), default=default)
-    cases, found, how = check_classes(y_true, y_score, groups, sample_weight, classes=classes, names=names)
-    report = finish_classes(cases, specs, found, threshold=threshold, classes_from=how)
+    cases, found, found_how = check_classes(
+        y_true, y_score, groups, sample_weight, classes=classes, names=names
+    )
+    if labels is not None:  # the targets are codes already (the long form): the classes are these
+        found, found_how = labels, how or found_how
+    report = finish_classes(cases, specs, found, threshold=threshold, classes_from=found_how)
     if tie_bounds:  # each measure's range over the orders of the tied scores (engine/class_bounds.py)
         from perfeval.engine.class_bounds import with_tie_bounds
 
         with_tie_bounds(report, cases, specs)
+    return report
+
+
+def _evaluate_long(
+    table: Any,
+    y_score: Any,
+    measures: Any,
+    *,
+    target: Any,
+    score: Any,
+    group: Any,
+    weight: Any,
+    case: Any,
+    class_column: Any,
+    classes: Any,
+    threshold: float,
+    partitions: Any,
+    pos_label: Any,
+    tie_bounds: bool,
+    dialect: str,
+    arrays: bool,
+) -> Report:
+    """evaluate() of K classes in long form: the table pivoted to a row a case and checked by the
+    rules the command's ``--long`` follows (:func:`perfeval.engine.long.from_columns`), then
+    evaluated as the wide form (:func:`_evaluate_classes`).
+    """
+    from perfeval.engine.long import from_columns
+
+    if case is None or class_column is None:
+        raise InvalidParameterError(
+            "the long form (a row a case and class) needs both case= and class_column= (the case id "
+            "and class columns)"
+        )
+    if y_score is not None or not hasattr(table, "columns") and table_names(table) is None:
+        raise InvalidParameterError(
+            "case= and class_column= name columns of a table (a pandas or polars DataFrame): pass it "
+            "as the first argument, with target= and score= column names"
+        )
+    if target is None or score is None:
+        raise InvalidParameterError("the long form needs `target=` and `score=` column names too")
+    if isinstance(score, (list, tuple)) or isinstance(target, (list, tuple)):
+        raise InvalidParameterError(
+            "the long form (a row a case and class) reads one score column and one target column"
+        )
+    if arrays:
+        raise InvalidParameterError(
+            "the long form takes its groups and weights as columns: group=..., weight=... (the case's, "
+            "the same on each of its rows)"
+        )
+    names = {"case": case, "class": class_column, "target": target, "score": score}
+    extra = {}
+    for key, name in (("group", group), ("weight", weight)):
+        if name is not None:
+            names[key] = name
+            extra[key] = column(table, name)
+    long, labels, how = from_columns(
+        column(table, case),
+        column(table, class_column),
+        column(table, score),
+        column(table, target),
+        names=names,
+        classes=classes,
+        **extra,
+    )
+    report = _evaluate_classes(
+        long.y,
+        long.s,
+        long.groups,
+        long.weights,
+        measures,
+        tuple(range(len(labels))),
+        None,
+        threshold=threshold,
+        partitions=partitions,
+        pos_label=pos_label,
+        tie_bounds=tie_bounds,
+        dialect=dialect,
+        labels=labels,
+        how=how,
+    )
+    report.params["columns"] = dict(names)
+    report.params["target_form"] = long.form
+    report.params["cases"] = len(long.case_ids)
     return report
 
 

@@ -19,6 +19,8 @@ from typing import Any, NamedTuple, NoReturn, Protocol
 import numpy as np
 
 __all__ = [
+    "ArrayRows",
+    "from_columns",
     "LABELS_FORM",
     "MARKER_FORM",
     "Long",
@@ -261,3 +263,126 @@ def _per_case(rows: Rows, name: str, values: Any, case: np.ndarray, case_ids: An
             f"and {key(v[r])!r} on {rows.position(r)}: it is the case's, the same on each of its rows"
         )
     return v[first]
+
+
+# -- the Python door: a table's columns as arrays -----------------------------------------------------
+class ArrayRows:
+    """The rows of arrays (a DataFrame's columns), for :func:`pivot`: ``row i`` (0-based, as the
+    door's other messages count), and :class:`~perfeval.exceptions.InvalidDataError`.
+    """
+
+    def position(self, row: int) -> str:
+        return f"row {row}"
+
+    def fail(self, message: str) -> NoReturn:
+        from perfeval.exceptions import InvalidDataError
+
+        raise InvalidDataError(message)
+
+
+def _no_missing(a: np.ndarray, name: str, role: str) -> None:
+    """No missing value (None, NaN, NaT) in a column that every row needs: else one line naming it."""
+    if a.dtype.kind in "fc":
+        bad = np.isnan(a)
+    elif a.dtype.kind == "M":
+        bad = np.isnat(a)
+    elif a.dtype.kind == "O":
+        bad = np.fromiter((v is None or (isinstance(v, float) and v != v) for v in a.tolist()), bool, len(a))
+    else:
+        return
+    if bad.any():
+        from perfeval.exceptions import InvalidDataError
+
+        i = int(np.argmax(bad))
+        raise InvalidDataError(
+            f"the {role} column {name!r} holds a missing value at row {i}: every row of a case and class "
+            "needs one"
+        )
+
+
+def from_columns(
+    ids: Any,
+    cls_col: Any,
+    score: Any,
+    target: Any,
+    *,
+    names: dict[str, str],
+    classes: Any = None,
+    group: Any = None,
+    weight: Any = None,
+) -> tuple[Long, tuple, str]:
+    """:func:`pivot` of a table's columns (:func:`perfeval.evaluate` with ``case=`` and
+    ``class_column=``), each read and checked first: none missing, finite scores, weights >= 0.
+    ``names``: the columns' names, keys ``"case"``, ``"class"``, ``"target"``, ``"score"``, and
+    ``"group"``, ``"weight"`` when given.  The classes: ``classes`` as given, else the class column's
+    distinct values, sorted.  Returns the pivot, the classes and how they were found.
+    """
+    from perfeval.base.checks import ArraySpec, check_array, to_numpy
+    from perfeval.engine.door import class_codes
+    from perfeval.exceptions import InvalidDataError
+
+    ids_a = to_numpy(ids, names["case"])
+    n = len(ids_a)
+    against = (names["case"], n, False)
+    cls_a = check_array(ArraySpec(names["class"], "labels"), cls_col, against)
+    tgt = check_array(ArraySpec(names["target"], "labels"), target, against)
+    for a, role in ((ids_a, "case"), (cls_a, "class"), (tgt, "target")):
+        _no_missing(a, names[role], role)
+    if ids_a.dtype.kind == "O":
+        try:
+            np.unique(ids_a)
+        except TypeError:
+            raise InvalidDataError(
+                f"the case column {names['case']!r} holds ids of mixed types (numbers and text): one type"
+            ) from None
+    s = check_array(ArraySpec(names["score"], "floats", finite=True), score, against)
+    g = None if group is None else check_array(ArraySpec(names["group"], "ids"), group, against)
+    w = (
+        None
+        if weight is None
+        else check_array(ArraySpec(names["weight"], "floats", True, True), weight, against)
+    )
+    if classes is not None:
+        labels = tuple(
+            c.item() if isinstance(c, np.generic) else c
+            for c in np.asarray(classes, dtype=object).reshape(-1)
+        )
+        how = "given"
+    else:
+        try:
+            seen = np.unique(cls_a)
+        except TypeError:
+            raise InvalidDataError(
+                f"the class column {names['class']!r} holds labels of mixed types: pass classes= naming them"
+            ) from None
+        labels = tuple(v.item() if isinstance(v, np.generic) else v for v in seen)
+        how = f"the distinct values of the class column {names['class']!r}, sorted"
+    if len(labels) < 2:
+        raise InvalidDataError(
+            f"the class column {names['class']!r} holds {len(labels)} class(es) ({listing(labels)}); "
+            "K classes need K >= 2"
+        )
+    cls = class_codes(cls_a, labels, f"the class column {names['class']!r}")
+
+    def coder(values: np.ndarray, strict: bool) -> np.ndarray | None:
+        try:
+            return class_codes(values, labels, f"the target column {names['target']!r}")
+        except InvalidDataError:
+            if strict:
+                raise
+            return None
+
+    long = pivot(
+        ArrayRows(),
+        ids_a,
+        cls,
+        s,
+        tgt,
+        labels,
+        coder,
+        id_name=names["case"],
+        target_name=names["target"],
+        group=None if g is None else (names["group"], g),
+        weight=None if w is None else (names["weight"], w),
+    )
+    return long, labels, how
