@@ -260,3 +260,46 @@ def test_a_call_changes_nothing_and_a_class_no_class_is_one_line():
         "the class column 'cls' holds 'b' at row 1, which is not one of the classes"
     )
     pd.testing.assert_frame_equal(df, before)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        GOOD + [(2, "a", 0.1, "b")],  # a class twice
+        GOOD[:3],  # a class missing
+        [(1, "a", 0.2, "a"), (1, "b", 0.8, "b"), (2, "a", 0.6, "b"), (2, "b", 0.4, "b")],  # rows disagree
+        [(1, "a", 0.2, 1), (1, "b", 0.8, 0), (2, "a", 0.6, 1), (2, "b", 0.4, 1)],  # a marker of two rows
+    ],
+)
+def test_the_command_and_evaluate_say_the_same(rows, tmp_path, capsys):
+    """One set of rules (perfeval.engine.long): the command's line, but for where a row is (the
+    file's line; the row number), is evaluate()'s."""
+    import re
+
+    from perfeval.cli.main import main
+
+    df = _frame(rows)
+    df.to_csv(tmp_path / "long.csv", index=False)
+    code = main(
+        [
+            "eval",
+            str(tmp_path / "long.csv"),
+            "--long",
+            "--id",
+            "id",
+            "--class",
+            "cls",
+            "--score",
+            "p",
+            "--target",
+            "y",
+            "-m",
+            "acc_mc",
+        ]
+    )
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and "\n" not in err
+    with pytest.raises(InvalidDataError) as e:
+        _long(df)
+    as_rows = re.sub(r"line (\d+)", lambda m: f"row {int(m.group(1)) - 2}", err)  # line 2 is row 0
+    assert as_rows.endswith(str(e.value)), (err, str(e.value))
