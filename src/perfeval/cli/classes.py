@@ -821,7 +821,7 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
     if args.dask is not None:  # the files read as Dask partitions, the summaries merged on the cluster
         from perfeval.cli.dask_tables import classes_report
 
-        report = classes_report(args, path)
+        report = classes_report(args, path, choose_wide)
     elif args.long:
         if args.stream:
             raise InvalidParameterError(

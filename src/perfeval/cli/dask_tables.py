@@ -42,23 +42,16 @@ def refuse(args: Any, what: str) -> None:
 def _frame(args: Any, path: str, columns: Callable[[list[str], bool], tuple[list[int], int | None]]) -> Any:
     """(the files as a Dask frame, the names of its columns, how they were read): ``columns`` the
     positions of the columns read and of the group column, from the header; every file of a glob
-    holds them (checked ahead, one line naming the file), the group column an identity.
+    holds them (checked ahead, one line naming the file), the group column an identity
+    (:func:`perfeval.backends.dask.read_files`).
     """
-    from perfeval.backends.dask import _files_hold, _identity, _require
-    from perfeval.io.readers import READERS, format_of
+    from perfeval.backends.dask import read_files
 
-    _require()
-    fmt = format_of(path, args.input_format)
-    parts = READERS[fmt].partitions(path, fmt, args.header, args.delimiter)
-    read: dict = {"format": parts.fmt, "header": parts.header, "delimiter": parts.delimiter}
-    names = parts.names
-    used, group = columns(names, parts.header)
-    ddf = parts.frame(group)
-    if parts.header and parts.columns_of is not None:
-        _files_hold(path, parts.columns_of, [names[i] for i in used])
-    if group is not None and not parts.identities:
-        ddf = _identity(ddf, names[group], path, "--group")
-    for source, skipped in (parts.skipped or {}).items():  # comment lines: said, as read whole
+    read: dict = {}
+    ddf, names = read_files(
+        path, fmt=args.input_format, header=args.header, delimiter=args.delimiter, read=read, columns=columns
+    )
+    for source, skipped in read.get("skipped", {}).items():  # comment lines: said, as read whole
         if skipped.count:
             load.note(f"perfeval: note: {skipped.message(source)}\n")
     return ddf, names, read
@@ -109,10 +102,12 @@ def _target_kind(ddf: Any, name: str) -> np.ndarray:
         return np.zeros(0, dtype=object)
 
 
-def classes_report(args: Any, path: str | None) -> Any:
-    """The report of K classes (a score column a class) of the files ``path`` names, on Dask."""
+def classes_report(args: Any, path: str | None, choose_wide: Callable) -> Any:
+    """The report of K classes (a score column a class) of the files ``path`` names, on Dask;
+    ``choose_wide(args, names, header, source)``: the columns and the classes, as the table read
+    whole chooses them (:func:`perfeval.cli.classes.choose_wide`).
+    """
     from perfeval.backends.dask import connect, evaluate_dask
-    from perfeval.cli.classes import choose_wide
 
     refuse(args, "K classes")
     if path is None:
@@ -133,11 +128,12 @@ def classes_report(args: Any, path: str | None) -> Any:
             return None if c is None else names[c.index]
 
         classes.typed(_target_kind(ddf, names[ch.target.index]))
+        scores: Any = [names[c.index] for c in ch.scores]  # a list: evaluate_dask's K classes
         with _worker_errors(path, read):
             report = evaluate_dask(
                 ddf,
                 target=name(ch.target),
-                score=[names[c.index] for c in ch.scores],
+                score=scores,
                 group=name(ch.group),
                 weight=name(ch.weight),
                 measures=args.measures or None,
@@ -150,10 +146,13 @@ def classes_report(args: Any, path: str | None) -> Any:
     return report
 
 
-def labels_report(args: Any, path: str | None) -> Any:
-    """The report of K labels (a 0/1 target column a label) of the files ``path`` names, on Dask."""
-    from perfeval.backends.dask import connect, evaluate_dask
-    from perfeval.cli.labels import _choose, _how
+def labels_report(args: Any, path: str | None, choose: Callable, how: Callable) -> Any:
+    """The report of K labels (a 0/1 target column a label) of the files ``path`` names, on Dask;
+    ``choose(args, names, header, source)``: (the label columns, the score columns, the weight and
+    group columns, the labels), as the table read whole chooses them; ``how(args, label_columns)``:
+    how the labels were found, said in the output.
+    """
+    from perfeval.backends.dask import connect, evaluate_dask_labels
 
     refuse(args, "K labels")
     if path is None:
@@ -161,7 +160,7 @@ def labels_report(args: Any, path: str | None) -> Any:
     chosen: list = []
 
     def columns(names: list[str], header: bool) -> tuple[list[int], int | None]:
-        got = _choose(args, names, header, path)
+        got = choose(args, names, header, path)
         chosen.append(got)
         ycols, scols, weight, group, _labels = got
         used = [c.index for c in (*ycols, *scols, weight, group) if c is not None]
@@ -171,18 +170,20 @@ def labels_report(args: Any, path: str | None) -> Any:
         ddf, names, read = _frame(args, path, columns)
         ycols, scols, weight, group, labels = chosen[0]
         with _worker_errors(path, read):
-            report = evaluate_dask(
+            report = evaluate_dask_labels(
                 ddf,
-                target=[names[c.index] for c in ycols],
-                score=[names[c.index] for c in scols],
-                group=None if group is None else names[group.index],
-                weight=None if weight is None else names[weight.index],
-                measures=args.measures or None,
-                threshold=args.threshold,
-                classes=list(labels),
+                [names[c.index] for c in ycols],
+                [names[c.index] for c in scols],
+                None if group is None else names[group.index],
+                None if weight is None else names[weight.index],
+                args.measures or None,
+                args.threshold,
+                None,
+                list(labels),
+                8,
             )
     _no_rows(report, names, read, path)
-    report.params["classes_from"] = _how(args, ycols)
+    report.params["classes_from"] = how(args, ycols)
     report.params["source"] = path
     report.params["columns"] = {
         "labels": [c.name for c in ycols],

@@ -320,7 +320,7 @@ def run(args: Any, *, stream_bytes: int) -> int:
     if args.dask is not None:  # the files read as Dask partitions, the summaries merged on the cluster
         from perfeval.cli.dask_tables import labels_report
 
-        report = labels_report(args, path)
+        report = labels_report(args, path, _choose, _how)
     elif args.stream or (big and args.group is None):
         report = _stream(args, path, specs)
     else:
