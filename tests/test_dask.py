@@ -242,7 +242,7 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
             "y,p\nsetosa,0.1\nvirginica,0.9\nversicolor,0.4\n",
             [],
             "t.csv: the target column 'y' holds 'setosa', 'versicolor', 'virginica': 3 classes or more; "
-            "the multiclass measures read one score column per class (drop --dask: --score COL_A,COL_B,... "
+            "the multiclass measures read one score column per class (--score COL_A,COL_B,... "
             "--classes A,B,...); the binary measures: --pos-label setosa evaluates 'setosa' against the "
             "other classes",
         ),

@@ -809,6 +809,7 @@ def read_files(
     weight: str | None = None,
     delimiter: str | None = None,
     read: dict | None = None,
+    columns: Any = None,
 ) -> tuple[Any, Any]:
     """Files (a path, a glob or a directory of CSV/TSV/text/JSON lines/Parquet) as a Dask DataFrame
     with the columns chosen as the table reader chooses them.
@@ -825,6 +826,11 @@ def read_files(
     without one, the lines skipped as comments (``"skipped"``: ``{file: Skipped}``, to be said as the
     other readers say them).  A text file pandas' parser refuses (a quote never closed, a row of
     another width) is the table readers' error (:func:`perfeval.io.text.said_as_read`).
+
+    ``columns``, a function of the column names and whether there is a header, chooses instead of
+    ``target``/``score``/``group``/``weight`` (K classes or labels: many columns): it returns the
+    positions of the columns read and of the group column (or None); the choice returned is then
+    ``names``, the frame's column names.
     """
     _require()
 
@@ -835,13 +841,18 @@ def read_files(
             read["skipped"] = parts.skipped
         read.update(format=parts.fmt, header=parts.header, delimiter=parts.delimiter)
     names = parts.names
-    ch = choose(names, path, header=parts.header, target=target, score=score, group=group, weight=weight)
-    ddf = parts.frame(None if ch.group is None else ch.group.index)
+    if columns is not None:
+        ch: Any = names
+        used_at, group_at = columns(names, parts.header)
+    else:
+        ch = choose(names, path, header=parts.header, target=target, score=score, group=group, weight=weight)
+        used_at = [c.index for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None]
+        group_at = None if ch.group is None else ch.group.index
+    ddf = parts.frame(group_at)
     if parts.header and parts.columns_of is not None:  # every file of a glob holds the columns chosen
-        used = [names[c.index] for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None]
-        _files_hold(path, parts.columns_of, used)
-    if ch.group is not None and not parts.identities:
-        ddf = _identity(ddf, names[ch.group.index], path, "--group")
+        _files_hold(path, parts.columns_of, [names[i] for i in used_at])
+    if group_at is not None and not parts.identities:
+        ddf = _identity(ddf, names[group_at], path, "--group")
     return ddf, ch
 
 

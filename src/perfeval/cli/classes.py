@@ -640,7 +640,6 @@ def _refuse(args: Any) -> None:
     for flag, on in (
         ("--pos-label", args.pos_label is not None),
         ("--partition", bool(args.partition)),
-        ("--dask", args.dask is not None),
         ("--dialect", (getattr(args, "dialect", "perfeval") or "perfeval") != "perfeval"),
     ):
         if on:
@@ -703,7 +702,11 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
     big = path is not None and os.path.isfile(path) and os.path.getsize(path) > stream_bytes
     cases = None
     confusion_summary = None
-    if args.long:
+    if args.dask is not None:  # the files read as Dask partitions, the summaries merged on the cluster
+        from perfeval.cli.dask_tables import classes_report
+
+        report = classes_report(args, path, choose_wide)
+    elif args.long:
         if args.stream:
             raise InvalidParameterError(
                 "--long --stream: a case's rows may lie in different chunks; drop --stream (--long reads the "

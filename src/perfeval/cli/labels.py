@@ -45,7 +45,6 @@ def _refuse(args: Any) -> None:
         ("--partition", bool(args.partition)),
         ("--tie-bounds", getattr(args, "tie_bounds", False)),
         ("--ci", args.ci is not None),
-        ("--dask", args.dask is not None),
         ("--confusion", getattr(args, "confusion", False)),
         ("--dialect", (getattr(args, "dialect", "perfeval") or "perfeval") != "perfeval"),
     ):
@@ -318,7 +317,11 @@ def run(args: Any, *, stream_bytes: int) -> int:
     specs = label_specs(args.measures or None, args.threshold)
     path = load.path_of(args.file)
     big = path is not None and os.path.isfile(path) and os.path.getsize(path) > stream_bytes
-    if args.stream or (big and args.group is None):
+    if args.dask is not None:  # the files read as Dask partitions, the summaries merged on the cluster
+        from perfeval.cli.dask_tables import labels_report
+
+        report = labels_report(args, path, _choose, _how)
+    elif args.stream or (big and args.group is None):
         report = _stream(args, path, specs)
     else:
         report = _wide(args, load.read(args, args.file), specs)

@@ -405,8 +405,8 @@ _LIBRARY_WORDS = (
     ("got n_boot=", "got --n-boot "),
     # perfeval.backends.dask.CODE_TARGETS
     ("name the positive label with `pos_label=`", "name the positive label with --pos-label"),
-    # perfeval.backends.dask.CODE_CLASSES (the command's --dask has no K classes yet)
-    ("(`score=[...]`, `classes=[...]`)", "(drop --dask: --score COL_A,COL_B,... --classes A,B,...)"),
+    # perfeval.backends.dask.CODE_CLASSES (the command's --dask takes K classes as in memory)
+    ("(`score=[...]`, `classes=[...]`)", "(--score COL_A,COL_B,... --classes A,B,...)"),
     # perfeval.backends.dask.CODE_GRADES
     ("or evaluate in memory with `partitions=`", "or drop --dask and name them with --partition"),
 )

@@ -1,0 +1,220 @@
+"""``perfeval eval FILES --dask`` of K classes (``--score a,b,c --classes``, ``--score-prefix``) and
+of K labels (``--labels``/``--label-prefix``): the numbers of ``perfeval eval`` of the same rows in
+memory, CSV and Parquet, several files, weights and groups; bad input one line.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+dd = pytest.importorskip("dask.dataframe", reason="--dask needs dask (pip install 'perfeval[dask]')")
+pytest.importorskip("distributed", reason="--dask needs distributed (pip install 'perfeval[dask]')")
+pd = pytest.importorskip("pandas", reason="the test writes its files with pandas")
+
+from perfeval.cli.main import main  # noqa: E402
+
+CLASSES = ["a", "b", "c"]
+
+
+def _multiclass(seed: int, n: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.random((n, 3)), 1)  # ties at the argmax and within each column
+    return pd.DataFrame(
+        {
+            "user": rng.integers(0, 6, n),
+            "y": rng.choice(CLASSES, n),
+            "p_a": s[:, 0],
+            "p_b": s[:, 1],
+            "p_c": s[:, 2],
+            "w": np.round(rng.random(n) * 3, 2) * (rng.random(n) > 0.1),  # some rows of weight 0
+        }
+    )
+
+
+def _multilabel(seed: int, n: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.random((n, 3)), 1)
+    y = rng.random((n, 3)) < 0.4
+    return pd.DataFrame(
+        {
+            "user": rng.integers(0, 6, n),
+            "y_spam": y[:, 0].astype(int),
+            "y_urgent": y[:, 1].astype(int),
+            "y_promo": y[:, 2].astype(int),
+            "p_spam": s[:, 0],
+            "p_urgent": s[:, 1],
+            "p_promo": s[:, 2],
+            "w": np.round(rng.random(n) * 3, 2),
+        }
+    )
+
+
+def _write(df: pd.DataFrame, tmp_path, fmt: str, files: int) -> tuple[str, str]:
+    """(the glob of ``files`` files holding the rows in order, one file of all the rows)."""
+    whole = tmp_path / f"whole.{fmt}"
+    pieces = np.array_split(np.arange(len(df)), files)
+    for i, rows in enumerate(pieces):
+        part = df.iloc[rows]
+        if fmt == "csv":
+            part.to_csv(tmp_path / f"part{i}.csv", index=False)
+        else:
+            part.to_parquet(tmp_path / f"part{i}.parquet", index=False)
+    if fmt == "csv":
+        df.to_csv(whole, index=False)
+    else:
+        df.to_parquet(whole, index=False)
+    return str(tmp_path / f"part*.{fmt}"), str(whole)
+
+
+def _run(capsys, argv: list[str]) -> dict:
+    assert main(argv) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def _same(a, b) -> bool:
+    return a == b or (a != a and b != b)
+
+
+def _close(got, want, exact: bool, where: tuple) -> None:
+    """Two JSON values alike: the same keys and texts, numbers equal (bits) or within 1e-12."""
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and list(got) == list(want), where
+        for k in want:
+            _close(got[k], want[k], exact, (*where, k))
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), where
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            _close(g, w, exact, (*where, i))
+    elif isinstance(want, float) and not exact and want == want:
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-300), where
+    else:
+        assert _same(got, want), (where, got, want)
+
+
+def _compare(dask: dict, memory: dict, exact: bool) -> None:
+    """Everything but the run's own params (source, backend) and signature: the measures' values,
+    per class, per group, the undefined classes and groups.
+    """
+    assert set(dask) == set(memory)
+    for key in memory:
+        if key not in ("params", "signature"):
+            _close(dask[key], memory[key], exact, (key,))
+    assert len(dask["measures"]) >= 1
+
+
+CLASS_CASES = [
+    # (options, exact: the bits of memory)
+    (["--score", "p_a,p_b,p_c", "--classes", "a,b,c"], True),
+    (["--score-prefix", "p_"], True),
+    (["--score-prefix", "p_", "--group", "user"], True),
+    (["--score-prefix", "p_", "--group", "user", "--weight", "w"], True),
+    # weighted over all the rows: each cell's weights added partition by partition (docs/dask.md)
+    (["--score", "p_a,p_b,p_c", "--classes", "a,b,c", "--weight", "w"], False),
+]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize(("options", "exact"), CLASS_CASES)
+def test_k_classes_on_dask_are_the_numbers_in_memory(tmp_path, capsys, fmt, options, exact):
+    df = _multiclass(7, 600)
+    glob, whole = _write(df, tmp_path, fmt, 3)
+    common = ["--target", "y", "-m", "roc_ovr,roc_ovo,acc_mc,f_mc,logloss,brier", "--format", "json"]
+    memory = _run(capsys, ["eval", whole, *common, *options])
+    dask = _run(capsys, ["eval", glob, *common, *options, "--dask", "local:1"])
+    _compare(dask, memory, exact)
+    assert dask["params"]["backend"] == "dask"
+    assert dask["params"]["task"] == "multiclass"
+    assert dask["params"]["classes"] == CLASSES
+    assert dask["params"]["classes_from"] == memory["params"]["classes_from"]
+    assert dask["params"]["columns"] == memory["params"]["columns"]
+
+
+def test_k_classes_on_dask_in_text(tmp_path, capsys):
+    """The text output: the classes line and the per-class table, as in memory."""
+    df = _multiclass(3, 200)
+    glob, whole = _write(df, tmp_path, "csv", 2)
+    argv = ["--target", "y", "--score-prefix", "p_", "-m", "roc_ovr,f_mc"]
+    assert main(["eval", whole, *argv]) == 0
+    memory = capsys.readouterr().out
+    assert main(["eval", glob, *argv, "--dask", "local:1"]) == 0
+    out = capsys.readouterr().out
+    assert "classes (3): a, b, c (from --score-prefix 'p_': the columns p_a, p_b, p_c)" in out
+    assert "per class:" in out
+    # the same table, but for the signature's backend
+    assert out.replace("backend:dask", "backend:memory") == memory
+
+
+LABEL_CASES = [
+    ["--labels", "y_spam,y_urgent,y_promo", "--score", "p_spam,p_urgent,p_promo"],
+    ["--label-prefix", "y_", "--score-prefix", "p_"],
+    ["--label-prefix", "y_", "--score-prefix", "p_", "--weight", "w"],
+    ["--label-prefix", "y_", "--score-prefix", "p_", "--group", "user"],
+    ["--label-prefix", "y_", "--score-prefix", "p_", "--group", "user", "--weight", "w"],
+]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize("options", LABEL_CASES)
+def test_k_labels_on_dask_are_the_numbers_in_memory(tmp_path, capsys, fmt, options):
+    df = _multilabel(11, 500)
+    glob, whole = _write(df, tmp_path, fmt, 3)
+    common = ["-m", "roc_ml,ap_ml,f_ml,hamming,lrap", "--format", "json"]
+    memory = _run(capsys, ["eval", whole, *common, *options])
+    dask = _run(capsys, ["eval", glob, *common, *options, "--dask", "local:1"])
+    _compare(dask, memory, True)  # K labels: the bits of memory, weights too (docs/dask.md)
+    assert dask["params"]["backend"] == "dask"
+    assert dask["params"]["task"] == "multilabel"
+    assert dask["params"]["classes"] == memory["params"]["classes"]
+    assert dask["params"]["classes_from"] == memory["params"]["classes_from"]
+
+
+@pytest.mark.parametrize(
+    ("text", "options", "said"),
+    [
+        (
+            "y,p_a,p_b,p_c\na,0.1,0.2,0.7\nfish,0.3,0.3,0.4\n",
+            ["--target", "y", "--score", "p_a,p_b,p_c", "--classes", "a,b,c"],
+            "t.csv: the target column 'y' holds 'fish', which is not one of the classes",
+        ),
+        (
+            "y,p_a,p_b,p_c\na,0.1,0.2,0.7\nb,0.3,x,0.4\n",
+            ["--target", "y", "--score-prefix", "p_"],
+            "t.csv: the score column 'p_b' holds 'x', not a number",
+        ),
+        (
+            "y_a,y_b,p_a,p_b\n1,0,0.1,0.2\n2,0,0.3,0.3\n",
+            ["--label-prefix", "y_", "--score-prefix", "p_"],
+            "t.csv: the label column 'y_a' holds 2; a label column holds 0 or 1 (off or on)",
+        ),
+        (
+            "y,p_a,p_b,p_c\n",
+            ["--target", "y", "--score-prefix", "p_"],
+            "t.csv: holds a header and no data",
+        ),
+    ],
+)
+def test_bad_input_on_dask_is_one_line(tmp_path, capsys, text, options, said):
+    (tmp_path / "t.csv").write_text(text)
+    assert main(["eval", str(tmp_path / "t.csv"), *options, "--dask", "local:1"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert said in err, err
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (["--long", "--id", "c", "--class", "k", "--score", "p"], "--long"),
+        (["--score-prefix", "p_", "--ci", "0.9"], "--ci"),
+        (["--score-prefix", "p_", "--tie-bounds"], "--tie-bounds"),
+        (["--score-prefix", "p_", "--stream"], "--stream"),
+    ],
+)
+def test_what_dask_does_not_take_for_k_classes_is_one_line(tmp_path, capsys, options, said):
+    (tmp_path / "t.csv").write_text("y,p_a,p_b,p_c,c,k,p\na,0.1,0.2,0.7,1,a,0.1\n")
+    assert main(["eval", str(tmp_path / "t.csv"), "--target", "y", *options, "--dask", "local:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--dask" in err and said in err, err
