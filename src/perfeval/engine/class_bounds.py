@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["class_tie_bounds", "tie_matrix"]
+__all__ = ["binary_bounds", "class_tie_bounds", "mean_over", "tie_matrix"]
 
 #: the measures whose bound is exact here, and how (the others: the registry's tie_bounds "none")
 RANKED = ("ROC_OVR", "ROC_OVO", "AP_OVR")
@@ -68,7 +68,7 @@ def tie_matrix(cs: Any) -> np.ndarray:
     return t
 
 
-def _mean(per: np.ndarray, support: np.ndarray, average: str) -> float:
+def mean_over(per: np.ndarray, support: np.ndarray, average: str) -> float:
     """Macro or weighted over the classes where ``per`` is defined (as the values are averaged)."""
     ok = ~np.isnan(per)
     if not ok.any():
@@ -105,7 +105,7 @@ def _ovo(u: np.ndarray, n: np.ndarray, average: str) -> float:
     return float(vals[ok].mean())
 
 
-def _binary_bounds(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str) -> tuple[float, float]:
+def binary_bounds(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str) -> tuple[float, float]:
     """The binary measure ``name``'s tie bounds (the binary engine's: ``evaluate(tie_bounds=True)``)."""
     from perfeval.engine.door import check
     from perfeval.engine.finish import finish
@@ -151,9 +151,7 @@ class _Bounds:
             lo, hi = np.full(self.k, math.nan), np.full(self.k, math.nan)
             for j in range(self.k):
                 if self.n[j] > 0:
-                    lo[j], hi[j] = _binary_bounds(
-                        (self.y == j).astype(np.float64), self.s[:, j], self.w, "AP"
-                    )
+                    lo[j], hi[j] = binary_bounds((self.y == j).astype(np.float64), self.s[:, j], self.w, "AP")
             self.memo["ap"] = (lo, hi)
         return self.memo["ap"]
 
@@ -163,7 +161,7 @@ class _Bounds:
             k = self.k
             onehot = (self.y[:, None] == np.arange(k)[None, :]).astype(np.float64).reshape(-1)
             pw = None if self.w is None else np.repeat(np.asarray(self.w, dtype=np.float64), k)
-            self.memo[name] = _binary_bounds(onehot, self.s.reshape(-1), pw, name)
+            self.memo[name] = binary_bounds(onehot, self.s.reshape(-1), pw, name)
         return self.memo[name]
 
     def rows(self, kk: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -181,7 +179,7 @@ class _Bounds:
             lo_c, hi_c = self.ap_per_class()
         if average == "micro":
             return (*self.pooled("ROC" if name == "ROC_OVR" else "AP"), lo_c, hi_c)
-        return _mean(lo_c, n, average), _mean(hi_c, n, average), lo_c, hi_c
+        return mean_over(lo_c, n, average), mean_over(hi_c, n, average), lo_c, hi_c
 
     def counted(self, name: str, kw: dict) -> tuple[float, float, Any, Any]:
         """The measures of the rows' own counts: every tied row at its best, or at its worst."""
@@ -194,7 +192,7 @@ class _Bounds:
                 lo_c = np.where(n > 0, np.bincount(self.y, weights * worst, minlength=self.k) / n, np.nan)
                 hi_c = np.where(n > 0, np.bincount(self.y, weights * best, minlength=self.k) / n, np.nan)
             if name == "BACC" or kw.get("average", "macro") == "macro":
-                return _mean(lo_c, n, "macro"), _mean(hi_c, n, "macro"), lo_c, hi_c
+                return mean_over(lo_c, n, "macro"), mean_over(hi_c, n, "macro"), lo_c, hi_c
         # accuracy, top-k; micro and weighted recall are the accuracy (the summed counts over the support)
         total = float(weights.sum())
         if total <= 0:
