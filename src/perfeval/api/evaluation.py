@@ -98,7 +98,8 @@ def evaluate(
         the comparable pairs whose scores are tied (``report.tied_pairs``, ``result.tied_pairs``):
         whether ties can move a ranking.  Each measure's registry entry says how its bound is
         found (``Measure.tie_bounds``); CA2 has none (NaN, ``result.tie_note`` says why).  In memory
-        only (not with a Dask collection).
+        only (not with a Dask collection).  K classes or K labels: over all the cases (not with
+        ``groups``), per class or label too (``result.tie_min_per_class``).
     dialect : str, default "perfeval"
         Compute each measure as another tool does (:mod:`perfeval.dialects`; docs/dialects.md):
         ``"sklearn"``, ``"trec_eval"``, ``"ranx"``, ``"torchmetrics"``, ``"spark"``, ``"keras"``,
