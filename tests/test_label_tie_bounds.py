@@ -232,3 +232,24 @@ def test_label_never_on_has_no_bound_and_is_left_out() -> None:
     r, _ = _run(y.astype(bool), s, None, "roc_ml")
     assert math.isnan(r.tie_min_per_class[2]) and math.isnan(r.tie_max_per_class[2])
     assert r.tie_min == pytest.approx(np.nanmean(r.tie_min_per_class))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("average", ["macro", "weighted"])
+def test_ap_ovr_bounds_with_unequal_weights_inside_a_tie(seed, average) -> None:
+    """K classes' AP bounds (engine/class_bounds.py) share the exact weighted AP orders: a tie's
+    positives of unequal weights in the best (heavier first) and the worst order."""
+    rng = np.random.default_rng(100 + seed)
+    y = np.array([0, 1, 2, 0, 1, 2])
+    s = rng.choice([0.1, 0.5, 0.9], size=(6, 3))
+    w = rng.choice([0.5, 1.0, 2.0, 3.0], size=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = perfeval.evaluate(
+            y, s, classes=[0, 1, 2], sample_weight=w, measures=[f"ap_ovr:average={average}"], tie_bounds=True
+        )
+    r = next(iter(rep.results.values()))
+    onehot = y[:, None] == np.arange(3)[None, :]
+    for j in range(3):
+        lo_j, hi_j = _extremes([_ap(onehot[:, j], o, w) for o in _orders(s[:, j])])
+        assert _close(r.tie_min_per_class[j], lo_j) and _close(r.tie_max_per_class[j], hi_j)

@@ -29,16 +29,15 @@ scores in the label's column are equal, over every label: the pairs the per-labe
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
-from perfeval.engine.class_bounds import binary_bounds, mean_over
+from perfeval.engine.class_bounds import ap_bounds, binary_bounds, mean_over
 from perfeval.measures import multilabel as ml
 from perfeval.summaries.rowsums import finish_mean, row_sums
 
-__all__ = ["ap_extremes", "label_tie_bounds", "row_extremes", "with_tie_bounds"]
+__all__ = ["label_tie_bounds", "row_extremes", "with_tie_bounds"]
 
 #: the per-label ranking measures and their binary measure
 PER_LABEL = {"ROC_ML": "ROC", "AP_ML": "AP"}
@@ -74,63 +73,11 @@ def row_extremes(y: np.ndarray, s: np.ndarray, best: bool) -> np.ndarray:
     return out.reshape(n, k)
 
 
-def ap_extremes(t: np.ndarray, s: np.ndarray, w: np.ndarray | None, best: bool) -> np.ndarray:
-    """Distinct scores of one binary problem in the order where its AP is greatest (``best``) or
-    least over the orders of its ties; higher is ranked first.
-
-    Inside a tie, the positives first and, among them, the heavier first (greatest); the reverse,
-    the negatives first and the lighter positives first (least).  A positive's precision
-    ``g(c) = (P + c) / (T + c)`` (``c`` the weight up to and with it in its tie) is concave and
-    increasing, so swapping two adjacent positives of weights ``a < b`` to put ``b`` first raises the
-    sum by ``a b (h(b)/b - h(a)/a) >= 0`` (``h(x)``, the precision's drop over the last ``x`` of the
-    two, is convex with ``h(0) = 0``); a negative moved above a positive lowers that positive's
-    precision and no other's.  With equal weights (no weights): the binary AP's orders
-    (:mod:`perfeval.measures.tiebounds`).
-
-    Examples
-    --------
-    >>> t = np.array([True, True, False])
-    >>> ap_extremes(t, np.array([0.5, 0.5, 0.5]), np.array([2.0, 1.0, 1.0]), best=True).tolist()
-    [3.0, 2.0, 1.0]
-    >>> ap_extremes(t, np.array([0.5, 0.5, 0.5]), np.array([2.0, 1.0, 1.0]), best=False).tolist()
-    [1.0, 2.0, 3.0]
-    """
-    n = len(s)
-    pos = np.asarray(t, dtype=bool)
-    wkey = np.where(pos, 1.0 if w is None else np.asarray(w, dtype=np.float64), 0.0)
-    keys = (-wkey, -pos.astype(np.int64)) if best else (wkey, pos.astype(np.int64))
-    order = np.lexsort((*keys, -np.asarray(s, dtype=np.float64)))
-    out = np.empty(n, dtype=np.float64)
-    out[order] = np.arange(n, 0, -1, dtype=np.float64)
-    return out
-
-
-def _binary_value(t: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str) -> float:
-    """The binary measure ``name`` of one problem (the binary engine's value)."""
-    from perfeval.engine.door import check
-    from perfeval.engine.finish import finish
-    from perfeval.measures import parse_measure
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        spec = parse_measure(name)
-        v = finish(check(t, s, None, w), [spec], threshold=0.5).results[spec.label].value
-    return math.nan if v is None else float(v)
-
-
 def _bounds(t: np.ndarray, s: np.ndarray, w: np.ndarray | None, binary: str) -> tuple[float, float]:
-    """(min, max) of one binary problem's ROC area (the binary engine's bounds) or AP (its value on
-    the extreme orders of :func:`ap_extremes`, exact with weights too).
-    """
-    t = t.astype(np.float64)
+    """(min, max) of one binary problem's ROC area (the binary engine's bounds) or AP (:func:`ap_bounds`)."""
     if binary == "ROC":
-        return binary_bounds(t, s, w, "ROC")
-    if not t.any() or not len(t):
-        return math.nan, math.nan
-    return (
-        _binary_value(t, ap_extremes(t, s, w, False), w, "AP"),
-        _binary_value(t, ap_extremes(t, s, w, True), w, "AP"),
-    )
+        return binary_bounds(t.astype(np.float64), s, w, "ROC")
+    return ap_bounds(t, s, w)
 
 
 def _row_bounds(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str, samples: bool) -> tuple:
