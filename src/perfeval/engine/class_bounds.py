@@ -204,7 +204,7 @@ class _Bounds:
         self.memo: dict[Any, Any] = {}
 
     def ap_per_class(self) -> tuple[np.ndarray, np.ndarray]:
-        # each class's AP bounds, exact with unequal weights inside a tie too (engine/label_bounds.py)
+        # each class's AP bounds, exact with unequal weights inside a tie too (ap_bounds)
         if "ap" not in self.memo:
             lo, hi = np.full(self.k, math.nan), np.full(self.k, math.nan)
             for j in range(self.k):
@@ -219,7 +219,7 @@ class _Bounds:
             k = self.k
             onehot = (self.y[:, None] == np.arange(k)[None, :]).astype(np.float64).reshape(-1)
             pw = None if self.w is None else np.repeat(np.asarray(self.w, dtype=np.float64), k)
-            if name == "AP":  # exact with unequal weights inside a tie too (engine/label_bounds.py)
+            if name == "AP":  # exact with unequal weights inside a tie too (ap_bounds)
                 self.memo[name] = ap_bounds(onehot, self.s.reshape(-1), pw)
             else:
                 self.memo[name] = binary_bounds(onehot, self.s.reshape(-1), pw, name)
