@@ -170,6 +170,23 @@ def test_docs_measures_is_generated_from_the_registry():
     )
 
 
+def test_docs_measures_has_a_multilabel_example_that_runs():
+    import doctest
+
+    from perfeval.cli.commands import measures
+
+    text = list_measures_text(fmt="markdown")
+    assert "## Multilabel" in text and measures.MULTILABEL_EXAMPLE in text
+    # a label never on is listed; the example is the one tests/test_doctests.py runs (__test__)
+    assert "['urgent']" in measures.MULTILABEL_EXAMPLE
+    assert measures.__test__["multilabel_example"] is measures.MULTILABEL_EXAMPLE
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(measures.MULTILABEL_EXAMPLE, {}, "multilabel_example", None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.summarize(verbose=False) == (0, len(test.examples)) and len(test.examples) >= 5
+
+
 def test_one_roc_loads_no_backend_no_classic():
     """evaluate() of one measure loads the door, the engine, the summaries and the measures: not the
     Dask backend, the classic command, the CLI, plotting or the statistics."""

@@ -101,7 +101,8 @@ def evaluate(
         the comparable pairs whose scores are tied (``report.tied_pairs``, ``result.tied_pairs``):
         whether ties can move a ranking.  Each measure's registry entry says how its bound is
         found (``Measure.tie_bounds``); CA2 has none (NaN, ``result.tie_note`` says why).  In memory
-        only (not with a Dask collection).
+        only (not with a Dask collection).  K classes or K labels: over all the cases (not with
+        ``groups``), per class or label too (``result.tie_min_per_class``).
     dialect : str, default "perfeval"
         Compute each measure as another tool does (:mod:`perfeval.dialects`; docs/dialects.md):
         ``"sklearn"``, ``"trec_eval"``, ``"ranx"``, ``"torchmetrics"``, ``"spark"``, ``"keras"``,
@@ -588,11 +589,15 @@ def _evaluate_labels(
     from perfeval.engine.door import check_labels
     from perfeval.engine.labels import finish_labels
 
-    for what, given in (("partitions", partitions), ("pos_label", pos_label), ("tie_bounds", tie_bounds)):
+    for what, given in (("partitions", partitions), ("pos_label", pos_label)):
         if given:
             raise InvalidParameterError(
                 f"{what}= does not apply to a label matrix (K labels, each on or off)"
             )
+    if tie_bounds and groups is not None:
+        raise InvalidParameterError(
+            "tie_bounds= of K labels is over all the rows: not with groups= yet (drop one of them)"
+        )
     if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
         raise InvalidParameterError(
             f"dialect={dialect!r}: the multilabel measures have perfeval's rules only"
@@ -603,7 +608,12 @@ def _evaluate_labels(
         [] if default else resolve(measures, threshold, pending=True), default=default, task="multilabel"
     )
     cases, found, how = check_labels(y_true, y_score, groups, sample_weight, labels=classes, names=names)
-    return finish_labels(cases, specs, found, threshold=threshold, labels_from=how)
+    report = finish_labels(cases, specs, found, threshold=threshold, labels_from=how)
+    if tie_bounds:  # each measure's range over the orders of the tied scores (engine/label_bounds.py)
+        from perfeval.engine.label_bounds import with_tie_bounds
+
+        with_tie_bounds(report, cases, specs)
+    return report
 
 
 def _aligned_labels(y_true: Any, y_score: Any, classes: Any, names: Any) -> tuple[Any, Any, Any]:

@@ -13,10 +13,10 @@ say the same in ``tie_bounds_doc``):
 * ``ROC_OVO``: Hand and Till's ``A(j|k)`` reads column ``j`` alone, and putting the class-``j`` cases
   first in every tie of column ``j`` wins every tied pair of ``A(j|k)`` for every ``k`` at once: each
   ``A(j|k) +- T[j, k] / (2 n_j n_k)``, and the pairs' means of them (exact).
-* ``AP_OVR``: each class's binary AP in its own column, with the binary AP's bounds (the AP of the
-  two extreme orders of :mod:`perfeval.measures.tiebounds`, from the binary engine on the class's
-  column); averaged as the values (the columns independent: exact as the binary bound is).
-  ``micro``: the binary AP's bounds of the pooled cells.
+* ``AP_OVR``: each class's binary AP in its own column, the binary engine's AP of the column's two
+  extreme orders (:func:`ap_extremes`: positives first, the heavier
+  first, and the reverse; exact with unequal weights inside a tie too); averaged as the values (the
+  columns independent: exact).  ``micro``: the same on the pooled cells.
 * the argmax measures that count a row by itself (``ACC_MC``, ``REC_MC``, ``BACC``, ``TOPK_ACC``): a
   tie at the max (or across the k-th place) is broken independently in each row; a row counts fully
   when its true class wins its tie, not at all when it loses it, so the maximum (minimum) has every
@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["class_tie_bounds", "tie_matrix"]
+__all__ = ["ap_bounds", "ap_extremes", "binary_bounds", "class_tie_bounds", "mean_over", "tie_matrix"]
 
 #: the measures whose bound is exact here, and how (the others: the registry's tie_bounds "none")
 RANKED = ("ROC_OVR", "ROC_OVO", "AP_OVR")
@@ -68,7 +68,7 @@ def tie_matrix(cs: Any) -> np.ndarray:
     return t
 
 
-def _mean(per: np.ndarray, support: np.ndarray, average: str) -> float:
+def mean_over(per: np.ndarray, support: np.ndarray, average: str) -> float:
     """Macro or weighted over the classes where ``per`` is defined (as the values are averaged)."""
     ok = ~np.isnan(per)
     if not ok.any():
@@ -105,7 +105,7 @@ def _ovo(u: np.ndarray, n: np.ndarray, average: str) -> float:
     return float(vals[ok].mean())
 
 
-def _binary_bounds(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str) -> tuple[float, float]:
+def binary_bounds(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str) -> tuple[float, float]:
     """The binary measure ``name``'s tie bounds (the binary engine's: ``evaluate(tie_bounds=True)``)."""
     from perfeval.engine.door import check
     from perfeval.engine.finish import finish
@@ -116,6 +116,63 @@ def _binary_bounds(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str
         spec = parse_measure(name)
         r = finish(check(y, s, None, w), [spec], threshold=0.5, tie_bounds=True).results[spec.label]
     return _num(r.tie_min), _num(r.tie_max)
+
+
+def ap_extremes(t: np.ndarray, s: np.ndarray, w: np.ndarray | None, best: bool) -> np.ndarray:
+    """Distinct scores of one binary problem in the order where its AP is greatest (``best``) or
+    least over the orders of its ties; higher is ranked first.
+
+    Inside a tie, the positives first and, among them, the heavier first (greatest); the reverse,
+    the negatives first and the lighter positives first (least).  A positive's precision
+    ``g(c) = (P + c) / (T + c)`` (``c`` the weight up to and with it in its tie) is concave and
+    increasing, so swapping two adjacent positives of weights ``a < b`` to put ``b`` first raises the
+    sum by ``a b (h(b)/b - h(a)/a) >= 0`` (``h(x)``, the precision's drop over the last ``x`` of the
+    two, is convex with ``h(0) = 0``); a negative moved above a positive lowers that positive's
+    precision and no other's.  With equal weights (no weights): the binary AP's orders
+    (:mod:`perfeval.measures.tiebounds`).
+
+    Examples
+    --------
+    >>> t = np.array([True, True, False])
+    >>> ap_extremes(t, np.array([0.5, 0.5, 0.5]), np.array([2.0, 1.0, 1.0]), best=True).tolist()
+    [3.0, 2.0, 1.0]
+    >>> ap_extremes(t, np.array([0.5, 0.5, 0.5]), np.array([2.0, 1.0, 1.0]), best=False).tolist()
+    [1.0, 2.0, 3.0]
+    """
+    n = len(s)
+    pos = np.asarray(t, dtype=bool)
+    wkey = np.where(pos, 1.0 if w is None else np.asarray(w, dtype=np.float64), 0.0)
+    keys = (-wkey, -pos.astype(np.int64)) if best else (wkey, pos.astype(np.int64))
+    order = np.lexsort((*keys, -np.asarray(s, dtype=np.float64)))
+    out = np.empty(n, dtype=np.float64)
+    out[order] = np.arange(n, 0, -1, dtype=np.float64)
+    return out
+
+
+def _binary_value(t: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str) -> float:
+    """The binary measure ``name`` of one problem (the binary engine's value)."""
+    from perfeval.engine.door import check
+    from perfeval.engine.finish import finish
+    from perfeval.measures import parse_measure
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        spec = parse_measure(name)
+        v = finish(check(t, s, None, w), [spec], threshold=0.5).results[spec.label].value
+    return math.nan if v is None else float(v)
+
+
+def ap_bounds(t: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> tuple[float, float]:
+    """(min, max) of one binary problem's AP over the orders of its ties: the binary engine's AP of
+    the two orders of :func:`ap_extremes` (exact with unequal weights inside a tie too).
+    """
+    t = np.asarray(t, dtype=np.float64)
+    if not t.any():
+        return math.nan, math.nan
+    return (
+        _binary_value(t, ap_extremes(t, s, w, False), w, "AP"),
+        _binary_value(t, ap_extremes(t, s, w, True), w, "AP"),
+    )
 
 
 def _num(v: Any) -> float:
@@ -147,13 +204,12 @@ class _Bounds:
         self.memo: dict[Any, Any] = {}
 
     def ap_per_class(self) -> tuple[np.ndarray, np.ndarray]:
+        # each class's AP bounds, exact with unequal weights inside a tie too (ap_bounds)
         if "ap" not in self.memo:
             lo, hi = np.full(self.k, math.nan), np.full(self.k, math.nan)
             for j in range(self.k):
                 if self.n[j] > 0:
-                    lo[j], hi[j] = _binary_bounds(
-                        (self.y == j).astype(np.float64), self.s[:, j], self.w, "AP"
-                    )
+                    lo[j], hi[j] = ap_bounds(self.y == j, self.s[:, j], self.w)
             self.memo["ap"] = (lo, hi)
         return self.memo["ap"]
 
@@ -163,7 +219,10 @@ class _Bounds:
             k = self.k
             onehot = (self.y[:, None] == np.arange(k)[None, :]).astype(np.float64).reshape(-1)
             pw = None if self.w is None else np.repeat(np.asarray(self.w, dtype=np.float64), k)
-            self.memo[name] = _binary_bounds(onehot, self.s.reshape(-1), pw, name)
+            if name == "AP":  # exact with unequal weights inside a tie too (ap_bounds)
+                self.memo[name] = ap_bounds(onehot, self.s.reshape(-1), pw)
+            else:
+                self.memo[name] = binary_bounds(onehot, self.s.reshape(-1), pw, name)
         return self.memo[name]
 
     def rows(self, kk: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -181,7 +240,7 @@ class _Bounds:
             lo_c, hi_c = self.ap_per_class()
         if average == "micro":
             return (*self.pooled("ROC" if name == "ROC_OVR" else "AP"), lo_c, hi_c)
-        return _mean(lo_c, n, average), _mean(hi_c, n, average), lo_c, hi_c
+        return mean_over(lo_c, n, average), mean_over(hi_c, n, average), lo_c, hi_c
 
     def counted(self, name: str, kw: dict) -> tuple[float, float, Any, Any]:
         """The measures of the rows' own counts: every tied row at its best, or at its worst."""
@@ -194,7 +253,7 @@ class _Bounds:
                 lo_c = np.where(n > 0, np.bincount(self.y, weights * worst, minlength=self.k) / n, np.nan)
                 hi_c = np.where(n > 0, np.bincount(self.y, weights * best, minlength=self.k) / n, np.nan)
             if name == "BACC" or kw.get("average", "macro") == "macro":
-                return _mean(lo_c, n, "macro"), _mean(hi_c, n, "macro"), lo_c, hi_c
+                return mean_over(lo_c, n, "macro"), mean_over(hi_c, n, "macro"), lo_c, hi_c
         # accuracy, top-k; micro and weighted recall are the accuracy (the summed counts over the support)
         total = float(weights.sum())
         if total <= 0:

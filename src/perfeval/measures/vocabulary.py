@@ -744,6 +744,19 @@ _LABEL_EDGE = (
     "left out of the macro and weighted means and listed; micro pools every label.  No row: NaN."
 )
 _LABEL_THR = "a (row, label) cell with score >= threshold is predicted on; no ties to break."
+_LABEL_BOUNDS = (
+    "exact, per label and averaged: each label's column is ordered on its own, with the binary "
+    "measure's bounds (every tie's rows with the label on first, or last); macro and weighted are the "
+    "same means of the labels' bounds, reached by one order of every column at once; micro: the "
+    "binary bounds of the pooled (row, label) cells as one ranking.  average=samples: as the row "
+    "measures (each row's labels in their tie orders)."
+)
+_ROW_LABEL_BOUNDS = (
+    "exact: each row's labels are ordered on their own, the row at its best when every tie puts its "
+    "relevant labels first and at its worst with them last; the weighted mean over the rows of the "
+    "rows' extremes."
+)
+_FREE_LABEL = "order-free: a score >= threshold is on whatever the order of ties (min = max = value)."
 
 
 def _multilabel(
@@ -757,6 +770,8 @@ def _multilabel(
     direction: Direction = "higher",
     ties: str = _LABEL_THR,
     edge: str = _LABEL_EDGE,
+    tie_bounds: str = "free",
+    tie_bounds_doc: str = _FREE_LABEL,
 ) -> None:
     # compute: a literal "module:function" string (measures/base.py says why it is not the function)
     REGISTRY.register(
@@ -775,8 +790,8 @@ def _multilabel(
             perf=_MODERN,
             kind="multilabel",
             at_param=bool(params) and params[0].name == "threshold",
-            tie_bounds="none",
-            tie_bounds_doc="no bound computed yet for the multilabel measures: NaN.",
+            tie_bounds=tie_bounds,
+            tie_bounds_doc=tie_bounds_doc,
         )
     )
 
@@ -789,6 +804,8 @@ _multilabel(
     compute="perfeval.measures.multilabel:roc_labels",
     params=(_AVERAGE_RANKED,),
     ties="half credit for a tied pair, as ROC.",
+    tie_bounds="orders",
+    tie_bounds_doc=_LABEL_BOUNDS,
 )
 _multilabel(
     "AP_ML",
@@ -798,6 +815,8 @@ _multilabel(
     compute="perfeval.measures.multilabel:ap_labels",
     params=(_AVERAGE_RANKED,),
     ties="one threshold per tie, as AP.",
+    tie_bounds="orders",
+    tie_bounds_doc=_LABEL_BOUNDS,
 )
 _multilabel(
     "PRE_ML",
@@ -866,6 +885,8 @@ _multilabel(
     compute="perfeval.measures.multilabel:lrap",
     ties="a label tied with another counts as ranked above it (scikit-learn's rule).",
     edge="a row with no relevant label, or every label relevant: 1.  No row: NaN.",
+    tie_bounds="orders",
+    tie_bounds_doc=_ROW_LABEL_BOUNDS,
 )
 _multilabel(
     "COVERAGE",
@@ -877,6 +898,8 @@ _multilabel(
     direction="lower",
     ties="every label tied with the lowest relevant one counts (scikit-learn's rule).",
     edge="a row with no relevant label: 0.  No row: NaN.",
+    tie_bounds="orders",
+    tie_bounds_doc=_ROW_LABEL_BOUNDS,
 )
 _multilabel(
     "RANKING_LOSS",
@@ -888,6 +911,8 @@ _multilabel(
     direction="lower",
     ties="a tied (relevant, irrelevant) pair counts as wrong (scikit-learn's rule).",
     edge="a row with no relevant or no irrelevant label: 0.  No row: NaN.",
+    tie_bounds="orders",
+    tie_bounds_doc=_ROW_LABEL_BOUNDS,
 )
 
 #: a binary measure's form for K labels: ``roc`` on a label matrix is ``ROC_ML``

@@ -34,7 +34,23 @@ MULTICLASS_EXAMPLE = """\
 ['fish']
 """
 
-__test__ = {"multiclass_example": MULTICLASS_EXAMPLE}
+#: the "Multilabel" section of docs/measures.md, run the same way
+MULTILABEL_EXAMPLE = """\
+>>> import pandas as pd, perfeval
+>>> Y = pd.DataFrame({"spam": [1, 0, 1, 0, 1], "promo": [0, 1, 1, 0, 0], "urgent": [0, 0, 0, 0, 0]})
+>>> S = pd.DataFrame(
+...     {"spam": [.9, .2, .6, .4, .7], "promo": [.3, .8, .4, .5, .1], "urgent": [.2, .1, .5, .1, .2]}
+... )
+>>> r = perfeval.evaluate(Y, S, measures=["roc", "f1", "lrap"])
+>>> r["ROC_ML:average=macro"], r["F_ML:average=macro"], r["LRAP"]
+(0.9166666666666667, 0.5, 0.9666666666666667)
+>>> r.results["ROC_ML:average=macro"].undefined_classes  # on in no row: no ROC area
+['urgent']
+>>> r.results["F_ML:average=macro"].undefined_classes  # predicted on once: an F1 of 0
+[]
+"""
+
+__test__ = {"multiclass_example": MULTICLASS_EXAMPLE, "multilabel_example": MULTILABEL_EXAMPLE}
 
 _MULTICLASS_INTRO = [
     "## Multiclass",
@@ -53,9 +69,26 @@ _MULTICLASS_INTRO = [
 ]
 
 
+_MULTILABEL_INTRO = [
+    "## Multilabel",
+    "",
+    "With a 0/1 label matrix as the targets (n rows, K label columns; a DataFrame's column names are "
+    "the labels) and one score column a label, `evaluate` computes the measures of kind multilabel "
+    "below (`ROC_ML` to `RANKING_LOSS`); a binary name with a multilabel form means it (`roc` is "
+    "`ROC_ML`, `f1` is `F_ML`, a score >= threshold on). The score columns are paired with the labels "
+    "by name. A label without a value (`ROC_ML`: on in no row, or in every row) is listed as undefined "
+    "and left out of the macro and weighted means:",
+    "",
+    "```python",
+    *MULTILABEL_EXAMPLE.rstrip("\n").splitlines(),
+    "```",
+    "",
+]
+
+
 def _markdown(ms: list) -> str:
     out = ["# Measures", "", "Generated from the registry (`perfeval list-measures --format markdown`).", ""]
-    out += _MULTICLASS_INTRO
+    out += _MULTICLASS_INTRO + _MULTILABEL_INTRO
     for m in ms:
         params = (
             [
