@@ -492,8 +492,10 @@ def _multiclass(
     at_param: bool = False,
     tie_bounds: str = "none",
     tie_bounds_doc: str = _NO_CLASS_BOUND,
+    kind: str = "multiclass",
 ) -> None:
-    # compute: a literal "module:function" string (measures/base.py says why it is not the function)
+    # compute: a literal "module:function" string (measures/base.py says why it is not the function);
+    # kind "multiclass" reads a ClassSummary, "multilabel" a LabelSummary
     REGISTRY.register(
         Measure(
             name=name,
@@ -502,13 +504,13 @@ def _multiclass(
             perf_options=(),
             params=params,
             direction=direction,
-            summary="classes",
+            summary="classes" if kind == "multiclass" else "labels",
             compute=compute,
             definition=definition,
             ties=ties,
             edge_cases=edge,
             perf=_MODERN,
-            kind="multiclass",
+            kind=kind,
             at_param=at_param,
             tie_bounds=tie_bounds,
             tie_bounds_doc=tie_bounds_doc,
@@ -773,26 +775,22 @@ def _multilabel(
     tie_bounds: str = "free",
     tie_bounds_doc: str = _FREE_LABEL,
 ) -> None:
-    # compute: a literal "module:function" string (measures/base.py says why it is not the function)
-    REGISTRY.register(
-        Measure(
-            name=name,
-            title=title,
-            aliases=aliases,
-            perf_options=(),
-            params=params,
-            direction=direction,
-            summary="labels",
-            compute=compute,
-            definition=definition,
-            ties=ties,
-            edge_cases=edge,
-            perf=_MODERN,
-            kind="multilabel",
-            at_param=bool(params) and params[0].name == "threshold",
-            tie_bounds=tie_bounds,
-            tie_bounds_doc=tie_bounds_doc,
-        )
+    # one registration of a task's measure (_multiclass), for K labels: a LabelSummary, and a
+    # threshold measure's threshold written name@value
+    _multiclass(
+        name,
+        title,
+        aliases,
+        definition,
+        compute=compute,
+        params=params,
+        direction=direction,
+        ties=ties,
+        edge=edge,
+        at_param=bool(params) and params[0].name == "threshold",
+        tie_bounds=tie_bounds,
+        tie_bounds_doc=tie_bounds_doc,
+        kind="multilabel",
     )
 
 
