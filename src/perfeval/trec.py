@@ -61,6 +61,7 @@ from perfeval.base.text import place, shown
 from perfeval.engine import grouped_report, resolve
 from perfeval.engine.report import MeasureResult, Report, why_not_finite, with_reasons
 from perfeval.exceptions import InvalidDataError, InvalidParameterError, user_stacklevel
+from perfeval.io.columns import Column
 from perfeval.io.readers import guess_format, read_table
 from perfeval.io.tables import open_bytes
 from perfeval.io.trec import Qrels, Run, no_duplicates, read_qrels, read_run
@@ -675,6 +676,8 @@ def _table_columns(obj: Any, roles: tuple[str, ...], columns: Mapping[str, str] 
             return {names.index(found[r]): r for r in ("qid", "docid")}
 
         t = read_table(obj, "auto", True, identity=identity)
+        # a null (Parquet) or an empty field (CSV) in a column used: one line naming it and its line
+        t.no_nulls([Column(role, t.names.index(name), name, "name") for role, name in found.items()])
         picked = {role: t.columns[name] for role, name in found.items()}
     else:
         source = type(obj).__name__

@@ -852,7 +852,7 @@ def read_files(
     if parts.header and parts.columns_of is not None:  # every file of a glob holds the columns chosen
         _files_hold(path, parts.columns_of, [names[i] for i in used_at])
     if group_at is not None and not parts.identities:
-        ddf = _identity(ddf, names[group_at], path, "--group")
+        ddf = _identity(ddf, names[group_at], path, "--group", empties=parts.fmt in ("text", "csv", "tsv"))
     return ddf, ch
 
 
@@ -870,10 +870,11 @@ def _files_hold(pattern: str, columns_of: Any, needed: list[str]) -> None:
             )
 
 
-def _identity(ddf: Any, name: str, path: str, role: str | None) -> Any:
+def _identity(ddf: Any, name: str, path: str, role: str | None, empties: bool = False) -> Any:
     """An identity column of a Dask frame (the group's, its ``role`` or option naming it in an error):
     int64 when every value is a plain integer that fits, else the text as written; a float column
-    (Parquet, JSON) is refused.
+    (Parquet, JSON) is refused, and (``empties``: a CSV/TSV, read as text) an empty field, a missing
+    id, as the table readers refuse it (it would be a group of its own).
     """
     kind = ddf[name].dtype.kind
     if kind in "iu":
@@ -887,10 +888,17 @@ def _identity(ddf: Any, name: str, path: str, role: str | None) -> Any:
     import dask
 
     col = ddf[name].astype(str)
-    plain, floats = dask.compute(
+    plain, floats, blank = dask.compute(
         col.map_partitions(_plain_int_ids, meta=(name, bool)).all(),
         col.map_partitions(_first_float_id, meta=(name, object)),
+        (col.str.strip() == "").any() if empties else False,
     )
+    if blank:  # a partition's row is no line of the file: the file and the column named
+        raise InputFormatError(
+            f"{id_column(name, role)} holds an empty field, a missing value: drop the rows without one or "
+            "fill them",
+            source=path,
+        )
     bad = [v for v in floats.tolist() if v]
     if bad:  # as the in-memory reader (io.tables.check_text_ids): a float id has lost its identity
         raise InputFormatError(

@@ -96,6 +96,10 @@ class Classes:
         if bad.any():
             i = int(np.argmax(bad))
             v = y[i].item() if isinstance(y[i], np.generic) else y[i]
+            if isinstance(v, str) and v == "":  # an empty field of a CSV/TSV
+                from perfeval.io.tables import empty_message
+
+                raise InputFormatError(empty_message(name, what), source=where.source, **where.at(i))
             raise InputFormatError(
                 f"the {what} column {name!r} holds {key(v)!r}, which is not one of the {self.k} classes "
                 f"({listing(self.written)}; from {self.how}){_hint(v, self.written)}",
@@ -241,14 +245,16 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
 
     t = table
     ch, classes = choose_wide(args, t.names, t.header, t.source)
-    t.no_nulls([ch.target, *ch.scores, *(c for c in (ch.weight, ch.group) if c is not None)])
+    # a null first (Parquet); an empty field (CSV) among the values: the file's first bad line
+    t.no_nulls(ch.all(), empties=False)
     load.say_columns(ch)
-    raw = t.get(ch.target)
+    raw = t.get(ch.target, empties=False)
     classes.typed(raw)
-    codes, *columns, w = load.earliest(
+    codes, *columns, w, _ = load.earliest(
         lambda: target_codes(t, ch.target.name, raw, classes),
         *(lambda c=c: load.scores(t, c) for c in ch.scores),
         lambda: load.weights(t, ch.weight),
+        lambda: t.no_empties(ch.all()),
     )
     groups = None if ch.group is None else t.get(ch.group)
     s = np.column_stack(columns) if columns else np.zeros((0, classes.k))
@@ -344,7 +350,7 @@ def _long(args: Any, specs: list) -> Any:
         raise InvalidParameterError("--long reads one --score column, not --score-prefix")
     t = read_table(args, label_positions(args, True))
     src = t.source
-    ch = load.choose_table(args, t)
+    ch = load.choose_table(args, t, empties=False)
     named = by_name(args, t.header)
     idc = pick(t.names, args.id, "id", src, header=t.header, default=False, by_name=named)
     cc = pick(t.names, args.class_column, "class", src, header=t.header, default=False, by_name=named)
@@ -357,13 +363,15 @@ def _long(args: Any, specs: list) -> Any:
                 f"{extra.name!r} ({extra.index + 1})"
             )
         used[extra.index] = extra
-    t.no_nulls(list(used.values()))
+    t.no_nulls(list(used.values()), empties=False)  # a null first (Parquet); an empty field among the values
     load.say_columns(ch)
-    ids, cls_col, target = t.get(idc), t.get(cc), t.get(ch.target)
+    ids, cls_col, target = (t.get(c, empties=False) for c in (idc, cc, ch.target))
     if getattr(args, "classes", None):
         classes = Classes(_split(args.classes, "--classes"), "--classes").typed(cls_col)
     else:
-        seen = np.unique(cls_col)
+        seen = np.unique(
+            cls_col[cls_col != ""] if cls_col.dtype.kind == "U" else cls_col
+        )  # empty: said below
         classes = Classes(
             [key(v) for v in seen.tolist()], f"the distinct values of the class column {cc.name!r}"
         )
@@ -375,10 +383,11 @@ def _long(args: Any, specs: list) -> Any:
             source=src,
         )
     k = classes.k
-    cls, score, w = load.earliest(
+    cls, score, w, _ = load.earliest(
         lambda: classes.codes(t, cc.name, cls_col, "class"),
         lambda: load.scores(t, ch.score),
         lambda: load.weights(t, ch.weight),
+        lambda: t.no_empties(list(used.values())),
     )
     bad = load.missing_rows(target)
     if len(bad):
@@ -450,13 +459,14 @@ def _stream(args: Any, path: str | None, specs: list, totals: dict | None = None
         if not typed:  # the labels typed as the first chunk's target column holds them
             typed.append(classes.typed(cols[0]))
         t, w = cols[0], cols[1]
-        codes, *scores, weights = load.earliest(
+        codes, *scores, weights, _ = load.earliest(
             lambda: target_codes(where, ch.target.name, t, classes),
             *(
                 lambda c=c, v=v: load.score_values(where, c.name, v)
                 for c, v in zip(ch.scores, cols[3:], strict=True)
             ),
             lambda: None if w is None else load.weight_values(where, ch.weight.name, w),
+            lambda: where.no_empties(ch.all()),
         )
         return [codes, weights, np.column_stack(scores), cols[2]]
 
@@ -529,7 +539,7 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
                 weight=getattr(args, "weight", None),
                 several_scores=True,
             )
-            y = table.get(ch.target)
+            y = table.get(ch.target, empties=False)  # an empty target is said among the values
             source, where = table.source, table
         else:
             got = _first_targets(args)
@@ -540,13 +550,15 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
         return False
     cols = [c.name for c in ch.scores]
     y = np.asarray(y)
+    # an empty field (CSV) is no label: said where the values are checked, at its line
+    filled = y[y != ""] if y.dtype.kind == "U" else y
     # a table read whole holds numbers as float64: an integral one is the label written (2, not 2.0)
-    seen = {_number_key(v) for v in np.unique(y).tolist()} if len(y) else set()
+    seen = {_number_key(v) for v in np.unique(filled).tolist()} if len(filled) else set()
     if seen and seen <= set(cols) and len(cols) >= 3:
         return True
-    if len(cols) >= 2 and set(cols) < seen and binary_coding(y) is None:
+    if len(cols) >= 2 and set(cols) < seen and binary_coding(filled) is None:
         _no_column_for(ch.target.name, y, cols, source, where)
-    if binary_coding(y) is not None or y.dtype.kind not in "USO" or any(is_number(v) for v in seen):
+    if binary_coding(filled) is not None or y.dtype.kind not in "USO" or any(is_number(v) for v in seen):
         return False  # numbers (0/1, grades): several models, a row each, as ever
     if len(seen) > len(cols):  # more labels than columns: no column a class (the binary measures say it)
         return False
@@ -567,7 +579,7 @@ def _no_column_for(name: str, y: Any, cols: list[str], source: str, where: Any) 
     first such target and its line (a class's column left out of --score, or missing from the file).
     """
     keys = [_number_key(v) for v in y.tolist()]
-    missing = ~np.isin(np.array(keys), cols)
+    missing = ~np.isin(np.array(keys), [*cols, ""])  # an empty field: said among the values
     i = int(np.argmax(missing))
     others = sorted({k for k, m in zip(keys, missing.tolist(), strict=True) if m} - {keys[i]})
     more = f" (and {len(others)} other label(s): {', '.join(others[:SHOWN])})" if others else ""

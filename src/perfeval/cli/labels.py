@@ -204,7 +204,7 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
     k = len(ycols)
     # every column's check (its nulls too) at once: the error of the file's first bad line
     *columns, w, _ = load.earliest(
-        *(lambda c=c: label_values(t, c.name, t.get(c)) for c in ycols),
+        *(lambda c=c: label_values(t, c.name, t.get(c, empties=False)) for c in ycols),
         *(lambda c=c: load.scores(t, c) for c in scols),
         lambda: load.weights(t, weight),
         lambda: t.no_nulls([*ycols, *scols, *(c for c in (weight, group) if c is not None)]),
@@ -256,10 +256,11 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         ycols, scols, weight, _group, _labels = chosen[0]
         k = len(ycols)
         w, ys, ss = cols[0], cols[2 : 2 + k], cols[2 + k :]
-        *columns, weights = load.earliest(
+        *columns, weights, _ = load.earliest(
             *(lambda c=c, v=v: label_values(where, c.name, v) for c, v in zip(ycols, ys, strict=True)),
             *(lambda c=c, v=v: load.score_values(where, c.name, v) for c, v in zip(scols, ss, strict=True)),
             lambda: None if w is None else load.weight_values(where, weight.name, w),
+            lambda: where.no_empties([*ycols, *scols, *(c for c in (weight, _group) if c is not None)]),
         )
         return [np.column_stack(columns[:k]), np.column_stack(columns[k:]), weights, cols[1]]
 

@@ -59,11 +59,13 @@ def choose_columns(
     return choose(names, source, header=header, **column_options(args, weight=weight, several=several))
 
 
-def choose_table(args: Any, table: Any, *, several: bool = False) -> Any:
+def choose_table(args: Any, table: Any, *, several: bool = False, empties: bool = True) -> Any:
     """The columns of a table read whole (:meth:`perfeval.io.tables.Table.choose`) as the command's
     options name them: the choice of :func:`choose_columns`, for the in-memory readers.
+    ``empties=False``: the empty fields of the columns used are checked by the caller, among the
+    values (:func:`earliest`, :meth:`perfeval.io.tables.Table.no_empties`).
     """
-    return table.choose(**column_options(args, several=several))
+    return table.choose(**column_options(args, several=several), empties=empties)
 
 
 def column_options(args: Any, *, weight: bool = True, several: bool = False) -> dict[str, Any]:
@@ -165,12 +167,16 @@ def missing_rows(col: Any) -> Any:
     arr = np.asarray(col)
     if arr.dtype.kind == "f":
         return np.flatnonzero(np.isnan(arr))
-    if arr.dtype.kind in "UO":
-        return np.flatnonzero(np.isin(arr, MISSING))
+    if arr.dtype.kind in "UO":  # an empty field of a CSV/TSV too
+        return np.flatnonzero(np.isin(arr, (*MISSING, "")))
     return np.zeros(0, np.intp)
 
 
 def missing_message(name: str, value: Any, count: int | None) -> str:
+    if isinstance(value, str) and value == "":
+        from perfeval.io.tables import empty_message
+
+        return empty_message(name, "target")
     rows = "rows" if count is None else f"{count} row{'s' if count > 1 else ''}"
     return (
         f"the target column {name!r} holds {str(value)!r}, a missing value: every row needs a target "
@@ -367,8 +373,10 @@ def finite(values: Any, name: str, source: str, at: Callable[[int], dict] | None
 
 
 def scores(table: Any, col: Any) -> Any:
-    """A score column of a table: numbers, every one finite."""
-    return score_values(table, col.name, table.get(col))
+    """A score column of a table: numbers, every one finite (an empty field said in its place among
+    the values: :func:`perfeval.io.tables.numeric`).
+    """
+    return score_values(table, col.name, table.get(col, empties=False))
 
 
 def score_values(table: Any, name: str, values: Any) -> Any:
@@ -389,7 +397,7 @@ def weights(table: Any, col: Any, specs: list | None = None) -> Any:
     """
     if col is None:
         return None
-    return weight_values(table, col.name, table.get(col), specs)
+    return weight_values(table, col.name, table.get(col, empties=False), specs)
 
 
 def weight_values(table: Any, name: str, values: Any, specs: list | None = None) -> Any:
@@ -461,6 +469,9 @@ class ChunkChecks:
         choice (for the column names).
     pos_label, binary, specs, partition, scores
         As for :func:`targets` and :func:`weight_values`.
+    extra : list
+        Other columns read (:class:`perfeval.io.columns.Column`: the id column), filled by the
+        chooser: an empty field there is an error too, said among the values.
     """
 
     def __init__(
@@ -472,9 +483,11 @@ class ChunkChecks:
         *,
         partition: bool = False,
         scores: tuple[str, ...] = (),
+        extra: list | None = None,
     ) -> None:
         self.chosen, self.pos_label, self.binary, self.specs = chosen, pos_label, binary, specs
         self.partition, self.scores = partition, scores
+        self.extra = [] if extra is None else extra
         self.seen: dict = {}
 
     def __call__(self, cols: list, where: Any) -> list:
@@ -493,8 +506,9 @@ class ChunkChecks:
             ),
             lambda: score_values(where, ch.score.name, s),
             lambda: None if w is None else weight_values(where, ch.weight.name, w, self.specs),
+            lambda: where.no_empties([*ch.all(), *self.extra]),
         )
-        return [*checked, *cols[3:]]
+        return [*checked[:3], *cols[3:]]
 
 
 def partitions(items: list[str]) -> dict[str, list] | None:
@@ -634,12 +648,13 @@ def _large_numeric(args: Any) -> tuple | None:
 
     def checks(cols: list, where: Any) -> list:
         ch = chosen[0]
-        target, *values = earliest(
+        target, *values, _ = earliest(
             lambda: targets(where, ch.target.name, cols[0], args.pos_label, True, seen),
             *(
                 lambda c=c, v=v: score_values(where, c.name, v)
                 for c, v in zip(ch.scores, cols[2:], strict=True)
             ),
+            lambda: where.no_empties(ch.all()),
         )
         return [target, cols[1], *values]
 
@@ -676,14 +691,18 @@ def models(args: Any, specs: list | None = None, table: Any = None) -> tuple:
     if big is not None:
         return (*big, None)
     t = read(args, args.file) if table is None else table
-    ch = choose_table(args, t, several=True)
+    ch = choose_table(args, t, several=True, empties=False)
     say_columns(ch)
     names = tuple(c.name for c in ch.scores)
-    # the first bad line of the file is the one said, whichever column it is in (as read in chunks)
-    target, *values, w = earliest(
-        lambda: targets(t, ch.target.name, t.get(ch.target), args.pos_label, True, scores=names),
+    # the first bad line of the file is the one said, whichever column it is in (as read in chunks),
+    # an empty field of a column used too
+    target, *values, w, _ = earliest(
+        lambda: targets(
+            t, ch.target.name, t.get(ch.target, empties=False), args.pos_label, True, scores=names
+        ),
         *(lambda c=c: scores(t, c) for c in ch.scores),
         lambda: weights(t, ch.weight, specs),
+        lambda: t.no_empties(ch.all()),
     )
     return (
         t.source,

@@ -13,7 +13,9 @@ it:
   quoted field, are errors (:func:`check_bytes`): rows are neither merged nor split silently;
 - records: in text, fields are separated by blanks (and commas, as PERF reads them); in CSV/TSV by
   the delimiter only (``,``, ``;`` or tab: sniffed, or ``--delimiter``), with quoted fields as a
-  CSV parser reads them (the standard library's); an empty field is an error;
+  CSV parser reads them (the standard library's); an empty field is kept as ``""`` (its column read
+  as text) and noted in :attr:`Table.empties`: an error where its column is used
+  (:meth:`Table.no_empties`), none where it is not;
 - comments: a blank line is skipped; a line whose first non-blank character is ``#`` (unquoted) is
   a comment before the header, and anywhere in a table without one (PERF's files), but a row after
   a header (``#N/A``, ``#123``).  Every comment line skipped is counted (:class:`Skipped`) and said
@@ -172,6 +174,9 @@ class Table:
     rows_only: bool = False  # a table without lines (Parquet): a row is named by its number
     #: Parquet columns holding nulls: position -> the first such row (0-based); an error when used
     nulls: dict[int, int] = field(default_factory=dict)
+    #: CSV/TSV columns holding an empty field (kept as ""): position -> the first such row (0-based);
+    #: an error when used (:meth:`no_empties`), none when not
+    empties: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.data is None:
@@ -211,8 +216,13 @@ class Table:
         group: str | None = None,
         weight: str | None = None,
         several_scores: bool = False,
+        empties: bool = True,
     ):
-        """The columns to use, by the one rule of :func:`perfeval.io.columns.choose`."""
+        """The columns to use, by the one rule of :func:`perfeval.io.columns.choose`; an error when
+        one holds a null or (``empties``) an empty field (:meth:`no_nulls`).  ``empties=False``: the
+        caller checks the empty fields itself, in the file's order with the values
+        (:meth:`no_empties`).
+        """
         ch = choose(
             self.names,
             self.source,
@@ -224,28 +234,59 @@ class Table:
             several_scores=several_scores,
         )
         used = [ch.target, *ch.scores, *(c for c in (ch.weight, ch.group) if c is not None)]
-        self.no_nulls(used)
+        self.no_nulls(used, empties)
         return ch
 
-    def no_nulls(self, used: Sequence) -> None:
-        """A null in a used column (Parquet's missing values): an error naming the first row that
-        holds one, whichever column (among equals, the first in ``used``), as the chunked reader
-        says it; a null in a column not used is no error.
+    def no_nulls(self, used: Sequence, empties: bool = True) -> None:
+        """A null in a used column (Parquet's missing values), or (``empties``) an empty field of a
+        CSV/TSV (:meth:`no_empties`): an error naming the first row that holds one, whichever column
+        (among equals, the first in ``used``), as the chunked reader says it; a null or an empty field
+        in a column not used is no error.
         """
-        bad = [(self.nulls[c.index], k, c) for k, c in enumerate(used) if c.index in self.nulls]
+        bad = [
+            (self.nulls[c.index], k, null_message(c.name))
+            for k, c in enumerate(used)
+            if c.index in self.nulls
+        ]
+        if empties:
+            bad += self._empty_cells(used)
         if bad:
-            row, _, col = min(bad, key=lambda t: t[:2])
-            raise InputFormatError(null_message(col.name), source=self.source, **self.at(row))
+            row, _, message = min(bad, key=lambda t: t[:2])
+            raise InputFormatError(message, source=self.source, **self.at(row))
 
-    def pick(self, spec: str | None, role: str) -> tuple[str, np.ndarray] | None:
-        """One column by name or 1-based position (:func:`perfeval.io.columns.pick`; no default)."""
+    def no_empties(self, used: Sequence) -> None:
+        """An empty field of a CSV/TSV (``,,``, what pandas writes for NaN and None) in a used column
+        (a :class:`perfeval.io.columns.Column`: its role names it): an error naming the first line
+        that holds one, whichever column (among equals, the first in ``used``); an empty field in a
+        column not used is no error.  Called among the checks of the values
+        (:func:`perfeval.cli.load.earliest`), so that a file's first bad line is the one said.
+        """
+        bad = self._empty_cells(used)
+        if bad:
+            row, _, message = min(bad, key=lambda t: t[:2])
+            raise InputFormatError(message, source=self.source, **self.at(row))
+
+    def _empty_cells(self, used: Sequence) -> list[tuple[int, int, str]]:
+        return [
+            (self.empties[c.index], k, empty_message(c.name, c.role))
+            for k, c in enumerate(used)
+            if c.index in self.empties
+        ]
+
+    def pick(self, spec: str | None, role: str, empties: bool = True) -> tuple[str, np.ndarray] | None:
+        """One column by name or 1-based position (:func:`perfeval.io.columns.pick`; no default);
+        ``empties`` as for :meth:`get`.
+        """
         col = pick(self.names, spec, role, self.source, header=self.header, default=False)
-        return None if col is None else (col.name, self.get(col))
+        return None if col is None else (col.name, self.get(col, empties))
 
-    def get(self, col) -> np.ndarray:
-        """The data of a chosen :class:`perfeval.io.columns.Column` (an error when it holds a null)."""
+    def get(self, col, empties: bool = True) -> np.ndarray:
+        """The data of a chosen :class:`perfeval.io.columns.Column` (an error when it holds a null, or,
+        with ``empties``, an empty field: ``empties=False`` when the caller checks them in the file's
+        order with the values, :meth:`no_empties`).
+        """
         assert self.data is not None  # set in __post_init__
-        self.no_nulls([col])
+        self.no_nulls([col], empties)
         return self.data[col.index]
 
 
@@ -819,8 +860,9 @@ def _records(
     body: bytes, lay: Layout, source: str, line0: int, skipped: Skipped, ncol: int | None = None
 ) -> tuple[list[int], list[list[str]]]:
     """(line numbers, fields) of every data record: blank lines skipped, and unquoted '#' lines when
-    they are comments (``lay.comments``; counted in ``skipped``).  A CSV/TSV record with an empty
-    field, or (``ncol``) another number of fields, is an error at the first such line.
+    they are comments (``lay.comments``; counted in ``skipped``).  A CSV/TSV record of (``ncol``)
+    another number of fields is an error at the first such line; an empty field is kept as ``""``
+    (an error only where its column is used: :meth:`Table.no_empties`).
     """
     text = body.decode("utf-8", errors="replace")
     names = lay.names if lay.header else None
@@ -850,13 +892,6 @@ def _text_records(
     return lines, rows
 
 
-def _empty(row: list[str], names: list[str] | None) -> str:
-    """The message of a row with an empty field: its column's number, and its name under a header."""
-    k = row.index("")
-    named = f" ({names[k]!r})" if names and k < len(names) else ""
-    return f"empty value in column {k + 1}{named}"
-
-
 def _unquoted_records(
     text: str,
     delim: str,
@@ -879,8 +914,6 @@ def _unquoted_records(
             row = line.split(delim)
             if s != line or " " in line or "\t" in line:
                 row = [f.strip() for f in row]
-            if "" in row:
-                raise InputFormatError(_empty(row, names), source=source, line=k)
             if ncol is not None and len(row) != ncol:
                 _wrong_count(ncol, row, names is not None, source, k)
             lines.append(k)
@@ -925,8 +958,6 @@ def _csv_records(
             breaks = fields_lines(fields)
             start = physical[end - breaks] if end >= 0 else line0 + 1
             row = [f.strip() for f in fields]
-            if "" in row:
-                raise InputFormatError(_empty(row, names), source=source, line=start)
             if ncol is not None and len(row) != ncol:
                 _wrong_count(ncol, row, names is not None, source, start)
             lines.append(start)
@@ -1024,6 +1055,7 @@ def text_table(
         cols,
         lay.comments,
         skipped,
+        empties=first_empties(cols),
     )
     check_text_ids(table, lay.names, cols, roles)
     skipped.warn(source)
@@ -1033,6 +1065,32 @@ def text_table(
 def null_message(name: str) -> str:
     """The message of a used Parquet column holding a null (its row named beside it)."""
     return f"the column {name!r} holds a null, a missing value: every row needs one"
+
+
+def empty_message(name: str, role: str = "") -> str:
+    """The message of a used CSV/TSV column with an empty field (its line named beside it).
+
+    Examples
+    --------
+    >>> empty_message("p", "score")
+    "the score column 'p' is empty: a missing value; drop the row or fill it"
+    """
+    return (
+        f"the {role + ' ' if role else ''}column {name!r} is empty: a missing value; drop the row or fill it"
+    )
+
+
+def first_empties(cols: Sequence[np.ndarray], positions: Iterable[int] | None = None) -> dict[int, int]:
+    """The columns (by position; only ``positions`` when given) holding an empty field, each with its
+    first such row: only a text column can hold one (a column of numbers has none).
+    """
+    out: dict[int, int] = {}
+    for c in range(len(cols)) if positions is None else positions:
+        if cols[c].dtype.kind == "U":
+            hit = cols[c] == ""
+            if hit.any():
+                out[c] = int(np.argmax(hit))
+    return out
 
 
 def check_text_ids(
@@ -1070,6 +1128,8 @@ def numeric(table: Table, name: str, col: np.ndarray, role: str) -> np.ndarray:
     values = [str(v) for v in col.tolist()]
     i = grammar.first_bad_number(values)
     if i >= 0:
+        if values[i] == "":  # an empty field of a CSV/TSV: what pandas writes for NaN and None
+            raise InputFormatError(empty_message(name, role), source=table.source, **table.at(i))
         what = f"the {role} column" if role else "the column"
         why = (
             f" (a missing value: every row needs {'a ' + role if role else 'one'})"

@@ -17,6 +17,7 @@ import numpy as np
 from perfeval.base.console import one_line as console_line
 from perfeval.exceptions import InputFormatError, PerfError
 from perfeval.io.base import Options, Partitions, Reader, RecordReader, Request, ahead, files
+from perfeval.io.columns import Column
 from perfeval.io.tables import (
     COMPRESSED_EXT,
     Layout,
@@ -25,6 +26,7 @@ from perfeval.io.tables import (
     check_bytes,
     check_text_ids,
     clean,
+    first_empties,
     first_lines,
     hash_lines,
     header_pending,
@@ -220,20 +222,30 @@ def _picked(
 ) -> tuple[list, int]:
     """The picked columns of a block (identity columns as read, the others as numbers, or as
     ``convert`` makes them) and its rows (the lines skipped as comments added to ``skipped``).
+    The picked columns' empty fields are noted in ``where.empties`` (by position in the file), for
+    ``convert`` to say among the values (:meth:`perfeval.io.tables.Table.no_empties`); without it,
+    the block's first bad line is said (an empty field, or a value that is not a number).
     """
     cols, lines = parse_body(body, lay, len(lay.names), want_ids, source, line0, skipped=skipped)
     out: list = []
     where = Table([], {}, source, lay.header, lines, body if lines is None else None, line0, [], lay.comments)
+    where.empties = first_empties(cols, sorted({k for k in picks if k is not None}))
     check_text_ids(where, lay.names, cols, checked)
     if convert is not None:
         return convert([None if k is None else cols[k] for k in picks], where), (len(cols[0]) if cols else 0)
+    errors: list = []
     for i, k in enumerate(picks):
+        out.append(None)
         if k is None:
-            out.append(None)
-        elif i in ids:
-            out.append(cols[k])
-        else:
-            out.append(_numbers(cols[k], lay.names[k], where))
+            continue
+        try:
+            if k in where.empties:
+                where.no_empties([Column("", k, lay.names[k], "position")])
+            out[i] = cols[k] if i in ids else _numbers(cols[k], lay.names[k], where)
+        except InputFormatError as e:  # the block's first bad line, whichever column it is in
+            errors.append((e.line or 0, i, e))
+    if errors:
+        raise min(errors, key=lambda t: t[:2])[2]
     return out, (len(cols[0]) if cols else 0)
 
 

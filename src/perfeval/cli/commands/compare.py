@@ -644,9 +644,10 @@ def _class_model(args: Any, table: Any, first: Any) -> tuple[Any, Any, np.ndarra
     from perfeval.cli.classes import choose_wide, target_codes
 
     ch, classes = choose_wide(args, table.names, table.header, table.source)
-    table.no_nulls([ch.target, *ch.scores, *(c for c in (ch.weight,) if c is not None)])
+    used = [ch.target, *ch.scores, *(c for c in (ch.weight,) if c is not None)]
+    table.no_nulls(used, empties=False)  # a null first (Parquet); an empty field among the values
     load.say_columns(ch)
-    raw = table.get(ch.target)
+    raw = table.get(ch.target, empties=False)
     classes.typed(raw)
     if first is None:
         first = classes
@@ -657,10 +658,11 @@ def _class_model(args: Any, table: Any, first: Any) -> tuple[Any, Any, np.ndarra
             "score column for every class",
             source=table.source,
         )
-    codes, *columns, w = load.earliest(
+    codes, *columns, w, _ = load.earliest(
         lambda: target_codes(table, ch.target.name, raw, first),
         *(lambda c=c: load.scores(table, c) for c in ch.scores),
         lambda: load.weights(table, ch.weight),
+        lambda: table.no_empties(used),
     )
     s = np.column_stack(columns) if columns else np.zeros((0, first.k))
     s = s[:, [classes.index[c] for c in first.written]]

@@ -298,11 +298,18 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
     from perfeval.api.evaluation import evaluate_cases
 
     table = _table(args)
-    ch = load.choose_table(args, table)
+    # an empty field of a column used is said among the values, at its line (the file's first bad
+    # line is the one said, as streamed); one of a column not used is no error
+    ch = load.choose_table(args, table, empties=False)
     load.say_columns(ch)
-    target = table.get(ch.target)
-    groups = None if ch.group is None else table.get(ch.group)
-    picked = table.pick(args.id, "id") if getattr(args, "id", None) else None
+    target = table.get(ch.target, empties=False)
+    groups = None if ch.group is None else table.get(ch.group, empties=False)
+    id_col = (
+        pick(table.names, args.id, "id", table.source, header=table.header, default=False)
+        if getattr(args, "id", None)
+        else None
+    )
+    picked = None if id_col is None else (id_col.name, table.get(id_col, empties=False))
     ids = None if picked is None else picked[1]
     parts = load.partitions(args.partition)
     # --pos-label codes the column for every measure asked, as streamed and on Dask (a ranking
@@ -313,7 +320,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
         shown_label = load.label_as_read(args.pos_label, target)
     raw = target
     # the first bad line of the file is the one said, whichever column it is in (as streamed)
-    checked, score, weights = load.earliest(
+    checked, score, weights, _ = load.earliest(
         lambda: (
             raw
             if parts
@@ -329,6 +336,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
         ),
         lambda: load.scores(table, ch.score),
         lambda: load.weights(table, ch.weight, specs),
+        lambda: table.no_empties([*ch.all(), *([] if id_col is None else [id_col])]),
     )
     if parts:
         parts = {k: load.labels_as(v, target) for k, v in parts.items()}
@@ -445,6 +453,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             specs,
             partition=True,
             scores=getattr(args, "models", ()),
+            extra=id_column,
         ),
     )
     read: dict = {}

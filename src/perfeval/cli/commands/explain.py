@@ -21,22 +21,30 @@ def run(args: Any) -> int:
         return _trec(args)
     if args.classes or args.score_prefix or (args.score is not None and "," in args.score):
         return _classes(args)
+    from perfeval.io.columns import pick
+
     table = load.read(args, args.file)
-    ch = load.choose_table(args, table)
+    ch = load.choose_table(args, table, empties=False)  # an empty field: said among the values
     load.say_columns(ch)
 
-    groups = None if ch.group is None else table.get(ch.group)
-    picked = table.pick(args.id, "id") if args.id else None
-    target = table.get(ch.target)
+    groups = None if ch.group is None else table.get(ch.group, empties=False)
+    id_col = (
+        pick(table.names, args.id, "id", table.source, header=table.header, default=False)
+        if args.id
+        else None
+    )
+    picked = None if id_col is None else (id_col.name, table.get(id_col, empties=False))
+    target = table.get(ch.target, empties=False)
     binary = any(s.measure.kind == "binary" for s in resolve(args.measures, args.threshold))
     # the targets checked as eval checks them (the first bad line said, in the command's words); a
     # coding of their own (0/1, -1/1) is left to the dialects, which read it each its own way
-    coded, score, weights = load.earliest(
+    coded, score, weights, _ = load.earliest(
         lambda: load.targets(
             table, ch.target.name, target, args.pos_label, binary or args.pos_label is not None
         ),
         lambda: load.scores(table, ch.score),
         lambda: load.weights(table, ch.weight),
+        lambda: table.no_empties([*ch.all(), *([] if id_col is None else [id_col])]),
     )
     if args.pos_label is not None:
         target = coded
@@ -78,14 +86,16 @@ def _classes(args: Any) -> int:
     args.long, args.class_column = False, None  # the wide form: a score column a class
     table = read_table(args, label_positions(args, False))
     ch, classes = choose_wide(args, table.names, table.header, table.source)
-    table.no_nulls([ch.target, *ch.scores, *(c for c in (ch.weight,) if c is not None)])
+    used = [ch.target, *ch.scores, *(c for c in (ch.weight,) if c is not None)]
+    table.no_nulls(used, empties=False)  # a null first (Parquet); an empty field among the values
     load.say_columns(ch)
-    raw = table.get(ch.target)
+    raw = table.get(ch.target, empties=False)
     classes.typed(raw)
-    codes, *columns, weights = load.earliest(
+    codes, *columns, weights, _ = load.earliest(
         lambda: target_codes(table, ch.target.name, raw, classes),
         *(lambda c=c: load.scores(table, c) for c in ch.scores),
         lambda: load.weights(table, ch.weight),
+        lambda: table.no_empties(used),
     )
     labels = classes.labels
     y = np.asarray(labels, dtype=object)[codes] if len(codes) else np.asarray([], dtype=object)
