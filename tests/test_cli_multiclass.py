@@ -332,7 +332,7 @@ WIDE = "case,label,p_cat,p_dog,p_bird\n1,cat,0.2,0.3,0.5\n2,dog,0.6,0.3,0.1\n"
             1,
             "line 4: the target column 'label' holds 'fish', which is not one",
         ),
-        (WIDE + "3,,0.2,0.3,0.5\n", [], 1, "line 4: empty value in column 2 ('label')"),
+        (WIDE + "3,,0.2,0.3,0.5\n", [], 1, "line 4: the target column 'label' is empty: a missing value"),
         (WIDE + "3,NA,0.2,0.3,0.5\n", [], 1, "line 4: the target column 'label' holds 'NA', a missing value"),
         (WIDE + "3,dog,0.2,x,0.5\n", [], 1, "line 4: the score column 'p_dog' holds 'x', not a number"),
         (WIDE + "3,dog,0.2,inf,0.5\n", [], 1, "line 4: the score column 'p_dog' holds inf"),

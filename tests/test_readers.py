@@ -202,11 +202,11 @@ def test_csv_written_by_pandas_r_and_excel(tmp_path):
     "content, fragment",
     [
         (b"y,p\n0,,0.1\n1,0.5\n", "line 2: the header names 2 columns, the first row has 3 fields"),
-        (b"y,p\n0,0.1\n0,,0.1\n1,0.5\n", "line 3: empty value in column 2 ('p')"),
-        (b"y,p\n,0.1\n1,0.5\n", "line 2: empty value in column 1 ('y')"),
-        (b"y,p\n0,0.3\n1,\n", "line 3: empty value in column 2 ('p')"),
-        (b'y,p\n0,0.3\n1,""\n', "line 3: empty value in column 2 ('p')"),
-        (b"0,0.3\n1,\n", "line 2: empty value in column 2"),
+        (b"y,p\n0,0.1\n0,,0.1\n1,0.5\n", "line 3: expected 2 fields, found 3"),
+        (b"y,p\n,0.1\n1,0.5\n", "line 2: the target column 'y' is empty: a missing value"),
+        (b"y,p\n0,0.3\n1,\n", "line 3: the score column 'p' is empty: a missing value"),
+        (b'y,p\n0,0.3\n1,""\n', "line 3: the score column 'p' is empty: a missing value"),
+        (b"0,0.3\n1,\n", "line 2: the score column 'column2' is empty: a missing value"),
         (b"y,p\n0,0 0.1\n1,0.5\n", "'0 0.1', not a number"),
     ],
 )
@@ -332,7 +332,7 @@ def test_a_long_preamble_of_comments(tmp_path):
     assert t.names == ["y", "score"] and t.data[1].tolist() == [0.9, 0.2]
 
 
-@pytest.mark.parametrize("na_rep, fragment", [("", "empty value in column"), ("#N/A", "#N/A")])
+@pytest.mark.parametrize("na_rep, fragment", [("", "is empty: a missing value"), ("#N/A", "#N/A")])
 @pytest.mark.parametrize("first", ["label", "score", "user"])
 def test_pandas_missing_values_are_errors_never_dropped_rows(tmp_path, capsys, na_rep, fragment, first):
     """pandas writes NaN as an empty field (default) or as ``na_rep``: an error naming the line and

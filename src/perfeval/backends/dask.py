@@ -131,7 +131,19 @@ def _no_missing_target(pdf, target: str) -> np.ndarray:
         raise InvalidDataError(
             f"the target column {target!r} holds a missing value (NaN): every row needs a target"
         )
+    if y.dtype.kind == "O" and _has_empty(pdf[target]):  # a CSV read as text (--group): ""
+        raise InvalidDataError(
+            f"the target column {target!r} holds an empty field, a missing value: every row needs a target"
+        )
     return y
+
+
+def _has_empty(col) -> bool:
+    """Whether a text column of a partition holds an empty field (blanks only), as a CSV read as
+    text has it (pandas' ``keep_default_na=False``): a missing value, not a label or an id.
+    """
+    text = col[col.map(lambda v: isinstance(v, str))]
+    return bool(len(text)) and bool((text.str.strip() == "").any())
 
 
 def _summarize_frame(
@@ -1030,6 +1042,14 @@ def _label_column(pdf, name: str) -> np.ndarray:
     if arr.dtype.kind == "b":
         return arr.astype(bool)
     v = arr.astype(np.float64) if arr.dtype.kind in "iuf" else None
+    if v is None:  # text: a CSV read as text (--group) holds its numbers as written, and "" for none
+        text = [x.strip() if isinstance(x, str) else str(x) for x in arr.tolist()]
+        if "" in text:
+            raise InvalidDataError(
+                f"the label column {name!r} holds an empty field, a missing value: every row needs one"
+            )
+        if grammar.first_bad_number(text) < 0:
+            v = np.array(text, dtype=np.float64)
     bad = np.ones(len(arr), dtype=bool) if v is None else (v != 0) & (v != 1)
     if bad.any():
         first = arr[int(np.argmax(bad))]

@@ -169,21 +169,23 @@ def label_values(where: Any, name: str, values: Any) -> np.ndarray:
     """A 0/1 label column (as read: numbers, or text where a value is not one) as booleans, or one
     line naming the file, the line, the column and the value.
     """
-    from perfeval.io.tables import numeric
 
-    v = numeric(where, name, np.asarray(values), "label")
-    bad = (v != 0) & (v != 1)
-    if bad.any():
-        i = int(np.argmax(bad))
-        x = float(v[i])
-        # a number read whole is float64: an integral one is shown as it is written (2, not 2.0)
-        said = str(int(x)) if x.is_integer() and abs(x) < 2**53 else repr(x)
-        raise InputFormatError(
-            f"the label column {name!r} holds {said}; a label column holds 0 or 1 (off or on)",
-            source=where.source,
-            **where.at(i),
-        )
-    return v == 1
+    def zero_one(v: np.ndarray) -> np.ndarray:
+        bad = (v != 0) & (v != 1)
+        if bad.any():
+            i = int(np.argmax(bad))
+            x = float(v[i])
+            # a number read whole is float64: an integral one is shown as it is written (2, not 2.0)
+            said = str(int(x)) if x.is_integer() and abs(x) < 2**53 else repr(x)
+            raise InputFormatError(
+                f"the label column {name!r} holds {said}; a label column holds 0 or 1 (off or on)",
+                source=where.source,
+                **where.at(i),
+            )
+        return v == 1
+
+    # the column's first bad line: a 2 on line 3 before an empty field on line 9
+    return load.in_order(where, name, np.asarray(values), "label", zero_one)
 
 
 def _how(args: Any, ycols: list) -> str:

@@ -279,25 +279,31 @@ def targets(
 
     from perfeval.base.checks import binary_coding
     from perfeval.io import grammar
-    from perfeval.io.tables import numeric
 
-    _no_missing(table, name, col, whole=seen is None)
     if not binary:
-        try:
-            rel = numeric(table, name, col, "target")
-        except InputFormatError:
-            _text_labels(table, name, col, partition=partition, scores=scores, whole=seen is None)
-            raise
-        bad = ~(rel >= 0)  # NaN too
-        if bad.any():  # said here, with the file's line, not by the library's 0-based index
-            i = int(np.argmax(bad))
-            raise InputFormatError(
-                f"the target column {name!r} holds {float(rel[i])!r}; the measures asked read it as "
-                "graded relevance, a number >= 0 (0: not relevant); labels such as -1/1: --pos-label 1",
-                source=table.source,
-                **table.at(i),
-            )
-        return rel
+
+        def graded(rel: Any) -> Any:
+            bad = ~(rel >= 0)  # NaN too
+            if bad.any():  # said here, with the file's line, not by the library's 0-based index
+                i = int(np.argmax(bad))
+                raise InputFormatError(
+                    f"the target column {name!r} holds {float(rel[i])!r}; the measures asked read it as "
+                    "graded relevance, a number >= 0 (0: not relevant); labels such as -1/1: --pos-label 1",
+                    source=table.source,
+                    **table.at(i),
+                )
+            return rel
+
+        def relevance() -> Any:
+            try:
+                return in_order(table, name, np.asarray(col), "target", graded)
+            except InputFormatError:
+                _text_labels(table, name, col, partition=partition, scores=scores, whole=seen is None)
+                raise
+
+        # a missing target, a value that is no number, a grade below 0: the first line of them
+        return earliest(lambda: _no_missing(table, name, col, whole=seen is None), relevance)[1]
+    _no_missing(table, name, col, whole=seen is None)
     if pos_label is not None and seen is not None:
         return col
     if pos_label is not None:
@@ -379,11 +385,35 @@ def scores(table: Any, col: Any) -> Any:
     return score_values(table, col.name, table.get(col, empties=False))
 
 
-def score_values(table: Any, name: str, values: Any) -> Any:
-    """:func:`scores` of the column ``name`` holding ``values`` (as read: numbers or text)."""
+def in_order(table: Any, name: str, values: Any, role: str, check: Callable[[Any], Any]) -> Any:
+    """``check`` of the column ``name`` holding ``values`` (as read: numbers, or text where a value is
+    not one) read as numbers (:func:`perfeval.io.tables.numeric`), the column's first bad line said:
+    a value that ``check`` refuses on line 2 (a weight of -1, a score of inf) comes before a value
+    that is no number, or an empty field, on line 8, read whole as in chunks.
+    """
+    import numpy as np
+
+    from perfeval.io import grammar
     from perfeval.io.tables import numeric
 
-    return finite(numeric(table, name, values, "score"), name, table.source, table.at)
+    values = np.asarray(values)
+    try:
+        v = numeric(table, name, values, role)
+    except InputFormatError:
+        i = grammar.first_bad_number([str(x) for x in values.tolist()])
+        if i > 0:  # the values before it are numbers: one of them may be refused first
+            try:
+                check(numeric(table, name, values[:i], role))
+            except InputFormatError as earlier:
+                if earlier.line is not None or earlier.row is not None:
+                    raise earlier from None
+        raise
+    return check(v)
+
+
+def score_values(table: Any, name: str, values: Any) -> Any:
+    """:func:`scores` of the column ``name`` holding ``values`` (as read: numbers or text)."""
+    return in_order(table, name, values, "score", lambda v: finite(v, name, table.source, table.at))
 
 
 #: measures whose weights are counts of cases (whole numbers): said by the CLI with the line
@@ -402,11 +432,12 @@ def weights(table: Any, col: Any, specs: list | None = None) -> Any:
 
 def weight_values(table: Any, name: str, values: Any, specs: list | None = None) -> Any:
     """:func:`weights` of the column ``name`` holding ``values`` (as read: numbers or text)."""
+    return in_order(table, name, values, "weight", lambda w: _weights_checked(table, name, w, specs))
+
+
+def _weights_checked(table: Any, name: str, w: Any, specs: list | None) -> Any:
     import numpy as np
 
-    from perfeval.io.tables import numeric
-
-    w = numeric(table, name, values, "weight")
     bad = ~(np.isfinite(w) & (w >= 0))
     if bad.any():  # said here, with the file's line, not by the library's 0-based index
         i = int(np.argmax(bad))

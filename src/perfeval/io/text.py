@@ -239,9 +239,11 @@ def _picked(
         if k is None:
             continue
         try:
-            if k in where.empties:
-                where.no_empties([Column("", k, lay.names[k], "position")])
-            out[i] = cols[k] if i in ids else _numbers(cols[k], lay.names[k], where)
+            if i not in ids:  # an empty field among the values, in their order
+                out[i] = _numbers(cols[k], lay.names[k], where)
+                continue
+            where.no_empties([Column("", k, lay.names[k], "position")])
+            out[i] = cols[k]
         except InputFormatError as e:  # the block's first bad line, whichever column it is in
             errors.append((e.line or 0, i, e))
     if errors:

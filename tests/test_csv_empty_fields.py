@@ -1,0 +1,324 @@
+"""Empty fields of a CSV/TSV (what pandas' ``to_csv`` writes for NaN and None): no error in a column
+the run does not use (the row kept), one line naming the file, the line and the column in a column
+it uses, said in the file's order among the other bad values and after the column checks; the same
+read whole, streamed (in chunks of any size) and, where the CSV path exists there, on Dask.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from perfeval.exceptions import InputFormatError
+from perfeval.io import readers
+from perfeval.io.readers import iter_columns, read_table
+
+EMPTY = "is empty: a missing value; drop the row or fill it"
+
+
+def run(argv, capsys):
+    from conftest import run_cli
+
+    return run_cli([str(a) for a in argv], capsys)
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """The streamed reader in chunks of ``chunk_bytes`` (64 by default; every command's stream)."""
+    sizes = {"bytes": 64}
+    inner = readers.iter_columns
+
+    def chunked(*a, **k):
+        k["chunk_bytes"] = sizes["bytes"]
+        yield from inner(*a, **k)
+
+    import perfeval.cli.commands.eval as eval_command
+
+    monkeypatch.setattr(readers, "iter_columns", chunked)
+    monkeypatch.setattr(eval_command, "iter_columns", chunked)
+    return sizes
+
+
+def both(path, argv, capsys):
+    """(status, stdout, stderr) of ``perfeval eval path argv`` read whole, then streamed."""
+    return [run(["eval", path, *argv, *extra], capsys) for extra in ([], ["--stream"])]
+
+
+def frame(n: int = 12, seed: int = 3):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "y": [k % 2 for k in range(n)],
+            "p": np.round(rng.random(n), 4),
+            "note": [f"a, b {k}" if k % 3 else 'say "hi"' for k in range(n)],  # quoted by pandas
+            "w": rng.integers(1, 4, n).astype(float),  # counts: APR and CA2 take them
+            "user": [k % 4 for k in range(n)],
+            "doc": [f"d{k}" for k in range(n)],
+        }
+    )
+
+
+# -- a column not used ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("dask", [False, True])
+def test_an_empty_field_of_a_column_not_used_keeps_its_row(tmp_path, capsys, small_chunks, dask):
+    """None and NaN in columns the run does not read (a text column, a trailing column of Nones) are
+    no error, and no row is lost: the numbers and the rows of the file without them."""
+    df = frame()
+    df.drop(columns=["note"]).to_csv(tmp_path / "clean.csv", index=False)
+    df["note"] = df["note"].astype(object)
+    df.loc[[2, 7], "note"] = None
+    df["extra"] = None  # a trailing column of empty fields: "...,0,d0,"
+    df.to_csv(tmp_path / "nan.csv", index=False)
+    assert (tmp_path / "nan.csv").read_text().splitlines()[1].endswith(",")
+    modes = [["--dask", "local:1"]] if dask else [[], ["--stream"]]
+    for extra in modes:
+        for more in (["--weight", "w", "-m", "roc,ap"], ["--group", "user", "-m", "gauc,roc"]):
+            argv = ["--target", "y", "--score", "p", *more, "--format", "json", *extra]
+            code, out, err = run(["eval", tmp_path / "nan.csv", *argv], capsys)
+            assert code == 0, err
+            code, clean, err = run(["eval", tmp_path / "clean.csv", *argv], capsys)
+            assert code == 0, err
+            got, want = json.loads(out), json.loads(clean)
+            assert got["measures"] == want["measures"]
+            if "rows" in want["params"]:
+                assert got["params"]["rows"] == want["params"]["rows"] == len(df)
+
+
+def test_read_table_keeps_empty_fields_and_refuses_them_where_used(tmp_path):
+    df = frame()
+    df["note"] = df["note"].astype(object)
+    df.loc[4, "note"] = None
+    df.loc[9, "p"] = np.nan
+    df.to_csv(tmp_path / "t.csv", index=False)
+    t = read_table(str(tmp_path / "t.csv"))
+    assert len(t.data[0]) == len(df)  # every row read
+    assert t.empties == {1: 9, 2: 4}  # the columns p and note: their first empty field's row
+    assert t.data[2].tolist()[4] == ""
+    ch = t.choose(target="y", score="w")  # neither holds one
+    assert t.get(ch.score).tolist() == df["w"].tolist()
+    with pytest.raises(InputFormatError, match=rf"t.csv, line 11: the score column 'p' {EMPTY}"):
+        t.choose(target="y", score="p")
+    # chunked: the columns asked for, the others not read as values
+    parts = list(iter_columns(str(tmp_path / "t.csv"), ["y", "w"], chunk_bytes=64))
+    assert sum(len(p[0]) for p in parts) == len(df)
+    with pytest.raises(InputFormatError, match=rf"t.csv, line 6: the column 'note' {EMPTY}"):
+        list(iter_columns(str(tmp_path / "t.csv"), ["y", "note"], ids=[1], chunk_bytes=64))
+
+
+# -- a column used --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "column, role, argv",
+    [
+        ("y", "target", []),
+        ("p", "score", []),
+        ("w", "weight", ["--weight", "w"]),
+        ("user", "group", ["--group", "user", "-m", "gauc"]),
+        ("user", "group", ["--group", "user", "-m", "gauc", "--pos-label", "1"]),
+        ("doc", "id", ["--id", "doc"]),
+    ],
+)
+@pytest.mark.parametrize("chunk", [64, 1 << 20])
+def test_an_empty_field_of_a_column_used_is_one_line(
+    tmp_path, capsys, small_chunks, column, role, argv, chunk
+):
+    small_chunks["bytes"] = chunk
+    df = frame()
+    df[column] = df[column].astype(object)
+    df.loc[6, column] = None
+    df.to_csv(tmp_path / "t.csv", index=False)
+    said = f"t.csv, line 8: the {role} column {column!r} {EMPTY}\n"
+    for code, out, err in both(tmp_path / "t.csv", ["--target", "y", "--score", "p", *argv], capsys):
+        assert code == 1 and out == "" and err.endswith(said) and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(
+    "column, fragment",
+    [
+        ("y", "the target column 'y'"),
+        ("p", "the score column 'p'"),
+        ("w", "the weight column 'w'"),
+        ("user", "the group column 'user' (--group) holds an empty field"),
+    ],
+)
+def test_dask_refuses_an_empty_field_of_a_column_used(tmp_path, capsys, column, fragment):
+    """On Dask a partition's row is no line of the file: the file and the column are named (an empty
+    group id was a group of its own)."""
+    df = frame()
+    df[column] = df[column].astype(object)
+    df.loc[6, column] = None
+    df.to_csv(tmp_path / "t.csv", index=False)
+    extra = (
+        ["--weight", "w"] if column == "w" else ["--group", "user", "-m", "gauc"] if column == "user" else []
+    )
+    code, out, err = run(
+        ["eval", tmp_path / "t.csv", "--target", "y", "--score", "p", *extra, "--dask", "local:1"], capsys
+    )
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert "t.csv: " + fragment in err
+
+
+def test_multiclass_and_multilabel_empty_fields(tmp_path, capsys, small_chunks):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    n = 12
+    proba = rng.dirichlet([1, 1, 1], n)
+    mc = pd.DataFrame(
+        {
+            "label": [("cat", "dog", "bird")[k % 3] for k in range(n)],
+            **{f"p_{c}": proba[:, i] for i, c in enumerate(("cat", "dog", "bird"))},
+            "note": [None if k == 1 else "x" for k in range(n)],
+            "g": [k % 3 for k in range(n)],
+        }
+    )
+    mc.to_csv(tmp_path / "mc.csv", index=False)
+    argv = ["--target", "label", "--score-prefix", "p_", "--group", "g"]
+    outs = [r for r in both(tmp_path / "mc.csv", argv, capsys)]
+    assert [c for c, _, _ in outs] == [0, 0]  # the note's empty field: no error
+    for column, role in (("label", "target"), ("p_dog", "score"), ("g", "group")):
+        d = mc.copy()
+        d[column] = d[column].astype(object)
+        d.loc[5, column] = None
+        d.to_csv(tmp_path / "t.csv", index=False)
+        for code, out, err in both(tmp_path / "t.csv", argv, capsys):
+            assert code == 1 and err.endswith(f"t.csv, line 7: the {role} column {column!r} {EMPTY}\n"), err
+    labels = rng.integers(0, 2, (n, 2))
+    ml = pd.DataFrame(
+        {
+            "y_a": labels[:, 0].astype(float),
+            "y_b": labels[:, 1],
+            "p_a": rng.random(n),
+            "p_b": rng.random(n),
+            "note": [None if k == 2 else "x" for k in range(n)],
+            "g": [k % 3 for k in range(n)].copy(),
+        }
+    )
+    argv = ["--label-prefix", "y_", "--score-prefix", "p_", "--group", "g"]
+    ml.to_csv(tmp_path / "ml.csv", index=False)
+    assert [c for c, _, _ in both(tmp_path / "ml.csv", argv, capsys)] == [0, 0]
+    for column, role in (("y_a", "label"), ("g", "group")):
+        d = ml.copy()
+        d[column] = d[column].astype(object)
+        d.loc[8, column] = None
+        d.to_csv(tmp_path / "t.csv", index=False)
+        for code, _out, err in both(tmp_path / "t.csv", argv, capsys):
+            assert code == 1 and err.endswith(f"t.csv, line 10: the {role} column {column!r} {EMPTY}\n"), err
+
+
+def test_long_format_empty_fields(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(1)
+    classes = ("cat", "dog", "bird")
+    rows = [
+        {"case": i, "cls": c, "p": rng.random(), "is_true": int(c == classes[i % 3]), "note": "n"}
+        for i in range(6)
+        for c in classes
+    ]
+    long = pd.DataFrame(rows)
+    long.loc[2, "note"] = None
+    long.to_csv(tmp_path / "l.csv", index=False)
+    argv = ["--long", "--id", "case", "--class", "cls", "--score", "p", "--target", "is_true"]
+    code, _out, err = run(["eval", tmp_path / "l.csv", *argv], capsys)
+    assert code == 0, err
+    for column, role in (("cls", "class"), ("case", "id"), ("p", "score"), ("is_true", "target")):
+        d = long.copy()
+        d[column] = d[column].astype(object)
+        d.loc[7, column] = None
+        d.to_csv(tmp_path / "t.csv", index=False)
+        code, out, err = run(["eval", tmp_path / "t.csv", *argv], capsys)
+        assert code == 1 and err.endswith(f"t.csv, line 9: the {role} column {column!r} {EMPTY}\n"), err
+
+
+# -- the order of the errors ----------------------------------------------------------------------------
+@pytest.mark.parametrize("dask", [False, True])
+def test_a_column_named_by_an_option_is_checked_before_any_value(tmp_path, capsys, dask):
+    df = frame()
+    df["p"] = df["p"].astype(object)
+    df.loc[1, "p"] = None
+    df.to_csv(tmp_path / "t.csv", index=False)
+    modes = [["--dask", "local:1"]] if dask else [[], ["--stream"]]
+    for extra in modes:
+        for bad in (["--target", "label"], ["--group", "users"], ["--weight", "weights"]):
+            argv = ["--target", "y", "--score", "p", "-m", "roc", *bad, *extra]
+            code, out, err = run(["eval", tmp_path / "t.csv", *argv], capsys)
+            name = bad[1]
+            assert code == 2 and f"{name!r}: no such column" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(
+    "cells, said",
+    [
+        # a value that is not a number on line 3, an empty target on line 6: line 3
+        ({(1, "p"): "abc", (4, "y"): None}, "line 3: the score column 'p' holds 'abc', not a number"),
+        # an empty group on line 3, a bad score on line 6: line 3
+        ({(1, "user"): None, (4, "p"): "abc"}, f"line 3: the group column 'user' {EMPTY}"),
+        # in one column: the first of the two
+        ({(1, "p"): "abc", (4, "p"): None}, "line 3: the score column 'p' holds 'abc', not a number"),
+        ({(1, "p"): None, (4, "p"): "abc"}, f"line 3: the score column 'p' {EMPTY}"),
+        # a value refused on line 3, an empty field of its column on line 6: line 3
+        ({(1, "w"): -1.0, (4, "w"): None}, "line 3: the weight column 'w' holds -1.0"),
+        ({(1, "p"): "inf", (4, "p"): None}, "line 3: the score column 'p' holds inf"),
+        # on one line: the target's, then the score's, then the weight's, then the group's
+        ({(2, "w"): None, (2, "p"): "abc"}, "line 4: the score column 'p' holds 'abc', not a number"),
+        ({(2, "user"): None, (2, "y"): None}, f"line 4: the target column 'y' {EMPTY}"),
+        ({(2, "user"): None, (2, "w"): -1.0}, "line 4: the weight column 'w' holds -1.0"),
+    ],
+)
+@pytest.mark.parametrize("chunk", [32, 1 << 20])
+def test_errors_are_said_in_the_files_order(tmp_path, capsys, small_chunks, cells, said, chunk):
+    small_chunks["bytes"] = chunk
+    df = frame()
+    for (row, column), value in cells.items():
+        df[column] = df[column].astype(object)
+        df.loc[row, column] = value
+    df.to_csv(tmp_path / "t.csv", index=False)
+    argv = ["--target", "y", "--score", "p", "--weight", "w", "--group", "user", "-m", "roc"]
+    for code, _out, err in both(tmp_path / "t.csv", argv, capsys):
+        assert code == 1 and f"t.csv, {said}" in err and err.count("\n") == 1, err
+
+
+def test_plot_and_report_read_empty_fields_alike(tmp_path, capsys):
+    """The several-models loader (plot, report): an empty field of a column not used is no error; of
+    a score column, one line at its line."""
+    df = frame()
+    df["q"] = df["p"] ** 2
+    df["note"] = df["note"].astype(object)
+    df.loc[3, "note"] = None
+    df.to_csv(tmp_path / "t.csv", index=False)
+    code, _out, err = run(
+        ["report", tmp_path / "t.csv", "--target", "y", "--score", "p,q", "-o", tmp_path / "r.html"], capsys
+    )
+    assert code == 0, err
+    df.loc[5, "q"] = np.nan
+    df.to_csv(tmp_path / "t.csv", index=False)
+    code, _out, err = run(
+        ["report", tmp_path / "t.csv", "--target", "y", "--score", "p,q", "-o", tmp_path / "r.html"], capsys
+    )
+    assert code == 1 and err.endswith(f"t.csv, line 7: the score column 'q' {EMPTY}\n"), err
+
+
+@pytest.mark.parametrize("chunk", [32, 1 << 20])
+def test_graded_targets_and_label_columns_in_the_files_order(tmp_path, capsys, small_chunks, chunk):
+    """A grade below 0 (ranking measures) or a label column's 2 on line 3 comes before an empty field
+    of the same column on line 6, read whole as in chunks."""
+    small_chunks["bytes"] = chunk
+    df = frame()
+    df["y"] = df["y"].astype(object)
+    df.loc[1, "y"], df.loc[4, "y"] = -1, None
+    df.to_csv(tmp_path / "t.csv", index=False)
+    argv = ["--target", "y", "--score", "p", "--group", "user", "-m", "ndcg@5"]
+    for code, _out, err in both(tmp_path / "t.csv", argv, capsys):
+        assert code == 1 and "t.csv, line 3: the target column 'y' holds -1.0" in err, err
+    df.loc[1, "y"] = 1
+    df.to_csv(tmp_path / "t.csv", index=False)
+    for code, _out, err in both(tmp_path / "t.csv", argv, capsys):
+        assert code == 1 and err.endswith(f"t.csv, line 6: the target column 'y' {EMPTY}\n"), err
+    pd = pytest.importorskip("pandas")
+    ml = pd.DataFrame({"y_a": [0, 1] * 5, "y_b": [1, 0] * 5, "p_a": np.linspace(0, 1, 10), "p_b": 0.5})
+    ml["y_a"] = ml["y_a"].astype(object)
+    ml.loc[1, "y_a"], ml.loc[4, "y_a"] = 2, None
+    ml.to_csv(tmp_path / "m.csv", index=False)
+    for code, _out, err in both(tmp_path / "m.csv", ["--label-prefix", "y_", "--score-prefix", "p_"], capsys):
+        assert code == 1 and "m.csv, line 3: the label column 'y_a' holds 2;" in err, err
