@@ -175,14 +175,14 @@ def test_multiclass_and_multilabel_empty_fields(tmp_path, capsys, small_chunks):
     )
     mc.to_csv(tmp_path / "mc.csv", index=False)
     argv = ["--target", "label", "--score-prefix", "p_", "--group", "g"]
-    outs = [r for r in both(tmp_path / "mc.csv", argv, capsys)]
+    outs = both(tmp_path / "mc.csv", argv, capsys)
     assert [c for c, _, _ in outs] == [0, 0]  # the note's empty field: no error
     for column, role in (("label", "target"), ("p_dog", "score"), ("g", "group")):
         d = mc.copy()
         d[column] = d[column].astype(object)
         d.loc[5, column] = None
         d.to_csv(tmp_path / "t.csv", index=False)
-        for code, out, err in both(tmp_path / "t.csv", argv, capsys):
+        for code, _out, err in both(tmp_path / "t.csv", argv, capsys):
             assert code == 1 and err.endswith(f"t.csv, line 7: the {role} column {column!r} {EMPTY}\n"), err
     labels = rng.integers(0, 2, (n, 2))
     ml = pd.DataFrame(
