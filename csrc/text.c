@@ -1105,11 +1105,14 @@ static void *delim_scan(void *arg)
             while (fb > fa && (s[fb - 1] == ' ' || s[fb - 1] == '\t'))
                 fb--;
             Py_ssize_t n = fb - fa;
-            if (n == 0 || n >= 0xFFFFF || edge_space(s + fa, n, 0) || edge_space(s + fa, n, 1))
-                return j->reason = 5, NULL; /* empty, huge, or other white space at an edge */
+            if (n >= 0xFFFFF || (n && (edge_space(s + fa, n, 0) || edge_space(s + fa, n, 1))))
+                return j->reason = 5, NULL; /* huge, or other white space at an edge */
             if (j->ioff[col])
-                j->ioff[col][j->nrec] = ((int64_t)fa << 20) | (int64_t)n;
-            else {
+                j->ioff[col][j->nrec] = ((int64_t)fa << 20) | (int64_t)n; /* "" too */
+            else if (n == 0) { /* an empty field: its column is text (the field ""), as the CSV parser's */
+                j->textcol = col;
+                return j->reason = 6, NULL;
+            } else {
                 double *v = j->cols[col] + j->nrec;
                 const char *t = (const char *)s + fa;
                 if (!fast_decimal(t, n, v)) {
@@ -1150,10 +1153,11 @@ static void *delim_scan(void *arg)
  * kinds, a byte a column: 0 a number column (a float64 bytearray; NaN allowed), 1 an identity
  * (("int", int64 bytearray) when every token is a plain integer, else text), 2 text; text is
  * ("ucs4", bytearray, width), numpy's unicode array of the tokens.  ("text", c): number column c
- * holds a token that is not a number (call again with kinds[c] = 2).  ("other",): what the CSV
- * parser must read (it also finds the error): an escaped quote (""), a quote inside a field, a
- * quoted line end, an empty field, a record of another field count, other white space at a
- * field's edge (Python's strip would remove it), a field of 1 MB.
+ * holds a token that is not a number, or an empty field (call again with kinds[c] = 2: an empty
+ * field is the text "", as the CSV parser's path reads it).  ("other",): what the CSV parser must
+ * read (it also finds the error): an escaped quote (""), a quote inside a field, a quoted line
+ * end, a record of another field count, other white space at a field's edge (Python's strip would
+ * remove it), a field of 1 MB.
  * A body of more than 4 MB is read in two halves on two threads. */
 PyObject *nv_parse_delimited(PyObject *Py_UNUSED(self), PyObject *args)
 {

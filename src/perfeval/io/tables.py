@@ -790,10 +790,10 @@ def _compiled(
 def _delimited(body: bytes, lay: Layout, ncol: int, ids: set[int]) -> list[np.ndarray] | None:
     """The columns of a CSV/TSV body read by the compiled reader (``_native.parse_delimited``), exactly
     as the CSV parser's path reads them (tested on random tables): numbers, identities (int64 or
-    text) and text columns, fields quoted or not.  None when it cannot (a comment line, an escaped
-    or stray quote, a record of several lines, an empty field, a wrong field count, white space
-    other than blanks and tabs around a field): then the CSV parser reads the body, and says what
-    is wrong.
+    text) and text columns, fields quoted or not (an empty field: its column text, the field "").
+    None when it cannot (a comment line, an escaped or stray quote, a record of several lines, a
+    wrong field count, white space other than blanks and tabs around a field): then the CSV parser
+    reads the body, and says what is wrong.
     """
     d = lay.delim
     if d is None or len(d) != 1 or not d.isascii() or (lay.comments and b"#" in body):
