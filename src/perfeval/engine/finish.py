@@ -547,13 +547,13 @@ def _warn_left_per_group(
             if kinds.get(labels[0]) == "multilabel"
             else ("class", "absent from the group's targets, or every case of the group of that class")
         )
-        shown = "; ".join(f"{what} {c} out of {n} of {total} groups'" for c, n in counts[:5])
-        more = "; ..." if len(counts) > 5 else ""
+        shown = ", ".join(f"{c} in {n}" for c, n in counts[:5])
+        more = ", ..." if len(counts) > 5 else ""
         warnings.warn(
             UndefinedMeasureWarning(
-                f"{named} {'leaves' if len(labels) == 1 else 'leave'} {shown}{more} averages (undefined "
-                f"in those groups: {why}); each group's are listed in the report "
-                "(per_group_undefined_classes)"
+                f"{named} {'leaves' if len(labels) == 1 else 'leave'} a {what} out of a group's average "
+                f"where it is undefined ({why}): {shown}{more} of {total} groups; each group's are "
+                "listed in the report (per_group_undefined_classes)"
             ),
             stacklevel=user_stacklevel(),
         )
