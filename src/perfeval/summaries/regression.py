@@ -34,7 +34,6 @@ Array = np.ndarray
 #: every float64 is m 2**(e - 53), m a whole number below 2**53, e >= -1073 (np.frexp): times
 #: 2**SHIFT every one is a whole number, and so is any sum of them
 SHIFT = 1126
-_LOW = (1 << 26) - 1
 #: rows a chunk of :func:`exact_sum`: the 26-bit halves of as many mantissas sum exactly in float64
 _CHUNK = 1 << 25
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter of a float64 into two 26-bit halves
@@ -43,28 +42,27 @@ _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter of a float64 into two 26-
 def exact_sum(x: Array) -> int:
     """``sum(x) * 2**SHIFT`` exactly, a Python integer (``x``: finite float64, any shape).
 
-    Each value's mantissa (a whole number below 2**53) is cut into 26-bit halves, and the halves of
-    each exponent summed by ``np.bincount`` in float64 (exact: every partial sum is a whole number
-    below 2**53 for fewer than 2**26 values), then shifted into place as Python integers: the sum
-    does not depend on the order of ``x``.
+    Each value's mantissa (a whole number below 2**53, as a float64) is cut into its high 27 and low
+    26 bits (both whole numbers, exact in float64), and the halves of each exponent summed by
+    ``np.bincount`` in float64 (exact: every partial sum is a whole number below 2**53 for fewer than
+    2**26 values), then shifted into place as Python integers: the sum does not depend on the order
+    of ``x``.
     """
     x = np.asarray(x, dtype=np.float64).ravel()
     total = 0
     for a in range(0, x.size, _CHUNK):
-        part = x[a : a + _CHUNK]
-        frac, exp = np.frexp(part)
-        mant = np.ldexp(frac, 53).astype(np.int64)  # exact: |frac| < 1
-        nz = mant != 0
-        if not nz.all():
-            mant, exp = mant[nz], exp[nz]
-        if not mant.size:
+        frac, exp = np.frexp(x[a : a + _CHUNK])
+        if not exp.size:
             continue
+        mant = np.ldexp(frac, 53)  # a whole number, exact: |frac| < 1
+        high = np.floor(np.ldexp(mant, -26))  # mant = high 2**26 + low, 0 <= low < 2**26
+        low_bits = mant - np.ldexp(high, 26)
         low = int(exp.min())
-        e = (exp - low).astype(np.intp)
-        high = np.bincount(e, weights=(mant >> 26).astype(np.float64))  # floor: mant = h 2**26 + l
-        lows = np.bincount(e, weights=(mant & _LOW).astype(np.float64))
-        for i in np.flatnonzero((high != 0) | (lows != 0)).tolist():
-            total += ((int(high[i]) << 26) + int(lows[i])) << (low + i - 53 + SHIFT)
+        e = exp - low
+        highs = np.bincount(e, weights=high)
+        lows = np.bincount(e, weights=low_bits)
+        for i in np.flatnonzero((highs != 0) | (lows != 0)).tolist():
+            total += ((int(highs[i]) << 26) + int(lows[i])) << (low + i - 53 + SHIFT)
     return total
 
 
