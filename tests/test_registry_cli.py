@@ -55,7 +55,14 @@ def test_every_measure_is_documented(m):
     for text in (m.title, m.definition, m.ties, m.edge_cases, m.perf):
         assert len(text) >= 4
     assert m.direction in ("higher", "lower")
-    assert m.kind in ("binary", "ranking", "grouped", "multiclass", "multilabel") and m.aggregate in (
+    assert m.kind in (
+        "binary",
+        "ranking",
+        "grouped",
+        "multiclass",
+        "multilabel",
+        "regression",
+    ) and m.aggregate in (
         "mean",
         "weighted",
     )

@@ -470,6 +470,9 @@ class Report:
             extra = f"  ({len(r.undefined)} undefined groups)" if r.undefined else ""
             lines.append(f"{k:<{width}}  {r.value:>10.6f}{extra}")
         task = self.params.get("task")
+        if task == "regression":  # what was computed, and why the target was read so
+            how = self.params.get("task_from")
+            lines.append("task: regression" + (f" ({how})" if how else ""))
         if task in ("multiclass", "multilabel"):  # which classes (labels), and how they were found
             classes = [str(c) for c in self.params.get("classes") or []]
             word = "labels" if task == "multilabel" else "classes"

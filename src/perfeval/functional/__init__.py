@@ -84,6 +84,19 @@ from perfeval.functional.sklearn_names import (
     roc_curve,
     top_k_accuracy_score,
 )
+from perfeval.functional.sklearn_regression import (
+    explained_variance_score,
+    mean_absolute_error,
+    mean_absolute_percentage_error,
+    mean_gamma_deviance,
+    mean_pinball_loss,
+    mean_poisson_deviance,
+    mean_squared_error,
+    mean_tweedie_deviance,
+    median_absolute_error,
+    r2_score,
+    root_mean_squared_error,
+)
 from perfeval.measures import parse_measure
 from perfeval.summaries import ScoreHistogram
 
@@ -140,6 +153,18 @@ __all__ = [
     "hamming_loss",
     "jaccard_score",
     "classification_report",
+    # scikit-learn's regression names (perfeval.functional.sklearn_regression)
+    "mean_absolute_error",
+    "mean_squared_error",
+    "root_mean_squared_error",
+    "r2_score",
+    "explained_variance_score",
+    "mean_absolute_percentage_error",
+    "median_absolute_error",
+    "mean_pinball_loss",
+    "mean_poisson_deviance",
+    "mean_gamma_deviance",
+    "mean_tweedie_deviance",
 ]
 
 #: the deprecated one-liners (still here until perfeval 0.2.0, each warning with what to call instead)

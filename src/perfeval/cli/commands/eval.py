@@ -180,6 +180,20 @@ def run(args: Any) -> int:
             f"perfeval: note: no --group: {', '.join(per_query)} over the whole table as one query "
             "(--group COLUMN for one value a query)\n"
         )
+    from perfeval.cli import regression  # a real target and one prediction column
+
+    table_of = _Table(args)
+    how = regression.requested(args, specs, path, table_of)
+    if how is not None:
+        args.shared_table = table_of
+        report = regression.run(args, path, specs, how, table_of, _warn)
+        write(report_text(report, args.format, args.per_group))
+        if args.per_group_output:
+            write_file(args.per_group_output, group_csv(report).encode("utf-8"))
+            sys.stderr.write(f"perfeval: wrote {place(args.per_group_output)}\n")
+        return 0
+    if table_of.table is not None:
+        args.shared_table = table_of  # read once
     names = _models(args)
     if names is None:
         _one_score_a_case(args, specs)
