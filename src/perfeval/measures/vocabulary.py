@@ -936,3 +936,140 @@ MULTILABEL_DEFAULT = [
     "COVERAGE",
     "RANKING_LOSS",
 ]
+
+# -- part "oppoints" (issue 33): operating points, threshold choice, partial AUC --------------------
+# (measures/operating.py; tests/test_operating_*.py)
+_OF = Param(
+    "of",
+    "value",
+    "what the measure returns: value (its value at the operating point it picks) or threshold (the "
+    "score threshold of that point: a case is predicted positive when its score >= it; +inf: predict "
+    "nothing)",
+    choices=("value", "threshold"),
+)
+_TIE_POINT = (
+    "only thresholds at distinct scores are achievable (a tie is never split): the best value over the "
+    "thresholds that meet the target; among thresholds of equal value, the one whose other rate is best "
+    "(the point that dominates the others: it is unique)."
+)
+
+
+def _rate(name: str, doc: str, default: float) -> Param:
+    return Param(name, default, doc, low=0, high=1)
+
+
+_binary(
+    "TPR_AT_FPR",
+    "true positive rate at a false positive rate",
+    ("tpr_at_fpr", "recall_at_fpr"),
+    "the highest TPR = TP / P over the thresholds whose FPR = FP / N <= max_fpr (nothing predicted "
+    "positive, threshold +inf, always meets it: TPR 0).  of=threshold: that threshold.  The same "
+    "number as SEN_AT_SPC at min_specificity = 1 - max_fpr where that is exact.",
+    "no positives or no negatives: NaN.",
+    params=(_rate("max_fpr", "the largest false positive rate allowed", 0.1), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:tpr_at_fpr",
+    per_group="",
+    at_param=True,
+)
+_binary(
+    "SEN_AT_SPC",
+    "sensitivity at a specificity",
+    ("sensitivity_at_specificity", "binary_sensitivity_at_specificity"),
+    "the highest sensitivity TP / P over the thresholds whose specificity TN / N >= min_specificity "
+    "(torchmetrics' binary_sensitivity_at_specificity, thresholds=None; nothing predicted positive, "
+    "threshold +inf, always meets it).  of=threshold: that threshold.",
+    "no positives or no negatives: NaN (torchmetrics: 0, or its specificity 1 when there are no negatives).",
+    params=(_rate("min_specificity", "the smallest specificity allowed", 0.9), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:sen_at_spc",
+    per_group="",
+    at_param=True,
+)
+_binary(
+    "SPC_AT_SEN",
+    "specificity at a sensitivity",
+    ("specificity_at_sensitivity", "binary_specificity_at_sensitivity"),
+    "the highest specificity TN / N over the thresholds whose sensitivity TP / P >= min_sensitivity "
+    "(torchmetrics' binary_specificity_at_sensitivity, thresholds=None; every case predicted positive "
+    "always meets it).  of=threshold: that threshold (among thresholds of equal specificity the one of "
+    "highest sensitivity, the lowest: torchmetrics takes the highest).",
+    "no positives or no negatives: NaN (torchmetrics: 0).",
+    params=(_rate("min_sensitivity", "the smallest sensitivity allowed", 0.9), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:spc_at_sen",
+    per_group="",
+    at_param=True,
+)
+_binary(
+    "PRE_AT_REC",
+    "precision at a recall",
+    ("precision_at_recall", "binary_precision_at_fixed_recall", "precision_at_fixed_recall"),
+    "the highest precision TP / (TP + FP) over the thresholds whose recall TP / P >= min_recall "
+    "(torchmetrics' binary_precision_at_fixed_recall, thresholds=None; every case predicted positive "
+    "always meets it).  of=threshold: that threshold.",
+    "no positives: NaN (torchmetrics: 0).",
+    params=(_rate("min_recall", "the smallest recall allowed", 0.9), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:pre_at_rec",
+    per_group="",
+    at_param=True,
+)
+_binary(
+    "REC_AT_PRE",
+    "recall at a precision",
+    ("recall_at_precision", "binary_recall_at_fixed_precision", "recall_at_fixed_precision"),
+    "the highest recall TP / P over the thresholds whose precision TP / (TP + FP) >= min_precision "
+    "(torchmetrics' binary_recall_at_fixed_precision, thresholds=None; nothing predicted positive has no "
+    "precision and is no candidate).  of=threshold: that threshold.",
+    "no positives: NaN; no threshold reaches precision >= min_precision: NaN (torchmetrics: recall 0, "
+    "threshold NaN; and recall 0 with threshold NaN also where the best recall is 0).",
+    params=(_rate("min_precision", "the smallest precision allowed", 0.9), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:rec_at_pre",
+    per_group="",
+    at_param=True,
+)
+_binary(
+    "PAUC",
+    "partial area under the ROC curve",
+    ("partial_auc", "partial_roc_auc"),
+    "the area under the ROC curve over FPR in [lo, hi] (focus=fpr; pROC's partial.auc with "
+    "partial.auc.focus='specificity' over specificity [1 - hi, 1 - lo]), or, focus=tpr, the area between "
+    "the curve and the line FPR = 1 over TPR in [lo, hi] (pROC's partial.auc.focus='sensitivity'); the "
+    "curve's ends at lo and hi interpolated on it.  correct=mcclish: McClish's standardised form "
+    "(1 + (area - min) / (max - min)) / 2, min the chance line's area over the range, max the range's "
+    "width (pROC's partial.auc.correct=TRUE; on FPR [0, hi] scikit-learn's roc_auc_score(max_fpr=hi)).",
+    "no positives or no negatives: NaN; lo >= hi: refused.  Below the chance line over the range, "
+    "correct=mcclish is below 0.5 (scikit-learn's number; pROC gives NA with a warning there unless "
+    "allow.invalid.partial.auc.correct=TRUE): 0.5 is chance, not the least value.",
+    params=(
+        Param(
+            "hi",
+            0.1,
+            "the upper end of the range (an FPR, or a TPR with focus=tpr)",
+            low=0,
+            high=1,
+            low_open=True,
+        ),
+        Param("lo", 0.0, "the lower end of the range, < hi", low=0, high=1, high_open=True),
+        Param(
+            "focus",
+            "fpr",
+            "the axis of the range: fpr (specificity, in pROC) or tpr (sensitivity)",
+            choices=("fpr", "tpr"),
+        ),
+        Param(
+            "correct",
+            "raw",
+            "raw (the area) or mcclish (McClish's standardised form)",
+            choices=("raw", "mcclish"),
+        ),
+    ),
+    ties="a tie of positives and negatives is a straight segment of the curve (the chord: the expected "
+    "curve over random orders of its cases), as in scikit-learn's max_fpr and pROC's partial.auc.",
+    compute="perfeval.measures.operating:pauc",
+    per_group="",
+    at_param=True,
+    tie_bounds="orders",
+)
