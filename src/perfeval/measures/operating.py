@@ -170,3 +170,59 @@ def pauc(h: ScoreHistogram, *, hi: float, lo: float, focus: str, correct: str) -
     if correct == "raw":
         return area
     return (1 + (area - least) / ((hi - lo) - least)) / 2
+
+
+# -- threshold choice: the best point over every threshold ------------------------------------------
+
+
+def _chosen(value: np.ndarray, thr: np.ndarray, of: str, higher: bool) -> float:
+    """The best finite value over every point, ties to the highest threshold (or that threshold)."""
+    return _result(value, thr, _pick(value, np.ones(len(value), dtype=bool), None, higher), of)
+
+
+def youden(h: ScoreHistogram, *, of: str) -> float:
+    """Youden's J = TPR - FPR at the threshold that maximises it."""
+    thr, tp, fp, P, N = points(h)
+    if P <= 0 or N <= 0:
+        return NAN
+    return _chosen(tp / P - fp / N, thr, of, True)
+
+
+def topleft(h: ScoreHistogram, *, of: str) -> float:
+    """The distance sqrt(FPR^2 + (1 - TPR)^2) of the point closest to (0, 1)."""
+    thr, tp, fp, P, N = points(h)
+    if P <= 0 or N <= 0:
+        return NAN
+    fpr, fnr = fp / N, (P - tp) / P
+    return _chosen(np.sqrt(fpr * fpr + fnr * fnr), thr, of, False)
+
+
+def best_fbeta(h: ScoreHistogram, *, beta: float, of: str) -> float:
+    """The highest F-beta over the thresholds (FBETA's count form at each)."""
+    thr, tp, fp, P, N = points(h)
+    if P <= 0:
+        return NAN
+    b2 = beta * beta
+    return _chosen(_ratio((1 + b2) * tp, (1 + b2) * tp + b2 * (P - tp) + fp), thr, of, True)
+
+
+def best_mcc(h: ScoreHistogram, *, of: str) -> float:
+    """The highest Matthews correlation over the thresholds where it is defined (something and not
+    everything predicted positive, both classes present).
+    """
+    thr, tp, fp, P, N = points(h)
+    if P <= 0 or N <= 0:
+        return NAN
+    fn, tn = P - tp, N - fp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        den = np.sqrt((tp + fp) * P * N * (tn + fn))
+    return _chosen(_ratio(tp * tn - fp * fn, den), thr, of, True)
+
+
+def least_cost(h: ScoreHistogram, *, fn: float, fp: float, tp: float, tn: float, of: str) -> float:
+    """The least total cost tp*TP + fn*FN + fp*FP + tn*TN (CST's) over the thresholds."""
+    thr, tps, fps, P, N = points(h)
+    if P + N <= 0:
+        return NAN
+    cost = tp * tps + fn * (P - tps) + fp * fps + tn * (N - fps)
+    return _chosen(cost, thr, of, False)

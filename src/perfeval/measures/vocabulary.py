@@ -1073,3 +1073,81 @@ _binary(
     at_param=True,
     tie_bounds="orders",
 )
+_TIE_CHOICE = (
+    "only thresholds at distinct scores are achievable (a tie is never split), and +inf (nothing "
+    "predicted positive); among thresholds of equal best value (equal in float64), the highest (the "
+    "fewest cases predicted positive).  pROC's coords(x='best') returns every tied threshold, each the "
+    "midpoint between two distinct scores: the same operating points, other numbers."
+)
+_binary(
+    "YOUDEN",
+    "Youden's J at its best threshold",
+    ("youden_index", "youden_j"),
+    "the highest J = TPR - FPR (sensitivity + specificity - 1) over the thresholds (pROC's "
+    "coords(x='best', best.method='youden')).  of=threshold: that threshold.",
+    "no positives or no negatives: NaN.",
+    params=(_OF,),
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:youden",
+    per_group="",
+)
+_binary(
+    "TOPLEFT",
+    "distance of the ROC point closest to (0, 1)",
+    ("closest_topleft", "closest_to_top_left"),
+    "the least distance sqrt(FPR^2 + (1 - TPR)^2) of an operating point to the corner (0, 1) "
+    "(pROC's coords(x='best', best.method='closest.topleft') minimises its square).  of=threshold: "
+    "that point's threshold.",
+    "no positives or no negatives: NaN.",
+    params=(_OF,),
+    direction="lower",
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:topleft",
+    per_group="",
+)
+_binary(
+    "BEST_FBETA",
+    "F-beta at its best threshold",
+    ("max_fbeta", "best_f_beta"),
+    "the highest F-beta = (1 + beta^2) TP / ((1 + beta^2) TP + beta^2 FN + FP) over the thresholds "
+    "(FBETA at each; nothing predicted positive: 0).  of=threshold: that threshold.",
+    "no positives: NaN.",
+    params=(Param("beta", 1.0, "weight of recall relative to precision", low=0), _OF),
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:best_fbeta",
+    per_group="",
+    at_param=True,
+)
+_binary(
+    "BEST_MCC",
+    "Matthews correlation at its best threshold",
+    ("max_mcc",),
+    "the highest MCC = (TP TN - FP FN) / sqrt((TP + FP) (TP + FN) (TN + FP) (TN + FN)) over the "
+    "thresholds where it is defined (something and not everything predicted positive; scikit-learn's "
+    "matthews_corrcoef gives 0 at the others).  of=threshold: that threshold.",
+    "no positives or no negatives, or every case at one score (no threshold predicts some cases "
+    "positive and not all): NaN.",
+    params=(_OF,),
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:best_mcc",
+    per_group="",
+)
+_binary(
+    "LEAST_COST",
+    "total cost at the cheapest threshold",
+    ("min_cost", "least_cost_threshold"),
+    "the least total cost tp TP + fn FN + fp FP + tn TN (CST at each threshold, the costs a case) over "
+    "the thresholds, nothing predicted positive among them.  of=threshold: that threshold.",
+    "no data: NaN.",
+    params=(
+        Param("fn", 1.0, "cost of a false negative"),
+        Param("fp", 1.0, "cost of a false positive"),
+        Param("tp", 0.0, "cost of a true positive"),
+        Param("tn", 0.0, "cost of a true negative"),
+        _OF,
+    ),
+    direction="lower",
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:least_cost",
+    per_group="",
+)
