@@ -969,7 +969,7 @@ _binary(
     params=(_rate("max_fpr", "the largest false positive rate allowed", 0.1), _OF),
     ties=_TIE_POINT,
     compute="perfeval.measures.operating:tpr_at_fpr",
-    per_group="",
+    per_group="perfeval.measures.operating:tpr_at_fpr_groups",
     at_param=True,
 )
 _binary(
@@ -983,7 +983,7 @@ _binary(
     params=(_rate("min_specificity", "the smallest specificity allowed", 0.9), _OF),
     ties=_TIE_POINT,
     compute="perfeval.measures.operating:sen_at_spc",
-    per_group="",
+    per_group="perfeval.measures.operating:sen_at_spc_groups",
     at_param=True,
 )
 _binary(
@@ -998,7 +998,7 @@ _binary(
     params=(_rate("min_sensitivity", "the smallest sensitivity allowed", 0.9), _OF),
     ties=_TIE_POINT,
     compute="perfeval.measures.operating:spc_at_sen",
-    per_group="",
+    per_group="perfeval.measures.operating:spc_at_sen_groups",
     at_param=True,
 )
 _binary(
@@ -1012,7 +1012,7 @@ _binary(
     params=(_rate("min_recall", "the smallest recall allowed", 0.9), _OF),
     ties=_TIE_POINT,
     compute="perfeval.measures.operating:pre_at_rec",
-    per_group="",
+    per_group="perfeval.measures.operating:pre_at_rec_groups",
     at_param=True,
 )
 _binary(
@@ -1027,7 +1027,7 @@ _binary(
     params=(_rate("min_precision", "the smallest precision allowed", 0.9), _OF),
     ties=_TIE_POINT,
     compute="perfeval.measures.operating:rec_at_pre",
-    per_group="",
+    per_group="perfeval.measures.operating:rec_at_pre_groups",
     at_param=True,
 )
 _binary(
@@ -1069,7 +1069,7 @@ _binary(
     ties="a tie of positives and negatives is a straight segment of the curve (the chord: the expected "
     "curve over random orders of its cases), as in scikit-learn's max_fpr and pROC's partial.auc.",
     compute="perfeval.measures.operating:pauc",
-    per_group="",
+    per_group="perfeval.measures.operating:pauc_groups",
     at_param=True,
     tie_bounds="orders",
 )
@@ -1089,7 +1089,7 @@ _binary(
     params=(_OF,),
     ties=_TIE_CHOICE,
     compute="perfeval.measures.operating:youden",
-    per_group="",
+    per_group="perfeval.measures.operating:youden_groups",
 )
 _binary(
     "TOPLEFT",
@@ -1103,7 +1103,7 @@ _binary(
     direction="lower",
     ties=_TIE_CHOICE,
     compute="perfeval.measures.operating:topleft",
-    per_group="",
+    per_group="perfeval.measures.operating:topleft_groups",
 )
 _binary(
     "BEST_FBETA",
@@ -1115,7 +1115,7 @@ _binary(
     params=(Param("beta", 1.0, "weight of recall relative to precision", low=0), _OF),
     ties=_TIE_CHOICE,
     compute="perfeval.measures.operating:best_fbeta",
-    per_group="",
+    per_group="perfeval.measures.operating:best_fbeta_groups",
     at_param=True,
 )
 _binary(
@@ -1130,7 +1130,7 @@ _binary(
     params=(_OF,),
     ties=_TIE_CHOICE,
     compute="perfeval.measures.operating:best_mcc",
-    per_group="",
+    per_group="perfeval.measures.operating:best_mcc_groups",
 )
 _binary(
     "LEAST_COST",
@@ -1149,5 +1149,5 @@ _binary(
     direction="lower",
     ties=_TIE_CHOICE,
     compute="perfeval.measures.operating:least_cost",
-    per_group="",
+    per_group="perfeval.measures.operating:least_cost_groups",
 )
