@@ -193,3 +193,27 @@ def test_proc_partial_auc_raw_and_mcclish_both_foci(proc_reason, tmp_path):
         assert abs(ours - v) < 1e-12, (focus, lo, hi, correct, ours, v)
         compared += 1
     assert compared > len(want) // 2
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_explain_and_the_sklearn_dialect_show_sklearns_max_fpr(weighted):
+    """The "sklearn" row of explain (and dialect="sklearn") under PAUC@b is roc_auc_score(max_fpr=b):
+    McClish's form whatever perfeval's spec asks, with the rule said; a lo it has not is refused."""
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(11)
+    y = (rng.random(400) < 0.3).astype(int)
+    s = np.round(rng.random(400) + 0.3 * y, 1)
+    w = rng.integers(1, 4, 400).astype(float) if weighted else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = perfeval.explain(y, s, measures=["pauc@0.15"], sample_weight=w)
+        d = perfeval.evaluate(y, s, measures=["pauc@0.15"], sample_weight=w, dialect="sklearn")
+    want = roc_auc_score(y, s, max_fpr=0.15, sample_weight=w)
+    assert abs(e.value("sklearn", "PAUC@0.15") - want) < 1e-12 and abs(d["PAUC@0.15"] - want) < 1e-12
+    assert abs(e.value("perfeval", "PAUC@0.15") - want) > 0.1  # the raw area is another number
+    assert any(
+        "McClish" in r for r in e.cells["sklearn"]["PAUC@0.15"].rules + [e.cells["sklearn"]["PAUC@0.15"].note]
+    )
+    with pytest.raises(InvalidParameterError, match="lo=0.0"):
+        perfeval.evaluate(y, s, measures=["pauc@0.15:lo=0.05"], dialect="sklearn")
