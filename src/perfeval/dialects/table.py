@@ -143,6 +143,16 @@ SKLEARN = Dialect(
     "gain, a query without relevance counts 0, one-document queries refused",
     {
         "ROC": Policy("sklearn.metrics.roc_auc_score", "ROC", weights=True),
+        "PAUC": Policy(
+            "sklearn.metrics.roc_auc_score(max_fpr=hi)",
+            "PAUC",
+            params=(("lo", 0.0), ("focus", "fpr"), ("correct", "mcclish")),
+            weights=True,
+            notes=(
+                "scikit-learn's max_fpr gives McClish's standardised partial AUC over FPR [0, max_fpr], "
+                "not the raw area (perfeval's PAUC unless correct=mcclish)",
+            ),
+        ),
         "AP": Policy("sklearn.metrics.average_precision_score", "AP", empty="zero", weights=True),
         "NDCG": Policy(
             "sklearn.metrics.ndcg_score",

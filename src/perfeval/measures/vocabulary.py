@@ -1087,3 +1087,218 @@ REGRESSION_OF = {"RMS": "RMSE_REG", "BRIER": "MSE_REG"}
 
 #: what evaluate() computes for a regression target when no measure is named
 REGRESSION_DEFAULT = ["MAE", "MSE_REG", "RMSE_REG", "R2", "EXPVAR"]
+
+# -- part "oppoints" (issue 33): operating points, threshold choice, partial AUC --------------------
+# (measures/operating.py; tests/test_operating_*.py)
+_OF = Param(
+    "of",
+    "value",
+    "what the measure returns: value (its value at the operating point it picks) or threshold (the "
+    "score threshold of that point: a case is predicted positive when its score >= it; +inf: predict "
+    "nothing)",
+    choices=("value", "threshold"),
+)
+_TIE_POINT = (
+    "only thresholds at distinct scores are achievable (a tie is never split): the best value over the "
+    "thresholds that meet the target; among thresholds of equal value, the one whose other rate is best "
+    "(the point that dominates the others: it is unique)."
+)
+
+
+def _rate(name: str, doc: str, default: float) -> Param:
+    return Param(name, default, doc, low=0, high=1)
+
+
+_binary(
+    "TPR_AT_FPR",
+    "true positive rate at a false positive rate",
+    ("tpr_at_fpr", "recall_at_fpr"),
+    "the highest TPR = TP / P over the thresholds whose FPR = FP / N <= max_fpr (nothing predicted "
+    "positive, threshold +inf, always meets it: TPR 0).  of=threshold: that threshold.  The same "
+    "number as SEN_AT_SPC at min_specificity = 1 - max_fpr where that is exact.",
+    "no positives or no negatives: NaN.",
+    params=(_rate("max_fpr", "the largest false positive rate allowed", 0.1), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:tpr_at_fpr",
+    per_group="perfeval.measures.operating:tpr_at_fpr_groups",
+    at_param=True,
+)
+_binary(
+    "SEN_AT_SPC",
+    "sensitivity at a specificity",
+    ("sensitivity_at_specificity", "binary_sensitivity_at_specificity"),
+    "the highest sensitivity TP / P over the thresholds whose specificity TN / N >= min_specificity "
+    "(torchmetrics' binary_sensitivity_at_specificity, thresholds=None; nothing predicted positive, "
+    "threshold +inf, always meets it).  of=threshold: that threshold.",
+    "no positives or no negatives: NaN (torchmetrics: 0, or its specificity 1 when there are no negatives).",
+    params=(_rate("min_specificity", "the smallest specificity allowed", 0.9), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:sen_at_spc",
+    per_group="perfeval.measures.operating:sen_at_spc_groups",
+    at_param=True,
+)
+_binary(
+    "SPC_AT_SEN",
+    "specificity at a sensitivity",
+    ("specificity_at_sensitivity", "binary_specificity_at_sensitivity"),
+    "the highest specificity TN / N over the thresholds whose sensitivity TP / P >= min_sensitivity "
+    "(torchmetrics' binary_specificity_at_sensitivity, thresholds=None; every case predicted positive "
+    "always meets it).  of=threshold: that threshold (among thresholds of equal specificity the one of "
+    "highest sensitivity, the lowest: torchmetrics takes the highest).",
+    "no positives or no negatives: NaN (torchmetrics: 0).",
+    params=(_rate("min_sensitivity", "the smallest sensitivity allowed", 0.9), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:spc_at_sen",
+    per_group="perfeval.measures.operating:spc_at_sen_groups",
+    at_param=True,
+)
+_binary(
+    "PRE_AT_REC",
+    "precision at a recall",
+    ("precision_at_recall", "binary_precision_at_fixed_recall", "precision_at_fixed_recall"),
+    "the highest precision TP / (TP + FP) over the thresholds whose recall TP / P >= min_recall "
+    "(torchmetrics' binary_precision_at_fixed_recall, thresholds=None; every case predicted positive "
+    "always meets it).  of=threshold: that threshold.",
+    "no positives: NaN (torchmetrics: 0).",
+    params=(_rate("min_recall", "the smallest recall allowed", 0.9), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:pre_at_rec",
+    per_group="perfeval.measures.operating:pre_at_rec_groups",
+    at_param=True,
+)
+_binary(
+    "REC_AT_PRE",
+    "recall at a precision",
+    ("recall_at_precision", "binary_recall_at_fixed_precision", "recall_at_fixed_precision"),
+    "the highest recall TP / P over the thresholds whose precision TP / (TP + FP) >= min_precision "
+    "(torchmetrics' binary_recall_at_fixed_precision, thresholds=None; nothing predicted positive has no "
+    "precision and is no candidate).  of=threshold: that threshold.",
+    "no positives: NaN; no threshold reaches precision >= min_precision: NaN (torchmetrics: recall 0, "
+    "threshold NaN; and recall 0 with threshold NaN also where the best recall is 0).",
+    params=(_rate("min_precision", "the smallest precision allowed", 0.9), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:rec_at_pre",
+    per_group="perfeval.measures.operating:rec_at_pre_groups",
+    at_param=True,
+)
+_binary(
+    "PAUC",
+    "partial area under the ROC curve",
+    ("partial_auc", "partial_roc_auc"),
+    "the area under the ROC curve over FPR in [lo, hi] (focus=fpr; pROC's partial.auc with "
+    "partial.auc.focus='specificity' over specificity [1 - hi, 1 - lo]), or, focus=tpr, the area between "
+    "the curve and the line FPR = 1 over TPR in [lo, hi] (pROC's partial.auc.focus='sensitivity'); the "
+    "curve's ends at lo and hi interpolated on it.  correct=mcclish: McClish's standardised form "
+    "(1 + (area - min) / (max - min)) / 2, min the chance line's area over the range, max the range's "
+    "width (pROC's partial.auc.correct=TRUE; on FPR [0, hi] scikit-learn's roc_auc_score(max_fpr=hi)).",
+    "no positives or no negatives: NaN; lo >= hi: refused.  Below the chance line over the range, "
+    "correct=mcclish is below 0.5 (scikit-learn's number; pROC gives NA with a warning there unless "
+    "allow.invalid.partial.auc.correct=TRUE): 0.5 is chance, not the least value.",
+    params=(
+        Param(
+            "hi",
+            0.1,
+            "the upper end of the range (an FPR, or a TPR with focus=tpr)",
+            low=0,
+            high=1,
+            low_open=True,
+        ),
+        Param("lo", 0.0, "the lower end of the range, < hi", low=0, high=1, high_open=True),
+        Param(
+            "focus",
+            "fpr",
+            "the axis of the range: fpr (specificity, in pROC) or tpr (sensitivity)",
+            choices=("fpr", "tpr"),
+        ),
+        Param(
+            "correct",
+            "raw",
+            "raw (the area) or mcclish (McClish's standardised form)",
+            choices=("raw", "mcclish"),
+        ),
+    ),
+    ties="a tie of positives and negatives is a straight segment of the curve (the chord: the expected "
+    "curve over random orders of its cases), as in scikit-learn's max_fpr and pROC's partial.auc.",
+    compute="perfeval.measures.operating:pauc",
+    per_group="perfeval.measures.operating:pauc_groups",
+    at_param=True,
+    tie_bounds="orders",
+)
+_TIE_CHOICE = (
+    "only thresholds at distinct scores are achievable (a tie is never split), and +inf (nothing "
+    "predicted positive); among thresholds of equal best value (equal in float64), the highest (the "
+    "fewest cases predicted positive).  pROC's coords(x='best') returns every tied threshold, each the "
+    "midpoint between two distinct scores: the same operating points, other numbers."
+)
+_binary(
+    "YOUDEN",
+    "Youden's J at its best threshold",
+    ("youden_index", "youden_j"),
+    "the highest J = TPR - FPR (sensitivity + specificity - 1) over the thresholds (pROC's "
+    "coords(x='best', best.method='youden')).  of=threshold: that threshold.",
+    "no positives or no negatives: NaN.",
+    params=(_OF,),
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:youden",
+    per_group="perfeval.measures.operating:youden_groups",
+)
+_binary(
+    "TOPLEFT",
+    "distance of the ROC point closest to (0, 1)",
+    ("closest_topleft", "closest_to_top_left"),
+    "the least distance sqrt(FPR^2 + (1 - TPR)^2) of an operating point to the corner (0, 1) "
+    "(pROC's coords(x='best', best.method='closest.topleft') minimises its square).  of=threshold: "
+    "that point's threshold.",
+    "no positives or no negatives: NaN.",
+    params=(_OF,),
+    direction="lower",
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:topleft",
+    per_group="perfeval.measures.operating:topleft_groups",
+)
+_binary(
+    "BEST_FBETA",
+    "F-beta at its best threshold",
+    ("max_fbeta", "best_f_beta"),
+    "the highest F-beta = (1 + beta^2) TP / ((1 + beta^2) TP + beta^2 FN + FP) over the thresholds "
+    "(FBETA at each; nothing predicted positive: 0).  of=threshold: that threshold.",
+    "no positives: NaN.",
+    params=(Param("beta", 1.0, "weight of recall relative to precision", low=0), _OF),
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:best_fbeta",
+    per_group="perfeval.measures.operating:best_fbeta_groups",
+    at_param=True,
+)
+_binary(
+    "BEST_MCC",
+    "Matthews correlation at its best threshold",
+    ("max_mcc",),
+    "the highest MCC = (TP TN - FP FN) / sqrt((TP + FP) (TP + FN) (TN + FP) (TN + FN)) over the "
+    "thresholds where it is defined (something and not everything predicted positive; scikit-learn's "
+    "matthews_corrcoef gives 0 at the others).  of=threshold: that threshold.",
+    "no positives or no negatives, or every case at one score (no threshold predicts some cases "
+    "positive and not all): NaN.",
+    params=(_OF,),
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:best_mcc",
+    per_group="perfeval.measures.operating:best_mcc_groups",
+)
+_binary(
+    "LEAST_COST",
+    "total cost at the cheapest threshold",
+    ("min_cost", "least_cost_threshold"),
+    "the least total cost tp TP + fn FN + fp FP + tn TN (CST at each threshold, the costs a case) over "
+    "the thresholds, nothing predicted positive among them.  of=threshold: that threshold.",
+    "no data: NaN.",
+    params=(
+        Param("fn", 1.0, "cost of a false negative"),
+        Param("fp", 1.0, "cost of a false positive"),
+        Param("tp", 0.0, "cost of a true positive"),
+        Param("tn", 0.0, "cost of a true negative"),
+        _OF,
+    ),
+    direction="lower",
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:least_cost",
+    per_group="perfeval.measures.operating:least_cost_groups",
+)
