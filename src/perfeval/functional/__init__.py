@@ -380,6 +380,11 @@ def scorer(
             f"expected one of {list(spec.kwargs) or 'none'}"
         )
     spec.measure.check_params(params)
+    if spec.measure.direction == "none":
+        raise InvalidParameterError(
+            f"{spec.label} is no score to maximise or minimise (its ideal is a value, neither higher nor "
+            "lower is better): a scorer needs a measure with a direction"
+        )
     kwargs = {**spec.kwargs, **params}
     label = pos_label
 
