@@ -290,3 +290,40 @@ def test_corp_is_murphy_when_the_scores_are_already_isotonic():
     y = [0, 0, 0, 1, 0, 1, 1, 1]
     s = [0.1, 0.1, 0.4, 0.4, 0.6, 0.6, 0.9, 0.9]
     assert value(y, s, "brier_mcb") == pytest.approx(value(y, s, "brier_mcb:form=murphy"), abs=1e-15)
+
+
+# -- the torchmetrics dialect and its explain rows -------------------------------------------------------
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_torchmetrics_dialect_is_torchmetrics_number(case):
+    y, s, B = case["y"], case["s"], case["n_bins"]
+    for norm in ("l1", "l2", "max"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = perfeval.evaluate(y, s, measures=[f"ece:n_bins={B},norm={norm}"], dialect="torchmetrics")
+        (got,) = r.results.values()
+        assert got.value == pytest.approx(case["torchmetrics"][norm], rel=1e-12, abs=1e-15), norm
+    r = perfeval.evaluate(y, s, measures=[f"ece:n_bins={B},norm=l2,debiased=yes"], dialect="torchmetrics")
+    assert next(iter(r.results.values())).value == pytest.approx(case["torchmetrics"]["l2_debias"], rel=1e-12)
+    r = perfeval.evaluate(y, s, measures=[f"mce:n_bins={B}"], dialect="torchmetrics")
+    assert next(iter(r.results.values())).value == pytest.approx(case["torchmetrics"]["max"], rel=1e-12)
+
+
+def test_torchmetrics_linspace_edges_are_torchs():
+    from perfeval.measures.calibration import torch_linspace_edges
+
+    for c in CASES:
+        assert torch_linspace_edges(c["n_bins"]).tolist() == c["torch_edges"]
+
+
+def test_explain_says_why_torchmetrics_ece_differs():
+    # a negative scored 1.0 next to positives scored 0.95 and 0.92: perfeval's last bin holds all three,
+    # torchmetrics' extra bin the 1.0 alone
+    y = [1, 1, 0, 0, 1, 0, 0, 1, 0, 1]
+    s = [0.95, 0.92, 1.0, 0.3, 0.3, 0.1, 0.05, 0.7, 0.6, 0.65]
+    e = perfeval.explain(y, s, measures=["ece:n_bins=10", "mce:n_bins=10"])
+    text = str(e)
+    assert "torchmetrics ECE:n_bins=10: a score of exactly 1.0 falls in an extra bin" in text
+    assert e.cells["torchmetrics"]["MCE:n_bins=10"].value == 1.0
+    assert e.cells["perfeval"]["MCE:n_bins=10"].value == pytest.approx(0.3)
+    with pytest.raises(InvalidParameterError, match="bins=width"):
+        perfeval.evaluate(y, s, measures=["ece:bins=mass"], dialect="torchmetrics")

@@ -318,3 +318,47 @@ def cal_intercept(h: ScoreHistogram, *, fit: str) -> float:
     if cells is None:
         return NAN
     return float(fit_offset(*cells)) if fit == "offset" else float(fit_joint(*cells)[0])
+
+
+# -- torchmetrics' binary_calibration_error (the torchmetrics dialect's finisher) --------------------
+def torch_linspace_edges(n_bins: int) -> np.ndarray:
+    """``torch.linspace(0, 1, n_bins + 1, dtype=torch.float64)``: ATen's kernel, ``start + i * step``
+    for the first half and ``end - (steps - 1 - i) * step`` for the second, each one fused
+    multiply-add (one rounding: made exactly here with fractions).  An ulp off ``i / n_bins`` at
+    some edges (0.30000000000000004 of 10 bins).
+    """
+    from fractions import Fraction
+
+    steps = int(n_bins) + 1
+    step = Fraction(1.0 / int(n_bins))
+    half = steps // 2
+    return np.array(
+        [float(i * step) if i < half else float(1 - (steps - 1 - i) * step) for i in range(steps)]
+    )
+
+
+def torchmetrics_ece(
+    h: ScoreHistogram, *, n_bins: int, norm: str, debiased: str, bins: str = "width", **_options: object
+) -> float:
+    """The torchmetrics ``binary_calibration_error(preds, target, n_bins, norm)`` on float64 tensors
+    (``functional/classification/calibration_error.py`` 1.9: ``_binning_bucketize``,
+    ``_ce_compute``): its scores are the sigmoid of the scores when one lies outside [0, 1], its bins
+    ``torch.bucketize(s, linspace(0, 1, n_bins + 1), right=True) - 1``, so that a score of exactly
+    1.0 has an extra bin of its own (torchmetrics#3510); ``debiased=yes`` is its ``debias=True``.
+    """
+    s, pos, neg = h.scores, h.pos, h.neg
+    if h.n == 0:
+        return NAN
+    if len(s) and (s[0] < 0 or s[-1] > 1):
+        s = 1.0 / (1.0 + np.exp(-s))
+    B = int(n_bins)
+    idx = np.searchsorted(torch_linspace_edges(B), s, side="right") - 1
+    wt = pos + neg
+    W = np.bincount(idx, weights=wt, minlength=B + 1)[None, :]
+    P = np.bincount(idx, weights=pos, minlength=B + 1)[None, :]
+    S = np.bincount(idx, weights=s * wt, minlength=B + 1)[None, :]
+    return float(_ece_of_bins(W, P, S, norm=norm, debiased=debiased)[0])
+
+
+def torchmetrics_mce(h: ScoreHistogram, *, n_bins: int, bins: str = "width", **_options: object) -> float:
+    return torchmetrics_ece(h, n_bins=n_bins, norm="max", debiased="no")
