@@ -25,6 +25,7 @@ its cells in score order) are the same bits.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -362,3 +363,20 @@ def torchmetrics_ece(
 
 def torchmetrics_mce(h: ScoreHistogram, *, n_bins: int, bins: str = "width", **_options: object) -> float:
     return torchmetrics_ece(h, n_bins=n_bins, norm="max", debiased="no")
+
+
+# -- K classes -------------------------------------------------------------------------------------------
+def ece_classwise(cs: Any, *, bins: str, n_bins: int, norm: str) -> Any:
+    """Class-wise ECE (Kull et al. 2019): each class's column against the rest (its one-vs-rest
+    summary: every case, positive when of that class) scored by the binary ECE with the same bins,
+    the value the mean over the classes.  NaN, and why, when a score is outside [0, 1].
+    """
+    from perfeval.measures.multiclass import Finished, _not_probabilities
+
+    why, note = _not_probabilities(cs, "ECE_CW")
+    if why or cs.total <= 0:
+        return Finished(NAN, None, why)
+    per = np.array(
+        [ece(cs.one_vs_rest(j), bins=bins, n_bins=n_bins, norm=norm, debiased="no") for j in range(cs.k)]
+    )
+    return Finished(float(per.mean()), per, note=note)

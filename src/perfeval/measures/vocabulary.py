@@ -1086,3 +1086,18 @@ _binary(
     compute="perfeval.measures.calibration:cal_intercept",
     per_group="",
 )
+_multiclass(
+    "ECE_CW",
+    "class-wise expected calibration error",
+    ("ece_cw", "classwise_ece", "ece_classwise"),
+    "Kull et al. (2019): each class's probability column against the rest (every case; positive when "
+    "of that class) scored by the binary ECE with the same bins and norm (no debiased form here); the "
+    "mean over the K classes (each class's value in the report).",
+    compute="perfeval.measures.calibration:ece_classwise",
+    params=(_CAL_BINS, _CAL_N_BINS, _CAL_NORM),
+    direction="lower",
+    ties="none needed: a tie (one distinct score of a column) is in one bin, whole.",
+    edge="a score outside [0, 1]: NaN, and the report says which; no case: NaN.",
+    tie_bounds="free",
+    tie_bounds_doc=_FREE_CLASS,
+)
