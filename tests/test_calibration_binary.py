@@ -327,3 +327,13 @@ def test_explain_says_why_torchmetrics_ece_differs():
     assert e.cells["perfeval"]["MCE:n_bins=10"].value == pytest.approx(0.3)
     with pytest.raises(InvalidParameterError, match="bins=width"):
         perfeval.evaluate(y, s, measures=["ece:bins=mass"], dialect="torchmetrics")
+
+
+def test_dsc_and_unc_read_only_the_order_mcb_needs_probabilities():
+    y = [0, 1, 1, 0, 1, 0]
+    p = [0.1, 0.5, 0.7, 0.3, 0.9, 0.5]
+    logit = [math.log(v / (1 - v)) for v in p]  # a decision function: the same order
+    for form in ("corp", "murphy"):
+        assert value(y, logit, f"brier_dsc:form={form}") == value(y, p, f"brier_dsc:form={form}")
+        assert math.isnan(value(y, logit, f"brier_mcb:form={form}"))
+    assert value(y, logit, "brier_unc") == value(y, p, "brier_unc") == 0.25

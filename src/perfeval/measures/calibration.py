@@ -198,8 +198,13 @@ def brier_parts(h: ScoreHistogram, form: str) -> tuple[float, float, float]:
     live = wt > 0
     sc, pos, wt = sc[live], pos[live], wt[live]
     n = float(wt.sum())
-    if n == 0 or not _unit(sc, wt):
+    if n == 0:
         return NAN, NAN, NAN
+    # MCB compares the scores with frequencies: probabilities only; DSC and UNC read only the order of
+    # the scores (the PAV fit, the grouping by distinct score), so any scores have them
+    if not _unit(sc, wt):
+        ranks = np.arange(len(sc), dtype=np.float64) / max(len(sc) - 1, 1)  # the order, in [0, 1]
+        return (NAN, *brier_parts(ScoreHistogram(ranks, pos, wt - pos), form)[1:])
     obar = float(pos.sum()) / n
     ybar = pos / wt
     unc = obar * (1.0 - obar)
@@ -223,7 +228,12 @@ def brier_dsc(h: ScoreHistogram, *, form: str) -> float:
 
 
 def brier_unc(h: ScoreHistogram) -> float:
-    return brier_parts(h, "murphy")[2]
+    """The share of positives o times 1 - o: of the targets alone (any scores; NaN with no case)."""
+    n = h.n
+    if n == 0:
+        return NAN
+    o = h.n_pos / n
+    return float(o * (1.0 - o))
 
 
 # -- logistic recalibration ------------------------------------------------------------------------
@@ -371,12 +381,20 @@ def ece_classwise(cs: Any, *, bins: str, n_bins: int, norm: str) -> Any:
     summary: every case, positive when of that class) scored by the binary ECE with the same bins,
     the value the mean over the classes.  NaN, and why, when a score is outside [0, 1].
     """
-    from perfeval.measures.multiclass import Finished, _not_probabilities
+    from perfeval.measures.multiclass import Finished
 
-    why, note = _not_probabilities(cs, "ECE_CW")
-    if why or cs.total <= 0:
+    if cs.total <= 0:
+        return Finished(NAN)
+    live = cs.scores[cs.weights > 0]
+    if len(live) and (live.min() < 0.0 or live.max() > 1.0):
+        bad = float(live.min()) if live.min() < 0.0 else float(live.max())
+        why = (
+            f"ECE_CW reads probabilities, but y_score holds {bad:.10g}, outside [0, 1]: pass "
+            "predict_proba's rows"
+        )
         return Finished(NAN, None, why)
+    # each column is calibrated on its own: rows that do not sum to 1 change nothing here
     per = np.array(
         [ece(cs.one_vs_rest(j), bins=bins, n_bins=n_bins, norm=norm, debiased="no") for j in range(cs.k)]
     )
-    return Finished(float(per.mean()), per, note=note)
+    return Finished(float(per.mean()), per)

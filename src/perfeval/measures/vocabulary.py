@@ -1024,8 +1024,10 @@ _binary(
     "BRIER_DSC",
     "Brier score's discrimination (resolution)",
     ("brier_resolution", "brier_res", "dsc", "discrimination"),
-    "the discrimination part of the Brier score: " + _BRIER_IDENTITY,
-    _CAL_EDGE,
+    "the discrimination part of the Brier score: " + _BRIER_IDENTITY + "  It reads only the order of "
+    "the scores (the PAV fit; murphy: the distinct scores), so any scores have it (a decision function's "
+    "too).",
+    "no case: NaN.",
     params=(_CAL_FORM,),
     direction="higher",
     ties="none needed: the cases of one distinct score are one forecast.",
@@ -1037,8 +1039,8 @@ _binary(
     "Brier score's uncertainty",
     ("brier_uncertainty", "brier_unc"),
     "o (1 - o), o the share of positives: the Brier score of always forecasting o (the same in both "
-    "forms of the decomposition; a property of the data, not of the scores).",
-    _CAL_EDGE,
+    "forms of the decomposition; a property of the targets, whatever the scores).",
+    "no case: NaN.",
     params=(),
     direction="none",
     ties="none needed.",
