@@ -15,6 +15,8 @@ from perfeval.functional import RANK_MEASURES, kddcup2002_task2, scorer
 from perfeval.measures import list_measures
 
 BINARY = [m.name for m in list_measures() if m.kind == "binary"]
+#: measures with no direction (a calibration slope's ideal is 1): no scorer (refused, tested below)
+UNDIRECTED = [m.name for m in list_measures() if m.kind == "binary" and m.direction == "none"]
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +42,14 @@ def _on_proba(clf, X, y, name, cv):
     return np.array(out)
 
 
-@pytest.mark.parametrize("name", BINARY)
+def test_a_measure_without_direction_has_no_scorer():
+    assert UNDIRECTED
+    for name in UNDIRECTED:
+        with pytest.raises(InvalidParameterError, match="neither higher nor lower is better"):
+            scorer(name)
+
+
+@pytest.mark.parametrize("name", [m for m in BINARY if m not in UNDIRECTED])
 @pytest.mark.parametrize("model", ["logistic", "naive_bayes"])
 def test_every_binary_measure_through_cross_val_score(xy, name, model):
     from sklearn.linear_model import LogisticRegression

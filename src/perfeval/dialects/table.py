@@ -108,6 +108,8 @@ class Policy:
     scored_relevant: bool = False
     cut_rows: bool = False
     notes: tuple[str, ...] = ()
+    #: ``finish`` takes the measure's parameters too (ECE's n_bins and norm), not only the dialect's
+    finish_params: bool = False
 
 
 @dataclass(frozen=True)
@@ -320,6 +322,31 @@ TORCHMETRICS = Dialect(
             finish_args=(("curve", "AP"),),
             exact="float32",
             one_class=0.0,
+        ),
+        "ECE": Policy(
+            "torchmetrics.functional.classification.binary_calibration_error",
+            "ECE",
+            params=(("bins", "width"),),
+            finish="perfeval.measures.calibration:torchmetrics_ece",
+            finish_params=True,
+            notes=(
+                "a score of exactly 1.0 falls in an extra bin of its own (torch.bucketize right=True on "
+                "linspace(0, 1, n_bins + 1); torchmetrics#3510); perfeval's last bin is closed",
+                "bin edges torch.linspace(0, 1, n_bins + 1), an ulp off i/n_bins at some edges (a score "
+                "of 0.3 with 10 bins falls in the bin below)",
+            ),
+        ),
+        "MCE": Policy(
+            "torchmetrics.functional.classification.binary_calibration_error(norm='max')",
+            "MCE",
+            params=(("bins", "width"),),
+            finish="perfeval.measures.calibration:torchmetrics_mce",
+            finish_params=True,
+            notes=(
+                "a score of exactly 1.0 falls in an extra bin of its own (torchmetrics#3510); perfeval's "
+                "last bin is closed",
+                "bin edges torch.linspace(0, 1, n_bins + 1), an ulp off i/n_bins at some edges",
+            ),
         ),
         "NDCG": Policy(
             "torchmetrics.retrieval.RetrievalNormalizedDCG",

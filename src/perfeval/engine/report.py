@@ -167,7 +167,8 @@ class MeasureResult:
         The value in each group (NaN where undefined), in the order of ``Report.groups``.
     undefined : list
         The groups where the measure is undefined (e.g. one class only), left out of the means.
-    direction : {"higher", "lower"}
+    direction : {"higher", "lower", "none"}
+        Which way is better ("none": neither; the ideal is a value, as a calibration slope's 1).
     tie_min, tie_max : float or None
         With ``tie_bounds=True``: the least and the greatest value over every order of the tied cases
         (exact; over groups the same mean of the groups' bounds as ``value``); None otherwise.  NaN

@@ -333,8 +333,11 @@ def group_auc(y_true, y_score, *, groups, weighted: bool = True) -> float:
 
 #: the binary measures that depend only on the order of the scores (invariant under any strictly
 #: increasing transform, checked for the whole registry in tests/test_scorer.py): they may score a
-#: ``decision_function``; every other binary measure reads its scores as probabilities
-RANK_MEASURES = frozenset({"ROC", "APR", "AP", "PRB", "R50", "RKL", "TOP1", "TOP10", "NTOP"})
+#: ``decision_function``; every other binary measure reads its scores as probabilities (BRIER_DSC
+#: reads their order only: the PAV fit or the distinct scores; BRIER_UNC no score at all)
+RANK_MEASURES = frozenset(
+    {"ROC", "APR", "AP", "PRB", "R50", "RKL", "TOP1", "TOP10", "NTOP", "BRIER_DSC", "BRIER_UNC"}
+)
 
 
 def scorer(
@@ -349,7 +352,7 @@ def scorer(
     Scores are taken as scikit-learn's own scorers take them: a measure that reads the scores as
     probabilities (every threshold measure, log loss, CXE, Brier, RMS, calibration, SLQ, ...) uses
     ``predict_proba`` (the positive class's column); a measure of the ranking only (ROC, APR, AP,
-    PRB, R50, RKL, TOP1, TOP10, NTOP: :data:`RANK_MEASURES`) uses ``decision_function`` where the
+    PRB, R50, RKL, TOP1, TOP10, NTOP, BRIER_DSC: :data:`RANK_MEASURES`) uses ``decision_function`` where the
     estimator has one, else ``predict_proba``.  The measure's direction sets ``greater_is_better``.
 
     Parameters
@@ -405,6 +408,11 @@ def scorer(
             f"expected one of {list(spec.kwargs) or 'none'}"
         )
     spec.measure.check_params(params)
+    if spec.measure.direction == "none":
+        raise InvalidParameterError(
+            f"{spec.label} is no score to maximise or minimise (its ideal is a value, neither higher nor "
+            "lower is better): a scorer needs a measure with a direction"
+        )
     kwargs = {**spec.kwargs, **params}
     label = pos_label
 

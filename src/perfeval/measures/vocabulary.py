@@ -1302,3 +1302,170 @@ _binary(
     compute="perfeval.measures.operating:least_cost",
     per_group="perfeval.measures.operating:least_cost_groups",
 )
+
+# -- part "calib" (issue 33): calibration ------------------------------------------------------------
+_CAL_BINS = Param(
+    "bins",
+    "width",
+    "width: n_bins equal bins of [0, 1] (the last closed: a score of 1 is in it); mass: edges at the "
+    "weighted quantiles k/n_bins over the distinct scores (a tie never split between bins)",
+    choices=("width", "mass"),
+)
+_CAL_N_BINS = Param(
+    "n_bins", 15, "the number of bins (torchmetrics' default, 15)", low=1, high=1e6, integer=True
+)
+_CAL_NORM = Param(
+    "norm",
+    "l1",
+    "l1: sum over the bins of weight share x |positives' share - mean score|; l2: the root of the sum of "
+    "weight share x squared gap; max: the largest gap over the non-empty bins (MCE)",
+    choices=("l1", "l2", "max"),
+)
+_CAL_DEBIASED = Param(
+    "debiased",
+    "no",
+    "yes: Kumar, Liang & Ma's (2019) debiased L2 estimator (norm=l2 only; whole-number weights)",
+    choices=("no", "yes"),
+)
+_CAL_FORM = Param(
+    "form",
+    "corp",
+    "corp: the CORP decomposition (Dimitriadis, Gneiting & Jordan 2021: the PAV recalibration); "
+    "murphy: Murphy's (1973) over the distinct scores",
+    choices=("corp", "murphy"),
+)
+_CAL_TIES = "none needed: a tie (one distinct score) is in one bin, whole."
+_CAL_EDGE = "no case: NaN; a score outside [0, 1]: NaN (the scores must be probabilities)."
+_BRIER_IDENTITY = (
+    "BS = MCB - DSC + UNC (BRIER; in both forms, checked to 1e-12 in the tests).  murphy: REL = sum over "
+    "the distinct scores s of n_s (s - o_s)^2 / n, RES = sum of n_s (o_s - o)^2 / n, o_s the share of "
+    "positives at s, o overall; corp: c the weighted isotonic (PAV) regression of o_s on s (the ties "
+    "pooled first), MCB = BS(s) - BS(c), DSC = BS(o) - BS(c)."
+)
+_binary(
+    "ECE",
+    "expected calibration error (binned)",
+    ("expected_calibration_error", "binary_calibration_error", "calibration_error"),
+    "the binned calibration error of the positive class's probability: over bins of the scores (bins, "
+    "n_bins), each bin's gap |share of positives - mean score|, combined by norm (l1: weighted by the "
+    "bin's share of the weight; l2: the root of the weighted mean square; max: the largest).  "
+    "torchmetrics' binary_calibration_error(n_bins, norm) with bins=width, except that torchmetrics "
+    "puts a score of exactly 1.0 into an extra bin of its own (torchmetrics#3510; here in the last bin) "
+    "and applies a sigmoid to scores outside [0, 1] (here: NaN); debiased=yes: minus each bin's "
+    "w_b o_b (1 - o_b) / (n_b - 1) before the root, clipped at 0 (torchmetrics' debias=True, Kumar et "
+    "al.'s estimator; a bin of one case gets no correction).",
+    _CAL_EDGE + "  debiased=yes with another norm than l2, or fractional weights: an error.",
+    params=(_CAL_BINS, _CAL_N_BINS, _CAL_NORM, _CAL_DEBIASED),
+    direction="lower",
+    ties=_CAL_TIES,
+    compute="perfeval.measures.calibration:ece",
+    per_group="perfeval.measures.calibration:ece_groups",
+)
+_binary(
+    "MCE",
+    "maximum calibration error (binned)",
+    ("max_calibration_error",),
+    "ECE with norm=max: the largest gap |share of positives - mean score| over the non-empty bins "
+    "(torchmetrics' norm='max', netcal's MCE), the same bins as ECE.",
+    _CAL_EDGE,
+    params=(_CAL_BINS, _CAL_N_BINS),
+    direction="lower",
+    ties=_CAL_TIES,
+    compute="perfeval.measures.calibration:mce",
+    per_group="perfeval.measures.calibration:mce_groups",
+)
+_binary(
+    "BRIER_MCB",
+    "Brier score's miscalibration (reliability)",
+    ("brier_reliability", "brier_rel", "mcb", "miscalibration"),
+    "the miscalibration part of the Brier score: " + _BRIER_IDENTITY,
+    _CAL_EDGE,
+    params=(_CAL_FORM,),
+    direction="lower",
+    ties="none needed: the cases of one distinct score are one forecast.",
+    compute="perfeval.measures.calibration:brier_mcb",
+    per_group="",
+)
+_binary(
+    "BRIER_DSC",
+    "Brier score's discrimination (resolution)",
+    ("brier_resolution", "brier_res", "dsc", "discrimination"),
+    "the discrimination part of the Brier score: " + _BRIER_IDENTITY + "  It reads only the order of "
+    "the scores (the PAV fit; murphy: the distinct scores), so any scores have it (a decision function's "
+    "too).",
+    "no case: NaN.",
+    params=(_CAL_FORM,),
+    direction="higher",
+    ties="none needed: the cases of one distinct score are one forecast.",
+    compute="perfeval.measures.calibration:brier_dsc",
+    per_group="",
+)
+_binary(
+    "BRIER_UNC",
+    "Brier score's uncertainty",
+    ("brier_uncertainty", "brier_unc"),
+    "o (1 - o), o the share of positives: the Brier score of always forecasting o (the same in both "
+    "forms of the decomposition; a property of the targets, whatever the scores).",
+    "no case: NaN.",
+    params=(),
+    direction="none",
+    ties="none needed.",
+    compute="perfeval.measures.calibration:brier_unc",
+    per_group="",
+)
+_CAL_FIT_EDGE = (
+    "no case, one class only, or a score of 0, 1 or outside (0, 1) (no logit): NaN; the slope and the "
+    "joint intercept also when the scores separate the classes or are all equal (no finite maximum "
+    "likelihood)."
+)
+_binary(
+    "CAL_SLOPE",
+    "calibration slope (logistic recalibration)",
+    ("calibration_slope",),
+    "b of the logistic regression logit P(y = 1) = a + b logit(score), by maximum likelihood (Newton "
+    "over the distinct scores, to full precision): 1 when calibrated, below 1 when the scores are too "
+    "extreme (rms::val.prob's Slope; statsmodels' GLM Binomial of y on logit(score)).",
+    _CAL_FIT_EDGE,
+    params=(),
+    direction="none",
+    ties="none needed: the cases of one distinct score share one logit.",
+    compute="perfeval.measures.calibration:cal_slope",
+    per_group="",
+)
+_binary(
+    "CAL_INTERCEPT",
+    "calibration intercept (logistic recalibration)",
+    ("calibration_intercept", "citl", "calibration_in_the_large"),
+    "fit=offset: a of logit P(y = 1) = a + logit(score), the slope fixed at 1 (calibration-in-the-large; "
+    "CalibrationCurves' val.prob.ci.2 'Calibration intercept', glm(y ~ offset(logit(p)))); fit=joint: "
+    "a of the fit with the slope, logit P(y = 1) = a + b logit(score) (rms::val.prob's 'Intercept').  0 "
+    "when calibrated in the large; the two differ unless the slope is 1.",
+    _CAL_FIT_EDGE,
+    params=(
+        Param(
+            "fit",
+            "offset",
+            "offset: the slope fixed at 1 (calibration-in-the-large); joint: fitted with the slope",
+            choices=("offset", "joint"),
+        ),
+    ),
+    direction="none",
+    ties="none needed: the cases of one distinct score share one logit.",
+    compute="perfeval.measures.calibration:cal_intercept",
+    per_group="",
+)
+_multiclass(
+    "ECE_CW",
+    "class-wise expected calibration error",
+    ("ece_cw", "classwise_ece", "ece_classwise"),
+    "Kull et al. (2019): each class's probability column against the rest (every case; positive when "
+    "of that class) scored by the binary ECE with the same bins and norm (no debiased form here); the "
+    "mean over the K classes (each class's value in the report).",
+    compute="perfeval.measures.calibration:ece_classwise",
+    params=(_CAL_BINS, _CAL_N_BINS, _CAL_NORM),
+    direction="lower",
+    ties="none needed: a tie (one distinct score of a column) is in one bin, whole.",
+    edge="a score outside [0, 1]: NaN, and the report says which; no case: NaN.",
+    tie_bounds="free",
+    tie_bounds_doc=_FREE_CLASS,
+)
