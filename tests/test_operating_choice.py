@@ -244,3 +244,15 @@ def test_compare_refuses_a_threshold(tmp_path, capsys):
     assert (
         rc != 0 and "TPR_AT_FPR@0.1:of=threshold is a threshold" in err and len(err.strip().splitlines()) == 1
     )
+
+
+def test_a_scorer_of_a_threshold_is_refused_and_the_values_read_the_order():
+    """scikit-learn's scorer: an operating point's value reads the order only (decision_function
+    allowed); its of=threshold form is a threshold, not a score of the model: refused in one line."""
+    from perfeval.exceptions import InvalidParameterError
+    from perfeval.functional import scorer
+
+    pytest.importorskip("sklearn")
+    with pytest.raises(InvalidParameterError, match="is a score threshold"):
+        scorer("youden:of=threshold")
+    scorer("tpr_at_fpr@0.1", response_method="decision_function")  # no error: a ranking measure

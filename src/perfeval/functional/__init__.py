@@ -337,6 +337,10 @@ def group_auc(y_true, y_score, *, groups, weighted: bool = True) -> float:
 #: reads their order only: the PAV fit or the distinct scores; BRIER_UNC no score at all)
 RANK_MEASURES = frozenset(
     {"ROC", "APR", "AP", "PRB", "R50", "RKL", "TOP1", "TOP10", "NTOP", "BRIER_DSC", "BRIER_UNC"}
+    # the operating points and the threshold choices: their values read the order only (their
+    # of=threshold forms are thresholds, not scores: scorer() refuses them)
+    | {"TPR_AT_FPR", "SEN_AT_SPC", "SPC_AT_SEN", "PRE_AT_REC", "REC_AT_PRE", "PAUC"}
+    | {"YOUDEN", "TOPLEFT", "BEST_FBETA", "BEST_MCC", "LEAST_COST"}
 )
 
 
@@ -352,7 +356,7 @@ def scorer(
     Scores are taken as scikit-learn's own scorers take them: a measure that reads the scores as
     probabilities (every threshold measure, log loss, CXE, Brier, RMS, calibration, SLQ, ...) uses
     ``predict_proba`` (the positive class's column); a measure of the ranking only (ROC, APR, AP,
-    PRB, R50, RKL, TOP1, TOP10, NTOP, BRIER_DSC: :data:`RANK_MEASURES`) uses ``decision_function`` where the
+    PRB, R50, RKL, TOP1, TOP10, NTOP, BRIER_DSC, the operating points: :data:`RANK_MEASURES`) uses ``decision_function`` where the
     estimator has one, else ``predict_proba``.  The measure's direction sets ``greater_is_better``.
 
     Parameters
@@ -385,6 +389,11 @@ def scorer(
     if spec.measure.kind != "binary":
         raise InvalidParameterError(
             f"{spec.label} is a per-query measure; a scikit-learn scorer needs a binary one"
+        )
+    if spec.kwargs.get("of") == "threshold":
+        raise InvalidParameterError(
+            f"{spec.label} is a score threshold, not a measure of the model: a scikit-learn scorer needs a "
+            "value (drop of=threshold)"
         )
     rank = spec.measure.name in RANK_MEASURES
     if response_method is None:
