@@ -199,6 +199,19 @@ def test_binary_bounds_per_group(case):
             assert close(res.tie_max_per_group[q], hi), (k, q)
 
 
+def test_a_measure_no_order_can_score_has_no_bound_and_the_others_keep_theirs():
+    """APR takes whole weights, checked on the summary's cells: weights of 1/3 in ties of three give
+    whole cells and a value, but every order of those ties scores each case on its own, which APR
+    refuses.  The whole call raised; now APR's bounds are NaN with the reason, ROC's are given."""
+    y, s, w = [1, 1, 1, 0, 0, 0, 1, 0], [0.5] * 6 + [0.1, 0.9], [1 / 3] * 6 + [1.0, 1.0]
+    r = quiet_evaluate(y, s, measures=["apr", "roc"], sample_weight=w, tie_bounds=True)
+    apr, roc = r.results["APR"], r.results["ROC"]
+    assert math.isfinite(apr.value) and math.isnan(apr.tie_min) and math.isnan(apr.tie_max)
+    assert "APR needs whole-number weights" in apr.tie_note
+    assert (roc.tie_min, roc.tie_max) == (0.0, 0.25) and not roc.tie_note
+    assert json.loads(r.to_json())["measures"]["APR"]["tie_bounds_why_null"] == apr.tie_note
+
+
 @settings(max_examples=examples(0.66), deadline=None)
 @given(small(grades=2, groups=2))
 def test_value_between_its_bounds(case):
