@@ -226,7 +226,8 @@ class Measure:
         return {
             "free": "order-free: the value does not depend on the order of tied cases (min = max = value).",
             "orders": "exact: the measure of the two extreme orders, every tie's cases best first (relevant "
-            "or positive first, higher grades first) and worst first.",
+            "or positive first, higher grades first, the heavier first among cases of one target) and "
+            "worst first (the exact reverse).",
         }.get(self.tie_bounds, "")
 
     @property

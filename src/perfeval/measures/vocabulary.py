@@ -23,7 +23,8 @@ _TIE_EXP = (
 )
 _MODERN = "not in PERF; modern only."
 _AP_BOUNDS = (
-    "exact: the AP of the two extreme orders (every tie's relevant cases first, last).  The value "
+    "exact: the AP of the two extreme orders (every tie's relevant cases first, the heavier first when "
+    "weighted (AP), and the exact reverse).  The value "
     "(one threshold per tie) is the AP of no order when a tie holds relevant cases, and can lie above "
     "the maximum (a tie of relevant cases below non-relevant ones: each gets the precision at the "
     "tie's end, higher than the first of them has in any order) though never below the minimum."
