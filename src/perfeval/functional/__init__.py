@@ -356,8 +356,9 @@ def scorer(
     Scores are taken as scikit-learn's own scorers take them: a measure that reads the scores as
     probabilities (every threshold measure, log loss, CXE, Brier, RMS, calibration, SLQ, ...) uses
     ``predict_proba`` (the positive class's column); a measure of the ranking only (ROC, APR, AP,
-    PRB, R50, RKL, TOP1, TOP10, NTOP, BRIER_DSC, the operating points: :data:`RANK_MEASURES`) uses ``decision_function`` where the
-    estimator has one, else ``predict_proba``.  The measure's direction sets ``greater_is_better``.
+    PRB, R50, RKL, TOP1, TOP10, NTOP, BRIER_DSC, the operating points: :data:`RANK_MEASURES`) uses
+    ``decision_function`` where the estimator has one, else ``predict_proba``.  The measure's
+    direction sets ``greater_is_better``.
 
     Parameters
     ----------
