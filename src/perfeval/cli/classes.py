@@ -30,8 +30,10 @@ from perfeval.exceptions import InputFormatError, InvalidParameterError
 
 __all__ = [
     "Classes",
+    "choose_long",
     "choose_wide",
     "label_positions",
+    "long_classes",
     "names_are_classes",
     "read_table",
     "read_wide",
@@ -357,6 +359,26 @@ def _long_columns(args: Any, ch: Any, names: list[str], header: bool, src: str) 
     return idc, cc
 
 
+def choose_long(args: Any, names: list[str], header: bool, src: str) -> tuple[Any, Any, Any]:
+    """The columns of a long table: (its target, score, group and weight, its case column, its
+    class column), by the options of --long.
+    """
+    _long_options(args)
+    ch = load.choose_columns(args, names, header, src)
+    idc, cc = _long_columns(args, ch, names, header, src)
+    return ch, idc, cc
+
+
+def long_classes(args: Any, kind: Any, name: str) -> tuple[list | None, str]:
+    """The classes of a long table read on Dask, as said in the output: ``--classes`` typed as the
+    class column ``name`` holds them (``kind``: an empty array of its type), else None (the class
+    column's distinct values, found on the cluster).
+    """
+    if getattr(args, "classes", None):
+        return list(Classes(_split(args.classes, "--classes"), "--classes").typed(kind).labels), "--classes"
+    return None, f"the distinct values of the class column {name!r}"
+
+
 def _long_classes(args: Any, cls_col: Any, name: str, src: str) -> Classes:
     """The classes of a long table: ``--classes``, else the class column's distinct values, sorted;
     typed as the class column holds them.
@@ -454,7 +476,7 @@ def _long(args: Any, specs: list) -> Any:
 
 
 # -- long, streamed: a chunk's whole cases pivoted, a case whose rows run past its end carried on --------
-class NotTogether(InputFormatError):
+class _NotTogether(InputFormatError):
     """A long table read in chunks whose case (``case``: as messages say it) appears again after
     other cases' rows (``at``: where): it cannot be streamed (a file over the stream's size without
     --stream is read whole instead).
@@ -532,7 +554,7 @@ def _long_stream(args: Any, path: str | None, specs: list, totals: dict | None =
     or with --group spilled by group (:func:`perfeval.backends.stream.evaluate_stream_grouped_classes`):
     the bits of ``--long`` in memory.  A case's rows must lie together (the file sorted by case, or
     its rows next to each other): one that appears again after other cases' rows is
-    :class:`NotTogether`.  The classes: ``--classes``, else the first chunk's whole cases' (every
+    :class:`_NotTogether`.  The classes: ``--classes``, else the first chunk's whole cases' (every
     case holds every class; a later case holding another is one line naming it).  The target is read
     as the first chunk's whole cases tell (labels or a 0/1 marker), the later chunks the same way.
     """
@@ -545,8 +567,7 @@ def _long_stream(args: Any, path: str | None, specs: list, totals: dict | None =
     chosen: list = []
 
     def chooser(names: list[str], header: bool) -> list[int | None]:
-        ch = load.choose_columns(args, names, header, source)
-        idc, cc = _long_columns(args, ch, names, header, source)
+        ch, idc, cc = choose_long(args, names, header, source)
         chosen.append((ch, idc, cc))
         load.say_columns(ch)
         return [
@@ -605,7 +626,7 @@ def _long_stream(args: Any, path: str | None, specs: list, totals: dict | None =
         starts = runs(ids)
         r = together.again(ids, starts)
         if r is not None:
-            raise NotTogether(said(ids[r]), chosen[0][1].name, source, rows.at(r))
+            raise _NotTogether(said(ids[r]), chosen[0][1].name, source, rows.at(r))
         cut = len(ids) if last else int(starts[-1])
         together.take(ids[:cut])
         return cut
@@ -981,9 +1002,13 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
     cases = None
     confusion_summary = None
     if args.dask is not None:  # the files read as Dask partitions, the summaries merged on the cluster
-        from perfeval.cli.dask_tables import classes_report
+        from perfeval.cli.dask_tables import classes_report, long_report
 
-        report = classes_report(args, path, choose_wide)
+        if args.long:
+            _long_options(args)
+            report = long_report(args, path, choose_long, long_classes)
+        else:
+            report = classes_report(args, path, choose_wide)
     elif args.stream or (big and args.group is None and args.ci is None and not args.tie_bounds):
         totals: dict | None = {} if getattr(args, "confusion", False) and args.group is not None else None
         if not args.long:
@@ -991,7 +1016,7 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
         else:
             try:
                 report = _long_stream(args, path, specs, totals)
-            except NotTogether as e:
+            except _NotTogether as e:
                 if args.stream:
                     raise
                 # a large file not sorted by case, streamed unasked: read whole (said), as it must be

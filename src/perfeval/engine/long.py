@@ -366,7 +366,7 @@ class ArrayRows:
         raise InvalidDataError(message)
 
 
-def _no_missing(a: np.ndarray, name: str, role: str) -> None:
+def _no_missing(a: np.ndarray, name: str, role: str, rows: Rows) -> None:
     """No missing value (None, NaN, NaT) in a column that every row needs: else one line naming it."""
     if a.dtype.kind in "fc":
         bad = np.isnan(a)
@@ -377,12 +377,10 @@ def _no_missing(a: np.ndarray, name: str, role: str) -> None:
     else:
         return
     if bad.any():
-        from perfeval.exceptions import InvalidDataError
-
         i = int(np.argmax(bad))
-        raise InvalidDataError(
-            f"the {role} column {name!r} holds a missing value at row {i}: every row of a case and class "
-            "needs one"
+        rows.fail(
+            f"the {role} column {name!r} holds a missing value at {rows.position(i)}: every row of a case "
+            "and class needs one"
         )
 
 
@@ -396,12 +394,15 @@ def from_columns(
     classes: Any = None,
     group: Any = None,
     weight: Any = None,
+    rows: Rows | None = None,
 ) -> tuple[Long, tuple, str]:
     """:func:`pivot` of a table's columns (:func:`perfeval.evaluate` with ``case=`` and
     ``class_column=``), each read and checked first: none missing, finite scores, weights >= 0.
     ``names``: the columns' names, keys ``"case"``, ``"class"``, ``"target"``, ``"score"``, and
     ``"group"``, ``"weight"`` when given.  The classes: ``classes`` as given, else the class column's
-    distinct values, sorted.  Returns the pivot, the classes and how they were found.
+    distinct values, sorted.  ``rows``: where a row is, and the error (default :class:`ArrayRows`:
+    ``row i``, :class:`~perfeval.exceptions.InvalidDataError`).  Returns the pivot, the classes and
+    how they were found.
     """
     from perfeval.base.checks import ArraySpec, check_array, to_numpy
     from perfeval.engine.door import class_codes
@@ -412,8 +413,9 @@ def from_columns(
     against = (names["case"], n, False)
     cls_a = check_array(ArraySpec(names["class"], "labels"), cls_col, against)
     tgt = check_array(ArraySpec(names["target"], "labels"), target, against)
+    where: Rows = ArrayRows() if rows is None else rows
     for a, role in ((ids_a, "case"), (cls_a, "class"), (tgt, "target")):
-        _no_missing(a, names[role], role)
+        _no_missing(a, names[role], role, where)
     if ids_a.dtype.kind == "O":
         try:
             np.unique(ids_a)
@@ -448,18 +450,18 @@ def from_columns(
             f"the class column {names['class']!r} holds {len(labels)} class(es) ({listing(labels)}); "
             "K classes need K >= 2"
         )
-    cls = class_codes(cls_a, labels, f"the class column {names['class']!r}")
+    cls = class_codes(cls_a, labels, f"the class column {names['class']!r}", where.position)
 
     def coder(values: np.ndarray, strict: bool) -> np.ndarray | None:
         try:
-            return class_codes(values, labels, f"the target column {names['target']!r}")
+            return class_codes(values, labels, f"the target column {names['target']!r}", where.position)
         except InvalidDataError:
             if strict:
                 raise
             return None
 
     long = pivot(
-        ArrayRows(),
+        where,
         ids_a,
         cls,
         s,
