@@ -355,3 +355,21 @@ def test_standard_input_streams(capsys):
     assert code == 0, err
     got = json.loads(out)
     assert got["measures"]["ACC_MC"]["value"] == 1.0 and got["params"]["cases"] == 2
+
+
+def test_a_case_read_as_int64_then_as_text_is_one_case():
+    """A chunk of plain integer ids is read as int64, one holding text as text: case 7 of the first
+    and '7' of a later chunk are one case (as in a table read whole, all text), so its rows there
+    are rows of a case seen before."""
+    from perfeval.engine.long import Together, runs
+
+    together = Together()
+    first = np.array([5, 5, 7, 7], dtype=np.int64)
+    assert together.again(first, runs(first)) is None
+    together.take(first)
+    later = np.array(["x", "x", "7", "8"])
+    assert together.again(later, runs(later)) == 2
+    text_first, ints_later = Together(), np.array([9, 9, 5], dtype=np.int64)
+    text_first.take(np.array(["x", "5"]))
+    assert text_first.again(ints_later, runs(ints_later)) == 2
+    assert Together().again(np.array([1, 2, 1]), runs(np.array([1, 2, 1]))) == 2  # within one chunk
