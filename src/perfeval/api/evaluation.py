@@ -194,22 +194,21 @@ def evaluate(
             f"dialect={dialect!r}: not with {what} (tie bounds are over every order, whatever the tool)"
         )
     if is_dask(y_true):
-        from perfeval.backends.dask import evaluate_dask
+        from perfeval.backends.dask import evaluate_dask, evaluate_dask_long
 
         arrays = bool(partitions) or groups is not None or sample_weight is not None
         _not_on_dask(tie_bounds, arrays)
-        return evaluate_dask(
-            y_true,
-            y_score,
-            target=target,
-            score=score,
-            group=group,
-            weight=weight,
-            measures=measures,
-            threshold=threshold,
-            pos_label=pos_label,
-            classes=classes,
-        )
+        named: dict[str, Any] = {"target": target, "score": score, "group": group, "weight": weight}
+        named.update(measures=measures, threshold=threshold, pos_label=pos_label, classes=classes)
+        if (case, class_column) != (None, None):  # the long form: a row a case and class
+            return evaluate_dask_long(
+                y_true,
+                y_score,
+                **named,
+                case=case,
+                class_column=class_column,
+            )
+        return evaluate_dask(y_true, y_score, **named)
     if (case, class_column) != (None, None):  # the long form: a row a case and class
         return _evaluate_long(
             y_true,

@@ -99,7 +99,8 @@ def build() -> argparse.ArgumentParser:
         "--long",
         action="store_true",
         help="one row a case and class: --id CASE --class CLASS --score P --target Y (Y: the true "
-        "class on every row of a case, or a 0/1 marker of the true class's row)",
+        "class on every row of a case, or a 0/1 marker of the true class's row); streamed (--stream, "
+        "a file over 256 MB) when each case's rows lie together, the file sorted by case",
     )
     mc.add_argument("--class", dest="class_column", metavar="COLUMN", help="with --long: the class column")
     mc.add_argument(

@@ -99,10 +99,11 @@ class TextReader(Reader):
         keys = list(first_frame.columns)
         names = [str(c) for c in keys] if header else [f"column{i + 1}" for i in range(len(keys))]
 
-        def frame(group: int | None) -> Any:
+        def frame(group: int | dict[int, str] | None) -> Any:
             ddf = first_frame
-            if group is not None:  # the group column read as text
-                ddf = read_csv(dtype={keys[group]: str}, keep_default_na=False)
+            texts = [] if group is None else [group] if isinstance(group, int) else list(group)
+            if texts:  # the identity columns (the group's, the case's) read as text
+                ddf = read_csv(dtype={keys[g]: str for g in texts}, keep_default_na=False)
             if not header:
                 ddf.columns = names
             return ddf
