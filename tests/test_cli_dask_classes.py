@@ -207,7 +207,6 @@ def test_bad_input_on_dask_is_one_line(tmp_path, capsys, text, options, said):
 @pytest.mark.parametrize(
     ("options", "said"),
     [
-        (["--long", "--id", "c", "--class", "k", "--score", "p"], "--long"),
         (["--score-prefix", "p_", "--ci", "0.9"], "--ci"),
         (["--score-prefix", "p_", "--tie-bounds"], "--tie-bounds"),
         (["--score-prefix", "p_", "--stream"], "--stream"),

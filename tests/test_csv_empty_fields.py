@@ -322,3 +322,223 @@ def test_graded_targets_and_label_columns_in_the_files_order(tmp_path, capsys, s
     ml.to_csv(tmp_path / "m.csv", index=False)
     for code, _out, err in both(tmp_path / "m.csv", ["--label-prefix", "y_", "--score-prefix", "p_"], capsys):
         assert code == 1 and "m.csv, line 3: the label column 'y_a' holds 2;" in err, err
+
+
+# -- the long form streamed, and on Dask ----------------------------------------------------------------
+def long_frame(n: int = 8, seed: int = 1):
+    """A long table (a row a case and class), its cases' rows together: streamable."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed)
+    classes = ("cat", "dog", "bird")
+    w = rng.integers(1, 4, n).astype(float)  # a case's weight and group: the same on each of its rows
+    rows = [
+        {
+            "case": f"c{i}",
+            "cls": c,
+            "p": round(float(rng.random()), 4),
+            "is_true": int(c == classes[i % 3]),
+            "note": "n",
+            "w": w[i],
+            "g": i % 2,
+        }
+        for i in range(n)
+        for c in classes
+    ]
+    return pd.DataFrame(rows)
+
+
+LONG = ["--long", "--id", "case", "--class", "cls", "--score", "p", "--target", "is_true"]
+
+
+@pytest.mark.parametrize("chunk", [32, 1 << 20])
+def test_long_stream_empty_fields(tmp_path, capsys, small_chunks, chunk):
+    """--long read whole and --long --stream (in chunks that cut cases, carried on): an empty field
+    of a column not used keeps its row (the numbers of the file without it); of a column used (the
+    case's, the class's too), one line naming its line; in the file's order among the bad values."""
+    small_chunks["bytes"] = chunk
+    df = long_frame()
+    df.to_csv(tmp_path / "clean.csv", index=False)
+    d = df.copy()
+    d["note"], d["g"] = d["note"].astype(object), d["g"].astype(object)
+    d.loc[[4, 17], "note"], d.loc[10, "g"] = None, None
+    d.to_csv(tmp_path / "t.csv", index=False)
+    for more in (["--weight", "w"], []):
+        argv = [*LONG, *more, "-m", "roc,logloss", "--format", "json"]
+        want = [json.loads(out)["measures"] for _c, out, _e in both(tmp_path / "clean.csv", argv, capsys)]
+        outs = both(tmp_path / "t.csv", argv, capsys)
+        assert [c for c, _o, _e in outs] == [0, 0], outs
+        assert [json.loads(out)["measures"] for _c, out, _e in outs] == want
+    for column, role in (
+        ("case", "id"),
+        ("cls", "class"),
+        ("p", "score"),
+        ("is_true", "target"),
+        ("w", "weight"),
+        ("g", "group"),
+    ):
+        d = df.copy()
+        d[column] = d[column].astype(object)
+        d.loc[13, column] = None
+        d.to_csv(tmp_path / "t.csv", index=False)
+        argv = [*LONG, "--weight", "w", "--group", "g", "-m", "roc"]
+        for code, out, err in both(tmp_path / "t.csv", argv, capsys):
+            said = f"t.csv, line 15: the {role} column {column!r} {EMPTY}\n"
+            assert code == 1 and out == "" and err.endswith(said) and err.count("\n") == 1, err
+    for cells, said in (
+        ({(5, "p"): "abc", (13, "case"): None}, "line 7: the score column 'p' holds 'abc', not a number"),
+        ({(5, "cls"): None, (13, "w"): -1.0}, f"line 7: the class column 'cls' {EMPTY}"),
+        ({(5, "case"): None, (13, "p"): "abc"}, f"line 7: the id column 'case' {EMPTY}"),
+    ):
+        d = df.copy()
+        for (row, column), value in cells.items():
+            d[column] = d[column].astype(object)
+            d.loc[row, column] = value
+        d.to_csv(tmp_path / "t.csv", index=False)
+        for code, _out, err in both(tmp_path / "t.csv", [*LONG, "--weight", "w", "-m", "roc"], capsys):
+            assert code == 1 and f"t.csv, {said}" in err and err.count("\n") == 1, err
+
+
+def test_dask_long_empty_fields(tmp_path, capsys):
+    """--long --dask: an empty field of a column not used is no error (the numbers of memory), an
+    integer column's past the rows Dask types a column by too; an empty case or group id, class or
+    target is refused in one line naming the file and the column (an empty id is no case or group of
+    its own, an empty class no class), past those rows too."""
+    df = long_frame()
+    d = df.copy()
+    d["note"], d["g"] = d["note"].astype(object), d["g"].astype(object)
+    d.loc[[4, 17], "note"], d.loc[20, "g"] = None, None  # g: integers, typed so by the first rows
+    d.to_csv(tmp_path / "n.csv", index=False)
+    argv = [*LONG, "--weight", "w", "-m", "roc,logloss", "--format", "json"]
+    code, want, err = run(["eval", tmp_path / "n.csv", *argv], capsys)
+    assert code == 0, err
+    code, got, err = run(["eval", tmp_path / "n.csv", *argv, "--dask", "local:1"], capsys)
+    assert code == 0, err
+    assert json.loads(got)["measures"] == json.loads(want)["measures"]
+    for row, column, fragment in (
+        (7, "case", "the id column 'case' (--id) holds an empty field"),
+        (20, "case", "the id column 'case' (--id) holds an empty field"),
+        (7, "g", "the group column 'g' (--group) holds an empty field"),
+        (7, "cls", "the class column 'cls' holds an empty field"),
+        (20, "cls", "the class column 'cls' holds an empty field"),
+        (7, "is_true", "the target column 'is_true' holds an empty field"),
+        (
+            20,
+            "is_true",
+            "the column 'is_true' holds an empty field, a missing value, past the rows Dask typed",
+        ),
+        (7, "p", "the score column 'p'"),
+        (7, "w", "the weight column 'w'"),
+    ):
+        d = df.copy()
+        d[column] = d[column].astype(object)
+        d.loc[row, column] = None
+        d.to_csv(tmp_path / "t.csv", index=False)
+        argv = [*LONG, "--weight", "w", "--group", "g", "-m", "roc", "--dask", "local:1"]
+        code, out, err = run(["eval", tmp_path / "t.csv", *argv], capsys)
+        assert code == 1 and out == "" and err.count("\n") == 1, err
+        assert "t.csv: " + fragment in err, err
+
+
+def test_dask_reads_an_integer_column_not_used_whatever_it_holds_past_its_first_rows(tmp_path, capsys):
+    """Dask types a CSV's column by its first rows: an integer column the run does not use holding an
+    empty field further on is no error (its rows kept); one it uses is one line naming the file and
+    the column, never an internal error."""
+    df = frame(40)
+    df.to_csv(tmp_path / "clean.csv", index=False)
+    d = df.copy()
+    d["user"] = d["user"].astype(object)
+    d.loc[25, "user"] = None
+    d.to_csv(tmp_path / "t.csv", index=False)
+    for more in (["-m", "roc,ap"], ["--group", "doc", "-m", "gauc,roc"]):
+        argv = ["--target", "y", "--score", "p", *more, "--format", "json", "--dask", "local:1"]
+        code, out, err = run(["eval", tmp_path / "t.csv", *argv], capsys)
+        assert code == 0, err
+        code, clean, err = run(["eval", tmp_path / "clean.csv", *argv], capsys)
+        assert code == 0, err
+        assert json.loads(out)["measures"] == json.loads(clean)["measures"]
+    d = df.copy()
+    d["y"] = d["y"].astype(object)
+    d.loc[25, "y"] = None
+    d.to_csv(tmp_path / "t.csv", index=False)
+    for more, said in (
+        (
+            [],
+            "the column 'y' holds a value that is not an integer (an empty field, a missing value",
+        ),
+        (
+            ["--group", "user"],
+            "the column 'y' holds an empty field, a missing value, past the rows Dask typed",
+        ),
+    ):
+        argv = ["--target", "y", "--score", "p", *more, "-m", "roc", "--dask", "local:1"]
+        code, out, err = run(["eval", tmp_path / "t.csv", *argv], capsys)
+        assert code == 1 and out == "" and err.count("\n") == 1 and "t.csv: " + said in err, err
+
+
+# -- a regression target --------------------------------------------------------------------------------
+def regression_frame(n: int = 12, seed: int = 5):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed)
+    y = np.round(rng.lognormal(3, 0.4, n), 3)
+    return pd.DataFrame(
+        {
+            "price": y,
+            "pred": np.round(y * rng.normal(1, 0.1, n), 3),
+            "note": [f"n{k}" for k in range(n)],
+            "w": rng.integers(1, 4, n).astype(float),
+            "g": [k % 3 for k in range(n)],
+        }
+    )
+
+
+@pytest.mark.parametrize("chunk", [32, 1 << 20])
+def test_regression_empty_fields(tmp_path, capsys, small_chunks, chunk):
+    """A regression target read whole and streamed: an empty field of a column not used keeps its
+    row (the numbers of the file without it); of the target, the prediction, the weight or (read
+    whole) the group, one line naming its line; in the file's order among the bad values, the
+    auto-recognised target too."""
+    small_chunks["bytes"] = chunk
+    df = regression_frame()
+    df.to_csv(tmp_path / "clean.csv", index=False)
+    d = df.copy()
+    d["note"], d["g"] = d["note"].astype(object), d["g"].astype(object)
+    d.loc[[2, 9], "note"], d.loc[5, "g"] = None, None
+    d.to_csv(tmp_path / "t.csv", index=False)
+    argv = ["--target", "price", "--score", "pred", "--weight", "w", "-m", "mae,rmse,r2", "--format", "json"]
+    want = [json.loads(out)["measures"] for _c, out, _e in both(tmp_path / "clean.csv", argv, capsys)]
+    outs = both(tmp_path / "t.csv", argv, capsys)
+    assert [c for c, _o, _e in outs] == [0, 0], outs
+    assert [json.loads(out)["measures"] for _c, out, _e in outs] == want
+    code, out, err = run(["eval", tmp_path / "t.csv", "--target", "price", "--score", "pred"], capsys)
+    assert code == 0 and "regression (the target column 'price'" in err, err
+    for column, role in (("price", "target"), ("pred", "score"), ("w", "weight"), ("g", "group")):
+        d = df.copy()
+        d[column] = d[column].astype(object)
+        d.loc[6, column] = None
+        d.to_csv(tmp_path / "t.csv", index=False)
+        said = f"t.csv, line 8: the {role} column {column!r} {EMPTY}\n"
+        argv = ["--target", "price", "--score", "pred", "--weight", "w", "-m", "mae"]
+        runs = [run(["eval", tmp_path / "t.csv", *argv, "--group", "g"], capsys)]
+        if column != "g":  # --stream of a regression target: not with --group yet
+            runs += both(tmp_path / "t.csv", argv, capsys)
+        if column in ("price", "pred"):  # the auto-recognised target
+            runs.append(run(["eval", tmp_path / "t.csv", "--target", "price", "--score", "pred"], capsys))
+        for code, out, err in runs:
+            assert code == 1 and out == "" and err.endswith(said) and err.count("\n") == 1, err
+    for cells, said in (
+        (
+            {(1, "pred"): "abc", (4, "price"): None},
+            "line 3: the score column 'pred' holds 'abc', not a number",
+        ),
+        ({(1, "price"): "inf", (4, "price"): None}, "line 3: the target column 'price' holds inf"),
+        ({(1, "price"): None, (4, "w"): -1.0}, f"line 3: the target column 'price' {EMPTY}"),
+        ({(1, "w"): -1.0, (4, "pred"): None}, "line 3: the weight column 'w' holds -1.0"),
+    ):
+        d = df.copy()
+        for (row, column), value in cells.items():
+            d[column] = d[column].astype(object)
+            d.loc[row, column] = value
+        d.to_csv(tmp_path / "t.csv", index=False)
+        argv = ["--target", "price", "--score", "pred", "--weight", "w", "-m", "mae"]
+        for code, _out, err in both(tmp_path / "t.csv", argv, capsys):
+            assert code == 1 and f"t.csv, {said}" in err and err.count("\n") == 1, err

@@ -229,7 +229,7 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
             "y,p\n177.83,170.2\n250.5,260.1\n99.25,120.0\n",
             [],
             "t.csv: the target column 'y' holds real values (99.25, 177.83, 250.5): this looks like a "
-            "regression target, and perfeval has no regression measures yet; its RMS (rmse) and BRIER (mse)",
+            "regression target; the regression measures read it (",
         ),
         (
             "y,p\n0,0.1\n3,0.9\n1,0.4\n2,0.5\n",

@@ -333,28 +333,23 @@ def test_cli_stream_group_is_the_evaluation_in_memory(tmp_path, capsys, weight, 
     assert len(mem["measures"]["ROC_OVR:average=macro"]["per_group"]) == 25
 
 
-def test_cli_long_stream_is_still_refused(tmp_path, capsys):
+def test_cli_long_stream_per_group_is_the_long_table_in_memory(tmp_path, capsys):
+    """--long --stream --group was refused (a case's rows may lie in different chunks): each chunk's
+    whole cases are pivoted now, a case cut by a chunk's end carried on (tests/test_long_stream.py)."""
+    import json
+
     from perfeval.cli.main import main
 
     path = tmp_path / "long.csv"
-    path.write_text("id,user,label,class,score\n1,1,a,a,0.7\n1,1,a,b,0.3\n")
-    code = main(
-        [
-            "eval",
-            str(path),
-            "--long",
-            "--id",
-            "id",
-            "--class",
-            "class",
-            "--target",
-            "label",
-            "--score",
-            "score",
-            "--stream",
-            "--group",
-            "user",
-        ]
+    path.write_text(
+        "id,user,label,class,score\n1,1,a,a,0.7\n1,1,a,b,0.3\n2,1,b,a,0.4\n2,1,b,b,0.6\n"
+        "3,2,a,a,0.2\n3,2,a,b,0.8\n4,2,b,a,0.1\n4,2,b,b,0.9\n"
     )
-    assert code != 0
-    assert "--long --stream: a case's rows may lie in different chunks" in capsys.readouterr().err
+    argv = ["eval", str(path), "--long", "--id", "id", "--class", "class", "--target", "label", "--score"]
+    argv += ["score", "--group", "user", "-m", "roc_ovr,acc_mc", "--format", "json"]
+    outs = []
+    for extra in ([], ["--stream"]):
+        assert main([*argv, *extra]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert outs[0]["measures"] == outs[1]["measures"]
+    assert outs[1]["measures"]["ACC_MC"]["per_group"] == {"1": 1.0, "2": 0.5}

@@ -54,8 +54,15 @@ def test_every_perf_measure_is_registered_once():
 def test_every_measure_is_documented(m):
     for text in (m.title, m.definition, m.ties, m.edge_cases, m.perf):
         assert len(text) >= 4
-    assert m.direction in ("higher", "lower")
-    assert m.kind in ("binary", "ranking", "grouped", "multiclass", "multilabel") and m.aggregate in (
+    assert m.direction in ("higher", "lower", "none")  # none: the ideal is a value (CAL_SLOPE: 1)
+    assert m.kind in (
+        "binary",
+        "ranking",
+        "grouped",
+        "multiclass",
+        "multilabel",
+        "regression",
+    ) and m.aggregate in (
         "mean",
         "weighted",
     )

@@ -208,3 +208,56 @@ def test_stream_equals_memory(d, wkind, cuts):
 def test_every_binary_measure_is_covered(name):
     """The lists above are the registry's: a new binary measure is in every property."""
     assert name in BINARY and perfeval.measures.parse_measure(spec(name)).measure.kind == "binary"
+
+
+# -- kind "regression": a real target and a prediction (issue 33), the same properties, bit for bit ------
+REGRESSION = [m.name for m in list_measures() if m.kind == "regression"]
+
+
+@st.composite
+def regression_data(draw):
+    n = draw(st.integers(1, 40))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    decimals = draw(st.sampled_from([0, 1, 3]))  # few decimals: ties, zeros
+    y = np.round(rng.normal(size=n) * 3 + draw(st.sampled_from([0.0, 5.0, 1e6])), decimals)
+    p = np.round(y + rng.normal(size=n), decimals)
+    return y, p, rng.integers(0, 4, n), rng
+
+
+def _reg(y, p, **kw):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = perfeval.evaluate(y, p, measures=REGRESSION, task="regression", **kw)
+    if r.groups is None:
+        return values(r)
+    return {
+        key: {lab: float(res.per_group[i]) for lab, res in r.results.items()}
+        for i, key in enumerate(r.groups.tolist())
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(regression_data(), st.randoms(use_true_random=False))
+def test_regression_weights_order_groups(d, rnd):
+    """Regression: a row of weight 0 is a dropped row, a whole weight k is k copies, the order of the
+    rows does not matter (any weights: the sums are exact) and a group's value is that group alone."""
+    y, p, g, rng = d
+    w = np.where(rng.random(len(y)) < 0.3, 0.0, rng.integers(1, 4, len(y))).astype(float)
+    keep = w > 0
+    if keep.any():
+        assert_same(_reg(y, p, sample_weight=w), _reg(y[keep], p[keep], sample_weight=w[keep]), "weight 0")
+        k = w[keep].astype(np.int64)
+        assert_same(
+            _reg(y[keep], p[keep], sample_weight=w[keep]),
+            _reg(np.repeat(y[keep], k), np.repeat(p[keep], k)),
+            "copies",
+        )
+    wf = rng.random(len(y)) * 3
+    perm = np.array(rnd.sample(range(len(y)), len(y)))
+    assert_same(_reg(y, p, sample_weight=wf), _reg(y[perm], p[perm], sample_weight=wf[perm]), "order")
+    per = _reg(y, p, groups=g, sample_weight=wf)
+    for key, got in per.items():
+        m = g == key
+        assert_same(got, _reg(y[m], p[m], sample_weight=wf[m]), f"group {key}")

@@ -88,17 +88,31 @@ def quiet_evaluate(*args, **kw):
         return perfeval.evaluate(*args, **kw)
 
 
-def brute(y: np.ndarray, s: np.ndarray, specs: list[str], grouped: bool) -> dict[str, tuple[float, float]]:
-    """The least and greatest value of each measure over every order of the ties of one group."""
+def brute(
+    y: np.ndarray, s: np.ndarray, specs: list[str], grouped: bool, w: np.ndarray | None = None
+) -> dict[str, tuple[float, float]]:
+    """The least and greatest value of each measure over every order of the ties of one group
+    (each case keeps its weight ``w`` wherever it goes).
+    """
     seen: dict[str, list[float]] = {k: [] for k in specs}
     g = np.zeros(len(y), dtype=np.int64) if grouped else None
     for rank in orders(s):
-        r = quiet_evaluate(y, rank, measures=specs, groups=g)
-        for k in specs:
-            seen[k].append(r.results[parse_measure(k).label].value)
+        for k, v in values_or_nan(y, rank, specs, g, w).items():
+            seen[k].append(v)
     return {
         k: (min(v), max(v)) if not any(map(math.isnan, v)) else (math.nan, math.nan) for k, v in seen.items()
     }
+
+
+def values_or_nan(y, s, specs: list[str], g, w) -> dict[str, float]:
+    """Each measure's value, NaN for one that refuses these cases (APR: weights not whole)."""
+    try:
+        r = quiet_evaluate(y, s, measures=specs, groups=g, sample_weight=w)
+        return {k: r.results[parse_measure(k).label].value for k in specs}
+    except InvalidParameterError:
+        if len(specs) == 1:
+            return {specs[0]: math.nan}
+        return {k: v for one in specs for k, v in values_or_nan(y, s, [one], g, w).items()}
 
 
 def close(a: float, b: float) -> bool:
@@ -146,14 +160,16 @@ def test_ranking_bounds_are_the_extremes_over_every_order(case):
     check_groups(y, s, g, RANKING, True)
 
 
-def binary_brute(y: np.ndarray, s: np.ndarray, specs: list[str]) -> dict[str, tuple[float, float]]:
+def binary_brute(
+    y: np.ndarray, s: np.ndarray, specs: list[str], w: np.ndarray | None = None
+) -> dict[str, tuple[float, float]]:
     """The extremes over every order of the ties of the ``orders`` measures, and of SAR through ROC."""
     ordered = [k for k in specs if parse_measure(k).measure.tie_bounds == "orders"]
-    out = brute(y, s, ordered, False) if ordered else {}
+    out = brute(y, s, ordered, False, w) if ordered else {}
     linear = [k for k in specs if parse_measure(k).measure.tie_bounds == "linear"]
     if linear:
-        roc = brute(y, s, ["roc"], False)["roc"]
-        base = quiet_evaluate(y, s, measures=["roc", *linear])
+        roc = brute(y, s, ["roc"], False, w)["roc"]
+        base = quiet_evaluate(y, s, measures=["roc", *linear], sample_weight=w)
         for k in linear:
             kw = parse_measure(k).kwargs
             c = kw["w_roc"] / (kw["w_acc"] + kw["w_roc"] + kw["w_rms"])
@@ -197,6 +213,102 @@ def test_binary_bounds_per_group(case):
             lo, hi = got[k]
             assert close(res.tie_min_per_group[q], lo), (k, q)
             assert close(res.tie_max_per_group[q], hi), (k, q)
+
+
+#: weights drawn inside the ties: unequal, 0, and fractions without a finite binary expansion (APR
+#: takes whole weights only: the second pool)
+WEIGHTS = ((0.0, 0.1, 1 / 3, 1.0, 2.0, 2.7, 5.0), (0.0, 1.0, 2.0, 3.0, 7.0))
+
+#: every measure whose bounds are the measure of two orders (and SAR, through ROC), of every kind
+ORDERED = specs_of(("binary", "grouped", "ranking"), ("orders", "linear"))
+
+
+@st.composite
+def weighted(draw, groups: int):
+    """A case of :func:`small` with 0/1 targets and a weight per case, from one pool of ``WEIGHTS``."""
+    y, s, g = draw(small(grades=2, groups=groups))
+    pool = draw(st.sampled_from(WEIGHTS))
+    w = draw(st.lists(st.sampled_from(pool), min_size=len(y), max_size=len(y)))
+    return y, s, g, np.array(w)
+
+
+def weighted_specs(y, s, g, w) -> list[str]:
+    """The specs of ``ORDERED`` that take these weights; each one that refuses them refuses its tie
+    bounds too (one line, no bound), as the per-query measures and APR with fractional weights do.
+    """
+    out = []
+    for k in ORDERED:
+        groups = g if parse_measure(k).measure.kind != "binary" else None
+        try:
+            quiet_evaluate(y, s, measures=[k], groups=groups, sample_weight=w)
+        except InvalidParameterError:
+            with pytest.raises(InvalidParameterError):
+                quiet_evaluate(y, s, measures=[k], groups=groups, sample_weight=w, tie_bounds=True)
+            continue
+        out.append(k)
+    return out
+
+
+@settings(max_examples=examples(0.5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(weighted(groups=1))
+def test_weighted_bounds_are_the_extremes_over_every_order(case):
+    """Unequal weights inside a tie: the bounds of every ``orders`` measure (of the registry, of any
+    kind: those that take row weights) are still the least and greatest value over every order of
+    the tied cases, each case keeping its weight (AP's maximum puts the heavier positives first)."""
+    y, s, g, w = case
+    specs = weighted_specs(y, s, g, w)
+    assert "AP" in specs  # the binary measures take any weights: the check below can fail
+    r = quiet_evaluate(y, s, measures=specs, sample_weight=w, tie_bounds=True)
+    got = binary_brute(y, s, specs, w)
+    for k in specs:
+        res = r.results[parse_measure(k).label]
+        lo, hi = got[k]
+        assert close(res.tie_min, lo), (k, res.tie_min, lo, y, s, w)
+        assert close(res.tie_max, hi), (k, res.tie_max, hi, y, s, w)
+
+
+@settings(max_examples=examples(0.25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(weighted(groups=2))
+def test_weighted_bounds_per_group(case):
+    y, s, g, w = case
+    specs = [k for k in weighted_specs(y, s, g, w) if parse_measure(k).measure.kind == "binary"]
+    assert "AP" in specs
+    r = quiet_evaluate(y, s, measures=specs, groups=g, sample_weight=w, tie_bounds=True)
+    # a group of weight 0 is no group (its cases are dropped cases): the groups reported, in order
+    assert list(r.groups) == [q for q in np.unique(g) if w[g == q].sum() > 0]
+    for qi, q in enumerate(r.groups):
+        at = g == q
+        got = binary_brute(y[at], s[at], specs, w[at])
+        for k in specs:
+            res = r.results[parse_measure(k).label]
+            lo, hi = got[k]
+            where = (k, q, y[at], s[at], w[at])
+            assert close(res.tie_min_per_group[qi], lo), (*where, res.tie_min_per_group[qi], lo)
+            assert close(res.tie_max_per_group[qi], hi), (*where, res.tie_max_per_group[qi], hi)
+
+
+def test_ap_bounds_put_the_heavier_positive_first():
+    """Below a negative of weight 1, a tie of positives of weights 1 and 3 and a negative of weight 1:
+    AP is greatest with the heavier positive first (precisions 3/4, 4/5: (3 * 3/4 + 4/5) / 4) and
+    least with the tie's negative, then the lighter positive first (1/3, 4/6).  Ordered by the
+    target alone, the tie kept the rows' order among the positives: 0.725 and 0.6167."""
+    y, s, w = [0, 1, 1, 0], [0.9, 0.5, 0.5, 0.5], [1.0, 1.0, 3.0, 1.0]
+    ap = quiet_evaluate(y, s, measures=["ap"], sample_weight=w, tie_bounds=True).results["AP"]
+    assert ap.tie_max == pytest.approx((3 * 3 / 4 + 4 / 5) / 4)
+    assert ap.tie_min == pytest.approx((1 / 3 + 3 * 4 / 6) / 4)
+
+
+def test_a_measure_no_order_can_score_has_no_bound_and_the_others_keep_theirs():
+    """APR takes whole weights, checked on the summary's cells: weights of 1/3 in ties of three give
+    whole cells and a value, but every order of those ties scores each case on its own, which APR
+    refuses.  The whole call raised; now APR's bounds are NaN with the reason, ROC's are given."""
+    y, s, w = [1, 1, 1, 0, 0, 0, 1, 0], [0.5] * 6 + [0.1, 0.9], [1 / 3] * 6 + [1.0, 1.0]
+    r = quiet_evaluate(y, s, measures=["apr", "roc"], sample_weight=w, tie_bounds=True)
+    apr, roc = r.results["APR"], r.results["ROC"]
+    assert math.isfinite(apr.value) and math.isnan(apr.tie_min) and math.isnan(apr.tie_max)
+    assert "APR needs whole-number weights" in apr.tie_note
+    assert (roc.tie_min, roc.tie_max) == (0.0, 0.25) and not roc.tie_note
+    assert json.loads(r.to_json())["measures"]["APR"]["tie_bounds_why_null"] == apr.tie_note
 
 
 @settings(max_examples=examples(0.66), deadline=None)

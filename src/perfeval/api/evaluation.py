@@ -56,6 +56,7 @@ def evaluate(
     classes: Sequence[Any] | None = None,
     case: str | None = None,
     class_column: str | None = None,
+    task: str | None = None,
 ) -> Report:
     """Compute measures, over all cases or per group.
 
@@ -136,6 +137,14 @@ def evaluate(
         cases first appear) and evaluated as the wide form is: the same numbers, bit for bit.
         Every case must hold every class exactly once, and its ``group=`` and ``weight=`` must be the
         same on each of its rows; anything else is one line naming the case and the rows.
+    task : {None, "binary", "regression"}, optional
+        ``"regression"``: ``y_true`` is a real target and ``y_score`` a prediction (docs/input.md,
+        "Regression"); by default ``mae``, ``mse``, ``rmse``, ``r2`` and ``explained_variance``
+        (MAE, MSE_REG, RMSE_REG, R2, EXPVAR).  Without it (None) a target is a regression target
+        when a regression measure is named, or when no measure is named (or only ``rmse``/``mse``),
+        no ``pos_label``, and the target holds real values or many whole numbers; the report says
+        so (``report.params["task"] == "regression"``, ``report.params["task_from"]``).
+        ``"binary"``: never regression.
     weights : array-like of float, optional
         Deprecated spelling of ``sample_weight`` (scikit-learn's name, used everywhere in
         perfeval); accepted with a DeprecationWarning for one release.
@@ -185,22 +194,21 @@ def evaluate(
             f"dialect={dialect!r}: not with {what} (tie bounds are over every order, whatever the tool)"
         )
     if is_dask(y_true):
-        from perfeval.backends.dask import evaluate_dask
+        from perfeval.backends.dask import evaluate_dask, evaluate_dask_long
 
         arrays = bool(partitions) or groups is not None or sample_weight is not None
         _not_on_dask(tie_bounds, arrays)
-        return evaluate_dask(
-            y_true,
-            y_score,
-            target=target,
-            score=score,
-            group=group,
-            weight=weight,
-            measures=measures,
-            threshold=threshold,
-            pos_label=pos_label,
-            classes=classes,
-        )
+        named: dict[str, Any] = {"target": target, "score": score, "group": group, "weight": weight}
+        named.update(measures=measures, threshold=threshold, pos_label=pos_label, classes=classes)
+        if (case, class_column) != (None, None):  # the long form: a row a case and class
+            return evaluate_dask_long(
+                y_true,
+                y_score,
+                **named,
+                case=case,
+                class_column=class_column,
+            )
+        return evaluate_dask(y_true, y_score, **named)
     if (case, class_column) != (None, None):  # the long form: a row a case and class
         return _evaluate_long(
             y_true,
@@ -234,6 +242,22 @@ def evaluate(
     if names is None and classes is None and hasattr(y_score, "columns") and hasattr(y_score, "shape"):
         if len(getattr(y_score, "shape", ())) == 2 and y_score.shape[1] >= 3:
             names = [str(c) for c in y_score.columns]  # predict_proba's DataFrame, columns=classes_
+    regression = _regression_door(
+        y_true,
+        y_score,
+        groups,
+        sample_weight,
+        measures,
+        classes,
+        names,
+        task,
+        pos_label,
+        partitions,
+        dialect,
+        tie_bounds,
+    )
+    if regression is not None:
+        return regression
     if classes is not None and not _is_label_matrix(y_true):
         y_score = _by_class(y_score, classes)
     if _is_label_matrix(y_true):
@@ -455,6 +479,100 @@ def _evaluate_classes(
         from perfeval.engine.class_bounds import with_tie_bounds
 
         with_tie_bounds(report, cases, specs)
+    return report
+
+
+def _regression_door(
+    y_true: Any,
+    y_score: Any,
+    groups: Any,
+    sample_weight: Any,
+    measures: Any,
+    classes: Any,
+    names: Any,
+    task: Any,
+    pos_label: Any,
+    partitions: Any,
+    dialect: str,
+    tie_bounds: bool,
+) -> Report | None:
+    """evaluate()'s report of a regression target, or None (whether the targets are one:
+    :func:`perfeval.engine.regression.regression_task`).
+    """
+    if task is None and pos_label is None and not partitions and _zero_one(y_true):
+        named = None if measures is DEFAULT_MEASURES else resolve(measures, 0.5, pending=True)
+        if named is None or not any(s.measure.kind == "regression" for s in named):
+            return None  # 0/1 targets and no regression measure: binary (engine/regression.py unloaded)
+    if classes is None and not _is_label_matrix(y_true) and not _is_matrix(y_score, names is not None):
+        from perfeval.engine.regression import regression_task
+
+        how = regression_task(y_true, measures, task=task, pos_label=pos_label, partitions=partitions)
+        if how is not None:
+            return _evaluate_regression(
+                y_true,
+                y_score,
+                groups,
+                sample_weight,
+                measures,
+                how,
+                pos_label,
+                partitions,
+                dialect,
+                tie_bounds,
+            )
+    elif task == "regression":
+        raise InvalidParameterError(
+            "task='regression' reads one target and one prediction a row, not a matrix of classes or labels"
+        )
+    return None
+
+
+def _zero_one(y_true: Any) -> bool:
+    """Whether the targets are numbers 0/1 or booleans (never a regression target unless asked)."""
+    import numpy as np
+
+    try:
+        y = np.asarray(y_true)
+    except Exception:  # the door says what is wrong with them
+        return False
+    if y.dtype.kind == "b":
+        return True
+    return y.dtype.kind in "iuf" and bool(np.all((y == 0) | (y == 1)))
+
+
+def _evaluate_regression(
+    y_true: Any,
+    y_pred: Any,
+    groups: Any,
+    sample_weight: Any,
+    measures: Any,
+    how: str,
+    pos_label: Any,
+    partitions: Any,
+    dialect: str,
+    tie_bounds: bool = False,
+) -> Report:
+    """evaluate() of a regression target: checked at the door
+    (:func:`perfeval.engine.regression.check_regression`), finished from exact sums
+    (:mod:`perfeval.engine.regression`).
+    """
+    from perfeval.engine.regression import check_regression, finish_regression, named_specs, regression_specs
+
+    for what, given in (("partitions", partitions), ("pos_label", pos_label)):
+        if given:
+            raise InvalidParameterError(f"{what}= does not apply to a regression target (real values)")
+    if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
+        raise InvalidParameterError(
+            f"dialect={dialect!r}: the regression measures have perfeval's rules only"
+        )
+    specs = regression_specs(named_specs(measures))
+    cases = check_regression(y_true, y_pred, groups, sample_weight)
+    report = finish_regression(cases, specs, task_from=how)
+    if tie_bounds:  # order-free: each row is scored by its own prediction
+        for r in report.results.values():
+            r.tie_min = r.tie_max = r.value
+            if r.per_group is not None:
+                r.tie_min_per_group = r.tie_max_per_group = r.per_group
     return report
 
 

@@ -454,7 +454,8 @@ def _rules(
     if pol.measure != spec.measure.name:
         out.append(f"{pol.call} is {engine.title} [{total} {unit}]")
     if pol.finish:
-        out.append(_binning(d, opts, f, raw))
+        # a finisher of the measure's own (ECE's bins) says its rules in its notes, not the areas' thresholds
+        out.append("" if pol.finish_params else _binning(d, opts, f, raw))
         if d.name == "torchmetrics":
             out.append(_sigmoid_rule(f))
         if d.name in ("spark", "keras") and float((y > 0).sum()) in (0.0, float(len(y))):

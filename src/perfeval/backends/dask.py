@@ -21,7 +21,7 @@ import logging
 import os
 import warnings
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -50,7 +50,7 @@ from perfeval.io.columns import choose
 from perfeval.io.grammar import first_float_id, label_hits, labels_text, other_labels
 from perfeval.io.readers import READERS, format_of
 from perfeval.io.tables import id_column
-from perfeval.io.text import said_as_read, unparsed  # noqa: F401 - the command's --dask path names them so
+from perfeval.io.text import mistyped, said_as_read, unparsed  # noqa: F401 - the command's --dask path names them so
 from perfeval.summaries import ScoreHistogram
 
 # Dask, distributed and pandas are optional: imported where a Dask run needs them.
@@ -292,6 +292,9 @@ def evaluate_dask(
     labels of those columns, else their names, as :func:`perfeval.evaluate` reads them): a
     :class:`~perfeval.summaries.classes.ClassSummary` a partition, merged in partition order, the
     measures finished from it by the in-memory engine (:func:`_evaluate_classes`).
+
+    K classes in long form, a row a case and class (``case=``, ``class_column=``):
+    :func:`evaluate_dask_long`.
     """
     _require()
     import dask
@@ -382,10 +385,8 @@ def _evaluate_classes(
     """
     import dask
 
-    from perfeval.engine.classes import TIES_CLASSES, class_specs, summary_values
+    from perfeval.engine.classes import class_specs
     from perfeval.engine.door import classes_of
-    from perfeval.engine.finish import warn_undefined
-    from perfeval.engine.report import Report
     from perfeval.summaries.classes import ClassSummary
 
     if target is None:
@@ -419,19 +420,32 @@ def _evaluate_classes(
         summary, rows = dask.compute(tree_classes(parts, split_every))[0]
     else:
         summary, rows = ClassSummary.empty(found), 0
+    return _classes_report(specs, summary, rows, found, how, threshold, weight is not None)
+
+
+def _classes_report(
+    specs: list, summary: Any, rows: int, classes: tuple, how: str, threshold: float, weighted: bool
+) -> Any:
+    """The report of K classes from the merged ClassSummary of every partition, finished by the
+    in-memory engine (:func:`perfeval.engine.classes.summary_values`).
+    """
+    from perfeval.engine.classes import TIES_CLASSES, summary_values
+    from perfeval.engine.finish import warn_undefined
+    from perfeval.engine.report import Report
+
     results = summary_values(specs, summary)
     warn_undefined(results, specs)
     params = {
         "threshold": threshold,
         "rows": int(rows),
         "groups": None,
-        "weighted": weight is not None,
+        "weighted": weighted,
         "partitions": None,
         "ties": TIES_CLASSES,
         "pos_label": None,
         "backend": "dask",
         "task": "multiclass",
-        "classes": [c.item() if isinstance(c, np.generic) else c for c in found],
+        "classes": [c.item() if isinstance(c, np.generic) else c for c in classes],
         "classes_from": how,
     }
     report = Report(results, None, params)
@@ -511,15 +525,36 @@ def _grouped_classes(ddf, target, score, group, weight, specs, classes, how):
     )
 
 
-def _by_group(ddf, cols: list, group: str, compute_part: Any, args: tuple) -> tuple[list, Any, tuple]:
-    """Every row of ``ddf[cols]`` tagged with its place in the frame (:func:`_tag_rows`), the rows
-    shuffled by group so that a partition holds whole groups, ``compute_part(partition, *args,
-    place)`` run on each: its results (None for a partition of no row), the tagged frame's meta and
-    the names of the place columns.
+def _by_group(
+    ddf, cols: list, group: str, compute_part: Any, args: tuple, placed: tuple | None = None, also: tuple = ()
+) -> tuple[list, Any, tuple]:
+    """Every row of ``ddf[cols]`` tagged with its place in the frame (:func:`_tag_rows`; ``placed``:
+    the names of the columns of ``ddf`` that hold each row's place already), the rows shuffled by
+    group so that a partition holds whole groups, ``compute_part(partition, *args, place)`` run on
+    each: its results (None for a partition of no row), the tagged frame's meta and the names of the
+    place columns.  ``also``: delayed values computed with them (in one graph), appended to the
+    results' list as they are.
+    """
+    import dask
+
+    parts, meta, place = _shuffled(ddf, cols, group, placed)
+    got = dask.compute(*[dask.delayed(compute_part)(p, *args, place) for p in parts], *also)
+    done, extra = got[: len(parts)], list(got[len(parts) :])
+    return [x for x in done if x is not None] + extra, meta, place
+
+
+def _shuffled(ddf, cols: list, on: str, placed: tuple | None = None) -> tuple[list, Any, tuple]:
+    """The rows of ``ddf[cols]`` tagged with their place in the frame (their partition and row: the
+    columns ``place``, named apart from the frame's; ``placed``: those columns of ``ddf``, which holds
+    them already), shuffled on the column ``on`` so that a partition holds every row of a value:
+    (the partitions as delayed frames, the tagged frame's meta, ``place``).
     """
     import dask
     import dask.dataframe as dd
 
+    if placed is not None:
+        tagged = ddf[[*cols, *placed]]
+        return (tagged.shuffle(on=on).to_delayed() if tagged.npartitions else []), tagged._meta, placed
     taken = set(map(str, ddf.columns))
     place = tuple(
         p + "_" * next(i for i in range(len(taken) + 1) if p + "_" * i not in taken) for p in _PLACE
@@ -527,13 +562,10 @@ def _by_group(ddf, cols: list, group: str, compute_part: Any, args: tuple) -> tu
     frame = ddf[cols]
     meta = frame._meta.assign(**{place[0]: np.zeros(0, np.int64), place[1]: np.zeros(0, np.int64)})
     pieces = [dask.delayed(_tag_rows)(p, i, place) for i, p in enumerate(frame.to_delayed())]
-    got: Any = []
-    if pieces:
-        tagged = dd.from_delayed(pieces, meta=meta, verify_meta=False)
-        got = dask.compute(
-            *[dask.delayed(compute_part)(p, *args, place) for p in tagged.shuffle(on=group).to_delayed()]
-        )
-    return [x for x in got if x is not None], meta, place
+    if not pieces:
+        return [], meta, place
+    tagged = dd.from_delayed(pieces, meta=meta, verify_meta=False)
+    return tagged.shuffle(on=on).to_delayed(), meta, place
 
 
 def _joined_groups(done: list, specs: list) -> tuple:
@@ -752,6 +784,398 @@ def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None
     )
 
 
+# -- K classes in long form: a row a case and class ------------------------------------------------------
+def evaluate_dask_long(
+    ddf: Any,
+    y_score: Any = None,
+    *,
+    target: Any = None,
+    score: Any = None,
+    case: Any = None,
+    class_column: Any = None,
+    group: str | None = None,
+    weight: str | None = None,
+    measures: Any = None,
+    threshold: float = 0.5,
+    pos_label: Any = None,
+    classes: Any = None,
+    split_every: int = 8,
+):
+    """evaluate() of K classes in long form on a Dask DataFrame (``case=``, ``class_column=``, one
+    ``score=`` column, ``target=`` the true class on each of a case's rows or a 0/1 marker): the
+    classes given, else the class column's distinct values, sorted (one pass); every row tagged with
+    its place in the frame and the rows shuffled by case so that a partition holds whole cases
+    (:func:`_shuffled`, as per group), each partition's rows put back in the frame's order and
+    pivoted by :func:`perfeval.engine.long.from_columns` (the rules and one-line errors of memory, a
+    row said by its place: ``row 3 of partition 1``).  Unweighted, one ClassSummary a partition,
+    merged ``split_every`` at a time (every sum a count) and finished as the wide form is
+    (:func:`_classes_report`); with weights, the cases folded in the order they first appear in the
+    frame (:func:`_long_ordered`); with ``group=``, the cases shuffled by group and each group
+    finished with its cases in that order (:func:`_class_group_values`): the bits of memory, weights
+    or not.  The target column is read
+    one way in every partition (the true class, or a 0/1 marker): else one line naming a case of each.
+    """
+    import dask
+    import dask.dataframe as dd
+
+    from perfeval.engine.classes import class_specs
+
+    if case is None or class_column is None:
+        raise InvalidParameterError(
+            "the long form (a row a case and class) needs both case= and class_column= (the case id "
+            "and class columns)"
+        )
+    if not isinstance(ddf, dd.DataFrame) or y_score is not None:
+        raise InvalidParameterError(
+            "case= and class_column= name columns of a table: pass a Dask DataFrame as the first "
+            "argument, with target= and score= column names"
+        )
+    if target is None or score is None:
+        raise InvalidParameterError("the long form needs `target=` and `score=` column names too")
+    if isinstance(score, (list, tuple)) or isinstance(target, (list, tuple)):
+        raise InvalidParameterError(
+            "the long form (a row a case and class) reads one score column and one target column"
+        )
+    names = {"case": case, "class": class_column, "target": target, "score": score}
+    for role, name in (("group", group), ("weight", weight)):
+        if name is not None:
+            names[role] = name
+    missing = [c for c in names.values() if c not in ddf.columns]
+    if missing:
+        raise InvalidParameterError(
+            f"column {missing[0]!r} is not in the Dask DataFrame "
+            f"(columns: {', '.join(map(str, ddf.columns))})"
+        )
+    if pos_label is not None:
+        raise InvalidParameterError(
+            "pos_label= does not apply to K classes (one score column a class): each class is already "
+            "one against the rest"
+        )
+    default = measures is None or measures is DEFAULT_MEASURES
+    specs = class_specs([] if default else resolve(measures, threshold, pending=True), default=default)
+    labels, how = _long_classes(ddf, class_column, classes)
+    parts, _meta, place = _shuffled(ddf, list(dict.fromkeys(names.values())), case)
+    if group is None and weight is not None:  # folded in the cases' order: the bits of memory
+        summary, rows, cases, forms = _long_ordered(ddf, names, labels, parts, place)
+        report = _classes_report(specs, summary, rows, labels, how, threshold, True)
+    elif group is None:  # merged in any order: every sum a count, the bits of memory
+        pieces = [dask.delayed(_long_summary)(p, names, labels, place) for p in parts]
+        if pieces:
+            summary, rows, cases, forms = dask.compute(_long_tree(pieces, split_every))[0]
+        else:
+            from perfeval.summaries.classes import ClassSummary
+
+            summary, rows, cases, forms = ClassSummary.empty(labels), 0, 0, {}
+        report = _classes_report(specs, summary, rows, labels, how, threshold, False)
+    else:
+        report, cases, forms = _long_grouped(ddf, names, labels, how, specs, parts, place)
+    report.params["columns"] = dict(names)
+    report.params["target_form"] = _one_form(forms, target)
+    report.params["cases"] = int(cases)
+    return report
+
+
+def _long_classes(ddf: Any, name: str, classes: Any) -> tuple[tuple, str]:
+    """The classes of a long frame and how they were found: ``classes`` given, else the class
+    column's distinct values (its missing values and empty fields left to the partitions, which say
+    them), sorted.
+    """
+    if classes is not None:
+        given = np.asarray(classes, dtype=object).reshape(-1)
+        labels = tuple(c.item() if isinstance(c, np.generic) else c for c in given)
+        how = "given"
+    else:
+        seen = _frame_values(ddf[name].dropna().unique().compute())
+        if seen.dtype.kind == "O":  # an empty field of a CSV read as text: no class (said by a partition)
+            seen = seen[[not (isinstance(v, str) and not v.strip()) for v in seen.tolist()]]
+        try:
+            seen = np.unique(seen)
+        except TypeError:
+            raise InvalidDataError(
+                f"the class column {name!r} holds labels of mixed types: pass classes= naming them"
+            ) from None
+        labels = tuple(v.item() if isinstance(v, np.generic) else v for v in seen)
+        how = f"the distinct values of the class column {name!r}, sorted"
+    if len(labels) < 2:
+        from perfeval.engine.long import listing
+
+        raise InvalidDataError(
+            f"the class column {name!r} holds {len(labels)} class(es) ({listing(labels)}); K classes need "
+            "K >= 2"
+        )
+    return labels, how
+
+
+def _frame_values(col: Any) -> np.ndarray:
+    """A pandas column as numpy: its own dtype when numpy has it, else objects, a missing value None."""
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind != "O":
+        return col.to_numpy()
+    return col.to_numpy(dtype=object, na_value=None)
+
+
+class _PlaceRows:
+    """Where each row of a shuffled partition was in the frame (its partition and row, 0-based), for
+    the messages of :mod:`perfeval.engine.long`: ``row 3 of partition 1``; its error
+    :class:`~perfeval.exceptions.InvalidDataError`.
+    """
+
+    def __init__(self, part: np.ndarray, row: np.ndarray):
+        self.part, self.row = part, row
+
+    def position(self, row: int) -> str:
+        return f"row {int(self.row[row])} of partition {int(self.part[row])}"
+
+    def fail(self, message: str) -> NoReturn:
+        raise InvalidDataError(message)
+
+
+def _long_pivot(pdf, names: dict, labels: tuple, place: tuple) -> tuple[Any, Any, np.ndarray]:
+    """A partition of whole cases, its rows put back in the frame's order, pivoted and checked by
+    :func:`perfeval.engine.long.from_columns` (the score and weight columns checked first, named
+    by column: :func:`_column_values`): (the pivot, the rows in order, each case's first row there).
+    """
+    from perfeval.engine.long import from_columns
+
+    pdf = pdf.sort_values(list(place), kind="stable")
+    s = _column_values(pdf, names["score"], "score")
+    w = _column_values(pdf, names["weight"], "weight") if "weight" in names else None
+    for role in ("class", "target"):  # a CSV read as text (the case an identity): "" is no label
+        if pdf[names[role]].dtype.kind == "O" and _has_empty(pdf[names[role]]):
+            raise InvalidDataError(
+                f"the {role} column {names[role]!r} holds an empty field, a missing value: every row "
+                "needs one"
+            )
+    ids = _frame_values(pdf[names["case"]])
+    long, _labels, _how = from_columns(
+        ids,
+        _frame_values(pdf[names["class"]]),
+        s,
+        _frame_values(pdf[names["target"]]),
+        names=names,
+        classes=labels,
+        group=_frame_values(pdf[names["group"]]) if "group" in names else None,
+        weight=w,
+        rows=_PlaceRows(pdf[place[0]].to_numpy(), pdf[place[1]].to_numpy()),
+    )
+    _u, first = np.unique(ids, return_index=True)
+    return long, pdf, np.sort(first)  # the pivot's cases are in the order of their first rows
+
+
+def _forms(long: Any) -> dict[str, str]:
+    """How a partition read the target column, with its first case (as messages say it)."""
+    from perfeval.engine.long import said
+
+    return {long.form: said(long.case_ids[0])} if len(long.case_ids) else {}
+
+
+def _long_summary(pdf, names: dict, labels: tuple, place: tuple) -> tuple[Any, int, int, dict]:
+    """A partition of whole cases pivoted (:func:`_long_pivot`) and checked at the door as in memory:
+    (its ClassSummary, its rows, its cases, how it read the target column).
+    """
+    from perfeval.engine.door import check_classes
+    from perfeval.summaries.classes import ClassSummary
+
+    if len(pdf) == 0:
+        return ClassSummary.empty(labels), 0, 0, {}
+    long, _pdf, _first = _long_pivot(pdf, names, labels, place)
+    cases, _found, _how = check_classes(long.y, long.s, None, long.weights, classes=tuple(range(len(labels))))
+    summary = ClassSummary.from_checked(cases.y, cases.s, cases.w, labels)
+    return summary, int(cases.rows_in), len(long.case_ids), _forms(long)
+
+
+def _merge_long(parts: list) -> tuple[Any, int, int, dict]:
+    from perfeval.summaries.classes import ClassSummary
+
+    forms: dict = {}
+    for p in parts:
+        for form, case in p[3].items():
+            forms.setdefault(form, case)
+    return (
+        ClassSummary.merge_all([p[0] for p in parts]),
+        sum(p[1] for p in parts),
+        sum(p[2] for p in parts),
+        forms,
+    )
+
+
+def _long_tree(pieces: list, split_every: int = 8):
+    """A delayed (ClassSummary, rows, cases, forms): the pieces merged ``split_every`` at a time."""
+    import dask
+
+    level = pieces
+    while len(level) > 1:
+        level = [
+            dask.delayed(_merge_long)(level[i : i + split_every]) for i in range(0, len(level), split_every)
+        ]
+    return level[0]
+
+
+def _one_form(forms: dict, target: str) -> str:
+    """How the target column was read, one way in every partition: else one line naming a case read
+    each way.
+    """
+    from perfeval.engine.long import LABELS_FORM, MARKER_FORM
+
+    if len(forms) > 1:
+        raise InvalidDataError(
+            f"the target column {target!r} holds the true class on each row of case {forms[LABELS_FORM]} "
+            f"and a 0/1 marker of the true class's row in case {forms[MARKER_FORM]}: one way for the whole "
+            "column"
+        )
+    return next(iter(forms), LABELS_FORM)
+
+
+def _long_cases(
+    pdf, names: dict, labels: tuple, place: tuple, columns: tuple[str, list[str]]
+) -> tuple[Any, dict]:
+    """A partition of whole cases pivoted (:func:`_long_pivot`) as a frame of one row a case: its
+    class code and scores (``columns``: their names), its group and weight, and the place of its
+    first row in the frame (the cases' order in memory); and how it read the target column.
+    """
+    import pandas as pd
+
+    ycol, scols = columns
+    if len(pdf) == 0:
+        long, first, forms = None, np.zeros(0, np.intp), {}
+    else:
+        long, pdf, first = _long_pivot(pdf, names, labels, place)
+        forms = _forms(long)
+    k = len(scols)
+    s = np.zeros((0, k)) if long is None else long.s
+    data: dict[str, Any] = {ycol: np.zeros(0, np.int64) if long is None else long.y.astype(np.int64)}
+    data.update({c: s[:, j] for j, c in enumerate(scols)})
+    if "group" in names:
+        data[names["group"]] = pdf[names["group"]].iloc[first].reset_index(drop=True)  # its dtype kept
+    if "weight" in names:
+        data[names["weight"]] = np.zeros(0) if long is None else long.weights
+    for p in place:
+        data[p] = pdf[p].to_numpy()[first]
+    return pd.DataFrame(data), forms
+
+
+class _Staged:
+    """The partitions of whole cases pivoted on the cluster (:func:`_long_cases`), as a Dask frame of
+    one row a case (``frame``; None when there is no partition), its meta, the names of its class
+    and score columns, and how each partition read the target column (``forms``: delayed).
+    """
+
+    def __init__(self, ddf, names: dict, labels: tuple, parts: list, place: tuple):
+        import dask
+        import dask.dataframe as dd
+        import pandas as pd
+
+        taken = set(map(str, ddf.columns)) | set(place)
+
+        def free(name: str) -> str:
+            return name + "_" * next(i for i in range(len(taken) + 1) if name + "_" * i not in taken)
+
+        self.ycol = free("__perfeval_class__")
+        self.scols = [free(f"__perfeval_score_{j}__") for j in range(len(labels))]
+        group, weight = names.get("group"), names.get("weight")
+        self.meta = pd.DataFrame(
+            {
+                self.ycol: np.zeros(0, np.int64),
+                **{c: np.zeros(0) for c in self.scols},
+                **({group: ddf._meta[group].iloc[:0]} if group is not None else {}),
+                **({weight: np.zeros(0)} if weight is not None else {}),
+                place[0]: np.zeros(0, np.int64),
+                place[1]: np.zeros(0, np.int64),
+            }
+        )
+        staged = [
+            dask.delayed(_long_cases, nout=2)(p, names, labels, place, (self.ycol, self.scols)) for p in parts
+        ]
+        self.forms = tuple(b for _, b in staged)
+        self.frame = (
+            dd.from_delayed([a for a, _ in staged], meta=self.meta, verify_meta=False) if staged else None
+        )
+
+
+def _merged_forms(forms: Any) -> dict:
+    merged: dict = {}
+    for f in forms:
+        for form, case in f.items():
+            merged.setdefault(form, case)
+    return merged
+
+
+def _long_ordered(ddf, names: dict, labels: tuple, parts: list, place: tuple) -> tuple[Any, int, int, dict]:
+    """The cases of a weighted long frame folded into one ClassSummary in the order they first appear
+    in the frame (the bits of memory, each sum in that order): each partition of whole cases pivoted
+    (:class:`_Staged`), the cases sent to the partition of their first row (a range of places, known
+    ahead: no pass to find it) and folded partition after partition, each in its rows' order
+    (:func:`_long_fold`).  (summary, rows, cases, forms).
+    """
+    import dask
+
+    from perfeval.summaries.classes import ClassSummary
+
+    staged = _Staged(ddf, names, labels, parts, place)
+    state: Any = (ClassSummary.empty(labels), 0)
+    if staged.frame is None:
+        return state[0], 0, 0, {}
+    ordered = staged.frame.set_index(place[0], divisions=list(range(ddf.npartitions + 1)))
+    for p in ordered.to_delayed():  # in partition order, each in its rows' order: the order of memory
+        state = dask.delayed(_long_fold)(state, p, staged.ycol, staged.scols, names["weight"], place[1])
+    (summary, rows), forms = dask.compute(state, list(staged.forms))
+    return summary, rows, rows, _merged_forms(forms)
+
+
+def _long_fold(state: tuple, pdf, ycol: str, scols: list, weight: str, row: str) -> tuple[Any, int]:
+    """``state`` (a ClassSummary, its cases) with a partition's cases folded in, in their order
+    (:meth:`~perfeval.summaries.classes.ClassSummary.folded`), checked at the door as in memory.
+    """
+    from perfeval.engine.door import check_classes
+
+    summary, rows = state
+    if len(pdf) == 0:
+        return state
+    pdf = pdf.sort_values(row, kind="stable")
+    s = np.column_stack([pdf[c].to_numpy(dtype=np.float64) for c in scols])
+    y, w = pdf[ycol].to_numpy(), pdf[weight].to_numpy(dtype=np.float64)
+    cases, _found, _how = check_classes(y, s, None, w, classes=tuple(range(len(scols))))
+    return summary.folded(cases.y, cases.s, cases.w), rows + int(cases.rows_in)
+
+
+def _long_grouped(ddf, names: dict, labels: tuple, how: str, specs: list, parts: list, place: tuple):
+    """K classes in long form per group: each partition of whole cases pivoted to a frame of one row a
+    case (:class:`_Staged`), those frames shuffled by group and each group finished with its cases
+    in the order they first appear in the frame (:func:`_by_group`, :func:`_class_group_values`):
+    (the report, the cases, how the partitions read the target column).
+    """
+    from perfeval.backends.stream import grouped_classes_report
+
+    k = len(labels)
+    staged = _Staged(ddf, names, labels, parts, place)
+    group, weight = names["group"], names.get("weight")
+    cols = [staged.ycol, *staged.scols, group] + ([weight] if weight is not None else [])
+    args = (staged.ycol, staged.scols, group, weight, specs, tuple(range(k)), how)
+    done: list = []
+    forms: list = []
+    if staged.frame is not None:
+        got, _m, _p = _by_group(
+            staged.frame, cols, group, _class_group_values, args, placed=place, also=staged.forms
+        )
+        n = len(staged.forms)
+        done, forms = got[: len(got) - n], got[len(got) - n :]
+    if not done:  # no case: what memory says of no case
+        done = [_class_group_values(staged.meta, *args, place, empty=True)]
+    keys, sizes, values, rows, marks = _joined_groups(done, specs)
+    report = grouped_classes_report(
+        specs,
+        keys,
+        sizes,
+        values,
+        labels,
+        classes_from=how,
+        rows=rows,
+        weighted=weight is not None,
+        backend="dask",
+        marks=marks,
+    )
+    return report, rows, _merged_forms(forms)
+
+
 # --- files and clusters: what the command line's --dask needs -------------------------------------
 
 
@@ -841,8 +1265,9 @@ def read_files(
 
     ``columns``, a function of the column names and whether there is a header, chooses instead of
     ``target``/``score``/``group``/``weight`` (K classes or labels: many columns): it returns the
-    positions of the columns read and of the group column (or None); the choice returned is then
-    ``names``, the frame's column names.
+    positions of the columns read and of the group column (or None, or the identity columns as
+    ``{position: role}``: the group's, the case's, each named in an error by its option); the
+    choice returned is then ``names``, the frame's column names.
     """
     _require()
 
@@ -860,11 +1285,20 @@ def read_files(
         ch = choose(names, path, header=parts.header, target=target, score=score, group=group, weight=weight)
         used_at = [c.index for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None]
         group_at = None if ch.group is None else ch.group.index
-    ddf = parts.frame(group_at)
+    ddf = parts.frame(group_at, used_at)
     if parts.header and parts.columns_of is not None:  # every file of a glob holds the columns chosen
         _files_hold(path, parts.columns_of, [names[i] for i in used_at])
-    if group_at is not None and not parts.identities:
-        ddf = _identity(ddf, names[group_at], path, "--group", empties=parts.fmt in ("text", "csv", "tsv"))
+    roles = {} if group_at is None else {group_at: "--group"} if isinstance(group_at, int) else group_at
+    if not parts.identities:
+        empties = parts.fmt in ("text", "csv", "tsv")  # read as text: an empty field is ""
+        try:
+            for at, role in roles.items():
+                ddf = _identity(ddf, names[at], path, role, empties=empties)
+        except ValueError as e:  # a used column holding, past the first rows, another type
+            said = mistyped(e, parts.header)
+            if said is None:
+                raise
+            raise InputFormatError(said, source=path) from None
     return ddf, ch
 
 

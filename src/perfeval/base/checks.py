@@ -529,11 +529,12 @@ class TargetsRead:
         self.kind, self.what, self.advice = kind, what, advice
 
 
-#: what perfeval's squared-error measures are, said to whoever brings a regression target
+#: what to do with a regression target, said to whoever brings one to a binary measure
 SQUARED_ERRORS = (
-    "its RMS (rmse) and BRIER (mse) are the root mean squared and the mean squared difference between a "
-    "0/1 target and a predicted probability"
+    "the regression measures read it (mae, rmse, r2, ...: `perfeval list-measures`), with "
+    "task='regression' in Python"
 )
+SQUARED_ERRORS_CLI = "the regression measures read it (-m mae,rmse,r2 or --task regression)"
 
 
 def read_targets(y: Any, words: LabelWords, scores: tuple[str, ...] = ()) -> TargetsRead:
@@ -541,9 +542,9 @@ def read_targets(y: Any, words: LabelWords, scores: tuple[str, ...] = ()) -> Tar
     what to do: two labels, one to name positive (one that looks positive suggested, never one
     that looks negative); three or more classes (perfeval has no multiclass measures); small
     whole numbers >= 0 (graded relevance, or classes: a positive label would count one grade
-    alone); real values or many whole numbers (a regression target: perfeval has no regression
-    measures).  ``scores``: the score columns of several models, said to be one a class when
-    there are as many as classes.
+    alone); real values or many whole numbers (a regression target: the regression measures read
+    it; no positive label is suggested).  ``scores``: the score columns of several models, said to
+    be one a class when there are as many as classes.
     """
     vals = _distinct(np.asarray(y))
     n = len(vals)
@@ -564,17 +565,17 @@ def read_targets(y: Any, words: LabelWords, scores: tuple[str, ...] = ()) -> Tar
                 what = f"holds {count}real values in [0, 1] ({shown}): {swapped}, or a regression target"
             else:
                 what = f"holds {count}real values ({shown}): this looks like a regression target"
-            return TargetsRead(
-                "regression", what + ", and perfeval has no regression measures yet", SQUARED_ERRORS
-            )
+            advice = SQUARED_ERRORS_CLI if words.cli else SQUARED_ERRORS
+            return TargetsRead("regression", what, advice)
         if f[0] >= 0 and f[-1] <= 10:
             return _grades(vals, words)
         if n > 20:
             what = (
-                f"holds {count}whole numbers ({shown}): a regression target or class ids (perfeval "
-                "has no regression measures yet; the multiclass measures read one score column per class)"
+                f"holds {count}whole numbers ({shown}): a regression target or class ids (the multiclass "
+                "measures read one score column per class)"
             )
-            return TargetsRead("regression", what, SQUARED_ERRORS)
+            advice = SQUARED_ERRORS_CLI if words.cli else SQUARED_ERRORS
+            return TargetsRead("regression", what, advice)
     if n > 2:
         return _classes(vals, words, scores)
     return _labels(vals, words)

@@ -30,8 +30,10 @@ from perfeval.exceptions import InputFormatError, InvalidParameterError
 
 __all__ = [
     "Classes",
+    "choose_long",
     "choose_wide",
     "label_positions",
+    "long_classes",
     "names_are_classes",
     "read_table",
     "read_wide",
@@ -330,16 +332,8 @@ class _FileRows:
         raise InputFormatError(message, source=self.t.source)
 
 
-def _long(args: Any, specs: list) -> Any:
-    """The report of a long table: pivoted to a case a row (cases in the order they first appear),
-    every case with every class exactly once, the target read as labels or as a 0/1 marker
-    (:func:`perfeval.engine.long.pivot`).
-    """
-    from perfeval.engine.classes import finish_classes
-    from perfeval.engine.door import check_classes
-    from perfeval.engine.long import pivot
-    from perfeval.io.columns import pick
-
+def _long_options(args: Any) -> None:
+    """The options --long needs and refuses: one line each, before any work."""
     if not getattr(args, "id", None) or not args.class_column:
         raise InvalidParameterError(
             "--long needs --id CASE (the case column) and --class CLASS (the class column)"
@@ -348,12 +342,17 @@ def _long(args: Any, specs: list) -> Any:
         raise InvalidParameterError("--long reads one --score column (a row a case and class)")
     if getattr(args, "score_prefix", None):
         raise InvalidParameterError("--long reads one --score column, not --score-prefix")
-    t = read_table(args, label_positions(args, True))
-    src = t.source
-    ch = load.choose_table(args, t, empties=False)
-    named = by_name(args, t.header)
-    idc = pick(t.names, args.id, "id", src, header=t.header, default=False, by_name=named)
-    cc = pick(t.names, args.class_column, "class", src, header=t.header, default=False, by_name=named)
+
+
+def _long_columns(args: Any, ch: Any, names: list[str], header: bool, src: str) -> tuple[Any, Any]:
+    """The case and class columns of a long table (``ch``: its target, score, group and weight),
+    none of them one of the others.
+    """
+    from perfeval.io.columns import pick
+
+    named = by_name(args, header)
+    idc = pick(names, args.id, "id", src, header=header, default=False, by_name=named)
+    cc = pick(names, args.class_column, "class", src, header=header, default=False, by_name=named)
     assert idc is not None and cc is not None
     used = {c.index: c for c in ch.all()}
     for extra in (idc, cc):
@@ -363,9 +362,33 @@ def _long(args: Any, specs: list) -> Any:
                 f"{extra.name!r} ({extra.index + 1})"
             )
         used[extra.index] = extra
-    t.no_nulls(list(used.values()), empties=False)  # a null first (Parquet); an empty field among the values
-    load.say_columns(ch)
-    ids, cls_col, target = (t.get(c, empties=False) for c in (idc, cc, ch.target))
+    return idc, cc
+
+
+def choose_long(args: Any, names: list[str], header: bool, src: str) -> tuple[Any, Any, Any]:
+    """The columns of a long table: (its target, score, group and weight, its case column, its
+    class column), by the options of --long.
+    """
+    _long_options(args)
+    ch = load.choose_columns(args, names, header, src)
+    idc, cc = _long_columns(args, ch, names, header, src)
+    return ch, idc, cc
+
+
+def long_classes(args: Any, kind: Any, name: str) -> tuple[list | None, str]:
+    """The classes of a long table read on Dask, as said in the output: ``--classes`` typed as the
+    class column ``name`` holds them (``kind``: an empty array of its type), else None (the class
+    column's distinct values, found on the cluster).
+    """
+    if getattr(args, "classes", None):
+        return list(Classes(_split(args.classes, "--classes"), "--classes").typed(kind).labels), "--classes"
+    return None, f"the distinct values of the class column {name!r}"
+
+
+def _long_classes(args: Any, cls_col: Any, name: str, src: str) -> Classes:
+    """The classes of a long table: ``--classes``, else the class column's distinct values, sorted;
+    typed as the class column holds them.
+    """
     if getattr(args, "classes", None):
         classes = Classes(_split(args.classes, "--classes"), "--classes").typed(cls_col)
     else:
@@ -373,27 +396,22 @@ def _long(args: Any, specs: list) -> Any:
             cls_col[cls_col != ""] if cls_col.dtype.kind == "U" else cls_col
         )  # empty: said below
         classes = Classes(
-            [key(v) for v in seen.tolist()], f"the distinct values of the class column {cc.name!r}"
+            [key(v) for v in seen.tolist()], f"the distinct values of the class column {name!r}"
         )
         classes.typed(cls_col)
     if classes.k < 2:
         raise InputFormatError(
-            f"the class column {cc.name!r} holds {classes.k} class(es) ({listing(classes.written)}); "
+            f"the class column {name!r} holds {classes.k} class(es) ({listing(classes.written)}); "
             "K classes need K >= 2",
             source=src,
         )
-    k = classes.k
-    cls, score, w, _ = load.earliest(
-        lambda: classes.codes(t, cc.name, cls_col, "class"),
-        lambda: load.scores(t, ch.score),
-        lambda: load.weights(t, ch.weight),
-        lambda: t.no_empties(list(used.values())),
-    )
-    bad = load.missing_rows(target)
-    if len(bad):
-        i = int(bad[0])
-        raise InputFormatError(load.missing_message(ch.target.name, target[i], None), source=src, **t.at(i))
-    name = ch.target.name
+    return classes
+
+
+def _long_coder(classes: Classes, where: Any, name: str) -> Callable[[np.ndarray, bool], np.ndarray | None]:
+    """The ``coder`` of :func:`perfeval.engine.long.pivot`: the targets as codes when every one is a
+    class, else None (``strict``: the line of the first that is none).
+    """
 
     def coder(values: np.ndarray, strict: bool) -> np.ndarray | None:
         if not strict:
@@ -403,8 +421,48 @@ def _long(args: Any, specs: list) -> Any:
                 keys = sorted({key(v) for v in np.asarray(values).tolist()})
             if not all(c in classes.index for c in keys):
                 return None
-        return classes.codes(t, name, values)
+        return classes.codes(where, name, values)
 
+    return coder
+
+
+def _missing_target(where: Any, name: str, target: Any) -> None:
+    """A target that is missing (``NA``, empty): one line naming its line."""
+    bad = load.missing_rows(target)
+    if len(bad):
+        i = int(bad[0])
+        raise InputFormatError(
+            load.missing_message(name, target[i], None), source=where.source, **where.at(i)
+        )
+
+
+def _long(args: Any, specs: list) -> Any:
+    """The report of a long table: pivoted to a case a row (cases in the order they first appear),
+    every case with every class exactly once, the target read as labels or as a 0/1 marker
+    (:func:`perfeval.engine.long.pivot`).
+    """
+    from perfeval.engine.classes import finish_classes
+    from perfeval.engine.door import check_classes
+    from perfeval.engine.long import pivot
+
+    _long_options(args)
+    t = read_table(args, label_positions(args, True))
+    src = t.source
+    ch = load.choose_table(args, t, empties=False)
+    idc, cc = _long_columns(args, ch, t.names, t.header, src)
+    used = [*ch.all(), idc, cc]
+    t.no_nulls(used, empties=False)  # a null first (Parquet); an empty field among the values
+    load.say_columns(ch)
+    ids, cls_col, target = (t.get(c, empties=False) for c in (idc, cc, ch.target))
+    classes = _long_classes(args, cls_col, cc.name, src)
+    k = classes.k
+    cls, score, w, _ = load.earliest(
+        lambda: classes.codes(t, cc.name, cls_col, "class"),
+        lambda: load.scores(t, ch.score),
+        lambda: load.weights(t, ch.weight),
+        lambda: t.no_empties(used),
+    )
+    _missing_target(t, ch.target.name, target)
     long = pivot(
         _FileRows(t),
         ids,
@@ -412,10 +470,10 @@ def _long(args: Any, specs: list) -> Any:
         score,
         target,
         classes.labels,
-        coder,
+        _long_coder(classes, t, ch.target.name),
         id_name=idc.name,
-        target_name=name,
-        group=None if ch.group is None else (ch.group.name, t.get(ch.group)),
+        target_name=ch.target.name,
+        group=None if ch.group is None else (ch.group.name, t.get(ch.group, empties=False)),
         weight=None if w is None else (ch.weight.name, w),
     )
     cases, _found, _how = check_classes(long.y, long.s, long.groups, long.weights, classes=tuple(range(k)))
@@ -425,6 +483,251 @@ def _long(args: Any, specs: list) -> Any:
     report.params["target_form"] = long.form
     report.params["cases"] = len(long.case_ids)
     return report, cases
+
+
+# -- long, streamed: a chunk's whole cases pivoted, a case whose rows run past its end carried on --------
+class _NotTogether(InputFormatError):
+    """A long table read in chunks whose case (``case``: as messages say it) appears again after
+    other cases' rows (``at``: where): it cannot be streamed (a file over the stream's size without
+    --stream is read whole instead).
+    """
+
+    def __init__(self, case: str, id_name: str, source: str, at: dict[str, int]):
+        self.case = case
+        super().__init__(
+            f"case {case} (column {id_name!r}) appears again, after other cases' rows: --stream pivots a "
+            "case's rows together; sort the file by case (its rows next to each other) or drop --stream",
+            source=source,
+            **at,
+        )
+
+
+class _Pieces:
+    """The rows of a long table's pieces joined (a chunk, with the rows of a case carried on from
+    the chunks before it): where each row is (its chunk's line), and the file's one-line error, for
+    :func:`perfeval.engine.long.pivot` and the checks of the command (``source``, ``at``).
+    """
+
+    def __init__(self, source: str, parts: list[tuple[int, Any, int]], n: int):
+        self.source = source
+        self.parts = parts  # (first row here, the chunk's table, that row's row in the chunk)
+        self.n = n
+
+    def _find(self, row: int) -> tuple[Any, int]:
+        starts = [p[0] for p in self.parts]
+        j = int(np.searchsorted(starts, row, side="right")) - 1
+        start, where, offset = self.parts[j]
+        return where, row - start + offset
+
+    def at(self, row: int) -> dict[str, int]:
+        where, r = self._find(row)
+        return where.at(r)
+
+    def position(self, row: int) -> str:
+        where, r = self._find(row)
+        return str(where.position(r))
+
+    def fail(self, message: str) -> NoReturn:
+        raise InputFormatError(message, source=self.source)
+
+    def after(self, cut: int) -> list[tuple[int, Any, int]]:
+        """The parts of the rows from ``cut`` on, counted from there."""
+        out = []
+        for j, (start, where, offset) in enumerate(self.parts):
+            end = self.parts[j + 1][0] if j + 1 < len(self.parts) else self.n
+            if end > cut:
+                first = max(start, cut)
+                out.append((first - cut, where, offset + first - start))
+        return out
+
+
+def _joined(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    """A column carried on and a chunk's: one array; a column read as int64 in one chunk and as text
+    in another (``7`` and ``x``) as text, as a table read whole holds it.
+    """
+    if a is None or b is None:
+        return b if a is None else a
+    if not len(a):
+        return b
+    kinds = {a.dtype.kind, b.dtype.kind}
+    if len(kinds) > 1 and not kinds <= set("iu") and not kinds <= set("f"):
+        a, b = (
+            x.astype(str) if x.dtype.kind in "iuU" else np.array([key(v) for v in x.tolist()]) for x in (a, b)
+        )
+    return np.concatenate([a, b])
+
+
+def _long_stream(args: Any, path: str | None, specs: list, totals: dict | None = None) -> Any:
+    """A long table read in chunks: each chunk's whole cases (with the rows of a case that ran past
+    the chunk before) pivoted by :func:`perfeval.engine.long.pivot` as the table read whole is, the
+    cases folded into one summary in order (:func:`perfeval.backends.stream.evaluate_stream_classes`),
+    or with --group spilled by group (:func:`perfeval.backends.stream.evaluate_stream_grouped_classes`):
+    the bits of ``--long`` in memory.  A case's rows must lie together (the file sorted by case, or
+    its rows next to each other): one that appears again after other cases' rows is
+    :class:`_NotTogether`.  The classes: ``--classes``, else the first chunk's whole cases' (every
+    case holds every class; a later case holding another is one line naming it).  The target is read
+    as the first chunk's whole cases tell (labels or a 0/1 marker), the later chunks the same way.
+    """
+    from perfeval.backends.stream import evaluate_stream_classes, evaluate_stream_grouped_classes
+    from perfeval.engine.long import Together, pivot, runs, said
+    from perfeval.io.readers import iter_columns
+
+    _long_options(args)
+    source = path or "standard input"
+    chosen: list = []
+
+    def chooser(names: list[str], header: bool) -> list[int | None]:
+        ch, idc, cc = choose_long(args, names, header, source)
+        chosen.append((ch, idc, cc))
+        load.say_columns(ch)
+        return [
+            ch.target.index,
+            ch.score.index,
+            None if ch.weight is None else ch.weight.index,
+            None if ch.group is None else ch.group.index,
+            idc.index,
+            cc.index,
+        ]
+
+    def convert(cols: list, where: Any) -> list:
+        ch, idc, cc = chosen[0]
+        target, score, w, g, ids, cls_col = cols
+        # an empty field of a column used (the case's and the class's too) among the values: the
+        # chunk's first bad line; one of a column not used is no error
+        s, weights, _ = load.earliest(
+            lambda: load.score_values(where, ch.score.name, score),
+            lambda: None if w is None else load.weight_values(where, ch.weight.name, w),
+            lambda: where.no_empties([*ch.all(), idc, cc]),
+        )
+        _missing_target(where, ch.target.name, target)
+        return [ids, cls_col, s, target, weights, g, where]
+
+    chunks: Any = iter_columns(
+        path,
+        chooser,
+        args.input_format,
+        args.header,
+        progress=wanted(args),
+        ids={3: "--group", 4: "--id"},
+        labels=(0, 5),
+        delimiter=args.delimiter,
+        convert=convert,
+    )
+    state: dict[str, Any] = {"classes": None, "form": None, "cases": 0}
+    together = Together()
+
+    def pieces() -> Any:
+        carry: list | None = None
+        parts: list = []
+        for chunk in chunks:
+            *read, where = chunk
+            n0 = 0 if carry is None else len(carry[0])
+            cols: list = read if carry is None else [_joined(a, b) for a, b in zip(carry, read, strict=True)]
+            rows = _Pieces(source, [*parts, (n0, where, 0)], len(cols[0]))
+            cut = _whole_cases(rows, cols[0], together, last=False)
+            if cut:
+                yield _pivoted(rows, [c if c is None else c[:cut] for c in cols])
+            carry = [c if c is None else c[cut:] for c in cols]
+            parts = rows.after(cut)
+        if carry is not None and len(carry[0]):
+            rows = _Pieces(source, parts, len(carry[0]))
+            _whole_cases(rows, carry[0], together, last=True)
+            yield _pivoted(rows, carry)
+
+    def _whole_cases(rows: _Pieces, ids: np.ndarray, together: Any, last: bool) -> int:
+        """How many first rows hold whole cases (all but the last case's, unless ``last``)."""
+        starts = runs(ids)
+        r = together.again(ids, starts)
+        if r is not None:
+            raise _NotTogether(said(ids[r]), chosen[0][1].name, source, rows.at(r))
+        cut = len(ids) if last else int(starts[-1])
+        together.take(ids[:cut])
+        return cut
+
+    def _pivoted(rows: _Pieces, cols: list) -> tuple:
+        ch, idc, cc = chosen[0]
+        ids, cls_col, s, target, w, g = cols
+        classes = state["classes"]
+        if classes is None:  # the first whole cases': every case holds every class
+            classes = state["classes"] = _long_classes(args, cls_col, cc.name, source)
+        elif not getattr(args, "classes", None):
+            _no_new_class(rows, classes, ids, cls_col, idc.name, cc.name)
+        cls = classes.codes(rows, cc.name, cls_col, "class")
+        long = pivot(
+            rows,
+            ids,
+            cls,
+            s,
+            target,
+            classes.labels,
+            _long_coder(classes, rows, ch.target.name),
+            id_name=idc.name,
+            target_name=ch.target.name,
+            group=None if g is None else (ch.group.name, g),
+            weight=None if w is None else (ch.weight.name, w),
+            form=state["form"],
+        )
+        state["form"] = long.form
+        state["cases"] += len(long.case_ids)
+        if args.group is None:
+            return long.y, long.s, long.weights
+        return (long.y, long.s, long.groups) if w is None else (long.y, long.s, long.groups, long.weights)
+
+    feed = pieces()
+    try:
+        first = next(feed)  # the first whole cases read: the classes known
+        classes = state["classes"]
+        if args.group is None:
+            report = evaluate_stream_classes(
+                itertools.chain([first], feed),
+                classes.labels,
+                measures=specs,
+                classes_from=classes.how,
+                coded=True,
+            )
+        else:
+            report = evaluate_stream_grouped_classes(
+                itertools.chain([first], feed),
+                classes.labels,
+                measures=specs,
+                classes_from=classes.how,
+                coded=True,
+                clustered=getattr(args, "clustered", False),
+                size_hint=os.path.getsize(path) if path is not None and os.path.isfile(path) else None,
+                progress=wanted(args),
+                totals=totals,
+            )
+    finally:  # the file closed (and the progress line cleared) when a chunk is refused, too
+        feed.close()
+        chunks.close()
+    ch, idc, cc = chosen[0]
+    report.params["source"] = source
+    report.params["columns"] = {**ch.names(), "id": idc.name, "class": cc.name}
+    report.params["target_form"] = state["form"]
+    report.params["cases"] = state["cases"]
+    return report
+
+
+def _no_new_class(
+    rows: Any, classes: Classes, ids: np.ndarray, cls_col: np.ndarray, id_name: str, name: str
+) -> None:
+    """A class the first whole cases of a stream have no row of (the classes found there): one line
+    naming the case and its line, as every case needs every class.
+    """
+    from perfeval.engine.long import said
+
+    try:
+        uniq, inv = np.unique(cls_col, return_inverse=True)
+    except TypeError:  # mixed Python objects: as text
+        uniq, inv = np.unique(np.array([key(v) for v in cls_col.tolist()]), return_inverse=True)
+    new = np.array([key(u) not in classes.index for u in uniq.tolist()], dtype=bool)[inv.reshape(-1)]
+    if new.any():
+        r = int(np.argmax(new))
+        rows.fail(
+            f"case {said(ids[r])} (column {id_name!r}, {rows.position(r)}) has class {key(cls_col[r])!r}, "
+            f"which the cases before it have no row of (their classes: {listing(classes.written)}): every "
+            "case needs every class exactly once"
+        )
 
 
 # -- streamed ----------------------------------------------------------------------------------------
@@ -715,21 +1018,35 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
     cases = None
     confusion_summary = None
     if args.dask is not None:  # the files read as Dask partitions, the summaries merged on the cluster
-        from perfeval.cli.dask_tables import classes_report
+        from perfeval.cli.dask_tables import classes_report, long_report
 
-        report = classes_report(args, path, choose_wide)
-    elif args.long:
-        if args.stream:
-            raise InvalidParameterError(
-                "--long --stream: a case's rows may lie in different chunks; drop --stream (--long reads the "
-                "table whole)"
-            )
-        report, cases = _long(args, specs)
+        if args.long:
+            _long_options(args)
+            report = long_report(args, path, choose_long, long_classes)
+        else:
+            report = classes_report(args, path, choose_wide)
     elif args.stream or (big and args.group is None and args.ci is None and not args.tie_bounds):
         totals: dict | None = {} if getattr(args, "confusion", False) and args.group is not None else None
-        report = _stream(args, path, specs, totals)
+        if not args.long:
+            report = _stream(args, path, specs, totals)
+        else:
+            try:
+                report = _long_stream(args, path, specs, totals)
+            except _NotTogether as e:
+                if args.stream:
+                    raise
+                # a large file not sorted by case, streamed unasked: read whole (said), as it must be
+                where = f"line {e.line}" if e.line is not None else f"row {e.row}"
+                load.note(
+                    f"perfeval: note: {place(e.source)}: case {e.case} appears again on {where}, after other "
+                    "cases' rows: read whole, not streamed (sort the file by case to stream it)\n"
+                )
+                totals = None
+                report, cases = _long(args, specs)
         if totals:  # per group: the confusion over all the cases, folded as the rows were read
             confusion_summary = totals["summary"]
+    elif args.long:
+        report, cases = _long(args, specs)
     else:
         if table is None:
             table = read_table(args, label_positions(args, False))

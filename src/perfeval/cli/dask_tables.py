@@ -1,11 +1,13 @@
 """``perfeval eval FILES --dask`` of K classes (a score column a class: ``--score a,b,c --classes``,
-``--score-prefix``) and of K labels (a 0/1 target column a label: ``--labels``, ``--label-prefix``):
-the files read as Dask partitions by their format's reader, the columns chosen by the rules of the
-table read whole (:func:`perfeval.cli.classes.choose_wide`, :func:`perfeval.cli.labels` ``_choose``),
-every file of a glob checked to hold them, then :func:`perfeval.backends.dask.evaluate_dask`
-(``score=[...]`` with ``classes=``, per group too; ``target=[...]`` for a label matrix).  The report
-is printed as in memory: the same numbers (unweighted, bit for bit; docs/dask.md), the same classes
-line and per-class table.
+``--score-prefix``; or a row a case and class: ``--long``) and of K labels (a 0/1 target column a
+label: ``--labels``, ``--label-prefix``): the files read as Dask partitions by their format's
+reader, the columns chosen by the rules of the table read whole
+(:func:`perfeval.cli.classes.choose_wide`, :func:`perfeval.cli.classes.choose_long`,
+:func:`perfeval.cli.labels` ``_choose``), every file of a glob checked to hold them, then
+:func:`perfeval.backends.dask.evaluate_dask` (``score=[...]`` with ``classes=``, per group too;
+``target=[...]`` for a label matrix) or :func:`perfeval.backends.dask.evaluate_dask_long`
+(``--long``).  The report is printed as in memory: the same numbers (unweighted, bit for bit;
+docs/dask.md), the same classes line and per-class table.
 """
 
 from __future__ import annotations
@@ -20,13 +22,12 @@ from perfeval.base.console import one_line
 from perfeval.cli import load
 from perfeval.exceptions import InputFormatError, InvalidDataError, InvalidParameterError
 
-__all__ = ["classes_report", "labels_report", "refuse"]
+__all__ = ["classes_report", "labels_report", "long_report", "refuse"]
 
 
 def refuse(args: Any, what: str) -> None:
     """What ``--dask`` does not take for K classes or labels: one line (exit 2), before any work."""
     for flag, on in (
-        ("--long", getattr(args, "long", False)),
         ("--stream", args.stream),
         ("--ci", args.ci is not None),
         ("--tie-bounds", getattr(args, "tie_bounds", False)),
@@ -39,11 +40,11 @@ def refuse(args: Any, what: str) -> None:
             )
 
 
-def _frame(args: Any, path: str, columns: Callable[[list[str], bool], tuple[list[int], int | None]]) -> Any:
+def _frame(args: Any, path: str, columns: Callable[[list[str], bool], tuple[list[int], Any]]) -> Any:
     """(the files as a Dask frame, the names of its columns, how they were read): ``columns`` the
-    positions of the columns read and of the group column, from the header; every file of a glob
-    holds them (checked ahead, one line naming the file), the group column an identity
-    (:func:`perfeval.backends.dask.read_files`).
+    positions of the columns read and of the group column (or ``{position: option}`` of the
+    identity columns), from the header; every file of a glob holds them (checked ahead, one line
+    naming the file), the group column an identity (:func:`perfeval.backends.dask.read_files`).
     """
     from perfeval.backends.dask import read_files
 
@@ -62,7 +63,7 @@ def _worker_errors(path: str, read: dict) -> Iterator[None]:
     """What a worker found, in the words of the table read whole: a column's values (the file and
     the column), a text file pandas' parser refused (where and why), a file that cannot be read.
     """
-    from perfeval.backends.dask import said_as_read, unparsed
+    from perfeval.backends.dask import mistyped, said_as_read, unparsed
 
     try:
         yield
@@ -73,6 +74,9 @@ def _worker_errors(path: str, read: dict) -> Iterator[None]:
     except Exception as e:
         if unparsed(e):
             raise said_as_read(path, read["format"], read["header"], read["delimiter"], e) from None
+        said = mistyped(e, read["header"])  # a used column holding, further on, another type
+        if said is not None:
+            raise InputFormatError(said, source=path) from None
         if isinstance(e, (OSError, EOFError)) or type(e).__module__.startswith("pyarrow"):
             what = "is not a readable Parquet file" if read["format"] == "parquet" else "cannot be read"
             raise InputFormatError(f"{what} ({one_line(e)})", source=path) from None
@@ -143,6 +147,56 @@ def classes_report(args: Any, path: str | None, choose_wide: Callable) -> Any:
     report.params["classes_from"] = classes.how
     report.params["source"] = path
     report.params["columns"] = ch.names()
+    return report
+
+
+def long_report(args: Any, path: str | None, choose_long: Callable, classes_of: Callable) -> Any:
+    """The report of K classes in long form (a row a case and class: ``--long``) of the files ``path``
+    names, on Dask; ``choose_long(args, names, header, source)``: (the target, score, group and
+    weight columns, the case column, the class column), as the table read whole chooses them;
+    ``classes_of(args, class_kind, name)``: the classes of ``--classes`` typed as the class column
+    holds them (None: the class column's distinct values) and how they were found.
+    """
+    from perfeval.backends.dask import connect, evaluate_dask_long
+
+    refuse(args, "K classes")
+    if path is None:
+        raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
+    chosen: list = []
+
+    def columns(names: list[str], header: bool) -> tuple[list[int], dict[int, str]]:
+        ch, idc, cc = choose_long(args, names, header, path)
+        chosen.append((ch, idc, cc))
+        load.say_columns(ch)
+        identities = {idc.index: "--id"}  # ids as a table read whole reads them: int64 or text
+        if ch.group is not None:
+            identities[ch.group.index] = "--group"
+        return [c.index for c in (*ch.all(), idc, cc)], identities
+
+    with connect(args.dask):
+        ddf, names, read = _frame(args, path, columns)
+        ch, idc, cc = chosen[0]
+
+        def name(c: Any) -> str | None:
+            return None if c is None else names[c.index]
+
+        classes, how = classes_of(args, _target_kind(ddf, names[cc.index]), cc.name)
+        with _worker_errors(path, read):
+            report = evaluate_dask_long(
+                ddf,
+                target=name(ch.target),
+                score=name(ch.score),
+                case=name(idc),
+                class_column=name(cc),
+                group=name(ch.group),
+                weight=name(ch.weight),
+                measures=args.measures or None,
+                classes=classes,
+            )
+    _no_rows(report, names, read, path)
+    report.params["classes_from"] = how
+    report.params["source"] = path
+    report.params["columns"] = {**ch.names(), "id": idc.name, "class": cc.name}
     return report
 
 

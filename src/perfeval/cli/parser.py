@@ -62,7 +62,8 @@ def build() -> argparse.ArgumentParser:
         "--partition narrow=change --partition broad=change,control\n"
         "  perfeval eval proba.csv --target label --score p_cat,p_dog,p_bird --classes cat,dog,bird\n"
         "  perfeval eval mail.csv --labels spam,urgent --score p_spam,p_urgent\n"
-        "  perfeval eval long.csv --long --id case --class cls --score p --target y",
+        "  perfeval eval long.csv --long --id case --class cls --score p --target y\n"
+        "  perfeval eval houses.csv --target price --score predicted -m mae,rmse,r2",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
@@ -98,7 +99,8 @@ def build() -> argparse.ArgumentParser:
         "--long",
         action="store_true",
         help="one row a case and class: --id CASE --class CLASS --score P --target Y (Y: the true "
-        "class on every row of a case, or a 0/1 marker of the true class's row)",
+        "class on every row of a case, or a 0/1 marker of the true class's row); streamed (--stream, "
+        "a file over 256 MB) when each case's rows lie together, the file sorted by case",
     )
     mc.add_argument("--class", dest="class_column", metavar="COLUMN", help="with --long: the class column")
     mc.add_argument(
@@ -138,6 +140,13 @@ def build() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME=LABEL[,LABEL...]",
         help="a binary task from multi-class labels: these labels positive, the rest negative",
+    )
+    ev.add_argument(
+        "--task",
+        choices=("binary", "regression"),
+        help="regression: the target is a real value and --score its prediction (docs/input.md, "
+        '"Regression"; default measures mae,mse,rmse,r2,expvar); without it a target of real values or '
+        "many whole numbers is read so, and said",
     )
     output_options(ev, ("table", "json", "csv"))
     ev.add_argument(

@@ -188,7 +188,8 @@ def evaluate_dialect(
         and not opts.get("thresholds")
         and not (len(cases.s) and (float(cases.s.min()) < 0.0 or float(cases.s.max()) > 1.0))
     )
-    plan = [(s, replace(pol, finish="") if exact else pol, e) for s, pol, e in plan]
+    # (the exact areas only: a finisher of the measure's own, as ECE's bins, stays)
+    plan = [(s, replace(pol, finish="") if exact and not pol.finish_params else pol, e) for s, pol, e in plan]
     for kind in dict.fromkeys(_kind(pol, e) for _s, pol, e in plan):
         todo = [(s, pol, e) for s, pol, e in plan if _kind(pol, e) == kind]
         pol0, engine0 = todo[0][1], todo[0][2]
@@ -507,7 +508,7 @@ def _finished(
     for spec, pol, _engine in todo:
         mod, _, attr = pol.finish.partition(":")
         fn = getattr(importlib.import_module(mod), attr)
-        kwargs = {**dict(pol.finish_args), **opts}
+        kwargs = {**dict(pol.finish_args), **opts, **(_engine.kwargs if pol.finish_params else {})}
         kwargs.pop("empty_target_action", None)
         vals = np.array([float(fn(h, **kwargs)) for h in hists])
         if keys is None:

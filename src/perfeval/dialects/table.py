@@ -108,6 +108,8 @@ class Policy:
     scored_relevant: bool = False
     cut_rows: bool = False
     notes: tuple[str, ...] = ()
+    #: ``finish`` takes the measure's parameters too (ECE's n_bins and norm), not only the dialect's
+    finish_params: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,16 @@ SKLEARN = Dialect(
     "gain, a query without relevance counts 0, one-document queries refused",
     {
         "ROC": Policy("sklearn.metrics.roc_auc_score", "ROC", weights=True),
+        "PAUC": Policy(
+            "sklearn.metrics.roc_auc_score(max_fpr=hi)",
+            "PAUC",
+            params=(("lo", 0.0), ("focus", "fpr"), ("correct", "mcclish")),
+            weights=True,
+            notes=(
+                "scikit-learn's max_fpr gives McClish's standardised partial AUC over FPR [0, max_fpr], "
+                "not the raw area (perfeval's PAUC unless correct=mcclish)",
+            ),
+        ),
         "AP": Policy("sklearn.metrics.average_precision_score", "AP", empty="zero", weights=True),
         "NDCG": Policy(
             "sklearn.metrics.ndcg_score",
@@ -310,6 +322,31 @@ TORCHMETRICS = Dialect(
             finish_args=(("curve", "AP"),),
             exact="float32",
             one_class=0.0,
+        ),
+        "ECE": Policy(
+            "torchmetrics.functional.classification.binary_calibration_error",
+            "ECE",
+            params=(("bins", "width"),),
+            finish="perfeval.measures.calibration:torchmetrics_ece",
+            finish_params=True,
+            notes=(
+                "a score of exactly 1.0 falls in an extra bin of its own (torch.bucketize right=True on "
+                "linspace(0, 1, n_bins + 1); torchmetrics#3510); perfeval's last bin is closed",
+                "bin edges torch.linspace(0, 1, n_bins + 1), an ulp off i/n_bins at some edges (a score "
+                "of 0.3 with 10 bins falls in the bin below)",
+            ),
+        ),
+        "MCE": Policy(
+            "torchmetrics.functional.classification.binary_calibration_error(norm='max')",
+            "MCE",
+            params=(("bins", "width"),),
+            finish="perfeval.measures.calibration:torchmetrics_mce",
+            finish_params=True,
+            notes=(
+                "a score of exactly 1.0 falls in an extra bin of its own (torchmetrics#3510); perfeval's "
+                "last bin is closed",
+                "bin edges torch.linspace(0, 1, n_bins + 1), an ulp off i/n_bins at some edges",
+            ),
         ),
         "NDCG": Policy(
             "torchmetrics.retrieval.RetrievalNormalizedDCG",

@@ -14,9 +14,9 @@ say the same in ``tie_bounds_doc``):
   first in every tie of column ``j`` wins every tied pair of ``A(j|k)`` for every ``k`` at once: each
   ``A(j|k) +- T[j, k] / (2 n_j n_k)``, and the pairs' means of them (exact).
 * ``AP_OVR``: each class's binary AP in its own column, the binary engine's AP of the column's two
-  extreme orders (:func:`ap_extremes`: positives first, the heavier
-  first, and the reverse; exact with unequal weights inside a tie too); averaged as the values (the
-  columns independent: exact).  ``micro``: the same on the pooled cells.
+  extreme orders (:class:`perfeval.measures.tiebounds.TieOrders`, the binary AP's: positives first,
+  the heavier first, and the exact reverse; exact with unequal weights inside a tie too); averaged as
+  the values (the columns independent: exact).  ``micro``: the same on the pooled cells.
 * the argmax measures that count a row by itself (``ACC_MC``, ``REC_MC``, ``BACC``, ``TOPK_ACC``): a
   tie at the max (or across the k-th place) is broken independently in each row; a row counts fully
   when its true class wins its tie, not at all when it loses it, so the maximum (minimum) has every
@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ap_bounds", "ap_extremes", "binary_bounds", "class_tie_bounds", "mean_over", "tie_matrix"]
+__all__ = ["ap_bounds", "binary_bounds", "class_tie_bounds", "mean_over", "tie_matrix"]
 
 #: the measures whose bound is exact here, and how (the others: the registry's tie_bounds "none")
 RANKED = ("ROC_OVR", "ROC_OVO", "AP_OVR")
@@ -118,37 +118,6 @@ def binary_bounds(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str)
     return _num(r.tie_min), _num(r.tie_max)
 
 
-def ap_extremes(t: np.ndarray, s: np.ndarray, w: np.ndarray | None, best: bool) -> np.ndarray:
-    """Distinct scores of one binary problem in the order where its AP is greatest (``best``) or
-    least over the orders of its ties; higher is ranked first.
-
-    Inside a tie, the positives first and, among them, the heavier first (greatest); the reverse,
-    the negatives first and the lighter positives first (least).  A positive's precision
-    ``g(c) = (P + c) / (T + c)`` (``c`` the weight up to and with it in its tie) is concave and
-    increasing, so swapping two adjacent positives of weights ``a < b`` to put ``b`` first raises the
-    sum by ``a b (h(b)/b - h(a)/a) >= 0`` (``h(x)``, the precision's drop over the last ``x`` of the
-    two, is convex with ``h(0) = 0``); a negative moved above a positive lowers that positive's
-    precision and no other's.  With equal weights (no weights): the binary AP's orders
-    (:mod:`perfeval.measures.tiebounds`).
-
-    Examples
-    --------
-    >>> t = np.array([True, True, False])
-    >>> ap_extremes(t, np.array([0.5, 0.5, 0.5]), np.array([2.0, 1.0, 1.0]), best=True).tolist()
-    [3.0, 2.0, 1.0]
-    >>> ap_extremes(t, np.array([0.5, 0.5, 0.5]), np.array([2.0, 1.0, 1.0]), best=False).tolist()
-    [1.0, 2.0, 3.0]
-    """
-    n = len(s)
-    pos = np.asarray(t, dtype=bool)
-    wkey = np.where(pos, 1.0 if w is None else np.asarray(w, dtype=np.float64), 0.0)
-    keys = (-wkey, -pos.astype(np.int64)) if best else (wkey, pos.astype(np.int64))
-    order = np.lexsort((*keys, -np.asarray(s, dtype=np.float64)))
-    out = np.empty(n, dtype=np.float64)
-    out[order] = np.arange(n, 0, -1, dtype=np.float64)
-    return out
-
-
 def _binary_value(t: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str) -> float:
     """The binary measure ``name`` of one problem (the binary engine's value)."""
     from perfeval.engine.door import check
@@ -164,14 +133,24 @@ def _binary_value(t: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str)
 
 def ap_bounds(t: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> tuple[float, float]:
     """(min, max) of one binary problem's AP over the orders of its ties: the binary engine's AP of
-    the two orders of :func:`ap_extremes` (exact with unequal weights inside a tie too).
+    its two extreme orders, those of its own tie bounds (:class:`~perfeval.measures.tiebounds.TieOrders`:
+    positives first, the heavier first, and the exact reverse; exact with unequal weights inside a
+    tie too).
+
+    Examples
+    --------
+    >>> ap_bounds(np.array([0, 1, 1, 0]), np.array([0.9, 0.5, 0.5, 0.5]), np.array([1.0, 1.0, 3.0, 1.0]))
+    (0.5833333333333334, 0.7625)
     """
+    from perfeval.measures.tiebounds import TieOrders
+
     t = np.asarray(t, dtype=np.float64)
     if not t.any():
         return math.nan, math.nan
+    orders = TieOrders(s, t, None, w)
     return (
-        _binary_value(t, ap_extremes(t, s, w, False), w, "AP"),
-        _binary_value(t, ap_extremes(t, s, w, True), w, "AP"),
+        _binary_value(t, orders.scores(best=False), w, "AP"),
+        _binary_value(t, orders.scores(best=True), w, "AP"),
     )
 
 

@@ -19,6 +19,7 @@ sequence:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
@@ -238,10 +239,12 @@ def score_matrix(y_score: Any, n: int, name: str = "y_score") -> np.ndarray:
     return np.ascontiguousarray(a)
 
 
-def class_codes(y: np.ndarray, classes: tuple, name: str = "`y_true`") -> np.ndarray:
+def class_codes(
+    y: np.ndarray, classes: tuple, name: str = "`y_true`", position: Callable[[int], str] | None = None
+) -> np.ndarray:
     """The targets as codes 0..K-1 in the order of ``classes``; a target that is none of them is one
-    line naming it (``name``: the array as messages say it), its row and the classes (nothing is
-    dropped or guessed).
+    line naming it (``name``: the array as messages say it), its row (``position(row)``: where it is
+    in words; default ``row i``) and the classes (nothing is dropped or guessed).
     """
     index: dict[Any, int] = {}
     for i, c in enumerate(classes):
@@ -261,7 +264,7 @@ def class_codes(y: np.ndarray, classes: tuple, name: str = "`y_true`") -> np.nda
         values = y.tolist()
         missing = next((r for r, v in enumerate(values) if v not in index), None)
         if missing is not None:
-            raise InvalidDataError(_not_a_class(values[missing], missing, classes, name)) from None
+            raise InvalidDataError(_not_a_class(values[missing], missing, classes, name, position)) from None
         return np.fromiter((index[v] for v in values), dtype=np.intp, count=len(values))
     lookup = np.full(len(uniq), -1, dtype=np.intp)
     values = uniq.tolist()
@@ -271,16 +274,19 @@ def class_codes(y: np.ndarray, classes: tuple, name: str = "`y_true`") -> np.nda
     codes = lookup[inv.reshape(-1)]
     if (lookup < 0).any():  # the first row (not the first sorted label) that is no class
         row = int(np.argmax(codes < 0))
-        raise InvalidDataError(_not_a_class(values[int(inv.reshape(-1)[row])], row, classes, name))
+        raise InvalidDataError(_not_a_class(values[int(inv.reshape(-1)[row])], row, classes, name, position))
     return codes
 
 
-def _not_a_class(v: Any, row: int, classes: tuple, name: str = "`y_true`") -> str:
+def _not_a_class(
+    v: Any, row: int, classes: tuple, name: str = "`y_true`", position: Callable[[int], str] | None = None
+) -> str:
     shown = ", ".join(repr(c) for c in classes[:8]) + (", ..." if len(classes) > 8 else "")
     hint = ""
     if any(isinstance(c, str) for c in classes) != isinstance(v, str):
         hint = " (the classes and the targets must be the same labels: text against numbers?)"
-    return f"{name} holds {v!r} at row {row}, which is not one of the classes [{shown}]{hint}"
+    where = f"row {row}" if position is None else position(row)
+    return f"{name} holds {v!r} at {where}, which is not one of the classes [{shown}]{hint}"
 
 
 def classes_of(y: np.ndarray, k: int, classes: Any, names: Any = None) -> tuple[tuple, str]:

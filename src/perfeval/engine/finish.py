@@ -289,9 +289,7 @@ def _tie_bounds(
         best: dict[str, MeasureResult] = {}
         worst: dict[str, MeasureResult] = {}
         coded_t = Targets.coded(t)  # coded and checked above: read as it is
-        if ordered:
-            _task(coded_t, tie_orders.scores(best=True), g, w, ordered, "", best, grouping)
-            _task(coded_t, tie_orders.scores(best=False), g, w, ordered, "", worst, grouping)
+        refused = _order_values(coded_t, tie_orders, g, w, ordered, best, worst, grouping) if ordered else {}
         if linear:
             plain: dict[str, MeasureResult] = {}
             _task(coded_t, ys, g, w, [roc], "", plain, grouping)
@@ -302,6 +300,9 @@ def _tie_bounds(
             how = s.measure.tie_bounds
             if how == "free":
                 lo = hi = _values(r)
+            elif (s.label if how == "orders" else roc.label) in refused:  # no order can be scored
+                lo = hi = np.full(len(_values(r)), math.nan)
+                r.tie_note = refused[s.label if how == "orders" else roc.label]
             elif how == "orders" or how == "linear":
                 label = s.label if how == "orders" else roc.label
                 va, vb = _values(best[label]), _values(worst[label])
@@ -324,6 +325,38 @@ def _tie_bounds(
                 r.tie_min = MeasureResult.of(s, lo, sizes, np.arange(len(lo)), True).value
                 r.tie_max = MeasureResult.of(s, hi, sizes, np.arange(len(hi)), True).value
     return counted
+
+
+def _order_values(
+    y: Targets,
+    tie_orders: Any,
+    g: np.ndarray | None,
+    w: np.ndarray | None,
+    ordered: list[MeasureSpec],
+    best: dict[str, MeasureResult],
+    worst: dict[str, MeasureResult],
+    grouping: tuple[np.ndarray, np.ndarray] | None,
+) -> dict[str, str]:
+    """The ``ordered`` measures over the best and the worst order of the ties, into ``best`` and
+    ``worst``.  A measure that refuses the cases once their ties are ordered has no bound: the reason,
+    by label.  (APR takes whole weights, checked on the summary's cells: fractional weights whose tie
+    sums to a whole number give it a value, but every order of that tie scores each case on its own.)
+    """
+    high, low = tie_orders.scores(best=True), tie_orders.scores(best=False)
+    try:
+        _task(y, high, g, w, ordered, "", best, grouping)
+        _task(y, low, g, w, ordered, "", worst, grouping)
+        return {}
+    except InvalidParameterError:
+        pass  # one measure at a time: the others keep their bounds
+    refused: dict[str, str] = {}
+    for s in ordered:
+        try:
+            _task(y, high, g, w, [s], "", best, grouping)
+            _task(y, low, g, w, [s], "", worst, grouping)
+        except InvalidParameterError as e:
+            refused[s.label] = f"no tie bound: in every order of the tied cases, {e}"
+    return refused
 
 
 def _values(r: MeasureResult) -> np.ndarray:
@@ -547,13 +580,13 @@ def _warn_left_per_group(
             if kinds.get(labels[0]) == "multilabel"
             else ("class", "absent from the group's targets, or every case of the group of that class")
         )
-        shown = "; ".join(f"{what} {c} out of {n} of {total} groups'" for c, n in counts[:5])
-        more = "; ..." if len(counts) > 5 else ""
+        shown = ", ".join(f"{c} in {n}" for c, n in counts[:5])
+        more = ", ..." if len(counts) > 5 else ""
         warnings.warn(
             UndefinedMeasureWarning(
-                f"{named} {'leaves' if len(labels) == 1 else 'leave'} {shown}{more} averages (undefined "
-                f"in those groups: {why}); each group's are listed in the report "
-                "(per_group_undefined_classes)"
+                f"{named} {'leaves' if len(labels) == 1 else 'leave'} a {what} out of a group's average "
+                f"where it is undefined ({why}): {shown}{more} of {total} groups; each group's are "
+                "listed in the report (per_group_undefined_classes)"
             ),
             stacklevel=user_stacklevel(),
         )

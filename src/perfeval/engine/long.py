@@ -25,9 +25,11 @@ __all__ = [
     "MARKER_FORM",
     "Long",
     "Rows",
+    "Together",
     "key",
     "listing",
     "pivot",
+    "runs",
     "said",
 ]
 
@@ -99,6 +101,7 @@ def pivot(
     target_name: str,
     group: tuple[str, np.ndarray] | None = None,
     weight: tuple[str, np.ndarray] | None = None,
+    form: str | None = None,
 ) -> Long:
     """A long table (a row a case and class) as a row a case, checked by the rules above.
 
@@ -118,6 +121,10 @@ def pivot(
         The case and target columns, as messages name them.
     group, weight : (name, values), optional
         The groups and the (checked) weights, one a row: the case's, the same on each of its rows.
+    form : str, optional
+        How to read the target column (:data:`LABELS_FORM` or :data:`MARKER_FORM`), when the rows are
+        a piece of a table whose earlier pieces told it (a stream's chunk, a Dask partition): a piece
+        read the other way is that way's one line.  None: told by these rows.
     """
     k = len(labels)
     uniq, first, inv = np.unique(ids, return_index=True, return_inverse=True)
@@ -131,7 +138,7 @@ def pivot(
     _each_class_once(rows, case * k + cls, case, cls, case_ids, labels, id_name)
     s = np.empty((m, k), dtype=np.float64)
     s[case, cls] = score
-    y, form = _targets(rows, target_name, target, case, cls, case_ids, labels, coder, m)
+    y, form = _targets(rows, target_name, target, case, cls, case_ids, labels, coder, m, form)
     g = None if group is None else _per_case(rows, group[0], group[1], case, case_ids, m)
     w = None if weight is None else _per_case(rows, weight[0], weight[1], case, case_ids, m)
     return Long(y, s, g, w, case_ids, form)
@@ -181,20 +188,23 @@ def _each_class_once(
         )
 
 
-def _marker(target: np.ndarray) -> np.ndarray | None:
-    """A 0/1 (or true/false) column as booleans; None when it is not one."""
+def _marker_values(target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which values of a column are 0/1 (or true/false), and which of them are 1 (or true)."""
     a = np.asarray(target)
     if a.dtype.kind == "b":
-        return a
+        return np.ones(len(a), dtype=bool), a
     if a.dtype.kind in "iuf":
-        ok = (a == 0) | (a == 1)
-        return (a == 1) if bool(ok.all()) else None
+        return (a == 0) | (a == 1), a == 1
     words = np.char.lower(
         np.array([key(v) for v in a.tolist()], dtype=str) if a.dtype.kind == "O" else a.astype(str)
     )
-    if bool(np.isin(words, ("0", "1", "true", "false")).all()):
-        return np.isin(words, ("1", "true"))
-    return None
+    return np.isin(words, ("0", "1", "true", "false")), np.isin(words, ("1", "true"))
+
+
+def _marker(target: np.ndarray) -> np.ndarray | None:
+    """A 0/1 (or true/false) column as booleans; None when it is not one."""
+    ok, marked = _marker_values(target)
+    return marked if bool(ok.all()) else None
 
 
 def _targets(
@@ -207,18 +217,28 @@ def _targets(
     labels: tuple,
     coder: Callable[[np.ndarray, bool], np.ndarray | None],
     m: int,
+    form: str | None = None,
 ) -> tuple[np.ndarray, str]:
     """Each case's true class (a code) and how the target column was read: labels when every value
     is a class and each case's rows agree, else a 0/1 marker of the true class's row (exactly one a
-    case).  The two cannot both hold (a case's K >= 2 rows agree, or exactly one is 1).
+    case).  The two cannot both hold (a case's K >= 2 rows agree, or exactly one is 1).  ``form``
+    given: read that way only (a piece of a table whose earlier pieces told it).
     """
-    codes = coder(target, False)
+    codes = coder(target, False) if form != MARKER_FORM else None
     first = _first_rows(case, m)
     if codes is not None:
         differ = codes != codes[first[case]]
         if not differ.any():
             return codes[first], LABELS_FORM
-    marked = _marker(target)
+    marked = _marker(target) if form != LABELS_FORM else None
+    if form == MARKER_FORM and marked is None:
+        r = int(np.argmax(~_marker_values(target)[0]))
+        rows.fail(
+            f"case {said(case_ids[case[r]])}: the target column {name!r} holds {key(target[r])!r} on "
+            f"{rows.position(r)}, not 0 or 1, where other cases read it as a 0/1 marker of the true "
+            "class's row: one way for the whole column (the true class on each row of a case, or the "
+            "marker)"
+        )
     if marked is None:
         if codes is not None:
             r = int(np.argmax(differ))
@@ -265,6 +285,72 @@ def _per_case(rows: Rows, name: str, values: Any, case: np.ndarray, case_ids: An
     return v[first]
 
 
+# -- a long table in pieces (a file's chunks): each case's rows together ---------------------------------
+def runs(ids: np.ndarray) -> np.ndarray:
+    """The first row of each run of equal ids (a case's rows next to each other: one run)."""
+    ids = np.asarray(ids)
+    if not len(ids):
+        return np.zeros(0, dtype=np.intp)
+    return np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))
+
+
+class Together:
+    """The case ids of a long table read in pieces, one after the other (a file's chunks), where a
+    case's rows must lie together (the pivot of a piece needs each of its cases whole): the ids of
+    the cases already taken, to tell a case that appears again after other cases' rows.
+
+    Ids are compared as a table read whole compares them: a piece read as int64 (every id of it a
+    plain integer) and one read as text (``7`` and ``x``) hold the same case ``7``.
+    """
+
+    def __init__(self) -> None:
+        self._ints = np.zeros(0, dtype=np.int64)
+        self._texts = np.zeros(0, dtype=str)
+
+    def again(self, ids: np.ndarray, starts: np.ndarray) -> int | None:
+        """The first row of ``ids`` (a piece, its runs starting at ``starts``) whose case was taken
+        before or holds an earlier run of this piece: a case whose rows are not together; else None.
+        """
+        if not len(starts):
+            return None
+        first = np.asarray(ids)[starts]
+        bad = self._taken(first)
+        _u, once = np.unique(first, return_index=True)
+        repeated = np.ones(len(first), dtype=bool)
+        repeated[once] = False
+        bad |= repeated
+        return int(starts[int(np.argmax(bad))]) if bad.any() else None
+
+    def take(self, ids: np.ndarray) -> None:
+        """The cases of ``ids`` (whole cases) taken."""
+        u = np.unique(np.asarray(ids))
+        if u.dtype.kind in "iu":
+            self._ints = np.sort(np.concatenate([self._ints, u.astype(np.int64)]), kind="stable")
+        else:
+            self._texts = np.sort(np.concatenate([self._texts, _texts(u)]), kind="stable")
+
+    def _taken(self, ids: np.ndarray) -> np.ndarray:
+        if ids.dtype.kind in "iu":
+            hit = _within(ids.astype(np.int64), self._ints)
+            return hit | _within(ids.astype(str), self._texts) if len(self._texts) else hit
+        texts = _texts(ids)
+        hit = _within(texts, self._texts)
+        return hit | _within(texts, np.sort(self._ints.astype(str))) if len(self._ints) else hit
+
+
+def _texts(a: np.ndarray) -> np.ndarray:
+    """Ids as text, as written (an int64's decimal digits are how a plain integer is written)."""
+    return a.astype(str) if a.dtype.kind in "iuU" else np.array([key(v) for v in a.tolist()], dtype=str)
+
+
+def _within(q: np.ndarray, sorted_: np.ndarray) -> np.ndarray:
+    """Which of ``q`` are in the sorted array ``sorted_``."""
+    if not len(sorted_):
+        return np.zeros(len(q), dtype=bool)
+    i = np.minimum(np.searchsorted(sorted_, q), len(sorted_) - 1)
+    return sorted_[i] == q
+
+
 # -- the Python door: a table's columns as arrays -----------------------------------------------------
 class ArrayRows:
     """The rows of arrays (a DataFrame's columns), for :func:`pivot`: ``row i`` (0-based, as the
@@ -280,7 +366,7 @@ class ArrayRows:
         raise InvalidDataError(message)
 
 
-def _no_missing(a: np.ndarray, name: str, role: str) -> None:
+def _no_missing(a: np.ndarray, name: str, role: str, rows: Rows) -> None:
     """No missing value (None, NaN, NaT) in a column that every row needs: else one line naming it."""
     if a.dtype.kind in "fc":
         bad = np.isnan(a)
@@ -291,12 +377,10 @@ def _no_missing(a: np.ndarray, name: str, role: str) -> None:
     else:
         return
     if bad.any():
-        from perfeval.exceptions import InvalidDataError
-
         i = int(np.argmax(bad))
-        raise InvalidDataError(
-            f"the {role} column {name!r} holds a missing value at row {i}: every row of a case and class "
-            "needs one"
+        rows.fail(
+            f"the {role} column {name!r} holds a missing value at {rows.position(i)}: every row of a case "
+            "and class needs one"
         )
 
 
@@ -310,12 +394,15 @@ def from_columns(
     classes: Any = None,
     group: Any = None,
     weight: Any = None,
+    rows: Rows | None = None,
 ) -> tuple[Long, tuple, str]:
     """:func:`pivot` of a table's columns (:func:`perfeval.evaluate` with ``case=`` and
     ``class_column=``), each read and checked first: none missing, finite scores, weights >= 0.
     ``names``: the columns' names, keys ``"case"``, ``"class"``, ``"target"``, ``"score"``, and
     ``"group"``, ``"weight"`` when given.  The classes: ``classes`` as given, else the class column's
-    distinct values, sorted.  Returns the pivot, the classes and how they were found.
+    distinct values, sorted.  ``rows``: where a row is, and the error (default :class:`ArrayRows`:
+    ``row i``, :class:`~perfeval.exceptions.InvalidDataError`).  Returns the pivot, the classes and
+    how they were found.
     """
     from perfeval.base.checks import ArraySpec, check_array, to_numpy
     from perfeval.engine.door import class_codes
@@ -326,8 +413,9 @@ def from_columns(
     against = (names["case"], n, False)
     cls_a = check_array(ArraySpec(names["class"], "labels"), cls_col, against)
     tgt = check_array(ArraySpec(names["target"], "labels"), target, against)
+    where: Rows = ArrayRows() if rows is None else rows
     for a, role in ((ids_a, "case"), (cls_a, "class"), (tgt, "target")):
-        _no_missing(a, names[role], role)
+        _no_missing(a, names[role], role, where)
     if ids_a.dtype.kind == "O":
         try:
             np.unique(ids_a)
@@ -362,18 +450,18 @@ def from_columns(
             f"the class column {names['class']!r} holds {len(labels)} class(es) ({listing(labels)}); "
             "K classes need K >= 2"
         )
-    cls = class_codes(cls_a, labels, f"the class column {names['class']!r}")
+    cls = class_codes(cls_a, labels, f"the class column {names['class']!r}", where.position)
 
     def coder(values: np.ndarray, strict: bool) -> np.ndarray | None:
         try:
-            return class_codes(values, labels, f"the target column {names['target']!r}")
+            return class_codes(values, labels, f"the target column {names['target']!r}", where.position)
         except InvalidDataError:
             if strict:
                 raise
             return None
 
     long = pivot(
-        ArrayRows(),
+        where,
         ids_a,
         cls,
         s,

@@ -167,7 +167,8 @@ class MeasureResult:
         The value in each group (NaN where undefined), in the order of ``Report.groups``.
     undefined : list
         The groups where the measure is undefined (e.g. one class only), left out of the means.
-    direction : {"higher", "lower"}
+    direction : {"higher", "lower", "none"}
+        Which way is better ("none": neither; the ideal is a value, as a calibration slope's 1).
     tie_min, tie_max : float or None
         With ``tie_bounds=True``: the least and the greatest value over every order of the tied cases
         (exact; over groups the same mean of the groups' bounds as ``value``); None otherwise.  NaN
@@ -470,6 +471,9 @@ class Report:
             extra = f"  ({len(r.undefined)} undefined groups)" if r.undefined else ""
             lines.append(f"{k:<{width}}  {r.value:>10.6f}{extra}")
         task = self.params.get("task")
+        if task == "regression":  # what was computed, and why the target was read so
+            how = self.params.get("task_from")
+            lines.append("task: regression" + (f" ({how})" if how else ""))
         if task in ("multiclass", "multilabel"):  # which classes (labels), and how they were found
             classes = [str(c) for c in self.params.get("classes") or []]
             word = "labels" if task == "multilabel" else "classes"

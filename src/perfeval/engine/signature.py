@@ -141,8 +141,10 @@ def classes_text(task: str | None, classes: Any) -> str | None:
     ``multiclass:cat,dog,bird`` (the classes in their order: the columns of the scores); more than
     :data:`_CLASSES_SHOWN` characters of them, or a name holding ``,`` or ``|``, is their count and the
     first 12 hex digits of the SHA-1 of their ``repr`` (``multiclass:100 classes,sha1=...``).  None
-    for binary cases.
+    for binary cases; ``regression`` for a regression target.
     """
+    if task == "regression":  # a real target and a prediction a row
+        return "regression"
     if task not in ("multiclass", "multilabel") or classes is None:
         return None
     names = [str(c) for c in classes]

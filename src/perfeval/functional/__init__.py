@@ -84,6 +84,19 @@ from perfeval.functional.sklearn_names import (
     roc_curve,
     top_k_accuracy_score,
 )
+from perfeval.functional.sklearn_regression import (
+    explained_variance_score,
+    mean_absolute_error,
+    mean_absolute_percentage_error,
+    mean_gamma_deviance,
+    mean_pinball_loss,
+    mean_poisson_deviance,
+    mean_squared_error,
+    mean_tweedie_deviance,
+    median_absolute_error,
+    r2_score,
+    root_mean_squared_error,
+)
 from perfeval.measures import parse_measure
 from perfeval.summaries import ScoreHistogram
 
@@ -140,6 +153,18 @@ __all__ = [
     "hamming_loss",
     "jaccard_score",
     "classification_report",
+    # scikit-learn's regression names (perfeval.functional.sklearn_regression)
+    "mean_absolute_error",
+    "mean_squared_error",
+    "root_mean_squared_error",
+    "r2_score",
+    "explained_variance_score",
+    "mean_absolute_percentage_error",
+    "median_absolute_error",
+    "mean_pinball_loss",
+    "mean_poisson_deviance",
+    "mean_gamma_deviance",
+    "mean_tweedie_deviance",
 ]
 
 #: the deprecated one-liners (still here until perfeval 0.2.0, each warning with what to call instead)
@@ -308,8 +333,15 @@ def group_auc(y_true, y_score, *, groups, weighted: bool = True) -> float:
 
 #: the binary measures that depend only on the order of the scores (invariant under any strictly
 #: increasing transform, checked for the whole registry in tests/test_scorer.py): they may score a
-#: ``decision_function``; every other binary measure reads its scores as probabilities
-RANK_MEASURES = frozenset({"ROC", "APR", "AP", "PRB", "R50", "RKL", "TOP1", "TOP10", "NTOP"})
+#: ``decision_function``; every other binary measure reads its scores as probabilities (BRIER_DSC
+#: reads their order only: the PAV fit or the distinct scores; BRIER_UNC no score at all)
+RANK_MEASURES = frozenset(
+    {"ROC", "APR", "AP", "PRB", "R50", "RKL", "TOP1", "TOP10", "NTOP", "BRIER_DSC", "BRIER_UNC"}
+    # the operating points and the threshold choices: their values read the order only (their
+    # of=threshold forms are thresholds, not scores: scorer() refuses them)
+    | {"TPR_AT_FPR", "SEN_AT_SPC", "SPC_AT_SEN", "PRE_AT_REC", "REC_AT_PRE", "PAUC"}
+    | {"YOUDEN", "TOPLEFT", "BEST_FBETA", "BEST_MCC", "LEAST_COST"}
+)
 
 
 def scorer(
@@ -324,8 +356,9 @@ def scorer(
     Scores are taken as scikit-learn's own scorers take them: a measure that reads the scores as
     probabilities (every threshold measure, log loss, CXE, Brier, RMS, calibration, SLQ, ...) uses
     ``predict_proba`` (the positive class's column); a measure of the ranking only (ROC, APR, AP,
-    PRB, R50, RKL, TOP1, TOP10, NTOP: :data:`RANK_MEASURES`) uses ``decision_function`` where the
-    estimator has one, else ``predict_proba``.  The measure's direction sets ``greater_is_better``.
+    PRB, R50, RKL, TOP1, TOP10, NTOP, BRIER_DSC, the operating points: :data:`RANK_MEASURES`) uses
+    ``decision_function`` where the estimator has one, else ``predict_proba``.  The measure's
+    direction sets ``greater_is_better``.
 
     Parameters
     ----------
@@ -358,6 +391,11 @@ def scorer(
         raise InvalidParameterError(
             f"{spec.label} is a per-query measure; a scikit-learn scorer needs a binary one"
         )
+    if spec.kwargs.get("of") == "threshold":
+        raise InvalidParameterError(
+            f"{spec.label} is a score threshold, not a measure of the model: a scikit-learn scorer needs a "
+            "value (drop of=threshold)"
+        )
     rank = spec.measure.name in RANK_MEASURES
     if response_method is None:
         response_method = ("decision_function", "predict_proba") if rank else "predict_proba"
@@ -380,6 +418,11 @@ def scorer(
             f"expected one of {list(spec.kwargs) or 'none'}"
         )
     spec.measure.check_params(params)
+    if spec.measure.direction == "none":
+        raise InvalidParameterError(
+            f"{spec.label} is no score to maximise or minimise (its ideal is a value, neither higher nor "
+            "lower is better): a scorer needs a measure with a direction"
+        )
     kwargs = {**spec.kwargs, **params}
     label = pos_label
 

@@ -67,9 +67,11 @@ class Options:
 class Partitions:
     """Files as a Dask frame, a format's way (:meth:`Reader.partitions`): the format read, whether
     there is a header, the column names, the CSV delimiter (None: white space, or not a text
-    format), ``frame(group)`` the lazy frame once the group column is chosen (its position, or
-    None), ``columns_of(file)`` the columns one file holds (None: not checked ahead), whether
-    ``frame`` reads the group column as an identity itself, and the lines skipped as comments
+    format), ``frame(group, used)`` the lazy frame once the identity columns are chosen (the group's
+    position, or ``{position: role}``: the option naming each in an error; or None) and the columns
+    used (their positions; the others may be read as text, never typed: None, all typed),
+    ``columns_of(file)`` the columns one file holds (None: not checked ahead), whether ``frame``
+    reads the identity columns as identities itself, and the lines skipped as comments
     (``{file: Skipped}``), to be said as the other readers say them.
     """
 
@@ -77,7 +79,7 @@ class Partitions:
     header: bool
     names: list[str]
     delimiter: str | None
-    frame: Callable[[int | None], Any]
+    frame: Callable[[int | dict[int, str] | None, list[int] | None], Any]
     columns_of: Callable[[str], list[str]] | None = None
     identities: bool = False
     skipped: dict[str, Any] | None = None

@@ -60,7 +60,7 @@ class JsonLinesReader(Reader):
         """
         names = _first_names(pattern)
 
-        def frame(group: int | None) -> Any:
+        def frame(group: int | dict[int, str] | None, used: list[int] | None = None) -> Any:
             import dask
             import dask.dataframe as dd
 
@@ -282,17 +282,19 @@ def _first_names(pattern: str) -> list[str]:
     raise AssertionError("unreachable: a JSON lines file without a first record")  # pragma: no cover
 
 
-def _part(path: str, names: list[str], group: int | None) -> Any:
+def _part(path: str, names: list[str], group: int | dict[int, str] | None) -> Any:
     """A JSON lines file read whole by this reader (the same values, types and errors, with the
     file's line, as read whole; an integer past float64 is +-inf, a boolean is no number), as a
-    pandas frame of the columns ``names``.
+    pandas frame of the columns ``names``; ``group``: the group column's position, or the identity
+    columns' as ``{position: role}`` (the option naming each in an error).
     """
     import pandas as pd
 
-    gname = None if group is None else names[group]
+    given = {} if group is None else {group: "--group"} if isinstance(group, int) else group
+    roles = {names[g]: role for g, role in given.items()}
 
     def identity(found: list, _header: bool) -> dict[int, str | None]:
-        return {found.index(gname): "--group"} if gname in found else {}
+        return {found.index(n): role for n, role in roles.items() if n in found}
 
     t = READER.table(read_file(path, path), path, Options("jsonl", identity=identity))
     missing = [n for n in names if n not in t.columns]

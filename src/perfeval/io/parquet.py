@@ -44,7 +44,11 @@ class ParquetReader(Reader):
         _unique_names(pattern)
         ddf = dd.read_parquet(pattern)
         names = list(map(str, ddf.columns))
-        return Partitions("parquet", True, names, None, lambda group: ddf, columns_of=_schema)
+
+        def frame(group: int | dict[int, str] | None, used: list[int] | None = None) -> Any:
+            return ddf  # pyarrow reads the identity columns as written, each column typed by its schema
+
+        return Partitions("parquet", True, names, None, frame, columns_of=_schema)
 
 
 READER = ParquetReader()

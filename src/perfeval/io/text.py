@@ -101,10 +101,16 @@ class TextReader(Reader):
         keys = list(first_frame.columns)
         names = [str(c) for c in keys] if header else [f"column{i + 1}" for i in range(len(keys))]
 
-        def frame(group: int | None) -> Any:
+        def frame(group: int | dict[int, str] | None, used: list[int] | None = None) -> Any:
             ddf = first_frame
-            if group is not None:  # the group column read as text
-                ddf = read_csv(dtype={keys[group]: str}, keep_default_na=False)
+            texts = [] if group is None else [group] if isinstance(group, int) else list(group)
+            # the columns not used read as text: pandas types a column by the first file's first rows,
+            # and an integer column not used holding an empty field, a fraction or text further on
+            # would fail the partition that holds it (no error: a column not used is not read)
+            idle = [] if used is None else [i for i in range(len(keys)) if i not in used and i not in texts]
+            if texts or idle:  # the identity columns (the group's, the case's) read as text too
+                dtype = {keys[g]: str for g in texts} | {keys[i]: object for i in idle}
+                ddf = read_csv(dtype=dtype, **({"keep_default_na": False} if texts else {}))
             if not header:
                 ddf.columns = names
             return ddf
@@ -368,6 +374,47 @@ def unparsed(e: BaseException) -> bool:
         seen.add(id(at))
         at = at.__cause__ or at.__context__
     return False
+
+
+#: Dask's error when a partition's column is not of the type Dask gave it from the first rows
+_MISTYPED = "Mismatched dtypes found in `pd.read_csv`"
+
+
+def mistyped(e: BaseException, header: bool) -> str | None:
+    r"""The one line (the file named beside it) of Dask's error when a used column of a partition
+    holds a value of another type than the first file's first rows, by which Dask typed the column
+    (an integer column's empty field, fraction or text further on); None when ``e`` is not that.
+
+    Examples
+    --------
+    >>> table = "| Column | Found | Expected |\n| y | float64 | int64 |\n"
+    >>> print(mistyped(ValueError(_MISTYPED + "`:\n" + table), True))  # doctest: +NORMALIZE_WHITESPACE
+    the column 'y' holds a value that is not an integer (an empty field, a missing value, a fraction or
+    text) past the rows Dask typed it by (the first file's first rows); drop --dask for its line
+    """
+    text = str(e)
+    if not isinstance(e, ValueError) or not text.startswith(_MISTYPED):
+        return None
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        if len(cells) != 3 or cells == ["Column", "Found", "Expected"]:
+            continue
+        key, _found, expected = cells
+        # pandas' key of a column without a header: its position
+        name = f"column{int(key) + 1}" if not header and key.isdigit() else key
+        where = "past the rows Dask typed it by (the first file's first rows)"
+        if f"- {key}\n  ValueError(\"invalid literal for int() with base 10: ''\")" in text:
+            return (
+                f"the column {name!r} holds an empty field, a missing value, {where}: drop the rows "
+                "without one or fill them"
+            )
+        whole = expected.startswith(("int", "uint"))
+        what = "an integer" if whole else "a number" if expected.startswith("float") else f"a {expected}"
+        why = "an empty field, a missing value, a fraction or text" if whole else "an empty field or text"
+        return (
+            f"the column {name!r} holds a value that is not {what} ({why}) {where}; drop --dask for its line"
+        )
+    return None
 
 
 def said_as_read(pattern: str, fmt: str, header: bool, delimiter: str | None, e: BaseException) -> Exception:

@@ -27,7 +27,8 @@ from typing import Any, Literal
 
 from perfeval.exceptions import InvalidParameterError, UnknownMeasureError
 
-Direction = Literal["higher", "lower"]
+#: which way is better; "none": neither, the ideal is a value (a calibration slope of 1, an intercept of 0)
+Direction = Literal["higher", "lower", "none"]
 
 
 @dataclass(frozen=True)
@@ -115,8 +116,8 @@ class Measure:
     perf_options : tuple of str
         PERF 5.12 command-line options that select it (``"-roc"``, ``"-auc"``).
     params : tuple of Param
-    direction : {"higher", "lower"}
-        Which way is better.
+    direction : {"higher", "lower", "none"}
+        Which way is better ("none": neither, the ideal is a value: a calibration slope of 1).
     summary : str
         What it is computed from: ``"histogram"`` (distinct scores with positive/negative weight)
         for every PERF measure.
@@ -225,7 +226,8 @@ class Measure:
         return {
             "free": "order-free: the value does not depend on the order of tied cases (min = max = value).",
             "orders": "exact: the measure of the two extreme orders, every tie's cases best first (relevant "
-            "or positive first, higher grades first) and worst first.",
+            "or positive first, higher grades first, the heavier first among cases of one target) and "
+            "worst first (the exact reverse).",
         }.get(self.tie_bounds, "")
 
     @property

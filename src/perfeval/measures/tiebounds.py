@@ -4,12 +4,26 @@ of tied pairs.
 Inside a query (or over all cases for a binary measure) the ties occupy fixed ranges of positions
 whatever the order inside each, so each measure whose registry entry says ``tie_bounds="orders"`` is
 at its maximum when every tie puts its best cases first (higher relevance grades first, a judged case
-before an unjudged one; for binary measures, positives first) and at its minimum with the reverse
-order, in every tie at once.  The bounds are then the measure itself over these two orders: the
-scores made distinct (:class:`TieOrders`) and finished by the same code as the value, so a bound is
-exact (no sampling) and costs two more evaluations.  Why these orders are the extremes, measure by
-measure, is in docs/ranking.md ("Tie bounds"); ``tests/test_tie_bounds.py`` checks every such measure
-of the registry against a brute-force enumeration of every order of the ties.
+before an unjudged one; for binary measures, positives first, and with weights the heavier first
+among cases of one target) and at its minimum with the exact reverse order, in every tie at once.
+The bounds are then the measure itself over these two orders: the scores made distinct
+(:class:`TieOrders`) and finished by the same code as the value, so a bound is exact (no sampling)
+and costs two more evaluations.  Why these orders are the extremes, measure by measure, is in
+docs/ranking.md ("Tie bounds"); ``tests/test_tie_bounds.py`` checks every such measure of the
+registry against a brute-force enumeration of every order of the ties, with unequal weights too.
+
+The weights: of the binary measures only AP reads the order of a tie's positives among themselves
+(APR takes whole weights, a case of weight k as k copies, so the positives first give one sequence
+of positive and negative units whatever their order; the others read only the positive and negative
+weight above a cut, which a tie's positives first or last decides).  A positive's precision is
+``g(c) = (P + c) / (T + c)``, ``P`` and ``T`` the positive and total weight above the tie, ``c`` the
+weight of the tie's cases up to and with it; ``g`` is concave and increasing, so swapping two
+adjacent positives of weights ``a < b`` to put ``b`` first raises the weighted sum by
+``a b (h(b)/b - h(a)/a) >= 0`` (``h(x)``, the precision's drop over the last ``x`` of the two, is
+convex with ``h(0) = 0``); a negative moved above a positive lowers that positive's precision and no
+other's.  So AP is greatest with a tie's positives first,
+the heavier first, and least with the exact reverse (its negatives first, the lighter positives
+first).  The K-class AP bounds (:mod:`perfeval.engine.class_bounds`) use these same orders.
 
 ``"free"`` measures do not depend on the order of tied cases (threshold and probability measures,
 the set F): their bounds are their value.  ``"linear"`` (SAR) moves with its ROC part.  ``"none"``
@@ -30,10 +44,11 @@ KINDS = ("orders", "free", "linear", "none")
 
 class TieOrders:
     """The rows of one evaluation sorted once for its tie bounds: by group, descending score, and
-    inside each tie (a run of equal scores in a group) by descending ``key`` (the best order; the
-    worst is each tie reversed).  ``key``: the relevance grade, or the 0/1 target.  One sort serves
-    both extreme orders and the count of tied pairs.  ``codes``: the group of each row (int64 from 0),
-    None for one group; ``weight``: of each row (for the pairs), None for 1.
+    inside each tie (a run of equal scores in a group) by descending ``key`` and, among equal keys,
+    descending ``weight`` (the best order; the worst is each tie reversed).  ``key``: the relevance
+    grade, or the 0/1 target.  One sort serves both extreme orders and the count of tied pairs.
+    ``codes``: the group of each row (int64 from 0), None for one group; ``weight``: of each row (the
+    pairs' and the order's), None for 1.
 
     Examples
     --------
@@ -42,6 +57,9 @@ class TieOrders:
     ([2.0, 1.0, 4.0, 3.0], [2.0, 3.0, 4.0, 1.0])
     >>> t.pairs()   # 5 pairs of different grades, 3 of them tied
     (3.0, 5.0)
+    >>> w = TieOrders(np.array([0.5, 0.5, 0.5]), np.array([1.0, 1.0, 0.0]), weight=np.array([1.0, 2.0, 1.0]))
+    >>> w.scores(best=True).tolist(), w.scores(best=False).tolist()   # the heavier positive first
+    ([2.0, 3.0, 1.0], [2.0, 1.0, 3.0])
     """
 
     def __init__(self, score: Any, key: Any, codes: Any = None, weight: Any = None):
@@ -65,7 +83,10 @@ class TieOrders:
         self.starts = np.flatnonzero(new)
         # inside each tie, the higher keys first: one stable sort of (tie, reversed key rank)
         combined = self.tie * self.k + (self.k - 1 - self.krank[first])
-        self.order = first[np.argsort(combined, kind="stable")]
+        if self.weight is None or not n or np.all(self.weight == self.weight[0]):
+            self.order = first[np.argsort(combined, kind="stable")]
+        else:  # and among equal keys, the heavier first (AP: see the module's docstring)
+            self.order = first[np.lexsort((-self.weight[first], combined))]
 
     def scores(self, best: bool) -> np.ndarray:
         """Distinct scores in the best (or the worst) order: within each group, higher first."""

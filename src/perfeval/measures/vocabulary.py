@@ -23,7 +23,8 @@ _TIE_EXP = (
 )
 _MODERN = "not in PERF; modern only."
 _AP_BOUNDS = (
-    "exact: the AP of the two extreme orders (every tie's relevant cases first, last).  The value "
+    "exact: the AP of the two extreme orders (every tie's relevant cases first, the heavier first when "
+    "weighted (AP), and the exact reverse).  The value "
     "(one threshold per tie) is the AP of no order when a tie holds relevant cases, and can lie above "
     "the maximum (a tie of relevant cases below non-relevant ones: each gets the precision at the "
     "tie's end, higher than the first of them has in any order) though never below the minimum."
@@ -936,3 +937,536 @@ MULTILABEL_DEFAULT = [
     "COVERAGE",
     "RANKING_LOSS",
 ]
+
+
+# -- part "regress" (issue 33): regression, a real target and a prediction, finished from a
+# RegressionSummary (summaries/regression.py: exact sums, merged in any order with the same bits) ------
+_REG_TIES = "none needed: each row is scored by its own prediction."
+_REG_EDGE = "no case (no row, or every weight 0): NaN."
+_FREE_REG = "order-free: each row is scored by its own prediction (min = max = value)."
+
+
+def _regression(
+    name: str,
+    title: str,
+    aliases: tuple[str, ...],
+    definition: str,
+    *,
+    compute: str,
+    params: tuple[Param, ...] = (),
+    direction: Direction = "lower",
+    edge: str = _REG_EDGE,
+) -> None:
+    # compute: a literal "module:function" string (measures/base.py says why it is not the function)
+    REGISTRY.register(
+        Measure(
+            name=name,
+            title=title,
+            aliases=aliases,
+            perf_options=(),
+            params=params,
+            direction=direction,
+            summary="regression",
+            compute=compute,
+            definition=definition,
+            ties=_REG_TIES,
+            edge_cases=edge,
+            perf=_MODERN,
+            kind="regression",
+            at_param=bool(params),
+            tie_bounds="free",
+            tie_bounds_doc=_FREE_REG,
+        )
+    )
+
+
+_regression(
+    "MAE",
+    "mean absolute error",
+    ("mean_absolute_error", "l1_error", "meanabsoluteerror"),
+    "sum_i w_i |y_i - yhat_i| / sum_i w_i, from exact sums (rounded once).",
+    compute="perfeval.measures.regression:mae",
+)
+_regression(
+    "MSE_REG",
+    "mean squared error",
+    ("mse_reg", "mean_squared_error", "meansquarederror"),
+    "sum_i w_i (y_i - yhat_i)^2 / sum_i w_i, from exact sums (each product made exact by two-product "
+    "splitting; rounded once).  On a 0/1 target `mse` is BRIER; on a regression target it is this.",
+    compute="perfeval.measures.regression:mse",
+)
+_regression(
+    "RMSE_REG",
+    "root mean squared error",
+    ("rmse_reg", "root_mean_squared_error"),
+    "the square root of MSE_REG (scikit-learn's root_mean_squared_error).  On a 0/1 target `rmse` is "
+    "PERF's RMS (unchanged, in the classic command too); on a regression target it is this.",
+    compute="perfeval.measures.regression:rmse",
+)
+_regression(
+    "R2",
+    "coefficient of determination",
+    ("r2_score", "r_squared", "rsquared", "r2score"),
+    "1 - sum_i w_i r_i^2 / sum_i w_i (y_i - ybar)^2, ybar the weighted mean of the targets; the total "
+    "sum of squares formed from exact sums of w, w y and w y^2 (a large mean and a small spread lose "
+    "no digit), the ratio rounded once.",
+    compute="perfeval.measures.regression:r2",
+    direction="higher",
+    edge="every target equal (no variance): NaN, 0/0 or -inf (scikit-learn's r2_score gives 1 or 0 with "
+    "force_finite=True, its default).  No case: NaN.",
+)
+_regression(
+    "EXPVAR",
+    "explained variance",
+    ("explained_variance", "explained_variance_score", "evs"),
+    "1 - Var_w(y - yhat) / Var_w(y): R2 with the residuals' weighted mean (a constant bias) forgiven; "
+    "from exact sums, rounded once.",
+    compute="perfeval.measures.regression:explained_variance",
+    direction="higher",
+    edge="every target equal: NaN (scikit-learn gives 1 or 0 with force_finite=True).  No case: NaN.",
+)
+_regression(
+    "MAPE",
+    "mean absolute percentage error",
+    ("mean_absolute_percentage_error", "mape_score"),
+    "sum_i w_i |y_i - yhat_i| / |y_i| / sum_i w_i, a fraction (not times 100), as scikit-learn's.",
+    compute="perfeval.measures.regression:mape",
+    edge="a target of 0 (weight > 0): NaN, and the reason (scikit-learn's "
+    "mean_absolute_percentage_error divides by float64's eps instead).  No case: NaN.",
+)
+_regression(
+    "MEDAE",
+    "median absolute error",
+    ("median_absolute_error", "medae_score", "mdae"),
+    "the weighted median of |y_i - yhat_i|: the first value whose cumulative weight reaches half the "
+    "total, or, when it reaches it exactly, the mean of it and the next (numpy's median for equal "
+    "weights; scikit-learn's averaged inverted CDF).  Keeps every residual (sorted, with its weight).",
+    compute="perfeval.measures.regression:median_absolute_error",
+)
+_regression(
+    "PINBALL",
+    "mean pinball (quantile) loss",
+    ("pinball_loss", "mean_pinball_loss", "quantile_loss"),
+    "sum_i w_i (alpha max(r_i, 0) + (1 - alpha) max(-r_i, 0)) / sum_i w_i, r = y - yhat; alpha 0.5 is "
+    "half the MAE.",
+    compute="perfeval.measures.regression:pinball",
+    params=(Param("alpha", 0.5, "the quantile the prediction aims at", low=0, high=1),),
+)
+_regression(
+    "POISSON_DEV",
+    "mean Poisson deviance",
+    ("poisson_deviance", "mean_poisson_deviance"),
+    "sum_i w_i 2 (y_i ln(y_i / yhat_i) - y_i + yhat_i) / sum_i w_i (0 ln 0 = 0).",
+    compute="perfeval.measures.regression:poisson_deviance",
+    edge="a target < 0 or a prediction <= 0 (weight > 0): NaN, and how many rows (scikit-learn raises).  "
+    "No case: NaN.",
+)
+_regression(
+    "GAMMA_DEV",
+    "mean Gamma deviance",
+    ("gamma_deviance", "mean_gamma_deviance"),
+    "sum_i w_i 2 (ln(yhat_i / y_i) + y_i / yhat_i - 1) / sum_i w_i.",
+    compute="perfeval.measures.regression:gamma_deviance",
+    edge="a target or a prediction <= 0 (weight > 0): NaN, and how many rows (scikit-learn raises).  "
+    "No case: NaN.",
+)
+_regression(
+    "TWEEDIE_DEV",
+    "mean Tweedie deviance",
+    ("tweedie_deviance", "mean_tweedie_deviance"),
+    "the mean unit deviance of the Tweedie distribution of the given power (scikit-learn's formula): "
+    "0 squared error, 1 Poisson, 2 Gamma, 3 inverse Gaussian; 0 < power < 1 has none (NaN).",
+    compute="perfeval.measures.regression:tweedie_deviance",
+    params=(Param("power", 0.0, "the Tweedie power (<= 0 or >= 1)"),),
+    edge="a row outside the power's domain (power < 0: prediction > 0; 1 <= power < 2: target >= 0 and "
+    "prediction > 0; power >= 2: both > 0): NaN, and how many rows (scikit-learn raises).  "
+    "0 < power < 1: NaN.  No case: NaN.",
+)
+
+#: a binary measure's form for a regression target: ``rmse`` (PERF's RMS on 0/1) is RMSE_REG
+REGRESSION_OF = {"RMS": "RMSE_REG", "BRIER": "MSE_REG"}
+
+#: what evaluate() computes for a regression target when no measure is named
+REGRESSION_DEFAULT = ["MAE", "MSE_REG", "RMSE_REG", "R2", "EXPVAR"]
+
+# -- part "oppoints" (issue 33): operating points, threshold choice, partial AUC --------------------
+# (measures/operating.py; tests/test_operating_*.py)
+_OF = Param(
+    "of",
+    "value",
+    "what the measure returns: value (its value at the operating point it picks) or threshold (the "
+    "score threshold of that point: a case is predicted positive when its score >= it; +inf: predict "
+    "nothing)",
+    choices=("value", "threshold"),
+)
+_TIE_POINT = (
+    "only thresholds at distinct scores are achievable (a tie is never split): the best value over the "
+    "thresholds that meet the target; among thresholds of equal value, the one whose other rate is best "
+    "(the point that dominates the others: it is unique)."
+)
+
+
+def _rate(name: str, doc: str, default: float) -> Param:
+    return Param(name, default, doc, low=0, high=1)
+
+
+_binary(
+    "TPR_AT_FPR",
+    "true positive rate at a false positive rate",
+    ("tpr_at_fpr", "recall_at_fpr"),
+    "the highest TPR = TP / P over the thresholds whose FPR = FP / N <= max_fpr (nothing predicted "
+    "positive, threshold +inf, always meets it: TPR 0).  of=threshold: that threshold.  The same "
+    "number as SEN_AT_SPC at min_specificity = 1 - max_fpr where that is exact.",
+    "no positives or no negatives: NaN.",
+    params=(_rate("max_fpr", "the largest false positive rate allowed", 0.1), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:tpr_at_fpr",
+    per_group="perfeval.measures.operating:tpr_at_fpr_groups",
+    at_param=True,
+)
+_binary(
+    "SEN_AT_SPC",
+    "sensitivity at a specificity",
+    ("sensitivity_at_specificity", "binary_sensitivity_at_specificity"),
+    "the highest sensitivity TP / P over the thresholds whose specificity TN / N >= min_specificity "
+    "(torchmetrics' binary_sensitivity_at_specificity, thresholds=None; nothing predicted positive, "
+    "threshold +inf, always meets it).  of=threshold: that threshold.",
+    "no positives or no negatives: NaN (torchmetrics: 0, or its specificity 1 when there are no negatives).",
+    params=(_rate("min_specificity", "the smallest specificity allowed", 0.9), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:sen_at_spc",
+    per_group="perfeval.measures.operating:sen_at_spc_groups",
+    at_param=True,
+)
+_binary(
+    "SPC_AT_SEN",
+    "specificity at a sensitivity",
+    ("specificity_at_sensitivity", "binary_specificity_at_sensitivity"),
+    "the highest specificity TN / N over the thresholds whose sensitivity TP / P >= min_sensitivity "
+    "(torchmetrics' binary_specificity_at_sensitivity, thresholds=None; every case predicted positive "
+    "always meets it).  of=threshold: that threshold (among thresholds of equal specificity the one of "
+    "highest sensitivity, the lowest: torchmetrics takes the highest).",
+    "no positives or no negatives: NaN (torchmetrics: 0).",
+    params=(_rate("min_sensitivity", "the smallest sensitivity allowed", 0.9), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:spc_at_sen",
+    per_group="perfeval.measures.operating:spc_at_sen_groups",
+    at_param=True,
+)
+_binary(
+    "PRE_AT_REC",
+    "precision at a recall",
+    ("precision_at_recall", "binary_precision_at_fixed_recall", "precision_at_fixed_recall"),
+    "the highest precision TP / (TP + FP) over the thresholds whose recall TP / P >= min_recall "
+    "(torchmetrics' binary_precision_at_fixed_recall, thresholds=None; every case predicted positive "
+    "always meets it).  of=threshold: that threshold.",
+    "no positives: NaN (torchmetrics: 0).",
+    params=(_rate("min_recall", "the smallest recall allowed", 0.9), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:pre_at_rec",
+    per_group="perfeval.measures.operating:pre_at_rec_groups",
+    at_param=True,
+)
+_binary(
+    "REC_AT_PRE",
+    "recall at a precision",
+    ("recall_at_precision", "binary_recall_at_fixed_precision", "recall_at_fixed_precision"),
+    "the highest recall TP / P over the thresholds whose precision TP / (TP + FP) >= min_precision "
+    "(torchmetrics' binary_recall_at_fixed_precision, thresholds=None; nothing predicted positive has no "
+    "precision and is no candidate).  of=threshold: that threshold.",
+    "no positives: NaN; no threshold reaches precision >= min_precision: NaN (torchmetrics: recall 0, "
+    "threshold NaN; and recall 0 with threshold NaN also where the best recall is 0).",
+    params=(_rate("min_precision", "the smallest precision allowed", 0.9), _OF),
+    ties=_TIE_POINT,
+    compute="perfeval.measures.operating:rec_at_pre",
+    per_group="perfeval.measures.operating:rec_at_pre_groups",
+    at_param=True,
+)
+_binary(
+    "PAUC",
+    "partial area under the ROC curve",
+    ("partial_auc", "partial_roc_auc"),
+    "the area under the ROC curve over FPR in [lo, hi] (focus=fpr; pROC's partial.auc with "
+    "partial.auc.focus='specificity' over specificity [1 - hi, 1 - lo]), or, focus=tpr, the area between "
+    "the curve and the line FPR = 1 over TPR in [lo, hi] (pROC's partial.auc.focus='sensitivity'); the "
+    "curve's ends at lo and hi interpolated on it.  correct=mcclish: McClish's standardised form "
+    "(1 + (area - min) / (max - min)) / 2, min the chance line's area over the range, max the range's "
+    "width (pROC's partial.auc.correct=TRUE; on FPR [0, hi] scikit-learn's roc_auc_score(max_fpr=hi)).",
+    "no positives or no negatives: NaN; lo >= hi: refused.  Below the chance line over the range, "
+    "correct=mcclish is below 0.5 (scikit-learn's number; pROC gives NA with a warning there unless "
+    "allow.invalid.partial.auc.correct=TRUE): 0.5 is chance, not the least value.",
+    params=(
+        Param(
+            "hi",
+            0.1,
+            "the upper end of the range (an FPR, or a TPR with focus=tpr)",
+            low=0,
+            high=1,
+            low_open=True,
+        ),
+        Param("lo", 0.0, "the lower end of the range, < hi", low=0, high=1, high_open=True),
+        Param(
+            "focus",
+            "fpr",
+            "the axis of the range: fpr (specificity, in pROC) or tpr (sensitivity)",
+            choices=("fpr", "tpr"),
+        ),
+        Param(
+            "correct",
+            "raw",
+            "raw (the area) or mcclish (McClish's standardised form)",
+            choices=("raw", "mcclish"),
+        ),
+    ),
+    ties="a tie of positives and negatives is a straight segment of the curve (the chord: the expected "
+    "curve over random orders of its cases), as in scikit-learn's max_fpr and pROC's partial.auc.",
+    compute="perfeval.measures.operating:pauc",
+    per_group="perfeval.measures.operating:pauc_groups",
+    at_param=True,
+    tie_bounds="orders",
+)
+_TIE_CHOICE = (
+    "only thresholds at distinct scores are achievable (a tie is never split), and +inf (nothing "
+    "predicted positive); among thresholds of equal best value (equal in float64), the highest (the "
+    "fewest cases predicted positive).  pROC's coords(x='best') returns every tied threshold, each the "
+    "midpoint between two distinct scores: the same operating points, other numbers."
+)
+_binary(
+    "YOUDEN",
+    "Youden's J at its best threshold",
+    ("youden_index", "youden_j"),
+    "the highest J = TPR - FPR (sensitivity + specificity - 1) over the thresholds (pROC's "
+    "coords(x='best', best.method='youden')).  of=threshold: that threshold.",
+    "no positives or no negatives: NaN.",
+    params=(_OF,),
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:youden",
+    per_group="perfeval.measures.operating:youden_groups",
+)
+_binary(
+    "TOPLEFT",
+    "distance of the ROC point closest to (0, 1)",
+    ("closest_topleft", "closest_to_top_left"),
+    "the least distance sqrt(FPR^2 + (1 - TPR)^2) of an operating point to the corner (0, 1) "
+    "(pROC's coords(x='best', best.method='closest.topleft') minimises its square).  of=threshold: "
+    "that point's threshold.",
+    "no positives or no negatives: NaN.",
+    params=(_OF,),
+    direction="lower",
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:topleft",
+    per_group="perfeval.measures.operating:topleft_groups",
+)
+_binary(
+    "BEST_FBETA",
+    "F-beta at its best threshold",
+    ("max_fbeta", "best_f_beta"),
+    "the highest F-beta = (1 + beta^2) TP / ((1 + beta^2) TP + beta^2 FN + FP) over the thresholds "
+    "(FBETA at each; nothing predicted positive: 0).  of=threshold: that threshold.",
+    "no positives: NaN.",
+    params=(Param("beta", 1.0, "weight of recall relative to precision", low=0), _OF),
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:best_fbeta",
+    per_group="perfeval.measures.operating:best_fbeta_groups",
+    at_param=True,
+)
+_binary(
+    "BEST_MCC",
+    "Matthews correlation at its best threshold",
+    ("max_mcc",),
+    "the highest MCC = (TP TN - FP FN) / sqrt((TP + FP) (TP + FN) (TN + FP) (TN + FN)) over the "
+    "thresholds where it is defined (something and not everything predicted positive; scikit-learn's "
+    "matthews_corrcoef gives 0 at the others).  of=threshold: that threshold.",
+    "no positives or no negatives, or every case at one score (no threshold predicts some cases "
+    "positive and not all): NaN.",
+    params=(_OF,),
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:best_mcc",
+    per_group="perfeval.measures.operating:best_mcc_groups",
+)
+_binary(
+    "LEAST_COST",
+    "total cost at the cheapest threshold",
+    ("min_cost", "least_cost_threshold"),
+    "the least total cost tp TP + fn FN + fp FP + tn TN (CST at each threshold, the costs a case) over "
+    "the thresholds, nothing predicted positive among them.  of=threshold: that threshold.",
+    "no data: NaN.",
+    params=(
+        Param("fn", 1.0, "cost of a false negative"),
+        Param("fp", 1.0, "cost of a false positive"),
+        Param("tp", 0.0, "cost of a true positive"),
+        Param("tn", 0.0, "cost of a true negative"),
+        _OF,
+    ),
+    direction="lower",
+    ties=_TIE_CHOICE,
+    compute="perfeval.measures.operating:least_cost",
+    per_group="perfeval.measures.operating:least_cost_groups",
+)
+
+# -- part "calib" (issue 33): calibration ------------------------------------------------------------
+_CAL_BINS = Param(
+    "bins",
+    "width",
+    "width: n_bins equal bins of [0, 1] (the last closed: a score of 1 is in it); mass: edges at the "
+    "weighted quantiles k/n_bins over the distinct scores (a tie never split between bins)",
+    choices=("width", "mass"),
+)
+_CAL_N_BINS = Param(
+    "n_bins", 15, "the number of bins (torchmetrics' default, 15)", low=1, high=1e6, integer=True
+)
+_CAL_NORM = Param(
+    "norm",
+    "l1",
+    "l1: sum over the bins of weight share x |positives' share - mean score|; l2: the root of the sum of "
+    "weight share x squared gap; max: the largest gap over the non-empty bins (MCE)",
+    choices=("l1", "l2", "max"),
+)
+_CAL_DEBIASED = Param(
+    "debiased",
+    "no",
+    "yes: Kumar, Liang & Ma's (2019) debiased L2 estimator (norm=l2 only; whole-number weights)",
+    choices=("no", "yes"),
+)
+_CAL_FORM = Param(
+    "form",
+    "corp",
+    "corp: the CORP decomposition (Dimitriadis, Gneiting & Jordan 2021: the PAV recalibration); "
+    "murphy: Murphy's (1973) over the distinct scores",
+    choices=("corp", "murphy"),
+)
+_CAL_TIES = "none needed: a tie (one distinct score) is in one bin, whole."
+_CAL_EDGE = "no case: NaN; a score outside [0, 1]: NaN (the scores must be probabilities)."
+_BRIER_IDENTITY = (
+    "BS = MCB - DSC + UNC (BRIER; in both forms, checked to 1e-12 in the tests).  murphy: REL = sum over "
+    "the distinct scores s of n_s (s - o_s)^2 / n, RES = sum of n_s (o_s - o)^2 / n, o_s the share of "
+    "positives at s, o overall; corp: c the weighted isotonic (PAV) regression of o_s on s (the ties "
+    "pooled first), MCB = BS(s) - BS(c), DSC = BS(o) - BS(c)."
+)
+_binary(
+    "ECE",
+    "expected calibration error (binned)",
+    ("expected_calibration_error", "binary_calibration_error", "calibration_error"),
+    "the binned calibration error of the positive class's probability: over bins of the scores (bins, "
+    "n_bins), each bin's gap |share of positives - mean score|, combined by norm (l1: weighted by the "
+    "bin's share of the weight; l2: the root of the weighted mean square; max: the largest).  "
+    "torchmetrics' binary_calibration_error(n_bins, norm) with bins=width, except that torchmetrics "
+    "puts a score of exactly 1.0 into an extra bin of its own (torchmetrics#3510; here in the last bin) "
+    "and applies a sigmoid to scores outside [0, 1] (here: NaN); debiased=yes: minus each bin's "
+    "w_b o_b (1 - o_b) / (n_b - 1) before the root, clipped at 0 (torchmetrics' debias=True, Kumar et "
+    "al.'s estimator; a bin of one case gets no correction).",
+    _CAL_EDGE + "  debiased=yes with another norm than l2, or fractional weights: an error.",
+    params=(_CAL_BINS, _CAL_N_BINS, _CAL_NORM, _CAL_DEBIASED),
+    direction="lower",
+    ties=_CAL_TIES,
+    compute="perfeval.measures.calibration:ece",
+    per_group="perfeval.measures.calibration:ece_groups",
+)
+_binary(
+    "MCE",
+    "maximum calibration error (binned)",
+    ("max_calibration_error",),
+    "ECE with norm=max: the largest gap |share of positives - mean score| over the non-empty bins "
+    "(torchmetrics' norm='max', netcal's MCE), the same bins as ECE.",
+    _CAL_EDGE,
+    params=(_CAL_BINS, _CAL_N_BINS),
+    direction="lower",
+    ties=_CAL_TIES,
+    compute="perfeval.measures.calibration:mce",
+    per_group="perfeval.measures.calibration:mce_groups",
+)
+_binary(
+    "BRIER_MCB",
+    "Brier score's miscalibration (reliability)",
+    ("brier_reliability", "brier_rel", "mcb", "miscalibration"),
+    "the miscalibration part of the Brier score: " + _BRIER_IDENTITY,
+    _CAL_EDGE,
+    params=(_CAL_FORM,),
+    direction="lower",
+    ties="none needed: the cases of one distinct score are one forecast.",
+    compute="perfeval.measures.calibration:brier_mcb",
+    per_group="",
+)
+_binary(
+    "BRIER_DSC",
+    "Brier score's discrimination (resolution)",
+    ("brier_resolution", "brier_res", "dsc", "discrimination"),
+    "the discrimination part of the Brier score: " + _BRIER_IDENTITY + "  It reads only the order of "
+    "the scores (the PAV fit; murphy: the distinct scores), so any scores have it (a decision function's "
+    "too).",
+    "no case: NaN.",
+    params=(_CAL_FORM,),
+    direction="higher",
+    ties="none needed: the cases of one distinct score are one forecast.",
+    compute="perfeval.measures.calibration:brier_dsc",
+    per_group="",
+)
+_binary(
+    "BRIER_UNC",
+    "Brier score's uncertainty",
+    ("brier_uncertainty", "brier_unc"),
+    "o (1 - o), o the share of positives: the Brier score of always forecasting o (the same in both "
+    "forms of the decomposition; a property of the targets, whatever the scores).",
+    "no case: NaN.",
+    params=(),
+    direction="none",
+    ties="none needed.",
+    compute="perfeval.measures.calibration:brier_unc",
+    per_group="",
+)
+_CAL_FIT_EDGE = (
+    "no case, one class only, or a score of 0, 1 or outside (0, 1) (no logit): NaN; the slope and the "
+    "joint intercept also when the scores separate the classes or are all equal (no finite maximum "
+    "likelihood)."
+)
+_binary(
+    "CAL_SLOPE",
+    "calibration slope (logistic recalibration)",
+    ("calibration_slope",),
+    "b of the logistic regression logit P(y = 1) = a + b logit(score), by maximum likelihood (Newton "
+    "over the distinct scores, to full precision): 1 when calibrated, below 1 when the scores are too "
+    "extreme (rms::val.prob's Slope; statsmodels' GLM Binomial of y on logit(score)).",
+    _CAL_FIT_EDGE,
+    params=(),
+    direction="none",
+    ties="none needed: the cases of one distinct score share one logit.",
+    compute="perfeval.measures.calibration:cal_slope",
+    per_group="",
+)
+_binary(
+    "CAL_INTERCEPT",
+    "calibration intercept (logistic recalibration)",
+    ("calibration_intercept", "citl", "calibration_in_the_large"),
+    "fit=offset: a of logit P(y = 1) = a + logit(score), the slope fixed at 1 (calibration-in-the-large; "
+    "CalibrationCurves' val.prob.ci.2 'Calibration intercept', glm(y ~ offset(logit(p)))); fit=joint: "
+    "a of the fit with the slope, logit P(y = 1) = a + b logit(score) (rms::val.prob's 'Intercept').  0 "
+    "when calibrated in the large; the two differ unless the slope is 1.",
+    _CAL_FIT_EDGE,
+    params=(
+        Param(
+            "fit",
+            "offset",
+            "offset: the slope fixed at 1 (calibration-in-the-large); joint: fitted with the slope",
+            choices=("offset", "joint"),
+        ),
+    ),
+    direction="none",
+    ties="none needed: the cases of one distinct score share one logit.",
+    compute="perfeval.measures.calibration:cal_intercept",
+    per_group="",
+)
+_multiclass(
+    "ECE_CW",
+    "class-wise expected calibration error",
+    ("ece_cw", "classwise_ece", "ece_classwise"),
+    "Kull et al. (2019): each class's probability column against the rest (every case; positive when "
+    "of that class) scored by the binary ECE with the same bins and norm (no debiased form here); the "
+    "mean over the K classes (each class's value in the report).",
+    compute="perfeval.measures.calibration:ece_classwise",
+    params=(_CAL_BINS, _CAL_N_BINS, _CAL_NORM),
+    direction="lower",
+    ties="none needed: a tie (one distinct score of a column) is in one bin, whole.",
+    edge="a score outside [0, 1]: NaN, and the report says which; no case: NaN.",
+    tie_bounds="free",
+    tie_bounds_doc=_FREE_CLASS,
+)

@@ -482,6 +482,13 @@ def _compare_all(
     cas = [Cases(y_true, a, sample_weight, groups) for a in scores]
     cb = Cases(y_true, score_b, sample_weight, groups)
     specs = specs_of(measures, threshold)
+    for sp in specs:  # a threshold is where a model is cut, not how good it is: no difference to test
+        if sp.kwargs.get("of") == "threshold":
+            raise InvalidParameterError(
+                f"{sp.label} is a threshold, not a measure of how good a model is: compare refuses it "
+                "(its interval: perfeval.ci or `perfeval eval --ci` of the same spec; compare its value, "
+                "of=value)"
+            )
     threads_n = threads_of(threads)
     y = np.asarray(cb.y)
     both = int(np.count_nonzero(y > 0)) > 1 and int(np.count_nonzero(y <= 0)) > 1

@@ -180,6 +180,20 @@ def run(args: Any) -> int:
             f"perfeval: note: no --group: {', '.join(per_query)} over the whole table as one query "
             "(--group COLUMN for one value a query)\n"
         )
+    from perfeval.cli import regression  # a real target and one prediction column
+
+    table_of = _Table(args)
+    how = regression.requested(args, specs, path, table_of)
+    if how is not None:
+        args.shared_table = table_of
+        report = regression.run(args, path, specs, how, table_of, _warn)
+        write(report_text(report, args.format, args.per_group))
+        if args.per_group_output:
+            write_file(args.per_group_output, group_csv(report).encode("utf-8"))
+            sys.stderr.write(f"perfeval: wrote {place(args.per_group_output)}\n")
+        return 0
+    if table_of.table is not None:
+        args.shared_table = table_of  # read once
     names = _models(args)
     if names is None:
         _one_score_a_case(args, specs)
@@ -490,7 +504,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
 
 def _dask(args: Any, path: str | None, specs: list) -> Any:
     """The evaluation on a Dask cluster: the files read by the Dask backend."""
-    from perfeval.backends.dask import connect, evaluate_dask, read_files, said_as_read, unparsed
+    from perfeval.backends.dask import connect, evaluate_dask, mistyped, read_files, said_as_read, unparsed
 
     if path is None:
         raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
@@ -543,6 +557,9 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
         except Exception as e:  # a file a worker cannot read (a corrupt Parquet page): named, one line
             if unparsed(e):  # a text file pandas' parser refused: where and why, as read whole
                 raise said_as_read(path, read["format"], read["header"], read["delimiter"], e) from None
+            said = mistyped(e, read["header"])  # a used column holding, further on, another type
+            if said is not None:
+                raise InputFormatError(said, source=path) from None
             if isinstance(e, (OSError, EOFError)) or type(e).__module__.startswith("pyarrow"):
                 what = (
                     "is not a readable Parquet file" if read.get("format") == "parquet" else "cannot be read"

@@ -50,7 +50,20 @@ MULTILABEL_EXAMPLE = """\
 []
 """
 
-__test__ = {"multiclass_example": MULTICLASS_EXAMPLE, "multilabel_example": MULTILABEL_EXAMPLE}
+#: the "Regression" section of docs/measures.md, run the same way
+REGRESSION_EXAMPLE = """\
+>>> import perfeval
+>>> y, pred = [3.0, -0.5, 2.0, 7.0, 4.2], [2.5, 0.0, 2.0, 8.0, 4.0]
+>>> r = perfeval.evaluate(y, pred, measures=["mae", "rmse", "r2"])
+>>> r["MAE"], r["RMSE_REG"], round(r["R2"], 6), r.params["task_from"]
+(0.44000000000000006, 0.5549774770204643, 0.94966, 'a regression measure named')
+"""
+
+__test__ = {
+    "multiclass_example": MULTICLASS_EXAMPLE,
+    "multilabel_example": MULTILABEL_EXAMPLE,
+    "regression_example": REGRESSION_EXAMPLE,
+}
 
 _MULTICLASS_INTRO = [
     "## Multiclass",
@@ -86,9 +99,26 @@ _MULTILABEL_INTRO = [
 ]
 
 
+_REGRESSION_INTRO = [
+    "## Regression",
+    "",
+    "With a real target and one prediction a row, `evaluate` computes the measures of kind regression "
+    'below (`MAE` to `TWEEDIE_DEV`), each from exact sums (docs/input.md, "Regression"); `rmse` and '
+    "`mse` mean `RMSE_REG` and `MSE_REG` there (on a 0/1 target they are PERF's `RMS` and `BRIER`). A "
+    "target is read as a regression target when a regression measure is named, with "
+    '`task="regression"` (`--task regression`), or when it holds real values or many whole numbers '
+    "and no positive label is named; the report says which:",
+    "",
+    "```python",
+    *REGRESSION_EXAMPLE.rstrip("\n").splitlines(),
+    "```",
+    "",
+]
+
+
 def _markdown(ms: list) -> str:
     out = ["# Measures", "", "Generated from the registry (`perfeval list-measures --format markdown`).", ""]
-    out += _MULTICLASS_INTRO + _MULTILABEL_INTRO
+    out += _MULTICLASS_INTRO + _MULTILABEL_INTRO + _REGRESSION_INTRO
     for m in ms:
         params = (
             [

@@ -1,0 +1,178 @@
+"""``perfeval eval`` of a regression target: a real target column and one prediction column
+(docs/input.md, "Regression"), in memory or streamed (``--stream``: each chunk folded into the exact
+summary, the bits of the whole table).
+
+A target is a regression target when ``--task regression`` is given, when a regression measure is
+named (``-m mae,rmse,r2``), or, with no measure named (or only ``rmse``/``mse``), no ``--pos-label``
+and no ``--partition``, when the target column holds real values or many whole numbers: then a note
+says so (never a positive label to name).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from perfeval.cli import load
+from perfeval.exceptions import InputFormatError, InvalidParameterError
+
+__all__ = ["requested", "run"]
+
+
+def _target_values(table: Any, name: str, values: Any) -> np.ndarray:
+    """The target column as finite numbers, or one line naming the file, the line and the column:
+    the column's first bad line (a value that is no number, an empty field, one that is not finite).
+    """
+
+    def finite(y: np.ndarray) -> np.ndarray:
+        bad = ~np.isfinite(y)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InputFormatError(
+                f"the target column {name!r} holds {float(y[i])!r}; a regression target must be finite "
+                "numbers",
+                source=table.source,
+                **table.at(i),
+            )
+        return y
+
+    return load.in_order(table, name, values, "target", finite)
+
+
+def requested(args: Any, specs: list, path: str | None, table_of: Any) -> str | None:
+    """How the run is a regression (the words said), or None: ``--task regression``, a regression
+    measure named, or (read whole, one score column) a target that looks like one.
+    """
+    task = getattr(args, "task", None)
+    if task == "binary":
+        return None
+    if task == "regression":
+        return "--task regression"
+    if any(s.measure.kind == "regression" for s in specs):
+        return "a regression measure named"
+    from perfeval.measures.vocabulary import REGRESSION_OF
+
+    if args.pos_label is not None or args.partition or args.stream or args.dask:
+        return None
+    if args.measures and not all(s.measure.name in REGRESSION_OF for s in specs):
+        return None
+    if args.score is not None and "," in args.score:
+        return None
+    if getattr(args, "dialect", None) not in (None, "perfeval"):
+        return None
+    table = table_of()
+    # an empty field (CSV) is no value: the target is told by the others, the empty one said at its
+    # line where the values are read
+    ch = load.choose_table(args, table, empties=False)
+    from perfeval.io.tables import numeric
+
+    col = np.asarray(table.get(ch.target, empties=False))
+    try:
+        y = numeric(table, ch.target.name, col[col != ""] if col.dtype.kind == "U" else col, "target")
+    except InputFormatError:
+        return None  # labels: the binary door says what they are
+    if not np.isfinite(y).all():
+        return None
+    from perfeval.engine.regression import regression_task
+
+    how = regression_task(y, None)
+    if how is None:
+        return None
+    return f"the target column {ch.target.name!r} " + how.removeprefix("the target ")
+
+
+def run(args: Any, path: str | None, specs: list, how: str, table_of: Any, warn: Any) -> Any:
+    """The report of a regression target (``how``: why the target was read so; ``warn``: what writes
+    the warnings caught, a line each).
+    """
+    from perfeval.engine.regression import check_regression, finish_regression, regression_specs
+
+    for flag, on in (
+        ("--pos-label", args.pos_label is not None),
+        ("--partition", bool(args.partition)),
+        ("--dask", bool(args.dask)),
+        ("--classes", bool(getattr(args, "classes", None))),
+        ("--tie-bounds", bool(getattr(args, "tie_bounds", False))),
+        ("--ci", args.ci is not None),
+    ):
+        if on:
+            raise InvalidParameterError(f"{flag} does not apply to a regression target ({how}) yet")
+    if getattr(args, "dialect", None) not in (None, "perfeval"):
+        raise InvalidParameterError("--dialect: the regression measures have perfeval's rules only")
+    if args.score is not None and "," in args.score:
+        raise InvalidParameterError("a regression target reads one --score column (the prediction)")
+    named = None if not args.measures else specs
+    rspecs = regression_specs(named)
+    if args.stream:
+        report = _stream(args, path, rspecs, how)
+    else:
+        table = table_of()
+        # an empty field of a column used is said among the values (the file's first bad line);
+        # one of a column not used is no error
+        ch = load.choose_table(args, table, empties=False)
+        load.say_columns(ch)
+        y, s, w, _ = load.earliest(
+            lambda: _target_values(table, ch.target.name, table.get(ch.target, empties=False)),
+            lambda: load.scores(table, ch.score),
+            lambda: load.weights(table, ch.weight),
+            lambda: table.no_empties(ch.all()),
+        )
+        g = None if ch.group is None else table.get(ch.group)
+        import warnings
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            report = finish_regression(check_regression(y, s, g, w), rspecs, task_from=how)
+        warn(caught)
+        report.params["source"] = table.source
+        report.params["columns"] = ch.names()
+    load.note(f"perfeval: note: regression ({how}): {', '.join(report.results)}\n")
+    return report
+
+
+def _stream(args: Any, path: str | None, specs: list, how: str) -> Any:
+    """The table read in chunks, each folded into the exact summary (the bits of the whole table)."""
+    from perfeval.engine.regression import check_regression, empty_summary, summary_report
+    from perfeval.io.readers import iter_columns
+
+    if args.group is not None:
+        raise InvalidParameterError("--stream of a regression target: not with --group yet (drop --stream)")
+    chosen: list = []
+
+    def chooser(names: list[str], header: bool) -> list[int | None]:
+        ch = load.choose_columns(args, names, header, path or "standard input")
+        chosen.append(ch)
+        load.say_columns(ch)
+        return [ch.target.index, ch.score.index, None if ch.weight is None else ch.weight.index, None, None]
+
+    def convert(cols: list, where: Any) -> list:
+        """A chunk's checks, as the table read whole is checked: the chunk's first bad line said (a
+        value that is no number, one refused, an empty field of a column used).
+        """
+        ch = chosen[0]
+        t, sc, w = cols[:3]
+        return load.earliest(
+            lambda: _target_values(where, ch.target.name, t),
+            lambda: load.score_values(where, ch.score.name, sc),
+            lambda: None if w is None else load.weight_values(where, ch.weight.name, w),
+            lambda: where.no_empties(ch.all()),
+        )[:3]
+
+    summary = empty_summary(specs)
+    weighted = False
+    rows = 0
+    for y, s, w in iter_columns(
+        path, chooser, args.input_format, args.header, delimiter=args.delimiter, ids={}, convert=convert
+    ):
+        cases = check_regression(y, s, None, w, names=(chosen[0].target.name, chosen[0].score.name))
+        rows += cases.rows_in
+        weighted = weighted or w is not None
+        summary = summary.folded(cases.y, cases.s, cases.w)
+        summary = replace(summary, rows=rows)  # the rows read, weight 0 included
+    report = summary_report(summary, specs, weighted=weighted, backend="stream", task_from=how)
+    report.params["source"] = path or "standard input"
+    if chosen:
+        report.params["columns"] = chosen[0].names()
+    return report

@@ -1,0 +1,408 @@
+"""The engine's regression task: a real target and a prediction a row, finished from one
+:class:`~perfeval.summaries.regression.RegressionSummary` (exact sums; per group, every group's sums
+at once).
+
+The door (:func:`regression_task`): a target is a regression target when a regression measure is
+named, or ``task="regression"``, or, with no measure named (or only ``rmse``/``mse``, which have a
+regression form) and no ``pos_label``, when the target holds real values or many whole numbers
+(:func:`perfeval.base.checks.read_targets` says "regression"); the report says so
+(``params["task"]``, ``params["task_from"]``).  The measures asked are read for the task once
+(:func:`regression_specs`): ``rmse`` (PERF's RMS on a 0/1 target) is RMSE_REG, ``mse`` (BRIER) is
+MSE_REG; a measure with no regression form is an error naming the regression measures.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from perfeval.base.checks import ArraySpec, Cases, LabelWords, check, read_targets
+from perfeval.engine.report import MeasureResult, Report
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval.measures import MeasureSpec, parse_measure
+from perfeval.measures.spec import refuse_pending
+from perfeval.measures.vocabulary import REGRESSION_DEFAULT, REGRESSION_OF
+from perfeval.summaries.ranking import group_codes
+from perfeval.summaries.regression import SHIFT, RegressionSummary, deviance_rows, weighted_median
+
+__all__ = [
+    "REGRESSION",
+    "TIES_REGRESSION",
+    "regression_specs",
+    "regression_task",
+    "check_regression",
+    "needs",
+    "empty_summary",
+    "summary_report",
+    "finish_regression",
+]
+
+TIES_REGRESSION = "none: each row is scored by its own prediction"
+
+#: the arrays of a regression evaluation: targets and predictions float64 and finite, groups ids
+#: (never floats), weights >= 0
+REGRESSION = (
+    ArraySpec("y_true", "floats", finite=True),
+    ArraySpec("y_pred", "floats", finite=True),
+    ArraySpec("groups", "ids"),
+    ArraySpec("sample_weight", "floats", finite=True, nonneg=True),
+)
+
+TASKS = (None, "binary", "regression")
+
+
+def named_specs(specs: Any) -> list[MeasureSpec] | None:
+    """The specs named (None: the default)."""
+    from perfeval.engine.finish import DEFAULT_MEASURES, resolve
+
+    if specs is None or specs is DEFAULT_MEASURES:
+        return None
+    return resolve(specs, 0.5, pending=True)
+
+
+def regression_task(
+    y_true: Any, measures: Any, *, task: Any = None, pos_label: Any = None, partitions: Any = None
+) -> str | None:
+    """How the targets were found to be a regression target, or None (not one): ``"task"``
+    (``task="regression"``), ``"measures"`` (a regression measure named) or the targets' own words
+    (``"the targets hold 1,234 distinct real values"``).
+    """
+    if task not in TASKS:
+        raise InvalidParameterError(f"`task` must be None, 'binary' or 'regression', got {task!r}")
+    if task == "binary":
+        return None
+    specs = named_specs(measures)
+    if task == "regression":
+        return "task='regression'"
+    if specs is not None and any(s.measure.kind == "regression" for s in specs):
+        return "a regression measure named"
+    if pos_label is not None or partitions:
+        return None
+    if specs is not None and any(s.measure.name not in REGRESSION_OF for s in specs):
+        return None
+    try:
+        y = np.asarray(y_true)
+    except Exception:  # the door says what is wrong with them
+        return None
+    if y.ndim != 1 or y.dtype.kind not in "iuf" or not len(y):
+        return None
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        return None  # the door's line about the missing target
+    if bool(np.all((y == 0) | (y == 1))) or bool(np.all((y == -1) | (y == 1))):
+        return None
+    said = read_targets(y, LabelWords())
+    if said.kind != "regression":
+        return None
+    n = len(np.unique(y))
+    real = y.dtype.kind == "f" and not bool(np.all(y == np.floor(y)))
+    return f"the target holds {n:,} distinct {'real values' if real else 'whole numbers'}"
+
+
+def regression_specs(specs: list[MeasureSpec] | None) -> list[MeasureSpec]:
+    """The measures asked (None: the default), read for a regression target: ``rmse`` and ``mse``
+    (RMS and BRIER on a 0/1 target) are RMSE_REG and MSE_REG; any other measure that is not a
+    regression one is an error naming them.
+    """
+    if specs is None:
+        return [parse_measure(n) for n in REGRESSION_DEFAULT]
+    out = []
+    for s in specs:
+        m = s.measure
+        if s.pending:
+            refuse_pending([s])
+        if m.kind != "regression":
+            target = REGRESSION_OF.get(m.name)
+            given = {k for k in s._set if k != "threshold"}
+            if target is None or given:
+                from perfeval.measures.base import REGISTRY
+
+                every = [x.name for x in REGISTRY if x.kind == "regression"]
+                raise InvalidParameterError(
+                    f"{s.label} is a {m.kind} measure and the target is a regression target (real "
+                    f"values); the regression measures: {', '.join(every)} (rmse and mse mean RMSE_REG "
+                    "and MSE_REG here)"
+                )
+            s = parse_measure(target)
+        if s.measure.name == "TWEEDIE_DEV":
+            from perfeval.measures.regression import tweedie_power_ok
+
+            if not tweedie_power_ok(float(s.kwargs["power"])):
+                raise InvalidParameterError(
+                    f"{s.label} needs `power` <= 0 or >= 1 (no Tweedie distribution has 0 < power < 1), "
+                    f"got {s.kwargs['power']!r}"
+                )
+        out.append(s)
+    labels = [s.label for s in out]
+    dup = {lab for lab in labels if labels.count(lab) > 1}
+    if dup:
+        raise InvalidParameterError(f"measure named twice (as its regression form): {sorted(dup)[0]}")
+    return out
+
+
+def check_regression(
+    y_true: Any, y_pred: Any, groups: Any = None, sample_weight: Any = None, *, names: tuple = ()
+) -> Cases:
+    """The check stage of a regression evaluation (:data:`REGRESSION`): the targets and predictions
+    float64 and finite (the first non-finite one named by its index), ids, weights; the rows of
+    weight 0 dropped.
+    """
+    specs: tuple[ArraySpec, ...] = REGRESSION
+    if names:
+        specs = (
+            tuple(a._replace(name=n) for a, n in zip(REGRESSION, names, strict=False))
+            + REGRESSION[len(names) :]
+        )
+    try:
+        return check(y_true, y_pred, groups, sample_weight, specs=specs)
+    except InvalidDataError as e:
+        if "y_true" in str(e) and ("label" in str(e) or "string" in str(e)):
+            raise InvalidDataError(f"a regression target must hold numbers: {e}") from None
+        raise
+
+
+def needs(specs: list[MeasureSpec]) -> dict[str, Any]:
+    """What a summary for the measures ``specs`` keeps: the Tweedie powers, the residuals."""
+    powers = set()
+    for s in specs:
+        name = s.measure.name
+        if name == "POISSON_DEV":
+            powers.add(1.0)
+        elif name == "GAMMA_DEV":
+            powers.add(2.0)
+        elif name == "TWEEDIE_DEV":
+            powers.add(float(s.kwargs["power"]))
+    return {"powers": tuple(sorted(powers)), "medae": any(s.measure.name == "MEDAE" for s in specs)}
+
+
+def empty_summary(specs: list[MeasureSpec]) -> RegressionSummary:
+    """The summary of no rows for the measures ``specs`` (to fold chunks and batches into)."""
+    return RegressionSummary.empty(**needs(specs))
+
+
+def _summary(
+    y: np.ndarray, s: np.ndarray, w: np.ndarray | None, specs: list[MeasureSpec]
+) -> RegressionSummary:
+    try:
+        return RegressionSummary.from_checked(y, s, w, **needs(specs))
+    except OverflowError as e:
+        raise InvalidDataError(str(e)) from None
+
+
+def summary_values(specs: list[MeasureSpec], summary: RegressionSummary) -> dict[str, MeasureResult]:
+    """Every measure of ``specs`` finished from one summary."""
+    out = {}
+    for s in specs:
+        f = s.measure.function()(summary, **s.kwargs)
+        r = MeasureResult.single(s, float(f.value))
+        if f.why:
+            r.why = f.why
+        out[s.label] = r
+    return out
+
+
+def params_of(rows: int, groups: int | None, weighted: bool, backend: str, task_from: str) -> dict[str, Any]:
+    return {
+        "threshold": 0.5,
+        "rows": int(rows),
+        "groups": groups,
+        "weighted": weighted,
+        "partitions": None,
+        "ties": TIES_REGRESSION,
+        "pos_label": None,
+        "backend": backend,
+        "task": "regression",
+        "task_from": task_from,
+    }
+
+
+def summary_report(
+    summary: RegressionSummary,
+    specs: list[MeasureSpec],
+    *,
+    weighted: bool,
+    backend: str,
+    task_from: str,
+) -> Report:
+    """The report of every measure of ``specs`` from one summary (a stream's, a Metric's, Dask's:
+    the report finish_regression gives for the same rows in memory, with its ``backend``).
+    """
+    from perfeval.engine.finish import warn_undefined
+
+    results = summary_values(specs, summary)
+    warn_undefined(results, specs)
+    report = Report(results, None, params_of(summary.rows, None, weighted, backend, task_from))
+    report.summary = summary
+    return report
+
+
+# -- every group at once -----------------------------------------------------------------------------
+def _group_sums(t: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Each group's exact sum of ``t`` (rows sorted by group, ``starts`` each group's first row),
+    times ``2**SHIFT``: an object array of Python integers, the numbers
+    :func:`perfeval.summaries.regression.exact_sum` gives for each group alone.
+    """
+    frac, exp = np.frexp(t)
+    mant = np.ldexp(frac, 53).astype(np.int64)
+    low = int(exp.min()) if len(exp) else 0
+    big = np.left_shift(mant.astype(object), (exp - low).astype(object))
+    sums = np.add.reduceat(big, starts) if len(big) else np.zeros(len(starts), dtype=object)
+    shift = low - 53 + SHIFT
+    return np.left_shift(sums, shift) if shift >= 0 else sums  # shift >= 0: exp >= -1073
+
+
+def _group_products(starts: np.ndarray, *factors: np.ndarray | None) -> np.ndarray:
+    """Each group's exact sum of the products of ``factors`` (None left out), as
+    :func:`perfeval.summaries.regression.exact_products` splits them.
+    """
+    from perfeval.summaries.regression import two_product
+
+    fs = [f for f in factors if f is not None]
+    terms = [fs[0]]
+    with np.errstate(over="ignore", invalid="ignore"):
+        for f in fs[1:]:
+            nxt = []
+            for t in terms:
+                p, e = two_product(t, f)
+                nxt += [p, e]
+            terms = nxt
+    total = np.zeros(len(starts), dtype=object)
+    for t in terms:
+        if not np.isfinite(t).all():
+            raise InvalidDataError(
+                "a product of a target, a prediction and a weight is beyond the range of a 64-bit float"
+            )
+        total = total + _group_sums(t, starts)
+    return total
+
+
+def _divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` of Python integers a group, each correctly rounded (NaN where ``den`` is 0)."""
+    out = np.full(len(num), math.nan)
+    ok = den != 0
+    if ok.any():
+        out[ok] = np.true_divide(num[ok], den[ok]).astype(np.float64)
+    return out
+
+
+class _GroupSums:
+    """Every group's exact sums (rows sorted by group, ``starts`` each group's first row), each made
+    on first need: the numbers :class:`RegressionSummary` holds for each group alone.
+    """
+
+    def __init__(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, starts: np.ndarray):
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.r = y - s
+            self.a = np.abs(self.r)
+        if not np.isfinite(self.r).all():
+            raise InvalidDataError("a target minus its prediction is beyond the range of a 64-bit float")
+        self.y, self.s, self.w, self.starts = y, s, w, starts
+        self.ends = np.append(starts[1:], len(y))
+        self._made: dict[str, np.ndarray] = {}
+
+    def terms(self, key: str) -> tuple[np.ndarray, ...]:
+        y, r, a = self.y, self.r, self.a
+        if key == "sape":
+            with np.errstate(over="ignore"):
+                ape = a / np.maximum(np.abs(y), np.finfo(np.float64).eps)
+            if not np.isfinite(ape).all():
+                raise InvalidDataError("a target minus its prediction is beyond the range of a 64-bit float")
+            return (ape,)
+        return {
+            "sy": (y,),
+            "syy": (y, y),
+            "sr": (r,),
+            "srr": (r, r),
+            "sabs": (a,),
+            "spos": (np.maximum(r, 0.0),),
+        }[key]
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key not in self._made:
+            if key == "weight" and self.w is None:
+                self._made[key] = np.left_shift((self.ends - self.starts).astype(object), SHIFT)
+            elif key == "weight":
+                self._made[key] = _group_sums(self.w, self.starts)  # type: ignore[arg-type]
+            else:
+                self._made[key] = _group_products(self.starts, *self.terms(key), self.w)
+        return self._made[key]
+
+    def rows_where(self, mask: np.ndarray) -> np.ndarray:
+        """Each group's number of rows where ``mask``."""
+        c = np.concatenate(([0], np.cumsum(mask)))
+        return c[self.ends] - c[self.starts]
+
+    def medians(self) -> np.ndarray:
+        """Each group's weighted median of ``|r|`` (a loop over the groups)."""
+        v = np.empty(len(self.starts))
+        for i, (lo, hi) in enumerate(zip(self.starts.tolist(), self.ends.tolist(), strict=True)):
+            a = self.a[lo:hi]
+            aw = None if self.w is None else self.w[lo:hi]
+            order = np.argsort(a, kind="stable") if aw is None else np.lexsort((aw, a))
+            v[i] = weighted_median(a[order], None if aw is None else aw[order])
+        return v
+
+
+def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
+    """One measure's value in each group, from the groups' sums, as its scalar form finishes one."""
+    name = sp.measure.name
+    W = gs["weight"]
+    if name == "MAE":
+        return _divide(gs["sabs"], W)
+    if name in ("MSE_REG", "RMSE_REG"):
+        v = _divide(gs["srr"], W)
+        return np.sqrt(v) if name == "RMSE_REG" else v
+    if name in ("R2", "EXPVAR"):
+        den = W * gs["syy"] - gs["sy"] * gs["sy"]
+        num = gs["srr"] * W if name == "R2" else W * gs["srr"] - gs["sr"] * gs["sr"]
+        return _divide(den - num, den)
+    if name == "MAPE":
+        v = _divide(gs["sape"], W)
+        v[gs.rows_where(gs.y == 0) > 0] = math.nan
+        return v
+    if name == "PINBALL":
+        from fractions import Fraction
+
+        fa = Fraction(float(sp.kwargs["alpha"]))
+        m, d = fa.numerator, fa.denominator
+        return _divide(m * gs["spos"] + (d - m) * (gs["spos"] - gs["sr"]), W * d)
+    if name == "MEDAE":
+        return gs.medians()
+    p = {"POISSON_DEV": 1.0, "GAMMA_DEV": 2.0}.get(name, float(sp.kwargs.get("power", 0.0)))
+    dev, ok = deviance_rows(gs.y, gs.s, p)
+    if not np.isfinite(dev).all():
+        raise InvalidDataError(f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float")
+    v = _divide(_group_products(gs.starts, dev, gs.w), W)
+    v[gs.rows_where(~ok) > 0] = math.nan
+    return v
+
+
+def finish_regression(cases: Cases, specs: list[MeasureSpec], *, task_from: str) -> Report:
+    """Every measure of ``specs`` (read by :func:`regression_specs`) over checked cases (float64
+    targets ``cases.y`` and predictions ``cases.s``); per group, every group at once.
+    """
+    from perfeval.engine.finish import warn_undefined
+
+    y = np.asarray(cases.y, dtype=np.float64)
+    s, g, w = cases.s, cases.g, cases.w
+    keys = None
+    sizes = None
+    summary: Any = None
+    if g is None:
+        summary = _summary(y, s, w, specs)
+        results = summary_values(specs, summary)
+    else:
+        keys, codes = group_codes(g)
+        q = len(keys)
+        sizes = np.bincount(codes, weights=w, minlength=q).astype(np.float64)
+        order = np.argsort(codes, kind="stable")
+        starts = np.searchsorted(codes[order], np.arange(q))
+        gs = _GroupSums(y[order], s[order], None if w is None else w[order], starts)
+        results = {sp.label: MeasureResult.of(sp, _group_value(sp, gs), sizes, keys, True) for sp in specs}
+    warn_undefined(results, specs)
+    groups = None if keys is None else int(len(keys))
+    report = Report(results, keys, params_of(cases.rows_in, groups, w is not None, "memory", task_from))
+    report.group_sizes = sizes
+    report.summary = summary
+    return report

@@ -1,0 +1,31 @@
+"""docs/operating.md's examples: each ``$ perfeval ...`` command of a console block is run from docs/
+(where sample-models.csv is) and prints exactly the lines the page shows under it."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from perfeval.cli.main import main
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+PAGE = (DOCS / "operating.md").read_text()
+BLOCKS = re.findall(r"```console\n(.*?)```", PAGE, flags=re.S)
+
+
+def test_the_page_has_examples_and_is_linked():
+    assert len(BLOCKS) >= 2
+    assert "docs/operating.md" in (DOCS.parent / "README.md").read_text()
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=lambda b: b.split("\n", 1)[0][:60])
+def test_each_example_prints_what_the_page_shows(block, capsys, monkeypatch):
+    command, _, shown = block.partition("\n")
+    assert command.startswith("$ perfeval ")
+    monkeypatch.chdir(DOCS)
+    rc = main(shlex.split(command[len("$ perfeval ") :]))
+    assert rc in (0, None)
+    assert capsys.readouterr().out == shown

@@ -1,0 +1,136 @@
+"""``perfeval eval`` of a regression target: named measures, --task regression, the auto-recognised
+target that says so (never a positive label), per group, --stream with the in-memory bits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perfeval.cli.main import main
+
+
+def _run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def houses(tmp_path):
+    rng = np.random.default_rng(4)
+    y = rng.lognormal(5, 0.3, 200)
+    p = y * rng.normal(1, 0.1, 200)
+    g = rng.integers(0, 5, 200)
+    path = tmp_path / "houses.csv"
+    path.write_text(
+        "price,pred,g\n"
+        + "".join(f"{a!r},{b!r},{c}\n" for a, b, c in zip(y.tolist(), p.tolist(), g.tolist(), strict=True))
+    )
+    return path, y, p, g
+
+
+def _values(out):
+    return {
+        ln.split()[0]: float(ln.split()[1])
+        for ln in out.splitlines()[1:]
+        if ln and not ln.startswith("signature")
+    }
+
+
+def test_named_measures(houses, capsys):
+    import perfeval
+
+    path, y, p, _ = houses
+    code, out, err = _run(
+        ["eval", str(path), "--target", "price", "--score", "pred", "-m", "mae,rmse,r2"], capsys
+    )
+    assert code == 0
+    got = _values(out)
+    want = perfeval.evaluate(y, p, measures=["mae", "rmse", "r2"])
+    assert list(got) == ["MAE", "RMSE_REG", "R2"]
+    for k, v in got.items():
+        assert v == pytest.approx(want[k], rel=1e-6)
+    assert "|regression|" in out
+    assert "regression (a regression measure named)" in err
+
+
+def test_auto_recognised_target_says_so(houses, capsys):
+    path, *_ = houses
+    code, out, err = _run(["eval", str(path), "--target", "price", "--score", "pred"], capsys)
+    assert code == 0 and list(_values(out)) == ["MAE", "MSE_REG", "RMSE_REG", "R2", "EXPVAR"]
+    assert "perfeval: note: regression (the target column 'price' holds 200 distinct real values)" in err
+    assert "pos-label" not in err
+
+
+def test_task_regression_on_a_0_1_target_and_task_binary(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("y,p\n1,0.9\n0,0.2\n1,0.6\n0,0.4\n")
+    code, out, _ = _run(["eval", str(path), "-m", "rmse", "--task", "regression"], capsys)
+    assert code == 0 and "RMSE_REG" in out
+    code, out, _ = _run(["eval", str(path), "-m", "rmse"], capsys)
+    assert code == 0 and "RMS " in out and "RMSE_REG" not in out
+
+
+def test_per_group_and_stream(houses, capsys):
+    path, y, p, g = houses
+    code, out, _ = _run(
+        [
+            "eval",
+            str(path),
+            "--target",
+            "price",
+            "--score",
+            "pred",
+            "--group",
+            "g",
+            "-m",
+            "mae,rmse",
+            "--format",
+            "json",
+        ],
+        capsys,
+    )
+    assert code == 0
+    import json
+
+    import perfeval
+
+    rep = json.loads(out)
+    want = perfeval.evaluate(y, p, groups=g, measures=["mae", "rmse"])
+    assert rep["measures"]["MAE"]["per_group"] == {
+        str(k): v for k, v in zip(want.groups.tolist(), want.results["MAE"].per_group.tolist(), strict=True)
+    }
+    mem = _run(
+        ["eval", str(path), "--target", "price", "--score", "pred", "-m", "mae,r2", "--format", "json"],
+        capsys,
+    )[1]
+    streamed = _run(
+        [
+            "eval",
+            str(path),
+            "--target",
+            "price",
+            "--score",
+            "pred",
+            "-m",
+            "mae,r2",
+            "--format",
+            "json",
+            "--stream",
+        ],
+        capsys,
+    )[1]
+    a, b = json.loads(mem)["measures"], json.loads(streamed)["measures"]
+    assert {k: v["value"] for k, v in a.items()} == {k: v["value"] for k, v in b.items()}
+
+
+def test_bad_input_is_one_line(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("y,p\n1.5,0.9\nabc,0.2\n2.5,0.6\n")
+    code, out, err = _run(["eval", str(path), "-m", "mae"], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1 and "line 3" in err and "'y'" in err
+    path.write_text("y,p\n1.5,0.9\n2.5,0.2\n2.5,\n")
+    code, out, err = _run(["eval", str(path), "-m", "mae"], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1 and "'p'" in err
+    code, out, err = _run(["eval", str(path), "-m", "mae,roc"], capsys)
+    assert code != 0 and out == "" and "ROC is a binary measure" in err
