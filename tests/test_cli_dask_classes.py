@@ -111,8 +111,8 @@ CLASS_CASES = [
     (["--score-prefix", "p_"], True),
     (["--score-prefix", "p_", "--group", "user"], True),
     (["--score-prefix", "p_", "--group", "user", "--weight", "w"], True),
-    # weighted over all the rows: each cell's weights added partition by partition (docs/dask.md)
-    (["--score", "p_a,p_b,p_c", "--classes", "a,b,c", "--weight", "w"], False),
+    # weighted over all the rows: the partitions folded in order, the bits of memory (docs/dask.md)
+    (["--score", "p_a,p_b,p_c", "--classes", "a,b,c", "--weight", "w"], True),
 ]
 
 

@@ -278,8 +278,9 @@ def evaluate_dask(
 
     K classes: ``score=["cat", "dog", "bird"]`` names one score column a class (``classes=`` the
     labels of those columns, else their names, as :func:`perfeval.evaluate` reads them): a
-    :class:`~perfeval.summaries.classes.ClassSummary` a partition, merged in partition order, the
-    measures finished from it by the in-memory engine (:func:`_evaluate_classes`).
+    :class:`~perfeval.summaries.classes.ClassSummary` a partition, merged in partition order (with
+    ``weight``: folded one partition after the other), the measures finished from it by the
+    in-memory engine (:func:`_evaluate_classes`): the in-memory numbers bit for bit.
     """
     _require()
     import dask
@@ -363,10 +364,13 @@ def _evaluate_classes(
     """evaluate() of K classes on a Dask DataFrame: the classes found as in memory
     (:func:`perfeval.engine.door.classes_of`: given, else the score columns' names, read as the
     targets' numbers when the target column holds numbers), one ClassSummary a partition
-    (:func:`_class_summary`), merged ``split_every`` at a time in partition order, finished by
-    :func:`perfeval.engine.classes.summary_values`.  Unweighted, the same numbers as in memory, bit for
-    bit (ties at the argmax too: whole sums by tie size); with weights each cell's weights are added
-    partition by partition, so within rounding (docs/dask.md).
+    (:func:`_class_summary`), finished by :func:`perfeval.engine.classes.summary_values`: the numbers
+    of ``evaluate(y, S, classes=)`` in memory, bit for bit, rows tied at the argmax too.  Without
+    weights the summaries are merged ``split_every`` at a time in partition order (every sum a count:
+    whole sums by tie size, any order the same bits); with weights the partitions are folded into one
+    summary one after the other in partition order (:func:`_class_fold`,
+    :meth:`~perfeval.summaries.classes.ClassSummary.folded`: each cell's and each table entry's
+    weights added in row order, as over all the rows at once), one partition at a time (docs/dask.md).
     """
     import dask
 
@@ -402,11 +406,17 @@ def _evaluate_classes(
     if group is not None:
         return _grouped_classes(ddf, target, score, group, weight, specs, found, how)
     cols = [target, *score] + ([weight] if weight is not None else [])
-    parts = [dask.delayed(_class_summary)(p, target, score, weight, found) for p in ddf[cols].to_delayed()]
-    if parts:
+    pieces = ddf[cols].to_delayed()
+    if not pieces:
+        summary, rows = ClassSummary.empty(found), 0
+    elif weight is None:
+        parts = [dask.delayed(_class_summary)(p, target, score, None, found) for p in pieces]
         summary, rows = dask.compute(tree_classes(parts, split_every))[0]
     else:
-        summary, rows = ClassSummary.empty(found), 0
+        state: Any = (ClassSummary.empty(found), 0)
+        for p in pieces:  # in partition order, each cell's weights added in row order: the bits of memory
+            state = dask.delayed(_class_fold)(state, p, target, score, weight, found)
+        summary, rows = dask.compute(state)[0]
     results = summary_values(specs, summary)
     warn_undefined(results, specs)
     params = {
@@ -435,6 +445,19 @@ def _class_summary(pdf, target: str, score: list, weight: str | None, classes: t
         return ClassSummary.empty(classes), 0
     codes, s, w, _keep = _class_rows(pdf, target, score, weight, classes)
     return ClassSummary.from_checked(codes, s, w, classes), len(pdf)
+
+
+def _class_fold(
+    state: tuple, pdf, target: str, score: list, weight: str | None, classes: tuple
+) -> tuple[Any, int]:
+    """``state`` (a ClassSummary and its rows) with a partition's rows folded in, in row order
+    (:meth:`~perfeval.summaries.classes.ClassSummary.folded`; the rows read by :func:`_class_rows`).
+    """
+    summary, rows = state
+    if len(pdf) == 0:
+        return summary, rows
+    codes, s, w, _keep = _class_rows(pdf, target, score, weight, classes)
+    return summary.folded(codes, s, w), rows + len(pdf)
 
 
 def _class_rows(pdf, target: str, score: list, weight: str | None, classes: tuple) -> tuple:

@@ -4,8 +4,8 @@ the files read as Dask partitions by their format's reader, the columns chosen b
 table read whole (:func:`perfeval.cli.classes.choose_wide`, :func:`perfeval.cli.labels` ``_choose``),
 every file of a glob checked to hold them, then :func:`perfeval.backends.dask.evaluate_dask`
 (``score=[...]`` with ``classes=``, per group too; ``target=[...]`` for a label matrix).  The report
-is printed as in memory: the same numbers (unweighted, bit for bit; docs/dask.md), the same classes
-line and per-class table.
+is printed as in memory: the same numbers (bit for bit, weighted or not; docs/dask.md), the same
+classes line and per-class table.
 """
 
 from __future__ import annotations
