@@ -154,3 +154,75 @@ def test_weighted_many_partitions_is_memory_bit_for_bit():
     # the summary too: the one of all the rows at once
     cs = perfeval.evaluate(y, s, classes=[0, 1, 2, 3], sample_weight=w, measures=["acc_mc"]).summary
     assert got.summary == cs and np.array_equal(got.summary.weights, cs.weights)
+
+
+# -- evaluate(ddf, ...) decides the task as evaluate(pandas_df, ...) -----------------------------------
+def _table(targets) -> pd.DataFrame:
+    rng = np.random.default_rng(7)
+    n = 30
+    s = np.round(rng.random((n, 3)), 1)
+    return pd.DataFrame(
+        {
+            "y": [targets[i] for i in rng.integers(0, len(targets), n)],
+            "a": s[:, 0],
+            "b": s[:, 1],
+            "c": s[:, 2],
+        }
+        | {
+            "0": s[:, 0],
+            "1": s[:, 1],
+            "2": s[:, 2],
+            "w": rng.choice([0.1, 1 / 3, 1.0], n),
+            "wd": rng.choice([0.5, 2.0, 0.25], n),
+        }
+    )
+
+
+DOORS = [
+    # (targets, evaluate's arguments beside the frame)
+    (["a", "b", "c"], {"score": ["a", "b", "c"]}),  # the score columns' names are the classes
+    (["a", "b", "c"], {"score": ("a", "b", "c"), "weight": "w"}),
+    ([0, 1, 2], {"score": ["0", "1", "2"]}),  # names read as the targets' numbers
+    ([0.0, 1.0, 2.0], {"score": ["0", "1", "2"]}),
+    (["a", "b"], {"score": ["a", "b"], "classes": ["a", "b"]}),  # two classes, named
+    (["a", "b"], {"score": ["a", "b"]}),  # two columns: K classes by their names too
+    ([0, 1], {"score": "a"}),  # one score column: binary
+    # binary with weights: dyadic ones (others are within rounding on Dask: docs/dask.md)
+    ([0, 1], {"score": "a", "measures": ["roc", "acc"], "weight": "wd"}),
+    ([0, 1], {"score": ["a", "b", "c"]}),  # 0/1 targets against named columns: no class
+    (["a", "b", "c"], {"score": ["a", "b"]}),  # a target with no column
+    ([0, 1], {"score": "a", "measures": ["roc_ovr"]}),  # a measure of K classes of one score column
+    ([0, 1], {"score": "a", "measures": ["lrap"]}),  # of K labels
+    (["a", "b", "c"], {"score": ["a"]}),
+]
+
+
+@pytest.mark.parametrize(("targets", "kw"), DOORS)
+def test_dask_frame_decides_as_pandas(targets, kw):
+    """The same task (binary, K classes), the same classes and how they were found, the same numbers;
+    or the same error (the same class; a target that is none of the classes: the same hint)."""
+    df = _table(targets)
+    with dask.config.set(scheduler="sync"):
+        outcomes = []
+        for frame in (df, dd.from_pandas(df, npartitions=3)):
+            try:
+                outcomes.append(quiet(perfeval.evaluate, frame, target="y", **kw))
+            except perfeval.PerfError as e:
+                outcomes.append(e)
+    want, got = outcomes
+    if isinstance(want, Exception):
+        assert type(got) is type(want), (got, want)
+        if "which is not one of the classes" in str(want):  # memory names the row, Dask the column
+            assert str(got).endswith(str(want).partition("which is not one of the classes")[2]), (got, want)
+        else:
+            assert str(got) == str(want)
+        return
+    assert not isinstance(got, Exception), got
+    assert got.params.get("task") == want.params.get("task")
+    assert got.params.get("classes") == want.params.get("classes")
+    assert got.params.get("classes_from") == want.params.get("classes_from")
+    assert list(got.results) == list(want.results)
+    for label, r in want.results.items():
+        assert got.results[label].value == r.value or (
+            math.isnan(r.value) and math.isnan(got.results[label].value)
+        )

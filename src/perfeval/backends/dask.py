@@ -38,6 +38,7 @@ from perfeval.base.checks import is_dask as _is_dask
 from perfeval.base.console import one_line
 from perfeval.engine import DEFAULT_MEASURES, binary_report, finish, grouped_report, resolve
 from perfeval.engine.door import Targets, check_array
+from perfeval.engine.finish import one_score_a_case
 from perfeval.exceptions import (
     InputFormatError,
     InvalidDataError,
@@ -298,6 +299,7 @@ def evaluate_dask(
             "`classes=` names the score columns of K classes: pass `score=[...]`, one a class"
         )
     specs = resolve(measures or DEFAULT_MEASURES, threshold)
+    one_score_a_case(specs)  # a measure of K classes or labels of one score column: said as in memory
 
     if isinstance(data, dd.DataFrame):
         if target is None or score is None:
@@ -467,7 +469,7 @@ def _class_rows(pdf, target: str, score: list, weight: str | None, classes: tupl
     weight columns checked (:func:`_column_values`), the rows of weight 0 dropped first (as the door
     drops them: their labels are not read).
     """
-    from perfeval.engine.door import class_codes
+    from perfeval.engine.door import class_codes, class_hint
 
     y = _no_missing_target(pdf, target)
     s = np.column_stack([_column_values(pdf, c, "score") for c in score])
@@ -483,7 +485,8 @@ def _class_rows(pdf, target: str, score: list, weight: str | None, classes: tupl
         bad = next(v for v in y.tolist() if v not in index)
         shown = ", ".join(repr(c) for c in classes[:8]) + (", ..." if len(classes) > 8 else "")
         raise InvalidDataError(
-            f"the target column {target!r} holds {bad!r}, which is not one of the classes [{shown}]"
+            f"the target column {target!r} holds {bad!r}, which is not one of the classes "
+            f"[{shown}]{class_hint(bad, classes)}"
         ) from None
     return codes, np.ascontiguousarray(s), w, keep
 
@@ -766,10 +769,16 @@ def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None
 # --- files and clusters: what the command line's --dask needs -------------------------------------
 
 
+#: the clients :func:`connect` holds open, by address: a connect within another to the same address
+#: shares its client (one local cluster for a command's several passes over the files)
+_OPEN: dict[str, Any] = {}
+
+
 @contextlib.contextmanager
 def connect(address: str) -> Iterator[Any]:
     """A ``distributed.Client`` for ``address`` (``tcp://host:8786``; ``local`` or ``local:N`` starts
-    N local worker processes, one thread each), closed with its cluster on exit.
+    N local worker processes, one thread each), closed with its cluster on exit; within another
+    ``connect`` to the same address, that one's client (closed by it).
 
     Raises
     ------
@@ -779,6 +788,9 @@ def connect(address: str) -> Iterator[Any]:
     MissingDependencyError
         dask or distributed is not installed.
     """
+    if address in _OPEN:
+        yield _OPEN[address]
+        return
     # Dask's log lines stay off our stderr (a failed task is our one line): in this process, and in the
     # worker processes a local cluster starts, which read this from their environment (a user's own
     # DASK_LOGGING__DISTRIBUTED wins)
@@ -813,9 +825,11 @@ def connect(address: str) -> Iterator[Any]:
                 raise InvalidParameterError(
                     f"--dask {one_line(address)}: cannot reach a Dask scheduler there ({one_line(e)})"
                 ) from None
+        _OPEN[address] = client
         try:
             yield client
         finally:
+            del _OPEN[address]
             client.close()
             if cluster is not None:
                 cluster.close()

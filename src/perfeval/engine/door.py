@@ -51,6 +51,7 @@ __all__ = [
     "check_array",
     "check_classes",
     "class_codes",
+    "class_hint",
     "classes_of",
     "code",
     "relevance_targets",
@@ -277,10 +278,16 @@ def class_codes(y: np.ndarray, classes: tuple, name: str = "`y_true`") -> np.nda
 
 def _not_a_class(v: Any, row: int, classes: tuple, name: str = "`y_true`") -> str:
     shown = ", ".join(repr(c) for c in classes[:8]) + (", ..." if len(classes) > 8 else "")
-    hint = ""
+    return f"{name} holds {v!r} at row {row}, which is not one of the classes [{shown}]{class_hint(v, classes)}"
+
+
+def class_hint(v: Any, classes: tuple) -> str:
+    """What a target ``v`` that is none of ``classes`` may mean, said after the message: text
+    against numbers (``0`` against ``['a', 'b']``), or nothing.
+    """
     if any(isinstance(c, str) for c in classes) != isinstance(v, str):
-        hint = " (the classes and the targets must be the same labels: text against numbers?)"
-    return f"{name} holds {v!r} at row {row}, which is not one of the classes [{shown}]{hint}"
+        return " (the classes and the targets must be the same labels: text against numbers?)"
+    return ""
 
 
 def classes_of(y: np.ndarray, k: int, classes: Any, names: Any = None) -> tuple[tuple, str]:
