@@ -278,7 +278,8 @@ def class_codes(y: np.ndarray, classes: tuple, name: str = "`y_true`") -> np.nda
 
 def _not_a_class(v: Any, row: int, classes: tuple, name: str = "`y_true`") -> str:
     shown = ", ".join(repr(c) for c in classes[:8]) + (", ..." if len(classes) > 8 else "")
-    return f"{name} holds {v!r} at row {row}, which is not one of the classes [{shown}]{class_hint(v, classes)}"
+    hint = class_hint(v, classes)
+    return f"{name} holds {v!r} at row {row}, which is not one of the classes [{shown}]{hint}"
 
 
 def class_hint(v: Any, classes: tuple) -> str:
