@@ -406,6 +406,7 @@ def scorer(
         )
     spec.measure.check_params(params)
     kwargs = {**spec.kwargs, **params}
+    spec.measure.check_together(kwargs, spec.label)
     label = pos_label
 
     def score(y_true, y_score, sample_weight=None, **_kw):

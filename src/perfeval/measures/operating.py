@@ -32,7 +32,6 @@ import math
 
 import numpy as np
 
-from perfeval.exceptions import InvalidParameterError
 from perfeval.measures._data import GroupedData, histograms
 from perfeval.summaries import ScoreHistogram
 
@@ -259,8 +258,6 @@ def _pauc(pts: Points, hi: float, lo: float, focus: str, correct: str) -> float 
     points of one group) clipped to the range, its ends interpolated on it, by the trapezoid rule;
     the terms added in point order (np.bincount), for one summary and for every group alike.
     """
-    if not lo < hi:
-        raise InvalidParameterError(f"PAUC needs `lo` < `hi` (a range), got lo={lo:g}, hi={hi:g}")
     _thr, tp, fp, P, N, gid = pts
     tpr, fpr = _ratio(tp, P), _ratio(fp, N)
     if focus == "fpr":

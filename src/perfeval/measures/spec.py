@@ -312,6 +312,7 @@ def parse_measure(
     spec = MeasureSpec(m, tuple(params.items()))
     object.__setattr__(spec, "_set", frozenset(given))
     object.__setattr__(spec, "pending", tuple(later))
+    m.check_together(params, spec.label)  # here, before any data is read
     return spec
 
 
