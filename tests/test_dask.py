@@ -15,10 +15,11 @@ distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
 
 import perfeval  # noqa: E402
-from perfeval.measures import list_measures  # noqa: E402
+from _registry import choices, every  # noqa: E402
 
-BINARY = [m.name for m in list_measures() if m.kind == "binary"]
+BINARY = every("binary")  # with every other choice of each parameter (tests/_registry.py)
 GROUPED = ["GAUC", "GAUC_UNWEIGHTED", "NDCG@10", "MAP", "MRR", "P@5", "R@5", "ROC", "APR", "RMS", "ACC"]
+GROUPED += choices("binary")  # TPR_AT_FPR:of=threshold, PAUC:focus=tpr, ... per group
 
 
 @pytest.fixture(scope="module")
