@@ -463,6 +463,9 @@ def warn_undefined(
     per group (``classes`` named): one for the classes some groups' values leave out of their
     averages, and one for the groups whose samples averages leave rows out.
     """
+    companions = {s.label for s in specs if s.companion}  # said by the value they go with
+    if companions:
+        results = {k: r for k, r in results.items() if k.split("[")[0] not in companions}
     edge = {s.label: s.measure.edge_cases for s in specs}
     by_groups: dict[tuple, list[str]] = {}
     for label, r in results.items():
