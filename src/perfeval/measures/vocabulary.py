@@ -46,6 +46,7 @@ def _binary(
     at_param: bool = False,
     tie_bounds: str = "free",
     tie_bounds_doc: str = "",
+    check: str = "",
 ) -> None:
     # compute / per_group: literal "module:function" strings, not the functions, because the registry
     # is read without numpy (measures/base.py says why and by whom)
@@ -67,6 +68,7 @@ def _binary(
             at_param=at_param,
             tie_bounds=tie_bounds,
             tie_bounds_doc=tie_bounds_doc,
+            check=check,
         )
     )
 
@@ -1110,6 +1112,14 @@ def _rate(name: str, doc: str, default: float) -> Param:
     return Param(name, default, doc, low=0, high=1)
 
 
+def pauc_range(params: dict) -> str | None:
+    """PAUC's range: ``lo`` < ``hi`` (Measure.check)."""
+    lo, hi = params["lo"], params["hi"]
+    if lo < hi:
+        return None
+    return f"`lo` must be < `hi` (a range), got lo={lo:g}, hi={hi:g}"
+
+
 _binary(
     "TPR_AT_FPR",
     "true positive rate at a false positive rate",
@@ -1224,6 +1234,7 @@ _binary(
     per_group="perfeval.measures.operating:pauc_groups",
     at_param=True,
     tie_bounds="orders",
+    check="perfeval.measures.vocabulary:pauc_range",
 )
 _TIE_CHOICE = (
     "only thresholds at distinct scores are achievable (a tie is never split), and +inf (nothing "
