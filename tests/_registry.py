@@ -15,16 +15,45 @@ def names(*kinds: str) -> list[str]:
 
 
 def choices(*kinds: str) -> list[str]:
-    """One spec for each other choice of each parameter with choices, of the measures of these kinds."""
-    return [
-        f"{m.name}:{p.name}={c}"
-        for m in list_measures()
-        if m.kind in kinds
-        for p in m.params
-        if p.choices
-        for c in p.choices
-        if c != p.default
-    ]
+    """One spec for each other choice of each parameter with choices, of the measures of these kinds.
+
+    A choice that its measure refuses alone (``ECE:debiased=yes`` needs ``norm=l2``: a check across
+    parameters) is given with the first choice of another parameter that makes it valid; a choice
+    valid with none of them is an error here, so that it cannot drop out of the properties unseen.
+    """
+    from perfeval.exceptions import InvalidParameterError
+    from perfeval.measures import parse_measure
+
+    def valid(spec: str) -> bool:
+        try:
+            parse_measure(spec)
+        except InvalidParameterError:
+            return False
+        return True
+
+    out = []
+    for m in list_measures():
+        if m.kind not in kinds:
+            continue
+        for p in m.params:
+            for c in p.choices:
+                if c == p.default:
+                    continue
+                spec = f"{m.name}:{p.name}={c}"
+                if not valid(spec):
+                    other = [
+                        f"{spec},{q.name}={d}"
+                        for q in m.params
+                        if q is not p
+                        for d in q.choices
+                        if d != q.default
+                    ]
+                    found = [o for o in other if valid(o)]
+                    if not found:
+                        raise AssertionError(f"{spec}: refused alone and with every other choice")
+                    spec = found[0]
+                out.append(spec)
+    return out
 
 
 def every(*kinds: str) -> list[str]:

@@ -37,7 +37,9 @@ def spec(name: str) -> str:
 def same(a: float, b: float, rel: float = 0.0) -> bool:
     if a == b or (math.isnan(a) and math.isnan(b)):
         return True
-    return rel > 0 and math.isfinite(a) and math.isfinite(b) and abs(a - b) <= rel * max(abs(a), abs(b))
+    # relative to the value, or to 1 for a value near 0 that is a difference of terms of order 1
+    # (BRIER_DSC = BS(base rate) - BS(recalibrated): its rounding is of the terms, not of the result)
+    return rel > 0 and math.isfinite(a) and math.isfinite(b) and abs(a - b) <= rel * max(abs(a), abs(b), 1.0)
 
 
 def values(report) -> dict[str, float]:

@@ -1354,6 +1354,18 @@ _BRIER_IDENTITY = (
     "positives at s, o overall; corp: c the weighted isotonic (PAV) regression of o_s on s (the ties "
     "pooled first), MCB = BS(s) - BS(c), DSC = BS(o) - BS(c)."
 )
+
+
+def ece_debiased(params: dict) -> str | None:
+    """ECE's debiased form is of the L2 norm (Measure.check: refused when the spec is read)."""
+    if params["debiased"] == "yes" and params["norm"] != "l2":
+        return (
+            "the debiased form is of the L2 norm (Kumar, Liang & Ma 2019): give norm=l2 with debiased=yes, "
+            f"got norm={params['norm']}"
+        )
+    return None
+
+
 _binary(
     "ECE",
     "expected calibration error (binned)",
@@ -1370,6 +1382,7 @@ _binary(
     params=(_CAL_BINS, _CAL_N_BINS, _CAL_NORM, _CAL_DEBIASED),
     direction="lower",
     ties=_CAL_TIES,
+    check="perfeval.measures.vocabulary:ece_debiased",
     compute="perfeval.measures.calibration:ece",
     per_group="perfeval.measures.calibration:ece_groups",
 )
