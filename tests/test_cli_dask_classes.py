@@ -6,6 +6,7 @@ memory, CSV and Parquet, several files, weights and groups; bad input one line.
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -111,8 +112,8 @@ CLASS_CASES = [
     (["--score-prefix", "p_"], True),
     (["--score-prefix", "p_", "--group", "user"], True),
     (["--score-prefix", "p_", "--group", "user", "--weight", "w"], True),
-    # weighted over all the rows: each cell's weights added partition by partition (docs/dask.md)
-    (["--score", "p_a,p_b,p_c", "--classes", "a,b,c", "--weight", "w"], False),
+    # weighted over all the rows: the partitions folded in order, the bits of memory (docs/dask.md)
+    (["--score", "p_a,p_b,p_c", "--classes", "a,b,c", "--weight", "w"], True),
 ]
 
 
@@ -217,3 +218,110 @@ def test_what_dask_does_not_take_for_k_classes_is_one_line(tmp_path, capsys, opt
     assert main(["eval", str(tmp_path / "t.csv"), "--target", "y", *options, "--dask", "local:1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--dask" in err and said in err, err
+
+
+# -- --score a,b,c without --classes: K classes or several models, decided as in memory -------------------
+def _decided(seed: int, n: int, targets: list, columns: list[str]) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.random((n, len(columns))), 1)
+    df = pd.DataFrame({"y": [targets[i] for i in rng.integers(0, len(targets), n)]})
+    for j, c in enumerate(columns):
+        df[c] = s[:, j]
+    return df
+
+
+DECIDED = [
+    # (targets, score columns, the decision in memory: exit status)
+    (["a", "b", "c"], ["a", "b", "c"], 0),  # every target names a column: K classes
+    ([0, 1, 2], ["0", "1", "2"], 0),  # numbers naming the columns: K classes of the numbers
+    ([0, 1], ["a", "b", "c"], 0),  # 0/1 targets: three models, a row each
+    (["True", "False"], ["a", "b", "c"], 2),  # two labels naming no column (pandas would read booleans)
+    (["a", "b", "c", "d"], ["a", "b", "c"], 1),  # 'd' has no column (memory names its line)
+    (["x", "z"], ["a", "b", "c"], 2),  # labels naming no column: name the classes
+]
+
+
+@pytest.mark.parametrize(("targets", "columns", "status"), DECIDED)
+def test_several_scores_on_dask_are_decided_as_in_memory(tmp_path, capsys, targets, columns, status):
+    """``--score a,b,c`` without ``--classes``: K classes or several models by the same rule, with
+    the same output (the signature's backend aside) or the same one-line error, as the table read
+    whole (a target without a column: the file, without the line a partition cannot tell)."""
+    path = str(tmp_path / "t.csv")
+    _decided(5, 120, targets, columns).to_csv(path, index=False)
+    argv = ["eval", path, "--header", "--target", "y", "--score", ",".join(columns), "-m", "roc,acc"]
+    assert main(argv) == status
+    memory = capsys.readouterr()
+    assert main([*argv, "--dask", "local:1"]) == status
+    dask = capsys.readouterr()
+    assert dask.out.replace("backend:dask", "backend:memory") == memory.out
+    if status:
+        assert dask.err == re.sub(r", (line|row) \d+:", ":", memory.err), (dask.err, memory.err)
+    else:
+        assert memory.out and ("classes (3)" in memory.out) == (targets != [0, 1])
+
+
+def test_several_scores_on_dask_read_every_file(tmp_path, capsys):
+    """The targets of every file decide (a class only in the last file), Parquet too."""
+    df = _decided(9, 150, ["a", "b"], ["a", "b", "c"])
+    df.loc[len(df) - 1, "y"] = "c"  # 'c' in the last file only: K classes, not a usage error
+    for fmt in ("csv", "parquet"):
+        glob, whole = _write(df, tmp_path, fmt, 3)
+        argv = ["--target", "y", "--score", "a,b,c", "-m", "roc_ovr,acc_mc"]
+        assert main(["eval", whole, *argv]) == 0
+        memory = capsys.readouterr().out
+        assert main(["eval", glob, *argv, "--dask", "local:1"]) == 0
+        dask = capsys.readouterr().out
+        assert "classes (3): a, b, c" in memory
+        assert dask.replace("backend:dask", "backend:memory") == memory
+
+
+@pytest.mark.parametrize(
+    ("targets", "columns"),
+    [
+        (list("abcdefgh"), ["a", "b", "c"]),  # every column a target's: all of them brought, the message
+        (list(range(8)), ["1", "2", "3"]),  # the same of numbers (read as the table read whole reads them)
+        (list("defghijk"), ["a", "b", "c"]),  # no column a target's: several models
+    ],
+)
+def test_many_distinct_targets_on_dask_are_decided_as_in_memory(
+    tmp_path, capsys, monkeypatch, targets, columns
+):
+    """Past the distinct targets brought to decide (here 2 beyond the columns), the rule still holds:
+    several models unless every column is named after a target, then every target is read for the
+    message naming those without a column."""
+    from perfeval.cli import dask_tables
+
+    monkeypatch.setattr(dask_tables, "DISTINCT", 2)
+    path = str(tmp_path / "t.csv")
+    _decided(13, 80, targets, columns).to_csv(path, index=False)
+    argv = ["eval", path, "--header", "--target", "y", "--score", ",".join(columns), "-m", "roc,acc"]
+    assert main(argv) == 1
+    memory = capsys.readouterr().err
+    assert main([*argv, "--dask", "local:1"]) == 1
+    dask = capsys.readouterr().err
+    if "has no score column" in memory:
+        assert "other label(s)" in memory
+        assert dask == re.sub(r", line \d+:", ":", memory), (dask, memory)
+    else:  # several models: each a binary model's error (the targets are no 0/1), said by the Dask path
+        assert "has no score column" not in dask and "not named after them" not in dask
+        assert "the target column 'y' holds 'd', 'e', 'f'" in dask, dask
+
+
+def test_many_distinct_targets_between_files_on_dask(tmp_path, capsys, monkeypatch):
+    """Each file under the cap of distinct targets, their union over it: the same message."""
+    from perfeval.cli import dask_tables
+
+    monkeypatch.setattr(dask_tables, "DISTINCT", 1)  # 4 distinct targets with three columns
+    df = _decided(17, 30, ["a"], ["a", "b", "c"])
+    df["y"] = ["a", "b", "d"] * 3 + ["a"] + ["c", "e"] * 5 + ["f", "g"] * 5  # 3, 2 and 2 a file; 7 in all
+    glob, whole = _write(df, tmp_path, "csv", 3)
+    argv = ["--target", "y", "--score", "a,b,c", "-m", "roc,acc"]
+    assert main(["eval", whole, *argv]) == 1
+    memory = capsys.readouterr().err
+    assert main(["eval", glob, *argv, "--dask", "local:1"]) == 1
+    dask = capsys.readouterr().err
+    assert (
+        "the target 'd' in column 'y' has no score column" in memory
+        and "(and 3 other label(s): e, f, g)" in memory
+    )
+    assert dask == re.sub(r", line \d+:", ":", memory).replace(whole, glob), (dask, memory)

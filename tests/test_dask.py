@@ -15,10 +15,11 @@ distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
 
 import perfeval  # noqa: E402
-from perfeval.measures import list_measures  # noqa: E402
+from _registry import choices, every  # noqa: E402
 
-BINARY = [m.name for m in list_measures() if m.kind == "binary"]
+BINARY = every("binary")  # with every other choice of each parameter (tests/_registry.py)
 GROUPED = ["GAUC", "GAUC_UNWEIGHTED", "NDCG@10", "MAP", "MRR", "P@5", "R@5", "ROC", "APR", "RMS", "ACC"]
+GROUPED += choices("binary")  # TPR_AT_FPR:of=threshold, PAUC:focus=tpr, ... per group
 
 
 @pytest.fixture(scope="module")
@@ -838,3 +839,21 @@ def test_three_classes_on_dask_point_to_the_multiclass_measures():
         "measures read one score column per class (`score=[...]`, `classes=[...]`); the binary measures: "
         "`pos_label='setosa'` evaluates 'setosa' against the other classes"
     ), e.value
+
+
+@pytest.mark.parametrize("group", [[], ["--group", "g"]])
+def test_the_command_shows_the_same_thresholds_on_every_path(on_cluster, tmp_path, capsys, group):
+    """Each operating point's threshold (JSON "threshold", per group "threshold_per_group") and the
+    of=threshold specs: in memory, streamed and on Dask, the same."""
+    rng = np.random.default_rng(8)
+    n = 900
+    y = (rng.random(n) < 0.4).astype(int)
+    df = pd.DataFrame({"y": y, "s": np.round(rng.random(n) * 0.6 + 0.4 * y, 2), "g": rng.integers(0, 9, n)})
+    path = tmp_path / "d.csv"
+    df.to_csv(path, index=False)
+    specs = ",".join(["youden", "tpr_at_fpr@0.2", "least_cost:fn=5,fp=1", *choices("binary")])
+    ways = _three_ways(path, ["--target", "y", "--score", "s", "-m", specs, *group], capsys)
+    assert all(code == 0 for code, _, _ in ways), [err for _, _, err in ways]
+    assert ways[0][1] == ways[1][1] == ways[2][1]
+    got = ways[0][1]["measures"]["YOUDEN"]
+    assert ("threshold_per_group" if group else "threshold") in got

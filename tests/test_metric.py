@@ -23,14 +23,15 @@ import pytest
 from hypothesis import given, settings
 
 import perfeval
+from _registry import every
 from perfeval import Metric
-from perfeval.measures import list_measures
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "metric.md"
 
-BINARY = [m.name for m in list_measures() if m.kind == "binary"]
-RANKING = [m.name for m in list_measures() if m.kind == "ranking"]
-GROUPED = [m.name for m in list_measures() if m.kind == "grouped"]
+# every measure, and every other choice of each parameter with choices (tests/_registry.py)
+BINARY = every("binary")
+RANKING = every("ranking")
+GROUPED = every("grouped")
 #: parameters that make a measure say something (CST's default costs are all 0), and a cut-off
 SPECS = {"CST": "cst:fn=1,fp=2", "NDCG": "ndcg@3", "P": "p@2"}
 

@@ -124,7 +124,7 @@ def test_below_the_chance_line_mcclish_is_below_half_as_sklearn():
 
 
 def test_a_range_that_is_no_range_and_one_class():
-    with pytest.raises(InvalidParameterError, match="PAUC needs `lo` < `hi`"):
+    with pytest.raises(InvalidParameterError, match=r"PAUC@0.2:lo=0.3: `lo` must be < `hi`"):
         perfeval.evaluate([1, 0], [0.8, 0.2], measures=["pauc:hi=0.2,lo=0.3"])
     with pytest.warns(UndefinedMeasureWarning, match="no positives or no negatives: NaN"):
         assert math.isnan(perfeval.evaluate([1, 1], [0.8, 0.2], measures=["pauc"])["PAUC"])
@@ -217,3 +217,54 @@ def test_explain_and_the_sklearn_dialect_show_sklearns_max_fpr(weighted):
     )
     with pytest.raises(InvalidParameterError, match="lo=0.0"):
         perfeval.evaluate(y, s, measures=["pauc@0.15:lo=0.05"], dialect="sklearn")
+
+
+# -- lo < hi is checked with the spec, before any data is read ------------------------------------
+NO_RANGE = ["pauc:lo=0.5,hi=0.2", "pauc@0.3:lo=0.3", "pauc:lo=0.2"]  # the last: hi's default 0.1
+
+
+@pytest.mark.parametrize("text", NO_RANGE)
+def test_no_range_is_refused_when_the_spec_is_parsed(text):
+    from perfeval.measures import get_measure, parse_measure
+
+    with pytest.raises(InvalidParameterError, match=r"^PAUC\S*: `lo` must be < `hi` \(a range\), got lo="):
+        parse_measure(text)
+    # before the data: rows that are no data at all do not come first
+    with pytest.raises(InvalidParameterError, match="`lo` must be < `hi`"):
+        perfeval.evaluate([1, 0, 2], [math.nan, 0.2], measures=[text])
+    with pytest.raises(InvalidParameterError, match="`lo` must be < `hi`"):
+        perfeval.Metric([text])
+    with pytest.raises(InvalidParameterError, match="`lo` must be < `hi`"):
+        perfeval.functional.scorer("pauc", lo=0.5, hi=0.2)
+    with pytest.raises(InvalidParameterError, match="PAUC: `lo` must be < `hi`"):  # the registry's entry
+        get_measure("pauc")(perfeval.summaries.ScoreHistogram.from_arrays([1, 0], [0.8, 0.2]), lo=0.5, hi=0.2)
+
+
+def test_a_stream_is_refused_before_its_first_chunk():
+    from perfeval.backends.stream import evaluate_stream
+
+    read = []
+
+    def chunks():
+        read.append(1)
+        yield [1, 0], [0.8, 0.2]
+
+    with pytest.raises(InvalidParameterError, match="`lo` must be < `hi`"):
+        evaluate_stream(chunks(), measures=["pauc:lo=0.5,hi=0.2"])
+    assert read == []
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_command_refuses_before_reading(tmp_path, capsys, stream):
+    """Exit 2 and the spec's line, not the bad row at the end of the file (which a run reading its
+    data first would report, exit 1)."""
+    from perfeval.cli.main import main
+
+    f = tmp_path / "d.csv"
+    f.write_text("y,score\n1,0.9\n0,0.2\n1,0.4\n0,0.5\n1,oops\n")
+    rc = main(["eval", str(f), "-m", "pauc:lo=0.5,hi=0.2", *(["--stream"] if stream else [])])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2, err
+    assert err.splitlines() == [
+        "perfeval: error: PAUC@0.2:lo=0.5: `lo` must be < `hi` (a range), got lo=0.5, hi=0.2"
+    ]

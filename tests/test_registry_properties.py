@@ -1,6 +1,8 @@
 """Properties every measure of the registry must have, checked on random data with ties.
 
-The lists of measures come from the registry, so a new measure is covered without a new test:
+The lists of measures come from the registry (every measure, and every other choice of each parameter
+with choices: ``TPR_AT_FPR:of=threshold``, tests/_registry.py), so a new measure is covered without a
+new test:
 a row of weight 0 is a dropped row; a whole weight k is k copies of the row; the order of the rows
 does not matter; a group's value is the measure on that group alone; streamed equals in memory.
 Values are compared bit for bit (NaN equal to NaN).  Per-query measures take no weights (refused
@@ -17,12 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import perfeval
+from _registry import every
 from perfeval.backends.stream import evaluate_stream
 from perfeval.measures import list_measures
 
-BINARY = [m.name for m in list_measures() if m.kind == "binary"]
-RANKING = [m.name for m in list_measures() if m.kind == "ranking"]
-GROUPED = [m.name for m in list_measures() if m.kind == "grouped"]
+BINARY = every("binary")
+RANKING = every("ranking")
+GROUPED = every("grouped")
 #: measures whose defaults compute nothing (CST: every cost 0); given costs so that they say something
 SPECS = {"CST": "cst:fn=1,fp=2"}
 
@@ -34,7 +37,9 @@ def spec(name: str) -> str:
 def same(a: float, b: float, rel: float = 0.0) -> bool:
     if a == b or (math.isnan(a) and math.isnan(b)):
         return True
-    return rel > 0 and math.isfinite(a) and math.isfinite(b) and abs(a - b) <= rel * max(abs(a), abs(b))
+    # relative to the value, or to 1 for a value near 0 that is a difference of terms of order 1
+    # (BRIER_DSC = BS(base rate) - BS(recalibrated): its rounding is of the terms, not of the result)
+    return rel > 0 and math.isfinite(a) and math.isfinite(b) and abs(a - b) <= rel * max(abs(a), abs(b), 1.0)
 
 
 def values(report) -> dict[str, float]:
@@ -168,6 +173,27 @@ def test_group_value_is_the_measure_on_that_group_alone(d):
         assert_same({k: got[k] for k in alone}, alone, f"group {key}", GROUP_REL)
         alone_g = _eval(y[m], s[m], GROUPED, groups=g[m])
         assert_same({k: got[k] for k in alone_g}, alone_g, f"group {key} (grouped measures)")
+
+
+@settings(max_examples=40, deadline=None)
+@given(data("dyadic"))
+def test_weighted_group_value_is_the_measure_on_that_group_alone(d):
+    """Weights whose sums are exact in any order (dyadic, zeros among them): a group's value is the
+    measure on that group's rows alone, however its per-group form sums."""
+    y, s, g, w = d
+    fractional = fractional_ok(BINARY)
+    per = _grouped(y, s, g, fractional, weights=w)
+    for key, got in per.items():
+        m = g == key
+        alone = _eval(y[m], s[m], fractional, weights=w[m])
+        assert_same({k: got[k] for k in alone}, alone, f"group {key}", GROUP_REL)
+
+
+@pytest.mark.parametrize("name", [m.name for m in list_measures()])
+def test_defaults_fit_together(name):
+    """Every measure's defaults pass its check of the parameters together (Measure.check)."""
+    m = perfeval.measures.get_measure(name)
+    m.check_together(m.defaults())
 
 
 @settings(max_examples=60, deadline=None)

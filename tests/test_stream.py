@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from _registry import choices, every
 from perfeval import ScoreHistogram, evaluate, evaluate_stream
 from perfeval.cli.main import main
 from perfeval.exceptions import InputFormatError
 from perfeval.io.readers import iter_columns
-from perfeval.measures import list_measures
 
-BINARY = [m.name for m in list_measures() if m.kind == "binary"]
+BINARY = every("binary")  # with every other choice of each parameter (tests/_registry.py)
 rows = st.lists(
     st.tuples(st.sampled_from([0, 1]), st.sampled_from([0.0, 0.1, 0.5, 0.5, 0.9, 1.0]) | st.floats(0, 1)),
     min_size=1,
@@ -186,6 +186,30 @@ def test_command_stream_equals_in_memory(tmp_path, capsys):
     assert got["per_group"] == outs[0]["GAUC"]["per_group"]
 
 
+@pytest.mark.parametrize("group", [False, True])
+def test_command_stream_equals_in_memory_for_every_choice(tmp_path, capsys, group):
+    """`perfeval eval --stream` gives the in-memory JSON (values, thresholds, per group) for every
+    other choice of the binary measures' parameters (TPR_AT_FPR:of=threshold, PAUC:focus=tpr, ...)."""
+    rng = np.random.default_rng(33)
+    n = 3000
+    y = (rng.random(n) < 0.35).astype(int)
+    s = np.round(rng.random(n) * 0.7 + 0.3 * y, 2)
+    g = rng.integers(0, 40, n)
+    w = rng.integers(1, 4, n)
+    path = tmp_path / "d.csv"
+    rows = zip(y, s, g, w, strict=True)
+    path.write_text("y,s,g,w\n" + "".join(f"{a},{b},{c},{d}\n" for a, b, c, d in rows))
+    specs = ",".join(choices("binary"))
+    argv = ["eval", str(path), "--target", "y", "--score", "s", "--weight", "w", "-m", specs]
+    argv += ["--format", "json"] + (["--group", "g"] if group else [])
+    outs = []
+    for extra in ([], ["--stream"]):
+        assert main(argv + extra) == 0
+        outs.append(json.loads(capsys.readouterr().out)["measures"])
+    assert outs[0] == outs[1]
+    assert "TPR_AT_FPR:of=threshold" in outs[0] and ("per_group" in outs[0]["YOUDEN:of=threshold"]) == group
+
+
 @pytest.mark.parametrize("group", [[], ["--group", "query"]])
 def test_command_stream_reads_id_as_in_memory(tmp_path, capsys, group):
     """--id reads a column streamed as in memory (it was ignored when streamed): a column the file
@@ -265,9 +289,8 @@ def test_grouped_streaming_equals_in_memory(data, cuts, parts, as_text):
         if i < len(data):
             chunks.append((np.array(y[i : i + c]), np.array(s[i : i + c]), np.array(g[i : i + c])))
             i += c
-    names = [
-        m.name for m in list_measures() if m.kind not in ("multiclass", "multilabel")
-    ]  # every measure of one score, per group
+    # every measure of one score and 0/1 targets, per group (regression measures are refused beside them)
+    names = every("binary", "ranking", "grouped")
     a = evaluate_stream_grouped(chunks, measures=names, partitions=parts)
     b = evaluate(y, s, groups=g, measures=names)
     assert list(a.groups) == list(b.groups)
@@ -287,9 +310,7 @@ def test_clustered_streaming_equals_in_memory(data, cuts):
         if i < len(data):
             chunks.append((np.array(y[i : i + c]), np.array(s[i : i + c]), np.array(g[i : i + c])))
             i += c
-    names = [
-        m.name for m in list_measures() if m.kind not in ("multiclass", "multilabel")
-    ]  # (one score a case)
+    names = every("binary", "ranking", "grouped")  # (one score a case, 0/1 targets)
     a = evaluate_stream_grouped(chunks, measures=names, clustered=True)
     b = evaluate(y, s, groups=g, measures=names)
     assert list(a.groups) == list(b.groups)

@@ -38,6 +38,7 @@ from perfeval.base.checks import is_dask as _is_dask
 from perfeval.base.console import one_line
 from perfeval.engine import DEFAULT_MEASURES, binary_report, finish, grouped_report, resolve
 from perfeval.engine.door import Targets, check_array
+from perfeval.engine.finish import one_score_a_case
 from perfeval.exceptions import (
     InputFormatError,
     InvalidDataError,
@@ -290,8 +291,9 @@ def evaluate_dask(
 
     K classes: ``score=["cat", "dog", "bird"]`` names one score column a class (``classes=`` the
     labels of those columns, else their names, as :func:`perfeval.evaluate` reads them): a
-    :class:`~perfeval.summaries.classes.ClassSummary` a partition, merged in partition order, the
-    measures finished from it by the in-memory engine (:func:`_evaluate_classes`).
+    :class:`~perfeval.summaries.classes.ClassSummary` a partition, merged in partition order (with
+    ``weight``: folded one partition after the other), the measures finished from it by the
+    in-memory engine (:func:`_evaluate_classes`): the in-memory numbers bit for bit.
 
     K classes in long form, a row a case and class (``case=``, ``class_column=``):
     :func:`evaluate_dask_long`.
@@ -312,6 +314,7 @@ def evaluate_dask(
             "`classes=` names the score columns of K classes: pass `score=[...]`, one a class"
         )
     specs = resolve(measures or DEFAULT_MEASURES, threshold)
+    one_score_a_case(specs)  # a measure of K classes or labels of one score column: said as in memory
 
     if isinstance(data, dd.DataFrame):
         if target is None or score is None:
@@ -378,10 +381,13 @@ def _evaluate_classes(
     """evaluate() of K classes on a Dask DataFrame: the classes found as in memory
     (:func:`perfeval.engine.door.classes_of`: given, else the score columns' names, read as the
     targets' numbers when the target column holds numbers), one ClassSummary a partition
-    (:func:`_class_summary`), merged ``split_every`` at a time in partition order, finished by
-    :func:`perfeval.engine.classes.summary_values`.  Unweighted, the same numbers as in memory, bit for
-    bit (ties at the argmax too: whole sums by tie size); with weights each cell's weights are added
-    partition by partition, so within rounding (docs/dask.md).
+    (:func:`_class_summary`), finished by :func:`perfeval.engine.classes.summary_values`: the numbers
+    of ``evaluate(y, S, classes=)`` in memory, bit for bit, rows tied at the argmax too.  Without
+    weights the summaries are merged ``split_every`` at a time in partition order (every sum a count:
+    whole sums by tie size, any order the same bits); with weights the partitions are folded into one
+    summary one after the other in partition order (:func:`_class_fold`,
+    :meth:`~perfeval.summaries.classes.ClassSummary.folded`: each cell's and each table entry's
+    weights added in row order, as over all the rows at once), one partition at a time (docs/dask.md).
     """
     import dask
 
@@ -415,11 +421,17 @@ def _evaluate_classes(
     if group is not None:
         return _grouped_classes(ddf, target, score, group, weight, specs, found, how)
     cols = [target, *score] + ([weight] if weight is not None else [])
-    parts = [dask.delayed(_class_summary)(p, target, score, weight, found) for p in ddf[cols].to_delayed()]
-    if parts:
+    pieces = ddf[cols].to_delayed()
+    if not pieces:
+        summary, rows = ClassSummary.empty(found), 0
+    elif weight is None:
+        parts = [dask.delayed(_class_summary)(p, target, score, None, found) for p in pieces]
         summary, rows = dask.compute(tree_classes(parts, split_every))[0]
     else:
-        summary, rows = ClassSummary.empty(found), 0
+        state: Any = (ClassSummary.empty(found), 0)
+        for p in pieces:  # in partition order, each cell's weights added in row order: the bits of memory
+            state = dask.delayed(_class_fold)(state, p, target, score, weight, found)
+        summary, rows = dask.compute(state)[0]
     return _classes_report(specs, summary, rows, found, how, threshold, weight is not None)
 
 
@@ -463,6 +475,19 @@ def _class_summary(pdf, target: str, score: list, weight: str | None, classes: t
     return ClassSummary.from_checked(codes, s, w, classes), len(pdf)
 
 
+def _class_fold(
+    state: tuple, pdf, target: str, score: list, weight: str | None, classes: tuple
+) -> tuple[Any, int]:
+    """``state`` (a ClassSummary and its rows) with a partition's rows folded in, in row order
+    (:meth:`~perfeval.summaries.classes.ClassSummary.folded`; the rows read by :func:`_class_rows`).
+    """
+    summary, rows = state
+    if len(pdf) == 0:
+        return summary, rows
+    codes, s, w, _keep = _class_rows(pdf, target, score, weight, classes)
+    return summary.folded(codes, s, w), rows + len(pdf)
+
+
 def _class_rows(pdf, target: str, score: list, weight: str | None, classes: tuple) -> tuple:
     """A partition's rows of weight above 0: their class codes, (n, K) scores, weights (or None), and
     which rows they are (None: all).  The targets are coded by the classes (a label that is none of
@@ -470,7 +495,7 @@ def _class_rows(pdf, target: str, score: list, weight: str | None, classes: tupl
     weight columns checked (:func:`_column_values`), the rows of weight 0 dropped first (as the door
     drops them: their labels are not read).
     """
-    from perfeval.engine.door import class_codes
+    from perfeval.engine.door import class_codes, class_hint
 
     y = _no_missing_target(pdf, target)
     s = np.column_stack([_column_values(pdf, c, "score") for c in score])
@@ -486,7 +511,8 @@ def _class_rows(pdf, target: str, score: list, weight: str | None, classes: tupl
         bad = next(v for v in y.tolist() if v not in index)
         shown = ", ".join(repr(c) for c in classes[:8]) + (", ..." if len(classes) > 8 else "")
         raise InvalidDataError(
-            f"the target column {target!r} holds {bad!r}, which is not one of the classes [{shown}]"
+            f"the target column {target!r} holds {bad!r}, which is not one of the classes "
+            f"[{shown}]{class_hint(bad, classes)}"
         ) from None
     return codes, np.ascontiguousarray(s), w, keep
 
@@ -1179,10 +1205,16 @@ def _long_grouped(ddf, names: dict, labels: tuple, how: str, specs: list, parts:
 # --- files and clusters: what the command line's --dask needs -------------------------------------
 
 
+#: the clients :func:`connect` holds open, by address: a connect within another to the same address
+#: shares its client (one local cluster for a command's several passes over the files)
+_OPEN: dict[str, Any] = {}
+
+
 @contextlib.contextmanager
 def connect(address: str) -> Iterator[Any]:
     """A ``distributed.Client`` for ``address`` (``tcp://host:8786``; ``local`` or ``local:N`` starts
-    N local worker processes, one thread each), closed with its cluster on exit.
+    N local worker processes, one thread each), closed with its cluster on exit; within another
+    ``connect`` to the same address, that one's client (closed by it).
 
     Raises
     ------
@@ -1192,6 +1224,9 @@ def connect(address: str) -> Iterator[Any]:
     MissingDependencyError
         dask or distributed is not installed.
     """
+    if address in _OPEN:
+        yield _OPEN[address]
+        return
     # Dask's log lines stay off our stderr (a failed task is our one line): in this process, and in the
     # worker processes a local cluster starts, which read this from their environment (a user's own
     # DASK_LOGGING__DISTRIBUTED wins)
@@ -1226,9 +1261,11 @@ def connect(address: str) -> Iterator[Any]:
                 raise InvalidParameterError(
                     f"--dask {one_line(address)}: cannot reach a Dask scheduler there ({one_line(e)})"
                 ) from None
+        _OPEN[address] = client
         try:
             yield client
         finally:
+            del _OPEN[address]
             client.close()
             if cluster is not None:
                 cluster.close()

@@ -35,6 +35,7 @@ __all__ = [
     "label_positions",
     "long_classes",
     "names_are_classes",
+    "number_key",
     "read_table",
     "read_wide",
     "requested",
@@ -817,12 +818,17 @@ def _stream(args: Any, path: str | None, specs: list, totals: dict | None = None
 
 
 # -- is it K classes? ---------------------------------------------------------------------------------------
-def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
+def names_are_classes(
+    args: Any, names: list[str], table: Any, targets: Callable[[Any], tuple | None] | None = None
+) -> bool:
     """``--score a,b,c`` without ``--classes``: K classes when every target names one of the score
     columns (their names are the labels, as pandas writes ``predict_proba``); several models (one row
     each) when the targets are a 0/1 coding otherwise.  Targets that are neither (labels that no
     column is named after) are one line saying how to name the classes.  ``table``: the table read
-    whole, or None (``--stream``: the first chunk's targets decide).
+    whole, or None: then ``targets(args)`` gives (the columns chosen, the targets, the file, where
+    their rows are or None), or None when it cannot tell (several models); without ``targets``, the
+    first chunk's targets decide (``--stream``).  ``--dask``:
+    :func:`perfeval.cli.dask_tables.score_columns_targets`, every distinct target of the files.
     """
     if args.pos_label is not None or getattr(args, "partition", None):
         return False
@@ -845,7 +851,7 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
             y = table.get(ch.target, empties=False)  # an empty target is said among the values
             source, where = table.source, table
         else:
-            got = _first_targets(args)
+            got = (targets or _first_targets)(args)
             if got is None:
                 return False
             ch, y, source, where = got
@@ -856,7 +862,7 @@ def names_are_classes(args: Any, names: list[str], table: Any) -> bool:
     # an empty field (CSV) is no label: said where the values are checked, at its line
     filled = y[y != ""] if y.dtype.kind == "U" else y
     # a table read whole holds numbers as float64: an integral one is the label written (2, not 2.0)
-    seen = {_number_key(v) for v in np.unique(filled).tolist()} if len(filled) else set()
+    seen = {number_key(v) for v in np.unique(filled).tolist()} if len(filled) else set()
     if seen and seen <= set(cols) and len(cols) >= 3:
         return True
     if len(cols) >= 2 and set(cols) < seen and binary_coding(filled) is None:
@@ -881,7 +887,7 @@ def _no_column_for(name: str, y: Any, cols: list[str], source: str, where: Any) 
     """Every --score column is named after a target, but some target has none: one line naming the
     first such target and its line (a class's column left out of --score, or missing from the file).
     """
-    keys = [_number_key(v) for v in y.tolist()]
+    keys = [number_key(v) for v in y.tolist()]
     missing = ~np.isin(np.array(keys), [*cols, ""])  # an empty field: said among the values
     i = int(np.argmax(missing))
     others = sorted({k for k, m in zip(keys, missing.tolist(), strict=True) if m} - {keys[i]})
@@ -895,7 +901,10 @@ def _no_column_for(name: str, y: Any, cols: list[str], source: str, where: Any) 
     )
 
 
-def _number_key(v: Any) -> str:
+def number_key(v: Any) -> str:
+    """A target as a score column would be named after it: an integral float as the integer
+    (``2.0``: ``"2"``, a table read whole holds numbers as float64), anything else as written.
+    """
     if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
         return str(int(v))
     return key(v)

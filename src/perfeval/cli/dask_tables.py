@@ -6,8 +6,10 @@ reader, the columns chosen by the rules of the table read whole
 :func:`perfeval.cli.labels` ``_choose``), every file of a glob checked to hold them, then
 :func:`perfeval.backends.dask.evaluate_dask` (``score=[...]`` with ``classes=``, per group too;
 ``target=[...]`` for a label matrix) or :func:`perfeval.backends.dask.evaluate_dask_long`
-(``--long``).  The report is printed as in memory: the same numbers (unweighted, bit for bit;
-docs/dask.md), the same classes line and per-class table.
+(``--long``).  The report is printed as in memory: the same numbers (bit for bit, weighted or not;
+docs/dask.md), the same classes line and per-class table.  ``--score a,b,c`` without ``--classes``
+is K classes or several models by the rule of the table read whole, over the files' distinct
+targets read on the cluster (:func:`score_columns_targets`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from perfeval.base.console import one_line
 from perfeval.cli import load
 from perfeval.exceptions import InputFormatError, InvalidDataError, InvalidParameterError
 
-__all__ = ["classes_report", "labels_report", "long_report", "refuse"]
+__all__ = ["classes_report", "labels_report", "long_report", "refuse", "score_columns_targets"]
 
 
 def refuse(args: Any, what: str) -> None:
@@ -246,3 +248,146 @@ def labels_report(args: Any, path: str | None, choose: Callable, how: Callable) 
         **({"group": group.name} if group is not None else {}),
     }
     return report
+
+
+# -- --score a,b,c without --classes: K classes or several models, by the targets ----------------------------
+#: the distinct targets brought to the client to decide, beyond one a score column: past them the targets
+#: are more labels than columns (several models) unless every column is named after one of them (then
+#: every distinct target is brought, for the message naming the targets without a column)
+DISTINCT = 4096
+
+#: the formats whose cells are text: typed as the table read whole types them (numbers when every
+#: cell of the column is one, else the text as written, stripped), not as pandas guesses
+_TEXT = ("csv", "tsv", "text")
+
+
+def score_columns_targets(args: Any, key: Callable[[Any], str]) -> tuple[Any, Any, str, None] | None:
+    """What :func:`perfeval.cli.classes.names_are_classes` reads of the files ``--dask`` reads (the
+    rule of ``--score a,b,c`` without ``--classes``, as of a table read whole): (the columns chosen,
+    the target column's distinct values in the order they first appear, typed as the table read whole
+    holds them, the files, None: no line to name), or None when the files cannot say (no such file or
+    column, a missing target, a cell pandas cannot read: the path taken then says it in its words) or
+    when they hold more distinct targets than :data:`DISTINCT` and some score column is named after
+    none of them (``key``, :func:`perfeval.cli.classes.number_key`: a value as a column would name
+    it): several models, by the rule.  The target column is read on the cluster, its distinct values
+    merged eight partitions at a time.
+    """
+    import dask
+
+    from perfeval.backends.dask import connect
+    from perfeval.io.columns import choose
+    from perfeval.io.readers import READERS, format_of
+
+    path = load.path_of(args.file)
+    if path is None:
+        return None
+    with connect(args.dask):
+        fmt = format_of(path, args.input_format)
+        parts = READERS[fmt].partitions(path, fmt, args.header, args.delimiter)
+        ch = choose(
+            parts.names,
+            path,
+            header=parts.header,
+            target=args.target,
+            score=args.score,
+            group=args.group,
+            weight=getattr(args, "weight", None),
+            several_scores=True,
+        )
+        text = parts.fmt in _TEXT
+        cols = frozenset(c.name for c in ch.scores)
+        try:  # a file a worker cannot read: the path taken reads the files again and says it
+            # text formats: the target as written (the other columns not typed: not read)
+            ddf = parts.frame(ch.target.index if text else None, [ch.target.index])
+            pieces = ddf[ddf.columns[ch.target.index]].to_delayed()
+
+            def gather(cap: int | None) -> dict:
+                level = [dask.delayed(_targets_of)(p, text, cap, cols, key) for p in pieces]
+                while len(level) > 1:
+                    level = [
+                        dask.delayed(_targets_merged)(level[i : i + 8], cap, cols, key)
+                        for i in range(0, len(level), 8)
+                    ]
+                return dask.compute(level[0])[0] if level else _targets_of(None, text, cap, cols, key)
+
+            got = gather(DISTINCT + len(cols))
+            if got["values"] is None:  # more distinct targets than columns
+                present = got["numbers" if got["all_numbers"] else "texts"]
+                if got["missing"] or present != cols:
+                    return None
+                got = gather(None)  # every column named after a target: all of them, for the message
+        except Exception:
+            return None
+    if got["missing"]:
+        return None
+    values = got["values"]
+    if text:  # as the table read whole holds the column: numbers when every cell is one, else text
+        values = np.asarray(values.tolist(), dtype=np.float64 if got["all_numbers"] else str)
+    return ch, values, path, None
+
+
+def _targets_of(part: Any, text: bool, cap: int | None, wanted: frozenset, key: Callable) -> dict:
+    """A partition's distinct targets (a text format's stripped, as written) in the order they first
+    appear (``values``; None past ``cap``, :func:`_capped`), whether every one is a number of the
+    grammar (a text format's; other formats keep their types), whether one is missing.
+    """
+    import pandas as pd
+
+    from perfeval.io.grammar import is_number
+
+    if part is None or not len(part):
+        values = np.zeros(0, dtype=object)
+    elif text:
+        values = np.asarray(pd.unique(part.astype(str).str.strip().to_numpy(dtype=object)), dtype=object)
+    else:
+        values = np.asarray(pd.unique(part.to_numpy()))
+    listed = values.tolist()
+    if text:
+        missing = "" in listed
+        numbers = all(is_number(v) for v in listed)
+    else:
+        missing, numbers = bool(len(listed) and pd.isna(values).any()), True
+    got = {"text": text, "values": values, "all_numbers": numbers, "missing": missing}
+    return _capped({**got, "texts": frozenset(), "numbers": frozenset()}, cap, wanted, key)
+
+
+def _targets_merged(parts: list[dict], cap: int | None, wanted: frozenset, key: Callable) -> dict:
+    """Several partitions' :func:`_targets_of` (or merges), in partition order, as one."""
+    import pandas as pd
+
+    held = [p["values"] for p in parts if p["values"] is not None]
+    values = None
+    if held:
+        if len({v.dtype for v in held}) > 1:  # one type in a partition, another in the next
+            held = [v.astype(object) for v in held]
+        values = np.asarray(pd.unique(np.concatenate(held)))
+    got = {
+        "text": parts[0]["text"],
+        "values": values,
+        "all_numbers": all(p["all_numbers"] for p in parts),
+        "missing": any(p["missing"] for p in parts),
+        "texts": frozenset().union(*(p["texts"] for p in parts)),
+        "numbers": frozenset().union(*(p["numbers"] for p in parts)),
+    }
+    if len(held) < len(parts):  # a part past the cap: the others' values kept as their keys only
+        return _capped(got, 0, wanted, key)
+    return _capped(got, cap, wanted, key)
+
+
+def _capped(got: dict, cap: int | None, wanted: frozenset, key: Callable) -> dict:
+    """``got`` with its distinct values dropped when there are more than ``cap``, the ``wanted`` keys
+    they hold kept instead (``key``: a value as a column would name it), read as text (``texts``) and
+    as numbers (``numbers``: a text format's numbers by their value, other formats' values by theirs).
+    """
+    values = got["values"]
+    if cap is None or values is None or len(values) <= cap:
+        return got
+    from perfeval.io.grammar import is_number
+
+    listed = values.tolist()
+    if got["text"]:
+        texts = {v for v in listed if v in wanted}
+        numbers = {key(float(v)) for v in listed if is_number(v)} & wanted
+    else:
+        texts = numbers = {key(v) for v in listed} & wanted
+    return {**got, "values": None, "texts": got["texts"] | texts, "numbers": got["numbers"] | numbers}

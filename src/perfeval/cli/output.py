@@ -181,6 +181,38 @@ def _f(v: Any) -> float:
     return math.nan if v is None else float(v)
 
 
+def _asked(report: Any, label: str) -> bool:
+    """Whether the table has the measure's ``of=threshold`` row (its threshold said already)."""
+    return f"{label}{',' if ':' in label else ':'}of=threshold" in report.results
+
+
+def threshold_lines(report: Any, model: str = "") -> list[str]:
+    """The lines under a table that give each operating point's score threshold (a measure that picks
+    one, its value asked): ``TPR_AT_FPR@0.1: at score >= 0.79 (of=threshold gives it as a value)``;
+    per group, where the thresholds are (one line).  ``model``: the model's name, before each line.
+    """
+    lines = []
+    grouped = []
+    for label, r in report.results.items():
+        who = f"{model}: {label}" if model else label
+        if r.threshold_per_group is not None:
+            grouped.append(label)
+        elif r.threshold is not None and not math.isnan(r.threshold) and not _asked(report, label):
+            at = (
+                "no threshold: no case predicted positive (+inf)"
+                if math.isinf(r.threshold) and r.threshold > 0
+                else f"at score >= {float(r.threshold)!r}"
+            )
+            lines.append(f"{who}: {at} (of=threshold gives it as a value)")
+    if grouped:
+        named = ", ".join(grouped)
+        lines.append(
+            f"({model + ': ' if model else ''}each group's threshold of {named}: --format json "
+            "(threshold_per_group), or of=threshold as a measure)"
+        )
+    return lines
+
+
 def report_text(report: Any, output: str, per_group: bool) -> str:
     """A :class:`~perfeval.engine.report.Report` as the ``eval`` command prints it: ``table`` (with the
     signature under it), ``csv`` or ``json``.
@@ -200,6 +232,7 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
         return "\n".join(lines) + "\n"
 
     lines = table([head] + [[number(v) for v in row] for row in rows], "lr")
+    lines += threshold_lines(report)
     if bounded:
         lines += _tie_note(report)
     if report.intervals:
@@ -287,6 +320,8 @@ def models_text(reports: dict[str, Any], output: str, per_group: bool) -> str:
         [shown(name)] + [number(v) for v in _model_cells(r, _TABLE_COLUMNS)[1]] for name, r in reports.items()
     ]
     lines = table([head, *rows], "lr")
+    for name, r in reports.items():
+        lines += threshold_lines(r, shown(name))
     if _bounded(first):
         shares = ", ".join(
             f"{shown(name)} {r.tied_pairs * 100:.4g}%" if r.pairs else f"{shown(name)} -"

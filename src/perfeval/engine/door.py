@@ -52,6 +52,7 @@ __all__ = [
     "check_array",
     "check_classes",
     "class_codes",
+    "class_hint",
     "classes_of",
     "code",
     "relevance_targets",
@@ -282,11 +283,18 @@ def _not_a_class(
     v: Any, row: int, classes: tuple, name: str = "`y_true`", position: Callable[[int], str] | None = None
 ) -> str:
     shown = ", ".join(repr(c) for c in classes[:8]) + (", ..." if len(classes) > 8 else "")
-    hint = ""
-    if any(isinstance(c, str) for c in classes) != isinstance(v, str):
-        hint = " (the classes and the targets must be the same labels: text against numbers?)"
+    hint = class_hint(v, classes)
     where = f"row {row}" if position is None else position(row)
     return f"{name} holds {v!r} at {where}, which is not one of the classes [{shown}]{hint}"
+
+
+def class_hint(v: Any, classes: tuple) -> str:
+    """What a target ``v`` that is none of ``classes`` may mean, said after the message: text
+    against numbers (``0`` against ``['a', 'b']``), or nothing.
+    """
+    if any(isinstance(c, str) for c in classes) != isinstance(v, str):
+        return " (the classes and the targets must be the same labels: text against numbers?)"
+    return ""
 
 
 def classes_of(y: np.ndarray, k: int, classes: Any, names: Any = None) -> tuple[tuple, str]:

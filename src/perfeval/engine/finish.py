@@ -238,7 +238,7 @@ def _task(
                 if vals is None:  # group by group, from each group's ScoreHistogram
                     if hists is None:
                         hists = grouped_histograms(yb, ys, w, codes, len(keys))
-                    vals = np.array([safe(s, h) for h in hists], dtype=np.float64)
+                    vals = each_summary(s, hists)
                 results[s.label + suffix] = MeasureResult.of(
                     s, np.asarray(vals, dtype=np.float64), sizes, keys, True
                 )
@@ -496,6 +496,9 @@ def warn_undefined(
     per group (``classes`` named): one for the classes some groups' values leave out of their
     averages, and one for the groups whose samples averages leave rows out.
     """
+    companions = {s.label for s in specs if s.companion}  # said by the value they go with
+    if companions:
+        results = {k: r for k, r in results.items() if k.split("[")[0] not in companions}
     edge = {s.label: s.measure.edge_cases for s in specs}
     by_groups: dict[tuple, list[str]] = {}
     for label, r in results.items():
@@ -607,8 +610,28 @@ def safe(spec: MeasureSpec, h: ScoreHistogram) -> float:
     return float(v) if v is not None else math.nan
 
 
-def grouped_histograms(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, codes: np.ndarray, q: int):
-    """One ScoreHistogram per group: views into one array sorted by (group, score)."""
+def each_summary(spec: MeasureSpec, hists: Sequence[ScoreHistogram]) -> np.ndarray:
+    """``safe(spec, h)`` for every summary of ``hists`` (canonical, as :func:`grouped_histograms`
+    makes them): the measure's function called on each, its parameters checked once.
+    """
+    if not hists:
+        return np.zeros(0)
+    safe(spec, hists[0])  # the parameters checked as spec(h) checks them (one line if wrong)
+    fn, kw = spec.measure.function(), {**spec.measure.defaults(), **spec.kwargs}
+    out = np.empty(len(hists))
+    for i, h in enumerate(hists):
+        v = fn(h, **kw)
+        out[i] = math.nan if v is None else float(v)
+    return out
+
+
+def grouped_histograms(
+    y: np.ndarray, s: np.ndarray, w: np.ndarray | None, codes: np.ndarray, q: int
+) -> list[ScoreHistogram]:
+    """One ScoreHistogram per group: views into one array sorted by (group, score), without empty
+    cells (weight 0) and knowing whether its weights are whole (both found for every group at
+    once: each group's summary is then what :meth:`ScoreHistogram.canonical` would make of it).
+    """
     order = np.lexsort((s, codes))
     c, sc, yy = codes[order], s[order] + 0.0, y[order]
     ww = np.ones(len(s)) if w is None else w[order]
@@ -618,7 +641,13 @@ def grouped_histograms(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, codes
     pos = np.add.reduceat(ww * yy, starts) if len(starts) else np.zeros(0)
     neg = np.add.reduceat(ww * (1 - yy), starts) if len(starts) else np.zeros(0)
     scores, gcodes = sc[starts], c[starts]
+    keep = (pos != 0) | (neg != 0)
+    if not keep.all():
+        scores, gcodes, pos, neg = scores[keep], gcodes[keep], pos[keep], neg[keep]
     bounds = np.searchsorted(gcodes, np.arange(q + 1))
+    whole = (pos == np.round(pos)) & (neg == np.round(neg))
+    counts = np.bincount(gcodes[~whole], minlength=q) == 0
     return [
-        ScoreHistogram(scores[a:b], pos[a:b], neg[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=False)
+        ScoreHistogram.of_cells(scores[a:b], pos[a:b], neg[a:b], is_counts=bool(k))
+        for a, b, k in zip(bounds[:-1], bounds[1:], counts, strict=True)
     ]

@@ -208,6 +208,11 @@ class MeasureResult:
     undefined_why: list = field(default_factory=list)
     #: what the value leaves out, said beside it (the rows of a samples average that are 0/0), or ""
     note: str = ""
+    #: a measure that picks an operating point (an ``of`` parameter), its value asked: the score
+    #: threshold of that point (+inf: nothing predicted positive; NaN: no point), as ``of=threshold``
+    #: gives it; per group each group's (``threshold_per_group``).  Set by the command (eval), else None
+    threshold: float | None = None
+    threshold_per_group: np.ndarray | None = None
     #: multiclass with tie_bounds=True: each class's bounds (NaN where the class has no value)
     tie_min_per_class: np.ndarray | None = None
     tie_max_per_class: np.ndarray | None = None
@@ -355,6 +360,26 @@ class Report:
             d["per_group_rows_left_out"] = [keys[i] for i in np.flatnonzero(noted).tolist()]
         return d
 
+    def _threshold_fields(self, r: MeasureResult) -> dict[str, Any]:
+        """An operating point's score threshold (``threshold``; per group ``threshold_per_group``),
+        each null with its reason: +inf is no case predicted positive, NaN no point (the value's).
+        """
+
+        def why(v: float) -> str:
+            if math.isinf(v) and v > 0:
+                return "+infinity: no case predicted positive (the point of no threshold)"
+            return "no operating point: the value is undefined"
+
+        d: dict[str, Any] = {}
+        if r.threshold is not None:
+            d.update(with_reasons({"threshold": r.threshold}, {"threshold": why(float(r.threshold))}))
+        if r.threshold_per_group is not None:
+            per, per_why = map_with_reasons(_keys(self.groups), r.threshold_per_group.tolist(), why)
+            d["threshold_per_group"] = per
+            if per_why:
+                d["threshold_per_group_why_null"] = per_why
+        return d
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"params": self.params, "signature": str(self.signature), "measures": {}}
         for k, r in self.results.items():
@@ -385,6 +410,7 @@ class Report:
                     d["per_group_why_null"] = per_why
                 d.update(self._group_class_fields(r))
             d.update(self._class_fields(k, r))
+            d.update(self._threshold_fields(r))
             if r.tie_min is not None:
                 d.update(tie_bounds_with_reasons(r))
                 if r.tie_note:

@@ -424,6 +424,7 @@ def scorer(
             "lower is better): a scorer needs a measure with a direction"
         )
     kwargs = {**spec.kwargs, **params}
+    spec.measure.check_together(kwargs, spec.label)
     label = pos_label
 
     def score(y_true, y_score, sample_weight=None, **_kw):

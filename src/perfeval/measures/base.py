@@ -172,6 +172,11 @@ class Measure:
     tie_bounds: str = "free"
     #: one sentence on the bound, for the documentation (a default per kind when empty)
     tie_bounds_doc: str = ""
+    #: ``"module:function"`` of a check of the parameters together, where one's domain depends on
+    #: another's (PAUC's ``lo < hi``): called with every parameter (defaults filled in) once each is
+    #: in its own domain, it returns None, or what is wrong in words (``lo`` must be ...); "" if none.
+    #: Run when a spec is parsed, so that a run is refused before it reads any data
+    check: str = ""
     _fn: list = field(default_factory=list, repr=False, compare=False)
 
     @property
@@ -201,6 +206,17 @@ class Measure:
             if p.name in params:
                 p.check(params[p.name], self.name)
 
+    def check_together(self, params: dict[str, Any], label: str = "") -> None:
+        """The parameters together (the measure's ``check``; ``params`` complete, each in its domain):
+        one line naming the spec (``label``, else the measure) and what is wrong, when they do not fit.
+        """
+        if not self.check:
+            return
+        mod, _, attr = self.check.partition(":")
+        problem = getattr(importlib.import_module(mod), attr)(params)
+        if problem:
+            raise InvalidParameterError(f"{label or self.name}: {problem}")
+
     def defaults(self) -> dict[str, float | int | str]:
         return {p.name: p.default for p in self.params}
 
@@ -213,10 +229,12 @@ class Measure:
                 f"expected one of {[p.name for p in self.params] or 'none'}"
             )
         self.check_params(params)
+        every = {**self.defaults(), **params}
+        self.check_together(every)
         canonical = getattr(summary, "canonical", None)  # a ScoreHistogram: without empty cells
         if canonical is not None:
             summary = canonical()
-        return self.function()(summary, **{**self.defaults(), **params})
+        return self.function()(summary, **every)
 
     @property
     def tie_bounds_text(self) -> str:

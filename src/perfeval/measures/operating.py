@@ -22,9 +22,8 @@ the expected curve over random orders of a tie's cases), between two FPR values 
 ``focus="tpr"``: the area between the curve and the line FPR = 1), raw or standardised as McClish
 (1989) does.
 
-Each measure has a per-group form (``name_groups``) over every group's points at once, for unweighted
-rows (whole counts: the same bits as each group's own summary); with weights it declines and the
-engine finishes each group from its own summary.
+Each measure has a per-group form (``name_groups``) over every group's points at once, weighted or
+not, with the bits of each group's own summary (:func:`group_points`).
 """
 
 from __future__ import annotations
@@ -33,7 +32,6 @@ import math
 
 import numpy as np
 
-from perfeval.exceptions import InvalidParameterError
 from perfeval.measures._data import GroupedData, histograms
 from perfeval.summaries import ScoreHistogram
 
@@ -65,38 +63,76 @@ def _one(h: ScoreHistogram) -> Points:
     return thr, tp, fp, np.full(len(tp), P), np.full(len(tp), N), None
 
 
-def group_points(gd: GroupedData) -> Points | None:
-    """Every group's points (:func:`points` of each group's summary, one after the other), or None
-    with weights (a per-group cumulative sum of fractional weights would not have the bits of each
-    group's own): each group's +inf point, then its distinct scores from the highest.
+def group_points(gd: GroupedData) -> Points:
+    """Every group's points (:func:`points` of each group's summary, one after the other): each
+    group's +inf point, then its distinct scores from the highest.  Each group's TP and FP are
+    added from 0.0 one cell after another, as ``np.cumsum`` adds them over the group's summary
+    alone, so that they have the same bits: unweighted, whole counts, by one cumulative sum over
+    every group (exact whatever came before); weighted, group by group (:func:`segment_cumsum`),
+    from the groups' histograms (``histograms``: the rows in the canonical order) without their
+    empty cells (weight 0), as :meth:`ScoreHistogram.canonical` leaves them out.
     """
-    if gd.weighted:
-        return None
     memo = gd.__dict__.setdefault("_memo", {})
     if "operating_points" not in memo:
         sc, pos, neg, bounds = histograms(gd)
         bounds = np.asarray(bounds, dtype=np.int64)
+        if gd.weighted:
+            keep = (pos != 0) | (neg != 0)
+            if not keep.all():
+                kept = np.concatenate(([0], np.cumsum(keep)))
+                sc, pos, neg, bounds = sc[keep], pos[keep], neg[keep], kept[bounds]
         G, C = len(bounds) - 1, len(sc)
         cells = np.diff(bounds)
         gid_cell = np.repeat(np.arange(G), cells)
         # each group's cells from the highest score down
         rev = bounds[gid_cell] + bounds[gid_cell + 1] - 1 - np.arange(C)
-        # whole counts: cumulative sums exact, so a group's are the same whatever came before it
-        ctp, cfp = np.cumsum(pos[rev]), np.cumsum(neg[rev])
-        start = bounds[:-1]
-        tp0 = np.where(cells > 0, ctp[np.minimum(start, C - 1)] - pos[rev][np.minimum(start, C - 1)], 0.0)
-        fp0 = np.where(cells > 0, cfp[np.minimum(start, C - 1)] - neg[rev][np.minimum(start, C - 1)], 0.0)
+        if gd.weighted:
+            ctp, cfp = segment_cumsum(pos[rev], bounds), segment_cumsum(neg[rev], bounds)
+        else:
+            # whole counts: cumulative sums exact, so a group's are the same whatever came before it
+            ctp, cfp = np.cumsum(pos[rev]), np.cumsum(neg[rev])
+            start = np.minimum(bounds[:-1], C - 1)
+            tp0 = np.where(cells > 0, ctp[start] - pos[rev][start], 0.0)
+            fp0 = np.where(cells > 0, cfp[start] - neg[rev][start], 0.0)
+            ctp, cfp = ctp - tp0[gid_cell], cfp - fp0[gid_cell]
         n = C + G
         gid = np.repeat(np.arange(G), cells + 1)
         first = bounds[:-1] + np.arange(G)  # each group's +inf point
         at = np.ones(n, dtype=bool)
         at[first] = False
         thr, tp, fp = np.full(n, math.inf), np.zeros(n), np.zeros(n)
-        thr[at], tp[at], fp[at] = sc[rev], ctp - tp0[gid_cell], cfp - fp0[gid_cell]
+        thr[at], tp[at], fp[at] = sc[rev], ctp, cfp
         last = bounds[1:] + np.arange(G)  # each group's lowest threshold
         P, N = tp[last][gid], fp[last][gid]
         memo["operating_points"] = (thr, tp, fp, P, N, gid)
     return memo["operating_points"]
+
+
+def segment_cumsum(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """The cumulative sum of each segment ``values[bounds[i]:bounds[i + 1]]`` on its own, with the
+    bits of ``np.cumsum`` of that segment alone (added from its first value, one after another).
+
+    The segments are laid out as the columns of a matrix, those of about one length together (a
+    power of two: at most twice the cells), zeros after a short one's end, and summed down the
+    columns (``np.cumsum(axis=0)``: row i is row i - 1 plus its values, for every column at once).
+    """
+    out = np.empty(len(values))
+    lengths = np.diff(bounds)
+    live = np.flatnonzero(lengths > 0)
+    if not len(live):
+        return out
+    size = np.ceil(np.log2(lengths[live])).astype(np.int64)  # exact for powers of two up to 2^52
+    for c in np.unique(size):
+        cols = live[size == c]
+        L = int(lengths[cols].max())
+        depth = np.arange(L)[:, None]
+        inside = depth < lengths[cols][None, :]
+        where = bounds[cols][None, :] + depth
+        block = np.zeros((L, len(cols)))
+        block[inside] = values[where[inside]]
+        np.cumsum(block, axis=0, out=block)
+        out[where[inside]] = block[inside]
+    return out
 
 
 def _ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -172,9 +208,8 @@ def tpr_at_fpr(h: ScoreHistogram, *, max_fpr: float, of: str) -> float:
     return float(_tpr_at_fpr(_one(h), max_fpr, of))
 
 
-def tpr_at_fpr_groups(gd: GroupedData, *, max_fpr: float, of: str) -> np.ndarray | None:
-    pts = group_points(gd)
-    return None if pts is None else np.asarray(_tpr_at_fpr(pts, max_fpr, of))
+def tpr_at_fpr_groups(gd: GroupedData, *, max_fpr: float, of: str) -> np.ndarray:
+    return np.asarray(_tpr_at_fpr(group_points(gd), max_fpr, of))
 
 
 def sen_at_spc(h: ScoreHistogram, *, min_specificity: float, of: str) -> float:
@@ -182,9 +217,8 @@ def sen_at_spc(h: ScoreHistogram, *, min_specificity: float, of: str) -> float:
     return float(_sen_at_spc(_one(h), min_specificity, of))
 
 
-def sen_at_spc_groups(gd: GroupedData, *, min_specificity: float, of: str) -> np.ndarray | None:
-    pts = group_points(gd)
-    return None if pts is None else np.asarray(_sen_at_spc(pts, min_specificity, of))
+def sen_at_spc_groups(gd: GroupedData, *, min_specificity: float, of: str) -> np.ndarray:
+    return np.asarray(_sen_at_spc(group_points(gd), min_specificity, of))
 
 
 def spc_at_sen(h: ScoreHistogram, *, min_sensitivity: float, of: str) -> float:
@@ -192,9 +226,8 @@ def spc_at_sen(h: ScoreHistogram, *, min_sensitivity: float, of: str) -> float:
     return float(_spc_at_sen(_one(h), min_sensitivity, of))
 
 
-def spc_at_sen_groups(gd: GroupedData, *, min_sensitivity: float, of: str) -> np.ndarray | None:
-    pts = group_points(gd)
-    return None if pts is None else np.asarray(_spc_at_sen(pts, min_sensitivity, of))
+def spc_at_sen_groups(gd: GroupedData, *, min_sensitivity: float, of: str) -> np.ndarray:
+    return np.asarray(_spc_at_sen(group_points(gd), min_sensitivity, of))
 
 
 def pre_at_rec(h: ScoreHistogram, *, min_recall: float, of: str) -> float:
@@ -204,9 +237,8 @@ def pre_at_rec(h: ScoreHistogram, *, min_recall: float, of: str) -> float:
     return float(_pre_at_rec(_one(h), min_recall, of))
 
 
-def pre_at_rec_groups(gd: GroupedData, *, min_recall: float, of: str) -> np.ndarray | None:
-    pts = group_points(gd)
-    return None if pts is None else np.asarray(_pre_at_rec(pts, min_recall, of))
+def pre_at_rec_groups(gd: GroupedData, *, min_recall: float, of: str) -> np.ndarray:
+    return np.asarray(_pre_at_rec(group_points(gd), min_recall, of))
 
 
 def rec_at_pre(h: ScoreHistogram, *, min_precision: float, of: str) -> float:
@@ -214,9 +246,8 @@ def rec_at_pre(h: ScoreHistogram, *, min_precision: float, of: str) -> float:
     return float(_rec_at_pre(_one(h), min_precision, of))
 
 
-def rec_at_pre_groups(gd: GroupedData, *, min_precision: float, of: str) -> np.ndarray | None:
-    pts = group_points(gd)
-    return None if pts is None else np.asarray(_rec_at_pre(pts, min_precision, of))
+def rec_at_pre_groups(gd: GroupedData, *, min_precision: float, of: str) -> np.ndarray:
+    return np.asarray(_rec_at_pre(group_points(gd), min_precision, of))
 
 
 # -- partial AUC ---------------------------------------------------------------------------------------
@@ -227,8 +258,6 @@ def _pauc(pts: Points, hi: float, lo: float, focus: str, correct: str) -> float 
     points of one group) clipped to the range, its ends interpolated on it, by the trapezoid rule;
     the terms added in point order (np.bincount), for one summary and for every group alike.
     """
-    if not lo < hi:
-        raise InvalidParameterError(f"PAUC needs `lo` < `hi` (a range), got lo={lo:g}, hi={hi:g}")
     _thr, tp, fp, P, N, gid = pts
     tpr, fpr = _ratio(tp, P), _ratio(fp, N)
     if focus == "fpr":
@@ -265,9 +294,8 @@ def pauc(h: ScoreHistogram, *, hi: float, lo: float, focus: str, correct: str) -
     return float(_pauc(_one(h), hi, lo, focus, correct))
 
 
-def pauc_groups(gd: GroupedData, *, hi: float, lo: float, focus: str, correct: str) -> np.ndarray | None:
-    pts = group_points(gd)
-    return None if pts is None else np.asarray(_pauc(pts, hi, lo, focus, correct))
+def pauc_groups(gd: GroupedData, *, hi: float, lo: float, focus: str, correct: str) -> np.ndarray:
+    return np.asarray(_pauc(group_points(gd), hi, lo, focus, correct))
 
 
 # -- threshold choice: the best point over every threshold ------------------------------------------
@@ -313,9 +341,8 @@ def youden(h: ScoreHistogram, *, of: str) -> float:
     return float(_youden(_one(h), of))
 
 
-def youden_groups(gd: GroupedData, *, of: str) -> np.ndarray | None:
-    pts = group_points(gd)
-    return None if pts is None else np.asarray(_youden(pts, of))
+def youden_groups(gd: GroupedData, *, of: str) -> np.ndarray:
+    return np.asarray(_youden(group_points(gd), of))
 
 
 def topleft(h: ScoreHistogram, *, of: str) -> float:
@@ -323,9 +350,8 @@ def topleft(h: ScoreHistogram, *, of: str) -> float:
     return float(_topleft(_one(h), of))
 
 
-def topleft_groups(gd: GroupedData, *, of: str) -> np.ndarray | None:
-    pts = group_points(gd)
-    return None if pts is None else np.asarray(_topleft(pts, of))
+def topleft_groups(gd: GroupedData, *, of: str) -> np.ndarray:
+    return np.asarray(_topleft(group_points(gd), of))
 
 
 def best_fbeta(h: ScoreHistogram, *, beta: float, of: str) -> float:
@@ -333,9 +359,8 @@ def best_fbeta(h: ScoreHistogram, *, beta: float, of: str) -> float:
     return float(_best_fbeta(_one(h), beta, of))
 
 
-def best_fbeta_groups(gd: GroupedData, *, beta: float, of: str) -> np.ndarray | None:
-    pts = group_points(gd)
-    return None if pts is None else np.asarray(_best_fbeta(pts, beta, of))
+def best_fbeta_groups(gd: GroupedData, *, beta: float, of: str) -> np.ndarray:
+    return np.asarray(_best_fbeta(group_points(gd), beta, of))
 
 
 def best_mcc(h: ScoreHistogram, *, of: str) -> float:
@@ -345,9 +370,8 @@ def best_mcc(h: ScoreHistogram, *, of: str) -> float:
     return float(_best_mcc(_one(h), of))
 
 
-def best_mcc_groups(gd: GroupedData, *, of: str) -> np.ndarray | None:
-    pts = group_points(gd)
-    return None if pts is None else np.asarray(_best_mcc(pts, of))
+def best_mcc_groups(gd: GroupedData, *, of: str) -> np.ndarray:
+    return np.asarray(_best_mcc(group_points(gd), of))
 
 
 def least_cost(h: ScoreHistogram, *, fn: float, fp: float, tp: float, tn: float, of: str) -> float:
@@ -355,8 +379,5 @@ def least_cost(h: ScoreHistogram, *, fn: float, fp: float, tp: float, tn: float,
     return float(_least_cost(_one(h), fn, fp, tp, tn, of))
 
 
-def least_cost_groups(
-    gd: GroupedData, *, fn: float, fp: float, tp: float, tn: float, of: str
-) -> np.ndarray | None:
-    pts = group_points(gd)
-    return None if pts is None else np.asarray(_least_cost(pts, fn, fp, tp, tn, of))
+def least_cost_groups(gd: GroupedData, *, fn: float, fp: float, tp: float, tn: float, of: str) -> np.ndarray:
+    return np.asarray(_least_cost(group_points(gd), fn, fp, tp, tn, of))

@@ -90,6 +90,9 @@ class MeasureSpec:
     #: the task is known: :func:`perfeval.engine.classes.class_specs` gives them to that form, and
     #: :func:`refuse_pending` refuses them for one score a case
     pending: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    #: computed beside another spec, not asked (the command's ``of=threshold`` of an operating point,
+    #: shown as that measure's threshold): no warning of its own (the value's says it)
+    companion: bool = field(default=False, compare=False, repr=False)
 
     def __str__(self) -> str:
         return self.label
@@ -312,6 +315,7 @@ def parse_measure(
     spec = MeasureSpec(m, tuple(params.items()))
     object.__setattr__(spec, "_set", frozenset(given))
     object.__setattr__(spec, "pending", tuple(later))
+    m.check_together(params, spec.label)  # here, before any data is read
     return spec
 
 
@@ -323,6 +327,6 @@ def with_threshold(spec: MeasureSpec, threshold: float) -> MeasureSpec:
     kw = dict(spec.params)
     kw["threshold"] = threshold
     new = MeasureSpec(spec.measure, tuple(kw.items()))
-    for attr in ("_set", "written", "tool", "pending"):
+    for attr in ("_set", "written", "tool", "pending", "companion"):
         object.__setattr__(new, attr, getattr(spec, attr))
     return new

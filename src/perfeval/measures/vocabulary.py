@@ -46,6 +46,7 @@ def _binary(
     at_param: bool = False,
     tie_bounds: str = "free",
     tie_bounds_doc: str = "",
+    check: str = "",
 ) -> None:
     # compute / per_group: literal "module:function" strings, not the functions, because the registry
     # is read without numpy (measures/base.py says why and by whom)
@@ -67,6 +68,7 @@ def _binary(
             at_param=at_param,
             tie_bounds=tie_bounds,
             tie_bounds_doc=tie_bounds_doc,
+            check=check,
         )
     )
 
@@ -1110,6 +1112,14 @@ def _rate(name: str, doc: str, default: float) -> Param:
     return Param(name, default, doc, low=0, high=1)
 
 
+def pauc_range(params: dict) -> str | None:
+    """PAUC's range: ``lo`` < ``hi`` (Measure.check)."""
+    lo, hi = params["lo"], params["hi"]
+    if lo < hi:
+        return None
+    return f"`lo` must be < `hi` (a range), got lo={lo:g}, hi={hi:g}"
+
+
 _binary(
     "TPR_AT_FPR",
     "true positive rate at a false positive rate",
@@ -1224,6 +1234,7 @@ _binary(
     per_group="perfeval.measures.operating:pauc_groups",
     at_param=True,
     tie_bounds="orders",
+    check="perfeval.measures.vocabulary:pauc_range",
 )
 _TIE_CHOICE = (
     "only thresholds at distinct scores are achievable (a tie is never split), and +inf (nothing "
@@ -1343,6 +1354,18 @@ _BRIER_IDENTITY = (
     "positives at s, o overall; corp: c the weighted isotonic (PAV) regression of o_s on s (the ties "
     "pooled first), MCB = BS(s) - BS(c), DSC = BS(o) - BS(c)."
 )
+
+
+def ece_debiased(params: dict) -> str | None:
+    """ECE's debiased form is of the L2 norm (Measure.check: refused when the spec is read)."""
+    if params["debiased"] == "yes" and params["norm"] != "l2":
+        return (
+            "the debiased form is of the L2 norm (Kumar, Liang & Ma 2019): give norm=l2 with debiased=yes, "
+            f"got norm={params['norm']}"
+        )
+    return None
+
+
 _binary(
     "ECE",
     "expected calibration error (binned)",
@@ -1359,6 +1382,7 @@ _binary(
     params=(_CAL_BINS, _CAL_N_BINS, _CAL_NORM, _CAL_DEBIASED),
     direction="lower",
     ties=_CAL_TIES,
+    check="perfeval.measures.vocabulary:ece_debiased",
     compute="perfeval.measures.calibration:ece",
     per_group="perfeval.measures.calibration:ece_groups",
 )

@@ -152,6 +152,19 @@ class ScoreHistogram:
         return cls(z, z, z)
 
     @classmethod
+    def of_cells(
+        cls, scores: np.ndarray, pos: np.ndarray, neg: np.ndarray, *, is_counts: bool
+    ) -> ScoreHistogram:
+        """The summary of cells already canonical (scores increasing, no cell of weight 0), with
+        :meth:`is_counts` known (the engine's group-by-group path finds both for every group at once);
+        nothing is checked again.
+        """
+        h = cls(scores, pos, neg)
+        h._memo["canonical"] = True
+        h._memo["is_counts"] = is_counts
+        return h
+
+    @classmethod
     def from_arrays(cls, y_true: Any, y_score: Any, sample_weight: Any = None) -> ScoreHistogram:
         """Summarise cases given as arrays.
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import functools
 import math
 import os
 import sys
@@ -194,6 +196,9 @@ def run(args: Any) -> int:
         return 0
     if table_of.table is not None:
         args.shared_table = table_of  # read once
+    if dialect is None:  # each operating point's threshold, shown beside its value
+        args.thresholds, twins = threshold_companions(specs)
+        specs = specs + twins
     names = _models(args)
     if names is None:
         _one_score_a_case(args, specs)
@@ -201,36 +206,70 @@ def run(args: Any) -> int:
         text = report_text(report, args.format, args.per_group)
         groups_text = group_csv(report) if args.per_group_output else ""
     else:  # several models: one row each, or one score column a class (the names are the labels)
-        shared = _Table(args)
-        streamed = args.stream or (
-            path is not None and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES
-        )
-        if not args.dask and classes.names_are_classes(args, names, None if streamed else shared()):
-            return classes.run(args, stream_bytes=STREAM_BYTES)  # read again: the target's labels as written
-        _one_score_a_case(args, specs)
-        if path is None and (args.stream or args.dask):
-            raise InvalidParameterError(
-                "several --score columns with --stream/--dask read the file once a model: give a file, "
-                "not standard input"
-            )
-        reports = {}
-        for name in names:
-            one = copy.copy(args)
-            one.score, one.shared_table, one.models = name, shared, tuple(names)
-            report = _one(one, path, specs, dialect)
-            # a model is named by its column (--score 2,3 of a file with a header: its names)
-            column = report.params.get("columns", {}).get("score") or name
-            if column in reports:
-                raise InvalidParameterError(f"--score {args.score!r}: column {column!r} named twice")
-            reports[column] = report
-        text = models_text(reports, args.format, args.per_group)
-        groups_text = models_group_csv(reports) if args.per_group_output else ""
+        with _cluster(args, path):  # on Dask, one cluster for what they are and for each model
+            done = _several(args, names, path, specs, dialect)
+        if isinstance(done, int):  # K classes, said already
+            return done
+        text, groups_text = done
     if args.per_group_output:
         write_file(args.per_group_output, groups_text.encode("utf-8"))  # whole or not at all
 
         sys.stderr.write(f"perfeval: wrote {place(args.per_group_output)}\n")
     write(text)
     return 0
+
+
+def _cluster(args: Any, path: str | None) -> Any:
+    """The Dask cluster of a run of several ``--score`` columns on Dask (the backend's ``connect``:
+    the passes of the run share it), or nothing.
+    """
+    if not args.dask or path is None:
+        return contextlib.nullcontext()
+    from perfeval.backends.dask import connect
+
+    return connect(args.dask)
+
+
+def _several(args: Any, names: list[str], path: str | None, specs: list, dialect: str | None) -> Any:
+    """``--score a,b,c``: K classes when the targets name the columns (the report written: 0), else
+    several models, a row each: (the text, the per-group CSV or '').
+    """
+    from perfeval.cli import classes
+
+    shared = _Table(args)
+    streamed = args.stream or (
+        path is not None and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES
+    )
+    # the same rule in memory and on Dask (every distinct target of the files, from the cluster);
+    # streamed, the first chunk's targets
+    targets = None
+    if args.dask:
+        from perfeval.cli.dask_tables import score_columns_targets
+
+        targets = functools.partial(score_columns_targets, key=classes.number_key)
+    table = None if streamed or args.dask else shared()
+    if classes.names_are_classes(args, names, table, targets):
+        return classes.run(args, stream_bytes=STREAM_BYTES)  # read again: the target's labels as written
+    _one_score_a_case(args, specs)
+    if path is None and (args.stream or args.dask):
+        raise InvalidParameterError(
+            "several --score columns with --stream/--dask read the file once a model: give a file, "
+            "not standard input"
+        )
+    reports = {}
+    for name in names:
+        one = copy.copy(args)
+        one.score, one.shared_table, one.models = name, shared, tuple(names)
+        report = _one(one, path, specs, dialect)
+        # a model is named by its column (--score 2,3 of a file with a header: its names)
+        column = report.params.get("columns", {}).get("score") or name
+        if column in reports:
+            raise InvalidParameterError(f"--score {args.score!r}: column {column!r} named twice")
+        reports[column] = report
+    return (
+        models_text(reports, args.format, args.per_group),
+        models_group_csv(reports) if args.per_group_output else "",
+    )
 
 
 def _one_score_a_case(args: Any, specs: list) -> None:
@@ -266,11 +305,50 @@ def _one(args: Any, path: str | None, specs: list, dialect: str | None) -> Any:
             report = _dask(args, path, specs) if args.dask else _stream(args, path, specs)
     if report is not None:
         _warn(caught)
+        with_thresholds(report, getattr(args, "thresholds", ()))
         if args.ci is not None:
             _summary_intervals(args, report)
         report.params["source"] = path or "standard input"
         return report
-    return _in_memory(args, path, specs)
+    return with_thresholds(_in_memory(args, path, specs), getattr(args, "thresholds", ()))
+
+
+def threshold_companions(specs: list) -> tuple[list[tuple[str, str, bool]], list]:
+    """For each measure asked that picks an operating point (its ``of`` parameter at ``value``), the
+    same measure with ``of=threshold``, computed beside it so that its threshold is shown with its
+    value: ((value label, threshold label, added), the specs added: those not asked already).
+    """
+    from perfeval.measures.spec import MeasureSpec
+
+    asked = {s.label for s in specs}
+    pairs, added = [], []
+    for s in specs:
+        if s.measure.kind != "binary" or s.kwargs.get("of") != "value":
+            continue
+        twin = MeasureSpec(s.measure, tuple({**s.kwargs, "of": "threshold"}.items()))
+        object.__setattr__(twin, "_set", s._set | {"of"})
+        object.__setattr__(twin, "companion", True)
+        pairs.append((s.label, twin.label, twin.label not in asked))
+        if twin.label not in asked:
+            added.append(twin)
+    return pairs, added
+
+
+def with_thresholds(report: Any, pairs: Any) -> Any:
+    """Each operating point's threshold set on its value's result (``threshold``, per group
+    ``threshold_per_group``), the companions the command added taken out of the report.
+    """
+    for value, twin, added in pairs:
+        for key in [k for k in report.results if k == twin or k.startswith(twin + "[")]:
+            r = report.results.pop(key) if added else report.results[key]
+            v = report.results.get(value + key[len(twin) :])
+            if v is None:
+                continue
+            if r.per_group is not None:
+                v.threshold_per_group = r.per_group
+            else:
+                v.threshold = r.value
+    return report
 
 
 class _Table:
@@ -388,7 +466,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
         report.intervals = ci(
             target,
             score,
-            measures=specs,
+            measures=[s for s in specs if not s.companion],  # not the thresholds the command adds
             method=args.method or "bca",
             level=args.ci,
             n_boot=args.n_boot,
