@@ -190,3 +190,18 @@ def test_row_sums_in_one_pass_are_the_sums_of_the_numpy_columns(d, weighted, cut
     (e,) = {v[1] for v in scaled.values()}
     for k, (v, _) in scaled.items():
         assert [Fraction(x) * Fraction(2) ** e for x in v] == [Fraction(x, 2**SHIFT) for x in want[k]]
+
+
+def test_unaligned_arrays_are_read():
+    """An array unpickled on a Dask worker can be unaligned (numpy exports it as another buffer
+    format): the sums read it as any other."""
+    from perfeval.summaries.regression import RegressionSummary
+
+    x = np.array([1.5, -2.25, 3.0])
+    raw = np.zeros(x.nbytes + 1, dtype=np.uint8)
+    raw[1:] = x.view(np.uint8)
+    un = raw[1:].view(np.float64)
+    assert not un.flags.aligned
+    assert exact_sums(None, un, un) == exact_sums(None, x, x)
+    a, b = RegressionSummary.from_checked(un, un[::-1]), RegressionSummary.from_checked(x, x[::-1])
+    assert (a.srr, a.sabs, a.weight) == (b.srr, b.sabs, b.weight)

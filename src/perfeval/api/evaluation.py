@@ -209,6 +209,7 @@ def evaluate(
             threshold=threshold,
             pos_label=pos_label,
             classes=classes,
+            task=task,
         )
     if (case, class_column) != (None, None):  # the long form: a row a case and class
         return _evaluate_long(

@@ -38,13 +38,17 @@ from perfeval.summaries.regression import (
 __all__ = [
     "REGRESSION",
     "TIES_REGRESSION",
+    "regression_asked",
     "regression_specs",
     "regression_task",
+    "fold",
     "check_regression",
     "needs",
     "empty_summary",
     "summary_report",
     "finish_regression",
+    "group_values",
+    "grouped_report",
 ]
 
 TIES_REGRESSION = "none: each row is scored by its own prediction"
@@ -106,6 +110,30 @@ def regression_task(
     n = len(np.unique(y))
     real = y.dtype.kind == "f" and not bool(np.all(y == np.floor(y)))
     return f"the target holds {n:,} distinct {'real values' if real else 'whole numbers'}"
+
+
+def regression_asked(measures: Any, task: Any = None) -> str | None:
+    """How a backend that cannot look at every target first (a stream, Dask, a Metric) was asked for
+    a regression: ``task="regression"``, or a regression measure named; None otherwise (binary or
+    per-query measures: such a backend does not guess the task from its first rows).
+    """
+    if task not in TASKS:
+        raise InvalidParameterError(f"`task` must be None, 'binary' or 'regression', got {task!r}")
+    if task == "regression":
+        return "task='regression'"
+    if task is None:
+        specs = named_specs(measures)
+        if specs is not None and any(s.measure.kind == "regression" for s in specs):
+            return "a regression measure named"
+    return None
+
+
+def fold(summary: RegressionSummary, cases: Cases) -> RegressionSummary:
+    """``summary`` with checked rows added (a chunk, a batch, a partition)."""
+    try:
+        return summary.folded(np.asarray(cases.y, dtype=np.float64), cases.s, cases.w)
+    except OverflowError as e:
+        raise InvalidDataError(str(e)) from None
 
 
 def regression_specs(specs: list[MeasureSpec] | None) -> list[MeasureSpec]:
@@ -428,10 +456,58 @@ def finish_regression(cases: Cases, specs: list[MeasureSpec], *, task_from: str)
         )
         starts = bounds[:-1]
         gs = _GroupSums(y[order], s[order], None if w is None else w[order], starts, _sums_of(specs))
-        results = {sp.label: MeasureResult.of(sp, _group_value(sp, gs), sizes, keys, True) for sp in specs}
+        values = {sp.label: _group_value(sp, gs) for sp in specs}
+        return grouped_report(
+            specs,
+            keys,
+            sizes,
+            values,
+            rows=cases.rows_in,
+            weighted=w is not None,
+            backend="memory",
+            task_from=task_from,
+        )
     warn_undefined(results, specs)
-    groups = None if keys is None else int(len(keys))
-    report = Report(results, keys, params_of(cases.rows_in, groups, w is not None, "memory", task_from))
-    report.group_sizes = sizes
+    report = Report(results, None, params_of(cases.rows_in, None, w is not None, "memory", task_from))
     report.summary = summary
+    return report
+
+
+def group_values(
+    cases: Cases, specs: list[MeasureSpec]
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """Each group's key, size and value of every measure of ``specs`` over checked grouped cases (a
+    stream's part, a Dask partition holding whole groups): the numbers :func:`finish_regression`
+    gives those groups.
+    """
+    r = finish_regression(cases, specs, task_from="")
+    assert r.groups is not None and r.group_sizes is not None
+    values = {}
+    for sp in specs:
+        v = r.results[sp.label].per_group
+        assert v is not None  # a grouped report
+        values[sp.label] = v
+    return np.asarray(r.groups), r.group_sizes, values
+
+
+def grouped_report(
+    specs: list[MeasureSpec],
+    keys: np.ndarray,
+    sizes: np.ndarray,
+    values: dict[str, np.ndarray],
+    *,
+    rows: int,
+    weighted: bool,
+    backend: str,
+    task_from: str,
+) -> Report:
+    """The report of every group's values (keys sorted; from memory, a stream's parts, Dask's
+    partitions): the report :func:`finish_regression` gives for the same rows, with its ``backend``.
+    """
+    from perfeval.engine.finish import warn_undefined
+
+    results = {sp.label: MeasureResult.of(sp, values[sp.label], sizes, keys, True) for sp in specs}
+    warn_undefined(results, specs)
+    report = Report(results, keys, params_of(rows, int(len(keys)), weighted, backend, task_from))
+    report.group_sizes = sizes
     return report

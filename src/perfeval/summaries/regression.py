@@ -64,13 +64,20 @@ def exact_sum(x: Array) -> int:
     return exact_products(x)
 
 
+def _f64(x: Array) -> Array:
+    """``x`` as a C-contiguous, aligned float64 array (the kernels' buffers; an array unpickled from
+    another process may be unaligned, which numpy exports as another buffer format).
+    """
+    return np.require(x, dtype=np.float64, requirements=["C", "A"])
+
+
 def exact_sums(bounds: Array | None, *factors: Array | None) -> list[int] | None:
     """Each group's ``sum_i prod_k factors[k][i] * 2**SHIFT`` (rows sorted by group, ``bounds`` the
     int64 offsets where each group starts, the end appended; None: one group), the products made
     exact by :func:`two_product` (csrc/exact.c: the same float64 terms); None when a term is beyond
     float64's range.
     """
-    fs = [np.ascontiguousarray(f, dtype=np.float64).ravel() for f in factors if f is not None]
+    fs = [_f64(f).ravel() for f in factors if f is not None]
     b = None if bounds is None else np.ascontiguousarray(bounds, dtype=np.int64)
     return _native.exact_sums(b, *fs, *(None,) * (3 - len(fs)), 0)
 
@@ -81,7 +88,7 @@ def scaled_sums(bounds: Array | None, *factors: Array | None) -> tuple[list[int]
     at least -1074): integers of a few words for data of a few magnitudes, not the ``2**SHIFT``
     scale, for a caller that divides sums by sums.
     """
-    fs = [np.ascontiguousarray(f, dtype=np.float64).ravel() for f in factors if f is not None]
+    fs = [_f64(f).ravel() for f in factors if f is not None]
     b = None if bounds is None else np.ascontiguousarray(bounds, dtype=np.int64)
     got = _native.exact_sums(b, *fs, *(None,) * (3 - len(fs)), -1)
     if got is None:
@@ -125,9 +132,9 @@ def row_sums(
     b = None if bounds is None else np.ascontiguousarray(bounds, dtype=np.int64)
     got = _native.regression_sums(
         b,
-        np.ascontiguousarray(y, dtype=np.float64),
-        np.ascontiguousarray(yhat, dtype=np.float64),
-        None if w is None else np.ascontiguousarray(w, dtype=np.float64),
+        _f64(y),
+        _f64(yhat),
+        None if w is None else _f64(w),
         mask,
         scaled,
     )
