@@ -205,3 +205,15 @@ def test_unaligned_arrays_are_read():
     assert exact_sums(None, un, un) == exact_sums(None, x, x)
     a, b = RegressionSummary.from_checked(un, un[::-1]), RegressionSummary.from_checked(x, x[::-1])
     assert (a.srr, a.sabs, a.weight) == (b.srr, b.sabs, b.weight)
+
+
+def test_groups_whose_every_weight_is_0_are_no_group():
+    """Every row of weight 0: no case, so no group (as for the binary measures), MEDAE included
+    (its per-group loop read one end too many and raised)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = perfeval.evaluate(
+            [0.0, 1.0], [0.5, 1.0], groups=[1, 2], sample_weight=[0.0, 0.0], measures=REGRESSION
+        )
+    assert len(r.groups) == 0 and r.params["rows"] == 2
+    assert all(len(res.per_group) == 0 and math.isnan(res.value) for res in r.results.values())

@@ -316,7 +316,7 @@ class _GroupSums:
         self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, starts: np.ndarray, keys: tuple[str, ...]
     ):
         self.y, self.s, self.w, self.starts = y, s, w, starts
-        self.ends = np.append(starts[1:], len(y))
+        self.ends = np.append(starts[1:], len(y)) if len(starts) else starts  # no group: no end
         self._made: dict[str, tuple[np.ndarray, int]] = {}
         try:  # every sum ``keys`` in one compiled pass, at one scale; the differences checked always
             made = row_sums(np.append(starts, len(y)), y, s, w, (*keys, "weight"), scaled=True)
