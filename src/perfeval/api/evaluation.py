@@ -208,7 +208,7 @@ def evaluate(
                 case=case,
                 class_column=class_column,
             )
-        return evaluate_dask(y_true, y_score, **named)
+        return evaluate_dask(y_true, y_score, **named, task=task)
     if (case, class_column) != (None, None):  # the long form: a row a case and class
         return _evaluate_long(
             y_true,
