@@ -30,6 +30,11 @@ say the same in ``tie_bounds_doc``):
 ``report.tied_pairs``: the share of the pairs (a case of class ``j``, a case of another class) whose
 scores in column ``j`` are equal, over every column: the pairs the OvR and OvO areas compare (the
 two count the same pairs).
+
+Per group (:func:`grouped_class_bounds`): each group's bounds are those of its cases alone, bit for
+bit, computed for every group at once, and the headline bounds are the mean of the groups' bounds
+that the headline value is of the groups' values (plain, or by size, as the measure's ``aggregate``
+says); the tied pairs are those inside a group.
 """
 
 from __future__ import annotations

@@ -24,6 +24,10 @@ say the same in ``tie_bounds_doc``):
 
 ``report.tied_pairs``: the share of the pairs (a row with the label on, a row with it off) whose
 scores in the label's column are equal, over every label: the pairs the per-label areas compare.
+
+Per group (:func:`grouped_label_bounds`): each group's bounds are those of its rows alone, bit for
+bit, computed for every group at once, and the headline bounds are the mean of the groups' bounds
+that the headline value is of the groups' values; the tied pairs are those inside a group.
 """
 
 from __future__ import annotations
