@@ -16,7 +16,6 @@ import pytest
 from sklearn.metrics import coverage_error, label_ranking_average_precision_score, label_ranking_loss
 
 import perfeval
-from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import list_measures
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -222,8 +221,9 @@ def test_report_json_labels_and_groups() -> None:
     d = rep.to_dict()
     assert 0 < d["tied_pairs"] <= 1
     assert d["measures"]["ROC_ML:average=macro"]["tie_min"] == r.tie_min < r.value < r.tie_max
-    with pytest.raises(InvalidParameterError, match="not with groups"):
-        perfeval.evaluate(y, s, groups=[0, 0, 1, 1], tie_bounds=True)
+    grouped = perfeval.evaluate(y, s, groups=[0, 0, 1, 1], tie_bounds=True)
+    d = grouped.to_dict()  # per group (tests/test_group_tie_bounds.py)
+    assert set(d["measures"]["ROC_ML:average=macro"]["tie_bounds_per_group"]) == {"0", "1"}
 
 
 def test_label_never_on_has_no_bound_and_is_left_out() -> None:
