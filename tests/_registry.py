@@ -14,46 +14,43 @@ def names(*kinds: str) -> list[str]:
     return [m.name for m in list_measures() if m.kind in kinds]
 
 
-def choices(*kinds: str) -> list[str]:
-    """One spec for each other choice of each parameter with choices, of the measures of these kinds.
-
-    A choice that its measure refuses alone (``ECE:debiased=yes`` needs ``norm=l2``: a check across
-    parameters) is given with the first choice of another parameter that makes it valid; a choice
-    valid with none of them is an error here, so that it cannot drop out of the properties unseen.
-    """
+def _valid(spec: str) -> bool:
     from perfeval.exceptions import InvalidParameterError
     from perfeval.measures import parse_measure
 
-    def valid(spec: str) -> bool:
-        try:
-            parse_measure(spec)
-        except InvalidParameterError:
-            return False
-        return True
+    try:
+        parse_measure(spec)
+    except InvalidParameterError:
+        return False
+    return True
 
-    out = []
-    for m in list_measures():
-        if m.kind not in kinds:
-            continue
-        for p in m.params:
-            for c in p.choices:
-                if c == p.default:
-                    continue
-                spec = f"{m.name}:{p.name}={c}"
-                if not valid(spec):
-                    other = [
-                        f"{spec},{q.name}={d}"
-                        for q in m.params
-                        if q is not p
-                        for d in q.choices
-                        if d != q.default
-                    ]
-                    found = [o for o in other if valid(o)]
-                    if not found:
-                        raise AssertionError(f"{spec}: refused alone and with every other choice")
-                    spec = found[0]
-                out.append(spec)
-    return out
+
+def completed(m, p, spec: str) -> str:
+    """``spec`` (measure ``m`` with parameter ``p`` set), or, when its measure refuses it alone (a check
+    across parameters: ``ECE:debiased=yes`` needs ``norm=l2``), with the first choice of another
+    parameter that makes it valid; an error when none does, so that it cannot drop out unseen.
+    """
+    if _valid(spec):
+        return spec
+    for q in m.params:
+        for d in q.choices if q is not p else ():
+            if d != q.default and _valid(f"{spec},{q.name}={d}"):
+                return f"{spec},{q.name}={d}"
+    raise AssertionError(f"{spec}: refused alone and with every other choice")
+
+
+def choices(*kinds: str) -> list[str]:
+    """One spec for each other choice of each parameter with choices, of the measures of these kinds
+    (:func:`completed`: with another choice where the measure needs it).
+    """
+    return [
+        completed(m, p, f"{m.name}:{p.name}={c}")
+        for m in list_measures()
+        if m.kind in kinds
+        for p in m.params
+        for c in p.choices
+        if c != p.default
+    ]
 
 
 def every(*kinds: str) -> list[str]:

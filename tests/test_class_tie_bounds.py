@@ -14,7 +14,6 @@ import pytest
 from sklearn.metrics import average_precision_score
 
 import perfeval
-from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import list_measures
 
 pytestmark = pytest.mark.filterwarnings("ignore:All-NaN")
@@ -264,5 +263,6 @@ def test_report_json_and_groups() -> None:
     m = d["measures"]["ROC_OVR:average=macro"]
     assert set(m["tie_bounds_per_class"]) == {"0", "1", "2"}
     assert 0 < d["tied_pairs"] <= 1
-    with pytest.raises(InvalidParameterError, match="not with groups"):
-        perfeval.evaluate(y, s, classes=[0, 1, 2], groups=[0, 0, 0, 1, 1, 1], tie_bounds=True)
+    grouped = perfeval.evaluate(y, s, classes=[0, 1, 2], groups=[0, 0, 0, 1, 1, 1], tie_bounds=True)
+    d = grouped.to_dict()  # per group (tests/test_group_tie_bounds.py)
+    assert set(d["measures"]["ROC_OVR:average=macro"]["tie_bounds_per_group"]) == {"0", "1"}

@@ -494,9 +494,9 @@ def regression_frame(n: int = 12, seed: int = 5):
 @pytest.mark.parametrize("chunk", [32, 1 << 20])
 def test_regression_empty_fields(tmp_path, capsys, small_chunks, chunk):
     """A regression target read whole and streamed: an empty field of a column not used keeps its
-    row (the numbers of the file without it); of the target, the prediction, the weight or (read
-    whole) the group, one line naming its line; in the file's order among the bad values, the
-    auto-recognised target too."""
+    row (the numbers of the file without it); of the target, the prediction, the weight or the
+    group, one line naming its line; in the file's order among the bad values, the auto-recognised
+    target too."""
     small_chunks["bytes"] = chunk
     df = regression_frame()
     df.to_csv(tmp_path / "clean.csv", index=False)
@@ -518,8 +518,8 @@ def test_regression_empty_fields(tmp_path, capsys, small_chunks, chunk):
         d.to_csv(tmp_path / "t.csv", index=False)
         said = f"t.csv, line 8: the {role} column {column!r} {EMPTY}\n"
         argv = ["--target", "price", "--score", "pred", "--weight", "w", "-m", "mae"]
-        runs = [run(["eval", tmp_path / "t.csv", *argv, "--group", "g"], capsys)]
-        if column != "g":  # --stream of a regression target: not with --group yet
+        runs = both(tmp_path / "t.csv", [*argv, "--group", "g"], capsys)
+        if column != "g":
             runs += both(tmp_path / "t.csv", argv, capsys)
         if column in ("price", "pred"):  # the auto-recognised target
             runs.append(run(["eval", tmp_path / "t.csv", "--target", "price", "--score", "pred"], capsys))
@@ -533,12 +533,13 @@ def test_regression_empty_fields(tmp_path, capsys, small_chunks, chunk):
         ({(1, "price"): "inf", (4, "price"): None}, "line 3: the target column 'price' holds inf"),
         ({(1, "price"): None, (4, "w"): -1.0}, f"line 3: the target column 'price' {EMPTY}"),
         ({(1, "w"): -1.0, (4, "pred"): None}, "line 3: the weight column 'w' holds -1.0"),
+        ({(1, "g"): None, (4, "pred"): "abc"}, f"line 3: the group column 'g' {EMPTY}"),
     ):
         d = df.copy()
         for (row, column), value in cells.items():
             d[column] = d[column].astype(object)
             d.loc[row, column] = value
         d.to_csv(tmp_path / "t.csv", index=False)
-        argv = ["--target", "price", "--score", "pred", "--weight", "w", "-m", "mae"]
+        argv = ["--target", "price", "--score", "pred", "--weight", "w", "--group", "g", "-m", "mae"]
         for code, _out, err in both(tmp_path / "t.csv", argv, capsys):
             assert code == 1 and f"t.csv, {said}" in err and err.count("\n") == 1, err

@@ -857,3 +857,66 @@ def test_the_command_shows_the_same_thresholds_on_every_path(on_cluster, tmp_pat
     assert ways[0][1] == ways[1][1] == ways[2][1]
     got = ways[0][1]["measures"]["YOUDEN"]
     assert ("threshold_per_group" if group else "threshold") in got
+
+
+REGRESSION = [m.name for m in perfeval.list_measures() if m.kind == "regression"]
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 10_000), st.integers(1, 7), st.booleans())
+def test_dask_regression_equals_in_memory_bit_for_bit(client, seed, parts, grouped):
+    """A regression target on Dask (issue 33): each partition's exact sums merged (or per group each
+    shuffled partition's whole groups), any weights: evaluate()'s bits in memory."""
+    import dask.array as da
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 2000))
+    y = np.round(rng.normal(size=n) * 3 + 1e6, 3)
+    df = pd.DataFrame(
+        {
+            "y": y,
+            "p": np.round(y + rng.normal(size=n), 2),
+            "g": rng.integers(0, 40, n),
+            "w": rng.random(n) * 2,
+        }
+    )
+    ddf = dd.from_pandas(df, npartitions=min(parts, n))
+    kw = {"group": "g"} if grouped else {}
+    a = perfeval.evaluate(ddf, target="y", score="p", weight="w", measures=REGRESSION, **kw)
+    b = perfeval.evaluate(
+        df["y"].to_numpy(),
+        df["p"].to_numpy(),
+        groups=df["g"].to_numpy() if grouped else None,
+        sample_weight=df["w"].to_numpy(),
+        measures=REGRESSION,
+    )
+    assert a.params["backend"] == "dask" and a.params["task"] == "regression"
+    for k in b.results:
+        assert same(a[k], b[k]), k
+        if grouped:
+            assert np.array_equal(a.results[k].per_group, b.results[k].per_group, equal_nan=True), k
+    if grouped:
+        assert list(a.groups) == list(b.groups)
+    arrays = perfeval.evaluate(
+        da.from_array(df["y"].to_numpy(), chunks=max(1, n // parts)),
+        da.from_array(df["p"].to_numpy(), chunks=max(1, n // parts)),
+        task="regression",
+    )
+    memory = perfeval.evaluate(df["y"].to_numpy(), df["p"].to_numpy(), task="regression")
+    assert values_of(arrays) == values_of(memory)
+
+
+def values_of(report):
+    return {k: r.value for k, r in report.results.items()}
+
+
+def test_dask_regression_says_what_is_wrong_in_one_line(client):
+    df = pd.DataFrame({"y": [1.5, np.inf, 2.0], "p": [1.0, 2.0, 3.0]})
+    with pytest.raises(
+        perfeval.InvalidDataError, match="the target column 'y' holds inf; a regression target"
+    ):
+        perfeval.evaluate(dd.from_pandas(df, npartitions=2), target="y", score="p", task="regression")
+    with pytest.raises(perfeval.InvalidParameterError, match="pos_label= does not apply to a regression"):
+        perfeval.evaluate(
+            dd.from_pandas(df, npartitions=1), target="y", score="p", measures=["mae"], pos_label=1.5
+        )

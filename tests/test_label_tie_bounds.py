@@ -16,7 +16,6 @@ import pytest
 from sklearn.metrics import coverage_error, label_ranking_average_precision_score, label_ranking_loss
 
 import perfeval
-from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import list_measures
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -126,7 +125,7 @@ def test_per_label_bounds_are_the_extremes_over_every_column_order(seed, weighte
     got = [_mean(_per_label(y, o, ww, f), support, average) for o in _column_orders(s)]
     lo, hi = _extremes(got)
     assert _close(r.tie_min, lo) and _close(r.tie_max, hi), (r.tie_min, r.tie_max, lo, hi)
-    assert r.tie_min <= r.value <= r.tie_max
+    assert r.tie_min <= r.value and (name == "ap_ml" or r.value <= r.tie_max)  # AP: see below
     for j in range(y.shape[1]):  # each label's own bounds: over its column's orders
         lo_j, hi_j = _extremes([f(y[:, j], o, ww) for o in _orders(s[:, j])])
         assert _close(r.tie_min_per_class[j], lo_j) and _close(r.tie_max_per_class[j], hi_j)
@@ -174,7 +173,24 @@ def test_row_bounds_are_the_extremes_over_every_row_order(seed, weighted, measur
     r, _ = _run(y, s, w, measure)
     lo, hi = _extremes([float(ref(y.astype(int), o, ww)) for o in _row_orders(s)])
     assert _close(r.tie_min, lo) and _close(r.tie_max, hi), (r.tie_min, r.tie_max, lo, hi)
-    assert r.tie_min <= r.value <= r.tie_max
+    assert r.tie_min <= r.value and (measure in ABOVE_MAX or r.value <= r.tie_max)
+
+
+#: scikit-learn's tie rule (a tie ranked at its end, every relevant label of it at the precision
+#: there) gives the precision of no order: these can lie above their maximum, never below the minimum
+ABOVE_MAX = {"lrap", "ap_ml:average=samples"}
+
+
+@pytest.mark.parametrize("measure", sorted(ABOVE_MAX))
+def test_lrap_and_ap_can_lie_above_their_maximum(measure) -> None:
+    """One row, labels 1 1 0 1 scored 1 0 0.5 0: the two tied relevant labels each score 3/4 by
+    scikit-learn's rule (0.8333), while both orders of the tie give 2/3 and 3/4 (0.8056)."""
+    y = np.array([[1, 1, 0, 1]])
+    s = np.array([[1.0, 0.0, 0.5, 0.0]])
+    r, _ = _run(y, s, None, measure)
+    assert math.isclose(r.value, (1 + 0.75 + 0.75) / 3)
+    assert math.isclose(r.tie_min, (1 + 2 / 3 + 3 / 4) / 3) and math.isclose(r.tie_max, r.tie_min)
+    assert r.value > r.tie_max
 
 
 @pytest.mark.parametrize(
@@ -222,8 +238,9 @@ def test_report_json_labels_and_groups() -> None:
     d = rep.to_dict()
     assert 0 < d["tied_pairs"] <= 1
     assert d["measures"]["ROC_ML:average=macro"]["tie_min"] == r.tie_min < r.value < r.tie_max
-    with pytest.raises(InvalidParameterError, match="not with groups"):
-        perfeval.evaluate(y, s, groups=[0, 0, 1, 1], tie_bounds=True)
+    grouped = perfeval.evaluate(y, s, groups=[0, 0, 1, 1], tie_bounds=True)
+    d = grouped.to_dict()  # per group (tests/test_group_tie_bounds.py)
+    assert set(d["measures"]["ROC_ML:average=macro"]["tie_bounds_per_group"]) == {"0", "1"}
 
 
 def test_label_never_on_has_no_bound_and_is_left_out() -> None:

@@ -134,3 +134,54 @@ def test_bad_input_is_one_line(tmp_path, capsys):
     assert code == 1 and out == "" and err.count("\n") == 1 and "'p'" in err
     code, out, err = _run(["eval", str(path), "-m", "mae,roc"], capsys)
     assert code != 0 and out == "" and "ROC is a binary measure" in err
+
+
+def test_stream_with_groups_and_weights_is_the_table_read_whole(tmp_path, capsys):
+    """--stream --group of a regression target (spilled by group, each group from its exact sums):
+    the output of the table read whole, but for the backend in the signature."""
+    rng = np.random.default_rng(3)
+    n = 400
+    y = np.round(rng.normal(size=n) * 3 + 1e5, 3)
+    p = np.round(y + rng.normal(size=n), 2)
+    lines = ["y,p,g,w"] + [
+        f"{a},{b},u{c},{d}"
+        for a, b, c, d in zip(y, p, rng.integers(0, 30, n), rng.integers(0, 5, n) * 0.25, strict=True)
+    ]
+    path = tmp_path / "r.csv"
+    path.write_text("\n".join(lines) + "\n")
+    argv = ["eval", str(path), "--target", "y", "--score", "p", "--group", "g", "--weight", "w"]
+    argv += ["-m", "mae,rmse,r2,medae,pinball@0.9"]
+    code_m, mem, _ = _run(argv, capsys)
+    code_s, streamed, err = _run([*argv, "--stream"], capsys)
+    assert code_m == code_s == 0 and "regression" in err
+    assert mem.replace("backend:memory", "backend:stream") == streamed
+
+
+def test_stream_errors_name_the_line_as_read_whole(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    for text in (
+        "y,p,g\n1.5,0.9,a\n2.5,abc,b\n",
+        "y,p,g\n1.5,0.9,a\n2.5,1,b\ninf,3,a\n",
+        "y,p,g\n1.5,0.9,a\n,1,b\n",
+    ):
+        path.write_text(text)
+        errs = []
+        for extra in ([], ["--stream"], ["--stream", "--group", "g"]):
+            code, out, err = _run(
+                ["eval", str(path), "--target", "y", "--score", "p", "-m", "mae", *extra], capsys
+            )
+            assert code == 1 and out == "" and err.count("\n") == 1, err
+            errs.append(err)
+        assert errs[0] == errs[1] == errs[2] and ", line " in errs[0], errs
+
+
+def test_stream_without_a_regression_measure_or_task_is_one_line_naming_them(tmp_path, capsys):
+    """--stream cannot see every target before its first chunk: it does not guess; a real target
+    without -m or --task is one line naming both (exit 1), and with either it is a regression."""
+    path = tmp_path / "t.csv"
+    path.write_text("y,p\n1.5,1.2\n2.5,2.0\n3.25,3.5\n")
+    code, out, err = _run(["eval", str(path), "--stream"], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "regression target" in err and "-m mae,rmse,r2 or --task regression" in err
+    code, out, err = _run(["eval", str(path), "--stream", "--task", "regression"], capsys)
+    assert code == 0 and "MAE" in out and "regression (--task regression)" in err

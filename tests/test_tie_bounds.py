@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 import perfeval
 import perfeval.trec as trec
+from _registry import completed
 from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import list_measures, parse_measure
 from perfeval.measures.tiebounds import KINDS, tied_pairs
@@ -59,7 +60,7 @@ def variants(m) -> list[str]:
                 p.check(v, m.name)
             except InvalidParameterError:
                 continue
-            out.append(f"{m.name}:{p.name}={v}")
+            out.append(completed(m, p, f"{m.name}:{p.name}={v}"))
     return out
 
 

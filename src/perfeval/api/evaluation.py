@@ -102,8 +102,9 @@ def evaluate(
         the comparable pairs whose scores are tied (``report.tied_pairs``, ``result.tied_pairs``):
         whether ties can move a ranking.  Each measure's registry entry says how its bound is
         found (``Measure.tie_bounds``); CA2 has none (NaN, ``result.tie_note`` says why).  In memory
-        only (not with a Dask collection).  K classes or K labels: over all the cases (not with
-        ``groups``), per class or label too (``result.tie_min_per_class``).
+        only (not with a Dask collection).  K classes or K labels: per class or label too
+        (``result.tie_min_per_class``); with ``groups``, each group's own bounds and, as the
+        headline, their mean as the value's (``result.tie_min_per_group``).
     dialect : str, default "perfeval"
         Compute each measure as another tool does (:mod:`perfeval.dialects`; docs/dialects.md):
         ``"sklearn"``, ``"trec_eval"``, ``"ranx"``, ``"torchmetrics"``, ``"spark"``, ``"keras"``,
@@ -208,7 +209,7 @@ def evaluate(
                 case=case,
                 class_column=class_column,
             )
-        return evaluate_dask(y_true, y_score, **named)
+        return evaluate_dask(y_true, y_score, **named, task=task)
     if (case, class_column) != (None, None):  # the long form: a row a case and class
         return _evaluate_long(
             y_true,
@@ -459,10 +460,6 @@ def _evaluate_classes(
                 f"{what}= does not apply to K classes (one score column a class): each class is already "
                 "one against the rest"
             )
-    if tie_bounds and groups is not None:
-        raise InvalidParameterError(
-            "tie_bounds= of K classes is over all the cases: not with groups= yet (drop one of them)"
-        )
     if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
         raise InvalidParameterError(
             f"dialect={dialect!r}: the multiclass measures have perfeval's rules only"
@@ -712,10 +709,6 @@ def _evaluate_labels(
             raise InvalidParameterError(
                 f"{what}= does not apply to a label matrix (K labels, each on or off)"
             )
-    if tie_bounds and groups is not None:
-        raise InvalidParameterError(
-            "tie_bounds= of K labels is over all the rows: not with groups= yet (drop one of them)"
-        )
     if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
         raise InvalidParameterError(
             f"dialect={dialect!r}: the multilabel measures have perfeval's rules only"

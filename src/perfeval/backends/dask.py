@@ -114,10 +114,13 @@ def _column_values(pdf, name: str, role: str) -> np.ndarray:
             f"the {role} column {name!r} holds {bad!r}, not a number"
             + (" (an empty cell: every row needs one)" if not bad.strip() else "")
         ) from None
-    bad = ~np.isfinite(v) if role == "score" else ~(np.isfinite(v) & (v >= 0))
+    bad = ~np.isfinite(v) if role in ("score", "target") else ~(np.isfinite(v) & (v >= 0))
     if bad.any():
         x = float(v[bad][0])
-        what = "scores must be finite numbers" if role == "score" else "weights must be finite numbers >= 0"
+        what = {
+            "score": "scores must be finite numbers",
+            "target": "a regression target must be finite numbers",
+        }.get(role, "weights must be finite numbers >= 0")
         missing = " (an empty cell, or NaN)" if np.isnan(x) else ""
         raise InvalidDataError(f"the {role} column {name!r} holds {x!r}{missing}; {what}")
     return v
@@ -277,6 +280,7 @@ def evaluate_dask(
     pos_label: Any = None,
     labels_read: dict | None = None,
     classes: Any = None,
+    task: str | None = None,
 ):
     """Evaluate a Dask DataFrame (columns by name) or a pair of Dask arrays (targets, scores).
 
@@ -297,22 +301,34 @@ def evaluate_dask(
 
     K classes in long form, a row a case and class (``case=``, ``class_column=``):
     :func:`evaluate_dask_long`.
+
+    A regression target (``task="regression"``, or a regression measure named): each partition's
+    exact :class:`~perfeval.summaries.regression.RegressionSummary`, merged (any order: the same
+    bits), or with ``group`` each shuffled partition's whole groups finished from their exact sums:
+    ``evaluate(..., task="regression")``'s numbers (:func:`_evaluate_regression`).  Dask does not
+    guess the task from a partition: without either, the targets are binary ones.
     """
     _require()
     import dask
     import dask.array as da
     import dask.dataframe as dd
 
-    if isinstance(data, dd.DataFrame) and (
-        isinstance(target, (list, tuple)) or isinstance(score, (list, tuple))
-    ):
-        # K labels (a 0/1 target column a label) or K classes (a score column a class)
-        of = evaluate_dask_labels if isinstance(target, (list, tuple)) else _evaluate_classes
-        return of(data, target, score, group, weight, measures, threshold, pos_label, classes, split_every)
-    if classes is not None:
-        raise InvalidParameterError(
-            "`classes=` names the score columns of K classes: pass `score=[...]`, one a class"
-        )
+    routed = _routed(
+        data,
+        y_score,
+        target,
+        score,
+        group,
+        weight,
+        measures,
+        threshold,
+        pos_label,
+        classes,
+        split_every,
+        task,
+    )
+    if routed is not None:
+        return routed
     specs = resolve(measures or DEFAULT_MEASURES, threshold)
     one_score_a_case(specs)  # a measure of K classes or labels of one score column: said as in memory
 
@@ -364,6 +380,176 @@ def evaluate_dask(
     if pos_label is not None:
         report.params["pos_label"] = pos_label
     return report
+
+
+def _routed(
+    data, y_score, target, score, group, weight, measures, threshold, pos_label, classes, split_every, task
+):
+    """evaluate_dask() of K labels, K classes or a regression target, or None (binary or per-group
+    measures: evaluate_dask's own).
+    """
+    import dask.dataframe as dd
+
+    from perfeval.engine.regression import regression_asked
+
+    if isinstance(data, dd.DataFrame) and (
+        isinstance(target, (list, tuple)) or isinstance(score, (list, tuple))
+    ):
+        # K labels (a 0/1 target column a label) or K classes (a score column a class)
+        of = evaluate_dask_labels if isinstance(target, (list, tuple)) else _evaluate_classes
+        return of(data, target, score, group, weight, measures, threshold, pos_label, classes, split_every)
+    if classes is not None:
+        raise InvalidParameterError(
+            "`classes=` names the score columns of K classes: pass `score=[...]`, one a class"
+        )
+    how = regression_asked(measures, task)
+    if how is not None:
+        return _evaluate_regression(
+            data, y_score, target, score, group, weight, measures, pos_label, how, split_every
+        )
+    return None
+
+
+def _evaluate_regression(data, y_score, target, score, group, weight, measures, pos_label, how, split_every):
+    """evaluate_dask() of a regression target (``how``: why it is one)."""
+    import dask
+    import dask.array as da
+    import dask.dataframe as dd
+
+    from perfeval.engine.regression import named_specs, regression_specs, summary_report
+
+    if pos_label is not None:
+        raise InvalidParameterError(f"pos_label= does not apply to a regression target ({how})")
+    specs = regression_specs(named_specs(measures))
+    if isinstance(data, dd.DataFrame):
+        if target is None or score is None:
+            raise InvalidParameterError("a Dask DataFrame needs `target=` and `score=` column names")
+        missing = [c for c in (target, score, group, weight) if c is not None and c not in data.columns]
+        if missing:
+            raise InvalidParameterError(
+                f"column {missing[0]!r} is not in the Dask DataFrame "
+                f"(columns: {', '.join(map(str, data.columns))})"
+            )
+        if group is not None:
+            return _grouped_regression(data, target, score, group, weight, specs, how)
+        cols = [c for c in (target, score, weight) if c is not None]
+        parts = [
+            dask.delayed(_regression_frame)(p, target, score, weight, specs) for p in data[cols].to_delayed()
+        ]
+    elif isinstance(data, da.Array):
+        if y_score is None or not isinstance(y_score, da.Array):
+            raise InvalidParameterError(
+                "Dask arrays: pass the targets and the predictions as two Dask arrays"
+            )
+        if data.shape != y_score.shape:
+            raise InvalidParameterError(
+                f"targets and predictions differ in shape: {data.shape} and {y_score.shape}"
+            )
+        y_score = y_score.rechunk(data.chunks)
+        parts = [
+            dask.delayed(_regression_arrays)(a, b, specs)
+            for a, b in zip(data.to_delayed().ravel(), y_score.to_delayed().ravel(), strict=False)
+        ]
+    else:
+        raise InvalidParameterError(f"expected a Dask DataFrame or Dask arrays, got {type(data).__name__}")
+    from dataclasses import replace
+
+    from perfeval.engine.regression import empty_summary
+
+    if parts:
+        summary, rows = dask.compute(_regression_tree(parts, split_every))[0]
+    else:
+        summary, rows = empty_summary(specs), 0
+    summary = replace(summary, rows=rows)
+    return summary_report(summary, specs, weighted=weight is not None, backend="dask", task_from=how)
+
+
+def _regression_frame(pdf, target: str, score: str, weight: str | None, specs: list) -> tuple[Any, int]:
+    """A partition's exact regression sums and its rows (errors naming the column, not a row)."""
+    from perfeval.engine.regression import check_regression, empty_summary, fold
+
+    if len(pdf) == 0:
+        return empty_summary(specs), 0
+    y = _column_values(pdf, target, "target")
+    s = _column_values(pdf, score, "score")
+    w = None if weight is None else _column_values(pdf, weight, "weight")
+    return fold(empty_summary(specs), check_regression(y, s, None, w)), len(pdf)
+
+
+def _regression_arrays(y: np.ndarray, s: np.ndarray, specs: list) -> tuple[Any, int]:
+    """A chunk of Dask arrays summarised as :func:`_regression_frame` summarises a partition."""
+    from perfeval.engine.regression import check_regression, empty_summary, fold
+
+    return fold(empty_summary(specs), check_regression(y, s)), len(y)
+
+
+def _regression_merge(parts: list) -> tuple[Any, int]:
+    from perfeval.summaries.regression import RegressionSummary
+
+    return RegressionSummary.merge_all([p[0] for p in parts]), sum(p[1] for p in parts)
+
+
+def _regression_tree(pieces: list, split_every: int = 8):
+    """The partitions' summaries merged in a tree of ``split_every`` (exact sums: any order)."""
+    import dask
+
+    while len(pieces) > 1:
+        pieces = [
+            dask.delayed(_regression_merge)(pieces[i : i + split_every])
+            for i in range(0, len(pieces), split_every)
+        ]
+    return pieces[0]
+
+
+def _regression_group_values(pdf, target, score, group, weight, specs):
+    """Each whole group of one shuffled partition: its key, size, rows and value of every measure."""
+    import pandas as pd
+
+    from perfeval.engine.regression import check_regression, group_values
+
+    if len(pdf) == 0:  # the group column keeps its type (see _group_values)
+        ids = pd.Series([], dtype=pdf[group].dtype)
+        return pd.DataFrame({"group": ids, "size": [], "rows": [], **{s.label: [] for s in specs}})
+    y = _column_values(pdf, target, "target")
+    s = _column_values(pdf, score, "score")
+    w = None if weight is None else _column_values(pdf, weight, "weight")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        keys, sizes, values = group_values(check_regression(y, s, pdf[group].to_numpy(), w), specs)
+    out = {
+        "group": list(keys),
+        "size": sizes,
+        "rows": pdf.groupby(group, sort=True).size().reindex(keys).to_numpy(),
+        **values,
+    }
+    return pd.DataFrame(out)
+
+
+def _grouped_regression(ddf, target, score, group, weight, specs, how):
+    import dask
+    import pandas as pd
+
+    from perfeval.engine.regression import grouped_report as regression_report
+
+    cols = [c for c in (target, score, group, weight) if c is not None]
+    shuffled = ddf[cols].shuffle(on=group)
+    got = dask.compute(
+        *[
+            dask.delayed(_regression_group_values)(p, target, score, group, weight, specs)
+            for p in shuffled.to_delayed()
+        ]
+    )
+    table = pd.concat(got, ignore_index=True).sort_values("group", kind="stable")
+    return regression_report(
+        specs,
+        table["group"].to_numpy(),
+        table["size"].to_numpy(dtype=np.float64),
+        {s.label: table[s.label].to_numpy(dtype=np.float64) for s in specs},
+        rows=int(table["rows"].sum()),
+        weighted=weight is not None,
+        backend="dask",
+        task_from=how,
+    )
 
 
 def _evaluate_classes(

@@ -165,6 +165,15 @@ class Metric:
         for bit, weights too (merging Metrics: bit for bit without weights).  With ``groups=`` the
         rows are kept and finished per group as ``evaluate(Y, S, groups=...)`` does (its bits).  Not
         with ``classes=``, ``clustered``, a dialect or ``pos_label``.
+    task : {None, "binary", "regression"}, optional
+        ``"regression"`` (or a regression measure named: ``Metric(["mae", "rmse", "r2"])``): each
+        update is a real target and a prediction a row, as ``evaluate(..., task="regression")``
+        checks them, folded into one exact
+        :class:`~perfeval.summaries.regression.RegressionSummary` (its sums are whole numbers:
+        updates and merges in any order give ``evaluate``'s bits, any weights); with ``groups=`` the
+        checked rows are kept and finished per group at ``compute()``.  A Metric does not guess the
+        task from its first batch.  Not with ``clustered``, a dialect, ``pos_label``, ``classes=`` or
+        ``labels=``.
 
     Notes
     -----
@@ -216,8 +225,10 @@ class Metric:
         dialect: str = "perfeval",
         classes: Sequence[Any] | None = None,
         labels: Sequence[Any] | None = None,
+        task: str | None = None,
     ):
         from perfeval.dialects.apply import dialect_text, parse_dialect
+        from perfeval.engine.regression import regression_asked
 
         if not isinstance(clustered, (bool, np.bool_)):
             raise InvalidParameterError(f"clustered must be True or False, got {clustered!r}")
@@ -225,8 +236,30 @@ class Metric:
         d, opts = parse_dialect(dialect)
         #: the K class labels of the score columns (None: binary and per-query measures)
         self.classes: tuple | None = None
-        #: "multiclass" (``classes=``), "multilabel" (``labels=``) or None
+        #: "multiclass" (``classes=``), "multilabel" (``labels=``), "regression" or None
         self._task: str | None = None
+        #: a regression: how it was asked (the report's ``task_from``)
+        self._how: str | None = None
+        how = regression_asked(None if measures is DEFAULT_MEASURES else measures, task)
+        if how is not None:
+            given = (
+                ("clustered=True", clustered),
+                ("pos_label=", pos_label is not None),
+                ("classes=", classes is not None),
+                ("labels=", labels is not None),
+                (f"dialect={dialect!r}", d.name != "perfeval"),
+            )
+            for what, on in given:
+                if on:
+                    raise InvalidParameterError(f"{what} does not apply to a regression target ({how})")
+            from perfeval.engine.regression import named_specs, regression_specs
+
+            self._specs = regression_specs(named_specs(None if measures is DEFAULT_MEASURES else measures))
+            self._task, self._how = "regression", how
+            self.threshold, self.pos_label, self.dialect, self.clustered = threshold, None, "perfeval", False
+            self._needs_rows = False
+            self.reset()
+            return
         if classes is not None and labels is not None:
             raise InvalidParameterError(
                 "`classes=` (K classes, one target a row) or `labels=` (K labels, a 0/1 target matrix), "
@@ -306,6 +339,12 @@ class Metric:
         self._open: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None
         #: K classes: the ClassSummary of the rows so far, and the rows not folded in yet
         self._mc: Any = None
+        #: a regression without groups: the exact sums of every row so far
+        self._reg: Any = None
+        if self._task == "regression":
+            from perfeval.engine.regression import empty_summary
+
+            self._reg = empty_summary(self._specs)
         if self.classes is not None:
             self._mc = (
                 LabelState.empty(self.classes, self._specs)
@@ -391,6 +430,8 @@ class Metric:
         size += self._kept.nbytes + self._done.nbytes
         if self._mc is not None:
             size += self._mc.nbytes
+        if self._reg is not None:
+            size += nbytes(self._reg.absres) + nbytes(self._reg.absw)
         if self._open is not None:
             size += sum(nbytes(a) for a in self._open)
         return size
@@ -429,6 +470,9 @@ class Metric:
         if self.classes is not None:
             self._update_classes(y_true, y_score, groups, sample_weight, ids)
             return
+        if self._task == "regression":
+            self._update_regression(y_true, y_score, groups, sample_weight, ids)
+            return
         y = host_array(y_true, "y_true")
         s = host_array(y_score, "y_score")
         g = None if groups is None else host_array(groups, "groups")
@@ -465,6 +509,39 @@ class Metric:
             self._pending_rows += len(c.s)
             if self._pending_rows >= max(_FOLD_ROWS, len(self._hist.scores)):
                 self._fold()
+        except BaseException:
+            self._restore(saved)
+            raise
+
+    def _update_regression(
+        self, y_true: Any, y_score: Any, groups: Any, sample_weight: Any, ids: Any
+    ) -> None:
+        """update() of a regression target: the batch checked as evaluate(..., task="regression")
+        checks it, folded into the exact sums (with groups: the checked rows kept).
+        """
+        from perfeval.engine.regression import check_regression, fold
+
+        if ids is not None:
+            raise InvalidParameterError(
+                "`ids=` orders tied documents for a dialect, not for a regression target"
+            )
+        y = host_array(y_true, "y_true")
+        s = host_array(y_score, "y_score")
+        g = None if groups is None else host_array(groups, "groups")
+        w = None if sample_weight is None else host_array(sample_weight, "sample_weight")
+        c = check_regression(y, s, g, w)
+        self._check_alike(g is not None, w is not None)
+        first = g[0] if g is not None and len(g) and c.g is not None and c.g.dtype.kind == "O" else None
+        group_dtype, group_kind = self._check_groups(c.g, first, c.rows_in)
+        summary = self._reg if g is not None else fold(self._reg, c)  # made whole before it is taken
+        saved = self._saved()
+        try:
+            if g is not None and len(c.y):
+                self._kept.add(np.asarray(c.y, dtype=np.float64), c.s, c.g, c.w, None)  # copied, compactly
+            self._reg = summary
+            self._grouped, self._weighted = g is not None, w is not None
+            self._group_dtype, self._group_kind = group_dtype, group_kind
+            self._rows_in += c.rows_in
         except BaseException:
             self._restore(saved)
             raise
@@ -805,7 +882,38 @@ class Metric:
                 )
         if self.classes is not None:
             return self._merge_classes(other)
+        if self._task == "regression":
+            return self._merge_regression(other)
         return self._merge_rows(other, fold)
+
+    def _merge_regression(self, other: Metric) -> Metric:
+        """merge() of a regression target: the exact sums added (any order: the same bits), or the
+        other's kept rows after this one's.
+        """
+        group_dtype = self._group_dtype
+        if other._group_dtype is not None:
+            group_dtype = _joined_ids(
+                group_dtype,
+                self._held_group_kind(),
+                other._group_dtype,
+                other._held_group_kind(),
+                "in the Metric merged in",
+                "in this one",
+            )
+        summary = self._reg + other._reg
+        saved = self._saved()
+        try:
+            self._kept.extend(other._kept)
+            self._reg = summary
+            self._grouped = self._grouped if self._grouped is not None else other._grouped
+            self._weighted = self._weighted if self._weighted is not None else other._weighted
+            self._group_dtype = group_dtype
+            self._group_kind = self._group_kind or other._group_kind
+            self._rows_in += other._rows_in
+        except BaseException:
+            self._restore(saved)
+            raise
+        return self
 
     def _merge_rows(self, other: Metric, fold: bool) -> Metric:
         """merge() of the binary and per-query measures, once the two Metrics are known alike."""
@@ -986,6 +1094,8 @@ class Metric:
         }
         if self.classes is not None:
             return self._compute_classes(params)
+        if self._task == "regression":
+            return self._compute_regression()
         if self.clustered:
             return self._compute_groups(params)
         if self.dialect != "perfeval":
@@ -1004,6 +1114,33 @@ class Metric:
         warn_undefined(results, self._specs)
         report = Report(results, None, params)
         report.summary = self._hist  # intervals can be drawn from it (perfeval.stats.ci_from_summary)
+        return report
+
+    def _compute_regression(self) -> Report:
+        """compute() of a regression target: the report evaluate(..., task="regression") gives on
+        every row so far (from the exact sums; with groups, from the kept rows).
+        """
+        from dataclasses import replace
+
+        from perfeval.engine.regression import check_regression, finish_regression, summary_report
+
+        assert self._how is not None
+        if self._grouped:
+            rows = self._kept.arrays()
+            y, s, g, w = rows if rows is not None else self._nothing()
+            assert g is not None  # grouped
+            if self._group_dtype is not None and g.dtype != self._group_dtype:
+                g = g.astype(self._group_dtype)
+            cases = check_regression(y, s, g, w)
+            report = finish_regression(
+                Cases(cases.y, cases.s, cases.g, cases.w, self._rows_in), self._specs, task_from=self._how
+            )
+        else:
+            summary = replace(self._reg, rows=self._rows_in)
+            report = summary_report(
+                summary, self._specs, weighted=bool(self._weighted), backend="metric", task_from=self._how
+            )
+        report.params["backend"] = "metric"
         return report
 
     def _compute_classes(self, params: dict) -> Report:
@@ -1181,6 +1318,7 @@ class Metric:
             "classes": None if self.classes is None else list(self.classes),
             "class_state": None if self._mc is None else self._mc.state(),
             "task": self._task,
+            "regression": None if self._reg is None else regression_state(self._reg),
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -1219,6 +1357,8 @@ class Metric:
         if state.get("groups") is not None:
             self._done = FinishedGroups.from_state(self._order(), state["groups"])
         self._open = state.get("open")
+        if self._task == "regression":
+            self._reg = regression_from_state(state.get("regression"), self._specs)
         held = state.get("class_state")
         if self.classes is not None:
             if not isinstance(held, dict):
@@ -1253,6 +1393,11 @@ class Metric:
                 + f", clustered=True, rows={self._rows_in}, groups={len(self._done)}, open_rows={open_rows})"
             )
         head += f", rows={self._rows_in}"
+        if self._task == "regression":
+            head += ", task='regression'"
+            if self._grouped:
+                return head + f", kept_rows={self._kept.rows}, grouped)"
+            return head + f", summary=RegressionSummary(rows={self._reg.rows}, ...))"
         if self._mc is not None:
             said = "labels" if self._task == "multilabel" else "classes"
             if isinstance(self._mc, GroupedRows):
@@ -1329,6 +1474,7 @@ def _from_state(state: Any, clustered: bool) -> Metric:
         dialect=state.get("dialect", "perfeval"),
         classes=state.get("classes") if state.get("task") != "multilabel" else None,
         labels=state.get("classes") if state.get("task") == "multilabel" else None,
+        task="regression" if state.get("task") == "regression" else None,
     )
     try:
         other._set(state)
@@ -1338,6 +1484,32 @@ def _from_state(state: Any, clustered: bool) -> Metric:
             f"not a readable perfeval.Metric state ({type(e).__name__}: {why})"
         ) from None
     return other
+
+
+def regression_state(summary: Any) -> dict[str, Any]:
+    """A :class:`~perfeval.summaries.regression.RegressionSummary` as plain values (its exact sums
+    are Python integers) and numpy arrays.
+    """
+    import dataclasses
+
+    return {f.name: getattr(summary, f.name) for f in dataclasses.fields(summary)}
+
+
+def regression_from_state(state: Any, specs: list[MeasureSpec]) -> Any:
+    """The summary :func:`regression_state` wrote, checked to be of the measures ``specs``."""
+    from perfeval.engine.regression import empty_summary
+    from perfeval.summaries.regression import RegressionSummary
+
+    if not isinstance(state, dict):
+        raise ValueError("no 'regression' summary")
+    summary = RegressionSummary(**state)
+    want = empty_summary(specs)
+    if (summary.powers, summary.medae) != (want.powers, want.medae):
+        raise ValueError("a regression summary of other measures")
+    ints = ("rows", "weight", "sy", "syy", "sr", "srr", "sabs", "spos", "sape", "zero_weight", "zero_rows")
+    if not all(isinstance(getattr(summary, k), int) for k in ints):
+        raise ValueError("a regression summary whose sums are not whole numbers")
+    return summary
 
 
 def _joined_ids(

@@ -53,18 +53,33 @@ from perfeval.summaries.ranking import TieTable
 # resource is Unix-only: imported where the open-file limit is read, and its absence handled.
 
 
-def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold: float = 0.5):
+def evaluate_stream(
+    chunks: Iterable[tuple], *, measures: Any = None, threshold: float = 0.5, task: str | None = None
+):
     """Evaluate binary measures over an iterable of ``(y_true, y_score[, sample_weight])`` chunks.
 
     Gives the same numbers as :func:`perfeval.evaluate` on the concatenated chunks, in memory bounded
     by one chunk plus the summary.
+
+    A regression target (``task="regression"``, or a regression measure named: ``measures=["mae",
+    "rmse", "r2"]``): each chunk is a target and a prediction a row, checked at the door and folded
+    into the exact :class:`~perfeval.summaries.regression.RegressionSummary` (the bits of
+    ``evaluate(..., task="regression")`` on all the rows, any weights).  A stream does not guess the
+    task from its first chunk: without either, the targets are binary ones.
 
     Examples
     --------
     >>> chunks = [([1, 0], [0.9, 0.5]), ([1, 0], [0.5, 0.1])]
     >>> evaluate_stream(chunks, measures=["roc", "apr"])["ROC"]
     0.875
+    >>> evaluate_stream([([3.0, 1.0], [2.5, 1.0]), ([2.0], [3.0])], measures=["mae"])["MAE"]
+    0.5
     """
+    from perfeval.engine.regression import regression_asked
+
+    how = regression_asked(measures, task)
+    if how is not None:
+        return _stream_regression(chunks, measures, how)
     specs = resolve(measures or DEFAULT_MEASURES, threshold)
     other = [s.label for s in specs if s.measure.kind != "binary"]
     if other:
@@ -83,6 +98,35 @@ def evaluate_stream(chunks: Iterable[tuple], *, measures: Any = None, threshold:
         fold.add(is_pos, s, w)
         rows += len(s)
     return binary_report(specs, fold.summary(), rows=rows, threshold=threshold, weighted=weighted)
+
+
+def _stream_regression(chunks: Iterable[tuple], measures: Any, how: str):
+    """evaluate_stream() of a regression target: each chunk checked and folded into the exact sums."""
+    from dataclasses import replace
+
+    from perfeval.engine.regression import (
+        check_regression,
+        empty_summary,
+        fold,
+        named_specs,
+        regression_specs,
+        summary_report,
+    )
+
+    specs = regression_specs(named_specs(measures))
+    summary = empty_summary(specs)
+    rows = 0
+    weighted = False
+    for chunk in chunks:
+        if len(chunk) not in (2, 3):
+            raise InvalidParameterError("each chunk must be (y_true, y_score) or (y_true, y_score, weight)")
+        w = chunk[2] if len(chunk) == 3 else None
+        cases = check_regression(chunk[0], chunk[1], None, w)
+        summary = fold(summary, cases)
+        rows += cases.rows_in
+        weighted = weighted or w is not None
+    summary = replace(summary, rows=rows)  # the rows read, weight 0 included
+    return summary_report(summary, specs, weighted=weighted, backend="stream", task_from=how)
 
 
 def evaluate_stream_classes(
@@ -410,9 +454,17 @@ def evaluate_stream_grouped(
     size_hint: int | None = None,
     budget_rows: int = SPILL_BUDGET_ROWS,
     progress: bool = False,
+    task: str | None = None,
 ):
     """Per-group (and binary) measures over chunks ``(y_true, y_score, groups[, sample_weight])`` in
     bounded memory.
+
+    A regression target (``task="regression"``, or a regression measure named): the same spill and
+    the same parts, each part's groups finished from their exact sums
+    (:func:`perfeval.engine.regression.finish_regression`; a group over the budget from its
+    :class:`~perfeval.summaries.regression.RegressionSummary` folded block by block): the bits of
+    ``evaluate(..., groups=..., task="regression")``.  Each chunk is checked at the door as it comes
+    (its errors name the chunk's row).
 
     Rows are spilled to ``partitions`` temporary files by a hash of their group, so each file holds
     whole groups, in any input order, in a compact binary form (the four columns, each as narrow
@@ -457,10 +509,18 @@ def evaluate_stream_grouped(
     >>> r.results["GAUC"].per_group.tolist()
     [1.0, 1.0]
     """
-    specs = resolve(measures or DEFAULT_MEASURES, threshold)
+    from perfeval.engine.regression import named_specs, regression_asked, regression_specs
+
+    how = regression_asked(measures, task)
+    if how is not None:
+        specs = regression_specs(named_specs(measures))
+    else:
+        specs = resolve(measures or DEFAULT_MEASURES, threshold)
     if clustered:
-        keys_all, sizes_all, values, rows = _clustered(chunks, specs, threshold)
-        return _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, False, None)
+        keys_all, sizes_all, values, rows, weighted = _clustered(chunks, specs, threshold, how)
+        return _grouped_report(
+            keys_all, sizes_all, values, specs, threshold, rows, weighted if how else False, None, how
+        )
     if budget_rows < 1:
         raise InvalidParameterError(f"budget_rows must be at least 1, got {budget_rows}")
     if partitions is None:
@@ -477,15 +537,19 @@ def evaluate_stream_grouped(
                 arrays = _chunk_columns(chunk)
                 weighted = weighted or len(arrays) == 4
                 rows += len(arrays[1])
+                if how is not None:
+                    arrays = _regression_chunk(arrays)
                 if len(arrays[1]):
-                    labels.update(arrays[0])
+                    if how is None:
+                        labels.update(arrays[0])
                     _split(arrays, parts, 0)
         finally:
             for p in parts:
                 p.close()
         out.spilled = out.live = out.peak = sum(p.bytes for p in parts)
-        _check_request(specs, weighted, labels)
-        job = _Job(specs, threshold, budget_rows, labels, weighted, out)
+        if how is None:
+            _check_request(specs, weighted, labels)
+        job = _Job(specs, threshold, budget_rows, labels, weighted, out, how)
 
         with _progress.bar(progress, sum(p.rows for p in parts), "groups", "rows", scale=True) as meter:
             for p in parts:
@@ -493,10 +557,35 @@ def evaluate_stream_grouped(
                     job.run(p, 1)
                     meter.set_postfix_str(f"{sum(len(k) for k in out.keys):,} groups done")
                     meter.update(p.rows)
-    report = _grouped_report(out.keys, out.sizes, out.values, specs, threshold, rows, weighted, partitions)
+    report = _grouped_report(
+        out.keys, out.sizes, out.values, specs, threshold, rows, weighted, partitions, how
+    )
     # what the spill cost on disk: the first spill, and the most on disk at once (with re-splits)
     report.spill = {"bytes": out.spilled, "peak_bytes": out.peak}
     return report
+
+
+def _regression_chunk(arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """A chunk of a regression target checked at the door as it comes (its errors name the chunk's
+    row), its rows of weight 0 kept for the count of rows read (the parts drop them as evaluate()
+    does); the targets and predictions as float64.
+    """
+    from perfeval.engine.regression import check_regression
+
+    w = arrays[3] if len(arrays) == 4 else None
+    check_regression(arrays[0], arrays[1], arrays[2], w)
+    out = [np.asarray(arrays[0], dtype=np.float64), np.asarray(arrays[1], dtype=np.float64), arrays[2]]
+    return out + ([np.asarray(w, dtype=np.float64)] if w is not None else [])
+
+
+def _finish_part(cols: list[np.ndarray], specs, threshold: float, how: str | None):
+    """The grouped report of a part's (or a clustered chunk's) whole groups."""
+    w = cols[3] if len(cols) == 4 else None
+    if how is not None:
+        from perfeval.engine.regression import check_regression, finish_regression
+
+        return finish_regression(check_regression(cols[0], cols[1], cols[2], w), specs, task_from=how)
+    return finish(check(cols[0], cols[1], cols[2], w), specs, threshold=threshold)
 
 
 def _check_request(specs, weighted: bool, labels: _Labels) -> None:
@@ -550,9 +639,11 @@ class _Job:
     #: are taken as they are (two distinct keys colliding at every level: in practice never)
     MAX_DEPTH = 8
 
-    def __init__(self, specs, threshold, budget, labels, weighted, out: _Results):
+    def __init__(self, specs, threshold, budget, labels, weighted, out: _Results, how: str | None = None):
         self.specs, self.threshold, self.budget = specs, threshold, budget
         self.labels, self.weighted, self.out = labels, weighted, out
+        #: a regression target: how it was asked (None: binary and per-query measures)
+        self.how = how
 
     def run(self, part: _Part, depth: int) -> None:
         try:
@@ -608,11 +699,7 @@ class _Job:
         del blocks
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = finish(
-                check(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None),
-                self.specs,
-                threshold=self.threshold,
-            )
+            r = _finish_part(cols, self.specs, self.threshold, self.how)
         self.out.add(
             np.asarray(r.groups), r.group_sizes, {s.label: _per_group(r, s.label) for s in self.specs}
         )
@@ -624,6 +711,9 @@ class _Job:
         perfeval.summaries.ranking.TieTable), so the values are those of evaluate() on the rows.
         Memory: the group's distinct scores (and grades), not its rows.
         """
+        if self.how is not None:
+            self._one_regression_group(part)
+            return
         # the spill's own name for the weights in its messages (`weights`), checked as the door checks them
         weights = EVALUATION[3]._replace(name="weights")
 
@@ -677,6 +767,38 @@ class _Job:
                 values[sp.label] = np.asarray(sp.measure.function()(table, **sp.kwargs), dtype=np.float64)
         for sp in binary:
             values[sp.label] = self._binary_from_summary(sp, h_bin)
+        keys = np.asarray(key)
+        if keys.dtype.kind == "f":
+            keys = keys.astype(np.int64)
+        self.out.add(keys, size, values)
+
+    def _one_regression_group(self, part: _Part) -> None:
+        """A single group of a regression target over the budget: its exact sums folded block by
+        block (the numbers of its rows together), its size summed as evaluate() sums it.
+        """
+        from perfeval.engine.regression import check_regression, empty_summary, fold, summary_values
+
+        summary = empty_summary(self.specs)
+        size: Any = np.zeros(1)
+        key = None
+        for arrays in _read_blocks(part.path):
+            w = arrays[3] if len(arrays) == 4 else None
+            cases = check_regression(arrays[0], arrays[1], None, w)
+            if key is None or arrays[2].dtype.kind in "US":
+                key = arrays[2][:1]
+            if cases.w is not None:  # one sequential sum in row order, carried on
+                size = np.bincount(
+                    np.zeros(len(cases.w) + 1, dtype=np.intp), weights=np.concatenate([size, cases.w])
+                )
+            else:
+                size = size + len(cases.y)
+            summary = fold(summary, cases)
+        if summary.weight == 0:
+            return  # every row of weight 0: no case at all, so no group (as in evaluate)
+        values = {
+            lab: np.array([r.value], dtype=np.float64)
+            for lab, r in summary_values(self.specs, summary).items()
+        }
         keys = np.asarray(key)
         if keys.dtype.kind == "f":
             keys = keys.astype(np.int64)
@@ -782,7 +904,7 @@ class _SummaryGroup:
         return tuple(np.array([c]) for c in self._h.counts_at(threshold))
 
 
-def _clustered(chunks: Iterable[tuple], specs, threshold: float):
+def _clustered(chunks: Iterable[tuple], specs, threshold: float, how: str | None = None):
     """Input whose groups are contiguous: evaluate each chunk's complete groups as they arrive,
     carrying the last (maybe unfinished) group into the next chunk.  Memory: one chunk and one
     group.  A group seen again after it ended is an error (the input is not clustered).
@@ -793,15 +915,12 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
     sizes_all: list[np.ndarray] = []
     values: dict[str, list[np.ndarray]] = {s.label: [] for s in specs}
     rows = 0
+    weighted = False
 
     def flush(cols: list[np.ndarray]) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = finish(
-                check(cols[0], cols[1], cols[2], cols[3] if len(cols) == 4 else None),
-                specs,
-                threshold=threshold,
-            )
+            r = _finish_part(cols, specs, threshold, how)
         ks = np.asarray(r.groups)
         again = [k for k in ks.tolist() if k in done]
         if again:
@@ -818,6 +937,9 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
     for chunk in chunks:
         cols = [np.asarray(a) for a in chunk]
         rows += len(cols[1])
+        weighted = weighted or len(cols) == 4
+        if how is not None:
+            cols = _regression_chunk(_chunk_columns(chunk))
         if carry is not None:
             cols = [np.concatenate([a, b]) for a, b in zip(carry, cols, strict=False)]
         if len(cols[1]) == 0:
@@ -832,10 +954,10 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float):
         carry = [a[tail:] for a in cols]
     if carry is not None and len(carry[1]):
         flush(carry)
-    return keys_all, sizes_all, values, rows
+    return keys_all, sizes_all, values, rows, weighted
 
 
-def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighted, partitions):
+def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighted, partitions, how=None):
     if not keys_all:
         raise InvalidParameterError("no rows to evaluate")
     # the pieces are released as they are joined: with millions of groups each copy is large
@@ -850,6 +972,14 @@ def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighte
         joined[s.label] = np.concatenate(values[s.label])[order]
         values[s.label].clear()
     del order
+    if how is not None:
+        from perfeval.engine.regression import grouped_report as regression_report
+
+        report = regression_report(
+            specs, keys, sizes, joined, rows=rows, weighted=weighted, backend="stream", task_from=how
+        )
+        report.params["spill_partitions"] = partitions
+        return report
     return grouped_report(
         specs,
         keys,

@@ -977,12 +977,11 @@ def _refuse(args: Any) -> None:
         )
     if getattr(args, "class_column", None) and not getattr(args, "long", False):
         raise InvalidParameterError("--class names the class column of --long (a row a case and class)")
-    for flag, on in (("--ci", args.ci is not None), ("--tie-bounds", getattr(args, "tie_bounds", False))):
-        if on and (args.group is not None or args.stream):
-            raise InvalidParameterError(
-                f"{flag} of K classes is over all the cases, in memory: not with "
-                f"{'--group' if args.group is not None else '--stream'} yet"
-            )
+    if args.ci is not None and (args.group is not None or args.stream):
+        raise InvalidParameterError(
+            "--ci of K classes is over all the cases, in memory: not with "
+            f"{'--group' if args.group is not None else '--stream'} yet"
+        )
 
 
 def _statistics(args: Any, report: Any, cases: Any, specs: list) -> None:

@@ -43,7 +43,6 @@ def _refuse(args: Any) -> None:
         ("--long", getattr(args, "long", False)),
         ("--pos-label", args.pos_label is not None),
         ("--partition", bool(args.partition)),
-        ("--tie-bounds", getattr(args, "tie_bounds", False)),
         ("--ci", args.ci is not None),
         ("--confusion", getattr(args, "confusion", False)),
         ("--dialect", (getattr(args, "dialect", "perfeval") or "perfeval") != "perfeval"),
@@ -225,6 +224,10 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
         **({"weight": weight.name} if weight is not None else {}),
         **({"group": group.name} if group is not None else {}),
     }
+    if getattr(args, "tie_bounds", False):  # each measure's range over the orders of the tied scores
+        from perfeval.engine.label_bounds import with_tie_bounds
+
+        with_tie_bounds(report, cases, specs)
     return report
 
 
@@ -310,7 +313,9 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
 
 
 def run(args: Any, *, stream_bytes: int) -> int:
-    """``perfeval eval`` of K labels; a file over ``stream_bytes`` is streamed (without --group)."""
+    """``perfeval eval`` of K labels; a file over ``stream_bytes`` is streamed (without --group or
+    --tie-bounds, which read the table whole).
+    """
     import os
 
     from perfeval.cli.output import classes_text, group_csv, write
@@ -324,7 +329,7 @@ def run(args: Any, *, stream_bytes: int) -> int:
         from perfeval.cli.dask_tables import labels_report
 
         report = labels_report(args, path, _choose, _how)
-    elif args.stream or (big and args.group is None):
+    elif args.stream or (big and args.group is None and not getattr(args, "tie_bounds", False)):
         report = _stream(args, path, specs)
     else:
         report = _wide(args, load.read(args, args.file), specs)

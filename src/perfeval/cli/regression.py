@@ -10,7 +10,7 @@ says so (never a positive label to name).
 
 from __future__ import annotations
 
-from dataclasses import replace
+import os
 from typing import Any
 
 import numpy as np
@@ -119,7 +119,7 @@ def run(args: Any, path: str | None, specs: list, how: str, table_of: Any, warn:
             lambda: load.weights(table, ch.weight),
             lambda: table.no_empties(ch.all()),
         )
-        g = None if ch.group is None else table.get(ch.group)
+        g = None if ch.group is None else table.get(ch.group, empties=False)
         import warnings
 
         with warnings.catch_warnings(record=True) as caught:
@@ -133,45 +133,59 @@ def run(args: Any, path: str | None, specs: list, how: str, table_of: Any, warn:
 
 
 def _stream(args: Any, path: str | None, specs: list, how: str) -> Any:
-    """The table read in chunks, each folded into the exact summary (the bits of the whole table)."""
-    from perfeval.engine.regression import check_regression, empty_summary, summary_report
+    """The table read in chunks, each checked (a bad cell: one line naming the file, the line and
+    the column, as read whole) and folded into the exact summary, or with ``--group`` spilled by
+    group and each group finished from its exact sums: the bits of the whole table.
+    """
+    from perfeval.backends.stream import evaluate_stream, evaluate_stream_grouped
     from perfeval.io.readers import iter_columns
 
-    if args.group is not None:
-        raise InvalidParameterError("--stream of a regression target: not with --group yet (drop --stream)")
     chosen: list = []
+    grouped = args.group is not None
 
     def chooser(names: list[str], header: bool) -> list[int | None]:
         ch = load.choose_columns(args, names, header, path or "standard input")
         chosen.append(ch)
         load.say_columns(ch)
-        return [ch.target.index, ch.score.index, None if ch.weight is None else ch.weight.index, None, None]
+        return [
+            ch.target.index,
+            ch.score.index,
+            None if ch.group is None else ch.group.index,
+            None if ch.weight is None else ch.weight.index,
+        ]
 
     def convert(cols: list, where: Any) -> list:
         """A chunk's checks, as the table read whole is checked: the chunk's first bad line said (a
-        value that is no number, one refused, an empty field of a column used).
+        value that is no number, one refused, an empty field of a column used, the group's too).
         """
         ch = chosen[0]
-        t, sc, w = cols[:3]
-        return load.earliest(
-            lambda: _target_values(where, ch.target.name, t),
-            lambda: load.score_values(where, ch.score.name, sc),
-            lambda: None if w is None else load.weight_values(where, ch.weight.name, w),
+        y, s, w, _ = load.earliest(
+            lambda: _target_values(where, ch.target.name, cols[0]),
+            lambda: load.score_values(where, ch.score.name, cols[1]),
+            lambda: None if ch.weight is None else load.weight_values(where, ch.weight.name, cols[3]),
             lambda: where.no_empties(ch.all()),
-        )[:3]
+        )
+        return [y, s, cols[2], w]
 
-    summary = empty_summary(specs)
-    weighted = False
-    rows = 0
-    for y, s, w in iter_columns(
-        path, chooser, args.input_format, args.header, delimiter=args.delimiter, ids={}, convert=convert
-    ):
-        cases = check_regression(y, s, None, w, names=(chosen[0].target.name, chosen[0].score.name))
-        rows += cases.rows_in
-        weighted = weighted or w is not None
-        summary = summary.folded(cases.y, cases.s, cases.w)
-        summary = replace(summary, rows=rows)  # the rows read, weight 0 included
-    report = summary_report(summary, specs, weighted=weighted, backend="stream", task_from=how)
+    def chunks():
+        for y, s, g, w in iter_columns(
+            path,
+            chooser,
+            args.input_format,
+            args.header,
+            delimiter=args.delimiter,
+            ids={2: "--group"} if grouped else {},
+            convert=convert,
+        ):
+            cols = (y, s, g) if grouped else (y, s)
+            yield cols if w is None else (*cols, w)
+
+    if grouped:
+        size = os.path.getsize(path) if path and path != "-" and os.path.isfile(path) else None
+        report = evaluate_stream_grouped(chunks(), measures=specs, task="regression", size_hint=size)
+    else:
+        report = evaluate_stream(chunks(), measures=specs, task="regression")
+    report.params["task_from"] = how
     report.params["source"] = path or "standard input"
     if chosen:
         report.params["columns"] = chosen[0].names()

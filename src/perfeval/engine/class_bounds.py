@@ -30,6 +30,11 @@ say the same in ``tie_bounds_doc``):
 ``report.tied_pairs``: the share of the pairs (a case of class ``j``, a case of another class) whose
 scores in column ``j`` are equal, over every column: the pairs the OvR and OvO areas compare (the
 two count the same pairs).
+
+Per group (:func:`grouped_class_bounds`): each group's bounds are those of its cases alone, bit for
+bit, computed for every group at once, and the headline bounds are the mean of the groups' bounds
+that the headline value is of the groups' values (plain, or by size, as the measure's ``aggregate``
+says); the tied pairs are those inside a group.
 """
 
 from __future__ import annotations
@@ -40,7 +45,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ap_bounds", "binary_bounds", "class_tie_bounds", "mean_over", "tie_matrix"]
+__all__ = [
+    "ap_bounds",
+    "ap_extremes",
+    "binary_bounds",
+    "class_tie_bounds",
+    "grouped_class_bounds",
+    "mean_over",
+    "row_outcomes",
+    "tie_matrix",
+]
 
 #: the measures whose bound is exact here, and how (the others: the registry's tie_bounds "none")
 RANKED = ("ROC_OVR", "ROC_OVO", "AP_OVR")
@@ -81,26 +95,36 @@ def mean_over(per: np.ndarray, support: np.ndarray, average: str) -> float:
 
 
 def _ovr(u: np.ndarray, n: np.ndarray) -> np.ndarray:
-    total = n.sum()
+    """Each class's one-vs-rest area ``sum_c U[j, c] / (n_j (N - n_j))`` (NaN where 0/0); leading
+    axes are groups (``u``: (..., K, K), ``n``: (..., K)).
+    """
+    total = n.sum(axis=-1, keepdims=True)
     den = n * (total - n)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, u.sum(axis=1) / np.where(den > 0, den, 1.0), np.nan)
+        return np.where(den > 0, u.sum(axis=-1) / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _ovo_pairs(u: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair of classes' ``(A(j|k) + A(k|j)) / 2``, ``A = U / n n`` (NaN where 0/0), and its
+    weight ``n_j + n_k``, the pairs in ``np.triu_indices`` order; leading axes are groups.
+    """
+    k = n.shape[-1]
+    den = n[..., :, None] * n[..., None, :]  # np.outer(n, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a = np.where(den > 0, u / np.where(den > 0, den, 1.0), np.nan)
+    pair = (a + np.swapaxes(a, -1, -2)) / 2
+    j, i = np.triu_indices(k, 1)
+    return pair[..., j, i], n[..., j] + n[..., i]
 
 
 def _ovo(u: np.ndarray, n: np.ndarray, average: str) -> float:
     """Hand and Till's mean over the pairs of classes of ``(A(j|k) + A(k|j)) / 2``, ``A = U / n n``."""
-    k = len(n)
-    den = np.outer(n, n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        a = np.where(den > 0, u / np.where(den > 0, den, 1.0), np.nan)
-    pair = (a + a.T) / 2
-    j, i = np.triu_indices(k, 1)
-    vals = pair[j, i]
+    vals, weights = _ovo_pairs(u, n)
     ok = ~np.isnan(vals)
     if not ok.any():
         return math.nan
     if average == "weighted":
-        w = (n[j] + n[i])[ok]
+        w = weights[ok]
         return float((vals[ok] * (w / w.sum())).sum())
     return float(vals[ok].mean())
 
@@ -131,6 +155,25 @@ def _binary_value(t: np.ndarray, s: np.ndarray, w: np.ndarray | None, name: str)
     return math.nan if v is None else float(v)
 
 
+def ap_extremes(t: np.ndarray, s: np.ndarray, w: np.ndarray | None, best: bool) -> np.ndarray:
+    """Distinct scores of one binary problem (all its rows: groups keep their relative order) in the
+    order where its AP is greatest (``best``) or least over the orders of its ties; higher is ranked
+    first: the orders of :class:`~perfeval.measures.tiebounds.TieOrders` (inside a tie the positives
+    first, the heavier first; the least, the exact reverse), which say why.
+
+    Examples
+    --------
+    >>> t = np.array([True, True, False])
+    >>> ap_extremes(t, np.array([0.5, 0.5, 0.5]), np.array([2.0, 1.0, 1.0]), best=True).tolist()
+    [3.0, 2.0, 1.0]
+    >>> ap_extremes(t, np.array([0.5, 0.5, 0.5]), np.array([2.0, 1.0, 1.0]), best=False).tolist()
+    [1.0, 2.0, 3.0]
+    """
+    from perfeval.measures.tiebounds import TieOrders
+
+    return TieOrders(s, np.asarray(t, dtype=np.float64), None, w).scores(best=best)
+
+
 def ap_bounds(t: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> tuple[float, float]:
     """(min, max) of one binary problem's AP over the orders of its ties: the binary engine's AP of
     its two extreme orders, those of its own tie bounds (:class:`~perfeval.measures.tiebounds.TieOrders`:
@@ -158,7 +201,7 @@ def _num(v: Any) -> float:
     return math.nan if v is None else float(v)
 
 
-def _row_outcomes(y: np.ndarray, s: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+def row_outcomes(y: np.ndarray, s: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Each row's best and worst count (0 or 1) over the orders of its ties: the argmax is the true
     class (``k`` None), or the true class is among the ``k`` best scored.
     """
@@ -206,7 +249,7 @@ class _Bounds:
 
     def rows(self, kk: int | None) -> tuple[np.ndarray, np.ndarray]:
         if kk not in self.memo:
-            self.memo[kk] = _row_outcomes(self.y, self.s, kk)
+            self.memo[kk] = row_outcomes(self.y, self.s, kk)
         return self.memo[kk]
 
     def ranked(self, name: str, average: str) -> tuple[float, float, Any, Any]:
@@ -290,17 +333,178 @@ def _pooled_pairs(cs: Any) -> tuple[float, float]:
     return float((wp * wn).sum()), float(wp.sum() * wn.sum())
 
 
-def with_tie_bounds(report: Any, cases: Any, specs: list) -> Any:
-    """``report`` (of :func:`perfeval.engine.classes.finish_classes`, over all the cases) with every
-    measure's tie bounds and the share of tied pairs (``report.tied_pairs``, ``report.pairs``).
+class _GroupBounds:
+    """The bounds of every group of one evaluation at once (:class:`_Bounds` over all the groups),
+    each shared part computed once; each group's sums made as its own summary makes them
+    (:mod:`perfeval.engine.group_bounds`).
     """
-    from perfeval.exceptions import InvalidParameterError
 
-    if report.summary is None:
-        raise InvalidParameterError(
-            "tie bounds of K classes are over all the cases: not with groups yet (drop the groups, or "
-            "the tie bounds)"
+    def __init__(self, cases: Any):
+        from perfeval.summaries.ranking import group_codes
+
+        self.y = np.asarray(cases.y, dtype=np.intp)
+        self.s = np.asarray(cases.s, dtype=np.float64)
+        self.w = None if cases.w is None else np.asarray(cases.w, dtype=np.float64)
+        keys, self.codes = group_codes(cases.g)
+        self.q, self.k = len(keys), self.s.shape[1]
+        self.weights = np.ones(len(self.y)) if self.w is None else self.w
+        self.memo: dict[Any, Any] = {}
+
+    def _memo(self, key: Any, make: Any) -> Any:
+        if key not in self.memo:
+            self.memo[key] = make()
+        return self.memo[key]
+
+    def support(self) -> Any:
+        """Each group's ``n_class`` (q, k)."""
+        from perfeval.engine.group_bounds import class_support
+
+        return self._memo(
+            "n", lambda: class_support(self.y, self.s[:, 0], self.w, self.codes, self.q, self.k)
         )
-    tied, pairs = class_tie_bounds(cases, report.summary, specs, report.results)
+
+    def pairs_ties(self) -> Any:
+        """Each group's ``U`` and ``T`` (q, k, k)."""
+        from perfeval.engine.group_bounds import class_pairs
+
+        return self._memo("ut", lambda: class_pairs(self.y, self.s, self.w, self.codes, self.q, self.k))
+
+    def tied(self) -> tuple[float, float]:
+        """(tied, pairs) of the (class j, another class) pairs of each column j, in a group."""
+        from perfeval.engine.group_bounds import tied_pairs
+
+        def make() -> tuple[float, float]:
+            tied = pairs = 0.0
+            for j in range(self.k):
+                a, b = tied_pairs(self.y == j, self.s[:, j], self.w, self.codes, self.q)
+                tied, pairs = tied + a, pairs + b
+            return tied, pairs
+
+        return self._memo("tied", make)
+
+    def ap_per_class(self) -> tuple[Any, Any]:
+        """Each group's AP bounds of each class (q, k): the AP of its two extreme orders."""
+        from perfeval.engine.group_bounds import ap_groups
+
+        def make() -> tuple[Any, Any]:
+            y, s, w, codes, q = self.y, self.s, self.w, self.codes, self.q
+            ends = []
+            for best in (False, True):
+                per = [
+                    ap_groups(y == j, ap_extremes(y == j, s[:, j], w, best), w, codes, q)
+                    for j in range(self.k)
+                ]
+                ends.append(np.where(self.support() > 0, np.column_stack(per), math.nan))
+            return ends[0], ends[1]
+
+        return self._memo("ap", make)
+
+    def pooled(self, name: str) -> tuple[Any, Any, tuple[float, float]]:
+        """The binary measure's bounds of every (case, class) cell of a group pooled (micro), and
+        their (tied, pairs).
+        """
+        from perfeval.engine.group_bounds import ap_groups, roc_bounds, tied_pairs
+
+        def make() -> tuple[Any, Any, tuple[float, float]]:
+            k, q, w = self.k, self.q, self.w
+            onehot = (self.y[:, None] == np.arange(k)[None, :]).reshape(-1)
+            flat, pc = self.s.reshape(-1), np.repeat(self.codes, k)
+            pw = None if w is None else np.repeat(w, k)
+            if name == "AP":
+                lo, hi = (
+                    ap_groups(onehot, ap_extremes(onehot, flat, pw, b), pw, pc, q) for b in (False, True)
+                )
+            else:
+                lo, hi = roc_bounds(onehot, flat, pw, pc, q)
+            return lo, hi, tied_pairs(onehot, flat, pw, pc, q)
+
+        return self._memo(name, make)
+
+    def ranked(self, name: str, average: str) -> tuple[Any, Any, tuple[float, float]]:
+        """(min, max) of each group, and the (tied, pairs) of the pairs the measure compares."""
+        from perfeval.engine.classes import group_means
+
+        if average == "micro":
+            return self.pooled("ROC" if name == "ROC_OVR" else "AP")
+        n = self.support()
+        if name == "ROC_OVO":  # every tied pair lost, or won, in every group at once
+            u, t = self.pairs_ties()
+            lo = group_means(*_ovo_pairs(u - t / 2, n), average)
+            return lo, group_means(*_ovo_pairs(u + t / 2, n), average), self.tied()
+        if name == "AP_OVR":
+            lo_c, hi_c = self.ap_per_class()
+        else:
+            u, t = self.pairs_ties()
+            lo_c, hi_c = _ovr(u - t / 2, n), _ovr(u + t / 2, n)
+        return group_means(lo_c, n, average), group_means(hi_c, n, average), self.tied()
+
+    def counted(self, name: str, kw: dict) -> tuple[Any, Any]:
+        """The measures of the rows' own counts: every tied row at its best, or at its worst, each
+        group's rows summed as the group's own.
+        """
+        from perfeval.engine.classes import group_means
+        from perfeval.engine.group_bounds import segment_sums
+
+        y, codes, q, k, weights = self.y, self.codes, self.q, self.k, self.weights
+        ends = row_outcomes(y, self.s, int(kw["k"]) if name == "TOPK_ACC" else None)[::-1]  # worst, best
+        out = []
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if name == "BACC" or (name == "REC_MC" and kw.get("average", "macro") == "macro"):
+                n = self.support()
+                cells = codes * k + y  # each class of each group: its rows' counts in row order
+                for e in ends:
+                    per = np.where(
+                        n > 0, np.bincount(cells, weights * e, minlength=q * k).reshape(q, k) / n, np.nan
+                    )
+                    out.append(group_means(per, n, "macro"))
+            else:  # accuracy, top-k; micro and weighted recall are the accuracy
+                total = segment_sums(weights, codes, q)
+                for e in ends:
+                    out.append(np.where(total > 0, segment_sums(weights * e, codes, q) / total, np.nan))
+        return out[0], out[1]
+
+
+def grouped_class_bounds(report: Any, cases: Any, specs: list) -> tuple[float, float]:
+    """Every grouped multiclass result's bounds per group (``tie_min_per_group``,
+    ``tie_max_per_group``: each group's, as :func:`class_tie_bounds` gives them for the group's
+    cases alone, bit for bit; NaN where the group's value is NaN) and its headline bounds (the same
+    mean of the groups' bounds as the value's of the groups' values); return (tied, pairs) summed
+    over the groups.  ``report``: of :func:`perfeval.engine.classes.finish_classes` with groups.
+
+    The bound math is this module's, over every group at once (no loop over the groups): the sums it
+    reads are made for every group as the group's summary makes them
+    (:mod:`perfeval.engine.group_bounds`: ``U``, ``T`` and ``n_class`` a group; each class's AP of
+    its two extreme orders; the pooled ROC's bounds), and averaged over the classes as the values are
+    (:func:`perfeval.engine.classes.group_means`).
+    """
+    from perfeval.engine.group_bounds import set_bounds
+
+    b = _GroupBounds(cases)
+    for sp in specs:
+        r = report.results[sp.label]
+        name, kw = sp.measure.name, sp.kwargs
+        if sp.measure.tie_bounds == "free":
+            lo = hi = r.per_group
+        elif name in RANKED:
+            lo, hi, (tp, pp) = b.ranked(name, kw.get("average", "macro"))
+            r.tied_pairs, r.pairs = (tp / pp if pp > 0 else math.nan), pp
+        elif name in ROWS:
+            lo, hi = b.counted(name, kw)
+        else:
+            lo = hi = math.nan
+            r.tie_note = sp.measure.tie_bounds_text
+        set_bounds(r, sp, lo, hi, report.group_sizes)
+    return b.tied()
+
+
+def with_tie_bounds(report: Any, cases: Any, specs: list) -> Any:
+    """``report`` (of :func:`perfeval.engine.classes.finish_classes`) with every measure's tie bounds
+    (over all the cases, or per group and their mean: :func:`grouped_class_bounds`) and the share of
+    tied pairs (``report.tied_pairs``, ``report.pairs``; in a group, when grouped).
+    """
+    if report.groups is not None:
+        tied, pairs = grouped_class_bounds(report, cases, specs)
+    else:
+        tied, pairs = class_tie_bounds(cases, report.summary, specs, report.results)
     report.tied_pairs, report.pairs = (tied / pairs if pairs > 0 else math.nan), pairs
     return report

@@ -24,6 +24,10 @@ say the same in ``tie_bounds_doc``):
 
 ``report.tied_pairs``: the share of the pairs (a row with the label on, a row with it off) whose
 scores in the label's column are equal, over every label: the pairs the per-label areas compare.
+
+Per group (:func:`grouped_label_bounds`): each group's bounds are those of its rows alone, bit for
+bit, computed for every group at once, and the headline bounds are the mean of the groups' bounds
+that the headline value is of the groups' values; the tied pairs are those inside a group.
 """
 
 from __future__ import annotations
@@ -33,11 +37,11 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.engine.class_bounds import ap_bounds, binary_bounds, mean_over
+from perfeval.engine.class_bounds import ap_bounds, ap_extremes, binary_bounds, mean_over
 from perfeval.measures import multilabel as ml
 from perfeval.summaries.rowsums import finish_mean, row_sums
 
-__all__ = ["label_tie_bounds", "row_extremes", "with_tie_bounds"]
+__all__ = ["grouped_label_bounds", "label_tie_bounds", "row_extremes", "with_tie_bounds"]
 
 #: the per-label ranking measures and their binary measure
 PER_LABEL = {"ROC_ML": "ROC", "AP_ML": "AP"}
@@ -167,17 +171,105 @@ def _column_pairs(y: np.ndarray, s: np.ndarray, w: np.ndarray) -> tuple[float, f
     return tied, pairs
 
 
-def with_tie_bounds(report: Any, cases: Any, specs: list) -> Any:
-    """``report`` (of :func:`perfeval.engine.labels.finish_labels`, over all the rows) with every
-    measure's tie bounds and the share of tied pairs (``report.tied_pairs``, ``report.pairs``).
-    """
-    from perfeval.exceptions import InvalidParameterError
+def grouped_label_bounds(report: Any, cases: Any, specs: list) -> tuple[float, float]:
+    """Every grouped multilabel result's bounds per group (``tie_min_per_group``,
+    ``tie_max_per_group``: each group's, as :func:`label_tie_bounds` gives them for the group's rows
+    alone, bit for bit; NaN where the group's value is NaN) and its headline bounds (the same mean of
+    the groups' bounds as the value's of the groups' values); return (tied, pairs) summed over the
+    groups.  ``report``: of :func:`perfeval.engine.labels.finish_labels` with groups.
 
-    if report.summary is None:
-        raise InvalidParameterError(
-            "tie bounds of K labels are over all the rows: not with groups yet (drop the groups, or "
-            "the tie bounds)"
-        )
-    tied, pairs = label_tie_bounds(cases, specs, report.results)
+    Every measure over every group at once (:mod:`perfeval.engine.group_bounds`): each label's ROC
+    bounds by the binary engine's grouped bounds, its AP of the two extreme orders; the row measures
+    from each row's two extremes, summed exactly per group
+    (:func:`perfeval.summaries.rowsums.group_row_sums`).
+    """
+    from perfeval.engine.classes import group_means
+    from perfeval.engine.group_bounds import ap_groups, roc_bounds, set_bounds, tied_pairs
+    from perfeval.summaries.ranking import group_codes
+    from perfeval.summaries.rowsums import group_row_sums
+
+    y = np.asarray(cases.y) != 0
+    s = np.asarray(cases.s, dtype=np.float64)
+    w = None if cases.w is None else np.asarray(cases.w, dtype=np.float64)
+    _keys, codes = group_codes(cases.g)
+    q, k = len(_keys), s.shape[1]
+    sizes = report.group_sizes
+    ww = np.ones(len(y)) if w is None else w
+    # each label's on weight in each group, added in row order as the group's (y * w).sum(axis=0)
+    cells = (codes[:, None] * k + np.arange(k)[None, :]).reshape(-1)
+    support = np.bincount(cells, (y * ww[:, None]).reshape(-1), minlength=q * k).reshape(q, k)
+    memo: dict[Any, Any] = {}
+
+    def per_label(binary: str) -> tuple[Any, Any]:
+        if binary not in memo:
+            lows, highs = [], []
+            for t, sc, lw in ml.label_problems(y, s, w):
+                if binary == "ROC":
+                    lo, hi = roc_bounds(t, sc, lw, codes, q)
+                else:
+                    lo, hi = (ap_groups(t, ap_extremes(t, sc, lw, b), lw, codes, q) for b in (False, True))
+                lows.append(lo)
+                highs.append(hi)
+            memo[binary] = (np.column_stack(lows), np.column_stack(highs))
+        return memo[binary]
+
+    def pooled(binary: str) -> tuple[Any, Any, tuple[float, float]]:
+        t, sc, mw = ml.micro_problem(y, s, w)
+        pc = np.repeat(codes, k)
+        if binary == "ROC":
+            lo, hi = roc_bounds(t, sc, mw, pc, q)
+        else:
+            lo, hi = (ap_groups(t, ap_extremes(t, sc, mw, b), mw, pc, q) for b in (False, True))
+        return lo, hi, tied_pairs(t, sc, mw, pc, q)
+
+    tied = pairs = 0.0
+    for j in range(k):  # the (on, off) pairs of each label's column, in a group
+        a, b = tied_pairs(y[:, j], s[:, j], w, codes, q)
+        tied, pairs = tied + a, pairs + b
+    for sp in specs:
+        r = report.results[sp.label]
+        name, kw = sp.measure.name, sp.kwargs
+        average = kw.get("average", "macro")
+        lo: Any
+        hi: Any
+        if sp.measure.tie_bounds == "free":
+            lo = hi = r.per_group
+        elif name in PER_LABEL and average != "samples":
+            if average == "micro":
+                lo, hi, (tp, pp) = pooled(PER_LABEL[name])
+            else:
+                lo_c, hi_c = per_label(PER_LABEL[name])
+                if r.left_out_per_group is not None:  # a label without a value in a group has no bound
+                    left = np.asarray(r.left_out_per_group, dtype=bool)
+                    lo_c, hi_c = np.where(left, math.nan, lo_c), np.where(left, math.nan, hi_c)
+                lo, hi = group_means(lo_c, support, average), group_means(hi_c, support, average)
+                tp, pp = tied, pairs
+            r.tied_pairs, r.pairs = (tp / pp if pp > 0 else math.nan), pp
+        elif name in ROW_KERNELS:
+            f, samples = ROW_KERNELS[name], average == "samples"
+            ends = []
+            for best in (True, False):
+                v = f(y, row_extremes(y, s, best))
+                ok = ~np.isnan(v) if samples else np.ones(len(v), dtype=bool)
+                sums = group_row_sums(v[ok], None if w is None else w[ok], codes[ok], q)
+                ends.append(np.array([finish_mean(x) for x in sums]))
+            va, vb = ends
+            lo, hi = np.where(vb < va, vb, va), np.where(vb > va, vb, va)  # min(va, vb), max(va, vb)
+        else:
+            lo = hi = math.nan
+            r.tie_note = sp.measure.tie_bounds_text
+        set_bounds(r, sp, lo, hi, sizes)
+    return tied, pairs
+
+
+def with_tie_bounds(report: Any, cases: Any, specs: list) -> Any:
+    """``report`` (of :func:`perfeval.engine.labels.finish_labels`) with every measure's tie bounds
+    (over all the rows, or per group and their mean: :func:`grouped_label_bounds`) and the share of
+    tied pairs (``report.tied_pairs``, ``report.pairs``; in a group, when grouped).
+    """
+    if report.groups is not None:
+        tied, pairs = grouped_label_bounds(report, cases, specs)
+    else:
+        tied, pairs = label_tie_bounds(cases, specs, report.results)
     report.tied_pairs, report.pairs = (tied / pairs if pairs > 0 else math.nan), pairs
     return report

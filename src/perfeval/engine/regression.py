@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.base.checks import ArraySpec, Cases, LabelWords, check, read_targets
 from perfeval.engine.report import MeasureResult, Report
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
@@ -25,18 +26,29 @@ from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.measures.spec import refuse_pending
 from perfeval.measures.vocabulary import REGRESSION_DEFAULT, REGRESSION_OF
 from perfeval.summaries.ranking import group_codes
-from perfeval.summaries.regression import SHIFT, RegressionSummary, deviance_rows, weighted_median
+from perfeval.summaries.regression import (
+    RegressionSummary,
+    deviance_rows,
+    ratio,
+    row_sums,
+    scaled_sums,
+    weighted_median,
+)
 
 __all__ = [
     "REGRESSION",
     "TIES_REGRESSION",
+    "regression_asked",
     "regression_specs",
     "regression_task",
+    "fold",
     "check_regression",
     "needs",
     "empty_summary",
     "summary_report",
     "finish_regression",
+    "group_values",
+    "grouped_report",
 ]
 
 TIES_REGRESSION = "none: each row is scored by its own prediction"
@@ -98,6 +110,30 @@ def regression_task(
     n = len(np.unique(y))
     real = y.dtype.kind == "f" and not bool(np.all(y == np.floor(y)))
     return f"the target holds {n:,} distinct {'real values' if real else 'whole numbers'}"
+
+
+def regression_asked(measures: Any, task: Any = None) -> str | None:
+    """How a backend that cannot look at every target first (a stream, Dask, a Metric) was asked for
+    a regression: ``task="regression"``, or a regression measure named; None otherwise (binary or
+    per-query measures: such a backend does not guess the task from its first rows).
+    """
+    if task not in TASKS:
+        raise InvalidParameterError(f"`task` must be None, 'binary' or 'regression', got {task!r}")
+    if task == "regression":
+        return "task='regression'"
+    if task is None:
+        specs = named_specs(measures)
+        if specs is not None and any(s.measure.kind == "regression" for s in specs):
+            return "a regression measure named"
+    return None
+
+
+def fold(summary: RegressionSummary, cases: Cases) -> RegressionSummary:
+    """``summary`` with checked rows added (a chunk, a batch, a partition)."""
+    try:
+        return summary.folded(np.asarray(cases.y, dtype=np.float64), cases.s, cases.w)
+    except OverflowError as e:
+        raise InvalidDataError(str(e)) from None
 
 
 def regression_specs(specs: list[MeasureSpec] | None) -> list[MeasureSpec]:
@@ -238,95 +274,82 @@ def summary_report(
 
 
 # -- every group at once -----------------------------------------------------------------------------
-def _group_sums(t: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Each group's exact sum of ``t`` (rows sorted by group, ``starts`` each group's first row),
-    times ``2**SHIFT``: an object array of Python integers, the numbers
-    :func:`perfeval.summaries.regression.exact_sum` gives for each group alone.
+def _group_products(starts: np.ndarray, *factors: np.ndarray | None) -> tuple[np.ndarray, int]:
+    """Each group's exact sum of the products of ``factors`` (None left out; rows sorted by group,
+    ``starts`` each group's first row) as ``(sums, d)``: an object array of Python integers, each
+    group's sum divided by ``2**d`` (one compiled pass:
+    :func:`perfeval.summaries.regression.scaled_sums`), integers as small as the data allows.
     """
-    frac, exp = np.frexp(t)
-    mant = np.ldexp(frac, 53).astype(np.int64)
-    low = int(exp.min()) if len(exp) else 0
-    big = np.left_shift(mant.astype(object), (exp - low).astype(object))
-    sums = np.add.reduceat(big, starts) if len(big) else np.zeros(len(starts), dtype=object)
-    shift = low - 53 + SHIFT
-    return np.left_shift(sums, shift) if shift >= 0 else sums  # shift >= 0: exp >= -1073
-
-
-def _group_products(starts: np.ndarray, *factors: np.ndarray | None) -> np.ndarray:
-    """Each group's exact sum of the products of ``factors`` (None left out), as
-    :func:`perfeval.summaries.regression.exact_products` splits them.
-    """
-    from perfeval.summaries.regression import two_product
-
     fs = [f for f in factors if f is not None]
-    terms = [fs[0]]
-    with np.errstate(over="ignore", invalid="ignore"):
-        for f in fs[1:]:
-            nxt = []
-            for t in terms:
-                p, e = two_product(t, f)
-                nxt += [p, e]
-            terms = nxt
-    total = np.zeros(len(starts), dtype=object)
-    for t in terms:
-        if not np.isfinite(t).all():
-            raise InvalidDataError(
-                "a product of a target, a prediction and a weight is beyond the range of a 64-bit float"
-            )
-        total = total + _group_sums(t, starts)
-    return total
+    got = scaled_sums(np.append(starts, len(fs[0])), *fs)
+    if got is None:
+        raise InvalidDataError(
+            "a product of a target, a prediction and a weight is beyond the range of a 64-bit float"
+        )
+    out = np.empty(len(starts), dtype=object)
+    out[:] = got[0]
+    return out, got[1]
 
 
 def _divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """``num / den`` of Python integers a group, each correctly rounded (NaN where ``den`` is 0)."""
+    """``num / den`` of Python integers a group, each correctly rounded (NaN where ``den`` is 0,
+    +-inf beyond float64's range: :func:`perfeval.summaries.regression.ratio`'s numbers).
+    """
     out = np.full(len(num), math.nan)
     ok = den != 0
     if ok.any():
-        out[ok] = np.true_divide(num[ok], den[ok]).astype(np.float64)
+        try:
+            out[ok] = np.true_divide(num[ok], den[ok]).astype(np.float64)
+        except OverflowError:
+            out[ok] = [ratio(a, b) for a, b in zip(num[ok].tolist(), den[ok].tolist(), strict=True)]
     return out
 
 
 class _GroupSums:
     """Every group's exact sums (rows sorted by group, ``starts`` each group's first row), each made
-    on first need: the numbers :class:`RegressionSummary` holds for each group alone.
+    on first need, as :class:`RegressionSummary` holds them for each group alone but each scaled by
+    its own power of two (read them together with :meth:`get`, brought to one scale: every measure is
+    a ratio of sums of one degree, so the scale cancels).
     """
 
-    def __init__(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, starts: np.ndarray):
-        with np.errstate(over="ignore", invalid="ignore"):
-            self.r = y - s
-            self.a = np.abs(self.r)
-        if not np.isfinite(self.r).all():
-            raise InvalidDataError("a target minus its prediction is beyond the range of a 64-bit float")
+    def __init__(
+        self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, starts: np.ndarray, keys: tuple[str, ...]
+    ):
         self.y, self.s, self.w, self.starts = y, s, w, starts
-        self.ends = np.append(starts[1:], len(y))
-        self._made: dict[str, np.ndarray] = {}
+        self.ends = np.append(starts[1:], len(y)) if len(starts) else starts  # no group: no end
+        self._made: dict[str, tuple[np.ndarray, int]] = {}
+        try:  # every sum ``keys`` in one compiled pass, at one scale; the differences checked always
+            made = row_sums(np.append(starts, len(y)), y, s, w, (*keys, "weight"), scaled=True)
+        except OverflowError as e:
+            raise InvalidDataError(str(e)) from None
+        for k, (v, d) in made.items():
+            arr = np.empty(len(starts), dtype=object)
+            arr[:] = v
+            self._made[k] = (arr, d)
 
-    def terms(self, key: str) -> tuple[np.ndarray, ...]:
-        y, r, a = self.y, self.r, self.a
-        if key == "sape":
-            with np.errstate(over="ignore"):
-                ape = a / np.maximum(np.abs(y), np.finfo(np.float64).eps)
-            if not np.isfinite(ape).all():
-                raise InvalidDataError("a target minus its prediction is beyond the range of a 64-bit float")
-            return (ape,)
-        return {
-            "sy": (y,),
-            "syy": (y, y),
-            "sr": (r,),
-            "srr": (r, r),
-            "sabs": (a,),
-            "spos": (np.maximum(r, 0.0),),
-        }[key]
+    @property
+    def a(self) -> np.ndarray:
+        """Each row's ``|r|`` (made on first need: the medians)."""
+        if "a" not in self.__dict__:
+            self.__dict__["a"] = np.abs(self.y - self.s)
+        return self.__dict__["a"]
 
-    def __getitem__(self, key: str) -> np.ndarray:
+    def made(self, key: str, *factors: np.ndarray | None) -> tuple[np.ndarray, int]:
+        """The sums ``key`` (made from ``factors`` times the weights on first need) and their scale."""
         if key not in self._made:
             if key == "weight" and self.w is None:
-                self._made[key] = np.left_shift((self.ends - self.starts).astype(object), SHIFT)
+                self._made[key] = ((self.ends - self.starts).astype(object), 0)
             elif key == "weight":
-                self._made[key] = _group_sums(self.w, self.starts)  # type: ignore[arg-type]
+                self._made[key] = _group_products(self.starts, self.w)
             else:
-                self._made[key] = _group_products(self.starts, *self.terms(key), self.w)
+                self._made[key] = _group_products(self.starts, *factors, self.w)
         return self._made[key]
+
+    def get(self, *keys: str) -> list[np.ndarray]:
+        """The sums ``keys`` at one scale (each group's exact sums divided by one power of two)."""
+        got = [self.made(k) for k in keys]
+        d = min(e for _, e in got)
+        return [v if e == d else np.left_shift(v, e - d) for v, e in got]
 
     def rows_where(self, mask: np.ndarray) -> np.ndarray:
         """Each group's number of rows where ``mask``."""
@@ -334,7 +357,18 @@ class _GroupSums:
         return c[self.ends] - c[self.starts]
 
     def medians(self) -> np.ndarray:
-        """Each group's weighted median of ``|r|`` (a loop over the groups)."""
+        """Each group's weighted median of ``|r|``: unweighted, every group's at once (the rows sorted
+        by group, then ``|r|``: the middle one, or the mean of the two middle ones, as numpy's median);
+        weighted, a loop over the groups (each group's cumulative weights summed in its own order).
+        """
+        if self.w is None:
+            n = self.ends - self.starts
+            group = np.repeat(np.arange(len(n)), n)
+            a = self.a[np.lexsort((self.a, group))]
+            lo = a[self.starts + (n - 1) // 2]
+            hi = a[self.starts + n // 2]
+            with np.errstate(over="ignore"):
+                return np.where(n % 2 == 1, lo, (lo + hi) / 2)
         v = np.empty(len(self.starts))
         for i, (lo, hi) in enumerate(zip(self.starts.tolist(), self.ends.tolist(), strict=True)):
             a = self.a[lo:hi]
@@ -344,21 +378,39 @@ class _GroupSums:
         return v
 
 
+#: the row sums each measure is finished from (the weights' besides)
+_SUMS = {
+    "MAE": ("sabs",),
+    "MSE_REG": ("srr",),
+    "RMSE_REG": ("srr",),
+    "R2": ("syy", "sy", "srr"),
+    "EXPVAR": ("syy", "sy", "srr", "sr"),
+    "MAPE": ("sape",),
+    "PINBALL": ("spos", "sr"),
+}
+
+
+def _sums_of(specs: list[MeasureSpec]) -> tuple[str, ...]:
+    """The row sums the measures ``specs`` read, once each."""
+    return tuple(dict.fromkeys(k for sp in specs for k in _SUMS.get(sp.measure.name, ())))
+
+
 def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
     """One measure's value in each group, from the groups' sums, as its scalar form finishes one."""
     name = sp.measure.name
-    W = gs["weight"]
     if name == "MAE":
-        return _divide(gs["sabs"], W)
+        return _divide(*gs.get("sabs", "weight"))
     if name in ("MSE_REG", "RMSE_REG"):
-        v = _divide(gs["srr"], W)
+        v = _divide(*gs.get("srr", "weight"))
         return np.sqrt(v) if name == "RMSE_REG" else v
     if name in ("R2", "EXPVAR"):
-        den = W * gs["syy"] - gs["sy"] * gs["sy"]
-        num = gs["srr"] * W if name == "R2" else W * gs["srr"] - gs["sr"] * gs["sr"]
+        extra = ("sr",) if name == "EXPVAR" else ()
+        W, syy, sy, srr, *rest = gs.get("weight", "syy", "sy", "srr", *extra)
+        den = W * syy - sy * sy
+        num = srr * W if name == "R2" else W * srr - rest[0] * rest[0]
         return _divide(den - num, den)
     if name == "MAPE":
-        v = _divide(gs["sape"], W)
+        v = _divide(*gs.get("sape", "weight"))
         v[gs.rows_where(gs.y == 0) > 0] = math.nan
         return v
     if name == "PINBALL":
@@ -366,14 +418,17 @@ def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
 
         fa = Fraction(float(sp.kwargs["alpha"]))
         m, d = fa.numerator, fa.denominator
-        return _divide(m * gs["spos"] + (d - m) * (gs["spos"] - gs["sr"]), W * d)
+        spos, sr, W = gs.get("spos", "sr", "weight")
+        return _divide(m * spos + (d - m) * (spos - sr), W * d)
     if name == "MEDAE":
         return gs.medians()
     p = {"POISSON_DEV": 1.0, "GAMMA_DEV": 2.0}.get(name, float(sp.kwargs.get("power", 0.0)))
     dev, ok = deviance_rows(gs.y, gs.s, p)
     if not np.isfinite(dev).all():
         raise InvalidDataError(f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float")
-    v = _divide(_group_products(gs.starts, dev, gs.w), W)
+    gs.made(f"dev{p!r}", dev)
+    total, W = gs.get(f"dev{p!r}", "weight")
+    v = _divide(total, W)
     v[gs.rows_where(~ok) > 0] = math.nan
     return v
 
@@ -396,13 +451,63 @@ def finish_regression(cases: Cases, specs: list[MeasureSpec], *, task_from: str)
         keys, codes = group_codes(g)
         q = len(keys)
         sizes = np.bincount(codes, weights=w, minlength=q).astype(np.float64)
-        order = np.argsort(codes, kind="stable")
-        starts = np.searchsorted(codes[order], np.arange(q))
-        gs = _GroupSums(y[order], s[order], None if w is None else w[order], starts)
-        results = {sp.label: MeasureResult.of(sp, _group_value(sp, gs), sizes, keys, True) for sp in specs}
+        order, bounds = (
+            np.frombuffer(b, np.int64) for b in _native.group_order(np.ascontiguousarray(codes, np.int64), q)
+        )
+        starts = bounds[:-1]
+        gs = _GroupSums(y[order], s[order], None if w is None else w[order], starts, _sums_of(specs))
+        values = {sp.label: _group_value(sp, gs) for sp in specs}
+        return grouped_report(
+            specs,
+            keys,
+            sizes,
+            values,
+            rows=cases.rows_in,
+            weighted=w is not None,
+            backend="memory",
+            task_from=task_from,
+        )
     warn_undefined(results, specs)
-    groups = None if keys is None else int(len(keys))
-    report = Report(results, keys, params_of(cases.rows_in, groups, w is not None, "memory", task_from))
-    report.group_sizes = sizes
+    report = Report(results, None, params_of(cases.rows_in, None, w is not None, "memory", task_from))
     report.summary = summary
+    return report
+
+
+def group_values(
+    cases: Cases, specs: list[MeasureSpec]
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """Each group's key, size and value of every measure of ``specs`` over checked grouped cases (a
+    stream's part, a Dask partition holding whole groups): the numbers :func:`finish_regression`
+    gives those groups.
+    """
+    r = finish_regression(cases, specs, task_from="")
+    assert r.groups is not None and r.group_sizes is not None
+    values = {}
+    for sp in specs:
+        v = r.results[sp.label].per_group
+        assert v is not None  # a grouped report
+        values[sp.label] = v
+    return np.asarray(r.groups), r.group_sizes, values
+
+
+def grouped_report(
+    specs: list[MeasureSpec],
+    keys: np.ndarray,
+    sizes: np.ndarray,
+    values: dict[str, np.ndarray],
+    *,
+    rows: int,
+    weighted: bool,
+    backend: str,
+    task_from: str,
+) -> Report:
+    """The report of every group's values (keys sorted; from memory, a stream's parts, Dask's
+    partitions): the report :func:`finish_regression` gives for the same rows, with its ``backend``.
+    """
+    from perfeval.engine.finish import warn_undefined
+
+    results = {sp.label: MeasureResult.of(sp, values[sp.label], sizes, keys, True) for sp in specs}
+    warn_undefined(results, specs)
+    report = Report(results, keys, params_of(rows, int(len(keys)), weighted, backend, task_from))
+    report.group_sizes = sizes
     return report

@@ -27,43 +27,121 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-__all__ = ["RegressionSummary", "exact_sum", "exact_products", "deviance_rows", "ratio", "SHIFT"]
+from perfeval import _native
+
+__all__ = [
+    "RegressionSummary",
+    "exact_sum",
+    "exact_sums",
+    "scaled_sums",
+    "exact_products",
+    "deviance_rows",
+    "ratio",
+    "SHIFT",
+]
 
 Array = np.ndarray
 
 #: every float64 is m 2**(e - 53), m a whole number below 2**53, e >= -1073 (np.frexp): times
 #: 2**SHIFT every one is a whole number, and so is any sum of them
 SHIFT = 1126
-#: rows a chunk of :func:`exact_sum`: the 26-bit halves of as many mantissas sum exactly in float64
-_CHUNK = 1 << 25
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter of a float64 into two 26-bit halves
 
 
 def exact_sum(x: Array) -> int:
     """``sum(x) * 2**SHIFT`` exactly, a Python integer (``x``: finite float64, any shape).
 
-    Each value's mantissa (a whole number below 2**53, as a float64) is cut into its high 27 and low
-    26 bits (both whole numbers, exact in float64), and the halves of each exponent summed by
-    ``np.bincount`` in float64 (exact: every partial sum is a whole number below 2**53 for fewer than
-    2**26 values), then shifted into place as Python integers: the sum does not depend on the order
-    of ``x``.
+    Each value is ``m 2**(e - 53)`` (``m`` its mantissa, a whole number below ``2**53``), so
+    ``x 2**SHIFT`` is the whole number ``m 2**(e - 53 + SHIFT)``: the compiled kernel
+    (csrc/exact.c) adds those into 32-bit limbs and carries once, so the sum does not depend on the
+    order of ``x``.
+
+    Raises
+    ------
+    OverflowError
+        A value that is not finite.
     """
-    x = np.asarray(x, dtype=np.float64).ravel()
-    total = 0
-    for a in range(0, x.size, _CHUNK):
-        frac, exp = np.frexp(x[a : a + _CHUNK])
-        if not exp.size:
-            continue
-        mant = np.ldexp(frac, 53)  # a whole number, exact: |frac| < 1
-        high = np.floor(np.ldexp(mant, -26))  # mant = high 2**26 + low, 0 <= low < 2**26
-        low_bits = mant - np.ldexp(high, 26)
-        low = int(exp.min())
-        e = exp - low
-        highs = np.bincount(e, weights=high)
-        lows = np.bincount(e, weights=low_bits)
-        for i in np.flatnonzero((highs != 0) | (lows != 0)).tolist():
-            total += ((int(highs[i]) << 26) + int(lows[i])) << (low + i - 53 + SHIFT)
-    return total
+    return exact_products(x)
+
+
+def _f64(x: Array) -> Array:
+    """``x`` as a C-contiguous, aligned float64 array (the kernels' buffers; an array unpickled from
+    another process may be unaligned, which numpy exports as another buffer format).
+    """
+    return np.require(x, dtype=np.float64, requirements=["C", "A"])
+
+
+def exact_sums(bounds: Array | None, *factors: Array | None) -> list[int] | None:
+    """Each group's ``sum_i prod_k factors[k][i] * 2**SHIFT`` (rows sorted by group, ``bounds`` the
+    int64 offsets where each group starts, the end appended; None: one group), the products made
+    exact by :func:`two_product` (csrc/exact.c: the same float64 terms); None when a term is beyond
+    float64's range.
+    """
+    fs = [_f64(f).ravel() for f in factors if f is not None]
+    b = None if bounds is None else np.ascontiguousarray(bounds, dtype=np.int64)
+    return _native.exact_sums(b, *fs, *(None,) * (3 - len(fs)), 0)
+
+
+def scaled_sums(bounds: Array | None, *factors: Array | None) -> tuple[list[int], int] | None:
+    """:func:`exact_sums` as ``(sums, d)``: each group's exact sum is ``sums[g] * 2**d``, ``d`` the
+    largest power of two the kernel proves divides every term (from the factors' smallest last bits;
+    at least -1074): integers of a few words for data of a few magnitudes, not the ``2**SHIFT``
+    scale, for a caller that divides sums by sums.
+    """
+    fs = [_f64(f).ravel() for f in factors if f is not None]
+    b = None if bounds is None else np.ascontiguousarray(bounds, dtype=np.int64)
+    got = _native.exact_sums(b, *fs, *(None,) * (3 - len(fs)), -1)
+    if got is None:
+        return None
+    sums, drop = got
+    return sums, drop - SHIFT
+
+
+#: the sums :func:`row_sums` makes, in the compiled kernel's order
+ROW_SUMS = ("sy", "syy", "sr", "srr", "sabs", "spos", "sape", "weight")
+_TOO_BIG = {
+    1: "a target minus its prediction is beyond the range of a 64-bit float",
+    2: "a product of a target, a prediction and a weight is beyond the range of a 64-bit float",
+}
+
+
+def row_sums(
+    bounds: Array | None,
+    y: Array,
+    yhat: Array,
+    w: Array | None,
+    keys: tuple[str, ...] = ROW_SUMS,
+    *,
+    scaled: bool = False,
+) -> dict[str, tuple[list[int], int]]:
+    """Each group's exact sums ``keys`` of :data:`ROW_SUMS` (``w y``, ``w y^2``, ``w r``, ``w r^2``,
+    ``w |r|``, ``w max(r, 0)``, ``w |r| / max(|y|, eps)``, ``w``; ``r = y - yhat``; no weights: 1),
+    in one compiled pass over the rows (csrc/exact.c, ``regression_sums``: the numbers
+    :func:`exact_products` makes of the numpy columns, without them), as ``{key: (sums, d)}``: each
+    group's sum is ``sums[g] * 2**d``; ``d`` is ``-SHIFT`` unless ``scaled``: then one ``d`` for
+    every key, the largest power of two the kernel proves divides every term of every key (as
+    :func:`scaled_sums` finds it), so that sums of one degree divide as they are.
+
+    Raises
+    ------
+    OverflowError
+        A difference, a ratio or a product beyond float64's range (the first check that fails, as
+        the numpy form checks them: the differences first).
+    """
+    mask = sum(1 << ROW_SUMS.index(k) for k in keys)
+    b = None if bounds is None else np.ascontiguousarray(bounds, dtype=np.int64)
+    got = _native.regression_sums(
+        b,
+        _f64(y),
+        _f64(yhat),
+        None if w is None else _f64(w),
+        mask,
+        scaled,
+    )
+    if isinstance(got, int):
+        raise OverflowError(_TOO_BIG[got])
+    sums, drops = got
+    return {k: (sums[ROW_SUMS.index(k)], drops[ROW_SUMS.index(k)] - SHIFT) for k in keys}
 
 
 def _split(a: Array) -> tuple[Array, Array]:
@@ -74,7 +152,8 @@ def _split(a: Array) -> tuple[Array, Array]:
 
 def two_product(a: Array, b: Array) -> tuple[Array, Array]:
     """``a b = p + e`` exactly (Dekker), ``p`` the rounded product (when nothing overflows or
-    falls below float64's normal range).
+    falls below float64's normal range): the terms :func:`exact_products` sums (csrc/exact.c
+    computes the same ones, in the same float64 operations).
     """
     p = a * b
     ah, al = _split(a)
@@ -84,31 +163,21 @@ def two_product(a: Array, b: Array) -> tuple[Array, Array]:
 
 
 def exact_products(*factors: Array | None) -> int:
-    """``sum_i prod_k factors[k][i] * 2**SHIFT`` exactly (two or three factors; a None factor is
-    left out: no weights), a Python integer.
+    """``sum_i prod_k factors[k][i] * 2**SHIFT`` exactly (one to three factors; a None factor is
+    left out: no weights), a Python integer: ``a b`` summed as the two terms of
+    :func:`two_product`, ``a b c`` as the four of ``two_product(a, b)`` each times ``c``.
 
     Raises
     ------
     OverflowError
         A product, or a factor's split, beyond float64's range.
     """
-    fs = [np.asarray(f, dtype=np.float64) for f in factors if f is not None]
-    with np.errstate(over="ignore", invalid="ignore"):
-        terms = [fs[0]]
-        for f in fs[1:]:
-            nxt = []
-            for t in terms:
-                p, e = two_product(t, f)
-                nxt += [p, e]
-            terms = nxt
-    total = 0
-    for t in terms:
-        if not np.isfinite(t).all():
-            raise OverflowError(
-                "a product of a target, a prediction and a weight is beyond the range of a 64-bit float"
-            )
-        total += exact_sum(t)
-    return total
+    got = exact_sums(None, *factors)
+    if got is None:
+        raise OverflowError(
+            "a product of a target, a prediction and a weight is beyond the range of a 64-bit float"
+        )
+    return got[0]
 
 
 def ratio(num: int, den: int) -> float:
@@ -237,15 +306,14 @@ class RegressionSummary:
         yhat = np.asarray(yhat, dtype=np.float64)
         if w is not None:
             w = np.asarray(w, dtype=np.float64)
-        with np.errstate(over="ignore", invalid="ignore"):
-            r = y - yhat
-            a = np.abs(r)
-            ape = a / np.maximum(np.abs(y), np.finfo(np.float64).eps)
-        if not (np.isfinite(r).all() and np.isfinite(ape).all()):
-            raise OverflowError("a target minus its prediction is beyond the range of a 64-bit float")
         n = len(y)
-        zero = y == 0
         out = cls.empty(powers, medae)
+        try:
+            sums = row_sums(None, y, yhat, w)  # the differences checked first, then the products
+        except OverflowError as e:
+            if str(e) != _TOO_BIG[2]:
+                raise
+            sums = None  # a deviance beyond the range is said first, as before
         dev, bad, bad_rows = [], [], []
         for p in out.powers:
             d, ok = deviance_rows(y, yhat, p)
@@ -255,23 +323,26 @@ class RegressionSummary:
             out_w = ~ok if w is None else (~ok) & (w > 0)
             bad.append(int(out_w.sum()) << SHIFT if w is None else exact_sum(w[~ok]))
             bad_rows.append(int(out_w.sum()))
+        if sums is None:
+            raise OverflowError(_TOO_BIG[2])
+        zero = y == 0
         absres = absw = None
         if medae:
             keep = slice(None) if w is None else w > 0
-            absres = a[keep]
+            absres = np.abs(y - yhat)[keep]
             absw = None if w is None else w[keep]
             absres, absw = _canonical(absres, absw)
         return replace(
             out,
             rows=n,
-            weight=(n << SHIFT) if w is None else exact_sum(w),
-            sy=exact_products(y, w),
-            syy=exact_products(y, y, w),
-            sr=exact_products(r, w),
-            srr=exact_products(r, r, w),
-            sabs=exact_products(a, w),
-            spos=exact_products(np.maximum(r, 0.0), w),
-            sape=exact_products(ape, w),
+            weight=sums["weight"][0][0],
+            sy=sums["sy"][0][0],
+            syy=sums["syy"][0][0],
+            sr=sums["sr"][0][0],
+            srr=sums["srr"][0][0],
+            sabs=sums["sabs"][0][0],
+            spos=sums["spos"][0][0],
+            sape=sums["sape"][0][0],
             zero_weight=(int(zero.sum()) << SHIFT) if w is None else exact_sum(w[zero]),
             zero_rows=int(zero.sum()) if w is None else int((zero & (w > 0)).sum()),
             dev=tuple(dev),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RowSums", "row_sums", "finish_mean"]
+__all__ = ["RowSums", "finish_mean", "group_row_sums", "row_sums"]
 
 Array = np.ndarray
 
@@ -83,6 +83,46 @@ def row_sums(values: Array, weights: Array | None = None) -> RowSums:
     if not np.isfinite(wv).all():
         raise OverflowError("a weight times its row's value is beyond the range of a 64-bit float")
     return RowSums(_exact_sum(wv), _exact_sum(w), len(v))
+
+
+def group_row_sums(values: Array, weights: Array | None, codes: Array, q: int) -> list[RowSums]:
+    """:func:`row_sums` of each group's rows at once (``codes``: each row's group, 0..q-1): the
+    same exact sums, so :func:`finish_mean` of group ``g``'s gives the bits of its rows alone.
+
+    The mantissas are summed as integers per (group, exponent), as :func:`_exact_sum` sums them per
+    exponent, then shifted into place group by group (a Python loop over the (group, exponent)
+    pairs present, not over the rows).
+    """
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    c = np.asarray(codes, dtype=np.int64).reshape(-1)
+    rows = np.bincount(c, minlength=q).tolist()
+    if weights is None:
+        return [RowSums(t, r << _SHIFT, r) for t, r in zip(_group_exact(v, c, q), rows, strict=True)]
+    w = np.asarray(weights, dtype=np.float64).reshape(-1)
+    with np.errstate(over="ignore"):
+        wv = w * v
+    if not np.isfinite(wv).all():
+        raise OverflowError("a weight times its row's value is beyond the range of a 64-bit float")
+    return [
+        RowSums(t, s, r) for t, s, r in zip(_group_exact(wv, c, q), _group_exact(w, c, q), rows, strict=True)
+    ]
+
+
+def _group_exact(x: Array, codes: Array, q: int) -> list[int]:
+    """:func:`_exact_sum` of each group's values (``codes``: 0..q-1), Python integers."""
+    totals = [0] * q
+    if x.size == 0:
+        return totals
+    frac, exp = np.frexp(x)
+    mant = np.ldexp(frac, 53).astype(np.int64)  # exact: |frac| < 1
+    order = np.lexsort((exp, codes))
+    g, exp, mant = codes[order], exp[order], mant[order]
+    heads = np.flatnonzero(np.concatenate(([True], (exp[1:] != exp[:-1]) | (g[1:] != g[:-1]))))
+    high = np.add.reduceat(mant >> 26, heads)  # floor: mant = high 2**26 + low, 0 <= low < 2**26
+    low = np.add.reduceat(mant & _LOW, heads)
+    for i, e, h, lo in zip(g[heads].tolist(), exp[heads].tolist(), high.tolist(), low.tolist(), strict=True):
+        totals[i] += ((h << 26) + lo) << (e - 53 + _SHIFT)
+    return totals
 
 
 def finish_mean(sums: RowSums) -> float:
