@@ -1385,7 +1385,7 @@ _binary(
     direction="lower",
     ties="none needed: the cases of one distinct score are one forecast.",
     compute="perfeval.measures.calibration:brier_mcb",
-    per_group="",
+    per_group="perfeval.measures.calibration:brier_mcb_groups",
 )
 _binary(
     "BRIER_DSC",
@@ -1399,7 +1399,7 @@ _binary(
     direction="higher",
     ties="none needed: the cases of one distinct score are one forecast.",
     compute="perfeval.measures.calibration:brier_dsc",
-    per_group="",
+    per_group="perfeval.measures.calibration:brier_dsc_groups",
 )
 _binary(
     "BRIER_UNC",
@@ -1412,7 +1412,7 @@ _binary(
     direction="none",
     ties="none needed.",
     compute="perfeval.measures.calibration:brier_unc",
-    per_group="",
+    per_group="perfeval.measures.calibration:brier_unc_groups",
 )
 _CAL_FIT_EDGE = (
     "no case, one class only, or a score of 0, 1 or outside (0, 1) (no logit): NaN; the slope and the "
@@ -1431,7 +1431,7 @@ _binary(
     direction="none",
     ties="none needed: the cases of one distinct score share one logit.",
     compute="perfeval.measures.calibration:cal_slope",
-    per_group="",
+    per_group="perfeval.measures.calibration:cal_slope_groups",
 )
 _binary(
     "CAL_INTERCEPT",
@@ -1453,7 +1453,7 @@ _binary(
     direction="none",
     ties="none needed: the cases of one distinct score share one logit.",
     compute="perfeval.measures.calibration:cal_intercept",
-    per_group="",
+    per_group="perfeval.measures.calibration:cal_intercept_groups",
 )
 _multiclass(
     "ECE_CW",
