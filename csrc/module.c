@@ -76,6 +76,8 @@ static PyMethodDef methods[] = {
     {"class_group_auc", nv_class_group_auc, METH_VARARGS, "Each group's one-vs-rest Mann-Whitney sum and cases of every class, its rows counted into groups once."},
     {"group_pav", nv_group_pav, METH_VARARGS, "Each group's weighted isotonic regression of its cells' shares of positives (pool adjacent violators)."},
     {"group_below", nv_group_below, METH_VARARGS, "Each cell's weight of the cells before it in its group, added one by one."},
+    {"group_bin_sums", nv_group_bin_sums, METH_VARARGS, "Every group's weight, positive weight and score sum in each of its calibration bins (equal width or mass)."},
+    {"logit_pass", nv_logit_pass, METH_VARARGS, "Each group's Newton sums and log-likelihood of the logistic recalibration at a + b x."},
     {"split_sum", nv_split_sum, METH_VARARGS, "ROC's or APR's sum from the sorted scores of the positives and of the negatives."},
     {"hist_sum", nv_hist_sum, METH_VARARGS, "One sum of a measure over a summary, bit for bit the numpy expression's."},
     {"query_order", nv_query_order, METH_VARARGS, "Rows sorted by query code, then by descending score (counted into queries, each sorted on its own)."},

@@ -174,6 +174,8 @@ PyObject *nv_class_group_auc(PyObject *self, PyObject *args);
 /* ---- calibration.c --------------------------------------------------------------------------- */
 PyObject *nv_group_pav(PyObject *self, PyObject *args);
 PyObject *nv_group_below(PyObject *self, PyObject *args);
+PyObject *nv_group_bin_sums(PyObject *self, PyObject *args);
+PyObject *nv_logit_pass(PyObject *self, PyObject *args);
 
 /* ---- summary.c ------------------------------------------------------------------------------- */
 PyObject *nv_hist_apr(PyObject *self, PyObject *args);

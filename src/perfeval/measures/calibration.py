@@ -42,7 +42,9 @@ GROUP_BIN_CELLS = 1 << 24
 
 # -- the bins -----------------------------------------------------------------------------------------
 def _unit(sc: np.ndarray, wt: np.ndarray) -> bool:
-    """Every case's score (weight > 0) is a probability, in [0, 1]."""
+    """Every case's score (weight > 0) is a probability, in [0, 1] (``sc`` ascending)."""
+    if len(sc) == 0 or (sc[0] >= 0.0 and sc[-1] <= 1.0):
+        return True
     live = sc[wt > 0]
     return len(live) == 0 or (live.min() >= 0.0 and live.max() <= 1.0)
 
@@ -91,20 +93,23 @@ def bin_sums(
     sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray, *, bins: str, n_bins: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(W, P, S), each (G, n_bins): every group's weight, positive weight and weighted score sum in
-    each bin, added cell by cell in score order (np.bincount: the same bits for one group alone).
+    each bin (:func:`bin_of_cells`' rules), added cell by cell in score order from 0.0 (np.bincount's
+    bits; one compiled pass, csrc/calibration.c group_bin_sums): the same bits for one group alone.
     """
+    from perfeval import _native
+
     B, G = int(n_bins), len(bounds) - 1
-    wt = pos + neg
-    group = _group_of_cells(bounds)
-    if bins == "width":
-        idx = bin_of_cells(sc, wt, bins=bins, n_bins=B)
-    else:  # each group's own cumulative weight
-        idx = _mass_bins(wt, bounds, B)
-    key = group * B + idx
-    n = G * B
-    W = np.bincount(key, weights=wt, minlength=n).reshape(G, B)
-    P = np.bincount(key, weights=pos, minlength=n).reshape(G, B)
-    S = np.bincount(key, weights=sc * wt, minlength=n).reshape(G, B)
+    W, P, S = (
+        np.frombuffer(v, np.float64).reshape(G, B)
+        for v in _native.group_bin_sums(
+            np.ascontiguousarray(sc, np.float64),
+            np.ascontiguousarray(pos, np.float64),
+            np.ascontiguousarray(neg, np.float64),
+            np.ascontiguousarray(bounds, np.int64),
+            B,
+            bins == "mass",
+        )
+    )
     return W, P, S
 
 
@@ -135,19 +140,25 @@ def _ece_of_bins(W: np.ndarray, P: np.ndarray, S: np.ndarray, *, norm: str, debi
         return np.where(n > 0, v, np.nan)
 
 
-def _check_debiased(norm: str, debiased: str) -> None:
-    if debiased == "yes" and norm != "l2":
-        raise InvalidParameterError(
-            f"ECE's debiased form is of the L2 norm (Kumar, Liang & Ma 2019): give norm=l2 with "
-            f"debiased=yes, got norm={norm}"
-        )
+def _no_debiased(norm: str, debiased: str) -> bool:
+    """debiased=yes with norm l1 or max: no such estimator (Kumar, Liang & Ma's debiased form is of
+    the L2 norm), so the value is NaN, and the edge cases say why.
+    """
+    return debiased == "yes" and norm != "l2"
+
+
+#: why a debiased value of another norm than l2 is NaN
+NO_DEBIASED = (
+    "the debiased form is of the L2 norm only (Kumar, Liang & Ma 2019): give norm=l2 with debiased=yes"
+)
 
 
 def ece(h: ScoreHistogram, *, bins: str, n_bins: int, norm: str, debiased: str) -> float:
     """The binned calibration error of one summary (see the module's docstring); NaN when a score
     is outside [0, 1] or there is no case.
     """
-    _check_debiased(norm, debiased)
+    if _no_debiased(norm, debiased):
+        return NAN
     if debiased == "yes" and not h.is_counts():
         raise InvalidParameterError(
             "ECE with debiased=yes needs whole-number weights (counts of cases: a bin's n - 1)"
@@ -168,11 +179,12 @@ def ece_groups(gd: GroupedData, *, bins: str, n_bins: int, norm: str, debiased: 
     """Every group's ECE at once (None: declined, each group from its own summary: weighted rows
     with the debiased form, which must check each group's weights, or too many (group, bin) cells).
     """
-    _check_debiased(norm, debiased)
     if gd.weighted and debiased == "yes":
         return None
     sc, pos, neg, bounds = histograms(gd)
     G = len(bounds) - 1
+    if _no_debiased(norm, debiased):
+        return np.full(G, NAN)
     if G * int(n_bins) > GROUP_BIN_CELLS:
         return None
     W, P, S = bin_sums(sc, pos, neg, bounds, bins=bins, n_bins=n_bins)
@@ -324,28 +336,34 @@ def _fit_cells(
     )
 
 
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    return np.where(z >= 0, 1.0 / (1.0 + np.exp(-np.abs(z))), np.exp(-np.abs(z)) / (1.0 + np.exp(-np.abs(z))))
+class _Pass:
+    """Newton's sums of every group at its (a, b) (csrc/calibration.c logit_pass), kept per group
+    so that a trial point that is taken needs no second pass.
+    """
 
+    def __init__(self, x: np.ndarray, pos: np.ndarray, wt: np.ndarray, bounds: np.ndarray):
+        G = len(bounds) - 1
+        self.args = (
+            np.ascontiguousarray(x, np.float64),
+            np.ascontiguousarray(pos, np.float64),
+            np.ascontiguousarray(wt, np.float64),
+            np.ascontiguousarray(bounds, np.int64),
+        )
+        self.sums = np.zeros((6, G))  # g0, g1, h00, h01, h11, log-likelihood
 
-class _Cells:
-    """The cells of the groups still being fitted: kept compact as groups converge."""
+    def at(self, a: np.ndarray, b: np.ndarray, which: np.ndarray) -> np.ndarray:
+        """The six sums of the groups flagged in ``which`` at a + b x (the others' zeros)."""
+        from perfeval import _native
 
-    def __init__(self, x: np.ndarray, pos: np.ndarray, wt: np.ndarray, group: np.ndarray):
-        self.x, self.pos, self.wt, self.group = x, pos, wt, group
-
-    def of(self, active: np.ndarray) -> _Cells:
-        """The cells of the groups flagged in ``active`` (all groups' flags)."""
-        keep = active[self.group]
-        if keep.all():
-            return self
-        return _Cells(self.x[keep], self.pos[keep], self.wt[keep], self.group[keep])
+        G = len(a)
+        out = _native.logit_pass(*self.args, a, b, np.ascontiguousarray(which, np.uint8))
+        return np.frombuffer(out, np.float64).reshape(6, G)
 
 
 def fit_offset_groups(x: np.ndarray, pos: np.ndarray, wt: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """Calibration-in-the-large of every group: the a of logit P(y = 1) = a + x (the slope fixed at
-    1, x an offset) by Newton's method, every group at once with its own sums (np.bincount over its
-    cells in order), each stopping as :func:`fit_joint_groups` says: the same arithmetic, step for
+    1, x an offset) by Newton's method, every group at once with its own sums (each group's cells in
+    order, from 0.0), each stopping as :func:`fit_joint_groups` says: the same arithmetic, step for
     step, as the group alone.  NaN where the iterations do not converge.
     """
     G = len(bounds) - 1
@@ -353,18 +371,16 @@ def fit_offset_groups(x: np.ndarray, pos: np.ndarray, wt: np.ndarray, bounds: np
     W = np.bincount(group, weights=wt, minlength=G)
     o = np.bincount(group, weights=pos, minlength=G) / W
     a = np.log(o) - np.log1p(-o) - np.bincount(group, weights=wt * x, minlength=G) / W  # near the root
+    ones = np.ones(G)
     out = np.full(G, NAN)
     active = np.ones(G, dtype=bool)
     near = np.zeros(G, dtype=bool)  # the last step was below NEAR: this one is the last
-    cells = _Cells(x, pos, wt, group)
+    newton = _Pass(x, pos, wt, bounds)
     for _ in range(MAX_ITER):
         if not active.any():
             break
-        cells = cells.of(active)
-        gi = cells.group
-        mu = _sigmoid(a[gi] + cells.x)
-        grad = np.bincount(gi, weights=cells.pos - cells.wt * mu, minlength=G)
-        hess = np.bincount(gi, weights=cells.wt * mu * (1.0 - mu), minlength=G)
+        s = newton.at(a, ones, active)
+        grad, hess = s[0], s[2]
         act = np.flatnonzero(active)
         bad = ~(hess[act] > 0)
         active[act[bad]] = False
@@ -379,21 +395,15 @@ def fit_offset_groups(x: np.ndarray, pos: np.ndarray, wt: np.ndarray, bounds: np
     return out
 
 
-def _loglik(cells: _Cells, a: np.ndarray, b: np.ndarray, G: int) -> np.ndarray:
-    """Each group's binomial log-likelihood of its cells at linear predictors a + b x."""
-    z = a[cells.group] + b[cells.group] * cells.x
-    terms = cells.pos * np.logaddexp(0.0, -z) + (cells.wt - cells.pos) * np.logaddexp(0.0, z)
-    return -np.bincount(cells.group, weights=terms, minlength=G)
-
-
 def fit_joint_groups(
     x: np.ndarray, pos: np.ndarray, wt: np.ndarray, bounds: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """(a, b) of logit P(y = 1) = a + b x of every group by Newton's method (IRLS) from the null fit
     (a = logit of the share of positives, b = 0), a step halved while it lowers the likelihood;
     NaNs where the maximum likelihood does not exist (the scores separate the classes, or are all
-    equal).  Every group at once with its own sums (np.bincount over its cells in order), each
-    stopping on its own: the same arithmetic, step for step, as the group alone.
+    equal).  Every group at once with its own sums (each group's cells in order, from 0.0:
+    csrc/calibration.c logit_pass), each stopping on its own: the same arithmetic, step for step,
+    as the group alone.
 
     A fit stops after a Newton step of less than 1e-15 relative (each coefficient's step over 1 + its
     size), or one step after a Newton step below NEAR (1e-8; such steps are taken whole, never
@@ -402,39 +412,33 @@ def fit_joint_groups(
     on without end.  NaN after MAX_ITER steps.
     """
     G = len(bounds) - 1
-    group = _group_of_cells(bounds)
     a_out, b_out = np.full(G, NAN), np.full(G, NAN)
     if G == 0:
         return a_out, b_out
+    group = _group_of_cells(bounds)
     sizes = np.diff(bounds)
     starts = bounds[:-1]
-    neg_x = np.where((wt - pos) > 0, x, -np.inf)
-    pos_x = np.where(pos > 0, x, np.inf)
     # every group here has a cell (and both classes), so reduceat's slices are never empty
-    neg_max = np.maximum.reduceat(neg_x, starts)
-    pos_min = np.minimum.reduceat(pos_x, starts)
+    neg_max = np.maximum.reduceat(np.where((wt - pos) > 0, x, -np.inf), starts)
+    pos_min = np.minimum.reduceat(np.where(pos > 0, x, np.inf), starts)
     pos_max = np.maximum.reduceat(np.where(pos > 0, x, -np.inf), starts)
     neg_min = np.minimum.reduceat(np.where((wt - pos) > 0, x, np.inf), starts)
     active = (sizes >= 2) & ~(neg_max <= pos_min) & ~(pos_max <= neg_min)
     o = np.bincount(group, weights=pos, minlength=G) / np.bincount(group, weights=wt, minlength=G)
-    with np.errstate(divide="ignore"):
-        a, b = np.log(o) - np.log1p(-o), np.zeros(G)
-    cells = _Cells(x, pos, wt, group).of(active)
-    ll = _loglik(cells, a, b, G)
+    a, b = np.log(o) - np.log1p(-o), np.zeros(G)
+    newton = _Pass(x, pos, wt, bounds)
+    sums = newton.at(a, b, active).copy()  # each active group's sums at its (a, b)
+    fresh = active.copy()  # sums holds the group's current point
     da, db = np.zeros(G), np.zeros(G)
     near = np.zeros(G, dtype=bool)  # the last step was below NEAR: this one is the last
     for _ in range(MAX_ITER):
         if not active.any():
             break
-        cells = cells.of(active)
-        gi, cx = cells.group, cells.x
-        mu = _sigmoid(a[gi] + b[gi] * cx)
-        r = cells.pos - cells.wt * mu
-        v = cells.wt * mu * (1.0 - mu)
-        g0, g1 = np.bincount(gi, weights=r, minlength=G), np.bincount(gi, weights=r * cx, minlength=G)
-        h00 = np.bincount(gi, weights=v, minlength=G)
-        h01 = np.bincount(gi, weights=v * cx, minlength=G)
-        h11 = np.bincount(gi, weights=v * cx * cx, minlength=G)
+        stale = active & ~fresh
+        if stale.any():
+            s = newton.at(a, b, stale)
+            sums[:, stale] = s[:, stale]
+        g0, g1, h00, h01, h11, ll = sums
         act = np.flatnonzero(active)
         det = h00[act] * h11[act] - h01[act] * h01[act]
         bad = ~(det > 0)
@@ -445,22 +449,24 @@ def fit_joint_groups(
         full = np.maximum(np.abs(da[act]) / (1.0 + np.abs(a[act])), np.abs(db[act]) / (1.0 + np.abs(b[act])))
         # the likelihood is concave: a short enough step never lowers it.  A Newton step below NEAR
         # is taken whole: the likelihood's change is then below its rounding, no guide
-        new = np.full(G, NAN)
+        fresh[act] = False
         halving = np.zeros(G, dtype=bool)
         halving[act[full > NEAR]] = True
         for _half in range(60):
             h = np.flatnonzero(halving)
             if not len(h):
                 break
-            new[h] = _loglik(cells.of(halving), a + da, b + db, G)[h]
-            stop = (new[h] >= ll[h]) | (
+            trial = newton.at(a + da, b + db, halving)
+            stop = (trial[5, h] >= ll[h]) | (
                 np.abs(da[h]) + np.abs(db[h]) <= 1e-15 * (1.0 + np.abs(a[h]) + np.abs(b[h]))
             )
-            halving[h[stop]] = False
+            taken = h[stop]
+            sums[:, taken] = trial[:, taken]  # the sums at the point the step reaches
+            fresh[taken] = True
+            halving[taken] = False
             go = h[~stop]
             da[go], db[go] = da[go] / 2, db[go] / 2
         a[act], b[act] = a[act] + da[act], b[act] + db[act]
-        ll[act] = np.where(new[act] > ll[act], new[act], ll[act])
         # converged: a Newton step of nothing, or the step after a Newton step below NEAR
         done = act[(full <= 1e-15) | near[act]]
         a_out[done], b_out[done] = a[done], b[done]
@@ -585,3 +591,41 @@ def ece_classwise(cs: Any, *, bins: str, n_bins: int, norm: str) -> Any:
         [ece(cs.one_vs_rest(j), bins=bins, n_bins=n_bins, norm=norm, debiased="no") for j in range(cs.k)]
     )
     return Finished(float(per.mean()), per)
+
+
+def ece_toplabel(cs: Any, *, bins: str, n_bins: int, norm: str, debiased: str) -> Any:
+    """Top-label ECE (Guo et al. 2017; torchmetrics' multiclass_calibration_error): each row's
+    maximum probability against whether its argmax is the true class (a tie at the maximum among t
+    classes: right for 1/t of the case when the true class is among them), binned and combined as
+    the binary ECE (:func:`ece`: the same bins, norms and debiased form), from the summary's
+    top-label table.  NaN, and why, when a score is outside [0, 1] or the summary has no such table.
+    """
+    from perfeval.measures.multiclass import Finished
+
+    if _no_debiased(norm, debiased):
+        return Finished(NAN, None, f"ECE_TOP:norm={norm},debiased=yes has no value: {NO_DEBIASED}")
+    h = cs.top_label()
+    if h is None:
+        return Finished(
+            NAN,
+            None,
+            "ECE_TOP reads the summary's top-label table, which this summary (saved "
+            "before it existed) does not have",
+        )
+    if h.n == 0:
+        return Finished(NAN)
+    sc = h.scores
+    if sc[0] < 0.0 or sc[-1] > 1.0:
+        bad = float(sc[0]) if sc[0] < 0.0 else float(sc[-1])
+        why = (
+            f"ECE_TOP reads probabilities, but a row's maximum score is {bad:.10g}, outside [0, 1]: pass "
+            "predict_proba's rows"
+        )
+        return Finished(NAN, None, why)
+    wt = cs.top[2]
+    if debiased == "yes" and not bool(np.all(wt == np.round(wt))):
+        raise InvalidParameterError(
+            "ECE_TOP with debiased=yes needs whole-number weights (counts of cases: a bin's n - 1)"
+        )
+    W, P, S = bin_sums(sc, h.pos, h.neg, np.array([0, len(sc)]), bins=bins, n_bins=n_bins)
+    return Finished(float(_ece_of_bins(W, P, S, norm=norm, debiased=debiased)[0]))
