@@ -261,7 +261,9 @@ def brier_groups(
             c = np.frombuffer(_native.group_pav(np.ascontiguousarray(pos), np.ascontiguousarray(wt), bounds))
             recal = wt * (c - ybar) ** 2
             mcb = np.bincount(group, weights=wt * (sc - ybar) ** 2 - recal, minlength=G) / n
-            dsc = np.bincount(group, weights=wt * (obar[group] - ybar) ** 2 - recal, minlength=G) / n
+            # sum wt (obar - ybar)^2 - sum wt (c - ybar)^2 is sum wt (c - obar)^2 (PAV: each block's
+            # residuals sum to 0): no difference of two large sums
+            dsc = np.bincount(group, weights=wt * (c - obar[group]) ** 2, minlength=G) / n
     mcb = np.where(_outside(sc, group, G), NAN, mcb)
     return mcb, dsc, unc
 
@@ -629,3 +631,48 @@ def ece_toplabel(cs: Any, *, bins: str, n_bins: int, norm: str, debiased: str) -
         )
     W, P, S = bin_sums(sc, h.pos, h.neg, np.array([0, len(sc)]), bins=bins, n_bins=n_bins)
     return Finished(float(_ece_of_bins(W, P, S, norm=norm, debiased=debiased)[0]))
+
+
+# -- the reliability diagram's consistency band (Broecker & Smith 2007) ------------------------------------
+#: a bin of more cases than this gets the normal approximation's band (its share of positives under
+#: calibration is a sum of that many independent draws); a bin of fewer, resampling
+BAND_EXACT = 2000
+
+
+def consistency_band(
+    scores: np.ndarray,
+    counts: np.ndarray,
+    masks: list[np.ndarray],
+    *,
+    level: float = 0.9,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where a calibrated model's reliability curve falls: Broecker & Smith's (2007) consistency
+    resampling of the outcomes, the forecasts held fixed.  For each bin (``masks`` over the cells:
+    distinct ``scores`` in [0, 1] with whole ``counts`` of cases), every case's outcome is drawn
+    positive with its score's probability, ``n_resamples`` times (seeded: the same band each run),
+    and the band is the central ``level`` of the bin's share of positives (its (1 - level) / 2 and
+    (1 + level) / 2 quantiles).  A bin of more than BAND_EXACT cases: the normal approximation of that
+    share (mean sum n s / N, variance sum n s (1 - s) / N^2), clipped to [0, 1].
+    """
+    from statistics import NormalDist
+
+    rng = np.random.default_rng(seed)
+    z = NormalDist().inv_cdf((1 + level) / 2)
+    lo, hi = [], []
+    for m in masks:
+        s, n = scores[m], counts[m].astype(np.int64)
+        N = float(n.sum())
+        if N <= 0:
+            continue
+        if N <= BAND_EXACT:
+            share = rng.binomial(n[None, :], s[None, :], size=(n_resamples, len(s))).sum(axis=1) / N
+            a, b = np.quantile(share, [(1 - level) / 2, (1 + level) / 2])
+        else:
+            mean = float((n * s).sum()) / N
+            sd = math.sqrt(float((n * s * (1 - s)).sum())) / N
+            a, b = max(mean - z * sd, 0.0), min(mean + z * sd, 1.0)
+        lo.append(float(a))
+        hi.append(float(b))
+    return np.array(lo), np.array(hi)
