@@ -282,9 +282,18 @@ def brier_dsc(h: ScoreHistogram, *, form: str) -> float:
     return brier_parts(h, form)[1]
 
 
+def _unc_groups(sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Every group's UNC alone (:func:`brier_groups`' arithmetic: its n and its positives' weight)."""
+    _sc, pos, wt, bounds, group = _live(sc, pos, neg, bounds)
+    G = len(bounds) - 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        obar = np.bincount(group, weights=pos, minlength=G) / np.bincount(group, weights=wt, minlength=G)
+    return obar * (1.0 - obar)
+
+
 def brier_unc(h: ScoreHistogram) -> float:
     """The share of positives o times 1 - o: of the targets alone (any scores; NaN with no case)."""
-    return brier_parts(h, "murphy")[2]
+    return float(_unc_groups(h.scores, h.pos, h.neg, np.array([0, len(h.scores)]))[0])
 
 
 def _brier_of(gd: GroupedData, form: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -302,7 +311,8 @@ def brier_dsc_groups(gd: GroupedData, *, form: str) -> np.ndarray:
 
 
 def brier_unc_groups(gd: GroupedData) -> np.ndarray:
-    return _brier_of(gd, "murphy")[2]
+    sc, pos, neg, bounds = histograms(gd)
+    return _unc_groups(sc, pos, neg, bounds)
 
 
 # -- logistic recalibration ------------------------------------------------------------------------
