@@ -144,3 +144,31 @@ def test_torchmetrics_rules_change_some_multiclass_cases_and_enough_agree():
         else:
             differ += 1
     assert agree >= 4 and differ >= 2, (agree, differ)
+
+
+def test_top_label_table_in_bootstrap_replicas_and_a_saved_metric_state():
+    """The bootstrap's replicate summaries and a Metric's saved state keep the top-label table: the
+    replicas' summary of weights v is from_checked's of those weights (bits), and a state saved and
+    read back gives the same ECE_TOP; a state saved before the table existed gives NaN, and says why.
+    """
+    from perfeval.backends.metric_state import ClassState
+    from perfeval.measures.calibration import ece_toplabel
+    from perfeval.stats.classes import ClassReplicas
+    from perfeval.summaries.classes import ClassSummary
+
+    rng = np.random.default_rng(9)
+    P = np.round(rng.dirichlet(np.ones(4), 300), 2)
+    y = rng.integers(0, 4, 300)
+    classes = (0, 1, 2, 3)
+    rep = ClassReplicas(y, P, classes)
+    for v in (rng.poisson(1, 300).astype(float), rng.random(300) * (rng.random(300) < 0.7)):
+        got, want = rep.summary(v), ClassSummary.from_checked(y, P, v, classes)
+        assert got == want and got.top is not None
+    st = ClassState(classes, ClassSummary.from_checked(y, P, None, classes))
+    state = st.state()
+    back = ClassState.from_state(state).summary
+    kw = {"bins": "width", "n_bins": 10, "norm": "l1", "debiased": "no"}
+    assert ece_toplabel(back, **kw).value == ece_toplabel(st.summary, **kw).value
+    old = {k: v for k, v in state.items() if not k.startswith("top_")}
+    f = ece_toplabel(ClassState.from_state(old).summary, **kw)
+    assert math.isnan(f.value) and "top-label table" in f.why
