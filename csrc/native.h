@@ -34,6 +34,7 @@
  *   classic.c   the classic measures in x87 80-bit arithmetic (ROC, APR, RMS, CA1, ...)
  *   summary.c   modern float64 kernels over summaries (histograms, runs, tie tables, disc_sums)
  *   classes.c   the multiclass summary's kernels: its blocks, its pairs, its binary histograms
+ *   calibration.c  the calibration measures' per-group walks: PAV recalibration, weight below a cell
  *   resample.c  the bootstrap's draws, the fused replicate walk, the jackknife, DeLong's components
  *   contest.c   the competition scorer's id join, token comparison and plain-file reading
  *   trec.c      TREC qrels and runs read in one pass: ids dictionary-encoded, numbers, line errors
@@ -171,6 +172,12 @@ PyObject *nv_class_hist(PyObject *self, PyObject *args);
 PyObject *nv_class_tables(PyObject *self, PyObject *args);
 PyObject *nv_class_walk(PyObject *self, PyObject *args);
 PyObject *nv_class_group_auc(PyObject *self, PyObject *args);
+
+/* ---- calibration.c --------------------------------------------------------------------------- */
+PyObject *nv_group_pav(PyObject *self, PyObject *args);
+PyObject *nv_group_below(PyObject *self, PyObject *args);
+PyObject *nv_group_bin_sums(PyObject *self, PyObject *args);
+PyObject *nv_logit_pass(PyObject *self, PyObject *args);
 
 /* ---- summary.c ------------------------------------------------------------------------------- */
 PyObject *nv_hist_apr(PyObject *self, PyObject *args);

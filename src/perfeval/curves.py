@@ -177,6 +177,18 @@ def calibration(
             xs.append(float((s[m] * w[m]).sum() / k))
             ys.append(float(h.pos[m].sum() / k))
             ns.append(float(k))
+    # the consistency band (measures.calibration.consistency_band): cases, not weights, are drawn
+    band: tuple[np.ndarray, np.ndarray] | None = None
+    if not len(s):
+        why = "no case"
+    elif s[0] < 0 or s[-1] > 1:
+        why = "scores outside [0, 1] are no probabilities"
+    elif not h.is_counts():
+        why = "fractional weights: outcomes are drawn case by case (whole weights are copies)"
+    else:
+        from perfeval.measures.calibration import consistency_band
+
+        band, why = consistency_band(s, w, [m for m in masks if w[m].sum() > 0]), ""
     return Curve(
         "calibration",
         np.array(xs),
@@ -184,7 +196,7 @@ def calibration(
         None,
         "mean score in the bin",
         "observed share of positives",
-        extra={"counts": np.array(ns), "bins": bins},
+        extra={"counts": np.array(ns), "bins": bins, "band": band, "band_why": why},
     )
 
 

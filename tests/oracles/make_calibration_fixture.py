@@ -1,6 +1,7 @@
 """Oracle fixture of issue 33's calibration measures: the REAL peers on seeded cases.
 
-Runs torchmetrics' ``binary_calibration_error`` (norms l1 / l2 / max, ``debias``), netcal's ``ECE``
+Runs torchmetrics' ``binary_calibration_error`` (norms l1 / l2 / max, ``debias``) and
+``multiclass_calibration_error`` (top-label; its argmax choice among tied maxima), netcal's ``ECE``
 and ``MCE`` (equal intervals) and statsmodels' binomial GLM (the calibration slope, the joint
 intercept, and calibration-in-the-large as an offset fit) on seeded cases, and writes
 ``tests/oracles/fixtures/calibration.json``.  Never imports perfeval: the numbers come from the tools.
@@ -39,6 +40,28 @@ def cases() -> list[dict]:
         y = (rng.random(n) < np.clip(s ** (0.5 + rng.random() * 1.5), 0, 1)).astype(np.float64)
         out.append(
             {"name": f"case{i}", "y": y.tolist(), "s": s.tolist(), "n_bins": int([5, 10, 15, 7][i % 4])}
+        )
+    return out
+
+
+def multiclass_cases() -> list[dict]:
+    """K-class cases for top-label ECE: rows of probabilities with few decimals (rows tied at their
+    maximum, confidences of exactly 1.0 in some cases).
+    """
+    rng = np.random.default_rng(3333)
+    out = []
+    for i in range(16):
+        n, k = int(rng.integers(5, 300)), int(rng.integers(3, 7))
+        p = rng.dirichlet(np.ones(k) * (0.3 + rng.random() * 2), n)
+        decimals = [1, 2, 3, 6][i % 4]
+        p = np.round(p, decimals)
+        if i % 4 == 3:  # some one-hot rows: a confidence of exactly 1.0 (torchmetrics#3510)
+            hot = rng.random(n) < 0.15
+            p[hot] = np.eye(k)[rng.integers(0, k, int(hot.sum()))]
+        p = np.clip(p, 0.0, 1.0)
+        y = np.array([rng.choice(k, p=np.abs(r) / np.abs(r).sum()) if r.sum() > 0 else 0 for r in p])
+        out.append(
+            {"name": f"mc{i}", "k": k, "y": y.tolist(), "p": p.tolist(), "n_bins": int([5, 10, 15, 7][i % 4])}
         )
     return out
 
@@ -84,6 +107,20 @@ def main() -> None:
             )
             fit["intercept_offset"] = float(o.params[0])
         c["statsmodels"] = fit
+    from torchmetrics.functional.classification import multiclass_calibration_error
+
+    mc = multiclass_cases()
+    for c in mc:
+        p, t = torch.tensor(c["p"], dtype=torch.float64), torch.tensor(c["y"], dtype=torch.long)
+        c["torchmetrics"] = {
+            norm: float(multiclass_calibration_error(p, t, num_classes=c["k"], n_bins=c["n_bins"], norm=norm))
+            for norm in ("l1", "l2", "max")
+        }
+        # torch.max's choice among a row's tied maxima (torchmetrics' prediction)
+        c["torch_argmax"] = p.max(dim=1).indices.tolist()
+        # multiclass_calibration_error casts the confidences to float32 (confidences.float()) and bins
+        # them against float32 edges
+        c["torch_edges32"] = torch.linspace(0, 1, c["n_bins"] + 1, dtype=torch.float32).tolist()
     header = {
         "tools": {
             "torchmetrics": torchmetrics.__version__,
@@ -96,8 +133,8 @@ def main() -> None:
         "generated_by": "tests/oracles/make_calibration_fixture.py",
         "seed": 33,
     }
-    OUT.write_text(json.dumps({**header, "cases": all_cases}, indent=None) + "\n")
-    print(f"wrote {OUT} ({len(all_cases)} cases)")
+    OUT.write_text(json.dumps({**header, "cases": all_cases, "multiclass": mc}, indent=None) + "\n")
+    print(f"wrote {OUT} ({len(all_cases)} cases, {len(mc)} multiclass)")
 
 
 if __name__ == "__main__":

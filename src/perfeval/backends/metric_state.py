@@ -533,7 +533,17 @@ class ClassState:
     def nbytes(self) -> int:
         cs = self.summary
         size = sum(
-            nbytes(a) for a in (cs.offsets, cs.scores, cs.weights, cs.sure, cs.topk, cs.tie_keys, cs.tie_rows)
+            nbytes(a)
+            for a in (
+                cs.offsets,
+                cs.scores,
+                cs.weights,
+                cs.sure,
+                cs.topk,
+                cs.tie_keys,
+                cs.tie_rows,
+                *(cs.top or ()),
+            )
         )
         return size + sum(nbytes(a) for p in self.pending for a in p)
 
@@ -551,6 +561,16 @@ class ClassState:
             "tie_rows": cs.tie_rows,
             "topk": cs.topk,
             "off_simplex": tuple(cs.off_simplex),
+            **(
+                {}
+                if cs.top is None
+                else {
+                    "top_scores": cs.top[0],
+                    "top_ties": cs.top[1],
+                    "top_weights": cs.top[2],
+                    "top_right": cs.top[3],
+                }
+            ),
         }
 
     @classmethod
@@ -570,6 +590,10 @@ class ClassState:
             (int(off[0]), float(off[1]), float(off[2])),
             np.asarray(state["tie_keys"]) if "tie_keys" in state else None,
             np.asarray(state["tie_rows"]) if "tie_rows" in state else None,
+            # a state saved before the top-label table: none (ECE_TOP says so)
+            top=tuple(np.asarray(state[f"top_{x}"]) for x in ("scores", "ties", "weights", "right"))  # type: ignore[arg-type]
+            if "top_scores" in state
+            else None,
         )
         return cls(classes, cs)
 

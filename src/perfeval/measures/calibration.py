@@ -42,9 +42,40 @@ GROUP_BIN_CELLS = 1 << 24
 
 # -- the bins -----------------------------------------------------------------------------------------
 def _unit(sc: np.ndarray, wt: np.ndarray) -> bool:
-    """Every case's score (weight > 0) is a probability, in [0, 1]."""
+    """Every case's score (weight > 0) is a probability, in [0, 1] (``sc`` ascending)."""
+    if len(sc) == 0 or (sc[0] >= 0.0 and sc[-1] <= 1.0):
+        return True
     live = sc[wt > 0]
     return len(live) == 0 or (live.min() >= 0.0 and live.max() <= 1.0)
+
+
+def _group_of_cells(bounds: np.ndarray) -> np.ndarray:
+    """Each cell's group (0 .. G - 1) from the groups' cell bounds."""
+    return np.repeat(np.arange(len(bounds) - 1), np.diff(bounds))
+
+
+def _mass_bins(wt: np.ndarray, bounds: np.ndarray, B: int) -> np.ndarray:
+    """Each cell's equal-mass bin in its group: the number of k in 1 .. B - 1 with
+    ``k * total <= B * below`` (``below`` the group's weight before the cell, ``total`` the group's
+    weight, both added cell by cell from 0.0): the products compared exactly, never divided.
+    """
+    from perfeval import _native
+
+    bounds = np.ascontiguousarray(bounds, np.int64)
+    wt = np.ascontiguousarray(wt, np.float64)
+    below = np.frombuffer(_native.group_below(wt, bounds), np.float64)
+    group = _group_of_cells(bounds)
+    total = np.bincount(group, weights=wt, minlength=len(bounds) - 1)[group]
+    lhs = below * B
+    with np.errstate(invalid="ignore", divide="ignore"):
+        guess = np.floor(np.where(total > 0, lhs / np.where(total > 0, total, 1.0), B - 1))
+    k = np.clip(guess, 0, B - 1)  # within one of the answer: corrected with the exact comparisons
+    while True:
+        up = (k < B - 1) & ((k + 1) * total <= lhs)
+        down = (k > 0) & (k * total > lhs)
+        if not (up.any() or down.any()):
+            return k.astype(np.intp)
+        k = k + up - down
 
 
 def bin_of_cells(sc: np.ndarray, wt: np.ndarray, *, bins: str, n_bins: int) -> np.ndarray:
@@ -55,34 +86,30 @@ def bin_of_cells(sc: np.ndarray, wt: np.ndarray, *, bins: str, n_bins: int) -> n
     if bins == "width":
         edges = np.arange(1, B, dtype=np.float64) / B
         return np.searchsorted(edges, sc, side="right")
-    below = np.concatenate(([0.0], np.cumsum(wt)[:-1])) if len(wt) else np.zeros(0)
-    total = float(wt.sum())
-    # k * total <= B * below: exact for whole weights (sums of counts), compared, never divided
-    return np.searchsorted(np.arange(1, B, dtype=np.float64) * total, below * B, side="right")
+    return _mass_bins(wt, np.array([0, len(wt)]), B)
 
 
 def bin_sums(
     sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray, *, bins: str, n_bins: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(W, P, S), each (G, n_bins): every group's weight, positive weight and weighted score sum in
-    each bin, added cell by cell in score order (np.bincount: the same bits for one group alone).
+    each bin (:func:`bin_of_cells`' rules), added cell by cell in score order from 0.0 (np.bincount's
+    bits; one compiled pass, csrc/calibration.c group_bin_sums): the same bits for one group alone.
     """
+    from perfeval import _native
+
     B, G = int(n_bins), len(bounds) - 1
-    wt = pos + neg
-    sizes = np.diff(bounds)
-    group = np.repeat(np.arange(G), sizes)
-    if bins == "width":
-        idx = bin_of_cells(sc, wt, bins=bins, n_bins=B)
-    else:  # each group's own cumulative weight
-        idx = np.empty(len(sc), dtype=np.intp)
-        for g in range(G):
-            a, b = int(bounds[g]), int(bounds[g + 1])
-            idx[a:b] = bin_of_cells(sc[a:b], wt[a:b], bins=bins, n_bins=B)
-    key = group * B + idx
-    n = G * B
-    W = np.bincount(key, weights=wt, minlength=n).reshape(G, B)
-    P = np.bincount(key, weights=pos, minlength=n).reshape(G, B)
-    S = np.bincount(key, weights=sc * wt, minlength=n).reshape(G, B)
+    W, P, S = (
+        np.frombuffer(v, np.float64).reshape(G, B)
+        for v in _native.group_bin_sums(
+            np.ascontiguousarray(sc, np.float64),
+            np.ascontiguousarray(pos, np.float64),
+            np.ascontiguousarray(neg, np.float64),
+            np.ascontiguousarray(bounds, np.int64),
+            B,
+            bins == "mass",
+        )
+    )
     return W, P, S
 
 
@@ -113,19 +140,25 @@ def _ece_of_bins(W: np.ndarray, P: np.ndarray, S: np.ndarray, *, norm: str, debi
         return np.where(n > 0, v, np.nan)
 
 
-def _check_debiased(norm: str, debiased: str) -> None:
-    if debiased == "yes" and norm != "l2":
-        raise InvalidParameterError(
-            f"ECE's debiased form is of the L2 norm (Kumar, Liang & Ma 2019): give norm=l2 with "
-            f"debiased=yes, got norm={norm}"
-        )
+def _no_debiased(norm: str, debiased: str) -> bool:
+    """debiased=yes with norm l1 or max: no such estimator (Kumar, Liang & Ma's debiased form is of
+    the L2 norm), so the value is NaN, and the edge cases say why.
+    """
+    return debiased == "yes" and norm != "l2"
+
+
+#: why a debiased value of another norm than l2 is NaN
+NO_DEBIASED = (
+    "the debiased form is of the L2 norm only (Kumar, Liang & Ma 2019): give norm=l2 with debiased=yes"
+)
 
 
 def ece(h: ScoreHistogram, *, bins: str, n_bins: int, norm: str, debiased: str) -> float:
     """The binned calibration error of one summary (see the module's docstring); NaN when a score
     is outside [0, 1] or there is no case.
     """
-    _check_debiased(norm, debiased)
+    if _no_debiased(norm, debiased):
+        return NAN
     if debiased == "yes" and not h.is_counts():
         raise InvalidParameterError(
             "ECE with debiased=yes needs whole-number weights (counts of cases: a bin's n - 1)"
@@ -146,11 +179,12 @@ def ece_groups(gd: GroupedData, *, bins: str, n_bins: int, norm: str, debiased: 
     """Every group's ECE at once (None: declined, each group from its own summary: weighted rows
     with the debiased form, which must check each group's weights, or too many (group, bin) cells).
     """
-    _check_debiased(norm, debiased)
     if gd.weighted and debiased == "yes":
         return None
     sc, pos, neg, bounds = histograms(gd)
     G = len(bounds) - 1
+    if _no_debiased(norm, debiased):
+        return np.full(G, NAN)
     if G * int(n_bins) > GROUP_BIN_CELLS:
         return None
     W, P, S = bin_sums(sc, pos, neg, bounds, bins=bins, n_bins=n_bins)
@@ -179,44 +213,65 @@ def reliability_bins(
 
 
 # -- the Brier score's decomposition ----------------------------------------------------------------
-def _pav(ybar: np.ndarray, wt: np.ndarray) -> np.ndarray:
-    """The weighted isotonic (non-decreasing) regression of the cells' shares of positives on their
-    scores (pool adjacent violators; the cells are the distinct scores, so ties are pooled first).
-    """
-    from scipy.optimize import isotonic_regression
+def _live(
+    sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(scores, pos, weight, bounds, group of each cell) of the cells of weight > 0 of every group."""
+    wt = pos + neg
+    live = wt > 0
+    if not live.all():
+        G = len(bounds) - 1
+        counts = np.bincount(_group_of_cells(bounds)[live], minlength=G)
+        bounds = np.concatenate(([0], np.cumsum(counts)))
+        sc, pos, wt = sc[live], pos[live], wt[live]
+    bounds = np.ascontiguousarray(bounds, np.int64)
+    return sc, pos, wt, bounds, _group_of_cells(bounds)
 
-    return np.asarray(isotonic_regression(ybar, weights=wt, increasing=True).x, dtype=np.float64)
+
+def _outside(sc: np.ndarray, group: np.ndarray, G: int, lo: bool = True) -> np.ndarray:
+    """Each group has a live score outside [0, 1] (``lo=False``: outside (0, 1), 0 and 1 included)."""
+    bad = ((sc < 0.0) | (sc > 1.0)) if lo else ((sc <= 0.0) | (sc >= 1.0))
+    return np.bincount(group, weights=bad.astype(np.float64), minlength=G) > 0
+
+
+def brier_groups(
+    sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray, form: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(MCB, DSC, UNC) of every group (its cells at ``bounds[g]:bounds[g + 1]``, distinct scores
+    ascending): Murphy's reliability, resolution and uncertainty over the distinct scores (form
+    "murphy"), or CORP's miscalibration, discrimination and uncertainty (form "corp", the PAV
+    recalibration: csrc/calibration.c group_pav); BS = MCB - DSC + UNC.  Every sum is np.bincount's
+    over the cells in score order, so one group's numbers are the same bits alone or among others.
+    NaN with no case; MCB also NaN when a score is outside [0, 1] (it compares scores with
+    frequencies; DSC and UNC read only the order of the scores and the targets).
+    """
+    sc, pos, wt, bounds, group = _live(sc, pos, neg, bounds)
+    G = len(bounds) - 1
+    n = np.bincount(group, weights=wt, minlength=G)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        obar = np.bincount(group, weights=pos, minlength=G) / n
+        unc = obar * (1.0 - obar)
+        ybar = pos / wt
+        if form == "murphy":
+            mcb = np.bincount(group, weights=wt * (sc - ybar) ** 2, minlength=G) / n
+            dsc = np.bincount(group, weights=wt * (ybar - obar[group]) ** 2, minlength=G) / n
+        else:
+            from perfeval import _native
+
+            c = np.frombuffer(_native.group_pav(np.ascontiguousarray(pos), np.ascontiguousarray(wt), bounds))
+            recal = wt * (c - ybar) ** 2
+            mcb = np.bincount(group, weights=wt * (sc - ybar) ** 2 - recal, minlength=G) / n
+            # sum wt (obar - ybar)^2 - sum wt (c - ybar)^2 is sum wt (c - obar)^2 (PAV: each block's
+            # residuals sum to 0): no difference of two large sums
+            dsc = np.bincount(group, weights=wt * (c - obar[group]) ** 2, minlength=G) / n
+    mcb = np.where(_outside(sc, group, G), NAN, mcb)
+    return mcb, dsc, unc
 
 
 def brier_parts(h: ScoreHistogram, form: str) -> tuple[float, float, float]:
-    """(MCB, DSC, UNC) of one summary: Murphy's reliability, resolution and uncertainty over the
-    distinct scores (form "murphy"), or CORP's miscalibration, discrimination and uncertainty
-    (form "corp"); BS = MCB - DSC + UNC.  NaN when there is no case or a score is outside [0, 1].
-    """
-    sc, pos, neg = h.scores, h.pos, h.neg
-    wt = pos + neg
-    live = wt > 0
-    sc, pos, wt = sc[live], pos[live], wt[live]
-    n = float(wt.sum())
-    if n == 0:
-        return NAN, NAN, NAN
-    # MCB compares the scores with frequencies: probabilities only; DSC and UNC read only the order of
-    # the scores (the PAV fit, the grouping by distinct score), so any scores have them
-    if not _unit(sc, wt):
-        ranks = np.arange(len(sc), dtype=np.float64) / max(len(sc) - 1, 1)  # the order, in [0, 1]
-        return (NAN, *brier_parts(ScoreHistogram(ranks, pos, wt - pos), form)[1:])
-    obar = float(pos.sum()) / n
-    ybar = pos / wt
-    unc = obar * (1.0 - obar)
-    if form == "murphy":
-        rel = float(np.sum(wt * (sc - ybar) ** 2)) / n
-        res = float(np.sum(wt * (ybar - obar) ** 2)) / n
-        return rel, res, unc
-    c = _pav(ybar, wt)
-    recal = wt * (c - ybar) ** 2
-    mcb = float(np.sum(wt * (sc - ybar) ** 2 - recal)) / n
-    dsc = float(np.sum(wt * (obar - ybar) ** 2 - recal)) / n
-    return mcb, dsc, unc
+    """(MCB, DSC, UNC) of one summary (see :func:`brier_groups`)."""
+    mcb, dsc, unc = brier_groups(h.scores, h.pos, h.neg, np.array([0, len(h.scores)]), form)
+    return float(mcb[0]), float(dsc[0]), float(unc[0])
 
 
 def brier_mcb(h: ScoreHistogram, *, form: str) -> float:
@@ -227,108 +282,258 @@ def brier_dsc(h: ScoreHistogram, *, form: str) -> float:
     return brier_parts(h, form)[1]
 
 
+def _unc_groups(sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Every group's UNC alone (:func:`brier_groups`' arithmetic: its n and its positives' weight)."""
+    _sc, pos, wt, bounds, group = _live(sc, pos, neg, bounds)
+    G = len(bounds) - 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        obar = np.bincount(group, weights=pos, minlength=G) / np.bincount(group, weights=wt, minlength=G)
+    return obar * (1.0 - obar)
+
+
 def brier_unc(h: ScoreHistogram) -> float:
     """The share of positives o times 1 - o: of the targets alone (any scores; NaN with no case)."""
-    n = h.n
-    if n == 0:
-        return NAN
-    o = h.n_pos / n
-    return float(o * (1.0 - o))
+    return float(_unc_groups(h.scores, h.pos, h.neg, np.array([0, len(h.scores)]))[0])
+
+
+def _brier_of(gd: GroupedData, form: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    sc, pos, neg, bounds = histograms(gd)
+    return brier_groups(sc, pos, neg, bounds, form)
+
+
+def brier_mcb_groups(gd: GroupedData, *, form: str) -> np.ndarray:
+    """Every group's BRIER_MCB at once (the bits of each group alone)."""
+    return _brier_of(gd, form)[0]
+
+
+def brier_dsc_groups(gd: GroupedData, *, form: str) -> np.ndarray:
+    return _brier_of(gd, form)[1]
+
+
+def brier_unc_groups(gd: GroupedData) -> np.ndarray:
+    sc, pos, neg, bounds = histograms(gd)
+    return _unc_groups(sc, pos, neg, bounds)
 
 
 # -- logistic recalibration ------------------------------------------------------------------------
 #: Newton's iterations before a fit is called unconverged (NaN)
 MAX_ITER = 100
+#: a step this small (relative) is inside Newton's quadratic convergence: one more step and the fit
+#: is as exact as its float64 sums allow (error about the square of the step, 1e-16)
+NEAR = 1e-8
 
 
-def _cells_for_fit(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(logit of each live cell's score, its positive weight, its weight), or None when no fit
-    exists: no case, a score outside (0, 1) (0 and 1 have no logit), or one class only.
+def _fit_cells(
+    sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """(logit of each live cell's score, its positive weight, its weight, the cells' bounds, the
+    groups that have them, G) over the groups that have a fit: a case, every score in (0, 1) (0 and
+    1 have no logit), both classes.
     """
-    sc, pos, neg = h.scores, h.pos, h.neg
-    wt = pos + neg
-    live = wt > 0
-    sc, pos, wt = sc[live], pos[live], wt[live]
-    if len(sc) == 0 or sc[0] <= 0.0 or sc[-1] >= 1.0:
-        return None
-    if pos.sum() == 0 or pos.sum() == wt.sum():
-        return None
-    return np.log(sc) - np.log1p(-sc), pos, wt
+    sc, pos, wt, bounds, group = _live(sc, pos, neg, bounds)
+    G = len(bounds) - 1
+    ok = (np.diff(bounds) > 0) & ~_outside(sc, group, G, lo=False)
+    ok &= np.bincount(group, weights=(pos > 0).astype(np.float64), minlength=G) > 0
+    ok &= np.bincount(group, weights=((wt - pos) > 0).astype(np.float64), minlength=G) > 0
+    keep = ok[group]
+    sc, pos, wt = sc[keep], pos[keep], wt[keep]
+    sizes = np.diff(bounds)[ok]
+    return (
+        np.log(sc) - np.log1p(-sc),
+        pos,
+        wt,
+        np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
+        np.flatnonzero(ok),
+        G,
+    )
 
 
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    return np.where(z >= 0, 1.0 / (1.0 + np.exp(-np.abs(z))), np.exp(-np.abs(z)) / (1.0 + np.exp(-np.abs(z))))
+class _Pass:
+    """Newton's sums of every group at its (a, b) (csrc/calibration.c logit_pass), kept per group
+    so that a trial point that is taken needs no second pass.
+    """
+
+    def __init__(self, x: np.ndarray, pos: np.ndarray, wt: np.ndarray, bounds: np.ndarray):
+        G = len(bounds) - 1
+        self.args = (
+            np.ascontiguousarray(x, np.float64),
+            np.ascontiguousarray(pos, np.float64),
+            np.ascontiguousarray(wt, np.float64),
+            np.ascontiguousarray(bounds, np.int64),
+        )
+        self.sums = np.zeros((6, G))  # g0, g1, h00, h01, h11, log-likelihood
+
+    def at(self, a: np.ndarray, b: np.ndarray, which: np.ndarray) -> np.ndarray:
+        """The six sums of the groups flagged in ``which`` at a + b x (the others' zeros)."""
+        from perfeval import _native
+
+        G = len(a)
+        out = _native.logit_pass(*self.args, a, b, np.ascontiguousarray(which, np.uint8))
+        return np.frombuffer(out, np.float64).reshape(6, G)
+
+
+def fit_offset_groups(x: np.ndarray, pos: np.ndarray, wt: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Calibration-in-the-large of every group: the a of logit P(y = 1) = a + x (the slope fixed at
+    1, x an offset) by Newton's method, every group at once with its own sums (each group's cells in
+    order, from 0.0), each stopping as :func:`fit_joint_groups` says: the same arithmetic, step for
+    step, as the group alone.  NaN where the iterations do not converge.
+    """
+    G = len(bounds) - 1
+    group = _group_of_cells(bounds)
+    W = np.bincount(group, weights=wt, minlength=G)
+    o = np.bincount(group, weights=pos, minlength=G) / W
+    a = np.log(o) - np.log1p(-o) - np.bincount(group, weights=wt * x, minlength=G) / W  # near the root
+    ones = np.ones(G)
+    out = np.full(G, NAN)
+    active = np.ones(G, dtype=bool)
+    near = np.zeros(G, dtype=bool)  # the last step was below NEAR: this one is the last
+    newton = _Pass(x, pos, wt, bounds)
+    for _ in range(MAX_ITER):
+        if not active.any():
+            break
+        s = newton.at(a, ones, active)
+        grad, hess = s[0], s[2]
+        act = np.flatnonzero(active)
+        bad = ~(hess[act] > 0)
+        active[act[bad]] = False
+        act = act[~bad]
+        step = grad[act] / hess[act]
+        a[act] = a[act] + step
+        small = np.abs(step) / (1.0 + np.abs(a[act]))
+        done = (small <= 1e-15) | near[act]
+        out[act[done]] = a[act[done]]
+        active[act[done]] = False
+        near[act] = small <= NEAR
+    return out
+
+
+def fit_joint_groups(
+    x: np.ndarray, pos: np.ndarray, wt: np.ndarray, bounds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(a, b) of logit P(y = 1) = a + b x of every group by Newton's method (IRLS) from the null fit
+    (a = logit of the share of positives, b = 0), a step halved while it lowers the likelihood;
+    NaNs where the maximum likelihood does not exist (the scores separate the classes, or are all
+    equal).  Every group at once with its own sums (each group's cells in order, from 0.0:
+    csrc/calibration.c logit_pass), each stopping on its own: the same arithmetic, step for step,
+    as the group alone.
+
+    A fit stops after a Newton step of less than 1e-15 relative (each coefficient's step over 1 + its
+    size), or one step after a Newton step below NEAR (1e-8; such steps are taken whole, never
+    halved: the likelihood's change is below its rounding there): Newton's error is then about the
+    square of that step, below the rounding of the float64 sums, where steps of a few 1e-13 can go
+    on without end.  NaN after MAX_ITER steps.
+    """
+    G = len(bounds) - 1
+    a_out, b_out = np.full(G, NAN), np.full(G, NAN)
+    if G == 0:
+        return a_out, b_out
+    group = _group_of_cells(bounds)
+    sizes = np.diff(bounds)
+    starts = bounds[:-1]
+    # every group here has a cell (and both classes), so reduceat's slices are never empty
+    neg_max = np.maximum.reduceat(np.where((wt - pos) > 0, x, -np.inf), starts)
+    pos_min = np.minimum.reduceat(np.where(pos > 0, x, np.inf), starts)
+    pos_max = np.maximum.reduceat(np.where(pos > 0, x, -np.inf), starts)
+    neg_min = np.minimum.reduceat(np.where((wt - pos) > 0, x, np.inf), starts)
+    active = (sizes >= 2) & ~(neg_max <= pos_min) & ~(pos_max <= neg_min)
+    o = np.bincount(group, weights=pos, minlength=G) / np.bincount(group, weights=wt, minlength=G)
+    a, b = np.log(o) - np.log1p(-o), np.zeros(G)
+    newton = _Pass(x, pos, wt, bounds)
+    sums = newton.at(a, b, active).copy()  # each active group's sums at its (a, b)
+    fresh = active.copy()  # sums holds the group's current point
+    da, db = np.zeros(G), np.zeros(G)
+    near = np.zeros(G, dtype=bool)  # the last step was below NEAR: this one is the last
+    for _ in range(MAX_ITER):
+        if not active.any():
+            break
+        stale = active & ~fresh
+        if stale.any():
+            s = newton.at(a, b, stale)
+            sums[:, stale] = s[:, stale]
+        g0, g1, h00, h01, h11, ll = sums
+        act = np.flatnonzero(active)
+        det = h00[act] * h11[act] - h01[act] * h01[act]
+        bad = ~(det > 0)
+        active[act[bad]] = False
+        act, det = act[~bad], det[~bad]
+        da[act] = (h11[act] * g0[act] - h01[act] * g1[act]) / det
+        db[act] = (h00[act] * g1[act] - h01[act] * g0[act]) / det
+        full = np.maximum(np.abs(da[act]) / (1.0 + np.abs(a[act])), np.abs(db[act]) / (1.0 + np.abs(b[act])))
+        # the likelihood is concave: a short enough step never lowers it.  A Newton step below NEAR
+        # is taken whole: the likelihood's change is then below its rounding, no guide
+        fresh[act] = False
+        halving = np.zeros(G, dtype=bool)
+        halving[act[full > NEAR]] = True
+        for _half in range(60):
+            h = np.flatnonzero(halving)
+            if not len(h):
+                break
+            trial = newton.at(a + da, b + db, halving)
+            stop = (trial[5, h] >= ll[h]) | (
+                np.abs(da[h]) + np.abs(db[h]) <= 1e-15 * (1.0 + np.abs(a[h]) + np.abs(b[h]))
+            )
+            taken = h[stop]
+            sums[:, taken] = trial[:, taken]  # the sums at the point the step reaches
+            fresh[taken] = True
+            halving[taken] = False
+            go = h[~stop]
+            da[go], db[go] = da[go] / 2, db[go] / 2
+        a[act], b[act] = a[act] + da[act], b[act] + db[act]
+        # converged: a Newton step of nothing, or the step after a Newton step below NEAR
+        done = act[(full <= 1e-15) | near[act]]
+        a_out[done], b_out[done] = a[done], b[done]
+        active[done] = False
+        near[act] = full <= NEAR
+    return a_out, b_out
 
 
 def fit_offset(x: np.ndarray, pos: np.ndarray, wt: np.ndarray) -> float:
-    """Calibration-in-the-large: the a of logit P(y = 1) = a + x (the slope fixed at 1, x an offset)."""
-    o = float(pos.sum() / wt.sum())
-    a = math.log(o) - math.log1p(-o) - float(np.sum(wt * x) / wt.sum())  # a start near the root
-    for _ in range(MAX_ITER):
-        mu = _sigmoid(a + x)
-        grad = float(np.sum(pos - wt * mu))
-        hess = float(np.sum(wt * mu * (1.0 - mu)))
-        if not hess > 0:
-            return NAN
-        step = grad / hess
-        a += step
-        if abs(step) <= 1e-15 * (1.0 + abs(a)):
-            return a
-    return NAN
-
-
-def _loglik(z: np.ndarray, pos: np.ndarray, wt: np.ndarray) -> float:
-    """The binomial log-likelihood of the cells at linear predictors z."""
-    return float(-np.sum(pos * np.logaddexp(0.0, -z) + (wt - pos) * np.logaddexp(0.0, z)))
+    """Calibration-in-the-large of one set of cells (see :func:`fit_offset_groups`)."""
+    return float(fit_offset_groups(x, pos, wt, np.array([0, len(x)]))[0])
 
 
 def fit_joint(x: np.ndarray, pos: np.ndarray, wt: np.ndarray) -> tuple[float, float]:
-    """(a, b) of logit P(y = 1) = a + b x by Newton's method (IRLS) from the null fit (a = logit of
-    the share of positives, b = 0), a step halved while it lowers the likelihood; NaNs when the
-    maximum likelihood does not exist (the scores separate the classes, or are all equal).
+    """(a, b) of one set of cells (see :func:`fit_joint_groups`)."""
+    a, b = fit_joint_groups(x, pos, wt, np.array([0, len(x)]))
+    return float(a[0]), float(b[0])
+
+
+def _fits(sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray, what: str) -> np.ndarray:
+    """Every group's slope (``what="slope"``) or intercept (``"offset"``, ``"joint"``); NaN where a
+    group has no fit (see the registry's edge cases).
     """
-    neg_x, pos_x = x[(wt - pos) > 0], x[pos > 0]
-    if len(x) < 2 or neg_x.max() <= pos_x.min() or pos_x.max() <= neg_x.min():
-        return NAN, NAN
-    o = float(pos.sum() / wt.sum())
-    a, b = math.log(o) - math.log1p(-o), 0.0
-    ll = _loglik(a + b * x, pos, wt)
-    for _ in range(MAX_ITER):
-        mu = _sigmoid(a + b * x)
-        r = pos - wt * mu
-        v = wt * mu * (1.0 - mu)
-        g0, g1 = float(np.sum(r)), float(np.sum(r * x))
-        h00, h01, h11 = float(np.sum(v)), float(np.sum(v * x)), float(np.sum(v * x * x))
-        det = h00 * h11 - h01 * h01
-        if not det > 0:
-            return NAN, NAN
-        da, db = (h11 * g0 - h01 * g1) / det, (h00 * g1 - h01 * g0) / det
-        for _half in range(60):  # the likelihood is concave: a short enough step never lowers it
-            new = _loglik((a + da) + (b + db) * x, pos, wt)
-            if new >= ll or abs(da) + abs(db) <= 1e-15 * (1.0 + abs(a) + abs(b)):
-                break
-            da, db = da / 2, db / 2
-        a, b, ll = a + da, b + db, max(ll, new)
-        if abs(da) <= 1e-15 * (1.0 + abs(a)) and abs(db) <= 1e-15 * (1.0 + abs(b)):
-            return a, b
-    # steps stuck at a few ulps: converged when one more step changes nothing measurable
-    return (a, b) if abs(da) <= 1e-12 * (1.0 + abs(a)) and abs(db) <= 1e-12 * (1.0 + abs(b)) else (NAN, NAN)
+    x, p, w, b, ok, G = _fit_cells(sc, pos, neg, bounds)
+    out = np.full(G, NAN)
+    if what == "offset":
+        out[ok] = fit_offset_groups(x, p, w, b)
+    else:
+        a, s = fit_joint_groups(x, p, w, b)
+        out[ok] = s if what == "slope" else a
+    return out
 
 
 def cal_slope(h: ScoreHistogram) -> float:
     """The slope b of logit P(y = 1) = a + b logit(score) (1: calibrated; below 1: overconfident)."""
-    cells = _cells_for_fit(h)
-    return NAN if cells is None else float(fit_joint(*cells)[1])
+    return float(_fits(h.scores, h.pos, h.neg, np.array([0, len(h.scores)]), "slope")[0])
 
 
 def cal_intercept(h: ScoreHistogram, *, fit: str) -> float:
     """The intercept: ``fit="offset"`` calibration-in-the-large (slope fixed at 1), ``"joint"`` the
     intercept of the fit with the slope.
     """
-    cells = _cells_for_fit(h)
-    if cells is None:
-        return NAN
-    return float(fit_offset(*cells)) if fit == "offset" else float(fit_joint(*cells)[0])
+    return float(_fits(h.scores, h.pos, h.neg, np.array([0, len(h.scores)]), fit)[0])
+
+
+def cal_slope_groups(gd: GroupedData) -> np.ndarray:
+    """Every group's CAL_SLOPE at once (the bits of each group alone)."""
+    sc, pos, neg, bounds = histograms(gd)
+    return _fits(sc, pos, neg, bounds, "slope")
+
+
+def cal_intercept_groups(gd: GroupedData, *, fit: str) -> np.ndarray:
+    """Every group's CAL_INTERCEPT at once (the bits of each group alone)."""
+    sc, pos, neg, bounds = histograms(gd)
+    return _fits(sc, pos, neg, bounds, fit)
 
 
 # -- torchmetrics' binary_calibration_error (the torchmetrics dialect's finisher) --------------------
@@ -398,3 +603,86 @@ def ece_classwise(cs: Any, *, bins: str, n_bins: int, norm: str) -> Any:
         [ece(cs.one_vs_rest(j), bins=bins, n_bins=n_bins, norm=norm, debiased="no") for j in range(cs.k)]
     )
     return Finished(float(per.mean()), per)
+
+
+def ece_toplabel(cs: Any, *, bins: str, n_bins: int, norm: str, debiased: str) -> Any:
+    """Top-label ECE (Guo et al. 2017; torchmetrics' multiclass_calibration_error): each row's
+    maximum probability against whether its argmax is the true class (a tie at the maximum among t
+    classes: right for 1/t of the case when the true class is among them), binned and combined as
+    the binary ECE (:func:`ece`: the same bins, norms and debiased form), from the summary's
+    top-label table.  NaN, and why, when a score is outside [0, 1] or the summary has no such table.
+    """
+    from perfeval.measures.multiclass import Finished
+
+    if _no_debiased(norm, debiased):
+        return Finished(NAN, None, f"ECE_TOP:norm={norm},debiased=yes has no value: {NO_DEBIASED}")
+    h = cs.top_label()
+    if h is None:
+        return Finished(
+            NAN,
+            None,
+            "ECE_TOP reads the summary's top-label table, which this summary (saved "
+            "before it existed) does not have",
+        )
+    if h.n == 0:
+        return Finished(NAN)
+    sc = h.scores
+    if sc[0] < 0.0 or sc[-1] > 1.0:
+        bad = float(sc[0]) if sc[0] < 0.0 else float(sc[-1])
+        why = (
+            f"ECE_TOP reads probabilities, but a row's maximum score is {bad:.10g}, outside [0, 1]: pass "
+            "predict_proba's rows"
+        )
+        return Finished(NAN, None, why)
+    wt = cs.top[2]
+    if debiased == "yes" and not bool(np.all(wt == np.round(wt))):
+        raise InvalidParameterError(
+            "ECE_TOP with debiased=yes needs whole-number weights (counts of cases: a bin's n - 1)"
+        )
+    W, P, S = bin_sums(sc, h.pos, h.neg, np.array([0, len(sc)]), bins=bins, n_bins=n_bins)
+    return Finished(float(_ece_of_bins(W, P, S, norm=norm, debiased=debiased)[0]))
+
+
+# -- the reliability diagram's consistency band (Broecker & Smith 2007) ------------------------------------
+#: a bin of more cases than this gets the normal approximation's band (its share of positives under
+#: calibration is a sum of that many independent draws); a bin of fewer, resampling
+BAND_EXACT = 2000
+
+
+def consistency_band(
+    scores: np.ndarray,
+    counts: np.ndarray,
+    masks: list[np.ndarray],
+    *,
+    level: float = 0.9,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where a calibrated model's reliability curve falls: Broecker & Smith's (2007) consistency
+    resampling of the outcomes, the forecasts held fixed.  For each bin (``masks`` over the cells:
+    distinct ``scores`` in [0, 1] with whole ``counts`` of cases), every case's outcome is drawn
+    positive with its score's probability, ``n_resamples`` times (seeded: the same band each run),
+    and the band is the central ``level`` of the bin's share of positives (its (1 - level) / 2 and
+    (1 + level) / 2 quantiles).  A bin of more than BAND_EXACT cases: the normal approximation of that
+    share (mean sum n s / N, variance sum n s (1 - s) / N^2), clipped to [0, 1].
+    """
+    from statistics import NormalDist
+
+    rng = np.random.default_rng(seed)
+    z = NormalDist().inv_cdf((1 + level) / 2)
+    lo, hi = [], []
+    for m in masks:
+        s, n = scores[m], counts[m].astype(np.int64)
+        N = float(n.sum())
+        if N <= 0:
+            continue
+        if N <= BAND_EXACT:
+            share = rng.binomial(n[None, :], s[None, :], size=(n_resamples, len(s))).sum(axis=1) / N
+            a, b = np.quantile(share, [(1 - level) / 2, (1 + level) / 2])
+        else:
+            mean = float((n * s).sum()) / N
+            sd = math.sqrt(float((n * s * (1 - s)).sum())) / N
+            a, b = max(mean - z * sd, 0.0), min(mean + z * sd, 1.0)
+        lo.append(float(a))
+        hi.append(float(b))
+    return np.array(lo), np.array(hi)

@@ -1378,7 +1378,8 @@ _binary(
     "and applies a sigmoid to scores outside [0, 1] (here: NaN); debiased=yes: minus each bin's "
     "w_b o_b (1 - o_b) / (n_b - 1) before the root, clipped at 0 (torchmetrics' debias=True, Kumar et "
     "al.'s estimator; a bin of one case gets no correction).",
-    _CAL_EDGE + "  debiased=yes with another norm than l2, or fractional weights: an error.",
+    _CAL_EDGE + "  debiased=yes with another norm than l2: NaN (the debiased form is of the L2 norm only: "
+    "give norm=l2); debiased=yes with fractional weights: an error.",
     params=(_CAL_BINS, _CAL_N_BINS, _CAL_NORM, _CAL_DEBIASED),
     direction="lower",
     ties=_CAL_TIES,
@@ -1409,7 +1410,7 @@ _binary(
     direction="lower",
     ties="none needed: the cases of one distinct score are one forecast.",
     compute="perfeval.measures.calibration:brier_mcb",
-    per_group="",
+    per_group="perfeval.measures.calibration:brier_mcb_groups",
 )
 _binary(
     "BRIER_DSC",
@@ -1423,7 +1424,7 @@ _binary(
     direction="higher",
     ties="none needed: the cases of one distinct score are one forecast.",
     compute="perfeval.measures.calibration:brier_dsc",
-    per_group="",
+    per_group="perfeval.measures.calibration:brier_dsc_groups",
 )
 _binary(
     "BRIER_UNC",
@@ -1436,7 +1437,7 @@ _binary(
     direction="none",
     ties="none needed.",
     compute="perfeval.measures.calibration:brier_unc",
-    per_group="",
+    per_group="perfeval.measures.calibration:brier_unc_groups",
 )
 _CAL_FIT_EDGE = (
     "no case, one class only, or a score of 0, 1 or outside (0, 1) (no logit): NaN; the slope and the "
@@ -1455,7 +1456,7 @@ _binary(
     direction="none",
     ties="none needed: the cases of one distinct score share one logit.",
     compute="perfeval.measures.calibration:cal_slope",
-    per_group="",
+    per_group="perfeval.measures.calibration:cal_slope_groups",
 )
 _binary(
     "CAL_INTERCEPT",
@@ -1477,7 +1478,29 @@ _binary(
     direction="none",
     ties="none needed: the cases of one distinct score share one logit.",
     compute="perfeval.measures.calibration:cal_intercept",
-    per_group="",
+    per_group="perfeval.measures.calibration:cal_intercept_groups",
+)
+_multiclass(
+    "ECE_TOP",
+    "top-label expected calibration error",
+    ("ece_top", "top_label_ece", "multiclass_calibration_error", "confidence_ece"),
+    "Guo et al. (2017): each row's confidence (its maximum probability) against whether its argmax is "
+    "the true class, binned and combined as the binary ECE (bins, n_bins, norm, debiased: the same "
+    "estimators).  torchmetrics' multiclass_calibration_error(num_classes, n_bins, norm) with "
+    "bins=width, except that torchmetrics rounds the confidences to float32 (and bins them against "
+    "float32 edges: its values agree to about 1e-6 at best), puts a confidence of exactly 1.0 into an "
+    "extra bin of its own (torchmetrics#3510; here in the last bin), scores a row tied at its maximum "
+    "by the class torch.max picks (right or wrong whole; here 1/t, below) and applies a softmax to "
+    "rows outside [0, 1] (here: NaN).",
+    compute="perfeval.measures.calibration:ece_toplabel",
+    params=(_CAL_BINS, _CAL_N_BINS, _CAL_NORM, _CAL_DEBIASED),
+    direction="lower",
+    ties="a row tied at its maximum among t classes: its confidence is the maximum, and it is right for "
+    "1/t of its weight when its true class is one of the t (the expected value over the orders of the "
+    "tie, as the argmax measures share it); equal confidences are in one bin, whole.",
+    edge="a score outside [0, 1]: NaN, and the report says which; no case: NaN; debiased=yes with another "
+    "norm than l2: NaN, and why (the debiased form is of the L2 norm only); debiased=yes with fractional "
+    "weights: an error.",
 )
 _multiclass(
     "ECE_CW",

@@ -168,6 +168,18 @@ class CurveDisplay:
                 *thinned(curve.x, curve.y), label=label, drawstyle=drawstyle, marker=marker, lw=1.6
             )
             self.lines_.append(line)
+            band = (curve.extra or {}).get("band") if self.kind == "calibration" else None
+            if band is not None and len(band[0]) == len(curve.x):
+                # Broecker & Smith's consistency bars: where a calibrated model's bin would fall
+                ax.vlines(
+                    curve.x,
+                    band[0],
+                    band[1],
+                    color=line.get_color(),
+                    alpha=0.3,
+                    lw=6,
+                    label="90% consistency band (calibrated)" if name == self.names[0] else None,
+                )
             if mark_threshold and pt is not None and np.all(np.isfinite(pt)):
                 ax.plot(
                     [pt[0]],

@@ -462,7 +462,8 @@ CAPTIONS = {
     "roc": "legend: each model's ROC area, the <i>overall</i> ROC of the table",
     "pr": "legend: each model's AP (average precision, the AP measure; PERF's APR differs)",
     "lift": "precision over the base rate against the share predicted positive",
-    "calibration": "PERF's 19 overlapping CA1 bins",
+    "calibration": "PERF's 19 overlapping CA1 bins; the bars: where a calibrated model's bins would fall "
+    "(90% consistency band, Br&ouml;cker &amp; Smith 2007: each case's outcome redrawn from its score)",
     "acc": "the accuracy at every threshold",
     "cost": "errors (false positives + false negatives) at every threshold",
 }

@@ -122,12 +122,24 @@ class ClassReplicas:
             self.bad = (s.min(axis=1) < 0) | (s.max(axis=1) > 1) | (np.abs(sums - 1.0) > _tolerance())
             self.sums = sums
             self.extreme = np.where(s.min(axis=1) < 0, s.min(axis=1), s.max(axis=1))
+            # the top-label table's cells (maximum score, tie size at it) and each case's among them
+            top_s, top_t = top + 0.0, ties.astype(np.int64)
+            order = np.lexsort((top_t, top_s))
+            ss, tt = top_s[order], top_t[order]
+            new = np.ones(n, dtype=bool)
+            new[1:] = (ss[1:] != ss[:-1]) | (tt[1:] != tt[:-1])
+            self.top_scores, self.top_ties = ss[new], tt[new]
+            self.top_cell = np.empty(n, dtype=np.intp)
+            self.top_cell[order] = np.cumsum(new) - 1
+            self.top_right = at_top[np.arange(n), y]
         else:
             self.sure_rows = self.sure_keys = self.tkeys = np.zeros(0, np.intp)
             self.tie_rows = self.tie_slot = self.tie_cells = np.zeros(0, np.intp)
             self.tie_keys = np.zeros(0, np.int64)
             self.sums = self.extreme = np.zeros(0)
             self.bad = np.zeros(0, bool)
+            self.top_scores, self.top_ties = np.zeros(0), np.zeros(0, np.int64)
+            self.top_cell, self.top_right = np.zeros(0, np.intp), np.zeros(0, bool)
 
     def summary(self, v: np.ndarray) -> Any:
         """The ClassSummary of the cases weighted by ``v`` (float64 >= 0, one a case)."""
@@ -147,8 +159,22 @@ class ClassReplicas:
         if bad.any():
             i = int(np.argmax(bad))
             off = (int(np.count_nonzero(bad)), float(self.sums[i]), float(self.extreme[i]))
+        m = len(self.top_scores)
+        top_w = np.bincount(self.top_cell, weights=v, minlength=m)  # in case order, as from_checked
+        top_r = np.bincount(self.top_cell, weights=np.where(self.top_right, v, 0.0), minlength=m)
+        on = top_w > 0
+        top = (self.top_scores[on], self.top_ties[on], top_w[on], top_r[on])
         return ClassSummary(
-            self.classes, offsets, self.scores[keep], w[keep], sure, topk, off, self.tie_keys[live], tab[live]
+            self.classes,
+            offsets,
+            self.scores[keep],
+            w[keep],
+            sure,
+            topk,
+            off,
+            self.tie_keys[live],
+            tab[live],
+            top=top,
         )
 
 

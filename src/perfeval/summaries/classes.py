@@ -9,7 +9,9 @@ one-vs-one ROC areas, average precision, log loss and Brier score read them).  B
 tables of what is decided row by row: the confusion of the argmax prediction (a tie at the maximum
 shares the case's weight equally among the tied classes: the expected confusion over the orders of
 the tie), the top-k table (the weight of the cases whose true class has ``g`` classes scored above
-it and ``t`` others tied with it), and the rows whose scores are no probabilities.
+it and ``t`` others tied with it), the top-label table (each row's maximum score and the size of the
+tie at it, with the weight of those rows and of those among them whose true class is at the maximum:
+top-label calibration), and the rows whose scores are no probabilities.
 
 The confusion is kept as sums of whole weights, so that no order of the rows or of merges changes a
 bit when they are whole numbers (no weights): the ``K x K`` table of the cases whose maximum is one
@@ -68,6 +70,11 @@ class ClassSummary:
     tie_rows : ndarray of float64, shape (m, K), optional
         Row ``i``: the total weight of the cases of key ``tie_keys[i]`` tied at their maximum on each
         class (whole weights: :attr:`confusion` divides by ``t``).
+    top : tuple of 4 ndarrays, optional
+        The top-label table: cells (maximum score, tie size ``t`` at it) ascending, the cases' total
+        weight and the weight of those whose true class is among the ``t`` (whole weights: the
+        share ``1 / t`` is made when :meth:`top_label` reads it); None when not kept (a summary made
+        before it existed): the measures that read it say so.
 
     Examples
     --------
@@ -90,6 +97,7 @@ class ClassSummary:
         "off_simplex",
         "tie_keys",
         "tie_rows",
+        "top",
         "_memo",
     )
 
@@ -104,6 +112,7 @@ class ClassSummary:
         off_simplex: tuple[int, float, float] = (0, float("nan"), float("nan")),
         tie_keys: np.ndarray | None = None,
         tie_rows: np.ndarray | None = None,
+        top: Top | None = None,
     ):
         self.classes = tuple(classes)
         k = len(self.classes)
@@ -121,6 +130,16 @@ class ClassSummary:
             np.zeros((0, k))
             if tie_rows is None
             else np.ascontiguousarray(tie_rows, dtype=np.float64).reshape(m, k)
+        )
+        self.top = (
+            None
+            if top is None
+            else (
+                np.ascontiguousarray(top[0], dtype=np.float64),
+                np.ascontiguousarray(top[1], dtype=np.int64),
+                np.ascontiguousarray(top[2], dtype=np.float64),
+                np.ascontiguousarray(top[3], dtype=np.float64),
+            )
         )
         self._memo: dict[Any, Any] = {}
         if len(self.offsets) != k * k + 1 or len(self.scores) != len(self.weights):
@@ -161,13 +180,14 @@ class ClassSummary:
         k = len(classes)
         offsets, scores, weights = _blocks(y, s, w, k, aggregate=True)
         sure, topk, off, ties = _row_tables(y, s, w, k, None)
-        return cls(classes, offsets, scores, weights, sure, topk, off, *ties)
+        return cls(classes, offsets, scores, weights, sure, topk, off, *ties, top=top_table(y, s, w))
 
     @classmethod
     def empty(cls, classes: tuple) -> ClassSummary:
         k = len(classes)
         z = np.zeros(0)
-        return cls(classes, np.zeros(k * k + 1, np.int64), z, z, np.zeros((k, k)), np.zeros((k, k)))
+        top = (z, np.zeros(0, np.int64), z, z)
+        return cls(classes, np.zeros(k * k + 1, np.int64), z, z, np.zeros((k, k)), np.zeros((k, k)), top=top)
 
     # -- the monoid ----------------------------------------------------------------------------------
     def merge(self, other: ClassSummary) -> ClassSummary:
@@ -197,7 +217,9 @@ class ClassSummary:
         topk = _table_sum([p.topk for p in parts])
         off = _off_simplex_merge([p.off_simplex for p in parts])
         ties = _ties_sum([(p.tie_keys, p.tie_rows) for p in parts], k)
-        return ClassSummary(classes, offsets, scores, weights, sure, topk, off, *ties)
+        tops = [p.top for p in parts]
+        top = None if any(t is None for t in tops) else _top_cells(tops)  # type: ignore[arg-type]
+        return ClassSummary(classes, offsets, scores, weights, sure, topk, off, *ties, top=top)
 
     def folded(self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> ClassSummary:
         """The summary with a batch of checked rows added to this one, each cell's and each table entry's
@@ -214,7 +236,8 @@ class ClassSummary:
         offsets, scores, weights = _union([(self.offsets, self.scores, self.weights), rows], k)
         sure, topk, off, ties = _row_tables(y, s, w, k, (self.sure, self.topk, self.tie_keys, self.tie_rows))
         off = _off_simplex_merge([self.off_simplex, off])
-        return ClassSummary(self.classes, offsets, scores, weights, sure, topk, off, *ties)
+        top = None if self.top is None else top_table(y, s, w, self.top)
+        return ClassSummary(self.classes, offsets, scores, weights, sure, topk, off, *ties, top=top)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ClassSummary):
@@ -229,6 +252,7 @@ class ClassSummary:
             and np.array_equal(self.tie_rows, other.tie_rows)
             and np.array_equal(self.topk, other.topk)
             and self.off_simplex[0] == other.off_simplex[0]
+            and _same_top(self.top, other.top)
         )
 
     def __repr__(self) -> str:
@@ -265,6 +289,30 @@ class ClassSummary:
             return out
 
         return self.memo("confusion", make)
+
+    def top_label(self) -> Any:
+        """Top-label calibration's binary summary: a :class:`~perfeval.summaries.ScoreHistogram` of
+        each row's maximum score, "positive" the share of its weight whose argmax is right (a tie at
+        the maximum among ``t`` classes counts ``1 / t`` of a case whose true class is among them:
+        the expected value over the orders of the tie, as the confusion shares it); None when the
+        summary does not keep the table.
+        """
+        from perfeval.summaries.histogram import ScoreHistogram
+
+        if self.top is None:
+            return None
+        sc, _t, wt, hit = self.top
+        if not len(sc):
+            return ScoreHistogram.empty()
+        new = np.empty(len(sc), dtype=bool)
+        new[0] = True
+        np.not_equal(sc[1:], sc[:-1], out=new[1:])
+        run = np.cumsum(new, dtype=np.intp) - 1
+        m = int(run[-1]) + 1
+        # a score's cells in ascending tie size, each added in that order from 0.0
+        right = np.bincount(run, weights=hit / self.top[1], minlength=m)
+        total = np.bincount(run, weights=wt, minlength=m)
+        return ScoreHistogram(sc[new], right, total - right)
 
     @property
     def uninformed(self) -> bool:
@@ -482,6 +530,57 @@ def _union(
 
 
 Ties = tuple[np.ndarray, np.ndarray]  # (tie_keys, tie_rows)
+Top = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # (score, tie size, weight, right weight)
+
+
+def top_table(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, before: Top | None = None) -> Top:
+    """The top-label table of checked rows (class codes, an (n, K) score matrix, weights or None),
+    added after ``before``'s cells (a fold): each row's maximum score (-0.0 kept as 0.0) and the
+    number ``t`` of classes at it, its weight, and its weight again when its true class is one of
+    the ``t`` (else 0).
+    """
+    n = len(y)
+    if n:
+        top = s.max(axis=1) + 0.0
+        at_top = s == top[:, None]
+        t = np.count_nonzero(at_top, axis=1).astype(np.int64)
+        tw = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
+        right = np.where(at_top[np.arange(n), y], tw, 0.0)
+        rows: Top = (top, t, tw, right)
+    else:
+        rows = (np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+    return _top_cells([rows] if before is None else [before, rows])
+
+
+def _same_top(a: Top | None, b: Top | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def _top_cells(parts: list[Top]) -> Top:
+    """The cells (score, tie size) of the parts' cells or rows, ascending, their weights added in the
+    order of the parts and of their entries (a stable sort), from 0.0.
+    """
+    sc = np.concatenate([p[0] for p in parts])
+    t = np.concatenate([p[1] for p in parts]).astype(np.int64)
+    wt = np.concatenate([p[2] for p in parts])
+    hit = np.concatenate([p[3] for p in parts])
+    if not len(sc):
+        return sc, t, wt, hit
+    order = np.lexsort((t, sc))  # stable: equal cells in the order they came
+    sc, t = sc[order], t[order]
+    new = np.empty(len(sc), dtype=bool)
+    new[0] = True
+    new[1:] = (sc[1:] != sc[:-1]) | (t[1:] != t[:-1])
+    run = np.cumsum(new, dtype=np.intp) - 1
+    m = int(run[-1]) + 1
+    return (
+        sc[new],
+        t[new],
+        np.bincount(run, weights=wt[order], minlength=m),
+        np.bincount(run, weights=hit[order], minlength=m),
+    )
 
 
 def _row_tables(
