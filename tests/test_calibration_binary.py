@@ -118,16 +118,15 @@ def test_equal_mass_bins_never_split_a_tie_and_a_score_of_one_is_in_the_last_bin
 
 def test_ece_of_scores_outside_unit_interval_is_nan_and_debiased_needs_l2_and_counts():
     assert math.isnan(value([0, 1], [0.2, 1.5], "ece"))
-    # no debiased form of the L1 norm or the maximum: NaN, the edge cases say why (every choice of a
-    # parameter alone is a valid spec: the registry-wide tests enumerate them one at a time)
-    with pytest.warns(perfeval.UndefinedMeasureWarning, match="give norm=l2"):
-        assert math.isnan(
-            perfeval.evaluate([0, 1], [0.2, 0.7], measures=["ece:debiased=yes"])["ECE:debiased=yes"]
+    # no debiased form of the L1 norm or the maximum: refused when the spec is read (Measure.check),
+    # one line naming the spec, before any data is read; ECE_TOP alike
+    for spec in ("ece:debiased=yes", "ece:debiased=yes,norm=max"):
+        with pytest.raises(InvalidParameterError, match="give norm=l2"):
+            perfeval.evaluate([0, 1], [0.2, 0.7], measures=[spec])
+    with pytest.raises(InvalidParameterError, match="give norm=l2"):
+        perfeval.evaluate(
+            ["a", "b", "c"], np.eye(3), classes=["a", "b", "c"], measures=["ece_top:debiased=yes"]
         )
-    r = perfeval.evaluate(
-        [0, 1, 1, 0], [0.2, 0.7, 0.3, 0.1], groups=[1, 1, 2, 2], measures=["ece:debiased=yes"]
-    )
-    assert np.isnan(r.results["ECE:debiased=yes"].per_group).all()
     with pytest.raises(InvalidParameterError, match="whole-number weights"):
         perfeval.evaluate([0, 1], [0.2, 0.7], sample_weight=[0.5, 1], measures=["ece:norm=l2,debiased=yes"])
 

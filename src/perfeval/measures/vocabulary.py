@@ -496,6 +496,7 @@ def _multiclass(
     tie_bounds: str = "none",
     tie_bounds_doc: str = _NO_CLASS_BOUND,
     kind: str = "multiclass",
+    check: str = "",
 ) -> None:
     # compute: a literal "module:function" string (measures/base.py says why it is not the function);
     # kind "multiclass" reads a ClassSummary, "multilabel" a LabelSummary
@@ -517,6 +518,7 @@ def _multiclass(
             at_param=at_param,
             tie_bounds=tie_bounds,
             tie_bounds_doc=tie_bounds_doc,
+            check=check,
         )
     )
 
@@ -1378,8 +1380,8 @@ _binary(
     "and applies a sigmoid to scores outside [0, 1] (here: NaN); debiased=yes: minus each bin's "
     "w_b o_b (1 - o_b) / (n_b - 1) before the root, clipped at 0 (torchmetrics' debias=True, Kumar et "
     "al.'s estimator; a bin of one case gets no correction).",
-    _CAL_EDGE + "  debiased=yes with another norm than l2: NaN (the debiased form is of the L2 norm only: "
-    "give norm=l2); debiased=yes with fractional weights: an error.",
+    _CAL_EDGE + "  debiased=yes with another norm than l2: refused when the spec is read (the debiased form "
+    "is of the L2 norm only: give norm=l2); debiased=yes with fractional weights: an error.",
     params=(_CAL_BINS, _CAL_N_BINS, _CAL_NORM, _CAL_DEBIASED),
     direction="lower",
     ties=_CAL_TIES,
@@ -1493,14 +1495,15 @@ _multiclass(
     "by the class torch.max picks (right or wrong whole; here 1/t, below) and applies a softmax to "
     "rows outside [0, 1] (here: NaN).",
     compute="perfeval.measures.calibration:ece_toplabel",
+    check="perfeval.measures.vocabulary:ece_debiased",
     params=(_CAL_BINS, _CAL_N_BINS, _CAL_NORM, _CAL_DEBIASED),
     direction="lower",
     ties="a row tied at its maximum among t classes: its confidence is the maximum, and it is right for "
     "1/t of its weight when its true class is one of the t (the expected value over the orders of the "
     "tie, as the argmax measures share it); equal confidences are in one bin, whole.",
     edge="a score outside [0, 1]: NaN, and the report says which; no case: NaN; debiased=yes with another "
-    "norm than l2: NaN, and why (the debiased form is of the L2 norm only); debiased=yes with fractional "
-    "weights: an error.",
+    "norm than l2: refused when the spec is read (the debiased form is of the L2 norm only); debiased=yes "
+    "with fractional weights: an error.",
 )
 _multiclass(
     "ECE_CW",
