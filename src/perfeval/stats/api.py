@@ -48,8 +48,17 @@ __all__ = ["ci", "ci_from_summary", "compare", "compare_models"]
 
 
 def specs_of(measures: Iterable[str] | str, threshold: float) -> list:
-    """Measure specs from names (a single name may hold a comma inside its parameters)."""
-    return resolve([measures] if isinstance(measures, str) and "," not in measures else measures, threshold)
+    """Measure specs from names (a single name may hold a comma inside its parameters); a regression
+    measure is refused in one line (its intervals and comparisons are not built yet).
+    """
+    specs = resolve([measures] if isinstance(measures, str) and "," not in measures else measures, threshold)
+    for sp in specs:
+        if sp.measure.kind == "regression":
+            raise InvalidParameterError(
+                f"{sp.label}: intervals and comparisons of regression measures are not available yet "
+                "(evaluate() gives its value)"
+            )
+    return specs
 
 
 def coded(y_true: Any, pos_label: Any) -> Any:
