@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import perfeval
+from _registry import completed
 from perfeval.measures import list_measures
 
 dask = pytest.importorskip("dask")
@@ -31,8 +32,7 @@ def _every_form() -> list[str]:
     for m in list_measures():
         if m.kind != "multiclass":
             continue
-        choices = [(p.name, c) for p in m.params for c in p.choices]
-        out += [f"{m.name}:{name}={c}" for name, c in choices] or [m.name]
+        out += [completed(m, p, f"{m.name}:{p.name}={c}") for p in m.params for c in p.choices] or [m.name]
         out += [f"{m.name}:{p.name}={k}" for p in m.params if p.integer for k in (1, 3)]
     return out
 

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 import perfeval
 from _mc_reference import kappa_of, mc_data
+from _registry import completed
 from perfeval.engine.classes import summary_values
 from perfeval.measures import REGISTRY, parse_measure
 from perfeval.summaries.classes import ClassSummary
@@ -37,7 +38,7 @@ def labels_of(m) -> list[str]:
     at a time), and k = 1, 2, 3 of an at-parameter measure."""
     if m.at_param:
         return [f"{m.name}@{k}" for k in (1, 2, 3)]
-    out = [f"{m.name}:{p.name}={c}" for p in m.params if p.choices for c in p.choices]
+    out = [completed(m, p, f"{m.name}:{p.name}={c}") for p in m.params if p.choices for c in p.choices]
     return out or [m.name]
 
 
