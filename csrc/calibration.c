@@ -10,19 +10,6 @@
  */
 #include "native.h"
 
-static Py_ssize_t cal_bounds(nv_args *in, const int64_t *bounds, Py_ssize_t nb, Py_ssize_t cells, const char *who)
-{
-    Py_ssize_t G = nb > 0 ? nb - 1 : 0;
-    for (Py_ssize_t k = 0; k < nb; k++)
-        if (bounds[k] < 0 || bounds[k] > cells || (k > 0 && bounds[k] < bounds[k - 1]) ||
-            (k == G && bounds[k] != cells)) {
-            PyErr_Format(PyExc_ValueError, "%s: bounds must be ascending cell offsets ending at the cells", who);
-            nv_args_release(in);
-            return -1;
-        }
-    return G;
-}
-
 /* group_pav(pos, wt, bounds) -> bytearray of float64, one per cell: each group's weighted isotonic
  * (non-decreasing) regression of its cells' shares of positives pos / wt, by pool adjacent violators:
  * the cells in order, each a block (its positive weight P and weight W); while the block before
@@ -42,7 +29,7 @@ PyObject *nv_group_pav(PyObject *Py_UNUSED(self), PyObject *args)
     }
     const int64_t *bounds = in.v[2].buf;
     Py_ssize_t n = in.n[0];
-    Py_ssize_t G = cal_bounds(&in, bounds, in.n[2], n, "group_pav");
+    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[2], n, "group_pav");
     if (G < 0)
         return NULL;
     PyObject *res = PyByteArray_FromStringAndSize(NULL, n * 8);
@@ -101,7 +88,7 @@ PyObject *nv_group_below(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     const int64_t *bounds = in.v[1].buf;
     Py_ssize_t n = in.n[0];
-    Py_ssize_t G = cal_bounds(&in, bounds, in.n[1], n, "group_below");
+    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[1], n, "group_below");
     if (G < 0)
         return NULL;
     PyObject *res = PyByteArray_FromStringAndSize(NULL, n * 8);
@@ -150,7 +137,7 @@ PyObject *nv_group_bin_sums(PyObject *Py_UNUSED(self), PyObject *args)
     }
     const int64_t *bounds = in.v[3].buf;
     Py_ssize_t n = in.n[0];
-    Py_ssize_t G = cal_bounds(&in, bounds, in.n[3], n, "group_bin_sums");
+    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[3], n, "group_bin_sums");
     if (G < 0)
         return NULL;
     if (G > 0 && (size_t)G > (size_t)PY_SSIZE_T_MAX / 8 / (size_t)B) {
@@ -243,7 +230,7 @@ PyObject *nv_logit_pass(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     }
     const int64_t *bounds = in.v[3].buf;
-    Py_ssize_t G = cal_bounds(&in, bounds, in.n[3], in.n[0], "logit_pass");
+    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[3], in.n[0], "logit_pass");
     if (G < 0)
         return NULL;
     if (in.n[4] != G || in.n[5] != G || in.n[6] != G) {

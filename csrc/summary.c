@@ -1624,8 +1624,9 @@ PyObject *nv_group_hist_rows(PyObject *Py_UNUSED(self), PyObject *args)
     return Py_BuildValue("(NNNN)", out[0], out[1], out[2], out[3]);
 }
 
-/* the bounds of hist_*_groups checked: ascending offsets into `cells` entries; G groups or -1 */
-static Py_ssize_t group_bounds(nv_args *in, const int64_t *bounds, Py_ssize_t nb, Py_ssize_t cells, const char *who)
+/* the bounds of the per-group kernels (hist_*_groups, calibration.c's group_*) checked: ascending
+ * offsets into `cells` entries; G groups, or -1 with the error set and `in` released */
+Py_ssize_t nv_group_bounds(nv_args *in, const int64_t *bounds, Py_ssize_t nb, Py_ssize_t cells, const char *who)
 {
     Py_ssize_t G = nb > 0 ? nb - 1 : 0;
     for (Py_ssize_t k = 0; k < nb; k++)
@@ -1658,7 +1659,7 @@ PyObject *nv_hist_tie_groups(PyObject *Py_UNUSED(self), PyObject *args)
     }
     const int64_t *bounds = in.v[2].buf;
     Py_ssize_t T = in.n[0];
-    Py_ssize_t G = group_bounds(&in, bounds, in.n[2], T, "hist_tie_groups");
+    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[2], T, "hist_tie_groups");
     if (G < 0)
         return NULL;
     const double *pos = in.v[0].buf, *neg = in.v[1].buf;
@@ -1714,7 +1715,7 @@ PyObject *nv_hist_auc_groups(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     }
     const int64_t *bounds = in.v[2].buf;
-    Py_ssize_t G = group_bounds(&in, bounds, in.n[2], in.n[0], "hist_auc_groups");
+    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[2], in.n[0], "hist_auc_groups");
     if (G < 0)
         return NULL;
     const double *pos = in.v[0].buf, *neg = in.v[1].buf;
@@ -1988,7 +1989,7 @@ PyObject *nv_hist_groups(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     }
     const int64_t *bounds = in.v[3].buf;
-    Py_ssize_t G = group_bounds(&in, bounds, in.n[3], in.n[0], "hist_groups");
+    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[3], in.n[0], "hist_groups");
     if (G < 0)
         return NULL;
     const double *sc = in.v[0].buf, *pos = in.v[1].buf, *neg = in.v[2].buf;
