@@ -7,9 +7,13 @@ line, field or option), what was expected and what was found.  The command-line 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import sys
 import types
+import warnings
+from collections.abc import Iterator
 
 # Start-up: this module is on every `perf` run's path; perfeval.base.text (its pattern is compiled
 # at import) is imported where a message names a place.
@@ -125,6 +129,32 @@ def user_stacklevel() -> int:
         frame = frame.f_back
         level += 1
     return level
+
+
+#: set in this thread (context) only by :func:`quiet`: the engine's warnings are not said
+_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("perfeval_quiet", default=False)
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """The engine's warnings (:func:`warn`) not said inside the block, in this thread only.
+
+    ``warnings.catch_warnings`` changes the process's filters: in a Dask worker thread it could hide
+    (or restore over) a warning the user's own thread is saying at that moment.  A context
+    variable belongs to its thread, so a worker's partition summaries are quiet and nothing else is.
+    """
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
+
+
+def warn(warning: Warning | str, category: type[Warning] | None = None) -> None:
+    """``warnings.warn`` at the user's line (:func:`user_stacklevel`), unless inside :func:`quiet`."""
+    if _QUIET.get():
+        return
+    warnings.warn(warning, category, stacklevel=user_stacklevel())
 
 
 class PerfWarning(UserWarning):

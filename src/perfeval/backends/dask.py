@@ -44,6 +44,7 @@ from perfeval.exceptions import (
     InvalidDataError,
     InvalidParameterError,
     MissingDependencyError,
+    quiet,
 )
 from perfeval.io import grammar
 from perfeval.io.base import files
@@ -513,8 +514,7 @@ def _regression_group_values(pdf, target, score, group, weight, specs):
     y = _column_values(pdf, target, "target")
     s = _column_values(pdf, score, "score")
     w = None if weight is None else _column_values(pdf, weight, "weight")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet(), np.errstate(all="ignore"):  # said once, by the driver (not catch_warnings: threads)
         keys, sizes, values = group_values(check_regression(y, s, pdf[group].to_numpy(), w), specs)
     out = {
         "group": list(keys),
@@ -844,8 +844,7 @@ def _label_group_values(pdf, target, score, group, weight, specs, labels, how, p
         s = np.column_stack([_column_values(pdf, c, "score") for c in score])
         w = None if weight is None else _column_values(pdf, weight, "weight")
     cases, _found, _how = check_labels(y, s, pdf[group].to_numpy(), w, labels=None)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet(), np.errstate(all="ignore"):  # said once, by the driver (not catch_warnings: threads)
         r = finish_labels(cases, specs, labels, threshold=0.5, labels_from=how)
     per = {sp.label: np.asarray(r.results[sp.label].per_group, dtype=np.float64) for sp in specs}
     return np.asarray(r.groups), np.asarray(r.group_sizes, dtype=np.float64), per, len(pdf), report_marks(r)
@@ -882,8 +881,7 @@ def _class_group_values(pdf, target, score, group, weight, specs, classes, how, 
             full_codes[keep], full_s[keep], full_w[keep] = codes, s, w
             codes, s, w = full_codes, full_s, full_w
     cases, _found, _how = check_classes(codes, s, pdf[group].to_numpy(), w, classes=tuple(range(k)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet(), np.errstate(all="ignore"):  # said once, by the driver (not catch_warnings: threads)
         r = finish_classes(cases, specs, classes, threshold=0.5, classes_from=how)
     keys = np.asarray(r.groups)
     per = {sp.label: np.asarray(r.results[sp.label].per_group, dtype=np.float64) for sp in specs}
@@ -943,8 +941,7 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
     if weight is not None:
         _column_values(pdf, weight, "weight")
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet(), np.errstate(all="ignore"):  # said once, by the driver (not catch_warnings: threads)
         r = finish(
             check(
                 pdf[target].to_numpy(),

@@ -13,7 +13,6 @@ they give the same numbers.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -27,7 +26,7 @@ from perfeval.exceptions import (
     InvalidDataError,
     InvalidParameterError,
     UndefinedMeasureWarning,
-    user_stacklevel,
+    warn,
 )
 from perfeval.measures import Measure, MeasureSpec, parse_measure
 from perfeval.measures._data import GroupedData
@@ -506,13 +505,12 @@ def warn_undefined(
             by_groups.setdefault((tuple(map(repr, r.undefined)), len(r.per_group)), []).append(label)
         elif r.per_group is None and isinstance(r.value, float) and math.isnan(r.value):
             why = edge.get(label.split("[")[0], "")
-            warnings.warn(
+            warn(
                 UndefinedMeasureWarning(
                     f"{label} is undefined for this data: {r.why}"
                     if r.why
                     else f"{label} is undefined for this data. Edge cases: {why}"
-                ),
-                stacklevel=user_stacklevel(),
+                )
             )
     by_classes: dict[tuple, list[str]] = {}
     for label, r in results.items():
@@ -522,7 +520,7 @@ def warn_undefined(
                 said = tuple(f"{c}: {why}" for c, why in zip(said, r.undefined_why, strict=True))
             by_classes.setdefault((said, len(r.classes)), []).append(label)
         if r.note:
-            warnings.warn(UndefinedMeasureWarning(f"{label}: {r.note}"), stacklevel=user_stacklevel())
+            warn(UndefinedMeasureWarning(f"{label}: {r.note}"))
     kinds = {s.label: s.measure.kind for s in specs}
     for (keys, total), labels in by_classes.items():
         explained = all(": " in k for k in keys)
@@ -536,25 +534,23 @@ def warn_undefined(
         )
         if not explained:
             shown = f"{shown}: {why}"
-        warnings.warn(
+        warn(
             UndefinedMeasureWarning(
                 f"{named} {verb} undefined for {len(keys)} of {total} {what} ({shown}); they are "
                 f"left out of {its} means and listed in the report"
-            ),
-            stacklevel=user_stacklevel(),
+            )
         )
     _warn_left_per_group(results, kinds, classes)
     for (keys, total), labels in by_groups.items():
         shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
         named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
         verb, its = ("is", "its") if len(labels) == 1 else ("are", "their")
-        warnings.warn(
+        warn(
             UndefinedMeasureWarning(
                 f"{named} {verb} undefined for {len(keys)} of {total} groups ({shown}); they are left out "
                 f"of {its} means and listed in the report (`perfeval list-measures --long` says when a "
                 "measure is undefined)"
-            ),
-            stacklevel=user_stacklevel(),
+            )
         )
 
 
@@ -585,23 +581,21 @@ def _warn_left_per_group(
         )
         shown = ", ".join(f"{c} in {n}" for c, n in counts[:5])
         more = ", ..." if len(counts) > 5 else ""
-        warnings.warn(
+        warn(
             UndefinedMeasureWarning(
                 f"{named} {'leaves' if len(labels) == 1 else 'leave'} a {what} out of a group's average "
                 f"where it is undefined ({why}): {shown}{more} of {total} groups; each group's are "
                 "listed in the report (per_group_undefined_classes)"
-            ),
-            stacklevel=user_stacklevel(),
+            )
         )
     for (n, total), labels in noted.items():
         named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
-        warnings.warn(
+        warn(
             UndefinedMeasureWarning(
                 f"{named}: in {n} of {total} groups, rows that are 0/0 are left out of the group's samples "
                 "average (scikit-learn counts them as zero_division); those groups are listed in the report "
                 "(per_group_rows_left_out)"
-            ),
-            stacklevel=user_stacklevel(),
+            )
         )
 
 
