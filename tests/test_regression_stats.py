@@ -340,3 +340,20 @@ def test_mean_losses_are_the_measures_with_a_per_case_loss():
         assert np.mean(losses(sp, y, p)) == pytest.approx(
             perfeval.evaluate(y, p, measures=[sp])[sp.label], rel=1e-12
         )
+
+
+def test_a_measure_whose_sums_are_not_known_takes_a_whole_summary(monkeypatch):
+    """A regression measure the replicate's table of sums does not name (one registered later) is
+    finished from a whole summary of the reweighted cases: the same values."""
+    import perfeval.stats.regression as sr
+
+    y, p = _data(70, 15, zeros=1)
+    specs = regression_measures(["r2", "medae", "mape", "gamma_dev"], 0.5)
+    v = np.frombuffer(_native.poisson_rows(70, 2, 0, 1), np.float64).copy()
+    fast = Replicas(y, p, specs)
+    monkeypatch.setattr(sr, "_SUMS", {k: s for k, s in sr._SUMS.items() if k != "R2"})
+    whole = Replicas(y, p, specs)
+    assert whole.whole and not fast.whole
+    for weights in (v, v * 0.5 + 0.25 * (v > 0)):
+        a, b = fast.values(weights), whole.values(weights)
+        assert all(_same(x, z) for x, z in zip(a, b, strict=True)), (a, b)
