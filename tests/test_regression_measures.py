@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import perfeval
-from perfeval.exceptions import InvalidParameterError
 from perfeval.measures import regression as R
 from perfeval.summaries.regression import RegressionSummary, exact_sum
 
@@ -293,16 +292,3 @@ def test_grouped_values_are_each_group_alone_fast_path():
             for lab, res in r.results.items():
                 a, b = res.per_group[i], alone[lab]
                 assert a == b or (math.isnan(a) and math.isnan(b)), (key, lab, a, b)
-
-
-@pytest.mark.parametrize("call", ["ci", "compare"])
-def test_intervals_and_comparisons_of_regression_measures_are_refused_in_one_line(call):
-    """Not built yet (issue 33): one line naming the measure, never a group-resampling message."""
-    rng = np.random.default_rng(0)
-    y = rng.normal(size=50)
-    p = y + rng.normal(size=50)
-    with pytest.raises(InvalidParameterError, match=r"^MAE: intervals and comparisons of regression"):
-        if call == "ci":
-            perfeval.ci(y, p, measures=["mae"], n_boot=50)
-        else:
-            perfeval.compare(y, p, p + 0.1, measures=["mae"])

@@ -178,6 +178,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     if hasattr(args, "measures"):  # -m repeated adds measures; none given: the command's default
         given = args.measures
         args.measures = ",".join(given) if given else DEFAULT_MEASURES.get(args.command)
+        args.measures_given = bool(given)
     if isinstance(getattr(args, "score", None), list):  # --score repeated adds models, as -m adds measures
         args.score = ",".join(args.score)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the exact command, for the report
@@ -400,6 +401,7 @@ _LIBRARY_WORDS = (
     ("pass `group=`", "give --group COLUMN"),
     ("`groups=`", "--group"),
     ("use method='bca' or 'percentile'", "use --method bca or --method percentile"),
+    ("use method='bca', 'percentile', or 't'", "use --method bca, percentile or t"),
     ("use method='percentile'", "use --method percentile"),
     ("(or perfeval.ci on the cases)", "(or drop --stream/--dask to evaluate in memory)"),
     ("got n_boot=", "got --n-boot "),

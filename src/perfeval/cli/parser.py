@@ -316,7 +316,8 @@ def build() -> argparse.ArgumentParser:
         help="compare models on the same cases, each against a baseline: difference, interval, p-value",
         description="Compare models scored on the same cases, each against the baseline (the first, or "
         "--baseline): the difference of each measure (model - baseline), its confidence interval and a "
-        "two-sided p-value (DeLong's test for the ROC area, a paired bootstrap for the other measures; "
+        "two-sided p-value (DeLong's test for the ROC area, the paired t-test for a regression's mean loss "
+        "(mae, mse, ...), a paired bootstrap for the other measures; "
         "each row names its test, and --method forces one), with "
         "the p-values corrected for the number of models compared (Holm by default).  Give one table and "
         "--score BASE,A,B..., or several tables of `target score` with the same cases: row for row, or "
@@ -327,7 +328,8 @@ def build() -> argparse.ArgumentParser:
         "  perfeval compare old.csv new.csv dense.csv --id doc --target label --score p -m roc,logloss\n"
         "  perfeval compare clicks.parquet --target click --score a,b --group user -m gauc\n"
         "  perfeval compare old.csv new.csv --target y --score p_a,p_b,p_c --classes a,b,c -m roc_ovr,f1\n"
-        "  perfeval compare proba.csv --target y --score-prefix old_,new_ -m roc_ovr,acc",
+        "  perfeval compare proba.csv --target y --score-prefix old_,new_ -m roc_ovr,acc\n"
+        "  perfeval compare houses.csv --target price --score old,new -m mae,rmse,r2",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cp.add_argument(
@@ -376,7 +378,13 @@ def build() -> argparse.ArgumentParser:
         "(default holm)",
     )
     cp.add_argument("--group", help="group column: per-group measures, groups resampled whole")
-    cp.add_argument("--weight", help="weight column (binary measures)")
+    cp.add_argument("--weight", help="weight column (binary and regression measures)")
+    cp.add_argument(
+        "--task",
+        choices=("binary", "regression"),
+        help="regression: the target is a real value and each model's score column its prediction "
+        "(default measures mae,mse,rmse,r2,expvar); a regression measure named (-m mae,r2) says so too",
+    )
     cp.add_argument(
         "-m",
         "--measures",
@@ -694,10 +702,11 @@ def _ci_options(p, flag: str | tuple[str, ...], helptext: str, default=None) -> 
     p.add_argument(
         "--method",
         default=None,
-        choices=("bca", "percentile", "delong"),
-        help="interval method: bca (default), percentile, or delong (ROC area); compare's and the report's "
-        "comparisons take DeLong's test for the ROC area over all unweighted cases and the bca bootstrap "
-        "for the rest unless --method forces one",
+        choices=("bca", "percentile", "delong", "t"),
+        help="interval method: bca (default), percentile, delong (ROC area), or t (Student's t of a "
+        "regression's mean loss: mae, mse, mape, pinball, the deviances); compare's and the report's "
+        "comparisons take DeLong's test for the ROC area and the paired t-test for a regression's mean "
+        "loss over all unweighted cases, and the bca bootstrap for the rest, unless --method forces one",
     )
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates (default 1000)")
     p.add_argument(

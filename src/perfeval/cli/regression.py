@@ -1,6 +1,7 @@
 """``perfeval eval`` of a regression target: a real target column and one prediction column
-(docs/input.md, "Regression"), in memory or streamed (``--stream``: each chunk folded into the exact
-summary, the bits of the whole table).
+(docs/input.md, "Regression"), in memory, streamed (``--stream``: each chunk folded into the exact
+summary, the bits of the whole table) or on Dask (``--dask``: each partition's exact summary, merged;
+the bits of memory); ``--ci``: the intervals of :func:`perfeval.ci` on the rows read (in memory).
 
 A target is a regression target when ``--task regression`` is given, when a regression measure is
 named (``-m mae,rmse,r2``), or, with no measure named (or only ``rmse``/``mse``), no ``--pos-label``
@@ -18,10 +19,10 @@ import numpy as np
 from perfeval.cli import load
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
-__all__ = ["requested", "run"]
+__all__ = ["requested", "run", "target_values"]
 
 
-def _target_values(table: Any, name: str, values: Any) -> np.ndarray:
+def target_values(table: Any, name: str, values: Any) -> np.ndarray:
     """The target column as finite numbers, or one line naming the file, the line and the column:
     the column's first bad line (a value that is no number, an empty field, one that is not finite).
     """
@@ -83,29 +84,45 @@ def requested(args: Any, specs: list, path: str | None, table_of: Any) -> str | 
     return f"the target column {ch.target.name!r} " + how.removeprefix("the target ")
 
 
-def run(args: Any, path: str | None, specs: list, how: str, table_of: Any, warn: Any) -> Any:
+def run(
+    args: Any, path: str | None, specs: list, how: str, table_of: Any, warn: Any, on_dask: Any = None
+) -> Any:
     """The report of a regression target (``how``: why the target was read so; ``warn``: what writes
-    the warnings caught, a line each).
+    the warnings caught, a line each; ``on_dask``: the command's evaluation on Dask, of ``(args,
+    path, specs)``).
     """
+    import warnings
+
     from perfeval.engine.regression import check_regression, finish_regression, regression_specs
 
     for flag, on in (
         ("--pos-label", args.pos_label is not None),
         ("--partition", bool(args.partition)),
-        ("--dask", bool(args.dask)),
         ("--classes", bool(getattr(args, "classes", None))),
         ("--tie-bounds", bool(getattr(args, "tie_bounds", False))),
-        ("--ci", args.ci is not None),
     ):
         if on:
             raise InvalidParameterError(f"{flag} does not apply to a regression target ({how}) yet")
+    if args.ci is not None and (args.stream or args.dask):
+        raise InvalidParameterError(
+            f"--ci of a regression target ({how}) reweights every row in each replicate, so it needs the "
+            f"rows in memory: drop --{'stream' if args.stream else 'dask'} (the values alone: drop --ci)"
+        )
     if getattr(args, "dialect", None) not in (None, "perfeval"):
         raise InvalidParameterError("--dialect: the regression measures have perfeval's rules only")
     if args.score is not None and "," in args.score:
         raise InvalidParameterError("a regression target reads one --score column (the prediction)")
     named = None if not args.measures else specs
     rspecs = regression_specs(named)
-    if args.stream:
+    if args.dask:
+        if args.stream:
+            raise InvalidParameterError("--dask and --stream: give one (each reads the file its own way)")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            report = on_dask(args, path, rspecs)
+        warn(caught)
+        report.params["task_from"] = how
+    elif args.stream:
         report = _stream(args, path, rspecs, how)
     else:
         table = table_of()
@@ -114,18 +131,33 @@ def run(args: Any, path: str | None, specs: list, how: str, table_of: Any, warn:
         ch = load.choose_table(args, table, empties=False)
         load.say_columns(ch)
         y, s, w, _ = load.earliest(
-            lambda: _target_values(table, ch.target.name, table.get(ch.target, empties=False)),
+            lambda: target_values(table, ch.target.name, table.get(ch.target, empties=False)),
             lambda: load.scores(table, ch.score),
             lambda: load.weights(table, ch.weight),
             lambda: table.no_empties(ch.all()),
         )
         g = None if ch.group is None else table.get(ch.group, empties=False)
-        import warnings
-
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             report = finish_regression(check_regression(y, s, g, w), rspecs, task_from=how)
         warn(caught)
+        if args.ci is not None:
+            from perfeval.base.progress import wanted
+            from perfeval.stats import ci
+
+            report.intervals = ci(
+                y,
+                s,
+                measures=[sp.label for sp in rspecs],
+                method=args.method or "bca",
+                level=args.ci,
+                n_boot=args.n_boot,
+                seed=args.seed,
+                groups=g,
+                sample_weight=w,
+                task="regression",
+                progress=wanted(args),
+            )
         report.params["source"] = table.source
         report.params["columns"] = ch.names()
     load.note(f"perfeval: note: regression ({how}): {', '.join(report.results)}\n")
@@ -160,7 +192,7 @@ def _stream(args: Any, path: str | None, specs: list, how: str) -> Any:
         """
         ch = chosen[0]
         y, s, w, _ = load.earliest(
-            lambda: _target_values(where, ch.target.name, cols[0]),
+            lambda: target_values(where, ch.target.name, cols[0]),
             lambda: load.score_values(where, ch.score.name, cols[1]),
             lambda: None if ch.weight is None else load.weight_values(where, ch.weight.name, cols[3]),
             lambda: where.no_empties(ch.all()),

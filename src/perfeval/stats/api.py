@@ -4,7 +4,9 @@
 Both :func:`ci` and :func:`compare` take each measure's fast paths from one table
 (:mod:`perfeval.stats.fastpaths`) and fall back on the generic engines
 (:mod:`perfeval.stats.replicates`) for the rest; the interval arithmetic is
-:mod:`perfeval.stats.intervals`.
+:mod:`perfeval.stats.intervals`.  A regression target (``task="regression"``, a regression measure
+named, or real targets asked only ``rmse``/``mse``, as :func:`perfeval.evaluate` reads one) goes to
+:mod:`perfeval.stats.regression` over all cases, and resamples whole groups over groups.
 """
 
 from __future__ import annotations
@@ -47,16 +49,22 @@ from perfeval.summaries.ranking import group_codes
 __all__ = ["ci", "ci_from_summary", "compare", "compare_models"]
 
 
-def specs_of(measures: Iterable[str] | str, threshold: float) -> list:
-    """Measure specs from names (a single name may hold a comma inside its parameters); a regression
-    measure is refused in one line (its intervals and comparisons are not built yet).
+def specs_of(measures: Iterable[str] | str, threshold: float, method: str | None = None) -> list:
+    """Measure specs from names (a single name may hold a comma inside its parameters), of a target
+    that is not a regression target: a regression measure there was asked with ``task="binary"``,
+    and Student's t (``method="t"``) is a regression's: each one line.
     """
     specs = resolve([measures] if isinstance(measures, str) and "," not in measures else measures, threshold)
     for sp in specs:
         if sp.measure.kind == "regression":
             raise InvalidParameterError(
-                f"{sp.label}: intervals and comparisons of regression measures are not available yet "
-                "(evaluate() gives its value)"
+                f"{sp.label} is a regression measure, but the target is read as 0/1 labels here (task="
+                "'binary', or a summary of them); give the real targets and predictions (task='regression')"
+            )
+        if method == "t":
+            raise InvalidParameterError(
+                f"Student's t is for a regression's mean loss (MAE, MSE_REG, ...), not {sp.label}; "
+                "use method='bca' or 'percentile'"
             )
     return specs
 
@@ -89,18 +97,23 @@ def ci(
     weights: Any = None,
     progress: bool = False,
     classes: Sequence[Any] | None = None,
+    task: str | None = None,
 ) -> dict[str, Interval]:
-    """Confidence intervals of measures: bootstrap (BCa or percentile) for any measure, or DeLong's
-    for the ROC area.
+    """Confidence intervals of measures: bootstrap (BCa or percentile) for any measure, DeLong's for
+    the ROC area, Student's t for a regression's mean loss.
 
     Parameters
     ----------
     y_true, y_score : array-like
-        Targets (0/1; graded relevance for ranking measures) and scores.
+        Targets (0/1; graded relevance for ranking measures; real values for regression measures)
+        and scores (or predictions).
     measures : str or iterable of str
-        Measure specs, as for :func:`perfeval.evaluate` (``"roc"``, ``["apr", "ndcg@10"]``).
-    method : {"bca", "percentile", "delong"}
-        ``"delong"`` is for the ROC area over all cases only.
+        Measure specs, as for :func:`perfeval.evaluate` (``"roc"``, ``["apr", "ndcg@10"]``,
+        ``["mae", "rmse", "r2"]``).
+    method : {"bca", "percentile", "delong", "t"}
+        ``"delong"`` is for the ROC area over all cases only; ``"t"`` (Student's t interval of a mean
+        of per-case losses) for the regression measures MAE, MSE_REG, MAPE, PINBALL and the
+        deviances over all unweighted cases (:mod:`perfeval.stats.regression`).
     level : float, default 0.95
     n_boot : int, default 1000
         Bootstrap replicates.
@@ -110,7 +123,7 @@ def ci(
         Group of each case.  Per-group measures (GAUC, NDCG, ...) and any measure given groups are
         averaged over groups, and the bootstrap then resamples whole groups.
     sample_weight : array-like, optional
-        Frequency weights of the cases (binary measures).
+        Frequency weights of the cases (binary and regression measures).
     threshold : float, default 0.5
     threads : int, optional
         Threads of the compiled replicate loops (default: all cores).  Results do not depend on it.
@@ -129,6 +142,13 @@ def ci(
         replicate's value finished by the engine that gives evaluate()'s from the replicate's
         ClassSummary (:mod:`perfeval.stats.classes`: a case bootstrap, BCa or percentile; not
         with ``groups=``, ``pos_label=`` or ``method="delong"``).
+    task : {None, "binary", "regression"}, optional
+        ``"regression"``: ``y_true`` is a real target and ``y_score`` its prediction; without it
+        (None) a target is a regression target as :func:`perfeval.evaluate` reads one (a
+        regression measure named, or real targets asked only ``rmse``/``mse``).  Each replicate is
+        the exact regression summary of the cases reweighted by Poisson(1) draws (one compiled pass
+        over the rows), finished by the measure's own function: every regression measure, MEDAE
+        too (:mod:`perfeval.stats.regression`).
 
     Returns
     -------
@@ -145,17 +165,35 @@ def ci(
     True
     >>> ci(y, s, measures="roc", method="delong")["ROC"].method
     'delong'
+    >>> t = rng.normal(size=500)
+    >>> r = ci(t, t + rng.normal(size=500), measures=["mae", "r2"], n_boot=200, seed=1)
+    >>> r["MAE"].low < r["MAE"].estimate < r["MAE"].high
+    True
     """
     sample_weight = deprecated_weights(sample_weight, weights, "ci")
     check_request(method, level, n_boot)
-    if is_class_matrix(y_score, classes) or is_label_matrix(y_true):  # K classes, or K labels
+    matrix = is_class_matrix(y_score, classes) or is_label_matrix(y_true)
+    how = _regression(y_true, measures, task, pos_label, matrix or classes is not None)
+    if how is not None:  # a real target and a prediction a row
+        from perfeval.stats.regression import checked, regression_ci, regression_measures
+
+        rcases = checked(y_true, y_score, groups, sample_weight)
+        rspecs = regression_measures(measures, threshold)
+        if rcases.g is None:
+            return regression_ci(
+                rcases, rspecs, method=method, level=level, n_boot=n_boot, seed=seed, progress=progress
+            )
+        _over_groups(method, rspecs, "interval")
+        gcases = Cases(rcases.y, rcases.s, rcases.w, rcases.g)
+        return {sp.label: _group_interval(sp, gcases, method, level, n_boot, seed) for sp in rspecs}
+    if matrix:  # K classes, or K labels
         return class_ci(
             y_true, y_score, measures=measures, method=method, level=level, n_boot=n_boot, seed=seed,
             groups=groups, sample_weight=sample_weight, threshold=threshold, pos_label=pos_label,
             classes=classes, progress=progress,
         )  # fmt: skip
     cases = Cases(coded(y_true, pos_label), y_score, sample_weight, groups)
-    specs = specs_of(measures, threshold)
+    specs = specs_of(measures, threshold, method)
     threads_n = threads_of(threads)
     out: dict[str, Interval] = {}
     shared: dict[str, np.ndarray] = {}
@@ -201,6 +239,34 @@ def ci(
         lo, hi, sd = interval(est, reps, level, method, accel)
         out[spec.label] = Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "cases", seed)
     return out
+
+
+def _regression(y_true: Any, measures: Any, task: Any, pos_label: Any, matrix: bool) -> str | None:
+    """How a call is a regression (:func:`perfeval.stats.regression.regression_how`), or None: never
+    for K classes or labels (``matrix``) unless ``task="regression"`` says so (its check refuses a
+    matrix).
+    """
+    if task not in (None, "binary", "regression"):
+        raise InvalidParameterError(f"`task` must be None, 'binary' or 'regression', got {task!r}")
+    if task == "binary" or (task is None and matrix):
+        return None
+    from perfeval.stats.regression import regression_how
+
+    return regression_how(y_true, measures, task, pos_label)
+
+
+def _over_groups(method: str | None, specs: list, what: str) -> None:
+    """Regression measures over groups are resampled whole groups: DeLong's and Student's t refused."""
+    if method == "delong":
+        raise InvalidParameterError(
+            f"DeLong's {what} is for the ROC area over all cases, not {specs[0].label} per group; use "
+            "method='bca' or 'percentile'"
+        )
+    if method == "t":
+        raise InvalidParameterError(
+            f"Student's t is over all cases (each case once); over groups the {what} resamples whole "
+            "groups: use method='bca' or 'percentile'"
+        )
 
 
 def _exact_jack(fp, cases: Cases) -> bool:
@@ -268,12 +334,19 @@ def ci_from_summary(
     True
     """
     check_request(method, level, n_boot)
+    from perfeval.summaries.regression import RegressionSummary
+
+    if isinstance(summary, RegressionSummary):
+        raise InvalidParameterError(
+            "a regression summary holds sums, not cases: a replicate reweights every row, so the "
+            "intervals of regression measures need the rows (perfeval.ci(y, y_pred, task='regression'))"
+        )
     if not summary.is_counts():
         raise InvalidParameterError(
             "a bootstrap from a summary needs unweighted cases (whole-number counts); with "
             "case weights, use perfeval.ci on the cases"
         )
-    specs = specs_of(measures, threshold)
+    specs = specs_of(measures, threshold, method)
     for sp in specs:
         fp = fast_paths(sp)
         if sp.measure.kind != "binary":
@@ -330,6 +403,7 @@ def compare(
     weights: Any = None,
     progress: bool = False,
     classes: Sequence[Any] | None = None,
+    task: str | None = None,
 ) -> dict[str, Comparison]:
     """Compare two models scored on the same cases: the difference a - b of each measure, its
     confidence interval and a two-sided p-value.  (``perfeval compare`` on the command line prints
@@ -349,6 +423,13 @@ def compare(
     :func:`ci` (``weights``: the deprecated spelling of ``sample_weight``; ``progress``: show the
     replicates drawn on standard error; ``classes``: two (n, K) score matrices of K classes, compared
     by a paired case bootstrap, BCa by default, as :func:`ci` reads them).
+
+    A regression target (``task="regression"``, or read so as in :func:`ci`): two predictions of the
+    same real targets.  The paired t-test of the per-case loss differences for a mean loss (MAE,
+    MSE_REG, MAPE, PINBALL, the deviances) over all unweighted cases, by default (``method="t"``:
+    scipy's ``ttest_rel`` of the two models' losses, the Diebold-Mariano test with Harvey et al.'s
+    correction; :mod:`perfeval.stats.regression`); the paired BCa bootstrap for RMSE_REG, R2,
+    EXPVAR and MEDAE, with case weights, and over groups (whole groups resampled).
 
     .. versionchanged:: 0.1.0
        The default was the BCa bootstrap for every measure; it is now DeLong's test for the ROC area
@@ -374,19 +455,25 @@ def compare(
     >>> b = compare(y, a, b, measures="roc", method="bca", n_boot=300, seed=2)["ROC"]
     >>> b.method, b.p_value, b.p_at_floor  # no replicate on the far side: 2 / 301, a bound
     ('bca', 0.006644518272425249, True)
+    >>> t = rng.normal(size=400)
+    >>> c = compare(t, t + rng.normal(size=400), t + 2 * rng.normal(size=400), measures=["mae", "r2"])
+    >>> c["MAE"].method, c["MAE"].p_value < 0.01, c["R2"].method
+    ('t', True, 'bca')
     """
     sample_weight = deprecated_weights(sample_weight, weights, "compare")
-    if is_class_matrix(score_a, classes) or is_class_matrix(score_b, classes) or is_label_matrix(y_true):
+    matrix = is_class_matrix(score_a, classes) or is_class_matrix(score_b, classes) or is_label_matrix(y_true)
+    how = _regression(y_true, measures, task, pos_label, matrix or classes is not None)
+    if how is None and matrix:
         check_request(method or "bca", level, None, "comparison")
         return class_compare(
             y_true, [score_a], score_b, measures=measures, method=method, level=level, n_boot=n_boot,
             seed=seed, groups=groups, sample_weight=sample_weight, threshold=threshold, pos_label=pos_label,
             classes=classes, progress=progress,
         )[0]  # fmt: skip
-    y_true = coded(y_true, pos_label)
+    y_true = y_true if how is not None else coded(y_true, pos_label)
     return _compare_all(
         y_true, [score_a], score_b, measures, method, level, n_boot, seed, groups, sample_weight, threshold,
-        threads, progress, ["score_a", "score_b"],
+        threads, progress, ["score_a", "score_b"], how, ["score_a", "score_b"],
     )[0]  # fmt: skip
 
 
@@ -408,6 +495,7 @@ def compare_models(
     pos_label: Any = None,
     progress: bool = False,
     classes: Sequence[Any] | None = None,
+    task: str | None = None,
 ) -> dict[str, dict[str, Comparison]]:
     """Compare every model with a baseline: for each other model, what :func:`compare` gives for
     ``compare(y_true, models[name], models[baseline], ...)``, the same numbers, but every model's
@@ -427,6 +515,8 @@ def compare_models(
         K classes: each model an (n, K) score matrix, as :func:`compare` reads two (every model on
         the same case weights in each replicate: the numbers of ``compare(y, model, baseline,
         classes=)``).
+    task : {None, "binary", "regression"}, optional
+        As for :func:`compare`: each model a prediction of the same real targets.
 
     Returns
     -------
@@ -448,7 +538,11 @@ def compare_models(
             f"the baseline {baseline!r} is not one of the models ({', '.join(map(str, models))})"
         )
     names = [name for name in models if name != baseline]
-    if any(is_class_matrix(m, classes) for m in models.values()):
+    matrix = any(is_class_matrix(m, classes) for m in models.values())
+    how = _regression(
+        y_true, measures, task, pos_label, matrix or is_label_matrix(y_true) or classes is not None
+    )
+    if how is None and matrix:
         check_request(method or "bca", level, None, "comparison")
         res = class_compare(
             y_true, [models[n] for n in names], models[baseline], measures=measures, method=method,
@@ -456,10 +550,11 @@ def compare_models(
             threshold=threshold, pos_label=pos_label, classes=classes, progress=progress,
         )  # fmt: skip
         return dict(zip(names, res, strict=True))
-    y_true = coded(y_true, pos_label)
+    y_true = y_true if how is not None else coded(y_true, pos_label)
     res = _compare_all(
         y_true, [models[n] for n in names], models[baseline], measures, method, level, n_boot, seed, groups,
-        sample_weight, threshold, threads, progress, [*map(str, names), str(baseline)],
+        sample_weight, threshold, threads, progress, [*map(str, names), str(baseline)], how,
+        [f"models[{n!r}]" for n in [*names, baseline]],
     )  # fmt: skip
     return dict(zip(names, res, strict=True))
 
@@ -479,18 +574,46 @@ def _compare_all(
     threads: int | None,
     progress: bool,
     names: list[str],
+    how: str | None = None,
+    arg_names: list[str] | None = None,
 ) -> list[dict[str, Comparison]]:
     """compare(y_true, a, score_b) for each a of scores: the baseline and every model of every
     measure walked on the same case weights, drawn once (a column's replicates do not depend on the
-    other columns of its walk, so each comparison is the one of its own call).
+    other columns of its walk, so each comparison is the one of its own call).  ``how``: why the
+    target is a regression target (None: it is not), whose models are checked as ``arg_names``.
     """
     if method is not None:
         check_request(method, level, None, "comparison")
     else:
         check_request("bca", level, None, "comparison")
+    if how is not None:  # predictions of a real target
+        from perfeval.stats.regression import checked, regression_compare, regression_measures
+
+        named = arg_names or names
+        got = [checked(y_true, a, groups, sample_weight, named[m]) for m, a in enumerate([*scores, score_b])]
+        rspecs = regression_measures(measures, threshold)
+        if got[-1].g is None:
+            return regression_compare(
+                got[:-1],
+                got[-1],
+                rspecs,
+                method=method,
+                level=level,
+                n_boot=n_boot,
+                seed=seed,
+                progress=progress,
+            )
+        _over_groups(method, rspecs, "test")
+        gcas = [Cases(c.y, c.s, c.w, c.g) for c in got]
+        methods = {sp.label: method or "bca" for sp in rspecs}
+        jack = _Jackknife([], gcas, threads_of(threads), progress)
+        return [
+            _compare_one(rspecs, m, gcas[m], gcas[-1], {}, jack, methods, level, n_boot, seed, names)
+            for m in range(len(scores))
+        ]
     cas = [Cases(y_true, a, sample_weight, groups) for a in scores]
     cb = Cases(y_true, score_b, sample_weight, groups)
-    specs = specs_of(measures, threshold)
+    specs = specs_of(measures, threshold, method)
     for sp in specs:  # a threshold is where a model is cut, not how good it is: no difference to test
         if sp.kwargs.get("of") == "threshold":
             raise InvalidParameterError(

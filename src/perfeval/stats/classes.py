@@ -342,10 +342,15 @@ def class_ci(
     matrix ``y_true`` (arguments as there, checked there).
     """
     task = "multilabel" if is_label_matrix(y_true) else "multiclass"
-    if method == "delong":
+    if method in ("delong", "t"):
+        whose = (
+            "DeLong's interval is for the ROC area of two classes"
+            if method == "delong"
+            else ("Student's t is for a regression's mean loss")
+        )
         raise InvalidParameterError(
-            f"DeLong's interval is for the ROC area of two classes; for "
-            f"{'K labels' if task == 'multilabel' else 'K classes'} use method='bca' or 'percentile'"
+            f"{whose}; for {'K labels' if task == 'multilabel' else 'K classes'} use method='bca' or "
+            "'percentile'"
         )
     cases, found = checked(y_true, y_score, sample_weight, groups, classes, pos_label)
     specs = specs_of_classes(measures, threshold, task)
@@ -387,10 +392,15 @@ def class_compare(
     same case weights for both in every replicate).
     """
     task = "multilabel" if is_label_matrix(y_true) else "multiclass"
-    if method == "delong":
+    if method in ("delong", "t"):
+        whose = (
+            "DeLong's test is for the ROC area of two classes"
+            if method == "delong"
+            else ("Student's t is for a regression's mean loss")
+        )
         raise InvalidParameterError(
-            f"DeLong's test is for the ROC area of two classes; for "
-            f"{'K labels' if task == 'multilabel' else 'K classes'} use method='bca' or 'percentile'"
+            f"{whose}; for {'K labels' if task == 'multilabel' else 'K classes'} use method='bca' or "
+            "'percentile'"
         )
     method = method or "bca"
     cb, found = checked(y_true, score_b, sample_weight, groups, classes, pos_label)

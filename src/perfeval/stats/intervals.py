@@ -6,7 +6,9 @@ Nothing here draws a replicate or knows a measure: these functions take arrays o
 
 Intervals: ``"percentile"`` and ``"bca"`` (bias-corrected and accelerated, Efron 1987; the default).
 The acceleration comes from a jackknife (see :mod:`perfeval.stats.replicates` and the exact ones of
-:mod:`perfeval.stats.fastpaths`).
+:mod:`perfeval.stats.fastpaths`).  Two methods draw no replicates (:data:`ANALYTIC`): ``"delong"``
+(DeLong's, the ROC area) and ``"t"`` (Student's t, a regression's mean loss:
+:mod:`perfeval.stats.regression`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from perfeval.exceptions import InvalidParameterError
 
 __all__ = ["METHODS", "Comparison", "Interval"]
 
-METHODS = ("bca", "percentile", "delong")
+METHODS = ("bca", "percentile", "delong", "t")
+#: the methods that draw no replicates (an interval's ``n_boot`` is 0 and its ``seed`` None)
+ANALYTIC = ("delong", "t")
 
 
 @dataclass(frozen=True)
@@ -38,14 +42,14 @@ class Interval:
     low, high : float
         The interval; NaN when the measure is undefined in too many replicates.
     level : float
-    method : {"bca", "percentile", "delong"}
+    method : {"bca", "percentile", "delong", "t"}
     n_boot : int
-        Replicates (0 for DeLong).
+        Replicates (0 for DeLong's and the t interval).
     se : float
-        Standard deviation of the replicates (DeLong: the standard error).
+        Standard deviation of the replicates (DeLong, t: the standard error).
     resampled : {"cases", "groups"}
     seed : int or None
-        The seed of the replicates (None for DeLong, which draws none).
+        The seed of the replicates (None for DeLong's and the t interval, which draw none).
     """
 
     label: str
@@ -66,12 +70,14 @@ class Interval:
 @dataclass(frozen=True)
 class Comparison:
     """Two models' values of a measure on the same cases, the difference a - b, its interval and a
-    two-sided p-value for "no difference" (``seed``: of the replicates, None for DeLong).
+    two-sided p-value for "no difference" (``seed``: of the replicates, None for DeLong's test and
+    the paired t-test).
 
-    ``method`` says which test gave it: ``"delong"`` (DeLong's test) or the bootstrap's interval
-    method (``"bca"``, ``"percentile"``).  ``p_at_floor`` is True when a bootstrap's p-value is the
-    least it can give, 2 / (R + 1) for R replicates (no replicate difference on the far side of
-    zero): the p-value is then a bound, p <= ``p_value``, not an estimate.
+    ``method`` says which test gave it: ``"delong"`` (DeLong's test), ``"t"`` (the paired t-test of a
+    regression's mean loss) or the bootstrap's interval method (``"bca"``, ``"percentile"``).
+    ``p_at_floor`` is True when a bootstrap's p-value is the least it can give, 2 / (R + 1) for R
+    replicates (no replicate difference on the far side of zero): the p-value is then a bound, p <=
+    ``p_value``, not an estimate.
     """
 
     label: str
@@ -111,7 +117,7 @@ def reasons(result: Interval | Comparison) -> dict[str, str]:
     """
     why: dict[str, str] = {}
     if result.seed is None:
-        why["seed"] = "DeLong's method draws no replicates"
+        why["seed"] = f"{'DeLong' if result.method == 'delong' else 'Student'}'s method draws no replicates"
     label = result.label
     if isinstance(result, Interval):
         if not math.isfinite(result.estimate):
@@ -153,6 +159,7 @@ def reasons(result: Interval | Comparison) -> dict[str, str]:
 #: what each test of a comparison is called in a note
 TESTS = {
     "delong": "DeLong's test",
+    "t": "paired t-test",
     "bca": "paired bca bootstrap",
     "percentile": "paired percentile bootstrap",
 }
@@ -165,15 +172,15 @@ def which_tests(comparisons: list[Comparison], seed: int | None) -> str:
     """
     by: dict[tuple, list[str]] = {}
     for c in comparisons:
-        key = (c.method, c.n_boot, c.resampled) if c.method != "delong" else ("delong", 0, "")
+        key = (c.method, c.n_boot, c.resampled) if c.method not in ANALYTIC else (c.method, 0, "")
         labels = by.setdefault(key, [])
         if c.label not in labels:
             labels.append(c.label)
 
     def one(key: tuple) -> str:
         method, n_boot, resampled = key
-        if method == "delong":
-            return TESTS["delong"]
+        if method in ANALYTIC:
+            return TESTS[method]
         return f"{TESTS[method]}, {n_boot} replicates, seed {seed}, {resampled} resampled"
 
     if len(by) == 1:
@@ -211,7 +218,7 @@ def check_request(method: str, level: float, n_boot: int | None, what: str = "in
     if method not in METHODS:
         raise InvalidParameterError(f"unknown {what} method {method!r}; choose one of {', '.join(METHODS)}")
     check_level(level)
-    if n_boot is not None and n_boot < 2 and method != "delong":
+    if n_boot is not None and n_boot < 2 and method not in ANALYTIC:
         raise InvalidParameterError(f"the bootstrap needs at least 2 replicates, got n_boot={n_boot}")
 
 

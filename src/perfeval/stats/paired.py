@@ -75,6 +75,7 @@ __all__ = [
     "paired_bootstrap_test",
     "paired_t_test",
     "randomization_test",
+    "student_t_quantile",
     "student_t_sf",
 ]
 
@@ -263,6 +264,67 @@ def student_t_sf(t: float, df: float) -> float:
         raise InvalidParameterError(f"`df` must be a positive, finite number of degrees of freedom, got {df}")
     half = 0.5 * _t_two_sided(t, df)
     return half if t >= 0 else 1.0 - half
+
+
+def student_t_quantile(p: float, df: float) -> float:
+    """The quantile of Student's t distribution with ``df`` degrees of freedom: the ``t`` with
+    P(T <= t) = ``p``.
+
+    Found by bisection on :func:`student_t_sf` (a decreasing function of ``t``) until the bracket
+    holds two adjacent float64 numbers, so the result is as accurate as the survival function
+    allows; symmetric, ``-quantile(1 - p)``.  For ``p`` from 0.75 up (confidence levels from 0.5)
+    SciPy's ``scipy.stats.t.ppf`` agrees within 3e-15 relative (1 to 10**10 degrees of freedom);
+    within about 1e-9 of 1/2, where ``t`` is near 0 and found from 1/2 - P, the error is absolute
+    (about 1e-16), not relative.
+
+    Parameters
+    ----------
+    p : float
+        A probability, strictly between 0 and 1.
+    df : float
+        Degrees of freedom, positive.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``p`` is not strictly between 0 and 1, or ``df`` not a positive, finite number.
+
+    Examples
+    --------
+    >>> student_t_quantile(0.5, 7)
+    0.0
+    >>> round(student_t_quantile(0.975, 1), 10)  # one degree of freedom: tan(0.475 pi)
+    12.7062047362
+    >>> round(student_t_quantile(0.025, 10), 10)
+    -2.228138852
+    """
+    p, df = float(p), float(df)
+    if not 0.0 < p < 1.0:
+        raise InvalidParameterError(f"`p` must lie strictly between 0 and 1, got {p}")
+    if not df > 0 or math.isinf(df):
+        raise InvalidParameterError(f"`df` must be a positive, finite number of degrees of freedom, got {df}")
+    if p == 0.5:
+        return 0.0
+    if p < 0.5:
+        return -student_t_quantile(1.0 - p, df)
+    tail = 1.0 - p  # exact: p >= 0.5
+    lo, hi = 0.0, 1.0
+    while student_t_sf(hi, df) > tail:  # the bracket: sf(lo) > tail >= sf(hi)
+        lo, hi = hi, hi * 2.0
+        if math.isinf(hi):
+            return math.inf
+    while True:
+        mid = lo + (hi - lo) / 2.0
+        if mid <= lo or mid >= hi:
+            return hi if student_t_sf(hi, df) - tail <= tail - student_t_sf(lo, df) else lo
+        if student_t_sf(mid, df) > tail:
+            lo = mid
+        else:
+            hi = mid
 
 
 # --------------------------------------------------------------------------------------------------

@@ -430,11 +430,15 @@ def _memo_of(cases: Cases) -> dict[str, np.ndarray]:
 
 
 def group_parts(spec, cases: Cases) -> tuple[float, np.ndarray, np.ndarray]:
-    """(estimate, per-group values, aggregation weights) of a measure, groups in a fixed order."""
+    """(estimate, per-group values, aggregation weights) of a measure, groups in a fixed order (a
+    regression measure: of a regression target, weighted by the case weights as evaluate() weighs
+    it).
+    """
     from perfeval.api.evaluation import evaluate
 
     assert cases.groups is not None
     keys, codes = group_codes(cases.groups)
+    kind = spec.measure.kind
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = evaluate(
@@ -442,7 +446,8 @@ def group_parts(spec, cases: Cases) -> tuple[float, np.ndarray, np.ndarray]:
             cases.s,
             measures=[spec],
             groups=cases.groups,
-            sample_weight=cases.w if spec.measure.kind == "binary" else None,
+            sample_weight=cases.w if kind in ("binary", "regression") else None,
+            task="regression" if kind == "regression" else None,
         )
     res = r.results[spec.label]
     vals = np.asarray(res.per_group, np.float64)

@@ -38,11 +38,16 @@ from perfeval.stats.paired import correct_tested
 
 def _load(args: Any, file: str, several: bool, binary: bool, specs: list, keep: bool = False) -> tuple:
     """(table, columns chosen, targets) of ``file``; ``keep``: the columns of no role kept as written
-    (:func:`_other_columns`), to check that several tables hold their rows in the same order.
+    (:func:`_other_columns`), to check that several tables hold their rows in the same order.  A
+    regression (``args.regression``): the targets finite numbers as read, never coded.
     """
     t = load.read(args, file, _other_columns(args, file) if keep else None)
     ch = load.choose_table(args, t, several=several)
     load.say_columns(ch)
+    if getattr(args, "regression", None):
+        from perfeval.cli.regression import target_values
+
+        return t, ch, target_values(t, ch.target.name, t.get(ch.target, empties=False))
     if args.pos_label is not None:  # the label as read, for the signature (a number against numbers)
         args.pos_label_read = load.label_as_read(args.pos_label, t.get(ch.target))
     y = load.targets(t, ch.target.name, t.get(ch.target), args.pos_label, binary).astype(np.float64)
@@ -292,6 +297,28 @@ def inputs(args: Any, specs: list) -> tuple:
     return _tables(args, binary, specs)
 
 
+def _regression(args: Any, specs: list) -> str | None:
+    """Why the comparison is of a regression target (``--task regression``, or a regression measure
+    named), or None; what does not apply to one refused in one line.
+    """
+    task = getattr(args, "task", None)
+    if task == "binary":
+        return None
+    how = (
+        "--task regression"
+        if task == "regression"
+        else "a regression measure named"
+        if any(s.measure.kind == "regression" for s in specs)
+        else None
+    )
+    if how is None:
+        return None
+    for flag, on in (("--pos-label", args.pos_label is not None), ("--tie-bounds", args.tie_bounds)):
+        if on:
+            raise InvalidParameterError(f"{flag} does not apply to a regression target ({how})")
+    return how
+
+
 def _baseline(args: Any, names: list[str]) -> str:
     if args.baseline is None:
         return names[0]
@@ -342,6 +369,14 @@ def run(args: Any) -> int:
         g = None
     else:
         specs = resolve(args.measures, args.threshold)
+        args.regression = _regression(args, specs)
+        if args.regression:
+            from perfeval.engine.regression import regression_specs
+
+            specs = regression_specs(specs if getattr(args, "measures_given", True) else None)
+            load.note(
+                f"perfeval: note: regression ({args.regression}): {', '.join(s.label for s in specs)}\n"
+            )
         y, models, g, w = inputs(args, specs)
     names = list(models)
     base = _baseline(args, names)
@@ -365,6 +400,7 @@ def run(args: Any) -> int:
         threshold=args.threshold,
         progress=wanted(args),
         classes=None if classes is None else tuple(range(classes.k)),
+        task="regression" if getattr(args, "regression", None) else None,
     )
     comparisons = [c for name in others for c in every[name].values()]
     for name in others:
@@ -546,6 +582,19 @@ def _text(
                 )
             )
             lines.append(f"({', '.join(boot)} by the bootstrap, not DeLong's test: {why})")
+        from perfeval.stats.regression import MEAN_LOSSES
+
+        means = [sp.label for sp in specs if sp.measure.name in MEAN_LOSSES]
+        means = [lab for lab in means if any(r["measure"] == lab and r["method"] != "t" for r in rows)]
+        if means:
+            why = (
+                "the cases are weighted (the t-test reads each case once)"
+                if weighted
+                else "the comparison is over groups"
+                if args.group is not None
+                else "it needs two cases"
+            )
+            lines.append(f"({', '.join(means)} by the bootstrap, not the paired t-test: {why})")
 
     undefined = undefined_intervals(  # an infinite difference is said on stderr already
         [
@@ -628,6 +677,7 @@ def _signature(args: Any, specs: list, comparisons: list, weighted: bool) -> Any
         weights=weighted,
         positive=None if args.pos_label is None else repr(getattr(args, "pos_label_read", args.pos_label)),
         ci=ci_text_of(comparisons, args.seed, args.ci),
+        classes="regression" if getattr(args, "regression", None) else None,
     )
 
 

@@ -48,7 +48,7 @@ def check_ci_options(args: Any) -> None:
         raise InvalidParameterError(
             f"the confidence level must lie strictly between 0 and 1, got {args.ci:g}"
         )
-    if args.n_boot < 2 and args.method != "delong":
+    if args.n_boot < 2 and args.method not in ("delong", "t"):
         raise InvalidParameterError(f"the bootstrap needs at least 2 replicates, got --n-boot {args.n_boot}")
 
 
@@ -87,11 +87,25 @@ def _check_options(args: Any) -> None:
     check_ci_options(args)
     if args.partition:
         raise InvalidParameterError("--ci does not combine with --partition yet")
-    if (args.dask or args.stream) and (args.group or args.weight):
+    if (args.dask or args.stream) and (args.group or args.weight) and not _regression_asked(args):
         raise InvalidParameterError(
             "--ci with --stream or --dask is for measures over all unweighted cases (drawn from the merged "
             "summary); drop --group/--weight, or --stream/--dask to evaluate in memory"
         )
+
+
+def _regression_asked(args: Any) -> bool:
+    """Whether the command line asks for a regression itself (``--task regression``, or a regression
+    measure named): its own checks (:mod:`perfeval.cli.regression`) say what it refuses.
+    """
+    if getattr(args, "task", None) == "regression":
+        return True
+    if getattr(args, "task", None) == "binary" or not args.measures:
+        return False
+    try:
+        return any(s.measure.kind == "regression" for s in resolve(args.measures, 0.5, pending=True))
+    except InvalidParameterError:
+        return False  # said where the measures are read
 
 
 #: the warnings written in this run (several models meet the same undefined groups: said once)
@@ -188,7 +202,7 @@ def run(args: Any) -> int:
     how = regression.requested(args, specs, path, table_of)
     if how is not None:
         args.shared_table = table_of
-        report = regression.run(args, path, specs, how, table_of, _warn)
+        report = regression.run(args, path, specs, how, table_of, _warn, on_dask=_dask)
         write(report_text(report, args.format, args.per_group))
         if args.per_group_output:
             write_file(args.per_group_output, group_csv(report).encode("utf-8"))

@@ -1,0 +1,426 @@
+"""Intervals and paired comparisons of the regression measures (kind ``"regression"``: MAE, MSE_REG,
+RMSE_REG, R2, EXPVAR, MAPE, MEDAE, PINBALL and the Poisson, Gamma and Tweedie deviances), for
+:func:`perfeval.ci`, :func:`perfeval.compare` and :func:`perfeval.stats.compare_models` over all
+cases (over groups, :mod:`perfeval.stats.api` resamples whole groups, as for any measure).
+
+**The bootstrap** is the Poisson bootstrap of :mod:`perfeval.stats.replicates`: in replicate r, case
+i weighs a Poisson(1) draw of (seed, r, i) (``perfeval._native.poisson_rows``, the binary path's
+case-level draws), times its own weight.  A replicate's value is the measure finished by its own
+function (:mod:`perfeval.measures.regression`) from the
+:class:`~perfeval.summaries.regression.RegressionSummary` of the cases so weighted: the exact sums
+the measure reads (of ``v``, ``v |r|``, ``v r^2``, ...), made by the compiled kernel in one pass over
+the rows, so a replicate costs O(n) with no Python loop over the rows, and, the sums being exact, it
+does not depend on the order of the rows, on threads, or on how the replicates are split.  MEDAE's
+``|r|`` are sorted once: a replicate's weighted median is one cumulative sum over them.  A paired
+comparison gives every model the same case weights in each replicate, so the interval of the
+difference accounts for their correlation.
+
+**BCa** takes its acceleration from the delete-a-group jackknife of the binary generic path
+(:func:`perfeval.stats.replicates.jack_groups_many`): G = min(100, n) groups, case i in group i mod
+G, each group left out in turn.
+
+**Student's t** (``method="t"``), for the measures that are the mean of a per-case loss
+(:data:`MEAN_LOSSES`: MAE's ``|r|``, MSE_REG's ``r^2``, MAPE's ``|r| / |y|``, the pinball loss,
+the unit deviances), over all cases, unweighted:
+
+* the interval of one model: ``estimate -+ t(n - 1, (1 + level) / 2) s / sqrt(n)``, ``s`` the
+  standard deviation (divisor n - 1) of the n per-case losses;
+* the comparison of two models: the paired t-test of the per-case loss differences ``d_i =
+  loss_a(i) - loss_b(i)``, its statistic and p-value those of ``scipy.stats.ttest_rel(loss_a,
+  loss_b)`` (:func:`perfeval.stats.paired.paired_t_test`), and the interval ``difference -+ t(n -
+  1, (1 + level) / 2) s_d / sqrt(n)``.  This is the Diebold-Mariano test of equal predictive
+  accuracy (1995) for one-step forecasts with Harvey, Leybourne & Newbold's (1997) small-sample
+  correction, which makes the statistic the paired t and its reference distribution t with n - 1
+  degrees of freedom; the cases are read as independent (no autocorrelation term: not for a time
+  series of multi-step forecasts).
+
+``compare`` takes the paired t-test by default for a mean loss over all unweighted cases (as it
+takes DeLong's test for the ROC area), the BCa bootstrap otherwise; ``ci`` takes the BCa bootstrap
+unless ``method="t"`` is asked.  RMSE_REG, R2, EXPVAR and MEDAE are not means of a per-case loss:
+bootstrap only.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from perfeval import _native
+from perfeval.base import progress as _progress
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
+from perfeval.stats.intervals import (
+    ANALYTIC,
+    Comparison,
+    Interval,
+    acceleration,
+    interval,
+    p_at_floor,
+    p_value,
+)
+from perfeval.stats.paired import paired_t_test, student_t_quantile
+from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
+from perfeval.summaries.regression import (
+    RegressionSummary,
+    deviance_rows,
+    exact_products,
+    exact_sum,
+    row_sums,
+)
+
+__all__ = [
+    "MEAN_LOSSES",
+    "Replicas",
+    "checked",
+    "losses",
+    "regression_ci",
+    "regression_compare",
+    "regression_how",
+    "regression_measures",
+]
+
+#: the regression measures that are the (weighted) mean of a per-case loss: Student's t applies
+MEAN_LOSSES = ("MAE", "MSE_REG", "MAPE", "PINBALL", "POISSON_DEV", "GAMMA_DEV", "TWEEDIE_DEV")
+
+#: the row sums (summaries/regression.py's ROW_SUMS) each measure is finished from, besides the
+#: weights; a measure not named here is finished from a whole summary (every sum)
+_SUMS = {
+    "MAE": ("sabs",),
+    "MSE_REG": ("srr",),
+    "RMSE_REG": ("srr",),
+    "R2": ("sy", "syy", "srr"),
+    "EXPVAR": ("sy", "syy", "sr", "srr"),
+    "MAPE": ("sape",),
+    "PINBALL": ("spos", "sr"),
+    "MEDAE": (),
+    "POISSON_DEV": (),
+    "GAMMA_DEV": (),
+    "TWEEDIE_DEV": (),
+}
+
+_EPS = float(np.finfo(np.float64).eps)  # MAPE's floor of |y| (scikit-learn's)
+
+
+def _names(measures: Any) -> Any:
+    """Measure names as :func:`perfeval.stats.api.specs_of` reads them (one name may hold a comma
+    inside its parameters).
+    """
+    return [measures] if isinstance(measures, str) and "," not in measures else measures
+
+
+def regression_how(y_true: Any, measures: Any, task: Any, pos_label: Any) -> str | None:
+    """How a call of ``ci``/``compare`` is a regression, in evaluate()'s words
+    (:func:`perfeval.engine.regression.regression_task`: ``task="regression"``, a regression measure
+    named, or a target of real values asked only ``rmse``/``mse``), or None; ``pos_label`` with
+    ``task="regression"`` is one line.
+    """
+    from perfeval.engine.regression import regression_task
+
+    how = regression_task(y_true, _names(measures), task=task, pos_label=pos_label)
+    if how is not None and pos_label is not None:
+        raise InvalidParameterError(f"pos_label= does not apply to a regression target ({how})")
+    return how
+
+
+def regression_measures(measures: Any, threshold: float) -> list:
+    """The measures asked, read for a regression target (``rmse`` is RMSE_REG, ``mse`` MSE_REG; a
+    measure that has no regression form is one line naming the regression measures).
+    """
+    from perfeval.engine.finish import resolve
+    from perfeval.engine.regression import regression_specs
+
+    return regression_specs(resolve(_names(measures), threshold, pending=True))
+
+
+def checked(y_true: Any, y_pred: Any, groups: Any, sample_weight: Any, name: str = "y_score") -> Any:
+    """evaluate()'s check of a regression's arrays (targets and predictions finite float64, the
+    first bad one named by its index and ``name``; ids; weights, the rows of weight 0 dropped).
+    """
+    from perfeval.engine.regression import check_regression
+
+    return check_regression(y_true, y_pred, groups, sample_weight, names=("y_true", name))
+
+
+def losses(spec: Any, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """The per-case loss whose mean is ``spec``'s value (a measure of :data:`MEAN_LOSSES`)."""
+    name = spec.measure.name
+    r = y - s
+    if name == "MAE":
+        return np.abs(r)
+    if name == "MSE_REG":
+        return r * r
+    if name == "MAPE":
+        return np.abs(r) / np.maximum(np.abs(y), _EPS)
+    if name == "PINBALL":
+        a = float(spec.kwargs["alpha"])
+        return a * np.maximum(r, 0.0) + (1.0 - a) * np.maximum(-r, 0.0)
+    if name in ("POISSON_DEV", "GAMMA_DEV", "TWEEDIE_DEV"):
+        p = {"POISSON_DEV": 1.0, "GAMMA_DEV": 2.0}.get(name, float(spec.kwargs.get("power", 0.0)))
+        return deviance_rows(y, s, p)[0]
+    raise InvalidParameterError(f"{spec.label} is not the mean of a per-case loss")  # pragma: no cover
+
+
+class Replicas:
+    """One model's rows made ready for the summaries of any case weights: :meth:`values` of weights
+    ``v`` (float64 >= 0, one a case) is every measure of ``specs`` on the cases weighted by ``v``
+    (``evaluate(y, s, sample_weight=v)``'s values), from the exact sums each reads.
+    """
+
+    def __init__(self, y: np.ndarray, s: np.ndarray, specs: list):
+        from perfeval.engine.regression import needs
+
+        self.y = np.ascontiguousarray(y, np.float64)
+        self.s = np.ascontiguousarray(s, np.float64)
+        self.n = len(self.y)
+        self.specs = specs
+        self.need = needs(specs)
+        names = {sp.measure.name for sp in specs}
+        #: a measure whose sums are not known here: every replicate a whole summary
+        self.whole = any(n not in _SUMS for n in names)
+        self.keys = tuple(dict.fromkeys(k for n in names for k in _SUMS.get(n, ())))
+        self.zero = (self.y == 0) if "MAPE" in names else None
+        self.devs = [deviance_rows(self.y, self.s, p) for p in self.need["powers"]]
+        for (d, _ok), p in zip(self.devs, self.need["powers"], strict=True):
+            if not np.isfinite(d).all():
+                raise InvalidDataError(
+                    f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float"
+                )
+        self.order = None
+        if self.need["medae"]:
+            a = np.abs(self.y - self.s)
+            self.order = np.argsort(a, kind="stable")
+            self.sorted_abs = a[self.order]
+
+    def summary(self, v: np.ndarray) -> RegressionSummary:
+        """The summary of the cases weighted by ``v``: the sums the measures read (the others 0)."""
+        if self.whole:
+            return RegressionSummary.from_checked(self.y, self.s, v, **self.need)
+        try:
+            got = row_sums(None, self.y, self.s, v, (*self.keys, "weight"))
+        except OverflowError as e:
+            raise InvalidDataError(
+                f"a bootstrap replicate: {e} (a case weighs up to ~20 times its weight)"
+            ) from None
+        sums = {k: got[k][0][0] for k in got}
+        fields: dict[str, Any] = {"rows": self.n, "weighted": True, **sums}
+        if self.zero is not None:
+            fields["zero_weight"] = exact_sum(v[self.zero])
+            fields["zero_rows"] = int(np.count_nonzero(v[self.zero] > 0))
+        if self.devs:
+            fields["powers"] = self.need["powers"]
+            fields["dev"] = tuple(exact_products(d, v) for d, _ in self.devs)
+            fields["bad"] = tuple(exact_sum(v[~ok]) for _, ok in self.devs)
+            fields["bad_rows"] = tuple(int(np.count_nonzero(v[~ok] > 0)) for _, ok in self.devs)
+        if self.order is not None:  # every case, sorted by |r|, with its weight (0: no case)
+            fields.update(medae=True, absres=self.sorted_abs, absw=v[self.order])
+        return RegressionSummary(**fields)
+
+    def values(self, v: np.ndarray) -> np.ndarray:
+        """Every measure on the cases weighted by ``v`` (NaN where undefined)."""
+        rep = self.summary(v)
+        with np.errstate(all="ignore"):
+            return np.array(
+                [float(sp.measure.function()(rep, **sp.kwargs).value) for sp in self.specs], dtype=np.float64
+            )
+
+
+def estimates(cases: Any, specs: list) -> np.ndarray:
+    """Every measure on the cases: evaluate()'s values (finish_regression's summary)."""
+    from perfeval.engine.regression import needs, summary_values
+
+    try:
+        summary = RegressionSummary.from_checked(cases.y, cases.s, cases.w, **needs(specs))
+    except OverflowError as e:
+        raise InvalidDataError(str(e)) from None
+    got = summary_values(specs, summary)
+    return np.array([float(got[sp.label].value) for sp in specs], dtype=np.float64)
+
+
+def _base(n: int, w: np.ndarray | None) -> np.ndarray:
+    return np.ones(n) if w is None else np.asarray(w, np.float64)
+
+
+def replicates(
+    models: list[Replicas], w: np.ndarray | None, seed: int, n_boot: int, progress: bool
+) -> list[np.ndarray]:
+    """Each model's replicate values (an (n_boot, measures) array), every model on the same case
+    weights in replicate r: Poisson(1) draws of (seed, r, case), times the case weights.
+    """
+    n = models[0].n
+    k = len(models[0].specs)
+    outs = [np.empty((n_boot, k)) for _ in models]
+    step = max(1, CHUNK_CELLS // max(1, n))
+    labels = [sp.label for sp in models[0].specs]
+    desc = "bootstrap " + ", ".join(labels[:4]) + (", ..." if len(labels) > 4 else "")
+    with _progress.bar(progress, n_boot, desc, "replicates") as meter:
+        for r0 in range(0, n_boot, step):
+            r1 = min(n_boot, r0 + step)
+            P = np.frombuffer(_native.poisson_rows(n, seed, r0, r1), np.float64).reshape(r1 - r0, n)
+            for r in range(r1 - r0):
+                v = P[r] if w is None else P[r] * w
+                for out, m in zip(outs, models, strict=True):
+                    out[r0 + r] = m.values(v)
+                meter.update(1)
+    return outs
+
+
+def jackknife(models: list[Replicas], w: np.ndarray | None) -> list[np.ndarray]:
+    """Each model's delete-a-group jackknife values ((G, measures)): G = min(100, n) groups, case i
+    in group i mod G (the binary generic path's groups).
+    """
+    n = models[0].n
+    G = min(JACK_GROUPS, n)
+    base = _base(n, w)
+    outs = [np.empty((G, len(models[0].specs))) for _ in models]
+    for g in range(G):
+        v = base.copy()
+        v[g::G] = 0.0
+        for out, m in zip(outs, models, strict=True):
+            out[g] = m.values(v)
+    return outs
+
+
+def _refuse(method: str, specs: list, w: Any, n: int, what: str) -> None:
+    """DeLong's method for a regression measure, or Student's t for a measure that is no mean loss,
+    with case weights, or with fewer than 2 cases: one line.
+    """
+    if method == "delong":
+        raise InvalidParameterError(
+            f"DeLong's {what} is for the ROC area, not {specs[0].label}; for a regression measure use "
+            "method='bca', 'percentile', or 't' (Student's t, of a mean loss: "
+            f"{', '.join(MEAN_LOSSES)})"
+        )
+    if method != "t":
+        return
+    for sp in specs:
+        if sp.measure.name not in MEAN_LOSSES:
+            raise InvalidParameterError(
+                f"Student's t is for a mean of per-case losses ({', '.join(MEAN_LOSSES)}), not "
+                f"{sp.label}; use method='bca' or 'percentile'"
+            )
+    if w is not None:
+        raise InvalidParameterError(
+            "Student's t reads each case once: with case weights use method='bca' or 'percentile'"
+        )
+    if n < 2:
+        raise InvalidDataError(f"Student's t needs at least 2 cases, got {n}")
+
+
+def _t_half(sd: float, n: int, level: float) -> tuple[float, float]:
+    """(half width, standard error) of a t interval from the losses' standard deviation."""
+    se = sd / math.sqrt(n)
+    return student_t_quantile((1.0 + level) / 2.0, n - 1.0) * se, se
+
+
+def regression_ci(
+    cases: Any, specs: list, *, method: str, level: float, n_boot: int, seed: int, progress: bool = False
+) -> dict[str, Any]:
+    """:func:`perfeval.ci` of regression measures over all cases (``cases``: checked by
+    :func:`checked`, no groups; ``specs``: by :func:`regression_measures`).
+    """
+    _refuse(method, specs, cases.w, len(cases.y), "interval")
+    est = estimates(cases, specs)
+    out: dict[str, Any] = {}
+    if method == "t":
+        y, s = np.asarray(cases.y, np.float64), cases.s
+        for i, sp in enumerate(specs):
+            e = float(est[i])
+            if not math.isfinite(e):
+                out[sp.label] = Interval(sp.label, e, math.nan, math.nan, level, "t", 0, math.nan)
+                continue
+            half, se = _t_half(float(np.std(losses(sp, y, s), ddof=1)), len(y), level)
+            out[sp.label] = Interval(sp.label, e, e - half, e + half, level, "t", 0, se)
+        return out
+    model = Replicas(cases.y, cases.s, specs)
+    reps = replicates([model], cases.w, seed, n_boot, progress)[0]
+    jack: list[np.ndarray] = []
+    for i, sp in enumerate(specs):
+
+        def accel(i: int = i) -> float:
+            if not jack:
+                jack.extend(jackknife([model], cases.w))
+            return acceleration(jack[0][:, i], None)
+
+        lo, hi, sd = interval(float(est[i]), reps[:, i], level, method, accel)
+        out[sp.label] = Interval(sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed)
+    return out
+
+
+def method_of(spec: Any, method: str | None, weighted: bool, n: int) -> str:
+    """The test of a regression measure's comparison: ``method`` when given; by default the paired
+    t-test for a mean loss over at least 2 unweighted cases, else the BCa bootstrap.
+    """
+    if method is not None:
+        return method
+    if spec.measure.name in MEAN_LOSSES and not weighted and n >= 2:
+        return "t"
+    return "bca"
+
+
+def regression_compare(
+    models: list[Any],
+    base: Any,
+    specs: list,
+    *,
+    method: str | None,
+    level: float,
+    n_boot: int,
+    seed: int,
+    progress: bool = False,
+) -> list[dict[str, Comparison]]:
+    """:func:`perfeval.compare` of regression measures over all cases, each model of ``models``
+    against ``base`` (each checked by :func:`checked`: the same targets and weights).
+    """
+    n, w = len(base.y), base.w
+    methods = {sp.label: method_of(sp, method, w is not None, n) for sp in specs}
+    for sp in specs:
+        _refuse(methods[sp.label], [sp], w, n, "test")
+    ests = [estimates(c, specs) for c in [*models, base]]
+    boot = [i for i, sp in enumerate(specs) if methods[sp.label] not in ANALYTIC]
+    bspecs = [specs[i] for i in boot]
+    reps: list[np.ndarray] = []
+    reps_models: list[Replicas] = []
+    if bspecs:
+        reps_models = [Replicas(c.y, c.s, bspecs) for c in [*models, base]]
+        reps = replicates(reps_models, w, seed, n_boot, progress)
+    jack: list[np.ndarray] = []
+    y = np.asarray(base.y, np.float64)
+    base_losses: dict[str, np.ndarray] = {}
+    results = []
+    for m, ca in enumerate(models):
+        out: dict[str, Comparison] = {}
+        for i, sp in enumerate(specs):
+            ea, eb = float(ests[m][i]), float(ests[-1][i])
+            with np.errstate(all="ignore"):
+                diff = ea - eb
+            tested = bool(np.isfinite(diff))
+            how = methods[sp.label]
+            if how == "t":
+                lo = hi = se = pv = math.nan
+                if tested:
+                    if sp.label not in base_losses:
+                        base_losses[sp.label] = losses(sp, y, base.s)
+                    la, lb = losses(sp, y, ca.s), base_losses[sp.label]
+                    with np.errstate(all="ignore"):
+                        d = la - lb
+                    half, se = _t_half(float(np.std(d, ddof=1)), n, level)
+                    lo, hi, pv = diff - half, diff + half, paired_t_test(la, lb)
+                out[sp.label] = Comparison(sp.label, ea, eb, diff, lo, hi, pv, level, "t", 0, se)
+                continue
+            j = boot.index(i)
+
+            def accel(j: int = j, m: int = m) -> float:
+                if not jack:
+                    jack.extend(jackknife(reps_models, w))
+                return acceleration(jack[m][:, j] - jack[-1][:, j], None)
+
+            with np.errstate(all="ignore"):
+                d = reps[m][:, j] - reps[-1][:, j]
+            lo, hi, sd = interval(diff, d, level, how, accel)
+            out[sp.label] = Comparison(
+                sp.label, ea, eb, diff, lo, hi, p_value(d) if tested else math.nan, level, how, n_boot, sd,
+                "cases", seed, tested and p_at_floor(d),
+            )  # fmt: skip
+        results.append(out)
+    return results
