@@ -120,6 +120,8 @@ def _interval_note(iv: dict, why: str | None = None, models: dict | None = None)
     how = (
         "DeLong"
         if one.method == "delong"
+        else "Wald, the logistic fit's standard errors"
+        if one.method == "wald"
         else f"{one.method} bootstrap, {one.n_boot} replicates, {one.resampled} resampled"
     )
     shown = (

@@ -694,8 +694,9 @@ def _ci_options(p, flag: str | tuple[str, ...], helptext: str, default=None) -> 
     p.add_argument(
         "--method",
         default=None,
-        choices=("bca", "percentile", "delong"),
-        help="interval method: bca (default), percentile, or delong (ROC area); compare's and the report's "
+        choices=("bca", "percentile", "delong", "wald"),
+        help="interval method: bca (default), percentile, delong (ROC area) or wald (CAL_SLOPE, "
+        "CAL_INTERCEPT: the logistic fit's standard errors); compare's and the report's "
         "comparisons take DeLong's test for the ROC area over all unweighted cases and the bca bootstrap "
         "for the rest unless --method forces one",
     )

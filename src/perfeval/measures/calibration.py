@@ -536,6 +536,61 @@ def cal_intercept_groups(gd: GroupedData, *, fit: str) -> np.ndarray:
     return _fits(sc, pos, neg, bounds, fit)
 
 
+# -- Wald's standard errors of the logistic fits ------------------------------------------------------
+def fit_wald(h: ScoreHistogram, what: str) -> tuple[float, float]:
+    """(estimate, standard error) of one summary's logistic fit: ``what="slope"`` the slope b of the
+    joint fit (CAL_SLOPE), ``"joint"`` its intercept a, ``"offset"`` the intercept of the fit with the
+    slope fixed at 1 (CAL_INTERCEPT's two forms).  The estimate is the measure's value (the same fit,
+    :func:`fit_joint` / :func:`fit_offset` over the live cells); the standard error is the root of the
+    coefficient's diagonal entry of the inverse of the observed (= expected: the logit link is
+    canonical) information at the fit, over the distinct scores with their weights,
+
+        I = sum_i w_i p_i (1 - p_i) [1, x_i]^T [1, x_i],  p_i = 1 / (1 + exp(-(a + b x_i))),
+
+    (the offset fit: the 1 x 1 information sum_i w_i p_i (1 - p_i) at a + x_i), as statsmodels' GLM
+    Binomial with ``freq_weights`` and R's ``glm(family=binomial, weights=)`` give it: the weights are
+    frequencies (a weight of 2 counts as two cases, so the error changes with their unit).  NaN for
+    both where the measure has no value (its edge cases) or the information is singular.
+    """
+    sc, pos, neg = h.scores, h.pos, h.neg
+    wt = pos + neg
+    live = wt > 0
+    sc, pos, wt = sc[live], pos[live], wt[live]
+    if not len(sc) or sc[0] <= 0.0 or sc[-1] >= 1.0 or not (pos > 0).any() or not ((wt - pos) > 0).any():
+        return NAN, NAN
+    x = np.log(sc) - np.log1p(-sc)
+    if what == "offset":
+        a = fit_offset(x, pos, wt)
+        b = 1.0
+    else:
+        a, b = fit_joint(x, pos, wt)
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return NAN, NAN
+    e = np.exp(-np.abs(a + b * x))
+    v = wt * (e / ((1.0 + e) * (1.0 + e)))  # w p (1 - p), without the cancellation of 1 - p near 1
+    h00 = float(v.sum())
+    if what == "offset":
+        return a, (1.0 / math.sqrt(h00)) if h00 > 0 else NAN
+    h01, h11 = float((v * x).sum()), float((v * x * x).sum())
+    det = h00 * h11 - h01 * h01
+    if not det > 0:
+        return (b if what == "slope" else a), NAN
+    if what == "slope":
+        return b, math.sqrt(h00 / det)
+    return a, math.sqrt(h11 / det)
+
+
+def wald_interval(h: ScoreHistogram, what: str, level: float) -> tuple[float, float, float, float]:
+    """(estimate, low, high, standard error): the Wald interval estimate -+ z se of :func:`fit_wald`,
+    z the normal quantile of (1 + level) / 2 (not clipped: a slope or an intercept is any real).
+    """
+    from statistics import NormalDist
+
+    est, se = fit_wald(h, what)
+    z = NormalDist().inv_cdf((1.0 + level) / 2.0)
+    return est, est - z * se, est + z * se, se
+
+
 # -- torchmetrics' binary_calibration_error (the torchmetrics dialect's finisher) --------------------
 def torch_linspace_edges(n_bins: int) -> np.ndarray:
     """``torch.linspace(0, 1, n_bins + 1, dtype=torch.float64)``: ATen's kernel, ``start + i * step``

@@ -776,7 +776,7 @@ def build(
     sig = first.signature
     if intervals:
         one = next(iter(next(iter(intervals.values())).values()))
-        how = "delong" if one.method == "delong" else f"{one.method},n={one.n_boot},seed={seed}"
+        how = one.method if one.method in ("delong", "wald") else f"{one.method},n={one.n_boot},seed={seed}"
         sig = dataclasses.replace(sig, ci=f"{how},level={ci:g}")
     parts.append(f"<p class='meta signature'>Signature: <code>{esc(str(sig))}</code></p>")
     if intervals:
@@ -785,6 +785,8 @@ def build(
         how = (
             "DeLong"
             if one.method == "delong"
+            else "Wald, the logistic fit's standard errors"
+            if one.method == "wald"
             else (f"{one.method} bootstrap, {one.n_boot} replicates, seed {seed}, {one.resampled} resampled")
         )
         where = " of the mean over groups" if info is not None else ""

@@ -23,6 +23,7 @@ from perfeval.exceptions import InvalidParameterError, UndefinedMeasureWarning, 
 from perfeval.stats.classes import class_ci, class_compare, is_class_matrix, is_label_matrix
 from perfeval.stats.fastpaths import fast_paths
 from perfeval.stats.intervals import (
+    ANALYTIC,
     Comparison,
     Interval,
     acceleration,
@@ -90,8 +91,8 @@ def ci(
     progress: bool = False,
     classes: Sequence[Any] | None = None,
 ) -> dict[str, Interval]:
-    """Confidence intervals of measures: bootstrap (BCa or percentile) for any measure, or DeLong's
-    for the ROC area.
+    """Confidence intervals of measures: bootstrap (BCa or percentile) for any measure, DeLong's
+    for the ROC area, or Wald's for the logistic calibration fits (CAL_SLOPE, CAL_INTERCEPT).
 
     Parameters
     ----------
@@ -99,8 +100,12 @@ def ci(
         Targets (0/1; graded relevance for ranking measures) and scores.
     measures : str or iterable of str
         Measure specs, as for :func:`perfeval.evaluate` (``"roc"``, ``["apr", "ndcg@10"]``).
-    method : {"bca", "percentile", "delong"}
-        ``"delong"`` is for the ROC area over all cases only.
+    method : {"bca", "percentile", "delong", "wald"}
+        ``"delong"`` is for the ROC area over all cases only; ``"wald"`` for CAL_SLOPE and
+        CAL_INTERCEPT (either fit) over all cases only: the coefficient -+ z times its standard error
+        from the inverse of the fit's information over the distinct scores (the weights read as
+        frequencies, as statsmodels' GLM ``freq_weights`` and R's ``glm`` read them).  Any other
+        measure with them is refused in one line, before any replicate is drawn.
     level : float, default 0.95
     n_boot : int, default 1000
         Bootstrap replicates.
@@ -145,6 +150,10 @@ def ci(
     True
     >>> ci(y, s, measures="roc", method="delong")["ROC"].method
     'delong'
+    >>> p = 1 / (1 + np.exp(-s))
+    >>> w = ci(y, p, measures="cal_slope", method="wald")["CAL_SLOPE"]
+    >>> w.method, w.n_boot, w.low < w.estimate < w.high
+    ('wald', 0, True)
     """
     sample_weight = deprecated_weights(sample_weight, weights, "ci")
     check_request(method, level, n_boot)
@@ -156,11 +165,14 @@ def ci(
         )  # fmt: skip
     cases = Cases(coded(y_true, pos_label), y_score, sample_weight, groups)
     specs = specs_of(measures, threshold)
+    if method == "wald":  # every spec checked before any work
+        for spec in specs:
+            _wald_offered(spec, cases.groups is not None)
     threads_n = threads_of(threads)
     out: dict[str, Interval] = {}
     shared: dict[str, np.ndarray] = {}
     by_cases = [
-        sp for sp in specs if method != "delong" and cases.groups is None and sp.measure.kind == "binary"
+        sp for sp in specs if method not in ANALYTIC and cases.groups is None and sp.measure.kind == "binary"
     ]
     if by_cases:  # every global measure from the same replicates, drawn once
         cases.cls  # noqa: B018 (checks the targets first)
@@ -185,6 +197,9 @@ def ci(
             d = fp.delong(cases.hist, level)
             out[spec.label] = Interval(spec.label, d.auc, d.ci[0], d.ci[1], level, "delong", 0, d.se)
             continue
+        if method == "wald":
+            out[spec.label] = _wald_interval(spec, cases.hist, level)
+            continue
         if cases.groups is not None or spec.measure.kind != "binary":
             out[spec.label] = _group_interval(spec, cases, method, level, n_boot, seed)
             continue
@@ -201,6 +216,26 @@ def ci(
         lo, hi, sd = interval(est, reps, level, method, accel)
         out[spec.label] = Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "cases", seed)
     return out
+
+
+def _wald_offered(spec, grouped: bool) -> None:
+    """Wald's interval is offered for a measure with a fitted coefficient's information (the
+    logistic calibration fits) over all cases; any other request is refused in one line.
+    """
+    if fast_paths(spec).wald is None or grouped:
+        raise InvalidParameterError(
+            "Wald's interval is for the logistic calibration fits (CAL_SLOPE, CAL_INTERCEPT) over all "
+            f"cases, not {spec.label}"
+            + (" per group (a mean over groups has no single fit)" if grouped else "")
+            + "; use method='bca' or 'percentile'"
+        )
+
+
+def _wald_interval(spec, summary, level: float) -> Interval:
+    wald = fast_paths(spec).wald
+    assert wald is not None  # checked by _wald_offered
+    est, lo, hi, se = wald(spec, summary, level)
+    return Interval(spec.label, est, lo, hi, level, "wald", 0, se)
 
 
 def _exact_jack(fp, cases: Cases) -> bool:
@@ -257,7 +292,8 @@ def ci_from_summary(
     The replicates are the same as :func:`ci`'s (Poisson draws per cell), so with the same seed the
     percentile interval is the same as ``ci(y, s)`` on the cases.  ``method="bca"`` needs a jackknife:
     exact from the summary for the ROC area; for other measures it needs the cases (use :func:`ci`).
-    ``"delong"`` is for the ROC area.  ``progress``: show the replicates drawn on standard error.
+    ``"delong"`` is for the ROC area, ``"wald"`` for CAL_SLOPE and CAL_INTERCEPT (as :func:`ci`
+    gives them).  ``progress``: show the replicates drawn on standard error.
 
     Examples
     --------
@@ -268,7 +304,7 @@ def ci_from_summary(
     True
     """
     check_request(method, level, n_boot)
-    if not summary.is_counts():
+    if method != "wald" and not summary.is_counts():  # Wald's reads weights as frequencies
         raise InvalidParameterError(
             "a bootstrap from a summary needs unweighted cases (whole-number counts); with "
             "case weights, use perfeval.ci on the cases"
@@ -282,6 +318,8 @@ def ci_from_summary(
             )
         if method == "delong" and fp.delong is None:
             raise InvalidParameterError(f"DeLong's interval is for the ROC area, not {sp.label}")
+        if method == "wald":
+            _wald_offered(sp, False)
         if method == "bca" and fp.jack_summary is None:
             raise InvalidParameterError(
                 f"a BCa interval of {sp.label} needs the cases for its jackknife; from a "
@@ -290,6 +328,8 @@ def ci_from_summary(
     out: dict[str, Interval] = {}
     if method == "delong":
         return {sp.label: _delong_interval(sp, summary, level) for sp in specs}
+    if method == "wald":
+        return {sp.label: _wald_interval(sp, summary, level) for sp in specs}
     reps_all = hist_replicates(specs, summary, seed, n_boot, threads_of(threads), progress)
     for sp, reps in zip(specs, reps_all, strict=True):
         est = value(sp, summary)

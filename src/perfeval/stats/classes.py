@@ -342,9 +342,10 @@ def class_ci(
     matrix ``y_true`` (arguments as there, checked there).
     """
     task = "multilabel" if is_label_matrix(y_true) else "multiclass"
-    if method == "delong":
+    if method in ("delong", "wald"):
+        what = "the ROC area" if method == "delong" else "the logistic calibration fits"
         raise InvalidParameterError(
-            f"DeLong's interval is for the ROC area of two classes; for "
+            f"{'DeLong' if method == 'delong' else 'Wald'}'s interval is for {what} of two classes; for "
             f"{'K labels' if task == 'multilabel' else 'K classes'} use method='bca' or 'percentile'"
         )
     cases, found = checked(y_true, y_score, sample_weight, groups, classes, pos_label)

@@ -23,7 +23,13 @@ from perfeval.exceptions import InvalidParameterError
 
 __all__ = ["METHODS", "Comparison", "Interval"]
 
-METHODS = ("bca", "percentile", "delong")
+METHODS = ("bca", "percentile", "delong", "wald")
+
+#: the analytic methods: an interval from a formula, no replicate drawn
+ANALYTIC = ("delong", "wald")
+
+#: what each analytic method is called in a sentence
+ANALYTIC_NAMES = {"delong": "DeLong", "wald": "Wald"}
 
 
 @dataclass(frozen=True)
@@ -38,14 +44,14 @@ class Interval:
     low, high : float
         The interval; NaN when the measure is undefined in too many replicates.
     level : float
-    method : {"bca", "percentile", "delong"}
+    method : {"bca", "percentile", "delong", "wald"}
     n_boot : int
-        Replicates (0 for DeLong).
+        Replicates (0 for DeLong and Wald).
     se : float
-        Standard deviation of the replicates (DeLong: the standard error).
+        Standard deviation of the replicates (DeLong, Wald: the standard error).
     resampled : {"cases", "groups"}
     seed : int or None
-        The seed of the replicates (None for DeLong, which draws none).
+        The seed of the replicates (None for DeLong and Wald, which draw none).
     """
 
     label: str
@@ -111,7 +117,7 @@ def reasons(result: Interval | Comparison) -> dict[str, str]:
     """
     why: dict[str, str] = {}
     if result.seed is None:
-        why["seed"] = "DeLong's method draws no replicates"
+        why["seed"] = f"{ANALYTIC_NAMES.get(result.method, 'DeLong')}'s method draws no replicates"
     label = result.label
     if isinstance(result, Interval):
         if not math.isfinite(result.estimate):
@@ -140,6 +146,8 @@ def reasons(result: Interval | Comparison) -> dict[str, str]:
     text = (
         f"no interval{'' if isinstance(result, Interval) else ' or test'}: {cause}"
         if bad
+        else "no standard error: the fit's information matrix is singular"
+        if result.method == "wald"
         else "more than 5% of the replicates leave the value undefined (e.g. a replicate without a "
         f"positive): no interval{'' if isinstance(result, Interval) else ' or test'} from a biased subset"
     )
@@ -210,8 +218,13 @@ def check_request(method: str, level: float, n_boot: int | None, what: str = "in
     """
     if method not in METHODS:
         raise InvalidParameterError(f"unknown {what} method {method!r}; choose one of {', '.join(METHODS)}")
+    if method == "wald" and what == "comparison":
+        raise InvalidParameterError(
+            "Wald's interval is of one model's fitted coefficient; a comparison has no Wald test here: "
+            "use method='bca' or 'percentile' (or 'delong' for the ROC area)"
+        )
     check_level(level)
-    if n_boot is not None and n_boot < 2 and method != "delong":
+    if n_boot is not None and n_boot < 2 and method not in ANALYTIC:
         raise InvalidParameterError(f"the bootstrap needs at least 2 replicates, got n_boot={n_boot}")
 
 
