@@ -89,8 +89,25 @@ def test_top_label_ece_of_two_classes_without_ties_is_the_binary_ece_of_the_conf
 def test_top_label_ece_edges_say_why():
     r = _value([0, 1, 2], [[0.5, 0.3, 0.2], [0.1, 1.7, 0.2], [0.2, 0.2, 0.6]], "ece_top")
     assert math.isnan(r.value) and "outside [0, 1]" in r.why
-    r = _value([0, 1, 2], [[0.5, 0.3, 0.2], [0.1, 0.7, 0.2], [0.2, 0.2, 0.6]], "ece_top:debiased=yes")
-    assert math.isnan(r.value) and "give norm=l2" in r.why
+    # debiased=yes with norm l1 or max: refused when the spec is read, as ECE's (Measure.check), one
+    # line naming the spec, before any data is read
+    for spec in (
+        "ece_top:debiased=yes",
+        "ece_top:debiased=yes,norm=max",
+        "multiclass_calibration_error:debiased=yes",
+    ):
+        with pytest.raises(perfeval.InvalidParameterError, match="give norm=l2 with debiased=yes, got norm="):
+            perfeval.measures.parse_measure(spec)
+        with pytest.raises(perfeval.InvalidParameterError, match="give norm=l2"):
+            perfeval.evaluate([0, 1, 2], np.eye(3), classes=[0, 1, 2], measures=[spec])
+    with pytest.raises(perfeval.InvalidParameterError, match="whole-number weights"):
+        perfeval.evaluate(
+            [0, 1, 2],
+            np.eye(3),
+            classes=[0, 1, 2],
+            sample_weight=[0.5, 1, 1],
+            measures=["ece_top:debiased=yes,norm=l2"],
+        )
     assert perfeval.measures.parse_measure("multiclass_calibration_error").measure.name == "ECE_TOP"
 
 
