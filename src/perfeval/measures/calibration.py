@@ -638,6 +638,61 @@ def torchmetrics_mce(h: ScoreHistogram, *, n_bins: int, bins: str = "width", **_
     return torchmetrics_ece(h, n_bins=n_bins, norm="max", debiased="no")
 
 
+def torch_linspace_edges32(n_bins: int) -> np.ndarray:
+    """``torch.linspace(0, 1, n_bins + 1, dtype=torch.float32)``: the float64 kernel's rule
+    (:func:`torch_linspace_edges`) in float32, the step ``float32(1) / float32(n_bins)``, each value
+    rounded once from its exact value (checked against torch for n_bins 1 to 199).
+    """
+    from fractions import Fraction
+
+    steps = int(n_bins) + 1
+    step = Fraction(float(np.float32(1.0) / np.float32(int(n_bins))))
+    half = steps // 2
+    exact = [i * step if i < half else 1 - (steps - 1 - i) * step for i in range(steps)]
+    # each exact value fits a float64 (a float32 step times a small integer): one rounding to float32
+    return np.array([float(v) for v in exact], dtype=np.float64).astype(np.float32)
+
+
+def torchmetrics_ece_top(y: np.ndarray, s: np.ndarray, *, n_bins: int, norm: str) -> tuple[float, str]:
+    """ECE_TOP as torchmetrics' ``multiclass_calibration_error(preds, target, num_classes, n_bins,
+    norm)`` computes it (``functional/classification/calibration_error.py`` 1.9) of checked rows
+    (class codes ``y``, the (n, K) score matrix ``s``, float64), as (value, why it is NaN or ""):
+    its rules are
+    ``normalize_logits_if_needed(preds, "softmax")`` (a softmax of every row when any score lies
+    outside [0, 1]), ``preds.max(dim=1)`` (each row's maximum and the first class at it: a tied row
+    right or wrong whole), ``confidences.float()`` (float32), the bins ``torch.bucketize(conf,
+    linspace(0, 1, n_bins + 1, float32), right=True) - 1`` (a confidence of 1.0 in an extra bin of
+    its own, torchmetrics#3510) and ``_ce_compute``'s float32 arithmetic, made here in numpy float32
+    (the sums in another order than torch's: within about 1e-6 of its value).
+    """
+    n = len(y)
+    if n == 0:
+        return NAN, "no case (torchmetrics divides by a total count of 0)"
+    p = np.asarray(s, dtype=np.float64)
+    if not bool(np.all((p >= 0.0) & (p <= 1.0))):
+        e = np.exp(p - p.max(axis=1, keepdims=True))
+        p = e / e.sum(axis=1, keepdims=True)
+    conf = p.max(axis=1).astype(np.float32)
+    acc = (np.argmax(p, axis=1) == y).astype(np.float32)
+    B = int(n_bins)
+    idx = np.searchsorted(torch_linspace_edges32(B), conf, side="right") - 1
+    count, conf_bin, acc_bin = (np.zeros(B + 1, dtype=np.float32) for _ in range(3))
+    np.add.at(count, idx, np.float32(1.0))  # scatter_add_, one element after another
+    np.add.at(conf_bin, idx, conf)
+    np.add.at(acc_bin, idx, acc)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        conf_bin = np.nan_to_num(conf_bin / count)
+        acc_bin = np.nan_to_num(acc_bin / count)
+    prop = count / count.sum(dtype=np.float32)
+    gap = np.abs(acc_bin - conf_bin)
+    if norm == "l1":
+        return float(np.sum(gap * prop, dtype=np.float32)), ""
+    if norm == "max":
+        return float(np.max(gap)), ""
+    ce = np.sum((acc_bin - conf_bin) ** 2 * prop, dtype=np.float32)
+    return (float(np.sqrt(ce)) if ce > 0 else 0.0), ""
+
+
 # -- K classes -------------------------------------------------------------------------------------------
 def ece_classwise(cs: Any, *, bins: str, n_bins: int, norm: str) -> Any:
     """Class-wise ECE (Kull et al. 2019): each class's column against the rest (its one-vs-rest
