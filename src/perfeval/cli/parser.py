@@ -214,6 +214,21 @@ def build() -> argparse.ArgumentParser:
         pp.add_argument("--weight", help="weight column (binary measures)")
         pp.add_argument("-t", "--threshold", type=float, default=0.5, help="the operating point marked (0.5)")
         output_options(pp, ("png", "svg", "pdf") if name == "plot" else ("html",), required=True)
+        pp.add_argument(
+            "--band-level",
+            type=float,
+            default=0.9,
+            metavar="LEVEL",
+            help="calibration plot: the level of the consistency band at each bin (default 0.9)",
+        )
+        pp.add_argument(
+            "--band",
+            default="outcomes",
+            choices=("outcomes", "pairs"),
+            help="calibration plot: the band redraws each case's outcome from its score (outcomes, the "
+            "default), or the forecasts with replacement and then their outcomes (pairs: Broecker & "
+            "Smith's published form, wider)",
+        )
         if name == "plot":
             pp.add_argument(
                 "--bins",

@@ -864,6 +864,13 @@ def ece_toplabel_groups(
 BAND_EXACT = 2000
 
 
+#: the band's two ways of drawing a calibrated model's data (the legend names them)
+BAND_METHODS = {
+    "outcomes": "outcomes redrawn",
+    "pairs": "forecasts and outcomes redrawn",
+}
+
+
 def consistency_band(
     scores: np.ndarray,
     counts: np.ndarray,
@@ -872,28 +879,55 @@ def consistency_band(
     level: float = 0.9,
     n_resamples: int = 1000,
     seed: int = 0,
+    resample: str = "outcomes",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Where a calibrated model's reliability curve falls: Broecker & Smith's (2007) consistency
-    resampling of the outcomes, the forecasts held fixed.  For each bin (``masks`` over the cells:
-    distinct ``scores`` in [0, 1] with whole ``counts`` of cases), every case's outcome is drawn
-    positive with its score's probability, ``n_resamples`` times (seeded: the same band each run),
-    and the band is the central ``level`` of the bin's share of positives (its (1 - level) / 2 and
-    (1 + level) / 2 quantiles).  A bin of more than BAND_EXACT cases: the normal approximation of that
-    share (mean sum n s / N, variance sum n s (1 - s) / N^2), clipped to [0, 1].
+    resampling, the central ``level`` of each bin's share of positives over ``n_resamples`` seeded
+    draws (its (1 - level) / 2 and (1 + level) / 2 quantiles; the same band each run).  ``masks``
+    select the bins' cells: distinct ``scores`` in [0, 1] with whole ``counts`` of cases.
+
+    ``resample="outcomes"`` (the default): the forecasts held fixed, every case's outcome drawn
+    positive with its score's probability; a bin of more than BAND_EXACT cases gets the normal
+    approximation of that share (mean sum n s / N, variance sum n s (1 - s) / N^2), clipped to
+    [0, 1].  The band is then exact given the forecasts the diagram shows.
+
+    ``resample="pairs"``: Broecker & Smith's published form (as SpecsVerification's
+    ``ReliabilityDiagram``): N forecasts drawn with replacement from the N cases, then each one's
+    outcome from it.  A bin then receives m ~ Binomial(N, N_b / N) draws, each a case of the bin
+    drawn uniformly, so positive with the bin's mean score: its positives are Binomial(m, mean
+    score), drawn so exactly (no approximation at any size); a draw that leaves the bin empty has no
+    share and is left out of its quantiles (as SpecsVerification's ``na.rm``).  The band is wider:
+    it adds the variation of the bin's forecasts to that of its outcomes.
     """
     from statistics import NormalDist
 
+    if resample not in BAND_METHODS:
+        raise InvalidParameterError(
+            f"the consistency band resamples {' or '.join(map(repr, BAND_METHODS))}, got {resample!r}"
+        )
+    if not 0.0 < level < 1.0:
+        raise InvalidParameterError(
+            f"the consistency band's level must lie strictly between 0 and 1, got {level}"
+        )
     rng = np.random.default_rng(seed)
     z = NormalDist().inv_cdf((1 + level) / 2)
+    q = [(1 - level) / 2, (1 + level) / 2]
+    total = int(np.asarray(counts).sum())
     lo, hi = [], []
     for m in masks:
         s, n = scores[m], counts[m].astype(np.int64)
         N = float(n.sum())
         if N <= 0:
             continue
-        if N <= BAND_EXACT:
+        if resample == "pairs":
+            mean = min(max(float((n * s).sum()) / N, 0.0), 1.0)
+            drawn = rng.binomial(total, N / total, size=n_resamples)
+            pos = rng.binomial(drawn, mean)
+            live = drawn > 0
+            a, b = np.quantile(pos[live] / drawn[live], q) if live.any() else (NAN, NAN)
+        elif N <= BAND_EXACT:
             share = rng.binomial(n[None, :], s[None, :], size=(n_resamples, len(s))).sum(axis=1) / N
-            a, b = np.quantile(share, [(1 - level) / 2, (1 + level) / 2])
+            a, b = np.quantile(share, q)
         else:
             mean = float((n * s).sum()) / N
             sd = math.sqrt(float((n * s * (1 - s)).sum())) / N
