@@ -262,3 +262,14 @@ def test_plot_by_group_draws_the_bins_and_band_asked(tmp_path, monkeypatch):
     ]
     assert main([*argv, "--band", "pairs", "-o", str(tmp_path / "g.png")]) == 0
     assert seen["bins"] == "quantile" and seen["band"] == "pairs" and seen["band_level"] == 0.9
+
+
+def test_calibration_display_takes_the_band_options():
+    from perfeval.plot import CalibrationDisplay
+
+    rng = np.random.default_rng(6)
+    s = rng.random(300)
+    y = (rng.random(300) < s).astype(int)
+    d = CalibrationDisplay.from_predictions(y, s, band_level=0.8, band="pairs").plot()
+    assert "80% consistency band (forecasts and outcomes redrawn)" in d.ax_.get_legend_handles_labels()[1]
+    assert d.curves[0].extra["band_method"] == "pairs" and d.curves[0].extra["band_level"] == 0.8
