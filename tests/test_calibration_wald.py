@@ -321,3 +321,29 @@ def test_wald_coverage_of_the_true_coefficients():
         held["offset"] += off.low <= 0.4 <= off.high
     for what, k in held.items():
         assert 0.925 * R <= k <= 0.975 * R, (what, k)
+
+
+def test_report_wald_intervals_and_the_default_comparisons(tmp_path, capsys):
+    """`perfeval report --ci --method wald` of two models: Wald's intervals in the measures table;
+    the comparisons (Wald's has no test of a difference) take their default, the row saying which;
+    `perfeval compare --method wald` is refused in one line."""
+    pytest.importorskip("matplotlib")
+    rng = np.random.default_rng(12)
+    n = 400
+    s = np.clip(np.round(rng.beta(2, 3, n), 2), 0.01, 0.99)
+    t = np.clip(np.round(s + rng.normal(0, 0.05, n), 3), 0.01, 0.99)
+    y = (rng.random(n) < s).astype(int)
+    f = tmp_path / "m.csv"
+    f.write_text("y,p,q\n" + "".join(f"{a},{b},{c}\n" for a, b, c in zip(y, s, t, strict=True)))
+    out = tmp_path / "r.html"
+    argv = ["--target", "y", "--score", "p,q", "-m", "cal_slope", "--method", "wald"]
+    assert main(["report", str(f), *argv, "--ci", "0.95", "-o", str(out)]) == 0
+    text = out.read_text()
+    want = ci(y, s, measures="cal_slope", method="wald")["CAL_SLOPE"]
+    assert "Wald, the logistic fit&#x27;s standard errors" in text and "ci:wald,level=0.95" in text
+    assert f"{want.low:.4f}" in text or f"{want.low:.6f}" in text
+    assert "Paired bca bootstrap" in text
+    capsys.readouterr()
+    assert main(["compare", str(f), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a comparison has no Wald test here: use --method bca" in err

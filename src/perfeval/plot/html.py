@@ -707,7 +707,8 @@ def build(
     n_boot, seed, method
         The bootstrap's replicates, seed and method: the intervals' (None: ``"bca"``) and the
         comparisons' (None: :func:`perfeval.compare`'s default, DeLong's test for the ROC area over
-        all unweighted cases and the BCa bootstrap for the rest; each row says which).
+        all unweighted cases and the BCa bootstrap for the rest; each row says which).  ``"wald"``
+        (CAL_SLOPE, CAL_INTERCEPT) is the intervals' only: the comparisons take their default.
     tie_bounds : bool
         Add a table of each measure's least and greatest value over every order of the tied cases,
         per model, and the share of tied pairs (``evaluate(..., tie_bounds=True)``).
@@ -824,8 +825,11 @@ def build(
             + (f" <i>[undefined, undefined]</i>: {esc(undefined)}." if undefined else "")
             + "</p>"
         )
-        if len(models) > 1:
-            parts += _comparisons(y, models, labels, g, w, ci, method, n_boot, seed, threshold, progress)
+        if len(models) > 1:  # Wald's is an interval of one fit: the comparisons take their default tests
+            how_compared = None if method == "wald" else method
+            parts += _comparisons(
+                y, models, labels, g, w, ci, how_compared, n_boot, seed, threshold, progress
+            )
     if tie_bounds:
         parts += _tie_bounds(reports, labels, info is not None)
     if info is not None:

@@ -221,7 +221,7 @@ def check_request(method: str, level: float, n_boot: int | None, what: str = "in
     if method == "wald" and what == "comparison":
         raise InvalidParameterError(
             "Wald's interval is of one model's fitted coefficient; a comparison has no Wald test here: "
-            "use method='bca' or 'percentile' (or 'delong' for the ROC area)"
+            "use method='bca' or 'percentile'"
         )
     check_level(level)
     if n_boot is not None and n_boot < 2 and method not in ANALYTIC:
