@@ -341,7 +341,7 @@ def test_report_wald_intervals_and_the_default_comparisons(tmp_path, capsys):
     text = out.read_text()
     want = ci(y, s, measures="cal_slope", method="wald")["CAL_SLOPE"]
     assert "Wald, the logistic fit&#x27;s standard errors" in text and "ci:wald,level=0.95" in text
-    assert f"{want.low:.4f}" in text or f"{want.low:.6f}" in text
+    assert f"[{want.low:.6f}, {want.high:.6f}]" in text
     assert "Paired bca bootstrap" in text
     capsys.readouterr()
     assert main(["compare", str(f), *argv]) == 2
