@@ -56,3 +56,24 @@ def choices(*kinds: str) -> list[str]:
 def every(*kinds: str) -> list[str]:
     """:func:`names` and :func:`choices`."""
     return names(*kinds) + choices(*kinds)
+
+
+def fractional_ok_classes(labels: list[str]) -> list[str]:
+    """Of ``labels`` (measures of K classes), those that take fractional weights; each other one must
+    refuse them in one line saying it needs whole-number weights (``ECE_TOP:debiased=yes,norm=l2``:
+    a bin's n - 1 counts cases), as the binary properties' ``fractional_ok`` keeps APR and CA2 to
+    whole weights: the properties then run every measure on the weights it takes, never a NaN.
+    """
+    import numpy as np
+
+    import perfeval
+
+    y, s = [0, 1, 2], np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.2, 0.7]])
+    out = []
+    for lab in labels:
+        try:
+            perfeval.evaluate(y, s, classes=[0, 1, 2], sample_weight=[0.5, 1.5, 1.0], measures=[lab])
+            out.append(lab)
+        except perfeval.InvalidParameterError as e:
+            assert "whole-number weights" in str(e), (lab, e)
+    return out

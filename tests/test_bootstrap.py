@@ -173,8 +173,10 @@ def test_p_value_is_never_zero():
 
 def test_bad_requests():
     y, s = [0, 1, 0, 1, 1, 0], [0.1, 0.9, 0.3, 0.6, 0.2, 0.4]
-    with pytest.raises(InvalidParameterError, match="unknown interval method 'wald'"):
-        ci(y, s, method="wald")
+    with pytest.raises(InvalidParameterError, match="unknown interval method 'jackknife'"):
+        ci(y, s, method="jackknife")
+    with pytest.raises(InvalidParameterError, match="Wald's interval is for the logistic calibration fits"):
+        ci(y, s, method="wald")  # of the ROC area: no fit
     with pytest.raises(InvalidParameterError, match="strictly between 0 and 1"):
         ci(y, s, level=1.5)
     with pytest.raises(InvalidParameterError, match="at least 2 replicates"):

@@ -11,6 +11,7 @@ import pytest
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
+import perfeval  # noqa: E402
 from perfeval import curves as C  # noqa: E402
 from perfeval.cli.main import main  # noqa: E402
 from perfeval.measures.calibration import BAND_EXACT, consistency_band  # noqa: E402
@@ -81,8 +82,9 @@ def test_plot_and_report_draw_the_band(tmp_path):
 
     d = CurveDisplay.from_models(y, {"m": s}, kind="calibration", bins="uniform", n_bins=10).plot()
     labels = d.ax_.get_legend_handles_labels()[1]
-    assert "90% consistency band (calibrated)" in labels
-    bars = [c for c in d.ax_.collections if c.get_label() == "90% consistency band (calibrated)"]
+    label = "90% consistency band (outcomes redrawn)"
+    assert label in labels
+    bars = [c for c in d.ax_.collections if c.get_label() == label]
     segs = bars[0].get_segments()
     lo, hi = d.curves[0].extra["band"]
     assert np.allclose([sg[0][1] for sg in segs], lo) and np.allclose([sg[1][1] for sg in segs], hi)
@@ -92,3 +94,182 @@ def test_plot_and_report_draw_the_band(tmp_path):
     html = tmp_path / "r.html"
     assert main(["report", str(f), "--target", "y", "--score", "p", "-m", "ece", "-o", str(html)]) == 0
     assert "consistency band" in html.read_text()
+
+
+# -- the band's level and its two draws (issue 33, part cal-ci) --------------------------------------------
+def _coverage(method: str, level: float, reps: int, n: int, decimals: int) -> tuple[int, int]:
+    """Seeded data sets of a calibrated model (y drawn with P(y = 1) = score), four equal-width bins:
+    how many bins' observed share of positives lies inside the band, of how many."""
+    inside = total = 0
+    for r in range(reps):
+        rng = np.random.default_rng(70_000 + r)
+        s = np.round(rng.beta(2, 2, n), decimals)
+        y = (rng.random(n) < s).astype(int)
+        c = C.calibration(y, s, bins="uniform", n_bins=4, band_level=level, band=method)
+        lo, hi = c.extra["band"]
+        inside += int(np.sum((c.y >= lo) & (c.y <= hi)))
+        total += len(c.y)
+    return inside, total
+
+
+@pytest.mark.parametrize("method", ["outcomes", "pairs"])
+def test_band_coverage_under_perfect_calibration_follows_its_level(method):
+    """A count over seeded repeats, not a timing: a calibrated model's points fall inside the band
+    about ``level`` of the time, at 0.5 as at 0.95 (4 x 200 bins each; a binomial count's 3 standard
+    errors, and the band's closed ends over a share of whole cases, about 500 a bin, allowed)."""
+    got = {}
+    for level in (0.5, 0.95):
+        inside, total = _coverage(method, level, 200, 2000, 1)
+        got[level] = inside / total
+        se = (level * (1 - level) / total) ** 0.5
+        assert level - 3 * se <= got[level] <= level + 3 * se + 0.04, (method, level, got[level])
+    assert got[0.95] - got[0.5] > 0.35
+
+
+def test_band_coverage_of_the_normal_approximation_past_band_exact():
+    """Bins of more than BAND_EXACT cases take the normal approximation: its coverage too."""
+    for level in (0.6, 0.9):
+        inside, total = _coverage("outcomes", level, 100, 4 * BAND_EXACT + 4000, 2)
+        se = (level * (1 - level) / total) ** 0.5
+        assert abs(inside / total - level) <= 3 * se + 0.01, (level, inside / total)
+
+
+def test_pairs_band_is_broecker_and_smith_resampling_of_the_cases():
+    """The pairs band against the obvious reference, SpecsVerification's ReliabilityDiagram written
+    out: N cases drawn with replacement, each one's outcome drawn from its score, each bin's share of
+    positives; the same quantiles within Monte Carlo error.  Its bin of scores 0.05 and 0.95 is far
+    wider than the outcomes band (it adds the forecasts' spread: sd 0.5 / sqrt(N) against
+    sqrt(0.0475 / N))."""
+    s = np.array([0.05, 0.3, 0.6, 0.95])
+    n = np.array([100.0, 150.0, 60.0, 100.0])
+    masks = [np.array([True, False, False, True]), np.array([False, True, True, False])]
+    lo, hi = consistency_band(s, n, masks, level=0.8, n_resamples=20_000, resample="pairs")
+    rng = np.random.default_rng(1)
+    cases = np.repeat(s, n.astype(int))
+    shares = [[], []]
+    for _ in range(4000):
+        p = cases[rng.integers(0, len(cases), len(cases))]
+        x = rng.random(len(p)) < p
+        for k, m in enumerate(masks):
+            inb = np.isin(p, s[m])
+            shares[k].append(x[inb].mean())
+    for k in range(2):
+        ref_lo, ref_hi = np.quantile(shares[k], [0.1, 0.9])
+        assert abs(lo[k] - ref_lo) <= 0.012 and abs(hi[k] - ref_hi) <= 0.012, (
+            k,
+            lo[k],
+            ref_lo,
+            hi[k],
+            ref_hi,
+        )
+    olo, ohi = consistency_band(s, n, masks, level=0.8, resample="outcomes")
+    assert hi[0] - lo[0] > 1.8 * (ohi[0] - olo[0])
+
+
+def test_the_default_band_is_unchanged_and_refusals_are_one_line():
+    rng = np.random.default_rng(3)
+    s = np.round(rng.random(300), 2)
+    y = (rng.random(300) < s).astype(int)
+    c = C.calibration(y, s, bins="uniform", n_bins=5)
+    assert c.extra["band_level"] == 0.9 and c.extra["band_method"] == "outcomes"
+    d = C.calibration(y, s, bins="uniform", n_bins=5, band_level=0.9, band="outcomes")
+    assert all(np.array_equal(a, b) for a, b in zip(c.extra["band"], d.extra["band"], strict=True))
+    narrow = C.calibration(y, s, bins="uniform", n_bins=5, band_level=0.5).extra["band"]
+    assert np.all(narrow[1] - narrow[0] <= c.extra["band"][1] - c.extra["band"][0])
+    for kw, msg in (
+        ({"band_level": 1.0}, "band_level must lie strictly between 0 and 1"),
+        ({"band_level": 0}, "band_level must lie strictly between 0 and 1"),
+        ({"band": "forecasts"}, "band must be 'outcomes' or 'pairs'"),
+    ):
+        with pytest.raises(perfeval.InvalidParameterError, match=msg):
+            C.calibration(y, s, **kw)
+
+
+def test_plot_and_report_name_the_level_and_the_draws(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    n = 800
+    s = np.round(rng.random(n), 2)
+    y = (rng.random(n) < s).astype(int)
+    g = rng.integers(0, 3, n)
+    f = tmp_path / "d.csv"
+    f.write_text("y,p,g\n" + "".join(f"{a},{b},{k}\n" for a, b, k in zip(y, s, g, strict=True)))
+    from perfeval.plot import CurveDisplay
+
+    d = CurveDisplay.from_models(y, {"m": s}, kind="calibration", band_level=0.8, band="pairs").plot()
+    assert "80% consistency band (forecasts and outcomes redrawn)" in d.ax_.get_legend_handles_labels()[1]
+    base = ["--target", "y", "--score", "p"]
+    out = tmp_path / "c.png"
+    assert (
+        main(["plot", "calibration", str(f), *base, "-o", str(out), "--band", "pairs", "--band-level", "0.8"])
+        == 0
+    )
+    html = tmp_path / "r.html"
+    assert (
+        main(
+            ["report", str(f), *base, "-m", "ece", "-o", str(html), "--band", "pairs", "--band-level", "0.8"]
+        )
+        == 0
+    )
+    text = html.read_text()
+    assert "80% consistency band" in text and "drawn with replacement" in text
+    capsys.readouterr()
+    for argv in (
+        ["plot", "calibration", str(f), *base, "-o", str(out), "--band-level", "1.5"],
+        ["report", str(f), *base, "-o", str(html), "--band-level", "0"],
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--band-level must lie strictly between 0 and 1" in err
+
+
+def test_plot_by_group_draws_the_bins_and_band_asked(tmp_path, monkeypatch):
+    """`perfeval plot calibration --group` passes --bins, --band and --band-level to every panel
+    (the panels drew PERF's 19 bins whatever --bins said)."""
+    from perfeval import plot as P
+
+    rng = np.random.default_rng(5)
+    n = 900
+    s = np.round(rng.random(n), 2)
+    y = (rng.random(n) < s).astype(int)
+    g = rng.integers(0, 3, n)
+    fig = P.plot_by_group("calibration", y, {"m": s}, g, bins="uniform", n_bins=4, band_level=0.7)
+    for ax in fig.axes[:3]:
+        bars = [c for c in ax.collections if "consistency band" in str(c.get_label())]
+        assert len(bars) == 1 and len(bars[0].get_segments()) <= 4
+        assert bars[0].get_label().startswith("70% consistency band")
+    seen = {}
+    real = P.plot_by_group
+
+    def spy(*a, **k):
+        seen.update(k)
+        return real(*a, **k)
+
+    monkeypatch.setattr(P, "plot_by_group", spy)
+    f = tmp_path / "d.csv"
+    f.write_text("y,p,g\n" + "".join(f"{a},{b},{k}\n" for a, b, k in zip(y, s, g, strict=True)))
+    argv = [
+        "plot",
+        "calibration",
+        str(f),
+        "--target",
+        "y",
+        "--score",
+        "p",
+        "--group",
+        "g",
+        "--bins",
+        "quantile",
+    ]
+    assert main([*argv, "--band", "pairs", "-o", str(tmp_path / "g.png")]) == 0
+    assert seen["bins"] == "quantile" and seen["band"] == "pairs" and seen["band_level"] == 0.9
+
+
+def test_calibration_display_takes_the_band_options():
+    from perfeval.plot import CalibrationDisplay
+
+    rng = np.random.default_rng(6)
+    s = rng.random(300)
+    y = (rng.random(300) < s).astype(int)
+    d = CalibrationDisplay.from_predictions(y, s, band_level=0.8, band="pairs").plot()
+    assert "80% consistency band (forecasts and outcomes redrawn)" in d.ax_.get_legend_handles_labels()[1]
+    assert d.curves[0].extra["band_method"] == "pairs" and d.curves[0].extra["band_level"] == 0.8

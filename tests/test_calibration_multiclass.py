@@ -89,8 +89,25 @@ def test_top_label_ece_of_two_classes_without_ties_is_the_binary_ece_of_the_conf
 def test_top_label_ece_edges_say_why():
     r = _value([0, 1, 2], [[0.5, 0.3, 0.2], [0.1, 1.7, 0.2], [0.2, 0.2, 0.6]], "ece_top")
     assert math.isnan(r.value) and "outside [0, 1]" in r.why
-    r = _value([0, 1, 2], [[0.5, 0.3, 0.2], [0.1, 0.7, 0.2], [0.2, 0.2, 0.6]], "ece_top:debiased=yes")
-    assert math.isnan(r.value) and "give norm=l2" in r.why
+    # debiased=yes with norm l1 or max: refused when the spec is read, as ECE's (Measure.check), one
+    # line naming the spec, before any data is read
+    for spec in (
+        "ece_top:debiased=yes",
+        "ece_top:debiased=yes,norm=max",
+        "multiclass_calibration_error:debiased=yes",
+    ):
+        with pytest.raises(perfeval.InvalidParameterError, match="give norm=l2 with debiased=yes, got norm="):
+            perfeval.measures.parse_measure(spec)
+        with pytest.raises(perfeval.InvalidParameterError, match="give norm=l2"):
+            perfeval.evaluate([0, 1, 2], np.eye(3), classes=[0, 1, 2], measures=[spec])
+    with pytest.raises(perfeval.InvalidParameterError, match="whole-number weights"):
+        perfeval.evaluate(
+            [0, 1, 2],
+            np.eye(3),
+            classes=[0, 1, 2],
+            sample_weight=[0.5, 1, 1],
+            measures=["ece_top:debiased=yes,norm=l2"],
+        )
     assert perfeval.measures.parse_measure("multiclass_calibration_error").measure.name == "ECE_TOP"
 
 
@@ -172,3 +189,81 @@ def test_top_label_table_in_bootstrap_replicas_and_a_saved_metric_state():
     old = {k: v for k, v in state.items() if not k.startswith("top_")}
     f = ece_toplabel(ClassState.from_state(old).summary, **kw)
     assert math.isnan(f.value) and "top-label table" in f.why
+
+
+# -- ECE_TOP per group at once (issue 33, part cal-ci) ---------------------------------------------------
+def _top_groups_case(seed: int, weights: str):
+    rng = np.random.default_rng(500 + seed)
+    n, K = int(rng.integers(50, 400)), int(rng.integers(3, 6))
+    P = np.round(rng.dirichlet(np.ones(K) * 0.7, n), int(rng.integers(1, 3)))  # ties at the maximum
+    y = rng.integers(0, K, n)
+    g = rng.integers(0, int(rng.integers(1, 40)), n)
+    w = {
+        "none": None,
+        "whole": rng.integers(0, 4, n).astype(float),  # zeros among them: rows that are no case
+        "fraction": rng.random(n) * 3 * (rng.random(n) < 0.9),
+    }[weights]
+    if seed % 3 == 0:  # a group whose rows are no probabilities: NaN there, the others unmoved
+        P[g == g[0]] *= 3.0
+    return y, P, g, w, K
+
+
+SPECS_TOP = [
+    "ece_top",
+    "ece_top:bins=mass,n_bins=4,norm=l2",
+    "ece_top:norm=max,n_bins=7",
+    "ece_top:bins=mass,n_bins=3",
+    "ece_top:norm=l2,debiased=yes,n_bins=6",
+]
+
+
+@pytest.mark.parametrize("weights", ["none", "whole", "fraction"])
+@pytest.mark.parametrize("seed", range(6))
+def test_top_label_ece_per_group_at_once_is_each_group_alone_to_the_bit(seed, weights, monkeypatch):
+    """Every group's value of the per-group form (one pass over all groups) is the bits of the group
+    alone (its own ClassSummary), ties, zero weights and fractional weights included; the one-key
+    and the stable-sort ways of finding the cells give the same bits."""
+    from perfeval.measures import calibration
+
+    y, P, g, w, K = _top_groups_case(seed, weights)
+    specs = [sp for sp in SPECS_TOP if weights != "fraction" or "debiased" not in sp]
+    for limit in (calibration.TOP_KEY_LIMIT, 0):
+        monkeypatch.setattr(calibration, "TOP_KEY_LIMIT", limit)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = perfeval.evaluate(y, P, classes=list(range(K)), groups=g, sample_weight=w, measures=specs)
+        for i, key in enumerate(r.groups):
+            m = g == key
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                wm = None if w is None else w[m]
+                alone = perfeval.evaluate(y[m], P[m], classes=[*range(K)], sample_weight=wm, measures=specs)
+            for label, res in r.results.items():
+                got, want = float(res.per_group[i]), alone.results[label].value
+                assert got == want or (math.isnan(got) and math.isnan(want)), (key, label, got, want)
+    if weights == "fraction":
+        with pytest.raises(perfeval.InvalidParameterError, match="whole-number weights"):
+            perfeval.evaluate(
+                y, P, classes=list(range(K)), groups=g, sample_weight=w, measures=[SPECS_TOP[-1]]
+            )
+
+
+def test_top_label_ece_per_group_makes_no_summary_a_group(monkeypatch):
+    """ECE_TOP of many groups is finished in one pass: no ClassSummary is made group by group (the
+    loop that took over a minute for 100,000 groups)."""
+    from perfeval.summaries.classes import ClassSummary
+
+    rng = np.random.default_rng(3)
+    n, K = 5000, 4
+    P = np.round(rng.dirichlet(np.ones(K), n), 2)
+    y, g = rng.integers(0, K, n), rng.integers(0, 1000, n)
+    made = []
+    real = ClassSummary.from_checked.__func__
+
+    def counting(cls, *a, **k):
+        made.append(1)
+        return real(cls, *a, **k)
+
+    monkeypatch.setattr(ClassSummary, "from_checked", classmethod(counting))
+    r = perfeval.evaluate(y, P, classes=list(range(K)), groups=g, measures=["ece_top", "ece_top:bins=mass"])
+    assert len(r.results["ECE_TOP"].per_group) == len(np.unique(g)) and not made

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import perfeval
 from _mc_reference import kappa_of, mc_data
-from _registry import completed
+from _registry import completed, fractional_ok_classes
 from perfeval.engine.classes import summary_values
 from perfeval.measures import REGISTRY, parse_measure
 from perfeval.summaries.classes import ClassSummary
@@ -43,14 +43,29 @@ def labels_of(m) -> list[str]:
 
 
 LABELS = [lab for m in MULTICLASS for lab in labels_of(m)]
+#: the labels that take fractional weights (ECE_TOP's debiased form counts cases: whole weights only)
+FRACTIONAL = fractional_ok_classes(LABELS)
+
+
+def labels_for(w) -> list[str]:
+    """The labels a property runs with weights ``w``: all with whole weights (or none), else those
+    that take fractional ones (:func:`fractional_ok_classes`)."""
+    return LABELS if w is None or bool(np.all(np.asarray(w) == np.round(w))) else FRACTIONAL
+
+
 UNWEIGHTED_AVERAGE_EXEMPT = {"KAPPA:weights=linear", "KAPPA:weights=quadratic", "QWK"}
 
 
 def test_the_registry_has_multiclass_measures():
     assert len(MULTICLASS) >= 14 and "ROC_OVR" in {m.name for m in MULTICLASS}
+    # every label runs with fractional weights but those that refuse them in one line
+    assert len(FRACTIONAL) >= len(LABELS) - 2 and "ECE_TOP:debiased=yes,norm=l2" in set(LABELS) - set(
+        FRACTIONAL
+    )
 
 
-def vals(y, s, classes, w=None, groups=None, labels=LABELS) -> dict:
+def vals(y, s, classes, w=None, groups=None, labels=None) -> dict:
+    labels = labels_for(w) if labels is None else labels
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = perfeval.evaluate(y, s, classes=classes, sample_weight=w, groups=groups, measures=labels)
@@ -91,8 +106,9 @@ def test_zero_weight_is_a_dropped_row(d, data):
     n = len(d["y"])
     w = np.array(data.draw(st.lists(st.sampled_from([0.0, 1.0, 2.5]), min_size=n, max_size=n)))
     keep = w > 0
-    a = vals(d["y"], d["s"], d["classes"], w)
-    b = vals(d["y"][keep], d["s"][keep], d["classes"], w[keep])
+    labels = labels_for(w)
+    a = vals(d["y"], d["s"], d["classes"], w, labels=labels)
+    b = vals(d["y"][keep], d["s"][keep], d["classes"], w[keep], labels=labels)
     assert_same(a, b, "weight 0 vs dropped")
 
 
@@ -101,15 +117,17 @@ def test_zero_weight_is_a_dropped_row(d, data):
 def test_group_value_is_that_group_alone(d, data):
     n = len(d["y"])
     g = np.array(data.draw(st.lists(st.sampled_from(["u1", "u2", "u3"]), min_size=n, max_size=n)))
+    labels = labels_for(d["w"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = perfeval.evaluate(
-            d["y"], d["s"], classes=d["classes"], sample_weight=d["w"], groups=g, measures=LABELS
+            d["y"], d["s"], classes=d["classes"], sample_weight=d["w"], groups=g, measures=labels
         )
     groups = list(r.groups)
     for i, key in enumerate(groups):
         rows = g == key
-        alone = vals(d["y"][rows], d["s"][rows], d["classes"], None if d["w"] is None else d["w"][rows])
+        w = None if d["w"] is None else d["w"][rows]
+        alone = vals(d["y"][rows], d["s"][rows], d["classes"], w, labels=labels)
         for lab, res in alone.items():
             got = float(r.results[lab].per_group[i])
             assert bits(got, res.value), f"group {key}: {lab} {got!r} != {res.value!r}"
@@ -127,7 +145,7 @@ def test_folded_in_row_order_is_the_whole(d, data):
     for a, b in zip([0, *cuts], [*cuts, n], strict=True):
         cs = cs.folded(d["codes"][a:b], d["s"][a:b], None if d["w"] is None else d["w"][a:b])
     assert cs == whole
-    specs = [parse_measure(lab) for lab in LABELS]
+    specs = [parse_measure(lab) for lab in labels_for(d["w"])]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert_same(summary_values(specs, cs), summary_values(specs, whole), "folded vs whole")
@@ -154,7 +172,7 @@ def test_row_order_weighted_within_1e12(d, rnd):
     rnd.shuffle(perm)
     w = d["w"] if d["w"] is not None else np.full(n, 0.1)
     a = vals(d["y"], d["s"], d["classes"], w)
-    b = vals(d["y"][perm], d["s"][perm], d["classes"], w[perm])
+    b = vals(d["y"][perm], d["s"][perm], d["classes"], w[perm], labels=labels_for(w))
     assert_same(a, b, "row order, weighted", exact=False)
 
 

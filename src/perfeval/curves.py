@@ -147,14 +147,34 @@ def cost(
 
 
 def calibration(
-    y_true: Any, y_score: Any = None, sample_weight: Any = None, *, bins: str | int = "perf", n_bins: int = 10
+    y_true: Any,
+    y_score: Any = None,
+    sample_weight: Any = None,
+    *,
+    bins: str | int = "perf",
+    n_bins: int = 10,
+    band_level: float = 0.9,
+    band: str = "outcomes",
 ) -> Curve:
     """Mean score (x) against the observed share of positives (y) per bin, with the bin counts.
 
     ``bins="perf"``: PERF's 19 overlapping bins [i/20, i/20 + 1/10] (its CA1); ``"uniform"``:
     ``n_bins`` equal-width bins over [0, 1]; ``"quantile"``: ``n_bins`` bins of (about) equal counts.
     Empty bins are left out.
+
+    ``extra["band"]``: each bin's consistency band (Broecker & Smith 2007,
+    :func:`perfeval.measures.calibration.consistency_band`), the central ``band_level`` of a
+    calibrated model's share of positives; ``band="outcomes"`` redraws the outcomes of the cases as
+    they are, ``"pairs"`` redraws the forecasts too (Broecker & Smith's published form: wider);
+    ``extra["band_level"]``, ``extra["band_method"]`` say which, ``extra["band_why"]`` why there is
+    none.
     """
+    from perfeval.measures.calibration import BAND_METHODS
+
+    if band not in BAND_METHODS:
+        raise InvalidParameterError(f"band must be 'outcomes' or 'pairs', got {band!r}")
+    if isinstance(band_level, bool) or not isinstance(band_level, (int, float)) or not 0 < band_level < 1:
+        raise InvalidParameterError(f"band_level must lie strictly between 0 and 1, got {band_level!r}")
     h = summary(y_true, y_score, sample_weight)
     s, w = h.scores, h.pos + h.neg
     if bins == "perf":
@@ -178,7 +198,7 @@ def calibration(
             ys.append(float(h.pos[m].sum() / k))
             ns.append(float(k))
     # the consistency band (measures.calibration.consistency_band): cases, not weights, are drawn
-    band: tuple[np.ndarray, np.ndarray] | None = None
+    bars: tuple[np.ndarray, np.ndarray] | None = None
     if not len(s):
         why = "no case"
     elif s[0] < 0 or s[-1] > 1:
@@ -188,7 +208,8 @@ def calibration(
     else:
         from perfeval.measures.calibration import consistency_band
 
-        band, why = consistency_band(s, w, [m for m in masks if w[m].sum() > 0]), ""
+        live = [m for m in masks if w[m].sum() > 0]
+        bars, why = consistency_band(s, w, live, level=float(band_level), resample=band), ""
     return Curve(
         "calibration",
         np.array(xs),
@@ -196,7 +217,14 @@ def calibration(
         None,
         "mean score in the bin",
         "observed share of positives",
-        extra={"counts": np.array(ns), "bins": bins, "band": band, "band_why": why},
+        extra={
+            "counts": np.array(ns),
+            "bins": bins,
+            "band": bars,
+            "band_why": why,
+            "band_level": float(band_level),
+            "band_method": band,
+        },
     )
 
 

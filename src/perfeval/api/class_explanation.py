@@ -152,6 +152,36 @@ RULES = {
         "be smaller or equal to `num_classes`' (functional/classification/stat_scores.py:246-248) "
         "[k = {k}, K = {K}]"
     ),
+    "sk-no-ece": (
+        "scikit-learn has no calibration error (its calibration_curve gives the bins, not the error: "
+        "scikit-learn#18268)"
+    ),
+    "tm-ece-width": "torchmetrics: multiclass_calibration_error has equal-width bins only (bins=width)",
+    "tm-ece-debias": (
+        "torchmetrics: multiclass_calibration_error has no debiased form (its wrapper passes no debias "
+        "to _ce_compute)"
+    ),
+    "tm-ece-weights": "torchmetrics: multiclass_calibration_error takes no sample weights",
+    "tm-ece-argmax": (
+        "torchmetrics: a row tied at its maximum is right or wrong whole by the first class at it "
+        "(preds.max(dim=1): functional/classification/calibration_error.py:244); perfeval counts it "
+        "right for 1/t of the row [{n} rows tied at the top]"
+    ),
+    "tm-ece-one": (
+        "torchmetrics: a confidence of exactly 1.0 falls into an extra bin of its own "
+        "(torch.bucketize(right=True) on linspace(0, 1, n_bins + 1): calibration_error.py:49, 88; "
+        "torchmetrics#3510); perfeval's last bin is closed [{n} rows]"
+    ),
+    "tm-ece-float32": (
+        "torchmetrics: the confidences are rounded to float32 (confidences.float(): "
+        "calibration_error.py:246) and binned against float32 edges, so its value agrees to about 1e-6 "
+        "at best [{n} rows' confidence is no float32 number{moved}]"
+    ),
+    "tm-ece-softmax": (
+        "torchmetrics: every row goes through a softmax when a score lies outside [0, 1] "
+        "(torchmetrics/utilities/compute.py:233-234); perfeval's ECE_TOP reads probabilities and is "
+        "undefined [{n} scores outside [0, 1]]"
+    ),
     "kappa-gap": (
         "scikit-learn: without labels= cohen_kappa_score's linear/quadratic weights are differences of "
         "positions among the labels present (sklearn/metrics/_classification.py:978, 1017-1023), so a "
@@ -535,6 +565,46 @@ def _label_order(classes: tuple) -> np.ndarray:
         return np.arange(len(classes))
 
 
+def _ece_top(f: Facts, spec: MeasureSpec, average: str) -> dict:
+    """ECE_TOP's torchmetrics value, multiclass_calibration_error
+    (:func:`perfeval.measures.calibration.torchmetrics_ece_top`: its rules, its float32 arithmetic
+    in numpy), and the rules that touched this data.
+    """
+    from perfeval.measures.calibration import torch_linspace_edges32, torchmetrics_ece_top
+
+    sk: tuple[float, str, list[str]] = (math.nan, RULES["sk-no-ece"], [])
+    kw = spec.kwargs
+    if kw.get("bins", "width") != "width":
+        return {"sklearn": sk, "torchmetrics": (math.nan, RULES["tm-ece-width"], [])}
+    if kw.get("debiased", "no") == "yes":
+        return {"sklearn": sk, "torchmetrics": (math.nan, RULES["tm-ece-debias"], [])}
+    if f.w is not None:
+        return {"sklearn": sk, "torchmetrics": (math.nan, RULES["tm-ece-weights"], [])}
+    B = int(kw.get("n_bins", 15))
+    value, why = torchmetrics_ece_top(f.y, f.s, n_bins=B, norm=kw.get("norm", "l1"))
+    rules: list[str] = []
+    if f.outside:
+        rules.append(RULES["tm-ece-softmax"].format(n=f.outside))
+    else:
+        if f.tied_rows:
+            rules.append(RULES["tm-ece-argmax"].format(n=f.tied_rows))
+        conf = f.s.max(axis=1) if len(f.s) else np.zeros(0)
+        ones = int(np.count_nonzero(conf == 1.0))
+        if ones:
+            rules.append(RULES["tm-ece-one"].format(n=ones))
+        c32 = conf.astype(np.float32)
+        off = int(np.count_nonzero(c32.astype(np.float64) != conf))
+        if off:
+            ours = np.minimum(
+                np.searchsorted(np.arange(1, B, dtype=np.float64) / B, conf, side="right"), B - 1
+            )
+            theirs = np.searchsorted(torch_linspace_edges32(B), c32, side="right") - 1
+            moved = int(np.count_nonzero((ours != theirs) & (conf != 1.0)))
+            text = f"; {moved} rows in another bin than perfeval's" if moved else ""
+            rules.append(RULES["tm-ece-float32"].format(n=off, moved=text))
+    return {"sklearn": sk, "torchmetrics": (value, why, rules)}
+
+
 _MEASURES = {
     "ROC_OVO": _ovo,
     "LOGLOSS_MC": _log_loss,
@@ -550,4 +620,5 @@ _MEASURES = {
     "MCC": _mcc,
     "KAPPA": _kappa,
     "QWK": _kappa,
+    "ECE_TOP": _ece_top,
 }

@@ -460,17 +460,24 @@ def _evaluate_classes(
                 f"{what}= does not apply to K classes (one score column a class): each class is already "
                 "one against the rest"
             )
-    if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
-        raise InvalidParameterError(
-            f"dialect={dialect!r}: the multiclass measures have perfeval's rules only"
-        )
+    modern = str(dialect).split(":")[0].strip().lower() in ("perfeval", "")
+    if not modern and tie_bounds:
+        raise InvalidParameterError(f"dialect={dialect!r}: not with tie_bounds (they are over every order)")
     default = measures is DEFAULT_MEASURES
     specs = class_specs([] if default else resolve(measures, threshold, pending=True), default=default)
+    if not modern:  # each measure's policy checked before the rows are read
+        from perfeval.dialects.apply import check_classes_dialect
+
+        check_classes_dialect(specs, dialect, sample_weight is not None)
     cases, found, found_how = check_classes(
         y_true, y_score, groups, sample_weight, classes=classes, names=names
     )
     if labels is not None:  # the targets are codes already (the long form): the classes are these
         found, found_how = labels, how or found_how
+    if not modern:  # another tool's rules (torchmetrics' ECE_TOP: dialects/table.py)
+        from perfeval.dialects.apply import evaluate_dialect_classes
+
+        return evaluate_dialect_classes(cases, specs, found, dialect, classes_from=found_how)
     report = finish_classes(cases, specs, found, threshold=threshold, classes_from=found_how)
     if tie_bounds:  # each measure's range over the orders of the tied scores (engine/class_bounds.py)
         from perfeval.engine.class_bounds import with_tie_bounds

@@ -243,7 +243,6 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
     """The report of a wide table read whole: its columns chosen, checked with the file's lines,
     the targets coded, then the engine's door and finish.
     """
-    from perfeval.engine.classes import finish_classes
     from perfeval.engine.door import check_classes
 
     t = table
@@ -262,7 +261,7 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
     groups = None if ch.group is None else t.get(ch.group)
     s = np.column_stack(columns) if columns else np.zeros((0, classes.k))
     cases, _found, _how = check_classes(codes, s, groups, w, classes=tuple(range(classes.k)))
-    report = finish_classes(cases, specs, classes.labels, threshold=0.5, classes_from=classes.how)
+    report = _finish(args, cases, specs, classes.labels, classes.how)
     report.params["source"] = t.source
     report.params["columns"] = ch.names()
     return report, cases
@@ -442,7 +441,6 @@ def _long(args: Any, specs: list) -> Any:
     every case with every class exactly once, the target read as labels or as a 0/1 marker
     (:func:`perfeval.engine.long.pivot`).
     """
-    from perfeval.engine.classes import finish_classes
     from perfeval.engine.door import check_classes
     from perfeval.engine.long import pivot
 
@@ -478,7 +476,7 @@ def _long(args: Any, specs: list) -> Any:
         weight=None if w is None else (ch.weight.name, w),
     )
     cases, _found, _how = check_classes(long.y, long.s, long.groups, long.weights, classes=tuple(range(k)))
-    report = finish_classes(cases, specs, classes.labels, threshold=0.5, classes_from=classes.how)
+    report = _finish(args, cases, specs, classes.labels, classes.how)
     report.params["source"] = src
     report.params["columns"] = {**ch.names(), "id": idc.name, "class": cc.name}
     report.params["target_form"] = long.form
@@ -959,18 +957,49 @@ def _first_targets(args: Any) -> tuple[Any, Any, str, Any] | None:
 
 
 # -- the command ------------------------------------------------------------------------------------------
+def _dialect_of(args: Any) -> str | None:
+    """``--dialect`` when it names another tool than perfeval, else None."""
+    d = getattr(args, "dialect", "perfeval") or "perfeval"
+    return None if d.split(":")[0].strip().lower() in ("perfeval", "") else d
+
+
+def _finish(args: Any, cases: Any, specs: list, labels: Any, how: str) -> Any:
+    """The report of checked cases of K classes: perfeval's engine, or the dialect's tool's rules
+    (``--dialect``: :func:`perfeval.dialects.apply.evaluate_dialect_classes`).
+    """
+    dialect = _dialect_of(args)
+    if dialect is not None:
+        from perfeval.dialects.apply import evaluate_dialect_classes
+
+        return evaluate_dialect_classes(cases, specs, labels, dialect, classes_from=how)
+    from perfeval.engine.classes import finish_classes
+
+    return finish_classes(cases, specs, labels, threshold=0.5, classes_from=how)
+
+
 def _refuse(args: Any) -> None:
     """The options that do not apply to K classes (yet): one line each, before any work."""
     for flag, on in (
         ("--pos-label", args.pos_label is not None),
         ("--partition", bool(args.partition)),
-        ("--dialect", (getattr(args, "dialect", "perfeval") or "perfeval") != "perfeval"),
     ):
         if on:
             raise InvalidParameterError(
                 f"{flag} does not apply to K classes (a score column a class) yet; "
                 "the multiclass measures: `perfeval list-measures`"
             )
+    dialect = _dialect_of(args)
+    if dialect is not None:  # another tool's rules: in memory, its values alone
+        for flag, on in (
+            ("--stream", args.stream),
+            ("--dask", args.dask is not None),
+            ("--ci", args.ci is not None),
+            ("--tie-bounds", args.tie_bounds),
+        ):
+            if on:
+                raise InvalidParameterError(
+                    f"--dialect {dialect}: not with {flag} (dialects evaluate in memory)"
+                )
     if args.threshold != 0.5:
         raise InvalidParameterError(
             f"-t {args.threshold:g}: a threshold does not apply to K classes (the prediction is the argmax)"
@@ -1021,6 +1050,11 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
     _refuse(args)
     default = not args.measures
     specs = class_specs([] if default else resolve(args.measures, 0.5, pending=True), default=default)
+    dialect = _dialect_of(args)
+    if dialect is not None:  # each measure's policy, before any row is read
+        from perfeval.dialects.apply import check_classes_dialect
+
+        check_classes_dialect(specs, dialect, getattr(args, "weight", None) is not None)
     path = load.path_of(args.file)
     big = path is not None and os.path.isfile(path) and os.path.getsize(path) > stream_bytes
     cases = None
@@ -1033,7 +1067,9 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
             report = long_report(args, path, choose_long, long_classes)
         else:
             report = classes_report(args, path, choose_wide)
-    elif args.stream or (big and args.group is None and args.ci is None and not args.tie_bounds):
+    elif args.stream or (
+        big and args.group is None and args.ci is None and not args.tie_bounds and dialect is None
+    ):
         totals: dict | None = {} if getattr(args, "confusion", False) and args.group is not None else None
         if not args.long:
             report = _stream(args, path, specs, totals)

@@ -122,6 +122,8 @@ def _interval_note(iv: dict, why: str | None = None, models: dict | None = None)
         if one.method == "delong"
         else "Student's t of the mean per-case loss"
         if one.method == "t"
+        else "Wald, the logistic fit's standard errors"
+        if one.method == "wald"
         else f"{one.method} bootstrap, {one.n_boot} replicates, {one.resampled} resampled"
     )
     shown = (

@@ -214,6 +214,21 @@ def build() -> argparse.ArgumentParser:
         pp.add_argument("--weight", help="weight column (binary measures)")
         pp.add_argument("-t", "--threshold", type=float, default=0.5, help="the operating point marked (0.5)")
         output_options(pp, ("png", "svg", "pdf") if name == "plot" else ("html",), required=True)
+        pp.add_argument(
+            "--band-level",
+            type=float,
+            default=0.9,
+            metavar="LEVEL",
+            help="calibration plot: the level of the consistency band at each bin (default 0.9)",
+        )
+        pp.add_argument(
+            "--band",
+            default="outcomes",
+            choices=("outcomes", "pairs"),
+            help="calibration plot: the band redraws each case's outcome from its score (outcomes, the "
+            "default), or the forecasts with replacement and then their outcomes (pairs: Broecker & "
+            "Smith's published form, wider)",
+        )
         if name == "plot":
             pp.add_argument(
                 "--bins",
@@ -702,9 +717,10 @@ def _ci_options(p, flag: str | tuple[str, ...], helptext: str, default=None) -> 
     p.add_argument(
         "--method",
         default=None,
-        choices=("bca", "percentile", "delong", "t"),
-        help="interval method: bca (default), percentile, delong (ROC area), or t (Student's t of a "
-        "regression's mean loss: mae, mse, mape, pinball, the deviances); compare's and the report's "
+        choices=("bca", "percentile", "delong", "t", "wald"),
+        help="interval method: bca (default), percentile, delong (ROC area), t (Student's t of a "
+        "regression's mean loss: mae, mse, mape, pinball, the deviances) or wald (CAL_SLOPE, "
+        "CAL_INTERCEPT: the logistic fit's standard errors); compare's and the report's "
         "comparisons take DeLong's test for the ROC area and the paired t-test for a regression's mean "
         "loss over all unweighted cases, and the bca bootstrap for the rest, unless --method forces one",
     )

@@ -539,3 +539,81 @@ def _refuse_mixed_ties(d: Dialect, todo: list, cases: Cases, codes: np.ndarray, 
             f"non-relevant cases ({where}): perfeval cannot reproduce that number (tie_bounds=True gives "
             "its range)"
         )
+
+
+# -- K classes ----------------------------------------------------------------------------------------
+def check_classes_dialect(specs: list[MeasureSpec], dialect: str, weighted: bool) -> list:
+    """The plan (spec, policy, engine spec) of measures of K classes under a dialect, or one line
+    saying what the dialect does not do: a measure it does not define (every one but torchmetrics'
+    ECE_TOP today), a fixed parameter given otherwise, weights its tool does not take.
+    """
+    d, _opts = parse_dialect(dialect)
+    plan = [] if d.name == "perf" else [(spec, *policy_spec(d, spec)) for spec in specs]
+    if d.name == "perf" or not all(pol.finish for _s, pol, _e in plan):
+        spec = specs[0] if d.name == "perf" else next(s for s, pol, _e in plan if not pol.finish)
+        raise InvalidParameterError(
+            f"dialect {d.name} does not define {spec.label}; dialects that do: "
+            f"{', '.join(defining(spec.measure.name))}"
+        )
+    if weighted:
+        refuse_weights(d, plan)
+    return plan
+
+
+def evaluate_dialect_classes(
+    cases: Cases, specs: list[MeasureSpec], classes: Any, dialect: str, *, classes_from: str
+) -> Report:
+    """Every measure of K classes in ``specs`` as the dialect's tool computes it, over checked cases
+    (class codes ``cases.y``, an (n, K) score matrix ``cases.s``): each measure's policy must define
+    it (today: torchmetrics' ECE_TOP, ``multiclass_calibration_error``), its finisher reading the
+    rows (class codes, scores, the measure's parameters), each group alone with ``cases.g``.  A
+    measure the dialect does not define, weights the tool does not take, a fixed parameter given
+    otherwise: one line each, before any value is computed.
+    """
+    d, opts = parse_dialect(dialect)
+    plan = check_classes_dialect(specs, dialect, cases.w is not None)
+    y, s, g = cases.y, cases.s, cases.g
+    keys = None
+    if g is not None:
+        keys, codes = group_codes(g)
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(len(keys) + 1))
+        parts = [order[bounds[i] : bounds[i + 1]] for i in range(len(keys))]
+        sizes = np.diff(bounds).astype(np.float64)
+    else:
+        parts = [np.arange(len(y))]
+        sizes = np.array([float(len(y))])
+    results: dict[str, MeasureResult] = {}
+    for spec, pol, engine in plan:
+        mod, _, attr = pol.finish.partition(":")
+        fn = getattr(importlib.import_module(mod), attr)
+        kwargs = {
+            **dict(pol.finish_args),
+            **{k: v for k, v in engine.kwargs.items() if k not in dict(pol.params)},
+        }
+        got = [fn(y[rows], s[rows], **kwargs) for rows in parts]
+        vals = np.array([v for v, _why in got], dtype=np.float64)
+        r = MeasureResult.of(spec, vals, sizes, keys, g is not None)
+        why = next((w for _v, w in got if w), "")
+        if g is None and why:
+            r.why = f"{d.tool}: {why}"
+        results[spec.label] = r
+    warn_undefined(results, specs, tuple(classes))
+    params = {
+        "threshold": 0.5,
+        "rows": int(cases.rows_in),
+        "groups": None if keys is None else int(len(keys)),
+        "weighted": False,
+        "partitions": None,
+        "ties": d.summary,
+        "tie_rule": "dialect=" + dialect_text(d, opts),
+        "dialect": dialect_text(d, opts),
+        "pos_label": None,
+        "backend": "memory",
+        "task": "multiclass",
+        "classes": [c.item() if isinstance(c, np.generic) else c for c in classes],
+        "classes_from": classes_from,
+    }
+    report = Report(results, keys, params)
+    report.group_sizes = None if keys is None else sizes
+    return report

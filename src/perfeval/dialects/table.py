@@ -303,7 +303,8 @@ TORCHMETRICS = Dialect(
     "torchmetrics",
     "1.9",
     "torchmetrics: binary AUROC/AP exact or over thresholds=linspace(0, 1, T) (scores read as logits "
-    "when outside [0, 1]; a missing class gives 0); retrieval metrics per query (indexes=), a query "
+    "when outside [0, 1]; a missing class gives 0); binary and top-label calibration error (a "
+    "confidence of 1.0 in an extra bin); retrieval metrics per query (indexes=), a query "
     "without relevant cases scored by empty_target_action (default 0), cases scored 0 or less never "
     "relevant, ties in torch.topk's order",
     {
@@ -346,6 +347,23 @@ TORCHMETRICS = Dialect(
                 "a score of exactly 1.0 falls in an extra bin of its own (torchmetrics#3510); perfeval's "
                 "last bin is closed",
                 "bin edges torch.linspace(0, 1, n_bins + 1), an ulp off i/n_bins at some edges",
+            ),
+        ),
+        "ECE_TOP": Policy(
+            "torchmetrics.functional.classification.multiclass_calibration_error",
+            "ECE_TOP",
+            params=(("bins", "width"), ("debiased", "no")),
+            finish="perfeval.measures.calibration:torchmetrics_ece_top",
+            finish_params=True,
+            exact="float32",
+            notes=(
+                "a row tied at its maximum is right or wrong whole by the first class at it "
+                "(preds.max(dim=1)); perfeval counts it right for 1/t of the row",
+                "a confidence of exactly 1.0 falls in an extra bin of its own (torchmetrics#3510); "
+                "perfeval's last bin is closed",
+                "the confidences rounded to float32 and binned against float32 edges "
+                "torch.linspace(0, 1, n_bins + 1), its sums in float32 (about 1e-6)",
+                "a softmax of every row when a score lies outside [0, 1] (perfeval: NaN)",
             ),
         ),
         "NDCG": Policy(

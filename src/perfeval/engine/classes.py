@@ -150,12 +150,14 @@ def grouped_fast(
     group in one compiled pass (csrc/classes.c, class_group_auc: the rows counted into their groups
     once, each group's column sorted on its own; Mann-Whitney sums of whole and half numbers, exact
     in any order), then each group's mean over its classes summed as numpy
-    sums one group's values: the bits of one :class:`ClassSummary` a group.
+    sums one group's values: the bits of one :class:`ClassSummary` a group; and the top-label ECE
+    (ECE_TOP, weighted too) from every group's top-label table at once, the bits of each group alone.
     """
+    out = _top_label_groups(specs, y, s, codes, w, q)
     averages = ("macro", "weighted")
     asked = [sp for sp in specs if sp.measure.name == "ROC_OVR" and sp.kwargs.get("average") in averages]
     if not asked or w is not None or not len(y):
-        return {}
+        return out
     from perfeval import _native
 
     got = _native.class_group_auc(
@@ -166,7 +168,7 @@ def grouped_fast(
         q,
     )
     if got is None:  # 2**32 rows or more
-        return {}
+        return out
     wins, support = (np.frombuffer(b, np.float64).reshape(q, k) for b in got)
     sizes = np.bincount(codes, minlength=q).astype(np.float64)
     den = support * (sizes[:, None] - support)  # n_j (N - n_j), as ClassSummary.pairs reads them: exact
@@ -174,7 +176,26 @@ def grouped_fast(
         per = np.where(den > 0, wins / np.where(den > 0, den, 1.0), np.nan)
     if left is not None:  # the classes each group's value leaves out
         left.update({sp.label: np.isnan(per) for sp in asked})
-    return {sp.label: group_means(per, support, sp.kwargs["average"]) for sp in asked}
+    return {**out, **{sp.label: group_means(per, support, sp.kwargs["average"]) for sp in asked}}
+
+
+def _top_label_groups(
+    specs: list[MeasureSpec], y: np.ndarray, s: np.ndarray, codes: np.ndarray, w: np.ndarray | None, q: int
+) -> dict[str, np.ndarray]:
+    """ECE_TOP of every group at once (:func:`perfeval.measures.calibration.ece_toplabel_groups`:
+    each group's bits alone), for each ECE_TOP spec it does not decline.
+    """
+    asked = [sp for sp in specs if sp.measure.name == "ECE_TOP"]
+    if not asked:
+        return {}
+    from perfeval.measures.calibration import ece_toplabel_groups
+
+    out = {}
+    for sp in asked:
+        got = ece_toplabel_groups(y, s, codes, w, q, **sp.kwargs)
+        if got is not None:
+            out[sp.label] = got
+    return out
 
 
 def left_marks(specs: list[MeasureSpec], q: int, k: int) -> tuple[dict, dict]:

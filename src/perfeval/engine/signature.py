@@ -172,10 +172,10 @@ def _gains(labels: list[str], base: list[str]) -> str | None:
 
 
 def ci_text(method: str, n_boot: int, seed: int | None, level: float) -> str:
-    """The ``ci`` part of a signature: ``bca,n=1000,seed=0,level=0.95``; DeLong's interval and
-    Student's t are analytic, so ``delong,level=0.95`` and ``t,level=0.95``.
+    """The ``ci`` part of a signature: ``bca,n=1000,seed=0,level=0.95``; DeLong's, Student's t and
+    Wald's intervals are analytic, so ``delong,level=0.95``, ``t,level=0.95``, ``wald,level=0.95``.
     """
-    if method in ("delong", "t"):
+    if method in ("delong", "t", "wald"):
         return f"{method},level={level:g}"
     return f"{method},n={n_boot}" + (f",seed={seed}" if seed is not None else "") + f",level={level:g}"
 
@@ -191,11 +191,11 @@ def ci_text_of(results: list[Any], seed: int | None, level: float) -> str:
         by.setdefault(r.method, [])
         if r.label not in by[r.method]:
             by[r.method].append(r.label)
-        if r.method not in ("delong", "t"):
+        if r.method not in ("delong", "t", "wald"):
             n_boot = r.n_boot
     if len(by) <= 1:
         method = next(iter(by), "bca")
-        return ci_text(method, n_boot, None if method in ("delong", "t") else seed, level)
+        return ci_text(method, n_boot, None if method in ("delong", "t", "wald") else seed, level)
     named = "+".join(f"{m}({'/'.join(labels)})" for m, labels in by.items())
     return f"{named},n={n_boot}" + (f",seed={seed}" if seed is not None else "") + f",level={level:g}"
 

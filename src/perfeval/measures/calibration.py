@@ -38,6 +38,9 @@ NAN = math.nan
 #: the per-group form declines (each group then from its own summary) beyond this many (group, bin)
 #: cells, so that its tables stay small
 GROUP_BIN_CELLS = 1 << 24
+#: ECE_TOP's per-group cells are found by one integer key (group, maximum, tie size) below this
+#: bound, else by a stable sort of the rows on the three
+TOP_KEY_LIMIT = 1 << 62
 
 
 # -- the bins -----------------------------------------------------------------------------------------
@@ -536,6 +539,61 @@ def cal_intercept_groups(gd: GroupedData, *, fit: str) -> np.ndarray:
     return _fits(sc, pos, neg, bounds, fit)
 
 
+# -- Wald's standard errors of the logistic fits ------------------------------------------------------
+def fit_wald(h: ScoreHistogram, what: str) -> tuple[float, float]:
+    """(estimate, standard error) of one summary's logistic fit: ``what="slope"`` the slope b of the
+    joint fit (CAL_SLOPE), ``"joint"`` its intercept a, ``"offset"`` the intercept of the fit with the
+    slope fixed at 1 (CAL_INTERCEPT's two forms).  The estimate is the measure's value (the same fit,
+    :func:`fit_joint` / :func:`fit_offset` over the live cells); the standard error is the root of the
+    coefficient's diagonal entry of the inverse of the observed (= expected: the logit link is
+    canonical) information at the fit, over the distinct scores with their weights,
+
+        I = sum_i w_i p_i (1 - p_i) [1, x_i]^T [1, x_i],  p_i = 1 / (1 + exp(-(a + b x_i))),
+
+    (the offset fit: the 1 x 1 information sum_i w_i p_i (1 - p_i) at a + x_i), as statsmodels' GLM
+    Binomial with ``freq_weights`` and R's ``glm(family=binomial, weights=)`` give it: the weights are
+    frequencies (a weight of 2 counts as two cases, so the error changes with their unit).  NaN for
+    both where the measure has no value (its edge cases) or the information is singular.
+    """
+    sc, pos, neg = h.scores, h.pos, h.neg
+    wt = pos + neg
+    live = wt > 0
+    sc, pos, wt = sc[live], pos[live], wt[live]
+    if not len(sc) or sc[0] <= 0.0 or sc[-1] >= 1.0 or not (pos > 0).any() or not ((wt - pos) > 0).any():
+        return NAN, NAN
+    x = np.log(sc) - np.log1p(-sc)
+    if what == "offset":
+        a = fit_offset(x, pos, wt)
+        b = 1.0
+    else:
+        a, b = fit_joint(x, pos, wt)
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return NAN, NAN
+    e = np.exp(-np.abs(a + b * x))
+    v = wt * (e / ((1.0 + e) * (1.0 + e)))  # w p (1 - p), without the cancellation of 1 - p near 1
+    h00 = float(v.sum())
+    if what == "offset":
+        return a, (1.0 / math.sqrt(h00)) if h00 > 0 else NAN
+    h01, h11 = float((v * x).sum()), float((v * x * x).sum())
+    det = h00 * h11 - h01 * h01
+    if not det > 0:
+        return (b if what == "slope" else a), NAN
+    if what == "slope":
+        return b, math.sqrt(h00 / det)
+    return a, math.sqrt(h11 / det)
+
+
+def wald_interval(h: ScoreHistogram, what: str, level: float) -> tuple[float, float, float, float]:
+    """(estimate, low, high, standard error): the Wald interval estimate -+ z se of :func:`fit_wald`,
+    z the normal quantile of (1 + level) / 2 (not clipped: a slope or an intercept is any real).
+    """
+    from statistics import NormalDist
+
+    est, se = fit_wald(h, what)
+    z = NormalDist().inv_cdf((1.0 + level) / 2.0)
+    return est, est - z * se, est + z * se, se
+
+
 # -- torchmetrics' binary_calibration_error (the torchmetrics dialect's finisher) --------------------
 def torch_linspace_edges(n_bins: int) -> np.ndarray:
     """``torch.linspace(0, 1, n_bins + 1, dtype=torch.float64)``: ATen's kernel, ``start + i * step``
@@ -578,6 +636,61 @@ def torchmetrics_ece(
 
 def torchmetrics_mce(h: ScoreHistogram, *, n_bins: int, bins: str = "width", **_options: object) -> float:
     return torchmetrics_ece(h, n_bins=n_bins, norm="max", debiased="no")
+
+
+def torch_linspace_edges32(n_bins: int) -> np.ndarray:
+    """``torch.linspace(0, 1, n_bins + 1, dtype=torch.float32)``: the float64 kernel's rule
+    (:func:`torch_linspace_edges`) in float32, the step ``float32(1) / float32(n_bins)``, each value
+    rounded once from its exact value (checked against torch for n_bins 1 to 199).
+    """
+    from fractions import Fraction
+
+    steps = int(n_bins) + 1
+    step = Fraction(float(np.float32(1.0) / np.float32(int(n_bins))))
+    half = steps // 2
+    exact = [i * step if i < half else 1 - (steps - 1 - i) * step for i in range(steps)]
+    # each exact value fits a float64 (a float32 step times a small integer): one rounding to float32
+    return np.array([float(v) for v in exact], dtype=np.float64).astype(np.float32)
+
+
+def torchmetrics_ece_top(y: np.ndarray, s: np.ndarray, *, n_bins: int, norm: str) -> tuple[float, str]:
+    """ECE_TOP as torchmetrics' ``multiclass_calibration_error(preds, target, num_classes, n_bins,
+    norm)`` computes it (``functional/classification/calibration_error.py`` 1.9) of checked rows
+    (class codes ``y``, the (n, K) score matrix ``s``, float64), as (value, why it is NaN or ""):
+    its rules are
+    ``normalize_logits_if_needed(preds, "softmax")`` (a softmax of every row when any score lies
+    outside [0, 1]), ``preds.max(dim=1)`` (each row's maximum and the first class at it: a tied row
+    right or wrong whole), ``confidences.float()`` (float32), the bins ``torch.bucketize(conf,
+    linspace(0, 1, n_bins + 1, float32), right=True) - 1`` (a confidence of 1.0 in an extra bin of
+    its own, torchmetrics#3510) and ``_ce_compute``'s float32 arithmetic, made here in numpy float32
+    (the sums in another order than torch's: within about 1e-6 of its value).
+    """
+    n = len(y)
+    if n == 0:
+        return NAN, "no case (torchmetrics divides by a total count of 0)"
+    p = np.asarray(s, dtype=np.float64)
+    if not bool(np.all((p >= 0.0) & (p <= 1.0))):
+        e = np.exp(p - p.max(axis=1, keepdims=True))
+        p = e / e.sum(axis=1, keepdims=True)
+    conf = p.max(axis=1).astype(np.float32)
+    acc = (np.argmax(p, axis=1) == y).astype(np.float32)
+    B = int(n_bins)
+    idx = np.searchsorted(torch_linspace_edges32(B), conf, side="right") - 1
+    count, conf_bin, acc_bin = (np.zeros(B + 1, dtype=np.float32) for _ in range(3))
+    np.add.at(count, idx, np.float32(1.0))  # scatter_add_, one element after another
+    np.add.at(conf_bin, idx, conf)
+    np.add.at(acc_bin, idx, acc)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        conf_bin = np.nan_to_num(conf_bin / count)
+        acc_bin = np.nan_to_num(acc_bin / count)
+    prop = count / count.sum(dtype=np.float32)
+    gap = np.abs(acc_bin - conf_bin)
+    if norm == "l1":
+        return float(np.sum(gap * prop, dtype=np.float32)), ""
+    if norm == "max":
+        return float(np.max(gap)), ""
+    ce = np.sum((acc_bin - conf_bin) ** 2 * prop, dtype=np.float32)
+    return (float(np.sqrt(ce)) if ce > 0 else 0.0), ""
 
 
 # -- K classes -------------------------------------------------------------------------------------------
@@ -643,10 +756,119 @@ def ece_toplabel(cs: Any, *, bins: str, n_bins: int, norm: str, debiased: str) -
     return Finished(float(_ece_of_bins(W, P, S, norm=norm, debiased=debiased)[0]))
 
 
+def _dense_rank(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct values of ``a`` ascending, each element's index among them): np.unique's
+    ``return_inverse`` by one unstable sort and a scatter (several times faster on 10**6 values).
+    """
+    order = np.argsort(a)
+    sa = a[order]
+    new = np.empty(len(a), dtype=bool)
+    new[:1] = True
+    np.not_equal(sa[1:], sa[:-1], out=new[1:])
+    rank = np.empty(len(a), dtype=np.int64)
+    rank[order] = np.cumsum(new, dtype=np.int64) - 1
+    return sa[new], rank
+
+
+def ece_toplabel_groups(
+    y: np.ndarray,
+    s: np.ndarray,
+    codes: np.ndarray,
+    w: np.ndarray | None,
+    q: int,
+    *,
+    bins: str,
+    n_bins: int,
+    norm: str,
+    debiased: str,
+) -> np.ndarray | None:
+    """Every group's ECE_TOP at once (checked rows of K classes: class codes ``y``, the (n, K) score
+    matrix ``s``, each row's group code 0 .. q - 1, weights or None), each group's value the bits of
+    :func:`ece_toplabel` of that group's ClassSummary alone: its top-label table made with the same
+    arithmetic (each row's maximum and tie size; the cells (group, maximum, tie size) ascending, each
+    cell's weights added in row order from 0.0, as :func:`perfeval.summaries.classes.top_table` adds
+    a group's), read as
+    :meth:`~perfeval.summaries.classes.ClassSummary.top_label` reads it (each distinct maximum's
+    cells in ascending tie size), then binned by :func:`bin_sums` over every group at once and
+    combined by :func:`_ece_of_bins` row by row.  None (declined: each group from its own summary)
+    beyond GROUP_BIN_CELLS (group, bin) cells.
+    """
+    if _no_debiased(norm, debiased):
+        return np.full(q, NAN)
+    if q * int(n_bins) > GROUP_BIN_CELLS:
+        return None
+    if w is not None and not w.all():  # a case of weight 0 is no case (ClassSummary.from_checked)
+        keep = w > 0
+        y, s, codes, w = y[keep], s[keep], codes[keep], w[keep]
+    n = len(y)
+    if not n:
+        return np.full(q, NAN)
+    k = s.shape[1]
+    top = s[:, 0].copy()  # each row's maximum (exact: the max of s.max(axis=1), column by column)
+    for j in range(1, k):
+        np.maximum(top, s[:, j], out=top)
+    top += 0.0  # -0.0 as 0.0
+    t = np.zeros(n, dtype=np.int64)
+    for j in range(k):
+        t += s[:, j] == top
+    tw = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
+    right = np.where(s[np.arange(n), y] == top, tw, 0.0)
+    codes = np.asarray(codes, dtype=np.int64)
+    # each row's cell (group, maximum, tie size), the cells in that order; np.bincount adds a cell's
+    # weights in row order from 0.0, as a group's stable sort of its rows does (so the sorts that
+    # find the cells need not be stable)
+    values, rank = _dense_rank(top)
+    u = len(values)
+    if q * u * (k + 1) < TOP_KEY_LIMIT:
+        cells, run = _dense_rank((codes * u + rank) * (k + 1) + t)
+        cell_t = cells % (k + 1)
+        cell_g = cells // (k + 1) // u
+        cell_sc = values[(cells // (k + 1)) % u]
+    else:  # a key beyond 62 bits: a stable sort of the rows
+        order = np.lexsort((t, top, codes))
+        new = np.empty(n, dtype=bool)
+        new[0] = True
+        cg, sc, ts = codes[order], top[order], t[order]
+        new[1:] = (cg[1:] != cg[:-1]) | (sc[1:] != sc[:-1]) | (ts[1:] != ts[:-1])
+        run = np.empty(n, dtype=np.intp)
+        run[order] = np.cumsum(new, dtype=np.intp) - 1
+        cell_g, cell_sc, cell_t = cg[new], sc[new], ts[new]
+    m = len(cell_g)
+    cell_w = np.bincount(run, weights=tw, minlength=m)
+    cell_hit = np.bincount(run, weights=right, minlength=m)
+    outside = (cell_sc < 0.0) | (cell_sc > 1.0)
+    bad = np.bincount(cell_g, weights=outside.astype(np.float64), minlength=q) > 0
+    # a group whose maximum lies outside [0, 1] is NaN before its weights are looked at, as alone
+    if debiased == "yes" and not bool(np.all((cell_w == np.round(cell_w)) | bad[cell_g])):
+        raise InvalidParameterError(
+            "ECE_TOP with debiased=yes needs whole-number weights (counts of cases: a bin's n - 1)"
+        )
+    # each group's distinct maxima, its cells (ascending tie size) added in that order from 0.0
+    first = np.empty(m, dtype=bool)
+    first[0] = True
+    first[1:] = (cell_g[1:] != cell_g[:-1]) | (cell_sc[1:] != cell_sc[:-1])
+    run2 = np.cumsum(first, dtype=np.intp) - 1
+    m2 = int(run2[-1]) + 1
+    pos = np.bincount(run2, weights=cell_hit / cell_t, minlength=m2)
+    neg = np.bincount(run2, weights=cell_w, minlength=m2) - pos
+    hsc, hg = cell_sc[first], cell_g[first]
+    bounds = np.searchsorted(hg, np.arange(q + 1))
+    W, P, S = bin_sums(hsc, pos, neg, bounds, bins=bins, n_bins=n_bins)
+    out = _ece_of_bins(W, P, S, norm=norm, debiased=debiased)
+    return np.where(bad, NAN, out)
+
+
 # -- the reliability diagram's consistency band (Broecker & Smith 2007) ------------------------------------
 #: a bin of more cases than this gets the normal approximation's band (its share of positives under
 #: calibration is a sum of that many independent draws); a bin of fewer, resampling
 BAND_EXACT = 2000
+
+
+#: the band's two ways of drawing a calibrated model's data (the legend names them)
+BAND_METHODS = {
+    "outcomes": "outcomes redrawn",
+    "pairs": "forecasts and outcomes redrawn",
+}
 
 
 def consistency_band(
@@ -657,28 +879,55 @@ def consistency_band(
     level: float = 0.9,
     n_resamples: int = 1000,
     seed: int = 0,
+    resample: str = "outcomes",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Where a calibrated model's reliability curve falls: Broecker & Smith's (2007) consistency
-    resampling of the outcomes, the forecasts held fixed.  For each bin (``masks`` over the cells:
-    distinct ``scores`` in [0, 1] with whole ``counts`` of cases), every case's outcome is drawn
-    positive with its score's probability, ``n_resamples`` times (seeded: the same band each run),
-    and the band is the central ``level`` of the bin's share of positives (its (1 - level) / 2 and
-    (1 + level) / 2 quantiles).  A bin of more than BAND_EXACT cases: the normal approximation of that
-    share (mean sum n s / N, variance sum n s (1 - s) / N^2), clipped to [0, 1].
+    resampling, the central ``level`` of each bin's share of positives over ``n_resamples`` seeded
+    draws (its (1 - level) / 2 and (1 + level) / 2 quantiles; the same band each run).  ``masks``
+    select the bins' cells: distinct ``scores`` in [0, 1] with whole ``counts`` of cases.
+
+    ``resample="outcomes"`` (the default): the forecasts held fixed, every case's outcome drawn
+    positive with its score's probability; a bin of more than BAND_EXACT cases gets the normal
+    approximation of that share (mean sum n s / N, variance sum n s (1 - s) / N^2), clipped to
+    [0, 1].  The band is then exact given the forecasts the diagram shows.
+
+    ``resample="pairs"``: Broecker & Smith's published form (as SpecsVerification's
+    ``ReliabilityDiagram``): N forecasts drawn with replacement from the N cases, then each one's
+    outcome from it.  A bin then receives m ~ Binomial(N, N_b / N) draws, each a case of the bin
+    drawn uniformly, so positive with the bin's mean score: its positives are Binomial(m, mean
+    score), drawn so exactly (no approximation at any size); a draw that leaves the bin empty has no
+    share and is left out of its quantiles (as SpecsVerification's ``na.rm``).  The band is wider:
+    it adds the variation of the bin's forecasts to that of its outcomes.
     """
     from statistics import NormalDist
 
+    if resample not in BAND_METHODS:
+        raise InvalidParameterError(
+            f"the consistency band resamples {' or '.join(map(repr, BAND_METHODS))}, got {resample!r}"
+        )
+    if not 0.0 < level < 1.0:
+        raise InvalidParameterError(
+            f"the consistency band's level must lie strictly between 0 and 1, got {level}"
+        )
     rng = np.random.default_rng(seed)
     z = NormalDist().inv_cdf((1 + level) / 2)
+    q = [(1 - level) / 2, (1 + level) / 2]
+    total = int(np.asarray(counts).sum())
     lo, hi = [], []
     for m in masks:
         s, n = scores[m], counts[m].astype(np.int64)
         N = float(n.sum())
         if N <= 0:
             continue
-        if N <= BAND_EXACT:
+        if resample == "pairs":
+            mean = min(max(float((n * s).sum()) / N, 0.0), 1.0)
+            drawn = rng.binomial(total, N / total, size=n_resamples)
+            pos = rng.binomial(drawn, mean)
+            live = drawn > 0
+            a, b = np.quantile(pos[live] / drawn[live], q) if live.any() else (NAN, NAN)
+        elif N <= BAND_EXACT:
             share = rng.binomial(n[None, :], s[None, :], size=(n_resamples, len(s))).sum(axis=1) / N
-            a, b = np.quantile(share, [(1 - level) / 2, (1 + level) / 2])
+            a, b = np.quantile(share, q)
         else:
             mean = float((n * s).sum()) / N
             sd = math.sqrt(float((n * s * (1 - s)).sum())) / N

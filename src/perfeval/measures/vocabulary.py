@@ -1495,14 +1495,15 @@ _multiclass(
     "by the class torch.max picks (right or wrong whole; here 1/t, below) and applies a softmax to "
     "rows outside [0, 1] (here: NaN).",
     compute="perfeval.measures.calibration:ece_toplabel",
+    check="perfeval.measures.vocabulary:ece_debiased",
     params=(_CAL_BINS, _CAL_N_BINS, _CAL_NORM, _CAL_DEBIASED),
     direction="lower",
     ties="a row tied at its maximum among t classes: its confidence is the maximum, and it is right for "
     "1/t of its weight when its true class is one of the t (the expected value over the orders of the "
     "tie, as the argmax measures share it); equal confidences are in one bin, whole.",
     edge="a score outside [0, 1]: NaN, and the report says which; no case: NaN; debiased=yes with another "
-    "norm than l2: NaN, and why (the debiased form is of the L2 norm only); debiased=yes with fractional "
-    "weights: an error.",
+    "norm than l2: refused when the spec is read (the debiased form is of the L2 norm only: give norm=l2); "
+    "debiased=yes with fractional weights: an error.",
 )
 _multiclass(
     "ECE_CW",

@@ -27,8 +27,9 @@ class CalibrationDisplay(Display, CurveDisplay):
 
     perfeval's own calibration plot stays: :meth:`from_models` (several models, PERF's 19
     overlapping bins by default, ``bins="perf"``, or ``"uniform"`` or ``"quantile"`` with ``n_bins``,
-    10 by default; ``sample_weight=``), and ``from_predictions`` given ``threshold=``,
-    ``sample_weight=`` or ``bins=`` (undrawn: call :meth:`plot`).
+    10 by default; ``sample_weight=``; the consistency band's ``band_level=`` and ``band=``), and
+    ``from_predictions`` given ``threshold=``, ``sample_weight=``, ``bins=``, ``band_level=`` or
+    ``band=`` (undrawn: call :meth:`plot`).
 
     Examples
     --------
@@ -48,12 +49,15 @@ class CalibrationDisplay(Display, CurveDisplay):
     _predictions_only = ("threshold", "sample_weight")
     _name_field = "estimator_name"
     _docs = {
-        "threshold": "perfeval's: ``threshold``, ``sample_weight`` or ``bins=`` gives perfeval's display "
+        "threshold": "perfeval's: ``threshold``, ``sample_weight``, ``bins=``, ``band_level=`` or ``band=`` "
+        "gives perfeval's display (its consistency band's level and draws: "
+        ":func:`perfeval.curves.calibration`) "
         'instead (:meth:`from_models`: PERF\'s 19 overlapping bins by default, ``bins="perf"``; '
         '``"uniform"`` or ``"quantile"`` with ``n_bins``), the operating point at ``threshold`` (0.5 by '
         "default) marked, not yet drawn (call :meth:`plot`), as in earlier releases.",
         "sample_weight": "perfeval's: the weight of each case, in perfeval's display (see ``threshold``).",
-        "kwargs": "matplotlib line properties (and perfeval's ``bins=``: see ``threshold``).",
+        "kwargs": "matplotlib line properties (and perfeval's ``bins=``, ``band_level=``, ``band=``: see "
+        "``threshold``).",
     }
 
     def __init__(
@@ -86,9 +90,11 @@ class CalibrationDisplay(Display, CurveDisplay):
     @classmethod
     def _perfeval_form(cls, y_true: Any, y_prob: Any, a: dict[str, Any]) -> CalibrationDisplay | None:
         kwargs = a["kwargs"]
-        if a["threshold"] is None and a["sample_weight"] is None and "bins" not in kwargs:
+        own = {"bins", "band", "band_level"}
+        if a["threshold"] is None and a["sample_weight"] is None and not own & kwargs.keys():
             return None
         bins = kwargs.pop("bins", "perf")
+        band = {k: kwargs.pop(k) for k in ("band", "band_level") if k in kwargs}
         if kwargs:
             raise InvalidParameterError(
                 f"perfeval's calibration display (threshold=, sample_weight=, bins=) takes no "
@@ -102,6 +108,7 @@ class CalibrationDisplay(Display, CurveDisplay):
             sample_weight=a["sample_weight"],
             bins=bins,
             n_bins=a["n_bins"],
+            **band,
         )
 
     @classmethod

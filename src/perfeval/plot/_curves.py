@@ -58,6 +58,15 @@ def thinned(x: np.ndarray, y: np.ndarray, cells: int = THIN_CELLS) -> tuple[np.n
     return x[keep], y[keep]
 
 
+def band_label(extra: dict) -> str:
+    """The legend of a calibration curve's consistency band: its level and what it redraws."""
+    from perfeval.measures.calibration import BAND_METHODS
+
+    level = float(extra.get("band_level", 0.9))
+    method = BAND_METHODS[extra.get("band_method", "outcomes")]
+    return f"{level * 100:g}% consistency band ({method})"
+
+
 def operating_point(kind: str, curve: Curve, h, threshold: float) -> tuple[float, float] | None:
     """The (x, y) of the curve where a case with score >= threshold is predicted positive."""
     k = int(np.searchsorted(h.scores, threshold, side="left"))
@@ -178,7 +187,7 @@ class CurveDisplay:
                     color=line.get_color(),
                     alpha=0.3,
                     lw=6,
-                    label="90% consistency band (calibrated)" if name == self.names[0] else None,
+                    label=band_label(curve.extra) if name == self.names[0] else None,
                 )
             if mark_threshold and pt is not None and np.all(np.isfinite(pt)):
                 ax.plot(

@@ -17,11 +17,14 @@ from perfeval.plot._base import literal, pyplot
 from perfeval.plot._curves import AREA, TITLES, CurveDisplay
 
 
-def _panel(ax: Any, kind: str, y: Any, scores: dict[str, Any], w: Any, threshold: float) -> CurveDisplay:
+def _panel(
+    ax: Any, kind: str, y: Any, scores: dict[str, Any], w: Any, threshold: float, **curve_kw: Any
+) -> CurveDisplay:
     """One group's curves on a small panel: no axis labels (the figure has them once), small ticks
     and markers, a legend of the areas only (the models are named once for the figure).
     """
-    d = CurveDisplay.from_models(y, scores, kind=kind, threshold=threshold, sample_weight=w).plot(ax=ax)
+    d = CurveDisplay.from_models(y, scores, kind=kind, threshold=threshold, sample_weight=w, **curve_kw)
+    d.plot(ax=ax)
     ax.set_aspect("auto")
     ax.set_xlabel("")
     ax.set_ylabel("")
@@ -56,6 +59,7 @@ def plot_by_group(
     threshold: float = 0.5,
     width: float = 10.0,
     sample_weight: Any = None,
+    **curve_kw: Any,
 ):
     """Small multiples: one panel a group (the largest ``max_groups`` groups), shared axes.
 
@@ -79,6 +83,9 @@ def plot_by_group(
         narrower in proportion, so the text keeps its size.
     sample_weight : array-like, optional
         The weight of each case (the curves and areas are weighted; groups are ranked by rows).
+    **curve_kw
+        The curve's own options (the calibration curve's ``bins``, ``n_bins``, ``band_level``,
+        ``band``: :func:`perfeval.curves.calibration`).
 
     Returns
     -------
@@ -123,7 +130,13 @@ def plot_by_group(
             ax.axis("off")
             continue
         d = _panel(
-            ax, kind, y[m], {name: s[m] for name, s in scores.items()}, None if w is None else w[m], threshold
+            ax,
+            kind,
+            y[m],
+            {name: s[m] for name, s in scores.items()},
+            None if w is None else w[m],
+            threshold,
+            **curve_kw,
         )
         ax.set_title(title, fontsize=8)
         xlabel, ylabel = d.curves[0].xlabel, d.curves[0].ylabel

@@ -462,11 +462,22 @@ CAPTIONS = {
     "roc": "legend: each model's ROC area, the <i>overall</i> ROC of the table",
     "pr": "legend: each model's AP (average precision, the AP measure; PERF's APR differs)",
     "lift": "precision over the base rate against the share predicted positive",
-    "calibration": "PERF's 19 overlapping CA1 bins; the bars: where a calibrated model's bins would fall "
-    "(90% consistency band, Br&ouml;cker &amp; Smith 2007: each case's outcome redrawn from its score)",
     "acc": "the accuracy at every threshold",
     "cost": "errors (false positives + false negatives) at every threshold",
 }
+
+
+def _calibration_caption(band: dict[str, Any]) -> str:
+    """The calibration plot's caption: its bins and its band's level and draws."""
+    level = float(band.get("band_level", 0.9))
+    if band.get("band", "outcomes") == "pairs":
+        how = "the cases' scores drawn with replacement, then each one's outcome from it"
+    else:
+        how = "each case's outcome redrawn from its score"
+    return (
+        "PERF's 19 overlapping CA1 bins; the bars: where a calibrated model's bins would fall "
+        f"({level * 100:g}% consistency band, Br&ouml;cker &amp; Smith 2007: {how})"
+    )
 
 
 def _classes(y: np.ndarray, w: Any) -> tuple[float, float]:
@@ -590,7 +601,13 @@ def _rows(y: np.ndarray, w: Any) -> int:
 
 
 def _plots(
-    y: np.ndarray, models: dict[str, Any], g: Any, w: Any, info: _Groups | None, threshold: float
+    y: np.ndarray,
+    models: dict[str, Any],
+    g: Any,
+    w: Any,
+    info: _Groups | None,
+    threshold: float,
+    band: dict[str, Any] | None = None,
 ) -> list[str]:
     """Every curve of every model over all rows, and the small multiples of the largest groups."""
     import matplotlib.pyplot as plt
@@ -603,10 +620,13 @@ def _plots(
         + f"; a circle marks each model's operating point, score &ge; {threshold:g}.</p>",
         "<div class='plots'>",
     ]
+    band = band or {}
     for kind in PLOTS:
         fig, ax = plt.subplots(figsize=(5.2, 4.6), layout="constrained")
-        CurveDisplay.from_models(y, models, kind=kind, threshold=threshold, sample_weight=w).plot(ax=ax)
-        parts.append(_figure(kind, _png(fig), f"<b>{esc(TITLES[kind])}</b>: {CAPTIONS[kind]}"))
+        kw = band if kind == "calibration" else {}
+        CurveDisplay.from_models(y, models, kind=kind, threshold=threshold, sample_weight=w, **kw).plot(ax=ax)
+        caption = _calibration_caption(band) if kind == "calibration" else CAPTIONS[kind]
+        parts.append(_figure(kind, _png(fig), f"<b>{esc(TITLES[kind])}</b>: {caption}"))
     if info is not None:
         fig = plot_by_group("roc", y, models, g, threshold=threshold, sample_weight=w)
         drawn = min(12, len(info))
@@ -656,6 +676,8 @@ def build(
     group_column: str = "",
     sample_weight: Any = None,
     progress: bool = False,
+    band_level: float = 0.9,
+    band: str = "outcomes",
 ) -> str:
     """The HTML text of a report on one or more models' scores for the same cases.
 
@@ -685,7 +707,8 @@ def build(
     n_boot, seed, method
         The bootstrap's replicates, seed and method: the intervals' (None: ``"bca"``) and the
         comparisons' (None: :func:`perfeval.compare`'s default, DeLong's test for the ROC area over
-        all unweighted cases and the BCa bootstrap for the rest; each row says which).
+        all unweighted cases and the BCa bootstrap for the rest; each row says which).  ``"wald"``
+        (CAL_SLOPE, CAL_INTERCEPT) is the intervals' only: the comparisons take their default.
     tie_bounds : bool
         Add a table of each measure's least and greatest value over every order of the tied cases,
         per model, and the share of tied pairs (``evaluate(..., tie_bounds=True)``).
@@ -696,6 +719,9 @@ def build(
         case: it is not counted in the rows of the input and of the groups either).
     progress : bool
         Show the bootstrap's replicates on standard error (a terminal's progress bar).
+    band_level, band : float, {"outcomes", "pairs"}
+        The calibration plot's consistency band: its level, and whether it redraws the outcomes of
+        the cases as they are or the forecasts too (:func:`perfeval.curves.calibration`).
 
     Returns
     -------
@@ -776,7 +802,7 @@ def build(
     sig = first.signature
     if intervals:
         one = next(iter(next(iter(intervals.values())).values()))
-        how = "delong" if one.method == "delong" else f"{one.method},n={one.n_boot},seed={seed}"
+        how = one.method if one.method in ("delong", "wald") else f"{one.method},n={one.n_boot},seed={seed}"
         sig = dataclasses.replace(sig, ci=f"{how},level={ci:g}")
     parts.append(f"<p class='meta signature'>Signature: <code>{esc(str(sig))}</code></p>")
     if intervals:
@@ -785,6 +811,8 @@ def build(
         how = (
             "DeLong"
             if one.method == "delong"
+            else "Wald, the logistic fit's standard errors"
+            if one.method == "wald"
             else (f"{one.method} bootstrap, {one.n_boot} replicates, seed {seed}, {one.resampled} resampled")
         )
         where = " of the mean over groups" if info is not None else ""
@@ -797,13 +825,16 @@ def build(
             + (f" <i>[undefined, undefined]</i>: {esc(undefined)}." if undefined else "")
             + "</p>"
         )
-        if len(models) > 1:
-            parts += _comparisons(y, models, labels, g, w, ci, method, n_boot, seed, threshold, progress)
+        if len(models) > 1:  # Wald's is an interval of one fit: the comparisons take their default tests
+            how_compared = None if method == "wald" else method
+            parts += _comparisons(
+                y, models, labels, g, w, ci, how_compared, n_boot, seed, threshold, progress
+            )
     if tie_bounds:
         parts += _tie_bounds(reports, labels, info is not None)
     if info is not None:
         parts += _per_group(reports, labels, info, column, max_group_rows)
-    parts += _plots(y, models, g, w, info, threshold)
+    parts += _plots(y, models, g, w, info, threshold, {"band_level": band_level, "band": band})
     parts.append("</body></html>")
     return "\n".join(parts)
 

@@ -25,6 +25,7 @@ from perfeval.exceptions import InvalidParameterError, UndefinedMeasureWarning, 
 from perfeval.stats.classes import class_ci, class_compare, is_class_matrix, is_label_matrix
 from perfeval.stats.fastpaths import fast_paths
 from perfeval.stats.intervals import (
+    ANALYTIC,
     Comparison,
     Interval,
     acceleration,
@@ -100,7 +101,8 @@ def ci(
     task: str | None = None,
 ) -> dict[str, Interval]:
     """Confidence intervals of measures: bootstrap (BCa or percentile) for any measure, DeLong's for
-    the ROC area, Student's t for a regression's mean loss.
+    the ROC area, Student's t for a regression's mean loss, Wald's for the logistic calibration fits
+    (CAL_SLOPE, CAL_INTERCEPT).
 
     Parameters
     ----------
@@ -110,10 +112,14 @@ def ci(
     measures : str or iterable of str
         Measure specs, as for :func:`perfeval.evaluate` (``"roc"``, ``["apr", "ndcg@10"]``,
         ``["mae", "rmse", "r2"]``).
-    method : {"bca", "percentile", "delong", "t"}
+    method : {"bca", "percentile", "delong", "t", "wald"}
         ``"delong"`` is for the ROC area over all cases only; ``"t"`` (Student's t interval of a mean
         of per-case losses) for the regression measures MAE, MSE_REG, MAPE, PINBALL and the
-        deviances over all unweighted cases (:mod:`perfeval.stats.regression`).
+        deviances over all unweighted cases (:mod:`perfeval.stats.regression`); ``"wald"`` for
+        CAL_SLOPE and CAL_INTERCEPT (either fit) over all cases only: the coefficient -+ z times its
+        standard error from the inverse of the fit's information over the distinct scores (the
+        weights read as frequencies, as statsmodels' GLM ``freq_weights`` and R's ``glm`` read
+        them).  Any other measure with them is refused in one line, before any replicate is drawn.
     level : float, default 0.95
     n_boot : int, default 1000
         Bootstrap replicates.
@@ -165,6 +171,10 @@ def ci(
     True
     >>> ci(y, s, measures="roc", method="delong")["ROC"].method
     'delong'
+    >>> p = 1 / (1 + np.exp(-s))
+    >>> w = ci(y, p, measures="cal_slope", method="wald")["CAL_SLOPE"]
+    >>> w.method, w.n_boot, w.low < w.estimate < w.high
+    ('wald', 0, True)
     >>> t = rng.normal(size=500)
     >>> r = ci(t, t + rng.normal(size=500), measures=["mae", "r2"], n_boot=200, seed=1)
     >>> r["MAE"].low < r["MAE"].estimate < r["MAE"].high
@@ -175,17 +185,9 @@ def ci(
     matrix = is_class_matrix(y_score, classes) or is_label_matrix(y_true)
     how = _regression(y_true, measures, task, pos_label, matrix or classes is not None)
     if how is not None:  # a real target and a prediction a row
-        from perfeval.stats.regression import checked, regression_ci, regression_measures
-
-        rcases = checked(y_true, y_score, groups, sample_weight)
-        rspecs = regression_measures(measures, threshold)
-        if rcases.g is None:
-            return regression_ci(
-                rcases, rspecs, method=method, level=level, n_boot=n_boot, seed=seed, progress=progress
-            )
-        _over_groups(method, rspecs, "interval")
-        gcases = Cases(rcases.y, rcases.s, rcases.w, rcases.g)
-        return {sp.label: _group_interval(sp, gcases, method, level, n_boot, seed) for sp in rspecs}
+        return _regression_ci(
+            y_true, y_score, groups, sample_weight, measures, threshold, method, level, n_boot, seed, progress
+        )
     if matrix:  # K classes, or K labels
         return class_ci(
             y_true, y_score, measures=measures, method=method, level=level, n_boot=n_boot, seed=seed,
@@ -194,11 +196,14 @@ def ci(
         )  # fmt: skip
     cases = Cases(coded(y_true, pos_label), y_score, sample_weight, groups)
     specs = specs_of(measures, threshold, method)
+    if method == "wald":  # every spec checked before any work
+        for spec in specs:
+            _wald_offered(spec, cases.groups is not None)
     threads_n = threads_of(threads)
     out: dict[str, Interval] = {}
     shared: dict[str, np.ndarray] = {}
     by_cases = [
-        sp for sp in specs if method != "delong" and cases.groups is None and sp.measure.kind == "binary"
+        sp for sp in specs if method not in ANALYTIC and cases.groups is None and sp.measure.kind == "binary"
     ]
     if by_cases:  # every global measure from the same replicates, drawn once
         cases.cls  # noqa: B018 (checks the targets first)
@@ -223,6 +228,9 @@ def ci(
             d = fp.delong(cases.hist, level)
             out[spec.label] = Interval(spec.label, d.auc, d.ci[0], d.ci[1], level, "delong", 0, d.se)
             continue
+        if method == "wald":
+            out[spec.label] = _wald_interval(spec, cases.hist, level)
+            continue
         if cases.groups is not None or spec.measure.kind != "binary":
             out[spec.label] = _group_interval(spec, cases, method, level, n_boot, seed)
             continue
@@ -239,6 +247,38 @@ def ci(
         lo, hi, sd = interval(est, reps, level, method, accel)
         out[spec.label] = Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "cases", seed)
     return out
+
+
+def _regression_ci(
+    y_true: Any,
+    y_score: Any,
+    groups: Any,
+    sample_weight: Any,
+    measures: Any,
+    threshold: float,
+    method: str,
+    level: float,
+    n_boot: int,
+    seed: int,
+    progress: bool,
+) -> dict[str, Interval]:
+    """:func:`ci` of a regression target (arguments as there, checked there)."""
+    from perfeval.stats.regression import checked, regression_ci, regression_measures
+
+    rcases = checked(y_true, y_score, groups, sample_weight)
+    rspecs = regression_measures(measures, threshold)
+    if method == "wald":
+        raise InvalidParameterError(
+            f"Wald's interval is for the logistic calibration fits (CAL_SLOPE, CAL_INTERCEPT), not "
+            f"{rspecs[0].label}; use method='bca', 'percentile' or 't'"
+        )
+    if rcases.g is None:
+        return regression_ci(
+            rcases, rspecs, method=method, level=level, n_boot=n_boot, seed=seed, progress=progress
+        )
+    _over_groups(method, rspecs, "interval")
+    gcases = Cases(rcases.y, rcases.s, rcases.w, rcases.g)
+    return {sp.label: _group_interval(sp, gcases, method, level, n_boot, seed) for sp in rspecs}
 
 
 def _regression(y_true: Any, measures: Any, task: Any, pos_label: Any, matrix: bool) -> str | None:
@@ -267,6 +307,26 @@ def _over_groups(method: str | None, specs: list, what: str) -> None:
             f"Student's t is over all cases (each case once); over groups the {what} resamples whole "
             "groups: use method='bca' or 'percentile'"
         )
+
+
+def _wald_offered(spec, grouped: bool) -> None:
+    """Wald's interval is offered for a measure with a fitted coefficient's information (the
+    logistic calibration fits) over all cases; any other request is refused in one line.
+    """
+    if fast_paths(spec).wald is None or grouped:
+        raise InvalidParameterError(
+            "Wald's interval is for the logistic calibration fits (CAL_SLOPE, CAL_INTERCEPT) over all "
+            f"cases, not {spec.label}"
+            + (" per group (a mean over groups has no single fit)" if grouped else "")
+            + "; use method='bca' or 'percentile'"
+        )
+
+
+def _wald_interval(spec, summary, level: float) -> Interval:
+    wald = fast_paths(spec).wald
+    assert wald is not None  # checked by _wald_offered
+    est, lo, hi, se = wald(spec, summary, level)
+    return Interval(spec.label, est, lo, hi, level, "wald", 0, se)
 
 
 def _exact_jack(fp, cases: Cases) -> bool:
@@ -323,7 +383,8 @@ def ci_from_summary(
     The replicates are the same as :func:`ci`'s (Poisson draws per cell), so with the same seed the
     percentile interval is the same as ``ci(y, s)`` on the cases.  ``method="bca"`` needs a jackknife:
     exact from the summary for the ROC area; for other measures it needs the cases (use :func:`ci`).
-    ``"delong"`` is for the ROC area.  ``progress``: show the replicates drawn on standard error.
+    ``"delong"`` is for the ROC area, ``"wald"`` for CAL_SLOPE and CAL_INTERCEPT (as :func:`ci`
+    gives them).  ``progress``: show the replicates drawn on standard error.
 
     Examples
     --------
@@ -341,7 +402,7 @@ def ci_from_summary(
             "a regression summary holds sums, not cases: a replicate reweights every row, so the "
             "intervals of regression measures need the rows (perfeval.ci(y, y_pred, task='regression'))"
         )
-    if not summary.is_counts():
+    if method != "wald" and not summary.is_counts():  # Wald's reads weights as frequencies
         raise InvalidParameterError(
             "a bootstrap from a summary needs unweighted cases (whole-number counts); with "
             "case weights, use perfeval.ci on the cases"
@@ -355,6 +416,8 @@ def ci_from_summary(
             )
         if method == "delong" and fp.delong is None:
             raise InvalidParameterError(f"DeLong's interval is for the ROC area, not {sp.label}")
+        if method == "wald":
+            _wald_offered(sp, False)
         if method == "bca" and fp.jack_summary is None:
             raise InvalidParameterError(
                 f"a BCa interval of {sp.label} needs the cases for its jackknife; from a "
@@ -363,6 +426,8 @@ def ci_from_summary(
     out: dict[str, Interval] = {}
     if method == "delong":
         return {sp.label: _delong_interval(sp, summary, level) for sp in specs}
+    if method == "wald":
+        return {sp.label: _wald_interval(sp, summary, level) for sp in specs}
     reps_all = hist_replicates(specs, summary, seed, n_boot, threads_of(threads), progress)
     for sp, reps in zip(specs, reps_all, strict=True):
         est = value(sp, summary)

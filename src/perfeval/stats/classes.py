@@ -342,12 +342,12 @@ def class_ci(
     matrix ``y_true`` (arguments as there, checked there).
     """
     task = "multilabel" if is_label_matrix(y_true) else "multiclass"
-    if method in ("delong", "t"):
-        whose = (
-            "DeLong's interval is for the ROC area of two classes"
-            if method == "delong"
-            else ("Student's t is for a regression's mean loss")
-        )
+    if method in ("delong", "t", "wald"):
+        whose = {
+            "delong": "DeLong's interval is for the ROC area of two classes",
+            "t": "Student's t is for a regression's mean loss",
+            "wald": "Wald's interval is for the logistic calibration fits of two classes",
+        }[method]
         raise InvalidParameterError(
             f"{whose}; for {'K labels' if task == 'multilabel' else 'K classes'} use method='bca' or "
             "'percentile'"

@@ -15,11 +15,12 @@ the replicate engines look the entry up and take whatever it offers:
   summary, to the rounding of a sum taken in another order.  The same walk gives the
   delete-a-group jackknife of the BCa acceleration;
 * an exact jackknife, from a summary (leave one case of each (cell, class) out) and per case;
-* DeLong's exact variance: an interval from a summary and a paired test from the cases.
+* DeLong's exact variance: an interval from a summary and a paired test from the cases;
+* Wald's interval of a fitted coefficient (the logistic calibration fits), from a summary.
 
 The ROC area has every one of them; every other binary measure of the registry has a plan (PERF's,
-and BRIER, LOGLOSS, AP, ERR, FPR, FNR, FBETA, CST, NTOP).  Adding a fast path for another measure is
-one entry.
+and BRIER, LOGLOSS, AP, ERR, FPR, FNR, FBETA, CST, NTOP); CAL_SLOPE and CAL_INTERCEPT have Wald's
+interval.  Adding a fast path for another measure is one entry.
 """
 
 from __future__ import annotations
@@ -58,12 +59,16 @@ class FastPaths:
         ``(summary, level) -> DeLongResult``: DeLong's interval.
     delong_test : callable, optional
         ``(y, score_a, score_b, weights or None, level) -> DeLongComparison``: DeLong's paired test.
+    wald : callable, optional
+        ``(spec, summary, level) -> (estimate, low, high, se)``: Wald's interval of a fitted
+        coefficient (the logistic calibration fits: the inverse of the fit's information).
     """
 
     jack_summary: Callable[[Any], tuple[np.ndarray, np.ndarray]] | None = None
     jack_cases: Callable[[Any], np.ndarray] | None = None
     delong: Callable[[Any, float], DeLongResult] | None = None
     delong_test: Callable[[Any, Any, Any, Any, float], DeLongComparison] | None = None
+    wald: Callable[[Any, Any, float], tuple[float, float, float, float]] | None = None
     plan: Callable[[Any], Plan | None] | None = None
 
 
@@ -250,6 +255,14 @@ def roc_delong_test(y: Any, a: Any, b: Any, w: Any, level: float) -> DeLongCompa
     return delong_test(y, a, b, sample_weight=w, level=level)
 
 
+def _cal_wald(spec: Any, h: Any, level: float) -> tuple[float, float, float, float]:
+    """Wald's interval of CAL_SLOPE or CAL_INTERCEPT (its fit=offset or joint)."""
+    from perfeval.measures.calibration import wald_interval
+
+    what = "slope" if spec.measure.name == "CAL_SLOPE" else spec.kwargs["fit"]
+    return wald_interval(h, what, level)
+
+
 # -- the table ---------------------------------------------------------------------------------------
 
 #: canonical measure name -> its fast paths
@@ -278,6 +291,8 @@ FAST_PATHS: dict[str, FastPaths] = {
     "SLQ": FastPaths(plan=_value_plan(SLQ_K, "bins")),
     "CA1": FastPaths(plan=_value_plan(CA1_K)),
     "CA2": FastPaths(plan=_ca2_plan),
+    "CAL_SLOPE": FastPaths(wald=_cal_wald),
+    "CAL_INTERCEPT": FastPaths(wald=_cal_wald),
     **{
         name: FastPaths(plan=_threshold_plan)
         for name in ("ACC", "PPV", "NPV", "SEN", "SPC", "PRE", "REC", "PRF", "LFT", "ERR", "FPR", "FNR")

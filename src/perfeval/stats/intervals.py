@@ -25,9 +25,13 @@ from perfeval.exceptions import InvalidParameterError
 
 __all__ = ["METHODS", "Comparison", "Interval"]
 
-METHODS = ("bca", "percentile", "delong", "t")
-#: the methods that draw no replicates (an interval's ``n_boot`` is 0 and its ``seed`` None)
-ANALYTIC = ("delong", "t")
+METHODS = ("bca", "percentile", "delong", "t", "wald")
+
+#: the analytic methods: an interval from a formula, no replicate drawn (``n_boot`` 0, ``seed`` None)
+ANALYTIC = ("delong", "t", "wald")
+
+#: what each analytic method is called in a sentence
+ANALYTIC_NAMES = {"delong": "DeLong", "t": "Student", "wald": "Wald"}
 
 
 @dataclass(frozen=True)
@@ -42,14 +46,14 @@ class Interval:
     low, high : float
         The interval; NaN when the measure is undefined in too many replicates.
     level : float
-    method : {"bca", "percentile", "delong", "t"}
+    method : {"bca", "percentile", "delong", "t", "wald"}
     n_boot : int
-        Replicates (0 for DeLong's and the t interval).
+        Replicates (0 for the analytic methods: DeLong, t, Wald).
     se : float
-        Standard deviation of the replicates (DeLong, t: the standard error).
+        Standard deviation of the replicates (DeLong, t, Wald: the standard error).
     resampled : {"cases", "groups"}
     seed : int or None
-        The seed of the replicates (None for DeLong's and the t interval, which draw none).
+        The seed of the replicates (None for DeLong, t and Wald, which draw none).
     """
 
     label: str
@@ -117,7 +121,7 @@ def reasons(result: Interval | Comparison) -> dict[str, str]:
     """
     why: dict[str, str] = {}
     if result.seed is None:
-        why["seed"] = f"{'DeLong' if result.method == 'delong' else 'Student'}'s method draws no replicates"
+        why["seed"] = f"{ANALYTIC_NAMES.get(result.method, 'DeLong')}'s method draws no replicates"
     label = result.label
     if isinstance(result, Interval):
         if not math.isfinite(result.estimate):
@@ -146,6 +150,8 @@ def reasons(result: Interval | Comparison) -> dict[str, str]:
     text = (
         f"no interval{'' if isinstance(result, Interval) else ' or test'}: {cause}"
         if bad
+        else "no standard error: the fit's information matrix is singular"
+        if result.method == "wald"
         else "more than 5% of the replicates leave the value undefined (e.g. a replicate without a "
         f"positive): no interval{'' if isinstance(result, Interval) else ' or test'} from a biased subset"
     )
@@ -217,6 +223,11 @@ def check_request(method: str, level: float, n_boot: int | None, what: str = "in
     """
     if method not in METHODS:
         raise InvalidParameterError(f"unknown {what} method {method!r}; choose one of {', '.join(METHODS)}")
+    if method == "wald" and what == "comparison":
+        raise InvalidParameterError(
+            "Wald's interval is of one model's fitted coefficient; a comparison has no Wald test here: "
+            "use method='bca' or 'percentile'"
+        )
     check_level(level)
     if n_boot is not None and n_boot < 2 and method not in ANALYTIC:
         raise InvalidParameterError(f"the bootstrap needs at least 2 replicates, got n_boot={n_boot}")

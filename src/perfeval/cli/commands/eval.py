@@ -48,7 +48,7 @@ def check_ci_options(args: Any) -> None:
         raise InvalidParameterError(
             f"the confidence level must lie strictly between 0 and 1, got {args.ci:g}"
         )
-    if args.n_boot < 2 and args.method not in ("delong", "t"):
+    if args.n_boot < 2 and args.method not in ("delong", "t", "wald"):
         raise InvalidParameterError(f"the bootstrap needs at least 2 replicates, got --n-boot {args.n_boot}")
 
 

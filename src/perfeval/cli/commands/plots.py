@@ -13,7 +13,7 @@ from perfeval.base.console import write_file
 from perfeval.base.progress import wanted
 from perfeval.base.text import place
 from perfeval.cli import load
-from perfeval.exceptions import MissingDependencyError
+from perfeval.exceptions import InvalidParameterError, MissingDependencyError
 
 # matplotlib is optional (perfeval[plot]); the report's modules (the engine, the HTML writer,
 # eval's options) are imported by run_report: `perfeval plot` loads neither the engine nor the
@@ -55,17 +55,28 @@ def _say_scores_outside(models: dict, w: Any, bins: str) -> None:
             )
 
 
+def _band(args: Any) -> dict[str, Any]:
+    """The calibration plot's band options (--band-level, --band), checked before any reading."""
+    level = args.band_level
+    if not 0.0 < level < 1.0:
+        raise InvalidParameterError(f"--band-level must lie strictly between 0 and 1, got {level:g}")
+    return {"band_level": level, "band": args.band}
+
+
 def run_plot(args: Any) -> int:
     matplotlib_agg()
 
     plot.check_path(args.output, args.format)  # before reading: a wrong name is said at once
 
     _source, y, models, g, w = load.models(args)
-    kw = {"bins": args.bins} if args.kind == "calibration" else {}
+    kw = _band(args)
     if args.kind == "calibration":
+        kw["bins"] = args.bins
         _say_scores_outside(models, w, args.bins)
+    else:
+        kw = {}
     if g is not None:
-        fig = plot.plot_by_group(args.kind, y, models, g, threshold=args.threshold, sample_weight=w)
+        fig = plot.plot_by_group(args.kind, y, models, g, threshold=args.threshold, sample_weight=w, **kw)
 
         n_groups = len(np.unique(g))
         if n_groups > plot.MAX_GROUPS:
@@ -98,6 +109,7 @@ def run_report(args: Any, table: Any = None) -> int:
 
     if args.ci is not None:
         check_ci_options(args)
+    band = _band(args)
     # parsed before reading: a bad -m is said at once, and a fractional weight where APR or CA2
     # reads weights as counts is one line naming the column, the value and its line, as in eval
     specs = resolve(args.measures or DEFAULT_MEASURES, args.threshold)
@@ -119,6 +131,8 @@ def run_report(args: Any, table: Any = None) -> int:
         tie_bounds=args.tie_bounds,
         group_column=str(args.group or ""),
         progress=wanted(args),
+        band_level=band["band_level"],
+        band=band["band"],
     )
 
     write_file(args.output, text.encode("utf-8"))  # whole or not at all: a full disk leaves no part
