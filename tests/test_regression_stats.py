@@ -357,3 +357,10 @@ def test_a_measure_whose_sums_are_not_known_takes_a_whole_summary(monkeypatch):
     for weights in (v, v * 0.5 + 0.25 * (v > 0)):
         a, b = fast.values(weights), whole.values(weights)
         assert all(_same(x, z) for x, z in zip(a, b, strict=True)), (a, b)
+
+
+def test_wald_is_refused_for_a_regression_measure_in_one_line():
+    rng = np.random.default_rng(5)
+    y = rng.normal(size=50)
+    with pytest.raises(perfeval.exceptions.InvalidParameterError, match="Wald's interval is for the logistic"):
+        perfeval.ci(y, y + rng.normal(size=50), measures=["mae"], method="wald")
