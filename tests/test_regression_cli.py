@@ -301,4 +301,4 @@ def test_several_models_from_standard_input_streamed_are_refused(models, capsys,
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
     code, out, err = _run(["eval", "-", "--target", "y", "--score", "a,b", "-m", "mae", "--stream"], capsys)
     assert code == 2 and out == ""
-    assert "several --score columns with --stream read the file once a model" in err
+    assert "several --score columns with --stream/--dask read the file once a model" in err

@@ -21,7 +21,6 @@ from perfeval.backends.stream import evaluate_stream, evaluate_stream_grouped
 from perfeval.summaries.regression import (
     RegressionSummary,
     grouped_quantiles,
-    segment_cumsum,
     weighted_quantile,
 )
 
@@ -330,30 +329,21 @@ def test_a_metric_state_keeps_the_targets():
 
 
 # -- the weighted quantiles of every group at once -------------------------------------------------
-def test_segment_cumsum_is_each_segments_own_cumsum_bit_for_bit():
-    rng = np.random.default_rng(7)
-    sizes = np.concatenate([rng.integers(1, 5, 300), rng.integers(5, 400, 30), [5000, 1]])
-    rng.shuffle(sizes)
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    w = rng.random(int(sizes.sum())) * 10.0 ** rng.uniform(-8, 8, int(sizes.sum()))
-    got = segment_cumsum(w, starts, sizes)
-    for s, n in zip(starts.tolist(), sizes.tolist(), strict=True):
-        assert np.array_equal(got[s : s + n], np.cumsum(w[s : s + n]))
-
-
 @settings(max_examples=80, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(ALPHAS), st.sampled_from([0.0, EPS]), st.booleans())
 def test_grouped_quantiles_are_each_group_alone(seed, alpha, eps, weighted):
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, 30, int(rng.integers(1, 40)))
+    if rng.random() < 0.2:
+        sizes = np.append(sizes, 2000)  # a long group among short ones
     gid = np.repeat(np.arange(len(sizes)), sizes)
     v = np.round(rng.normal(size=len(gid)), 1)
     w = rng.choice([0.1, 0.2, 0.3, 1.0, 2.5], len(gid)) if weighted else None
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    got = grouped_quantiles(v, w, starts, alpha, eps=eps)  # each group in the rows' order
     order = np.lexsort((v, gid)) if w is None else np.lexsort((w, v, gid))
     v = v[order]
     w = None if w is None else w[order]
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    got = grouped_quantiles(v, w, starts, alpha, eps=eps)
     for k, (s, n) in enumerate(zip(starts.tolist(), sizes.tolist(), strict=True)):
         want = weighted_quantile(v[s : s + n], None if w is None else w[s : s + n], alpha, eps=eps)
         assert got[k] == want, (k, got[k], want)
@@ -377,3 +367,34 @@ def test_weighted_medae_per_group_is_each_group_alone_with_many_groups():
         for label in r.results:
             a, b = r.results[label].per_group[i], alone[label]
             assert a == b or (math.isnan(a) and math.isnan(b)), (keys[i], label, a, b)
+
+
+def test_a_bootstrap_replicate_of_the_new_measures_is_evaluate_of_the_cases_so_weighted():
+    """ci/compare reweight every case (perfeval.stats.regression.Replicas): MAPE:eps=torchmetrics from
+    its own sum, the D^2 scores from a whole summary that keeps the targets: evaluate()'s bits."""
+    from perfeval.stats.regression import Replicas, losses, regression_measures
+
+    rng = np.random.default_rng(3)
+    y = np.round(rng.normal(size=80) + 2, 1)
+    y[:2] = [0.0, 5e-7]
+    p = np.abs(y + rng.normal(size=80)) + 0.1
+    names = [
+        "mape:eps=torchmetrics",
+        "mape:eps=sklearn",
+        "d2_ae",
+        "d2_pinball:alpha=0.3",
+        "d2_tweedie:power=-1",
+    ]
+    for chosen in (names[:2], names):  # the sums alone, and a whole summary
+        specs = regression_measures(chosen, 0.5)
+        rep = Replicas(y, p, specs)
+        for _ in range(5):
+            v = rng.poisson(1.0, len(y)).astype(float) * (rng.random(len(y)) + 0.5)
+            want = _eval(y, p, v, specs)
+            for sp, got in zip(specs, rep.values(v), strict=True):
+                assert got == want[sp.label] or (math.isnan(got) and math.isnan(want[sp.label])), sp.label
+    sp = regression_measures(["mape:eps=torchmetrics"], 0.5)[0]
+    assert np.mean(losses(sp, y, p)) == pytest.approx(_eval(y, p, None, [sp])[sp.label], rel=1e-12)
+    got = perfeval.ci(y, p, measures=["d2_ae", "mape:eps=torchmetrics"], n_boot=60, seed=2)
+    for iv in got.values():
+        assert iv.low <= iv.estimate <= iv.high

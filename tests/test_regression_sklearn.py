@@ -241,7 +241,10 @@ def test_d2_edges_are_scikit_learns():
             lambda m: m.d2_tweedie_score([1, -2], [1, 2], power=1),
             "non-negative y and strictly positive y_pred",
         ),
-        (lambda m: m.d2_tweedie_score([1, 2], [1, 2], sample_weight=[0, 0]), "at least one (weight must be )?non-zero"),
+        (
+            lambda m: m.d2_tweedie_score([1, 2], [1, 2], sample_weight=[0, 0]),
+            "at least one (weight must be )?non-zero",
+        ),
     ],
 )
 def test_d2_errors_are_scikit_learns(call, match):

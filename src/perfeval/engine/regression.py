@@ -389,15 +389,11 @@ class _GroupSums:
         return self.__dict__["gid"]
 
     def quantiles(self, v: np.ndarray, alpha: float, eps: float) -> np.ndarray:
-        """Each group's weighted alpha-quantile of ``v`` (a value a row), every group at once: one
-        sort by (group, value, weight), each group's cumulative weights summed in that order
-        (:func:`~perfeval.summaries.regression.grouped_quantiles`): the bits of each group alone.
+        """Each group's weighted alpha-quantile of ``v`` (a value a row), every group at once
+        (:func:`~perfeval.summaries.regression.grouped_quantiles`: each group sorted by value, then
+        weight, its cumulative weights summed in that order): the bits of each group alone.
         """
-        keys = (v, self.gid) if self.w is None else (self.w, v, self.gid)
-        order = np.lexsort(keys)
-        return grouped_quantiles(
-            v[order], None if self.w is None else self.w[order], self.starts, alpha, eps=eps
-        )
+        return grouped_quantiles(v, self.w, self.starts, alpha, eps=eps)
 
     def medians(self) -> np.ndarray:
         """Each group's weighted median of ``|r|`` (MEDAE's rule: a cumulative weight reaching half the

@@ -560,59 +560,58 @@ def weighted_median(v: Array, w: Array | None, *, eps: float = 0.0) -> float:
     return weighted_quantile(v, w, 0.5, eps=eps)
 
 
-def segment_cumsum(w: Array, starts: Array, sizes: Array) -> Array:
-    """Each segment's own running sum of ``w`` (segments ``w[starts[g]:starts[g] + sizes[g]]``, in
-    order, none empty), the bits of ``np.cumsum`` of each segment alone (float64 sums in order):
-    the segments of about one length (within a factor of two) stacked in one matrix, padded with
-    zeros at their ends, summed along its rows.
+def _buckets(sizes: Array) -> list[Array]:
+    """The groups in lots of about one size (within a factor of two), so that a lot stacked in one
+    matrix, each group a row padded at its end, is at most twice its rows.
     """
-    out = np.empty(len(w), dtype=np.float64)
-    if not len(starts):
-        return out
     level = np.frexp(sizes.astype(np.float64))[1]  # sizes in [2**(level-1), 2**level)
-    for lev in np.unique(level).tolist():
-        gi = np.flatnonzero(level == lev)
-        st, sz = starts[gi], sizes[gi]
-        cols = np.arange(int(sz.max()))
-        valid = cols[None, :] < sz[:, None]
-        idx = (st[:, None] + cols[None, :])[valid]
-        mat = np.zeros(valid.shape)
-        mat[valid] = w[idx]
-        out[idx] = np.cumsum(mat, axis=1)[valid]
-    return out
+    return [np.flatnonzero(level == lev) for lev in np.unique(level).tolist()]
 
 
 def grouped_quantiles(
     v: Array, w: Array | None, starts: Array, alpha: float = 0.5, *, eps: float = 0.0
 ) -> Array:
-    """:func:`weighted_quantile` of every group at once, the same bits as each group alone: ``v``
-    sorted by group, then value, then weight (``starts`` each group's first row, none empty),
-    ``w`` the weights (> 0) or None.
+    """:func:`weighted_quantile` of every group at once, the same bits as each group alone: the rows
+    grouped (``starts`` each group's first row, none empty; in any order within a group), ``w``
+    the weights (> 0; None: 1 each).  The groups of about one size are stacked in one matrix, a row
+    a group padded at its end, each row sorted by (value, weight) (one argsort of complex keys along
+    the rows), its weights summed along it (each group's ``np.cumsum``: the same float64 sums in the
+    same order), and each row's rank found by counting.
     """
     n, g = len(v), len(starts)
     out = np.full(g, math.nan)
     if not g:
         return out
-    ends = np.append(starts[1:], n)
-    sizes = ends - starts
-    if w is None and alpha == 0.5:  # numpy's median of each group: its middle value, or the mean of two
-        lo = v[starts + (sizes - 1) // 2]
-        hi = v[starts + sizes // 2]
+    sizes = np.append(starts[1:], n) - starts
+    a = float(alpha)
+    for gi in _buckets(sizes):
+        st, sz = starts[gi], sizes[gi]
+        width = int(sz.max())
+        cols = np.arange(width)
+        valid = cols[None, :] < sz[:, None]
+        idx = (st[:, None] + cols[None, :])[valid]
+        last = (sz - 1)[:, None]
         with np.errstate(over="ignore"):
-            return np.where(sizes % 2 == 1, lo, (lo + hi) / 2)
-    ww = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
-    cdf = segment_cumsum(ww, starts, sizes)
-    total = cdf[ends - 1]
-    adj = _rank(total, alpha)
-    below = cdf < np.repeat(adj, sizes)
-    i = starts + np.minimum(np.add.reduceat(below.astype(np.int64), starts), sizes - 1)
-    j = np.minimum(i + 1, ends - 1)
-    zero = ww[j] == 0
-    if zero.any():  # the next value of weight > 0 (the engine drops rows of weight 0: not there)
-        for k in np.flatnonzero(zero).tolist():
-            seg = cdf[starts[k] : ends[k]]
-            nxt = starts[k] + int(np.searchsorted(seg, cdf[i[k]], side="right"))
-            j[k] = i[k] if nxt > ends[k] - 1 else nxt
-    with np.errstate(over="ignore"):
-        got = np.where(cdf[i] - adj > eps, v[i], (v[i] + v[j]) / 2)
-    return np.where(total > 0, got, math.nan)
+            if w is None and a == 0.5:  # numpy's median: the middle value, or the mean of the two
+                vals = np.full(valid.shape, np.inf)
+                vals[valid] = v[idx]
+                vals.sort(axis=1)
+                lo = np.take_along_axis(vals, (sz - 1)[:, None] // 2, axis=1)[:, 0]
+                hi = np.take_along_axis(vals, sz[:, None] // 2, axis=1)[:, 0]
+                out[gi] = np.where(sz % 2 == 1, lo, (lo + hi) / 2)
+                continue
+            key = np.full(valid.shape, np.inf + 0j)  # after every finite value: the padding
+            key.real[valid] = v[idx]  # each value's bits as they are (-0.0 too)
+            key.imag[valid] = 1.0 if w is None else w[idx]
+            key.sort(axis=1)  # by value, then weight (numpy orders complex numbers so)
+            vals, wts = key.real, np.where(valid, key.imag, 0.0)
+            cdf = np.cumsum(wts, axis=1)
+            total = np.take_along_axis(cdf, last, axis=1)
+            adj = _rank(total, a)
+            i = np.minimum((cdf < adj).sum(axis=1, keepdims=True), last)
+            j = np.minimum(i + 1, last)
+            at_i = np.take_along_axis(cdf, i, axis=1)
+            vi, vj = np.take_along_axis(vals, i, axis=1), np.take_along_axis(vals, j, axis=1)
+            got = np.where(at_i - adj > eps, vi, (vi + vj) / 2)[:, 0]
+        out[gi] = np.where(total[:, 0] > 0, got, math.nan)
+    return out
