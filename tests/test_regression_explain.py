@@ -284,7 +284,7 @@ def test_cli_explain_of_a_regression_target(tmp_path, capsys):
     assert lines[0].split() == ["MAPE", "R2"]
     assert lines[1].split()[:2] == ["perfeval", "nan"]
     want = sk.mean_absolute_percentage_error([0, 2, 3, 4], [0.5, 2.5, 2, 4.5])
-    assert lines[2].split()[:2] == ["sklearn", f"{want:.4f}"]
+    assert lines[2].split()[:2] == ["sklearn", f"{want:.4e}"]  # from 1e6 on, four digits and an exponent
     assert "[1 target of 0]" in out and "not per group" not in out
     code, out, err = _run(
         [
@@ -325,3 +325,45 @@ def test_cli_explain_of_a_regression_target(tmp_path, capsys):
     f.write_text("price,pred\n1,0.5\nx,2.5\n")
     code, out, err = _run(["explain", str(f), "--target", "price", "--score", "pred", "-m", "mae"], capsys)
     assert code == 1 and out == "" and "line 3" in err and err.count("\n") == 1, err
+
+
+def test_the_docs_example_is_each_tools_number():
+    """docs/dialects.md's explain of demand.csv: the scikit-learn row is live scikit-learn's, the
+    torchmetrics row torchmetrics' own (the fixture's case docs-demand), as printed."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "dialects.md").read_text(encoding="utf-8")
+    block = re.search(r"\$ perfeval explain demand\.csv [^\n]*\n(.*?)```", doc, re.S)
+    assert block is not None
+    lines = block.group(1).splitlines()
+    cols = lines[0].split()
+    rows = {ln.split()[0]: dict(zip(cols, ln.split()[1:], strict=True)) for ln in lines[1:4]}
+    case = next(c for c in FIXTURE["cases"] if c["name"] == "docs-demand")
+    y, p = np.array(case["y"]), np.array(case["p"])
+    table = np.loadtxt(
+        Path(__file__).resolve().parents[1] / "docs" / "examples" / "explain" / "demand.csv",
+        delimiter=",",
+        skiprows=1,
+    )
+    assert np.array_equal(table[:, 0], y) and np.array_equal(table[:, 1], p)
+
+    def shown(v: float) -> str:
+        return f"{v:.4f}" if abs(v) < 1e6 else f"{v:.4e}"
+
+    live = {
+        "MAE": sk.mean_absolute_error(y, p),
+        "R2": sk.r2_score(y, p),
+        "MAPE": sk.mean_absolute_percentage_error(y, p),
+        "MAPE:eps=sklearn": sk.mean_absolute_percentage_error(y, p),
+        "MEDAE": sk.median_absolute_error(y, p),
+        "D2_AE": sk.d2_absolute_error_score(y, p),
+    }
+    assert rows["sklearn"] == {k: shown(v) for k, v in live.items()}
+    tm = case["results"]
+    want = {
+        "MAE": shown(tm["mean_absolute_error"]),
+        "R2": shown(tm["r2_score"]),
+        "MAPE": shown(tm["mean_absolute_percentage_error"]),
+        "MAPE:eps=sklearn": shown(tm["mean_absolute_percentage_error"]),
+        "MEDAE": "-",
+        "D2_AE": "-",
+    }
+    assert rows["torchmetrics"] == want

@@ -13,7 +13,8 @@ The tensors are float64 (torchmetrics computes in the tensors' dtype).  The case
 rounded data (ties), targets of 0 and below 1.17e-06 in size (MAPE's epsilon), a constant target,
 a nearly constant one (total sum of squares below torchmetrics' 1e-4), a nearly perfect prediction
 (residual sum of squares below 1e-4), a large mean with a small spread (the one-pass sum of squares
-loses digits), one row, two rows, 5,000 rows, and positive data for the deviances.  Format:
+loses digits), one row, two rows, 5,000 rows, positive data for the deviances, and the example of
+docs/dialects.md (docs/examples/explain/demand.csv).  Format:
 ``{"tool", "version", "torch", "numpy", "cases": [{"name", "y", "p", "results": {function: value
 or {"error": message}}}]}``, NaN as the string ``"nan"``.
 """
@@ -89,6 +90,10 @@ def cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
     y = np.abs(rng.normal(size=30))
     y[:3] = 0.0
     out.append(("positive-with-zeros", y, np.abs(y + rng.normal(size=30)) + 0.1))
+    # docs/dialects.md's example of explain (docs/examples/explain/demand.csv)
+    demand = Path(__file__).resolve().parents[2] / "docs" / "examples" / "explain" / "demand.csv"
+    table = np.loadtxt(demand, delimiter=",", skiprows=1)
+    out.append(("docs-demand", table[:, 0], table[:, 1]))
     return out
 
 

@@ -141,7 +141,7 @@ class Explanation:
             vals = []
             for m, w in zip(self.measures, cols, strict=True):
                 c = row[m]
-                vals.append(("-" if c.note else "nan") if math.isnan(c.value) else f"{c.value:.4f}")
+                vals.append(("-" if c.note else "nan") if math.isnan(c.value) else _shown(c.value))
                 vals[-1] = vals[-1].rjust(w)
             lines.append(d.ljust(width) + "  " + "  ".join(vals))
         notes = []
@@ -160,6 +160,13 @@ class Explanation:
         )
         lines += ["", f"{where}; '-': not defined by that tool or not reproducible (said above)"]
         return "\n".join(lines) + "\n"
+
+
+def _shown(v: float) -> str:
+    """A value in the table: four decimals, or four significant digits with an exponent from 1e6 on
+    (a MAPE that divides by eps) so that the columns stay aligned.
+    """
+    return f"{v:.4f}" if abs(v) < 1e6 else f"{v:.4e}"
 
 
 def explain(
