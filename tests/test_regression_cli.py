@@ -302,3 +302,17 @@ def test_several_models_from_standard_input_streamed_are_refused(models, capsys,
     code, out, err = _run(["eval", "-", "--target", "y", "--score", "a,b", "-m", "mae", "--stream"], capsys)
     assert code == 2 and out == ""
     assert "several --score columns with --stream/--dask read the file once a model" in err
+
+
+def test_a_mapping_of_models_in_python_says_how_to_evaluate_several():
+    """evaluate() takes one prediction a row, as for a binary target: a dict of models is one line
+    saying how (a call a model, or compare_models), not numpy's shape error."""
+    import perfeval
+
+    y = np.array([1.5, 2.5, 3.7])
+    with pytest.raises(
+        perfeval.InvalidParameterError, match=r"`y_pred` is a mapping of 2 models; .*compare_models"
+    ):
+        perfeval.evaluate(y, {"a": y, "b": y + 1}, task="regression")
+    with pytest.raises(perfeval.InvalidParameterError, match="a mapping of 2 models"):
+        perfeval.evaluate(y, {"a": y, "b": y + 1}, measures=["mae"])

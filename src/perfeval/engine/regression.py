@@ -192,6 +192,15 @@ def check_regression(
     float64 and finite (the first non-finite one named by its index), ids, weights; the rows of
     weight 0 dropped (``keep_zero``: kept, for a tool that counts them).
     """
+    from collections.abc import Mapping
+
+    if isinstance(y_pred, Mapping):  # several models: not one array
+        raise InvalidParameterError(
+            f"`{names[1] if len(names) > 1 else 'y_pred'}` is a mapping of {len(y_pred)} models; evaluate "
+            "takes one prediction a row: one call a model ({name: perfeval.evaluate(y, p, ...) for name, "
+            "p in models.items()}), or perfeval.stats.compare_models(y, models, baseline) for their "
+            "differences"
+        )
     specs: tuple[ArraySpec, ...] = REGRESSION
     if names:
         specs = (
