@@ -859,7 +859,8 @@ def test_the_command_shows_the_same_thresholds_on_every_path(on_cluster, tmp_pat
     assert ("threshold_per_group" if group else "threshold") in got
 
 
-REGRESSION = [m.name for m in perfeval.list_measures() if m.kind == "regression"]
+# every regression measure and choice, and the parameters that keep the targets' distribution
+REGRESSION = every("regression") + ["D2_PINBALL:alpha=0.3", "D2_TWEEDIE:power=1.5"]
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -908,6 +909,33 @@ def test_dask_regression_equals_in_memory_bit_for_bit(client, seed, parts, group
 
 def values_of(report):
     return {k: r.value for k, r in report.results.items()}
+
+
+def test_several_regression_models_are_the_same_numbers_in_memory_streamed_and_on_dask(
+    on_cluster, tmp_path, capsys
+):
+    """``eval --score a,b`` of a regression target: a report a model, the same numbers every way."""
+    import json
+
+    from conftest import run_cli
+
+    rng = np.random.default_rng(9)
+    n = 400
+    y = np.round(rng.normal(size=n) * 3 + 5, 3)
+    df = pd.DataFrame({"y": y, "a": np.round(y + rng.normal(size=n), 2), "b": np.round(y, 0)})
+    df["g"] = rng.integers(0, 7, n)
+    df["w"] = np.round(rng.random(n) * 2, 2)
+    path = tmp_path / "models.csv"
+    df.to_csv(path, index=False)
+    argv = ["--target", "y", "--score", "a,b", "--group", "g", "--weight", "w", "-m", "mae,medae,d2_ae"]
+    got = []
+    for extra in ([], ["--stream"], ["--dask", "local:1"]):
+        code, text, err = run_cli(["eval", str(path), "--format", "json", *argv, *extra], capsys)
+        assert code == 0, err
+        models = json.loads(text)["models"]
+        assert list(models) == ["a", "b"]
+        got.append({k: r["measures"] for k, r in models.items()})
+    assert got[0] == got[1] == got[2]
 
 
 def test_dask_regression_says_what_is_wrong_in_one_line(client):

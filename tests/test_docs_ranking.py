@@ -46,6 +46,7 @@ def test_each_checked_block_is_the_commands_output(folder, command, expected, ca
     [
         ("ranking", ("qrels.txt", "bm25.run", "rm3.run", "dense.run")),
         ("dialects", ("ties.csv", "clicks.csv")),
+        ("explain", ("demand.csv",)),
     ],
 )
 def test_the_example_files_are_what_the_script_writes(tmp_path, folder, names):

@@ -185,3 +185,134 @@ def test_stream_without_a_regression_measure_or_task_is_one_line_naming_them(tmp
     assert "regression target" in err and "-m mae,rmse,r2 or --task regression" in err
     code, out, err = _run(["eval", str(path), "--stream", "--task", "regression"], capsys)
     assert code == 0 and "MAE" in out and "regression (--task regression)" in err
+
+
+# -- several models: --score a,b,c, a row a model, as several binary models print ---------------------
+@pytest.fixture
+def models(tmp_path):
+    rng = np.random.default_rng(8)
+    n = 150
+    y = rng.normal(size=n) * 3 + 5
+    cols = {"a": y + rng.normal(size=n), "b": y + rng.normal(size=n) * 2, "c": np.round(y, 0)}
+    g = rng.integers(0, 4, n)
+    w = rng.random(n) + 0.1
+    path = tmp_path / "models.csv"
+    rows = zip(y.tolist(), *(c.tolist() for c in cols.values()), g.tolist(), w.tolist(), strict=True)
+    path.write_text("y,a,b,c,g,w\n" + "".join(",".join(repr(v) for v in r) + "\n" for r in rows))
+    return path, y, cols, g, w
+
+
+def test_several_models_print_a_row_each_with_each_models_numbers(models, capsys):
+    import json
+
+    import perfeval
+
+    path, y, cols, _, _ = models
+    argv = ["eval", str(path), "--target", "y", "--score", "a,b,c", "-m", "mae,rmse,d2_ae"]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["model", "MAE", "RMSE_REG", "D2_AE"]
+    assert [ln.split()[0] for ln in lines[1:4]] == ["a", "b", "c"]
+    assert lines[4].startswith("signature: ") and "|regression|" in lines[4] and len(lines) == 5
+    assert "regression (a regression measure named), 3 models: MAE, RMSE_REG, D2_AE" in err
+    code, out, err = _run([*argv, "--format", "json"], capsys)
+    assert code == 0, err
+    got = json.loads(out)["models"]
+    assert list(got) == ["a", "b", "c"]
+    for name, s in cols.items():
+        want = perfeval.evaluate(y, s, measures=["mae", "rmse", "d2_ae"])
+        assert got[name]["params"]["task"] == "regression"
+        assert got[name]["params"]["columns"] == {"target": "y", "score": name}
+        for label in ("MAE", "RMSE_REG", "D2_AE"):
+            assert got[name]["measures"][label]["value"] == want[label], (name, label)
+    code, out, err = _run([*argv, "--format", "csv"], capsys)
+    rows = out.splitlines()
+    assert code == 0 and rows[0] == "model,MAE,RMSE_REG,D2_AE" and len(rows) == 4
+    assert float(rows[2].split(",")[1]) == perfeval.evaluate(y, cols["b"], measures=["mae"])["MAE"]
+    # streamed: the same numbers
+    code, out2, err = _run([*argv[:-2], "-m", "mae,rmse,d2_ae", "--stream", "--format", "csv"], capsys)
+    assert code == 0 and out2 == out, err
+
+
+def test_several_models_are_read_as_a_regression_by_the_task_or_the_target(models, capsys):
+    path, *_ = models
+    for extra in (["--task", "regression"], []):
+        code, out, err = _run(["eval", str(path), "--target", "y", "--score", "a,b", *extra], capsys)
+        assert code == 0, err
+        assert out.splitlines()[0].split() == ["model", "MAE", "MSE_REG", "RMSE_REG", "R2", "EXPVAR"]
+        assert "2 models" in err and "pos-label" not in err
+
+
+def test_several_models_per_group_and_weights(models, capsys):
+    import perfeval
+
+    path, y, cols, g, w = models
+    argv = [
+        "eval",
+        str(path),
+        "--target",
+        "y",
+        "--score",
+        "a,c",
+        "--group",
+        "g",
+        "--weight",
+        "w",
+        "-m",
+        "medae,mae",
+    ]
+    code, out, err = _run([*argv, "--per-group"], capsys)
+    assert code == 0, err
+    assert "a, per group:" in out and "c, per group:" in out
+    out_csv = path.parent / "groups.csv"
+    code, _, err = _run([*argv, "--per-group-output", str(out_csv)], capsys)
+    assert code == 0, err
+    lines = out_csv.read_text().splitlines()
+    assert lines[0] == "model,group,MEDAE,MAE" and len(lines) == 1 + 2 * len(set(g.tolist()))
+    want = perfeval.evaluate(y, cols["c"], groups=g, sample_weight=w, measures=["medae", "mae"])
+    got = {ln.split(",")[1]: float(ln.split(",")[2]) for ln in lines if ln.startswith("c,")}
+    for key, v in zip(want.groups.tolist(), want.results["MEDAE"].per_group.tolist(), strict=True):
+        assert got[str(key)] == pytest.approx(v, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "score, extra, says",
+    [
+        ("a,,b", [], "--score 'a,,b': an empty column name between commas"),
+        ("a,a", [], "--score 'a,a': a column named twice"),
+        ("a,zz", [], "--score 'zz': no such column"),
+        ("a,b", ["-m", "mae,roc"], "ROC is a binary measure and the target is a regression target"),
+        ("a,b", ["--pos-label", "1", "-m", "mae"], "--pos-label does not apply to a regression target"),
+    ],
+)
+def test_several_models_refuse_what_they_cannot_do_in_one_line(models, capsys, score, extra, says):
+    path, *_ = models
+    code, out, err = _run(["eval", str(path), "--target", "y", "--score", score, *extra], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("perfeval: error: ") and says in err and err.count("\n") == 1, err
+
+
+def test_several_models_from_standard_input_streamed_are_refused(models, capsys, monkeypatch):
+    import io
+    import sys
+
+    path, *_ = models
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    code, out, err = _run(["eval", "-", "--target", "y", "--score", "a,b", "-m", "mae", "--stream"], capsys)
+    assert code == 2 and out == ""
+    assert "several --score columns with --stream/--dask read the file once a model" in err
+
+
+def test_a_mapping_of_models_in_python_says_how_to_evaluate_several():
+    """evaluate() takes one prediction a row, as for a binary target: a dict of models is one line
+    saying how (a call a model, or compare_models), not numpy's shape error."""
+    import perfeval
+
+    y = np.array([1.5, 2.5, 3.7])
+    with pytest.raises(
+        perfeval.InvalidParameterError, match=r"`y_pred` is a mapping of 2 models; .*compare_models"
+    ):
+        perfeval.evaluate(y, {"a": y, "b": y + 1}, task="regression")
+    with pytest.raises(perfeval.InvalidParameterError, match="a mapping of 2 models"):
+        perfeval.evaluate(y, {"a": y, "b": y + 1}, measures=["mae"])

@@ -20,7 +20,7 @@ from perfeval.functional import sklearn_regression as SR
 sk = pytest.importorskip("sklearn.metrics")
 
 NAMES = list(SR.__all__)
-MULTI = [n for n in NAMES if "deviance" not in n]
+MULTI = [n for n in NAMES if "deviance" not in n and "tweedie" not in n]
 VARIANCE = ("r2_score", "explained_variance_score")
 
 
@@ -98,7 +98,7 @@ def test_values_are_scikit_learns(d, name, multioutput):
         else:
             multioutput = np.arange(1, k + 1, dtype=float)
     kw = {"sample_weight": w, "multioutput": multioutput}
-    if name == "mean_pinball_loss":
+    if name in ("mean_pinball_loss", "d2_pinball_score"):
         kw["alpha"] = 0.3
     theirs = _call(getattr(sk, name), y, p, **kw)
     ours = _call(getattr(SR, name), y, p, **kw)
@@ -125,6 +125,13 @@ def test_deviances_are_scikit_learns(d, power):
     assert close(
         SR.mean_gamma_deviance(y, p, sample_weight=w), sk.mean_gamma_deviance(y, p, sample_weight=w), 1e-11
     )
+    try:
+        theirs = _call(sk.d2_tweedie_score, y, p, sample_weight=w, power=power)
+    except ZeroDivisionError:  # every target equal (of weight > 0): scikit-learn divides by 0
+        with pytest.raises(perfeval.InvalidDataError, match="ZeroDivisionError"):
+            _call(SR.d2_tweedie_score, y, p, sample_weight=w, power=power)
+    else:
+        assert close(_call(SR.d2_tweedie_score, y, p, sample_weight=w, power=power), theirs), power
 
 
 def test_force_finite_and_constant_targets_are_scikit_learns():
@@ -193,3 +200,55 @@ def test_errors_are_scikit_learns(call, match):
 def test_weights_all_zero_are_refused():
     with pytest.raises(perfeval.InvalidDataError, match="0 for every case"):
         SR.mean_absolute_error([1.0, 2.0], [1.0, 2.0], sample_weight=[0.0, 0.0])
+
+
+def test_d2_edges_are_scikit_learns():
+    """The D^2 names: a constant target 1 or 0 (force_finite), fewer than two samples NaN and the
+    warning (a float, even for raw_values), d2_tweedie_score's division by zero an error, and the
+    errors of its parameters."""
+    y = np.array([2.0, 2.0, 2.0])
+    for p in ([2.0, 2.0, 2.0], [1.0, 2.0, 3.0]):
+        for name in ("d2_absolute_error_score", "d2_pinball_score"):
+            assert getattr(SR, name)(y, p) == getattr(sk, name)(y, p) in (0.0, 1.0)
+        with pytest.raises(ZeroDivisionError):
+            sk.d2_tweedie_score(y, p)
+        with pytest.raises(perfeval.InvalidDataError, match="d2_tweedie_score: .*ZeroDivisionError"):
+            SR.d2_tweedie_score(y, p)
+    y2, p2 = [[1.0, 2.0], [2.0, 2.0], [3.0, 2.0]], [[1.5, 2.0], [2.0, 2.5], [2.0, 2.0]]
+    got = SR.d2_pinball_score(y2, p2, alpha=0.3, multioutput="raw_values")
+    assert close(got, sk.d2_pinball_score(y2, p2, alpha=0.3, multioutput="raw_values"))
+    for name in ("d2_absolute_error_score", "d2_pinball_score", "d2_tweedie_score"):
+        with pytest.warns(UserWarning, match="not well-defined with less than two samples"):
+            theirs = getattr(sk, name)([1.0], [2.0])
+        with pytest.warns(
+            perfeval.UndefinedMeasureWarning, match="not well-defined with less than two samples"
+        ):
+            ours = getattr(SR, name)([1.0], [2.0])
+        assert math.isnan(ours) and math.isnan(theirs) and type(ours) is type(theirs) is float
+    with pytest.warns(perfeval.UndefinedMeasureWarning):
+        assert isinstance(SR.d2_pinball_score([[1.0, 2.0]], [[1.0, 3.0]], multioutput="raw_values"), float)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda m: m.d2_pinball_score([1, 2], [1, 2], alpha=2), "'alpha' parameter"),
+        (lambda m: m.d2_pinball_score([1, 2], [1, 2], multioutput="variance_weighted"), "multioutput"),
+        (lambda m: m.d2_absolute_error_score([1, 2], [1, 2], multioutput="variance_weighted"), "multioutput"),
+        (lambda m: m.d2_tweedie_score([[1, 2], [2, 3]], [[1, 2], [2, 3]]), "Multioutput not supported"),
+        (lambda m: m.d2_tweedie_score([1, 2], [1, 2], power=0.5), "'power' parameter"),
+        (
+            lambda m: m.d2_tweedie_score([1, -2], [1, 2], power=1),
+            "non-negative y and strictly positive y_pred",
+        ),
+        (
+            lambda m: m.d2_tweedie_score([1, 2], [1, 2], sample_weight=[0, 0]),
+            "at least one (weight must be )?non-zero",
+        ),
+    ],
+)
+def test_d2_errors_are_scikit_learns(call, match):
+    with pytest.raises(ValueError, match=match):
+        call(sk)
+    with pytest.raises(perfeval.InvalidParameterError, match=match):
+        call(SR)

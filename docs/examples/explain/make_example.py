@@ -16,3 +16,11 @@ p[:, 3] = (1 - p[:, :3].sum(axis=1)).round(2)  # rows that sum to 1 as written
 table = pd.DataFrame(p, columns=[f"p_{c}" for c in classes])
 table.insert(0, "animal", y)
 table.to_csv("zoo.csv", index=False)
+
+# demand.csv (docs/dialects.md, "explain of a regression target"): units sold of 16 products and a
+# forecast to one decimal, two products sold none (MAPE undefined there)
+rng = np.random.default_rng(2033)
+sold = rng.poisson(12, 16)
+sold[[3, 11]] = 0
+forecast = np.round(np.maximum(sold + rng.normal(0, 3, 16), 0.5), 1)
+pd.DataFrame({"sold": sold, "forecast": forecast}).to_csv("demand.csv", index=False)

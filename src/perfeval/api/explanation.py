@@ -141,7 +141,7 @@ class Explanation:
             vals = []
             for m, w in zip(self.measures, cols, strict=True):
                 c = row[m]
-                vals.append(("-" if c.note else "nan") if math.isnan(c.value) else f"{c.value:.4f}")
+                vals.append(("-" if c.note else "nan") if math.isnan(c.value) else _shown(c.value))
                 vals[-1] = vals[-1].rjust(w)
             lines.append(d.ljust(width) + "  " + "  ".join(vals))
         notes = []
@@ -162,6 +162,13 @@ class Explanation:
         return "\n".join(lines) + "\n"
 
 
+def _shown(v: float) -> str:
+    """A value in the table: four decimals, or four significant digits with an exponent from 1e6 on
+    (a MAPE that divides by eps) so that the columns stay aligned.
+    """
+    return f"{v:.4f}" if abs(v) < 1e6 else f"{v:.4e}"
+
+
 def explain(
     y_true: Any,
     y_score: Any,
@@ -174,6 +181,7 @@ def explain(
     threshold: float = 0.5,
     pos_label: Any = None,
     classes: Any = None,
+    task: Any = None,
 ) -> Explanation:
     """Every measure under every dialect, and the rules that make each tool's value differ.
 
@@ -196,6 +204,11 @@ def explain(
         prediction of a tied row, what it does with an absent or one-sided class, its softmax of
         raw scores), never by calling it, and each rule is listed where it touched the data
         (:mod:`perfeval.api.class_explanation`).
+    task : {None, "binary", "regression"}, optional
+        As :func:`perfeval.evaluate`: a regression target (``task="regression"``, a regression
+        measure named, or real targets with only ``rmse``/``mse``) is explained against
+        scikit-learn's and torchmetrics' numbers, each computed by perfeval with the tool's rules
+        (:mod:`perfeval.api.regression_explanation`); not per group yet.
 
     Returns
     -------
@@ -214,6 +227,19 @@ def explain(
         return _explain_classes(
             y_true, y_score, measures, groups, sample_weight, dialects, classes, pos_label
         )
+    if task == "regression" or _names_regression(measures):
+        return _explain_regression(
+            y_true, y_score, measures, groups, sample_weight, dialects, pos_label, task
+        )
+    if task is None or task == "binary":
+        from perfeval.engine.regression import regression_task
+
+        if task is None and regression_task(y_true, measures, pos_label=pos_label) is not None:
+            return _explain_regression(
+                y_true, y_score, measures, groups, sample_weight, dialects, pos_label, task
+            )
+    else:
+        raise InvalidParameterError(f"`task` must be None, 'binary' or 'regression', got {task!r}")
     # check -> code (perfeval.engine.door): the targets coded once, for perfeval's row, every dialect's
     # and the facts the rules are said with
     checked = code(check(y_true, y_score, groups, sample_weight), pos_label)
@@ -337,6 +363,79 @@ def _explain_classes(
         int(cases.rows_in),
         None,
         where=f"{int(cases.rows_in)} rows, {k} classes ({', '.join(str(c) for c in found)})",
+    )
+
+
+def _names_regression(measures: Any) -> bool:
+    """Whether a regression measure is named (a name that does not parse is said by the door)."""
+    try:
+        specs = resolve(measures, 0.5, pending=True)
+    except PerfError:
+        return False
+    return any(s.measure.kind == "regression" for s in specs)
+
+
+def _explain_regression(
+    y_true: Any,
+    y_score: Any,
+    measures: Any,
+    groups: Any,
+    sample_weight: Any,
+    dialects: Sequence[str] | str | None,
+    pos_label: Any,
+    task: Any,
+) -> Explanation:
+    """explain() of a regression target: perfeval's row, and scikit-learn's and torchmetrics'
+    numbers computed with their rules (:func:`perfeval.api.regression_explanation.regression_cells`).
+    """
+    from perfeval.api.regression_explanation import TOOLS, Facts, regression_cells
+    from perfeval.engine.regression import (
+        check_regression,
+        finish_regression,
+        named_specs,
+        regression_specs,
+    )
+
+    if task == "binary":
+        raise InvalidParameterError("task='binary' names regression measures: drop one or the other")
+    if groups is not None:
+        raise InvalidParameterError(
+            "explain of a regression target per group: not yet; evaluate(..., groups=) gives each "
+            "group's values"
+        )
+    if pos_label is not None:
+        raise InvalidParameterError("pos_label= does not apply to a regression target (real values)")
+    names = [p.strip() for p in dialects.split(",") if p.strip()] if isinstance(dialects, str) else dialects
+    wanted = list(TOOLS) if names is None else [str(d).strip().lower() for d in names]
+    for d in wanted:
+        if d not in ("perfeval", *TOOLS):
+            raise InvalidParameterError(
+                f"dialect {d!r}: the dialects of a regression target are {', '.join(TOOLS)}"
+            )
+    specs = regression_specs(named_specs(measures))
+    cases = check_regression(y_true, y_score, None, sample_weight)
+    y = np.asarray(cases.y, dtype=np.float64)
+    with warnings.catch_warnings():  # perfeval's row says what is undefined, by its NaN and note
+        warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        base = finish_regression(cases, specs, task_from="explain")
+    raw = cases
+    if sample_weight is not None and len(cases.s) < cases.rows_in:  # scikit-learn counts those rows
+        raw = check_regression(y_true, y_score, None, sample_weight, keep_zero=True)
+    facts = Facts(y, cases.s, cases.w, (np.asarray(raw.y, dtype=np.float64), raw.s, raw.w))
+    cells: dict[str, dict[str, Cell]] = {"perfeval": {}}
+    for s in specs:
+        r = base.results[s.label]
+        cells["perfeval"][s.label] = Cell(r.value, "", [r.why] if r.why else [])
+    rows = {tool: {} for tool in TOOLS if tool in wanted}  # type: dict[str, dict[str, Cell]]
+    for s in specs:
+        got = regression_cells(facts, s, base.results[s.label].value)
+        for tool, row in rows.items():
+            value, why, rules = got[tool]
+            row[s.label] = Cell(value, why, rules)
+    cells.update(rows)
+    n = int(cases.rows_in)
+    return Explanation(
+        [s.label for s in specs], cells, n, None, where=f"{n} rows, a regression target (real values)"
     )
 
 

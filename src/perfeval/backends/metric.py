@@ -431,7 +431,8 @@ class Metric:
         if self._mc is not None:
             size += self._mc.nbytes
         if self._reg is not None:
-            size += nbytes(self._reg.absres) + nbytes(self._reg.absw)
+            r = self._reg
+            size += nbytes(r.absres) + nbytes(r.absw) + nbytes(r.yval) + nbytes(r.yw)
         if self._open is not None:
             size += sum(nbytes(a) for a in self._open)
         return size
@@ -1504,9 +1505,22 @@ def regression_from_state(state: Any, specs: list[MeasureSpec]) -> Any:
         raise ValueError("no 'regression' summary")
     summary = RegressionSummary(**state)
     want = empty_summary(specs)
-    if (summary.powers, summary.medae) != (want.powers, want.medae):
+    if summary.kept() != want.kept():
         raise ValueError("a regression summary of other measures")
-    ints = ("rows", "weight", "sy", "syy", "sr", "srr", "sabs", "spos", "sape", "zero_weight", "zero_rows")
+    ints = (
+        "rows",
+        "weight",
+        "sy",
+        "syy",
+        "sr",
+        "srr",
+        "sabs",
+        "spos",
+        "sape",
+        "zero_weight",
+        "zero_rows",
+        "sape_tm",
+    )
     if not all(isinstance(getattr(summary, k), int) for k in ints):
         raise ValueError("a regression summary whose sums are not whole numbers")
     return summary

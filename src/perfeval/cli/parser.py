@@ -549,7 +549,8 @@ def build() -> argparse.ArgumentParser:
         "  perfeval explain preds.csv --target y --score p -m roc,ap --dialects sklearn,spark,keras\n"
         "  perfeval explain preds.csv -m roc --dialects keras:num_thresholds=1000,spark:numBins=100 "
         "--format json\n"
-        "  perfeval explain proba.csv --target y --score p_a,p_b,p_c --classes a,b,c -m roc_ovr,roc_ovo",
+        "  perfeval explain proba.csv --target y --score p_a,p_b,p_c --classes a,b,c -m roc_ovr,roc_ovo\n"
+        "  perfeval explain prices.csv --target price --score pred -m mae,r2,mape:eps=sklearn,medae",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ex.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
@@ -591,6 +592,13 @@ def build() -> argparse.ArgumentParser:
         "one of the measures)",
     )
     ex.add_argument("-t", "--threshold", type=float, default=0.5)
+    ex.add_argument(
+        "--task",
+        choices=("binary", "regression"),
+        help="regression: the target is a real value and --score its prediction; scikit-learn's and "
+        "torchmetrics' numbers beside perfeval's (without it, a regression measure named, or a target of "
+        "real values with only rmse/mse, is read so)",
+    )
     output_options(ex, ("table", "json", "csv"))
     sa = sub.add_parser(
         "sample",

@@ -1,7 +1,8 @@
-"""``perfeval eval`` of a regression target: a real target column and one prediction column
-(docs/input.md, "Regression"), in memory, streamed (``--stream``: each chunk folded into the exact
-summary, the bits of the whole table) or on Dask (``--dask``: each partition's exact summary, merged;
-the bits of memory); ``--ci``: the intervals of :func:`perfeval.ci` on the rows read (in memory).
+"""``perfeval eval`` of a regression target: a real target column and a prediction column, or several
+(``--score a,b,c``: several models, a row each, as several binary models print) (docs/input.md,
+"Regression"), in memory, streamed (``--stream``: each chunk folded into the exact summary, the bits
+of the whole table) or on Dask (``--dask``: each partition's exact summary, merged; the bits of
+memory); ``--ci``: the intervals of :func:`perfeval.ci` on the rows read (in memory).
 
 A target is a regression target when ``--task regression`` is given, when a regression measure is
 named (``-m mae,rmse,r2``), or, with no measure named (or only ``rmse``/``mse``), no ``--pos-label``
@@ -11,6 +12,7 @@ says so (never a positive label to name).
 
 from __future__ import annotations
 
+import copy
 import os
 from typing import Any
 
@@ -19,7 +21,7 @@ import numpy as np
 from perfeval.cli import load
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
-__all__ = ["requested", "run", "target_values"]
+__all__ = ["requested", "run", "models", "target_values"]
 
 
 def target_values(table: Any, name: str, values: Any) -> np.ndarray:
@@ -44,7 +46,7 @@ def target_values(table: Any, name: str, values: Any) -> np.ndarray:
 
 def requested(args: Any, specs: list, path: str | None, table_of: Any) -> str | None:
     """How the run is a regression (the words said), or None: ``--task regression``, a regression
-    measure named, or (read whole, one score column) a target that looks like one.
+    measure named, or (read whole) a target that looks like one.
     """
     task = getattr(args, "task", None)
     if task == "binary":
@@ -59,14 +61,19 @@ def requested(args: Any, specs: list, path: str | None, table_of: Any) -> str | 
         return None
     if args.measures and not all(s.measure.name in REGRESSION_OF for s in specs):
         return None
-    if args.score is not None and "," in args.score:
-        return None
     if getattr(args, "dialect", None) not in (None, "perfeval"):
         return None
+    names = models(args)
     table = table_of()
     # an empty field (CSV) is no value: the target is told by the others, the empty one said at its
-    # line where the values are read
-    ch = load.choose_table(args, table, empties=False)
+    # line where the values are read; of several score columns, the first chooses the columns here
+    first = args if names is None else _with_score(args, names[0])
+    try:
+        ch = load.choose_table(first, table, empties=False)
+    except InputFormatError:
+        if names is None:
+            raise
+        return None  # the columns of several models: said where they are chosen, in their words
     from perfeval.io.tables import numeric
 
     col = np.asarray(table.get(ch.target, empties=False))
@@ -81,7 +88,39 @@ def requested(args: Any, specs: list, path: str | None, table_of: Any) -> str | 
     how = regression_task(y, None)
     if how is None:
         return None
+    if names is not None and _named_after_targets(names, y):
+        return None  # score columns named after the targets: K classes (their door says so)
     return f"the target column {ch.target.name!r} " + how.removeprefix("the target ")
+
+
+def _named_after_targets(names: list[str], y: np.ndarray) -> bool:
+    """Whether a score column is named after a target value (``--score 1,2,3`` of targets 1, 2, 3:
+    a score column a class, which the K classes' door reads).
+    """
+    from perfeval.io.grammar import is_number
+
+    values = {float(n) for n in names if is_number(n)}
+    return bool(values) and bool(np.isin(np.asarray(sorted(values)), y).any())
+
+
+def models(args: Any) -> list[str] | None:
+    """The score columns of ``--score a,b,c`` (several models), or None for one (the messages of
+    several binary models').
+    """
+    if args.score is None or "," not in args.score:
+        return None
+    names = [c.strip() for c in args.score.split(",")]
+    if not all(names):
+        raise InvalidParameterError(f"--score {args.score!r}: an empty column name between commas")
+    if len(set(names)) != len(names):
+        raise InvalidParameterError(f"--score {args.score!r}: a column named twice")
+    return names
+
+
+def _with_score(args: Any, name: str) -> Any:
+    one = copy.copy(args)
+    one.score = name
+    return one
 
 
 def run(
@@ -89,11 +128,11 @@ def run(
 ) -> Any:
     """The report of a regression target (``how``: why the target was read so; ``warn``: what writes
     the warnings caught, a line each; ``on_dask``: the command's evaluation on Dask, of ``(args,
-    path, specs)``).
+    path, specs)``), or with several score columns (``--score a,b,c``) each model's report by its
+    column's name, in the order given (the table read once in memory; a file read once a model
+    streamed or on Dask).
     """
-    import warnings
-
-    from perfeval.engine.regression import check_regression, finish_regression, regression_specs
+    from perfeval.engine.regression import regression_specs
 
     for flag, on in (
         ("--pos-label", args.pos_label is not None),
@@ -110,10 +149,37 @@ def run(
         )
     if getattr(args, "dialect", None) not in (None, "perfeval"):
         raise InvalidParameterError("--dialect: the regression measures have perfeval's rules only")
-    if args.score is not None and "," in args.score:
-        raise InvalidParameterError("a regression target reads one --score column (the prediction)")
     named = None if not args.measures else specs
     rspecs = regression_specs(named)
+    names = models(args)
+    if names is None:
+        report = _one(args, path, rspecs, how, table_of, warn, on_dask)
+        load.note(f"perfeval: note: regression ({how}): {', '.join(report.results)}\n")
+        return report
+    if path is None and (args.stream or args.dask):
+        raise InvalidParameterError(
+            "several --score columns with --stream/--dask read the file once a model: give a file, not "
+            "standard input"
+        )
+    reports: dict[str, Any] = {}
+    for name in names:
+        report = _one(_with_score(args, name), path, rspecs, how, table_of, warn, on_dask)
+        # a model is named by its column (--score 2,3 of a file with a header: its names)
+        column = report.params.get("columns", {}).get("score") or name
+        if column in reports:
+            raise InvalidParameterError(f"--score {args.score!r}: column {column!r} named twice")
+        reports[column] = report
+    labels = ", ".join(next(iter(reports.values())).results)
+    load.note(f"perfeval: note: regression ({how}), {len(reports)} models: {labels}\n")
+    return reports
+
+
+def _one(args: Any, path: str | None, rspecs: list, how: str, table_of: Any, warn: Any, on_dask: Any) -> Any:
+    """One model's report (one score column): on Dask, streamed, or in memory (with ``--ci``)."""
+    import warnings
+
+    from perfeval.engine.regression import check_regression, finish_regression
+
     if args.dask:
         if args.stream:
             raise InvalidParameterError("--dask and --stream: give one (each reads the file its own way)")
@@ -160,7 +226,6 @@ def run(
             )
         report.params["source"] = table.source
         report.params["columns"] = ch.names()
-    load.note(f"perfeval: note: regression ({how}): {', '.join(report.results)}\n")
     return report
 
 

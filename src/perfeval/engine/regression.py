@@ -27,12 +27,14 @@ from perfeval.measures.spec import refuse_pending
 from perfeval.measures.vocabulary import REGRESSION_DEFAULT, REGRESSION_OF
 from perfeval.summaries.ranking import group_codes
 from perfeval.summaries.regression import (
+    SKLEARN_EPS,
+    TM_MAPE_EPS,
     RegressionSummary,
     deviance_rows,
+    grouped_quantiles,
     ratio,
     row_sums,
     scaled_sums,
-    weighted_median,
 )
 
 __all__ = [
@@ -161,7 +163,7 @@ def regression_specs(specs: list[MeasureSpec] | None) -> list[MeasureSpec]:
                     "and MSE_REG here)"
                 )
             s = parse_measure(target)
-        if s.measure.name == "TWEEDIE_DEV":
+        if s.measure.name in ("TWEEDIE_DEV", "D2_TWEEDIE"):
             from perfeval.measures.regression import tweedie_power_ok
 
             if not tweedie_power_ok(float(s.kwargs["power"])):
@@ -178,12 +180,27 @@ def regression_specs(specs: list[MeasureSpec] | None) -> list[MeasureSpec]:
 
 
 def check_regression(
-    y_true: Any, y_pred: Any, groups: Any = None, sample_weight: Any = None, *, names: tuple = ()
+    y_true: Any,
+    y_pred: Any,
+    groups: Any = None,
+    sample_weight: Any = None,
+    *,
+    names: tuple = (),
+    keep_zero: bool = False,
 ) -> Cases:
     """The check stage of a regression evaluation (:data:`REGRESSION`): the targets and predictions
     float64 and finite (the first non-finite one named by its index), ids, weights; the rows of
-    weight 0 dropped.
+    weight 0 dropped (``keep_zero``: kept, for a tool that counts them).
     """
+    from collections.abc import Mapping
+
+    if isinstance(y_pred, Mapping):  # several models: not one array
+        raise InvalidParameterError(
+            f"`{names[1] if len(names) > 1 else 'y_pred'}` is a mapping of {len(y_pred)} models; evaluate "
+            "takes one prediction a row: one call a model ({name: perfeval.evaluate(y, p, ...) for name, "
+            "p in models.items()}), or perfeval.stats.compare_models(y, models, baseline) for their "
+            "differences"
+        )
     specs: tuple[ArraySpec, ...] = REGRESSION
     if names:
         specs = (
@@ -191,16 +208,23 @@ def check_regression(
             + REGRESSION[len(names) :]
         )
     try:
-        return check(y_true, y_pred, groups, sample_weight, specs=specs)
+        return check(y_true, y_pred, groups, sample_weight, specs=specs, keep_zero=keep_zero)
     except InvalidDataError as e:
         if "y_true" in str(e) and ("label" in str(e) or "string" in str(e)):
             raise InvalidDataError(f"a regression target must hold numbers: {e}") from None
         raise
 
 
+#: the measures that keep the targets' distribution (D2_TWEEDIE of a power other than 0 too)
+_YDIST = ("D2_PINBALL", "D2_AE")
+
+
 def needs(specs: list[MeasureSpec]) -> dict[str, Any]:
-    """What a summary for the measures ``specs`` keeps: the Tweedie powers, the residuals."""
+    """What a summary for the measures ``specs`` keeps: the Tweedie powers, the residuals, the
+    targets (the D^2 scores), torchmetrics' MAPE sum.
+    """
     powers = set()
+    ydist = False
     for s in specs:
         name = s.measure.name
         if name == "POISSON_DEV":
@@ -209,7 +233,17 @@ def needs(specs: list[MeasureSpec]) -> dict[str, Any]:
             powers.add(2.0)
         elif name == "TWEEDIE_DEV":
             powers.add(float(s.kwargs["power"]))
-    return {"powers": tuple(sorted(powers)), "medae": any(s.measure.name == "MEDAE" for s in specs)}
+        elif name == "D2_TWEEDIE" and float(s.kwargs["power"]) != 0:
+            powers.add(float(s.kwargs["power"]))
+            ydist = True
+        elif name in _YDIST:
+            ydist = True
+    return {
+        "powers": tuple(sorted(powers)),
+        "medae": any(s.measure.name == "MEDAE" for s in specs),
+        "ydist": ydist,
+        "mape_tm": any(s.measure.name == "MAPE" and s.kwargs.get("eps") == "torchmetrics" for s in specs),
+    }
 
 
 def empty_summary(specs: list[MeasureSpec]) -> RegressionSummary:
@@ -356,26 +390,25 @@ class _GroupSums:
         c = np.concatenate(([0], np.cumsum(mask)))
         return c[self.ends] - c[self.starts]
 
-    def medians(self) -> np.ndarray:
-        """Each group's weighted median of ``|r|``: unweighted, every group's at once (the rows sorted
-        by group, then ``|r|``: the middle one, or the mean of the two middle ones, as numpy's median);
-        weighted, a loop over the groups (each group's cumulative weights summed in its own order).
+    @property
+    def gid(self) -> np.ndarray:
+        """Each row's group (0, 1, ...: the rows are sorted by group)."""
+        if "gid" not in self.__dict__:
+            self.__dict__["gid"] = np.repeat(np.arange(len(self.starts)), self.ends - self.starts)
+        return self.__dict__["gid"]
+
+    def quantiles(self, v: np.ndarray, alpha: float, eps: float) -> np.ndarray:
+        """Each group's weighted alpha-quantile of ``v`` (a value a row), every group at once
+        (:func:`~perfeval.summaries.regression.grouped_quantiles`: each group sorted by value, then
+        weight, its cumulative weights summed in that order): the bits of each group alone.
         """
-        if self.w is None:
-            n = self.ends - self.starts
-            group = np.repeat(np.arange(len(n)), n)
-            a = self.a[np.lexsort((self.a, group))]
-            lo = a[self.starts + (n - 1) // 2]
-            hi = a[self.starts + n // 2]
-            with np.errstate(over="ignore"):
-                return np.where(n % 2 == 1, lo, (lo + hi) / 2)
-        v = np.empty(len(self.starts))
-        for i, (lo, hi) in enumerate(zip(self.starts.tolist(), self.ends.tolist(), strict=True)):
-            a = self.a[lo:hi]
-            aw = None if self.w is None else self.w[lo:hi]
-            order = np.argsort(a, kind="stable") if aw is None else np.lexsort((aw, a))
-            v[i] = weighted_median(a[order], None if aw is None else aw[order])
-        return v
+        return grouped_quantiles(v, self.w, self.starts, alpha, eps=eps)
+
+    def medians(self) -> np.ndarray:
+        """Each group's weighted median of ``|r|`` (MEDAE's rule: a cumulative weight reaching half the
+        total exactly averages two values), every group at once.
+        """
+        return self.quantiles(self.a, 0.5, 0.0)
 
 
 #: the row sums each measure is finished from (the weights' besides)
@@ -387,6 +420,9 @@ _SUMS = {
     "EXPVAR": ("syy", "sy", "srr", "sr"),
     "MAPE": ("sape",),
     "PINBALL": ("spos", "sr"),
+    "D2_PINBALL": ("spos", "sr"),
+    "D2_AE": ("spos", "sr"),
+    "D2_TWEEDIE": ("sy", "syy", "srr"),
 }
 
 
@@ -410,8 +446,20 @@ def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
         num = srr * W if name == "R2" else W * srr - rest[0] * rest[0]
         return _divide(den - num, den)
     if name == "MAPE":
+        eps = sp.kwargs.get("eps", "none")
+        if eps == "torchmetrics":
+            with np.errstate(over="ignore"):
+                term = np.abs(gs.y - gs.s) / np.maximum(np.abs(gs.y), TM_MAPE_EPS)
+            if not np.isfinite(term).all():
+                raise InvalidDataError(
+                    "a target minus its prediction over the target (floored at 1.17e-06) is beyond the "
+                    "range of a 64-bit float"
+                )
+            gs.made("sape_tm", term)
+            return _divide(*gs.get("sape_tm", "weight"))
         v = _divide(*gs.get("sape", "weight"))
-        v[gs.rows_where(gs.y == 0) > 0] = math.nan
+        if eps == "none":
+            v[gs.rows_where(gs.y == 0) > 0] = math.nan
         return v
     if name == "PINBALL":
         from fractions import Fraction
@@ -422,15 +470,99 @@ def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
         return _divide(m * spos + (d - m) * (spos - sr), W * d)
     if name == "MEDAE":
         return gs.medians()
+    if name in ("D2_PINBALL", "D2_AE"):
+        return _group_d2_pinball(gs, float(sp.kwargs.get("alpha", 0.5)))
+    if name == "D2_TWEEDIE":
+        return _group_d2_tweedie(gs, float(sp.kwargs["power"]))
     p = {"POISSON_DEV": 1.0, "GAMMA_DEV": 2.0}.get(name, float(sp.kwargs.get("power", 0.0)))
+    total, W, bad = _group_deviance(gs, p)
+    v = _divide(total, W)
+    v[bad] = math.nan
+    return v
+
+
+def _group_deviance(gs: _GroupSums, p: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each group's exact sum of the rows' Tweedie deviance of power ``p`` and of the weights (one
+    scale), and whether the group has a row outside the deviance's domain.
+    """
     dev, ok = deviance_rows(gs.y, gs.s, p)
     if not np.isfinite(dev).all():
         raise InvalidDataError(f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float")
     gs.made(f"dev{p!r}", dev)
     total, W = gs.get(f"dev{p!r}", "weight")
-    v = _divide(total, W)
-    v[gs.rows_where(~ok) > 0] = math.nan
-    return v
+    return total, W, gs.rows_where(~ok) > 0
+
+
+def _fraction(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """Each group's ``1 - num / den`` rounded once (NaN where ``den <= 0``: a constant's loss of 0)."""
+    ok = den > 0
+    out = np.full(len(num), math.nan)
+    if ok.any():
+        out[ok] = _divide(den[ok] - num[ok], den[ok])
+    return out
+
+
+def _group_d2_pinball(gs: _GroupSums, alpha: float) -> np.ndarray:
+    """Each group's D2_PINBALL (:func:`perfeval.measures.regression.d2_pinball`): the group's
+    alpha-quantile of the targets, each row's residual from it, exact sums per group.
+    """
+    from fractions import Fraction
+
+    q = gs.quantiles(gs.y, alpha, SKLEARN_EPS)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = gs.y - q[gs.gid]
+    big = ~np.isfinite(r)
+    r[big] = 0.0
+    key = f"d2q{alpha!r}"
+    try:
+        gs.made(key + "+", np.maximum(r, 0.0))
+        gs.made(key, r)
+    except InvalidDataError:  # a product with a weight beyond the range: those groups NaN
+        return _group_d2_pinball_alone(gs, alpha)
+    fa = Fraction(alpha)
+    m, d = fa.numerator, fa.denominator
+    spos, sr, qpos, qr = gs.get("spos", "sr", key + "+", key)
+    out = _fraction(m * spos + (d - m) * (spos - sr), m * qpos + (d - m) * (qpos - qr))
+    out[gs.rows_where(big) > 0] = math.nan
+    return out
+
+
+def _group_d2_pinball_alone(gs: _GroupSums, alpha: float) -> np.ndarray:
+    """D2_PINBALL group by group (when a product overflows: each group's own reason)."""
+    from perfeval.measures.regression import d2_pinball
+
+    out = np.empty(len(gs.starts))
+    for k, (lo, hi) in enumerate(zip(gs.starts.tolist(), gs.ends.tolist(), strict=True)):
+        w = None if gs.w is None else gs.w[lo:hi]
+        summary = RegressionSummary.from_checked(gs.y[lo:hi], gs.s[lo:hi], w, ydist=True)
+        out[k] = d2_pinball(summary, alpha).value
+    return out
+
+
+def _group_d2_tweedie(gs: _GroupSums, p: float) -> np.ndarray:
+    """Each group's D2_TWEEDIE (:func:`perfeval.measures.regression.d2_tweedie`): power 0 is R2;
+    else the deviance of each row from its group's weighted mean (correctly rounded), exact sums.
+    """
+    from perfeval.measures.regression import tweedie_power_ok
+
+    if not tweedie_power_ok(p):
+        return np.full(len(gs.starts), math.nan)
+    if p == 0:
+        W, syy, sy, srr = gs.get("weight", "syy", "sy", "srr")
+        return _fraction(srr * W, W * syy - sy * sy)
+    total, _, bad = _group_deviance(gs, p)
+    mean = _divide(*gs.get("sy", "weight"))
+    good = mean > 0 if (p < 0 or p >= 1) else np.ones(len(mean), dtype=bool)
+    mu = np.where(good, mean, 1.0)[gs.gid]
+    dev, _ = deviance_rows(gs.y, mu, p)
+    over = ~np.isfinite(dev)
+    dev[over] = 0.0
+    gs.made(f"d2dev{p!r}", dev)
+    num, den, W, syy, sy = gs.get(f"dev{p!r}", f"d2dev{p!r}", "weight", "syy", "sy")
+    out = _fraction(num, den)
+    out[W * syy - sy * sy == 0] = math.nan  # every target equal: no loss, whatever the rounding
+    out[bad | ~good | (gs.rows_where(over) > 0)] = math.nan
+    return out
 
 
 def finish_regression(cases: Cases, specs: list[MeasureSpec], *, task_from: str) -> Report:

@@ -85,6 +85,9 @@ from perfeval.functional.sklearn_names import (
     top_k_accuracy_score,
 )
 from perfeval.functional.sklearn_regression import (
+    d2_absolute_error_score,
+    d2_pinball_score,
+    d2_tweedie_score,
     explained_variance_score,
     mean_absolute_error,
     mean_absolute_percentage_error,
@@ -165,6 +168,9 @@ __all__ = [
     "mean_poisson_deviance",
     "mean_gamma_deviance",
     "mean_tweedie_deviance",
+    "d2_absolute_error_score",
+    "d2_pinball_score",
+    "d2_tweedie_score",
 ]
 
 #: the deprecated one-liners (still here until perfeval 0.2.0, each warning with what to call instead)

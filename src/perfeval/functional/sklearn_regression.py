@@ -31,7 +31,8 @@ from perfeval.base.checks import as_array
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.functional.door import check_sample_weight, warn_undefined
 from perfeval.measures import regression as R
-from perfeval.summaries.regression import RegressionSummary, ratio, weighted_median
+from perfeval.measures import regression_sklearn as S
+from perfeval.summaries.regression import RegressionSummary, ratio
 
 __all__ = [
     "mean_absolute_error",
@@ -45,6 +46,9 @@ __all__ = [
     "mean_poisson_deviance",
     "mean_gamma_deviance",
     "mean_tweedie_deviance",
+    "d2_absolute_error_score",
+    "d2_pinball_score",
+    "d2_tweedie_score",
 ]
 
 Array = np.ndarray
@@ -183,14 +187,7 @@ def median_absolute_error(
     fn = "median_absolute_error"
     yt, yp = _targets(fn, y_true, y_pred, multioutput, _AVERAGES)
     w = _weights(fn, sample_weight, len(yt))
-    errors = []
-    for j in range(yt.shape[1]):
-        a = np.abs(yp[:, j] - yt[:, j])
-        if w is None:
-            errors.append(float(np.median(a)))
-        else:
-            order = np.lexsort((w, a))
-            errors.append(weighted_median(a[order], w[order], eps=float(np.finfo(np.float64).eps)))
+    errors = [S.median(np.abs(yp[:, j] - yt[:, j]), w) for j in range(yt.shape[1])]
     return _average(np.array(errors), multioutput)
 
 
@@ -222,16 +219,7 @@ def _explained(
         warn_undefined("R^2 score is not well-defined with less than two samples.")
         return math.nan
     sums = _summaries(yt, yp, w)
-    scores = np.ones(len(sums))
-    for j, s in enumerate(sums):
-        d, _ = s.sst()
-        n = s.ssr_centered()[0] if centred else s.srr * s.weight
-        if d != 0:
-            scores[j] = ratio(d - n, d) if (n != 0 or not force_finite) else 1.0
-        elif force_finite:
-            scores[j] = 0.0 if n != 0 else 1.0
-        else:
-            scores[j] = -math.inf if n != 0 else math.nan
+    scores = np.array([S.explained(s, centred=centred, force_finite=force_finite) for s in sums])
     if isinstance(multioutput, str) and multioutput == "raw_values":
         return scores
     if isinstance(multioutput, str) and multioutput == "variance_weighted":
@@ -270,21 +258,34 @@ def explained_variance_score(
     )
 
 
-def _deviance(fn: str, y_true: Any, y_pred: Any, sample_weight: Any, power: float) -> float:
+def _deviance(
+    fn: str, y_true: Any, y_pred: Any, sample_weight: Any, power: float, *, d2: bool = False
+) -> float:
     yt, yp = _targets(fn, y_true, y_pred, "uniform_average", _AVERAGES)
     if yt.shape[1] != 1:
+        if d2:
+            raise InvalidDataError(f"{fn}: Multioutput not supported in d2_tweedie_score")
         raise InvalidDataError(f"{fn}: y_true and y_pred must be 1-D (one output), got {yt.shape[1]} columns")
     y, p = yt[:, 0], yp[:, 0]
     w = _weights(fn, sample_weight, len(y))
-    head = f"{fn}: Mean Tweedie deviance error with power={power:g} can only be used on "
-    if power < 0 and (p <= 0).any():
-        raise InvalidDataError(head + "strictly positive y_pred.")
-    if 1 <= power < 2 and ((y < 0).any() or (p <= 0).any()):
-        raise InvalidDataError(head + "non-negative y and strictly positive y_pred.")
-    if power >= 2 and ((y <= 0).any() or (p <= 0).any()):
-        raise InvalidDataError(head + "strictly positive y and y_pred.")
+    if d2 and len(y) < 2:
+        warn_undefined("D^2 score is not well-defined with less than two samples.")
+        return math.nan
+    refused = S.deviance_refusal(y, p, power)
+    if refused:
+        raise InvalidDataError(
+            f"{fn}: Mean Tweedie deviance error with power={power:g} can only be used on {refused}"
+        )
     (s,) = _summaries(yt, yp, w, powers=(float(power),))
-    return R.tweedie_deviance(s, float(power)).value
+    if not d2:
+        return R.tweedie_deviance(s, float(power)).value
+    got = S.d2_tweedie(s, y, w, float(power))
+    if got is None:
+        raise InvalidDataError(
+            f"{fn}: the deviance of the targets' weighted mean is 0 (every target equal), so the fraction "
+            "explained is 0/0 or -inf (scikit-learn raises ZeroDivisionError here)"
+        )
+    return got
 
 
 def mean_tweedie_deviance(y_true: Any, y_pred: Any, *, sample_weight: Any = None, power: float = 0) -> float:
@@ -305,3 +306,58 @@ def mean_poisson_deviance(y_true: Any, y_pred: Any, *, sample_weight: Any = None
 def mean_gamma_deviance(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     """scikit-learn's ``mean_gamma_deviance`` (perfeval's GAMMA_DEV)."""
     return _deviance("mean_gamma_deviance", y_true, y_pred, sample_weight, 2.0)
+
+
+def d2_tweedie_score(y_true: Any, y_pred: Any, *, sample_weight: Any = None, power: float = 0) -> float:
+    """scikit-learn's ``d2_tweedie_score`` (perfeval's D2_TWEEDIE): the fraction of the Tweedie
+    deviance explained against the targets' weighted mean; fewer than two samples NaN with
+    scikit-learn's warning; every target equal an error (scikit-learn's division by zero).
+    """
+    fn = "d2_tweedie_score"
+    if isinstance(power, bool) or not isinstance(power, (int, float)) or not R.tweedie_power_ok(float(power)):
+        raise InvalidParameterError(
+            f"{fn}: The 'power' parameter of mean_tweedie_deviance must be a float in the range (-inf, 0.0] "
+            f"or a float in the range [1.0, inf). Got {power!r} instead."
+        )
+    return _deviance(fn, y_true, y_pred, sample_weight, float(power), d2=True)
+
+
+def d2_pinball_score(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    sample_weight: Any = None,
+    alpha: float = 0.5,
+    multioutput: Any = "uniform_average",
+) -> float | Array:
+    """scikit-learn's ``d2_pinball_score`` (perfeval's D2_PINBALL): ``1 - L(y, yhat) / L(y, q)``, ``q``
+    the targets' weighted alpha-quantile by scikit-learn's rule; a perfect prediction 1 and a
+    constant target 0 (its ``force_finite``); fewer than two samples NaN with its warning.
+    """
+    return _d2_pinball("d2_pinball_score", y_true, y_pred, sample_weight, alpha, multioutput)
+
+
+def d2_absolute_error_score(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, multioutput: Any = "uniform_average"
+) -> float | Array:
+    """scikit-learn's ``d2_absolute_error_score`` (perfeval's D2_AE): :func:`d2_pinball_score` at
+    alpha 0.5.
+    """
+    return _d2_pinball("d2_absolute_error_score", y_true, y_pred, sample_weight, 0.5, multioutput)
+
+
+def _d2_pinball(
+    fn: str, y_true: Any, y_pred: Any, sample_weight: Any, alpha: Any, multioutput: Any
+) -> float | Array:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
+        raise InvalidParameterError(
+            f"{fn}: The 'alpha' parameter of d2_pinball_score must be a float in the range [0.0, 1.0]. "
+            f"Got {alpha!r} instead."
+        )
+    yt, yp = _targets(fn, y_true, y_pred, multioutput, _AVERAGES)
+    w = _weights(fn, sample_weight, len(yt))
+    if len(yt) < 2:
+        warn_undefined("D^2 score is not well-defined with less than two samples.")
+        return math.nan
+    scores = np.array([S.d2_pinball(s, float(alpha)) for s in _summaries(yt, yp, w, ydist=True)])
+    return _average(scores, multioutput)

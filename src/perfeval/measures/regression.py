@@ -19,8 +19,19 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
+
 from perfeval.measures.multiclass import Finished
-from perfeval.summaries.regression import RegressionSummary, ratio, weighted_median
+from perfeval.summaries.regression import (
+    SKLEARN_EPS,
+    TM_MAPE_EPS,
+    RegressionSummary,
+    deviance_rows,
+    exact_products,
+    ratio,
+    weighted_median,
+    weighted_quantile,
+)
 
 __all__ = [
     "mae",
@@ -35,6 +46,12 @@ __all__ = [
     "gamma_deviance",
     "tweedie_deviance",
     "tweedie_power_ok",
+    "d2_absolute_error",
+    "d2_pinball",
+    "d2_tweedie",
+    "d2_pinball_parts",
+    "d2_tweedie_parts",
+    "MAPE_EPS",
     "NO_CASE",
 ]
 
@@ -92,15 +109,27 @@ def explained_variance(s: RegressionSummary) -> Finished:
     return _fraction_explained(s, num)
 
 
-def mape(s: RegressionSummary) -> Finished:
-    """Mean absolute percentage error, ``sum w |r| / |y| / sum w`` (a fraction, not times 100)."""
+#: MAPE's floor of ``|y|`` by ``eps``: none (a target of 0 is NaN), scikit-learn's (float64's eps) and
+#: torchmetrics' (1.17e-06, ``mean_absolute_percentage_error``'s ``epsilon``)
+MAPE_EPS = {"none": None, "sklearn": SKLEARN_EPS, "torchmetrics": TM_MAPE_EPS}
+
+
+def mape(s: RegressionSummary, eps: str = "none") -> Finished:
+    """Mean absolute percentage error, ``sum w |r| / |y| / sum w`` (a fraction, not times 100);
+    ``eps="sklearn"`` or ``"torchmetrics"``: each ``|y|`` floored at that tool's epsilon
+    (:data:`MAPE_EPS`), a target of 0 counted as the tool counts it.
+    """
+    if eps == "sklearn":
+        return _mean(s, s.sape)
+    if eps == "torchmetrics":
+        return _mean(s, s.sape_tm)
     if s.zero_weight:
         n = s.zero_rows
         return Finished(
             math.nan,
             why=f"{n:,} target{'s are' if n != 1 else ' is'} 0: a percentage of 0 is undefined "
             "(scikit-learn's mean_absolute_percentage_error divides by float64's eps instead, giving "
-            "about 4.5e15 |r|)",
+            "about 4.5e15 |r|: MAPE:eps=sklearn; torchmetrics' by 1.17e-06: MAPE:eps=torchmetrics)",
         )
     return _mean(s, s.sape)
 
@@ -173,3 +202,125 @@ def poisson_deviance(s: RegressionSummary) -> Finished:
 def gamma_deviance(s: RegressionSummary) -> Finished:
     """Mean Gamma deviance (Tweedie power 2)."""
     return tweedie_deviance(s, 2.0)
+
+
+# -- D^2: the fraction of a loss explained, against the best constant prediction of that loss ---------
+def _constant_why(what: str) -> str:
+    return (
+        f"the constant prediction of the targets' {what} has no loss (every target equal"
+        + (", or alpha 0 or 1" if what.endswith("quantile") else "")
+        + "): the fraction explained is 0/0 or -inf"
+    )
+
+
+def d2_pinball_parts(s: RegressionSummary, alpha: float) -> tuple[int, int] | Finished:
+    """D2_PINBALL's exact numerator and denominator (the model's and the constant alpha-quantile's
+    pinball losses, summed, in one scale: ``D2 = 1 - num / den``), or why there is none.
+    """
+    a = Fraction(float(alpha))
+    m, d = a.numerator, a.denominator
+    num = m * s.spos + (d - m) * (s.spos - s.sr)
+    v, w = s.targets()
+    q = weighted_quantile(v, w, float(alpha), eps=SKLEARN_EPS)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = v - q
+    try:
+        if not np.isfinite(r).all():
+            raise OverflowError
+        pos, tot = exact_products(np.maximum(r, 0.0), w), exact_products(r, w)
+    except OverflowError:
+        return Finished(
+            math.nan,
+            why="a target minus the targets' quantile (or its product with a weight) is beyond the range "
+            "of a 64-bit float",
+        )
+    return num, m * pos + (d - m) * (pos - tot)
+
+
+def d2_pinball(s: RegressionSummary, alpha: float = 0.5) -> Finished:
+    """D^2 of the pinball loss (scikit-learn's ``d2_pinball_score``): ``1 - L(y, yhat) / L(y, q)``,
+    ``L`` the weighted pinball loss of ``alpha`` and ``q`` the targets' weighted alpha-quantile
+    (:func:`~perfeval.summaries.regression.weighted_quantile`, scikit-learn's rule); both losses
+    exact sums (each row's residual rounded once), the ratio rounded once.
+    """
+    if s.weight == 0:
+        return Finished(math.nan, why=NO_CASE)
+    got = d2_pinball_parts(s, alpha)
+    if isinstance(got, Finished):
+        return got
+    num, den = got
+    if den == 0:
+        return Finished(
+            math.nan,
+            why=_constant_why("alpha-quantile")
+            + " (scikit-learn's d2_pinball_score gives 1 for a perfect prediction, else 0)",
+        )
+    return Finished(ratio(den - num, den))
+
+
+def d2_absolute_error(s: RegressionSummary) -> Finished:
+    """D^2 of the absolute error (scikit-learn's ``d2_absolute_error_score``): :func:`d2_pinball` at
+    alpha 0.5, the targets' weighted median the constant prediction.
+    """
+    return d2_pinball(s, 0.5)
+
+
+def _mean_domain_why(power: float, mean: float) -> str | None:
+    """Why the targets' weighted mean has no Tweedie deviance of ``power``, or None."""
+    if (power < 0 or power >= 1) and not mean > 0:
+        return (
+            f"the targets' weighted mean is {mean!r}: the deviance of power {power:g} needs a mean > 0, so "
+            "the constant prediction has none"
+        )
+    return None
+
+
+def d2_tweedie_parts(s: RegressionSummary, power: float) -> tuple[int, int] | Finished:
+    """D2_TWEEDIE's exact numerator and denominator (the model's deviance and the deviance of the
+    targets' weighted mean, each summed over the rows, in one scale), or why there are none.
+    """
+    total, bad, rows = s.deviance(power)
+    if bad:
+        return Finished(
+            math.nan,
+            why=f"{rows:,} row{'s' if rows != 1 else ''} outside the deviance's domain (power "
+            f"{power:g} needs {_domain(power)})",
+        )
+    mean = ratio(s.sy, s.weight)
+    why = _mean_domain_why(power, mean)
+    if why:
+        return Finished(math.nan, why=why)
+    v, w = s.targets()
+    dev, _ = deviance_rows(v, np.full(len(v), mean), power)
+    if not np.isfinite(dev).all():
+        return Finished(
+            math.nan,
+            why=f"a deviance of the targets' mean (power {power:g}) is beyond the range of a 64-bit float",
+        )
+    return total, exact_products(dev, w)
+
+
+def d2_tweedie(s: RegressionSummary, power: float = 0.0) -> Finished:
+    """D^2 of the Tweedie deviance (scikit-learn's ``d2_tweedie_score``): ``1 - D(y, yhat) / D(y,
+    ybar)``, ``ybar`` the targets' weighted mean (correctly rounded); power 0 is R2 (the sums around
+    the mean exact); otherwise both deviances are exact sums of each row's deviance, the ratio
+    rounded once.
+    """
+    power = float(power)
+    if not tweedie_power_ok(power):
+        return Finished(math.nan, why=f"no Tweedie distribution has power {power:g} (0 < power < 1)")
+    if s.weight == 0:
+        return Finished(math.nan, why=NO_CASE)
+    if power == 0 or s.sst()[0] == 0:  # every target equal: no loss, whatever the formula's rounding
+        num, den = s.srr * s.weight, s.sst()[0]
+    else:
+        got = d2_tweedie_parts(s, power)
+        if isinstance(got, Finished):
+            return got
+        num, den = got
+    if den <= 0:
+        return Finished(
+            math.nan,
+            why=_constant_why("mean") + " (scikit-learn's d2_tweedie_score raises ZeroDivisionError)",
+        )
+    return Finished(ratio(den - num, den))

@@ -960,6 +960,8 @@ def _regression(
     params: tuple[Param, ...] = (),
     direction: Direction = "lower",
     edge: str = _REG_EDGE,
+    ties: str = _REG_TIES,
+    at_param: bool | None = None,
 ) -> None:
     # compute: a literal "module:function" string (measures/base.py says why it is not the function)
     REGISTRY.register(
@@ -973,11 +975,11 @@ def _regression(
             summary="regression",
             compute=compute,
             definition=definition,
-            ties=_REG_TIES,
+            ties=ties,
             edge_cases=edge,
             perf=_MODERN,
             kind="regression",
-            at_param=bool(params),
+            at_param=bool(params) if at_param is None else at_param,
             tie_bounds="free",
             tie_bounds_doc=_FREE_REG,
         )
@@ -1033,10 +1035,23 @@ _regression(
     "MAPE",
     "mean absolute percentage error",
     ("mean_absolute_percentage_error", "mape_score"),
-    "sum_i w_i |y_i - yhat_i| / |y_i| / sum_i w_i, a fraction (not times 100), as scikit-learn's.",
+    "sum_i w_i |y_i - yhat_i| / |y_i| / sum_i w_i, a fraction (not times 100), as scikit-learn's.  "
+    "eps=sklearn floors each |y_i| at float64's eps (2.2e-16) as scikit-learn's "
+    "mean_absolute_percentage_error does, eps=torchmetrics at 1.17e-06 as torchmetrics' does (which "
+    "also changes targets nonzero but below 1.17e-06 in size).",
     compute="perfeval.measures.regression:mape",
-    edge="a target of 0 (weight > 0): NaN, and the reason (scikit-learn's "
-    "mean_absolute_percentage_error divides by float64's eps instead).  No case: NaN.",
+    params=(
+        Param(
+            "eps",
+            "none",
+            "the floor of |y|: none (a target of 0 is NaN), sklearn (float64's eps) or torchmetrics "
+            "(1.17e-06)",
+            choices=("none", "sklearn", "torchmetrics"),
+        ),
+    ),
+    at_param=False,
+    edge="a target of 0 (weight > 0) with eps=none: NaN, and the reason (scikit-learn's "
+    "mean_absolute_percentage_error divides by float64's eps instead: eps=sklearn).  No case: NaN.",
 )
 _regression(
     "MEDAE",
@@ -1519,4 +1534,64 @@ _multiclass(
     edge="a score outside [0, 1]: NaN, and the report says which; no case: NaN.",
     tie_bounds="free",
     tie_bounds_doc=_FREE_CLASS,
+)
+
+
+# -- part "reg-more" (issue 33): the D^2 scores of scikit-learn, the fraction of a loss explained
+# against the best constant prediction (finished from a RegressionSummary that keeps the targets) ----
+_D2_TIES = (
+    "none needed: each row is scored by its own prediction; the constant prediction (the targets' "
+    "quantile) is scikit-learn's averaged inverted CDF, its cumulative weights summed in the order of "
+    "the targets (then of the weights), so it does not depend on the rows' order."
+)
+_regression(
+    "D2_PINBALL",
+    "D^2 pinball score (fraction of pinball loss explained)",
+    ("d2_pinball_score", "d2_pinball"),
+    "1 - L_alpha(y, yhat) / L_alpha(y, q): L_alpha the weighted mean pinball loss (PINBALL) and q the "
+    "targets' weighted alpha-quantile, scikit-learn's rule (_weighted_percentile(average=True): the first "
+    "target whose cumulative weight reaches alpha times the total, or the mean of it and the next when "
+    "it reaches it within float64's eps).  Both losses exact sums (each row's residual rounded once), "
+    "the ratio rounded once: scikit-learn's d2_pinball_score.  Keeps every target (sorted, with its "
+    "weight).",
+    compute="perfeval.measures.regression:d2_pinball",
+    ties=_D2_TIES,
+    params=(Param("alpha", 0.5, "the quantile the prediction aims at", low=0, high=1),),
+    direction="higher",
+    edge="the quantile's own loss is 0 (every target equal, or alpha 0 or 1, where the quantile is the "
+    "least or the greatest target): NaN, 0/0 or -inf (scikit-learn's d2_pinball_score gives 1 for a "
+    "perfect prediction, else 0).  No case: NaN.",
+)
+_regression(
+    "D2_AE",
+    "D^2 absolute error score (fraction of absolute error explained)",
+    ("d2_absolute_error_score", "d2_absolute_error", "d2_ae_score"),
+    "1 - sum_i w_i |y_i - yhat_i| / sum_i w_i |y_i - m|, m the targets' weighted median "
+    "(scikit-learn's rule, as D2_PINBALL's quantile at alpha 0.5): D2_PINBALL:alpha=0.5, scikit-learn's "
+    "d2_absolute_error_score.  Keeps every target (sorted, with its weight).",
+    compute="perfeval.measures.regression:d2_absolute_error",
+    ties=_D2_TIES,
+    direction="higher",
+    edge="every target equal: NaN, 0/0 or -inf (scikit-learn's d2_absolute_error_score gives 1 for a "
+    "perfect prediction, else 0).  No case: NaN.",
+)
+_regression(
+    "D2_TWEEDIE",
+    "D^2 Tweedie score (fraction of Tweedie deviance explained)",
+    ("d2_tweedie_score", "d2_tweedie"),
+    "1 - D_p(y, yhat) / D_p(y, ybar): D_p the mean Tweedie deviance of power p (TWEEDIE_DEV) and ybar "
+    "the targets' weighted mean (correctly rounded); power 0 is R2 (the sums around the mean exact), "
+    "another power sums each row's deviance exactly (keeping every target, sorted, with its weight), "
+    "the ratio rounded once: scikit-learn's d2_tweedie_score.  Each row's deviance is scikit-learn's "
+    "formula in float64: for targets close to their mean and far from 0 its terms nearly cancel, and "
+    "the value keeps fewer digits (as scikit-learn's, whose mean may differ from this one in its last "
+    "bit).",
+    compute="perfeval.measures.regression:d2_tweedie",
+    ties=_D2_TIES,
+    params=(Param("power", 0.0, "the Tweedie power (<= 0 or >= 1)"),),
+    direction="higher",
+    edge="every target equal: NaN, 0/0 or -inf (scikit-learn's d2_tweedie_score raises "
+    "ZeroDivisionError).  A row outside the power's domain (as TWEEDIE_DEV), or a power < 0 and a "
+    "mean of the targets <= 0 (which has no deviance): NaN, and why.  0 < power < 1: refused.  No case: "
+    "NaN.",
 )

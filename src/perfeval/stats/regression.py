@@ -62,6 +62,7 @@ from perfeval.stats.intervals import (
 from perfeval.stats.paired import paired_t_test, student_t_quantile
 from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
 from perfeval.summaries.regression import (
+    TM_MAPE_EPS,
     RegressionSummary,
     deviance_rows,
     exact_products,
@@ -150,8 +151,9 @@ def losses(spec: Any, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         return np.abs(r)
     if name == "MSE_REG":
         return r * r
-    if name == "MAPE":
-        return np.abs(r) / np.maximum(np.abs(y), _EPS)
+    if name == "MAPE":  # |y| floored at MAPE's eps (torchmetrics' 1.17e-06, or scikit-learn's)
+        floor = TM_MAPE_EPS if spec.kwargs.get("eps") == "torchmetrics" else _EPS
+        return np.abs(r) / np.maximum(np.abs(y), floor)
     if name == "PINBALL":
         a = float(spec.kwargs["alpha"])
         return a * np.maximum(r, 0.0) + (1.0 - a) * np.maximum(-r, 0.0)
@@ -186,6 +188,15 @@ class Replicas:
                 raise InvalidDataError(
                     f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float"
                 )
+        self.tm_mape = None  # MAPE:eps=torchmetrics's per-case term
+        if self.need["mape_tm"]:
+            with np.errstate(over="ignore"):
+                self.tm_mape = np.abs(self.y - self.s) / np.maximum(np.abs(self.y), TM_MAPE_EPS)
+            if not np.isfinite(self.tm_mape).all():
+                raise InvalidDataError(
+                    "a target minus its prediction over the target (floored at 1.17e-06) is beyond the "
+                    "range of a 64-bit float"
+                )
         self.order = None
         if self.need["medae"]:
             a = np.abs(self.y - self.s)
@@ -212,6 +223,8 @@ class Replicas:
             fields["dev"] = tuple(exact_products(d, v) for d, _ in self.devs)
             fields["bad"] = tuple(exact_sum(v[~ok]) for _, ok in self.devs)
             fields["bad_rows"] = tuple(int(np.count_nonzero(v[~ok] > 0)) for _, ok in self.devs)
+        if self.tm_mape is not None:
+            fields.update(mape_tm=True, sape_tm=exact_products(self.tm_mape, v))
         if self.order is not None:  # every case, sorted by |r|, with its weight (0: no case)
             fields.update(medae=True, absres=self.sorted_abs, absw=v[self.order])
         return RegressionSummary(**fields)

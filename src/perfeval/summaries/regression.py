@@ -15,7 +15,11 @@ float64 times ``2**1126`` is a whole number): the products are made exact by two
 
 The median absolute error needs the residuals' distribution: the sorted ``|r|`` with their weights,
 kept only when asked for (``medae=True``), merged by a sorted union (canonical order: value, then
-weight, so that any merge order gives the same array).  The Tweedie deviances are kept per power
+weight, so that any merge order gives the same array).  The D^2 scores need the targets'
+distribution the same way (``ydist=True``: the sorted ``y`` with their weights): their weighted
+alpha-quantile (:func:`weighted_quantile`, scikit-learn's rule) or their weighted mean is the
+constant prediction they compare the model with, and its loss is a sum over the rows known only
+once every row is in.  The Tweedie deviances are kept per power
 asked (``powers``), each as the exact sum of the per-row deviance over the rows inside its domain
 and the exact weight of the rows outside it (a measure with such rows is NaN, and says why).
 """
@@ -37,6 +41,9 @@ __all__ = [
     "exact_products",
     "deviance_rows",
     "ratio",
+    "weighted_quantile",
+    "grouped_quantiles",
+    "SKLEARN_EPS",
     "SHIFT",
 ]
 
@@ -247,6 +254,12 @@ class RegressionSummary:
     absres, absw : ndarray or None
         The sorted ``|r|`` of the rows of weight > 0 and their weights (None: unweighted), kept only
         for the median absolute error (``medae``).
+    yval, yw : ndarray or None
+        The sorted ``y`` of the rows of weight > 0 and their weights (None: unweighted), kept only
+        for the D^2 scores (``ydist``).
+    sape_tm : int
+        The sum of ``w |r| / max(|y|, 1.17e-06)`` (torchmetrics' MAPE term), kept only when asked
+        (``mape_tm``).
     """
 
     rows: int = 0
@@ -268,11 +281,20 @@ class RegressionSummary:
     weighted: bool = False
     absres: Array | None = field(default=None, compare=False, repr=False)
     absw: Array | None = field(default=None, compare=False, repr=False)
+    ydist: bool = False
+    yval: Array | None = field(default=None, compare=False, repr=False)
+    yw: Array | None = field(default=None, compare=False, repr=False)
+    mape_tm: bool = False
+    sape_tm: int = 0
 
     # -- building ---------------------------------------------------------------------------------
     @classmethod
-    def empty(cls, powers: tuple[float, ...] = (), medae: bool = False) -> RegressionSummary:
-        """The summary of no rows, keeping the deviances of ``powers`` and (``medae``) the residuals."""
+    def empty(
+        cls, powers: tuple[float, ...] = (), medae: bool = False, ydist: bool = False, mape_tm: bool = False
+    ) -> RegressionSummary:
+        """The summary of no rows, keeping the deviances of ``powers``, (``medae``) the residuals,
+        (``ydist``) the targets and (``mape_tm``) torchmetrics' MAPE sum.
+        """
         powers = tuple(sorted({float(p) for p in powers}))
         z = (0,) * len(powers)
         return cls(
@@ -282,6 +304,9 @@ class RegressionSummary:
             bad_rows=z,
             medae=medae,
             absres=np.empty(0) if medae else None,
+            ydist=ydist,
+            yval=np.empty(0) if ydist else None,
+            mape_tm=mape_tm,
         )
 
     @classmethod
@@ -293,6 +318,8 @@ class RegressionSummary:
         *,
         powers: tuple[float, ...] = (),
         medae: bool = False,
+        ydist: bool = False,
+        mape_tm: bool = False,
     ) -> RegressionSummary:
         """The summary of checked rows (float64 targets and predictions, finite; weights >= 0 or
         None).  The rows' order does not matter: the sums are exact.
@@ -307,7 +334,7 @@ class RegressionSummary:
         if w is not None:
             w = np.asarray(w, dtype=np.float64)
         n = len(y)
-        out = cls.empty(powers, medae)
+        out = cls.empty(powers, medae, ydist, mape_tm)
         try:
             sums = row_sums(None, y, yhat, w)  # the differences checked first, then the products
         except OverflowError as e:
@@ -325,6 +352,16 @@ class RegressionSummary:
             bad_rows.append(int(out_w.sum()))
         if sums is None:
             raise OverflowError(_TOO_BIG[2])
+        sape_tm = 0
+        if mape_tm:
+            with np.errstate(over="ignore"):
+                term = np.abs(y - yhat) / np.maximum(np.abs(y), TM_MAPE_EPS)
+            if not np.isfinite(term).all():
+                raise OverflowError(
+                    "a target minus its prediction over the target (floored at 1.17e-06) is beyond the "
+                    "range of a 64-bit float"
+                )
+            sape_tm = exact_products(term, w)
         zero = y == 0
         absres = absw = None
         if medae:
@@ -332,6 +369,10 @@ class RegressionSummary:
             absres = np.abs(y - yhat)[keep]
             absw = None if w is None else w[keep]
             absres, absw = _canonical(absres, absw)
+        yval = yw = None
+        if ydist:
+            keep = slice(None) if w is None else w > 0
+            yval, yw = _canonical(y[keep], None if w is None else w[keep])
         return replace(
             out,
             rows=n,
@@ -351,22 +392,27 @@ class RegressionSummary:
             weighted=w is not None,
             absres=absres,
             absw=absw,
+            yval=yval,
+            yw=yw,
+            sape_tm=sape_tm,
         )
 
     def folded(self, y: Array, yhat: Array, w: Array | None = None) -> RegressionSummary:
         """The summary with the rows ``(y, yhat, w)`` added (a stream's chunk, a Metric's batch)."""
-        return self + RegressionSummary.from_checked(y, yhat, w, powers=self.powers, medae=self.medae)
+        return self + RegressionSummary.from_checked(
+            y, yhat, w, powers=self.powers, medae=self.medae, ydist=self.ydist, mape_tm=self.mape_tm
+        )
 
     # -- merging ----------------------------------------------------------------------------------
     def __add__(self, other: RegressionSummary) -> RegressionSummary:
-        if self.powers != other.powers or self.medae != other.medae:
+        if self.kept() != other.kept():
             raise ValueError("summaries of different regression measures cannot be merged")
-        absres = absw = None
+        weighted = self.weighted or other.weighted
+        absres = absw = yval = yw = None
         if self.medae:
-            weighted = self.weighted or other.weighted
-            absres = np.concatenate([_values_of(self), _values_of(other)])
-            absw = np.concatenate([_weights_of(self), _weights_of(other)]) if weighted else None
-            absres, absw = _canonical(absres, absw)
+            absres, absw = _merged(self.absres, self.absw, other.absres, other.absw, weighted)
+        if self.ydist:
+            yval, yw = _merged(self.yval, self.yw, other.yval, other.yw, weighted)
         return RegressionSummary(
             rows=self.rows + other.rows,
             weight=self.weight + other.weight,
@@ -384,9 +430,14 @@ class RegressionSummary:
             bad=tuple(a + b for a, b in zip(self.bad, other.bad, strict=True)),
             bad_rows=tuple(a + b for a, b in zip(self.bad_rows, other.bad_rows, strict=True)),
             medae=self.medae,
-            weighted=self.weighted or other.weighted,
+            weighted=weighted,
             absres=absres,
             absw=absw,
+            ydist=self.ydist,
+            yval=yval,
+            yw=yw,
+            mape_tm=self.mape_tm,
+            sape_tm=self.sape_tm + other.sape_tm,
         )
 
     @staticmethod
@@ -398,6 +449,12 @@ class RegressionSummary:
         return out
 
     # -- reading ----------------------------------------------------------------------------------
+    def kept(self) -> tuple[tuple[float, ...], bool, bool, bool]:
+        """What this summary keeps beyond the sums every measure reads (two summaries merge when they
+        keep the same): the powers, the residuals, the targets, torchmetrics' MAPE sum.
+        """
+        return self.powers, self.medae, self.ydist, self.mape_tm
+
     def mean(self, total: int) -> float:
         """``total / weight``, correctly rounded (a weighted mean of a row sum)."""
         return ratio(total, self.weight)
@@ -423,15 +480,25 @@ class RegressionSummary:
             raise ValueError("this summary keeps no residuals (medae=False)")
         return self.absres, self.absw
 
+    def targets(self) -> tuple[Array, Array | None]:
+        """The sorted ``y`` of the rows of weight > 0 and their weights (None: unweighted)."""
+        if self.yval is None:
+            raise ValueError("this summary keeps no targets (ydist=False)")
+        return self.yval, self.yw
 
-def _values_of(s: RegressionSummary) -> Array:
-    assert s.absres is not None
-    return s.absres
 
-
-def _weights_of(s: RegressionSummary) -> Array:
-    assert s.absres is not None
-    return s.absw if s.absw is not None else np.ones(len(s.absres))
+def _merged(
+    v1: Array | None, w1: Array | None, v2: Array | None, w2: Array | None, weighted: bool
+) -> tuple[Array, Array | None]:
+    """Two kept distributions (sorted values, their weights or None: 1 each) as one, canonical."""
+    assert v1 is not None and v2 is not None
+    v = np.concatenate([v1, v2])
+    if not weighted:
+        return _canonical(v, None)
+    w = np.concatenate(
+        [w1 if w1 is not None else np.ones(len(v1)), w2 if w2 is not None else np.ones(len(v2))]
+    )
+    return _canonical(v, w)
 
 
 def _canonical(v: Array, w: Array | None) -> tuple[Array, Array | None]:
@@ -442,25 +509,109 @@ def _canonical(v: Array, w: Array | None) -> tuple[Array, Array | None]:
     return v[order], w[order]
 
 
-def weighted_median(v: Array, w: Array | None, *, eps: float = 0.0) -> float:
-    """The median of sorted values ``v`` with weights ``w`` (None: all 1) by the averaged inverted
-    CDF: the first value whose cumulative weight reaches half the total; when it reaches it exactly
-    (within ``eps``: scikit-learn's ``_weighted_percentile(average=True)`` compares with float64's
-    eps), the mean of it and the next value of positive weight.  Unweighted: numpy's median.  NaN
-    with no value (or no weight).
+#: torchmetrics' floor of ``|y|`` in ``mean_absolute_percentage_error`` (its ``epsilon``)
+TM_MAPE_EPS = 1.17e-06
+
+#: float64's eps: scikit-learn's ``_weighted_percentile(average=True)`` takes a cumulative weight within
+#: it of the rank as reaching the rank exactly
+SKLEARN_EPS = float(np.finfo(np.float64).eps)
+
+
+def _rank(total: Array | float, alpha: float) -> Array:
+    """scikit-learn's rank of the alpha-quantile on a cumulative weight ``total``:
+    ``(alpha * 100) / 100 * total`` in float64 (its ``percentile_rank`` is ``alpha * 100``), a rank
+    of 0 moved to the next float above 0 (the first row of weight > 0).
     """
-    if not len(v):
+    adj = np.asarray((float(alpha) * 100) / 100 * np.asarray(total, dtype=np.float64), dtype=np.float64)
+    return np.where(adj == 0, np.nextafter(0.0, 1.0), adj)
+
+
+def weighted_quantile(v: Array, w: Array | None, alpha: float = 0.5, *, eps: float = 0.0) -> float:
+    """The weighted ``alpha``-quantile of sorted values ``v`` (weights ``w``, None: 1 each) by the
+    averaged inverted CDF, as scikit-learn's ``_weighted_percentile(average=True)``: the cumulative
+    weights summed in the values' order (float64), ``rank = alpha * total`` (:func:`_rank`), ``i``
+    the first value whose cumulative weight reaches the rank; ``v[i]`` when it passes it by more than
+    ``eps``, else the mean of ``v[i]`` and the next value (the next of weight > 0; ``v[i]`` itself at
+    the end).  Unweighted and ``alpha = 0.5``: numpy's median (the same number).  NaN with no value
+    or no weight.
+    """
+    n = len(v)
+    if not n:
         return math.nan
-    if w is None:
+    if w is None and alpha == 0.5:
         return float(np.median(v))
-    cdf = np.cumsum(w)
+    cdf = np.cumsum(np.ones(n) if w is None else w)
     total = cdf[-1]
-    if total <= 0:
+    if not total > 0:
         return math.nan
-    half = total / 2
-    i = min(int(np.searchsorted(cdf, half)), len(v) - 1)
-    if cdf[i] - half > eps:
+    adj = float(_rank(total, alpha))
+    i = min(int(np.searchsorted(cdf, adj)), n - 1)
+    if cdf[i] - adj > eps:
         return float(v[i])
-    j = int(np.searchsorted(cdf, cdf[i], side="right"))
-    j = i if j > len(v) - 1 else j
+    j = min(i + 1, n - 1)
+    if w is not None and w[j] == 0:  # the next value of weight > 0
+        j = int(np.searchsorted(cdf, cdf[i], side="right"))
+        j = i if j > n - 1 else j
     return float((v[i] + v[j]) / 2)
+
+
+def weighted_median(v: Array, w: Array | None, *, eps: float = 0.0) -> float:
+    """:func:`weighted_quantile` at 0.5."""
+    return weighted_quantile(v, w, 0.5, eps=eps)
+
+
+def _buckets(sizes: Array) -> list[Array]:
+    """The groups in lots of about one size (within a factor of two), so that a lot stacked in one
+    matrix, each group a row padded at its end, is at most twice its rows.
+    """
+    level = np.frexp(sizes.astype(np.float64))[1]  # sizes in [2**(level-1), 2**level)
+    return [np.flatnonzero(level == lev) for lev in np.unique(level).tolist()]
+
+
+def grouped_quantiles(
+    v: Array, w: Array | None, starts: Array, alpha: float = 0.5, *, eps: float = 0.0
+) -> Array:
+    """:func:`weighted_quantile` of every group at once, the same bits as each group alone: the rows
+    grouped (``starts`` each group's first row, none empty; in any order within a group), ``w``
+    the weights (> 0; None: 1 each).  The groups of about one size are stacked in one matrix, a row
+    a group padded at its end, each row sorted by (value, weight) (one argsort of complex keys along
+    the rows), its weights summed along it (each group's ``np.cumsum``: the same float64 sums in the
+    same order), and each row's rank found by counting.
+    """
+    n, g = len(v), len(starts)
+    out = np.full(g, math.nan)
+    if not g:
+        return out
+    sizes = np.append(starts[1:], n) - starts
+    a = float(alpha)
+    for gi in _buckets(sizes):
+        st, sz = starts[gi], sizes[gi]
+        width = int(sz.max())
+        cols = np.arange(width)
+        valid = cols[None, :] < sz[:, None]
+        idx = (st[:, None] + cols[None, :])[valid]
+        last = (sz - 1)[:, None]
+        with np.errstate(over="ignore"):
+            if w is None and a == 0.5:  # numpy's median: the middle value, or the mean of the two
+                vals = np.full(valid.shape, np.inf)
+                vals[valid] = v[idx]
+                vals.sort(axis=1)
+                lo = np.take_along_axis(vals, (sz - 1)[:, None] // 2, axis=1)[:, 0]
+                hi = np.take_along_axis(vals, sz[:, None] // 2, axis=1)[:, 0]
+                out[gi] = np.where(sz % 2 == 1, lo, (lo + hi) / 2)
+                continue
+            key = np.full(valid.shape, np.inf + 0j)  # after every finite value: the padding
+            key.real[valid] = v[idx]  # each value's bits as they are (-0.0 too)
+            key.imag[valid] = 1.0 if w is None else w[idx]
+            key.sort(axis=1)  # by value, then weight (numpy orders complex numbers so)
+            vals, wts = key.real, np.where(valid, key.imag, 0.0)
+            cdf = np.cumsum(wts, axis=1)
+            total = np.take_along_axis(cdf, last, axis=1)
+            adj = _rank(total, a)
+            i = np.minimum((cdf < adj).sum(axis=1, keepdims=True), last)
+            j = np.minimum(i + 1, last)
+            at_i = np.take_along_axis(cdf, i, axis=1)
+            vi, vj = np.take_along_axis(vals, i, axis=1), np.take_along_axis(vals, j, axis=1)
+            got = np.where(at_i - adj > eps, vi, (vi + vj) / 2)[:, 0]
+        out[gi] = np.where(total[:, 0] > 0, got, math.nan)
+    return out

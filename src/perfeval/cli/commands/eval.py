@@ -202,11 +202,18 @@ def run(args: Any) -> int:
     how = regression.requested(args, specs, path, table_of)
     if how is not None:
         args.shared_table = table_of
-        report = regression.run(args, path, specs, how, table_of, _warn, on_dask=_dask)
-        write(report_text(report, args.format, args.per_group))
+        several = regression.models(args) is not None  # --score a,b,c: a report a model
+        with _cluster(args, path) if several else contextlib.nullcontext():  # on Dask, one cluster
+            report = regression.run(args, path, specs, how, table_of, _warn, on_dask=_dask)
         if args.per_group_output:
-            write_file(args.per_group_output, group_csv(report).encode("utf-8"))
+            groups = models_group_csv(report) if several else group_csv(report)
+            write_file(args.per_group_output, groups.encode("utf-8"))  # whole or not at all
             sys.stderr.write(f"perfeval: wrote {place(args.per_group_output)}\n")
+        write(
+            models_text(report, args.format, args.per_group)
+            if several
+            else report_text(report, args.format, args.per_group)
+        )
         return 0
     if table_of.table is not None:
         args.shared_table = table_of  # read once

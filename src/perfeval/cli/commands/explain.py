@@ -21,6 +21,8 @@ def run(args: Any) -> int:
         return _trec(args)
     if args.classes or args.score_prefix or (args.score is not None and "," in args.score):
         return _classes(args)
+    if _regression_asked(args):
+        return _regression(args)
     from perfeval.io.columns import pick
 
     table = load.read(args, args.file)
@@ -57,6 +59,7 @@ def run(args: Any) -> int:
         sample_weight=weights,
         dialects=args.dialects,
         threshold=args.threshold,
+        task=getattr(args, "task", None),
     )
     _write(e, args)
     return 0
@@ -106,6 +109,49 @@ def _classes(args: Any) -> int:
         sample_weight=weights,
         dialects=args.dialects,
         classes=labels,
+    )
+    _write(e, args)
+    return 0
+
+
+def _regression_asked(args: Any) -> bool:
+    """``--task regression``, or a regression measure named (real targets with only rmse/mse are
+    found by :func:`perfeval.explain` itself, from the values read).
+    """
+    if getattr(args, "task", None) is not None:
+        return bool(args.task == "regression")
+    return any(s.measure.kind == "regression" for s in resolve(args.measures, args.threshold, pending=True))
+
+
+def _regression(args: Any) -> int:
+    """``perfeval explain`` of a regression target: the target and prediction columns read as
+    ``perfeval eval`` reads them (:mod:`perfeval.cli.regression`), then :func:`perfeval.explain`.
+    """
+    from perfeval.cli.regression import target_values
+
+    for flag, on in (
+        ("--group", args.group is not None),
+        ("--id", args.id is not None),
+        ("--pos-label", getattr(args, "pos_label", None) is not None),
+    ):
+        if on:
+            raise InvalidParameterError(f"{flag} does not apply to explain of a regression target yet")
+    table = load.read(args, args.file)
+    ch = load.choose_table(args, table, empties=False)
+    load.say_columns(ch)
+    y, score, weights, _ = load.earliest(
+        lambda: target_values(table, ch.target.name, table.get(ch.target, empties=False)),
+        lambda: load.scores(table, ch.score),
+        lambda: load.weights(table, ch.weight),
+        lambda: table.no_empties(ch.all()),
+    )
+    e = explain(
+        y,
+        score,
+        measures=args.measures,
+        sample_weight=weights,
+        dialects=args.dialects,
+        task="regression",
     )
     _write(e, args)
     return 0
