@@ -362,5 +362,5 @@ def test_a_measure_whose_sums_are_not_known_takes_a_whole_summary(monkeypatch):
 def test_wald_is_refused_for_a_regression_measure_in_one_line():
     rng = np.random.default_rng(5)
     y = rng.normal(size=50)
-    with pytest.raises(perfeval.exceptions.InvalidParameterError, match="Wald's interval is for the logistic"):
+    with pytest.raises(InvalidParameterError, match="Wald's interval is for the logistic"):
         perfeval.ci(y, y + rng.normal(size=50), measures=["mae"], method="wald")
