@@ -177,7 +177,9 @@ class Measure:
     #: in its own domain, it returns None, or what is wrong in words (``lo`` must be ...); "" if none.
     #: Run when a spec is parsed, so that a run is refused before it reads any data
     check: str = ""
-    _fn: list = field(default_factory=list, repr=False, compare=False)
+    #: the functions imported on first use, by role ("compute", "per_group"): one key, one function, so
+    #: two threads that import at once (the bootstrap's) store the same thing twice, harmlessly
+    _fn: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def higher_is_better(self) -> bool:
@@ -185,20 +187,21 @@ class Measure:
 
     def function(self) -> Callable[..., Any]:
         """The compute function (imported on first use)."""
-        if not self._fn:
+        fn = self._fn.get("compute")
+        if fn is None:
             mod, _, attr = self.compute.partition(":")
-            self._fn.append(getattr(importlib.import_module(mod), attr))
-        return self._fn[0]
+            fn = self._fn["compute"] = getattr(importlib.import_module(mod), attr)
+        return fn
 
     def per_group_function(self) -> Callable[..., Any] | None:
         """The per-group form (imported on first use), or None when the measure has none."""
         if not self.per_group:
             return None
-        if len(self._fn) < 2:
-            self.function()
+        fn = self._fn.get("per_group")
+        if fn is None:
             mod, _, attr = self.per_group.partition(":")
-            self._fn.append(getattr(importlib.import_module(mod), attr))
-        return self._fn[1]
+            fn = self._fn["per_group"] = getattr(importlib.import_module(mod), attr)
+        return fn
 
     def check_params(self, params: dict[str, Any]) -> None:
         """Each value within its parameter's domain (the one place parameters are checked)."""
