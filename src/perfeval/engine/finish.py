@@ -23,6 +23,7 @@ from perfeval.base.checks import Cases
 from perfeval.base.nicknames import ALL
 from perfeval.engine.door import Targets
 from perfeval.engine.report import MeasureResult, Report
+from perfeval.engine.thresholds import threshold_companions, with_thresholds
 from perfeval.exceptions import (
     InvalidDataError,
     InvalidParameterError,
@@ -113,6 +114,9 @@ def finish(
     :mod:`perfeval.measures.tiebounds`).
     """
     one_score_a_case(specs)
+    # each operating point's threshold beside its value (engine/thresholds.py): its twin finished too
+    pairs, twins = threshold_companions(specs)
+    specs = specs + twins
     yt, ys, g, w, rows_in = cases.y, cases.s, cases.g, cases.w, cases.rows_in
     tasks: list[tuple[str, Targets]]  # each task's targets, coded once (the code stage)
     if partitions:
@@ -147,9 +151,9 @@ def finish(
             )
         keys = _task(y, ys, g, w, specs, suffix, results, grouping)
         if tie_bounds:
-            for kind, (tied, pairs) in _tie_bounds(y, ys, g, w, specs, suffix, results, grouping).items():
+            for kind, (tied, n_kind) in _tie_bounds(y, ys, g, w, specs, suffix, results, grouping).items():
                 t0, p0 = counted.get(kind, (0.0, 0.0))
-                counted[kind] = (t0 + tied, p0 + pairs)
+                counted[kind] = (t0 + tied, p0 + n_kind)
     # in the order asked (each kind of measure is computed in its own pass), partition by partition
     asked = [s.label + suffix for suffix, _ in tasks for s in specs]
     results = {**{k: results[k] for k in asked if k in results}, **results}
@@ -170,9 +174,9 @@ def finish(
     report = Report(results, keys if g is not None else None, params)
     report.group_sizes = group_sizes  # total weight (rows, unweighted) of each group, in key order
     if tie_bounds:  # the pairs of the per-query measures when there are any, else the binary ones'
-        tied, pairs = counted.get("ranking", counted.get("grouped", counted.get("binary", (math.nan, 0.0))))
-        report.tied_pairs, report.pairs = (tied / pairs if pairs > 0 else math.nan), pairs
-    return report
+        tied, n_pairs = counted.get("ranking", counted.get("grouped", counted.get("binary", (math.nan, 0.0))))
+        report.tied_pairs, report.pairs = (tied / n_pairs if n_pairs > 0 else math.nan), n_pairs
+    return with_thresholds(report, pairs)
 
 
 def _task(
@@ -422,8 +426,12 @@ def binary_values(specs: list[MeasureSpec], h: ScoreHistogram, suffix: str, resu
         from concurrent.futures import ThreadPoolExecutor
 
         h.scores  # noqa: B018  (made once, before the threads read it)
+        # the thresholds the command or the engine added (companions) after the values they go with:
+        # each reads its value's choice of point, kept with the summary, instead of making it again
+        main = [s for s in specs if not s.companion]
         with ThreadPoolExecutor(2, thread_name_prefix="perfeval-measure") as pool:
-            values = list(pool.map(lambda s: s(h), specs))
+            found = dict(zip(main, pool.map(lambda s: s(h), main), strict=True))
+        values = [found[s] if s in found else s(h) for s in specs]
     elif overflow is not None:  # inf / inf: said below, as the reason of each NaN, not as numpy's warning
         with np.errstate(over="ignore", invalid="ignore"):
             values = [s(h) for s in specs]
@@ -467,6 +475,8 @@ def binary_report(
 ) -> Report:
     """The Report of binary measures finished from a summary built elsewhere (a stream, a cluster)."""
     one_score_a_case(specs)
+    pairs, twins = threshold_companions(specs)  # each operating point's threshold beside its value
+    specs = specs + twins
     results: dict[str, MeasureResult] = {}
     binary_values(specs, h, "", results)
     warn_undefined(results, specs)
@@ -484,7 +494,7 @@ def binary_report(
         },
     )
     report.summary = h  # the merged summary: intervals can be drawn from it (perfeval.stats.ci_from_summary)
-    return report
+    return with_thresholds(report, pairs)
 
 
 def warn_undefined(
