@@ -38,8 +38,7 @@ from perfeval.base.checks import is_dask as _is_dask
 from perfeval.base.console import one_line
 from perfeval.engine import DEFAULT_MEASURES, binary_report, finish, grouped_report, resolve
 from perfeval.engine.door import Targets, check_array
-from perfeval.engine.finish import one_score_a_case
-from perfeval.engine.thresholds import threshold_companions, with_thresholds
+from perfeval.engine.finish import one_score_a_case, threshold_companions, with_thresholds
 from perfeval.exceptions import (
     InputFormatError,
     InvalidDataError,

@@ -54,8 +54,8 @@ from perfeval.base.checks import (
 )
 from perfeval.engine import DEFAULT_MEASURES, TIES, binary_values, finish, resolve, warn_undefined
 from perfeval.engine.door import check, code
+from perfeval.engine.finish import threshold_companions, with_thresholds
 from perfeval.engine.report import MeasureResult, Report
-from perfeval.engine.thresholds import threshold_companions, with_thresholds
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.summaries import ScoreHistogram

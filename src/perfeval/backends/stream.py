@@ -42,7 +42,7 @@ from perfeval.base.checks import (
 )
 from perfeval.engine import DEFAULT_MEASURES, binary_report, finish, grouped_report, resolve, safe
 from perfeval.engine.door import Targets, check_array
-from perfeval.engine.thresholds import threshold_companions, with_thresholds
+from perfeval.engine.finish import threshold_companions, with_thresholds
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.grammar import is_plain_int
 from perfeval.io.spill import read_blocks as _read_blocks  # the spill's codec, under the names its
@@ -518,7 +518,7 @@ def evaluate_stream_grouped(
         specs = regression_specs(named_specs(measures))
     else:
         specs = resolve(measures or DEFAULT_MEASURES, threshold)
-        # each operating point's threshold a group beside its value (engine/thresholds.py)
+        # each operating point's threshold a group beside its value (engine.finish.with_thresholds)
         pairs, twins = threshold_companions(specs)
         specs = specs + twins
     if clustered:

@@ -211,8 +211,8 @@ class MeasureResult:
     #: a measure that picks an operating point (an ``of`` parameter), its value asked: the score
     #: threshold of that point (+inf: nothing predicted positive; NaN: no point), as ``of=threshold``
     #: gives it; per group each group's (``threshold_per_group``).  Set by the engine beside the value
-    #: (perfeval.engine.thresholds: evaluate, streamed, Dask, the command), else None; None under a
-    #: dialect (the tool's threshold: ``of=threshold`` under that dialect)
+    #: (perfeval.engine.finish.with_thresholds: evaluate, streamed, Dask, Metric, the command), else
+    #: None; None under a dialect (the tool's threshold: ``of=threshold`` under that dialect)
     threshold: float | None = None
     threshold_per_group: np.ndarray | None = None
     #: multiclass with tie_bounds=True: each class's bounds (NaN where the class has no value)

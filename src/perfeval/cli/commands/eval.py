@@ -22,7 +22,7 @@ from perfeval.cli import load
 from perfeval.cli.output import FROM_SUMMARY, group_csv, models_group_csv, models_text, report_text, write
 from perfeval.engine import DEFAULT_MEASURES, resolve
 from perfeval.engine.door import check, code
-from perfeval.engine.thresholds import threshold_companions, with_thresholds
+from perfeval.engine.finish import threshold_companions, with_thresholds
 from perfeval.exceptions import (
     CommentLinesWarning,
     GradesAsLabelsWarning,
