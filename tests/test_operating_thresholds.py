@@ -108,21 +108,27 @@ def test_partitions_and_a_twin_asked_too():
 
 def test_the_point_is_chosen_once_for_its_value_and_threshold(monkeypatch):
     """The value and the threshold read one choice of point, kept with the summary (or the groups):
-    the rule that picks the point runs once per evaluation, grouped or not."""
+    the walk that picks the point (one summary: the compiled one; groups: the numpy form over every
+    group at once) runs once per evaluation."""
     calls = []
-    real = operating._youden
+    walk, form = operating.compiled_choice, operating._youden
 
-    def counted(pts):
-        calls.append(1)
-        return real(pts)
+    def counted_walk(h, rule, args):
+        calls.append("summary")
+        return walk(h, rule, args)
 
-    counted.__name__ = real.__name__
-    monkeypatch.setattr(operating, "_youden", counted)
+    def counted_form(pts):
+        calls.append("groups")
+        return form(pts)
+
+    counted_form.__name__ = form.__name__
+    monkeypatch.setattr(operating, "compiled_choice", counted_walk)
+    monkeypatch.setattr(operating, "_youden", counted_form)
     y, s, g, _w = _data()
     r = _quiet(perfeval.evaluate, y, s, measures=["youden"])
-    assert len(calls) == 1 and r.results["YOUDEN"].threshold is not None
+    assert calls == ["summary"] and r.results["YOUDEN"].threshold is not None
     _quiet(perfeval.evaluate, y, s, groups=g, measures=["youden", "youden:of=threshold"])
-    assert len(calls) == 2
+    assert calls == ["summary", "groups"]
 
 
 def test_one_warning_for_an_undefined_value_not_two():

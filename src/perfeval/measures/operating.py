@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.measures._data import GroupedData, histograms
 from perfeval.summaries import ScoreHistogram
 
@@ -228,15 +229,54 @@ def _memo(src: ScoreHistogram | GroupedData, key: tuple, make: Callable[[], Any]
     return memo[key]
 
 
+#: the rules of csrc/operating.c's op_pick, by the name of their numpy form here
+RULES = {
+    "_tpr_at_fpr": 0,
+    "_sen_at_spc": 1,
+    "_spc_at_sen": 2,
+    "_pre_at_rec": 3,
+    "_rec_at_pre": 4,
+    "_youden": 5,
+    "_topleft": 6,
+    "_best_fbeta": 7,
+    "_best_mcc": 8,
+    "_least_cost": 9,
+}
+
+
+def compiled_choice(h: ScoreHistogram, rule: str, args: tuple) -> Choice:
+    """The choice of ``rule`` (a numpy form's name: ``"_youden"``) over one summary by the compiled
+    walk (csrc/operating.c, op_pick): one pass from the highest score, no n-sized temporary, over its
+    cells or its two sorted halves (:func:`_walked`); the bits of the numpy form over :func:`_one`'s
+    points.
+    """
+    _i, v, t = _native.op_pick(*_walked(h), RULES[rule], *map(float, args))
+    return np.array([v]), np.array([t])
+
+
+def _walked(h: ScoreHistogram) -> tuple[Any, Any, Any]:
+    """What the compiled walk reads of a summary: its cells (scores, positive and negative weight),
+    or, while it keeps them, its unit cases' two sorted halves (positives' scores, negatives', None:
+    the cells are not made for it, as the ROC area does not make them).
+    """
+    split = h.split()
+    if split is not None:
+        return split[0], split[1], None
+    return h.scores, h.pos, h.neg
+
+
 def _finish(src: ScoreHistogram | GroupedData, rule: Callable[..., Choice], args: tuple, of: str) -> Any:
     """The value (or, ``of="threshold"``, the threshold) of the point ``rule(points, *args)`` picks,
-    for one summary (a float) or every group (an array).  The choice is made once for the summary (or
+    for one summary (a float: the compiled walk, :func:`compiled_choice`) or every group (an array:
+    the numpy form over every group's points at once).  The choice is made once for the summary (or
     the groups): the value and its threshold asked together read the same choice.
     """
     grouped = not isinstance(src, ScoreHistogram)
 
     def make() -> Any:
-        return rule(group_points(src) if grouped else _one(src), *args)  # type: ignore[arg-type]
+        if not grouped:
+            return compiled_choice(src, rule.__name__, args)  # type: ignore[arg-type]
+        return rule(group_points(src), *args)  # type: ignore[arg-type]
 
     chosen = _memo(src, ("operating_choice", rule.__name__, *args), make)
     out = chosen[1] if of == "threshold" else chosen[0]
@@ -340,17 +380,14 @@ def _pauc(pts: Points, hi: float, lo: float, focus: str, correct: str) -> float 
     points of one group) clipped to the range, its ends interpolated on it, by the trapezoid rule;
     the terms added in point order (np.bincount), for one summary and for every group alike.  One
     summary's x (FPR, or TPR) never decreases from point to point: only the segments that reach into
-    the range are read (found by bisection), with the same terms added in the same order.
+    the range are read (found by bisection), with the same terms added in the same order.  (One
+    summary's area is the compiled walk's, :func:`pauc`; this form of it is the reference the tests
+    hold the walk to.)
     """
     _thr, tp, fp, P, N, gid = pts
     if gid is None and not bool(_both(P, N)):
         return math.nan
-    if focus == "fpr":
-        x = _ratio(fp, N)
-        least = (hi * hi - lo * lo) / 2
-    else:
-        x = _ratio(tp, P)
-        least = (hi - lo) - (hi * hi - lo * lo) / 2
+    x = _ratio(fp, N) if focus == "fpr" else _ratio(tp, P)
 
     def y_of(at: slice) -> np.ndarray:
         if focus == "fpr":
@@ -380,7 +417,7 @@ def _pauc(pts: Points, hi: float, lo: float, focus: str, correct: str) -> float 
     yr = np.where(right == x1, y1, y0 + slope * (right - x0))
     area: np.ndarray = np.bincount(g[:-1][seg], weights=(right - left) * (yl + yr) / 2, minlength=G)
     if correct == "mcclish":
-        area = (1 + (area - least) / ((hi - lo) - least)) / 2
+        area = _mcclish(area, hi, lo, focus)
     if gid is None:
         return float(area[0])
     first = np.searchsorted(gid, np.arange(G))
@@ -391,9 +428,23 @@ def pauc(h: ScoreHistogram, *, hi: float, lo: float, focus: str, correct: str) -
     """The area under the chord ROC curve over FPR in [lo, hi] (``focus="fpr"``), or between the
     curve and FPR = 1 over TPR in [lo, hi] (``focus="tpr"``); ``correct="mcclish"``: standardised,
     (1 + (area - min) / (max - min)) / 2 with min the chance line's area over the range and max the
-    range's width.
+    range's width.  The area by the compiled walk (csrc/operating.c, op_pauc: the bits of
+    :func:`_pauc` over :func:`_one`'s points, in one pass).
     """
-    return float(_pauc(_one(h), hi, lo, focus, correct))
+    area = _native.op_pauc(*_walked(h), float(lo), float(hi), focus == "tpr")
+    return float(_mcclish(np.array([area]), hi, lo, focus)[0] if correct == "mcclish" else area)
+
+
+def _mcclish(area: np.ndarray, hi: float, lo: float, focus: str) -> np.ndarray:
+    """McClish's standardised form of raw areas over [lo, hi]: 0.5 the chance line's, 1 a perfect
+    curve's.
+    """
+    if focus == "fpr":
+        least = (hi * hi - lo * lo) / 2
+    else:
+        least = (hi - lo) - (hi * hi - lo * lo) / 2
+    out: np.ndarray = (1 + (area - least) / ((hi - lo) - least)) / 2
+    return out
 
 
 def pauc_groups(gd: GroupedData, *, hi: float, lo: float, focus: str, correct: str) -> np.ndarray:
