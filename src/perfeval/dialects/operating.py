@@ -294,6 +294,46 @@ TARGET = {
 }
 
 
+#: each measure's rate held to the target, as explain names it
+HELD = {
+    "TPR_AT_FPR": "specificity",
+    "SEN_AT_SPC": "specificity",
+    "SPC_AT_SEN": "sensitivity",
+    "PRE_AT_REC": "recall",
+    "REC_AT_PRE": "precision",
+}
+
+
+def _missed(h: ScoreHistogram, measure: str, target: float, at: float) -> str | None:
+    """Why perfeval's point (threshold ``at``) is not torchmetrics': its rate held to the target meets
+    it in float64 and not once rounded to float32 (as torchmetrics computes and compares it); None
+    when that is not why.
+    """
+    tp, fn, fp, tn = h.counts_at(at)
+    P, N = tp + fn, fp + tn
+    if P == 0 or N == 0 or tp + fp == 0:
+        return None
+    if measure in ("TPR_AT_FPR", "SEN_AT_SPC"):
+        least = 1 - target if measure == "TPR_AT_FPR" else target
+        exact, rounded = (N - fp) / N, F32(1) - F32(fp) / F32(N)
+        fails = not rounded >= F32(least)
+    elif measure in ("SPC_AT_SEN", "PRE_AT_REC"):
+        least = target
+        exact, rounded = tp / P, F32(tp) / F32(P)
+        fails = not rounded >= F32(least)
+    else:
+        least = target
+        exact, rounded = tp / (tp + fp), F32(tp) / F32(tp + fp)
+        fails = not float(rounded) >= least  # compared in float64 (the thresholds' dtype)
+    if not fails:
+        return None
+    return (
+        f"at perfeval's point (score >= {at!r}) the {HELD[measure]} is {exact!r}, {float(rounded)!r} in "
+        f"float32, which torchmetrics finds below {least!r}: it does not count that point as meeting "
+        "the target"
+    )
+
+
 def reasons(h: ScoreHistogram, measure: str, kwargs: dict[str, Any], opts: dict[str, Any]) -> list[str]:
     """Why torchmetrics' number differs from perfeval's here, each rule with what it touched in these
     data (for ``explain``): one class, no point meeting the target, the float32 rates, the tie rule,
@@ -335,12 +375,21 @@ def reasons(h: ScoreHistogram, measure: str, kwargs: dict[str, Any], opts: dict[
             f"no threshold meets {label} {target:g}: torchmetrics gives {tv:g} ({at}); perfeval: undefined"
         )
     elif not math.isnan(ours) and not math.isnan(tv) and tv != ours:
-        compared = "in float64" if measure == "REC_AT_PRE" and not T else "in float32"
-        out.append(
-            "rates in float32 (the counts divided in float32"
-            + ("; specificity 1 - FPR in float32" if roc else "")
-            + f"; the target compared {compared}): torchmetrics {tv!r}, perfeval {ours!r}"
-        )
+        missed = None if T or _squashed(h)[1] else _missed(h, measure, target, ours_t)
+        if missed is not None:
+            out.append(missed + f": torchmetrics {tv!r} (threshold {tt!r}), perfeval {ours!r}")
+        elif tv == float(F32(ours)):
+            compared = "in float64" if measure == "REC_AT_PRE" and not T else "in float32"
+            out.append(
+                "rates in float32 (the counts divided in float32"
+                + ("; specificity 1 - FPR in float32" if roc else "")
+                + f"; the target compared {compared}): torchmetrics {tv!r}, perfeval {ours!r}"
+            )
+        else:
+            out.append(
+                f"torchmetrics picks another point (its rates in float32): {tv!r} at threshold {tt!r}, "
+                f"perfeval {ours!r} at {ours_t!r}"
+            )
     if of == "threshold" and not (math.isnan(tt) and math.isnan(ours_t)) and tt != ours_t:
         plain = not T and not _squashed(h)[1] and not (math.isnan(tt) or math.isnan(ours_t))
         if measure == "SPC_AT_SEN" and plain and tt > ours_t and h.counts_at(tt)[2] == h.counts_at(ours_t)[2]:
