@@ -81,6 +81,8 @@ static PyMethodDef methods[] = {
     {"group_below", nv_group_below, METH_VARARGS, "Each cell's weight of the cells before it in its group, added one by one."},
     {"group_bin_sums", nv_group_bin_sums, METH_VARARGS, "Every group's weight, positive weight and score sum in each of its calibration bins (equal width or mass)."},
     {"logit_pass", nv_logit_pass, METH_VARARGS, "Each group's Newton sums and log-likelihood of the logistic recalibration at a + b x."},
+    {"op_pick", nv_op_pick, METH_VARARGS, "The operating point a rule picks over one summary (its index from the top, its value), in one pass."},
+    {"op_pauc", nv_op_pauc, METH_VARARGS, "The partial area under one summary's ROC curve over an FPR or TPR range, in one pass."},
     {"split_sum", nv_split_sum, METH_VARARGS, "ROC's or APR's sum from the sorted scores of the positives and of the negatives."},
     {"hist_sum", nv_hist_sum, METH_VARARGS, "One sum of a measure over a summary, bit for bit the numpy expression's."},
     {"query_order", nv_query_order, METH_VARARGS, "Rows sorted by query code, then by descending score (counted into queries, each sorted on its own)."},

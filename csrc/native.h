@@ -35,6 +35,7 @@
  *   summary.c   modern float64 kernels over summaries (histograms, runs, tie tables, disc_sums)
  *   classes.c   the multiclass summary's kernels: its blocks, its pairs, its binary histograms
  *   calibration.c  the calibration measures' per-group walks: PAV recalibration, weight below a cell
+ *   operating.c  the operating points of one summary in one pass: the point a rule picks, partial AUC
  *   resample.c  the bootstrap's draws, the fused replicate walk, the jackknife, DeLong's components
  *   contest.c   the competition scorer's id join, token comparison and plain-file reading
  *   trec.c      TREC qrels and runs read in one pass: ids dictionary-encoded, numbers, line errors
@@ -180,6 +181,10 @@ PyObject *nv_group_pav(PyObject *self, PyObject *args);
 PyObject *nv_group_below(PyObject *self, PyObject *args);
 PyObject *nv_group_bin_sums(PyObject *self, PyObject *args);
 PyObject *nv_logit_pass(PyObject *self, PyObject *args);
+
+/* ---- operating.c --------------------------------------------------------------------------- */
+PyObject *nv_op_pick(PyObject *self, PyObject *args);
+PyObject *nv_op_pauc(PyObject *self, PyObject *args);
 
 /* ---- summary.c ------------------------------------------------------------------------------- */
 PyObject *nv_hist_apr(PyObject *self, PyObject *args);

@@ -29,3 +29,19 @@ def test_each_example_prints_what_the_page_shows(block, capsys, monkeypatch):
     rc = main(shlex.split(command[len("$ perfeval ") :]))
     assert rc in (0, None)
     assert capsys.readouterr().out == shown
+
+
+PYCON = re.findall(r"```pycon\n(.*?)```", PAGE, flags=re.S)
+
+
+def test_the_python_example_gives_what_the_page_shows(monkeypatch):
+    """The page's Python session (each value's threshold, per group too) run as a doctest."""
+    import doctest
+
+    assert PYCON
+    monkeypatch.chdir(DOCS)
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for block in PYCON:
+        test = parser.get_doctest(block, {}, "operating.md", str(DOCS / "operating.md"), 0)
+        runner.run(test)
+    assert runner.failures == 0 and runner.tries >= 5

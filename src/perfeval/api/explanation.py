@@ -11,6 +11,7 @@ query without relevance, scores merged into one bin) or when it is a difference 
 
 from __future__ import annotations
 
+import importlib
 import math
 import warnings
 from collections.abc import Iterable, Sequence
@@ -27,6 +28,7 @@ from perfeval.engine.door import check, code, targets_of
 from perfeval.engine.report import dumps, why_not_finite, with_reasons
 from perfeval.exceptions import InvalidParameterError, PerfError, UndefinedMeasureWarning
 from perfeval.measures import MeasureSpec, get_measure, parse_measure
+from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.ranking import group_codes
 
 # pandas is optional: imported where a frame is made.
@@ -559,6 +561,10 @@ def _rules(
             out.append(_sigmoid_rule(f))
         if d.name in ("spark", "keras") and float((y > 0).sum()) in (0.0, float(len(y))):
             out.append(f"{d.tool} gives one class its own value, not undefined [the data hold one class]")
+    if pol.reasons:  # the tool's rules that touched these data, said by the policy's module
+        mod, _, attr = pol.reasons.partition(":")
+        h = ScoreHistogram.from_checked(y > 0, f.c.s, f.c.w)
+        out += getattr(importlib.import_module(mod), attr)(h, pol.measure, spec.kwargs, opts)
     # the gain's rule is said where it touched; AP@k's only with a cut-off
     out += [n for n in pol.notes if "gain" not in n and (k > 0 or not n.startswith("AP@k"))]
     return [r for r in out if r]

@@ -38,7 +38,7 @@ from perfeval.base.checks import is_dask as _is_dask
 from perfeval.base.console import one_line
 from perfeval.engine import DEFAULT_MEASURES, binary_report, finish, grouped_report, resolve
 from perfeval.engine.door import Targets, check_array
-from perfeval.engine.finish import one_score_a_case
+from perfeval.engine.finish import one_score_a_case, threshold_companions, with_thresholds
 from perfeval.exceptions import (
     InputFormatError,
     InvalidDataError,
@@ -966,6 +966,8 @@ def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None
     import dask
     import pandas as pd
 
+    pairs, twins = threshold_companions(specs)  # each operating point's threshold a group, beside it
+    specs = specs + twins
     cols = [c for c in (target, score, group, weight) if c is not None]
     shuffled = ddf[cols].shuffle(on=group)
     got = dask.compute(
@@ -980,7 +982,7 @@ def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None
     table = pd.concat([g[0] for g in got], ignore_index=True).sort_values("group", kind="stable")
     keys = table["group"].to_numpy()
     sizes = table["size"].to_numpy(dtype=np.float64)
-    return grouped_report(
+    report = grouped_report(
         specs,
         keys,
         sizes,
@@ -991,6 +993,7 @@ def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None
         backend="dask",
         pos_label=pos_label,
     )
+    return with_thresholds(report, pairs)
 
 
 # -- K classes in long form: a row a case and class ------------------------------------------------------

@@ -54,6 +54,7 @@ from perfeval.base.checks import (
 )
 from perfeval.engine import DEFAULT_MEASURES, TIES, binary_values, finish, resolve, warn_undefined
 from perfeval.engine.door import check, code
+from perfeval.engine.finish import threshold_companions, with_thresholds
 from perfeval.engine.report import MeasureResult, Report
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
@@ -1111,11 +1112,13 @@ class Metric:
             self._no_positive()
         self._fold()
         results: dict = {}
-        binary_values(self._specs, self._hist, "", results)
-        warn_undefined(results, self._specs)
+        pairs, twins = threshold_companions(self._specs)  # each operating point's threshold beside it
+        specs = self._specs + twins
+        binary_values(specs, self._hist, "", results)
+        warn_undefined(results, specs)
         report = Report(results, None, params)
         report.summary = self._hist  # intervals can be drawn from it (perfeval.stats.ci_from_summary)
-        return report
+        return with_thresholds(report, pairs)
 
     def _compute_regression(self) -> Report:
         """compute() of a regression target: the report evaluate(..., task="regression") gives on

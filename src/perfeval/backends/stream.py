@@ -42,6 +42,7 @@ from perfeval.base.checks import (
 )
 from perfeval.engine import DEFAULT_MEASURES, binary_report, finish, grouped_report, resolve, safe
 from perfeval.engine.door import Targets, check_array
+from perfeval.engine.finish import threshold_companions, with_thresholds
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.grammar import is_plain_int
 from perfeval.io.spill import read_blocks as _read_blocks  # the spill's codec, under the names its
@@ -512,14 +513,21 @@ def evaluate_stream_grouped(
     from perfeval.engine.regression import named_specs, regression_asked, regression_specs
 
     how = regression_asked(measures, task)
+    pairs: list = []
     if how is not None:
         specs = regression_specs(named_specs(measures))
     else:
         specs = resolve(measures or DEFAULT_MEASURES, threshold)
+        # each operating point's threshold a group beside its value (engine.finish.with_thresholds)
+        pairs, twins = threshold_companions(specs)
+        specs = specs + twins
     if clustered:
         keys_all, sizes_all, values, rows, weighted = _clustered(chunks, specs, threshold, how)
-        return _grouped_report(
-            keys_all, sizes_all, values, specs, threshold, rows, weighted if how else False, None, how
+        return with_thresholds(
+            _grouped_report(
+                keys_all, sizes_all, values, specs, threshold, rows, weighted if how else False, None, how
+            ),
+            pairs,
         )
     if budget_rows < 1:
         raise InvalidParameterError(f"budget_rows must be at least 1, got {budget_rows}")
@@ -562,7 +570,7 @@ def evaluate_stream_grouped(
     )
     # what the spill cost on disk: the first spill, and the most on disk at once (with re-splits)
     report.spill = {"bytes": out.spilled, "peak_bytes": out.peak}
-    return report
+    return with_thresholds(report, pairs)
 
 
 def _regression_chunk(arrays: list[np.ndarray]) -> list[np.ndarray]:

@@ -232,6 +232,9 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
         if bounded:  # the share of tied pairs of each measure's comparable pairs, a column
             head = [*head, "tied_pairs"]
             rows = [[*row, _f(r.tied_pairs)] for row, r in zip(rows, report.results.values(), strict=True)]
+        if _thresholds(report):  # each operating point's score threshold, the last column (empty: none)
+            head = [*head, "threshold"]
+            rows = [[*row, r.threshold] for row, r in zip(rows, report.results.values(), strict=True)]
         lines = [",".join(head)] + [",".join(csv_number(v) for v in row) for row in rows]
         return "\n".join(lines) + "\n"
 
@@ -256,30 +259,46 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
 
 
 def group_csv(report: Any) -> str:
-    """Each group's value of every measure (with tie bounds: its least and greatest beside it), one
-    CSV table with a header: ``group,ROC,APR``.
+    """Each group's value of every measure (with tie bounds: its least and greatest beside it; an
+    operating point's measure: the group's score threshold after them, ``LABEL threshold``), one CSV
+    table with a header: ``group,ROC,APR``.
     """
     bounded = _bounded(report)
-    names = [csv_field(k) for k in report.results]
-    if bounded:
-        names = [f"{n}{suffix}" for n in names for suffix in ("", " tie_min", " tie_max")]
+    names = []
+    for k, r in report.results.items():
+        names += [
+            f"{csv_field(k)}{suffix}" for suffix in (("", " tie_min", " tie_max") if bounded else ("",))
+        ]
+        if r.threshold_per_group is not None:
+            names.append(csv_field(f"{k} threshold"))
     lines = [",".join(["group", *names])]
     lines += [
-        ",".join([csv_field(str(key))] + [csv_number(v) for v in _group_cells(report, i, bounded)])
+        ",".join(
+            [csv_field(str(key))] + [csv_number(v) for v in _group_cells(report, i, bounded, thresholds=True)]
+        )
         for i, key in enumerate(report.groups)
     ]
     return "\n".join(lines) + "\n"
 
 
-def _group_cells(report: Any, i: int, bounded: bool) -> list[float]:
-    """Group i's value of each measure (and, with tie bounds, its least and greatest after it)."""
+def _group_cells(report: Any, i: int, bounded: bool, thresholds: bool = False) -> list[float]:
+    """Group i's value of each measure (and, with tie bounds, its least and greatest after it; with
+    ``thresholds``, an operating point's threshold in the group after them).
+    """
     out = []
     for r in report.results.values():
         out.append(float(r.per_group[i]))
         if bounded:
             lo, hi = r.tie_min_per_group, r.tie_max_per_group
             out += [math.nan if lo is None else float(lo[i]), math.nan if hi is None else float(hi[i])]
+        if thresholds and r.threshold_per_group is not None:
+            out.append(float(r.threshold_per_group[i]))
     return out
+
+
+def _thresholds(report: Any) -> bool:
+    """Whether a measure of the report has an operating point's threshold (one, not per group)."""
+    return any(r.threshold is not None for r in report.results.values())
 
 
 #: the columns of a model's row kept in the printed table (the CSV and the JSON keep every column)
@@ -287,7 +306,10 @@ _TABLE_COLUMNS = ("value", "tie_min", "tie_max", "ci_low", "ci_high")
 
 
 def _model_cells(report: Any, keep: tuple[str, ...] | None) -> tuple[list[str], list[Any]]:
-    """A model's report as one row: each measure's value, then its other columns named after it."""
+    """A model's report as one row: each measure's value, then its other columns named after it
+    (every column: ``keep`` None, the CSV; with an operating point's threshold, ``LABEL threshold``
+    last).
+    """
     head, rows = _report_rows(report)
     names: list[str] = []
     cells: list[Any] = []
@@ -297,6 +319,10 @@ def _model_cells(report: Any, keep: tuple[str, ...] | None) -> tuple[list[str], 
             if keep is None or col in keep:
                 names.append(label if col == "value" else f"{label} {col}")
                 cells.append(v)
+        r = report.results[label]
+        if keep is None and r.threshold is not None:
+            names.append(f"{label} threshold")
+            cells.append(r.threshold)
     return names, cells
 
 

@@ -70,7 +70,8 @@ class Policy:
         Whether the tool computes it per group (query) at all.
     exact : str
         How closely perfeval reproduces the tool, as the tests check it: ``"1e-12"``, ``"float32"``
-        (the tool sums in float32: about 1e-6).
+        (the tool sums in float32: about 1e-6), ``"exact"`` (the tool's own bits, its float32
+        rounding reproduced).
     weights : bool
         Whether the tool takes case weights (a weighted evaluation of a measure it computes without is
         an error).
@@ -89,6 +90,10 @@ class Policy:
         alone (torchmetrics' AP@k: the mean precision over the relevant cases found in the top k).
     notes : tuple of str
         Further rules in words (the definition's own differences), for ``explain``.
+    reasons : str
+        ``"module:function"`` saying, for ``explain``, which of the tool's rules made its value differ
+        on these data, with what each touched: ``function(summary, measure, params, options)`` ->
+        lines (the operating points: one class, no point meeting the target, float32 rates).
     """
 
     call: str
@@ -110,6 +115,7 @@ class Policy:
     notes: tuple[str, ...] = ()
     #: ``finish`` takes the measure's parameters too (ECE's n_bins and norm), not only the dialect's
     finish_params: bool = False
+    reasons: str = ""
 
 
 @dataclass(frozen=True)
@@ -304,8 +310,9 @@ TORCHMETRICS = Dialect(
     "1.9",
     "torchmetrics: binary AUROC/AP exact or over thresholds=linspace(0, 1, T) (scores read as logits "
     "when outside [0, 1]; a missing class gives 0); binary and top-label calibration error (a "
-    "confidence of 1.0 in an extra bin); retrieval metrics per query (indexes=), a query "
-    "without relevant cases scored by empty_target_action (default 0), cases scored 0 or less never "
+    "confidence of 1.0 in an extra bin); the operating points (sensitivity at specificity, ...) with "
+    "float32 rates, 0 where no point meets the target; retrieval metrics per query (indexes=), a "
+    "query without relevant cases scored by empty_target_action (default 0), cases scored 0 or less never "
     "relevant, ties in torch.topk's order",
     {
         "ROC": Policy(
@@ -366,6 +373,30 @@ TORCHMETRICS = Dialect(
                 "a softmax of every row when a score lies outside [0, 1] (perfeval: NaN)",
             ),
         ),
+        # the operating points (issue 33): torchmetrics' own float32 numbers (perfeval/dialects/operating.py)
+        **{
+            name: Policy(
+                f"torchmetrics.functional.classification.{call}",
+                name,
+                finish=f"perfeval.dialects.operating:{name.lower()}",
+                finish_params=True,
+                grouped=False,
+                exact="exact",
+                reasons="perfeval.dialects.operating:reasons",
+                notes=notes,
+            )
+            for name, call, notes in (
+                (
+                    "TPR_AT_FPR",
+                    "binary_sensitivity_at_specificity(min_specificity=1 - max_fpr)",
+                    ("torchmetrics has no TPR at FPR: its sensitivity at specificity >= 1 - max_fpr",),
+                ),
+                ("SEN_AT_SPC", "binary_sensitivity_at_specificity", ()),
+                ("SPC_AT_SEN", "binary_specificity_at_sensitivity", ()),
+                ("PRE_AT_REC", "binary_precision_at_fixed_recall", ()),
+                ("REC_AT_PRE", "binary_recall_at_fixed_precision", ()),
+            )
+        },
         "NDCG": Policy(
             "torchmetrics.retrieval.RetrievalNormalizedDCG",
             "NDCG",

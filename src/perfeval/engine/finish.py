@@ -112,6 +112,9 @@ def finish(
     :mod:`perfeval.measures.tiebounds`).
     """
     one_score_a_case(specs)
+    # each operating point's threshold beside its value (with_thresholds, below): its twin finished too
+    pairs, twins = threshold_companions(specs)
+    specs = specs + twins
     yt, ys, g, w, rows_in = cases.y, cases.s, cases.g, cases.w, cases.rows_in
     tasks: list[tuple[str, Targets]]  # each task's targets, coded once (the code stage)
     if partitions:
@@ -146,9 +149,9 @@ def finish(
             )
         keys = _task(y, ys, g, w, specs, suffix, results, grouping)
         if tie_bounds:
-            for kind, (tied, pairs) in _tie_bounds(y, ys, g, w, specs, suffix, results, grouping).items():
+            for kind, (tied, n_kind) in _tie_bounds(y, ys, g, w, specs, suffix, results, grouping).items():
                 t0, p0 = counted.get(kind, (0.0, 0.0))
-                counted[kind] = (t0 + tied, p0 + pairs)
+                counted[kind] = (t0 + tied, p0 + n_kind)
     # in the order asked (each kind of measure is computed in its own pass), partition by partition
     asked = [s.label + suffix for suffix, _ in tasks for s in specs]
     results = {**{k: results[k] for k in asked if k in results}, **results}
@@ -169,9 +172,9 @@ def finish(
     report = Report(results, keys if g is not None else None, params)
     report.group_sizes = group_sizes  # total weight (rows, unweighted) of each group, in key order
     if tie_bounds:  # the pairs of the per-query measures when there are any, else the binary ones'
-        tied, pairs = counted.get("ranking", counted.get("grouped", counted.get("binary", (math.nan, 0.0))))
-        report.tied_pairs, report.pairs = (tied / pairs if pairs > 0 else math.nan), pairs
-    return report
+        tied, n_pairs = counted.get("ranking", counted.get("grouped", counted.get("binary", (math.nan, 0.0))))
+        report.tied_pairs, report.pairs = (tied / n_pairs if n_pairs > 0 else math.nan), n_pairs
+    return with_thresholds(report, pairs)
 
 
 def _task(
@@ -421,8 +424,12 @@ def binary_values(specs: list[MeasureSpec], h: ScoreHistogram, suffix: str, resu
         from concurrent.futures import ThreadPoolExecutor
 
         h.scores  # noqa: B018  (made once, before the threads read it)
+        # the thresholds the command or the engine added (companions) after the values they go with:
+        # each reads its value's choice of point, kept with the summary, instead of making it again
+        main = [s for s in specs if not s.companion]
         with ThreadPoolExecutor(2, thread_name_prefix="perfeval-measure") as pool:
-            values = list(pool.map(lambda s: s(h), specs))
+            found = dict(zip(main, pool.map(lambda s: s(h), main), strict=True))
+        values = [found[s] if s in found else s(h) for s in specs]
     elif overflow is not None:  # inf / inf: said below, as the reason of each NaN, not as numpy's warning
         with np.errstate(over="ignore", invalid="ignore"):
             values = [s(h) for s in specs]
@@ -466,6 +473,8 @@ def binary_report(
 ) -> Report:
     """The Report of binary measures finished from a summary built elsewhere (a stream, a cluster)."""
     one_score_a_case(specs)
+    pairs, twins = threshold_companions(specs)  # each operating point's threshold beside its value
+    specs = specs + twins
     results: dict[str, MeasureResult] = {}
     binary_values(specs, h, "", results)
     warn_undefined(results, specs)
@@ -483,7 +492,7 @@ def binary_report(
         },
     )
     report.summary = h  # the merged summary: intervals can be drawn from it (perfeval.stats.ci_from_summary)
-    return report
+    return with_thresholds(report, pairs)
 
 
 def warn_undefined(
@@ -645,3 +654,60 @@ def grouped_histograms(
         ScoreHistogram.of_cells(scores[a:b], pos[a:b], neg[a:b], is_counts=bool(k))
         for a, b, k in zip(bounds[:-1], bounds[1:], counts, strict=True)
     ]
+
+
+# -- an operating point's threshold beside its value ---------------------------------------------------
+# Each measure that picks an operating point (its ``of`` parameter at ``value``: TPR_AT_FPR, YOUDEN,
+# ...) is finished with its ``of=threshold`` twin, and the twin's result is set on the value's
+# (``MeasureResult.threshold``, per group ``threshold_per_group``), then taken out of the report unless
+# it was asked.  The value and its twin read one choice of point (perfeval.measures.operating keeps the
+# choice with the summary, or with the groups), so the threshold costs a lookup, not a second choice.
+# Every front door that finishes from the engine does this: evaluate() in memory (finish), the streamed
+# and Dask summaries (binary_report), Metric, the grouped streams and Dask's groups (at their doors),
+# and the eval command.  (Here, not in a module of its own: evaluate() of one measure loads few modules,
+# tests/test_registry_cli.py.)
+
+#: (the value's label, its twin's label, whether the twin was added: not asked)
+Pair = tuple[str, str, bool]
+
+
+def threshold_companions(specs: list[MeasureSpec]) -> tuple[list[Pair], list[MeasureSpec]]:
+    """For each binary measure of ``specs`` that picks an operating point (its ``of`` parameter at
+    ``value``), the same measure with ``of=threshold``: (the pairs (value label, threshold label,
+    added), the specs added: those not asked already, marked ``companion``).
+    """
+    asked = {s.label for s in specs}
+    pairs, added = [], []
+    for s in specs:
+        if s.measure.kind != "binary" or s.kwargs.get("of") != "value":
+            continue
+        twin = MeasureSpec(s.measure, tuple({**s.kwargs, "of": "threshold"}.items()))
+        object.__setattr__(twin, "_set", s._set | {"of"})
+        object.__setattr__(twin, "companion", True)
+        pairs.append((s.label, twin.label, twin.label not in asked))
+        if twin.label not in asked:
+            added.append(twin)
+            asked.add(twin.label)
+    return pairs, added
+
+
+def with_thresholds(report: Any, pairs: list[Pair]) -> Any:
+    """Each operating point's threshold set on its value's result (``threshold``; per group
+    ``threshold_per_group``, the headline's ``threshold`` left None: the groups' points differ), the
+    twins added by :func:`threshold_companions` taken out of the report (partitions too:
+    ``LABEL[name]``).  Returns the report.
+    """
+    for value, twin, added in pairs:
+        for key in [k for k in report.results if k == twin or k.startswith(twin + "[")]:
+            r = report.results.pop(key) if added else report.results[key]
+            v = report.results.get(value + key[len(twin) :])
+            if v is None:
+                continue
+            if r.per_group is not None:
+                v.threshold_per_group = r.per_group
+            else:
+                v.threshold = r.value
+        if added and report.intervals:  # drawn for the twin too: not asked, not shown
+            for key in [k for k in report.intervals if k == twin or k.startswith(twin + "[")]:
+                del report.intervals[key]
+    return report

@@ -210,7 +210,9 @@ class MeasureResult:
     note: str = ""
     #: a measure that picks an operating point (an ``of`` parameter), its value asked: the score
     #: threshold of that point (+inf: nothing predicted positive; NaN: no point), as ``of=threshold``
-    #: gives it; per group each group's (``threshold_per_group``).  Set by the command (eval), else None
+    #: gives it; per group each group's (``threshold_per_group``).  Set by the engine beside the value
+    #: (perfeval.engine.finish.with_thresholds: evaluate, streamed, Dask, Metric, the command), else
+    #: None; None under a dialect (the tool's threshold: ``of=threshold`` under that dialect)
     threshold: float | None = None
     threshold_per_group: np.ndarray | None = None
     #: multiclass with tie_bounds=True: each class's bounds (NaN where the class has no value)
@@ -446,7 +448,11 @@ class Report:
         return dumps(self.to_dict(), indent=indent)
 
     def to_frame(self):
-        """One row a measure: value, mean, weighted_mean, undefined (pandas, imported here)."""
+        """One row a measure: value, mean, weighted_mean, undefined (pandas, imported here); with an
+        operating point's measure, a ``threshold`` column (its point's score threshold, NaN for the
+        other measures and per group: ``groups_frame`` does not hold them, the result's
+        ``threshold_per_group`` does).
+        """
         pd = _pandas()
         rows = [
             {
@@ -462,6 +468,9 @@ class Report:
         for row, r in zip(rows, self.results.values(), strict=True):
             if r.tie_min is not None:
                 row.update(tie_min=r.tie_min, tie_max=r.tie_max, tied_pairs=r.tied_pairs)
+        for row, r in zip(rows, self.results.values(), strict=True):
+            if r.threshold is not None:  # an operating point's score threshold
+                row.update(threshold=r.threshold)
         for row, r in zip(rows, self.results.values(), strict=True):
             if r.per_class is not None:  # multiclass: how many classes the averages leave out
                 row.update(undefined_classes=len(r.undefined_classes))

@@ -29,9 +29,12 @@ not, with the bits of each group's own summary (:func:`group_points`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.measures._data import GroupedData, histograms
 from perfeval.summaries import ScoreHistogram
 
@@ -39,28 +42,44 @@ NAN = math.nan
 
 
 #: the points of one summary or of every group: thresholds, TP and FP at each point, the group's P
-#: and N at each point, the group of each point (None for one summary)
+#: and N at each point (for one summary: its P and N, numbers), the group of each point (None for
+#: one summary)
 Points = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
 
 
 def points(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
-    """(thresholds, TP, FP, P, N): the operating points from the highest threshold down, the first
-    being +inf (nothing predicted positive, TP = FP = 0); P and N the last point's TP and FP (every
-    case predicted positive), so that the rates at the lowest threshold are exactly 1.
+    """(scores, TP, FP, P, N): the operating points from the highest threshold down, the first
+    being +inf (nothing predicted positive, TP = FP = 0), then each distinct score (``scores``: the
+    summary's distinct scores from the highest, a view: point i > 0 is at ``scores[i - 1]``); P and
+    N the last point's TP and FP (every case predicted positive), so that the rates at the lowest
+    threshold are exactly 1.
     """
 
     def make() -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
-        thr = np.concatenate(([math.inf], h.scores[::-1]))
-        tp = np.concatenate(([0.0], np.cumsum(h.pos[::-1])))
-        fp = np.concatenate(([0.0], np.cumsum(h.neg[::-1])))
-        return thr, tp, fp, float(tp[-1]), float(fp[-1])
+        n = len(h.scores)
+        tp, fp = np.empty(n + 1), np.empty(n + 1)
+        tp[0] = fp[0] = 0.0
+        np.cumsum(h.pos[::-1], out=tp[1:])  # added from the highest score, one cell after another
+        np.cumsum(h.neg[::-1], out=fp[1:])
+        return h.scores[::-1], tp, fp, float(tp[-1]), float(fp[-1])
 
     return h.memo("operating_points", make)
 
 
 def _one(h: ScoreHistogram) -> Points:
-    thr, tp, fp, P, N = points(h)
-    return thr, tp, fp, np.full(len(tp), P), np.full(len(tp), N), None
+    """The points of one summary, its P and N as numbers (each point's, by broadcasting: the same
+    bits as the per-point arrays of :func:`group_points`); its thresholds, the distinct scores from
+    the highest, without the first point's +inf (:func:`_threshold_at`).
+    """
+    desc, tp, fp, P, N = points(h)
+    return desc, tp, fp, P, N, None  # type: ignore[return-value]
+
+
+def _threshold_at(pts: Points, i: np.ndarray) -> np.ndarray:
+    """The thresholds of points ``i``: for one summary +inf at point 0, else its distinct score."""
+    if pts[5] is not None:
+        return pts[0][i]
+    return np.where(i == 0, np.inf, pts[0][np.maximum(i - 1, 0)])
 
 
 def group_points(gd: GroupedData) -> Points:
@@ -135,119 +154,222 @@ def segment_cumsum(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     return out
 
 
-def _ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _ratio(a: np.ndarray, b: Any) -> np.ndarray:
+    """``a / b``, NaN where ``b`` is 0 (``b`` an array, or one number: one division then)."""
+    if np.ndim(b) == 0:
+        return np.asarray(a / b) if b != 0 else np.full(np.shape(a), np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(b != 0, a / np.where(b != 0, b, 1.0), np.nan)
 
 
-def _pick(
+#: a choice: the value and the threshold of the point picked, one a group (one for a summary), NaN
+#: where no point qualifies
+Choice = tuple[np.ndarray, np.ndarray]
+
+
+def _best(
     pts: Points,
     value: np.ndarray,
-    ok: np.ndarray,
-    other: np.ndarray | None,
+    ok: np.ndarray | None,
+    other: Callable[[np.ndarray], np.ndarray] | None,
     higher: bool,
-    of: str,
-    defined: np.ndarray,
-) -> float | np.ndarray:
-    """For one summary (a float) or each group (an array): the best finite ``value`` where ``ok``;
-    among equal values the best ``other`` (higher), then the first point (the highest threshold);
-    NaN where no point qualifies or the group is not ``defined`` (one class).  ``of="threshold"``:
-    that point's threshold.
+    defined: Any,
+) -> Choice:
+    """For one summary or each group: the point of best finite ``value`` where ``ok`` (None: every
+    point); among equal values the best ``other`` (higher; NaN the worst; ``other(i)``: its value at
+    the points i, read at the tied points only), then the first point (the highest threshold).  NaN
+    where no point qualifies or the group is not ``defined`` (one class).
+
+    Linear passes over the points (no sort): the best value of each group (``np.maximum.reduceat``
+    over its run of points), then the best ``other`` among the points of that value, then the first.
     """
-    thr, gid = pts[0], pts[5]
-    good = ok & np.isfinite(value) & defined
-    key = np.where(good, -value if higher else value, np.inf)  # smallest first
-    o = np.zeros(len(value)) if other is None else -np.where(np.isnan(other), -np.inf, other)
-    g = np.zeros(len(value), dtype=np.int64) if gid is None else gid
-    G = 1 if gid is None else (int(gid[-1]) + 1 if len(gid) else 0)
-    order = np.lexsort((np.arange(len(value)), o, key, g))
-    best = order[np.searchsorted(g[order], np.arange(G))] if len(order) else np.zeros(0, dtype=np.int64)
-    out = np.where(good[best], (thr if of == "threshold" else value)[best], np.nan)
-    return float(out[0]) if gid is None else out
+    gid = pts[5]
+    if gid is None and not bool(defined):
+        return np.full(1, np.nan), np.full(1, np.nan)
+    good = np.isfinite(value)
+    if ok is not None:
+        good &= ok
+    if gid is not None:
+        good &= defined
+    v = np.where(good, value if higher else -value, -np.inf)
+    if gid is None:
+        if not good.any():
+            return np.full(1, np.nan), np.full(1, np.nan)
+        cand = np.flatnonzero(v == v.max())
+        if other is not None and len(cand) > 1:
+            o = other(cand)
+            o = np.where(np.isnan(o), -np.inf, o)
+            cand = cand[o == o.max()]
+        i = cand[:1]
+        return value[i].astype(np.float64), _threshold_at(pts, i)
+    G = int(gid[-1]) + 1 if len(gid) else 0
+    if not G:
+        return np.zeros(0), np.zeros(0)
+    starts = np.searchsorted(gid, np.arange(G))  # every group has its +inf point: none is empty
+    cand = v == np.maximum.reduceat(v, starts)[gid]
+    if other is not None:
+        o = np.full(len(v), -np.inf)
+        tied = np.flatnonzero(cand)
+        o[tied] = other(tied)
+        o[np.isnan(o)] = -np.inf
+        cand &= o == np.maximum.reduceat(o, starts)[gid]
+    at = np.flatnonzero(cand)
+    first = at[np.searchsorted(gid[at], np.arange(G))]
+    found = good[first]
+    return np.where(found, value[first], np.nan), np.where(found, _threshold_at(pts, first), np.nan)
 
 
-def _both(P: np.ndarray, N: np.ndarray) -> np.ndarray:
+def _memo(src: ScoreHistogram | GroupedData, key: tuple, make: Callable[[], Any]) -> Any:
+    """``make()`` once for a summary or for the groups (what a value and its threshold share)."""
+    if isinstance(src, ScoreHistogram):
+        return src.memo(key, make)
+    memo = src.__dict__.setdefault("_memo", {})
+    if key not in memo:
+        memo[key] = make()
+    return memo[key]
+
+
+#: the rules of csrc/operating.c's op_pick, by the name of their numpy form here
+RULES = {
+    "_tpr_at_fpr": 0,
+    "_sen_at_spc": 1,
+    "_spc_at_sen": 2,
+    "_pre_at_rec": 3,
+    "_rec_at_pre": 4,
+    "_youden": 5,
+    "_topleft": 6,
+    "_best_fbeta": 7,
+    "_best_mcc": 8,
+    "_least_cost": 9,
+}
+
+
+def compiled_choice(h: ScoreHistogram, rule: str, args: tuple) -> Choice:
+    """The choice of ``rule`` (a numpy form's name: ``"_youden"``) over one summary by the compiled
+    walk (csrc/operating.c, op_pick): one pass from the highest score, no n-sized temporary, over its
+    cells or its two sorted halves (:func:`_walked`); the bits of the numpy form over :func:`_one`'s
+    points.
+    """
+    _i, v, t = _native.op_pick(*_walked(h), RULES[rule], *map(float, args))
+    return np.array([v]), np.array([t])
+
+
+def _walked(h: ScoreHistogram) -> tuple[Any, Any, Any]:
+    """What the compiled walk reads of a summary: its cells (scores, positive and negative weight),
+    or, while it keeps them, its unit cases' two sorted halves (positives' scores, negatives', None:
+    the cells are not made for it, as the ROC area does not make them).
+    """
+    split = h.split()
+    if split is not None:
+        return split[0], split[1], None
+    return h.scores, h.pos, h.neg
+
+
+def _finish(src: ScoreHistogram | GroupedData, rule: Callable[..., Choice], args: tuple, of: str) -> Any:
+    """The value (or, ``of="threshold"``, the threshold) of the point ``rule(points, *args)`` picks,
+    for one summary (a float: the compiled walk, :func:`compiled_choice`) or every group (an array:
+    the numpy form over every group's points at once).  The choice is made once for the summary (or
+    the groups): the value and its threshold asked together read the same choice.
+    """
+    grouped = not isinstance(src, ScoreHistogram)
+
+    def make() -> Any:
+        if not grouped:
+            return compiled_choice(src, rule.__name__, args)  # type: ignore[arg-type]
+        return rule(group_points(src), *args)  # type: ignore[arg-type]
+
+    chosen = _memo(src, ("operating_choice", rule.__name__, *args), make)
+    out = chosen[1] if of == "threshold" else chosen[0]
+    return out.copy() if grouped else float(out[0])
+
+
+def _both(P: Any, N: Any) -> Any:
     return (P > 0) & (N > 0)
+
+
+def _at(a: Any, i: np.ndarray) -> Any:
+    """A group's total at points ``i`` (``a`` per point), or the summary's (one number)."""
+    return a if np.ndim(a) == 0 else a[i]
 
 
 # -- operating points at a target -------------------------------------------------------------------
 
 
-def _tpr_at_fpr(pts: Points, max_fpr: float, of: str) -> float | np.ndarray:
+def _tpr_at_fpr(pts: Points, max_fpr: float) -> Choice:
     _thr, tp, fp, P, N, _g = pts
     tpr, fpr = _ratio(tp, P), _ratio(fp, N)
-    return _pick(pts, tpr, fpr <= max_fpr, -fpr, True, of, _both(P, N))
+    return _best(pts, tpr, fpr <= max_fpr, lambda i: -_ratio(fp[i], _at(N, i)), True, _both(P, N))
 
 
-def _sen_at_spc(pts: Points, min_specificity: float, of: str) -> float | np.ndarray:
+def _sen_at_spc(pts: Points, min_specificity: float) -> Choice:
     _thr, tp, fp, P, N, _g = pts
     sen, spc = _ratio(tp, P), _ratio(N - fp, N)
-    return _pick(pts, sen, spc >= min_specificity, spc, True, of, _both(P, N))
+    return _best(pts, sen, spc >= min_specificity, lambda i: spc[i], True, _both(P, N))
 
 
-def _spc_at_sen(pts: Points, min_sensitivity: float, of: str) -> float | np.ndarray:
+def _spc_at_sen(pts: Points, min_sensitivity: float) -> Choice:
     _thr, tp, fp, P, N, _g = pts
     sen, spc = _ratio(tp, P), _ratio(N - fp, N)
-    return _pick(pts, spc, sen >= min_sensitivity, sen, True, of, _both(P, N))
+    return _best(pts, spc, sen >= min_sensitivity, lambda i: sen[i], True, _both(P, N))
 
 
-def _pre_at_rec(pts: Points, min_recall: float, of: str) -> float | np.ndarray:
+def _pre_at_rec(pts: Points, min_recall: float) -> Choice:
     _thr, tp, fp, P, _N, _g = pts
     rec, pre = _ratio(tp, P), _ratio(tp, tp + fp)
-    return _pick(pts, pre, rec >= min_recall, rec, True, of, P > 0)
+    return _best(pts, pre, rec >= min_recall, lambda i: rec[i], True, P > 0)
 
 
-def _rec_at_pre(pts: Points, min_precision: float, of: str) -> float | np.ndarray:
+def _rec_at_pre(pts: Points, min_precision: float) -> Choice:
     _thr, tp, fp, P, _N, _g = pts
     rec, pre = _ratio(tp, P), _ratio(tp, tp + fp)
-    return _pick(pts, rec, np.nan_to_num(pre, nan=-1.0) >= min_precision, pre, True, of, P > 0)
+    return _best(pts, rec, np.nan_to_num(pre, nan=-1.0) >= min_precision, lambda i: pre[i], True, P > 0)
 
 
 def tpr_at_fpr(h: ScoreHistogram, *, max_fpr: float, of: str) -> float:
     """The highest TPR over the thresholds whose FPR <= max_fpr (or that threshold)."""
-    return float(_tpr_at_fpr(_one(h), max_fpr, of))
+    return float(_finish(h, _tpr_at_fpr, (max_fpr,), of))
 
 
 def tpr_at_fpr_groups(gd: GroupedData, *, max_fpr: float, of: str) -> np.ndarray:
-    return np.asarray(_tpr_at_fpr(group_points(gd), max_fpr, of))
+    return np.asarray(_finish(gd, _tpr_at_fpr, (max_fpr,), of))
 
 
 def sen_at_spc(h: ScoreHistogram, *, min_specificity: float, of: str) -> float:
     """The highest sensitivity over the thresholds whose specificity >= min_specificity."""
-    return float(_sen_at_spc(_one(h), min_specificity, of))
+    return float(_finish(h, _sen_at_spc, (min_specificity,), of))
 
 
 def sen_at_spc_groups(gd: GroupedData, *, min_specificity: float, of: str) -> np.ndarray:
-    return np.asarray(_sen_at_spc(group_points(gd), min_specificity, of))
+    return np.asarray(_finish(gd, _sen_at_spc, (min_specificity,), of))
 
 
 def spc_at_sen(h: ScoreHistogram, *, min_sensitivity: float, of: str) -> float:
     """The highest specificity over the thresholds whose sensitivity >= min_sensitivity."""
-    return float(_spc_at_sen(_one(h), min_sensitivity, of))
+    return float(_finish(h, _spc_at_sen, (min_sensitivity,), of))
 
 
 def spc_at_sen_groups(gd: GroupedData, *, min_sensitivity: float, of: str) -> np.ndarray:
-    return np.asarray(_spc_at_sen(group_points(gd), min_sensitivity, of))
+    return np.asarray(_finish(gd, _spc_at_sen, (min_sensitivity,), of))
 
 
 def pre_at_rec(h: ScoreHistogram, *, min_recall: float, of: str) -> float:
     """The highest precision over the thresholds whose recall >= min_recall (precision defined:
     something predicted positive).
     """
-    return float(_pre_at_rec(_one(h), min_recall, of))
+    return float(_finish(h, _pre_at_rec, (min_recall,), of))
 
 
 def pre_at_rec_groups(gd: GroupedData, *, min_recall: float, of: str) -> np.ndarray:
-    return np.asarray(_pre_at_rec(group_points(gd), min_recall, of))
+    return np.asarray(_finish(gd, _pre_at_rec, (min_recall,), of))
 
 
 def rec_at_pre(h: ScoreHistogram, *, min_precision: float, of: str) -> float:
     """The highest recall over the thresholds whose precision >= min_precision."""
-    return float(_rec_at_pre(_one(h), min_precision, of))
+    return float(_finish(h, _rec_at_pre, (min_precision,), of))
 
 
 def rec_at_pre_groups(gd: GroupedData, *, min_precision: float, of: str) -> np.ndarray:
-    return np.asarray(_rec_at_pre(group_points(gd), min_precision, of))
+    return np.asarray(_finish(gd, _rec_at_pre, (min_precision,), of))
 
 
 # -- partial AUC ---------------------------------------------------------------------------------------
@@ -256,18 +378,34 @@ def rec_at_pre_groups(gd: GroupedData, *, min_precision: float, of: str) -> np.n
 def _pauc(pts: Points, hi: float, lo: float, focus: str, correct: str) -> float | np.ndarray:
     """The area under the broken line through the points over [lo, hi]: each segment (between two
     points of one group) clipped to the range, its ends interpolated on it, by the trapezoid rule;
-    the terms added in point order (np.bincount), for one summary and for every group alike.
+    the terms added in point order (np.bincount), for one summary and for every group alike.  One
+    summary's x (FPR, or TPR) never decreases from point to point: only the segments that reach into
+    the range are read (found by bisection), with the same terms added in the same order.  (One
+    summary's area is the compiled walk's, :func:`pauc`; this form of it is the reference the tests
+    hold the walk to.)
     """
     _thr, tp, fp, P, N, gid = pts
-    tpr, fpr = _ratio(tp, P), _ratio(fp, N)
-    if focus == "fpr":
-        x, y = fpr, tpr
-        least = (hi * hi - lo * lo) / 2
+    if gid is None and not bool(_both(P, N)):
+        return math.nan
+    x = _ratio(fp, N) if focus == "fpr" else _ratio(tp, P)
+
+    def y_of(at: slice) -> np.ndarray:
+        if focus == "fpr":
+            return _ratio(tp[at], P if gid is None else P[at])
+        return 1.0 - _ratio(fp[at], N if gid is None else N[at])
+
+    if gid is None:
+        # the segments i (from point i to i + 1) with x[i + 1] > lo and x[i] < hi
+        a = max(int(np.searchsorted(x, lo, side="right")) - 1, 0)
+        b = min(int(np.searchsorted(x, hi, side="left")), len(x) - 1)
+        at = slice(a, max(b, a) + 1)
+        x, y = x[at], y_of(at)
+        g = np.zeros(len(x), dtype=np.int64)
+        G = 1
     else:
-        x, y = tpr, 1.0 - fpr
-        least = (hi - lo) - (hi * hi - lo * lo) / 2
-    g = np.zeros(len(x), dtype=np.int64) if gid is None else gid
-    G = 1 if gid is None else (int(gid[-1]) + 1 if len(gid) else 0)
+        y = y_of(slice(None))
+        g = gid
+        G = int(gid[-1]) + 1 if len(gid) else 0
     x0, x1, y0, y1 = x[:-1], x[1:], y[:-1], y[1:]
     seg = (g[:-1] == g[1:]) & (x1 > x0)
     left, right = np.maximum(x0, lo), np.minimum(x1, hi)
@@ -279,19 +417,34 @@ def _pauc(pts: Points, hi: float, lo: float, focus: str, correct: str) -> float 
     yr = np.where(right == x1, y1, y0 + slope * (right - x0))
     area: np.ndarray = np.bincount(g[:-1][seg], weights=(right - left) * (yl + yr) / 2, minlength=G)
     if correct == "mcclish":
-        area = (1 + (area - least) / ((hi - lo) - least)) / 2
-    first = np.searchsorted(g, np.arange(G))
-    out = np.where(_both(P, N)[np.minimum(first, len(g) - 1)], area, np.nan) if len(g) else area
-    return float(out[0]) if gid is None else out
+        area = _mcclish(area, hi, lo, focus)
+    if gid is None:
+        return float(area[0])
+    first = np.searchsorted(gid, np.arange(G))
+    return np.where(_both(P, N)[np.minimum(first, len(gid) - 1)], area, np.nan) if len(gid) else area
 
 
 def pauc(h: ScoreHistogram, *, hi: float, lo: float, focus: str, correct: str) -> float:
     """The area under the chord ROC curve over FPR in [lo, hi] (``focus="fpr"``), or between the
     curve and FPR = 1 over TPR in [lo, hi] (``focus="tpr"``); ``correct="mcclish"``: standardised,
     (1 + (area - min) / (max - min)) / 2 with min the chance line's area over the range and max the
-    range's width.
+    range's width.  The area by the compiled walk (csrc/operating.c, op_pauc: the bits of
+    :func:`_pauc` over :func:`_one`'s points, in one pass).
     """
-    return float(_pauc(_one(h), hi, lo, focus, correct))
+    area = _native.op_pauc(*_walked(h), float(lo), float(hi), focus == "tpr")
+    return float(_mcclish(np.array([area]), hi, lo, focus)[0] if correct == "mcclish" else area)
+
+
+def _mcclish(area: np.ndarray, hi: float, lo: float, focus: str) -> np.ndarray:
+    """McClish's standardised form of raw areas over [lo, hi]: 0.5 the chance line's, 1 a perfect
+    curve's.
+    """
+    if focus == "fpr":
+        least = (hi * hi - lo * lo) / 2
+    else:
+        least = (hi - lo) - (hi * hi - lo * lo) / 2
+    out: np.ndarray = (1 + (area - least) / ((hi - lo) - least)) / 2
+    return out
 
 
 def pauc_groups(gd: GroupedData, *, hi: float, lo: float, focus: str, correct: str) -> np.ndarray:
@@ -301,83 +454,83 @@ def pauc_groups(gd: GroupedData, *, hi: float, lo: float, focus: str, correct: s
 # -- threshold choice: the best point over every threshold ------------------------------------------
 
 
-def _youden(pts: Points, of: str) -> float | np.ndarray:
+def _youden(pts: Points) -> Choice:
     _thr, tp, fp, P, N, _g = pts
     j = _ratio(tp, P) - _ratio(fp, N)
-    return _pick(pts, j, np.ones(len(j), dtype=bool), None, True, of, _both(P, N))
+    return _best(pts, j, None, None, True, _both(P, N))
 
 
-def _topleft(pts: Points, of: str) -> float | np.ndarray:
+def _topleft(pts: Points) -> Choice:
     _thr, tp, fp, P, N, _g = pts
     fpr, fnr = _ratio(fp, N), _ratio(P - tp, P)
     d = np.sqrt(fpr * fpr + fnr * fnr)
-    return _pick(pts, d, np.ones(len(d), dtype=bool), None, False, of, _both(P, N))
+    return _best(pts, d, None, None, False, _both(P, N))
 
 
-def _best_fbeta(pts: Points, beta: float, of: str) -> float | np.ndarray:
+def _best_fbeta(pts: Points, beta: float) -> Choice:
     _thr, tp, fp, P, _N, _g = pts
     b2 = beta * beta
     f = _ratio((1 + b2) * tp, (1 + b2) * tp + b2 * (P - tp) + fp)
-    return _pick(pts, f, np.ones(len(f), dtype=bool), None, True, of, P > 0)
+    return _best(pts, f, None, None, True, P > 0)
 
 
-def _best_mcc(pts: Points, of: str) -> float | np.ndarray:
+def _best_mcc(pts: Points) -> Choice:
     _thr, tp, fp, P, N, _g = pts
     fn, tn = P - tp, N - fp
     with np.errstate(invalid="ignore", divide="ignore"):
         den = np.sqrt((tp + fp) * P * N * (tn + fn))
     m = _ratio(tp * tn - fp * fn, den)
-    return _pick(pts, m, np.ones(len(m), dtype=bool), None, True, of, _both(P, N))
+    return _best(pts, m, None, None, True, _both(P, N))
 
 
-def _least_cost(pts: Points, fn: float, fp: float, tp: float, tn: float, of: str) -> float | np.ndarray:
+def _least_cost(pts: Points, fn: float, fp: float, tp: float, tn: float) -> Choice:
     _thr, tps, fps, P, N, _g = pts
     cost = tp * tps + fn * (P - tps) + fp * fps + tn * (N - fps)
-    return _pick(pts, cost, np.ones(len(cost), dtype=bool), None, False, of, P + N > 0)
+    return _best(pts, cost, None, None, False, P + N > 0)
 
 
 def youden(h: ScoreHistogram, *, of: str) -> float:
     """Youden's J = TPR - FPR at the threshold that maximises it."""
-    return float(_youden(_one(h), of))
+    return float(_finish(h, _youden, (), of))
 
 
 def youden_groups(gd: GroupedData, *, of: str) -> np.ndarray:
-    return np.asarray(_youden(group_points(gd), of))
+    return np.asarray(_finish(gd, _youden, (), of))
 
 
 def topleft(h: ScoreHistogram, *, of: str) -> float:
     """The distance sqrt(FPR^2 + (1 - TPR)^2) of the point closest to (0, 1)."""
-    return float(_topleft(_one(h), of))
+    return float(_finish(h, _topleft, (), of))
 
 
 def topleft_groups(gd: GroupedData, *, of: str) -> np.ndarray:
-    return np.asarray(_topleft(group_points(gd), of))
+    return np.asarray(_finish(gd, _topleft, (), of))
 
 
 def best_fbeta(h: ScoreHistogram, *, beta: float, of: str) -> float:
     """The highest F-beta over the thresholds (FBETA's count form at each)."""
-    return float(_best_fbeta(_one(h), beta, of))
+    return float(_finish(h, _best_fbeta, (beta,), of))
 
 
 def best_fbeta_groups(gd: GroupedData, *, beta: float, of: str) -> np.ndarray:
-    return np.asarray(_best_fbeta(group_points(gd), beta, of))
+    return np.asarray(_finish(gd, _best_fbeta, (beta,), of))
 
 
 def best_mcc(h: ScoreHistogram, *, of: str) -> float:
     """The highest Matthews correlation over the thresholds where it is defined (something and not
     everything predicted positive, both classes present).
     """
-    return float(_best_mcc(_one(h), of))
+    return float(_finish(h, _best_mcc, (), of))
 
 
 def best_mcc_groups(gd: GroupedData, *, of: str) -> np.ndarray:
-    return np.asarray(_best_mcc(group_points(gd), of))
+    return np.asarray(_finish(gd, _best_mcc, (), of))
 
 
 def least_cost(h: ScoreHistogram, *, fn: float, fp: float, tp: float, tn: float, of: str) -> float:
     """The least total cost tp*TP + fn*FN + fp*FP + tn*TN (CST's) over the thresholds."""
-    return float(_least_cost(_one(h), fn, fp, tp, tn, of))
+    return float(_finish(h, _least_cost, (fn, fp, tp, tn), of))
 
 
 def least_cost_groups(gd: GroupedData, *, fn: float, fp: float, tp: float, tn: float, of: str) -> np.ndarray:
-    return np.asarray(_least_cost(group_points(gd), fn, fp, tp, tn, of))
+    return np.asarray(_finish(gd, _least_cost, (fn, fp, tp, tn), of))

@@ -22,6 +22,7 @@ from perfeval.cli import load
 from perfeval.cli.output import FROM_SUMMARY, group_csv, models_group_csv, models_text, report_text, write
 from perfeval.engine import DEFAULT_MEASURES, resolve
 from perfeval.engine.door import check, code
+from perfeval.engine.finish import threshold_companions, with_thresholds
 from perfeval.exceptions import (
     CommentLinesWarning,
     GradesAsLabelsWarning,
@@ -326,50 +327,12 @@ def _one(args: Any, path: str | None, specs: list, dialect: str | None) -> Any:
             report = _dask(args, path, specs) if args.dask else _stream(args, path, specs)
     if report is not None:
         _warn(caught)
-        with_thresholds(report, getattr(args, "thresholds", ()))
+        with_thresholds(report, getattr(args, "thresholds", []))
         if args.ci is not None:
             _summary_intervals(args, report)
         report.params["source"] = path or "standard input"
         return report
-    return with_thresholds(_in_memory(args, path, specs), getattr(args, "thresholds", ()))
-
-
-def threshold_companions(specs: list) -> tuple[list[tuple[str, str, bool]], list]:
-    """For each measure asked that picks an operating point (its ``of`` parameter at ``value``), the
-    same measure with ``of=threshold``, computed beside it so that its threshold is shown with its
-    value: ((value label, threshold label, added), the specs added: those not asked already).
-    """
-    from perfeval.measures.spec import MeasureSpec
-
-    asked = {s.label for s in specs}
-    pairs, added = [], []
-    for s in specs:
-        if s.measure.kind != "binary" or s.kwargs.get("of") != "value":
-            continue
-        twin = MeasureSpec(s.measure, tuple({**s.kwargs, "of": "threshold"}.items()))
-        object.__setattr__(twin, "_set", s._set | {"of"})
-        object.__setattr__(twin, "companion", True)
-        pairs.append((s.label, twin.label, twin.label not in asked))
-        if twin.label not in asked:
-            added.append(twin)
-    return pairs, added
-
-
-def with_thresholds(report: Any, pairs: Any) -> Any:
-    """Each operating point's threshold set on its value's result (``threshold``, per group
-    ``threshold_per_group``), the companions the command added taken out of the report.
-    """
-    for value, twin, added in pairs:
-        for key in [k for k in report.results if k == twin or k.startswith(twin + "[")]:
-            r = report.results.pop(key) if added else report.results[key]
-            v = report.results.get(value + key[len(twin) :])
-            if v is None:
-                continue
-            if r.per_group is not None:
-                v.threshold_per_group = r.per_group
-            else:
-                v.threshold = r.value
-    return report
+    return with_thresholds(_in_memory(args, path, specs), getattr(args, "thresholds", []))
 
 
 class _Table:

@@ -1,0 +1,274 @@
+/*
+ * operating.c -- the operating-point measures of one summary in one pass (issue 33): the point each
+ * rule picks (TPR at FPR, sensitivity at specificity, ..., Youden's J, least cost) and the partial
+ * AUC, walking the summary's cells from the highest score down and adding its cumulative counts as
+ * it goes.  numpy needs some ten passes and as many n-sized temporaries for one of them (the
+ * cumulative counts, each rate, the masks); this is one pass and none, which keeps a measure of 10
+ * million distinct scores within the ROC area's time.
+ *
+ * The walk reads a summary's cells (its distinct scores with their weights), or, for unit cases whose
+ * summary has not been made into cells, the two classes' sorted scores as the summary keeps them
+ * (ScoreHistogram.split: the ROC area reads them so), counting each distinct score's positives and
+ * negatives as it meets them: the same points and, the counts being whole, the same bits, without
+ * the merge that would make the cells.
+ *
+ * The bits are those of the numpy expressions of perfeval/measures/operating.py, which finish each
+ * group of a grouped evaluation (a group alone has the same bits as its summary alone): the
+ * cumulative counts added one cell after another from 0.0 (np.cumsum), every rate and objective the
+ * same IEEE operations in the same order (no contraction: setup.py builds with -ffp-contract=off),
+ * the same choice among equal values (the best other rate, NaN the worst, then the first point),
+ * and the partial AUC's terms added in point order from 0.0 (np.bincount).
+ */
+#include "native.h"
+
+/* the rules of op_pick, in perfeval/measures/operating.py's order (RULES there) */
+enum { TPR_AT_FPR, SEN_AT_SPC, SPC_AT_SEN, PRE_AT_REC, REC_AT_PRE, YOUDEN, TOPLEFT, FBETA, MCC, COST };
+
+/* a / b as operating.py's _ratio: NaN where b is 0 */
+static inline double ratio(double a, double b) { return b != 0 ? a / b : NAN; }
+
+/* The points of one summary from the highest score down: its cells (scores, pos, neg ascending), or
+ * the sorted scores of its positives (ps, np_) and of its negatives (ns, nn). */
+typedef struct {
+    const double *scores, *pos, *neg, *ps, *ns;
+    Py_ssize_t k, ip, in; /* the next cell, positive, negative from the top (-1: none left) */
+} walker;
+
+/* the totals P and N: the last point's counts, added from the highest score (np.cumsum's last) */
+static void totals(const walker *w, double *P, double *N)
+{
+    if (w->ps) {
+        *P = (double)(w->ip + 1);
+        *N = (double)(w->in + 1);
+        return;
+    }
+    double p = 0.0, q = 0.0;
+    for (Py_ssize_t k = w->k; k >= 0; k--) {
+        p += w->pos[k];
+        q += w->neg[k];
+    }
+    *P = p, *N = q;
+}
+
+/* the next point's weights of positives and negatives and its score; 0 when none is left */
+static inline int next_point(walker *w, double *dp, double *dn, double *score)
+{
+    if (!w->ps) {
+        if (w->k < 0)
+            return 0;
+        *dp = w->pos[w->k], *dn = w->neg[w->k], *score = w->scores[w->k];
+        w->k--;
+        return 1;
+    }
+    if (w->ip < 0 && w->in < 0)
+        return 0;
+    double t;
+    if (w->ip < 0)
+        t = w->ns[w->in];
+    else if (w->in < 0)
+        t = w->ps[w->ip];
+    else
+        t = w->ps[w->ip] > w->ns[w->in] ? w->ps[w->ip] : w->ns[w->in];
+    Py_ssize_t a = w->ip, b = w->in;
+    while (w->ip >= 0 && w->ps[w->ip] == t)
+        w->ip--;
+    while (w->in >= 0 && w->ns[w->in] == t)
+        w->in--;
+    *dp = (double)(a - w->ip), *dn = (double)(b - w->in);
+    *score = t + 0.0; /* -0.0 and 0.0 are one score, kept as 0.0 (as the summary's cells) */
+    return 1;
+}
+
+/* the walker of op_*'s first arguments: (scores, pos, neg) cells, or (ps, ns, None) split; NULL
+ * with an exception set on an error (the buffers released). */
+static int walker_of(nv_args *in, PyObject *a, PyObject *b, PyObject *c, walker *w, const char *who)
+{
+    memset(w, 0, sizeof(*w));
+    if (c == Py_None) {
+        if (nv_arg(in, a, NV_F64) < 0 || nv_arg(in, b, NV_F64) < 0)
+            return -1;
+        w->ps = in->v[0].buf, w->ns = in->v[1].buf;
+        w->ip = in->n[0] - 1, w->in = in->n[1] - 1, w->k = -1;
+        return 0;
+    }
+    if (nv_arg(in, a, NV_F64) < 0 || nv_arg(in, b, NV_F64) < 0 || nv_arg(in, c, NV_F64) < 0)
+        return -1;
+    if (!nv_len_eq(in, 0, 1) || !nv_len_eq(in, 0, 2)) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%s: scores, pos and neg differ in length", who);
+        nv_args_fail(in, PyExc_ValueError, msg);
+        return -1;
+    }
+    w->scores = in->v[0].buf, w->pos = in->v[1].buf, w->neg = in->v[2].buf;
+    w->k = in->n[0] - 1, w->ip = w->in = -1;
+    return 0;
+}
+
+/* op_pick(scores, pos, neg, rule, a, b, c, d) -> (point, value, threshold): the point (0: nothing
+ * predicted positive, threshold +inf; i > 0: the i-th highest distinct score) of the best finite
+ * value among the points that meet the rule's target, its value and threshold; (-1, nan, nan) when
+ * none.  (scores, pos, neg): the summary's cells, ascending; or (positives' scores, negatives'
+ * scores, None), each sorted ascending.  a..d: the rule's parameters (the target; beta; the costs of
+ * a false negative, a false positive, a true positive, a true negative). */
+PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *ao, *bo, *co;
+    int rule;
+    double a = 0, b = 0, c = 0, d = 0;
+    if (!PyArg_ParseTuple(args, "OOOi|dddd", &ao, &bo, &co, &rule, &a, &b, &c, &d))
+        return NULL;
+    if (rule < TPR_AT_FPR || rule > COST) {
+        PyErr_SetString(PyExc_ValueError, "op_pick: unknown rule");
+        return NULL;
+    }
+    nv_args in = {0};
+    walker w;
+    if (walker_of(&in, ao, bo, co, &w, "op_pick") < 0)
+        return NULL;
+    Py_ssize_t best = -1;
+    double best_v = NAN, best_t = NAN, best_key = -INFINITY, best_other = -INFINITY;
+    NOGIL_BEGIN
+    double P, N;
+    totals(&w, &P, &N);
+    int defined;
+    if (rule == PRE_AT_REC || rule == REC_AT_PRE || rule == FBETA)
+        defined = P > 0;
+    else if (rule == COST)
+        defined = P + N > 0;
+    else
+        defined = P > 0 && N > 0;
+    double b2 = a * a, f1 = 1 + b2;
+    double tp = 0.0, fp = 0.0, score = INFINITY, dp, dn;
+    for (Py_ssize_t i = 0; defined; i++) {
+        if (i > 0) {
+            if (!next_point(&w, &dp, &dn, &score))
+                break;
+            tp += dp;
+            fp += dn;
+        }
+        double v, other = -INFINITY, key;
+        int ok = 1;
+        switch (rule) {
+        case TPR_AT_FPR: {
+            double fpr = ratio(fp, N);
+            v = ratio(tp, P);
+            ok = fpr <= a;
+            other = -fpr;
+            break;
+        }
+        case SEN_AT_SPC: {
+            double spc = ratio(N - fp, N);
+            v = ratio(tp, P);
+            ok = spc >= a;
+            other = spc;
+            break;
+        }
+        case SPC_AT_SEN: {
+            double sen = ratio(tp, P);
+            v = ratio(N - fp, N);
+            ok = sen >= a;
+            other = sen;
+            break;
+        }
+        case PRE_AT_REC: {
+            double rec = ratio(tp, P);
+            v = ratio(tp, tp + fp);
+            ok = rec >= a;
+            other = rec;
+            break;
+        }
+        case REC_AT_PRE: {
+            double pre = ratio(tp, tp + fp);
+            v = ratio(tp, P);
+            ok = (isnan(pre) ? -1.0 : pre) >= a;
+            other = pre;
+            break;
+        }
+        case YOUDEN:
+            v = ratio(tp, P) - ratio(fp, N);
+            break;
+        case TOPLEFT: {
+            double fpr = ratio(fp, N), fnr = ratio(P - tp, P);
+            v = sqrt(fpr * fpr + fnr * fnr);
+            break;
+        }
+        case FBETA:
+            v = ratio(f1 * tp, f1 * tp + b2 * (P - tp) + fp);
+            break;
+        case MCC: {
+            double fn = P - tp, tn = N - fp;
+            v = ratio(tp * tn - fp * fn, sqrt((tp + fp) * P * N * (tn + fn)));
+            break;
+        }
+        default: /* COST: a, b, c, d are the costs of a false negative, false positive, TP, TN */
+            v = c * tp + a * (P - tp) + b * fp + d * (N - fp);
+            break;
+        }
+        if (!ok || !isfinite(v))
+            continue;
+        key = (rule == TOPLEFT || rule == COST) ? -v : v;
+        if (isnan(other))
+            other = -INFINITY;
+        if (best < 0 || key > best_key || (key == best_key && other > best_other)) {
+            best = i;
+            best_key = key;
+            best_other = other;
+            best_v = v;
+            best_t = score;
+        }
+    }
+    NOGIL_END
+    nv_args_release(&in);
+    return Py_BuildValue("(ndd)", best, best_v, best_t);
+}
+
+/* op_pauc(scores, pos, neg, lo, hi, focus_tpr) -> area: the area under the broken line through the
+ * points over x in [lo, hi] (x the FPR and y the TPR, or with focus_tpr x the TPR and y 1 - FPR),
+ * each segment clipped to the range, its ends interpolated on it, the trapezoids added in point
+ * order from 0.0; nan when a class is missing.  The first three arguments as op_pick's. */
+PyObject *nv_op_pauc(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *ao, *bo, *co;
+    double lo, hi;
+    int focus_tpr;
+    if (!PyArg_ParseTuple(args, "OOOddp", &ao, &bo, &co, &lo, &hi, &focus_tpr))
+        return NULL;
+    nv_args in = {0};
+    walker w;
+    if (walker_of(&in, ao, bo, co, &w, "op_pauc") < 0)
+        return NULL;
+    double area = 0.0;
+    NOGIL_BEGIN
+    double P, N;
+    totals(&w, &P, &N);
+    if (!(P > 0 && N > 0))
+        area = NAN;
+    double tp = 0.0, fp = 0.0, dp, dn, score;
+    double x0 = 0.0, y0 = focus_tpr ? 1.0 - ratio(0.0, N) : ratio(0.0, P);
+    while (P > 0 && N > 0 && x0 < hi && next_point(&w, &dp, &dn, &score)) {
+        tp += dp;
+        fp += dn;
+        double x1, y1;
+        if (focus_tpr) {
+            x1 = ratio(tp, P);
+            y1 = 1.0 - ratio(fp, N);
+        } else {
+            x1 = ratio(fp, N);
+            y1 = ratio(tp, P);
+        }
+        if (x1 > x0) {
+            double left = x0 > lo ? x0 : lo, right = x1 < hi ? x1 : hi;
+            if (right > left) {
+                double slope = (y1 - y0) / (x1 - x0);
+                double yl = left == x0 ? y0 : y0 + slope * (left - x0);
+                double yr = right == x1 ? y1 : y0 + slope * (right - x0);
+                area += (right - left) * (yl + yr) / 2;
+            }
+        }
+        x0 = x1; /* x never decreases: once at hi, no later segment reaches into the range */
+        y0 = y1;
+    }
+    NOGIL_END
+    nv_args_release(&in);
+    return PyFloat_FromDouble(area);
+}
