@@ -286,3 +286,50 @@ def apr_groups(gd: GroupedData) -> np.ndarray | None:
     has = P > 0  # a group with no positive: NaN
     out[has] = total[has] / P[has]
     return out
+
+
+def ap_groups(gd: GroupedData) -> np.ndarray | None:
+    """AP per group from the groups' summaries, the bits of :func:`ap` on each group alone; None
+    with weights (each group then from its own summary).
+
+    The counts are whole numbers, so each group's cumulative TP and FP are exact whatever the
+    order of the sums (one cumulative sum over every cell, less what came before the group); each
+    term is the scalar form's (``pos * precision``, cell by cell); each group's terms are summed as
+    ``np.sum`` sums them alone (numpy's pairwise sum: in order from 0.0 below 8 terms, done here for
+    every such group at once; a group of 8 terms or more by ``np.sum`` itself).
+    """
+    if gd.weighted:
+        return None
+    _sc, pos, neg, bounds = histograms(gd)
+    G = gd.G
+    out = np.full(G, np.nan)
+    T = len(pos)
+    if G == 0 or T == 0:
+        return out
+    bounds = np.asarray(bounds, dtype=np.int64)
+    cells = np.diff(bounds)
+    # every group's cells from the highest score down: the cells reversed (the groups then run G-1..0)
+    rpos, rneg = pos[::-1], neg[::-1]
+    rstart = T - bounds[1:]  # where group g starts among the reversed cells
+    ctp, cfp = np.cumsum(rpos), np.cumsum(rneg)
+    before = np.where(rstart > 0, rstart - 1, 0)
+    tp0 = np.where(rstart > 0, ctp[before], 0.0)
+    fp0 = np.where(rstart > 0, cfp[before], 0.0)
+    group_of = np.repeat(np.arange(G - 1, -1, -1), cells[::-1])  # the group of each reversed cell
+    tp, fp = ctp - tp0[group_of], cfp - fp0[group_of]
+    cnt = tp + fp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prec = np.where(cnt > 0, tp / np.where(cnt > 0, cnt, 1.0), 0.0)
+    terms = rpos * prec
+    sums = np.zeros(G)
+    small = cells < 8
+    for k in range(7):  # the groups of fewer than 8 cells: their k-th term added, in order
+        at = np.flatnonzero(small & (cells > k))
+        sums[at] += terms[rstart[at] + k]
+    for g in np.flatnonzero(~small).tolist():
+        a = int(rstart[g])
+        sums[g] = np.sum(terms[a : a + int(cells[g])])
+    P = np.bincount(group_of, weights=rpos, minlength=G)  # whole numbers: exact in any order
+    has = P > 0  # a group with no positive: NaN
+    out[has] = sums[has] / P[has]
+    return out

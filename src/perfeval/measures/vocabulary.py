@@ -166,7 +166,7 @@ _binary(
     "end (scikit-learn's average_precision_score). PERF's APR takes the expectation over orders "
     "instead.",
     compute="perfeval.measures.rank:ap",
-    per_group="",
+    per_group="perfeval.measures.rank:ap_groups",
     tie_bounds="orders",
     tie_bounds_doc=_AP_BOUNDS,
 )
@@ -1518,4 +1518,18 @@ _multiclass(
     edge="a score outside [0, 1]: NaN, and the report says which; no case: NaN.",
     tie_bounds="free",
     tie_bounds_doc=_FREE_CLASS,
+)
+
+# -- issue 34: slices (docs/slices.md) -------------------------------------------------------------------
+_binary(
+    "SELRATE",
+    "selection rate at a threshold",
+    ("selection_rate", "sel_rate", "predicted_positive_rate"),
+    "(TP + FP) / n: the share of the cases (their weight) predicted positive, score >= threshold; "
+    "fairlearn's selection_rate (of hard predictions: score the 0/1 predictions with the default "
+    "threshold 0.5).  Compared between slices it is demographic parity (Slices.difference).",
+    "no data: NaN.",
+    direction="none",
+    compute="perfeval.measures.threshold:selrate",
+    per_group="perfeval.measures.threshold:selrate_groups",
 )
