@@ -266,6 +266,8 @@ class Report:
         #: tied, and their number; None without
         self.tied_pairs: float | None = None
         self.pairs: float | None = None
+        #: with ``by=``: every measure per slice (:class:`perfeval.api.slices.Slices`); None without
+        self.slices: Any = None
 
     def __getitem__(self, label: str) -> float:
         """A measure's value by its label, by the name it was asked by (``perfeval.trec``: ``r["ndcg@10"]``
@@ -440,6 +442,8 @@ class Report:
                     {"tied_pairs": no_pairs, "pairs": no_pairs},
                 )
             )
+        if self.slices is not None:
+            out["slices"] = self.slices.to_dict()
         return out
 
     def to_json(self, indent: int | None = 2) -> str:
