@@ -61,12 +61,16 @@ class SliceRequest:
     min_size: int | None
     missing: Missing
     position: Any = None
+    #: what a missing value is and what makes it a slice, in the caller's words (code_column's)
+    words: tuple[str, str] | None = None
 
     def slicings(self, n: int) -> list[Slicing]:
         """Every slicing over ``n`` rows, each column coded once."""
         coded: dict[str, tuple[list, np.ndarray]] = {}
         for name in dict.fromkeys(c for w in self.wanted for c in w):
-            keys, codes = code_column(name, self.columns[name], missing=self.missing, position=self.position)
+            keys, codes = code_column(
+                name, self.columns[name], missing=self.missing, position=self.position, words=self.words
+            )
             if len(codes) != n:
                 raise InvalidParameterError(f"by column {name!r} holds {len(codes)} values for {n} rows")
             coded[name] = (keys, codes)

@@ -100,6 +100,7 @@ def code_column(
     *,
     missing: Missing = "error",
     position: Callable[[int], str] | None = None,
+    words: tuple[str, str] | None = None,
 ) -> tuple[list, np.ndarray]:
     """One slice column as its keys and each row's code.
 
@@ -117,6 +118,9 @@ def code_column(
         or (``"slice"``) a slice of their own, :data:`MISSING`, listed last.
     position : callable, optional
         Where a row is, in words (default ``row i``, 0-based; the command: its file line).
+    words : (str, str), optional
+        What a missing value is and what makes it a slice, in the caller's words (default: the value
+        shown and ``missing='slice'``; the command: ``an empty field`` and ``--missing-slice``).
 
     Returns
     -------
@@ -134,7 +138,7 @@ def code_column(
         absent = codes < 0
         keys, codes = _compact(codes, [_plain(c) for c in categories])
         _no_float_keys(name, keys, lambda k: "a category")
-        return _with_missing(name, keys, codes, absent, missing, where, values)
+        return _with_missing(name, keys, codes, absent, missing, where, values, words)
     from perfeval.base.checks import to_numpy
 
     a = to_numpy(values, f"by={name!r}")
@@ -160,7 +164,7 @@ def code_column(
     else:
         keys_arr, codes = group_codes(a)
     keys = [_plain(k) for k in keys_arr.tolist()] if kind not in "mM" else list(keys_arr)
-    return _with_missing(name, keys, codes, absent, missing, where, values)
+    return _with_missing(name, keys, codes, absent, missing, where, values, words)
 
 
 def _categorical(values: Any) -> tuple[np.ndarray, list] | None:
@@ -280,6 +284,7 @@ def _with_missing(
     missing: Missing,
     where: Callable[[int], str],
     values: Any,
+    words: tuple[str, str] | None = None,
 ) -> tuple[list, np.ndarray]:
     """The missing rows refused (their column and first row named) or coded as the last slice,
     :data:`MISSING`.
@@ -288,13 +293,17 @@ def _with_missing(
         return keys, codes
     i = int(np.argmax(absent))
     if missing == "error":
-        try:
-            shown = repr(_plain(np.asarray(values, dtype=object)[i]))
-        except Exception:  # a value numpy cannot take apart: said as missing
-            shown = "a missing value"
+        if words is not None:
+            what, option = words
+        else:
+            try:
+                what = f"a missing value ({_plain(np.asarray(values, dtype=object)[i])!r})"
+            except Exception:  # a value numpy cannot take apart: said as missing
+                what = "a missing value"
+            option = "missing='slice'"
         raise InvalidDataError(
-            f"by column {name!r} holds a missing value ({shown}) at {where(i)}: every row needs a slice; "
-            f"fill or drop it, or pass missing='slice' (the missing values a slice of their own, {MISSING!r})"
+            f"by column {name!r} holds {what} at {where(i)}: every row needs a slice; fill or drop it, or "
+            f"pass {option} (the missing values a slice of their own, {MISSING!r})"
         )
     if MISSING in keys:
         raise InvalidDataError(
