@@ -419,6 +419,7 @@ def test_by_takes_a_dataframe_a_named_series_and_a_table_with_tuples():
     r3 = quiet(perfeval.evaluate, df.y, df.p, measures=["acc"], by=df.c)
     assert r3.slices.names == ["c"]
     assert r1.slices.frame().loc["c x d"].equals(r2.slices.frame().loc["c x d"])
+    assert repr(r2).endswith("slices: c (2); d (2); c x d (4)")
 
 
 # -- the Slices object ---------------------------------------------------------------------------------

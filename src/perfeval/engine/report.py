@@ -516,6 +516,8 @@ class Report:
                 lines.append(
                     f"undefined for some measure, left out of its averages: {', '.join(sorted(undefined))}"
                 )
+        if self.slices is not None:  # per slice: report.slices
+            lines.append(f"slices: {'; '.join(f'{s.name} ({len(s)})' for s in self.slices.slicings)}")
         return "\n".join(lines)
 
 
