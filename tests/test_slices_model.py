@@ -550,3 +550,16 @@ def test_finish_slicing_with_poisson_weights_is_the_weighted_evaluation():
         for label, v in want.items():
             assert same(float(out.values[label][k]), v, 1e-14), (k, label)
     assert out.weight.tolist() == [float(counts[site == k].sum()) for k in range(6)]
+
+
+def test_aps_per_group_form_gives_nan_to_a_group_without_a_cell():
+    """A group known by its code but holding no case (the first or the last): NaN, the others theirs."""
+    from perfeval.measures._data import GroupedData
+    from perfeval.measures.rank import ap_groups
+
+    codes = np.array([1, 1, 1, 2, 2])
+    y = np.array([1, 0, 1, 0, 1])
+    s = np.array([0.1, 0.5, 0.5, 0.3, 0.9])
+    got = ap_groups(GroupedData(codes, y, s, None, 4))
+    want = [_eval(y[codes == k], s[codes == k], ["ap"])["AP"] for k in (1, 2)]
+    assert np.isnan(got[0]) and np.isnan(got[3]) and got[1:3].tolist() == want

@@ -308,19 +308,21 @@ def ap_groups(gd: GroupedData) -> np.ndarray | None:
         return out
     bounds = np.asarray(bounds, dtype=np.int64)
     cells = np.diff(bounds)
-    # every group's cells from the highest score down: the cells reversed (the groups then run G-1..0)
-    rpos, rneg = pos[::-1], neg[::-1]
+    rpos = pos[::-1]  # every group's cells from the highest score down (the groups then run G-1..0)
     rstart = T - bounds[1:]  # where group g starts among the reversed cells
-    ctp, cfp = np.cumsum(rpos), np.cumsum(rneg)
-    before = np.where(rstart > 0, rstart - 1, 0)
-    tp0 = np.where(rstart > 0, ctp[before], 0.0)
-    fp0 = np.where(rstart > 0, cfp[before], 0.0)
-    group_of = np.repeat(np.arange(G - 1, -1, -1), cells[::-1])  # the group of each reversed cell
-    tp, fp = ctp - tp0[group_of], cfp - fp0[group_of]
-    cnt = tp + fp
-    with np.errstate(invalid="ignore", divide="ignore"):
-        prec = np.where(cnt > 0, tp / np.where(cnt > 0, cnt, 1.0), 0.0)
-    terms = rpos * prec
+    rcells, rfrom = cells[::-1], rstart[::-1]  # the groups in the reversed order
+    tp, fp = np.cumsum(rpos), np.cumsum(neg[::-1])
+    last = np.maximum(rfrom + rcells - 1, 0)
+    before_tp = np.where(rfrom > 0, tp[rfrom - 1], 0.0)  # what came before each group
+    before_fp = np.where(rfrom > 0, fp[rfrom - 1], 0.0)
+    P = np.where(rcells > 0, tp[last] - before_tp, 0.0)[::-1]  # each group's positives (whole: exact)
+    tp -= np.repeat(before_tp, rcells)
+    fp -= np.repeat(before_fp, rcells)
+    fp += tp  # the cases at or above each cell (a summary's cells hold cases: never 0)
+    if len(fp) and fp.min() <= 0:  # an empty cell after all: the scalar form's precision 0 there
+        fp[fp <= 0] = math.inf
+    terms = np.divide(tp, fp, out=tp)  # the precision at each cell's threshold
+    terms *= rpos
     sums = np.zeros(G)
     small = cells < 8
     for k in range(7):  # the groups of fewer than 8 cells: their k-th term added, in order
@@ -329,7 +331,6 @@ def ap_groups(gd: GroupedData) -> np.ndarray | None:
     for g in np.flatnonzero(~small).tolist():
         a = int(rstart[g])
         sums[g] = np.sum(terms[a : a + int(cells[g])])
-    P = np.bincount(group_of, weights=rpos, minlength=G)  # whole numbers: exact in any order
     has = P > 0  # a group with no positive: NaN
     out[has] = sums[has] / P[has]
     return out
