@@ -563,3 +563,46 @@ def test_aps_per_group_form_gives_nan_to_a_group_without_a_cell():
     got = ap_groups(GroupedData(codes, y, s, None, 4))
     want = [_eval(y[codes == k], s[codes == k], ["ap"])["AP"] for k in (1, 2)]
     assert np.isnan(got[0]) and np.isnan(got[3]) and got[1:3].tolist() == want
+
+
+@settings(max_examples=25, deadline=None)
+@given(data())
+def test_several_slicings_give_the_bits_of_each_slicing_alone(d):
+    """With several slicings the rows are put in score order once for all of them (api/slices.py);
+    every measure's values are those of each slicing evaluated alone (no reordering), bit for bit."""
+    y, s, by, _ = d
+    measures = [spec(m) for m in BINARY]
+    together = quiet(perfeval.evaluate, y, s, measures=measures, by=by, intersections=True)
+    for sl in together.slices.slicings:
+        if len(sl.columns) > 1:
+            continue
+        alone = quiet(perfeval.evaluate, y, s, measures=measures, by={sl.columns[0]: by[sl.columns[0]]})
+        one = alone.slices.slicings[0]
+        assert one.keys == sl.keys
+        for label, vals in sl.values.values.items():
+            np.testing.assert_array_equal(vals, one.values.values[label], err_msg=label)
+        assert sl.values.reasons == one.values.reasons
+
+
+def test_group_summaries_of_rows_in_score_order_are_those_of_any_order():
+    """csrc/summary.c group_hist_rows sorts only the groups whose scores come out of order: rows in
+    score order, in reverse order and shuffled give the same summaries."""
+    from perfeval import _native
+
+    rng = np.random.default_rng(10)
+    n = 300_000  # two threads
+    s = np.round(rng.random(n), 3)
+    s[:50] = -0.0
+    s[50:100] = 0.0
+    y = (rng.random(n) < 0.3).astype(np.uint8)
+    g = rng.integers(0, 7, n).astype(np.int64)
+    runs = []
+    for order in (
+        np.arange(n),
+        np.argsort(s, kind="stable"),
+        np.argsort(-s, kind="stable"),
+        rng.permutation(n),
+    ):
+        out = _native.group_hist_rows(g[order], s[order], y[order], 7)
+        runs.append([bytes(b) for b in out])
+    assert runs[0] == runs[1] == runs[2] == runs[3]

@@ -44,6 +44,7 @@ __all__ = [
     "Task",
     "code_column",
     "finish_slicing",
+    "in_order",
     "intersect",
     "slicing_name",
 ]
@@ -526,6 +527,22 @@ def finish_slicing(
     return out
 
 
+def in_order(cases: Cases, order: np.ndarray) -> Cases:
+    """``cases``' rows in another ``order`` (every array taken in it), their coding made again on
+    them (by the caller's coding when the caller coded them): the same cases, whose measures are the
+    same, for a finisher that is quicker on rows in that order.
+    """
+    out = Cases(
+        cases.y[order],
+        cases.s[order],
+        None if cases.g is None else cases.g[order],
+        None if cases.w is None else cases.w[order],
+        cases.rows_in,
+    )
+    out.targets = _taken(cases.targets, out.y)
+    return out
+
+
 def _taken(targets: Targets | None, y: np.ndarray) -> Targets | None:
     """The coding of the cases left (``y``, the kept rows' targets): made again on them, by the
     caller's coding when the caller coded them (the command's loader).
@@ -557,10 +574,9 @@ def _classes_weight(
             t = np.asarray(targets.binary(first.label)) == 1
     else:
         t = targets.relevance(list(task.specs)) > 0
-    pos = np.bincount(codes, weights=t if w is None else w * t, minlength=n).astype(np.float64)
-    # the negatives as their own sum (total - pos would round where weights are fractions)
-    neg = np.bincount(codes, weights=~t if w is None else w * ~t, minlength=n).astype(np.float64)
-    return pos, neg
+    # both classes in one count: slice k's negatives at 2k, its positives at 2k + 1 (each its own sum)
+    both = np.bincount(codes * 2 + t, weights=w, minlength=2 * n).astype(np.float64)
+    return both[1::2].copy(), both[0::2].copy()
 
 
 def _amount(v: float, weighted: bool, one: str, many: str) -> str:

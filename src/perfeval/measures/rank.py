@@ -311,13 +311,16 @@ def ap_groups(gd: GroupedData) -> np.ndarray | None:
     rpos = pos[::-1]  # every group's cells from the highest score down (the groups then run G-1..0)
     rstart = T - bounds[1:]  # where group g starts among the reversed cells
     rcells, rfrom = cells[::-1], rstart[::-1]  # the groups in the reversed order
-    tp, fp = np.cumsum(rpos), np.cumsum(neg[::-1])
-    last = np.maximum(rfrom + rcells - 1, 0)
-    before_tp = np.where(rfrom > 0, tp[rfrom - 1], 0.0)  # what came before each group
-    before_fp = np.where(rfrom > 0, fp[rfrom - 1], 0.0)
-    P = np.where(rcells > 0, tp[last] - before_tp, 0.0)[::-1]  # each group's positives (whole: exact)
-    tp -= np.repeat(before_tp, rcells)
-    fp -= np.repeat(before_fp, rcells)
+    held = rfrom[rcells > 0]  # where each group with a cell starts
+    P = np.zeros(G)
+    P[::-1][rcells > 0] = np.add.reduceat(rpos, held)  # each group's positives (whole numbers: exact)
+    # each group's cumulative counts by one cumulative sum, restarted at each group (the sum so far
+    # less the group before's total, at its first cell: whole numbers, exact in any order)
+    tp, fp = rpos.copy(), neg[::-1].copy()
+    tp[held[1:]] -= P[::-1][rcells > 0][:-1]
+    fp[held[1:]] -= np.add.reduceat(neg[::-1], held)[:-1]
+    np.cumsum(tp, out=tp)
+    np.cumsum(fp, out=fp)
     fp += tp  # the cases at or above each cell (a summary's cells hold cases: never 0)
     if len(fp) and fp.min() <= 0:  # an empty cell after all: the scalar form's precision 0 there
         fp[fp <= 0] = math.inf
