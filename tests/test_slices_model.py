@@ -224,6 +224,18 @@ def test_regression_per_slice_is_the_slice_alone():
     assert r.slices.slicings[0].values.positives is None
 
 
+def test_string_labels_with_pos_label_per_slice():
+    y = np.array(["yes", "no", "yes", "no", "yes", "no"])
+    s = np.array([0.9, 0.2, 0.6, 0.7, 0.4, 0.3])
+    c = np.array(["a", "a", "a", "b", "b", "b"])
+    r = quiet(perfeval.evaluate, y, s, measures=["roc", "acc"], pos_label="yes", by={"c": c})
+    f = r.slices.frame()
+    assert f["positives"].tolist() == [2.0, 1.0] and f["negatives"].tolist() == [1.0, 2.0]
+    for k in ("a", "b"):
+        want = _eval(y[c == k], s[c == k], ["roc", "acc"], pos_label="yes")
+        assert [f.loc[("c", k), m] for m in ("ROC", "ACC")] == [want["ROC"], want["ACC"]]
+
+
 def test_partitions_per_slice_are_the_slice_alone():
     y = np.array(["a", "b", "c", "a", "b", "c", "a", "c"])
     s = np.array([0.9, 0.2, 0.5, 0.7, 0.4, 0.1, 0.3, 0.6])
@@ -402,6 +414,10 @@ def test_what_by_does_not_take_is_one_line():
         perfeval.evaluate(
             pd.DataFrame({"y": y, "p": s, "c": ["a", "b", "a"]}), target="y", score="p", by=["cc"]
         )
+    with pytest.raises(
+        InvalidParameterError, match="the slicing name 'a x b' is both a column's and the intersection"
+    ):
+        perfeval.evaluate(y, s, by={"a": [1, 1, 2], "b": [1, 2, 2], "a x b": [0, 0, 1]}, intersections=True)
     with pytest.raises(InvalidParameterError, match="names a column twice"):
         perfeval.evaluate(
             pd.DataFrame({"y": y, "p": s, "c": ["a", "b", "a"]}), target="y", score="p", by=[("c", "c")]

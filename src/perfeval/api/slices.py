@@ -175,6 +175,15 @@ def request(
         for k in range(2, len(singles) + 1):
             wanted += [tuple(c) for c in itertools.combinations(singles, k)]
     unique = list(dict.fromkeys(wanted))  # a slicing asked twice is one
+    named: dict[str, tuple[str, ...]] = {}
+    for w in unique:  # a column named "a x b" and the intersection of a and b: one name, two slicings
+        other = named.setdefault(slicing_name(w), w)
+        if other != w:
+            inter = w if len(w) > 1 else other
+            raise InvalidParameterError(
+                f"the slicing name {slicing_name(w)!r} is both a column's and the intersection of "
+                f"{', '.join(map(repr, inter))}'s: rename the column"
+            )
     return SliceRequest(
         columns, unique, weights, None if min_size is None else int(min_size), missing, position
     )
