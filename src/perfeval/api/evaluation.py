@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perfeval import _native
 from perfeval.base.checks import (
@@ -28,8 +28,12 @@ from perfeval.engine.report import Report
 from perfeval.exceptions import GradesAsLabelsWarning, InvalidParameterError, user_stacklevel
 from perfeval.measures import MeasureSpec
 
-# The Dask backend and the dialects are imported where they are asked for: evaluate() of a
-# measure loads neither (tests/test_registry_cli.py counts the modules it loads).
+# The Dask backend, the dialects and the slices' door (api/slices.py) are imported where they are
+# asked for: evaluate() of a measure loads none of them (tests/test_registry_cli.py counts the modules
+# it loads).
+
+if TYPE_CHECKING:
+    from perfeval.api.slices import SliceRequest
 
 __all__ = ["evaluate", "DEFAULT_MEASURES"]
 
@@ -57,8 +61,12 @@ def evaluate(
     case: str | None = None,
     class_column: str | None = None,
     task: str | None = None,
+    by: Any = None,
+    intersections: bool = False,
+    min_size: int | None = None,
+    missing: str = "error",
 ) -> Report:
-    """Compute measures, over all cases or per group.
+    """Compute measures, over all cases or per group, and per slice.
 
     Parameters
     ----------
@@ -146,6 +154,26 @@ def evaluate(
         no ``pos_label``, and the target holds real values or many whole numbers; the report says
         so (``report.params["task"] == "regression"``, ``report.params["task_from"]``).
         ``"binary"``: never regression.
+    by : str, list, dict or DataFrame, optional
+        Slices (docs/slices.md): every measure per value of each column named (a table's column
+        names: ``by=["country", "device"]``; arrays: ``by={"country": values, ...}``, or a DataFrame of
+        the columns), a tuple in the list naming an intersection (``("country", "device")``): the
+        report's values stay the overall ones, and ``report.slices``
+        (:class:`~perfeval.api.slices.Slices`) holds each slice's rows, positives, negatives, values and
+        why a value is undefined, with fairlearn's ``by_group``, ``difference``, ``ratio``,
+        ``group_min``, ``group_max`` and the worst slice.  A slice is a value (strings, integers,
+        booleans, a categorical's categories; a float column of whole numbers is read as integers, a
+        fractional one refused).  Every kind of target the grouped engine takes (binary, per query with
+        ``groups=``, K classes, K labels, regression).  In memory only (not a Dask collection, nor with
+        a dialect, ``tie_bounds`` or the long form).
+    intersections : bool, default False
+        With ``by``: also every intersection of 2 to all of its single columns.
+    min_size : int, optional
+        With ``by``: flag the slices with fewer cases (rows of weight > 0) than this
+        (``flagged`` in ``report.slices.frame()``).
+    missing : {"error", "slice"}, default "error"
+        With ``by``: a missing value (None, NaN, NA) in a slice column is an error naming the column and
+        the row; ``"slice"`` makes those rows a slice of their own, ``"<missing>"``.
     weights : array-like of float, optional
         Deprecated spelling of ``sample_weight`` (scikit-learn's name, used everywhere in
         perfeval); accepted with a DeprecationWarning for one release.
@@ -189,6 +217,7 @@ def evaluate(
     sample_weight = deprecated_weights(sample_weight, weights, "evaluate")
     check_options(threshold=threshold, tie_bounds=tie_bounds, partitions=partitions)
     modern = str(dialect).split(":")[0].strip().lower() in ("perfeval", "")
+    _not_by(by, tie_bounds, modern, is_dask(y_true), (case, class_column) != (None, None))
     if not modern and (tie_bounds or partitions or is_dask(y_true)):
         what = "tie_bounds" if tie_bounds else ("partitions" if partitions else "a Dask collection")
         raise InvalidParameterError(
@@ -230,6 +259,7 @@ def evaluate(
             arrays=groups is not None or sample_weight is not None,
         )
     names = None  # the score columns' names, when they name the classes
+    table = None
     if target is not None or score is not None:
         if y_score is not None:
             raise InvalidParameterError("pass either a table with `target=`/`score=` names, or two arrays")
@@ -238,6 +268,17 @@ def evaluate(
         groups = column(table, group) if group is not None else groups
         sample_weight = column(table, weight) if weight is not None else sample_weight
         ids = column(table, id) if id is not None else ids
+    slices = _slice_request(
+        by,
+        table,
+        {"target": target, "score": score, "weight": weight}
+        if table is not None
+        else {"target": y_true, "score": y_score, "weight": sample_weight},
+        sample_weight,
+        intersections=intersections,
+        min_size=min_size,
+        missing=missing,
+    )
     if y_score is None:
         raise InvalidParameterError("`y_score` is required (or a table with `target=` and `score=`)")
     if names is None and classes is None and hasattr(y_score, "columns") and hasattr(y_score, "shape"):
@@ -256,6 +297,7 @@ def evaluate(
         partitions,
         dialect,
         tie_bounds,
+        slices,
     )
     if regression is not None:
         return regression
@@ -275,6 +317,7 @@ def evaluate(
             pos_label=pos_label,
             tie_bounds=tie_bounds,
             dialect=dialect,
+            slices=slices,
         )
     if _is_matrix(y_score, classes is not None or names is not None):
         return _evaluate_classes(
@@ -290,6 +333,7 @@ def evaluate(
             pos_label=pos_label,
             tie_bounds=tie_bounds,
             dialect=dialect,
+            slices=slices,
         )
 
     def checked(keep_zero: bool) -> Cases:  # the check stage
@@ -304,6 +348,7 @@ def evaluate(
         tie_bounds=tie_bounds,
         dialect=dialect,
         ids=ids,
+        slices=slices,
     )
 
 
@@ -317,16 +362,20 @@ def evaluate_cases(
     tie_bounds: bool = False,
     dialect: str = "perfeval",
     ids: Any = None,
+    slices: SliceRequest | None = None,
 ) -> Report:
     """:func:`evaluate` once its arrays are found (options checked by :func:`check_options`): the
     measures resolved, then the stages, check (``cases_of(keep_zero)``: the cases checked; the
     cases of weight 0 kept when ``keep_zero``, for a dialect's tool that counts their scores), code
     (:func:`perfeval.engine.door.code`, unless ``cases_of`` attached a coding of its own, as the command's
     loader does, its messages naming the file's lines) and summarize (:func:`perfeval.engine.finish`,
-    or the dialect's tool's rules).  Arguments as for :func:`evaluate`.
+    or the dialect's tool's rules).  ``slices``: every slicing of ``by=`` finished from the same cases
+    (:mod:`perfeval.api.slices`).  Arguments as for :func:`evaluate`.
     """
     if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
         from perfeval.dialects.apply import evaluate_dialect, parse_dialect
+
+        _not_by(slices, False, False, False, False)
 
         d, _opts = parse_dialect(dialect)
         if measures is DEFAULT_MEASURES:  # every measure the tool defines
@@ -346,7 +395,7 @@ def evaluate_cases(
             code(checked, pos_label, keep=tie_bounds)
         if pos_label is None and not partitions:
             _say_grades_as_labels(checked.y, specs)
-        return finish(
+        report = finish(
             checked,
             specs,
             threshold=threshold,
@@ -354,6 +403,11 @@ def evaluate_cases(
             pos_label=pos_label,
             tie_bounds=tie_bounds,
         )
+        if slices is not None:
+            from perfeval.engine.slices import Task
+
+            slices.attach(report, checked, Task("binary", tuple(specs), threshold, pos_label, partitions))
+        return report
     finally:
         # the kernels' scratch kept between their calls (the group kernels' sort records: huge
         # pages, see csrc/buffers.c) handed back: an evaluation leaves only its report behind
@@ -447,6 +501,7 @@ def _evaluate_classes(
     dialect: str,
     labels: tuple | None = None,
     how: str | None = None,
+    slices: SliceRequest | None = None,
 ) -> Report:
     """evaluate() of K classes: checked and coded at the door (:func:`perfeval.engine.door.check_classes`),
     finished from a ClassSummary (:mod:`perfeval.engine.classes`).
@@ -479,6 +534,14 @@ def _evaluate_classes(
 
         return evaluate_dialect_classes(cases, specs, found, dialect, classes_from=found_how)
     report = finish_classes(cases, specs, found, threshold=threshold, classes_from=found_how)
+    if slices is not None:
+        from perfeval.engine.slices import Task
+
+        slices.attach(
+            report,
+            cases,
+            Task("classes", tuple(specs), threshold, classes=tuple(found), classes_from=found_how),
+        )
     if tie_bounds:  # each measure's range over the orders of the tied scores (engine/class_bounds.py)
         from perfeval.engine.class_bounds import with_tie_bounds
 
@@ -499,6 +562,7 @@ def _regression_door(
     partitions: Any,
     dialect: str,
     tie_bounds: bool,
+    slices: SliceRequest | None = None,
 ) -> Report | None:
     """evaluate()'s report of a regression target, or None (whether the targets are one:
     :func:`perfeval.engine.regression.regression_task`).
@@ -523,6 +587,7 @@ def _regression_door(
                 partitions,
                 dialect,
                 tie_bounds,
+                slices,
             )
     elif task == "regression":
         raise InvalidParameterError(
@@ -555,6 +620,7 @@ def _evaluate_regression(
     partitions: Any,
     dialect: str,
     tie_bounds: bool = False,
+    slices: SliceRequest | None = None,
 ) -> Report:
     """evaluate() of a regression target: checked at the door
     (:func:`perfeval.engine.regression.check_regression`), finished from exact sums
@@ -572,6 +638,10 @@ def _evaluate_regression(
     specs = regression_specs(named_specs(measures))
     cases = check_regression(y_true, y_pred, groups, sample_weight)
     report = finish_regression(cases, specs, task_from=how)
+    if slices is not None:
+        from perfeval.engine.slices import Task
+
+        slices.attach(report, cases, Task("regression", tuple(specs), task_from=how))
     if tie_bounds:  # order-free: each row is scored by its own prediction
         for r in report.results.values():
             r.tie_min = r.tie_max = r.value
@@ -703,6 +773,7 @@ def _evaluate_labels(
     pos_label: Any,
     tie_bounds: bool,
     dialect: str,
+    slices: SliceRequest | None = None,
 ) -> Report:
     """evaluate() of K labels (a 0/1 target matrix): checked at the door
     (:func:`perfeval.engine.door.check_labels`), finished from a LabelSummary (:mod:`perfeval.engine.labels`).
@@ -727,6 +798,12 @@ def _evaluate_labels(
     )
     cases, found, how = check_labels(y_true, y_score, groups, sample_weight, labels=classes, names=names)
     report = finish_labels(cases, specs, found, threshold=threshold, labels_from=how)
+    if slices is not None:
+        from perfeval.engine.slices import Task
+
+        slices.attach(
+            report, cases, Task("labels", tuple(specs), threshold, classes=tuple(found), classes_from=how)
+        )
     if tie_bounds:  # each measure's range over the orders of the tied scores (engine/label_bounds.py)
         from perfeval.engine.label_bounds import with_tie_bounds
 
@@ -762,6 +839,33 @@ def _aligned_labels(y_true: Any, y_score: Any, classes: Any, names: Any) -> tupl
                 "order: leave classes= out (the columns' names are the labels) or pass arrays"
             )
     return y_true, y_score, (names if names is not None else given)
+
+
+def _slice_request(by: Any, table: Any, taken: dict, weights: Any, **options: Any) -> SliceRequest | None:
+    """The slices of ``by=`` (:func:`perfeval.api.slices.request`: the columns found, not yet coded),
+    or None without ``by``.
+    """
+    if by is None:
+        return None
+    from perfeval.api.slices import request
+
+    return request(by, table, weights=weights, taken=taken, **options)
+
+
+def _not_by(by: Any, tie_bounds: bool, modern: bool, dask: bool, long: bool) -> None:
+    """What ``by=`` does not take yet: one line each (slices are finished in memory by perfeval's
+    grouped engine).
+    """
+    if by is None:
+        return
+    for what, given in (
+        ("a Dask collection", dask),
+        ("a dialect", not modern),
+        ("tie_bounds", tie_bounds),
+        ("the long form (case=, class_column=)", long),
+    ):
+        if given:
+            raise InvalidParameterError(f"by= (slices): not with {what} yet; slices are evaluated in memory")
 
 
 def _not_on_dask(tie_bounds: bool, arrays: bool) -> None:

@@ -126,9 +126,16 @@ def group_position(args: Any, file: str) -> Callable[[list[str], bool], dict[int
 
     source = "standard input" if file == "-" else file
 
+    from perfeval.cli.slices import columns
+
+    # the slice columns: values, never floats (one named as the target, a score or the weight too is
+    # refused by its role when the columns are chosen, not as a float id here)
+    taken = {args.target, getattr(args, "weight", None), *(getattr(args, "score", None) or [])}
+    by = [(spec, "by") for spec in columns(args) if spec not in taken]
+
     def position(names: list[str], header: bool) -> dict[int, str]:
         out: dict[int, str] = {}
-        for spec, role in ((args.group, "group"), (getattr(args, "id", None), "id")):
+        for spec, role in ((args.group, "group"), (getattr(args, "id", None), "id"), *by):
             try:
                 col = pick(names, spec, role, source, header=header, default=False)
             except PerfError:  # said when the columns are chosen, in the order the chunked reader says it

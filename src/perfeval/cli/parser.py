@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from perfeval._version import __version__
+from perfeval.cli import slices
 
 EPILOG = """\
 The classic command `perf` reproduces PERF 5.12 (KDD Cup 2004) byte for byte: `perf -h`.
@@ -189,6 +190,7 @@ def build() -> argparse.ArgumentParser:
         help="read in chunks with bounded memory (automatic for files over 256 MB when every measure "
         "is over all cases); the numbers are the same",
     )
+    slices.add_options(ev)
     for name, helptext in (
         ("plot", "draw a curve of one or more models: roc, pr, lift, acc, cost, calibration"),
         ("report", "write one self-contained HTML report: measures, per-group table, every plot"),

@@ -268,6 +268,8 @@ class Report:
         #: tied, and their number; None without
         self.tied_pairs: float | None = None
         self.pairs: float | None = None
+        #: with ``by=``: every measure per slice (:class:`perfeval.api.slices.Slices`); None without
+        self.slices: Any = None
 
     def __getitem__(self, label: str) -> float:
         """A measure's value by its label, by the name it was asked by (``perfeval.trec``: ``r["ndcg@10"]``
@@ -442,6 +444,8 @@ class Report:
                     {"tied_pairs": no_pairs, "pairs": no_pairs},
                 )
             )
+        if self.slices is not None:
+            out["slices"] = self.slices.to_dict()
         return out
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -521,6 +525,8 @@ class Report:
                 lines.append(
                     f"undefined for some measure, left out of its averages: {', '.join(sorted(undefined))}"
                 )
+        if self.slices is not None:  # per slice: report.slices
+            lines.append(f"slices: {'; '.join(f'{s.name} ({len(s)})' for s in self.slices.slicings)}")
         return "\n".join(lines)
 
 

@@ -50,6 +50,19 @@ from perfeval.exceptions import (
     MissingDependencyError,
     UndefinedMeasureWarning,
 )
+from perfeval.functional.fairlearn_names import (
+    demographic_parity_difference,
+    demographic_parity_ratio,
+    equal_opportunity_difference,
+    equal_opportunity_ratio,
+    equalized_odds_difference,
+    equalized_odds_ratio,
+    false_negative_rate,
+    false_positive_rate,
+    selection_rate,
+    true_negative_rate,
+    true_positive_rate,
+)
 from perfeval.functional.sklearn_labels import (
     accuracy_score,
     balanced_accuracy_score,
@@ -171,6 +184,18 @@ __all__ = [
     "d2_absolute_error_score",
     "d2_pinball_score",
     "d2_tweedie_score",
+    # fairlearn's names of fairness metrics, over slices (perfeval.functional.fairlearn_names; docs/slices.md)
+    "selection_rate",
+    "true_positive_rate",
+    "true_negative_rate",
+    "false_positive_rate",
+    "false_negative_rate",
+    "demographic_parity_difference",
+    "demographic_parity_ratio",
+    "equalized_odds_difference",
+    "equalized_odds_ratio",
+    "equal_opportunity_difference",
+    "equal_opportunity_ratio",
 ]
 
 #: the deprecated one-liners (still here until perfeval 0.2.0, each warning with what to call instead)

@@ -85,3 +85,14 @@ def cst_groups(
     gd: GroupedData, *, threshold: float, tp: float, fn: float, fp: float, tn: float
 ) -> np.ndarray:
     return _f.cst(*gd.counts(threshold), tp=tp, fn=fn, fp=fp, tn=tn)
+
+
+def selrate(h: ScoreHistogram, *, threshold: float) -> float:
+    """The selection rate: the share of the cases (their weight) predicted positive, (TP + FP) / n."""
+    tp, fn, fp, tn = _confusion(h, threshold)
+    return float(_div(tp + fp, tp + fn + fp + tn))
+
+
+def selrate_groups(gd: GroupedData, *, threshold: float) -> np.ndarray:
+    tp, fn, fp, tn = gd.counts(threshold)
+    return _div(tp + fp, tp + fn + fp + tn)

@@ -166,7 +166,7 @@ _binary(
     "end (scikit-learn's average_precision_score). PERF's APR takes the expectation over orders "
     "instead.",
     compute="perfeval.measures.rank:ap",
-    per_group="",
+    per_group="perfeval.measures.rank:ap_groups",
     tie_bounds="orders",
     tie_bounds_doc=_AP_BOUNDS,
 )
@@ -1594,4 +1594,17 @@ _regression(
     "ZeroDivisionError).  A row outside the power's domain (as TWEEDIE_DEV), or a power < 0 and a "
     "mean of the targets <= 0 (which has no deviance): NaN, and why.  0 < power < 1: refused.  No case: "
     "NaN.",
+)
+# -- issue 34: slices (docs/slices.md) -------------------------------------------------------------------
+_binary(
+    "SELRATE",
+    "selection rate at a threshold",
+    ("selection_rate", "sel_rate", "predicted_positive_rate"),
+    "(TP + FP) / n: the share of the cases (their weight) predicted positive, score >= threshold; "
+    "fairlearn's selection_rate (of hard predictions: score the 0/1 predictions with the default "
+    "threshold 0.5).  Compared between slices it is demographic parity (Slices.difference).",
+    "no data: NaN.",
+    direction="none",
+    compute="perfeval.measures.threshold:selrate",
+    per_group="perfeval.measures.threshold:selrate_groups",
 )

@@ -18,7 +18,7 @@ from perfeval.base.checks import check_options
 from perfeval.base.console import one_line, write_file
 from perfeval.base.progress import wanted
 from perfeval.base.text import place
-from perfeval.cli import load
+from perfeval.cli import load, slices
 from perfeval.cli.output import FROM_SUMMARY, group_csv, models_group_csv, models_text, report_text, write
 from perfeval.engine import DEFAULT_MEASURES, resolve
 from perfeval.engine.door import check, code
@@ -74,6 +74,7 @@ def _dialect(args: Any) -> str | None:
 
 
 def _check_options(args: Any) -> None:
+    slices.check_options(args)
     if (args.per_group or args.per_group_output) and args.group is None:
         flag = "--per-group" if args.per_group else "--per-group-output"
         raise InvalidParameterError(f"{flag} needs --group COLUMN (the groups to list)")
@@ -178,6 +179,7 @@ def run(args: Any) -> int:
         labels,  # K labels: a 0/1 target column and a score column a label
     )
 
+    slices.refuse_kind(args, labels=labels.requested(args), classes=classes.requested(args))
     if labels.requested(args):
         return labels.run(args, stream_bytes=STREAM_BYTES)
     if classes.requested(args):
@@ -201,6 +203,7 @@ def run(args: Any) -> int:
 
     table_of = _Table(args)
     how = regression.requested(args, specs, path, table_of)
+    slices.refuse_kind(args, regression=how is not None)
     if how is not None:
         args.shared_table = table_of
         several = regression.models(args) is not None  # --score a,b,c: a report a model
@@ -225,7 +228,7 @@ def run(args: Any) -> int:
     if names is None:
         _one_score_a_case(args, specs)
         report = _one(args, path, specs, dialect)
-        text = report_text(report, args.format, args.per_group)
+        text = slices.with_slices(report, args.format, report_text(report, args.format, args.per_group))
         groups_text = group_csv(report) if args.per_group_output else ""
     else:  # several models: one row each, or one score column a class (the names are the labels)
         with _cluster(args, path):  # on Dask, one cluster for what they are and for each model
@@ -272,6 +275,7 @@ def _several(args: Any, names: list[str], path: str | None, specs: list, dialect
     table = None if streamed or args.dask else shared()
     if classes.names_are_classes(args, names, table, targets):
         return classes.run(args, stream_bytes=STREAM_BYTES)  # read again: the target's labels as written
+    slices.refuse_kind(args, models=True)
     _one_score_a_case(args, specs)
     if path is None and (args.stream or args.dask):
         raise InvalidParameterError(
@@ -323,7 +327,7 @@ def _one(args: Any, path: str | None, specs: list, dialect: str | None) -> Any:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = None
-        if not getattr(args, "tie_bounds", False) and dialect is None:
+        if not getattr(args, "tie_bounds", False) and dialect is None and not slices.columns(args):
             report = _dask(args, path, specs) if args.dask else _stream(args, path, specs)
     if report is not None:
         _warn(caught)
@@ -430,6 +434,8 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
         cases = check(target, score, groups, weights, keep_zero=keep_zero)
         return cases if made is None else code(cases, made=made)
 
+    by = slices.request_of(args, table, ch, weights) if slices.columns(args) else None
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = evaluate_cases(
@@ -440,6 +446,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
             tie_bounds=tie_bounds,
             dialect=getattr(args, "dialect", "perfeval") or "perfeval",
             ids=ids,
+            slices=by,
         )
     _warn(caught)
     if not parts:

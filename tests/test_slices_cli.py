@@ -1,0 +1,222 @@
+"""``perfeval eval --by``: the slices under the overall table (every slice with its rows, positives,
+negatives and values, the undefined ones with the reason, the flagged ones marked; the gaps), as JSON
+and as one CSV table; the slice columns read as values with their file line in messages; what --by
+does not combine with, one line each.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import warnings
+
+import pandas as pd
+import pytest
+
+import perfeval
+from conftest import run_cli
+
+CSV = (
+    "y,p,country,device,w\n"
+    "1,0.9,FR,m,1\n"
+    "0,0.2,FR,t,1\n"
+    "1,0.4,DE,m,2\n"
+    "0,0.6,FR,m,1\n"
+    "1,0.7,DE,t,0\n"
+    "0,0.1,DE,t,1\n"
+    "1,0.35,US,m,1\n"
+    "1,0.8,US,t,1\n"
+)
+
+
+@pytest.fixture
+def table(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text(CSV)
+    return str(p)
+
+
+def test_the_slices_follow_the_overall_table(table, capsys):
+    code, out, err = run_cli(
+        [
+            "eval",
+            table,
+            "--target",
+            "y",
+            "--score",
+            "p",
+            "--by",
+            "country",
+            "--min-size",
+            "3",
+            "-m",
+            "roc,acc",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["measure", "value"] and lines[3].startswith("signature: ")
+    at = lines.index("slices by country (3; 1 below --min-size 3, marked *):")
+    assert lines[at + 1].split() == ["slice", "rows", "cases", "positives", "negatives", "ROC", "ACC"]
+    assert lines[at + 2].split() == ["DE", "3", "3", "2", "1", "1.000000", "0.666667"]
+    assert lines[at + 4].split() == ["US*", "2", "2", "2", "0", "n/a", "0.500000"]
+    assert lines[at + 5] == (
+        "(US: ROC n/a: undefined in this slice (2 positives, no negative): one class only: undefined (NaN); "
+        "no data: NaN (classic prints 0).)"
+    )
+    gaps = lines.index(
+        "gaps by country (difference: max - min; ratio: min / max; worst: by the measure's direction):"
+    )
+    head = "measure difference ratio diff_to_overall ratio_to_overall worst worst_value undefined"
+    assert lines[gaps + 1].split() == head.split()
+    assert lines[gaps + 3].split() == [
+        "ACC",
+        "0.166667",
+        "0.750000",
+        "0.125000",
+        "0.800000",
+        "US",
+        "0.500000",
+        "0",
+    ]
+    assert "ROC is undefined in 1 of 3 slices of 'country'" in err
+
+
+def test_the_numbers_are_the_librarys(table, capsys):
+    code, out, _ = run_cli(
+        ["eval", table, "--target", "y", "--score", "p", "--weight", "w", "--by", "country,device",
+         "--intersections", "-m", "roc,ap,selrate", "--format", "json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0
+    d = json.loads(out)
+    df = pd.read_csv(io.StringIO(CSV))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = perfeval.evaluate(df, target="y", score="p", weight="w", measures=["roc", "ap", "selrate"],
+                              by=["country", "device"], intersections=True)  # fmt: skip
+    assert d["slices"] == json.loads(r.to_json())["slices"]
+    names = [s["slicing"] for s in d["slices"]["slicings"]]
+    assert names == ["country", "device", "country x device"]
+    de = d["slices"]["slicings"][0]["slices"][0]
+    assert de["slice"] == "DE" and de["rows"] == 3 and de["cases"] == 2 and de["weight"] == 3.0
+
+
+def test_csv_is_one_table_of_the_slices(table, capsys):
+    code, out, _ = run_cli(
+        ["eval", table, "--target", "y", "--score", "p", "--by", "country", "--by", "device", "-m", "roc",
+         "--format", "csv"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0
+    f = pd.read_csv(io.StringIO(out), keep_default_na=False)
+    assert list(f.columns) == [
+        "slicing", "slice", "rows", "cases", "weight", "positives", "negatives", "flagged", "ROC", "why_ROC"
+    ]  # fmt: skip
+    assert f["slice"].tolist() == ["DE", "FR", "US", "m", "t"]
+    assert f.loc[2, "ROC"] == "nan" and f.loc[2, "why_ROC"].startswith("undefined in this slice")
+
+
+def test_a_per_query_measure_by_slice(tmp_path, capsys):
+    p = tmp_path / "q.csv"
+    p.write_text("q,rel,s,site\n1,2,0.9,a\n1,0,0.4,a\n2,1,0.3,a\n2,0,0.8,b\n3,0,0.5,b\n3,0,0.1,b\n")
+    code, out, err = run_cli(
+        ["eval", str(p), "--target", "rel", "--score", "s", "--group", "q", "--by", "site", "-m", "ndcg"],
+        capsys,
+    )
+    assert code == 0, err
+    assert "slice  rows  cases  positives  negatives  groups      NDCG" in out
+    assert "(b: NDCG n/a: undefined in each of its 2 queries: a query with no relevant case" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--by", "y"], "--by 'y' is the target column: a slice column is another column"),
+        (["--by", "p"], "--by 'p' is the score column"),
+        (["--by", "zz"], "zz"),
+        (["--intersections"], "--intersections needs --by COL,..."),
+        (["--min-size", "2"], "--min-size needs --by"),
+        (["--by", "country", "--min-size", "0"], "--min-size must be a whole number >= 1"),
+        (["--by", "country", "--stream"], "--by: not with --stream yet"),
+        (["--by", "country", "--tie-bounds"], "--by: not with --tie-bounds yet"),
+        (["--by", "country", "--dialect", "sklearn"], "--by: not with --dialect yet"),
+        (["--by", "country,,device"], "an empty column name between commas"),
+    ],
+)
+def test_what_by_refuses_is_one_line(table, capsys, extra, said):
+    code, out, err = run_cli(["eval", table, "--target", "y", "--score", "p", "-m", "roc", *extra], capsys)
+    assert code in (1, 2) and out == ""
+    assert said in err and len(err.strip().splitlines()) == 1
+
+
+def test_several_models_classes_and_regression_are_refused_with_the_way_to_slice_them(tmp_path, capsys):
+    p = tmp_path / "m.csv"
+    p.write_text("y,a,b,c,site\n0,0.2,0.5,0.3,x\n1,0.1,0.6,0.3,x\n2,0.3,0.3,0.4,y\n")
+    code, _, err = run_cli(["eval", str(p), "--target", "y", "--score", "a,b", "--by", "site"], capsys)
+    assert code == 2 and "--by: one --score column at a time" in err
+    code, _, err = run_cli(
+        ["eval", str(p), "--target", "y", "--score", "a,b,c", "--classes", "0,1,2", "--by", "site"], capsys
+    )
+    assert code == 2 and "--by: K classes (a score column a class) are not sliced by the command yet" in err
+    assert "perfeval.evaluate(..., by=[...])" in err
+    r = tmp_path / "r.csv"
+    r.write_text("y,p,site\n1.5,1.2,x\n2.5,2.9,y\n3.25,3.0,x\n")
+    code, _, err = run_cli(
+        ["eval", str(r), "--target", "y", "--score", "p", "--by", "site", "--task", "regression"], capsys
+    )
+    assert code == 2 and "--by: regression targets are not sliced by the command yet" in err
+
+
+def test_a_slice_column_is_read_as_values_and_its_problems_named_by_line(tmp_path, capsys):
+    p = tmp_path / "v.csv"
+    p.write_text(
+        "y,p,uid,age,c\n1,0.9,7551477366728426121,1.5,a\n0,0.2,7551477366728426122,2,\n1,0.4,7551477366728426121,3,b\n"
+    )
+    code, out, _ = run_cli(
+        ["eval", str(p), "--target", "y", "--score", "p", "--by", "uid", "-m", "acc", "--format", "json"],
+        capsys,
+    )
+    assert code == 0
+    keys = [s["slice"] for s in json.loads(out)["slices"]["slicings"][0]["slices"]]
+    assert keys == [7551477366728426121, 7551477366728426122]  # 64-bit ids, never through a float
+    code, _, err = run_cli(
+        ["eval", str(p), "--target", "y", "--score", "p", "--by", "age", "-m", "acc"], capsys
+    )
+    assert code == 1 and "line 2" in err and "'age'" in err and "'1.5', a float" in err
+    code, _, err = run_cli(
+        ["eval", str(p), "--target", "y", "--score", "p", "--by", "c", "-m", "acc"], capsys
+    )
+    assert code == 1 and "by column 'c' holds a missing value (an empty field, or a null) at line 3" in err
+    assert "--missing-slice" in err
+    code, out, _ = run_cli(
+        [
+            "eval",
+            str(p),
+            "--target",
+            "y",
+            "--score",
+            "p",
+            "--by",
+            "c",
+            "--missing-slice",
+            "-m",
+            "acc",
+            "--format",
+            "csv",
+        ],
+        capsys,
+    )
+    assert code == 0 and [line.split(",")[1] for line in out.splitlines()[1:]] == ["a", "b", "<missing>"]
+
+
+def test_weights_and_flags_in_the_table(table, capsys):
+    code, out, _ = run_cli(
+        ["eval", table, "--target", "y", "--score", "p", "--weight", "w", "--by", "country", "-m", "acc"],
+        capsys,
+    )
+    assert code == 0
+    row = next(line for line in out.splitlines() if line.startswith("DE "))
+    # rows, cases (the row of weight 0 is none), weight, positives, negatives (weights), ACC
+    assert row.split() == ["DE", "3", "2", "3", "2", "1", "0.333333"]
