@@ -49,10 +49,23 @@ def write(text: str) -> None:
 
 
 def number(v: Any) -> str:
-    """A cell: floats with six decimals (nan as ``nan``), anything else as text."""
+    """A cell: floats with six decimals (nan as ``nan``; a value that six decimals would show as 0,
+    4.06e-10, with six significant digits instead), anything else as text.
+    """
     if isinstance(v, float):
-        return "nan" if math.isnan(v) else f"{v:.6f}"
+        if math.isnan(v):
+            return "nan"
+        return f"{v:.6g}" if v != 0 and abs(v) < 5e-7 else f"{v:.6f}"
     return str(v)
+
+
+def threshold_cell(v: Any) -> str:
+    """A score threshold's cell (an ``of=threshold`` row): in full (repr), so that the number shown is
+    the threshold itself (``score >= 0.44535873``), not a rounding that excludes the boundary case.
+    """
+    if isinstance(v, float) and math.isfinite(v):
+        return repr(v)
+    return number(v)
 
 
 def csv_number(v: Any) -> str:
@@ -185,6 +198,11 @@ def _f(v: Any) -> float:
     return math.nan if v is None else float(v)
 
 
+def _of_threshold(label: Any) -> bool:
+    """Whether a table row is a score threshold (a spec with ``of=threshold``)."""
+    return isinstance(label, str) and "of=threshold" in label
+
+
 def _asked(report: Any, label: str) -> bool:
     """Whether the table has the measure's ``of=threshold`` row (its threshold said already)."""
     return f"{label}{',' if ':' in label else ':'}of=threshold" in report.results
@@ -238,7 +256,12 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
         lines = [",".join(head)] + [",".join(csv_number(v) for v in row) for row in rows]
         return "\n".join(lines) + "\n"
 
-    lines = table([head] + [[number(v) for v in row] for row in rows], "lr")
+    cells = [
+        [number(row[0]), (threshold_cell if _of_threshold(row[0]) else number)(row[1])]
+        + [number(v) for v in row[2:]]
+        for row in rows
+    ]
+    lines = table([head, *cells], "lr")
     lines += threshold_lines(report)
     if bounded:
         lines += _tie_note(report)
