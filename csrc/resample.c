@@ -648,6 +648,10 @@ typedef struct {
 
 #define VINLINE static inline __attribute__((always_inline))
 
+#ifdef __SSE2__
+#include <emmintrin.h> /* the baseline's vector square root (walk.h's vsqrt) */
+#endif
+
 /* The walk, compiled for the baseline and, on x86-64 with GCC, for AVX2 and AVX-512 too; `walk` is
  * the one for this machine (walk_target: "base", "v3" or "v4"). */
 #define WALK(name) name##_base

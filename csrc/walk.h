@@ -966,13 +966,22 @@ static inline void WALK(walk_entry)(walk_t *w, const plan_t *pl, int m, const sr
     }
 }
 
-/* The square root of every lane (IEEE's, as numpy's). */
+/* The square root of every lane: IEEE's, correctly rounded (numpy's), one instruction where the
+ * machine has it (a lane loop of sqrt() keeps errno's branch under the project's flags). */
 VINLINE vd WALK(vsqrt)(vd x)
 {
+#if defined(WALK_AVX512)
+    return (vd)_mm512_sqrt_pd((__m512d)x);
+#elif defined(WALK_AVX2)
+    return (vd)_mm256_sqrt_pd((__m256d)x);
+#elif defined(__SSE2__) && WALK_LANES == 2
+    return (vd)_mm_sqrt_pd((__m128d)x);
+#else
     vd r;
     for (int b = 0; b < LANES; b++)
         r[b] = sqrt(x[b]);
     return r;
+#endif
 }
 
 /* One operating point (TP, FP at threshold thr) of a pick entry in every lane, against the lanes' best
