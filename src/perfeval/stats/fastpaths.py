@@ -330,7 +330,7 @@ def _ece_plan(spec: Any) -> Plan | None:
 def _murphy_plan(part: int) -> Callable[[Any], Plan | None]:
     """BRIER_MCB (part 0) or BRIER_DSC (part 1) of Murphy's form: the sums over the drawn cells
     divided by n (MCB NaN with a drawn score outside [0, 1]); the CORP form is computed the generic
-    way (GENERIC says why).
+    way (docs/statistics.md and tests/test_replicate_plans.py's GENERIC_CHOICES say why).
     """
 
     def plan(spec: Any) -> Plan | None:
