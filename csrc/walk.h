@@ -803,11 +803,11 @@ static inline void WALK(walk_entry)(walk_t *w, const plan_t *pl, int m, const sr
         v[0] = a;
         break;
     }
-    case REP_SQ: {
+    case REP_SQ: { /* a drawn cell's (an undrawn one of score +-inf would add 0 x inf = NaN) */
         vd a = v[0];
         for (int i = 0; i < n; i++) {
             double c = sc[-i];
-            a += P[i] * (1 - c) * (1 - c) + Q[i] * c * c;
+            a += WALK(vblend)(P[i] + Q[i] > zero, P[i] * (1 - c) * (1 - c) + Q[i] * c * c, zero);
         }
         v[0] = a;
         break;

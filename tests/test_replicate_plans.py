@@ -482,3 +482,23 @@ def test_operating_point_ties_are_broken_as_the_registry_breaks_them():
     # first point; sensitivity at specificity 1: 1 at 0.3
     names = ["spc_at_sen:min_sensitivity=0.5", "sen_at_spc:min_specificity=1", "best_mcc"]
     assert thresholds([1, 1, 0, 0], names) == [0.3, 0.3, 0.3]
+
+
+def test_an_infinite_score_counts_only_in_the_replicates_that_draw_it():
+    """A cell of score +-inf that a replicate did not draw is not in its summary: RMS and BRIER of
+    that replicate are finite (the walk added the undrawn cell's 0 x inf = NaN), and so are ECE and
+    Murphy's MCB (NaN where the cell is drawn: a score outside [0, 1])."""
+    y = np.array([1, 0, 1, 0, 1, 0, 1, 0, 1])
+    s = np.array([-np.inf, 0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.9, np.inf])
+    h = ScoreHistogram.from_arrays(y, s)
+    specs = [parse_measure(m) for m in ("rms", "brier", "ece", "brier_mcb:form=murphy", "roc", "acc")]
+    got = R.hist_replicates(specs, h, 1, 40, 1)
+    P, Q = (np.frombuffer(b).reshape(40, -1) for b in _native.boot_hist_draws(h.pos, h.neg, 1, 0, 40, False))
+    finite = 0
+    for r in range(40):
+        drawn = (P[r] + Q[r]) > 0
+        rep = ScoreHistogram(h.scores[drawn], P[r][drawn], Q[r][drawn])
+        finite += not np.isnan(got[0][r])
+        for sp, g in zip(specs, got, strict=True):
+            _close(g[r], _value(sp, rep), f"{sp.label}, replicate {r}")
+    assert finite > 0  # some replicates drew neither infinite score
