@@ -322,8 +322,51 @@ enum {
                      clipped to [parameter, 1 - parameter] when the parameter (eps) is above 0 (LOGLOSS) */
     REP_AP = 14,  /* sum over the cells of p * TP / (TP + FP) (TP, FP: at or above the cell), P (AP) */
     REP_NRM = 15, /* sum of p |1 - s|^parameter + q |s|^parameter over the drawn cells, n (NRM) */
-    REP_KINDS = 16
+    /* issue 33's measures (perfeval.measures.operating, perfeval.measures.calibration) */
+    REP_ARG = 16,  /* no statistic: a further parameter of the entry before it (its zeros are not read) */
+    REP_TOT = 17,  /* P, N (BRIER_UNC) */
+    REP_ECEW = 18, /* ECE over parameter equal-width bins: l1, l2, debiased l2, max (NaN: no case, or a
+                      drawn score outside [0, 1]) */
+    REP_ECEM = 19, /* the same over equal-mass bins (needs the totals: the second walk; whole counts) */
+    REP_MURPHY = 20, /* Murphy's sums: sum w (s - o_s)^2, sum w (o_s - o)^2, n, scores in [0, 1] */
+    REP_PAUC_FPR = 21, /* the area under the chord ROC curve over FPR in [argument, parameter], P > 0 and
+                          N > 0; the second walk */
+    REP_PAUC_TPR = 22, /* the same between the curve and FPR = 1 over TPR in [argument, parameter] */
+    /* the operating points (the second walk): the value at the point picked and its threshold (+inf:
+     * predict nothing), NaN and NaN where no point qualifies or the measure is undefined */
+    REP_TPR_FPR = 23, /* TPR at FPR <= parameter */
+    REP_SEN_SPC = 24, /* sensitivity at specificity >= parameter */
+    REP_SPC_SEN = 25, /* specificity at sensitivity >= parameter */
+    REP_PRE_REC = 26, /* precision at recall >= parameter */
+    REP_REC_PRE = 27, /* recall at precision >= parameter */
+    REP_YOUDEN = 28,  /* the largest TPR - FPR */
+    REP_TOPLEFT = 29, /* the least distance to (0, 1) */
+    REP_FBETA = 30,   /* the largest F-beta, beta the parameter */
+    REP_MCC = 31,     /* the largest MCC */
+    REP_COST = 32,    /* the least cost: parameter the cost of a TP, arguments those of a FN, FP, TN */
+    REP_KINDS = 33
 };
+
+/* the further parameters (REP_ARG entries right after it) a kind takes */
+static int rep_nargs(int kind)
+{
+    switch (kind) {
+    case REP_PAUC_FPR:
+    case REP_PAUC_TPR:
+        return 1;
+    case REP_COST:
+        return 3;
+    default:
+        return 0;
+    }
+}
+
+/* kinds finished in the second walk down the cells, once each lane's P and N are known (their
+ * operating points' rates, equal-mass bins and the share of positives need them) */
+static int rep_second(int kind) { return kind == REP_ECEM || kind == REP_MURPHY || kind >= REP_PAUC_FPR; }
+
+/* the longest equal-width or equal-mass ECE the walk takes (ECE_MAX_BINS in perfeval.stats.fastpaths) */
+#define ECE_MAX_BINS (1 << 16)
 
 /* The plan's kinds and parameters, checked: 0 on success, -1 with an exception set. */
 static int rep_plan(const double *plan, Py_ssize_t len, int *nk)
@@ -337,6 +380,23 @@ static int rep_plan(const double *plan, Py_ssize_t len, int *nk)
             PyErr_SetString(PyExc_ValueError, "a replicate plan names an unknown kind");
             return -1;
         }
+    for (Py_ssize_t i = 0; i < len; i += 2) { /* each kind followed by its arguments, and no argument alone */
+        int kind = (int)plan[i], na = rep_nargs(kind);
+        if (kind == REP_ARG) {
+            PyErr_SetString(PyExc_ValueError, "a replicate plan has an argument of no kind");
+            return -1;
+        }
+        for (int a = 1; a <= na; a++)
+            if (i + 2 * a >= len || plan[i + 2 * a] != REP_ARG) {
+                PyErr_SetString(PyExc_ValueError, "a replicate plan's kind lacks its arguments");
+                return -1;
+            }
+        if ((kind == REP_ECEW || kind == REP_ECEM) && !(plan[i + 1] >= 1 && plan[i + 1] <= ECE_MAX_BINS)) {
+            PyErr_SetString(PyExc_ValueError, "a replicate plan's ECE has 1 to 65536 bins");
+            return -1;
+        }
+        i += 2 * na;
+    }
     *nk = (int)(len / 2);
     return 0;
 }
@@ -346,8 +406,8 @@ static int rep_plan(const double *plan, Py_ssize_t len, int *nk)
  * SLQ bin (the number of edges i/bins, i = 1..bins-1, at or below the score), and for CA1
  * the run of its 19 overlapping bins holding the score, as a dense code (-1: none). */
 typedef struct {
-    int kind, nb;     /* nb: SLQ bins, CA1 codes */
-    double par;
+    int kind, nb;     /* nb: SLQ bins, CA1 codes, ECE bins */
+    double par, arg[3]; /* arg: the REP_ARG entries after it */
     double *tpos, *tneg; /* per cell: cell_terms' (NULL: computed in the walk) */
     int32_t *bin;     /* SLQ bin, CA1 code */
     int16_t code_first[19 * 19], code_last[19 * 19]; /* CA1: the run of bins of each code */
@@ -357,6 +417,7 @@ typedef struct {
     int nk;
     entry_t *e;
     int needs_P_first; /* a statistic that needs the replicate's P before its walk (PRB) */
+    int needs_totals;  /* a statistic of the second walk (rep_second) */
 } plan_t;
 
 static void plan_free(plan_t *pl)
@@ -379,6 +440,20 @@ static int slq_bin(double s, int bins)
     while (b > 0 && !((double)b / bins <= s))
         b--;
     while (b < bins - 1 && (double)(b + 1) / bins <= s)
+        b++;
+    return b;
+}
+
+/* The equal-width ECE bin of a score: the number of edges k / bins (k = 1 .. bins - 1, each (double)k /
+ * bins) at or below it (csrc/calibration.c group_bin_sums' rule); a score outside [0, 1] in the first
+ * or the last bin (its ECE is NaN: the bin is never read). */
+static int32_t ece_bin(double s, int bins)
+{
+    double t = s * bins;
+    int b = t >= bins - 1 ? bins - 1 : (t > 0 ? (int)t : 0);
+    while (b > 0 && !((double)b / (double)bins <= s))
+        b--;
+    while (b < bins - 1 && (double)(b + 1) / (double)bins <= s)
         b++;
     return b;
 }
@@ -444,6 +519,19 @@ static int plan_make(plan_t *pl, const double *plan, int nk, const double *sc, P
         e->par = plan[2 * m + 1];
         if (e->kind == REP_NTOP && e->par < 0)
             pl->needs_P_first = 1;
+        if (rep_second(e->kind))
+            pl->needs_totals = 1;
+        for (int a = 0; a < rep_nargs(e->kind) && m + 1 + a < nk; a++)
+            e->arg[a] = plan[2 * (m + 1 + a) + 1];
+        if (e->kind == REP_ECEW || e->kind == REP_ECEM)
+            e->nb = (int)e->par; /* 1 .. ECE_MAX_BINS (rep_plan) */
+        if (e->kind == REP_ECEW) { /* each cell's bin: np.searchsorted(arange(1, B) / B, s, "right") */
+            e->bin = malloc(n * sizeof(int32_t));
+            if (!e->bin)
+                return -1;
+            for (Py_ssize_t c = 0; c < K; c++)
+                e->bin[c] = ece_bin(sc[c], e->nb);
+        }
         if ((e->kind == REP_CXE || e->kind == REP_LL || e->kind == REP_NRM) && tables) {
             e->tpos = malloc(n * sizeof(double));
             e->tneg = malloc(n * sizeof(double));
@@ -529,7 +617,21 @@ static size_t entry_width(const entry_t *e)
         return 2 * (size_t)e->nb + 1;
     case REP_CA1:
         return 3 * (size_t)e->nb + 1;
+    case REP_ARG:
+    case REP_TOT:
+        return 0;
+    case REP_ECEW:
+        return 3 * (size_t)e->nb;
+    case REP_ECEM:
+        return 3 * (size_t)e->nb + 4; /* and each lane's current bin and its sums so far */
+    case REP_MURPHY:
+        return 2;
+    case REP_PAUC_FPR:
+    case REP_PAUC_TPR:
+        return 3; /* the area, the last point's x and y */
     default:
+        if (e->kind >= REP_TPR_FPR) /* the best key, its other rate, its threshold, the lanes done */
+            return 4;
         return 1;
     }
 }
@@ -545,6 +647,10 @@ typedef struct {
 } walk_ops;
 
 #define VINLINE static inline __attribute__((always_inline))
+
+#ifdef __SSE2__
+#include <emmintrin.h> /* the baseline's vector square root (walk.h's vsqrt) */
+#endif
 
 /* The walk, compiled for the baseline and, on x86-64 with GCC, for AVX2 and AVX-512 too; `walk` is
  * the one for this machine (walk_target: "base", "v3" or "v4"). */

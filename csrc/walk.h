@@ -92,7 +92,8 @@ static int WALK(walk_alloc)(walk_t *w, const plan_t *pl)
         w->off[m] = w->nv;
         w->nv += entry_width(&pl->e[m]);
         w->ca2_of[m] = pl->e[m].kind == REP_CA2 ? nca2++ : -1;
-        w->ranged |= pl->e[m].kind == REP_CXE || pl->e[m].kind == REP_LL || pl->e[m].kind == REP_SLQ;
+        w->ranged |= pl->e[m].kind == REP_CXE || pl->e[m].kind == REP_LL || pl->e[m].kind == REP_SLQ ||
+                     pl->e[m].kind == REP_ECEW || pl->e[m].kind == REP_ECEM || pl->e[m].kind == REP_MURPHY;
     }
     w->nca2 = nca2;
     w->v = aligned_alloc(sizeof(vd), (w->nv ? w->nv : 1) * sizeof(vd));
@@ -404,6 +405,53 @@ static void WALK(walk_out)(const walk_t *w, const plan_t *pl, int b, double *o0)
             o[0] = errs / 19;
             break;
         }
+        case REP_TOT:
+            o[0] = P;
+            o[1] = N;
+            break;
+        case REP_ECEW:
+        case REP_ECEM: /* calibration._ece_of_bins, every norm: the bins in order, as there */
+            if (P + N == 0 || !inside) {
+                o[0] = o[1] = o[2] = o[3] = NAN;
+                break;
+            }
+            {
+                double n = 0, l1 = 0, l2 = 0, deb = 0, mx = -INFINITY;
+                for (int k = 0; k < e->nb; k++)
+                    n = n + v[3 * k][b];
+                for (int k = 0; k < e->nb; k++) {
+                    double W = v[3 * k][b], Pk = v[3 * k + 1][b], S = v[3 * k + 2][b];
+                    double gap = W > 0 ? Pk / W - S / W : 0.0, t2 = W * gap * gap;
+                    double ybar = W > 0 ? Pk / W : 0.0;
+                    l1 = l1 + W * fabs(gap);
+                    l2 = l2 + t2;
+                    deb = deb + (t2 - (W > 1 ? W * ybar * (1.0 - ybar) / (W - 1.0) : 0.0));
+                    if (W > 0 && fabs(gap) > mx)
+                        mx = fabs(gap);
+                }
+                if (!(n > 0)) {
+                    o[0] = o[1] = o[2] = o[3] = NAN;
+                    break;
+                }
+                l2 = l2 / n;
+                deb = deb / n;
+                o[0] = l1 / n;
+                o[1] = sqrt(l2 < 0.0 ? 0.0 : l2); /* np.maximum(v, 0.0): NaN stays */
+                o[2] = sqrt(deb < 0.0 ? 0.0 : deb);
+                o[3] = mx;
+            }
+            break;
+        case REP_MURPHY:
+            o[0] = v[0][b];
+            o[1] = v[1][b];
+            o[2] = P + N;
+            o[3] = inside;
+            break;
+        case REP_PAUC_FPR:
+        case REP_PAUC_TPR:
+            o[0] = v[0][b];
+            o[1] = P > 0 && N > 0;
+            break;
         case REP_CA2: {
             const ca2_t *z = &w->ca2[w->ca2_of[m]];
             double windows = z->count[b] - (double)z->S + 1;
@@ -412,6 +460,20 @@ static void WALK(walk_out)(const walk_t *w, const plan_t *pl, int b, double *o0)
                        : (double)((z->total[b] + z->err[b]) / (ext)z->S / (ext)windows);
             break;
         }
+        default:
+            if (e->kind >= REP_TPR_FPR) { /* the value at the point picked, and its threshold */
+                int both = e->kind != REP_PRE_REC && e->kind != REP_REC_PRE && e->kind != REP_FBETA &&
+                           e->kind != REP_COST;
+                int defined = e->kind == REP_COST ? P + N > 0 : (P > 0 && (!both || N > 0));
+                double key = v[0][b];
+                int higher = e->kind != REP_TOPLEFT && e->kind != REP_COST;
+                if (defined && key != INFINITY) {
+                    o[0] = higher ? -key : key;
+                    o[1] = v[2][b];
+                } else
+                    o[0] = o[1] = NAN;
+            }
+            break;
         }
     }
 }
@@ -741,11 +803,11 @@ static inline void WALK(walk_entry)(walk_t *w, const plan_t *pl, int m, const sr
         v[0] = a;
         break;
     }
-    case REP_SQ: {
+    case REP_SQ: { /* a drawn cell's (an undrawn one of score +-inf would add 0 x inf = NaN) */
         vd a = v[0];
         for (int i = 0; i < n; i++) {
             double c = sc[-i];
-            a += P[i] * (1 - c) * (1 - c) + Q[i] * c * c;
+            a += WALK(vblend)(P[i] + Q[i] > zero, P[i] * (1 - c) * (1 - c) + Q[i] * c * c, zero);
         }
         v[0] = a;
         break;
@@ -883,7 +945,312 @@ static inline void WALK(walk_entry)(walk_t *w, const plan_t *pl, int m, const sr
         if (w->ca2[w->ca2_of[m]].S)
             WALK(ca2_block)(&w->ca2[w->ca2_of[m]], P, Q, sc, n);
         break;
+    case REP_ECEW: /* per bin: weight, positives, score x weight (a drawn cell's: an undrawn one adds
+                      nothing, whatever its score); a run of cells of one bin summed in registers */
+        for (int i = 0; i < n;) {
+            int k = e->bin[hi - 1 - i];
+            vd x = v[3 * k], y = v[3 * k + 1], z = v[3 * k + 2];
+            for (; i < n && e->bin[hi - 1 - i] == k; i++) {
+                vd size = P[i] + Q[i];
+                x += size;
+                y += P[i];
+                z += WALK(vblend)(size > zero, sc[-i] * size, zero);
+            }
+            v[3 * k] = x;
+            v[3 * k + 1] = y;
+            v[3 * k + 2] = z;
+        }
+        break;
+    default: /* REP_TOT, REP_ARG: nothing per cell; the second walk's kinds: walk_totals */
+        break;
     }
+}
+
+/* The square root of every lane: IEEE's, correctly rounded (numpy's), one instruction where the
+ * machine has it (a lane loop of sqrt() keeps errno's branch under the project's flags). */
+VINLINE vd WALK(vsqrt)(vd x)
+{
+#if defined(WALK_AVX512)
+    return (vd)_mm512_sqrt_pd((__m512d)x);
+#elif defined(WALK_AVX2)
+    return (vd)_mm256_sqrt_pd((__m256d)x);
+#elif defined(__SSE2__) && WALK_LANES == 2
+    return (vd)_mm_sqrt_pd((__m128d)x);
+#else
+    vd r;
+    for (int b = 0; b < LANES; b++)
+        r[b] = sqrt(x[b]);
+    return r;
+#endif
+}
+
+/* One operating point (TP, FP at threshold thr) of a pick entry in every lane, against the lanes' best
+ * so far (v[0] its key, v[1] its other key, v[2] its threshold; v[3] the lanes whose points can no
+ * longer qualify): perfeval.measures.operating's value and target of the point in the same IEEE
+ * operations, and _pick's order (the least key, the value negated where higher is better; then the
+ * least other key; then the first point).  live: the lanes where the point is one of the replicate's
+ * (a cell drawn there; an undrawn cell repeats the point before it, which no repeat can beat). */
+VINLINE void WALK(pick_point)(const entry_t *e, vd *v, vd TP, vd FP, vd Pt, vd Nt, vd thr, vm live)
+{
+    const vd zero = WALK(vsplat)(0.0), vnan = WALK(vsplat)(NAN), par = WALK(vsplat)(e->par);
+    const vm all = (vm){0} == (vm){0};
+    vd val, o = zero;
+    vm ok = all;
+    int higher = 1, prefix = 0;
+    switch (e->kind) {
+    case REP_TPR_FPR: { /* the target's points are the first ones: FP / N only grows */
+        vd fpr = FP / Nt;
+        val = TP / Pt;
+        ok = fpr <= par;
+        o = fpr;
+        prefix = 1;
+        break;
+    }
+    case REP_SEN_SPC: {
+        vd spc = (Nt - FP) / Nt;
+        val = TP / Pt;
+        ok = spc >= par;
+        o = -spc;
+        prefix = 1;
+        break;
+    }
+    case REP_SPC_SEN: {
+        vd sen = TP / Pt;
+        val = (Nt - FP) / Nt;
+        ok = sen >= par;
+        o = -sen;
+        break;
+    }
+    case REP_PRE_REC: {
+        vd rec = TP / Pt, den = TP + FP;
+        val = WALK(vblend)(den != zero, TP / den, vnan);
+        ok = rec >= par;
+        o = -rec;
+        break;
+    }
+    case REP_REC_PRE: {
+        vd den = TP + FP, pre = WALK(vblend)(den != zero, TP / den, vnan);
+        val = TP / Pt;
+        ok = pre >= par; /* a NaN precision (nothing predicted positive) is no candidate */
+        o = WALK(vblend)(pre == pre, -pre, WALK(vsplat)(INFINITY));
+        break;
+    }
+    case REP_YOUDEN:
+        val = TP / Pt - FP / Nt;
+        break;
+    case REP_TOPLEFT: {
+        vd fpr = FP / Nt, fnr = (Pt - TP) / Pt;
+        val = WALK(vsqrt)(fpr * fpr + fnr * fnr);
+        higher = 0;
+        break;
+    }
+    case REP_FBETA: {
+        double b2 = e->par * e->par;
+        vd num = (1 + b2) * TP, den = (1 + b2) * TP + b2 * (Pt - TP) + FP;
+        val = WALK(vblend)(den != zero, num / den, vnan);
+        break;
+    }
+    case REP_MCC: {
+        vd fn = Pt - TP, tn = Nt - FP, den = WALK(vsqrt)((TP + FP) * Pt * Nt * (tn + fn));
+        val = WALK(vblend)(den != zero, (TP * tn - FP * fn) / den, vnan);
+        break;
+    }
+    default: /* REP_COST */
+        val = e->par * TP + e->arg[0] * (Pt - TP) + e->arg[1] * FP + e->arg[2] * (Nt - FP);
+        higher = 0;
+        break;
+    }
+    vd key = higher ? -val : val;
+    vm good = live & ok & (val - val == zero); /* finite */
+    vm better = good & ((key < v[0]) | ((key == v[0]) & (o < v[1])));
+    v[0] = WALK(vblend)(better, key, v[0]);
+    v[1] = WALK(vblend)(better, o, v[1]);
+    v[2] = WALK(vblend)(better, thr, v[2]);
+    if (prefix)
+        v[3] = (vd)((vm)v[3] | (live & ~ok));
+}
+
+/* A second-walk entry's start, at the point before the first cell (threshold +inf: TP = FP = 0). */
+static void WALK(totals_start)(walk_t *w, const plan_t *pl, int m, vd Pt, vd Nt)
+{
+    const entry_t *e = &pl->e[m];
+    vd *v = w->v + w->off[m];
+    const vd zero = WALK(vsplat)(0.0), inf = WALK(vsplat)(INFINITY);
+    const vm all = (vm){0} == (vm){0};
+    switch (e->kind) {
+    case REP_ECEM: /* the bin of the highest cell: down from B - 1; its sums from 0.0 */
+        v[3 * e->nb] = WALK(vsplat)((double)(e->nb - 1));
+        v[3 * e->nb + 1] = v[3 * e->nb + 2] = v[3 * e->nb + 3] = zero;
+        break;
+    case REP_MURPHY:
+        break;
+    case REP_PAUC_FPR:
+    case REP_PAUC_TPR: {
+        vd tpr = zero / Pt, fpr = zero / Nt; /* _ratio: NaN without positives or negatives */
+        v[0] = zero;
+        v[1] = e->kind == REP_PAUC_FPR ? fpr : tpr;
+        v[2] = e->kind == REP_PAUC_FPR ? tpr : 1.0 - fpr;
+        break;
+    }
+    default:
+        if (e->kind >= REP_TPR_FPR) {
+            v[0] = v[1] = inf;
+            v[2] = WALK(vsplat)(NAN);
+            v[3] = zero;
+            WALK(pick_point)(e, v, zero, zero, Pt, Nt, inf, all);
+        }
+    }
+}
+
+/* The lanes where a second-walk entry has nothing left to gather (the rest of the cells cannot change
+ * it): a pick of a target that only the first points meet, past them; a partial area past its range. */
+VINLINE vm WALK(totals_done)(const walk_t *w, const plan_t *pl, int m)
+{
+    const entry_t *e = &pl->e[m];
+    const vd *v = w->v + w->off[m];
+    switch (e->kind) {
+    case REP_TPR_FPR:
+    case REP_SEN_SPC:
+        return (vm)v[3];
+    case REP_PAUC_FPR:
+    case REP_PAUC_TPR:
+        return ~(v[1] < WALK(vsplat)(e->par)); /* x >= hi (or NaN: no area) */
+    default:
+        return (vm){0};
+    }
+}
+
+/* One second-walk entry over a block of n cells, the highest first (walk_entry's layout), each lane's
+ * totals Pt, Nt known. */
+static inline void WALK(walk_entry2)(walk_t *w, const plan_t *pl, int m, const src_t *s, Py_ssize_t hi, int n,
+                                     const vd *P, const vd *Q, const vd *AP, const vd *AN, vd Pt, vd Nt)
+{
+    const entry_t *e = &pl->e[m];
+    vd *v = w->v + w->off[m];
+    const vd zero = WALK(vsplat)(0.0);
+    const double *sc = s->sc + hi - 1; /* sc[-i]: the score of the block's cell i */
+    switch (e->kind) {
+    case REP_ECEM: { /* each lane's bin: the largest k in 0 .. B - 1 with k == 0 or k total <= B below
+                        (below: the weight under the cell), which only falls as the walk goes down: a
+                        lane's bins come one after another, each a run of cells whose sums are kept in
+                        registers (v[3B + 1 ..]: from 0.0, cell after cell) and stored into the bin when
+                        the lane steps down to the next (walk_totals stores the last) */
+        const vd Bd = WALK(vsplat)((double)e->nb), total = Pt + Nt;
+        vd *cur = &v[3 * e->nb], x = cur[1], y = cur[2], z = cur[3], k = cur[0];
+        for (int i = 0; i < n; i++) {
+            vd size = P[i] + Q[i], lhs = (total - (AP[i] + AN[i]) - size) * Bd;
+            vm live = size > zero, down = live & (k > zero) & ~(k * total <= lhs);
+            if (__builtin_expect(WALK(vany)(down), 0))
+                for (int b = 0; b < LANES; b++)
+                    if (down[b]) {
+                        int j = (int)k[b];
+                        v[3 * j][b] += x[b];
+                        v[3 * j + 1][b] += y[b];
+                        v[3 * j + 2][b] += z[b];
+                        x[b] = y[b] = z[b] = 0.0;
+                        double kb = k[b] - 1;
+                        while (kb > 0 && !(kb * total[b] <= lhs[b]))
+                            kb -= 1;
+                        k[b] = kb;
+                    }
+            x += size;
+            y += P[i];
+            z += WALK(vblend)(live, sc[-i] * size, zero);
+        }
+        cur[0] = k;
+        cur[1] = x;
+        cur[2] = y;
+        cur[3] = z;
+        break;
+    }
+    case REP_MURPHY: { /* a drawn cell's w (s - o_s)^2 and w (o_s - o)^2, o_s its share of positives */
+        vd obar = Pt / (Pt + Nt), a = v[0], d = v[1];
+        for (int i = 0; i < n; i++) {
+            vd size = P[i] + Q[i], ybar = P[i] / size, e1 = sc[-i] - ybar, e2 = ybar - obar;
+            vm live = size > zero;
+            a = WALK(vblend)(live, a + size * (e1 * e1), a);
+            d = WALK(vblend)(live, d + size * (e2 * e2), d);
+        }
+        v[0] = a;
+        v[1] = d;
+        break;
+    }
+    case REP_PAUC_FPR:
+    case REP_PAUC_TPR: { /* operating._pauc: each segment from the point before, clipped to [lo, hi] */
+        const vd lo = WALK(vsplat)(e->arg[0]), hic = WALK(vsplat)(e->par);
+        vd area = v[0], x0 = v[1], y0 = v[2];
+        for (int i = 0; i < n; i++) {
+            vd TP = AP[i] + P[i], FP = AN[i] + Q[i], tpr = TP / Pt, fpr = FP / Nt;
+            vd x1 = e->kind == REP_PAUC_FPR ? fpr : tpr, y1 = e->kind == REP_PAUC_FPR ? tpr : 1.0 - fpr;
+            /* np.maximum / np.minimum (NaN in, NaN out) */
+            vd left = WALK(vblend)(x0 != x0, x0, WALK(vblend)(x0 >= lo, x0, lo));
+            vd right = WALK(vblend)(x1 != x1, x1, WALK(vblend)(x1 <= hic, x1, hic));
+            vm seg = (x1 > x0) & (right > left);
+            if (WALK(vany)(seg)) {
+                vd slope = (y1 - y0) / (x1 - x0);
+                vd yl = WALK(vblend)(left == x0, y0, y0 + slope * (left - x0));
+                vd yr = WALK(vblend)(right == x1, y1, y0 + slope * (right - x0));
+                area = WALK(vblend)(seg, area + (right - left) * (yl + yr) / 2, area);
+            }
+            x0 = x1;
+            y0 = y1;
+        }
+        v[0] = area;
+        v[1] = x0;
+        v[2] = y0;
+        break;
+    }
+    default: /* the picks */
+        for (int i = 0; i < n; i++)
+            WALK(pick_point)(e, v, AP[i] + P[i], AN[i] + Q[i], Pt, Nt, WALK(vsplat)(sc[-i]), P[i] + Q[i] > zero);
+    }
+}
+
+/* The second walk down the cells (the same draws again), each lane's P and N known from the first:
+ * the entries of rep_second.  It stops where every such entry is done in every lane in use. */
+static void WALK(walk_totals)(walk_t *w, const plan_t *pl, const src_t *s, const lanes_t *L)
+{
+    vd P[WALK_CELLS], Q[WALK_CELLS], AP[WALK_CELLS], AN[WALK_CELLS];
+    double p[LANES] __attribute__((aligned(64))), q[LANES] __attribute__((aligned(64)));
+    const vd Pt = w->ap, Nt = w->an;
+    vm unused = (vm){0};
+    for (int b = L->nl; b < LANES; b++)
+        unused[b] = -1;
+    for (int m = 0; m < pl->nk; m++)
+        if (rep_second(pl->e[m].kind))
+            WALK(totals_start)(w, pl, m, Pt, Nt);
+    vd ap = WALK(vsplat)(0.0), an = ap;
+    for (Py_ssize_t hi = s->K; hi > 0; hi -= WALK_CELLS) {
+        vm done = ~(vm){0};
+        for (int m = 0; m < pl->nk; m++)
+            if (rep_second(pl->e[m].kind))
+                done &= WALK(totals_done)(w, pl, m) | unused;
+        if (!WALK(vany)(~done))
+            break;
+        int n = hi >= WALK_CELLS ? WALK_CELLS : (int)hi;
+        for (int i = 0; i < n; i++) {
+            WALK(cell_counts)(s, L, hi - 1 - i, p, q);
+            memcpy(&P[i], p, sizeof P[i]);
+            memcpy(&Q[i], q, sizeof Q[i]);
+            AP[i] = ap;
+            AN[i] = an;
+            ap += P[i];
+            an += Q[i];
+        }
+        for (int m = 0; m < pl->nk; m++)
+            if (rep_second(pl->e[m].kind))
+                WALK(walk_entry2)(w, pl, m, s, hi, n, P, Q, AP, AN, Pt, Nt);
+    }
+    for (int m = 0; m < pl->nk; m++) /* each lane's last equal-mass bin stored */
+        if (pl->e[m].kind == REP_ECEM) {
+            vd *v = w->v + w->off[m], *cur = &v[3 * pl->e[m].nb];
+            for (int b = 0; b < LANES; b++) {
+                int j = (int)cur[0][b];
+                v[3 * j][b] += cur[1][b];
+                v[3 * j + 1][b] += cur[2][b];
+                v[3 * j + 2][b] += cur[3][b];
+            }
+        }
 }
 
 /* PRB's second walk down the cells, once the lanes' P are known: positives among the top P cases
@@ -952,6 +1319,8 @@ static void WALK(walk_block)(walk_t *w, const plan_t *pl, const src_t *s, const 
             WALK(ca2_finish)(&w->ca2[i]);
     if (pl->needs_P_first)
         WALK(walk_prb)(w, pl, s, L);
+    if (pl->needs_totals)
+        WALK(walk_totals)(w, pl, s, L);
     for (int b = 0; b < L->nl; b++)
         WALK(walk_out)(w, pl, b, out + (size_t)b * stride);
 }

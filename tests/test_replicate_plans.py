@@ -25,47 +25,63 @@ VARIANTS = [
     "fbeta:beta=2", "cst:tp=1,fn=-2,fp=-1,tn=0.5", "sar:w_acc=2,w_roc=0,w_rms=1", "r50@7", "ntop@25",
     "slq:bins=7", "ca2:window=40", "logloss:eps=0.001", "logloss:eps=0.2", "nrm:p=1", "nrm:p=3",
     "nrm:p=0.5", "nrm:p=0", "nrm:p=-1.5", "acc:threshold=0", "acc:threshold=1",
+    # issue 33's calibration estimators (the operating points' variants: POINTS, below)
+    "ece:norm=l2", "ece:norm=l2,debiased=yes", "ece:norm=max", "ece:n_bins=1", "ece:bins=mass",
+    "ece:bins=mass,n_bins=7,norm=l2", "ece:bins=mass,norm=l2,debiased=yes", "ece:bins=mass,n_bins=1",
+    "mce:n_bins=4", "mce:bins=mass", "brier_mcb:form=murphy", "brier_dsc:form=murphy",
 ]  # fmt: skip
 #: every entry of the table with a plan (by its default spelling), then the variants
 SPECS = [name.lower() for name, fp in FAST_PATHS.items() if fp.plan is not None] + VARIANTS
-#: binary measures of the registry that are computed the generic way, with the reason
-_LATER = "issue 33's measures: no compiled replicate plan yet; each replicate's summary by its own code"
-GENERIC: dict[str, str] = dict.fromkeys(
-    [
-        "BEST_FBETA",
-        "BEST_MCC",
-        "LEAST_COST",
-        "TOPLEFT",
-        "YOUDEN",
-        "PAUC",
-        "PRE_AT_REC",
-        "REC_AT_PRE",
-        "SEN_AT_SPC",
-        "SPC_AT_SEN",
-        "TPR_AT_FPR",
-        "BRIER_DSC",
-        "BRIER_MCB",
-        "BRIER_UNC",
-        "CAL_INTERCEPT",
-        "CAL_SLOPE",
-        "ECE",
-        "MCE",
-    ],
-    _LATER,
-)
+#: binary measures of the registry that are computed the generic way (each replicate's summary by the
+#: measure's own code), with the reason (docs/statistics.md says so)
+GENERIC: dict[str, str] = {
+    "CAL_SLOPE": "Newton's method: several passes over a replicate's cells, each at the coefficients "
+    "the pass before gives, each replicate stopping on its own: the walk would draw the cells again "
+    "for every pass",
+    "CAL_INTERCEPT": "Newton's method, as CAL_SLOPE (both fits)",
+}
+#: choices of a measure with a plan that are computed the generic way, with the reason (its plan is
+#: None for them)
+GENERIC_CHOICES: dict[str, str] = {
+    "brier_mcb:form=corp": "the PAV recalibration pools cells into pools known only at the end of a "
+    "replicate's walk, and each cell's term needs its final pool: a stack of up to one pool a cell, "
+    "in every lane",
+    "brier_dsc:form=corp": "the PAV recalibration, as BRIER_MCB's",
+    "ece:n_bins=65537": "three sums a bin in every lane of the walk: more than ECE_MAX_BINS bins",
+    "mce:n_bins=65537,bins=mass": "as ECE's",
+    "ca2:window=1048577": "a ring of that many cases in every lane of the walk: more than CA2_MAX_WINDOW",
+}
 
 
 def _specs():
     return [parse_measure(m) for m in SPECS]
 
 
+def _plan(spec):
+    return FAST_PATHS[spec.measure.name].plan(spec)
+
+
 def test_every_binary_measure_of_the_registry_has_a_plan_or_says_why_not():
     """A binary measure is finished in the compiled walk; one that cannot be is listed in GENERIC
-    with the reason (and docs/statistics.md says so)."""
+    with the reason (and docs/statistics.md says so), and so is a choice of one that cannot be."""
     binary = {m.name for m in list_measures() if m.kind == "binary"}
     planned = {name for name, fp in FAST_PATHS.items() if fp.plan is not None}
     assert binary - planned == set(GENERIC), "give the measure a plan, or list it in GENERIC with why"
     assert planned <= binary
+    for spec in GENERIC_CHOICES:
+        assert _plan(parse_measure(spec)) is None, spec
+    # every other choice of the variants has its plan; the defaults' too but the Brier parts' (CORP)
+    for sp in _specs():
+        corp = sp.measure.name in ("BRIER_MCB", "BRIER_DSC") and sp.kwargs["form"] == "corp"
+        assert (_plan(sp) is None) == corp, sp.label
+
+
+def test_docs_list_what_the_bootstrap_computes_the_generic_way():
+    from pathlib import Path
+
+    text = " ".join((Path(__file__).parents[1] / "docs" / "statistics.md").read_text().split())
+    for name in [*GENERIC, "BRIER_MCB:form=corp", "BRIER_DSC:form=corp"]:
+        assert name in text, name
 
 
 def _value(spec, h) -> float:
@@ -157,7 +173,9 @@ def test_jackknife_of_the_plans_equals_the_generic_one(monkeypatch):
 def test_plans_do_not_depend_on_threads_or_on_how_replicates_are_split(monkeypatch):
     y, s, rng = _data(800, 7)
     b = np.clip(s + np.round(rng.normal(0, 0.05, len(s)), 2), 0, 1)
-    specs = [parse_measure(m) for m in ("apr", "rms", "acc", "ca2")]
+    # and issue 33's, whose second walk stops where every lane is done (TPR_AT_FPR, PAUC)
+    names = ("apr", "rms", "acc", "ca2", "tpr_at_fpr", "pauc", "youden:of=threshold", "ece:bins=mass")
+    specs = [parse_measure(m) for m in names]
     h = ScoreHistogram.from_arrays(y, s)
     one = R.hist_replicates(specs, h, 4, 150, 1)
     sa, sb = R.Sorted(s), R.Sorted(b)
@@ -174,6 +192,7 @@ def test_intervals_with_plans_equal_the_generic_intervals_to_rounding(monkeypatc
     """The whole request, BCa included: the plans change how fast, not what."""
     y, s, _ = _data(1200, 8)
     names = ["apr", "rms", "acc", "sar", "prb", "ca1", "slq", "logloss", "ap", "nrm:p=3"]
+    names += ["tpr_at_fpr", "youden:of=threshold", "pauc:correct=mcclish", "ece", "brier_unc"]
     fast = ci(y, s, measures=names, n_boot=80, seed=5)
     for sp in [parse_measure(m) for m in names]:
         monkeypatch.setitem(FAST_PATHS, sp.measure.name, FastPaths())
@@ -200,6 +219,17 @@ def test_the_finishers_refuse_a_plan_they_do_not_know():
         _native.boot_hist_multi(z, z, z, np.array([1.0]), 0, 0, 2, 1)
     with pytest.raises(ValueError, match="differ"):
         _native.boot_hist_multi(z, z, np.zeros(2), np.array([0.0, 0.0]), 0, 0, 2, 1)
+    from perfeval.stats.fastpaths import ARG_K, COST_K, ECEW_K, PAUC_FPR_K
+
+    for bad, why in (
+        ([PAUC_FPR_K, 0.5], "lacks its arguments"),  # PAUC's lo
+        ([COST_K, 0.0, ARG_K, 1.0, ARG_K, 1.0], "lacks its arguments"),  # a cost short
+        ([ARG_K, 0.5], "argument of no kind"),
+        ([ECEW_K, 0.0], "1 to 65536 bins"),
+        ([ECEW_K, 65537.0], "1 to 65536 bins"),
+    ):
+        with pytest.raises(ValueError, match=why):
+            _native.rep_finish(z, z, z, np.array(bad, float))
     order = np.arange(3, dtype=np.int64)
     with pytest.raises(ValueError, match="out of range"):
         _native.boot_rows_multi(
@@ -266,8 +296,10 @@ def _close(got, want, label: str) -> None:
 
 
 def _no_counts(specs: list) -> list:
-    """The specs that take weights that are not whole numbers (APR and CA2 refuse them)."""
-    return [sp for sp in specs if not FAST_PATHS[sp.measure.name].plan(sp).counts]
+    """The specs that take weights that are not whole numbers (APR and CA2 refuse them; so do ECE's
+    debiased form and, in the walk, its equal-mass bins), and those without a plan.
+    """
+    return [sp for sp in specs if _plan(sp) is None or not _plan(sp).counts]
 
 
 @given(_cases("none") | _cases("whole"), st.integers(0, 2**32))
@@ -321,7 +353,152 @@ def test_fractional_weights_take_every_plan_but_those_of_counts():
     y, s, rng = _data(300, 11)
     w = rng.random(len(s)) + 0.5
     specs = _specs()
+    planned = [sp for sp in specs if _plan(sp) is not None]
     idx = R._planned(specs, w)
-    assert {specs[i].label for i in idx} == {sp.label for sp in _no_counts(specs)}
-    assert {sp.measure.name for sp in specs} - {specs[i].measure.name for i in idx} == {"APR", "CA2"}
-    assert len(R._planned(specs, np.round(w) + 1)) == len(specs)
+    assert {specs[i].label for i in idx} == {sp.label for sp in _no_counts(planned)}
+    assert {sp.label for sp in planned} - {specs[i].label for i in idx} == {
+        "APR", "CA2", "CA2:window=40", "ECE:norm=l2,debiased=yes", "ECE:bins=mass",
+        "ECE:bins=mass,n_bins=7,norm=l2", "ECE:bins=mass,norm=l2,debiased=yes", "ECE:bins=mass,n_bins=1",
+        "MCE:bins=mass",
+    }  # fmt: skip
+    assert len(R._planned(specs, np.round(w) + 1)) == len(planned)
+
+
+# -- issue 33's operating points and partial AUC: the registry's numbers to the bit ----------------------
+
+#: every operating point, its threshold, and the partial AUC: the walk evaluates each point of a
+#: replicate with the measure's own IEEE operations (its TP and FP added from the top as np.cumsum
+#: adds them), so its value and threshold are the bits of the measure on the replicate's summary
+POINTS = [
+    "tpr_at_fpr", "tpr_at_fpr:max_fpr=0.3,of=threshold", "tpr_at_fpr@0", "tpr_at_fpr@1:of=threshold",
+    "sen_at_spc:min_specificity=0.75", "sen_at_spc:of=threshold", "sen_at_spc@1",
+    "spc_at_sen:min_sensitivity=0.6", "spc_at_sen:of=threshold", "spc_at_sen@0", "pre_at_rec:min_recall=0.5",
+    "pre_at_rec:of=threshold", "pre_at_rec@1", "pre_at_rec@0", "rec_at_pre:min_precision=0.5",
+    "rec_at_pre:of=threshold", "rec_at_pre@0", "rec_at_pre@1:of=threshold", "youden", "youden:of=threshold",
+    "topleft", "topleft:of=threshold", "best_fbeta:beta=2", "best_fbeta:beta=0.5,of=threshold",
+    "best_fbeta:beta=0", "best_mcc", "best_mcc:of=threshold", "least_cost:fn=3,fp=1,tp=-0.5,tn=0.25",
+    "least_cost:fn=1,fp=2,of=threshold", "least_cost:fn=-1,fp=-2,tp=0,tn=3,of=threshold", "pauc",
+    "pauc:lo=0.1,hi=0.7,correct=mcclish", "pauc:lo=0,hi=1", "pauc:focus=tpr,lo=0.5,hi=0.9",
+    "pauc:focus=tpr,lo=0,hi=1,correct=mcclish",
+]  # fmt: skip
+
+
+def _same(got, want, label: str) -> None:
+    assert np.array_equal(np.asarray(got, float), np.asarray(want, float), equal_nan=True), label
+
+
+@given(_cases("none") | _cases("whole") | _cases("fractional"), st.integers(0, 2**32), st.randoms())
+def test_operating_points_of_the_walk_are_the_registrys_bits(data, seed, rnd):
+    """Summary draws, case draws (of two models, weights fractional too) and the jackknife: every
+    replicate's value and threshold equal, to the bit, the measure on that replicate's summary (ties
+    of value broken as the registry does: the other rate, then the highest threshold)."""
+    y, a, w = data
+    specs = [parse_measure(m) for m in POINTS]
+    h = ScoreHistogram.from_arrays(y, a, None if w is None else np.ceil(w))  # whole counts
+    got = R.hist_replicates(specs, h, seed, 9, 1)
+    P, Q = (np.frombuffer(b).reshape(9, -1) for b in _native.boot_hist_draws(h.pos, h.neg, seed, 0, 9, False))
+    for r in range(9):
+        drawn = (P[r] + Q[r]) > 0
+        rep = ScoreHistogram(h.scores[drawn], P[r][drawn], Q[r][drawn])
+        for sp, g in zip(specs, got, strict=True):
+            _same(g[r], _value(sp, rep), f"{sp.label}, summary replicate {r}")
+    b = np.array(rnd.sample(list(a), len(a)))
+    sa, sb = R.Sorted(a), R.Sorted(b)
+    pairs = [(sp, so) for sp in specs for so in (sa, sb)]
+    got = R.row_replicates(pairs, y == 1, w, seed, 9, 1)
+    Pr = np.frombuffer(_native.poisson_rows(len(a), seed, 0, 9)).reshape(9, -1)
+    for r in range(9):
+        cw = Pr[r] if w is None else Pr[r] * w
+        for k, (sp, so) in enumerate(pairs):
+            want = _value(sp, so.histogram(cw * (y == 1), cw * (y != 1)))
+            _same(got[k][r], want, f"{sp.label}, case replicate {r}")
+    fast = R.jack_groups_many(specs, R.Cases(y, a, w, None), threads=1)
+    with pytest.MonkeyPatch.context() as m:
+        for sp in specs:
+            m.setitem(FAST_PATHS, sp.measure.name, FastPaths())
+        slow = R.jack_groups_many(specs, R.Cases(y, a, w, None), threads=1)
+    for sp, f, g in zip(specs, fast, slow, strict=True):
+        _same(f, g, f"{sp.label}, jackknife")
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([-0.5, 0.0, 0.1, 0.25, 0.5, 0.9, 1.0, 2.0]),
+            st.one_of(st.integers(0, 4).map(float), st.floats(0, 3)),
+            st.one_of(st.integers(0, 4).map(float), st.floats(0, 3)),
+        ),
+        max_size=12,
+        unique_by=lambda c: c[0],
+    )
+)
+def test_the_walk_of_one_summary_is_the_registrys(cells):
+    """One summary through the walk (rep_finish: its counts as given, fractional or 0 in a cell): each
+    operating point and partial AUC the measure's bits; ECE, MCE and Murphy's parts to rounding."""
+    from perfeval.stats.fastpaths import finish_plans, plan_stats
+    from perfeval.stats.replicates import _plan_of
+
+    cells = sorted(cells)
+    sc = np.array([c[0] for c in cells], float)
+    pos, neg = np.array([c[1] for c in cells], float), np.array([c[2] for c in cells], float)
+    h = ScoreHistogram(sc, pos, neg)
+    calib = ["ece", "ece:norm=l2", "ece:norm=max", "mce:n_bins=3", "brier_mcb:form=murphy"]
+    calib += ["brier_dsc:form=murphy", "brier_unc"]
+    if np.all(pos == np.round(pos)) and np.all(neg == np.round(neg)):  # equal-mass bins: whole counts
+        calib += ["ece:bins=mass", "ece:bins=mass,n_bins=4,norm=l2,debiased=yes", "mce:bins=mass,n_bins=3"]
+    specs = [parse_measure(m) for m in POINTS + calib]
+    plans = [_plan_of(sp) for sp in specs]
+    plan, where = plan_stats(plans)
+    st_ = np.frombuffer(_native.rep_finish(sc, pos, neg, plan)).reshape(1, -1, 4)
+    for sp, v in zip(specs, finish_plans(plans, where, st_), strict=True):
+        if sp.measure.name in ("ECE", "MCE", "BRIER_MCB", "BRIER_DSC", "BRIER_UNC"):
+            _close(v[0], _value(sp, h), sp.label)
+        else:
+            _same(v[0], _value(sp, h), sp.label)
+
+
+def test_operating_point_ties_are_broken_as_the_registry_breaks_them():
+    """Points of equal value (exactly: rates of 2 positives and 2 negatives): the registry keeps the
+    one whose other rate is best, then the highest threshold; so does the walk."""
+    from perfeval.stats.fastpaths import finish_plans, plan_stats
+    from perfeval.stats.replicates import _plan_of
+
+    def thresholds(neg, names):
+        sc, pos = np.array([0.1, 0.2, 0.3, 0.4]), 1.0 - np.array(neg)
+        h = ScoreHistogram(sc, pos, np.array(neg, float))
+        specs = [parse_measure(m + (",of=threshold" if ":" in m else ":of=threshold")) for m in names]
+        plans = [_plan_of(sp) for sp in specs]
+        plan, where = plan_stats(plans)
+        st_ = np.frombuffer(_native.rep_finish(sc, pos, np.array(neg, float), plan)).reshape(1, -1, 4)
+        got = [float(v[0]) for v in finish_plans(plans, where, st_)]
+        assert got == [_value(sp, h) for sp in specs]
+        return got
+
+    # N P N P (ascending): J = 1/2 at 0.4 and 0.2, cost 1 at both: the highest; precision >= 0.6 at
+    # 0.4 and 0.2: the higher recall; FPR <= 0.5: TPR 1/2 at 0.4 and 0.3, 1 at 0.2
+    names = ["youden", "least_cost", "rec_at_pre:min_precision=0.6", "tpr_at_fpr:max_fpr=0.5"]
+    assert thresholds([1, 0, 1, 0], names) == [0.4, 0.4, 0.2, 0.2]
+    # N N P P: specificity 1 at 0.4 and 0.3 (sensitivity 1/2, 1): the better sensitivity, 0.3, not the
+    # first point; sensitivity at specificity 1: 1 at 0.3
+    names = ["spc_at_sen:min_sensitivity=0.5", "sen_at_spc:min_specificity=1", "best_mcc"]
+    assert thresholds([1, 1, 0, 0], names) == [0.3, 0.3, 0.3]
+
+
+def test_an_infinite_score_counts_only_in_the_replicates_that_draw_it():
+    """A cell of score +-inf that a replicate did not draw is not in its summary: RMS and BRIER of
+    that replicate are finite (the walk added the undrawn cell's 0 x inf = NaN), and so are ECE and
+    Murphy's MCB (NaN where the cell is drawn: a score outside [0, 1])."""
+    y = np.array([1, 0, 1, 0, 1, 0, 1, 0, 1])
+    s = np.array([-np.inf, 0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.9, np.inf])
+    h = ScoreHistogram.from_arrays(y, s)
+    specs = [parse_measure(m) for m in ("rms", "brier", "ece", "brier_mcb:form=murphy", "roc", "acc")]
+    got = R.hist_replicates(specs, h, 1, 40, 1)
+    P, Q = (np.frombuffer(b).reshape(40, -1) for b in _native.boot_hist_draws(h.pos, h.neg, 1, 0, 40, False))
+    finite = 0
+    for r in range(40):
+        drawn = (P[r] + Q[r]) > 0
+        rep = ScoreHistogram(h.scores[drawn], P[r][drawn], Q[r][drawn])
+        finite += not np.isnan(got[0][r])
+        for sp, g in zip(specs, got, strict=True):
+            _close(g[r], _value(sp, rep), f"{sp.label}, replicate {r}")
+    assert finite > 0  # some replicates drew neither infinite score

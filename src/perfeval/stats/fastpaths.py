@@ -19,8 +19,13 @@ the replicate engines look the entry up and take whatever it offers:
 * Wald's interval of a fitted coefficient (the logistic calibration fits), from a summary.
 
 The ROC area has every one of them; every other binary measure of the registry has a plan (PERF's,
-and BRIER, LOGLOSS, AP, ERR, FPR, FNR, FBETA, CST, NTOP); CAL_SLOPE and CAL_INTERCEPT have Wald's
-interval.  Adding a fast path for another measure is one entry.
+and BRIER, LOGLOSS, AP, ERR, FPR, FNR, FBETA, CST, NTOP), and so have issue 33's operating points,
+partial AUC, threshold choices, ECE and MCE, BRIER_UNC and Murphy's form of BRIER_MCB and BRIER_DSC:
+their statistics need each replicate's P and N first (a rate, an equal-mass bin, the share of
+positives), so the walk goes down the cells a second time, on the same draws, once it has them
+(docs/statistics.md says which measures and choices are computed the generic way, and why).
+CAL_SLOPE and CAL_INTERCEPT have Wald's interval.  Adding a fast path for another measure is one
+entry.
 """
 
 from __future__ import annotations
@@ -77,6 +82,10 @@ class FastPaths:
 # the kinds of statistics of the compiled finishers (REP_* in csrc/resample.c), REP_WIDTH each
 ROC_K, APR_K, SQ_K, CXE_K, THR_K, R50_K, RKL_K, TOP1_K, TOP10_K, NTOP_K, SLQ_K, CA1_K, CA2_K = range(13)
 LL_K, AP_K, NRM_K = range(13, 16)
+# issue 33's (csrc/resample.c says what each gathers)
+ARG_K, TOT_K, ECEW_K, ECEM_K, MURPHY_K, PAUC_FPR_K, PAUC_TPR_K = range(16, 23)
+TPR_FPR_K, SEN_SPC_K, SPC_SEN_K, PRE_REC_K, REC_PRE_K = range(23, 28)
+YOUDEN_K, TOPLEFT_K, FBETA_K, MCC_K, COST_K = range(28, 33)
 REP_WIDTH = 4
 
 
@@ -86,8 +95,9 @@ class Plan:
 
     Attributes
     ----------
-    stats : tuple of (kind, parameter)
-        The statistics it reads (kinds of the compiled finishers).
+    stats : tuple of (kind, parameter, *arguments)
+        The statistics it reads (kinds of the compiled finishers); a kind of several parameters has
+        its further ones as arguments (each an ``(ARG_K, argument)`` pair after it in the plan).
     finish : callable
         ``[array (replicates x REP_WIDTH) per statistic] -> values``, vectorised over replicates.
     counts : bool
@@ -95,7 +105,7 @@ class Plan:
         measure is computed the generic way (which says why it cannot be).
     """
 
-    stats: tuple[tuple[int, float], ...]
+    stats: tuple[tuple[float, ...], ...]
     finish: Callable[[list[np.ndarray]], np.ndarray]
     counts: bool = False
 
@@ -215,17 +225,140 @@ def _nrm_plan(spec: Any) -> Plan:
 
 def plan_stats(plans: list[Plan]) -> tuple[np.ndarray, list[list[int]]]:
     """The compiled finishers' plan (kind, parameter pairs) of several measures, each statistic
-    once, and for each measure the positions of its statistics in it.
+    once (its arguments as ``(ARG_K, argument)`` pairs after it), and for each measure the positions
+    of its statistics in it (a pair's position: its REP_WIDTH statistics in the walk's output).
     """
-    pairs: dict[tuple[int, float], int] = {}
-    where = [[pairs.setdefault(st, len(pairs)) for st in p.stats] for p in plans]
-    return np.array([x for st in pairs for x in st], np.float64), where
+    at: dict[tuple[float, ...], int] = {}
+    flat: list[float] = []
+
+    def place(st: tuple[float, ...]) -> int:
+        if st not in at:
+            at[st] = len(flat) // 2
+            flat.extend((st[0], st[1]))
+            for arg in st[2:]:
+                flat.extend((ARG_K, arg))
+        return at[st]
+
+    where = [[place(st) for st in p.stats] for p in plans]
+    return np.array(flat, np.float64), where
 
 
 def finish_plans(plans: list[Plan], where: list[list[int]], stats: np.ndarray) -> list[np.ndarray]:
     """The values of each measure from the statistics (replicates x statistics x REP_WIDTH)."""
     with np.errstate(all="ignore"):
         return [p.finish([stats[:, k, :] for k in w]) for p, w in zip(plans, where, strict=True)]
+
+
+# -- issue 33: operating points, partial AUC, threshold choice, calibration -----------------------
+
+#: each operating point's kind and its target parameter (None: no parameter)
+_PICKS: dict[str, tuple[int, str | None]] = {
+    "TPR_AT_FPR": (TPR_FPR_K, "max_fpr"),
+    "SEN_AT_SPC": (SEN_SPC_K, "min_specificity"),
+    "SPC_AT_SEN": (SPC_SEN_K, "min_sensitivity"),
+    "PRE_AT_REC": (PRE_REC_K, "min_recall"),
+    "REC_AT_PRE": (REC_PRE_K, "min_precision"),
+    "YOUDEN": (YOUDEN_K, None),
+    "TOPLEFT": (TOPLEFT_K, None),
+    "BEST_FBETA": (FBETA_K, "beta"),
+    "BEST_MCC": (MCC_K, None),
+}
+
+
+def _pick_of(spec: Any) -> Callable[[list[np.ndarray]], np.ndarray]:
+    """The value (of=value) or the threshold (of=threshold) of the point the walk picked."""
+    col = 1 if spec.kwargs["of"] == "threshold" else 0
+    return lambda st: st[0][:, col].copy()
+
+
+def _pick_plan(spec: Any) -> Plan:
+    """An operating point (measures/operating.py): the walk evaluates every point of a replicate
+    with the measure's arithmetic and keeps the one _pick keeps (its value and its threshold).
+    """
+    kind, param = _PICKS[spec.measure.name]
+    par = 0.0 if param is None else float(spec.kwargs[param])
+    return Plan(((kind, par),), _pick_of(spec))
+
+
+def _cost_plan(spec: Any) -> Plan:
+    kw = spec.kwargs
+    costs = (float(kw["tp"]), float(kw["fn"]), float(kw["fp"]), float(kw["tn"]))
+    return Plan(((COST_K, *costs),), _pick_of(spec))
+
+
+def _pauc_plan(spec: Any) -> Plan:
+    kw = spec.kwargs
+    hi, lo = float(kw["hi"]), float(kw["lo"])
+    kind = PAUC_FPR_K if kw["focus"] == "fpr" else PAUC_TPR_K
+    if kw["focus"] == "fpr":
+        least = (hi * hi - lo * lo) / 2
+    else:
+        least = (hi - lo) - (hi * hi - lo * lo) / 2
+    mcclish = kw["correct"] == "mcclish"
+
+    def finish(st: list[np.ndarray]) -> np.ndarray:
+        t = st[0]
+        area = t[:, 0]
+        if mcclish:  # operating._pauc's arithmetic
+            with np.errstate(all="ignore"):
+                area = (1 + (area - least) / ((hi - lo) - least)) / 2
+        return np.where(t[:, 1] > 0, area, np.nan)
+
+    return Plan(((kind, hi, lo),), finish)
+
+
+#: the most bins of an ECE the compiled walk takes (ECE_MAX_BINS in csrc/resample.c: three sums a
+#: bin in every lane); more are computed the generic way
+ECE_MAX_BINS = 1 << 16
+
+
+def _ece_plan(spec: Any) -> Plan | None:
+    """ECE (MCE: norm=max): the walk's bins give every norm (l1, l2, debiased l2, max); equal-mass
+    bins are placed from each replicate's total (whole counts: exact), the debiased form needs
+    whole counts as the measure does.
+    """
+    kw = spec.kwargs
+    B = int(kw["n_bins"])
+    if B > ECE_MAX_BINS:
+        return None
+    norm, debiased = kw.get("norm", "max"), kw.get("debiased", "no")
+    mass = kw["bins"] == "mass"
+    if debiased == "yes" and norm != "l2":  # no such estimator (refused when the spec is read)
+        return None
+    col = {"l1": 0, "l2": 2 if debiased == "yes" else 1, "max": 3}[norm]
+    return Plan(
+        ((ECEM_K if mass else ECEW_K, float(B)),),
+        lambda st: st[0][:, col].copy(),
+        counts=mass or debiased == "yes",
+    )
+
+
+def _murphy_plan(part: int) -> Callable[[Any], Plan | None]:
+    """BRIER_MCB (part 0) or BRIER_DSC (part 1) of Murphy's form: the sums over the drawn cells
+    divided by n (MCB NaN with a drawn score outside [0, 1]); the CORP form is computed the generic
+    way (docs/statistics.md and tests/test_replicate_plans.py's GENERIC_CHOICES say why).
+    """
+
+    def plan(spec: Any) -> Plan | None:
+        if spec.kwargs["form"] != "murphy":
+            return None
+
+        def finish(st: list[np.ndarray]) -> np.ndarray:
+            t = st[0]
+            with np.errstate(all="ignore"):
+                v = t[:, part] / t[:, 2]
+            return np.where(t[:, 3] > 0, v, np.nan) if part == 0 else v
+
+        return Plan(((MURPHY_K, 0.0),), finish)
+
+    return plan
+
+
+def _unc_value(t: np.ndarray) -> np.ndarray:
+    """BRIER_UNC: o (1 - o), o = P / n (NaN without a case)."""
+    with np.errstate(all="ignore"):
+        o = t[:, 0] / (t[:, 0] + t[:, 1])
+        return o * (1.0 - o)
 
 
 # -- the ROC area ------------------------------------------------------------------------------------
@@ -298,6 +431,14 @@ FAST_PATHS: dict[str, FastPaths] = {
         for name in ("ACC", "PPV", "NPV", "SEN", "SPC", "PRE", "REC", "PRF", "LFT", "ERR", "FPR", "FNR")
         + ("FBETA", "CST")
     },
+    **{name: FastPaths(plan=_pick_plan) for name in _PICKS},
+    "LEAST_COST": FastPaths(plan=_cost_plan),
+    "PAUC": FastPaths(plan=_pauc_plan),
+    "ECE": FastPaths(plan=_ece_plan),
+    "MCE": FastPaths(plan=_ece_plan),
+    "BRIER_MCB": FastPaths(plan=_murphy_plan(0)),
+    "BRIER_DSC": FastPaths(plan=_murphy_plan(1)),
+    "BRIER_UNC": FastPaths(plan=_plan(TOT_K, _unc_value)),
 }
 
 NONE = FastPaths()
