@@ -89,10 +89,8 @@ def cst_groups(
 
 def selrate(h: ScoreHistogram, *, threshold: float) -> float:
     """The selection rate: the share of the cases (their weight) predicted positive, (TP + FP) / n."""
-    tp, fn, fp, tn = _confusion(h, threshold)
-    return float(_div(tp + fp, tp + fn + fp + tn))
+    return float(_f.selrate(*_confusion(h, threshold)))
 
 
 def selrate_groups(gd: GroupedData, *, threshold: float) -> np.ndarray:
-    tp, fn, fp, tn = gd.counts(threshold)
-    return _div(tp + fp, tp + fn + fp + tn)
+    return _f.selrate(*gd.counts(threshold))
