@@ -30,7 +30,6 @@ from perfeval.base.text import place, token
 from perfeval.contest.criteria import Joined, measure_result, why_no_number
 from perfeval.contest.score import (
     EXTRA_LINES,
-    MAX_BYTES_PER_ROW,
     MAX_ERRORS,
     MAX_LINE,
     MAX_LINES_PER_ROW,
@@ -43,14 +42,11 @@ from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfErr
 from perfeval.io import grammar
 from perfeval.io.base import Options
 from perfeval.io.readers import READERS, read_table
-from perfeval.io.tables import Table, check_bytes, clean, first_lines
+from perfeval.io.tables import Table, check_bytes, clean
 
 # pandas, polars and pyarrow are not imported: a data frame is read through its own methods; pyarrow
 # is imported by the Parquet reader, where a Parquet file is read.
 
-#: bytes a prediction column may take in a row of a submission, beyond MAX_BYTES_PER_ROW a row: a
-#: submission larger than that (and 64 MiB) is refused unread
-BYTES_PER_COLUMN = 64
 #: the first bytes of a compressed file (a submission is plain CSV or Parquet)
 _COMPRESSED = {b"\x1f\x8b": "gzip", b"PK\x03\x04": "zip", b"\xfd7zXZ\x00": "xz", b"BZh": "bzip2"}
 
@@ -459,17 +455,6 @@ class _Errors:
         )
 
 
-def limits(task: Task, key: TableKey) -> tuple[int, int]:
-    """(bytes, lines) a submission file for this key can have: MAX_BYTES_PER_ROW and BYTES_PER_COLUMN a
-    prediction column a key row, and 64 MiB; MAX_LINES_PER_ROW lines a key row and EXTRA_LINES.
-    """
-    assert task.columns is not None
-    width = len(task.columns.prediction)
-    return (MAX_BYTES_PER_ROW + BYTES_PER_COLUMN * width) * key.rows + (64 << 20), (
-        MAX_LINES_PER_ROW * key.rows + EXTRA_LINES
-    )
-
-
 #: the longest text a prediction field may hold (a number written in full: 17 digits, a sign, a
 #: point and an exponent, with room to spare; a class label: the longest of the task's)
 FIELD = 64
@@ -486,22 +471,33 @@ def line_width(task: Task, key: TableKey) -> int:
     return key.id_width + 4 + len(task.columns.prediction) * (max(FIELD, labels) + 4) + 16
 
 
+def limits(task: Task, key: TableKey) -> tuple[int, int, int]:
+    """(bytes, lines, line width) a submission file for this key can have: as many rows as the key
+    and :data:`MAX_ERRORS` (more would be errors all), each at most :func:`line_width` bytes, the
+    header (at most MAX_LINE bytes), and blank lines up to MAX_LINES_PER_ROW lines a key row and
+    EXTRA_LINES, with a MiB to spare (a Parquet file's footer).  A larger file is refused unread.
+    """
+    width = line_width(task, key)
+    lines = MAX_LINES_PER_ROW * key.rows + EXTRA_LINES
+    return (key.rows + MAX_ERRORS + 1) * (width + 2) + 2 * lines + MAX_LINE + (1 << 20), lines, width
+
+
 def read_submission(path: str, task: Task, key: TableKey, follow_links: bool = False) -> _Frame:
     """A submission file as a :class:`_Frame`, read under the scorer's rules (:func:`open_submission`:
     no link without ``follow_links``, no FIFO, never the key), refused unread when larger than a
-    submission for this key can be; then its rows are counted and its lines measured (more rows than
-    the key's and :data:`MAX_ERRORS`, or a line longer than a valid one can be, is refused before it
-    is parsed), and it is read by the project's CSV or Parquet reader.  Every problem here is one
+    submission for this key can be (:func:`limits`); then its lines are counted and measured (more
+    lines or rows than a valid submission has, or a line longer than one of its can be, is refused
+    before the file is parsed), and it is read by the project's CSV or Parquet reader.  So memory
+    and time follow the key, whatever the file.  Every problem here is one
     :class:`InputFormatError` (the file is not read further).
     """
-    limit, max_lines = limits(task, key)
+    limit, max_lines, width = limits(task, key)
     fh, size = open_submission(path, key, follow_links)
     with fh:
         if size > limit:
             raise InputFormatError(
                 f"is {size:,} bytes, more than a submission for this key can be (at most {limit:,}: "
-                f"{MAX_BYTES_PER_ROW} bytes a key row, {BYTES_PER_COLUMN} a prediction column, and 64 MiB); "
-                "it was not read",
+                f"{key.rows:,} rows of at most {width} bytes, and blank lines); it was not read",
                 source=path,
             )
         raw = fh.read(limit + 1)
@@ -515,6 +511,11 @@ def read_submission(path: str, task: Task, key: TableKey, follow_links: bool = F
             raise InputFormatError(
                 f"is a {kind} file: a submission is a plain CSV (or Parquet) file; decompress it", source=path
             )
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputFormatError(
+            "is UTF-16 text: a submission is UTF-8 (pandas: to_csv(encoding='utf-8'); Excel: CSV UTF-8)",
+            source=path,
+        )
     expected = task.columns.submission if task.columns else []
     if raw.startswith(b"PAR1"):
         return _parquet(raw, path, task, key, expected)
@@ -544,31 +545,21 @@ def _labels(task: Task) -> Callable[[list, bool], list[int]] | None:
 
 
 def _csv(raw: bytes, path: str, task: Task, key: TableKey, expected: list[str], max_lines: int) -> _Frame:
-    """A CSV submission: bytes checked (a NUL byte, a character some readers take for a line end),
-    lines counted and measured, the header's names checked, then the project's CSV reader (comma
-    separated, a header, the id column an identity).
+    """A CSV submission: lines counted (LF, CR LF and CR end one) and measured, bytes checked (a NUL
+    byte, a character some readers take for a line end), the header's names checked, then the
+    project's CSV reader (comma separated, a header, the id column an identity).
     """
-    body = clean(raw, True)
-    check_bytes(body, path, 0, True)  # a NUL byte (binary junk), a form feed: its line and column
-    lines = body.count(b"\n") + (bool(body) and not body.endswith(b"\n"))
+    lines = raw.count(b"\n") + raw.count(b"\r") - raw.count(b"\r\n") + (bool(raw) and raw[-1:] not in b"\r\n")
     if lines > max_lines:
         raise InputFormatError(
             f"holds {lines:,} lines, more than a submission for this key can have (at most {max_lines:,}: "
             f"{MAX_LINES_PER_ROW} a key row and {EXTRA_LINES:,}, blank lines included); it was not read",
             source=path,
         )
-    first = first_lines(body, 1, comments=True, delim=",")
-    if not first:
-        raise InputFormatError(
-            f"holds no header and no data (a submission's columns: {', '.join(expected)})", source=path
-        )
-    k, _pos, text = first[0]
-    if len(text) > MAX_LINE:
-        raise InputFormatError(
-            f"longer than {MAX_LINE:,} bytes; the first line is the header: {','.join(expected)}",
-            source=path,
-            line=k,
-        )
+    body = clean(raw, True)
+    del raw
+    check_bytes(body, path, 0, True)  # a NUL byte (binary junk), a form feed: its line and column
+    k, text = _header_line(body, path, expected)
     line = text.decode("utf-8", errors="replace")
     try:
         names = [f.strip() for f in next(csv.reader([line]), [])]
@@ -590,8 +581,32 @@ def _csv(raw: bytes, path: str, task: Task, key: TableKey, expected: list[str], 
             f"{MAX_ERRORS}; it was not read further",
             source=path,
         )
-    table = _read(raw, path, Options("csv", True, ",", _identity(task), _labels(task)))
+    table = _read(body, path, Options("csv", True, ",", _identity(task), _labels(task)))
     return _table_frame(table, lambda: _lines_of(table))
+
+
+def _header_line(body: bytes, path: str, expected: list[str]) -> tuple[int, bytes]:
+    """(line, text) of a CSV submission's header: its first line that is neither blank nor a comment
+    (``#`` first), at most MAX_LINE bytes; nothing is copied of a longer line.
+    """
+    pos, k, n = 0, 0, len(body)
+    while pos < n:
+        end = body.find(b"\n", pos)
+        end = n if end < 0 else end
+        k += 1
+        if end - pos > MAX_LINE:
+            raise InputFormatError(
+                f"longer than {MAX_LINE:,} bytes; the first line is the header: {','.join(expected)}",
+                source=path,
+                line=k,
+            )
+        text = body[pos:end]
+        if text.strip() and not text.lstrip().startswith(b"#"):
+            return k, text
+        pos = end + 1
+    raise InputFormatError(
+        f"holds no header and no data (a submission's columns: {', '.join(expected)})", source=path
+    )
 
 
 def _read(raw: bytes, path: str, how: Options) -> Table:
