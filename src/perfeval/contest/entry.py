@@ -70,7 +70,7 @@ def score_submission(
         contest safely"): no symbolic link unless ``follow_links``, no FIFO, never the key itself,
         refused unread when larger than a submission for this key can be.
     name : str, optional
-        The submission's name in its messages (default: its path; ``the submission`` for a data frame).
+        The submission's name in its messages (default: its path; ``a submission`` for a data frame).
 
     Returns
     -------

@@ -1326,6 +1326,7 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
     blocks = task.key == "block-id-target"
     inputs: dict[tuple, object] = {}
     for c in task.criteria:
+        assert c.perf is not None  # a task of lines: given, or formed from its measure at load
         k: tuple = (c.list, tuple(c.positives or ()))
         if k not in inputs:
             inputs[k] = classic_cases(_columns(task, key, preds, c.list or "", c.positives))

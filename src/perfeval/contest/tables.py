@@ -239,7 +239,7 @@ def read_table_key(key: Any, task: Task) -> TableKey:
 
         def labels(names: list, header: bool) -> list[int]:
             pos = {n: i for i, n in reversed(list(enumerate(names)))}
-            return [pos[t] for t in [cols.target] if task.problem == "classes" and t in pos]  # type: ignore[list-item]
+            return [pos[t] for t in [cols.target] if task.problem == "classes" and t in pos]
 
         table = read_table(path, "auto", True, identity=identity, labels=labels)
         twice = sorted({n for n in table.names if n in wanted and table.names.count(n) > 1})
@@ -639,6 +639,9 @@ def _measure_lines(body: bytes, width: int, header: int) -> tuple[int | None, in
     return long, rows
 
 
+#: the column pandas' to_parquet writes a data frame's index to (unless index=False): not data
+_PANDAS_INDEX = re.compile(r"__index_level_\d+__")
+
 #: the compressions of a Parquet submission's pages: none, or Snappy (pandas' and pyarrow's default),
 #: whose output is at most a few dozen times its input; the others can inflate a few kilobytes to
 #: gigabytes before any check could see them
@@ -674,6 +677,7 @@ def _parquet(raw: bytes, path: str, task: Task, key: TableKey, expected: list[st
             f"{MAX_ERRORS}; it was not read",
             source=path,
         )
+    names = [n for n in names if not _PANDAS_INDEX.fullmatch(n)]
     _check_header(names, expected, path, None, None)
     width = line_width(task, key)
     for c in chunks:
@@ -693,7 +697,7 @@ def _parquet(raw: bytes, path: str, task: Task, key: TableKey, expected: list[st
         )
     text = [
         n
-        for n, t in zip(names, pf.schema_arrow.types, strict=True)
+        for n, t in zip(pf.schema_arrow.names, pf.schema_arrow.types, strict=True)
         if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
     ]
     try:
@@ -716,7 +720,9 @@ def _parquet(raw: bytes, path: str, task: Task, key: TableKey, expected: list[st
     except Exception as e:
         raise InputFormatError(f"is not a readable Parquet file ({_short(e)})", source=path) from None
     table = _read(raw, path, Options("parquet", True, None, _identity(task), _labels(task)))
-    return _table_frame(table, lambda: np.zeros(0, np.int64))  # rows are named by number
+    frame = _table_frame(table, lambda: np.zeros(0, np.int64))  # rows are named by number
+    frame.names = names  # without pandas' index
+    return frame
 
 
 def _short(e: BaseException) -> str:
@@ -949,7 +955,7 @@ def score_table(
     :class:`~perfeval.contest.score.Scores`, with the errors that reject it.  Whatever is wrong with
     the submission rejects it alone; nothing is raised for it.
     """
-    label = name or (os.fspath(submission) if not _is_frame(submission) else "the submission")
+    label = name or (os.fspath(submission) if not _is_frame(submission) else "a submission")
     try:
         if _is_frame(submission):
             frame = frame_of(submission, label)

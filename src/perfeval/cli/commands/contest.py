@@ -14,6 +14,7 @@ from perfeval.cli.load import note
 from perfeval.cli.output import signature_line, table, write
 from perfeval.contest.board import Board, StoreError, check_team, default_db, rankings, shown_direction
 from perfeval.contest.entry import read_key, score_submission, task_signature
+from perfeval.contest.score import Key
 from perfeval.contest.tasks import Task, load_task
 from perfeval.engine.report import dumps, with_reasons
 from perfeval.exceptions import InputFormatError, InvalidParameterError
@@ -51,7 +52,7 @@ def run_score(args: Any) -> int:
     team = check_team(args.team) if args.team is not None else None
     task = load_task(args.task)
     key = read_key(args.key, task)
-    if getattr(key, "header", None) is not None:  # said: a line of the key is not an example
+    if isinstance(key, Key) and key.header is not None:  # said: a line of the key is not an example
         header = ", ".join(shown(x) for x in key.header)
         where = f"{place(args.key)}, line {key.header_line}"
         note(f"perfeval: note: {where} is the answer key's header ({header})\n")
