@@ -735,3 +735,91 @@ def test_the_docs_table_task_example_runs(tmp_path, capsys):
         os.chdir(old)
     assert code == 0, err
     assert out.replace(f"perfeval:{__version__}|", "perfeval:0.1.0|") == blocks["output"], out
+
+
+def test_many_errors_are_listed_in_the_files_order_and_counted(tmp_path, capsys):
+    """1,000 unknown ids and a few other errors: the first 20 in the file's order, then how many more
+    (each kind was counted in full, not only the ones listed)."""
+    task, key, _, good = _hostile_files(tmp_path)
+    lines = [good[0], "id000,nan", *(f"zz{i},0.5" for i in range(1000)), *good[2:]]
+    (tmp_path / "sub.csv").write_text("\n".join(lines) + "\n")
+    code, out, err = run_cli(
+        ["score", "--key", key, "--task", task, str(tmp_path / "sub.csv"), "--no-store", "--format", "json"],
+        capsys,
+    )
+    # 1,000 rows more than the key's: refused before they are parsed
+    assert code == 1 and "holds 1,200 rows, more than the answer key's 200 ids" in err
+    lines = [
+        good[0],
+        "id000,nan",
+        *(f"zz{i},0.5" for i in range(15)),
+        *good[2:],
+        *(f"id{i:03d},7" for i in range(1, 6)),
+    ]
+    (tmp_path / "sub.csv").write_text("\n".join(lines) + "\n")
+    code, out, err = run_cli(
+        ["score", "--key", key, "--task", task, str(tmp_path / "sub.csv"), "--no-store", "--format", "json"],
+        capsys,
+    )
+    (entry,) = json.loads(out)
+    errors = entry["errors"]
+    # line 2: nan; lines 3-17: 15 unknown ids; the last 5 lines: repeated ids, each with 7 outside [0, 1]
+    assert code == 1 and len(errors) == 21 and errors[-1] == "... and 6 more errors", errors
+    assert "line 2, column 'p': the prediction is not a finite number" in errors[0]
+    assert all("is not in the answer key" in e for e in errors[1:16])
+    assert "line 217, column 'rid': id 'id001' appears again (first on line 18)" in errors[16]
+    assert "line 217, column 'p': the prediction 7.0 is outside [0, 1]" in errors[17]
+    # 40 unknown ids in place of 40 of the key's: each counted, not only the 21 kept to be listed
+    (tmp_path / "sub.csv").write_text(
+        "\n".join([good[0], *(f"zz{i},0.5" for i in range(40)), *good[41:]]) + "\n"
+    )
+    code, out, err = run_cli(
+        ["score", "--key", key, "--task", task, str(tmp_path / "sub.csv"), "--no-store", "--format", "json"],
+        capsys,
+    )
+    (entry,) = json.loads(out)
+    assert entry["errors"][-1] == "... and 21 more errors"  # 40 unknown ids, 1 line of missing ids
+
+
+def test_a_criterion_that_cannot_score_a_submission_rejects_it_alone(tmp_path, capsys, monkeypatch):
+    """What evaluate() refuses after every check passed rejects that submission with one line (the
+    others named with it are scored), never the run."""
+    from perfeval.contest import tables
+    from perfeval.exceptions import InvalidParameterError
+
+    task, key, _, good = _hostile_files(tmp_path)
+    (tmp_path / "a.csv").write_text("\n".join(good) + "\n")
+    (tmp_path / "b.csv").write_text("\n".join([good[0], *good[1:][::-1]]) + "\n")
+    real = tables.measure_result
+    calls = []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:  # the key's two criteria, then the first submission's second
+            raise InvalidParameterError("refused for this data")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tables, "measure_result", flaky)
+    code, out, err = run_cli(
+        [
+            "score",
+            "--key",
+            key,
+            "--task",
+            task,
+            str(tmp_path / "a.csv"),
+            str(tmp_path / "b.csv"),
+            "--no-store",
+        ],
+        capsys,
+    )
+    assert (
+        code == 1
+        and err
+        == f"perfeval: error: {tmp_path}/a.csv: criterion 'X' cannot score it: refused for this data\n"
+    )
+    assert (
+        "a.csv     rejected: 1 error(s)" in out.replace("  ", " ").replace("  ", " ")
+        or "rejected: 1 error(s)" in out
+    )
+    assert "b.csv" in out and "rejected" not in out.split("b.csv")[1].splitlines()[0]

@@ -38,7 +38,7 @@ from perfeval.contest.score import (
     open_submission,
 )
 from perfeval.contest.tasks import Task
-from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfError
+from perfeval.exceptions import InputFormatError, PerfError
 from perfeval.io import grammar
 from perfeval.io.base import Options
 from perfeval.io.readers import READERS, read_table
@@ -407,9 +407,9 @@ def _key_dry_run(key: TableKey, task: Task) -> None:
                 classes=_names(task),
                 rescale=c.rescale,
             )
-        except PerfError as e:
-            raise InvalidParameterError(
-                f"{place(key.source)}: the answer key cannot be scored by criterion {c.name!r}: {e}"
+        except PerfError as e:  # the organiser's: said whole (nothing of a key reaches a team here)
+            raise InputFormatError(
+                f"the answer key cannot be scored by criterion {c.name!r}: {e}", source=key.source
             ) from None
 
 
@@ -436,25 +436,6 @@ def _names(task: Task) -> list[str] | None:
 
 
 # -- a submission ---------------------------------------------------------------------------------------
-class _Errors:
-    """A submission's errors, each one line: the first MAX_ERRORS are listed, then how many more."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.count = 0
-
-    def add(self, message: str) -> None:
-        self.count += 1
-        if len(self.lines) < MAX_ERRORS:
-            self.lines.append(message)
-
-    def listed(self) -> ErrorList:
-        more = self.count - len(self.lines)
-        return ErrorList(
-            self.lines + ([f"... and {more} more error{'s' * (more > 1)}"] if more else []), self.count
-        )
-
-
 #: the longest text a prediction field may hold (a number written in full: 17 digits, a sign, a
 #: point and an exponent, with room to spare; a class label: the longest of the task's)
 FIELD = 64
@@ -783,94 +764,115 @@ def _not_a_column(name: str, names: list[str], expected: list[str], line: str | 
 
 
 # -- checks and the join --------------------------------------------------------------------------------
+class _Found:
+    """A submission's problems: the first MAX_ERRORS + 1 of each kind (by row) kept as (row, column,
+    message), and how many there are in all; listed in the file's order, the first MAX_ERRORS, then
+    how many more.
+    """
+
+    def __init__(self) -> None:
+        self.kept: list[tuple[int, int, str]] = []
+        self.total = 0
+
+    def add(self, rows: Any, column: int, message: Callable[[int], str]) -> None:
+        """Problems at ``rows`` (row numbers, any order) of one kind, each worded by ``message(row)``."""
+        rows = sorted(int(r) for r in rows)
+        self.total += len(rows)
+        self.kept += [(r, column, message(r)) for r in rows[: MAX_ERRORS + 1]]
+
+    def listed(self, after: list[str]) -> ErrorList:
+        """The listed errors: the first MAX_ERRORS in the file's order, then ``after`` (problems of the
+        whole file), then how many more there are.
+        """
+        lines = [m for _, _, m in sorted(self.kept, key=lambda e: (e[0], e[1]))] + after
+        total = self.total + len(after)
+        more = total - min(len(lines), MAX_ERRORS)
+        tail = [f"... and {more} more error{'s' * (more > 1)}"] if more else []
+        return ErrorList(lines[:MAX_ERRORS] + tail, total)
+
+
 def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, ErrorList]:
     """Check a submission whole against the key and join it: (the joined data in the key's order,
     or None; its errors, one line each).  The columns' names have been checked.
     """
     cols = task.columns
     assert cols is not None
-    errors: list[tuple[int, int, str]] = []  # (row, column, message): listed in the file's order
+    found = _Found()
     needs = sorted({c.name for c in task.criteria if c.probability})
-    rows = key.lookup(_submitted_ids(frame, cols.id, errors))
-    preds = [_prediction(frame, name, j, task, needs, errors) for j, name in enumerate(cols.prediction, 1)]
+    rows = key.lookup(_submitted_ids(frame, cols.id, found))
+    preds = [_prediction(frame, name, j, task, needs, found) for j, name in enumerate(cols.prediction, 1)]
     matrix = np.column_stack(preds) if len(preds) > 1 else preds[0]
     if any(c.rescale for c in task.criteria):  # rows are divided by their sums: none may sum to 0
         sums = matrix.sum(axis=1)
-        for row in np.flatnonzero(np.isfinite(sums) & (sums <= 0.0))[: MAX_ERRORS + 1].tolist():
-            errors.append(
-                (
-                    row,
-                    0,
-                    f"{frame.place(row)}: the probabilities of the row sum to 0 (each row is divided by "
-                    "its sum)",
-                )
-            )
+        found.add(
+            np.flatnonzero(np.isfinite(sums) & (sums <= 0.0)),
+            0,
+            lambda r: (
+                f"{frame.place(r)}: the probabilities of the row sum to 0 (each row is divided by its sum)"
+            ),
+        )
     ident = frame.data[cols.id]
-    bad_ids = set(frame.missing.get(cols.id, np.zeros(0, np.int64)).tolist())
-    for row in np.flatnonzero(rows < 0).tolist()[: MAX_ERRORS + 1]:
-        if row not in bad_ids:
-            errors.append(
-                (row, 0, f"{frame.place(row, cols.id)}: id {token(str(ident[row]))} is not in the answer key")
-            )
+    blank = set(frame.missing.get(cols.id, np.zeros(0, np.int64)).tolist())
+    found.add(
+        [r for r in np.flatnonzero(rows < 0).tolist() if r not in blank],
+        0,
+        lambda r: f"{frame.place(r, cols.id)}: id {token(str(ident[r]))} is not in the answer key",
+    )
     # an id given twice: its second row and after, each with the first
     order = np.argsort(rows, kind="stable")
-    dup = np.flatnonzero((rows[order][1:] == rows[order][:-1]) & (rows[order][1:] >= 0)) + 1
-    if len(dup):
-        firsts = {}
-        starts = np.flatnonzero(np.r_[True, rows[order][1:] != rows[order][:-1]])
-        for s in starts.tolist():
-            firsts[int(rows[order][s])] = int(order[s])
-        for i in dup[: MAX_ERRORS + 1].tolist():
-            row = int(order[i])
-            errors.append(
-                (
-                    row,
-                    0,
-                    f"{frame.place(row, cols.id)}: id {token(str(ident[row]))} appears again (first on "
-                    f"{frame.where(firsts[int(rows[row])])})",
-                )
-            )
-    out = _Errors()
-    for _, _, message in sorted(errors, key=lambda e: (e[0], e[1])):
-        out.add(message)
+    ordered = rows[order]
+    again = np.flatnonzero((ordered[1:] == ordered[:-1]) & (ordered[1:] >= 0)) + 1
+    if len(again):
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        first = {int(ordered[i]): int(order[i]) for i in starts.tolist()}
+        found.add(
+            order[again],
+            0,
+            lambda r: (
+                f"{frame.place(r, cols.id)}: id {token(str(ident[r]))} appears again (first on "
+                f"{frame.where(first[int(rows[r])])})"
+            ),
+        )
     hit = np.zeros(key.rows, bool)
     hit[rows[rows >= 0]] = True
     absent = np.flatnonzero(~hit)
+    after = []
     if len(absent):
         listed = ", ".join(token(str(key.ids[i])) for i in absent[:5]) + (", ..." if len(absent) > 5 else "")
-        out.add(f"{place(frame.source)}: {len(absent)} id(s) of the answer key have no prediction: {listed}")
-    if out.count:
-        return None, out.listed()
+        after.append(
+            f"{place(frame.source)}: {len(absent)} id(s) of the answer key have no prediction: {listed}"
+        )
+    errors = found.listed(after)
+    if errors:
+        return None, errors
     perm = np.empty(key.rows, np.int64)
     perm[rows] = np.arange(len(rows))
     s = matrix[perm]
     if task.hard:
         s = np.eye(len(task.classes or ()))[s.astype(np.int64)]
-    return Joined(key.y, s, key.groups, key.weights), out.listed()
+    return Joined(key.y, s, key.groups, key.weights), errors
 
 
-def _submitted_ids(frame: _Frame, name: str, errors: list) -> np.ndarray:
+def _submitted_ids(frame: _Frame, name: str, found: _Found) -> np.ndarray:
     """The submission's ids (int64 or text, as written); an empty one is an error at its row."""
     col = frame.data[name]
-    for row in frame.missing.get(name, np.zeros(0, np.int64))[: MAX_ERRORS + 1].tolist():
-        errors.append((row, 0, f"{frame.place(row, name)}: missing id ({frame.blank})"))
+    found.add(frame.missing.get(name, ()), 0, lambda r: f"{frame.place(r, name)}: missing id ({frame.blank})")
     if col.dtype.kind in "iub":
         return col.astype(np.int64)
-    if col.dtype.kind == "f":
-        errors.append(
-            (
-                0,
-                0,
-                f"{place(frame.source)}, column {name!r}: ids written as floating-point numbers; write them "
-                "as "
-                "the answer key does (integers or text)",
-            )
+    if col.dtype.kind == "f":  # a data frame's (a file's float ids are refused as it is read)
+        found.add(
+            [0],
+            0,
+            lambda r: (
+                f"{place(frame.source)}, column {name!r}: ids written as floating-point numbers; write "
+                "them as the answer key does (integers or text)"
+            ),
         )
         return np.full(len(col), "", dtype=str)
     return np.asarray([str(v) for v in col.tolist()], dtype=str)
 
 
-def _prediction(frame: _Frame, name: str, j: int, task: Task, needs: list[str], errors: list) -> np.ndarray:
+def _prediction(frame: _Frame, name: str, j: int, task: Task, needs: list[str], found: _Found) -> np.ndarray:
     """A prediction column as float64 (K classes predicted as labels: each row's class index); each
     value that is missing, not a number, not finite, outside [0, 1] where a criterion reads
     probabilities (``needs``), or not one of the task's classes, an error at its row.
@@ -878,39 +880,28 @@ def _prediction(frame: _Frame, name: str, j: int, task: Task, needs: list[str], 
     col = frame.data[name]
     n = len(col)
     missing = frame.missing.get(name, np.zeros(0, np.int64))
-    for row in missing[: MAX_ERRORS + 1].tolist():
-        errors.append((row, j, f"{frame.place(row, name)}: missing prediction ({frame.blank})"))
+    found.add(missing, j, lambda r: f"{frame.place(r, name)}: missing prediction ({frame.blank})")
+    gone = set(missing.tolist())
     if task.hard:
         classes = task.classes or []
         index = {c: i for i, c in enumerate(classes)}
-        out = np.zeros(n, np.float64)
         texts = [_label_text(v) for v in col.tolist()]
-        gone = set(missing.tolist())
-        shown = 0
-        for row, t in enumerate(texts):
-            i = index.get(t)
-            if i is None:
-                if row not in gone and shown <= MAX_ERRORS:
-                    shown += 1
-                    errors.append(
-                        (
-                            row,
-                            j,
-                            f"{frame.place(row, name)}: the label {token(t)} is not one of the task's "
-                            "classes "
-                            f"({', '.join(classes)})",
-                        )
-                    )
-            else:
-                out[row] = i
-        return out
+        codes = [index.get(t, -1) for t in texts]
+        found.add(
+            [r for r, c in enumerate(codes) if c < 0 and r not in gone],
+            j,
+            lambda r: (
+                f"{frame.place(r, name)}: the label {token(texts[r])} is not one of the task's classes "
+                f"({', '.join(classes)})"
+            ),
+        )
+        return np.maximum(np.asarray(codes, np.float64), 0.0)
     if col.dtype.kind in "iufb":
         v = col.astype(np.float64)
         v[missing] = 0.0  # said missing, not again as not finite
     else:  # text (a value that is not a number), or a data frame's objects
         v = np.zeros(n, np.float64)
-        gone = set(missing.tolist())
-        shown = 0
+        bad = []
         for row, x in enumerate(col.tolist()):
             if row in gone:
                 continue
@@ -918,32 +909,25 @@ def _prediction(frame: _Frame, name: str, j: int, task: Task, needs: list[str], 
                 v[row] = float(x)
             elif grammar.is_number(str(x)):
                 v[row] = float(str(x))
-            elif shown <= MAX_ERRORS:  # (its value stays 0: said once, not again as not finite)
-                shown += 1
-                errors.append(
-                    (row, j, f"{frame.place(row, name)}: the prediction {token(str(x))} is not a number")
-                )
-    nonfinite = np.flatnonzero(~np.isfinite(v))
-    for row in nonfinite[: MAX_ERRORS + 1].tolist():
-        errors.append(
-            (
-                row,
-                j,
-                f"{frame.place(row, name)}: the prediction is not a finite number (read as "
-                f"{float(v[row])!r})",
-            )
+            else:  # (its value stays 0: said once, not again as not finite)
+                bad.append(row)
+        found.add(
+            bad, j, lambda r: f"{frame.place(r, name)}: the prediction {token(str(col[r]))} is not a number"
         )
+    found.add(
+        np.flatnonzero(~np.isfinite(v)),
+        j,
+        lambda r: f"{frame.place(r, name)}: the prediction is not a finite number (read as {float(v[r])!r})",
+    )
     if needs:
-        out_of = np.flatnonzero(np.isfinite(v) & ((v < 0.0) | (v > 1.0)))
-        for row in out_of[: MAX_ERRORS + 1].tolist():
-            errors.append(
-                (
-                    row,
-                    j,
-                    f"{frame.place(row, name)}: the prediction {float(v[row])!r} is outside [0, 1], which "
-                    f"{', '.join(needs)} {'needs' if len(needs) == 1 else 'need'}",
-                )
-            )
+        found.add(
+            np.flatnonzero(np.isfinite(v) & ((v < 0.0) | (v > 1.0))),
+            j,
+            lambda r: (
+                f"{frame.place(r, name)}: the prediction {float(v[r])!r} is outside [0, 1], which "
+                f"{', '.join(needs)} {'needs' if len(needs) == 1 else 'need'}"
+            ),
+        )
     return v
 
 
@@ -969,14 +953,22 @@ def score_table(
     if joined is None:
         return res
     for c in task.criteria:
-        result = measure_result(
-            task.problem or "",
-            c.measure or "",
-            joined,
-            dialect=c.dialect,
-            classes=_names(task),
-            rescale=c.rescale,
-        )
+        try:
+            result = measure_result(
+                task.problem or "",
+                c.measure or "",
+                joined,
+                dialect=c.dialect,
+                classes=_names(task),
+                rescale=c.rescale,
+            )
+        except PerfError as e:  # what the checks above let through and evaluate() refuses
+            res.scores.clear()
+            res.errors = ErrorList(
+                [f"{place(label)}: criterion {c.name!r} cannot score it: {_cut(str(e))}"], 1
+            )
+            res.n_errors = 1
+            return res
         res.scores[c.name] = float(result.value)
         if not math.isfinite(result.value):
             res.why[c.name] = why_no_number(result)
