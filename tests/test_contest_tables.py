@@ -189,6 +189,17 @@ def test_kaggles_multiclass_log_loss_example(tmp_path, capsys):
     ] == math.log(2)
 
 
+def test_a_total_sums_a_table_tasks_criteria(tmp_path):
+    key, sub = _binary(np.random.default_rng(29))
+    task = _task(
+        tmp_path,
+        BINARY + '[[criteria]]\nname = "A"\nmeasure = "roc"\n[[criteria]]\nname = "B"\nmeasure = "apr"\n'
+        '[total]\nname = "S"\nsum = ["A", "B"]\n',
+    )
+    r = score_submission(task, key, sub)
+    assert r.ok and r.scores["S"] == r.scores["A"] + r.scores["B"] and set(r.scores) == {"A", "B", "S"}
+
+
 def test_qwk_of_integer_grades(tmp_path, capsys):
     """K classes predicted as one label a row (integer grades): QWK, accuracy and linear kappa equal
     evaluate() on the one-hot rows and scikit-learn on the labels; a measure of scores is refused."""

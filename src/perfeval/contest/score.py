@@ -1337,17 +1337,22 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
         res.scores[c.name] = vals[label]
         if not math.isfinite(vals[label]):
             res.why[c.name] = _why_not_a_number(c, vals[label], inputs[k], blocks)
-    if task.total:
-        total, parts = task.total["name"], task.total["sum"]
-        res.scores[total] = sum(res.scores[n] for n in parts)
-        if not math.isfinite(res.scores[total]):
-            bad = [n for n in parts if not math.isfinite(res.scores[n])]
-
-            res.why[total] = (
-                f"{plain_why(res.scores[total])}: the sum of {', '.join(parts)}, of which "
-                f"{', '.join(bad) or 'none'} {'is' if len(bad) == 1 else 'are'} not a finite number"
-            )
+    add_total(res, task)
     return res
+
+
+def add_total(res: Scores, task: Task) -> None:
+    """The task's ``[total]``, the sum of its criteria's scores (and why it is not a number)."""
+    if not task.total:
+        return
+    total, parts = task.total["name"], task.total["sum"]
+    res.scores[total] = sum(res.scores[n] for n in parts)
+    if not math.isfinite(res.scores[total]):
+        bad = [n for n in parts if not math.isfinite(res.scores[n])]
+        res.why[total] = (
+            f"{plain_why(res.scores[total])}: the sum of {', '.join(parts)}, of which "
+            f"{', '.join(bad) or 'none'} {'is' if len(bad) == 1 else 'are'} not a finite number"
+        )
 
 
 def _why_not_a_number(c, v: float, cases, blocks: bool) -> str:

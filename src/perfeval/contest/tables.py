@@ -35,6 +35,7 @@ from perfeval.contest.score import (
     MAX_LINES_PER_ROW,
     ErrorList,
     Scores,
+    add_total,
     open_submission,
 )
 from perfeval.contest.tasks import Task
@@ -972,6 +973,7 @@ def score_table(
         res.scores[c.name] = float(result.value)
         if not math.isfinite(result.value):
             res.why[c.name] = why_no_number(result)
+    add_total(res, task)
     return res
 
 
