@@ -834,3 +834,46 @@ def test_a_criterion_that_cannot_score_a_submission_rejects_it_alone(tmp_path, c
         or "rejected: 1 error(s)" in out
     )
     assert "b.csv" in out and "rejected" not in out.split("b.csv")[1].splitlines()[0]
+
+
+def test_parquet_submissions_are_read_under_the_same_rules(tmp_path, capsys):
+    """A Parquet submission: pandas' index column is not a column of it; a null is a missing value at
+    its row; a page compressed by ZSTD (which can inflate kilobytes to gigabytes) and a dictionary that
+    repeats one long value for every row are refused before the data are decoded."""
+    pytest.importorskip("pyarrow")
+    task, key, _, good = _hostile_files(tmp_path)
+    rows = [x.split(",") for x in good[1:]]
+    sub = pd.DataFrame({"rid": [r[0] for r in rows], "p": [float(r[1]) for r in rows]})
+    cases = {
+        "indexed.parquet": (sub.sample(frac=1.0, random_state=1), {}, None),
+        "null.parquet": (
+            sub.assign(p=[None, *sub["p"][1:]]),
+            {},
+            "row 1, column 'p': missing prediction (a null)",
+        ),
+        "zstd.parquet": (sub, {"compression": "zstd"}, "is compressed with ZSTD"),
+        "long.parquet": (
+            sub.assign(rid="x" * 100_000),
+            {},
+            "column 'rid' holds a value of 100,000 characters",
+        ),
+        "extra.parquet": (
+            sub.assign(q=1),
+            {"index": False},
+            "column 3, 'q', is not one of the submission's columns",
+        ),
+    }
+    for name, (frame, kw, message) in cases.items():
+        frame.to_parquet(tmp_path / name, **kw)
+        code, out, err = run_cli(
+            ["score", "--key", key, "--task", task, str(tmp_path / name), "--no-store"], capsys
+        )
+        if message is None:
+            assert code == 0, err
+        else:
+            assert code == 1 and len(err.splitlines()) == 1 and message in err, (name, err)
+    (tmp_path / "fake.parquet").write_text("\n".join(good) + "\n")
+    code, out, err = run_cli(
+        ["score", "--key", key, "--task", task, str(tmp_path / "fake.parquet"), "--no-store"], capsys
+    )
+    assert code == 1 and "is not a Parquet file (it does not start with PAR1)" in err
