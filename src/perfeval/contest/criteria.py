@@ -12,13 +12,17 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from perfeval.api.evaluation import evaluate
-from perfeval.engine.report import MeasureResult, why_not_finite
 from perfeval.exceptions import PerfError, PerfWarning
+
+if TYPE_CHECKING:
+    from perfeval.engine.report import MeasureResult
+
+# evaluate() and the engine's report are imported where a table task's criterion is run: a task of
+# lines (the presets) does not load them.
 
 #: what a table task's rows are (the task file's ``problem``)
 PROBLEMS = ("binary", "classes", "labels", "regression")
@@ -60,6 +64,8 @@ def measure_result(
     matrix named by ``classes``.  Warnings (a group where the measure is undefined) are not shown:
     the value, and why it is not a number, are the result's.
     """
+    from perfeval.api.evaluation import evaluate
+
     kw: dict[str, Any] = {
         "measures": [spec],
         "groups": joined.groups,
@@ -82,6 +88,8 @@ def measure_result(
 
 def why_no_number(result: MeasureResult) -> str:
     """Why a criterion's value is not a finite number, as the JSON says beside its null."""
+    from perfeval.engine.report import why_not_finite
+
     return (
         result.why
         or why_not_finite(result.value, result.label, "for this submission joined with the key")
