@@ -438,6 +438,11 @@ def test_a_huge_file_is_refused_unread(tmp_path, capsys):
         fh.truncate(5 << 30)  # 5 GiB that cost no disk
     code, out, err = run_cli(["score", "--key", key, "--task", task, str(sparse), "--no-store"], capsys)
     assert code == 1 and "more than a submission for this key can be" in err and "it was not read" in err
+    code, out, err = run_cli(
+        ["score", "--key", key, "--task", task, str(sparse), "--no-store", "--format", "json"], capsys
+    )
+    (entry,) = json.loads(out)
+    assert entry["stopped"] is True and entry["rows"] == 0 and entry["ok"] is False
     many = tmp_path / "blank.csv"  # blank lines past the cap: counted, not parsed
     many.write_bytes("\n".join(good).encode() + b"\n" * 300_000)
     code, out, err = run_cli(["score", "--key", key, "--task", task, str(many), "--no-store"], capsys)

@@ -947,8 +947,8 @@ def score_table(
             _check_header(frame.names, task.columns.submission if task.columns else [], label, None, None)
         else:
             frame = read_submission(os.fspath(submission), task, key, follow_links)
-    except InputFormatError as e:
-        return Scores(label, errors=[_cut(str(e))], n_errors=1)
+    except InputFormatError as e:  # reading stopped there: nothing more is said
+        return Scores(label, errors=[_cut(str(e))], n_errors=1, stopped=True)
     joined, errors = check(frame, task, key)
     res = Scores(label, errors=errors, rows=frame.rows, n_errors=errors.total)
     if joined is None:
