@@ -30,7 +30,8 @@ EXAMPLES = {
     "leaderboard": "examples:\n  perfeval leaderboard --key answers.txt --task kddcup2004-physics",
     "score": "examples:\n"
     "  perfeval score team_a.txt --key answers.txt --task kddcup2004-physics --team a\n"
-    "  perfeval score sub.txt --key answers.txt --task kddcup2004-protein --no-store --format json",
+    "  perfeval score sub.txt --key answers.txt --task kddcup2004-protein --no-store --format json\n"
+    "  perfeval score team_red.csv --key clicks_key.csv --task clicks.toml  # a table task: docs/contest.md",
     "list-measures": "examples:\n  perfeval list-measures\n  perfeval list-measures --long",
     "sample": "examples:\n  perfeval sample\n  perfeval sample clicks.csv > clicks.csv\n"
     "  perf < $(perfeval sample --path testperfdata)",

@@ -1,1 +1,26 @@
-"""Competition scoring: answer keys, submissions by id, task presets and a leaderboard."""
+"""Scoring competitions: tasks (:mod:`~perfeval.contest.tasks`), answer keys and submissions checked
+and scored (:mod:`~perfeval.contest.score`: lines, as PERF reads them; :mod:`~perfeval.contest.tables`:
+CSV and Parquet tables, any registry measure), the leaderboard (:mod:`~perfeval.contest.board`).
+
+Every door of the scorer (``perfeval score``, the Codabench and CodaLab scoring program, a Kaggle
+metric) calls one entry: :func:`score_submission` (with :func:`read_key` to read the key once).
+Its names are loaded on first use (the leaderboard's command does not load the measures).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["Scores", "read_key", "score_submission"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("read_key", "score_submission"):
+        from perfeval.contest import entry
+
+        return getattr(entry, name)
+    if name == "Scores":
+        from perfeval.contest.score import Scores
+
+        return Scores
+    raise AttributeError(f"module 'perfeval.contest' has no attribute {name!r}")

@@ -307,9 +307,31 @@ def _why_no_value(crit: str, scores: dict[str, Any]) -> str | None:
 
 
 def _key(direction: str, value: float | None, time: str) -> tuple:
+    """The order of entries for one criterion: the better value first (``higher``, ``lower``, or
+    ``ideal:<x>``, the nearer to x), a missing one last; equal to the last bit, the earlier first.
+    """
     if value is None:  # a missing value ranks last
         return (True, 0.0, time)
-    return (False, -value if direction == "higher" else value, time)
+    if direction == "higher":
+        return (False, -value, time)
+    if direction == "lower":
+        return (False, value, time)
+    if direction.startswith("ideal:"):
+        return (False, abs(value - float(direction[6:])), time)
+    raise InvalidParameterError(
+        f"a criterion's direction is higher, lower or ideal:<value>, not {direction!r}"
+    )
+
+
+def shown_direction(direction: str) -> str:
+    """A direction in words: ``higher``, ``lower``, ``closest to 1.0``.
+
+    Examples
+    --------
+    >>> shown_direction("lower"), shown_direction("ideal:1.0")
+    ('lower', 'closest to 1.0')
+    """
+    return f"closest to {direction[6:]}" if direction.startswith("ideal:") else direction
 
 
 def rankings(entries: list[dict[str, Any]], directions: dict[str, str]) -> dict[str, list[Standing]]:

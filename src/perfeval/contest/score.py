@@ -73,7 +73,13 @@ class Key:
 
 
 @dataclass
-class Result:
+class Scores:
+    """One submission checked and scored: its scores by criterion (full precision: the doubles the
+    criteria give; a value that is not a number has its reason in ``why``), or the errors that
+    reject it (``ok`` is false: nothing is scored).  What every door of the scorer gives
+    (:func:`perfeval.contest.score_submission`).
+    """
+
     submission: str
     scores: dict[str, float] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)  # the first MAX_ERRORS, then "... more" (see _Errors)
@@ -237,7 +243,7 @@ def _refuse_link_on_path(path: str, link: str) -> None:
     )
 
 
-def open_submission(path: str, key: Key | None = None, follow_links: bool = False):
+def open_submission(path: str, key: object | None = None, follow_links: bool = False):
     """Open a submission file for reading, refusing what a team could use to read what it must not.
 
     Refused, unless `follow_links`: a symbolic link, as the file itself or as any directory on its
@@ -268,7 +274,7 @@ def open_submission(path: str, key: Key | None = None, follow_links: bool = Fals
                 "is not a regular file (a FIFO, device or socket); a submission is a regular file",
                 source=path,
             )
-        if key is not None and key.inode == (st.st_dev, st.st_ino):
+        if key is not None and getattr(key, "inode", None) == (st.st_dev, st.st_ino):
             raise InputFormatError("is the answer key itself; a submission cannot be the key", source=path)
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb"), st.st_size
@@ -1287,7 +1293,7 @@ def joined_text(
     return ("\n".join(map(" ".join, zip(*cols, strict=False))) + "\n").encode()
 
 
-def score_submission(arg: str, task: Task, key: Key, follow_links: bool = False) -> Result:
+def score_argument(arg: str, task: Task, key: Key, follow_links: bool = False) -> Scores:
     """Check and score one submission as named on the command line.  Whatever is wrong with it (a
     file that cannot be read, a link, a FIFO, a missing list) rejects this submission alone, never
     the others scored with it.
@@ -1295,11 +1301,14 @@ def score_submission(arg: str, task: Task, key: Key, follow_links: bool = False)
     try:
         return score(submission_files(arg, task, follow_links), task, key, follow_links)
     except InputFormatError as e:
-        return Result(arg, errors=[str(e)], n_errors=1)
+        return Scores(arg, errors=[str(e)], n_errors=1)
 
 
-def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) -> Result:
-    """Check and score one submission (one path, or one per list for a ranked-lists task)."""
+def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) -> Scores:
+    """Check and score one submission (one path, or one per list for a ranked-lists task); a file
+    that cannot be read, or a wrong number of lists, raises :class:`InputFormatError`
+    (:func:`score_argument` turns it into the submission's error).
+    """
     name = os.pathsep.join(paths)
     if task.lists and len(paths) != len(task.lists):
         raise InputFormatError(
@@ -1309,7 +1318,7 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
             source=",".join(paths),
         )
     preds, errors, rows = check_submission(paths, task, key, follow_links)
-    res = Result(
+    res = Scores(
         name, errors=errors, rows=rows, n_errors=errors.total, capped=errors.capped, stopped=errors.stopped
     )
     if errors:
@@ -1317,6 +1326,7 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
     blocks = task.key == "block-id-target"
     inputs: dict[tuple, object] = {}
     for c in task.criteria:
+        assert c.perf is not None  # a task of lines: given, or formed from its measure at load
         k: tuple = (c.list, tuple(c.positives or ()))
         if k not in inputs:
             inputs[k] = classic_cases(_columns(task, key, preds, c.list or "", c.positives))
@@ -1327,17 +1337,22 @@ def score(paths: list[str], task: Task, key: Key, follow_links: bool = False) ->
         res.scores[c.name] = vals[label]
         if not math.isfinite(vals[label]):
             res.why[c.name] = _why_not_a_number(c, vals[label], inputs[k], blocks)
-    if task.total:
-        total, parts = task.total["name"], task.total["sum"]
-        res.scores[total] = sum(res.scores[n] for n in parts)
-        if not math.isfinite(res.scores[total]):
-            bad = [n for n in parts if not math.isfinite(res.scores[n])]
-
-            res.why[total] = (
-                f"{plain_why(res.scores[total])}: the sum of {', '.join(parts)}, of which "
-                f"{', '.join(bad) or 'none'} {'is' if len(bad) == 1 else 'are'} not a finite number"
-            )
+    add_total(res, task)
     return res
+
+
+def add_total(res: Scores, task: Task) -> None:
+    """The task's ``[total]``, the sum of its criteria's scores (and why it is not a number)."""
+    if not task.total:
+        return
+    total, parts = task.total["name"], task.total["sum"]
+    res.scores[total] = sum(res.scores[n] for n in parts)
+    if not math.isfinite(res.scores[total]):
+        bad = [n for n in parts if not math.isfinite(res.scores[n])]
+        res.why[total] = (
+            f"{plain_why(res.scores[total])}: the sum of {', '.join(parts)}, of which "
+            f"{', '.join(bad) or 'none'} {'is' if len(bad) == 1 else 'are'} not a finite number"
+        )
 
 
 def _why_not_a_number(c, v: float, cases, blocks: bool) -> str:

@@ -6,14 +6,25 @@ Bundled presets: ``kddcup2004-physics``, ``kddcup2004-protein``, ``kddcup2002-ta
 Schema::
 
     name, title
-    submission = "id-score" | "block-id-score" | "ranked"
-    key = "id-target" | "block-id-target" | "id-label"
+    submission = "id-score" | "block-id-score" | "ranked" | "table"
+    key = "id-target" | "block-id-target" | "id-label" | "table"
     labels = ["change", "nc", "control"]        # id-label keys: every label a key line may hold
     lists = ["narrow", "broad"]                 # ranked-list tasks: one list per name
+    # table tasks (CSV or Parquet with a header): the columns by name
+    problem = "binary" | "classes" | "labels" | "regression"
+    id = "row_id"                               # in the key and the submission
+    prediction = "p" | ["cat", "dog", "bird"]   # the submission's other columns
+    target = "y" | ["a", "b"]                   # in the key (K labels: one column a label)
+    group = "query"; weight = "w"               # in the key, optional
+    classes = ["cat", "dog", "bird"]            # K classes: the prediction columns' classes, or
+                                                # the labels one prediction column may hold
     [[criteria]]
     name = "ROC"                                # the column in tables and the leaderboard
-    perf = ["-roc"]                             # the classic perf options that compute it
-    direction = "higher" | "lower"
+    perf = ["-roc"]                             # the classic perf options that compute it, or
+    measure = "roc"                             # a registry measure (exactly one of the two)
+    dialect = "perf"                            # the rules it is computed by (a line task: perf)
+    direction = "higher" | "lower"              # the measure's (checked against the registry)
+    ideal = 1.0                                 # a measure with no direction: ranked by distance
     probability = true                          # predictions must lie in [0, 1]
     list = "narrow"; positives = ["change"]     # ranked-list tasks: which list, which labels are 1
     [total]
@@ -32,32 +43,84 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from perfeval.base.console import one_line
 from perfeval.base.text import place, shown
 from perfeval.classic.options import ClassicExit, HelpRequested, parse_options
+from perfeval.contest.criteria import PROBLEMS, dry_run
 from perfeval.contest.engine import classic_cases, run_classic
-from perfeval.exceptions import InvalidParameterError, PerfError
+from perfeval.exceptions import InvalidParameterError, PerfError, UnknownMeasureError
 
-# tomllib (tomli before Python 3.11) is imported where a task file is read.
+# tomllib (tomli before Python 3.11) is imported where a task file is read; the registry's specs
+# and the perf dialect's options where a criterion names a measure.
 
-SUBMISSIONS = ("id-score", "block-id-score", "ranked")
-KEYS = ("id-target", "block-id-target", "id-label")
+SUBMISSIONS = ("id-score", "block-id-score", "ranked", "table")
+KEYS = ("id-target", "block-id-target", "id-label", "table")
 
 
 @dataclass
 class Criterion:
+    """One criterion of a task: a column of the score table and of the leaderboard.
+
+    ``perf``: the classic options that compute it (a line task's; given, or formed from ``measure``
+    by the perf dialect); ``measure``: the registry spec as written (``label``: what
+    :func:`perfeval.evaluate` reports it under, a table task's); ``direction``: ``higher``,
+    ``lower``, or ``ideal`` (ranked by the distance to ``ideal``); ``probability``: predictions must
+    lie in [0, 1]; ``rescale``: K classes' rows are divided by their sums first (a measure of
+    probabilities of K classes, Kaggle's rule).
+    """
+
     name: str
-    perf: list[str]
+    perf: list[str] | None
     direction: str = "higher"
     probability: bool = False
     list: str | None = None
     positives: builtins.list[str] | None = None  # `list` is a field name here
+    measure: str | None = None
+    dialect: str | None = None
+    ideal: float | None = None
+    label: str = ""
+    rescale: bool = False
 
     @property
     def perf_label(self) -> str:
         """The label perf prints the criterion's value under (ACC, ROC, MEAN_BLOCK_APR, ...)."""
+        if self.label:  # a measure run by the perf dialect: its registry name (CA1, not CAL)
+            return self.label
+        assert self.perf is not None  # a line task's criterion
         req = parse_options(list(self.perf))
         (name,) = req.flags
         return f"MEAN_BLOCK_{name}" if req.blocks else name
+
+    @property
+    def ranked_by(self) -> str:
+        """How the leaderboard orders its values: ``higher``, ``lower``, or ``ideal:<value>`` (the
+        nearer the better).
+        """
+        return f"ideal:{self.ideal!r}" if self.direction == "ideal" else self.direction
+
+
+@dataclass
+class Columns:
+    """A table task's columns by name: the id (key and submission), the predictions (submission),
+    the target (one column, or one a label), the group and the weight (key).
+    """
+
+    id: str
+    prediction: builtins.list[str]
+    target: str | builtins.list[str]
+    group: str | None = None
+    weight: str | None = None
+
+    @property
+    def key(self) -> builtins.list[str]:
+        """The key's columns the task reads, in order."""
+        t = self.target if isinstance(self.target, builtins.list) else [self.target]
+        return [self.id, *t, *(c for c in (self.group, self.weight) if c is not None)]
+
+    @property
+    def submission(self) -> builtins.list[str]:
+        """The submission's columns, in order."""
+        return [self.id, *self.prediction]
 
 
 @dataclass
@@ -71,9 +134,26 @@ class Task:
     total: dict[str, Any] | None = None
     source: str = ""
     labels: list[str] | None = None  # a key of labels: every label its lines may hold, when declared
+    problem: str | None = None  # a table task's: binary, classes, labels or regression
+    columns: Columns | None = None  # a table task's columns
+    #: K classes: the classes, in order (of the prediction columns, or the labels one column holds)
+    classes: list[str] | None = None
+
+    @property
+    def table(self) -> bool:
+        """A task whose key and submissions are tables (CSV or Parquet) with a header."""
+        return self.submission == "table"
+
+    @property
+    def hard(self) -> bool:
+        """K classes predicted as one label a row (one prediction column)."""
+        return self.problem == "classes" and self.columns is not None and len(self.columns.prediction) == 1
 
     def directions(self) -> dict[str, str]:
-        d = {c.name: c.direction for c in self.criteria}
+        """How the leaderboard orders each criterion (and the total): ``higher``, ``lower`` or
+        ``ideal:<value>`` (:attr:`Criterion.ranked_by`).
+        """
+        d = {c.name: c.ranked_by for c in self.criteria}
         if self.total:
             d[self.total["name"]] = self.total.get("direction", "higher")
         return d
@@ -94,12 +174,25 @@ def presets() -> list[str]:
 
 
 _TOP = {"name", "title", "submission", "key", "labels", "lists", "criteria", "total"}
-_CRITERION = {"name", "perf", "direction", "probability", "list", "positives"}
+#: the keys of a table task only
+_TABLE = {"problem", "id", "prediction", "target", "group", "weight", "classes"}
+_CRITERION = {
+    "name",
+    "perf",
+    "measure",
+    "dialect",
+    "direction",
+    "ideal",
+    "probability",
+    "list",
+    "positives",
+}
 _TOTAL = {"name", "sum", "direction"}
 _PAIRS = {
     "id-score": ("id-target", "id-label"),
     "block-id-score": ("block-id-target",),
     "ranked": ("id-label", "id-target"),
+    "table": ("table",),
 }
 
 
@@ -172,7 +265,7 @@ def _kind(v: Any) -> str:
 
 def _task(d: dict, source: str) -> Task:
     ck = _Checker(source)
-    ck.keys(d, _TOP, "task")
+    ck.keys(d, _TOP | _TABLE, "task")
     name = ck.text(d, "name", "task")
     title = ck.text(d, "title", "task", required=False) or name
     submission = ck.text(d, "submission", "task", choices=SUBMISSIONS)
@@ -184,24 +277,294 @@ def _task(d: dict, source: str) -> Task:
             f"not {key!r}",
         )
     lists = _lists(ck, d, submission)
+    shape = _table_shape(ck, d, submission)
     crits = d.get("criteria")
     if not isinstance(crits, list) or not crits:
         ck.fail(
             "criteria",
-            "a task needs at least one [[criteria]] table (name, perf, direction)"
+            "a task needs at least one [[criteria]] table (name, measure or perf, direction)"
             if crits is None
             else f"expected [[criteria]] tables, found {_kind(crits)}",
         )
     criteria: list[Criterion] = []
     for i, c in enumerate(crits, 1):
         crit = _criterion(ck, c, i, criteria, submission, key, lists)
-        _check_perf_options(source, crit, key == "block-id-target")
+        if shape is not None:
+            _check_table_measure(ck, crit, c, shape)
+        else:
+            _check_line_measure(ck, crit, c, key == "block-id-target")
+            _check_perf_options(source, crit, key == "block-id-target")
         criteria.append(crit)
     total = d.get("total")
     if total is not None:
         _check_total(ck, total, criteria)
     labels = _labels(ck, d, key, criteria)
-    return Task(name, title, submission, key, criteria, lists, total, source, labels)
+    task = Task(name, title, submission, key, criteria, lists, total, source, labels)
+    if shape is not None:
+        task.problem, task.columns, task.classes = shape.problem, shape.columns, shape.classes
+    return task
+
+
+@dataclass
+class _Shape:
+    """A table task's problem, columns and classes, as its criteria are checked against them."""
+
+    problem: str
+    columns: Columns
+    classes: list[str] | None
+
+    @property
+    def width(self) -> int:
+        """K: the classes, or the labels (the prediction columns); 1 for one score a row."""
+        if self.classes is not None:
+            return len(self.classes)
+        return len(self.columns.prediction)
+
+    @property
+    def hard(self) -> bool:
+        return self.problem == "classes" and len(self.columns.prediction) == 1
+
+
+def _column(ck: _Checker, d: dict, name: str, required: bool = True) -> str | None:
+    """A column's name: a non-empty string without control characters (it is printed in messages)."""
+    if name not in d and not required:
+        return None
+    return ck.text(d, name, "task")
+
+
+def _column_list(ck: _Checker, d: dict, name: str) -> list[str]:
+    """A column name or a list of them (``prediction``, ``target``), as a list."""
+    v = d.get(name)
+    if isinstance(v, str):
+        return [ck.text(d, name, "task")]
+    if v is None:
+        ck.fail("task", f"{name} is missing (the column's name, or a list of names)")
+    names = ck.names(v, name)
+    for x in names:
+        if shown(x) != x:
+            ck.fail(name, f"{shown(x)!r} holds a control or format character; names are printed in tables")
+    return names
+
+
+def _table_shape(ck: _Checker, d: dict, submission: str) -> _Shape | None:
+    """A table task's problem, columns and classes, checked together; None for a line task (which
+    takes none of them).
+    """
+    if submission != "table":
+        given = sorted(k for k in _TABLE if k in d)
+        if given:
+            ck.fail(given[0], f"only a table task names its columns; this one's submission is {submission!r}")
+        return None
+    problem = ck.text(d, "problem", "task", choices=PROBLEMS)
+    ident = _column(ck, d, "id")
+    assert ident is not None
+    prediction = _column_list(ck, d, "prediction")
+    target = _column_list(ck, d, "target")
+    group, weight = _column(ck, d, "group", False), _column(ck, d, "weight", False)
+    if problem == "labels":
+        if len(target) < 2 or len(prediction) != len(target):
+            ck.fail(
+                "target",
+                "K labels name one target column a label (K >= 2) and as many prediction columns, in the "
+                f"same order; found {len(target)} target and {len(prediction)} prediction column(s)",
+            )
+    elif len(target) != 1:
+        ck.fail("target", f"a {problem} task's key has one target column; found {len(target)}")
+    if problem in ("binary", "regression") and len(prediction) != 1:
+        ck.fail(
+            "prediction", f"a {problem} task's submission has one prediction column; found {len(prediction)}"
+        )
+    for what, names in (
+        ("the submission's", [ident, *prediction]),
+        ("the key's", [ident, *target, *(c for c in (group, weight) if c is not None)]),
+    ):
+        twice = sorted({x for x in names if names.count(x) > 1})
+        if twice:
+            ck.fail("task", f"{twice[0]!r} names two of {what} columns (one column, one role)")
+    classes = _classes(ck, d, problem, prediction)
+    columns = Columns(ident, prediction, target if problem == "labels" else target[0], group, weight)
+    return _Shape(problem, columns, classes)
+
+
+def _classes(ck: _Checker, d: dict, problem: str, prediction: list[str]) -> list[str] | None:
+    """K classes' labels, in order, as text (as a key's label column is compared): the ``classes``
+    given (strings or whole numbers: ``[0, 1, 2, 3]`` for grades), else the prediction columns'
+    names; required with one prediction column (the labels it may hold).
+    """
+    if "classes" not in d:
+        if problem == "classes" and len(prediction) == 1:
+            ck.fail(
+                "classes",
+                "K classes predicted as one label a row need the classes, in order, e.g. "
+                "classes = [0, 1, 2, 3]",
+            )
+        return list(prediction) if problem == "classes" else None
+    if problem != "classes":
+        ck.fail(
+            "classes",
+            f'only a task of K classes (problem = "classes") takes classes; this one\'s is {problem!r}',
+        )
+    v = d["classes"]
+    if (
+        not isinstance(v, list)
+        or len(v) < 2
+        or not all(
+            isinstance(x, str) and x.strip() or (isinstance(x, int) and not isinstance(x, bool)) for x in v
+        )
+    ):
+        ck.fail(
+            "classes", f"expected a list of 2 or more labels (strings or whole numbers), found {_kind(v)}"
+        )
+    text = [str(x) for x in v]
+    twice = sorted({x for x in text if text.count(x) > 1})
+    if twice:
+        ck.fail("classes", f"{twice[0]!r} is listed twice")
+    if any(shown(x) != x for x in text):
+        ck.fail("classes", "a class holds a control or format character; classes are printed in messages")
+    if len(prediction) > 1 and len(text) != len(prediction):
+        ck.fail(
+            "classes",
+            f"{len(prediction)} prediction columns are the scores of {len(prediction)} classes; "
+            f"classes names {len(text)}",
+        )
+    return text
+
+
+def _direction(ck: _Checker, crit: Criterion, c: dict, where: str, declared: str, label: str) -> None:
+    """The criterion's direction: the measure's (``declared``, from the registry); one given that
+    contradicts it is an error, and a measure with no direction (the ideal is a value) needs its
+    ``ideal``, by whose distance it is ranked.
+    """
+    given = c.get("direction")
+    if given is not None and given != declared:
+        ck.fail(
+            f"{where}.direction",
+            f"{given!r} contradicts the registry: "
+            + (
+                f"{label} has no better direction (its ideal is a value: give ideal = ...)"
+                if declared == "none"
+                else f"for {label}, {declared} is better"
+            ),
+        )
+    ideal = c.get("ideal")
+    if declared == "none":
+        if ideal is None:
+            ck.fail(
+                where,
+                f"{label} has no better direction (its ideal is a value, a calibration slope's 1): give "
+                "ideal = the value, and entries are ranked by their distance to it",
+            )
+        if isinstance(ideal, bool) or not isinstance(ideal, (int, float)) or not math.isfinite(ideal):
+            ck.fail(f"{where}.ideal", f"expected a finite number, found {_kind(ideal)}")
+        crit.direction, crit.ideal = "ideal", float(ideal)
+        return
+    if ideal is not None:
+        ck.fail(
+            f"{where}.ideal",
+            f"only a measure with no direction takes an ideal; {label}: {declared} is better",
+        )
+    crit.direction = declared
+
+
+def _check_table_measure(ck: _Checker, crit: Criterion, c: dict, shape: _Shape) -> None:
+    """A table task's criterion: a registry measure (``perf`` is the line tasks'), run once on a small
+    data set of the task's shape (:func:`perfeval.contest.criteria.dry_run`): whatever
+    ``perfeval.evaluate`` refuses for it is refused here, at load.  Its label, direction and whether
+    it reads probabilities come from that run.
+    """
+    where = f"criterion {crit.name!r}"
+    if crit.perf is not None:
+        ck.fail(
+            f"{where}.perf",
+            'a table task\'s criteria name a registry measure (measure = "roc"); perf options are for '
+            "the line formats",
+        )
+    if crit.measure is None:
+        ck.fail(where, 'measure is missing: the registry measure it is, e.g. measure = "ndcg@10"')
+    crit.dialect = ck.text(c, "dialect", where, required=False) or None
+    try:
+        got = dry_run(
+            shape.problem,
+            crit.measure,
+            dialect=crit.dialect,
+            classes=shape.classes if shape.problem == "classes" else list(shape.columns.prediction),
+            width=shape.width,
+            groups=shape.columns.group is not None,
+            weights=shape.columns.weight is not None,
+            hard=shape.hard,
+        )
+    except PerfError as e:
+        ck.fail(f"{where}.measure", f"{crit.measure!r} cannot score this task: {one_line(e)}")
+    crit.label = got.label
+    _direction(ck, crit, c, where, got.direction, got.label)
+    if got.probability and c.get("probability") is False:
+        ck.fail(
+            f"{where}.probability",
+            f"{got.label} reads probabilities (a prediction outside [0, 1] makes it undefined); it cannot "
+            "be false",
+        )
+    crit.probability = crit.probability or got.probability
+    crit.rescale = got.probability and shape.problem == "classes" and not shape.hard
+
+
+def _check_line_measure(ck: _Checker, crit: Criterion, c: dict, blocks: bool) -> None:
+    """A line task's criterion: ``perf`` options or a registry ``measure`` (exactly one), the measure
+    computed by the classic engine under the perf dialect (PERF's rules, float32 predictions: the
+    options the dialect forms for it, ``-blocks`` for a block key); the direction is the measure's.
+    """
+    where = f"criterion {crit.name!r}"
+    if (crit.perf is None) == (crit.measure is None):
+        ck.fail(
+            where,
+            'a criterion names its measure once: measure = "roc" (a registry measure) or perf = ["-roc"] '
+            "(perf's options)" + (", not both" if crit.perf is not None else ""),
+        )
+    dialect = ck.text(c, "dialect", where, required=False) or "perf"
+    if dialect != "perf":
+        ck.fail(
+            f"{where}.dialect",
+            f"{dialect!r}: a task of lines is scored by the classic engine (PERF's rules, float32 "
+            "predictions): its criteria's dialect is perf (a table task takes the others)",
+        )
+    if crit.measure is None:
+        assert crit.perf is not None
+        if isinstance(crit.perf, list) and crit.perf and all(isinstance(o, str) for o in crit.perf):
+            try:
+                req = parse_options(list(crit.perf))
+            except (ClassicExit, HelpRequested, PerfError):
+                return  # said by _check_perf_options, in its words
+            if len(req.flags) == 1 and not req.plot:
+                (flag,) = req.flags
+                _perf_direction(ck, crit, c, where, flag)
+        return
+    from perfeval.dialects.perf import check_specs
+    from perfeval.measures import parse_measure
+
+    try:
+        spec = parse_measure(crit.measure)
+        argv = check_specs([spec], 0.5, None)
+    except PerfError as e:
+        ck.fail(f"{where}.measure", f"{crit.measure!r}: {one_line(e)}")
+    crit.perf = (["-blocks"] if blocks and spec.measure.blocks else []) + argv
+    crit.label = f"MEAN_BLOCK_{spec.measure.name}" if blocks and spec.measure.blocks else spec.measure.name
+    crit.dialect = "perf"
+    _direction(ck, crit, c, where, spec.measure.direction, spec.measure.name)
+
+
+def _perf_direction(ck: _Checker, crit: Criterion, c: dict, where: str, flag: str) -> None:
+    """A ``perf`` criterion's direction: the registry's for the measure its option computes (a
+    direction given that contradicts it is an error); "higher" when the registry has none by that
+    name (the option prints several values: refused later).
+    """
+    from perfeval.measures import get_measure
+
+    try:
+        m = get_measure(flag)
+    except UnknownMeasureError:
+        return
+    if m.direction == "none":
+        return
+    _direction(ck, crit, c, where, m.direction, m.name)
 
 
 def _labels(ck: _Checker, d: dict, key: str, criteria: list[Criterion]) -> list[str] | None:
@@ -254,6 +617,8 @@ def _criterion(
     if cname == "overall":
         ck.fail(where, "'overall' names the leaderboard's ranking over all criteria; choose another name")
     direction = ck.text(c, "direction", where, required=False, choices=("higher", "lower")) or "higher"
+    if "measure" in c:
+        ck.text(c, "measure", where)  # a string, said as such before it is parsed
     probability = c.get("probability", False)
     if not isinstance(probability, bool):
         ck.fail(f"{where}.probability", f"expected true or false, found {_kind(probability)}")
@@ -277,7 +642,8 @@ def _criterion(
         positives = ck.names(positives, f"{where}.positives")
     elif positives is not None:
         ck.fail(f"{where}.positives", f"only a key of labels (id-label) takes positives; this key is {key!r}")
-    return Criterion(cname, c.get("perf"), direction, probability, lst, positives)
+    measure = c.get("measure")
+    return Criterion(cname, c.get("perf"), direction, probability, lst, positives, measure=measure)
 
 
 def _check_total(ck: _Checker, total: Any, criteria: list[Criterion]) -> None:

@@ -12,11 +12,11 @@ from perfeval.base.console import one_line
 from perfeval.base.text import cell, place, shown
 from perfeval.cli.load import note
 from perfeval.cli.output import signature_line, table, write
-from perfeval.contest.board import Board, StoreError, check_team, default_db, rankings
-from perfeval.contest.score import read_key, score_submission
-from perfeval.contest.tasks import load_task
+from perfeval.contest.board import Board, StoreError, check_team, default_db, rankings, shown_direction
+from perfeval.contest.entry import read_key, score_submission, task_signature
+from perfeval.contest.score import Key
+from perfeval.contest.tasks import Task, load_task
 from perfeval.engine.report import dumps, with_reasons
-from perfeval.engine.signature import Signature
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
 
@@ -28,7 +28,7 @@ def _team_of(sub: str) -> str:
     return " ".join(shown(name).split())[:200] or "?"
 
 
-def _score_table(subs: list[str], results: list, names: list[str], task: str) -> str:
+def _score_table(subs: list[str], results: list, names: list[str], task: Task) -> str:
     rows: list[list[str]] = [["submission".ljust(10), *(n.rjust(10) for n in names)]]
     for s, r in zip(subs, results, strict=True):
         if r.ok:
@@ -37,9 +37,9 @@ def _score_table(subs: list[str], results: list, names: list[str], task: str) ->
             count = f"more than {r.n_errors - 1}" if r.capped else str(r.n_errors)
             rows.append([s, f"rejected: {count} error(s), listed on stderr"])
 
-    # the criteria are computed by the classic engine (PERF's tie rules, float32 predictions)
-    sig = Signature(ties="perf", backend="classic", task=task)
-    return "\n".join([*table(rows, "lr"), signature_line(sig)]) + "\n"
+    # a line task's criteria are computed by the classic engine (PERF's tie rules, float32
+    # predictions); a table task's by perfeval.evaluate (its dialects, its classes)
+    return "\n".join([*table(rows, "lr"), signature_line(task_signature(task))]) + "\n"
 
 
 def run_score(args: Any) -> int:
@@ -52,14 +52,16 @@ def run_score(args: Any) -> int:
     team = check_team(args.team) if args.team is not None else None
     task = load_task(args.task)
     key = read_key(args.key, task)
-    if key.header is not None:  # said: a line of the key is not an example
+    if isinstance(key, Key) and key.header is not None:  # said: a line of the key is not an example
         header = ", ".join(shown(x) for x in key.header)
         where = f"{place(args.key)}, line {key.header_line}"
         note(f"perfeval: note: {where} is the answer key's header ({header})\n")
     board = None if args.no_store else Board(args.db or default_db(args.key), wait=args.db_wait)
     not_stored = None
     try:
-        results = [score_submission(sub, task, key, args.follow_links) for sub in args.submissions]
+        results = [
+            score_submission(task, key, sub, follow_links=args.follow_links) for sub in args.submissions
+        ]
         if board is not None and any(r.ok for r in results):
             entries = [
                 (task.name, team or _team_of(sub), shown(sub), r.scores)
@@ -91,7 +93,7 @@ def run_score(args: Any) -> int:
         write(dumps(out, indent=2) + "\n")
     else:
         # a name is one cell: quoted when it holds blanks (a run of them would fake value columns)
-        write(_score_table([cell(s) for s in args.submissions], results, names, shown(task.name)))
+        write(_score_table([cell(s) for s in args.submissions], results, names, task))
     for r in results:
         for line in r.errors:
             sys.stderr.write(f"perfeval: error: {line}\n")
@@ -122,7 +124,7 @@ def run_leaderboard(args: Any) -> int:
         if crit == "overall":
             out.append("\noverall (mean rank over the criteria)")
         else:
-            out.append(f"\n{shown(crit)} ({task.directions()[crit]} is better)")
+            out.append(f"\n{shown(crit)} ({shown_direction(task.directions()[crit])} is better)")
         for s in standings:
             v = "-" if s.value is None else f"{s.value:.5f}"
             # a team is one cell: quoted unless one plain word (`red 0.99000` could pass for a value)

@@ -1,0 +1,996 @@
+"""Table tasks: the answer key and the submissions are tables with a header (CSV, or Parquet), their
+columns named by the task file (``id``, ``prediction``, ``target``, ``group``, ``weight``); each
+criterion is a registry measure computed by :func:`perfeval.evaluate` on the submission joined with
+the key (:mod:`perfeval.contest.criteria`).
+
+A submission is read by the project's table readers (:mod:`perfeval.io`) under the scorer's rules
+(:mod:`perfeval.contest.score`: no link, no FIFO, never the key itself, refused unread when larger
+than a submission for this key can be, or of more lines), then checked whole against the key: its
+columns named right, every id of the key exactly once, no other id, every prediction a finite
+number (a probability in [0, 1] where a criterion reads probabilities; one of the task's classes
+where a row predicts a label).  Every problem is one line naming the file, the line (Parquet and
+data frames: the row) and the column; at most :data:`MAX_ERRORS` are listed.  No message shows a
+value of the key other than an id of it (the ids a submission lacks), and none depends on a target.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import math
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from perfeval.base.text import place, token
+from perfeval.contest.criteria import Joined, measure_result, why_no_number
+from perfeval.contest.score import (
+    EXTRA_LINES,
+    MAX_ERRORS,
+    MAX_LINE,
+    MAX_LINES_PER_ROW,
+    ErrorList,
+    Scores,
+    add_total,
+    open_submission,
+)
+from perfeval.contest.tasks import Task
+from perfeval.exceptions import InputFormatError, PerfError
+from perfeval.io import grammar
+from perfeval.io.base import Options
+from perfeval.io.readers import READERS, read_table
+from perfeval.io.tables import Table, check_bytes, clean
+
+# pandas, polars and pyarrow are not imported: a data frame is read through its own methods; pyarrow
+# is imported by the Parquet reader, where a Parquet file is read.
+
+#: the first bytes of a compressed file (a submission is plain CSV or Parquet)
+_COMPRESSED = {b"\x1f\x8b": "gzip", b"PK\x03\x04": "zip", b"\xfd7zXZ\x00": "xz", b"BZh": "bzip2"}
+
+
+@dataclass
+class TableKey:
+    """The answer key of a table task, in its order: ids (int64 or text, as written), targets (K
+    classes: the labels as text; K labels: an (n, K) 0/1 matrix), groups and weights.
+    """
+
+    source: str
+    ids: np.ndarray
+    y: np.ndarray
+    groups: np.ndarray | None = None
+    weights: np.ndarray | None = None
+    inode: tuple | None = None  # (device, inode) of the key's file: a submission may never be it
+    _sorted: tuple | None = field(default=None, repr=False)
+
+    @property
+    def id_width(self) -> int:
+        """The longest id, in characters (an int64's: 20)."""
+        if self.ids.dtype.kind == "U":
+            return max(1, self.ids.dtype.itemsize // 4)
+        return 20
+
+    @property
+    def rows(self) -> int:
+        return len(self.ids)
+
+    def lookup(self, ids: np.ndarray) -> np.ndarray:
+        """The key row of each id (-1: not an id of the key), ids compared as the key writes them:
+        int64 when both are, else as text (``007`` is not ``7``).
+        """
+        mine, theirs = self.ids, ids
+        if mine.dtype.kind != theirs.dtype.kind or mine.dtype.kind not in "i":
+            mine, theirs = mine.astype(str), theirs.astype(str)
+        if self._sorted is None or self._sorted[0].dtype != mine.dtype:
+            order = np.argsort(mine, kind="stable")
+            self._sorted = (mine[order], order)
+        ordered, order = self._sorted
+        if not len(theirs):
+            return np.zeros(0, np.int64)
+        pos = np.searchsorted(ordered, theirs)
+        safe = np.minimum(pos, len(ordered) - 1)
+        hit = (pos < len(ordered)) & (ordered[safe] == theirs)
+        return np.where(hit, order[safe], -1).astype(np.int64)
+
+
+# -- frames: a table's columns by name, and where each row is ------------------------------------------
+@dataclass
+class _Frame:
+    """Columns by name (each name once), the number of rows, and each row's place in words
+    (``line 7``; ``row 7`` of a Parquet file or a data frame); the empty fields and nulls of each
+    column (their rows).
+    """
+
+    source: str
+    names: list[str]
+    data: dict[str, np.ndarray]
+    rows: int
+    where: Callable[[int], str]
+    missing: dict[str, np.ndarray] = field(default_factory=dict)
+    #: what a missing value is in this format, in words
+    blank: str = "an empty field"
+
+    def at(self, row: int) -> dict[str, int]:
+        """Where row ``row`` is, as :class:`InputFormatError` takes it (``line=``, or ``row=``)."""
+        kind, number = self.where(row).split()
+        return {kind: int(number)}
+
+    def place(self, row: int, column: str | None = None) -> str:
+        at = f"{place(self.source)}, {self.where(row)}"
+        return at + (f", column {column!r}" if column is not None else "")
+
+
+def _table_frame(table: Table, row_lines: Callable[[], np.ndarray]) -> _Frame:
+    """A :class:`_Frame` of a table read by :mod:`perfeval.io` (names checked unique by the caller);
+    ``row_lines()`` gives each row's line, found only when a message needs it.
+    """
+    data = {name: table.data[i] for i, name in enumerate(table.names)}  # type: ignore[index]
+    missing = {}
+    for i, name in enumerate(table.names):
+        col = data[name]
+        if i in table.nulls:
+            missing[name] = _nulls(col)
+        elif col.dtype.kind == "U":
+            hit = col == ""
+            if hit.any():
+                missing[name] = np.flatnonzero(hit)
+    lines: list[np.ndarray] = []
+
+    def where(row: int) -> str:
+        if table.rows_only:
+            return f"row {table.line0 + row + 1}"
+        if not lines:
+            lines.append(row_lines())
+        return f"line {int(lines[0][row])}"
+
+    rows = len(table.data[0]) if table.data else 0
+    blank = "a null" if table.rows_only else "an empty field"
+    return _Frame(table.source, list(table.names), data, rows, where, missing, blank)
+
+
+def _nulls(col: np.ndarray) -> np.ndarray:
+    """The rows of a Parquet column that hold a null (NaN in a float column, None in another)."""
+    if col.dtype.kind == "f":
+        return np.flatnonzero(np.isnan(col))
+    return np.flatnonzero(np.array([v is None for v in col.tolist()], bool))
+
+
+def _lines_of(table: Table) -> np.ndarray:
+    """Each row's line in its file (one pass over the text, as :meth:`Table.line_of` finds one)."""
+    n = len(table.data[0]) if table.data else 0
+    if table.lines is not None:
+        return np.asarray(table.lines)
+    if table.body is None:
+        return np.arange(n) + 1 + (1 if table.header else 0)
+    out = []
+    for k, line in enumerate(table.body.split(b"\n"), 1):
+        t = line.strip()
+        if t and not (table.comments and t.startswith(b"#")):
+            out.append(table.line0 + k)
+            if len(out) == n:
+                break
+    return np.asarray(out, np.int64)
+
+
+def frame_of(df: Any, source: str) -> _Frame:
+    """A data frame (pandas, polars, a pyarrow Table: anything with ``columns`` and a column by name)
+    as a :class:`_Frame`, its rows named ``row 1``, ``row 2``, ...  Nulls (None, NaN in a column of
+    objects, pandas' NA) are noted as missing values.
+    """
+    names_of = getattr(df, "column_names", None)  # pyarrow's Table
+    raw = list(names_of if names_of is not None else getattr(df, "columns", []))
+    names = [str(c) for c in raw]
+    data: dict[str, np.ndarray] = {}
+    missing: dict[str, np.ndarray] = {}
+    rows = 0
+    for c, name in zip(raw, names, strict=True):
+        if name in data:
+            continue  # named twice: said by the header check
+        col = df[c]
+        arr = col.to_numpy() if hasattr(col, "to_numpy") else np.asarray(col)
+        if arr.dtype.kind == "O":
+            gone = np.array([_is_null(v) for v in arr.tolist()], bool)
+            if gone.any():
+                missing[name] = np.flatnonzero(gone)
+        data[name] = arr
+        rows = len(arr)
+    return _Frame(source, names, data, rows, lambda row: f"row {row + 1}", missing, "a null")
+
+
+def _is_null(v: Any) -> bool:
+    if v is None:
+        return True
+    if isinstance(v, float) and math.isnan(v):
+        return False  # a NaN: a number that is not finite, said so
+    return type(v).__name__ in ("NAType", "NaTType")
+
+
+def _is_frame(x: Any) -> bool:
+    """A data frame (pandas, polars, a pyarrow Table), not a path."""
+    if isinstance(x, (str, bytes, os.PathLike)):
+        return False
+    return hasattr(x, "columns") or hasattr(x, "column_names")
+
+
+# -- the answer key -------------------------------------------------------------------------------------
+def read_table_key(key: Any, task: Task) -> TableKey:
+    """The answer key of a table task: a CSV or Parquet file (its path), or a data frame.  Its
+    problems are the organiser's: the first is an error naming the key's file, line (or row) and
+    column, raised before any submission is read.  The key may hold other columns (a Kaggle
+    solution's ``Usage``): they are not read.
+    """
+    cols = task.columns
+    assert cols is not None and task.problem is not None
+    if _is_frame(key):
+        frame = frame_of(key, "the answer key")
+        inode = None
+    else:
+        path = os.fspath(key)
+        wanted = set(cols.key)
+
+        def identity(names: list, header: bool) -> dict[int, str]:
+            pos = {n: i for i, n in reversed(list(enumerate(names)))}
+            out = {pos[c]: "id" for c in (cols.id, cols.group) if c is not None and c in pos}
+            if cols.group in pos:
+                out[pos[cols.group]] = "group"
+            return out
+
+        def labels(names: list, header: bool) -> list[int]:
+            pos = {n: i for i, n in reversed(list(enumerate(names)))}
+            return [pos[t] for t in [cols.target] if task.problem == "classes" and t in pos]
+
+        table = read_table(path, "auto", True, identity=identity, labels=labels)
+        twice = sorted({n for n in table.names if n in wanted and table.names.count(n) > 1})
+        if twice:
+            raise InputFormatError(f"the header names the column {twice[0]!r} twice", source=path)
+        frame = _table_frame(table, lambda: _lines_of(table))
+        try:
+            st = os.stat(path)
+            inode = (st.st_dev, st.st_ino)
+        except OSError:
+            inode = None
+    src = frame.source
+    absent = [c for c in cols.key if c not in frame.data]
+    if absent:
+        role = _role(task, absent[0])
+        raise InputFormatError(
+            f"the answer key has no column {absent[0]!r} (the task's {role}; its columns: "
+            f"{', '.join(frame.names)})",
+            source=src,
+        )
+    for name, rows in frame.missing.items():
+        if name in cols.key and len(rows):
+            raise InputFormatError(
+                f"column {name!r}: a missing value (every row of the key needs its {_role(task, name)})",
+                source=src,
+                **frame.at(int(rows[0])),
+            )
+    ids = _key_ids(frame, cols.id)
+    y = _key_targets(frame, task)
+    groups = _key_ids(frame, cols.group, unique=False) if cols.group is not None else None
+    weights = None
+    if cols.weight is not None:
+        weights = _numbers(frame, cols.weight, "weight")
+        bad = np.flatnonzero(~(weights >= 0))
+        if len(bad):
+            raise InputFormatError(
+                f"column {cols.weight!r}: a weight is a number >= 0", source=src, **frame.at(int(bad[0]))
+            )
+    if not len(ids):
+        raise InputFormatError("the answer key holds no rows", source=src)
+    out = TableKey(src, ids, y, groups, weights, inode)
+    _key_dry_run(out, task)
+    return out
+
+
+def _role(task: Task, name: str) -> str:
+    cols = task.columns
+    assert cols is not None
+    if name == cols.id:
+        return "id column"
+    if name == cols.group:
+        return "group column"
+    if name == cols.weight:
+        return "weight column"
+    return "target column"
+
+
+def _key_ids(frame: _Frame, name: str, unique: bool = True) -> np.ndarray:
+    """The key's id (or group) column: int64 or text, never floats; ids each once."""
+    col = frame.data[name]
+    if col.dtype.kind in "iu":
+        col = col.astype(np.int64)
+    elif col.dtype.kind == "b":
+        col = col.astype(np.int64)
+    elif col.dtype.kind == "f":
+        raise InputFormatError(
+            f"column {name!r}: ids are integers or text, not floating-point numbers", source=frame.source
+        )
+    else:
+        col = np.asarray([str(v) for v in col.tolist()], dtype=str)
+    if unique and len(col):
+        order = np.argsort(col, kind="stable")
+        same = np.flatnonzero(col[order][1:] == col[order][:-1])
+        if len(same):
+            rows = order[same + 1]
+            row = int(rows.min())
+            first = int(np.flatnonzero(col == col[row])[0])
+            raise InputFormatError(
+                f"column {name!r}: the answer key lists id {token(str(col[row]))} twice "
+                f"(first on {frame.where(first)})",
+                source=frame.source,
+                **frame.at(row),
+            )
+    return col
+
+
+def _numbers(frame: _Frame, name: str, role: str) -> np.ndarray:
+    """A column of the key as finite float64, or an error naming the first row that is not one."""
+    col = frame.data[name]
+    if col.dtype.kind in "iufb":
+        v = col.astype(np.float64)
+    else:
+        texts = [str(x) for x in col.tolist()]
+        bad = grammar.first_bad_number(texts)
+        if bad >= 0:
+            raise InputFormatError(
+                f"column {name!r}: the {role} {token(texts[bad])} is not a number",
+                source=frame.source,
+                **frame.at(bad),
+            )
+        v = np.array(texts, np.float64)
+    bad_rows = np.flatnonzero(~np.isfinite(v))
+    if len(bad_rows):
+        raise InputFormatError(
+            f"column {name!r}: the {role} is not a finite number",
+            source=frame.source,
+            **frame.at(int(bad_rows[0])),
+        )
+    return v
+
+
+def _key_targets(frame: _Frame, task: Task) -> np.ndarray:
+    """The key's targets as the problem reads them: numbers (binary: 0/1 or graded relevance;
+    regression: any finite number), K classes' labels as text (each one of the task's classes),
+    K labels' columns as an (n, K) matrix of numbers.
+    """
+    cols = task.columns
+    assert cols is not None
+    if task.problem == "labels":
+        assert isinstance(cols.target, list)
+        return np.column_stack([_numbers(frame, t, "target") for t in cols.target])
+    assert isinstance(cols.target, str)
+    if task.problem != "classes":
+        return _numbers(frame, cols.target, "target")
+    col = frame.data[cols.target]
+    labels = np.asarray([_label_text(v) for v in col.tolist()], dtype=str)
+    known = set(task.classes or ())
+    bad = [i for i, v in enumerate(labels.tolist()) if v not in known][:1]
+    if bad:
+        raise InputFormatError(
+            f"column {cols.target!r}: the label {token(str(labels[bad[0]]))} is not one of the task's "
+            f"classes ({', '.join(task.classes or ())})",
+            source=frame.source,
+            **frame.at(bad[0]),
+        )
+    return labels
+
+
+def _label_text(v: Any) -> str:
+    """A label as the task's classes are compared: a whole number as its digits (``3``, not ``3.0``
+    nor ``True``), text as it is.
+    """
+    if isinstance(v, (bool, np.bool_)):
+        return str(v)
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))  # a data frame's column of whole numbers held as floats
+    return str(v)
+
+
+def _key_dry_run(key: TableKey, task: Task) -> None:
+    """Every criterion computed once on the key with a neutral prediction: what ``evaluate`` refuses
+    in the key (targets of three values for a binary measure, negative grades) is the key's error
+    now, not each submission's later.
+    """
+    joined = Joined(key.y, _neutral(task, key.rows), key.groups, key.weights)
+    for c in task.criteria:
+        try:
+            measure_result(
+                task.problem or "",
+                c.measure or "",
+                joined,
+                dialect=c.dialect,
+                classes=_names(task),
+                rescale=c.rescale,
+            )
+        except PerfError as e:  # the organiser's: said whole (nothing of a key reaches a team here)
+            raise InputFormatError(
+                f"the answer key cannot be scored by criterion {c.name!r}: {e}", source=key.source
+            ) from None
+
+
+def _neutral(task: Task, n: int) -> np.ndarray:
+    """A prediction of the task's shape that says nothing (0.5; K classes: 1/K each)."""
+    width = len(task.classes or ()) if task.problem == "classes" else len(_names(task) or [0])
+    if task.problem == "classes":
+        return np.full((n, width), 1.0 / width)
+    if task.problem == "labels":
+        return np.full((n, width), 0.5)
+    return np.full(n, 0.5)
+
+
+def _names(task: Task) -> list[str] | None:
+    """The names ``evaluate`` is given for K classes (the task's classes) or K labels (the prediction
+    columns).
+    """
+    if task.problem == "classes":
+        return task.classes
+    if task.problem == "labels":
+        assert task.columns is not None
+        return list(task.columns.prediction)
+    return None
+
+
+# -- a submission ---------------------------------------------------------------------------------------
+#: the longest text a prediction field may hold (a number written in full: 17 digits, a sign, a
+#: point and an exponent, with room to spare; a class label: the longest of the task's)
+FIELD = 64
+
+
+def line_width(task: Task, key: TableKey) -> int:
+    """The longest line of a valid submission, with room to spare: the key's longest id, each
+    prediction's :data:`FIELD` characters (quotes and blanks around each field).  A longer line is
+    refused before the file is parsed: what a reader keeps of a column is as wide as its widest
+    field, so one long field would cost memory for every row.
+    """
+    assert task.columns is not None
+    labels = max((len(c) for c in task.classes or ()), default=0)
+    return key.id_width + 4 + len(task.columns.prediction) * (max(FIELD, labels) + 4) + 16
+
+
+def limits(task: Task, key: TableKey) -> tuple[int, int, int]:
+    """(bytes, lines, line width) a submission file for this key can have: as many rows as the key
+    and :data:`MAX_ERRORS` (more would be errors all), each at most :func:`line_width` bytes, the
+    header (at most MAX_LINE bytes), and blank lines up to MAX_LINES_PER_ROW lines a key row and
+    EXTRA_LINES, with a MiB to spare (a Parquet file's footer).  A larger file is refused unread.
+    """
+    width = line_width(task, key)
+    lines = MAX_LINES_PER_ROW * key.rows + EXTRA_LINES
+    return (key.rows + MAX_ERRORS + 1) * (width + 2) + 2 * lines + MAX_LINE + (1 << 20), lines, width
+
+
+def read_submission(path: str, task: Task, key: TableKey, follow_links: bool = False) -> _Frame:
+    """A submission file as a :class:`_Frame`, read under the scorer's rules (:func:`open_submission`:
+    no link without ``follow_links``, no FIFO, never the key), refused unread when larger than a
+    submission for this key can be (:func:`limits`); then its lines are counted and measured (more
+    lines or rows than a valid submission has, or a line longer than one of its can be, is refused
+    before the file is parsed), and it is read by the project's CSV or Parquet reader.  So memory
+    and time follow the key, whatever the file.  Every problem here is one
+    :class:`InputFormatError` (the file is not read further).
+    """
+    limit, max_lines, width = limits(task, key)
+    fh, size = open_submission(path, key, follow_links)
+    with fh:
+        if size > limit:
+            raise InputFormatError(
+                f"is {size:,} bytes, more than a submission for this key can be (at most {limit:,}: "
+                f"{key.rows:,} rows of at most {width} bytes, and blank lines); it was not read",
+                source=path,
+            )
+        raw = fh.read(limit + 1)
+    if len(raw) > limit:
+        raise InputFormatError(
+            f"grew past {limit:,} bytes while it was read; a submission must not change while it is scored",
+            source=path,
+        )
+    for magic, kind in _COMPRESSED.items():
+        if raw.startswith(magic) and (kind != "bzip2" or raw[3:4].isdigit() and raw[4:10] == b"1AY&SY"):
+            raise InputFormatError(
+                f"is a {kind} file: a submission is a plain CSV (or Parquet) file; decompress it", source=path
+            )
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputFormatError(
+            "is UTF-16 text: a submission is UTF-8 (pandas: to_csv(encoding='utf-8'); Excel: CSV UTF-8)",
+            source=path,
+        )
+    expected = task.columns.submission if task.columns else []
+    if raw.startswith(b"PAR1"):
+        return _parquet(raw, path, task, key, expected)
+    if path.lower().endswith((".parquet", ".pq")):
+        raise InputFormatError("is not a Parquet file (it does not start with PAR1)", source=path)
+    return _csv(raw, path, task, key, expected, max_lines)
+
+
+def _identity(task: Task) -> Callable[[list, bool], dict[int, str]]:
+    """The submission's id column read as an identity: int64 or text as written, never floats."""
+    assert task.columns is not None
+    cols = task.columns
+
+    def identity(names: list, header: bool) -> dict[int, str]:
+        return {names.index(cols.id): "id"} if cols.id in names else {}
+
+    return identity
+
+
+def _labels(task: Task) -> Callable[[list, bool], list[int]] | None:
+    """K classes predicted as one label a row: the label column kept as written (int64 or text)."""
+    assert task.columns is not None
+    cols = task.columns
+    if not task.hard:
+        return None
+    return lambda names, header: [names.index(cols.prediction[0])] if cols.prediction[0] in names else []
+
+
+def _csv(raw: bytes, path: str, task: Task, key: TableKey, expected: list[str], max_lines: int) -> _Frame:
+    """A CSV submission: lines counted (LF, CR LF and CR end one) and measured, bytes checked (a NUL
+    byte, a character some readers take for a line end), the header's names checked, then the
+    project's CSV reader (comma separated, a header, the id column an identity).
+    """
+    lines = raw.count(b"\n") + raw.count(b"\r") - raw.count(b"\r\n") + (bool(raw) and raw[-1:] not in b"\r\n")
+    if lines > max_lines:
+        raise InputFormatError(
+            f"holds {lines:,} lines, more than a submission for this key can have (at most {max_lines:,}: "
+            f"{MAX_LINES_PER_ROW} a key row and {EXTRA_LINES:,}, blank lines included); it was not read",
+            source=path,
+        )
+    body = clean(raw, True)
+    del raw
+    check_bytes(body, path, 0, True)  # a NUL byte (binary junk), a form feed: its line and column
+    k, text = _header_line(body, path, expected)
+    line = text.decode("utf-8", errors="replace")
+    try:
+        names = [f.strip() for f in next(csv.reader([line]), [])]
+    except csv.Error as e:
+        raise InputFormatError(f"the header is not a CSV line ({e})", source=path, line=k) from None
+    _check_header(names, expected, path, k, line)
+    width = line_width(task, key)
+    long, rows = _measure_lines(body, width, k)
+    if long is not None:
+        raise InputFormatError(
+            f"longer than {width:,} bytes, more than a line of {','.join(expected)} can be (ids of at most "
+            f"{key.id_width} characters, predictions of at most {FIELD}); it was not read further",
+            source=path,
+            line=long,
+        )
+    if rows - 1 > key.rows + MAX_ERRORS:
+        raise InputFormatError(
+            f"holds {rows - 1:,} rows, more than the answer key's {key.rows:,} ids (each once) and "
+            f"{MAX_ERRORS}; it was not read further",
+            source=path,
+        )
+    table = _read(body, path, Options("csv", True, ",", _identity(task), _labels(task)))
+    return _table_frame(table, lambda: _lines_of(table))
+
+
+def _header_line(body: bytes, path: str, expected: list[str]) -> tuple[int, bytes]:
+    """(line, text) of a CSV submission's header: its first line that is neither blank nor a comment
+    (``#`` first), at most MAX_LINE bytes; nothing is copied of a longer line.
+    """
+    pos, k, n = 0, 0, len(body)
+    while pos < n:
+        end = body.find(b"\n", pos)
+        end = n if end < 0 else end
+        k += 1
+        if end - pos > MAX_LINE:
+            raise InputFormatError(
+                f"longer than {MAX_LINE:,} bytes; the first line is the header: {','.join(expected)}",
+                source=path,
+                line=k,
+            )
+        text = body[pos:end]
+        if text.strip() and not text.lstrip().startswith(b"#"):
+            return k, text
+        pos = end + 1
+    raise InputFormatError(
+        f"holds no header and no data (a submission's columns: {', '.join(expected)})", source=path
+    )
+
+
+def _read(raw: bytes, path: str, how: Options) -> Table:
+    """The project's reader of the format on a submission's bytes; its message, when it refuses
+    them, with every quoted token of the submission cut to 40 characters (:func:`_cut`).
+    """
+    try:
+        return READERS[how.fmt].table(raw, path, how)
+    except InputFormatError as e:
+        raise InputFormatError(_cut(str(e))) from None
+
+
+def _measure_lines(body: bytes, width: int, header: int) -> tuple[int | None, int]:
+    """(the first line but the ``header``'s longer than ``width`` bytes, or None; the lines holding
+    anything but blanks).
+    """
+    long = None
+    rows = 0
+    pos, k, n = 0, 0, len(body)
+    while pos < n:
+        end = body.find(b"\n", pos)
+        end = n if end < 0 else end
+        k += 1
+        if end - pos > width:
+            long = k if long is None and k != header else long
+            rows += 1
+        elif body[pos:end].strip():
+            rows += 1
+        pos = end + 1
+    return long, rows
+
+
+#: the column pandas' to_parquet writes a data frame's index to (unless index=False): not data
+_PANDAS_INDEX = re.compile(r"__index_level_\d+__")
+
+#: the compressions of a Parquet submission's pages: none, or Snappy (pandas' and pyarrow's default),
+#: whose output is at most a few dozen times its input; the others can inflate a few kilobytes to
+#: gigabytes before any check could see them
+PARQUET_CODECS = ("UNCOMPRESSED", "SNAPPY")
+
+
+def _parquet(raw: bytes, path: str, task: Task, key: TableKey, expected: list[str]) -> _Frame:
+    """A Parquet submission: its footer read first (the rows, the columns and their names, each
+    column's compression and decompressed size), its text columns read as dictionaries first (a
+    short dictionary can repeat one long value for every row) and their longest value measured; then
+    the project's Parquet reader.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputFormatError(
+            "is a Parquet file, and reading Parquet needs pyarrow (pip install 'perfeval[parquet]')",
+            source=path,
+        ) from None
+    try:
+        pf = pq.ParquetFile(pa.BufferReader(raw))
+        meta = pf.metadata
+        names = list(pf.schema_arrow.names)
+        chunks = [
+            meta.row_group(i).column(j) for i in range(meta.num_row_groups) for j in range(meta.num_columns)
+        ]
+    except Exception as e:  # pyarrow raises several types for a bad file
+        raise InputFormatError(f"is not a readable Parquet file ({_short(e)})", source=path) from None
+    if meta.num_rows > key.rows + MAX_ERRORS:
+        raise InputFormatError(
+            f"holds {meta.num_rows:,} rows, more than the answer key's {key.rows:,} ids (each once) and "
+            f"{MAX_ERRORS}; it was not read",
+            source=path,
+        )
+    names = [n for n in names if not _PANDAS_INDEX.fullmatch(n)]
+    _check_header(names, expected, path, None, None)
+    width = line_width(task, key)
+    for c in chunks:
+        if c.compression not in PARQUET_CODECS:
+            raise InputFormatError(
+                f"column {c.path_in_schema!r} is compressed with {c.compression}: a submission's Parquet is "
+                "uncompressed or Snappy-compressed (pandas' and pyarrow's default; polars: "
+                "write_parquet(..., compression='snappy'))",
+                source=path,
+            )
+    inflated = sum(c.total_uncompressed_size for c in chunks)
+    if inflated > width * (key.rows + MAX_ERRORS) + (1 << 20):
+        raise InputFormatError(
+            f"decompresses to {inflated:,} bytes, more than a submission for this key can hold; it was not "
+            "read",
+            source=path,
+        )
+    text = [
+        n
+        for n, t in zip(pf.schema_arrow.names, pf.schema_arrow.types, strict=True)
+        if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
+    ]
+    try:
+        if text:
+            coded = pq.ParquetFile(pa.BufferReader(raw), read_dictionary=text).read(columns=text)
+            for name in text:
+                col = coded.column(name)
+                for chunk in col.chunks:
+                    values = chunk.dictionary if hasattr(chunk, "dictionary") else chunk
+                    longest = max((len(v) for v in values.to_pylist() if v is not None), default=0)
+                    if longest > width:
+                        raise InputFormatError(
+                            f"column {name!r} holds a value of {longest:,} characters, more than a "
+                            "submission "
+                            "for this key can hold; it was not read further",
+                            source=path,
+                        )
+    except InputFormatError:
+        raise
+    except Exception as e:
+        raise InputFormatError(f"is not a readable Parquet file ({_short(e)})", source=path) from None
+    table = _read(raw, path, Options("parquet", True, None, _identity(task), _labels(task)))
+    frame = _table_frame(table, lambda: np.zeros(0, np.int64))  # rows are named by number
+    frame.names = names  # without pandas' index
+    return frame
+
+
+def _short(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _check_header(
+    names: list[str], expected: list[str], path: str, line: int | None, text: str | None
+) -> None:
+    """The submission's columns are the task's, each once (in any order): else one error, naming
+    the first column that is wrong (its 1-based number), or the one missing.  ``line``: the header's
+    line (a CSV file's; None: a Parquet file or a data frame); ``text``: the header line as written.
+    """
+    seen: dict[str, int] = {}
+    for j, name in enumerate(names, 1):
+        if name in seen:
+            raise InputFormatError(
+                f"column {j}, {token(name)}, is named twice (first column {seen[name]}); a submission's "
+                f"columns are {', '.join(expected)}",
+                source=path,
+                line=line,
+            )
+        seen[name] = j
+        if name not in expected:
+            why = _not_a_column(name, names, expected, text)
+            raise InputFormatError(f"column {j}, {why}", source=path, line=line)
+    absent = [c for c in expected if c not in seen]
+    if absent:
+        raise InputFormatError(
+            f"no column {absent[0]!r} (the header names {', '.join(token(n) for n in names[:8])}"
+            f"{', ...' if len(names) > 8 else ''}); a submission's columns are {', '.join(expected)}",
+            source=path,
+            line=line,
+        )
+
+
+def _not_a_column(name: str, names: list[str], expected: list[str], line: str | None) -> str:
+    """Why a header's name is refused, with what was likely meant."""
+    said = f"{token(name)}, is not one of the submission's columns ({', '.join(expected)})"
+    if name in ("", "Unnamed: 0", "index"):
+        return said + (
+            "; it looks like a column of row numbers (pandas: to_csv(index=False), R: "
+            "write.csv(row.names=FALSE) write none)"
+        )
+    if line is not None and len(names) == 1:
+        for sep, words in ((";", "';'"), ("\t", "tabs")):
+            if sep in line:
+                return (
+                    f"{token(name)}, is the header's only column: fields separated by {words}? a "
+                    f"submission's fields are separated by commas (pandas: to_csv(sep=',')), its columns "
+                    f"{', '.join(expected)}"
+                )
+    same = [c for c in expected if c.lower() == name.lower()]
+    if same:
+        return said + f"; names are compared exactly: {token(name)} is not {same[0]!r}"
+    return said
+
+
+# -- checks and the join --------------------------------------------------------------------------------
+class _Found:
+    """A submission's problems: the first MAX_ERRORS + 1 of each kind (by row) kept as (row, column,
+    message), and how many there are in all; listed in the file's order, the first MAX_ERRORS, then
+    how many more.
+    """
+
+    def __init__(self) -> None:
+        self.kept: list[tuple[int, int, str]] = []
+        self.total = 0
+
+    def add(self, rows: Any, column: int, message: Callable[[int], str]) -> None:
+        """Problems at ``rows`` (row numbers, any order) of one kind, each worded by ``message(row)``."""
+        rows = sorted(int(r) for r in rows)
+        self.total += len(rows)
+        self.kept += [(r, column, message(r)) for r in rows[: MAX_ERRORS + 1]]
+
+    def listed(self, after: list[str]) -> ErrorList:
+        """The listed errors: the first MAX_ERRORS in the file's order, then ``after`` (problems of the
+        whole file), then how many more there are.
+        """
+        lines = [m for _, _, m in sorted(self.kept, key=lambda e: (e[0], e[1]))] + after
+        total = self.total + len(after)
+        more = total - min(len(lines), MAX_ERRORS)
+        tail = [f"... and {more} more error{'s' * (more > 1)}"] if more else []
+        return ErrorList(lines[:MAX_ERRORS] + tail, total)
+
+
+def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, ErrorList]:
+    """Check a submission whole against the key and join it: (the joined data in the key's order,
+    or None; its errors, one line each).  The columns' names have been checked.
+    """
+    cols = task.columns
+    assert cols is not None
+    found = _Found()
+    needs = sorted({c.name for c in task.criteria if c.probability})
+    rows = key.lookup(_submitted_ids(frame, cols.id, found))
+    preds = [_prediction(frame, name, j, task, needs, found) for j, name in enumerate(cols.prediction, 1)]
+    matrix = np.column_stack(preds) if len(preds) > 1 else preds[0]
+    if any(c.rescale for c in task.criteria):  # rows are divided by their sums: none may sum to 0
+        sums = matrix.sum(axis=1)
+        found.add(
+            np.flatnonzero(np.isfinite(sums) & (sums <= 0.0)),
+            0,
+            lambda r: (
+                f"{frame.place(r)}: the probabilities of the row sum to 0 (each row is divided by its sum)"
+            ),
+        )
+    ident = frame.data[cols.id]
+    blank = set(frame.missing.get(cols.id, np.zeros(0, np.int64)).tolist())
+    found.add(
+        [r for r in np.flatnonzero(rows < 0).tolist() if r not in blank],
+        0,
+        lambda r: f"{frame.place(r, cols.id)}: id {token(str(ident[r]))} is not in the answer key",
+    )
+    # an id given twice: its second row and after, each with the first
+    order = np.argsort(rows, kind="stable")
+    ordered = rows[order]
+    again = np.flatnonzero((ordered[1:] == ordered[:-1]) & (ordered[1:] >= 0)) + 1
+    if len(again):
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        first = {int(ordered[i]): int(order[i]) for i in starts.tolist()}
+        found.add(
+            order[again],
+            0,
+            lambda r: (
+                f"{frame.place(r, cols.id)}: id {token(str(ident[r]))} appears again (first on "
+                f"{frame.where(first[int(rows[r])])})"
+            ),
+        )
+    hit = np.zeros(key.rows, bool)
+    hit[rows[rows >= 0]] = True
+    absent = np.flatnonzero(~hit)
+    after = []
+    if len(absent):
+        listed = ", ".join(token(str(key.ids[i])) for i in absent[:5]) + (", ..." if len(absent) > 5 else "")
+        after.append(
+            f"{place(frame.source)}: {len(absent)} id(s) of the answer key have no prediction: {listed}"
+        )
+    errors = found.listed(after)
+    if errors:
+        return None, errors
+    perm = np.empty(key.rows, np.int64)
+    perm[rows] = np.arange(len(rows))
+    s = matrix[perm]
+    if task.hard:
+        s = np.eye(len(task.classes or ()))[s.astype(np.int64)]
+    return Joined(key.y, s, key.groups, key.weights), errors
+
+
+def _submitted_ids(frame: _Frame, name: str, found: _Found) -> np.ndarray:
+    """The submission's ids (int64 or text, as written); an empty one is an error at its row."""
+    col = frame.data[name]
+    found.add(frame.missing.get(name, ()), 0, lambda r: f"{frame.place(r, name)}: missing id ({frame.blank})")
+    if col.dtype.kind in "iub":
+        return col.astype(np.int64)
+    if col.dtype.kind == "f":  # a data frame's (a file's float ids are refused as it is read)
+        found.add(
+            [0],
+            0,
+            lambda r: (
+                f"{place(frame.source)}, column {name!r}: ids written as floating-point numbers; write "
+                "them as the answer key does (integers or text)"
+            ),
+        )
+        return np.full(len(col), "", dtype=str)
+    return np.asarray([str(v) for v in col.tolist()], dtype=str)
+
+
+def _prediction(frame: _Frame, name: str, j: int, task: Task, needs: list[str], found: _Found) -> np.ndarray:
+    """A prediction column as float64 (K classes predicted as labels: each row's class index); each
+    value that is missing, not a number, not finite, outside [0, 1] where a criterion reads
+    probabilities (``needs``), or not one of the task's classes, an error at its row.
+    """
+    col = frame.data[name]
+    n = len(col)
+    missing = frame.missing.get(name, np.zeros(0, np.int64))
+    found.add(missing, j, lambda r: f"{frame.place(r, name)}: missing prediction ({frame.blank})")
+    gone = set(missing.tolist())
+    if task.hard:
+        classes = task.classes or []
+        index = {c: i for i, c in enumerate(classes)}
+        texts = [_label_text(v) for v in col.tolist()]
+        codes = [index.get(t, -1) for t in texts]
+        found.add(
+            [r for r, c in enumerate(codes) if c < 0 and r not in gone],
+            j,
+            lambda r: (
+                f"{frame.place(r, name)}: the label {token(texts[r])} is not one of the task's classes "
+                f"({', '.join(classes)})"
+            ),
+        )
+        return np.maximum(np.asarray(codes, np.float64), 0.0)
+    if col.dtype.kind in "iufb":
+        v = col.astype(np.float64)
+        v[missing] = 0.0  # said missing, not again as not finite
+    else:  # text (a value that is not a number), or a data frame's objects
+        v = np.zeros(n, np.float64)
+        bad = []
+        for row, x in enumerate(col.tolist()):
+            if row in gone:
+                continue
+            if isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_)):
+                v[row] = float(x)
+            elif grammar.is_number(str(x)):
+                v[row] = float(str(x))
+            else:  # (its value stays 0: said once, not again as not finite)
+                bad.append(row)
+        found.add(
+            bad, j, lambda r: f"{frame.place(r, name)}: the prediction {token(str(col[r]))} is not a number"
+        )
+    found.add(
+        np.flatnonzero(~np.isfinite(v)),
+        j,
+        lambda r: f"{frame.place(r, name)}: the prediction is not a finite number (read as {float(v[r])!r})",
+    )
+    if needs:
+        found.add(
+            np.flatnonzero(np.isfinite(v) & ((v < 0.0) | (v > 1.0))),
+            j,
+            lambda r: (
+                f"{frame.place(r, name)}: the prediction {float(v[r])!r} is outside [0, 1], which "
+                f"{', '.join(needs)} {'needs' if len(needs) == 1 else 'need'}"
+            ),
+        )
+    return v
+
+
+# -- scoring --------------------------------------------------------------------------------------------
+def score_table(
+    submission: Any, task: Task, key: TableKey, follow_links: bool = False, name: str | None = None
+) -> Scores:
+    """Check and score one submission of a table task (a file's path, or a data frame): its
+    :class:`~perfeval.contest.score.Scores`, with the errors that reject it.  Whatever is wrong with
+    the submission rejects it alone; nothing is raised for it.
+    """
+    label = name or (os.fspath(submission) if not _is_frame(submission) else "a submission")
+    try:
+        if _is_frame(submission):
+            frame = frame_of(submission, label)
+            _check_header(frame.names, task.columns.submission if task.columns else [], label, None, None)
+        else:
+            frame = read_submission(os.fspath(submission), task, key, follow_links)
+    except InputFormatError as e:  # reading stopped there: nothing more is said
+        return Scores(label, errors=[_cut(str(e))], n_errors=1, stopped=True)
+    joined, errors = check(frame, task, key)
+    res = Scores(label, errors=errors, rows=frame.rows, n_errors=errors.total)
+    if joined is None:
+        return res
+    for c in task.criteria:
+        try:
+            result = measure_result(
+                task.problem or "",
+                c.measure or "",
+                joined,
+                dialect=c.dialect,
+                classes=_names(task),
+                rescale=c.rescale,
+            )
+        except PerfError as e:  # what the checks above let through and evaluate() refuses
+            res.scores.clear()
+            res.errors = ErrorList(
+                [f"{place(label)}: criterion {c.name!r} cannot score it: {_cut(str(e))}"], 1
+            )
+            res.n_errors = 1
+            return res
+        res.scores[c.name] = float(result.value)
+        if not math.isfinite(result.value):
+            res.why[c.name] = why_no_number(result)
+    add_total(res, task)
+    return res
+
+
+#: a quoted token of a reader's message longer than 40 characters (as repr() writes a string)
+_LONG_TOKEN = re.compile(r"(?<!\w)(?:'(?:[^'\\\n]|\\.){41,}'|\"(?:[^\"\\\n]|\\.){41,}\")(?!\w)")
+
+
+def _cut(message: str) -> str:
+    """A reader's message about a submission with every quoted token cut to 40 characters (a reader
+    may quote a whole field: a submission's field is never shown whole).
+    """
+
+    def cut(m: re.Match) -> str:
+        try:
+            text = ast.literal_eval(m.group())  # a Python string literal, as repr() wrote it
+        except (ValueError, SyntaxError):
+            return m.group()
+        return token(text) if isinstance(text, str) else m.group()
+
+    return _LONG_TOKEN.sub(cut, message)
