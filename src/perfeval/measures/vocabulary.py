@@ -1595,3 +1595,18 @@ _regression(
     "mean of the targets <= 0 (which has no deviance): NaN, and why.  0 < power < 1: refused.  No case: "
     "NaN.",
 )
+
+# -- part "ci-bias" (issue 33): the intervals of measures biased under resampling say so in their
+# entries (docs/statistics.md "Replicates on one side of the estimate"); scikit-learn's max_error,
+# mean_squared_log_error and root_mean_squared_log_error as regression measures ---------------------
+_BIASED_INTERVALS = (
+    "biased under resampling: a bootstrap replicate repeats some cases and leaves others out, so the "
+    "rates of positives it compares the scores with (per bin, per score, or recalibrated) are noisier "
+    "than the data's, and the calibration error they add to is larger: most replicates, often all, lie "
+    "above the value.  perfeval.ci's interval then does not contain the value, or, every replicate "
+    "above it, BCa's has none (NaN: its bias correction is infinite); either way the interval says so "
+    "(Interval.note, a BootstrapBiasWarning, a line under the table): it is the replicates' spread, not "
+    "a range around the value."
+)
+for _name in ("ECE", "MCE", "BRIER_MCB", "CA1", "CA2", "ECE_TOP", "ECE_CW"):
+    REGISTRY.amend(_name, intervals_doc=_BIASED_INTERVALS)
