@@ -355,8 +355,10 @@ def regression_ci(
                 jack.extend(jackknife([model], cases.w))
             return acceleration(jack[0][:, i], None)
 
-        lo, hi, sd = interval(float(est[i]), reps[:, i], level, method, accel)
-        out[sp.label] = Interval(sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed)
+        lo, hi, sd, note = interval(float(est[i]), reps[:, i], level, method, accel)
+        out[sp.label] = Interval(
+            sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed, note
+        )  # fmt: skip
     return out
 
 
@@ -430,10 +432,10 @@ def regression_compare(
 
             with np.errstate(all="ignore"):
                 d = reps[m][:, j] - reps[-1][:, j]
-            lo, hi, sd = interval(diff, d, level, how, accel)
+            lo, hi, sd, note = interval(diff, d, level, how, accel, of="difference")
             out[sp.label] = Comparison(
                 sp.label, ea, eb, diff, lo, hi, p_value(d) if tested else math.nan, level, how, n_boot, sd,
-                "cases", seed, tested and p_at_floor(d),
+                "cases", seed, tested and p_at_floor(d), note,
             )  # fmt: skip
         results.append(out)
     return results
