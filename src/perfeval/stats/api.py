@@ -131,7 +131,7 @@ def ci(
         ``["mae", "rmse", "r2"]``).
     method : {"bca", "percentile", "delong", "t", "wald"}
         ``"delong"`` is for the ROC area over all cases only; ``"t"`` (Student's t interval of a mean
-        of per-case losses) for the regression measures MAE, MSE_REG, MAPE, PINBALL and the
+        of per-case losses) for the regression measures MAE, MSE_REG, MAPE, PINBALL, MSLE and the
         deviances over all unweighted cases (:mod:`perfeval.stats.regression`); ``"wald"`` for
         CAL_SLOPE and CAL_INTERCEPT (either fit) over all cases only: the coefficient -+ z times its
         standard error from the inverse of the fit's information over the distinct scores (the
@@ -508,10 +508,11 @@ def compare(
 
     A regression target (``task="regression"``, or read so as in :func:`ci`): two predictions of the
     same real targets.  The paired t-test of the per-case loss differences for a mean loss (MAE,
-    MSE_REG, MAPE, PINBALL, the deviances) over all unweighted cases, by default (``method="t"``:
-    scipy's ``ttest_rel`` of the two models' losses, the Diebold-Mariano test with Harvey et al.'s
-    correction; :mod:`perfeval.stats.regression`); the paired BCa bootstrap for RMSE_REG, R2,
-    EXPVAR and MEDAE, with case weights, and over groups (whole groups resampled).
+    MSE_REG, MAPE, PINBALL, MSLE, the deviances) over all unweighted cases, by default
+    (``method="t"``: scipy's ``ttest_rel`` of the two models' losses, the Diebold-Mariano test with
+    Harvey et al.'s correction; :mod:`perfeval.stats.regression`); the paired BCa bootstrap for the
+    other measures (RMSE_REG, R2, EXPVAR, MEDAE, ...), with case weights, and over groups (whole
+    groups resampled).
 
     .. versionchanged:: 0.1.0
        The default was the BCa bootstrap for every measure; it is now DeLong's test for the ROC area
