@@ -292,7 +292,7 @@ def test_the_summary_keeps_the_targets_only_when_asked_and_merges_canonically():
     y, p, w = np.round(rng.normal(size=300), 1), rng.normal(size=300), rng.random(300)
     w[::7] = 0.0
     plain = RegressionSummary.from_checked(y, p, w)
-    assert plain.yval is None and plain.kept() == ((), False, False, False)
+    assert plain.yval is None and plain.kept() == ((), False, False, False, False, False)
     with pytest.raises(ValueError, match="keeps no targets"):
         plain.targets()
     whole = RegressionSummary.from_checked(y, p, w, ydist=True)

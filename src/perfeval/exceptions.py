@@ -181,6 +181,20 @@ class GradesAsLabelsWarning(PerfWarning):
     """
 
 
+class BootstrapBiasWarning(PerfWarning):
+    """A measure's bootstrap replicates lie on one side of its estimate: its interval does not contain
+    the estimate, or (every replicate on one side) BCa's bias correction is infinite and its interval
+    NaN.  The measure is biased under resampling (calibration errors, reliability terms and maxima
+    are); the interval (its ``note`` says this too) is the replicates' spread, not a range around the
+    estimate.
+
+    Examples
+    --------
+    >>> issubclass(BootstrapBiasWarning, PerfWarning)
+    True
+    """
+
+
 class UndefinedMeasureWarning(PerfWarning):
     """A measure is undefined for the data, or for some groups (left out of the means and listed in
     the report), e.g. ROC area with one class only.

@@ -34,6 +34,7 @@ from torchmetrics.functional.regression import (
     mean_absolute_error,
     mean_absolute_percentage_error,
     mean_squared_error,
+    mean_squared_log_error,
     r2_score,
     tweedie_deviance_score,
 )
@@ -49,6 +50,7 @@ FUNCTIONS = {
     "tweedie_deviance_score(power=2)": lambda p, y: tweedie_deviance_score(p, y, power=2.0),
     "tweedie_deviance_score(power=1.5)": lambda p, y: tweedie_deviance_score(p, y, power=1.5),
     "tweedie_deviance_score(power=-1)": lambda p, y: tweedie_deviance_score(p, y, power=-1.0),
+    "mean_squared_log_error": lambda p, y: mean_squared_log_error(p, y),
 }
 
 

@@ -123,6 +123,9 @@ SKLEARN_NAMES = {
     "D2_AE": "d2_absolute_error_score",
     "D2_PINBALL": "d2_pinball_score",
     "D2_TWEEDIE": "d2_tweedie_score",
+    "MAXERR": "max_error",
+    "MSLE": "mean_squared_log_error",
+    "RMSLE": "root_mean_squared_log_error",
 }
 
 #: torchmetrics' function of each regression measure it has (torchmetrics.functional.regression)
@@ -136,6 +139,7 @@ TORCHMETRICS_NAMES = {
     "POISSON_DEV": "tweedie_deviance_score(power=1)",
     "GAMMA_DEV": "tweedie_deviance_score(power=2)",
     "TWEEDIE_DEV": "tweedie_deviance_score",
+    "MSLE": "mean_squared_log_error",
 }
 
 #: the float64 rounding a one-pass sum of n terms may carry, relative to the sum of their sizes
@@ -196,6 +200,19 @@ def _sklearn_value(f: Facts, spec: MeasureSpec, fn: str) -> float | str:
         return S.median(np.abs(y - p), w)
     if name in ("D2_AE", "D2_PINBALL"):
         return S.d2_pinball(s, float(spec.kwargs.get("alpha", 0.5)))
+    if name == "MAXERR":
+        if w is not None:
+            return "scikit-learn's max_error takes no sample weights"
+        return float(np.max(np.abs(y - p)))
+    if name in ("MSLE", "RMSLE"):
+        if (y <= -1).any() or (p <= -1).any():  # every row, of weight 0 too, as scikit-learn checks
+            what = "Root Mean Squared" if name == "RMSLE" else "Mean Squared"
+            return (
+                f"scikit-learn's {fn} raises: {what} Logarithmic Error cannot be used when targets contain "
+                "values less than or equal to -1."
+            )
+        summary = RegressionSummary.from_checked(y, p, w, msle=True)
+        return (R.rmsle if name == "RMSLE" else R.msle)(summary).value
     if name in ("POISSON_DEV", "GAMMA_DEV", "TWEEDIE_DEV", "D2_TWEEDIE"):
         power = {"POISSON_DEV": 1.0, "GAMMA_DEV": 2.0}.get(name, float(spec.kwargs.get("power", 0.0)))
         refused = S.deviance_refusal(y, p, power)
@@ -311,6 +328,20 @@ def _tm_same(f: Facts, spec: MeasureSpec) -> tuple[float, list[str]]:
 
     fn: Callable[..., Any] = {"MAE": R.mae, "MSE_REG": R.mse, "RMSE_REG": R.rmse}[spec.measure.name]
     return fn(f.summary).value, []
+
+
+def _tm_msle(f: Facts, spec: MeasureSpec) -> tuple[float, list[str]] | str:
+    """MSLE under torchmetrics' mean_squared_log_error: perfeval's definition (its log1p torch's, its
+    sum in float64, within rounding) where every target and prediction is > -1; it does not check them.
+    """
+    from perfeval.measures.regression import msle
+
+    if (f.y <= -1).any() or (f.p <= -1).any():
+        return (
+            "torchmetrics' mean_squared_log_error does not check its input: log1p of a target or a "
+            "prediction <= -1 makes it NaN or inf"
+        )
+    return msle(RegressionSummary.from_checked(f.y, f.p, msle=True)).value, []
 
 
 def _tm_mape(f: Facts, spec: MeasureSpec) -> tuple[float, list[str]]:
@@ -485,6 +516,7 @@ _TM: dict[str, Callable[[Facts, MeasureSpec], Any]] = {
     "POISSON_DEV": _tm_deviance,
     "GAMMA_DEV": _tm_deviance,
     "TWEEDIE_DEV": _tm_deviance,
+    "MSLE": _tm_msle,
 }
 
 

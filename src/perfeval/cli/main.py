@@ -28,6 +28,7 @@ from perfeval.cli import load
 from perfeval.cli.load import note
 from perfeval.cli.parser import DEFAULT_MEASURES, EXTENSIONS, INPUT_FORMATS, build
 from perfeval.exceptions import (
+    BootstrapBiasWarning,
     CommentLinesWarning,
     InputFormatError,
     InvalidDataError,
@@ -163,6 +164,8 @@ def _one_line_warning(
     if isinstance(category, type) and issubclass(category, CommentLinesWarning):
         note(f"perfeval: note: {one_line(message)}\n")
         return
+    if isinstance(category, type) and issubclass(category, BootstrapBiasWarning):
+        return  # the command's output says it (under the table, the JSON's note, a note for CSV)
     sys.stderr.write(f"perfeval: warning: {one_line(message)}\n")
 
 

@@ -124,10 +124,11 @@ FROM_SUMMARY = (
 
 
 def _interval_note(iv: dict, why: str | None = None, models: dict | None = None) -> str:
-    """The note under a table of intervals: how they were drawn, and why any of them is nan
-    (``models``: each model's intervals, for a table of several).
+    """The note under a table of intervals: how they were drawn, why any of them is nan, and which
+    are not a range around their estimate (the replicates on one side of it) (``models``: each
+    model's intervals, for a table of several).
     """
-    from perfeval.stats.intervals import undefined_intervals
+    from perfeval.stats.intervals import one_sided, undefined_intervals
 
     one = next(iter(iv.values()))
     how = (
@@ -145,11 +146,25 @@ def _interval_note(iv: dict, why: str | None = None, models: dict | None = None)
         else [(f"{name} {lab}", r) for name, ivs in models.items() for lab, r in ivs.items()]
     )
     undefined = undefined_intervals(shown)
+    aside = one_sided(shown)
     return (
         f"({one.level * 100:g}% intervals: {how}"
         + (f"; {why})" if why else ")")
         + (f"\n(nan intervals: {undefined})" if undefined else "")
+        + (f"\n(not around the estimate: {aside})" if aside else "")
     )
+
+
+def csv_interval_notes(results: list[tuple[str, Any]]) -> None:
+    """A CSV table has no line under it: each interval that is not a range around its estimate
+    (``results``: each with the name it is shown under) is said on stderr, a note a line, when the
+    command succeeds.
+    """
+    from perfeval.cli.load import note
+
+    for name, r in results:
+        if r.note:
+            note(f"perfeval: note: {name}: {r.note}\n")
 
 
 def _bounded(report: Any) -> bool:
@@ -254,11 +269,11 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
             head = [*head, "threshold"]
             rows = [[*row, r.threshold] for row, r in zip(rows, report.results.values(), strict=True)]
         lines = [",".join(head)] + [",".join(csv_number(v) for v in row) for row in rows]
+        csv_interval_notes(list(report.intervals.items()))
         return "\n".join(lines) + "\n"
 
     cells = [
-        [number(row[0]), (threshold_cell if _of_threshold(row[0]) else number)(row[1])]
-        + [number(v) for v in row[2:]]
+        [number(row[0])] + [(threshold_cell if _of_threshold(row[0]) else number)(v) for v in row[1:]]
         for row in rows
     ]
     lines = table([head, *cells], "lr")
@@ -362,6 +377,13 @@ def models_text(reports: dict[str, Any], output: str, per_group: bool) -> str:
         if per:
             return models_group_csv(reports)
         head = ["model", *_model_cells(first, None)[0]]
+        csv_interval_notes(
+            [
+                (f"{shown(name)} {lab}", iv)
+                for name, r in reports.items()
+                for lab, iv in (r.intervals or {}).items()
+            ]
+        )
         lines = [",".join(csv_field(h) for h in head)]
         lines += [
             ",".join([csv_field(name)] + [csv_number(v) for v in _model_cells(r, None)[1]])

@@ -32,6 +32,7 @@ from perfeval.summaries.regression import (
     RegressionSummary,
     deviance_rows,
     grouped_quantiles,
+    log_rows,
     ratio,
     row_sums,
     scaled_sums,
@@ -221,7 +222,8 @@ _YDIST = ("D2_PINBALL", "D2_AE")
 
 def needs(specs: list[MeasureSpec]) -> dict[str, Any]:
     """What a summary for the measures ``specs`` keeps: the Tweedie powers, the residuals, the
-    targets (the D^2 scores), torchmetrics' MAPE sum.
+    targets (the D^2 scores), torchmetrics' MAPE sum, the squared log errors (MSLE, RMSLE), the
+    largest absolute residual (MAXERR).
     """
     powers = set()
     ydist = False
@@ -243,6 +245,8 @@ def needs(specs: list[MeasureSpec]) -> dict[str, Any]:
         "medae": any(s.measure.name == "MEDAE" for s in specs),
         "ydist": ydist,
         "mape_tm": any(s.measure.name == "MAPE" and s.kwargs.get("eps") == "torchmetrics" for s in specs),
+        "msle": any(s.measure.name in ("MSLE", "RMSLE") for s in specs),
+        "maxerr": any(s.measure.name == "MAXERR" for s in specs),
     }
 
 
@@ -470,6 +474,10 @@ def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
         return _divide(m * spos + (d - m) * (spos - sr), W * d)
     if name == "MEDAE":
         return gs.medians()
+    if name == "MAXERR":  # the rows of weight 0 are dropped at the door: every row counts
+        return np.maximum.reduceat(gs.a, gs.starts) if len(gs.starts) else np.empty(0)
+    if name in ("MSLE", "RMSLE"):
+        return _group_msle(gs, name == "RMSLE")
     if name in ("D2_PINBALL", "D2_AE"):
         return _group_d2_pinball(gs, float(sp.kwargs.get("alpha", 0.5)))
     if name == "D2_TWEEDIE":
@@ -491,6 +499,24 @@ def _group_deviance(gs: _GroupSums, p: float) -> tuple[np.ndarray, np.ndarray, n
     gs.made(f"dev{p!r}", dev)
     total, W = gs.get(f"dev{p!r}", "weight")
     return total, W, gs.rows_where(~ok) > 0
+
+
+def _group_msle(gs: _GroupSums, root: bool) -> np.ndarray:
+    """Each group's MSLE (or RMSLE): the exact sum of ``w (log1p(y) - log1p(yhat))^2`` over the
+    weights', rounded once; NaN in a group with a target or a prediction <= -1.
+    """
+    if "sle" not in gs._made:
+        d, ok = log_rows(gs.y, gs.s)
+        try:
+            gs.made("sle", d, d)
+        except InvalidDataError:
+            raise InvalidDataError(
+                "a squared log error times a weight is beyond the range of a 64-bit float"
+            ) from None
+        gs.__dict__["sle_bad"] = gs.rows_where(~ok) > 0
+    v = _divide(*gs.get("sle", "weight"))
+    v[gs.__dict__["sle_bad"]] = math.nan
+    return np.sqrt(v) if root else v
 
 
 def _fraction(num: np.ndarray, den: np.ndarray) -> np.ndarray:

@@ -102,16 +102,19 @@ from perfeval.functional.sklearn_regression import (
     d2_pinball_score,
     d2_tweedie_score,
     explained_variance_score,
+    max_error,
     mean_absolute_error,
     mean_absolute_percentage_error,
     mean_gamma_deviance,
     mean_pinball_loss,
     mean_poisson_deviance,
     mean_squared_error,
+    mean_squared_log_error,
     mean_tweedie_deviance,
     median_absolute_error,
     r2_score,
     root_mean_squared_error,
+    root_mean_squared_log_error,
 )
 from perfeval.measures import parse_measure
 from perfeval.summaries import ScoreHistogram
@@ -196,6 +199,9 @@ __all__ = [
     "equalized_odds_ratio",
     "equal_opportunity_difference",
     "equal_opportunity_ratio",
+    "max_error",
+    "mean_squared_log_error",
+    "root_mean_squared_log_error",
 ]
 
 #: the deprecated one-liners (still here until perfeval 0.2.0, each warning with what to call instead)

@@ -49,6 +49,9 @@ __all__ = [
     "d2_absolute_error_score",
     "d2_pinball_score",
     "d2_tweedie_score",
+    "max_error",
+    "mean_squared_log_error",
+    "root_mean_squared_log_error",
 ]
 
 Array = np.ndarray
@@ -361,3 +364,62 @@ def _d2_pinball(
         return math.nan
     scores = np.array([S.d2_pinball(s, float(alpha)) for s in _summaries(yt, yp, w, ydist=True)])
     return _average(scores, multioutput)
+
+
+def max_error(y_true: Any, y_pred: Any) -> float:
+    """scikit-learn's ``max_error`` (perfeval's MAXERR): the largest absolute residual, of one output
+    (no weights, as scikit-learn's).
+    """
+    fn = "max_error"
+    yt, yp = _targets(fn, y_true, y_pred, "uniform_average", _AVERAGES)
+    if yt.shape[1] != 1:
+        raise InvalidDataError(f"{fn}: Multioutput not supported in max_error")
+    (s,) = _summaries(yt, yp, None, maxerr=True)
+    return R.max_error(s).value
+
+
+def _log_error(
+    fn: str, what: str, y_true: Any, y_pred: Any, sample_weight: Any, multioutput: Any, root: bool
+) -> float | Array:
+    yt, yp = _targets(fn, y_true, y_pred, multioutput, _AVERAGES)
+    w = _weights(fn, sample_weight, len(yt))
+    if (yt <= -1).any() or (yp <= -1).any():  # every row, a weight of 0 too, as scikit-learn checks
+        raise InvalidDataError(
+            f"{fn}: {what} cannot be used when targets contain values less than or equal to -1."
+        )
+    measure = R.rmsle if root else R.msle
+    return _average(np.array([measure(s).value for s in _summaries(yt, yp, w, msle=True)]), multioutput)
+
+
+def mean_squared_log_error(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, multioutput: Any = "uniform_average"
+) -> float | Array:
+    """scikit-learn's ``mean_squared_log_error`` (perfeval's MSLE): a target or a prediction <= -1
+    raises, as scikit-learn's does.
+    """
+    return _log_error(
+        "mean_squared_log_error",
+        "Mean Squared Logarithmic Error",
+        y_true,
+        y_pred,
+        sample_weight,
+        multioutput,
+        False,
+    )
+
+
+def root_mean_squared_log_error(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, multioutput: Any = "uniform_average"
+) -> float | Array:
+    """scikit-learn's ``root_mean_squared_log_error`` (perfeval's RMSLE: each output's root, then the
+    average).
+    """
+    return _log_error(
+        "root_mean_squared_log_error",
+        "Root Mean Squared Logarithmic Error",
+        y_true,
+        y_pred,
+        sample_weight,
+        multioutput,
+        True,
+    )

@@ -177,6 +177,10 @@ class Measure:
     #: in its own domain, it returns None, or what is wrong in words (``lo`` must be ...); "" if none.
     #: Run when a spec is parsed, so that a run is refused before it reads any data
     check: str = ""
+    #: what its bootstrap interval is, when that needs saying (a measure biased under resampling: its
+    #: replicates lie mostly on one side of its value, :func:`perfeval.stats.intervals.side_note`);
+    #: "" for none, the usual case
+    intervals_doc: str = ""
     #: the functions imported on first use, by role ("compute", "per_group"): one key, one function, so
     #: two threads that import at once (the bootstrap's) store the same thing twice, harmlessly
     _fn: dict = field(default_factory=dict, repr=False, compare=False)
@@ -262,6 +266,7 @@ class Measure:
             "Ties: " + self.ties,
             "Edge cases: " + self.edge_cases,
             "Tie bounds: " + self.tie_bounds_text,
+            *(["Intervals: " + self.intervals_doc] if self.intervals_doc else []),
             "perf compatibility: " + self.perf,
         ]
         if self.params:
@@ -288,6 +293,18 @@ class Registry:
         self._measures[m.name] = m
         for k in keys:
             self._names[k.lower()] = m.name
+        return m
+
+    def amend(self, name: str, **changes: Any) -> Measure:
+        """The measure ``name`` (canonical) with ``changes`` to its documentation fields, in place of
+        the one registered (its names unchanged): a part that documents what other parts registered
+        says so in one block.
+        """
+        from dataclasses import replace
+
+        if set(changes) - {"intervals_doc"}:
+            raise ValueError(f"amend changes documentation only, not {sorted(set(changes))}")
+        m = self._measures[name] = replace(self._measures[name], **changes)
         return m
 
     def __iter__(self) -> Iterator[Measure]:

@@ -51,6 +51,9 @@ __all__ = [
     "d2_tweedie",
     "d2_pinball_parts",
     "d2_tweedie_parts",
+    "max_error",
+    "msle",
+    "rmsle",
     "MAPE_EPS",
     "NO_CASE",
 ]
@@ -324,3 +327,38 @@ def d2_tweedie(s: RegressionSummary, power: float = 0.0) -> Finished:
             why=_constant_why("mean") + " (scikit-learn's d2_tweedie_score raises ZeroDivisionError)",
         )
     return Finished(ratio(den - num, den))
+
+
+# -- scikit-learn's max_error and squared log errors --------------------------------------------------
+def max_error(s: RegressionSummary) -> Finished:
+    """The largest absolute residual ``max |r|`` over the rows of weight > 0 (a weight does not scale
+    it: any positive weight counts the row once; scikit-learn's ``max_error`` takes no weights).
+    """
+    if s.weight == 0:
+        return Finished(math.nan, why=NO_CASE)
+    return Finished(s.maxabs)
+
+
+def msle(s: RegressionSummary) -> Finished:
+    """Mean squared logarithmic error, ``sum w (log1p(y) - log1p(yhat))^2 / sum w`` (scikit-learn's
+    ``mean_squared_log_error``), from exact sums; NaN with the reason when a target or a prediction
+    is <= -1 (log1p is no number there; scikit-learn raises).
+    """
+    if s.weight == 0:
+        return Finished(math.nan, why=NO_CASE)
+    if s.sle_bad:
+        n = s.sle_bad_rows
+        return Finished(
+            math.nan,
+            why=f"{n:,} row{'s' if n != 1 else ''} with a target or a prediction <= -1: the log error "
+            "log1p(y) - log1p(prediction) needs both > -1 (scikit-learn raises ValueError)",
+        )
+    return Finished(ratio(s.sle, s.weight))
+
+
+def rmsle(s: RegressionSummary) -> Finished:
+    """Root mean squared logarithmic error: the square root of :func:`msle` (scikit-learn's
+    ``root_mean_squared_log_error``).
+    """
+    f = msle(s)
+    return Finished(math.sqrt(f.value), why=f.why) if not math.isnan(f.value) else f

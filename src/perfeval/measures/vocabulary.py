@@ -1608,3 +1608,57 @@ _binary(
     compute="perfeval.measures.threshold:selrate",
     per_group="perfeval.measures.threshold:selrate_groups",
 )
+
+# -- part "ci-bias" (issue 33): the intervals of measures biased under resampling say so in their
+# entries (docs/statistics.md "Replicates on one side of the estimate"); scikit-learn's max_error,
+# mean_squared_log_error and root_mean_squared_log_error as regression measures ---------------------
+_BIASED_INTERVALS = (
+    "biased under resampling: a bootstrap replicate repeats some cases and leaves others out, so the "
+    "rates of positives it compares the scores with (per bin, per score, or recalibrated) are noisier "
+    "than the data's, and the calibration error they add to is larger: most replicates, often all, lie "
+    "above the value.  perfeval.ci's interval then does not contain the value, or, every replicate "
+    "above it, BCa's has none (NaN: its bias correction is infinite); either way the interval says so "
+    "(Interval.note, a BootstrapBiasWarning, a line under the table): it is the replicates' spread, not "
+    "a range around the value."
+)
+for _name in ("ECE", "MCE", "BRIER_MCB", "CA1", "CA2", "ECE_TOP", "ECE_CW"):
+    REGISTRY.amend(_name, intervals_doc=_BIASED_INTERVALS)
+_regression(
+    "MAXERR",
+    "max error (largest absolute residual)",
+    ("max_error",),
+    "max_i |y_i - yhat_i| over the rows of weight > 0: a weight does not scale it (any positive weight "
+    "counts the row once; scikit-learn's max_error takes no weights, and one output only).  A maximum: "
+    "kept as it is, merged in any order with the same bits.",
+    compute="perfeval.measures.regression:max_error",
+)
+REGISTRY.amend(
+    "MAXERR",
+    intervals_doc="a replicate's maximum is never above the data's: it is the data's when the row that "
+    "holds it is drawn (in about 63% of the replicates: its Poisson(1) draw above 0) and smaller "
+    "otherwise, so its interval over all cases ends at the value (its high bound): it says how much the "
+    "value rests on a few rows, not where a larger sample's maximum would lie.",
+)
+_MSLE_EDGE = (
+    "a target or a prediction <= -1 (weight > 0): NaN, and how many rows (log1p is no number there; "
+    "scikit-learn's mean_squared_log_error raises ValueError).  No case: NaN."
+)
+_regression(
+    "MSLE",
+    "mean squared logarithmic error",
+    ("mean_squared_log_error", "meansquaredlogerror"),
+    "sum_i w_i (log1p(y_i) - log1p(yhat_i))^2 / sum_i w_i: MSE_REG of log(1 + y), scikit-learn's "
+    "mean_squared_log_error.  Each row's log1p is numpy's (scikit-learn's: the same bits on one "
+    "machine), their difference rounded once, its square times the weight summed exactly (two-product "
+    "splitting), the mean rounded once.",
+    compute="perfeval.measures.regression:msle",
+    edge=_MSLE_EDGE,
+)
+_regression(
+    "RMSLE",
+    "root mean squared logarithmic error",
+    ("root_mean_squared_log_error",),
+    "the square root of MSLE (scikit-learn's root_mean_squared_log_error).",
+    compute="perfeval.measures.regression:rmsle",
+    edge=_MSLE_EDGE,
+)

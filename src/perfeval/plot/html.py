@@ -32,7 +32,7 @@ from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cas
 from perfeval.plot import TITLES, CurveDisplay, plot_by_group
 from perfeval.stats import ci as _ci
 from perfeval.stats.api import compare_models
-from perfeval.stats.intervals import reasons, undefined_intervals, which_tests
+from perfeval.stats.intervals import one_sided, reasons, undefined_intervals, which_tests
 from perfeval.stats.paired import correct_tested
 from perfeval.stats.replicates import shared_jackknife
 
@@ -386,6 +386,11 @@ def _comparisons(
             + "; ".join(f"{_esc(', '.join(where))}: {_esc(why)}" for why, where in undefined.items())
             + ".</p>"
         )
+    aside = one_sided(
+        [(f"{lab} ({other} - {base})", c) for other in names[1:] for lab, c in every[other].items()]
+    )
+    if aside:
+        out.append(f"<p class='meta'><i>Not around the difference</i>: {_esc(aside)}.</p>")
     return out
 
 
@@ -817,12 +822,13 @@ def build(
         )
         where = " of the mean over groups" if info is not None else ""
 
-        undefined = undefined_intervals(
-            [(f"{lab} of {name}", iv) for name, ivs in intervals.items() for lab, iv in ivs.items()]
-        )
+        named = [(f"{lab} of {name}", iv) for name, ivs in intervals.items() for lab, iv in ivs.items()]
+        undefined = undefined_intervals(named)
+        aside = one_sided(named)
         parts.append(
             f"<p class='meta'>In brackets: {ci * 100:g}% confidence intervals{where} ({esc(how)})."
             + (f" <i>[undefined, undefined]</i>: {esc(undefined)}." if undefined else "")
+            + (f" <i>Not around the estimate</i>: {esc(aside)}." if aside else "")
             + "</p>"
         )
         if len(models) > 1:  # Wald's is an interval of one fit: the comparisons take their default tests

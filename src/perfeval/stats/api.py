@@ -33,6 +33,7 @@ from perfeval.stats.intervals import (
     interval,
     p_at_floor,
     p_value,
+    warn_one_sided,
 )
 from perfeval.stats.replicates import (
     Cases,
@@ -68,6 +69,22 @@ def specs_of(measures: Iterable[str] | str, threshold: float, method: str | None
                 "use method='bca' or 'percentile'"
             )
     return specs
+
+
+def is_threshold(spec: Any) -> bool:
+    """Whether ``spec`` is a score threshold (``of=threshold``): its interval's bounds are replicates'
+    own thresholds (:func:`perfeval.stats.intervals.quantiles`), each one achievable.
+    """
+    return spec.kwargs.get("of") == "threshold"
+
+
+def warned(results: Any) -> Any:
+    """``results`` (of :func:`ci`, :func:`compare`, :func:`compare_models`), each one whose replicates
+    lie on one side of its estimate said as a BootstrapBiasWarning
+    (:func:`perfeval.stats.intervals.warn_one_sided`).
+    """
+    warn_one_sided(results)
+    return results
 
 
 def coded(y_true: Any, pos_label: Any) -> Any:
@@ -114,7 +131,7 @@ def ci(
         ``["mae", "rmse", "r2"]``).
     method : {"bca", "percentile", "delong", "t", "wald"}
         ``"delong"`` is for the ROC area over all cases only; ``"t"`` (Student's t interval of a mean
-        of per-case losses) for the regression measures MAE, MSE_REG, MAPE, PINBALL and the
+        of per-case losses) for the regression measures MAE, MSE_REG, MAPE, PINBALL, MSLE and the
         deviances over all unweighted cases (:mod:`perfeval.stats.regression`); ``"wald"`` for
         CAL_SLOPE and CAL_INTERCEPT (either fit) over all cases only: the coefficient -+ z times its
         standard error from the inverse of the fit's information over the distinct scores (the
@@ -185,15 +202,15 @@ def ci(
     matrix = is_class_matrix(y_score, classes) or is_label_matrix(y_true)
     how = _regression(y_true, measures, task, pos_label, matrix or classes is not None)
     if how is not None:  # a real target and a prediction a row
-        return _regression_ci(
+        return warned(_regression_ci(
             y_true, y_score, groups, sample_weight, measures, threshold, method, level, n_boot, seed, progress
-        )
+        ))  # fmt: skip
     if matrix:  # K classes, or K labels
-        return class_ci(
+        return warned(class_ci(
             y_true, y_score, measures=measures, method=method, level=level, n_boot=n_boot, seed=seed,
             groups=groups, sample_weight=sample_weight, threshold=threshold, pos_label=pos_label,
             classes=classes, progress=progress,
-        )  # fmt: skip
+        ))  # fmt: skip
     cases = Cases(coded(y_true, pos_label), y_score, sample_weight, groups)
     specs = specs_of(measures, threshold, method)
     if method == "wald":  # every spec checked before any work
@@ -244,9 +261,9 @@ def ci(
                 return acceleration(fp.jack_cases(cases), None)
             return acceleration(jack.values(spec)[0], None)
 
-        lo, hi, sd = interval(est, reps, level, method, accel)
-        out[spec.label] = Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "cases", seed)
-    return out
+        lo, hi, sd, note = interval(est, reps, level, method, accel, observed=is_threshold(spec))
+        out[spec.label] = Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "cases", seed, note)
+    return warned(out)
 
 
 def _regression_ci(
@@ -359,10 +376,10 @@ def _group_interval(spec, cases: Cases, method: str, level: float, n_boot: int, 
         raise InvalidParameterError(f"{spec.label} is computed over groups: pass `groups=`")
     est, vals, agg = group_parts(spec, cases)
     reps = group_replicates([vals], agg, seed, n_boot)[0]
-    lo, hi, sd = interval(
+    lo, hi, sd, note = interval(
         est, reps, level, method, lambda v=vals, a=agg: acceleration(*jack_group_values(v, a))
     )
-    return Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "groups", seed)
+    return Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "groups", seed, note)
 
 
 def ci_from_summary(
@@ -437,9 +454,9 @@ def ci_from_summary(
             assert jack is not None  # checked above for a BCa interval; a percentile one never asks
             return acceleration(*jack(summary))
 
-        lo, hi, sd = interval(est, reps, level, method, accel)
-        out[sp.label] = Interval(sp.label, est, lo, hi, level, method, n_boot, sd, "cases", seed)
-    return out
+        lo, hi, sd, note = interval(est, reps, level, method, accel, observed=is_threshold(sp))
+        out[sp.label] = Interval(sp.label, est, lo, hi, level, method, n_boot, sd, "cases", seed, note)
+    return warned(out)
 
 
 def _delong_interval(spec, summary, level: float) -> Interval:
@@ -491,10 +508,11 @@ def compare(
 
     A regression target (``task="regression"``, or read so as in :func:`ci`): two predictions of the
     same real targets.  The paired t-test of the per-case loss differences for a mean loss (MAE,
-    MSE_REG, MAPE, PINBALL, the deviances) over all unweighted cases, by default (``method="t"``:
-    scipy's ``ttest_rel`` of the two models' losses, the Diebold-Mariano test with Harvey et al.'s
-    correction; :mod:`perfeval.stats.regression`); the paired BCa bootstrap for RMSE_REG, R2,
-    EXPVAR and MEDAE, with case weights, and over groups (whole groups resampled).
+    MSE_REG, MAPE, PINBALL, MSLE, the deviances) over all unweighted cases, by default
+    (``method="t"``: scipy's ``ttest_rel`` of the two models' losses, the Diebold-Mariano test with
+    Harvey et al.'s correction; :mod:`perfeval.stats.regression`); the paired BCa bootstrap for the
+    other measures (RMSE_REG, R2, EXPVAR, MEDAE, ...), with case weights, and over groups (whole
+    groups resampled).
 
     .. versionchanged:: 0.1.0
        The default was the BCa bootstrap for every measure; it is now DeLong's test for the ROC area
@@ -530,16 +548,16 @@ def compare(
     how = _regression(y_true, measures, task, pos_label, matrix or classes is not None)
     if how is None and matrix:
         check_request(method or "bca", level, None, "comparison")
-        return class_compare(
+        return warned(class_compare(
             y_true, [score_a], score_b, measures=measures, method=method, level=level, n_boot=n_boot,
             seed=seed, groups=groups, sample_weight=sample_weight, threshold=threshold, pos_label=pos_label,
             classes=classes, progress=progress,
-        )[0]  # fmt: skip
+        )[0])  # fmt: skip
     y_true = y_true if how is not None else coded(y_true, pos_label)
-    return _compare_all(
+    return warned(_compare_all(
         y_true, [score_a], score_b, measures, method, level, n_boot, seed, groups, sample_weight, threshold,
         threads, progress, ["score_a", "score_b"], how, ["score_a", "score_b"],
-    )[0]  # fmt: skip
+    )[0])  # fmt: skip
 
 
 @measures_keyword("perfeval.stats.compare_models")
@@ -614,14 +632,14 @@ def compare_models(
             level=level, n_boot=n_boot, seed=seed, groups=groups, sample_weight=sample_weight,
             threshold=threshold, pos_label=pos_label, classes=classes, progress=progress,
         )  # fmt: skip
-        return dict(zip(names, res, strict=True))
+        return warned(dict(zip(names, res, strict=True)))
     y_true = y_true if how is not None else coded(y_true, pos_label)
     res = _compare_all(
         y_true, [models[n] for n in names], models[baseline], measures, method, level, n_boot, seed, groups,
         sample_weight, threshold, threads, progress, [*map(str, names), str(baseline)], how,
         [f"models[{n!r}]" for n in [*names, baseline]],
     )  # fmt: skip
-    return dict(zip(names, res, strict=True))
+    return warned(dict(zip(names, res, strict=True)))
 
 
 def _compare_all(
@@ -822,10 +840,10 @@ def _compare_one(
         with np.errstate(all="ignore"):
             diff = ea - eb
             reps = ra - rb
-        lo, hi, sd = interval(diff, reps, level, method, accel)
+        lo, hi, sd, note = interval(diff, reps, level, method, accel, of="difference")
         tested = bool(np.isfinite(diff))  # an infinite log loss: no test of an infinite difference
         out[spec.label] = Comparison(
             spec.label, ea, eb, diff, lo, hi, p_value(reps) if tested else np.nan, level, method, n_boot, sd,
-            resampled, seed, tested and p_at_floor(reps),
+            resampled, seed, tested and p_at_floor(reps), note,
         )  # fmt: skip
     return out

@@ -365,8 +365,10 @@ def class_ci(
                 jack.extend(jackknife([model], cases.w, specs))
             return acceleration(jack[0][:, i], None)
 
-        lo, hi, sd = interval(float(est[i]), reps[:, i], level, method, accel)
-        out[sp.label] = Interval(sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed)
+        lo, hi, sd, note = interval(float(est[i]), reps[:, i], level, method, accel)
+        out[sp.label] = Interval(
+            sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed, note
+        )  # fmt: skip
     return out
 
 
@@ -429,11 +431,11 @@ def class_compare(
             with np.errstate(all="ignore"):
                 diff = ea - eb
                 d = reps[m][:, i] - reps[-1][:, i]
-            lo, hi, sd = interval(diff, d, level, method, accel)
+            lo, hi, sd, note = interval(diff, d, level, method, accel, of="difference")
             tested = bool(np.isfinite(diff))
             out[sp.label] = Comparison(
                 sp.label, ea, eb, diff, lo, hi, p_value(d) if tested else np.nan, level, method, n_boot, sd,
-                "cases", seed, tested and p_at_floor(d),
+                "cases", seed, tested and p_at_floor(d), note,
             )  # fmt: skip
         results.append(out)
     return results

@@ -54,6 +54,11 @@ class Interval:
     resampled : {"cases", "groups"}
     seed : int or None
         The seed of the replicates (None for DeLong, t and Wald, which draw none).
+    note : str
+        Why the interval is not a range around the estimate, or '' when it is: the replicates lie
+        on one side of the estimate (the measure is biased under resampling), so that the interval
+        does not contain it, or, every replicate on one side, BCa's bias correction is infinite and
+        its bounds NaN (:func:`interval`).
     """
 
     label: str
@@ -66,6 +71,7 @@ class Interval:
     se: float
     resampled: str = "cases"
     seed: int | None = None
+    note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)
@@ -98,6 +104,7 @@ class Comparison:
     resampled: str = "cases"
     seed: int | None = None
     p_at_floor: bool = False
+    note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)
@@ -105,9 +112,13 @@ class Comparison:
 
 def as_dict(result: Interval | Comparison) -> dict[str, Any]:
     """A result's fields for JSON: a NaN or infinite number is None, with its reason beside it
-    (``low_why_null``, ..., :func:`reasons`); the seed of DeLong's, which draws none, too.
+    (``low_why_null``, ..., :func:`reasons`); the seed of DeLong's, which draws none, too.  The
+    ``note`` only when there is one (an interval that is not a range around its estimate).
     """
-    return with_reasons(dict(result.__dict__), reasons(result))
+    d = dict(result.__dict__)
+    if not d.get("note"):
+        d.pop("note", None)
+    return with_reasons(d, reasons(result))
 
 
 def _what(v: float, label: str, whose: str) -> str:
@@ -150,6 +161,8 @@ def reasons(result: Interval | Comparison) -> dict[str, str]:
     text = (
         f"no interval{'' if isinstance(result, Interval) else ' or test'}: {cause}"
         if bad
+        else result.note
+        if result.note
         else "no standard error: the fit's information matrix is singular"
         if result.method == "wald"
         else "more than 5% of the replicates leave the value undefined (e.g. a replicate without a "
@@ -160,6 +173,33 @@ def reasons(result: Interval | Comparison) -> dict[str, str]:
         if v is None or not math.isfinite(v):
             why[k] = text
     return why
+
+
+def one_sided(results: list[tuple[str, Interval | Comparison]]) -> str:
+    """The notes of ``results`` (each with the name it is shown under) whose bounds are numbers that
+    do not contain the estimate, for a line under a table: ``BRIER_MCB: the interval lies above the
+    estimate: ...``, one a measure, joined by ``; ``; '' when there is none (a note of NaN bounds
+    is said by :func:`undefined_intervals`).
+    """
+    return "; ".join(
+        f"{name}: {r.note}"
+        for name, r in results
+        if r.note and math.isfinite(r.low) and math.isfinite(r.high)
+    )
+
+
+def warn_one_sided(results: Any, model: str = "") -> None:
+    """A :class:`~perfeval.exceptions.BootstrapBiasWarning` for each result (a dict of label ->
+    Interval or Comparison; of model -> such a dict) that has a note: its replicates lie on one side
+    of its estimate.
+    """
+    from perfeval.exceptions import BootstrapBiasWarning, warn
+
+    for name, r in results.items():
+        if isinstance(r, dict):
+            warn_one_sided(r, f"{name}: ")
+        elif r.note:
+            warn(BootstrapBiasWarning(f"{model}{name}: {r.note}"))
 
 
 #: what each test of a comparison is called in a note
@@ -233,10 +273,22 @@ def check_request(method: str, level: float, n_boot: int | None, what: str = "in
         raise InvalidParameterError(f"the bootstrap needs at least 2 replicates, got n_boot={n_boot}")
 
 
-def percentile(reps: np.ndarray, level: float) -> tuple[float, float]:
+def quantiles(reps: np.ndarray, qs: tuple[float, float], observed: bool = False) -> tuple[float, float]:
+    """The replicates' quantiles ``qs`` (low, high): numpy's linear interpolation between the order
+    statistics, or (``observed``) the order statistics at or outside them, each bound a replicate's
+    own value (numpy's ``lower`` and ``higher`` methods: the interval only widens), for a statistic
+    whose values are a lattice (a score threshold: an interpolation between two achievable
+    thresholds is none).
+    """
+    if not observed:
+        lo, hi = np.quantile(reps, list(qs))
+        return float(lo), float(hi)
+    return float(np.quantile(reps, qs[0], method="lower")), float(np.quantile(reps, qs[1], method="higher"))
+
+
+def percentile(reps: np.ndarray, level: float, observed: bool = False) -> tuple[float, float]:
     a = (1.0 - level) / 2.0
-    lo, hi = np.quantile(reps, [a, 1.0 - a])
-    return float(lo), float(hi)
+    return quantiles(reps, (a, 1.0 - a), observed)
 
 
 def acceleration(jack: np.ndarray, weight: np.ndarray | None) -> float:
@@ -251,36 +303,105 @@ def acceleration(jack: np.ndarray, weight: np.ndarray | None) -> float:
     return float(np.sum(w * d**3)) / (6.0 * den) if den > 0 else 0.0
 
 
-def bca(estimate: float, reps: np.ndarray, level: float, accel: float) -> tuple[float, float]:
+def share_below(estimate: float, reps: np.ndarray) -> float:
+    """The share of the replicates below the estimate, ties counted half (scipy's
+    ``percentileofscore(kind="mean")``, as ``scipy.stats.bootstrap``'s BCa reads it): BCa's bias
+    correction is its normal quantile, infinite at 0 and 1.
+    """
+    return float((np.count_nonzero(reps < estimate) + 0.5 * np.count_nonzero(reps == estimate)) / len(reps))
+
+
+def bca(
+    estimate: float, reps: np.ndarray, level: float, accel: float, observed: bool = False
+) -> tuple[float, float]:
+    """The BCa interval (Efron 1987); NaN when every replicate lies on one side of the estimate
+    (:func:`share_below` 0 or 1): the bias correction z0 is then infinite, and so no BCa interval
+    exists (``scipy.stats.bootstrap`` gives NaN there too, with its DegenerateDataWarning; it is
+    never the percentile interval in BCa's name).  ``observed``: bounds at replicates' own values
+    (:func:`quantiles`).
+    """
     nd = NormalDist()
-    below = (np.count_nonzero(reps < estimate) + 0.5 * np.count_nonzero(reps == estimate)) / len(reps)
-    if below <= 0.0 or below >= 1.0:  # every replicate on one side: no bias correction is possible
-        return percentile(reps, level)
+    below = share_below(estimate, reps)
+    if below <= 0.0 or below >= 1.0:
+        return math.nan, math.nan
     z0 = nd.inv_cdf(below)
-    out = []
+    adj = []
     for q in ((1.0 - level) / 2.0, (1.0 + level) / 2.0):
         zq = nd.inv_cdf(q)
-        adj = nd.cdf(z0 + (z0 + zq) / (1.0 - accel * (z0 + zq)))
-        out.append(float(np.quantile(reps, min(max(adj, 0.0), 1.0))))
-    return out[0], out[1]
+        adj.append(min(max(nd.cdf(z0 + (z0 + zq) / (1.0 - accel * (z0 + zq))), 0.0), 1.0))
+    return quantiles(reps, (adj[0], adj[1]), observed)
+
+
+#: why a measure's replicates lie on one side of it, said in a note
+_BIASED = "biased under resampling, as calibration errors, reliability terms and maxima are"
+
+
+def side_note(estimate: float, reps: np.ndarray, low: float, high: float, of: str = "estimate") -> str:
+    """Why an interval of finite replicates ``reps`` is not a range around ``estimate`` ('' when it
+    is): NaN bounds with every replicate on one side (BCa's infinite bias correction), or bounds
+    that do not contain the estimate.  ``of``: what the estimate is called (``"difference"``).
+    """
+    n = len(reps)
+    what = "measure" if of == "estimate" else of
+    # a comparison's p-value is the share of the same replicates beyond 0: shifted as they are
+    test = "" if of == "estimate" else "; the p-value reads the same shifted replicates"
+    if not (math.isfinite(low) and math.isfinite(high)):
+        below = share_below(estimate, reps)
+        if below not in (0.0, 1.0):
+            return ""
+        side = "above" if below == 0.0 else "below"
+        return (
+            f"no BCa interval: all {n} replicates lie {side} the {of} (the {what} is {_BIASED}), so "
+            f"BCa's bias correction is infinite; the percentile interval does not contain the {of} "
+            f"either{test}"
+        )
+    if low <= estimate <= high:
+        return ""
+    side = "above" if low > estimate else "below"
+    k = np.count_nonzero(reps > estimate) if side == "above" else np.count_nonzero(reps < estimate)
+    share = f"all {n} replicates do" if k == n else f"{_percent(k / n)} of the {n} replicates do"
+    return (
+        f"the interval lies {side} the {of}: {share} (the {what} is {_BIASED}); it is the replicates' "
+        f"spread, not a range around the {of}{test}"
+    )
+
+
+def _percent(x: float) -> str:
+    """A share as a percentage of at most 3 digits, never rounded to 100% or 0% when it is not."""
+    p = f"{x * 100:.3g}%"
+    if p == "100%" and x < 1.0:
+        return ">99.9%"
+    if p == "0%" and x > 0.0:
+        return "<0.1%"
+    return p
 
 
 def interval(
-    estimate: float, reps: np.ndarray, level: float, method: str, accel: Any
-) -> tuple[float, float, float]:
-    """(low, high, sd) from replicates; NaN when the estimate is not a finite number (e.g. an infinite
-    cross-entropy) or more than 5% of the replicates are undefined.  ``accel``: the acceleration, or a
-    function giving it (called for a BCa interval only).
+    estimate: float,
+    reps: np.ndarray,
+    level: float,
+    method: str,
+    accel: Any,
+    *,
+    of: str = "estimate",
+    observed: bool = False,
+) -> tuple[float, float, float, str]:
+    """(low, high, sd, note) from replicates; NaN when the estimate is not a finite number (e.g. an
+    infinite cross-entropy) or more than 5% of the replicates are undefined, and (BCa) when every
+    replicate lies on one side of the estimate (:func:`bca`).  ``note``: :func:`side_note`, why
+    the interval is not a range around the estimate ('' when it is).  ``accel``: the acceleration,
+    or a function giving it (called for a BCa interval only).  ``of``: what the estimate is called
+    in the note; ``observed``: bounds at replicates' own values (:func:`quantiles`: a threshold's).
     """
     ok = reps[np.isfinite(reps)]
     if len(ok) < 0.95 * len(reps) or len(ok) < 2 or not math.isfinite(estimate):
-        return math.nan, math.nan, math.nan
+        return math.nan, math.nan, math.nan, ""
     sd = float(ok.std(ddof=1))
     if method == "percentile":
-        lo, hi = percentile(ok, level)
+        lo, hi = percentile(ok, level, observed)
     else:
-        lo, hi = bca(estimate, ok, level, accel() if callable(accel) else accel)
-    return lo, hi, sd
+        lo, hi = bca(estimate, ok, level, accel() if callable(accel) else accel, observed)
+    return lo, hi, sd, side_note(estimate, ok, lo, hi, of)
 
 
 def p_value(diffs: np.ndarray) -> float:

@@ -1,5 +1,6 @@
 """Intervals and paired comparisons of the regression measures (kind ``"regression"``: MAE, MSE_REG,
-RMSE_REG, R2, EXPVAR, MAPE, MEDAE, PINBALL and the Poisson, Gamma and Tweedie deviances), for
+RMSE_REG, R2, EXPVAR, MAPE, MEDAE, PINBALL, MAXERR, MSLE, RMSLE, the D^2 scores and the Poisson,
+Gamma and Tweedie deviances), for
 :func:`perfeval.ci`, :func:`perfeval.compare` and :func:`perfeval.stats.compare_models` over all
 cases (over groups, :mod:`perfeval.stats.api` resamples whole groups, as for any measure).
 
@@ -21,7 +22,7 @@ G, each group left out in turn.
 
 **Student's t** (``method="t"``), for the measures that are the mean of a per-case loss
 (:data:`MEAN_LOSSES`: MAE's ``|r|``, MSE_REG's ``r^2``, MAPE's ``|r| / |y|``, the pinball loss,
-the unit deviances), over all cases, unweighted:
+the unit deviances, MSLE's ``(log1p(y) - log1p(yhat))^2``), over all cases, unweighted:
 
 * the interval of one model: ``estimate -+ t(n - 1, (1 + level) / 2) s / sqrt(n)``, ``s`` the
   standard deviation (divisor n - 1) of the n per-case losses;
@@ -36,8 +37,8 @@ the unit deviances), over all cases, unweighted:
 
 ``compare`` takes the paired t-test by default for a mean loss over all unweighted cases (as it
 takes DeLong's test for the ROC area), the BCa bootstrap otherwise; ``ci`` takes the BCa bootstrap
-unless ``method="t"`` is asked.  RMSE_REG, R2, EXPVAR and MEDAE are not means of a per-case loss:
-bootstrap only.
+unless ``method="t"`` is asked.  RMSE_REG, R2, EXPVAR, MEDAE, MAXERR, RMSLE and the D^2 scores are
+not means of a per-case loss: bootstrap only.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from perfeval.summaries.regression import (
     deviance_rows,
     exact_products,
     exact_sum,
+    log_rows,
     row_sums,
 )
 
@@ -82,7 +84,7 @@ __all__ = [
 ]
 
 #: the regression measures that are the (weighted) mean of a per-case loss: Student's t applies
-MEAN_LOSSES = ("MAE", "MSE_REG", "MAPE", "PINBALL", "POISSON_DEV", "GAMMA_DEV", "TWEEDIE_DEV")
+MEAN_LOSSES = ("MAE", "MSE_REG", "MAPE", "PINBALL", "POISSON_DEV", "GAMMA_DEV", "TWEEDIE_DEV", "MSLE")
 
 #: the row sums (summaries/regression.py's ROW_SUMS) each measure is finished from, besides the
 #: weights; a measure not named here is finished from a whole summary (every sum)
@@ -98,6 +100,9 @@ _SUMS = {
     "POISSON_DEV": (),
     "GAMMA_DEV": (),
     "TWEEDIE_DEV": (),
+    "MSLE": (),
+    "RMSLE": (),
+    "MAXERR": (),
 }
 
 _EPS = float(np.finfo(np.float64).eps)  # MAPE's floor of |y| (scikit-learn's)
@@ -160,6 +165,9 @@ def losses(spec: Any, y: np.ndarray, s: np.ndarray) -> np.ndarray:
     if name in ("POISSON_DEV", "GAMMA_DEV", "TWEEDIE_DEV"):
         p = {"POISSON_DEV": 1.0, "GAMMA_DEV": 2.0}.get(name, float(spec.kwargs.get("power", 0.0)))
         return deviance_rows(y, s, p)[0]
+    if name == "MSLE":  # its estimate is NaN when a row is outside the domain: no interval then
+        d = log_rows(y, s)[0]
+        return d * d
     raise InvalidParameterError(f"{spec.label} is not the mean of a per-case loss")  # pragma: no cover
 
 
@@ -197,6 +205,10 @@ class Replicas:
                     "a target minus its prediction over the target (floored at 1.17e-06) is beyond the "
                     "range of a 64-bit float"
                 )
+        self.sle = None  # MSLE's and RMSLE's per-case log error and domain
+        if self.need["msle"]:
+            self.sle = log_rows(self.y, self.s)
+        self.absr = np.abs(self.y - self.s) if self.need["maxerr"] else None
         self.order = None
         if self.need["medae"]:
             a = np.abs(self.y - self.s)
@@ -225,6 +237,22 @@ class Replicas:
             fields["bad_rows"] = tuple(int(np.count_nonzero(v[~ok] > 0)) for _, ok in self.devs)
         if self.tm_mape is not None:
             fields.update(mape_tm=True, sape_tm=exact_products(self.tm_mape, v))
+        if self.sle is not None:
+            d, ok = self.sle
+            try:
+                sle = exact_products(d, d, v)
+            except OverflowError:
+                raise InvalidDataError(
+                    "a bootstrap replicate: a squared log error times a weight is beyond the range of a "
+                    "64-bit float (a case weighs up to ~20 times its weight)"
+                ) from None
+            bad = v[~ok]
+            fields.update(
+                msle=True, sle=sle, sle_bad=exact_sum(bad), sle_bad_rows=int(np.count_nonzero(bad > 0))
+            )
+        if self.absr is not None:
+            drawn = self.absr[v > 0]
+            fields.update(maxerr=True, maxabs=float(drawn.max()) if len(drawn) else 0.0)
         if self.order is not None:  # every case, sorted by |r|, with its weight (0: no case)
             fields.update(medae=True, absres=self.sorted_abs, absw=v[self.order])
         return RegressionSummary(**fields)
@@ -355,8 +383,10 @@ def regression_ci(
                 jack.extend(jackknife([model], cases.w))
             return acceleration(jack[0][:, i], None)
 
-        lo, hi, sd = interval(float(est[i]), reps[:, i], level, method, accel)
-        out[sp.label] = Interval(sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed)
+        lo, hi, sd, note = interval(float(est[i]), reps[:, i], level, method, accel)
+        out[sp.label] = Interval(
+            sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed, note
+        )  # fmt: skip
     return out
 
 
@@ -430,10 +460,10 @@ def regression_compare(
 
             with np.errstate(all="ignore"):
                 d = reps[m][:, j] - reps[-1][:, j]
-            lo, hi, sd = interval(diff, d, level, how, accel)
+            lo, hi, sd, note = interval(diff, d, level, how, accel, of="difference")
             out[sp.label] = Comparison(
                 sp.label, ea, eb, diff, lo, hi, p_value(d) if tested else math.nan, level, how, n_boot, sd,
-                "cases", seed, tested and p_at_floor(d),
+                "cases", seed, tested and p_at_floor(d), note,
             )  # fmt: skip
         results.append(out)
     return results

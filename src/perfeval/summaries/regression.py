@@ -21,7 +21,11 @@ alpha-quantile (:func:`weighted_quantile`, scikit-learn's rule) or their weighte
 constant prediction they compare the model with, and its loss is a sum over the rows known only
 once every row is in.  The Tweedie deviances are kept per power
 asked (``powers``), each as the exact sum of the per-row deviance over the rows inside its domain
-and the exact weight of the rows outside it (a measure with such rows is NaN, and says why).
+and the exact weight of the rows outside it (a measure with such rows is NaN, and says why).  The
+squared log error (``msle``) is kept the same way: the exact sum of ``w (log1p(y) - log1p(yhat))^2``
+over the rows whose target and prediction are > -1, and the exact weight of the others; the
+largest ``|r|`` of the rows of weight > 0 (``maxerr``) is kept as it is (a maximum merges in any
+order with the same bits).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ __all__ = [
     "scaled_sums",
     "exact_products",
     "deviance_rows",
+    "log_rows",
     "ratio",
     "weighted_quantile",
     "grouped_quantiles",
@@ -234,6 +239,17 @@ def deviance_rows(y: Array, mu: Array, power: float) -> tuple[Array, Array]:
     return np.where(ok, dev, 0.0), ok
 
 
+def log_rows(y: Array, yhat: Array) -> tuple[Array, Array]:
+    """Each row's ``log1p(y) - log1p(yhat)`` (numpy's log1p, as scikit-learn's
+    ``mean_squared_log_error`` takes it; 0 outside the domain) and whether the row is inside the
+    domain (target and prediction > -1, where log1p is a number).
+    """
+    ok = (y > -1) & (yhat > -1)
+    with np.errstate(all="ignore"):
+        d = np.log1p(np.where(ok, y, 0.0)) - np.log1p(np.where(ok, yhat, 0.0))
+    return np.where(ok, d, 0.0), ok
+
+
 @dataclass(frozen=True)
 class RegressionSummary:
     """The exact sums of some rows of (target ``y``, prediction ``yhat``, weight ``w``), each sum
@@ -260,6 +276,13 @@ class RegressionSummary:
     sape_tm : int
         The sum of ``w |r| / max(|y|, 1.17e-06)`` (torchmetrics' MAPE term), kept only when asked
         (``mape_tm``).
+    sle, sle_bad, sle_bad_rows : int
+        The sum of ``w (log1p(y) - log1p(yhat))^2`` over the rows whose target and prediction are
+        > -1, the weight of the others and their number (weight > 0), kept only when asked
+        (``msle``: the squared log errors).
+    maxabs : float
+        The largest ``|r|`` of the rows of weight > 0 (0.0 with none: no case), kept only when
+        asked (``maxerr``).
     """
 
     rows: int = 0
@@ -286,14 +309,27 @@ class RegressionSummary:
     yw: Array | None = field(default=None, compare=False, repr=False)
     mape_tm: bool = False
     sape_tm: int = 0
+    msle: bool = False
+    sle: int = 0
+    sle_bad: int = 0
+    sle_bad_rows: int = 0
+    maxerr: bool = False
+    maxabs: float = 0.0
 
     # -- building ---------------------------------------------------------------------------------
     @classmethod
     def empty(
-        cls, powers: tuple[float, ...] = (), medae: bool = False, ydist: bool = False, mape_tm: bool = False
+        cls,
+        powers: tuple[float, ...] = (),
+        medae: bool = False,
+        ydist: bool = False,
+        mape_tm: bool = False,
+        msle: bool = False,
+        maxerr: bool = False,
     ) -> RegressionSummary:
         """The summary of no rows, keeping the deviances of ``powers``, (``medae``) the residuals,
-        (``ydist``) the targets and (``mape_tm``) torchmetrics' MAPE sum.
+        (``ydist``) the targets, (``mape_tm``) torchmetrics' MAPE sum, (``msle``) the squared log
+        errors and (``maxerr``) the largest absolute residual.
         """
         powers = tuple(sorted({float(p) for p in powers}))
         z = (0,) * len(powers)
@@ -307,6 +343,8 @@ class RegressionSummary:
             ydist=ydist,
             yval=np.empty(0) if ydist else None,
             mape_tm=mape_tm,
+            msle=msle,
+            maxerr=maxerr,
         )
 
     @classmethod
@@ -320,6 +358,8 @@ class RegressionSummary:
         medae: bool = False,
         ydist: bool = False,
         mape_tm: bool = False,
+        msle: bool = False,
+        maxerr: bool = False,
     ) -> RegressionSummary:
         """The summary of checked rows (float64 targets and predictions, finite; weights >= 0 or
         None).  The rows' order does not matter: the sums are exact.
@@ -334,7 +374,7 @@ class RegressionSummary:
         if w is not None:
             w = np.asarray(w, dtype=np.float64)
         n = len(y)
-        out = cls.empty(powers, medae, ydist, mape_tm)
+        out = cls.empty(powers, medae, ydist, mape_tm, msle, maxerr)
         try:
             sums = row_sums(None, y, yhat, w)  # the differences checked first, then the products
         except OverflowError as e:
@@ -362,6 +402,22 @@ class RegressionSummary:
                     "range of a 64-bit float"
                 )
             sape_tm = exact_products(term, w)
+        sle = sle_bad = sle_bad_rows = 0
+        if msle:
+            d, ok = log_rows(y, yhat)
+            try:
+                sle = exact_products(d, d, w)
+            except OverflowError:
+                raise OverflowError(
+                    "a squared log error times a weight is beyond the range of a 64-bit float"
+                ) from None
+            out_w = ~ok if w is None else (~ok) & (w > 0)
+            sle_bad_rows = int(out_w.sum())
+            sle_bad = sle_bad_rows << SHIFT if w is None else exact_sum(w[~ok])
+        maxabs = 0.0
+        if maxerr:
+            a = np.abs(y - yhat) if w is None else np.abs(y - yhat)[w > 0]
+            maxabs = float(a.max()) if len(a) else 0.0
         zero = y == 0
         absres = absw = None
         if medae:
@@ -395,12 +451,24 @@ class RegressionSummary:
             yval=yval,
             yw=yw,
             sape_tm=sape_tm,
+            sle=sle,
+            sle_bad=sle_bad,
+            sle_bad_rows=sle_bad_rows,
+            maxabs=maxabs,
         )
 
     def folded(self, y: Array, yhat: Array, w: Array | None = None) -> RegressionSummary:
         """The summary with the rows ``(y, yhat, w)`` added (a stream's chunk, a Metric's batch)."""
         return self + RegressionSummary.from_checked(
-            y, yhat, w, powers=self.powers, medae=self.medae, ydist=self.ydist, mape_tm=self.mape_tm
+            y,
+            yhat,
+            w,
+            powers=self.powers,
+            medae=self.medae,
+            ydist=self.ydist,
+            mape_tm=self.mape_tm,
+            msle=self.msle,
+            maxerr=self.maxerr,
         )
 
     # -- merging ----------------------------------------------------------------------------------
@@ -438,6 +506,12 @@ class RegressionSummary:
             yw=yw,
             mape_tm=self.mape_tm,
             sape_tm=self.sape_tm + other.sape_tm,
+            msle=self.msle,
+            sle=self.sle + other.sle,
+            sle_bad=self.sle_bad + other.sle_bad,
+            sle_bad_rows=self.sle_bad_rows + other.sle_bad_rows,
+            maxerr=self.maxerr,
+            maxabs=max(self.maxabs, other.maxabs),
         )
 
     @staticmethod
@@ -449,11 +523,12 @@ class RegressionSummary:
         return out
 
     # -- reading ----------------------------------------------------------------------------------
-    def kept(self) -> tuple[tuple[float, ...], bool, bool, bool]:
+    def kept(self) -> tuple[tuple[float, ...], bool, bool, bool, bool, bool]:
         """What this summary keeps beyond the sums every measure reads (two summaries merge when they
-        keep the same): the powers, the residuals, the targets, torchmetrics' MAPE sum.
+        keep the same): the powers, the residuals, the targets, torchmetrics' MAPE sum, the squared
+        log errors, the largest absolute residual.
         """
-        return self.powers, self.medae, self.ydist, self.mape_tm
+        return self.powers, self.medae, self.ydist, self.mape_tm, self.msle, self.maxerr
 
     def mean(self, total: int) -> float:
         """``total / weight``, correctly rounded (a weighted mean of a row sum)."""

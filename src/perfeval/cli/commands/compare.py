@@ -22,7 +22,7 @@ from perfeval.base.progress import wanted
 from perfeval.base.text import shown
 from perfeval.cli import load
 from perfeval.cli.commands.eval import check_ci_options
-from perfeval.cli.output import csv_number, number, p_value, signature_line, table, write
+from perfeval.cli.output import csv_interval_notes, csv_number, number, p_value, signature_line, table, write
 from perfeval.engine import resolve
 from perfeval.engine.report import dumps, why_not_finite, with_reasons
 from perfeval.engine.signature import ci_text_of, of_specs
@@ -30,7 +30,7 @@ from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfErr
 from perfeval.io import grammar
 from perfeval.stats import compare_models
 from perfeval.stats.fastpaths import fast_paths
-from perfeval.stats.intervals import reasons, undefined_intervals, which_tests
+from perfeval.stats.intervals import one_sided, reasons, undefined_intervals, which_tests
 from perfeval.stats.paired import correct_tested
 
 # The evaluation is imported where tie bounds are asked for: a comparison without them doesn't load it.
@@ -456,6 +456,9 @@ def run(args: Any) -> int:
         write(dumps(out, indent=2) + "\n")
         return 0
     if args.format == "csv":
+        csv_interval_notes(
+            [(f"{shown(r['model'])} {c.label}", c) for r, c in zip(rows, comparisons, strict=True)]
+        )
         head = list(rows[0]) if rows else []
         lines = [",".join(head)] + [",".join(csv_number(v) for v in r.values()) for r in rows]
         write("\n".join(lines) + "\n")
@@ -498,6 +501,8 @@ def _json_row(r: dict, c: Any) -> dict:
     if "difference" in said:  # compare gives no p-value of a difference that is not finite
         for k in ("p_value", "p_adjusted"):
             said.setdefault(k, "no test of a difference that is not a finite number: " + said["difference"])
+    if c.note:  # the replicates on one side of the difference: not a range around it
+        r = {**r, "note": c.note}
     return with_reasons(r, said)
 
 
@@ -605,6 +610,11 @@ def _text(
     )
     if undefined:
         lines.append(f"(nan: {undefined})")
+    aside = one_sided(
+        [(f"{shown(c_row['model'])} {c.label}", c) for c_row, c in zip(rows, comparisons, strict=True)]
+    )
+    if aside:
+        lines.append(f"(not around the difference: {aside})")
     if any(r["p_at_floor"] for r in rows):
         floor = min(r["p_value"] for r in rows if r["p_at_floor"])
         lines.append(

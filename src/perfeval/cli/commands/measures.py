@@ -144,6 +144,7 @@ def _markdown(ms: list) -> str:
             "",
             f"**Tie bounds.** {m.tie_bounds_text}",
             "",
+            *([f"**Intervals.** {m.intervals_doc}", ""] if m.intervals_doc else []),
             f"**perf compatibility.** {m.perf}",
             "",
             f"**Dialects** (other tools' rules, docs/dialects.md): {_dialects(m.name)}.",
