@@ -12,6 +12,7 @@ to the overall value, the worst slice).  ``--format json``: the report's JSON, `
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from perfeval.base.text import shown
@@ -71,18 +72,8 @@ def columns(args: Any) -> list[str]:
 
 def check_options(args: Any) -> None:
     """The slice options alone and with the others: one line for what does not combine (yet)."""
-    by = columns(args)
-    if not by:
-        for flag, on in (
-            ("--intersections", getattr(args, "intersections", False)),
-            ("--min-size", getattr(args, "min_size", None) is not None),
-            ("--missing-slice", getattr(args, "missing_slice", False)),
-        ):
-            if on:
-                raise InvalidParameterError(f"{flag} needs --by COL,... (the slice columns)")
+    if not _asked(args):
         return
-    if args.min_size is not None and args.min_size < 1:
-        raise InvalidParameterError(f"--min-size must be a whole number >= 1 (cases), got {args.min_size}")
     for flag, on in (
         ("--stream", args.stream),
         ("--dask", args.dask),
@@ -94,28 +85,27 @@ def check_options(args: Any) -> None:
             raise InvalidParameterError(f"--by: not with {flag} yet (slices are evaluated in memory)")
 
 
-def refuse_kind(
-    args: Any, *, labels: bool = False, classes: bool = False, regression: bool = False, models: bool = False
-) -> None:
-    """``--by`` with an evaluation the command does not slice yet (K labels, K classes, a regression
-    target): one line, and what does slice them.
-    """
-    if not columns(args):
-        return
-    if models:
-        raise InvalidParameterError(
-            "--by: one --score column at a time (one model's slices); several models: one run each"
-        )
-    for what, asked in (
-        ("K labels (a 0/1 target column a label)", labels),
-        ("K classes (a score column a class)", classes),
-        ("regression targets", regression),
-    ):
-        if asked:
-            raise InvalidParameterError(
-                f"--by: {what} are not sliced by the command yet; in Python, "
-                "perfeval.evaluate(..., by=[...]) slices them (docs/slices.md)"
-            )
+def check_report_options(args: Any) -> None:
+    """``perfeval report``'s slice options: one line for what does not combine (yet)."""
+    if _asked(args) and getattr(args, "tie_bounds", False):
+        raise InvalidParameterError("--by: not with --tie-bounds yet (slices are evaluated in memory)")
+
+
+def _asked(args: Any) -> bool:
+    """Whether ``--by`` is given; the options that need it refused without it, and --min-size checked."""
+    by = columns(args)
+    if not by:
+        for flag, on in (
+            ("--intersections", getattr(args, "intersections", False)),
+            ("--min-size", getattr(args, "min_size", None) is not None),
+            ("--missing-slice", getattr(args, "missing_slice", False)),
+        ):
+            if on:
+                raise InvalidParameterError(f"{flag} needs --by COL,... (the slice columns)")
+        return False
+    if args.min_size is not None and args.min_size < 1:
+        raise InvalidParameterError(f"--min-size must be a whole number >= 1 (cases), got {args.min_size}")
+    return True
 
 
 def with_slices(report: Any, output: str, text_: str) -> str:
@@ -130,13 +120,35 @@ def with_slices(report: Any, output: str, text_: str) -> str:
     return text_.rstrip("\n") + "\n" + "\n".join(text(report)) + "\n"
 
 
-def request_of(args: Any, table: Any, chosen: Any, weights: Any) -> Any:
-    """The slice request of ``--by`` over a table read whole: each column picked by name or position
-    (the target, score and weight columns refused), an empty field a missing value.
+def models_with_slices(reports: dict[str, Any], output: str, text_: str) -> str:
+    """Several models' output (``eval --score a,b``; ``text_``: the table of the models) with each
+    model's slices: ``table``, the slicings' tables of each model in turn, named; ``csv``, the slices
+    of every model as one table (``model`` its first column); ``json`` as it is (each model's report
+    holds its slices).
+    """
+    if output == "json" or any(r.slices is None for r in reports.values()):
+        return text_
+    if output == "csv":
+        from perfeval.cli.output import csv_field
+
+        body = [csv(r).splitlines() for r in reports.values()]
+        lines = ["model," + body[0][0]]
+        for name, b in zip(reports, body, strict=True):
+            lines += [f"{csv_field(name)},{line}" for line in b[1:]]
+        return "\n".join(lines) + "\n"
+    lines = [text_.rstrip("\n")]
+    for name, r in reports.items():
+        lines += text(r, model=name)
+    return "\n".join(lines) + "\n"
+
+
+def by_columns(args: Any, table: Any, taken: Mapping[str, Any]) -> dict[str, Any]:
+    """The slice columns of ``--by`` in a table read whole, by name: each picked by name or position
+    (none of them a column the evaluation reads: ``taken``, a role's column or columns), an empty
+    field a missing value.
     """
     import numpy as np
 
-    from perfeval.api.slices import request
     from perfeval.io.columns import pick
 
     by: dict[str, Any] = {}
@@ -147,14 +159,23 @@ def request_of(args: Any, table: Any, chosen: Any, weights: Any) -> Any:
         if col.index in table.empties:  # an empty field is a missing value (text columns)
             values = np.where(values == "", None, values.astype(object))
         by[col.name] = values
-    taken = {"target": chosen.target, "score": chosen.score, "weight": chosen.weight}
-    for role, col in taken.items():
-        if col is not None and col.name in by:
-            raise InvalidParameterError(
-                f"--by {col.name!r} is the {role} column: a slice column is another column"
-            )
+    for role, given in taken.items():
+        for col in given if isinstance(given, (list, tuple)) else [given]:
+            if col is not None and col.name in by:
+                raise InvalidParameterError(
+                    f"--by {col.name!r} is the {role} column: a slice column is another column"
+                )
+    return by
+
+
+def request_of(args: Any, table: Any, taken: Mapping[str, Any], weights: Any) -> Any:
+    """The slice request of ``--by`` over a table read whole (:func:`by_columns`; ``taken``: the
+    columns the evaluation reads, by role), its messages naming the file's lines.
+    """
+    from perfeval.api.slices import request
+
     out = request(
-        by,
+        by_columns(args, table, taken),
         None,
         intersections=bool(args.intersections),
         min_size=args.min_size,
@@ -184,8 +205,10 @@ def _count(v: float) -> str:
     return f"{v:.15g}"
 
 
-def text(report: Any) -> list[str]:
-    """The lines of every slicing under the overall table: its slices, why a value is undefined, the gaps."""
+def text(report: Any, model: str | None = None) -> list[str]:
+    """The lines of every slicing under the overall table: its slices, why a value is undefined, the
+    gaps (``model``: whose, named in each heading, of several).
+    """
     from perfeval.cli.output import table
 
     sl = report.slices
@@ -194,7 +217,8 @@ def text(report: Any) -> list[str]:
     for s in sl.slicings:
         v = s.values
         flagged = int(s.flagged.sum())
-        head = f"slices by {shown(s.name)} ({len(s)}"
+        whose = "" if model is None else f"{shown(model)}: "
+        head = f"{whose}slices by {shown(s.name)} ({len(s)}"
         if sl.min_size is not None:
             head += (
                 f"; {flagged} below --min-size {sl.min_size}, marked *"
@@ -225,7 +249,7 @@ def text(report: Any) -> list[str]:
             rows.append(row)
         lines += table(rows, "lr")
         lines += _reasons(s, sl.measures)
-        lines += _gaps(sl, s)
+        lines += _gaps(sl, s, whose)
     return lines
 
 
@@ -250,7 +274,7 @@ def _reasons(s: Any, measures: list[str]) -> list[str]:
     return lines
 
 
-def _gaps(sl: Any, s: Any) -> list[str]:
+def _gaps(sl: Any, s: Any, whose: str = "") -> list[str]:
     """A slicing's gaps, a row a measure: difference and ratio between slices and to the overall
     value (fairlearn's between_groups and to_overall), the worst slice (by the measure's direction).
     """
@@ -290,7 +314,7 @@ def _gaps(sl: Any, s: Any) -> list[str]:
             rows.append(row)
     return [
         "",
-        f"gaps by {shown(s.name)} (difference: max - min; ratio: min / max; worst: by the measure's "
+        f"{whose}gaps by {shown(s.name)} (difference: max - min; ratio: min / max; worst: by the measure's "
         "direction):",
     ] + table(rows, "lr")
 
