@@ -340,3 +340,28 @@ def test_weights_and_flags_in_the_table(table, capsys):
     row = next(line for line in out.splitlines() if line.startswith("DE "))
     # rows, cases (the row of weight 0 is none), weight, positives, negatives (weights), ACC
     assert row.split() == ["DE", "3", "2", "3", "2", "1", "0.333333"]
+
+
+def test_a_file_over_the_stream_size_is_read_whole_for_its_slices(tmp_path, capsys, monkeypatch):
+    """A large file is streamed unasked; with --by it is read whole, so that no slice is dropped."""
+    import perfeval.cli.commands.eval as ev
+
+    monkeypatch.setattr(ev, "STREAM_BYTES", 10)  # every file is "large"
+    p = tmp_path / "k.csv"
+    p.write_text(CLASSES)
+    code, out, err = run_cli(
+        ["eval", str(p), "--target", "y", "--score", "a,b,c", "--classes", "0,1,2", "--by", "site",
+         "--format", "json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert [s["slice"] for s in json.loads(out)["slices"]["slicings"][0]["slices"]] == ["x", "y", "z"]
+    q = tmp_path / "l.csv"
+    q.write_text("y_a,y_b,p_a,p_b,site\n1,0,0.9,0.2,x\n0,1,0.3,0.8,y\n1,1,0.6,0.4,y\n0,0,0.2,0.3,x\n")
+    code, out, err = run_cli(
+        ["eval", str(q), "--labels", "y_a,y_b", "--score", "p_a,p_b", "--by", "site", "-m", "hamming",
+         "--format", "json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert [s["slice"] for s in json.loads(out)["slices"]["slicings"][0]["slices"]] == ["x", "y"]
