@@ -390,6 +390,13 @@ def test_the_report_of_k_classes_says_by_is_evals(tmp_path, capsys):
     assert "`perfeval eval --by` gives the slices of K classes" in err
 
 
+def test_the_builder_takes_the_columns_not_their_names():
+    from perfeval.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="a dict of names to arrays, or a DataFrame"):
+        build([0, 1], {"m": [0.2, 0.8]}, by=["region"])
+
+
 def test_slice_names_are_escaped_in_the_page():
     y = np.array([1, 0, 1, 0, 1, 0])
     s = np.array([0.9, 0.1, 0.8, 0.3, 0.4, 0.6])

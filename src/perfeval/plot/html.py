@@ -756,15 +756,9 @@ def build(
     reports = {}
     overall: dict[str, Any] = {}
     sliced: dict[str, Any] = {}  # the slices' options of evaluate (by=)
-    slicings: list = []
     if by is not None:
-        from perfeval.api.slices import request
-
         sliced = {"by": by, "intersections": intersections, "min_size": min_size, "missing": missing}
-        # each slicing's keys and rows' codes (the curves and fairlearn's metrics read the rows)
-        slicings = request(
-            by, None, intersections=intersections, min_size=min_size, missing=missing
-        ).slicings(len(y))
+    slicings = _slicings(len(y), **sliced) if by is not None else []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, s in models.items():
@@ -894,6 +888,20 @@ FAIRNESS = (
     "equalized_odds_difference",
     "equalized_odds_ratio",
 )
+
+
+def _slicings(n: int, by: Any, intersections: bool, min_size: int | None, missing: str) -> list:
+    """Each slicing's keys and rows' codes (:meth:`perfeval.api.slices.SliceRequest.slicings`), which
+    the curves and fairlearn's metrics read; ``by``: the slice columns, a dict or a DataFrame.
+    """
+    from perfeval.api.slices import request
+    from perfeval.exceptions import InvalidParameterError
+
+    if isinstance(by, (str, list, tuple)):
+        raise InvalidParameterError(
+            "build(by=...) takes the slice columns themselves: a dict of names to arrays, or a DataFrame"
+        )
+    return request(by, None, intersections=intersections, min_size=min_size, missing=missing).slicings(n)
 
 
 def _slice_text(key: Any) -> str:
