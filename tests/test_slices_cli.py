@@ -219,6 +219,27 @@ def test_k_labels_by_slice_are_the_librarys(tmp_path, capsys):
                               measures=["roc_ml", "hamming"], by={"site": df["site"]})  # fmt: skip
     assert json.loads(out)["slices"] == _slices_of(r)
     assert [s["slice"] for s in json.loads(out)["slices"]["slicings"][0]["slices"]] == ["x", "y", "z"]
+    base = [
+        "eval",
+        str(p),
+        "--labels",
+        "y_a,y_b",
+        "--score",
+        "p_a,p_b",
+        "--by",
+        "site",
+        "-m",
+        "roc_ml,hamming",
+    ]
+    code, out, _ = run_cli([*base, "--format", "csv"], capsys)
+    f = pd.read_csv(io.StringIO(out))
+    assert f["HAMMING"].tolist() == pytest.approx(r.slices.by_group("site")["HAMMING"].tolist())
+    code, out, _ = run_cli(base, capsys)
+    lines = out.splitlines()
+    at = lines.index("slices by site (3):")
+    assert lines.index("per label:") < at and lines[at + 1].split() == [
+        "slice", "rows", "cases", "ROC_ML:average=macro", "HAMMING"
+    ]  # fmt: skip
 
 
 def test_regression_by_slice_is_the_librarys(tmp_path, capsys):
@@ -239,6 +260,16 @@ def test_regression_by_slice_is_the_librarys(tmp_path, capsys):
     z = json.loads(out)["slices"]["slicings"][0]["slices"][2]
     assert z["values"]["R2"] is None and "every target equal (no variance)" in z["why_null"]["R2"]
     assert "R2 and EXPVAR are undefined in 1 of 3 slices of 'site'" in err
+    code, out, _ = run_cli(["eval", str(p), "--target", "y", "--score", "p", "--by", "site", "-m", "mae,r2",
+                            "--format", "csv"], capsys)  # fmt: skip
+    f = pd.read_csv(io.StringIO(out), keep_default_na=False)
+    assert list(f.columns) == [
+        "slicing", "slice", "rows", "cases", "weight", "positives", "negatives", "flagged", "MAE", "R2",
+        "why_MAE", "why_R2",
+    ]  # fmt: skip
+    assert f["R2"].tolist()[2] == "nan" and f["why_R2"].tolist()[2].startswith(
+        "undefined in this slice (1 case)"
+    )
     # two models: each one's slices, named
     code, out, err = run_cli(
         ["eval", str(p), "--target", "y", "--score", "p,q", "--by", "site", "--task", "regression"], capsys
