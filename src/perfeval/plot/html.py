@@ -915,7 +915,7 @@ def _num(v: float, attrs: str, text: str | None = None) -> str:
     return f"<td class='{cls}' {attrs}>{_fmt(v) if text is None else text}</td>"
 
 
-def slice_order(values: Any, overall: float, direction: str) -> tuple[np.ndarray, np.ndarray]:
+def _slice_order(values: Any, overall: float, direction: str) -> tuple[np.ndarray, np.ndarray]:
     """The order of the slices by their gap to the overall value, the worst first, and the gaps.
 
     The gap is each slice's value minus the overall one; worst first is the most negative gap of a
@@ -1211,7 +1211,7 @@ def _slices_section(
         first = sl.measures[0]
         for s, coded in zip(sl.slicings, slicings, strict=True):
             assert coded.name == s.name and coded.keys == s.keys  # one coding of the same columns
-            order, gaps = slice_order(s.values.values[first], float(sl.overall[first]), sl.directions[first])
+            order, gaps = _slice_order(s.values.values[first], float(sl.overall[first]), sl.directions[first])
             said = f"{len(s):,} slice{'s' if len(s) != 1 else ''}"
             if sl.min_size is not None:
                 flagged = int(s.flagged.sum())
