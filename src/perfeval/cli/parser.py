@@ -277,6 +277,7 @@ def build() -> argparse.ArgumentParser:
                 "per model, and the share of tied pairs",
             )
             slices.add_options(pp)  # the report's slices section (docs/slices.md)
+            pp.set_defaults(stream=False, dask=None)  # the report reads in memory (--by's checks ask)
     sc = sub.add_parser(
         "score",
         help="score competition submissions against an answer key",

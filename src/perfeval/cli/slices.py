@@ -72,27 +72,6 @@ def columns(args: Any) -> list[str]:
 
 def check_options(args: Any) -> None:
     """The slice options alone and with the others: one line for what does not combine (yet)."""
-    if not _asked(args):
-        return
-    for flag, on in (
-        ("--stream", args.stream),
-        ("--dask", args.dask),
-        ("--tie-bounds", getattr(args, "tie_bounds", False)),
-        ("--dialect", (getattr(args, "dialect", "perfeval") or "perfeval").split(":")[0] != "perfeval"),
-        ("--long", getattr(args, "long", False)),
-    ):
-        if on:
-            raise InvalidParameterError(f"--by: not with {flag} yet (slices are evaluated in memory)")
-
-
-def check_report_options(args: Any) -> None:
-    """``perfeval report``'s slice options: one line for what does not combine (yet)."""
-    if _asked(args) and getattr(args, "tie_bounds", False):
-        raise InvalidParameterError("--by: not with --tie-bounds yet (slices are evaluated in memory)")
-
-
-def _asked(args: Any) -> bool:
-    """Whether ``--by`` is given; the options that need it refused without it, and --min-size checked."""
     by = columns(args)
     if not by:
         for flag, on in (
@@ -102,10 +81,18 @@ def _asked(args: Any) -> bool:
         ):
             if on:
                 raise InvalidParameterError(f"{flag} needs --by COL,... (the slice columns)")
-        return False
+        return
     if args.min_size is not None and args.min_size < 1:
         raise InvalidParameterError(f"--min-size must be a whole number >= 1 (cases), got {args.min_size}")
-    return True
+    for flag, on in (
+        ("--stream", args.stream),
+        ("--dask", args.dask),
+        ("--tie-bounds", getattr(args, "tie_bounds", False)),
+        ("--dialect", (getattr(args, "dialect", "perfeval") or "perfeval").split(":")[0] != "perfeval"),
+        ("--long", getattr(args, "long", False)),
+    ):
+        if on:
+            raise InvalidParameterError(f"--by: not with {flag} yet (slices are evaluated in memory)")
 
 
 def with_slices(report: Any, output: str, text_: str) -> str:
@@ -168,12 +155,18 @@ def by_columns(args: Any, table: Any, taken: Mapping[str, Any]) -> dict[str, Any
     return by
 
 
-def request_of(args: Any, table: Any, taken: Mapping[str, Any], weights: Any) -> Any:
-    """The slice request of ``--by`` over a table read whole (:func:`by_columns`; ``taken``: the
-    columns the evaluation reads, by role), its messages naming the file's lines.
+def request_of(args: Any, table: Any, chosen: Any, weights: Any) -> Any:
+    """The slice request of ``--by`` over a table read whole (:func:`by_columns`), its messages
+    naming the file's lines.  ``chosen``: the columns the evaluation reads, by role (a mapping), or
+    the chosen columns of one score a case (their ``target``, ``score`` and ``weight``).
     """
     from perfeval.api.slices import request
 
+    taken = (
+        chosen
+        if isinstance(chosen, Mapping)
+        else {"target": chosen.target, "score": chosen.score, "weight": chosen.weight}
+    )
     out = request(
         by_columns(args, table, taken),
         None,

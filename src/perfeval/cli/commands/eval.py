@@ -431,8 +431,7 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
         cases = check(target, score, groups, weights, keep_zero=keep_zero)
         return cases if made is None else code(cases, made=made)
 
-    taken = {"target": ch.target, "score": ch.score, "weight": ch.weight}
-    by = slices.request_of(args, table, taken, weights) if slices.columns(args) else None
+    by = slices.request_of(args, table, ch, weights) if slices.columns(args) else None
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

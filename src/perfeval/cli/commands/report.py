@@ -21,7 +21,7 @@ def run(args: Any) -> int:
     from perfeval.cli import classes, load, slices
     from perfeval.cli.commands.plots import run_report
 
-    slices.check_report_options(args)
+    slices.check_options(args)  # --by: what it does not combine with, one line
     if classes.requested(args):
         return _run_classes(args, None)
     if args.score is None or "," not in args.score:
