@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 SAMPLES ?= src/perfeval/data
 DEMO   ?= demo-output
 
-.PHONY: demo test docs report-sample bench fuzz cwarn sanitize clean
+.PHONY: demo test docs report-sample report-slices bench fuzz cwarn sanitize clean
 
 NATIVE := $(sort $(wildcard csrc/*.c csrc/*.h))
 SOURCES := pyproject.toml setup.py $(NATIVE)
@@ -76,6 +76,12 @@ report-sample: $(BIN)/perf
 	$(BIN)/python -c "from PIL import Image; [Image.open(p).convert('RGB').quantize(256, \
 	  method=Image.Quantize.MEDIANCUT).save(p, optimize=True) for p in ('docs/report-screenshot.png', \
 	  'docs/readme-report.png')]"
+
+# the report's slices section of docs/slices.md's sample, as headless Chromium draws it
+report-slices: $(BIN)/perf
+	cd docs/examples/slices && $(CURDIR)/$(BIN)/perfeval report applicants.csv --target repaid --score score \
+	  --by region --min-size 50 -m roc,ap,acc,selrate -o /tmp/perfeval-report-slices.html
+	$(BIN)/python docs/examples/slices/screenshot.py /tmp/perfeval-report-slices.html docs/images/report-slices.png
 
 bench: $(BIN)/perf
 	$(BIN)/python benchmarks/bench_classic.py --perf $(BIN)/perf $(if $(ORIGINAL),--original $(ORIGINAL))

@@ -151,22 +151,173 @@ def test_what_by_refuses_is_one_line(table, capsys, extra, said):
     assert said in err and len(err.strip().splitlines()) == 1
 
 
-def test_several_models_classes_and_regression_are_refused_with_the_way_to_slice_them(tmp_path, capsys):
-    p = tmp_path / "m.csv"
-    p.write_text("y,a,b,c,site\n0,0.2,0.5,0.3,x\n1,0.1,0.6,0.3,x\n2,0.3,0.3,0.4,y\n")
-    code, _, err = run_cli(["eval", str(p), "--target", "y", "--score", "a,b", "--by", "site"], capsys)
-    assert code == 2 and "--by: one --score column at a time" in err
-    code, _, err = run_cli(
-        ["eval", str(p), "--target", "y", "--score", "a,b,c", "--classes", "0,1,2", "--by", "site"], capsys
+CLASSES = (
+    "y,a,b,c,site,w\n"
+    "0,0.6,0.3,0.1,x,1\n"
+    "1,0.1,0.6,0.3,x,2\n"
+    "2,0.3,0.3,0.4,y,1\n"
+    "0,0.5,0.2,0.3,y,0\n"
+    "1,0.2,0.7,0.1,x,1\n"
+    "2,0.1,0.1,0.8,y,3\n"
+    "0,0.4,0.4,0.2,z,1\n"
+    "1,0.3,0.5,0.2,y,1\n"
+)
+
+
+def _slices_of(r) -> dict:
+    return json.loads(r.to_json())["slices"]
+
+
+def test_k_classes_by_slice_are_the_librarys(tmp_path, capsys):
+    p = tmp_path / "k.csv"
+    p.write_text(CLASSES)
+    args = ["eval", str(p), "--target", "y", "--score", "a,b,c", "--classes", "0,1,2", "--weight", "w"]
+    code, out, err = run_cli([*args, "--by", "site", "--min-size", "2", "--format", "json"], capsys)
+    assert code == 0, err
+    df = pd.read_csv(io.StringIO(CLASSES))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = df[["a", "b", "c"]].to_numpy()
+        r = perfeval.evaluate(df["y"], scores, classes=[0, 1, 2], sample_weight=df["w"],
+                              by={"site": df["site"]}, min_size=2)  # fmt: skip
+    d = json.loads(out)
+    assert d["slices"] == _slices_of(r)
+    z = d["slices"]["slicings"][0]["slices"][2]
+    assert z["slice"] == "z" and z["flagged"] and z["values"]["ROC_OVR:average=macro"] is None
+    assert "undefined in this slice (1 case)" in z["why_null"]["ROC_OVR:average=macro"]
+    # the table under the per-class one, and one CSV table
+    code, out, _ = run_cli([*args, "--by", "site"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    at = lines.index("slices by site (3):")
+    assert lines.index("per class:") < at
+    assert lines[at + 1].split()[:5] == ["slice", "rows", "cases", "weight", "ROC_OVR:average=macro"]
+    assert lines[at + 3].split()[:4] == ["y", "4", "3", "5"]  # a row of weight 0 is a row, not a case
+    code, out, _ = run_cli([*args, "--by", "site", "--format", "csv"], capsys)
+    f = pd.read_csv(io.StringIO(out))
+    assert f["slice"].tolist() == ["x", "y", "z"] and f["positives"].isna().all()
+    assert f["ACC_MC"].tolist() == pytest.approx(r.slices.by_group("site")["ACC_MC"].tolist())
+
+
+def test_k_labels_by_slice_are_the_librarys(tmp_path, capsys):
+    text = (
+        "y_a,y_b,p_a,p_b,site\n1,0,0.9,0.2,x\n0,1,0.3,0.8,x\n1,1,0.6,0.4,y\n0,0,0.2,0.3,y\n"
+        "1,0,0.4,0.6,x\n0,1,0.7,0.9,y\n1,1,0.8,0.3,z\n"
     )
-    assert code == 2 and "--by: K classes (a score column a class) are not sliced by the command yet" in err
-    assert "perfeval.evaluate(..., by=[...])" in err
-    r = tmp_path / "r.csv"
-    r.write_text("y,p,site\n1.5,1.2,x\n2.5,2.9,y\n3.25,3.0,x\n")
-    code, _, err = run_cli(
-        ["eval", str(r), "--target", "y", "--score", "p", "--by", "site", "--task", "regression"], capsys
+    p = tmp_path / "l.csv"
+    p.write_text(text)
+    code, out, err = run_cli(
+        ["eval", str(p), "--labels", "y_a,y_b", "--score", "p_a,p_b", "--by", "site", "-m", "roc_ml,hamming",
+         "--format", "json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    df = pd.read_csv(io.StringIO(text))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = perfeval.evaluate(df[["y_a", "y_b"]], df[["p_a", "p_b"]].rename(columns=lambda c: "y" + c[1:]),
+                              measures=["roc_ml", "hamming"], by={"site": df["site"]})  # fmt: skip
+    assert json.loads(out)["slices"] == _slices_of(r)
+    assert [s["slice"] for s in json.loads(out)["slices"]["slicings"][0]["slices"]] == ["x", "y", "z"]
+    base = [
+        "eval",
+        str(p),
+        "--labels",
+        "y_a,y_b",
+        "--score",
+        "p_a,p_b",
+        "--by",
+        "site",
+        "-m",
+        "roc_ml,hamming",
+    ]
+    code, out, _ = run_cli([*base, "--format", "csv"], capsys)
+    f = pd.read_csv(io.StringIO(out))
+    assert f["HAMMING"].tolist() == pytest.approx(r.slices.by_group("site")["HAMMING"].tolist())
+    code, out, _ = run_cli(base, capsys)
+    lines = out.splitlines()
+    at = lines.index("slices by site (3):")
+    assert lines.index("per label:") < at and lines[at + 1].split() == [
+        "slice", "rows", "cases", "ROC_ML:average=macro", "HAMMING"
+    ]  # fmt: skip
+
+
+def test_regression_by_slice_is_the_librarys(tmp_path, capsys):
+    text = "y,p,q,site\n1.5,1.2,1.4,x\n2.5,2.9,2.0,y\n3.25,3.0,3.3,x\n4.0,3.5,4.4,y\n5.0,5.5,4.9,z\n"
+    p = tmp_path / "r.csv"
+    p.write_text(text)
+    df = pd.read_csv(io.StringIO(text))
+    code, out, err = run_cli(
+        ["eval", str(p), "--target", "y", "--score", "p", "--by", "site", "--task", "regression", "--format",
+         "json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = perfeval.evaluate(df, target="y", score="p", task="regression", by=["site"])
+    assert json.loads(out)["slices"] == _slices_of(r)
+    z = json.loads(out)["slices"]["slicings"][0]["slices"][2]
+    assert z["values"]["R2"] is None and "every target equal (no variance)" in z["why_null"]["R2"]
+    assert "R2 and EXPVAR are undefined in 1 of 3 slices of 'site'" in err
+    code, out, _ = run_cli(["eval", str(p), "--target", "y", "--score", "p", "--by", "site", "-m", "mae,r2",
+                            "--format", "csv"], capsys)  # fmt: skip
+    f = pd.read_csv(io.StringIO(out), keep_default_na=False)
+    assert list(f.columns) == [
+        "slicing", "slice", "rows", "cases", "weight", "positives", "negatives", "flagged", "MAE", "R2",
+        "why_MAE", "why_R2",
+    ]  # fmt: skip
+    assert f["R2"].tolist()[2] == "nan" and f["why_R2"].tolist()[2].startswith(
+        "undefined in this slice (1 case)"
     )
-    assert code == 2 and "--by: regression targets are not sliced by the command yet" in err
+    # two models: each one's slices, named
+    code, out, err = run_cli(
+        ["eval", str(p), "--target", "y", "--score", "p,q", "--by", "site", "--task", "regression"], capsys
+    )
+    assert code == 0, err
+    lines = out.splitlines()
+    assert (
+        lines[0].split()[0] == "model"
+        and "p: slices by site (3):" in lines
+        and "q: slices by site (3):" in lines
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rq = perfeval.evaluate(df, target="y", score="q", task="regression", by=["site"])
+    at = lines.index("q: slices by site (3):")
+    x = lines[at + 2].split()
+    assert x[0] == "x" and x[3] == f"{rq.slices.by_group('site')['MAE'].iloc[0]:.6f}"
+
+
+def test_several_models_each_with_its_slices(table, capsys):
+    df = pd.read_csv(io.StringIO(CSV))
+    df["q"] = [0.3, 0.8, 0.9, 0.1, 0.5, 0.2, 0.6, 0.4]
+    p = str(table).replace("t.csv", "two.csv")
+    df.to_csv(p, index=False)
+    base = ["eval", p, "--target", "y", "--score", "p,q", "--weight", "w", "--by", "country", "-m", "roc,acc"]
+    code, out, err = run_cli([*base, "--format", "json"], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    assert list(d["models"]) == ["p", "q"]
+    for name in ("p", "q"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = perfeval.evaluate(
+                df, target="y", score=name, weight="w", measures=["roc", "acc"], by=["country"]
+            )
+        assert d["models"][name]["slices"] == _slices_of(r)
+    code, out, _ = run_cli([*base, "--format", "csv"], capsys)
+    f = pd.read_csv(io.StringIO(out), keep_default_na=False)
+    assert list(f.columns[:3]) == ["model", "slicing", "slice"]
+    assert f["model"].tolist() == ["p"] * 3 + ["q"] * 3 and f["slice"].tolist() == ["DE", "FR", "US"] * 2
+    code, out, _ = run_cli(base, capsys)
+    lines = out.splitlines()
+    assert lines[0].split() == ["model", "ROC", "ACC"]
+    assert lines.index("p: slices by country (3):") < lines.index("q: slices by country (3):")
+    assert (
+        "q: gaps by country (difference: max - min; ratio: min / max; worst: by the measure's direction):"
+        in lines
+    )
 
 
 def test_a_slice_column_is_read_as_values_and_its_problems_named_by_line(tmp_path, capsys):
@@ -220,3 +371,28 @@ def test_weights_and_flags_in_the_table(table, capsys):
     row = next(line for line in out.splitlines() if line.startswith("DE "))
     # rows, cases (the row of weight 0 is none), weight, positives, negatives (weights), ACC
     assert row.split() == ["DE", "3", "2", "3", "2", "1", "0.333333"]
+
+
+def test_a_file_over_the_stream_size_is_read_whole_for_its_slices(tmp_path, capsys, monkeypatch):
+    """A large file is streamed unasked; with --by it is read whole, so that no slice is dropped."""
+    import perfeval.cli.commands.eval as ev
+
+    monkeypatch.setattr(ev, "STREAM_BYTES", 10)  # every file is "large"
+    p = tmp_path / "k.csv"
+    p.write_text(CLASSES)
+    code, out, err = run_cli(
+        ["eval", str(p), "--target", "y", "--score", "a,b,c", "--classes", "0,1,2", "--by", "site",
+         "--format", "json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert [s["slice"] for s in json.loads(out)["slices"]["slicings"][0]["slices"]] == ["x", "y", "z"]
+    q = tmp_path / "l.csv"
+    q.write_text("y_a,y_b,p_a,p_b,site\n1,0,0.9,0.2,x\n0,1,0.3,0.8,y\n1,1,0.6,0.4,y\n0,0,0.2,0.3,x\n")
+    code, out, err = run_cli(
+        ["eval", str(q), "--labels", "y_a,y_b", "--score", "p_a,p_b", "--by", "site", "-m", "hamming",
+         "--format", "json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert [s["slice"] for s in json.loads(out)["slices"]["slicings"][0]["slices"]] == ["x", "y"]

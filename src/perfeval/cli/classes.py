@@ -24,7 +24,7 @@ import numpy as np
 
 from perfeval.base.progress import wanted
 from perfeval.base.text import place
-from perfeval.cli import load
+from perfeval.cli import load, slices
 from perfeval.engine.long import SHOWN, key, listing
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
@@ -262,6 +262,13 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
     s = np.column_stack(columns) if columns else np.zeros((0, classes.k))
     cases, _found, _how = check_classes(codes, s, groups, w, classes=tuple(range(classes.k)))
     report = _finish(args, cases, specs, classes.labels, classes.how)
+    if slices.columns(args):  # --by: every slice finished as the whole was (docs/slices.md)
+        from perfeval.engine.slices import Task
+
+        taken = {"target": ch.target, "score": list(ch.scores), "weight": ch.weight}
+        by = slices.request_of(args, t, taken, w)
+        task = Task("classes", tuple(specs), classes=tuple(classes.labels), classes_from=classes.how)
+        by.attach(report, cases, task)
     report.params["source"] = t.source
     report.params["columns"] = ch.names()
     return report, cases
@@ -1068,7 +1075,12 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
         else:
             report = classes_report(args, path, choose_wide)
     elif args.stream or (
-        big and args.group is None and args.ci is None and not args.tie_bounds and dialect is None
+        big
+        and args.group is None
+        and args.ci is None
+        and not args.tie_bounds
+        and dialect is None
+        and not slices.columns(args)  # --by: the slices of the table read whole
     ):
         totals: dict | None = {} if getattr(args, "confusion", False) and args.group is not None else None
         if not args.long:
@@ -1103,7 +1115,9 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
         if summary is None and cases is not None:  # per group: the confusion over all the cases
             summary = ClassSummary.from_checked(cases.y, cases.s, cases.w, tuple(report.params["classes"]))
         confusion = summary.confusion
-    text = classes_text(report, args.format, args.per_group, confusion)
+    text = slices.with_slices(
+        report, args.format, classes_text(report, args.format, args.per_group, confusion)
+    )
     if args.per_group_output:
         from perfeval.base.console import write_file
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from perfeval.base.progress import wanted
 from perfeval.base.text import place
-from perfeval.cli import load
+from perfeval.cli import load, slices
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
 __all__ = ["requested", "run"]
@@ -217,6 +217,14 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
     report = finish_labels(
         cases, specs, tuple(labels), threshold=args.threshold, labels_from=_how(args, ycols)
     )
+    if slices.columns(args):  # --by: every slice finished as the whole was (docs/slices.md)
+        from perfeval.engine.slices import Task
+
+        by = slices.request_of(args, t, {"label": ycols, "score": scols, "weight": weight}, w)
+        task = Task(
+            "labels", tuple(specs), args.threshold, classes=tuple(labels), classes_from=_how(args, ycols)
+        )
+        by.attach(report, cases, task)
     report.params["source"] = t.source
     report.params["columns"] = {
         "labels": [c.name for c in ycols],
@@ -329,11 +337,13 @@ def run(args: Any, *, stream_bytes: int) -> int:
         from perfeval.cli.dask_tables import labels_report
 
         report = labels_report(args, path, _choose, _how)
-    elif args.stream or (big and args.group is None and not getattr(args, "tie_bounds", False)):
+    elif args.stream or (
+        big and args.group is None and not getattr(args, "tie_bounds", False) and not slices.columns(args)
+    ):
         report = _stream(args, path, specs)
     else:
         report = _wide(args, load.read(args, args.file), specs)
-    text = classes_text(report, args.format, args.per_group)
+    text = slices.with_slices(report, args.format, classes_text(report, args.format, args.per_group))
     if args.per_group_output:
         import sys
 

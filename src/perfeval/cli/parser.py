@@ -26,7 +26,8 @@ EXAMPLES = {
     "report": "examples:\n"
     "  perfeval report runs.csv --target label --score model_a,model_b -o report.html\n"
     "  perfeval report clicks.csv --target click --score a,b --group user --ci 0.95 --tie-bounds -o r.html\n"
-    "  perfeval report proba.csv --target label --score p_cat,p_dog,p_bird --classes cat,dog,bird -o r.html",
+    "  perfeval report proba.csv --target label --score p_cat,p_dog,p_bird --classes cat,dog,bird -o r.html\n"
+    "  perfeval report loans.csv --target repaid --score p --by region,age --min-size 50 -o r.html",
     "leaderboard": "examples:\n  perfeval leaderboard --key answers.txt --task kddcup2004-physics",
     "score": "examples:\n"
     "  perfeval score team_a.txt --key answers.txt --task kddcup2004-physics --team a\n"
@@ -276,6 +277,8 @@ def build() -> argparse.ArgumentParser:
                 help="add each measure's least and greatest value over every order of the tied cases, "
                 "per model, and the share of tied pairs",
             )
+            slices.add_options(pp)  # the report's slices section (docs/slices.md)
+            pp.set_defaults(stream=False, dask=None)  # the report reads in memory (--by's checks ask)
     sc = sub.add_parser(
         "score",
         help="score competition submissions against an answer key",

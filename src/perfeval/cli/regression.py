@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.cli import load
+from perfeval.cli import load, slices
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
 __all__ = ["requested", "run", "models", "target_values"]
@@ -203,9 +203,18 @@ def _one(args: Any, path: str | None, rspecs: list, how: str, table_of: Any, war
             lambda: table.no_empties(ch.all()),
         )
         g = None if ch.group is None else table.get(ch.group, empties=False)
+        by = None
+        if slices.columns(args):  # --by: every slice finished as the whole was (docs/slices.md)
+            taken = {"target": ch.target, "score": ch.score, "weight": ch.weight}
+            by = slices.request_of(args, table, taken, w)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            report = finish_regression(check_regression(y, s, g, w), rspecs, task_from=how)
+            cases = check_regression(y, s, g, w)
+            report = finish_regression(cases, rspecs, task_from=how)
+            if by is not None:
+                from perfeval.engine.slices import Task
+
+                by.attach(report, cases, Task("regression", tuple(rspecs), task_from=how))
         warn(caught)
         if args.ci is not None:
             from perfeval.base.progress import wanted

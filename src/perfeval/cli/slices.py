@@ -12,6 +12,7 @@ to the overall value, the worst slice).  ``--format json``: the report's JSON, `
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from perfeval.base.text import shown
@@ -94,30 +95,6 @@ def check_options(args: Any) -> None:
             raise InvalidParameterError(f"--by: not with {flag} yet (slices are evaluated in memory)")
 
 
-def refuse_kind(
-    args: Any, *, labels: bool = False, classes: bool = False, regression: bool = False, models: bool = False
-) -> None:
-    """``--by`` with an evaluation the command does not slice yet (K labels, K classes, a regression
-    target): one line, and what does slice them.
-    """
-    if not columns(args):
-        return
-    if models:
-        raise InvalidParameterError(
-            "--by: one --score column at a time (one model's slices); several models: one run each"
-        )
-    for what, asked in (
-        ("K labels (a 0/1 target column a label)", labels),
-        ("K classes (a score column a class)", classes),
-        ("regression targets", regression),
-    ):
-        if asked:
-            raise InvalidParameterError(
-                f"--by: {what} are not sliced by the command yet; in Python, "
-                "perfeval.evaluate(..., by=[...]) slices them (docs/slices.md)"
-            )
-
-
 def with_slices(report: Any, output: str, text_: str) -> str:
     """The command's output of ``report`` (``text_``: the overall one) with its slices: ``table``, the
     slicings' tables under the overall one; ``csv``, the slices alone (one table); ``json`` as it is
@@ -130,13 +107,35 @@ def with_slices(report: Any, output: str, text_: str) -> str:
     return text_.rstrip("\n") + "\n" + "\n".join(text(report)) + "\n"
 
 
-def request_of(args: Any, table: Any, chosen: Any, weights: Any) -> Any:
-    """The slice request of ``--by`` over a table read whole: each column picked by name or position
-    (the target, score and weight columns refused), an empty field a missing value.
+def models_with_slices(reports: dict[str, Any], output: str, text_: str) -> str:
+    """Several models' output (``eval --score a,b``; ``text_``: the table of the models) with each
+    model's slices: ``table``, the slicings' tables of each model in turn, named; ``csv``, the slices
+    of every model as one table (``model`` its first column); ``json`` as it is (each model's report
+    holds its slices).
+    """
+    if output == "json" or any(r.slices is None for r in reports.values()):
+        return text_
+    if output == "csv":
+        from perfeval.cli.output import csv_field
+
+        body = [csv(r).splitlines() for r in reports.values()]
+        lines = ["model," + body[0][0]]
+        for name, b in zip(reports, body, strict=True):
+            lines += [f"{csv_field(name)},{line}" for line in b[1:]]
+        return "\n".join(lines) + "\n"
+    lines = [text_.rstrip("\n")]
+    for name, r in reports.items():
+        lines += text(r, model=name)
+    return "\n".join(lines) + "\n"
+
+
+def by_columns(args: Any, table: Any, taken: Mapping[str, Any]) -> dict[str, Any]:
+    """The slice columns of ``--by`` in a table read whole, by name: each picked by name or position
+    (none of them a column the evaluation reads: ``taken``, a role's column or columns), an empty
+    field a missing value.
     """
     import numpy as np
 
-    from perfeval.api.slices import request
     from perfeval.io.columns import pick
 
     by: dict[str, Any] = {}
@@ -147,14 +146,29 @@ def request_of(args: Any, table: Any, chosen: Any, weights: Any) -> Any:
         if col.index in table.empties:  # an empty field is a missing value (text columns)
             values = np.where(values == "", None, values.astype(object))
         by[col.name] = values
-    taken = {"target": chosen.target, "score": chosen.score, "weight": chosen.weight}
-    for role, col in taken.items():
-        if col is not None and col.name in by:
-            raise InvalidParameterError(
-                f"--by {col.name!r} is the {role} column: a slice column is another column"
-            )
+    for role, given in taken.items():
+        for col in given if isinstance(given, (list, tuple)) else [given]:
+            if col is not None and col.name in by:
+                raise InvalidParameterError(
+                    f"--by {col.name!r} is the {role} column: a slice column is another column"
+                )
+    return by
+
+
+def request_of(args: Any, table: Any, chosen: Any, weights: Any) -> Any:
+    """The slice request of ``--by`` over a table read whole (:func:`by_columns`), its messages
+    naming the file's lines.  ``chosen``: the columns the evaluation reads, by role (a mapping), or
+    the chosen columns of one score a case (their ``target``, ``score`` and ``weight``).
+    """
+    from perfeval.api.slices import request
+
+    taken = (
+        chosen
+        if isinstance(chosen, Mapping)
+        else {"target": chosen.target, "score": chosen.score, "weight": chosen.weight}
+    )
     out = request(
-        by,
+        by_columns(args, table, taken),
         None,
         intersections=bool(args.intersections),
         min_size=args.min_size,
@@ -184,8 +198,10 @@ def _count(v: float) -> str:
     return f"{v:.15g}"
 
 
-def text(report: Any) -> list[str]:
-    """The lines of every slicing under the overall table: its slices, why a value is undefined, the gaps."""
+def text(report: Any, model: str | None = None) -> list[str]:
+    """The lines of every slicing under the overall table: its slices, why a value is undefined, the
+    gaps (``model``: whose, named in each heading, of several).
+    """
     from perfeval.cli.output import table
 
     sl = report.slices
@@ -194,7 +210,8 @@ def text(report: Any) -> list[str]:
     for s in sl.slicings:
         v = s.values
         flagged = int(s.flagged.sum())
-        head = f"slices by {shown(s.name)} ({len(s)}"
+        whose = "" if model is None else f"{shown(model)}: "
+        head = f"{whose}slices by {shown(s.name)} ({len(s)}"
         if sl.min_size is not None:
             head += (
                 f"; {flagged} below --min-size {sl.min_size}, marked *"
@@ -225,7 +242,7 @@ def text(report: Any) -> list[str]:
             rows.append(row)
         lines += table(rows, "lr")
         lines += _reasons(s, sl.measures)
-        lines += _gaps(sl, s)
+        lines += _gaps(sl, s, whose)
     return lines
 
 
@@ -250,7 +267,7 @@ def _reasons(s: Any, measures: list[str]) -> list[str]:
     return lines
 
 
-def _gaps(sl: Any, s: Any) -> list[str]:
+def _gaps(sl: Any, s: Any, whose: str = "") -> list[str]:
     """A slicing's gaps, a row a measure: difference and ratio between slices and to the overall
     value (fairlearn's between_groups and to_overall), the worst slice (by the measure's direction).
     """
@@ -290,7 +307,7 @@ def _gaps(sl: Any, s: Any) -> list[str]:
             rows.append(row)
     return [
         "",
-        f"gaps by {shown(s.name)} (difference: max - min; ratio: min / max; worst: by the measure's "
+        f"{whose}gaps by {shown(s.name)} (difference: max - min; ratio: min / max; worst: by the measure's "
         "direction):",
     ] + table(rows, "lr")
 

@@ -171,6 +171,7 @@ def _input_table(
     source: str,
     threshold: float,
     w: np.ndarray | None = None,
+    slicings: list | None = None,
 ) -> str:
     yy = np.asarray(y, dtype=float)
     kept = slice(None) if w is None else np.asarray(w) != 0
@@ -197,6 +198,8 @@ def _input_table(
     for name, s in models.items():
         ss = np.asarray(to_numpy(s, "y_score"), dtype=float)
         summary.append([f"score range ({name})", f"{ss.min():.6g} .. {ss.max():.6g}" if len(ss) else "empty"])
+    if slicings:
+        summary.append(["slices", "; ".join(f"{s.name}: {len(s):,}" for s in slicings)])
     summary.append(["threshold", f"{threshold:g}"])
     return _table(["", "value"], summary, "summary")
 
@@ -683,6 +686,10 @@ def build(
     progress: bool = False,
     band_level: float = 0.9,
     band: str = "outcomes",
+    by: Any = None,
+    intersections: bool = False,
+    min_size: int | None = None,
+    missing: str = "error",
 ) -> str:
     """The HTML text of a report on one or more models' scores for the same cases.
 
@@ -727,6 +734,15 @@ def build(
     band_level, band : float, {"outcomes", "pairs"}
         The calibration plot's consistency band: its level, and whether it redraws the outcomes of
         the cases as they are or the forecasts too (:func:`perfeval.curves.calibration`).
+    by : dict of str to array-like, or DataFrame, optional
+        Slice columns (docs/slices.md): a section of every model's measures in each slice of each
+        column (and intersection, with ``intersections``), sorted by the first measure's gap to the
+        overall value (worst first), with the gaps, fairlearn's demographic parity and equalized
+        odds at ``threshold``, a forest plot of the first measure and the worst slices' ROC curves
+        (``evaluate(..., by=...)``'s numbers).
+    intersections, min_size, missing
+        As for :func:`perfeval.evaluate` with ``by``: every intersection of the columns too; the
+        slices with fewer cases flagged (*); a missing slice value an error or a slice of its own.
 
     Returns
     -------
@@ -744,11 +760,22 @@ def build(
 
     reports = {}
     overall: dict[str, Any] = {}
+    sliced: dict[str, Any] = {}  # the slices' options of evaluate (by=)
+    if by is not None:
+        sliced = {"by": by, "intersections": intersections, "min_size": min_size, "missing": missing}
+    slicings = _slicings(len(y), **sliced) if by is not None else []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, s in models.items():
             reports[name] = evaluate(
-                y, s, measures=measures, groups=g, threshold=threshold, tie_bounds=tie_bounds, sample_weight=w
+                y,
+                s,
+                measures=measures,
+                groups=g,
+                threshold=threshold,
+                tie_bounds=tie_bounds,
+                sample_weight=w,
+                **sliced,
             )
         first = next(iter(reports.values()))
         labels = list(first.results)
@@ -764,13 +791,13 @@ def build(
     parts = [
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>perfeval report</title><style>{CSS}</style></head><body>",
+        f"<title>perfeval report</title><style>{CSS}{SLICE_CSS if slicings else ''}</style></head><body>",
         "<h1>Evaluation report</h1>",
         f"<p class='meta'>perfeval {__version__} &middot; "
         f"{esc(_dt.datetime.now().isoformat(timespec='seconds'))}"
         f"<br>command: <code>{esc(command)}</code></p>",
     ]
-    parts += ["<h2>Input</h2>", _input_table(y, info, models, source, threshold, w)]
+    parts += ["<h2>Input</h2>", _input_table(y, info, models, source, threshold, w, slicings)]
     # metrics
     intervals: dict[str, dict] = {}
     if ci is not None:
@@ -838,11 +865,379 @@ def build(
             )
     if tie_bounds:
         parts += _tie_bounds(reports, labels, info is not None)
+    if slicings:
+        parts += _slices_section(y, models, w, threshold, reports, slicings, max_group_rows, g is not None)
     if info is not None:
         parts += _per_group(reports, labels, info, column, max_group_rows)
     parts += _plots(y, models, g, w, info, threshold, {"band_level": band_level, "band": band})
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+# -- slices (by=: docs/slices.md, "In the report") -----------------------------------------------------
+#: at most this many slices a forest plot draws (the worst first; the table lists more)
+FOREST_SLICES = 30
+#: the worst slices whose ROC curves are drawn beside the curve over every case
+CURVE_SLICES = 3
+#: a slicing of more slices has its table in a box that scrolls (its header kept in view)
+TALL_SLICES = 15
+
+SLICE_CSS = """
+td.why{color:#666;font-size:.85em;min-width:16em;max-width:36em} tr.flagged td.key{font-style:italic}
+td.worse{color:#a40000} td.better{color:#1d6b1d}
+"""
+
+#: fairlearn's fairness metrics the report gives for each slicing, at the report's threshold
+FAIRNESS = (
+    "demographic_parity_difference",
+    "demographic_parity_ratio",
+    "equalized_odds_difference",
+    "equalized_odds_ratio",
+)
+
+
+def _slicings(n: int, by: Any, intersections: bool, min_size: int | None, missing: str) -> list:
+    """Each slicing's keys and rows' codes (:meth:`perfeval.api.slices.SliceRequest.slicings`), which
+    the curves and fairlearn's metrics read; ``by``: the slice columns, a dict or a DataFrame.
+    """
+    from perfeval.api.slices import request
+    from perfeval.exceptions import InvalidParameterError
+
+    if isinstance(by, (str, list, tuple)):
+        raise InvalidParameterError(
+            "build(by=...) takes the slice columns themselves: a dict of names to arrays, or a DataFrame"
+        )
+    return request(by, None, intersections=intersections, min_size=min_size, missing=missing).slicings(n)
+
+
+def _slice_text(key: Any) -> str:
+    """A slice's key as the tables write it: a value, or an intersection's values joined by `` x ``."""
+    return " x ".join(str(_plain(k)) for k in key) if isinstance(key, tuple) else str(_plain(key))
+
+
+def _num(v: float, attrs: str, text: str | None = None) -> str:
+    """A number's cell (``undefined``, an infinity, or six decimals), greyed where it is no number."""
+    cls = "num" if math.isfinite(v) else "num undef"
+    return f"<td class='{cls}' {attrs}>{_fmt(v) if text is None else text}</td>"
+
+
+def _slice_order(values: Any, overall: float, direction: str) -> tuple[np.ndarray, np.ndarray]:
+    """The order of the slices by their gap to the overall value, the worst first, and the gaps.
+
+    The gap is each slice's value minus the overall one; worst first is the most negative gap of a
+    measure where higher is better, the most positive where lower is, the greatest in size where the
+    measure has no better direction.  Equal gaps keep the slices' key order; the undefined slices come
+    last, in key order (their gap is NaN).  With no overall value the values themselves order.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    gaps = v - overall if math.isfinite(overall) else np.full(len(v), np.nan)
+    base = gaps if math.isfinite(overall) else v
+    key = {"higher": base, "lower": -base}.get(direction, -np.abs(gaps))
+    defined = np.flatnonzero(~np.isnan(v))
+    order = defined[np.argsort(key[defined], kind="stable")]
+    return np.concatenate([order, np.flatnonzero(np.isnan(v))]).astype(np.int64), gaps
+
+
+def _slice_whys(sl: Any, s: Any, i: int) -> str:
+    """Why a slice's values are undefined (the measures that share a reason together), and its flag."""
+    said: dict[str, list[str]] = {}
+    for m in sl.measures:
+        why = s.values.reasons.get(m, {}).get(i)
+        if why:
+            said.setdefault(why, []).append(m)
+    parts = [
+        f"{', '.join(ms)} {'is' if len(ms) == 1 else 'are'} {why}"
+        if why.endswith("infinity")
+        else f"{', '.join(ms)}: {why.rstrip('.')}"
+        for why, ms in said.items()
+    ]
+    if s.flagged[i]:
+        n = int(s.values.cases[i])
+        parts.append(f"{n:,} case{'' if n == 1 else 's'}, below the minimum size ({sl.min_size:,})")
+    return "; ".join(parts) + ("." if parts else "")
+
+
+def _gap_cell(gap: float, direction: str) -> str:
+    """A slice's gap to the overall value, signed, coloured by whether it is worse or better."""
+    if not math.isfinite(gap):
+        return _num(gap, "data-col='gap'")
+    worse = gap < 0 if direction == "higher" else gap > 0 if direction == "lower" else None
+    cls = "num" if worse is None or gap == 0 else ("num worse" if worse else "num better")
+    return f"<td class='{cls}' data-col='gap'>{gap:+.6f}</td>"
+
+
+def _slice_row(sl: Any, s: Any, i: int, gap: float, weighted: bool) -> str:
+    """One slice's row of its slicing's table."""
+    esc = _esc
+    v = s.values
+    key = _slice_text(s.keys[i])
+    flagged = bool(s.flagged[i])
+    first = sl.measures[0]
+    cells = [
+        f"<td class='key' data-col='slice'>{esc(key)}{'*' if flagged else ''}</td>",
+        f"<td class='num' data-col='rows'>{int(v.rows[i]):,}</td>",
+        f"<td class='num' data-col='cases'>{int(v.cases[i]):,}</td>",
+    ]
+    if weighted:
+        cells.append(f"<td class='num' data-col='weight'>{_number(v.weight[i])}</td>")
+    if v.positives is not None and v.negatives is not None:
+        cells.append(f"<td class='num' data-col='positives'>{_number(v.positives[i])}</td>")
+        cells.append(f"<td class='num' data-col='negatives'>{_number(v.negatives[i])}</td>")
+    if v.groups is not None:
+        cells.append(f"<td class='num' data-col='queries'>{int(v.groups[i]):,}</td>")
+    for m in sl.measures:
+        cells.append(_num(float(v.values[m][i]), f"data-measure='{esc(m)}'"))
+        if m == first:
+            cells.append(_gap_cell(gap, sl.directions.get(first, "none")))
+    cells.append(f"<td class='why' data-col='why'>{esc(_slice_whys(sl, s, i))}</td>")
+    attrs = f"class='flagged' data-slice='{esc(key)}'" if flagged else f"data-slice='{esc(key)}'"
+    return f"<tr {attrs}>" + "".join(cells) + "</tr>"
+
+
+def _slices_table(sl: Any, s: Any, order: np.ndarray, gaps: np.ndarray, model: str, max_rows: int) -> str:
+    """A slicing's table, a row a slice in ``order`` (at most ``max_rows``): its rows, cases, weight,
+    positives and negatives, every measure's value, the first measure's gap to the overall value
+    after it, why a value is undefined (and the flag).
+    """
+    esc = _esc
+    v = s.values
+    weighted = bool(np.any(v.weight != v.cases))
+    head = ["slice", "rows", "cases"] + (["weight"] if weighted else [])
+    head += ["positives", "negatives"] if v.positives is not None else []
+    head += ["queries"] if v.groups is not None else []
+    cols = "".join(f"<th>{esc(h)}</th>" for h in head)
+    for m in sl.measures:
+        cols += f"<th data-measure='{esc(m)}'>{esc(m)}</th>"
+        if m == sl.measures[0]:
+            cols += f"<th data-col='gap'>gap ({esc(m)} &minus; overall)</th>"
+    where = f"data-model='{esc(model)}' data-slicing='{esc(s.name)}'"
+    box = "scroll tall" if min(len(order), max_rows) > TALL_SLICES else "scroll"
+    out = [f"<div class='{box}' {where}><table class='slices' {where}><tr>{cols}<th>why undefined</th></tr>"]
+    out += [_slice_row(sl, s, i, float(gaps[i]), weighted) for i in order[:max_rows].tolist()]
+    return "\n".join(out) + "</table></div>"
+
+
+def _slice_gaps(sl: Any, s: Any, model: str) -> str:
+    """A slicing's gaps, a row a measure: fairlearn's difference and ratio between slices and to the
+    overall value, the worst slice by the measure's direction, the undefined slices left out.
+    """
+    from perfeval.exceptions import UndefinedMeasureWarning
+
+    esc = _esc
+    rows = []
+    with warnings.catch_warnings():  # the undefined slices are counted in the table, their reasons above
+        warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        for m in sl.measures:
+            at = f"data-measure='{esc(m)}'"
+            direction = sl.directions.get(m, "none")
+            cells = [f"<td>{esc(m)}</td>", f"<td>{esc(direction)}</td>"]
+            for method in ("between_groups", "to_overall"):
+                for what, fn in (("difference", sl.difference), ("ratio", sl.ratio)):
+                    cells.append(
+                        _num(float(fn(m, s.name, method=method)), f"{at} data-col='{what}-{method}'")
+                    )
+            worst = sl.worst(m, s.name) if direction != "none" else []
+            if worst:
+                cells.append(f"<td class='key' {at} data-col='worst'>{esc(_slice_text(worst[0].key))}</td>")
+                cells.append(_num(worst[0].value, f"{at} data-col='worst-value'"))
+            else:
+                why = "no better direction" if direction == "none" else "undefined everywhere"
+                cells.append(f"<td class='undef' {at} data-col='worst'>{why}</td><td></td>")
+            undefined = int(np.sum(np.isnan(np.asarray(s.values.values[m], dtype=np.float64))))
+            cells.append(f"<td class='num' {at} data-col='undefined'>{undefined:,}</td>")
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+    head = (
+        "<tr><th rowspan='2'>measure</th><th rowspan='2'>better</th>"
+        "<th colspan='2'>between slices</th><th colspan='2'>to the overall value</th>"
+        "<th colspan='2'>worst slice</th><th rowspan='2'>undefined slices</th></tr>"
+        "<tr><th class='sub'>difference<br>(max &minus; min)</th><th class='sub'>ratio<br>(min / max)</th>"
+        "<th class='sub'>difference<br>(max |v &minus; overall|)</th><th class='sub'>ratio<br>(least)</th>"
+        "<th class='sub'>slice</th><th class='sub'>value</th></tr>"
+    )
+    where = f"data-model='{esc(model)}' data-slicing='{esc(s.name)}'"
+    return (
+        f"<div class='scroll'><table class='slice-gaps' {where}>" + head + "\n".join(rows) + "</table></div>"
+    )
+
+
+def _fairness(y: np.ndarray, s: Any, w: Any, threshold: float, coded: Any, sv: Any, where: str) -> str:
+    """The table of fairlearn's demographic parity and equalized odds of the predictions ``score >=
+    threshold`` between the slices (``between_groups``; equalized odds ``agg="worst_case"``), by
+    :mod:`perfeval.functional`'s functions of fairlearn's names (fairlearn 0.15's numbers); a value
+    that cannot be given says why, and a note says where fairlearn counts a 0/0 rate as 0.
+    """
+    from perfeval import functional
+    from perfeval.exceptions import PerfError
+
+    pred = (np.asarray(to_numpy(s, "y_score"), dtype=np.float64) >= threshold).astype(np.int64)
+    # the sensitive feature: each row's slice, by its name (by its code where two names read alike)
+    names = [_slice_text(k) for k in coded.keys]
+    feature = np.asarray(names, dtype=object)[coded.codes] if len(set(names)) == len(names) else coded.codes
+    rows = [
+        f"<table class='fairness' {where}><tr><th>fairlearn's metric of score &ge; {threshold:g} "
+        "(between slices; equalized odds: the worse of TPR's and FPR's)</th><th>value</th></tr>"
+    ]
+    for name in FAIRNESS:
+        try:
+            with warnings.catch_warnings():  # the slices counted as fairlearn counts them: said below
+                warnings.simplefilter("ignore")
+                x = float(getattr(functional, name)(y, pred, sensitive_features=feature, sample_weight=w))
+            cell = _num(x, f"data-col='{name}'")
+        except PerfError as e:
+            cell = f"<td class='undef' data-col='{name}'>not computed: {_esc(str(e))}</td>"
+        rows.append(f"<tr><td><code>{name}</code></td>{cell}</tr>")
+    notes = []
+    for cls, none, rate, ours in (
+        ("positive", sv.positives, "true", "SEN"),
+        ("negative", sv.negatives, "false", "FPR"),
+    ):
+        n = int(np.sum((sv.cases > 0) & (none == 0)))
+        if n:
+            holds = "slices hold" if n > 1 else "slice holds"
+            notes.append(
+                f"{n:,} {holds} no {cls} case: its {rate} positive rate is 0/0, which fairlearn counts as "
+                f"0 (so do these numbers; perfeval's {ours} is undefined there)"
+            )
+    if notes:
+        rows.append(f"<tr><td colspan='2' class='why'>{_esc('; '.join(notes))}.</td></tr>")
+    return "\n".join(rows) + "</table>"
+
+
+def _slice_figures(
+    y: np.ndarray,
+    score: Any,
+    w: Any,
+    threshold: float,
+    sl: Any,
+    s: Any,
+    coded: Any,
+    order: np.ndarray,
+    grouped: bool,
+) -> list[str]:
+    """A slicing's plots: the forest plot of the first measure (the worst first) and the ROC curves
+    of the worst slices beside the curve over every case.
+    """
+    from perfeval.plot import forest, slice_curves
+
+    esc = _esc
+    first = sl.measures[0]
+    every = np.asarray(s.values.values[first], dtype=np.float64)
+    shown = order[:FOREST_SLICES]
+    fig = forest(
+        every[shown],
+        labels=[_slice_text(s.keys[i]) for i in shown.tolist()],
+        overall=float(sl.overall[first]),
+        flagged=s.flagged[shown],
+        measure=first,
+        title=f"{first} by {s.name}",
+        width=5.2,
+    )
+    cut = f"the {len(shown):,} worst of {len(s):,} slices" if len(s) > len(shown) else "every slice"
+    hollow = "; hollow: below the minimum size" if sl.min_size is not None else ""
+    out = [
+        _figure(
+            "slices-forest",
+            _png(fig),
+            f"<b>{esc(first)} by {esc(s.name)}</b>: {cut}, in the table's order; dashed: the overall "
+            f"value{hollow}. Points alone: no interval by slice is computed here.",
+        )
+    ]
+    worst = [i for i in order.tolist() if not math.isnan(every[i])][:CURVE_SLICES]
+    if worst:
+        members = {_slice_text(s.keys[i]) + ("*" if s.flagged[i] else ""): coded.codes == i for i in worst}
+        fig = slice_curves(
+            y, score, members, sample_weight=w, threshold=threshold, overall="every case",
+            title=f"ROC curve: the worst slices by {s.name}",
+        )  # fmt: skip
+        which = (
+            f"of the {len(worst)} worst slices</b> by {esc(first)}"
+            if len(worst) < len(s)
+            else f"of every slice</b> (the worst by {esc(first)} first)"
+        )
+        pooled = " (each slice's rows pooled, its queries ignored)" if grouped else ""
+        out.append(
+            _figure(
+                "slices-roc",
+                _png(fig),
+                f"<b>ROC curves {which}{pooled}, beside the curve over every case (black); legend: each "
+                f"curve's ROC area; a circle marks score &ge; {threshold:g}.",
+            )
+        )
+    return ["<div class='plots'>", *out, "</div>"]
+
+
+def _slices_intro(sl: Any, grouped: bool) -> str:
+    """What the slices section shows, and how its tables are sorted."""
+    esc = _esc
+    first = sl.measures[0]
+    worst_first = {
+        "higher": "the lowest first (higher is better)",
+        "lower": "the highest first (lower is better)",
+    }.get(
+        sl.directions.get(first, "none"), f"the farthest from it first ({esc(first)} has no better direction)"
+    )
+    queries = ", its queries each counted as the measure counts them" if grouped else ""
+    overall = " (the mean over groups of the measures table)" if grouped else ""
+    flag = (
+        f"; a slice marked <b>*</b> has fewer than {sl.min_size:,} cases (rows of weight &gt; 0): its values "
+        "are kept, and read with care"
+        if sl.min_size is not None
+        else ""
+    )
+    return (
+        f"<p class='meta'>Every measure in each slice, as <code>perfeval eval --by</code> gives it (the "
+        f"slice's cases evaluated alone{queries}). Each table is sorted by the slice's gap to the overall "
+        f"value of {esc(first)}{overall}, the first measure, {worst_first}; the slices where it is "
+        "undefined come last, with the reason. The gaps are fairlearn's <code>difference()</code> and "
+        "<code>ratio()</code> (between slices: max &minus; min, min / max; to the overall value: the "
+        f"greatest difference, the least ratio), the undefined slices left out{flag}.</p>"
+    )
+
+
+def _slices_section(
+    y: np.ndarray,
+    models: dict[str, Any],
+    w: Any,
+    threshold: float,
+    reports: dict[str, Any],
+    slicings: list[Any],
+    max_rows: int,
+    grouped: bool,
+) -> list[str]:
+    """The report's slices: for each model and slicing, the table sorted by the first measure's gap
+    to the overall value (worst first), the gaps, fairlearn's fairness metrics at the threshold, a
+    forest plot of the first measure's values and the ROC curves of the worst slices beside the
+    curve over every case.  ``slicings``: each slicing's keys and rows' codes, in the order of the
+    reports' slicings.
+    """
+    esc = _esc
+    parts = ["<h2>Slices</h2>", _slices_intro(next(iter(reports.values())).slices, grouped)]
+    for name, rep in reports.items():
+        sl = rep.slices
+        first = sl.measures[0]
+        for s, coded in zip(sl.slicings, slicings, strict=True):
+            assert coded.name == s.name and coded.keys == s.keys  # one coding of the same columns
+            order, gaps = _slice_order(s.values.values[first], float(sl.overall[first]), sl.directions[first])
+            said = f"{len(s):,} slice{'s' if len(s) != 1 else ''}"
+            if sl.min_size is not None:
+                flagged = int(s.flagged.sum())
+                said += f"; {flagged:,} below {sl.min_size:,} cases, marked *" if flagged else ""
+                said += "" if flagged else f"; none below {sl.min_size:,} cases"
+            where = f"data-model='{esc(name)}' data-slicing='{esc(s.name)}'"
+            whose = f"{esc(name)}: " if len(reports) > 1 else ""
+            parts += [
+                f"<h3 {where}>{whose}by {esc(s.name)} ({said})</h3>",
+                _slices_table(sl, s, order, gaps, name, max_rows),
+            ]
+            if len(s) > max_rows:
+                parts.append(
+                    f"<p class='meta'>The table lists the {max_rows:,} worst of {len(s):,} slices.</p>"
+                )
+            parts.append(_slice_gaps(sl, s, name))
+            if s.values.positives is not None:
+                parts.append(_fairness(y, models[name], w, threshold, coded, s.values, where))
+            parts += _slice_figures(y, models[name], w, threshold, sl, s, coded, order, grouped)
+    return parts
 
 
 # -- K classes (a score column a class) ---------------------------------------------------------------

@@ -179,7 +179,6 @@ def run(args: Any) -> int:
         labels,  # K labels: a 0/1 target column and a score column a label
     )
 
-    slices.refuse_kind(args, labels=labels.requested(args), classes=classes.requested(args))
     if labels.requested(args):
         return labels.run(args, stream_bytes=STREAM_BYTES)
     if classes.requested(args):
@@ -203,7 +202,6 @@ def run(args: Any) -> int:
 
     table_of = _Table(args)
     how = regression.requested(args, specs, path, table_of)
-    slices.refuse_kind(args, regression=how is not None)
     if how is not None:
         args.shared_table = table_of
         several = regression.models(args) is not None  # --score a,b,c: a report a model
@@ -214,9 +212,9 @@ def run(args: Any) -> int:
             write_file(args.per_group_output, groups.encode("utf-8"))  # whole or not at all
             sys.stderr.write(f"perfeval: wrote {place(args.per_group_output)}\n")
         write(
-            models_text(report, args.format, args.per_group)
+            slices.models_with_slices(report, args.format, models_text(report, args.format, args.per_group))
             if several
-            else report_text(report, args.format, args.per_group)
+            else slices.with_slices(report, args.format, report_text(report, args.format, args.per_group))
         )
         return 0
     if table_of.table is not None:
@@ -275,7 +273,6 @@ def _several(args: Any, names: list[str], path: str | None, specs: list, dialect
     table = None if streamed or args.dask else shared()
     if classes.names_are_classes(args, names, table, targets):
         return classes.run(args, stream_bytes=STREAM_BYTES)  # read again: the target's labels as written
-    slices.refuse_kind(args, models=True)
     _one_score_a_case(args, specs)
     if path is None and (args.stream or args.dask):
         raise InvalidParameterError(
@@ -293,7 +290,7 @@ def _several(args: Any, names: list[str], path: str | None, specs: list, dialect
             raise InvalidParameterError(f"--score {args.score!r}: column {column!r} named twice")
         reports[column] = report
     return (
-        models_text(reports, args.format, args.per_group),
+        slices.models_with_slices(reports, args.format, models_text(reports, args.format, args.per_group)),
         models_group_csv(reports) if args.per_group_output else "",
     )
 

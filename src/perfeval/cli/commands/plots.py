@@ -12,7 +12,7 @@ from perfeval import plot
 from perfeval.base.console import write_file
 from perfeval.base.progress import wanted
 from perfeval.base.text import place
-from perfeval.cli import load
+from perfeval.cli import load, slices
 from perfeval.exceptions import InvalidParameterError, MissingDependencyError
 
 # matplotlib is optional (perfeval[plot]); the report's modules (the engine, the HTML writer,
@@ -97,6 +97,17 @@ def run_plot(args: Any) -> int:
     return 0
 
 
+def _slice_columns(args: Any, table: Any, weights: Any) -> dict[str, Any]:
+    """The slice columns of ``perfeval report --by`` by name (the report's models are every score
+    column), checked as ``eval`` checks them, each problem one line naming the file's line.
+    """
+    ch = load.choose_table(args, table, several=True, empties=False)
+    taken = {"target": ch.target, "score": list(ch.scores), "weight": ch.weight}
+    req = slices.request_of(args, table, taken, weights)
+    req.slicings(len(table.data[ch.target.index]))  # the keys and codes: a column's problem said here
+    return dict(req.columns)
+
+
 def run_report(args: Any, table: Any = None) -> int:
     """``perfeval report`` of one or more binary models (``table``: the table when it was read
     already; K classes: :mod:`perfeval.cli.commands.report`).
@@ -113,7 +124,11 @@ def run_report(args: Any, table: Any = None) -> int:
     # parsed before reading: a bad -m is said at once, and a fractional weight where APR or CA2
     # reads weights as counts is one line naming the column, the value and its line, as in eval
     specs = resolve(args.measures or DEFAULT_MEASURES, args.threshold)
+    sliced = bool(slices.columns(args))
+    if sliced and table is None:  # the slice columns are read from the table (whole)
+        table = load.read(args, args.file)
     source, y, models, g, w = load.models(args, specs, table)
+    by = _slice_columns(args, table, w) if sliced else None
     _say_scores_outside(models, w, "perf")  # the report's calibration plot: PERF's bins
     text = build(
         y,
@@ -133,6 +148,10 @@ def run_report(args: Any, table: Any = None) -> int:
         progress=wanted(args),
         band_level=band["band_level"],
         band=band["band"],
+        by=by,
+        intersections=bool(getattr(args, "intersections", False)),
+        min_size=getattr(args, "min_size", None),
+        missing="slice" if getattr(args, "missing_slice", False) else "error",
     )
 
     write_file(args.output, text.encode("utf-8"))  # whole or not at all: a full disk leaves no part

@@ -18,9 +18,10 @@ from perfeval.exceptions import InvalidParameterError
 
 
 def run(args: Any) -> int:
-    from perfeval.cli import classes, load
+    from perfeval.cli import classes, load, slices
     from perfeval.cli.commands.plots import run_report
 
+    slices.check_options(args)  # --by: what it does not combine with, one line
     if classes.requested(args):
         return _run_classes(args, None)
     if args.score is None or "," not in args.score:
@@ -49,6 +50,7 @@ def _refuse(args: Any) -> None:
         ("--group", args.group is not None, "`perfeval eval` takes K classes per --group"),
         ("--ci", args.ci is not None, "`perfeval eval --ci` gives the intervals of K classes"),
         ("--tie-bounds", args.tie_bounds, "`perfeval eval --tie-bounds` gives the bounds of K classes"),
+        ("--by", bool(getattr(args, "by", None)), "`perfeval eval --by` gives the slices of K classes"),
         ("--band-level", args.band_level != 0.9, "it has no reliability diagram"),
         ("--band", args.band != "outcomes", "it has no reliability diagram"),
     ):
