@@ -19,6 +19,7 @@ from typing import Any
 from perfeval.base.console import one_line
 from perfeval.base.progress import wanted
 from perfeval.base.text import place
+from perfeval.cli.notes import NOTES, note  # noqa: F401 (re-exported: load.note, load.NOTES)
 from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfError
 
 # Start-up: every `perfeval` command imports this module, `perfeval --help` too; numpy, the checks
@@ -27,14 +28,7 @@ from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfErr
 #: plot and report read files at least this large chunk by chunk (with a progress line on terminals)
 LARGE_BYTES = 64 << 20
 
-#: notes for stderr, written when the command succeeds (an error stays the one line on stderr)
-NOTES: list[str] = []
-
-
-def note(text: str) -> None:
-    """Keep ``text`` (a line for stderr) for when the command succeeds, once."""
-    if text not in NOTES:
-        NOTES.append(text)
+# notes for stderr, written when the command succeeds: perfeval.cli.notes (re-exported here)
 
 
 def say_columns(choice: Any) -> None:

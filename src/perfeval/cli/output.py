@@ -160,7 +160,7 @@ def csv_interval_notes(results: list[tuple[str, Any]]) -> None:
     (``results``: each with the name it is shown under) is said on stderr, a note a line, when the
     command succeeds.
     """
-    from perfeval.cli.load import note
+    from perfeval.cli.notes import note
 
     for name, r in results:
         if r.note:
