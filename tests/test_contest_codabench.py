@@ -362,3 +362,58 @@ def test_no_key_value_reaches_what_participants_see(tmp_path):
                 assert f"'{q}'" not in err
         seen.append(runs)
     assert seen[0] == seen[1]
+
+
+def test_a_preset_task_of_lines_is_bundled_and_scored_as_perfeval_score_scores_it(tmp_path):
+    """A task of lines (the KDD Cup 2004 physics preset): its TOML shipped in the bundle, the
+    scores the classic engine's, as `perfeval score` gives them."""
+    d = tmp_path / "o"
+    d.mkdir()
+    key = "".join(f"ev{i} {i % 2}\n" for i in range(12))
+    sub = "".join(f"ev{i} {((i * 7) % 10) / 10}\n" for i in range(12))
+    (d / "answers.txt").write_text(key)
+    p = subprocess.run(
+        [
+            "perfeval",
+            "codabench",
+            "bundle",
+            "kddcup2004-physics",
+            "--key",
+            str(d / "answers.txt"),
+            "--out",
+            str(d / "sp.zip"),
+        ],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    code, out, err, scores, _ = _worker(
+        tmp_path, d / "sp.zip", d / "reference_data.zip", _zip({"s.txt": sub})
+    )
+    assert code == 0, err
+    (d / "s.txt").write_text(sub)
+    q = subprocess.run(
+        [
+            "perfeval",
+            "score",
+            "--key",
+            str(d / "answers.txt"),
+            "--task",
+            "kddcup2004-physics",
+            str(d / "s.txt"),
+            "--no-store",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert scores == json.loads(q.stdout)[0]["scores"] and list(scores) == ["ACC", "ROC", "CXE", "SLQ"]
+    code, out, err, scores, _ = _worker(
+        tmp_path, d / "sp.zip", d / "reference_data.zip", _zip({"s.txt": "ev1 0.5\n"})
+    )
+    assert code == 1 and "s.txt: 11 example(s) of the answer key have no prediction" in err
