@@ -417,3 +417,27 @@ def test_a_preset_task_of_lines_is_bundled_and_scored_as_perfeval_score_scores_i
         tmp_path, d / "sp.zip", d / "reference_data.zip", _zip({"s.txt": "ev1 0.5\n"})
     )
     assert code == 1 and "s.txt: 11 example(s) of the answer key have no prediction" in err
+
+
+def test_a_score_the_platforms_cannot_store_rejects_the_submission_with_its_reason(tmp_path):
+    """Codabench and CodaLab store a score as a decimal (10 digits after the point): a NaN is not
+    one.  The submission is rejected, the criterion and the reason said, and no score file written."""
+    from perfeval.contest.codabench import run
+
+    task = TASK.split("[[criteria]]")[0].replace('group = "query"\n', "")
+    task += '[[criteria]]\nname = "CAL"\nmeasure = "cal_slope"\nideal = 1.0\n'
+    (tmp_path / "input" / "ref").mkdir(parents=True)
+    (tmp_path / "input" / "res").mkdir()
+    (tmp_path / "input" / "ref" / "task.toml").write_text(task)
+    (tmp_path / "input" / "ref" / "k.csv").write_text(_key(CLICKS_A))
+    (tmp_path / "input" / "res" / "p.csv").write_text("row_id,score\n" + "".join(f"{i},0.0\n" for i in IDS))
+    r = run(str(tmp_path / "input"), str(tmp_path / "output"))
+    assert (
+        r.status == 1
+        and len(r.participant) == 1
+        and r.participant[0].startswith("CAL: the score is not a number (")
+    )
+    assert not os.listdir(tmp_path / "output")
+    (tmp_path / "input" / "res" / "p.csv").write_text("row_id,score\n" + "".join(f"{i},0.{i}\n" for i in IDS))
+    r = run(str(tmp_path / "input"), str(tmp_path / "output"))
+    assert r.status == 0 and sorted(os.listdir(tmp_path / "output")) == ["scores.json", "scores.txt"]
