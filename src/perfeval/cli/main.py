@@ -2,7 +2,7 @@
 one line and an exit status.
 
 Commands (each a module of :mod:`perfeval.cli.commands` with ``run(args)``): ``eval``, ``compare``,
-``plot``, ``report``, ``score``, ``leaderboard``, ``list-measures``.  The options are in
+``plot``, ``report``, ``score``, ``leaderboard``, ``codabench``, ``list-measures``.  The options are in
 :mod:`perfeval.cli.parser`, the input loader in :mod:`perfeval.cli.load`, what is printed in
 :mod:`perfeval.cli.output`.  The classic, byte-compatible command is ``perf``
 (:mod:`perfeval.classic`).
@@ -48,6 +48,7 @@ COMMANDS = {
     "report": ("report", "run"),
     "score": ("contest", "run_score"),
     "leaderboard": ("contest", "run_leaderboard"),
+    "codabench": ("codabench", "run"),
     "trec": ("trec", "run"),
     "explain": ("explain", "run"),
     "sample": ("sample", "run"),

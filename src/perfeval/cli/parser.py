@@ -29,6 +29,9 @@ EXAMPLES = {
     "  perfeval report proba.csv --target label --score p_cat,p_dog,p_bird --classes cat,dog,bird -o r.html\n"
     "  perfeval report loans.csv --target repaid --score p --by region,age --min-size 50 -o r.html",
     "leaderboard": "examples:\n  perfeval leaderboard --key answers.txt --task kddcup2004-physics",
+    "codabench": "examples:\n"
+    "  perfeval codabench bundle clicks.toml --key clicks_key.csv --out scoring_program.zip\n"
+    "  perfeval codabench /app/input /app/output --task /app/program/task.toml --key clicks_key.csv",
     "score": "examples:\n"
     "  perfeval score team_a.txt --key answers.txt --task kddcup2004-physics --team a\n"
     "  perfeval score sub.txt --key answers.txt --task kddcup2004-protein --no-store --format json\n"
@@ -332,6 +335,36 @@ def build() -> argparse.ArgumentParser:
     lb.add_argument("--task", required=True)
     lb.add_argument("--db", help="the database, when not the default beside the key")
     output_options(lb, ("table", "json"))
+    cb = sub.add_parser(
+        "codabench",
+        help="the scoring program of a Codabench or CodaLab competition, and its bundle",
+        description="Score the submission in INPUT/res against the key in INPUT/ref, as a Codabench or "
+        "CodaLab compute worker calls a scoring program; write OUTPUT/scores.json and OUTPUT/scores.txt. "
+        "A rejected submission: one line a problem on stderr (participants read it), nothing of the key. "
+        "`codabench bundle TASK --key KEY --out scoring_program.zip` writes the scoring program and the "
+        'reference data to upload (docs/contest.md, "Codabench and CodaLab").',
+        epilog=EXAMPLES["codabench"],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cb.add_argument("first", metavar="INPUT", help="the worker's input folder (ref/ and res/), or `bundle`")
+    cb.add_argument("second", metavar="OUTPUT", help="the worker's output folder (bundle: the TASK)")
+    cb.add_argument("--task", help="a preset or a task TOML file (default: INPUT/ref/task.toml)")
+    cb.add_argument(
+        "--key",
+        help="the key's file name in INPUT/ref (default: its one file besides task.toml); bundle: the key",
+    )
+    cb.add_argument("--out", help="bundle: the scoring program's zip to write")
+    cb.add_argument(
+        "--reference-out",
+        help="bundle: the reference data's zip to write (default: reference_data.zip beside --out)",
+    )
+    cb.add_argument(
+        "--organizer-log",
+        action="store_true",
+        help="write a misconfiguration's detail to OUTPUT/private/organizer_log.txt (CodaLab keeps "
+        "private/ for the organizer; Codabench shows it with the scoring output unless the phase sets "
+        "hide_score_output)",
+    )
     cp = sub.add_parser(
         "compare",
         help="compare models on the same cases, each against a baseline: difference, interval, p-value",
