@@ -9,6 +9,7 @@
  * same walk as every group at once, so a group's numbers are the bits of that group alone.
  */
 #include "native.h"
+#include <unistd.h> /* sysconf */
 
 /* group_pav(pos, wt, bounds) -> bytearray of float64, one per cell: each group's weighted isotonic
  * (non-decreasing) regression of its cells' shares of positives pos / wt, by pool adjacent violators:
@@ -208,67 +209,846 @@ PyObject *nv_group_bin_sums(PyObject *Py_UNUSED(self), PyObject *args)
     return Py_BuildValue("NNN", out[0], out[1], out[2]);
 }
 
-/* logit_pass(x, pos, wt, bounds, a, b, active) -> bytearray of 6 * G float64, six rows of G: each
- * active group's (active[g] != 0, uint8) sums at the linear predictor z = a[g] + b[g] * x over its
- * cells in order, from 0.0: g0 = sum r, g1 = sum r x, h00 = sum v, h01 = sum v x, h11 = sum v x x
- * (r = pos - wt mu, v = wt mu (1 - mu), mu the logistic of z), and the binomial log-likelihood
- * -sum (pos log(1 + e^-z) + (wt - pos) log(1 + e^z)); zeros for the other groups.  One exp and one
- * log1p a cell (e = exp(-|z|)): a Newton step of the logistic recalibration of every group at once,
- * a group's numbers the same alone or among others. */
-PyObject *nv_logit_pass(PyObject *Py_UNUSED(self), PyObject *args)
+/* ---- the Brier score's decomposition ---------------------------------------------------------- */
+
+/* The cells of one summary: its arrays (sc, pos, neg at k .. end - 1), or, for a summary of unit
+ * cases not yet made into arrays, the positives' and the negatives' scores, each sorted ascending,
+ * walked up together (a run of equal scores across both is a cell: csrc/summary.c hist_merge's
+ * cells, score + 0.0, its counts).  A cell's weight is pos + neg, as the caller's arrays add it. */
+typedef struct {
+    const double *sc, *pos, *neg;
+    Py_ssize_t k, end;
+    const double *ps, *ns; /* split: the positives' and the negatives' scores */
+    Py_ssize_t i, j, np_, nn;
+    int split;
+} cal_src;
+
+static inline int src_next(cal_src *s, double *v, double *p, double *w)
 {
-    PyObject *xo, *po, *wo, *bo, *ao, *bbo, *acto;
-    if (!PyArg_ParseTuple(args, "OOOOOOO", &xo, &po, &wo, &bo, &ao, &bbo, &acto))
+    if (!s->split) {
+        if (s->k >= s->end)
+            return 0;
+        *v = s->sc[s->k], *p = s->pos[s->k], *w = s->pos[s->k] + s->neg[s->k];
+        s->k++;
+        return 1;
+    }
+    if (s->i >= s->np_ && s->j >= s->nn)
+        return 0;
+    double u = s->j >= s->nn || (s->i < s->np_ && s->ps[s->i] <= s->ns[s->j]) ? s->ps[s->i] : s->ns[s->j];
+    Py_ssize_t i0 = s->i, j0 = s->j;
+    while (s->i < s->np_ && s->ps[s->i] == u)
+        s->i++;
+    while (s->j < s->nn && s->ns[s->j] == u)
+        s->j++;
+    double m = (double)(s->i - i0), q = (double)(s->j - j0);
+    *v = u + 0.0, *p = m, *w = m + q;
+    return 1;
+}
+
+/* the pool adjacent violators' blocks of one group: positive weight, weight, share P / W (made once
+ * a block: the same quotient group_pav compares), first live cell */
+typedef struct {
+    double *bp, *bw, *br;
+    Py_ssize_t *bs, top, cap;
+} pav_stack;
+
+static void pav_free(pav_stack *st)
+{
+    free(st->bp), free(st->bw), free(st->br), free(st->bs);
+}
+
+static int pav_push(pav_stack *st, double p, double w, Py_ssize_t c)
+{
+    if (st->top == st->cap) {
+        size_t cap = st->cap ? 2 * (size_t)st->cap : 1024;
+        double *q[3] = {st->bp, st->bw, st->br};
+        for (int k = 0; k < 3; k++) {
+            double *r = realloc(q[k], cap * sizeof(double));
+            if (!r)
+                return -1;
+            q[k] = r;
+            st->bp = q[0], st->bw = q[1], st->br = q[2];
+        }
+        Py_ssize_t *bs = realloc(st->bs, cap * sizeof(Py_ssize_t));
+        if (!bs)
+            return -1;
+        st->bs = bs, st->cap = (Py_ssize_t)cap;
+    }
+    Py_ssize_t top = st->top;
+    st->bp[top] = p, st->bw[top] = w, st->br[top] = p / w, st->bs[top] = c;
+    top++;
+    while (top > 1 && st->br[top - 2] > st->br[top - 1]) {
+        st->bp[top - 2] += st->bp[top - 1];
+        st->bw[top - 2] += st->bw[top - 1];
+        st->br[top - 2] = st->bp[top - 2] / st->bw[top - 2];
+        top--;
+    }
+    st->top = top;
+    return 0;
+}
+
+/* (MCB, DSC, UNC) of one group's cells (calibration.brier_groups' arithmetic, each sum over the live
+ * cells, weight > 0, in score order from 0.0: np.bincount's bits).  A first pass: n = sum wt, the
+ * positives' weight P, whether a live score is outside [0, 1], and (corp) the PAV blocks of the
+ * shares pos / wt, as group_pav pools them; obar = P / n.  A second: with ybar = pos / wt,
+ *   murphy: MCB += wt (s - ybar)^2, DSC += wt (ybar - obar)^2;
+ *   corp:   MCB += wt (s - ybar)^2 - wt (c - ybar)^2, DSC += wt (c - obar)^2 (c: the cell's block's
+ *           P / W);
+ * each over n, UNC = obar (1 - obar), MCB NaN when a score is outside [0, 1].  A split source of a
+ * murphy decomposition skips the first pass: its n and P are the classes' sizes (whole numbers,
+ * exact in any order), its scores' range at the ends of the two arrays.  -1: out of memory. */
+static int brier_group(const cal_src *s0, int corp, pav_stack *st, double out[3])
+{
+    cal_src s = *s0;
+    double n = 0.0, P = 0.0, v, p, w;
+    int outside = 0;
+    Py_ssize_t c = 0;
+    st->top = 0;
+    if (s.split && !corp) {
+        n = (double)(s.np_ + s.nn), P = (double)s.np_;
+        double lo = fmin(s.np_ ? s.ps[0] : INFINITY, s.nn ? s.ns[0] : INFINITY);
+        double hi = fmax(s.np_ ? s.ps[s.np_ - 1] : -INFINITY, s.nn ? s.ns[s.nn - 1] : -INFINITY);
+        outside = s.np_ + s.nn > 0 && (lo < 0.0 || hi > 1.0);
+    } else
+        while (src_next(&s, &v, &p, &w)) {
+            if (!(w > 0))
+                continue;
+            n += w;
+            P += p;
+            outside |= v < 0.0 || v > 1.0;
+            if (corp && pav_push(st, p, w, c) < 0)
+                return -1;
+            c++;
+        }
+    double obar = P / n, mcb = 0.0, dsc = 0.0, cv = 0.0;
+    Py_ssize_t blk = -1, next = 0; /* the block of the live cell c, and the first cell of the next */
+    s = *s0;
+    c = 0;
+    while (src_next(&s, &v, &p, &w)) {
+        if (!(w > 0))
+            continue;
+        double ybar = p / w, d = v - ybar;
+        if (corp) {
+            if (c == next) { /* into the next block */
+                blk++;
+                cv = st->br[blk];
+                next = blk + 1 < st->top ? st->bs[blk + 1] : PY_SSIZE_T_MAX;
+            }
+            double e = cv - ybar, f = cv - obar;
+            mcb += w * (d * d) - w * (e * e);
+            dsc += w * (f * f);
+        } else {
+            double f = ybar - obar;
+            mcb += w * (d * d);
+            dsc += w * (f * f);
+        }
+        c++;
+    }
+    out[0] = outside ? NAN : mcb / n;
+    out[1] = dsc / n;
+    out[2] = obar * (1.0 - obar);
+    return 0;
+}
+
+/* brier_cells(sc, pos, neg, bounds, corp) -> bytearray of 3 * G float64, three rows of G: every
+ * group's MCB, DSC and UNC (brier_group), its cells at bounds[g]:bounds[g + 1].  A group's numbers
+ * are the same alone or among others, and the same as brier_split's from the classes' scores. */
+PyObject *nv_brier_cells(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *so, *po, *no, *bo;
+    int corp;
+    if (!PyArg_ParseTuple(args, "OOOOp", &so, &po, &no, &bo, &corp))
         return NULL;
     nv_args in = {0};
-    if (nv_arg(&in, xo, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, wo, NV_F64) < 0 ||
-        nv_arg(&in, bo, NV_RAW8) < 0 || nv_arg(&in, ao, NV_F64) < 0 || nv_arg(&in, bbo, NV_F64) < 0 ||
-        nv_arg(&in, acto, NV_RAW1) < 0)
+    if (nv_arg(&in, so, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0 ||
+        nv_arg(&in, bo, NV_RAW8) < 0)
         return NULL;
     if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
-        nv_args_fail(&in, PyExc_ValueError, "logit_pass: x, pos and wt differ in length");
+        nv_args_fail(&in, PyExc_ValueError, "brier_cells: scores, pos and neg differ in length");
         return NULL;
     }
     const int64_t *bounds = in.v[3].buf;
-    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[3], in.n[0], "logit_pass");
+    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[3], in.n[0], "brier_cells");
     if (G < 0)
         return NULL;
-    if (in.n[4] != G || in.n[5] != G || in.n[6] != G) {
-        nv_args_fail(&in, PyExc_ValueError, "logit_pass: a, b and active need one value a group");
-        return NULL;
-    }
-    PyObject *res = PyByteArray_FromStringAndSize(NULL, 6 * G * 8);
+    PyObject *res = PyByteArray_FromStringAndSize(NULL, 3 * G * 8);
     if (!res) {
         nv_args_release(&in);
         return NULL;
     }
     double *o = (double *)PyByteArray_AS_STRING(res);
-    const double *x = in.v[0].buf, *pos = in.v[1].buf, *wt = in.v[2].buf, *A = in.v[4].buf, *Bc = in.v[5].buf;
-    const unsigned char *act = in.v[6].buf;
+    pav_stack st = {0};
+    int bad = 0;
     NOGIL_BEGIN
-    memset(o, 0, (size_t)(6 * G) * 8);
-    for (Py_ssize_t g = 0; g < G; g++) {
-        if (!act[g])
-            continue;
-        double g0 = 0.0, g1 = 0.0, h00 = 0.0, h01 = 0.0, h11 = 0.0, ll = 0.0;
-        const double a = A[g], b = Bc[g];
-        for (Py_ssize_t i = bounds[g]; i < bounds[g + 1]; i++) {
-            double z = a + b * x[i];
-            double e = exp(-fabs(z));
-            double mu = z >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
-            double r = pos[i] - wt[i] * mu, v = wt[i] * mu * (1.0 - mu);
-            double sp = log1p(e);
-            double lneg = sp + (z < 0 ? -z : 0.0), lpos = sp + (z > 0 ? z : 0.0);
-            g0 += r;
-            g1 += r * x[i];
-            h00 += v;
-            h01 += v * x[i];
-            h11 += v * x[i] * x[i];
-            ll += pos[i] * lneg + (wt[i] - pos[i]) * lpos;
+    for (Py_ssize_t g = 0; g < G && !bad; g++) {
+        cal_src s = {.sc = in.v[0].buf, .pos = in.v[1].buf, .neg = in.v[2].buf, .k = bounds[g], .end = bounds[g + 1]};
+        double r[3];
+        bad = brier_group(&s, corp, &st, r) < 0;
+        o[g] = r[0], o[G + g] = r[1], o[2 * G + g] = r[2];
+    }
+    NOGIL_END
+    pav_free(&st);
+    nv_args_release(&in);
+    if (bad) {
+        Py_DECREF(res);
+        return PyErr_NoMemory();
+    }
+    return res;
+}
+
+/* brier_split(pos_scores, neg_scores, corp) -> (MCB, DSC, UNC) of the summary of unit cases whose
+ * positives' and negatives' scores are given, each sorted ascending: brier_cells's numbers over that
+ * summary's cells, bit for bit, walked from the two arrays without making the summary (three arrays
+ * of 80 MB for 10M distinct scores). */
+PyObject *nv_brier_split(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *ao, *bo;
+    int corp;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOp", &ao, &bo, &corp) || nv_arg(&in, ao, NV_F64) < 0 || nv_arg(&in, bo, NV_F64) < 0)
+        return NULL;
+    cal_src s = {.split = 1, .ps = in.v[0].buf, .np_ = in.n[0], .ns = in.v[1].buf, .nn = in.n[1]};
+    pav_stack st = {0};
+    double r[3];
+    int bad;
+    NOGIL_BEGIN
+    bad = brier_group(&s, corp, &st, r) < 0;
+    NOGIL_END
+    pav_free(&st);
+    nv_args_release(&in);
+    if (bad)
+        return PyErr_NoMemory();
+    return Py_BuildValue("ddd", r[0], r[1], r[2]);
+}
+
+/* ---- the logistic recalibration ---------------------------------------------------------------- */
+
+/* The cells of a fit: x, the logit of each cell's score, and its positives' weight and weight, as
+ * pos and wt (CELLS_WT), pos and the negatives' weight neg (CELLS_NEG: wt = pos + neg), or whole
+ * counts of a summary of unit cases, pos | neg << 16 (CELLS_COUNTS: 16 bits each). */
+enum { CELLS_WT, CELLS_NEG, CELLS_COUNTS };
+typedef struct {
+    const double *x, *pos, *w2;
+    const uint32_t *cnt;
+    int fmt;
+} cal_cells;
+
+static inline void cell_pw(const cal_cells *c, Py_ssize_t i, double *p, double *w)
+{
+    if (c->fmt == CELLS_COUNTS) {
+        uint32_t v = c->cnt[i];
+        *p = (double)(v & 0xffffu), *w = *p + (double)(v >> 16);
+    } else
+        *p = c->pos[i], *w = c->fmt == CELLS_NEG ? *p + c->w2[i] : c->w2[i];
+}
+
+/* The fit's pass (calib_pass.h), compiled for the baseline and, on x86-64 with GCC, for AVX2 and
+ * AVX-512 too: the same bits from each (the tests compare them: cal_target). */
+#define CAL(name) name##_base
+#define CAL_LANES 2
+#include "calib_pass.h"
+#undef CAL
+#undef CAL_LANES
+
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__)
+#define CAL_TARGETS 1
+#pragma GCC push_options
+#pragma GCC target("arch=x86-64-v3")
+#define CAL(name) name##_v3
+#define CAL_LANES 4
+#include "calib_pass.h"
+#undef CAL
+#undef CAL_LANES
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("arch=x86-64-v4")
+#define CAL(name) name##_v4
+#define CAL_LANES 8
+#include "calib_pass.h"
+#undef CAL
+#undef CAL_LANES
+#pragma GCC pop_options
+#endif
+
+typedef void (*pass_fn)(const cal_cells *, Py_ssize_t, Py_ssize_t, double, double, int, double[12]);
+typedef void (*prep_fn)(const cal_cells *, Py_ssize_t, Py_ssize_t, double[9]);
+typedef struct {
+    const char *name;
+    pass_fn pass;
+    prep_fn prep;
+} cal_ops;
+
+static const cal_ops ops_base = {"base", pass_base, prep_base};
+#ifdef CAL_TARGETS
+static const cal_ops ops_v3 = {"v3", pass_v3, prep_v3}, ops_v4 = {"v4", pass_v4, prep_v4};
+#endif
+static const char *cal_forced = NULL; /* test-only: cal_target's choice */
+
+static const cal_ops *cal_pick(void)
+{
+    const char *want = cal_forced;
+#ifdef CAL_TARGETS
+    __builtin_cpu_init();
+    if ((!want || !strcmp(want, "v4")) && __builtin_cpu_supports("x86-64-v4"))
+        return &ops_v4;
+    if ((!want || !strcmp(want, "v3")) && __builtin_cpu_supports("x86-64-v3"))
+        return &ops_v3;
+#endif
+    return &ops_base;
+}
+
+/* cal_target([name]) -> the name of the fit's pass in use; with a name ("base", "v3", "v4"), use that
+ * one if this machine runs it ("" for the best again).  Test-only. */
+PyObject *nv_cal_target(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    const char *want = NULL;
+    if (!PyArg_ParseTuple(args, "|s", &want))
+        return NULL;
+    if (want) {
+        const char *prev = cal_forced;
+        cal_forced = !*want ? NULL : !strcmp(want, "base") ? "base" : !strcmp(want, "v3") ? "v3" : !strcmp(want, "v4") ? "v4" : "?";
+        if (cal_forced && strcmp(cal_pick()->name, cal_forced)) {
+            cal_forced = prev;
+            return PyErr_Format(PyExc_ValueError, "no pass %s on this machine", want);
         }
-        o[g] = g0, o[G + g] = g1, o[2 * G + g] = h00, o[3 * G + g] = h01, o[4 * G + g] = h11, o[5 * G + g] = -ll;
+    }
+    return PyUnicode_FromString(cal_pick()->name);
+}
+
+/* Newton's iterations before a fit is called unconverged (NaN); a relative step this small is inside
+ * Newton's quadratic convergence; a step that moves no cell's linear predictor by more than this
+ * raises the likelihood for sure (fit_group) */
+#define FIT_MAX_ITER 100
+#define FIT_NEAR 1e-8
+#define FIT_SAFE 1.0
+#define FIT_CHEB 0.1
+/* A group's cells are taken in chunks of FIT_CHUNK from its first (each chunk's sums made alone, in
+ * its eight lanes, then the chunks' added in their order), so that chunks can go to threads without
+ * changing a bit: a group of at most FIT_CHUNK cells is one chunk.  A group of FIT_THREADED chunks or
+ * more has them shared by up to FIT_THREADS threads. */
+#define FIT_CHUNK (1 << 16)
+#define FIT_THREADED 8
+#define FIT_THREADS 4
+#define CHUNK_OUT 12 /* numbers a chunk: the pass's 12, the prep's 9 */
+
+typedef struct {
+    const cal_ops *ops;
+    cal_cells c;
+    int threads; /* for one group's chunks (1: none) */
+} fit_src;
+
+typedef struct {
+    const fit_src *s;
+    Py_ssize_t lo, hi, c0, c1; /* the group's cells, and the chunks c0 .. c1 - 1 of this job */
+    double a, b;
+    int ll, prep;
+    double *out; /* CHUNK_OUT a chunk */
+} chunk_job;
+
+static void *chunk_worker(void *arg)
+{
+    chunk_job *j = arg;
+    for (Py_ssize_t k = j->c0; k < j->c1; k++) {
+        Py_ssize_t lo = j->lo + k * FIT_CHUNK, hi = lo + FIT_CHUNK < j->hi ? lo + FIT_CHUNK : j->hi;
+        if (j->prep)
+            j->s->ops->prep(&j->s->c, lo, hi, j->out + CHUNK_OUT * k);
+        else
+            j->s->ops->pass(&j->s->c, lo, hi, j->a, j->b, j->ll, j->out + CHUNK_OUT * k);
+    }
+    return NULL;
+}
+
+/* Each chunk of the group's cells lo .. hi - 1 (prep, or the pass at (a, b)) into out, 9 a chunk:
+ * on the caller and up to s->threads - 1 more threads, each a run of chunks (a chunk's numbers do
+ * not depend on which thread makes them); CHUNK_OUT numbers a chunk. */
+static void fit_chunks(const fit_src *s, Py_ssize_t lo, Py_ssize_t hi, double a, double b, int ll, int prep,
+                       double *out, Py_ssize_t nc)
+{
+    int T = nc >= FIT_THREADED ? s->threads : 1;
+    chunk_job jobs[FIT_THREADS];
+    pthread_t tid[FIT_THREADS];
+    int started[FIT_THREADS] = {0};
+    T = T < 1 ? 1 : T > FIT_THREADS ? FIT_THREADS : T;
+    for (int t = 0; t < T; t++)
+        jobs[t] = (chunk_job){s, lo, hi, nc * t / T, nc * (t + 1) / T, a, b, ll, prep, out};
+    for (int t = 1; t < T; t++)
+        started[t] = pthread_create(&tid[t], NULL, chunk_worker, &jobs[t]) == 0;
+    chunk_worker(&jobs[0]);
+    for (int t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            chunk_worker(&jobs[t]);
+    }
+}
+
+/* the chunks' numbers of a group: on the stack for a group of one chunk */
+typedef struct {
+    double one[CHUNK_OUT], *many;
+    Py_ssize_t n;
+} chunk_buf;
+
+static double *chunk_slots(chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi)
+{
+    cb->n = hi > lo ? (hi - lo + FIT_CHUNK - 1) / FIT_CHUNK : 1;
+    if (cb->n == 1)
+        return cb->one;
+    if (!cb->many)
+        cb->many = malloc((size_t)cb->n * CHUNK_OUT * sizeof(double));
+    return cb->many;
+}
+
+/* The sums of the pass at (a, b) over the group's cells lo .. hi - 1 (calib_pass.h's pass, chunk by
+ * chunk, the chunks added in their order: g0 and g1 with their rounding errors gathered apart and
+ * added back at the end): out[0 .. 5] g0, g1, h00, h01, h11, the log-likelihood, out[6 .. 9] t0 .. t3.
+ * -1: out of memory. */
+static int fit_sums(const fit_src *s, chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi, double a, double b, int ll,
+                    double out[10])
+{
+    double *o = chunk_slots(cb, lo, hi);
+    if (!o)
+        return -1;
+    fit_chunks(s, lo, hi, a, b, ll, 0, o, cb->n);
+    double t[12] = {0}, c[2] = {0};
+    for (Py_ssize_t k = 0; k < cb->n; k++) {
+        const double *q = o + CHUNK_OUT * k;
+        for (int m = 0; m < 2; m++) {
+            double s2 = t[m] + q[m], b2 = s2 - t[m];
+            c[m] += ((t[m] - (s2 - b2)) + (q[m] - b2)) + q[6 + m];
+            t[m] = s2;
+        }
+        for (int m = 2; m < 12; m++)
+            if (m < 6 || m >= 8)
+                t[m] += q[m];
+    }
+    out[0] = t[0] + c[0], out[1] = t[1] + c[1];
+    for (int m = 2; m < 6; m++)
+        out[m] = t[m];
+    for (int m = 6; m < 10; m++)
+        out[m] = t[m + 2];
+    return 0;
+}
+
+static int newton2(const fit_src *s, chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi, double xmin, double xmax, double a,
+                   double b, double S[10], double *ra, double *rb);
+
+/* The logistic recalibration of one group's cells lo .. hi - 1 (x the logit of each cell's score,
+ * ascending; pos and the weight wt as cal_cells says), by Newton's method:
+ *   offset (joint 0): logit P(y = 1) = a + x, from a = logit(P / W) - sum wt x / W (near the root);
+ *   joint: logit P(y = 1) = a + b x, from (that a, 1), the calibrated recalibration; NaN when the
+ *   scores separate the classes (or there are fewer than two cells): no maximum.
+ * Each step is Newton's, whole when it moves no cell's z = a + b x by more than FIT_SAFE (1): along
+ * the step the second derivative of the log-likelihood stays within e^{+-1} of its value at the start
+ * (the logistic's variance changes by at most e^|dz|), so the likelihood rises by at least 0.28 of
+ * the step's first-order gain, and no likelihood is needed; a larger step is checked against the
+ * likelihood and halved while it lowers it (up to 60 times).  The offset fit's steps are whole (its
+ * start is near the root).  A fit stops after a Newton step of less than 1e-15 relative (each
+ * coefficient's step over 1 + its size), or one step after a step below FIT_NEAR (1e-8): Newton's
+ * error is then about the square of that step, below the rounding of the sums.  NaN (a and b) after
+ * FIT_MAX_ITER steps or where the curvature is not positive.  -1: out of memory. */
+static int fit_group(const fit_src *s, Py_ssize_t lo, Py_ssize_t hi, int joint, double *ra, double *rb)
+{
+    *ra = *rb = NAN;
+    chunk_buf cb = {.many = NULL};
+    double *o = chunk_slots(&cb, lo, hi);
+    if (!o)
+        return -1;
+    fit_chunks(s, lo, hi, 0.0, 0.0, 0, 1, o, cb.n);
+    double W = 0.0, P = 0.0, SX = 0.0, xmin = INFINITY, xmax = -INFINITY;
+    double pmin = INFINITY, pmax = -INFINITY, nmin = INFINITY, nmax = -INFINITY;
+    for (Py_ssize_t k = 0; k < cb.n; k++) {
+        const double *q = o + CHUNK_OUT * k;
+        W += q[0], P += q[1], SX += q[2];
+        xmin = q[3] < xmin ? q[3] : xmin, xmax = q[4] > xmax ? q[4] : xmax;
+        pmin = q[5] < pmin ? q[5] : pmin, pmax = q[6] > pmax ? q[6] : pmax;
+        nmin = q[7] < nmin ? q[7] : nmin, nmax = q[8] > nmax ? q[8] : nmax;
+    }
+    double ob = P / W, a = log(ob) - log1p(-ob) - SX / W, b = 1.0, S[10];
+    int near = 0, bad = 0;
+    if (!joint) {
+        for (int it = 0; it < FIT_MAX_ITER && !bad; it++) {
+            bad = fit_sums(s, &cb, lo, hi, a, 1.0, 0, S) < 0;
+            if (bad || !(S[2] > 0))
+                break;
+            double step = S[0] / S[2];
+            int cheb = fabs(step) <= FIT_CHEB;
+            if (cheb) /* Chebyshev's step: Newton's less half its second-order term */
+                step = step - S[6] * (step * step) / (2.0 * S[2]);
+            a = a + step;
+            double small = fabs(step) / (1.0 + fabs(a));
+            if (small <= 1e-15 || near || (cheb && small <= FIT_NEAR)) {
+                *ra = a, *rb = 1.0;
+                break;
+            }
+            near = small <= FIT_NEAR;
+        }
+        free(cb.many);
+        return bad ? -1 : 0;
+    }
+    if (hi - lo < 2 || nmax <= pmin || pmax <= nmin) {
+        free(cb.many);
+        return 0;
+    }
+    /* from the calibrated recalibration when it is likelier than the constant P / W, else from that */
+    double a_null = log(ob) - log1p(-ob), ll_null = P * log(ob) + (W - P) * log1p(-ob);
+    bad = fit_sums(s, &cb, lo, hi, a, b, 1, S) < 0;
+    int from_null = !bad && !(S[5] >= ll_null);
+    if (from_null)
+        a = a_null, b = 0.0, bad = fit_sums(s, &cb, lo, hi, a, b, 1, S) < 0;
+    bad = bad || newton2(s, &cb, lo, hi, xmin, xmax, a, b, S, ra, rb) < 0;
+    if (!bad && isnan(*ra) && !from_null) { /* Newton lost from the calibrated start: again from the constant */
+        bad = fit_sums(s, &cb, lo, hi, a_null, 0.0, 1, S) < 0;
+        bad = bad || newton2(s, &cb, lo, hi, xmin, xmax, a_null, 0.0, S, ra, rb) < 0;
+    }
+    free(cb.many);
+    if (bad)
+        *ra = *rb = NAN;
+    return bad ? -1 : 0;
+}
+
+/* The joint fit's Newton iterations from (a, b), S its sums there (with the likelihood): (a, b) into
+ * ra, rb, NaN when they fail (fit_group says how they go).  -1: out of memory. */
+static int newton2(const fit_src *s, chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi, double xmin, double xmax, double a,
+                   double b, double S[10], double *ra, double *rb)
+{
+    double T[10];
+    int near = 0, bad = 0, have_ll = 1;
+    *ra = *rb = NAN;
+    for (int it = 0; it < FIT_MAX_ITER && !bad; it++) {
+        double det = S[2] * S[4] - S[3] * S[3];
+        if (!(det > 0))
+            break;
+        double da = (S[4] * S[0] - S[3] * S[1]) / det, db = (S[2] * S[1] - S[3] * S[0]) / det;
+        if (!isfinite(da) || !isfinite(db))
+            break;
+        double reach = fmax(fabs(da + db * xmin), fabs(da + db * xmax));
+        int cheb = reach <= FIT_CHEB, taken = 0;
+        if (cheb) { /* Chebyshev's step: Newton's less half H^-1 q, q = sum t (da + db x)^2 (1, x) */
+            double q0 = (da * da) * S[6] + (2.0 * da * db) * S[7] + (db * db) * S[8];
+            double q1 = (da * da) * S[7] + (2.0 * da * db) * S[8] + (db * db) * S[9];
+            da = da - 0.5 * ((S[4] * q0 - S[3] * q1) / det);
+            db = db - 0.5 * ((S[2] * q1 - S[3] * q0) / det);
+        }
+        double full = fmax(fabs(da) / (1.0 + fabs(a)), fabs(db) / (1.0 + fabs(b)));
+        if (!(cheb || full <= FIT_NEAR || reach <= FIT_SAFE)) {
+            if (!have_ll) /* the same sums again, with the likelihood */
+                bad = fit_sums(s, cb, lo, hi, a, b, 1, S) < 0;
+            for (int half = 0; half < 60 && !bad; half++) {
+                bad = fit_sums(s, cb, lo, hi, a + da, b + db, 1, T) < 0;
+                if (T[5] >= S[5] || fabs(da) + fabs(db) <= 1e-15 * (1.0 + fabs(a) + fabs(b))) {
+                    taken = 1;
+                    break;
+                }
+                da = da / 2, db = db / 2;
+            }
+        }
+        a = a + da, b = b + db;
+        if (full <= 1e-15 || near || (cheb && full <= FIT_NEAR)) {
+            *ra = a, *rb = b;
+            break;
+        }
+        near = full <= FIT_NEAR;
+        if (taken) /* the sums at the point the step reaches */
+            memcpy(S, T, sizeof T), have_ll = 1;
+        else if (!bad)
+            bad = fit_sums(s, cb, lo, hi, a, b, 0, S) < 0, have_ll = 0;
+    }
+    return bad ? -1 : 0;
+}
+
+static int fit_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > FIT_THREADS ? FIT_THREADS : (int)n;
+}
+
+typedef struct {
+    const fit_src *s;
+    const int64_t *bounds;
+    Py_ssize_t g0, g1, G;
+    int joint, bad;
+    double *o;
+} groups_job;
+
+static void *groups_worker(void *arg)
+{
+    groups_job *j = arg;
+    for (Py_ssize_t g = j->g0; g < j->g1 && !j->bad; g++)
+        j->bad = fit_group(j->s, j->bounds[g], j->bounds[g + 1], j->joint, j->o + g, j->o + j->G + g) < 0;
+    return NULL;
+}
+
+/* logit_fit(x, pos, w2, bounds, joint, w2neg) -> bytearray of 2 * G float64, two rows of G: each
+ * group's a and b (fit_group; b = 1 for the offset fit), its cells at bounds[g]:bounds[g + 1], w2
+ * the cells' weight or (w2neg) their negatives' weight.  Many groups: the groups shared by threads
+ * (runs of groups of about equal cells); one group: its chunks.  A group's numbers are the same
+ * alone or among others, on any number of threads. */
+PyObject *nv_logit_fit(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *xo, *po, *wo, *bo;
+    int joint, w2neg;
+    if (!PyArg_ParseTuple(args, "OOOOpp", &xo, &po, &wo, &bo, &joint, &w2neg))
+        return NULL;
+    nv_args in = {0};
+    if (nv_arg(&in, xo, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, wo, NV_F64) < 0 ||
+        nv_arg(&in, bo, NV_RAW8) < 0)
+        return NULL;
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
+        nv_args_fail(&in, PyExc_ValueError, "logit_fit: x, pos and weights differ in length");
+        return NULL;
+    }
+    const int64_t *bounds = in.v[3].buf;
+    Py_ssize_t n = in.n[0], G = nv_group_bounds(&in, bounds, in.n[3], n, "logit_fit");
+    if (G < 0)
+        return NULL;
+    PyObject *res = PyByteArray_FromStringAndSize(NULL, 2 * G * 8);
+    if (!res) {
+        nv_args_release(&in);
+        return NULL;
+    }
+    double *o = (double *)PyByteArray_AS_STRING(res);
+    int T = fit_threads();
+    fit_src s = {cal_pick(), {in.v[0].buf, in.v[1].buf, in.v[2].buf, NULL, w2neg ? CELLS_NEG : CELLS_WT}, G == 1 ? T : 1};
+    if (G < 64 || n < FIT_CHUNK)
+        T = 1;
+    groups_job jobs[FIT_THREADS];
+    pthread_t tid[FIT_THREADS];
+    int started[FIT_THREADS] = {0}, bad = 0;
+    NOGIL_BEGIN
+    Py_ssize_t g = 0;
+    for (int t = 0; t < T; t++) { /* runs of groups, each about n / T cells */
+        Py_ssize_t g1 = g;
+        while (g1 < G && (t == T - 1 || bounds[g1] < n * (t + 1) / T))
+            g1++;
+        jobs[t] = (groups_job){&s, bounds, g, g1, G, joint, 0, o};
+        g = g1;
+    }
+    for (int t = 1; t < T; t++)
+        started[t] = pthread_create(&tid[t], NULL, groups_worker, &jobs[t]) == 0;
+    groups_worker(&jobs[0]);
+    for (int t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            groups_worker(&jobs[t]);
+        bad |= jobs[t].bad;
+    }
+    bad |= jobs[0].bad;
+    NOGIL_END
+    nv_args_release(&in);
+    if (bad) {
+        Py_DECREF(res);
+        return PyErr_NoMemory();
+    }
+    return res;
+}
+
+/* fit_cells(sc, pos, neg, bounds) -> (ok, kept): which groups have a fit (uint8 a group: a live cell,
+ * weight pos + neg > 0, every live score in (0, 1), a live cell with pos > 0 and one with
+ * wt - pos > 0), and None when every cell is live and every group has a fit, else (sc, pos, neg,
+ * bounds) of the live cells of those groups (float64 bytearrays, int64 bounds). */
+PyObject *nv_fit_cells(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *so, *po, *no, *bo;
+    if (!PyArg_ParseTuple(args, "OOOO", &so, &po, &no, &bo))
+        return NULL;
+    nv_args in = {0};
+    if (nv_arg(&in, so, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0 ||
+        nv_arg(&in, bo, NV_RAW8) < 0)
+        return NULL;
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
+        nv_args_fail(&in, PyExc_ValueError, "fit_cells: scores, pos and neg differ in length");
+        return NULL;
+    }
+    const int64_t *bounds = in.v[3].buf;
+    Py_ssize_t n = in.n[0], G = nv_group_bounds(&in, bounds, in.n[3], n, "fit_cells");
+    if (G < 0)
+        return NULL;
+    const double *sc = in.v[0].buf, *pos = in.v[1].buf, *neg = in.v[2].buf;
+    PyObject *oko = PyByteArray_FromStringAndSize(NULL, G);
+    if (!oko) {
+        nv_args_release(&in);
+        return NULL;
+    }
+    unsigned char *ok = (unsigned char *)PyByteArray_AS_STRING(oko);
+    Py_ssize_t kept = 0;
+    NOGIL_BEGIN
+    for (Py_ssize_t g = 0; g < G; g++) {
+        int live = 0, inside = 1, hp = 0, hn = 0;
+        Py_ssize_t m = 0;
+        for (Py_ssize_t i = bounds[g]; i < bounds[g + 1]; i++) {
+            double w = pos[i] + neg[i];
+            if (!(w > 0))
+                continue;
+            m++;
+            live = 1;
+            inside &= sc[i] > 0.0 && sc[i] < 1.0;
+            hp |= pos[i] > 0;
+            hn |= w - pos[i] > 0;
+        }
+        ok[g] = live && inside && hp && hn;
+        kept += ok[g] ? m : 0;
+    }
+    NOGIL_END
+    if (kept == n) {
+        nv_args_release(&in);
+        return Py_BuildValue("NO", oko, Py_None);
+    }
+    Py_ssize_t kg = 0;
+    for (Py_ssize_t g = 0; g < G; g++)
+        kg += ok[g];
+    PyObject *out[4] = {0};
+    int good = 1;
+    for (int k = 0; good && k < 4; k++)
+        good = (out[k] = PyByteArray_FromStringAndSize(NULL, (k < 3 ? kept : kg + 1) * 8)) != NULL;
+    if (!good) {
+        for (int k = 0; k < 4; k++)
+            Py_XDECREF(out[k]);
+        Py_DECREF(oko);
+        nv_args_release(&in);
+        return NULL;
+    }
+    double *s2 = (double *)PyByteArray_AS_STRING(out[0]), *p2 = (double *)PyByteArray_AS_STRING(out[1]),
+           *n2 = (double *)PyByteArray_AS_STRING(out[2]);
+    int64_t *b2 = (int64_t *)PyByteArray_AS_STRING(out[3]);
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t c = 0, h = 0;
+    b2[0] = 0;
+    for (Py_ssize_t g = 0; g < G; g++) {
+        if (!ok[g])
+            continue;
+        for (Py_ssize_t i = bounds[g]; i < bounds[g + 1]; i++)
+            if (pos[i] + neg[i] > 0)
+                s2[c] = sc[i], p2[c] = pos[i], n2[c] = neg[i], c++;
+        b2[++h] = c;
+    }
+    Py_END_ALLOW_THREADS
+    nv_args_release(&in);
+    return Py_BuildValue("N(NNNN)", oko, out[0], out[1], out[2], out[3]);
+}
+
+/* the cells of the scores below a value (or from it) of the two classes' arrays: one thread's */
+typedef struct {
+    cal_src s;
+    double *sc;
+    uint32_t *cnt;
+    Py_ssize_t c;
+    int big;
+} cells_job;
+
+static void *cells_worker(void *arg)
+{
+    cells_job *j = arg;
+    double v, p, w;
+    Py_ssize_t c = 0;
+    int big = 0;
+    while (src_next(&j->s, &v, &p, &w)) {
+        big |= p > 65535.0 || w - p > 65535.0;
+        j->sc[c] = v, j->cnt[c] = (uint32_t)p | (uint32_t)(w - p) << 16;
+        c++;
+    }
+    j->c = c, j->big = big;
+    return NULL;
+}
+
+/* the first index of a[0 .. n - 1] (ascending) holding v or more */
+static Py_ssize_t lower_bound(const double *a, Py_ssize_t n, double v)
+{
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* split_cells(pos_scores, neg_scores) -> (scores, counts) or None: the cells of the summary of unit
+ * cases whose positives' and negatives' scores are given, each sorted ascending (hist_merge's cells,
+ * score + 0.0): their scores (float64) and their counts, pos | neg << 16 (uint32: half the memory of
+ * hist_merge's two float64 arrays); None when a cell holds 65536 cases of one class or more.  Many
+ * cases: the scores below the larger class's middle one and the others on two threads (a run of equal
+ * scores is on one side), the second's cells moved down after the first's when ties across the
+ * classes made those fewer than its cases. */
+PyObject *nv_split_cells(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *ao, *bo;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OO", &ao, &bo) || nv_arg(&in, ao, NV_F64) < 0 || nv_arg(&in, bo, NV_F64) < 0)
+        return NULL;
+    const double *ps = in.v[0].buf, *ns = in.v[1].buf;
+    Py_ssize_t np_ = in.n[0], nn = in.n[1], cap = np_ + nn;
+    PyObject *so = nv_buf_result(cap * 8), *co = so ? nv_buf_result(cap * 4) : NULL; /* huge pages */
+    if (!co) {
+        Py_XDECREF(so);
+        nv_args_release(&in);
+        return NULL;
+    }
+    double *sc = (double *)((nv_BufObject *)so)->data;
+    uint32_t *cnt = (uint32_t *)((nv_BufObject *)co)->data;
+    cells_job jobs[2];
+    int halves = cap >= (1 << 20) && fit_threads() > 1;
+    Py_ssize_t c;
+    int big;
+    NOGIL_BEGIN
+    Py_ssize_t i1 = np_, j1 = nn;
+    if (halves) {
+        double v = np_ >= nn ? ps[np_ / 2] : ns[nn / 2];
+        i1 = lower_bound(ps, np_, v), j1 = lower_bound(ns, nn, v);
+    }
+    jobs[0] = (cells_job){{.split = 1, .ps = ps, .np_ = i1, .ns = ns, .nn = j1}, sc, cnt, 0, 0};
+    jobs[1] = (cells_job){{.split = 1, .ps = ps + i1, .np_ = np_ - i1, .ns = ns + j1, .nn = nn - j1},
+                          sc + i1 + j1, cnt + i1 + j1, 0, 0};
+    pthread_t tid;
+    int started = halves && pthread_create(&tid, NULL, cells_worker, &jobs[1]) == 0;
+    cells_worker(&jobs[0]);
+    if (started)
+        pthread_join(tid, NULL);
+    else if (halves)
+        cells_worker(&jobs[1]);
+    c = jobs[0].c, big = jobs[0].big;
+    if (halves) {
+        if (c < i1 + j1) {
+            memmove(sc + c, sc + i1 + j1, (size_t)jobs[1].c * sizeof(double));
+            memmove(cnt + c, cnt + i1 + j1, (size_t)jobs[1].c * sizeof(uint32_t));
+        }
+        c += jobs[1].c, big |= jobs[1].big;
     }
     NOGIL_END
     nv_args_release(&in);
-    return res;
+    if (big) {
+        Py_DECREF(so);
+        Py_DECREF(co);
+        Py_RETURN_NONE;
+    }
+    ((nv_BufObject *)so)->len = c * 8, ((nv_BufObject *)co)->len = c * 4;
+    return Py_BuildValue("(NN)", so, co);
+}
+
+/* logit_fit_counts(x, counts, joint) -> (a, b): logit_fit of one group whose cells are split_cells's
+ * (x the logit of their scores): the same numbers as logit_fit of those cells as float64 pos and neg
+ * (the counts are converted exactly). */
+PyObject *nv_logit_fit_counts(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *xo, *co;
+    int joint;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOp", &xo, &co, &joint) || nv_arg(&in, xo, NV_F64) < 0 || nv_arg(&in, co, NV_RAW1) < 0)
+        return NULL;
+    if (in.n[1] != in.n[0] * 4) {
+        nv_args_fail(&in, PyExc_ValueError, "logit_fit_counts: x and counts differ in length");
+        return NULL;
+    }
+    fit_src s = {cal_pick(), {in.v[0].buf, NULL, NULL, in.v[1].buf, CELLS_COUNTS}, fit_threads()};
+    double a, b;
+    int bad;
+    NOGIL_BEGIN
+    bad = fit_group(&s, 0, in.n[0], joint, &a, &b) < 0;
+    NOGIL_END
+    nv_args_release(&in);
+    if (bad)
+        return PyErr_NoMemory();
+    return Py_BuildValue("dd", a, b);
 }
