@@ -95,9 +95,11 @@ static inline __attribute__((always_inline)) cvd CAL(vlog1p01)(cvd e)
  * g0 and g1, whose zero is the fit, are summed with their rounding errors gathered apart (Knuth's
  * two-sum, each lane): out[6] and out[7] hold what is to be added back to out[0] and out[1].  And
  * out[8 .. 11]: t0 .. t3 = sum t x^k with t = v (1 - 2 mu), the third derivatives (fit_group's
- * Chebyshev steps). */
-static void CAL(pass)(const cal_cells *c, Py_ssize_t lo, Py_ssize_t hi, double a, double b, int want_ll, double out[12])
+ * Chebyshev steps).  flags: PASS_LL (the likelihood), PASS_JOINT (the sums of the joint fit; else only
+ * the offset fit's g0, h00 and t0). */
+static void CAL(pass)(const cal_cells *c, Py_ssize_t lo, Py_ssize_t hi, double a, double b, int flags, double out[12])
 {
+    const int want_ll = flags & PASS_LL, joint = flags & PASS_JOINT;
     cvd acc[10][CNV], cmp[2][CNV];
     for (int s = 0; s < 10; s++)
         for (int u = 0; u < CNV; u++)
@@ -172,24 +174,36 @@ static void CAL(pass)(const cal_cells *c, Py_ssize_t lo, Py_ssize_t hi, double a
             }
         }
     }
-    for (int s = 0; s < 10; s++) { /* the eight lanes in their order */
+    /* the eight lanes: g0 and g1 in their order, their rounding errors gathered (two-sum); the others
+     * pairwise; what the fit does not read (the offset fit: g1, h01, h11, t1 .. t3) left at 0 */
+    for (int s = 0; s < 10; s++) {
+        int o = s < 6 ? s : s + 2;
+        if ((!joint && (s == 1 || s == 3 || s == 4 || s >= 7)) || (s == 5 && !want_ll)) {
+            out[o] = 0.0;
+            if (s < 2)
+                out[6 + s] = 0.0;
+            continue;
+        }
+        double l[8];
+        for (int j = 0; j < 8; j++)
+            l[j] = acc[s][j / CLN][j % CLN];
+        if (s >= 2) {
+            out[o] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+            continue;
+        }
         double t = 0.0, c = 0.0;
         for (int j = 0; j < 8; j++) {
-            double x2 = acc[s][j / CLN][j % CLN], s2 = t + x2, b2 = s2 - t;
-            c += (t - (s2 - b2)) + (x2 - b2);
+            double s2 = t + l[j], b2 = s2 - t;
+            c += ((t - (s2 - b2)) + (l[j] - b2)) + cmp[s][j / CLN][j % CLN];
             t = s2;
-            if (s < 2)
-                c += cmp[s][j / CLN][j % CLN];
         }
-        out[s < 6 ? s : s + 2] = t;
-        if (s < 2)
-            out[6 + s] = c;
+        out[s] = t, out[6 + s] = c;
     }
     out[5] = -out[5];
 }
 
 /* What a fit needs before its first step, over the cells lo .. hi - 1: W = sum wt, P = sum pos,
- * SX = sum wt x (each in the eight lanes, added in their order), the least and the largest x, and
+ * SX = sum wt x (each in the eight lanes, added pairwise), the least and the largest x, and
  * those of the cells holding positives (pos > 0) and negatives (wt - pos > 0): out[0 .. 8]. */
 static void CAL(prep)(const cal_cells *c, Py_ssize_t lo, Py_ssize_t hi, double out[9])
 {
@@ -245,14 +259,15 @@ static void CAL(prep)(const cal_cells *c, Py_ssize_t lo, Py_ssize_t hi, double o
             }
         }
     }
-    for (int s = 0; s < 3; s++) {
-        double t = 0.0, lo_ = INFINITY, hi_ = -INFINITY;
+    for (int s = 0; s < 3; s++) { /* the eight lanes pairwise */
+        double l[8], lo_ = INFINITY, hi_ = -INFINITY;
         for (int j = 0; j < 8; j++) {
-            t += acc[s][j / CLN][j % CLN];
+            l[j] = acc[s][j / CLN][j % CLN];
             double a = mn[s][j / CLN][j % CLN], b = mx[s][j / CLN][j % CLN];
             lo_ = a < lo_ ? a : lo_, hi_ = b > hi_ ? b : hi_;
         }
-        out[s] = t, out[3 + 2 * s] = lo_, out[4 + 2 * s] = hi_;
+        out[s] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+        out[3 + 2 * s] = lo_, out[4 + 2 * s] = hi_;
     }
 }
 

@@ -427,6 +427,7 @@ PyObject *nv_brier_split(PyObject *Py_UNUSED(self), PyObject *args)
  * pos and wt (CELLS_WT), pos and the negatives' weight neg (CELLS_NEG: wt = pos + neg), or whole
  * counts of a summary of unit cases, pos | neg << 16 (CELLS_COUNTS: 16 bits each). */
 enum { CELLS_WT, CELLS_NEG, CELLS_COUNTS };
+enum { PASS_LL = 1, PASS_JOINT = 2 }; /* what a pass sums (calib_pass.h) */
 typedef struct {
     const double *x, *pos, *w2;
     const uint32_t *cnt;
@@ -541,7 +542,7 @@ typedef struct {
     const fit_src *s;
     Py_ssize_t lo, hi, c0, c1; /* the group's cells, and the chunks c0 .. c1 - 1 of this job */
     double a, b;
-    int ll, prep;
+    int flags, prep; /* the pass's flags, or the prep */
     double *out; /* CHUNK_OUT a chunk */
 } chunk_job;
 
@@ -553,7 +554,7 @@ static void *chunk_worker(void *arg)
         if (j->prep)
             j->s->ops->prep(&j->s->c, lo, hi, j->out + CHUNK_OUT * k);
         else
-            j->s->ops->pass(&j->s->c, lo, hi, j->a, j->b, j->ll, j->out + CHUNK_OUT * k);
+            j->s->ops->pass(&j->s->c, lo, hi, j->a, j->b, j->flags, j->out + CHUNK_OUT * k);
     }
     return NULL;
 }
@@ -561,7 +562,7 @@ static void *chunk_worker(void *arg)
 /* Each chunk of the group's cells lo .. hi - 1 (prep, or the pass at (a, b)) into out, 9 a chunk:
  * on the caller and up to s->threads - 1 more threads, each a run of chunks (a chunk's numbers do
  * not depend on which thread makes them); CHUNK_OUT numbers a chunk. */
-static void fit_chunks(const fit_src *s, Py_ssize_t lo, Py_ssize_t hi, double a, double b, int ll, int prep,
+static void fit_chunks(const fit_src *s, Py_ssize_t lo, Py_ssize_t hi, double a, double b, int flags, int prep,
                        double *out, Py_ssize_t nc)
 {
     int T = nc >= FIT_THREADED ? s->threads : 1;
@@ -570,7 +571,7 @@ static void fit_chunks(const fit_src *s, Py_ssize_t lo, Py_ssize_t hi, double a,
     int started[FIT_THREADS] = {0};
     T = T < 1 ? 1 : T > FIT_THREADS ? FIT_THREADS : T;
     for (int t = 0; t < T; t++)
-        jobs[t] = (chunk_job){s, lo, hi, nc * t / T, nc * (t + 1) / T, a, b, ll, prep, out};
+        jobs[t] = (chunk_job){s, lo, hi, nc * t / T, nc * (t + 1) / T, a, b, flags, prep, out};
     for (int t = 1; t < T; t++)
         started[t] = pthread_create(&tid[t], NULL, chunk_worker, &jobs[t]) == 0;
     chunk_worker(&jobs[0]);
@@ -602,13 +603,13 @@ static double *chunk_slots(chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi)
  * chunk, the chunks added in their order: g0 and g1 with their rounding errors gathered apart and
  * added back at the end): out[0 .. 5] g0, g1, h00, h01, h11, the log-likelihood, out[6 .. 9] t0 .. t3.
  * -1: out of memory. */
-static int fit_sums(const fit_src *s, chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi, double a, double b, int ll,
+static int fit_sums(const fit_src *s, chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi, double a, double b, int flags,
                     double out[10])
 {
     double *o = chunk_slots(cb, lo, hi);
     if (!o)
         return -1;
-    fit_chunks(s, lo, hi, a, b, ll, 0, o, cb->n);
+    fit_chunks(s, lo, hi, a, b, flags, 0, o, cb->n);
     double t[12] = {0}, c[2] = {0};
     for (Py_ssize_t k = 0; k < cb->n; k++) {
         const double *q = o + CHUNK_OUT * k;
@@ -667,7 +668,7 @@ static int fit_group(const fit_src *s, Py_ssize_t lo, Py_ssize_t hi, int joint, 
     int near = 0, bad = 0;
     if (!joint) {
         for (int it = 0; it < FIT_MAX_ITER && !bad; it++) {
-            bad = fit_sums(s, &cb, lo, hi, a, 1.0, 0, S) < 0;
+            bad = fit_sums(s, &cb, lo, hi, a, 1.0, 0, S) < 0; /* the offset fit's sums */
             if (bad || !(S[2] > 0))
                 break;
             double step = S[0] / S[2];
@@ -691,13 +692,13 @@ static int fit_group(const fit_src *s, Py_ssize_t lo, Py_ssize_t hi, int joint, 
     }
     /* from the calibrated recalibration when it is likelier than the constant P / W, else from that */
     double a_null = log(ob) - log1p(-ob), ll_null = P * log(ob) + (W - P) * log1p(-ob);
-    bad = fit_sums(s, &cb, lo, hi, a, b, 1, S) < 0;
+    bad = fit_sums(s, &cb, lo, hi, a, b, PASS_JOINT | PASS_LL, S) < 0;
     int from_null = !bad && !(S[5] >= ll_null);
     if (from_null)
-        a = a_null, b = 0.0, bad = fit_sums(s, &cb, lo, hi, a, b, 1, S) < 0;
+        a = a_null, b = 0.0, bad = fit_sums(s, &cb, lo, hi, a, b, PASS_JOINT | PASS_LL, S) < 0;
     bad = bad || newton2(s, &cb, lo, hi, xmin, xmax, a, b, S, ra, rb) < 0;
     if (!bad && isnan(*ra) && !from_null) { /* Newton lost from the calibrated start: again from the constant */
-        bad = fit_sums(s, &cb, lo, hi, a_null, 0.0, 1, S) < 0;
+        bad = fit_sums(s, &cb, lo, hi, a_null, 0.0, PASS_JOINT | PASS_LL, S) < 0;
         bad = bad || newton2(s, &cb, lo, hi, xmin, xmax, a_null, 0.0, S, ra, rb) < 0;
     }
     free(cb.many);
@@ -732,9 +733,9 @@ static int newton2(const fit_src *s, chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi
         double full = fmax(fabs(da) / (1.0 + fabs(a)), fabs(db) / (1.0 + fabs(b)));
         if (!(cheb || full <= FIT_NEAR || reach <= FIT_SAFE)) {
             if (!have_ll) /* the same sums again, with the likelihood */
-                bad = fit_sums(s, cb, lo, hi, a, b, 1, S) < 0;
+                bad = fit_sums(s, cb, lo, hi, a, b, PASS_JOINT | PASS_LL, S) < 0;
             for (int half = 0; half < 60 && !bad; half++) {
-                bad = fit_sums(s, cb, lo, hi, a + da, b + db, 1, T) < 0;
+                bad = fit_sums(s, cb, lo, hi, a + da, b + db, PASS_JOINT | PASS_LL, T) < 0;
                 if (T[5] >= S[5] || fabs(da) + fabs(db) <= 1e-15 * (1.0 + fabs(a) + fabs(b))) {
                     taken = 1;
                     break;
@@ -751,7 +752,7 @@ static int newton2(const fit_src *s, chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi
         if (taken) /* the sums at the point the step reaches */
             memcpy(S, T, sizeof T), have_ll = 1;
         else if (!bad)
-            bad = fit_sums(s, cb, lo, hi, a, b, 0, S) < 0, have_ll = 0;
+            bad = fit_sums(s, cb, lo, hi, a, b, PASS_JOINT, S) < 0, have_ll = 0;
     }
     return bad ? -1 : 0;
 }
