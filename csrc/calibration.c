@@ -112,6 +112,74 @@ PyObject *nv_group_below(PyObject *Py_UNUSED(self), PyObject *args)
     return res;
 }
 
+/* The cells of one summary: its arrays (sc, pos, neg at k .. end - 1), or, for a summary of unit
+ * cases not yet made into arrays, the positives' and the negatives' scores, each sorted ascending,
+ * walked up together (a run of equal scores across both is a cell: csrc/summary.c hist_merge's
+ * cells, score + 0.0, its counts).  A cell's weight is pos + neg, as the caller's arrays add it. */
+typedef struct {
+    const double *sc, *pos, *neg;
+    Py_ssize_t k, end;
+    const double *ps, *ns; /* split: the positives' and the negatives' scores */
+    Py_ssize_t i, j, np_, nn;
+    int split;
+} cal_src;
+
+static inline int src_next(cal_src *s, double *v, double *p, double *w)
+{
+    if (!s->split) {
+        if (s->k >= s->end)
+            return 0;
+        *v = s->sc[s->k], *p = s->pos[s->k], *w = s->pos[s->k] + s->neg[s->k];
+        s->k++;
+        return 1;
+    }
+    if (s->i >= s->np_ && s->j >= s->nn)
+        return 0;
+    double u = s->j >= s->nn || (s->i < s->np_ && s->ps[s->i] <= s->ns[s->j]) ? s->ps[s->i] : s->ns[s->j];
+    Py_ssize_t i0 = s->i, j0 = s->j;
+    while (s->i < s->np_ && s->ps[s->i] == u)
+        s->i++;
+    while (s->j < s->nn && s->ns[s->j] == u)
+        s->j++;
+    double m = (double)(s->i - i0), q = (double)(s->j - j0);
+    *v = u + 0.0, *p = m, *w = m + q;
+    return 1;
+}
+
+/* Each cell of s into its bin of B (group_bin_sums says which): its weight, positive weight and
+ * weighted score added to w, p and sm, in score order; total the group's weight (equal mass). */
+static void bin_cells(cal_src *s, long long B, int mass, const double *edges, double total, double *w, double *p,
+                      double *sm)
+{
+    const double Bd = (double)B;
+    double below = 0.0, v, pos, wt;
+    while (src_next(s, &v, &pos, &wt)) {
+        long long lo = 0, hi = B - 1; /* the answer: how many of the B - 1 edges pass */
+        if (mass) {
+            double lhs = below * Bd;
+            while (lo < hi) { /* the largest j in 0 .. B - 1 with j == 0 or j * total <= lhs */
+                long long mid = lo + (hi - lo + 1) / 2;
+                if ((double)mid * total <= lhs)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            below += wt;
+        } else {
+            while (lo < hi) { /* np.searchsorted(edges, v, side="right") */
+                long long mid = lo + (hi - lo + 1) / 2;
+                if (edges[mid - 1] <= v)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+        }
+        w[lo] += wt;
+        p[lo] += pos;
+        sm[lo] += v * wt;
+    }
+}
+
 /* group_bin_sums(sc, pos, neg, bounds, n_bins, mass) -> (W, P, S), each a bytearray of G * n_bins
  * float64: every group's weight, positive weight and weighted score sum (sc * (pos + neg)) in each
  * of its bins, each cell added in score order from 0.0 (np.bincount's bits).  A cell's bin: equal
@@ -167,41 +235,14 @@ PyObject *nv_group_bin_sums(PyObject *Py_UNUSED(self), PyObject *args)
     memset(S, 0, (size_t)cells * 8);
     for (long long k = 1; !mass && k < B; k++)
         edges[k - 1] = (double)k / (double)B;
-    const double Bd = (double)B;
     for (Py_ssize_t g = 0; g < G; g++) {
         Py_ssize_t a = bounds[g], b = bounds[g + 1];
-        double total = 0.0, below = 0.0;
+        double total = 0.0;
         if (mass)
             for (Py_ssize_t i = a; i < b; i++)
                 total += pos[i] + neg[i];
-        double *w = W + g * B, *p = P + g * B, *s = S + g * B;
-        for (Py_ssize_t i = a; i < b; i++) {
-            double wt = pos[i] + neg[i];
-            long long lo = 0, hi = B - 1; /* the answer: how many of the B - 1 edges pass */
-            if (mass) {
-                double lhs = below * Bd;
-                while (lo < hi) { /* the largest j in 0 .. B - 1 with j == 0 or j * total <= lhs */
-                    long long mid = lo + (hi - lo + 1) / 2;
-                    if ((double)mid * total <= lhs)
-                        lo = mid;
-                    else
-                        hi = mid - 1;
-                }
-                below += wt;
-            } else {
-                double v = sc[i];
-                while (lo < hi) { /* np.searchsorted(edges, v, side="right") */
-                    long long mid = lo + (hi - lo + 1) / 2;
-                    if (edges[mid - 1] <= v)
-                        lo = mid;
-                    else
-                        hi = mid - 1;
-                }
-            }
-            w[lo] += wt;
-            p[lo] += pos[i];
-            s[lo] += sc[i] * wt;
-        }
+        cal_src s = {.sc = sc, .pos = pos, .neg = neg, .k = a, .end = b};
+        bin_cells(&s, B, mass, edges, total, W + g * B, P + g * B, S + g * B);
     }
     NOGIL_END
     free(edges);
@@ -209,41 +250,51 @@ PyObject *nv_group_bin_sums(PyObject *Py_UNUSED(self), PyObject *args)
     return Py_BuildValue("NNN", out[0], out[1], out[2]);
 }
 
-/* ---- the Brier score's decomposition ---------------------------------------------------------- */
-
-/* The cells of one summary: its arrays (sc, pos, neg at k .. end - 1), or, for a summary of unit
- * cases not yet made into arrays, the positives' and the negatives' scores, each sorted ascending,
- * walked up together (a run of equal scores across both is a cell: csrc/summary.c hist_merge's
- * cells, score + 0.0, its counts).  A cell's weight is pos + neg, as the caller's arrays add it. */
-typedef struct {
-    const double *sc, *pos, *neg;
-    Py_ssize_t k, end;
-    const double *ps, *ns; /* split: the positives' and the negatives' scores */
-    Py_ssize_t i, j, np_, nn;
-    int split;
-} cal_src;
-
-static inline int src_next(cal_src *s, double *v, double *p, double *w)
+/* bin_sums_split(pos_scores, neg_scores, n_bins, mass) -> (W, P, S), each a bytearray of n_bins
+ * float64: group_bin_sums of the summary of unit cases whose positives' and negatives' scores are
+ * given, each sorted ascending, bit for bit, walked from the two arrays without making the summary
+ * (its weight, a sum of whole counts, is their number). */
+PyObject *nv_bin_sums_split(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    if (!s->split) {
-        if (s->k >= s->end)
-            return 0;
-        *v = s->sc[s->k], *p = s->pos[s->k], *w = s->pos[s->k] + s->neg[s->k];
-        s->k++;
-        return 1;
+    PyObject *ao, *bo;
+    long long B;
+    int mass;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOLp", &ao, &bo, &B, &mass))
+        return NULL;
+    if (B < 1 || B > 1000000000LL)
+        return PyErr_Format(PyExc_ValueError, "bin_sums_split: n_bins must be 1 .. 1e9, not %lld", B);
+    if (nv_arg(&in, ao, NV_F64) < 0 || nv_arg(&in, bo, NV_F64) < 0)
+        return NULL;
+    PyObject *out[3] = {0};
+    double *edges = mass ? NULL : malloc((size_t)(B > 1 ? B - 1 : 1) * sizeof(double));
+    int ok = mass || edges;
+    for (int k = 0; ok && k < 3; k++)
+        ok = (out[k] = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)B * 8)) != NULL;
+    if (!ok) {
+        for (int k = 0; k < 3; k++)
+            Py_XDECREF(out[k]);
+        free(edges);
+        nv_args_release(&in);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
     }
-    if (s->i >= s->np_ && s->j >= s->nn)
-        return 0;
-    double u = s->j >= s->nn || (s->i < s->np_ && s->ps[s->i] <= s->ns[s->j]) ? s->ps[s->i] : s->ns[s->j];
-    Py_ssize_t i0 = s->i, j0 = s->j;
-    while (s->i < s->np_ && s->ps[s->i] == u)
-        s->i++;
-    while (s->j < s->nn && s->ns[s->j] == u)
-        s->j++;
-    double m = (double)(s->i - i0), q = (double)(s->j - j0);
-    *v = u + 0.0, *p = m, *w = m + q;
-    return 1;
+    double *W = (double *)PyByteArray_AS_STRING(out[0]), *P = (double *)PyByteArray_AS_STRING(out[1]),
+           *S = (double *)PyByteArray_AS_STRING(out[2]);
+    cal_src s = {.split = 1, .ps = in.v[0].buf, .np_ = in.n[0], .ns = in.v[1].buf, .nn = in.n[1]};
+    NOGIL_BEGIN
+    memset(W, 0, (size_t)B * 8);
+    memset(P, 0, (size_t)B * 8);
+    memset(S, 0, (size_t)B * 8);
+    for (long long k = 1; !mass && k < B; k++)
+        edges[k - 1] = (double)k / (double)B;
+    bin_cells(&s, B, mass, edges, (double)(s.np_ + s.nn), W, P, S);
+    NOGIL_END
+    free(edges);
+    nv_args_release(&in);
+    return Py_BuildValue("NNN", out[0], out[1], out[2]);
 }
+
+/* ---- the Brier score's decomposition ---------------------------------------------------------- */
 
 /* the pool adjacent violators' blocks of one group: positive weight, weight, share P / W (made once
  * a block: the same quotient group_pav compares), first live cell */

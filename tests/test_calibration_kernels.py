@@ -86,6 +86,25 @@ def test_brier_kernels_agree_with_the_numpy_formulas():
         assert (m[0], d[0], u[0]) == pytest.approx((mcb, dsc, obar * (1 - obar)), rel=1e-12, abs=1e-15)
 
 
+# -- ECE's bins ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(8))
+def test_ece_bins_from_the_classes_scores_are_the_cells_bit_for_bit(seed):
+    """Equal width and equal mass (a tie never split), every norm, scores of 0 and 1, a tie across the
+    classes, a score outside [0, 1] (NaN).
+    """
+    y, s = _data(seed, 2000)
+    s[:3] = [0.0, 1.0, 1.0]
+    if seed % 4 == 3:
+        s[5] = -0.5
+    for bins in ("width", "mass"):
+        for B in (1, 3, 10, 15):
+            for norm, debiased in (("l1", "no"), ("l2", "no"), ("l2", "yes"), ("max", "no")):
+                split, cells = _pair(y, s)
+                kw = {"bins": bins, "n_bins": B, "norm": norm, "debiased": debiased}
+                assert _same(C.ece(split, **kw), C.ece(cells, **kw)), kw
+                assert split.split() is not None  # read without the summary's arrays
+
+
 # -- the cells of a summary of unit cases ---------------------------------------------------------------
 @pytest.mark.parametrize(
     ("n", "decimals"), [(1000, None), (1000, 1), ((1 << 20) + 5, None), ((1 << 20) + 5, 4)]

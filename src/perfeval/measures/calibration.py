@@ -164,6 +164,20 @@ def ece(h: ScoreHistogram, *, bins: str, n_bins: int, norm: str, debiased: str) 
         raise InvalidParameterError(
             "ECE with debiased=yes needs whole-number weights (counts of cases: a bin's n - 1)"
         )
+    split = h.split()
+    if split is not None:  # unit cases: the bins from the classes' sorted scores, without the arrays
+        from perfeval import _native
+
+        ps, ns = split
+        lo = min(ps[0] if len(ps) else math.inf, ns[0] if len(ns) else math.inf)
+        hi = max(ps[-1] if len(ps) else -math.inf, ns[-1] if len(ns) else -math.inf)
+        if lo < 0.0 or hi > 1.0:
+            return NAN
+        W, P, S = (
+            np.frombuffer(v, np.float64).reshape(1, -1)
+            for v in _native.bin_sums_split(ps, ns, int(n_bins), bins == "mass")
+        )
+        return float(_ece_of_bins(W, P, S, norm=norm, debiased=debiased)[0])
     sc, pos, neg = h.scores, h.pos, h.neg
     if h.n == 0 or not _unit(sc, pos + neg):
         return NAN
