@@ -16,10 +16,8 @@
 #define CLN CAL_LANES
 #define cvd CAL(vd)
 #define cvm CAL(vm)
-#define cvu CAL(vu)
 typedef double cvd __attribute__((vector_size(CLN * sizeof(double))));
 typedef long long cvm __attribute__((vector_size(CLN * sizeof(double))));
-typedef unsigned int cvu __attribute__((vector_size(CLN * sizeof(unsigned int))));
 #define CNV (8 / CLN) /* vectors per eight cells */
 
 static inline __attribute__((always_inline)) cvd CAL(vsplat)(double x) { return x - (cvd){0}; }
@@ -84,22 +82,21 @@ static inline __attribute__((always_inline)) cvd CAL(vlog1p01)(cvd e)
     return h + (at2 + lo);
 }
 
-/* The six sums of the logistic fit at the linear predictor z = a + b x over the cells lo .. hi - 1
- * (calibration.c, fit_group): g0 = sum r, g1 = sum r x, h00 = sum v, h01 = sum v x, h11 = sum v x x
- * with mu = 1 / (1 + e^-z), r = pos (1 - mu) - (wt - pos) mu, v = wt mu (1 - mu), and (want_ll) the
- * binomial log-likelihood -sum (pos log(1 + e^-z) + (wt - pos) log(1 + e^z)), else 0.  From
+/* The sums of the logistic fit at the linear predictor z = a + b x over the cells lo .. hi - 1 of one
+ * class (calibration.c, cal_seq: x ascending, each cell's weight w of that class): g0 = sum r,
+ * g1 = sum r x, h00 = sum v, h01 = sum v x, h11 = sum v x x with mu = 1 / (1 + e^-z), r = w (1 - mu)
+ * for the positives and -w mu for the negatives, v = w mu (1 - mu), and (PASS_LL) the binomial
+ * log-likelihood -sum w log(1 + e^-z) (positives) or -sum w log(1 + e^z) (negatives), else 0.  From
  * e = exp(-|z|): mu and 1 - mu are 1 / (1 + e) and e / (1 + e) (z >= 0) or the other way round,
- * v = wt mu (1 - mu) (no difference near 0 or 1), log(1 + e^-|z|) = log1p(e); r is added as
- * pos - wt + wt (1 - mu) (z >= 0) or pos - wt mu, so that the part near 0 keeps its digits.  The cells' weights
- * as calibration.c's cal_cells says (pos + neg added here as the caller adds them: the same bits).
- * g0 and g1, whose zero is the fit, are summed with their rounding errors gathered apart (Knuth's
- * two-sum, each lane): out[6] and out[7] hold what is to be added back to out[0] and out[1].  And
- * out[8 .. 11]: t0 .. t3 = sum t x^k with t = v (1 - 2 mu), the third derivatives (fit_group's
- * Chebyshev steps).  flags: PASS_LL (the likelihood), PASS_JOINT (the sums of the joint fit; else only
- * the offset fit's g0, h00 and t0). */
-static void CAL(pass)(const cal_cells *c, Py_ssize_t lo, Py_ssize_t hi, double a, double b, int flags, double out[12])
+ * log(1 + e^-|z|) = log1p(e); r is added as its whole part (w, -w or 0) and the rest, +-w times the
+ * smaller of mu and 1 - mu, so that the part near 0 keeps its digits next to 1.  g0 and g1, whose zero
+ * is the fit, are summed with their rounding errors gathered apart (Knuth's two-sum, each lane):
+ * out[6] and out[7] hold what is to be added back to out[0] and out[1].  And out[8 .. 11]: t0 .. t3 =
+ * sum t x^k with t = v (1 - 2 mu), the third derivatives (fit_group's Chebyshev steps).  Without
+ * PASS_JOINT only the offset fit's g0, h00 and t0 (the others 0). */
+static void CAL(pass)(const cal_seq *q, Py_ssize_t lo, Py_ssize_t hi, double a, double b, int flags, double out[12])
 {
-    const int want_ll = flags & PASS_LL, joint = flags & PASS_JOINT;
+    const int want_ll = flags & PASS_LL, joint = flags & PASS_JOINT, neg = q->neg;
     cvd acc[10][CNV], cmp[2][CNV];
     for (int s = 0; s < 10; s++)
         for (int u = 0; u < CNV; u++)
@@ -107,51 +104,34 @@ static void CAL(pass)(const cal_cells *c, Py_ssize_t lo, Py_ssize_t hi, double a
     for (int s = 0; s < 2; s++)
         for (int u = 0; u < CNV; u++)
             cmp[s][u] = (cvd){0};
-    const cvd va = CAL(vsplat)(a), vb = CAL(vsplat)(b);
+    const cvd va = CAL(vsplat)(a), vb = CAL(vsplat)(b), one = CAL(vsplat)(1.0);
     const cvm absmask = (cvm){0} + 0x7fffffffffffffffLL;
-    const int fmt = c->fmt;
     for (Py_ssize_t k = lo; k < hi; k += 8) {
-        double bx[8], bp[8], bw[8];
-        uint32_t bc[8];
-        const int counts = fmt == CELLS_COUNTS;
-        const double *px = c->x + k, *pp = counts ? NULL : c->pos + k, *pw = counts ? NULL : c->w2 + k;
-        const uint32_t *pc = counts ? c->cnt + k : NULL;
+        double bx[8], bw[8];
+        const double *px = q->x + k, *pw = q->w ? q->w + k : NULL;
         if (hi - k < 8) { /* the last cells, padded with cells of weight 0 */
             int m = (int)(hi - k);
             for (int j = 0; j < 8; j++) {
                 bx[j] = j < m ? px[j] : 0.0;
-                if (counts)
-                    bc[j] = j < m ? pc[j] : 0;
-                else
-                    bp[j] = j < m ? pp[j] : 0.0, bw[j] = j < m ? pw[j] : 0.0;
+                bw[j] = j < m ? (pw ? pw[j] : 1.0) : 0.0;
             }
-            px = bx, pp = bp, pw = bw, pc = bc;
+            px = bx, pw = bw;
         }
         for (int u = 0; u < CNV; u++) {
-            cvd X, P, W;
+            cvd X, W = one;
             memcpy(&X, px + u * CLN, sizeof X);
-            if (counts) {
-                cvu C;
-                memcpy(&C, pc + u * CLN, sizeof C);
-                P = __builtin_convertvector(C & 0xffffu, cvd);
-                W = P + __builtin_convertvector(C >> 16, cvd);
-            } else {
-                memcpy(&P, pp + u * CLN, sizeof P);
+            if (pw)
                 memcpy(&W, pw + u * CLN, sizeof W);
-                if (fmt == CELLS_NEG)
-                    W = P + W;
-            }
-            cvd N = W - P;
             cvd z = va + vb * X;
             cvd e = CAL(vexp)(-(cvd)((cvm)z & absmask));
-            cvd q = 1.0 / (1.0 + e);
+            cvd qq = 1.0 / (1.0 + e);
             cvd eq = e / (1.0 + e);
             cvm up = z >= 0.0;
-            cvd mu = CAL(vblend)(up, q, eq), omu = CAL(vblend)(up, eq, q);
-            /* r = pos - wt mu as its whole part (pos - wt or pos: exact for counts) and the rest wt (1 - mu)
-             * or -wt mu (the smaller of mu, 1 - mu: no digits lost next to 1), each added compensated */
-            cvd rw = CAL(vblend)(up, -N, P), rs = W * CAL(vblend)(up, eq, -eq);
-            cvd v = W * (eq * q);
+            cvd mu = CAL(vblend)(up, qq, eq), omu = CAL(vblend)(up, eq, qq);
+            /* r: w (1 - mu) = [z < 0] w + w (1 - mu - [z < 0]), or -w mu = -[z >= 0] w + w ([z >= 0] - mu) */
+            cvm whole = neg ? up : ~up;
+            cvd rw = CAL(vblend)(whole, neg ? -W : W, (cvd){0}), rs = W * CAL(vblend)(up, eq, -eq);
+            cvd v = W * (eq * qq);
             cvd vx = v * X;
             cvd t4[4] = {rw, rs, rw * X, rs * X};
             for (int m = 0; m < 4; m++) { /* Knuth's two-sum: the rounding errors gathered apart */
@@ -167,10 +147,10 @@ static void CAL(pass)(const cal_cells *c, Py_ssize_t lo, Py_ssize_t hi, double a
             acc[7][u] += tt * X;
             acc[8][u] += tt * (X * X);
             acc[9][u] += tt * ((X * X) * X);
-            if (want_ll) {
+            if (want_ll) { /* log(1 + e^-z) = log1p(e) + max(-z, 0); log(1 + e^z) = log1p(e) + max(z, 0) */
                 cvd sp = CAL(vlog1p01)(e);
-                cvd zn = CAL(vblend)(z < 0.0, -z, (cvd){0}), zp = CAL(vblend)(z > 0.0, z, (cvd){0});
-                acc[5][u] += P * (sp + zn) + N * (sp + zp);
+                cvd zz = neg ? CAL(vblend)(z > 0.0, z, (cvd){0}) : CAL(vblend)(z < 0.0, -z, (cvd){0});
+                acc[5][u] += W * (sp + zz);
             }
         }
     }
@@ -202,77 +182,56 @@ static void CAL(pass)(const cal_cells *c, Py_ssize_t lo, Py_ssize_t hi, double a
     out[5] = -out[5];
 }
 
-/* What a fit needs before its first step, over the cells lo .. hi - 1: W = sum wt, P = sum pos,
- * SX = sum wt x (each in the eight lanes, added pairwise), the least and the largest x, and
- * those of the cells holding positives (pos > 0) and negatives (wt - pos > 0): out[0 .. 8]. */
-static void CAL(prep)(const cal_cells *c, Py_ssize_t lo, Py_ssize_t hi, double out[9])
+/* What a fit needs before its first step, over the cells lo .. hi - 1 of one class: W = sum w,
+ * SX = sum w x (each in the eight lanes, added pairwise), the least and the largest x: out[0 .. 3]. */
+static void CAL(prep)(const cal_seq *q, Py_ssize_t lo, Py_ssize_t hi, double out[4])
 {
-    const cvd inf = CAL(vsplat)(INFINITY), ninf = CAL(vsplat)(-INFINITY);
-    cvd acc[3][CNV], mn[3][CNV], mx[3][CNV];
-    for (int u = 0; u < CNV; u++) {
-        for (int s = 0; s < 3; s++)
-            acc[s][u] = (cvd){0}, mn[s][u] = inf, mx[s][u] = ninf;
-    }
-    const int fmt = c->fmt, counts = fmt == CELLS_COUNTS;
+    const cvd inf = CAL(vsplat)(INFINITY), ninf = CAL(vsplat)(-INFINITY), one = CAL(vsplat)(1.0);
+    cvd acc[2][CNV], mn[CNV], mx[CNV];
+    for (int u = 0; u < CNV; u++)
+        acc[0][u] = acc[1][u] = (cvd){0}, mn[u] = inf, mx[u] = ninf;
     for (Py_ssize_t k = lo; k < hi; k += 8) {
-        double bx[8], bp[8], bw[8];
-        uint32_t bc[8];
-        const double *px = c->x + k, *pp = counts ? NULL : c->pos + k, *pw = counts ? NULL : c->w2 + k;
-        const uint32_t *pc = counts ? c->cnt + k : NULL;
+        double bx[8], bw[8];
+        const double *px = q->x + k, *pw = q->w ? q->w + k : NULL;
         cvm pad[CNV];
         for (int u = 0; u < CNV; u++)
             pad[u] = (cvm){0};
-        if (hi - k < 8) { /* the last cells, padded with cells of weight 0, kept out of the ranges */
+        if (hi - k < 8) { /* the last cells, padded with cells of weight 0, kept out of the range */
             int m = (int)(hi - k);
             for (int j = 0; j < 8; j++) {
                 bx[j] = j < m ? px[j] : 0.0;
+                bw[j] = j < m ? (pw ? pw[j] : 1.0) : 0.0;
                 pad[j / CLN][j % CLN] = j < m ? 0 : -1;
-                if (counts)
-                    bc[j] = j < m ? pc[j] : 0;
-                else
-                    bp[j] = j < m ? pp[j] : 0.0, bw[j] = j < m ? pw[j] : 0.0;
             }
-            px = bx, pp = bp, pw = bw, pc = bc;
+            px = bx, pw = bw;
         }
         for (int u = 0; u < CNV; u++) {
-            cvd X, P, W;
+            cvd X, W = one;
             memcpy(&X, px + u * CLN, sizeof X);
-            if (counts) {
-                cvu C;
-                memcpy(&C, pc + u * CLN, sizeof C);
-                P = __builtin_convertvector(C & 0xffffu, cvd);
-                W = P + __builtin_convertvector(C >> 16, cvd);
-            } else {
-                memcpy(&P, pp + u * CLN, sizeof P);
+            if (pw)
                 memcpy(&W, pw + u * CLN, sizeof W);
-                if (fmt == CELLS_NEG)
-                    W = P + W;
-            }
             acc[0][u] += W;
-            acc[1][u] += P;
-            acc[2][u] += W * X;
-            cvm in[3] = {~pad[u], (P > 0.0) & ~pad[u], (W - P > 0.0) & ~pad[u]};
-            for (int s = 0; s < 3; s++) {
-                cvd lo_ = CAL(vblend)(in[s], X, inf), hi_ = CAL(vblend)(in[s], X, ninf);
-                mn[s][u] = CAL(vblend)(lo_ < mn[s][u], lo_, mn[s][u]);
-                mx[s][u] = CAL(vblend)(hi_ > mx[s][u], hi_, mx[s][u]);
-            }
+            acc[1][u] += W * X;
+            cvd lo_ = CAL(vblend)(pad[u], inf, X), hi_ = CAL(vblend)(pad[u], ninf, X);
+            mn[u] = CAL(vblend)(lo_ < mn[u], lo_, mn[u]);
+            mx[u] = CAL(vblend)(hi_ > mx[u], hi_, mx[u]);
         }
     }
-    for (int s = 0; s < 3; s++) { /* the eight lanes pairwise */
-        double l[8], lo_ = INFINITY, hi_ = -INFINITY;
-        for (int j = 0; j < 8; j++) {
+    double lo_ = INFINITY, hi_ = -INFINITY;
+    for (int s = 0; s < 2; s++) { /* the eight lanes pairwise */
+        double l[8];
+        for (int j = 0; j < 8; j++)
             l[j] = acc[s][j / CLN][j % CLN];
-            double a = mn[s][j / CLN][j % CLN], b = mx[s][j / CLN][j % CLN];
-            lo_ = a < lo_ ? a : lo_, hi_ = b > hi_ ? b : hi_;
-        }
         out[s] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-        out[3 + 2 * s] = lo_, out[4 + 2 * s] = hi_;
     }
+    for (int j = 0; j < 8; j++) {
+        double a = mn[j / CLN][j % CLN], b = mx[j / CLN][j % CLN];
+        lo_ = a < lo_ ? a : lo_, hi_ = b > hi_ ? b : hi_;
+    }
+    out[2] = lo_, out[3] = hi_;
 }
 
 #undef CLN
 #undef cvd
 #undef cvm
-#undef cvu
 #undef CNV

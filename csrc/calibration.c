@@ -1,12 +1,18 @@
 /*
- * calibration.c -- the calibration measures' per-group passes (perfeval.measures.calibration):
- * the isotonic (PAV) recalibration of every group's cells and every group's weight below each cell,
- * over the groups' summaries laid end to end (group k's distinct scores ascending at cells
- * bounds[k]:bounds[k + 1]).
+ * calibration.c -- the calibration measures' passes (perfeval.measures.calibration), over the groups'
+ * summaries laid end to end (group k's distinct scores ascending at cells bounds[k]:bounds[k + 1]),
+ * or over one summary of unit cases still held as its two classes' sorted scores (walked up together,
+ * its cells met in order, without the summary's three arrays: 240 MB for 10M distinct scores):
+ * ECE's bins (group_bin_sums, bin_sums_split), the Brier score's parts with CORP's isotonic (PAV)
+ * recalibration (brier_cells, brier_split), each cell's weight below it (group_below), and the
+ * logistic recalibration's Newton fits (fit_cells, class_runs, logit_fit, logit_fit_classes; their
+ * pass in calib_pass.h).
  *
- * Why C: both are a sequential walk per group (a stack of pooled blocks; a running sum), which numpy
- * has no segmented form of, and a Python loop over 100,000 groups takes seconds.  One group is the
- * same walk as every group at once, so a group's numbers are the bits of that group alone.
+ * Why C: each is a sequential walk per group (a stack of pooled blocks; a running sum; Newton's steps
+ * over the cells), which numpy has no segmented form of, and a Python loop over 100,000 groups takes
+ * seconds.  One group is the same walk as every group at once, so a group's numbers are the bits of
+ * that group alone; the walk from the classes' scores meets the same cells in the same order, so a
+ * summary's numbers do not depend on whether its arrays were made.
  */
 #include "native.h"
 #include <unistd.h> /* sysconf */
@@ -474,25 +480,15 @@ PyObject *nv_brier_split(PyObject *Py_UNUSED(self), PyObject *args)
 
 /* ---- the logistic recalibration ---------------------------------------------------------------- */
 
-/* The cells of a fit: x, the logit of each cell's score, and its positives' weight and weight, as
- * pos and wt (CELLS_WT), pos and the negatives' weight neg (CELLS_NEG: wt = pos + neg), or whole
- * counts of a summary of unit cases, pos | neg << 16 (CELLS_COUNTS: 16 bits each). */
-enum { CELLS_WT, CELLS_NEG, CELLS_COUNTS };
+/* One class's cells of a fit (calib_pass.h): x, the logit of each cell's score, ascending, and the
+ * weight of that class at the cell (w, or 1 at every cell when w is NULL); neg: the negatives' cells
+ * (else the positives').  A fit sums over its positives' cells, then its negatives' (a cell holding
+ * both is in each with its weight of that class). */
 enum { PASS_LL = 1, PASS_JOINT = 2 }; /* what a pass sums (calib_pass.h) */
 typedef struct {
-    const double *x, *pos, *w2;
-    const uint32_t *cnt;
-    int fmt;
-} cal_cells;
-
-static inline void cell_pw(const cal_cells *c, Py_ssize_t i, double *p, double *w)
-{
-    if (c->fmt == CELLS_COUNTS) {
-        uint32_t v = c->cnt[i];
-        *p = (double)(v & 0xffffu), *w = *p + (double)(v >> 16);
-    } else
-        *p = c->pos[i], *w = c->fmt == CELLS_NEG ? *p + c->w2[i] : c->w2[i];
-}
+    const double *x, *w;
+    int neg;
+} cal_seq;
 
 /* The fit's pass (calib_pass.h), compiled for the baseline and, on x86-64 with GCC, for AVX2 and
  * AVX-512 too: the same bits from each (the tests compare them: cal_target). */
@@ -522,8 +518,8 @@ static inline void cell_pw(const cal_cells *c, Py_ssize_t i, double *p, double *
 #pragma GCC pop_options
 #endif
 
-typedef void (*pass_fn)(const cal_cells *, Py_ssize_t, Py_ssize_t, double, double, int, double[12]);
-typedef void (*prep_fn)(const cal_cells *, Py_ssize_t, Py_ssize_t, double[9]);
+typedef void (*pass_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double, double, int, double[12]);
+typedef void (*prep_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double[4]);
 typedef struct {
     const char *name;
     pass_fn pass;
@@ -568,61 +564,80 @@ PyObject *nv_cal_target(PyObject *Py_UNUSED(self), PyObject *args)
 }
 
 /* Newton's iterations before a fit is called unconverged (NaN); a relative step this small is inside
- * Newton's quadratic convergence; a step that moves no cell's linear predictor by more than this
- * raises the likelihood for sure (fit_group) */
+ * Newton's quadratic convergence; a step that moves no cell's linear predictor by more than FIT_SAFE
+ * raises the likelihood for sure; one that moves none by more than FIT_CHEB is near enough the
+ * maximum for Chebyshev's step (fit_group) */
 #define FIT_MAX_ITER 100
 #define FIT_NEAR 1e-8
 #define FIT_SAFE 1.0
 #define FIT_CHEB 0.1
-/* A group's cells are taken in chunks of FIT_CHUNK from its first (each chunk's sums made alone, in
- * its eight lanes, then the chunks' added in their order), so that chunks can go to threads without
- * changing a bit: a group of at most FIT_CHUNK cells is one chunk.  A group of FIT_THREADED chunks or
- * more has them shared by up to FIT_THREADS threads. */
+/* A class's cells are taken in chunks of FIT_CHUNK from its first (each chunk's sums made alone, in
+ * its eight lanes, then the chunks' added in their order: the positives' chunks, then the
+ * negatives'), so that chunks can go to threads without changing a bit: a class of at most FIT_CHUNK
+ * cells is one chunk.  A group of FIT_THREADED chunks or more has them shared by up to FIT_THREADS
+ * threads. */
 #define FIT_CHUNK (1 << 16)
 #define FIT_THREADED 8
 #define FIT_THREADS 4
-#define CHUNK_OUT 12 /* numbers a chunk: the pass's 12, the prep's 9 */
+#define CHUNK_OUT 12 /* numbers a chunk: the pass's 12, the prep's 4 */
 
 typedef struct {
     const cal_ops *ops;
-    cal_cells c;
-    int threads; /* for one group's chunks (1: none) */
+    cal_seq seq[2]; /* the positives' cells, the negatives' */
+    int threads;    /* for one group's chunks (1: none) */
 } fit_src;
+
+/* one group's cells: of the positives at lo[0] .. hi[0] - 1 of seq[0], of the negatives at lo[1] ..
+ * hi[1] - 1 of seq[1]; n[c] chunks of each */
+typedef struct {
+    Py_ssize_t lo[2], hi[2], n[2];
+} fit_span;
+
+static fit_span span_of(Py_ssize_t lo0, Py_ssize_t hi0, Py_ssize_t lo1, Py_ssize_t hi1)
+{
+    fit_span g = {{lo0, lo1}, {hi0, hi1}, {0, 0}};
+    for (int c = 0; c < 2; c++)
+        g.n[c] = g.hi[c] > g.lo[c] ? (g.hi[c] - g.lo[c] + FIT_CHUNK - 1) / FIT_CHUNK : 0;
+    return g;
+}
 
 typedef struct {
     const fit_src *s;
-    Py_ssize_t lo, hi, c0, c1; /* the group's cells, and the chunks c0 .. c1 - 1 of this job */
+    const fit_span *g;
+    Py_ssize_t c0, c1; /* the chunks c0 .. c1 - 1 of the group (the positives' first) */
     double a, b;
     int flags, prep; /* the pass's flags, or the prep */
-    double *out; /* CHUNK_OUT a chunk */
+    double *out;     /* CHUNK_OUT a chunk */
 } chunk_job;
 
 static void *chunk_worker(void *arg)
 {
     chunk_job *j = arg;
     for (Py_ssize_t k = j->c0; k < j->c1; k++) {
-        Py_ssize_t lo = j->lo + k * FIT_CHUNK, hi = lo + FIT_CHUNK < j->hi ? lo + FIT_CHUNK : j->hi;
+        int c = k >= j->g->n[0];
+        Py_ssize_t lo = j->g->lo[c] + (k - (c ? j->g->n[0] : 0)) * FIT_CHUNK;
+        Py_ssize_t hi = lo + FIT_CHUNK < j->g->hi[c] ? lo + FIT_CHUNK : j->g->hi[c];
         if (j->prep)
-            j->s->ops->prep(&j->s->c, lo, hi, j->out + CHUNK_OUT * k);
+            j->s->ops->prep(&j->s->seq[c], lo, hi, j->out + CHUNK_OUT * k);
         else
-            j->s->ops->pass(&j->s->c, lo, hi, j->a, j->b, j->flags, j->out + CHUNK_OUT * k);
+            j->s->ops->pass(&j->s->seq[c], lo, hi, j->a, j->b, j->flags, j->out + CHUNK_OUT * k);
     }
     return NULL;
 }
 
-/* Each chunk of the group's cells lo .. hi - 1 (prep, or the pass at (a, b)) into out, 9 a chunk:
+/* Each chunk of the group's cells (prep, or the pass at (a, b)) into out, CHUNK_OUT numbers a chunk:
  * on the caller and up to s->threads - 1 more threads, each a run of chunks (a chunk's numbers do
- * not depend on which thread makes them); CHUNK_OUT numbers a chunk. */
-static void fit_chunks(const fit_src *s, Py_ssize_t lo, Py_ssize_t hi, double a, double b, int flags, int prep,
-                       double *out, Py_ssize_t nc)
+ * not depend on which thread makes them). */
+static void fit_chunks(const fit_src *s, const fit_span *g, double a, double b, int flags, int prep, double *out)
 {
+    Py_ssize_t nc = g->n[0] + g->n[1];
     int T = nc >= FIT_THREADED ? s->threads : 1;
     chunk_job jobs[FIT_THREADS];
     pthread_t tid[FIT_THREADS];
     int started[FIT_THREADS] = {0};
     T = T < 1 ? 1 : T > FIT_THREADS ? FIT_THREADS : T;
     for (int t = 0; t < T; t++)
-        jobs[t] = (chunk_job){s, lo, hi, nc * t / T, nc * (t + 1) / T, a, b, flags, prep, out};
+        jobs[t] = (chunk_job){s, g, nc * t / T, nc * (t + 1) / T, a, b, flags, prep, out};
     for (int t = 1; t < T; t++)
         started[t] = pthread_create(&tid[t], NULL, chunk_worker, &jobs[t]) == 0;
     chunk_worker(&jobs[0]);
@@ -634,35 +649,33 @@ static void fit_chunks(const fit_src *s, Py_ssize_t lo, Py_ssize_t hi, double a,
     }
 }
 
-/* the chunks' numbers of a group: on the stack for a group of one chunk */
+/* the chunks' numbers of a group: on the stack for a group of one chunk of each class */
 typedef struct {
-    double one[CHUNK_OUT], *many;
-    Py_ssize_t n;
+    double few[2 * CHUNK_OUT], *many;
 } chunk_buf;
 
-static double *chunk_slots(chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi)
+static double *chunk_slots(chunk_buf *cb, const fit_span *g)
 {
-    cb->n = hi > lo ? (hi - lo + FIT_CHUNK - 1) / FIT_CHUNK : 1;
-    if (cb->n == 1)
-        return cb->one;
+    Py_ssize_t nc = g->n[0] + g->n[1];
+    if (nc <= 2)
+        return cb->few;
     if (!cb->many)
-        cb->many = malloc((size_t)cb->n * CHUNK_OUT * sizeof(double));
+        cb->many = malloc((size_t)nc * CHUNK_OUT * sizeof(double));
     return cb->many;
 }
 
-/* The sums of the pass at (a, b) over the group's cells lo .. hi - 1 (calib_pass.h's pass, chunk by
- * chunk, the chunks added in their order: g0 and g1 with their rounding errors gathered apart and
- * added back at the end): out[0 .. 5] g0, g1, h00, h01, h11, the log-likelihood, out[6 .. 9] t0 .. t3.
- * -1: out of memory. */
-static int fit_sums(const fit_src *s, chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi, double a, double b, int flags,
-                    double out[10])
+/* The sums of the pass at (a, b) over the group's cells (calib_pass.h's pass, chunk by chunk, the
+ * chunks added in their order: g0 and g1 with their rounding errors gathered apart and added back at
+ * the end): out[0 .. 5] g0, g1, h00, h01, h11, the log-likelihood, out[6 .. 9] t0 .. t3.  -1: out of
+ * memory. */
+static int fit_sums(const fit_src *s, chunk_buf *cb, const fit_span *g, double a, double b, int flags, double out[10])
 {
-    double *o = chunk_slots(cb, lo, hi);
+    double *o = chunk_slots(cb, g);
     if (!o)
         return -1;
-    fit_chunks(s, lo, hi, a, b, flags, 0, o, cb->n);
+    fit_chunks(s, g, a, b, flags, 0, o);
     double t[12] = {0}, c[2] = {0};
-    for (Py_ssize_t k = 0; k < cb->n; k++) {
+    for (Py_ssize_t k = 0; k < g->n[0] + g->n[1]; k++) {
         const double *q = o + CHUNK_OUT * k;
         for (int m = 0; m < 2; m++) {
             double s2 = t[m] + q[m], b2 = s2 - t[m];
@@ -681,45 +694,64 @@ static int fit_sums(const fit_src *s, chunk_buf *cb, Py_ssize_t lo, Py_ssize_t h
     return 0;
 }
 
-static int newton2(const fit_src *s, chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi, double xmin, double xmax, double a,
-                   double b, double S[10], double *ra, double *rb);
+static int newton2(const fit_src *s, chunk_buf *cb, const fit_span *g, double xmin, double xmax, double a, double b,
+                   double S[10], int have_ll, double *ra, double *rb);
 
-/* The logistic recalibration of one group's cells lo .. hi - 1 (x the logit of each cell's score,
- * ascending; pos and the weight wt as cal_cells says), by Newton's method:
- *   offset (joint 0): logit P(y = 1) = a + x, from a = logit(P / W) - sum wt x / W (near the root);
- *   joint: logit P(y = 1) = a + b x, from (that a, 1), the calibrated recalibration; NaN when the
- *   scores separate the classes (or there are fewer than two cells): no maximum.
- * Each step is Newton's, whole when it moves no cell's z = a + b x by more than FIT_SAFE (1): along
- * the step the second derivative of the log-likelihood stays within e^{+-1} of its value at the start
+/* the largest change of a cell's z = a + b x in the Newton step of the joint fit's sums S (NaN when
+ * there is none: the curvature not positive) */
+static double newton_reach(const double S[10], double xmin, double xmax)
+{
+    double det = S[2] * S[4] - S[3] * S[3];
+    if (!(det > 0))
+        return NAN;
+    double da = (S[4] * S[0] - S[3] * S[1]) / det, db = (S[2] * S[1] - S[3] * S[0]) / det;
+    return fmax(fabs(da + db * xmin), fabs(da + db * xmax));
+}
+
+/* The logistic recalibration of one group (its cells of each class, x the logit of each cell's
+ * score), by Newton's method:
+ *   offset (joint 0): logit P(y = 1) = a + x, from a = logit(P / W) - sum wt x / W (near the root:
+ *   P the positives' weight, W the weight), every step whole (as the numpy iteration before it);
+ *   joint: logit P(y = 1) = a + b x, from (that a, 1), the calibrated recalibration, when its
+ *   Newton step is whole (below) or its likelihood at least the constant's (a = logit(P / W), b = 0),
+ *   else from the constant, and again from the constant when the iterations from (a, 1) fail; NaN
+ *   when the scores separate the classes (no maximum).
+ * A step of the joint fit that moves no cell's z = a + b x by more than FIT_SAFE (1) is taken whole:
+ * along it the second derivative of the log-likelihood stays within e^{+-1} of its value at the start
  * (the logistic's variance changes by at most e^|dz|), so the likelihood rises by at least 0.28 of
- * the step's first-order gain, and no likelihood is needed; a larger step is checked against the
- * likelihood and halved while it lowers it (up to 60 times).  The offset fit's steps are whole (its
- * start is near the root).  A fit stops after a Newton step of less than 1e-15 relative (each
- * coefficient's step over 1 + its size), or one step after a step below FIT_NEAR (1e-8): Newton's
- * error is then about the square of that step, below the rounding of the sums.  NaN (a and b) after
- * FIT_MAX_ITER steps or where the curvature is not positive.  -1: out of memory. */
-static int fit_group(const fit_src *s, Py_ssize_t lo, Py_ssize_t hi, int joint, double *ra, double *rb)
+ * the step's first-order gain and no likelihood is needed; a larger one is checked against the
+ * likelihood and halved while it lowers it (up to 60 times).  Near the maximum (no z moved by more
+ * than FIT_CHEB, 0.1) the step is Chebyshev's: Newton's less half its second-order term, from the
+ * third derivatives summed in the same pass (t0 .. t3), whose error is about the cube of the step's.
+ * A fit stops after a step of less than 1e-15 relative (each coefficient's step over 1 + its size),
+ * after a Chebyshev step below FIT_NEAR (1e-8; its error about the cube of that), or one step after
+ * a Newton step below FIT_NEAR (its error about the square).  NaN (a and b) after FIT_MAX_ITER steps,
+ * where the curvature is not positive or a class has no cell.  -1: out of memory. */
+static int fit_group(const fit_src *s, const fit_span *g, int joint, double *ra, double *rb)
 {
     *ra = *rb = NAN;
+    if (!g->n[0] || !g->n[1])
+        return 0;
     chunk_buf cb = {.many = NULL};
-    double *o = chunk_slots(&cb, lo, hi);
+    double *o = chunk_slots(&cb, g);
     if (!o)
         return -1;
-    fit_chunks(s, lo, hi, 0.0, 0.0, 0, 1, o, cb.n);
-    double W = 0.0, P = 0.0, SX = 0.0, xmin = INFINITY, xmax = -INFINITY;
-    double pmin = INFINITY, pmax = -INFINITY, nmin = INFINITY, nmax = -INFINITY;
-    for (Py_ssize_t k = 0; k < cb.n; k++) {
+    fit_chunks(s, g, 0.0, 0.0, 0, 1, o);
+    double W = 0.0, P = 0.0, SX = 0.0, mn[2] = {INFINITY, INFINITY}, mx[2] = {-INFINITY, -INFINITY};
+    for (Py_ssize_t k = 0; k < g->n[0] + g->n[1]; k++) {
         const double *q = o + CHUNK_OUT * k;
-        W += q[0], P += q[1], SX += q[2];
-        xmin = q[3] < xmin ? q[3] : xmin, xmax = q[4] > xmax ? q[4] : xmax;
-        pmin = q[5] < pmin ? q[5] : pmin, pmax = q[6] > pmax ? q[6] : pmax;
-        nmin = q[7] < nmin ? q[7] : nmin, nmax = q[8] > nmax ? q[8] : nmax;
+        int c = k >= g->n[0];
+        W += q[0], SX += q[1];
+        if (!c)
+            P += q[0];
+        mn[c] = q[2] < mn[c] ? q[2] : mn[c], mx[c] = q[3] > mx[c] ? q[3] : mx[c];
     }
+    double xmin = mn[0] < mn[1] ? mn[0] : mn[1], xmax = mx[0] > mx[1] ? mx[0] : mx[1];
     double ob = P / W, a = log(ob) - log1p(-ob) - SX / W, b = 1.0, S[10];
     int near = 0, bad = 0;
     if (!joint) {
         for (int it = 0; it < FIT_MAX_ITER && !bad; it++) {
-            bad = fit_sums(s, &cb, lo, hi, a, 1.0, 0, S) < 0; /* the offset fit's sums */
+            bad = fit_sums(s, &cb, g, a, 1.0, 0, S) < 0; /* the offset fit's sums */
             if (bad || !(S[2] > 0))
                 break;
             double step = S[0] / S[2];
@@ -737,20 +769,25 @@ static int fit_group(const fit_src *s, Py_ssize_t lo, Py_ssize_t hi, int joint, 
         free(cb.many);
         return bad ? -1 : 0;
     }
-    if (hi - lo < 2 || nmax <= pmin || pmax <= nmin) {
+    if (mx[1] <= mn[0] || mx[0] <= mn[1]) { /* the scores separate the classes */
         free(cb.many);
         return 0;
     }
-    /* from the calibrated recalibration when it is likelier than the constant P / W, else from that */
+    /* from the calibrated recalibration when its Newton step is whole (near the maximum) or it is at
+     * least as likely as the constant P / W, else from that */
     double a_null = log(ob) - log1p(-ob), ll_null = P * log(ob) + (W - P) * log1p(-ob);
-    bad = fit_sums(s, &cb, lo, hi, a, b, PASS_JOINT | PASS_LL, S) < 0;
-    int from_null = !bad && !(S[5] >= ll_null);
+    bad = fit_sums(s, &cb, g, a, b, PASS_JOINT, S) < 0;
+    int from_null = 0, have_ll = 0;
+    if (!bad && !(newton_reach(S, xmin, xmax) <= FIT_SAFE)) {
+        bad = fit_sums(s, &cb, g, a, b, PASS_JOINT | PASS_LL, S) < 0, have_ll = 1;
+        from_null = !bad && !(S[5] >= ll_null);
+    }
     if (from_null)
-        a = a_null, b = 0.0, bad = fit_sums(s, &cb, lo, hi, a, b, PASS_JOINT | PASS_LL, S) < 0;
-    bad = bad || newton2(s, &cb, lo, hi, xmin, xmax, a, b, S, ra, rb) < 0;
+        a = a_null, b = 0.0, bad = fit_sums(s, &cb, g, a, b, PASS_JOINT | PASS_LL, S) < 0;
+    bad = bad || newton2(s, &cb, g, xmin, xmax, a, b, S, have_ll || from_null, ra, rb) < 0;
     if (!bad && isnan(*ra) && !from_null) { /* Newton lost from the calibrated start: again from the constant */
-        bad = fit_sums(s, &cb, lo, hi, a_null, 0.0, PASS_JOINT | PASS_LL, S) < 0;
-        bad = bad || newton2(s, &cb, lo, hi, xmin, xmax, a_null, 0.0, S, ra, rb) < 0;
+        bad = fit_sums(s, &cb, g, a_null, 0.0, PASS_JOINT | PASS_LL, S) < 0;
+        bad = bad || newton2(s, &cb, g, xmin, xmax, a_null, 0.0, S, 1, ra, rb) < 0;
     }
     free(cb.many);
     if (bad)
@@ -758,13 +795,13 @@ static int fit_group(const fit_src *s, Py_ssize_t lo, Py_ssize_t hi, int joint, 
     return bad ? -1 : 0;
 }
 
-/* The joint fit's Newton iterations from (a, b), S its sums there (with the likelihood): (a, b) into
- * ra, rb, NaN when they fail (fit_group says how they go).  -1: out of memory. */
-static int newton2(const fit_src *s, chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi, double xmin, double xmax, double a,
-                   double b, double S[10], double *ra, double *rb)
+/* The joint fit's Newton iterations from (a, b), S its sums there (with the likelihood when have_ll):
+ * (a, b) into ra, rb, NaN when they fail (fit_group says how they go).  -1: out of memory. */
+static int newton2(const fit_src *s, chunk_buf *cb, const fit_span *g, double xmin, double xmax, double a, double b,
+                   double S[10], int have_ll, double *ra, double *rb)
 {
     double T[10];
-    int near = 0, bad = 0, have_ll = 1;
+    int near = 0, bad = 0;
     *ra = *rb = NAN;
     for (int it = 0; it < FIT_MAX_ITER && !bad; it++) {
         double det = S[2] * S[4] - S[3] * S[3];
@@ -784,9 +821,9 @@ static int newton2(const fit_src *s, chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi
         double full = fmax(fabs(da) / (1.0 + fabs(a)), fabs(db) / (1.0 + fabs(b)));
         if (!(cheb || full <= FIT_NEAR || reach <= FIT_SAFE)) {
             if (!have_ll) /* the same sums again, with the likelihood */
-                bad = fit_sums(s, cb, lo, hi, a, b, PASS_JOINT | PASS_LL, S) < 0;
+                bad = fit_sums(s, cb, g, a, b, PASS_JOINT | PASS_LL, S) < 0;
             for (int half = 0; half < 60 && !bad; half++) {
-                bad = fit_sums(s, cb, lo, hi, a + da, b + db, PASS_JOINT | PASS_LL, T) < 0;
+                bad = fit_sums(s, cb, g, a + da, b + db, PASS_JOINT | PASS_LL, T) < 0;
                 if (T[5] >= S[5] || fabs(da) + fabs(db) <= 1e-15 * (1.0 + fabs(a) + fabs(b))) {
                     taken = 1;
                     break;
@@ -803,7 +840,7 @@ static int newton2(const fit_src *s, chunk_buf *cb, Py_ssize_t lo, Py_ssize_t hi
         if (taken) /* the sums at the point the step reaches */
             memcpy(S, T, sizeof T), have_ll = 1;
         else if (!bad)
-            bad = fit_sums(s, cb, lo, hi, a, b, PASS_JOINT, S) < 0, have_ll = 0;
+            bad = fit_sums(s, cb, g, a, b, PASS_JOINT, S) < 0, have_ll = 0;
     }
     return bad ? -1 : 0;
 }
@@ -816,7 +853,7 @@ static int fit_threads(void)
 
 typedef struct {
     const fit_src *s;
-    const int64_t *bounds;
+    const int64_t *bp, *bn; /* each group's cells of each class: bp[g] .. bp[g + 1] - 1, and of bn */
     Py_ssize_t g0, g1, G;
     int joint, bad;
     double *o;
@@ -825,16 +862,20 @@ typedef struct {
 static void *groups_worker(void *arg)
 {
     groups_job *j = arg;
-    for (Py_ssize_t g = j->g0; g < j->g1 && !j->bad; g++)
-        j->bad = fit_group(j->s, j->bounds[g], j->bounds[g + 1], j->joint, j->o + g, j->o + j->G + g) < 0;
+    for (Py_ssize_t g = j->g0; g < j->g1 && !j->bad; g++) {
+        fit_span sp = span_of(j->bp[g], j->bp[g + 1], j->bn[g], j->bn[g + 1]);
+        j->bad = fit_group(j->s, &sp, j->joint, j->o + g, j->o + j->G + g) < 0;
+    }
     return NULL;
 }
 
 /* logit_fit(x, pos, w2, bounds, joint, w2neg) -> bytearray of 2 * G float64, two rows of G: each
- * group's a and b (fit_group; b = 1 for the offset fit), its cells at bounds[g]:bounds[g + 1], w2
- * the cells' weight or (w2neg) their negatives' weight.  Many groups: the groups shared by threads
- * (runs of groups of about equal cells); one group: its chunks.  A group's numbers are the same
- * alone or among others, on any number of threads. */
+ * group's a and b (fit_group; b = 1 for the offset fit), its cells at bounds[g]:bounds[g + 1] (x the
+ * logit of their scores, ascending; pos the positives' weight; w2 the weight wt, or when w2neg the
+ * negatives' weight, wt = pos + w2): the positives' cells those with pos > 0 (their weight pos), the
+ * negatives' those with wt - pos > 0 (that weight).  Many groups: the groups shared by threads (runs
+ * of groups of about equal cells); one group: its chunks.  A group's numbers are the same alone or
+ * among others, on any number of threads. */
 PyObject *nv_logit_fit(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *xo, *po, *wo, *bo;
@@ -854,25 +895,44 @@ PyObject *nv_logit_fit(PyObject *Py_UNUSED(self), PyObject *args)
     if (G < 0)
         return NULL;
     PyObject *res = PyByteArray_FromStringAndSize(NULL, 2 * G * 8);
-    if (!res) {
+    double *cls = malloc((size_t)(n > 0 ? n : 1) * 4 * sizeof(double));
+    int64_t *cb = malloc((size_t)(G + 1) * 2 * sizeof(int64_t));
+    if (!res || !cls || !cb) {
+        Py_XDECREF(res);
+        free(cls), free(cb);
         nv_args_release(&in);
-        return NULL;
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
     }
     double *o = (double *)PyByteArray_AS_STRING(res);
+    const double *x = in.v[0].buf, *pos = in.v[1].buf, *w2 = in.v[2].buf;
+    double *xp = cls, *wp = cls + n, *xn = cls + 2 * n, *wn = cls + 3 * n;
+    int64_t *bp = cb, *bn = cb + G + 1;
     int T = fit_threads();
-    fit_src s = {cal_pick(), {in.v[0].buf, in.v[1].buf, in.v[2].buf, NULL, w2neg ? CELLS_NEG : CELLS_WT}, G == 1 ? T : 1};
+    fit_src s = {cal_pick(), {{xp, wp, 0}, {xn, wn, 1}}, G == 1 ? T : 1};
     if (G < 64 || n < FIT_CHUNK)
         T = 1;
     groups_job jobs[FIT_THREADS];
     pthread_t tid[FIT_THREADS];
     int started[FIT_THREADS] = {0}, bad = 0;
     NOGIL_BEGIN
+    Py_ssize_t np_ = 0, nn = 0;
+    for (Py_ssize_t g = 0; g < G; g++) { /* each group's cells of each class */
+        bp[g] = np_, bn[g] = nn;
+        for (Py_ssize_t i = bounds[g]; i < bounds[g + 1]; i++) {
+            double p = pos[i], w = w2neg ? p + w2[i] : w2[i], q = w - p;
+            if (p > 0)
+                xp[np_] = x[i], wp[np_++] = p;
+            if (q > 0)
+                xn[nn] = x[i], wn[nn++] = q;
+        }
+    }
+    bp[G] = np_, bn[G] = nn;
     Py_ssize_t g = 0;
     for (int t = 0; t < T; t++) { /* runs of groups, each about n / T cells */
         Py_ssize_t g1 = g;
         while (g1 < G && (t == T - 1 || bounds[g1] < n * (t + 1) / T))
             g1++;
-        jobs[t] = (groups_job){&s, bounds, g, g1, G, joint, 0, o};
+        jobs[t] = (groups_job){&s, bp, bn, g, g1, G, joint, 0, o};
         g = g1;
     }
     for (int t = 1; t < T; t++)
@@ -887,12 +947,88 @@ PyObject *nv_logit_fit(PyObject *Py_UNUSED(self), PyObject *args)
     }
     bad |= jobs[0].bad;
     NOGIL_END
+    free(cls), free(cb);
     nv_args_release(&in);
     if (bad) {
         Py_DECREF(res);
         return PyErr_NoMemory();
     }
     return res;
+}
+
+/* logit_fit_classes(xp, wp, xn, wn, joint) -> (a, b): the fit (fit_group) of one group given as its
+ * cells of each class: the positives' logits xp with their weights wp (None: 1 each), the
+ * negatives' xn with wn; logit_fit's numbers for the cells these are made of. */
+PyObject *nv_logit_fit_classes(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *xpo, *wpo, *xno, *wno;
+    int joint;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOOOp", &xpo, &wpo, &xno, &wno, &joint) || nv_arg(&in, xpo, NV_F64) < 0 ||
+        nv_arg(&in, wpo, NV_F64 | NV_OPTIONAL) < 0 || nv_arg(&in, xno, NV_F64) < 0 ||
+        nv_arg(&in, wno, NV_F64 | NV_OPTIONAL) < 0)
+        return NULL;
+    if ((in.v[1].buf && in.n[1] != in.n[0]) || (in.v[3].buf && in.n[3] != in.n[2])) {
+        nv_args_fail(&in, PyExc_ValueError, "logit_fit_classes: logits and weights differ in length");
+        return NULL;
+    }
+    fit_src s = {cal_pick(), {{in.v[0].buf, in.v[1].buf, 0}, {in.v[2].buf, in.v[3].buf, 1}}, fit_threads()};
+    fit_span g = span_of(0, in.n[0], 0, in.n[2]);
+    double a, b;
+    int bad;
+    NOGIL_BEGIN
+    bad = fit_group(&s, &g, joint, &a, &b) < 0;
+    NOGIL_END
+    nv_args_release(&in);
+    if (bad)
+        return PyErr_NoMemory();
+    return Py_BuildValue("dd", a, b);
+}
+
+/* class_runs(scores) -> None, or (values, counts) float64 bytearrays: one class's sorted scores as
+ * its cells when two are equal (the runs of equal scores, each with its count), None when they are
+ * distinct (each its own cell, of weight 1). */
+PyObject *nv_class_runs(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *ao;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "O", &ao) || nv_arg(&in, ao, NV_F64) < 0)
+        return NULL;
+    const double *a = in.v[0].buf;
+    Py_ssize_t n = in.n[0], first = -1;
+    NOGIL_BEGIN
+    for (Py_ssize_t i = 1; i < n && first < 0; i++)
+        if (a[i] == a[i - 1])
+            first = i;
+    NOGIL_END
+    if (first < 0) {
+        nv_args_release(&in);
+        Py_RETURN_NONE;
+    }
+    PyObject *vo = PyByteArray_FromStringAndSize(NULL, n * 8), *co = vo ? PyByteArray_FromStringAndSize(NULL, n * 8) : NULL;
+    if (!co) {
+        Py_XDECREF(vo);
+        nv_args_release(&in);
+        return NULL;
+    }
+    double *v = (double *)PyByteArray_AS_STRING(vo), *c = (double *)PyByteArray_AS_STRING(co);
+    Py_ssize_t m = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n;) {
+        Py_ssize_t j = i + 1;
+        while (j < n && a[j] == a[i])
+            j++;
+        v[m] = a[i] + 0.0, c[m] = (double)(j - i), m++;
+        i = j;
+    }
+    Py_END_ALLOW_THREADS
+    nv_args_release(&in);
+    if (PyByteArray_Resize(vo, m * 8) < 0 || PyByteArray_Resize(co, m * 8) < 0) {
+        Py_DECREF(vo);
+        Py_DECREF(co);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", vo, co);
 }
 
 /* fit_cells(sc, pos, neg, bounds) -> (ok, kept): which groups have a fit (uint8 a group: a live cell,
@@ -979,128 +1115,3 @@ PyObject *nv_fit_cells(PyObject *Py_UNUSED(self), PyObject *args)
     return Py_BuildValue("N(NNNN)", oko, out[0], out[1], out[2], out[3]);
 }
 
-/* the cells of the scores below a value (or from it) of the two classes' arrays: one thread's */
-typedef struct {
-    cal_src s;
-    double *sc;
-    uint32_t *cnt;
-    Py_ssize_t c;
-    int big;
-} cells_job;
-
-static void *cells_worker(void *arg)
-{
-    cells_job *j = arg;
-    double v, p, w;
-    Py_ssize_t c = 0;
-    int big = 0;
-    while (src_next(&j->s, &v, &p, &w)) {
-        big |= p > 65535.0 || w - p > 65535.0;
-        j->sc[c] = v, j->cnt[c] = (uint32_t)p | (uint32_t)(w - p) << 16;
-        c++;
-    }
-    j->c = c, j->big = big;
-    return NULL;
-}
-
-/* the first index of a[0 .. n - 1] (ascending) holding v or more */
-static Py_ssize_t lower_bound(const double *a, Py_ssize_t n, double v)
-{
-    Py_ssize_t lo = 0, hi = n;
-    while (lo < hi) {
-        Py_ssize_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* split_cells(pos_scores, neg_scores) -> (scores, counts) or None: the cells of the summary of unit
- * cases whose positives' and negatives' scores are given, each sorted ascending (hist_merge's cells,
- * score + 0.0): their scores (float64) and their counts, pos | neg << 16 (uint32: half the memory of
- * hist_merge's two float64 arrays); None when a cell holds 65536 cases of one class or more.  Many
- * cases: the scores below the larger class's middle one and the others on two threads (a run of equal
- * scores is on one side), the second's cells moved down after the first's when ties across the
- * classes made those fewer than its cases. */
-PyObject *nv_split_cells(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    PyObject *ao, *bo;
-    nv_args in = {0};
-    if (!PyArg_ParseTuple(args, "OO", &ao, &bo) || nv_arg(&in, ao, NV_F64) < 0 || nv_arg(&in, bo, NV_F64) < 0)
-        return NULL;
-    const double *ps = in.v[0].buf, *ns = in.v[1].buf;
-    Py_ssize_t np_ = in.n[0], nn = in.n[1], cap = np_ + nn;
-    PyObject *so = nv_buf_result(cap * 8), *co = so ? nv_buf_result(cap * 4) : NULL; /* huge pages */
-    if (!co) {
-        Py_XDECREF(so);
-        nv_args_release(&in);
-        return NULL;
-    }
-    double *sc = (double *)((nv_BufObject *)so)->data;
-    uint32_t *cnt = (uint32_t *)((nv_BufObject *)co)->data;
-    cells_job jobs[2];
-    int halves = cap >= (1 << 20) && fit_threads() > 1;
-    Py_ssize_t c;
-    int big;
-    NOGIL_BEGIN
-    Py_ssize_t i1 = np_, j1 = nn;
-    if (halves) {
-        double v = np_ >= nn ? ps[np_ / 2] : ns[nn / 2];
-        i1 = lower_bound(ps, np_, v), j1 = lower_bound(ns, nn, v);
-    }
-    jobs[0] = (cells_job){{.split = 1, .ps = ps, .np_ = i1, .ns = ns, .nn = j1}, sc, cnt, 0, 0};
-    jobs[1] = (cells_job){{.split = 1, .ps = ps + i1, .np_ = np_ - i1, .ns = ns + j1, .nn = nn - j1},
-                          sc + i1 + j1, cnt + i1 + j1, 0, 0};
-    pthread_t tid;
-    int started = halves && pthread_create(&tid, NULL, cells_worker, &jobs[1]) == 0;
-    cells_worker(&jobs[0]);
-    if (started)
-        pthread_join(tid, NULL);
-    else if (halves)
-        cells_worker(&jobs[1]);
-    c = jobs[0].c, big = jobs[0].big;
-    if (halves) {
-        if (c < i1 + j1) {
-            memmove(sc + c, sc + i1 + j1, (size_t)jobs[1].c * sizeof(double));
-            memmove(cnt + c, cnt + i1 + j1, (size_t)jobs[1].c * sizeof(uint32_t));
-        }
-        c += jobs[1].c, big |= jobs[1].big;
-    }
-    NOGIL_END
-    nv_args_release(&in);
-    if (big) {
-        Py_DECREF(so);
-        Py_DECREF(co);
-        Py_RETURN_NONE;
-    }
-    ((nv_BufObject *)so)->len = c * 8, ((nv_BufObject *)co)->len = c * 4;
-    return Py_BuildValue("(NN)", so, co);
-}
-
-/* logit_fit_counts(x, counts, joint) -> (a, b): logit_fit of one group whose cells are split_cells's
- * (x the logit of their scores): the same numbers as logit_fit of those cells as float64 pos and neg
- * (the counts are converted exactly). */
-PyObject *nv_logit_fit_counts(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    PyObject *xo, *co;
-    int joint;
-    nv_args in = {0};
-    if (!PyArg_ParseTuple(args, "OOp", &xo, &co, &joint) || nv_arg(&in, xo, NV_F64) < 0 || nv_arg(&in, co, NV_RAW1) < 0)
-        return NULL;
-    if (in.n[1] != in.n[0] * 4) {
-        nv_args_fail(&in, PyExc_ValueError, "logit_fit_counts: x and counts differ in length");
-        return NULL;
-    }
-    fit_src s = {cal_pick(), {in.v[0].buf, NULL, NULL, in.v[1].buf, CELLS_COUNTS}, fit_threads()};
-    double a, b;
-    int bad;
-    NOGIL_BEGIN
-    bad = fit_group(&s, 0, in.n[0], joint, &a, &b) < 0;
-    NOGIL_END
-    nv_args_release(&in);
-    if (bad)
-        return PyErr_NoMemory();
-    return Py_BuildValue("dd", a, b);
-}

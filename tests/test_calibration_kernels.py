@@ -1,8 +1,9 @@
-"""Issue 33, the calibration measures' speed: the Brier parts and the logistic fits of a summary of
-unit cases are walked from its classes' sorted scores (csrc/calibration.c brier_split, split_cells)
-with the bits of its cells; the fits are one compiled Newton iteration (logit_fit: the same bits on
-every instruction set and thread count) and at least as close to the maximum likelihood as the
-numpy iteration they replace (tests/oracles/fixtures/calibration_fits_before.json).
+"""Issue 33, the calibration measures' speed: ECE's bins, the Brier parts and the logistic fits of a
+summary of unit cases are made from its classes' sorted scores (csrc/calibration.c bin_sums_split,
+brier_split, class_runs) with the bits of its cells; the fits are one compiled Newton iteration
+(logit_fit: the same bits on every instruction set and thread count) and at least as close to the
+maximum likelihood as the numpy iteration they replace
+(tests/oracles/fixtures/calibration_fits_before.json).
 """
 
 from __future__ import annotations
@@ -105,30 +106,22 @@ def test_ece_bins_from_the_classes_scores_are_the_cells_bit_for_bit(seed):
                 assert split.split() is not None  # read without the summary's arrays
 
 
-# -- the cells of a summary of unit cases ---------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("n", "decimals"), [(1000, None), (1000, 1), ((1 << 20) + 5, None), ((1 << 20) + 5, 4)]
-)
-def test_split_cells_are_the_summarys_cells(n, decimals):
-    """Many cases: two threads, each the scores on one side of a value (a run of ties on one side);
-    ties across the classes make the first half's cells fewer than its cases (the second's moved).
-    """
-    rng = np.random.default_rng(n)
-    s = rng.random(n) if decimals is None else np.round(rng.random(n), decimals)
-    y = rng.random(n) < s
-    split, cells = _pair(y, s)
-    sc, cnt = _native.split_cells(*split.split())
-    cnt = np.frombuffer(cnt, np.uint32)
-    assert np.frombuffer(sc).tolist() == cells.scores.tolist()
-    assert (cnt & 0xFFFF).astype(float).tolist() == cells.pos.tolist()
-    assert (cnt >> 16).astype(float).tolist() == cells.neg.tolist()
+# -- one class's cells ----------------------------------------------------------------------------------
+def test_class_runs_are_the_runs_of_equal_scores():
+    s = np.array([0.1, 0.2, 0.2, 0.2, 0.5, 0.7, 0.7])
+    v, c = (np.frombuffer(b) for b in _native.class_runs(s))
+    assert v.tolist() == [0.1, 0.2, 0.5, 0.7] and c.tolist() == [1.0, 3.0, 1.0, 2.0]
+    assert _native.class_runs(np.array([0.1, 0.2, 0.5])) is None
+    assert _native.class_runs(np.array([])) is None and _native.class_runs(np.array([0.3])) is None
 
 
-def test_a_cell_of_65536_cases_of_a_class_has_no_16_bit_count_and_the_fit_reads_the_arrays():
-    s = np.concatenate([np.full(80_000, 0.5), np.linspace(0.01, 0.99, 999)])
-    y = np.concatenate([np.arange(80_000) % 8 == 0, np.linspace(0.01, 0.99, 999) > 0.4]).astype(int)
-    split, cells = _pair(y, s)
-    assert _native.split_cells(*split.split()) is None
+@pytest.mark.parametrize("decimals", [1, 2, 4])
+def test_fits_of_tied_scores_from_the_classes_runs_are_the_cells(decimals):
+    """Ties inside a class (runs) and across the classes (a cell in both), 80,000 cases on a score."""
+    rng = np.random.default_rng(decimals)
+    s = np.round(rng.random(20_000), decimals).clip(0.05, 0.95)
+    s = np.concatenate([s, np.full(80_000, 0.5)])
+    y = (rng.random(len(s)) < s).astype(int)
     for what in ("slope", "offset", "joint"):
         split, cells = _pair(y, s)
         f = C.cal_slope if what == "slope" else (lambda h, w=what: C.cal_intercept(h, fit=w))

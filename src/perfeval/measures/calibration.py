@@ -458,23 +458,26 @@ def _fits(sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray, 
     return out
 
 
-def _fit_split(split: tuple[np.ndarray, np.ndarray], fit: str) -> tuple[float, float] | None:
+def _fit_split(split: tuple[np.ndarray, np.ndarray], fit: str) -> tuple[float, float]:
     """(a, b) of the summary of unit cases whose classes' sorted scores are ``split`` (``fit``
-    "offset" or "joint"), bit for bit those of its cells (:func:`_fits`), from its cells as scores
-    and 16-bit counts (csrc/calibration.c split_cells: 12 bytes a cell, not the summary's 24, and
-    its arrays not made); None when a cell holds too many cases for that.
+    "offset" or "joint"), bit for bit those of its cells (:func:`_fits`): a fit sums over its
+    positives' cells, then its negatives' (csrc/calibration.c), so each class's scores are its cells
+    as they are (distinct scores, a case each) or as their runs of equal scores (class_runs), and
+    the summary's arrays are not made.
     """
     from perfeval import _native
 
     ps, ns = split
     if not (len(ps) and len(ns)) or min(ps[0], ns[0]) <= 0.0 or max(ps[-1], ns[-1]) >= 1.0:
         return NAN, NAN  # one class, or a score of 0 or 1 (or outside): no fit (fit_cells' rule)
-    cells = _native.split_cells(ps, ns)
-    if cells is None:
-        return None
-    x = np.frombuffer(cells[0], np.float64)
-    _logit(x, out=x)  # the cells' scores, made their logits in place
-    a, b = _native.logit_fit_counts(x, cells[1], fit == "joint")
+    cls = []
+    for sc in (ps, ns):
+        runs = _native.class_runs(sc)
+        cls.append((sc, None) if runs is None else (np.frombuffer(runs[0]), np.frombuffer(runs[1])))
+    (sp, wp), (sn, wn) = cls
+    x = np.empty(len(sp) + len(sn))
+    xp, xn = _logit(sp, out=x[: len(sp)]), _logit(sn, out=x[len(sp) :])
+    a, b = _native.logit_fit_classes(xp, wp, xn, wn, fit == "joint")
     return float(a), float(b)
 
 
@@ -487,9 +490,7 @@ def _fit_one(h: ScoreHistogram, what: str) -> float:
     def make() -> tuple[float, float]:
         split = h.split()
         if split is not None:
-            v = _fit_split(split, fit)
-            if v is not None:
-                return v
+            return _fit_split(split, fit)
         x, p, n, b, ok, _G = _fit_cells(h.scores, h.pos, h.neg, np.array([0, len(h.scores)]))
         if not len(ok):
             return NAN, NAN
