@@ -278,14 +278,14 @@ def test_fits_are_at_least_as_close_to_the_maximum_likelihood_as_before():
 def test_fits_are_closer_where_the_old_iteration_differed():
     """Groups of a seeded search where the two differed by more than 1e-12 (relative): sums near a
     cancellation (few cells, the likelihood's curvature 1e-6 of its terms), slopes of 5 and 10.
-    There the numpy iteration was 4 to 3,000 units off; now each is closer (the slope of 10 still 75
-    units: its sums' rounding).
+    There the numpy iteration was 1,800 to 29,000 units off; now each is closer (within one unit,
+    the slopes within 50: their sums' rounding).
     """
     rows = _errors("differed")
     assert len(rows) == 8
     for r in rows:
         for name, (before, now) in r.items():
-            assert now < before, (name, before, now)
+            assert now < before and now <= (1 if name == "offset" else 64), (name, before, now)
 
 
 def test_negative_slopes_are_found_from_the_calibrated_start():
