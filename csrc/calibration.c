@@ -894,8 +894,16 @@ PyObject *nv_logit_fit(PyObject *Py_UNUSED(self), PyObject *args)
     Py_ssize_t n = in.n[0], G = nv_group_bounds(&in, bounds, in.n[3], n, "logit_fit");
     if (G < 0)
         return NULL;
+    const double *x = in.v[0].buf, *pos = in.v[1].buf, *w2 = in.v[2].buf;
+    Py_ssize_t mp = 0, mn = 0; /* the cells of each class */
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double p = pos[i], q = (w2neg ? p + w2[i] : w2[i]) - p;
+        mp += p > 0, mn += q > 0;
+    }
+    Py_END_ALLOW_THREADS
     PyObject *res = PyByteArray_FromStringAndSize(NULL, 2 * G * 8);
-    double *cls = malloc((size_t)(n > 0 ? n : 1) * 4 * sizeof(double));
+    double *cls = malloc((size_t)(mp + mn > 0 ? mp + mn : 1) * 2 * sizeof(double));
     int64_t *cb = malloc((size_t)(G + 1) * 2 * sizeof(int64_t));
     if (!res || !cls || !cb) {
         Py_XDECREF(res);
@@ -904,8 +912,7 @@ PyObject *nv_logit_fit(PyObject *Py_UNUSED(self), PyObject *args)
         return PyErr_Occurred() ? NULL : PyErr_NoMemory();
     }
     double *o = (double *)PyByteArray_AS_STRING(res);
-    const double *x = in.v[0].buf, *pos = in.v[1].buf, *w2 = in.v[2].buf;
-    double *xp = cls, *wp = cls + n, *xn = cls + 2 * n, *wn = cls + 3 * n;
+    double *xp = cls, *wp = cls + mp, *xn = cls + 2 * mp, *wn = cls + 2 * mp + mn;
     int64_t *bp = cb, *bn = cb + G + 1;
     int T = fit_threads();
     fit_src s = {cal_pick(), {{xp, wp, 0}, {xn, wn, 1}}, G == 1 ? T : 1};
