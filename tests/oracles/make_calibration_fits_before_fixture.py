@@ -4,10 +4,10 @@ sums of the kernel logit_pass, from the null fit, summed cell by cell.  The test
 (tests/test_calibration_kernels.py) compares both with the maximum likelihood in 50 digits: the new
 values are at least as close to it.
 
-How to run (by hand; the fixture is committed)::
+How to run (by hand; the fixture is committed): with ``PYTHONPATH`` at the ``src/`` of a checkout of
+da424ca whose compiled module is built (``pip install -e .`` of that checkout in a scratch venv, or
+a copy of its ``src/`` with its ``_native*.so``, as the committed fixture was made)::
 
-    git -C <repo> worktree add /tmp/perfeval-da424ca da424ca     # or any checkout of that commit
-    (cd /tmp/perfeval-da424ca && python setup.py build_ext --inplace)
     PYTHONPATH=/tmp/perfeval-da424ca/src python tests/oracles/make_calibration_fits_before_fixture.py
 
 It refuses to run against a perfeval without the old kernel (``_native.logit_pass``).  The cases:
