@@ -9,7 +9,10 @@ Run by hand (never in CI):
 
 * ``--distinct`` cases, each its own float64 score (uniform), the target drawn with P(y = 1) = score:
   ``perfeval.evaluate(y, s, measures=[m])`` for ROC and each calibration spec, median of ``--runs``
-  (the summary is built each time: the ROC area's time is the floor).  The peers, in a subprocess
+  (the summary is built each time: the ROC area's time is the floor).  Each spec's runs alternate
+  with runs of ROC (ROC, spec, ROC, spec, ...), and its ratio is to the median of those ROC runs,
+  so that a machine shared with other work moves both alike; beside the wall-clock ratio, the ratio
+  of the process's CPU time (every thread's), which other processes move less.  The peers, in a subprocess
   of the ``--peers`` interpreter on the same arrays (an .npy file; loading and importing not timed):
   torchmetrics' ``binary_calibration_error(preds, target, n_bins=15, norm="l1")`` on float64 tensors,
   netcal's ``ECE(bins=15).measure(s, y)``; their values printed beside perfeval's ECE.
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import statistics
@@ -81,6 +85,43 @@ def timed(fn, runs: int) -> tuple[float, object]:
     return statistics.median(times), out
 
 
+def beside(fn, ref, runs: int) -> tuple[float, float, float, float, object]:
+    """(wall, cpu) medians of ``fn`` and of ``ref`` run alternately ``runs`` times each (ref first),
+    and fn's last result.
+    """
+    w, c, rw, rc, out = [], [], [], [], None
+    for _ in range(runs):
+        for f, ws, cs in ((ref, rw, rc), (fn, w, c)):
+            t0, c0 = time.perf_counter(), time.process_time()
+            r = f()
+            ws.append(time.perf_counter() - t0)
+            cs.append(time.process_time() - c0)
+            if f is fn:
+                out = r
+    med = statistics.median
+    return med(w), med(c), med(rw), med(rc), out
+
+
+def table(run, specs: list[str], runs: int, last: str) -> tuple[dict[str, float], float]:
+    """Each spec's row: seconds, its wall and CPU time over ROC's run beside it, and ``last``; the
+    specs' values and ROC's seconds (its own row's).
+    """
+    print(f"{'measure':<26}{'seconds':>9}{'x ROC':>8}{'cpu x ROC':>11}  {last}")
+    values, roc = {}, math.nan
+    run("roc")  # once before the clock: the first call's imports and caches
+    for spec in specs:
+        if spec == "roc":
+            t, r = timed(lambda: run("roc"), runs)
+            ratio = cratio = 1.0
+            roc = t
+        else:
+            t, c, rt, rc, r = beside(lambda spec=spec: run(spec), lambda: run("roc"), runs)
+            ratio, cratio = t / rt, c / rc
+        values[spec] = next(iter(r.results.values())).value
+        print(f"{spec:<26}{t:>9.2f}{ratio:>8.2f}{cratio:>11.2f}  {values[spec]:.15g}")
+    return values, roc
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--distinct", type=int, default=10_000_000)
@@ -100,14 +141,7 @@ def main() -> None:
     s = rng.random(args.distinct)
     y = (rng.random(args.distinct) < s).astype(np.int64)
     print(f"\n{args.distinct:,} cases, distinct float64 scores")
-    print(f"{'measure':<26}{'seconds':>9}{'x ROC':>8}  value")
-    roc = None
-    values = {}
-    for spec in SPECS:
-        t, r = timed(lambda spec=spec: perfeval.evaluate(y, s, measures=[spec]), args.runs)
-        roc = t if roc is None else roc
-        values[spec] = next(iter(r.results.values())).value
-        print(f"{spec:<26}{t:>9.2f}{t / roc:>8.2f}  {values[spec]:.15g}")
+    values, roc = table(lambda spec: perfeval.evaluate(y, s, measures=[spec]), SPECS, args.runs, "value")
     if args.peers and os.path.exists(args.peers):
         with tempfile.TemporaryDirectory() as d:
             fy, fs = os.path.join(d, "y.npy"), os.path.join(d, "s.npy")
@@ -127,12 +161,12 @@ def main() -> None:
     sg = rng.random(n)
     yg = (rng.random(n) < sg).astype(np.int64)
     print(f"\n{n:,} rows in {G:,} groups, every group's value")
-    print(f"{'measure':<26}{'seconds':>9}{'x ROC':>8}  mean over the groups")
-    roc = None
-    for spec in SPECS:
-        t, r = timed(lambda spec=spec: perfeval.evaluate(yg, sg, groups=g, measures=[spec]), args.runs)
-        roc = t if roc is None else roc
-        print(f"{spec:<26}{t:>9.2f}{t / roc:>8.2f}  {next(iter(r.results.values())).value:.15g}")
+    table(
+        lambda spec: perfeval.evaluate(yg, sg, groups=g, measures=[spec]),
+        SPECS,
+        args.runs,
+        "mean over the groups",
+    )
 
 
 if __name__ == "__main__":

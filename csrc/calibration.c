@@ -1,14 +1,21 @@
 /*
- * calibration.c -- the calibration measures' per-group passes (perfeval.measures.calibration):
- * the isotonic (PAV) recalibration of every group's cells and every group's weight below each cell,
- * over the groups' summaries laid end to end (group k's distinct scores ascending at cells
- * bounds[k]:bounds[k + 1]).
+ * calibration.c -- the calibration measures' passes (perfeval.measures.calibration), over the groups'
+ * summaries laid end to end (group k's distinct scores ascending at cells bounds[k]:bounds[k + 1]),
+ * or over one summary of unit cases still held as its two classes' sorted scores (walked up together,
+ * its cells met in order, without the summary's three arrays: 240 MB for 10M distinct scores):
+ * ECE's bins (group_bin_sums, bin_sums_split), the Brier score's parts with CORP's isotonic (PAV)
+ * recalibration (brier_cells, brier_split), each cell's weight below it (group_below), and the
+ * logistic recalibration's Newton fits (fit_cells, class_runs, logit_fit, logit_fit_classes; their
+ * pass in calib_pass.h).
  *
- * Why C: both are a sequential walk per group (a stack of pooled blocks; a running sum), which numpy
- * has no segmented form of, and a Python loop over 100,000 groups takes seconds.  One group is the
- * same walk as every group at once, so a group's numbers are the bits of that group alone.
+ * Why C: each is a sequential walk per group (a stack of pooled blocks; a running sum; Newton's steps
+ * over the cells), which numpy has no segmented form of, and a Python loop over 100,000 groups takes
+ * seconds.  One group is the same walk as every group at once, so a group's numbers are the bits of
+ * that group alone; the walk from the classes' scores meets the same cells in the same order, so a
+ * summary's numbers do not depend on whether its arrays were made.
  */
 #include "native.h"
+#include <unistd.h> /* sysconf */
 
 /* group_pav(pos, wt, bounds) -> bytearray of float64, one per cell: each group's weighted isotonic
  * (non-decreasing) regression of its cells' shares of positives pos / wt, by pool adjacent violators:
@@ -111,6 +118,74 @@ PyObject *nv_group_below(PyObject *Py_UNUSED(self), PyObject *args)
     return res;
 }
 
+/* The cells of one summary: its arrays (sc, pos, neg at k .. end - 1), or, for a summary of unit
+ * cases not yet made into arrays, the positives' and the negatives' scores, each sorted ascending,
+ * walked up together (a run of equal scores across both is a cell: csrc/summary.c hist_merge's
+ * cells, score + 0.0, its counts).  A cell's weight is pos + neg, as the caller's arrays add it. */
+typedef struct {
+    const double *sc, *pos, *neg;
+    Py_ssize_t k, end;
+    const double *ps, *ns; /* split: the positives' and the negatives' scores */
+    Py_ssize_t i, j, np_, nn;
+    int split;
+} cal_src;
+
+static inline int src_next(cal_src *s, double *v, double *p, double *w)
+{
+    if (!s->split) {
+        if (s->k >= s->end)
+            return 0;
+        *v = s->sc[s->k], *p = s->pos[s->k], *w = s->pos[s->k] + s->neg[s->k];
+        s->k++;
+        return 1;
+    }
+    if (s->i >= s->np_ && s->j >= s->nn)
+        return 0;
+    double u = s->j >= s->nn || (s->i < s->np_ && s->ps[s->i] <= s->ns[s->j]) ? s->ps[s->i] : s->ns[s->j];
+    Py_ssize_t i0 = s->i, j0 = s->j;
+    while (s->i < s->np_ && s->ps[s->i] == u)
+        s->i++;
+    while (s->j < s->nn && s->ns[s->j] == u)
+        s->j++;
+    double m = (double)(s->i - i0), q = (double)(s->j - j0);
+    *v = u + 0.0, *p = m, *w = m + q;
+    return 1;
+}
+
+/* Each cell of s into its bin of B (group_bin_sums says which): its weight, positive weight and
+ * weighted score added to w, p and sm, in score order; total the group's weight (equal mass). */
+static void bin_cells(cal_src *s, long long B, int mass, const double *edges, double total, double *w, double *p,
+                      double *sm)
+{
+    const double Bd = (double)B;
+    double below = 0.0, v, pos, wt;
+    while (src_next(s, &v, &pos, &wt)) {
+        long long lo = 0, hi = B - 1; /* the answer: how many of the B - 1 edges pass */
+        if (mass) {
+            double lhs = below * Bd;
+            while (lo < hi) { /* the largest j in 0 .. B - 1 with j == 0 or j * total <= lhs */
+                long long mid = lo + (hi - lo + 1) / 2;
+                if ((double)mid * total <= lhs)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            below += wt;
+        } else {
+            while (lo < hi) { /* np.searchsorted(edges, v, side="right") */
+                long long mid = lo + (hi - lo + 1) / 2;
+                if (edges[mid - 1] <= v)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+        }
+        w[lo] += wt;
+        p[lo] += pos;
+        sm[lo] += v * wt;
+    }
+}
+
 /* group_bin_sums(sc, pos, neg, bounds, n_bins, mass) -> (W, P, S), each a bytearray of G * n_bins
  * float64: every group's weight, positive weight and weighted score sum (sc * (pos + neg)) in each
  * of its bins, each cell added in score order from 0.0 (np.bincount's bits).  A cell's bin: equal
@@ -166,41 +241,14 @@ PyObject *nv_group_bin_sums(PyObject *Py_UNUSED(self), PyObject *args)
     memset(S, 0, (size_t)cells * 8);
     for (long long k = 1; !mass && k < B; k++)
         edges[k - 1] = (double)k / (double)B;
-    const double Bd = (double)B;
     for (Py_ssize_t g = 0; g < G; g++) {
         Py_ssize_t a = bounds[g], b = bounds[g + 1];
-        double total = 0.0, below = 0.0;
+        double total = 0.0;
         if (mass)
             for (Py_ssize_t i = a; i < b; i++)
                 total += pos[i] + neg[i];
-        double *w = W + g * B, *p = P + g * B, *s = S + g * B;
-        for (Py_ssize_t i = a; i < b; i++) {
-            double wt = pos[i] + neg[i];
-            long long lo = 0, hi = B - 1; /* the answer: how many of the B - 1 edges pass */
-            if (mass) {
-                double lhs = below * Bd;
-                while (lo < hi) { /* the largest j in 0 .. B - 1 with j == 0 or j * total <= lhs */
-                    long long mid = lo + (hi - lo + 1) / 2;
-                    if ((double)mid * total <= lhs)
-                        lo = mid;
-                    else
-                        hi = mid - 1;
-                }
-                below += wt;
-            } else {
-                double v = sc[i];
-                while (lo < hi) { /* np.searchsorted(edges, v, side="right") */
-                    long long mid = lo + (hi - lo + 1) / 2;
-                    if (edges[mid - 1] <= v)
-                        lo = mid;
-                    else
-                        hi = mid - 1;
-                }
-            }
-            w[lo] += wt;
-            p[lo] += pos[i];
-            s[lo] += sc[i] * wt;
-        }
+        cal_src s = {.sc = sc, .pos = pos, .neg = neg, .k = a, .end = b};
+        bin_cells(&s, B, mass, edges, total, W + g * B, P + g * B, S + g * B);
     }
     NOGIL_END
     free(edges);
@@ -208,67 +256,869 @@ PyObject *nv_group_bin_sums(PyObject *Py_UNUSED(self), PyObject *args)
     return Py_BuildValue("NNN", out[0], out[1], out[2]);
 }
 
-/* logit_pass(x, pos, wt, bounds, a, b, active) -> bytearray of 6 * G float64, six rows of G: each
- * active group's (active[g] != 0, uint8) sums at the linear predictor z = a[g] + b[g] * x over its
- * cells in order, from 0.0: g0 = sum r, g1 = sum r x, h00 = sum v, h01 = sum v x, h11 = sum v x x
- * (r = pos - wt mu, v = wt mu (1 - mu), mu the logistic of z), and the binomial log-likelihood
- * -sum (pos log(1 + e^-z) + (wt - pos) log(1 + e^z)); zeros for the other groups.  One exp and one
- * log1p a cell (e = exp(-|z|)): a Newton step of the logistic recalibration of every group at once,
- * a group's numbers the same alone or among others. */
-PyObject *nv_logit_pass(PyObject *Py_UNUSED(self), PyObject *args)
+/* bin_sums_split(pos_scores, neg_scores, n_bins, mass) -> (W, P, S), each a bytearray of n_bins
+ * float64: group_bin_sums of the summary of unit cases whose positives' and negatives' scores are
+ * given, each sorted ascending, bit for bit, walked from the two arrays without making the summary
+ * (its weight, a sum of whole counts, is their number). */
+PyObject *nv_bin_sums_split(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    PyObject *xo, *po, *wo, *bo, *ao, *bbo, *acto;
-    if (!PyArg_ParseTuple(args, "OOOOOOO", &xo, &po, &wo, &bo, &ao, &bbo, &acto))
+    PyObject *ao, *bo;
+    long long B;
+    int mass;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOLp", &ao, &bo, &B, &mass))
+        return NULL;
+    if (B < 1 || B > 1000000000LL)
+        return PyErr_Format(PyExc_ValueError, "bin_sums_split: n_bins must be 1 .. 1e9, not %lld", B);
+    if (nv_arg(&in, ao, NV_F64) < 0 || nv_arg(&in, bo, NV_F64) < 0)
+        return NULL;
+    PyObject *out[3] = {0};
+    double *edges = mass ? NULL : malloc((size_t)(B > 1 ? B - 1 : 1) * sizeof(double));
+    int ok = mass || edges;
+    for (int k = 0; ok && k < 3; k++)
+        ok = (out[k] = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)B * 8)) != NULL;
+    if (!ok) {
+        for (int k = 0; k < 3; k++)
+            Py_XDECREF(out[k]);
+        free(edges);
+        nv_args_release(&in);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    double *W = (double *)PyByteArray_AS_STRING(out[0]), *P = (double *)PyByteArray_AS_STRING(out[1]),
+           *S = (double *)PyByteArray_AS_STRING(out[2]);
+    cal_src s = {.split = 1, .ps = in.v[0].buf, .np_ = in.n[0], .ns = in.v[1].buf, .nn = in.n[1]};
+    NOGIL_BEGIN
+    memset(W, 0, (size_t)B * 8);
+    memset(P, 0, (size_t)B * 8);
+    memset(S, 0, (size_t)B * 8);
+    for (long long k = 1; !mass && k < B; k++)
+        edges[k - 1] = (double)k / (double)B;
+    bin_cells(&s, B, mass, edges, (double)(s.np_ + s.nn), W, P, S);
+    NOGIL_END
+    free(edges);
+    nv_args_release(&in);
+    return Py_BuildValue("NNN", out[0], out[1], out[2]);
+}
+
+/* ---- the Brier score's decomposition ---------------------------------------------------------- */
+
+/* the pool adjacent violators' blocks of one group: positive weight, weight, share P / W (made once
+ * a block: the same quotient group_pav compares), first live cell */
+typedef struct {
+    double *bp, *bw, *br;
+    Py_ssize_t *bs, top, cap;
+} pav_stack;
+
+static void pav_free(pav_stack *st)
+{
+    free(st->bp), free(st->bw), free(st->br), free(st->bs);
+}
+
+static int pav_push(pav_stack *st, double p, double w, Py_ssize_t c)
+{
+    if (st->top == st->cap) {
+        size_t cap = st->cap ? 2 * (size_t)st->cap : 1024;
+        double *q[3] = {st->bp, st->bw, st->br};
+        for (int k = 0; k < 3; k++) {
+            double *r = realloc(q[k], cap * sizeof(double));
+            if (!r)
+                return -1;
+            q[k] = r;
+            st->bp = q[0], st->bw = q[1], st->br = q[2];
+        }
+        Py_ssize_t *bs = realloc(st->bs, cap * sizeof(Py_ssize_t));
+        if (!bs)
+            return -1;
+        st->bs = bs, st->cap = (Py_ssize_t)cap;
+    }
+    Py_ssize_t top = st->top;
+    st->bp[top] = p, st->bw[top] = w, st->br[top] = p / w, st->bs[top] = c;
+    top++;
+    while (top > 1 && st->br[top - 2] > st->br[top - 1]) {
+        st->bp[top - 2] += st->bp[top - 1];
+        st->bw[top - 2] += st->bw[top - 1];
+        st->br[top - 2] = st->bp[top - 2] / st->bw[top - 2];
+        top--;
+    }
+    st->top = top;
+    return 0;
+}
+
+/* (MCB, DSC, UNC) of one group's cells (calibration.brier_groups' arithmetic, each sum over the live
+ * cells, weight > 0, in score order from 0.0: np.bincount's bits).  A first pass: n = sum wt, the
+ * positives' weight P, whether a live score is outside [0, 1], and (corp) the PAV blocks of the
+ * shares pos / wt, as group_pav pools them; obar = P / n.  A second: with ybar = pos / wt,
+ *   murphy: MCB += wt (s - ybar)^2, DSC += wt (ybar - obar)^2;
+ *   corp:   MCB += wt (s - ybar)^2 - wt (c - ybar)^2, DSC += wt (c - obar)^2 (c: the cell's block's
+ *           P / W);
+ * each over n, UNC = obar (1 - obar), MCB NaN when a score is outside [0, 1].  A split source of a
+ * murphy decomposition skips the first pass: its n and P are the classes' sizes (whole numbers,
+ * exact in any order), its scores' range at the ends of the two arrays.  -1: out of memory. */
+static int brier_group(const cal_src *s0, int corp, pav_stack *st, double out[3])
+{
+    cal_src s = *s0;
+    double n = 0.0, P = 0.0, v, p, w;
+    int outside = 0;
+    Py_ssize_t c = 0;
+    st->top = 0;
+    if (s.split && !corp) {
+        n = (double)(s.np_ + s.nn), P = (double)s.np_;
+        double lo = fmin(s.np_ ? s.ps[0] : INFINITY, s.nn ? s.ns[0] : INFINITY);
+        double hi = fmax(s.np_ ? s.ps[s.np_ - 1] : -INFINITY, s.nn ? s.ns[s.nn - 1] : -INFINITY);
+        outside = s.np_ + s.nn > 0 && (lo < 0.0 || hi > 1.0);
+    } else
+        while (src_next(&s, &v, &p, &w)) {
+            if (!(w > 0))
+                continue;
+            n += w;
+            P += p;
+            outside |= v < 0.0 || v > 1.0;
+            if (corp && pav_push(st, p, w, c) < 0)
+                return -1;
+            c++;
+        }
+    double obar = P / n, mcb = 0.0, dsc = 0.0, cv = 0.0;
+    Py_ssize_t blk = -1, next = 0; /* the block of the live cell c, and the first cell of the next */
+    s = *s0;
+    c = 0;
+    while (src_next(&s, &v, &p, &w)) {
+        if (!(w > 0))
+            continue;
+        double ybar = p / w, d = v - ybar;
+        if (corp) {
+            if (c == next) { /* into the next block */
+                blk++;
+                cv = st->br[blk];
+                next = blk + 1 < st->top ? st->bs[blk + 1] : PY_SSIZE_T_MAX;
+            }
+            double e = cv - ybar, f = cv - obar;
+            mcb += w * (d * d) - w * (e * e);
+            dsc += w * (f * f);
+        } else {
+            double f = ybar - obar;
+            mcb += w * (d * d);
+            dsc += w * (f * f);
+        }
+        c++;
+    }
+    out[0] = outside ? NAN : mcb / n;
+    out[1] = dsc / n;
+    out[2] = obar * (1.0 - obar);
+    return 0;
+}
+
+/* brier_cells(sc, pos, neg, bounds, corp) -> bytearray of 3 * G float64, three rows of G: every
+ * group's MCB, DSC and UNC (brier_group), its cells at bounds[g]:bounds[g + 1].  A group's numbers
+ * are the same alone or among others, and the same as brier_split's from the classes' scores. */
+PyObject *nv_brier_cells(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *so, *po, *no, *bo;
+    int corp;
+    if (!PyArg_ParseTuple(args, "OOOOp", &so, &po, &no, &bo, &corp))
         return NULL;
     nv_args in = {0};
-    if (nv_arg(&in, xo, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, wo, NV_F64) < 0 ||
-        nv_arg(&in, bo, NV_RAW8) < 0 || nv_arg(&in, ao, NV_F64) < 0 || nv_arg(&in, bbo, NV_F64) < 0 ||
-        nv_arg(&in, acto, NV_RAW1) < 0)
+    if (nv_arg(&in, so, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0 ||
+        nv_arg(&in, bo, NV_RAW8) < 0)
         return NULL;
     if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
-        nv_args_fail(&in, PyExc_ValueError, "logit_pass: x, pos and wt differ in length");
+        nv_args_fail(&in, PyExc_ValueError, "brier_cells: scores, pos and neg differ in length");
         return NULL;
     }
     const int64_t *bounds = in.v[3].buf;
-    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[3], in.n[0], "logit_pass");
+    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[3], in.n[0], "brier_cells");
     if (G < 0)
         return NULL;
-    if (in.n[4] != G || in.n[5] != G || in.n[6] != G) {
-        nv_args_fail(&in, PyExc_ValueError, "logit_pass: a, b and active need one value a group");
-        return NULL;
-    }
-    PyObject *res = PyByteArray_FromStringAndSize(NULL, 6 * G * 8);
+    PyObject *res = PyByteArray_FromStringAndSize(NULL, 3 * G * 8);
     if (!res) {
         nv_args_release(&in);
         return NULL;
     }
     double *o = (double *)PyByteArray_AS_STRING(res);
-    const double *x = in.v[0].buf, *pos = in.v[1].buf, *wt = in.v[2].buf, *A = in.v[4].buf, *Bc = in.v[5].buf;
-    const unsigned char *act = in.v[6].buf;
+    pav_stack st = {0};
+    int bad = 0;
     NOGIL_BEGIN
-    memset(o, 0, (size_t)(6 * G) * 8);
-    for (Py_ssize_t g = 0; g < G; g++) {
-        if (!act[g])
-            continue;
-        double g0 = 0.0, g1 = 0.0, h00 = 0.0, h01 = 0.0, h11 = 0.0, ll = 0.0;
-        const double a = A[g], b = Bc[g];
-        for (Py_ssize_t i = bounds[g]; i < bounds[g + 1]; i++) {
-            double z = a + b * x[i];
-            double e = exp(-fabs(z));
-            double mu = z >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
-            double r = pos[i] - wt[i] * mu, v = wt[i] * mu * (1.0 - mu);
-            double sp = log1p(e);
-            double lneg = sp + (z < 0 ? -z : 0.0), lpos = sp + (z > 0 ? z : 0.0);
-            g0 += r;
-            g1 += r * x[i];
-            h00 += v;
-            h01 += v * x[i];
-            h11 += v * x[i] * x[i];
-            ll += pos[i] * lneg + (wt[i] - pos[i]) * lpos;
-        }
-        o[g] = g0, o[G + g] = g1, o[2 * G + g] = h00, o[3 * G + g] = h01, o[4 * G + g] = h11, o[5 * G + g] = -ll;
+    for (Py_ssize_t g = 0; g < G && !bad; g++) {
+        cal_src s = {.sc = in.v[0].buf, .pos = in.v[1].buf, .neg = in.v[2].buf, .k = bounds[g], .end = bounds[g + 1]};
+        double r[3];
+        bad = brier_group(&s, corp, &st, r) < 0;
+        o[g] = r[0], o[G + g] = r[1], o[2 * G + g] = r[2];
     }
     NOGIL_END
+    pav_free(&st);
     nv_args_release(&in);
+    if (bad) {
+        Py_DECREF(res);
+        return PyErr_NoMemory();
+    }
     return res;
 }
+
+/* brier_split(pos_scores, neg_scores, corp) -> (MCB, DSC, UNC) of the summary of unit cases whose
+ * positives' and negatives' scores are given, each sorted ascending: brier_cells's numbers over that
+ * summary's cells, bit for bit, walked from the two arrays without making the summary (three arrays
+ * of 80 MB for 10M distinct scores). */
+PyObject *nv_brier_split(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *ao, *bo;
+    int corp;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOp", &ao, &bo, &corp) || nv_arg(&in, ao, NV_F64) < 0 || nv_arg(&in, bo, NV_F64) < 0)
+        return NULL;
+    cal_src s = {.split = 1, .ps = in.v[0].buf, .np_ = in.n[0], .ns = in.v[1].buf, .nn = in.n[1]};
+    pav_stack st = {0};
+    double r[3];
+    int bad;
+    NOGIL_BEGIN
+    bad = brier_group(&s, corp, &st, r) < 0;
+    NOGIL_END
+    pav_free(&st);
+    nv_args_release(&in);
+    if (bad)
+        return PyErr_NoMemory();
+    return Py_BuildValue("ddd", r[0], r[1], r[2]);
+}
+
+/* ---- the logistic recalibration ---------------------------------------------------------------- */
+
+/* One class's cells of a fit (calib_pass.h): x, the logit of each cell's score, ascending, and the
+ * weight of that class at the cell (w, or 1 at every cell when w is NULL); neg: the negatives' cells
+ * (else the positives').  A fit sums over its positives' cells, then its negatives' (a cell holding
+ * both is in each with its weight of that class). */
+enum { PASS_LL = 1, PASS_JOINT = 2 }; /* what a pass sums (calib_pass.h) */
+typedef struct {
+    const double *x, *w;
+    int neg;
+} cal_seq;
+
+/* The fit's pass (calib_pass.h), compiled for the baseline and, on x86-64 with GCC, for AVX2 and
+ * AVX-512 too: the same bits from each (the tests compare them: cal_target). */
+#define CAL(name) name##_base
+#define CAL_LANES 2
+#include "calib_pass.h"
+#undef CAL
+#undef CAL_LANES
+
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__)
+#define CAL_TARGETS 1
+#pragma GCC push_options
+#pragma GCC target("arch=x86-64-v3")
+#define CAL(name) name##_v3
+#define CAL_LANES 4
+#include "calib_pass.h"
+#undef CAL
+#undef CAL_LANES
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("arch=x86-64-v4")
+#define CAL(name) name##_v4
+#define CAL_LANES 8
+#include "calib_pass.h"
+#undef CAL
+#undef CAL_LANES
+#pragma GCC pop_options
+#endif
+
+typedef void (*pass_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double, double, int, double[12]);
+typedef void (*prep_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double[4]);
+typedef struct {
+    const char *name;
+    pass_fn pass;
+    prep_fn prep;
+} cal_ops;
+
+static const cal_ops ops_base = {"base", pass_base, prep_base};
+#ifdef CAL_TARGETS
+static const cal_ops ops_v3 = {"v3", pass_v3, prep_v3}, ops_v4 = {"v4", pass_v4, prep_v4};
+#endif
+static const char *cal_forced = NULL; /* test-only: cal_target's choice */
+
+static const cal_ops *cal_pick(void)
+{
+    const char *want = cal_forced;
+#ifdef CAL_TARGETS
+    __builtin_cpu_init();
+    if ((!want || !strcmp(want, "v4")) && __builtin_cpu_supports("x86-64-v4"))
+        return &ops_v4;
+    if ((!want || !strcmp(want, "v3")) && __builtin_cpu_supports("x86-64-v3"))
+        return &ops_v3;
+#endif
+    return &ops_base;
+}
+
+/* cal_target([name]) -> the name of the fit's pass in use; with a name ("base", "v3", "v4"), use that
+ * one if this machine runs it ("" for the best again).  Test-only. */
+PyObject *nv_cal_target(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    const char *want = NULL;
+    if (!PyArg_ParseTuple(args, "|s", &want))
+        return NULL;
+    if (want) {
+        const char *prev = cal_forced;
+        cal_forced = !*want ? NULL : !strcmp(want, "base") ? "base" : !strcmp(want, "v3") ? "v3" : !strcmp(want, "v4") ? "v4" : "?";
+        if (cal_forced && strcmp(cal_pick()->name, cal_forced)) {
+            cal_forced = prev;
+            return PyErr_Format(PyExc_ValueError, "no pass %s on this machine", want);
+        }
+    }
+    return PyUnicode_FromString(cal_pick()->name);
+}
+
+/* Newton's iterations before a fit is called unconverged (NaN); a relative step this small is inside
+ * Newton's quadratic convergence; a step that moves no cell's linear predictor by more than FIT_SAFE
+ * raises the likelihood for sure; one that moves none by more than FIT_CHEB is near enough the
+ * maximum for Chebyshev's step (fit_group) */
+#define FIT_MAX_ITER 100
+#define FIT_NEAR 1e-8
+#define FIT_SAFE 1.0
+#define FIT_CHEB 0.1
+/* A class's cells are taken in chunks of FIT_CHUNK from its first (each chunk's sums made alone, in
+ * its eight lanes, then the chunks' added in their order: the positives' chunks, then the
+ * negatives'), so that chunks can go to threads without changing a bit: a class of at most FIT_CHUNK
+ * cells is one chunk.  A group of FIT_THREADED chunks or more has them shared by up to FIT_THREADS
+ * threads. */
+#define FIT_CHUNK (1 << 16)
+#define FIT_THREADED 8
+#define FIT_THREADS 4
+#define CHUNK_OUT 12 /* numbers a chunk: the pass's 12, the prep's 4 */
+
+typedef struct {
+    const cal_ops *ops;
+    cal_seq seq[2]; /* the positives' cells, the negatives' */
+    int threads;    /* for one group's chunks (1: none) */
+} fit_src;
+
+/* one group's cells: of the positives at lo[0] .. hi[0] - 1 of seq[0], of the negatives at lo[1] ..
+ * hi[1] - 1 of seq[1]; n[c] chunks of each */
+typedef struct {
+    Py_ssize_t lo[2], hi[2], n[2];
+} fit_span;
+
+static fit_span span_of(Py_ssize_t lo0, Py_ssize_t hi0, Py_ssize_t lo1, Py_ssize_t hi1)
+{
+    fit_span g = {{lo0, lo1}, {hi0, hi1}, {0, 0}};
+    for (int c = 0; c < 2; c++)
+        g.n[c] = g.hi[c] > g.lo[c] ? (g.hi[c] - g.lo[c] + FIT_CHUNK - 1) / FIT_CHUNK : 0;
+    return g;
+}
+
+typedef struct {
+    const fit_src *s;
+    const fit_span *g;
+    Py_ssize_t c0, c1; /* the chunks c0 .. c1 - 1 of the group (the positives' first) */
+    double a, b;
+    int flags, prep; /* the pass's flags, or the prep */
+    double *out;     /* CHUNK_OUT a chunk */
+} chunk_job;
+
+static void *chunk_worker(void *arg)
+{
+    chunk_job *j = arg;
+    for (Py_ssize_t k = j->c0; k < j->c1; k++) {
+        int c = k >= j->g->n[0];
+        Py_ssize_t lo = j->g->lo[c] + (k - (c ? j->g->n[0] : 0)) * FIT_CHUNK;
+        Py_ssize_t hi = lo + FIT_CHUNK < j->g->hi[c] ? lo + FIT_CHUNK : j->g->hi[c];
+        if (j->prep)
+            j->s->ops->prep(&j->s->seq[c], lo, hi, j->out + CHUNK_OUT * k);
+        else
+            j->s->ops->pass(&j->s->seq[c], lo, hi, j->a, j->b, j->flags, j->out + CHUNK_OUT * k);
+    }
+    return NULL;
+}
+
+/* Each chunk of the group's cells (prep, or the pass at (a, b)) into out, CHUNK_OUT numbers a chunk:
+ * on the caller and up to s->threads - 1 more threads, each a run of chunks (a chunk's numbers do
+ * not depend on which thread makes them). */
+static void fit_chunks(const fit_src *s, const fit_span *g, double a, double b, int flags, int prep, double *out)
+{
+    Py_ssize_t nc = g->n[0] + g->n[1];
+    int T = nc >= FIT_THREADED ? s->threads : 1;
+    chunk_job jobs[FIT_THREADS];
+    pthread_t tid[FIT_THREADS];
+    int started[FIT_THREADS] = {0};
+    T = T < 1 ? 1 : T > FIT_THREADS ? FIT_THREADS : T;
+    for (int t = 0; t < T; t++)
+        jobs[t] = (chunk_job){s, g, nc * t / T, nc * (t + 1) / T, a, b, flags, prep, out};
+    for (int t = 1; t < T; t++)
+        started[t] = pthread_create(&tid[t], NULL, chunk_worker, &jobs[t]) == 0;
+    chunk_worker(&jobs[0]);
+    for (int t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            chunk_worker(&jobs[t]);
+    }
+}
+
+/* the chunks' numbers of a group: on the stack for a group of one chunk of each class */
+typedef struct {
+    double few[2 * CHUNK_OUT], *many;
+} chunk_buf;
+
+static double *chunk_slots(chunk_buf *cb, const fit_span *g)
+{
+    Py_ssize_t nc = g->n[0] + g->n[1];
+    if (nc <= 2)
+        return cb->few;
+    if (!cb->many)
+        cb->many = malloc((size_t)nc * CHUNK_OUT * sizeof(double));
+    return cb->many;
+}
+
+/* The sums of the pass at (a, b) over the group's cells (calib_pass.h's pass, chunk by chunk, the
+ * chunks added in their order: g0 and g1 with their rounding errors gathered apart and added back at
+ * the end): out[0 .. 5] g0, g1, h00, h01, h11, the log-likelihood, out[6 .. 9] t0 .. t3.  -1: out of
+ * memory. */
+static int fit_sums(const fit_src *s, chunk_buf *cb, const fit_span *g, double a, double b, int flags, double out[10])
+{
+    double *o = chunk_slots(cb, g);
+    if (!o)
+        return -1;
+    fit_chunks(s, g, a, b, flags, 0, o);
+    double t[12] = {0}, c[2] = {0};
+    for (Py_ssize_t k = 0; k < g->n[0] + g->n[1]; k++) {
+        const double *q = o + CHUNK_OUT * k;
+        for (int m = 0; m < 2; m++) {
+            double s2 = t[m] + q[m], b2 = s2 - t[m];
+            c[m] += ((t[m] - (s2 - b2)) + (q[m] - b2)) + q[6 + m];
+            t[m] = s2;
+        }
+        for (int m = 2; m < 12; m++)
+            if (m < 6 || m >= 8)
+                t[m] += q[m];
+    }
+    out[0] = t[0] + c[0], out[1] = t[1] + c[1];
+    for (int m = 2; m < 6; m++)
+        out[m] = t[m];
+    for (int m = 6; m < 10; m++)
+        out[m] = t[m + 2];
+    return 0;
+}
+
+static int newton2(const fit_src *s, chunk_buf *cb, const fit_span *g, double xmin, double xmax, double a, double b,
+                   double S[10], int have_ll, double *ra, double *rb);
+
+/* the largest change of a cell's z = a + b x in the Newton step of the joint fit's sums S (NaN when
+ * there is none: the curvature not positive) */
+static double newton_reach(const double S[10], double xmin, double xmax)
+{
+    double det = S[2] * S[4] - S[3] * S[3];
+    if (!(det > 0))
+        return NAN;
+    double da = (S[4] * S[0] - S[3] * S[1]) / det, db = (S[2] * S[1] - S[3] * S[0]) / det;
+    return fmax(fabs(da + db * xmin), fabs(da + db * xmax));
+}
+
+/* The logistic recalibration of one group (its cells of each class, x the logit of each cell's
+ * score), by Newton's method:
+ *   offset (joint 0): logit P(y = 1) = a + x, from a = logit(P / W) - sum wt x / W (near the root:
+ *   P the positives' weight, W the weight), every step whole (as the numpy iteration before it);
+ *   joint: logit P(y = 1) = a + b x, from (that a, 1), the calibrated recalibration, when its
+ *   Newton step is whole (below) or its likelihood at least the constant's (a = logit(P / W), b = 0),
+ *   else from the constant, and again from the constant when the iterations from (a, 1) fail; NaN
+ *   when the scores separate the classes (no maximum).
+ * A step of the joint fit that moves no cell's z = a + b x by more than FIT_SAFE (1) is taken whole:
+ * along it the second derivative of the log-likelihood stays within e^{+-1} of its value at the start
+ * (the logistic's variance changes by at most e^|dz|), so the likelihood rises by at least 0.28 of
+ * the step's first-order gain and no likelihood is needed; a larger one is checked against the
+ * likelihood and halved while it lowers it (up to 60 times).  Near the maximum (no z moved by more
+ * than FIT_CHEB, 0.1) the step is Chebyshev's: Newton's less half its second-order term, from the
+ * third derivatives summed in the same pass (t0 .. t3), whose error is about the cube of the step's.
+ * A fit stops after a step of less than 1e-15 relative (each coefficient's step over 1 + its size),
+ * after a Chebyshev step below FIT_NEAR (1e-8; its error about the cube of that), or one step after
+ * a Newton step below FIT_NEAR (its error about the square).  NaN (a and b) after FIT_MAX_ITER steps,
+ * where the curvature is not positive or a class has no cell.  -1: out of memory. */
+static int fit_group(const fit_src *s, const fit_span *g, int joint, double *ra, double *rb)
+{
+    *ra = *rb = NAN;
+    if (!g->n[0] || !g->n[1])
+        return 0;
+    chunk_buf cb = {.many = NULL};
+    double *o = chunk_slots(&cb, g);
+    if (!o)
+        return -1;
+    fit_chunks(s, g, 0.0, 0.0, 0, 1, o);
+    double W = 0.0, P = 0.0, SX = 0.0, mn[2] = {INFINITY, INFINITY}, mx[2] = {-INFINITY, -INFINITY};
+    for (Py_ssize_t k = 0; k < g->n[0] + g->n[1]; k++) {
+        const double *q = o + CHUNK_OUT * k;
+        int c = k >= g->n[0];
+        W += q[0], SX += q[1];
+        if (!c)
+            P += q[0];
+        mn[c] = q[2] < mn[c] ? q[2] : mn[c], mx[c] = q[3] > mx[c] ? q[3] : mx[c];
+    }
+    double xmin = mn[0] < mn[1] ? mn[0] : mn[1], xmax = mx[0] > mx[1] ? mx[0] : mx[1];
+    double ob = P / W, a = log(ob) - log1p(-ob) - SX / W, b = 1.0, S[10];
+    int near = 0, bad = 0;
+    if (!joint) {
+        for (int it = 0; it < FIT_MAX_ITER && !bad; it++) {
+            bad = fit_sums(s, &cb, g, a, 1.0, 0, S) < 0; /* the offset fit's sums */
+            if (bad || !(S[2] > 0))
+                break;
+            double step = S[0] / S[2];
+            int cheb = fabs(step) <= FIT_CHEB;
+            if (cheb) /* Chebyshev's step: Newton's less half its second-order term */
+                step = step - S[6] * (step * step) / (2.0 * S[2]);
+            a = a + step;
+            double small = fabs(step) / (1.0 + fabs(a));
+            if (small <= 1e-15 || near || (cheb && small <= FIT_NEAR)) {
+                *ra = a, *rb = 1.0;
+                break;
+            }
+            near = small <= FIT_NEAR;
+        }
+        free(cb.many);
+        return bad ? -1 : 0;
+    }
+    if (mx[1] <= mn[0] || mx[0] <= mn[1]) { /* the scores separate the classes */
+        free(cb.many);
+        return 0;
+    }
+    /* from the calibrated recalibration when its Newton step is whole (near the maximum) or it is at
+     * least as likely as the constant P / W, else from that */
+    double a_null = log(ob) - log1p(-ob), ll_null = P * log(ob) + (W - P) * log1p(-ob);
+    bad = fit_sums(s, &cb, g, a, b, PASS_JOINT, S) < 0;
+    int from_null = 0, have_ll = 0;
+    if (!bad && !(newton_reach(S, xmin, xmax) <= FIT_SAFE)) {
+        bad = fit_sums(s, &cb, g, a, b, PASS_JOINT | PASS_LL, S) < 0, have_ll = 1;
+        from_null = !bad && !(S[5] >= ll_null);
+    }
+    if (from_null)
+        a = a_null, b = 0.0, bad = fit_sums(s, &cb, g, a, b, PASS_JOINT | PASS_LL, S) < 0;
+    bad = bad || newton2(s, &cb, g, xmin, xmax, a, b, S, have_ll || from_null, ra, rb) < 0;
+    if (!bad && isnan(*ra) && !from_null) { /* Newton lost from the calibrated start: again from the constant */
+        bad = fit_sums(s, &cb, g, a_null, 0.0, PASS_JOINT | PASS_LL, S) < 0;
+        bad = bad || newton2(s, &cb, g, xmin, xmax, a_null, 0.0, S, 1, ra, rb) < 0;
+    }
+    free(cb.many);
+    if (bad)
+        *ra = *rb = NAN;
+    return bad ? -1 : 0;
+}
+
+/* The joint fit's Newton iterations from (a, b), S its sums there (with the likelihood when have_ll):
+ * (a, b) into ra, rb, NaN when they fail (fit_group says how they go).  -1: out of memory. */
+static int newton2(const fit_src *s, chunk_buf *cb, const fit_span *g, double xmin, double xmax, double a, double b,
+                   double S[10], int have_ll, double *ra, double *rb)
+{
+    double T[10];
+    int near = 0, bad = 0;
+    *ra = *rb = NAN;
+    for (int it = 0; it < FIT_MAX_ITER && !bad; it++) {
+        double det = S[2] * S[4] - S[3] * S[3];
+        if (!(det > 0))
+            break;
+        double da = (S[4] * S[0] - S[3] * S[1]) / det, db = (S[2] * S[1] - S[3] * S[0]) / det;
+        if (!isfinite(da) || !isfinite(db))
+            break;
+        double reach = fmax(fabs(da + db * xmin), fabs(da + db * xmax));
+        int cheb = reach <= FIT_CHEB, taken = 0;
+        if (cheb) { /* Chebyshev's step: Newton's less half H^-1 q, q = sum t (da + db x)^2 (1, x) */
+            double q0 = (da * da) * S[6] + (2.0 * da * db) * S[7] + (db * db) * S[8];
+            double q1 = (da * da) * S[7] + (2.0 * da * db) * S[8] + (db * db) * S[9];
+            da = da - 0.5 * ((S[4] * q0 - S[3] * q1) / det);
+            db = db - 0.5 * ((S[2] * q1 - S[3] * q0) / det);
+        }
+        double full = fmax(fabs(da) / (1.0 + fabs(a)), fabs(db) / (1.0 + fabs(b)));
+        if (!(cheb || full <= FIT_NEAR || reach <= FIT_SAFE)) {
+            if (!have_ll) /* the same sums again, with the likelihood */
+                bad = fit_sums(s, cb, g, a, b, PASS_JOINT | PASS_LL, S) < 0;
+            for (int half = 0; half < 60 && !bad; half++) {
+                bad = fit_sums(s, cb, g, a + da, b + db, PASS_JOINT | PASS_LL, T) < 0;
+                if (T[5] >= S[5] || fabs(da) + fabs(db) <= 1e-15 * (1.0 + fabs(a) + fabs(b))) {
+                    taken = 1;
+                    break;
+                }
+                da = da / 2, db = db / 2;
+            }
+        }
+        a = a + da, b = b + db;
+        if (full <= 1e-15 || near || (cheb && full <= FIT_NEAR)) {
+            *ra = a, *rb = b;
+            break;
+        }
+        near = full <= FIT_NEAR;
+        if (taken) /* the sums at the point the step reaches */
+            memcpy(S, T, sizeof T), have_ll = 1;
+        else if (!bad)
+            bad = fit_sums(s, cb, g, a, b, PASS_JOINT, S) < 0, have_ll = 0;
+    }
+    return bad ? -1 : 0;
+}
+
+static int fit_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > FIT_THREADS ? FIT_THREADS : (int)n;
+}
+
+typedef struct {
+    const fit_src *s;
+    const int64_t *bp, *bn; /* each group's cells of each class: bp[g] .. bp[g + 1] - 1, and of bn */
+    Py_ssize_t g0, g1, G;
+    int joint, bad;
+    double *o;
+} groups_job;
+
+static void *groups_worker(void *arg)
+{
+    groups_job *j = arg;
+    for (Py_ssize_t g = j->g0; g < j->g1 && !j->bad; g++) {
+        fit_span sp = span_of(j->bp[g], j->bp[g + 1], j->bn[g], j->bn[g + 1]);
+        j->bad = fit_group(j->s, &sp, j->joint, j->o + g, j->o + j->G + g) < 0;
+    }
+    return NULL;
+}
+
+/* logit_fit(x, pos, w2, bounds, joint, w2neg) -> bytearray of 2 * G float64, two rows of G: each
+ * group's a and b (fit_group; b = 1 for the offset fit), its cells at bounds[g]:bounds[g + 1] (x the
+ * logit of their scores, ascending; pos the positives' weight; w2 the weight wt, or when w2neg the
+ * negatives' weight, wt = pos + w2): the positives' cells those with pos > 0 (their weight pos), the
+ * negatives' those with wt - pos > 0 (that weight).  Many groups: the groups shared by threads (runs
+ * of groups of about equal cells); one group: its chunks.  A group's numbers are the same alone or
+ * among others, on any number of threads. */
+PyObject *nv_logit_fit(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *xo, *po, *wo, *bo;
+    int joint, w2neg;
+    if (!PyArg_ParseTuple(args, "OOOOpp", &xo, &po, &wo, &bo, &joint, &w2neg))
+        return NULL;
+    nv_args in = {0};
+    if (nv_arg(&in, xo, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, wo, NV_F64) < 0 ||
+        nv_arg(&in, bo, NV_RAW8) < 0)
+        return NULL;
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
+        nv_args_fail(&in, PyExc_ValueError, "logit_fit: x, pos and weights differ in length");
+        return NULL;
+    }
+    const int64_t *bounds = in.v[3].buf;
+    Py_ssize_t n = in.n[0], G = nv_group_bounds(&in, bounds, in.n[3], n, "logit_fit");
+    if (G < 0)
+        return NULL;
+    const double *x = in.v[0].buf, *pos = in.v[1].buf, *w2 = in.v[2].buf;
+    Py_ssize_t mp = 0, mn = 0; /* the cells of each class */
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double p = pos[i], q = (w2neg ? p + w2[i] : w2[i]) - p;
+        mp += p > 0, mn += q > 0;
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *res = PyByteArray_FromStringAndSize(NULL, 2 * G * 8);
+    double *cls = malloc((size_t)(mp + mn > 0 ? mp + mn : 1) * 2 * sizeof(double));
+    int64_t *cb = malloc((size_t)(G + 1) * 2 * sizeof(int64_t));
+    if (!res || !cls || !cb) {
+        Py_XDECREF(res);
+        free(cls), free(cb);
+        nv_args_release(&in);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    double *o = (double *)PyByteArray_AS_STRING(res);
+    double *xp = cls, *wp = cls + mp, *xn = cls + 2 * mp, *wn = cls + 2 * mp + mn;
+    int64_t *bp = cb, *bn = cb + G + 1;
+    int T = fit_threads();
+    fit_src s = {cal_pick(), {{xp, wp, 0}, {xn, wn, 1}}, G == 1 ? T : 1};
+    if (G < 64 || n < FIT_CHUNK)
+        T = 1;
+    groups_job jobs[FIT_THREADS];
+    pthread_t tid[FIT_THREADS];
+    int started[FIT_THREADS] = {0}, bad = 0;
+    NOGIL_BEGIN
+    Py_ssize_t np_ = 0, nn = 0;
+    for (Py_ssize_t g = 0; g < G; g++) { /* each group's cells of each class */
+        bp[g] = np_, bn[g] = nn;
+        for (Py_ssize_t i = bounds[g]; i < bounds[g + 1]; i++) {
+            double p = pos[i], w = w2neg ? p + w2[i] : w2[i], q = w - p;
+            if (p > 0)
+                xp[np_] = x[i], wp[np_++] = p;
+            if (q > 0)
+                xn[nn] = x[i], wn[nn++] = q;
+        }
+    }
+    bp[G] = np_, bn[G] = nn;
+    Py_ssize_t g = 0;
+    for (int t = 0; t < T; t++) { /* runs of groups, each about n / T cells */
+        Py_ssize_t g1 = g;
+        while (g1 < G && (t == T - 1 || bounds[g1] < n * (t + 1) / T))
+            g1++;
+        jobs[t] = (groups_job){&s, bp, bn, g, g1, G, joint, 0, o};
+        g = g1;
+    }
+    for (int t = 1; t < T; t++)
+        started[t] = pthread_create(&tid[t], NULL, groups_worker, &jobs[t]) == 0;
+    groups_worker(&jobs[0]);
+    for (int t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            groups_worker(&jobs[t]);
+        bad |= jobs[t].bad;
+    }
+    bad |= jobs[0].bad;
+    NOGIL_END
+    free(cls), free(cb);
+    nv_args_release(&in);
+    if (bad) {
+        Py_DECREF(res);
+        return PyErr_NoMemory();
+    }
+    return res;
+}
+
+/* logit_fit_classes(xp, wp, xn, wn, joint) -> (a, b): the fit (fit_group) of one group given as its
+ * cells of each class: the positives' logits xp with their weights wp (None: 1 each), the
+ * negatives' xn with wn; logit_fit's numbers for the cells these are made of. */
+PyObject *nv_logit_fit_classes(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *xpo, *wpo, *xno, *wno;
+    int joint;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "OOOOp", &xpo, &wpo, &xno, &wno, &joint) || nv_arg(&in, xpo, NV_F64) < 0 ||
+        nv_arg(&in, wpo, NV_F64 | NV_OPTIONAL) < 0 || nv_arg(&in, xno, NV_F64) < 0 ||
+        nv_arg(&in, wno, NV_F64 | NV_OPTIONAL) < 0)
+        return NULL;
+    if ((in.v[1].buf && in.n[1] != in.n[0]) || (in.v[3].buf && in.n[3] != in.n[2])) {
+        nv_args_fail(&in, PyExc_ValueError, "logit_fit_classes: logits and weights differ in length");
+        return NULL;
+    }
+    fit_src s = {cal_pick(), {{in.v[0].buf, in.v[1].buf, 0}, {in.v[2].buf, in.v[3].buf, 1}}, fit_threads()};
+    fit_span g = span_of(0, in.n[0], 0, in.n[2]);
+    double a, b;
+    int bad;
+    NOGIL_BEGIN
+    bad = fit_group(&s, &g, joint, &a, &b) < 0;
+    NOGIL_END
+    nv_args_release(&in);
+    if (bad)
+        return PyErr_NoMemory();
+    return Py_BuildValue("dd", a, b);
+}
+
+/* class_runs(scores) -> None, or (values, counts) float64 bytearrays: one class's sorted scores as
+ * its cells when two are equal (the runs of equal scores, each with its count), None when they are
+ * distinct (each its own cell, of weight 1). */
+PyObject *nv_class_runs(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *ao;
+    nv_args in = {0};
+    if (!PyArg_ParseTuple(args, "O", &ao) || nv_arg(&in, ao, NV_F64) < 0)
+        return NULL;
+    const double *a = in.v[0].buf;
+    Py_ssize_t n = in.n[0], first = -1;
+    NOGIL_BEGIN
+    for (Py_ssize_t i = 1; i < n && first < 0; i++)
+        if (a[i] == a[i - 1])
+            first = i;
+    NOGIL_END
+    if (first < 0) {
+        nv_args_release(&in);
+        Py_RETURN_NONE;
+    }
+    PyObject *vo = PyByteArray_FromStringAndSize(NULL, n * 8), *co = vo ? PyByteArray_FromStringAndSize(NULL, n * 8) : NULL;
+    if (!co) {
+        Py_XDECREF(vo);
+        nv_args_release(&in);
+        return NULL;
+    }
+    double *v = (double *)PyByteArray_AS_STRING(vo), *c = (double *)PyByteArray_AS_STRING(co);
+    Py_ssize_t m = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n;) {
+        Py_ssize_t j = i + 1;
+        while (j < n && a[j] == a[i])
+            j++;
+        v[m] = a[i] + 0.0, c[m] = (double)(j - i), m++;
+        i = j;
+    }
+    Py_END_ALLOW_THREADS
+    nv_args_release(&in);
+    if (PyByteArray_Resize(vo, m * 8) < 0 || PyByteArray_Resize(co, m * 8) < 0) {
+        Py_DECREF(vo);
+        Py_DECREF(co);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", vo, co);
+}
+
+/* fit_cells(sc, pos, neg, bounds) -> (ok, kept): which groups have a fit (uint8 a group: a live cell,
+ * weight pos + neg > 0, every live score in (0, 1), a live cell with pos > 0 and one with
+ * wt - pos > 0), and None when every cell is live and every group has a fit, else (sc, pos, neg,
+ * bounds) of the live cells of those groups (float64 bytearrays, int64 bounds). */
+PyObject *nv_fit_cells(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *so, *po, *no, *bo;
+    if (!PyArg_ParseTuple(args, "OOOO", &so, &po, &no, &bo))
+        return NULL;
+    nv_args in = {0};
+    if (nv_arg(&in, so, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0 ||
+        nv_arg(&in, bo, NV_RAW8) < 0)
+        return NULL;
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
+        nv_args_fail(&in, PyExc_ValueError, "fit_cells: scores, pos and neg differ in length");
+        return NULL;
+    }
+    const int64_t *bounds = in.v[3].buf;
+    Py_ssize_t n = in.n[0], G = nv_group_bounds(&in, bounds, in.n[3], n, "fit_cells");
+    if (G < 0)
+        return NULL;
+    const double *sc = in.v[0].buf, *pos = in.v[1].buf, *neg = in.v[2].buf;
+    PyObject *oko = PyByteArray_FromStringAndSize(NULL, G);
+    if (!oko) {
+        nv_args_release(&in);
+        return NULL;
+    }
+    unsigned char *ok = (unsigned char *)PyByteArray_AS_STRING(oko);
+    Py_ssize_t kept = 0;
+    NOGIL_BEGIN
+    for (Py_ssize_t g = 0; g < G; g++) {
+        int live = 0, inside = 1, hp = 0, hn = 0;
+        Py_ssize_t m = 0;
+        for (Py_ssize_t i = bounds[g]; i < bounds[g + 1]; i++) {
+            double w = pos[i] + neg[i];
+            if (!(w > 0))
+                continue;
+            m++;
+            live = 1;
+            inside &= sc[i] > 0.0 && sc[i] < 1.0;
+            hp |= pos[i] > 0;
+            hn |= w - pos[i] > 0;
+        }
+        ok[g] = live && inside && hp && hn;
+        kept += ok[g] ? m : 0;
+    }
+    NOGIL_END
+    if (kept == n) {
+        nv_args_release(&in);
+        return Py_BuildValue("NO", oko, Py_None);
+    }
+    Py_ssize_t kg = 0;
+    for (Py_ssize_t g = 0; g < G; g++)
+        kg += ok[g];
+    PyObject *out[4] = {0};
+    int good = 1;
+    for (int k = 0; good && k < 4; k++)
+        good = (out[k] = PyByteArray_FromStringAndSize(NULL, (k < 3 ? kept : kg + 1) * 8)) != NULL;
+    if (!good) {
+        for (int k = 0; k < 4; k++)
+            Py_XDECREF(out[k]);
+        Py_DECREF(oko);
+        nv_args_release(&in);
+        return NULL;
+    }
+    double *s2 = (double *)PyByteArray_AS_STRING(out[0]), *p2 = (double *)PyByteArray_AS_STRING(out[1]),
+           *n2 = (double *)PyByteArray_AS_STRING(out[2]);
+    int64_t *b2 = (int64_t *)PyByteArray_AS_STRING(out[3]);
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t c = 0, h = 0;
+    b2[0] = 0;
+    for (Py_ssize_t g = 0; g < G; g++) {
+        if (!ok[g])
+            continue;
+        for (Py_ssize_t i = bounds[g]; i < bounds[g + 1]; i++)
+            if (pos[i] + neg[i] > 0)
+                s2[c] = sc[i], p2[c] = pos[i], n2[c] = neg[i], c++;
+        b2[++h] = c;
+    }
+    Py_END_ALLOW_THREADS
+    nv_args_release(&in);
+    return Py_BuildValue("N(NNNN)", oko, out[0], out[1], out[2], out[3]);
+}
+

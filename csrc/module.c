@@ -80,7 +80,13 @@ static PyMethodDef methods[] = {
     {"group_pav", nv_group_pav, METH_VARARGS, "Each group's weighted isotonic regression of its cells' shares of positives (pool adjacent violators)."},
     {"group_below", nv_group_below, METH_VARARGS, "Each cell's weight of the cells before it in its group, added one by one."},
     {"group_bin_sums", nv_group_bin_sums, METH_VARARGS, "Every group's weight, positive weight and score sum in each of its calibration bins (equal width or mass)."},
-    {"logit_pass", nv_logit_pass, METH_VARARGS, "Each group's Newton sums and log-likelihood of the logistic recalibration at a + b x."},
+    {"bin_sums_split", nv_bin_sums_split, METH_VARARGS, "group_bin_sums of the summary of unit cases from the classes' sorted scores."},
+    {"brier_cells", nv_brier_cells, METH_VARARGS, "Every group's Brier score parts (MCB, DSC, UNC; Murphy's or CORP's) from its cells."},
+    {"brier_split", nv_brier_split, METH_VARARGS, "The Brier score parts of the summary of unit cases from the classes' sorted scores."},
+    {"fit_cells", nv_fit_cells, METH_VARARGS, "Which groups have a logistic recalibration, and their live cells when some are left out."},
+    {"logit_fit", nv_logit_fit, METH_VARARGS, "Each group's logistic recalibration (the offset fit or the joint fit) by Newton's method."},
+    {"logit_fit_classes", nv_logit_fit_classes, METH_VARARGS, "The logistic recalibration of one group given as its positives' and negatives' cells."},
+    {"class_runs", nv_class_runs, METH_VARARGS, "One class's sorted scores as its cells (values, counts), or None when they are distinct."},
     {"op_pick", nv_op_pick, METH_VARARGS, "The operating point a rule picks over one summary (its index from the top, its value), in one pass."},
     {"op_pauc", nv_op_pauc, METH_VARARGS, "The partial area under one summary's ROC curve over an FPR or TPR range, in one pass."},
     {"split_sum", nv_split_sum, METH_VARARGS, "ROC's or APR's sum from the sorted scores of the positives and of the negatives."},
@@ -95,6 +101,7 @@ static PyMethodDef methods[] = {
     {"cache_limit", nv_cache_limit, METH_VARARGS, "Set how many bytes of freed scratch mappings are kept; the previous limit."},
     {"keep_heap", nv_keep_heap, METH_NOARGS, "Keep malloc's freed memory in the process (glibc): for a command's process."},
     /* test-only: called by tests/ and by nothing in src/ (kept under their names for the tests) */
+    {"cal_target", nv_cal_target, METH_VARARGS, "test-only: the logistic fit's pass in use (base, v3, v4); with a name, use it."},
     {"walk_target", nv_walk_target, METH_VARARGS, "test-only: the replicate walk in use (base, v3, v4); with a name, use it."},
     {"mantissa_bits", nv_mantissa_bits, METH_NOARGS, "test-only: significand bits of long double (64 for x87)."},
     {NULL, NULL, 0, NULL}};

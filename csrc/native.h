@@ -34,7 +34,8 @@
  *   classic.c   the classic measures in x87 80-bit arithmetic (ROC, APR, RMS, CA1, ...)
  *   summary.c   modern float64 kernels over summaries (histograms, runs, tie tables, disc_sums)
  *   classes.c   the multiclass summary's kernels: its blocks, its pairs, its binary histograms
- *   calibration.c  the calibration measures' per-group walks: PAV recalibration, weight below a cell
+ *   calibration.c  the calibration measures' per-group walks: PAV recalibration, weight below a cell,
+ *               the Brier score's parts, the logistic recalibration's Newton fits (its pass: calib_pass.h)
  *   operating.c  the operating points of one summary in one pass: the point a rule picks, partial AUC
  *   resample.c  the bootstrap's draws, the fused replicate walk, the jackknife, DeLong's components
  *   contest.c   the competition scorer's id join, token comparison and plain-file reading
@@ -180,7 +181,14 @@ PyObject *nv_class_group_auc(PyObject *self, PyObject *args);
 PyObject *nv_group_pav(PyObject *self, PyObject *args);
 PyObject *nv_group_below(PyObject *self, PyObject *args);
 PyObject *nv_group_bin_sums(PyObject *self, PyObject *args);
-PyObject *nv_logit_pass(PyObject *self, PyObject *args);
+PyObject *nv_bin_sums_split(PyObject *self, PyObject *args);
+PyObject *nv_brier_cells(PyObject *self, PyObject *args);
+PyObject *nv_brier_split(PyObject *self, PyObject *args);
+PyObject *nv_fit_cells(PyObject *self, PyObject *args);
+PyObject *nv_logit_fit(PyObject *self, PyObject *args);
+PyObject *nv_logit_fit_classes(PyObject *self, PyObject *args);
+PyObject *nv_class_runs(PyObject *self, PyObject *args);
+PyObject *nv_cal_target(PyObject *self, PyObject *args); /* test-only */
 
 /* ---- operating.c --------------------------------------------------------------------------- */
 PyObject *nv_op_pick(PyObject *self, PyObject *args);

@@ -25,6 +25,7 @@ its cells in score order) are the same bits.
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
 import numpy as np
@@ -166,6 +167,20 @@ def ece(h: ScoreHistogram, *, bins: str, n_bins: int, norm: str, debiased: str) 
         raise InvalidParameterError(
             "ECE with debiased=yes needs whole-number weights (counts of cases: a bin's n - 1)"
         )
+    split = h.split()
+    if split is not None:  # unit cases: the bins from the classes' sorted scores, without the arrays
+        from perfeval import _native
+
+        ps, ns = split
+        lo = min(ps[0] if len(ps) else math.inf, ns[0] if len(ns) else math.inf)
+        hi = max(ps[-1] if len(ps) else -math.inf, ns[-1] if len(ns) else -math.inf)
+        if lo < 0.0 or hi > 1.0:
+            return NAN
+        W, P, S = (
+            np.frombuffer(v, np.float64).reshape(1, -1)
+            for v in _native.bin_sums_split(ps, ns, int(n_bins), bins == "mass")
+        )
+        return float(_ece_of_bins(W, P, S, norm=norm, debiased=debiased)[0])
     sc, pos, neg = h.scores, h.pos, h.neg
     if h.n == 0 or not _unit(sc, pos + neg):
         return NAN
@@ -216,65 +231,55 @@ def reliability_bins(
 
 
 # -- the Brier score's decomposition ----------------------------------------------------------------
-def _live(
-    sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(scores, pos, weight, bounds, group of each cell) of the cells of weight > 0 of every group."""
-    wt = pos + neg
-    live = wt > 0
-    if not live.all():
-        G = len(bounds) - 1
-        counts = np.bincount(_group_of_cells(bounds)[live], minlength=G)
-        bounds = np.concatenate(([0], np.cumsum(counts)))
-        sc, pos, wt = sc[live], pos[live], wt[live]
-    bounds = np.ascontiguousarray(bounds, np.int64)
-    return sc, pos, wt, bounds, _group_of_cells(bounds)
-
-
-def _outside(sc: np.ndarray, group: np.ndarray, G: int, lo: bool = True) -> np.ndarray:
-    """Each group has a live score outside [0, 1] (``lo=False``: outside (0, 1), 0 and 1 included)."""
-    bad = ((sc < 0.0) | (sc > 1.0)) if lo else ((sc <= 0.0) | (sc >= 1.0))
-    return np.bincount(group, weights=bad.astype(np.float64), minlength=G) > 0
-
-
 def brier_groups(
     sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray, form: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(MCB, DSC, UNC) of every group (its cells at ``bounds[g]:bounds[g + 1]``, distinct scores
     ascending): Murphy's reliability, resolution and uncertainty over the distinct scores (form
     "murphy"), or CORP's miscalibration, discrimination and uncertainty (form "corp", the PAV
-    recalibration: csrc/calibration.c group_pav); BS = MCB - DSC + UNC.  Every sum is np.bincount's
-    over the cells in score order, so one group's numbers are the same bits alone or among others.
-    NaN with no case; MCB also NaN when a score is outside [0, 1] (it compares scores with
-    frequencies; DSC and UNC read only the order of the scores and the targets).
+    recalibration); BS = MCB - DSC + UNC.  One compiled pass a group (csrc/calibration.c
+    brier_cells), every sum over the live cells in score order from 0.0 (np.bincount's bits), so one
+    group's numbers are the same bits alone or among others.  With ybar = pos / wt a cell's share of
+    positives, obar the group's and c the cell's PAV recalibration, over n = sum wt:
+    murphy MCB = sum wt (s - ybar)^2, DSC = sum wt (ybar - obar)^2; corp MCB = sum wt (s - ybar)^2
+    - wt (c - ybar)^2, DSC = sum wt (c - obar)^2 (PAV: each block's residuals sum to 0, so no
+    difference of two large sums); UNC = obar (1 - obar).  NaN with no case; MCB also NaN when a
+    score is outside [0, 1] (it compares scores with frequencies; DSC and UNC read only the order
+    of the scores and the targets).
     """
-    sc, pos, wt, bounds, group = _live(sc, pos, neg, bounds)
-    G = len(bounds) - 1
-    n = np.bincount(group, weights=wt, minlength=G)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        obar = np.bincount(group, weights=pos, minlength=G) / n
-        unc = obar * (1.0 - obar)
-        ybar = pos / wt
-        if form == "murphy":
-            mcb = np.bincount(group, weights=wt * (sc - ybar) ** 2, minlength=G) / n
-            dsc = np.bincount(group, weights=wt * (ybar - obar[group]) ** 2, minlength=G) / n
-        else:
-            from perfeval import _native
+    from perfeval import _native
 
-            c = np.frombuffer(_native.group_pav(np.ascontiguousarray(pos), np.ascontiguousarray(wt), bounds))
-            recal = wt * (c - ybar) ** 2
-            mcb = np.bincount(group, weights=wt * (sc - ybar) ** 2 - recal, minlength=G) / n
-            # sum wt (obar - ybar)^2 - sum wt (c - ybar)^2 is sum wt (c - obar)^2 (PAV: each block's
-            # residuals sum to 0): no difference of two large sums
-            dsc = np.bincount(group, weights=wt * (c - obar[group]) ** 2, minlength=G) / n
-    mcb = np.where(_outside(sc, group, G), NAN, mcb)
-    return mcb, dsc, unc
+    G = len(bounds) - 1
+    out = np.frombuffer(
+        _native.brier_cells(
+            np.ascontiguousarray(sc, np.float64),
+            np.ascontiguousarray(pos, np.float64),
+            np.ascontiguousarray(neg, np.float64),
+            np.ascontiguousarray(bounds, np.int64),
+            form == "corp",
+        ),
+        np.float64,
+    ).reshape(3, G)
+    return out[0], out[1], out[2]
 
 
 def brier_parts(h: ScoreHistogram, form: str) -> tuple[float, float, float]:
-    """(MCB, DSC, UNC) of one summary (see :func:`brier_groups`)."""
-    mcb, dsc, unc = brier_groups(h.scores, h.pos, h.neg, np.array([0, len(h.scores)]), form)
-    return float(mcb[0]), float(dsc[0]), float(unc[0])
+    """(MCB, DSC, UNC) of one summary (see :func:`brier_groups`), made once for the summary.  A
+    summary of unit cases not yet made into its arrays is walked from its classes' sorted scores
+    (csrc/calibration.c brier_split: the same cells, the same bits, without the arrays).
+    """
+
+    def make() -> tuple[float, float, float]:
+        from perfeval import _native
+
+        split = h.split()
+        if split is not None:
+            mcb, dsc, unc = _native.brier_split(*split, form == "corp")
+            return float(mcb), float(dsc), float(unc)
+        m, d, u = brier_groups(h.scores, h.pos, h.neg, np.array([0, len(h.scores)]), form)
+        return float(m[0]), float(d[0]), float(u[0])
+
+    return h.memo(("brier", form), make)
 
 
 def brier_mcb(h: ScoreHistogram, *, form: str) -> float:
@@ -285,18 +290,17 @@ def brier_dsc(h: ScoreHistogram, *, form: str) -> float:
     return brier_parts(h, form)[1]
 
 
-def _unc_groups(sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-    """Every group's UNC alone (:func:`brier_groups`' arithmetic: its n and its positives' weight)."""
-    _sc, pos, wt, bounds, group = _live(sc, pos, neg, bounds)
-    G = len(bounds) - 1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        obar = np.bincount(group, weights=pos, minlength=G) / np.bincount(group, weights=wt, minlength=G)
-    return obar * (1.0 - obar)
-
-
 def brier_unc(h: ScoreHistogram) -> float:
-    """The share of positives o times 1 - o: of the targets alone (any scores; NaN with no case)."""
-    return float(_unc_groups(h.scores, h.pos, h.neg, np.array([0, len(h.scores)]))[0])
+    """The share of positives o times 1 - o: of the targets alone (any scores; NaN with no case).
+    From the classes' sizes when the summary is of unit cases (the sums of whole counts are exact:
+    the same bits as over the cells).
+    """
+    split = h.split()
+    if split is not None:
+        P, N = len(split[0]), len(split[1])
+        obar = float(P) / float(P + N)
+        return obar * (1.0 - obar)
+    return brier_parts(h, "murphy")[2]
 
 
 def _brier_of(gd: GroupedData, form: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -314,180 +318,124 @@ def brier_dsc_groups(gd: GroupedData, *, form: str) -> np.ndarray:
 
 
 def brier_unc_groups(gd: GroupedData) -> np.ndarray:
-    sc, pos, neg, bounds = histograms(gd)
-    return _unc_groups(sc, pos, neg, bounds)
+    return _brier_of(gd, "murphy")[2]
 
 
 # -- logistic recalibration ------------------------------------------------------------------------
-#: Newton's iterations before a fit is called unconverged (NaN)
-MAX_ITER = 100
-#: a step this small (relative) is inside Newton's quadratic convergence: one more step and the fit
-#: is as exact as its float64 sums allow (error about the square of the step, 1e-16)
-NEAR = 1e-8
+#: cells a block of :func:`_logit`'s temporaries (small enough to stay in the cache)
+LOGIT_BLOCK = 1 << 15
+
+
+def _logit(sc: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``np.log(sc) - np.log1p(-sc)``, bit for bit (numpy's functions, each element alone), block by
+    block into ``out`` (a new array, or ``sc`` itself), so that the temporaries stay small; a large
+    array's two halves on two threads (numpy's functions release the GIL).
+    """
+    out = np.empty_like(sc) if out is None else out
+
+    def blocks(lo: int, hi: int) -> None:
+        for i in range(lo, hi, LOGIT_BLOCK):
+            j = min(i + LOGIT_BLOCK, hi)
+            s = sc[i:j]
+            x = np.log(s)
+            t = np.negative(s)
+            np.log1p(t, out=t)
+            np.subtract(x, t, out=out[i:j])
+
+    n = len(sc)
+    if n < 1 << 20:
+        blocks(0, n)
+        return out
+    failed: list[BaseException] = []
+
+    def upper() -> None:
+        try:
+            blocks(n // 2, n)
+        except BaseException as e:  # raised again on the caller's thread
+            failed.append(e)
+
+    th = threading.Thread(target=upper)
+    th.start()
+    try:
+        blocks(0, n // 2)
+    finally:
+        th.join()
+    if failed:
+        raise failed[0]
+    return out
 
 
 def _fit_cells(
     sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """(logit of each live cell's score, its positive weight, its weight, the cells' bounds, the
-    groups that have them, G) over the groups that have a fit: a case, every score in (0, 1) (0 and
-    1 have no logit), both classes.
+    """(logit of each live cell's score, its positive weight, its negative weight, the cells' bounds,
+    the groups that have them, G) over the groups that have a fit: a case, every score in (0, 1) (0
+    and 1 have no logit), both classes (one compiled pass: csrc/calibration.c fit_cells; the live
+    cells copied out only when some are left out).
     """
-    sc, pos, wt, bounds, group = _live(sc, pos, neg, bounds)
+    from perfeval import _native
+
     G = len(bounds) - 1
-    ok = (np.diff(bounds) > 0) & ~_outside(sc, group, G, lo=False)
-    ok &= np.bincount(group, weights=(pos > 0).astype(np.float64), minlength=G) > 0
-    ok &= np.bincount(group, weights=((wt - pos) > 0).astype(np.float64), minlength=G) > 0
-    keep = ok[group]
-    sc, pos, wt = sc[keep], pos[keep], wt[keep]
-    sizes = np.diff(bounds)[ok]
-    return (
-        np.log(sc) - np.log1p(-sc),
-        pos,
-        wt,
-        np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
-        np.flatnonzero(ok),
-        G,
-    )
+    sc, pos, neg = (np.ascontiguousarray(v, np.float64) for v in (sc, pos, neg))
+    bounds = np.ascontiguousarray(bounds, np.int64)
+    ok, kept = _native.fit_cells(sc, pos, neg, bounds)
+    if kept is not None:
+        sc, pos, neg = (np.frombuffer(v, np.float64) for v in kept[:3])
+        bounds = np.frombuffer(kept[3], np.int64)
+    return _logit(sc), pos, neg, bounds, np.flatnonzero(np.frombuffer(ok, np.uint8)), G
 
 
-class _Pass:
-    """Newton's sums of every group at its (a, b) (csrc/calibration.c logit_pass), kept per group
-    so that a trial point that is taken needs no second pass.
+def _logit_fit(
+    x: np.ndarray, pos: np.ndarray, w2: np.ndarray, bounds: np.ndarray, *, joint: bool, w2neg: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """(a, b) of every group by Newton's method (csrc/calibration.c logit_fit and fit_group: the
+    start, the steps and the stopping rule are described there); ``w2`` the cells' weight, or their
+    negatives' weight when ``w2neg`` (the weight then pos + w2, as the caller would add it).
     """
+    from perfeval import _native
 
-    def __init__(self, x: np.ndarray, pos: np.ndarray, wt: np.ndarray, bounds: np.ndarray):
-        G = len(bounds) - 1
-        self.args = (
+    G = len(bounds) - 1
+    out = np.frombuffer(
+        _native.logit_fit(
             np.ascontiguousarray(x, np.float64),
             np.ascontiguousarray(pos, np.float64),
-            np.ascontiguousarray(wt, np.float64),
+            np.ascontiguousarray(w2, np.float64),
             np.ascontiguousarray(bounds, np.int64),
-        )
-        self.sums = np.zeros((6, G))  # g0, g1, h00, h01, h11, log-likelihood
-
-    def at(self, a: np.ndarray, b: np.ndarray, which: np.ndarray) -> np.ndarray:
-        """The six sums of the groups flagged in ``which`` at a + b x (the others' zeros)."""
-        from perfeval import _native
-
-        G = len(a)
-        out = _native.logit_pass(*self.args, a, b, np.ascontiguousarray(which, np.uint8))
-        return np.frombuffer(out, np.float64).reshape(6, G)
+            joint,
+            w2neg,
+        ),
+        np.float64,
+    ).reshape(2, G)
+    return out[0], out[1]
 
 
 def fit_offset_groups(x: np.ndarray, pos: np.ndarray, wt: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """Calibration-in-the-large of every group: the a of logit P(y = 1) = a + x (the slope fixed at
-    1, x an offset) by Newton's method, every group at once with its own sums (each group's cells in
-    order, from 0.0), each stopping as :func:`fit_joint_groups` says: the same arithmetic, step for
-    step, as the group alone.  NaN where the iterations do not converge.
+    1, x an offset) by Newton's method from a = logit(share of positives) - mean x, near the root,
+    every step whole; NaN where the iterations do not converge.  Every group with its own sums
+    (csrc/calibration.c logit_fit): the same arithmetic, step for step, as the group alone.
     """
-    G = len(bounds) - 1
-    group = _group_of_cells(bounds)
-    W = np.bincount(group, weights=wt, minlength=G)
-    o = np.bincount(group, weights=pos, minlength=G) / W
-    a = np.log(o) - np.log1p(-o) - np.bincount(group, weights=wt * x, minlength=G) / W  # near the root
-    ones = np.ones(G)
-    out = np.full(G, NAN)
-    active = np.ones(G, dtype=bool)
-    near = np.zeros(G, dtype=bool)  # the last step was below NEAR: this one is the last
-    newton = _Pass(x, pos, wt, bounds)
-    for _ in range(MAX_ITER):
-        if not active.any():
-            break
-        s = newton.at(a, ones, active)
-        grad, hess = s[0], s[2]
-        act = np.flatnonzero(active)
-        bad = ~(hess[act] > 0)
-        active[act[bad]] = False
-        act = act[~bad]
-        step = grad[act] / hess[act]
-        a[act] = a[act] + step
-        small = np.abs(step) / (1.0 + np.abs(a[act]))
-        done = (small <= 1e-15) | near[act]
-        out[act[done]] = a[act[done]]
-        active[act[done]] = False
-        near[act] = small <= NEAR
-    return out
+    return _logit_fit(x, pos, wt, bounds, joint=False, w2neg=False)[0]
 
 
 def fit_joint_groups(
     x: np.ndarray, pos: np.ndarray, wt: np.ndarray, bounds: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(a, b) of logit P(y = 1) = a + b x of every group by Newton's method (IRLS) from the null fit
-    (a = logit of the share of positives, b = 0), a step halved while it lowers the likelihood;
-    NaNs where the maximum likelihood does not exist (the scores separate the classes, or are all
-    equal).  Every group at once with its own sums (each group's cells in order, from 0.0:
-    csrc/calibration.c logit_pass), each stopping on its own: the same arithmetic, step for step,
-    as the group alone.
+    """(a, b) of logit P(y = 1) = a + b x of every group by Newton's method (IRLS) from the
+    calibrated recalibration (a as :func:`fit_offset_groups` starts, b = 1); NaNs where the maximum
+    likelihood does not exist (the scores separate the classes, or there are fewer than two cells).
+    A step that moves no cell's linear predictor by more than 1 is taken whole (it raises the
+    likelihood for sure: the logistic's curvature changes by at most e^1 along it); a larger one is
+    halved while it lowers the likelihood.  Every group with its own sums (csrc/calibration.c
+    logit_fit, its pass in calib_pass.h: each group's cells in eight fixed lanes, exp and log1p of its
+    own, the same bits on any machine): the same arithmetic, step for step, as the group alone.
 
     A fit stops after a Newton step of less than 1e-15 relative (each coefficient's step over 1 + its
-    size), or one step after a Newton step below NEAR (1e-8; such steps are taken whole, never
-    halved: the likelihood's change is below its rounding there): Newton's error is then about the
-    square of that step, below the rounding of the float64 sums, where steps of a few 1e-13 can go
-    on without end.  NaN after MAX_ITER steps.
+    size), or one step after a Newton step below 1e-8: Newton's error is then about the square of
+    that step, below the rounding of the float64 sums, where steps of a few 1e-13 can go on without
+    end.  NaN after 100 steps.
     """
-    G = len(bounds) - 1
-    a_out, b_out = np.full(G, NAN), np.full(G, NAN)
-    if G == 0:
-        return a_out, b_out
-    group = _group_of_cells(bounds)
-    sizes = np.diff(bounds)
-    starts = bounds[:-1]
-    # every group here has a cell (and both classes), so reduceat's slices are never empty
-    neg_max = np.maximum.reduceat(np.where((wt - pos) > 0, x, -np.inf), starts)
-    pos_min = np.minimum.reduceat(np.where(pos > 0, x, np.inf), starts)
-    pos_max = np.maximum.reduceat(np.where(pos > 0, x, -np.inf), starts)
-    neg_min = np.minimum.reduceat(np.where((wt - pos) > 0, x, np.inf), starts)
-    active = (sizes >= 2) & ~(neg_max <= pos_min) & ~(pos_max <= neg_min)
-    o = np.bincount(group, weights=pos, minlength=G) / np.bincount(group, weights=wt, minlength=G)
-    a, b = np.log(o) - np.log1p(-o), np.zeros(G)
-    newton = _Pass(x, pos, wt, bounds)
-    sums = newton.at(a, b, active).copy()  # each active group's sums at its (a, b)
-    fresh = active.copy()  # sums holds the group's current point
-    da, db = np.zeros(G), np.zeros(G)
-    near = np.zeros(G, dtype=bool)  # the last step was below NEAR: this one is the last
-    for _ in range(MAX_ITER):
-        if not active.any():
-            break
-        stale = active & ~fresh
-        if stale.any():
-            s = newton.at(a, b, stale)
-            sums[:, stale] = s[:, stale]
-        g0, g1, h00, h01, h11, ll = sums
-        act = np.flatnonzero(active)
-        det = h00[act] * h11[act] - h01[act] * h01[act]
-        bad = ~(det > 0)
-        active[act[bad]] = False
-        act, det = act[~bad], det[~bad]
-        da[act] = (h11[act] * g0[act] - h01[act] * g1[act]) / det
-        db[act] = (h00[act] * g1[act] - h01[act] * g0[act]) / det
-        full = np.maximum(np.abs(da[act]) / (1.0 + np.abs(a[act])), np.abs(db[act]) / (1.0 + np.abs(b[act])))
-        # the likelihood is concave: a short enough step never lowers it.  A Newton step below NEAR
-        # is taken whole: the likelihood's change is then below its rounding, no guide
-        fresh[act] = False
-        halving = np.zeros(G, dtype=bool)
-        halving[act[full > NEAR]] = True
-        for _half in range(60):
-            h = np.flatnonzero(halving)
-            if not len(h):
-                break
-            trial = newton.at(a + da, b + db, halving)
-            stop = (trial[5, h] >= ll[h]) | (
-                np.abs(da[h]) + np.abs(db[h]) <= 1e-15 * (1.0 + np.abs(a[h]) + np.abs(b[h]))
-            )
-            taken = h[stop]
-            sums[:, taken] = trial[:, taken]  # the sums at the point the step reaches
-            fresh[taken] = True
-            halving[taken] = False
-            go = h[~stop]
-            da[go], db[go] = da[go] / 2, db[go] / 2
-        a[act], b[act] = a[act] + da[act], b[act] + db[act]
-        # converged: a Newton step of nothing, or the step after a Newton step below NEAR
-        done = act[(full <= 1e-15) | near[act]]
-        a_out[done], b_out[done] = a[done], b[done]
-        active[done] = False
-        near[act] = full <= NEAR
-    return a_out, b_out
+    return _logit_fit(x, pos, wt, bounds, joint=True, w2neg=False)
 
 
 def fit_offset(x: np.ndarray, pos: np.ndarray, wt: np.ndarray) -> float:
@@ -503,28 +451,69 @@ def fit_joint(x: np.ndarray, pos: np.ndarray, wt: np.ndarray) -> tuple[float, fl
 
 def _fits(sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray, what: str) -> np.ndarray:
     """Every group's slope (``what="slope"``) or intercept (``"offset"``, ``"joint"``); NaN where a
-    group has no fit (see the registry's edge cases).
+    group has no fit (see the registry's edge cases).  The cells' weights are pos + neg, added by
+    the kernel as :func:`fit_joint` is given them.
     """
-    x, p, w, b, ok, G = _fit_cells(sc, pos, neg, bounds)
+    x, p, n, b, ok, G = _fit_cells(sc, pos, neg, bounds)
     out = np.full(G, NAN)
-    if what == "offset":
-        out[ok] = fit_offset_groups(x, p, w, b)
-    else:
-        a, s = fit_joint_groups(x, p, w, b)
-        out[ok] = s if what == "slope" else a
+    a, s = _logit_fit(x, p, n, b, joint=what != "offset", w2neg=True)
+    out[ok] = s if what == "slope" else a
     return out
+
+
+def _fit_split(split: tuple[np.ndarray, np.ndarray], fit: str) -> tuple[float, float]:
+    """(a, b) of the summary of unit cases whose classes' sorted scores are ``split`` (``fit``
+    "offset" or "joint"), bit for bit those of its cells (:func:`_fits`): a fit sums over its
+    positives' cells, then its negatives' (csrc/calibration.c), so each class's scores are its cells
+    as they are (distinct scores, a case each) or as their runs of equal scores (class_runs), and
+    the summary's arrays are not made.
+    """
+    from perfeval import _native
+
+    ps, ns = split
+    if not (len(ps) and len(ns)) or min(ps[0], ns[0]) <= 0.0 or max(ps[-1], ns[-1]) >= 1.0:
+        return NAN, NAN  # one class, or a score of 0 or 1 (or outside): no fit (fit_cells' rule)
+    cls = []
+    for sc in (ps, ns):
+        runs = _native.class_runs(sc)
+        cls.append((sc, None) if runs is None else (np.frombuffer(runs[0]), np.frombuffer(runs[1])))
+    (sp, wp), (sn, wn) = cls
+    x = np.empty(len(sp) + len(sn))
+    xp, xn = _logit(sp, out=x[: len(sp)]), _logit(sn, out=x[len(sp) :])
+    a, b = _native.logit_fit_classes(xp, wp, xn, wn, fit == "joint")
+    return float(a), float(b)
+
+
+def _fit_one(h: ScoreHistogram, what: str) -> float:
+    """The fit of one summary (:func:`_fits`), from its classes' sorted scores while it has them;
+    the joint fit made once for CAL_SLOPE and CAL_INTERCEPT:fit=joint.
+    """
+    fit = "offset" if what == "offset" else "joint"
+
+    def make() -> tuple[float, float]:
+        split = h.split()
+        if split is not None:
+            return _fit_split(split, fit)
+        x, p, n, b, ok, _G = _fit_cells(h.scores, h.pos, h.neg, np.array([0, len(h.scores)]))
+        if not len(ok):
+            return NAN, NAN
+        a, s = _logit_fit(x, p, n, b, joint=fit == "joint", w2neg=True)
+        return float(a[0]), float(s[0])
+
+    a, b = h.memo(("logistic", fit), make)
+    return b if what == "slope" else a
 
 
 def cal_slope(h: ScoreHistogram) -> float:
     """The slope b of logit P(y = 1) = a + b logit(score) (1: calibrated; below 1: overconfident)."""
-    return float(_fits(h.scores, h.pos, h.neg, np.array([0, len(h.scores)]), "slope")[0])
+    return _fit_one(h, "slope")
 
 
 def cal_intercept(h: ScoreHistogram, *, fit: str) -> float:
     """The intercept: ``fit="offset"`` calibration-in-the-large (slope fixed at 1), ``"joint"`` the
     intercept of the fit with the slope.
     """
-    return float(_fits(h.scores, h.pos, h.neg, np.array([0, len(h.scores)]), fit)[0])
+    return _fit_one(h, fit)
 
 
 def cal_slope_groups(gd: GroupedData) -> np.ndarray:

@@ -1,0 +1,237 @@
+/*
+ * perfeval._native, calib_pass.h: the logistic recalibration's pass (calibration.c), compiled once for
+ * each instruction set: calibration.c includes this file with CAL(name) naming a copy's functions
+ * and types and CAL_LANES its vectors' doubles (2 for the baseline's SSE2, 4 for AVX2, 8 for
+ * AVX-512), each copy under its own `#pragma GCC target` (GCC lowers its vector types for the target
+ * in force where a function is defined).
+ *
+ * Every copy makes the same IEEE operations in the same order, lane by lane: the same bits on any
+ * machine.  A group's cells are taken eight at a time (eight "virtual lanes", whatever the machine's
+ * vectors hold: cell k of the group adds to lane k mod 8, a vector of CAL_LANES lanes being
+ * 8 / CAL_LANES of them), the last eight padded with cells of weight 0 (which add exact zeros), and the
+ * eight lanes are added in their order at the end.  exp and log1p are computed here (below), not by
+ * the C library, so that they are the same everywhere and run in the vectors.
+ */
+
+#define CLN CAL_LANES
+#define cvd CAL(vd)
+#define cvm CAL(vm)
+typedef double cvd __attribute__((vector_size(CLN * sizeof(double))));
+typedef long long cvm __attribute__((vector_size(CLN * sizeof(double))));
+#define CNV (8 / CLN) /* vectors per eight cells */
+
+static inline __attribute__((always_inline)) cvd CAL(vsplat)(double x) { return x - (cvd){0}; }
+static inline __attribute__((always_inline)) cvd CAL(vblend)(cvm m, cvd a, cvd b) /* m ? a : b */
+{
+    return (cvd)(((cvm)a & m) | ((cvm)b & ~m));
+}
+
+/* exp(t) for t <= 0 (t of -inf or below -1100: 0): t = k ln 2 + r, |r| <= ln 2 / 2 (k rounded to the
+ * nearest, ln 2 in two parts, so that k ln2_hi is exact), exp(r) by its Taylor polynomial of degree
+ * 13 (the remainder below 5e-18), times 2^k made as 2^k1 2^k2 (k1 = round(k / 2)), each a normal
+ * number, so that a result in the subnormal range is rounded once.  Within about one unit in the last
+ * place of the true value. */
+static inline __attribute__((always_inline)) cvd CAL(vexp)(cvd t)
+{
+    const cvd shift = CAL(vsplat)(0x1.8p52);
+    t = CAL(vblend)(t < -1100.0, CAL(vsplat)(-1100.0), t);
+    cvd kd = (t * 0x1.71547652b82fep0 + shift) - shift;      /* round(t / ln 2) */
+    cvd r = (t - kd * 0x1.62e42fee00000p-1) - kd * 0x1.a39ef35793c76p-33; /* fdlibm's ln2 hi, lo */
+    cvd p = CAL(vsplat)(1.0 / 6227020800.0);
+    p = 1.0 / 479001600.0 + r * p;
+    p = 1.0 / 39916800.0 + r * p;
+    p = 1.0 / 3628800.0 + r * p;
+    p = 1.0 / 362880.0 + r * p;
+    p = 1.0 / 40320.0 + r * p;
+    p = 1.0 / 5040.0 + r * p;
+    p = 1.0 / 720.0 + r * p;
+    p = 1.0 / 120.0 + r * p;
+    p = 1.0 / 24.0 + r * p;
+    p = 1.0 / 6.0 + r * p;
+    p = 0.5 + r * p;
+    p = 1.0 + r * p;
+    p = 1.0 + r * p;
+    cvd k1 = (kd * 0.5 + shift) - shift, k2 = kd - k1;       /* k1 + k2 = k, each >= -800 */
+    const cvm sbits = (cvm)shift, bias = (cvm){0} + 1023;
+    cvm e1 = (((cvm)(k1 + shift) - sbits) + bias) << 52, e2 = (((cvm)(k2 + shift) - sbits) + bias) << 52;
+    return (p * (cvd)e1) * (cvd)e2;
+}
+
+/* log1p(e) for 0 <= e <= 1: 2 atanh(s), s = e / (2 + e), when e <= sqrt 2 - 1, else ln 2 + 2 atanh(s),
+ * s = (e - 1) / (e + 3) (the log of (1 + e) / 2), so that |s| <= 0.1716 and atanh(s) = s (1 + s^2 / 3
+ * + ... + s^22 / 23) leaves out less than 1e-18.  Within a few units in the last place. */
+static inline __attribute__((always_inline)) cvd CAL(vlog1p01)(cvd e)
+{
+    cvm hi = e > 0.41421356237309503;
+    cvd s = CAL(vblend)(hi, e - 1.0, e) / CAL(vblend)(hi, e + 3.0, e + 2.0);
+    cvd s2 = s * s;
+    cvd q = CAL(vsplat)(1.0 / 23.0);
+    q = 1.0 / 21.0 + s2 * q;
+    q = 1.0 / 19.0 + s2 * q;
+    q = 1.0 / 17.0 + s2 * q;
+    q = 1.0 / 15.0 + s2 * q;
+    q = 1.0 / 13.0 + s2 * q;
+    q = 1.0 / 11.0 + s2 * q;
+    q = 1.0 / 9.0 + s2 * q;
+    q = 1.0 / 7.0 + s2 * q;
+    q = 1.0 / 5.0 + s2 * q;
+    q = 1.0 / 3.0 + s2 * q;
+    cvd at2 = 2.0 * s + 2.0 * s * (s2 * q); /* 2 atanh(s) */
+    cvd lo = CAL(vblend)(hi, CAL(vsplat)(0x1.a39ef35793c76p-33), CAL(vsplat)(0.0));
+    cvd h = CAL(vblend)(hi, CAL(vsplat)(0x1.62e42fee00000p-1), CAL(vsplat)(0.0));
+    return h + (at2 + lo);
+}
+
+/* The sums of the logistic fit at the linear predictor z = a + b x over the cells lo .. hi - 1 of one
+ * class (calibration.c, cal_seq: x ascending, each cell's weight w of that class): g0 = sum r,
+ * g1 = sum r x, h00 = sum v, h01 = sum v x, h11 = sum v x x with mu = 1 / (1 + e^-z), r = w (1 - mu)
+ * for the positives and -w mu for the negatives, v = w mu (1 - mu), and (PASS_LL) the binomial
+ * log-likelihood -sum w log(1 + e^-z) (positives) or -sum w log(1 + e^z) (negatives), else 0.  From
+ * e = exp(-|z|): mu and 1 - mu are 1 / (1 + e) and e / (1 + e) (z >= 0) or the other way round,
+ * log(1 + e^-|z|) = log1p(e); r is added as its whole part (w, -w or 0) and the rest, +-w times the
+ * smaller of mu and 1 - mu, so that the part near 0 keeps its digits next to 1.  g0 and g1, whose zero
+ * is the fit, are summed with their rounding errors gathered apart (Knuth's two-sum, each lane):
+ * out[6] and out[7] hold what is to be added back to out[0] and out[1].  And out[8 .. 11]: t0 .. t3 =
+ * sum t x^k with t = v (1 - 2 mu), the third derivatives (fit_group's Chebyshev steps).  Without
+ * PASS_JOINT only the offset fit's g0, h00 and t0 (the others 0). */
+static void CAL(pass)(const cal_seq *q, Py_ssize_t lo, Py_ssize_t hi, double a, double b, int flags, double out[12])
+{
+    const int want_ll = flags & PASS_LL, joint = flags & PASS_JOINT, neg = q->neg;
+    cvd acc[10][CNV], cmp[2][CNV];
+    for (int s = 0; s < 10; s++)
+        for (int u = 0; u < CNV; u++)
+            acc[s][u] = (cvd){0};
+    for (int s = 0; s < 2; s++)
+        for (int u = 0; u < CNV; u++)
+            cmp[s][u] = (cvd){0};
+    const cvd va = CAL(vsplat)(a), vb = CAL(vsplat)(b), one = CAL(vsplat)(1.0);
+    const cvm absmask = (cvm){0} + 0x7fffffffffffffffLL;
+    for (Py_ssize_t k = lo; k < hi; k += 8) {
+        double bx[8], bw[8];
+        const double *px = q->x + k, *pw = q->w ? q->w + k : NULL;
+        if (hi - k < 8) { /* the last cells, padded with cells of weight 0 */
+            int m = (int)(hi - k);
+            for (int j = 0; j < 8; j++) {
+                bx[j] = j < m ? px[j] : 0.0;
+                bw[j] = j < m ? (pw ? pw[j] : 1.0) : 0.0;
+            }
+            px = bx, pw = bw;
+        }
+        for (int u = 0; u < CNV; u++) {
+            cvd X, W = one;
+            memcpy(&X, px + u * CLN, sizeof X);
+            if (pw)
+                memcpy(&W, pw + u * CLN, sizeof W);
+            cvd z = va + vb * X;
+            cvd e = CAL(vexp)(-(cvd)((cvm)z & absmask));
+            cvd qq = 1.0 / (1.0 + e);
+            cvd eq = e / (1.0 + e);
+            cvm up = z >= 0.0;
+            cvd mu = CAL(vblend)(up, qq, eq), omu = CAL(vblend)(up, eq, qq);
+            /* r: w (1 - mu) = [z < 0] w + w (1 - mu - [z < 0]), or -w mu = -[z >= 0] w + w ([z >= 0] - mu) */
+            cvm whole = neg ? up : ~up;
+            cvd rw = CAL(vblend)(whole, neg ? -W : W, (cvd){0}), rs = W * CAL(vblend)(up, eq, -eq);
+            cvd v = W * (eq * qq);
+            cvd vx = v * X;
+            cvd t4[4] = {rw, rs, rw * X, rs * X};
+            for (int m = 0; m < 4; m++) { /* Knuth's two-sum: the rounding errors gathered apart */
+                cvd *A = &acc[m >> 1][u], s2 = *A + t4[m], b2 = s2 - *A;
+                cmp[m >> 1][u] += (*A - (s2 - b2)) + (t4[m] - b2);
+                *A = s2;
+            }
+            cvd vxx = vx * X, tt = v * (omu - mu); /* t = v (1 - 2 mu): the third derivative's */
+            acc[2][u] += v;
+            acc[3][u] += vx;
+            acc[4][u] += vxx;
+            acc[6][u] += tt;
+            acc[7][u] += tt * X;
+            acc[8][u] += tt * (X * X);
+            acc[9][u] += tt * ((X * X) * X);
+            if (want_ll) { /* log(1 + e^-z) = log1p(e) + max(-z, 0); log(1 + e^z) = log1p(e) + max(z, 0) */
+                cvd sp = CAL(vlog1p01)(e);
+                cvd zz = neg ? CAL(vblend)(z > 0.0, z, (cvd){0}) : CAL(vblend)(z < 0.0, -z, (cvd){0});
+                acc[5][u] += W * (sp + zz);
+            }
+        }
+    }
+    /* the eight lanes: g0 and g1 in their order, their rounding errors gathered (two-sum); the others
+     * pairwise; what the fit does not read (the offset fit: g1, h01, h11, t1 .. t3) left at 0 */
+    for (int s = 0; s < 10; s++) {
+        int o = s < 6 ? s : s + 2;
+        if ((!joint && (s == 1 || s == 3 || s == 4 || s >= 7)) || (s == 5 && !want_ll)) {
+            out[o] = 0.0;
+            if (s < 2)
+                out[6 + s] = 0.0;
+            continue;
+        }
+        double l[8];
+        for (int j = 0; j < 8; j++)
+            l[j] = acc[s][j / CLN][j % CLN];
+        if (s >= 2) {
+            out[o] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+            continue;
+        }
+        double t = 0.0, c = 0.0;
+        for (int j = 0; j < 8; j++) {
+            double s2 = t + l[j], b2 = s2 - t;
+            c += ((t - (s2 - b2)) + (l[j] - b2)) + cmp[s][j / CLN][j % CLN];
+            t = s2;
+        }
+        out[s] = t, out[6 + s] = c;
+    }
+    out[5] = -out[5];
+}
+
+/* What a fit needs before its first step, over the cells lo .. hi - 1 of one class: W = sum w,
+ * SX = sum w x (each in the eight lanes, added pairwise), the least and the largest x: out[0 .. 3]. */
+static void CAL(prep)(const cal_seq *q, Py_ssize_t lo, Py_ssize_t hi, double out[4])
+{
+    const cvd inf = CAL(vsplat)(INFINITY), ninf = CAL(vsplat)(-INFINITY), one = CAL(vsplat)(1.0);
+    cvd acc[2][CNV], mn[CNV], mx[CNV];
+    for (int u = 0; u < CNV; u++)
+        acc[0][u] = acc[1][u] = (cvd){0}, mn[u] = inf, mx[u] = ninf;
+    for (Py_ssize_t k = lo; k < hi; k += 8) {
+        double bx[8], bw[8];
+        const double *px = q->x + k, *pw = q->w ? q->w + k : NULL;
+        cvm pad[CNV];
+        for (int u = 0; u < CNV; u++)
+            pad[u] = (cvm){0};
+        if (hi - k < 8) { /* the last cells, padded with cells of weight 0, kept out of the range */
+            int m = (int)(hi - k);
+            for (int j = 0; j < 8; j++) {
+                bx[j] = j < m ? px[j] : 0.0;
+                bw[j] = j < m ? (pw ? pw[j] : 1.0) : 0.0;
+                pad[j / CLN][j % CLN] = j < m ? 0 : -1;
+            }
+            px = bx, pw = bw;
+        }
+        for (int u = 0; u < CNV; u++) {
+            cvd X, W = one;
+            memcpy(&X, px + u * CLN, sizeof X);
+            if (pw)
+                memcpy(&W, pw + u * CLN, sizeof W);
+            acc[0][u] += W;
+            acc[1][u] += W * X;
+            cvd lo_ = CAL(vblend)(pad[u], inf, X), hi_ = CAL(vblend)(pad[u], ninf, X);
+            mn[u] = CAL(vblend)(lo_ < mn[u], lo_, mn[u]);
+            mx[u] = CAL(vblend)(hi_ > mx[u], hi_, mx[u]);
+        }
+    }
+    double lo_ = INFINITY, hi_ = -INFINITY;
+    for (int s = 0; s < 2; s++) { /* the eight lanes pairwise */
+        double l[8];
+        for (int j = 0; j < 8; j++)
+            l[j] = acc[s][j / CLN][j % CLN];
+        out[s] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    }
+    for (int j = 0; j < 8; j++) {
+        double a = mn[j / CLN][j % CLN], b = mx[j / CLN][j % CLN];
+        lo_ = a < lo_ ? a : lo_, hi_ = b > hi_ ? b : hi_;
+    }
+    out[2] = lo_, out[3] = hi_;
+}
+
+#undef CLN
+#undef cvd
+#undef cvm
+#undef CNV
