@@ -30,8 +30,8 @@ from perfeval.exceptions import (
 )
 from perfeval.measures import Measure, MeasureSpec, parse_measure
 from perfeval.measures._data import GroupedData
-from perfeval.measures.spec import refuse_pending, split_measures, with_threshold
 from perfeval.measures.reasons import why_nan
+from perfeval.measures.spec import refuse_pending, split_measures, with_threshold
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.ranking import RankingData, group_codes
 
