@@ -138,3 +138,13 @@ def test_a_defined_value_has_no_reason(measure):
     r, said = _evaluate(y, s, [measure])
     (res,) = r.results.values()
     assert not np.isnan(res.value) and res.why is None and said == []
+
+
+def test_a_measure_named_twice_by_two_spellings_says_they_are_one():
+    with pytest.raises(
+        perfeval.InvalidParameterError,
+        match=r"^measure named twice: BRIER \('mse' and 'brier' are both BRIER\)$",
+    ):
+        perfeval.evaluate([0, 1], [0.2, 0.7], measures=["mse", "brier"])
+    with pytest.raises(perfeval.InvalidParameterError, match=r"^measure named twice: ROC$"):
+        perfeval.evaluate([0, 1], [0.2, 0.7], measures=iter(["roc", "roc"]))

@@ -68,6 +68,7 @@ def resolve(
             f"`measures` must be names (a list such as ['roc', 'ndcg@10'], or 'roc,ndcg@10'), "
             f"got {type(measures).__name__}"
         )
+    measures = list(measures)  # read twice: the specs, then the names of a measure named twice
     specs = []
     for m in measures:
         if not isinstance(m, (str, MeasureSpec, Measure)):
@@ -76,7 +77,19 @@ def resolve(
     labels = [s.label for s in specs]
     dup = {lab for lab in labels if labels.count(lab) > 1}
     if dup:
-        raise InvalidParameterError(f"measure named twice: {sorted(dup)[0]}")
+        first = sorted(dup)[0]
+        given = [
+            str(m) for m, lab in zip(measures, labels, strict=True) if lab == first and isinstance(m, str)
+        ]
+        names = sorted({g.strip() for g in given}, key=given.index)
+        said = ""
+        if len(names) > 1:  # two spellings of one measure (mse and brier): say that one is the other's
+            said = (
+                " ("
+                + " and ".join(repr(n) for n in names)
+                + f" are both {first.split('@')[0].split(':')[0]})"
+            )
+        raise InvalidParameterError(f"measure named twice: {first}{said}")
     return specs
 
 
