@@ -371,7 +371,7 @@ def test_every_door_says_what_the_targets_look_like():
         assert "code them 0/1 first: np.asarray(y_true) == 'click'" in got[name]
     got = _doors([0, 1, 2, 3, 1, 0], s)
     for msg in got.values():
-        assert "holds 0, 1, 2, 3: graded relevance (or 4 classes), not a binary target" in msg
+        assert "holds 0, 1, 2, 3: graded relevance, 4 classes or a count, not a binary target" in msg
         assert "the ranking measures (ndcg, map, ...) read the grades themselves" in msg
     for name in ("evaluate", "Metric", "ci"):
         assert "pos_label=3 would count grade 3 alone as positive" in got[name]

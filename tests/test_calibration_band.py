@@ -273,3 +273,25 @@ def test_calibration_display_takes_the_band_options():
     d = CalibrationDisplay.from_predictions(y, s, band_level=0.8, band="pairs").plot()
     assert "80% consistency band (forecasts and outcomes redrawn)" in d.ax_.get_legend_handles_labels()[1]
     assert d.curves[0].extra["band_method"] == "pairs" and d.curves[0].extra["band_level"] == 0.8
+
+
+def test_plot_says_why_a_curve_has_no_band(tmp_path, capsys):
+    """Fractional weights draw no consistency band: the plot said nothing; now one note a model,
+    with the reason the curve carries (extra["band_why"]), and none when the band is drawn."""
+    rng = np.random.default_rng(8)
+    n = 200
+    s = rng.uniform(0.05, 0.95, n)
+    y = (rng.random(n) < s).astype(int)
+    w = rng.uniform(0.5, 1.5, n)
+    f = tmp_path / "f.csv"
+    f.write_text(
+        "y,s,w\n" + "".join(f"{a},{b!r},{c!r}\n" for a, b, c in zip(y, s.tolist(), w.tolist(), strict=True))
+    )
+    base = ["plot", "calibration", str(f), "--target", "y", "--score", "s", "-o", str(tmp_path / "c.png")]
+    capsys.readouterr()
+    assert main([*base, "--weight", "w"]) == 0
+    err = capsys.readouterr().err
+    why = C.calibration(y, s, sample_weight=w).extra["band_why"]
+    assert why and f"perfeval: note: no consistency band for 's': {why}\n" in err
+    assert main(base) == 0
+    assert "no consistency band" not in capsys.readouterr().err

@@ -347,3 +347,33 @@ def test_report_wald_intervals_and_the_default_comparisons(tmp_path, capsys):
     assert main(["compare", str(f), *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "a comparison has no Wald test here: use --method bca" in err
+
+
+def test_stream_with_weights_gives_walds_interval_as_in_memory(tmp_path, capsys):
+    """Wald's interval draws no replicate: ``--stream --weight`` was refused as if it did; it is the
+    in-memory interval, weights included (docs/statistics.md)."""
+
+    rng = np.random.default_rng(12)
+    n = 500
+    s = rng.uniform(0.02, 0.98, n)
+    y = (rng.random(n) < s).astype(int)
+    w = rng.uniform(0.5, 2.0, n)
+    p = tmp_path / "f.csv"
+    p.write_text(
+        "y,s,w\n" + "".join(f"{a},{b!r},{c!r}\n" for a, b, c in zip(y, s.tolist(), w.tolist(), strict=True))
+    )
+    argv = ["eval", str(p), "--target", "y", "--score", "s", "--weight", "w", "-m", "cal_slope,cal_intercept"]
+    argv += ["--ci", "0.95", "--method", "wald", "--format", "json"]
+    got = []
+    for extra in ([], ["--stream"]):
+        capsys.readouterr()
+        assert main([*argv, *extra]) == 0
+        got.append(json.loads(capsys.readouterr().out)["measures"])
+    for label in ("CAL_SLOPE", "CAL_INTERCEPT"):
+        mem, stream = got[0][label]["ci"], got[1][label]["ci"]
+        assert math.isfinite(mem["low"]) and mem["low"] < mem["high"]
+        assert stream["low"] == pytest.approx(mem["low"], rel=1e-12)
+        assert stream["high"] == pytest.approx(mem["high"], rel=1e-12)
+    capsys.readouterr()
+    assert main([*argv[:-6], "--ci", "0.95", "--method", "percentile", "--stream"]) == 2
+    assert "--ci with --stream or --dask is for measures over all cases" in capsys.readouterr().err

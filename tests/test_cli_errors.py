@@ -309,8 +309,8 @@ def test_graded_targets_are_not_offered_one_grade_as_the_positive_label(tmp_path
         "qid,rel,score\n" + "".join(f"{i // 10},{i * 7 % 4},{(i * 3 % 10) / 10}\n" for i in range(40))
     )
     err = _one_error(*_run(["eval", str(f), "-m", "ap,roc", *extra], capsys))
-    assert "g.csv: the target column 'rel' holds 0, 1, 2, 3: graded relevance (or 4 classes)" in err
-    assert "(or 4 classes), not a binary target" in err
+    assert "g.csv: the target column 'rel' holds 0, 1, 2, 3: graded relevance, 4 classes or a count" in err
+    assert "4 classes or a count, not a binary target" in err
     assert "--pos-label 3 would count grade 3 alone as positive" in err
     assert "--partition relevant=1,2,3 counts every grade above 0 (as MAP reads them)" in err
     assert "the ranking measures (ndcg, map, ...) read the grades themselves" in err

@@ -137,7 +137,7 @@ def test_partitions(tmp_path, capsys):
             "1 0.9\n2 0.2\n0 0.1\n",
             ["-m", "roc"],
             1,
-            "the target column 'column1' holds 0, 1, 2: graded relevance (or 3 classes)",
+            "the target column 'column1' holds 0, 1, 2: graded relevance, 3 classes or a count",
         ),
         ("1 0.9\n-1 0.2\n", ["-m", "ndcg"], 1, ">= 0"),
         ("1 0.9\n0 0.2\n", ["-m", "rco"], 2, "did you mean 'roc'"),

@@ -235,9 +235,9 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
         (
             "y,p\n0,0.1\n3,0.9\n1,0.4\n2,0.5\n",
             [],
-            "t.csv: the target column 'y' holds 0, 1, 2, 3: graded relevance (or 4 classes), not a binary "
-            "target; binary measures need 0/1 (or -1/1, booleans) targets; code the column so (grades above "
-            "0: 1), or drop --dask and name them with --partition",
+            "t.csv: the target column 'y' holds 0, 1, 2, 3: graded relevance, 4 classes or a count, not a "
+            "binary target; binary measures need 0/1 (or -1/1, booleans) targets; code the column so (grades "
+            "above 0: 1), or drop --dask and name them with --partition",
         ),
         (
             "y,p\nsetosa,0.1\nvirginica,0.9\nversicolor,0.4\n",

@@ -126,7 +126,10 @@ def test_below_the_chance_line_mcclish_is_below_half_as_sklearn():
 def test_a_range_that_is_no_range_and_one_class():
     with pytest.raises(InvalidParameterError, match=r"PAUC@0.2:lo=0.3: `lo` must be < `hi`"):
         perfeval.evaluate([1, 0], [0.8, 0.2], measures=["pauc:hi=0.2,lo=0.3"])
-    with pytest.warns(UndefinedMeasureWarning, match="no positives or no negatives: NaN"):
+    with pytest.warns(
+        UndefinedMeasureWarning,
+        match="PAUC is undefined for this data: one class only: all 2 cases are positive$",
+    ):
         assert math.isnan(perfeval.evaluate([1, 1], [0.8, 0.2], measures=["pauc"])["PAUC"])
 
 

@@ -134,8 +134,8 @@ def test_nothing_predicted_is_a_point_with_threshold_inf():
 @pytest.mark.parametrize(
     "spec, fragment",
     [
-        ("rec_at_pre@0.95", "no threshold reaches precision >= min_precision: NaN"),
-        ("tpr_at_fpr@0.1", "no positives or no negatives: NaN"),
+        ("rec_at_pre@0.95", "no threshold gives precision >= 0.95: the highest is 0.5$"),
+        ("tpr_at_fpr@0.1", "one class only: all 3 cases are positive$"),
     ],
 )
 def test_no_point_or_one_class_is_nan_with_the_reason(spec, fragment):

@@ -387,8 +387,8 @@ def test_one_class_input_gives_a_report_that_says_why(tmp_path, capsys):
         assert main(["report", str(path), "--score", "a,b", *extra, "-o", str(out)]) == 0
         notes = _notes(out.read_text(encoding="utf-8"))
         assert "One class only: the input holds no negative (4 positives, 0 negatives)" in notes
-        assert "ROC of every model is undefined for this data: one class only" in notes
-        assert "SPC of every model is undefined for this data: no negatives" in notes
+        assert "ROC of every model is undefined: one class only: all 4 cases are positive" in notes
+        assert "SPC of every model is undefined: one class only: all 4 cases are positive" in notes
     cells = parse(out.read_text(encoding="utf-8"))
     assert cells.value("a", "ROC", "overall").startswith("undefined")
     assert cells.value("a", "PPV", "overall").startswith("1.000000")

@@ -202,6 +202,8 @@ def _labels_message(target: str, y: np.ndarray, numbers: bool = False) -> str:
             f"`pos_label={label!r}` evaluates {label!r} against the other classes"
         )
     tail = CODE_GRADES if said.kind == "grades" else CODE_TARGETS
+    if said.kind == "grades":  # a count too: never left out
+        tail += f"; or {LabelWords().as_regression(count=True)}"
     if said.kind == "labels":
         choice = positive_choice(np.unique(y))
         if choice is not None:

@@ -487,12 +487,39 @@ class LabelWords:
         The command takes ``--partition`` (``perfeval eval``).
     whole : bool
         The targets are all of them (their distinct values counted), not a chunk or a partition.
+    regression : bool
+        The caller reads regression targets (``perfeval eval``, :func:`perfeval.evaluate`); not
+        ``perfeval report`` and ``perfeval plot`` (yet): those say so instead of offering it.
     """
 
     def __init__(
-        self, cli: bool = False, pos_label: bool = True, partition: bool = False, whole: bool = True
+        self,
+        cli: bool = False,
+        pos_label: bool = True,
+        partition: bool = False,
+        whole: bool = True,
+        regression: bool = True,
     ):
         self.cli, self.pos_label, self.partition, self.whole = cli, pos_label, partition, whole
+        self.regression = regression
+
+    def as_regression(self, count: bool = False) -> str:
+        """How to read the targets as a regression target (``count``: whole numbers, one reading
+        among others), or, where the caller has none, that it has none.
+        """
+        if not self.regression:
+            return (
+                "perfeval report and plot do not take regression targets yet "
+                "(`perfeval eval -m mae,rmse,r2` or `--task regression` does)"
+            )
+        if count:
+            return (
+                "--task regression (or -m mae,rmse) to read it as a regression target (a count)"
+                if self.cli
+                else "task='regression' (or measures=['mae', 'rmse']) to read it as a regression target "
+                "(a count)"
+            )
+        return SQUARED_ERRORS_CLI if self.cli else SQUARED_ERRORS
 
     def pos(self, v: Any) -> str:
         """The option that names ``v`` the positive label."""
@@ -565,7 +592,7 @@ def read_targets(y: Any, words: LabelWords, scores: tuple[str, ...] = ()) -> Tar
                 what = f"holds {count}real values in [0, 1] ({shown}): {swapped}, or a regression target"
             else:
                 what = f"holds {count}real values ({shown}): this looks like a regression target"
-            advice = SQUARED_ERRORS_CLI if words.cli else SQUARED_ERRORS
+            advice = words.as_regression()
             return TargetsRead("regression", what, advice)
         if f[0] >= 0 and f[-1] <= 10:
             return _grades(vals, words)
@@ -574,7 +601,7 @@ def read_targets(y: Any, words: LabelWords, scores: tuple[str, ...] = ()) -> Tar
                 f"holds {count}whole numbers ({shown}): a regression target or class ids (the multiclass "
                 "measures read one score column per class)"
             )
-            advice = SQUARED_ERRORS_CLI if words.cli else SQUARED_ERRORS
+            advice = words.as_regression()
             return TargetsRead("regression", what, advice)
     if n > 2:
         return _classes(vals, words, scores)
@@ -635,7 +662,9 @@ def _classes(vals: np.ndarray, words: LabelWords, scores: tuple[str, ...]) -> Ta
 def _grades(vals: np.ndarray, words: LabelWords) -> TargetsRead:
     """Small whole numbers >= 0: graded relevance (or classes); a positive label counts one grade alone."""
     lowest, top = shown_label(vals[0]), shown_label(vals[-1])
-    what = f"holds {label_values(vals)}: graded relevance (or {len(vals)} classes), not a binary target"
+    what = (
+        f"holds {label_values(vals)}: graded relevance, {len(vals)} classes or a count, not a binary target"
+    )
     above = f"every grade above {lowest}" + (" (as MAP reads them)" if lowest == 0 else "")
     if not words.pos_label:
         advice = words.code(f"> {lowest}") + f" counts {above}"
@@ -654,6 +683,8 @@ def _grades(vals: np.ndarray, words: LabelWords) -> TargetsRead:
         "; the ranking measures (ndcg, map, ...) read the grades themselves, and the multiclass "
         "measures one score column per class"
     )
+    advice += f"; or {words.as_regression(count=True)}" if words.regression else f"; {words.as_regression()}"
+
     return TargetsRead("grades", what, advice)
 
 

@@ -201,16 +201,24 @@ def _no_missing(table: Any, name: str, col: Any, whole: bool = True) -> None:
 
 
 def labels_message(
-    name: str, col: Any, *, partition: bool = False, scores: tuple[str, ...] = (), whole: bool = True
+    name: str,
+    col: Any,
+    *,
+    partition: bool = False,
+    scores: tuple[str, ...] = (),
+    whole: bool = True,
+    regression: bool = True,
 ) -> str:
     """Targets that are not 0/1 for a binary measure: the labels found (``col``: the file's, or, not
     ``whole``, the ones read so far), what they look like (two labels, classes, grades, a regression
     target: :func:`perfeval.base.checks.read_targets`) and what to do, in the command's options
-    (``partition``: the command takes ``--partition``; ``scores``: its several score columns).
+    (``partition``: the command takes ``--partition``; ``scores``: its several score columns;
+    ``regression``: it reads regression targets).
     """
     from perfeval.base.checks import LabelWords, read_targets
 
-    said = read_targets(col, LabelWords(cli=True, partition=partition, whole=whole), scores)
+    words = LabelWords(cli=True, partition=partition, whole=whole, regression=regression)
+    said = read_targets(col, words, scores)
     need = ": binary measures need 0/1 (or -1/1) targets" if said.kind == "labels" else ""
     return f"the target column {name!r} {said.what}{need}; {said.advice}"
 
@@ -265,6 +273,7 @@ def targets(
     *,
     partition: bool = False,
     scores: tuple[str, ...] = (),
+    regression: bool = True,
 ) -> Any:
     """The target column for the measures asked: 0/1 for binary measures (``--pos-label`` names the
     positive label; else 0/1, -1/1 or booleans), numbers for ranking measures; or one line naming
@@ -274,7 +283,7 @@ def targets(
     earlier chunks held (filled here): the rows without a target are not counted, a file whose
     chunks hold 0 and -1 between them is not a coding, and with ``--pos-label`` the labels are
     returned as read (coded chunk by chunk by :func:`coded`).  ``partition``, ``scores``: as for
-    :func:`labels_message`.
+    :func:`labels_message`; ``regression``: the command reads regression targets (not report, plot).
     """
     import numpy as np
 
@@ -329,7 +338,9 @@ def targets(
         if seen is not None and y.dtype.kind in "iuf" and seen.get("labels"):
             # the labels of the chunks read so far too (0/1 there), as the whole column lists them
             col = np.array(sorted(set(seen["labels"]) | set(np.unique(y).tolist())), dtype=y.dtype)
-        said = labels_message(name, col, partition=partition, scores=scores, whole=seen is None)
+        said = labels_message(
+            name, col, partition=partition, scores=scores, whole=seen is None, regression=regression
+        )
         raise InputFormatError(said, source=table.source, **_labels_line(table, col))
     return coded
 
@@ -681,7 +692,7 @@ def _large_numeric(args: Any) -> tuple | None:
     def checks(cols: list, where: Any) -> list:
         ch = chosen[0]
         target, *values, _ = earliest(
-            lambda: targets(where, ch.target.name, cols[0], args.pos_label, True, seen),
+            lambda: targets(where, ch.target.name, cols[0], args.pos_label, True, seen, regression=False),
             *(
                 lambda c=c, v=v: score_values(where, c.name, v)
                 for c, v in zip(ch.scores, cols[2:], strict=True)
@@ -730,7 +741,13 @@ def models(args: Any, specs: list | None = None, table: Any = None) -> tuple:
     # an empty field of a column used too
     target, *values, w, _ = earliest(
         lambda: targets(
-            t, ch.target.name, t.get(ch.target, empties=False), args.pos_label, True, scores=names
+            t,
+            ch.target.name,
+            t.get(ch.target, empties=False),
+            args.pos_label,
+            True,
+            scores=names,
+            regression=False,  # the report and the plots (their only callers) take no regression target
         ),
         *(lambda c=c: scores(t, c) for c in ch.scores),
         lambda: weights(t, ch.weight, specs),

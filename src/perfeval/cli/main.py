@@ -406,6 +406,13 @@ _LIBRARY_WORDS = (
     ("`groups=`", "--group"),
     ("use method='bca' or 'percentile'", "use --method bca or --method percentile"),
     ("use method='bca', 'percentile', or 't'", "use --method bca, percentile or t"),
+    ("use method='bca', 'percentile' or 't'", "use --method bca, percentile or t"),
+    # perfeval.base.checks.SQUARED_ERRORS and LabelWords.as_regression
+    (
+        "(mae, rmse, r2, ...: `perfeval list-measures`), with task='regression' in Python",
+        "(-m mae,rmse,r2 or --task regression)",
+    ),
+    ("task='regression' (or measures=['mae', 'rmse'])", "--task regression (or -m mae,rmse)"),
     ("use method='percentile'", "use --method percentile"),
     ("(or perfeval.ci on the cases)", "(or drop --stream/--dask to evaluate in memory)"),
     ("got n_boot=", "got --n-boot "),

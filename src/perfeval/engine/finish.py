@@ -30,6 +30,7 @@ from perfeval.exceptions import (
 )
 from perfeval.measures import Measure, MeasureSpec, parse_measure
 from perfeval.measures._data import GroupedData
+from perfeval.measures.reasons import why_nan
 from perfeval.measures.spec import refuse_pending, split_measures, with_threshold
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.ranking import RankingData, group_codes
@@ -67,6 +68,7 @@ def resolve(
             f"`measures` must be names (a list such as ['roc', 'ndcg@10'], or 'roc,ndcg@10'), "
             f"got {type(measures).__name__}"
         )
+    measures = list(measures)  # read twice: the specs, then the names of a measure named twice
     specs = []
     for m in measures:
         if not isinstance(m, (str, MeasureSpec, Measure)):
@@ -75,7 +77,19 @@ def resolve(
     labels = [s.label for s in specs]
     dup = {lab for lab in labels if labels.count(lab) > 1}
     if dup:
-        raise InvalidParameterError(f"measure named twice: {sorted(dup)[0]}")
+        first = sorted(dup)[0]
+        given = [
+            str(m) for m, lab in zip(measures, labels, strict=True) if lab == first and isinstance(m, str)
+        ]
+        names = sorted({g.strip() for g in given}, key=given.index)
+        said = ""
+        if len(names) > 1:  # two spellings of one measure (mse and brier): say that one is the other's
+            said = (
+                " ("
+                + " and ".join(repr(n) for n in names)
+                + f" are both {first.split('@')[0].split(':')[0]})"
+            )
+        raise InvalidParameterError(f"measure named twice: {first}{said}")
     return specs
 
 
@@ -437,8 +451,10 @@ def binary_values(specs: list[MeasureSpec], h: ScoreHistogram, suffix: str, resu
         values = [s(h) for s in specs]
     for s, v in zip(specs, values, strict=True):
         results[s.label + suffix] = MeasureResult.single(s, float(v))
-        if overflow is not None and math.isnan(float(v)):
-            results[s.label + suffix].why = overflow
+        if math.isnan(float(v)):  # why, from the summary: only for a NaN, so a value costs nothing more
+            results[s.label + suffix].why = overflow or why_nan(
+                s.measure.name, s.measure.edge_cases, h, {**s.measure.defaults(), **s.kwargs}
+            )
 
 
 def _weights_overflow(h: ScoreHistogram) -> str | None:
@@ -509,18 +525,20 @@ def warn_undefined(
         results = {k: r for k, r in results.items() if k.split("[")[0] not in companions}
     edge = {s.label: s.measure.edge_cases for s in specs}
     by_groups: dict[tuple, list[str]] = {}
+    by_why: dict[str, list[str]] = {}  # the measures undefined for one reason: named together, once
     for label, r in results.items():
         if r.per_group is not None and r.undefined:
             by_groups.setdefault((tuple(map(repr, r.undefined)), len(r.per_group)), []).append(label)
         elif r.per_group is None and isinstance(r.value, float) and math.isnan(r.value):
-            why = edge.get(label.split("[")[0], "")
-            warn(
-                UndefinedMeasureWarning(
-                    f"{label} is undefined for this data: {r.why}"
-                    if r.why
-                    else f"{label} is undefined for this data. Edge cases: {why}"
-                )
-            )
+            if r.why:
+                by_why.setdefault(r.why, []).append(label)
+            else:
+                why = edge.get(label.split("[")[0], "")
+                warn(UndefinedMeasureWarning(f"{label} is undefined for this data. Edge cases: {why}"))
+    for why, labels in by_why.items():
+        named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+        verb = "is" if len(labels) == 1 else "are"
+        warn(UndefinedMeasureWarning(f"{named} {verb} undefined for this data: {why}"))
     by_classes: dict[tuple, list[str]] = {}
     for label, r in results.items():
         if r.classes and r.undefined_classes and not math.isnan(r.value):

@@ -369,14 +369,14 @@ class Report:
         each null with its reason: +inf is no case predicted positive, NaN no point (the value's).
         """
 
-        def why(v: float) -> str:
+        def why(v: float, said: str | None = None) -> str:
             if math.isinf(v) and v > 0:
                 return "+infinity: no case predicted positive (the point of no threshold)"
-            return "no operating point: the value is undefined"
+            return f"no operating point: {said}" if said else "no operating point: the value is undefined"
 
         d: dict[str, Any] = {}
         if r.threshold is not None:
-            d.update(with_reasons({"threshold": r.threshold}, {"threshold": why(float(r.threshold))}))
+            d.update(with_reasons({"threshold": r.threshold}, {"threshold": why(float(r.threshold), r.why)}))
         if r.threshold_per_group is not None:
             per, per_why = map_with_reasons(_keys(self.groups), r.threshold_per_group.tolist(), why)
             d["threshold_per_group"] = per

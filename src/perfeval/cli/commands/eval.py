@@ -89,10 +89,13 @@ def _check_options(args: Any) -> None:
     check_ci_options(args)
     if args.partition:
         raise InvalidParameterError("--ci does not combine with --partition yet")
-    if (args.dask or args.stream) and (args.group or args.weight) and not _regression_asked(args):
+    # Wald's interval draws no replicate: computed from the merged summary, weights included
+    weighted = args.weight and args.method != "wald"
+    if (args.dask or args.stream) and (args.group or weighted) and not _regression_asked(args):
+        said = "--group" if args.group else "--weight"
         raise InvalidParameterError(
-            "--ci with --stream or --dask is for measures over all unweighted cases (drawn from the merged "
-            "summary); drop --group/--weight, or --stream/--dask to evaluate in memory"
+            "--ci with --stream or --dask is for measures over all cases, unweighted but with --method wald "
+            f"(drawn from the merged summary); drop {said}, or --stream/--dask to evaluate in memory"
         )
 
 

@@ -63,6 +63,16 @@ def _band(args: Any) -> dict[str, Any]:
     return {"band_level": level, "band": args.band}
 
 
+def _say_no_band(display: Any) -> None:
+    """A note for each calibration curve drawn without its consistency band, saying why (the
+    curve's ``extra["band_why"]``): a band left out is said, never dropped in silence.
+    """
+    for name, curve in zip(display.names, display.curves, strict=True):
+        extra = curve.extra or {}
+        if extra.get("band") is None and extra.get("band_why"):
+            load.note(f"perfeval: note: no consistency band for {name!r}: {extra['band_why']}\n")
+
+
 def run_plot(args: Any) -> int:
     matplotlib_agg()
 
@@ -85,13 +95,11 @@ def run_plot(args: Any) -> int:
                 "(the most rows)\n"
             )
     else:
-        fig = (
-            plot.CurveDisplay.from_models(
-                y, models, kind=args.kind, threshold=args.threshold, sample_weight=w, **kw
-            )
-            .plot()
-            .figure_
+        display = plot.CurveDisplay.from_models(
+            y, models, kind=args.kind, threshold=args.threshold, sample_weight=w, **kw
         )
+        _say_no_band(display)
+        fig = display.plot().figure_
     plot.save(fig, args.output, args.format)
     sys.stderr.write(f"perfeval: wrote {place(args.output)}\n")
     return 0

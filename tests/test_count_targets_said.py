@@ -1,0 +1,118 @@
+"""A count target (whole numbers 0..9) given to a binary measure is offered the regression reading
+beside the positive label (never guessed, never left out), in the door's words; the commands with no
+regression support (report, plot) say so instead of recommending what they refuse; a library hint
+seen on the command line is in the command's words (--task regression, --method)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import perfeval
+from perfeval.cli.main import main
+from perfeval.exceptions import InvalidDataError
+
+CLI_COUNT = "or --task regression (or -m mae,rmse) to read it as a regression target (a count)"
+
+
+def _demand(tmp_path):
+    rng = np.random.default_rng(3)
+    d = rng.integers(0, 10, 300)
+    f = d + rng.normal(0, 1, 300)
+    p = tmp_path / "demand.csv"
+    p.write_text("demand,forecast\n" + "".join(f"{a},{b:.6f}\n" for a, b in zip(d, f, strict=True)))
+    return p, d, f
+
+
+def _err(argv, capsys):
+    capsys.readouterr()
+    rc = main(argv)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return rc, err
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"]])
+def test_eval_offers_the_regression_reading_of_a_count(tmp_path, capsys, extra):
+    p, _d, _f = _demand(tmp_path)
+    rc, err = _err(["eval", str(p), "--target", "demand", "--score", "forecast", *extra], capsys)
+    assert rc == 1
+    assert "graded relevance, 10 classes or a count, not a binary target" in err
+    assert "--pos-label 9 would count grade 9 alone as positive" in err
+    assert err.rstrip().endswith(CLI_COUNT)
+    capsys.readouterr()
+    assert main(["eval", str(p), "--target", "demand", "--score", "forecast", "--task", "regression"]) == 0
+    assert "MAE" in capsys.readouterr().out
+
+
+def test_evaluate_offers_task_regression_and_it_works(tmp_path):
+    _p, d, f = _demand(tmp_path)
+    with pytest.raises(InvalidDataError) as e:
+        perfeval.evaluate(d, f)
+    msg = str(e.value)
+    assert "pos_label=9 would count grade 9 alone as positive" in msg
+    assert msg.endswith(
+        "or task='regression' (or measures=['mae', 'rmse']) to read it as a regression target (a count)"
+    )
+    r = perfeval.evaluate(d, f, task="regression")
+    assert r["MAE"] == pytest.approx(float(np.mean(np.abs(d - f))), rel=1e-12)
+
+
+def test_report_and_plot_say_they_take_no_regression_target(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    p = tmp_path / "houses.csv"
+    rows = rng.normal(100, 10, (50, 3))
+    p.write_text("price,a,b\n" + "".join(f"{x:.4f},{y:.4f},{z:.4f}\n" for x, y, z in rows))
+    cmds = [
+        [
+            "report",
+            str(p),
+            "--target",
+            "price",
+            "--score",
+            "a,b",
+            "-m",
+            "mae,rmse,r2",
+            "-o",
+            str(tmp_path / "r.html"),
+        ],
+        ["plot", "roc", str(p), "--target", "price", "--score", "a", "-o", str(tmp_path / "r.png")],
+    ]
+    for argv in cmds:
+        rc, err = _err(argv, capsys)
+        assert rc == 1
+        assert (
+            "looks like a regression target; perfeval report and plot do not take regression targets yet"
+            in err
+        )
+        assert "or --task regression)" not in err.split("do not take")[0]
+    dp, _d, _f = _demand(tmp_path)
+    rc, err = _err(
+        ["report", str(dp), "--target", "demand", "--score", "forecast", "-o", str(tmp_path / "d.html")],
+        capsys,
+    )
+    assert rc == 1 and "perfeval report and plot do not take regression targets yet" in err
+    assert "to read it as a regression target (a count)" not in err
+
+
+def test_wald_on_a_regression_measure_is_said_in_the_commands_words(tmp_path, capsys):
+    p, _d, _f = _demand(tmp_path)
+    argv = ["eval", str(p), "--target", "demand", "--score", "forecast", "-m", "mae", "--ci", "0.95"]
+    rc, err = _err([*argv, "--method", "wald"], capsys)
+    assert rc != 0
+    assert err.rstrip().endswith("use --method bca, percentile or t")
+    assert "method='" not in err
+
+
+def test_dask_regression_hint_in_the_commands_words(tmp_path, capsys):
+    pytest.importorskip("dask.dataframe")
+    pytest.importorskip("distributed")
+    rng = np.random.default_rng(5)
+    p = tmp_path / "houses.csv"
+    p.write_text("price,a\n" + "".join(f"{x:.4f},{y:.4f}\n" for x, y in rng.normal(100, 10, (40, 2))))
+    rc, err = _err(["eval", str(p), "--target", "price", "--score", "a", "--dask", "local"], capsys)
+    assert rc == 1
+    assert err.rstrip().endswith("the regression measures read it (-m mae,rmse,r2 or --task regression)")
+    dp, _d, _f = _demand(tmp_path)
+    rc, err = _err(["eval", str(dp), "--target", "demand", "--score", "forecast", "--dask", "local"], capsys)
+    assert rc == 1 and err.rstrip().endswith(CLI_COUNT)
