@@ -733,6 +733,13 @@ def _dry_run(perf: list[str], blocks: bool) -> list[str]:
     return list(run_classic(list(perf), classic_cases(cols), blocks))
 
 
+def task_of_table(d: dict, source: str) -> Task:
+    """A task from its keys as a task file holds them, read (``d``: the TOML's table) and checked as
+    :func:`load_task` checks a file's; ``source`` names it in the messages.
+    """
+    return _task(d, source)
+
+
 def load_task(name_or_path: str) -> Task:
     """A bundled preset by name, or a task file by path (every mistake in it is an error here)."""
     if os.path.isfile(name_or_path):
