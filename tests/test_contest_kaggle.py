@@ -136,3 +136,30 @@ def test_boards_reject_a_submission_wrong_on_either_board():
         score_boards(sol, bad, "row_id", **TASK)
     with pytest.raises(InvalidParameterError):
         score_boards(sol.assign(Usage="Secret"), sub, "row_id", **TASK)
+
+
+def test_the_inputs_are_left_as_they_are():
+    sol, sub, *_ = _data()
+    s0, b0 = sol.copy(), sub.copy()
+    score(sol, sub, "row_id", **TASK)
+    score_boards(sol, sub, "row_id", **TASK)
+    pd.testing.assert_frame_equal(sol, s0)
+    pd.testing.assert_frame_equal(sub, b0)
+
+
+def test_the_docs_notebook_cell():
+    """docs/contest.md's Kaggle metric cell, as an organiser pastes it: its score and its errors."""
+    import os
+    import re
+
+    text = open(os.path.join(os.path.dirname(__file__), "..", "docs", "contest.md")).read()
+    section = text[text.index("## Kaggle") :]
+    cell = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    ns: dict = {}
+    exec(cell, ns)
+    sol, sub, y, p, _ = _data(5)
+    solution = sol.drop(columns=["Usage"])
+    assert _bits(ns["score"](solution, sub, "row_id")) == _bits(_ref(y, p))
+    with pytest.raises(ns["ParticipantVisibleError"]) as e:
+        ns["score"](solution, sub.iloc[:-1], "row_id")
+    assert str(e.value).startswith("submission")
