@@ -163,3 +163,34 @@ def test_the_docs_notebook_cell():
     with pytest.raises(ns["ParticipantVisibleError"]) as e:
         ns["score"](solution, sub.iloc[:-1], "row_id")
     assert str(e.value).startswith("submission")
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        {"measure": "ndcg@10", "problem": "binary", "group": "q"},
+        {"measure": "roc", "problem": "binary", "weight": "w"},
+        {"measure": "rmse", "problem": "regression"},
+    ],
+)
+def test_boards_with_groups_weights_regression(how):
+    rng = np.random.default_rng(11)
+    n = 400
+    ids = np.array([f"r{i:04d}" for i in range(n)])
+    y = rng.integers(0, 2, n) if how["problem"] == "binary" else rng.normal(size=n)
+    sol = pd.DataFrame(
+        {
+            "row_id": ids,
+            "y": y,
+            "q": rng.integers(0, 20, n),
+            "w": rng.random(n) + 0.5,
+            "Usage": np.where(rng.random(n) < 0.5, "Public", "Private"),
+        }
+    )
+    sub = pd.DataFrame({"row_id": ids, "p": rng.random(n)}).sample(frac=1, random_state=1)
+    task = {"target": "y", "prediction": "p", **how}
+    got = score_boards(sol, sub, "row_id", **task)
+    for board in ("public", "private"):
+        rows = (sol["Usage"] == board.capitalize()).to_numpy()
+        alone = score(sol[rows], sub[sub["row_id"].isin(set(ids[rows]))], "row_id", **task)
+        assert _bits(got[board]) == _bits(alone) and np.isfinite(alone)

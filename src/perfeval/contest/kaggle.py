@@ -18,7 +18,8 @@ import math
 from typing import Any
 
 from perfeval.contest.entry import score_submission, task_of
-from perfeval.contest.tables import read_table_key
+from perfeval.contest.score import Scores
+from perfeval.contest.tables import check_table, part, read_table_key, scored
 from perfeval.contest.tasks import Task, task_of_table
 from perfeval.exceptions import InvalidParameterError
 
@@ -150,8 +151,8 @@ def score_boards(
     """Both boards of a solution that holds its ``usage`` column (``Public`` / ``Private``, as Kaggle
     writes them; any case): ``{"public": x, "private": y}``, each equal to :func:`score` on that
     board's rows alone, bit for bit.  The submission is checked whole, once, against the whole solution
-    (a problem anywhere rejects it, as Kaggle's checks of the whole file do); then each board's rows
-    are scored as Kaggle scores them, by :func:`score` on that board's part.  A row of the solution
+    (a problem anywhere rejects it, as Kaggle's checks of the whole file do) and joined with it once;
+    then each board's rows are scored, as :func:`score` scores that board's part alone.  A row of the solution
     whose usage is neither (``Ignored``) is in no board.
     """
     t = _task_from(row_id_column_name, task, kwargs)
@@ -163,17 +164,14 @@ def score_boards(
         raise InvalidParameterError(
             f"the solution's {usage!r} column holds {bad[0]!r}: expected Public, Private or Ignored"
         )
-    whole = read_table_key(_without(solution, usage), t)
-    checked = score_submission(t, whole, submission, name="submission")
-    if not checked.ok:
+    key = read_table_key(_without(solution, usage), t)
+    checked, joined = check_table(submission, t, key, name="submission")
+    if joined is None:
         raise ParticipantVisibleError("\n".join(checked.errors))
-    ids = solution[row_id_column_name]
     out: dict[str, float] = {}
     for board in ("public", "private"):
-        rows = (boards == board).to_numpy()
+        rows = (boards == board).to_numpy()  # the key keeps the solution's order
         if not rows.any():
             raise InvalidParameterError(f"the solution's {usage!r} column names no {board.capitalize()} row")
-        part = _without(solution[rows], usage)
-        sub = submission[submission[row_id_column_name].isin(set(ids[rows]))]
-        out[board] = _value(t, score_submission(t, read_table_key(part, t), sub, name="submission"))
+        out[board] = _value(t, scored(Scores("submission"), part(joined, rows), t))
     return out

@@ -940,6 +940,17 @@ def score_table(
     :class:`~perfeval.contest.score.Scores`, with the errors that reject it.  Whatever is wrong with
     the submission rejects it alone; nothing is raised for it.
     """
+    res, joined = check_table(submission, task, key, follow_links, name)
+    return res if joined is None else scored(res, joined, task)
+
+
+def check_table(
+    submission: Any, task: Task, key: TableKey, follow_links: bool = False, name: str | None = None
+) -> tuple[Scores, Joined | None]:
+    """Read and check one submission of a table task whole: its (not yet scored)
+    :class:`~perfeval.contest.score.Scores`, with the errors that reject it, and the submission
+    joined with the key (in the key's order), None when it is rejected.
+    """
     label = name or (os.fspath(submission) if not _is_frame(submission) else "a submission")
     try:
         if _is_frame(submission):
@@ -948,11 +959,26 @@ def score_table(
         else:
             frame = read_submission(os.fspath(submission), task, key, follow_links)
     except InputFormatError as e:  # reading stopped there: nothing more is said
-        return Scores(label, errors=[_cut(str(e))], n_errors=1, stopped=True)
+        return Scores(label, errors=[_cut(str(e))], n_errors=1, stopped=True), None
     joined, errors = check(frame, task, key)
-    res = Scores(label, errors=errors, rows=frame.rows, n_errors=errors.total)
-    if joined is None:
-        return res
+    return Scores(label, errors=errors, rows=frame.rows, n_errors=errors.total), joined
+
+
+def part(joined: Joined, rows: np.ndarray) -> Joined:
+    """The rows ``rows`` (a mask, in the key's order) of a joined submission."""
+    return Joined(
+        joined.y[rows],
+        joined.s[rows],
+        None if joined.groups is None else joined.groups[rows],
+        None if joined.weights is None else joined.weights[rows],
+    )
+
+
+def scored(res: Scores, joined: Joined, task: Task) -> Scores:
+    """``res`` with the task's criteria computed on ``joined`` (a checked submission, or a part of
+    it); a criterion that cannot score it rejects it.
+    """
+    label = res.submission
     for c in task.criteria:
         try:
             result = measure_result(
