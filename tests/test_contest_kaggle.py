@@ -194,3 +194,68 @@ def test_boards_with_groups_weights_regression(how):
         rows = (sol["Usage"] == board.capitalize()).to_numpy()
         alone = score(sol[rows], sub[sub["row_id"].isin(set(ids[rows]))], "row_id", **task)
         assert _bits(got[board]) == _bits(alone) and np.isfinite(alone)
+
+
+# -- a table task's usage column (its key's boards) -------------------------------------------------------
+USAGE_TASK = (
+    'name = "t"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "row_id"\n'
+    'target = "y"\nprediction = ["p"]\nusage = "Usage"\n[[criteria]]\nname = "auc"\nmeasure = "roc"\n'
+)
+
+
+def test_a_task_with_usage_scores_each_board_and_shows_the_public_one(tmp_path):
+    toml = tmp_path / "t.toml"
+    toml.write_text(USAGE_TASK)
+    sol, sub, y, p, usage = _data(7, 300)
+    key_csv = tmp_path / "key.csv"
+    sol.to_csv(key_csv, index=False)
+    for key in (sol, str(key_csv)):
+        res = score_submission(str(toml), key, sub)
+        assert res.ok and res.boards is not None
+        for board in ("public", "private"):
+            rows = usage == board.capitalize()
+            assert _bits(res.boards[board]["auc"]) == _bits(_ref(y[rows], p[rows]))
+        assert res.scores == res.boards["public"]
+    assert score_boards(sol, sub, "row_id", task=str(toml)) == {b: v["auc"] for b, v in res.boards.items()}
+
+
+def test_a_key_with_a_bad_usage_is_the_organisers_error(tmp_path):
+    from perfeval.exceptions import InputFormatError
+
+    toml = tmp_path / "t.toml"
+    toml.write_text(USAGE_TASK)
+    sol, sub, *_ = _data()
+    with pytest.raises(
+        InputFormatError, match="row 3: column 'Usage': a row's board is Public, Private or Ignored"
+    ):
+        score_submission(str(toml), sol.assign(Usage=["Public", "Private", "Hidden"] + ["Public"] * 197), sub)
+    with pytest.raises(InputFormatError, match="no row is Private"):
+        score_submission(str(toml), sol.assign(Usage="Public"), sub)
+
+
+def test_perfeval_score_refuses_a_task_with_usage_for_now(tmp_path, capsys):
+    from conftest import run_cli
+
+    toml = tmp_path / "t.toml"
+    toml.write_text(USAGE_TASK)
+    sol, sub, *_ = _data()
+    sol.to_csv(tmp_path / "key.csv", index=False)
+    sub.to_csv(tmp_path / "sub.csv", index=False)
+    code, out, err = run_cli(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.csv"),
+            "--task",
+            str(toml),
+            str(tmp_path / "sub.csv"),
+            "--no-store",
+        ],
+        capsys,
+    )
+    assert (
+        code == 1
+        and out == ""
+        and "cannot hold the private board back yet" in err
+        and len(err.splitlines()) == 1
+    )

@@ -15,6 +15,7 @@ metric before uploading it).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 from perfeval.contest.entry import score_submission, task_of
@@ -65,6 +66,8 @@ def _task_from(row_id_column_name: str, task: Any, args: dict[str, Any]) -> Task
                 f"task {t.name}: its id column is {t.columns.id!r}, Kaggle's row_id_column_name "
                 f"{row_id_column_name!r}"
             )
+        if t.columns.usage is not None:  # Kaggle passes each board's rows, without their usage column
+            t = replace(t, columns=replace(t.columns, usage=None))
         return t
     if "measure" not in args:
         raise InvalidParameterError(
@@ -156,6 +159,8 @@ def score_boards(
     whose usage is neither (``Ignored``) is in no board.
     """
     t = _task_from(row_id_column_name, task, kwargs)
+    if task is not None:
+        usage = task_of(task).columns.usage or usage  # type: ignore[union-attr]
     if usage not in solution.columns:
         raise InvalidParameterError(f"the solution has no {usage!r} column (the rows' board)")
     boards = solution[usage].astype(str).str.lower()
