@@ -254,7 +254,7 @@ def test_perfeval_score_refuses_a_task_with_usage_for_now(tmp_path, capsys):
         capsys,
     )
     assert (
-        code == 1
+        code == 2
         and out == ""
         and "cannot hold the private board back yet" in err
         and len(err.splitlines()) == 1
