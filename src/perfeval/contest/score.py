@@ -88,6 +88,8 @@ class Scores:
     capped: bool = False  # reading stopped at the error cap: more errors may follow
     stopped: bool = False  # reading stopped before the end (the error cap, the line cap, a separator)
     why: dict[str, str] = field(default_factory=dict)  # why a score is not a number, by criterion
+    #: a task with a usage column: each board's scores (``scores`` and ``why`` are the public one's)
+    boards: dict[str, dict[str, float]] | None = None
 
     @property
     def ok(self) -> bool:

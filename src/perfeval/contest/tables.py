@@ -64,6 +64,8 @@ class TableKey:
     groups: np.ndarray | None = None
     weights: np.ndarray | None = None
     inode: tuple | None = None  # (device, inode) of the key's file: a submission may never be it
+    #: each row's board (``public``, ``private`` or ``ignored``), when the task names a usage column
+    usage: np.ndarray | None = None
     _sorted: tuple | None = field(default=None, repr=False)
 
     @property
@@ -233,7 +235,7 @@ def read_table_key(key: Any, task: Task) -> TableKey:
 
         def identity(names: list, header: bool) -> dict[int, str]:
             pos = {n: i for i, n in reversed(list(enumerate(names)))}
-            out = {pos[c]: "id" for c in (cols.id, cols.group) if c is not None and c in pos}
+            out = {pos[c]: "id" for c in (cols.id, cols.group, cols.usage) if c is not None and c in pos}
             if cols.group in pos:
                 out[pos[cols.group]] = "group"
             return out
@@ -281,9 +283,31 @@ def read_table_key(key: Any, task: Task) -> TableKey:
             )
     if not len(ids):
         raise InputFormatError("the answer key holds no rows", source=src)
-    out = TableKey(src, ids, y, groups, weights, inode)
+    usage = _key_usage(frame, cols.usage) if cols.usage is not None else None
+    out = TableKey(src, ids, y, groups, weights, inode, usage=usage)
     _key_dry_run(out, task)
     return out
+
+
+#: the boards a key's usage column names (in any case)
+BOARDS = ("public", "private", "ignored")
+
+
+def _key_usage(frame: _Frame, name: str) -> np.ndarray:
+    """Each row's board, lower-cased; both boards need a row."""
+    col = frame.data[name]
+    text = np.array([str(v).lower() for v in col], dtype=object)
+    bad = np.flatnonzero(~np.isin(text, BOARDS))
+    if len(bad):
+        raise InputFormatError(
+            f"column {name!r}: a row's board is Public, Private or Ignored",
+            source=frame.source,
+            **frame.at(int(bad[0])),
+        )
+    for board in ("public", "private"):
+        if not (text == board).any():
+            raise InputFormatError(f"column {name!r}: no row is {board.capitalize()}", source=frame.source)
+    return text
 
 
 def _role(task: Task, name: str) -> str:
@@ -295,6 +319,8 @@ def _role(task: Task, name: str) -> str:
         return "group column"
     if name == cols.weight:
         return "weight column"
+    if name == cols.usage:
+        return "usage column"
     return "target column"
 
 
@@ -940,6 +966,29 @@ def score_table(
     :class:`~perfeval.contest.score.Scores`, with the errors that reject it.  Whatever is wrong with
     the submission rejects it alone; nothing is raised for it.
     """
+    res, joined = check_table(submission, task, key, follow_links, name)
+    if joined is None:
+        return res
+    if key.usage is None:
+        return scored(res, joined, task)
+    boards = {}
+    for board in ("public", "private"):
+        one = scored(Scores(res.submission, rows=res.rows), part(joined, key.usage == board), task)
+        if not one.ok:
+            return one
+        boards[board] = one
+    res.scores, res.why = boards["public"].scores, boards["public"].why
+    res.boards = {b: dict(one.scores) for b, one in boards.items()}
+    return res
+
+
+def check_table(
+    submission: Any, task: Task, key: TableKey, follow_links: bool = False, name: str | None = None
+) -> tuple[Scores, Joined | None]:
+    """Read and check one submission of a table task whole: its (not yet scored)
+    :class:`~perfeval.contest.score.Scores`, with the errors that reject it, and the submission
+    joined with the key (in the key's order), None when it is rejected.
+    """
     label = name or (os.fspath(submission) if not _is_frame(submission) else "a submission")
     try:
         if _is_frame(submission):
@@ -948,11 +997,26 @@ def score_table(
         else:
             frame = read_submission(os.fspath(submission), task, key, follow_links)
     except InputFormatError as e:  # reading stopped there: nothing more is said
-        return Scores(label, errors=[_cut(str(e))], n_errors=1, stopped=True)
+        return Scores(label, errors=[_cut(str(e))], n_errors=1, stopped=True), None
     joined, errors = check(frame, task, key)
-    res = Scores(label, errors=errors, rows=frame.rows, n_errors=errors.total)
-    if joined is None:
-        return res
+    return Scores(label, errors=errors, rows=frame.rows, n_errors=errors.total), joined
+
+
+def part(joined: Joined, rows: np.ndarray) -> Joined:
+    """The rows ``rows`` (a mask, in the key's order) of a joined submission."""
+    return Joined(
+        joined.y[rows],
+        joined.s[rows],
+        None if joined.groups is None else joined.groups[rows],
+        None if joined.weights is None else joined.weights[rows],
+    )
+
+
+def scored(res: Scores, joined: Joined, task: Task) -> Scores:
+    """``res`` with the task's criteria computed on ``joined`` (a checked submission, or a part of
+    it); a criterion that cannot score it rejects it.
+    """
+    label = res.submission
     for c in task.criteria:
         try:
             result = measure_result(

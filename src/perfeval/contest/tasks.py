@@ -110,12 +110,13 @@ class Columns:
     target: str | builtins.list[str]
     group: str | None = None
     weight: str | None = None
+    usage: str | None = None  # each row's board: Public, Private or Ignored (Kaggle's Usage column)
 
     @property
     def key(self) -> builtins.list[str]:
         """The key's columns the task reads, in order."""
         t = self.target if isinstance(self.target, builtins.list) else [self.target]
-        return [self.id, *t, *(c for c in (self.group, self.weight) if c is not None)]
+        return [self.id, *t, *(c for c in (self.group, self.weight, self.usage) if c is not None)]
 
     @property
     def submission(self) -> builtins.list[str]:
@@ -175,7 +176,7 @@ def presets() -> list[str]:
 
 _TOP = {"name", "title", "submission", "key", "labels", "lists", "criteria", "total"}
 #: the keys of a table task only
-_TABLE = {"problem", "id", "prediction", "target", "group", "weight", "classes"}
+_TABLE = {"problem", "id", "prediction", "target", "group", "weight", "classes", "usage"}
 _CRITERION = {
     "name",
     "perf",
@@ -361,6 +362,7 @@ def _table_shape(ck: _Checker, d: dict, submission: str) -> _Shape | None:
     prediction = _column_list(ck, d, "prediction")
     target = _column_list(ck, d, "target")
     group, weight = _column(ck, d, "group", False), _column(ck, d, "weight", False)
+    usage = _column(ck, d, "usage", False)
     if problem == "labels":
         if len(target) < 2 or len(prediction) != len(target):
             ck.fail(
@@ -376,13 +378,13 @@ def _table_shape(ck: _Checker, d: dict, submission: str) -> _Shape | None:
         )
     for what, names in (
         ("the submission's", [ident, *prediction]),
-        ("the key's", [ident, *target, *(c for c in (group, weight) if c is not None)]),
+        ("the key's", [ident, *target, *(c for c in (group, weight, usage) if c is not None)]),
     ):
         twice = sorted({x for x in names if names.count(x) > 1})
         if twice:
             ck.fail("task", f"{twice[0]!r} names two of {what} columns (one column, one role)")
     classes = _classes(ck, d, problem, prediction)
-    columns = Columns(ident, prediction, target if problem == "labels" else target[0], group, weight)
+    columns = Columns(ident, prediction, target if problem == "labels" else target[0], group, weight, usage)
     return _Shape(problem, columns, classes)
 
 
@@ -731,6 +733,13 @@ def _dry_run(perf: list[str], blocks: bool) -> list[str]:
     preds = np.array([0.9, 0.1, 0.8, 0.4, 0.35, 0.2, 0.7, 0.6, 0.05, 0.55] * 2, np.float32)
     cols = (["1"] * 10 + ["2"] * 10, targets, preds) if blocks else (targets, preds)
     return list(run_classic(list(perf), classic_cases(cols), blocks))
+
+
+def task_of_table(d: dict, source: str) -> Task:
+    """A task from its keys as a task file holds them, read (``d``: the TOML's table) and checked as
+    :func:`load_task` checks a file's; ``source`` names it in the messages.
+    """
+    return _task(d, source)
 
 
 def load_task(name_or_path: str) -> Task:

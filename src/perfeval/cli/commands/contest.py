@@ -51,6 +51,12 @@ def run_score(args: Any) -> int:
         raise InvalidParameterError(f"--db-wait {args.db_wait:g}: expected a number of seconds >= 0")
     team = check_team(args.team) if args.team is not None else None
     task = load_task(args.task)
+    if task.columns is not None and task.columns.usage is not None:
+        raise InvalidParameterError(
+            f"task {task.name}: its key splits the rows into public and private boards (usage = "
+            f"{task.columns.usage!r}); perfeval score cannot hold the private board back yet: score "
+            "it with perfeval.contest.score_submission (Scores.boards)"
+        )
     key = read_key(args.key, task)
     if isinstance(key, Key) and key.header is not None:  # said: a line of the key is not an example
         header = ", ".join(shown(x) for x in key.header)
