@@ -441,3 +441,34 @@ def test_a_score_the_platforms_cannot_store_rejects_the_submission_with_its_reas
     (tmp_path / "input" / "res" / "p.csv").write_text("row_id,score\n" + "".join(f"{i},0.{i}\n" for i in IDS))
     r = run(str(tmp_path / "input"), str(tmp_path / "output"))
     assert r.status == 0 and sorted(os.listdir(tmp_path / "output")) == ["scores.json", "scores.txt"]
+
+
+def test_a_task_with_public_and_private_boards_is_refused_at_bundle(tmp_path):
+    """The scoring program writes one set of scores: a key split by `usage` would show the public
+    board only, silently; refused, with what to do instead (a phase each board)."""
+    d = tmp_path / "o"
+    d.mkdir()
+    (d / "t.toml").write_text(TASK.replace('group = "query"', 'group = "query"\nusage = "Usage"'))
+    usage = ["Public", "Private"] * 4
+    (d / "k.csv").write_text(
+        "row_id,clicked,query,Usage\n"
+        + "".join(f"{i},{c},{q},{u}\n" for i, c, q, u in zip(IDS, CLICKS_A, QUERY, usage, strict=True))
+    )
+    p = subprocess.run(
+        [
+            "perfeval",
+            "codabench",
+            "bundle",
+            str(d / "t.toml"),
+            "--key",
+            str(d / "k.csv"),
+            "--out",
+            str(d / "s.zip"),
+        ],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert p.returncode == 2 and "public and private boards" in p.stderr and "phase" in p.stderr
+    assert not (d / "s.zip").exists()

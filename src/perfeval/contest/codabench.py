@@ -61,7 +61,17 @@ class Run:
 
 
 def check_names(task: Task) -> None:
-    """Refuse a criterion whose name cannot be a key of both score files (a leaderboard column's key)."""
+    """Refuse a criterion whose name cannot be a key of both score files (a leaderboard column's key),
+    and a key split into public and private boards (``usage``): the scoring program writes one set of
+    scores, so it would show the public board only, silently; Codabench and CodaLab split the boards
+    by phases (each phase its own reference data).
+    """
+    if task.columns is not None and task.columns.usage is not None:
+        raise InvalidParameterError(
+            f"task {shown(task.name)}: its key splits the rows into public and private boards (usage = "
+            f"{task.columns.usage!r}); a Codabench or CodaLab scoring program writes one board's scores: "
+            "give each phase its own reference data (the public rows, then all rows) and drop usage"
+        )
     for name in task.directions():
         if not _KEY.match(name):
             raise InvalidParameterError(
