@@ -160,7 +160,7 @@ def test_bad_requests(data, capsys):
         (
             ["eval", str(d / "a.txt"), "--ci", "0.95", "--stream", "--weight", "2"],
             2,
-            "--ci with --stream or --dask is for measures over all unweighted cases",
+            "--ci with --stream or --dask is for measures over all cases, unweighted but with --method wald",
         ),
         (
             ["eval", str(d / "a.txt"), "--ci", "0.95", "--stream", "-m", "apr", "--method", "bca"],

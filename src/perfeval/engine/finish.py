@@ -30,7 +30,6 @@ from perfeval.exceptions import (
 )
 from perfeval.measures import Measure, MeasureSpec, parse_measure
 from perfeval.measures._data import GroupedData
-from perfeval.measures.reasons import why_nan
 from perfeval.measures.spec import refuse_pending, split_measures, with_threshold
 from perfeval.summaries import ScoreHistogram
 from perfeval.summaries.ranking import RankingData, group_codes
@@ -452,6 +451,8 @@ def binary_values(specs: list[MeasureSpec], h: ScoreHistogram, suffix: str, resu
     for s, v in zip(specs, values, strict=True):
         results[s.label + suffix] = MeasureResult.single(s, float(v))
         if math.isnan(float(v)):  # why, from the summary: only for a NaN, so a value costs nothing more
+            from perfeval.measures.reasons import why_nan  # here: a value loads nothing more
+
             results[s.label + suffix].why = overflow or why_nan(
                 s.measure.name, s.measure.edge_cases, h, {**s.measure.defaults(), **s.kwargs}
             )
