@@ -37,6 +37,8 @@
  *   calibration.c  the calibration measures' per-group walks: PAV recalibration, weight below a cell,
  *               the Brier score's parts, the logistic recalibration's Newton fits (its pass: calib_pass.h)
  *   operating.c  the operating points of one summary in one pass: the point a rule picks, partial AUC
+ *   exactcmp.h  whether an operating point meets its target exactly (exact sums of float64 weights
+ *               against the target's decimal), included by operating.c and resample.c
  *   resample.c  the bootstrap's draws, the fused replicate walk, the jackknife, DeLong's components
  *   contest.c   the competition scorer's id join, token comparison and plain-file reading
  *   trec.c      TREC qrels and runs read in one pass: ids dictionary-encoded, numbers, line errors

@@ -18,8 +18,13 @@
  * same IEEE operations in the same order (no contraction: setup.py builds with -ffp-contract=off),
  * the same choice among equal values (the best other rate, NaN the worst, then the first point),
  * and the partial AUC's terms added in point order from 0.0 (np.bincount).
+ *
+ * A point at a target meets it when its rate computed exactly meets the target's decimal
+ * (exactcmp.h): the float rate decides where it is farther from the target than its rounding can
+ * reach, the exact sums (the cells added again, exactly, as far down as the point) where it is not.
  */
 #include "native.h"
+#include "exactcmp.h"
 
 /* the rules of op_pick, in perfeval/measures/operating.py's order (RULES there) */
 enum { TPR_AT_FPR, SEN_AT_SPC, SPC_AT_SEN, PRE_AT_REC, REC_AT_PRE, YOUDEN, TOPLEFT, FBETA, MCC, COST };
@@ -79,6 +84,48 @@ static inline int next_point(walker *w, double *dp, double *dn, double *score)
     return 1;
 }
 
+/* Whether the point of the walk (TP, FP: the cells above w->k, added in float) meets target rule
+ * `rule` (TPR_AT_FPR .. REC_AT_PRE: exactcmp.h's XC_* in that order) exactly: 1, 0, or -1 (a weight
+ * that is not finite: the float decision stands).  The float sums are exact when the walk reads
+ * unit cases, or cells of whole numbers whose total is below 2**53 (every partial sum is then a
+ * whole number below it): they are compared as they are.  Otherwise the cells are added again
+ * exactly: the totals once, the cells above the point from where the last point left off (x). */
+typedef struct {
+    int mode; /* -1 not known yet; 0 the float sums are exact; 1 the cells added exactly */
+    Py_ssize_t next; /* the next cell to add to the prefix (cells above it added) */
+    xc_acc tp, fp, P, N;
+} exact_walk;
+
+static int exact_point(exact_walk *x, const walker *w, int rule, double tp, double fp, double P, double N,
+                       uint64_t M, int D, Py_ssize_t ncells)
+{
+    if (x->mode < 0) {
+        x->mode = 0;
+        if (!w->ps) {
+            for (Py_ssize_t k = 0; k < ncells && !x->mode; k++)
+                x->mode = w->pos[k] != floor(w->pos[k]) || w->neg[k] != floor(w->neg[k]);
+            if (!(P + N < 0x1p53))
+                x->mode = 1;
+        }
+        if (x->mode) {
+            xc_clear(&x->tp), xc_clear(&x->fp), xc_clear(&x->P), xc_clear(&x->N);
+            for (Py_ssize_t k = 0; k < ncells; k++)
+                if (xc_add(&x->P, w->pos[k]) < 0 || xc_add(&x->N, w->neg[k]) < 0)
+                    x->mode = 2; /* not finite: the float decisions stand */
+            x->next = ncells - 1;
+        }
+    }
+    if (x->mode == 0)
+        return xc_meets_d(rule, tp, fp, P, N, M, D);
+    if (x->mode == 2)
+        return -1;
+    for (; x->next > w->k; x->next--) {
+        xc_add(&x->tp, w->pos[x->next]);
+        xc_add(&x->fp, w->neg[x->next]);
+    }
+    return xc_meets(rule, &x->tp, &x->fp, &x->P, &x->N, M, D);
+}
+
 /* the walker of op_*'s first arguments: (scores, pos, neg) cells, or (ps, ns, None) split; NULL
  * with an exception set on an error (the buffers released). */
 static int walker_of(nv_args *in, PyObject *a, PyObject *b, PyObject *c, walker *w, const char *who)
@@ -104,21 +151,27 @@ static int walker_of(nv_args *in, PyObject *a, PyObject *b, PyObject *c, walker 
     return 0;
 }
 
-/* op_pick(scores, pos, neg, rule, a, b, c, d) -> (point, value, threshold): the point (0: nothing
- * predicted positive, threshold +inf; i > 0: the i-th highest distinct score) of the best finite
- * value among the points that meet the rule's target, its value and threshold; (-1, nan, nan) when
- * none.  (scores, pos, neg): the summary's cells, ascending; or (positives' scores, negatives'
+/* op_pick(scores, pos, neg, rule, a, b, c, d, M, D) -> (point, value, threshold): the point (0:
+ * nothing predicted positive, threshold +inf; i > 0: the i-th highest distinct score) of the best
+ * finite value among the points that meet the rule's target, its value and threshold; (-1, nan, nan)
+ * when none.  (scores, pos, neg): the summary's cells, ascending; or (positives' scores, negatives'
  * scores, None), each sorted ascending.  a..d: the rule's parameters (the target; beta; the costs of
- * a false negative, a false positive, a true positive, a true negative). */
+ * a false negative, a false positive, a true positive, a true negative).  M, D: a target's decimal
+ * M 10**-D (the target rules need it: whether a point meets the target is decided exactly). */
 PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *ao, *bo, *co;
-    int rule;
+    int rule, D = -1;
     double a = 0, b = 0, c = 0, d = 0;
-    if (!PyArg_ParseTuple(args, "OOOi|dddd", &ao, &bo, &co, &rule, &a, &b, &c, &d))
+    unsigned long long M = 0;
+    if (!PyArg_ParseTuple(args, "OOOi|ddddKi", &ao, &bo, &co, &rule, &a, &b, &c, &d, &M, &D))
         return NULL;
     if (rule < TPR_AT_FPR || rule > COST) {
         PyErr_SetString(PyExc_ValueError, "op_pick: unknown rule");
+        return NULL;
+    }
+    if (rule <= REC_AT_PRE && (D < 0 || D > 400)) {
+        PyErr_SetString(PyExc_ValueError, "op_pick: a target needs its decimal M 10**-D, 0 <= D <= 400");
         return NULL;
     }
     nv_args in = {0};
@@ -128,8 +181,15 @@ PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
     Py_ssize_t best = -1;
     double best_v = NAN, best_t = NAN, best_key = -INFINITY, best_other = -INFINITY;
     NOGIL_BEGIN
+    Py_ssize_t ncells = w.ps ? 0 : w.k + 1;
     double P, N;
     totals(&w, &P, &N);
+    /* the float decision stands where the rate is outside this band about the target (exactcmp.h) */
+    double near_lo = 0, near_hi = 0;
+    if (rule <= REC_AT_PRE)
+        xc_band(a, w.ps ? (double)(w.ip + w.in + 2) : (double)ncells, rule == SEN_AT_SPC, &near_lo, &near_hi);
+    exact_walk ex;
+    ex.mode = -1;
     int defined;
     if (rule == PRE_AT_REC || rule == REC_AT_PRE || rule == FBETA)
         defined = P > 0;
@@ -146,7 +206,7 @@ PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
             tp += dp;
             fp += dn;
         }
-        double v, other = -INFINITY, key;
+        double v, other = -INFINITY, key, rate = NAN;
         int ok = 1;
         switch (rule) {
         case TPR_AT_FPR: {
@@ -154,6 +214,7 @@ PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
             v = ratio(tp, P);
             ok = fpr <= a;
             other = -fpr;
+            rate = fpr;
             break;
         }
         case SEN_AT_SPC: {
@@ -161,6 +222,7 @@ PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
             v = ratio(tp, P);
             ok = spc >= a;
             other = spc;
+            rate = spc;
             break;
         }
         case SPC_AT_SEN: {
@@ -168,6 +230,7 @@ PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
             v = ratio(N - fp, N);
             ok = sen >= a;
             other = sen;
+            rate = sen;
             break;
         }
         case PRE_AT_REC: {
@@ -175,6 +238,7 @@ PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
             v = ratio(tp, tp + fp);
             ok = rec >= a;
             other = rec;
+            rate = rec;
             break;
         }
         case REC_AT_PRE: {
@@ -182,6 +246,7 @@ PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
             v = ratio(tp, P);
             ok = (isnan(pre) ? -1.0 : pre) >= a;
             other = pre;
+            rate = pre; /* NaN (nothing predicted positive): no precision, no candidate */
             break;
         }
         case YOUDEN:
@@ -203,6 +268,11 @@ PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
         default: /* COST: a, b, c, d are the costs of a false negative, false positive, TP, TN */
             v = c * tp + a * (P - tp) + b * fp + d * (N - fp);
             break;
+        }
+        if (rule <= REC_AT_PRE && rate >= near_lo && rate <= near_hi && isfinite(v)) { /* decided exactly */
+            int exact = exact_point(&ex, &w, rule, tp, fp, P, N, M, D, ncells);
+            if (exact >= 0)
+                ok = exact;
         }
         if (!ok || !isfinite(v))
             continue;

@@ -10,6 +10,7 @@
  * by side share each pass over the cells, and the passes run on every core.
  */
 #include "native.h"
+#include "exactcmp.h"
 
 /* the walk passes vectors between its inline functions of one file: no ABI is crossed */
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -334,11 +335,12 @@ enum {
     REP_PAUC_TPR = 22, /* the same between the curve and FPR = 1 over TPR in [argument, parameter] */
     /* the operating points (the second walk): the value at the point picked and its threshold (+inf:
      * predict nothing), NaN and NaN where no point qualifies or the measure is undefined */
-    REP_TPR_FPR = 23, /* TPR at FPR <= parameter */
-    REP_SEN_SPC = 24, /* sensitivity at specificity >= parameter */
-    REP_SPC_SEN = 25, /* specificity at sensitivity >= parameter */
-    REP_PRE_REC = 26, /* precision at recall >= parameter */
-    REP_REC_PRE = 27, /* recall at precision >= parameter */
+    REP_TPR_FPR = 23, /* TPR at FPR <= parameter; its arguments the target's decimal M 10**-D: M's
+                         digits above 10**9, M's below, D (whether a point meets it: exactcmp.h) */
+    REP_SEN_SPC = 24, /* sensitivity at specificity >= parameter (arguments: as TPR at FPR's) */
+    REP_SPC_SEN = 25, /* specificity at sensitivity >= parameter (the same) */
+    REP_PRE_REC = 26, /* precision at recall >= parameter (the same) */
+    REP_REC_PRE = 27, /* recall at precision >= parameter (the same) */
     REP_YOUDEN = 28,  /* the largest TPR - FPR */
     REP_TOPLEFT = 29, /* the least distance to (0, 1) */
     REP_FBETA = 30,   /* the largest F-beta, beta the parameter */
@@ -355,6 +357,11 @@ static int rep_nargs(int kind)
     case REP_PAUC_TPR:
         return 1;
     case REP_COST:
+    case REP_TPR_FPR:
+    case REP_SEN_SPC:
+    case REP_SPC_SEN:
+    case REP_PRE_REC:
+    case REP_REC_PRE:
         return 3;
     default:
         return 0;
@@ -395,6 +402,14 @@ static int rep_plan(const double *plan, Py_ssize_t len, int *nk)
             PyErr_SetString(PyExc_ValueError, "a replicate plan's ECE has 1 to 65536 bins");
             return -1;
         }
+        if (kind >= REP_TPR_FPR && kind <= REP_REC_PRE) { /* the target's decimal: whole numbers */
+            double hi = plan[i + 3], lo = plan[i + 5], d = plan[i + 7];
+            if (!(hi >= 0 && hi < 1e9 && hi == floor(hi) && lo >= 0 && lo < 1e9 && lo == floor(lo) && d >= 0 &&
+                  d <= 400 && d == floor(d))) {
+                PyErr_SetString(PyExc_ValueError, "a replicate plan's target lacks its decimal M 10**-D");
+                return -1;
+            }
+        }
         i += 2 * na;
     }
     *nk = (int)(len / 2);
@@ -408,6 +423,9 @@ static int rep_plan(const double *plan, Py_ssize_t len, int *nk)
 typedef struct {
     int kind, nb;     /* nb: SLQ bins, CA1 codes, ECE bins */
     double par, arg[3]; /* arg: the REP_ARG entries after it */
+    uint64_t dm;        /* an operating point's target as the decimal dm 10**-dd (exactcmp.h) */
+    int dd;
+    double near_lo, near_hi; /* its rates near the target (xc_band over the K cells) */
     double *tpos, *tneg; /* per cell: cell_terms' (NULL: computed in the walk) */
     int32_t *bin;     /* SLQ bin, CA1 code */
     int16_t code_first[19 * 19], code_last[19 * 19]; /* CA1: the run of bins of each code */
@@ -523,6 +541,11 @@ static int plan_make(plan_t *pl, const double *plan, int nk, const double *sc, P
             pl->needs_totals = 1;
         for (int a = 0; a < rep_nargs(e->kind) && m + 1 + a < nk; a++)
             e->arg[a] = plan[2 * (m + 1 + a) + 1];
+        if (e->kind >= REP_TPR_FPR && e->kind <= REP_REC_PRE) { /* whole numbers (rep_plan) */
+            e->dm = (uint64_t)e->arg[0] * 1000000000ULL + (uint64_t)e->arg[1];
+            e->dd = (int)e->arg[2];
+            xc_band(e->par, (double)K, e->kind == REP_SEN_SPC, &e->near_lo, &e->near_hi);
+        }
         if (e->kind == REP_ECEW || e->kind == REP_ECEM)
             e->nb = (int)e->par; /* 1 .. ECE_MAX_BINS (rep_plan) */
         if (e->kind == REP_ECEW) { /* each cell's bin: np.searchsorted(arange(1, B) / B, s, "right") */
@@ -634,6 +657,123 @@ static size_t entry_width(const entry_t *e)
             return 4;
         return 1;
     }
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Whether an operating point of a lane meets its target exactly (exactcmp.h).  The walk decides by the
+ * float rate where it is far from the target; near it, here, lane by lane: by the lane's float sums
+ * where they are exact (the source's cells are whole numbers and the lane's total is below 2**53:
+ * every partial sum is then a whole number below it), else by the lane's cells drawn again and added
+ * exactly, the totals once and each entry's cells above the point from where its last point left
+ * off.  A block of lanes' state, made at the first point near a target; the walk's own numbers are
+ * untouched. */
+typedef struct {
+    const src_t *src; /* the source `whole` is of */
+    int whole;        /* the source's cells are whole numbers */
+    int nk;
+    int tot[LANES_MAX]; /* 0: the lane's exact totals not made; 1 made; 2 a cell not finite */
+    xc_acc P[LANES_MAX], N[LANES_MAX];
+    Py_ssize_t *next; /* per entry and lane: the next cell to add to its prefix (-2: none yet) */
+    xc_acc *tp, *fp;  /* per entry and lane: the prefix */
+} xwalk_t;
+
+static xwalk_t *xwalk_new(int nk)
+{
+    xwalk_t *x = calloc(1, sizeof *x);
+    size_t n = (size_t)(nk > 0 ? nk : 1) * LANES_MAX;
+    if (!x)
+        return NULL;
+    x->nk = nk;
+    x->next = malloc(n * sizeof *x->next);
+    x->tp = malloc(n * sizeof *x->tp);
+    x->fp = malloc(n * sizeof *x->fp);
+    if (!x->next || !x->tp || !x->fp) {
+        free(x->next), free(x->tp), free(x->fp), free(x);
+        return NULL;
+    }
+    return x;
+}
+
+static void xwalk_free(xwalk_t *x)
+{
+    if (x)
+        free(x->next), free(x->tp), free(x->fp), free(x);
+}
+
+/* a new block of lanes (or source): nothing of the last one's kept but `whole` of the same source */
+static void xwalk_start(xwalk_t *x, const src_t *s)
+{
+    if (x->src != s) {
+        x->src = s;
+        x->whole = -1;
+    }
+    memset(x->tot, 0, sizeof x->tot);
+    for (size_t i = 0; i < (size_t)(x->nk > 0 ? x->nk : 1) * LANES_MAX; i++)
+        x->next[i] = -2;
+}
+
+static int whole_values(const double *v, int64_t n)
+{
+    for (int64_t i = 0; v && i < n; i++)
+        if (v[i] != floor(v[i]))
+            return 0;
+    return 1;
+}
+
+/* whether every cell of every lane of the source is a whole number: summary draws are counts; cases'
+ * draws are counts times the weights; a left-out group's cells the cells less its weights */
+static int src_whole(const src_t *s)
+{
+    int64_t rows = s->K > 0 && s->gend ? s->gend[s->K - 1] : 0;
+    switch (s->mode) {
+    case SRC_HIST:
+        return 1;
+    case SRC_ROWS:
+        return whole_values(s->ow, rows);
+    case SRC_GIVEN:
+        return whole_values(s->gp, s->K) && whole_values(s->gq, s->K);
+    default: /* SRC_JACK */
+        return whole_values(s->gp, s->K) && whole_values(s->gq, s->K) && whole_values(s->ow, rows);
+    }
+}
+
+/* Whether lane b's point (its cells K - 1 .. c, c = K for the point above them all: TP = FP = 0)
+ * meets entry m's target exactly: 1, 0, or -1 (a weight that is not finite: the float decision
+ * stands).  tp, fp, P, N: the lane's float sums there. */
+static int xwalk_meets(xwalk_t *x, int m, const entry_t *e, const src_t *s, const lanes_t *L, int b, Py_ssize_t c,
+                       double tp, double fp, double P, double N)
+{
+    int rule = e->kind - REP_TPR_FPR; /* XC_FPR_LE .. XC_PRE_GE */
+    if (x->whole < 0)
+        x->whole = src_whole(s);
+    if (x->whole && P + N < 0x1p53)
+        return xc_meets_d(rule, tp, fp, P, N, e->dm, e->dd);
+    if (x->tot[b] == 0) {
+        xc_clear(&x->P[b]);
+        xc_clear(&x->N[b]);
+        x->tot[b] = 1;
+        for (Py_ssize_t k = 0; k < s->K; k++) {
+            double p, q;
+            cell_count_one(s, L, k, b, &p, &q);
+            if (xc_add(&x->P[b], p) < 0 || xc_add(&x->N[b], q) < 0)
+                x->tot[b] = 2;
+        }
+    }
+    if (x->tot[b] == 2)
+        return -1;
+    size_t at = (size_t)m * LANES_MAX + (size_t)b;
+    if (x->next[at] == -2) {
+        xc_clear(&x->tp[at]);
+        xc_clear(&x->fp[at]);
+        x->next[at] = s->K - 1;
+    }
+    for (; x->next[at] >= c; x->next[at]--) {
+        double p, q;
+        cell_count_one(s, L, x->next[at], b, &p, &q);
+        xc_add(&x->tp[at], p);
+        xc_add(&x->fp[at], q);
+    }
+    return xc_meets(rule, &x->tp[at], &x->fp[at], &x->P[b], &x->N[b], e->dm, e->dd);
 }
 
 /* A compiled copy of the walk (walk.h): its lanes, its state's making and freeing, and a block of

@@ -78,6 +78,7 @@ typedef struct {
     int nca2;
     size_t nv;
     int ranged;    /* the plan reads whether scores are inside [0, 1] */
+    xwalk_t *x;    /* the operating points' exact decisions near a target (a plan with a target) */
 } walk_t;
 
 static int WALK(walk_alloc)(walk_t *w, const plan_t *pl)
@@ -96,6 +97,9 @@ static int WALK(walk_alloc)(walk_t *w, const plan_t *pl)
                      pl->e[m].kind == REP_ECEW || pl->e[m].kind == REP_ECEM || pl->e[m].kind == REP_MURPHY;
     }
     w->nca2 = nca2;
+    for (int m = 0; m < pl->nk; m++)
+        if (pl->e[m].kind >= REP_TPR_FPR && pl->e[m].kind <= REP_REC_PRE && !w->x && !(w->x = xwalk_new(pl->nk)))
+            return -1;
     w->v = aligned_alloc(sizeof(vd), (w->nv ? w->nv : 1) * sizeof(vd));
     w->ca2 = aligned_alloc(sizeof(vd), (size_t)(nca2 ? nca2 : 1) * sizeof(ca2_t));
     if (!w->v || !w->ca2)
@@ -122,6 +126,7 @@ static void WALK(walk_free)(walk_t *w)
     free(w->off);
     free(w->ca2);
     free(w->ca2_of);
+    xwalk_free(w->x);
     memset(w, 0, sizeof *w);
 }
 
@@ -984,17 +989,37 @@ VINLINE vd WALK(vsqrt)(vd x)
 #endif
 }
 
-/* One operating point (TP, FP at threshold thr) of a pick entry in every lane, against the lanes' best
- * so far (v[0] its key, v[1] its other key, v[2] its threshold; v[3] the lanes whose points can no
- * longer qualify): perfeval.measures.operating's value and target of the point in the same IEEE
- * operations, and _pick's order (the least key, the value negated where higher is better; then the
- * least other key; then the first point).  live: the lanes where the point is one of the replicate's
- * (a cell drawn there; an undrawn cell repeats the point before it, which no repeat can beat). */
-VINLINE void WALK(pick_point)(const entry_t *e, vd *v, vd TP, vd FP, vd Pt, vd Nt, vd thr, vm live)
+/* The lanes of a target's point whose float rate is near the target (exactcmp.h's xc_slack: sums of
+ * at most the source's K cells), their decisions made exactly (xwalk_meets), lane by lane: ok with
+ * those lanes' decisions.  Only where some lane's rate is near the target (rarely). */
+static vm WALK(pick_exact)(walk_t *w, int m, const entry_t *e, const src_t *s, const lanes_t *L, Py_ssize_t c,
+                           vm ok, vm near, vd TP, vd FP, vd Pt, vd Nt)
+{
+    for (int b = 0; b < LANES && b < L->nl; b++)
+        if (near[b]) {
+            int r = xwalk_meets(w->x, m, e, s, L, b, c, TP[b], FP[b], Pt[b], Nt[b]);
+            if (r >= 0)
+                ok[b] = r ? -1 : 0;
+        }
+    return ok;
+}
+
+/* One operating point (TP, FP at threshold thr: the cells K - 1 .. c of source s, c = K for the point
+ * above them all) of pick entry m in every lane, against the lanes' best so far (v[0] its key, v[1]
+ * its other key, v[2] its threshold; v[3] the lanes whose points can no longer qualify):
+ * perfeval.measures.operating's value and target of the point in the same IEEE operations, and
+ * _pick's order (the least key, the value negated where higher is better; then the least other key;
+ * then the first point).  live: the lanes where the point is one of the replicate's (a cell drawn
+ * there; an undrawn cell repeats the point before it, which no repeat can beat).  A target's point
+ * near it (exactcmp.h) in a lane: with `exact`, decided exactly there (pick_exact); without, by the
+ * float rate, and the lane added to *nearby if given (the caller walks such a block again with
+ * `exact`; without nearby, the caller knows no point of the block is near its target). */
+VINLINE void WALK(pick_point)(walk_t *w, int m, const entry_t *e, const src_t *s, const lanes_t *L, Py_ssize_t c,
+                              vd *v, vd TP, vd FP, vd Pt, vd Nt, vd thr, vm live, int exact, vm *nearby)
 {
     const vd zero = WALK(vsplat)(0.0), vnan = WALK(vsplat)(NAN), par = WALK(vsplat)(e->par);
     const vm all = (vm){0} == (vm){0};
-    vd val, o = zero;
+    vd val, o = zero, rate = vnan;
     vm ok = all;
     int higher = 1, prefix = 0;
     switch (e->kind) {
@@ -1004,6 +1029,7 @@ VINLINE void WALK(pick_point)(const entry_t *e, vd *v, vd TP, vd FP, vd Pt, vd N
         ok = fpr <= par;
         o = fpr;
         prefix = 1;
+        rate = fpr;
         break;
     }
     case REP_SEN_SPC: {
@@ -1012,6 +1038,7 @@ VINLINE void WALK(pick_point)(const entry_t *e, vd *v, vd TP, vd FP, vd Pt, vd N
         ok = spc >= par;
         o = -spc;
         prefix = 1;
+        rate = spc;
         break;
     }
     case REP_SPC_SEN: {
@@ -1019,6 +1046,7 @@ VINLINE void WALK(pick_point)(const entry_t *e, vd *v, vd TP, vd FP, vd Pt, vd N
         val = (Nt - FP) / Nt;
         ok = sen >= par;
         o = -sen;
+        rate = sen;
         break;
     }
     case REP_PRE_REC: {
@@ -1026,6 +1054,7 @@ VINLINE void WALK(pick_point)(const entry_t *e, vd *v, vd TP, vd FP, vd Pt, vd N
         val = WALK(vblend)(den != zero, TP / den, vnan);
         ok = rec >= par;
         o = -rec;
+        rate = rec;
         break;
     }
     case REP_REC_PRE: {
@@ -1033,6 +1062,7 @@ VINLINE void WALK(pick_point)(const entry_t *e, vd *v, vd TP, vd FP, vd Pt, vd N
         val = TP / Pt;
         ok = pre >= par; /* a NaN precision (nothing predicted positive) is no candidate */
         o = WALK(vblend)(pre == pre, -pre, WALK(vsplat)(INFINITY));
+        rate = pre;
         break;
     }
     case REP_YOUDEN:
@@ -1060,6 +1090,13 @@ VINLINE void WALK(pick_point)(const entry_t *e, vd *v, vd TP, vd FP, vd Pt, vd N
         higher = 0;
         break;
     }
+    if (e->kind <= REP_REC_PRE && (exact || nearby)) { /* near its target (a NaN rate never is) */
+        vm near = live & (rate >= WALK(vsplat)(e->near_lo)) & (rate <= WALK(vsplat)(e->near_hi));
+        if (!exact)
+            *nearby |= near;
+        else if (WALK(vany)(near))
+            ok = WALK(pick_exact)(w, m, e, s, L, c, ok, near, TP, FP, Pt, Nt);
+    }
     vd key = higher ? -val : val;
     vm good = live & ok & (val - val == zero); /* finite */
     vm better = good & ((key < v[0]) | ((key == v[0]) & (o < v[1])));
@@ -1071,7 +1108,7 @@ VINLINE void WALK(pick_point)(const entry_t *e, vd *v, vd TP, vd FP, vd Pt, vd N
 }
 
 /* A second-walk entry's start, at the point before the first cell (threshold +inf: TP = FP = 0). */
-static void WALK(totals_start)(walk_t *w, const plan_t *pl, int m, vd Pt, vd Nt)
+static void WALK(totals_start)(walk_t *w, const plan_t *pl, int m, const src_t *s, const lanes_t *L, vd Pt, vd Nt)
 {
     const entry_t *e = &pl->e[m];
     vd *v = w->v + w->off[m];
@@ -1097,7 +1134,7 @@ static void WALK(totals_start)(walk_t *w, const plan_t *pl, int m, vd Pt, vd Nt)
             v[0] = v[1] = inf;
             v[2] = WALK(vsplat)(NAN);
             v[3] = zero;
-            WALK(pick_point)(e, v, zero, zero, Pt, Nt, inf, all);
+            WALK(pick_point)(w, m, e, s, L, s->K, v, zero, zero, Pt, Nt, inf, all, 1, NULL);
         }
     }
 }
@@ -1122,8 +1159,9 @@ VINLINE vm WALK(totals_done)(const walk_t *w, const plan_t *pl, int m)
 
 /* One second-walk entry over a block of n cells, the highest first (walk_entry's layout), each lane's
  * totals Pt, Nt known. */
-static inline void WALK(walk_entry2)(walk_t *w, const plan_t *pl, int m, const src_t *s, Py_ssize_t hi, int n,
-                                     const vd *P, const vd *Q, const vd *AP, const vd *AN, vd Pt, vd Nt)
+static inline void WALK(walk_entry2)(walk_t *w, const plan_t *pl, int m, const src_t *s, const lanes_t *L,
+                                     Py_ssize_t hi, int n, const vd *P, const vd *Q, const vd *AP, const vd *AN,
+                                     vd Pt, vd Nt)
 {
     const entry_t *e = &pl->e[m];
     vd *v = w->v + w->off[m];
@@ -1200,9 +1238,35 @@ static inline void WALK(walk_entry2)(walk_t *w, const plan_t *pl, int m, const s
         v[2] = y0;
         break;
     }
-    default: /* the picks */
+    default: { /* the picks.  A block with a point near its target in some lane (rarely) is walked
+                  again from the same best, those points decided exactly.  A rate that only grows
+                  or only falls down the walk (all but the precision: FP and TP only grow) is near its
+                  target somewhere in the block only if the band meets the range of its first and
+                  last points' rates: no test a point, but for the precision */
+        vd kept[4] = {v[0], v[1], v[2], v[3]};
+        vm nearby = (vm){0};
+        int target = e->kind <= REP_REC_PRE, monotone = target && e->kind != REP_REC_PRE;
+        if (monotone) {
+            vd r[2];
+            for (int k = 0; k < 2; k++) {
+                int i = k ? n - 1 : 0;
+                vd TP = AP[i] + P[i], FP = AN[i] + Q[i];
+                r[k] = e->kind == REP_TPR_FPR ? FP / Nt : e->kind == REP_SEN_SPC ? (Nt - FP) / Nt : TP / Pt;
+            }
+            vd low = WALK(vblend)(r[0] < r[1], r[0], r[1]), high = WALK(vblend)(r[0] < r[1], r[1], r[0]);
+            nearby = (high >= WALK(vsplat)(e->near_lo)) & (low <= WALK(vsplat)(e->near_hi));
+        }
         for (int i = 0; i < n; i++)
-            WALK(pick_point)(e, v, AP[i] + P[i], AN[i] + Q[i], Pt, Nt, WALK(vsplat)(sc[-i]), P[i] + Q[i] > zero);
+            WALK(pick_point)(w, m, e, s, L, hi - 1 - i, v, AP[i] + P[i], AN[i] + Q[i], Pt, Nt, WALK(vsplat)(sc[-i]),
+                             P[i] + Q[i] > zero, 0, target && !monotone ? &nearby : NULL);
+        if (target && __builtin_expect(WALK(vany)(nearby), 0)) {
+            for (int k = 0; k < 4; k++)
+                v[k] = kept[k];
+            for (int i = 0; i < n; i++)
+                WALK(pick_point)(w, m, e, s, L, hi - 1 - i, v, AP[i] + P[i], AN[i] + Q[i], Pt, Nt,
+                                 WALK(vsplat)(sc[-i]), P[i] + Q[i] > zero, 1, NULL);
+        }
+    }
     }
 }
 
@@ -1216,9 +1280,11 @@ static void WALK(walk_totals)(walk_t *w, const plan_t *pl, const src_t *s, const
     vm unused = (vm){0};
     for (int b = L->nl; b < LANES; b++)
         unused[b] = -1;
+    if (w->x)
+        xwalk_start(w->x, s); /* new lanes: the exact sums of the last ones are not theirs */
     for (int m = 0; m < pl->nk; m++)
         if (rep_second(pl->e[m].kind))
-            WALK(totals_start)(w, pl, m, Pt, Nt);
+            WALK(totals_start)(w, pl, m, s, L, Pt, Nt);
     vd ap = WALK(vsplat)(0.0), an = ap;
     for (Py_ssize_t hi = s->K; hi > 0; hi -= WALK_CELLS) {
         vm done = ~(vm){0};
@@ -1239,7 +1305,7 @@ static void WALK(walk_totals)(walk_t *w, const plan_t *pl, const src_t *s, const
         }
         for (int m = 0; m < pl->nk; m++)
             if (rep_second(pl->e[m].kind))
-                WALK(walk_entry2)(w, pl, m, s, hi, n, P, Q, AP, AN, Pt, Nt);
+                WALK(walk_entry2)(w, pl, m, s, L, hi, n, P, Q, AP, AN, Pt, Nt);
     }
     for (int m = 0; m < pl->nk; m++) /* each lane's last equal-mass bin stored */
         if (pl->e[m].kind == REP_ECEM) {

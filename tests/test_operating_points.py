@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +45,8 @@ POINTS = {
 def reference(y, s, w, name: str, target: float) -> tuple[float, float]:
     """(value, threshold) by enumeration over the rows: every threshold at a distinct score and +inf
     (nothing predicted positive), each point's counts summed from the rows; the best value among the
-    points that meet the target, ties to the best other rate, then to the highest threshold.
+    points that meet the target (its rate exactly, against the target's decimal: the sums here are
+    exact, whole or dyadic), ties to the best other rate, then to the highest threshold.
     """
     y, s = np.asarray(y, float), np.asarray(s, float)
     w = np.ones(len(y)) if w is None else np.asarray(w, float)
@@ -64,8 +66,14 @@ def reference(y, s, w, name: str, target: float) -> tuple[float, float]:
             "spc": (N - fp) / N if N else math.nan,
             "pre": tp / (tp + fp) if tp + fp > 0 else math.nan,
         }
-        v, o = rates[value_rate], rates[other_rate]
-        if math.isnan(v) or math.isnan(o) or not (o <= target if cmp == "<=" else o >= target):
+        exact = {  # the same rates in rational arithmetic (tp, fp, P, N are exact here)
+            "tpr": Fraction(tp) / Fraction(P),
+            "fpr": Fraction(fp) / Fraction(N) if N else None,
+            "spc": Fraction(N - fp) / Fraction(N) if N else None,
+            "pre": Fraction(tp) / Fraction(tp + fp) if tp + fp > 0 else None,
+        }
+        v, o, x, goal = rates[value_rate], rates[other_rate], exact[other_rate], Fraction(repr(target))
+        if math.isnan(v) or x is None or not (x <= goal if cmp == "<=" else x >= goal):
             continue
         key = (v, -o if cmp == "<=" else o)
         if best is None or key > best[0]:  # strictly better: the earlier (higher) threshold stays
@@ -120,10 +128,12 @@ def test_value_and_threshold_are_the_enumeration(d, name, target):
 
 def test_a_tied_segment_is_never_split():
     """Scores 0.9 (+), 0.5 (+ - - +), 0.1 (-): FPR <= 0.5 cannot be met inside the tie (FPR 2/3 at
-    its end): TPR 1/3 at threshold 0.9, not an interpolated point."""
+    its end): TPR 1/3 at threshold 0.9, not an interpolated point.  (The target 2/3 is the float64
+    0.6666666666666666, below 2/3: the tie's end meets 0.67, not it.)"""
     y, s = [1, 1, 0, 0, 1, 0], [0.9, 0.5, 0.5, 0.5, 0.5, 0.1]
     assert ours(y, s, None, "TPR_AT_FPR", 0.5) == (1 / 3, 0.9)
-    assert ours(y, s, None, "TPR_AT_FPR", 2 / 3) == (1.0, 0.5)
+    assert ours(y, s, None, "TPR_AT_FPR", 0.67) == (1.0, 0.5)
+    assert ours(y, s, None, "TPR_AT_FPR", 2 / 3) == (1 / 3, 0.9)
 
 
 def test_nothing_predicted_is_a_point_with_threshold_inf():

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -41,10 +42,41 @@ from perfeval.summaries import ScoreHistogram
 NAN = math.nan
 
 
+class Cells:
+    """Each point's cell weights, positive and negative (0 at a group's +inf point), made when first
+    asked (``make()``): the exact sums of the points near a target are added from them
+    (:func:`_exact_sums`); and whether the float sums are exact as they are (:meth:`whole`).
+    """
+
+    def __init__(self, make: Callable[[], tuple[np.ndarray, np.ndarray]]):
+        self._make = make
+        self._made: tuple[np.ndarray, np.ndarray] | None = None
+        self._whole: bool | None = None
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._made is None:
+            self._made = self._make()
+        return self._made
+
+    def whole(self, P: Any, N: Any) -> bool:
+        """Whether every cell weight is a whole number and every group's total below 2**53: then
+        every partial sum is a whole number below it, and the float sums (TP, FP, P, N) are exact.
+        """
+        if self._whole is None:
+            dp, dn = self.arrays()
+            with np.errstate(invalid="ignore"):
+                self._whole = bool(
+                    np.all(dp == np.floor(dp))
+                    and np.all(dn == np.floor(dn))
+                    and np.all(np.asarray(P) + np.asarray(N) < 2.0**53)
+                )
+        return self._whole
+
+
 #: the points of one summary or of every group: thresholds, TP and FP at each point, the group's P
 #: and N at each point (for one summary: its P and N, numbers), the group of each point (None for
-#: one summary)
-Points = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
+#: one summary), each point's cell weights (:class:`Cells`)
+Points = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None", Cells]
 
 
 def points(h: ScoreHistogram) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
@@ -72,7 +104,11 @@ def _one(h: ScoreHistogram) -> Points:
     the highest, without the first point's +inf (:func:`_threshold_at`).
     """
     desc, tp, fp, P, N = points(h)
-    return desc, tp, fp, P, N, None  # type: ignore[return-value]
+
+    def cells() -> tuple[np.ndarray, np.ndarray]:
+        return np.concatenate(([0.0], h.pos[::-1])), np.concatenate(([0.0], h.neg[::-1]))
+
+    return desc, tp, fp, P, N, None, h.memo("operating_cells", lambda: Cells(cells))  # type: ignore[return-value]
 
 
 def _threshold_at(pts: Points, i: np.ndarray) -> np.ndarray:
@@ -123,7 +159,13 @@ def group_points(gd: GroupedData) -> Points:
         thr[at], tp[at], fp[at] = sc[rev], ctp, cfp
         last = bounds[1:] + np.arange(G)  # each group's lowest threshold
         P, N = tp[last][gid], fp[last][gid]
-        memo["operating_points"] = (thr, tp, fp, P, N, gid)
+
+        def cells() -> tuple[np.ndarray, np.ndarray]:
+            dp, dn = np.zeros(n), np.zeros(n)
+            dp[at], dn[at] = pos[rev], neg[rev]
+            return dp, dn
+
+        memo["operating_points"] = (thr, tp, fp, P, N, gid, Cells(cells))
     return memo["operating_points"]
 
 
@@ -250,7 +292,12 @@ def compiled_choice(h: ScoreHistogram, rule: str, args: tuple) -> Choice:
     cells or its two sorted halves (:func:`_walked`); the bits of the numpy form over :func:`_one`'s
     points.
     """
-    _i, v, t = _native.op_pick(*_walked(h), RULES[rule], *map(float, args))
+    rule_id = RULES[rule]
+    if rule_id <= RULES["_rec_at_pre"]:  # a target: its decimal, for the exact decision
+        m, d = target_decimal(args[0])
+        _i, v, t = _native.op_pick(*_walked(h), rule_id, float(args[0]), 0.0, 0.0, 0.0, m, d)
+    else:
+        _i, v, t = _native.op_pick(*_walked(h), rule_id, *map(float, args))
     return np.array([v]), np.array([t])
 
 
@@ -293,36 +340,167 @@ def _at(a: Any, i: np.ndarray) -> Any:
 
 
 # -- operating points at a target -------------------------------------------------------------------
+#
+# A point meets its target when its rate computed EXACTLY from the summary's weights (the exact sums
+# of its cells' float64 weights, the exact ratio) meets the target read as the decimal it is written
+# as (:func:`target_decimal`: 0.1 is 1/10).  The rates reported stay the float rates; only the choice
+# of the points that meet the target is exact.  The float rate decides where it is farther from the
+# target than its rounding can reach (:func:`_exact_near`), the exact sums where it is not: the same
+# rule as csrc/exactcmp.h's, which the compiled walks follow.
+
+
+def target_decimal(target: float) -> tuple[int, int]:
+    """The target ``M * 10**-D`` as the decimal it is written as: the shortest decimal that reads
+    back to the same float64 (its ``repr``), so that ``target_decimal(0.1) == (1, 1)``.
+
+    Examples
+    --------
+    >>> target_decimal(0.1), target_decimal(0.95), target_decimal(1.0), target_decimal(1e-05)
+    ((1, 1), (95, 2), (10, 1), (1, 5))
+    """
+    _sign, digits, exp = Decimal(repr(float(target))).as_tuple()
+    m = int("".join(map(str, digits)))
+    if not isinstance(exp, int):  # inf or nan: no decimal (the parameter's domain keeps them out)
+        raise ValueError(f"a target must be a finite number, got {target!r}")
+    return (m * 10**exp, 0) if exp > 0 else (m, -exp)
+
+
+#: how each target rule reads a point: (x, y, at most): the point meets the target M 10**-D when
+#: x 10**D <= M y (at most) or >= (at least), x and y exact sums (TN = N - FP)
+_TARGETS = {
+    "fpr": ("fp", "n", True),
+    "spc": ("tn", "n", False),
+    "sen": ("tp", "p", False),
+    "pre": ("tp", "pp", False),
+}
+
+
+def _exact_near(
+    pts: Points, ok: np.ndarray, rate: np.ndarray, value: np.ndarray, target: float, rule: str
+) -> np.ndarray:
+    """``ok`` (the float decision, ``rate`` against ``target``) with the points near the target
+    decided exactly (:func:`_exact_meets`): those whose float rate is within its rounding's reach of
+    the target (csrc/exactcmp.h's xc_slack: sums of at most as many terms as there are points),
+    where the value is finite (the others are no candidates anyway).
+    """
+    slack = (6.0 * len(rate) + 16.0) * 2.0**-53
+    far = np.fmax(rate, target)
+    if rule == "spc":  # N - FP: the subtraction's error is relative to N, not to the specificity
+        far = np.fmax(far, 1.0)
+    with np.errstate(invalid="ignore"):
+        near = np.flatnonzero((np.abs(rate - target) <= slack * far + 2.0**-1000) & np.isfinite(value))
+    if len(near):
+        ok = ok.copy()
+        ok[near] = _exact_meets(pts, near, target, rule, ok[near])
+    return ok
+
+
+def _exact_meets(pts: Points, idx: np.ndarray, target: float, rule: str, floats: np.ndarray) -> np.ndarray:
+    """Whether each point ``idx`` meets ``target`` by ``rule`` (:data:`_TARGETS`) exactly; a point
+    whose sums are not finite keeps its float decision (``floats``).
+    """
+    m, d = target_decimal(target)
+    q = 10**d
+    xs, ys, at_most = _TARGETS[rule]
+    sums = _exact_sums(pts, idx)
+    out = floats.copy()
+    for k, s in enumerate(sums):
+        if s is None:
+            continue
+        tp, fp, p, n = s
+        x = {"fp": fp, "tn": n - fp, "tp": tp}[xs]
+        y = {"n": n, "p": p, "pp": tp + fp}[ys]
+        out[k] = x * q <= m * y if at_most else x * q >= m * y
+    return out
+
+
+def _exact_sums(pts: Points, idx: np.ndarray) -> list[tuple[int, int, int, int] | None]:
+    """The exact TP, FP, P and N of each point ``idx`` (Python integers, each point's four at one
+    scale), or None for a point whose group has a weight that is not finite.
+
+    Where every weight is a whole number and every total below 2**53 the float sums are exact
+    (:meth:`Cells.whole`): they are read as they are.  Otherwise each group's cells are added again
+    exactly (as integers times a power of two), down to its last point asked for.
+    """
+    _thr, tp, fp, P, N, gid, cells = pts
+    Pp = np.broadcast_to(np.asarray(P, dtype=np.float64), tp.shape)
+    Np = np.broadcast_to(np.asarray(N, dtype=np.float64), tp.shape)
+    if cells.whole(P, N):
+        return [(int(tp[i]), int(fp[i]), int(Pp[i]), int(Np[i])) for i in idx.tolist()]
+    dp, dn = cells.arrays()
+    if gid is None:
+        starts = np.zeros(len(idx), dtype=np.int64)
+        ends = np.full(len(idx), len(tp), dtype=np.int64)
+    else:
+        starts = np.searchsorted(gid, gid[idx], side="left")
+        ends = np.searchsorted(gid, gid[idx], side="right")
+    out: list[tuple[int, int, int, int] | None] = [None] * len(idx)
+    by_group: dict[int, list[int]] = {}
+    for k, a in enumerate(starts.tolist()):
+        by_group.setdefault(a, []).append(k)
+    for a, ks in by_group.items():
+        b = int(ends[ks[0]])
+        if not (np.all(np.isfinite(dp[a:b])) and np.all(np.isfinite(dn[a:b]))):
+            continue
+        ip, in_ = _scaled(dp[a:b], dn[a:b])
+        cp, cn = np.cumsum(np.array(ip, dtype=object)), np.cumsum(np.array(in_, dtype=object))
+        for k in ks:
+            i = int(idx[k]) - a
+            out[k] = (int(cp[i]), int(cn[i]), int(cp[-1]), int(cn[-1]))
+    return out
+
+
+def _scaled(*arrays: np.ndarray) -> list[list[int]]:
+    """Finite float64 arrays of values >= 0 as Python integers, each value times one power of two
+    (the same for all): exactly.  (A float64 is m 2**e with m a whole number below 2**53:
+    ``np.frexp``.)
+    """
+    parts = []
+    low = 0
+    for x in arrays:
+        frac, exp = np.frexp(x)
+        mant = np.ldexp(frac, 53).astype(np.int64)  # exact: |frac| < 1
+        exp = exp.astype(np.int64) - 53
+        if np.any(mant != 0):
+            low = min(low, int(exp[mant != 0].min()))
+        parts.append((mant.tolist(), exp.tolist()))
+    return [[mi << (e - low) if mi else 0 for mi, e in zip(m, ex, strict=True)] for m, ex in parts]
 
 
 def _tpr_at_fpr(pts: Points, max_fpr: float) -> Choice:
-    _thr, tp, fp, P, N, _g = pts
+    _thr, tp, fp, P, N, _g, _c = pts
     tpr, fpr = _ratio(tp, P), _ratio(fp, N)
-    return _best(pts, tpr, fpr <= max_fpr, lambda i: -_ratio(fp[i], _at(N, i)), True, _both(P, N))
+    ok = _exact_near(pts, fpr <= max_fpr, fpr, tpr, max_fpr, "fpr")
+    return _best(pts, tpr, ok, lambda i: -_ratio(fp[i], _at(N, i)), True, _both(P, N))
 
 
 def _sen_at_spc(pts: Points, min_specificity: float) -> Choice:
-    _thr, tp, fp, P, N, _g = pts
+    _thr, tp, fp, P, N, _g, _c = pts
     sen, spc = _ratio(tp, P), _ratio(N - fp, N)
-    return _best(pts, sen, spc >= min_specificity, lambda i: spc[i], True, _both(P, N))
+    ok = _exact_near(pts, spc >= min_specificity, spc, sen, min_specificity, "spc")
+    return _best(pts, sen, ok, lambda i: spc[i], True, _both(P, N))
 
 
 def _spc_at_sen(pts: Points, min_sensitivity: float) -> Choice:
-    _thr, tp, fp, P, N, _g = pts
+    _thr, tp, fp, P, N, _g, _c = pts
     sen, spc = _ratio(tp, P), _ratio(N - fp, N)
-    return _best(pts, spc, sen >= min_sensitivity, lambda i: sen[i], True, _both(P, N))
+    ok = _exact_near(pts, sen >= min_sensitivity, sen, spc, min_sensitivity, "sen")
+    return _best(pts, spc, ok, lambda i: sen[i], True, _both(P, N))
 
 
 def _pre_at_rec(pts: Points, min_recall: float) -> Choice:
-    _thr, tp, fp, P, _N, _g = pts
+    _thr, tp, fp, P, _N, _g, _c = pts
     rec, pre = _ratio(tp, P), _ratio(tp, tp + fp)
-    return _best(pts, pre, rec >= min_recall, lambda i: rec[i], True, P > 0)
+    ok = _exact_near(pts, rec >= min_recall, rec, pre, min_recall, "sen")
+    return _best(pts, pre, ok, lambda i: rec[i], True, P > 0)
 
 
 def _rec_at_pre(pts: Points, min_precision: float) -> Choice:
-    _thr, tp, fp, P, _N, _g = pts
+    _thr, tp, fp, P, _N, _g, _c = pts
     rec, pre = _ratio(tp, P), _ratio(tp, tp + fp)
-    return _best(pts, rec, np.nan_to_num(pre, nan=-1.0) >= min_precision, lambda i: pre[i], True, P > 0)
+    # no precision (nothing predicted positive): no candidate (NaN is never near the target)
+    ok = _exact_near(pts, np.nan_to_num(pre, nan=-1.0) >= min_precision, pre, rec, min_precision, "pre")
+    return _best(pts, rec, ok, lambda i: pre[i], True, P > 0)
 
 
 def tpr_at_fpr(h: ScoreHistogram, *, max_fpr: float, of: str) -> float:
@@ -384,7 +562,7 @@ def _pauc(pts: Points, hi: float, lo: float, focus: str, correct: str) -> float 
     summary's area is the compiled walk's, :func:`pauc`; this form of it is the reference the tests
     hold the walk to.)
     """
-    _thr, tp, fp, P, N, gid = pts
+    _thr, tp, fp, P, N, gid, _c = pts
     if gid is None and not bool(_both(P, N)):
         return math.nan
     x = _ratio(fp, N) if focus == "fpr" else _ratio(tp, P)
@@ -455,27 +633,27 @@ def pauc_groups(gd: GroupedData, *, hi: float, lo: float, focus: str, correct: s
 
 
 def _youden(pts: Points) -> Choice:
-    _thr, tp, fp, P, N, _g = pts
+    _thr, tp, fp, P, N, _g, _c = pts
     j = _ratio(tp, P) - _ratio(fp, N)
     return _best(pts, j, None, None, True, _both(P, N))
 
 
 def _topleft(pts: Points) -> Choice:
-    _thr, tp, fp, P, N, _g = pts
+    _thr, tp, fp, P, N, _g, _c = pts
     fpr, fnr = _ratio(fp, N), _ratio(P - tp, P)
     d = np.sqrt(fpr * fpr + fnr * fnr)
     return _best(pts, d, None, None, False, _both(P, N))
 
 
 def _best_fbeta(pts: Points, beta: float) -> Choice:
-    _thr, tp, fp, P, _N, _g = pts
+    _thr, tp, fp, P, _N, _g, _c = pts
     b2 = beta * beta
     f = _ratio((1 + b2) * tp, (1 + b2) * tp + b2 * (P - tp) + fp)
     return _best(pts, f, None, None, True, P > 0)
 
 
 def _best_mcc(pts: Points) -> Choice:
-    _thr, tp, fp, P, N, _g = pts
+    _thr, tp, fp, P, N, _g, _c = pts
     fn, tn = P - tp, N - fp
     with np.errstate(invalid="ignore", divide="ignore"):
         den = np.sqrt((tp + fp) * P * N * (tn + fn))
@@ -484,7 +662,7 @@ def _best_mcc(pts: Points) -> Choice:
 
 
 def _least_cost(pts: Points, fn: float, fp: float, tp: float, tn: float) -> Choice:
-    _thr, tps, fps, P, N, _g = pts
+    _thr, tps, fps, P, N, _g, _c = pts
     cost = tp * tps + fn * (P - tps) + fp * fps + tn * (N - fps)
     return _best(pts, cost, None, None, False, P + N > 0)
 

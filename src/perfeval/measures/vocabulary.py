@@ -1121,7 +1121,10 @@ _OF = Param(
 _TIE_POINT = (
     "only thresholds at distinct scores are achievable (a tie is never split): the best value over the "
     "thresholds that meet the target; among thresholds of equal value, the one whose other rate is best "
-    "(the point that dominates the others: it is unique)."
+    "(the point that dominates the others: it is unique).  A threshold meets the target when its rate "
+    "computed exactly from the summary's weights (the exact sums of each score's float64 weights, the "
+    "exact ratio) meets the target read as the decimal it is written as (0.1 is 1/10): a rate of "
+    "exactly 0.1 meets 0.1 whatever the rounding of its float (the value reported is the float rate)."
 )
 
 
@@ -1143,7 +1146,9 @@ _binary(
     ("tpr_at_fpr", "recall_at_fpr"),
     "the highest TPR = TP / P over the thresholds whose FPR = FP / N <= max_fpr (nothing predicted "
     "positive, threshold +inf, always meets it: TPR 0).  of=threshold: that threshold.  The same "
-    "number as SEN_AT_SPC at min_specificity = 1 - max_fpr where that is exact.",
+    "point as SEN_AT_SPC at min_specificity = 1 - max_fpr in decimals (0.1 and 0.9: FP <= 0.1 N "
+    "exactly is N - FP >= 0.9 N exactly); 1 - max_fpr in float64 can be another decimal "
+    "(1 - 0.9 is 0.09999999999999998).",
     "no positives or no negatives: NaN.",
     params=(_rate("max_fpr", "the largest false positive rate allowed", 0.1), _OF),
     ties=_TIE_POINT,

@@ -273,11 +273,18 @@ def _pick_of(spec: Any) -> Callable[[list[np.ndarray]], np.ndarray]:
 
 def _pick_plan(spec: Any) -> Plan:
     """An operating point (measures/operating.py): the walk evaluates every point of a replicate
-    with the measure's arithmetic and keeps the one _pick keeps (its value and its threshold).
+    with the measure's arithmetic and keeps the one _pick keeps (its value and its threshold).  A
+    target's arguments are its decimal M 10**-D (M's digits above 10**9, those below, D: whole
+    numbers a float64 holds exactly), for the exact decision near the target.
     """
     kind, param = _PICKS[spec.measure.name]
     par = 0.0 if param is None else float(spec.kwargs[param])
-    return Plan(((kind, par),), _pick_of(spec))
+    if kind > REC_PRE_K:
+        return Plan(((kind, par),), _pick_of(spec))
+    from perfeval.measures.operating import target_decimal
+
+    m, d = target_decimal(par)
+    return Plan(((kind, par, float(m // 10**9), float(m % 10**9), float(d)),), _pick_of(spec))
 
 
 def _cost_plan(spec: Any) -> Plan:
