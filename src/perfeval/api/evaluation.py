@@ -217,7 +217,7 @@ def evaluate(
     sample_weight = deprecated_weights(sample_weight, weights, "evaluate")
     check_options(threshold=threshold, tie_bounds=tie_bounds, partitions=partitions)
     modern = str(dialect).split(":")[0].strip().lower() in ("perfeval", "")
-    _not_by(by, tie_bounds, modern, is_dask(y_true), (case, class_column) != (None, None))
+    _not_by(by, tie_bounds, modern, False, (case, class_column) != (None, None))
     if not modern and (tie_bounds or partitions or is_dask(y_true)):
         what = "tie_bounds" if tie_bounds else ("partitions" if partitions else "a Dask collection")
         raise InvalidParameterError(
@@ -238,7 +238,8 @@ def evaluate(
                 case=case,
                 class_column=class_column,
             )
-        return evaluate_dask(y_true, y_score, **named, task=task)
+        sliced = {"by": by, "intersections": intersections, "min_size": min_size, "missing": missing}
+        return evaluate_dask(y_true, y_score, **named, task=task, **sliced)
     if (case, class_column) != (None, None):  # the long form: a row a case and class
         return _evaluate_long(
             y_true,

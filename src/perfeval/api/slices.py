@@ -42,7 +42,18 @@ from perfeval.summaries.ranking import query_order
 
 # pandas is imported where a frame is made (frame, by_group).
 
-__all__ = ["Slices", "SliceRow", "SlicingResult", "SliceRequest", "difference_of", "ratio_of", "request"]
+__all__ = [
+    "Slices",
+    "SliceRow",
+    "SlicingResult",
+    "SliceRequest",
+    "attach_results",
+    "difference_of",
+    "finish_all",
+    "ratio_of",
+    "request",
+    "slicing_result",
+]
 
 #: the methods of difference() and ratio(): fairlearn's two, and against a named slice
 METHODS = ("between_groups", "to_overall", "to_reference")
@@ -104,25 +115,56 @@ class SliceRequest:
         if cases.rows_in != len(cases.s):  # the door dropped the rows of weight 0
             w = check_array(ArraySpec("sample_weight", "floats", finite=True, nonneg=True), self.weights)
             keep = w > 0
-        results = []
-        for sl in slicings:
-            codes = sl.codes if keep is None else sl.codes[keep]
-            rows = np.bincount(sl.codes, minlength=len(sl))
-            values = finish_slicing(task, cases, codes, len(sl), rows=rows)
-            flagged = np.zeros(len(sl), dtype=bool) if self.min_size is None else values.cases < self.min_size
-            results.append(SlicingResult(sl.columns, sl.keys, values, flagged))
-        overall = {label: r.value for label, r in report.results.items() if label in results[0].values.values}
-        directions: dict[str, str] = {label: task.spec_of(label).measure.direction for label in overall}
-        report.slices = Slices(
-            results, overall, directions, self.min_size, report.params.get("threshold", 0.5)
-        )
-        report.params["slices"] = {
-            "by": [sl.name for sl in slicings],
-            "min_size": self.min_size,
-            "missing": self.missing,
-        }
-        for res in results:
-            _say_undefined(res)
+        finish_all(report, cases, task, slicings, keep=keep, min_size=self.min_size, missing=self.missing)
+
+
+def finish_all(
+    report: Any,
+    cases: Cases,
+    task: Task,
+    slicings: Sequence[Slicing],
+    *,
+    keep: np.ndarray | None = None,
+    min_size: int | None = None,
+    missing: Missing = "error",
+) -> None:
+    """Finish every slicing from the checked ``cases`` (``keep``: which of the slicings' rows the door
+    kept, the rows of weight 0 being dropped) into ``report.slices`` (:func:`attach_results`).
+    """
+    results = []
+    for sl in slicings:
+        codes = sl.codes if keep is None else sl.codes[keep]
+        rows = np.bincount(sl.codes, minlength=len(sl))
+        values = finish_slicing(task, cases, codes, len(sl), rows=rows)
+        results.append(slicing_result(sl.columns, sl.keys, values, min_size))
+    attach_results(report, results, task, min_size=min_size, missing=missing)
+
+
+def slicing_result(
+    columns: tuple[str, ...], keys: list, values: SliceValues, min_size: int | None
+) -> SlicingResult:
+    """One slicing's finished slices, those with fewer cases than ``min_size`` flagged."""
+    flagged = np.zeros(len(keys), dtype=bool) if min_size is None else values.cases < min_size
+    return SlicingResult(columns, keys, values, flagged)
+
+
+def attach_results(
+    report: Any, results: list[SlicingResult], task: Task, *, min_size: int | None, missing: Missing
+) -> None:
+    """The finished slicings as ``report.slices`` (the overall values the report's), named in
+    ``report.params``, and which slices leave a measure undefined said (a warning a slicing).
+    """
+    labels = results[0].values.values if results else {}
+    overall = {label: r.value for label, r in report.results.items() if label in labels}
+    directions: dict[str, str] = {label: task.spec_of(label).measure.direction for label in overall}
+    report.slices = Slices(results, overall, directions, min_size, report.params.get("threshold", 0.5))
+    report.params["slices"] = {
+        "by": [res.name for res in results],
+        "min_size": min_size,
+        "missing": missing,
+    }
+    for res in results:
+        _say_undefined(res)
 
 
 def request(

@@ -43,6 +43,7 @@ __all__ = [
     "SliceValues",
     "Task",
     "code_column",
+    "coded_column",
     "finish_slicing",
     "in_order",
     "intersect",
@@ -103,7 +104,22 @@ def code_column(
     position: Callable[[int], str] | None = None,
     words: tuple[str, str] | None = None,
 ) -> tuple[list, np.ndarray]:
-    """One slice column as its keys and each row's code.
+    """One slice column as its keys and each row's code (:func:`coded_column`'s first two)."""
+    keys, codes, _absent = coded_column(name, values, missing=missing, position=position, words=words)
+    return keys, codes
+
+
+def coded_column(
+    name: str,
+    values: Any,
+    *,
+    missing: Missing = "error",
+    position: Callable[[int], str] | None = None,
+    words: tuple[str, str] | None = None,
+) -> tuple[list, np.ndarray, bool]:
+    """One slice column as its keys and each row's code, and whether its last key is the slice of
+    the missing values (a chunk's column, merged with others by value, tells it from a value that
+    is the text ``<missing>``).
 
     Parameters
     ----------
@@ -129,6 +145,8 @@ def code_column(
         The distinct values present, sorted (a categorical: in its categories' order), as Python values.
     codes : ndarray of int64
         Each row's index into ``keys``.
+    missing_slice : bool
+        Whether ``keys[-1]`` is :data:`MISSING`, the slice of the rows without a value.
     """
     where = position or (lambda i: f"row {i}")
     if missing not in ("error", "slice"):
@@ -286,12 +304,12 @@ def _with_missing(
     where: Callable[[int], str],
     values: Any,
     words: tuple[str, str] | None = None,
-) -> tuple[list, np.ndarray]:
+) -> tuple[list, np.ndarray, bool]:
     """The missing rows refused (their column and first row named) or coded as the last slice,
-    :data:`MISSING`.
+    :data:`MISSING` (then the third item is True).
     """
     if not absent.any():
-        return keys, codes
+        return keys, codes, False
     i = int(np.argmax(absent))
     if missing == "error":
         if words is not None:
@@ -313,7 +331,7 @@ def _with_missing(
         )
     codes = codes.copy()
     codes[absent] = len(keys)
-    return [*keys, MISSING], codes
+    return [*keys, MISSING], codes, True
 
 
 def intersect(parts: Sequence[tuple[list, np.ndarray]]) -> tuple[list[tuple], np.ndarray]:
