@@ -1589,6 +1589,7 @@ def read_files(
     delimiter: str | None = None,
     read: dict | None = None,
     columns: Any = None,
+    by: Any = (),
 ) -> tuple[Any, Any]:
     """Files (a path, a glob or a directory of CSV/TSV/text/JSON lines/Parquet) as a Dask DataFrame
     with the columns chosen as the table reader chooses them.
@@ -1611,6 +1612,10 @@ def read_files(
     positions of the columns read and of the group column (or None, or the identity columns as
     ``{position: role}``: the group's, the case's, each named in an error by its option); the
     choice returned is then ``names``, the frame's column names.
+
+    ``by``, a function of the column names, whether there is a header and the choice, gives the
+    slice columns (``--by``): read too, as identities (an empty field kept as ``""``: a missing
+    value, said or made a slice where the slices are read).
     """
     _require()
 
@@ -1628,6 +1633,13 @@ def read_files(
         ch = choose(names, path, header=parts.header, target=target, score=score, group=group, weight=weight)
         used_at = [c.index for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None]
         group_at = None if ch.group is None else ch.group.index
+    sliced = [c.index for c in by(names, parts.header, ch)] if callable(by) else []
+    used_at = list(dict.fromkeys([*used_at, *sliced]))
+    if sliced:  # the group's identity and the slice columns'
+        roles_at = (
+            {} if group_at is None else {group_at: "--group"} if isinstance(group_at, int) else group_at
+        )
+        group_at = {**{i: "--by" for i in sliced}, **roles_at}
     ddf = parts.frame(group_at, used_at)
     if parts.header and parts.columns_of is not None:  # every file of a glob holds the columns chosen
         _files_hold(path, parts.columns_of, [names[i] for i in used_at])
@@ -1635,8 +1647,8 @@ def read_files(
     if not parts.identities:
         empties = parts.fmt in ("text", "csv", "tsv")  # read as text: an empty field is ""
         try:
-            for at, role in roles.items():
-                ddf = _identity(ddf, names[at], path, role, empties=empties)
+            for at, role in roles.items():  # a slice column's empty field: a missing value, not an error
+                ddf = _identity(ddf, names[at], path, role, empties=empties and role != "--by")
         except ValueError as e:  # a used column holding, past the first rows, another type
             said = mistyped(e, parts.header)
             if said is None:

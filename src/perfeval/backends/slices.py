@@ -51,7 +51,7 @@ from perfeval.engine.slices import (
 )
 from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
 
-__all__ = ["Ask", "RowNumbers", "SliceFeed", "ask_of", "chunk_columns"]
+__all__ = ["Ask", "ChunkSlices", "RowNumbers", "SliceFeed", "ask_of", "chunk_columns"]
 
 #: pending cells folded into the summaries once they are this many (or as many as the summaries)
 FOLD_CELLS = 1 << 16
@@ -85,6 +85,10 @@ class Ask:
     min_size: int | None
     missing: Missing
     words: tuple[str, str] | None = None
+    #: the columns are identities read chunk by chunk as the command reads them (int64 when every
+    #: value of the chunk is a plain integer, else the text as written): a plain integer and its
+    #: text are one key, the text when a chunk held text (as the column read whole would be)
+    text_ids: bool = False
 
     @property
     def names(self) -> list[str]:
@@ -108,6 +112,8 @@ def ask_of(
     """
     if by is None:
         return None
+    if isinstance(by, Ask):  # made already (the command's, with its words)
+        return by
     if isinstance(by, str):
         by = [by]
     if isinstance(by, Mapping) or hasattr(by, "columns") or hasattr(by, "dtype"):
@@ -163,6 +169,16 @@ def chunk_columns(cols: Any, names: Sequence[str], what: str = "a chunk") -> dic
     return out
 
 
+class ChunkSlices(dict):
+    """A chunk's slice columns (names to arrays) and where its rows are, in words (``position(i)``,
+    ``i`` the row within the chunk: the command's file lines), for the messages about them.
+    """
+
+    def __init__(self, columns: Mapping[str, Any], position: Callable[[int], str]):
+        super().__init__(columns)
+        self.position = position
+
+
 class RowNumbers:
     """Where a row is, in words, for a slice column's messages: ``row 17`` of the whole input (a
     stream's, a Metric's updates), or ``row 3 of partition 2`` (Dask, where a partition's place in
@@ -211,8 +227,9 @@ class _Column:
     the kind of its values and a categorical's categories, checked alike in every chunk.
     """
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, text_ids: bool = False):
         self.name = name
+        self.text_ids = text_ids
         self.values: list = []
         self.ids: dict = {}
         #: each kind of value held: its first value and where it was (a column holds one kind)
@@ -250,7 +267,7 @@ class _Column:
                 if kind not in self.kinds and kind not in kinds:
                     kinds[kind] = (k, where(int(np.argmax(codes == j))))
             held = {**self.kinds, **kinds}
-            if len(held) > 1:
+            if len(held) > 1 and not self._joined(held):
                 (ka, (va, wa)), (kb, (vb, wb)) = list(held.items())[:2]
                 raise InvalidDataError(
                     f"by column {self.name!r} mixes {ka} ({va!r} at {wa}) and {kb} ({vb!r} at {wb}): one "
@@ -299,7 +316,7 @@ class _Column:
                     "other categories: give every chunk the column alike (the same categories, in order)"
                 )
         held = {**self.kinds, **{k: v for k, v in other.kinds.items() if k not in self.kinds}}
-        if len(held) > 1:
+        if len(held) > 1 and not self._joined(held):
             (ka, (va, wa)), (kb, (vb, wb)) = list(held.items())[:2]
             raise InvalidDataError(
                 f"by column {self.name!r} mixes {ka} ({va!r} at {wa}) and {kb} ({vb!r} at {wb}): one kind "
@@ -324,11 +341,21 @@ class _Column:
         self.absent_at = self.absent_at or other.absent_at
         return np.array([self._id(v) for v in other.values], dtype=np.int64)
 
+    def _joined(self, kinds: Mapping[str, Any]) -> bool:
+        """Whether these kinds of keys are one column's: integers and text read as identities."""
+        return self.text_ids and set(kinds) <= {"integers", "strings"}
+
     def final(self) -> tuple[list, np.ndarray]:
         """The keys in memory's order (sorted values; a categorical's categories; the missing slice
-        last, as :data:`MISSING`) and each id's place among them.
+        last, as :data:`MISSING`) and each id's place among them (several ids may be one key: a
+        plain integer and its text, read as identities).
         """
-        real = [v for v in self.values if v is not ABSENT]
+        text = self.text_ids and len(self.kinds) > 1  # a chunk held text: the column is text
+
+        def key(v: Any) -> Any:
+            return str(v) if text and isinstance(v, int) and not isinstance(v, bool) else v
+
+        real = list(dict.fromkeys(key(v) for v in self.values if v is not ABSENT))
         if self.categorical:
             rank = {_plain(c): i for i, c in enumerate(self.categories or [])}
             ordered = sorted(real, key=lambda v: rank[v])
@@ -337,7 +364,7 @@ class _Column:
         place = {v: i for i, v in enumerate(ordered)}
         keys = ordered + ([MISSING] if ABSENT in self.ids else [])
         at = np.array(
-            [place[v] if v is not ABSENT else len(ordered) for v in self.values], dtype=np.int64
+            [place[key(v)] if v is not ABSENT else len(ordered) for v in self.values], dtype=np.int64
         ).reshape(-1)
         return keys, at
 
@@ -372,7 +399,7 @@ class SliceFeed:
     def __init__(self, ask: Ask, summary: bool, position: Callable[[int], str] | None = None):
         self.ask = ask
         self.names = ask.names
-        self.columns = {n: _Column(n) for n in self.names}
+        self.columns = {n: _Column(n, ask.text_ids) for n in self.names}
         self.summary = summary
         #: the rows come with weights (a backend's own flag: every chunk alike)
         self.weighted = False
@@ -398,9 +425,10 @@ class SliceFeed:
         """
         cols = chunk_columns(columns, self.names, what)
         start = self.rows_in
+        local = getattr(columns, "position", None)
 
         def where(i: int) -> str:
-            return self.position(start + i)
+            return local(i) if callable(local) else self.position(start + i)
 
         reads = [self.columns[name].read(cols[name], n, where, self.ask) for name in self.names]
         combos, rows = _combinations([r.codes for r in reads], [len(r.keys) for r in reads], n)
