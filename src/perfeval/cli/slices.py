@@ -221,11 +221,32 @@ def chunk_slices(args: Any, cols: Any, by_columns: list, checks: Placed) -> tupl
             by: dict[str, Any] = {}
             for col, values in zip(by_columns, head[5:], strict=True):
                 if col.index in getattr(where, "empties", {}):  # an empty field is a missing value
-                    values = np.where(values == "", None, np.asarray(values).astype(object))
+                    held = np.asarray(values)
+                    values = np.where(held == "", np.array(None), held.astype(object))
                 by[col.name] = values
             yield [*head[:5], ChunkSlices(by, where.position)]
 
     return chunks(), {"by": ask}
+
+
+class DaskColumns:
+    """The ``--by`` columns of ``perfeval eval --dask``: picked when the files' columns are known
+    (:func:`perfeval.backends.dask.read_files`' ``by``), then read as in memory (:meth:`sliced`).
+    """
+
+    def __init__(self, args: Any, path: str):
+        self.args, self.path = args, path
+        self.columns: list = []
+
+    def __call__(self, names: list[str], header: bool, chosen: Any) -> list:
+        self.columns = picked(self.args, names, header, self.path, chosen) if columns(self.args) else []
+        return self.columns
+
+    def sliced(self, ddf: Any, names: list[str], read: dict) -> tuple[Any, dict]:
+        """The frame, and evaluate_dask's ``by=`` (none without ``--by``)."""
+        if not self.columns:
+            return ddf, {}
+        return dask_slices(self.args, ddf, [names[c.index] for c in self.columns], read)
 
 
 def dask_slices(args: Any, ddf: Any, names: list[str], read: dict) -> tuple[Any, dict]:

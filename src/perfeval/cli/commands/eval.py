@@ -592,12 +592,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
     if path is None:
         raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
     read: dict = {}
-    by_columns: list = []
-
-    def by(names: list[str], header: bool, ch: Any) -> list:
-        by_columns.extend(slices.picked(args, names, header, path, ch))
-        return by_columns
-
+    by = slices.DaskColumns(args, path)  # the --by columns, read with the others
     with connect(args.dask):
         ddf, ch = read_files(
             path,
@@ -609,7 +604,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
             weight=args.weight,
             delimiter=args.delimiter,
             read=read,
-            by=by if slices.columns(args) else (),
+            by=by,
         )
         load.say_columns(ch)
         for source, skipped in read.get("skipped", {}).items():  # comment lines: said, as read whole
@@ -626,9 +621,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
         # --pos-label codes the labels for every measure asked, as in memory and streamed
         pos_label = args.pos_label
         labels: dict = {}
-        sliced: dict = {}
-        if by_columns:  # read as identities; an empty field (text files) a missing value
-            ddf, sliced = slices.dask_slices(args, ddf, [names[c.index] for c in by_columns], read)
+        ddf, sliced = by.sliced(ddf, names, read)
         try:
             report = evaluate_dask(
                 ddf,
