@@ -1481,6 +1481,9 @@ class Metric:
             "class_state": None if self._mc is None else self._mc.state(),
             "task": self._task,
             "regression": None if self._reg is None else regression_state(self._reg),
+            "slices": None if self._slices is None else self._slices.state(),
+            "by": None if self._ask is None else [list(w) for w in self._ask.wanted],
+            "by_options": None if self._ask is None else (self._ask.min_size, self._ask.missing),
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -1521,6 +1524,11 @@ class Metric:
         self._open = state.get("open")
         if self._task == "regression":
             self._reg = regression_from_state(state.get("regression"), self._specs)
+        if state.get("slices") is not None:
+            from perfeval.backends.slices import SliceFeed
+
+            assert self._ask is not None
+            self._slices = SliceFeed.from_state(state["slices"], self._ask)
         held = state.get("class_state")
         if self.classes is not None:
             if not isinstance(held, dict):
@@ -1637,6 +1645,7 @@ def _from_state(state: Any, clustered: bool) -> Metric:
         classes=state.get("classes") if state.get("task") != "multilabel" else None,
         labels=state.get("classes") if state.get("task") == "multilabel" else None,
         task="regression" if state.get("task") == "regression" else None,
+        **_by_of(state),
     )
     try:
         other._set(state)
@@ -1646,6 +1655,17 @@ def _from_state(state: Any, clustered: bool) -> Metric:
             f"not a readable perfeval.Metric state ({type(e).__name__}: {why})"
         ) from None
     return other
+
+
+def _by_of(state: dict[str, Any]) -> dict[str, Any]:
+    """The slices a state was made with (``by=`` and its options), as the Metric's keywords."""
+    by = state.get("by")
+    if by is None:
+        return {}
+    if not isinstance(by, list) or not all(isinstance(w, (list, tuple)) for w in by):
+        raise InvalidParameterError("not a readable perfeval.Metric state ('by' of another type)")
+    min_size, missing = state.get("by_options") or (None, "error")
+    return {"by": [w[0] if len(w) == 1 else tuple(w) for w in by], "min_size": min_size, "missing": missing}
 
 
 def regression_state(summary: Any) -> dict[str, Any]:

@@ -535,6 +535,66 @@ class SliceFeed:
         out._pending, out._rows = list(self._pending), list(self._rows)
         return out
 
+    # -- state (Metric.state_dict) -------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """The feed as plain values and numpy arrays (:meth:`from_state` reads it back)."""
+        self._fold()
+        cols = []
+        for n in self.names:
+            c = self.columns[n]
+            absent = c.ids.get(ABSENT, -1)
+            cols.append(
+                {
+                    "name": n,
+                    "values": [None if v is ABSENT else v for v in c.values],
+                    "absent": absent,
+                    "kinds": {k: list(v) for k, v in c.kinds.items()},
+                    "categories": c.categories,
+                    "categorical": c.categorical,
+                    "literal": c.literal,
+                    "absent_at": c.absent_at,
+                }
+            )
+        return {
+            "wanted": [list(w) for w in self.ask.wanted],
+            "min_size": self.ask.min_size,
+            "missing": self.ask.missing,
+            "summary": self.summary,
+            "weighted": self.weighted,
+            "rows_in": self.rows_in,
+            "columns": cols,
+            "combos": np.array(self._combo_keys, dtype=np.int64).reshape(-1, len(self.names)),
+            "combo_rows": self._combo_rows,
+            "cells": self._cells,
+            "rows": [(c, list(a)) for c, a in self._rows],
+        }
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any], ask: Ask) -> SliceFeed:
+        """The feed of :meth:`state` (for a Metric asking ``ask``, which the state must have asked)."""
+        if [list(w) for w in ask.wanted] != state["wanted"] or (ask.min_size, ask.missing) != (
+            state["min_size"],
+            state["missing"],
+        ):
+            raise ValueError("the state's slices are not the Metric's")
+        out = cls(ask, summary=bool(state["summary"]))
+        out.weighted = bool(state["weighted"])
+        out.rows_in = int(state["rows_in"])
+        for d in state["columns"]:
+            c = out.columns[d["name"]]
+            c.values = [ABSENT if i == d["absent"] else v for i, v in enumerate(d["values"])]
+            c.ids = {v: i for i, v in enumerate(c.values)}
+            c.kinds = {k: (v[0], v[1]) for k, v in d["kinds"].items()}
+            c.categories, c.categorical = d["categories"], d["categorical"]
+            c.literal, c.absent_at = d["literal"], d["absent_at"]
+        out._combo_keys = [tuple(int(x) for x in row) for row in np.asarray(state["combos"]).tolist()]
+        out._combos = {k: i for i, k in enumerate(out._combo_keys)}
+        out._combo_rows = np.asarray(state["combo_rows"], dtype=np.int64)
+        cc, sc, pos, neg = state["cells"]
+        out._cells = (np.asarray(cc, np.int64), np.asarray(sc), np.asarray(pos), np.asarray(neg))
+        out._rows = [(np.asarray(c, np.int64), tuple(a)) for c, a in state["rows"]]
+        return out
+
     @property
     def nbytes(self) -> int:
         """Bytes of the arrays held (the summaries and the pending cells, or the rows)."""
