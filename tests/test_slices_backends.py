@@ -240,7 +240,7 @@ def test_one_class_and_zero_weight_slices_are_listed_as_in_memory():
     assert_same_slices(m, _metric(y, s, w, cols, [0, 2, 4, 7], ["roc", "acc"], merged=True))
 
 
-# -- per-query measures ----------------------------------------------------------------------------------------
+# -- per-query measures ---------------------------------------------------------------------------
 @settings(max_examples=25, deadline=None)
 @given(binary_data(), st.booleans())
 def test_per_query_slices_on_every_backend_are_those_in_memory(d, clustered):
@@ -278,7 +278,9 @@ def test_binary_measures_per_query_with_fractional_weights_on_every_backend():
     cols = _columns(rng, n, False)
     cuts = [0, 1, 30, 80]
     measures = FRACTIONAL[:12]
-    m = quiet(perfeval.evaluate, y, s, groups=q, sample_weight=w, measures=measures, by=cols, **_options(cols))
+    m = quiet(
+        perfeval.evaluate, y, s, groups=q, sample_weight=w, measures=measures, by=cols, **_options(cols)
+    )
     parts = [(y[k], s[k], q[k], w[k], cols.iloc[k]) for k in _chunks(cuts)]
     r = quiet(evaluate_stream_grouped, parts, measures=measures, by=BY, partitions=2, **_options(cols))
     assert_same_slices(m, r)
@@ -288,7 +290,7 @@ def test_binary_measures_per_query_with_fractional_weights_on_every_backend():
     assert_same_slices(m, quiet(met.compute))
 
 
-# -- K classes, K labels, regression ---------------------------------------------------------------------------
+# -- K classes, K labels, regression ---------------------------------------------------------------
 @settings(max_examples=10, deadline=None)
 @given(binary_data(), st.sampled_from(["none", "fraction"]))
 def test_k_classes_labels_and_regression_slices_in_a_metric_and_on_dask(d, weights):
@@ -300,7 +302,9 @@ def test_k_classes_labels_and_regression_slices_in_a_metric_and_on_dask(d, weigh
     y = rng.choice(labels, n)
     S = np.round(rng.dirichlet([1, 1, 1], n), 1)
     classes = CLASSES if w is None else fractional_ok_classes(CLASSES)
-    m = quiet(perfeval.evaluate, y, S, classes=labels, sample_weight=w, measures=classes, by=cols, **_options(cols))
+    m = quiet(
+        perfeval.evaluate, y, S, classes=labels, sample_weight=w, measures=classes, by=cols, **_options(cols)
+    )
     met = Metric(classes, classes=labels, by=BY, **_options(cols))
     for k in _chunks(cuts):
         met.update(y[k], S[k], sample_weight=None if w is None else w[k], by=cols.iloc[k])
@@ -362,7 +366,7 @@ def test_a_metric_with_slices_pickles_copies_and_refuses_what_does_not_fit():
     pd.testing.assert_frame_equal(quiet(m.compute).slices.frame(), before)
 
 
-# -- errors: the lines memory says, at the rows of the whole input ---------------------------------------------
+# -- errors: the lines memory says, at the rows of the whole input ----------------------------------
 def test_bad_slice_columns_in_a_later_chunk_are_memory_s_line():
     y, s = np.array([1, 0, 1, 0, 1, 0]), np.array([0.9, 0.2, 0.8, 0.3, 0.7, 0.1])
     t = np.array(["a", "b", "a", None, "b", "a"], dtype=object)
@@ -403,7 +407,9 @@ def test_the_missing_slice_and_the_text_missing_do_not_meet_across_chunks():
     with pytest.raises(InvalidDataError) as memory:
         perfeval.evaluate(y, s, by={"t": t}, missing="slice")
     with pytest.raises(InvalidDataError) as streamed:
-        evaluate_stream([(y[:2], s[:2], {"t": t[:2]}), (y[2:], s[2:], {"t": t[2:]})], by=["t"], missing="slice")
+        evaluate_stream(
+            [(y[:2], s[:2], {"t": t[:2]}), (y[2:], s[2:], {"t": t[2:]})], by=["t"], missing="slice"
+        )
     assert str(memory.value) == str(streamed.value)
     ok = np.array(["<missing>", "a", "b", "a"], dtype=object)  # the text alone: a key like another
     m = quiet(perfeval.evaluate, y, s, by={"t": ok}, missing="slice", measures=["roc"])

@@ -38,7 +38,7 @@ from perfeval.engine.slices import (
 from perfeval.exceptions import InvalidParameterError, UndefinedMeasureWarning, user_stacklevel
 from perfeval.measures import parse_measure
 from perfeval.measures.spec import with_threshold
-from perfeval.summaries.ranking import query_order
+from perfeval.summaries.ranking import group_codes, query_order
 
 # pandas is imported where a frame is made (frame, by_group).
 
@@ -88,13 +88,14 @@ class SliceRequest:
             )
             if len(codes) != n:
                 raise InvalidParameterError(f"by column {name!r} holds {len(codes)} values for {n} rows")
-            coded[name] = (keys, codes if order is None else codes[order])
+            coded[name] = (keys, codes if order is None else _taken_in(codes, len(keys), order))
         out = []
+        joined: dict[tuple[str, ...], tuple[list, np.ndarray]] = {}  # each intersection made once
         for w in self.wanted:
             if len(w) == 1:
                 keys, codes = coded[w[0]]
             else:
-                keys, codes = intersect([coded[c] for c in w])
+                keys, codes = _joined(w, coded, joined)
             out.append(Slicing(w, keys, codes))
         return out
 
@@ -165,6 +166,37 @@ def attach_results(
     }
     for res in results:
         _say_undefined(res)
+
+
+def _taken_in(codes: np.ndarray, n: int, order: np.ndarray) -> np.ndarray:
+    """A column's codes (0..n-1) in another order of the rows, taken as narrow integers (a gather of
+    one or two bytes a row rather than eight: the same codes, sooner).
+    """
+    narrow = np.int8 if n <= 127 else np.int16 if n <= 32767 else np.int32 if n <= 2**31 - 1 else None
+    if narrow is None:
+        return codes[order]
+    return np.take(codes.astype(narrow), order).astype(np.int64)
+
+
+def _joined(
+    w: tuple[str, ...], coded: Mapping[str, tuple[list, np.ndarray]], memo: dict
+) -> tuple[list, np.ndarray]:
+    """The intersection of the columns ``w`` (:func:`perfeval.engine.slices.intersect`), from the
+    intersection of all of them but the last when it was made (``memo``): ``a x b x c`` from ``a x b``.
+    """
+    if w in memo:
+        return memo[w]
+    if len(w) == 2:
+        out = intersect([coded[c] for c in w])
+    else:
+        keys, codes = _joined(w[:-1], coded, memo)
+        more_keys, more_codes = coded[w[-1]]
+        m = len(more_keys)  # intersect's step: the pairs that hold a row, in the columns' key order
+        pairs, codes = group_codes(codes * m + np.asarray(more_codes, dtype=np.int64))
+        pairs = np.asarray(pairs, dtype=np.int64)
+        out = ([(*keys[p // m], more_keys[p % m]) for p in pairs.tolist()], codes)
+    memo[w] = out
+    return out
 
 
 def request(

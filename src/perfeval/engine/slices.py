@@ -496,7 +496,7 @@ def finish_slicing(
     sub_targets = (
         targets if targets is not None else (Targets(y, task.pos_label) if task.kind == "binary" else None)
     )
-    positives, negatives = _classes_weight(task, sub_targets, codes, w, n_slices)
+    positives, negatives = _classes_weight(task, sub_targets, codes, w, n_slices, n_cases)
     out = SliceValues(
         rows=np.asarray(rows, dtype=np.int64),
         cases=n_cases,
@@ -575,7 +575,12 @@ def _taken(targets: Targets | None, y: np.ndarray) -> Targets | None:
 
 
 def _classes_weight(
-    task: Task, targets: Targets | None, codes: np.ndarray, w: np.ndarray | None, n: int
+    task: Task,
+    targets: Targets | None,
+    codes: np.ndarray,
+    w: np.ndarray | None,
+    n: int,
+    cases: np.ndarray | None = None,
 ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """The positive and negative weight of each slice, where the targets are 0/1 for a measure
     asked (binary measures, GAUC); per-query measures alone: the rows of grade > 0 and of grade 0.
@@ -592,7 +597,12 @@ def _classes_weight(
             t = np.asarray(targets.binary(first.label)) == 1
     else:
         t = targets.relevance(list(task.specs)) > 0
-    # both classes in one count: slice k's negatives at 2k, its positives at 2k + 1 (each its own sum)
+    if w is None:  # counts: the positives' slices counted, the negatives the rest (whole numbers)
+        cases = np.bincount(codes, minlength=n) if cases is None else cases
+        positives = np.bincount(codes[t], minlength=n)
+        return positives.astype(np.float64), (cases - positives).astype(np.float64)
+    # both classes in one count: slice k's negatives at 2k, its positives at 2k + 1 (each its own sum,
+    # the weights added in row order)
     both = np.bincount(codes * 2 + t, weights=w, minlength=2 * n).astype(np.float64)
     return both[1::2].copy(), both[0::2].copy()
 
