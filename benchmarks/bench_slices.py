@@ -12,7 +12,8 @@ timed).  The data, from a fixed seed: ``--rows`` rows, 0/1 targets at 30%, score
 real model outputs have), and slice columns ``a`` (6 values), ``b`` (50), and ``c1`` x ``c2`` x
 ``c3`` (3 x 10 x 10 = 300 intersections), every value equally likely.  Each job runs in a fresh
 process per run (the data made first, not timed), the jobs interleaved run by run, and the median
-printed with the runs:
+printed with the runs, beside the CPU seconds of the call (``time.process_time``: every thread's,
+less moved than the wall clock by other work on a shared machine):
 
 - ``fl_2``: ``MetricFrame(metrics={"ROC": roc_auc_score, "AP": average_precision_score},
   sensitive_features=df[["a", "b"]])``: the overall values and the 300 intersections of a and b;
@@ -69,6 +70,7 @@ def one(job: str, rows: int, out: str) -> float:
     features = pd.DataFrame({c: cols[c] for c in columns})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        cpu = time.process_time()  # the CPU seconds of every thread: less moved by other work than the wall
         if job.startswith("fl_"):
             from fairlearn.metrics import MetricFrame
             from sklearn.metrics import average_precision_score, roc_auc_score
@@ -105,9 +107,10 @@ def one(job: str, rows: int, out: str) -> float:
             took = time.perf_counter() - t
             frame = r.slices.by_group(tuple(columns))
             overall = [float(r["ROC"]), float(r["AP"])]
+    cpu = time.process_time() - cpu
     frame = frame.sort_index()
     np.save(out, np.concatenate([overall, frame["ROC"].to_numpy(float), frame["AP"].to_numpy(float)]))
-    return took
+    return took, cpu
 
 
 def main() -> None:
@@ -120,25 +123,32 @@ def main() -> None:
     ap.add_argument("--out", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.job:
-        print(json.dumps({"seconds": one(a.job, a.rows, a.out)}))
+        took, cpu = one(a.job, a.rows, a.out)
+        print(json.dumps({"seconds": took, "cpu": cpu}))
         return
     jobs = [j for j in a.jobs.split(",") if not (a.no_peers and j.startswith("fl_"))]
     print(f"uptime: {os.popen('uptime').read().strip()}", flush=True)
     times: dict[str, list[float]] = {j: [] for j in jobs}
+    cpus: dict[str, list[float]] = {j: [] for j in jobs}
     tmp = tempfile.mkdtemp()
     for run in range(a.runs):
         for j in jobs:
             out = os.path.join(tmp, f"{j}.npy")
             cmd = [sys.executable, __file__, "--job", j, "--rows", str(a.rows), "--out", out]
             res = subprocess.run(cmd, capture_output=True, text=True, check=True)
-            times[j].append(json.loads(res.stdout.strip().splitlines()[-1])["seconds"])
-            print(f"run {run + 1} {j}: {times[j][-1]:.3f} s", flush=True)
+            said = json.loads(res.stdout.strip().splitlines()[-1])
+            times[j].append(said["seconds"])
+            cpus[j].append(said["cpu"])
+            print(f"run {run + 1} {j}: {times[j][-1]:.3f} s ({cpus[j][-1]:.3f} s of CPU)", flush=True)
     print(f"uptime: {os.popen('uptime').read().strip()}")
     import numpy as np
 
     print(f"\n{a.rows:,} rows, median of {a.runs}:")
     for j in jobs:
-        print(f"  {j:10s} {statistics.median(times[j]):8.3f} s   ({' '.join(f'{t:.3f}' for t in times[j])})")
+        print(
+            f"  {j:10s} {statistics.median(times[j]):8.3f} s   ({' '.join(f'{t:.3f}' for t in times[j])}); "
+            f"CPU {statistics.median(cpus[j]):.3f} s ({' '.join(f'{t:.3f}' for t in cpus[j])})"
+        )
     for ours, theirs in (("pe_2", "fl_2"), ("pe_2_all", "fl_2"), ("pe_3", "fl_3"), ("pe_3x_all", "fl_3")):
         if ours in times and theirs in times:
             x, z = (np.load(os.path.join(tmp, f"{k}.npy")) for k in (ours, theirs))

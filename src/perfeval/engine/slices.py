@@ -551,7 +551,7 @@ def in_order(cases: Cases, order: np.ndarray) -> Cases:
     same, for a finisher that is quicker on rows in that order.
     """
     out = Cases(
-        cases.y[order],
+        _gathered(cases.y, order),
         cases.s[order],
         None if cases.g is None else cases.g[order],
         None if cases.w is None else cases.w[order],
@@ -559,6 +559,15 @@ def in_order(cases: Cases, order: np.ndarray) -> Cases:
     )
     out.targets = _taken(cases.targets, out.y)
     return out
+
+
+def _gathered(a: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``a[order]``; integers that fit in a byte (0/1 targets) gathered as bytes and given back in
+    their own type (the same values, a gather of one byte a row rather than eight).
+    """
+    if a.dtype.kind in "iu" and a.itemsize > 1 and len(a) and int(a.min()) >= -128 and int(a.max()) <= 127:
+        return np.take(a.astype(np.int8), order).astype(a.dtype)
+    return a[order]
 
 
 def _taken(targets: Targets | None, y: np.ndarray) -> Targets | None:
