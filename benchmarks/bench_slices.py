@@ -22,7 +22,10 @@ less moved than the wall clock by other work on a shared machine):
 - ``pe_2_all``: the same with ``a`` and ``b`` alone too (356 slices in three slicings);
 - ``fl_3`` / ``pe_3``: the 300 intersections of ``c1``, ``c2`` and ``c3``;
 - ``pe_3x_all``: every slicing of ``c1``, ``c2``, ``c3`` and their intersections (7 slicings, 423
-  slices).
+  slices);
+- ``st_3x_all`` / ``mt_3x_all``: the same slices by ``evaluate_stream`` over ten chunks and by a
+  ``Metric`` given ten updates (each combination of keys' summary merged: the bits of ``pe_3x_all``,
+  checked here too).
 
 Each job's values by slice are saved, and perfeval's compared with fairlearn's: the greatest
 absolute difference over the slices is printed (the issue's goal: equal to 1e-12).
@@ -39,7 +42,9 @@ import sys
 import tempfile
 import time
 
-JOBS = ("fl_2", "pe_2", "pe_2_all", "fl_3", "pe_3", "pe_3x_all")
+JOBS = ("fl_2", "pe_2", "pe_2_all", "fl_3", "pe_3", "pe_3x_all", "st_3x_all", "mt_3x_all")
+#: the backends' jobs: the rows in ten chunks (streamed) or ten updates (a Metric), the same slices
+CHUNKED = ("st_3x_all", "mt_3x_all")
 
 
 def data(rows: int):
@@ -89,6 +94,24 @@ def one(job: str, rows: int, out: str) -> float:
             took = time.perf_counter() - t
             frame = mf.by_group
             overall = [float(mf.overall["ROC"]), float(mf.overall["AP"])]
+        elif job in CHUNKED:
+            import perfeval
+
+            step = -(-rows // 10)
+            pieces = [slice(k, k + step) for k in range(0, rows, step)]
+            asked = dict(measures=["roc", "ap"], by=list(columns), intersections=True)
+            perfeval.evaluate_stream([(y[:50], s[:50], features[:50])], **asked)  # warm-up
+            t = time.perf_counter()
+            if job == "st_3x_all":
+                r = perfeval.evaluate_stream(((y[k], s[k], features[k]) for k in pieces), **asked)
+            else:
+                m = perfeval.Metric(**asked)
+                for k in pieces:
+                    m.update(y[k], s[k], by=features[k])
+                r = m.compute()
+            took = time.perf_counter() - t
+            frame = r.slices.by_group(tuple(columns))
+            overall = [float(r["ROC"]), float(r["AP"])]
         else:
             import perfeval
 
@@ -149,6 +172,12 @@ def main() -> None:
             f"  {j:10s} {statistics.median(times[j]):8.3f} s   ({' '.join(f'{t:.3f}' for t in times[j])}); "
             f"CPU {statistics.median(cpus[j]):.3f} s ({' '.join(f'{t:.3f}' for t in cpus[j])})"
         )
+    for chunked in CHUNKED:  # the backends' slices: the bits of memory's
+        if chunked in times and "pe_3x_all" in times:
+            x, z = (np.load(os.path.join(tmp, f"{k}.npy")) for k in (chunked, "pe_3x_all"))
+            same = x.shape == z.shape and bool(np.array_equal(x.view(np.int64), z.view(np.int64)))
+            ratio = statistics.median(times[chunked]) / statistics.median(times["pe_3x_all"])
+            print(f"  {chunked} / pe_3x_all: {ratio:.1f}x the time; the same bits: {same}")
     for ours, theirs in (("pe_2", "fl_2"), ("pe_2_all", "fl_2"), ("pe_3", "fl_3"), ("pe_3x_all", "fl_3")):
         if ours in times and theirs in times:
             x, z = (np.load(os.path.join(tmp, f"{k}.npy")) for k in (ours, theirs))
