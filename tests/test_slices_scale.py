@@ -81,3 +81,41 @@ def test_intersections_made_from_the_one_before_are_the_engines():
         keys, codes = _joined(w, coded, memo)
         k2, c2 = intersect([coded[c] for c in w])
         assert keys == k2 and np.array_equal(codes, c2)
+
+
+def _cells_reference(k, s, p, q):
+    """Cells sorted by key then score, equal (key, score) added: numpy's lexsort."""
+    if not len(k):
+        return k, s, p, q
+    o = np.lexsort((s, k))
+    k, s, p, q = k[o], s[o] + 0.0, p[o], q[o]
+    new = np.ones(len(k), dtype=bool)
+    new[1:] = (k[1:] != k[:-1]) | (s[1:] != s[:-1])
+    at = np.flatnonzero(new)
+    return k[at], s[at], np.add.reduceat(p, at), np.add.reduceat(q, at)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_cells_merged_by_key_are_the_sorted_sums(seed):
+    """csrc/slices.c cells_hist (the backends' slices: each key's cells merged as the sorted runs
+    they come in) gives numpy's sort-and-add, -0.0 as 0.0, a key without a cell empty."""
+    rng = np.random.default_rng(seed)
+    n, G = int(rng.integers(0, 20_000)), int(rng.integers(1, 60))
+    k = rng.integers(0, G, n)
+    s = np.round(rng.normal(size=n), int(rng.integers(0, 4)))
+    s[rng.random(n) < 0.05] = -0.0
+    p, q = rng.integers(0, 4, n).astype(float), rng.integers(0, 4, n).astype(float)
+    if seed % 2:  # runs sorted by score within each key, as summaries come
+        chunks = np.sort(rng.integers(0, n + 1, 5))
+        for a, b in zip([0, *chunks], [*chunks, n], strict=True):
+            o = a + np.lexsort((s[a:b], k[a:b]))
+            k[a:b], s[a:b], p[a:b], q[a:b] = k[o], s[o], p[o], q[o]
+    sc, pos, neg, bounds = _native.cells_hist(k, s, p, q, G)
+    bounds = np.frombuffer(bounds, np.int64)
+    got = (np.repeat(np.arange(G), np.diff(bounds)), *(np.frombuffer(x, np.float64) for x in (sc, pos, neg)))
+    want = _cells_reference(k, s, p, q)
+    assert np.array_equal(got[0], want[0])
+    for x, z in zip(got[1:], want[1:], strict=True):
+        assert np.array_equal(x.view(np.int64), np.asarray(z, np.float64).view(np.int64))
+    with pytest.raises(ValueError, match="a key outside"):
+        _native.cells_hist(np.array([G]), np.zeros(1), np.ones(1), np.zeros(1), G)

@@ -489,7 +489,7 @@ class SliceFeed:
         """
         if not self._pending:
             return
-        self._cells = _merged([self._cells, *self._pending])
+        self._cells = _merged([self._cells, *self._pending], len(self._combo_keys))
         self._pending, self._pending_cells = [], 0
 
     def merge(self, other: SliceFeed) -> SliceFeed:
@@ -696,7 +696,7 @@ class SliceFeed:
         from perfeval.measures._data import GroupedData
         from perfeval.summaries import ScoreHistogram
 
-        sl, sc, pos, neg = _merged([(slice_of[self._cells[0]], *self._cells[1:])])
+        sl, sc, pos, neg = _merged([(slice_of[self._cells[0]], *self._cells[1:])], n)
         positives = np.bincount(sl, weights=pos, minlength=n).astype(np.float64)
         negatives = np.bincount(sl, weights=neg, minlength=n).astype(np.float64)
         cases = (positives + negatives).astype(np.int64)
@@ -744,30 +744,27 @@ def _no_cells() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _merged(
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], groups: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Cells (key, score, positives, negatives) sorted by key then score, each (key, score) once with
-    its counts added (whole numbers: the same bits in any order).
+    """Cells (key 0..groups-1, score, positives, negatives) sorted by key then score, each (key,
+    score) once with its counts added (whole numbers: the same bits in any order): each key's cells
+    gathered and merged as the sorted runs they come in (csrc/slices.c cells_hist).
     """
     parts = [p for p in parts if len(p[0])]
     if not parts:
         return _no_cells()
-    cc = np.concatenate([p[0] for p in parts])
-    sc = np.concatenate([p[1] for p in parts])
-    pos = np.concatenate([p[2] for p in parts])
-    neg = np.concatenate([p[3] for p in parts])
-    order = np.lexsort((sc, cc))
-    cc, sc, pos, neg = cc[order], sc[order], pos[order], neg[order]
-    new = np.empty(len(cc), dtype=bool)
-    new[0] = True
-    np.not_equal(cc[1:], cc[:-1], out=new[1:])
-    new[1:] |= sc[1:] != sc[:-1]
-    starts = np.flatnonzero(new)
+    joined = [p[0] if len(p) == 1 else np.concatenate(p) for p in zip(*parts, strict=True)]
+    sc, pos, neg, bounds = _native.cells_hist(
+        np.ascontiguousarray(joined[0], np.int64),
+        *(np.ascontiguousarray(a, np.float64) for a in joined[1:]),
+        groups,
+    )
+    cells = np.diff(np.frombuffer(bounds, np.int64)).astype(np.int64)
     return (
-        cc[starts],
-        np.ascontiguousarray(sc[starts] + 0.0),
-        np.add.reduceat(pos, starts),
-        np.add.reduceat(neg, starts),
+        np.repeat(np.arange(groups, dtype=np.int64), cells),
+        np.frombuffer(sc, np.float64),
+        np.frombuffer(pos, np.float64),
+        np.frombuffer(neg, np.float64),
     )
 
 
