@@ -27,8 +27,7 @@ What is kept of the rows:
 
 from __future__ import annotations
 
-import math
-import warnings
+import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,20 +35,19 @@ from typing import Any
 import numpy as np
 
 from perfeval import _native
-from perfeval.api.slices import attach_results, finish_all, request, slicing_result
 from perfeval.base.checks import Cases
+from perfeval.engine.slice_report import asked, attach_results, check_options, finish_all, slicing_result
 from perfeval.engine.slices import (
     MISSING,
     Missing,
     SliceValues,
     Slicing,
     Task,
-    _categorical,
-    _plain,
-    _reasons,
+    categories_of,
     coded_column,
+    finish_summaries,
 )
-from perfeval.exceptions import InvalidDataError, InvalidParameterError, UndefinedMeasureWarning
+from perfeval.exceptions import InvalidDataError, InvalidParameterError
 
 __all__ = ["Ask", "ChunkSlices", "RowNumbers", "SliceFeed", "ask_of", "chunk_columns"]
 
@@ -126,22 +124,32 @@ def ask_of(
             "`by` names the slice columns: a column name or a list of them (a tuple among them an "
             "intersection, ('country', 'device'))"
         )
-    if table is None:  # the names alone: each an item of the chunks' slice columns
-        names: dict[str, Any] = {}
-        for item in by:
-            for c in (item,) if isinstance(item, str) else item if isinstance(item, (tuple, list)) else ():
-                if isinstance(c, str):
-                    names[c] = None
-        table = names
-    req = request(
-        list(by),
-        table,
-        intersections=intersections,
-        min_size=min_size,
-        missing=missing,
-        taken=taken,
-    )
-    return Ask(tuple(req.wanted), req.min_size, req.missing)
+    check_options(intersections, min_size, missing)
+    held = None if table is None else [str(c) for c in table]
+    names_taken = {v: role for role, v in (taken or {}).items() if isinstance(v, str)}
+    wanted: list[tuple[str, ...]] = []
+    for item in by:  # as evaluate()'s door reads names (api/slices.py _named_columns)
+        group = (item,) if isinstance(item, str) else tuple(item) if isinstance(item, (tuple, list)) else None
+        if not group or not all(isinstance(c, str) for c in group):
+            raise InvalidParameterError(
+                f"`by`: {item!r} is not a column name or a tuple of names (an intersection)"
+            )
+        if len(set(group)) != len(group):
+            raise InvalidParameterError(f"`by`: the intersection {item!r} names a column twice")
+        for c in group:
+            if c in names_taken:
+                raise InvalidParameterError(
+                    f"by column {c!r} is the {names_taken[c]} column: a slice column is another column"
+                )
+            if held is not None and c not in held:
+                close = difflib.get_close_matches(c, held, n=1, cutoff=0.6)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise InvalidParameterError(
+                    f"column {c!r} is not in the table (columns: {', '.join(held)}{hint})"
+                )
+        wanted.append(group)
+    unique, size = asked(wanted, intersections, min_size)
+    return Ask(tuple(unique), size, missing)
 
 
 def chunk_columns(cols: Any, names: Sequence[str], what: str = "a chunk") -> dict[str, Any]:
@@ -248,10 +256,9 @@ class _Column:
         )
         if len(codes) != n:
             raise InvalidParameterError(f"by column {self.name!r} holds {len(codes)} values for {n} rows")
-        cat = _categorical(values)
-        categories = None if cat is None else list(cat[1])
+        categories = categories_of(values)
         if self.categorical is not None and (
-            self.categorical != (cat is not None)
+            self.categorical != (categories is not None)
             or (categories is not None and categories != self.categories)
         ):
             raise InvalidDataError(
@@ -261,7 +268,7 @@ class _Column:
         real = keys[:-1] if absent else keys
         kinds: dict[str, tuple[Any, str]] = {}
         literal = absent_at = None
-        if cat is None:
+        if categories is None:
             for j, k in enumerate(real):
                 kind = _kind(k)
                 if kind not in self.kinds and kind not in kinds:
@@ -357,7 +364,7 @@ class _Column:
 
         real = list(dict.fromkeys(key(v) for v in self.values if v is not ABSENT))
         if self.categorical:
-            rank = {_plain(c): i for i, c in enumerate(self.categories or [])}
+            rank = {c: i for i, c in enumerate(self.categories or [])}
             ordered = sorted(real, key=lambda v: rank[v])
         else:
             ordered = sorted(real)
@@ -688,54 +695,11 @@ class SliceFeed:
         attach_results(report, results, task, min_size=self.ask.min_size, missing=self.ask.missing)
 
     def _finish_summaries(self, task: Task, slice_of: np.ndarray, n: int, rows: np.ndarray) -> SliceValues:
-        """One slicing's values from its combinations' summaries: each slice's summary their sum,
-        finished as :func:`perfeval.engine.slices.finish_slicing` finishes the slices' rows
-        (unweighted: every sum a count, read from the slices' summaries).
+        """One slicing's values from its combinations' summaries: each slice's summary their sum
+        (:func:`_merged`), finished by :func:`perfeval.engine.slices.finish_summaries`.
         """
-        from perfeval.engine.finish import each_summary
-        from perfeval.measures._data import GroupedData
-        from perfeval.summaries import ScoreHistogram
-
-        sl, sc, pos, neg = _merged([(slice_of[self._cells[0]], *self._cells[1:])], n)
-        positives = np.bincount(sl, weights=pos, minlength=n).astype(np.float64)
-        negatives = np.bincount(sl, weights=neg, minlength=n).astype(np.float64)
-        cases = (positives + negatives).astype(np.int64)
-        out = SliceValues(
-            rows=np.asarray(rows, dtype=np.int64),
-            cases=cases,
-            weight=cases.astype(np.float64),
-            positives=positives,
-            negatives=negatives,
-            groups=None,
-        )
-        specs = [sp for sp in task.specs if not sp.companion]
-        present = np.flatnonzero(cases > 0)
-        if not len(present):
-            for sp in specs:
-                out.values[sp.label] = np.full(n, math.nan)
-            _reasons(task, out, False)
-            return out
-        bounds = np.append(np.searchsorted(sl, present), len(sl)).astype(np.int64)
-        gd = GroupedData(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), None, len(present))
-        gd._hist = (sc, pos, neg, bounds)  # the slices' summaries, as histograms() makes them from rows
-        hists = None
-        with warnings.catch_warnings():  # said once per slicing, naming the slices (attach_results)
-            warnings.simplefilter("ignore", UndefinedMeasureWarning)
-            for sp in specs:
-                fast = sp.measure.per_group_function()
-                vals: Any = fast(gd, **sp.kwargs) if fast is not None else None
-                if vals is None:  # slice by slice, from each slice's ScoreHistogram
-                    if hists is None:
-                        hists = [
-                            ScoreHistogram.of_cells(sc[a:b], pos[a:b], neg[a:b], is_counts=True)
-                            for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
-                        ]
-                    vals = each_summary(sp, hists)
-                full = np.full(n, math.nan)
-                full[present] = np.asarray(vals, dtype=np.float64)
-                out.values[sp.label] = full
-        _reasons(task, out, False)
-        return out
+        _sl, sc, pos, neg = _merged([(slice_of[self._cells[0]], *self._cells[1:])], n)
+        return finish_summaries(task, sc, pos, neg, np.bincount(_sl, minlength=n), rows)
 
 
 # -- helpers ----------------------------------------------------------------------------------------------

@@ -42,9 +42,11 @@ __all__ = [
     "Slicing",
     "SliceValues",
     "Task",
+    "categories_of",
     "code_column",
     "coded_column",
     "finish_slicing",
+    "finish_summaries",
     "in_order",
     "intersect",
     "slicing_name",
@@ -543,6 +545,87 @@ def finish_slicing(
         out.values[label] = vals
     _reasons(task, out, w is not None)
     return out
+
+
+def finish_summaries(
+    task: Task, sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, cells: np.ndarray, rows: np.ndarray
+) -> SliceValues:
+    """Every binary measure of ``task`` in every slice of one slicing, from the slices' summaries
+    rather than their rows (the streaming, Dask and Metric backends: :mod:`perfeval.backends.slices`):
+    the :func:`finish_slicing` of unweighted rows whose slices' histograms these are.
+
+    Parameters
+    ----------
+    task : Task
+        Binary measures (``kind`` ``"binary"``, every measure of kind ``"binary"``), unweighted.
+    sc, pos, neg : ndarray of float64
+        Each slice's distinct scores ascending (-0.0 as 0.0) with their positive and negative counts,
+        the slices one after the other.
+    cells : ndarray of int64
+        How many of them each slice holds (0: no case).
+    rows : ndarray of int64
+        The rows given in each slice.
+
+    Notes
+    -----
+    Unweighted, every sum over a slice's rows is a count, and every measure's per-group form reads
+    only the groups' histograms (:mod:`perfeval.measures._data`), the others each group's
+    ScoreHistogram: the histograms made from the rows (csrc/summary.c group_hist_rows) are these, so
+    the values are :func:`finish_slicing`'s, bit for bit.
+    """
+    from perfeval.engine.finish import each_summary
+    from perfeval.measures._data import GroupedData
+    from perfeval.summaries import ScoreHistogram
+
+    n = len(cells)
+    sl = np.repeat(np.arange(n, dtype=np.int64), np.asarray(cells, dtype=np.int64))
+    positives = np.bincount(sl, weights=pos, minlength=n).astype(np.float64)
+    negatives = np.bincount(sl, weights=neg, minlength=n).astype(np.float64)
+    n_cases = (positives + negatives).astype(np.int64)
+    out = SliceValues(
+        rows=np.asarray(rows, dtype=np.int64),
+        cases=n_cases,
+        weight=n_cases.astype(np.float64),
+        positives=positives,
+        negatives=negatives,
+        groups=None,
+    )
+    specs = [sp for sp in task.specs if not sp.companion]
+    present = np.flatnonzero(n_cases > 0)
+    if not len(present):
+        for sp in specs:
+            out.values[sp.label] = np.full(n, math.nan)
+        _reasons(task, out, False)
+        return out
+    bounds = np.append(np.searchsorted(sl, present), len(sl)).astype(np.int64)
+    gd = GroupedData(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), None, len(present))
+    gd._hist = (sc, pos, neg, bounds)  # the slices' summaries, as histograms() makes them from rows
+    hists = None
+    with warnings.catch_warnings():  # said once per slicing by the caller, naming the slices
+        warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        for sp in specs:
+            fast = sp.measure.per_group_function()
+            vals: Any = fast(gd, **sp.kwargs) if fast is not None else None
+            if vals is None:  # slice by slice, from each slice's ScoreHistogram
+                if hists is None:
+                    hists = [
+                        ScoreHistogram.of_cells(sc[a:b], pos[a:b], neg[a:b], is_counts=True)
+                        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+                    ]
+                vals = each_summary(sp, hists)
+            full = np.full(n, math.nan)
+            full[present] = np.asarray(vals, dtype=np.float64)
+            out.values[sp.label] = full
+    _reasons(task, out, False)
+    return out
+
+
+def categories_of(values: Any) -> list | None:
+    """A pandas categorical's categories as keys (Python values, in their order), or None for any
+    other column.
+    """
+    cat = _categorical(values)
+    return None if cat is None else [_plain(c) for c in cat[1]]
 
 
 def in_order(cases: Cases, order: np.ndarray) -> Cases:
