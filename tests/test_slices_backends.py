@@ -433,3 +433,29 @@ def test_no_rows_gives_slicings_without_slices():
     r = quiet(evaluate_stream, [], measures=["roc"], by=["t"])
     assert r.slices.names == ["t"] and len(r.slices.slicing("t")) == 0
     assert math.isnan(r["ROC"])
+
+
+def test_a_sliced_metric_state_that_cannot_be_read_is_one_line_and_changes_nothing():
+    m = Metric(["roc"], by=["t"], missing="slice")
+    m.update([1, 0, 1, 0], [0.9, 0.2, 0.4, 0.6], by={"t": ["a", "b", None, "a"]})
+    good = m.state_dict()
+    target = Metric(["roc"], by=["t"], missing="slice")
+    target.update([1, 0], [0.3, 0.1], by={"t": ["c", "c"]})
+    before = pickle.dumps(target.state_dict())
+    held = quiet(target.compute).slices.to_dict()
+    refused = 0
+    for key in ("slices", "by", "by_options"):
+        for junk in ("junk", -1, [1], {"a": 1}, None):
+            try:
+                target.load_state_dict({**good, key: junk})
+            except perfeval.PerfError as e:
+                assert "\n" not in str(e)
+                assert quiet(target.compute).slices.to_dict() == held  # nothing changed
+                refused += 1
+                continue
+            assert key != "slices"  # rows without their slices: refused, never taken
+            quiet(target.compute)  # taken: it computes
+            target.load_state_dict(pickle.loads(before))
+    assert refused >= 12
+    target.load_state_dict(good)
+    assert_same_slices(quiet(m.compute), quiet(target.compute))

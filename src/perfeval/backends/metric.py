@@ -1527,8 +1527,13 @@ class Metric:
         if state.get("slices") is not None:
             from perfeval.backends.slices import SliceFeed
 
-            assert self._ask is not None
+            if self._ask is None:
+                raise ValueError("slices held without the by= they were made with")
             self._slices = SliceFeed.from_state(state["slices"], self._ask)
+            if self._slices.rows_in != self._rows_in:
+                raise ValueError("slices of another number of rows than the Metric's")
+        elif self._ask is not None and self._rows_in:
+            raise ValueError("no slices for the rows of a Metric made with by=")
         held = state.get("class_state")
         if self.classes is not None:
             if not isinstance(held, dict):
@@ -1662,9 +1667,17 @@ def _by_of(state: dict[str, Any]) -> dict[str, Any]:
     by = state.get("by")
     if by is None:
         return {}
-    if not isinstance(by, list) or not all(isinstance(w, (list, tuple)) for w in by):
-        raise InvalidParameterError("not a readable perfeval.Metric state ('by' of another type)")
-    min_size, missing = state.get("by_options") or (None, "error")
+    options = state.get("by_options") or (None, "error")
+    if (
+        not isinstance(by, list)
+        or not all(isinstance(w, (list, tuple)) and w for w in by)
+        or not isinstance(options, (list, tuple))
+        or len(options) != 2
+    ):
+        raise InvalidParameterError(
+            "not a readable perfeval.Metric state ('by' or 'by_options' of another type)"
+        )
+    min_size, missing = options
     return {"by": [w[0] if len(w) == 1 else tuple(w) for w in by], "min_size": min_size, "missing": missing}
 
 
