@@ -263,11 +263,13 @@ def test_per_query_slices_on_every_backend_are_those_in_memory(d, clustered):
         for k in _chunks(cuts):
             met.update(target[k], s[k], groups=q[k], by=cols.iloc[k])
         assert_same_slices(m, quiet(met.compute))
-    frame = cols.assign(y=y, s=s, q=q)
-    kw = dict(target="y", score="s", group="q", measures=[*GROUPED, *BINARY[:10]], by=BY)
-    assert_same_slices(
-        quiet(perfeval.evaluate, frame, **kw, **_options(cols)), _dask(frame, cuts, **kw, **_options(cols))
-    )
+    frame = cols.assign(y=y, rel=rel, s=s, q=q)
+    for target, measures in (("y", [*GROUPED, *BINARY[:10]]), ("rel", [spec(m) for m in RANKING])):
+        kw = dict(target=target, score="s", group="q", measures=measures, by=BY)
+        assert_same_slices(
+            quiet(perfeval.evaluate, frame, **kw, **_options(cols)),
+            _dask(frame, cuts, **kw, **_options(cols)),
+        )
 
 
 def test_binary_measures_per_query_with_fractional_weights_on_every_backend():
@@ -322,6 +324,14 @@ def test_k_classes_labels_and_regression_slices_in_a_metric_and_on_dask(d, weigh
     for k in _chunks(cuts):
         met.update(Y[k], S[k], sample_weight=None if w is None else w[k], by=cols.iloc[k])
     assert_same_slices(m, quiet(met.compute))
+    frame = cols.assign(p=Y[:, 0], q=Y[:, 1], r=Y[:, 2], sp=S[:, 0], sq=S[:, 1], sr=S[:, 2])
+    frame = frame.assign(**({} if w is None else {"w": w}))
+    kw = dict(target=["p", "q", "r"], score=["sp", "sq", "sr"], measures=LABELS, by=BY)
+    kw["weight"] = None if w is None else "w"
+    assert_same_slices(
+        quiet(perfeval.evaluate, frame, **kw, **_options(cols)),
+        _dask(frame, cuts, **kw, **_options(cols)),
+    )
 
     t, p = np.round(rng.normal(size=n), 1), np.round(rng.normal(size=n), 1)
     m = quiet(perfeval.evaluate, t, p, sample_weight=w, measures=REGRESSION, by=cols, **_options(cols))
