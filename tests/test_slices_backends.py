@@ -364,6 +364,7 @@ def test_a_metric_with_slices_pickles_copies_and_refuses_what_does_not_fit():
         assert_same_slices(_memory(y, s, w, cols, ["roc", "ap"]), quiet(again.compute))
     m = Metric(["roc"], by=["t"], missing="slice")
     m.update([1, 0], [0.9, 0.1], by={"t": ["a", "b"]})
+    assert repr(m).startswith("Metric(['ROC'], threshold=0.5, by=['t'], rows=2, ")
     before = quiet(m.compute).slices.frame()
     with pytest.raises(InvalidDataError, match=r"mixes strings \('a' at row 0\) and integers \(1 at row 2\)"):
         m.update([1, 0], [0.9, 0.1], by={"t": [1, 2]})  # a bad update changes nothing

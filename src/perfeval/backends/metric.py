@@ -1559,6 +1559,8 @@ class Metric:
         head = f"Metric({self.measures}, threshold={self.threshold!r}"
         if self.pos_label is not None:
             head += f", pos_label={self.pos_label!r}"
+        if self._ask is not None:  # the slicings, by their names
+            head += f", by={[' x '.join(w) for w in self._ask.wanted]!r}"
         if self.dialect != "perfeval":
             head += f", dialect={self.dialect!r}"
         if self.clustered:
