@@ -89,7 +89,7 @@ def check_options(args: Any) -> None:
         ("--long", getattr(args, "long", False)),
     ):
         if on:
-            raise InvalidParameterError(f"--by: not with {flag} yet (slices are evaluated in memory)")
+            raise InvalidParameterError(f"--by: not with {flag} yet")
 
 
 def refuse_kind(
