@@ -436,6 +436,15 @@ def test_dask_messages_name_the_partition_row():
         perfeval.evaluate(ddf, target="y", score="s", by=["t"])
     said = str(e.value)  # (Dask holds the text column as pandas' strings: its missing value is <NA>)
     assert said.startswith("by column 't' holds a missing value (") and "at row 0 of partition 1:" in said
+    unknown = ddf.assign(t=ddf.t.fillna("b").astype("category"))  # each partition its own categories
+    with pytest.raises(InvalidParameterError, match=r"categories Dask does not know .*cat.as_known\(\)"):
+        perfeval.evaluate(unknown, target="y", score="s", by=["t"])
+    known = unknown.assign(t=unknown.t.cat.as_known())
+    with dask.config.set(scheduler="synchronous"):
+        r = quiet(perfeval.evaluate, known, target="y", score="s", by=["t"], measures=["roc"])
+    assert_same_slices(
+        quiet(perfeval.evaluate, known.compute(), target="y", score="s", by=["t"], measures=["roc"]), r
+    )
 
 
 def test_no_rows_gives_slicings_without_slices():

@@ -49,7 +49,7 @@ def frame_ask(
             "by= on Dask names columns of a Dask DataFrame (with target= and score=), not of Dask arrays"
         )
     names = [str(c) for c in ddf.columns]
-    return ask_of(
+    ask = ask_of(
         by,
         intersections=intersections,
         min_size=min_size,
@@ -58,6 +58,14 @@ def frame_ask(
         taken={k: v for k, v in taken.items() if v is not None},
         what="the Dask DataFrame",
     )
+    for name in [] if ask is None else ask.names:  # a slice's key is a category: every partition's alike
+        col = ddf[name]
+        if getattr(col.dtype, "name", None) == "category" and not getattr(col.cat, "known", True):
+            raise InvalidParameterError(
+                f"by column {name!r} is a categorical whose categories Dask does not know (each partition "
+                f"has its own): ddf[{name!r}] = ddf[{name!r}].cat.as_known() first"
+            )
+    return ask
 
 
 # -- per partition ---------------------------------------------------------------------------------------
