@@ -475,7 +475,7 @@ class SliceFeed:
                 )
         else:  # copied: a caller may fill the same buffers again for its next chunk
             kept = tuple(None if a is None else np.array(a, copy=True) for a in arrays)
-            self._rows.append((local[chunk.rows], kept))
+            self._rows.append((_narrow(local[chunk.rows]), kept))
         self.rows_in += chunk.n
 
     def add(
@@ -522,7 +522,7 @@ class SliceFeed:
                 if len(cc):
                     self._pend((local[cc], sc, pos, neg))
         else:
-            self._rows += [(local[c], arrays) for c, arrays in other._rows]
+            self._rows += [(_narrow(local[c]), arrays) for c, arrays in other._rows]
         self.rows_in += other.rows_in
         return self
 
@@ -599,7 +599,7 @@ class SliceFeed:
         out._combo_rows = np.asarray(state["combo_rows"], dtype=np.int64)
         cc, sc, pos, neg = state["cells"]
         out._cells = (np.asarray(cc, np.int64), np.asarray(sc), np.asarray(pos), np.asarray(neg))
-        out._rows = [(np.asarray(c, np.int64), tuple(a)) for c, a in state["rows"]]
+        out._rows = [(_narrow(np.asarray(c, np.int64)), tuple(a)) for c, a in state["rows"]]
         return out
 
     @property
@@ -669,7 +669,7 @@ class SliceFeed:
             self._attach_empty(report, slicings)
             return
         width = max((len(a) for _, a in self._rows), default=0)
-        combo = np.concatenate([c for c, _ in self._rows]) if self._rows else np.zeros(0, np.int64)
+        combo = np.concatenate([c for c, _ in self._rows]).astype(np.int64)
         joined = []
         for k in range(width):
             parts = [a[k] for _, a in self._rows if len(a) > k]
@@ -703,6 +703,11 @@ class SliceFeed:
 
 
 # -- helpers ----------------------------------------------------------------------------------------------
+def _narrow(combos: np.ndarray) -> np.ndarray:
+    """Each kept row's combination as int32 when they fit (4 bytes a row, not 8)."""
+    return combos.astype(np.int32) if not len(combos) or int(combos.max()) < 2**31 else combos
+
+
 def _no_cells() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0)
 
