@@ -12,7 +12,8 @@ timed).  The data, from a fixed seed: ``--rows`` rows, 0/1 targets at 30%, score
 real model outputs have), and slice columns ``a`` (6 values), ``b`` (50), and ``c1`` x ``c2`` x
 ``c3`` (3 x 10 x 10 = 300 intersections), every value equally likely.  Each job runs in a fresh
 process per run (the data made first, not timed), the jobs interleaved run by run, and the median
-printed with the runs:
+printed with the runs, beside the CPU seconds of the call (``time.process_time``: every thread's,
+less moved than the wall clock by other work on a shared machine):
 
 - ``fl_2``: ``MetricFrame(metrics={"ROC": roc_auc_score, "AP": average_precision_score},
   sensitive_features=df[["a", "b"]])``: the overall values and the 300 intersections of a and b;
@@ -21,7 +22,10 @@ printed with the runs:
 - ``pe_2_all``: the same with ``a`` and ``b`` alone too (356 slices in three slicings);
 - ``fl_3`` / ``pe_3``: the 300 intersections of ``c1``, ``c2`` and ``c3``;
 - ``pe_3x_all``: every slicing of ``c1``, ``c2``, ``c3`` and their intersections (7 slicings, 423
-  slices).
+  slices);
+- ``st_3x_all`` / ``mt_3x_all``: the same slices by ``evaluate_stream`` over ten chunks and by a
+  ``Metric`` given ten updates (each combination of keys' summary merged: the bits of ``pe_3x_all``,
+  checked here too).
 
 Each job's values by slice are saved, and perfeval's compared with fairlearn's: the greatest
 absolute difference over the slices is printed (the issue's goal: equal to 1e-12).
@@ -38,7 +42,9 @@ import sys
 import tempfile
 import time
 
-JOBS = ("fl_2", "pe_2", "pe_2_all", "fl_3", "pe_3", "pe_3x_all")
+JOBS = ("fl_2", "pe_2", "pe_2_all", "fl_3", "pe_3", "pe_3x_all", "st_3x_all", "mt_3x_all")
+#: the backends' jobs: the rows in ten chunks (streamed) or ten updates (a Metric), the same slices
+CHUNKED = ("st_3x_all", "mt_3x_all")
 
 
 def data(rows: int):
@@ -69,6 +75,7 @@ def one(job: str, rows: int, out: str) -> float:
     features = pd.DataFrame({c: cols[c] for c in columns})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        cpu = time.process_time()  # the CPU seconds of every thread: less moved by other work than the wall
         if job.startswith("fl_"):
             from fairlearn.metrics import MetricFrame
             from sklearn.metrics import average_precision_score, roc_auc_score
@@ -87,6 +94,24 @@ def one(job: str, rows: int, out: str) -> float:
             took = time.perf_counter() - t
             frame = mf.by_group
             overall = [float(mf.overall["ROC"]), float(mf.overall["AP"])]
+        elif job in CHUNKED:
+            import perfeval
+
+            step = -(-rows // 10)
+            pieces = [slice(k, k + step) for k in range(0, rows, step)]
+            asked = dict(measures=["roc", "ap"], by=list(columns), intersections=True)
+            perfeval.evaluate_stream([(y[:50], s[:50], features[:50])], **asked)  # warm-up
+            t = time.perf_counter()
+            if job == "st_3x_all":
+                r = perfeval.evaluate_stream(((y[k], s[k], features[k]) for k in pieces), **asked)
+            else:
+                m = perfeval.Metric(**asked)
+                for k in pieces:
+                    m.update(y[k], s[k], by=features[k])
+                r = m.compute()
+            took = time.perf_counter() - t
+            frame = r.slices.by_group(tuple(columns))
+            overall = [float(r["ROC"]), float(r["AP"])]
         else:
             import perfeval
 
@@ -105,9 +130,10 @@ def one(job: str, rows: int, out: str) -> float:
             took = time.perf_counter() - t
             frame = r.slices.by_group(tuple(columns))
             overall = [float(r["ROC"]), float(r["AP"])]
+    cpu = time.process_time() - cpu
     frame = frame.sort_index()
     np.save(out, np.concatenate([overall, frame["ROC"].to_numpy(float), frame["AP"].to_numpy(float)]))
-    return took
+    return took, cpu
 
 
 def main() -> None:
@@ -120,25 +146,38 @@ def main() -> None:
     ap.add_argument("--out", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.job:
-        print(json.dumps({"seconds": one(a.job, a.rows, a.out)}))
+        took, cpu = one(a.job, a.rows, a.out)
+        print(json.dumps({"seconds": took, "cpu": cpu}))
         return
     jobs = [j for j in a.jobs.split(",") if not (a.no_peers and j.startswith("fl_"))]
     print(f"uptime: {os.popen('uptime').read().strip()}", flush=True)
     times: dict[str, list[float]] = {j: [] for j in jobs}
+    cpus: dict[str, list[float]] = {j: [] for j in jobs}
     tmp = tempfile.mkdtemp()
     for run in range(a.runs):
         for j in jobs:
             out = os.path.join(tmp, f"{j}.npy")
             cmd = [sys.executable, __file__, "--job", j, "--rows", str(a.rows), "--out", out]
             res = subprocess.run(cmd, capture_output=True, text=True, check=True)
-            times[j].append(json.loads(res.stdout.strip().splitlines()[-1])["seconds"])
-            print(f"run {run + 1} {j}: {times[j][-1]:.3f} s", flush=True)
+            said = json.loads(res.stdout.strip().splitlines()[-1])
+            times[j].append(said["seconds"])
+            cpus[j].append(said["cpu"])
+            print(f"run {run + 1} {j}: {times[j][-1]:.3f} s ({cpus[j][-1]:.3f} s of CPU)", flush=True)
     print(f"uptime: {os.popen('uptime').read().strip()}")
     import numpy as np
 
     print(f"\n{a.rows:,} rows, median of {a.runs}:")
     for j in jobs:
-        print(f"  {j:10s} {statistics.median(times[j]):8.3f} s   ({' '.join(f'{t:.3f}' for t in times[j])})")
+        print(
+            f"  {j:10s} {statistics.median(times[j]):8.3f} s   ({' '.join(f'{t:.3f}' for t in times[j])}); "
+            f"CPU {statistics.median(cpus[j]):.3f} s ({' '.join(f'{t:.3f}' for t in cpus[j])})"
+        )
+    for chunked in CHUNKED:  # the backends' slices: the bits of memory's
+        if chunked in times and "pe_3x_all" in times:
+            x, z = (np.load(os.path.join(tmp, f"{k}.npy")) for k in (chunked, "pe_3x_all"))
+            same = x.shape == z.shape and bool(np.array_equal(x.view(np.int64), z.view(np.int64)))
+            ratio = statistics.median(times[chunked]) / statistics.median(times["pe_3x_all"])
+            print(f"  {chunked} / pe_3x_all: {ratio:.1f}x the time; the same bits: {same}")
     for ours, theirs in (("pe_2", "fl_2"), ("pe_2_all", "fl_2"), ("pe_3", "fl_3"), ("pe_3x_all", "fl_3")):
         if ours in times and theirs in times:
             x, z = (np.load(os.path.join(tmp, f"{k}.npy")) for k in (ours, theirs))

@@ -43,6 +43,8 @@ static PyMethodDef methods[] = {
     {"copy", nv_copy, METH_VARARGS, "A Buf holding a copy of a buffer."},
     {"hist_apr", nv_hist_apr, METH_VARARGS, "Modern APR numerator from a histogram (pos, neg)."},
     {"hist_apr_groups", nv_hist_apr_groups, METH_VARARGS, "Modern APR numerators of every group's histogram."},
+    {"hist_ap_groups", nv_hist_ap_groups, METH_VARARGS, "The AP of every group's histogram."},
+    {"cells_hist", nv_cells_hist, METH_VARARGS, "Every group's histogram from cells summarising rows."},
     {"hist_ca2", nv_hist_ca2, METH_VARARGS, "Modern CA2 from a histogram (scores, pos, neg, S)."},
     {"disc_sums", nv_disc_sums, METH_VARARGS, "Sums of 1/log2(p + 2) over runs of positions [first, stop)."},
     {"expected_rr", nv_expected_rr, METH_VARARGS, "Expected reciprocal rank of the first relevant case per tie group."},

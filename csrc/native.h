@@ -199,6 +199,8 @@ PyObject *nv_op_pauc(PyObject *self, PyObject *args);
 /* ---- summary.c ------------------------------------------------------------------------------- */
 PyObject *nv_hist_apr(PyObject *self, PyObject *args);
 PyObject *nv_hist_apr_groups(PyObject *self, PyObject *args);
+PyObject *nv_hist_ap_groups(PyObject *self, PyObject *args);
+PyObject *nv_cells_hist(PyObject *self, PyObject *args);
 PyObject *nv_hist_ca2(PyObject *self, PyObject *args);
 double nv_apr_total(const double *pos, const double *neg, Py_ssize_t lo, Py_ssize_t hi); /* resample.c too */
 double nv_ca2_total(const double *sc, const double *pos, const double *neg, Py_ssize_t groups, long long S);

@@ -139,7 +139,6 @@ def test_a_per_query_measure_by_slice(tmp_path, capsys):
         (["--intersections"], "--intersections needs --by COL,..."),
         (["--min-size", "2"], "--min-size needs --by"),
         (["--by", "country", "--min-size", "0"], "--min-size must be a whole number >= 1"),
-        (["--by", "country", "--stream"], "--by: not with --stream yet"),
         (["--by", "country", "--tie-bounds"], "--by: not with --tie-bounds yet"),
         (["--by", "country", "--dialect", "sklearn"], "--by: not with --dialect yet"),
         (["--by", "country,,device"], "an empty column name between commas"),

@@ -164,8 +164,9 @@ def evaluate(
         ``group_min``, ``group_max`` and the worst slice.  A slice is a value (strings, integers,
         booleans, a categorical's categories; a float column of whole numbers is read as integers, a
         fractional one refused).  Every kind of target the grouped engine takes (binary, per query with
-        ``groups=``, K classes, K labels, regression).  In memory only (not a Dask collection, nor with
-        a dialect, ``tie_bounds`` or the long form).
+        ``groups=``, K classes, K labels, regression).  In memory, or on a Dask DataFrame (``by`` its
+        columns' names: the same slices, bit for bit); not with a dialect, ``tie_bounds`` or the long
+        form.
     intersections : bool, default False
         With ``by``: also every intersection of 2 to all of its single columns.
     min_size : int, optional
@@ -217,7 +218,7 @@ def evaluate(
     sample_weight = deprecated_weights(sample_weight, weights, "evaluate")
     check_options(threshold=threshold, tie_bounds=tie_bounds, partitions=partitions)
     modern = str(dialect).split(":")[0].strip().lower() in ("perfeval", "")
-    _not_by(by, tie_bounds, modern, is_dask(y_true), (case, class_column) != (None, None))
+    _not_by(by, tie_bounds, modern, (case, class_column) != (None, None))
     if not modern and (tie_bounds or partitions or is_dask(y_true)):
         what = "tie_bounds" if tie_bounds else ("partitions" if partitions else "a Dask collection")
         raise InvalidParameterError(
@@ -238,7 +239,8 @@ def evaluate(
                 case=case,
                 class_column=class_column,
             )
-        return evaluate_dask(y_true, y_score, **named, task=task)
+        sliced = {"by": by, "intersections": intersections, "min_size": min_size, "missing": missing}
+        return evaluate_dask(y_true, y_score, **named, task=task, **sliced)
     if (case, class_column) != (None, None):  # the long form: a row a case and class
         return _evaluate_long(
             y_true,
@@ -375,7 +377,7 @@ def evaluate_cases(
     if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
         from perfeval.dialects.apply import evaluate_dialect, parse_dialect
 
-        _not_by(slices, False, False, False, False)
+        _not_by(slices, False, False, False)
 
         d, _opts = parse_dialect(dialect)
         if measures is DEFAULT_MEASURES:  # every measure the tool defines
@@ -852,20 +854,19 @@ def _slice_request(by: Any, table: Any, taken: dict, weights: Any, **options: An
     return request(by, table, weights=weights, taken=taken, **options)
 
 
-def _not_by(by: Any, tie_bounds: bool, modern: bool, dask: bool, long: bool) -> None:
-    """What ``by=`` does not take yet: one line each (slices are finished in memory by perfeval's
-    grouped engine).
+def _not_by(by: Any, tie_bounds: bool, modern: bool, long: bool) -> None:
+    """What ``by=`` does not take yet: one line each (slices are finished by perfeval's grouped
+    engine, in memory or from a backend's summaries).
     """
     if by is None:
         return
     for what, given in (
-        ("a Dask collection", dask),
         ("a dialect", not modern),
         ("tie_bounds", tie_bounds),
         ("the long form (case=, class_column=)", long),
     ):
         if given:
-            raise InvalidParameterError(f"by= (slices): not with {what} yet; slices are evaluated in memory")
+            raise InvalidParameterError(f"by= (slices): not with {what} yet")
 
 
 def _not_on_dask(tie_bounds: bool, arrays: bool) -> None:

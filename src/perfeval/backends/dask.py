@@ -151,12 +151,25 @@ def _has_empty(col) -> bool:
     return bool(len(text)) and bool((text.str.strip() == "").any())
 
 
+def _summarize_sliced(pdf, k: int, target: str, score: str, pos_label: Any, ask: Any) -> tuple:
+    """A partition's summary (:func:`_summarize_frame`, unweighted) and its slices' (each combination
+    of its slice keys' summary, :func:`perfeval.backends.dask_slices.summary_piece`), in one read.
+    """
+    from perfeval.backends.dask_slices import summary_piece
+
+    kept: list = []
+    summary = _summarize_frame(pdf, target, score, None, pos_label, kept)
+    coded, s = kept if kept else (np.zeros(0), np.zeros(0))
+    return summary, summary_piece(pdf, k, ask, coded, s)
+
+
 def _summarize_frame(
-    pdf, target: str, score: str, weight: str | None, pos_label: Any = None
+    pdf, target: str, score: str, weight: str | None, pos_label: Any = None, kept: list | None = None
 ) -> tuple[ScoreHistogram, int, frozenset, tuple[bool, frozenset]]:
     """A partition's summary, its rows, which of the labels -1 and 0 it holds (a partition of -1/1
     and another of 0/1 are not one coding: checked when the summaries merge), and with
     ``pos_label`` whether it holds that label and the others it holds (:func:`coded_labels`).
+    ``kept``, a list, gets the coded targets and the checked scores.
     """
     if len(pdf) == 0:  # an empty partition (a file of a header only): nothing to add
         return ScoreHistogram.empty(), 0, frozenset(), (False, frozenset())
@@ -171,6 +184,8 @@ def _summarize_frame(
         raise InvalidDataError(_labels_message(target, y))
     s = _column_values(pdf, score, "score")
     w = None if weight is None else _column_values(pdf, weight, "weight")
+    if kept is not None:
+        kept += [coded, s]
     return ScoreHistogram.from_arrays(coded, s, w), len(pdf), found, labels
 
 
@@ -284,6 +299,10 @@ def evaluate_dask(
     labels_read: dict | None = None,
     classes: Any = None,
     task: str | None = None,
+    by: Any = None,
+    intersections: bool = False,
+    min_size: int | None = None,
+    missing: str = "error",
 ):
     """Evaluate a Dask DataFrame (columns by name) or a pair of Dask arrays (targets, scores).
 
@@ -310,12 +329,23 @@ def evaluate_dask(
     bits), or with ``group`` each shuffled partition's whole groups finished from their exact sums:
     ``evaluate(..., task="regression")``'s numbers (:func:`_evaluate_regression`).  Dask does not
     guess the task from a partition: without either, the targets are binary ones.
+
+    Slices (``by=[...]``, columns of the DataFrame, with ``intersections``, ``min_size`` and
+    ``missing`` as in :func:`perfeval.evaluate`): ``report.slices``, the bits of ``evaluate(
+    ddf.compute(), ..., by=...)``.  Unweighted binary measures: each partition's summary of each
+    combination of slice keys, in the same pass as the overall summary; anything else (weights,
+    ``group``, K classes, K labels, a regression target): the columns the slices read come to the
+    client, partition after partition (:mod:`perfeval.backends.dask_slices`, docs/dask.md).
     """
     _require()
     import dask
     import dask.array as da
     import dask.dataframe as dd
 
+    from perfeval.backends.dask_slices import frame_ask
+
+    taken = {"target": target, "score": score, "weight": weight}
+    ask = frame_ask(by, data, intersections, min_size, missing, taken)
     routed = _routed(
         data,
         y_score,
@@ -331,29 +361,30 @@ def evaluate_dask(
         task,
     )
     if routed is not None:
-        return routed
+        return _routed_slices(
+            routed, data, ask, target, score, group, weight, measures, threshold, classes, task, split_every
+        )
     specs = resolve(measures or DEFAULT_MEASURES, threshold)
     one_score_a_case(specs)  # a measure of K classes or labels of one score column: said as in memory
 
     if isinstance(data, dd.DataFrame):
         if target is None or score is None:
             raise InvalidParameterError("a Dask DataFrame needs `target=` and `score=` column names")
-        missing = [c for c in (target, score, group, weight) if c is not None and c not in data.columns]
-        if missing:
+        absent = [c for c in (target, score, group, weight) if c is not None and c not in data.columns]
+        if absent:
             raise InvalidParameterError(
-                f"column {missing[0]!r} is not in the Dask DataFrame "
+                f"column {absent[0]!r} is not in the Dask DataFrame "
                 f"(columns: {', '.join(map(str, data.columns))})"
             )
         if group is not None:
-            return _grouped(data, target, score, group, weight, specs, threshold, pos_label, labels_read)
+            report = _grouped(data, target, score, group, weight, specs, threshold, pos_label, labels_read)
+            return _rows_slices(
+                report, data, ask, (target, score, group, weight), specs, threshold, pos_label, split_every
+            )
         if any(s.measure.kind != "binary" for s in specs):
             name = next(s.label for s in specs if s.measure.kind != "binary")
             raise InvalidParameterError(f"{name} is computed per group: pass `group=`")
-        cols = [c for c in (target, score, weight) if c is not None]
-        parts = [
-            dask.delayed(_summarize_frame)(p, target, score, weight, pos_label)
-            for p in data[cols].to_delayed()
-        ]
+        parts, feeds = _frame_parts(data, target, score, weight, pos_label, ask)
     elif isinstance(data, da.Array):
         if y_score is None or not isinstance(y_score, da.Array):
             raise InvalidParameterError("Dask arrays: pass the targets and the scores as two Dask arrays")
@@ -364,6 +395,7 @@ def evaluate_dask(
         y_score = y_score.rechunk(data.chunks)
         if any(s.measure.kind != "binary" for s in specs):
             raise InvalidParameterError("per-group measures need a Dask DataFrame with a group column")
+        feeds = []
         parts = [
             dask.delayed(_summarize_arrays)(a, b, pos_label)
             for a, b in zip(data.to_delayed().ravel(), y_score.to_delayed().ravel(), strict=False)
@@ -371,10 +403,7 @@ def evaluate_dask(
     else:
         raise InvalidParameterError(f"expected a Dask DataFrame or Dask arrays, got {type(data).__name__}")
     labels: tuple[bool, frozenset]
-    if not parts:
-        summary, rows, labels = ScoreHistogram.empty(), 0, (False, frozenset())
-    else:
-        summary, rows, _found, labels = dask.compute(tree_summary(parts, split_every))[0]
+    summary, rows, labels, feed = _computed(parts, feeds, split_every)
     if pos_label is not None:
         _pos_label_found(pos_label, None if target is None else str(target), labels, labels_read)
     report = binary_report(
@@ -382,7 +411,98 @@ def evaluate_dask(
     )
     if pos_label is not None:
         report.params["pos_label"] = pos_label
-    return report
+    if ask is not None and weight is None:
+        from perfeval.backends.slices import SliceFeed
+        from perfeval.engine.slices import Task
+
+        (feed if feed is not None else SliceFeed(ask, summary=True)).attach(
+            report, Task("binary", tuple(specs), threshold, pos_label)
+        )
+        return report
+    return _rows_slices(
+        report, data, ask, (target, score, None, weight), specs, threshold, pos_label, split_every
+    )
+
+
+def _computed(parts: list, feeds: list, split_every: int) -> tuple:
+    """The merged summary of the partitions' delayed ``parts`` (its rows and labels read), and of
+    their slices' ``feeds`` when there are (else None), computed in one pass.
+    """
+    import dask
+
+    if not parts:
+        return ScoreHistogram.empty(), 0, (False, frozenset()), None
+    if feeds:
+        from perfeval.backends.dask_slices import tree_feeds
+
+        (summary, rows, _found, labels), feed = dask.compute(
+            tree_summary(parts, split_every), tree_feeds(feeds, split_every)
+        )
+        return summary, rows, labels, feed
+    summary, rows, _found, labels = dask.compute(tree_summary(parts, split_every))[0]
+    return summary, rows, labels, None
+
+
+def _frame_parts(data, target, score, weight, pos_label, ask) -> tuple[list, list]:
+    """A DataFrame's partitions' delayed summaries, and (unweighted, with slices) their slices'
+    summaries, made in the same read.
+    """
+    import dask
+
+    cols = [c for c in (target, score, weight) if c is not None]
+    if ask is None or weight is not None:
+        parts = [
+            dask.delayed(_summarize_frame)(p, target, score, weight, pos_label)
+            for p in data[cols].to_delayed()
+        ]
+        return parts, []
+    both = [
+        dask.delayed(_summarize_sliced)(p, k, target, score, pos_label, ask)
+        for k, p in enumerate(data[list(dict.fromkeys(cols + ask.names))].to_delayed())
+    ]
+    return [b[0] for b in both], [b[1] for b in both]
+
+
+def _rows_slices(report, data, ask, cols, specs, threshold, pos_label, split_every) -> Any:
+    """``report`` with the slices (when asked) of binary or per-query measures from the rows
+    (weights, groups), brought to the client in partition order.
+    """
+    if ask is None:
+        return report
+    from perfeval.backends.dask_slices import attach_rows, binary_door
+
+    return attach_rows(report, data, ask, cols, binary_door(specs, threshold, pos_label), split_every)
+
+
+def _routed_slices(
+    report, data, ask, target, score, group, weight, measures, threshold, classes, task, split_every
+) -> Any:
+    """``report`` of a routed evaluation (K labels, K classes, a regression target) with its slices
+    when asked: the rows the slices read brought to the client and read again by the door evaluate()
+    reads them through.
+    """
+    if ask is None:
+        return report
+    from perfeval.backends.dask_slices import attach_rows, classes_door, regression_door
+    from perfeval.engine.regression import named_specs, regression_asked, regression_specs
+
+    cols = (target, score, group, weight)
+    if isinstance(target, (list, tuple)):  # K labels
+        from perfeval.engine.labels import label_specs
+
+        names = [str(c) for c in target]
+        door = classes_door(label_specs(measures, threshold), threshold, classes, names, labels=True)
+    elif isinstance(score, (list, tuple)):  # K classes
+        from perfeval.engine.classes import class_specs
+
+        default = measures is None or measures is DEFAULT_MEASURES
+        specs = class_specs([] if default else resolve(measures, threshold, pending=True), default=default)
+        door = classes_door(specs, threshold, classes, [str(c) for c in score], labels=False)
+    else:
+        how = regression_asked(measures, task)
+        assert how is not None
+        door = regression_door(regression_specs(named_specs(measures)), how)
+    return attach_rows(report, data, ask, cols, door, split_every)
 
 
 def _routed(
@@ -1471,6 +1591,7 @@ def read_files(
     delimiter: str | None = None,
     read: dict | None = None,
     columns: Any = None,
+    by: Any = (),
 ) -> tuple[Any, Any]:
     """Files (a path, a glob or a directory of CSV/TSV/text/JSON lines/Parquet) as a Dask DataFrame
     with the columns chosen as the table reader chooses them.
@@ -1493,6 +1614,10 @@ def read_files(
     positions of the columns read and of the group column (or None, or the identity columns as
     ``{position: role}``: the group's, the case's, each named in an error by its option); the
     choice returned is then ``names``, the frame's column names.
+
+    ``by``, a function of the column names, whether there is a header and the choice, gives the
+    slice columns (``--by``): read too, as identities (an empty field kept as ``""``: a missing
+    value, said or made a slice where the slices are read).
     """
     _require()
 
@@ -1510,6 +1635,13 @@ def read_files(
         ch = choose(names, path, header=parts.header, target=target, score=score, group=group, weight=weight)
         used_at = [c.index for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None]
         group_at = None if ch.group is None else ch.group.index
+    sliced = [c.index for c in by(names, parts.header, ch)] if callable(by) else []
+    used_at = list(dict.fromkeys([*used_at, *sliced]))
+    if sliced:  # the group's identity and the slice columns'
+        roles_at = (
+            {} if group_at is None else {group_at: "--group"} if isinstance(group_at, int) else group_at
+        )
+        group_at = {**{i: "--by" for i in sliced}, **roles_at}
     ddf = parts.frame(group_at, used_at)
     if parts.header and parts.columns_of is not None:  # every file of a glob holds the columns chosen
         _files_hold(path, parts.columns_of, [names[i] for i in used_at])
@@ -1517,8 +1649,8 @@ def read_files(
     if not parts.identities:
         empties = parts.fmt in ("text", "csv", "tsv")  # read as text: an empty field is ""
         try:
-            for at, role in roles.items():
-                ddf = _identity(ddf, names[at], path, role, empties=empties)
+            for at, role in roles.items():  # a slice column's empty field: a missing value, not an error
+                ddf = _identity(ddf, names[at], path, role, empties=empties and role != "--by")
         except ValueError as e:  # a used column holding, past the first rows, another type
             said = mistyped(e, parts.header)
             if said is None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -46,6 +46,7 @@ from perfeval.backends.metric_state import (
 )
 from perfeval.base.checks import (
     Cases,
+    as_array,
     binary_coding,
     binary_targets,
     check_options,
@@ -103,6 +104,26 @@ def host_array(x: Any, name: str) -> np.ndarray:
     array([0.5 , 0.25])
     """
     return to_numpy(x, name)  # the protocols are read at the library's one door
+
+
+def _slice_ask(by: Any, intersections: Any, min_size: Any, missing: Any, dialect: str) -> Any:
+    """The slicings of ``Metric(..., by=[...])`` (:func:`perfeval.backends.slices.ask_of`), or None;
+    the slice options without ``by`` said, not dropped; not with a dialect (as evaluate()).
+    """
+    if by is None:
+        for what, given in (
+            ("intersections", intersections is not False),
+            ("min_size", min_size is not None),
+            ("missing", missing != "error"),
+        ):
+            if given:
+                raise InvalidParameterError(f"{what}= is an option of the slices: it needs by=[...]")
+        return None
+    if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
+        raise InvalidParameterError(f"by= (slices): not with dialect={dialect!r} yet; slices are perfeval's")
+    from perfeval.backends.slices import ask_of
+
+    return ask_of(by, intersections=intersections, min_size=min_size, missing=missing, what="each update")
 
 
 def _family(y: np.ndarray) -> str:
@@ -176,6 +197,14 @@ class Metric:
         task from its first batch.  Not with ``clustered``, a dialect, ``pos_label``, ``classes=`` or
         ``labels=``.
 
+    by : list of str, optional
+        Slices (docs/slices.md): the slice columns each :meth:`update` gives (``by={"country": c,
+        "device": d}``; a tuple among the names one intersection), with ``intersections``,
+        ``min_size`` and ``missing`` as in :func:`perfeval.evaluate`; ``compute().slices`` holds the
+        slices ``evaluate(..., by=...)`` gives on every row so far, bit for bit, merged or not.
+        Unweighted binary measures keep each combination of keys' summary; anything else keeps
+        the rows for the slices (their weights are summed in orders of the rows no summary keeps).
+
     Notes
     -----
     ``update(y_true, y_score)`` takes the targets first, as :func:`perfeval.evaluate` and
@@ -227,10 +256,16 @@ class Metric:
         classes: Sequence[Any] | None = None,
         labels: Sequence[Any] | None = None,
         task: str | None = None,
+        by: Any = None,
+        intersections: bool = False,
+        min_size: int | None = None,
+        missing: str = "error",
     ):
         from perfeval.dialects.apply import dialect_text, parse_dialect
         from perfeval.engine.regression import regression_asked
 
+        #: the slicings asked (``by=``): each update then gives the slice columns (None: no slices)
+        self._ask = _slice_ask(by, intersections, min_size, missing, dialect)
         if not isinstance(clustered, (bool, np.bool_)):
             raise InvalidParameterError(f"clustered must be True or False, got {clustered!r}")
         check_options(threshold=threshold)
@@ -316,6 +351,7 @@ class Metric:
             self.dialect,
             self.classes,
             self._task,
+            None if self._ask is None else (self._ask.wanted, self._ask.min_size, self._ask.missing),
         )
 
     # -- the state --------------------------------------------------------------------------------------
@@ -342,6 +378,8 @@ class Metric:
         self._mc: Any = None
         #: a regression without groups: the exact sums of every row so far
         self._reg: Any = None
+        #: the slices (``by=``): a :class:`perfeval.backends.slices.SliceFeed`, made by the first update
+        self._slices: Any = None
         if self._task == "regression":
             from perfeval.engine.regression import empty_summary
 
@@ -436,6 +474,8 @@ class Metric:
             size += nbytes(r.absres) + nbytes(r.absw) + nbytes(r.yval) + nbytes(r.yw)
         if self._open is not None:
             size += sum(nbytes(a) for a in self._open)
+        if self._slices is not None:
+            size += self._slices.nbytes
         return size
 
     # -- update ------------------------------------------------------------------------------------------
@@ -447,6 +487,7 @@ class Metric:
         groups: Any = None,
         sample_weight: Any = None,
         ids: Any = None,
+        by: Any = None,
     ) -> None:
         """Add a batch of cases.
 
@@ -460,6 +501,9 @@ class Metric:
         ids : array-like, optional
             With a ``dialect`` that orders tied documents by their ids (``trec_eval``), each row's
             document id, as ``evaluate(..., ids=)`` takes them; to every update or to none.
+        by : mapping or DataFrame, optional
+            With ``Metric(..., by=[...])`` (and only then), the batch's slice columns: a mapping of
+            the names of ``by`` to arrays, or a DataFrame holding them; to every update.
 
         Raises
         ------
@@ -469,11 +513,12 @@ class Metric:
             earlier updates'; with ``clustered=True``, a group whose rows come again after it
             ended (named).  The state is unchanged: a batch is taken whole or not at all.
         """
+        self._check_by(by)
         if self.classes is not None:
-            self._update_classes(y_true, y_score, groups, sample_weight, ids)
+            self._update_classes(y_true, y_score, groups, sample_weight, ids, by)
             return
         if self._task == "regression":
-            self._update_regression(y_true, y_score, groups, sample_weight, ids)
+            self._update_regression(y_true, y_score, groups, sample_weight, ids, by)
             return
         y = host_array(y_true, "y_true")
         s = host_array(y_score, "y_score")
@@ -488,8 +533,16 @@ class Metric:
         first = g[0] if g is not None and len(g) and c.g is not None and c.g.dtype.kind == "O" else None
         group_dtype, group_kind = self._check_groups(c.g, first, c.rows_in)
         finished = self._finish_update(c) if self.clustered else None
+        summary = not (self._needs_rows or g is not None or w is not None)
+        feed, part = self._slices_read(by, c.rows_in, summary)
         saved = self._saved()  # the batch is valid: the state changes from here on, whole or not at all
         try:
+            if feed is not None:  # every row: those of weight 0 count in the slices' rows
+                self._slices = feed
+                if summary:
+                    feed.take(part, positive=np.asarray(c.targets.coding()) == 1, scores=c.s)
+                else:
+                    feed.take(part, arrays=(y, s, g, w))
             self._grouped, self._weighted = g is not None, w is not None
             self._with_ids = i is not None
             self._rows_in += c.rows_in
@@ -516,7 +569,7 @@ class Metric:
             raise
 
     def _update_regression(
-        self, y_true: Any, y_score: Any, groups: Any, sample_weight: Any, ids: Any
+        self, y_true: Any, y_score: Any, groups: Any, sample_weight: Any, ids: Any, by: Any = None
     ) -> None:
         """update() of a regression target: the batch checked as evaluate(..., task="regression")
         checks it, folded into the exact sums (with groups: the checked rows kept).
@@ -536,8 +589,12 @@ class Metric:
         first = g[0] if g is not None and len(g) and c.g is not None and c.g.dtype.kind == "O" else None
         group_dtype, group_kind = self._check_groups(c.g, first, c.rows_in)
         summary = self._reg if g is not None else fold(self._reg, c)  # made whole before it is taken
+        feed, part = self._slices_read(by, c.rows_in, False)
         saved = self._saved()
         try:
+            if feed is not None:
+                self._slices = feed
+                feed.take(part, arrays=(y, s, g, w))
             if g is not None and len(c.y):
                 self._kept.add(np.asarray(c.y, dtype=np.float64), c.s, c.g, c.w, None)  # copied, compactly
             self._reg = summary
@@ -548,7 +605,9 @@ class Metric:
             self._restore(saved)
             raise
 
-    def _update_classes(self, y_true: Any, y_score: Any, groups: Any, sample_weight: Any, ids: Any) -> None:
+    def _update_classes(
+        self, y_true: Any, y_score: Any, groups: Any, sample_weight: Any, ids: Any, by: Any = None
+    ) -> None:
         """update() of K classes: the batch checked and coded as evaluate(y, S, classes=) checks it
         (:func:`perfeval.engine.door.check_classes`), its rows held to be folded in row order.
         """
@@ -560,6 +619,7 @@ class Metric:
             raise InvalidParameterError(f"`ids=` orders tied documents for a dialect, not for {what_k}")
         g = None if groups is None else host_array(groups, "groups")
         w = None if sample_weight is None else host_array(sample_weight, "sample_weight")
+        y: Any = y_true
         if multilabel:  # two (n, K) matrices, read through the array protocols at the door
             cases, _found, _how = check_labels(y_true, y_score, g, w, labels=self.classes, word="labels")
         else:
@@ -579,10 +639,42 @@ class Metric:
             state.add(cases.y, cases.s, cases.g, cases.w)
         else:
             state.add(cases.y, cases.s, cases.w)
+        feed, part = self._slices_read(by, cases.rows_in, False)
+        if feed is not None:  # the rows as given, read again by the door at compute()
+            self._slices = feed
+            feed.take(part, arrays=(y, as_array(y_score, "y_score"), g, w))
         self._mc = state
         self._grouped, self._weighted = g is not None, w is not None
         self._group_dtype, self._group_kind = group_dtype, group_kind
         self._rows_in += cases.rows_in
+
+    def _check_by(self, by: Any) -> None:
+        """Slice columns given to every update of a Metric made with ``by=``, and to none of others."""
+        if self._ask is None and by is not None:
+            raise InvalidParameterError(
+                "update(..., by=...) gives the slice columns of a Metric made with by=[...] (this one has no "
+                "slices): Metric(..., by=['country', ...])"
+            )
+        if self._ask is not None and by is None:
+            raise InvalidParameterError(
+                f"this Metric slices by {', '.join(self._ask.names)}: give update(..., by={{...}}) those "
+                "columns of the batch"
+            )
+
+    def _slices_read(self, by: Any, n: int, summary: bool) -> tuple[Any, Any]:
+        """The batch's slice columns read and checked (nothing changed yet): the slices' feed (made at
+        the first update: ``summary`` for unweighted binary measures, else the rows) and the batch
+        read, or (None, None) without slices.
+        """
+        if self._ask is None:
+            return None, None
+        from perfeval.backends.slices import SliceFeed
+
+        feed = self._slices
+        if feed is None:
+            feed = SliceFeed(self._ask, summary=summary)
+        feed.rows_in = self._rows_in  # the batch's rows numbered after every row so far
+        return feed, feed.read(by, n, "an update")
 
     def _saved(self) -> tuple:
         """What :meth:`_restore` puts back, so that a change of the state is made whole or not at
@@ -882,11 +974,26 @@ class Metric:
                 raise InvalidParameterError(
                     f"cannot merge: `{what}` was given to the updates of one Metric and not to the other's"
                 )
+        slices = self._merged_slices(other)
         if self.classes is not None:
-            return self._merge_classes(other)
-        if self._task == "regression":
-            return self._merge_regression(other)
-        return self._merge_rows(other, fold)
+            out = self._merge_classes(other)
+        elif self._task == "regression":
+            out = self._merge_regression(other)
+        else:
+            out = self._merge_rows(other, fold)
+        out._slices = slices
+        return out
+
+    def _merged_slices(self, other: Metric) -> Any:
+        """The slices of both Metrics (``other``'s rows after this one's), made apart from both (a
+        failed merge changes neither), or None without slices.
+        """
+        if other._slices is None:
+            return self._slices
+        mine = other._slices.copy() if self._slices is None else self._slices.copy()
+        if self._slices is not None:
+            mine.merge(other._slices)
+        return mine
 
     def _merge_regression(self, other: Metric) -> Metric:
         """merge() of a regression target: the exact sums added (any order: the same bits), or the
@@ -1073,6 +1180,7 @@ class Metric:
         out._kept = self._kept.copy()
         out._done = self._done.copy()
         out._mc = None if self._mc is None else self._mc.copy()
+        out._slices = None if self._slices is None else self._slices.copy()
         return out
 
     # -- compute -----------------------------------------------------------------------------------------
@@ -1082,8 +1190,58 @@ class Metric:
         The same values, per-group tables, warnings and errors; ``report.params["backend"]`` is
         ``"metric"``.  With no row it is evaluate()'s answer to no data (NaN values with an
         :class:`~perfeval.exceptions.UndefinedMeasureWarning`).  The state is kept: later updates
-        add to it.
+        add to it.  With ``by=``, ``report.slices`` holds the slices of every row so far.
         """
+        report = self._compute()
+        if self._ask is not None:
+            self._attach_slices(report)
+        return report
+
+    def _attach_slices(self, report: Report) -> None:
+        """The slices of every row so far into ``report.slices``, as evaluate(..., by=) makes them:
+        from the combinations' summaries, or from the rows kept, read again by evaluate()'s door.
+        """
+        from perfeval.backends.slices import SliceFeed
+        from perfeval.engine.door import check_classes, check_labels
+        from perfeval.engine.slices import Task
+
+        assert self._ask is not None
+        feed = self._slices if self._slices is not None else SliceFeed(self._ask, summary=True)
+        specs = tuple(self._specs)
+        if self._task == "regression":
+            from perfeval.engine.regression import check_regression
+
+            task = Task("regression", specs, task_from=self._how or "")
+
+            def door(y: Any, s: Any, g: Any, w: Any) -> tuple:
+                return check_regression(y, s, g, w), task
+
+        elif self.classes is not None:
+            kind: Literal["classes", "labels"] = "labels" if self._task == "multilabel" else "classes"
+            task = Task(kind, specs, self.threshold, classes=self.classes, classes_from="given")
+
+            def door(y: Any, s: Any, g: Any, w: Any) -> tuple:
+                if kind == "labels":
+                    cases, found, how = check_labels(y, s, g, w, labels=self.classes, word="labels")
+                else:
+                    cases, found, how = check_classes(y, s, g, w, classes=self.classes)
+                return cases, Task(kind, specs, self.threshold, classes=tuple(found), classes_from=how)
+
+        else:
+            task = Task("binary", specs, self.threshold, self.pos_label)
+
+            def door(y: Any, s: Any, g: Any, w: Any) -> tuple:
+                if (
+                    g is not None
+                    and self._group_dtype is not None
+                    and np.asarray(g).dtype != self._group_dtype
+                ):
+                    g = np.asarray(g).astype(self._group_dtype)
+                return code(check(y, s, g, w), self.pos_label, keep=False), task
+
+        feed.attach(report, task, door)
+
+    def _compute(self) -> Report:
         params = {
             "threshold": self.threshold,
             "rows": int(self._rows_in),
@@ -1323,6 +1481,9 @@ class Metric:
             "class_state": None if self._mc is None else self._mc.state(),
             "task": self._task,
             "regression": None if self._reg is None else regression_state(self._reg),
+            "slices": None if self._slices is None else self._slices.state(),
+            "by": None if self._ask is None else [list(w) for w in self._ask.wanted],
+            "by_options": None if self._ask is None else (self._ask.min_size, self._ask.missing),
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -1363,6 +1524,16 @@ class Metric:
         self._open = state.get("open")
         if self._task == "regression":
             self._reg = regression_from_state(state.get("regression"), self._specs)
+        if state.get("slices") is not None:
+            from perfeval.backends.slices import SliceFeed
+
+            if self._ask is None:
+                raise ValueError("slices held without the by= they were made with")
+            self._slices = SliceFeed.from_state(state["slices"], self._ask)
+            if self._slices.rows_in != self._rows_in:
+                raise ValueError("slices of another number of rows than the Metric's")
+        elif self._ask is not None and self._rows_in:
+            raise ValueError("no slices for the rows of a Metric made with by=")
         held = state.get("class_state")
         if self.classes is not None:
             if not isinstance(held, dict):
@@ -1388,6 +1559,8 @@ class Metric:
         head = f"Metric({self.measures}, threshold={self.threshold!r}"
         if self.pos_label is not None:
             head += f", pos_label={self.pos_label!r}"
+        if self._ask is not None:  # the slicings, by their names
+            head += f", by={[' x '.join(w) for w in self._ask.wanted]!r}"
         if self.dialect != "perfeval":
             head += f", dialect={self.dialect!r}"
         if self.clustered:
@@ -1479,6 +1652,7 @@ def _from_state(state: Any, clustered: bool) -> Metric:
         classes=state.get("classes") if state.get("task") != "multilabel" else None,
         labels=state.get("classes") if state.get("task") == "multilabel" else None,
         task="regression" if state.get("task") == "regression" else None,
+        **_by_of(state),
     )
     try:
         other._set(state)
@@ -1488,6 +1662,25 @@ def _from_state(state: Any, clustered: bool) -> Metric:
             f"not a readable perfeval.Metric state ({type(e).__name__}: {why})"
         ) from None
     return other
+
+
+def _by_of(state: dict[str, Any]) -> dict[str, Any]:
+    """The slices a state was made with (``by=`` and its options), as the Metric's keywords."""
+    by = state.get("by")
+    if by is None:
+        return {}
+    options = state.get("by_options") or (None, "error")
+    if (
+        not isinstance(by, list)
+        or not all(isinstance(w, (list, tuple)) and w for w in by)
+        or not isinstance(options, (list, tuple))
+        or len(options) != 2
+    ):
+        raise InvalidParameterError(
+            "not a readable perfeval.Metric state ('by' or 'by_options' of another type)"
+        )
+    min_size, missing = options
+    return {"by": [w[0] if len(w) == 1 else tuple(w) for w in by], "min_size": min_size, "missing": missing}
 
 
 def regression_state(summary: Any) -> dict[str, Any]:

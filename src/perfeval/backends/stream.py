@@ -41,8 +41,9 @@ from perfeval.base.checks import (
     to_numpy,
 )
 from perfeval.engine import DEFAULT_MEASURES, binary_report, finish, grouped_report, resolve, safe
-from perfeval.engine.door import Targets, check_array
+from perfeval.engine.door import Targets, check_array, code
 from perfeval.engine.finish import threshold_companions, with_thresholds
+from perfeval.engine.slices import Task
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.grammar import is_plain_int
 from perfeval.io.spill import read_blocks as _read_blocks  # the spill's codec, under the names its
@@ -55,12 +56,27 @@ from perfeval.summaries.ranking import TieTable
 
 
 def evaluate_stream(
-    chunks: Iterable[tuple], *, measures: Any = None, threshold: float = 0.5, task: str | None = None
+    chunks: Iterable[tuple],
+    *,
+    measures: Any = None,
+    threshold: float = 0.5,
+    task: str | None = None,
+    by: Any = None,
+    intersections: bool = False,
+    min_size: int | None = None,
+    missing: str = "error",
 ):
     """Evaluate binary measures over an iterable of ``(y_true, y_score[, sample_weight])`` chunks.
 
     Gives the same numbers as :func:`perfeval.evaluate` on the concatenated chunks, in memory bounded
     by one chunk plus the summary.
+
+    Slices (``by=["country", "device"]``, with ``intersections``, ``min_size`` and ``missing`` as
+    in :func:`perfeval.evaluate`): each chunk then carries its slice columns as its last item, a
+    mapping of those names to arrays or a DataFrame (``(y, s, {"country": c, "device": d})``), and
+    ``report.slices`` holds the slices ``evaluate(..., by=...)`` gives on every row, bit for bit
+    (docs/slices.md): unweighted, from each combination of keys' summary (memory follows its
+    distinct scores); weighted (weights in every chunk, or in none), from the rows, kept.
 
     A regression target (``task="regression"``, or a regression measure named: ``measures=["mae",
     "rmse", "r2"]``): each chunk is a target and a prediction a row, checked at the door and folded
@@ -78,9 +94,10 @@ def evaluate_stream(
     """
     from perfeval.engine.regression import regression_asked
 
+    ask = slice_ask(by, intersections, min_size, missing)
     how = regression_asked(measures, task)
     if how is not None:
-        return _stream_regression(chunks, measures, how)
+        return _stream_regression(chunks, measures, how, ask)
     specs = resolve(measures or DEFAULT_MEASURES, threshold)
     other = [s.label for s in specs if s.measure.kind != "binary"]
     if other:
@@ -91,18 +108,100 @@ def evaluate_stream(
     fold = Fold()  # as a Metric folds its batches: each score's weights added in row order
     rows = 0
     weighted = False
+    feed = None
     for chunk in chunks:
+        chunk, cols = _slice_columns(chunk, ask)
         if len(chunk) not in (2, 3):
-            raise InvalidParameterError("each chunk must be (y_true, y_score) or (y_true, y_score, weight)")
-        weighted = weighted or (len(chunk) == 3 and chunk[2] is not None)
+            raise InvalidParameterError(
+                "each chunk must be (y_true, y_score) or (y_true, y_score, weight)"
+                + (", then its slice columns (by=)" if ask is not None else "")
+            )
+        has_w = len(chunk) == 3 and chunk[2] is not None
+        weighted = weighted or has_w
         is_pos, s, w = _chunk_cases(*chunk)
+        part = None
+        if ask is not None:
+            feed = _feed(feed, ask, has_w, not has_w)
+            part = feed.read(cols, len(s))
         fold.add(is_pos, s, w)
+        if feed is not None and part is not None:
+            feed.take(part, positive=is_pos, scores=s, arrays=(is_pos.astype(np.float64), s, None, w))
         rows += len(s)
-    return binary_report(specs, fold.summary(), rows=rows, threshold=threshold, weighted=weighted)
+    report = binary_report(specs, fold.summary(), rows=rows, threshold=threshold, weighted=weighted)
+    if ask is not None:
+        _stream_slices(report, feed, ask, Task("binary", tuple(specs), threshold))
+    return report
 
 
-def _stream_regression(chunks: Iterable[tuple], measures: Any, how: str):
-    """evaluate_stream() of a regression target: each chunk checked and folded into the exact sums."""
+def slice_ask(by: Any, intersections: Any, min_size: Any, missing: Any) -> Any:
+    """The slicings of a stream's ``by=`` (:func:`perfeval.backends.slices.ask_of`), or None; the
+    slice options without ``by`` are said rather than dropped.
+    """
+    if by is None:
+        for what, given in (
+            ("intersections", intersections is not False),
+            ("min_size", min_size is not None),
+            ("missing", missing != "error"),
+        ):
+            if given:
+                raise InvalidParameterError(f"{what}= is an option of the slices: it needs by=[...]")
+        return None
+    from perfeval.backends.slices import ask_of
+
+    return ask_of(by, intersections=intersections, min_size=min_size, missing=missing)
+
+
+def _slice_columns(chunk: Any, ask: Any) -> tuple[tuple, Any]:
+    """A chunk's own items and, with slices, its last item: the slice columns."""
+    chunk = tuple(chunk)
+    if ask is None:
+        return chunk, None
+    if len(chunk) < 3:
+        raise InvalidParameterError(
+            "with by=, each chunk ends with its slice columns (a mapping of the names of by= to arrays, "
+            "or a DataFrame): (y_true, y_score[, ...], columns)"
+        )
+    return chunk[:-1], chunk[-1]
+
+
+def _feed(feed: Any, ask: Any, weighted: bool, summary: bool) -> Any:
+    """The slices' feed of a stream, made at its first chunk (``summary``: each combination's summary,
+    else the rows); weights in some chunks and not in others refused (one line), as a Metric
+    refuses them.
+    """
+    from perfeval.backends.slices import SliceFeed
+
+    if feed is None:
+        feed = SliceFeed(ask, summary=summary)
+        feed.weighted = weighted
+    elif feed.weighted != weighted:
+        raise InvalidParameterError(
+            "with by=, give weights to every chunk or to none (a chunk without them after chunks with "
+            "them, or the other way round)"
+        )
+    return feed
+
+
+def _stream_slices(report: Any, feed: Any, ask: Any, task: Any, door: Any = None) -> None:
+    """The stream's slices finished into ``report.slices``: from the summaries with ``task``, or from
+    the rows kept through ``door`` (default: the binary targets coded chunk by chunk, 0/1).
+    """
+    from perfeval.backends.slices import SliceFeed
+
+    if feed is None:  # no chunk at all
+        feed = SliceFeed(ask, summary=True)
+    if door is None:
+
+        def door(y: Any, s: Any, g: Any, w: Any) -> tuple:
+            return code(check(y, s, g, w), made="binary"), task
+
+    feed.attach(report, task, door)
+
+
+def _stream_regression(chunks: Iterable[tuple], measures: Any, how: str, ask: Any = None):
+    """evaluate_stream() of a regression target: each chunk checked and folded into the exact sums
+    (with slices, its rows kept for them).
+    """
     from dataclasses import replace
 
     from perfeval.engine.regression import (
@@ -118,16 +217,28 @@ def _stream_regression(chunks: Iterable[tuple], measures: Any, how: str):
     summary = empty_summary(specs)
     rows = 0
     weighted = False
+    feed = None
     for chunk in chunks:
+        chunk, cols = _slice_columns(chunk, ask)
         if len(chunk) not in (2, 3):
             raise InvalidParameterError("each chunk must be (y_true, y_score) or (y_true, y_score, weight)")
         w = chunk[2] if len(chunk) == 3 else None
         cases = check_regression(chunk[0], chunk[1], None, w)
+        part = None
+        if ask is not None:
+            feed = _feed(feed, ask, w is not None, False)
+            part = feed.read(cols, cases.rows_in)
         summary = fold(summary, cases)
+        if feed is not None and part is not None:
+            feed.take(part, arrays=(chunk[0], chunk[1], None, w))
         rows += cases.rows_in
         weighted = weighted or w is not None
     summary = replace(summary, rows=rows)  # the rows read, weight 0 included
-    return summary_report(summary, specs, weighted=weighted, backend="stream", task_from=how)
+    report = summary_report(summary, specs, weighted=weighted, backend="stream", task_from=how)
+    if ask is not None:
+        task = Task("regression", tuple(specs), task_from=how)
+        _stream_slices(report, feed, ask, task, lambda y, s, g, w: (check_regression(y, s, g, w), task))
+    return report
 
 
 def evaluate_stream_classes(
@@ -456,9 +567,20 @@ def evaluate_stream_grouped(
     budget_rows: int = SPILL_BUDGET_ROWS,
     progress: bool = False,
     task: str | None = None,
+    by: Any = None,
+    intersections: bool = False,
+    min_size: int | None = None,
+    missing: str = "error",
 ):
     """Per-group (and binary) measures over chunks ``(y_true, y_score, groups[, sample_weight])`` in
     bounded memory.
+
+    Slices (``by=[...]``, with ``intersections``, ``min_size`` and ``missing`` as in
+    :func:`perfeval.evaluate`): each chunk then ends with its slice columns (a mapping of those names
+    to arrays, or a DataFrame), and ``report.slices`` holds the slices ``evaluate(..., groups=...,
+    by=...)`` gives, bit for bit: each slice's value the measure's own average over its queries.
+    The slices keep the rows (their targets, scores, groups and weights: memory follows the rows,
+    not the spill's budget; docs/slices.md).
 
     A regression target (``task="regression"``, or a regression measure named): the same spill and
     the same parts, each part's groups finished from their exact sums
@@ -512,6 +634,9 @@ def evaluate_stream_grouped(
     """
     from perfeval.engine.regression import named_specs, regression_asked, regression_specs
 
+    ask = slice_ask(by, intersections, min_size, missing)
+    held: list = []  # the slices' feed, made by the first chunk
+    chunks = chunks if ask is None else _fed(chunks, ask, held)
     how = regression_asked(measures, task)
     pairs: list = []
     if how is not None:
@@ -523,12 +648,13 @@ def evaluate_stream_grouped(
         specs = specs + twins
     if clustered:
         keys_all, sizes_all, values, rows, weighted = _clustered(chunks, specs, threshold, how)
-        return with_thresholds(
+        report = with_thresholds(
             _grouped_report(
                 keys_all, sizes_all, values, specs, threshold, rows, weighted if how else False, None, how
             ),
             pairs,
         )
+        return _grouped_slices(report, held, ask, specs, threshold, how)
     if budget_rows < 1:
         raise InvalidParameterError(f"budget_rows must be at least 1, got {budget_rows}")
     if partitions is None:
@@ -570,7 +696,41 @@ def evaluate_stream_grouped(
     )
     # what the spill cost on disk: the first spill, and the most on disk at once (with re-splits)
     report.spill = {"bytes": out.spilled, "peak_bytes": out.peak}
-    return with_thresholds(report, pairs)
+    return _grouped_slices(with_thresholds(report, pairs), held, ask, specs, threshold, how)
+
+
+def _fed(chunks: Iterable[tuple], ask: Any, held: list) -> Any:
+    """The chunks of a grouped stream without their slice columns, each chunk's rows fed to the
+    slices (``held[0]``, made at the first chunk) as it passes: the rows kept, in order.
+    """
+    for chunk in chunks:
+        chunk, cols = _slice_columns(chunk, ask)
+        arrays = _chunk_columns(chunk)
+        w = arrays[3] if len(arrays) == 4 else None
+        feed = _feed(held[0] if held else None, ask, w is not None, False)
+        part = feed.read(cols, len(arrays[1]))
+        feed.take(part, arrays=(arrays[0], arrays[1], arrays[2], w))
+        if not held:
+            held.append(feed)
+        yield chunk
+
+
+def _grouped_slices(report: Any, held: list, ask: Any, specs: list, threshold: float, how: str | None) -> Any:
+    """``report`` with a grouped stream's slices when asked, from the rows kept: each slicing finished
+    with the queries (the (slice, query) pairs), as evaluate(..., groups=..., by=...) finishes them.
+    """
+    if ask is None:
+        return report
+    feed = held[0] if held else None
+    if how is not None:
+        from perfeval.engine.regression import check_regression
+
+        reg = Task("regression", tuple(specs), task_from=how)
+        _stream_slices(report, feed, ask, reg, lambda y, s, g, w: (check_regression(y, s, g, w), reg))
+        return report
+    task = Task("binary", tuple(specs), threshold)
+    _stream_slices(report, feed, ask, task, lambda y, s, g, w: (code(check(y, s, g, w)), task))
+    return report
 
 
 def _regression_chunk(arrays: list[np.ndarray]) -> list[np.ndarray]:

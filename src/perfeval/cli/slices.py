@@ -85,14 +85,12 @@ def check_options(args: Any) -> None:
     if args.min_size is not None and args.min_size < 1:
         raise InvalidParameterError(f"--min-size must be a whole number >= 1 (cases), got {args.min_size}")
     for flag, on in (
-        ("--stream", args.stream),
-        ("--dask", args.dask),
         ("--tie-bounds", getattr(args, "tie_bounds", False)),
         ("--dialect", (getattr(args, "dialect", "perfeval") or "perfeval").split(":")[0] != "perfeval"),
         ("--long", getattr(args, "long", False)),
     ):
         if on:
-            raise InvalidParameterError(f"--by: not with {flag} yet (slices are evaluated in memory)")
+            raise InvalidParameterError(f"--by: not with {flag} yet")
 
 
 def with_slices(report: Any, output: str, text_: str) -> str:
@@ -178,6 +176,133 @@ def request_of(args: Any, table: Any, chosen: Any, weights: Any) -> Any:
     )
     out.words = ("a missing value (an empty field, or a null)", "--missing-slice")
     return out
+
+
+def picked(args: Any, names: list[str], header: bool, source: str, chosen: Any) -> list[Any]:
+    """The ``--by`` columns of a table read in chunks or on Dask (its ``names``): each picked by name
+    or position, none of them the target, a score or the weight column (one line, as read whole).
+    """
+    from perfeval.io.columns import pick
+
+    out = []
+    for spec in columns(args):
+        col = pick(names, spec, "by", source, header=header, default=False)
+        assert col is not None  # a spec given: a column, or pick's one line
+        out.append(col)
+    taken = {"target": chosen.target, "score": chosen.score, "weight": chosen.weight}
+    for col in out:
+        for role, other in taken.items():
+            if other is not None and other.name == col.name:
+                raise InvalidParameterError(
+                    f"--by {col.name!r} is the {role} column: a slice column is another column"
+                )
+    return out
+
+
+class Placed:
+    """The checks of each chunk read (``inner``: :class:`perfeval.cli.load.ChunkChecks`), the chunk's
+    table (where its rows are: their file lines, and its empty fields) kept after its columns, for
+    the slices (:func:`chunk_slices`).
+    """
+
+    def __init__(self, inner: Any, keep: bool = True):
+        self.inner, self.keep = inner, keep
+
+    def __call__(self, cols: list, where: Any) -> list:
+        out = self.inner(cols, where)
+        return [*out, where] if self.keep else out
+
+
+def chunk_slices(args: Any, cols: Any, by_columns: list, checks: Placed) -> tuple[Any, dict]:
+    """The chunks of a table read in chunks with their slice columns as their last item (read as in
+    memory: identities, an empty field a missing value, messages at the file's lines), and the
+    stream's ``by=`` (the first chunk is read here: the columns' names come with it).
+    """
+    import itertools
+
+    import numpy as np
+
+    from perfeval.backends.slices import ChunkSlices
+
+    checks.keep = True
+    it = iter(cols)
+    first = next(it)  # the header read, the columns picked (no data: the reader's error)
+    ask = ask_of(args, list(dict.fromkeys(c.name for c in by_columns)))
+
+    def chunks() -> Any:
+        for c in itertools.chain([first], it):
+            *head, where = c
+            by: dict[str, Any] = {}
+            for col, values in zip(by_columns, head[5:], strict=True):
+                if col.index in getattr(where, "empties", {}):  # an empty field is a missing value
+                    held = np.asarray(values)
+                    values = np.where(held == "", np.array(None), held.astype(object))
+                by[col.name] = values
+            yield [*head[:5], ChunkSlices(by, where.position)]
+
+    return chunks(), {"by": ask}
+
+
+class DaskColumns:
+    """The ``--by`` columns of ``perfeval eval --dask``: picked when the files' columns are known
+    (:func:`perfeval.backends.dask.read_files`' ``by``), then read as in memory (:meth:`sliced`).
+    """
+
+    def __init__(self, args: Any, path: str):
+        self.args, self.path = args, path
+        self.columns: list = []
+
+    def __call__(self, names: list[str], header: bool, chosen: Any) -> list:
+        self.columns = picked(self.args, names, header, self.path, chosen) if columns(self.args) else []
+        return self.columns
+
+    def sliced(self, ddf: Any, names: list[str], read: dict) -> tuple[Any, dict]:
+        """The frame, and evaluate_dask's ``by=`` (none without ``--by``)."""
+        if not self.columns:
+            return ddf, {}
+        return dask_slices(self.args, ddf, [names[c.index] for c in self.columns], read)
+
+
+def dask_slices(args: Any, ddf: Any, names: list[str], read: dict) -> tuple[Any, dict]:
+    """The frame of ``perfeval eval --dask --by`` with its slice columns read as in memory (an empty
+    field of a text file a missing value), and evaluate_dask's ``by=``.
+    """
+    names = list(dict.fromkeys(names))
+    if read.get("format") in ("text", "csv", "tsv"):
+
+        def blank_missing(part: Any) -> Any:
+            part = part.copy()
+            for n in names:
+                col = part[n]
+                if col.dtype.kind in "OU":
+                    part[n] = col.astype(object).where(col.astype(str) != "", None)
+            return part
+
+        meta = ddf._meta.copy()
+        for n in names:
+            if meta[n].dtype.kind in "OU":
+                meta[n] = meta[n].astype(object)
+        ddf = ddf.map_partitions(blank_missing, meta=meta)
+    return ddf, {"by": ask_of(args, names)}
+
+
+def ask_of(args: Any, names: list[str]) -> Any:
+    """The slicings of ``--by`` over the columns ``names`` (a backend's, with the command's words
+    for a missing value).
+    """
+    from dataclasses import replace
+
+    from perfeval.backends.slices import ask_of as backend_ask
+
+    ask = backend_ask(
+        names,
+        intersections=bool(args.intersections),
+        min_size=args.min_size,
+        missing="slice" if args.missing_slice else "error",
+    )
+    assert ask is not None
+    words = ("a missing value (an empty field, or a null)", "--missing-slice")
+    return replace(ask, words=words, text_ids=True)
 
 
 def _key(key: Any) -> str:

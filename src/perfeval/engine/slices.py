@@ -42,8 +42,11 @@ __all__ = [
     "Slicing",
     "SliceValues",
     "Task",
+    "categories_of",
     "code_column",
+    "coded_column",
     "finish_slicing",
+    "finish_summaries",
     "in_order",
     "intersect",
     "slicing_name",
@@ -103,7 +106,22 @@ def code_column(
     position: Callable[[int], str] | None = None,
     words: tuple[str, str] | None = None,
 ) -> tuple[list, np.ndarray]:
-    """One slice column as its keys and each row's code.
+    """One slice column as its keys and each row's code (:func:`coded_column`'s first two)."""
+    keys, codes, _absent = coded_column(name, values, missing=missing, position=position, words=words)
+    return keys, codes
+
+
+def coded_column(
+    name: str,
+    values: Any,
+    *,
+    missing: Missing = "error",
+    position: Callable[[int], str] | None = None,
+    words: tuple[str, str] | None = None,
+) -> tuple[list, np.ndarray, bool]:
+    """One slice column as its keys and each row's code, and whether its last key is the slice of
+    the missing values (a chunk's column, merged with others by value, tells it from a value that
+    is the text ``<missing>``).
 
     Parameters
     ----------
@@ -129,6 +147,8 @@ def code_column(
         The distinct values present, sorted (a categorical: in its categories' order), as Python values.
     codes : ndarray of int64
         Each row's index into ``keys``.
+    missing_slice : bool
+        Whether ``keys[-1]`` is :data:`MISSING`, the slice of the rows without a value.
     """
     where = position or (lambda i: f"row {i}")
     if missing not in ("error", "slice"):
@@ -286,12 +306,12 @@ def _with_missing(
     where: Callable[[int], str],
     values: Any,
     words: tuple[str, str] | None = None,
-) -> tuple[list, np.ndarray]:
+) -> tuple[list, np.ndarray, bool]:
     """The missing rows refused (their column and first row named) or coded as the last slice,
-    :data:`MISSING`.
+    :data:`MISSING` (then the third item is True).
     """
     if not absent.any():
-        return keys, codes
+        return keys, codes, False
     i = int(np.argmax(absent))
     if missing == "error":
         if words is not None:
@@ -313,7 +333,7 @@ def _with_missing(
         )
     codes = codes.copy()
     codes[absent] = len(keys)
-    return [*keys, MISSING], codes
+    return [*keys, MISSING], codes, True
 
 
 def intersect(parts: Sequence[tuple[list, np.ndarray]]) -> tuple[list[tuple], np.ndarray]:
@@ -478,7 +498,7 @@ def finish_slicing(
     sub_targets = (
         targets if targets is not None else (Targets(y, task.pos_label) if task.kind == "binary" else None)
     )
-    positives, negatives = _classes_weight(task, sub_targets, codes, w, n_slices)
+    positives, negatives = _classes_weight(task, sub_targets, codes, w, n_slices, n_cases)
     out = SliceValues(
         rows=np.asarray(rows, dtype=np.int64),
         cases=n_cases,
@@ -527,13 +547,94 @@ def finish_slicing(
     return out
 
 
+def finish_summaries(
+    task: Task, sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, cells: np.ndarray, rows: np.ndarray
+) -> SliceValues:
+    """Every binary measure of ``task`` in every slice of one slicing, from the slices' summaries
+    rather than their rows (the streaming, Dask and Metric backends: :mod:`perfeval.backends.slices`):
+    the :func:`finish_slicing` of unweighted rows whose slices' histograms these are.
+
+    Parameters
+    ----------
+    task : Task
+        Binary measures (``kind`` ``"binary"``, every measure of kind ``"binary"``), unweighted.
+    sc, pos, neg : ndarray of float64
+        Each slice's distinct scores ascending (-0.0 as 0.0) with their positive and negative counts,
+        the slices one after the other.
+    cells : ndarray of int64
+        How many of them each slice holds (0: no case).
+    rows : ndarray of int64
+        The rows given in each slice.
+
+    Notes
+    -----
+    Unweighted, every sum over a slice's rows is a count, and every measure's per-group form reads
+    only the groups' histograms (:mod:`perfeval.measures._data`), the others each group's
+    ScoreHistogram: the histograms made from the rows (csrc/summary.c group_hist_rows) are these, so
+    the values are :func:`finish_slicing`'s, bit for bit.
+    """
+    from perfeval.engine.finish import each_summary
+    from perfeval.measures._data import GroupedData
+    from perfeval.summaries import ScoreHistogram
+
+    n = len(cells)
+    sl = np.repeat(np.arange(n, dtype=np.int64), np.asarray(cells, dtype=np.int64))
+    positives = np.bincount(sl, weights=pos, minlength=n).astype(np.float64)
+    negatives = np.bincount(sl, weights=neg, minlength=n).astype(np.float64)
+    n_cases = (positives + negatives).astype(np.int64)
+    out = SliceValues(
+        rows=np.asarray(rows, dtype=np.int64),
+        cases=n_cases,
+        weight=n_cases.astype(np.float64),
+        positives=positives,
+        negatives=negatives,
+        groups=None,
+    )
+    specs = [sp for sp in task.specs if not sp.companion]
+    present = np.flatnonzero(n_cases > 0)
+    if not len(present):
+        for sp in specs:
+            out.values[sp.label] = np.full(n, math.nan)
+        _reasons(task, out, False)
+        return out
+    bounds = np.append(np.searchsorted(sl, present), len(sl)).astype(np.int64)
+    gd = GroupedData(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), None, len(present))
+    gd._hist = (sc, pos, neg, bounds)  # the slices' summaries, as histograms() makes them from rows
+    hists = None
+    with warnings.catch_warnings():  # said once per slicing by the caller, naming the slices
+        warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        for sp in specs:
+            fast = sp.measure.per_group_function()
+            vals: Any = fast(gd, **sp.kwargs) if fast is not None else None
+            if vals is None:  # slice by slice, from each slice's ScoreHistogram
+                if hists is None:
+                    hists = [
+                        ScoreHistogram.of_cells(sc[a:b], pos[a:b], neg[a:b], is_counts=True)
+                        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+                    ]
+                vals = each_summary(sp, hists)
+            full = np.full(n, math.nan)
+            full[present] = np.asarray(vals, dtype=np.float64)
+            out.values[sp.label] = full
+    _reasons(task, out, False)
+    return out
+
+
+def categories_of(values: Any) -> list | None:
+    """A pandas categorical's categories as keys (Python values, in their order), or None for any
+    other column.
+    """
+    cat = _categorical(values)
+    return None if cat is None else [_plain(c) for c in cat[1]]
+
+
 def in_order(cases: Cases, order: np.ndarray) -> Cases:
     """``cases``' rows in another ``order`` (every array taken in it), their coding made again on
     them (by the caller's coding when the caller coded them): the same cases, whose measures are the
     same, for a finisher that is quicker on rows in that order.
     """
     out = Cases(
-        cases.y[order],
+        _gathered(cases.y, order),
         cases.s[order],
         None if cases.g is None else cases.g[order],
         None if cases.w is None else cases.w[order],
@@ -541,6 +642,15 @@ def in_order(cases: Cases, order: np.ndarray) -> Cases:
     )
     out.targets = _taken(cases.targets, out.y)
     return out
+
+
+def _gathered(a: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``a[order]``; integers that fit in a byte (0/1 targets) gathered as bytes and given back in
+    their own type (the same values, a gather of one byte a row rather than eight).
+    """
+    if a.dtype.kind in "iu" and a.itemsize > 1 and len(a) and int(a.min()) >= -128 and int(a.max()) <= 127:
+        return np.take(a.astype(np.int8), order).astype(a.dtype)
+    return a[order]
 
 
 def _taken(targets: Targets | None, y: np.ndarray) -> Targets | None:
@@ -557,7 +667,12 @@ def _taken(targets: Targets | None, y: np.ndarray) -> Targets | None:
 
 
 def _classes_weight(
-    task: Task, targets: Targets | None, codes: np.ndarray, w: np.ndarray | None, n: int
+    task: Task,
+    targets: Targets | None,
+    codes: np.ndarray,
+    w: np.ndarray | None,
+    n: int,
+    cases: np.ndarray | None = None,
 ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """The positive and negative weight of each slice, where the targets are 0/1 for a measure
     asked (binary measures, GAUC); per-query measures alone: the rows of grade > 0 and of grade 0.
@@ -574,7 +689,12 @@ def _classes_weight(
             t = np.asarray(targets.binary(first.label)) == 1
     else:
         t = targets.relevance(list(task.specs)) > 0
-    # both classes in one count: slice k's negatives at 2k, its positives at 2k + 1 (each its own sum)
+    if w is None:  # counts: the positives' slices counted, the negatives the rest (whole numbers)
+        cases = np.bincount(codes, minlength=n) if cases is None else cases
+        positives = np.bincount(codes[t], minlength=n)
+        return positives.astype(np.float64), (cases - positives).astype(np.float64)
+    # both classes in one count: slice k's negatives at 2k, its positives at 2k + 1 (each its own sum,
+    # the weights added in row order)
     both = np.bincount(codes * 2 + t, weights=w, minlength=2 * n).astype(np.float64)
     return both[1::2].copy(), both[0::2].copy()
 

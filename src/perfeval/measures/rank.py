@@ -292,48 +292,21 @@ def ap_groups(gd: GroupedData) -> np.ndarray | None:
     """AP per group from the groups' summaries, the bits of :func:`ap` on each group alone; None
     with weights (each group then from its own summary).
 
-    The counts are whole numbers, so each group's cumulative TP and FP are exact whatever the
-    order of the sums (one cumulative sum over every cell, less what came before the group); each
-    term is the scalar form's (``pos * precision``, cell by cell); each group's terms are summed as
-    ``np.sum`` sums them alone (numpy's pairwise sum: in order from 0.0 below 8 terms, done here for
-    every such group at once; a group of 8 terms or more by ``np.sum`` itself).
+    One compiled pass over the cells (csrc/slices.c hist_ap_groups): each group's counts at or above
+    each cell are whole numbers (exact whatever the order of the sums), each term is the scalar
+    form's (``pos * precision``, cell by cell), and each group's terms are summed as ``np.sum`` sums
+    them alone (numpy's pairwise sum, written out in C).
     """
     if gd.weighted:
         return None
     _sc, pos, neg, bounds = histograms(gd)
-    G = gd.G
-    out = np.full(G, np.nan)
-    T = len(pos)
-    if G == 0 or T == 0:
-        return out
-    bounds = np.asarray(bounds, dtype=np.int64)
-    cells = np.diff(bounds)
-    rpos = pos[::-1]  # every group's cells from the highest score down (the groups then run G-1..0)
-    rstart = T - bounds[1:]  # where group g starts among the reversed cells
-    rcells, rfrom = cells[::-1], rstart[::-1]  # the groups in the reversed order
-    held = rfrom[rcells > 0]  # where each group with a cell starts
-    P = np.zeros(G)
-    P[::-1][rcells > 0] = np.add.reduceat(rpos, held)  # each group's positives (whole numbers: exact)
-    # each group's cumulative counts by one cumulative sum, restarted at each group (the sum so far
-    # less the group before's total, at its first cell: whole numbers, exact in any order)
-    tp, fp = rpos.copy(), neg[::-1].copy()
-    tp[held[1:]] -= P[::-1][rcells > 0][:-1]
-    fp[held[1:]] -= np.add.reduceat(neg[::-1], held)[:-1]
-    np.cumsum(tp, out=tp)
-    np.cumsum(fp, out=fp)
-    fp += tp  # the cases at or above each cell (a summary's cells hold cases: never 0)
-    if len(fp) and fp.min() <= 0:  # an empty cell after all: the scalar form's precision 0 there
-        fp[fp <= 0] = math.inf
-    terms = np.divide(tp, fp, out=tp)  # the precision at each cell's threshold
-    terms *= rpos
-    sums = np.zeros(G)
-    small = cells < 8
-    for k in range(7):  # the groups of fewer than 8 cells: their k-th term added, in order
-        at = np.flatnonzero(small & (cells > k))
-        sums[at] += terms[rstart[at] + k]
-    for g in np.flatnonzero(~small).tolist():
-        a = int(rstart[g])
-        sums[g] = np.sum(terms[a : a + int(cells[g])])
-    has = P > 0  # a group with no positive: NaN
-    out[has] = sums[has] / P[has]
-    return out
+    if gd.G == 0:
+        return np.zeros(0)
+    return np.frombuffer(
+        _native.hist_ap_groups(
+            np.ascontiguousarray(pos, np.float64),
+            np.ascontiguousarray(neg, np.float64),
+            np.ascontiguousarray(bounds, np.int64),
+        ),
+        np.float64,
+    ).copy()

@@ -327,7 +327,7 @@ def _one(args: Any, path: str | None, specs: list, dialect: str | None) -> Any:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = None
-        if not getattr(args, "tie_bounds", False) and dialect is None and not slices.columns(args):
+        if not getattr(args, "tie_bounds", False) and dialect is None:
             report = _dask(args, path, specs) if args.dask else _stream(args, path, specs)
     if report is not None:
         _warn(caught)
@@ -500,6 +500,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
     _native.keep_heap()
     chosen: list = []
     id_column: list = []  # read as in memory (an identity: int64 or text, never a float), not used
+    by_columns: list = []  # the --by columns (identities, as in memory), after the id column
 
     def chooser(names: list[str], header: bool) -> list[int | None]:
         ch = load.choose_columns(args, names, header, path or "standard input")
@@ -509,27 +510,21 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             )
         chosen.append(ch)
         load.say_columns(ch)
+        by_columns.extend(slices.picked(args, names, header, path or "standard input", ch))
         return [
             ch.target.index,
             ch.score.index,
             None if ch.weight is None else ch.weight.index,
             None if ch.group is None else ch.group.index,
             id_column[0].index if id_column else None,
+            *(c.index for c in by_columns),
         ]
 
     labels = args.pos_label is not None  # the target read as labels, coded chunk by chunk
     binary = any(s.measure.kind == "binary" for s in specs)
-    cols = iter_columns(
-        path,
-        chooser,
-        args.input_format,
-        args.header,
-        progress=wanted(args),
-        ids={3: "--group", 4: "--id"},
-        labels=(0,) if labels else (),
-        delimiter=args.delimiter,
-        # each chunk checked as a table read whole is: the same errors, at the same lines
-        convert=load.ChunkChecks(
+    checks = slices.Placed(
+        keep=bool(slices.columns(args)),
+        inner=load.ChunkChecks(
             chosen,
             args.pos_label,
             binary or labels,
@@ -539,6 +534,21 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             extra=id_column,
         ),
     )
+    cols = iter_columns(
+        path,
+        chooser,
+        args.input_format,
+        args.header,
+        progress=wanted(args),
+        ids={3: "--group", 4: "--id", **{5 + k: "--by" for k in range(len(slices.columns(args)))}},
+        labels=(0,) if labels else (),
+        delimiter=args.delimiter,
+        # each chunk checked as a table read whole is: the same errors, at the same lines
+        convert=checks,
+    )
+    sliced: dict = {}
+    if slices.columns(args):  # the slice columns ride along with each chunk, as its last item
+        cols, sliced = slices.chunk_slices(args, cols, by_columns, checks)
     read: dict = {}
     if labels:
         cols = load.coded(cols, args.pos_label, path or "standard input", chosen, read)
@@ -546,7 +556,9 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         relevance = not any(s.measure.kind == "binary" for s in specs)  # as in memory (no --pos-label)
         cols = load.no_missing(cols, path or "standard input", chosen, relevance)
     if args.group is not None:  # spilled by group to temporary files, then evaluated file by file
-        chunks = ((t, sc, g) if w is None else (t, sc, g, w) for t, sc, w, g, _id in cols)
+        chunks = (
+            ((t, sc, g) if w is None else (t, sc, g, w)) + tuple(more) for t, sc, w, g, _id, *more in cols
+        )
         size = os.path.getsize(path) if path is not None and os.path.isfile(path) else None
         report = evaluate_stream_grouped(
             chunks,
@@ -555,12 +567,14 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             clustered=args.clustered,
             size_hint=size,
             progress=wanted(args),
+            **sliced,
         )
     else:
         report = evaluate_stream(
-            ((t, sc) if w is None else (t, sc, w) for t, sc, w, _g, _id in cols),
+            (((t, sc) if w is None else (t, sc, w)) + tuple(more) for t, sc, w, _g, _id, *more in cols),
             measures=specs,
             threshold=args.threshold,
+            **sliced,
         )
     if chosen:
         report.params["columns"] = chosen[0].names()
@@ -578,6 +592,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
     if path is None:
         raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
     read: dict = {}
+    by = slices.DaskColumns(args, path)  # the --by columns, read with the others
     with connect(args.dask):
         ddf, ch = read_files(
             path,
@@ -589,6 +604,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
             weight=args.weight,
             delimiter=args.delimiter,
             read=read,
+            by=by,
         )
         load.say_columns(ch)
         for source, skipped in read.get("skipped", {}).items():  # comment lines: said, as read whole
@@ -605,6 +621,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
         # --pos-label codes the labels for every measure asked, as in memory and streamed
         pos_label = args.pos_label
         labels: dict = {}
+        ddf, sliced = by.sliced(ddf, names, read)
         try:
             report = evaluate_dask(
                 ddf,
@@ -616,6 +633,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
                 threshold=args.threshold,
                 pos_label=pos_label,
                 labels_read=labels,
+                **sliced,
             )
         except InvalidDataError as e:  # a column's values, found on a worker: the file and the column
             if "others" in labels:  # the label is in no partition: in the words of the other paths

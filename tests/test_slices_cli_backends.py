@@ -1,0 +1,134 @@
+"""``perfeval eval --by`` with ``--stream`` and ``--dask``: the output read whole, byte for byte (the
+signature's backend apart), as text, JSON and CSV; the slice columns read as in memory (identities,
+an empty field a missing value, a column of integers and text text throughout), their errors at
+the same file lines.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from perfeval.io import readers
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """The streamed reader in chunks of 64 bytes: every slice's rows over several chunks."""
+    inner = readers.iter_columns
+
+    def chunked(*a, **k):
+        k["chunk_bytes"] = 64
+        yield from inner(*a, **k)
+
+    import perfeval.cli.commands.eval as eval_command
+
+    monkeypatch.setattr(readers, "iter_columns", chunked)
+    monkeypatch.setattr(eval_command, "iter_columns", chunked)
+
+
+def _table(tmp_path, n: int = 300, seed: int = 5, empty: bool = False) -> str:
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.4).astype(int)
+    s = np.round(rng.random(n), 2)
+    region = rng.choice(["north", "south", "east", "isle"], n, p=[0.4, 0.3, 0.28, 0.02])
+    age = rng.choice(["18-29", "30-49", "50+"], n)
+    user = (2**62 + rng.integers(0, 3, n)).astype(np.int64)  # 64-bit ids
+    q = rng.integers(0, 25, n)
+    w = rng.integers(0, 4, n)  # weight 0 among them
+    lines = ["y,s,region,age,user,q,w"]
+    for k in range(n):
+        r = "" if empty and k % 37 == 5 else region[k]
+        lines.append(f"{y[k]},{s[k]},{r},{age[k]},{user[k]},{q[k]},{w[k]}")
+    path = tmp_path / "t.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def _without_signature(out: str) -> str:
+    return "\n".join(line for line in out.splitlines() if not line.startswith("signature: "))
+
+
+def _outputs(argv: list[str], backends: list[list[str]], capsys) -> list[tuple[int, str, str]]:
+    return [run_cli(["eval", *argv, *extra], capsys) for extra in backends]
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["-m", "roc,ap,acc,selrate"],
+        ["-m", "roc,ap,brier", "--weight", "w"],
+        ["-m", "ndcg,map,gauc", "--group", "q"],
+        ["-m", "roc,apr", "--by", "user", "--min-size", "20"],
+    ],
+)
+def test_streamed_slices_are_the_slices_read_whole(tmp_path, capsys, small_chunks, fmt, extra):
+    path = _table(tmp_path)
+    argv = [path, "--target", "y", "--score", "s", "--by", "region,age", "--intersections", "--format", fmt]
+    (c0, out0, err0), (c1, out1, err1) = _outputs([*argv, *extra], [[], ["--stream"]], capsys)
+    assert c0 == 0 and c1 == 0, (err0, err1)
+    assert err0 == err1
+    if fmt == "json":
+        a, b = json.loads(out0), json.loads(out1)
+        assert a["slices"] == b["slices"] and a["measures"] == b["measures"]
+        assert len(a["slices"]["slicings"]) == 3 + ("--by" in extra) * 4
+    else:
+        assert _without_signature(out0) == _without_signature(out1)
+        assert "slices by region x age" in out0 or fmt == "csv"
+
+
+def test_empty_fields_are_missing_values_streamed_too(tmp_path, capsys, small_chunks):
+    path = _table(tmp_path, empty=True)
+    argv = [path, "--target", "y", "--score", "s", "--by", "region", "-m", "roc"]
+    (c0, out0, err0), (c1, out1, err1) = _outputs(argv, [[], ["--stream"]], capsys)
+    assert c0 == c1 == 1 and out0 == out1 == ""
+    assert err0 == err1 and "line 7" in err0 and "--missing-slice" in err0 and err0.count("\n") == 1
+    (c0, out0, err0), (c1, out1, err1) = _outputs([*argv, "--missing-slice"], [[], ["--stream"]], capsys)
+    assert c0 == c1 == 0 and "<missing>" in out0
+    assert _without_signature(out0) == _without_signature(out1)
+
+
+def test_a_column_of_integers_then_text_is_text_throughout(tmp_path, capsys, small_chunks):
+    """Chunk by chunk a column is int64 while every value is a plain integer; read whole, text when
+    one value is not: the streamed keys are the text, as read whole (7 and '7' one slice)."""
+    rows = [f"{k % 2},{(k * 37 % 100) / 100},{k % 3 + 7}" for k in range(60)]
+    rows += [f"{k % 2},{(k * 53 % 100) / 100},{'abc' if k % 4 else '7'}" for k in range(60)]
+    path = tmp_path / "ids.csv"
+    path.write_text("y,s,site\n" + "\n".join(rows) + "\n")
+    argv = [str(path), "--target", "y", "--score", "s", "--by", "site", "-m", "roc", "--format", "json"]
+    (c0, out0, _), (c1, out1, _) = _outputs(argv, [[], ["--stream"]], capsys)
+    assert c0 == c1 == 0
+    a, b = json.loads(out0)["slices"], json.loads(out1)["slices"]
+    assert a == b
+    assert [s["slice"] for s in a["slicings"][0]["slices"]] == ["7", "8", "9", "abc"]
+
+
+def test_by_column_errors_are_the_same_streamed(tmp_path, capsys, small_chunks):
+    path = _table(tmp_path)
+    for extra, said in (
+        (["--by", "nope"], "column 'nope': no such column in"),
+        (["--by", "y"], "--by 'y' is the target column"),
+        (["--by", "s"], "--by 's' is the score column"),
+    ):
+        argv = [path, "--target", "y", "--score", "s", "-m", "roc", *extra]
+        (c0, _, err0), (c1, _, err1) = _outputs(argv, [[], ["--stream"]], capsys)
+        assert c0 == c1 == 2 and err0 == err1 and said in err0, (err0, err1)
+
+
+def test_dask_slices_are_the_slices_read_whole(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    path = _table(tmp_path, empty=True)
+    argv = [path, "--target", "y", "--score", "s", "--by", "region,age,user", "--intersections"]
+    argv += ["--missing-slice", "-m", "roc,ap", "--format", "json"]
+    (c0, out0, err0), (c1, out1, err1) = _outputs(argv, [[], ["--dask", "local:1"]], capsys)
+    assert c0 == c1 == 0, (err0, err1)
+    a, b = json.loads(out0), json.loads(out1)
+    assert a["slices"] == b["slices"] and a["measures"] == b["measures"]
+    (c0, out0, _), (c1, out1, _) = _outputs(
+        [*argv[:-2], "--format", "table", "--weight", "w"], [[], ["--dask", "local:1"]], capsys
+    )
+    assert c0 == c1 == 0 and _without_signature(out0) == _without_signature(out1)
