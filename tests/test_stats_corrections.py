@@ -36,7 +36,9 @@ def test_bh_by_hand():
     # the step-up: 0.9 at rank 3 of 3 stays 0.9; 0.5 x 3/2 = 0.75; 0.02 x 3 = 0.06
     np.testing.assert_allclose(correct([0.5, 0.02, 0.9], "bh"), [0.75, 0.06, 0.9], rtol=1e-15)
     # ties get the same value, the lesser of their two ranks' (0.2 x 4/3)
-    np.testing.assert_allclose(correct([0.2, 0.2, 0.9, 0.01], "bh"), [0.8 / 3, 0.8 / 3, 0.9, 0.04], rtol=1e-15)
+    np.testing.assert_allclose(
+        correct([0.2, 0.2, 0.9, 0.01], "bh"), [0.8 / 3, 0.8 / 3, 0.9, 0.04], rtol=1e-15
+    )
     np.testing.assert_allclose(correct([0.6, 0.7], "bh"), [0.7, 0.7])
     assert correct([0.03], "bh").tolist() == [0.03]
     assert correct([], "bh").shape == (0,)
@@ -48,7 +50,9 @@ def test_bh_equals_scipy():
     rng = np.random.default_rng(34)
     for m in (1, 3, 20, 300):
         p = rng.random(m) ** 2
-        np.testing.assert_allclose(correct(p, "bh"), stats.false_discovery_control(p, method="bh"), rtol=1e-14)
+        np.testing.assert_allclose(
+            correct(p, "bh"), stats.false_discovery_control(p, method="bh"), rtol=1e-14
+        )
 
 
 def _bh_by_its_procedure(p):

@@ -26,6 +26,7 @@ from perfeval.base.checks import ArraySpec, Cases, check_array, column, table_na
 from perfeval.engine.report import json_number
 from perfeval.engine.slices import (
     Missing,
+    SliceSource,
     SliceValues,
     Slicing,
     Task,
@@ -91,6 +92,7 @@ class SliceRequest:
         """Finish every slicing from the checked ``cases`` of ``report`` (``task``: how they were
         finished) into ``report.slices``, and say which slices leave a measure undefined.
         """
+        given = cases  # in the order given: what the slices' intervals resample (Slices.ci)
         order = None
         if len(self.wanted) > 1 and task.kind == "binary" and cases.w is None and cases.g is None:
             # the rows in score order once for every slicing (one compiled sort, query_order: highest
@@ -116,6 +118,7 @@ class SliceRequest:
         report.slices = Slices(
             results, overall, directions, self.min_size, report.params.get("threshold", 0.5)
         )
+        report.slices.source = SliceSource(task, given, self, keep)
         report.params["slices"] = {
             "by": [sl.name for sl in slicings],
             "min_size": self.min_size,
@@ -324,6 +327,12 @@ class Slices:
     >>> r.slices.difference("roc"), r.slices.ratio("roc"), r.slices.worst("roc")[0].key
     (0.5, 0.5, 'b')
     """
+
+    #: the cases the slices were finished from, for their intervals (:func:`perfeval.stats.slice_ci`);
+    #: None for slices made from summaries
+    source: SliceSource | None = None
+    #: the last intervals :func:`perfeval.stats.slice_ci` gave of these slices (in ``to_dict()``)
+    intervals: Any = None
 
     def __init__(
         self,
@@ -698,6 +707,8 @@ class Slices:
             out["slicings"].append(
                 {"slicing": s.name, "columns": list(s.columns), "slices": slices, "gaps": self.gaps(s)}
             )
+        if self.intervals is not None:
+            out["intervals"] = self.intervals.to_dict()
         return out
 
 
