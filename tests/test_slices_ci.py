@@ -195,9 +195,10 @@ def test_the_overall_interval_is_perfeval_ci_with_case_weights():
     c = slice_ci(r, n_boot=300, seed=6)
     ref = perfeval.ci(y, s, measures=["roc", "ap"], method="percentile", n_boot=300, seed=6, sample_weight=w)
     for m in ("ROC", "AP"):
-        est, lo, hi = c.overall[m]
-        assert est == pytest.approx(ref[m].estimate, rel=1e-14)
-        assert lo == pytest.approx(ref[m].low, rel=1e-12) and hi == pytest.approx(ref[m].high, rel=1e-12)
+        got = c.overall[m]
+        assert got.estimate == pytest.approx(ref[m].estimate, rel=1e-14)
+        assert (got.low, got.high, got.se) == pytest.approx((ref[m].low, ref[m].high, ref[m].se), rel=1e-12)
+        assert (got.method, got.n_boot, got.seed, got.resampled) == ("percentile", 300, 6, "cases")
 
 
 def test_queries_are_resampled_whole():
@@ -212,10 +213,14 @@ def test_queries_are_resampled_whole():
     dev = np.where(rng.random(n) < 0.5, "mobile", "desktop")
     r = quiet(perfeval.evaluate, y, s, measures=["ndcg@5"], groups=q, by={"device": dev})
     c = slice_ci(r, n_boot=200, seed=3)
-    assert c.resampled == "queries"
+    assert c.resampled == "groups"
     ref = quiet(perfeval.ci, y, s, measures="ndcg@5", groups=q, method="percentile", n_boot=200, seed=3)
-    est, lo, hi = c.overall["NDCG@5"]
-    assert (lo, hi) == pytest.approx((ref["NDCG@5"].low, ref["NDCG@5"].high), rel=1e-12)
+    got = c.overall["NDCG@5"]
+    assert (got.low, got.high, got.resampled) == (
+        pytest.approx(ref["NDCG@5"].low, rel=1e-12),
+        pytest.approx(ref["NDCG@5"].high, rel=1e-12),
+        ref["NDCG@5"].resampled,
+    )
     reps = replicates(_source(r), ["NDCG@5"], ["device"], {"device": 2}, seed=3, n_boot=4)
     P = poisson(120, 3, 0, 4)
     for k, key in enumerate(r.slices.slicing("device").keys):

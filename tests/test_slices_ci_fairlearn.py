@@ -77,9 +77,9 @@ def test_each_slice_and_the_overall_value(both):
         near(f.loc[key, "low"], lo.loc[key, "ROC"], width)
         near(f.loc[key, "high"], hi.loc[key, "ROC"], width)
     olo, ohi = mf.overall_ci
-    est, low, high = c.overall["ROC"]
-    near(low, olo["ROC"], ohi["ROC"] - olo["ROC"])
-    near(high, ohi["ROC"], ohi["ROC"] - olo["ROC"])
+    got = c.overall["ROC"]
+    near(got.low, olo["ROC"], ohi["ROC"] - olo["ROC"])
+    near(got.high, ohi["ROC"], ohi["ROC"] - olo["ROC"])
 
 
 @pytest.mark.parametrize(

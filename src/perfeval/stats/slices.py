@@ -63,7 +63,7 @@ from perfeval.engine.report import json_number
 from perfeval.engine.slices import SliceSource, Task, finish_slicing
 from perfeval.exceptions import InvalidParameterError
 from perfeval.stats.fastpaths import REP_WIDTH, fast_paths, finish_plans, plan_stats
-from perfeval.stats.intervals import check_level, interval
+from perfeval.stats.intervals import Interval, check_level, interval
 from perfeval.stats.paired import correct_tested
 from perfeval.stats.replicates import CHUNK_CELLS, MAX_COLUMNS, plan_of, planned, threads_of
 from perfeval.summaries.ranking import group_codes
@@ -85,6 +85,11 @@ GAPS = (
     "group_max",
     "worst",
 )
+
+#: how to leave the small slices out of the gaps and the tests, in Python (the command says its own)
+REMEDY = "min_size= and skip_flagged=True"
+#: why a slice below min_size has no test with skip_flagged=True
+NOT_TESTED = "below min_size: not tested (skip_flagged=True)"
 
 #: the corrections given beside each p-value
 CORRECTIONS = ("holm", "bh")
@@ -338,7 +343,7 @@ def replicates(
     with meter:
         if cases.g is not None:
             qby, qoverall = _query_replicates(task, cases, codes, sizes, labels, seed, n_boot, meter)
-            return Replicates(qby, qoverall, "queries")
+            return Replicates(qby, qoverall, "groups")
         by: dict[str, dict[str, np.ndarray]] = {name: {} for name in codes}
         overall: dict[str, np.ndarray] = {}
         if fast:
@@ -411,17 +416,18 @@ class SliceIntervals:
         The interval's level, ``"percentile"`` (the bootstrap) or ``"delong"``, the replicates (0 for
         DeLong's) and their seed (None for DeLong's).
     resampled : str
-        ``"cases"`` (a Poisson(1) weight a case) or ``"queries"``; ``""`` for DeLong's.
+        ``"cases"`` (a Poisson(1) weight a case) or ``"groups"`` (whole queries, with ``groups=``); ``""`` for DeLong's.
     reference : key or None
         The slice the ``to_reference`` gaps are to.
-    overall : dict of label -> (estimate, low, high)
-        The overall value's interval from the same replicates (or DeLong's).
+    overall : dict of label -> Interval
+        The overall value's interval from the same replicates (or DeLong's): with case weights,
+        :func:`perfeval.ci`'s percentile interval with ``sample_weight=`` (the same draws).
     """
 
     def __init__(
         self,
         slicings: list[SlicingIntervals],
-        overall: dict[str, tuple[float, float, float]],
+        overall: dict[str, Interval],
         *,
         level: float,
         method: str,
@@ -665,10 +671,7 @@ class SliceIntervals:
                 "holm": "Holm's step-down over the slicing's slices tested, per measure",
                 "bh": "Benjamini-Hochberg's over the same family",
             },
-            "overall": {
-                m: {"estimate": json_number(e), "low": json_number(lo), "high": json_number(hi)}
-                for m, (e, lo, hi) in self.overall.items()
-            },
+            "overall": {m: iv.to_dict() for m, iv in self.overall.items()},
             "slicings": [],
         }
         for s in self.slicings:
@@ -962,17 +965,20 @@ def slice_ci(
                 assert delong is not None
                 ms[m] = _delong_measure(slices, s, m, vals, inc, delong, level, reference, skip_flagged)
         out.append(SlicingIntervals(s.name, list(s.keys), np.asarray(s.flagged), included, ms))
-    overall: dict[str, tuple[float, float, float]] = {}
+    overall: dict[str, Interval] = {}
     for m in labels:
         est = float(slices.overall[m])
         if reps is not None:
-            lo, hi, _sd = interval(est, reps.overall[m], level, "percentile", 0.0)
+            lo, hi, sd = interval(est, reps.overall[m], level, "percentile", 0.0)
+            overall[m] = Interval(
+                m, est, lo, hi, level, "percentile", int(n_boot), sd, reps.resampled, int(seed)
+            )
         else:
             assert delong is not None
-            var = delong["overall"].get(m, (math.nan, math.nan))[1]
-            lo, hi, _p = (float(x) for x in _normal(est, math.sqrt(var) if var >= 0 else math.nan, level))
-            lo, hi = max(0.0, lo), min(1.0, hi)
-        overall[m] = (est, lo, hi)
+            var = delong["overall"][m][1]
+            sd = math.sqrt(var) if var >= 0 else math.nan
+            lo, hi, _p = (float(x) for x in _normal(est, sd, level))
+            overall[m] = Interval(m, est, max(0.0, lo), min(1.0, hi), level, "delong", 0, sd)
     result = SliceIntervals(
         out,
         overall,
@@ -1064,7 +1070,7 @@ def _boot_gap(
         elif not ok[i]:
             why[i] = f"the {to} value is undefined"
         elif skip_flagged and s.flagged[i]:
-            why[i] = "below min_size: not tested (skip_flagged=True)"
+            why[i] = NOT_TESTED
         elif math.isnan(lo[i]):
             why[i] = _UNDEFINED_REPS
     g = Gap(
@@ -1097,7 +1103,7 @@ def _too_often(s: Any, V: np.ndarray, idx: np.ndarray) -> str:
     return (
         f"undefined in more than 5% of the replicates in {len(bad)} slice{'' if len(bad) == 1 else 's'} "
         f"({shown}{more}): a replicate's gap needs every slice's value; leave the small slices out "
-        "(min_size= and skip_flagged=True)"
+        f"({REMEDY})"
     )
 
 
@@ -1384,7 +1390,7 @@ def _delong_gap(
         if i in why_value:
             why[i] = why_value[i]
         elif skip_flagged and s.flagged[i]:
-            why[i] = "below min_size: not tested (skip_flagged=True)"
+            why[i] = NOT_TESTED
     tested = ok & inc
     g = Gap(
         np.asarray(est, dtype=np.float64),
