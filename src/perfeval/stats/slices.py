@@ -416,7 +416,8 @@ class SliceIntervals:
         The interval's level, ``"percentile"`` (the bootstrap) or ``"delong"``, the replicates (0 for
         DeLong's) and their seed (None for DeLong's).
     resampled : str
-        ``"cases"`` (a Poisson(1) weight a case) or ``"groups"`` (whole queries, with ``groups=``); ``""`` for DeLong's.
+        ``"cases"`` (a Poisson(1) weight a case) or ``"groups"`` (whole queries, with ``groups=``);
+        ``""`` for DeLong's.
     reference : key or None
         The slice the ``to_reference`` gaps are to.
     overall : dict of label -> Interval
@@ -473,7 +474,11 @@ class SliceIntervals:
             return (
                 f"{pct} intervals: DeLong's (each slice's cases; a gap between slices: the sum of variances)"
             )
-        what = "each case weighted Poisson(1)" if self.resampled == "cases" else "whole queries, Poisson(1)"
+        what = (
+            "each case weighted Poisson(1)"
+            if self.resampled == "cases"
+            else "whole queries weighted Poisson(1)"
+        )
         return f"{pct} intervals: percentile bootstrap, {self.n_boot} replicates, seed {self.seed}, {what}"
 
     def slicing(self, slicing: Any = None) -> SlicingIntervals:
