@@ -474,3 +474,20 @@ def test_the_source_is_the_checked_cases_in_the_order_given():
     cases = check(y, s, None, w)
     code(cases)
     assert len(cases.s) == len(src.cases.s)
+
+
+def test_an_interval_of_width_zero_says_it_says_nothing():
+    """A slice of one class keeps its one class in every replicate: its AP is 1 in each, an interval of
+    width 0 that says nothing of how sure the value is; said beside it (and in the JSON, as a note)."""
+    y, s, site, _ = data(500, seed=15)
+    site = site.astype(object)
+    site[:6] = "pos"
+    y[:6] = 1
+    r = quiet(perfeval.evaluate, y, s, measures=["ap"], by={"site": site})
+    c = slice_ci(r, n_boot=100)
+    row = c.frame().loc[("site", "pos", "AP")]
+    assert row["value"] == row["low"] == row["high"] == 1.0 and "width 0" in row["why"]
+    assert not isinstance(c.frame().loc[("site", "a", "AP"), "why"], str)
+    d = json.loads(r.to_json())["slices"]["intervals"]["slicings"][0]["measures"]["AP"]["slices"]
+    pos = next(x for x in d if x["slice"] == "pos")
+    assert "width 0" in pos["note"] and "why_null" not in pos

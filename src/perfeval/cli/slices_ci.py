@@ -145,8 +145,18 @@ def lines(report: Any, s: Any) -> list[str]:
     c = getattr(report.slices, "intervals", None)
     if c is None:
         return []
+    from perfeval.stats.slices import SAME_IN_EVERY
+
     si = c.slicing(s.name)
     out: list[str] = []
+    same = [
+        f"{shown(_key(si.keys[i]))} {m}"
+        for m, mi in si.measures.items()
+        for i, w in mi.why.items()
+        if w == SAME_IN_EVERY
+    ]
+    if same:
+        out.append(f"({', '.join(same)}: {SAME_IN_EVERY})")
     rows = [["slice", "measure", "difference", "ci_low", "ci_high", "p", "p_holm", "p_bh"]]
     why: dict[str, list[str]] = {}
     floors: list[float] = []

@@ -91,6 +91,12 @@ REMEDY = "min_size= and skip_flagged=True"
 #: why a slice below min_size has no test with skip_flagged=True
 NOT_TESTED = "below min_size: not tested (skip_flagged=True)"
 
+#: why an interval of width 0 says nothing (a slice of one class: AP 1 in every replicate)
+SAME_IN_EVERY = (
+    "every replicate gives this value (the slice's cases cannot vary it: one class only, or one "
+    "score): an interval of width 0, which says nothing of how sure the value is"
+)
+
 #: the corrections given beside each p-value
 CORRECTIONS = ("holm", "bh")
 
@@ -691,7 +697,7 @@ class SliceIntervals:
                         "high": json_number(mi.high[i]),
                     }
                     if i in mi.why:
-                        d["why_null"] = mi.why[i]
+                        d["why_null" if d["low"] is None else "note"] = mi.why[i]
                     d["to_overall"] = _gap_dict(mi.to_overall, i)
                     if mi.to_reference is not None:
                         d["to_reference"] = _gap_dict(mi.to_reference, i)
@@ -1036,8 +1042,12 @@ def _boot_measure(
             why[i] = _value_why(s, m, i) or "no value"
         elif math.isnan(lo[i]):
             why[i] = _UNDEFINED_REPS
-    overall = float(slices.overall[m])
-    to_overall = _boot_gap(m, vals - overall, V - Vo[None, :], level, inc, finite, s, skip_flagged, "overall")
+        elif lo[i] == hi[i]:
+            why[i] = SAME_IN_EVERY
+    overall_m = float(slices.overall[m])
+    to_overall = _boot_gap(
+        m, vals - overall_m, V - Vo[None, :], level, inc, finite, s, skip_flagged, "overall"
+    )
     to_reference = None
     if reference is not None:
         r = s.keys.index(reference)
