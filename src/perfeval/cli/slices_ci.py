@@ -97,6 +97,11 @@ def _flagged_out(report: Any, si: Any) -> str:
     return f"the {n} slice{'' if n == 1 else 's'} below --min-size {report.slices.min_size} left out: {names}"
 
 
+def _names(names: list[str]) -> str:
+    """Up to five names, then how many in all (the JSON lists every reason)."""
+    return ", ".join(names[:5]) + (f", ... ({len(names)} in all)" if len(names) > 5 else "")
+
+
 def _cell(v: float) -> str:
     return "n/a" if math.isnan(v) else f"{v:.6f}"
 
@@ -156,7 +161,7 @@ def lines(report: Any, s: Any) -> list[str]:
         if w == SAME_IN_EVERY
     ]
     if same:
-        out.append(f"({', '.join(same)}: {SAME_IN_EVERY})")
+        out.append(f"({_names(same)}: {SAME_IN_EVERY})")
     rows = [["slice", "measure", "difference", "ci_low", "ci_high", "p", "p_holm", "p_bh"]]
     why: dict[str, list[str]] = {}
     floors: list[float] = []
@@ -197,7 +202,7 @@ def lines(report: Any, s: Any) -> list[str]:
         f"and Benjamini-Hochberg's over {family}" + (f"; {left}" if left else "") + "):",
     ]
     out += table(rows, "ll")
-    out += [f"({', '.join(names)}: {reason})" for reason, names in why.items()]
+    out += [f"({_names(names)}: {reason})" for reason, names in why.items()]
     if floors:
         out.append(
             f"(<={_p(min(floors), False)}: no replicate on the far side of zero, so the bootstrap's least "
@@ -235,7 +240,7 @@ def lines(report: Any, s: Any) -> list[str]:
     left = _flagged_out(report, si)
     out += ["", f"gap intervals by {shown(s.name)}" + (f" ({left})" if left else "") + ":"]
     out += table(grows, "ll")
-    out += [f"({', '.join(names)}: {reason})" for reason, names in gwhy.items()]
+    out += [f"({_names(names)}: {reason})" for reason, names in gwhy.items()]
     return out
 
 
