@@ -130,6 +130,24 @@ def _source(r):
 
 
 @pytest.mark.parametrize("weighted", [False, True])
+def test_each_replicates_summaries_and_the_slices_engine_draw_the_same_replicates(weighted):
+    """The binary measures without a plan (SELRATE, the operating points, ECE, the calibration fit):
+    each replicate's summary of each slice gives what the slices' engine gives on the same weights."""
+    y, s, site, w = data(400, seed=6, weighted=weighted)
+    p = 1 / (1 + np.exp(-s))
+    measures = ["selrate", "tpr_at_fpr:max_fpr=0.2", "youden:of=threshold", "ece", "cal_slope", "pauc:hi=0.3"]
+    r = quiet(perfeval.evaluate, y, p, measures=measures, by={"site": site}, sample_weight=w)
+    labels = r.slices.measures
+    fast = replicates(_source(r), labels, ["site"], {"site": 4}, seed=3, n_boot=15)
+    slow = replicates(_source(r), labels, ["site"], {"site": 4}, seed=3, n_boot=15, generic=True)
+    for m in labels:
+        np.testing.assert_allclose(fast.overall[m], slow.overall[m], rtol=1e-9, atol=1e-12, err_msg=m)
+        np.testing.assert_allclose(
+            fast.by_slicing["site"][m], slow.by_slicing["site"][m], rtol=1e-9, atol=1e-12, err_msg=m
+        )
+
+
+@pytest.mark.parametrize("weighted", [False, True])
 def test_the_compiled_walk_and_the_slices_engine_draw_the_same_replicates(weighted):
     """Every slice's and the overall value's replicates of the measures with a plan equal those of the
     slices' engine (finish_slicing) on each replicate's Poisson weights: one set of draws."""

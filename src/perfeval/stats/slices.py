@@ -202,6 +202,97 @@ def _fast_replicates(
     return by, overall
 
 
+def _hist_replicates(
+    task: Task,
+    cases: Cases,
+    codes: dict[str, np.ndarray],
+    sizes: dict[str, int],
+    labels: list[str],
+    seed: int,
+    n_boot: int,
+    meter: Any,
+) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, np.ndarray]]:
+    """The replicates of the binary measures without a plan (SELRATE, ...): each replicate's case
+    weights (the same Poisson(1) draws, keyed by the case's number) summed into each slice's score
+    cells in one count, and the measure computed on each slice's summary.
+    """
+    specs = [task.spec_of(m) for m in labels]
+    cls = _binary_classes(task, cases, labels[0])
+    s = np.ascontiguousarray(cases.s, np.float64)
+    n = len(s)
+    order = np.argsort(s, kind="stable").astype(np.int64)
+    layouts: list[
+        tuple[str | None, int, np.ndarray, list]
+    ] = []  # (slicing, slices, cell of each case, bounds)
+    for name, c in [(None, np.zeros(n, dtype=np.int64)), *codes.items()]:
+        k = 1 if name is None else sizes[name]
+        cols = _slice_columns(s, order, c, k)
+        cell = np.empty(n, dtype=np.int64)
+        bounds: list = []
+        at = 0
+        for col in cols:
+            if col is None:
+                bounds.append(None)
+                continue
+            idx, gend, gsc = col
+            cell[idx] = at + np.repeat(np.arange(len(gend)), np.diff(np.r_[0, gend]))
+            bounds.append((at, at + len(gend), gsc))
+            at += len(gend)
+        layouts.append((name, k, cell, bounds))
+    by = {name: {m: np.full((sizes[name], n_boot), math.nan) for m in labels} for name in codes}
+    overall = {m: np.full(n_boot, math.nan) for m in labels}
+    step = max(1, CHUNK_CELLS // max(1, n))
+    with warnings.catch_warnings(), np.errstate(all="ignore"):  # once, not a measure call each
+        warnings.simplefilter("ignore")
+        _hist_loop(specs, labels, cls, cases.w, n, seed, n_boot, step, layouts, by, overall, meter)
+    return by, overall
+
+
+def _hist_loop(
+    specs: list,
+    labels: list[str],
+    cls: np.ndarray,
+    weights: np.ndarray | None,
+    n: int,
+    seed: int,
+    n_boot: int,
+    step: int,
+    layouts: list,
+    by: dict[str, dict[str, np.ndarray]],
+    overall: dict[str, np.ndarray],
+    meter: Any,
+) -> None:
+    """:func:`_hist_replicates`' loop over the replicates (warnings off around it)."""
+    from perfeval.summaries import ScoreHistogram
+
+    for r0 in range(0, n_boot, step):
+        r1 = min(n_boot, r0 + step)
+        P = np.frombuffer(_native.poisson_rows(n, seed, r0, r1), np.float64).reshape(r1 - r0, n)
+        for j in range(r1 - r0):
+            w = P[j] if weights is None else P[j] * weights
+            pw = np.where(cls, w, 0.0)
+            nw = w - pw
+            for name, _k, cell, bounds in layouts:
+                total = bounds[-1][1] if bounds and bounds[-1] is not None else int(cell.max(initial=-1)) + 1
+                p_all = np.bincount(cell, weights=pw, minlength=total)
+                q_all = np.bincount(cell, weights=nw, minlength=total)
+                for i, b in enumerate(bounds):
+                    if b is None:
+                        continue
+                    a, e, gsc = b
+                    p, q = p_all[a:e], q_all[a:e]
+                    keep = (p + q) > 0
+                    h = ScoreHistogram(gsc[keep], p[keep], q[keep])
+                    for m, sp in zip(labels, specs, strict=True):
+                        got = sp(h) if keep.any() else None
+                        v = math.nan if got is None else float(got)
+                        if name is None:
+                            overall[m][r0 + j] = v
+                        else:
+                            by[name][m][i, r0 + j] = v
+            meter.update(1)
+
+
 def _generic_replicates(
     task: Task,
     cases: Cases,
@@ -334,17 +425,21 @@ def replicates(
 ) -> Replicates:
     """Every measure's replicates in every slicing named and overall, from one set of draws.
 
-    ``generic``: every measure by the slices' engine, the compiled walk not used (the tests compare
-    the two).
+    Three engines, one set of draws: the compiled walk (the measures with a plan), each replicate's
+    summary of each slice (the other binary measures), the slices' engine on each replicate's weights
+    (any other measure).  ``generic``: every measure by the slices' engine (the tests compare them).
     """
     task, cases = source.task, source.cases
     codes = source.codes(names)
     fast: list[str] = []
+    hist: list[str] = []
     if cases.g is None and task.kind == "binary" and not task.partitions and not generic and len(cases.s):
         specs = [task.spec_of(m) for m in labels]
-        fast = [labels[i] for i in planned(specs, cases.w) if specs[i].measure.kind == "binary"]
-    rest = [m for m in labels if m not in fast]
-    passes = 1 if cases.g is not None else bool(fast) + bool(rest)
+        binary = [m for m, sp in zip(labels, specs, strict=True) if sp.measure.kind == "binary"]
+        fast = [labels[i] for i in planned(specs, cases.w) if labels[i] in binary]
+        hist = [m for m in binary if m not in fast]  # no plan: each replicate's summaries
+    rest = [m for m in labels if m not in fast and m not in hist]
+    passes = 1 if cases.g is not None else bool(fast) + bool(hist) + bool(rest)
     meter = _progress.bar(progress, n_boot * max(1, passes), "bootstrap slices", "replicates")
     with meter:
         if cases.g is not None:
@@ -352,16 +447,21 @@ def replicates(
             return Replicates(qby, qoverall, "groups")
         by: dict[str, dict[str, np.ndarray]] = {name: {} for name in codes}
         overall: dict[str, np.ndarray] = {}
-        if fast:
-            b, o = _fast_replicates(task, cases, codes, sizes, fast, seed, n_boot, threads_of(threads), meter)
-            overall.update(o)
-            for name in codes:
-                by[name].update(b[name])
-        if rest:
-            b, o = _generic_replicates(task, cases, codes, sizes, rest, seed, n_boot, meter)
-            overall.update(o)
-            for name in codes:
-                by[name].update(b[name])
+        for which, run in (
+            (
+                fast,
+                lambda ms: _fast_replicates(
+                    task, cases, codes, sizes, ms, seed, n_boot, threads_of(threads), meter
+                ),
+            ),
+            (hist, lambda ms: _hist_replicates(task, cases, codes, sizes, ms, seed, n_boot, meter)),
+            (rest, lambda ms: _generic_replicates(task, cases, codes, sizes, ms, seed, n_boot, meter)),
+        ):
+            if which:
+                b, o = run(which)
+                overall.update(o)
+                for name in codes:
+                    by[name].update(b[name])
         return Replicates(by, overall, "cases")
 
 
