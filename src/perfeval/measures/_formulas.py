@@ -21,6 +21,10 @@ def acc(tp, fn, fp, tn):
     return div(tp + tn, tp + fn + fp + tn)
 
 
+def selrate(tp, fn, fp, tn):
+    return div(tp + fp, tp + fn + fp + tn)
+
+
 def err(tp, fn, fp, tn):
     return div(fn + fp, tp + fn + fp + tn)
 

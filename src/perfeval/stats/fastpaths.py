@@ -296,7 +296,7 @@ FAST_PATHS: dict[str, FastPaths] = {
     **{
         name: FastPaths(plan=_threshold_plan)
         for name in ("ACC", "PPV", "NPV", "SEN", "SPC", "PRE", "REC", "PRF", "LFT", "ERR", "FPR", "FNR")
-        + ("FBETA", "CST")
+        + ("FBETA", "CST", "SELRATE")
     },
 }
 
