@@ -17,8 +17,9 @@ jobs interleaved run by run, and the median printed with the runs:
   overall value with its p-value and the corrections, and the slicing's gaps (difference, ratio, both
   methods, min, max, worst), then ``frame()`` and ``gaps()`` (timed with it);
 - ``pe_delong``: ``slice_ci(r, slicing="a x b", method="delong", measures="roc")``;
-- ``pe_selrate``: ``pe_boot`` of SELRATE (the selection rate, fairlearn's demographic parity's
-  measure), which has no compiled replicate plan: each replicate's summary of each slice;
+- ``pe_noplan``: ``pe_boot`` of ECE (the expected calibration error), a measure without a compiled
+  replicate plan: each replicate's draws summed into every slice's score cells, the measure computed
+  on each slice's summary (300 calls a replicate);
 - ``fl_boot``: ``MetricFrame(metrics={"ROC": roc_auc_score, "AP": average_precision_score},
   sensitive_features=df[["a", "b"]], n_boot=--fl-boot, ci_quantiles=[0.025, 0.975])``: fairlearn's
   bootstrap of the same (its overall, by_group, group_min/max, difference and ratio, both methods);
@@ -38,7 +39,7 @@ import subprocess
 import sys
 import time
 
-JOBS = ("pe_boot", "pe_delong", "pe_selrate", "fl_none", "fl_boot")
+JOBS = ("pe_boot", "pe_delong", "pe_noplan", "fl_none", "fl_boot")
 N_BOOT = 1000
 
 
@@ -79,12 +80,12 @@ def one(job: str, rows: int, fl_boot: int) -> float:
         import perfeval
         from perfeval.stats import slice_ci
 
-        measures = ["selrate"] if job == "pe_selrate" else ["roc", "ap"]
+        measures = ["ece"] if job == "pe_noplan" else ["roc", "ap"]
         tiny = perfeval.evaluate(y[:200], s[:200], measures=measures, by=features[:200], intersections=True)
         slice_ci(tiny, slicing="a x b", n_boot=20)  # warm-up
         r = perfeval.evaluate(y, s, measures=measures, by=features, intersections=True)
         t = time.perf_counter()
-        if job in ("pe_boot", "pe_selrate"):
+        if job in ("pe_boot", "pe_noplan"):
             c = slice_ci(r, slicing="a x b", n_boot=N_BOOT, seed=0)
         else:
             c = slice_ci(r, slicing="a x b", method="delong", measures="roc")
