@@ -21,11 +21,12 @@ queries are resampled instead (a Poisson(1) weight a query, keyed by its number 
 query ids, :func:`perfeval.ci`'s group bootstrap), each slice's value the weighted mean of its
 (slice, query) values.
 
-The measures with a replicate plan (:mod:`perfeval.stats.fastpaths`: ROC, AP, APR, ACC, the
-losses, ...) are walked by the compiled kernel, every slice a column of the cases it holds on the
-same draws; any other measure (SELRATE, K classes, a regression, ...) is finished by the slices'
-engine (:func:`perfeval.engine.slices.finish_slicing`) on each replicate's weights: the same draws,
-slower.  The intervals are percentile intervals (BCa's acceleration would need a jackknife a slice
+The same draws, three ways: the measures with a replicate plan (:mod:`perfeval.stats.fastpaths`:
+ROC, AP, APR, ACC, SELRATE, the losses, ...) are walked by the compiled kernel, every slice a column of
+the cases it holds; the other binary measures (the operating points, ECE, the calibration fits) are
+computed on each replicate's summary of each slice (the draws summed into its score cells, one count a
+replicate); any other measure (K classes, K labels, a regression) is finished by the slices' engine
+(:func:`perfeval.engine.slices.finish_slicing`) on each replicate's weights, slower.  The intervals are percentile intervals (BCa's acceleration would need a jackknife a slice
 and a gap), NaN when more than 5% of the replicates leave the value undefined (a small slice
 drawing no positive), as :func:`perfeval.ci` says.
 
@@ -212,7 +213,7 @@ def _hist_replicates(
     n_boot: int,
     meter: Any,
 ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, np.ndarray]]:
-    """The replicates of the binary measures without a plan (SELRATE, ...): each replicate's case
+    """The replicates of the binary measures without a plan (ECE, TPR_AT_FPR, ...): each replicate's case
     weights (the same Poisson(1) draws, keyed by the case's number) summed into each slice's score
     cells in one count, and the measure computed on each slice's summary.
     """
