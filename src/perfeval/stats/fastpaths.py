@@ -19,8 +19,8 @@ the replicate engines look the entry up and take whatever it offers:
 * Wald's interval of a fitted coefficient (the logistic calibration fits), from a summary.
 
 The ROC area has every one of them; every other binary measure of the registry has a plan (PERF's,
-and BRIER, LOGLOSS, AP, ERR, FPR, FNR, FBETA, CST, NTOP, SELRATE); CAL_SLOPE and CAL_INTERCEPT have Wald's
-interval.  Adding a fast path for another measure is one entry.
+and BRIER, LOGLOSS, AP, ERR, FPR, FNR, FBETA, CST, NTOP, SELRATE); CAL_SLOPE and CAL_INTERCEPT have
+Wald's interval.  Adding a fast path for another measure is one entry.
 """
 
 from __future__ import annotations

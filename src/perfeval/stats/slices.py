@@ -26,9 +26,10 @@ ROC, AP, APR, ACC, SELRATE, the losses, ...) are walked by the compiled kernel, 
 the cases it holds; the other binary measures (the operating points, ECE, the calibration fits) are
 computed on each replicate's summary of each slice (the draws summed into its score cells, one count a
 replicate); any other measure (K classes, K labels, a regression) is finished by the slices' engine
-(:func:`perfeval.engine.slices.finish_slicing`) on each replicate's weights, slower.  The intervals are percentile intervals (BCa's acceleration would need a jackknife a slice
-and a gap), NaN when more than 5% of the replicates leave the value undefined (a small slice
-drawing no positive), as :func:`perfeval.ci` says.
+(:func:`perfeval.engine.slices.finish_slicing`) on each replicate's weights, slower.  The intervals
+are percentile intervals (BCa's acceleration would need a jackknife a slice and a gap), NaN when
+more than 5% of the replicates leave the value undefined (a small slice drawing no positive), as
+:func:`perfeval.ci` says.
 
 **DeLong** (ROC only, over all cases): each slice's interval is DeLong's on its cases; the gap
 between two slices, disjoint sets of cases, has the sum of their variances; the gap of a slice to
