@@ -575,20 +575,6 @@ class SliceIntervals:
         parts = "; ".join(f"{s.name}: {len(s.keys)} slices" for s in self.slicings)
         return f"<SliceIntervals {self.level:g} of {', '.join(self.measures)} ({how}); {parts}>"
 
-    def describe(self) -> str:
-        """How the intervals were made, in words (the command's note)."""
-        pct = f"{self.level * 100:g}%"
-        if self.method == "delong":
-            return (
-                f"{pct} intervals: DeLong's (each slice's cases; a gap between slices: the sum of variances)"
-            )
-        what = (
-            "each case weighted Poisson(1)"
-            if self.resampled == "cases"
-            else "whole queries weighted Poisson(1)"
-        )
-        return f"{pct} intervals: percentile bootstrap, {self.n_boot} replicates, seed {self.seed}, {what}"
-
     def slicing(self, slicing: Any = None) -> SlicingIntervals:
         if slicing is None:
             if len(self.slicings) == 1:
