@@ -1036,8 +1036,10 @@ PyObject *nv_boot_hist_multi(PyObject *Py_UNUSED(self), PyObject *args)
     return out;
 }
 
-/* A sorted score column's arguments (order, gend, gscores), checked against n cases. */
-static int column_args(nv_args *in, PyObject *tup, Py_ssize_t n)
+/* A sorted score column's arguments (order, gend, gscores), checked against n cases.  subset: the
+ * order may name some of the cases only (each at most once: the caller's), a slice of them whose
+ * draws are the whole's (a draw's counter is the case's number); else it holds every case. */
+static int column_args(nv_args *in, PyObject *tup, Py_ssize_t n, int subset)
 {
     PyObject *oo, *go, *so;
     if (!PyArg_ParseTuple(tup, "OOO", &oo, &go, &so))
@@ -1046,16 +1048,20 @@ static int column_args(nv_args *in, PyObject *tup, Py_ssize_t n)
         return -1;
     if (!nv_len_eq(in, 1, 2))
         return nv_args_fail(in, PyExc_ValueError, "a tie group's end and score differ in length"), -1;
-    if (in->n[0] != n)
-        return nv_args_fail(in, PyExc_ValueError, "a score column's order must hold every case"), -1;
+    Py_ssize_t m = in->n[0]; /* the cases of the column */
+    if (subset ? m > n : m != n)
+        return nv_args_fail(in, PyExc_ValueError,
+                            subset ? "a score column's order names more cases than there are"
+                                   : "a score column's order must hold every case"),
+               -1;
     const int64_t *gend = in->v[1].buf, *order = in->v[0].buf;
     Py_ssize_t G = in->n[1];
     for (Py_ssize_t t = 0; t < G; t++)
-        if (gend[t] < (t ? gend[t - 1] : 0) || gend[t] > n)
+        if (gend[t] < (t ? gend[t - 1] : 0) || gend[t] > m)
             return nv_args_fail(in, PyExc_ValueError, "tie group ends must ascend within the cases"), -1;
-    if ((G > 0 && gend[G - 1] != n) || (G == 0 && n > 0))
+    if ((G > 0 && gend[G - 1] != m) || (G == 0 && m > 0))
         return nv_args_fail(in, PyExc_ValueError, "the tie groups must cover every case"), -1;
-    for (Py_ssize_t i = 0; i < n; i++)
+    for (Py_ssize_t i = 0; i < m; i++)
         if (order[i] < 0 || order[i] >= n)
             return nv_args_fail(in, PyExc_ValueError, "an order names a case out of range"), -1;
     return 0;
@@ -1080,7 +1086,8 @@ static int column_layout(const int64_t *order, Py_ssize_t n, const uint8_t *cls,
 /* boot_rows_multi(cls, w_or_None, plan, seed, r0, r1, threads, (order, gend, gscores), ...) -> one
  * float64 bytearray (r1 - r0) x (kinds x REP_WIDTH) per score column (a tuple when several): the
  * plan's statistics of case-level Poisson(1) replicates (SRC_ROWS), every column on the same case
- * weights. */
+ * weights.  A column's order may name some of the cases only (a slice of them: each case at most
+ * once): its statistics are then those of its cases, on the draws the whole column's cases get. */
 PyObject *nv_boot_rows_multi(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_ssize_t na = PyTuple_GET_SIZE(args);
@@ -1123,7 +1130,7 @@ PyObject *nv_boot_rows_multi(PyObject *Py_UNUSED(self), PyObject *args)
     const uint8_t *cls = in.v[0].buf;
     const double *w = in.v[1].buf;
     for (int m = 0; m < nmodels; m++) {
-        if (column_args(&ma[m], PyTuple_GET_ITEM(args, 7 + m), n) < 0)
+        if (column_args(&ma[m], PyTuple_GET_ITEM(args, 7 + m), n, 1) < 0)
             goto done;
         outs[m] = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((r1 - r0) * nk * REP_WIDTH * 8));
         if (!outs[m])
@@ -1136,7 +1143,7 @@ PyObject *nv_boot_rows_multi(PyObject *Py_UNUSED(self), PyObject *args)
     ok = ps != NULL;
     for (int m = 0; m < nmodels && ok; m++) {
         const int64_t *order = ma[m].v[0].buf;
-        ok = column_layout(order, n, cls, w, &ocls[m], &ow[m]) == 0 &&
+        ok = column_layout(order, ma[m].n[0], cls, w, &ocls[m], &ow[m]) == 0 &&
              plan_make(&pl[m], in.v[2].buf, nk, ma[m].v[2].buf, ma[m].n[1], 1) == 0;
         src[m] = (src_t){.mode = SRC_ROWS, .K = ma[m].n[1], .sc = ma[m].v[2].buf, .ps = ps, .order = order,
                          .gend = ma[m].v[1].buf, .ocls = ocls[m], .ow = ow[m]};
@@ -1194,7 +1201,7 @@ PyObject *nv_jack_multi(PyObject *Py_UNUSED(self), PyObject *args)
         nv_args_fail(&in, PyExc_ValueError, "classes and weights differ in length, or no group");
         return NULL;
     }
-    if (rep_plan(in.v[2].buf, in.n[2], &nk) < 0 || column_args(&ma, col, n) < 0)
+    if (rep_plan(in.v[2].buf, in.n[2], &nk) < 0 || column_args(&ma, col, n, 0) < 0)
         goto done;
     out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(G * nk * REP_WIDTH * 8));
     if (!out)

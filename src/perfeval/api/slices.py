@@ -36,6 +36,7 @@ from perfeval.engine.slice_report import (  # the result, one layer down (the ba
 )
 from perfeval.engine.slices import (
     Missing,
+    SliceSource,
     Slicing,
     Task,
     code_column,
@@ -104,6 +105,7 @@ class SliceRequest:
         """Finish every slicing from the checked ``cases`` of ``report`` (``task``: how they were
         finished) into ``report.slices``, and say which slices leave a measure undefined.
         """
+        given = cases  # in the order given: what the slices' intervals resample (Slices.ci)
         order = None
         if len(self.wanted) > 1 and task.kind == "binary" and cases.w is None and cases.g is None:
             # the rows in score order once for every slicing (one compiled sort, query_order: highest
@@ -118,6 +120,7 @@ class SliceRequest:
             w = check_array(ArraySpec("sample_weight", "floats", finite=True, nonneg=True), self.weights)
             keep = w > 0
         finish_all(report, cases, task, slicings, keep=keep, min_size=self.min_size, missing=self.missing)
+        report.slices.source = SliceSource(task, given, self, keep)
 
 
 def _taken_in(codes: np.ndarray, n: int, order: np.ndarray) -> np.ndarray:

@@ -47,7 +47,8 @@ def add_options(p: Any) -> None:
         "--min-size",
         type=int,
         metavar="N",
-        help="with --by: flag (*) the slices with fewer than N cases (rows of weight > 0)",
+        help="with --by: flag (*) the slices with fewer than N cases (rows of weight > 0); with --ci, "
+        "they are left out of the gaps' intervals and of the tests",
     )
     g.add_argument(
         "--missing-slice",
@@ -327,6 +328,7 @@ def text(report: Any, model: str | None = None) -> list[str]:
     """The lines of every slicing under the overall table: its slices, why a value is undefined, the
     gaps (``model``: whose, named in each heading, of several).
     """
+    from perfeval.cli import slices_ci
     from perfeval.cli.output import table
 
     sl = report.slices
@@ -365,9 +367,10 @@ def text(report: Any, model: str | None = None) -> list[str]:
                 row.append(str(int(v.groups[i])))
             row += [_cell(float(v.values[m][i])) for m in sl.measures]
             rows.append(row)
-        lines += table(rows, "lr")
+        lines += table(slices_ci.widen(rows, report, s), "lr")  # each measure's interval beside it
         lines += _reasons(s, sl.measures)
         lines += _gaps(sl, s, whose)
+        lines += slices_ci.lines(report, s)  # with --ci: the gaps' intervals and tests
     return lines
 
 
@@ -441,11 +444,13 @@ def csv(report: Any) -> str:
     """The slices as one CSV table (pandas reads it): slicing, slice, rows, cases, weight, positives,
     negatives, flagged, each measure, then why each value is no finite number.
     """
+    from perfeval.cli import slices_ci
     from perfeval.cli.output import csv_field, csv_number
 
     sl = report.slices
     head = ["slicing", "slice", "rows", "cases", "weight", "positives", "negatives", "flagged"]
     head += sl.measures + [f"why_{m}" for m in sl.measures]
+    head += slices_ci.csv_head(report)  # with --ci: the intervals and the tests
     lines = [",".join(csv_field(h) for h in head)]
     for s in sl.slicings:
         v = s.values
@@ -457,5 +462,6 @@ def csv(report: Any) -> str:
             cells.append("true" if s.flagged[i] else "false")
             cells += [csv_number(float(v.values[m][i])) for m in sl.measures]
             cells += [csv_number(v.reasons.get(m, {}).get(i)) for m in sl.measures]
+            cells += slices_ci.csv_cells(report, s, i)
             lines.append(",".join(cells))
     return "\n".join(lines) + "\n"

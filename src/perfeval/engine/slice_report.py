@@ -22,7 +22,15 @@ import numpy as np
 
 from perfeval.base.checks import Cases
 from perfeval.engine.report import json_number
-from perfeval.engine.slices import Missing, SliceValues, Slicing, Task, finish_slicing, slicing_name
+from perfeval.engine.slices import (
+    Missing,
+    SliceSource,
+    SliceValues,
+    Slicing,
+    Task,
+    finish_slicing,
+    slicing_name,
+)
 from perfeval.exceptions import InvalidParameterError, UndefinedMeasureWarning, user_stacklevel
 from perfeval.measures import parse_measure
 from perfeval.measures.spec import with_threshold
@@ -196,6 +204,12 @@ class Slices:
     >>> r.slices.difference("roc"), r.slices.ratio("roc"), r.slices.worst("roc")[0].key
     (0.5, 0.5, 'b')
     """
+
+    #: the cases the slices were finished from, for their intervals (:func:`perfeval.stats.slice_ci`);
+    #: None for slices made from summaries (streams, Dask, ``Metric``)
+    source: SliceSource | None = None
+    #: the last intervals :func:`perfeval.stats.slice_ci` gave of these slices (in ``to_dict()``)
+    intervals: Any = None
 
     def __init__(
         self,
@@ -570,6 +584,8 @@ class Slices:
             out["slicings"].append(
                 {"slicing": s.name, "columns": list(s.columns), "slices": slices, "gaps": self.gaps(s)}
             )
+        if self.intervals is not None:
+            out["intervals"] = self.intervals.to_dict()
         return out
 
 

@@ -40,6 +40,7 @@ from perfeval.summaries.ranking import group_codes
 __all__ = [
     "MISSING",
     "Slicing",
+    "SliceSource",
     "SliceValues",
     "Task",
     "categories_of",
@@ -748,3 +749,26 @@ def _reasons(task: Task, out: SliceValues, weighted: bool) -> None:
                 facts = f"undefined in this slice ({out.cases[i]} case{'' if out.cases[i] == 1 else 's'})"
             said[i] = facts + (f": {edge}" if edge else "")
         out.reasons[label] = said
+
+
+@dataclass
+class SliceSource:
+    """What an evaluation's slices were finished from, kept for their intervals
+    (:func:`perfeval.stats.slice_ci` resamples these cases): the task (kind, measures, options), the
+    checked cases (the rows of weight 0 dropped, in the order given), the request that codes the slice
+    columns again (:class:`perfeval.api.slices.SliceRequest`: no codes are kept between calls) and
+    which of the rows given are cases (None: all).
+    """
+
+    task: Task
+    cases: Cases
+    request: Any
+    keep: np.ndarray | None
+
+    def codes(self, names: Sequence[str]) -> dict[str, np.ndarray]:
+        """Each slicing's code of each case, by name (the slicings named only)."""
+        out: dict[str, np.ndarray] = {}
+        for sl in self.request.slicings(self.cases.rows_in):
+            if sl.name in names:
+                out[sl.name] = sl.codes if self.keep is None else sl.codes[self.keep]
+        return out

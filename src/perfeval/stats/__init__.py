@@ -4,7 +4,8 @@
 ROC area; :func:`compare` the difference of two models on the same cases with its interval and a
 p-value (paired bootstrap, or DeLong's test), :func:`compare_models` that of every model with a
 baseline (each as ``compare`` gives it, every model walked once); :func:`ci_from_summary` intervals
-from an exact summary alone (a stream's, a Dask cluster's).
+from an exact summary alone (a stream's, a Dask cluster's); :func:`slice_ci` the intervals of the
+slices of ``evaluate(..., by=[...])`` and of their gaps, with the tests of the gaps.
 
 The package, by layer:
 
@@ -17,6 +18,7 @@ The package, by layer:
 * :mod:`perfeval.stats.delong`: DeLong's variance, interval and test of ROC areas (``delong``,
   ``delong_from_histogram``, ``delong_test``: imported from the module, whose name they would hide);
 * :mod:`perfeval.stats.api`: ``ci``, ``ci_from_summary``, ``compare`` and ``compare_models``;
+* :mod:`perfeval.stats.slices`: ``slice_ci``, the slices' intervals, gaps and tests (issue 34);
 * :mod:`perfeval.stats.paired`: the paired tests of per-query values that IR compares runs with
   (Student's paired t-test, Fisher's randomization test, the paired bootstrap test) and Holm's and
   Bonferroni's corrections (``perfeval trec`` and :func:`perfeval.trec.compare` use them).
@@ -27,6 +29,7 @@ from __future__ import annotations
 from perfeval.stats.api import ci, ci_from_summary, compare, compare_models
 from perfeval.stats.fastpaths import FAST_PATHS, FastPaths
 from perfeval.stats.intervals import METHODS, Comparison, Interval
+from perfeval.stats.slices import SliceIntervals, slice_ci
 
 __all__ = [
     "FAST_PATHS",
@@ -34,8 +37,10 @@ __all__ = [
     "Comparison",
     "FastPaths",
     "Interval",
+    "SliceIntervals",
     "ci",
     "ci_from_summary",
     "compare",
     "compare_models",
+    "slice_ci",
 ]

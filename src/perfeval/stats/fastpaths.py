@@ -19,7 +19,8 @@ the replicate engines look the entry up and take whatever it offers:
 * Wald's interval of a fitted coefficient (the logistic calibration fits), from a summary.
 
 The ROC area has every one of them; every other binary measure of the registry has a plan (PERF's,
-and BRIER, LOGLOSS, AP, ERR, FPR, FNR, FBETA, CST, NTOP), and so have issue 33's operating points,
+and BRIER, LOGLOSS, AP, ERR, FPR, FNR, FBETA, CST, NTOP,
+SELRATE), and so have issue 33's operating points,
 partial AUC, threshold choices, ECE and MCE, BRIER_UNC and Murphy's form of BRIER_MCB and BRIER_DSC:
 their statistics need each replicate's P and N first (a rate, an equal-mass bin, the share of
 positives), so the walk goes down the cells a second time, on the same draws, once it has them

@@ -10,7 +10,8 @@ CIKM 2007), all two-sided, all on the mean of the per-query differences:
 * :func:`randomization_test`: Fisher's paired randomization (sign-flip permutation) test, as ranx's
   ``stat_test="fisher"``;
 * :func:`paired_bootstrap_test`: the paired bootstrap test with the shift method;
-* :func:`correct`: Holm's step-down and Bonferroni's adjusted p-values, for many comparisons.
+* :func:`correct`: Holm's step-down and Bonferroni's adjusted p-values (the family-wise error), and
+  Benjamini-Hochberg's (the false discovery rate), for many comparisons.
 
 **The p-value convention.**  Both resampling tests return ``count / n_resamples``, where ``count``
 is the number of resamples whose statistic is at least the observed one: this is ranx's convention
@@ -80,7 +81,7 @@ __all__ = [
 ]
 
 #: the multiple-testing corrections of :func:`correct`
-CORRECTIONS = ("holm", "bonferroni")
+CORRECTIONS = ("holm", "bonferroni", "bh")
 
 #: how many random draws one block of resamples holds (at least one resample, however many queries)
 _BLOCK_ELEMENTS = 1 << 21
@@ -636,24 +637,45 @@ def _bonferroni(p: np.ndarray) -> np.ndarray:
     return np.minimum(p * p.size, 1.0)
 
 
-_CORRECTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"holm": _holm, "bonferroni": _bonferroni}
+def _bh(p: np.ndarray) -> np.ndarray:
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    scaled = p[order] * (m / np.arange(1, m + 1, dtype=np.float64))
+    stepped = np.minimum.accumulate(scaled[::-1])[::-1]  # the least over the ranks at or above
+    out = np.empty_like(p)
+    out[order] = np.minimum(stepped, 1.0)
+    return out
+
+
+_CORRECTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "holm": _holm,
+    "bonferroni": _bonferroni,
+    "bh": _bh,
+}
 
 
 def correct(pvalues: Any, method: str = "holm") -> np.ndarray:
-    """Adjusted p-values for a family of tests, controlling the family-wise error rate.
+    """Adjusted p-values for a family of tests, controlling the family-wise error rate (Holm,
+    Bonferroni) or the false discovery rate (Benjamini-Hochberg).
 
     * ``"holm"``: Holm's step-down procedure.  With the m p-values sorted, p(1) <= ... <= p(m), the
       adjusted p(j) is ``min(1, max over i <= j of (m - i + 1) p(i))``: monotone in the p-values,
       never above Bonferroni's, and capped at 1.  Equal p-values get equal adjusted values.
     * ``"bonferroni"``: ``min(1, m p)``.
+    * ``"bh"``: Benjamini and Hochberg's step-up procedure (1995): the adjusted p(j) is
+      ``min(1, min over i >= j of m p(i) / i)``, statsmodels' ``multipletests(method="fdr_bh")``
+      and scipy's ``false_discovery_control(method="bh")``.  Valid for independent or positively
+      dependent tests.
 
-    A hypothesis is rejected at family-wise level alpha when its adjusted p-value is at most alpha.
+    A hypothesis is rejected at family-wise level alpha (Holm, Bonferroni), or with a false
+    discovery rate of at most alpha over the rejections (BH), when its adjusted p-value is at most
+    alpha.
 
     Parameters
     ----------
     pvalues : array_like of float
         The p-values of the family, each in [0, 1] (any shape: the family is all of them).
-    method : {"holm", "bonferroni"}, default "holm"
+    method : {"holm", "bonferroni", "bh"}, default "holm"
         The correction.
 
     Returns
@@ -674,6 +696,8 @@ def correct(pvalues: Any, method: str = "holm") -> np.ndarray:
     array([0.03, 0.06, 0.06, 0.02])
     >>> correct([0.01, 0.04, 0.03, 0.005], method="bonferroni").round(12)
     array([0.04, 0.16, 0.12, 0.02])
+    >>> correct([0.01, 0.04, 0.03, 0.005], method="bh").round(12)
+    array([0.02, 0.04, 0.04, 0.02])
     """
     fn = _CORRECTIONS.get(method) if isinstance(method, str) else None
     if fn is None:

@@ -176,6 +176,11 @@ def _plan_of(spec) -> Any:
     return plan
 
 
+#: the two above by public names, for the slices' bootstrap (:mod:`perfeval.stats.slices`)
+planned = _planned
+plan_of = _plan_of
+
+
 def _chunks(n_boot: int, meter: Any):
     for r0 in range(0, n_boot, REPLICATE_CHUNK):
         r1 = min(n_boot, r0 + REPLICATE_CHUNK)

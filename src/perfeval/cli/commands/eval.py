@@ -18,7 +18,7 @@ from perfeval.base.checks import check_options
 from perfeval.base.console import one_line, write_file
 from perfeval.base.progress import wanted
 from perfeval.base.text import place
-from perfeval.cli import load, slices
+from perfeval.cli import load, slices, slices_ci
 from perfeval.cli.output import FROM_SUMMARY, group_csv, models_group_csv, models_text, report_text, write
 from perfeval.engine import DEFAULT_MEASURES, resolve
 from perfeval.engine.door import check, code
@@ -75,6 +75,7 @@ def _dialect(args: Any) -> str | None:
 
 def _check_options(args: Any) -> None:
     slices.check_options(args)
+    slices_ci.check_options(args, slices.columns(args))
     if (args.per_group or args.per_group_output) and args.group is None:
         flag = "--per-group" if args.per_group else "--per-group-output"
         raise InvalidParameterError(f"{flag} needs --group COLUMN (the groups to list)")
@@ -451,7 +452,9 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
     _warn(caught)
     if not parts:
         _say_probability_notes(report, target, score, weights, table)
-    if args.ci is not None:
+    if args.ci is not None and report.slices is not None:  # one set of replicates for all
+        slices_ci.attach(args, report, [s for s in specs if not s.companion], wanted(args))
+    elif args.ci is not None:
         from perfeval.stats import ci
 
         report.intervals = ci(
