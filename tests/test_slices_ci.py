@@ -280,19 +280,19 @@ def test_each_interval_is_the_percentile_of_its_replicates():
     for k, key in enumerate(sl.keys):
         row = f.loc[("site", key, "ROC")]
         v = sl.values.values["ROC"][k]
-        lo, hi, sd = interval(v, V[k], 0.95, "percentile", 0.0)
+        lo, hi, sd, _note = interval(v, V[k], 0.95, "percentile", 0.0)
         assert (row["low"], row["high"], row["se"]) == pytest.approx((lo, hi, sd), rel=1e-12)
-        lo, hi, _ = interval(v - r["ROC"], V[k] - Vo, 0.95, "percentile", 0.0)
+        lo, hi, _, _note = interval(v - r["ROC"], V[k] - Vo, 0.95, "percentile", 0.0)
         assert (row["to_overall_low"], row["to_overall_high"]) == pytest.approx((lo, hi), rel=1e-12)
         assert row["p"] == p_value(V[k] - Vo)
         if key != "b":
             assert row["p_reference"] == p_value(V[k] - V[1])
     g = c.gaps().loc[("site", "ROC")]
     D = np.array([difference_of(V[:, j], "between_groups") for j in range(250)])
-    lo, hi, _ = interval(r.slices.difference("roc"), D, 0.95, "percentile", 0.0)
+    lo, hi, _, _note = interval(r.slices.difference("roc"), D, 0.95, "percentile", 0.0)
     assert (g.loc["difference", "low"], g.loc["difference", "high"]) == pytest.approx((lo, hi), rel=1e-12)
     R = np.array([ratio_of(V[:, j], "to_overall", Vo[j]) for j in range(250)])
-    lo, hi, _ = interval(r.slices.ratio("roc", method="to_overall"), R, 0.95, "percentile", 0.0)
+    lo, hi, _, _note = interval(r.slices.ratio("roc", method="to_overall"), R, 0.95, "percentile", 0.0)
     assert (g.loc["ratio_to_overall", "low"], g.loc["ratio_to_overall", "high"]) == pytest.approx(
         (lo, hi), rel=1e-12
     )

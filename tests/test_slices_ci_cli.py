@@ -160,7 +160,7 @@ def test_delong_by_slice(table, capsys):
             ["--ci", "0.95", "--method", "delong", "-m", "ap", "--no-base"],
             "DeLong's interval is for the ROC area over all cases, not AP",
         ),
-        (["--ci", "0.95", "--stream"], "--by: not with --stream"),
+        (["--ci", "0.95", "--stream"], "--by with --ci evaluates in memory"),
     ],
 )
 def test_what_does_not_combine_is_one_line(table, capsys, extra, said):

@@ -1068,9 +1068,9 @@ def slice_ci(
     for m in labels:
         est = float(slices.overall[m])
         if reps is not None:
-            lo, hi, sd = interval(est, reps.overall[m], level, "percentile", 0.0)
+            lo, hi, sd, note = interval(est, reps.overall[m], level, "percentile", 0.0)
             overall[m] = Interval(
-                m, est, lo, hi, level, "percentile", int(n_boot), sd, reps.resampled, int(seed)
+                m, est, lo, hi, level, "percentile", int(n_boot), sd, reps.resampled, int(seed), note
             )
         else:
             assert delong is not None
@@ -1303,7 +1303,7 @@ def _boot_gaps(
             continue
         est, R, key = stats[g]
         R = np.where(full, R, math.nan)
-        lo, hi, _sd = interval(float(est), R, level, "percentile", 0.0)
+        lo, hi, _sd, _note = interval(float(est), R, level, "percentile", 0.0)
         reason: str | None = None
         if not math.isfinite(est):
             reason = "the gap is not a finite number"
