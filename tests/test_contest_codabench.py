@@ -472,3 +472,75 @@ def test_a_task_with_public_and_private_boards_is_refused_at_bundle(tmp_path):
     )
     assert p.returncode == 2 and "public and private boards" in p.stderr and "phase" in p.stderr
     assert not (d / "s.zip").exists()
+
+
+KDD2002 = os.path.join(os.path.dirname(__file__), "contest_kdd2002")
+
+
+@pytest.mark.parametrize("platform", ["codabench", "codalab"])
+def test_the_kdd_cup_2002_preset_is_bundled_and_scored_on_both_platforms(tmp_path, platform):
+    """The KDD Cup 2002 preset (two ranked lists, a key of labels): the bundle's command run as each
+    platform's worker runs it gives the scores `perfeval score` gives (its recorded output,
+    tests/contest_kdd2002/expected), in the platform's file; a submission with problems, or one list
+    short, is rejected with the lines participants read, and no score file."""
+    d = tmp_path / "o"
+    d.mkdir()
+    p = subprocess.run(
+        [
+            "perfeval",
+            "codabench",
+            "bundle",
+            "kddcup2002-task2",
+            "--key",
+            os.path.join(KDD2002, "genes.csv"),
+            "--out",
+            str(d / "sp.zip"),
+        ],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "key: ROC_narrow" in p.stdout and "key: score" in p.stdout
+    expected = json.loads(
+        open(os.path.join(KDD2002, "expected", "genes.json.txt"))
+        .read()
+        .split("--- stdout\n")[1]
+        .split("--- stderr")[0]
+    )
+    want = {e["submission"]: e for e in expected}
+
+    def lists(team: str) -> bytes:
+        return _zip(
+            {f"{x}.txt": open(os.path.join(KDD2002, team, f"{x}.txt")).read() for x in ("narrow", "broad")}
+        )
+
+    for team in ("team_good", "team_weak", "team_perfect"):
+        code, out, err, scores, output = _worker(
+            tmp_path, d / "sp.zip", d / "reference_data.zip", lists(team), platform
+        )
+        assert code == 0, err
+        assert out == "perfeval: scored narrow.txt, broad.txt (240 rows): wrote scores.json and scores.txt\n"
+        assert scores == want[team]["scores"] and list(scores) == ["ROC_narrow", "ROC_broad", "score"]
+        # the other platform's file holds the same doubles
+        txt = {k: float(v) for k, v in yaml.safe_load((output / "scores.txt").read_text()).items()}
+        assert txt == json.loads((output / "scores.json").read_text()) == scores
+    code, out, err, scores, output = _worker(
+        tmp_path, d / "sp.zip", d / "reference_data.zip", lists("team_bad"), platform
+    )
+    bad = [f"perfeval: error: {e.replace('team_bad/', '')}" for e in want["team_bad"]["errors"]]
+    assert code == 1 and out == "" and err.splitlines() == bad and scores is None
+    assert not (output / "scores.json").exists() and not (output / "scores.txt").exists()
+    code, out, err, scores, output = _worker(
+        tmp_path,
+        d / "sp.zip",
+        d / "reference_data.zip",
+        _zip({"narrow.txt": open(os.path.join(KDD2002, "team_good", "narrow.txt")).read()}),
+        platform,
+    )
+    assert code == 1 and err == (
+        "perfeval: error: the submission holds the ranked lists narrow.txt, broad.txt (zip these files "
+        "themselves, not a folder): it lacks 'broad.txt'\n"
+    )
+    assert not (output / "scores.json").exists()
