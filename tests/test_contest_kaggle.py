@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -233,12 +235,14 @@ def test_a_key_with_a_bad_usage_is_the_organisers_error(tmp_path):
         score_submission(str(toml), sol.assign(Usage="Public"), sub)
 
 
-def test_perfeval_score_refuses_a_task_with_usage_for_now(tmp_path, capsys):
+def test_perfeval_score_prints_the_public_board_of_a_task_with_usage(tmp_path, capsys):
+    """The private board is scored and held back (tests/test_contest_boards.py): perfeval score
+    prints the public board's scores only."""
     from conftest import run_cli
 
     toml = tmp_path / "t.toml"
     toml.write_text(USAGE_TASK)
-    sol, sub, *_ = _data()
+    sol, sub, y, p, usage = _data()
     sol.to_csv(tmp_path / "key.csv", index=False)
     sub.to_csv(tmp_path / "sub.csv", index=False)
     code, out, err = run_cli(
@@ -250,12 +254,11 @@ def test_perfeval_score_refuses_a_task_with_usage_for_now(tmp_path, capsys):
             str(toml),
             str(tmp_path / "sub.csv"),
             "--no-store",
+            "--format",
+            "json",
         ],
         capsys,
     )
-    assert (
-        code == 2
-        and out == ""
-        and "cannot hold the private board back yet" in err
-        and len(err.splitlines()) == 1
-    )
+    public, private = (_ref(y[usage == b], p[usage == b]) for b in ("Public", "Private"))
+    assert code == 0 and err == "" and json.loads(out)[0]["scores"] == {"auc": public}
+    assert repr(private) not in out

@@ -48,6 +48,7 @@ COMMANDS = {
     "report": ("report", "run"),
     "score": ("contest", "run_score"),
     "leaderboard": ("contest", "run_leaderboard"),
+    "board": ("contest", "run_board"),
     "codabench": ("codabench", "run"),
     "trec": ("trec", "run"),
     "explain": ("explain", "run"),

@@ -29,6 +29,10 @@ EXAMPLES = {
     "  perfeval report proba.csv --target label --score p_cat,p_dog,p_bird --classes cat,dog,bird -o r.html\n"
     "  perfeval report loans.csv --target repaid --score p --by region,age --min-size 50 -o r.html",
     "leaderboard": "examples:\n  perfeval leaderboard --key answers.txt --task kddcup2004-physics",
+    "board": "examples:\n"
+    "  perfeval board list --key key.csv --task clicks.toml --team red\n"
+    "  perfeval board choose 12 17 --key key.csv --task clicks.toml --team red\n"
+    "  perfeval board release --key key.csv --task clicks.toml",
     "codabench": "examples:\n"
     "  perfeval codabench bundle clicks.toml --key clicks_key.csv --out scoring_program.zip\n"
     "  perfeval codabench /app/input /app/output --task /app/program/task.toml --key clicks_key.csv",
@@ -335,6 +339,26 @@ def build() -> argparse.ArgumentParser:
     lb.add_argument("--task", required=True)
     lb.add_argument("--db", help="the database, when not the default beside the key")
     output_options(lb, ("table", "json"))
+    bd = sub.add_parser(
+        "board",
+        help="the organizer's leaderboard: release the private board, choose a team's final submissions",
+        description="A task whose key splits its rows into public and private boards: `release` shows "
+        "the private board (the final ranking) on the leaderboard from now on; `choose ID...` makes "
+        "those submissions the team's final ones (at most the task's final_submissions; none: its best "
+        "public ones count); `list` lists the submissions (a team's, with --team), their ids and public "
+        'scores (docs/contest.md, "Public and private boards").',
+        epilog=EXAMPLES["board"],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    bd.add_argument("action", choices=("list", "choose", "release"))
+    bd.add_argument(
+        "ids", nargs="*", type=int, metavar="ID", help="choose: the submissions' ids (board list shows them)"
+    )
+    bd.add_argument("--key", required=True, help="the answer key (its leaderboard lies beside it)")
+    bd.add_argument("--task", required=True)
+    bd.add_argument("--db", help="the database, when not the default beside the key")
+    bd.add_argument("--team", help="choose: the team; list: only this team's submissions")
+    output_options(bd, ("table", "json"))
     cb = sub.add_parser(
         "codabench",
         help="the scoring program of a Codabench or CodaLab competition, and its bundle",

@@ -4,6 +4,13 @@ SQLite by default (a file beside the answer key: ``<key>.leaderboard.sqlite``); 
 given a ``postgresql://`` URL (needs ``psycopg``).  The ranking per criterion takes each team's best
 entry; ties go to the earlier submission.  The overall ranking orders teams by their mean rank over
 the criteria (the KDD Cup 2004 rule), ties again to the earlier submission.
+
+A task whose key splits its rows into a public and a private board (``usage``) has each submission's
+private scores stored beside it (table ``private_scores``), read only once the organizer has
+released the private board (table ``releases``); the final ranking then takes, for each team, the
+best private score among its chosen final submissions (table ``finals``; none chosen: its best
+public ones, up to the task's ``final_submissions``).  A submission over the task's
+``submissions_per_day`` (per team, per UTC day) is stored as refused (table ``refusals``), unscored.
 """
 
 from __future__ import annotations
@@ -14,11 +21,12 @@ import math
 import os
 import re
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from perfeval.base.text import shown
+from perfeval.base.text import cell, shown
 from perfeval.engine.report import with_reasons
 from perfeval.exceptions import InputFormatError, InvalidParameterError, MissingDependencyError, PerfError
 
@@ -32,6 +40,52 @@ SCHEMA = """CREATE TABLE IF NOT EXISTS submissions (
     submitted_at TEXT NOT NULL,
     scores TEXT NOT NULL
 )"""
+#: the tables of the public/private boards, the final choices and the refusals (created with the first)
+SCHEMA_MORE = (
+    "CREATE TABLE IF NOT EXISTS private_scores (submission INTEGER PRIMARY KEY, scores TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS releases (task TEXT PRIMARY KEY, released_at TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS finals (task TEXT NOT NULL, team TEXT NOT NULL, "
+    "submission INTEGER NOT NULL, chosen_at TEXT NOT NULL, PRIMARY KEY (task, team, submission))",
+    """CREATE TABLE IF NOT EXISTS refusals (
+    id INTEGER PRIMARY KEY {auto},
+    task TEXT NOT NULL,
+    team TEXT NOT NULL,
+    file TEXT NOT NULL,
+    submitted_at TEXT NOT NULL,
+    reason TEXT NOT NULL
+)""",
+)
+
+
+def utcnow() -> _dt.datetime:
+    """The board's clock (UTC): a submission's time, and so its UTC day for the daily limit."""
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+def stamp(when: _dt.datetime) -> str:
+    """A time as the board stores it: ISO 8601 in UTC, to the microsecond."""
+    return when.astimezone(_dt.timezone.utc).isoformat(timespec="microseconds")
+
+
+def over_the_limit(team: str, day: str, limit: int) -> str:
+    """The message a team reads when a submission is over the task's daily limit (nothing of the key)."""
+    return (
+        f"team {cell(team)} has made {limit} submission(s) on {day} (UTC), the task's limit a day "
+        f"(submissions_per_day = {limit}); this one was not scored: the next UTC day starts at 00:00 UTC"
+    )
+
+
+@dataclass
+class Entry:
+    """A submission to store: its team, file and public scores, its private scores (a task with
+    boards), or why it is refused unscored (``refused``).
+    """
+
+    team: str
+    file: str
+    scores: dict[str, float] = field(default_factory=dict)
+    private: dict[str, float] | None = None
+    refused: str | None = None
 
 
 def default_db(key_path: str) -> str:
@@ -85,13 +139,20 @@ class StoreError(PerfError):
 
 
 class Board:
-    def __init__(self, url: str, create: bool = True, wait: float = WAIT):
+    def __init__(
+        self,
+        url: str,
+        create: bool = True,
+        wait: float = WAIT,
+        clock: Callable[[], _dt.datetime] | None = None,
+    ):
         """Open the leaderboard at ``url`` (a SQLite file or a postgresql:// URL).  ``create=False``
         (reading) never creates a database or a table: a missing one is an error.  A store waits up
         to ``wait`` seconds for a database another writer holds, retrying, before it gives up with
-        :class:`StoreError`.
+        :class:`StoreError`.  ``clock`` (default :func:`utcnow`) gives the time of what is stored.
         """
         self.url, self.wait, self.create = url, wait, create
+        self.clock = clock
         self.pg = url.startswith(("postgresql://", "postgres://"))
         if self.pg:
             try:
@@ -101,7 +162,8 @@ class Board:
                     "a PostgreSQL leaderboard needs psycopg: pip install 'perfeval[postgres]'"
                 ) from None
             self.ph = "%s"
-            self.schema = SCHEMA.replace("{auto}", "GENERATED ALWAYS AS IDENTITY")
+            auto = "GENERATED ALWAYS AS IDENTITY"
+            self.schema = [x.replace("{auto}", auto) for x in (SCHEMA, *SCHEMA_MORE)]
         else:
             if not create and not os.path.isfile(url):
                 raise InputFormatError(
@@ -109,7 +171,7 @@ class Board:
                     "(perfeval score stores the scores; --db names another database)"
                 )
             self.ph = "?"
-            self.schema = SCHEMA.format(auto="AUTOINCREMENT")
+            self.schema = [x.replace("{auto}", "AUTOINCREMENT") for x in (SCHEMA, *SCHEMA_MORE)]
         self.conn = self._connect()
 
     def _message(self, e: BaseException) -> str:
@@ -170,9 +232,24 @@ class Board:
 
         return isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e))
 
+    def now(self) -> _dt.datetime:
+        return (self.clock or utcnow)()
+
     def _write(self, statements: list[tuple[str, tuple]]) -> None:
-        """Run `statements` in one transaction (the table created first, race-free), retrying a
+        """Run `statements` in one transaction (the tables created first, race-free), retrying a
         transient failure with backoff for up to `wait` seconds.
+        """
+
+        def run(cur: Any) -> None:
+            for q, params in statements:
+                cur.execute(q, params)
+
+        self._transaction(run)
+
+    def _transaction(self, body: Callable[[Any], Any]) -> Any:
+        """``body(cursor)`` in one write transaction (the tables created first, race-free), retried
+        on a transient failure with backoff for up to `wait` seconds; its result.  A
+        :class:`PerfError` that ``body`` raises (the caller's refusal) rolls back and passes on.
         """
         deadline = time.monotonic() + self.wait
         delay = 0.05
@@ -188,13 +265,15 @@ class Board:
                     cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
                 else:
                     cur.execute("BEGIN IMMEDIATE")  # the write lock now: no deadlock upgrading a read lock
-                cur.execute(self.schema)
-                for q, params in statements:
-                    cur.execute(q, params)
+                for create in self.schema:
+                    cur.execute(create)
+                out = body(cur)
                 self.conn.commit() if self.pg else cur.execute("COMMIT")
-                return
+                return out
             except Exception as e:
                 self._rollback()
+                if isinstance(e, PerfError):
+                    raise
                 if not self._transient(e):
                     raise StoreError(
                         f"storing on the leaderboard {redacted(self.url)} failed: {self._message(e)}"
@@ -233,30 +312,208 @@ class Board:
         )
         rows = []
         for task, team, file, scores, *when in entries:
-            stamp = (when[0] if when else None) or _dt.datetime.now(_dt.timezone.utc).isoformat(
-                timespec="microseconds"
-            )
-            clean = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in scores.items()}
-            rows.append((q, (task, team, file, stamp, json.dumps(clean))))
+            at = (when[0] if when else None) or stamp(self.now())
+            rows.append((q, (task, team, file, at, _json(scores))))
         self._write(rows)
 
-    def entries(self, task: str) -> list[dict[str, Any]]:
-        """Every stored submission of `task`, oldest first; waits (up to `wait` seconds) for a
-        database a writer holds.
+    def day_count(self, cur: Any, task: str, team: str, day: str) -> int:
+        """How many submissions of ``team`` to ``task`` are stored (scored) on UTC day ``day``."""
+        cur.execute(
+            f"SELECT COUNT(*) FROM submissions WHERE task = {self.ph} AND team = {self.ph} "
+            f"AND substr(submitted_at, 1, 10) = {self.ph}",
+            (task, team, day),
+        )
+        return int(cur.fetchone()[0])
+
+    def submitted_today(self, task: str, team: str) -> tuple[int, str]:
+        """(the submissions ``team`` has stored for ``task`` on today's UTC day, that day)."""
+        day = stamp(self.now())[:10]
+
+        def read(cur: Any) -> int:
+            return self.day_count(cur, task, team, day) if self._has(cur, "submissions") else 0
+
+        return self._read(read), day
+
+    def submit(self, task: str, entries: list[Entry], per_day: int | None = None) -> list[int | str]:
+        """Store ``entries`` in one transaction, all or none: each scored one with its private scores
+        (if any), unless its team has already stored ``per_day`` submissions on the UTC day of the
+        board's clock (counted in this transaction, the entries before it included): then it is
+        stored as refused, as is an entry already refused.  Each entry's id, or its refusal's message.
         """
+        when = self.now()
+        at, day = stamp(when), stamp(when)[:10]
+        last = "last_insert_rowid()" if not self.pg else "lastval()"
+
+        def run(cur: Any) -> list[int | str]:
+            out: list[int | str] = []
+            for e in entries:
+                reason = e.refused
+                if reason is None and per_day is not None:
+                    if self.day_count(cur, task, e.team, day) >= per_day:
+                        reason = over_the_limit(e.team, day, per_day)
+                if reason is not None:
+                    cur.execute(
+                        "INSERT INTO refusals (task, team, file, submitted_at, reason) "
+                        f"VALUES ({', '.join([self.ph] * 5)})",
+                        (task, e.team, e.file, at, reason),
+                    )
+                    out.append(reason)
+                    continue
+                cur.execute(
+                    "INSERT INTO submissions (task, team, file, submitted_at, scores) "
+                    f"VALUES ({', '.join([self.ph] * 5)})",
+                    (task, e.team, e.file, at, _json(e.scores)),
+                )
+                cur.execute(f"SELECT {last}")
+                sid = int(cur.fetchone()[0])
+                if e.private is not None:
+                    cur.execute(
+                        f"INSERT INTO private_scores (submission, scores) VALUES ({self.ph}, {self.ph})",
+                        (sid, _json(e.private)),
+                    )
+                out.append(sid)
+            return out
+
+        return self._transaction(run)
+
+    def release(self, task: str) -> tuple[str, bool]:
+        """Release ``task``'s private board: (its release time, whether it was released now)."""
+
+        def run(cur: Any) -> tuple[str, bool]:
+            cur.execute(f"SELECT released_at FROM releases WHERE task = {self.ph}", (task,))
+            row = cur.fetchone()
+            if row is not None:
+                return str(row[0]), False
+            at = stamp(self.now())
+            cur.execute(f"INSERT INTO releases (task, released_at) VALUES ({self.ph}, {self.ph})", (task, at))
+            return at, True
+
+        return self._transaction(run)
+
+    def released(self, task: str) -> str | None:
+        """When ``task``'s private board was released, or None (held back)."""
+
+        def read(cur: Any) -> str | None:
+            if not self._has(cur, "releases"):
+                return None
+            cur.execute(f"SELECT released_at FROM releases WHERE task = {self.ph}", (task,))
+            row = cur.fetchone()
+            return None if row is None else str(row[0])
+
+        return self._read(read)
+
+    def choose(self, task: str, team: str, ids: list[int], most: int) -> None:
+        """Make ``ids`` (submissions of ``team`` to ``task``, at most ``most``) the team's final
+        submissions, in place of any chosen before; none: no choice (the fallback).  Refused once the
+        private board is released, and for an id that is not the team's: nothing changes then.
+        """
+        if len(set(ids)) != len(ids):
+            raise InvalidParameterError(f"board choose: submission {_twice(ids)} is named twice")
+        if len(ids) > most:
+            raise InvalidParameterError(
+                f"board choose: {len(ids)} submissions named; a team chooses at most {most} (the task's "
+                "final_submissions)"
+            )
+
+        def run(cur: Any) -> None:
+            cur.execute(f"SELECT released_at FROM releases WHERE task = {self.ph}", (task,))
+            row = cur.fetchone()
+            if row is not None:
+                raise InvalidParameterError(
+                    f"task {shown(task)}: the private board was released at {shown(str(row[0]))}; the final "
+                    "submissions cannot be chosen any more"
+                )
+            for i in ids:
+                cur.execute(
+                    f"SELECT team FROM submissions WHERE id = {self.ph} AND task = {self.ph}", (i, task)
+                )
+                found = cur.fetchone()
+                if found is None or found[0] != team:
+                    raise InvalidParameterError(
+                        f"board choose: submission {i} is not one of team {cell(team)}'s submissions to "
+                        f"task {shown(task)} (perfeval board list --team ... lists them)"
+                    )
+            cur.execute(f"DELETE FROM finals WHERE task = {self.ph} AND team = {self.ph}", (task, team))
+            at = stamp(self.now())
+            for i in ids:
+                cur.execute(
+                    "INSERT INTO finals (task, team, submission, chosen_at) "
+                    f"VALUES ({self.ph}, {self.ph}, {self.ph}, {self.ph})",
+                    (task, team, i, at),
+                )
+
+        self._transaction(run)
+
+    def _has(self, cur: Any, table: str) -> bool:
+        """Whether the database holds ``table`` (a board made before it was added has not)."""
+        if self.pg:
+            cur.execute("SELECT to_regclass(%s)", (table,))
+            return cur.fetchone()[0] is not None
+        cur.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,))
+        return cur.fetchone() is not None
+
+    def refusals(self, task: str) -> list[dict[str, Any]]:
+        """Every refused submission of ``task``, oldest first."""
+
+        def read(cur: Any) -> list[dict[str, Any]]:
+            if not self._has(cur, "refusals"):
+                return []
+            cur.execute(
+                f"SELECT team, file, submitted_at, reason FROM refusals WHERE task = {self.ph} ORDER BY id",
+                (task,),
+            )
+            return [{"team": t, "file": f, "time": w, "reason": r} for t, f, w, r in cur.fetchall()]
+
+        return self._read(read)
+
+    def entries(self, task: str, private: bool = False) -> list[dict[str, Any]]:
+        """Every stored submission of `task`, oldest first: ``id``, ``team``, ``file``, ``time``,
+        ``scores`` (the public board's, for a task with boards), ``final`` (chosen by its team); with
+        ``private``, ``private`` too (its private scores, or None).  Waits (up to `wait` seconds) for
+        a database a writer holds.  The private scores are read only when asked.
+        """
+
+        def read(cur: Any) -> list[dict[str, Any]]:
+            cur.execute(
+                f"SELECT id, team, file, submitted_at, scores FROM submissions WHERE task = {self.ph} "
+                "ORDER BY id",
+                (task,),
+            )
+            out = [
+                {"id": i, "team": t, "file": f, "time": w, "scores": json.loads(s), "final": False}
+                for i, t, f, w, s in cur.fetchall()
+            ]
+            by_id = {e["id"]: e for e in out}
+            if self._has(cur, "finals"):
+                cur.execute(f"SELECT submission FROM finals WHERE task = {self.ph}", (task,))
+                for (i,) in cur.fetchall():
+                    if i in by_id:
+                        by_id[i]["final"] = True
+            if private:
+                for e in out:
+                    e["private"] = None
+                if self._has(cur, "private_scores"):
+                    cur.execute(
+                        "SELECT p.submission, p.scores FROM private_scores p JOIN submissions s "
+                        f"ON s.id = p.submission WHERE s.task = {self.ph}",
+                        (task,),
+                    )
+                    for i, s in cur.fetchall():
+                        by_id[i]["private"] = json.loads(s)
+            return out
+
+        return self._read(read)
+
+    def _read(self, body: Callable[[Any], Any]) -> Any:
+        """``body(cursor)``, reading; retried while a writer holds the database (up to `wait` seconds)."""
         deadline = time.monotonic() + self.wait
         delay = 0.05
         while True:
             cur = self.conn.cursor()
             try:
-                cur.execute(
-                    f"SELECT team, file, submitted_at, scores FROM submissions WHERE task = {self.ph} "
-                    "ORDER BY id",
-                    (task,),
-                )
-                rows = cur.fetchall()
+                out = body(cur)
                 self._rollback()  # end the read transaction (PostgreSQL opens one)
-                return [{"team": t, "file": f, "time": w, "scores": json.loads(s)} for t, f, w, s in rows]
+                return out
             except Exception as e:
                 self._rollback()
                 if not self._transient(e):  # no submissions table: not a leaderboard
@@ -277,6 +534,15 @@ class Board:
             self.conn.close()
         except Exception:
             pass
+
+
+def _json(scores: dict[str, float]) -> str:
+    """Scores as stored: each a double by ``repr`` (read back to the same bits), a NaN as null."""
+    return json.dumps({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in scores.items()})
+
+
+def _twice(ids: list[int]) -> int:
+    return next(i for i in ids if ids.count(i) > 1)
 
 
 @dataclass
@@ -370,6 +636,35 @@ def rankings(entries: list[dict[str, Any]], directions: dict[str, str]) -> dict[
     ordered_teams = sorted(teams, key=lambda t: (mean_rank[t], first[t]))
     out["overall"] = [Standing(t, mean_rank[t], first[t], "", i + 1) for i, t in enumerate(ordered_teams)]
     return out
+
+
+def finalists(
+    entries: list[dict[str, Any]], directions: dict[str, str], most: int, by: str
+) -> list[dict[str, Any]]:
+    """Each team's final submissions, oldest first: those it chose (``final``); a team that chose
+    none: its ``most`` best by the public score of criterion ``by`` (Kaggle's rule; ties: the
+    earlier).
+    """
+    teams: dict[str, list[dict[str, Any]]] = {}
+    for e in entries:
+        teams.setdefault(e["team"], []).append(e)
+    out = []
+    for es in teams.values():
+        chosen = [e for e in es if e["final"]]
+        if not chosen:
+            chosen = sorted(es, key=lambda e: _key(directions[by], e["scores"].get(by), e["time"]))[:most]
+        out.extend(chosen)
+    return sorted(out, key=lambda e: e["id"])
+
+
+def private_rankings(
+    entries: list[dict[str, Any]], directions: dict[str, str], most: int, by: str
+) -> dict[str, list[Standing]]:
+    """The final ranking (read with ``entries(task, private=True)``): :func:`rankings` of each
+    team's :func:`finalists` by their private scores.
+    """
+    finals = finalists(entries, directions, most, by)
+    return rankings([{**e, "scores": e.get("private") or {}} for e in finals], directions)
 
 
 def check_team(team: str) -> str:

@@ -90,6 +90,8 @@ class Scores:
     why: dict[str, str] = field(default_factory=dict)  # why a score is not a number, by criterion
     #: a task with a usage column: each board's scores (``scores`` and ``why`` are the public one's)
     boards: dict[str, dict[str, float]] | None = None
+    #: refused unscored (over the task's daily limit a team): ``errors`` says why
+    refused: bool = False
 
     @property
     def ok(self) -> bool:

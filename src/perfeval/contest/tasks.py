@@ -139,6 +139,22 @@ class Task:
     columns: Columns | None = None  # a table task's columns
     #: K classes: the classes, in order (of the prediction columns, or the labels one column holds)
     classes: list[str] | None = None
+    #: a task with boards: how many submissions a team may choose for the private board
+    final_submissions: int = 2
+    #: how many submissions a team may store a UTC day (None: no limit)
+    submissions_per_day: int | None = None
+
+    @property
+    def boards(self) -> bool:
+        """A task whose key splits its rows into a public and a private board (``usage``)."""
+        return self.columns is not None and self.columns.usage is not None
+
+    @property
+    def ranked_by(self) -> str:
+        """The criterion that orders a team's submissions when it chose no final ones: the total,
+        else the first criterion.
+        """
+        return self.total["name"] if self.total else self.criteria[0].name
 
     @property
     def table(self) -> bool:
@@ -174,7 +190,18 @@ def presets() -> list[str]:
     )
 
 
-_TOP = {"name", "title", "submission", "key", "labels", "lists", "criteria", "total"}
+_TOP = {
+    "name",
+    "title",
+    "submission",
+    "key",
+    "labels",
+    "lists",
+    "criteria",
+    "total",
+    "final_submissions",
+    "submissions_per_day",
+}
 #: the keys of a table task only
 _TABLE = {"problem", "id", "prediction", "target", "group", "weight", "classes", "usage"}
 _CRITERION = {
@@ -303,7 +330,25 @@ def _task(d: dict, source: str) -> Task:
     task = Task(name, title, submission, key, criteria, lists, total, source, labels)
     if shape is not None:
         task.problem, task.columns, task.classes = shape.problem, shape.columns, shape.classes
+    if "final_submissions" in d:
+        if not task.boards:
+            ck.fail(
+                "final_submissions",
+                "a team chooses final submissions for a private board: the task needs a usage column "
+                '(usage = "Usage")',
+            )
+        task.final_submissions = _count(ck, d, "final_submissions")
+    if "submissions_per_day" in d:
+        task.submissions_per_day = _count(ck, d, "submissions_per_day")
     return task
+
+
+def _count(ck: _Checker, d: dict, name: str) -> int:
+    """A whole number >= 1."""
+    v = d[name]
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        ck.fail(name, f"expected a whole number >= 1, found {_kind(v)}")
+    return int(v)
 
 
 @dataclass
