@@ -85,7 +85,9 @@ class TableKey:
         """
         mine, theirs = self.ids, ids
         if mine.dtype.kind != theirs.dtype.kind or mine.dtype.kind not in "i":
-            mine, theirs = mine.astype(str), theirs.astype(str)
+            # text as it is (astype copies even an array of text): no copy of the submission's ids
+            mine = mine if mine.dtype.kind == "U" else mine.astype(str)
+            theirs = theirs if theirs.dtype.kind == "U" else theirs.astype(str)
         if self._sorted is None or self._sorted[0].dtype != mine.dtype:
             order = np.argsort(mine, kind="stable")
             self._sorted = (mine[order], order)
@@ -575,7 +577,19 @@ def _csv(raw: bytes, path: str, task: Task, key: TableKey, expected: list[str], 
         raise InputFormatError(f"the header is not a CSV line ({e})", source=path, line=k) from None
     _check_header(names, expected, path, k, line)
     width = line_width(task, key)
-    long, rows = _measure_lines(body, width, k)
+    long, rows, wide = _measure_lines(body, width, k, _field_caps(task, key, names))
+    if wide is not None and (long is None or wide[0] < long):
+        line_no, name, n, cap = wide
+        what = (
+            f"an id of the answer key (at most {cap} characters)"
+            if name == task.columns.id  # type: ignore[union-attr]
+            else f"a prediction (at most {cap} characters)"
+        )
+        raise InputFormatError(
+            f"column {name!r}: a field of {n:,} characters, longer than {what}; it was not read further",
+            source=path,
+            line=line_no,
+        )
     if long is not None:
         raise InputFormatError(
             f"longer than {width:,} bytes, more than a line of {','.join(expected)} can be (ids of at most "
@@ -627,11 +641,29 @@ def _read(raw: bytes, path: str, how: Options) -> Table:
         raise InputFormatError(_cut(str(e))) from None
 
 
-def _measure_lines(body: bytes, width: int, header: int) -> tuple[int | None, int]:
+def _field_caps(task: Task, key: TableKey, names: list[str]) -> dict[int, tuple[str, int]]:
+    """Each column's widest field in a valid submission, by its position in the header: the id
+    column's, the key's longest id; a prediction's, :data:`FIELD` characters (a class label: the
+    longest of the task's).  A reader keeps a column of text as wide as its widest field, for every
+    row: so a field wider than a valid one is refused before the file is parsed.
+    """
+    assert task.columns is not None
+    labels = max((len(c) for c in task.classes or ()), default=0)
+    caps = {task.columns.id: key.id_width}
+    caps.update((p, max(FIELD, labels)) for p in task.columns.prediction)
+    return {i: (n, caps[n]) for i, n in enumerate(names) if n in caps}
+
+
+def _measure_lines(
+    body: bytes, width: int, header: int, caps: dict[int, tuple[str, int]] | None = None
+) -> tuple[int | None, int, tuple[int, str, int, int] | None]:
     """(the first line but the ``header``'s longer than ``width`` bytes, or None; the lines holding
-    anything but blanks).
+    anything but blanks; the first field wider than its column's cap in ``caps`` (position ->
+    (name, characters)), as (line, name, its width, the cap), or None).  A field is cut at commas
+    (a quoted field at the commas outside its quotes) and stripped of blanks and quotes.
     """
     long = None
+    wide = None
     rows = 0
     pos, k, n = 0, 0, len(body)
     while pos < n:
@@ -643,8 +675,29 @@ def _measure_lines(body: bytes, width: int, header: int) -> tuple[int | None, in
             rows += 1
         elif body[pos:end].strip():
             rows += 1
+            if caps and wide is None and k != header:
+                wide = _wide_field(body[pos:end], k, caps)
         pos = end + 1
-    return long, rows
+    return long, rows, wide
+
+
+def _wide_field(line: bytes, k: int, caps: dict[int, tuple[str, int]]) -> tuple[int, str, int, int] | None:
+    if b'"' in line:
+        try:
+            fields = [
+                f.encode("utf-8", "surrogateescape")
+                for f in next(csv.reader([line.decode("utf-8", "surrogateescape")]), [])
+            ]
+        except csv.Error:
+            return None  # the reader says what is wrong with it
+    else:
+        fields = line.split(b",")
+    for i, (name, cap) in caps.items():
+        if i < len(fields):
+            text = fields[i].strip().strip(b'"').decode("utf-8", "replace")
+            if len(text) > cap:
+                return k, name, len(text), cap
+    return None
 
 
 #: the column pandas' to_parquet writes a data frame's index to (unless index=False): not data
@@ -708,19 +761,33 @@ def _parquet(raw: bytes, path: str, task: Task, key: TableKey, expected: list[st
         for n, t in zip(pf.schema_arrow.names, pf.schema_arrow.types, strict=True)
         if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
     ]
+    caps = {name: cap for name, cap in _field_caps(task, key, names).values()}
     try:
         if text:
+            import pyarrow.compute as pc
+
             coded = pq.ParquetFile(pa.BufferReader(raw), read_dictionary=text).read(columns=text)
             for name in text:
                 col = coded.column(name)
+                cap = caps.get(name, width)
                 for chunk in col.chunks:
                     values = chunk.dictionary if hasattr(chunk, "dictionary") else chunk
-                    longest = max((len(v) for v in values.to_pylist() if v is not None), default=0)
-                    if longest > width:
+                    # measured in Arrow (no Python string a value): a text column's longest value
+                    lengths = (
+                        pc.utf8_length(values)
+                        if pa.types.is_string(values.type)
+                        else pc.binary_length(values)
+                    )
+                    longest = pc.max(lengths).as_py() or 0
+                    if longest > cap:
                         raise InputFormatError(
-                            f"column {name!r} holds a value of {longest:,} characters, more than a "
-                            "submission "
-                            "for this key can hold; it was not read further",
+                            f"column {name!r} holds a value of {longest:,} characters, longer than "
+                            + (
+                                f"an id of the answer key (at most {cap} characters)"
+                                if name == task.columns.id  # type: ignore[union-attr]
+                                else f"a submission's field can be (at most {cap})"
+                            )
+                            + "; it was not read further",
                             source=path,
                         )
     except InputFormatError:
@@ -896,6 +963,8 @@ def _submitted_ids(frame: _Frame, name: str, found: _Found) -> np.ndarray:
             ),
         )
         return np.full(len(col), "", dtype=str)
+    if col.dtype.kind == "U":  # the reader's text column: as it is, no copy
+        return col
     return np.asarray([str(v) for v in col.tolist()], dtype=str)
 
 
