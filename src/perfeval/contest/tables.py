@@ -338,7 +338,15 @@ def _key_ids(frame: _Frame, name: str, unique: bool = True) -> np.ndarray:
             f"column {name!r}: ids are integers or text, not floating-point numbers", source=frame.source
         )
     else:
-        col = np.asarray([str(v) for v in col.tolist()], dtype=str)
+        values = col.tolist()
+        nan = [i for i, v in enumerate(values) if isinstance(v, float) and math.isnan(v)]
+        if nan:  # pandas' missing value in a column of text: not an id (nor the group "nan")
+            raise InputFormatError(
+                f"column {name!r}: a missing value (NaN; every row of the key needs its {name!r})",
+                source=frame.source,
+                **frame.at(nan[0]),
+            )
+        col = np.asarray([str(v) for v in values], dtype=str)
     if unique and len(col):
         order = np.argsort(col, kind="stable")
         same = np.flatnonzero(col[order][1:] == col[order][:-1])
@@ -423,23 +431,52 @@ def _label_text(v: Any) -> str:
 def _key_dry_run(key: TableKey, task: Task) -> None:
     """Every criterion computed once on the key with a neutral prediction: what ``evaluate`` refuses
     in the key (targets of three values for a binary measure, negative grades) is the key's error
-    now, not each submission's later.
+    now, not each submission's later.  A criterion with no number for the neutral prediction is
+    computed again with a varied one: no number for either (one class only, in the key or in a
+    board's rows) is the key's error too, said to the organizer now rather than to every team as
+    its submission's (a team would learn something of the key from it).  With boards (``usage``),
+    each board's rows are tried alone too.
     """
-    joined = Joined(key.y, _neutral(task, key.rows), key.groups, key.weights)
-    for c in task.criteria:
-        try:
-            measure_result(
-                task.problem or "",
-                c.measure or "",
-                joined,
-                dialect=c.dialect,
-                classes=_names(task),
-                rescale=c.rescale,
-            )
-        except PerfError as e:  # the organiser's: said whole (nothing of a key reaches a team here)
-            raise InputFormatError(
-                f"the answer key cannot be scored by criterion {c.name!r}: {e}", source=key.source
-            ) from None
+    parts: list[tuple[str, np.ndarray | None]] = [("", None)]
+    if key.usage is not None:
+        parts += [(f" (its {b} board's rows)", key.usage == b) for b in ("public", "private")]
+    for where, rows in parts:
+        y, g, w = key.y, key.groups, key.weights
+        if rows is not None:
+            y, g, w = y[rows], None if g is None else g[rows], None if w is None else w[rows]
+        for c in task.criteria:
+            for pred in (_neutral(task, len(y)), _varied(task, len(y))):
+                try:
+                    result = measure_result(
+                        task.problem or "",
+                        c.measure or "",
+                        Joined(y, pred, g, w),
+                        dialect=c.dialect,
+                        classes=_names(task),
+                        rescale=c.rescale,
+                    )
+                except PerfError as e:  # the organiser's: said whole (nothing of a key reaches a team here)
+                    raise InputFormatError(
+                        f"the answer key{where} cannot be scored by criterion {c.name!r}: {e}",
+                        source=key.source,
+                    ) from None
+                if math.isfinite(result.value):
+                    break
+            else:
+                raise InputFormatError(
+                    f"the answer key{where} gives criterion {c.name!r} no number whatever the predictions "
+                    f"({why_no_number(result)})",
+                    source=key.source,
+                )
+
+
+def _varied(task: Task, n: int) -> np.ndarray:
+    """A prediction of the task's shape whose values differ (a seeded draw in (0, 1))."""
+    rng = np.random.default_rng(0)
+    width = len(task.classes or ()) if task.problem == "classes" else len(_names(task) or [0])
+    if task.problem in ("classes", "labels"):
+        return 0.01 + 0.98 * rng.random((n, width))
+    return 0.01 + 0.98 * rng.random(n)
 
 
 def _neutral(task: Task, n: int) -> np.ndarray:
