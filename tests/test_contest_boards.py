@@ -16,6 +16,7 @@ from conftest import run_cli
 from perfeval.contest import board as board_mod
 from perfeval.contest import score_submission
 from perfeval.contest.board import Board, Entry
+from perfeval.exceptions import InvalidParameterError
 
 TASK = (
     'name = "t"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "row_id"\n'
@@ -341,3 +342,33 @@ def test_the_limit_holds_between_scorers_that_checked_at_once(tmp_path):
     assert [x["file"] for x in one.refusals("t")] == ["y.csv"]
     one.close()
     two.close()
+
+
+@pytest.mark.parametrize("where", ["sqlite", "postgresql"])
+def test_the_boards_tables_on_both_databases(tmp_path, where, request):
+    """The daily limit, the private scores, the release and the choices, on SQLite and PostgreSQL
+    (a throwaway server): the same answers."""
+    url = request.getfixturevalue("postgres_url") if where == "postgresql" else str(tmp_path / "b.sqlite")
+    clock = Clock(dt.datetime(2026, 3, 1, 23, 59, tzinfo=dt.timezone.utc))
+    b = Board(url, clock=clock)
+    assert b.released("t") is None and b.submitted_today("t", "a") == (0, "2026-03-01")
+    out = b.submit(
+        "t",
+        [Entry("a", f"{k}.csv", {"auc": 0.5 + k / 10}, {"auc": 0.25 + k / 100}) for k in range(3)],
+        per_day=2,
+    )
+    assert out[:2] == [1, 2] and isinstance(out[2], str) and "on 2026-03-01 (UTC)" in out[2]
+    clock.at = dt.datetime(2026, 3, 2, 0, 0, tzinfo=dt.timezone.utc)
+    assert b.submitted_today("t", "a") == (0, "2026-03-02")
+    assert b.submit("t", [Entry("a", "late.csv", {"auc": 0.125}, {"auc": 0.875})], per_day=2) == [3]
+    with pytest.raises(InvalidParameterError, match="not one of team b's"):
+        b.choose("t", "b", [1], 2)
+    b.choose("t", "a", [2, 3], 2)
+    assert [e["id"] for e in b.entries("t") if e["final"]] == [2, 3] and "private" not in b.entries("t")[0]
+    assert b.release("t")[1] is True and b.release("t")[1] is False and b.released("t") is not None
+    with pytest.raises(InvalidParameterError, match="cannot be chosen any more"):
+        b.choose("t", "a", [1], 2)
+    got = b.entries("t", private=True)
+    assert [e["private"] for e in got] == [{"auc": 0.25}, {"auc": 0.26}, {"auc": 0.875}]
+    assert [r["file"] for r in b.refusals("t")] == ["2.csv"]
+    b.close()
