@@ -696,11 +696,9 @@ def _measure_lines(
 ) -> tuple[int | None, int, tuple[int, str, int, int] | None]:
     """(the first line but the ``header``'s longer than ``width`` bytes, or None; the lines holding
     anything but blanks; the first field wider than its column's cap in ``caps`` (position ->
-    (name, characters)), as (line, name, its width, the cap), or None).  A field is cut at commas
-    (a quoted field at the commas outside its quotes) and stripped of blanks and quotes.
+    (name, characters)), as (line, name, its width, the cap), or None: :func:`_wide_fields`).
     """
     long = None
-    wide = None
     rows = 0
     pos, k, n = 0, 0, len(body)
     while pos < n:
@@ -712,10 +710,61 @@ def _measure_lines(
             rows += 1
         elif body[pos:end].strip():
             rows += 1
-            if caps and wide is None and k != header:
-                wide = _wide_field(body[pos:end], k, caps)
         pos = end + 1
-    return long, rows, wide
+    return long, rows, _wide_fields(body, header, caps) if caps else None
+
+
+#: the bytes of a submission :func:`_wide_fields` measures at once (its arrays: a few times this)
+_CHUNK = 1 << 18
+
+
+def _wide_fields(
+    body: bytes, header: int, caps: dict[int, tuple[str, int]]
+) -> tuple[int, str, int, int] | None:
+    """The first field (not the ``header``'s line) wider than its column's cap: (line, name, its
+    width in characters, the cap), or None.  Fields are measured by numpy between commas and line
+    ends, a chunk of lines at a time (so memory stays a few times :data:`_CHUNK`, however many
+    commas junk holds); a line with a field longer than its cap in bytes, or with a quote (a quoted
+    field may hold commas), is then measured as the CSV reader cuts it (:func:`_wide_field`).
+    """
+    top = max(cap for _, cap in caps.values())  # a field beyond the columns: the widest cap
+    limits = np.full(max(caps) + 1, top, np.int64)
+    for i, (_, cap) in caps.items():
+        limits[i] = cap  # in bytes: at least its characters (a line with quotes is measured anyway)
+    n, pos, line0 = len(body), 0, 1  # line0: the line the chunk starts on
+    while pos < n:
+        end = body.rfind(b"\n", pos, pos + _CHUNK) if pos + _CHUNK < n else n - 1
+        if end < pos:  # one line longer than a chunk: to its end
+            end = body.find(b"\n", pos + _CHUNK)
+            end = n - 1 if end < 0 else end
+        arr = np.frombuffer(body, np.uint8, end + 1 - pos, pos)
+        nls = np.flatnonzero(arr == 10).astype(np.int32)
+        cuts = np.flatnonzero((arr == 44) | (arr == 10)).astype(np.int32)
+        ends = np.append(cuts, np.int32(len(arr)))
+        starts = np.empty_like(ends)
+        starts[0] = 0
+        starts[1:] = ends[:-1] + 1
+        first = np.empty(len(ends), bool)
+        first[0] = True
+        first[1:] = arr[cuts] == 10
+        idx = np.arange(len(ends), dtype=np.int32)
+        field = idx - np.maximum.accumulate(np.where(first, idx, 0))
+        bound = limits[np.minimum(field, len(limits) - 1)]
+        bound[field >= len(limits)] = top
+        del idx, first, field
+        suspects = np.searchsorted(nls, starts[(ends - starts) > bound]) + line0
+        quoted = np.searchsorted(nls, np.flatnonzero(arr == 34)) + line0
+        for k in np.union1d(suspects, quoted).tolist():
+            if k == header:
+                continue
+            a = 0 if k == line0 else int(nls[k - line0 - 1]) + 1
+            b = int(nls[k - line0]) if k - line0 < len(nls) else len(arr)
+            hit = _wide_field(bytes(arr[a:b]), k, caps)
+            if hit is not None:
+                return hit
+        line0 += len(nls)
+        pos = end + 1
+    return None
 
 
 def _wide_field(line: bytes, k: int, caps: dict[int, tuple[str, int]]) -> tuple[int, str, int, int] | None:
