@@ -321,6 +321,13 @@ def test_the_daily_limit_counts_a_teams_submissions_in_a_utc_day(tmp_path, capsy
         subs[f"good_public_{k}"] for k in (2, 1, 0)
     ]
     assert "refused" in out.splitlines()[3] and "refused" not in out.splitlines()[2]
+    # a rejected submission (a problem in the file) does not count: one rejected, then two scored
+    clock.at = dt.datetime(2026, 3, 3, 12, tzinfo=dt.timezone.utc)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("row_id,p\n500,0.5\n")
+    argv = ["score", "--key", key, "--task", task, str(bad), subs["good_public_0"], subs["good_public_1"]]
+    code, out, err = _cli(capsys, *argv, "--team", "a", "--format", "json")
+    assert code == 1 and [r["ok"] for r in json.loads(out)] == [False, True, True] and "per_day" not in err
     # a day in another time zone is the UTC day: 01:00 in Paris on March 2 is March 2, 00:00 UTC
     clock.at = dt.datetime(2026, 3, 2, 1, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
     code, out, err = _cli(capsys, "score", "--key", key, "--task", task, subs["good_public_0"], "--team", "a")

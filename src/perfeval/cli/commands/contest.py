@@ -120,7 +120,7 @@ def _score_all(args: Any, task: Task, key: Any, board: Board | None, teams: list
     limit today (checked again when it is stored: :meth:`Board.submit`).
     """
     results = []
-    seen: dict[str, int] = {}  # this command's submissions a team
+    seen: dict[str, int] = {}  # this command's scored submissions a team (a rejected one counts not)
     limit = task.submissions_per_day
     for sub, who in zip(args.submissions, teams, strict=True):
         if board is not None and limit is not None:
@@ -128,8 +128,9 @@ def _score_all(args: Any, task: Task, key: Any, board: Board | None, teams: list
             if done + seen.get(who, 0) >= limit:
                 results.append(_refused(sub, over_the_limit(who, day, limit)))
                 continue
-            seen[who] = seen.get(who, 0) + 1
         results.append(score_submission(task, key, sub, follow_links=args.follow_links))
+        if results[-1].ok:
+            seen[who] = seen.get(who, 0) + 1
     return results
 
 
