@@ -418,3 +418,23 @@ def test_a_float_slice_column_is_refused_in_words_for_slices(tmp_path, capsys, h
     assert "ids must be" not in err
     code, _, err = run_cli([*base, "--group", "g"], capsys)
     assert code == 1 and "ids must be integers or text" in err and "a slice" not in err
+
+
+def test_intersections_of_more_than_ten_columns_are_one_line(tmp_path, capsys):
+    cols = [f"c{i}" for i in range(11)]
+    rows = [",".join(["y", "p", *cols])]
+    rows += [
+        ",".join([str(k % 2), f"{(k * 37 % 100) / 100}", *[str((k >> i) % 2) for i in range(11)]])
+        for k in range(30)
+    ]
+    p = tmp_path / "wide.csv"
+    p.write_text("\n".join(rows) + "\n")
+    for command in ("eval", "report"):
+        code, out, err = run_cli(
+            [command, str(p), "--target", "y", "--score", "p", "--by", ",".join(cols), "--intersections",
+             "-m", "roc", *(["-o", str(tmp_path / "r.html")] if command == "report" else [])],
+            capsys,
+        )  # fmt: skip
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+        assert "--intersections of 11 --by columns would make 2,047 slicings" in err and "at most 10" in err
+    assert not (tmp_path / "r.html").exists()

@@ -699,3 +699,30 @@ def test_an_infinite_gap_in_json_says_its_sign_not_a_ratio_of_0_to_0():
     for method in ("between_groups", "to_overall"):
         assert "infinity minus infinity" in g[method]["difference_why_null"]
         assert "of infinity to infinity" in g[method]["ratio_why_null"]
+
+
+def test_intersections_of_more_than_ten_columns_are_refused_before_any_is_made():
+    """2^k - 1 slicings of k columns: beyond 2^10 one line says how many and how to name the
+    intersections wanted; ten columns (1,023 slicings) and named intersections of eleven are made."""
+    rng = np.random.default_rng(0)
+    n = 40
+    y, s = rng.integers(0, 2, n), rng.random(n)
+    by = {f"c{i}": rng.integers(0, 2, n) for i in range(11)}
+    with pytest.raises(InvalidParameterError) as e:
+        perfeval.evaluate(y, s, measures=["roc"], by=by, intersections=True)
+    said = str(e.value)
+    assert "intersections of 11 columns would make 2,047 slicings" in said and "more than 1,024" in said
+    assert "by=['c0', ('c0', 'c1')]" in said and "\n" not in said
+    with pytest.raises(InvalidParameterError, match="would make 2,047 slicings"):
+        perfeval.Metric(measures=["roc"], by=list(by), intersections=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        r = perfeval.evaluate(
+            y, s, measures=["roc"], by={k: by[k] for k in list(by)[:10]}, intersections=True
+        )
+        assert len(r.slices.slicings) == 1023
+        frame = pd.DataFrame(by)
+        r = perfeval.evaluate(
+            frame.assign(y=y, s=s), target="y", score="s", measures=["roc"], by=[*by, ("c0", "c10")]
+        )
+        assert r.slices.names[-1] == "c0 x c10" and len(r.slices.slicings) == 12

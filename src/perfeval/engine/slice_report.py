@@ -70,6 +70,39 @@ def check_options(intersections: Any, min_size: Any, missing: Any) -> None:
         raise InvalidParameterError(f"`min_size` must be a whole number >= 1 (cases), got {min_size!r}")
 
 
+#: ``intersections=True`` (``--intersections``) makes at most this many slicings (2^10: each of 10
+#: columns and every intersection of 2 to 10 of them); each slicing holds a code a row and its slices'
+#: values, so the 2^k - 1 slicings of k columns grow past any memory: name the intersections wanted
+MAX_SLICINGS = 1024
+
+
+def _check_intersections(wanted: list[tuple[str, ...]], singles: list[str]) -> None:
+    """Refuse ``intersections`` that would make more than :data:`MAX_SLICINGS` slicings, in one line
+    saying how many, before any is made.
+    """
+    k = len(singles)
+    if k <= 10:  # 2^10 - 1 with the columns alone, and the explicit ones: counted exactly below
+        return
+    position = {c: i for i, c in enumerate(singles)}
+    unique = set(wanted)
+    # the explicit intersections that --intersections makes too (its columns in the same order)
+    made_too = sum(
+        1
+        for w in unique
+        if len(w) > 1
+        and all(c in position for c in w)
+        and [position[c] for c in w] == sorted(position[c] for c in w)
+    )
+    n = len(unique) + (2**k - 1 - k) - made_too
+    if n > MAX_SLICINGS:
+        raise InvalidParameterError(
+            f"intersections of {k} columns would make {n:,} slicings (each column and every intersection of "
+            f"2 to {k} of them), more than {MAX_SLICINGS:,} (2^10): name the intersections wanted, "
+            f"by=[{singles[0]!r}, ({singles[0]!r}, {singles[1]!r})] (each tuple one intersection), or "
+            "fewer columns"
+        )
+
+
 def asked(
     wanted: list[tuple[str, ...]], intersections: Any, min_size: Any
 ) -> tuple[list[tuple[str, ...]], int | None]:
@@ -80,6 +113,7 @@ def asked(
     wanted = list(wanted)
     if intersections:
         singles = [w[0] for w in wanted if len(w) == 1]
+        _check_intersections(wanted, singles)
         for k in range(2, len(singles) + 1):
             wanted += [tuple(c) for c in itertools.combinations(singles, k)]
     unique = list(dict.fromkeys(wanted))  # a slicing asked twice is one
