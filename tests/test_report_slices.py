@@ -378,16 +378,64 @@ def test_a_missing_slice_value_is_named_by_its_line_or_made_a_slice(tmp_path, ca
     assert sorted(row["_attrs"]["data-slice"] for row in rows) == ["<missing>", "a", "b"]
 
 
-def test_the_report_of_k_classes_says_by_is_evals(tmp_path, capsys):
+def test_the_report_of_k_classes_by_slice_is_evals(tmp_path, capsys):
+    """`perfeval report --by` of K classes: each slicing's table, gaps and forest plot, the numbers of
+    evaluate(y, S, classes=, by=) (eval --by's), sorted by the first measure's gap; no ROC curve by
+    slice (a score column a class) nor fairlearn's binary metrics; --ci still eval's."""
+    rng = np.random.default_rng(11)
+    n = 240
+    y = rng.choice(["cat", "dog", "bird"], n)
+    s = rng.dirichlet([1.0, 1.0, 1.0], n).round(3)
+    s[:, 2] = (1 - s[:, 0] - s[:, 1]).round(3)
+    region = rng.choice(["n", "s", "e", "w"], n, p=[0.4, 0.3, 0.28, 0.02])
+    w = rng.integers(0, 3, n)
+    frame = pd.DataFrame({"y": y, "cat": s[:, 0], "dog": s[:, 1], "bird": s[:, 2], "region": region, "w": w})
     p = tmp_path / "k.csv"
-    p.write_text("y,a,b,c,site\n0,0.6,0.3,0.1,x\n1,0.2,0.7,0.1,y\n2,0.1,0.2,0.7,x\n")
-    code, _, err = run_cli(
-        ["report", str(p), "--target", "y", "--score", "a,b,c", "--classes", "0,1,2", "--by", "site",
-         "-o", str(tmp_path / "r.html")],
-        capsys,
-    )  # fmt: skip
-    assert code == 2 and "--by does not apply to the report of K classes" in err
-    assert "`perfeval eval --by` gives the slices of K classes" in err
+    frame.to_csv(p, index=False)
+    out = tmp_path / "r.html"
+    argv = ["report", str(p), "--target", "y", "--score", "cat,dog,bird", "--weight", "w", "--by", "region",
+            "--min-size", "20", "-m", "roc_ovr,acc_mc,logloss_mc", "-o", str(out)]  # fmt: skip
+    code, _, err = run_cli(argv, capsys)
+    assert code == 0, err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = perfeval.evaluate(frame["y"], s, classes=["cat", "dog", "bird"], sample_weight=w,
+                              measures=["roc_ovr", "acc_mc", "logloss_mc"], by={"region": region},
+                              min_size=20)  # fmt: skip
+    page = parse(out.read_text(encoding="utf-8"))
+    (sl,) = r.slices.slicings
+    first = r.slices.measures[0]
+    assert first == "ROC_OVR:average=macro"
+    rows = page.slices("model", "region")
+    vals = np.asarray(sl.values.values[first])
+    defined = [i for i in range(len(sl)) if not math.isnan(vals[i])]
+    want = sorted(defined, key=lambda i: (vals[i] - r[first], i)) + [
+        i for i in range(len(sl)) if i not in defined
+    ]
+    assert len(defined) < len(sl)  # the small slice lacks a class: its one-vs-rest area is undefined
+    assert [row["_attrs"]["data-slice"] for row in rows] == [sl.keys[i] for i in want]
+    for row, i in zip(rows, want, strict=True):
+        assert row["cases"] == f"{int(sl.values.cases[i]):,}" and "positives" not in row
+        for m in r.slices.measures:
+            assert row[m] == six(float(sl.values.values[m][i])), (i, m)
+        assert row["gap"] == ("undefined" if math.isnan(vals[i]) else f"{vals[i] - r[first]:+.6f}")
+        why = sl.values.reasons.get(first, {}).get(i)
+        assert (why is None) == math.isfinite(vals[i]) and (why is None or why.rstrip(".") in row["why"])
+        assert row["slice"].endswith("*") == bool(sl.values.cases[i] < 20)
+    cells = page.cells("slice-gaps", "model", "region")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for m in r.slices.measures:
+            for method in ("between_groups", "to_overall"):
+                assert cells[(m, f"difference-{method}")] == six(
+                    r.slices.difference(m, "region", method=method)
+                )
+                assert cells[(m, f"ratio-{method}")] == six(r.slices.ratio(m, "region", method=method))
+    kinds = [img["data-kind"] for img in page.images]
+    assert kinds.count("slices-forest") == 1 and "slices-roc" not in kinds
+    assert ("fairness", "model", "region") not in page.tables
+    code, _, err = run_cli([*argv, "--ci", "0.95"], capsys)
+    assert code == 2 and "--ci does not apply to the report of K classes" in err
 
 
 def test_the_builder_takes_the_columns_not_their_names():

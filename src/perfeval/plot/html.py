@@ -1300,7 +1300,7 @@ def _slice_figures(
         )
     ]
     worst = [i for i in order.tolist() if not math.isnan(every[i])][:CURVE_SLICES]
-    if worst:
+    if worst and coded is not None:  # binary scores: the worst slices' ROC curves (K classes: none)
         members = {_slice_text(s.keys[i]) + ("*" if s.flagged[i] else ""): coded.codes == i for i in worst}
         fig = slice_curves(
             y, score, members, sample_weight=w, threshold=threshold, overall="every case",
@@ -1366,8 +1366,9 @@ def _slices_section(
     to the overall value (worst first), the gaps, fairlearn's fairness metrics at the threshold, a
     forest plot of the first measure's values and the ROC curves of the worst slices beside the
     curve over every case.  ``slicings``: each slicing's keys and rows' codes, in the order of the
-    reports' slicings.  ``cis``: each model's :func:`perfeval.stats.slice_ci` (the intervals and
-    tests in the tables, the lines of the forest plot), or none.
+    reports' slicings (empty for K classes: the tables, the gaps and the forest plot alone).
+    ``cis``: each model's :func:`perfeval.stats.slice_ci` (the intervals and tests in the tables, the
+    lines of the forest plot), or none.
     """
     esc = _esc
     cis = cis or {}
@@ -1378,10 +1379,11 @@ def _slices_section(
         sl = rep.slices
         first = sl.measures[0]
         c = cis.get(name)
-        for k, (s, coded) in enumerate(zip(sl.slicings, slicings, strict=True)):
+        for k, s in enumerate(sl.slicings):
             iv = None if c is None else c.slicings[k]
             assert iv is None or iv.name == s.name
-            assert coded.name == s.name and coded.keys == s.keys  # one coding of the same columns
+            coded = slicings[k] if slicings else None  # K classes: no curve nor fairness, no coding
+            assert coded is None or (coded.name == s.name and coded.keys == s.keys)  # one coding
             order, gaps = _slice_order(s.values.values[first], float(sl.overall[first]), sl.directions[first])
             said = f"{len(s):,} slice{'s' if len(s) != 1 else ''}"
             if sl.min_size is not None:
@@ -1401,7 +1403,7 @@ def _slices_section(
             left_out = c is not None and c.skip_flagged and bool(np.any(s.flagged))
             level = 0.95 if c is None else c.level
             parts.append(_slice_gaps(sl, s, name, iv, level, left_out))
-            if s.values.positives is not None:
+            if s.values.positives is not None and coded is not None:
                 parts.append(_fairness(y, models[name], w, threshold, coded, s.values, where))
             how = "" if c is None else f"{c.level * 100:g}% interval"
             parts += _slice_figures(y, models[name], w, threshold, sl, s, coded, order, grouped, iv, how)
@@ -1658,7 +1660,10 @@ def build_classes(
     Returns
     -------
     str
-        One self-contained HTML page (images embedded, no script, no network).
+        One self-contained HTML page (images embedded, no script, no network).  A report made with
+        ``by=`` (``perfeval report --by``) gets a slices section: each slicing's table of every
+        measure by slice sorted by the first measure's gap to the overall value, the gaps and the
+        forest plot of the first measure (docs/slices.md, "In the report").
     """
     import matplotlib
 
@@ -1673,10 +1678,12 @@ def build_classes(
         )
     classes = list(report.params["classes"])
     confusion = np.asarray(summary.confusion, dtype=np.float64)
+    sliced = getattr(report, "slices", None) is not None
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>perfeval report</title><style>{CSS}{CLASS_CSS}</style></head><body>",
+        f"<title>perfeval report</title><style>{CSS}{CLASS_CSS}{SLICE_CSS if sliced else ''}</style>"
+        "</head><body>",
         "<h1>Evaluation report</h1>",
         f"<p class='meta'>perfeval {__version__} &middot; "
         f"{_esc(_dt.datetime.now().isoformat(timespec='seconds'))}"
@@ -1692,6 +1699,8 @@ def build_classes(
         f"<p class='meta signature'>Signature: <code>{_esc(str(report.signature))}</code></p>",
     ]
     parts += _class_table(report, summary, classes)
+    if sliced:  # the slices' tables, gaps and forest plots (no score curve of K classes by slice)
+        parts += _slices_section(None, {"model": None}, None, 0.5, {"model": report}, [], 500, False)
     parts += [
         "<h2>Plots</h2>",
         "<div class='plots'>",
