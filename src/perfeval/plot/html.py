@@ -1247,7 +1247,7 @@ def _fairness(y: np.ndarray, s: Any, w: Any, threshold: float, coded: Any, sv: A
 
 
 def _slice_figures(
-    y: np.ndarray,
+    y: np.ndarray | None,
     score: Any,
     w: Any,
     threshold: float,
@@ -1352,7 +1352,7 @@ def _slices_intro(sl: Any, grouped: bool) -> str:
 
 
 def _slices_section(
-    y: np.ndarray,
+    y: np.ndarray | None,
     models: dict[str, Any],
     w: Any,
     threshold: float,
@@ -1403,7 +1403,7 @@ def _slices_section(
             left_out = c is not None and c.skip_flagged and bool(np.any(s.flagged))
             level = 0.95 if c is None else c.level
             parts.append(_slice_gaps(sl, s, name, iv, level, left_out))
-            if s.values.positives is not None and coded is not None:
+            if s.values.positives is not None and coded is not None and y is not None:
                 parts.append(_fairness(y, models[name], w, threshold, coded, s.values, where))
             how = "" if c is None else f"{c.level * 100:g}% interval"
             parts += _slice_figures(y, models[name], w, threshold, sl, s, coded, order, grouped, iv, how)
