@@ -936,10 +936,13 @@ def _slice_intervals(
     }
 
 
-def _bracket(low: float, high: float) -> str:
-    """An interval under its value: ``[low, high]``, or that there is none."""
+def _bracket(low: float, high: float, why: str | None = None) -> str:
+    """An interval under its value: ``[low, high]``, or that there is none (``why``: its reason, shown
+    where the pointer rests).
+    """
     if math.isnan(low) or math.isnan(high):
-        return "<br><span class='ci undef'>[no interval]</span>"
+        title = f" title='{_esc(why)}'" if why else ""
+        return f"<br><span class='ci undef'{title}>[no interval]</span>"
     return f"<br><span class='ci'>[{_fmt(low)}, {_fmt(high)}]</span>"
 
 
@@ -1128,7 +1131,7 @@ def _gap_interval(value: float, d: dict[str, Any], left_out: bool, worst: bool =
     est = float(d["estimate"])
     same = (math.isnan(value) and math.isnan(est)) or value == est
     if same or not left_out:
-        return _bracket(float(d["low"]), float(d["high"]))
+        return _bracket(float(d["low"]), float(d["high"]), d.get("why"))
     of = f"{_esc(_slice_text(d['slice']))} " if worst and d.get("slice") is not None else ""
     return f"<br><span class='ci'>without the flagged: {of}{_fmt(est)}</span>" + _bracket(
         float(d["low"]), float(d["high"])
