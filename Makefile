@@ -80,7 +80,7 @@ report-sample: $(BIN)/perf
 # the report's slices section of docs/slices.md's sample, as headless Chromium draws it
 report-slices: $(BIN)/perf
 	cd docs/examples/slices && $(CURDIR)/$(BIN)/perfeval report applicants.csv --target repaid --score score \
-	  --by region --min-size 50 -m roc,ap,acc,selrate -o /tmp/perfeval-report-slices.html
+	  --by region --min-size 50 -m roc,ap,acc,selrate --ci 0.95 -o /tmp/perfeval-report-slices.html
 	$(BIN)/python docs/examples/slices/screenshot.py /tmp/perfeval-report-slices.html docs/images/report-slices.png
 
 bench: $(BIN)/perf

@@ -378,16 +378,64 @@ def test_a_missing_slice_value_is_named_by_its_line_or_made_a_slice(tmp_path, ca
     assert sorted(row["_attrs"]["data-slice"] for row in rows) == ["<missing>", "a", "b"]
 
 
-def test_the_report_of_k_classes_says_by_is_evals(tmp_path, capsys):
+def test_the_report_of_k_classes_by_slice_is_evals(tmp_path, capsys):
+    """`perfeval report --by` of K classes: each slicing's table, gaps and forest plot, the numbers of
+    evaluate(y, S, classes=, by=) (eval --by's), sorted by the first measure's gap; no ROC curve by
+    slice (a score column a class) nor fairlearn's binary metrics; --ci still eval's."""
+    rng = np.random.default_rng(11)
+    n = 240
+    y = rng.choice(["cat", "dog", "bird"], n)
+    s = rng.dirichlet([1.0, 1.0, 1.0], n).round(3)
+    s[:, 2] = (1 - s[:, 0] - s[:, 1]).round(3)
+    region = rng.choice(["n", "s", "e", "w"], n, p=[0.4, 0.3, 0.28, 0.02])
+    w = rng.integers(0, 3, n)
+    frame = pd.DataFrame({"y": y, "cat": s[:, 0], "dog": s[:, 1], "bird": s[:, 2], "region": region, "w": w})
     p = tmp_path / "k.csv"
-    p.write_text("y,a,b,c,site\n0,0.6,0.3,0.1,x\n1,0.2,0.7,0.1,y\n2,0.1,0.2,0.7,x\n")
-    code, _, err = run_cli(
-        ["report", str(p), "--target", "y", "--score", "a,b,c", "--classes", "0,1,2", "--by", "site",
-         "-o", str(tmp_path / "r.html")],
-        capsys,
-    )  # fmt: skip
-    assert code == 2 and "--by does not apply to the report of K classes" in err
-    assert "`perfeval eval --by` gives the slices of K classes" in err
+    frame.to_csv(p, index=False)
+    out = tmp_path / "r.html"
+    argv = ["report", str(p), "--target", "y", "--score", "cat,dog,bird", "--weight", "w", "--by", "region",
+            "--min-size", "20", "-m", "roc_ovr,acc_mc,logloss_mc", "-o", str(out)]  # fmt: skip
+    code, _, err = run_cli(argv, capsys)
+    assert code == 0, err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = perfeval.evaluate(frame["y"], s, classes=["cat", "dog", "bird"], sample_weight=w,
+                              measures=["roc_ovr", "acc_mc", "logloss_mc"], by={"region": region},
+                              min_size=20)  # fmt: skip
+    page = parse(out.read_text(encoding="utf-8"))
+    (sl,) = r.slices.slicings
+    first = r.slices.measures[0]
+    assert first == "ROC_OVR:average=macro"
+    rows = page.slices("model", "region")
+    vals = np.asarray(sl.values.values[first])
+    defined = [i for i in range(len(sl)) if not math.isnan(vals[i])]
+    want = sorted(defined, key=lambda i: (vals[i] - r[first], i)) + [
+        i for i in range(len(sl)) if i not in defined
+    ]
+    assert len(defined) < len(sl)  # the small slice lacks a class: its one-vs-rest area is undefined
+    assert [row["_attrs"]["data-slice"] for row in rows] == [sl.keys[i] for i in want]
+    for row, i in zip(rows, want, strict=True):
+        assert row["cases"] == f"{int(sl.values.cases[i]):,}" and "positives" not in row
+        for m in r.slices.measures:
+            assert row[m] == six(float(sl.values.values[m][i])), (i, m)
+        assert row["gap"] == ("undefined" if math.isnan(vals[i]) else f"{vals[i] - r[first]:+.6f}")
+        why = sl.values.reasons.get(first, {}).get(i)
+        assert (why is None) == math.isfinite(vals[i]) and (why is None or why.rstrip(".") in row["why"])
+        assert row["slice"].endswith("*") == bool(sl.values.cases[i] < 20)
+    cells = page.cells("slice-gaps", "model", "region")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for m in r.slices.measures:
+            for method in ("between_groups", "to_overall"):
+                assert cells[(m, f"difference-{method}")] == six(
+                    r.slices.difference(m, "region", method=method)
+                )
+                assert cells[(m, f"ratio-{method}")] == six(r.slices.ratio(m, "region", method=method))
+    kinds = [img["data-kind"] for img in page.images]
+    assert kinds.count("slices-forest") == 1 and "slices-roc" not in kinds
+    assert ("fairness", "model", "region") not in page.tables
+    code, _, err = run_cli([*argv, "--ci", "0.95"], capsys)
+    assert code == 2 and "--ci does not apply to the report of K classes" in err
 
 
 def test_the_builder_takes_the_columns_not_their_names():
@@ -404,3 +452,138 @@ def test_slice_names_are_escaped_in_the_page():
     text = build(y, {"m": s}, measures=["roc"], by={"site": site})
     assert "<b>x</b>" not in text and "&lt;b&gt;x&lt;/b&gt;" in text
     assert re.search(r"data-slice='q&#x27;z'", text)
+
+
+# -- with --ci: the slices' intervals and tests (perfeval.stats.slice_ci) ------------------------------
+def bracket(low: float, high: float) -> str:
+    return "[no interval]" if math.isnan(low) or math.isnan(high) else f"[{six(low)}, {six(high)}]"
+
+
+def p_text(p: float, bound: bool) -> str:
+    return "undefined" if math.isnan(p) else ("\u2264" if bound else "") + f"{p:.4g}"
+
+
+@pytest.fixture(scope="module")
+def ci_page(tmp_path_factory):
+    out = tmp_path_factory.mktemp("slices-ci") / "r.html"
+    from perfeval.cli.main import main
+    from perfeval.stats import slice_ci
+
+    args = ["report", str(SAMPLE), "--target", "repaid", "--score", "score", "--by", "region,age"]
+    args += ["--min-size", "50", "-m", "roc,ap,acc", "--ci", "0.95", "--n-boot", "200", "-o", str(out)]
+    assert main(args) == 0
+    r = library(pd.read_csv(SAMPLE), ["region", "age"], target="repaid", score="score",
+                measures=["roc", "ap", "acc"], min_size=50)  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = slice_ci(r, n_boot=200, seed=0, level=0.95, skip_flagged=True)
+    return out.read_text(encoding="utf-8"), r, c
+
+
+def test_with_ci_each_slice_has_slice_cis_interval_and_test(ci_page):
+    from perfeval.stats.paired import correct_bounded
+
+    text, r, c = ci_page
+    page = parse(text)
+    f = c.frame()
+    for s in r.slices.slicings:
+        rows = {row["_attrs"]["data-slice"]: row for row in page.slices("score", s.name)}
+        assert len(rows) == len(s)
+        iv = c.slicing(s.name).measures["ROC"].to_overall
+        holm_bound = correct_bounded(iv.p, iv.at_floor, "holm")[1]
+        bh_bound = correct_bounded(iv.p, iv.at_floor, "bh")[1]
+        for i, key in enumerate(s.keys):
+            row = rows[key_text(key)]
+            for m in ("ROC", "AP", "ACC"):
+                x = f.loc[(s.name, key, m)]
+                value = float(s.values.values[m][i])
+                want = "undefined" if math.isnan(value) else six(value) + bracket(x["low"], x["high"])
+                assert row[m] == want, (s.name, key, m)
+            x = f.loc[(s.name, key, "ROC")]
+            gap = float(s.values.values["ROC"][i]) - r["ROC"]
+            want = (
+                "undefined"
+                if math.isnan(gap)
+                else f"{gap:+.6f}" + bracket(x["to_overall_low"], x["to_overall_high"])
+            )
+            assert row["gap"] == want
+            assert row["p"] == p_text(x["p"], bool(iv.at_floor[i]))
+            assert row["p-holm"] == p_text(x["p_holm"], bool(holm_bound[i]))
+            assert row["p-bh"] == p_text(x["p_bh"], bool(bh_bound[i]))
+    # the docs' numbers: the west's ROC gap, its p-value and its two corrections
+    west = {row["_attrs"]["data-slice"]: row for row in page.slices("score", "region")}["west"]
+    assert west["ROC"].startswith("0.600382[") and west["gap"].startswith("-0.101116[")
+    assert "interval: every replicate gives this value" in page.slices("score", "region")[-1]["why"]
+
+
+def test_with_ci_the_gaps_have_slice_cis_intervals_and_the_corrected_tests(ci_page):
+    text, r, c = ci_page
+    page = parse(text)
+    g = c.gaps()
+    names = {
+        "between_groups": ("difference", "ratio"),
+        "to_overall": ("difference_to_overall", "ratio_to_overall"),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for s in r.slices.slicings:
+            cells = page.cells("slice-gaps", "score", s.name)
+            flagged = bool(s.flagged.any())
+            for m in ("ROC", "AP", "ACC"):
+                for method, (diff, ratio) in names.items():
+                    for what, fn, gap in (
+                        ("difference", r.slices.difference, diff),
+                        ("ratio", r.slices.ratio, ratio),
+                    ):
+                        value = fn(m, s.name, method=method)
+                        d = g.loc[(s.name, m, gap)]
+                        same = value == d["estimate"] or (math.isnan(value) and math.isnan(d["estimate"]))
+                        said = "" if same or not flagged else f"without the flagged: {six(d['estimate'])}"
+                        assert cells[(m, f"{what}-{method}")] == six(value) + said + bracket(
+                            d["low"], d["high"]
+                        )
+                d = g.loc[(s.name, m, "worst")]
+                (w,) = r.slices.worst(m, s.name)
+                if w.value == d["estimate"]:
+                    assert cells[(m, "worst-value")] == six(w.value) + bracket(d["low"], d["high"])
+                to = c.frame().xs((s.name, m), level=("slicing", "measure"))
+                for col, name in (("p", "p"), ("p_holm", "holm"), ("p_bh", "bh")):
+                    assert cells[(m, f"apart-{name}")] == str(int((to[col] < 0.05).sum()))
+    # the islands' AP of 1 left out of the region's gaps with --min-size: said, with the estimate
+    assert (
+        parse(text)
+        .cells("slice-gaps", "score", "region")[("AP", "difference-between_groups")]
+        .startswith("0.316565without the flagged: ")
+    )
+
+
+def test_with_ci_the_forest_plot_draws_slice_cis_intervals(monkeypatch):
+    import perfeval.plot
+    from perfeval.stats import slice_ci
+
+    drawn = []
+    inner = perfeval.plot.forest
+
+    def recording(values, lows=None, highs=None, **kw):
+        drawn.append((kw["title"], np.asarray(values), lows, highs, kw["labels"]))
+        return inner(values, lows, highs, **kw)
+
+    monkeypatch.setattr(perfeval.plot, "forest", recording)
+    frame = pd.read_csv(SAMPLE)
+    text = build(frame["repaid"].to_numpy(), {"score": frame["score"].to_numpy()}, measures=["roc"],
+                 by=frame[["region"]], min_size=50, ci=0.9, n_boot=150, seed=4)  # fmt: skip
+    r = library(frame, ["region"], target="repaid", score="score", measures=["roc"], min_size=50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = slice_ci(r, n_boot=150, seed=4, level=0.9, skip_flagged=True)
+    ((title, values, lows, highs, labels),) = drawn
+    assert title == "ROC by region" and lows is not None and highs is not None
+    mi = c.slicing("region").measures["ROC"]
+    keys = list(r.slices.slicings[0].keys)
+    order = [keys.index(lab) for lab in labels]
+    np.testing.assert_array_equal(lows, mi.low[order])
+    np.testing.assert_array_equal(highs, mi.high[order])
+    assert labels[0] == "west" and math.isnan(values[-1])  # the worst first, the undefined islands last
+    page = parse(text)
+    (alt,) = [img["alt"] for img in page.images if img["data-kind"] == "slices-forest"]
+    assert "Lines: each slice's 90% interval" in alt

@@ -395,3 +395,46 @@ def test_a_file_over_the_stream_size_is_read_whole_for_its_slices(tmp_path, caps
     )  # fmt: skip
     assert code == 0, err
     assert [s["slice"] for s in json.loads(out)["slices"]["slicings"][0]["slices"]] == ["x", "y"]
+
+
+@pytest.mark.parametrize("how", [[], ["--stream"], ["parquet"]])
+def test_a_float_slice_column_is_refused_in_words_for_slices(tmp_path, capsys, how):
+    """A float --by column: one line naming the column, saying a slice is a value and to bin it first
+    (not the words of an id column); a float --group keeps an id's words."""
+    rows = "y,p,age,g\n1,0.9,31.5,1.5\n0,0.2,40.0,2\n1,0.4,52.25,3\n"
+    p = tmp_path / "f.csv"
+    p.write_text(rows)
+    if how == ["parquet"]:
+        pd = pytest.importorskip("pandas")
+        pytest.importorskip("pyarrow")
+        p = tmp_path / "f.parquet"
+        pd.read_csv(tmp_path / "f.csv").to_parquet(p)
+        how = []
+    base = ["eval", str(p), "--target", "y", "--score", "p", "-m", "acc", *how]
+    code, out, err = run_cli([*base, "--by", "age"], capsys)
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1
+    assert "by column 'age' (--by)" in err and ("a float" in err or "floating-point numbers" in err)
+    assert "a slice is a value" in err and "bin the column first (pandas.cut)" in err
+    assert "ids must be" not in err
+    code, _, err = run_cli([*base, "--group", "g"], capsys)
+    assert code == 1 and "ids must be integers or text" in err and "a slice" not in err
+
+
+def test_intersections_of_more_than_ten_columns_are_one_line(tmp_path, capsys):
+    cols = [f"c{i}" for i in range(11)]
+    rows = [",".join(["y", "p", *cols])]
+    rows += [
+        ",".join([str(k % 2), f"{(k * 37 % 100) / 100}", *[str((k >> i) % 2) for i in range(11)]])
+        for k in range(30)
+    ]
+    p = tmp_path / "wide.csv"
+    p.write_text("\n".join(rows) + "\n")
+    for command in ("eval", "report"):
+        code, out, err = run_cli(
+            [command, str(p), "--target", "y", "--score", "p", "--by", ",".join(cols), "--intersections",
+             "-m", "roc", *(["-o", str(tmp_path / "r.html")] if command == "report" else [])],
+            capsys,
+        )  # fmt: skip
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+        assert "--intersections of 11 --by columns would make 2,047 slicings" in err and "at most 10" in err
+    assert not (tmp_path / "r.html").exists()

@@ -622,3 +622,107 @@ def test_group_summaries_of_rows_in_score_order_are_those_of_any_order():
         out = _native.group_hist_rows(g[order], s[order], y[order], 7)
         runs.append([bytes(b) for b in out])
     assert runs[0] == runs[1] == runs[2] == runs[3]
+
+
+INF = math.inf
+
+
+@pytest.mark.parametrize(
+    "values, overall",
+    [
+        ([INF, INF, 0.3], INF),  # two slices at the overall infinity: left out of to_overall
+        ([INF, INF], INF),  # every one: no value
+        ([INF, INF], 0.5),
+        ([-INF, -INF, 1.0], 0.5),
+        ([INF, -INF, 2.0], 1.0),
+        ([INF, 0.0, 0.0], 0.0),
+        ([0.0, 0.0], 0.0),
+        ([0.2, 0.4], INF),
+    ],
+)
+def test_gaps_of_infinite_values_are_fairlearns_without_warnings(values, overall):
+    """difference_of / ratio_of with infinities: fairlearn's MetricFrame numbers (a metric giving each
+    group its value), and no numpy warning (inf - inf, inf / inf, 0 / 0 are decided, not computed)."""
+    fairlearn = pytest.importorskip("fairlearn.metrics")
+    from perfeval.api.slices import difference_of, ratio_of
+
+    # group k holds k + 1 rows, the whole len(values) + ... rows: the metric reads the value by size
+    sizes = list(range(1, len(values) + 1))
+    by_size = dict(zip(sizes, values, strict=True))
+    by_size[sum(sizes)] = overall
+    feature = np.repeat(np.arange(len(values)), sizes)
+    n = len(feature)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # fairlearn's pandas: NaN said in its way
+        mf = fairlearn.MetricFrame(
+            metrics=lambda yt, yp: by_size[len(yt)], y_true=np.zeros(n), y_pred=np.zeros(n),
+            sensitive_features=feature,
+        )  # fmt: skip
+        want = {
+            (f, m): float(getattr(mf, f)(method=m))
+            for f in ("difference", "ratio")
+            for m in ("between_groups", "to_overall")
+        }
+    v = np.asarray(values)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = {
+            (f.__name__.split("_")[0], m): f(v, m, overall)
+            for f in (difference_of, ratio_of)
+            for m in ("between_groups", "to_overall")
+        }
+    for k in want:
+        assert (math.isnan(got[k]) and math.isnan(want[k])) or got[k] == want[k], (k, got[k], want[k])
+
+
+def test_an_infinite_gap_in_json_says_its_sign_not_a_ratio_of_0_to_0():
+    y = np.array([1, 0, 1, 0, 1, 0])
+    site = {"site": np.repeat(["a", "b", "c"], 2)}
+
+    def gaps(s):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMeasureWarning)
+            warnings.simplefilter("error", RuntimeWarning)
+            r = perfeval.evaluate(y, np.asarray(s), measures=["logloss"], by=site)
+            return r, r.to_dict()["slices"]["slicings"][0]["gaps"]["LOGLOSS"]
+
+    # a positive scored 0 in a and b: their LOGLOSS +infinity, c's finite
+    r, g = gaps([0.0, 0.5, 0.0, 0.2, 0.8, 0.3])
+    assert r.slices.difference("logloss") == r.slices.difference("logloss", method="to_overall") == INF
+    for method in ("between_groups", "to_overall"):
+        assert g[method]["difference"] is None and g[method]["difference_why_null"] == "+infinity"
+        assert g[method]["ratio"] == 0.0
+    assert g["max"] == {"slice": "a", "value": None, "why_null": "+infinity"}
+    # every slice at +infinity, and the whole: infinity minus itself has no value
+    r, g = gaps([0.0, 0.5, 0.0, 0.2, 0.0, 0.3])
+    assert math.isnan(r.slices.difference("logloss")) and math.isnan(r.slices.ratio("logloss"))
+    for method in ("between_groups", "to_overall"):
+        assert "infinity minus infinity" in g[method]["difference_why_null"]
+        assert "of infinity to infinity" in g[method]["ratio_why_null"]
+
+
+def test_intersections_of_more_than_ten_columns_are_refused_before_any_is_made():
+    """2^k - 1 slicings of k columns: beyond 2^10 one line says how many and how to name the
+    intersections wanted; ten columns (1,023 slicings) and named intersections of eleven are made."""
+    rng = np.random.default_rng(0)
+    n = 40
+    y, s = rng.integers(0, 2, n), rng.random(n)
+    by = {f"c{i}": rng.integers(0, 2, n) for i in range(11)}
+    with pytest.raises(InvalidParameterError) as e:
+        perfeval.evaluate(y, s, measures=["roc"], by=by, intersections=True)
+    said = str(e.value)
+    assert "intersections of 11 columns would make 2,047 slicings" in said and "more than 1,024" in said
+    assert "by=['c0', ('c0', 'c1')]" in said and "\n" not in said
+    with pytest.raises(InvalidParameterError, match="would make 2,047 slicings"):
+        perfeval.Metric(measures=["roc"], by=list(by), intersections=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        r = perfeval.evaluate(
+            y, s, measures=["roc"], by={k: by[k] for k in list(by)[:10]}, intersections=True
+        )
+        assert len(r.slices.slicings) == 1023
+        frame = pd.DataFrame(by)
+        r = perfeval.evaluate(
+            frame.assign(y=y, s=s), target="y", score="s", measures=["roc"], by=[*by, ("c0", "c10")]
+        )
+        assert r.slices.names[-1] == "c0 x c10" and len(r.slices.slicings) == 12

@@ -51,7 +51,7 @@ from perfeval.io.base import files
 from perfeval.io.columns import choose
 from perfeval.io.grammar import first_float_id, label_hits, labels_text, other_labels
 from perfeval.io.readers import READERS, format_of
-from perfeval.io.tables import id_column
+from perfeval.io.tables import float_ids, id_column
 from perfeval.io.text import mistyped, said_as_read, unparsed  # noqa: F401 - the command's --dask path names them so
 from perfeval.summaries import ScoreHistogram
 
@@ -1684,8 +1684,7 @@ def _identity(ddf: Any, name: str, path: str, role: str | None, empties: bool = 
         return ddf
     if kind == "f":
         raise InputFormatError(
-            f"{id_column(name, role)} holds floating-point numbers; ids must be integers or text (cast the "
-            "column)",
+            float_ids(name, role),
             source=path,
         )
     import dask
@@ -1705,8 +1704,7 @@ def _identity(ddf: Any, name: str, path: str, role: str | None, empties: bool = 
     bad = [v for v in floats.tolist() if v]
     if bad:  # as the in-memory reader (io.tables.check_text_ids): a float id has lost its identity
         raise InputFormatError(
-            f"{id_column(name, role)} holds {bad[0]!r}, a float: ids must be integers or text (past 2^53 "
-            "a float has merged ids); write them as integers (pandas: .astype('int64')) or as text",
+            float_ids(name, role, bad[0]),
             source=path,
         )
     return ddf.assign(**{name: col.astype("int64") if plain else col})

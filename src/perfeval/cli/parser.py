@@ -451,9 +451,10 @@ def build() -> argparse.ArgumentParser:
     cp.add_argument(
         "--correction",
         default="holm",
-        choices=("holm", "bonferroni", "none"),
-        help="multiple-testing correction of the p-values over the models compared, per measure "
-        "(default holm)",
+        choices=("holm", "bh", "bonferroni", "none"),
+        help="multiple-testing correction of the p-values over the models compared, per measure: holm "
+        "(Holm's step-down, the family-wise error; the default), bh (Benjamini-Hochberg, the false "
+        "discovery rate), bonferroni, none",
     )
     cp.add_argument("--group", help="group column: per-group measures, groups resampled whole")
     cp.add_argument("--weight", help="weight column (binary and regression measures)")

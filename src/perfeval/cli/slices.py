@@ -83,6 +83,14 @@ def check_options(args: Any) -> None:
             if on:
                 raise InvalidParameterError(f"{flag} needs --by COL,... (the slice columns)")
         return
+    if getattr(args, "intersections", False) and len(by) > 10:
+        from perfeval.engine.slice_report import MAX_SLICINGS
+
+        raise InvalidParameterError(
+            f"--intersections of {len(by)} --by columns would make {2 ** len(by) - 1:,} slicings (each "
+            f"column and every intersection of 2 to {len(by)} of them), more than {MAX_SLICINGS:,} (2^10): "
+            "name at most 10 columns (in Python, name the intersections wanted: by=['a', ('a', 'b')])"
+        )
     if args.min_size is not None and args.min_size < 1:
         raise InvalidParameterError(f"--min-size must be a whole number >= 1 (cases), got {args.min_size}")
     for flag, on in (

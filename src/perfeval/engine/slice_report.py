@@ -70,6 +70,39 @@ def check_options(intersections: Any, min_size: Any, missing: Any) -> None:
         raise InvalidParameterError(f"`min_size` must be a whole number >= 1 (cases), got {min_size!r}")
 
 
+#: ``intersections=True`` (``--intersections``) makes at most this many slicings (2^10: each of 10
+#: columns and every intersection of 2 to 10 of them); each slicing holds a code a row and its slices'
+#: values, so the 2^k - 1 slicings of k columns grow past any memory: name the intersections wanted
+MAX_SLICINGS = 1024
+
+
+def _check_intersections(wanted: list[tuple[str, ...]], singles: list[str]) -> None:
+    """Refuse ``intersections`` that would make more than :data:`MAX_SLICINGS` slicings, in one line
+    saying how many, before any is made.
+    """
+    k = len(singles)
+    if k <= 10:  # 2^10 - 1 with the columns alone, and the explicit ones: counted exactly below
+        return
+    position = {c: i for i, c in enumerate(singles)}
+    unique = set(wanted)
+    # the explicit intersections that --intersections makes too (its columns in the same order)
+    made_too = sum(
+        1
+        for w in unique
+        if len(w) > 1
+        and all(c in position for c in w)
+        and [position[c] for c in w] == sorted(position[c] for c in w)
+    )
+    n = len(unique) + (2**k - 1 - k) - made_too
+    if n > MAX_SLICINGS:
+        raise InvalidParameterError(
+            f"intersections of {k} columns would make {n:,} slicings (each column and every intersection of "
+            f"2 to {k} of them), more than {MAX_SLICINGS:,} (2^10): name the intersections wanted, "
+            f"by=[{singles[0]!r}, ({singles[0]!r}, {singles[1]!r})] (each tuple one intersection), or "
+            "fewer columns"
+        )
+
+
 def asked(
     wanted: list[tuple[str, ...]], intersections: Any, min_size: Any
 ) -> tuple[list[tuple[str, ...]], int | None]:
@@ -80,6 +113,7 @@ def asked(
     wanted = list(wanted)
     if intersections:
         singles = [w[0] for w in wanted if len(w) == 1]
+        _check_intersections(wanted, singles)
         for k in range(2, len(singles) + 1):
             wanted += [tuple(c) for c in itertools.combinations(singles, k)]
     unique = list(dict.fromkeys(wanted))  # a slicing asked twice is one
@@ -536,18 +570,21 @@ class Slices:
                 for what in ("between_groups", "to_overall"):
                     for g in ("difference", "ratio"):
                         if d[what][g] is None:
-                            d[what][f"{g}_why_null"] = _gap_why(ok, self.overall.get(m), what)
+                            value = (self.difference if g == "difference" else self.ratio)(
+                                m, s.name, method=what
+                            )
+                            d[what][f"{g}_why_null"] = _gap_why(vals, self.overall.get(m), what, g, value)
                 if ok.any():
                     lo, hi = (
                         int(np.flatnonzero(ok)[np.argmin(vals[ok])]),
                         int(np.flatnonzero(ok)[np.argmax(vals[ok])]),
                     )
-                    d["min"] = {"slice": _json_key(s.keys[lo]), "value": json_number(vals[lo])}
-                    d["max"] = {"slice": _json_key(s.keys[hi]), "value": json_number(vals[hi])}
+                    d["min"] = _extreme(s.keys[lo], float(vals[lo]))
+                    d["max"] = _extreme(s.keys[hi], float(vals[hi]))
                 direction = self.directions.get(m, "none")
                 if direction != "none" and ok.any():
                     w = self.worst(m, s.name)[0]
-                    d["worst"] = {"slice": _json_key(w.key), "value": json_number(w.value)}
+                    d["worst"] = _extreme(w.key, float(w.value))
                 elif direction == "none":
                     d["worst_why_null"] = f"{m} has no better direction: no worst slice"
                 else:
@@ -594,41 +631,94 @@ def difference_of(values: np.ndarray, method: str, target: float = math.nan) -> 
     ``max`` and ``min`` leave it out): ``between_groups`` max - min; otherwise the greatest
     ``|v - target|`` (``target``: the overall value, or a reference slice's).  NaN when no value is
     defined.
+
+    Infinite values are taken as they are: a gap between an infinity and any other value is
+    infinite; between two equal infinities (every slice at +infinity; a slice and the target both
+    at it) infinity minus infinity has no value: ``between_groups`` is then NaN, and ``to_overall``
+    leaves those slices out (fairlearn's pandas gives the same NaN and leaves them out the same way).
+
+    Examples
+    --------
+    >>> inf = float("inf")
+    >>> [difference_of(np.array(v), "between_groups") for v in ([inf, 0.3], [inf, inf])]
+    [inf, nan]
+    >>> difference_of(np.array([inf, 0.3]), "to_overall", inf)  # the slice at +inf left out: |0.3 - inf|
+    inf
     """
     v = np.asarray(values, dtype=np.float64)
     v = v[~np.isnan(v)]
     if not len(v):
         return math.nan
     if method == "between_groups":
-        return float(v.max() - v.min())
-    with np.errstate(invalid="ignore"):
-        d = np.abs(v - target)
-    return float(np.nanmax(d)) if not np.isnan(d).all() else math.nan
+        hi, lo = float(v.max()), float(v.min())
+        return math.nan if hi == lo and math.isinf(hi) else hi - lo
+    v = v[~(np.isinf(v) & (v == target))]  # infinity minus itself: no value, left out
+    d = np.abs(v - target)
+    return float(np.max(d[~np.isnan(d)])) if len(d) and not np.isnan(d).all() else math.nan
 
 
 def ratio_of(values: np.ndarray, method: str, target: float = math.nan) -> float:
     """The fairlearn ``ratio()`` of one metric's values by group (NaN left out): ``between_groups``
     min / max; otherwise the least ``v / target``, each ratio above 1 inverted (a division by 0 is
     an infinity, inverted to 0; 0 / 0 is NaN, left out).  NaN when no value is defined.
+
+    Infinite values: a finite value over an infinite one is 0 (so is its inverse), and an infinity
+    over an infinity, like 0 / 0, has no value: ``between_groups`` is then NaN (the least and the
+    greatest both infinite, or both 0), and ``to_overall`` leaves those slices out (fairlearn's
+    numbers, without numpy's warnings).
+
+    Examples
+    --------
+    >>> inf = float("inf")
+    >>> [ratio_of(np.array(v), "between_groups") for v in ([inf, 0.3], [inf, inf])]
+    [0.0, nan]
     """
     v = np.asarray(values, dtype=np.float64)
     v = v[~np.isnan(v)]
     if not len(v):
         return math.nan
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if method == "between_groups":
-            return float(v.min() / v.max())
+    if method == "between_groups":
+        lo, hi = float(v.min()), float(v.max())
+        if (math.isinf(lo) and math.isinf(hi)) or lo == hi == 0:
+            return math.nan
+        with np.errstate(divide="ignore"):
+            return float(np.float64(lo) / np.float64(hi))
+    if math.isnan(target):
+        return math.nan
+    v = v[~((np.isinf(v) & math.isinf(target)) | ((v == 0) & (target == 0)))]  # no value: left out
+    if not len(v):
+        return math.nan
+    with np.errstate(divide="ignore"):
         r = v / target
-        r = np.where(r > 1, 1 / r, r)
-    return float(np.nanmin(r)) if not np.isnan(r).all() else math.nan
+    with np.errstate(divide="ignore"):
+        r = np.where(r > 1, 1 / np.where(r > 1, r, 1.0), r)
+    return float(np.min(r))
 
 
-def _gap_why(ok: np.ndarray, overall: float | None, what: str) -> str:
+def _gap_why(vals: np.ndarray, overall: float | None, what: str, gap: str, value: float) -> str:
+    """Why a gap of the JSON is null: infinite (its sign), no slice defined, no overall value, or a
+    difference or ratio with no value (infinity minus itself, 0 / 0, infinity over infinity).
+    """
+    if math.isinf(value):
+        return "+infinity" if value > 0 else "-infinity"
+    ok = ~np.isnan(vals)
     if not ok.any():
         return "undefined in every slice"
     if what == "to_overall" and (overall is None or math.isnan(overall)):
         return "the overall value is undefined"
-    return "undefined (not a number): a ratio of 0 to 0"
+    if gap == "difference":
+        return "undefined (not a number): infinity minus infinity (every value compared is one infinity)"
+    return "undefined (not a number): a ratio of 0 to 0 or of infinity to infinity"
+
+
+def _extreme(key: Any, value: float) -> dict[str, Any]:
+    """The least, greatest or worst slice for JSON: its key and value (an infinity: null, its sign
+    said in ``why_null``).
+    """
+    d = {"slice": _json_key(key), "value": json_number(value)}
+    if math.isinf(value):
+        d["why_null"] = "+infinity" if value > 0 else "-infinity"
+    return d
 
 
 def _json_key(key: Any) -> Any:

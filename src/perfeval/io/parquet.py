@@ -15,7 +15,7 @@ import numpy as np
 from perfeval.base.console import one_line as console_line
 from perfeval.exceptions import InputFormatError, MissingDependencyError
 from perfeval.io.base import Options, Partitions, Reader, Request, files
-from perfeval.io.tables import Identity, Table, id_column, id_roles, null_message, one_line
+from perfeval.io.tables import Identity, Table, float_ids, id_roles, null_message, one_line
 
 # pyarrow and Dask are optional: imported where a Parquet file is read.
 
@@ -124,8 +124,7 @@ def parquet_identity(arr: np.ndarray, name: str, source: str, role: str | None =
         return arr.astype(np.int64, copy=False)
     if arr.dtype.kind == "f":
         raise InputFormatError(
-            f"{id_column(name, role)} holds floating-point numbers; ids must be integers or text (cast the "
-            "column)",
+            float_ids(name, role),
             source=source,
         )
     if arr.dtype.kind == "b":

@@ -1080,6 +1080,30 @@ def empty_message(name: str, role: str = "") -> str:
     )
 
 
+def float_ids(name: str, role: str | None, value: str | None = None) -> str:
+    """The line refusing an identity column that holds a float (``value``: the first as written; None:
+    a column of floating-point numbers, Parquet's or a Dask frame's), worded for what the column is:
+    a slice column (``--by``) holds values to group by, bin them; any other holds ids.
+
+    Examples
+    --------
+    >>> float_ids("age", "--by", "1.5")[:59]
+    "the by column 'age' (--by) holds '1.5', a float: a slice is"
+    """
+    holds = "holds floating-point numbers" if value is None else f"holds {value!r}, a float"
+    if role == "--by":
+        return (
+            f"{id_column(name, role)} {holds}: a slice is a value (text, an integer, a boolean); bin the "
+            "column first (pandas.cut) or write it as integers or text"
+        )
+    if value is None:
+        return f"{id_column(name, role)} {holds}; ids must be integers or text (cast the column)"
+    return (
+        f"{id_column(name, role)} {holds}: ids must be integers or text (past 2^53 a float has merged "
+        "ids); write them as integers (pandas: .astype('int64')) or as text"
+    )
+
+
 def first_empties(cols: Sequence[np.ndarray], positions: Iterable[int] | None = None) -> dict[int, int]:
     """The columns (by position; only ``positions`` when given) holding an empty field, each with its
     first such row: only a text column can hold one (a column of numbers has none).
@@ -1108,9 +1132,7 @@ def check_text_ids(
         i = grammar.first_float_id(cols[c])
         if i >= 0:
             raise InputFormatError(
-                f"{id_column(names[c], roles[c])} holds {str(cols[c][i])!r}, a float: ids must be integers "
-                "or text (past 2^53 a float has merged ids); write them as integers (pandas: "
-                ".astype('int64')) or as text",
+                float_ids(names[c], roles[c], str(cols[c][i])),
                 source=where.source,
                 **where.at(i),
             )

@@ -739,7 +739,11 @@ def build(
         column (and intersection, with ``intersections``), sorted by the first measure's gap to the
         overall value (worst first), with the gaps, fairlearn's demographic parity and equalized
         odds at ``threshold``, a forest plot of the first measure and the worst slices' ROC curves
-        (``evaluate(..., by=...)``'s numbers).
+        (``evaluate(..., by=...)``'s numbers).  With ``ci``, the slices' intervals and tests of
+        :func:`perfeval.stats.slice_ci` (the percentile bootstrap's, or DeLong's with
+        ``method="delong"``; the slices below ``min_size`` left out of the gaps and the tests): each
+        slice's interval of every measure, its gap to the overall value's with a p-value and Holm's
+        and Benjamini-Hochberg's corrections, the gaps' intervals, and the forest plot's lines.
     intersections, min_size, missing
         As for :func:`perfeval.evaluate` with ``by``: every intersection of the columns too; the
         slices with fewer cases flagged (*); a missing slice value an error or a slice of its own.
@@ -866,7 +870,10 @@ def build(
     if tie_bounds:
         parts += _tie_bounds(reports, labels, info is not None)
     if slicings:
-        parts += _slices_section(y, models, w, threshold, reports, slicings, max_group_rows, g is not None)
+        cis = _slice_intervals(reports, ci, method, n_boot, seed, min_size is not None, progress)
+        parts += _slices_section(
+            y, models, w, threshold, reports, slicings, max_group_rows, g is not None, cis
+        )
     if info is not None:
         parts += _per_group(reports, labels, info, column, max_group_rows)
     parts += _plots(y, models, g, w, info, threshold, {"band_level": band_level, "band": band})
@@ -894,6 +901,49 @@ FAIRNESS = (
     "equalized_odds_difference",
     "equalized_odds_ratio",
 )
+
+
+def _slice_intervals(
+    reports: dict[str, Any],
+    level: float | None,
+    method: str | None,
+    n_boot: int,
+    seed: int,
+    skip_flagged: bool,
+    progress: bool,
+) -> dict[str, Any]:
+    """Each model's :func:`perfeval.stats.slice_ci` of its slices: DeLong's with ``method="delong"``,
+    else the percentile bootstrap (BCa's acceleration would need a jackknife a slice); the slices
+    below the minimum size left out of the gaps and the tests (``skip_flagged``), as ``eval --by
+    --ci`` does.  None without a ``level``.
+    """
+    if level is None:
+        return {}
+    from perfeval.stats import slice_ci
+
+    how = "delong" if method == "delong" else "percentile"
+    return {
+        name: slice_ci(
+            rep,
+            method=how,
+            level=level,
+            n_boot=n_boot,
+            seed=seed,
+            skip_flagged=skip_flagged,
+            progress=progress,
+        )  # fmt: skip
+        for name, rep in reports.items()
+    }
+
+
+def _bracket(low: float, high: float, why: str | None = None) -> str:
+    """An interval under its value: ``[low, high]``, or that there is none (``why``: its reason, shown
+    where the pointer rests).
+    """
+    if math.isnan(low) or math.isnan(high):
+        title = f" title='{_esc(why)}'" if why else ""
+        return f"<br><span class='ci undef'{title}>[no interval]</span>"
+    return f"<br><span class='ci'>[{_fmt(low)}, {_fmt(high)}]</span>"
 
 
 def _slicings(n: int, by: Any, intersections: bool, min_size: int | None, missing: str) -> list:
@@ -938,13 +988,25 @@ def _slice_order(values: Any, overall: float, direction: str) -> tuple[np.ndarra
     return np.concatenate([order, np.flatnonzero(np.isnan(v))]).astype(np.int64), gaps
 
 
-def _slice_whys(sl: Any, s: Any, i: int) -> str:
-    """Why a slice's values are undefined (the measures that share a reason together), and its flag."""
+def _slice_whys(sl: Any, s: Any, i: int, iv: Any = None) -> str:
+    """Why a slice's values are undefined (the measures that share a reason together), why an
+    interval or the first measure's test is missing (``iv``: the slicing's intervals), and its flag.
+    """
     said: dict[str, list[str]] = {}
     for m in sl.measures:
         why = s.values.reasons.get(m, {}).get(i)
         if why:
             said.setdefault(why, []).append(m)
+    for m in sl.measures if iv is not None else []:
+        mi = iv.measures[m]
+        if s.values.reasons.get(m, {}).get(i):
+            continue  # no value: no interval either, said above
+        whys = [("interval", mi.why.get(i))]
+        if m == sl.measures[0]:
+            whys.append(("gap's test", mi.to_overall.why.get(i)))
+        for what, why in whys:
+            if why:
+                said.setdefault(f"{what}: {why}", []).append(m)
     parts = [
         f"{', '.join(ms)} {'is' if len(ms) == 1 else 'are'} {why}"
         if why.endswith("infinity")
@@ -966,8 +1028,21 @@ def _gap_cell(gap: float, direction: str) -> str:
     return f"<td class='{cls}' data-col='gap'>{gap:+.6f}</td>"
 
 
-def _slice_row(sl: Any, s: Any, i: int, gap: float, weighted: bool) -> str:
-    """One slice's row of its slicing's table."""
+def _p_cells(g: Any, i: int) -> list[str]:
+    """A slice's test of its gap to the overall value: the p-value, Holm's and Benjamini-Hochberg's
+    over the slicing's slices tested (a bound, ``≤``, where read from a bootstrap p-value at its floor).
+    """
+    from perfeval.stats.paired import correct_bounded
+
+    cells = [f"<td class='num' data-col='p'>{_p(float(g.p[i]), bool(g.at_floor[i]))}</td>"]
+    for name, adjusted in (("holm", g.p_holm), ("bh", g.p_bh)):
+        bound = correct_bounded(g.p, g.at_floor, name)[1]
+        cells.append(f"<td class='num' data-col='p-{name}'>{_p(float(adjusted[i]), bool(bound[i]))}</td>")
+    return cells
+
+
+def _slice_row(sl: Any, s: Any, i: int, gap: float, weighted: bool, iv: Any = None) -> str:
+    """One slice's row of its slicing's table (``iv``: the slicing's intervals, or None)."""
     esc = _esc
     v = s.values
     key = _slice_text(s.keys[i])
@@ -986,18 +1061,35 @@ def _slice_row(sl: Any, s: Any, i: int, gap: float, weighted: bool) -> str:
     if v.groups is not None:
         cells.append(f"<td class='num' data-col='queries'>{int(v.groups[i]):,}</td>")
     for m in sl.measures:
-        cells.append(_num(float(v.values[m][i]), f"data-measure='{esc(m)}'"))
+        value = float(v.values[m][i])
+        if iv is None or math.isnan(value):
+            cells.append(_num(value, f"data-measure='{esc(m)}'"))
+        else:
+            mi = iv.measures[m]
+            text = _fmt(value) + _bracket(float(mi.low[i]), float(mi.high[i]))
+            cells.append(_num(value, f"data-measure='{esc(m)}'", text))
         if m == first:
-            cells.append(_gap_cell(gap, sl.directions.get(first, "none")))
-    cells.append(f"<td class='why' data-col='why'>{esc(_slice_whys(sl, s, i))}</td>")
+            cell = _gap_cell(gap, sl.directions.get(first, "none"))
+            if iv is not None:
+                g = iv.measures[m].to_overall
+                if not math.isnan(gap):
+                    cell = cell.replace("</td>", _bracket(float(g.low[i]), float(g.high[i])) + "</td>")
+                cells.append(cell)
+                cells += _p_cells(g, i)
+            else:
+                cells.append(cell)
+    cells.append(f"<td class='why' data-col='why'>{esc(_slice_whys(sl, s, i, iv))}</td>")
     attrs = f"class='flagged' data-slice='{esc(key)}'" if flagged else f"data-slice='{esc(key)}'"
     return f"<tr {attrs}>" + "".join(cells) + "</tr>"
 
 
-def _slices_table(sl: Any, s: Any, order: np.ndarray, gaps: np.ndarray, model: str, max_rows: int) -> str:
+def _slices_table(
+    sl: Any, s: Any, order: np.ndarray, gaps: np.ndarray, model: str, max_rows: int, iv: Any = None
+) -> str:
     """A slicing's table, a row a slice in ``order`` (at most ``max_rows``): its rows, cases, weight,
     positives and negatives, every measure's value, the first measure's gap to the overall value
-    after it, why a value is undefined (and the flag).
+    after it, why a value is undefined (and the flag).  With ``iv`` (the slicing's intervals): each
+    value's interval under it, the gap's too, and the gap's test (p, Holm's, Benjamini-Hochberg's).
     """
     esc = _esc
     v = s.values
@@ -1010,16 +1102,51 @@ def _slices_table(sl: Any, s: Any, order: np.ndarray, gaps: np.ndarray, model: s
         cols += f"<th data-measure='{esc(m)}'>{esc(m)}</th>"
         if m == sl.measures[0]:
             cols += f"<th data-col='gap'>gap ({esc(m)} &minus; overall)</th>"
+            if iv is not None:
+                cols += (
+                    "<th data-col='p'>p (no gap)</th><th data-col='p-holm'>p (Holm)</th>"
+                    "<th data-col='p-bh'>p (BH)</th>"
+                )
     where = f"data-model='{esc(model)}' data-slicing='{esc(s.name)}'"
     box = "scroll tall" if min(len(order), max_rows) > TALL_SLICES else "scroll"
     out = [f"<div class='{box}' {where}><table class='slices' {where}><tr>{cols}<th>why undefined</th></tr>"]
-    out += [_slice_row(sl, s, i, float(gaps[i]), weighted) for i in order[:max_rows].tolist()]
+    out += [_slice_row(sl, s, i, float(gaps[i]), weighted, iv) for i in order[:max_rows].tolist()]
     return "\n".join(out) + "</table></div>"
 
 
-def _slice_gaps(sl: Any, s: Any, model: str) -> str:
+#: the gaps of :meth:`perfeval.stats.slices.SliceIntervals.gaps` under each cell of the gaps table
+GAP_INTERVALS = {
+    ("difference", "between_groups"): "difference",
+    ("ratio", "between_groups"): "ratio",
+    ("difference", "to_overall"): "difference_to_overall",
+    ("ratio", "to_overall"): "ratio_to_overall",
+}
+
+
+def _gap_interval(value: float, d: dict[str, Any], left_out: bool, worst: bool = False) -> str:
+    """A gap's interval under its value; when the slices below the minimum size were left out of
+    the intervals (``left_out``) and that changed the gap, the estimate they are of (and for the
+    worst slice's value, the slice) is written too.
+    """
+    est = float(d["estimate"])
+    same = (math.isnan(value) and math.isnan(est)) or value == est
+    if same or not left_out:
+        return _bracket(float(d["low"]), float(d["high"]), d.get("why"))
+    of = f"{_esc(_slice_text(d['slice']))} " if worst and d.get("slice") is not None else ""
+    return f"<br><span class='ci'>without the flagged: {of}{_fmt(est)}</span>" + _bracket(
+        float(d["low"]), float(d["high"])
+    )
+
+
+def _slice_gaps(
+    sl: Any, s: Any, model: str, iv: Any = None, level: float = 0.95, left_out: bool = False
+) -> str:
     """A slicing's gaps, a row a measure: fairlearn's difference and ratio between slices and to the
-    overall value, the worst slice by the measure's direction, the undefined slices left out.
+    overall value, the worst slice by the measure's direction, the undefined slices left out.  With
+    ``iv`` (the slicing's intervals at ``level``; ``left_out``: the slices below the minimum size
+    left out of them): each gap's interval under it, and how many slices' gaps to the overall value
+    are apart from 0 by their tests (p below 1 - level), uncorrected, after Holm's correction and
+    after Benjamini-Hochberg's.
     """
     from perfeval.exceptions import UndefinedMeasureWarning
 
@@ -1030,29 +1157,48 @@ def _slice_gaps(sl: Any, s: Any, model: str) -> str:
         for m in sl.measures:
             at = f"data-measure='{esc(m)}'"
             direction = sl.directions.get(m, "none")
+            gi = iv.measures[m].gaps if iv is not None else None
             cells = [f"<td>{esc(m)}</td>", f"<td>{esc(direction)}</td>"]
             for method in ("between_groups", "to_overall"):
                 for what, fn in (("difference", sl.difference), ("ratio", sl.ratio)):
-                    cells.append(
-                        _num(float(fn(m, s.name, method=method)), f"{at} data-col='{what}-{method}'")
-                    )
+                    value = float(fn(m, s.name, method=method))
+                    text = None
+                    if gi is not None:
+                        text = _fmt(value) + _gap_interval(value, gi[GAP_INTERVALS[what, method]], left_out)
+                    cells.append(_num(value, f"{at} data-col='{what}-{method}'", text))
             worst = sl.worst(m, s.name) if direction != "none" else []
             if worst:
                 cells.append(f"<td class='key' {at} data-col='worst'>{esc(_slice_text(worst[0].key))}</td>")
-                cells.append(_num(worst[0].value, f"{at} data-col='worst-value'"))
+                text = None
+                if gi is not None and "worst" in gi:
+                    text = _fmt(worst[0].value) + _gap_interval(worst[0].value, gi["worst"], left_out, True)
+                cells.append(_num(worst[0].value, f"{at} data-col='worst-value'", text))
             else:
                 why = "no better direction" if direction == "none" else "undefined everywhere"
                 cells.append(f"<td class='undef' {at} data-col='worst'>{why}</td><td></td>")
             undefined = int(np.sum(np.isnan(np.asarray(s.values.values[m], dtype=np.float64))))
             cells.append(f"<td class='num' {at} data-col='undefined'>{undefined:,}</td>")
+            if iv is not None:
+                g = iv.measures[m].to_overall
+                alpha = 1 - level
+                for name, p in (("p", g.p), ("holm", g.p_holm), ("bh", g.p_bh)):
+                    n = int(np.sum(np.asarray(p, dtype=np.float64) < alpha))
+                    cells.append(f"<td class='num' {at} data-col='apart-{name}'>{n:,}</td>")
             rows.append("<tr>" + "".join(cells) + "</tr>")
+    tests = f"<th colspan='3'>slices apart from it (p &lt; {1 - level:g})</th>" if iv is not None else ""
     head = (
         "<tr><th rowspan='2'>measure</th><th rowspan='2'>better</th>"
         "<th colspan='2'>between slices</th><th colspan='2'>to the overall value</th>"
-        "<th colspan='2'>worst slice</th><th rowspan='2'>undefined slices</th></tr>"
+        f"<th colspan='2'>worst slice</th><th rowspan='2'>undefined slices</th>{tests}</tr>"
         "<tr><th class='sub'>difference<br>(max &minus; min)</th><th class='sub'>ratio<br>(min / max)</th>"
         "<th class='sub'>difference<br>(max |v &minus; overall|)</th><th class='sub'>ratio<br>(least)</th>"
-        "<th class='sub'>slice</th><th class='sub'>value</th></tr>"
+        "<th class='sub'>slice</th><th class='sub'>value</th>"
+        + (
+            "<th class='sub'>by p</th><th class='sub'>Holm</th><th class='sub'>BH</th>"
+            if iv is not None
+            else ""
+        )
+        + "</tr>"
     )
     where = f"data-model='{esc(model)}' data-slicing='{esc(s.name)}'"
     return (
@@ -1104,7 +1250,7 @@ def _fairness(y: np.ndarray, s: Any, w: Any, threshold: float, coded: Any, sv: A
 
 
 def _slice_figures(
-    y: np.ndarray,
+    y: np.ndarray | None,
     score: Any,
     w: Any,
     threshold: float,
@@ -1113,9 +1259,12 @@ def _slice_figures(
     coded: Any,
     order: np.ndarray,
     grouped: bool,
+    iv: Any = None,
+    how: str = "",
 ) -> list[str]:
-    """A slicing's plots: the forest plot of the first measure (the worst first) and the ROC curves
-    of the worst slices beside the curve over every case.
+    """A slicing's plots: the forest plot of the first measure (the worst first; with ``iv``, the
+    slicing's intervals, each slice's interval a line, ``how`` saying whose) and the ROC curves of
+    the worst slices beside the curve over every case.
     """
     from perfeval.plot import forest, slice_curves
 
@@ -1123,8 +1272,14 @@ def _slice_figures(
     first = sl.measures[0]
     every = np.asarray(s.values.values[first], dtype=np.float64)
     shown = order[:FOREST_SLICES]
+    lows = highs = None
+    if iv is not None:
+        lows = np.asarray(iv.measures[first].low, dtype=np.float64)[shown]
+        highs = np.asarray(iv.measures[first].high, dtype=np.float64)[shown]
     fig = forest(
         every[shown],
+        lows,
+        highs,
         labels=[_slice_text(s.keys[i]) for i in shown.tolist()],
         overall=float(sl.overall[first]),
         flagged=s.flagged[shown],
@@ -1139,11 +1294,16 @@ def _slice_figures(
             "slices-forest",
             _png(fig),
             f"<b>{esc(first)} by {esc(s.name)}</b>: {cut}, in the table's order; dashed: the overall "
-            f"value{hollow}. Points alone: no interval by slice is computed here.",
+            f"value{hollow}. "
+            + (
+                f"Lines: each slice's {esc(how)} (the table's brackets)."
+                if iv is not None
+                else "Points alone: with --ci (build(ci=...)) each slice's interval is drawn."
+            ),
         )
     ]
     worst = [i for i in order.tolist() if not math.isnan(every[i])][:CURVE_SLICES]
-    if worst:
+    if worst and coded is not None:  # binary scores: the worst slices' ROC curves (K classes: none)
         members = {_slice_text(s.keys[i]) + ("*" if s.flagged[i] else ""): coded.codes == i for i in worst}
         fig = slice_curves(
             y, score, members, sample_weight=w, threshold=threshold, overall="every case",
@@ -1195,7 +1355,7 @@ def _slices_intro(sl: Any, grouped: bool) -> str:
 
 
 def _slices_section(
-    y: np.ndarray,
+    y: np.ndarray | None,
     models: dict[str, Any],
     w: Any,
     threshold: float,
@@ -1203,20 +1363,30 @@ def _slices_section(
     slicings: list[Any],
     max_rows: int,
     grouped: bool,
+    cis: dict[str, Any] | None = None,
 ) -> list[str]:
     """The report's slices: for each model and slicing, the table sorted by the first measure's gap
     to the overall value (worst first), the gaps, fairlearn's fairness metrics at the threshold, a
     forest plot of the first measure's values and the ROC curves of the worst slices beside the
     curve over every case.  ``slicings``: each slicing's keys and rows' codes, in the order of the
-    reports' slicings.
+    reports' slicings (empty for K classes: the tables, the gaps and the forest plot alone).
+    ``cis``: each model's :func:`perfeval.stats.slice_ci` (the intervals and tests in the tables, the
+    lines of the forest plot), or none.
     """
     esc = _esc
+    cis = cis or {}
     parts = ["<h2>Slices</h2>", _slices_intro(next(iter(reports.values())).slices, grouped)]
+    if cis:
+        parts.append(_slices_ci_intro(next(iter(cis.values()))))
     for name, rep in reports.items():
         sl = rep.slices
         first = sl.measures[0]
-        for s, coded in zip(sl.slicings, slicings, strict=True):
-            assert coded.name == s.name and coded.keys == s.keys  # one coding of the same columns
+        c = cis.get(name)
+        for k, s in enumerate(sl.slicings):
+            iv = None if c is None else c.slicings[k]
+            assert iv is None or iv.name == s.name
+            coded = slicings[k] if slicings else None  # K classes: no curve nor fairness, no coding
+            assert coded is None or (coded.name == s.name and coded.keys == s.keys)  # one coding
             order, gaps = _slice_order(s.values.values[first], float(sl.overall[first]), sl.directions[first])
             said = f"{len(s):,} slice{'s' if len(s) != 1 else ''}"
             if sl.min_size is not None:
@@ -1227,17 +1397,46 @@ def _slices_section(
             whose = f"{esc(name)}: " if len(reports) > 1 else ""
             parts += [
                 f"<h3 {where}>{whose}by {esc(s.name)} ({said})</h3>",
-                _slices_table(sl, s, order, gaps, name, max_rows),
+                _slices_table(sl, s, order, gaps, name, max_rows, iv),
             ]
             if len(s) > max_rows:
                 parts.append(
                     f"<p class='meta'>The table lists the {max_rows:,} worst of {len(s):,} slices.</p>"
                 )
-            parts.append(_slice_gaps(sl, s, name))
-            if s.values.positives is not None:
+            left_out = c is not None and c.skip_flagged and bool(np.any(s.flagged))
+            level = 0.95 if c is None else c.level
+            parts.append(_slice_gaps(sl, s, name, iv, level, left_out))
+            if s.values.positives is not None and coded is not None and y is not None:
                 parts.append(_fairness(y, models[name], w, threshold, coded, s.values, where))
-            parts += _slice_figures(y, models[name], w, threshold, sl, s, coded, order, grouped)
+            how = "" if c is None else f"{c.level * 100:g}% interval"
+            parts += _slice_figures(y, models[name], w, threshold, sl, s, coded, order, grouped, iv, how)
     return parts
+
+
+def _slices_ci_intro(c: Any) -> str:
+    """What the slices' brackets and tests are (:func:`perfeval.stats.slice_ci`)."""
+    how = (
+        "DeLong's (each slice's ROC area; a gap to the overall area with their covariance)"
+        if c.method == "delong"
+        else f"the percentile bootstrap's, {c.n_boot:,} replicates, seed {c.seed}, {c.resampled} "
+        "resampled (a Poisson(1) weight each; one set of replicates for every slice, the overall value "
+        "and every gap)"
+    )
+    skip = (
+        "; the slices below the minimum size are left out of the gaps' intervals and of the tests "
+        "(their own intervals are given)"
+        if c.skip_flagged
+        else ""
+    )
+    return (
+        f"<p class='meta'>In brackets: {c.level * 100:g}% intervals of each slice's value and of each "
+        f"gap, {_esc(how)}{skip}. Each slice's gap to the overall value of the first measure is tested "
+        "(p: two-sided, for no gap; a bound, &le;, where no replicate crossed 0), and the p-values are "
+        "corrected over the slicing's slices tested: Holm's step-down (the family-wise error) and "
+        "Benjamini-Hochberg's (the false discovery rate); the gaps table counts the slices of each "
+        f"measure apart from the overall value at p &lt; {1 - c.level:g} by each "
+        '(<code>perfeval.stats.slice_ci</code>; docs/slices.md, "How sure").</p>'
+    )
 
 
 # -- K classes (a score column a class) ---------------------------------------------------------------
@@ -1464,7 +1663,10 @@ def build_classes(
     Returns
     -------
     str
-        One self-contained HTML page (images embedded, no script, no network).
+        One self-contained HTML page (images embedded, no script, no network).  A report made with
+        ``by=`` (``perfeval report --by``) gets a slices section: each slicing's table of every
+        measure by slice sorted by the first measure's gap to the overall value, the gaps and the
+        forest plot of the first measure (docs/slices.md, "In the report").
     """
     import matplotlib
 
@@ -1479,10 +1681,12 @@ def build_classes(
         )
     classes = list(report.params["classes"])
     confusion = np.asarray(summary.confusion, dtype=np.float64)
+    sliced = getattr(report, "slices", None) is not None
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>perfeval report</title><style>{CSS}{CLASS_CSS}</style></head><body>",
+        f"<title>perfeval report</title><style>{CSS}{CLASS_CSS}{SLICE_CSS if sliced else ''}</style>"
+        "</head><body>",
         "<h1>Evaluation report</h1>",
         f"<p class='meta'>perfeval {__version__} &middot; "
         f"{_esc(_dt.datetime.now().isoformat(timespec='seconds'))}"
@@ -1498,6 +1702,8 @@ def build_classes(
         f"<p class='meta signature'>Signature: <code>{_esc(str(report.signature))}</code></p>",
     ]
     parts += _class_table(report, summary, classes)
+    if sliced:  # the slices' tables, gaps and forest plots (no score curve of K classes by slice)
+        parts += _slices_section(None, {"model": None}, None, 0.5, {"model": report}, [], 500, False)
     parts += [
         "<h2>Plots</h2>",
         "<div class='plots'>",

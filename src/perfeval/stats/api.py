@@ -11,6 +11,7 @@ named, or real targets asked only ``rmse``/``mse``, as :func:`perfeval.evaluate`
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -35,6 +36,7 @@ from perfeval.stats.intervals import (
     p_value,
     warn_one_sided,
 )
+from perfeval.stats.paired import CORRECTIONS, correct_bounded
 from perfeval.stats.replicates import (
     Cases,
     group_parts,
@@ -579,6 +581,7 @@ def compare_models(
     progress: bool = False,
     classes: Sequence[Any] | None = None,
     task: str | None = None,
+    correction: str | None = None,
 ) -> dict[str, dict[str, Comparison]]:
     """Compare every model with a baseline: for each other model, what :func:`compare` gives for
     ``compare(y_true, models[name], models[baseline], ...)``, the same numbers, but every model's
@@ -600,6 +603,13 @@ def compare_models(
         classes=)``).
     task : {None, "binary", "regression"}, optional
         As for :func:`compare`: each model a prediction of the same real targets.
+    correction : {None, "holm", "bh", "bonferroni"}, optional
+        Correct each measure's p-values over the models compared (``perfeval compare --correction``):
+        Holm's step-down (the family-wise error), Benjamini-Hochberg's (the false discovery rate) or
+        Bonferroni's.  Each comparison then holds ``correction``, ``p_adjusted`` and
+        ``p_adjusted_bound`` (an upper bound: read from a bootstrap p-value at its floor); a comparison
+        without a test (NaN p-value) is not counted in the family.  Across measures there is no
+        correction: each measure is its own family.  None (default): the p-values as they are.
 
     Returns
     -------
@@ -616,6 +626,52 @@ def compare_models(
     >>> res["a"]["ROC"] == compare(y, m["a"], m["base"], measures="roc", n_boot=200, seed=2)["ROC"]
     True
     """
+    if correction is not None and correction not in CORRECTIONS:
+        raise InvalidParameterError(
+            f"correction={correction!r}: one of {', '.join(map(repr, CORRECTIONS))}, or None (no correction)"
+        )
+    out = _compare_models(
+        y_true, models, baseline, measures=measures, method=method, level=level, n_boot=n_boot, seed=seed,
+        groups=groups, sample_weight=sample_weight, threshold=threshold, threads=threads,
+        pos_label=pos_label, progress=progress, classes=classes, task=task,
+    )  # fmt: skip
+    return out if correction is None else _corrected(out, correction)
+
+
+def _corrected(res: dict[str, dict[str, Comparison]], correction: str) -> dict[str, dict[str, Comparison]]:
+    """``res`` with each comparison's p-value corrected over the models, measure by measure."""
+    labels = list(dict.fromkeys(lab for by in res.values() for lab in by))
+    out: dict[str, dict[str, Comparison]] = {name: dict(by) for name, by in res.items()}
+    for lab in labels:
+        names = [name for name, by in res.items() if lab in by]
+        cs = [res[name][lab] for name in names]
+        adj, bound = correct_bounded([c.p_value for c in cs], [c.p_at_floor for c in cs], correction)
+        for name, c, p, b in zip(names, cs, adj.tolist(), bound.tolist(), strict=True):
+            out[name][lab] = dataclasses.replace(
+                c, correction=correction, p_adjusted=float(p), p_adjusted_bound=bool(b)
+            )
+    return out
+
+
+def _compare_models(
+    y_true: Any,
+    models: Mapping[str, Any],
+    baseline: str,
+    *,
+    measures: Iterable[str] | str,
+    method: str | None,
+    level: float,
+    n_boot: int,
+    seed: int,
+    groups: Any,
+    sample_weight: Any,
+    threshold: float,
+    threads: int | None,
+    pos_label: Any,
+    progress: bool,
+    classes: Sequence[Any] | None,
+    task: str | None,
+) -> dict[str, dict[str, Comparison]]:
     if baseline not in models:
         raise InvalidParameterError(
             f"the baseline {baseline!r} is not one of the models ({', '.join(map(str, models))})"

@@ -105,6 +105,12 @@ class Comparison:
     seed: int | None = None
     p_at_floor: bool = False
     note: str = ""
+    #: :func:`perfeval.stats.compare_models` with ``correction=``: the p-value corrected over the
+    #: models compared on this measure (``"holm"``, ``"bh"``, ``"bonferroni"``), and whether it is an
+    #: upper bound (computed from a bootstrap p-value at its floor); None without a correction
+    correction: str | None = None
+    p_adjusted: float | None = None
+    p_adjusted_bound: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)
@@ -118,6 +124,9 @@ def as_dict(result: Interval | Comparison) -> dict[str, Any]:
     d = dict(result.__dict__)
     if not d.get("note"):
         d.pop("note", None)
+    if "correction" in d and d["correction"] is None:  # no correction asked: the fields of compare()
+        for k in ("correction", "p_adjusted", "p_adjusted_bound"):
+            d.pop(k)
     return with_reasons(d, reasons(result))
 
 
@@ -158,6 +167,8 @@ def reasons(result: Interval | Comparison) -> dict[str, str]:
         bad = "difference" in why
         cause = "the difference is not a finite number"
         rest = ("low", "high", "se", "p_value")
+        if result.correction is not None:
+            rest += ("p_adjusted",)
     text = (
         f"no interval{'' if isinstance(result, Interval) else ' or test'}: {cause}"
         if bad

@@ -73,6 +73,7 @@ __all__ = [
     "CORRECTIONS",
     "correct",
     "correct_tested",
+    "correct_bounded",
     "paired_bootstrap_test",
     "paired_t_test",
     "randomization_test",
@@ -731,3 +732,30 @@ def correct_tested(pvalues: Any, method: str = "holm") -> np.ndarray:
     if method != "none" and ok.any():
         p[ok] = correct(p[ok], method=method)
     return p
+
+
+def correct_bounded(pvalues: Any, at_floor: Any, method: str = "holm") -> tuple[np.ndarray, np.ndarray]:
+    """:func:`correct_tested`, and which corrected p-values are upper bounds: those read from a
+    bootstrap p-value at its floor (``at_floor``: the p-value is a bound, p <= it).  Every correction
+    only grows with the p-values, so a bound in gives a bound out: Holm's adjusted p-value is read
+    from the p-values at or below its own, Benjamini-Hochberg's from those at or above its own,
+    Bonferroni's from its own alone.  The correction of ``perfeval compare`` and of
+    :func:`perfeval.stats.compare_models` (``correction=``).
+
+    Examples
+    --------
+    >>> adj, bound = correct_bounded([0.002, 0.04, 0.03], [True, False, False], "bh")
+    >>> adj.round(12).tolist(), bound.tolist()
+    ([0.006, 0.04, 0.04], [True, False, False])
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    floor = np.asarray(at_floor, dtype=bool)
+    adj = correct_tested(p, method)
+    floors = p[floor & ~np.isnan(p)]
+    if method == "holm":
+        bound = np.array([bool((floors <= v).any()) for v in p.tolist()], dtype=bool)
+    elif method == "bh":
+        bound = np.array([bool((floors >= v).any()) for v in p.tolist()], dtype=bool)
+    else:
+        bound = floor.copy()
+    return adj, bound & ~np.isnan(p)

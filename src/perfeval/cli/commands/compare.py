@@ -31,7 +31,7 @@ from perfeval.io import grammar
 from perfeval.stats import compare_models
 from perfeval.stats.fastpaths import fast_paths
 from perfeval.stats.intervals import one_sided, reasons, undefined_intervals, which_tests
-from perfeval.stats.paired import correct_tested
+from perfeval.stats.paired import correct_bounded
 
 # The evaluation is imported where tie bounds are asked for: a comparison without them doesn't load it.
 
@@ -333,18 +333,16 @@ def _baseline(args: Any, names: list[str]) -> str:
 def _corrected(rows: list[dict], correction: str) -> None:
     """Each row's ``p_adjusted``: its p-value corrected over the models compared on that measure; and
     ``p_adjusted_bound``: whether it is an upper bound, computed from a bootstrap p-value at its floor
-    (every correction is monotone in the p-values, so a bound in gives a bound out).
+    (:func:`perfeval.stats.paired.correct_bounded`).
     """
     for label in dict.fromkeys(r["measure"] for r in rows):
         same = [r for r in rows if r["measure"] == label]
-        adj = correct_tested([r["p_value"] for r in same], correction)
-        floors = [r["p_value"] for r in same if r["p_at_floor"]]
-        for r, p in zip(same, adj, strict=True):
+        adj, bound = correct_bounded(
+            [r["p_value"] for r in same], [r["p_at_floor"] for r in same], correction
+        )
+        for r, p, b in zip(same, adj.tolist(), bound.tolist(), strict=True):
             r["p_adjusted"] = float(p)
-            if correction == "holm":  # from the p-values at or below its own
-                r["p_adjusted_bound"] = any(f <= r["p_value"] for f in floors)
-            else:
-                r["p_adjusted_bound"] = r["p_at_floor"]
+            r["p_adjusted_bound"] = bool(b)
 
 
 def run(args: Any) -> int:

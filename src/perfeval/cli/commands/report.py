@@ -50,7 +50,6 @@ def _refuse(args: Any) -> None:
         ("--group", args.group is not None, "`perfeval eval` takes K classes per --group"),
         ("--ci", args.ci is not None, "`perfeval eval --ci` gives the intervals of K classes"),
         ("--tie-bounds", args.tie_bounds, "`perfeval eval --tie-bounds` gives the bounds of K classes"),
-        ("--by", bool(getattr(args, "by", None)), "`perfeval eval --by` gives the slices of K classes"),
         ("--band-level", args.band_level != 0.9, "it has no reliability diagram"),
         ("--band", args.band != "outcomes", "it has no reliability diagram"),
     ):
