@@ -88,6 +88,53 @@ class CalibrationDisplay(Display, CurveDisplay):
         return obj
 
     @classmethod
+    def from_classes(
+        cls,
+        y_true: Any,
+        y_score: Any,
+        *,
+        classes: Any = None,
+        sample_weight: Any = None,
+        name: str = "model",
+        bins: str = "width",
+        n_bins: int | None = None,
+        measure: Any = None,
+        band_level: float = 0.9,
+        band: str = "outcomes",
+    ) -> CalibrationDisplay:
+        """The top-label reliability diagram of K classes (``y_score`` of shape (n, K), a column a
+        class): each case's confidence, its maximum probability, against whether its argmax is the
+        true class, binned by ECE_TOP's bins (``bins`` width or mass, ``n_bins`` ECE_TOP's 15 by
+        default; or those of ``measure``, an ECE_TOP spec), ECE_TOP's value in the legend, the
+        consistency band of a calibrated model's confidences.  The cases are read as
+        :func:`perfeval.evaluate` reads them with ``classes=`` (a tie at the maximum among t classes:
+        right for 1/t of the case, as ECE_TOP counts it).  Undrawn: call :meth:`plot`.
+
+        Examples
+        --------
+        >>> d = CalibrationDisplay.from_classes([0, 1, 2], [[.7, .2, .1], [.2, .5, .3], [.1, .3, .6]],
+        ...                                     n_bins=2)
+        >>> d.curves[0].extra["measure"], round(d.curves[0].extra["value"], 12)
+        ('ECE_TOP:bins=width,n_bins=2', 0.4)
+        """
+        from perfeval.api.evaluation import evaluate
+        from perfeval.curves import calibration as calibration_curve
+        from perfeval.measures import parse_measure
+
+        if measure is not None:
+            asked = parse_measure(measure).label
+        else:
+            asked = f"ECE_TOP:bins={bins},n_bins={n_bins}" if n_bins is not None else f"ECE_TOP:bins={bins}"
+        report = evaluate(y_true, y_score, classes=classes, sample_weight=sample_weight, measures=[asked])
+        if report.params.get("task") != "multiclass" or report.summary is None:
+            raise InvalidParameterError(
+                "CalibrationDisplay.from_classes takes K classes' scores, a column a class (evaluate's "
+                "classes=)"
+            )
+        curve = calibration_curve(report.summary, measure=asked, band_level=band_level, band=band)
+        return cls._of_curves([curve], [name], kind="calibration", points=[None])
+
+    @classmethod
     def _perfeval_form(cls, y_true: Any, y_prob: Any, a: dict[str, Any]) -> CalibrationDisplay | None:
         kwargs = a["kwargs"]
         own = {"bins", "band", "band_level"}
