@@ -31,6 +31,14 @@ from perfeval.plot import html
 ORACLE = Path("/tmp/oracle-venv/bin/python")
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def ece_of_points(x, y, counts, norm="l1"):
     """The textbook binned calibration error of a diagram's points: each bin's gap between its share
     of positives (y) and its mean score (x), weighted by its weight (counts)."""

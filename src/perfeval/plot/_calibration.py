@@ -26,10 +26,12 @@ class CalibrationDisplay(Display, CurveDisplay):
     ``pos_label``, and after :meth:`plot` ``line_``, ``ax_``, ``figure_``.
 
     perfeval's own calibration plot stays: :meth:`from_models` (several models, PERF's 19
-    overlapping bins by default, ``bins="perf"``, or ``"uniform"`` or ``"quantile"`` with ``n_bins``,
-    10 by default; ``sample_weight=``; the consistency band's ``band_level=`` and ``band=``), and
-    ``from_predictions`` given ``threshold=``, ``sample_weight=``, ``bins=``, ``band_level=`` or
-    ``band=`` (undrawn: call :meth:`plot`).
+    overlapping bins by default, ``bins="perf"``, or ECE's ``"width"`` or ``"mass"`` bins with
+    ``n_bins``, 10 by default, that ECE's value in the legend: :func:`perfeval.curves.calibration`;
+    ``"uniform"`` and ``"quantile"`` their old names; ``sample_weight=``; the consistency band's
+    ``band_level=`` and ``band=``), ``from_predictions`` given ``threshold=``, ``sample_weight=``,
+    ``bins=``, ``band_level=`` or ``band=`` (undrawn: call :meth:`plot`), and :meth:`from_classes`
+    (K classes: the top-label diagram, ECE_TOP's bins and value).
 
     Examples
     --------
@@ -53,7 +55,7 @@ class CalibrationDisplay(Display, CurveDisplay):
         "gives perfeval's display (its consistency band's level and draws: "
         ":func:`perfeval.curves.calibration`) "
         'instead (:meth:`from_models`: PERF\'s 19 overlapping bins by default, ``bins="perf"``; '
-        '``"uniform"`` or ``"quantile"`` with ``n_bins``), the operating point at ``threshold`` (0.5 by '
+        'ECE\'s ``"width"`` or ``"mass"`` with ``n_bins``), the operating point at ``threshold`` (0.5 by '
         "default) marked, not yet drawn (call :meth:`plot`), as in earlier releases.",
         "sample_weight": "perfeval's: the weight of each case, in perfeval's display (see ``threshold``).",
         "kwargs": "matplotlib line properties (and perfeval's ``bins=``, ``band_level=``, ``band=``: see "
