@@ -400,3 +400,23 @@ def test_the_command_draws_the_top_label_diagram(tmp_path, capsys, plotted):
     assert d.lines_[0].get_label() == f"model ({spec} = {want:.4f})"
     assert main(["plot", "roc", *base[1:], "-o", str(tmp_path / "r.png")]) == 2
     assert "plot roc does not apply to K classes" in capsys.readouterr().err
+
+
+def test_the_report_of_k_classes_takes_the_band_options(tmp_path, capsys):
+    """--band-level and --band now apply to the report of K classes (its top-label diagram): said
+    in its caption (earlier releases refused them: no diagram)."""
+    y, S = class_data(26, n=300, k=3)
+    names = np.array(["cat", "dog", "bird"])
+    f = tmp_path / "k.csv"
+    f.write_text(
+        "y,p_cat,p_dog,p_bird\n"
+        + "".join(f"{names[a]},{r[0]!r},{r[1]!r},{r[2]!r}\n" for a, r in zip(y, S.tolist(), strict=True))
+    )
+    out = tmp_path / "r.html"
+    argv = ["report", str(f), "--target", "y", "--score-prefix", "p_", "-o", str(out)]
+    assert main([*argv, "--band-level", "0.8", "--band", "pairs"]) == 0
+    page = out.read_text()
+    assert "80% consistency band" in page and "confidences drawn with replacement" in page
+    capsys.readouterr()
+    assert main([*argv, "--band-level", "1.5"]) == 2
+    assert "--band-level must lie strictly between 0 and 1" in capsys.readouterr().err

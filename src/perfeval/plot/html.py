@@ -505,7 +505,8 @@ def _calibration_caption(band: dict[str, Any]) -> str:
         kw = parse_measure(measure).kwargs
         bins = (
             f"{binning_text(kw['bins'], kw['n_bins'])}, the very bins whose gaps to the diagonal "
-            f"<code>{_esc(measure)}</code> combines (its value, as in the table, in the legend)"
+            f"<code>{_esc(measure)}</code> combines (its value over all rows, as in the table, in the "
+            "legend)"
         )
     else:
         bins = "PERF's 19 overlapping CA1 bins (ask for <code>-m ECE</code> to draw ECE's)"
@@ -1447,6 +1448,11 @@ def _top_label_figure(report: Any, summary: Any, band: dict[str, Any]) -> str:
     from perfeval.curves import calibration as calibration_curve
     from perfeval.plot import CurveDisplay
 
+    if summary.top_label() is None:  # a summary saved before the top-label table: said, not drawn
+        return (
+            "<p class='meta'>No top-label calibration diagram: this summary was saved before it kept "
+            "the top-label table (each case's maximum score and whether its argmax is right).</p>"
+        )
     asked = [lab for lab in report.results if _measure_name(lab) == "ECE_TOP"]
     measure = parse_measure(asked[0] if asked else "ECE_TOP")
     level, method = float(band.get("band_level", 0.9)), str(band.get("band", "outcomes"))
