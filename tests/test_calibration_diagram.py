@@ -9,8 +9,10 @@ draws that value; ``--bins`` speaks the measures' words (width, mass) with the o
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -420,3 +422,29 @@ def test_the_report_of_k_classes_takes_the_band_options(tmp_path, capsys):
     capsys.readouterr()
     assert main([*argv, "--band-level", "1.5"]) == 2
     assert "--band-level must lie strictly between 0 and 1" in capsys.readouterr().err
+
+
+def test_the_plot_command_with_eces_bins_does_not_load_the_engine(tmp_path):
+    """`perfeval plot` stays light (cli/commands/plots.py): ECE's bins and value come from the
+    registry and the summary, not the engine; only K classes (--classes) read through it."""
+    y, s, _ = binary_data(27, n=100)
+    f = tmp_path / "d.csv"
+    write_csv(f, y, s)
+    code = (
+        "import sys\n"
+        "from perfeval.cli.main import main\n"
+        f"assert main(['plot', 'calibration', {str(f)!r}, '--target', 'y', '--score', 'p', '--bins', "
+        f"'mass', '-o', {str(tmp_path / 'c.png')!r}]) == 0\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('perfeval.engine', 'perfeval.api', "
+        "'perfeval.stats'))))\n"
+    )
+    src = str(Path(perfeval.__file__).resolve().parents[1])
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": src},
+        check=True,
+    )
+    assert out.stdout.strip().splitlines()[-1] == "[]"

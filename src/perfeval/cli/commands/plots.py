@@ -131,12 +131,11 @@ def _plot_classes(args: Any) -> int:
 
 
 def run_plot(args: Any) -> int:
-    from perfeval.cli import classes
-
     matplotlib_agg()
 
     plot.check_path(args.output, args.format)  # before reading: a wrong name is said at once
-    if classes.requested(args):
+    # K classes (cli.classes.requested: its own options), without loading the engine otherwise
+    if getattr(args, "classes", None) or getattr(args, "score_prefix", None):
         return _plot_classes(args)
 
     _source, y, models, g, w = load.models(args)
