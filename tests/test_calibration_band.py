@@ -261,7 +261,9 @@ def test_plot_by_group_draws_the_bins_and_band_asked(tmp_path, monkeypatch):
         "quantile",
     ]
     assert main([*argv, "--band", "pairs", "-o", str(tmp_path / "g.png")]) == 0
-    assert seen["bins"] == "quantile" and seen["band"] == "pairs" and seen["band_level"] == 0.9
+    # quantile: the old name of ECE's mass bins, their number ECE's default
+    assert seen["bins"] == "mass" and seen["n_bins"] == 15
+    assert seen["band"] == "pairs" and seen["band_level"] == 0.9
 
 
 def test_calibration_display_takes_the_band_options():

@@ -246,8 +246,8 @@ def test_the_report_of_k_classes_shows_evals_numbers(tmp_path, capsys, weights):
     conf = got.tables["confusion"]
     assert conf[0][1:] == ["cat", "dog", "bird", "fish"]
     assert [[float(v) for v in r[1:]] for r in conf[1:]] == want["confusion"]["matrix"]
-    # the plots: the curves of the classes and the two heatmaps
-    assert got.kinds == ["roc-classes", "pr-classes", "confusion", "confusion-normalised"]
+    # the plots: the curves of the classes, the top-label reliability diagram and the two heatmaps
+    assert got.kinds == ["roc-classes", "pr-classes", "calibration-top", "confusion", "confusion-normalised"]
     assert capsys.readouterr().err.count("wrote") == 0  # eval's run said nothing of the report's file
 
 

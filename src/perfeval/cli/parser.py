@@ -20,7 +20,7 @@ The classic command `perf` reproduces PERF 5.12 (KDD Cup 2004) byte for byte: `p
 EXAMPLES = {
     "plot": "examples:\n"
     "  perfeval plot roc runs.csv --target label --score model_a,model_b -o roc.png\n"
-    "  perfeval plot calibration runs.csv --target label --score p --bins quantile -o cal.svg\n"
+    "  perfeval plot calibration runs.csv --target label --score p --bins mass --n-bins 10 -o cal.svg\n"
     "  perfeval plot pr runs.csv --target label --score p -o pr.pdf\n"
     "  perfeval plot roc clicks.csv --target click --score ctr --group user -o users.png",
     "report": "examples:\n"
@@ -243,10 +243,39 @@ def build() -> argparse.ArgumentParser:
         if name == "plot":
             pp.add_argument(
                 "--bins",
-                default="perf",
-                choices=("perf", "uniform", "quantile"),
-                help="calibration bins: PERF's 19 overlapping bins, or 10 uniform or quantile bins",
+                default=None,
+                type=_calibration_bins,
+                metavar="{perf,width,mass}",
+                help="calibration bins: PERF's 19 overlapping bins (CA1's, the default), or ECE's "
+                "equal-width or equal-mass bins, the very bins whose gaps ECE:bins=width|mass "
+                "averages, its value in the legend (uniform and quantile: old names of width and mass; "
+                "K classes: ECE_TOP's bins, width by default)",
             )
+            pp.add_argument(
+                "--n-bins",
+                type=int,
+                default=None,
+                metavar="N",
+                help="calibration plot with --bins width or mass: the number of bins (default ECE's, 15)",
+            )
+            mc = pp.add_argument_group(
+                'K classes (one score column a class; docs/input.md, "Multiclass")',
+                "plot calibration of one model of K classes: the top-label reliability diagram (each "
+                "case's maximum probability against whether its argmax is its class, ECE_TOP's bins and "
+                "value); its class columns named by --score with --classes, or --score-prefix",
+            )
+            mc.add_argument(
+                "--classes",
+                metavar="LABEL,...",
+                help="the class of each --score column, in order: --score p_cat,p_dog --classes cat,dog",
+            )
+            mc.add_argument(
+                "--score-prefix",
+                metavar="PREFIX",
+                help="the score columns are every column named PREFIX<label> "
+                "(p_cat, p_dog: --score-prefix p_)",
+            )
+            pp.set_defaults(long=False, class_column=None)
         else:
             pp.add_argument(
                 "-m",
@@ -716,6 +745,20 @@ EXTENSIONS = {
     "svg": "svg",
     "pdf": "pdf",
 }
+
+
+def _calibration_bins(text: str) -> str:
+    """``--bins``: the measures' word (perf, width, mass; uniform and quantile as old names), or a
+    usage error listing them (:func:`perfeval.curves.calibration_bins`).
+    """
+    from perfeval.curves import calibration_bins
+    from perfeval.exceptions import InvalidParameterError
+
+    try:
+        return calibration_bins(text)
+    except InvalidParameterError as e:
+        said = str(e).replace("the calibration plot's bins must be", "expected")
+        raise argparse.ArgumentTypeError(said) from None
 
 
 def output_options(p, formats: tuple[str, ...], note: str = "", required: bool = False) -> None:

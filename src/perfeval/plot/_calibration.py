@@ -26,10 +26,12 @@ class CalibrationDisplay(Display, CurveDisplay):
     ``pos_label``, and after :meth:`plot` ``line_``, ``ax_``, ``figure_``.
 
     perfeval's own calibration plot stays: :meth:`from_models` (several models, PERF's 19
-    overlapping bins by default, ``bins="perf"``, or ``"uniform"`` or ``"quantile"`` with ``n_bins``,
-    10 by default; ``sample_weight=``; the consistency band's ``band_level=`` and ``band=``), and
-    ``from_predictions`` given ``threshold=``, ``sample_weight=``, ``bins=``, ``band_level=`` or
-    ``band=`` (undrawn: call :meth:`plot`).
+    overlapping bins by default, ``bins="perf"``, or ECE's ``"width"`` or ``"mass"`` bins with
+    ``n_bins``, 10 by default, that ECE's value in the legend: :func:`perfeval.curves.calibration`;
+    ``"uniform"`` and ``"quantile"`` their old names; ``sample_weight=``; the consistency band's
+    ``band_level=`` and ``band=``), ``from_predictions`` given ``threshold=``, ``sample_weight=``,
+    ``bins=``, ``band_level=`` or ``band=`` (undrawn: call :meth:`plot`), and :meth:`from_classes`
+    (K classes: the top-label diagram, ECE_TOP's bins and value).
 
     Examples
     --------
@@ -53,7 +55,7 @@ class CalibrationDisplay(Display, CurveDisplay):
         "gives perfeval's display (its consistency band's level and draws: "
         ":func:`perfeval.curves.calibration`) "
         'instead (:meth:`from_models`: PERF\'s 19 overlapping bins by default, ``bins="perf"``; '
-        '``"uniform"`` or ``"quantile"`` with ``n_bins``), the operating point at ``threshold`` (0.5 by '
+        'ECE\'s ``"width"`` or ``"mass"`` with ``n_bins``), the operating point at ``threshold`` (0.5 by '
         "default) marked, not yet drawn (call :meth:`plot`), as in earlier releases.",
         "sample_weight": "perfeval's: the weight of each case, in perfeval's display (see ``threshold``).",
         "kwargs": "matplotlib line properties (and perfeval's ``bins=``, ``band_level=``, ``band=``: see "
@@ -86,6 +88,53 @@ class CalibrationDisplay(Display, CurveDisplay):
         obj.prob_true = obj.prob_pred = obj.y_prob = obj.pos_label = None
         obj.estimator_name = names[0] if len(names) == 1 else None
         return obj
+
+    @classmethod
+    def from_classes(
+        cls,
+        y_true: Any,
+        y_score: Any,
+        *,
+        classes: Any = None,
+        sample_weight: Any = None,
+        name: str = "model",
+        bins: str = "width",
+        n_bins: int | None = None,
+        measure: Any = None,
+        band_level: float = 0.9,
+        band: str = "outcomes",
+    ) -> CalibrationDisplay:
+        """The top-label reliability diagram of K classes (``y_score`` of shape (n, K), a column a
+        class): each case's confidence, its maximum probability, against whether its argmax is the
+        true class, binned by ECE_TOP's bins (``bins`` width or mass, ``n_bins`` ECE_TOP's 15 by
+        default; or those of ``measure``, an ECE_TOP spec), ECE_TOP's value in the legend, the
+        consistency band of a calibrated model's confidences.  The cases are read as
+        :func:`perfeval.evaluate` reads them with ``classes=`` (a tie at the maximum among t classes:
+        right for 1/t of the case, as ECE_TOP counts it).  Undrawn: call :meth:`plot`.
+
+        Examples
+        --------
+        >>> d = CalibrationDisplay.from_classes([0, 1, 2], [[.7, .2, .1], [.2, .5, .3], [.1, .3, .6]],
+        ...                                     n_bins=2)
+        >>> d.curves[0].extra["measure"], round(d.curves[0].extra["value"], 12)
+        ('ECE_TOP:bins=width,n_bins=2', 0.4)
+        """
+        from perfeval.api.evaluation import evaluate
+        from perfeval.curves import calibration as calibration_curve
+        from perfeval.measures import parse_measure
+
+        if measure is not None:
+            asked = parse_measure(measure).label
+        else:
+            asked = f"ECE_TOP:bins={bins},n_bins={n_bins}" if n_bins is not None else f"ECE_TOP:bins={bins}"
+        report = evaluate(y_true, y_score, classes=classes, sample_weight=sample_weight, measures=[asked])
+        if report.params.get("task") != "multiclass" or report.summary is None:
+            raise InvalidParameterError(
+                "CalibrationDisplay.from_classes takes K classes' scores, a column a class (evaluate's "
+                "classes=)"
+            )
+        curve = calibration_curve(report.summary, measure=asked, band_level=band_level, band=band)
+        return cls._of_curves([curve], [name], kind="calibration", points=[None])
 
     @classmethod
     def _perfeval_form(cls, y_true: Any, y_prob: Any, a: dict[str, Any]) -> CalibrationDisplay | None:

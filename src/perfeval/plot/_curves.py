@@ -67,6 +67,14 @@ def band_label(extra: dict) -> str:
     return f"{level * 100:g}% consistency band ({method})"
 
 
+def calibration_value(curve: Curve) -> str:
+    """A reliability diagram's calibration error as its legend says it: the measure's label and its
+    value (``ECE:bins=mass,n_bins=10 = 0.0312``), the very number of that measure.
+    """
+    v = float(curve.extra.get("value", math.nan))
+    return f"{curve.extra['measure']} = {'undefined' if math.isnan(v) else f'{v:.4f}'}"
+
+
 def operating_point(kind: str, curve: Curve, h, threshold: float) -> tuple[float, float] | None:
     """The (x, y) of the curve where a case with score >= threshold is predicted positive."""
     k = int(np.searchsorted(h.scores, threshold, side="left"))
@@ -171,6 +179,8 @@ class CurveDisplay:
             if curve.area is not None and self.kind in AREA:
                 area = "undefined" if math.isnan(curve.area) else f"{curve.area:.4f}"
                 label = f"{literal(name)} ({AREA[self.kind]} {area})"
+            elif self.kind == "calibration" and (curve.extra or {}).get("measure"):
+                label = f"{literal(name)} ({calibration_value(curve)})"
             drawstyle = "steps-post" if self.kind in ("acc", "cost") else "default"
             marker = "o" if self.kind == "calibration" else None
             (line,) = ax.plot(
@@ -206,13 +216,17 @@ class CurveDisplay:
         c0 = self.curves[0]
         ax.set_xlabel(c0.xlabel)
         ax.set_ylabel(c0.ylabel)
-        ax.set_title(literal(title) if title else TITLES.get(self.kind, self.kind))
+        default = TITLES.get(self.kind, self.kind)
+        if self.kind == "calibration" and (c0.extra or {}).get("top_label"):
+            default = "Top-label calibration (reliability)"
+        ax.set_title(literal(title) if title else default)
         if self.kind in ("roc", "calibration"):
             ax.set_xlim(-0.01, 1.01)
             ax.set_ylim(-0.01, 1.01)
             ax.set_aspect("equal")
         ax.grid(alpha=0.3)
-        ax.legend(loc="best", fontsize=8)
+        # a reliability diagram's empty corner is the upper left (above the diagonal and its bars)
+        ax.legend(loc="upper left" if self.kind == "calibration" else "best", fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 

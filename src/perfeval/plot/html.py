@@ -475,15 +475,43 @@ CAPTIONS = {
 }
 
 
+def _calibration_measure(labels: list[str]) -> str | None:
+    """The calibration error whose bins the report's reliability diagram draws: the first ECE or MCE
+    of the measures table (its label), or None (PERF's 19 bins, CA1's).
+    """
+    for lab in labels:
+        try:
+            spec = parse_measure(lab.split("[")[0])
+        except Exception:  # a partition's label
+            continue
+        if spec.measure.name in ("ECE", "MCE"):
+            return spec.label
+    return None
+
+
 def _calibration_caption(band: dict[str, Any]) -> str:
-    """The calibration plot's caption: its bins and its band's level and draws."""
+    """The calibration plot's caption: its bins (the ECE's of the table, or PERF's) and its band's
+    level and draws.
+    """
+    from perfeval.curves import binning_text
+
     level = float(band.get("band_level", 0.9))
     if band.get("band", "outcomes") == "pairs":
         how = "the cases' scores drawn with replacement, then each one's outcome from it"
     else:
         how = "each case's outcome redrawn from its score"
+    measure = band.get("measure")
+    if measure:
+        kw = parse_measure(measure).kwargs
+        bins = (
+            f"{binning_text(kw['bins'], kw['n_bins'])}, the very bins whose gaps to the diagonal "
+            f"<code>{_esc(measure)}</code> combines (its value over all rows, as in the table, in the "
+            "legend)"
+        )
+    else:
+        bins = "PERF's 19 overlapping CA1 bins (ask for <code>-m ECE</code> to draw ECE's)"
     return (
-        "PERF's 19 overlapping CA1 bins; the bars: where a calibrated model's bins would fall "
+        f"{bins}; the bars: where a calibrated model's bins would fall "
         f"({level * 100:g}% consistency band, Br&ouml;cker &amp; Smith 2007: {how})"
     )
 
@@ -631,7 +659,7 @@ def _plots(
     band = band or {}
     for kind in PLOTS:
         fig, ax = plt.subplots(figsize=(5.2, 4.6), layout="constrained")
-        kw = band if kind == "calibration" else {}
+        kw = {k: v for k, v in band.items() if v is not None} if kind == "calibration" else {}
         CurveDisplay.from_models(y, models, kind=kind, threshold=threshold, sample_weight=w, **kw).plot(ax=ax)
         caption = _calibration_caption(band) if kind == "calibration" else CAPTIONS[kind]
         parts.append(_figure(kind, _png(fig), f"<b>{esc(TITLES[kind])}</b>: {caption}"))
@@ -876,7 +904,8 @@ def build(
         )
     if info is not None:
         parts += _per_group(reports, labels, info, column, max_group_rows)
-    parts += _plots(y, models, g, w, info, threshold, {"band_level": band_level, "band": band})
+    cal = {"band_level": band_level, "band": band, "measure": _calibration_measure(pooled)}
+    parts += _plots(y, models, g, w, info, threshold, cal)
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -1599,6 +1628,59 @@ def _curves_figure(kind: str, summary: Any, classes: list) -> Any:
     return fig
 
 
+def _measure_name(label: str) -> str | None:
+    """The registry name of a measures table's label, or None (a label of no measure)."""
+    try:
+        return parse_measure(label.split("[")[0]).measure.name
+    except Exception:
+        return None
+
+
+def _top_label_figure(report: Any, summary: Any, band: dict[str, Any]) -> str:
+    """The top-label reliability diagram of K classes (confidence: each case's maximum probability;
+    right: its argmax is its class), by the bins of the table's first ECE_TOP (else ECE_TOP's own
+    defaults), that measure's value in the legend, the consistency band of a calibrated model.
+    """
+    import matplotlib.pyplot as plt
+
+    from perfeval.curves import binning_text
+    from perfeval.curves import calibration as calibration_curve
+    from perfeval.plot import CurveDisplay
+
+    if summary.top_label() is None:  # a summary saved before the top-label table: said, not drawn
+        return (
+            "<p class='meta'>No top-label calibration diagram: this summary was saved before it kept "
+            "the top-label table (each case's maximum score and whether its argmax is right).</p>"
+        )
+    asked = [lab for lab in report.results if _measure_name(lab) == "ECE_TOP"]
+    measure = parse_measure(asked[0] if asked else "ECE_TOP")
+    level, method = float(band.get("band_level", 0.9)), str(band.get("band", "outcomes"))
+    curve = calibration_curve(summary, measure=measure, band_level=level, band=method)
+    fig, ax = plt.subplots(figsize=(5.2, 4.6), layout="constrained")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an undefined value is said in the legend and below
+        CurveDisplay([curve], ["model"], kind="calibration").plot(ax=ax, mark_threshold=False)
+    kw = measure.kwargs
+    extra = curve.extra
+    caption = (
+        "<b>Top-label calibration</b>: each case's confidence (its maximum probability) against the "
+        "share of cases whose argmax is their class (a tie at the maximum among t classes right for 1/t "
+        f"of a case), in {binning_text(kw['bins'], kw['n_bins'])}, the very bins whose gaps "
+        f"<code>{_esc(measure.label)}</code> combines (its value in the legend"
+        + (", as in the table" if asked else "")
+        + "); the bars: where a calibrated model's bins would fall "
+        f"({level * 100:g}% consistency band, Br&ouml;cker &amp; Smith 2007: "
+        + (
+            "the cases' confidences drawn with replacement, then each one's outcome from it)"
+            if method == "pairs"
+            else "each case's outcome redrawn from its confidence)"
+        )
+    )
+    if extra.get("band") is None and extra.get("band_why"):
+        caption += f"; no band: {_esc(extra['band_why'])}"
+    return _figure("calibration-top", _png(fig), caption + ".")
+
+
 def _heatmap(confusion: np.ndarray, classes: list, normalised: bool, weighted: bool = False) -> Any:
     """The confusion matrix as a heatmap (scikit-learn's ConfusionMatrixDisplay): counts, or each
     row's shares; a row with no case says so in its cells.
@@ -1644,6 +1726,8 @@ def build_classes(
     sample_weight: Any = None,
     command: str = "",
     source: str = "",
+    band_level: float = 0.9,
+    band: str = "outcomes",
 ) -> str:
     """The HTML text of the report of K classes.
 
@@ -1659,6 +1743,9 @@ def build_classes(
         The weights, for the input table (the report's numbers already hold them).
     command, source : str
         The command line and the input's name, shown at the top.
+    band_level, band : float, {"outcomes", "pairs"}
+        The top-label reliability diagram's consistency band: its level, and what it redraws
+        (:func:`perfeval.curves.calibration`).
 
     Returns
     -------
@@ -1720,6 +1807,7 @@ def build_classes(
             "<b>Precision / recall, one vs rest</b>: each class against the rest (legend: its average "
             "precision, the per-class value of AP_OVR); dashed: the micro-average.",
         ),
+        _top_label_figure(report, summary, {"band_level": band_level, "band": band}),
         _figure(
             "confusion",
             _png(
@@ -1778,6 +1866,8 @@ def classes_report(
     sample_weight: Any = None,
     command: str = "",
     source: str = "",
+    band_level: float = 0.9,
+    band: str = "outcomes",
 ) -> str:
     """The HTML report of K classes of arrays: :func:`perfeval.evaluate` (``classes=``: the labels of
     the score columns, in order; by default as ``evaluate`` finds them), then :func:`build_classes`.
@@ -1793,4 +1883,12 @@ def classes_report(
         warnings.simplefilter("ignore")  # what is undefined is said in the page
         more = {} if measures is None else {"measures": measures}
         report = evaluate(y_true, y_score, classes=classes, sample_weight=sample_weight, **more)
-    return build_classes(report, scores=y_score, sample_weight=sample_weight, command=command, source=source)
+    return build_classes(
+        report,
+        scores=y_score,
+        sample_weight=sample_weight,
+        command=command,
+        source=source,
+        band_level=band_level,
+        band=band,
+    )

@@ -31,13 +31,14 @@ def matplotlib_agg() -> None:
 
 def _say_scores_outside(models: dict, w: Any, bins: str) -> None:
     """A note for each model whose scores outside [0, 1] a calibration plot cannot place as
-    probabilities: PERF's bins leave them out, uniform bins count them in the end bins, so the
-    picture is not what it seems; said, never drawn in silence (quantile bins draw their mean scores
-    where they are).
+    probabilities: PERF's bins leave them out, equal-width bins count them in the end bins, so the
+    picture is not what it seems; said, never drawn in silence (equal-mass bins draw their mean
+    scores where they are; ECE's value in the legend is undefined for such scores, either way).
     """
     fate = {
         "perf": "left out of its bins (PERF's 19 bins lie in [0, 1])",
-        "uniform": "counted in its first or last bin",
+        "width": "counted in its first or last bin, and ECE is undefined",
+        "mass": "drawn where they are, and ECE is undefined",
     }.get(bins)
     if fate is None:
         return
@@ -55,12 +56,34 @@ def _say_scores_outside(models: dict, w: Any, bins: str) -> None:
             )
 
 
-def _band(args: Any) -> dict[str, Any]:
+def band_options(args: Any) -> dict[str, Any]:
     """The calibration plot's band options (--band-level, --band), checked before any reading."""
     level = args.band_level
     if not 0.0 < level < 1.0:
         raise InvalidParameterError(f"--band-level must lie strictly between 0 and 1, got {level:g}")
     return {"band_level": level, "band": args.band}
+
+
+def _bins(args: Any) -> dict[str, Any]:
+    """The calibration plot's bins (--bins, --n-bins), checked before any reading: PERF's 19, or
+    ECE's width or mass bins, ``n_bins`` ECE's default (15) unless given.
+    """
+    from perfeval.curves import calibration_bins
+    from perfeval.measures import get_measure
+
+    bins = calibration_bins(args.bins or "perf")
+    n_bins = getattr(args, "n_bins", None)
+    if bins == "perf":
+        if n_bins is not None:
+            raise InvalidParameterError(
+                "--n-bins applies to --bins width or mass; PERF's bins (the default) are 19, overlapping"
+            )
+        return {"bins": bins}
+    param = next(p for p in get_measure("ECE").params if p.name == "n_bins")
+    if n_bins is None:
+        n_bins = int(param.default)
+    param.check(n_bins, "--n-bins: the calibration plot (as ECE)")
+    return {"bins": bins, "n_bins": n_bins}
 
 
 def _say_no_band(display: Any) -> None:
@@ -73,16 +96,53 @@ def _say_no_band(display: Any) -> None:
             load.note(f"perfeval: note: no consistency band for {name!r}: {extra['band_why']}\n")
 
 
+def _plot_classes(args: Any) -> int:
+    """``perfeval plot calibration`` of one model of K classes (--classes, --score-prefix): the
+    top-label reliability diagram, by ECE_TOP's bins (--bins width or mass, --n-bins), its value in
+    the legend, the cases read and checked as ``perfeval eval`` reads them.
+    """
+    from perfeval.cli import classes
+    from perfeval.curves import calibration as calibration_curve
+    from perfeval.measures import parse_measure
+
+    for flag, on, hint in (
+        ("plot " + args.kind, args.kind != "calibration", "`perfeval report` draws the curves of K classes"),
+        ("--group", args.group is not None, "`perfeval eval` takes K classes per --group"),
+        ("--pos-label", args.pos_label is not None, "each class has its own score column"),
+        ("--bins perf", args.bins == "perf", "PERF's bins are of one score a case: give width or mass"),
+        ("-t", args.threshold != 0.5, "the prediction of K classes is the argmax"),
+    ):
+        if on:
+            raise InvalidParameterError(
+                f"{flag} does not apply to K classes (a score column a class); {hint}"
+            )
+    band = band_options(args)
+    args.bins = args.bins or "width"
+    n_bins = _bins(args)["n_bins"]
+    spec = parse_measure(f"ECE_TOP:bins={args.bins},n_bins={n_bins}")
+    report, _cases = classes.wide_report(args, classes.read_wide(args), [spec])
+    curve = calibration_curve(report.summary, measure=spec, **band)
+    display = plot.CurveDisplay([curve], ["model"], kind="calibration")
+    _say_no_band(display)
+    fig = display.plot(mark_threshold=False).figure_
+    plot.save(fig, args.output, args.format)
+    sys.stderr.write(f"perfeval: wrote {place(args.output)}\n")
+    return 0
+
+
 def run_plot(args: Any) -> int:
     matplotlib_agg()
 
     plot.check_path(args.output, args.format)  # before reading: a wrong name is said at once
+    # K classes (cli.classes.requested: its own options), without loading the engine otherwise
+    if getattr(args, "classes", None) or getattr(args, "score_prefix", None):
+        return _plot_classes(args)
 
     _source, y, models, g, w = load.models(args)
-    kw = _band(args)
+    kw = band_options(args)
     if args.kind == "calibration":
-        kw["bins"] = args.bins
-        _say_scores_outside(models, w, args.bins)
+        kw.update(_bins(args))
+        _say_scores_outside(models, w, kw["bins"])
     else:
         kw = {}
     if g is not None:
@@ -128,7 +188,7 @@ def run_report(args: Any, table: Any = None) -> int:
 
     if args.ci is not None:
         check_ci_options(args)
-    band = _band(args)
+    band = band_options(args)
     # parsed before reading: a bad -m is said at once, and a fractional weight where APR or CA2
     # reads weights as counts is one line naming the column, the value and its line, as in eval
     specs = resolve(args.measures or DEFAULT_MEASURES, args.threshold)
@@ -137,7 +197,9 @@ def run_report(args: Any, table: Any = None) -> int:
         table = load.read(args, args.file)
     source, y, models, g, w = load.models(args, specs, table)
     by = _slice_columns(args, table, w) if sliced else None
-    _say_scores_outside(models, w, "perf")  # the report's calibration plot: PERF's bins
+    # the report's calibration plot: the first ECE's (or MCE's) bins, else PERF's
+    ece = [sp for sp in specs if sp.measure.name in ("ECE", "MCE")]
+    _say_scores_outside(models, w, ece[0].kwargs["bins"] if ece else "perf")
     text = build(
         y,
         models,

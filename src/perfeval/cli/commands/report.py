@@ -50,8 +50,6 @@ def _refuse(args: Any) -> None:
         ("--group", args.group is not None, "`perfeval eval` takes K classes per --group"),
         ("--ci", args.ci is not None, "`perfeval eval --ci` gives the intervals of K classes"),
         ("--tie-bounds", args.tie_bounds, "`perfeval eval --tie-bounds` gives the bounds of K classes"),
-        ("--band-level", args.band_level != 0.9, "it has no reliability diagram"),
-        ("--band", args.band != "outcomes", "it has no reliability diagram"),
     ):
         if on:
             raise InvalidParameterError(
@@ -74,6 +72,9 @@ def _run_classes(args: Any, table: Any) -> int:
     from perfeval.engine.classes import class_specs
 
     _refuse(args)
+    from perfeval.cli.commands.plots import band_options
+
+    band = band_options(args)  # the top-label reliability diagram's band, checked before any reading
     matplotlib_agg()
     from perfeval.plot.html import build_classes
 
@@ -88,6 +89,8 @@ def _run_classes(args: Any, table: Any) -> int:
         sample_weight=cases.w,
         command="perfeval " + " ".join(shlex.quote(a) for a in args.argv),
         source=table.source,
+        band_level=band["band_level"],
+        band=band["band"],
     )
     write_file(args.output, text.encode("utf-8"))  # whole or not at all: a full disk leaves no part
     sys.stderr.write(f"perfeval: wrote {place(args.output)}\n")
