@@ -488,8 +488,9 @@ class LabelWords:
     whole : bool
         The targets are all of them (their distinct values counted), not a chunk or a partition.
     regression : bool
-        The caller reads regression targets (``perfeval eval``, :func:`perfeval.evaluate`); not
-        ``perfeval report`` and ``perfeval plot`` (yet): those say so instead of offering it.
+        The caller reads regression targets (``perfeval eval``, :func:`perfeval.evaluate`); not the
+        binary curves of ``perfeval plot`` and ``perfeval report`` (under ``--task binary``): those
+        name the commands that do instead.
     """
 
     def __init__(
@@ -509,8 +510,9 @@ class LabelWords:
         """
         if not self.regression:
             return (
-                "perfeval report and plot do not take regression targets yet "
-                "(`perfeval eval -m mae,rmse,r2` or `--task regression` does)"
+                "binary curves and measures need 0/1 targets: `perfeval plot predicted` or `residuals` "
+                "draws a regression target, and `perfeval report` with regression measures (or none "
+                "named, without --task binary) reports it"
             )
         if count:
             return (

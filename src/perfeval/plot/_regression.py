@@ -133,16 +133,20 @@ def _range(*arrays: np.ndarray) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
-def _predicted_panel(ax: Any, y: np.ndarray, p: np.ndarray, w: Any, max_points: int, color: str) -> str:
+def _predicted_panel(
+    ax: Any, y: np.ndarray, p: np.ndarray, w: Any, max_points: int, color: str, bounds: Any = None
+) -> str:
     how = _cloud(ax, p, y, w, max_points, color)
-    lo, hi = _range(y, p)
+    lo, hi = _range(y, p) if bounds is None else bounds
     _identity(ax, lo, hi)
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
     return how
 
 
-def _residual_panel(ax: Any, y: np.ndarray, p: np.ndarray, w: Any, max_points: int, color: str) -> str:
+def _residual_panel(
+    ax: Any, y: np.ndarray, p: np.ndarray, w: Any, max_points: int, color: str, bounds: Any = None
+) -> str:
     how = _cloud(ax, p, y - p, w, max_points, color)
     ax.axhline(0.0, color="k", linestyle="--", linewidth=1.0)
     return how
@@ -262,22 +266,28 @@ def regression_by_group(
         cols,
         figsize=(side * cols, side * 1.05 * per_model * len(preds) + 0.8),
         squeeze=False,
+        sharex=True,
+        sharey=True,
         layout="constrained",
     )
     flat = axes.ravel()
+    bounds = _range(y, *preds.values())  # one scale for every panel: the groups compare
     for b, (name, p) in enumerate(preds.items()):
         block = flat[b * per_model * cols : (b + 1) * per_model * cols]
         for ax, key in zip(block, chosen, strict=False):
             m = g == key
             yy, pp, ww = y[m], p[m], None if w is None else w[m]
             draw = _predicted_panel if kind == "predicted" else _residual_panel
-            how = draw(ax, yy, pp, ww, max_points, f"C{b}")
+            how = draw(ax, yy, pp, ww, max_points, f"C{b}", bounds)
             who = f"{literal(name)} \u00b7 " if len(preds) > 1 else ""
             where = "" if how != "hexagons" else ", in hexagons"
             ax.set_title(f"{who}{literal(_plain(key))}\nn={int(m.sum()):,}{where}", fontsize=8)
             ax.tick_params(labelsize=7.5)
         for ax in block[n:]:
             ax.axis("off")
+    for i, ax in enumerate(flat):  # the tick labels of a panel with no drawn panel under it
+        if ax.axison and (i + cols >= len(flat) or not flat[i + cols].axison):
+            ax.xaxis.set_tick_params(labelbottom=True)
     fig.supxlabel("Predicted values", fontsize=9)
     fig.supylabel("Actual values" if kind == "predicted" else "Residuals (actual - predicted)", fontsize=9)
     title = f"{REGRESSION_TITLES[kind]} by group"

@@ -74,6 +74,11 @@ def _say_no_band(display: Any) -> None:
 
 
 def run_plot(args: Any) -> int:
+    from perfeval.cli import regression_plots
+
+    how = regression_plots.plot_task(args)  # predicted, residuals: a regression target's plots
+    if how is not None:
+        return regression_plots.run_plot(args, how)
     matplotlib_agg()
 
     plot.check_path(args.output, args.format)  # before reading: a wrong name is said at once
