@@ -863,6 +863,8 @@ def build(
             parts += _comparisons(
                 y, models, labels, g, w, ci, how_compared, n_boot, seed, threshold, progress
             )
+    parts += _operating(y, models, labels, reports if g is None else overall, w, threshold, ci, method,
+                        n_boot, seed, progress, g is not None)  # fmt: skip
     if tie_bounds:
         parts += _tie_bounds(reports, labels, info is not None)
     if slicings:
@@ -872,6 +874,33 @@ def build(
     parts += _plots(y, models, g, w, info, threshold, {"band_level": band_level, "band": band})
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _operating(
+    y: Any,
+    models: dict[str, Any],
+    labels: list[str],
+    pooled: dict[str, Any],
+    w: Any,
+    threshold: float,
+    ci: float | None,
+    method: str | None,
+    n_boot: int,
+    seed: int,
+    progress: bool,
+    grouped: bool,
+) -> list[str]:
+    """The operating points' section (:mod:`perfeval.plot.html_operating`); empty when no measure
+    asked picks one.
+    """
+    from perfeval.plot.html_operating import operating_labels, operating_section
+
+    if not operating_labels(labels):
+        return []
+    return operating_section(
+        y, models, labels, pooled, sample_weight=w, threshold=threshold, ci=ci, grouped=grouped,
+        method=method or "bca", n_boot=n_boot, seed=seed, progress=progress,
+    )  # fmt: skip
 
 
 # -- slices (by=: docs/slices.md, "In the report") -----------------------------------------------------
