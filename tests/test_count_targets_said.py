@@ -85,7 +85,10 @@ def test_report_takes_a_regression_target_and_plot_names_its_plots(tmp_path, cap
     capsys.readouterr()
     argv = ["report", str(dp), "--target", "demand", "--score", "forecast", "--task", "regression"]
     assert main([*argv, "-o", str(tmp_path / "d.html")]) == 0
-    rc, err = _err(["plot", "roc", str(dp), "--target", "demand", "--score", "forecast", "-o", str(tmp_path / "d.png")], capsys)
+    rc, err = _err(
+        ["plot", "roc", str(dp), "--target", "demand", "--score", "forecast", "-o", str(tmp_path / "d.png")],
+        capsys,
+    )
     assert rc == 1 and err.rstrip().endswith("`residuals` draws it as a regression target (a count)")
 
 

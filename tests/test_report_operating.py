@@ -19,9 +19,12 @@ matplotlib.use("Agg")
 
 import perfeval  # noqa: E402
 from perfeval.cli.main import main  # noqa: E402
-from tests.test_report_html import clicks_frame, parse  # noqa: E402
+from test_report_html import clicks_frame, parse  # noqa: E402
 
-OPS = "roc,tpr_at_fpr@0.1,sen_at_spc@0.8,pre_at_rec@0.5,rec_at_pre@0.8,youden,topleft,best_fbeta@1,best_mcc,least_cost:fn=5,fp=1"
+OPS = (
+    "roc,tpr_at_fpr@0.1,sen_at_spc@0.8,pre_at_rec@0.5,rec_at_pre@0.8,youden,topleft,best_fbeta@1,best_mcc,"
+    "least_cost:fn=5,fp=1"
+)
 LABELS = (
     "TPR_AT_FPR@0.1",
     "SEN_AT_SPC@0.8",
@@ -48,7 +51,10 @@ def _cell(p, model, label, col):
     found = [
         (a, t)
         for tag, a, t in p.cells
-        if tag == "td" and a.get("data-model") == model and a.get("data-measure") == label and a.get("data-col") == col
+        if tag == "td"
+        and a.get("data-model") == model
+        and a.get("data-measure") == label
+        and a.get("data-col") == col
     ]
     assert len(found) == 1, (model, label, col, found)
     return found[0]
@@ -61,7 +67,18 @@ def _threshold(text: str) -> float:
 def test_values_and_thresholds_are_evaluates(table):
     frame, path, d = table
     out = d / "ops.html"
-    argv = ["report", str(path), "--target", "clicked", "--score", "model_a,model_b", "-m", OPS, "-o", str(out)]
+    argv = [
+        "report",
+        str(path),
+        "--target",
+        "clicked",
+        "--score",
+        "model_a,model_b",
+        "-m",
+        OPS,
+        "-o",
+        str(out),
+    ]
     assert main(argv) == 0
     text = out.read_text(encoding="utf-8")
     assert "<h2>Operating points</h2>" in text
@@ -76,7 +93,9 @@ def test_values_and_thresholds_are_evaluates(table):
             _a, t = _cell(p, model, lab, "threshold")
             assert _threshold(t) == res.threshold  # printed in full, as eval prints it
             # the of=threshold spec gives the same threshold
-            twin = perfeval.evaluate(frame["clicked"], frame[model], measures=[f"{lab}{',' if ':' in lab else ':'}of=threshold"])
+            twin = perfeval.evaluate(
+                frame["clicked"], frame[model], measures=[f"{lab}{',' if ':' in lab else ':'}of=threshold"]
+            )
             assert next(iter(twin.results.values())).value == res.threshold
     # no interval columns without --ci
     assert not [a for tag, a, t in p.cells if a.get("data-col") == "value-interval"]
@@ -84,7 +103,7 @@ def test_values_and_thresholds_are_evaluates(table):
 
 def test_the_marked_point_is_the_curve_at_the_threshold(table):
     frame, _path, _d = table
-    from perfeval.plot.html_operating import operating_points
+    from perfeval.plot.html import operating_points
 
     y, s = frame["clicked"].to_numpy(), frame["model_a"].to_numpy()
     r = perfeval.evaluate(y, s, measures=OPS)
@@ -145,7 +164,23 @@ def test_grouped_report_gives_the_pooled_point_and_says_so(table):
 def test_no_section_without_an_operating_point(table):
     _frame, path, d = table
     out = d / "plain.html"
-    assert main(["report", str(path), "--target", "clicked", "--score", "model_a", "-m", "roc,apr", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "report",
+                str(path),
+                "--target",
+                "clicked",
+                "--score",
+                "model_a",
+                "-m",
+                "roc,apr",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = out.read_text(encoding="utf-8")
     assert "Operating points" not in text and "data-kind='operating-roc'" not in text
 
@@ -153,7 +188,16 @@ def test_no_section_without_an_operating_point(table):
 def test_the_curves_with_the_points_marked_are_in_the_page(table):
     _frame, path, d = table
     out = d / "marks.html"
-    argv = ["report", str(path), "--target", "clicked", "--score", "model_a", "-m", "tpr_at_fpr@0.1,rec_at_pre@0.8"]
+    argv = [
+        "report",
+        str(path),
+        "--target",
+        "clicked",
+        "--score",
+        "model_a",
+        "-m",
+        "tpr_at_fpr@0.1,rec_at_pre@0.8",
+    ]
     assert main([*argv, "-o", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "data-kind='operating-roc'" in text and "data-kind='operating-pr'" in text
@@ -168,7 +212,10 @@ def test_a_target_no_point_meets_is_undefined_with_its_reason(tmp_path):
     path = tmp_path / "bad.csv"
     pd.DataFrame({"y": y, "s": s}).to_csv(path, index=False)
     out = tmp_path / "bad.html"
-    assert main(["report", str(path), "--target", "y", "--score", "s", "-m", "rec_at_pre@0.9", "-o", str(out)]) == 0
+    assert (
+        main(["report", str(path), "--target", "y", "--score", "s", "-m", "rec_at_pre@0.9", "-o", str(out)])
+        == 0
+    )
     text = out.read_text(encoding="utf-8")
     r = perfeval.evaluate(y, s, measures=["rec_at_pre@0.9"])
     p = parse(text)

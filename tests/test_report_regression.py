@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 
 import perfeval  # noqa: E402
 from perfeval.cli.main import main  # noqa: E402
-from tests.test_report_html import parse  # noqa: E402
+from test_report_html import parse  # noqa: E402
 
 DEFAULTS = ("MAE", "MSE_REG", "RMSE_REG", "R2", "EXPVAR")
 
@@ -56,7 +56,9 @@ def _run(argv, capsys):
 
 
 def _eval(capsys, path, score, extra=()):
-    rc, out, _err = _run(["eval", path, "--target", "price", "--score", score, "--format", "json", *extra], capsys)
+    rc, out, _err = _run(
+        ["eval", path, "--target", "price", "--score", score, "--format", "json", *extra], capsys
+    )
     assert rc == 0
     return json.loads(out)["measures"]
 
@@ -65,7 +67,10 @@ def _td(p, model, measure, col):
     found = [
         t
         for tag, a, t in p.cells
-        if tag == "td" and a.get("data-model") == model and a.get("data-measure") == measure and a.get("data-col") == col
+        if tag == "td"
+        and a.get("data-model") == model
+        and a.get("data-measure") == measure
+        and a.get("data-col") == col
     ]
     assert len(found) == 1, (model, measure, col, found)
     return found[0]
@@ -147,7 +152,9 @@ def test_plot_kinds_of_a_regression_target(data, capsys, kind):
     _frame, path, d = data
     for extra in ([], ["--group", "region"], ["--weight", "w"]):
         out = d / f"{kind}{len(extra)}.png"
-        rc, _o, err = _run(["plot", kind, path, "--target", "price", "--score", "pred,pred2", *extra, "-o", out], capsys)
+        rc, _o, err = _run(
+            ["plot", kind, path, "--target", "price", "--score", "pred,pred2", *extra, "-o", out], capsys
+        )
         assert rc == 0, err
         assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -156,7 +163,9 @@ def test_many_cases_are_binned_every_case_counted_and_said(tmp_path, capsys):
     frame = houses(n=6000, seed=3)
     path = tmp_path / "big.csv"
     frame.to_csv(path, index=False)
-    rc, _o, err = _run(["plot", "predicted", path, "--target", "price", "--score", "pred", "-o", tmp_path / "b.png"], capsys)
+    rc, _o, err = _run(
+        ["plot", "predicted", path, "--target", "price", "--score", "pred", "-o", tmp_path / "b.png"], capsys
+    )
     assert rc == 0
     assert "6,000 cases, more than 5,000: drawn as hexagons" in err
     from perfeval.plot import predicted_figure
@@ -184,38 +193,39 @@ def test_residuals_are_actual_minus_predicted():
     assert sum(heights) == 4.0  # the histogram is weighted
 
 
+PLOT = "plot {kind} {p} --target price --score pred -o {d}/x.png"
+REPORT = "report {p} --target price --score pred -o {d}/x.html"
+
+
 @pytest.mark.parametrize(
     "argv, rc, said",
     [
-        (["plot", "roc", "{p}", "--target", "price", "--score", "pred", "-o", "{d}/x.png"], 1,
+        (PLOT.format(kind="roc", p="{p}", d="{d}"), 1,
          "looks like a regression target; a binary curve needs 0/1 targets; `perfeval plot predicted` or "
          "`residuals` draws it as a regression target"),
-        (["plot", "roc", "{p}", "--target", "price", "--score", "pred", "--task", "regression", "-o", "{d}/x.png"], 2,
+        (PLOT.format(kind="roc", p="{p}", d="{d}") + " --task regression", 2,
          "--task regression: `perfeval plot roc` is a curve of a binary target (0/1); a regression target's "
          "plots: predicted, residuals"),
-        (["plot", "predicted", "{p}", "--target", "price", "--score", "pred", "--task", "binary", "-o", "{d}/x.png"], 2,
+        (PLOT.format(kind="predicted", p="{p}", d="{d}") + " --task binary", 2,
          "--task binary: `perfeval plot predicted` draws a regression target's predictions"),
-        (["plot", "residuals", "{p}", "--target", "price", "--score", "pred", "-t", "0.3", "-o", "{d}/x.png"], 2,
+        (PLOT.format(kind="residuals", p="{p}", d="{d}") + " -t 0.3", 2,
          "-t does not apply to `perfeval plot residuals` of a regression target"),
-        (["plot", "predicted", "{p}", "--target", "price", "--score", "pred", "--pos-label", "1", "-o", "{d}/x.png"], 2,
+        (PLOT.format(kind="predicted", p="{p}", d="{d}") + " --pos-label 1", 2,
          "--pos-label does not apply to `perfeval plot predicted` of a regression target"),
-        (["plot", "predicted", "{p}", "--target", "region", "--score", "pred", "-o", "{d}/x.png"], 1,
+        (PLOT.format(kind="predicted", p="{p}", d="{d}") + " --target region", 1,
          "line 2: the target column 'region' holds 'east', not a number"),
-        (["report", "{p}", "--target", "price", "--score", "pred", "-m", "mae,roc", "-o", "{d}/x.html"], 2,
-         "ROC is a binary measure and the target is a regression target"),
-        (["report", "{p}", "--target", "price", "--score", "pred", "--tie-bounds", "-o", "{d}/x.html"], 2,
-         "--tie-bounds does not apply to the report of a regression target"),
-        (["report", "{p}", "--target", "price", "--score", "pred", "--by", "region", "-o", "{d}/x.html"], 2,
-         "--by does not apply to the report of a regression target"),
-        (["report", "{p}", "--target", "price", "--score", "pred", "--ci", "0.9", "--method", "delong", "-o", "{d}/x.html"], 2,
-         "--method delong has no interval of a regression measure"),
-        (["report", "{p}", "--target", "price", "--score", "pred", "--task", "binary", "-o", "{d}/x.html"], 1,
-         "looks like a regression target; the regression measures read it (-m mae,rmse,r2 or --task regression)"),
+        (REPORT + " -m mae,roc", 2, "ROC is a binary measure and the target is a regression target"),
+        (REPORT + " --tie-bounds", 2, "--tie-bounds does not apply to the report of a regression target"),
+        (REPORT + " --by region", 2, "--by does not apply to the report of a regression target"),
+        (REPORT + " --ci 0.9 --method delong", 2, "--method delong has no interval of a regression measure"),
+        (REPORT + " --task binary", 1,
+         "looks like a regression target; the regression measures read it (-m mae,rmse,r2 or --task "
+         "regression)"),
     ],
 )  # fmt: skip
 def test_bad_combinations_are_one_line(data, capsys, argv, rc, said):
     _frame, path, d = data
-    got, _out, err = _run([a.format(p=path, d=d) for a in argv], capsys)
+    got, _out, err = _run(argv.format(p=path, d=d).split(), capsys)
     assert got == rc, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("perfeval: error: "), err

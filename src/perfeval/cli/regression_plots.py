@@ -49,6 +49,17 @@ def _as_eval(args: Any) -> Any:
     return view
 
 
+def _agg() -> None:
+    """Matplotlib on the Agg backend (files, no window), or the command that installs it."""
+    from perfeval.exceptions import MissingDependencyError
+
+    try:  # as perfeval.cli.commands.plots.matplotlib_agg (which imports this module)
+        import matplotlib
+    except ImportError:
+        raise MissingDependencyError("plots need matplotlib: pip install 'perfeval[plot]'") from None
+    matplotlib.use("Agg")
+
+
 def _specs(args: Any) -> list:
     from perfeval.engine import resolve
 
@@ -63,7 +74,7 @@ def _first_chunk_task(args: Any) -> str | None:
     from perfeval.engine.regression import regression_task
     from perfeval.io.tables import numeric
 
-    got = classes._first_targets(args)
+    got = classes.first_targets(args)
     if got is None:
         return None
     ch, y, _source, where = got
@@ -102,7 +113,9 @@ def report_task(args: Any) -> tuple[str | None, Any]:
 
     def table_of() -> Any:
         if "table" not in read:  # labels kept as written for K classes' check (standard input: once)
-            read["table"] = classes.read_wide(args) if several and path is None else load.read(args, args.file)
+            read["table"] = (
+                classes.read_wide(args) if several and path is None else load.read(args, args.file)
+            )
         return read["table"]
 
     how = regression.requested(view, specs, path, table_of)
@@ -119,7 +132,11 @@ def _refuse(args: Any, how: str, command: str) -> None:
     """The options that do not apply to a regression target: one line each, before any work."""
     for flag, on, why in (
         ("--pos-label", args.pos_label is not None, "a regression target has no positive label"),
-        ("-t", args.threshold != 0.5, "no threshold: the predictions are compared with the targets as numbers"),
+        (
+            "-t",
+            args.threshold != 0.5,
+            "no threshold: the predictions are compared with the targets as numbers",
+        ),
         ("--band-level", args.band_level != 0.9, "it has no reliability diagram"),
         ("--band", args.band != "outcomes", "it has no reliability diagram"),
         ("--bins", getattr(args, "bins", "perf") != "perf", "it has no calibration plot"),
@@ -127,7 +144,9 @@ def _refuse(args: Any, how: str, command: str) -> None:
         ("--by", bool(getattr(args, "by", None)), "`perfeval eval --by` gives a regression's slices"),
     ):
         if on:
-            raise InvalidParameterError(f"{flag} does not apply to {command} of a regression target ({how}): {why}")
+            raise InvalidParameterError(
+                f"{flag} does not apply to {command} of a regression target ({how}): {why}"
+            )
 
 
 def _read(args: Any, table: Any) -> tuple:
@@ -161,12 +180,13 @@ def run_report(args: Any, how: str, table: Any = None) -> int:
     from perfeval.base.progress import wanted
     from perfeval.base.text import place
     from perfeval.cli.commands.eval import check_ci_options
-    from perfeval.cli.commands.plots import matplotlib_agg
     from perfeval.engine.regression import regression_specs
 
     _refuse(args, how, "the report")
     if getattr(args, "classes", None) or getattr(args, "score_prefix", None):
-        raise InvalidParameterError(f"--classes and --score-prefix do not apply to a regression target ({how})")
+        raise InvalidParameterError(
+            f"--classes and --score-prefix do not apply to a regression target ({how})"
+        )
     if args.ci is not None:
         check_ci_options(args)
         if args.method in ("delong", "wald"):
@@ -175,8 +195,8 @@ def run_report(args: Any, how: str, table: Any = None) -> int:
                 "percentile or t"
             )
     rspecs = regression_specs(_specs(args) or None)  # a binary measure of a regression target: one line
-    matplotlib_agg()
-    from perfeval.plot.html_regression import build_regression
+    _agg()
+    from perfeval.plot.html import build_regression
 
     source, y, models, g, w = _read(args, table)
     load.note(f"perfeval: note: regression ({how}): {', '.join(s.label for s in rspecs)}\n")
@@ -228,11 +248,10 @@ def run_plot(args: Any, how: str) -> int:
     """
     from perfeval import plot
     from perfeval.base.text import place
-    from perfeval.cli.commands.plots import matplotlib_agg
     from perfeval.plot._regression import MAX_POINTS
 
     _refuse(args, how, f"`perfeval plot {args.kind}`")
-    matplotlib_agg()
+    _agg()
     plot.check_path(args.output, args.format)  # before reading: a wrong name is said at once
     _source, y, models, g, w = _read(args, None)
     if g is not None:

@@ -22,7 +22,14 @@ from perfeval.base.checks import to_numpy
 from perfeval.exceptions import InvalidParameterError
 from perfeval.plot._base import literal, pyplot
 
-__all__ = ["KINDS", "MAX_POINTS", "REGRESSION_TITLES", "predicted_figure", "regression_by_group", "residuals_figure"]
+__all__ = [
+    "KINDS",
+    "MAX_POINTS",
+    "REGRESSION_TITLES",
+    "predicted_figure",
+    "regression_by_group",
+    "residuals_figure",
+]
 
 #: the plot kinds of a regression target (``perfeval plot KIND``)
 KINDS = ("predicted", "residuals")
@@ -56,15 +63,19 @@ def _inputs(y_true: Any, y_pred: Any, sample_weight: Any, groups: Any = None) ->
         preds[name] = a
     w = None if sample_weight is None else np.asarray(to_numpy(sample_weight, "sample_weight"), np.float64)
     g = None if groups is None else to_numpy(groups, "groups")
-    for what, a in (("sample_weight", w), ("groups", g)):
-        if a is not None and len(a) != len(y):
-            raise InvalidParameterError(f"{what} holds {len(a):,} values for {len(y):,} targets")
-    for what, a in [("y_true", y), *((f"y_pred {n!r}", p) for n, p in preds.items()), ("sample_weight", w)]:
-        if a is not None and not np.isfinite(a).all():
-            i = int(np.argmax(~np.isfinite(a)))
-            raise InvalidParameterError(f"{what} holds {float(a[i])!r} at index {i}: a regression needs finite numbers")
+    for what, col in (("sample_weight", w), ("groups", g)):
+        if col is not None and len(col) != len(y):
+            raise InvalidParameterError(f"{what} holds {len(col):,} values for {len(y):,} targets")
+    for what, arr in [("y_true", y), *((f"y_pred {n!r}", p) for n, p in preds.items()), ("sample_weight", w)]:
+        if arr is not None and not np.isfinite(arr).all():
+            i = int(np.argmax(~np.isfinite(arr)))
+            raise InvalidParameterError(
+                f"{what} holds {float(arr[i])!r} at index {i}: a regression needs finite numbers"
+            )
     if w is not None and (w < 0).any():
-        raise InvalidParameterError(f"sample_weight holds {float(w[np.argmax(w < 0)])!r}: weights must be >= 0")
+        raise InvalidParameterError(
+            f"sample_weight holds {float(w[np.argmax(w < 0)])!r}: weights must be >= 0"
+        )
     if w is not None:
         keep = w != 0
         y, w = y[keep], w[keep]
