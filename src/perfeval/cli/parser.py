@@ -231,8 +231,9 @@ def build() -> argparse.ArgumentParser:
         pp.add_argument(
             "--task",
             choices=("binary", "regression"),
-            help="regression: the target is a real value and --score its prediction (plots: predicted, "
-            "residuals); without it a target of real values or many whole numbers is read so, and said",
+            help="regression: the target is a real value and --score its prediction ("
+            + ("the plots predicted and residuals" if name == "plot" else "the regression report")
+            + "); without it a target of real values or many whole numbers is read so, and said",
         )
         output_options(pp, ("png", "svg", "pdf") if name == "plot" else ("html",), required=True)
         pp.add_argument(

@@ -1,5 +1,5 @@
 """``perfeval report`` and ``perfeval plot`` of a regression target (a real target and one or more
-prediction columns): the report's page (:func:`perfeval.plot.html_regression.build_regression`) and
+prediction columns): the report's page (:func:`perfeval.plot.html.build_regression`) and
 the plot kinds ``predicted`` (actual against predicted, y = x) and ``residuals`` (the residuals
 against the predictions, and their histogram) of :mod:`perfeval.plot._regression`.
 

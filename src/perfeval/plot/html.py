@@ -894,7 +894,7 @@ def _operating(
     progress: bool,
     grouped: bool,
 ) -> list[str]:
-    """The operating points' section (:mod:`perfeval.plot.html_operating`); empty when no measure
+    """The operating points' section (:func:`operating_section`, below); empty when no measure
     asked picks one.
     """
     if not operating_labels(labels):
