@@ -241,3 +241,28 @@ def test_a_non_finite_target_is_said_at_its_line(tmp_path, capsys):
         rc, _o, err = _run(argv, capsys)
         assert rc == 1
         assert "line 4" in err and "'price' holds inf" in err and len(err.strip().splitlines()) == 1
+
+
+def test_rows_all_of_weight_0_draw_no_case_and_warn_nothing(tmp_path, capsys):
+    path = tmp_path / "zero.csv"
+    path.write_text("price,pred,w\n1.5,1.2,0\n2.5,2.4,0\n3.5,3.1,0\n")
+    for kind in ("predicted", "residuals"):
+        argv = [
+            "plot",
+            kind,
+            path,
+            "--target",
+            "price",
+            "--score",
+            "pred",
+            "--weight",
+            "w",
+            "-o",
+            tmp_path / "z.png",
+        ]
+        rc, _o, err = _run(argv, capsys)
+        assert rc == 0 and "warning" not in err, err
+    from perfeval.plot import predicted_figure
+
+    fig = predicted_figure([1.5, 2.5], {"m": [1.2, 2.4]}, sample_weight=[0, 0])
+    assert "no case to draw" in fig.perfeval_said["m"]

@@ -91,6 +91,8 @@ def _cloud(ax: Any, x: np.ndarray, v: np.ndarray, w: np.ndarray | None, max_poin
     words that say which (:data:`SAID`).
     """
     n = len(x)
+    if n == 0:  # every row of weight 0: nothing to draw, said
+        return "none"
     if n <= max_points:
         size = 9.0 if w is None else (9 * w / w.mean() if w.mean() > 0 else np.full(n, 9.0))
         ax.scatter(x, v, s=size, alpha=0.45, color=color, edgecolors="none", rasterized=n > 2000)
@@ -113,6 +115,7 @@ def _cloud(ax: Any, x: np.ndarray, v: np.ndarray, w: np.ndarray | None, max_poin
 #: what a panel's cloud is, in a title (short) and in words (a caption; ``{n}`` the cases, ``{max}``
 #: the most drawn as points)
 SAID = {
+    "none": ("no case", "no case to draw (every row has weight 0)"),
     "points": ("{n:,} cases", "{n:,} cases, a point each"),
     "weighted points": ("{n:,} cases", "{n:,} cases, a point each, its area in proportion to its weight"),
     "hexagons": (
