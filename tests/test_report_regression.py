@@ -266,3 +266,18 @@ def test_rows_all_of_weight_0_draw_no_case_and_warn_nothing(tmp_path, capsys):
 
     fig = predicted_figure([1.5, 2.5], {"m": [1.2, 2.4]}, sample_weight=[0, 0])
     assert "no case to draw" in fig.perfeval_said["m"]
+
+
+def test_a_large_file_is_told_by_its_first_chunk(data, capsys, monkeypatch, tmp_path):
+    """Over LARGE_BYTES the binary report reads in chunks: the regression target is told by the first
+    chunk's targets, and a binary file keeps its chunked reading."""
+    from perfeval.cli import load
+
+    monkeypatch.setattr(load, "LARGE_BYTES", 1)
+    _frame, path, d = data
+    rc, _o, err = _run(["report", path, "--target", "price", "--score", "pred", "-o", d / "big.html"], capsys)
+    assert rc == 0 and "regression (the target column 'price' holds" in err, err
+    binary = tmp_path / "clicks.csv"
+    binary.write_text("y,s\n" + "".join(f"{i % 2},{(i * 7 % 10) / 10}\n" for i in range(40)))
+    rc, _o, err = _run(["report", binary, "--target", "y", "--score", "s", "-m", "roc", "-o", d / "b.html"], capsys)
+    assert rc == 0 and "regression" not in err, err

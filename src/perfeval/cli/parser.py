@@ -226,7 +226,7 @@ def build() -> argparse.ArgumentParser:
             help="score column(s), comma-separated or the option repeated: one model each (default 2)",
         )
         pp.add_argument("--group", help="group column (plot: one panel a group; report: per-group table)")
-        pp.add_argument("--weight", help="weight column (binary measures)")
+        pp.add_argument("--weight", help="weight column (binary and regression measures)")
         pp.add_argument("-t", "--threshold", type=float, default=0.5, help="the operating point marked (0.5)")
         pp.add_argument(
             "--task",
