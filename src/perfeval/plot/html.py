@@ -1823,7 +1823,7 @@ def _marked_figure(kind: str, y: Any, models: dict[str, Any], w: Any, points: li
             color=colour[p.model],
             label=f"{who}{literal(p.label)} at {_op_threshold_text(p.threshold)}",
         )
-    ax.legend(loc="lower right" if kind == "roc" else "lower left", fontsize=7.5)
+    ax.legend(loc="lower right" if kind == "roc" else "upper right", fontsize=7.5)  # PR: its empty corner
     ax.set_title(
         "ROC curve: the operating points" if kind == "roc" else "Precision / recall: the operating points"
     )
