@@ -1,6 +1,6 @@
 """A count target (whole numbers 0..9) given to a binary measure is offered the regression reading
-beside the positive label (never guessed, never left out), in the door's words; the commands with no
-regression support (report, plot) say so instead of recommending what they refuse; a library hint
+beside the positive label (never guessed, never left out), in the door's words; plot's binary curves
+name the plots of a regression target instead of recommending what they refuse; a library hint
 seen on the command line is in the command's words (--task regression, --method)."""
 
 from __future__ import annotations
@@ -58,41 +58,38 @@ def test_evaluate_offers_task_regression_and_it_works(tmp_path):
     assert r["MAE"] == pytest.approx(float(np.mean(np.abs(d - f))), rel=1e-12)
 
 
-def test_report_and_plot_say_they_take_no_regression_target(tmp_path, capsys):
+def test_report_takes_a_regression_target_and_plot_names_its_plots(tmp_path, capsys):
     rng = np.random.default_rng(4)
     p = tmp_path / "houses.csv"
     rows = rng.normal(100, 10, (50, 3))
     p.write_text("price,a,b\n" + "".join(f"{x:.4f},{y:.4f},{z:.4f}\n" for x, y, z in rows))
-    cmds = [
-        [
-            "report",
-            str(p),
-            "--target",
-            "price",
-            "--score",
-            "a,b",
-            "-m",
-            "mae,rmse,r2",
-            "-o",
-            str(tmp_path / "r.html"),
-        ],
-        ["plot", "roc", str(p), "--target", "price", "--score", "a", "-o", str(tmp_path / "r.png")],
-    ]
-    for argv in cmds:
-        rc, err = _err(argv, capsys)
-        assert rc == 1
-        assert (
-            "looks like a regression target; perfeval report and plot do not take regression targets yet"
-            in err
-        )
-        assert "or --task regression)" not in err.split("do not take")[0]
+    report = ["report", str(p), "--target", "price", "--score", "a,b", "-m", "mae,rmse,r2"]
+    capsys.readouterr()
+    assert main([*report, "-o", str(tmp_path / "r.html")]) == 0  # a report of the regression target
+    assert "regression (a regression measure named): MAE, RMSE_REG, R2" in capsys.readouterr().err
+    plot = ["plot", "roc", str(p), "--target", "price", "--score", "a", "-o", str(tmp_path / "r.png")]
+    rc, err = _err(plot, capsys)
+    assert rc == 1
+    assert (
+        "looks like a regression target; a binary curve needs 0/1 targets; `perfeval plot predicted` or "
+        "`residuals` draws it as a regression target" in err
+    )
+    assert "--task regression" not in err  # plot roc does not take it
     dp, _d, _f = _demand(tmp_path)
+    # a count: never read as a regression target unasked; the report offers --task regression now
     rc, err = _err(
         ["report", str(dp), "--target", "demand", "--score", "forecast", "-o", str(tmp_path / "d.html")],
         capsys,
     )
-    assert rc == 1 and "perfeval report and plot do not take regression targets yet" in err
-    assert "to read it as a regression target (a count)" not in err
+    assert rc == 1 and err.rstrip().endswith(CLI_COUNT)
+    capsys.readouterr()
+    argv = ["report", str(dp), "--target", "demand", "--score", "forecast", "--task", "regression"]
+    assert main([*argv, "-o", str(tmp_path / "d.html")]) == 0
+    rc, err = _err(
+        ["plot", "roc", str(dp), "--target", "demand", "--score", "forecast", "-o", str(tmp_path / "d.png")],
+        capsys,
+    )
+    assert rc == 1 and err.rstrip().endswith("`residuals` draws it as a regression target (a count)")
 
 
 def test_wald_on_a_regression_measure_is_said_in_the_commands_words(tmp_path, capsys):

@@ -488,8 +488,9 @@ class LabelWords:
     whole : bool
         The targets are all of them (their distinct values counted), not a chunk or a partition.
     regression : bool
-        The caller reads regression targets (``perfeval eval``, :func:`perfeval.evaluate`); not
-        ``perfeval report`` and ``perfeval plot`` (yet): those say so instead of offering it.
+        The caller reads regression targets (``perfeval eval``, ``perfeval report``,
+        :func:`perfeval.evaluate`); not the binary curves of ``perfeval plot``: those name the plots
+        of a regression target instead.
     """
 
     def __init__(
@@ -507,10 +508,10 @@ class LabelWords:
         """How to read the targets as a regression target (``count``: whole numbers, one reading
         among others), or, where the caller has none, that it has none.
         """
-        if not self.regression:
+        if not self.regression:  # perfeval plot's binary curves
             return (
-                "perfeval report and plot do not take regression targets yet "
-                "(`perfeval eval -m mae,rmse,r2` or `--task regression` does)"
+                "a binary curve needs 0/1 targets; `perfeval plot predicted` or `residuals` draws it as a "
+                + ("regression target (a count)" if count else "regression target")
             )
         if count:
             return (
@@ -683,7 +684,7 @@ def _grades(vals: np.ndarray, words: LabelWords) -> TargetsRead:
         "; the ranking measures (ndcg, map, ...) read the grades themselves, and the multiclass "
         "measures one score column per class"
     )
-    advice += f"; or {words.as_regression(count=True)}" if words.regression else f"; {words.as_regression()}"
+    advice += f"; {'or ' if words.regression else ''}{words.as_regression(count=True)}"
 
     return TargetsRead("grades", what, advice)
 

@@ -915,6 +915,13 @@ def number_key(v: Any) -> str:
     return key(v)
 
 
+def first_targets(args: Any) -> tuple[Any, Any, str, Any] | None:
+    """The column choice, the first chunk's targets, the file and where the chunk's rows are, of a
+    file read in chunks (None: standard input): what decides a large file's task before it is read.
+    """
+    return _first_targets(args)
+
+
 def _first_targets(args: Any) -> tuple[Any, Any, str, Any] | None:
     """The column choice, the first chunk's targets, the file and where the chunk's rows are (their
     lines) of a file read in chunks (None: standard input).

@@ -283,7 +283,7 @@ def targets(
     earlier chunks held (filled here): the rows without a target are not counted, a file whose
     chunks hold 0 and -1 between them is not a coding, and with ``--pos-label`` the labels are
     returned as read (coded chunk by chunk by :func:`coded`).  ``partition``, ``scores``: as for
-    :func:`labels_message`; ``regression``: the command reads regression targets (not report, plot).
+    :func:`labels_message`; ``regression``: the command reads regression targets (not plot's curves).
     """
     import numpy as np
 
@@ -692,7 +692,9 @@ def _large_numeric(args: Any) -> tuple | None:
     def checks(cols: list, where: Any) -> list:
         ch = chosen[0]
         target, *values, _ = earliest(
-            lambda: targets(where, ch.target.name, cols[0], args.pos_label, True, seen, regression=False),
+            lambda: targets(
+                where, ch.target.name, cols[0], args.pos_label, True, seen, regression=args.command != "plot"
+            ),
             *(
                 lambda c=c, v=v: score_values(where, c.name, v)
                 for c, v in zip(ch.scores, cols[2:], strict=True)
@@ -747,7 +749,9 @@ def models(args: Any, specs: list | None = None, table: Any = None) -> tuple:
             args.pos_label,
             True,
             scores=names,
-            regression=False,  # the report and the plots (their only callers) take no regression target
+            # the report takes a regression target (--task regression, -m mae: its words offer them);
+            # the plots' binary curves do not (their words name the regression plots)
+            regression=getattr(args, "command", None) != "plot",
         ),
         *(lambda c=c: scores(t, c) for c in ch.scores),
         lambda: weights(t, ch.weight, specs),

@@ -22,12 +22,14 @@ EXAMPLES = {
     "  perfeval plot roc runs.csv --target label --score model_a,model_b -o roc.png\n"
     "  perfeval plot calibration runs.csv --target label --score p --bins mass --n-bins 10 -o cal.svg\n"
     "  perfeval plot pr runs.csv --target label --score p -o pr.pdf\n"
-    "  perfeval plot roc clicks.csv --target click --score ctr --group user -o users.png",
+    "  perfeval plot roc clicks.csv --target click --score ctr --group user -o users.png\n"
+    "  perfeval plot predicted houses.csv --target price --score pred -o pred.png     # a regression target",
     "report": "examples:\n"
     "  perfeval report runs.csv --target label --score model_a,model_b -o report.html\n"
     "  perfeval report clicks.csv --target click --score a,b --group user --ci 0.95 --tie-bounds -o r.html\n"
     "  perfeval report proba.csv --target label --score p_cat,p_dog,p_bird --classes cat,dog,bird -o r.html\n"
-    "  perfeval report loans.csv --target repaid --score p --by region,age --min-size 50 -o r.html",
+    "  perfeval report loans.csv --target repaid --score p --by region,age --min-size 50 -o r.html\n"
+    "  perfeval report houses.csv --target price --score pred_a,pred_b -o r.html     # a regression target",
     "leaderboard": "examples:\n  perfeval leaderboard --key answers.txt --task kddcup2004-physics",
     "board": "examples:\n"
     "  perfeval board list --key key.csv --task clicks.toml --team red\n"
@@ -201,7 +203,11 @@ def build() -> argparse.ArgumentParser:
     )
     slices.add_options(ev)
     for name, helptext in (
-        ("plot", "draw a curve of one or more models: roc, pr, lift, acc, cost, calibration"),
+        (
+            "plot",
+            "draw a curve of one or more models: roc, pr, lift, acc, cost, calibration; of a regression "
+            "target: predicted (actual against predicted), residuals",
+        ),
         ("report", "write one self-contained HTML report: measures, per-group table, every plot"),
     ):
         pp = sub.add_parser(
@@ -212,7 +218,9 @@ def build() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         if name == "plot":
-            pp.add_argument("kind", choices=("roc", "pr", "lift", "acc", "cost", "calibration"))
+            pp.add_argument(
+                "kind", choices=("roc", "pr", "lift", "acc", "cost", "calibration", "predicted", "residuals")
+            )
         pp.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
         _table_options(pp)
         pp.add_argument("--target", help="target column: name or 1-based position (default 1)")
@@ -222,8 +230,15 @@ def build() -> argparse.ArgumentParser:
             help="score column(s), comma-separated or the option repeated: one model each (default 2)",
         )
         pp.add_argument("--group", help="group column (plot: one panel a group; report: per-group table)")
-        pp.add_argument("--weight", help="weight column (binary measures)")
+        pp.add_argument("--weight", help="weight column (binary and regression measures)")
         pp.add_argument("-t", "--threshold", type=float, default=0.5, help="the operating point marked (0.5)")
+        pp.add_argument(
+            "--task",
+            choices=("binary", "regression"),
+            help="regression: the target is a real value and --score its prediction ("
+            + ("the plots predicted and residuals" if name == "plot" else "the regression report")
+            + "); without it a target of real values or many whole numbers is read so, and said",
+        )
         output_options(pp, ("png", "svg", "pdf") if name == "plot" else ("html",), required=True)
         pp.add_argument(
             "--band-level",

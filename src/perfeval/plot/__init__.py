@@ -17,7 +17,9 @@ The modules, one a family of displays: ``_base`` (:class:`Display`, the base of 
 displays, where ``from_predictions``, ``from_estimator`` and ``from_cv_results`` are written once,
 and what every display shares), ``_curves`` (perfeval's :class:`CurveDisplay` and its kinds),
 ``_binary`` (ROC, precision / recall, DET), ``_calibration``, ``_confusion``, ``_figures``
-(:func:`plot_by_group`, :func:`save`) and ``_slices`` (:func:`forest`, :func:`slice_curves`).  A
+(:func:`plot_by_group`, :func:`save`), ``_slices`` (:func:`forest`, :func:`slice_curves`) and
+``_regression`` (a regression target: :func:`predicted_figure`, :func:`residuals_figure`,
+:func:`regression_by_group`).  A
 new display of scikit-learn's names its constructors' parameters and how it is made from one set
 of predictions, and inherits the constructors.
 """
@@ -40,6 +42,7 @@ from perfeval.plot._curves import (
     thinned,
 )
 from perfeval.plot._figures import FORMATS, MAX_GROUPS, check_path, plot_by_group, save
+from perfeval.plot._regression import predicted_figure, regression_by_group, residuals_figure
 from perfeval.plot._slices import forest, slice_curves
 
 __all__ = [
@@ -62,6 +65,9 @@ __all__ = [
     "literal",
     "operating_point",
     "plot_by_group",
+    "predicted_figure",
+    "regression_by_group",
+    "residuals_figure",
     "save",
     "slice_curves",
     "thinned",

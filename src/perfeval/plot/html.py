@@ -1,6 +1,10 @@
 """A whole evaluation in one self-contained HTML file: metrics, per-group table, every plot
 (embedded PNG), the input's summary, and the exact command and version that made it.
 
+The operating points' section (when the measures asked pick one: each point's value, threshold,
+intervals and place on its curve, the curves with the points marked) and the page of a regression
+target (:func:`build_regression`) are sections of their own at the end of this module.
+
 K classes (a score column a class, :func:`build_classes`, :func:`classes_report`): the measures
 (each label with its average), the per-class table (support, each averaged measure's value a class,
 the classes where a measure is undefined and why), the one-vs-rest ROC and precision / recall curves
@@ -895,6 +899,8 @@ def build(
             parts += _comparisons(
                 y, models, labels, g, w, ci, how_compared, n_boot, seed, threshold, progress
             )
+    parts += _operating(y, models, labels, reports if g is None else overall, w, threshold, ci, method,
+                        n_boot, seed, progress, g is not None)  # fmt: skip
     if tie_bounds:
         parts += _tie_bounds(reports, labels, info is not None)
     if slicings:
@@ -908,6 +914,31 @@ def build(
     parts += _plots(y, models, g, w, info, threshold, cal)
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _operating(
+    y: Any,
+    models: dict[str, Any],
+    labels: list[str],
+    pooled: dict[str, Any],
+    w: Any,
+    threshold: float,
+    ci: float | None,
+    method: str | None,
+    n_boot: int,
+    seed: int,
+    progress: bool,
+    grouped: bool,
+) -> list[str]:
+    """The operating points' section (:func:`operating_section`, below); empty when no measure
+    asked picks one.
+    """
+    if not operating_labels(labels):
+        return []
+    return operating_section(
+        y, models, labels, pooled, sample_weight=w, threshold=threshold, ci=ci, grouped=grouped,
+        method=method or "bca", n_boot=n_boot, seed=seed, progress=progress,
+    )  # fmt: skip
 
 
 # -- slices (by=: docs/slices.md, "In the report") -----------------------------------------------------
@@ -1892,3 +1923,595 @@ def classes_report(
         band_level=band_level,
         band=band,
     )
+
+
+# -- operating points (docs/operating.md, "In the report") --------------------------------------------
+# When the measures asked pick an operating point (TPR_AT_FPR, SEN_AT_SPC, SPC_AT_SEN, PRE_AT_REC,
+# REC_AT_PRE, and the threshold choices YOUDEN, TOPLEFT, BEST_FBETA, BEST_MCC, LEAST_COST): a table of
+# each one's value, its score threshold (a case is predicted positive when its score >= it), with a
+# level the bootstrap interval of both (the value's spec and its of=threshold twin, perfeval.ci), and
+# where the point lies on its curve; and the ROC curve (precision / recall for PRE_AT_REC and
+# REC_AT_PRE) with each point marked.  Every number is over all rows pooled (evaluate without groups):
+# an operating point is one threshold, and the curves are drawn over all rows.
+
+#: the measures whose point lies on the precision / recall curve (the others: on the ROC curve)
+ON_PR = ("PRE_AT_REC", "REC_AT_PRE")
+
+#: the markers of the measures, in the order asked (a colour a model)
+OP_MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*", "<", ">")
+
+
+def operating_labels(labels: list[str]) -> list[str]:
+    """The labels among ``labels`` of measures that pick an operating point (their value asked:
+    ``of`` at ``value``), in order.
+    """
+    from perfeval.measures import parse_measure
+
+    out = []
+    for lab in labels:
+        try:
+            spec = parse_measure(lab)
+        except Exception:  # a partition's label, not a spec
+            continue
+        if spec.measure.kind == "binary" and spec.kwargs.get("of") == "value":
+            out.append(lab)
+    return out
+
+
+def _op_twin(label: str) -> str:
+    """The label of the measure's ``of=threshold`` spec (its threshold as a value)."""
+    from perfeval.engine.finish import threshold_companions
+    from perfeval.measures import parse_measure
+
+    _pairs, twins = threshold_companions([parse_measure(label)])
+    return twins[0].label
+
+
+class OperatingPoint:
+    """One model's operating point of one measure: its value and threshold (``evaluate``'s, over
+    all rows), the curve it lies on (``"roc"`` or ``"pr"``) and its (x, y) there (None: no point,
+    the threshold NaN), and the intervals of the value and of the threshold (None without ``ci``).
+    """
+
+    def __init__(self, model: str, label: str, result: Any, curve: str, xy: tuple | None) -> None:
+        self.model, self.label, self.curve, self.xy = model, label, curve, xy
+        self.value = float(result.value)
+        self.threshold = None if result.threshold is None else float(result.threshold)
+        self.why = result.why
+        self.value_interval: Any = None
+        self.threshold_interval: Any = None
+        self.interval_why = ""
+
+
+def operating_points(
+    y: Any, models: dict[str, Any], labels: list[str], pooled: dict[str, Any], w: Any = None
+) -> list[OperatingPoint]:
+    """Every model's point of every operating measure of ``labels`` (``pooled``: each model's report
+    over all rows), with its place on its curve: the curve's vertex at the threshold, as
+    :func:`perfeval.plot.operating_point` (the point each curve marks) computes it.
+    """
+    from perfeval import curves
+    from perfeval.curves import summary as curve_summary
+    from perfeval.plot import operating_point
+
+    points = []
+    ops = operating_labels(labels)
+    for name, s in models.items():
+        h = curve_summary(y, s, w) if ops else None
+        for lab in ops:
+            r = pooled[name].results[lab]
+            curve = "pr" if parse_measure(lab).measure.name in ON_PR else "roc"
+            t = r.threshold
+            xy = None
+            if t is not None and not math.isnan(t):
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    drawn = curves.roc(h) if curve == "roc" else curves.precision_recall(h)
+                    got = operating_point(curve, drawn, h, float(t))
+                if got is not None:
+                    xy = (float(got[0]), float(got[1]))
+            points.append(OperatingPoint(name, lab, r, curve, xy))
+    return points
+
+
+def _op_intervals(
+    points: list[OperatingPoint], y: Any, models: dict[str, Any], w: Any, threshold: float, **ci_kw: Any
+) -> None:
+    """Each point's bootstrap intervals of its value and of its threshold (one :func:`perfeval.ci`
+    a model, the value and the threshold specs together: one set of replicates), or why not.
+    """
+    from perfeval.exceptions import PerfError
+
+    by_model: dict[str, list[OperatingPoint]] = {}
+    for p in points:
+        by_model.setdefault(p.model, []).append(p)
+    for name, pts in by_model.items():
+        asked = []
+        for p in pts:
+            asked += [p.label, _op_twin(p.label)]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # an undefined interval says why in its cell
+                got = _ci(y, models[name], measures=asked, threshold=threshold, sample_weight=w, **ci_kw)
+        except PerfError as e:
+            for p in pts:
+                p.interval_why = str(e)
+            continue
+        for p in pts:
+            p.value_interval, p.threshold_interval = got[p.label], got[_op_twin(p.label)]
+
+
+def _op_threshold_text(t: float | None) -> str:
+    """A threshold as ``perfeval eval`` prints it: in full (the shortest text that reads back to the
+    same double), +inf as no case predicted positive.
+    """
+    if t is None or math.isnan(t):
+        return "undefined"
+    if math.isinf(t):
+        return "+inf (no case predicted positive)" if t > 0 else "-inf"
+    return repr(float(t))
+
+
+def _op_point_text(p: OperatingPoint) -> str:
+    if p.xy is None:
+        return "no point"
+    x, y = p.xy
+    names = ("FPR", "TPR") if p.curve == "roc" else ("recall", "precision")
+    ys = "undefined" if math.isnan(y) else f"{y:.6f}"
+    return f"{names[0]} {x:.6f}, {names[1]} {ys}"
+
+
+def _op_table(points: list[OperatingPoint], level: float | None) -> str:
+    head = ["model", "measure", "value", "threshold (score &ge;)"]
+    if level is not None:
+        head += [f"value: {level * 100:g}% interval", f"threshold: {level * 100:g}% interval"]
+    head += ["the point on its curve"]
+    out = [
+        "<div class='scroll'><table class='operating'><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"
+    ]
+    for p in points:
+        at = f"data-model='{_esc(p.model)}' data-measure='{_esc(p.label)}'"
+        vcls = "num" if math.isfinite(p.value) else "num undef"
+        cells = [
+            f"<td>{_esc(p.model)}</td>",
+            f"<td>{_esc(p.label)}</td>",
+            f"<td class='{vcls}' {at} data-col='value' data-exact='{p.value!r}'>{_fmt(p.value)}</td>",
+            f"<td class='num' {at} data-col='threshold'>{_esc(_op_threshold_text(p.threshold))}</td>",
+        ]
+        if level is not None:
+            for what, iv in (("value", p.value_interval), ("threshold", p.threshold_interval)):
+                if iv is None:
+                    why = p.interval_why or "not computed"
+                    cells.append(f"<td class='undef' {at} data-col='{what}-interval'>{_esc(why)}</td>")
+                    continue
+                text = (
+                    f"[{_fmt(iv.low)}, {_fmt(iv.high)}]"
+                    if what == "value"
+                    else f"[{_op_threshold_text(iv.low)}, {_op_threshold_text(iv.high)}]"
+                )
+                cells.append(
+                    f"<td class='num' {at} data-col='{what}-interval' data-low='{iv.low!r}' "
+                    f"data-high='{iv.high!r}'>{_esc(text)}</td>"
+                )
+        cells.append(f"<td {at} data-col='point' data-curve='{p.curve}'>{_esc(_op_point_text(p))}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    return "\n".join(out) + "</table></div>"
+
+
+def _marked_figure(kind: str, y: Any, models: dict[str, Any], w: Any, points: list[OperatingPoint]) -> Any:
+    """The curves of ``kind`` of every model (over all rows), each operating point on it marked:
+    a colour a model (its curve's), a marker a measure, named in the legend.
+    """
+    import matplotlib.pyplot as plt
+
+    from perfeval.plot import CurveDisplay, literal
+
+    fig, ax = plt.subplots(figsize=(5.2, 4.6), layout="constrained")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a curve that cannot be drawn says so in its legend
+        d = CurveDisplay.from_models(y, models, kind=kind, sample_weight=w).plot(ax=ax, mark_threshold=False)
+    colour = {name: line.get_color() for name, line in zip(models, d.lines_, strict=True)}
+    labels = list(dict.fromkeys(p.label for p in points))
+    marker = {lab: OP_MARKERS[i % len(OP_MARKERS)] for i, lab in enumerate(labels)}
+    for p in points:
+        if p.xy is None or not all(math.isfinite(v) for v in p.xy):
+            continue
+        who = f"{literal(p.model)}: " if len(models) > 1 else ""
+        ax.plot(
+            [p.xy[0]],
+            [p.xy[1]],
+            linestyle="None",
+            marker=marker[p.label],
+            markersize=8,
+            markerfacecolor="none",
+            markeredgewidth=1.8,
+            color=colour[p.model],
+            label=f"{who}{literal(p.label)} at {_op_threshold_text(p.threshold)}",
+        )
+    ax.legend(loc="lower right" if kind == "roc" else "upper right", fontsize=7.5)  # PR: its empty corner
+    ax.set_title(
+        "ROC curve: the operating points" if kind == "roc" else "Precision / recall: the operating points"
+    )
+    return fig
+
+
+def operating_section(
+    y_true: Any,
+    models: dict[str, Any],
+    labels: list[str],
+    pooled: dict[str, Any],
+    *,
+    sample_weight: Any = None,
+    threshold: float = 0.5,
+    ci: float | None = None,
+    grouped: bool = False,
+    **ci_kw: Any,
+) -> list[str]:
+    """The report's section of operating points (empty when no measure asked picks one): the table
+    and the curves with the points marked.  ``pooled``: each model's report over all rows;
+    ``ci_kw``: :func:`perfeval.ci`'s method, n_boot, seed, progress.
+    """
+    y = to_numpy(y_true, "y_true")
+    w = None if sample_weight is None else to_numpy(sample_weight, "sample_weight")
+    points = operating_points(y, models, labels, pooled, w)
+    if not points:
+        return []
+    if ci is not None:
+        _op_intervals(points, y, models, w, threshold, level=ci, **ci_kw)
+    pooled_words = " (every row pooled, groups ignored: one threshold for all)" if grouped else ""
+    how = ""
+    if ci is not None:
+        first = next((p.value_interval for p in points if p.value_interval is not None), None)
+        if first is not None:
+            how = (
+                f" In brackets: {ci * 100:g}% intervals of the value and of the threshold "
+                f"({_esc(first.method)} bootstrap, {first.n_boot} replicates, seed {first.seed}, the same "
+                "replicates for both; "
+                f"<code>perfeval.ci</code> of the measure and of its <code>of=threshold</code> spec"
+                + (", rows resampled: not the intervals of the mean over groups above" if grouped else "")
+                + ")."
+            )
+    notes = []
+    if ci is not None:  # why an interval is [undefined, undefined], as the measures table says it
+        named = [
+            (f"{what} of {p.label} of {p.model}", iv)
+            for p in points
+            for what, iv in (("the value", p.value_interval), ("the threshold", p.threshold_interval))
+            if iv is not None
+        ]
+        undefined = undefined_intervals(named)
+        if undefined:
+            notes.append(f"<i>[undefined, undefined]</i>: {_esc(undefined)}.")
+    for p in points:
+        if not math.isfinite(p.value) and p.why:
+            notes.append(
+                f"<b>{_esc(p.label)}</b> of {_esc(p.model)} is undefined: {_esc(p.why.rstrip('.'))}."
+            )
+    parts = [
+        "<h2>Operating points</h2>",
+        "<p class='meta'>Each measure that picks an operating point, with the score threshold of that "
+        f"point (a case is predicted positive when its score &ge; the threshold){pooled_words}, as "
+        "<code>perfeval eval</code> prints it under its table, and where the point lies on its curve "
+        f"(marked below: TPR at FPR on the ROC curve, precision and recall targets on the precision / "
+        f"recall curve, the threshold choices on the ROC curve).{how}</p>",
+        _op_table(points, ci),
+    ]
+    if notes:
+        parts.append("<ul class='notes'>" + "".join(f"<li>{n}</li>" for n in notes) + "</ul>")
+    parts.append("<div class='plots'>")
+    for kind in ("roc", "pr"):
+        mine = [p for p in points if p.curve == kind]
+        if not mine:
+            continue
+        names = ", ".join(dict.fromkeys(p.label for p in mine))
+        parts.append(
+            _figure(
+                f"operating-{kind}",
+                _png(_marked_figure(kind, y, models, w, mine)),
+                f"<b>{'ROC curve' if kind == 'roc' else 'Precision / recall'}, the operating points</b>: "
+                f"{_esc(names)}; a marker a measure, in its model's colour; the legend gives each "
+                "point's threshold.",
+            )
+        )
+    parts.append("</div>")
+    return parts
+
+
+# -- a regression target (docs/plots.md, "A regression target") ---------------------------------------
+# The page of one or more models' predictions of a real target: the input, every model's measures
+# (perfeval eval's regression defaults, or those asked), with groups the value over all rows pooled,
+# the mean over the groups and the groups counted, and a table a model of every group's values; with a
+# level each value's interval and, with several models, each compared with the first; the figures of
+# perfeval.plot._regression (actual against predicted with y = x, the residuals against the predictions
+# and their histogram, by group).  Its numbers are evaluate's, ci's and compare_models' for
+# task="regression".
+
+
+def _reg_input(y: np.ndarray, models: dict[str, np.ndarray], g: Any, w: Any, source: str, how: str) -> str:
+    kept = slice(None) if w is None else np.asarray(w) != 0
+    rows: list[list[Any]] = [
+        ["source", source or "(arrays)"],
+        ["task", f"regression ({how})" if how else "regression"],
+        ["rows", int(len(y[kept]))],
+    ]
+    if w is not None:
+        ww = np.asarray(w, dtype=np.float64)
+        dropped = int(np.sum(ww == 0))
+        rows.append(
+            [
+                "weights",
+                f"{ww.sum():.6g} in all" + (f" ({dropped:,} rows of weight 0 left out)" if dropped else ""),
+            ]
+        )
+    if g is not None:
+        _, counts = np.unique(np.asarray(g)[kept], return_counts=True)
+        rows.append(["groups", len(counts)])
+        if len(counts):
+            rows.append(["rows per group", f"{int(counts.min()):,} .. {int(counts.max()):,}"])
+    yy = y[kept]
+    rows.append(["target range", f"{yy.min():.6g} .. {yy.max():.6g}" if len(yy) else "empty"])
+    for name, p in models.items():
+        pp = p[kept]
+        rows.append(
+            [f"prediction range ({name})", f"{pp.min():.6g} .. {pp.max():.6g}" if len(pp) else "empty"]
+        )
+    return _table(["", "value"], rows, "summary")
+
+
+def _reg_notes(labels: list[str], reports: dict[str, Any]) -> str:
+    """Why a value of the measures table is not a number, as ``perfeval eval`` says it."""
+    from perfeval.engine.report import why_not_finite
+
+    said: dict[tuple[str, str], list[str]] = {}
+    for name, rep in reports.items():
+        for lab in labels:
+            r = rep.results[lab]
+            v = float(r.value)
+            if math.isfinite(v):
+                continue
+            where = "in every group" if r.per_group is not None else "for this data"
+            why = f"undefined: {r.why}" if r.why else why_not_finite(v, lab, where)
+            said.setdefault((lab, (why or "undefined").rstrip(".")), []).append(name)
+    notes = []
+    for (lab, why), names in said.items():
+        who = ""
+        if len(reports) > 1:
+            who = " of every model" if len(names) == len(reports) else " of " + ", ".join(names)
+        notes.append(f"<b>{_esc(lab)}</b>{_esc(who)} is {_esc(why)}.")
+    if not notes:
+        return ""
+    return "<ul class='notes value-notes'>" + "".join(f"<li>{n}</li>" for n in notes) + "</ul>"
+
+
+def _reg_per_group(
+    reports: dict[str, Any], labels: list[str], g: np.ndarray, w: Any, column: str, max_rows: int
+) -> list[str]:
+    """Every model's value of every measure in each group (at most ``max_rows`` groups a model)."""
+    gg = g if w is None else g[np.asarray(w) != 0]  # a row of weight 0 is no case
+    keys, counts = np.unique(gg, return_counts=True)
+    rows_of = {_plain(k): int(c) for k, c in zip(keys, counts, strict=True)}
+    n = len(keys)
+    note = f" (the first {max_rows:,} of {n:,} groups, by key)" if n > max_rows else ""
+    out = [
+        "<h2>Per group</h2>",
+        f"<p class='meta'>Each group's value of every measure, one table a model{note}, as "
+        f"<code>perfeval eval --group {_esc(column)} --per-group</code> prints it; <i>undefined</i>: "
+        "the measure is not defined in the group (e.g. R2 of a group whose targets are all equal) and "
+        "is left out of the mean over groups.</p>",
+    ]
+    for m, rep in reports.items():
+        per = {lab: np.asarray(rep.results[lab].per_group, dtype=float) for lab in labels}
+        body = []
+        for i, k in enumerate([_plain(k) for k in rep.groups][:max_rows]):
+            cells = [f"<td class='key'>{_esc(str(k))}</td>", _cell(rows_of.get(k, 0))]
+            cells += [_cell(float(per[lab][i])) for lab in labels]
+            body.append("<tr>" + "".join(cells) + "</tr>")
+        head = "".join(f"<th>{_esc(h)}</th>" for h in ["group", "rows", *labels])
+        out += [
+            f"<h3>{_esc(m)}</h3>",
+            f"<div class='scroll tall' data-model='{_esc(m)}'><table class=\"groups\"><tr>{head}</tr>\n"
+            + "\n".join(body)
+            + "</table></div>",
+        ]
+    return out
+
+
+def _reg_plots(y: np.ndarray, models: dict[str, np.ndarray], g: Any, w: Any, max_points: int) -> list[str]:
+    """The figures: actual against predicted, the residuals, and by group."""
+    from perfeval.plot import MAX_GROUPS
+    from perfeval.plot._regression import predicted_figure, regression_by_group, residuals_figure
+
+    several = len(models) > 1
+    fig = predicted_figure(y, models, sample_weight=w, max_points=max_points)
+    said = "; ".join(f"{_esc(n)}: {_esc(s)}" if several else _esc(s) for n, s in fig.perfeval_said.items())
+    parts = [
+        "<h2>Plots</h2>",
+        "<div class='plots'>",
+        _figure(
+            "predicted",
+            _png(fig),
+            "<b>Actual against predicted</b>"
+            + (", a panel a model" if several else "")
+            + f": the predictions on x, the targets on y; dashed: y = x, a perfect prediction ({said}).",
+            wide=several,
+        ),
+    ]
+    fig = residuals_figure(y, models, sample_weight=w, max_points=max_points)
+    parts.append(
+        _figure(
+            "residuals",
+            _png(fig),
+            "<b>Residuals</b> (actual &minus; predicted) against the predictions, the line 0 dashed, and "
+            "their histogram"
+            + (" (weighted)" if w is not None else "")
+            + (", a row a model" if several else "")
+            + ": a pattern, a funnel or a skew is what the measures average away.",
+            wide=True,
+        )
+    )
+    if g is not None:
+        fig = regression_by_group("predicted", y, models, g, sample_weight=w, max_points=max_points)
+        n_groups = len(np.unique(g if w is None else np.asarray(g)[np.asarray(w) != 0]))
+        drawn = min(MAX_GROUPS, n_groups)
+        parts.append(
+            _figure(
+                "predicted-groups",
+                _png(fig),
+                f"<b>Actual against predicted by group</b>: the {drawn:,} largest of {n_groups:,} groups "
+                "(most rows), one panel a group" + (" and model" if several else "") + "; dashed: y = x.",
+                wide=True,
+            )
+        )
+    parts.append("</div>")
+    return parts
+
+
+def build_regression(
+    y_true: Any,
+    models: dict[str, Any],
+    *,
+    measures: Any = None,
+    groups: Any = None,
+    command: str = "",
+    source: str = "",
+    how: str = "",
+    max_group_rows: int = 500,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    method: str | None = None,
+    group_column: str = "",
+    sample_weight: Any = None,
+    progress: bool = False,
+    max_points: int | None = None,
+) -> str:
+    """The HTML text of a report on one or more models' predictions of a regression target.
+
+    Parameters
+    ----------
+    y_true : array-like
+        The targets (real values).
+    models : dict of str to array-like
+        Each model's predictions, by name.
+    measures : str or list of str, optional
+        The measures of the table (default: ``perfeval eval``'s for a regression target, MAE,
+        MSE_REG, RMSE_REG, R2, EXPVAR).
+    groups : array-like, optional
+        The group of each case: the measures table then shows, per model, the value over all rows
+        pooled, the mean over the groups (``evaluate(..., groups=...)``'s value) and the groups it
+        counts; a table a model of every group's values, and the largest groups drawn.
+    command, source, how : str
+        The command line, the input's name, and why the target was read as a regression target.
+    max_group_rows : int
+        At most this many groups a per-group table.
+    ci, n_boot, seed, method
+        A level such as 0.95: every measure's bootstrap interval (:func:`perfeval.ci`, of the mean
+        over groups when grouped, whole groups resampled), and with several models each compared
+        with the first (:func:`perfeval.stats.compare_models`); the replicates, seed and method.
+    group_column : str
+        The group column's name, for the notes.
+    sample_weight : array-like, optional
+        The weight of each case (a row of weight 0 is no case).
+    progress : bool
+        Show the bootstrap's replicates on standard error.
+    max_points : int, optional
+        Beyond this many cases a panel bins every case into hexagons rather than drawing points
+        (default :data:`perfeval.plot._regression.MAX_POINTS`).
+
+    Returns
+    -------
+    str
+        One self-contained HTML page (images embedded, no script, no network).
+    """
+    import matplotlib
+
+    from perfeval.plot._regression import MAX_POINTS
+
+    matplotlib.use("Agg", force=False)
+    y = np.asarray(to_numpy(y_true, "y_true"), dtype=np.float64)
+    preds = {name: np.asarray(to_numpy(s, "y_pred"), dtype=np.float64) for name, s in models.items()}
+    g = None if groups is None else to_numpy(groups, "groups")
+    w = None if sample_weight is None else to_numpy(sample_weight, "sample_weight")
+    asked = {} if measures is None else {"measures": measures}
+    reports: dict[str, Any] = {}
+    overall: dict[str, Any] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # what is undefined is said in the page
+        for name, p in preds.items():
+            reports[name] = evaluate(y, p, groups=g, sample_weight=w, task="regression", **asked)
+            if g is not None:
+                overall[name] = evaluate(y, p, sample_weight=w, task="regression", **asked)
+    first = next(iter(reports.values()))
+    labels = list(first.results)
+    intervals: dict[str, dict] = {}
+    if ci is not None:
+        for name, p in preds.items():
+            intervals[name] = _ci(
+                y,
+                p,
+                measures=labels,
+                method=method or "bca",
+                level=ci,
+                n_boot=n_boot,
+                seed=seed,
+                groups=g,
+                sample_weight=w,
+                task="regression",
+                progress=progress,
+            )
+
+    def shown(name: str, lab: str) -> tuple[float, Any]:
+        return reports[name].results[lab].value, intervals.get(name, {}).get(lab)
+
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>perfeval report</title><style>{CSS}</style></head><body>",
+        "<h1>Evaluation report: regression</h1>",
+        f"<p class='meta'>perfeval {__version__} &middot; "
+        f"{_esc(_dt.datetime.now().isoformat(timespec='seconds'))}"
+        f"<br>command: <code>{_esc(command)}</code></p>",
+        "<h2>Input</h2>",
+        _reg_input(y, preds, g, w, source, how),
+        "<h2>Measures</h2>",
+    ]
+    column = group_column or "GROUP"
+    if g is not None:
+        n_groups = len(first.groups)
+        parts.append(_measures_grouped(labels, reports, overall, shown, n_groups))
+        parts.append(_reg_notes(labels, reports))
+        parts.append(
+            "<p class='meta'><b>overall</b>: every row pooled, as <code>perfeval eval</code> without "
+            f"<code>--group</code>; <b>mean over groups</b>: the value column of <code>perfeval eval "
+            f"--group {_esc(column)}</code>, each group's value averaged over the groups where it is "
+            "defined; <b>groups counted</b>: those groups.</p>"
+        )
+    else:
+        parts.append(_measures_plain(labels, reports, shown))
+        parts.append(_reg_notes(labels, reports))
+        parts.append("<p class='meta'>Over all rows, as <code>perfeval eval</code> of the same target.</p>")
+    sig = first.signature
+    if intervals:
+        one = next(iter(next(iter(intervals.values())).values()))
+        sig = dataclasses.replace(sig, ci=f"{one.method},n={one.n_boot},seed={seed},level={ci:g}")
+    parts.append(f"<p class='meta signature'>Signature: <code>{_esc(str(sig))}</code></p>")
+    if intervals:
+        assert ci is not None
+        one = next(iter(next(iter(intervals.values())).values()))
+        where = " of the mean over groups" if g is not None else ""
+        named = [(f"{lab} of {name}", iv) for name, ivs in intervals.items() for lab, iv in ivs.items()]
+        undefined = undefined_intervals(named)
+        aside = one_sided(named)
+        parts.append(
+            f"<p class='meta'>In brackets: {ci * 100:g}% confidence intervals{where} ({_esc(one.method)} "
+            f"bootstrap, {one.n_boot} replicates, seed {seed}, {_esc(one.resampled)} resampled)."
+            + (f" <i>[undefined, undefined]</i>: {_esc(undefined)}." if undefined else "")
+            + (f" <i>Not around the estimate</i>: {_esc(aside)}." if aside else "")
+            + "</p>"
+        )
+        if len(preds) > 1:
+            parts += _comparisons(y, preds, labels, g, w, ci, method, n_boot, seed, 0.5, progress)
+    if g is not None:
+        parts += _reg_per_group(reports, labels, np.asarray(g), w, column, max_group_rows)
+    parts += _reg_plots(y, preds, g, w, MAX_POINTS if max_points is None else max_points)
+    parts.append("</body></html>")
+    return "\n".join(parts)

@@ -131,6 +131,11 @@ def _plot_classes(args: Any) -> int:
 
 
 def run_plot(args: Any) -> int:
+    from perfeval.cli import regression_plots
+
+    how = regression_plots.plot_task(args)  # predicted, residuals: a regression target's plots
+    if how is not None:
+        return regression_plots.run_plot(args, how)
     matplotlib_agg()
 
     plot.check_path(args.output, args.format)  # before reading: a wrong name is said at once

@@ -1,5 +1,6 @@
 """``perfeval report``: one self-contained HTML page.  One or more binary models
-(:func:`perfeval.cli.commands.plots.run_report`), or one model of K classes, its class columns named
+(:func:`perfeval.cli.commands.plots.run_report`), one or more models of a regression target
+(:mod:`perfeval.cli.regression_plots`), or one model of K classes, its class columns named
 as ``perfeval eval`` names them (:mod:`perfeval.cli.classes`): ``--score`` with ``--classes``,
 ``--score-prefix``, or ``--score`` alone when every target names one of its columns.  The page of K
 classes: :func:`perfeval.plot.html.build_classes`.
@@ -24,16 +25,22 @@ def run(args: Any) -> int:
     slices.check_options(args)  # --by: what it does not combine with, one line
     if classes.requested(args):
         return _run_classes(args, None)
+    from perfeval.cli import regression_plots  # a real target: its own page
+
+    how, table = regression_plots.report_task(args)  # the table, when it was read to tell
+    if how is not None:
+        return regression_plots.run_report(args, how, table)
     if args.score is None or "," not in args.score:
-        return run_report(args)
+        return run_report(args, table)
     names = [c.strip() for c in args.score.split(",")]
     path = load.path_of(args.file)
     if path is not None:  # a file: its first chunk's targets decide, as eval's streamed reading
         if classes.names_are_classes(args, names, None):
             return _run_classes(args, None)
-        return run_report(args)
+        return run_report(args, table)
     # standard input is read once: the labels as written (the classes' names are matched as written)
-    table = classes.read_wide(args)
+    if table is None:
+        table = classes.read_wide(args)
     if classes.names_are_classes(args, names, table):
         return _run_classes(args, table)
     return run_report(args, table)
