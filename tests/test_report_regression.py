@@ -279,5 +279,7 @@ def test_a_large_file_is_told_by_its_first_chunk(data, capsys, monkeypatch, tmp_
     assert rc == 0 and "regression (the target column 'price' holds" in err, err
     binary = tmp_path / "clicks.csv"
     binary.write_text("y,s\n" + "".join(f"{i % 2},{(i * 7 % 10) / 10}\n" for i in range(40)))
-    rc, _o, err = _run(["report", binary, "--target", "y", "--score", "s", "-m", "roc", "-o", d / "b.html"], capsys)
+    rc, _o, err = _run(
+        ["report", binary, "--target", "y", "--score", "s", "-m", "roc", "-o", d / "b.html"], capsys
+    )
     assert rc == 0 and "regression" not in err, err
