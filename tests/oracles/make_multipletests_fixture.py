@@ -11,7 +11,8 @@ How to run (by hand, in a venv outside the repository; nothing here runs in CI):
 
 The families: uniform p-values of several sizes, small ones (most rejected), ties, zeros and ones,
 one p-value, values that put the step-up's minimum far from the end, and 300 (a slicing's slices).
-Format: ``{"tool", "version", "numpy", "cases": [{"name", "p", "holm", "bonferroni", "fdr_bh"}]}``.
+Format: ``{"generated_by", "tool", "version", "numpy", "cases": [{"name", "p", "holm", "bonferroni",
+"fdr_bh"}]}``.
 """
 
 from __future__ import annotations
@@ -48,7 +49,13 @@ def main() -> None:
         for method in METHODS:
             row[method] = multipletests(p, method=method)[1].tolist()
         out.append(row)
-    doc = {"tool": "statsmodels", "version": statsmodels.__version__, "numpy": np.__version__, "cases": out}
+    doc = {
+        "generated_by": "tests/oracles/make_multipletests_fixture.py",
+        "tool": "statsmodels",
+        "version": statsmodels.__version__,
+        "numpy": np.__version__,
+        "cases": out,
+    }
     path = Path(__file__).resolve().parent / "fixtures" / "multipletests.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
     sys.stdout.write(f"wrote {path} ({len(out)} cases)\n")

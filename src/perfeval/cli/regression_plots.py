@@ -139,7 +139,8 @@ def _refuse(args: Any, how: str, command: str) -> None:
         ),
         ("--band-level", args.band_level != 0.9, "it has no reliability diagram"),
         ("--band", args.band != "outcomes", "it has no reliability diagram"),
-        ("--bins", getattr(args, "bins", "perf") != "perf", "it has no calibration plot"),
+        ("--bins", getattr(args, "bins", None) not in (None, "perf"), "it has no calibration plot"),
+        ("--n-bins", getattr(args, "n_bins", None) is not None, "it has no calibration plot"),
         ("--tie-bounds", bool(getattr(args, "tie_bounds", False)), "a regression has no tied ranking"),
         ("--by", bool(getattr(args, "by", None)), "`perfeval eval --by` gives a regression's slices"),
     ):
