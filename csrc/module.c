@@ -89,6 +89,7 @@ static PyMethodDef methods[] = {
     {"logit_fit", nv_logit_fit, METH_VARARGS, "Each group's logistic recalibration (the offset fit or the joint fit) by Newton's method."},
     {"logit_fit_classes", nv_logit_fit_classes, METH_VARARGS, "The logistic recalibration of one group given as its positives' and negatives' cells."},
     {"class_runs", nv_class_runs, METH_VARARGS, "One class's sorted scores as its cells (values, counts), or None when they are distinct."},
+    {"hist_weighted", nv_hist_weighted, METH_VARARGS, "The summary of weighted cases: distinct scores with each class's weight added in row order (a stable radix sort)."},
     {"op_pick", nv_op_pick, METH_VARARGS, "The operating point a rule picks over one summary (its index from the top, its value), in one pass."},
     {"op_pauc", nv_op_pauc, METH_VARARGS, "The partial area under one summary's ROC curve over an FPR or TPR range, in one pass."},
     {"split_sum", nv_split_sum, METH_VARARGS, "ROC's or APR's sum from the sorted scores of the positives and of the negatives."},
