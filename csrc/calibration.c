@@ -256,6 +256,77 @@ PyObject *nv_group_bin_sums(PyObject *Py_UNUSED(self), PyObject *args)
     return Py_BuildValue("NNN", out[0], out[1], out[2]);
 }
 
+/* ece_of_bins(W, P, S, n_bins, norm, debiased) -> bytearray of G float64: each group's calibration
+ * error from its bins' sums (W, P, S: G rows of n_bins float64, group_bin_sums' tables), with the
+ * arithmetic of perfeval.measures.calibration._ece_of_bins's numpy expressions element by element
+ * and its sums in bin order from 0.0 (n = sum W; a bin's gap P / W - S / W, 0 when W is 0; norm 0
+ * (l1): sum W |gap|, 1 (l2): sum W gap gap, less W ybar (1 - ybar) / (W - 1) where W > 1 when
+ * debiased, over n, its root (of 0 when below), 2 (max): the largest |gap| of a bin with W > 0, NaN
+ * as soon as one is NaN, as np.max; NaN where n is 0): the same bits.  Why C: a dozen numpy passes
+ * over the (group, bin) tables were half of ECE's time for 100,000 groups. */
+PyObject *nv_ece_of_bins(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *wo, *po, *so;
+    long long B;
+    int norm, deb;
+    if (!PyArg_ParseTuple(args, "OOOLip", &wo, &po, &so, &B, &norm, &deb))
+        return NULL;
+    nv_args in = {0};
+    if (nv_arg(&in, wo, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, so, NV_F64) < 0)
+        return NULL;
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2) || B < 1 || in.n[0] % B || norm < 0 || norm > 2) {
+        nv_args_fail(&in, PyExc_ValueError, "ece_of_bins: W, P and S must be G rows of n_bins, norm 0 .. 2");
+        return NULL;
+    }
+    Py_ssize_t G = in.n[0] / B;
+    PyObject *res = PyByteArray_FromStringAndSize(NULL, G * 8);
+    if (!res) {
+        nv_args_release(&in);
+        return NULL;
+    }
+    double *out = (double *)PyByteArray_AS_STRING(res);
+    const double *W = in.v[0].buf, *P = in.v[1].buf, *S = in.v[2].buf;
+    NOGIL_BEGIN
+    for (Py_ssize_t g = 0; g < G; g++) {
+        const double *w = W + g * B, *p = P + g * B, *sm = S + g * B;
+        double n = 0.0, acc = 0.0, m = -INFINITY;
+        for (long long b = 0; b < B; b++)
+            n = n + w[b];
+        for (long long b = 0; b < B; b++) {
+            double d = w[b] > 0 ? w[b] : 1.0, gap = w[b] > 0 ? p[b] / d - sm[b] / d : 0.0;
+            if (norm == 2) {
+                double x = w[b] > 0 ? fabs(gap) : -INFINITY;
+                if (!isnan(m) && (isnan(x) || x > m))
+                    m = x;
+                continue;
+            }
+            double term;
+            if (norm == 0)
+                term = w[b] * fabs(gap);
+            else {
+                term = w[b] * gap * gap;
+                if (deb) {
+                    double ybar = w[b] > 0 ? p[b] / d : 0.0;
+                    term = term - (w[b] > 1 ? w[b] * ybar * (1.0 - ybar) / (w[b] - 1.0) : 0.0);
+                }
+            }
+            acc = acc + term;
+        }
+        double v;
+        if (norm == 2)
+            v = m;
+        else {
+            v = acc / (n > 0 ? n : 1.0);
+            if (norm == 1)
+                v = sqrt(v >= 0.0 || isnan(v) ? v : 0.0); /* np.maximum(v, 0.0): v is never -0.0 */
+        }
+        out[g] = n > 0 ? v : NAN;
+    }
+    NOGIL_END
+    nv_args_release(&in);
+    return res;
+}
+
 /* bin_sums_split(pos_scores, neg_scores, n_bins, mass) -> (W, P, S), each a bytearray of n_bins
  * float64: group_bin_sums of the summary of unit cases whose positives' and negatives' scores are
  * given, each sorted ascending, bit for bit, walked from the two arrays without making the summary
