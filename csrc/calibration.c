@@ -256,6 +256,77 @@ PyObject *nv_group_bin_sums(PyObject *Py_UNUSED(self), PyObject *args)
     return Py_BuildValue("NNN", out[0], out[1], out[2]);
 }
 
+/* ece_of_bins(W, P, S, n_bins, norm, debiased) -> bytearray of G float64: each group's calibration
+ * error from its bins' sums (W, P, S: G rows of n_bins float64, group_bin_sums' tables), with the
+ * arithmetic of perfeval.measures.calibration._ece_of_bins's numpy expressions element by element
+ * and its sums in bin order from 0.0 (n = sum W; a bin's gap P / W - S / W, 0 when W is 0; norm 0
+ * (l1): sum W |gap|, 1 (l2): sum W gap gap, less W ybar (1 - ybar) / (W - 1) where W > 1 when
+ * debiased, over n, its root (of 0 when below), 2 (max): the largest |gap| of a bin with W > 0, NaN
+ * as soon as one is NaN, as np.max; NaN where n is 0): the same bits.  Why C: a dozen numpy passes
+ * over the (group, bin) tables were half of ECE's time for 100,000 groups. */
+PyObject *nv_ece_of_bins(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *wo, *po, *so;
+    long long B;
+    int norm, deb;
+    if (!PyArg_ParseTuple(args, "OOOLip", &wo, &po, &so, &B, &norm, &deb))
+        return NULL;
+    nv_args in = {0};
+    if (nv_arg(&in, wo, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, so, NV_F64) < 0)
+        return NULL;
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2) || B < 1 || in.n[0] % B || norm < 0 || norm > 2) {
+        nv_args_fail(&in, PyExc_ValueError, "ece_of_bins: W, P and S must be G rows of n_bins, norm 0 .. 2");
+        return NULL;
+    }
+    Py_ssize_t G = in.n[0] / B;
+    PyObject *res = PyByteArray_FromStringAndSize(NULL, G * 8);
+    if (!res) {
+        nv_args_release(&in);
+        return NULL;
+    }
+    double *out = (double *)PyByteArray_AS_STRING(res);
+    const double *W = in.v[0].buf, *P = in.v[1].buf, *S = in.v[2].buf;
+    NOGIL_BEGIN
+    for (Py_ssize_t g = 0; g < G; g++) {
+        const double *w = W + g * B, *p = P + g * B, *sm = S + g * B;
+        double n = 0.0, acc = 0.0, m = -INFINITY;
+        for (long long b = 0; b < B; b++)
+            n = n + w[b];
+        for (long long b = 0; b < B; b++) {
+            double d = w[b] > 0 ? w[b] : 1.0, gap = w[b] > 0 ? p[b] / d - sm[b] / d : 0.0;
+            if (norm == 2) {
+                double x = w[b] > 0 ? fabs(gap) : -INFINITY;
+                if (!isnan(m) && (isnan(x) || x > m))
+                    m = x;
+                continue;
+            }
+            double term;
+            if (norm == 0)
+                term = w[b] * fabs(gap);
+            else {
+                term = w[b] * gap * gap;
+                if (deb) {
+                    double ybar = w[b] > 0 ? p[b] / d : 0.0;
+                    term = term - (w[b] > 1 ? w[b] * ybar * (1.0 - ybar) / (w[b] - 1.0) : 0.0);
+                }
+            }
+            acc = acc + term;
+        }
+        double v;
+        if (norm == 2)
+            v = m;
+        else {
+            v = acc / (n > 0 ? n : 1.0);
+            if (norm == 1)
+                v = sqrt(v >= 0.0 || isnan(v) ? v : 0.0); /* np.maximum(v, 0.0): v is never -0.0 */
+        }
+        out[g] = n > 0 ? v : NAN;
+    }
+    NOGIL_END
+    nv_args_release(&in);
+    return res;
+}
+
 /* bin_sums_split(pos_scores, neg_scores, n_bins, mass) -> (W, P, S), each a bytearray of n_bins
  * float64: group_bin_sums of the summary of unit cases whose positives' and negatives' scores are
  * given, each sorted ascending, bit for bit, walked from the two arrays without making the summary
@@ -490,6 +561,20 @@ typedef struct {
     int neg;
 } cal_seq;
 
+/* Small groups fitted together (slots_run): up to SLOTS groups whose classes have at most SLOT_CELLS
+ * cells each, kept by slot k (xs[k][c][j], ws[k][c][j]: cell j of class c, weight 0 and x 0 past its
+ * cells); for a pass, the groups that wait for one laid out in places r = 0, 1, ...: cell j of class
+ * c at x[c][j][r], w[c][j][r], the place's (a, b), and each class's numbers of the pass there
+ * (out[c][0 .. 11][r], calib_pass.h). */
+#define SLOT_CELLS 8
+#define SLOTS 32
+typedef struct {
+    double x[2][SLOT_CELLS][SLOTS], w[2][SLOT_CELLS][SLOTS];
+    double a[SLOTS], b[SLOTS];
+    double out[2][12][SLOTS];
+    double xs[SLOTS][2][SLOT_CELLS], ws[SLOTS][2][SLOT_CELLS]; /* each group's cells, by its slot */
+} cal_slots;
+
 /* The fit's pass (calib_pass.h), compiled for the baseline and, on x86-64 with GCC, for AVX2 and
  * AVX-512 too: the same bits from each (the tests compare them: cal_target). */
 #define CAL(name) name##_base
@@ -520,15 +605,17 @@ typedef struct {
 
 typedef void (*pass_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double, double, int, double[12]);
 typedef void (*prep_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double[4]);
+typedef void (*slots_fn)(cal_slots *, int, int);
 typedef struct {
     const char *name;
     pass_fn pass;
     prep_fn prep;
+    slots_fn slots;
 } cal_ops;
 
-static const cal_ops ops_base = {"base", pass_base, prep_base};
+static const cal_ops ops_base = {"base", pass_base, prep_base, slots_base};
 #ifdef CAL_TARGETS
-static const cal_ops ops_v3 = {"v3", pass_v3, prep_v3}, ops_v4 = {"v4", pass_v4, prep_v4};
+static const cal_ops ops_v3 = {"v3", pass_v3, prep_v3, slots_v3}, ops_v4 = {"v4", pass_v4, prep_v4, slots_v4};
 #endif
 static const char *cal_forced = NULL; /* test-only: cal_target's choice */
 
@@ -851,6 +938,272 @@ static int fit_threads(void)
     return n < 1 ? 1 : n > FIT_THREADS ? FIT_THREADS : (int)n;
 }
 
+/* ---- small groups, fitted together --------------------------------------------------------------
+ * A group of a few cells costs fit_group about a microsecond, most of it waiting: each of its three to
+ * six passes is one vector of eight lanes a class, a chain of dependent operations (exp's polynomial,
+ * two divisions, the lanes added in order) that leaves the core idle, and 100,000 such groups took
+ * 3 to 4 times their ROC area.  So the groups whose classes have at most SLOT_CELLS cells each are
+ * fitted SLOTS at a time: each group's fit_group / newton2, step for step, as a machine that stops
+ * where fit_group makes a pass (fsm_step), and every waiting group's pass made at once (the slots
+ * pass, calib_pass.h), across the groups, so that one group's chain runs beside the others'.  Every
+ * number is made by the same operations in the same order as fit_group's for that group alone: the
+ * same bits (tests/test_calibration_groups.py). */
+typedef struct {
+    int state, joint, near, it, have_ll, from_null, second, cheb, taken, half, flags;
+    double W, P, ob, a, b, xmin, xmax, a_null, ll_null, da, db, full, ra, rb;
+    double mn[2], mx[2];
+    double S[10], T[10], *dst; /* the pass's sums go to dst (S or T) */
+    double qa, qb;             /* where the pass is asked for, with flags */
+} fit_fsm;
+
+/* ask for the pass at (A, B) with flags FL into DST, and come back here with it */
+#define FSM_PASS(A, B, FL, DST)                                                                                    \
+    do {                                                                                                           \
+        f->qa = (A), f->qb = (B), f->flags = (FL), f->dst = (DST), f->state = __LINE__;                            \
+        return 1;                                                                                                  \
+    case __LINE__:;                                                                                                \
+    } while (0)
+
+/* fit_group (from its prep's numbers on) and newton2, one group: 1 with a pass asked for (f->qa, f->qb,
+ * f->flags into f->dst), 0 when done (f->ra, f->rb; NaN when the fit fails).  The arithmetic and the
+ * order of fit_group's and newton2's, line for line (without their out-of-memory paths: a small
+ * group's sums need no memory). */
+static int fsm_step(fit_fsm *f)
+{
+    double *S = f->S, *T = f->T;
+    switch (f->state) {
+    case 0:
+        f->ra = f->rb = NAN;
+        f->near = 0;
+        if (!f->joint) {
+            for (f->it = 0; f->it < FIT_MAX_ITER; f->it++) {
+                FSM_PASS(f->a, 1.0, 0, S); /* the offset fit's sums */
+                if (!(S[2] > 0))
+                    break;
+                double step = S[0] / S[2];
+                int cheb = fabs(step) <= FIT_CHEB;
+                if (cheb) /* Chebyshev's step: Newton's less half its second-order term */
+                    step = step - S[6] * (step * step) / (2.0 * S[2]);
+                f->a = f->a + step;
+                double small = fabs(step) / (1.0 + fabs(f->a));
+                if (small <= 1e-15 || f->near || (cheb && small <= FIT_NEAR)) {
+                    f->ra = f->a, f->rb = 1.0;
+                    break;
+                }
+                f->near = small <= FIT_NEAR;
+            }
+            return 0;
+        }
+        if (f->mx[1] <= f->mn[0] || f->mx[0] <= f->mn[1]) /* the scores separate the classes */
+            return 0;
+        f->a_null = log(f->ob) - log1p(-f->ob), f->ll_null = f->P * log(f->ob) + (f->W - f->P) * log1p(-f->ob);
+        FSM_PASS(f->a, f->b, PASS_JOINT, S);
+        f->from_null = 0, f->have_ll = 0;
+        if (!(newton_reach(S, f->xmin, f->xmax) <= FIT_SAFE)) {
+            FSM_PASS(f->a, f->b, PASS_JOINT | PASS_LL, S);
+            f->have_ll = 1;
+            f->from_null = !(S[5] >= f->ll_null);
+        }
+        if (f->from_null) {
+            f->a = f->a_null, f->b = 0.0;
+            FSM_PASS(f->a, f->b, PASS_JOINT | PASS_LL, S);
+        }
+        f->have_ll = f->have_ll || f->from_null;
+        f->second = 0;
+    newton: /* newton2 from (f->a, f->b), S its sums there */
+        f->near = 0;
+        f->ra = f->rb = NAN;
+        for (f->it = 0; f->it < FIT_MAX_ITER; f->it++) {
+            double det = S[2] * S[4] - S[3] * S[3];
+            if (!(det > 0))
+                break;
+            double da = (S[4] * S[0] - S[3] * S[1]) / det, db = (S[2] * S[1] - S[3] * S[0]) / det;
+            if (!isfinite(da) || !isfinite(db))
+                break;
+            double reach = fmax(fabs(da + db * f->xmin), fabs(da + db * f->xmax));
+            f->cheb = reach <= FIT_CHEB, f->taken = 0;
+            if (f->cheb) { /* Chebyshev's step: Newton's less half H^-1 q, q = sum t (da + db x)^2 (1, x) */
+                double q0 = (da * da) * S[6] + (2.0 * da * db) * S[7] + (db * db) * S[8];
+                double q1 = (da * da) * S[7] + (2.0 * da * db) * S[8] + (db * db) * S[9];
+                da = da - 0.5 * ((S[4] * q0 - S[3] * q1) / det);
+                db = db - 0.5 * ((S[2] * q1 - S[3] * q0) / det);
+            }
+            f->da = da, f->db = db;
+            f->full = fmax(fabs(da) / (1.0 + fabs(f->a)), fabs(db) / (1.0 + fabs(f->b)));
+            if (!(f->cheb || f->full <= FIT_NEAR || reach <= FIT_SAFE)) {
+                if (!f->have_ll) /* the same sums again, with the likelihood */
+                    FSM_PASS(f->a, f->b, PASS_JOINT | PASS_LL, S);
+                for (f->half = 0; f->half < 60; f->half++) {
+                    FSM_PASS(f->a + f->da, f->b + f->db, PASS_JOINT | PASS_LL, T);
+                    if (T[5] >= S[5] || fabs(f->da) + fabs(f->db) <= 1e-15 * (1.0 + fabs(f->a) + fabs(f->b))) {
+                        f->taken = 1;
+                        break;
+                    }
+                    f->da = f->da / 2, f->db = f->db / 2;
+                }
+            }
+            f->a = f->a + f->da, f->b = f->b + f->db;
+            if (f->full <= 1e-15 || f->near || (f->cheb && f->full <= FIT_NEAR)) {
+                f->ra = f->a, f->rb = f->b;
+                break;
+            }
+            f->near = f->full <= FIT_NEAR;
+            if (f->taken) { /* the sums at the point the step reaches */
+                memcpy(S, T, sizeof f->T), f->have_ll = 1;
+            } else {
+                FSM_PASS(f->a, f->b, PASS_JOINT, S);
+                f->have_ll = 0;
+            }
+        }
+        if (isnan(f->ra) && !f->from_null && !f->second) { /* lost from the calibrated start: from the constant */
+            f->second = 1;
+            FSM_PASS(f->a_null, 0.0, PASS_JOINT | PASS_LL, S);
+            f->a = f->a_null, f->b = 0.0, f->have_ll = 1;
+            goto newton;
+        }
+        return 0;
+    }
+    return 0;
+}
+#undef FSM_PASS
+
+/* slot k's pass numbers out[c][.][k] as fit_sums adds them (its two chunks, the positives' then the
+ * negatives'), after zeroing what the pass leaves out under the slot's flags */
+static void slot_sums(const cal_slots *sl, int r, int flags, double out[10])
+{
+    const int want_ll = flags & PASS_LL, joint = flags & PASS_JOINT;
+    double t[12] = {0}, c[2] = {0};
+    for (int cl = 0; cl < 2; cl++) {
+        double q[12];
+        for (int o = 0; o < 12; o++)
+            q[o] = sl->out[cl][o][r];
+        if (!joint)
+            q[1] = q[3] = q[4] = q[7] = q[9] = q[10] = q[11] = 0.0;
+        if (!want_ll)
+            q[5] = -0.0; /* the pass's 0.0, negated */
+        for (int m = 0; m < 2; m++) {
+            double s2 = t[m] + q[m], b2 = s2 - t[m];
+            c[m] += ((t[m] - (s2 - b2)) + (q[m] - b2)) + q[6 + m];
+            t[m] = s2;
+        }
+        for (int m = 2; m < 12; m++)
+            if (m < 6 || m >= 8)
+                t[m] += q[m];
+    }
+    out[0] = t[0] + c[0], out[1] = t[1] + c[1];
+    for (int m = 2; m < 6; m++)
+        out[m] = t[m];
+    for (int m = 6; m < 10; m++)
+        out[m] = t[m + 2];
+}
+
+/* group g's cells into slot k and its machine started from the prep's numbers (calib_pass.h's prep
+ * and fit_group's sums of them, for classes of one block of eight) */
+static void slot_load(cal_slots *sl, int k, fit_fsm *f, const fit_src *s, Py_ssize_t lo0, Py_ssize_t hi0,
+                      Py_ssize_t lo1, Py_ssize_t hi1, int joint)
+{
+    Py_ssize_t lo[2] = {lo0, lo1}, hi[2] = {hi0, hi1};
+    double W = 0.0, P = 0.0, SX = 0.0;
+    memset(f, 0, sizeof *f);
+    f->joint = joint;
+    for (int c = 0; c < 2; c++) {
+        const cal_seq *q = &s->seq[c];
+        double l0[8], l1[8], lmn = INFINITY, lmx = -INFINITY;
+        for (int j = 0; j < 8; j++) {
+            Py_ssize_t i = lo[c] + j;
+            double X = i < hi[c] ? q->x[i] : 0.0, Wt = i < hi[c] ? (q->w ? q->w[i] : 1.0) : 0.0;
+            sl->xs[k][c][j] = X, sl->ws[k][c][j] = Wt;
+            l0[j] = 0.0 + Wt, l1[j] = 0.0 + Wt * X;
+            if (i < hi[c]) {
+                lmn = X < lmn ? X : lmn;
+                lmx = X > lmx ? X : lmx;
+            }
+        }
+        double w0 = ((l0[0] + l0[1]) + (l0[2] + l0[3])) + ((l0[4] + l0[5]) + (l0[6] + l0[7]));
+        double s0 = ((l1[0] + l1[1]) + (l1[2] + l1[3])) + ((l1[4] + l1[5]) + (l1[6] + l1[7]));
+        W += w0, SX += s0;
+        if (!c)
+            P += w0;
+        f->mn[c] = lmn, f->mx[c] = lmx;
+    }
+    f->W = W, f->P = P;
+    f->xmin = f->mn[0] < f->mn[1] ? f->mn[0] : f->mn[1], f->xmax = f->mx[0] > f->mx[1] ? f->mx[0] : f->mx[1];
+    f->ob = P / W, f->a = log(f->ob) - log1p(-f->ob) - SX / W, f->b = 1.0;
+}
+
+static int is_small(Py_ssize_t np_, Py_ssize_t nn)
+{
+    return np_ >= 1 && np_ <= SLOT_CELLS && nn >= 1 && nn <= SLOT_CELLS;
+}
+
+/* The fits of the groups g0 .. g1 - 1 (their cells of each class at bp[g] .. bp[g + 1] - 1 and
+ * bn[g] .. bn[g + 1] - 1): the small ones SLOTS at a time, each slot taking the next small group when
+ * its group is done; the others by fit_group.  Before each pass the waiting groups are laid out in
+ * places, those that ask for the likelihood first.  -1: out of memory (fit_group's). */
+static int slots_run(const fit_src *s, const int64_t *bp, const int64_t *bn, Py_ssize_t g0, Py_ssize_t g1,
+                     Py_ssize_t G, int joint, double *o)
+{
+    cal_slots *sl = calloc(1, sizeof *sl);
+    fit_fsm *f = malloc(SLOTS * sizeof *f);
+    Py_ssize_t who[SLOTS], next = g0;
+    int live[SLOTS] = {0}, place[SLOTS], bad = 0;
+    if (!sl || !f) {
+        free(sl), free(f);
+        return -1;
+    }
+    for (;;) {
+        int n_act = 0, n_ll = 0;
+        for (int k = 0; k < SLOTS; k++) {
+            while (!live[k] && next < g1 && !bad) {
+                Py_ssize_t g = next++;
+                if (!is_small(bp[g + 1] - bp[g], bn[g + 1] - bn[g])) {
+                    fit_span sp = span_of(bp[g], bp[g + 1], bn[g], bn[g + 1]);
+                    bad = fit_group(s, &sp, joint, o + g, o + G + g) < 0;
+                    continue;
+                }
+                slot_load(sl, k, &f[k], s, bp[g], bp[g + 1], bn[g], bn[g + 1], joint);
+                if (fsm_step(&f[k]))
+                    live[k] = 1, who[k] = g;
+                else
+                    o[g] = f[k].ra, o[G + g] = f[k].rb;
+            }
+            n_act += live[k];
+            n_ll += live[k] && (f[k].flags & PASS_LL);
+        }
+        if (!n_act || bad)
+            break;
+        int r_ll = 0, r_no = n_ll;
+        for (int k = 0; k < SLOTS; k++) { /* the places: the likelihood's first */
+            if (!live[k])
+                continue;
+            int r = (f[k].flags & PASS_LL) ? r_ll++ : r_no++;
+            place[k] = r;
+            for (int c = 0; c < 2; c++)
+                for (int j = 0; j < SLOT_CELLS; j++)
+                    sl->x[c][j][r] = sl->xs[k][c][j], sl->w[c][j][r] = sl->ws[k][c][j];
+            sl->a[r] = f[k].qa, sl->b[r] = f[k].qb;
+        }
+        for (int r = n_act; r < SLOTS; r++) { /* the rest of the last vector: cells of weight 0 */
+            for (int c = 0; c < 2; c++)
+                for (int j = 0; j < SLOT_CELLS; j++)
+                    sl->x[c][j][r] = sl->w[c][j][r] = 0.0;
+            sl->a[r] = sl->b[r] = 0.0;
+        }
+        s->ops->slots(sl, n_act, n_ll);
+        for (int k = 0; k < SLOTS; k++) {
+            if (!live[k])
+                continue;
+            slot_sums(sl, place[k], f[k].flags, f[k].dst);
+            if (!fsm_step(&f[k])) {
+                o[who[k]] = f[k].ra, o[G + who[k]] = f[k].rb;
+                live[k] = 0;
+            }
+        }
+    }
+    free(sl), free(f);
+    return bad ? -1 : 0;
+}
+
 typedef struct {
     const fit_src *s;
     const int64_t *bp, *bn; /* each group's cells of each class: bp[g] .. bp[g + 1] - 1, and of bn */
@@ -862,10 +1215,7 @@ typedef struct {
 static void *groups_worker(void *arg)
 {
     groups_job *j = arg;
-    for (Py_ssize_t g = j->g0; g < j->g1 && !j->bad; g++) {
-        fit_span sp = span_of(j->bp[g], j->bp[g + 1], j->bn[g], j->bn[g + 1]);
-        j->bad = fit_group(j->s, &sp, j->joint, j->o + g, j->o + j->G + g) < 0;
-    }
+    j->bad = slots_run(j->s, j->bp, j->bn, j->g0, j->g1, j->G, j->joint, j->o) < 0;
     return NULL;
 }
 

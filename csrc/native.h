@@ -36,6 +36,8 @@
  *   classes.c   the multiclass summary's kernels: its blocks, its pairs, its binary histograms
  *   calibration.c  the calibration measures' per-group walks: PAV recalibration, weight below a cell,
  *               the Brier score's parts, the logistic recalibration's Newton fits (its pass: calib_pass.h)
+ *   weighted.c  the summary of weighted cases: a stable radix sort of the scores, each score's weights
+ *               added in row order
  *   operating.c  the operating points of one summary in one pass: the point a rule picks, partial AUC
  *   exactcmp.h  whether an operating point meets its target exactly (exact sums of float64 weights
  *               against the target's decimal), included by operating.c and resample.c
@@ -179,11 +181,15 @@ PyObject *nv_class_tables(PyObject *self, PyObject *args);
 PyObject *nv_class_walk(PyObject *self, PyObject *args);
 PyObject *nv_class_group_auc(PyObject *self, PyObject *args);
 
+/* ---- weighted.c ------------------------------------------------------------------------------ */
+PyObject *nv_hist_weighted(PyObject *self, PyObject *args);
+
 /* ---- calibration.c --------------------------------------------------------------------------- */
 PyObject *nv_group_pav(PyObject *self, PyObject *args);
 PyObject *nv_group_below(PyObject *self, PyObject *args);
 PyObject *nv_group_bin_sums(PyObject *self, PyObject *args);
 PyObject *nv_bin_sums_split(PyObject *self, PyObject *args);
+PyObject *nv_ece_of_bins(PyObject *self, PyObject *args);
 PyObject *nv_brier_cells(PyObject *self, PyObject *args);
 PyObject *nv_brier_split(PyObject *self, PyObject *args);
 PyObject *nv_fit_cells(PyObject *self, PyObject *args);

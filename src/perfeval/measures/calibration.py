@@ -118,30 +118,26 @@ def bin_sums(
 
 
 def _ece_of_bins(W: np.ndarray, P: np.ndarray, S: np.ndarray, *, norm: str, debiased: str) -> np.ndarray:
-    """Each row's (group's) calibration error from its bins' sums; the bins added in order."""
+    """Each row's (group's) calibration error from its bins' sums (W, P, S: (G, n_bins)), the bins
+    added in order from 0.0: n = sum W; a bin's gap P / W - S / W (0 where W is 0); l1: sum W |gap|,
+    l2: the root of sum W gap gap (less W ybar (1 - ybar) / (W - 1) where W > 1 when debiased, ybar
+    = P / W) over n, of 0 when below; max: the largest |gap| of a bin with W > 0; NaN where n is 0.
+    One compiled pass over the groups (csrc/calibration.c ece_of_bins: the numpy expressions' bits,
+    element by element, tests/test_ece_bins_kernel.py).
+    """
+    from perfeval import _native
+
     G, B = W.shape
-    n = np.zeros(G)
-    for b in range(B):
-        n = n + W[:, b]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        gap = np.where(W > 0, P / np.where(W > 0, W, 1.0) - S / np.where(W > 0, W, 1.0), 0.0)
-        if norm == "max":
-            out = np.max(np.where(W > 0, np.abs(gap), -np.inf), axis=1) if B else np.zeros(G)
-            return np.where(n > 0, out, np.nan)
-        if norm == "l1":
-            term = W * np.abs(gap)
-        else:
-            term = W * gap * gap
-            if debiased == "yes":  # Kumar, Liang & Ma (2019): minus each bin's variance of its mean
-                ybar = np.where(W > 0, P / np.where(W > 0, W, 1.0), 0.0)
-                term = term - np.where(W > 1, W * ybar * (1.0 - ybar) / np.where(W > 1, W - 1.0, 1.0), 0.0)
-        acc = np.zeros(G)
-        for b in range(B):
-            acc = acc + term[:, b]
-        v = acc / np.where(n > 0, n, 1.0)
-        if norm == "l2":
-            v = np.sqrt(np.maximum(v, 0.0))
-        return np.where(n > 0, v, np.nan)
+    code = {"l1": 0, "l2": 1, "max": 2}[norm]
+    out = _native.ece_of_bins(
+        np.ascontiguousarray(W, np.float64).reshape(-1),
+        np.ascontiguousarray(P, np.float64).reshape(-1),
+        np.ascontiguousarray(S, np.float64).reshape(-1),
+        B,
+        code,
+        debiased == "yes",
+    )
+    return np.frombuffer(out, np.float64).copy() if G else np.zeros(0)
 
 
 def _no_debiased(norm: str, debiased: str) -> bool:

@@ -222,14 +222,17 @@ class ScoreHistogram:
             h = cls._of_split(a, b)
             h._buf = (buf, min(P, N), P <= N)
             return h
-        scores = runs(np.sort(s))[0]
-        inv = np.searchsorted(scores, s)
-        tw = w * is_pos
-        return cls(
-            scores,
-            np.bincount(inv, weights=tw, minlength=len(scores)),
-            np.bincount(inv, weights=w - tw, minlength=len(scores)),
+        # each distinct score's positives' and negatives' weights added in row order from 0.0 (the
+        # order folded() keeps for a stream, a Metric, Dask): np.bincount's sums over each row's
+        # distinct score of w * is_pos and w - w * is_pos, bit for bit, from a stable radix sort of
+        # the rows by score in one compiled pass (csrc/weighted.c; np.searchsorted of every row into
+        # the distinct scores was 16 s of CPU for 10M distinct scores)
+        sc, p, q = _native.hist_weighted(
+            np.ascontiguousarray(s, np.float64),
+            np.ascontiguousarray(is_pos, dtype=bool).view(np.uint8),
+            np.ascontiguousarray(w, np.float64),
         )
+        return cls(np.frombuffer(sc, np.float64), np.frombuffer(p, np.float64), np.frombuffer(q, np.float64))
 
     # -- the monoid ---------------------------------------------------------------------------------
     def merge(self, other: ScoreHistogram) -> ScoreHistogram:
