@@ -282,11 +282,7 @@ def parse_measure(
         return MeasureSpec(text, tuple(text.defaults().items()))
     raw = text.strip()
     name, colon, rest = raw.partition(":")
-    if colon and not rest.strip():  # `cal_slope:`: every measure alike (one parser)
-        raise InvalidParameterError(
-            f"{raw!r}: a ':' with no parameter after it (write {name.strip()}, or "
-            f"{name.strip()}:param=value; `perfeval list-measures --long` gives each measure's)"
-        )
+    _no_empty_parameters(raw, name, colon, rest)
     from perfeval.measures.spellings import tool_spelling
 
     spelling = tool_spelling(name, trec=trec) if _tools else None
@@ -316,16 +312,10 @@ def parse_measure(
         for item in rest.split(","):
             key, eq, val = item.partition("=")
             key = key.strip().lower()
-            if not item.strip():
-                raise InvalidParameterError(f"{raw!r}: an empty parameter between commas (or after the last)")
             if not eq:
                 raise InvalidParameterError(f"{raw!r}: expected param=value after ':', found {item!r}")
             if key in given or any(k == key for k, _v in later):  # never the last one silently
-                first = f"@{at.strip()} and {key}=" if key == (m.params[0].name if at is not None else None) else ""
-                raise InvalidParameterError(
-                    f"{raw!r}: parameter {key!r} given twice"
-                    + (f" ({first}{val.strip()}): give it once" if first else ": give it once")
-                )
+                _given_twice(raw, m, key, val, at)
             if key not in params:
                 if pending and _forms_with(m, key) and ":" not in val:
                     later.append((key, val.strip()))
@@ -344,6 +334,28 @@ def parse_measure(
     object.__setattr__(spec, "pending", tuple(later))
     m.check_together(params, spec.label)  # here, before any data is read
     return spec
+
+
+def _no_empty_parameters(raw: str, name: str, colon: str, rest: str) -> None:
+    """A ':' with nothing after it (``cal_slope:``), or an empty parameter between commas: refused,
+    every measure alike (one parser).
+    """
+    if colon and not rest.strip():
+        raise InvalidParameterError(
+            f"{raw!r}: a ':' with no parameter after it (write {name.strip()}, or "
+            f"{name.strip()}:param=value; `perfeval list-measures --long` gives each measure's)"
+        )
+    if colon and any(not item.strip() for item in rest.split(",")):
+        raise InvalidParameterError(f"{raw!r}: an empty parameter between commas (or after the last)")
+
+
+def _given_twice(raw: str, m: Measure, key: str, val: str, at: str | None) -> None:
+    """A parameter given twice (``ece:n_bins=10,n_bins=20``, ``ndcg@10:k=5``): one line naming it."""
+    first = f"@{at.strip()} and {key}=" if at is not None and m.params and key == m.params[0].name else ""
+    raise InvalidParameterError(
+        f"{raw!r}: parameter {key!r} given twice"
+        + (f" ({first}{val.strip()}): give it once" if first else ": give it once")
+    )
 
 
 def _beside_spelling(raw: str, name: str, spelling: Any, rest: str) -> str:
