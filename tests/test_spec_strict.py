@@ -63,7 +63,9 @@ def test_evaluate_refuses_a_repeated_parameter_and_changes_nothing():
     assert perfeval.evaluate(y, s, measures=["ece:n_bins=20"])["ECE:n_bins=20"] >= 0
 
 
-@pytest.mark.parametrize("spec", ["rmse:squared=false", "mse:squared=false", "mean_squared_error:squared=false"])
+@pytest.mark.parametrize(
+    "spec", ["rmse:squared=false", "mse:squared=false", "mean_squared_error:squared=false"]
+)
 def test_squared_is_refused_naming_what_to_write(spec):
     with pytest.raises(InvalidParameterError) as e:
         parse_measure(spec)
@@ -107,7 +109,9 @@ def test_cli_regression_labels_are_the_regression_measures(tmp_path, fmt):
     """
     rows = _regression_rows()
     for scores in ("p", "p,q"):
-        done = _eval(tmp_path, rows, "--score", scores, "-m", "rmse,mse,root_mean_squared_error:", "--format", fmt)
+        done = _eval(
+            tmp_path, rows, "--score", scores, "-m", "rmse,mse,root_mean_squared_error:", "--format", fmt
+        )
         assert done.returncode == 2  # the trailing ':' is refused here too
         done = _eval(tmp_path, rows, "--score", scores, "-m", "rmse,mse", "--format", fmt)
         assert done.returncode == 0, done.stderr
