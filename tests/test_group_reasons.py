@@ -123,3 +123,47 @@ def test_no_reason_is_looked_for_when_no_group_is_nan():
     s = rng.random(500) * 0.9 + 0.05
     r, said = _quiet(y, s, groups=g, measures=["roc", "cal_slope", "ece"])
     assert not said and all(res.undefined == [] == res.undefined_groups_why for res in r.results.values())
+
+
+def test_every_backend_says_the_same_reasons():
+    """Streamed (spilled parts, and single groups past the row budget finished from their summary),
+    Metric(clustered=True) and Dask give the NaN groups the reasons evaluate() gives them."""
+    y, s, g, w = _groups(7, "whole")
+    order = np.argsort(g, kind="stable")  # clustered: each group's rows together
+    y, s, g, w = y[order], s[order], g[order], w[order]
+    measures = [m for m in MEASURES if m != "apr"]
+    want, said = _quiet(y, s, groups=g, sample_weight=w, measures=measures)
+    whys = {k: r.undefined_groups_why for k, r in want.results.items()}
+    assert any(any(v) for v in whys.values())
+
+    def check(got):
+        for k, r in got.results.items():
+            assert r.undefined == want.results[k].undefined, k
+            assert r.undefined_groups_why == whys[k], k
+
+    from perfeval.backends.stream import evaluate_stream_grouped
+
+    chunks = [(y[i : i + 50], s[i : i + 50], g[i : i + 50], w[i : i + 50]) for i in range(0, len(y), 50)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        streamed = evaluate_stream_grouped(iter(chunks), measures=measures, budget_rows=12)
+    check(streamed)
+    assert [str(c.message) for c in caught if issubclass(c.category, UndefinedMeasureWarning)] == said
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(evaluate_stream_grouped(iter(chunks), measures=measures, clustered=True))
+        m = perfeval.Metric(measures, clustered=True)
+        for y_, s_, g_, w_ in chunks:
+            m.update(y_, s_, groups=g_, sample_weight=w_)
+        check(m.compute())
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    import dask
+
+    df = pd.DataFrame({"y": y, "s": s, "g": g, "w": w})
+    with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = perfeval.evaluate(
+            dd.from_pandas(df, npartitions=3), target="y", score="s", group="g", weight="w", measures=measures
+        )
+    check(got)
