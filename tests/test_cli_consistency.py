@@ -744,7 +744,7 @@ def test_compare_says_why_an_infinite_difference_has_no_p_value_and_weights_take
     std = capsys.readouterr()
     c = json.loads(std.out)["comparisons"][0]
     assert c["baseline_value"] is None and c["p_value"] is None  # infinite, and no p-value beside it
-    assert "LOGLOSS: a model's value is infinite" in std.err
+    assert "LOGLOSS: the value of model a is infinite" in std.err
     assert main([*argv, "-m", "roc", "--weight", "w"]) == 0  # DeLong reads weights as counts: not by default
     assert json.loads(capsys.readouterr().out)["comparisons"][0]["method"] == "bca"
 

@@ -197,7 +197,10 @@ def test_undefined_groups_are_reported_on_stderr(capsys):
         ["eval", "--group", "3", "-m", "gauc"], stdin="1 0.9 a\n0 0.2 a\n1 0.5 b\n1 0.4 b\n", capsys=capsys
     )
     assert code == 0 and out.startswith("measure")
-    assert err.startswith("perfeval: warning: GAUC is undefined for 1 of 2 groups ('b')")
+    assert err.startswith(
+        "perfeval: warning: GAUC is undefined for 1 of 2 groups ('b': one class only: all 2 cases are "
+        "positive)"
+    )
 
 
 def test_models_given_by_position_are_named_by_their_columns(tmp_path, capsys):

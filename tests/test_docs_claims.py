@@ -285,6 +285,7 @@ DIALECT_TOOLS = {
     "ranx": "ranx",
     "ir_measures": "ir_measures",
     "torchmetrics": "torchmetrics",
+    "netcal": "netcal",
     "spark": "Spark",
     "keras": "Keras",
     "din": "DIN",

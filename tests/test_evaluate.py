@@ -295,7 +295,10 @@ def test_large_grouped_input_runs_vectorised():
 def test_undefined_values_come_with_a_warning():
     from perfeval import UndefinedMeasureWarning
 
-    with pytest.warns(UndefinedMeasureWarning, match=r"GAUC is undefined for 1 of 2 groups \('b'\)"):
+    with pytest.warns(
+        UndefinedMeasureWarning,
+        match=r"GAUC is undefined for 1 of 2 groups \('b': one class only: all 2 cases are positive\)",
+    ):
         r = evaluate([1, 0, 1, 1], [0.9, 0.2, 0.5, 0.4], groups=["a", "a", "b", "b"], measures=["gauc"])
     assert r.results["GAUC"].undefined == ["b"] and r["GAUC"] == 1.0
     with pytest.warns(UndefinedMeasureWarning, match="ROC is undefined for this data"):
@@ -346,7 +349,9 @@ def test_measures_undefined_in_the_same_groups_share_one_warning():
             [1, 0, 1, 1], [0.9, 0.2, 0.5, 0.4], measures=["gauc", "roc", "acc"], groups=["a", "a", "b", "b"]
         )
     said = [str(w.message) for w in caught if issubclass(w.category, UndefinedMeasureWarning)]
-    assert len(said) == 1 and said[0].startswith("GAUC and ROC are undefined for 1 of 2 groups ('b')")
+    assert len(said) == 1 and said[0].startswith(
+        "GAUC and ROC are undefined for 1 of 2 groups ('b': one class only: all 2 cases are positive)"
+    )
 
 
 def test_results_come_in_the_order_asked_whatever_the_kinds():

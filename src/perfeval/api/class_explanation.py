@@ -602,7 +602,44 @@ def _ece_top(f: Facts, spec: MeasureSpec, average: str) -> dict:
             moved = int(np.count_nonzero((ours != theirs) & (conf != 1.0)))
             text = f"; {moved} rows in another bin than perfeval's" if moved else ""
             rules.append(RULES["tm-ece-float32"].format(n=off, moved=text))
-    return {"sklearn": sk, "torchmetrics": (value, why, rules)}
+    return {"sklearn": sk, "torchmetrics": (value, why, rules), "netcal": _netcal_ece_top(f, spec)}
+
+
+def _netcal_ece_top(f: Facts, spec: MeasureSpec) -> tuple[float, str, list[str]]:
+    """ECE_TOP's netcal value, ``ECE(bins).measure(S, y)`` (:func:`perfeval.measures.calibration.
+    netcal_ece_top`), and the rules that touched this data.
+    """
+    from perfeval.measures.calibration import netcal_ece_top, netcal_rules
+
+    kw = spec.kwargs
+    for key, fixed, why in (
+        ("bins", "width", "netcal's ECE of equal intervals is bins=width here"),
+        ("debiased", "no", "netcal has no debiased ECE"),
+        ("norm", "l1", "netcal's ECE is of the L1 norm (its MCE of the max)"),
+    ):
+        if kw.get(key, fixed) != fixed:
+            return math.nan, why, []
+    if f.w is not None:
+        return math.nan, "netcal takes no case weights", []
+    B = int(kw.get("n_bins", 15))
+    value, why = netcal_ece_top(f.y, f.s, n_bins=B)
+    rules: list[str] = []
+    if f.k == 2 or len(np.unique(f.y)) <= 2:
+        rules.append(
+            "netcal reads targets of two labels or fewer as a binary problem (Miscalibration.py:450-464): "
+            "two columns give the calibration error of the second column's score, not of the top label"
+        )
+        conf = f.s[:, -1] if f.s.shape[1] == 2 else f.s.max(axis=1)
+    else:
+        conf = f.s.max(axis=1) if len(f.s) else np.zeros(0)
+        if f.tied_rows:
+            rules.append(
+                "netcal: a row tied at its maximum is right or wrong whole by the first class at it "
+                "(np.argmax: Miscalibration.py:468); perfeval counts it right for 1/t of the row "
+                f"[{f.tied_rows} rows]"
+            )
+    rules += netcal_rules(np.asarray(conf, dtype=np.float64), B)
+    return value, why, rules
 
 
 _MEASURES = {

@@ -304,6 +304,8 @@ def _one_column_a_class(y_score: Any) -> bool:
 
 #: the tools whose averages of K classes explain() shows
 CLASS_DIALECTS = ("sklearn", "torchmetrics")
+#: and those it shows when asked (``dialects=["netcal"]``: its top-label calibration error only)
+CLASS_DIALECTS_ASKED = ("netcal",)
 
 
 def _explain_classes(
@@ -335,9 +337,10 @@ def _explain_classes(
     names = [p.strip() for p in dialects.split(",") if p.strip()] if isinstance(dialects, str) else dialects
     wanted = list(CLASS_DIALECTS) if names is None else [str(d).strip().lower() for d in names]
     for d in wanted:
-        if d not in ("perfeval", *CLASS_DIALECTS):
+        if d not in ("perfeval", *CLASS_DIALECTS, *CLASS_DIALECTS_ASKED):
             raise InvalidParameterError(
-                f"dialect {d!r}: the dialects of K classes are {', '.join(CLASS_DIALECTS)}"
+                f"dialect {d!r}: the dialects of K classes are "
+                f"{', '.join((*CLASS_DIALECTS, *CLASS_DIALECTS_ASKED))}"
             )
     specs = class_specs(resolve(measures, 0.5, pending=True))
     cases, found, _how = check_classes(y_true, y_score, None, sample_weight, classes=classes)
@@ -348,11 +351,13 @@ def _explain_classes(
         r = ours[s.label]
         note = f"left out: {', '.join(str(c) for c in r.undefined_classes)}" if r.undefined_classes else ""
         cells["perfeval"][s.label] = Cell(r.value, "", [note] if note else [])
-    for tool in (d for d in CLASS_DIALECTS if d in wanted):
+    for tool in (d for d in (*CLASS_DIALECTS, *CLASS_DIALECTS_ASKED) if d in wanted):
         row = {}
         for s in specs:
             got = class_cells(facts, s, ours[s.label].value).get(tool)
-            if got is None:
+            if got is None and tool in CLASS_DIALECTS_ASKED and not DIALECTS[tool].defines(s.measure.name):
+                row[s.label] = Cell(math.nan, f"{DIALECTS[tool].tool} defines no {s.label}")
+            elif got is None:
                 row[s.label] = Cell(math.nan, "not computed by explain for " + tool)
             else:
                 value, why, rules = got

@@ -1052,7 +1052,7 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
         # partition's int64 ids floats when they are put together (ids past 2^53 merged)
         ids = pd.Series([], dtype=pdf[group].dtype)
         empty = pd.DataFrame({"group": ids, "size": [], "rows": [], **{s.label: [] for s in specs}})
-        return empty, labels
+        return empty, labels, {}
     _no_missing_target(pdf, target)
     if pos_label is not None:
         coded, labels = coded_labels(pdf[target].to_numpy(), pos_label)
@@ -1081,7 +1081,9 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
     }
     for s in specs:
         out[s.label] = r.results[s.label].per_group
-    return pd.DataFrame(out), labels
+    from perfeval.engine.finish import group_whys
+
+    return pd.DataFrame(out), labels, group_whys(r)  # the NaN groups' reasons, as in memory
 
 
 def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None, labels_read=None):
@@ -1104,6 +1106,10 @@ def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None
     table = pd.concat([g[0] for g in got], ignore_index=True).sort_values("group", kind="stable")
     keys = table["group"].to_numpy()
     sizes = table["size"].to_numpy(dtype=np.float64)
+    whys: dict[str, dict] = {}
+    for part in got:
+        for label, said in part[2].items():
+            whys.setdefault(label, {}).update(said)
     report = grouped_report(
         specs,
         keys,
@@ -1113,6 +1119,7 @@ def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None
         rows=int(table["rows"].sum()),
         weighted=weight is not None,
         backend="dask",
+        whys=whys,
         pos_label=pos_label,
     )
     return with_thresholds(report, pairs)

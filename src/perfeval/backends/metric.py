@@ -55,7 +55,7 @@ from perfeval.base.checks import (
 )
 from perfeval.engine import DEFAULT_MEASURES, TIES, binary_values, finish, resolve, warn_undefined
 from perfeval.engine.door import check, code
-from perfeval.engine.finish import threshold_companions, with_thresholds
+from perfeval.engine.finish import attach_whys, group_whys, threshold_companions, with_thresholds
 from perfeval.engine.report import MeasureResult, Report
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.measures import MeasureSpec, parse_measure
@@ -550,8 +550,8 @@ class Metric:
             self._any_positive = self._any_positive or positive
             self._group_dtype, self._group_kind = group_dtype, group_kind
             if finished is not None:
-                (keys, sizes, values, key_dtype), self._open = finished
-                self._done.add(keys, sizes, values, key_dtype)
+                (keys, sizes, values, key_dtype, whys), self._open = finished
+                self._done.add(keys, sizes, values, key_dtype, whys)
                 return
             if not len(c.s):
                 return
@@ -771,9 +771,21 @@ class Metric:
         """
         assert c.g is not None
         y, s, g, w = c.y, c.s, c.g, c.w
-        nothing = (g[:0], np.zeros(0), np.zeros((len(self._done.labels), 0)))
+        nothing: tuple[Any, Any, Any, dict[str, dict]] = (
+            g[:0],
+            np.zeros(0),
+            np.zeros((len(self._done.labels), 0)),
+            {},
+        )
         if not len(s):  # no case: the open group stays open
-            return (*nothing, g.dtype if self._group_dtype is None else self._group_dtype), self._open
+            keys, sizes, values, whys = nothing
+            return (
+                keys,
+                sizes,
+                values,
+                g.dtype if self._group_dtype is None else self._group_dtype,
+                whys,
+            ), self._open
         if self._open is not None:  # the group left open continues here, or ends with the rows below
             oy, os_, og, ow = self._open
             y, s, g = np.concatenate([oy, y]), np.concatenate([os_, s]), np.concatenate([og, g])
@@ -784,9 +796,9 @@ class Metric:
         # new arrays (a boolean index copies): none of the caller's buffers is kept
         open_rows = (y[in_last], s[in_last], g[in_last], None if w is None else w[in_last])
         if in_last.all():
-            keys, sizes, values = nothing
+            keys, sizes, values, whys = nothing
         else:
-            keys, sizes, values = self._finish_groups(
+            keys, sizes, values, whys = self._finish_groups(
                 y[rest], s[rest], g[rest], None if w is None else w[rest]
             )
         again = self._done.held(np.concatenate([keys, last]) if len(keys) else last)
@@ -797,9 +809,9 @@ class Metric:
                 "must come together (in one update, or running on from the end of one update into the "
                 "next); drop clustered=True to keep every row instead"
             )
-        return (keys, sizes, values, g.dtype), open_rows
+        return (keys, sizes, values, g.dtype, whys), open_rows
 
-    def _finish_groups(self, y, s, g, w) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _finish_groups(self, y, s, g, w) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
         """Whole groups finished by the engine as evaluate() finishes them among all the rows: their
         keys (sorted), sizes and each measure's value (one row a measure, in :meth:`_order`).  With
         a positive label the measures that read it are given the 0/1 coding evaluate() makes of
@@ -814,6 +826,7 @@ class Metric:
         )
         plain = [sp for sp in specs if sp not in coded]
         values: dict[str, np.ndarray] = {}
+        whys: dict[str, dict] = {}  # the NaN groups' reasons (engine.finish.group_whys)
         keys = sizes = None
         with warnings.catch_warnings():  # said once, for all the groups, by compute()
             warnings.simplefilter("ignore")
@@ -824,6 +837,7 @@ class Metric:
                     yy = np.asarray(binary_coding(y, self.pos_label), dtype=np.float64)
                 r = finish(Cases(yy, s, g, w, len(s)), part, threshold=self.threshold)
                 keys, sizes = np.asarray(r.groups), r.group_sizes
+                whys.update(group_whys(r))
                 for sp in part:
                     per_group = r.results[sp.label].per_group
                     assert per_group is not None  # a grouped report
@@ -835,6 +849,7 @@ class Metric:
             np.array([values[lab] for lab in self._done.labels], dtype=np.float64).reshape(
                 len(self._done.labels), len(keys)
             ),
+            whys,
         )
 
     def _order(self) -> list[str]:
@@ -1134,8 +1149,8 @@ class Metric:
         theirs.extend(other._done)
         if other._open is not None:
             y, s, g, w = other._open
-            keys, sizes, values = self._finish_groups(y, s, g, w)
-            theirs.add(keys, sizes, values, g.dtype)
+            keys, sizes, values, whys = self._finish_groups(y, s, g, w)
+            theirs.add(keys, sizes, values, g.dtype, whys)
         checks = [(self._done, theirs.one()[0])]
         if self._open is not None:
             checks.append((theirs, self._open[2][:1]))
@@ -1405,9 +1420,12 @@ class Metric:
                 self._no_positive()
         keys, sizes, values = self._done.one()
         key_dtype = self._done.key_dtype
+        whys = {label: dict(said) for label, said in self._done.whys.items()}
         if self._open is not None:
             y, s, g, w = self._open
-            k, z, v = self._finish_groups(y, s, g, w)
+            k, z, v, open_whys = self._finish_groups(y, s, g, w)
+            for label, said in open_whys.items():
+                whys.setdefault(label, {}).update(said)
             if len(keys):  # (an empty array's dtype must not join in: int64 with uint64 is float64)
                 keys, sizes, values = (
                     np.concatenate([keys, FinishedGroups.stored(k)]),
@@ -1431,6 +1449,7 @@ class Metric:
         results = {  # in the order asked, as finish() gives them
             s.label: MeasureResult.of(s, values[row[s.label]], sizes, keys, True) for s in self._specs
         }
+        attach_whys(results, self._specs, whys)  # the NaN groups' reasons, as evaluate() gives them
         warn_undefined(results, self._specs)
         params["groups"] = int(len(keys))
         report = Report(results, keys, params)

@@ -371,6 +371,8 @@ class FinishedGroups:
         self.labels = list(labels)
         self._runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.key_dtype: np.dtype | None = None  # the dtype evaluate() gives the keys of all the rows
+        #: the reasons of the NaN groups, {label: {key: why}} (engine.finish.group_whys): few, small
+        self.whys: dict[str, dict] = {}
 
     def __len__(self) -> int:
         return sum(len(r[0]) for r in self._runs)
@@ -396,10 +398,20 @@ class FinishedGroups:
             hit[inside] |= run_keys[at[inside]] == keys[inside]
         return hit
 
-    def add(self, keys: np.ndarray, sizes: np.ndarray, values: np.ndarray, key_dtype: np.dtype) -> None:
-        """Groups none of which is held yet (the caller checked), keys sorted and distinct."""
+    def add(
+        self,
+        keys: np.ndarray,
+        sizes: np.ndarray,
+        values: np.ndarray,
+        key_dtype: np.dtype,
+        whys: dict | None = None,
+    ) -> None:
+        """Groups none of which is held yet (the caller checked), keys sorted and distinct; ``whys``:
+        the reasons of those NaN, ``{label: {key: why}}``.
+        """
         if not len(keys):  # no group: nothing to say about the keys' dtype either
             return
+        self._add_whys(whys or {})
         self.key_dtype = key_dtype if self.key_dtype is None else _promote(self.key_dtype, key_dtype)
         self._runs.append(
             (self.stored(keys), np.asarray(sizes, dtype=np.float64), np.asarray(values, dtype=np.float64))
@@ -410,14 +422,21 @@ class FinishedGroups:
         """The same groups in a new list of runs (the runs themselves are never written to)."""
         out = FinishedGroups(self.labels)
         out._runs, out.key_dtype = list(self._runs), self.key_dtype
+        out.whys = {label: dict(said) for label, said in self.whys.items()}
         return out
 
+    def _add_whys(self, whys: dict) -> None:
+        """Reasons added in new dicts (a snapshot's stay as they were)."""
+        for label, said in whys.items():
+            self.whys[label] = {**self.whys.get(label, {}), **said}
+
     def snapshot(self) -> tuple:
-        """What :meth:`restore` puts back: the runs and the keys' dtype as they are now."""
-        return list(self._runs), self.key_dtype
+        """What :meth:`restore` puts back: the runs, the keys' dtype and the reasons as they are now."""
+        return list(self._runs), self.key_dtype, dict(self.whys)
 
     def restore(self, snapshot: tuple) -> None:
         self._runs[:], self.key_dtype = snapshot[0], snapshot[1]
+        self.whys = dict(snapshot[2])
 
     def first_key(self) -> Any:
         """One key held, or None."""
@@ -429,6 +448,7 @@ class FinishedGroups:
                 other.key_dtype if self.key_dtype is None else _promote(self.key_dtype, other.key_dtype)
             )
         self._runs.extend(other._runs)
+        self._add_whys(other.whys)
         self._settle()
 
     def _settle(self) -> None:
@@ -464,6 +484,8 @@ class FinishedGroups:
             "key_dtype": None if self.key_dtype is None else self.key_dtype.str,
             "sizes": sizes,
             "values": values,
+            # the NaN groups' reasons: (label, key, why) triples
+            "whys": [(label, k, why) for label, said in self.whys.items() for k, why in said.items()],
         }
 
     @classmethod
@@ -472,6 +494,8 @@ class FinishedGroups:
         out.key_dtype = None if state["key_dtype"] is None else np.dtype(state["key_dtype"])
         if len(state["keys"]):
             out._runs = [(state["keys"], state["sizes"], state["values"])]
+        for label, k, why in state.get("whys", ()):  # a state saved before reasons were kept: none
+            out.whys.setdefault(label, {})[k] = why
         return out
 
 

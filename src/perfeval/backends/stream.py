@@ -42,7 +42,7 @@ from perfeval.base.checks import (
 )
 from perfeval.engine import DEFAULT_MEASURES, binary_report, finish, grouped_report, resolve, safe
 from perfeval.engine.door import Targets, check_array, code
-from perfeval.engine.finish import threshold_companions, with_thresholds
+from perfeval.engine.finish import group_whys, threshold_companions, with_thresholds
 from perfeval.engine.slices import Task
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.io.grammar import is_plain_int
@@ -647,10 +647,19 @@ def evaluate_stream_grouped(
         pairs, twins = threshold_companions(specs)
         specs = specs + twins
     if clustered:
-        keys_all, sizes_all, values, rows, weighted = _clustered(chunks, specs, threshold, how)
+        keys_all, sizes_all, values, rows, weighted, whys = _clustered(chunks, specs, threshold, how)
         report = with_thresholds(
             _grouped_report(
-                keys_all, sizes_all, values, specs, threshold, rows, weighted if how else False, None, how
+                keys_all,
+                sizes_all,
+                values,
+                specs,
+                threshold,
+                rows,
+                weighted if how else False,
+                None,
+                how,
+                whys,
             ),
             pairs,
         )
@@ -692,7 +701,7 @@ def evaluate_stream_grouped(
                     meter.set_postfix_str(f"{sum(len(k) for k in out.keys):,} groups done")
                     meter.update(p.rows)
     report = _grouped_report(
-        out.keys, out.sizes, out.values, specs, threshold, rows, weighted, partitions, how
+        out.keys, out.sizes, out.values, specs, threshold, rows, weighted, partitions, how, out.whys
     )
     # what the spill cost on disk: the first spill, and the most on disk at once (with re-splits)
     report.spill = {"bytes": out.spilled, "peak_bytes": out.peak}
@@ -780,6 +789,8 @@ class _Results:
         self.keys: list[np.ndarray] = []
         self.sizes: list[np.ndarray] = []
         self.values: dict[str, list[np.ndarray]] = {s.label: [] for s in specs}
+        #: the reasons of the NaN groups, {label: {key: why}} (engine.finish.group_whys of each part)
+        self.whys: dict[str, dict] = {}
         self.spilled = 0  # bytes of the first spill
         self.live = 0  # bytes of the spill files that exist now
         self.peak = 0  # the most that existed at once
@@ -789,11 +800,15 @@ class _Results:
         #: :func:`perfeval.engine.classes.left_marks` makes them
         self.marks: list[tuple[dict, dict]] = []
 
-    def add(self, keys: np.ndarray, sizes: np.ndarray, values: dict[str, np.ndarray]) -> None:
+    def add(
+        self, keys: np.ndarray, sizes: np.ndarray, values: dict[str, np.ndarray], whys: dict | None = None
+    ) -> None:
         self.keys.append(keys)
         self.sizes.append(np.asarray(sizes, dtype=np.float64))
         for label, v in values.items():
             self.values[label].append(np.asarray(v, dtype=np.float64))
+        for label, said in (whys or {}).items():
+            self.whys.setdefault(label, {}).update(said)
 
     def add_marks(self, report: Any) -> None:
         """A grouped report's marks of what its groups' values leave out, beside its values."""
@@ -869,7 +884,10 @@ class _Job:
             warnings.simplefilter("ignore")
             r = _finish_part(cols, self.specs, self.threshold, self.how)
         self.out.add(
-            np.asarray(r.groups), r.group_sizes, {s.label: _per_group(r, s.label) for s in self.specs}
+            np.asarray(r.groups),
+            r.group_sizes,
+            {s.label: _per_group(r, s.label) for s in self.specs},
+            group_whys(r),
         )
 
     def _one_group(self, part: _Part) -> None:
@@ -938,7 +956,7 @@ class _Job:
         keys = np.asarray(key)
         if keys.dtype.kind == "f":
             keys = keys.astype(np.int64)
-        self.out.add(keys, size, values)
+        self.out.add(keys, size, values, _one_group_whys(binary, values, h_bin, keys))
 
     def _one_regression_group(self, part: _Part) -> None:
         """A single group of a regression target over the budget: its exact sums folded block by
@@ -1049,6 +1067,21 @@ def _merge_runs(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray,
     return sc[heads], np.add.reduceat(ct, heads) if len(heads) else ct[:0]
 
 
+def _one_group_whys(binary: list, values: dict, h: ScoreHistogram, keys: np.ndarray) -> dict[str, dict]:
+    """The reasons of a single group's NaN binary values, as evaluate() says them of the group
+    (:func:`perfeval.engine.finish.group_reasons`), ``{label: {key: why}}``.
+    """
+    from perfeval.measures.reasons import why_nan
+
+    whys: dict[str, dict] = {}
+    for sp in binary:
+        if np.isnan(values[sp.label]).any():
+            said = why_nan(sp.measure.name, sp.measure.edge_cases, h, {**sp.measure.defaults(), **sp.kwargs})
+            if said:
+                whys[sp.label] = {keys.tolist()[0]: said}
+    return whys
+
+
 def _per_group(report, label: str) -> np.ndarray:
     vals = report.results[label].per_group
     assert vals is not None  # a grouped report has per-group values
@@ -1082,6 +1115,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float, how: str | None
     keys_all: list[np.ndarray] = []
     sizes_all: list[np.ndarray] = []
     values: dict[str, list[np.ndarray]] = {s.label: [] for s in specs}
+    whys: dict[str, dict] = {}
     rows = 0
     weighted = False
 
@@ -1101,6 +1135,8 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float, how: str | None
         sizes_all.append(r.group_sizes)
         for s in specs:
             values[s.label].append(_per_group(r, s.label))
+        for label, said in group_whys(r).items():
+            whys.setdefault(label, {}).update(said)
 
     for chunk in chunks:
         cols = [np.asarray(a) for a in chunk]
@@ -1122,10 +1158,12 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float, how: str | None
         carry = [a[tail:] for a in cols]
     if carry is not None and len(carry[1]):
         flush(carry)
-    return keys_all, sizes_all, values, rows, weighted
+    return keys_all, sizes_all, values, rows, weighted, whys
 
 
-def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighted, partitions, how=None):
+def _grouped_report(
+    keys_all, sizes_all, values, specs, threshold, rows, weighted, partitions, how=None, whys=None
+):
     if not keys_all:
         raise InvalidParameterError("no rows to evaluate")
     # the pieces are released as they are joined: with millions of groups each copy is large
@@ -1157,6 +1195,7 @@ def _grouped_report(keys_all, sizes_all, values, specs, threshold, rows, weighte
         rows=rows,
         weighted=weighted,
         backend="stream",
+        whys=whys or {},
         spill_partitions=partitions,
     )
 

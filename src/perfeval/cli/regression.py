@@ -13,6 +13,7 @@ says so (never a positive label to name).
 from __future__ import annotations
 
 import copy
+import functools
 import os
 from typing import Any
 
@@ -163,7 +164,9 @@ def run(
         )
     reports: dict[str, Any] = {}
     for name in names:
-        report = _one(_with_score(args, name), path, rspecs, how, table_of, warn, on_dask)
+        # each model's warnings said naming it (``warn(caught, model)``: the command's writer)
+        said = functools.partial(warn, model=name)
+        report = _one(_with_score(args, name), path, rspecs, how, table_of, said, on_dask)
         # a model is named by its column (--score 2,3 of a file with a header: its names)
         column = report.params.get("columns", {}).get("score") or name
         if column in reports:
@@ -189,7 +192,10 @@ def _one(args: Any, path: str | None, rspecs: list, how: str, table_of: Any, war
         warn(caught)
         report.params["task_from"] = how
     elif args.stream:
-        report = _stream(args, path, rspecs, how)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            report = _stream(args, path, rspecs, how)
+        warn(caught)
     else:
         table = table_of()
         # an empty field of a column used is said among the values (the file's first bad line);

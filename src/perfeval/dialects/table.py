@@ -517,6 +517,57 @@ KERAS = Dialect(
     ),
 )
 
+_NETCAL_CLIP = (
+    "every score clipped to [eps, 1 - eps] (eps = 2.2e-16) before it is binned: a score of 0 or 1 "
+    "moves by eps, and a score outside [0, 1] is read as eps or 1 - eps (perfeval: NaN, and why)"
+)
+_NETCAL_EDGES = (
+    "bin edges np.linspace(0, 1, n_bins + 1), an ulp off i/n_bins at some edges (a score of 0.3 with "
+    "10 bins falls in the bin below); perfeval's edges are i/n_bins exactly"
+)
+NETCAL = Dialect(
+    "netcal",
+    "netcal",
+    "1.4",
+    "netcal's ECE and MCE (equal intervals): scores clipped to [eps, 1 - eps], bins on "
+    "np.linspace(0, 1, n_bins + 1); for K classes the top label by np.argmax (the first class of a tied "
+    "row), two columns read as a binary problem on the second",
+    {
+        "ECE": Policy(
+            "netcal.metrics.ECE(bins=n_bins).measure(s, y)",
+            "ECE",
+            params=(("bins", "width"), ("norm", "l1"), ("debiased", "no")),
+            finish="perfeval.measures.calibration:netcal_ece",
+            finish_params=True,
+            reasons="perfeval.measures.calibration:netcal_reasons",
+        ),
+        "MCE": Policy(
+            "netcal.metrics.MCE(bins=n_bins).measure(s, y)",
+            "MCE",
+            params=(("bins", "width"),),
+            finish="perfeval.measures.calibration:netcal_mce",
+            finish_params=True,
+            reasons="perfeval.measures.calibration:netcal_reasons",
+        ),
+        "ECE_TOP": Policy(
+            "netcal.metrics.ECE(bins=n_bins).measure(S, y)",
+            "ECE_TOP",
+            params=(("bins", "width"), ("norm", "l1"), ("debiased", "no")),
+            finish="perfeval.measures.calibration:netcal_ece_top",
+            finish_params=True,
+            notes=(
+                "a row tied at its maximum is right or wrong whole by the first class at it (np.argmax); "
+                "perfeval counts it right for 1/t of the row",
+                "targets holding two labels or fewer are a binary problem to netcal: two score columns "
+                "give the calibration error of the second column's score, not of the top label; more "
+                "than two columns raise (RuntimeError; perfeval: NaN, and why)",
+                _NETCAL_EDGES,
+                _NETCAL_CLIP,
+            ),
+        ),
+    },
+)
+
 _DIN_PAIR = (
     "per user, the share of (clicked, not clicked) pairs the model orders right, a tied pair counting 0 "
     "(its graph's mean(x > 0), x = the clicked item's logit minus the other's), every user once"
@@ -571,5 +622,5 @@ PERFEVAL = Dialect(
 )
 
 DIALECTS: dict[str, Dialect] = {
-    d.name: d for d in (PERFEVAL, PERF, SKLEARN, TREC_EVAL, RANX, TORCHMETRICS, SPARK, KERAS, DIN)
+    d.name: d for d in (PERFEVAL, PERF, SKLEARN, TREC_EVAL, RANX, TORCHMETRICS, NETCAL, SPARK, KERAS, DIN)
 }

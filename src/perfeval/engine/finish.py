@@ -229,7 +229,12 @@ def _task(
         keys = rd.keys if g is not None else None
         for s in part:
             per_query = np.asarray(s.measure.function()(rd, **s.kwargs), dtype=np.float64)
-            results[s.label + suffix] = MeasureResult.of(s, per_query, rd.query_sizes, keys, g is not None)
+            results[s.label + suffix] = r = MeasureResult.of(
+                s, per_query, rd.query_sizes, keys, g is not None
+            )
+            if r.undefined and s.measure.kind == "grouped" and grouping is not None:
+                # the group AUCs: a group of one class says so, as the binary measures' groups do
+                _one_class_groups(r, s, yr, grouping[1], np.flatnonzero(np.isnan(per_query)))
     if binary_specs:
         yb = y.binary(binary_specs[0].label)
         if g is None:
@@ -247,6 +252,7 @@ def _task(
             # kernel that sums in row order then gives the same bits whatever the input order
             gd = GroupedData.from_rows(codes, np.asarray(yb), ys, w, len(keys))
             hists = None
+            undefined = []  # the results with a NaN group: its own reason, read below
             for s in binary_specs:
                 fast = s.measure.per_group_function()
                 vals: Any = fast(gd, **s.kwargs) if fast is not None else None
@@ -254,10 +260,95 @@ def _task(
                     if hists is None:
                         hists = grouped_histograms(yb, ys, w, codes, len(keys))
                     vals = each_summary(s, hists)
-                results[s.label + suffix] = MeasureResult.of(
-                    s, np.asarray(vals, dtype=np.float64), sizes, keys, True
-                )
+                vals = np.asarray(vals, dtype=np.float64)
+                results[s.label + suffix] = r = MeasureResult.of(s, vals, sizes, keys, True)
+                if r.undefined:
+                    undefined.append((s, r, np.flatnonzero(np.isnan(vals))))
+            if undefined:  # only when a group is NaN: a defined value costs nothing more
+                group_reasons(undefined, yb, ys, w, codes, hists)
     return keys
+
+
+def _one_class_groups(
+    r: MeasureResult, s: MeasureSpec, y: np.ndarray, codes: np.ndarray, nan: np.ndarray
+) -> None:
+    """A group AUC's NaN groups of one class (grades > 0 positive), said as
+    :func:`perfeval.measures.reasons.class_text` says it (no weights: the group AUCs take none).
+    """
+    from perfeval.measures.reasons import class_text, from_totals
+
+    k = int(codes.max()) + 1 if len(codes) else 0
+    pos = np.bincount(codes, weights=(np.asarray(y) > 0).astype(np.float64), minlength=k)
+    n = np.bincount(codes, minlength=k).astype(np.float64)
+    m = s.measure
+    r.undefined_groups_why = [
+        from_totals(m.name, m.edge_cases, class_text(float(pos[c]), float(n[c] - pos[c]), True), False)[1]
+        for c in nan.tolist()
+    ]
+
+
+def group_reasons(
+    undefined: list[tuple[MeasureSpec, MeasureResult, np.ndarray]],
+    y: Any,
+    s: np.ndarray,
+    w: np.ndarray | None,
+    codes: np.ndarray,
+    hists: Sequence[ScoreHistogram] | None = None,
+) -> None:
+    """Why each NaN group of each result is (``undefined``: (spec, result, the NaN groups' codes)), as
+    the ungrouped path says it (:func:`perfeval.measures.reasons.why_nan`), each from its group's own
+    rows: set on ``result.undefined_groups_why``.  The NaN groups' totals are read at once (the class
+    reason, the scores outside [0, 1] or at 0 or 1: :func:`~perfeval.measures.reasons.from_totals`);
+    the summaries of the groups whose reason needs more are made (``hists``: every group's, when made
+    already), once for every measure.
+    """
+    from perfeval.measures.reasons import class_text, from_totals, why_nan
+
+    wanted = np.unique(np.concatenate([nan for _s, _r, nan in undefined]))
+    rows = np.isin(codes, wanted)
+    sub = np.searchsorted(wanted, codes[rows])  # each row's place among the NaN groups
+    yy, ss = np.asarray(y)[rows].astype(np.float64), s[rows]
+    ww = np.ones(len(ss)) if w is None else w[rows]
+    k = len(wanted)
+    pos = np.bincount(sub, weights=ww * yy, minlength=k)
+    neg = np.bincount(sub, weights=ww * (1.0 - yy), minlength=k)
+    counts = np.bincount(sub, weights=(ww != np.round(ww)).astype(np.float64), minlength=k) == 0
+    live = ww > 0
+    odd = np.bincount(sub[live & ((ss <= 0.0) | (ss >= 1.0))], minlength=k) > 0
+    said = [class_text(a, b, c) for a, b, c in zip(pos.tolist(), neg.tolist(), counts.tolist(), strict=True)]
+    place = {int(c): i for i, c in enumerate(wanted.tolist())}
+    todo: list[tuple[MeasureResult, list, int, str, str, dict]] = []
+    need: set[int] = set()
+    for spec, r, nan in undefined:
+        m = spec.measure
+        whys: list[str | None] = []
+        for c in nan.tolist():
+            i = place[c]
+            known, why = from_totals(m.name, m.edge_cases, said[i], bool(odd[i]))
+            whys.append(why)
+            if not known:
+                todo.append((r, whys, len(whys) - 1, m.name, m.edge_cases, {**m.defaults(), **spec.kwargs}))
+                need.add(c)
+        r.undefined_groups_why = whys
+    if not todo:
+        return
+    if hists is not None:
+        of = {c: hists[c] for c in need}
+    else:  # the summaries of those groups alone
+        chosen = np.asarray(sorted(need))
+        keep = np.isin(codes, chosen)
+        made = grouped_histograms(
+            np.asarray(y)[keep],
+            s[keep],
+            None if w is None else w[keep],
+            np.searchsorted(chosen, codes[keep]),
+            len(chosen),
+        )
+        of = dict(zip(chosen.tolist(), made, strict=True))
+    by_place = {id(r): nan for _s, r, nan in undefined}
+    for r, whys, j, name, edge, params in todo:
+        c = int(by_place[id(r)][j])
+        whys[j] = why_nan(name, edge, of[c], params)
 
 
 def _tie_bounds(
@@ -379,6 +470,33 @@ def _values(r: MeasureResult) -> np.ndarray:
     return np.asarray(r.per_group if r.per_group is not None else [r.value], dtype=np.float64)
 
 
+def group_whys(report: Report) -> dict[str, dict]:
+    """``{label: {group key: reason}}`` of a grouped report's NaN groups that have a reason of their own
+    (:func:`group_reasons`): what a backend that finishes groups part by part keeps beside their
+    values, for :func:`attach_whys`.
+    """
+    out: dict[str, dict] = {}
+    for label, r in report.results.items():
+        if r.undefined_groups_why and len(r.undefined_groups_why) == len(r.undefined):
+            said = {k: why for k, why in zip(r.undefined, r.undefined_groups_why, strict=True) if why}
+            if said:
+                out[label] = said
+    return out
+
+
+def attach_whys(
+    results: dict[str, MeasureResult], specs: list[MeasureSpec], whys: Mapping[str, dict]
+) -> None:
+    """The reasons of NaN groups kept part by part (:func:`group_whys`, merged) set on the joined
+    results, as :func:`finish` sets them in memory (the binary measures and the group AUCs).
+    """
+    for s in specs:
+        r = results.get(s.label)
+        if r is not None and r.undefined and s.measure.kind in ("binary", "grouped"):
+            said = whys.get(s.label, {})
+            r.undefined_groups_why = [said.get(k) for k in r.undefined]
+
+
 def grouped_report(
     specs: list[MeasureSpec],
     keys: np.ndarray,
@@ -389,16 +507,20 @@ def grouped_report(
     rows: int,
     weighted: bool,
     backend: str,
+    whys: Mapping[str, dict] | None = None,
     **params: Any,
 ) -> Report:
     """The Report of per-group values computed elsewhere (spilled parts, Dask partitions), keys sorted:
-    the same results, warnings and parameters as :func:`finish` gives in memory.
+    the same results, warnings and parameters as :func:`finish` gives in memory (``whys``: the
+    reasons of the NaN groups, :func:`group_whys` of each part merged).
     """
     one_score_a_case(specs)
     results = {
         s.label: MeasureResult.of(s, np.asarray(values[s.label], dtype=np.float64), sizes, keys, True)
         for s in specs
     }
+    if whys is not None:
+        attach_whys(results, specs, whys)
     warn_undefined(results, specs)
     report = Report(
         results,
@@ -529,7 +651,10 @@ def warn_undefined(
     by_why: dict[str, list[str]] = {}  # the measures undefined for one reason: named together, once
     for label, r in results.items():
         if r.per_group is not None and r.undefined:
-            by_groups.setdefault((tuple(map(repr, r.undefined)), len(r.per_group)), []).append(label)
+            whys = tuple(r.undefined_groups_why)
+            if len(whys) != len(r.undefined) or not all(whys):  # known for every group, or not said
+                whys = ()
+            by_groups.setdefault((tuple(map(repr, r.undefined)), whys, len(r.per_group)), []).append(label)
         elif r.per_group is None and isinstance(r.value, float) and math.isnan(r.value):
             if r.why:
                 by_why.setdefault(r.why, []).append(label)
@@ -569,15 +694,29 @@ def warn_undefined(
             )
         )
     _warn_left_per_group(results, kinds, classes)
-    for (keys, total), labels in by_groups.items():
-        shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
+    _warn_groups(by_groups)
+
+
+def _warn_groups(by_groups: dict[tuple, list[str]]) -> None:
+    """One UndefinedMeasureWarning for each set of groups where some measures are undefined, with
+    each group's own reason where every group has one (:func:`group_reasons`).
+    """
+    for (keys, whys, total), labels in by_groups.items():
+        if whys:  # each group's own reason (one, said once, when every group has it)
+            if len(set(whys)) == 1:
+                shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "") + f": {whys[0]}"
+            else:
+                shown = "; ".join(f"{k}: {why}" for k, why in zip(keys[:5], whys[:5], strict=True))
+                shown += "; ..." if len(keys) > 5 else ""
+        else:
+            shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
         named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
         verb, its = ("is", "its") if len(labels) == 1 else ("are", "their")
         warn(
             UndefinedMeasureWarning(
                 f"{named} {verb} undefined for {len(keys)} of {total} groups ({shown}); they are left out "
-                f"of {its} means and listed in the report (`perfeval list-measures --long` says when a "
-                "measure is undefined)"
+                f"of {its} means and listed in the report"
+                + ("" if whys else " (`perfeval list-measures --long` says when a measure is undefined)")
             )
         )
 

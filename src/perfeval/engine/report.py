@@ -181,6 +181,11 @@ class MeasureResult:
     why : str or None
         Why ``value`` is NaN when the reason is not one of the measure's edge cases (weights whose
         products overflow double precision); None otherwise.
+    undefined_groups_why : list
+        Why each group of ``undefined`` is, in that order (read from the group's own summary: one
+        class only, no point meeting the target, scores of exactly 0 or 1 for a fit), None where no
+        reason of its own is known (the measure's edge cases hold); empty when not found (streamed
+        and Dask groups).
     """
 
     label: str
@@ -190,6 +195,7 @@ class MeasureResult:
     weighted_mean: float | None = None
     per_group: np.ndarray | None = None
     undefined: list = field(default_factory=list)
+    undefined_groups_why: list = field(default_factory=list)
     tie_min: float | None = None
     tie_max: float | None = None
     tie_min_per_group: np.ndarray | None = None
@@ -410,6 +416,10 @@ class Report:
                     undefined_groups=r.undefined,
                     per_group=per_group,
                 )
+                if len(r.undefined_groups_why) == len(r.undefined):  # each group's own reason
+                    for key, said in zip(r.undefined, r.undefined_groups_why, strict=True):
+                        if said and str(key) in per_why:
+                            per_why[str(key)] = f"undefined in this group: {said}"
                 if per_why:
                     d["per_group_why_null"] = per_why
                 d.update(self._group_class_fields(r))

@@ -678,6 +678,120 @@ def torchmetrics_ece_top(y: np.ndarray, s: np.ndarray, *, n_bins: int, norm: str
     return (float(np.sqrt(ce)) if ce > 0 else 0.0), ""
 
 
+# -- netcal's ECE and MCE (the netcal dialect's finishers) ---------------------------------------------
+#: netcal clips every confidence to [eps, 1 - eps] (np.finfo(float64).eps) before it bins them
+NETCAL_EPS = float(np.finfo(np.float64).eps)
+
+
+def _netcal_bins(conf: np.ndarray, wt: np.ndarray, hit: np.ndarray, n_bins: int, norm: str) -> float:
+    """The binning of netcal 1.4's ``Miscalibration``: confidences ``conf`` (clipped already), with
+    ``wt`` cases each and ``hit`` of them right: bins ``np.histogramdd`` over ``np.linspace(0, 1,
+    n_bins + 1)`` (a bin [e_i, e_i+1), the last closed), each bin's mean accuracy and confidence,
+    ECE the bins' gaps weighted by their share of the cases, MCE the largest gap of a non-empty bin.
+    """
+    B = int(n_bins)
+    edges = np.linspace(0.0, 1.0, B + 1)
+    idx = np.clip(np.searchsorted(edges, conf, side="right") - 1, 0, B - 1)
+    W = np.bincount(idx, weights=wt, minlength=B)[None, :]
+    P = np.bincount(idx, weights=hit, minlength=B)[None, :]
+    S = np.bincount(idx, weights=conf * wt, minlength=B)[None, :]
+    return float(_ece_of_bins(W, P, S, norm=norm, debiased="no")[0])
+
+
+def netcal_ece(h: ScoreHistogram, *, n_bins: int, norm: str = "l1", **_options: object) -> float:
+    """The ``ECE(bins=n_bins).measure(s, y)`` of netcal (``netcal/metrics/Miscalibration.py`` 1.4) of a
+    binary summary: the scores clipped to [eps, 1 - eps] (``_prepare_input``: a score of 0 or 1, and
+    one outside [0, 1], is read as eps or 1 - eps), binned against ``np.linspace(0, 1, n_bins + 1)``
+    (an ulp off ``i / n_bins`` at some edges), the fraction of positives against the mean score in
+    each bin; ``norm="max"``: its ``MCE``.  No case: NaN (netcal asserts "No samples provided").
+    """
+    if h.n == 0:
+        return NAN
+    s, pos, neg = h.scores, h.pos, h.neg
+    conf = np.clip(s, NETCAL_EPS, 1.0 - NETCAL_EPS)
+    return _netcal_bins(conf, pos + neg, pos, n_bins, norm)
+
+
+def netcal_mce(h: ScoreHistogram, *, n_bins: int, **_options: object) -> float:
+    return netcal_ece(h, n_bins=n_bins, norm="max")
+
+
+def _moved_rows(conf: np.ndarray, n_bins: int) -> np.ndarray:
+    """Which confidences (in [0, 1]) netcal bins elsewhere than perfeval: np.linspace's edges against
+    perfeval's ``i / n_bins`` (the clipping to [eps, 1 - eps] moves no score to another bin).
+    """
+    B = int(n_bins)
+    ours = np.minimum(np.searchsorted(np.arange(1, B, dtype=np.float64) / B, conf, side="right"), B - 1)
+    clipped = np.clip(conf, NETCAL_EPS, 1.0 - NETCAL_EPS)
+    theirs = np.clip(np.searchsorted(np.linspace(0.0, 1.0, B + 1), clipped, side="right") - 1, 0, B - 1)
+    return ours != theirs
+
+
+def netcal_rules(conf: np.ndarray, n_bins: int) -> list[str]:
+    """The rules of netcal that touched these confidences (one a case, in [0, 1] or not), for ``explain``:
+    the cases binned elsewhere (np.linspace's edges), the scores it clips.
+    """
+    out = []
+    inside = (conf >= 0.0) & (conf <= 1.0)
+    moved = int(np.count_nonzero(_moved_rows(conf[inside], n_bins)))
+    if moved:
+        out.append(
+            "netcal bins on np.linspace(0, 1, n_bins + 1), an ulp off i/n_bins at some edges "
+            f"(netcal/metrics/Miscalibration.py:379) [{moved} cases in the bin below perfeval's]"
+        )
+    edge = int(np.count_nonzero((conf == 0.0) | (conf == 1.0)))
+    if edge:
+        out.append(
+            "netcal clips the scores to [eps, 1 - eps] (Miscalibration.py:444-445): a score of 0 or 1 "
+            f"moves by 2.2e-16 [{edge} cases scored 0 or 1]"
+        )
+    outside = int(np.count_nonzero(~inside))
+    if outside:
+        out.append(
+            "netcal clips the scores to [eps, 1 - eps] (Miscalibration.py:444-445): a score outside "
+            f"[0, 1] is read as eps or 1 - eps; perfeval's calibration errors are undefined there [{outside} "
+            "cases outside [0, 1]]"
+        )
+    return out
+
+
+def netcal_reasons(h: ScoreHistogram, measure: str, params: dict, options: dict) -> list[str]:
+    """The ``reasons`` of the netcal dialect's ECE and MCE for ``explain`` (one line a rule that
+    touched these data): :func:`netcal_rules` over the summary's cases.
+    """
+    B = int(params.get("n_bins", 15))
+    wt = h.pos + h.neg
+    counts = np.round(wt).astype(np.int64) if h.is_counts() else np.ones(len(wt), dtype=np.int64)
+    return netcal_rules(np.repeat(h.scores, counts), B)
+
+
+def netcal_ece_top(y: np.ndarray, s: np.ndarray, *, n_bins: int, norm: str = "l1") -> tuple[float, str]:
+    """ECE_TOP as netcal's ``ECE(bins=n_bins).measure(S, y)`` computes it of an (n, K) score matrix
+    and class codes (``_prepare_input``), as (value, why it is NaN or ""): every score clipped to
+    [eps, 1 - eps]; targets of two labels or fewer read as a binary problem, so that two columns are
+    the binary calibration error of the second column's score (not the top label) and more than two
+    columns raise (RuntimeError); otherwise each row's maximum, right when ``np.argmax`` (the first
+    class of a tied row) is its class, binned as :func:`netcal_ece`.
+    """
+    if len(y) == 0:
+        return NAN, "no case (netcal asserts 'No samples provided')"
+    p = np.clip(np.asarray(s, dtype=np.float64), NETCAL_EPS, 1.0 - NETCAL_EPS)
+    y = np.asarray(y)
+    ones = np.ones(len(y))
+    if len(np.unique(y)) <= 2:  # netcal: "binary classification" whatever the number of columns
+        if p.shape[1] > 2:
+            return NAN, (
+                f"the targets hold {len(np.unique(y))} of the {p.shape[1]} classes, which netcal reads as a "
+                "binary problem and refuses with more than 2 score columns (RuntimeError)"
+            )
+        # y itself is the accuracy (netcal's `matched = y`): class codes 0/1 of the two columns
+        return _netcal_bins(p[:, -1], ones, (y == p.shape[1] - 1).astype(np.float64), n_bins, norm), ""
+    if p.shape[1] == 2:  # (unreachable: two columns hold two classes at most)
+        return _netcal_bins(p[:, 1], ones, (y == 1).astype(np.float64), n_bins, norm), ""
+    hit = (np.argmax(p, axis=1) == y).astype(np.float64)
+    return _netcal_bins(p.max(axis=1), ones, hit, n_bins, norm), ""
+
+
 # -- K classes -------------------------------------------------------------------------------------------
 def ece_classwise(cs: Any, *, bins: str, n_bins: int, norm: str) -> Any:
     """Class-wise ECE (Kull et al. 2019): each class's column against the rest (its one-vs-rest

@@ -18,7 +18,7 @@ import numpy as np
 
 from perfeval.summaries.histogram import ScoreHistogram
 
-__all__ = ["class_why", "why_nan"]
+__all__ = ["class_text", "class_why", "from_totals", "why_nan"]
 
 
 def _cases(h: ScoreHistogram, cells: np.ndarray) -> str:
@@ -36,12 +36,18 @@ def _cases(h: ScoreHistogram, cells: np.ndarray) -> str:
 
 def class_why(h: ScoreHistogram) -> str | None:
     """No case, or one class only, in words (None when both classes have weight)."""
-    pos, neg = h.n_pos, h.n_neg
+    return class_text(h.n_pos, h.n_neg, h.is_counts())
+
+
+def class_text(pos: float, neg: float, counts: bool) -> str | None:
+    """:func:`class_why` of a summary whose positives and negatives weigh ``pos`` and ``neg``
+    (``counts``: its weights are whole), from the totals alone (per group: every group's at once).
+    """
     if not pos > 0 and not neg > 0:
         return "no case"
     if pos > 0 and neg > 0:
         return None
-    if h.is_counts():
+    if counts:
         n = int(round(pos + neg))
         what = f"all {n:,} cases are" if n != 1 else "the one case is"
     else:
@@ -133,6 +139,25 @@ REASONS: dict[str, Callable[..., str | None]] = {
     "CAL_INTERCEPT": _fit,
     "REC_AT_PRE": _at_target("REC_AT_PRE", "min_precision"),
 }
+
+
+#: of the measures with a reason of their own, those that say the class reason first (REC_AT_PRE), and
+#: those that say a score outside [0, 1] or at 0 or 1 first, then the class reason (the fits)
+_CLASS_FIRST = frozenset({"REC_AT_PRE"})
+_ODD_THEN_CLASS = frozenset({"CAL_SLOPE", "CAL_INTERCEPT"})
+
+
+def from_totals(name: str, edge_cases: str, class_said: str | None, odd: bool) -> tuple[bool, str | None]:
+    """Why the measure ``name`` is NaN on a summary, when its totals tell: (True, the reason or None)
+    as :func:`why_nan` would give it, else (False, None): :func:`why_nan` reads the summary.
+    ``class_said``: :func:`class_text` of the summary's totals; ``odd``: a case of weight > 0 scored
+    outside [0, 1], or exactly 0 or 1.  (Per group, the summaries of most NaN groups are never made.)
+    """
+    if name not in REASONS:
+        return True, class_said if class_said and any(e in edge_cases for e in _ONE_CLASS_EDGE) else None
+    if class_said and (name in _CLASS_FIRST or (name in _ODD_THEN_CLASS and not odd)):
+        return True, class_said
+    return False, None
 
 
 def why_nan(name: str, edge_cases: str, h: ScoreHistogram, params: dict[str, Any]) -> str | None:

@@ -211,8 +211,21 @@ def _no_parameter(m: Measure, key: str, value: str = "") -> str:
     """The message of a parameter ``m`` does not have; one its forms for K classes or K labels have
     is named with them (``roc_ovr:average=weighted``).
     """
+    from perfeval.measures.vocabulary import REGRESSION_OF
+
     names = [p.name for p in m.params] or "none"
+    reg = REGRESSION_OF.get(m.name) or (m.name if m.name in REGRESSION_OF.values() else None)
+    if key == "squared" and reg is not None:  # scikit-learn's mean_squared_error(squared=False), gone
+        return (
+            f"'squared' was scikit-learn's mean_squared_error parameter (removed in scikit-learn 1.6; "
+            f"{m.name} has none): write rmse for the root of the mean squared error, mse for the mean "
+            "squared error (on a regression target RMSE_REG and MSE_REG, scikit-learn's "
+            "root_mean_squared_error and mean_squared_error; on a 0/1 target PERF's RMS and BRIER)"
+        )
     text = f"measure {m.name} has no parameter {key!r} (parameters: {names})"
+    if reg is not None and reg != m.name:  # `rmse` on a regression target is RMSE_REG: named too
+        own = [p.name for p in REGISTRY.get(reg).params] or "none"
+        text += f"; on a regression target it is {reg} (parameters: {own})"
     forms = _forms_with(m, key)
     if forms:
         kinds = {"multiclass": "K classes", "multilabel": "K labels"}
@@ -268,12 +281,14 @@ def parse_measure(
     if isinstance(text, Measure):
         return MeasureSpec(text, tuple(text.defaults().items()))
     raw = text.strip()
-    name, _, rest = raw.partition(":")
+    name, colon, rest = raw.partition(":")
+    _no_empty_parameters(raw, name, colon, rest)
     from perfeval.measures.spellings import tool_spelling
 
     spelling = tool_spelling(name, trec=trec) if _tools else None
     if spelling is not None:
         meant = spelling.text
+        rest = _beside_spelling(raw, name.strip(), spelling, rest) if rest else ""
         if rest:
             meant += ("," if ":" in meant else ":") + rest
         spec = parse_measure(meant, _tools=False, pending=pending)
@@ -299,6 +314,8 @@ def parse_measure(
             key = key.strip().lower()
             if not eq:
                 raise InvalidParameterError(f"{raw!r}: expected param=value after ':', found {item!r}")
+            if key in given or any(k == key for k, _v in later):  # never the last one silently
+                _given_twice(raw, m, key, val, at)
             if key not in params:
                 if pending and _forms_with(m, key) and ":" not in val:
                     later.append((key, val.strip()))
@@ -317,6 +334,54 @@ def parse_measure(
     object.__setattr__(spec, "pending", tuple(later))
     m.check_together(params, spec.label)  # here, before any data is read
     return spec
+
+
+def _no_empty_parameters(raw: str, name: str, colon: str, rest: str) -> None:
+    """A ':' with nothing after it (``cal_slope:``), or an empty parameter between commas: refused,
+    every measure alike (one parser).
+    """
+    if colon and not rest.strip():
+        raise InvalidParameterError(
+            f"{raw!r}: a ':' with no parameter after it (write {name.strip()}, or "
+            f"{name.strip()}:param=value; `perfeval list-measures --long` gives each measure's)"
+        )
+    if colon and any(not item.strip() for item in rest.split(",")):
+        raise InvalidParameterError(f"{raw!r}: an empty parameter between commas (or after the last)")
+
+
+def _given_twice(raw: str, m: Measure, key: str, val: str, at: str | None) -> None:
+    """A parameter given twice (``ece:n_bins=10,n_bins=20``, ``ndcg@10:k=5``): one line naming it."""
+    first = f"@{at.strip()} and {key}=" if at is not None and m.params and key == m.params[0].name else ""
+    raise InvalidParameterError(
+        f"{raw!r}: parameter {key!r} given twice"
+        + (f" ({first}{val.strip()}): give it once" if first else ": give it once")
+    )
+
+
+def _beside_spelling(raw: str, name: str, spelling: Any, rest: str) -> str:
+    """The parameters ``rest`` written after another tool's spelling (``ndcg_cut_10:...``), less those
+    the spelling sets itself to the same value; one it sets to another value is refused (it would be
+    another measure than the tool's, not silently the last one written).
+    """
+    fixed = {k: str(v).lower() for k, v in spelling.params}
+    kept = []
+    for item in rest.split(","):
+        key, eq, val = item.partition("=")
+        key = key.strip().lower()
+        if eq and key in fixed:
+            if val.strip().lower() != fixed[key] and key == "k":
+                raise InvalidParameterError(
+                    f"{raw!r}: {spelling.tool}'s {name} sets its cut-off k={fixed[key]} in its name; "
+                    "another cut-off is another name"
+                )
+            if val.strip().lower() != fixed[key]:
+                raise InvalidParameterError(
+                    f"{raw!r}: {spelling.tool}'s {name} sets {key}={fixed[key]} itself; another {key} is "
+                    f"another measure: write perfeval's ({spelling.measure.lower()}:{key}={val.strip()})"
+                )
+            continue
+        kept.append(item)
+    return ",".join(kept)
 
 
 def with_threshold(spec: MeasureSpec, threshold: float) -> MeasureSpec:

@@ -380,7 +380,7 @@ def run(args: Any) -> int:
     base = _baseline(args, names)
     others = [n for n in names if n != base]
     rows: list[dict] = []
-    noted: list[tuple[str, bool]] = []
+    noted: dict[tuple[str, bool], list[str]] = {}  # (label, infinite): the models it is about
     # every model with the baseline as perfeval.compare(y, model, baseline) gives it, all on one walk;
     # the test of each measure compare's default (DeLong's for the ROC area over all unweighted
     # cases, the bca bootstrap for the others) unless --method forces one
@@ -406,7 +406,10 @@ def run(args: Any) -> int:
             undefined = not math.isfinite(c.difference)  # an infinite log loss: no test of it
             if undefined:
                 values = (c.estimate_a, c.estimate_b)
-                noted.append((c.label, any(math.isinf(v) for v in values)))
+                which = noted.setdefault((c.label, any(math.isinf(v) for v in values)), [])
+                for who, v in ((name, c.estimate_a), (base, c.estimate_b)):
+                    if not math.isfinite(v) and who not in which:
+                        which.append(who)
             rows.append(
                 {
                     "model": name,
@@ -428,14 +431,7 @@ def run(args: Any) -> int:
                 }
             )
     _corrected(rows, args.correction)
-    for label, infinite in dict.fromkeys(noted):
-        why = (
-            "a model's value is infinite (log loss: a score of exactly 0 or 1 on the wrong side; "
-            "logloss:eps=1e-15 clips)"
-            if infinite
-            else "a model's value is undefined for this data (`perfeval list-measures --long` says when)"
-        )
-        load.note(f"perfeval: note: {label}: {why}, so its difference has no interval or p-value\n")
+    _say_undefined(noted)
     bounds = _tie_bounds(y, models, base, g, w, specs, args.threshold) if args.tie_bounds else None
     if args.format == "json":
         out: dict = {
@@ -484,6 +480,24 @@ _FIELDS = {
     "se": "se",
     "seed": "seed",
 }
+
+
+def _say_undefined(noted: dict[tuple[str, bool], list[str]]) -> None:
+    """A note for each measure whose value is infinite or undefined for some models (named), so that
+    a difference with them has no interval or p-value.
+    """
+    for (label, infinite), which in noted.items():
+        one = len(which) == 1
+        who = f"the value of model {which[0]} is" if one else f"the values of models {', '.join(which)} are"
+        why = (
+            f"{who} infinite (log loss: a score of exactly 0 or 1 on the wrong side; logloss:eps=1e-15 clips)"
+            if infinite
+            else f"{who} undefined for this data (`perfeval list-measures --long` says when)"
+        )
+        load.note(
+            f"perfeval: note: {label}: {why}, so a difference with {'it' if one else 'them'} has no interval "
+            "or p-value\n"
+        )
 
 
 def _json_row(r: dict, c: Any) -> dict:

@@ -116,14 +116,25 @@ def _regression_asked(args: Any) -> bool:
 
 #: the warnings written in this run (several models meet the same undefined groups: said once)
 _SAID: set[str] = set()
+#: several models (``--score a,b,c``): each warning's text and the models it is about, in the order
+#: met, said once naming them when every model is done (:func:`_by_model`); None for one model
+_BY_MODEL: dict[str, list[str]] | None = None
 
 
-def _warn(caught: list) -> None:
+def _warn(caught: list, model: str | None = None) -> None:
+    """Each warning caught, a line on stderr; of several models (``model`` named while
+    :func:`_by_model` collects), kept to be said once naming the models it is about.
+    """
     for w in caught:  # never a silent drop: say what is undefined, on stderr, a line each
         if isinstance(w.message, CommentLinesWarning):  # lines of the input skipped: a note
             load.note(f"perfeval: note: {one_line(w.message)}\n")
             continue
         if isinstance(w.message, GradesAsLabelsWarning):  # said already, naming the column
+            continue
+        if model is not None and _BY_MODEL is not None:
+            models = _BY_MODEL.setdefault(one_line(w.message), [])
+            if model not in models:
+                models.append(model)
             continue
         line = f"perfeval: warning: {one_line(w.message)}\n"
         if line not in _SAID:
@@ -131,15 +142,50 @@ def _warn(caught: list) -> None:
             sys.stderr.write(line)
 
 
+def _model_of(args: Any) -> str | None:
+    """The model a run of several ``--score`` columns is at (its column as given), else None."""
+    return args.score if len(getattr(args, "models", ()) or ()) > 1 else None
+
+
+@contextlib.contextmanager
+def _by_model() -> Any:
+    """Several models: the warnings of each collected (:func:`_warn`), then said once each, naming
+    the models they are about (``model b: ...``, ``models a, b: ...``), also when a model fails.
+    Yields the renaming of a model (its column as given to its column's name, ``2`` to ``age``).
+    """
+    global _BY_MODEL
+    _BY_MODEL = {}
+
+    def rename(given: str, column: str) -> None:
+        assert _BY_MODEL is not None
+        for models in _BY_MODEL.values():
+            models[:] = [column if m == given else m for m in models]
+
+    try:
+        yield rename
+    finally:
+        said, _BY_MODEL = _BY_MODEL, None
+        for text, models in said.items():
+            who = f"model {models[0]}" if len(models) == 1 else f"models {', '.join(models)}"
+            line = f"perfeval: warning: {who}: {text}\n"
+            if line not in _SAID:
+                _SAID.add(line)
+                sys.stderr.write(line)
+
+
 #: the measures that read scores as probabilities (a score outside [0, 1] is said)
 _PROBABILITY_MEASURES = ("BRIER", "LOGLOSS", "CXE", "RMS", "CA1", "CA2", "SLQ")
 
 
-def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, table: Any) -> None:
+def _say_probability_notes(
+    report: Any, target: Any, score: Any, weights: Any, table: Any, model: str | None = None
+) -> None:
     """Scores outside [0, 1] read as probabilities (BRIER, LOGLOSS, ...), counted and the first named
     by its line; an infinite log loss (or CXE), which is right, said why: the cases that give their
-    own class a probability of 0, counted, the first by its line, and what clips them.
+    own class a probability of 0, counted, the first by its line, and what clips them.  ``model``:
+    the model of several they are about, named.
     """
+    who = "" if model is None else f"model {model}: "
     y, s = np.asarray(target, dtype=np.float64), np.asarray(score, dtype=np.float64)
     probabilities = [lab for lab in report.results if lab.split(":")[0] in _PROBABILITY_MEASURES]
     if probabilities:
@@ -150,8 +196,8 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
         if n:
             i = int(np.argmax(outside))
             load.note(
-                f"perfeval: note: {', '.join(probabilities)} read the scores as probabilities, but {n:,} "
-                f"{'are' if n > 1 else 'is'} outside [0, 1], the first on {table.position(i)} "
+                f"perfeval: note: {who}{', '.join(probabilities)} read the scores as probabilities, but "
+                f"{n:,} {'are' if n > 1 else 'is'} outside [0, 1], the first on {table.position(i)} "
                 f"({float(s[i])!r})\n"
             )
     inf = [
@@ -168,7 +214,7 @@ def _say_probability_notes(report: Any, target: Any, score: Any, weights: Any, t
         first = table.position(int(np.argmax(bad)))
         cases = f"{n:,} cases give their" if n > 1 else "1 case gives its"
         load.note(
-            f"perfeval: note: {' and '.join(inf)} {'is' if len(inf) == 1 else 'are'} infinite: {cases} "
+            f"perfeval: note: {who}{' and '.join(inf)} {'is' if len(inf) == 1 else 'are'} infinite: {cases} "
             f"{ZERO_PROBABILITY}, the first on {first}; --dialect sklearn clips probabilities as "
             "scikit-learn does\n"
         )
@@ -209,8 +255,15 @@ def run(args: Any) -> int:
     if how is not None:
         args.shared_table = table_of
         several = regression.models(args) is not None  # --score a,b,c: a report a model
-        with _cluster(args, path) if several else contextlib.nullcontext():  # on Dask, one cluster
+        with (
+            _cluster(args, path) if several else contextlib.nullcontext(),  # on Dask, one cluster
+            _by_model() if several else contextlib.nullcontext() as rename,  # warnings name models
+        ):
             report = regression.run(args, path, specs, how, table_of, _warn, on_dask=_dask)
+            if several:  # a model by its column's name (--score 2,3 of a file with a header)
+                assert rename is not None
+                for name, column in zip(regression.models(args) or [], report, strict=True):
+                    rename(name, column)
         if args.per_group_output:
             groups = models_group_csv(report) if several else group_csv(report)
             write_file(args.per_group_output, groups.encode("utf-8"))  # whole or not at all
@@ -284,15 +337,17 @@ def _several(args: Any, names: list[str], path: str | None, specs: list, dialect
             "not standard input"
         )
     reports = {}
-    for name in names:
-        one = copy.copy(args)
-        one.score, one.shared_table, one.models = name, shared, tuple(names)
-        report = _one(one, path, specs, dialect)
-        # a model is named by its column (--score 2,3 of a file with a header: its names)
-        column = report.params.get("columns", {}).get("score") or name
-        if column in reports:
-            raise InvalidParameterError(f"--score {args.score!r}: column {column!r} named twice")
-        reports[column] = report
+    with _by_model() as rename:  # each warning names the models it is about
+        for name in names:
+            one = copy.copy(args)
+            one.score, one.shared_table, one.models = name, shared, tuple(names)
+            report = _one(one, path, specs, dialect)
+            # a model is named by its column (--score 2,3 of a file with a header: its names)
+            column = report.params.get("columns", {}).get("score") or name
+            if column in reports:
+                raise InvalidParameterError(f"--score {args.score!r}: column {column!r} named twice")
+            rename(name, column)
+            reports[column] = report
     return (
         slices.models_with_slices(reports, args.format, models_text(reports, args.format, args.per_group)),
         models_group_csv(reports) if args.per_group_output else "",
@@ -331,7 +386,7 @@ def _one(args: Any, path: str | None, specs: list, dialect: str | None) -> Any:
         if not getattr(args, "tie_bounds", False) and dialect is None:
             report = _dask(args, path, specs) if args.dask else _stream(args, path, specs)
     if report is not None:
-        _warn(caught)
+        _warn(caught, _model_of(args))
         with_thresholds(report, getattr(args, "thresholds", []))
         if args.ci is not None:
             _summary_intervals(args, report)
@@ -449,9 +504,11 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
             ids=ids,
             slices=by,
         )
-    _warn(caught)
+    _warn(caught, _model_of(args))
     if not parts:
-        _say_probability_notes(report, target, score, weights, table)
+        _say_probability_notes(
+            report, target, score, weights, table, ch.score.name if _model_of(args) else None
+        )
     if args.ci is not None and report.slices is not None:  # one set of replicates for all
         slices_ci.attach(args, report, [s for s in specs if not s.companion], wanted(args))
     elif args.ci is not None:
