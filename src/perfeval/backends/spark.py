@@ -394,6 +394,9 @@ class Binning:
     """What Spark's binned evaluator gives beside the exact value, measure by measure (``rows``: the
     measure, perfeval's exact value, Spark's ``BinaryClassificationEvaluator`` run in the same session,
     perfeval's ``spark`` dialect finished from the same summary, and Spark's minus the exact value).
+    The dialect is Spark's rule over one partition of its sorted scores: Spark merges the runs of
+    scores of each partition of its sorted scores apart, so with binning its number depends on how
+    many there are (``spark.default.parallelism``) and where its sample put their bounds.
     """
 
     def __init__(self, rows: list[tuple[str, float, float, float]], num_bins: int, distinct: int):
@@ -401,11 +404,10 @@ class Binning:
 
     def __str__(self) -> str:
         spark = f"Spark numBins={self.num_bins}"
-        lines = [
-            f"{'measure':<8} {'exact (perfeval)':>20} {spark:>22} {'spark dialect':>20} {'Spark - exact':>14}"
-        ]
-        for name, exact, own, dialect in self.rows:
-            lines.append(f"{name:<8} {exact:>20.17g} {own:>22.17g} {dialect:>20.17g} {own - exact:>14.3g}")
+        dialect = "spark dialect, 1 part"
+        lines = [f"{'measure':<8} {'exact (perfeval)':>20} {spark:>22} {dialect:>22} {'Spark - exact':>14}"]
+        for name, exact, own, ours in self.rows:
+            lines.append(f"{name:<8} {exact:>20.17g} {own:>22.17g} {ours:>22.17g} {own - exact:>14.3g}")
         run = self.distinct // self.num_bins if self.num_bins else 0
         lines.append(
             f"{self.distinct} distinct scores: "
@@ -472,6 +474,10 @@ def connect(master: str) -> Iterator[Any]:
     _require()
     from pyspark.sql import SparkSession
 
+    active = SparkSession.getActiveSession()
+    if active is not None:  # this process has a session already (a notebook, a test): used, not stopped
+        yield active
+        return
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     with tempfile.NamedTemporaryFile("w", suffix=".properties", delete=False) as f:
         f.write(_LOG4J)
@@ -531,3 +537,27 @@ def read_files(spark: Any, path: str, fmt: str, header: bool | None, delimiter: 
         f"--spark reads Parquet and CSV/TSV files: {one_line(first)} is neither "
         "(--input-format parquet, csv or tsv)"
     )
+
+
+def spark_ids(df: Any, name: str) -> Any:
+    """A group column read as text (a CSV): int64 when every id is a plain integer within int64, by the
+    readers' rule (no sign on 0, no leading zero: ``007`` and ``7`` stay two groups), else the text
+    as written; an empty field is a missing id, refused (it would be a group of its own).
+    """
+    from pyspark.sql import functions as F
+
+    col = F.col(name)
+    plain = r"^(0|-?[1-9][0-9]{0,18})$"
+    row = df.agg(
+        F.sum(F.when(col.isNull() | (F.trim(col) == ""), 1).otherwise(0)).alias("empty"),
+        F.sum(F.when(col.rlike(plain), 0).otherwise(1)).alias("other"),
+        F.max(F.when(col.rlike(r"^-?[0-9]{19}$"), F.abs(col.cast("decimal(20,0)")))).alias("long"),
+    ).first()
+    if row is not None and row["empty"]:
+        raise InvalidDataError(
+            f"{id_column(name, '--group')} holds an empty field, a missing value: drop the rows without "
+            "one or fill them"
+        )
+    if row is None or row["other"] or (row["long"] is not None and row["long"] > (1 << 63) - 1):
+        return df
+    return df.withColumn(name, col.cast("bigint"))
