@@ -4,6 +4,7 @@ processes: the summaries really travel.  Skipped where pyspark or Java is absent
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -312,23 +313,32 @@ def test_the_command_on_parquet_and_csv_files(spark, tmp_path, capsys):
     )
     d = tmp_path / "parts"
     d.mkdir()
-    for i, chunk in enumerate(np.array_split(pdf, 3)):
+    for i in range(3):
+        chunk = pdf.iloc[i * n // 3 : (i + 1) * n // 3]
         pq.write_table(pa.Table.from_pandas(chunk, preserve_index=False), d / f"part{i}.parquet")
     whole = tmp_path / "all.csv"
     pdf.to_csv(whole, index=False)
-    args = ["--target", "y", "--score", "p", "--group", "q", "-m", "gauc,ndcg,roc"]
-    code, memory, _err = run_cli(["eval", str(whole), *args], capsys)
+    args = ["--target", "y", "--score", "p", "--group", "q", "-m", "gauc,ndcg,roc", "--format", "json"]
+    code, out, _err = run_cli(["eval", str(whole), *args], capsys)
     assert code == 0
+
+    def said(text):  # every number, to the last digit; the backend and the source apart
+        got = json.loads(text.replace("backend:memory", "backend:spark"))
+        for key in ("backend", "source"):
+            got["params"].pop(key)
+        return got
+
+    memory = said(out)
+    assert memory["measures"]["GAUC"]["per_group"]
     code, out, err = run_cli(["eval", str(d / "*.parquet"), *args, "--spark", "local[2]"], capsys)
-    assert (code, out) == (0, memory), err
+    assert code == 0 and said(out) == memory, err
+    assert json.loads(out)["params"]["backend"] == "spark"
     code, out, err = run_cli(["eval", str(whole), *args, "--spark", "local[2]"], capsys)  # CSV: text ids
-    assert (code, out) == (0, memory), err
+    assert code == 0 and said(out) == memory, err
     code, out, err = run_cli(["eval", str(whole), *args, "--spark", "local[2]", "--stream"], capsys)
     assert code == 2 and out == ""
-    assert (
-        err
-        == "perfeval: error: --spark: not with --stream yet (drop --spark: in memory, or --dask for the rest)\n"
-    )
+    said = "--spark: not with --stream yet (drop --spark: in memory, or --dask for the rest)"
+    assert err == f"perfeval: error: {said}\n"
     code, out, err = run_cli(
         ["eval", str(d / "*.parquet"), "--target", "y", "--score", "nope", "--spark", "local[2]"], capsys
     )

@@ -561,3 +561,25 @@ def spark_ids(df: Any, name: str) -> Any:
     if row is None or row["other"] or (row["long"] is not None and row["long"] > (1 << 63) - 1):
         return df
     return df.withColumn(name, col.cast("bigint"))
+
+
+def spark_numbers(df: Any, name: str) -> Any:
+    """A target column read as text (a CSV) typed as a table read whole types it: int64 when every
+    value is a plain integer, float64 when every value is a decimal number, else the text.
+    """
+    from pyspark.sql import functions as F
+
+    col = F.trim(F.col(name))
+    row = df.agg(
+        F.sum(F.when(col.rlike(r"^(0|-?[1-9][0-9]{0,17})$"), 0).otherwise(1)).alias("ints"),
+        F.sum(
+            F.when(col.rlike(r"^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$"), 0).otherwise(1)
+        ).alias("numbers"),
+    ).first()
+    if row is None or row["ints"] is None:
+        return df
+    if not row["ints"]:
+        return df.withColumn(name, col.cast("bigint"))
+    if not row["numbers"]:
+        return df.withColumn(name, col.cast("double"))
+    return df

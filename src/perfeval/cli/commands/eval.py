@@ -620,16 +620,18 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
     """The evaluation on Spark: Parquet or CSV files read by Spark, each partition summarised where
     it lies (:func:`perfeval.backends.spark.evaluate_spark`).
     """
-    from perfeval.backends.spark import connect, evaluate_spark, read_files, spark_ids
+    from perfeval.backends.spark import connect, evaluate_spark, read_files, spark_ids, spark_numbers
 
     if path is None:
         raise InvalidParameterError("--spark reads files (a path or a glob), not standard input")
     with connect(args.spark) as session:
         df, fmt = read_files(session, path, args.input_format, args.header, args.delimiter)
         names = list(map(str, df.columns))
+        from perfeval.io.base import files
+
         ch = choose(
             names,
-            path,
+            files(path)[0],  # a missing column: named with the first file, which lacks it
             header=fmt == "parquet" or args.header is not False,
             target=args.target,
             score=args.score,
@@ -644,8 +646,10 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
         group = name(ch.group)
         labels: dict = {}
         try:
-            if group is not None and fmt != "parquet":  # text: int64 when every id is a plain integer
-                df = spark_ids(df, group)
+            if fmt != "parquet":  # text: the group an identity, the target typed as read whole
+                df = spark_numbers(df, names[ch.target.index])
+                if group is not None:
+                    df = spark_ids(df, group)
             report = evaluate_spark(
                 df,
                 target=name(ch.target),
