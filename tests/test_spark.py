@@ -343,3 +343,16 @@ def test_the_command_on_parquet_and_csv_files(spark, tmp_path, capsys):
         ["eval", str(d / "*.parquet"), "--target", "y", "--score", "nope", "--spark", "local[2]"], capsys
     )
     assert code in (1, 2) and out == "" and err.count("\n") == 1 and "nope" in err
+
+
+def test_the_example_of_docs_spark_md_prints_what_it_says(spark, capsys):
+    """docs/spark.md's first Python block, run (its ``getOrCreate`` is the tests' session), prints the
+    text block after it.
+    """
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "spark.md").read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = text.split("```text\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "docs/spark.md", "exec"), {})
+    assert capsys.readouterr().out == shown
