@@ -142,7 +142,7 @@ def test_text_groups_graded_targets_and_pos_label(spark):
         }
     )
     sdf = frame(spark, pdf, 3)
-    a = perfeval.spark.evaluate(sdf, target="rel", score="s", group="q", measures=["ndcg@5", "map", "ndcg"])
+    a = perfeval.evaluate(sdf, target="rel", score="s", group="q", measures=["ndcg@5", "map", "ndcg"])
     b = perfeval.evaluate(pdf, target="rel", score="s", group="q", measures=["ndcg@5", "map", "ndcg"])
     assert_same_report(a, b)
     assert list(a.groups) == ["007", "7", "q-a", "q-b"]
