@@ -481,25 +481,31 @@ def connect(master: str) -> Iterator[Any]:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     with tempfile.NamedTemporaryFile("w", suffix=".properties", delete=False) as f:
         f.write(_LOG4J)
+    # the driver's JVM is started by spark-submit: its logging set there (errors only), unless the
+    # user set the submit arguments
+    os.environ.setdefault(
+        "PYSPARK_SUBMIT_ARGS", f"--driver-java-options -Dlog4j2.configurationFile=file:{f.name} pyspark-shell"
+    )
     try:
-        try:
-            spark = (
-                SparkSession.builder.master(master)
-                .appName("perfeval")
-                .config("spark.ui.enabled", "false")
-                .config("spark.ui.showConsoleProgress", "false")
-                .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{f.name}")
-                .getOrCreate()
-            )
-        except Exception as e:  # no Java, a master that cannot be reached, a bad URL: one line
-            raise InvalidParameterError(
-                f"--spark {one_line(master)}: cannot start Spark there ({one_line(e)})"
-            ) from None
-        try:
-            spark.sparkContext.setLogLevel("ERROR")
-            yield spark
-        finally:
-            spark.stop()
+        with warnings.catch_warnings():  # pyspark's note on pandas versions: not the user's concern
+            warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support.*")
+            try:
+                spark = (
+                    SparkSession.builder.master(master)
+                    .appName("perfeval")
+                    .config("spark.ui.enabled", "false")
+                    .config("spark.ui.showConsoleProgress", "false")
+                    .getOrCreate()
+                )
+            except Exception as e:  # no Java, a master that cannot be reached, a bad URL: one line
+                raise InvalidParameterError(
+                    f"--spark {one_line(master)}: cannot start Spark there ({one_line(e)})"
+                ) from None
+            try:
+                spark.sparkContext.setLogLevel("ERROR")
+                yield spark
+            finally:
+                spark.stop()
     finally:
         os.unlink(f.name)
 

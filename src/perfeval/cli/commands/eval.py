@@ -666,7 +666,10 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
                 raise InputFormatError(
                     load.no_such_label(args.pos_label, ch.target.name, labels["others"]), source=path
                 ) from None
-            raise InputFormatError(str(e), source=path) from None
+            said = str(e).replace(  # the Dask backend's words, said for --spark
+                "or evaluate in memory with `partitions=`", "or drop --spark and name them with --partition"
+            )
+            raise InputFormatError(said, source=path) from None
     if report.params.get("rows") == 0:
         raise InputFormatError("holds no data", source=path)
     if args.pos_label is not None:
