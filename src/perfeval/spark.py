@@ -1,7 +1,7 @@
 """perfeval where the data already is: exact evaluation of a PySpark DataFrame (docs/spark.md).
 
->>> import perfeval.spark                                                    # doctest: +SKIP
->>> perfeval.spark.evaluate(df, target="click", score="ctr", group="user", measures=["gauc", "roc"])
+    import perfeval.spark
+    report = perfeval.spark.evaluate(df, target="click", score="ctr", group="user", measures=["gauc"])
 
 :func:`evaluate` takes the options of :func:`perfeval.evaluate` for a table (``target=``, ``score=``,
 ``group=``, ``weight=``, ``measures=``, ``threshold=``, ``pos_label=``) and gives the same Report, the
