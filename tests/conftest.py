@@ -110,3 +110,35 @@ def postgres_url():
     finally:
         run("pg_ctl", "-D", str(d / "data"), "-m", "immediate", "-w", "stop")
         shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local SparkSession for the whole test session (tests/test_spark*.py): two cores, four
+    attempts a task (``local[2,4]``: Spark's retry, for the test of a lost worker), few shuffle
+    partitions, no UI; skipped where pyspark or Java is absent.  Stopped at the end of the session.
+    """
+    import shutil
+
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'perfeval[spark]')")
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        pytest.skip("Spark needs Java (a JDK 17 or 21): none on PATH nor JAVA_HOME")
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the executors' Python: this one
+    src = str(ROOT / "src")  # the executors import perfeval from this checkout, as the tests do
+    if src not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
+    session = (
+        SparkSession.builder.master("local[2,4]")
+        .appName("perfeval-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.default.parallelism", "2")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -21,7 +21,10 @@ LAYERS = [
     ["perfeval.engine", "perfeval.curves", "perfeval.dialects", "perfeval.classic"],  # 3
     # 4, the front doors and backends, in the order of their real imports (4a below 4d):
     ["perfeval.backends"],  # 4a: stream, metric, metric_state, dask: the engine's other feeds
-    ["perfeval.api"],  # 4b: evaluate() (hands a Dask collection to backends.dask), explain()
+    [
+        "perfeval.api",
+        "perfeval.spark",
+    ],  # 4b: evaluate() (hands a Dask collection to backends.dask), explain(); perfeval.spark: the Spark face
     ["perfeval.stats", "perfeval.functional"],  # 4c: both call evaluate()
     ["perfeval.trec", "perfeval.bootstrap", "perfeval.delong"],  # 4d: over stats (and explain)
     ["perfeval.plot"],  # 5: the views (plot.html: the HTML report)

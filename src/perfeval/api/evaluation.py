@@ -219,28 +219,19 @@ def evaluate(
     check_options(threshold=threshold, tie_bounds=tie_bounds, partitions=partitions)
     modern = str(dialect).split(":")[0].strip().lower() in ("perfeval", "")
     _not_by(by, tie_bounds, modern, (case, class_column) != (None, None))
-    if not modern and (tie_bounds or partitions or is_dask(y_true)):
-        what = "tie_bounds" if tie_bounds else ("partitions" if partitions else "a Dask collection")
+    cluster = is_dask(y_true) or type(y_true).__module__.startswith("pyspark.sql")
+    if not modern and (tie_bounds or partitions or cluster):
+        frame = "a Dask collection" if is_dask(y_true) else "a Spark DataFrame"
+        what = "tie_bounds" if tie_bounds else ("partitions" if partitions else frame)
         raise InvalidParameterError(
             f"dialect={dialect!r}: not with {what} (tie bounds are over every order, whatever the tool)"
         )
-    if is_dask(y_true):
-        from perfeval.backends.dask import evaluate_dask, evaluate_dask_long
-
-        arrays = bool(partitions) or groups is not None or sample_weight is not None
-        _not_on_dask(tie_bounds, arrays)
+    if cluster:  # a Dask collection or a Spark DataFrame: evaluated where its partitions lie
         named: dict[str, Any] = {"target": target, "score": score, "group": group, "weight": weight}
         named.update(measures=measures, threshold=threshold, pos_label=pos_label, classes=classes)
-        if (case, class_column) != (None, None):  # the long form: a row a case and class
-            return evaluate_dask_long(
-                y_true,
-                y_score,
-                **named,
-                case=case,
-                class_column=class_column,
-            )
         sliced = {"by": by, "intersections": intersections, "min_size": min_size, "missing": missing}
-        return evaluate_dask(y_true, y_score, **named, task=task, **sliced)
+        rest = (tie_bounds, partitions, groups, sample_weight, case, class_column, task)
+        return _on_cluster(y_true, y_score, named, sliced, rest)
     if (case, class_column) != (None, None):  # the long form: a row a case and class
         return _evaluate_long(
             y_true,
@@ -867,6 +858,30 @@ def _not_by(by: Any, tie_bounds: bool, modern: bool, long: bool) -> None:
     ):
         if given:
             raise InvalidParameterError(f"by= (slices): not with {what} yet")
+
+
+def _on_cluster(data: Any, y_score: Any, named: dict, sliced: dict, rest: tuple) -> Report:
+    """evaluate() of a Dask collection (:mod:`perfeval.backends.dask`) or a Spark DataFrame
+    (:func:`perfeval.backends.spark.evaluate_spark`), the columns named; ``rest``: tie_bounds,
+    partitions, groups, sample_weight, case, class_column and task as evaluate() was given them.
+    """
+    tie_bounds, partitions, groups, sample_weight, case, class_column, task = rest
+    arrays = bool(partitions) or groups is not None or sample_weight is not None
+    if not is_dask(data):  # a Spark DataFrame
+        from perfeval.backends.spark import evaluate_spark
+
+        if tie_bounds or arrays or y_score is not None or (case, class_column) != (None, None):
+            raise InvalidParameterError(
+                "a Spark DataFrame: name its columns (target=, score=, group=, weight=); tie_bounds, "
+                "partitions, arrays and the long form evaluate in memory"
+            )
+        return evaluate_spark(data, **named, task=task, by=sliced["by"])
+    from perfeval.backends.dask import evaluate_dask, evaluate_dask_long
+
+    _not_on_dask(tie_bounds, arrays)
+    if (case, class_column) != (None, None):  # the long form: a row a case and class
+        return evaluate_dask_long(data, y_score, **named, case=case, class_column=class_column)
+    return evaluate_dask(data, y_score, **named, task=task, **sliced)
 
 
 def _not_on_dask(tie_bounds: bool, arrays: bool) -> None:

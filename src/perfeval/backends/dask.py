@@ -649,9 +649,6 @@ def _regression_group_values(pdf, target, score, group, weight, specs):
 
 def _grouped_regression(ddf, target, score, group, weight, specs, how):
     import dask
-    import pandas as pd
-
-    from perfeval.engine.regression import grouped_report as regression_report
 
     cols = [c for c in (target, score, group, weight) if c is not None]
     shuffled = ddf[cols].shuffle(on=group)
@@ -661,6 +658,17 @@ def _grouped_regression(ddf, target, score, group, weight, specs, how):
             for p in shuffled.to_delayed()
         ]
     )
+    return regression_parts_report(got, specs, weight is not None, how, "dask")
+
+
+def regression_parts_report(got: Any, specs: list, weighted: bool, how: str, backend: str):
+    """The report of every group's regression values made partition by partition
+    (:func:`_regression_group_values`, a frame a partition of whole groups), the groups sorted by key.
+    """
+    import pandas as pd
+
+    from perfeval.engine.regression import grouped_report as regression_report
+
     table = pd.concat(got, ignore_index=True).sort_values("group", kind="stable")
     return regression_report(
         specs,
@@ -668,8 +676,8 @@ def _grouped_regression(ddf, target, score, group, weight, specs, how):
         table["size"].to_numpy(dtype=np.float64),
         {s.label: table[s.label].to_numpy(dtype=np.float64) for s in specs},
         rows=int(table["rows"].sum()),
-        weighted=weight is not None,
-        backend="dask",
+        weighted=weighted,
+        backend=backend,
         task_from=how,
     )
 
@@ -1088,7 +1096,6 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
 
 def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None, labels_read=None):
     import dask
-    import pandas as pd
 
     pairs, twins = threshold_companions(specs)  # each operating point's threshold a group, beside it
     specs = specs + twins
@@ -1100,6 +1107,29 @@ def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None
             for p in shuffled.to_delayed()
         ]
     )
+    return grouped_parts_report(
+        got, specs, pairs, target, threshold, weight is not None, pos_label, labels_read, "dask"
+    )
+
+
+def grouped_parts_report(
+    got: Any,
+    specs: list,
+    pairs: Any,
+    target: str | None,
+    threshold: float,
+    weighted: bool,
+    pos_label: Any,
+    labels_read: dict | None,
+    backend: str,
+):
+    """The report of per-group values made partition by partition (:func:`group_values`, one
+    ``(frame, labels)`` a partition of whole groups), the groups sorted by key, finished as in memory
+    (:func:`perfeval.engine.grouped_report`); ``specs`` with the twins of ``pairs``
+    (:func:`perfeval.engine.finish.threshold_companions`) put back beside their values.
+    """
+    import pandas as pd
+
     if pos_label is not None:
         labels = (any(g[1][0] for g in got), frozenset().union(*(g[1][1] for g in got)))
         _pos_label_found(pos_label, None if target is None else str(target), labels, labels_read)
@@ -1117,8 +1147,8 @@ def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None
         {s.label: table[s.label].to_numpy(dtype=np.float64) for s in specs},
         threshold=threshold,
         rows=int(table["rows"].sum()),
-        weighted=weight is not None,
-        backend="dask",
+        weighted=weighted,
+        backend=backend,
         whys=whys,
         pos_label=pos_label,
     )
@@ -1874,3 +1904,16 @@ def _label_tree(pieces: list, split_every: int = 8):
             dask.delayed(_merge_labels)(level[i : i + split_every]) for i in range(0, len(level), split_every)
         ]
     return level[0]
+
+
+# -- what another backend runs on its own partitions (backends/spark.py): the same functions, the same bits
+summarize_frame = _summarize_frame
+merge_summaries = _merge
+pos_label_found = _pos_label_found
+group_values = _group_values
+regression_frame = _regression_frame
+regression_merge = _regression_merge
+regression_group_values = _regression_group_values
+class_summary = _class_summary
+merge_classes = _merge_classes
+classes_report = _classes_report

@@ -196,6 +196,12 @@ def build() -> argparse.ArgumentParser:
         "worker processes; FILE may be a glob of CSV/TSV/text/Parquet files",
     )
     ev.add_argument(
+        "--spark",
+        metavar="MASTER",
+        help="run on Spark: a master URL (local[2], spark://host:7077, yarn); FILE may be a glob or a "
+        "directory of Parquet or CSV/TSV files (docs/spark.md)",
+    )
+    ev.add_argument(
         "--stream",
         action="store_true",
         help="read in chunks with bounded memory (automatic for files over 256 MB when every measure "

@@ -30,7 +30,7 @@ from perfeval.exceptions import (
     InvalidDataError,
     InvalidParameterError,
 )
-from perfeval.io.columns import pick
+from perfeval.io.columns import choose, pick
 from perfeval.io.parquet import empty_parquet
 from perfeval.io.readers import iter_columns
 from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
@@ -223,6 +223,7 @@ def _say_probability_notes(
 def run(args: Any) -> int:
     _SAID.clear()
     _check_options(args)
+    _check_spark(args)
     load.header_by_name(args)  # `label,0,1,...` over `2,0.1,...`: the header, as --target names it
     from perfeval.cli import (
         classes,  # K classes: a score column a class, or a row a case and class
@@ -384,7 +385,10 @@ def _one(args: Any, path: str | None, specs: list, dialect: str | None) -> Any:
         warnings.simplefilter("always")
         report = None
         if not getattr(args, "tie_bounds", False) and dialect is None:
-            report = _dask(args, path, specs) if args.dask else _stream(args, path, specs)
+            if getattr(args, "spark", None):
+                report = _spark(args, path, specs)
+            else:
+                report = _dask(args, path, specs) if args.dask else _stream(args, path, specs)
     if report is not None:
         _warn(caught, _model_of(args))
         with_thresholds(report, getattr(args, "thresholds", []))
@@ -642,6 +646,92 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
         report.params["columns"]["id"] = id_column[0].name
     if "pos_label" in read:  # the CLI coded the labels: the label it read
         report.params["pos_label"] = read["pos_label"]
+    return report
+
+
+def _check_spark(args: Any) -> None:
+    """What ``--spark`` does not take (yet): one line (exit 2), before any work."""
+    if not getattr(args, "spark", None):
+        return
+    from perfeval.cli import classes, labels
+
+    for flag, on in (
+        ("--dask", args.dask),
+        ("--stream", args.stream),
+        ("--ci", args.ci is not None),
+        ("--tie-bounds", getattr(args, "tie_bounds", False)),
+        ("--partition", bool(args.partition)),
+        ("--by", bool(slices.columns(args))),
+        ("--dialect", (getattr(args, "dialect", None) or "perfeval") != "perfeval"),
+        ("several --score columns", _models(args) is not None),
+        ("K classes or labels", labels.requested(args) or classes.requested(args)),
+        ("a regression", _regression_asked(args)),
+    ):
+        if on:
+            raise InvalidParameterError(
+                f"--spark: not with {flag} yet (drop --spark: in memory, or --dask for the rest)"
+            )
+
+
+def _spark(args: Any, path: str | None, specs: list) -> Any:
+    """The evaluation on Spark: Parquet or CSV files read by Spark, each partition summarised where
+    it lies (:func:`perfeval.backends.spark.evaluate_spark`).
+    """
+    from perfeval.backends.spark import connect, evaluate_spark, read_files, spark_ids, spark_numbers
+
+    if path is None:
+        raise InvalidParameterError("--spark reads files (a path or a glob), not standard input")
+    with connect(args.spark) as session:
+        df, fmt = read_files(session, path, args.input_format, args.header, args.delimiter)
+        names = list(map(str, df.columns))
+        from perfeval.io.base import files
+
+        ch = choose(
+            names,
+            files(path)[0],  # a missing column: named with the first file, which lacks it
+            header=fmt == "parquet" or args.header is not False,
+            target=args.target,
+            score=args.score,
+            group=args.group,
+            weight=args.weight,
+        )
+        load.say_columns(ch)
+
+        def name(c: Any) -> str | None:
+            return None if c is None else names[c.index]
+
+        group = name(ch.group)
+        labels: dict = {}
+        try:
+            if fmt != "parquet":  # text: the group an identity, the target typed as read whole
+                df = spark_numbers(df, names[ch.target.index])
+                if group is not None:
+                    df = spark_ids(df, group)
+            report = evaluate_spark(
+                df,
+                target=name(ch.target),
+                score=name(ch.score),
+                group=group,
+                weight=name(ch.weight),
+                measures=specs,
+                threshold=args.threshold,
+                pos_label=args.pos_label,
+                labels_read=labels,
+            )
+        except InvalidDataError as e:  # a column's values, found on an executor: the file and the column
+            if "others" in labels:
+                raise InputFormatError(
+                    load.no_such_label(args.pos_label, ch.target.name, labels["others"]), source=path
+                ) from None
+            said = str(e).replace(  # the Dask backend's words, said for --spark
+                "or evaluate in memory with `partitions=`", "or drop --spark and name them with --partition"
+            )
+            raise InputFormatError(said, source=path) from None
+    if report.params.get("rows") == 0:
+        raise InputFormatError("holds no data", source=path)
+    if args.pos_label is not None:
+        load.say_other_labels(args.pos_label, labels.get("others", set()))
+    report.params["columns"] = ch.names()
     return report
 
 

@@ -1,0 +1,591 @@
+"""Exact evaluation of a PySpark DataFrame: each partition summarised where it lies, one finish.
+
+Each partition is read as Arrow batches (``mapInArrow``) and summarised by the functions the Dask
+backend runs on its partitions (:mod:`perfeval.backends.dask`: a
+:class:`~perfeval.summaries.ScoreHistogram` a partition, per-group values of whole groups, exact
+regression sums, a :class:`~perfeval.summaries.classes.ClassSummary`); only those summaries travel to
+the driver (a row a partition: its number and its summary, pickled), never the rows.  The driver
+merges them eight at a time in partition order and finishes every measure with the in-memory engine,
+so the numbers are those of :func:`perfeval.evaluate` on the same rows (docs/spark.md).
+
+Per-group measures (GAUC, NDCG, MAP, ...): the rows are repartitioned by the group column (Spark's
+hash partitioning: every row of a group meets in one partition), each partition's whole groups are
+finished there, and one small row a group comes back.
+
+:func:`evaluate_spark` runs on the DataFrame's own SparkSession; it never starts one.  For the command
+line, :func:`connect` starts (and stops) a session on a master URL and :func:`read_files` reads
+Parquet or CSV files with it.  pyspark is optional (``pip install 'perfeval[spark]'``): imported only
+here, and only when used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import pickle
+import sys
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from perfeval.base.console import one_line
+from perfeval.engine import DEFAULT_MEASURES, binary_report, resolve
+from perfeval.engine.finish import one_score_a_case, threshold_companions
+from perfeval.exceptions import (
+    InputFormatError,
+    InvalidDataError,
+    InvalidParameterError,
+    MissingDependencyError,
+    PerfError,
+)
+from perfeval.io.tables import id_column
+
+#: pip's words for the extra
+INSTALL = "pip install 'perfeval[spark]'"
+
+#: the schema of what a partition sends to the driver: its number and its pickled summary (or error)
+_PARTS = "part int, blob binary"
+
+
+def _require() -> None:
+    try:
+        import pyspark.sql  # noqa: F401
+    except ImportError:
+        raise MissingDependencyError(f"evaluating a Spark DataFrame needs pyspark: {INSTALL}") from None
+
+
+def is_spark(data: Any) -> bool:
+    """Whether ``data`` is a PySpark DataFrame (classic or Spark Connect), without importing pyspark."""
+    return any(
+        c.__name__ == "DataFrame" and c.__module__.startswith("pyspark.sql") for c in type(data).__mro__
+    )
+
+
+# -- on the executors ---------------------------------------------------------------------------------------
+def _frame(batches: Iterator[Any], ids: tuple[str, ...]) -> Any:
+    """A partition's Arrow batches as one pandas frame (None for a partition of no row).  An identity
+    column (a group's) holding a null is refused here, before pandas would make its ids floats.
+    """
+    import pyarrow as pa
+
+    got = list(batches)
+    if not got or not sum(b.num_rows for b in got):
+        return None
+    table = pa.Table.from_batches(got)
+    for name in ids:
+        if table.column(name).null_count:
+            raise InvalidDataError(
+                f"{id_column(name, 'group')} holds a missing value (null): every row needs a group"
+            )
+    return table.to_pandas()
+
+
+def _sent(out: Any) -> Any:
+    """A partition's result as the one row it sends: its number and the result pickled."""
+    import pyarrow as pa
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    part = ctx.partitionId() if ctx is not None else 0
+    return pa.RecordBatch.from_arrays(
+        [pa.array([part], pa.int32()), pa.array([pickle.dumps(out, protocol=5)], pa.binary())],
+        names=["part", "blob"],
+    )
+
+
+def _on_partition(batches: Iterator[Any], job: Any, ids: tuple[str, ...] = ()) -> Iterator[Any]:
+    """Run ``job`` on a partition's rows (a pandas frame) and send its result, or its error: a
+    problem with the data (the project's errors) comes to the driver as data, said there in one line
+    (a failed task would be retried, and said as a Java stack trace).  A partition of no row sends
+    nothing.
+    """
+    try:
+        pdf = _frame(batches, ids)
+        if pdf is None:
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # said once, by the driver
+            out: Any = ("ok", job(pdf))
+    except PerfError as e:
+        out = ("error", type(e).__name__, str(e))
+    yield _sent(out)
+
+
+def _fail_once(
+    batches: Iterator[Any], job: Any, ids: tuple[str, ...], marker: str, part: int
+) -> Iterator[Any]:
+    """:func:`_on_partition`, but the first attempt of partition ``part`` kills its Python worker
+    (``os._exit``) after reading its rows: a worker lost mid-job, for the tests of Spark's retry
+    (``marker``: a file made on that first attempt).
+    """
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    if ctx is not None and ctx.partitionId() == part and not os.path.exists(marker):
+        list(batches)
+        with open(marker, "w") as f:
+            f.write(str(ctx.attemptNumber()))
+        os._exit(3)
+    yield from _on_partition(batches, job, ids)
+
+
+# -- on the driver ------------------------------------------------------------------------------------------
+def _collected(frame: Any, job: Any, ids: tuple[str, ...] = (), fail_once: tuple | None = None) -> list:
+    """Every partition's result, in partition order: ``job`` run on each partition of ``frame`` where
+    it lies, only the results collected.  The first error (by partition) is raised here, as the
+    project's error it was.
+    """
+    from perfeval import exceptions
+
+    run = functools.partial(_on_partition, job=job, ids=ids)
+    if fail_once is not None:
+        run = functools.partial(_fail_once, job=job, ids=ids, marker=fail_once[0], part=fail_once[1])
+    with warnings.catch_warnings():  # pyspark's own note on pandas versions: not the user's concern
+        warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support.*")
+        rows = frame.mapInArrow(run, _PARTS).collect()
+    got = sorted((int(r["part"]), pickle.loads(r["blob"])) for r in rows)
+    for _part, out in got:
+        if out[0] == "error":
+            raise getattr(exceptions, out[1], InvalidDataError)(out[2])
+    return [out[1] for _part, out in got]
+
+
+def _tree(parts: list, merge: Any, split_every: int = 8) -> Any:
+    """The parts merged ``split_every`` at a time, level by level, in order (Dask's tree)."""
+    level = parts
+    while len(level) > 1:
+        level = [merge(level[i : i + split_every]) for i in range(0, len(level), split_every)]
+    return level[0]
+
+
+def _columns(df: Any, names: list) -> None:
+    """Every named column is in ``df``: else one line naming it and the columns there are."""
+    have = list(df.columns)
+    for c in names:
+        if c is not None and c not in have:
+            raise InvalidParameterError(
+                f"column {c!r} is not in the Spark DataFrame (columns: {', '.join(map(str, have))})"
+            )
+
+
+def _identity(df: Any, name: str) -> None:
+    """A group column must keep its identity: integers or text, never floating-point numbers."""
+    kind = dict(df.dtypes)[name]
+    if kind in ("float", "double") or kind.startswith("decimal"):
+        raise InvalidDataError(
+            f"{id_column(name, 'group')} holds floating-point numbers ({kind}); ids must be integers or "
+            "text (cast the column: F.col(...).cast('long'))"
+        )
+
+
+def evaluate_spark(
+    df: Any,
+    *,
+    target: Any = None,
+    score: Any = None,
+    group: str | None = None,
+    weight: str | None = None,
+    measures: Any = None,
+    threshold: float = 0.5,
+    split_every: int = 8,
+    pos_label: Any = None,
+    labels_read: dict | None = None,
+    classes: Any = None,
+    task: str | None = None,
+    by: Any = None,
+    partitions: int | None = None,
+    _fail_once: tuple | None = None,
+):
+    """Evaluate a PySpark DataFrame (columns by name) where its partitions lie.
+
+    Returns the :class:`~perfeval.engine.report.Report` of :func:`perfeval.evaluate` on the same rows,
+    computed by Spark's executors (``report.params["backend"] == "spark"``).  Binary measures: a
+    summary a partition, merged on the driver ``split_every`` at a time in partition order.  Per-group
+    measures (``group=``): the rows repartitioned by group (``partitions`` partitions, else Spark's
+    ``spark.sql.shuffle.partitions``), each partition's whole groups finished where they lie.  A
+    regression target (a regression measure named, or ``task="regression"``): exact sums a partition.
+    K classes (``score=[...]``, one column a class; unweighted, not per group): a ClassSummary a
+    partition, merged in partition order.  ``pos_label``, ``threshold``, the tie policy and the
+    measures' names as :func:`perfeval.evaluate` takes them.
+
+    Raises
+    ------
+    MissingDependencyError
+        pyspark is not installed.
+    InvalidParameterError
+        A column that is not in the frame, an option Spark does not take yet (``by=``, weighted K
+        classes, K classes per group, K labels).
+    InvalidDataError
+        The data: a float or null group id, a target that is not binary, a score that is no number.
+    """
+    _require()
+    if not is_spark(df):
+        raise InvalidParameterError(f"expected a Spark DataFrame, got {type(df).__name__}")
+    if by is not None:
+        raise InvalidParameterError(
+            "by= (slices) on a Spark DataFrame: not yet (evaluate the slices on Dask or in memory)"
+        )
+    if target is None or score is None:
+        raise InvalidParameterError("a Spark DataFrame needs `target=` and `score=` column names")
+    if isinstance(target, (list, tuple)):
+        raise InvalidParameterError("K labels (`target=[...]`) on a Spark DataFrame: not yet")
+    from perfeval.engine.regression import regression_asked
+
+    if isinstance(score, (list, tuple)):
+        return _classes(
+            df, target, list(score), group, weight, measures, threshold, pos_label, classes, split_every
+        )
+    if classes is not None:
+        raise InvalidParameterError(
+            "`classes=` names the score columns of K classes: pass `score=[...]`, one a class"
+        )
+    _columns(df, [target, score, group, weight])
+    if group is not None:
+        _identity(df, group)
+    how = regression_asked(measures, task)
+    if how is not None:
+        return _regression(
+            df, target, score, group, weight, measures, pos_label, how, split_every, partitions, _fail_once
+        )
+    specs = resolve(measures or DEFAULT_MEASURES, threshold)
+    one_score_a_case(specs)
+    cols = [c for c in (target, score, group, weight) if c is not None]
+    frame = df.select(*dict.fromkeys(cols))
+    if group is not None:
+        return _grouped(
+            frame,
+            target,
+            score,
+            group,
+            weight,
+            specs,
+            threshold,
+            pos_label,
+            labels_read,
+            partitions,
+            _fail_once,
+        )
+    if any(s.measure.kind != "binary" for s in specs):
+        name = next(s.label for s in specs if s.measure.kind != "binary")
+        raise InvalidParameterError(f"{name} is computed per group: pass `group=`")
+    return _binary(
+        frame, target, score, weight, specs, threshold, pos_label, labels_read, split_every, _fail_once
+    )
+
+
+def _binary(frame, target, score, weight, specs, threshold, pos_label, labels_read, split_every, fail_once):
+    from perfeval.backends.dask import merge_summaries, pos_label_found, summarize_frame
+    from perfeval.summaries import ScoreHistogram
+
+    job = functools.partial(summarize_frame, target=target, score=score, weight=weight, pos_label=pos_label)
+    parts = _collected(frame, job, fail_once=fail_once)
+    if parts:
+        summary, rows, _found, labels = _tree(parts, merge_summaries, split_every)
+    else:
+        summary, rows, labels = ScoreHistogram.empty(), 0, (False, frozenset())
+    if pos_label is not None:
+        pos_label_found(pos_label, str(target), labels, labels_read)
+    report = binary_report(
+        specs, summary, rows=rows, threshold=threshold, weighted=weight is not None, backend="spark"
+    )
+    if pos_label is not None:
+        report.params["pos_label"] = pos_label
+    report.summary = summary
+    return report
+
+
+def _by_group(frame: Any, group: str, partitions: int | None) -> Any:
+    """``frame`` repartitioned by ``group``: every row of a group in one partition."""
+    return frame.repartition(partitions, group) if partitions else frame.repartition(group)
+
+
+def _grouped(
+    frame, target, score, group, weight, specs, threshold, pos_label, labels_read, partitions, fail_once
+):
+    from perfeval.backends.dask import group_values, grouped_parts_report
+
+    pairs, twins = threshold_companions(specs)  # each operating point's threshold a group, beside it
+    specs = specs + twins
+    job = functools.partial(
+        group_values, target=target, score=score, group=group, weight=weight, specs=specs, pos_label=pos_label
+    )
+    got = _collected(_by_group(frame, group, partitions), job, ids=(group,), fail_once=fail_once)
+    if not got:
+        raise InvalidDataError("the Spark DataFrame holds no row: no group to evaluate")
+    return grouped_parts_report(
+        got, specs, pairs, target, threshold, weight is not None, pos_label, labels_read, "spark"
+    )
+
+
+def _regression(
+    df, target, score, group, weight, measures, pos_label, how, split_every, partitions, fail_once
+):
+    from dataclasses import replace
+
+    from perfeval.backends.dask import (
+        regression_frame,
+        regression_group_values,
+        regression_merge,
+        regression_parts_report,
+    )
+    from perfeval.engine.regression import empty_summary, named_specs, regression_specs, summary_report
+
+    if pos_label is not None:
+        raise InvalidParameterError(f"pos_label= does not apply to a regression target ({how})")
+    specs = regression_specs(named_specs(measures))
+    frame = df.select(*dict.fromkeys(c for c in (target, score, group, weight) if c is not None))
+    if group is not None:
+        job = functools.partial(
+            regression_group_values, target=target, score=score, group=group, weight=weight, specs=specs
+        )
+        got = _collected(_by_group(frame, group, partitions), job, ids=(group,), fail_once=fail_once)
+        if not got:
+            raise InvalidDataError("the Spark DataFrame holds no row: no group to evaluate")
+        return regression_parts_report(got, specs, weight is not None, how, "spark")
+    job = functools.partial(regression_frame, target=target, score=score, weight=weight, specs=specs)
+    parts = _collected(frame, job, fail_once=fail_once)
+    summary, rows = _tree(parts, regression_merge, split_every) if parts else (empty_summary(specs), 0)
+    summary = replace(summary, rows=rows)
+    return summary_report(summary, specs, weighted=weight is not None, backend="spark", task_from=how)
+
+
+def _classes(df, target, score, group, weight, measures, threshold, pos_label, classes, split_every):
+    """K classes (a score column a class), unweighted and over all cases: a ClassSummary a partition,
+    merged in partition order, finished by the in-memory engine (Dask's functions).
+    """
+    from perfeval.backends.dask import class_summary, classes_report, merge_classes
+    from perfeval.engine.classes import class_specs
+    from perfeval.engine.door import classes_of
+    from perfeval.summaries.classes import ClassSummary
+
+    if len(score) < 2:
+        raise InvalidParameterError("`score=` of K classes names K >= 2 columns, one a class")
+    _columns(df, [target, *score, group, weight])
+    if group is not None or weight is not None:
+        raise InvalidParameterError(
+            "K classes on a Spark DataFrame: over all cases and unweighted for now (per group or weighted: "
+            "not yet; evaluate them on Dask or in memory)"
+        )
+    if pos_label is not None:
+        raise InvalidParameterError(
+            "pos_label= does not apply to K classes (one score column a class): each class is already "
+            "one against the rest"
+        )
+    default = measures is None or measures is DEFAULT_MEASURES
+    specs = class_specs([] if default else resolve(measures, threshold, pending=True), default=default)
+    kind = dict(df.dtypes)[target]
+    numbers = kind in ("tinyint", "smallint", "int", "bigint", "float", "double", "boolean")
+    found, how = classes_of(
+        np.zeros(0, dtype=np.float64 if numbers else object), len(score), classes, [str(c) for c in score]
+    )
+    job = functools.partial(class_summary, target=target, score=score, weight=None, classes=found)
+    parts = _collected(df.select(*dict.fromkeys([target, *score])), job)
+    summary, rows = _tree(parts, merge_classes, split_every) if parts else (ClassSummary.empty(found), 0)
+    report = classes_report(specs, summary, rows, found, how, threshold, False)
+    report.params["backend"] = "spark"
+    return report
+
+
+# -- Spark's own numbers beside the exact ones ---------------------------------------------------------------
+class Binning:
+    """What Spark's binned evaluator gives beside the exact value, measure by measure (``rows``: the
+    measure, perfeval's exact value, Spark's ``BinaryClassificationEvaluator`` run in the same session,
+    perfeval's ``spark`` dialect finished from the same summary, and Spark's minus the exact value).
+    The dialect is Spark's rule over one partition of its sorted scores: Spark merges the runs of
+    scores of each partition of its sorted scores apart, so with binning its number depends on how
+    many there are (``spark.default.parallelism``) and where its sample put their bounds.
+    """
+
+    def __init__(self, rows: list[tuple[str, float, float, float]], num_bins: int, distinct: int):
+        self.rows, self.num_bins, self.distinct = rows, num_bins, distinct
+
+    def __str__(self) -> str:
+        spark = f"Spark numBins={self.num_bins}"
+        dialect = "spark dialect, 1 part"
+        lines = [f"{'measure':<8} {'exact (perfeval)':>20} {spark:>22} {dialect:>22} {'Spark - exact':>14}"]
+        for name, exact, own, ours in self.rows:
+            lines.append(f"{name:<8} {exact:>20.17g} {own:>22.17g} {ours:>22.17g} {own - exact:>14.3g}")
+        run = self.distinct // self.num_bins if self.num_bins else 0
+        lines.append(
+            f"{self.distinct} distinct scores: "
+            + (
+                f"Spark merged runs of {run} consecutive scores into one threshold"
+                if run >= 2
+                else "Spark kept every distinct score as a threshold (fewer than 2 x numBins)"
+            )
+        )
+        return "\n".join(lines) + "\n"
+
+
+def binning(df: Any, *, target: str, score: str, weight: str | None = None, num_bins: int = 1000) -> Binning:
+    """Spark's own numbers beside the exact ones: ``BinaryClassificationEvaluator(numBins=num_bins)``
+    (areaUnderROC, areaUnderPR) run on ``df`` in its session, perfeval's exact ROC and AP
+    (:func:`evaluate_spark`), and perfeval's ``spark`` dialect finished from the same merged summary
+    (the check that the binning is understood: equal to Spark's number up to rounding).
+    """
+    from pyspark.ml.evaluation import BinaryClassificationEvaluator
+    from pyspark.sql import functions as F
+
+    from perfeval.dialects.binned import spark_binned
+
+    if num_bins < 0:
+        raise InvalidParameterError(f"num_bins={num_bins}: Spark's numBins is 0 (no binning) or more")
+    report = evaluate_spark(df, target=target, score=score, weight=weight, measures=["roc", "ap"])
+    summary = report.summary
+    cols = [F.col(target).cast("double").alias("label"), F.col(score).cast("double").alias("raw")]
+    if weight is not None:
+        cols.append(F.col(weight).cast("double").alias("w"))
+    frame = df.select(*cols)
+    rows = []
+    asked: Any = (("ROC", "areaUnderROC", "ROC"), ("AP", "areaUnderPR", "PR"))
+    for name, metric, curve in asked:
+        ev = BinaryClassificationEvaluator(
+            rawPredictionCol="raw", labelCol="label", metricName=metric, numBins=num_bins
+        )
+        if weight is not None:
+            ev.setWeightCol("w")
+        own = float(ev.evaluate(frame))
+        rows.append((name, float(report[name]), own, spark_binned(summary, numBins=num_bins, curve=curve)))
+    return Binning(rows, num_bins, len(summary.scores))
+
+
+# -- the command line: a session and the files ---------------------------------------------------------------
+_LOG4J = """rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %p %c: %m%n
+"""
+
+
+@contextlib.contextmanager
+def connect(master: str) -> Iterator[Any]:
+    """A SparkSession on ``master`` (``local[2]``, ``spark://host:7077``, ``yarn``, ...) for one run of
+    the command, stopped after: the UI off, Spark's logging at errors only, the executors' Python the
+    driver's (``PYSPARK_PYTHON``, unless set).
+    """
+    import tempfile
+
+    _require()
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:  # this process has a session already (a notebook, a test): used, not stopped
+        yield active
+        return
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    with tempfile.NamedTemporaryFile("w", suffix=".properties", delete=False) as f:
+        f.write(_LOG4J)
+    # the driver's JVM is started by spark-submit: its logging set there (errors only), unless the
+    # user set the submit arguments
+    os.environ.setdefault(
+        "PYSPARK_SUBMIT_ARGS", f"--driver-java-options -Dlog4j2.configurationFile=file:{f.name} pyspark-shell"
+    )
+    try:
+        with warnings.catch_warnings():  # pyspark's note on pandas versions: not the user's concern
+            warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support.*")
+            try:
+                spark = (
+                    SparkSession.builder.master(master)
+                    .appName("perfeval")
+                    .config("spark.ui.enabled", "false")
+                    .config("spark.ui.showConsoleProgress", "false")
+                    .getOrCreate()
+                )
+            except Exception as e:  # no Java, a master that cannot be reached, a bad URL: one line
+                raise InvalidParameterError(
+                    f"--spark {one_line(master)}: cannot start Spark there ({one_line(e)})"
+                ) from None
+            try:
+                spark.sparkContext.setLogLevel("ERROR")
+                yield spark
+            finally:
+                spark.stop()
+    finally:
+        os.unlink(f.name)
+
+
+def read_files(spark: Any, path: str, fmt: str, header: bool | None, delimiter: str | None) -> Any:
+    """Parquet or CSV/TSV files (a path, a glob or a directory) as a Spark DataFrame.  A CSV's columns
+    are read as text (the partitions read its numbers by the readers' one grammar, as Dask's do);
+    without a header they are named ``column1``, ``column2``, ...
+    """
+    from perfeval.io.base import files
+
+    if not files(path):
+        raise InputFormatError("no such file", source=path)
+    first = files(path)[0]
+    if fmt == "auto":
+        low = first.lower()
+        fmt = (
+            "parquet"
+            if low.endswith(".parquet")
+            else "tsv"
+            if low.endswith(".tsv")
+            else "csv"
+            if low.endswith(".csv")
+            else ""
+        )
+    if fmt == "parquet":
+        return spark.read.parquet(*files(path)), fmt
+    if fmt in ("csv", "tsv"):
+        sep = delimiter or ("\t" if fmt == "tsv" else ",")
+        df = spark.read.csv(files(path), sep=sep, header=header is not False, inferSchema=False)
+        if header is False:
+            df = df.toDF(*[f"column{i + 1}" for i in range(len(df.columns))])
+        return df, fmt
+    raise InvalidParameterError(
+        f"--spark reads Parquet and CSV/TSV files: {one_line(first)} is neither "
+        "(--input-format parquet, csv or tsv)"
+    )
+
+
+def spark_ids(df: Any, name: str) -> Any:
+    """A group column read as text (a CSV): int64 when every id is a plain integer within int64, by the
+    readers' rule (no sign on 0, no leading zero: ``007`` and ``7`` stay two groups), else the text
+    as written; an empty field is a missing id, refused (it would be a group of its own).
+    """
+    from pyspark.sql import functions as F
+
+    col = F.col(name)
+    plain = r"^(0|-?[1-9][0-9]{0,18})$"
+    row = df.agg(
+        F.sum(F.when(col.isNull() | (F.trim(col) == ""), 1).otherwise(0)).alias("empty"),
+        F.sum(F.when(col.rlike(plain), 0).otherwise(1)).alias("other"),
+        F.max(F.when(col.rlike(r"^-?[0-9]{19}$"), F.abs(col.cast("decimal(20,0)")))).alias("long"),
+    ).first()
+    if row is not None and row["empty"]:
+        raise InvalidDataError(
+            f"{id_column(name, '--group')} holds an empty field, a missing value: drop the rows without "
+            "one or fill them"
+        )
+    if row is None or row["other"] or (row["long"] is not None and row["long"] > (1 << 63) - 1):
+        return df
+    return df.withColumn(name, col.cast("bigint"))
+
+
+def spark_numbers(df: Any, name: str) -> Any:
+    """A target column read as text (a CSV) typed as a table read whole types it: int64 when every
+    value is a plain integer, float64 when every value is a decimal number, else the text.
+    """
+    from pyspark.sql import functions as F
+
+    col = F.trim(F.col(name))
+    row = df.agg(
+        F.sum(F.when(col.rlike(r"^(0|-?[1-9][0-9]{0,17})$"), 0).otherwise(1)).alias("ints"),
+        F.sum(
+            F.when(col.rlike(r"^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$"), 0).otherwise(1)
+        ).alias("numbers"),
+    ).first()
+    if row is None or row["ints"] is None:
+        return df
+    if not row["ints"]:
+        return df.withColumn(name, col.cast("bigint"))
+    if not row["numbers"]:
+        return df.withColumn(name, col.cast("double"))
+    return df

@@ -1,0 +1,358 @@
+"""The Spark backend gives the in-memory numbers bit for bit, on one local SparkSession for the test
+session (tests/conftest.py's ``spark``: ``local[2,4]``), whose executors' Python workers are other
+processes: the summaries really travel.  Skipped where pyspark or Java is absent."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("pyarrow")
+
+import perfeval  # noqa: E402
+from _registry import choices, every  # noqa: E402
+from perfeval.exceptions import (  # noqa: E402
+    InvalidDataError,
+    InvalidParameterError,
+    MissingDependencyError,
+)
+
+BINARY = every("binary")  # every binary measure, with every other choice of each parameter
+GROUPED = ["GAUC", "GAUC_UNWEIGHTED", "NDCG@10", "MAP", "MRR", "P@5", "R@5", "ROC", "APR", "RMS", "ACC"]
+GROUPED += choices("binary")
+#: the measures that need whole-number weights (counts of cases): refused with 0.25, in memory too
+COUNTS = re.compile(r"^(APR|CA2|ECE:debiased=yes)")
+WEIGHTED_GROUPED = ["ROC", "APR", "RMS", "ACC", "AP"]  # the per-group measures that take weights
+#: the JVM is slow: few examples, each a Spark job or two (the in-memory side is checked far more
+#: widely elsewhere; here what is checked is that Spark's partitions change no bit)
+SLOW = settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def same(a, b):
+    return a == b or (a != a and b != b)
+
+
+def assert_same_report(a, b):
+    assert list(a.results) == list(b.results)
+    for k in b.results:
+        assert same(a[k], b[k]), k
+        pa_, pb = a.results[k].per_group, b.results[k].per_group
+        if pb is not None:
+            np.testing.assert_array_equal(pa_, pb, err_msg=k)
+    if b.groups is not None:
+        np.testing.assert_array_equal(a.groups, b.groups)
+        assert a.groups.dtype == b.groups.dtype  # 64-bit ids stay integers, never floats
+    if not (b.groups is not None and b.params["weighted"]):  # Dask's count, which leaves out the rows of
+        # a group whose every weight is 0 (docs/spark.md): not yet the rows memory counts
+        assert a.params["rows"] == b.params["rows"]
+    assert a.params["backend"] == "spark"
+
+
+def frame(spark, pdf: pd.DataFrame, parts: int, skew: np.ndarray | None = None):
+    """``pdf`` as a Spark DataFrame of ``parts`` partitions; with ``skew`` (a partition key a row),
+    hash-partitioned on it: some partitions hold most rows, some none.
+    """
+    if skew is None:
+        return spark.createDataFrame(pdf).repartition(parts)
+    sdf = spark.createDataFrame(pdf.assign(_k=skew))
+    return sdf.repartition(parts, "_k").drop("_k")
+
+
+def data(draw_seed: int, n: int, decimals: int, weights: str):
+    rng = np.random.default_rng(draw_seed)
+    share = rng.choice([0.0, 1.0, rng.random()])  # one class only, sometimes
+    df = pd.DataFrame(
+        {
+            "y": (rng.random(n) < share).astype(np.int64),
+            "s": np.round(rng.random(n), decimals),  # few decimals: many ties
+        }
+    )
+    if weights == "whole":
+        df["w"] = rng.integers(0, 4, n).astype(np.float64)  # weight 0: no case
+    elif weights == "dyadic":
+        df["w"] = rng.choice([0.0, 0.25, 0.5, 1.5, 2.0], n)
+    skew = (rng.random(n) ** 6 * 5).astype(np.int64)  # most rows under key 0
+    return df, skew
+
+
+@SLOW
+@given(
+    st.integers(0, 10_000),
+    st.integers(1, 400),
+    st.integers(1, 9),
+    st.sampled_from([1, 2, 6]),
+    st.sampled_from(["none", "whole", "dyadic"]),
+    st.booleans(),
+)
+def test_binary_measures_are_the_in_memory_bits(spark, seed, n, parts, decimals, weights, skewed):
+    import perfeval.spark
+
+    pdf, skew = data(seed, n, decimals, weights)
+    sdf = frame(spark, pdf, parts, skew if skewed else None)
+    w = None if weights == "none" else "w"
+    measures = BINARY if weights != "dyadic" else [m for m in BINARY if not COUNTS.match(m)]
+    a = perfeval.spark.evaluate(sdf, target="y", score="s", weight=w, measures=measures)
+    b = perfeval.evaluate(pdf, target="y", score="s", weight=w, measures=measures)
+    assert_same_report(a, b)
+    assert a.params["weighted"] == (w is not None)
+
+
+@SLOW
+@given(
+    st.integers(0, 10_000),
+    st.integers(1, 9),
+    st.booleans(),
+    st.sampled_from(["none", "whole"]),
+)
+def test_per_group_measures_are_the_in_memory_bits(spark, seed, parts, skewed, weights):
+    import perfeval.spark
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 600))
+    pdf, skew = data(seed, n, int(rng.integers(1, 3)), weights)
+    # 64-bit ids: past 2^53 (a float would merge them) and negative; groups of one class among them
+    base = np.array([(1 << 62) + 1, (1 << 62) + 2, -(1 << 60), 7, (1 << 53) + 1], dtype=np.int64)
+    pdf["g"] = base[rng.integers(0, len(base), n)] + rng.integers(0, 20, n) * 3
+    w = None if weights == "none" else "w"
+    measures = GROUPED if w is None else WEIGHTED_GROUPED
+    sdf = frame(spark, pdf, parts, skew if skewed else None)
+    a = perfeval.spark.evaluate(sdf, target="y", score="s", group="g", weight=w, measures=measures)
+    b = perfeval.evaluate(pdf, target="y", score="s", group="g", weight=w, measures=measures)
+    assert_same_report(a, b)
+    assert a.groups.dtype == np.int64
+
+
+def test_text_groups_graded_targets_and_pos_label(spark):
+    import perfeval.spark
+
+    rng = np.random.default_rng(5)
+    n = 300
+    pdf = pd.DataFrame(
+        {
+            "rel": rng.integers(0, 4, n),
+            "s": np.round(rng.random(n), 1),
+            "q": np.array(["007", "7", "q-a", "q-b"])[rng.integers(0, 4, n)],  # "007" and "7": two groups
+            "label": np.array(["click", "none", "buy"])[rng.integers(0, 3, n)],
+        }
+    )
+    sdf = frame(spark, pdf, 3)
+    a = perfeval.evaluate(sdf, target="rel", score="s", group="q", measures=["ndcg@5", "map", "ndcg"])
+    b = perfeval.evaluate(pdf, target="rel", score="s", group="q", measures=["ndcg@5", "map", "ndcg"])
+    assert_same_report(a, b)
+    assert list(a.groups) == ["007", "7", "q-a", "q-b"]
+    read: dict = {}
+    a = perfeval.spark.evaluate(
+        sdf, target="label", score="s", pos_label="click", measures=["roc", "apr"], labels_read=read
+    )
+    b = perfeval.evaluate(pdf, target="label", score="s", pos_label="click", measures=["roc", "apr"])
+    assert (a["ROC"], a["APR"]) == (b["ROC"], b["APR"])
+    assert read["others"] == {"none", "buy"}
+    with pytest.raises(
+        InvalidDataError, match=r"pos_label='view' does not occur in the target column 'label'"
+    ):
+        perfeval.spark.evaluate(sdf, target="label", score="s", pos_label="view", measures=["roc"])
+
+
+def test_regression_and_k_classes_are_the_in_memory_bits(spark):
+    import perfeval.spark
+
+    rng = np.random.default_rng(11)
+    n = 500
+    pdf = pd.DataFrame(
+        {
+            "price": rng.normal(size=n) * 10,
+            "pred": rng.normal(size=n) * 10,
+            "w": rng.random(n),  # any weights: the regression sums are exact
+            "region": rng.integers(0, 9, n).astype(np.int64),
+            "y": np.array(["cat", "dog", "bird"])[rng.integers(0, 3, n)],
+            "cat": np.round(rng.random(n), 2),
+            "dog": np.round(rng.random(n), 2),
+            "bird": np.round(rng.random(n), 2),
+        }
+    )
+    sdf = frame(spark, pdf, 4)
+    reg = ["mae", "rmse", "r2"]
+    assert_same_report(
+        perfeval.spark.evaluate(sdf, target="price", score="pred", weight="w", measures=reg),
+        perfeval.evaluate(pdf, target="price", score="pred", weight="w", measures=reg),
+    )
+    assert_same_report(
+        perfeval.spark.evaluate(sdf, target="price", score="pred", group="region", measures=reg),
+        perfeval.evaluate(pdf, target="price", score="pred", group="region", measures=reg),
+    )
+    a = perfeval.spark.evaluate(sdf, target="y", score=["cat", "dog", "bird"])
+    b = perfeval.evaluate(pdf, target="y", score=["cat", "dog", "bird"])
+    assert list(a.results) == list(b.results)
+    for k in b.results:
+        assert same(a[k], b[k]), k
+    assert a.params["classes"] == ["cat", "dog", "bird"] and a.params["backend"] == "spark"
+
+
+def test_a_worker_lost_mid_job_is_retried_with_the_same_bits(spark, tmp_path):
+    """The Python worker of partition 1 dies (``os._exit``) on its first attempt, after reading its
+    rows; Spark (``local[2,4]``: 4 attempts a task) runs the task again, and the numbers are the same.
+    """
+    from perfeval.backends.spark import evaluate_spark
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    pdf = pd.DataFrame(
+        {
+            "y": rng.integers(0, 2, n),
+            "s": np.round(rng.random(n), 3),
+            "g": rng.integers(0, 40, n).astype(np.int64),
+        }
+    )
+    sdf = frame(spark, pdf, 3)
+    b = perfeval.evaluate(pdf, target="y", score="s", measures=["roc", "apr", "rms"])
+    marker = tmp_path / "died"
+    a = evaluate_spark(
+        sdf, target="y", score="s", measures=["roc", "apr", "rms"], _fail_once=(str(marker), 1)
+    )
+    assert marker.read_text() == "0"  # the first attempt of partition 1 died
+    assert_same_report(a, b)
+    marker2 = tmp_path / "died-grouped"
+    a = evaluate_spark(
+        sdf, target="y", score="s", group="g", measures=["gauc", "ndcg"], _fail_once=(str(marker2), 0)
+    )
+    assert marker2.exists()
+    assert_same_report(a, perfeval.evaluate(pdf, target="y", score="s", group="g", measures=["gauc", "ndcg"]))
+
+
+def test_bad_input_is_one_line_naming_the_column(spark):
+    import perfeval.spark
+
+    pdf = pd.DataFrame(
+        {"y": [1, 0, 2, 1], "s": [0.1, 0.2, 0.3, 0.4], "g": [1.0, 2.0, 1.0, 2.0], "t": ["a", "b", "a", "b"]}
+    )
+    sdf = spark.createDataFrame(pdf)
+    with pytest.raises(
+        InvalidParameterError, match=r"^column 'nope' is not in the Spark DataFrame \(columns: y, s, g, t\)$"
+    ):
+        perfeval.spark.evaluate(sdf, target="y", score="nope")
+    with pytest.raises(
+        InvalidDataError, match=r"^the group column 'g' holds floating-point numbers \(double\)"
+    ):
+        perfeval.spark.evaluate(sdf, target="y", score="s", group="g", measures=["gauc"])
+    with pytest.raises(InvalidDataError, match=r"^the target column 'y' holds") as e:
+        perfeval.spark.evaluate(sdf, target="y", score="s", measures=["roc"])
+    assert "\n" not in str(e.value)
+    nulls = spark.createDataFrame([(1, 0.5, 3), (0, 0.2, None)], "y int, s double, q bigint")
+    with pytest.raises(InvalidDataError, match=r"^the group column 'q' holds a missing value \(null\)"):
+        perfeval.spark.evaluate(nulls, target="y", score="s", group="q", measures=["gauc"])
+    with pytest.raises(InvalidParameterError, match=r"^by= \(slices\) on a Spark DataFrame: not yet"):
+        perfeval.spark.evaluate(sdf, target="y", score="s", by=["t"])
+    with pytest.raises(InvalidParameterError, match="GAUC is computed per group"):
+        perfeval.spark.evaluate(sdf, target="y", score="s", measures=["gauc"])
+
+
+def test_sparks_own_evaluator_beside_the_exact_value(spark):
+    """Spark's BinaryClassificationEvaluator, run in the session, beside perfeval's exact values and
+    its ``spark`` dialect finished from the same summary.  Binned (100 bins for 4,000 distinct
+    scores), Spark's number is not the exact one; unbinned (numBins above half the distinct scores),
+    it is, and the dialect is Spark's number to the last bits of its sums.
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(2)
+    n = 4000
+    y = rng.integers(0, 2, n)
+    pdf = pd.DataFrame({"y": y, "s": 1 / (1 + np.exp(-(rng.normal(size=n) + y)))})
+    sdf = frame(spark, pdf, 3)
+    b = perfeval.evaluate(pdf, target="y", score="s", measures=["roc", "ap"])
+    got = perfeval.spark.binning(sdf, target="y", score="s", num_bins=100)
+    (roc, exact_roc, own_roc, _d), (ap, exact_ap, _own, _d2) = got.rows
+    assert (roc, ap) == ("ROC", "AP")
+    assert (exact_roc, exact_ap) == (b["ROC"], b["AP"])
+    assert abs(own_roc - exact_roc) > 1e-6  # the binning shows
+    text = str(got)
+    assert "Spark numBins=100" in text and "Spark merged runs of 40 consecutive scores" in text
+    whole = perfeval.spark.binning(sdf, target="y", score="s", num_bins=10_000)
+    (_r, exact_roc, own_roc, dialect_roc), (_a, _e, own_ap, dialect_ap) = whole.rows
+    assert own_roc == pytest.approx(exact_roc, rel=1e-13, abs=0) and own_roc == pytest.approx(
+        dialect_roc, rel=1e-13
+    )
+    assert own_ap == pytest.approx(dialect_ap, rel=1e-13, abs=0)  # Spark's trapezoids, not AP
+    assert "kept every distinct score" in str(whole)
+
+
+def test_without_pyspark_the_install_hint(monkeypatch):
+    import sys
+
+    from perfeval.backends import spark as backend
+
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    monkeypatch.setitem(sys.modules, "pyspark.sql", None)
+    with pytest.raises(MissingDependencyError, match=r"pip install 'perfeval\[spark\]'"):
+        backend.evaluate_spark(object(), target="y", score="s")
+
+
+def test_the_command_on_parquet_and_csv_files(spark, tmp_path, capsys):
+    """``perfeval eval FILES --spark MASTER``: the output of the files read whole, in memory (the
+    session of the tests is the one used: a session there already is used, not stopped).
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from conftest import run_cli
+
+    rng = np.random.default_rng(8)
+    n = 400
+    pdf = pd.DataFrame(
+        {
+            "q": rng.integers(0, 30, n).astype(np.int64) + (1 << 60),
+            "y": rng.integers(0, 2, n),
+            "p": np.round(rng.random(n), 2),
+        }
+    )
+    d = tmp_path / "parts"
+    d.mkdir()
+    for i in range(3):
+        chunk = pdf.iloc[i * n // 3 : (i + 1) * n // 3]
+        pq.write_table(pa.Table.from_pandas(chunk, preserve_index=False), d / f"part{i}.parquet")
+    whole = tmp_path / "all.csv"
+    pdf.to_csv(whole, index=False)
+    args = ["--target", "y", "--score", "p", "--group", "q", "-m", "gauc,ndcg,roc", "--format", "json"]
+    code, out, _err = run_cli(["eval", str(whole), *args], capsys)
+    assert code == 0
+
+    def said(text):  # every number, to the last digit; the backend and the source apart
+        got = json.loads(text.replace("backend:memory", "backend:spark"))
+        for key in ("backend", "source"):
+            got["params"].pop(key)
+        return got
+
+    memory = said(out)
+    assert memory["measures"]["GAUC"]["per_group"]
+    code, out, err = run_cli(["eval", str(d / "*.parquet"), *args, "--spark", "local[2]"], capsys)
+    assert code == 0 and said(out) == memory, err
+    assert json.loads(out)["params"]["backend"] == "spark"
+    code, out, err = run_cli(["eval", str(whole), *args, "--spark", "local[2]"], capsys)  # CSV: text ids
+    assert code == 0 and said(out) == memory, err
+    code, out, err = run_cli(["eval", str(whole), *args, "--spark", "local[2]", "--stream"], capsys)
+    assert code == 2 and out == ""
+    said = "--spark: not with --stream yet (drop --spark: in memory, or --dask for the rest)"
+    assert err == f"perfeval: error: {said}\n"
+    code, out, err = run_cli(
+        ["eval", str(d / "*.parquet"), "--target", "y", "--score", "nope", "--spark", "local[2]"], capsys
+    )
+    assert code in (1, 2) and out == "" and err.count("\n") == 1 and "nope" in err
+
+
+def test_the_example_of_docs_spark_md_prints_what_it_says(spark, capsys):
+    """docs/spark.md's first Python block, run (its ``getOrCreate`` is the tests' session), prints the
+    text block after it.
+    """
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "spark.md").read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = text.split("```text\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "docs/spark.md", "exec"), {})
+    assert capsys.readouterr().out == shown
