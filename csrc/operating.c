@@ -12,8 +12,11 @@
  * negatives as it meets them: the same points and, the counts being whole, the same bits, without
  * the merge that would make the cells.
  *
- * The bits are those of the numpy expressions of perfeval/measures/operating.py, which finish each
- * group of a grouped evaluation (a group alone has the same bits as its summary alone): the
+ * Every group of a grouped evaluation is walked the same way, in one call over all the groups' cells
+ * (op_pick_groups, op_pauc_groups): a group has the bits of its summary alone.
+ *
+ * The bits are those of the numpy expressions of perfeval/measures/operating.py (its form over every
+ * group's points at once, kept as the tests' reference): the
  * cumulative counts added one cell after another from 0.0 (np.cumsum), every rate and objective the
  * same IEEE operations in the same order (no contraction: setup.py builds with -ffp-contract=off),
  * the same choice among equal values (the best other rate, NaN the worst, then the first point),
