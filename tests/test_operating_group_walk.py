@@ -158,3 +158,21 @@ def test_bad_arguments_are_refused():
         _native.op_pick_groups(z, z, z, np.array([0, 3], np.int64), 5)  # past the cells
     with pytest.raises(ValueError):
         _native.op_pauc_groups(z, z, z, np.array([1, 0, 2], np.int64), 0.0, 1.0, False)  # not sorted
+
+
+@pytest.mark.parametrize("w", [None, [1.0, 2.0, 0.5, 1.0, 1.0, 3.0]])
+def test_a_threshold_at_zero_is_the_one_alone(w):
+    """Scores of -0.0 and 0.0 are one score: each group's threshold there is 0.0, as alone."""
+    y = np.array([1, 0, 1, 0, 1, 0])
+    s = np.array([-0.0, -0.5, 0.0, -0.0, -0.0, -1.0])
+    g = np.array([0, 0, 0, 1, 1, 1])
+    wt = None if w is None else np.array(w)
+    specs = ["youden:of=threshold", "tpr_at_fpr@0.5:of=threshold"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = perfeval.evaluate(y, s, groups=g, sample_weight=wt, measures=specs)
+        for k in (0, 1):
+            m = g == k
+            alone = perfeval.evaluate(y[m], s[m], sample_weight=None if wt is None else wt[m], measures=specs)
+            for lab, res in alone.results.items():
+                assert _bits(r.results[lab].per_group[k]) == _bits(res.value) == _bits(0.0), (lab, k)
