@@ -209,6 +209,36 @@ static int xc_meets_d(int rule, double tp, double fp, double p, double n, uint64
 {
     xc_acc a[4];
     double v[4] = {tp, fp, p, n};
+    /* whole numbers below 2**53 and 10**D below 2**64: x 10**D and M y below 2**119, compared as
+     * 128-bit integers (the same decision as the accumulators', without them) */
+    int whole = D >= 0 && D <= 19;
+    for (int k = 0; k < 4 && whole; k++)
+        whole = v[k] >= 0 && v[k] < 0x1p53 && v[k] == floor(v[k]);
+    if (whole) {
+        unsigned __int128 ten = 1, x, y;
+        for (int j = 0; j < D; j++)
+            ten *= 10;
+        uint64_t TP = (uint64_t)tp, FP = (uint64_t)fp, P = (uint64_t)p, N = (uint64_t)n;
+        switch (rule) {
+        case XC_FPR_LE:
+            x = FP, y = N;
+            break;
+        case XC_SPC_GE:
+            if (FP > N)
+                goto slow; /* not a point's sums: let the accumulators say */
+            x = N - FP, y = N;
+            break;
+        case XC_PRE_GE:
+            x = TP, y = (unsigned __int128)TP + FP;
+            break;
+        default:
+            x = TP, y = P;
+        }
+        x *= ten;
+        y *= M;
+        return rule == XC_FPR_LE ? x <= y : x >= y;
+    }
+slow:
     for (int k = 0; k < 4; k++) {
         xc_clear(&a[k]);
         if (xc_add(&a[k], v[k]) < 0)

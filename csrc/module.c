@@ -93,6 +93,8 @@ static PyMethodDef methods[] = {
     {"hist_weighted", nv_hist_weighted, METH_VARARGS, "The summary of weighted cases: distinct scores with each class's weight added in row order (a stable radix sort)."},
     {"op_pick", nv_op_pick, METH_VARARGS, "The operating point a rule picks over one summary (its index from the top, its value), in one pass."},
     {"op_pauc", nv_op_pauc, METH_VARARGS, "The partial area under one summary's ROC curve over an FPR or TPR range, in one pass."},
+    {"op_pick_groups", nv_op_pick_groups, METH_VARARGS, "op_pick over every group's summary (the groups' cells one after another), in one pass."},
+    {"op_pauc_groups", nv_op_pauc_groups, METH_VARARGS, "op_pauc over every group's summary (the groups' cells one after another), in one pass."},
     {"split_sum", nv_split_sum, METH_VARARGS, "ROC's or APR's sum from the sorted scores of the positives and of the negatives."},
     {"hist_sum", nv_hist_sum, METH_VARARGS, "One sum of a measure over a summary, bit for bit the numpy expression's."},
     {"query_order", nv_query_order, METH_VARARGS, "Rows sorted by query code, then by descending score (counted into queries, each sorted on its own)."},

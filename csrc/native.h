@@ -201,6 +201,8 @@ PyObject *nv_cal_target(PyObject *self, PyObject *args); /* test-only */
 /* ---- operating.c --------------------------------------------------------------------------- */
 PyObject *nv_op_pick(PyObject *self, PyObject *args);
 PyObject *nv_op_pauc(PyObject *self, PyObject *args);
+PyObject *nv_op_pick_groups(PyObject *self, PyObject *args);
+PyObject *nv_op_pauc_groups(PyObject *self, PyObject *args);
 
 /* ---- summary.c ------------------------------------------------------------------------------- */
 PyObject *nv_hist_apr(PyObject *self, PyObject *args);

@@ -12,8 +12,11 @@
  * negatives as it meets them: the same points and, the counts being whole, the same bits, without
  * the merge that would make the cells.
  *
- * The bits are those of the numpy expressions of perfeval/measures/operating.py, which finish each
- * group of a grouped evaluation (a group alone has the same bits as its summary alone): the
+ * Every group of a grouped evaluation is walked the same way, in one call over all the groups' cells
+ * (op_pick_groups, op_pauc_groups): a group has the bits of its summary alone.
+ *
+ * The bits are those of the numpy expressions of perfeval/measures/operating.py (its form over every
+ * group's points at once, kept as the tests' reference): the
  * cumulative counts added one cell after another from 0.0 (np.cumsum), every rate and objective the
  * same IEEE operations in the same order (no contraction: setup.py builds with -ffp-contract=off),
  * the same choice among equal values (the best other rate, NaN the worst, then the first point),
@@ -151,43 +154,27 @@ static int walker_of(nv_args *in, PyObject *a, PyObject *b, PyObject *c, walker 
     return 0;
 }
 
-/* op_pick(scores, pos, neg, rule, a, b, c, d, M, D) -> (point, value, threshold): the point (0:
- * nothing predicted positive, threshold +inf; i > 0: the i-th highest distinct score) of the best
- * finite value among the points that meet the rule's target, its value and threshold; (-1, nan, nan)
- * when none.  (scores, pos, neg): the summary's cells, ascending; or (positives' scores, negatives'
- * scores, None), each sorted ascending.  a..d: the rule's parameters (the target; beta; the costs of
- * a false negative, a false positive, a true positive, a true negative).  M, D: a target's decimal
- * M 10**-D (the target rules need it: whether a point meets the target is decided exactly). */
-PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
+/* the chosen point of one walk: its index from the top (-1: none), value and threshold */
+typedef struct {
+    Py_ssize_t i;
+    double v, t;
+} picked;
+
+/* The point rule `rule` picks over walk w (op_pick's, below): the best finite value among the points
+ * that meet the rule's target (TPR_AT_FPR .. REC_AT_PRE, decided exactly near it) or among every
+ * point; among equal values the best other rate (NaN the worst), then the first point.  a..d, M, D:
+ * op_pick's.  Reads no Python object: called without the GIL. */
+static picked pick_walk(walker *w, int rule, double a, double b, double c, double d, uint64_t M, int D)
 {
-    PyObject *ao, *bo, *co;
-    int rule, D = -1;
-    double a = 0, b = 0, c = 0, d = 0;
-    unsigned long long M = 0;
-    if (!PyArg_ParseTuple(args, "OOOi|ddddKi", &ao, &bo, &co, &rule, &a, &b, &c, &d, &M, &D))
-        return NULL;
-    if (rule < TPR_AT_FPR || rule > COST) {
-        PyErr_SetString(PyExc_ValueError, "op_pick: unknown rule");
-        return NULL;
-    }
-    if (rule <= REC_AT_PRE && (D < 0 || D > 400)) {
-        PyErr_SetString(PyExc_ValueError, "op_pick: a target needs its decimal M 10**-D, 0 <= D <= 400");
-        return NULL;
-    }
-    nv_args in = {0};
-    walker w;
-    if (walker_of(&in, ao, bo, co, &w, "op_pick") < 0)
-        return NULL;
-    Py_ssize_t best = -1;
-    double best_v = NAN, best_t = NAN, best_key = -INFINITY, best_other = -INFINITY;
-    NOGIL_BEGIN
-    Py_ssize_t ncells = w.ps ? 0 : w.k + 1;
+    picked out = {-1, NAN, NAN};
+    double best_key = -INFINITY, best_other = -INFINITY;
+    Py_ssize_t ncells = w->ps ? 0 : w->k + 1;
     double P, N;
-    totals(&w, &P, &N);
+    totals(w, &P, &N);
     /* the float decision stands where the rate is outside this band about the target (exactcmp.h) */
     double near_lo = 0, near_hi = 0;
     if (rule <= REC_AT_PRE)
-        xc_band(a, w.ps ? (double)(w.ip + w.in + 2) : (double)ncells, rule == SEN_AT_SPC, &near_lo, &near_hi);
+        xc_band(a, w->ps ? (double)(w->ip + w->in + 2) : (double)ncells, rule == SEN_AT_SPC, &near_lo, &near_hi);
     exact_walk ex;
     ex.mode = -1;
     int defined;
@@ -201,7 +188,7 @@ PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
     double tp = 0.0, fp = 0.0, score = INFINITY, dp, dn;
     for (Py_ssize_t i = 0; defined; i++) {
         if (i > 0) {
-            if (!next_point(&w, &dp, &dn, &score))
+            if (!next_point(w, &dp, &dn, &score))
                 break;
             tp += dp;
             fp += dn;
@@ -270,7 +257,7 @@ PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
             break;
         }
         if (rule <= REC_AT_PRE && rate >= near_lo && rate <= near_hi && isfinite(v)) { /* decided exactly */
-            int exact = exact_point(&ex, &w, rule, tp, fp, P, N, M, D, ncells);
+            int exact = exact_point(&ex, w, rule, tp, fp, P, N, M, D, ncells);
             if (exact >= 0)
                 ok = exact;
         }
@@ -279,43 +266,128 @@ PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
         key = (rule == TOPLEFT || rule == COST) ? -v : v;
         if (isnan(other))
             other = -INFINITY;
-        if (best < 0 || key > best_key || (key == best_key && other > best_other)) {
-            best = i;
+        if (out.i < 0 || key > best_key || (key == best_key && other > best_other)) {
+            out.i = i;
             best_key = key;
             best_other = other;
-            best_v = v;
-            best_t = score;
+            out.v = v;
+            out.t = score;
         }
     }
-    NOGIL_END
-    nv_args_release(&in);
-    return Py_BuildValue("(ndd)", best, best_v, best_t);
+    return out;
 }
 
-/* op_pauc(scores, pos, neg, lo, hi, focus_tpr) -> area: the area under the broken line through the
- * points over x in [lo, hi] (x the FPR and y the TPR, or with focus_tpr x the TPR and y 1 - FPR),
- * each segment clipped to the range, its ends interpolated on it, the trapezoids added in point
- * order from 0.0; nan when a class is missing.  The first three arguments as op_pick's. */
-PyObject *nv_op_pauc(PyObject *Py_UNUSED(self), PyObject *args)
+/* the arguments a rule needs checked: 0, or -1 with an exception set */
+static int rule_ok(int rule, int D, const char *who)
+{
+    char msg[112];
+    if (rule < TPR_AT_FPR || rule > COST) {
+        snprintf(msg, sizeof msg, "%s: unknown rule", who);
+        PyErr_SetString(PyExc_ValueError, msg);
+        return -1;
+    }
+    if (rule <= REC_AT_PRE && (D < 0 || D > 400)) {
+        snprintf(msg, sizeof msg, "%s: a target needs its decimal M 10**-D, 0 <= D <= 400", who);
+        PyErr_SetString(PyExc_ValueError, msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* op_pick(scores, pos, neg, rule, a, b, c, d, M, D) -> (point, value, threshold): the point (0:
+ * nothing predicted positive, threshold +inf; i > 0: the i-th highest distinct score) of the best
+ * finite value among the points that meet the rule's target, its value and threshold; (-1, nan, nan)
+ * when none.  (scores, pos, neg): the summary's cells, ascending; or (positives' scores, negatives'
+ * scores, None), each sorted ascending.  a..d: the rule's parameters (the target; beta; the costs of
+ * a false negative, a false positive, a true positive, a true negative).  M, D: a target's decimal
+ * M 10**-D (the target rules need it: whether a point meets the target is decided exactly). */
+PyObject *nv_op_pick(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *ao, *bo, *co;
-    double lo, hi;
-    int focus_tpr;
-    if (!PyArg_ParseTuple(args, "OOOddp", &ao, &bo, &co, &lo, &hi, &focus_tpr))
+    int rule, D = -1;
+    double a = 0, b = 0, c = 0, d = 0;
+    unsigned long long M = 0;
+    if (!PyArg_ParseTuple(args, "OOOi|ddddKi", &ao, &bo, &co, &rule, &a, &b, &c, &d, &M, &D))
+        return NULL;
+    if (rule_ok(rule, D, "op_pick") < 0)
         return NULL;
     nv_args in = {0};
     walker w;
-    if (walker_of(&in, ao, bo, co, &w, "op_pauc") < 0)
+    if (walker_of(&in, ao, bo, co, &w, "op_pick") < 0)
         return NULL;
-    double area = 0.0;
+    picked got;
     NOGIL_BEGIN
+    got = pick_walk(&w, rule, a, b, c, d, M, D);
+    NOGIL_END
+    nv_args_release(&in);
+    return Py_BuildValue("(ndd)", got.i, got.v, got.t);
+}
+
+/* op_pick_groups(scores, pos, neg, bounds, rule, a, b, c, d, M, D) -> (values, thresholds): op_pick
+ * over each group's cells, group k's at bounds[k]:bounds[k + 1] (its distinct scores ascending, as
+ * measures/_data.py's histograms lays them out), as two float64 bytearrays of one number a group (NaN
+ * where no point qualifies).  Each group is walked as its own summary is (op_pick over its cells): the
+ * same bits.  A cell of no weight (a weighted group's row of weight 0) makes a point equal to the one
+ * before it, which is never picked over it (ties go to the first point): it changes nothing. */
+PyObject *nv_op_pick_groups(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *so, *po, *no, *bo;
+    int rule, D = -1;
+    double a = 0, b = 0, c = 0, d = 0;
+    unsigned long long M = 0;
+    if (!PyArg_ParseTuple(args, "OOOOi|ddddKi", &so, &po, &no, &bo, &rule, &a, &b, &c, &d, &M, &D))
+        return NULL;
+    if (rule_ok(rule, D, "op_pick_groups") < 0)
+        return NULL;
+    nv_args in = {0};
+    if (nv_arg(&in, so, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0 ||
+        nv_arg(&in, bo, NV_RAW8) < 0)
+        return NULL;
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
+        nv_args_fail(&in, PyExc_ValueError, "op_pick_groups: scores, pos and neg differ in length");
+        return NULL;
+    }
+    const int64_t *bounds = in.v[3].buf;
+    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[3], in.n[0], "op_pick_groups");
+    if (G < 0)
+        return NULL;
+    PyObject *vo = PyByteArray_FromStringAndSize(NULL, G * 8), *to = NULL;
+    if (vo)
+        to = PyByteArray_FromStringAndSize(NULL, G * 8);
+    if (!to) {
+        Py_XDECREF(vo);
+        nv_args_release(&in);
+        return NULL;
+    }
+    const double *sc = in.v[0].buf, *pos = in.v[1].buf, *neg = in.v[2].buf;
+    double *vals = (double *)PyByteArray_AS_STRING(vo), *thr = (double *)PyByteArray_AS_STRING(to);
+    NOGIL_BEGIN
+    for (Py_ssize_t g = 0; g < G; g++) {
+        walker w;
+        memset(&w, 0, sizeof w);
+        w.scores = sc + bounds[g], w.pos = pos + bounds[g], w.neg = neg + bounds[g];
+        w.k = bounds[g + 1] - bounds[g] - 1, w.ip = w.in = -1;
+        picked got = pick_walk(&w, rule, a, b, c, d, M, D);
+        vals[g] = got.v;
+        thr[g] = got.t;
+    }
+    NOGIL_END
+    nv_args_release(&in);
+    return Py_BuildValue("(NN)", vo, to);
+}
+
+/* The area of op_pauc over walk w: the trapezoids added in point order from 0.0; NaN when a class
+ * is missing.  Reads no Python object. */
+static double pauc_walk(walker *w, double lo, double hi, int focus_tpr)
+{
+    double area = 0.0;
     double P, N;
-    totals(&w, &P, &N);
+    totals(w, &P, &N);
     if (!(P > 0 && N > 0))
-        area = NAN;
+        return NAN;
     double tp = 0.0, fp = 0.0, dp, dn, score;
     double x0 = 0.0, y0 = focus_tpr ? 1.0 - ratio(0.0, N) : ratio(0.0, P);
-    while (P > 0 && N > 0 && x0 < hi && next_point(&w, &dp, &dn, &score)) {
+    while (x0 < hi && next_point(w, &dp, &dn, &score)) {
         tp += dp;
         fp += dn;
         double x1, y1;
@@ -338,7 +410,70 @@ PyObject *nv_op_pauc(PyObject *Py_UNUSED(self), PyObject *args)
         x0 = x1; /* x never decreases: once at hi, no later segment reaches into the range */
         y0 = y1;
     }
+    return area;
+}
+
+/* op_pauc(scores, pos, neg, lo, hi, focus_tpr) -> area: the area under the broken line through the
+ * points over x in [lo, hi] (x the FPR and y the TPR, or with focus_tpr x the TPR and y 1 - FPR),
+ * each segment clipped to the range, its ends interpolated on it, the trapezoids added in point
+ * order from 0.0; nan when a class is missing.  The first three arguments as op_pick's. */
+PyObject *nv_op_pauc(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *ao, *bo, *co;
+    double lo, hi;
+    int focus_tpr;
+    if (!PyArg_ParseTuple(args, "OOOddp", &ao, &bo, &co, &lo, &hi, &focus_tpr))
+        return NULL;
+    nv_args in = {0};
+    walker w;
+    if (walker_of(&in, ao, bo, co, &w, "op_pauc") < 0)
+        return NULL;
+    double area;
+    NOGIL_BEGIN
+    area = pauc_walk(&w, lo, hi, focus_tpr);
     NOGIL_END
     nv_args_release(&in);
     return PyFloat_FromDouble(area);
+}
+
+/* op_pauc_groups(scores, pos, neg, bounds, lo, hi, focus_tpr) -> areas: op_pauc over each group's
+ * cells (laid out as op_pick_groups reads them), a float64 bytearray of one area a group: the bits
+ * of op_pauc over each group's own cells. */
+PyObject *nv_op_pauc_groups(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *so, *po, *no, *bo;
+    double lo, hi;
+    int focus_tpr;
+    if (!PyArg_ParseTuple(args, "OOOOddp", &so, &po, &no, &bo, &lo, &hi, &focus_tpr))
+        return NULL;
+    nv_args in = {0};
+    if (nv_arg(&in, so, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0 ||
+        nv_arg(&in, bo, NV_RAW8) < 0)
+        return NULL;
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
+        nv_args_fail(&in, PyExc_ValueError, "op_pauc_groups: scores, pos and neg differ in length");
+        return NULL;
+    }
+    const int64_t *bounds = in.v[3].buf;
+    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[3], in.n[0], "op_pauc_groups");
+    if (G < 0)
+        return NULL;
+    PyObject *ao = PyByteArray_FromStringAndSize(NULL, G * 8);
+    if (!ao) {
+        nv_args_release(&in);
+        return NULL;
+    }
+    const double *sc = in.v[0].buf, *pos = in.v[1].buf, *neg = in.v[2].buf;
+    double *areas = (double *)PyByteArray_AS_STRING(ao);
+    NOGIL_BEGIN
+    for (Py_ssize_t g = 0; g < G; g++) {
+        walker w;
+        memset(&w, 0, sizeof w);
+        w.scores = sc + bounds[g], w.pos = pos + bounds[g], w.neg = neg + bounds[g];
+        w.k = bounds[g + 1] - bounds[g] - 1, w.ip = w.in = -1;
+        areas[g] = pauc_walk(&w, lo, hi, focus_tpr);
+    }
+    NOGIL_END
+    nv_args_release(&in);
+    return ao;
 }

@@ -108,22 +108,21 @@ def test_partitions_and_a_twin_asked_too():
 
 def test_the_point_is_chosen_once_for_its_value_and_threshold(monkeypatch):
     """The value and the threshold read one choice of point, kept with the summary (or the groups):
-    the walk that picks the point (one summary: the compiled one; groups: the numpy form over every
-    group at once) runs once per evaluation."""
+    the walk that picks the point (one summary: op_pick; groups: op_pick_groups over every group's
+    cells) runs once per evaluation."""
     calls = []
-    walk, form = operating.compiled_choice, operating._youden
+    walk, groups_walk = operating.compiled_choice, operating.compiled_choice_groups
 
     def counted_walk(h, rule, args):
         calls.append("summary")
         return walk(h, rule, args)
 
-    def counted_form(pts):
+    def counted_groups(gd, rule, args):
         calls.append("groups")
-        return form(pts)
+        return groups_walk(gd, rule, args)
 
-    counted_form.__name__ = form.__name__
     monkeypatch.setattr(operating, "compiled_choice", counted_walk)
-    monkeypatch.setattr(operating, "_youden", counted_form)
+    monkeypatch.setattr(operating, "compiled_choice_groups", counted_groups)
     y, s, g, _w = _data()
     r = _quiet(perfeval.evaluate, y, s, measures=["youden"])
     assert calls == ["summary"] and r.results["YOUDEN"].threshold is not None

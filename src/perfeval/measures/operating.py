@@ -22,8 +22,9 @@ the expected curve over random orders of a tie's cases), between two FPR values 
 ``focus="tpr"``: the area between the curve and the line FPR = 1), raw or standardised as McClish
 (1989) does.
 
-Each measure has a per-group form (``name_groups``) over every group's points at once, weighted or
-not, with the bits of each group's own summary (:func:`group_points`).
+Each measure has a per-group form (``name_groups``): the compiled walk over every group's cells in
+one call (op_pick_groups, op_pauc_groups), with the bits of each group's own summary; the numpy form
+over every group's points at once (:func:`group_points`) is kept as its reference for the tests.
 """
 
 from __future__ import annotations
@@ -293,12 +294,45 @@ def compiled_choice(h: ScoreHistogram, rule: str, args: tuple) -> Choice:
     points.
     """
     rule_id = RULES[rule]
+    _i, v, t = _native.op_pick(*_walked(h), rule_id, *_rule_args(rule_id, args))
+    return np.array([v]), np.array([t])
+
+
+def _rule_args(rule_id: int, args: tuple) -> tuple:
+    """op_pick's parameters after the rule: a target with its decimal, or the rule's numbers."""
     if rule_id <= RULES["_rec_at_pre"]:  # a target: its decimal, for the exact decision
         m, d = target_decimal(args[0])
-        _i, v, t = _native.op_pick(*_walked(h), rule_id, float(args[0]), 0.0, 0.0, 0.0, m, d)
-    else:
-        _i, v, t = _native.op_pick(*_walked(h), rule_id, *map(float, args))
-    return np.array([v]), np.array([t])
+        return (float(args[0]), 0.0, 0.0, 0.0, m, d)
+    return tuple(map(float, args))
+
+
+def _grouped_cells(gd: GroupedData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What the compiled per-group walks read: every group's cells (``histograms``), contiguous."""
+    sc, pos, neg, bounds = histograms(gd)
+    return (
+        np.ascontiguousarray(sc, np.float64),
+        np.ascontiguousarray(pos, np.float64),
+        np.ascontiguousarray(neg, np.float64),
+        np.ascontiguousarray(bounds, np.int64),
+    )
+
+
+def compiled_choice_groups(gd: GroupedData, rule: str, args: tuple) -> Choice:
+    """The choice of ``rule`` over every group by the compiled walk over the groups' cells
+    (csrc/operating.c, op_pick_groups: op_pick over each group's cells in turn, in one call): each
+    group's value and threshold have the bits of its own summary's (:func:`compiled_choice`) and of
+    the numpy form over every group's points (:func:`numpy_choice_groups`).
+    """
+    rule_id = RULES[rule]
+    v, t = _native.op_pick_groups(*_grouped_cells(gd), rule_id, *_rule_args(rule_id, args))
+    return np.frombuffer(v, np.float64).copy(), np.frombuffer(t, np.float64).copy()
+
+
+def numpy_choice_groups(gd: GroupedData, rule: str, args: tuple) -> Choice:
+    """The choice of ``rule`` over every group by the numpy form over every group's points at once
+    (:func:`group_points`): the reference the compiled per-group walk is held to in the tests.
+    """
+    return globals()[rule](group_points(gd), *args)
 
 
 def _walked(h: ScoreHistogram) -> tuple[Any, Any, Any]:
@@ -323,7 +357,7 @@ def _finish(src: ScoreHistogram | GroupedData, rule: Callable[..., Choice], args
     def make() -> Any:
         if not grouped:
             return compiled_choice(src, rule.__name__, args)  # type: ignore[arg-type]
-        return rule(group_points(src), *args)  # type: ignore[arg-type]
+        return compiled_choice_groups(src, rule.__name__, args)  # type: ignore[arg-type]
 
     chosen = _memo(src, ("operating_choice", rule.__name__, *args), make)
     out = chosen[1] if of == "threshold" else chosen[0]
@@ -626,6 +660,16 @@ def _mcclish(area: np.ndarray, hi: float, lo: float, focus: str) -> np.ndarray:
 
 
 def pauc_groups(gd: GroupedData, *, hi: float, lo: float, focus: str, correct: str) -> np.ndarray:
+    """Every group's :func:`pauc` by the compiled walk over the groups' cells (op_pauc_groups: op_pauc
+    over each group's cells in turn), the bits of each group's own summary's and of :func:`_pauc` over
+    every group's points (:func:`numpy_pauc_groups`).
+    """
+    area = np.frombuffer(_native.op_pauc_groups(*_grouped_cells(gd), float(lo), float(hi), focus == "tpr"))
+    return _mcclish(area, hi, lo, focus) if correct == "mcclish" else area.copy()
+
+
+def numpy_pauc_groups(gd: GroupedData, *, hi: float, lo: float, focus: str, correct: str) -> np.ndarray:
+    """:func:`pauc_groups` by the numpy form over every group's points (the tests' reference)."""
     return np.asarray(_pauc(group_points(gd), hi, lo, focus, correct))
 
 
