@@ -1555,6 +1555,62 @@ static void *hist_sort_groups(void *arg)
     return NULL;
 }
 
+/* rows in ascending score order (the slices' shared order, perfeval/api/slices.py): each group's
+ * summary written as its rows come, a row of the same score as its group's last cell counted there,
+ * another opening the group's next cell (from the group's first row's place, `starts` its rows'
+ * offsets): one pass, no key written, no sort, no merge; two threads, each the groups g0..g1-1 of
+ * every row.  The same entries as hist_sort_groups (the scores asc_key's, -0.0 as 0.0; the counts
+ * whole numbers).  ok 0 at the first row below its group's last score (then the caller sorts,
+ * nothing kept from here). */
+typedef struct {
+    const int64_t *codes;
+    const double *score;
+    const uint8_t *flag;
+    Py_ssize_t n;
+    int64_t g0, g1;
+    const int64_t *starts;
+    int64_t *cells; /* the next entry of each group, then its entries */
+    uint64_t *last;
+    double *sc, *pos, *neg;
+    int ok;
+} walk_job;
+
+static void *hist_in_order(void *arg)
+{
+    walk_job *j = arg;
+    const int64_t *codes = j->codes, *starts = j->starts;
+    int64_t *cur = j->cells, g0 = j->g0, g1 = j->g1;
+    uint64_t *last = j->last;
+    double *sc = j->sc, *pos = j->pos, *neg = j->neg;
+    for (int64_t g = g0; g < g1; g++)
+        cur[g] = starts[g];
+    j->ok = 0;
+    for (Py_ssize_t i = 0; i < j->n; i++) {
+        int64_t g = codes[i];
+        if (g < g0 || g >= g1)
+            continue;
+        uint64_t k = asc_key(j->score[i]);
+        int64_t e = cur[g];
+        double f = j->flag[i] != 0;
+        if (e > starts[g] && last[g] == k) {
+            pos[e - 1] += f;
+            neg[e - 1] += 1.0 - f;
+        } else if (e > starts[g] && k < last[g]) {
+            return NULL;
+        } else {
+            sc[e] = asc_score(k);
+            pos[e] = f;
+            neg[e] = 1.0 - f;
+            last[g] = k;
+            cur[g] = e + 1;
+        }
+    }
+    for (int64_t g = g0; g < g1; g++)
+        cur[g] -= starts[g];
+    j->ok = 1;
+    return NULL;
+}
+
 /* group_hist_rows(codes, score, positive, G) -> (scores, pos, neg, bounds): every group's summary
  * (its distinct scores ascending, -0.0 as 0.0, with their positive and negative counts; group g's
  * entries at bounds[g]:bounds[g + 1]) from unweighted rows in any order (codes int64 0..G-1,
@@ -1588,8 +1644,42 @@ PyObject *nv_group_hist_rows(PyObject *Py_UNUSED(self), PyObject *args)
                *neg = (double *)((nv_BufObject *)out[2])->data;
         int64_t *bounds = (int64_t *)PyByteArray_AS_STRING(out[3]);
         NOGIL_BEGIN
-        ok = scatter_split(codes, score, flag, n, G, starts, npos, key) == 0;
-        if (ok) {
+        /* rows in score order: one pass (hist_in_order); else counted into their groups, each sorted */
+        int walked = 0;
+        if (n > 1 && G <= n && score[0] <= score[n - 1]) { /* (`key` holds G last scores) */
+            for (Py_ssize_t i = 0; i < n; i++)
+                starts[codes[i] + 1]++;
+            for (int64_t g = 0; g < G; g++)
+                starts[g + 1] += starts[g];
+            int64_t mid = 0;
+            while (mid < G && starts[mid] < n / 2)
+                mid++;
+            walk_job wj[2] = {{codes, score, flag, n, 0, mid, starts, cells, key, sc, pos, neg, 0},
+                              {codes, score, flag, n, mid, G, starts, cells, key, sc, pos, neg, 0}};
+            pthread_t th;
+            int threaded = n > 100000 && G > 1 && pthread_create(&th, NULL, hist_in_order, &wj[1]) == 0;
+            hist_in_order(&wj[0]);
+            if (threaded)
+                pthread_join(th, NULL);
+            else
+                hist_in_order(&wj[1]);
+            walked = wj[0].ok && wj[1].ok;
+            if (!walked)
+                memset(starts, 0, ((size_t)G + 2) * sizeof(int64_t));
+        }
+        ok = walked || scatter_split(codes, score, flag, n, G, starts, npos, key) == 0;
+        if (ok && walked) {
+            for (int64_t g = 0; g < G; g++) { /* the entries moved up to their place */
+                bounds[g] = T;
+                if (T != starts[g] && cells[g] > 0) {
+                    memmove(sc + T, sc + starts[g], (size_t)cells[g] * 8);
+                    memmove(pos + T, pos + starts[g], (size_t)cells[g] * 8);
+                    memmove(neg + T, neg + starts[g], (size_t)cells[g] * 8);
+                }
+                T += cells[g];
+            }
+            bounds[G] = T;
+        } else if (ok) {
             int64_t mid = 0;
             while (mid < G && starts[mid] < n / 2)
                 mid++;

@@ -388,8 +388,16 @@ def evaluate_cases(
             code(checked, pos_label, keep=tie_bounds)
         if pos_label is None and not partitions:
             _say_grades_as_labels(checked.y, specs)
+        ordered = None
+        if slices is not None and not tie_bounds:
+            from perfeval.engine.slices import Task
+
+            task = Task("binary", tuple(specs), threshold, pos_label, partitions)
+            # the rows in score order once, for the overall summary and every slicing (unweighted,
+            # without queries: the same bits as in the order given)
+            ordered = slices.in_score_order(checked, task)
         report = finish(
-            checked,
+            checked if ordered is None else ordered[0],
             specs,
             threshold=threshold,
             partitions=partitions,
@@ -399,7 +407,8 @@ def evaluate_cases(
         if slices is not None:
             from perfeval.engine.slices import Task
 
-            slices.attach(report, checked, Task("binary", tuple(specs), threshold, pos_label, partitions))
+            task = Task("binary", tuple(specs), threshold, pos_label, partitions)
+            slices.attach(report, checked, task, ordered)
         return report
     finally:
         # the kernels' scratch kept between their calls (the group kernels' sort records: huge

@@ -101,19 +101,37 @@ class SliceRequest:
             out.append(Slicing(w, keys, codes))
         return out
 
-    def attach(self, report: Any, cases: Cases, task: Task) -> None:
+    def in_score_order(self, cases: Cases, task: Task) -> tuple[Cases, np.ndarray | None]:
+        """``cases`` in ascending score order and that order, when every slicing and the overall
+        values are finished quicker so and with the same bits (several slicings, binary measures,
+        unweighted, no queries); else ``cases`` as given and None.
+
+        Notes
+        -----
+        One compiled sort (query_order: highest first, read backwards) for the overall summary and
+        every slicing: the overall summary's classes then come sorted (ScoreHistogram.from_checked
+        sorts only what is out of order) and each slicing's groups too (csrc/summary.c
+        group_hist_rows).  Unweighted (no row dropped), every summary is of whole counts: the same
+        bits in any order of the rows.
+        """
+        if len(self.wanted) > 1 and task.kind == "binary" and cases.w is None and cases.g is None:
+            order = query_order(np.zeros(len(cases.s), dtype=np.int64), cases.s, 1)[::-1]
+            return in_order(cases, order), order
+        return cases, None
+
+    def attach(
+        self,
+        report: Any,
+        cases: Cases,
+        task: Task,
+        ordered: tuple[Cases, np.ndarray | None] | None = None,
+    ) -> None:
         """Finish every slicing from the checked ``cases`` of ``report`` (``task``: how they were
-        finished) into ``report.slices``, and say which slices leave a measure undefined.
+        finished) into ``report.slices``, and say which slices leave a measure undefined
+        (``ordered``: :meth:`in_score_order`'s answer for ``cases``, when the caller made it).
         """
         given = cases  # in the order given: what the slices' intervals resample (Slices.ci)
-        order = None
-        if len(self.wanted) > 1 and task.kind == "binary" and cases.w is None and cases.g is None:
-            # the rows in score order once for every slicing (one compiled sort, query_order: highest
-            # first, read backwards): each slicing's groups then come sorted (csrc/summary.c
-            # group_hist_rows sorts only what is out of order).  Unweighted (no row dropped), every
-            # summary is of whole counts: the same bits in any order of the rows
-            order = query_order(np.zeros(len(cases.s), dtype=np.int64), cases.s, 1)[::-1]
-            cases = in_order(cases, order)
+        cases, order = self.in_score_order(cases, task) if ordered is None else ordered
         slicings = self.slicings(cases.rows_in, order)
         keep = None
         if cases.rows_in != len(cases.s):  # the door dropped the rows of weight 0

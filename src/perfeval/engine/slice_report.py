@@ -145,7 +145,8 @@ def finish_all(
     results = []
     for sl in slicings:
         codes = sl.codes if keep is None else sl.codes[keep]
-        rows = np.bincount(sl.codes, minlength=len(sl))
+        # every row a case (keep None): finish_slicing counts the slices' rows once, as its cases
+        rows = None if keep is None else np.bincount(sl.codes, minlength=len(sl))
         values = finish_slicing(task, cases, codes, len(sl), rows=rows)
         results.append(slicing_result(sl.columns, sl.keys, values, min_size))
     attach_results(report, results, task, min_size=min_size, missing=missing)

@@ -486,15 +486,17 @@ def finish_slicing(
     w = cases.w if weights is None else np.asarray(weights, dtype=np.float64)
     if len(codes) != len(cases.s) or (w is not None and len(w) != len(codes)):
         raise InvalidParameterError("finish_slicing: codes, weights and cases differ in length")
+    counted = None  # the rows of each slice, when they are its cases too (none dropped): counted once
     if rows is None:
-        rows = np.bincount(codes, minlength=n_slices)
+        rows = counted = np.bincount(codes, minlength=n_slices)
     y, s, g, targets = cases.y, cases.s, cases.g, cases.targets
     if w is not None and not bool(np.all(w > 0)):  # a case of weight 0 is no case
         keep = w > 0
         y, s, w, codes = y[keep], s[keep], w[keep], codes[keep]
         g = None if g is None else g[keep]
         targets = _taken(targets, y)
-    n_cases = np.bincount(codes, minlength=n_slices).astype(np.int64)
+        counted = None
+    n_cases = (np.bincount(codes, minlength=n_slices) if counted is None else counted).astype(np.int64)
     weight = n_cases.astype(np.float64) if w is None else np.bincount(codes, weights=w, minlength=n_slices)
     sub_targets = (
         targets if targets is not None else (Targets(y, task.pos_label) if task.kind == "binary" else None)
