@@ -139,7 +139,7 @@ def test_the_one_class_reason_is_kept():
     y = np.array([1, 0, 1, 1, 1, 0, 0])
     s = np.array([0.9, 0.1, 0.5, 0.4, 0.3, 0.2, 0.8])
     g = np.array([0, 0, 0, 1, 1, 2, 2])
-    undefined = r"undefined for 2 of 3 groups \(1, 2\)"
+    undefined = r"undefined for 2 of 3 groups \(1: one class only: all 2 cases are positive; 2: one class"
     with pytest.warns(perfeval.exceptions.UndefinedMeasureWarning, match=undefined):
         r = perfeval.evaluate(y, s, groups=g, measures=["tpr_at_fpr@0.1", "pauc@0.2", "youden:of=threshold"])
     for res in r.results.values():
