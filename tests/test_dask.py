@@ -37,6 +37,74 @@ def same(a, b):
     return a == b or (a != a and b != b)
 
 
+def same_report(a, b) -> None:
+    """Reports ``a`` (Dask) and ``b`` (memory) say the same in every field of their JSON (to_dict):
+    rows, groups counted, each measure's value, means, per-group keys and values, undefined groups
+    and their reasons; only the backend's name differs."""
+    import json
+
+    da, db = a.to_dict(), b.to_dict()
+    assert da["params"].pop("backend") == "dask" and db["params"].pop("backend") == "memory"
+    da["signature"] = da["signature"].replace("backend:dask", "backend:memory")
+    assert json.dumps(da, sort_keys=True, default=str) == json.dumps(db, sort_keys=True, default=str)
+
+
+def weighted_groups(seed: int, n: int, zero_every: int) -> pd.DataFrame:
+    """n rows in about 40 groups of whole weights 0 to 3, every group g with g % zero_every == 0
+    weighted 0 in all its rows (a group of weight 0 has no value, but its rows are rows)."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "y": (rng.random(n) < 0.3).astype(int),
+            "s": np.round(rng.random(n), 2),
+            "g": rng.integers(0, 40, n),
+            "w": rng.integers(0, 4, n).astype(float),
+        }
+    )
+    df.loc[df["g"] % zero_every == 0, "w"] = 0.0
+    return df
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 10_000), st.integers(1, 9), st.integers(1, 3000), st.sampled_from([2, 3, 7, 41]))
+def test_dask_weighted_per_group_equals_in_memory(client, seed, parts, n, zero_every):
+    """Every binary measure per group, weighted, groups of weight 0 among them (zero_every 41: none):
+    the Dask report is memory's in every field, its rows and group ids too (a shuffled partition of
+    groups of weight 0 only made every id a float, and their rows were not counted)."""
+    df = weighted_groups(seed, n, zero_every)
+    ddf = dd.from_pandas(df, npartitions=min(parts, n))
+    a = perfeval.evaluate(ddf, target="y", score="s", group="g", weight="w", measures=BINARY)
+    b = perfeval.evaluate(df, target="y", score="s", group="g", weight="w", measures=BINARY)
+    assert a.params["rows"] == n
+    assert list(a.groups) == list(b.groups)
+    same_report(a, b)
+
+
+@pytest.mark.parametrize("parts", [1, 2, 5])
+@pytest.mark.parametrize("task", [None, "regression"])
+def test_dask_counts_the_rows_of_a_group_of_weight_0_as_memory(client, parts, task):
+    """A group whose weights are all 0 is no group of the report, but its rows are rows of it, on
+    Dask as in memory (they were left out: 6 rows of 10), and the other groups keep their ids."""
+    df = pd.DataFrame(
+        {
+            "y": [1, 0, 1, 0, 1, 0, 1, 0, 1, 0],
+            "s": [0.9, 0.2, 0.8, 0.3, 0.4, 0.6, 0.7, 0.1, 0.5, 0.5],
+            "g": [1, 1, 2, 2, 3, 3, 3, 3, 4, 4],
+            "w": [1.0, 2.0, 0.0, 0.0, 1.0, 1.0, 2.0, 1.0, 0.0, 0.0],
+        }
+    )
+    ms = ["ROC", "ACC", "RMS", "APR"] if task is None else ["MAE", "RMSE_REG"]
+    kw = {} if task is None else {"task": task}
+    a = perfeval.evaluate(
+        dd.from_pandas(df, npartitions=parts), target="y", score="s", group="g", weight="w", measures=ms, **kw
+    )
+    b = perfeval.evaluate(df, target="y", score="s", group="g", weight="w", measures=ms, **kw)
+    assert b.params["rows"] == 10 and b.params["groups"] == 2
+    assert list(a.to_dict()["measures"][ms[0]]["per_group"]) == ["1", "3"]  # not "1.0", "3.0"
+    assert a.params["rows"] == 10 and a.params["groups"] == 2
+    same_report(a, b)
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(0, 10_000), st.integers(1, 9), st.sampled_from([1, 2, 3, 6]))
 def test_dask_equals_in_memory_for_every_binary_measure(client, seed, parts, decimals):
@@ -881,6 +949,7 @@ def test_dask_regression_equals_in_memory_bit_for_bit(client, seed, parts, group
             "w": rng.random(n) * 2,
         }
     )
+    df.loc[df["g"] % 5 == 0, "w"] = 0.0  # groups of weight 0: no value, their rows counted
     ddf = dd.from_pandas(df, npartitions=min(parts, n))
     kw = {"group": "g"} if grouped else {}
     a = perfeval.evaluate(ddf, target="y", score="p", weight="w", measures=REGRESSION, **kw)
@@ -898,6 +967,9 @@ def test_dask_regression_equals_in_memory_bit_for_bit(client, seed, parts, group
             assert np.array_equal(a.results[k].per_group, b.results[k].per_group, equal_nan=True), k
     if grouped:
         assert list(a.groups) == list(b.groups)
+    b = perfeval.evaluate(df, target="y", score="p", weight="w", measures=REGRESSION, **kw)
+    assert a.params["rows"] == n
+    same_report(a, b)
     arrays = perfeval.evaluate(
         da.from_array(df["y"].to_numpy(), chunks=max(1, n // parts)),
         da.from_array(df["p"].to_numpy(), chunks=max(1, n // parts)),

@@ -48,9 +48,7 @@ def assert_same_report(a, b):
     if b.groups is not None:
         np.testing.assert_array_equal(a.groups, b.groups)
         assert a.groups.dtype == b.groups.dtype  # 64-bit ids stay integers, never floats
-    if not (b.groups is not None and b.params["weighted"]):  # Dask's count, which leaves out the rows of
-        # a group whose every weight is 0 (docs/spark.md): not yet the rows memory counts
-        assert a.params["rows"] == b.params["rows"]
+    assert a.params["rows"] == b.params["rows"]  # every row, a group's of weight 0 too
     assert a.params["backend"] == "spark"
 
 

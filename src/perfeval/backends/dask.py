@@ -625,26 +625,33 @@ def _regression_tree(pieces: list, split_every: int = 8):
 
 
 def _regression_group_values(pdf, target, score, group, weight, specs):
-    """Each whole group of one shuffled partition: its key, size, rows and value of every measure."""
+    """Each whole group of one shuffled partition (its key, size and value of every measure), and the
+    partition's rows (those of its groups of weight 0 too, which have no value: as in memory).
+    """
     import pandas as pd
 
     from perfeval.engine.regression import check_regression, group_values
 
-    if len(pdf) == 0:  # the group column keeps its type (see _group_values)
-        ids = pd.Series([], dtype=pdf[group].dtype)
-        return pd.DataFrame({"group": ids, "size": [], "rows": [], **{s.label: [] for s in specs}})
+    if len(pdf) == 0:
+        return _no_groups(pdf, group, specs), 0
     y = _column_values(pdf, target, "target")
     s = _column_values(pdf, score, "score")
     w = None if weight is None else _column_values(pdf, weight, "weight")
     with quiet(), np.errstate(all="ignore"):  # said once, by the driver (not catch_warnings: threads)
         keys, sizes, values = group_values(check_regression(y, s, pdf[group].to_numpy(), w), specs)
-    out = {
-        "group": list(keys),
-        "size": sizes,
-        "rows": pdf.groupby(group, sort=True).size().reindex(keys).to_numpy(),
-        **values,
-    }
-    return pd.DataFrame(out)
+    if len(keys) == 0:  # every group of the partition of weight 0: none to report, its rows read
+        return _no_groups(pdf, group, specs), len(pdf)
+    return pd.DataFrame({"group": list(keys), "size": sizes, **values}), len(pdf)
+
+
+def _no_groups(pdf, group: str, specs: list):
+    """The table of no group: its group column of the partition's type (an empty float column would
+    make every partition's int64 ids floats when they are put together, ids past 2^53 merged).
+    """
+    import pandas as pd
+
+    ids = pd.Series([], dtype=pdf[group].dtype)
+    return pd.DataFrame({"group": ids, "size": [], **{s.label: [] for s in specs}})
 
 
 def _grouped_regression(ddf, target, score, group, weight, specs, how):
@@ -663,19 +670,20 @@ def _grouped_regression(ddf, target, score, group, weight, specs, how):
 
 def regression_parts_report(got: Any, specs: list, weighted: bool, how: str, backend: str):
     """The report of every group's regression values made partition by partition
-    (:func:`_regression_group_values`, a frame a partition of whole groups), the groups sorted by key.
+    (:func:`_regression_group_values`: its table and its rows, a partition of whole groups), the groups
+    sorted by key.
     """
     import pandas as pd
 
     from perfeval.engine.regression import grouped_report as regression_report
 
-    table = pd.concat(got, ignore_index=True).sort_values("group", kind="stable")
+    table = pd.concat([g[0] for g in got], ignore_index=True).sort_values("group", kind="stable")
     return regression_report(
         specs,
         table["group"].to_numpy(),
         table["size"].to_numpy(dtype=np.float64),
         {s.label: table[s.label].to_numpy(dtype=np.float64) for s in specs},
-        rows=int(table["rows"].sum()),
+        rows=sum(g[1] for g in got),  # every row, those of the groups of weight 0 too (as in memory)
         weighted=weighted,
         backend=backend,
         task_from=how,
@@ -1050,17 +1058,16 @@ def _summarize_arrays(
 
 
 def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
-    """Per-group values of every measure for the whole groups of one partition (a small frame), and
-    with ``pos_label`` whether the partition holds it and its other labels (:func:`coded_labels`).
+    """Per-group values of every measure for the whole groups of one partition (a small frame), with
+    ``pos_label`` whether the partition holds it and its other labels (:func:`coded_labels`), the
+    reasons of its NaN groups, and its rows (those of its groups of weight 0 too, which have no
+    value: as in memory).
     """
     import pandas as pd
 
     labels: tuple[bool, frozenset] = (False, frozenset())
-    if len(pdf) == 0:  # the group column keeps its type: an empty float column would make every
-        # partition's int64 ids floats when they are put together (ids past 2^53 merged)
-        ids = pd.Series([], dtype=pdf[group].dtype)
-        empty = pd.DataFrame({"group": ids, "size": [], "rows": [], **{s.label: [] for s in specs}})
-        return empty, labels, {}
+    if len(pdf) == 0:
+        return _no_groups(pdf, group, specs), labels, {}, 0
     _no_missing_target(pdf, target)
     if pos_label is not None:
         coded, labels = coded_labels(pdf[target].to_numpy(), pos_label)
@@ -1082,16 +1089,14 @@ def _group_values(pdf, target, score, group, weight, specs, pos_label=None):
             specs,
             threshold=0.5,
         )
-    out = {
-        "group": list(r.groups),
-        "size": r.group_sizes,
-        "rows": pdf.groupby(group, sort=True).size().reindex(r.groups).to_numpy(),
-    }
-    for s in specs:
-        out[s.label] = r.results[s.label].per_group
     from perfeval.engine.finish import group_whys
 
-    return pd.DataFrame(out), labels, group_whys(r)  # the NaN groups' reasons, as in memory
+    if len(r.groups) == 0:  # every group of the partition of weight 0: none to report, its rows read
+        return _no_groups(pdf, group, specs), labels, group_whys(r), len(pdf)
+    out = {"group": list(r.groups), "size": r.group_sizes}
+    for s in specs:
+        out[s.label] = r.results[s.label].per_group
+    return pd.DataFrame(out), labels, group_whys(r), len(pdf)  # the NaN groups' reasons, as in memory
 
 
 def _grouped(ddf, target, score, group, weight, specs, threshold, pos_label=None, labels_read=None):
@@ -1146,7 +1151,7 @@ def grouped_parts_report(
         sizes,
         {s.label: table[s.label].to_numpy(dtype=np.float64) for s in specs},
         threshold=threshold,
-        rows=int(table["rows"].sum()),
+        rows=sum(g[3] for g in got),  # every row, those of the groups of weight 0 too (as in memory)
         weighted=weighted,
         backend=backend,
         whys=whys,
