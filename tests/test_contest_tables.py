@@ -21,6 +21,7 @@ from perfeval import __version__, evaluate
 from perfeval.contest import read_key, score_submission
 from perfeval.contest.board import Board, rankings
 from perfeval.contest.tasks import load_task
+from perfeval.exceptions import InvalidParameterError
 
 pd = pytest.importorskip("pandas")
 
@@ -945,3 +946,57 @@ def test_fields_measured_at_once_agree_with_each_line_cut_by_the_csv_reader(monk
         assert T._wide_fields(body, 1, caps) == want, body
         found += want is not None
     assert 300 < found < 1400  # both outcomes are tried
+
+
+def test_a_key_with_an_undeclared_usage_column_is_refused_by_every_door(tmp_path, capsys):
+    """A key holding Kaggle's ``Usage`` column (Public/Private rows) that the task does not name as
+    ``usage`` would score the private rows on the public board: refused at key load, in one line."""
+    import pandas as pd
+
+    from perfeval.contest.kaggle import score as kaggle_score
+
+    task = tmp_path / "t.toml"
+    task.write_text(
+        'name = "u"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "row_id"\n'
+        'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "AUC"\nmeasure = "roc"\n'
+    )
+    rows = [(1, 1, "Public"), (2, 0, "Public"), (3, 1, "Private"), (4, 0, "PRIVATE"), (5, 1, "Ignored")]
+    for col in ("Usage", "usage"):
+        key = tmp_path / f"key_{col}.csv"
+        key.write_text(f"row_id,y,{col}\n" + "".join(f"{i},{y},{u}\n" for i, y, u in rows))
+        (tmp_path / "sub.csv").write_text("row_id,p\n1,0.9\n2,0.1\n3,0.2\n4,0.8\n5,0.5\n")
+        for argv in (
+            ["score", "--key", str(key), "--task", str(task), str(tmp_path / "sub.csv"), "--no-store"],
+            ["codabench", "bundle", str(task), "--key", str(key), "--out", str(tmp_path / "b.zip")],
+        ):
+            code, out, err = run_cli(argv, capsys)
+            assert code != 0 and err.count("\n") == 1, (argv, err)
+            assert f"column {col!r} splits its rows into Public and Private boards" in err, err
+            assert f"add usage = {col!r} to the task, or drop or rename the column" in err, err
+        assert not (tmp_path / "b.zip").exists()
+    # a column named usage that is not Kaggle's boards is any other column
+    key = tmp_path / "key_other.csv"
+    key.write_text("row_id,y,usage\n" + "".join(f"{i},{y},train\n" for i, y, _ in rows))
+    code, out, err = run_cli(
+        ["score", "--key", str(key), "--task", str(task), str(tmp_path / "sub.csv"), "--no-store"], capsys
+    )
+    assert code == 0, err
+    # Kaggle's metric given a solution that still holds its Usage column
+    sol = pd.DataFrame(
+        {"row_id": [1, 2, 3, 4], "y": [1, 0, 1, 0], "Usage": ["Public", "Public", "Private", "Private"]}
+    )
+    sub = pd.DataFrame({"row_id": [1, 2, 3, 4], "p": [0.9, 0.1, 0.2, 0.8]})
+    with pytest.raises(InvalidParameterError, match="still holds its 'Usage' column"):
+        kaggle_score(sol, sub, "row_id", measure="roc", problem="binary", target="y", prediction="p")
+    assert (
+        kaggle_score(
+            sol.drop(columns="Usage"),
+            sub,
+            "row_id",
+            measure="roc",
+            problem="binary",
+            target="y",
+            prediction="p",
+        )
+        == 0.75
+    )

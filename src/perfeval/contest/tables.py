@@ -257,6 +257,7 @@ def read_table_key(key: Any, task: Task) -> TableKey:
         except OSError:
             inode = None
     src = frame.source
+    _undeclared_usage(frame, task)
     absent = [c for c in cols.key if c not in frame.data]
     if absent:
         role = _role(task, absent[0])
@@ -293,6 +294,30 @@ def read_table_key(key: Any, task: Task) -> TableKey:
 
 #: the boards a key's usage column names (in any case)
 BOARDS = ("public", "private", "ignored")
+
+
+def _undeclared_usage(frame: _Frame, task: Task) -> None:
+    """A key column named ``Usage`` (in any case) whose rows are Kaggle's boards (``Public``,
+    ``Private``, ``Ignored``) that the task does not name as ``usage``: refused, else every row
+    (private ones too) would be scored on one board.
+    """
+    cols = task.columns
+    assert cols is not None
+    if cols.usage is not None:
+        return
+    for name in frame.names:
+        if name.lower() != "usage" or name in cols.key or name not in frame.data:
+            continue
+        col = frame.data[name]
+        values = np.unique(np.array([str(v).lower() for v in col.tolist()], dtype=object))
+        text = set(values.tolist()) - {"", "none", "nan", "<na>"}
+        if text <= set(BOARDS) and {"public", "private"} <= text:
+            raise InputFormatError(
+                f"the answer key's column {name!r} splits its rows into Public and Private boards, but "
+                f"the task names no usage column (every row would be scored on one board): add "
+                f"usage = {name!r} to the task, or drop or rename the column",
+                source=frame.source,
+            )
 
 
 def _key_usage(frame: _Frame, name: str) -> np.ndarray:
