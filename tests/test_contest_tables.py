@@ -1000,3 +1000,35 @@ def test_a_key_with_an_undeclared_usage_column_is_refused_by_every_door(tmp_path
         )
         == 0.75
     )
+
+
+@pytest.mark.parametrize("text_ids", [False, True])
+def test_the_missing_ids_of_a_table_are_listed_in_sorted_order_not_the_keys(tmp_path, capsys, text_ids):
+    """A key sorted by label (its negatives first): the first missing ids in the key's order would be
+    exactly its negatives.  They are listed sorted (numbers numerically, text by code point)."""
+    task = tmp_path / "t.toml"
+    task.write_text(
+        'name = "s"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "row_id"\n'
+        'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "AUC"\nmeasure = "roc"\n'
+    )
+    neg, pos = [70, 300, 90, 1000, 50, 110], [20, 100, 40, 80, 60, 120]
+    name = (lambda i: f"u{i}") if text_ids else str
+    (tmp_path / "key.csv").write_text(
+        "row_id,y\n" + "".join(f"{name(i)},0\n" for i in neg) + "".join(f"{name(i)},1\n" for i in pos)
+    )
+    (tmp_path / "sub.csv").write_text(f"row_id,p\n{name(120)},0.5\n")
+    code, out, err = run_cli(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.csv"),
+            "--task",
+            str(task),
+            str(tmp_path / "sub.csv"),
+            "--no-store",
+        ],
+        capsys,
+    )
+    want = ["u100", "u1000", "u110", "u20", "u300"] if text_ids else ["20", "40", "50", "60", "70"]
+    listed = ", ".join(repr(i) for i in want)
+    assert code == 1 and f"11 id(s) of the answer key have no prediction: {listed}, ..." in err, err

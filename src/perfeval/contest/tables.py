@@ -1043,7 +1043,10 @@ def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, Erro
     absent = np.flatnonzero(~hit)
     after = []
     if len(absent):
-        listed = ", ".join(token(str(key.ids[i])) for i in absent[:5]) + (", ..." if len(absent) > 5 else "")
+        # the first ids in sorted order (numbers numerically, text by code point), not the key's:
+        # its order (by label, by board) would say something of the key
+        first = np.sort(key.ids[absent])[:5]
+        listed = ", ".join(token(str(i)) for i in first) + (", ..." if len(absent) > 5 else "")
         after.append(
             f"{place(frame.source)}: {len(absent)} id(s) of the answer key have no prediction: {listed}"
         )
