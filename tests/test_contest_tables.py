@@ -300,7 +300,7 @@ def test_data_frames_parquet_and_csv_give_the_same_scores(tmp_path):
     assert r.errors == [
         "a submission, row 4, column 'p': the prediction is not a finite number (read as nan)",
         "a submission: 2 id(s) of the answer key have no prediction: "
-        + ", ".join(repr(str(key["row_id"][i])) for i in gone),
+        + ", ".join(repr(str(i)) for i in sorted(key["row_id"][gone])),  # sorted, not the key's order
     ]
 
 
@@ -1032,3 +1032,44 @@ def test_the_missing_ids_of_a_table_are_listed_in_sorted_order_not_the_keys(tmp_
     want = ["u100", "u1000", "u110", "u20", "u300"] if text_ids else ["20", "40", "50", "60", "70"]
     listed = ", ".join(repr(i) for i in want)
     assert code == 1 and f"11 id(s) of the answer key have no prediction: {listed}, ..." in err, err
+
+
+def test_a_task_edited_mid_contest_is_refused_by_the_leaderboard(tmp_path, capsys):
+    """Each stored submission keeps the fingerprint of the task's scoring definition: a criterion
+    added or renamed since makes ``leaderboard`` and ``board list`` refuse (one line, exit 2), not
+    rank old and new scores together; the task restored, they work again."""
+    head = (
+        'name = "edit"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "row_id"\n'
+        'prediction = "p"\ntarget = "y"\n'
+    )
+    auc = '[[criteria]]\nname = "AUC"\nmeasure = "roc"\n'
+    task = tmp_path / "t.toml"
+    task.write_text(head + auc)
+    key = tmp_path / "key.csv"
+    key.write_text("row_id,y\n1,1\n2,0\n3,1\n4,0\n")
+    (tmp_path / "a.csv").write_text("row_id,p\n1,0.9\n2,0.1\n3,0.2\n4,0.8\n")
+    (tmp_path / "b.csv").write_text("row_id,p\n1,0.9\n2,0.1\n3,0.7\n4,0.2\n")
+    for team, sub in (("red", "a.csv"), ("blue", "b.csv")):
+        argv = ["score", "--key", str(key), "--task", str(task), str(tmp_path / sub), "--team", team]
+        assert run_cli(argv, capsys)[0] == 0
+    look = (["leaderboard"], ["board", "list"])
+    for cmd in look:
+        assert run_cli([*cmd, "--key", str(key), "--task", str(task)], capsys)[0] == 0
+    # an old board (stored before definitions were) is not judged
+    board = Board(str(key) + ".leaderboard.sqlite")
+    board.add("edit", "green", "g.csv", {"AUC": 0.5})
+    board.close()
+    for edited in (
+        auc + '[[criteria]]\nname = "LogLoss"\nmeasure = "logloss"\n',  # a criterion added
+        auc.replace('"AUC"', '"ROC"'),  # renamed
+        auc.replace('"roc"', '"apr"'),  # another measure
+    ):
+        task.write_text(head + edited)
+        for cmd in look:
+            code, out, err = run_cli([*cmd, "--key", str(key), "--task", str(task)], capsys)
+            assert code == 2 and out == "" and len(err.splitlines()) == 1, (cmd, err)
+            assert "2 of its 3 stored submission(s) were scored under another definition of the task" in err
+            assert "no command that rescores stored submissions" in err
+    task.write_text(head.replace('name = "edit"', 'name = "edit"\ntitle = "Retitled"') + auc)
+    code, out, err = run_cli(["leaderboard", "--key", str(key), "--task", str(task)], capsys)
+    assert code == 0 and "Retitled" in out and "blue" in out and "green" in out, err

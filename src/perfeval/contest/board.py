@@ -54,6 +54,7 @@ SCHEMA_MORE = (
     submitted_at TEXT NOT NULL,
     reason TEXT NOT NULL
 )""",
+    "CREATE TABLE IF NOT EXISTS definitions (submission INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL)",
 )
 
 
@@ -86,6 +87,8 @@ class Entry:
     scores: dict[str, float] = field(default_factory=dict)
     private: dict[str, float] | None = None
     refused: str | None = None
+    #: the digest of the task's scoring definition it was scored under (entry.task_fingerprint)
+    fingerprint: str | None = None
 
 
 def default_db(key_path: str) -> str:
@@ -366,6 +369,11 @@ class Board:
                 )
                 cur.execute(f"SELECT {last}")
                 sid = int(cur.fetchone()[0])
+                if e.fingerprint is not None:
+                    cur.execute(
+                        f"INSERT INTO definitions (submission, fingerprint) VALUES ({self.ph}, {self.ph})",
+                        (sid, e.fingerprint),
+                    )
                 if e.private is not None:
                     cur.execute(
                         f"INSERT INTO private_scores (submission, scores) VALUES ({self.ph}, {self.ph})",
@@ -468,7 +476,8 @@ class Board:
 
     def entries(self, task: str, private: bool = False) -> list[dict[str, Any]]:
         """Every stored submission of `task`, oldest first: ``id``, ``team``, ``file``, ``time``,
-        ``scores`` (the public board's, for a task with boards), ``final`` (chosen by its team); with
+        ``scores`` (the public board's, for a task with boards), ``final`` (chosen by its team),
+        ``definition`` (the fingerprint of the task it was scored under, or None: unknown); with
         ``private``, ``private`` too (its private scores, or None).  Waits (up to `wait` seconds) for
         a database a writer holds.  The private scores are read only when asked.
         """
@@ -484,6 +493,16 @@ class Board:
                 for i, t, f, w, s in cur.fetchall()
             ]
             by_id = {e["id"]: e for e in out}
+            for e in out:
+                e["definition"] = None  # stored before definitions were: unknown
+            if self._has(cur, "definitions"):
+                cur.execute(
+                    "SELECT d.submission, d.fingerprint FROM definitions d JOIN submissions s "
+                    f"ON s.id = d.submission WHERE s.task = {self.ph}",
+                    (task,),
+                )
+                for i, f in cur.fetchall():
+                    by_id[i]["definition"] = f
             if self._has(cur, "finals"):
                 cur.execute(f"SELECT submission FROM finals WHERE task = {self.ph}", (task,))
                 for (i,) in cur.fetchall():

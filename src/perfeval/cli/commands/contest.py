@@ -24,7 +24,7 @@ from perfeval.contest.board import (
     rankings,
     shown_direction,
 )
-from perfeval.contest.entry import read_key, score_submission, task_signature
+from perfeval.contest.entry import read_key, score_submission, task_fingerprint, task_signature
 from perfeval.contest.score import Key, Scores
 from perfeval.contest.tasks import Task, load_task
 from perfeval.engine.report import dumps, with_reasons
@@ -145,6 +145,7 @@ def _store(board: Board, task: Task, subs: list[str], teams: list[str], results:
             dict(r.scores),
             private=None if r.boards is None else dict(r.boards["private"]),
             refused=r.errors[0] if r.refused else None,
+            fingerprint=task_fingerprint(task),
         )
         for sub, who, r in zip(subs, teams, results, strict=True)
         if r.ok or r.refused
@@ -170,6 +171,22 @@ def _open(args: Any, task: Task) -> Board:
             "cannot be read (no such file); the leaderboard lies beside its answer key", source=args.key
         )
     return Board(args.db or default_db(args.key), create=False)
+
+
+def _same_definition(task: Task, entries: list[dict[str, Any]]) -> None:
+    """Refuse a leaderboard whose stored submissions were scored under another definition of the
+    task (a criterion added, renamed or changed since): ranked together, their scores would mislead.
+    Submissions stored before definitions were recorded are not judged.
+    """
+    mine = task_fingerprint(task)
+    other = [e for e in entries if e.get("definition") not in (None, mine)]
+    if other:
+        raise InvalidParameterError(
+            f"task {shown(task.name)}: {len(other)} of its {len(entries)} stored submission(s) were scored "
+            "under another definition of the task (its criteria, measures, columns or classes have "
+            "changed since): restore the task file they were scored with, or score them again into a "
+            "new leaderboard (--db); perfeval has no command that rescores stored submissions"
+        )
 
 
 def _standings(task: Task, ranks: dict[str, list]) -> list[str]:
@@ -199,6 +216,7 @@ def run_leaderboard(args: Any) -> int:
         entries = board.entries(task.name, private=released is not None)
     finally:
         board.close()
+    _same_definition(task, entries)
     directions = task.directions()
     public = rankings(entries, directions)
     final = (
@@ -277,6 +295,7 @@ def run_board(args: Any) -> int:
         entries = [e for e in every if team is None or e["team"] == team]
     finally:
         board.close()
+    _same_definition(task, every)
     names = list(task.directions())
     if args.format == "json":
         keep = ("id", "team", "file", "time", "scores", "final") + (("private",) if released else ())
