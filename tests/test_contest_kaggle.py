@@ -142,10 +142,12 @@ def test_boards_reject_a_submission_wrong_on_either_board():
 
 def test_the_inputs_are_left_as_they_are():
     sol, sub, *_ = _data()
-    s0, b0 = sol.copy(), sub.copy()
-    score(sol, sub, "row_id", **TASK)
+    one = sol.drop(columns=["Usage"])  # as Kaggle passes it to score (score refuses the Usage column)
+    s0, o0, b0 = sol.copy(), one.copy(), sub.copy()
+    score(one, sub, "row_id", **TASK)
     score_boards(sol, sub, "row_id", **TASK)
     pd.testing.assert_frame_equal(sol, s0)
+    pd.testing.assert_frame_equal(one, o0)
     pd.testing.assert_frame_equal(sub, b0)
 
 

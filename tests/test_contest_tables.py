@@ -21,7 +21,7 @@ from perfeval import __version__, evaluate
 from perfeval.contest import read_key, score_submission
 from perfeval.contest.board import Board, rankings
 from perfeval.contest.tasks import load_task
-from perfeval.exceptions import InvalidParameterError
+from perfeval.exceptions import InvalidParameterError, PerfError
 
 pd = pytest.importorskip("pandas")
 
@@ -827,7 +827,9 @@ def test_a_criterion_that_cannot_score_a_submission_rejects_it_alone(tmp_path, c
 
     def flaky(*args, **kwargs):
         calls.append(1)
-        if len(calls) == 4:  # the key's two criteria, then the first submission's second
+        # the key's two criteria (each then tried with three more predictions: does it depend on
+        # them?), then the first submission's second
+        if len(calls) == 10:
             raise InvalidParameterError("refused for this data")
         return real(*args, **kwargs)
 
@@ -1073,3 +1075,62 @@ def test_a_task_edited_mid_contest_is_refused_by_the_leaderboard(tmp_path, capsy
     task.write_text(head.replace('name = "edit"', 'name = "edit"\ntitle = "Retitled"') + auc)
     code, out, err = run_cli(["leaderboard", "--key", str(key), "--task", str(task)], capsys)
     assert code == 0 and "Retitled" in out and "blue" in out and "green" in out, err
+
+
+@pytest.mark.parametrize(
+    "problem, measure, hint",
+    [("binary", "prec", True), ("binary", "p", True), ("binary", "precision_at_k", True)],
+)
+def test_a_criterion_that_ignores_the_predictions_is_refused_at_key_load(
+    tmp_path, capsys, problem, measure, hint
+):
+    """``prec`` (P: precision at k, over the whole list) gives the key's positive rate for every
+    submission: it would rank every team alike.  Refused at key load, naming the criterion."""
+
+    task = tmp_path / "t.toml"
+    task.write_text(
+        f'name = "ig"\nsubmission = "table"\nkey = "table"\nproblem = "{problem}"\nid = "row_id"\n'
+        f'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "Crit"\nmeasure = "{measure}"\n'
+    )
+    key = tmp_path / "key.csv"
+    key.write_text("row_id,y\n1,1\n2,0\n3,1\n4,0\n5,0\n6,1\n7,0\n")
+    (tmp_path / "a.csv").write_text("row_id,p\n" + "".join(f"{i},0.5\n" for i in range(1, 8)))
+    try:
+        load_task(str(task))
+    except PerfError:
+        pytest.skip(f"{measure} is no measure of the registry")
+    code, out, err = run_cli(
+        ["score", "--key", str(key), "--task", str(task), str(tmp_path / "a.csv"), "--no-store"], capsys
+    )
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert f"criterion 'Crit' (measure {measure!r}) does not depend on the predictions" in err, err
+    assert ("precision at the 0.5 threshold is 'pre'" in err) == hint
+    with pytest.raises(InvalidParameterError, match="does not depend on the predictions"):
+        read_key(str(key), str(task))
+
+
+@pytest.mark.parametrize(
+    "problem, measure",
+    [
+        ("binary", "pre"),
+        ("binary", "p@3"),
+        ("binary", "roc"),
+        ("binary", "acc"),
+        ("regression", "rmse"),
+        ("regression", "r2"),
+        ("binary", "logloss"),
+    ],
+)
+def test_a_criterion_that_reads_the_predictions_is_not_refused(tmp_path, capsys, problem, measure):
+    task = tmp_path / "t.toml"
+    task.write_text(
+        f'name = "ok"\nsubmission = "table"\nkey = "table"\nproblem = "{problem}"\nid = "row_id"\n'
+        f'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "Crit"\nmeasure = "{measure}"\n'
+    )
+    key = tmp_path / "key.csv"
+    key.write_text("row_id,y\n1,1\n2,0\n3,1\n4,0\n5,0\n6,1\n7,0\n")
+    try:
+        load_task(str(task))
+    except PerfError:
+        pytest.skip(f"{measure} needs more than this task")
+    assert read_key(str(key), str(task)).rows == 7

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.base.text import place, token
+from perfeval.base.text import place, shown, token
 from perfeval.contest.criteria import Joined, measure_result, why_no_number
 from perfeval.contest.score import (
     EXTRA_LINES,
@@ -39,7 +39,7 @@ from perfeval.contest.score import (
     open_submission,
 )
 from perfeval.contest.tasks import Task
-from perfeval.exceptions import InputFormatError, PerfError
+from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfError
 from perfeval.io import grammar
 from perfeval.io.base import Options
 from perfeval.io.readers import READERS, read_table
@@ -493,6 +493,65 @@ def _key_dry_run(key: TableKey, task: Task) -> None:
                     f"({why_no_number(result)})",
                     source=key.source,
                 )
+    _depends_on_predictions(key, task)
+
+
+def _depends_on_predictions(key: TableKey, task: Task) -> None:
+    """A criterion whose value is the same for the neutral prediction, the key's own targets and
+    their reverse (``prec``: precision at k, with k = 0: the key's positive rate for every
+    submission) ranks every team alike: the task's error, refused now.
+    """
+    tried = _telling(task, key.y)
+    if tried is None:
+        return
+    for c in task.criteria:
+        values = []
+        for pred in (_neutral(task, len(key.y)), *tried):
+            try:
+                result = measure_result(
+                    task.problem or "",
+                    c.measure or "",
+                    Joined(key.y, pred, key.groups, key.weights),
+                    dialect=c.dialect,
+                    classes=_names(task),
+                    rescale=c.rescale,
+                )
+            except PerfError:
+                break  # said with its own message where a submission meets it
+            values.append(float(result.value))
+        if len(values) == 3 and all(math.isfinite(v) for v in values) and len(set(values)) == 1:
+            hint = ""
+            if c.label == "P" and task.problem == "binary":  # prec, p, precision_at_k
+                hint = "; P is precision at k (p@10 sets k); precision at the 0.5 threshold is 'pre'"
+            raise InvalidParameterError(
+                f"task {shown(task.name)}: criterion {c.name!r} (measure {c.measure!r}) does not depend "
+                "on the predictions (the key's own targets, their reverse and a constant prediction all "
+                f"score the same){hint}"
+            )
+
+
+def _telling(task: Task, y: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Two predictions of the task's shape as different as can be: the key's own targets (as
+    scores) and their reverse; None for a key whose targets are all alike.
+    """
+    if task.problem == "classes":
+        names = list(task.classes or ())
+        k = len(names)
+        index = {n: i for i, n in enumerate(names)}
+        idx = np.array([index[str(v)] for v in y.tolist()], np.int64)
+        if k < 2 or len(set(idx.tolist())) < 2:
+            return None
+        other = 0.1 / (k - 1)
+        eye = np.eye(k, dtype=bool)
+        return np.where(eye[idx], 0.9, other), np.where(eye[(idx + 1) % k], 0.9, other)
+    t = np.asarray(y, float)
+    lo, hi = float(np.min(t)), float(np.max(t))
+    if not hi > lo:
+        return None
+    if task.problem == "regression":
+        return t, (lo + hi) - t
+    u = (t - lo) / (hi - lo)
+    return 0.01 + 0.98 * u, 0.99 - 0.98 * u
 
 
 def _varied(task: Task, n: int) -> np.ndarray:
