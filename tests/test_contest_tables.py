@@ -1134,3 +1134,53 @@ def test_a_criterion_that_reads_the_predictions_is_not_refused(tmp_path, capsys,
     except PerfError:
         pytest.skip(f"{measure} needs more than this task")
     assert read_key(str(key), str(task)).rows == 7
+
+
+def test_a_64_bit_id_written_as_a_float_gets_the_floating_point_hint(tmp_path, capsys):
+    """pandas writes int64 ids of a float column as ``1.000000383550841e+18``: 21 characters, wider
+    than any int64 id; said as a float id (as ``101.0`` is), not as a field too long."""
+    task = tmp_path / "t.toml"
+    task.write_text(
+        'name = "f"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "id"\n'
+        'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "AUC"\nmeasure = "roc"\n'
+    )
+    big = [1000000383550841000, 1000000383550841001, 1000000383550841002]
+    (tmp_path / "k.csv").write_text(
+        "id,y\n" + "".join(f"{i},{y}\n" for i, y in zip(big, (1, 0, 1), strict=True))
+    )
+    for field, line in (("1.000000383550841e+18", 2), ("1000000383550841001.0", 3)):
+        rows = [str(big[0]), str(big[1]), str(big[2])]
+        rows[line - 2] = field
+        (tmp_path / "s.csv").write_text("id,p\n" + "".join(f"{r},0.5\n" for r in rows))
+        code, out, err = run_cli(
+            [
+                "score",
+                "--key",
+                str(tmp_path / "k.csv"),
+                "--task",
+                str(task),
+                str(tmp_path / "s.csv"),
+                "--no-store",
+            ],
+            capsys,
+        )
+        assert (
+            code == 1
+            and f"s.csv, line {line}: the id column 'id' holds {field!r}, a float: ids must be" in err
+        )
+        assert "longer than an id" not in err, err
+    # a long field that is no float is still said too long
+    (tmp_path / "s.csv").write_text(f"id,p\n{'9' * 25},0.5\n{big[1]},0.5\n{big[2]},0.5\n")
+    code, out, err = run_cli(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "k.csv"),
+            "--task",
+            str(task),
+            str(tmp_path / "s.csv"),
+            "--no-store",
+        ],
+        capsys,
+    )
+    assert code == 1 and "a field of 25 characters, longer than an id of the answer key" in err, err

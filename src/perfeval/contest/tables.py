@@ -43,7 +43,7 @@ from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfErr
 from perfeval.io import grammar
 from perfeval.io.base import Options
 from perfeval.io.readers import READERS, read_table
-from perfeval.io.tables import Table, check_bytes, clean
+from perfeval.io.tables import Table, check_bytes, clean, float_ids
 
 # pandas, polars and pyarrow are not imported: a data frame is read through its own methods; pyarrow
 # is imported by the Parquet reader, where a Parquet file is read.
@@ -700,7 +700,10 @@ def _csv(raw: bytes, path: str, task: Task, key: TableKey, expected: list[str], 
     width = line_width(task, key)
     long, rows, wide = _measure_lines(body, width, k, _field_caps(task, key, names))
     if wide is not None and (long is None or wide[0] < long):
-        line_no, name, n, cap = wide
+        line_no, name, n, cap, field_text = wide
+        if name == task.columns.id and grammar.first_float_id(np.array([field_text])) == 0:  # type: ignore[union-attr]
+            # a 64-bit id a tool wrote as a float (1.000000383550841e+18): said as a short one is
+            raise InputFormatError(float_ids(name, "id", field_text), source=path, line=line_no)
         what = (
             f"an id of the answer key (at most {cap} characters)"
             if name == task.columns.id  # type: ignore[union-attr]
@@ -777,10 +780,11 @@ def _field_caps(task: Task, key: TableKey, names: list[str]) -> dict[int, tuple[
 
 def _measure_lines(
     body: bytes, width: int, header: int, caps: dict[int, tuple[str, int]] | None = None
-) -> tuple[int | None, int, tuple[int, str, int, int] | None]:
+) -> tuple[int | None, int, tuple[int, str, int, int, str] | None]:
     """(the first line but the ``header``'s longer than ``width`` bytes, or None; the lines holding
     anything but blanks; the first field wider than its column's cap in ``caps`` (position ->
-    (name, characters)), as (line, name, its width, the cap), or None: :func:`_wide_fields`).
+    (name, characters)), as (line, name, its width, the cap, its first 64 characters), or None:
+    :func:`_wide_fields`).
     """
     long = None
     rows = 0
@@ -804,12 +808,13 @@ _CHUNK = 1 << 18
 
 def _wide_fields(
     body: bytes, header: int, caps: dict[int, tuple[str, int]]
-) -> tuple[int, str, int, int] | None:
+) -> tuple[int, str, int, int, str] | None:
     """The first field (not the ``header``'s line) wider than its column's cap: (line, name, its
-    width in characters, the cap), or None.  Fields are measured by numpy between commas and line
-    ends, a chunk of lines at a time (so memory stays a few times :data:`_CHUNK`, however many
-    commas junk holds); a line with a field longer than its cap in bytes, or with a quote (a quoted
-    field may hold commas), is then measured as the CSV reader cuts it (:func:`_wide_field`).
+    width in characters, the cap, its first 64 characters), or None.  Fields are measured by numpy
+    between commas and line ends, a chunk of lines at a time (so memory stays a few times
+    :data:`_CHUNK`, however many commas junk holds); a line with a field longer than its cap in
+    bytes, or with a quote (a quoted field may hold commas), is then measured as the CSV reader
+    cuts it (:func:`_wide_field`).
     """
     top = max(cap for _, cap in caps.values())  # a field beyond the columns: the widest cap
     limits = np.full(max(caps) + 1, top, np.int64)
@@ -851,7 +856,9 @@ def _wide_fields(
     return None
 
 
-def _wide_field(line: bytes, k: int, caps: dict[int, tuple[str, int]]) -> tuple[int, str, int, int] | None:
+def _wide_field(
+    line: bytes, k: int, caps: dict[int, tuple[str, int]]
+) -> tuple[int, str, int, int, str] | None:
     if b'"' in line:
         try:
             fields = [
@@ -866,7 +873,7 @@ def _wide_field(line: bytes, k: int, caps: dict[int, tuple[str, int]]) -> tuple[
         if i < len(fields):
             text = fields[i].strip().strip(b'"').decode("utf-8", "replace")
             if len(text) > cap:
-                return k, name, len(text), cap
+                return k, name, len(text), cap, text[:64]
     return None
 
 
@@ -1104,8 +1111,8 @@ def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, Erro
     if len(absent):
         # the first ids in sorted order (numbers numerically, text by code point), not the key's:
         # its order (by label, by board) would say something of the key
-        first = np.sort(key.ids[absent])[:5]
-        listed = ", ".join(token(str(i)) for i in first) + (", ..." if len(absent) > 5 else "")
+        shown_ids = np.sort(key.ids[absent])[:5]
+        listed = ", ".join(token(str(i)) for i in shown_ids) + (", ..." if len(absent) > 5 else "")
         after.append(
             f"{place(frame.source)}: {len(absent)} id(s) of the answer key have no prediction: {listed}"
         )
