@@ -264,3 +264,20 @@ def test_perfeval_score_prints_the_public_board_of_a_task_with_usage(tmp_path, c
     public, private = (_ref(y[usage == b], p[usage == b]) for b in ("Public", "Private"))
     assert code == 0 and err == "" and json.loads(out)[0]["scores"] == {"auc": public}
     assert repr(private) not in out
+
+
+def test_a_nullable_int_id_column_with_a_missing_id_says_the_row():
+    """pandas' nullable Int64 ids holding one NA: that row's id is missing (said at its row), not
+    the whole column "ids written as floating-point numbers" and every id listed."""
+    sol = pd.DataFrame({"row_id": [1, 2, 3, 4], "y": [1, 0, 1, 0]})
+    args = {"measure": "roc", "problem": "binary", "target": "y", "prediction": "p"}
+    sub = pd.DataFrame({"row_id": pd.array([1, 2, None, 4], dtype="Int64"), "p": [0.9, 0.1, 0.8, 0.2]})
+    with pytest.raises(ParticipantVisibleError) as e:
+        score(sol, sub, "row_id", **args)
+    assert str(e.value).splitlines() == [
+        "submission, row 3, column 'row_id': missing id (a null)",
+        "submission: 1 id(s) of the answer key have no prediction: '3'",
+    ]
+    whole = sub.assign(row_id=pd.array([1, 2, 3, 4], dtype="Int64"), p=[0.9, 0.1, 0.8, 0.2])
+    assert score(sol, whole, "row_id", **args) == 1.0
+    assert score(sol.astype({"row_id": "UInt32"}), whole, "row_id", **args) == 1.0

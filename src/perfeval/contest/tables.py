@@ -194,7 +194,15 @@ def frame_of(df: Any, source: str) -> _Frame:
         if name in data:
             continue  # named twice: said by the header check
         col = df[c]
-        arr = col.to_numpy() if hasattr(col, "to_numpy") else np.asarray(col)
+        dtype = str(getattr(col, "dtype", ""))
+        if dtype in _MASKED_INTS and hasattr(col, "isna"):
+            # pandas' nullable integers: NA is a missing value, not a float column (to_numpy's NaN)
+            gone = np.asarray(col.isna(), bool)
+            arr = col.to_numpy(dtype=np.uint64 if dtype.startswith("U") else np.int64, na_value=0)
+            if gone.any():
+                missing[name] = np.flatnonzero(gone)
+        else:
+            arr = col.to_numpy() if hasattr(col, "to_numpy") else np.asarray(col)
         if arr.dtype.kind == "O":
             gone = np.array([_is_null(v) for v in arr.tolist()], bool)
             if gone.any():
@@ -202,6 +210,10 @@ def frame_of(df: Any, source: str) -> _Frame:
         data[name] = arr
         rows = len(arr)
     return _Frame(source, names, data, rows, lambda row: f"row {row + 1}", missing, "a null")
+
+
+#: pandas' nullable integer dtypes (their NA is a missing value)
+_MASKED_INTS = frozenset(f"{u}Int{b}" for u in ("", "U") for b in (8, 16, 32, 64))
 
 
 def _is_null(v: Any) -> bool:
