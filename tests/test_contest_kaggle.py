@@ -281,3 +281,28 @@ def test_a_nullable_int_id_column_with_a_missing_id_says_the_row():
     whole = sub.assign(row_id=pd.array([1, 2, 3, 4], dtype="Int64"), p=[0.9, 0.1, 0.8, 0.2])
     assert score(sol, whole, "row_id", **args) == 1.0
     assert score(sol.astype({"row_id": "UInt32"}), whole, "row_id", **args) == 1.0
+
+
+def test_kaggles_one_hot_multiclass_solution_is_scored():
+    """Kaggle's multiclass solution holds one 0/1 column a class: ``target`` lists them (in the
+    order of the classes).  Its log loss equals scikit-learn's on the labels, and equals the task
+    with one label column bit for bit; a row not one-hot is the solution's error, at its row."""
+    metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(3)
+    n, cls = 60, ["cat", "dog", "bird"]
+    lab = rng.integers(0, 3, n)
+    lab[:3] = [0, 1, 2]
+    sol = pd.DataFrame({"id": np.arange(n) + 100, **{c: (lab == i).astype(int) for i, c in enumerate(cls)}})
+    p = rng.dirichlet([1, 1, 1], n)
+    sub = pd.DataFrame({"id": np.arange(n) + 100, **{c: p[:, i] for i, c in enumerate(cls)}})
+    args = {"measure": "mlogloss", "problem": "classes", "prediction": cls}
+    got = score(sol, sub.sample(frac=1.0, random_state=2), "id", target=cls, **args)
+    assert abs(got - metrics.log_loss(lab, p, labels=[0, 1, 2])) < 1e-12
+    labels = pd.DataFrame({"id": sol["id"], "y": np.array(cls)[lab]})
+    assert _bits(got) == _bits(score(labels, sub, "id", target="y", **args))
+    bad = sol.copy()
+    bad.loc[4, "dog"] = 1 - bad.loc[4, "dog"]
+    with pytest.raises(PerfError, match=r"row 5: columns cat, dog, bird: a one-hot row holds exactly one 1"):
+        score(bad, sub, "id", target=cls, **args)
+    with pytest.raises(PerfError, match=r"one target column \(the label\) or K \(one-hot"):
+        score(sol, sub, "id", target=cls[:2], **args)

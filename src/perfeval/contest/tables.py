@@ -256,7 +256,8 @@ def read_table_key(key: Any, task: Task) -> TableKey:
 
         def labels(names: list, header: bool) -> list[int]:
             pos = {n: i for i, n in reversed(list(enumerate(names)))}
-            return [pos[t] for t in [cols.target] if task.problem == "classes" and t in pos]
+            one = isinstance(cols.target, str)
+            return [pos[t] for t in [cols.target] if one and task.problem == "classes" and t in pos]
 
         table = read_table(path, "auto", True, identity=identity, labels=labels)
         twice = sorted({n for n in table.names if n in wanted and table.names.count(n) > 1})
@@ -435,6 +436,8 @@ def _key_targets(frame: _Frame, task: Task) -> np.ndarray:
     if task.problem == "labels":
         assert isinstance(cols.target, list)
         return np.column_stack([_numbers(frame, t, "target") for t in cols.target])
+    if task.problem == "classes" and isinstance(cols.target, list):
+        return _one_hot_labels(frame, cols.target, list(task.classes or ()))
     assert isinstance(cols.target, str)
     if task.problem != "classes":
         return _numbers(frame, cols.target, "target")
@@ -450,6 +453,24 @@ def _key_targets(frame: _Frame, task: Task) -> np.ndarray:
             **frame.at(bad[0]),
         )
     return labels
+
+
+def _one_hot_labels(frame: _Frame, names: list[str], classes: list[str]) -> np.ndarray:
+    """K classes' labels from Kaggle's one-hot solution (one 0/1 column a class, in the order of the
+    classes): each row's one column holding 1; a row with another value, or not exactly one 1, is
+    the key's error at its row.
+    """
+    m = np.column_stack([_numbers(frame, t, "target") for t in names])
+    bad = np.flatnonzero(~((m == 0) | (m == 1)).all(axis=1) | (m.sum(axis=1) != 1))
+    if len(bad):
+        r = int(bad[0])
+        raise InputFormatError(
+            f"columns {', '.join(names)}: a one-hot row holds exactly one 1, the others 0 (found "
+            f"{', '.join(format(float(v), 'g') for v in m[r])})",
+            source=frame.source,
+            **frame.at(r),
+        )
+    return np.asarray(classes, dtype=str)[np.argmax(m, axis=1)]
 
 
 def _label_text(v: Any) -> str:
