@@ -1184,3 +1184,45 @@ def test_a_64_bit_id_written_as_a_float_gets_the_floating_point_hint(tmp_path, c
         capsys,
     )
     assert code == 1 and "a field of 25 characters, longer than an id of the answer key" in err, err
+
+
+def test_a_huge_score_is_printed_at_full_precision_not_in_150_digits(tmp_path, capsys):
+    """An RMSE of 8e151 (a prediction gone wild): ``perfeval score``'s table, the leaderboard and
+    ``board list`` print it as repr prints the double (it reads back the same), not 150 digits."""
+    task = tmp_path / "t.toml"
+    task.write_text(
+        'name = "huge"\nsubmission = "table"\nkey = "table"\nproblem = "regression"\nid = "id"\n'
+        'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "RMSE"\nmeasure = "rmse"\n'
+    )
+    key = tmp_path / "k.csv"
+    key.write_text("id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n")
+    (tmp_path / "s.csv").write_text("id,p\n1,1.5\n2,2.5\n3,0.5\n4,1.6e152\n")
+    want = float(np.sqrt(np.mean(np.array([0.0, 0.0, 0.0, 1.6e152 - 3.0]) ** 2)))
+    code, out, err = run_cli(
+        ["score", "--key", str(key), "--task", str(task), str(tmp_path / "s.csv")], capsys
+    )
+    assert code == 0, err
+    (line,) = [x for x in out.splitlines() if x.startswith("s.csv") or "s.csv " in x]
+    assert line.split()[-1] == repr(want) and float(line.split()[-1]) == want, out
+    for cmd in (["leaderboard"], ["board", "list"]):
+        code, out, err = run_cli([*cmd, "--key", str(key), "--task", str(task)], capsys)
+        assert code == 0 and repr(want) in out and "0" * 30 not in out, out
+
+
+def test_ndcg_on_graded_relevance_is_scikit_learns_only_with_its_dialect(tmp_path):
+    """docs/contest.md: NDCG's gain is 2^rel - 1; ``dialect = "sklearn"`` gives ndcg_score's (its
+    gain the relevance itself), per query averaged."""
+    metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(11)
+    n = 40
+    q = np.repeat(["a", "b", "c", "d"], 10)
+    rel = rng.integers(0, 4, n)
+    p = rng.random(n)
+    key = pd.DataFrame({"id": np.arange(n), "q": q, "y": rel})
+    sub = pd.DataFrame({"id": np.arange(n), "p": p})
+    body = 'problem = "binary"\nid = "id"\nprediction = "p"\ntarget = "y"\ngroup = "q"\n'
+    crit = '[[criteria]]\nname = "N"\nmeasure = "ndcg"\n'
+    want = float(np.mean([metrics.ndcg_score([rel[q == g]], [p[q == g]]) for g in "abcd"]))
+    mine = score_submission(_task(tmp_path, body + crit), key, sub).scores["N"]
+    theirs = score_submission(_task(tmp_path, body + crit + 'dialect = "sklearn"\n'), key, sub).scores["N"]
+    assert abs(theirs - want) < 1e-12 and abs(mine - want) > 1e-3

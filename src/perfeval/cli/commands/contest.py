@@ -5,6 +5,7 @@ team's final submissions, list a team's submissions).
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from typing import Any
@@ -39,11 +40,18 @@ def _team_of(sub: str) -> str:
     return " ".join(shown(name).split())[:200] or "?"
 
 
+def _number(v: float) -> str:
+    """A score in a table: 5 decimals; one of 1e15 or more in magnitude (an RMSE of 8e151) at full
+    precision (repr: the shortest text that reads back as the same double), not 150 digits.
+    """
+    return repr(float(v)) if math.isfinite(v) and abs(v) >= 1e15 else f"{v:.5f}"
+
+
 def _score_table(subs: list[str], results: list, names: list[str], task: Task) -> str:
     rows: list[list[str]] = [["submission".ljust(10), *(n.rjust(10) for n in names)]]
     for s, r in zip(subs, results, strict=True):
         if r.ok:
-            rows.append([s, *(f"{r.scores[n]:>10.5f}" for n in names)])
+            rows.append([s, *(f"{_number(r.scores[n]):>10}" for n in names)])
         elif r.refused:
             limit = task.submissions_per_day
             rows.append([s, f"refused: over the daily limit ({limit} a UTC day), on stderr"])
@@ -197,7 +205,7 @@ def _standings(task: Task, ranks: dict[str, list]) -> list[str]:
         else:
             out.append(f"\n{shown(crit)} ({shown_direction(task.directions()[crit])} is better)")
         for s in standings:
-            v = "-" if s.value is None else f"{s.value:.5f}"
+            v = "-" if s.value is None else _number(s.value)
             # a team is one cell: quoted unless one plain word (`red 0.99000` could pass for a value)
             out.append(f"  {s.rank:>3}. {cell(s.team):<24} {v:>12}   {shown(s.time)}")
     return out
@@ -310,7 +318,7 @@ def run_board(args: Any) -> int:
                 cell(e["team"]),
                 shown(e["time"]),
                 "yes" if e["final"] else "",
-                *("-" if v.get(n) is None else f"{v[n]:.5f}" for v in values for n in names),
+                *("-" if v.get(n) is None else _number(v[n]) for v in values for n in names),
             ]
         )
     write("\n".join(table(rows, "rlllr")) + "\n")
