@@ -281,6 +281,21 @@ def test_a_nullable_int_id_column_with_a_missing_id_says_the_row():
     whole = sub.assign(row_id=pd.array([1, 2, 3, 4], dtype="Int64"), p=[0.9, 0.1, 0.8, 0.2])
     assert score(sol, whole, "row_id", **args) == 1.0
     assert score(sol.astype({"row_id": "UInt32"}), whole, "row_id", **args) == 1.0
+    # polars' and pyarrow's integer columns with a null: the same (their to_numpy gives floats too)
+    from perfeval.contest import score_submission
+    from perfeval.contest.kaggle import _task_from
+
+    task = _task_from("row_id", None, dict(args))
+    pl, pa = pytest.importorskip("polars"), pytest.importorskip("pyarrow")
+    for frame in (
+        pl.DataFrame({"row_id": [1, 2, None, 4], "p": [0.9, 0.1, 0.8, 0.2]}),
+        pa.table({"row_id": pa.array([1, 2, None, 4], pa.int64()), "p": [0.9, 0.1, 0.8, 0.2]}),
+    ):
+        r = score_submission(task, sol, frame)
+        assert r.errors == [
+            "a submission, row 3, column 'row_id': missing id (a null)",
+            "a submission: 1 id(s) of the answer key have no prediction: '3'",
+        ], type(frame)
 
 
 def test_kaggles_one_hot_multiclass_solution_is_scored():

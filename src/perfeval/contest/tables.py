@@ -194,11 +194,9 @@ def frame_of(df: Any, source: str) -> _Frame:
         if name in data:
             continue  # named twice: said by the header check
         col = df[c]
-        dtype = str(getattr(col, "dtype", ""))
-        if dtype in _MASKED_INTS and hasattr(col, "isna"):
-            # pandas' nullable integers: NA is a missing value, not a float column (to_numpy's NaN)
-            gone = np.asarray(col.isna(), bool)
-            arr = col.to_numpy(dtype=np.uint64 if dtype.startswith("U") else np.int64, na_value=0)
+        ints = _nullable_ints(col)
+        if ints is not None:
+            arr, gone = ints
             if gone.any():
                 missing[name] = np.flatnonzero(gone)
         else:
@@ -212,8 +210,26 @@ def frame_of(df: Any, source: str) -> _Frame:
     return _Frame(source, names, data, rows, lambda row: f"row {row + 1}", missing, "a null")
 
 
-#: pandas' nullable integer dtypes (their NA is a missing value)
+#: nullable integer types: pandas' and polars' names, pyarrow's
 _MASKED_INTS = frozenset(f"{u}Int{b}" for u in ("", "U") for b in (8, 16, 32, 64))
+_ARROW_INTS = frozenset(f"{u}int{b}" for u in ("", "u") for b in (8, 16, 32, 64))
+
+
+def _nullable_ints(col: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """A column of integers that may hold nulls (pandas' ``Int64``, polars' ``Int64``, pyarrow's
+    ``int64``) as (its integers, nulls as 0; where the nulls are): a null is a missing value, not a
+    float column (what their ``to_numpy`` makes of it, NaN among floats).  None for another column.
+    """
+    dtype = str(getattr(col, "dtype", ""))
+    if dtype in _MASKED_INTS and hasattr(col, "isna"):  # pandas
+        kind = np.uint64 if dtype.startswith("U") else np.int64
+        return col.to_numpy(dtype=kind, na_value=0), np.asarray(col.isna(), bool)
+    if dtype in _MASKED_INTS and hasattr(col, "fill_null"):  # polars
+        return col.fill_null(0).to_numpy(), np.asarray(col.is_null().to_numpy(), bool)
+    if str(getattr(col, "type", "")) in _ARROW_INTS and hasattr(col, "fill_null"):  # pyarrow
+        gone = np.asarray(col.is_null().to_numpy(zero_copy_only=False), bool)
+        return np.asarray(col.fill_null(0).to_numpy()), gone
+    return None
 
 
 def _is_null(v: Any) -> bool:
