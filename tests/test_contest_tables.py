@@ -1072,6 +1072,14 @@ def test_a_task_edited_mid_contest_is_refused_by_the_leaderboard(tmp_path, capsy
             assert code == 2 and out == "" and len(err.splitlines()) == 1, (cmd, err)
             assert "2 of its 3 stored submission(s) were scored under another definition of the task" in err
             assert "no command that rescores stored submissions" in err
+        # nor is a submission stored beside them under the edited task
+        argv = ["score", "--key", str(key), "--task", str(task), str(tmp_path / "a.csv"), "--team", "red"]
+        code, out, err = run_cli(argv, capsys)
+        assert code == 2 and "2 stored submission(s) were scored under another definition" in err, err
+        stored = Board(str(key) + ".leaderboard.sqlite")
+        n = len(stored.entries("edit"))
+        stored.close()
+        assert "nothing stored" in err and n == 3
     task.write_text(head.replace('name = "edit"', 'name = "edit"\ntitle = "Retitled"') + auc)
     code, out, err = run_cli(["leaderboard", "--key", str(key), "--task", str(task)], capsys)
     assert code == 0 and "Retitled" in out and "blue" in out and "green" in out, err

@@ -342,6 +342,8 @@ class Board:
         (if any), unless its team has already stored ``per_day`` submissions on the UTC day of the
         board's clock (counted in this transaction, the entries before it included): then it is
         stored as refused, as is an entry already refused.  Each entry's id, or its refusal's message.
+        Refused whole (:class:`InvalidParameterError`) when stored submissions of ``task`` were scored
+        under another definition of it (their fingerprints differ from the entries').
         """
         when = self.now()
         at, day = stamp(when), stamp(when)[:10]
@@ -349,6 +351,21 @@ class Board:
 
         def run(cur: Any) -> list[int | str]:
             out: list[int | str] = []
+            mine = {e.fingerprint for e in entries if e.fingerprint is not None}
+            for fp in sorted(mine):
+                cur.execute(
+                    "SELECT COUNT(*) FROM definitions d JOIN submissions s ON s.id = d.submission "
+                    f"WHERE s.task = {self.ph} AND d.fingerprint <> {self.ph}",
+                    (task, fp),
+                )
+                other = int(cur.fetchone()[0])
+                if other:
+                    raise InvalidParameterError(
+                        f"task {shown(task)}: {other} stored submission(s) were scored under another "
+                        "definition of the task (its criteria, measures, columns or classes have changed "
+                        "since): nothing stored; restore the task file they were scored with, or store "
+                        "into a new leaderboard (--db)"
+                    )
             for e in entries:
                 reason = e.refused
                 if reason is None and per_day is not None:
