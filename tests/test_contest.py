@@ -829,3 +829,24 @@ def test_two_header_lines_read_the_same_whole_or_line_by_line(monkeypatch, tmp_p
     sub = b"id,prediction\nid,prediction\nev0,0.5\nev1,0.2\n"
     (fp, fe, fr), (sp, se, sr) = _both_ways(monkeypatch, key, sub, "kddcup2004-physics", tmp_path)
     assert fe == se and fr == sr and len(fe) == 1 and "line 2: example 'id' is not in the answer key" in fe[0]
+
+
+def test_the_missing_ids_are_listed_in_sorted_order_not_the_keys(tmp_path, capsys):
+    """A key sorted by label: listed in its order, the first missing ids would be its negatives.
+    They are listed in sorted order (ids of digits numerically)."""
+    neg, pos = ["7", "30", "9", "100", "5", "11"], ["2", "10", "4", "8", "6", "12"]
+    (tmp_path / "key.txt").write_text("".join(f"{i} 0\n" for i in neg) + "".join(f"{i} 1\n" for i in pos))
+    (tmp_path / "sub.txt").write_text("12 0.5\n")
+    code = main(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.txt"),
+            "--task",
+            "kddcup2004-physics",
+            str(tmp_path / "sub.txt"),
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "11 example(s) of the answer key have no prediction: '2', '4', '5', '6', '7', ...\n" in err, err

@@ -154,6 +154,13 @@ def test_a_task_without_boards_cannot_be_released_or_chosen(tmp_path, capsys):
     key, task, subs = _setup(tmp_path)
     plain = tmp_path / "plain.toml"
     plain.write_text(TASK.format(extra="").replace('usage = "Usage"\n', ""))
+    # the key's Usage column, undeclared, is refused (it would score the private rows in public)
+    code, out, err = _cli(capsys, "score", "--key", key, "--task", plain, subs["good_public_0"])
+    assert code == 1 and "add usage = 'Usage' to the task, or drop or rename the column" in err
+    with open(key) as f:
+        text = f.read()
+    with open(key, "w") as f:
+        f.write(text.replace(",Usage\n", ",Phase\n"))
     assert _cli(capsys, "score", "--key", key, "--task", plain, subs["good_public_0"])[0] == 0
     for action in ("release", "choose"):
         code, out, err = _cli(capsys, "board", action, "--key", key, "--task", plain, "--team", "x")

@@ -142,10 +142,12 @@ def test_boards_reject_a_submission_wrong_on_either_board():
 
 def test_the_inputs_are_left_as_they_are():
     sol, sub, *_ = _data()
-    s0, b0 = sol.copy(), sub.copy()
-    score(sol, sub, "row_id", **TASK)
+    one = sol.drop(columns=["Usage"])  # as Kaggle passes it to score (score refuses the Usage column)
+    s0, o0, b0 = sol.copy(), one.copy(), sub.copy()
+    score(one, sub, "row_id", **TASK)
     score_boards(sol, sub, "row_id", **TASK)
     pd.testing.assert_frame_equal(sol, s0)
+    pd.testing.assert_frame_equal(one, o0)
     pd.testing.assert_frame_equal(sub, b0)
 
 
@@ -262,3 +264,60 @@ def test_perfeval_score_prints_the_public_board_of_a_task_with_usage(tmp_path, c
     public, private = (_ref(y[usage == b], p[usage == b]) for b in ("Public", "Private"))
     assert code == 0 and err == "" and json.loads(out)[0]["scores"] == {"auc": public}
     assert repr(private) not in out
+
+
+def test_a_nullable_int_id_column_with_a_missing_id_says_the_row():
+    """pandas' nullable Int64 ids holding one NA: that row's id is missing (said at its row), not
+    the whole column "ids written as floating-point numbers" and every id listed."""
+    sol = pd.DataFrame({"row_id": [1, 2, 3, 4], "y": [1, 0, 1, 0]})
+    args = {"measure": "roc", "problem": "binary", "target": "y", "prediction": "p"}
+    sub = pd.DataFrame({"row_id": pd.array([1, 2, None, 4], dtype="Int64"), "p": [0.9, 0.1, 0.8, 0.2]})
+    with pytest.raises(ParticipantVisibleError) as e:
+        score(sol, sub, "row_id", **args)
+    assert str(e.value).splitlines() == [
+        "submission, row 3, column 'row_id': missing id (a null)",
+        "submission: 1 id(s) of the answer key have no prediction: '3'",
+    ]
+    whole = sub.assign(row_id=pd.array([1, 2, 3, 4], dtype="Int64"), p=[0.9, 0.1, 0.8, 0.2])
+    assert score(sol, whole, "row_id", **args) == 1.0
+    assert score(sol.astype({"row_id": "UInt32"}), whole, "row_id", **args) == 1.0
+    # polars' and pyarrow's integer columns with a null: the same (their to_numpy gives floats too)
+    from perfeval.contest import score_submission
+    from perfeval.contest.kaggle import _task_from
+
+    task = _task_from("row_id", None, dict(args))
+    pl, pa = pytest.importorskip("polars"), pytest.importorskip("pyarrow")
+    for frame in (
+        pl.DataFrame({"row_id": [1, 2, None, 4], "p": [0.9, 0.1, 0.8, 0.2]}),
+        pa.table({"row_id": pa.array([1, 2, None, 4], pa.int64()), "p": [0.9, 0.1, 0.8, 0.2]}),
+    ):
+        r = score_submission(task, sol, frame)
+        assert r.errors == [
+            "a submission, row 3, column 'row_id': missing id (a null)",
+            "a submission: 1 id(s) of the answer key have no prediction: '3'",
+        ], type(frame)
+
+
+def test_kaggles_one_hot_multiclass_solution_is_scored():
+    """Kaggle's multiclass solution holds one 0/1 column a class: ``target`` lists them (in the
+    order of the classes).  Its log loss equals scikit-learn's on the labels, and equals the task
+    with one label column bit for bit; a row not one-hot is the solution's error, at its row."""
+    metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(3)
+    n, cls = 60, ["cat", "dog", "bird"]
+    lab = rng.integers(0, 3, n)
+    lab[:3] = [0, 1, 2]
+    sol = pd.DataFrame({"id": np.arange(n) + 100, **{c: (lab == i).astype(int) for i, c in enumerate(cls)}})
+    p = rng.dirichlet([1, 1, 1], n)
+    sub = pd.DataFrame({"id": np.arange(n) + 100, **{c: p[:, i] for i, c in enumerate(cls)}})
+    args = {"measure": "mlogloss", "problem": "classes", "prediction": cls}
+    got = score(sol, sub.sample(frac=1.0, random_state=2), "id", target=cls, **args)
+    assert abs(got - metrics.log_loss(lab, p, labels=[0, 1, 2])) < 1e-12
+    labels = pd.DataFrame({"id": sol["id"], "y": np.array(cls)[lab]})
+    assert _bits(got) == _bits(score(labels, sub, "id", target="y", **args))
+    bad = sol.copy()
+    bad.loc[4, "dog"] = 1 - bad.loc[4, "dog"]
+    with pytest.raises(PerfError, match=r"row 5: columns cat, dog, bird: a one-hot row holds exactly one 1"):
+        score(bad, sub, "id", target=cls, **args)
+    with pytest.raises(PerfError, match=r"one target column \(the label\) or K \(one-hot"):
+        score(sol, sub, "id", target=cls[:2], **args)

@@ -21,6 +21,7 @@ from perfeval import __version__, evaluate
 from perfeval.contest import read_key, score_submission
 from perfeval.contest.board import Board, rankings
 from perfeval.contest.tasks import load_task
+from perfeval.exceptions import InvalidParameterError, PerfError
 
 pd = pytest.importorskip("pandas")
 
@@ -299,7 +300,7 @@ def test_data_frames_parquet_and_csv_give_the_same_scores(tmp_path):
     assert r.errors == [
         "a submission, row 4, column 'p': the prediction is not a finite number (read as nan)",
         "a submission: 2 id(s) of the answer key have no prediction: "
-        + ", ".join(repr(str(key["row_id"][i])) for i in gone),
+        + ", ".join(repr(str(i)) for i in sorted(key["row_id"][gone])),  # sorted, not the key's order
     ]
 
 
@@ -826,7 +827,9 @@ def test_a_criterion_that_cannot_score_a_submission_rejects_it_alone(tmp_path, c
 
     def flaky(*args, **kwargs):
         calls.append(1)
-        if len(calls) == 4:  # the key's two criteria, then the first submission's second
+        # the key's two criteria (each then tried with three more predictions: does it depend on
+        # them?), then the first submission's second
+        if len(calls) == 10:
             raise InvalidParameterError("refused for this data")
         return real(*args, **kwargs)
 
@@ -945,3 +948,289 @@ def test_fields_measured_at_once_agree_with_each_line_cut_by_the_csv_reader(monk
         assert T._wide_fields(body, 1, caps) == want, body
         found += want is not None
     assert 300 < found < 1400  # both outcomes are tried
+
+
+def test_a_key_with_an_undeclared_usage_column_is_refused_by_every_door(tmp_path, capsys):
+    """A key holding Kaggle's ``Usage`` column (Public/Private rows) that the task does not name as
+    ``usage`` would score the private rows on the public board: refused at key load, in one line."""
+    import pandas as pd
+
+    from perfeval.contest.kaggle import score as kaggle_score
+
+    task = tmp_path / "t.toml"
+    task.write_text(
+        'name = "u"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "row_id"\n'
+        'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "AUC"\nmeasure = "roc"\n'
+    )
+    rows = [(1, 1, "Public"), (2, 0, "Public"), (3, 1, "Private"), (4, 0, "PRIVATE"), (5, 1, "Ignored")]
+    for col in ("Usage", "usage"):
+        key = tmp_path / f"key_{col}.csv"
+        key.write_text(f"row_id,y,{col}\n" + "".join(f"{i},{y},{u}\n" for i, y, u in rows))
+        (tmp_path / "sub.csv").write_text("row_id,p\n1,0.9\n2,0.1\n3,0.2\n4,0.8\n5,0.5\n")
+        for argv in (
+            ["score", "--key", str(key), "--task", str(task), str(tmp_path / "sub.csv"), "--no-store"],
+            ["codabench", "bundle", str(task), "--key", str(key), "--out", str(tmp_path / "b.zip")],
+        ):
+            code, out, err = run_cli(argv, capsys)
+            assert code != 0 and err.count("\n") == 1, (argv, err)
+            assert f"column {col!r} splits its rows into Public and Private boards" in err, err
+            assert f"add usage = {col!r} to the task, or drop or rename the column" in err, err
+        assert not (tmp_path / "b.zip").exists()
+    # a column named usage that is not Kaggle's boards is any other column
+    key = tmp_path / "key_other.csv"
+    key.write_text("row_id,y,usage\n" + "".join(f"{i},{y},train\n" for i, y, _ in rows))
+    code, out, err = run_cli(
+        ["score", "--key", str(key), "--task", str(task), str(tmp_path / "sub.csv"), "--no-store"], capsys
+    )
+    assert code == 0, err
+    # Kaggle's metric given a solution that still holds its Usage column
+    sol = pd.DataFrame(
+        {"row_id": [1, 2, 3, 4], "y": [1, 0, 1, 0], "Usage": ["Public", "Public", "Private", "Private"]}
+    )
+    sub = pd.DataFrame({"row_id": [1, 2, 3, 4], "p": [0.9, 0.1, 0.2, 0.8]})
+    with pytest.raises(InvalidParameterError, match="still holds its 'Usage' column"):
+        kaggle_score(sol, sub, "row_id", measure="roc", problem="binary", target="y", prediction="p")
+    assert (
+        kaggle_score(
+            sol.drop(columns="Usage"),
+            sub,
+            "row_id",
+            measure="roc",
+            problem="binary",
+            target="y",
+            prediction="p",
+        )
+        == 0.75
+    )
+
+
+@pytest.mark.parametrize("text_ids", [False, True])
+def test_the_missing_ids_of_a_table_are_listed_in_sorted_order_not_the_keys(tmp_path, capsys, text_ids):
+    """A key sorted by label (its negatives first): the first missing ids in the key's order would be
+    exactly its negatives.  They are listed sorted (numbers numerically, text by code point)."""
+    task = tmp_path / "t.toml"
+    task.write_text(
+        'name = "s"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "row_id"\n'
+        'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "AUC"\nmeasure = "roc"\n'
+    )
+    neg, pos = [70, 300, 90, 1000, 50, 110], [20, 100, 40, 80, 60, 120]
+    name = (lambda i: f"u{i}") if text_ids else str
+    (tmp_path / "key.csv").write_text(
+        "row_id,y\n" + "".join(f"{name(i)},0\n" for i in neg) + "".join(f"{name(i)},1\n" for i in pos)
+    )
+    (tmp_path / "sub.csv").write_text(f"row_id,p\n{name(120)},0.5\n")
+    code, out, err = run_cli(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "key.csv"),
+            "--task",
+            str(task),
+            str(tmp_path / "sub.csv"),
+            "--no-store",
+        ],
+        capsys,
+    )
+    want = ["u100", "u1000", "u110", "u20", "u300"] if text_ids else ["20", "40", "50", "60", "70"]
+    listed = ", ".join(repr(i) for i in want)
+    assert code == 1 and f"11 id(s) of the answer key have no prediction: {listed}, ..." in err, err
+
+
+def test_a_task_edited_mid_contest_is_refused_by_the_leaderboard(tmp_path, capsys):
+    """Each stored submission keeps the fingerprint of the task's scoring definition: a criterion
+    added or renamed since makes ``leaderboard`` and ``board list`` refuse (one line, exit 2), not
+    rank old and new scores together; the task restored, they work again."""
+    head = (
+        'name = "edit"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "row_id"\n'
+        'prediction = "p"\ntarget = "y"\n'
+    )
+    auc = '[[criteria]]\nname = "AUC"\nmeasure = "roc"\n'
+    task = tmp_path / "t.toml"
+    task.write_text(head + auc)
+    key = tmp_path / "key.csv"
+    key.write_text("row_id,y\n1,1\n2,0\n3,1\n4,0\n")
+    (tmp_path / "a.csv").write_text("row_id,p\n1,0.9\n2,0.1\n3,0.2\n4,0.8\n")
+    (tmp_path / "b.csv").write_text("row_id,p\n1,0.9\n2,0.1\n3,0.7\n4,0.2\n")
+    for team, sub in (("red", "a.csv"), ("blue", "b.csv")):
+        argv = ["score", "--key", str(key), "--task", str(task), str(tmp_path / sub), "--team", team]
+        assert run_cli(argv, capsys)[0] == 0
+    look = (["leaderboard"], ["board", "list"])
+    for cmd in look:
+        assert run_cli([*cmd, "--key", str(key), "--task", str(task)], capsys)[0] == 0
+    # an old board (stored before definitions were) is not judged
+    board = Board(str(key) + ".leaderboard.sqlite")
+    board.add("edit", "green", "g.csv", {"AUC": 0.5})
+    board.close()
+    for edited in (
+        auc + '[[criteria]]\nname = "LogLoss"\nmeasure = "logloss"\n',  # a criterion added
+        auc.replace('"AUC"', '"ROC"'),  # renamed
+        auc.replace('"roc"', '"apr"'),  # another measure
+    ):
+        task.write_text(head + edited)
+        for cmd in look:
+            code, out, err = run_cli([*cmd, "--key", str(key), "--task", str(task)], capsys)
+            assert code == 2 and out == "" and len(err.splitlines()) == 1, (cmd, err)
+            assert "2 of its 3 stored submission(s) were scored under another definition of the task" in err
+            assert "no command that rescores stored submissions" in err
+        # nor is a submission stored beside them under the edited task
+        argv = ["score", "--key", str(key), "--task", str(task), str(tmp_path / "a.csv"), "--team", "red"]
+        code, out, err = run_cli(argv, capsys)
+        assert code == 2 and "2 stored submission(s) were scored under another definition" in err, err
+        stored = Board(str(key) + ".leaderboard.sqlite")
+        n = len(stored.entries("edit"))
+        stored.close()
+        assert "nothing stored" in err and n == 3
+    task.write_text(head.replace('name = "edit"', 'name = "edit"\ntitle = "Retitled"') + auc)
+    code, out, err = run_cli(["leaderboard", "--key", str(key), "--task", str(task)], capsys)
+    assert code == 0 and "Retitled" in out and "blue" in out and "green" in out, err
+
+
+@pytest.mark.parametrize(
+    "problem, measure, hint",
+    [("binary", "prec", True), ("binary", "p", True), ("binary", "precision_at_k", True)],
+)
+def test_a_criterion_that_ignores_the_predictions_is_refused_at_key_load(
+    tmp_path, capsys, problem, measure, hint
+):
+    """``prec`` (P: precision at k, over the whole list) gives the key's positive rate for every
+    submission: it would rank every team alike.  Refused at key load, naming the criterion."""
+
+    task = tmp_path / "t.toml"
+    task.write_text(
+        f'name = "ig"\nsubmission = "table"\nkey = "table"\nproblem = "{problem}"\nid = "row_id"\n'
+        f'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "Crit"\nmeasure = "{measure}"\n'
+    )
+    key = tmp_path / "key.csv"
+    key.write_text("row_id,y\n1,1\n2,0\n3,1\n4,0\n5,0\n6,1\n7,0\n")
+    (tmp_path / "a.csv").write_text("row_id,p\n" + "".join(f"{i},0.5\n" for i in range(1, 8)))
+    try:
+        load_task(str(task))
+    except PerfError:
+        pytest.skip(f"{measure} is no measure of the registry")
+    code, out, err = run_cli(
+        ["score", "--key", str(key), "--task", str(task), str(tmp_path / "a.csv"), "--no-store"], capsys
+    )
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert f"criterion 'Crit' (measure {measure!r}) does not depend on the predictions" in err, err
+    assert ("precision at the 0.5 threshold is 'pre'" in err) == hint
+    with pytest.raises(InvalidParameterError, match="does not depend on the predictions"):
+        read_key(str(key), str(task))
+
+
+@pytest.mark.parametrize(
+    "problem, measure",
+    [
+        ("binary", "pre"),
+        ("binary", "p@3"),
+        ("binary", "roc"),
+        ("binary", "acc"),
+        ("regression", "rmse"),
+        ("regression", "r2"),
+        ("binary", "logloss"),
+    ],
+)
+def test_a_criterion_that_reads_the_predictions_is_not_refused(tmp_path, capsys, problem, measure):
+    task = tmp_path / "t.toml"
+    task.write_text(
+        f'name = "ok"\nsubmission = "table"\nkey = "table"\nproblem = "{problem}"\nid = "row_id"\n'
+        f'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "Crit"\nmeasure = "{measure}"\n'
+    )
+    key = tmp_path / "key.csv"
+    key.write_text("row_id,y\n1,1\n2,0\n3,1\n4,0\n5,0\n6,1\n7,0\n")
+    try:
+        load_task(str(task))
+    except PerfError:
+        pytest.skip(f"{measure} needs more than this task")
+    assert read_key(str(key), str(task)).rows == 7
+
+
+def test_a_64_bit_id_written_as_a_float_gets_the_floating_point_hint(tmp_path, capsys):
+    """pandas writes int64 ids of a float column as ``1.000000383550841e+18``: 21 characters, wider
+    than any int64 id; said as a float id (as ``101.0`` is), not as a field too long."""
+    task = tmp_path / "t.toml"
+    task.write_text(
+        'name = "f"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "id"\n'
+        'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "AUC"\nmeasure = "roc"\n'
+    )
+    big = [1000000383550841000, 1000000383550841001, 1000000383550841002]
+    (tmp_path / "k.csv").write_text(
+        "id,y\n" + "".join(f"{i},{y}\n" for i, y in zip(big, (1, 0, 1), strict=True))
+    )
+    for field, line in (("1.000000383550841e+18", 2), ("1000000383550841001.0", 3)):
+        rows = [str(big[0]), str(big[1]), str(big[2])]
+        rows[line - 2] = field
+        (tmp_path / "s.csv").write_text("id,p\n" + "".join(f"{r},0.5\n" for r in rows))
+        code, out, err = run_cli(
+            [
+                "score",
+                "--key",
+                str(tmp_path / "k.csv"),
+                "--task",
+                str(task),
+                str(tmp_path / "s.csv"),
+                "--no-store",
+            ],
+            capsys,
+        )
+        assert (
+            code == 1
+            and f"s.csv, line {line}: the id column 'id' holds {field!r}, a float: ids must be" in err
+        )
+        assert "longer than an id" not in err, err
+    # a long field that is no float is still said too long
+    (tmp_path / "s.csv").write_text(f"id,p\n{'9' * 25},0.5\n{big[1]},0.5\n{big[2]},0.5\n")
+    code, out, err = run_cli(
+        [
+            "score",
+            "--key",
+            str(tmp_path / "k.csv"),
+            "--task",
+            str(task),
+            str(tmp_path / "s.csv"),
+            "--no-store",
+        ],
+        capsys,
+    )
+    assert code == 1 and "a field of 25 characters, longer than an id of the answer key" in err, err
+
+
+def test_a_huge_score_is_printed_at_full_precision_not_in_150_digits(tmp_path, capsys):
+    """An RMSE of 8e151 (a prediction gone wild): ``perfeval score``'s table, the leaderboard and
+    ``board list`` print it as repr prints the double (it reads back the same), not 150 digits."""
+    task = tmp_path / "t.toml"
+    task.write_text(
+        'name = "huge"\nsubmission = "table"\nkey = "table"\nproblem = "regression"\nid = "id"\n'
+        'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "RMSE"\nmeasure = "rmse"\n'
+    )
+    key = tmp_path / "k.csv"
+    key.write_text("id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n")
+    (tmp_path / "s.csv").write_text("id,p\n1,1.5\n2,2.5\n3,0.5\n4,1.6e152\n")
+    want = float(np.sqrt(np.mean(np.array([0.0, 0.0, 0.0, 1.6e152 - 3.0]) ** 2)))
+    code, out, err = run_cli(
+        ["score", "--key", str(key), "--task", str(task), str(tmp_path / "s.csv")], capsys
+    )
+    assert code == 0, err
+    (line,) = [x for x in out.splitlines() if x.startswith("s.csv") or "s.csv " in x]
+    assert line.split()[-1] == repr(want) and float(line.split()[-1]) == want, out
+    for cmd in (["leaderboard"], ["board", "list"]):
+        code, out, err = run_cli([*cmd, "--key", str(key), "--task", str(task)], capsys)
+        assert code == 0 and repr(want) in out and "0" * 30 not in out, out
+
+
+def test_ndcg_on_graded_relevance_is_scikit_learns_only_with_its_dialect(tmp_path):
+    """docs/contest.md: NDCG's gain is 2^rel - 1; ``dialect = "sklearn"`` gives ndcg_score's (its
+    gain the relevance itself), per query averaged."""
+    metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(11)
+    n = 40
+    q = np.repeat(["a", "b", "c", "d"], 10)
+    rel = rng.integers(0, 4, n)
+    p = rng.random(n)
+    key = pd.DataFrame({"id": np.arange(n), "q": q, "y": rel})
+    sub = pd.DataFrame({"id": np.arange(n), "p": p})
+    body = 'problem = "binary"\nid = "id"\nprediction = "p"\ntarget = "y"\ngroup = "q"\n'
+    crit = '[[criteria]]\nname = "N"\nmeasure = "ndcg"\n'
+    want = float(np.mean([metrics.ndcg_score([rel[q == g]], [p[q == g]]) for g in "abcd"]))
+    mine = score_submission(_task(tmp_path, body + crit), key, sub).scores["N"]
+    theirs = score_submission(_task(tmp_path, body + crit + 'dialect = "sklearn"\n'), key, sub).scores["N"]
+    assert abs(theirs - want) < 1e-12 and abs(mine - want) > 1e-3

@@ -54,6 +54,7 @@ SCHEMA_MORE = (
     submitted_at TEXT NOT NULL,
     reason TEXT NOT NULL
 )""",
+    "CREATE TABLE IF NOT EXISTS definitions (submission INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL)",
 )
 
 
@@ -86,6 +87,8 @@ class Entry:
     scores: dict[str, float] = field(default_factory=dict)
     private: dict[str, float] | None = None
     refused: str | None = None
+    #: the digest of the task's scoring definition it was scored under (entry.task_fingerprint)
+    fingerprint: str | None = None
 
 
 def default_db(key_path: str) -> str:
@@ -339,6 +342,8 @@ class Board:
         (if any), unless its team has already stored ``per_day`` submissions on the UTC day of the
         board's clock (counted in this transaction, the entries before it included): then it is
         stored as refused, as is an entry already refused.  Each entry's id, or its refusal's message.
+        Refused whole (:class:`InvalidParameterError`) when stored submissions of ``task`` were scored
+        under another definition of it (their fingerprints differ from the entries').
         """
         when = self.now()
         at, day = stamp(when), stamp(when)[:10]
@@ -346,6 +351,21 @@ class Board:
 
         def run(cur: Any) -> list[int | str]:
             out: list[int | str] = []
+            mine = {e.fingerprint for e in entries if e.fingerprint is not None}
+            for fp in sorted(mine):
+                cur.execute(
+                    "SELECT COUNT(*) FROM definitions d JOIN submissions s ON s.id = d.submission "
+                    f"WHERE s.task = {self.ph} AND d.fingerprint <> {self.ph}",
+                    (task, fp),
+                )
+                other = int(cur.fetchone()[0])
+                if other:
+                    raise InvalidParameterError(
+                        f"task {shown(task)}: {other} stored submission(s) were scored under another "
+                        "definition of the task (its criteria, measures, columns or classes have changed "
+                        "since): nothing stored; restore the task file they were scored with, or store "
+                        "into a new leaderboard (--db)"
+                    )
             for e in entries:
                 reason = e.refused
                 if reason is None and per_day is not None:
@@ -366,6 +386,11 @@ class Board:
                 )
                 cur.execute(f"SELECT {last}")
                 sid = int(cur.fetchone()[0])
+                if e.fingerprint is not None:
+                    cur.execute(
+                        f"INSERT INTO definitions (submission, fingerprint) VALUES ({self.ph}, {self.ph})",
+                        (sid, e.fingerprint),
+                    )
                 if e.private is not None:
                     cur.execute(
                         f"INSERT INTO private_scores (submission, scores) VALUES ({self.ph}, {self.ph})",
@@ -468,7 +493,8 @@ class Board:
 
     def entries(self, task: str, private: bool = False) -> list[dict[str, Any]]:
         """Every stored submission of `task`, oldest first: ``id``, ``team``, ``file``, ``time``,
-        ``scores`` (the public board's, for a task with boards), ``final`` (chosen by its team); with
+        ``scores`` (the public board's, for a task with boards), ``final`` (chosen by its team),
+        ``definition`` (the fingerprint of the task it was scored under, or None: unknown); with
         ``private``, ``private`` too (its private scores, or None).  Waits (up to `wait` seconds) for
         a database a writer holds.  The private scores are read only when asked.
         """
@@ -484,6 +510,16 @@ class Board:
                 for i, t, f, w, s in cur.fetchall()
             ]
             by_id = {e["id"]: e for e in out}
+            for e in out:
+                e["definition"] = None  # stored before definitions were: unknown
+            if self._has(cur, "definitions"):
+                cur.execute(
+                    "SELECT d.submission, d.fingerprint FROM definitions d JOIN submissions s "
+                    f"ON s.id = d.submission WHERE s.task = {self.ph}",
+                    (task,),
+                )
+                for i, f in cur.fetchall():
+                    by_id[i]["definition"] = f
             if self._has(cur, "finals"):
                 cur.execute(f"SELECT submission FROM finals WHERE task = {self.ph}", (task,))
                 for (i,) in cur.fetchall():

@@ -112,6 +112,26 @@ def score_submission(
     return out
 
 
+def task_fingerprint(task: Task) -> str:
+    """A digest of what scores a task (its criteria: names, measures, options, dialects, directions;
+    its total; its problem, columns (usage too) and classes), stored with each submission so that a
+    leaderboard scored under another definition of the task is noticed.  Its name, title, daily limit
+    and number of final submissions are not in it.
+    """
+    import dataclasses
+    import hashlib
+    import json
+
+    what = {
+        "criteria": [dataclasses.asdict(c) for c in task.criteria],
+        "total": task.total,
+        "shape": [task.submission, task.key, task.lists, task.labels, task.problem, task.classes],
+        "columns": None if task.columns is None else dataclasses.asdict(task.columns),
+    }
+    text = json.dumps(what, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def task_signature(task: Task) -> Signature:
     """The signature of a task's scores (under every table of them): a line task's are the classic
     engine's (PERF's ties, float32 predictions); a table task's, perfeval's rules (or each

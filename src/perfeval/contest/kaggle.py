@@ -118,7 +118,8 @@ def score(
     ----------
     solution, submission : pandas.DataFrame
         As Kaggle passes them (the solution without its ``Usage`` column; one board's rows).  A
-        ``usage`` column still in the solution is not read (:func:`score_boards` scores each board).
+        ``usage`` column of boards still in the solution is refused (it would mix both boards'
+        rows): :func:`score_boards` scores each board.
     row_id_column_name : str
         The id column of both.
     task : str or Task, optional
@@ -139,6 +140,13 @@ def score(
         The task's or the solution's problems (the organiser's).
     """
     t = _task_from(row_id_column_name, task, kwargs)
+    if usage in solution.columns:
+        boards = set(solution[usage].astype(str).str.lower())
+        if boards <= {"public", "private", "ignored"} and {"public", "private"} <= boards:
+            raise InvalidParameterError(
+                f"the solution still holds its {usage!r} column (Public and Private rows): Kaggle passes "
+                "each board's rows without it; score_boards scores both boards, or drop the column"
+            )
     key = read_table_key(_without(solution, usage), t)
     return _value(t, score_submission(t, key, submission, name="submission"))
 

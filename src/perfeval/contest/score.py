@@ -988,7 +988,13 @@ def check_submission(
         # ids written as floats are said once, not again as missing; the ids of a line refused for
         # its line end were not read, and may be there
         if missing and not errors.floated and not errors.broken:
-            listed = ", ".join(token(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
+            # the first in sorted order (ids of digits numerically), not the key's: its order (by
+            # label) would say something of the key
+            numeric = all(i.isdigit() for i in missing)
+            first = sorted(missing, key=lambda i: (len(i.lstrip("0")), i.lstrip("0"), i) if numeric else i)[
+                :5
+            ]
+            listed = ", ".join(token(i) for i in first) + (", ..." if len(missing) > 5 else "")
             errors.add(
                 f"{place(path)}: {len(missing)} example(s) of the answer key have no prediction: {listed}"
             )

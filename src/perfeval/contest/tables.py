@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.base.text import place, token
+from perfeval.base.text import place, shown, token
 from perfeval.contest.criteria import Joined, measure_result, why_no_number
 from perfeval.contest.score import (
     EXTRA_LINES,
@@ -39,11 +39,11 @@ from perfeval.contest.score import (
     open_submission,
 )
 from perfeval.contest.tasks import Task
-from perfeval.exceptions import InputFormatError, PerfError
+from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfError
 from perfeval.io import grammar
 from perfeval.io.base import Options
 from perfeval.io.readers import READERS, read_table
-from perfeval.io.tables import Table, check_bytes, clean
+from perfeval.io.tables import Table, check_bytes, clean, float_ids
 
 # pandas, polars and pyarrow are not imported: a data frame is read through its own methods; pyarrow
 # is imported by the Parquet reader, where a Parquet file is read.
@@ -194,7 +194,13 @@ def frame_of(df: Any, source: str) -> _Frame:
         if name in data:
             continue  # named twice: said by the header check
         col = df[c]
-        arr = col.to_numpy() if hasattr(col, "to_numpy") else np.asarray(col)
+        ints = _nullable_ints(col)
+        if ints is not None:
+            arr, gone = ints
+            if gone.any():
+                missing[name] = np.flatnonzero(gone)
+        else:
+            arr = col.to_numpy() if hasattr(col, "to_numpy") else np.asarray(col)
         if arr.dtype.kind == "O":
             gone = np.array([_is_null(v) for v in arr.tolist()], bool)
             if gone.any():
@@ -202,6 +208,28 @@ def frame_of(df: Any, source: str) -> _Frame:
         data[name] = arr
         rows = len(arr)
     return _Frame(source, names, data, rows, lambda row: f"row {row + 1}", missing, "a null")
+
+
+#: nullable integer types: pandas' and polars' names, pyarrow's
+_MASKED_INTS = frozenset(f"{u}Int{b}" for u in ("", "U") for b in (8, 16, 32, 64))
+_ARROW_INTS = frozenset(f"{u}int{b}" for u in ("", "u") for b in (8, 16, 32, 64))
+
+
+def _nullable_ints(col: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """A column of integers that may hold nulls (pandas' ``Int64``, polars' ``Int64``, pyarrow's
+    ``int64``) as (its integers, nulls as 0; where the nulls are): a null is a missing value, not a
+    float column (what their ``to_numpy`` makes of it, NaN among floats).  None for another column.
+    """
+    dtype = str(getattr(col, "dtype", ""))
+    if dtype in _MASKED_INTS and hasattr(col, "isna"):  # pandas
+        kind = np.uint64 if dtype.startswith("U") else np.int64
+        return col.to_numpy(dtype=kind, na_value=0), np.asarray(col.isna(), bool)
+    if dtype in _MASKED_INTS and hasattr(col, "fill_null"):  # polars
+        return col.fill_null(0).to_numpy(), np.asarray(col.is_null().to_numpy(), bool)
+    if str(getattr(col, "type", "")) in _ARROW_INTS and hasattr(col, "fill_null"):  # pyarrow
+        gone = np.asarray(col.is_null().to_numpy(zero_copy_only=False), bool)
+        return np.asarray(col.fill_null(0).to_numpy()), gone
+    return None
 
 
 def _is_null(v: Any) -> bool:
@@ -244,7 +272,8 @@ def read_table_key(key: Any, task: Task) -> TableKey:
 
         def labels(names: list, header: bool) -> list[int]:
             pos = {n: i for i, n in reversed(list(enumerate(names)))}
-            return [pos[t] for t in [cols.target] if task.problem == "classes" and t in pos]
+            one = isinstance(cols.target, str)
+            return [pos[t] for t in [cols.target] if one and task.problem == "classes" and t in pos]
 
         table = read_table(path, "auto", True, identity=identity, labels=labels)
         twice = sorted({n for n in table.names if n in wanted and table.names.count(n) > 1})
@@ -257,6 +286,7 @@ def read_table_key(key: Any, task: Task) -> TableKey:
         except OSError:
             inode = None
     src = frame.source
+    _undeclared_usage(frame, task)
     absent = [c for c in cols.key if c not in frame.data]
     if absent:
         role = _role(task, absent[0])
@@ -293,6 +323,30 @@ def read_table_key(key: Any, task: Task) -> TableKey:
 
 #: the boards a key's usage column names (in any case)
 BOARDS = ("public", "private", "ignored")
+
+
+def _undeclared_usage(frame: _Frame, task: Task) -> None:
+    """A key column named ``Usage`` (in any case) whose rows are Kaggle's boards (``Public``,
+    ``Private``, ``Ignored``) that the task does not name as ``usage``: refused, else every row
+    (private ones too) would be scored on one board.
+    """
+    cols = task.columns
+    assert cols is not None
+    if cols.usage is not None:
+        return
+    for name in frame.names:
+        if name.lower() != "usage" or name in cols.key or name not in frame.data:
+            continue
+        col = frame.data[name]
+        values = np.unique(np.array([str(v).lower() for v in col.tolist()], dtype=object))
+        text = set(values.tolist()) - {"", "none", "nan", "<na>"}
+        if text <= set(BOARDS) and {"public", "private"} <= text:
+            raise InputFormatError(
+                f"the answer key's column {name!r} splits its rows into Public and Private boards, but "
+                f"the task names no usage column (every row would be scored on one board): add "
+                f"usage = {name!r} to the task, or drop or rename the column",
+                source=frame.source,
+            )
 
 
 def _key_usage(frame: _Frame, name: str) -> np.ndarray:
@@ -398,6 +452,8 @@ def _key_targets(frame: _Frame, task: Task) -> np.ndarray:
     if task.problem == "labels":
         assert isinstance(cols.target, list)
         return np.column_stack([_numbers(frame, t, "target") for t in cols.target])
+    if task.problem == "classes" and isinstance(cols.target, list):
+        return _one_hot_labels(frame, cols.target, list(task.classes or ()))
     assert isinstance(cols.target, str)
     if task.problem != "classes":
         return _numbers(frame, cols.target, "target")
@@ -413,6 +469,24 @@ def _key_targets(frame: _Frame, task: Task) -> np.ndarray:
             **frame.at(bad[0]),
         )
     return labels
+
+
+def _one_hot_labels(frame: _Frame, names: list[str], classes: list[str]) -> np.ndarray:
+    """K classes' labels from Kaggle's one-hot solution (one 0/1 column a class, in the order of the
+    classes): each row's one column holding 1; a row with another value, or not exactly one 1, is
+    the key's error at its row.
+    """
+    m = np.column_stack([_numbers(frame, t, "target") for t in names])
+    bad = np.flatnonzero(~((m == 0) | (m == 1)).all(axis=1) | (m.sum(axis=1) != 1))
+    if len(bad):
+        r = int(bad[0])
+        raise InputFormatError(
+            f"columns {', '.join(names)}: a one-hot row holds exactly one 1, the others 0 (found "
+            f"{', '.join(format(float(v), 'g') for v in m[r])})",
+            source=frame.source,
+            **frame.at(r),
+        )
+    return np.asarray(classes, dtype=str)[np.argmax(m, axis=1)]
 
 
 def _label_text(v: Any) -> str:
@@ -468,6 +542,65 @@ def _key_dry_run(key: TableKey, task: Task) -> None:
                     f"({why_no_number(result)})",
                     source=key.source,
                 )
+    _depends_on_predictions(key, task)
+
+
+def _depends_on_predictions(key: TableKey, task: Task) -> None:
+    """A criterion whose value is the same for the neutral prediction, the key's own targets and
+    their reverse (``prec``: precision at k, with k = 0: the key's positive rate for every
+    submission) ranks every team alike: the task's error, refused now.
+    """
+    tried = _telling(task, key.y)
+    if tried is None:
+        return
+    for c in task.criteria:
+        values = []
+        for pred in (_neutral(task, len(key.y)), *tried):
+            try:
+                result = measure_result(
+                    task.problem or "",
+                    c.measure or "",
+                    Joined(key.y, pred, key.groups, key.weights),
+                    dialect=c.dialect,
+                    classes=_names(task),
+                    rescale=c.rescale,
+                )
+            except PerfError:
+                break  # said with its own message where a submission meets it
+            values.append(float(result.value))
+        if len(values) == 3 and all(math.isfinite(v) for v in values) and len(set(values)) == 1:
+            hint = ""
+            if c.label == "P" and task.problem == "binary":  # prec, p, precision_at_k
+                hint = "; P is precision at k (p@10 sets k); precision at the 0.5 threshold is 'pre'"
+            raise InvalidParameterError(
+                f"task {shown(task.name)}: criterion {c.name!r} (measure {c.measure!r}) does not depend "
+                "on the predictions (the key's own targets, their reverse and a constant prediction all "
+                f"score the same){hint}"
+            )
+
+
+def _telling(task: Task, y: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Two predictions of the task's shape as different as can be: the key's own targets (as
+    scores) and their reverse; None for a key whose targets are all alike.
+    """
+    if task.problem == "classes":
+        names = list(task.classes or ())
+        k = len(names)
+        index = {n: i for i, n in enumerate(names)}
+        idx = np.array([index[str(v)] for v in y.tolist()], np.int64)
+        if k < 2 or len(set(idx.tolist())) < 2:
+            return None
+        other = 0.1 / (k - 1)
+        eye = np.eye(k, dtype=bool)
+        return np.where(eye[idx], 0.9, other), np.where(eye[(idx + 1) % k], 0.9, other)
+    t = np.asarray(y, float)
+    lo, hi = float(np.min(t)), float(np.max(t))
+    if not hi > lo:
+        return None
+    if task.problem == "regression":
+        return t, (lo + hi) - t
+    u = (t - lo) / (hi - lo)
+    return 0.01 + 0.98 * u, 0.99 - 0.98 * u
 
 
 def _varied(task: Task, n: int) -> np.ndarray:
@@ -616,7 +749,10 @@ def _csv(raw: bytes, path: str, task: Task, key: TableKey, expected: list[str], 
     width = line_width(task, key)
     long, rows, wide = _measure_lines(body, width, k, _field_caps(task, key, names))
     if wide is not None and (long is None or wide[0] < long):
-        line_no, name, n, cap = wide
+        line_no, name, n, cap, field_text = wide
+        if name == task.columns.id and grammar.first_float_id(np.array([field_text])) == 0:  # type: ignore[union-attr]
+            # a 64-bit id a tool wrote as a float (1.000000383550841e+18): said as a short one is
+            raise InputFormatError(float_ids(name, "id", field_text), source=path, line=line_no)
         what = (
             f"an id of the answer key (at most {cap} characters)"
             if name == task.columns.id  # type: ignore[union-attr]
@@ -693,10 +829,11 @@ def _field_caps(task: Task, key: TableKey, names: list[str]) -> dict[int, tuple[
 
 def _measure_lines(
     body: bytes, width: int, header: int, caps: dict[int, tuple[str, int]] | None = None
-) -> tuple[int | None, int, tuple[int, str, int, int] | None]:
+) -> tuple[int | None, int, tuple[int, str, int, int, str] | None]:
     """(the first line but the ``header``'s longer than ``width`` bytes, or None; the lines holding
     anything but blanks; the first field wider than its column's cap in ``caps`` (position ->
-    (name, characters)), as (line, name, its width, the cap), or None: :func:`_wide_fields`).
+    (name, characters)), as (line, name, its width, the cap, its first 64 characters), or None:
+    :func:`_wide_fields`).
     """
     long = None
     rows = 0
@@ -720,12 +857,13 @@ _CHUNK = 1 << 18
 
 def _wide_fields(
     body: bytes, header: int, caps: dict[int, tuple[str, int]]
-) -> tuple[int, str, int, int] | None:
+) -> tuple[int, str, int, int, str] | None:
     """The first field (not the ``header``'s line) wider than its column's cap: (line, name, its
-    width in characters, the cap), or None.  Fields are measured by numpy between commas and line
-    ends, a chunk of lines at a time (so memory stays a few times :data:`_CHUNK`, however many
-    commas junk holds); a line with a field longer than its cap in bytes, or with a quote (a quoted
-    field may hold commas), is then measured as the CSV reader cuts it (:func:`_wide_field`).
+    width in characters, the cap, its first 64 characters), or None.  Fields are measured by numpy
+    between commas and line ends, a chunk of lines at a time (so memory stays a few times
+    :data:`_CHUNK`, however many commas junk holds); a line with a field longer than its cap in
+    bytes, or with a quote (a quoted field may hold commas), is then measured as the CSV reader
+    cuts it (:func:`_wide_field`).
     """
     top = max(cap for _, cap in caps.values())  # a field beyond the columns: the widest cap
     limits = np.full(max(caps) + 1, top, np.int64)
@@ -767,7 +905,9 @@ def _wide_fields(
     return None
 
 
-def _wide_field(line: bytes, k: int, caps: dict[int, tuple[str, int]]) -> tuple[int, str, int, int] | None:
+def _wide_field(
+    line: bytes, k: int, caps: dict[int, tuple[str, int]]
+) -> tuple[int, str, int, int, str] | None:
     if b'"' in line:
         try:
             fields = [
@@ -782,7 +922,7 @@ def _wide_field(line: bytes, k: int, caps: dict[int, tuple[str, int]]) -> tuple[
         if i < len(fields):
             text = fields[i].strip().strip(b'"').decode("utf-8", "replace")
             if len(text) > cap:
-                return k, name, len(text), cap
+                return k, name, len(text), cap, text[:64]
     return None
 
 
@@ -1018,7 +1158,10 @@ def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, Erro
     absent = np.flatnonzero(~hit)
     after = []
     if len(absent):
-        listed = ", ".join(token(str(key.ids[i])) for i in absent[:5]) + (", ..." if len(absent) > 5 else "")
+        # the first ids in sorted order (numbers numerically, text by code point), not the key's:
+        # its order (by label, by board) would say something of the key
+        shown_ids = np.sort(key.ids[absent])[:5]
+        listed = ", ".join(token(str(i)) for i in shown_ids) + (", ..." if len(absent) > 5 else "")
         after.append(
             f"{place(frame.source)}: {len(absent)} id(s) of the answer key have no prediction: {listed}"
         )

@@ -14,7 +14,7 @@ Schema::
     problem = "binary" | "classes" | "labels" | "regression"
     id = "row_id"                               # in the key and the submission
     prediction = "p" | ["cat", "dog", "bird"]   # the submission's other columns
-    target = "y" | ["a", "b"]                   # in the key (K labels: one column a label)
+    target = "y" | ["a", "b"]                   # in the key (K labels, or K classes one-hot: a column each)
     group = "query"; weight = "w"               # in the key, optional
     classes = ["cat", "dog", "bird"]            # K classes: the prediction columns' classes, or
                                                 # the labels one prediction column may hold
@@ -415,7 +415,7 @@ def _table_shape(ck: _Checker, d: dict, submission: str) -> _Shape | None:
                 "K labels name one target column a label (K >= 2) and as many prediction columns, in the "
                 f"same order; found {len(target)} target and {len(prediction)} prediction column(s)",
             )
-    elif len(target) != 1:
+    elif len(target) != 1 and problem != "classes":
         ck.fail("target", f"a {problem} task's key has one target column; found {len(target)}")
     if problem in ("binary", "regression") and len(prediction) != 1:
         ck.fail(
@@ -429,7 +429,15 @@ def _table_shape(ck: _Checker, d: dict, submission: str) -> _Shape | None:
         if twice:
             ck.fail("task", f"{twice[0]!r} names two of {what} columns (one column, one role)")
     classes = _classes(ck, d, problem, prediction)
-    columns = Columns(ident, prediction, target if problem == "labels" else target[0], group, weight, usage)
+    if problem == "classes" and len(target) != 1 and len(target) != len(classes or ()):
+        ck.fail(
+            "target",
+            "a task of K classes reads one target column (the label) or K (one-hot, Kaggle's: one 0/1 "
+            f"column a class, in the order of the classes); found {len(target)} for {len(classes or ())} "
+            "classes",
+        )
+    one = problem not in ("labels", "classes") or len(target) == 1
+    columns = Columns(ident, prediction, target[0] if one else target, group, weight, usage)
     return _Shape(problem, columns, classes)
 
 

@@ -5,6 +5,7 @@ team's final submissions, list a team's submissions).
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from typing import Any
@@ -24,7 +25,7 @@ from perfeval.contest.board import (
     rankings,
     shown_direction,
 )
-from perfeval.contest.entry import read_key, score_submission, task_signature
+from perfeval.contest.entry import read_key, score_submission, task_fingerprint, task_signature
 from perfeval.contest.score import Key, Scores
 from perfeval.contest.tasks import Task, load_task
 from perfeval.engine.report import dumps, with_reasons
@@ -39,11 +40,18 @@ def _team_of(sub: str) -> str:
     return " ".join(shown(name).split())[:200] or "?"
 
 
+def _number(v: float) -> str:
+    """A score in a table: 5 decimals; one of 1e15 or more in magnitude (an RMSE of 8e151) at full
+    precision (repr: the shortest text that reads back as the same double), not 150 digits.
+    """
+    return repr(float(v)) if math.isfinite(v) and abs(v) >= 1e15 else f"{v:.5f}"
+
+
 def _score_table(subs: list[str], results: list, names: list[str], task: Task) -> str:
     rows: list[list[str]] = [["submission".ljust(10), *(n.rjust(10) for n in names)]]
     for s, r in zip(subs, results, strict=True):
         if r.ok:
-            rows.append([s, *(f"{r.scores[n]:>10.5f}" for n in names)])
+            rows.append([s, *(f"{_number(r.scores[n]):>10}" for n in names)])
         elif r.refused:
             limit = task.submissions_per_day
             rows.append([s, f"refused: over the daily limit ({limit} a UTC day), on stderr"])
@@ -145,6 +153,7 @@ def _store(board: Board, task: Task, subs: list[str], teams: list[str], results:
             dict(r.scores),
             private=None if r.boards is None else dict(r.boards["private"]),
             refused=r.errors[0] if r.refused else None,
+            fingerprint=task_fingerprint(task),
         )
         for sub, who, r in zip(subs, teams, results, strict=True)
         if r.ok or r.refused
@@ -172,6 +181,22 @@ def _open(args: Any, task: Task) -> Board:
     return Board(args.db or default_db(args.key), create=False)
 
 
+def _same_definition(task: Task, entries: list[dict[str, Any]]) -> None:
+    """Refuse a leaderboard whose stored submissions were scored under another definition of the
+    task (a criterion added, renamed or changed since): ranked together, their scores would mislead.
+    Submissions stored before definitions were recorded are not judged.
+    """
+    mine = task_fingerprint(task)
+    other = [e for e in entries if e.get("definition") not in (None, mine)]
+    if other:
+        raise InvalidParameterError(
+            f"task {shown(task.name)}: {len(other)} of its {len(entries)} stored submission(s) were scored "
+            "under another definition of the task (its criteria, measures, columns or classes have "
+            "changed since): restore the task file they were scored with, or score them again into a "
+            "new leaderboard (--db); perfeval has no command that rescores stored submissions"
+        )
+
+
 def _standings(task: Task, ranks: dict[str, list]) -> list[str]:
     out = []
     for crit, standings in ranks.items():
@@ -180,7 +205,7 @@ def _standings(task: Task, ranks: dict[str, list]) -> list[str]:
         else:
             out.append(f"\n{shown(crit)} ({shown_direction(task.directions()[crit])} is better)")
         for s in standings:
-            v = "-" if s.value is None else f"{s.value:.5f}"
+            v = "-" if s.value is None else _number(s.value)
             # a team is one cell: quoted unless one plain word (`red 0.99000` could pass for a value)
             out.append(f"  {s.rank:>3}. {cell(s.team):<24} {v:>12}   {shown(s.time)}")
     return out
@@ -199,6 +224,7 @@ def run_leaderboard(args: Any) -> int:
         entries = board.entries(task.name, private=released is not None)
     finally:
         board.close()
+    _same_definition(task, entries)
     directions = task.directions()
     public = rankings(entries, directions)
     final = (
@@ -277,6 +303,7 @@ def run_board(args: Any) -> int:
         entries = [e for e in every if team is None or e["team"] == team]
     finally:
         board.close()
+    _same_definition(task, every)
     names = list(task.directions())
     if args.format == "json":
         keep = ("id", "team", "file", "time", "scores", "final") + (("private",) if released else ())
@@ -291,7 +318,7 @@ def run_board(args: Any) -> int:
                 cell(e["team"]),
                 shown(e["time"]),
                 "yes" if e["final"] else "",
-                *("-" if v.get(n) is None else f"{v[n]:.5f}" for v in values for n in names),
+                *("-" if v.get(n) is None else _number(v[n]) for v in values for n in names),
             ]
         )
     write("\n".join(table(rows, "rlllr")) + "\n")
