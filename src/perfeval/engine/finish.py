@@ -265,7 +265,7 @@ def _task(
                 if r.undefined:
                     undefined.append((s, r, np.flatnonzero(np.isnan(vals))))
             if undefined:  # only when a group is NaN: a defined value costs nothing more
-                group_reasons(undefined, yb, ys, w, codes, hists)
+                group_reasons(undefined, yb, ys, w, codes, hists, gd)
     return keys
 
 
@@ -294,41 +294,69 @@ def group_reasons(
     w: np.ndarray | None,
     codes: np.ndarray,
     hists: Sequence[ScoreHistogram] | None = None,
+    grouped: GroupedData | None = None,
 ) -> None:
     """Why each NaN group of each result is (``undefined``: (spec, result, the NaN groups' codes)), as
     the ungrouped path says it (:func:`perfeval.measures.reasons.why_nan`), each from its group's own
     rows: set on ``result.undefined_groups_why``.  The NaN groups' totals are read at once (the class
     reason, the scores outside [0, 1] or at 0 or 1: :func:`~perfeval.measures.reasons.from_totals`);
-    the summaries of the groups whose reason needs more are made (``hists``: every group's, when made
-    already), once for every measure.
+    the fits' groups of both classes with every score in (0, 1) from the groups' histograms the
+    measures read (``grouped``, when made: :func:`~perfeval.measures.reasons.fit_groups_why`, every
+    such group at once); the summaries of the groups whose reason needs more are made (``hists``:
+    every group's, when made already), once for every measure.
     """
-    from perfeval.measures.reasons import class_text, from_totals, why_nan
+    from perfeval.measures.reasons import class_text, fit_groups_why, from_totals, why_nan
 
     wanted = np.unique(np.concatenate([nan for _s, _r, nan in undefined]))
-    rows = np.isin(codes, wanted)
-    sub = np.searchsorted(wanted, codes[rows])  # each row's place among the NaN groups
-    yy, ss = np.asarray(y)[rows].astype(np.float64), s[rows]
-    ww = np.ones(len(ss)) if w is None else w[rows]
     k = len(wanted)
-    pos = np.bincount(sub, weights=ww * yy, minlength=k)
-    neg = np.bincount(sub, weights=ww * (1.0 - yy), minlength=k)
-    counts = np.bincount(sub, weights=(ww != np.round(ww)).astype(np.float64), minlength=k) == 0
-    live = ww > 0
-    odd = np.bincount(sub[live & ((ss <= 0.0) | (ss >= 1.0))], minlength=k) > 0
+    made = None if grouped is None else getattr(grouped, "_hist", None)  # the measures' histograms
+    if made is not None and w is None:
+        # unweighted, the totals from the groups' histograms (whole counts: exact in any order), not
+        # from the rows again: every cell is a case or more, its score one of the group's
+        sc, hp, hn, hb = made
+        lo, hi = hb[wanted], hb[wanted + 1]
+        cp, cn = (np.concatenate(([0.0], np.cumsum(v))) for v in (hp, hn))
+        pos, neg = cp[hi] - cp[lo], cn[hi] - cn[lo]
+        counts = np.ones(k, dtype=bool)
+        cb = np.concatenate(([0], np.cumsum((sc <= 0.0) | (sc >= 1.0))))
+        odd = (cb[hi] - cb[lo]) > 0
+    else:
+        rows = np.isin(codes, wanted)
+        sub = np.searchsorted(wanted, codes[rows])  # each row's place among the NaN groups
+        yy, ss = np.asarray(y)[rows].astype(np.float64), s[rows]
+        ww = np.ones(len(ss)) if w is None else w[rows]
+        pos = np.bincount(sub, weights=ww * yy, minlength=k)
+        neg = np.bincount(sub, weights=ww * (1.0 - yy), minlength=k)
+        counts = np.bincount(sub, weights=(ww != np.round(ww)).astype(np.float64), minlength=k) == 0
+        live = ww > 0
+        odd = np.bincount(sub[live & ((ss <= 0.0) | (ss >= 1.0))], minlength=k) > 0
     said = [class_text(a, b, c) for a, b, c in zip(pos.tolist(), neg.tolist(), counts.tolist(), strict=True)]
     place = {int(c): i for i, c in enumerate(wanted.tolist())}
     todo: list[tuple[MeasureResult, list, int, str, str, dict]] = []
     need: set[int] = set()
     for spec, r, nan in undefined:
         m = spec.measure
+        params = {**m.defaults(), **spec.kwargs}
         whys: list[str | None] = []
+        fits: list[int] = []  # the places in whys of the fit's groups told by fit_groups_why
         for c in nan.tolist():
             i = place[c]
             known, why = from_totals(m.name, m.edge_cases, said[i], bool(odd[i]))
             whys.append(why)
-            if not known:
-                todo.append((r, whys, len(whys) - 1, m.name, m.edge_cases, {**m.defaults(), **spec.kwargs}))
-                need.add(c)
+            if known:
+                continue
+            fit = m.name in ("CAL_SLOPE", "CAL_INTERCEPT")
+            if fit and made is not None and not odd[i] and said[i] is None:
+                if params.get("fit") != "offset":  # (the offset fit: no reason of its own, None)
+                    fits.append(len(whys) - 1)
+                continue
+            todo.append((r, whys, len(whys) - 1, m.name, m.edge_cases, params))
+            need.add(c)
+        if fits and made is not None:
+            hs, hp, hn, hb = made
+            told = fit_groups_why(hs, hp, hn, hb, nan[np.asarray(fits)].astype(np.int64))
+            for j, why in zip(fits, told, strict=True):
+                whys[j] = why
         r.undefined_groups_why = whys
     if not todo:
         return

@@ -18,7 +18,7 @@ import numpy as np
 
 from perfeval.summaries.histogram import ScoreHistogram
 
-__all__ = ["class_text", "class_why", "from_totals", "why_nan"]
+__all__ = ["class_text", "class_why", "fit_groups_why", "from_totals", "why_nan"]
 
 
 def _cases(h: ScoreHistogram, cells: np.ndarray) -> str:
@@ -97,11 +97,49 @@ def _fit(h: ScoreHistogram, **params: Any) -> str | None:
     hi_neg = sc[neg > 0].max()
     lo_pos = sc[pos > 0].min()
     if lo_pos >= hi_neg or sc[pos > 0].max() <= sc[neg > 0].min():
-        return (
-            "the scores separate the classes (every positive's score on one side of every negative's): "
-            "the slope has no finite maximum likelihood"
-        )
+        return _SEPARATE
     return None
+
+
+_SEPARATE = (
+    "the scores separate the classes (every positive's score on one side of every negative's): "
+    "the slope has no finite maximum likelihood"
+)
+
+
+def fit_groups_why(
+    sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray, groups: np.ndarray
+) -> list[str | None]:
+    """:func:`_fit`'s reason (the joint fit's) for each of ``groups``, every group's summary given as
+    the slices ``bounds[k]:bounds[k + 1]`` of (sc, pos, neg) (:func:`perfeval.measures._data.histograms`),
+    for groups whose positives and negatives both weigh and whose live cells all score in (0, 1)
+    (the reasons the totals tell are said before): one live cell, or the classes separated, or None.
+    The same tests on the same cells as :func:`_fit` on each group alone, for every group at once.
+    """
+    if not len(groups):
+        return []
+    lo, hi = bounds[groups], bounds[groups + 1]
+    size = hi - lo
+    starts = np.zeros(len(groups), dtype=np.int64)
+    np.cumsum(size[:-1], out=starts[1:])
+    cells = np.arange(int(size.sum()), dtype=np.int64) + np.repeat(lo - starts, size)
+    s, p, n = sc[cells], pos[cells], neg[cells]
+    live = (p + n) > 0
+    n_live = np.add.reduceat(live.astype(np.int64), starts)
+    first = np.flatnonzero(live)  # each group's first live cell: where its count of live cells starts
+    first_of = first[np.searchsorted(first, starts)]
+    inf = np.inf
+    hi_neg = np.maximum.reduceat(np.where(n > 0, s, -inf), starts)
+    lo_neg = np.minimum.reduceat(np.where(n > 0, s, inf), starts)
+    hi_pos = np.maximum.reduceat(np.where(p > 0, s, -inf), starts)
+    lo_pos = np.minimum.reduceat(np.where(p > 0, s, inf), starts)
+    apart = (lo_pos >= hi_neg) | (hi_pos <= lo_neg)
+    return [
+        f"every score is {float(s[f]):g}: a slope has no finite maximum likelihood"
+        if k == 1
+        else (_SEPARATE if a else None)
+        for k, f, a in zip(n_live.tolist(), first_of.tolist(), apart.tolist(), strict=True)
+    ]
 
 
 def _at_target(name: str, rate: str) -> Callable[..., str | None]:

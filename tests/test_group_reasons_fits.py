@@ -1,0 +1,75 @@
+"""The fits' NaN groups (CAL_SLOPE, CAL_INTERCEPT) say their reasons from the groups' histograms the
+fits read, every group at once (perfeval.measures.reasons.fit_groups_why): the same words as each
+group alone, without making each group's summary.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import perfeval
+from perfeval.measures import reasons
+
+FITS = ["cal_slope", "cal_intercept", "cal_intercept:fit=joint"]
+
+
+def _data(seed: int, weighted: str):
+    """Many small groups (a few rows each: many separated, some of one score, some of one class),
+    scores in (0, 1) on a coarse grid (ties), weights none, whole, or whole with zeros (cells of weight 0).
+    """
+    rng = np.random.default_rng(seed)
+    n = 3000
+    g = rng.integers(0, 500, n)
+    s = np.round(rng.random(n), 1) * 0.9 + 0.05
+    s[g % 17 == 0] = 0.35  # groups of one score
+    y = (rng.random(n) < s).astype(np.int64)
+    w = None
+    if weighted == "whole":
+        w = rng.choice([1.0, 2.0, 3.0], n)
+    elif weighted == "zeros":
+        w = rng.choice([0.0, 1.0, 2.0], n)
+    return y, s, g, w
+
+
+def _quiet(*args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return perfeval.evaluate(*args, **kw)
+
+
+@pytest.mark.parametrize("weighted", ["none", "whole", "zeros"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_fits_groups_say_what_each_says_alone(seed, weighted):
+    y, s, g, w = _data(seed, weighted)
+    r = _quiet(y, s, groups=g, sample_weight=w, measures=FITS)
+    said = set()
+    for label, res in r.results.items():
+        assert len(res.undefined_groups_why) == len(res.undefined) > 20, label
+        for key, why in zip(res.undefined, res.undefined_groups_why, strict=True):
+            rows = g == key
+            alone = _quiet(y[rows], s[rows], sample_weight=None if w is None else w[rows], measures=[label])
+            assert np.isnan(alone[label])
+            assert why == alone.results[label].why, (label, key)
+            said.add(why if why is None else why.split(":")[0])
+    assert "the scores separate the classes (every positive's score on one side of every negative's)" in said
+    assert any(w and w.startswith("every score is") for w in said)
+
+
+def test_no_group_summary_is_made_for_the_fits_reasons(monkeypatch):
+    y, s, g, _w = _data(3, "none")
+    calls = []
+    real = reasons.why_nan
+    monkeypatch.setattr(reasons, "why_nan", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    r = _quiet(y, s, groups=g, measures=["cal_slope"])
+    assert len(r.results["CAL_SLOPE"].undefined) > 20
+    assert calls == []
+    # a score of exactly 0 in a group: that group's reason still read from its summary
+    s2 = s.copy()
+    s2[np.flatnonzero(g == g[0])[:1]] = 0.0
+    r = _quiet(y, s2, groups=g, measures=["cal_slope"])
+    assert calls == ["CAL_SLOPE"]
+    key = r.results["CAL_SLOPE"].undefined.index(g[0])
+    assert r.results["CAL_SLOPE"].undefined_groups_why[key].endswith("exactly 0 or 1: the logit is infinite")
