@@ -305,21 +305,19 @@ def group_reasons(
     such group at once); the summaries of the groups whose reason needs more are made (``hists``:
     every group's, when made already), once for every measure.
     """
-    from perfeval.measures.reasons import class_text, fit_groups_why, from_totals, why_nan
+    from perfeval.measures.reasons import class_text, fit_groups_why, from_totals, group_cells, why_nan
 
     wanted = np.unique(np.concatenate([nan for _s, _r, nan in undefined]))
     k = len(wanted)
-    made = None if grouped is None else getattr(grouped, "_hist", None)  # the measures' histograms
-    if made is not None and w is None:
+    ghist = None if grouped is None else getattr(grouped, "_hist", None)  # the measures' histograms
+    if ghist is not None and w is None and bool((ghist[3][wanted + 1] > ghist[3][wanted]).all()):
         # unweighted, the totals from the groups' histograms (whole counts: exact in any order), not
         # from the rows again: every cell is a case or more, its score one of the group's
-        sc, hp, hn, hb = made
-        lo, hi = hb[wanted], hb[wanted + 1]
-        cp, cn = (np.concatenate(([0.0], np.cumsum(v))) for v in (hp, hn))
-        pos, neg = cp[hi] - cp[lo], cn[hi] - cn[lo]
+        cells, starts = group_cells(ghist[3], wanted)
+        sc = ghist[0][cells]
+        pos, neg = (np.add.reduceat(v[cells], starts) for v in ghist[1:3])
         counts = np.ones(k, dtype=bool)
-        cb = np.concatenate(([0], np.cumsum((sc <= 0.0) | (sc >= 1.0))))
-        odd = (cb[hi] - cb[lo]) > 0
+        odd = np.logical_or.reduceat((sc <= 0.0) | (sc >= 1.0), starts)
     else:
         rows = np.isin(codes, wanted)
         sub = np.searchsorted(wanted, codes[rows])  # each row's place among the NaN groups
@@ -330,33 +328,37 @@ def group_reasons(
         counts = np.bincount(sub, weights=(ww != np.round(ww)).astype(np.float64), minlength=k) == 0
         live = ww > 0
         odd = np.bincount(sub[live & ((ss <= 0.0) | (ss >= 1.0))], minlength=k) > 0
-    said = [class_text(a, b, c) for a, b, c in zip(pos.tolist(), neg.tolist(), counts.tolist(), strict=True)]
-    place = {int(c): i for i, c in enumerate(wanted.tolist())}
+    # class_text is None where both classes weigh: said only of the others
+    both = (pos > 0) & (neg > 0)
+    said: list[str | None] = [None] * k
+    for i in np.flatnonzero(~both).tolist():
+        said[i] = class_text(float(pos[i]), float(neg[i]), bool(counts[i]))
     todo: list[tuple[MeasureResult, list, int, str, str, dict]] = []
     need: set[int] = set()
     for spec, r, nan in undefined:
         m = spec.measure
         params = {**m.defaults(), **spec.kwargs}
-        whys: list[str | None] = []
-        fits: list[int] = []  # the places in whys of the fit's groups told by fit_groups_why
-        for c in nan.tolist():
-            i = place[c]
-            known, why = from_totals(m.name, m.edge_cases, said[i], bool(odd[i]))
-            whys.append(why)
-            if known:
-                continue
-            fit = m.name in ("CAL_SLOPE", "CAL_INTERCEPT")
-            if fit and made is not None and not odd[i] and said[i] is None:
-                if params.get("fit") != "offset":  # (the offset fit: no reason of its own, None)
-                    fits.append(len(whys) - 1)
-                continue
-            todo.append((r, whys, len(whys) - 1, m.name, m.edge_cases, params))
-            need.add(c)
-        if fits and made is not None:
-            hs, hp, hn, hb = made
-            told = fit_groups_why(hs, hp, hn, hb, nan[np.asarray(fits)].astype(np.int64))
-            for j, why in zip(fits, told, strict=True):
-                whys[j] = why
+        places = np.searchsorted(wanted, nan)
+        whys: list[str | None] = [None] * len(nan)
+        # the fits' groups of both classes, every score in (0, 1): fit_groups_why, all at once (the
+        # offset fit has no reason of its own there: None); the others one by one, from their totals
+        told = np.zeros(len(nan), dtype=bool)
+        if ghist is not None and m.name in ("CAL_SLOPE", "CAL_INTERCEPT"):
+            told = both[places] & ~odd[places]
+            if params.get("fit") != "offset" and told.any():
+                hs, hp, hn, hb = ghist
+                for j, why in zip(
+                    np.flatnonzero(told).tolist(),
+                    fit_groups_why(hs, hp, hn, hb, nan[told].astype(np.int64)),
+                    strict=True,
+                ):
+                    whys[j] = why
+        for j in np.flatnonzero(~told).tolist():
+            i = int(places[j])
+            known, whys[j] = from_totals(m.name, m.edge_cases, said[i], bool(odd[i]))
+            if not known:
+                todo.append((r, whys, j, m.name, m.edge_cases, params))
+                need.add(int(nan[j]))
         r.undefined_groups_why = whys
     if not todo:
         return

@@ -18,7 +18,7 @@ import numpy as np
 
 from perfeval.summaries.histogram import ScoreHistogram
 
-__all__ = ["class_text", "class_why", "fit_groups_why", "from_totals", "why_nan"]
+__all__ = ["class_text", "class_why", "fit_groups_why", "from_totals", "group_cells", "why_nan"]
 
 
 def _cases(h: ScoreHistogram, cells: np.ndarray) -> str:
@@ -107,6 +107,17 @@ _SEPARATE = (
 )
 
 
+def group_cells(bounds: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(cells, starts): the cells of ``groups`` (each ``bounds[k]:bounds[k + 1]``, none empty), one
+    group after the other, and where each group's start in ``cells`` (for ``np.ufunc.reduceat``).
+    """
+    lo, hi = bounds[groups], bounds[groups + 1]
+    size = hi - lo
+    starts = np.zeros(len(groups), dtype=np.int64)
+    np.cumsum(size[:-1], out=starts[1:])
+    return np.arange(int(size.sum()), dtype=np.int64) + np.repeat(lo - starts, size), starts
+
+
 def fit_groups_why(
     sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray, groups: np.ndarray
 ) -> list[str | None]:
@@ -118,11 +129,7 @@ def fit_groups_why(
     """
     if not len(groups):
         return []
-    lo, hi = bounds[groups], bounds[groups + 1]
-    size = hi - lo
-    starts = np.zeros(len(groups), dtype=np.int64)
-    np.cumsum(size[:-1], out=starts[1:])
-    cells = np.arange(int(size.sum()), dtype=np.int64) + np.repeat(lo - starts, size)
+    cells, starts = group_cells(bounds, groups)
     s, p, n = sc[cells], pos[cells], neg[cells]
     live = (p + n) > 0
     n_live = np.add.reduceat(live.astype(np.int64), starts)
