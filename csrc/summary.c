@@ -1518,6 +1518,47 @@ static int scatter_split(const int64_t *codes, const double *score, const uint8_
     return 0;
 }
 
+#define K_BITS 11
+#define K_DIG (1 << K_BITS)
+#define K_PASSES 6 /* 6 * 11 >= 64 */
+#define K_RADIX_MIN 1024 /* fewer keys: introsort */
+
+/* keys sorted (LSD radix, K_BITS a pass, a pass whose digit is the same in every key skipped; `b`
+ * scratch of n keys, `cnt` K_PASSES * K_DIG counters): the same array as u64_sort makes of them
+ * (keys are integers: one ascending order), in a; unless in order already (u64_sort_run's rule) */
+static void u64_radix_run(uint64_t *a, uint64_t *b, Py_ssize_t n, int64_t (*cnt)[K_DIG])
+{
+    Py_ssize_t i = 1;
+    while (i < n && a[i - 1] <= a[i])
+        i++;
+    if (i >= n)
+        return;
+    memset(cnt, 0, sizeof(int64_t) * K_PASSES * K_DIG);
+    for (i = 0; i < n; i++) {
+        uint64_t k = a[i];
+        for (int p = 0; p < K_PASSES; p++)
+            cnt[p][(k >> (p * K_BITS)) & (K_DIG - 1)]++;
+    }
+    uint64_t *src = a, *dst = b;
+    for (int p = 0; p < K_PASSES; p++) {
+        int64_t *c = cnt[p];
+        if (c[(src[0] >> (p * K_BITS)) & (K_DIG - 1)] == n)
+            continue; /* one digit: the order stays */
+        int64_t at = 0;
+        for (int d = 0; d < K_DIG; d++) {
+            int64_t m = c[d];
+            c[d] = at;
+            at += m;
+        }
+        for (i = 0; i < n; i++)
+            dst[c[(src[i] >> (p * K_BITS)) & (K_DIG - 1)]++] = src[i];
+        uint64_t *t = src;
+        src = dst, dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, (size_t)n * 8);
+}
+
 typedef struct {
     uint64_t *key;
     const int64_t *starts, *npos;
@@ -1533,12 +1574,28 @@ typedef struct {
 static void *hist_sort_groups(void *arg)
 {
     hsort_job *j = arg;
+    /* a class of K_RADIX_MIN keys or more sorted by radix (scratch for the largest; introsort when
+     * it cannot be had): the same sorted keys either way */
+    Py_ssize_t most = 0;
+    for (int64_t g = j->g0; g < j->g1; g++) {
+        Py_ssize_t na = j->npos[g], nb = j->starts[g + 1] - j->starts[g] - na;
+        most = na > most ? na : most;
+        most = nb > most ? nb : most;
+    }
+    uint64_t *scratch = most >= K_RADIX_MIN ? malloc((size_t)most * 8) : NULL;
+    int64_t(*cnt)[K_DIG] = scratch ? malloc(sizeof(int64_t) * K_PASSES * K_DIG) : NULL;
     for (int64_t g = j->g0; g < j->g1; g++) {
         Py_ssize_t qa = j->starts[g], e = qa;
         uint64_t *a = j->key + qa, *b = a + j->npos[g];
         Py_ssize_t na = j->npos[g], nb = j->starts[g + 1] - qa - na;
-        u64_sort_run(a, na);
-        u64_sort_run(b, nb);
+        if (cnt && na >= K_RADIX_MIN)
+            u64_radix_run(a, scratch, na, cnt);
+        else
+            u64_sort_run(a, na);
+        if (cnt && nb >= K_RADIX_MIN)
+            u64_radix_run(b, scratch, nb, cnt);
+        else
+            u64_sort_run(b, nb);
         for (Py_ssize_t i = 0, k = 0; i < na || k < nb; e++) {
             uint64_t v = k >= nb || (i < na && a[i] <= b[k]) ? a[i] : b[k];
             Py_ssize_t i0 = i, k0 = k;
@@ -1552,6 +1609,8 @@ static void *hist_sort_groups(void *arg)
         }
         j->cells[g] = e - qa;
     }
+    free(cnt);
+    free(scratch);
     return NULL;
 }
 
