@@ -83,6 +83,7 @@ static PyMethodDef methods[] = {
     {"group_below", nv_group_below, METH_VARARGS, "Each cell's weight of the cells before it in its group, added one by one."},
     {"group_bin_sums", nv_group_bin_sums, METH_VARARGS, "Every group's weight, positive weight and score sum in each of its calibration bins (equal width or mass)."},
     {"ece_of_bins", nv_ece_of_bins, METH_VARARGS, "Each group's calibration error (l1, l2, max; debiased) from its bins' sums, as the numpy expressions."},
+    {"group_ece", nv_group_ece, METH_VARARGS, "Each group's calibration error from its summary: group_bin_sums then ece_of_bins, without the tables."},
     {"bin_sums_split", nv_bin_sums_split, METH_VARARGS, "group_bin_sums of the summary of unit cases from the classes' sorted scores."},
     {"brier_cells", nv_brier_cells, METH_VARARGS, "Every group's Brier score parts (MCB, DSC, UNC; Murphy's or CORP's) from its cells."},
     {"brier_split", nv_brier_split, METH_VARARGS, "The Brier score parts of the summary of unit cases from the classes' sorted scores."},

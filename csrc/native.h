@@ -190,6 +190,7 @@ PyObject *nv_group_below(PyObject *self, PyObject *args);
 PyObject *nv_group_bin_sums(PyObject *self, PyObject *args);
 PyObject *nv_bin_sums_split(PyObject *self, PyObject *args);
 PyObject *nv_ece_of_bins(PyObject *self, PyObject *args);
+PyObject *nv_group_ece(PyObject *self, PyObject *args);
 PyObject *nv_brier_cells(PyObject *self, PyObject *args);
 PyObject *nv_brier_split(PyObject *self, PyObject *args);
 PyObject *nv_fit_cells(PyObject *self, PyObject *args);

@@ -201,12 +201,43 @@ def ece_groups(gd: GroupedData, *, bins: str, n_bins: int, norm: str, debiased: 
         return np.full(G, NAN)
     if G * int(n_bins) > GROUP_BIN_CELLS:
         return None
-    W, P, S = bin_sums(sc, pos, neg, bounds, bins=bins, n_bins=n_bins)
-    out = _ece_of_bins(W, P, S, norm=norm, debiased=debiased)
-    live = (pos + neg) > 0
+    out = _group_ece(sc, pos, neg, bounds, bins=bins, n_bins=n_bins, norm=norm, debiased=debiased)
+    bad = ((sc < 0.0) | (sc > 1.0)) & ((pos + neg) > 0)
+    if not bad.any():  # (every score a probability: nothing to set NaN)
+        return out
     group = np.repeat(np.arange(G), np.diff(bounds))
-    outside = np.bincount(group, weights=(live & ((sc < 0.0) | (sc > 1.0))).astype(np.float64), minlength=G)
+    outside = np.bincount(group, weights=bad.astype(np.float64), minlength=G)
     return np.where(outside > 0, np.nan, out)
+
+
+def _group_ece(
+    sc: np.ndarray,
+    pos: np.ndarray,
+    neg: np.ndarray,
+    bounds: np.ndarray,
+    *,
+    bins: str,
+    n_bins: int,
+    norm: str,
+    debiased: str,
+) -> np.ndarray:
+    """:func:`_ece_of_bins` of :func:`bin_sums`, bit for bit, in one compiled pass over the groups
+    without the (group, bin) tables (csrc/calibration.c group_ece: each group's bins made and read
+    by the same code; tests/test_group_ece_kernel.py).
+    """
+    from perfeval import _native
+
+    out = _native.group_ece(
+        np.ascontiguousarray(sc, np.float64),
+        np.ascontiguousarray(pos, np.float64),
+        np.ascontiguousarray(neg, np.float64),
+        np.ascontiguousarray(bounds, np.int64),
+        int(n_bins),
+        bins == "mass",
+        {"l1": 0, "l2": 1, "max": 2}[norm],
+        debiased == "yes",
+    )
+    return np.frombuffer(out, np.float64).copy()
 
 
 def mce_groups(gd: GroupedData, *, bins: str, n_bins: int) -> np.ndarray | None:
