@@ -141,12 +141,10 @@ def fit_groups_why(
     hi_pos = np.maximum.reduceat(np.where(p > 0, s, -inf), starts)
     lo_pos = np.minimum.reduceat(np.where(p > 0, s, inf), starts)
     apart = (lo_pos >= hi_neg) | (hi_pos <= lo_neg)
-    return [
-        f"every score is {float(s[f]):g}: a slope has no finite maximum likelihood"
-        if k == 1
-        else (_SEPARATE if a else None)
-        for k, f, a in zip(n_live.tolist(), first_of.tolist(), apart.tolist(), strict=True)
-    ]
+    said: list[str | None] = np.array([None, _SEPARATE], dtype=object)[apart.astype(np.intp)].tolist()
+    for j in np.flatnonzero(n_live == 1).tolist():
+        said[j] = f"every score is {float(s[first_of[j]]):g}: a slope has no finite maximum likelihood"
+    return said
 
 
 def _at_target(name: str, rate: str) -> Callable[..., str | None]:
