@@ -354,3 +354,72 @@ def test_the_example_of_docs_spark_md_prints_what_it_says(spark, capsys):
     shown = text.split("```text\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "docs/spark.md", "exec"), {})
     assert capsys.readouterr().out == shown
+
+
+def test_explain_puts_sparks_own_number_and_the_dialect_beside_the_exact_value(spark):
+    """``perfeval.spark.explain``: perfeval's exact values (memory's bits), the ``spark`` dialect's from
+    the same summary (memory's ``explain`` of the same rows gives the same bits), and Spark's
+    BinaryClassificationEvaluator run in the session, with what binning cost and that it depends on
+    Spark's partitioning said under it.
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    y = rng.integers(0, 2, n)
+    pdf = pd.DataFrame({"y": y, "s": 1 / (1 + np.exp(-(rng.normal(size=n) + y)))})
+    sdf = frame(spark, pdf, 3)
+    e = perfeval.spark.explain(sdf, target="y", score="s", measures=["roc", "ap"], num_bins=100)
+    memory = perfeval.explain(pdf["y"], pdf["s"], measures="roc,ap", dialects=["spark:numBins=100"])
+    assert e.measures == ["ROC", "AP"] and e.rows == n
+    assert e.dialects == ["perfeval", "spark:numBins=100", "Spark numBins=100"]
+    for m in ("ROC", "AP"):
+        assert e.value("perfeval", m) == memory.value("perfeval", m)
+        assert e.value("spark:numBins=100", m) == memory.value("spark:numBins=100", m)
+    own = e.cells["Spark numBins=100"]["ROC"]
+    assert abs(own.value - e.value("perfeval", "ROC")) > 1e-6  # Spark's own, binned: not the exact value
+    text = str(e)
+    assert f"what binning cost here: Spark - exact = {own.value - e.value('perfeval', 'ROC'):.3g}\n" in text
+    assert "depends on its partitioning" in text and "[3000 distinct scores]" in text
+    with pytest.raises(InvalidParameterError, match="NDCG is not among Spark's"):
+        perfeval.spark.explain(sdf, target="y", score="s", measures=["ndcg"])
+    with pytest.raises(InvalidParameterError, match=r"perfeval\.spark\.explain"):
+        perfeval.explain(sdf, "s", measures="roc")
+
+
+def test_explain_on_the_command_line(spark, tmp_path, capsys):
+    """``perfeval explain FILES --spark MASTER``: the values of ``perfeval.spark.explain`` on the files
+    (numBins from ``--dialects spark:numBins=N``); what Spark's evaluator has not, one line, exit 2.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import perfeval.spark
+    from conftest import run_cli
+
+    rng = np.random.default_rng(9)
+    n = 600
+    y = rng.integers(0, 2, n)
+    pdf = pd.DataFrame({"y": y, "p": 1 / (1 + np.exp(-(rng.normal(size=n) + y)))})
+    d = tmp_path / "parts"
+    d.mkdir()
+    for i in range(2):
+        chunk = pdf.iloc[i * n // 2 : (i + 1) * n // 2]
+        pq.write_table(pa.Table.from_pandas(chunk, preserve_index=False), d / f"part{i}.parquet")
+    args = ["explain", str(d / "*.parquet"), "--target", "y", "--score", "p", "-m", "roc,ap"]
+    code, out, err = run_cli(
+        [*args, "--spark", "local[2]", "--dialects", "spark:numBins=50", "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    rows = [line.split(",") for line in out.splitlines()]
+    assert [r[0] for r in rows] == ["dialect", "perfeval", "spark:numBins=50", "Spark numBins=50"]
+    memory = perfeval.explain(pdf["y"], pdf["p"], measures="roc,ap", dialects=["spark:numBins=50"])
+    for row, dialect in zip(rows[1:3], ("perfeval", "spark:numBins=50"), strict=True):
+        assert [float(v) for v in row[1:]] == [memory.value(dialect, m) for m in ("ROC", "AP")]
+    for extra, said in (
+        (["-m", "ndcg"], "explain on Spark: NDCG is not among Spark's BinaryClassificationEvaluator's"),
+        (["--group", "y"], "explain --spark: not with --group"),
+        (["--dialects", "sklearn"], "explain --spark: the dialects are perfeval and spark"),
+    ):
+        code, out, err = run_cli([*args, *extra, "--spark", "local[2]"], capsys)
+        assert code == 2 and out == "" and err.count("\n") == 1 and said in err, err

@@ -399,8 +399,10 @@ class Binning:
     many there are (``spark.default.parallelism``) and where its sample put their bounds.
     """
 
-    def __init__(self, rows: list[tuple[str, float, float, float]], num_bins: int, distinct: int):
-        self.rows, self.num_bins, self.distinct = rows, num_bins, distinct
+    def __init__(
+        self, rows: list[tuple[str, float, float, float]], num_bins: int, distinct: int, cases: int = 0
+    ):
+        self.rows, self.num_bins, self.distinct, self.cases = rows, num_bins, distinct, cases
 
     def __str__(self) -> str:
         spark = f"Spark numBins={self.num_bins}"
@@ -449,7 +451,7 @@ def binning(df: Any, *, target: str, score: str, weight: str | None = None, num_
             ev.setWeightCol("w")
         own = float(ev.evaluate(frame))
         rows.append((name, float(report[name]), own, spark_binned(summary, numBins=num_bins, curve=curve)))
-    return Binning(rows, num_bins, len(summary.scores))
+    return Binning(rows, num_bins, len(summary.scores), int(report.params["rows"]))
 
 
 # -- the command line: a session and the files ---------------------------------------------------------------
