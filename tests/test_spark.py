@@ -157,6 +157,65 @@ def test_text_groups_graded_targets_and_pos_label(spark):
         perfeval.spark.evaluate(sdf, target="label", score="s", pos_label="view", measures=["roc"])
 
 
+@SLOW
+@given(
+    st.integers(0, 10_000),
+    st.sampled_from([1, 3, 6]),
+    st.booleans(),
+    st.sampled_from(["none", "whole", "group"]),
+)
+def test_slices_are_the_in_memory_bits(spark, seed, parts, skewed, how):
+    """``by=`` on Spark: memory's slices bit for bit (unweighted binary: each partition's key
+    combinations' summaries; with weights or groups: the rows the slices read), 64-bit and text keys,
+    intersections, many and skewed partitions.
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    pdf, skew = data(seed, n, int(rng.integers(1, 3)), "whole" if how == "whole" else "none")
+    pdf["country"] = np.array(["fr", "de", "it"])[rng.integers(0, 3, n)]
+    pdf["device"] = np.array([(1 << 62) + 1, -(1 << 60), 7], dtype=np.int64)[rng.integers(0, 3, n)]
+    pdf["g"] = rng.integers(0, 12, n).astype(np.int64)
+    sdf = frame(spark, pdf, parts, skew if skewed else None)
+    kw: dict = {"weight": "w"} if how == "whole" else {"group": "g"} if how == "group" else {}
+    measures = ["gauc", "ndcg", "roc"] if how == "group" else ["roc", "apr", "acc", "rms", "logloss"]
+    by = ["country", "device"]
+    a = perfeval.spark.evaluate(
+        sdf, target="y", score="s", measures=measures, by=by, intersections=True, **kw
+    )
+    b = perfeval.evaluate(pdf, target="y", score="s", measures=measures, by=by, intersections=True, **kw)
+    assert_same_report(a, b)
+    assert a.slices.frame().equals(b.slices.frame())
+    assert len(a.slices.frame()) > 0
+
+
+def test_slices_of_a_regression_target_and_k_classes(spark):
+    """Slices of a regression target and of K classes on Spark: the rows they read, memory's bits."""
+    import perfeval.spark
+
+    rng = np.random.default_rng(12)
+    n = 300
+    pdf = pd.DataFrame(
+        {
+            "price": np.round(rng.normal(size=n) * 10, 1),
+            "pred": np.round(rng.normal(size=n) * 10, 1),
+            "region": rng.integers(0, 4, n).astype(np.int64),
+            "y": np.array(["cat", "dog", "bird"])[rng.integers(0, 3, n)],
+            "cat": np.round(rng.random(n), 2),
+            "dog": np.round(rng.random(n), 2),
+            "bird": np.round(rng.random(n), 2),
+        }
+    )
+    sdf = frame(spark, pdf, 3)
+    reg = {"target": "price", "score": "pred", "measures": ["mae", "rmse"], "by": ["region"]}
+    a, b = perfeval.spark.evaluate(sdf, **reg), perfeval.evaluate(pdf, **reg)
+    assert a.slices.frame().equals(b.slices.frame()) and len(a.slices.frame()) == 4
+    k = {"target": "y", "score": ["cat", "dog", "bird"], "by": ["region"]}
+    a, b = perfeval.spark.evaluate(sdf, **k), perfeval.evaluate(pdf, **k)
+    assert a.slices.frame().equals(b.slices.frame()) and len(a.slices.frame()) == 4
+
+
 def test_regression_and_k_classes_are_the_in_memory_bits(spark):
     import perfeval.spark
 
@@ -244,8 +303,12 @@ def test_bad_input_is_one_line_naming_the_column(spark):
     nulls = spark.createDataFrame([(1, 0.5, 3), (0, 0.2, None)], "y int, s double, q bigint")
     with pytest.raises(InvalidDataError, match=r"^the group column 'q' holds a missing value \(null\)"):
         perfeval.spark.evaluate(nulls, target="y", score="s", group="q", measures=["gauc"])
-    with pytest.raises(InvalidParameterError, match=r"^by= \(slices\) on a Spark DataFrame: not yet"):
-        perfeval.spark.evaluate(sdf, target="y", score="s", by=["t"])
+    with pytest.raises(InvalidParameterError, match=r"^column 'nope' is not in the table"):
+        perfeval.spark.evaluate(sdf, target="y", score="s", by=["nope"])
+    with pytest.raises(InvalidParameterError, match=r"^by column 'y' is the target column"):
+        perfeval.spark.evaluate(sdf, target="y", score="s", by=["y"])
+    with pytest.raises(InvalidParameterError, match=r"^intersections= is an option of the slices"):
+        perfeval.spark.evaluate(sdf, target="y", score="s", intersections=True)
     with pytest.raises(InvalidParameterError, match="GAUC is computed per group"):
         perfeval.spark.evaluate(sdf, target="y", score="s", measures=["gauc"])
 
@@ -423,3 +486,53 @@ def test_explain_on_the_command_line(spark, tmp_path, capsys):
     ):
         code, out, err = run_cli([*args, *extra, "--spark", "local[2]"], capsys)
         assert code == 2 and out == "" and err.count("\n") == 1 and said in err, err
+
+
+def test_the_command_with_slices(spark, tmp_path, capsys):
+    """``perfeval eval FILES --spark MASTER --by ...``: the slices of the files read whole, in memory,
+    on Parquet and on a CSV (its slice columns typed as read whole: integers, text with an empty field
+    a missing value, ``007`` text); a column of decimals is refused in one line, as in memory.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from conftest import run_cli
+
+    rng = np.random.default_rng(13)
+    n = 300
+    pdf = pd.DataFrame(
+        {
+            "y": rng.integers(0, 2, n),
+            "p": np.round(rng.random(n), 2),
+            "d": rng.integers(0, 3, n),
+            "c": rng.choice(["a", "b", ""], n),
+            "h": rng.choice(["007", "7", "8"], n),
+            "f": rng.choice(["1.5", "2", ""], n),
+        }
+    )
+    whole = tmp_path / "all.csv"
+    pdf.to_csv(whole, index=False)
+    pq.write_table(
+        pa.Table.from_pandas(pdf.drop(columns="f"), preserve_index=False), tmp_path / "all.parquet"
+    )
+    args = ["--target", "y", "--score", "p", "-m", "roc,acc", "--by", "d,c,h", "--intersections"]
+    args += ["--missing-slice", "--format", "json"]
+
+    def slices(out):
+        return json.loads(out)["slices"]
+
+    code, out, err = run_cli(["eval", str(whole), *args], capsys)
+    assert code == 0, err
+    memory = slices(out)
+    assert any(s["slice"] == "007" for sl in memory["slicings"] for s in sl["slices"])
+    for path in (whole, tmp_path / "all.parquet"):
+        if path.suffix == ".parquet":  # Parquet's "" is a value, not a missing one: memory's own
+            code, out, err = run_cli(["eval", str(path), *args], capsys)
+            assert code == 0, err
+            memory = slices(out)
+        code, out, err = run_cli(["eval", str(path), *args, "--spark", "local[2]"], capsys)
+        assert code == 0 and slices(out) == memory, err
+    code, out, err = run_cli(
+        ["eval", str(whole), "--target", "y", "--score", "p", "--by", "f", "--spark", "local[2]"], capsys
+    )
+    assert code == 1 and out == "" and err.count("\n") == 1 and "holds the float 1.5" in err, err

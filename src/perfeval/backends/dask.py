@@ -1913,6 +1913,7 @@ def _label_tree(pieces: list, split_every: int = 8):
 
 # -- what another backend runs on its own partitions (backends/spark.py): the same functions, the same bits
 summarize_frame = _summarize_frame
+summarize_sliced = _summarize_sliced
 merge_summaries = _merge
 pos_label_found = _pos_label_found
 group_values = _group_values
