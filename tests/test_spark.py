@@ -216,6 +216,72 @@ def test_slices_of_a_regression_target_and_k_classes(spark):
     assert a.slices.frame().equals(b.slices.frame()) and len(a.slices.frame()) == 4
 
 
+def test_k_labels_are_the_in_memory_bits(spark):
+    """K labels (a 0/1 target column a label, as many score columns), unweighted over all rows: a
+    LabelSummary a partition, memory's bits; their slices too; weighted or per group, one line.
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(14)
+    n = 400
+    pdf = pd.DataFrame(
+        {
+            **{f"is_{k}": rng.integers(0, 2, n) for k in "abc"},
+            **{f"p_{k}": np.round(rng.random(n), 1) for k in "abc"},  # one decimal: ties
+            "region": rng.integers(0, 3, n).astype(np.int64),
+            "w": rng.integers(0, 3, n).astype(np.float64),
+        }
+    )
+    sdf = frame(spark, pdf, 5)
+    kw = {"target": ["is_a", "is_b", "is_c"], "score": ["p_a", "p_b", "p_c"], "by": ["region"]}
+    a, b = perfeval.spark.evaluate(sdf, **kw), perfeval.evaluate(pdf, **kw)
+    assert list(a.results) == list(b.results) and a.results
+    for k in b.results:
+        assert same(a[k], b[k]), k
+    assert a.params["backend"] == "spark" and a.params["rows"] == b.params["rows"] == n
+    assert a.slices.frame().equals(b.slices.frame())
+    with pytest.raises(InvalidParameterError, match="^weighted K labels over all cases on a Spark"):
+        perfeval.spark.evaluate(sdf, **kw, weight="w")
+    with pytest.raises(InvalidParameterError, match=r"^column 'p_z' is not in the Spark DataFrame"):
+        perfeval.spark.evaluate(sdf, target=["is_a", "is_b"], score=["p_a", "p_z"])
+
+
+@pytest.mark.parametrize("weight", [None, "w"])
+def test_k_classes_and_k_labels_per_group_are_the_in_memory_bits(spark, weight):
+    """K classes and K labels per group, with weights or not: the rows tagged with their place,
+    repartitioned by group, each group's rows put back in the frame's order and finished where they
+    lie by the Dask backend's functions; memory's bits (64-bit ids, groups of one class among them).
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(15)
+    n = 500
+    pdf = pd.DataFrame(
+        {
+            "g": np.array([(1 << 62) + 1, -(1 << 60), 7, 8, 9], dtype=np.int64)[rng.integers(0, 5, n)],
+            "y": np.array(["cat", "dog", "bird"])[rng.integers(0, 3, n)],
+            **{k: np.round(rng.random(n), 1) for k in ("cat", "dog", "bird")},
+            **{f"is_{k}": rng.integers(0, 2, n) for k in "ab"},
+            "w": rng.integers(0, 3, n).astype(np.float64),
+        }
+    )
+    sdf = spark.createDataFrame(pdf, schema=None).coalesce(3)  # the frame's order: pdf's
+    for kw in (
+        {"target": "y", "score": ["cat", "dog", "bird"]},
+        {"target": ["is_a", "is_b"], "score": ["cat", "dog"]},
+    ):
+        a = perfeval.spark.evaluate(sdf, **kw, group="g", weight=weight)
+        b = perfeval.evaluate(pdf, **kw, group="g", weight=weight)
+        assert list(a.results) == list(b.results) and a.results
+        for k in b.results:
+            assert same(a[k], b[k]), k
+            if b.results[k].per_group is not None:
+                np.testing.assert_array_equal(a.results[k].per_group, b.results[k].per_group, err_msg=k)
+        np.testing.assert_array_equal(a.groups, b.groups)
+        assert a.groups.dtype == np.int64 and a.params["backend"] == "spark"
+        assert a.params["rows"] == b.params["rows"] == n
+
+
 def test_regression_and_k_classes_are_the_in_memory_bits(spark):
     import perfeval.spark
 

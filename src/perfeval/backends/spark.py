@@ -212,11 +212,13 @@ def evaluate_spark(
     ``spark.sql.shuffle.partitions``), each partition's whole groups finished where they lie.  A
     regression target (a regression measure named, or ``task="regression"``): exact sums a partition.
     K classes (``score=[...]``, one column a class; unweighted, not per group): a ClassSummary a
-    partition, merged in partition order.  Slices (``by=[...]``, ``intersections``, ``min_size``,
-    ``missing`` as :func:`perfeval.evaluate` takes them): ``report.slices``, memory's bits; unweighted
-    binary measures over all rows, each partition's summary of each combination of its slice keys
-    (in the same pass); anything else, the columns the slices read, partition after partition
-    (:mod:`perfeval.backends.dask_slices`' partition functions).  ``pos_label``, ``threshold``, the
+    partition, merged in partition order; K labels (``target=[...]``, ``score=[...]``, one column a
+    label each; unweighted, not per group): a LabelSummary a partition, alike.  Slices
+    (``by=[...]``, ``intersections``, ``min_size``, ``missing`` as :func:`perfeval.evaluate` takes
+    them): ``report.slices``, memory's bits; unweighted binary measures over all rows, each
+    partition's summary of each combination of its slice keys (in the same pass); anything else,
+    the columns the slices read, partition after partition (:mod:`perfeval.backends.dask_slices`'
+    partition functions).  ``pos_label``, ``threshold``, the
     tie policy and the measures' names as :func:`perfeval.evaluate` takes them.
 
     Raises
@@ -224,8 +226,8 @@ def evaluate_spark(
     MissingDependencyError
         pyspark is not installed.
     InvalidParameterError
-        A column that is not in the frame, an option Spark does not take yet (weighted K classes,
-        K classes per group, K labels).
+        A column that is not in the frame, an option Spark does not take yet (K classes or K labels
+        weighted or per group).
     InvalidDataError
         The data: a float or null group id, a target that is not binary, a score that is no number.
     """
@@ -234,15 +236,39 @@ def evaluate_spark(
         raise InvalidParameterError(f"expected a Spark DataFrame, got {type(df).__name__}")
     if target is None or score is None:
         raise InvalidParameterError("a Spark DataFrame needs `target=` and `score=` column names")
-    if isinstance(target, (list, tuple)):
-        raise InvalidParameterError("K labels (`target=[...]`) on a Spark DataFrame: not yet")
     taken = {"target": target, "score": score, "group": group, "weight": weight}
     ask = _ask(by, df, intersections, min_size, missing, taken)
+    if isinstance(target, (list, tuple)):
+        report = _labels(
+            df,
+            list(target),
+            score,
+            group,
+            weight,
+            measures,
+            threshold,
+            pos_label,
+            classes,
+            split_every,
+            partitions,
+        )
+        asked = ("labels", measures, threshold)
+        return _rows_slices(report, df, ask, (target, score, group, weight), asked, split_every, classes)
     from perfeval.engine.regression import regression_asked
 
     if isinstance(score, (list, tuple)):
         report = _classes(
-            df, target, list(score), group, weight, measures, threshold, pos_label, classes, split_every
+            df,
+            target,
+            list(score),
+            group,
+            weight,
+            measures,
+            threshold,
+            pos_label,
+            classes,
+            split_every,
+            partitions,
         )
         asked = ("classes", measures, threshold)
         return _rows_slices(report, df, ask, (target, score, group, weight), asked, split_every, classes)
@@ -400,7 +426,13 @@ def _rows_slices(
     from perfeval.backends.slices import SliceFeed
 
     target, score, group, weight = cols
-    if how[0] == "classes":
+    if how[0] == "labels":
+        from perfeval.engine.labels import label_specs
+
+        _kind, measures, threshold = how
+        names = [str(c) for c in target]
+        door = classes_door(label_specs(measures, threshold), threshold, classes, names, labels=True)
+    elif how[0] == "classes":
         from perfeval.engine.classes import class_specs
 
         _kind, measures, threshold = how
@@ -481,7 +513,9 @@ def _regression(
     return summary_report(summary, specs, weighted=weight is not None, backend="spark", task_from=how)
 
 
-def _classes(df, target, score, group, weight, measures, threshold, pos_label, classes, split_every):
+def _classes(
+    df, target, score, group, weight, measures, threshold, pos_label, classes, split_every, partitions
+):
     """K classes (a score column a class), unweighted and over all cases: a ClassSummary a partition,
     merged in partition order, finished by the in-memory engine (Dask's functions).
     """
@@ -493,10 +527,10 @@ def _classes(df, target, score, group, weight, measures, threshold, pos_label, c
     if len(score) < 2:
         raise InvalidParameterError("`score=` of K classes names K >= 2 columns, one a class")
     _columns(df, [target, *score, group, weight])
-    if group is not None or weight is not None:
+    if group is None and weight is not None:
         raise InvalidParameterError(
-            "K classes on a Spark DataFrame: over all cases and unweighted for now (per group or weighted: "
-            "not yet; evaluate them on Dask or in memory)"
+            "weighted K classes over all cases on a Spark DataFrame: not yet (per group they are; or "
+            "evaluate them on Dask or in memory)"
         )
     if pos_label is not None:
         raise InvalidParameterError(
@@ -510,11 +544,102 @@ def _classes(df, target, score, group, weight, measures, threshold, pos_label, c
     found, how = classes_of(
         np.zeros(0, dtype=np.float64 if numbers else object), len(score), classes, [str(c) for c in score]
     )
+    if group is not None:
+        from perfeval.backends.dask import class_group_values
+
+        _identity(df, group)
+        cols = [target, *score, group, weight]
+        args = (target, score, group, weight, specs, found, how)
+        return _k_grouped(df, cols, group, class_group_values, args, found, how, weight, partitions, {})
     job = functools.partial(class_summary, target=target, score=score, weight=None, classes=found)
     parts = _collected(df.select(*dict.fromkeys([target, *score])), job)
     summary, rows = _tree(parts, merge_classes, split_every) if parts else (ClassSummary.empty(found), 0)
     report = classes_report(specs, summary, rows, found, how, threshold, False)
     report.params["backend"] = "spark"
+    return report
+
+
+#: the column a row's place in the frame is tagged in, before the rows are shuffled by group
+_PLACE = "__perfeval_place"
+
+
+def _k_group_job(pdf: Any, values: Any, args: tuple) -> Any:
+    """A shuffled partition's whole groups of K classes or labels (``values``: the Dask backend's
+    function), their rows put back in the frame's order first (the place column).
+    """
+    return values(pdf, *args, (_PLACE,))
+
+
+def _k_grouped(df, cols, group, values, args, found, how, weight, partitions, extra):
+    """K classes or labels per group: every row tagged with its place in the frame (Spark's
+    ``monotonically_increasing_id``: the partition, then the row in it), the rows repartitioned by
+    group, each partition's groups put back in the frame's order and finished where they lie by the
+    Dask backend's function (``values``), a row a group brought back: memory's bits, weights or not
+    (each group's rows in the frame's order, as there).
+    """
+    from pyspark.sql import functions as F
+
+    from perfeval.backends.dask import joined_groups
+    from perfeval.backends.stream import grouped_classes_report
+
+    names = list(dict.fromkeys(c for c in cols if c is not None))
+    if _PLACE in df.columns:
+        raise InvalidParameterError(f"column {_PLACE!r}: a name perfeval keeps for its own, rename it")
+    frame = df.select(*names).withColumn(_PLACE, F.monotonically_increasing_id())
+    job = functools.partial(_k_group_job, values=values, args=args)
+    done = [x for x in _collected(_by_group(frame, group, partitions), job, ids=(group,)) if x is not None]
+    if not done:
+        raise InvalidDataError("the Spark DataFrame holds no row: no group to evaluate")
+    specs = args[4]
+    keys, sizes, vals, rows, marks = joined_groups(done, specs)
+    return grouped_classes_report(
+        specs,
+        keys,
+        sizes,
+        vals,
+        found,
+        classes_from=how,
+        rows=rows,
+        weighted=weight is not None,
+        backend="spark",
+        marks=marks,
+        **extra,
+    )
+
+
+def _labels(
+    df, target, score, group, weight, measures, threshold, pos_label, labels, split_every, partitions
+):
+    """K labels (a 0/1 target column a label, as many score columns), unweighted and over all cases:
+    a LabelSummary a partition (every sum a whole number), merged in partition order, finished by the
+    in-memory engine (Dask's functions).
+    """
+    from perfeval.backends.dask import label_fold, labels_asked, merge_labels
+    from perfeval.engine.labels import empty_summary, label_specs, summary_report
+
+    score, found, how = labels_asked(
+        target, score, group, weight, pos_label, labels, list(df.columns), "the Spark DataFrame"
+    )
+    specs = label_specs(measures, threshold)
+    if group is not None:
+        from perfeval.backends.dask import label_group_values
+
+        _identity(df, group)
+        cols = [*target, *score, group, weight]
+        args = (target, score, group, weight, specs, found, how)
+        extra = {"task": "multilabel", "threshold": threshold}
+        return _k_grouped(df, cols, group, label_group_values, args, found, how, weight, partitions, extra)
+    if weight is not None:
+        raise InvalidParameterError(
+            "weighted K labels over all cases on a Spark DataFrame: not yet (per group they are; or "
+            "evaluate them on Dask or in memory)"
+        )
+    start = (empty_summary(found, specs), 0)
+    job = functools.partial(label_fold, start, target=target, score=score, weight=None)
+    parts = _collected(df.select(*dict.fromkeys([*target, *score])), job)
+    summary, rows = _tree(parts, merge_labels, split_every) if parts else start
+    report = summary_report(summary, specs, rows=rows, weighted=False, backend="spark", labels_from=how)
+    report.params["threshold"] = threshold
     return report
 
 
